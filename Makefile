@@ -1,0 +1,56 @@
+# Thin wrapper over CMake. The two README commands are `make demo` and `make test`;
+# each installs what it needs first, so they work on a fresh Debian 12 machine.
+
+JOBS ?= $(shell nproc)
+BUILD ?= build
+ASAN_BUILD ?= build-asan
+CMAKE_FLAGS ?=
+
+.PHONY: all deps build build-asan test test-plain test-asan demo bench fuzz clean
+
+all: build
+
+deps:
+	deploy/install-deps.sh build
+
+build:
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_FLAGS) >/dev/null
+	cmake --build $(BUILD) -j $(JOBS)
+
+build-asan:
+	cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DMUSTER_SANITIZE=ON $(CMAKE_FLAGS) >/dev/null
+	cmake --build $(ASAN_BUILD) -j $(JOBS)
+
+# Both builds, every test: once plain, once under AddressSanitizer + UBSan.
+test:
+	deploy/install-deps.sh test
+	$(MAKE) test-plain
+	$(MAKE) test-asan
+
+test-plain: build
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+test-asan: build-asan
+	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure -j $(JOBS)
+
+demo:
+	deploy/install-deps.sh demo
+	$(MAKE) build
+	$(BUILD)/musterd --demo --db $(BUILD)/demo.db
+
+bench:
+	deploy/install-deps.sh bench
+	$(MAKE) build
+	$(BUILD)/muster-bench
+
+# libFuzzer campaigns (clang). FUZZ_SECONDS per target.
+FUZZ_SECONDS ?= 60
+fuzz:
+	deploy/install-deps.sh test
+	CC=clang cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=Debug -DMUSTER_FUZZ=ON >/dev/null
+	cmake --build build-fuzz -j $(JOBS)
+	for t in build-fuzz/fuzz-*; do $$t -max_total_time=$(FUZZ_SECONDS) build-fuzz/corpus-$$(basename $$t) || exit 1; done
+
+clean:
+	rm -rf $(BUILD) $(ASAN_BUILD) build-fuzz
