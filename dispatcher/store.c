@@ -1,0 +1,1109 @@
+/* The SQLite store: embedded migrations, statements prepared once, queues, ledger, audit. */
+#include "dispatcher/store.h"
+#include "dispatcher/store_int.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "queue/errors.h"
+#include "queue/mem.h"
+#include "schema/migrations.h"
+
+enum stmt_id {
+    ST_BEGIN,
+    ST_COMMIT,
+    ST_ROLLBACK,
+    ST_SAVEPOINT,
+    ST_RELEASE,
+    ST_ROLLBACK_TO,
+    ST_QUEUE_PUT,
+    ST_QUEUE_DELETE,
+    ST_QUEUE_ALL,
+    ST_LEDGER_INSERT,
+    ST_LEDGER_UPDATE,
+    ST_LEDGER_LIVE,
+    ST_AUDIT_APPEND,
+    ST__COUNT
+};
+
+/* Every statement the store runs after open. Prepared once, persistent, reused with reset. */
+static const char *const stmt_sql[ST__COUNT] = {
+    /* IMMEDIATE takes the write lock up front, so a busy database is met at BEGIN (where
+     * busy_timeout waits) rather than at the first write of a half-done batch. */
+    [ST_BEGIN] = "BEGIN IMMEDIATE",
+    [ST_COMMIT] = "COMMIT",
+    [ST_ROLLBACK] = "ROLLBACK",
+    [ST_SAVEPOINT] = "SAVEPOINT store_batch",
+    [ST_RELEASE] = "RELEASE store_batch",
+    [ST_ROLLBACK_TO] = "ROLLBACK TO store_batch",
+    [ST_QUEUE_PUT] =
+        "INSERT INTO queues (name, parent, weight, priority, state, queueing_strategy,"
+        " guarantee, deserved, capability, gang_timeout_ms, resource_version, created_at,"
+        " updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)"
+        " ON CONFLICT (name) DO UPDATE SET parent = excluded.parent,"
+        " weight = excluded.weight, priority = excluded.priority, state = excluded.state,"
+        " queueing_strategy = excluded.queueing_strategy, guarantee = excluded.guarantee,"
+        " deserved = excluded.deserved, capability = excluded.capability,"
+        " gang_timeout_ms = excluded.gang_timeout_ms,"
+        " resource_version = excluded.resource_version, updated_at = excluded.updated_at",
+    [ST_QUEUE_DELETE] = "DELETE FROM queues WHERE name = ?1",
+    [ST_QUEUE_ALL] = "SELECT name, parent, weight, priority, state, queueing_strategy, guarantee,"
+                     " deserved, capability, gang_timeout_ms, resource_version, created_at,"
+                     " updated_at FROM queues ORDER BY name",
+    [ST_LEDGER_INSERT] =
+        "INSERT INTO ledger (binding, uid, queue, request, priority, state, clusters, reason,"
+        " created_at, admitted_at, updated_at)"
+        " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+    [ST_LEDGER_UPDATE] = "UPDATE ledger SET state = ?2, clusters = coalesce(?3, clusters),"
+                         " reason = coalesce(?4, reason), admitted_at = coalesce(?5, admitted_at),"
+                         " updated_at = ?6 WHERE id = ?1",
+    /* The WHERE is the partial index ledger_live's, so SQLite walks that index in id order
+     * instead of the whole history (schema/0001_init.sql). */
+    [ST_LEDGER_LIVE] = "SELECT id, binding, uid, queue, request, priority, state, clusters, reason,"
+                       " created_at, admitted_at, updated_at FROM ledger"
+                       " WHERE state NOT IN ('released', 'rolledback') ORDER BY id",
+    [ST_AUDIT_APPEND] = "INSERT INTO audit (at, actor, action, object, before, after)"
+                        " VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+};
+
+struct store {
+    sqlite3 *db;
+    sqlite3_stmt *st[ST__COUNT];
+    int schema_version;
+    int iterating; /* inside a foreach callback: the read statement is still stepping */
+    char errmsg[256];
+};
+
+static const char *const queue_states[] = {"Open", "Closed", "Draining"};
+static const char *const queue_strategies[] = {"BestEffortFIFO", "StrictFIFO"};
+static const char *const ledger_states[] = {"pending", "admitted", "dispatched",
+                                            "running", "released", "rolledback"};
+/* The first four of ledger_states are live: what ST_LEDGER_LIVE may return. */
+#define LEDGER_LIVE_STATES 4
+#define COUNT_OF(a) (sizeof(a) / sizeof((a)[0]))
+
+/* The one place SQLite result codes become muster codes. Extended codes are on, so constraint
+ * failures can be told apart: a duplicate is the caller's conflict, a CHECK is a bad value. */
+static int store_code(int rc)
+{
+    switch (rc & 0xff) {
+    case SQLITE_OK:
+    case SQLITE_ROW:
+    case SQLITE_DONE:
+        return 0;
+    case SQLITE_NOMEM:
+        return MUSTER_ENOMEM;
+    case SQLITE_BUSY:
+    case SQLITE_LOCKED:
+        return MUSTER_EBUSY;
+    case SQLITE_CONSTRAINT:
+        if (rc == SQLITE_CONSTRAINT_UNIQUE || rc == SQLITE_CONSTRAINT_PRIMARYKEY)
+            return MUSTER_EEXIST;
+        if (rc == SQLITE_CONSTRAINT_FOREIGNKEY)
+            return MUSTER_ECONFLICT;
+        return MUSTER_EINVAL;
+    case SQLITE_MISMATCH:
+    case SQLITE_RANGE:
+        return MUSTER_EINVAL;
+    case SQLITE_TOOBIG:
+        return MUSTER_ELIMIT;
+    case SQLITE_IOERR:
+    case SQLITE_FULL:
+    case SQLITE_CANTOPEN:
+    case SQLITE_READONLY:
+    case SQLITE_PERM:
+        return MUSTER_EIO;
+    default: /* SQLITE_ERROR, CORRUPT, NOTADB, SCHEMA, ...: the database itself is wrong */
+        return MUSTER_ESTORE;
+    }
+}
+
+static void msg_set(char *buf, size_t cap, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void msg_set(char *buf, size_t cap, const char *fmt, ...)
+{
+    if (!buf || cap == 0)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, cap, fmt, ap);
+    va_end(ap);
+}
+
+/* Records a SQLite failure of operation `what` and returns its muster code. SQLite's own
+ * message names tables, columns and constraints but never bound values, so no row data (which
+ * may be secret) reaches the buffer. */
+static int store_fail(struct store *s, int rc, const char *what)
+{
+    msg_set(s->errmsg, sizeof s->errmsg, "%s: %s", what, sqlite3_errmsg(s->db));
+    return store_code(rc);
+}
+
+static int store_invalid(struct store *s, int code, const char *what, const char *why)
+{
+    msg_set(s->errmsg, sizeof s->errmsg, "%s: %s", what, why);
+    return code;
+}
+
+/* Common entry check: a store in the middle of a foreach must not be re-entered, since the
+ * read statement still holds its cursor. */
+static int store_enter(struct store *s)
+{
+    if (!s)
+        return MUSTER_EINVAL;
+    if (s->iterating)
+        return store_invalid(s, MUSTER_EBUSY, "store", "called from inside a foreach callback");
+    return 0;
+}
+
+/* Rolls back whatever transaction is open, ignoring errors: used on failure paths, where the
+ * first error is the one to report and an I/O error may already have rolled back. */
+static void store_rollback_quietly(struct store *s)
+{
+    if (sqlite3_get_autocommit(s->db))
+        return;
+    sqlite3_step(s->st[ST_ROLLBACK]);
+    sqlite3_reset(s->st[ST_ROLLBACK]);
+}
+
+/* Steps a write statement to completion and resets it for the next use. */
+static int step_done(struct store *s, enum stmt_id id, const char *what)
+{
+    sqlite3_stmt *st = s->st[id];
+    int rc = sqlite3_step(st);
+    int err = 0;
+    if (rc != SQLITE_DONE)
+        err = store_fail(s, rc, what);
+    sqlite3_reset(st);
+    return err;
+}
+
+static int bind_text(sqlite3_stmt *st, int idx, const char *v)
+{
+    if (!v)
+        return sqlite3_bind_null(st, idx);
+    /* STATIC: the caller's string outlives the step; the statement is reset before return. */
+    return sqlite3_bind_text(st, idx, v, -1, SQLITE_STATIC);
+}
+
+static int in_set(const char *v, const char *const *set, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (strcmp(v, set[i]) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+static int64_t now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* ---- migrations ---- */
+
+static int read_user_version(sqlite3 *db, int *out)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, NULL);
+    if (rc == SQLITE_OK) {
+        rc = sqlite3_step(st);
+        if (rc == SQLITE_ROW) {
+            *out = sqlite3_column_int(st, 0);
+            rc = SQLITE_OK;
+        }
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+/* A migration whose SQL fails is a schema problem; but a busy, full or unreadable database is
+ * reported as itself, so the operator fixes the right thing. */
+static int migration_code(int rc)
+{
+    int code = store_code(rc);
+    if (code == MUSTER_EBUSY || code == MUSTER_EIO || code == MUSTER_ENOMEM)
+        return code;
+    return MUSTER_ESCHEMA;
+}
+
+static void rollback_quietly(sqlite3 *db)
+{
+    /* Some errors (IOERR, FULL, NOMEM) have already rolled the transaction back. */
+    if (!sqlite3_get_autocommit(db))
+        sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+}
+
+/* Sets *found when PRAGMA foreign_key_check reports any row. */
+static int foreign_key_violations(sqlite3 *db, int *found)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = sqlite3_prepare_v2(db, "PRAGMA foreign_key_check", -1, &st, NULL);
+    if (rc == SQLITE_OK) {
+        rc = sqlite3_step(st);
+        *found = rc == SQLITE_ROW;
+        if (rc == SQLITE_ROW || rc == SQLITE_DONE)
+            rc = SQLITE_OK;
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+/* Records migration m as applied, inside the caller's transaction. */
+static int record_migration(sqlite3 *db, const struct schema_migration *m)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = sqlite3_prepare_v2(
+        db, "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?1, ?2, ?3)", -1,
+        &st, NULL);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_bind_int(st, 1, m->version);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_bind_text(st, 2, m->name, -1, SQLITE_STATIC);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_bind_int64(st, 3, now_ms());
+    if (rc == SQLITE_OK) {
+        rc = sqlite3_step(st);
+        if (rc == SQLITE_DONE)
+            rc = SQLITE_OK;
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_OK)
+        return rc;
+    /* PRAGMA takes no parameters; the version is an int we control. */
+    char sql[64];
+    snprintf(sql, sizeof sql, "PRAGMA user_version = %d", m->version);
+    return sqlite3_exec(db, sql, NULL, NULL, NULL);
+}
+
+int store__migrate(sqlite3 *db, const struct schema_migration *table, size_t n, char *err,
+                   size_t errcap)
+{
+    if (!db || (!table && n > 0))
+        return MUSTER_EINVAL;
+    for (size_t i = 0; i < n; i++) {
+        if (!table[i].sql || !table[i].name || table[i].version <= 0 ||
+            (i > 0 && table[i].version <= table[i - 1].version)) {
+            msg_set(err, errcap, "migration table entry %zu is malformed or out of order", i);
+            return MUSTER_ESCHEMA;
+        }
+    }
+    int highest = n ? table[n - 1].version : 0;
+
+    /* One migration per transaction, and the version is re-read under the write lock each
+     * time, so two musterd starting on one file cannot apply a migration twice. */
+    for (;;) {
+        int rc = sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
+        if (rc != SQLITE_OK) {
+            msg_set(err, errcap, "migrations: begin: %s", sqlite3_errmsg(db));
+            return store_code(rc);
+        }
+        int cur = 0;
+        rc = read_user_version(db, &cur);
+        if (rc != SQLITE_OK) {
+            msg_set(err, errcap, "migrations: read user_version: %s", sqlite3_errmsg(db));
+            rollback_quietly(db);
+            return store_code(rc);
+        }
+        if (cur > highest) {
+            rollback_quietly(db);
+            msg_set(err, errcap,
+                    "database schema version %d is newer than this musterd supports (%d): "
+                    "run a musterd at least as new as the one that wrote it, or restore a "
+                    "backup taken before the upgrade",
+                    cur, highest);
+            return MUSTER_ESCHEMA;
+        }
+        size_t i = 0;
+        while (i < n && table[i].version <= cur)
+            i++;
+        if (i == n) {
+            rollback_quietly(db); /* nothing was written */
+            return 0;
+        }
+        char *emsg = NULL;
+        rc = sqlite3_exec(db, table[i].sql, NULL, NULL, &emsg);
+        if (rc != SQLITE_OK) {
+            msg_set(err, errcap,
+                    "migration %s (version %d) failed: %s; database left at version %d",
+                    table[i].name, table[i].version, emsg ? emsg : sqlite3_errstr(rc), cur);
+            sqlite3_free(emsg);
+            rollback_quietly(db);
+            return migration_code(rc);
+        }
+        /* Foreign keys are off while migrating (a table rebuild needs that), so check here
+         * what they would have refused. */
+        int violations = 0;
+        rc = foreign_key_violations(db, &violations);
+        if (rc == SQLITE_OK && violations) {
+            msg_set(err, errcap,
+                    "migration %s (version %d) leaves foreign key violations; database left at "
+                    "version %d",
+                    table[i].name, table[i].version, cur);
+            rollback_quietly(db);
+            return MUSTER_ESCHEMA;
+        }
+        if (rc == SQLITE_OK)
+            rc = record_migration(db, &table[i]);
+        if (rc == SQLITE_OK)
+            rc = sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
+        if (rc != SQLITE_OK) {
+            msg_set(err, errcap,
+                    "migration %s (version %d): recording it failed: %s; database left at "
+                    "version %d",
+                    table[i].name, table[i].version, sqlite3_errmsg(db), cur);
+            rollback_quietly(db);
+            return migration_code(rc);
+        }
+    }
+}
+
+/* ---- open / close ---- */
+
+/* Runs a PRAGMA that answers one text row and copies the answer into out. */
+static int pragma_text(sqlite3 *db, const char *sql, char *out, size_t cap)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
+    out[0] = '\0';
+    if (rc == SQLITE_OK) {
+        rc = sqlite3_step(st);
+        if (rc == SQLITE_ROW) {
+            const unsigned char *t = sqlite3_column_text(st, 0);
+            snprintf(out, cap, "%s", t ? (const char *)t : "");
+            rc = SQLITE_OK;
+        } else if (rc == SQLITE_DONE) {
+            rc = SQLITE_OK;
+        }
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+/* Connection settings that must hold before anything is written. */
+static int configure(struct store *s, const char *path, enum store_sync sync, int busy_ms,
+                     char *err, size_t errcap)
+{
+    sqlite3 *db = s->db;
+    sqlite3_extended_result_codes(db, 1);
+    sqlite3_busy_timeout(db, busy_ms);
+
+    char mode[32];
+    int rc = pragma_text(db, "PRAGMA journal_mode = WAL", mode, sizeof mode);
+    if (rc != SQLITE_OK) {
+        msg_set(err, errcap, "store: %s: setting WAL mode: %s", path, sqlite3_errmsg(db));
+        return store_code(rc);
+    }
+    /* In-memory and temporary databases (tests) have no file and cannot use WAL. */
+    const char *file = sqlite3_db_filename(db, "main");
+    if (file && file[0] && strcmp(mode, "wal") != 0) {
+        msg_set(err, errcap, "store: %s: WAL mode refused (journal_mode is %s)", path, mode);
+        return MUSTER_ESTORE;
+    }
+    rc = sqlite3_exec(
+        db, sync == STORE_SYNC_NORMAL ? "PRAGMA synchronous = NORMAL" : "PRAGMA synchronous = FULL",
+        NULL, NULL, NULL);
+    if (rc != SQLITE_OK) {
+        msg_set(err, errcap, "store: %s: setting synchronous: %s", path, sqlite3_errmsg(db));
+        return store_code(rc);
+    }
+    return 0;
+}
+
+static void store_free(struct store *s)
+{
+    for (size_t i = 0; i < ST__COUNT; i++)
+        sqlite3_finalize(s->st[i]);
+    /* close_v2 so a statement we failed to finalize cannot leave the handle open forever. */
+    sqlite3_close_v2(s->db);
+    muster_free(s);
+}
+
+int store_open(const char *path, const struct store_options *opt, struct store **out, char *err,
+               size_t errcap)
+{
+    msg_set(err, errcap, "%s", "");
+    if (out)
+        *out = NULL;
+    if (!path || !out) {
+        msg_set(err, errcap, "store: open: no path or no result pointer");
+        return MUSTER_EINVAL;
+    }
+    enum store_sync sync = opt ? opt->sync : STORE_SYNC_FULL;
+    int busy_ms =
+        opt && opt->busy_timeout_ms > 0 ? opt->busy_timeout_ms : STORE_DEFAULT_BUSY_TIMEOUT_MS;
+    if (sync != STORE_SYNC_FULL && sync != STORE_SYNC_NORMAL) {
+        msg_set(err, errcap, "store: open: unknown synchronous setting %d", (int)sync);
+        return MUSTER_EINVAL;
+    }
+
+    struct store *s = muster_calloc(1, sizeof *s);
+    if (!s) {
+        msg_set(err, errcap, "store: open: out of memory");
+        return MUSTER_ENOMEM;
+    }
+    /* NOMUTEX: a store belongs to the event loop thread; SQLite's per-call mutex is waste. */
+    int rc = sqlite3_open_v2(
+        path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL);
+    if (rc != SQLITE_OK) {
+        msg_set(err, errcap, "store: open %s: %s", path,
+                s->db ? sqlite3_errmsg(s->db) : sqlite3_errstr(rc));
+        int code = store_code(rc);
+        store_free(s);
+        return code;
+    }
+    int code = configure(s, path, sync, busy_ms, err, errcap);
+    if (code == 0)
+        code = store__migrate(s->db, schema_migrations, schema_migrations_count, err, errcap);
+    /* After the migrations, not before: a migration that rebuilds a table must run with
+     * foreign keys off (SQLite's documented ALTER procedure); store__migrate checks them. */
+    if (code == 0) {
+        char fk[8];
+        rc = sqlite3_exec(s->db, "PRAGMA foreign_keys = ON", NULL, NULL, NULL);
+        if (rc == SQLITE_OK)
+            rc = pragma_text(s->db, "PRAGMA foreign_keys", fk, sizeof fk);
+        if (rc != SQLITE_OK || strcmp(fk, "1") != 0) {
+            msg_set(err, errcap, "store: %s: foreign keys cannot be enabled", path);
+            code = rc != SQLITE_OK ? store_code(rc) : MUSTER_ESTORE;
+        }
+    }
+    if (code == 0) {
+        rc = read_user_version(s->db, &s->schema_version);
+        if (rc != SQLITE_OK) {
+            msg_set(err, errcap, "store: %s: read user_version: %s", path, sqlite3_errmsg(s->db));
+            code = store_code(rc);
+        }
+    }
+    for (size_t i = 0; code == 0 && i < ST__COUNT; i++) {
+        rc = sqlite3_prepare_v3(s->db, stmt_sql[i], -1, SQLITE_PREPARE_PERSISTENT, &s->st[i], NULL);
+        if (rc != SQLITE_OK) {
+            /* The schema is not the one this binary expects (or was tampered with). */
+            msg_set(err, errcap, "store: %s: preparing statement %zu: %s", path, i,
+                    sqlite3_errmsg(s->db));
+            code = migration_code(rc);
+        }
+    }
+    if (code != 0) {
+        store_free(s);
+        return code;
+    }
+    *out = s;
+    return 0;
+}
+
+void store_close(struct store *s)
+{
+    if (!s)
+        return;
+    store_rollback_quietly(s);
+    /* Lets SQLite refresh planner statistics it found missing; cheap when nothing changed. */
+    sqlite3_exec(s->db, "PRAGMA optimize", NULL, NULL, NULL);
+    store_free(s);
+}
+
+const char *store_errmsg(const struct store *s)
+{
+    return s ? s->errmsg : "no store";
+}
+
+sqlite3 *store__db(struct store *s)
+{
+    return s ? s->db : NULL;
+}
+
+int store_schema_version(const struct store *s)
+{
+    return s ? s->schema_version : 0;
+}
+
+/* ---- transactions ---- */
+
+int store_begin(struct store *s)
+{
+    int err = store_enter(s);
+    if (err)
+        return err;
+    if (!sqlite3_get_autocommit(s->db))
+        return store_invalid(s, MUSTER_EINVAL, "begin", "a transaction is already open");
+    return step_done(s, ST_BEGIN, "begin");
+}
+
+int store_commit(struct store *s)
+{
+    int err = store_enter(s);
+    if (err)
+        return err;
+    if (sqlite3_get_autocommit(s->db))
+        return store_invalid(s, MUSTER_EINVAL, "commit", "no transaction is open");
+    err = step_done(s, ST_COMMIT, "commit");
+    /* A failed COMMIT (deferred foreign key, BUSY) leaves the transaction open; the contract
+     * is that none is open afterwards, so the caller has one state to reason about. */
+    if (err)
+        store_rollback_quietly(s);
+    return err;
+}
+
+int store_rollback(struct store *s)
+{
+    int err = store_enter(s);
+    if (err)
+        return err;
+    if (sqlite3_get_autocommit(s->db))
+        return 0;
+    return step_done(s, ST_ROLLBACK, "rollback");
+}
+
+/* ---- queues ---- */
+
+static int queue_check(struct store *s, const struct store_queue *q)
+{
+    const char *what = "queues: put";
+    if (!q)
+        return store_invalid(s, MUSTER_EINVAL, what, "no queue");
+    if (!q->name || !q->name[0])
+        return store_invalid(s, MUSTER_EINVAL, what, "name is missing");
+    if (q->parent && !q->parent[0])
+        return store_invalid(s, MUSTER_EINVAL, what, "parent is empty (use NULL for the root)");
+    if (!q->state || !in_set(q->state, queue_states, COUNT_OF(queue_states)))
+        return store_invalid(s, MUSTER_EINVAL, what, "state is not Open, Closed or Draining");
+    if (!q->queueing_strategy ||
+        !in_set(q->queueing_strategy, queue_strategies, COUNT_OF(queue_strategies)))
+        return store_invalid(s, MUSTER_EINVAL, what,
+                             "queueing_strategy is not BestEffortFIFO or StrictFIFO");
+    if (q->weight < 1 || q->weight > 1000000)
+        return store_invalid(s, MUSTER_ERANGE, what, "weight is outside 1..1000000");
+    if (q->gang_timeout_ms <= 0)
+        return store_invalid(s, MUSTER_ERANGE, what, "gang_timeout_ms is not positive");
+    return 0;
+}
+
+int store_queue_put(struct store *s, const struct store_queue *q)
+{
+    int err = store_enter(s);
+    if (err)
+        return err;
+    err = queue_check(s, q);
+    if (err)
+        return err;
+    sqlite3_stmt *st = s->st[ST_QUEUE_PUT];
+    int rc = bind_text(st, 1, q->name);
+    if (rc == SQLITE_OK)
+        rc = bind_text(st, 2, q->parent);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_bind_int64(st, 3, q->weight);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_bind_int64(st, 4, q->priority);
+    if (rc == SQLITE_OK)
+        rc = bind_text(st, 5, q->state);
+    if (rc == SQLITE_OK)
+        rc = bind_text(st, 6, q->queueing_strategy);
+    if (rc == SQLITE_OK)
+        rc = bind_text(st, 7, q->guarantee ? q->guarantee : "{}");
+    if (rc == SQLITE_OK)
+        rc = bind_text(st, 8, q->deserved ? q->deserved : "{}");
+    if (rc == SQLITE_OK)
+        rc = bind_text(st, 9, q->capability ? q->capability : "{}");
+    if (rc == SQLITE_OK)
+        rc = sqlite3_bind_int64(st, 10, q->gang_timeout_ms);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_bind_int64(st, 11, q->resource_version);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_bind_int64(st, 12, q->created_at);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_bind_int64(st, 13, q->updated_at);
+    if (rc != SQLITE_OK)
+        return store_fail(s, rc, "queues: put: bind");
+    return step_done(s, ST_QUEUE_PUT, "queues: put");
+}
+
+int store_queue_delete(struct store *s, const char *name)
+{
+    int err = store_enter(s);
+    if (err)
+        return err;
+    if (!name || !name[0])
+        return store_invalid(s, MUSTER_EINVAL, "queues: delete", "name is missing");
+    sqlite3_stmt *st = s->st[ST_QUEUE_DELETE];
+    int rc = bind_text(st, 1, name);
+    if (rc != SQLITE_OK)
+        return store_fail(s, rc, "queues: delete: bind");
+    err = step_done(s, ST_QUEUE_DELETE, "queues: delete");
+    if (err == MUSTER_ECONFLICT)
+        return store_invalid(s, err, "queues: delete", "another queue still names it as parent");
+    if (err)
+        return err;
+    if (sqlite3_changes(s->db) == 0)
+        return store_invalid(s, MUSTER_ENOENT, "queues: delete", "no such queue");
+    return 0;
+}
+
+/* Column readers for rows coming out of SQLite, which is treated as external input: a wrong
+ * type is reported, never coerced. 0, MUSTER_ESTORE or MUSTER_ENOMEM. */
+static int col_text(sqlite3_stmt *st, int i, int nullable, const char **out)
+{
+    int t = sqlite3_column_type(st, i);
+    if (t == SQLITE_NULL && nullable) {
+        *out = NULL;
+        return 0;
+    }
+    if (t != SQLITE_TEXT)
+        return MUSTER_ESTORE;
+    *out = (const char *)sqlite3_column_text(st, i);
+    return *out ? 0 : MUSTER_ENOMEM;
+}
+
+static int col_int(sqlite3_stmt *st, int i, int nullable, int64_t *out)
+{
+    int t = sqlite3_column_type(st, i);
+    if (t == SQLITE_NULL && nullable) {
+        *out = 0;
+        return 0;
+    }
+    if (t != SQLITE_INTEGER)
+        return MUSTER_ESTORE;
+    *out = sqlite3_column_int64(st, i);
+    return 0;
+}
+
+static const char *const queue_cols[] = {
+    "name",
+    "parent",
+    "weight",
+    "priority",
+    "state",
+    "queueing_strategy",
+    "guarantee",
+    "deserved",
+    "capability",
+    "gang_timeout_ms",
+    "resource_version",
+    "created_at",
+    "updated_at",
+};
+
+/* Fills q from the current row of ST_QUEUE_ALL; a bad column is named in s->errmsg. */
+static int queue_row(struct store *s, sqlite3_stmt *st, struct store_queue *q)
+{
+    int bad = 0;
+    int err = col_text(st, 0, 0, &q->name);
+    if (!err && !q->name[0])
+        err = MUSTER_ESTORE;
+    if (!err) {
+        bad = 1;
+        err = col_text(st, 1, 1, &q->parent);
+        if (!err && q->parent && !q->parent[0])
+            err = MUSTER_ESTORE;
+    }
+    if (!err) {
+        bad = 2;
+        err = col_int(st, 2, 0, &q->weight);
+        if (!err && (q->weight < 1 || q->weight > 1000000))
+            err = MUSTER_ESTORE;
+    }
+    if (!err) {
+        bad = 3;
+        err = col_int(st, 3, 0, &q->priority);
+    }
+    if (!err) {
+        bad = 4;
+        err = col_text(st, 4, 0, &q->state);
+        if (!err && !in_set(q->state, queue_states, COUNT_OF(queue_states)))
+            err = MUSTER_ESTORE;
+    }
+    if (!err) {
+        bad = 5;
+        err = col_text(st, 5, 0, &q->queueing_strategy);
+        if (!err && !in_set(q->queueing_strategy, queue_strategies, COUNT_OF(queue_strategies)))
+            err = MUSTER_ESTORE;
+    }
+    if (!err) {
+        bad = 6;
+        err = col_text(st, 6, 0, &q->guarantee);
+    }
+    if (!err) {
+        bad = 7;
+        err = col_text(st, 7, 0, &q->deserved);
+    }
+    if (!err) {
+        bad = 8;
+        err = col_text(st, 8, 0, &q->capability);
+    }
+    if (!err) {
+        bad = 9;
+        err = col_int(st, 9, 0, &q->gang_timeout_ms);
+        if (!err && q->gang_timeout_ms <= 0)
+            err = MUSTER_ESTORE;
+    }
+    if (!err) {
+        bad = 10;
+        err = col_int(st, 10, 0, &q->resource_version);
+    }
+    if (!err) {
+        bad = 11;
+        err = col_int(st, 11, 0, &q->created_at);
+    }
+    if (!err) {
+        bad = 12;
+        err = col_int(st, 12, 0, &q->updated_at);
+    }
+    if (err == MUSTER_ESTORE)
+        msg_set(s->errmsg, sizeof s->errmsg, "queues: read: column %s holds an invalid value",
+                queue_cols[bad]);
+    else if (err)
+        store_invalid(s, err, "queues: read", "out of memory");
+    return err;
+}
+
+int store_queue_foreach(struct store *s, int (*cb)(void *ud, const struct store_queue *q), void *ud)
+{
+    int err = store_enter(s);
+    if (err)
+        return err;
+    if (!cb)
+        return store_invalid(s, MUSTER_EINVAL, "queues: foreach", "no callback");
+    sqlite3_stmt *st = s->st[ST_QUEUE_ALL];
+    s->iterating = 1;
+    for (;;) {
+        int rc = sqlite3_step(st);
+        if (rc == SQLITE_DONE)
+            break;
+        if (rc != SQLITE_ROW) {
+            err = store_fail(s, rc, "queues: read");
+            break;
+        }
+        struct store_queue q;
+        err = queue_row(s, st, &q);
+        if (err)
+            break;
+        err = cb(ud, &q);
+        if (err)
+            break;
+    }
+    s->iterating = 0;
+    sqlite3_reset(st);
+    return err;
+}
+
+/* ---- ledger ---- */
+
+static int ledger_check_insert(struct store *s, const struct store_ledger_row *r)
+{
+    const char *what = "ledger: insert";
+    if (!r)
+        return store_invalid(s, MUSTER_EINVAL, what, "no row");
+    if (!r->binding || !r->binding[0])
+        return store_invalid(s, MUSTER_EINVAL, what, "binding is missing");
+    if (!r->queue || !r->queue[0])
+        return store_invalid(s, MUSTER_EINVAL, what, "queue is missing");
+    if (!r->request)
+        return store_invalid(s, MUSTER_EINVAL, what, "request is missing");
+    if (!r->state || !in_set(r->state, ledger_states, COUNT_OF(ledger_states)))
+        return store_invalid(s, MUSTER_EINVAL, what, "state is not a ledger state");
+    if (r->admitted_at < 0)
+        return store_invalid(s, MUSTER_ERANGE, what, "admitted_at is negative");
+    return 0;
+}
+
+static int ledger_check_update(struct store *s, const struct store_ledger_row *r)
+{
+    const char *what = "ledger: update";
+    if (!r)
+        return store_invalid(s, MUSTER_EINVAL, what, "no row");
+    if (r->id <= 0)
+        return store_invalid(s, MUSTER_EINVAL, what, "id is not positive");
+    if (!r->state || !in_set(r->state, ledger_states, COUNT_OF(ledger_states)))
+        return store_invalid(s, MUSTER_EINVAL, what, "state is not a ledger state");
+    if (r->admitted_at < 0)
+        return store_invalid(s, MUSTER_ERANGE, what, "admitted_at is negative");
+    return 0;
+}
+
+/* Runs one checked insert; the caller owns the transaction. */
+static int ledger_insert_one(struct store *s, const struct store_ledger_row *r, int64_t *id)
+{
+    sqlite3_stmt *st = s->st[ST_LEDGER_INSERT];
+    int rc = bind_text(st, 1, r->binding);
+    if (rc == SQLITE_OK)
+        rc = bind_text(st, 2, r->uid ? r->uid : "");
+    if (rc == SQLITE_OK)
+        rc = bind_text(st, 3, r->queue);
+    if (rc == SQLITE_OK)
+        rc = bind_text(st, 4, r->request);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_bind_int64(st, 5, r->priority);
+    if (rc == SQLITE_OK)
+        rc = bind_text(st, 6, r->state);
+    if (rc == SQLITE_OK)
+        rc = bind_text(st, 7, r->clusters ? r->clusters : "[]");
+    if (rc == SQLITE_OK)
+        rc = bind_text(st, 8, r->reason ? r->reason : "");
+    if (rc == SQLITE_OK)
+        rc = sqlite3_bind_int64(st, 9, r->created_at);
+    if (rc == SQLITE_OK)
+        rc =
+            r->admitted_at ? sqlite3_bind_int64(st, 10, r->admitted_at) : sqlite3_bind_null(st, 10);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_bind_int64(st, 11, r->updated_at);
+    if (rc != SQLITE_OK)
+        return store_fail(s, rc, "ledger: insert: bind");
+    int err = step_done(s, ST_LEDGER_INSERT, "ledger: insert");
+    if (err == MUSTER_EEXIST)
+        return store_invalid(s, err, "ledger: insert", "the binding already has a live row");
+    if (!err)
+        *id = sqlite3_last_insert_rowid(s->db);
+    return err;
+}
+
+static int ledger_update_one(struct store *s, const struct store_ledger_row *r)
+{
+    sqlite3_stmt *st = s->st[ST_LEDGER_UPDATE];
+    int rc = sqlite3_bind_int64(st, 1, r->id);
+    if (rc == SQLITE_OK)
+        rc = bind_text(st, 2, r->state);
+    if (rc == SQLITE_OK)
+        rc = bind_text(st, 3, r->clusters);
+    if (rc == SQLITE_OK)
+        rc = bind_text(st, 4, r->reason);
+    if (rc == SQLITE_OK)
+        rc = r->admitted_at ? sqlite3_bind_int64(st, 5, r->admitted_at) : sqlite3_bind_null(st, 5);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_bind_int64(st, 6, r->updated_at);
+    if (rc != SQLITE_OK)
+        return store_fail(s, rc, "ledger: update: bind");
+    int err = step_done(s, ST_LEDGER_UPDATE, "ledger: update");
+    if (err == MUSTER_EEXIST)
+        return store_invalid(s, err, "ledger: update", "the binding already has a live row");
+    if (err)
+        return err;
+    if (sqlite3_changes(s->db) == 0)
+        return store_invalid(s, MUSTER_ENOENT, "ledger: update", "no row with that id");
+    return 0;
+}
+
+int store_ledger_insert(struct store *s, const struct store_ledger_row *row, int64_t *id)
+{
+    int err = store_enter(s);
+    if (err)
+        return err;
+    err = ledger_check_insert(s, row);
+    if (err)
+        return err;
+    int64_t newid = 0;
+    err = ledger_insert_one(s, row, &newid);
+    if (!err && id)
+        *id = newid;
+    return err;
+}
+
+int store_ledger_update_state(struct store *s, const struct store_ledger_row *row)
+{
+    int err = store_enter(s);
+    if (err)
+        return err;
+    err = ledger_check_update(s, row);
+    if (err)
+        return err;
+    return ledger_update_one(s, row);
+}
+
+int store_ledger_write_batch(struct store *s, struct store_ledger_row *rows, size_t n)
+{
+    int err = store_enter(s);
+    if (err)
+        return err;
+    if (!rows && n > 0)
+        return store_invalid(s, MUSTER_EINVAL, "ledger: batch", "no rows");
+    if (n == 0)
+        return 0;
+    /* Check everything first: a bad row is the caller's bug and costs no transaction. */
+    for (size_t i = 0; i < n; i++) {
+        if (rows[i].id < 0)
+            return store_invalid(s, MUSTER_EINVAL, "ledger: batch", "negative id");
+        err = rows[i].id == 0 ? ledger_check_insert(s, &rows[i]) : ledger_check_update(s, &rows[i]);
+        if (err)
+            return err;
+    }
+    int own = sqlite3_get_autocommit(s->db);
+    err = step_done(s, own ? ST_BEGIN : ST_SAVEPOINT, "ledger: batch: begin");
+    if (err)
+        return err;
+    /* New ids are parked negated in rows[] until the commit holds: a failure then knows which
+     * rows to put back to 0 without allocating, and callers never see an id that was undone. */
+    for (size_t i = 0; i < n && !err; i++) {
+        if (rows[i].id == 0) {
+            int64_t id = 0;
+            err = ledger_insert_one(s, &rows[i], &id);
+            if (!err)
+                rows[i].id = -id;
+        } else {
+            err = ledger_update_one(s, &rows[i]);
+        }
+    }
+    if (!err)
+        err = step_done(s, own ? ST_COMMIT : ST_RELEASE, "ledger: batch: commit");
+    if (err) {
+        /* Undo errors are ignored: the first failure is the one to report, and an I/O error
+         * may already have rolled the transaction back. */
+        if (own) {
+            store_rollback_quietly(s);
+        } else if (!sqlite3_get_autocommit(s->db)) {
+            sqlite3_step(s->st[ST_ROLLBACK_TO]);
+            sqlite3_reset(s->st[ST_ROLLBACK_TO]);
+            sqlite3_step(s->st[ST_RELEASE]);
+            sqlite3_reset(s->st[ST_RELEASE]);
+        }
+        for (size_t i = 0; i < n; i++) {
+            if (rows[i].id < 0)
+                rows[i].id = 0;
+        }
+        return err;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (rows[i].id < 0)
+            rows[i].id = -rows[i].id;
+    }
+    return 0;
+}
+
+static const char *const ledger_cols[] = {
+    "id",    "binding",  "uid",    "queue",      "request",     "priority",
+    "state", "clusters", "reason", "created_at", "admitted_at", "updated_at",
+};
+
+/* Fills r from the current row of ST_LEDGER_LIVE, which runs once per live row at start-up:
+ * type checks and a few strcmp, nothing allocated. */
+static int ledger_row(struct store *s, sqlite3_stmt *st, struct store_ledger_row *r)
+{
+    int bad = 0;
+    int err = col_int(st, 0, 0, &r->id);
+    if (!err && r->id <= 0)
+        err = MUSTER_ESTORE;
+    if (!err) {
+        bad = 1;
+        err = col_text(st, 1, 0, &r->binding);
+        if (!err && !r->binding[0])
+            err = MUSTER_ESTORE;
+    }
+    if (!err) {
+        bad = 2;
+        err = col_text(st, 2, 0, &r->uid);
+    }
+    if (!err) {
+        bad = 3;
+        err = col_text(st, 3, 0, &r->queue);
+        if (!err && !r->queue[0])
+            err = MUSTER_ESTORE;
+    }
+    if (!err) {
+        bad = 4;
+        err = col_text(st, 4, 0, &r->request);
+    }
+    if (!err) {
+        bad = 5;
+        err = col_int(st, 5, 0, &r->priority);
+    }
+    if (!err) {
+        bad = 6;
+        err = col_text(st, 6, 0, &r->state);
+        if (!err && !in_set(r->state, ledger_states, LEDGER_LIVE_STATES))
+            err = MUSTER_ESTORE;
+    }
+    if (!err) {
+        bad = 7;
+        err = col_text(st, 7, 0, &r->clusters);
+    }
+    if (!err) {
+        bad = 8;
+        err = col_text(st, 8, 0, &r->reason);
+    }
+    if (!err) {
+        bad = 9;
+        err = col_int(st, 9, 0, &r->created_at);
+    }
+    if (!err) {
+        bad = 10;
+        err = col_int(st, 10, 1, &r->admitted_at);
+    }
+    if (!err) {
+        bad = 11;
+        err = col_int(st, 11, 0, &r->updated_at);
+    }
+    if (err == MUSTER_ESTORE)
+        /* The id is ours, not the user's: safe to name so an operator can find the row. */
+        msg_set(s->errmsg, sizeof s->errmsg,
+                "ledger: read: row %lld: column %s holds an "
+                "invalid value",
+                (long long)sqlite3_column_int64(st, 0), ledger_cols[bad]);
+    else if (err)
+        store_invalid(s, err, "ledger: read", "out of memory");
+    return err;
+}
+
+int store_ledger_foreach_live(struct store *s,
+                              int (*cb)(void *ud, const struct store_ledger_row *row), void *ud)
+{
+    int err = store_enter(s);
+    if (err)
+        return err;
+    if (!cb)
+        return store_invalid(s, MUSTER_EINVAL, "ledger: foreach", "no callback");
+    sqlite3_stmt *st = s->st[ST_LEDGER_LIVE];
+    s->iterating = 1;
+    for (;;) {
+        int rc = sqlite3_step(st);
+        if (rc == SQLITE_DONE)
+            break;
+        if (rc != SQLITE_ROW) {
+            err = store_fail(s, rc, "ledger: read");
+            break;
+        }
+        struct store_ledger_row r;
+        err = ledger_row(s, st, &r);
+        if (err)
+            break;
+        err = cb(ud, &r);
+        if (err)
+            break;
+    }
+    s->iterating = 0;
+    sqlite3_reset(st);
+    return err;
+}
+
+/* ---- audit ---- */
+
+int store_audit_append(struct store *s, const struct store_audit *rec, int64_t *id)
+{
+    int err = store_enter(s);
+    if (err)
+        return err;
+    const char *what = "audit: append";
+    if (!rec)
+        return store_invalid(s, MUSTER_EINVAL, what, "no record");
+    if (!rec->actor || !rec->actor[0] || !rec->action || !rec->action[0] || !rec->object ||
+        !rec->object[0])
+        return store_invalid(s, MUSTER_EINVAL, what, "actor, action or object is missing");
+    sqlite3_stmt *st = s->st[ST_AUDIT_APPEND];
+    int rc = sqlite3_bind_int64(st, 1, rec->at);
+    if (rc == SQLITE_OK)
+        rc = bind_text(st, 2, rec->actor);
+    if (rc == SQLITE_OK)
+        rc = bind_text(st, 3, rec->action);
+    if (rc == SQLITE_OK)
+        rc = bind_text(st, 4, rec->object);
+    if (rc == SQLITE_OK)
+        rc = bind_text(st, 5, rec->before);
+    if (rc == SQLITE_OK)
+        rc = bind_text(st, 6, rec->after);
+    if (rc != SQLITE_OK)
+        return store_fail(s, rc, "audit: append: bind");
+    err = step_done(s, ST_AUDIT_APPEND, what);
+    if (!err && id)
+        *id = sqlite3_last_insert_rowid(s->db);
+    return err;
+}

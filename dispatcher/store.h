@@ -1,0 +1,150 @@
+/* The SQLite store: queues, the admission ledger and the audit log, durable before acted on. */
+#ifndef MUSTER_DISPATCHER_STORE_H
+#define MUSTER_DISPATCHER_STORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct store;
+
+/* PRAGMA synchronous. FULL is the default: a dispatch decision is acted on only after its
+ * ledger row is on disk, so a power cut cannot forget a placement already made on a cluster.
+ * NORMAL survives a musterd crash but may lose the last commits on a power cut. */
+enum store_sync {
+    STORE_SYNC_FULL = 0,
+    STORE_SYNC_NORMAL = 1,
+};
+
+#define STORE_DEFAULT_BUSY_TIMEOUT_MS 5000
+
+struct store_options {
+    enum store_sync sync; /* zero value: STORE_SYNC_FULL */
+    int busy_timeout_ms;  /* <= 0: STORE_DEFAULT_BUSY_TIMEOUT_MS */
+};
+
+/* A row of the queues table. Text fields are borrowed: on write the caller owns them; in a
+ * foreach callback they point into SQLite's buffers and are valid only during the call. */
+struct store_queue {
+    const char *name;
+    const char *parent; /* NULL for the root */
+    int64_t weight;     /* 1..1000000 */
+    int64_t priority;
+    const char *state;             /* "Open", "Closed" or "Draining" */
+    const char *queueing_strategy; /* "BestEffortFIFO" or "StrictFIFO" */
+    const char *guarantee;   /* JSON object of quantity strings, e.g. {"cpu":"64"}; NULL: "{}" */
+    const char *deserved;    /* JSON object; NULL: "{}" */
+    const char *capability;  /* JSON object; NULL: "{}" */
+    int64_t gang_timeout_ms; /* > 0 */
+    int64_t resource_version;
+    int64_t created_at; /* unix ms; kept from the first put */
+    int64_t updated_at; /* unix ms */
+};
+
+/* A row of the ledger. Text fields are borrowed as in struct store_queue. */
+struct store_ledger_row {
+    int64_t id;          /* 0 for a row not yet inserted */
+    const char *binding; /* "namespace/name" of the ResourceBinding */
+    const char *uid;     /* NULL is stored as "" */
+    const char *queue;
+    const char *request; /* JSON object: the whole gang's request */
+    int64_t priority;
+    const char *state;    /* pending, admitted, dispatched, running, released, rolledback */
+    const char *clusters; /* JSON array, e.g. [{"name":"a","replicas":2}]; NULL: "[]" */
+    const char *reason;   /* NULL is stored as "" */
+    int64_t created_at;   /* unix ms */
+    int64_t admitted_at;  /* unix ms; 0 means not admitted (NULL in the table) */
+    int64_t updated_at;   /* unix ms */
+};
+
+/* One audit record. before/after are JSON text or NULL. */
+struct store_audit {
+    int64_t at; /* unix ms */
+    const char *actor;
+    const char *action;
+    const char *object;
+    const char *before;
+    const char *after;
+};
+
+/* A store is used from one thread (the event loop's); it is not safe to share between threads.
+ *
+ * Opens (creating if needed) the database at path, applies the embedded migrations newer than
+ * its PRAGMA user_version, sets WAL, synchronous, busy_timeout and foreign_keys, and prepares
+ * every statement. opt may be NULL for the defaults. On success *out owns the store (close it
+ * with store_close). On failure *out is NULL, a message for a person is written to err (if
+ * errcap > 0), and the return is MUSTER_ESCHEMA when the database was written by a newer
+ * musterd or a migration failed, MUSTER_EINVAL for bad arguments, MUSTER_ENOMEM, or
+ * MUSTER_ESTORE / MUSTER_EIO / MUSTER_EBUSY from SQLite. */
+int store_open(const char *path, const struct store_options *opt, struct store **out, char *err,
+               size_t errcap);
+
+/* Rolls back an open transaction, finalizes the statements and closes the database.
+ * NULL is a no-op. */
+void store_close(struct store *s);
+
+/* The message of the last failure on s ("" if none yet): the table, operation and what was
+ * wrong, never row values (which may be secret), so it may be logged or shown by the admin API.
+ * Owned by s; valid until the next failing call or store_close. */
+const char *store_errmsg(const struct store *s);
+
+/* The schema version of the open database (its PRAGMA user_version). */
+int store_schema_version(const struct store *s);
+
+/* Groups the following writes in one IMMEDIATE transaction. MUSTER_EINVAL if one is already
+ * open (transactions do not nest), or an error from SQLite. */
+int store_begin(struct store *s);
+
+/* Commits the transaction opened by store_begin. On failure (e.g. a deferred foreign key
+ * violation, a full disk) the transaction is rolled back and the error returned; either way no
+ * transaction is open afterwards. MUSTER_EINVAL if none was open. */
+int store_commit(struct store *s);
+
+/* Rolls back the open transaction. 0 if none was open, so it is safe on every error path. */
+int store_rollback(struct store *s);
+
+/* Inserts q or, if a queue of that name exists, replaces every field but created_at.
+ * MUSTER_EINVAL for a missing field or a value the schema rejects (unknown state, JSON that is
+ * not an object), MUSTER_ERANGE for weight or gang_timeout_ms out of range. A parent that does not
+ * exist is reported at commit (MUSTER_ECONFLICT): immediately outside a transaction, or by
+ * store_commit inside one, so a tree can be written parents-last. */
+int store_queue_put(struct store *s, const struct store_queue *q);
+
+/* Deletes the queue called name. MUSTER_ENOENT if there is none, MUSTER_ECONFLICT (at once or at
+ * store_commit) if another queue still names it as parent. */
+int store_queue_delete(struct store *s, const char *name);
+
+/* Calls cb for every queue in name order. A non-zero return from cb stops the walk and is
+ * returned. A row that fails validation (the database is external input) stops the walk with
+ * MUSTER_ESTORE; rows before it were delivered. Errors found before the walk starts (bad
+ * arguments, SQLite) are returned without calling cb. */
+int store_queue_foreach(struct store *s, int (*cb)(void *ud, const struct store_queue *q),
+                        void *ud);
+
+/* Inserts row (its id is ignored) and stores the new id in *id (id may be NULL).
+ * MUSTER_EEXIST if the binding already has a live row, MUSTER_EINVAL for a missing or malformed
+ * field (unknown state, request not a JSON object, clusters not a JSON array). */
+int store_ledger_insert(struct store *s, const struct store_ledger_row *row, int64_t *id);
+
+/* Updates the mutable columns of the row row->id: state and updated_at always; clusters and
+ * reason unless NULL; admitted_at unless 0. The other fields are ignored. MUSTER_ENOENT if the
+ * row does not exist, MUSTER_EEXIST if it would make a second live row for its binding. */
+int store_ledger_update_state(struct store *s, const struct store_ledger_row *row);
+
+/* Writes rows[0..n) in one transaction: a row with id 0 is inserted (as store_ledger_insert)
+ * and gets its new id written back into rows[i].id; a row with id > 0 is an update (as
+ * store_ledger_update_state). All or nothing: on any failure everything is rolled back, the ids
+ * are left as they were, and the error is returned. Inside a caller's store_begin transaction
+ * the batch is a savepoint of it. */
+int store_ledger_write_batch(struct store *s, struct store_ledger_row *rows, size_t n);
+
+/* Calls cb for every row whose state is not released or rolledback, in id order. cb's row
+ * points into SQLite's buffers, valid only during the call; cb must not call back into s.
+ * Stopping and errors as in store_queue_foreach. */
+int store_ledger_foreach_live(struct store *s,
+                              int (*cb)(void *ud, const struct store_ledger_row *row), void *ud);
+
+/* Appends rec to the audit log and stores its id in *id (id may be NULL). MUSTER_EINVAL if
+ * actor, action or object is missing or before/after is not JSON. */
+int store_audit_append(struct store *s, const struct store_audit *rec, int64_t *id);
+
+#endif

@@ -1,0 +1,601 @@
+/* Fair order: request shapes, per-leaf buckets of pending entries kept in heaps, the active
+ * children of every queue kept sorted by share, and the pick of the next entry (see tree.h).
+ *
+ * A bucket whose head does not fit is "blocked" on the queue whose limit it met, and comes back
+ * only when capacity returns to that queue (a release below it) or a spec changes: admissions
+ * never make room for anyone else, so nothing is checked twice while nothing changed. That
+ * bounds a decision by the queues and shapes that cannot fit, not by the pending entries. */
+#include "queue/errors.h"
+#include "queue/mem.h"
+#include "queue/tree.h"
+#include "queue/tree_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- shapes ---- */
+
+int queue__shape_get(struct queue_tree *t, const struct queue_resvec *req,
+                     struct queue_shape **out)
+{
+    uint64_t h = queue_resvec_hash(req);
+    struct queue_shape *head = queue_idmap_get(&t->shapes, h);
+    for (struct queue_shape *s = head; s; s = s->next) {
+        if (queue_resvec_cmp(&s->req, req) == 0) {
+            s->refs++;
+            *out = s;
+            return 0;
+        }
+    }
+    struct queue_shape *s = muster_calloc(1, sizeof(*s));
+    if (!s)
+        return MUSTER_ENOMEM;
+    if (queue_resvec_copy(&s->req, req) || queue_idmap_put(&t->shapes, h, s)) {
+        queue_resvec_close(&s->req);
+        muster_free(s);
+        return MUSTER_ENOMEM;
+    }
+    s->hash = h;
+    s->uid = ++t->next_uid;
+    s->refs = 1;
+    s->next = head;
+    *out = s;
+    return 0;
+}
+
+void queue__shape_unref(struct queue_tree *t, struct queue_shape *s)
+{
+    if (--s->refs)
+        return;
+    struct queue_shape *head = queue_idmap_get(&t->shapes, s->hash);
+    if (head == s) {
+        if (s->next)
+            (void)queue_idmap_put(&t->shapes, s->hash, s->next); /* replaces: no allocation */
+        else
+            queue_idmap_del(&t->shapes, s->hash);
+    } else {
+        for (struct queue_shape *p = head; p; p = p->next) {
+            if (p->next == s) {
+                p->next = s->next;
+                break;
+            }
+        }
+    }
+    queue_resvec_close(&s->req);
+    muster_free(s);
+}
+
+/* ---- keys ---- */
+
+/* Higher priority, then older, then lower id. */
+static int entry_before(const struct queue_entry *a, const struct queue_entry *b)
+{
+    if (a->prio != b->prio)
+        return a->prio > b->prio;
+    if (a->created != b->created)
+        return a->created < b->created;
+    return a->id < b->id;
+}
+
+/* Lower weighted share, then higher priority, then name. */
+int queue__node_cmp(const struct queue_node *a, const struct queue_node *b)
+{
+    if (a->share != b->share)
+        return a->share < b->share ? -1 : 1;
+    if (a->spec.priority != b->spec.priority)
+        return a->spec.priority > b->spec.priority ? -1 : 1;
+    return strcmp(a->spec.name, b->spec.name);
+}
+
+static int bucket_before(const struct queue_bucket *a, const struct queue_bucket *b)
+{
+    return entry_before(a->heap[0], b->heap[0]);
+}
+
+/* ---- heaps ---- */
+
+static void heap_set(struct queue_bucket *b, uint32_t i, struct queue_entry *e)
+{
+    b->heap[i] = e;
+    e->idx = i;
+}
+
+static void sift_up(struct queue_bucket *b, uint32_t i)
+{
+    struct queue_entry *e = b->heap[i];
+    while (i > 0) {
+        uint32_t p = (i - 1) / 2;
+        if (!entry_before(e, b->heap[p]))
+            break;
+        heap_set(b, i, b->heap[p]);
+        i = p;
+    }
+    heap_set(b, i, e);
+}
+
+static void sift_down(struct queue_bucket *b, uint32_t i)
+{
+    struct queue_entry *e = b->heap[i];
+    for (;;) {
+        uint32_t l = 2 * i + 1, best = i;
+        struct queue_entry *be = e;
+        if (l < b->len && entry_before(b->heap[l], be)) {
+            best = l;
+            be = b->heap[l];
+        }
+        if (l + 1 < b->len && entry_before(b->heap[l + 1], be))
+            best = l + 1;
+        if (best == i)
+            break;
+        heap_set(b, i, b->heap[best]);
+        i = best;
+    }
+    heap_set(b, i, e);
+}
+
+static int heap_push(struct queue_bucket *b, struct queue_entry *e)
+{
+    if (queue__grow((void **)&b->heap, &b->cap, b->len + 1, sizeof(*b->heap)))
+        return MUSTER_ENOMEM;
+    heap_set(b, b->len++, e);
+    sift_up(b, b->len - 1);
+    return 0;
+}
+
+static void heap_remove(struct queue_bucket *b, uint32_t i)
+{
+    struct queue_entry *last = b->heap[--b->len];
+    if (i == b->len)
+        return;
+    heap_set(b, i, last);
+    sift_up(b, i);
+    sift_down(b, last->idx);
+}
+
+/* ---- active sets ---- */
+
+static int node_active(const struct queue_node *q)
+{
+    return q->spec.state == QUEUE_OPEN && (q->nkids ? q->nact > 0 : q->nbact > 0);
+}
+
+static int bucket_active(const struct queue_bucket *b)
+{
+    return b->len > 0 && !b->blocked_on && !b->cycle_blocked;
+}
+
+static void act_remove(struct queue_node *p, struct queue_node *q)
+{
+    uint32_t i = (uint32_t)q->act_idx;
+    memmove(&p->act[i], &p->act[i + 1], (p->nact - i - 1) * sizeof(*p->act));
+    p->nact--;
+    for (uint32_t k = i; k < p->nact; k++)
+        p->act[k]->act_idx = (int32_t)k;
+    q->act_idx = -1;
+}
+
+static int act_insert(struct queue_node *p, struct queue_node *q)
+{
+    if (queue__grow((void **)&p->act, &p->acap, p->nact + 1, sizeof(*p->act)))
+        return MUSTER_ENOMEM;
+    uint32_t lo = 0, hi = p->nact;
+    while (lo < hi) {
+        uint32_t mid = (lo + hi) / 2;
+        if (queue__node_cmp(p->act[mid], q) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    memmove(&p->act[lo + 1], &p->act[lo], (p->nact - lo) * sizeof(*p->act));
+    p->act[lo] = q;
+    p->nact++;
+    for (uint32_t k = lo; k < p->nact; k++)
+        p->act[k]->act_idx = (int32_t)k;
+    return 0;
+}
+
+static void bact_remove(struct queue_node *l, struct queue_bucket *b)
+{
+    uint32_t i = (uint32_t)b->act_idx;
+    memmove(&l->bact[i], &l->bact[i + 1], (l->nbact - i - 1) * sizeof(*l->bact));
+    l->nbact--;
+    for (uint32_t k = i; k < l->nbact; k++)
+        l->bact[k]->act_idx = (int32_t)k;
+    b->act_idx = -1;
+}
+
+static int bact_insert(struct queue_node *l, struct queue_bucket *b)
+{
+    if (queue__grow((void **)&l->bact, &l->bacap, l->nbact + 1, sizeof(*l->bact)))
+        return MUSTER_ENOMEM;
+    uint32_t lo = 0, hi = l->nbact;
+    while (lo < hi) {
+        uint32_t mid = (lo + hi) / 2;
+        if (bucket_before(l->bact[mid], b))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    memmove(&l->bact[lo + 1], &l->bact[lo], (l->nbact - lo) * sizeof(*l->bact));
+    l->bact[lo] = b;
+    l->nbact++;
+    for (uint32_t k = lo; k < l->nbact; k++)
+        l->bact[k]->act_idx = (int32_t)k;
+    return 0;
+}
+
+/* Puts b where it belongs in its leaf's active list (or out of it). An insertion that cannot
+ * allocate leaves the bucket out for now; the next rebuild or cycle brings it back. */
+static void bucket_place(struct queue_bucket *b)
+{
+    if (b->act_idx >= 0)
+        bact_remove(b->leaf, b);
+    if (bucket_active(b))
+        (void)bact_insert(b->leaf, b);
+}
+
+/* Membership changes only, from q up, stopping where nothing changed: positions of queues
+ * whose share did not change stay right. */
+static void activate_up(struct queue_node *q)
+{
+    for (; q->parent; q = q->parent) {
+        int want = node_active(q), in = q->act_idx >= 0;
+        if (want == in)
+            return;
+        if (in)
+            act_remove(q->parent, q);
+        else if (act_insert(q->parent, q))
+            return;
+    }
+}
+
+/* Re-sorts every queue from q up after their shares changed, and fixes membership. */
+void queue__order_refresh_up(struct queue_tree *t, struct queue_node *q)
+{
+    (void)t;
+    for (; q->parent; q = q->parent) {
+        if (q->act_idx >= 0)
+            act_remove(q->parent, q);
+        if (node_active(q))
+            (void)act_insert(q->parent, q);
+    }
+}
+
+/* ---- blocking ---- */
+
+static void unregister(struct queue_bucket *b)
+{
+    struct queue_node *on = b->blocked_on;
+    uint32_t i = b->blocked_idx;
+    on->blocked[i] = on->blocked[--on->nblocked];
+    on->blocked[i]->blocked_idx = i;
+    b->blocked_on = NULL;
+}
+
+static void block(struct queue_tree *t, struct queue_bucket *b, struct queue_node *on)
+{
+    if (queue__grow((void **)&on->blocked, &on->blcap, on->nblocked + 1, sizeof(*on->blocked))) {
+        /* Cannot remember where it is blocked: set it aside for this cycle instead. */
+        if (!b->cycle_blocked &&
+            !queue__grow((void **)&t->cblocked, &t->cbcap, t->ncblocked + 1,
+                         sizeof(*t->cblocked))) {
+            b->cycle_blocked = 1;
+            t->cblocked[t->ncblocked++] = b;
+        }
+    } else {
+        b->blocked_on = on;
+        b->blocked_idx = on->nblocked;
+        on->blocked[on->nblocked++] = b;
+    }
+    bucket_place(b);
+    activate_up(b->leaf);
+}
+
+static void unblock_node(struct queue_node *x)
+{
+    while (x->nblocked) {
+        struct queue_bucket *b = x->blocked[x->nblocked - 1];
+        unregister(b);
+        bucket_place(b);
+        activate_up(b->leaf);
+    }
+}
+
+void queue__unblock_path(struct queue_tree *t, struct queue_node *leaf)
+{
+    (void)t;
+    for (struct queue_node *x = leaf; x; x = x->parent)
+        unblock_node(x);
+}
+
+void queue__unblock_all(struct queue_tree *t)
+{
+    for (size_t i = 0; i < t->nnodes; i++) {
+        struct queue_node *x = t->nodes[i];
+        while (x->nblocked)
+            unregister(x->blocked[x->nblocked - 1]);
+    }
+}
+
+/* ---- buckets ---- */
+
+static uint64_t bucket_key(const struct queue_node *leaf, const struct queue_shape *s)
+{
+    return (uint64_t)leaf->uid << 32 | s->uid;
+}
+
+static struct queue_bucket *bucket_get(struct queue_tree *t, struct queue_node *leaf,
+                                       struct queue_shape *shape)
+{
+    int strict = leaf->spec.strategy == QUEUE_STRICT_FIFO;
+    if (strict) {
+        if (leaf->nbkts)
+            return leaf->bkts[0];
+    } else {
+        struct queue_bucket *b = queue_idmap_get(&t->buckets, bucket_key(leaf, shape));
+        if (b)
+            return b;
+    }
+    struct queue_bucket *b = muster_calloc(1, sizeof(*b));
+    if (!b || queue__grow((void **)&leaf->bkts, &leaf->bkcap, leaf->nbkts + 1,
+                          sizeof(*leaf->bkts))) {
+        muster_free(b);
+        return NULL;
+    }
+    b->leaf = leaf;
+    b->shape = strict ? NULL : shape;
+    b->act_idx = -1;
+    if (!strict && queue_idmap_put(&t->buckets, bucket_key(leaf, shape), b)) {
+        muster_free(b);
+        return NULL;
+    }
+    b->all_idx = leaf->nbkts;
+    leaf->bkts[leaf->nbkts++] = b;
+    return b;
+}
+
+static void bucket_free(struct queue_tree *t, struct queue_bucket *b)
+{
+    struct queue_node *leaf = b->leaf;
+    if (b->blocked_on)
+        unregister(b);
+    if (b->act_idx >= 0)
+        bact_remove(leaf, b);
+    if (b->cycle_blocked) {
+        for (uint32_t i = 0; i < t->ncblocked; i++) {
+            if (t->cblocked[i] == b) {
+                t->cblocked[i] = t->cblocked[--t->ncblocked];
+                break;
+            }
+        }
+    }
+    leaf->bkts[b->all_idx] = leaf->bkts[--leaf->nbkts];
+    leaf->bkts[b->all_idx]->all_idx = b->all_idx;
+    if (b->shape)
+        queue_idmap_del(&t->buckets, bucket_key(leaf, b->shape));
+    muster_free(b->heap);
+    muster_free(b);
+}
+
+static void bucket_maybe_free(struct queue_tree *t, struct queue_bucket *b)
+{
+    if (b->len == 0 && !b->cycle_blocked)
+        bucket_free(t, b);
+}
+
+void queue__leaf_free_buckets(struct queue_tree *t, struct queue_node *leaf)
+{
+    while (leaf->nbkts)
+        bucket_free(t, leaf->bkts[leaf->nbkts - 1]);
+}
+
+/* After the head of b changed. A StrictFIFO bucket blocked on its old head may fit now. */
+static void head_changed(struct queue_bucket *b)
+{
+    if (!b->shape && b->blocked_on)
+        unregister(b);
+    bucket_place(b);
+    activate_up(b->leaf);
+}
+
+int queue__bucket_insert(struct queue_tree *t, struct queue_entry *e)
+{
+    struct queue_bucket *b = bucket_get(t, e->leaf, e->shape);
+    if (!b)
+        return MUSTER_ENOMEM;
+    struct queue_entry *head = b->len ? b->heap[0] : NULL;
+    if (heap_push(b, e)) {
+        bucket_maybe_free(t, b);
+        return MUSTER_ENOMEM;
+    }
+    e->bucket = b;
+    if (b->heap[0] != head)
+        head_changed(b);
+    return 0;
+}
+
+void queue__bucket_remove(struct queue_tree *t, struct queue_entry *e)
+{
+    if (e->skipped) {
+        uint32_t i = e->idx;
+        t->skipped[i] = t->skipped[--t->nskipped];
+        t->skipped[i]->idx = i;
+        e->skipped = 0;
+        e->bucket = NULL;
+        return;
+    }
+    struct queue_bucket *b = e->bucket;
+    int was_head = b->heap[0] == e;
+    heap_remove(b, e->idx);
+    e->bucket = NULL;
+    if (was_head) {
+        if (b->len) {
+            head_changed(b);
+        } else {
+            bucket_place(b);
+            activate_up(b->leaf);
+        }
+    }
+    bucket_maybe_free(t, b);
+}
+
+int queue__leaf_rebucket(struct queue_tree *t, struct queue_node *leaf)
+{
+    size_t n = 0;
+    for (uint32_t i = 0; i < leaf->nbkts; i++)
+        n += leaf->bkts[i]->len;
+    struct queue_entry **all = muster_malloc((n ? n : 1) * sizeof(*all));
+    if (!all)
+        return MUSTER_ENOMEM;
+    n = 0;
+    for (uint32_t i = 0; i < leaf->nbkts; i++)
+        for (uint32_t j = 0; j < leaf->bkts[i]->len; j++)
+            all[n++] = leaf->bkts[i]->heap[j];
+    for (uint32_t i = 0; i < leaf->nbkts; i++)
+        leaf->bkts[i]->len = 0;
+    queue__leaf_free_buckets(t, leaf);
+    int rc = 0;
+    for (size_t i = 0; i < n; i++)
+        if (queue__bucket_insert(t, all[i]))
+            rc = MUSTER_ENOMEM;
+    muster_free(all);
+    return rc;
+}
+
+/* ---- rebuild ---- */
+
+
+static int cmp_nodes(const void *a, const void *b)
+{
+    return queue__node_cmp(*(struct queue_node *const *)a, *(struct queue_node *const *)b);
+}
+
+static int cmp_buckets(const void *a, const void *b)
+{
+    const struct queue_bucket *x = *(struct queue_bucket *const *)a;
+    const struct queue_bucket *y = *(struct queue_bucket *const *)b;
+    if (x == y)
+        return 0;
+    return bucket_before(x, y) ? -1 : 1;
+}
+
+static void rebuild_node(struct queue_node *q)
+{
+    if (q->nkids) {
+        for (uint32_t k = 0; k < q->nkids; k++)
+            rebuild_node(q->kids[k]);
+        q->nact = 0;
+        if (queue__grow((void **)&q->act, &q->acap, q->nkids, sizeof(*q->act)) == 0) {
+            for (uint32_t k = 0; k < q->nkids; k++)
+                if (node_active(q->kids[k]))
+                    q->act[q->nact++] = q->kids[k];
+            qsort(q->act, q->nact, sizeof(*q->act), cmp_nodes);
+        }
+        for (uint32_t k = 0; k < q->nkids; k++)
+            q->kids[k]->act_idx = -1;
+        for (uint32_t k = 0; k < q->nact; k++)
+            q->act[k]->act_idx = (int32_t)k;
+    } else {
+        q->nbact = 0;
+        if (queue__grow((void **)&q->bact, &q->bacap, q->nbkts, sizeof(*q->bact)) == 0) {
+            for (uint32_t i = 0; i < q->nbkts; i++)
+                if (bucket_active(q->bkts[i]))
+                    q->bact[q->nbact++] = q->bkts[i];
+            qsort(q->bact, q->nbact, sizeof(*q->bact), cmp_buckets);
+        }
+        for (uint32_t i = 0; i < q->nbkts; i++)
+            q->bkts[i]->act_idx = -1;
+        for (uint32_t i = 0; i < q->nbact; i++)
+            q->bact[i]->act_idx = (int32_t)i;
+    }
+}
+
+void queue__order_rebuild(struct queue_tree *t)
+{
+    t->root->act_idx = -1;
+    rebuild_node(t->root);
+}
+
+/* ---- the cycle ---- */
+
+void queue_cycle_begin(struct queue_tree *t)
+{
+    while (t->ncblocked) {
+        struct queue_bucket *b = t->cblocked[--t->ncblocked];
+        b->cycle_blocked = 0;
+        bucket_place(b);
+        activate_up(b->leaf);
+        bucket_maybe_free(t, b);
+    }
+    uint32_t n = t->nskipped;
+    struct queue_entry **skipped = t->skipped;
+    t->skipped = NULL;
+    t->nskipped = t->skcap = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        struct queue_entry *e = skipped[i];
+        e->skipped = 0;
+        if (queue__bucket_insert(t, e)) { /* no memory: try again next cycle */
+            e->skipped = 1;
+            if (queue__grow((void **)&t->skipped, &t->skcap, t->nskipped + 1,
+                            sizeof(*t->skipped)) == 0) {
+                e->idx = t->nskipped;
+                t->skipped[t->nskipped++] = e;
+            }
+        }
+    }
+    muster_free(skipped);
+}
+
+struct queue_entry *queue_cycle_next(struct queue_tree *t)
+{
+    for (;;) {
+        struct queue_node *x = t->root;
+        if (!node_active(x))
+            return NULL;
+        while (x->nkids)
+            x = x->act[0];
+        struct queue_bucket *b = x->bact[0];
+        struct queue_entry *e = b->heap[0];
+        struct queue_limit why;
+        if (queue_tree_can_admit(t, x, &e->shape->req, &why))
+            return e;
+        block(t, b, (struct queue_node *)why.queue);
+    }
+}
+
+void queue_cycle_skip(struct queue_tree *t, struct queue_entry *e)
+{
+    if (e->state != QUEUE_ENTRY_PENDING || e->skipped)
+        return;
+    if (e->leaf->spec.strategy == QUEUE_STRICT_FIFO) {
+        struct queue_bucket *b = e->bucket;
+        if (b->cycle_blocked ||
+            queue__grow((void **)&t->cblocked, &t->cbcap, t->ncblocked + 1, sizeof(*t->cblocked)))
+            return;
+        b->cycle_blocked = 1;
+        t->cblocked[t->ncblocked++] = b;
+        bucket_place(b);
+        activate_up(b->leaf);
+        return;
+    }
+    if (queue__grow((void **)&t->skipped, &t->skcap, t->nskipped + 1, sizeof(*t->skipped)))
+        return;
+    queue__bucket_remove(t, e);
+    e->skipped = 1;
+    e->idx = t->nskipped;
+    t->skipped[t->nskipped++] = e;
+}
+
+uint64_t queue_entry_position(const struct queue_tree *t, const struct queue_entry *e)
+{
+    if (e->state != QUEUE_ENTRY_PENDING)
+        return 0;
+    const struct queue_node *leaf = e->leaf;
+    uint64_t ahead = 0;
+    for (uint32_t i = 0; i < leaf->nbkts; i++)
+        for (uint32_t j = 0; j < leaf->bkts[i]->len; j++)
+            ahead += entry_before(leaf->bkts[i]->heap[j], e);
+    for (uint32_t i = 0; i < t->nskipped; i++)
+        ahead += t->skipped[i]->leaf == leaf && entry_before(t->skipped[i], e);
+    return ahead + 1;
+}

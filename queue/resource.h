@@ -1,0 +1,75 @@
+/* Resource names interned to small ids, and sparse resource vectors over them
+ * (cpu, memory, pods, nvidia.com/gpu, example.com/foo, ...), all in exact milli-units. */
+#ifndef MUSTER_QUEUE_RESOURCE_H
+#define MUSTER_QUEUE_RESOURCE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* A Kubernetes qualified name: optional DNS-subdomain prefix and '/', then a name of at most
+ * 63 characters. */
+#define QUEUE_RES_NAME_MAX 317
+
+/* The names a tree knows, each with a dense id 0..count-1 that never changes. */
+struct queue_resnames;
+
+struct queue_resnames *queue_resnames_new(void);
+void queue_resnames_free(struct queue_resnames *t);
+
+/* Validates name[0..len) as a Kubernetes resource name and returns its id in *id, adding it
+ * if new. MUSTER_EINVAL for an invalid name, MUSTER_ENOMEM. */
+int queue_resnames_intern(struct queue_resnames *t, const char *name, size_t len, uint32_t *id);
+
+/* The id of an existing name, or MUSTER_ENOENT. */
+int queue_resnames_find(const struct queue_resnames *t, const char *name, size_t len,
+                        uint32_t *id);
+
+/* The name of id (owned by t), or NULL for an unknown id. */
+const char *queue_resnames_name(const struct queue_resnames *t, uint32_t id);
+
+uint32_t queue_resnames_count(const struct queue_resnames *t);
+
+/* True when name[0..len) is a valid Kubernetes resource name. */
+int queue_resname_valid(const char *name, size_t len);
+
+struct queue_res {
+    uint32_t id;
+    int64_t milli;
+};
+
+/* Sorted by id, no zero values. Operations allocate only when an id is added beyond cap, so a
+ * vector reserved once is allocation-free from then on. The caller owns the struct; _close frees
+ * the items. A zero-initialised struct is a valid empty vector. */
+struct queue_resvec {
+    uint32_t len;
+    uint32_t cap;
+    struct queue_res *items;
+};
+
+void queue_resvec_init(struct queue_resvec *v);
+void queue_resvec_close(struct queue_resvec *v);
+void queue_resvec_clear(struct queue_resvec *v);
+int queue_resvec_reserve(struct queue_resvec *v, uint32_t cap);
+int queue_resvec_copy(struct queue_resvec *dst, const struct queue_resvec *src);
+
+/* Sets id to milli (0 removes it). MUSTER_ENOMEM when it had to grow and could not. */
+int queue_resvec_set(struct queue_resvec *v, uint32_t id, int64_t milli);
+int64_t queue_resvec_get(const struct queue_resvec *v, uint32_t id);
+
+/* dst += a / dst -= a, all or nothing: MUSTER_ERANGE on int64 overflow, MUSTER_ENOMEM. */
+int queue_resvec_add(struct queue_resvec *dst, const struct queue_resvec *a);
+int queue_resvec_sub(struct queue_resvec *dst, const struct queue_resvec *a);
+
+/* True when every resource of a is <= the same resource of b (absent counts as 0): "a fits in
+ * b". *first_over, when given, gets the first id where it does not. */
+int queue_resvec_fits(const struct queue_resvec *a, const struct queue_resvec *b,
+                      uint32_t *first_over);
+
+/* Total order for sorting and equality: 0 when equal. */
+int queue_resvec_cmp(const struct queue_resvec *a, const struct queue_resvec *b);
+uint64_t queue_resvec_hash(const struct queue_resvec *v);
+
+/* True when some value is negative. */
+int queue_resvec_any_negative(const struct queue_resvec *v);
+
+#endif

@@ -1,0 +1,208 @@
+/* The queue tree: hierarchical capacity (guarantee, deserved, capability), pending entries in
+ * fair order, admission, and the explanation of why an entry waits. Pure: no I/O, no clock. */
+#ifndef MUSTER_QUEUE_TREE_H
+#define MUSTER_QUEUE_TREE_H
+
+#include "queue/resource.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define QUEUE_NAME_MAX 253
+#define QUEUE_ROOT "root"
+#define QUEUE_DEFAULT "default"
+/* Most distinct resources one request may name: admission keeps per-resource scratch on the
+ * stack so the hot path never allocates. */
+#define QUEUE_REQUEST_RES_MAX 64
+#define QUEUE_DEPTH_MAX 32
+
+enum queue_state { QUEUE_OPEN, QUEUE_CLOSED, QUEUE_DRAINING };
+enum queue_strategy { QUEUE_BEST_EFFORT_FIFO, QUEUE_STRICT_FIFO };
+
+const char *queue_state_name(enum queue_state s);
+const char *queue_strategy_name(enum queue_strategy s);
+/* 0 and *out set, or MUSTER_EINVAL for an unknown name. */
+int queue_state_parse(const char *s, enum queue_state *out);
+int queue_strategy_parse(const char *s, enum queue_strategy *out);
+
+/* What an operator declares for a queue. Vectors use the ids of queue_tree_resnames(). A
+ * resource absent from guarantee or deserved is 0; absent from capability is unlimited. */
+struct queue_spec {
+    const char *name;
+    const char *parent; /* NULL means root; must be NULL for root itself */
+    int32_t weight;     /* >= 1 */
+    int32_t priority;
+    enum queue_state state;
+    enum queue_strategy strategy;
+    struct queue_resvec guarantee;
+    struct queue_resvec deserved;
+    struct queue_resvec capability;
+};
+
+/* A validation failure: the field path and the rule broken, as a person reads it. */
+struct queue_error {
+    char field[96];
+    char msg[320];
+};
+
+struct queue_tree;
+struct queue_node;
+struct queue_entry;
+
+/* A new tree holding "root" (no limits) and "default" under it. NULL on allocation failure. */
+struct queue_tree *queue_tree_new(void);
+void queue_tree_free(struct queue_tree *t);
+
+/* The tree's resource names: intern names here before building vectors for this tree. */
+struct queue_resnames *queue_tree_resnames(struct queue_tree *t);
+
+/* Creates a queue. MUSTER_EEXIST, MUSTER_ENOENT (parent), MUSTER_EINVAL (rules: weight,
+ * guarantee <= deserved <= capability, children's guarantees within the parent's, capability
+ * not above the parent's), MUSTER_EBUSY (the parent holds work: work lives only in leaves),
+ * MUSTER_ELIMIT (depth). err says which field and rule. The spec is copied. */
+int queue_tree_create(struct queue_tree *t, const struct queue_spec *spec, struct queue_error *err);
+
+/* Replaces the spec of spec->name with the same rules; moving to a new parent is allowed unless
+ * it makes a cycle (MUSTER_ECYCLE). root's parent and default's parent cannot change. */
+int queue_tree_update(struct queue_tree *t, const struct queue_spec *spec, struct queue_error *err);
+
+/* Checks spec as create (exists == 0) or update would, changing nothing. */
+int queue_tree_validate(const struct queue_tree *t, const struct queue_spec *spec, int exists,
+                        struct queue_error *err);
+
+/* Deletes a queue. MUSTER_EINVAL for root and default, MUSTER_ENOTEMPTY while it has children,
+ * MUSTER_EBUSY while it holds pending or admitted entries. */
+int queue_tree_remove(struct queue_tree *t, const char *name, struct queue_error *err);
+
+/* The capacity of the whole fleet (sum of Ready clusters), an extra cap on root that no
+ * validation is checked against: fleets shrink. Absent resources are unlimited. */
+int queue_tree_set_fleet(struct queue_tree *t, const struct queue_resvec *fleet);
+
+struct queue_node *queue_tree_find(const struct queue_tree *t, const char *name);
+struct queue_node *queue_tree_root(const struct queue_tree *t);
+size_t queue_tree_count(const struct queue_tree *t);
+/* Calls cb for every queue, parents before children, siblings by name; stops at a non-zero
+ * return and returns it. */
+int queue_tree_walk(const struct queue_tree *t, int (*cb)(void *ud, const struct queue_node *q),
+                    void *ud);
+
+/* Read access to a queue. Vectors point into the tree and stay valid until the next change. */
+const char *queue_node_name(const struct queue_node *q);
+const struct queue_node *queue_node_parent(const struct queue_node *q);
+const struct queue_spec *queue_node_spec(const struct queue_node *q);
+size_t queue_node_children(const struct queue_node *q);
+/* "research/nlp": the names from below root down to q ("root" for root). */
+int queue_node_path(const struct queue_node *q, char *buf, size_t cap);
+
+struct queue_status {
+    struct queue_resvec allocated; /* admitted usage of the subtree */
+    struct queue_resvec borrowed;  /* allocated beyond deserved */
+    struct queue_resvec held;      /* max(guarantee, usage) counted up from the leaves */
+    uint64_t pending;              /* entries waiting in the subtree */
+    uint64_t admitted;             /* entries admitted in the subtree */
+    double share;                  /* weighted dominant share of deserved */
+};
+/* Fills st (vectors are allocated; release with queue_status_close). */
+int queue_node_status(const struct queue_tree *t, const struct queue_node *q,
+                      struct queue_status *st);
+void queue_status_close(struct queue_status *st);
+/* True when q is Draining, has no children and nothing admitted: time to delete it. */
+int queue_node_drained(const struct queue_node *q);
+
+/* ---- entries ---- */
+
+enum queue_entry_state { QUEUE_ENTRY_PENDING, QUEUE_ENTRY_ADMITTED };
+
+struct queue_entry_spec {
+    uint64_t id;         /* unique, chosen by the caller (the ledger id) */
+    const char *queue;   /* a leaf queue */
+    int32_t priority;    /* higher first */
+    int64_t created_at;  /* older first; any monotonic unit */
+    const struct queue_resvec *request; /* the whole gang; copied (interned) */
+};
+
+/* Adds a pending entry. MUSTER_EEXIST (id), MUSTER_ENOENT (queue), MUSTER_ENOTLEAF (queue has
+ * children), MUSTER_EINVAL (negative or empty request), MUSTER_ELIMIT (too many resources). An
+ * entry may wait in a Closed or Draining queue; it is simply never picked. */
+int queue_entry_add(struct queue_tree *t, const struct queue_entry_spec *spec,
+                    struct queue_entry **out, struct queue_error *err);
+
+/* Adds an entry that is already admitted (start-up replay of the ledger): counts its usage
+ * without checking room, since the decision was made and acted on before. */
+int queue_entry_add_admitted(struct queue_tree *t, const struct queue_entry_spec *spec,
+                             struct queue_entry **out, struct queue_error *err);
+
+struct queue_entry *queue_tree_entry(const struct queue_tree *t, uint64_t id);
+uint64_t queue_entry_id(const struct queue_entry *e);
+enum queue_entry_state queue_entry_state(const struct queue_entry *e);
+const struct queue_node *queue_entry_queue(const struct queue_entry *e);
+const struct queue_resvec *queue_entry_request(const struct queue_entry *e);
+int32_t queue_entry_priority(const struct queue_entry *e);
+int64_t queue_entry_created(const struct queue_entry *e);
+
+/* Removes an entry, pending or admitted (an admitted one releases its usage). e is freed. */
+void queue_entry_remove(struct queue_tree *t, struct queue_entry *e);
+
+/* ---- admission ---- */
+
+enum queue_limit_kind {
+    QUEUE_LIMIT_NONE,
+    QUEUE_LIMIT_CAPABILITY, /* usage + request above capability (or the fleet) */
+    QUEUE_LIMIT_GUARANTEE,  /* would use capacity other queues are guaranteed */
+    QUEUE_LIMIT_STATE,      /* a queue on the path is Closed or Draining */
+    QUEUE_LIMIT_NOT_LEAF,   /* the queue has children */
+    QUEUE_LIMIT_OVERFLOW,   /* the sums do not fit in int64 */
+};
+
+/* Why an entry cannot be admitted: the first limiting queue from the leaf up. */
+struct queue_limit {
+    enum queue_limit_kind kind;
+    const struct queue_node *queue;
+    uint32_t resource;
+    int64_t in_use;   /* usage of that queue */
+    int64_t held;     /* capacity held for other queues' unused guarantees */
+    int64_t limit;    /* effective capability */
+    int64_t need;     /* the request */
+};
+
+/* True when request may be admitted into leaf q: for every queue on the path to root, usage +
+ * request <= capability (and the fleet, at root), and what the admission adds to the capacity
+ * held for guarantees still fits, so no queue's unused guarantee is consumed by another. Does
+ * not allocate. When false and why != NULL, *why is the first limit met from the leaf up. */
+int queue_tree_can_admit(const struct queue_tree *t, const struct queue_node *q,
+                         const struct queue_resvec *request, struct queue_limit *why);
+
+/* Admits a pending entry when queue_tree_can_admit allows it: usage updated along the path in
+ * O(depth). MUSTER_ELIMIT (with *why) when it does not fit, MUSTER_EINVAL if not pending. */
+int queue_entry_admit(struct queue_tree *t, struct queue_entry *e, struct queue_limit *why);
+
+/* Returns an admitted entry to pending (a rolled-back gang), releasing its usage. */
+int queue_entry_requeue(struct queue_tree *t, struct queue_entry *e);
+
+/* "queue research/nlp: nvidia.com/gpu 60 of 64 in use, needs 8". Returns the length, or
+ * MUSTER_ENOSPC (buf truncated, still NUL-terminated). */
+int queue_limit_explain(const struct queue_tree *t, const struct queue_limit *why, char *buf,
+                        size_t cap);
+
+/* ---- fair order ---- */
+
+/* Starts a dispatch cycle: entries skipped in the previous cycle are eligible again. */
+void queue_cycle_begin(struct queue_tree *t);
+
+/* The next entry to try, in fair order, that queue_tree_can_admit allows; NULL when none.
+ * Across queues: lowest weighted dominant share of deserved first, then higher queue priority,
+ * then name, level by level down the tree. Within a leaf: higher entry priority, then older,
+ * then lower id. A StrictFIFO queue offers only its head; a BestEffortFIFO queue offers the
+ * first entry that fits. The caller then admits it or skips it. Amortised cost is bounded by
+ * the number of queues and distinct request shapes that cannot fit, not by pending entries. */
+struct queue_entry *queue_cycle_next(struct queue_tree *t);
+
+/* Sets e aside for the rest of this cycle (e.g. no cluster can hold it). In a StrictFIFO queue
+ * this blocks the whole queue for the cycle. */
+void queue_cycle_skip(struct queue_tree *t, struct queue_entry *e);
+
+/* Position of a pending entry among its queue's pending entries (1 = next), 0 if not pending.
+ * O(pending in that queue). */
+uint64_t queue_entry_position(const struct queue_tree *t, const struct queue_entry *e);
+
+#endif

@@ -1,0 +1,120 @@
+/* Private structures shared by tree.c (structure, validation), admit.c (usage, admission,
+ * explain) and order.c (buckets, fair order). Nothing outside queue/ includes this. */
+#ifndef MUSTER_QUEUE_TREE_INT_H
+#define MUSTER_QUEUE_TREE_INT_H
+
+#include "queue/idmap.h"
+#include "queue/tree.h"
+
+#define QUEUE_UNLIMITED INT64_MAX
+
+/* An interned request vector: entries with equal requests share one, and one BestEffortFIFO
+ * bucket per leaf, because what fits for one of them fits for all. */
+struct queue_shape {
+    struct queue_resvec req;
+    uint64_t hash;
+    uint32_t uid;
+    uint32_t refs;
+    struct queue_shape *next; /* same hash */
+};
+
+/* Pending entries of one leaf in a heap: per shape in a BestEffortFIFO leaf, all of them in
+ * one bucket (shape NULL) in a StrictFIFO leaf, where only the head may go. */
+struct queue_bucket {
+    struct queue_node *leaf;
+    struct queue_shape *shape;
+    struct queue_entry **heap;
+    uint32_t len, cap;
+    int32_t act_idx;               /* in leaf->bact, -1 when not there */
+    uint32_t all_idx;              /* in leaf->bkts */
+    struct queue_node *blocked_on; /* the queue whose limit it met; NULL when not blocked */
+    uint32_t blocked_idx;          /* in blocked_on->blocked */
+    uint8_t cycle_blocked;         /* StrictFIFO head skipped in this cycle */
+};
+
+struct queue_entry {
+    uint64_t id;
+    int64_t created;
+    int32_t prio;
+    uint8_t state;   /* enum queue_entry_state */
+    uint8_t skipped; /* set aside in this cycle */
+    uint32_t idx;    /* in bucket->heap, or in tree->skipped when skipped */
+    struct queue_shape *shape;
+    struct queue_node *leaf;
+    struct queue_bucket *bucket; /* while pending */
+};
+
+struct queue_node {
+    struct queue_spec spec; /* owns name, parent and the vectors */
+    struct queue_node *parent;
+    struct queue_node **kids; /* by name */
+    uint32_t nkids, kcap;
+    uint32_t uid;
+    uint32_t depth;
+
+    /* Dense per resource id (t->rcap wide): usage, held = max(guarantee, inner), inner = usage
+     * for a leaf or the sum of the children's held, guarantee and capability (UNLIMITED). */
+    int64_t *use, *held, *inner, *gua, *cap;
+
+    double share;
+    struct queue_node **act; /* active children, in fair order */
+    uint32_t nact, acap;
+    int32_t act_idx; /* in parent->act, -1 when not there */
+
+    struct queue_bucket **bkts; /* every bucket of this leaf */
+    uint32_t nbkts, bkcap;
+    struct queue_bucket **bact; /* active buckets, by head */
+    uint32_t nbact, bacap;
+
+    struct queue_bucket **blocked; /* buckets whose limit was met at this queue */
+    uint32_t nblocked, blcap;
+
+    uint64_t pending, admitted; /* in the subtree */
+};
+
+struct queue_tree {
+    struct queue_resnames *names;
+    uint32_t rcap; /* width of the dense arrays */
+    struct queue_node *root;
+    struct queue_node **nodes; /* by name */
+    size_t nnodes, ncap;
+    int64_t *fleet; /* rcap wide, UNLIMITED when absent */
+
+    struct queue_idmap entries; /* id -> entry */
+    struct queue_idmap buckets; /* leaf uid << 32 | shape uid -> bucket (BestEffortFIFO) */
+    struct queue_idmap shapes;  /* hash -> shape chain */
+    uint32_t next_uid;
+
+    struct queue_entry **skipped; /* set aside in this cycle */
+    uint32_t nskipped, skcap;
+    struct queue_bucket **cblocked; /* StrictFIFO buckets blocked for this cycle */
+    uint32_t ncblocked, cbcap;
+};
+
+/* tree.c */
+int queue__ensure_width(struct queue_tree *t, uint32_t width);
+int queue__leaf(const struct queue_node *q);
+int queue__grow(void **arr, uint32_t *cap, uint32_t need, size_t elem);
+
+/* admit.c */
+void queue__usage_apply(struct queue_tree *t, struct queue_node *leaf,
+                        const struct queue_resvec *req, int sign);
+void queue__recompute_held(struct queue_tree *t);
+void queue__share_update(struct queue_tree *t, struct queue_node *q);
+int64_t queue__cap_eff(const struct queue_tree *t, const struct queue_node *q, uint32_t r);
+
+/* order.c */
+int queue__bucket_insert(struct queue_tree *t, struct queue_entry *e);
+void queue__bucket_remove(struct queue_tree *t, struct queue_entry *e);
+void queue__order_refresh_up(struct queue_tree *t, struct queue_node *from);
+void queue__unblock_path(struct queue_tree *t, struct queue_node *leaf);
+void queue__unblock_all(struct queue_tree *t);
+void queue__order_rebuild(struct queue_tree *t);
+void queue__leaf_free_buckets(struct queue_tree *t, struct queue_node *leaf);
+int queue__leaf_rebucket(struct queue_tree *t, struct queue_node *leaf);
+void queue__shape_unref(struct queue_tree *t, struct queue_shape *s);
+int queue__shape_get(struct queue_tree *t, const struct queue_resvec *req,
+                     struct queue_shape **out);
+int queue__node_cmp(const struct queue_node *a, const struct queue_node *b);
+
+#endif

@@ -1,0 +1,790 @@
+/* Tests for dispatcher/store.c: migrations, settings, queues, ledger, audit, crash safety. */
+#include "dispatcher/store.h"
+#include "dispatcher/store_int.h"
+#include "queue/errors.h"
+#include "queue/mem.h"
+#include "testing.h"
+
+#include <signal.h>
+#include <sqlite3.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+
+/* Removes a database file and its WAL/SHM companions. */
+static void db_remove(const char *path)
+{
+    char side[600];
+    unlink(path);
+    snprintf(side, sizeof side, "%s-wal", path);
+    unlink(side);
+    snprintf(side, sizeof side, "%s-shm", path);
+    unlink(side);
+}
+
+/* A fresh database path in the scratch directory. */
+static void fresh_path(char *buf, size_t cap, const char *name)
+{
+    test_tmp_path(buf, cap, name);
+    db_remove(buf);
+}
+
+static struct store *open_ok(const char *path, enum store_sync sync)
+{
+    struct store_options o = {.sync = sync};
+    struct store *s = NULL;
+    char err[512];
+    int rc = store_open(path, &o, &s, err, sizeof err);
+    if (rc != 0)
+        fprintf(stderr, "store_open: %s (%s)\n", err, muster_errname(rc));
+    CU_ASSERT_EQUAL_FATAL(rc, 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+    return s;
+}
+
+/* One integer answered by sql on db (-1 on any failure). */
+static long long query_int(sqlite3 *db, const char *sql)
+{
+    sqlite3_stmt *st = NULL;
+    long long v = -1;
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+        v = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    return v;
+}
+
+static sqlite3 *raw_open(const char *path)
+{
+    sqlite3 *db = NULL;
+    CU_ASSERT_EQUAL_FATAL(sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL), SQLITE_OK);
+    sqlite3_busy_timeout(db, 5000);
+    return db;
+}
+
+static int highest_version(void)
+{
+    return schema_migrations[schema_migrations_count - 1].version;
+}
+
+/* ---- migrations ---- */
+
+static void test_open_fresh_and_reopen(void)
+{
+    char path[512];
+    fresh_path(path, sizeof path, "fresh.db");
+    struct store *s = open_ok(path, STORE_SYNC_FULL);
+    CU_ASSERT_EQUAL(store_schema_version(s), highest_version());
+    sqlite3 *db = store__db(s);
+    CU_ASSERT_EQUAL(query_int(db, "PRAGMA synchronous"), 2); /* FULL */
+    CU_ASSERT_EQUAL(query_int(db, "PRAGMA foreign_keys"), 1);
+    CU_ASSERT(query_int(db, "PRAGMA busy_timeout") == STORE_DEFAULT_BUSY_TIMEOUT_MS);
+    sqlite3_stmt *st = NULL;
+    CU_ASSERT_EQUAL(sqlite3_prepare_v2(db, "PRAGMA journal_mode", -1, &st, NULL), SQLITE_OK);
+    CU_ASSERT_EQUAL(sqlite3_step(st), SQLITE_ROW);
+    CU_ASSERT_STRING_EQUAL((const char *)sqlite3_column_text(st, 0), "wal");
+    sqlite3_finalize(st);
+    store_close(s);
+
+    /* Reopening applies nothing twice. */
+    struct store_options o = {.sync = STORE_SYNC_NORMAL, .busy_timeout_ms = 1234};
+    char err[256];
+    CU_ASSERT_EQUAL_FATAL(store_open(path, &o, &s, err, sizeof err), 0);
+    db = store__db(s);
+    CU_ASSERT_EQUAL(query_int(db, "PRAGMA synchronous"), 1); /* NORMAL */
+    CU_ASSERT_EQUAL(query_int(db, "PRAGMA busy_timeout"), 1234);
+    CU_ASSERT_EQUAL(query_int(db, "SELECT count(*) FROM schema_migrations"),
+                    (long long)schema_migrations_count);
+    CU_ASSERT_EQUAL(query_int(db, "PRAGMA user_version"), highest_version());
+    store_close(s);
+    store_close(NULL);
+    db_remove(path);
+}
+
+static void test_newer_database_refused(void)
+{
+    char path[512], err[512];
+    fresh_path(path, sizeof path, "newer.db");
+    store_close(open_ok(path, STORE_SYNC_FULL));
+    sqlite3 *db = raw_open(path);
+    char sql[64];
+    snprintf(sql, sizeof sql, "PRAGMA user_version = %d", highest_version() + 7);
+    CU_ASSERT_EQUAL(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(db);
+
+    struct store *s = (struct store *)&s; /* must be reset to NULL */
+    CU_ASSERT_EQUAL(store_open(path, NULL, &s, err, sizeof err), MUSTER_ESCHEMA);
+    CU_ASSERT_PTR_NULL(s);
+    char want[64];
+    snprintf(want, sizeof want, "version %d", highest_version() + 7);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, want));
+    snprintf(want, sizeof want, "(%d)", highest_version());
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, want));
+    db_remove(path);
+}
+
+static void test_failed_migration_keeps_old_version(void)
+{
+    char path[512], err[512];
+    fresh_path(path, sizeof path, "failmig.db");
+    sqlite3 *db = NULL;
+    CU_ASSERT_EQUAL_FATAL(sqlite3_open(path, &db), SQLITE_OK);
+    struct schema_migration table[] = {
+        schema_migrations[0],
+        {900, "0900_good", "CREATE TABLE good (x INTEGER) STRICT;"},
+        /* Creates a table, then fails: the table must not survive. */
+        {901, "0901_bad", "CREATE TABLE half (x INTEGER); INSERT INTO no_such_table VALUES (1);"},
+        {902, "0902_never", "CREATE TABLE never (x INTEGER);"},
+    };
+    CU_ASSERT_EQUAL(store__migrate(db, table, 4, err, sizeof err), MUSTER_ESCHEMA);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "0901_bad"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "version 900"));
+    CU_ASSERT_EQUAL(query_int(db, "PRAGMA user_version"), 900);
+    CU_ASSERT_EQUAL(query_int(db, "SELECT max(version) FROM schema_migrations"), 900);
+    CU_ASSERT_EQUAL(query_int(db, "SELECT count(*) FROM sqlite_schema WHERE name = 'good'"), 1);
+    CU_ASSERT_EQUAL(query_int(db, "SELECT count(*) FROM sqlite_schema WHERE name IN "
+                                  "('half', 'never')"),
+                    0);
+    CU_ASSERT(sqlite3_get_autocommit(db));
+
+    /* Fixed migration: applied from where it stopped. */
+    table[2].sql = "CREATE TABLE half (x INTEGER);";
+    CU_ASSERT_EQUAL(store__migrate(db, table, 4, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(query_int(db, "PRAGMA user_version"), 902);
+    CU_ASSERT_EQUAL(query_int(db, "SELECT count(*) FROM schema_migrations"), 4);
+
+    /* Foreign keys are off while migrating, but violations are still caught. */
+    struct schema_migration orphan[] = {
+        schema_migrations[0],
+        {950, "0950_orphan",
+         "INSERT INTO queues (name, parent, created_at, updated_at)"
+         " VALUES ('lost', 'no-such-parent', 1, 1);"},
+    };
+    CU_ASSERT_EQUAL(store__migrate(db, orphan, 2, err, sizeof err), MUSTER_ESCHEMA);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "foreign key"));
+    CU_ASSERT_EQUAL(query_int(db, "PRAGMA user_version"), 902);
+    CU_ASSERT_EQUAL(query_int(db, "SELECT count(*) FROM queues"), 0);
+
+    /* A table out of order is refused before anything runs. */
+    struct schema_migration bad_order[] = {table[0], table[2], table[1]};
+    CU_ASSERT_EQUAL(store__migrate(db, bad_order, 3, err, sizeof err), MUSTER_ESCHEMA);
+    sqlite3_close(db);
+    db_remove(path);
+
+    /* A fresh database whose first migration fails stays empty at version 0. */
+    fresh_path(path, sizeof path, "failmig0.db");
+    CU_ASSERT_EQUAL_FATAL(sqlite3_open(path, &db), SQLITE_OK);
+    struct schema_migration first_bad[] = {{1, "0001_bad", "CREATE TABLE t (x); SELEC 1;"}};
+    CU_ASSERT_EQUAL(store__migrate(db, first_bad, 1, err, sizeof err), MUSTER_ESCHEMA);
+    CU_ASSERT_EQUAL(query_int(db, "PRAGMA user_version"), 0);
+    CU_ASSERT_EQUAL(query_int(db, "SELECT count(*) FROM sqlite_schema"), 0);
+    sqlite3_close(db);
+    db_remove(path);
+}
+
+static void test_open_errors(void)
+{
+    char err[512];
+    struct store *s = NULL;
+    CU_ASSERT_EQUAL(store_open("/nonexistent-dir/x/y.db", NULL, &s, err, sizeof err), MUSTER_EIO);
+    CU_ASSERT_PTR_NULL(s);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "/nonexistent-dir/x/y.db"));
+    CU_ASSERT_EQUAL(store_open(NULL, NULL, &s, err, sizeof err), MUSTER_EINVAL);
+    struct store_options bad = {.sync = (enum store_sync)9};
+    CU_ASSERT_EQUAL(store_open(":memory:", &bad, &s, err, sizeof err), MUSTER_EINVAL);
+
+    /* Not a database at all. */
+    char path[512];
+    fresh_path(path, sizeof path, "garbage.db");
+    FILE *f = fopen(path, "w");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    for (int i = 0; i < 512; i++)
+        fputs("not a database ", f);
+    fclose(f);
+    CU_ASSERT_EQUAL(store_open(path, NULL, &s, err, sizeof err), MUSTER_ESTORE);
+    CU_ASSERT_PTR_NULL(s);
+    db_remove(path);
+
+    /* Allocation failure of the store itself. */
+    muster_mem_fail_after(0);
+    CU_ASSERT_EQUAL(store_open(":memory:", NULL, &s, err, sizeof err), MUSTER_ENOMEM);
+    muster_mem_reset();
+    CU_ASSERT_PTR_NULL(s);
+}
+
+/* ---- queues ---- */
+
+struct queue_seen {
+    int n;
+    char names[8][32];
+    char parents[8][32];
+    int64_t created[8];
+    int64_t weight[8];
+};
+
+static int collect_queue(void *ud, const struct store_queue *q)
+{
+    struct queue_seen *seen = ud;
+    if (seen->n >= 8)
+        return MUSTER_ELIMIT;
+    snprintf(seen->names[seen->n], 32, "%s", q->name);
+    snprintf(seen->parents[seen->n], 32, "%s", q->parent ? q->parent : "-");
+    seen->created[seen->n] = q->created_at;
+    seen->weight[seen->n] = q->weight;
+    seen->n++;
+    return 0;
+}
+
+static struct store_queue queue_row(const char *name, const char *parent)
+{
+    return (struct store_queue){.name = name,
+                                .parent = parent,
+                                .weight = 1,
+                                .state = "Open",
+                                .queueing_strategy = "BestEffortFIFO",
+                                .guarantee = "{\"cpu\":\"8\"}",
+                                .gang_timeout_ms = 300000,
+                                .resource_version = 1,
+                                .created_at = 1000,
+                                .updated_at = 1000};
+}
+
+static void test_queues(void)
+{
+    struct store *s = open_ok(":memory:", STORE_SYNC_FULL);
+    struct store_queue root = queue_row("root", NULL);
+    struct store_queue a = queue_row("team-a", "root");
+    CU_ASSERT_EQUAL(store_queue_put(s, &root), 0);
+    CU_ASSERT_EQUAL(store_queue_put(s, &a), 0);
+
+    /* Upsert keeps created_at, replaces the rest. */
+    a.weight = 5;
+    a.created_at = 9999;
+    a.updated_at = 2000;
+    CU_ASSERT_EQUAL(store_queue_put(s, &a), 0);
+
+    /* Children before parents inside one transaction: checked at commit. */
+    struct store_queue c = queue_row("team-c", "org-x");
+    struct store_queue x = queue_row("org-x", "root");
+    CU_ASSERT_EQUAL(store_begin(s), 0);
+    CU_ASSERT_EQUAL(store_queue_put(s, &c), 0);
+    CU_ASSERT_EQUAL(store_queue_put(s, &x), 0);
+    CU_ASSERT_EQUAL(store_commit(s), 0);
+
+    struct queue_seen seen = {0};
+    CU_ASSERT_EQUAL(store_queue_foreach(s, collect_queue, &seen), 0);
+    CU_ASSERT_EQUAL_FATAL(seen.n, 4);
+    CU_ASSERT_STRING_EQUAL(seen.names[0], "org-x");
+    CU_ASSERT_STRING_EQUAL(seen.names[1], "root");
+    CU_ASSERT_STRING_EQUAL(seen.parents[1], "-");
+    CU_ASSERT_STRING_EQUAL(seen.names[2], "team-a");
+    CU_ASSERT_EQUAL(seen.created[2], 1000);
+    CU_ASSERT_EQUAL(seen.weight[2], 5);
+    CU_ASSERT_STRING_EQUAL(seen.parents[3], "org-x");
+
+    /* A missing parent outside a transaction fails at once; nothing is written. */
+    struct store_queue orphan = queue_row("orphan", "nope");
+    CU_ASSERT_EQUAL(store_queue_put(s, &orphan), MUSTER_ECONFLICT);
+    /* ...and inside one, at commit, which rolls everything back. */
+    CU_ASSERT_EQUAL(store_begin(s), 0);
+    struct store_queue b = queue_row("team-b", "root");
+    CU_ASSERT_EQUAL(store_queue_put(s, &b), 0);
+    CU_ASSERT_EQUAL(store_queue_put(s, &orphan), 0);
+    CU_ASSERT_EQUAL(store_commit(s), MUSTER_ECONFLICT);
+    CU_ASSERT_EQUAL(store_commit(s), MUSTER_EINVAL); /* nothing left open */
+    memset(&seen, 0, sizeof seen);
+    CU_ASSERT_EQUAL(store_queue_foreach(s, collect_queue, &seen), 0);
+    CU_ASSERT_EQUAL(seen.n, 4);
+
+    /* Bad values, in C and by the schema. */
+    struct store_queue bad = queue_row("bad", "root");
+    bad.state = "Sleeping";
+    CU_ASSERT_EQUAL(store_queue_put(s, &bad), MUSTER_EINVAL);
+    CU_ASSERT_PTR_NOT_NULL(strstr(store_errmsg(s), "state"));
+    bad = queue_row("bad", "root");
+    bad.weight = 0;
+    CU_ASSERT_EQUAL(store_queue_put(s, &bad), MUSTER_ERANGE);
+    bad = queue_row("bad", "root");
+    bad.capability = "[1,2]";
+    CU_ASSERT_EQUAL(store_queue_put(s, &bad), MUSTER_EINVAL);
+    bad.capability = "{not json";
+    CU_ASSERT_EQUAL(store_queue_put(s, &bad), MUSTER_EINVAL);
+    CU_ASSERT_PTR_NULL(strstr(store_errmsg(s), "not json"));
+
+    /* Deletes: a parent with children is refused, leaves go, missing is ENOENT. */
+    CU_ASSERT_EQUAL(store_queue_delete(s, "org-x"), MUSTER_ECONFLICT);
+    CU_ASSERT_EQUAL(store_queue_delete(s, "team-c"), 0);
+    CU_ASSERT_EQUAL(store_queue_delete(s, "org-x"), 0);
+    CU_ASSERT_EQUAL(store_queue_delete(s, "org-x"), MUSTER_ENOENT);
+    CU_ASSERT_EQUAL(store_queue_delete(s, NULL), MUSTER_EINVAL);
+
+    /* A callback's non-zero return stops the walk and is returned. */
+    memset(&seen, 0, sizeof seen);
+    seen.n = 8;
+    CU_ASSERT_EQUAL(store_queue_foreach(s, collect_queue, &seen), MUSTER_ELIMIT);
+    CU_ASSERT_EQUAL(store_queue_foreach(s, NULL, NULL), MUSTER_EINVAL);
+    store_close(s);
+}
+
+/* ---- ledger ---- */
+
+static struct store_ledger_row ledger_row(const char *binding, const char *state)
+{
+    return (struct store_ledger_row){.binding = binding,
+                                     .uid = "0b3f-uid",
+                                     .queue = "team-a",
+                                     .request = "{\"cpu\":\"4\",\"nvidia.com/gpu\":\"8\"}",
+                                     .priority = 10,
+                                     .state = state,
+                                     .created_at = 5000,
+                                     .updated_at = 5000};
+}
+
+struct live_seen {
+    int n;
+    int stop_after;
+    int64_t ids[16];
+    char bindings[16][48];
+    char states[16][16];
+    char clusters[16][64];
+    int64_t admitted[16];
+};
+
+static int collect_live(void *ud, const struct store_ledger_row *r)
+{
+    struct live_seen *seen = ud;
+    if (seen->n >= 16 || (seen->stop_after && seen->n == seen->stop_after))
+        return 42;
+    seen->ids[seen->n] = r->id;
+    snprintf(seen->bindings[seen->n], 48, "%s", r->binding);
+    snprintf(seen->states[seen->n], 16, "%s", r->state);
+    snprintf(seen->clusters[seen->n], 64, "%s", r->clusters);
+    seen->admitted[seen->n] = r->admitted_at;
+    seen->n++;
+    return 0;
+}
+
+static void test_ledger_rows(void)
+{
+    struct store *s = open_ok(":memory:", STORE_SYNC_FULL);
+    struct store_ledger_row r1 = ledger_row("ns/a", "pending");
+    struct store_ledger_row r2 = ledger_row("ns/b", "pending");
+    int64_t id1 = 0, id2 = 0;
+    CU_ASSERT_EQUAL(store_ledger_insert(s, &r1, &id1), 0);
+    CU_ASSERT_EQUAL(store_ledger_insert(s, &r2, &id2), 0);
+    CU_ASSERT(id1 > 0 && id2 > id1);
+
+    /* One live row per binding; the message names no value. */
+    struct store_ledger_row dup = ledger_row("ns/a", "pending");
+    dup.reason = "s3cr3t-token";
+    CU_ASSERT_EQUAL(store_ledger_insert(s, &dup, NULL), MUSTER_EEXIST);
+    CU_ASSERT_PTR_NULL(strstr(store_errmsg(s), "s3cr3t"));
+    CU_ASSERT_PTR_NULL(strstr(store_errmsg(s), "ns/a"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(store_errmsg(s), "ledger"));
+
+    /* Admit r1: clusters and admitted_at set; reason kept (NULL). */
+    struct store_ledger_row up = {.id = id1,
+                                  .state = "admitted",
+                                  .clusters = "[{\"name\":\"a\",\"replicas\":2}]",
+                                  .admitted_at = 6000,
+                                  .updated_at = 6000};
+    CU_ASSERT_EQUAL(store_ledger_update_state(s, &up), 0);
+    struct live_seen seen = {0};
+    CU_ASSERT_EQUAL(store_ledger_foreach_live(s, collect_live, &seen), 0);
+    CU_ASSERT_EQUAL_FATAL(seen.n, 2);
+    CU_ASSERT_EQUAL(seen.ids[0], id1);
+    CU_ASSERT_STRING_EQUAL(seen.states[0], "admitted");
+    CU_ASSERT_STRING_EQUAL(seen.clusters[0], "[{\"name\":\"a\",\"replicas\":2}]");
+    CU_ASSERT_EQUAL(seen.admitted[0], 6000);
+    CU_ASSERT_STRING_EQUAL(seen.bindings[1], "ns/b");
+    CU_ASSERT_EQUAL(seen.admitted[1], 0);
+    CU_ASSERT_STRING_EQUAL(seen.clusters[1], "[]");
+
+    /* Released rows leave the live set, and free the binding for a new attempt. */
+    up = (struct store_ledger_row){.id = id1, .state = "released", .updated_at = 7000};
+    CU_ASSERT_EQUAL(store_ledger_update_state(s, &up), 0);
+    CU_ASSERT_EQUAL(store_ledger_insert(s, &dup, NULL), 0);
+    memset(&seen, 0, sizeof seen);
+    CU_ASSERT_EQUAL(store_ledger_foreach_live(s, collect_live, &seen), 0);
+    CU_ASSERT_EQUAL(seen.n, 2);
+    CU_ASSERT_EQUAL(seen.ids[0], id2);
+    CU_ASSERT_EQUAL(query_int(store__db(s), "SELECT admitted_at FROM ledger WHERE id = 1"), 6000);
+
+    /* Reviving the released row would make a second live row for ns/a. */
+    up = (struct store_ledger_row){.id = id1, .state = "pending", .updated_at = 8000};
+    CU_ASSERT_EQUAL(store_ledger_update_state(s, &up), MUSTER_EEXIST);
+    up.id = 999;
+    CU_ASSERT_EQUAL(store_ledger_update_state(s, &up), MUSTER_ENOENT);
+    up.state = "bogus";
+    CU_ASSERT_EQUAL(store_ledger_update_state(s, &up), MUSTER_EINVAL);
+
+    /* Bad inserts. */
+    struct store_ledger_row bad = ledger_row("ns/c", "flying");
+    CU_ASSERT_EQUAL(store_ledger_insert(s, &bad, NULL), MUSTER_EINVAL);
+    bad = ledger_row(NULL, "pending");
+    CU_ASSERT_EQUAL(store_ledger_insert(s, &bad, NULL), MUSTER_EINVAL);
+    bad = ledger_row("ns/c", "pending");
+    bad.request = "[\"cpu\"]";
+    CU_ASSERT_EQUAL(store_ledger_insert(s, &bad, NULL), MUSTER_EINVAL);
+    bad.request = "{}";
+    bad.clusters = "{}";
+    CU_ASSERT_EQUAL(store_ledger_insert(s, &bad, NULL), MUSTER_EINVAL);
+
+    /* Stop value and re-entry from a callback. */
+    memset(&seen, 0, sizeof seen);
+    seen.stop_after = 1;
+    CU_ASSERT_EQUAL(store_ledger_foreach_live(s, collect_live, &seen), 42);
+    CU_ASSERT_EQUAL(seen.n, 1);
+    store_close(s);
+}
+
+static int reenter(void *ud, const struct store_ledger_row *r)
+{
+    struct store *s = ud;
+    struct store_ledger_row again = ledger_row("ns/re", "pending");
+    return store_ledger_insert(s, &again, NULL);
+}
+
+static void test_ledger_reentry_refused(void)
+{
+    struct store *s = open_ok(":memory:", STORE_SYNC_FULL);
+    struct store_ledger_row r = ledger_row("ns/a", "pending");
+    CU_ASSERT_EQUAL(store_ledger_insert(s, &r, NULL), 0);
+    CU_ASSERT_EQUAL(store_ledger_foreach_live(s, reenter, s), MUSTER_EBUSY);
+    /* The store works normally afterwards. */
+    r.binding = "ns/b";
+    CU_ASSERT_EQUAL(store_ledger_insert(s, &r, NULL), 0);
+    store_close(s);
+}
+
+static long long count_rows(struct store *s)
+{
+    return query_int(store__db(s), "SELECT count(*) FROM ledger");
+}
+
+static void test_ledger_batch(void)
+{
+    struct store *s = open_ok(":memory:", STORE_SYNC_FULL);
+    struct store_ledger_row rows[3] = {ledger_row("ns/a", "pending"), ledger_row("ns/b", "pending"),
+                                       ledger_row("ns/c", "admitted")};
+    CU_ASSERT_EQUAL(store_ledger_write_batch(s, rows, 3), 0);
+    CU_ASSERT(rows[0].id > 0 && rows[1].id > rows[0].id && rows[2].id > rows[1].id);
+    CU_ASSERT_EQUAL(store_ledger_write_batch(s, rows, 0), 0);
+
+    /* Mixed batch failing on its last row: the update and insert before it are undone, and
+     * the new row's id is not handed out. */
+    struct store_ledger_row mixed[3] = {
+        {.id = rows[0].id, .state = "released", .updated_at = 9000},
+        ledger_row("ns/d", "pending"),
+        ledger_row("ns/b", "pending"), /* ns/b is live: duplicate */
+    };
+    CU_ASSERT_EQUAL(store_ledger_write_batch(s, mixed, 3), MUSTER_EEXIST);
+    CU_ASSERT_EQUAL(mixed[1].id, 0);
+    CU_ASSERT_EQUAL(mixed[2].id, 0);
+    CU_ASSERT_EQUAL(count_rows(s), 3);
+    CU_ASSERT_EQUAL(query_int(store__db(s), "SELECT count(*) FROM ledger WHERE state = 'released'"),
+                    0);
+    CU_ASSERT(sqlite3_get_autocommit(store__db(s)));
+
+    /* A row that fails validation costs no transaction at all. */
+    mixed[2] = ledger_row("ns/e", "nope");
+    CU_ASSERT_EQUAL(store_ledger_write_batch(s, mixed, 3), MUSTER_EINVAL);
+    mixed[2].state = "pending";
+    mixed[2].id = -4;
+    CU_ASSERT_EQUAL(store_ledger_write_batch(s, mixed, 3), MUSTER_EINVAL);
+    mixed[2].id = 0;
+    CU_ASSERT_EQUAL(store_ledger_write_batch(s, mixed, 3), 0);
+    CU_ASSERT(mixed[1].id > 0 && mixed[2].id > mixed[1].id);
+    CU_ASSERT_EQUAL(count_rows(s), 5);
+
+    /* Inside a caller's transaction a failing batch undoes only itself. */
+    CU_ASSERT_EQUAL(store_begin(s), 0);
+    CU_ASSERT_EQUAL(store_begin(s), MUSTER_EINVAL);
+    struct store_ledger_row before = ledger_row("ns/f", "pending");
+    CU_ASSERT_EQUAL(store_ledger_insert(s, &before, NULL), 0);
+    struct store_ledger_row inner[2] = {ledger_row("ns/g", "pending"),
+                                        ledger_row("ns/f", "pending")};
+    CU_ASSERT_EQUAL(store_ledger_write_batch(s, inner, 2), MUSTER_EEXIST);
+    CU_ASSERT_EQUAL(inner[0].id, 0);
+    inner[1].binding = "ns/h";
+    CU_ASSERT_EQUAL(store_ledger_write_batch(s, inner, 2), 0);
+    CU_ASSERT_EQUAL(store_commit(s), 0);
+    CU_ASSERT_EQUAL(count_rows(s), 8);
+
+    /* Rollback discards; rollback with nothing open is harmless. */
+    CU_ASSERT_EQUAL(store_begin(s), 0);
+    struct store_ledger_row gone = ledger_row("ns/gone", "pending");
+    CU_ASSERT_EQUAL(store_ledger_insert(s, &gone, NULL), 0);
+    CU_ASSERT_EQUAL(store_rollback(s), 0);
+    CU_ASSERT_EQUAL(store_rollback(s), 0);
+    CU_ASSERT_EQUAL(count_rows(s), 8);
+    CU_ASSERT_EQUAL(store_commit(s), MUSTER_EINVAL);
+    store_close(s);
+}
+
+/* ---- reading back a database that was tampered with ---- */
+
+static void test_bad_rows_out_of_sqlite(void)
+{
+    char path[512];
+    fresh_path(path, sizeof path, "tampered.db");
+    store_close(open_ok(path, STORE_SYNC_FULL));
+
+    sqlite3 *db = raw_open(path);
+    /* A state the schema forbids, slipped past the CHECK. */
+    CU_ASSERT_EQUAL(sqlite3_exec(db,
+                                 "PRAGMA ignore_check_constraints = ON;"
+                                 "INSERT INTO ledger (binding, queue, request, state, created_at,"
+                                 " updated_at) VALUES ('ns/x', 'q', '{}', 'bogus', 1, 1);"
+                                 "INSERT INTO queues (name, weight, created_at, updated_at)"
+                                 " VALUES ('root', 0, 1, 1);",
+                                 NULL, NULL, NULL),
+                    SQLITE_OK);
+    sqlite3_close(db);
+
+    struct store *s = open_ok(path, STORE_SYNC_FULL);
+    struct live_seen seen = {0};
+    CU_ASSERT_EQUAL(store_ledger_foreach_live(s, collect_live, &seen), MUSTER_ESTORE);
+    CU_ASSERT_EQUAL(seen.n, 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(store_errmsg(s), "column state"));
+    CU_ASSERT_PTR_NULL(strstr(store_errmsg(s), "bogus"));
+    struct queue_seen qs = {0};
+    CU_ASSERT_EQUAL(store_queue_foreach(s, collect_queue, &qs), MUSTER_ESTORE);
+    CU_ASSERT_PTR_NOT_NULL(strstr(store_errmsg(s), "column weight"));
+    store_close(s);
+
+    /* A ledger rebuilt without types or NOT NULL: NULL where text is expected, text where an
+     * integer is expected. */
+    db = raw_open(path);
+    CU_ASSERT_EQUAL(sqlite3_exec(db,
+                                 "DROP TABLE ledger;"
+                                 "CREATE TABLE ledger (id INTEGER PRIMARY KEY, binding, uid, queue,"
+                                 " request, priority, state, clusters, reason, created_at,"
+                                 " admitted_at, updated_at);"
+                                 "CREATE INDEX ledger_live ON ledger (id)"
+                                 " WHERE state NOT IN ('released', 'rolledback');"
+                                 "INSERT INTO ledger VALUES (1, 'ns/a', '', 'q', '{}', 0,"
+                                 " 'pending', '[]', '', 1, NULL, 1);"
+                                 "INSERT INTO ledger VALUES (2, NULL, '', 'q', '{}', 0,"
+                                 " 'pending', '[]', '', 1, NULL, 1);",
+                                 NULL, NULL, NULL),
+                    SQLITE_OK);
+    sqlite3_close(db);
+    s = open_ok(path, STORE_SYNC_FULL);
+    memset(&seen, 0, sizeof seen);
+    CU_ASSERT_EQUAL(store_ledger_foreach_live(s, collect_live, &seen), MUSTER_ESTORE);
+    CU_ASSERT_EQUAL(seen.n, 1); /* row 1 was good and delivered */
+    CU_ASSERT_PTR_NOT_NULL(strstr(store_errmsg(s), "row 2: column binding"));
+    CU_ASSERT_EQUAL(sqlite3_exec(store__db(s),
+                                 "UPDATE ledger SET binding = 'ns/b', priority = 'high'"
+                                 " WHERE id = 2",
+                                 NULL, NULL, NULL),
+                    SQLITE_OK);
+    memset(&seen, 0, sizeof seen);
+    CU_ASSERT_EQUAL(store_ledger_foreach_live(s, collect_live, &seen), MUSTER_ESTORE);
+    CU_ASSERT_PTR_NOT_NULL(strstr(store_errmsg(s), "column priority"));
+    store_close(s);
+    db_remove(path);
+}
+
+/* ---- audit ---- */
+
+static void test_audit(void)
+{
+    struct store *s = open_ok(":memory:", STORE_SYNC_FULL);
+    struct store_audit a = {.at = 1700000000000,
+                            .actor = "ops-token",
+                            .action = "queue.update",
+                            .object = "queues/team-a",
+                            .before = "{\"weight\":1}",
+                            .after = "{\"weight\":2}"};
+    int64_t id1 = 0, id2 = 0;
+    CU_ASSERT_EQUAL(store_audit_append(s, &a, &id1), 0);
+    a.before = NULL; /* a create has no before */
+    CU_ASSERT_EQUAL(store_audit_append(s, &a, &id2), 0);
+    CU_ASSERT(id1 > 0 && id2 > id1);
+    a.after = "{broken";
+    CU_ASSERT_EQUAL(store_audit_append(s, &a, NULL), MUSTER_EINVAL);
+    a.after = NULL;
+    a.actor = "";
+    CU_ASSERT_EQUAL(store_audit_append(s, &a, NULL), MUSTER_EINVAL);
+    CU_ASSERT_EQUAL(query_int(store__db(s), "SELECT count(*) FROM audit"), 2);
+    CU_ASSERT_EQUAL(store_audit_append(NULL, &a, NULL), MUSTER_EINVAL);
+    store_close(s);
+}
+
+/* ---- crash safety ---- */
+
+#define CRASH_N 200
+
+static uint64_t rng_state;
+
+static uint64_t rng_next(void)
+{
+    /* xorshift64: reproducible from the printed seed. */
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 7;
+    rng_state ^= rng_state << 17;
+    return rng_state;
+}
+
+/* The child: writes batch after batch of CRASH_N rows, each tagged with its batch number in
+ * priority and reason, until it is killed. Never returns. */
+static void crash_child(const char *path, enum store_sync sync, long first, int ready_fd)
+{
+    struct store_options o = {.sync = sync};
+    struct store *s = NULL;
+    char err[256];
+    if (store_open(path, &o, &s, err, sizeof err) != 0)
+        _exit(3);
+    if (write(ready_fd, "r", 1) != 1)
+        _exit(4);
+    static struct store_ledger_row rows[CRASH_N];
+    static char bindings[CRASH_N][48];
+    char reason[32];
+    for (long b = first;; b++) {
+        snprintf(reason, sizeof reason, "batch-%ld", b);
+        for (int i = 0; i < CRASH_N; i++) {
+            snprintf(bindings[i], sizeof bindings[i], "crash/b%ld-r%d", b, i);
+            rows[i] = ledger_row(bindings[i], "pending");
+            rows[i].priority = b;
+            rows[i].reason = reason;
+        }
+        if (store_ledger_write_batch(s, rows, CRASH_N) != 0)
+            _exit(5);
+    }
+}
+
+/* Checks the database after a kill; returns the number of whole batches, or -1. */
+static long crash_verify(const char *path)
+{
+    sqlite3 *db = raw_open(path);
+    sqlite3_stmt *st = NULL;
+    long batches = -1;
+    CU_ASSERT_EQUAL_FATAL(sqlite3_prepare_v2(db, "PRAGMA integrity_check", -1, &st, NULL),
+                          SQLITE_OK);
+    CU_ASSERT_EQUAL(sqlite3_step(st), SQLITE_ROW);
+    const char *ok = (const char *)sqlite3_column_text(st, 0);
+    int intact = ok && strcmp(ok, "ok") == 0;
+    CU_ASSERT(intact);
+    sqlite3_finalize(st);
+    CU_ASSERT_EQUAL_FATAL(sqlite3_prepare_v2(db,
+                                             "SELECT priority, count(*), count(DISTINCT reason)"
+                                             " FROM ledger GROUP BY priority ORDER BY priority",
+                                             -1, &st, NULL),
+                          SQLITE_OK);
+    long expect = 0;
+    int good = intact;
+    for (;;) {
+        int rc = sqlite3_step(st);
+        if (rc != SQLITE_ROW) {
+            CU_ASSERT_EQUAL(rc, SQLITE_DONE);
+            break;
+        }
+        long b = (long)sqlite3_column_int64(st, 0);
+        long n = (long)sqlite3_column_int64(st, 1);
+        if (b != expect || n != CRASH_N || sqlite3_column_int64(st, 2) != 1) {
+            fprintf(stderr, "crash: batch %ld has %ld rows (expected batch %ld, %d rows)\n", b, n,
+                    expect, CRASH_N);
+            good = 0;
+        }
+        expect++;
+    }
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    CU_ASSERT(good);
+    if (good)
+        batches = expect;
+    return batches;
+}
+
+static int count_live(void *ud, const struct store_ledger_row *r)
+{
+    (*(long *)ud)++;
+    return 0;
+}
+
+static void test_crash_consistency(void)
+{
+    const char *env = getenv("MUSTER_CRASH_ITERATIONS");
+    long iterations = env ? strtol(env, NULL, 10) : 50;
+    if (iterations <= 0)
+        iterations = 50;
+    const char *seed_env = getenv("MUSTER_CRASH_SEED");
+    rng_state = seed_env ? strtoull(seed_env, NULL, 0) : 0x6d75737465720001ULL;
+    if (rng_state == 0)
+        rng_state = 1;
+    printf("\n    crash test: %ld iterations, seed 0x%llx\n", iterations,
+           (unsigned long long)rng_state);
+
+    char path[512];
+    long first = 0, total_batches = 0, empty_kills = 0;
+    for (long it = 0; it < iterations; it++) {
+        /* A new file every 25 runs keeps integrity_check (the slow part) fast on long runs. */
+        if (it % 25 == 0) {
+            if (it > 0)
+                db_remove(path);
+            fresh_path(path, sizeof path, "crash.db");
+            store_close(open_ok(path, STORE_SYNC_FULL));
+            first = 0;
+        }
+        /* Every tenth run with FULL, the production default; NORMAL for the rest. */
+        enum store_sync sync = it % 10 == 9 ? STORE_SYNC_FULL : STORE_SYNC_NORMAL;
+        int fds[2];
+        CU_ASSERT_EQUAL_FATAL(pipe(fds), 0);
+        fflush(NULL);
+        pid_t pid = fork();
+        CU_ASSERT_FATAL(pid >= 0);
+        if (pid == 0) {
+            close(fds[0]);
+            crash_child(path, sync, first, fds[1]);
+        }
+        close(fds[1]);
+        char c;
+        ssize_t got = read(fds[0], &c, 1);
+        close(fds[0]);
+        CU_ASSERT_EQUAL(got, 1); /* the child opened the store */
+        long delay_us = (long)(rng_next() % 30001);
+        struct timespec ts = {.tv_sec = 0, .tv_nsec = delay_us * 1000};
+        nanosleep(&ts, NULL);
+        kill(pid, SIGKILL);
+        int status = 0;
+        CU_ASSERT_EQUAL(waitpid(pid, &status, 0), pid);
+        /* Killed, not exited: an exit means the child hit an error. */
+        CU_ASSERT(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+
+        long batches = crash_verify(path);
+        CU_ASSERT_FATAL(batches >= first);
+        if (batches == first)
+            empty_kills++;
+        total_batches += batches - first;
+
+        /* The store itself opens it and sees every row. */
+        struct store *s = open_ok(path, STORE_SYNC_FULL);
+        long live = 0;
+        CU_ASSERT_EQUAL(store_ledger_foreach_live(s, count_live, &live), 0);
+        CU_ASSERT_EQUAL(live, batches * CRASH_N);
+        store_close(s);
+        first = batches;
+    }
+    db_remove(path);
+    printf("    crash test: %ld batches committed before kills, %ld kills before the first\n",
+           total_batches, empty_kills);
+}
+
+static CU_TestInfo tests[] = {
+    {"open fresh, reopen, settings", test_open_fresh_and_reopen},
+    {"newer database refused", test_newer_database_refused},
+    {"failed migration keeps old version", test_failed_migration_keeps_old_version},
+    {"open errors", test_open_errors},
+    {"queues", test_queues},
+    {"ledger rows", test_ledger_rows},
+    {"ledger re-entry refused", test_ledger_reentry_refused},
+    {"ledger batch all or nothing", test_ledger_batch},
+    {"bad rows out of sqlite", test_bad_rows_out_of_sqlite},
+    {"audit", test_audit},
+    {"crash consistency", test_crash_consistency},
+    CU_TEST_INFO_NULL,
+};
+
+MUSTER_TEST_MAIN("dispatcher/store", tests)

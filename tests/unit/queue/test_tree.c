@@ -1,0 +1,259 @@
+/* Tests for queue/tree.c: the tree's structure and every validation rule, with its message. */
+#include "helpers.h"
+#include "testing.h"
+
+static struct queue_error err;
+
+static int create(struct queue_tree *t, const char *name, const char *parent, const char *g,
+                  const char *d, const char *c)
+{
+    struct queue_spec s;
+    spec_init(&s, name, parent);
+    vec_of(t, &s.guarantee, g);
+    vec_of(t, &s.deserved, d);
+    vec_of(t, &s.capability, c);
+    memset(&err, 0, sizeof(err));
+    int rc = queue_tree_create(t, &s, &err);
+    spec_close(&s);
+    return rc;
+}
+
+static void test_new_tree_has_root_and_default(void)
+{
+    struct queue_tree *t = queue_tree_new();
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    CU_ASSERT_EQUAL(queue_tree_count(t), 2);
+    struct queue_node *d = queue_tree_find(t, "default");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(d);
+    CU_ASSERT_PTR_EQUAL(queue_node_parent(d), queue_tree_root(t));
+    CU_ASSERT_STRING_EQUAL(queue_node_name(queue_tree_root(t)), "root");
+    CU_ASSERT_EQUAL(queue_tree_remove(t, "default", &err), MUSTER_EINVAL);
+    CU_ASSERT_EQUAL(queue_tree_remove(t, "root", &err), MUSTER_EINVAL);
+    queue_tree_free(t);
+}
+
+static void test_names_unique_and_valid(void)
+{
+    struct queue_tree *t = queue_tree_new();
+    CU_ASSERT_EQUAL(create(t, "research", NULL, "", "", ""), 0);
+    CU_ASSERT_EQUAL(create(t, "research", NULL, "", "", ""), MUSTER_EEXIST);
+    CU_ASSERT_STRING_EQUAL(err.msg, "queue research already exists");
+    CU_ASSERT_EQUAL(create(t, "Research", NULL, "", "", ""), MUSTER_EINVAL);
+    CU_ASSERT_STRING_EQUAL(err.field, "name");
+    CU_ASSERT_EQUAL(create(t, "-x", NULL, "", "", ""), MUSTER_EINVAL);
+    CU_ASSERT_EQUAL(create(t, "a/b", NULL, "", "", ""), MUSTER_EINVAL);
+    CU_ASSERT_EQUAL(create(t, "", NULL, "", "", ""), MUSTER_EINVAL);
+    CU_ASSERT_EQUAL(create(t, "team.nlp-2", "research", "", "", ""), 0);
+    CU_ASSERT_EQUAL(create(t, "x", "nope", "", "", ""), MUSTER_ENOENT);
+    CU_ASSERT_STRING_EQUAL(err.msg, "parent queue nope does not exist");
+    queue_tree_free(t);
+}
+
+static void test_guarantee_deserved_capability_order(void)
+{
+    struct queue_tree *t = queue_tree_new();
+    CU_ASSERT_EQUAL(create(t, "a", NULL, "nvidia.com/gpu=16", "nvidia.com/gpu=8", ""),
+                    MUSTER_EINVAL);
+    CU_ASSERT_STRING_EQUAL(err.field, "guarantee.nvidia.com/gpu");
+    CU_ASSERT_STRING_EQUAL(err.msg,
+                           "guarantee of a (nvidia.com/gpu 16) is above its deserved "
+                           "(nvidia.com/gpu 8)");
+    CU_ASSERT_EQUAL(create(t, "a", NULL, "", "cpu=64", "cpu=32"), MUSTER_EINVAL);
+    CU_ASSERT_STRING_EQUAL(err.field, "deserved.cpu");
+    CU_ASSERT_EQUAL(create(t, "a", NULL, "cpu=8", "", ""), MUSTER_EINVAL); /* deserved 0 */
+    CU_ASSERT_EQUAL(create(t, "a", NULL, "cpu=-1", "cpu=4", ""), MUSTER_EINVAL);
+    CU_ASSERT_STRING_EQUAL(err.field, "guarantee.cpu");
+    CU_ASSERT_EQUAL(create(t, "a", NULL, "cpu=8", "cpu=16", "cpu=32"), 0);
+    queue_tree_free(t);
+}
+
+static void test_child_capability_within_parent(void)
+{
+    struct queue_tree *t = queue_tree_new();
+    CU_ASSERT_EQUAL(create(t, "org-x", NULL, "", "", "cpu=64"), 0);
+    CU_ASSERT_EQUAL(create(t, "mid", "org-x", "", "", ""), 0);
+    CU_ASSERT_EQUAL(create(t, "team-a", "mid", "", "", "cpu=80"), MUSTER_EINVAL);
+    CU_ASSERT_STRING_EQUAL(err.field, "capability.cpu");
+    CU_ASSERT_STRING_EQUAL(err.msg,
+                           "capability of team-a (cpu 80) is above its ancestor org-x (cpu 64)");
+    CU_ASSERT_EQUAL(create(t, "team-a", "org-x", "", "", "cpu=80"), MUSTER_EINVAL);
+    CU_ASSERT_STRING_EQUAL(err.msg,
+                           "capability of team-a (cpu 80) is above its parent org-x (cpu 64)");
+    CU_ASSERT_EQUAL(create(t, "team-a", "mid", "", "", "cpu=64,memory=1Ti"), 0);
+
+    /* Lowering a parent below a child's capability names the child. */
+    struct queue_spec s;
+    spec_init(&s, "org-x", NULL);
+    vec_of(t, &s.capability, "cpu=32");
+    CU_ASSERT_EQUAL(queue_tree_update(t, &s, &err), MUSTER_EINVAL);
+    CU_ASSERT_STRING_EQUAL(err.msg, "capability of team-a (cpu 64) is above the capability of "
+                                    "org-x (cpu 32)");
+    spec_close(&s);
+    queue_tree_free(t);
+}
+
+static void test_children_guarantees_within_parent(void)
+{
+    struct queue_tree *t = queue_tree_new();
+    CU_ASSERT_EQUAL(create(t, "research", NULL, "nvidia.com/gpu=64", "nvidia.com/gpu=64", ""), 0);
+    CU_ASSERT_EQUAL(create(t, "nlp", "research", "nvidia.com/gpu=40", "nvidia.com/gpu=40", ""), 0);
+    CU_ASSERT_EQUAL(create(t, "cv", "research", "nvidia.com/gpu=32", "nvidia.com/gpu=32", ""),
+                    MUSTER_EINVAL);
+    CU_ASSERT_STRING_EQUAL(err.msg, "guarantees of the children of research add up to "
+                                    "nvidia.com/gpu 72, above its guarantee (nvidia.com/gpu 64)");
+    CU_ASSERT_EQUAL(create(t, "cv", "research", "nvidia.com/gpu=24", "nvidia.com/gpu=32", ""), 0);
+    /* Root bounds its children's guarantees by its capability once it has one. */
+    struct queue_spec s;
+    spec_init(&s, "root", NULL);
+    vec_of(t, &s.capability, "nvidia.com/gpu=32");
+    CU_ASSERT_EQUAL(queue_tree_update(t, &s, &err), MUSTER_EINVAL);
+    CU_ASSERT_STRING_EQUAL(err.field, "guarantee.nvidia.com/gpu");
+    vec_of(t, &s.capability, "nvidia.com/gpu=128");
+    CU_ASSERT_EQUAL(queue_tree_update(t, &s, &err), 0);
+    spec_close(&s);
+    /* Shrinking a parent's guarantee below its children's sum is refused. */
+    spec_init(&s, "research", NULL);
+    vec_of(t, &s.guarantee, "nvidia.com/gpu=50");
+    vec_of(t, &s.deserved, "nvidia.com/gpu=64");
+    CU_ASSERT_EQUAL(queue_tree_update(t, &s, &err), MUSTER_EINVAL);
+    spec_close(&s);
+    queue_tree_free(t);
+}
+
+static void test_no_cycles_and_moves(void)
+{
+    struct queue_tree *t = queue_tree_new();
+    CU_ASSERT_EQUAL(create(t, "a", NULL, "", "", ""), 0);
+    CU_ASSERT_EQUAL(create(t, "b", "a", "", "", ""), 0);
+    CU_ASSERT_EQUAL(create(t, "c", "b", "", "", ""), 0);
+    struct queue_spec s;
+    spec_init(&s, "a", "c");
+    CU_ASSERT_EQUAL(queue_tree_update(t, &s, &err), MUSTER_ECYCLE);
+    CU_ASSERT_STRING_EQUAL(err.msg, "moving a under c would make a cycle");
+    spec_init(&s, "a", "a");
+    CU_ASSERT_EQUAL(queue_tree_update(t, &s, &err), MUSTER_ECYCLE);
+    spec_init(&s, "c", "a"); /* a legal move */
+    CU_ASSERT_EQUAL(queue_tree_update(t, &s, &err), 0);
+    CU_ASSERT_STRING_EQUAL(queue_node_name(queue_node_parent(queue_tree_find(t, "c"))), "a");
+    char path[64];
+    CU_ASSERT(queue_node_path(queue_tree_find(t, "c"), path, sizeof(path)) > 0);
+    CU_ASSERT_STRING_EQUAL(path, "a/c");
+    spec_init(&s, "default", "a");
+    CU_ASSERT_EQUAL(queue_tree_update(t, &s, &err), MUSTER_EINVAL);
+    spec_init(&s, "root", "a");
+    CU_ASSERT_EQUAL(queue_tree_update(t, &s, &err), MUSTER_EINVAL);
+    queue_tree_free(t);
+}
+
+static void test_depth_limit(void)
+{
+    struct queue_tree *t = queue_tree_new();
+    char name[16], parent[16] = "root";
+    int rc = 0, made = 0;
+    for (int i = 0; i < QUEUE_DEPTH_MAX + 2 && rc == 0; i++) {
+        snprintf(name, sizeof(name), "q%d", i);
+        rc = create(t, name, parent, "", "", "");
+        made += rc == 0;
+        snprintf(parent, sizeof(parent), "%s", name);
+    }
+    CU_ASSERT_EQUAL(rc, MUSTER_ELIMIT);
+    CU_ASSERT_EQUAL(made, QUEUE_DEPTH_MAX);
+    queue_tree_free(t);
+}
+
+static void test_remove_rules(void)
+{
+    struct queue_tree *t = queue_tree_new();
+    CU_ASSERT_EQUAL(create(t, "a", NULL, "", "", ""), 0);
+    CU_ASSERT_EQUAL(create(t, "b", "a", "", "", ""), 0);
+    CU_ASSERT_EQUAL(queue_tree_remove(t, "a", &err), MUSTER_ENOTEMPTY);
+    CU_ASSERT_PTR_NOT_NULL(add(t, 1, "b", 0, 1, "cpu=1"));
+    CU_ASSERT_EQUAL(queue_tree_remove(t, "b", &err), MUSTER_EBUSY);
+    CU_ASSERT_STRING_EQUAL(err.msg, "queue b holds 1 pending and 0 admitted entries");
+    /* A queue holding work cannot become a parent: work lives in leaves. */
+    CU_ASSERT_EQUAL(create(t, "c", "b", "", "", ""), MUSTER_EBUSY);
+    queue_entry_remove(t, queue_tree_entry(t, 1));
+    CU_ASSERT_EQUAL(queue_tree_remove(t, "b", &err), 0);
+    CU_ASSERT_EQUAL(queue_tree_remove(t, "a", &err), 0);
+    CU_ASSERT_EQUAL(queue_tree_remove(t, "a", &err), MUSTER_ENOENT);
+    CU_ASSERT_EQUAL(queue_tree_count(t), 2);
+    queue_tree_free(t);
+}
+
+static void test_weight_and_enums(void)
+{
+    struct queue_tree *t = queue_tree_new();
+    struct queue_spec s;
+    spec_init(&s, "w", NULL);
+    s.weight = 0;
+    CU_ASSERT_EQUAL(queue_tree_create(t, &s, &err), MUSTER_EINVAL);
+    CU_ASSERT_STRING_EQUAL(err.field, "weight");
+    s.weight = 3;
+    s.state = (enum queue_state)7;
+    CU_ASSERT_EQUAL(queue_tree_create(t, &s, &err), MUSTER_EINVAL);
+    enum queue_state st;
+    enum queue_strategy sg;
+    CU_ASSERT_EQUAL(queue_state_parse("Draining", &st), 0);
+    CU_ASSERT_EQUAL(st, QUEUE_DRAINING);
+    CU_ASSERT_EQUAL(queue_state_parse("open", &st), MUSTER_EINVAL);
+    CU_ASSERT_EQUAL(queue_strategy_parse("StrictFIFO", &sg), 0);
+    CU_ASSERT_EQUAL(sg, QUEUE_STRICT_FIFO);
+    CU_ASSERT_STRING_EQUAL(queue_strategy_name(QUEUE_BEST_EFFORT_FIFO), "BestEffortFIFO");
+    queue_tree_free(t);
+}
+
+static int count_cb(void *ud, const struct queue_node *q)
+{
+    (void)q;
+    (*(int *)ud)++;
+    return 0;
+}
+
+static void test_walk_order(void)
+{
+    struct queue_tree *t = queue_tree_new();
+    CU_ASSERT_EQUAL(create(t, "b", NULL, "", "", ""), 0);
+    CU_ASSERT_EQUAL(create(t, "a", NULL, "", "", ""), 0);
+    CU_ASSERT_EQUAL(create(t, "a1", "a", "", "", ""), 0);
+    int n = 0;
+    CU_ASSERT_EQUAL(queue_tree_walk(t, count_cb, &n), 0);
+    CU_ASSERT_EQUAL(n, 5);
+    queue_tree_free(t);
+}
+
+static void test_allocation_failures_leave_tree_intact(void)
+{
+    /* Every allocation inside a create may fail; the tree must stay valid and unchanged. */
+    for (long k = 0; k < 40; k++) {
+        struct queue_tree *t = queue_tree_new();
+        CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+        struct queue_spec s;
+        spec_init(&s, "a", NULL);
+        vec_of(t, &s.capability, "cpu=4,memory=8Gi,example.com/foo=1");
+        muster_mem_fail_after(k);
+        int rc = queue_tree_create(t, &s, &err);
+        muster_mem_fail_after(-1);
+        CU_ASSERT(rc == 0 || rc == MUSTER_ENOMEM);
+        CU_ASSERT_EQUAL(queue_tree_count(t), rc == 0 ? 3 : 2);
+        CU_ASSERT_EQUAL(queue_tree_find(t, "a") != NULL, rc == 0);
+        spec_close(&s);
+        queue_tree_free(t);
+    }
+}
+
+static CU_TestInfo tests[] = {
+    {"new tree has root and default", test_new_tree_has_root_and_default},
+    {"names unique and valid", test_names_unique_and_valid},
+    {"guarantee <= deserved <= capability", test_guarantee_deserved_capability_order},
+    {"child capability within parent", test_child_capability_within_parent},
+    {"children's guarantees within parent", test_children_guarantees_within_parent},
+    {"no cycles; moves", test_no_cycles_and_moves},
+    {"depth limit", test_depth_limit},
+    {"remove rules", test_remove_rules},
+    {"weight and enums", test_weight_and_enums},
+    {"walk order", test_walk_order},
+    {"allocation failures leave tree intact", test_allocation_failures_leave_tree_intact},
+    CU_TEST_INFO_NULL,
+};
+
+MUSTER_TEST_MAIN("queue/tree", tests)
