@@ -1,10 +1,13 @@
 /* Fair order: request shapes, per-leaf buckets of pending entries kept in heaps, the active
  * children of every queue kept sorted by share, and the pick of the next entry (see tree.h).
  *
- * A bucket whose head does not fit is "blocked" on the queue whose limit it met, and comes back
- * only when capacity returns to that queue (a release below it) or a spec changes: admissions
- * never make room for anyone else, so nothing is checked twice while nothing changed. That
- * bounds a decision by the queues and shapes that cannot fit, not by the pending entries. */
+ * Two things keep a pick from looking at what cannot fit. Every queue knows the least each
+ * resource is asked for by the active buckets below it (minneed), and the pick carries the room
+ * left on its path (capability minus usage, the tightest so far), so a subtree whose smallest
+ * gang is larger than the room is skipped whole, and a bucket too big for the room is passed
+ * over without a check. What still fails is stopped by a guarantee hold: such a bucket is
+ * "blocked" on that queue and comes back only when capacity is released below it (admissions
+ * never make room for anyone else) or a spec changes. */
 #include "queue/errors.h"
 #include "queue/mem.h"
 #include "queue/tree.h"
@@ -234,30 +237,87 @@ static void bucket_place(struct queue_bucket *b)
         (void)bact_insert(b->leaf, b);
 }
 
-/* Membership changes only, from q up, stopping where nothing changed: positions of queues
- * whose share did not change stay right. */
-static void activate_up(struct queue_node *q)
+/* Resources that appear in some spec or request: names interned but never used are below no
+ * dense array, and nothing asks for or limits them. */
+static uint32_t used_width(const struct queue_tree *t)
 {
+    uint32_t n = queue_resnames_count(t->names);
+    return n < t->rcap ? n : t->rcap;
+}
+
+/* Recomputes q's minneed from its active buckets (leaf) or active children; true if changed. */
+static int summary_recompute(const struct queue_tree *t, struct queue_node *q)
+{
+    uint32_t n = used_width(t);
+    int64_t fresh[QUEUE_REQUEST_RES_MAX * 4];
+    int64_t *m = n <= sizeof(fresh) / sizeof(fresh[0]) ? fresh : NULL;
+    int changed = 0;
+    if (!m) { /* more names than the stack buffer: compute in place, report a change */
+        m = q->minneed;
+        changed = 1;
+    }
+    for (uint32_t r = 0; r < n; r++)
+        m[r] = QUEUE_UNLIMITED;
+    if (q->nkids) {
+        for (uint32_t k = 0; k < q->nact; k++)
+            for (uint32_t r = 0; r < n; r++)
+                if (q->act[k]->minneed[r] < m[r])
+                    m[r] = q->act[k]->minneed[r];
+    } else {
+        for (uint32_t k = 0; k < q->nbact; k++) {
+            const struct queue_bucket *b = q->bact[k];
+            const struct queue_resvec *req = b->shape ? &b->shape->req : &b->heap[0]->shape->req;
+            uint32_t j = 0;
+            for (uint32_t r = 0; r < n; r++) {
+                int64_t need = 0;
+                if (j < req->len && req->items[j].id == r)
+                    need = req->items[j++].milli;
+                if (need < m[r])
+                    m[r] = need;
+            }
+        }
+    }
+    if (m != q->minneed) {
+        for (uint32_t r = 0; r < n; r++) {
+            if (q->minneed[r] != m[r]) {
+                q->minneed[r] = m[r];
+                changed = 1;
+            }
+        }
+    }
+    return changed;
+}
+
+/* After q's buckets or children changed: its summary, then membership and summaries up the
+ * tree, stopping where nothing changed. Positions of queues whose share did not change stay
+ * right, so this never re-sorts. */
+static void activate_up(const struct queue_tree *t, struct queue_node *q)
+{
+    int changed = summary_recompute(t, q);
     for (; q->parent; q = q->parent) {
         int want = node_active(q), in = q->act_idx >= 0;
-        if (want == in)
+        if (want != in) {
+            if (in)
+                act_remove(q->parent, q);
+            else if (act_insert(q->parent, q))
+                return;
+        } else if (!changed || !in) {
             return;
-        if (in)
-            act_remove(q->parent, q);
-        else if (act_insert(q->parent, q))
-            return;
+        }
+        changed = summary_recompute(t, q->parent);
     }
 }
 
-/* Re-sorts every queue from q up after their shares changed, and fixes membership. */
+/* Re-sorts every queue from q up after their shares changed, fixing membership and summaries. */
 void queue__order_refresh_up(struct queue_tree *t, struct queue_node *q)
 {
-    (void)t;
+    summary_recompute(t, q);
     for (; q->parent; q = q->parent) {
         if (q->act_idx >= 0)
             act_remove(q->parent, q);
         if (node_active(q))
             (void)act_insert(q->parent, q);
+        summary_recompute(t, q->parent);
     }
 }
 
@@ -274,6 +334,7 @@ static void unregister(struct queue_bucket *b)
 
 static void block(struct queue_tree *t, struct queue_bucket *b, struct queue_node *on)
 {
+    /* on is the queue whose guarantee hold (or int64 limit) the bucket's head met. */
     if (queue__grow((void **)&on->blocked, &on->blcap, on->nblocked + 1, sizeof(*on->blocked))) {
         /* Cannot remember where it is blocked: set it aside for this cycle instead. */
         if (!b->cycle_blocked &&
@@ -288,24 +349,23 @@ static void block(struct queue_tree *t, struct queue_bucket *b, struct queue_nod
         on->blocked[on->nblocked++] = b;
     }
     bucket_place(b);
-    activate_up(b->leaf);
+    activate_up(t, b->leaf);
 }
 
-static void unblock_node(struct queue_node *x)
+static void unblock_node(struct queue_tree *t, struct queue_node *x)
 {
     while (x->nblocked) {
         struct queue_bucket *b = x->blocked[x->nblocked - 1];
         unregister(b);
         bucket_place(b);
-        activate_up(b->leaf);
+        activate_up(t, b->leaf);
     }
 }
 
 void queue__unblock_path(struct queue_tree *t, struct queue_node *leaf)
 {
-    (void)t;
     for (struct queue_node *x = leaf; x; x = x->parent)
-        unblock_node(x);
+        unblock_node(t, x);
 }
 
 void queue__unblock_all(struct queue_tree *t)
@@ -390,12 +450,12 @@ void queue__leaf_free_buckets(struct queue_tree *t, struct queue_node *leaf)
 }
 
 /* After the head of b changed. A StrictFIFO bucket blocked on its old head may fit now. */
-static void head_changed(struct queue_bucket *b)
+static void head_changed(struct queue_tree *t, struct queue_bucket *b)
 {
     if (!b->shape && b->blocked_on)
         unregister(b);
     bucket_place(b);
-    activate_up(b->leaf);
+    activate_up(t, b->leaf);
 }
 
 int queue__bucket_insert(struct queue_tree *t, struct queue_entry *e)
@@ -410,7 +470,7 @@ int queue__bucket_insert(struct queue_tree *t, struct queue_entry *e)
     }
     e->bucket = b;
     if (b->heap[0] != head)
-        head_changed(b);
+        head_changed(t, b);
     return 0;
 }
 
@@ -430,10 +490,10 @@ void queue__bucket_remove(struct queue_tree *t, struct queue_entry *e)
     e->bucket = NULL;
     if (was_head) {
         if (b->len) {
-            head_changed(b);
+            head_changed(t, b);
         } else {
             bucket_place(b);
-            activate_up(b->leaf);
+            activate_up(t, b->leaf);
         }
     }
     bucket_maybe_free(t, b);
@@ -479,11 +539,11 @@ static int cmp_buckets(const void *a, const void *b)
     return bucket_before(x, y) ? -1 : 1;
 }
 
-static void rebuild_node(struct queue_node *q)
+static void rebuild_node(const struct queue_tree *t, struct queue_node *q)
 {
     if (q->nkids) {
         for (uint32_t k = 0; k < q->nkids; k++)
-            rebuild_node(q->kids[k]);
+            rebuild_node(t, q->kids[k]);
         q->nact = 0;
         if (queue__grow((void **)&q->act, &q->acap, q->nkids, sizeof(*q->act)) == 0) {
             for (uint32_t k = 0; k < q->nkids; k++)
@@ -508,12 +568,13 @@ static void rebuild_node(struct queue_node *q)
         for (uint32_t i = 0; i < q->nbact; i++)
             q->bact[i]->act_idx = (int32_t)i;
     }
+    summary_recompute(t, q);
 }
 
 void queue__order_rebuild(struct queue_tree *t)
 {
     t->root->act_idx = -1;
-    rebuild_node(t->root);
+    rebuild_node(t, t->root);
 }
 
 /* ---- the cycle ---- */
@@ -524,7 +585,7 @@ void queue_cycle_begin(struct queue_tree *t)
         struct queue_bucket *b = t->cblocked[--t->ncblocked];
         b->cycle_blocked = 0;
         bucket_place(b);
-        activate_up(b->leaf);
+        activate_up(t, b->leaf);
         bucket_maybe_free(t, b);
     }
     uint32_t n = t->nskipped;
@@ -546,20 +607,84 @@ void queue_cycle_begin(struct queue_tree *t)
     muster_free(skipped);
 }
 
+/* Room left at q for each resource given the room above (the tighter of the two). A queue over
+ * its capability has room 0: a gang that does not ask for that resource can still go. */
+static void room_at(const struct queue_tree *t, const struct queue_node *q, const int64_t *above,
+                    int64_t *out, uint32_t n)
+{
+    for (uint32_t r = 0; r < n; r++) {
+        int64_t cap = queue__cap_eff(t, q, r), room = cap - q->use[r];
+        if (cap == QUEUE_UNLIMITED)
+            room = QUEUE_UNLIMITED;
+        else if (room < 0)
+            room = 0;
+        out[r] = above && above[r] < room ? above[r] : room;
+    }
+}
+
+static int fits_room(const int64_t *need, const int64_t *room, uint32_t n)
+{
+    for (uint32_t r = 0; r < n; r++)
+        if (need[r] > room[r])
+            return 0;
+    return 1;
+}
+
+static int req_fits_room(const struct queue_resvec *req, const int64_t *room)
+{
+    for (uint32_t i = 0; i < req->len; i++)
+        if (req->items[i].milli > room[req->items[i].id])
+            return 0;
+    return 1;
+}
+
+#define PICK_RESTART ((struct queue_entry *)1)
+
+/* Depth-first in fair order under q, whose room is room[0..n). Returns the entry, NULL when
+ * nothing under q fits, or PICK_RESTART after blocking a bucket (the lists changed). */
+static struct queue_entry *pick_under(struct queue_tree *t, struct queue_node *q, int64_t *room,
+                                      uint32_t n)
+{
+    if (!q->nkids) {
+        for (uint32_t i = 0; i < q->nbact; i++) {
+            struct queue_bucket *b = q->bact[i];
+            struct queue_entry *e = b->heap[0];
+            if (!req_fits_room(&e->shape->req, room))
+                continue; /* a capability on the path is short: the room says so */
+            struct queue_limit why;
+            if (queue_tree_can_admit(t, q, &e->shape->req, &why))
+                return e;
+            block(t, b, (struct queue_node *)why.queue);
+            return PICK_RESTART;
+        }
+        return NULL;
+    }
+    int64_t *below = room + t->rcap;
+    for (uint32_t k = 0; k < q->nact; k++) {
+        struct queue_node *kid = q->act[k];
+        room_at(t, kid, room, below, n);
+        if (!fits_room(kid->minneed, below, n))
+            continue;
+        struct queue_entry *e = pick_under(t, kid, below, n);
+        if (e)
+            return e;
+    }
+    return NULL;
+}
+
 struct queue_entry *queue_cycle_next(struct queue_tree *t)
 {
+    uint32_t n = used_width(t);
     for (;;) {
-        struct queue_node *x = t->root;
-        if (!node_active(x))
+        struct queue_node *root = t->root;
+        if (!node_active(root))
             return NULL;
-        while (x->nkids)
-            x = x->act[0];
-        struct queue_bucket *b = x->bact[0];
-        struct queue_entry *e = b->heap[0];
-        struct queue_limit why;
-        if (queue_tree_can_admit(t, x, &e->shape->req, &why))
+        room_at(t, root, NULL, t->room, n);
+        if (!fits_room(root->minneed, t->room, n))
+            return NULL;
+        struct queue_entry *e = pick_under(t, root, t->room, n);
+        if (e != PICK_RESTART)
             return e;
-        block(t, b, (struct queue_node *)why.queue);
     }
 }
 
@@ -575,7 +700,7 @@ void queue_cycle_skip(struct queue_tree *t, struct queue_entry *e)
         b->cycle_blocked = 1;
         t->cblocked[t->ncblocked++] = b;
         bucket_place(b);
-        activate_up(b->leaf);
+        activate_up(t, b->leaf);
         return;
     }
     if (queue__grow((void **)&t->skipped, &t->skcap, t->nskipped + 1, sizeof(*t->skipped)))

@@ -143,6 +143,8 @@ int queue_resnames_intern(struct queue_resnames *t, const char *name, size_t len
         *id = *slot - 1;
         return 0;
     }
+    if (t->count >= QUEUE_RESNAMES_MAX)
+        return MUSTER_ELIMIT;
     if (t->count == t->cap) {
         uint32_t cap = t->cap ? t->cap * 2 : 16;
         char **names = muster_realloc(t->names, cap * sizeof(*names));

@@ -9,6 +9,9 @@
 /* A Kubernetes qualified name: optional DNS-subdomain prefix and '/', then a name of at most
  * 63 characters. */
 #define QUEUE_RES_NAME_MAX 317
+/* Most distinct names one table holds: names come from outside (queue specs, workloads), and a
+ * flood of made-up names must not grow every queue's arrays without bound. */
+#define QUEUE_RESNAMES_MAX 1024
 
 /* The names a tree knows, each with a dense id 0..count-1 that never changes. */
 struct queue_resnames;
@@ -17,7 +20,8 @@ struct queue_resnames *queue_resnames_new(void);
 void queue_resnames_free(struct queue_resnames *t);
 
 /* Validates name[0..len) as a Kubernetes resource name and returns its id in *id, adding it
- * if new. MUSTER_EINVAL for an invalid name, MUSTER_ENOMEM. */
+ * if new. MUSTER_EINVAL for an invalid name, MUSTER_ELIMIT past QUEUE_RESNAMES_MAX names,
+ * MUSTER_ENOMEM. */
 int queue_resnames_intern(struct queue_resnames *t, const char *name, size_t len, uint32_t *id);
 
 /* The id of an existing name, or MUSTER_ENOENT. */

@@ -235,6 +235,7 @@ static void node_point_dense(struct queue_node *q, int64_t *block, uint32_t w)
     q->inner = block + 2 * (size_t)w;
     q->gua = block + 3 * (size_t)w;
     q->cap = block + 4 * (size_t)w;
+    q->minneed = block + 5 * (size_t)w;
 }
 
 static void node_load_limits(struct queue_tree *t, struct queue_node *q)
@@ -259,10 +260,11 @@ int queue__ensure_width(struct queue_tree *t, uint32_t width)
     while (w < width)
         w *= 2;
     int64_t *fleet = muster_malloc(w * sizeof(*fleet));
+    int64_t *room = muster_malloc((QUEUE_DEPTH_MAX + 2) * (size_t)w * sizeof(*room));
     int64_t **blocks = muster_calloc(t->nnodes ? t->nnodes : 1, sizeof(*blocks));
-    int fail_alloc = !fleet || !blocks;
+    int fail_alloc = !fleet || !room || !blocks;
     for (size_t i = 0; !fail_alloc && i < t->nnodes; i++) {
-        blocks[i] = muster_malloc(5 * (size_t)w * sizeof(int64_t));
+        blocks[i] = muster_malloc(QUEUE_DENSE_ARRAYS * (size_t)w * sizeof(int64_t));
         fail_alloc = !blocks[i];
     }
     if (fail_alloc) {
@@ -270,8 +272,11 @@ int queue__ensure_width(struct queue_tree *t, uint32_t width)
             muster_free(blocks[i]);
         muster_free(blocks);
         muster_free(fleet);
+        muster_free(room);
         return MUSTER_ENOMEM;
     }
+    muster_free(t->room);
+    t->room = room;
     for (uint32_t r = 0; r < w; r++)
         fleet[r] = r < t->rcap ? t->fleet[r] : QUEUE_UNLIMITED;
     muster_free(t->fleet);
@@ -286,6 +291,7 @@ int queue__ensure_width(struct queue_tree *t, uint32_t width)
             b[2 * w + r] = old ? q->inner[r] : 0;
             b[3 * w + r] = old ? q->gua[r] : 0;
             b[4 * w + r] = old ? q->cap[r] : QUEUE_UNLIMITED;
+            b[5 * w + r] = old ? q->minneed[r] : QUEUE_UNLIMITED;
         }
         muster_free(q->use);
         node_point_dense(q, b, w);
@@ -301,13 +307,16 @@ static struct queue_node *node_new(struct queue_tree *t, const struct queue_spec
     struct queue_node *q = muster_calloc(1, sizeof(*q));
     if (!q)
         return NULL;
-    int64_t *block = muster_calloc(5 * (size_t)(t->rcap ? t->rcap : 1), sizeof(int64_t));
+    int64_t *block =
+        muster_calloc(QUEUE_DENSE_ARRAYS * (size_t)(t->rcap ? t->rcap : 1), sizeof(int64_t));
     if (!block || spec_copy(&q->spec, spec, parent)) {
         muster_free(block);
         muster_free(q);
         return NULL;
     }
     node_point_dense(q, block, t->rcap);
+    for (uint32_t r = 0; r < t->rcap; r++)
+        q->minneed[r] = QUEUE_UNLIMITED;
     q->uid = ++t->next_uid;
     q->act_idx = -1;
     node_load_limits(t, q);
@@ -798,6 +807,16 @@ static void free_entry_cb(void *ud, void *val)
     muster_free(val);
 }
 
+static void free_shapes_cb(void *ud, void *val)
+{
+    (void)ud;
+    for (struct queue_shape *s = val, *next; s; s = next) {
+        next = s->next;
+        queue_resvec_close(&s->req);
+        muster_free(s);
+    }
+}
+
 void queue_tree_free(struct queue_tree *t)
 {
     if (!t)
@@ -809,9 +828,11 @@ void queue_tree_free(struct queue_tree *t)
     for (size_t i = 0; i < t->nnodes; i++)
         node_free(t->nodes[i]);
     queue_idmap_close(&t->buckets);
-    queue_idmap_close(&t->shapes); /* shapes were freed with their last entry */
+    queue_idmap_each(&t->shapes, free_shapes_cb, NULL); /* those entries still held */
+    queue_idmap_close(&t->shapes);
     muster_free(t->nodes);
     muster_free(t->fleet);
+    muster_free(t->room);
     muster_free(t->skipped);
     muster_free(t->cblocked);
     queue_resnames_free(t->names);

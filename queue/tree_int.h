@@ -7,6 +7,7 @@
 #include "queue/tree.h"
 
 #define QUEUE_UNLIMITED INT64_MAX
+#define QUEUE_DENSE_ARRAYS 6
 
 /* An interned request vector: entries with equal requests share one, and one BestEffortFIFO
  * bucket per leaf, because what fits for one of them fits for all. */
@@ -53,8 +54,10 @@ struct queue_node {
     uint32_t depth;
 
     /* Dense per resource id (t->rcap wide): usage, held = max(guarantee, inner), inner = usage
-     * for a leaf or the sum of the children's held, guarantee and capability (UNLIMITED). */
-    int64_t *use, *held, *inner, *gua, *cap;
+     * for a leaf or the sum of the children's held, guarantee and capability (UNLIMITED).
+     * minneed: the least any active bucket below asks of each resource (UNLIMITED when none),
+     * so a pick skips a subtree whose every gang is larger than the room left on the path. */
+    int64_t *use, *held, *inner, *gua, *cap, *minneed;
 
     double share;
     struct queue_node **act; /* active children, in fair order */
@@ -66,7 +69,9 @@ struct queue_node {
     struct queue_bucket **bact; /* active buckets, by head */
     uint32_t nbact, bacap;
 
-    struct queue_bucket **blocked; /* buckets whose limit was met at this queue */
+    /* Buckets stopped here by a guarantee hold (capability limits are pruned by minneed
+     * instead): they come back when capacity is released below this queue. */
+    struct queue_bucket **blocked;
     uint32_t nblocked, blcap;
 
     uint64_t pending, admitted; /* in the subtree */
@@ -79,6 +84,7 @@ struct queue_tree {
     struct queue_node **nodes; /* by name */
     size_t nnodes, ncap;
     int64_t *fleet; /* rcap wide, UNLIMITED when absent */
+    int64_t *room;  /* (QUEUE_DEPTH_MAX + 2) x rcap: headroom along the pick's path */
 
     struct queue_idmap entries; /* id -> entry */
     struct queue_idmap buckets; /* leaf uid << 32 | shape uid -> bucket (BestEffortFIFO) */

@@ -5,4 +5,10 @@
 /* SQLite store: ledger commit rate against raw SQLite, and a 1M-row live-ledger scan. */
 void bench_store(void);
 
+/* Queue engine: decisions/s and p99 at 1M pending, memory, and the naive yardstick. */
+void bench_engine(void);
+
+/* Start-up: 1,000 queues and 1,000,000 ledger rows from SQLite into the engine. */
+void bench_recovery(void);
+
 #endif

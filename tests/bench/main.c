@@ -1,8 +1,36 @@
-/* Temporary driver for muster-bench: runs the store benchmark (to be replaced by the full list). */
+/* muster-bench: runs every benchmark, or those named on the command line (store, engine,
+ * recovery). Each prints `BENCH <name> <value> <unit>` lines. */
 #include "bench/bench.h"
 
-int main(void)
+#include <stdio.h>
+#include <string.h>
+
+static const struct {
+    const char *name;
+    void (*run)(void);
+} benches[] = {
+    {"engine", bench_engine},
+    {"recovery", bench_recovery},
+    {"store", bench_store},
+};
+
+int main(int argc, char **argv)
 {
-    bench_store();
+    int ran = 0;
+    for (size_t i = 0; i < sizeof(benches) / sizeof(benches[0]); i++) {
+        int want = argc < 2;
+        for (int a = 1; a < argc; a++)
+            want |= strcmp(argv[a], benches[i].name) == 0;
+        if (want) {
+            fflush(stdout);
+            benches[i].run();
+            fflush(stdout);
+            ran++;
+        }
+    }
+    if (!ran) {
+        fprintf(stderr, "usage: muster-bench [engine|recovery|store]...\n");
+        return 2;
+    }
     return 0;
 }
