@@ -1,0 +1,446 @@
+/* Tests for cluster-adapters/kube/client.c against the in-process fake API server: verbs,
+ * bearer token, pagination, 409, 429 Retry-After, QPS and in-flight bounds, size cap, cancel,
+ * connection reuse, and a clean loop close after each. */
+#include "cluster-adapters/kube/client.h"
+#include "fakeapi.h"
+#include "queue/errors.h"
+#include "queue/mem.h"
+#include "testing.h"
+
+#include <string.h>
+
+struct t {
+    uv_loop_t loop;
+    struct fake_server srv;
+    struct kube_config cfg;
+    struct kube_client *client;
+    int done, closed;
+    int err[16];
+    int http[16];
+    char reason[16][64];
+    char name[16][64];
+    char message[256];
+    char cont[64];
+    int items;
+    int pages;
+    uint64_t t0, t1;
+    struct fake_conn *stalled;
+};
+
+static void setup(struct t *t, fake_handler_fn h, const char *token,
+                  const struct kube_client_opts *opts)
+{
+    memset(t, 0, sizeof(*t));
+    CU_ASSERT_FATAL(uv_loop_init(&t->loop) == 0);
+    CU_ASSERT_FATAL(fake_server_start(&t->srv, &t->loop, h, t) == 0);
+    t->cfg.server = muster_strdup(t->srv.url);
+    t->cfg.namespace = muster_strdup("default");
+    if (token)
+        t->cfg.token = muster_strdup(token);
+    CU_ASSERT_FATAL(kube_client_new(&t->loop, &t->cfg, opts, &t->client) == 0);
+}
+
+static void on_client_closed(void *ud)
+{
+    struct t *t = ud;
+    t->closed = 1;
+}
+
+/* Closes client and server, runs the loop dry, and checks no handle is left. */
+static void teardown(struct t *t)
+{
+    if (t->client)
+        kube_client_close(t->client, on_client_closed, t);
+    fake_server_close(&t->srv);
+    uv_run(&t->loop, UV_RUN_DEFAULT);
+    CU_ASSERT(t->closed);
+    CU_ASSERT_EQUAL(uv_loop_close(&t->loop), 0);
+    kube_config_close(&t->cfg);
+}
+
+static void record(int err, const struct kube_response *resp, void *ud)
+{
+    struct t *t = ud;
+    int i = t->done++;
+    if (i >= 16)
+        return;
+    t->err[i] = err;
+    t->http[i] = resp->http;
+    snprintf(t->reason[i], sizeof(t->reason[i]), "%s", resp->status.reason);
+    if (err)
+        snprintf(t->message, sizeof(t->message), "%s", resp->status.message);
+    struct json_object *md, *name;
+    if (resp->body && json_object_object_get_ex(resp->body, "metadata", &md) &&
+        json_object_object_get_ex(md, "name", &name))
+        snprintf(t->name[i], sizeof(t->name[i]), "%s", json_object_get_string(name));
+    uv_update_time(&t->loop);
+    t->t1 = uv_now(&t->loop);
+}
+
+static void run_until(struct t *t, int n)
+{
+    while (t->done < n && uv_run(&t->loop, UV_RUN_ONCE))
+        ;
+}
+
+/* ---- get, auth ---- */
+
+static void h_auth(struct fake_server *s, struct fake_conn *c, const struct fake_req *r)
+{
+    if (strcmp(r->auth, "Bearer s3cret-token") != 0) {
+        fake_status(c, 401, "Unauthorized", "Unauthorized", NULL);
+        return;
+    }
+    if (strcmp(r->path, "/api/v1/namespaces/default/pods/p1") == 0)
+        fake_respond(c, 200, NULL, "{\"kind\":\"Pod\",\"metadata\":{\"name\":\"p1\"}}");
+    else
+        fake_status(c, 404, "NotFound", "pods \\\"x\\\" not found", NULL);
+}
+
+static void test_get_with_bearer_token(void)
+{
+    struct t t;
+    setup(&t, h_auth, "s3cret-token", NULL);
+    char path[256];
+    CU_ASSERT_EQUAL(kube_path(path, sizeof(path), "", "v1", "default", "pods", "p1"), 0);
+    CU_ASSERT_STRING_EQUAL(path, "/api/v1/namespaces/default/pods/p1");
+    struct kube_request req = {.verb = KUBE_GET, .path = path};
+    CU_ASSERT_EQUAL(kube_request(t.client, &req, record, &t), 0);
+    req.path = "/api/v1/namespaces/default/pods/x";
+    CU_ASSERT_EQUAL(kube_request(t.client, &req, record, &t), 0);
+    run_until(&t, 2);
+    CU_ASSERT_EQUAL(t.err[0], 0);
+    CU_ASSERT_EQUAL(t.http[0], 200);
+    CU_ASSERT_STRING_EQUAL(t.name[0], "p1");
+    CU_ASSERT_EQUAL(t.err[1], MUSTER_ENOENT);
+    CU_ASSERT_STRING_EQUAL(t.reason[1], "NotFound");
+    CU_ASSERT_STRING_EQUAL(t.message, "pods \"x\" not found");
+    CU_ASSERT_STRING_EQUAL(t.srv.auth_log[0], "Bearer s3cret-token");
+    /* Both requests went over one kept-alive connection. */
+    struct kube_client_stats st;
+    kube_client_stats(t.client, &st);
+    CU_ASSERT_EQUAL(st.connections, 1);
+    CU_ASSERT_EQUAL(t.srv.accepted, 1);
+    teardown(&t);
+}
+
+static void test_missing_token_is_unauthorized(void)
+{
+    struct t t;
+    setup(&t, h_auth, NULL, NULL);
+    struct kube_request req = {.verb = KUBE_GET, .path = "/api/v1/namespaces/default/pods/p1"};
+    CU_ASSERT_EQUAL(kube_request(t.client, &req, record, &t), 0);
+    run_until(&t, 1);
+    CU_ASSERT_EQUAL(t.err[0], MUSTER_EUNAUTHORIZED);
+    CU_ASSERT_EQUAL(t.http[0], 401);
+    CU_ASSERT_STRING_EQUAL(t.srv.auth_log[0], "");
+    teardown(&t);
+}
+
+/* ---- pagination ---- */
+
+static void h_pages(struct fake_server *s, struct fake_conn *c, const struct fake_req *r)
+{
+    char limit[16], cont[64];
+    fake_query(r, "limit", limit, sizeof(limit));
+    fake_query(r, "continue", cont, sizeof(cont));
+    if (strcmp(limit, "2") != 0) {
+        fake_status(c, 400, "BadRequest", "limit", NULL);
+    } else if (!cont[0]) {
+        fake_respond(c, 200, NULL,
+                     "{\"kind\":\"PodList\",\"metadata\":{\"resourceVersion\":\"50\","
+                     "\"continue\":\"tok-1\"},\"items\":[{\"metadata\":{\"name\":\"a\"}},"
+                     "{\"metadata\":{\"name\":\"b\"}}]}");
+    } else if (strcmp(cont, "tok-1") == 0) {
+        fake_respond(c, 200, NULL,
+                     "{\"kind\":\"PodList\",\"metadata\":{\"resourceVersion\":\"50\","
+                     "\"continue\":\"tok-2\"},\"items\":[{\"metadata\":{\"name\":\"c\"}},"
+                     "{\"metadata\":{\"name\":\"d\"}}]}");
+    } else {
+        fake_respond(c, 200, NULL,
+                     "{\"kind\":\"PodList\",\"metadata\":{\"resourceVersion\":\"50\"},"
+                     "\"items\":[{\"metadata\":{\"name\":\"e\"}}]}");
+    }
+}
+
+static void on_page(int err, const struct kube_response *resp, void *ud)
+{
+    struct t *t = ud;
+    CU_ASSERT_EQUAL_FATAL(err, 0);
+    t->pages++;
+    struct json_object *items, *md, *cont;
+    CU_ASSERT_FATAL(json_object_object_get_ex(resp->body, "items", &items));
+    t->items += (int)json_object_array_length(items);
+    const char *next = NULL;
+    if (json_object_object_get_ex(resp->body, "metadata", &md) &&
+        json_object_object_get_ex(md, "continue", &cont))
+        next = json_object_get_string(cont);
+    if (!next) {
+        t->done = 1;
+        return;
+    }
+    snprintf(t->cont, sizeof(t->cont), "%s", next);
+    struct kube_request req = {.verb = KUBE_LIST, .path = "/api/v1/pods", .limit = 2,
+                               .continue_token = t->cont};
+    CU_ASSERT_EQUAL(kube_request(t->client, &req, on_page, t), 0);
+}
+
+static void test_list_pagination(void)
+{
+    struct t t;
+    setup(&t, h_pages, NULL, NULL);
+    struct kube_request req = {.verb = KUBE_LIST, .path = "/api/v1/pods", .limit = 2,
+                               .label_selector = "app=x,tier in (a b)"};
+    CU_ASSERT_EQUAL(kube_request(t.client, &req, on_page, &t), 0);
+    run_until(&t, 1);
+    CU_ASSERT_EQUAL(t.pages, 3);
+    CU_ASSERT_EQUAL(t.items, 5);
+    CU_ASSERT_STRING_EQUAL(t.srv.log[0],
+                           "GET /api/v1/pods?limit=2&labelSelector=app%3Dx%2Ctier%20in%20%28a%20b%29");
+    CU_ASSERT_STRING_EQUAL(t.srv.log[1], "GET /api/v1/pods?limit=2&continue=tok-1");
+    CU_ASSERT_STRING_EQUAL(t.srv.log[2], "GET /api/v1/pods?limit=2&continue=tok-2");
+    CU_ASSERT_EQUAL(t.srv.accepted, 1);
+    teardown(&t);
+}
+
+/* ---- write verbs and conflicts ---- */
+
+static void h_write(struct fake_server *s, struct fake_conn *c, const struct fake_req *r)
+{
+    if (strcmp(r->method, "PUT") == 0) {
+        fake_status(c, 409, "Conflict",
+                    "Operation cannot be fulfilled on resourcebindings.work.karmada.io \\\"rb\\\": "
+                    "the object has been modified; please apply your changes to the latest "
+                    "version and try again",
+                    NULL);
+    } else if (strcmp(r->method, "POST") == 0) {
+        fake_status(c, 409, "AlreadyExists", "already exists", NULL);
+    } else if (strcmp(r->method, "PATCH") == 0 || strcmp(r->method, "DELETE") == 0) {
+        fake_respond(c, 200, NULL, "{\"metadata\":{\"name\":\"rb\"}}");
+    } else {
+        fake_status(c, 405, "MethodNotAllowed", "no", NULL);
+    }
+}
+
+static void test_write_verbs_and_conflict(void)
+{
+    struct t t;
+    setup(&t, h_write, NULL, NULL);
+    char path[256];
+    kube_path(path, sizeof(path), "work.karmada.io", "v1alpha2", "ns1", "resourcebindings", "rb");
+    CU_ASSERT_STRING_EQUAL(path, "/apis/work.karmada.io/v1alpha2/namespaces/ns1/resourcebindings/rb");
+    const char *obj = "{\"metadata\":{\"name\":\"rb\",\"resourceVersion\":\"7\"}}";
+    struct kube_request up = {.verb = KUBE_UPDATE, .path = path, .body = obj};
+    struct kube_request cr = {.verb = KUBE_CREATE,
+                              .path = "/apis/work.karmada.io/v1alpha2/namespaces/ns1/"
+                                      "resourcebindings",
+                              .body = obj};
+    struct kube_request mp = {.verb = KUBE_MERGE_PATCH, .path = path,
+                              .body = "{\"spec\":{\"suspension\":{\"scheduling\":false}}}"};
+    struct kube_request jp = {.verb = KUBE_JSON_PATCH, .path = path, .subresource = "status",
+                              .body = "[{\"op\":\"add\",\"path\":\"/status/x\",\"value\":1}]"};
+    struct kube_request del = {.verb = KUBE_DELETE, .path = path};
+    struct kube_request bad = {.verb = KUBE_UPDATE, .path = path}; /* no body */
+    CU_ASSERT_EQUAL(kube_request(t.client, &bad, record, &t), MUSTER_EINVAL);
+    CU_ASSERT_EQUAL(kube_request(t.client, &up, record, &t), 0);
+    run_until(&t, 1);
+    CU_ASSERT_EQUAL(kube_request(t.client, &cr, record, &t), 0);
+    run_until(&t, 2);
+    CU_ASSERT_EQUAL(kube_request(t.client, &mp, record, &t), 0);
+    run_until(&t, 3);
+    CU_ASSERT_EQUAL(kube_request(t.client, &jp, record, &t), 0);
+    run_until(&t, 4);
+    CU_ASSERT_EQUAL(kube_request(t.client, &del, record, &t), 0);
+    run_until(&t, 5);
+    CU_ASSERT_EQUAL(t.err[0], MUSTER_ECONFLICT);
+    CU_ASSERT_EQUAL(t.http[0], 409);
+    CU_ASSERT_STRING_EQUAL(t.reason[0], "Conflict");
+    CU_ASSERT_EQUAL(t.err[1], MUSTER_EEXIST);
+    CU_ASSERT_EQUAL(t.err[2], 0);
+    CU_ASSERT_EQUAL(t.err[3], 0);
+    CU_ASSERT_EQUAL(t.err[4], 0);
+    CU_ASSERT_STRING_EQUAL(t.name[4], "rb");
+    CU_ASSERT_PTR_NOT_NULL(strstr(t.srv.log[0], "PUT /apis/work.karmada.io/v1alpha2/"));
+    CU_ASSERT_STRING_EQUAL(t.srv.ctype_log[0], "application/json");
+    CU_ASSERT_STRING_EQUAL(t.srv.ctype_log[2], "application/merge-patch+json");
+    CU_ASSERT_STRING_EQUAL(t.srv.ctype_log[3], "application/json-patch+json");
+    CU_ASSERT_PTR_NOT_NULL(strstr(t.srv.log[3], "PATCH /apis/work.karmada.io/v1alpha2/namespaces/"
+                                                "ns1/resourcebindings/rb/status"));
+    CU_ASSERT(strncmp(t.srv.log[4], "DELETE ", 7) == 0);
+    teardown(&t);
+}
+
+/* ---- 429 ---- */
+
+static void h_429_once(struct fake_server *s, struct fake_conn *c, const struct fake_req *r)
+{
+    if (s->requests == 1)
+        fake_status(c, 429, "TooManyRequests", "slow down", "Retry-After: 1\r\n");
+    else
+        fake_respond(c, 200, NULL, "{\"metadata\":{\"name\":\"ok\"}}");
+}
+
+static void test_429_retry_after(void)
+{
+    struct t t;
+    setup(&t, h_429_once, NULL, NULL);
+    struct kube_request req = {.verb = KUBE_GET, .path = "/api/v1/namespaces/a/pods/ok"};
+    uv_update_time(&t.loop);
+    t.t0 = uv_now(&t.loop);
+    CU_ASSERT_EQUAL(kube_request(t.client, &req, record, &t), 0);
+    run_until(&t, 1);
+    CU_ASSERT_EQUAL(t.err[0], 0);
+    CU_ASSERT_STRING_EQUAL(t.name[0], "ok");
+    CU_ASSERT_EQUAL(t.srv.requests, 2);
+    CU_ASSERT(t.t1 - t.t0 >= 1000);
+    struct kube_client_stats st;
+    kube_client_stats(t.client, &st);
+    CU_ASSERT_EQUAL(st.retried, 1);
+    teardown(&t);
+}
+
+/* ---- rate and in-flight bounds ---- */
+
+static void on_delay(uv_timer_t *tm)
+{
+    struct fake_conn *c = tm->data;
+    fake_respond(c, 200, NULL, "{}");
+    uv_close((uv_handle_t *)tm, (uv_close_cb)free);
+}
+
+static void h_slow(struct fake_server *s, struct fake_conn *c, const struct fake_req *r)
+{
+    uv_timer_t *tm = malloc(sizeof(*tm));
+    uv_timer_init(s->loop, tm);
+    tm->data = c;
+    uv_timer_start(tm, on_delay, 30, 0);
+}
+
+static void test_inflight_bound(void)
+{
+    struct t t;
+    struct kube_client_opts o = {.qps = -1, .max_inflight = 2};
+    setup(&t, h_slow, NULL, &o);
+    struct kube_request req = {.verb = KUBE_GET, .path = "/api/v1/namespaces"};
+    for (int i = 0; i < 6; i++)
+        CU_ASSERT_EQUAL(kube_request(t.client, &req, record, &t), 0);
+    run_until(&t, 6);
+    for (int i = 0; i < 6; i++)
+        CU_ASSERT_EQUAL(t.err[i], 0);
+    struct kube_client_stats st;
+    kube_client_stats(t.client, &st);
+    CU_ASSERT_EQUAL(st.max_inflight_seen, 2);
+    CU_ASSERT(t.srv.max_outstanding <= 2);
+    CU_ASSERT_EQUAL(st.completed, 6);
+    teardown(&t);
+}
+
+static void h_ok(struct fake_server *s, struct fake_conn *c, const struct fake_req *r)
+{
+    fake_respond(c, 200, NULL, "{\"metadata\":{\"name\":\"x\"}}");
+}
+
+static void test_qps_burst(void)
+{
+    struct t t;
+    struct kube_client_opts o = {.qps = 20, .burst = 1};
+    setup(&t, h_ok, NULL, &o);
+    struct kube_request req = {.verb = KUBE_GET, .path = "/api/v1/namespaces"};
+    uv_update_time(&t.loop);
+    t.t0 = uv_now(&t.loop);
+    for (int i = 0; i < 5; i++)
+        CU_ASSERT_EQUAL(kube_request(t.client, &req, record, &t), 0);
+    run_until(&t, 5);
+    /* One token at once, then one per 50 ms: four waits. */
+    CU_ASSERT(t.t1 - t.t0 >= 190);
+    CU_ASSERT(t.t1 - t.t0 < 2000);
+    teardown(&t);
+}
+
+/* ---- caps, cancel, close, connect errors ---- */
+
+static void h_big(struct fake_server *s, struct fake_conn *c, const struct fake_req *r)
+{
+    char body[2048];
+    memset(body, ' ', sizeof(body));
+    body[0] = '{';
+    body[sizeof(body) - 2] = '}';
+    body[sizeof(body) - 1] = 0;
+    fake_respond(c, 200, NULL, body);
+}
+
+static void test_response_cap(void)
+{
+    struct t t;
+    struct kube_client_opts o = {.max_response = 1000};
+    setup(&t, h_big, NULL, &o);
+    struct kube_request req = {.verb = KUBE_GET, .path = "/api/v1/namespaces"};
+    CU_ASSERT_EQUAL(kube_request(t.client, &req, record, &t), 0);
+    run_until(&t, 1);
+    CU_ASSERT_EQUAL(t.err[0], MUSTER_ELIMIT);
+    teardown(&t);
+}
+
+static void h_stall(struct fake_server *s, struct fake_conn *c, const struct fake_req *r)
+{
+    struct t *t = s->ud;
+    t->stalled = c;
+}
+
+static void test_cancel_and_close_in_flight(void)
+{
+    struct t t;
+    setup(&t, h_stall, NULL, NULL);
+    struct kube_request req = {.verb = KUBE_GET, .path = "/api/v1/namespaces"};
+    struct kube_call *call;
+    CU_ASSERT_EQUAL(kube_request_start(t.client, &req, record, &t, &call), 0);
+    while (!t.stalled && uv_run(&t.loop, UV_RUN_ONCE))
+        ;
+    kube_call_cancel(call);
+    run_until(&t, 1);
+    CU_ASSERT_EQUAL(t.err[0], MUSTER_ECANCELED);
+    /* Another one left hanging: closing the client cancels it. */
+    t.stalled = NULL;
+    CU_ASSERT_EQUAL(kube_request(t.client, &req, record, &t), 0);
+    while (!t.stalled && uv_run(&t.loop, UV_RUN_ONCE))
+        ;
+    kube_client_close(t.client, on_client_closed, &t);
+    CU_ASSERT_EQUAL(kube_request(t.client, &req, record, &t), MUSTER_ECANCELED);
+    t.client = NULL;
+    teardown(&t);
+    CU_ASSERT_EQUAL(t.done, 2);
+    if (t.err[1] != MUSTER_ECANCELED)
+        fprintf(stderr, "err[1] = %s (%s)\n", muster_errname(t.err[1]), t.message);
+    CU_ASSERT_EQUAL(t.err[1], MUSTER_ECANCELED);
+}
+
+static void test_connect_refused(void)
+{
+    struct t t;
+    setup(&t, h_ok, NULL, NULL);
+    /* Point the client at the port of a listener we close first. */
+    struct kube_request req = {.verb = KUBE_GET, .path = "/api/v1/namespaces"};
+    fake_server_close(&t.srv);
+    uv_run(&t.loop, UV_RUN_NOWAIT);
+    CU_ASSERT_EQUAL(kube_request(t.client, &req, record, &t), 0);
+    run_until(&t, 1);
+    CU_ASSERT_EQUAL(t.err[0], MUSTER_ECONNECT);
+    CU_ASSERT(t.message[0] != 0);
+    teardown(&t);
+}
+
+static CU_TestInfo tests[] = {
+    {"get with bearer token, 404 Status, connection reuse", test_get_with_bearer_token},
+    {"missing token is 401", test_missing_token_is_unauthorized},
+    {"list pagination with limit and continue", test_list_pagination},
+    {"create/update/patch/delete, 409 surfaced", test_write_verbs_and_conflict},
+    {"429 honours Retry-After", test_429_retry_after},
+    {"in-flight bound", test_inflight_bound},
+    {"qps and burst", test_qps_burst},
+    {"response size cap", test_response_cap},
+    {"cancel and close with requests in flight", test_cancel_and_close_in_flight},
+    {"connection refused", test_connect_refused},
+    CU_TEST_INFO_NULL,
+};
+
+MUSTER_TEST_MAIN("kube/client", tests)
