@@ -576,7 +576,7 @@ static void call_done(struct kube_client *c, struct kube_call *k, CURLcode res)
 
     int retry_status = k->http == 429 || (k->http == 503 && k->retry_after_s > 0);
     if (!k->canceled && !k->abort_err && res == CURLE_OK && retry_status &&
-        k->retries < KUBE_MAX_RETRIES && !c->closing) {
+        k->retries < c->opts.max_retries && !c->closing) {
         /* Honour Retry-After (at least 1 s when absent) and try again, as client-go does. */
         long wait_s = k->retry_after_s > 0 ? k->retry_after_s : 1;
         curl_easy_cleanup(k->easy);
@@ -851,10 +851,7 @@ int kube_client_new(uv_loop_t *loop, struct kube_config *cfg, const struct kube_
     if (c->opts.qps == 0)
         c->opts.qps = KUBE_DEFAULT_QPS;
     if (c->opts.burst <= 0)
-        c->opts.burst = c->opts.qps > 0 && c->opts.qps < KUBE_DEFAULT_BURST ? (int)c->opts.qps + 1
-                                                                             : KUBE_DEFAULT_BURST;
-    if (opts && opts->burst > 0)
-        c->opts.burst = opts->burst;
+        c->opts.burst = KUBE_DEFAULT_BURST;
     if (c->opts.max_inflight <= 0)
         c->opts.max_inflight = KUBE_DEFAULT_MAX_INFLIGHT;
     if (c->opts.max_response == 0)
@@ -863,6 +860,10 @@ int kube_client_new(uv_loop_t *loop, struct kube_config *cfg, const struct kube_
         c->opts.timeout_ms = KUBE_DEFAULT_TIMEOUT_MS;
     if (c->opts.connect_timeout_ms <= 0)
         c->opts.connect_timeout_ms = KUBE_DEFAULT_CONNECT_TIMEOUT_MS;
+    if (c->opts.max_retries == 0)
+        c->opts.max_retries = KUBE_MAX_RETRIES;
+    else if (c->opts.max_retries < 0)
+        c->opts.max_retries = 0;
     if (!c->opts.user_agent)
         c->opts.user_agent = "muster/kube";
     c->loop = loop;

@@ -95,6 +95,7 @@ struct kube_client_opts {
     long timeout_ms;     /* whole-request timeout for non-watch requests */
     long connect_timeout_ms;
     const char *user_agent;
+    int max_retries; /* 429 retries per request: 0 for KUBE_MAX_RETRIES, < 0 for none */
 };
 
 struct kube_client_stats {

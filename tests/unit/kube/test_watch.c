@@ -1,0 +1,207 @@
+/* Tests for cluster-adapters/kube/watch.c (the reflector) against the scripted fake server:
+ * paginated list, watch resume after a dropped stream (bookmarks advance the version), 410
+ * relist, over-size events, 429 Retry-After on a watch. */
+#include "cluster-adapters/kube/watch.h"
+#include "queue/errors.h"
+#include "testing.h"
+#include "watchfake.h"
+
+#define RB_PATH "/apis/work.karmada.io/v1alpha2/resourcebindings"
+
+struct rt {
+    struct wt w; /* first: the handlers get the reflector's ud */
+    struct kube_reflector r;
+    int reflector_closed;
+    size_t last_list_len;
+};
+
+static void r_on_list(void *ud, struct json_object *items, const char *rv)
+{
+    struct rt *t = ud;
+    t->w.lists++;
+    t->last_list_len = json_object_array_length(items);
+    for (size_t i = 0; i < t->last_list_len; i++)
+        wf_log(&t->w, "list", json_object_array_get_idx(items, i));
+}
+
+static void r_on_event(void *ud, enum kube_event_type type, struct json_object *obj)
+{
+    struct rt *t = ud;
+    static const char *const names[] = {"ADDED", "MODIFIED", "DELETED"};
+    wf_log(&t->w, names[type], obj);
+}
+
+static void r_on_error(void *ud, int err, const struct kube_status *st)
+{
+    struct rt *t = ud;
+    if (t->w.nerrors < EVLOG)
+        t->w.errors[t->w.nerrors++] = err;
+}
+
+static void r_closed(struct kube_reflector *r)
+{
+    struct rt *t = (struct rt *)((char *)r - offsetof(struct rt, r));
+    t->reflector_closed = 1;
+}
+
+static const struct kube_reflector_handler handler = {r_on_list, r_on_event, r_on_error};
+
+static void start(struct rt *t, const struct kube_reflector_opts *extra,
+                  const struct kube_client_opts *copts)
+{
+    wf_setup(&t->w, copts);
+    struct kube_reflector_opts o = {.path = RB_PATH, .page_size = 2, .backoff_initial_ms = 10,
+                                    .backoff_max_ms = 40};
+    if (extra && extra->max_event)
+        o.max_event = extra->max_event;
+    CU_ASSERT_FATAL(kube_reflector_init(&t->r, &t->w.loop, t->w.client, &o, &handler, t) == 0);
+    CU_ASSERT_FATAL(kube_reflector_start(&t->r) == 0);
+}
+
+static void stop(struct rt *t)
+{
+    kube_reflector_close(&t->r, r_closed);
+    wf_teardown(&t->w);
+    CU_ASSERT(t->reflector_closed);
+}
+
+static int nlog_at_least_7(struct wt *w)
+{
+    return w->nlog >= 7;
+}
+
+static void test_list_pages_then_resume_after_drop(void)
+{
+    struct rt t;
+    memset(&t, 0, sizeof(t));
+    t.w.sc.lists[0][0] = "watch/list-a-1.json";
+    t.w.sc.lists[0][1] = "watch/list-a-2.json";
+    t.w.sc.watches[0] = (struct watch_step){"watch/events-resume-1.jsonl", END_DROP, 0, NULL};
+    t.w.sc.watches[1] = (struct watch_step){"watch/events-resume-2.jsonl", END_KEEP, 0, NULL};
+    start(&t, NULL, NULL);
+    CU_ASSERT(wf_run_until(&t.w, nlog_at_least_7, 5000));
+    static const char *const want[] = {
+        "list a 10",       "list b 11",     "list c 12", "ADDED d 21",
+        "MODIFIED a 22",   "DELETED b 24",  "ADDED e 25", NULL,
+    };
+    CU_ASSERT(wf_log_is(&t.w, want));
+    /* One list of two pages with limit, then watches from 20 and, after the drop, from the
+     * bookmark's 23: nothing replayed, nothing skipped. */
+    CU_ASSERT_EQUAL(t.w.lists, 1);
+    CU_ASSERT_EQUAL(t.w.sc.list_requests, 2);
+    CU_ASSERT_STRING_EQUAL(t.w.sc.list_query[0], "limit=2");
+    CU_ASSERT_STRING_EQUAL(t.w.sc.list_query[1], "limit=2&continue=p1");
+    CU_ASSERT_EQUAL(t.w.sc.nwatches, 2);
+    CU_ASSERT_STRING_EQUAL(t.w.sc.watch_rv[0], "20");
+    CU_ASSERT_STRING_EQUAL(t.w.sc.watch_rv[1], "23");
+    CU_ASSERT_PTR_NOT_NULL(strstr(t.w.sc.watch_query[0], "allowWatchBookmarks=true"));
+    CU_ASSERT_STRING_EQUAL(kube_reflector_version(&t.r), "25");
+    CU_ASSERT(t.w.nerrors >= 1); /* the drop is reported */
+    CU_ASSERT_EQUAL(t.r.stats.bookmarks, 1);
+    stop(&t);
+}
+
+static int relisted(struct wt *w)
+{
+    return w->lists >= 2 && w->sc.nwatches >= 2;
+}
+
+static void test_relist_on_410_error_event(void)
+{
+    struct rt t;
+    memset(&t, 0, sizeof(t));
+    t.w.sc.lists[0][0] = "watch/list-a-1.json";
+    t.w.sc.lists[0][1] = "watch/list-a-2.json";
+    t.w.sc.lists[1][0] = "watch/list-b.json";
+    t.w.sc.watches[0] = (struct watch_step){"watch/events-gone.jsonl", END_KEEP, 0, NULL};
+    start(&t, NULL, NULL);
+    CU_ASSERT(wf_run_until(&t.w, relisted, 5000));
+    CU_ASSERT_EQUAL(t.r.stats.relists_gone, 1);
+    CU_ASSERT_STRING_EQUAL(t.w.sc.watch_rv[0], "20");
+    CU_ASSERT_STRING_EQUAL(t.w.sc.watch_rv[1], "40");
+    CU_ASSERT_EQUAL(t.last_list_len, 4);
+    stop(&t);
+}
+
+static void test_relist_on_http_410(void)
+{
+    struct rt t;
+    memset(&t, 0, sizeof(t));
+    t.w.sc.lists[0][0] = "watch/list-a-1.json";
+    t.w.sc.lists[0][1] = "watch/list-a-2.json";
+    t.w.sc.lists[1][0] = "watch/list-b.json";
+    t.w.sc.watches[0] = (struct watch_step){NULL, END_HTTP, 410, NULL};
+    start(&t, NULL, NULL);
+    CU_ASSERT(wf_run_until(&t.w, relisted, 5000));
+    CU_ASSERT_EQUAL(t.r.stats.relists_gone, 1);
+    CU_ASSERT_STRING_EQUAL(t.w.sc.watch_rv[1], "40");
+    stop(&t);
+}
+
+static int saw_h(struct wt *w)
+{
+    for (int i = 0; i < w->nlog; i++)
+        if (strcmp(w->log[i], "ADDED h 23") == 0)
+            return 1;
+    return 0;
+}
+
+static void test_oversize_event_rejected(void)
+{
+    struct rt t;
+    memset(&t, 0, sizeof(t));
+    t.w.sc.lists[0][0] = "watch/list-a-1.json";
+    t.w.sc.lists[0][1] = "watch/list-a-2.json";
+    t.w.sc.watches[0] = (struct watch_step){"watch/events-oversize.jsonl", END_KEEP, 0, NULL};
+    t.w.sc.watches[1] = (struct watch_step){"watch/events-after-oversize.jsonl", END_KEEP, 0,
+                                            NULL};
+    struct kube_reflector_opts o = {.max_event = 1024};
+    start(&t, &o, NULL);
+    CU_ASSERT(wf_run_until(&t.w, saw_h, 5000));
+    static const char *const want[] = {
+        "list a 10", "list b 11", "list c 12", "ADDED d 21", "ADDED h 23", NULL,
+    };
+    CU_ASSERT(wf_log_is(&t.w, want));
+    int limit_seen = 0;
+    for (int i = 0; i < t.w.nerrors; i++)
+        limit_seen |= t.w.errors[i] == MUSTER_ELIMIT;
+    CU_ASSERT(limit_seen);
+    /* The rejected stream is resumed after the last event that fitted. */
+    CU_ASSERT_STRING_EQUAL(t.w.sc.watch_rv[1], "21");
+    stop(&t);
+}
+
+static int watched_twice(struct wt *w)
+{
+    return w->sc.nwatches >= 2;
+}
+
+static void test_watch_429_retry_after(void)
+{
+    struct rt t;
+    memset(&t, 0, sizeof(t));
+    t.w.sc.lists[0][0] = "watch/list-a-1.json";
+    t.w.sc.lists[0][1] = "watch/list-a-2.json";
+    t.w.sc.watches[0] = (struct watch_step){NULL, END_HTTP, 429, "Retry-After: 1\r\n"};
+    t.w.sc.watches[1] = (struct watch_step){"watch/events-resume-2.jsonl", END_KEEP, 0, NULL};
+    /* No client-level retry: the reflector itself must wait out Retry-After, not its 10 ms
+     * back-off. */
+    struct kube_client_opts co = {.max_retries = -1};
+    start(&t, NULL, &co);
+    CU_ASSERT(wf_run_until(&t.w, watched_twice, 5000));
+    CU_ASSERT(t.w.sc.watch_at[1] - t.w.sc.watch_at[0] >= 1000);
+    CU_ASSERT_STRING_EQUAL(t.w.sc.watch_rv[1], "20");
+    CU_ASSERT(t.w.nerrors >= 1 && t.w.errors[0] == MUSTER_ETOOMANY);
+    stop(&t);
+}
+
+static CU_TestInfo tests[] = {
+    {"paginated list, resume after drop from the bookmark", test_list_pages_then_resume_after_drop},
+    {"relist on a 410 ERROR event", test_relist_on_410_error_event},
+    {"relist on HTTP 410", test_relist_on_http_410},
+    {"over-size event rejected, stream resumed", test_oversize_event_rejected},
+    {"429 Retry-After on a watch", test_watch_429_retry_after},
+    CU_TEST_INFO_NULL,
+};
+
+MUSTER_TEST_MAIN("kube/watch", tests)
