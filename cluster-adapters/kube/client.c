@@ -910,13 +910,14 @@ static void client_maybe_free(struct kube_client *c)
  * left, closes the socket pollers and the multi handle. */
 static void client_teardown(struct kube_client *c)
 {
-    struct kube_call *k;
-    while ((k = c->active.head) != NULL) {
+    while (c->active.head) {
+        struct kube_call *k = c->active.head;
         curl_multi_remove_handle(c->multi, k->easy);
         list_unlink(&c->active, k);
         call_finish_err(c, k, MUSTER_ECANCELED);
     }
-    while ((k = c->pending.head) != NULL) {
+    while (c->pending.head) {
+        struct kube_call *k = c->pending.head;
         list_unlink(&c->pending, k);
         call_finish_err(c, k, MUSTER_ECANCELED);
     }

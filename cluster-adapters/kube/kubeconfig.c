@@ -475,17 +475,23 @@ static int kc_resolve(struct kc *p, struct kube_config *cfg, const char *context
         return MUSTER_ECONFIG;
     }
     const char *cluster_name, *user_name, *ns;
-    if ((rc = kc_str(p, ctx, "cluster", where, &cluster_name, NULL)) < 0 ||
-        (rc = kc_str(p, ctx, "user", where, &user_name, NULL)) < 0 ||
-        (rc = kc_str(p, ctx, "namespace", where, &ns, NULL)) < 0)
+    rc = kc_str(p, ctx, "cluster", where, &cluster_name, NULL);
+    if (!rc)
+        rc = kc_str(p, ctx, "user", where, &user_name, NULL);
+    if (!rc)
+        rc = kc_str(p, ctx, "namespace", where, &ns, NULL);
+    if (rc < 0)
         return rc;
     if (!cluster_name) {
         kc_fail(p, "%s.cluster: missing", where);
         return MUSTER_ECONFIG;
     }
-    if ((rc = kc_dup(p, ctx_name, &cfg->context)) < 0 ||
-        (rc = kc_dup(p, ns ? ns : "default", &cfg->namespace)) < 0 ||
-        (rc = kc_dup(p, p->file, &cfg->source)) < 0)
+    rc = kc_dup(p, ctx_name, &cfg->context);
+    if (!rc)
+        rc = kc_dup(p, ns ? ns : "default", &cfg->namespace);
+    if (!rc)
+        rc = kc_dup(p, p->file, &cfg->source);
+    if (rc < 0)
         return rc;
 
     yaml_node_t *cl_entry = kc_find(p, "clusters", cluster_name, &ki);
@@ -497,8 +503,10 @@ static int kc_resolve(struct kc *p, struct kube_config *cfg, const char *context
     snprintf(where, sizeof(where), "clusters[%zu].cluster", ki);
     yaml_node_t *cl = kc_get(p, cl_entry, "cluster");
     const char *server, *insecure;
-    if ((rc = kc_str(p, cl, "server", where, &server, NULL)) < 0 ||
-        (rc = kc_str(p, cl, "insecure-skip-tls-verify", where, &insecure, NULL)) < 0)
+    rc = kc_str(p, cl, "server", where, &server, NULL);
+    if (!rc)
+        rc = kc_str(p, cl, "insecure-skip-tls-verify", where, &insecure, NULL);
+    if (rc < 0)
         return rc;
     if (!server) {
         kc_fail(p, "%s.server: missing", where);
@@ -508,7 +516,8 @@ static int kc_resolve(struct kc *p, struct kube_config *cfg, const char *context
         kc_fail(p, "%s.server: \"%s\" is not an http:// or https:// URL", where, server);
         return MUSTER_ECONFIG;
     }
-    if ((rc = kc_dup(p, server, &cfg->server)) < 0)
+    rc = kc_dup(p, server, &cfg->server);
+    if (rc < 0)
         return rc;
     size_t sl = strlen(cfg->server);
     while (sl && cfg->server[sl - 1] == '/')
@@ -519,7 +528,8 @@ static int kc_resolve(struct kc *p, struct kube_config *cfg, const char *context
         kc_fail(p, "%s.insecure-skip-tls-verify: expected true or false", where);
         return MUSTER_ECONFIG;
     }
-    if ((rc = kc_blob(p, cl, where, "certificate-authority", &cfg->ca, &cfg->ca_len)) < 0)
+    rc = kc_blob(p, cl, where, "certificate-authority", &cfg->ca, &cfg->ca_len);
+    if (rc < 0)
         return rc;
 
     if (!user_name)
@@ -537,18 +547,22 @@ static int kc_resolve(struct kc *p, struct kube_config *cfg, const char *context
                 where);
         return MUSTER_ECONFIG;
     }
-    if ((rc = kc_blob(p, u, where, "client-certificate", &cfg->cert, &cfg->cert_len)) < 0 ||
-        (rc = kc_blob(p, u, where, "client-key", &cfg->key, &cfg->key_len)) < 0)
+    rc = kc_blob(p, u, where, "client-certificate", &cfg->cert, &cfg->cert_len);
+    if (!rc)
+        rc = kc_blob(p, u, where, "client-key", &cfg->key, &cfg->key_len);
+    if (rc < 0)
         return rc;
     if (!cfg->cert != !cfg->key) {
         kc_fail(p, "%s: client-certificate and client-key must be given together", where);
         return MUSTER_ECONFIG;
     }
     const char *token, *token_file;
-    if ((rc = kc_str(p, u, "token", where, &token, NULL)) < 0 ||
-        (rc = kc_str(p, u, "tokenFile", where, &token_file, NULL)) < 0)
-        return rc;
-    if (token && (rc = kc_dup(p, token, &cfg->token)) < 0)
+    rc = kc_str(p, u, "token", where, &token, NULL);
+    if (!rc)
+        rc = kc_str(p, u, "tokenFile", where, &token_file, NULL);
+    if (!rc && token)
+        rc = kc_dup(p, token, &cfg->token);
+    if (rc < 0)
         return rc;
     if (token_file) {
         char path[PATH_MAX];
@@ -556,10 +570,12 @@ static int kc_resolve(struct kc *p, struct kube_config *cfg, const char *context
             kc_fail(p, "%s.tokenFile: path too long", where);
             return MUSTER_ECONFIG;
         }
-        if ((rc = kc_dup(p, path, &cfg->token_file)) < 0)
+        rc = kc_dup(p, path, &cfg->token_file);
+        if (rc < 0)
             return rc;
         struct stat st;
-        if (stat(path, &st) != 0 || (rc = token_reload(cfg, &st)) < 0) {
+        rc = stat(path, &st) == 0 ? token_reload(cfg, &st) : MUSTER_ENOENT;
+        if (rc < 0) {
             kc_fail(p, "%s.tokenFile: cannot read %s", where, path);
             return MUSTER_ECONFIG;
         }
