@@ -429,6 +429,153 @@ static void test_connect_refused(void)
     teardown(&t);
 }
 
+
+/* ---- TLS with a client certificate, against `openssl s_server` ---- */
+
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+static const char gen_script[] =
+    "set -e\n"
+    "k() { openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out \"$1\" "
+    "2>/dev/null; }\n"
+    "k ca.key; openssl req -x509 -new -key ca.key -out ca.crt -subj /CN=muster-test-ca -days 2\n"
+    "k other.key; openssl req -x509 -new -key other.key -out other-ca.crt -subj /CN=other "
+    "-days 2\n"
+    "k server.key; openssl req -new -key server.key -out server.csr -subj /CN=127.0.0.1\n"
+    "printf 'subjectAltName=IP:127.0.0.1\\nextendedKeyUsage=serverAuth\\n' > server.ext\n"
+    "openssl x509 -req -in server.csr -CA ca.crt -CAkey ca.key -CAcreateserial -out server.crt "
+    "-days 2 -extfile server.ext 2>/dev/null\n"
+    "k client.key; openssl req -new -key client.key -out client.csr "
+    "-subj /CN=muster/O=system:masters\n"
+    "printf 'extendedKeyUsage=clientAuth\\n' > client.ext\n"
+    "openssl x509 -req -in client.csr -CA ca.crt -CAkey ca.key -CAcreateserial -out client.crt "
+    "-days 2 -extfile client.ext 2>/dev/null\n"
+    "printf '{\"kind\":\"Namespace\",\"metadata\":{\"name\":\"tls-ok\"}}' > ns.json\n";
+
+/* Starts `openssl s_server -WWW` requiring a client certificate; returns its pid and port. */
+static pid_t start_s_server(const char *dir, int *port)
+{
+    char out[900];
+    snprintf(out, sizeof(out), "%s/s_server.out", dir);
+    remove(out);
+    pid_t pid = fork();
+    if (pid == 0) {
+        if (chdir(dir) != 0)
+            _exit(127);
+        FILE *f = freopen("s_server.out", "w", stdout);
+        FILE *g = freopen("/dev/null", "w", stderr);
+        (void)f;
+        (void)g;
+        execlp("openssl", "openssl", "s_server", "-accept", "127.0.0.1:0", "-cert",
+               "server.crt", "-key", "server.key", "-CAfile", "ca.crt", "-Verify", "1", "-WWW",
+               (char *)NULL);
+        _exit(127);
+    }
+    *port = 0;
+    for (int i = 0; i < 250 && *port == 0; i++) {
+        usleep(20000);
+        FILE *f = fopen(out, "r");
+        char line[256];
+        while (f && fgets(line, sizeof(line), f)) {
+            const char *p = strstr(line, "ACCEPT 127.0.0.1:");
+            if (p)
+                *port = (int)strtol(p + 17, NULL, 10);
+        }
+        if (f)
+            fclose(f);
+    }
+    return pid;
+}
+
+static int tls_get(uv_loop_t *loop, const char *kubeconfig, char *name, size_t cap)
+{
+    struct kube_config cfg;
+    char err[512];
+    if (kube_config_load_file(&cfg, kubeconfig, NULL, err, sizeof(err)) != 0) {
+        fprintf(stderr, "%s\n", err);
+        return -99999;
+    }
+    struct t t;
+    memset(&t, 0, sizeof(t));
+    struct kube_client *c;
+    CU_ASSERT_FATAL(kube_client_new(loop, &cfg, NULL, &c) == 0);
+    struct kube_request req = {.verb = KUBE_GET, .path = "/ns.json"};
+    CU_ASSERT(kube_request(c, &req, record, &t) == 0);
+    while (t.done < 1 && uv_run(loop, UV_RUN_ONCE))
+        ;
+    kube_client_close(c, on_client_closed, &t);
+    uv_run(loop, UV_RUN_DEFAULT);
+    CU_ASSERT(t.closed);
+    kube_config_close(&cfg);
+    snprintf(name, cap, "%s", t.name[0]);
+    if (t.err[0])
+        fprintf(stderr, "[tls: %s: %s] ", muster_errname(t.err[0]), t.message);
+    return t.err[0];
+}
+
+static void write_kubeconfig(const char *path, int port, const char *ca, int with_cert)
+{
+    FILE *f = fopen(path, "w");
+    CU_ASSERT_FATAL(f != NULL);
+    fprintf(f,
+            "apiVersion: v1\nkind: Config\ncurrent-context: t\nclusters:\n- name: c\n  cluster:\n"
+            "    server: https://127.0.0.1:%d\n    certificate-authority: %s\nusers:\n- name: u\n"
+            "  user:\n%s\ncontexts:\n- name: t\n  context:\n    cluster: c\n    user: u\n",
+            port, ca,
+            with_cert ? "    client-certificate: client.crt\n    client-key: client.key"
+                      : "    token: not-a-cert");
+    fclose(f);
+}
+
+static void test_tls_client_certificate(void)
+{
+    char dir[512], path[900], cmd[1200];
+    test_tmp_path(dir, sizeof(dir), "tls");
+    mkdir(dir, 0700);
+    snprintf(path, sizeof(path), "%s/gen.sh", dir);
+    FILE *f = fopen(path, "w");
+    CU_ASSERT_FATAL(f != NULL);
+    fputs(gen_script, f);
+    fclose(f);
+    snprintf(cmd, sizeof(cmd), "cd '%s' && sh gen.sh", dir);
+    CU_ASSERT_FATAL(system(cmd) == 0);
+    int port;
+    pid_t pid = start_s_server(dir, &port);
+    CU_ASSERT_FATAL(pid > 0);
+    if (port == 0) {
+        kill(pid, SIGTERM);
+        waitpid(pid, NULL, 0);
+        CU_FAIL_FATAL("openssl s_server did not start");
+    }
+    uv_loop_t loop;
+    uv_loop_init(&loop);
+    char name[64];
+
+    /* The server is verified against our CA and we present our client certificate. */
+    snprintf(path, sizeof(path), "%s/kubeconfig-ok", dir);
+    write_kubeconfig(path, port, "ca.crt", 1);
+    CU_ASSERT_EQUAL(tls_get(&loop, path, name, sizeof(name)), 0);
+    CU_ASSERT_STRING_EQUAL(name, "tls-ok");
+
+    /* A server certificate from another CA is refused. */
+    snprintf(path, sizeof(path), "%s/kubeconfig-other-ca", dir);
+    write_kubeconfig(path, port, "other-ca.crt", 1);
+    CU_ASSERT_EQUAL(tls_get(&loop, path, name, sizeof(name)), MUSTER_ETLS);
+
+    /* Without a client certificate the server refuses us (a TLS 1.3 alert after the
+     * handshake, so it surfaces as a failed read). */
+    snprintf(path, sizeof(path), "%s/kubeconfig-no-cert", dir);
+    write_kubeconfig(path, port, "ca.crt", 0);
+    int rc = tls_get(&loop, path, name, sizeof(name));
+    CU_ASSERT(rc == MUSTER_ETLS || rc == MUSTER_EIO);
+
+    kill(pid, SIGTERM);
+    waitpid(pid, NULL, 0);
+    CU_ASSERT_EQUAL(uv_loop_close(&loop), 0);
+}
+
 static CU_TestInfo tests[] = {
     {"get with bearer token, 404 Status, connection reuse", test_get_with_bearer_token},
     {"missing token is 401", test_missing_token_is_unauthorized},
@@ -440,6 +587,7 @@ static CU_TestInfo tests[] = {
     {"response size cap", test_response_cap},
     {"cancel and close with requests in flight", test_cancel_and_close_in_flight},
     {"connection refused", test_connect_refused},
+    {"TLS: CA, client certificate, wrong CA, missing certificate", test_tls_client_certificate},
     CU_TEST_INFO_NULL,
 };
 
