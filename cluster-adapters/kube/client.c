@@ -533,9 +533,15 @@ static void call_done(struct kube_client *c, struct kube_call *k, CURLcode res)
     curl_easy_getinfo(k->easy, CURLINFO_RESPONSE_CODE, &code);
     k->http = (int)code;
 
+    long version = 0;
+    curl_easy_getinfo(k->easy, CURLINFO_HTTP_VERSION, &version);
+
     struct kube_response resp;
     memset(&resp, 0, sizeof(resp));
     resp.http = k->http;
+    resp.http_version = version == CURL_HTTP_VERSION_2_0 ? 2 : version ? 1 : 0;
+    if (resp.http_version == 2)
+        c->stats.http2++;
     resp.status.http = k->http;
     resp.status.retry_after_s = k->retry_after_s;
     int err;

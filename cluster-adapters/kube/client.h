@@ -72,6 +72,7 @@ struct kube_status {
 
 struct kube_response {
     int http;
+    int http_version; /* 2 for HTTP/2, 1 for HTTP/1.x, 0 when there was no response */
     /* The parsed body of a 2xx response (NULL when empty or streamed). Borrowed: valid during
      * the callback; json_object_get() it to keep it. */
     struct json_object *body;
@@ -103,6 +104,7 @@ struct kube_client_stats {
     uint64_t completed;   /* callbacks run */
     uint64_t retried;     /* 429 retries */
     uint64_t connections; /* new TCP connections opened (reuse keeps this low) */
+    uint64_t http2;       /* responses that came over HTTP/2 */
     int inflight;
     int queued;
     int max_inflight_seen;

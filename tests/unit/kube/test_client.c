@@ -529,18 +529,26 @@ static void write_kubeconfig(const char *path, int port, const char *ca, int wit
     fclose(f);
 }
 
-static void test_tls_client_certificate(void)
+/* Generates the CA, server and client certificates into a new scratch dir. */
+static int gen_certs(char *dir, size_t cap, const char *name)
 {
-    char dir[512], path[900], cmd[1200];
-    test_tmp_path(dir, sizeof(dir), "tls");
+    char path[900], cmd[1200];
+    test_tmp_path(dir, cap, name);
     mkdir(dir, 0700);
     snprintf(path, sizeof(path), "%s/gen.sh", dir);
     FILE *f = fopen(path, "w");
-    CU_ASSERT_FATAL(f != NULL);
+    if (!f)
+        return -1;
     fputs(gen_script, f);
     fclose(f);
     snprintf(cmd, sizeof(cmd), "cd '%s' && sh gen.sh", dir);
-    CU_ASSERT_FATAL(system(cmd) == 0);
+    return system(cmd);
+}
+
+static void test_tls_client_certificate(void)
+{
+    char dir[512], path[900];
+    CU_ASSERT_FATAL(gen_certs(dir, sizeof(dir), "tls") == 0);
     int port;
     pid_t pid = start_s_server(dir, &port);
     CU_ASSERT_FATAL(pid > 0);
@@ -576,6 +584,139 @@ static void test_tls_client_certificate(void)
     CU_ASSERT_EQUAL(uv_loop_close(&loop), 0);
 }
 
+
+/* ---- HTTP/2 over TLS, multiplexed, against an in-process h2o server ---- */
+
+#include <h2o.h>
+#include <h2o/http2.h>
+#include <openssl/ssl.h>
+
+struct h2srv {
+    h2o_globalconf_t config;
+    h2o_context_t ctx;
+    h2o_accept_ctx_t accept;
+    uv_tcp_t listener;
+    SSL_CTX *ssl;
+    int port;
+    int requests, h2_requests;
+};
+
+static struct h2srv *h2_current;
+
+static int h2_on_req(h2o_handler_t *self, h2o_req_t *req)
+{
+    static const char body[] = "{\"kind\":\"Namespace\",\"metadata\":{\"name\":\"over-h2\"}}";
+    h2_current->requests++;
+    if (req->version >= 0x200)
+        h2_current->h2_requests++;
+    req->res.status = 200;
+    req->res.reason = "OK";
+    h2o_add_header(&req->pool, &req->res.headers, H2O_TOKEN_CONTENT_TYPE, NULL,
+                   H2O_STRLIT("application/json"));
+    h2o_send_inline(req, body, sizeof(body) - 1);
+    return 0;
+}
+
+static void h2_on_accept(uv_stream_t *l, int status)
+{
+    if (status != 0)
+        return;
+    uv_tcp_t *conn = h2o_mem_alloc(sizeof(*conn));
+    uv_tcp_init(l->loop, conn);
+    if (uv_accept(l, (uv_stream_t *)conn) != 0) {
+        uv_close((uv_handle_t *)conn, (uv_close_cb)free);
+        return;
+    }
+    h2o_accept(&h2_current->accept, h2o_uv_socket_create((uv_stream_t *)conn, (uv_close_cb)free));
+}
+
+static int h2_start(struct h2srv *s, uv_loop_t *loop, const char *dir)
+{
+    char crt[900], key[900];
+    memset(s, 0, sizeof(*s));
+    h2_current = s;
+    h2o_config_init(&s->config);
+    h2o_hostconf_t *host =
+        h2o_config_register_host(&s->config, h2o_iovec_init(H2O_STRLIT("default")), 65535);
+    h2o_pathconf_t *pc = h2o_config_register_path(host, "/", 0);
+    h2o_handler_t *h = h2o_create_handler(pc, sizeof(*h));
+    h->on_req = h2_on_req;
+    h2o_context_init(&s->ctx, loop, &s->config);
+    s->ssl = SSL_CTX_new(TLS_server_method());
+    snprintf(crt, sizeof(crt), "%s/server.crt", dir);
+    snprintf(key, sizeof(key), "%s/server.key", dir);
+    if (SSL_CTX_use_certificate_chain_file(s->ssl, crt) != 1 ||
+        SSL_CTX_use_PrivateKey_file(s->ssl, key, SSL_FILETYPE_PEM) != 1)
+        return -1;
+    h2o_ssl_register_alpn_protocols(s->ssl, h2o_http2_alpn_protocols);
+    s->accept.ctx = &s->ctx;
+    s->accept.hosts = s->config.hosts;
+    s->accept.ssl_ctx = s->ssl;
+    struct sockaddr_in a;
+    uv_ip4_addr("127.0.0.1", 0, &a);
+    uv_tcp_init(loop, &s->listener);
+    if (uv_tcp_bind(&s->listener, (struct sockaddr *)&a, 0) != 0 ||
+        uv_listen((uv_stream_t *)&s->listener, 16, h2_on_accept) != 0)
+        return -1;
+    struct sockaddr_in b;
+    int len = sizeof(b);
+    uv_tcp_getsockname(&s->listener, (struct sockaddr *)&b, &len);
+    s->port = ntohs(b.sin_port);
+    return 0;
+}
+
+static void h2_stop(struct h2srv *s, uv_loop_t *loop)
+{
+    uv_close((uv_handle_t *)&s->listener, NULL);
+    h2o_context_dispose(&s->ctx);
+    uv_run(loop, UV_RUN_DEFAULT);
+    h2o_config_dispose(&s->config);
+    SSL_CTX_free(s->ssl);
+}
+
+static void test_http2_multiplexed(void)
+{
+    char dir[512], path[900];
+    CU_ASSERT_FATAL(gen_certs(dir, sizeof(dir), "h2") == 0);
+    uv_loop_t loop;
+    uv_loop_init(&loop);
+    struct h2srv srv;
+    CU_ASSERT_FATAL(h2_start(&srv, &loop, dir) == 0);
+    snprintf(path, sizeof(path), "%s/kubeconfig", dir);
+    write_kubeconfig(path, srv.port, "ca.crt", 1);
+    struct kube_config cfg;
+    char err[512];
+    CU_ASSERT_FATAL(kube_config_load_file(&cfg, path, NULL, err, sizeof(err)) == 0);
+
+    struct t t;
+    memset(&t, 0, sizeof(t));
+    struct kube_client *c;
+    CU_ASSERT_FATAL(kube_client_new(&loop, &cfg, NULL, &c) == 0);
+    struct kube_request req = {.verb = KUBE_GET, .path = "/api/v1/namespaces/over-h2"};
+    for (int i = 0; i < 10; i++)
+        CU_ASSERT(kube_request(c, &req, record, &t) == 0);
+    while (t.done < 10 && uv_run(&loop, UV_RUN_ONCE))
+        ;
+    for (int i = 0; i < 10; i++) {
+        CU_ASSERT_EQUAL(t.err[i], 0);
+        CU_ASSERT_STRING_EQUAL(t.name[i], "over-h2");
+    }
+    struct kube_client_stats st;
+    kube_client_stats(c, &st);
+    CU_ASSERT_EQUAL(st.http2, 10);
+    CU_ASSERT_EQUAL(st.connections, 1); /* ten streams on one connection */
+    CU_ASSERT_EQUAL(srv.h2_requests, 10);
+    kube_client_close(c, on_client_closed, &t);
+    while (!t.closed && uv_run(&loop, UV_RUN_ONCE))
+        ;
+    /* Let h2o see the connection end before its context goes. */
+    for (int i = 0; i < 5; i++)
+        uv_run(&loop, UV_RUN_NOWAIT);
+    h2_stop(&srv, &loop);
+    CU_ASSERT_EQUAL(uv_loop_close(&loop), 0);
+    kube_config_close(&cfg);
+}
+
 static CU_TestInfo tests[] = {
     {"get with bearer token, 404 Status, connection reuse", test_get_with_bearer_token},
     {"missing token is 401", test_missing_token_is_unauthorized},
@@ -588,6 +729,7 @@ static CU_TestInfo tests[] = {
     {"cancel and close with requests in flight", test_cancel_and_close_in_flight},
     {"connection refused", test_connect_refused},
     {"TLS: CA, client certificate, wrong CA, missing certificate", test_tls_client_certificate},
+    {"HTTP/2 over TLS, ten requests multiplexed on one connection", test_http2_multiplexed},
     CU_TEST_INFO_NULL,
 };
 
