@@ -575,6 +575,10 @@ static int kc_resolve(struct kc *p, struct kube_config *cfg, const char *context
             return rc;
         struct stat st;
         rc = stat(path, &st) == 0 ? token_reload(cfg, &st) : MUSTER_ENOENT;
+        if (rc == MUSTER_ENOMEM) {
+            kc_fail(p, "out of memory");
+            return rc;
+        }
         if (rc < 0) {
             kc_fail(p, "%s.tokenFile: cannot read %s", where, path);
             return MUSTER_ECONFIG;

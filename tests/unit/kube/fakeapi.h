@@ -35,7 +35,7 @@ struct fake_conn {
     struct fake_server *srv;
     char *in;
     size_t in_len;
-    int streaming, closing, outstanding;
+    int streaming, closing, outstanding, in_process;
     struct fake_conn *next;
     void *user;
 };
@@ -184,9 +184,15 @@ static inline void fake_stream_send(struct fake_conn *c, const char *data, size_
     fake_write(c, "\r\n", 2);
 }
 
+static inline void fake__process(struct fake_conn *c);
+
+/* Ends the chunked body; the connection stays open for the next request. */
 static inline void fake_stream_end(struct fake_conn *c)
 {
     fake_write(c, "0\r\n\r\n", 5);
+    c->streaming = 0;
+    if (!c->in_process)
+        fake__process(c);
 }
 
 /* The value of query parameter key (URL-decoding not needed for the tests' values). */
@@ -226,10 +232,11 @@ static inline void fake__header(const char *line, size_t len, const char *name, 
 static inline void fake__process(struct fake_conn *c)
 {
     struct fake_server *s = c->srv;
+    c->in_process = 1;
     while (!c->closing && !c->streaming) {
         char *end = c->in_len ? memmem(c->in, c->in_len, "\r\n\r\n", 4) : NULL;
         if (!end)
-            return;
+            break;
         size_t head_len = (size_t)(end - c->in) + 4;
         static struct fake_req r;
         memset(&r, 0, sizeof(r));
@@ -251,7 +258,7 @@ static inline void fake__process(struct fake_conn *c)
         }
         size_t body_len = cl[0] ? strtoul(cl, NULL, 10) : 0;
         if (c->in_len < head_len + body_len)
-            return;
+            break;
         r.body = c->in + head_len;
         r.body_len = body_len;
         const char *q = strchr(r.target, '?');
@@ -278,6 +285,7 @@ static inline void fake__process(struct fake_conn *c)
         s->handler(s, c, &r);
         free(copy);
     }
+    c->in_process = 0;
 }
 
 static inline void fake__alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
@@ -295,7 +303,7 @@ static inline void fake__on_read(uv_stream_t *st, ssize_t n, const uv_buf_t *buf
         fake_close_conn(c);
         return;
     }
-    if (n > 0 && !c->streaming && c->in_len + (size_t)n <= FAKE_MAX_REQUEST) {
+    if (n > 0 && c->in_len + (size_t)n <= FAKE_MAX_REQUEST) {
         c->in = realloc(c->in, c->in_len + (size_t)n + 1);
         memcpy(c->in + c->in_len, buf->base, (size_t)n);
         c->in_len += (size_t)n;

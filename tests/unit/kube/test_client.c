@@ -717,6 +717,40 @@ static void test_http2_multiplexed(void)
     kube_config_close(&cfg);
 }
 
+
+/* ---- the token file is re-read when it rotates ---- */
+
+static void h_echo_auth(struct fake_server *s, struct fake_conn *c, const struct fake_req *r)
+{
+    fake_respond(c, 200, NULL, "{}");
+}
+
+static void test_token_file_rotation(void)
+{
+    struct t t;
+    setup(&t, h_echo_auth, NULL, NULL);
+    char path[512];
+    test_tmp_path(path, sizeof(path), "rotating-token");
+    FILE *f = fopen(path, "w");
+    CU_ASSERT_FATAL(f != NULL);
+    fputs("tok-1\n", f);
+    fclose(f);
+    t.cfg.token_file = muster_strdup(path);
+    struct kube_request req = {.verb = KUBE_GET, .path = "/api/v1/namespaces"};
+    CU_ASSERT_EQUAL(kube_request(t.client, &req, record, &t), 0);
+    run_until(&t, 1);
+    f = fopen(path, "w");
+    CU_ASSERT_FATAL(f != NULL);
+    fputs("tok-2-rotated\n", f);
+    fclose(f);
+    t.cfg.token_checked_ms = 0; /* as if KUBE_TOKEN_RECHECK_MS had passed */
+    CU_ASSERT_EQUAL(kube_request(t.client, &req, record, &t), 0);
+    run_until(&t, 2);
+    CU_ASSERT_STRING_EQUAL(t.srv.auth_log[0], "Bearer tok-1");
+    CU_ASSERT_STRING_EQUAL(t.srv.auth_log[1], "Bearer tok-2-rotated");
+    teardown(&t);
+}
+
 static CU_TestInfo tests[] = {
     {"get with bearer token, 404 Status, connection reuse", test_get_with_bearer_token},
     {"missing token is 401", test_missing_token_is_unauthorized},
@@ -728,6 +762,7 @@ static CU_TestInfo tests[] = {
     {"response size cap", test_response_cap},
     {"cancel and close with requests in flight", test_cancel_and_close_in_flight},
     {"connection refused", test_connect_refused},
+    {"token file re-read when it rotates", test_token_file_rotation},
     {"TLS: CA, client certificate, wrong CA, missing certificate", test_tls_client_certificate},
     {"HTTP/2 over TLS, ten requests multiplexed on one connection", test_http2_multiplexed},
     CU_TEST_INFO_NULL,

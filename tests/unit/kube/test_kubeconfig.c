@@ -288,6 +288,35 @@ static void test_lookup_order(void)
     free(old_kc);
 }
 
+
+/* Every allocation failure comes back as MUSTER_ENOMEM with nothing leaked, until the load
+ * succeeds. */
+static void test_allocation_failures(void)
+{
+    struct muster_mem_stats before, after;
+    int succeeded = 0;
+    for (long n = 0; n < 500 && !succeeded; n++) {
+        struct kube_config cfg;
+        char err[512];
+        muster_mem_stats(&before);
+        muster_mem_fail_after(n);
+        int rc = kube_config_load_file(&cfg, fixture("multi.yaml"), "hub-files", err, sizeof(err));
+        muster_mem_fail_after(-1);
+        if (rc == 0) {
+            succeeded = 1;
+            CU_ASSERT_STRING_EQUAL(kube_config_token(&cfg, 0), "file-token-1");
+            kube_config_close(&cfg);
+        } else {
+            CU_ASSERT_EQUAL(rc, MUSTER_ENOMEM);
+            CU_ASSERT_PTR_NULL(cfg.server);
+        }
+        muster_mem_stats(&after);
+        CU_ASSERT_EQUAL(after.allocs - before.allocs, after.frees - before.frees);
+    }
+    CU_ASSERT(succeeded);
+    muster_mem_reset();
+}
+
 static CU_TestInfo tests[] = {
     {"base64", test_base64},
     {"current-context, relative paths, inline data", test_current_context_inline_data},
@@ -296,6 +325,7 @@ static CU_TestInfo tests[] = {
     {"file written by kubectl config view --raw", test_kubectl_written},
     {"in-cluster config and token rotation", test_incluster_and_rotation},
     {"lookup order", test_lookup_order},
+    {"allocation failures", test_allocation_failures},
     CU_TEST_INFO_NULL,
 };
 

@@ -54,6 +54,10 @@ static void start(struct rt *t, const struct kube_reflector_opts *extra,
                                     .backoff_max_ms = 40};
     if (extra && extra->max_event)
         o.max_event = extra->max_event;
+    if (extra && extra->backoff_initial_ms) {
+        o.backoff_initial_ms = extra->backoff_initial_ms;
+        o.backoff_max_ms = extra->backoff_initial_ms;
+    }
     CU_ASSERT_FATAL(kube_reflector_init(&t->r, &t->w.loop, t->w.client, &o, &handler, t) == 0);
     CU_ASSERT_FATAL(kube_reflector_start(&t->r) == 0);
 }
@@ -195,12 +199,68 @@ static void test_watch_429_retry_after(void)
     stop(&t);
 }
 
+
+static int resumed_after_clean_end(struct wt *w)
+{
+    return w->nlog >= 6;
+}
+
+/* The server ends a stream on its own (timeoutSeconds): the next watch starts at once from the
+ * last version, without an error. */
+static void test_clean_end_resumes(void)
+{
+    struct rt t;
+    memset(&t, 0, sizeof(t));
+    t.w.sc.lists[0][0] = "watch/list-a-1.json";
+    t.w.sc.lists[0][1] = "watch/list-a-2.json";
+    t.w.sc.watches[0] = (struct watch_step){"watch/events-resume-1.jsonl", END_CLEAN, 0, NULL};
+    t.w.sc.watches[1] = (struct watch_step){"watch/events-after-oversize.jsonl", END_KEEP, 0,
+                                            NULL};
+    struct kube_reflector_opts o = {.backoff_initial_ms = 5000}; /* a back-off would time out */
+    start(&t, &o, NULL);
+    CU_ASSERT(wf_run_until(&t.w, resumed_after_clean_end, 3000));
+    static const char *const want[] = {
+        "list a 10", "list b 11", "list c 12", "ADDED d 21", "MODIFIED a 22", "ADDED h 23", NULL,
+    };
+    CU_ASSERT(wf_log_is(&t.w, want));
+    CU_ASSERT_STRING_EQUAL(t.w.sc.watch_rv[1], "23");
+    CU_ASSERT_EQUAL(t.w.nerrors, 0);
+    stop(&t);
+}
+
+static int listed_once(struct wt *w)
+{
+    return w->lists >= 1 && w->sc.nwatches >= 1;
+}
+
+/* Page two answers 410 (continue token expired): the list starts over and only the complete
+ * second list is delivered. */
+static void test_expired_continue_restarts_list(void)
+{
+    struct rt t;
+    memset(&t, 0, sizeof(t));
+    t.w.sc.lists[0][0] = "watch/list-a-1.json";
+    t.w.sc.lists[0][1] = "410";
+    t.w.sc.lists[1][0] = "watch/list-b.json";
+    start(&t, NULL, NULL);
+    CU_ASSERT(wf_run_until(&t.w, listed_once, 3000));
+    CU_ASSERT_EQUAL(t.w.lists, 1);
+    CU_ASSERT_EQUAL(t.last_list_len, 4);
+    CU_ASSERT_EQUAL(t.w.sc.list_requests, 3);
+    CU_ASSERT_STRING_EQUAL(t.w.sc.list_query[2], "limit=2");
+    CU_ASSERT_STRING_EQUAL(t.w.sc.watch_rv[0], "40");
+    CU_ASSERT(t.w.nerrors == 1 && t.w.errors[0] == MUSTER_EGONE);
+    stop(&t);
+}
+
 static CU_TestInfo tests[] = {
     {"paginated list, resume after drop from the bookmark", test_list_pages_then_resume_after_drop},
     {"relist on a 410 ERROR event", test_relist_on_410_error_event},
     {"relist on HTTP 410", test_relist_on_http_410},
     {"over-size event rejected, stream resumed", test_oversize_event_rejected},
     {"429 Retry-After on a watch", test_watch_429_retry_after},
+    {"clean end of stream resumes at once", test_clean_end_resumes},
+    {"expired continue token restarts the list", test_expired_continue_restarts_list},
     CU_TEST_INFO_NULL,
 };
 

@@ -127,6 +127,11 @@ static inline void wf_handler(struct fake_server *s, struct fake_conn *c, const 
         fake_status(c, 500, "InternalError", "no scripted list", NULL);
         return;
     }
+    if (strcmp(sc->lists[li][page], "410") == 0) {
+        /* The continue token expired: the client must start its list over. */
+        fake_status(c, 410, "Expired", "The provided continue parameter is too old", NULL);
+        return;
+    }
     char *body = fake_fixture(sc->lists[li][page]);
     fake_respond(c, 200, NULL, body ? body : "{}");
     free(body);
