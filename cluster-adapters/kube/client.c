@@ -132,6 +132,23 @@ static int kube__curl_err(CURLcode rc)
     }
 }
 
+static int kube__curlm_err(CURLMcode rc)
+{
+    switch (rc) {
+    case CURLM_OK:
+        return 0;
+    case CURLM_OUT_OF_MEMORY:
+        return MUSTER_ENOMEM;
+    case CURLM_BAD_HANDLE:
+    case CURLM_BAD_EASY_HANDLE:
+    case CURLM_ADDED_ALREADY:
+    case CURLM_RECURSIVE_API_CALL:
+        return MUSTER_EINVAL;
+    default:
+        return MUSTER_EIO;
+    }
+}
+
 static int kube__http_err(int http, const char *reason)
 {
     if (http >= 200 && http < 300)
@@ -552,8 +569,7 @@ static void call_done(struct kube_client *c, struct kube_call *k, CURLcode res)
     } else if (k->abort_err) {
         err = k->abort_err;
         snprintf(resp.status.message, sizeof(resp.status.message), "%s%s",
-                 err == MUSTER_ELIMIT ? "response over its size cap: " : "",
-                 muster_strerror(err));
+                 err == MUSTER_ELIMIT ? "response over its size cap: " : "", muster_strerror(err));
     } else if (res != CURLE_OK) {
         err = kube__curl_err(res);
         snprintf(resp.status.message, sizeof(resp.status.message), "%s",
@@ -703,9 +719,9 @@ static int call_start(struct kube_client *c, struct kube_call *k)
         curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, 0L);
         curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, 0L);
     }
-    CURLMcode mrc = curl_multi_add_handle(c->multi, e);
-    if (mrc != CURLM_OK)
-        return mrc == CURLM_OUT_OF_MEMORY ? MUSTER_ENOMEM : MUSTER_EIO;
+    int rc = kube__curlm_err(curl_multi_add_handle(c->multi, e));
+    if (rc < 0)
+        return rc;
     k->active = 1;
     list_push(&c->active, k);
     if (k->verb != KUBE_WATCH) {
@@ -780,8 +796,8 @@ static void on_pump(uv_timer_t *t)
         uv_timer_start(&c->pump_timer, on_pump, wake - now, 0);
 }
 
-int kube_request_start(struct kube_client *c, const struct kube_request *req,
-                       kube_response_cb cb, void *ud, struct kube_call **call)
+int kube_request_start(struct kube_client *c, const struct kube_request *req, kube_response_cb cb,
+                       void *ud, struct kube_call **call)
 {
     if (call)
         *call = NULL;

@@ -64,10 +64,10 @@ struct kube_request {
 
 /* What the server said when it refused (a Kubernetes Status body), or what went wrong. */
 struct kube_status {
-    int http;                                  /* HTTP status; 0 when there was no response */
-    char reason[KUBE_STATUS_REASON_BYTES];     /* Status.reason, e.g. "Conflict", "Expired" */
-    char message[KUBE_STATUS_MESSAGE_BYTES];   /* Status.message or a transport error */
-    long retry_after_s;                        /* Retry-After of a 429 / 503, else 0 */
+    int http;                                /* HTTP status; 0 when there was no response */
+    char reason[KUBE_STATUS_REASON_BYTES];   /* Status.reason, e.g. "Conflict", "Expired" */
+    char message[KUBE_STATUS_MESSAGE_BYTES]; /* Status.message or a transport error */
+    long retry_after_s;                      /* Retry-After of a 429 / 503, else 0 */
 };
 
 struct kube_response {
@@ -130,8 +130,8 @@ int kube_request(struct kube_client *c, const struct kube_request *req, kube_res
 
 /* kube_request that also hands back the call, for kube_call_cancel. *call is valid until its
  * callback has run. */
-int kube_request_start(struct kube_client *c, const struct kube_request *req,
-                       kube_response_cb cb, void *ud, struct kube_call **call);
+int kube_request_start(struct kube_client *c, const struct kube_request *req, kube_response_cb cb,
+                       void *ud, struct kube_call **call);
 
 /* Cancels a call whose callback has not run yet: the callback runs later, from the loop, with
  * MUSTER_ECANCELED. */

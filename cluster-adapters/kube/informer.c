@@ -40,8 +40,7 @@ static int obj_key(struct json_object *obj, char *out, size_t cap)
         !json_object_is_type(name, json_type_string))
         return MUSTER_EPROTO;
     json_object_object_get_ex(md, "namespace", &ns);
-    return make_key(ns ? json_object_get_string(ns) : NULL, json_object_get_string(name), out,
-                    cap);
+    return make_key(ns ? json_object_get_string(ns) : NULL, json_object_get_string(name), out, cap);
 }
 
 static const char *obj_rv(struct json_object *obj)
@@ -222,8 +221,8 @@ int kube_informer_start(struct kube_informer *inf)
 
 static void on_reflector_closed(struct kube_reflector *r)
 {
-    struct kube_informer *inf = (struct kube_informer *)((char *)r - offsetof(struct kube_informer,
-                                                                              reflector));
+    struct kube_informer *inf =
+        (struct kube_informer *)((char *)r - offsetof(struct kube_informer, reflector));
     for (size_t b = 0; b < inf->nbuckets; b++) {
         struct kube_informer_entry *e = inf->buckets[b], *next;
         for (; e; e = next) {

@@ -226,8 +226,7 @@ const char *kube_config_token(struct kube_config *cfg, uint64_t now_ms)
 
 /* ---- in-cluster ---- */
 
-int kube_config_load_incluster(struct kube_config *cfg, const char *dir, char *err,
-                               size_t errcap)
+int kube_config_load_incluster(struct kube_config *cfg, const char *dir, char *err, size_t errcap)
 {
     memset(cfg, 0, sizeof(*cfg));
     if (!dir)
@@ -267,8 +266,7 @@ int kube_config_load_incluster(struct kube_config *cfg, const char *dir, char *e
     }
     rc = token_reload(cfg, &st);
     if (rc < 0) {
-        set_err(err, errcap, path, "service-account token: cannot read (%s)",
-                muster_strerror(rc));
+        set_err(err, errcap, path, "service-account token: cannot read (%s)", muster_strerror(rc));
         goto fail;
     }
 
@@ -391,8 +389,8 @@ static yaml_node_t *kc_find(struct kc *p, const char *list, const char *name, si
 /* Resolves a path from the file against the file's directory. */
 static int kc_path(struct kc *p, const char *rel, char *out, size_t cap)
 {
-    int n = rel[0] == '/' ? snprintf(out, cap, "%s", rel)
-                          : snprintf(out, cap, "%s/%s", p->dir, rel);
+    int n =
+        rel[0] == '/' ? snprintf(out, cap, "%s", rel) : snprintf(out, cap, "%s/%s", p->dir, rel);
     return n < 0 || (size_t)n >= cap ? MUSTER_ENOSPC : 0;
 }
 
@@ -542,8 +540,9 @@ static int kc_resolve(struct kc *p, struct kube_config *cfg, const char *context
     snprintf(where, sizeof(where), "users[%zu].user", ui);
     yaml_node_t *u = kc_get(p, u_entry, "user");
     if (kc_get(p, u, "exec") || kc_get(p, u, "auth-provider")) {
-        kc_fail(p, "%s: exec and auth-provider credential plugins are not supported; use a "
-                   "token, tokenFile or client certificate",
+        kc_fail(p,
+                "%s: exec and auth-provider credential plugins are not supported; use a "
+                "token, tokenFile or client certificate",
                 where);
         return MUSTER_ECONFIG;
     }
@@ -587,8 +586,8 @@ static int kc_resolve(struct kc *p, struct kube_config *cfg, const char *context
     return 0;
 }
 
-int kube_config_load_file(struct kube_config *cfg, const char *path, const char *context,
-                          char *err, size_t errcap)
+int kube_config_load_file(struct kube_config *cfg, const char *path, const char *context, char *err,
+                          size_t errcap)
 {
     memset(cfg, 0, sizeof(*cfg));
     struct kc p = {.file = path, .err = err, .errcap = errcap};

@@ -56,13 +56,12 @@ int kube_config_load(struct kube_config *cfg, const struct kube_config_opts *opt
 
 /* Parses one kubeconfig file, selecting `context` (or current-context when NULL). Relative file
  * paths inside it are resolved against the file's directory. Same contract as kube_config_load. */
-int kube_config_load_file(struct kube_config *cfg, const char *path, const char *context,
-                          char *err, size_t errcap);
+int kube_config_load_file(struct kube_config *cfg, const char *path, const char *context, char *err,
+                          size_t errcap);
 
 /* In-cluster configuration from KUBERNETES_SERVICE_HOST/_PORT and the service-account files in
  * dir (token, ca.crt, optional namespace). Same contract as kube_config_load. */
-int kube_config_load_incluster(struct kube_config *cfg, const char *dir, char *err,
-                               size_t errcap);
+int kube_config_load_incluster(struct kube_config *cfg, const char *dir, char *err, size_t errcap);
 
 /* The bearer token to send now, or NULL for none. When the config has a token file and at least
  * KUBE_TOKEN_RECHECK_MS passed since the last check (now_ms is the caller's clock), the file is

@@ -423,8 +423,8 @@ int kube_reflector_init(struct kube_reflector *r, uv_loop_t *loop, struct kube_c
     r->ud = ud;
     r->page_size = opts->page_size > 0 ? opts->page_size : KUBE_LIST_PAGE_SIZE;
     r->max_event = opts->max_event ? opts->max_event : KUBE_MAX_WATCH_EVENT_BYTES;
-    r->backoff_initial_ms = opts->backoff_initial_ms ? opts->backoff_initial_ms
-                                                     : KUBE_BACKOFF_INITIAL_MS;
+    r->backoff_initial_ms =
+        opts->backoff_initial_ms ? opts->backoff_initial_ms : KUBE_BACKOFF_INITIAL_MS;
     r->backoff_max_ms = opts->backoff_max_ms ? opts->backoff_max_ms : KUBE_BACKOFF_MAX_MS;
     r->watch_timeout_s = opts->watch_timeout_s > 0 ? opts->watch_timeout_s : KUBE_WATCH_TIMEOUT_S;
     r->rng = (uv_hrtime() ^ (uint64_t)(uintptr_t)r) | 1;

@@ -180,8 +180,8 @@ static void on_page(int err, const struct kube_response *resp, void *ud)
         return;
     }
     snprintf(t->cont, sizeof(t->cont), "%s", next);
-    struct kube_request req = {.verb = KUBE_LIST, .path = "/api/v1/pods", .limit = 2,
-                               .continue_token = t->cont};
+    struct kube_request req = {
+        .verb = KUBE_LIST, .path = "/api/v1/pods", .limit = 2, .continue_token = t->cont};
     CU_ASSERT_EQUAL(kube_request(t->client, &req, on_page, t), 0);
 }
 
@@ -189,14 +189,16 @@ static void test_list_pagination(void)
 {
     struct t t;
     setup(&t, h_pages, NULL, NULL);
-    struct kube_request req = {.verb = KUBE_LIST, .path = "/api/v1/pods", .limit = 2,
+    struct kube_request req = {.verb = KUBE_LIST,
+                               .path = "/api/v1/pods",
+                               .limit = 2,
                                .label_selector = "app=x,tier in (a b)"};
     CU_ASSERT_EQUAL(kube_request(t.client, &req, on_page, &t), 0);
     run_until(&t, 1);
     CU_ASSERT_EQUAL(t.pages, 3);
     CU_ASSERT_EQUAL(t.items, 5);
-    CU_ASSERT_STRING_EQUAL(t.srv.log[0],
-                           "GET /api/v1/pods?limit=2&labelSelector=app%3Dx%2Ctier%20in%20%28a%20b%29");
+    CU_ASSERT_STRING_EQUAL(
+        t.srv.log[0], "GET /api/v1/pods?limit=2&labelSelector=app%3Dx%2Ctier%20in%20%28a%20b%29");
     CU_ASSERT_STRING_EQUAL(t.srv.log[1], "GET /api/v1/pods?limit=2&continue=tok-1");
     CU_ASSERT_STRING_EQUAL(t.srv.log[2], "GET /api/v1/pods?limit=2&continue=tok-2");
     CU_ASSERT_EQUAL(t.srv.accepted, 1);
@@ -228,16 +230,20 @@ static void test_write_verbs_and_conflict(void)
     setup(&t, h_write, NULL, NULL);
     char path[256];
     kube_path(path, sizeof(path), "work.karmada.io", "v1alpha2", "ns1", "resourcebindings", "rb");
-    CU_ASSERT_STRING_EQUAL(path, "/apis/work.karmada.io/v1alpha2/namespaces/ns1/resourcebindings/rb");
+    CU_ASSERT_STRING_EQUAL(path,
+                           "/apis/work.karmada.io/v1alpha2/namespaces/ns1/resourcebindings/rb");
     const char *obj = "{\"metadata\":{\"name\":\"rb\",\"resourceVersion\":\"7\"}}";
     struct kube_request up = {.verb = KUBE_UPDATE, .path = path, .body = obj};
     struct kube_request cr = {.verb = KUBE_CREATE,
                               .path = "/apis/work.karmada.io/v1alpha2/namespaces/ns1/"
                                       "resourcebindings",
                               .body = obj};
-    struct kube_request mp = {.verb = KUBE_MERGE_PATCH, .path = path,
+    struct kube_request mp = {.verb = KUBE_MERGE_PATCH,
+                              .path = path,
                               .body = "{\"spec\":{\"suspension\":{\"scheduling\":false}}}"};
-    struct kube_request jp = {.verb = KUBE_JSON_PATCH, .path = path, .subresource = "status",
+    struct kube_request jp = {.verb = KUBE_JSON_PATCH,
+                              .path = path,
+                              .subresource = "status",
                               .body = "[{\"op\":\"add\",\"path\":\"/status/x\",\"value\":1}]"};
     struct kube_request del = {.verb = KUBE_DELETE, .path = path};
     struct kube_request bad = {.verb = KUBE_UPDATE, .path = path}; /* no body */
@@ -429,7 +435,6 @@ static void test_connect_refused(void)
     teardown(&t);
 }
 
-
 /* ---- TLS with a client certificate, against `openssl s_server` ---- */
 
 #include <signal.h>
@@ -468,9 +473,8 @@ static pid_t start_s_server(const char *dir, int *port)
         FILE *g = freopen("/dev/null", "w", stderr);
         (void)f;
         (void)g;
-        execlp("openssl", "openssl", "s_server", "-accept", "127.0.0.1:0", "-cert",
-               "server.crt", "-key", "server.key", "-CAfile", "ca.crt", "-Verify", "1", "-WWW",
-               (char *)NULL);
+        execlp("openssl", "openssl", "s_server", "-accept", "127.0.0.1:0", "-cert", "server.crt",
+               "-key", "server.key", "-CAfile", "ca.crt", "-Verify", "1", "-WWW", (char *)NULL);
         _exit(127);
     }
     *port = 0;
@@ -583,7 +587,6 @@ static void test_tls_client_certificate(void)
     waitpid(pid, NULL, 0);
     CU_ASSERT_EQUAL(uv_loop_close(&loop), 0);
 }
-
 
 /* ---- HTTP/2 over TLS, multiplexed, against an in-process h2o server ---- */
 
@@ -716,7 +719,6 @@ static void test_http2_multiplexed(void)
     CU_ASSERT_EQUAL(uv_loop_close(&loop), 0);
     kube_config_close(&cfg);
 }
-
 
 /* ---- the token file is re-read when it rotates ---- */
 

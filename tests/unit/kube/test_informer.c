@@ -46,14 +46,13 @@ static void i_closed(struct kube_informer *inf)
     t->informer_closed = 1;
 }
 
-static const struct kube_informer_handler handler = {i_add, i_update, i_delete, i_synced,
-                                                     i_error};
+static const struct kube_informer_handler handler = {i_add, i_update, i_delete, i_synced, i_error};
 
 static void start(struct it *t)
 {
     wf_setup(&t->w, NULL);
-    struct kube_reflector_opts o = {.path = RB_PATH, .page_size = 2, .backoff_initial_ms = 10,
-                                    .backoff_max_ms = 40};
+    struct kube_reflector_opts o = {
+        .path = RB_PATH, .page_size = 2, .backoff_initial_ms = 10, .backoff_max_ms = 40};
     CU_ASSERT_FATAL(kube_informer_init(&t->inf, &t->w.loop, t->w.client, &o, &handler, t) == 0);
     CU_ASSERT_FATAL(kube_informer_start(&t->inf) == 0);
 }
@@ -90,8 +89,8 @@ static void test_resume_after_drop(void)
     start(&t);
     CU_ASSERT(wf_run_until(&t.w, seven, 5000));
     static const char *const want[] = {
-        "add a 10", "add b 11", "add c 12", "add d 21", "update a 22", "delete b 24", "add e 25",
-        NULL,
+        "add a 10",    "add b 11",    "add c 12", "add d 21",
+        "update a 22", "delete b 24", "add e 25", NULL,
     };
     CU_ASSERT(wf_log_is(&t.w, want));
     CU_ASSERT_EQUAL(t.w.synced, 1);
@@ -119,8 +118,8 @@ static void test_relist_diff_after_410_event(void)
     start(&t);
     CU_ASSERT(wf_run_until(&t.w, relisted, 5000));
     static const char *const want[] = {
-        "add a 10", "add b 11", "add c 12", "add d 21", /* first list, then the watch */
-        "update a 30", "add f 31", "delete b 11",       /* the relist's diff: c, d unchanged */
+        "add a 10",    "add b 11", "add c 12",    "add d 21", /* first list, then the watch */
+        "update a 30", "add f 31", "delete b 11", /* the relist's diff: c, d unchanged */
         NULL,
     };
     CU_ASSERT(wf_log_is(&t.w, want));
@@ -141,8 +140,8 @@ static void test_relist_diff_after_http_410(void)
     start(&t);
     CU_ASSERT(wf_run_until(&t.w, relisted, 5000));
     static const char *const want[] = {
-        "add a 10", "add b 11", "add c 12", "update a 30", "add d 21", "add f 31", "delete b 11",
-        NULL,
+        "add a 10", "add b 11", "add c 12",    "update a 30",
+        "add d 21", "add f 31", "delete b 11", NULL,
     };
     CU_ASSERT(wf_log_is(&t.w, want));
     CU_ASSERT_EQUAL(kube_informer_size(&t.inf), 4);

@@ -57,9 +57,8 @@ static void test_current_context_inline_data(void)
 {
     struct kube_config cfg;
     char err[512] = "";
-    CU_ASSERT_EQUAL_FATAL(kube_config_load_file(&cfg, fixture("multi.yaml"), NULL, err,
-                                                sizeof(err)),
-                          0);
+    CU_ASSERT_EQUAL_FATAL(
+        kube_config_load_file(&cfg, fixture("multi.yaml"), NULL, err, sizeof(err)), 0);
     CU_ASSERT_STRING_EQUAL(cfg.context, "hub-certs");
     CU_ASSERT_STRING_EQUAL(cfg.server, "https://hub.example:6443"); /* trailing slash dropped */
     CU_ASSERT_STRING_EQUAL(cfg.namespace, "team-a");
@@ -69,8 +68,9 @@ static void test_current_context_inline_data(void)
     CU_ASSERT(blob_eq(cfg.cert, cfg.cert_len,
                       "-----BEGIN CERTIFICATE-----\nTUlJQ0ZJWFRVUkVDRVJU\n"
                       "-----END CERTIFICATE-----\n"));
-    CU_ASSERT(blob_eq(cfg.key, cfg.key_len,
-                      "-----BEGIN PRIVATE KEY-----\nTk9UQVJFQUxLRVk=\n-----END PRIVATE KEY-----\n"));
+    CU_ASSERT(
+        blob_eq(cfg.key, cfg.key_len,
+                "-----BEGIN PRIVATE KEY-----\nTk9UQVJFQUxLRVk=\n-----END PRIVATE KEY-----\n"));
     CU_ASSERT_PTR_NULL(cfg.token);
     CU_ASSERT_EQUAL(cfg.insecure, 0);
     kube_config_close(&cfg);
@@ -81,9 +81,8 @@ static void test_context_override(void)
 {
     struct kube_config cfg;
     char err[512] = "";
-    CU_ASSERT_EQUAL_FATAL(kube_config_load_file(&cfg, fixture("multi.yaml"), "lab-token", err,
-                                                sizeof(err)),
-                          0);
+    CU_ASSERT_EQUAL_FATAL(
+        kube_config_load_file(&cfg, fixture("multi.yaml"), "lab-token", err, sizeof(err)), 0);
     CU_ASSERT_STRING_EQUAL(cfg.server, "https://10.1.2.3:443");
     CU_ASSERT_STRING_EQUAL(cfg.namespace, "default");
     CU_ASSERT_EQUAL(cfg.insecure, 1);
@@ -91,9 +90,8 @@ static void test_context_override(void)
     CU_ASSERT_PTR_NULL(cfg.ca);
     kube_config_close(&cfg);
 
-    CU_ASSERT_EQUAL_FATAL(kube_config_load_file(&cfg, fixture("multi.yaml"), "hub-files", err,
-                                                sizeof(err)),
-                          0);
+    CU_ASSERT_EQUAL_FATAL(
+        kube_config_load_file(&cfg, fixture("multi.yaml"), "hub-files", err, sizeof(err)), 0);
     CU_ASSERT(cfg.cert_len > 0 && cfg.key_len > 0);
     CU_ASSERT_STRING_EQUAL(kube_config_token(&cfg, 0), "file-token-1");
     kube_config_close(&cfg);
@@ -172,8 +170,9 @@ static void test_kubectl_written(void)
     CU_ASSERT(blob_eq(cfg.ca, cfg.ca_len,
                       "-----BEGIN CERTIFICATE-----\nTUlJQ0ZJWFRVUkVDQQ==\n"
                       "-----END CERTIFICATE-----\n"));
-    CU_ASSERT(blob_eq(cfg.key, cfg.key_len,
-                      "-----BEGIN PRIVATE KEY-----\nTk9UQVJFQUxLRVk=\n-----END PRIVATE KEY-----\n"));
+    CU_ASSERT(
+        blob_eq(cfg.key, cfg.key_len,
+                "-----BEGIN PRIVATE KEY-----\nTk9UQVJFQUxLRVk=\n-----END PRIVATE KEY-----\n"));
     kube_config_close(&cfg);
     CU_ASSERT_EQUAL_FATAL(kube_config_load_file(&cfg, out, "fleet-robot", err, sizeof(err)), 0);
     CU_ASSERT_STRING_EQUAL(kube_config_token(&cfg, 0), "robot-token-123");
@@ -211,7 +210,8 @@ static void test_incluster_and_rotation(void)
     CU_ASSERT_STRING_EQUAL(cfg.source, "in-cluster");
     CU_ASSERT_STRING_EQUAL(cfg.server, "https://[fd00::1]:443");
     CU_ASSERT_STRING_EQUAL(cfg.namespace, "muster-system");
-    CU_ASSERT(blob_eq(cfg.ca, cfg.ca_len, "-----BEGIN CERTIFICATE-----\nSA\n-----END CERTIFICATE-----\n"));
+    CU_ASSERT(blob_eq(cfg.ca, cfg.ca_len,
+                      "-----BEGIN CERTIFICATE-----\nSA\n-----END CERTIFICATE-----\n"));
     CU_ASSERT_STRING_EQUAL(kube_config_token(&cfg, 10000), "sa-token-1");
 
     /* The kubelet rotates the token: a new file content (and size). */
@@ -287,7 +287,6 @@ static void test_lookup_order(void)
     free(old_home);
     free(old_kc);
 }
-
 
 /* Every allocation failure comes back as MUSTER_ENOMEM with nothing leaked, until the load
  * succeeds. */

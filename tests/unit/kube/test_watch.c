@@ -50,8 +50,8 @@ static void start(struct rt *t, const struct kube_reflector_opts *extra,
                   const struct kube_client_opts *copts)
 {
     wf_setup(&t->w, copts);
-    struct kube_reflector_opts o = {.path = RB_PATH, .page_size = 2, .backoff_initial_ms = 10,
-                                    .backoff_max_ms = 40};
+    struct kube_reflector_opts o = {
+        .path = RB_PATH, .page_size = 2, .backoff_initial_ms = 10, .backoff_max_ms = 40};
     if (extra && extra->max_event)
         o.max_event = extra->max_event;
     if (extra && extra->backoff_initial_ms) {
@@ -85,8 +85,8 @@ static void test_list_pages_then_resume_after_drop(void)
     start(&t, NULL, NULL);
     CU_ASSERT(wf_run_until(&t.w, nlog_at_least_7, 5000));
     static const char *const want[] = {
-        "list a 10",       "list b 11",     "list c 12", "ADDED d 21",
-        "MODIFIED a 22",   "DELETED b 24",  "ADDED e 25", NULL,
+        "list a 10",     "list b 11",    "list c 12",  "ADDED d 21",
+        "MODIFIED a 22", "DELETED b 24", "ADDED e 25", NULL,
     };
     CU_ASSERT(wf_log_is(&t.w, want));
     /* One list of two pages with limit, then watches from 20 and, after the drop, from the
@@ -157,8 +157,7 @@ static void test_oversize_event_rejected(void)
     t.w.sc.lists[0][0] = "watch/list-a-1.json";
     t.w.sc.lists[0][1] = "watch/list-a-2.json";
     t.w.sc.watches[0] = (struct watch_step){"watch/events-oversize.jsonl", END_KEEP, 0, NULL};
-    t.w.sc.watches[1] = (struct watch_step){"watch/events-after-oversize.jsonl", END_KEEP, 0,
-                                            NULL};
+    t.w.sc.watches[1] = (struct watch_step){"watch/events-after-oversize.jsonl", END_KEEP, 0, NULL};
     struct kube_reflector_opts o = {.max_event = 1024};
     start(&t, &o, NULL);
     CU_ASSERT(wf_run_until(&t.w, saw_h, 5000));
@@ -199,7 +198,6 @@ static void test_watch_429_retry_after(void)
     stop(&t);
 }
 
-
 static int resumed_after_clean_end(struct wt *w)
 {
     return w->nlog >= 6;
@@ -214,8 +212,7 @@ static void test_clean_end_resumes(void)
     t.w.sc.lists[0][0] = "watch/list-a-1.json";
     t.w.sc.lists[0][1] = "watch/list-a-2.json";
     t.w.sc.watches[0] = (struct watch_step){"watch/events-resume-1.jsonl", END_CLEAN, 0, NULL};
-    t.w.sc.watches[1] = (struct watch_step){"watch/events-after-oversize.jsonl", END_KEEP, 0,
-                                            NULL};
+    t.w.sc.watches[1] = (struct watch_step){"watch/events-after-oversize.jsonl", END_KEEP, 0, NULL};
     struct kube_reflector_opts o = {.backoff_initial_ms = 5000}; /* a back-off would time out */
     start(&t, &o, NULL);
     CU_ASSERT(wf_run_until(&t.w, resumed_after_clean_end, 3000));

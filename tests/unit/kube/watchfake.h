@@ -102,8 +102,8 @@ static inline void wf_handler(struct fake_server *s, struct fake_conn *c, const 
         }
         const struct watch_step *st = &sc->watches[i];
         if (st->end == END_HTTP) {
-            fake_status(c, st->http, st->http == 410 ? "Expired" : "TooManyRequests",
-                        "scripted", st->headers);
+            fake_status(c, st->http, st->http == 410 ? "Expired" : "TooManyRequests", "scripted",
+                        st->headers);
             return;
         }
         fake_stream_start(c);
