@@ -907,6 +907,9 @@ int kube_client_new(uv_loop_t *loop, struct kube_config *cfg, const struct kube_
     curl_multi_setopt(c->multi, CURLMOPT_TIMERFUNCTION, on_curl_timer);
     curl_multi_setopt(c->multi, CURLMOPT_TIMERDATA, c);
     curl_multi_setopt(c->multi, CURLMOPT_PIPELINING, (long)CURLPIPE_MULTIPLEX);
+    /* libcurl's default cache size follows the number of transfers added at the moment, so it
+     * shrinks between bursts and closes connections we are about to need again. */
+    curl_multi_setopt(c->multi, CURLMOPT_MAXCONNECTS, (long)c->opts.max_inflight + 16);
     uv_timer_init(loop, &c->curl_timer);
     uv_timer_init(loop, &c->pump_timer);
     c->curl_timer.data = c;

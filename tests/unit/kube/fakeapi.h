@@ -332,6 +332,8 @@ static inline void fake__on_connection(uv_stream_t *l, int status)
     c->next = s->conns;
     s->conns = c;
     s->accepted++;
+    /* Header and body go out as separate writes: without this, Nagle + delayed ACK stall. */
+    uv_tcp_nodelay(&c->tcp, 1);
     uv_read_start((uv_stream_t *)&c->tcp, fake__alloc, fake__on_read);
 }
 

@@ -753,6 +753,33 @@ static void test_token_file_rotation(void)
     teardown(&t);
 }
 
+static void count_ok(int err, const struct kube_response *resp, void *ud)
+{
+    struct t *t = ud;
+    if (err == 0)
+        t->items++;
+    t->done++;
+}
+
+/* A thousand requests through eight slots: all answered, over few connections. */
+static void test_many_requests(void)
+{
+    struct t t;
+    struct kube_client_opts o = {.qps = -1, .max_inflight = 8};
+    setup(&t, h_ok, NULL, &o);
+    struct kube_request req = {.verb = KUBE_GET, .path = "/api/v1/namespaces"};
+    for (int i = 0; i < 1000; i++)
+        CU_ASSERT_EQUAL_FATAL(kube_request(t.client, &req, count_ok, &t), 0);
+    run_until(&t, 1000);
+    CU_ASSERT_EQUAL(t.items, 1000);
+    struct kube_client_stats st;
+    kube_client_stats(t.client, &st);
+    CU_ASSERT(st.max_inflight_seen <= 8);
+    CU_ASSERT(st.connections <= 8);
+    CU_ASSERT_EQUAL(t.srv.requests, 1000);
+    teardown(&t);
+}
+
 static CU_TestInfo tests[] = {
     {"get with bearer token, 404 Status, connection reuse", test_get_with_bearer_token},
     {"missing token is 401", test_missing_token_is_unauthorized},
@@ -761,6 +788,7 @@ static CU_TestInfo tests[] = {
     {"429 honours Retry-After", test_429_retry_after},
     {"in-flight bound", test_inflight_bound},
     {"qps and burst", test_qps_burst},
+    {"a thousand requests through eight slots", test_many_requests},
     {"response size cap", test_response_cap},
     {"cancel and close with requests in flight", test_cancel_and_close_in_flight},
     {"connection refused", test_connect_refused},

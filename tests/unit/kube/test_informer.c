@@ -84,8 +84,8 @@ static void test_resume_after_drop(void)
     memset(&t, 0, sizeof(t));
     t.w.sc.lists[0][0] = "watch/list-a-1.json";
     t.w.sc.lists[0][1] = "watch/list-a-2.json";
-    t.w.sc.watches[0] = (struct watch_step){"watch/events-resume-1.jsonl", END_DROP, 0, NULL};
-    t.w.sc.watches[1] = (struct watch_step){"watch/events-resume-2.jsonl", END_KEEP, 0, NULL};
+    t.w.sc.watches[0] = (struct watch_step){"watch/events-resume-1.jsonl", END_DROP, 0, NULL, 0};
+    t.w.sc.watches[1] = (struct watch_step){"watch/events-resume-2.jsonl", END_KEEP, 0, NULL, 0};
     start(&t);
     CU_ASSERT(wf_run_until(&t.w, seven, 5000));
     static const char *const want[] = {
@@ -114,7 +114,7 @@ static void test_relist_diff_after_410_event(void)
     t.w.sc.lists[0][0] = "watch/list-a-1.json";
     t.w.sc.lists[0][1] = "watch/list-a-2.json";
     t.w.sc.lists[1][0] = "watch/list-b.json";
-    t.w.sc.watches[0] = (struct watch_step){"watch/events-gone.jsonl", END_KEEP, 0, NULL};
+    t.w.sc.watches[0] = (struct watch_step){"watch/events-gone.jsonl", END_KEEP, 0, NULL, 0};
     start(&t);
     CU_ASSERT(wf_run_until(&t.w, relisted, 5000));
     static const char *const want[] = {
@@ -136,7 +136,7 @@ static void test_relist_diff_after_http_410(void)
     t.w.sc.lists[0][0] = "watch/list-a-1.json";
     t.w.sc.lists[0][1] = "watch/list-a-2.json";
     t.w.sc.lists[1][0] = "watch/list-b.json";
-    t.w.sc.watches[0] = (struct watch_step){NULL, END_HTTP, 410, NULL};
+    t.w.sc.watches[0] = (struct watch_step){NULL, END_HTTP, 410, NULL, 0};
     start(&t);
     CU_ASSERT(wf_run_until(&t.w, relisted, 5000));
     static const char *const want[] = {
@@ -148,10 +148,39 @@ static void test_relist_diff_after_http_410(void)
     stop(&t);
 }
 
+static int five(struct wt *w)
+{
+    return w->nlog >= 5;
+}
+
+/* Closing the client under a live informer cancels its watch; the informer then closes cleanly. */
+static void test_client_closed_first(void)
+{
+    struct it t;
+    memset(&t, 0, sizeof(t));
+    t.w.sc.lists[0][0] = "watch/list-a-1.json";
+    t.w.sc.lists[0][1] = "watch/list-a-2.json";
+    t.w.sc.watches[0] = (struct watch_step){"watch/events-resume-2.jsonl", END_KEEP, 0, NULL, 0};
+    start(&t);
+    CU_ASSERT(wf_run_until(&t.w, five, 5000));
+    kube_client_close(t.w.client, wf_on_client_closed, &t.w);
+    for (int i = 0; i < 5; i++)
+        uv_run(&t.w.loop, UV_RUN_NOWAIT);
+    CU_ASSERT(t.w.client_closed);
+    kube_informer_close(&t.inf, i_closed);
+    fake_server_close(&t.w.srv);
+    uv_close((uv_handle_t *)&t.w.tick, NULL);
+    uv_run(&t.w.loop, UV_RUN_DEFAULT);
+    CU_ASSERT(t.informer_closed);
+    CU_ASSERT_EQUAL(uv_loop_close(&t.w.loop), 0);
+    kube_config_close(&t.w.cfg);
+}
+
 static CU_TestInfo tests[] = {
     {"resume after a dropped stream: nothing lost or repeated", test_resume_after_drop},
     {"relist after a 410 ERROR event, diffed", test_relist_diff_after_410_event},
     {"relist after HTTP 410, diffed", test_relist_diff_after_http_410},
+    {"client closed before the informer", test_client_closed_first},
     CU_TEST_INFO_NULL,
 };
 

@@ -80,8 +80,8 @@ static void test_list_pages_then_resume_after_drop(void)
     memset(&t, 0, sizeof(t));
     t.w.sc.lists[0][0] = "watch/list-a-1.json";
     t.w.sc.lists[0][1] = "watch/list-a-2.json";
-    t.w.sc.watches[0] = (struct watch_step){"watch/events-resume-1.jsonl", END_DROP, 0, NULL};
-    t.w.sc.watches[1] = (struct watch_step){"watch/events-resume-2.jsonl", END_KEEP, 0, NULL};
+    t.w.sc.watches[0] = (struct watch_step){"watch/events-resume-1.jsonl", END_DROP, 0, NULL, 0};
+    t.w.sc.watches[1] = (struct watch_step){"watch/events-resume-2.jsonl", END_KEEP, 0, NULL, 0};
     start(&t, NULL, NULL);
     CU_ASSERT(wf_run_until(&t.w, nlog_at_least_7, 5000));
     static const char *const want[] = {
@@ -117,7 +117,7 @@ static void test_relist_on_410_error_event(void)
     t.w.sc.lists[0][0] = "watch/list-a-1.json";
     t.w.sc.lists[0][1] = "watch/list-a-2.json";
     t.w.sc.lists[1][0] = "watch/list-b.json";
-    t.w.sc.watches[0] = (struct watch_step){"watch/events-gone.jsonl", END_KEEP, 0, NULL};
+    t.w.sc.watches[0] = (struct watch_step){"watch/events-gone.jsonl", END_KEEP, 0, NULL, 0};
     start(&t, NULL, NULL);
     CU_ASSERT(wf_run_until(&t.w, relisted, 5000));
     CU_ASSERT_EQUAL(t.r.stats.relists_gone, 1);
@@ -134,7 +134,7 @@ static void test_relist_on_http_410(void)
     t.w.sc.lists[0][0] = "watch/list-a-1.json";
     t.w.sc.lists[0][1] = "watch/list-a-2.json";
     t.w.sc.lists[1][0] = "watch/list-b.json";
-    t.w.sc.watches[0] = (struct watch_step){NULL, END_HTTP, 410, NULL};
+    t.w.sc.watches[0] = (struct watch_step){NULL, END_HTTP, 410, NULL, 0};
     start(&t, NULL, NULL);
     CU_ASSERT(wf_run_until(&t.w, relisted, 5000));
     CU_ASSERT_EQUAL(t.r.stats.relists_gone, 1);
@@ -156,8 +156,9 @@ static void test_oversize_event_rejected(void)
     memset(&t, 0, sizeof(t));
     t.w.sc.lists[0][0] = "watch/list-a-1.json";
     t.w.sc.lists[0][1] = "watch/list-a-2.json";
-    t.w.sc.watches[0] = (struct watch_step){"watch/events-oversize.jsonl", END_KEEP, 0, NULL};
-    t.w.sc.watches[1] = (struct watch_step){"watch/events-after-oversize.jsonl", END_KEEP, 0, NULL};
+    t.w.sc.watches[0] = (struct watch_step){"watch/events-oversize.jsonl", END_KEEP, 0, NULL, 0};
+    t.w.sc.watches[1] =
+        (struct watch_step){"watch/events-after-oversize.jsonl", END_KEEP, 0, NULL, 0};
     struct kube_reflector_opts o = {.max_event = 1024};
     start(&t, &o, NULL);
     CU_ASSERT(wf_run_until(&t.w, saw_h, 5000));
@@ -185,8 +186,8 @@ static void test_watch_429_retry_after(void)
     memset(&t, 0, sizeof(t));
     t.w.sc.lists[0][0] = "watch/list-a-1.json";
     t.w.sc.lists[0][1] = "watch/list-a-2.json";
-    t.w.sc.watches[0] = (struct watch_step){NULL, END_HTTP, 429, "Retry-After: 1\r\n"};
-    t.w.sc.watches[1] = (struct watch_step){"watch/events-resume-2.jsonl", END_KEEP, 0, NULL};
+    t.w.sc.watches[0] = (struct watch_step){NULL, END_HTTP, 429, "Retry-After: 1\r\n", 0};
+    t.w.sc.watches[1] = (struct watch_step){"watch/events-resume-2.jsonl", END_KEEP, 0, NULL, 0};
     /* No client-level retry: the reflector itself must wait out Retry-After, not its 10 ms
      * back-off. */
     struct kube_client_opts co = {.max_retries = -1};
@@ -211,8 +212,9 @@ static void test_clean_end_resumes(void)
     memset(&t, 0, sizeof(t));
     t.w.sc.lists[0][0] = "watch/list-a-1.json";
     t.w.sc.lists[0][1] = "watch/list-a-2.json";
-    t.w.sc.watches[0] = (struct watch_step){"watch/events-resume-1.jsonl", END_CLEAN, 0, NULL};
-    t.w.sc.watches[1] = (struct watch_step){"watch/events-after-oversize.jsonl", END_KEEP, 0, NULL};
+    t.w.sc.watches[0] = (struct watch_step){"watch/events-resume-1.jsonl", END_CLEAN, 0, NULL, 0};
+    t.w.sc.watches[1] =
+        (struct watch_step){"watch/events-after-oversize.jsonl", END_KEEP, 0, NULL, 0};
     struct kube_reflector_opts o = {.backoff_initial_ms = 5000}; /* a back-off would time out */
     start(&t, &o, NULL);
     CU_ASSERT(wf_run_until(&t.w, resumed_after_clean_end, 3000));
@@ -250,6 +252,32 @@ static void test_expired_continue_restarts_list(void)
     stop(&t);
 }
 
+/* The same stream cut at every byte, at odd sizes, and with several events per chunk decodes to
+ * the same events. */
+static void test_any_chunking(void)
+{
+    static const size_t sizes[] = {1, 7, 100, 4096};
+    for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
+        struct rt t;
+        memset(&t, 0, sizeof(t));
+        t.w.sc.lists[0][0] = "watch/list-a-1.json";
+        t.w.sc.lists[0][1] = "watch/list-a-2.json";
+        t.w.sc.watches[0] =
+            (struct watch_step){"watch/events-resume-1.jsonl", END_DROP, 0, NULL, sizes[k]};
+        t.w.sc.watches[1] =
+            (struct watch_step){"watch/events-resume-2.jsonl", END_KEEP, 0, NULL, sizes[k]};
+        start(&t, NULL, NULL);
+        CU_ASSERT(wf_run_until(&t.w, nlog_at_least_7, 5000));
+        static const char *const want[] = {
+            "list a 10",     "list b 11",    "list c 12",  "ADDED d 21",
+            "MODIFIED a 22", "DELETED b 24", "ADDED e 25", NULL,
+        };
+        CU_ASSERT(wf_log_is(&t.w, want));
+        CU_ASSERT_STRING_EQUAL(t.w.sc.watch_rv[1], "23");
+        stop(&t);
+    }
+}
+
 static CU_TestInfo tests[] = {
     {"paginated list, resume after drop from the bookmark", test_list_pages_then_resume_after_drop},
     {"relist on a 410 ERROR event", test_relist_on_410_error_event},
@@ -257,6 +285,7 @@ static CU_TestInfo tests[] = {
     {"over-size event rejected, stream resumed", test_oversize_event_rejected},
     {"429 Retry-After on a watch", test_watch_429_retry_after},
     {"clean end of stream resumes at once", test_clean_end_resumes},
+    {"any chunking of the stream gives the same events", test_any_chunking},
     {"expired continue token restarts the list", test_expired_continue_restarts_list},
     CU_TEST_INFO_NULL,
 };

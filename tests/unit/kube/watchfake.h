@@ -20,6 +20,7 @@ struct watch_step {
     enum step_end end;
     int http;
     const char *headers; /* for END_HTTP */
+    size_t chunk;        /* > 0: send the whole fixture in chunks of this size instead */
 };
 
 #define MAX_STEPS 8
@@ -107,7 +108,14 @@ static inline void wf_handler(struct fake_server *s, struct fake_conn *c, const 
             return;
         }
         fake_stream_start(c);
-        wf_stream_fixture(c, st->events);
+        if (st->chunk > 0) {
+            char *text = fake_fixture(st->events);
+            for (size_t off = 0, n = text ? strlen(text) : 0; off < n; off += st->chunk)
+                fake_stream_send(c, text + off, n - off < st->chunk ? n - off : st->chunk);
+            free(text);
+        } else {
+            wf_stream_fixture(c, st->events);
+        }
         if (st->end == END_DROP)
             fake_drop(c);
         else if (st->end == END_CLEAN)
