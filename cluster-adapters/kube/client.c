@@ -28,6 +28,7 @@ struct kube_call {
     char *body;
     size_t body_len;
     int (*on_data)(void *ud, const char *data, size_t len);
+    long watch_timeout_s;
     kube_response_cb cb;
     void *ud;
     char *buf; /* buffered response body */
@@ -694,6 +695,9 @@ static int call_start(struct kube_client *c, struct kube_call *k)
     curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, c->opts.connect_timeout_ms);
     if (k->verb != KUBE_WATCH)
         curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, c->opts.timeout_ms);
+    else if (k->watch_timeout_s > 0)
+        curl_easy_setopt(e, CURLOPT_TIMEOUT_MS,
+                         (k->watch_timeout_s + KUBE_WATCH_TIMEOUT_SLACK_S) * 1000L);
     if (c->opts.user_agent)
         curl_easy_setopt(e, CURLOPT_USERAGENT, c->opts.user_agent);
     if (k->verb != KUBE_GET && k->verb != KUBE_LIST && k->verb != KUBE_WATCH)
@@ -822,6 +826,7 @@ int kube_request_start(struct kube_client *c, const struct kube_request *req, ku
     k->cb = cb;
     k->ud = ud;
     k->on_data = req->on_data;
+    k->watch_timeout_s = req->verb == KUBE_WATCH ? req->timeout_s : 0;
     k->url = muster_strdup(url);
     if (!k->url)
         goto nomem;

@@ -18,6 +18,9 @@
 /* 429 handling: how often one request is retried, and the longest Retry-After obeyed. */
 #define KUBE_MAX_RETRIES 5
 #define KUBE_MAX_RETRY_AFTER_S 60
+/* A watch asked to end after timeout_s is cut by the client this much later, in case the
+ * server or a proxy leaves a dead stream open. */
+#define KUBE_WATCH_TIMEOUT_SLACK_S 60
 
 /* Defaults for struct kube_client_opts fields left 0 (client-go uses qps 5 / burst 10; a
  * dispatcher that patches thousands of bindings a second needs far more). */

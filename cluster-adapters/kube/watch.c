@@ -369,7 +369,9 @@ static void watch_start(struct kube_reflector *r)
         .label_selector = r->label_selector,
         .field_selector = r->field_selector,
         .resource_version = r->rv,
-        .timeout_s = r->watch_timeout_s,
+        /* Between the timeout and twice it, as client-go does, so that many watches started
+         * together do not all end and reconnect together. */
+        .timeout_s = r->watch_timeout_s + (long)(rng_next(r) % (uint64_t)r->watch_timeout_s),
         .on_data = on_watch_data,
     };
     r->stats.watches++;

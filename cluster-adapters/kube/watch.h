@@ -16,7 +16,8 @@
 /* client-go's reflector back-off: 800 ms doubling to 30 s, jittered. */
 #define KUBE_BACKOFF_INITIAL_MS 800
 #define KUBE_BACKOFF_MAX_MS 30000
-/* Server-side watch timeout; the reflector simply resumes when it ends. */
+/* Server-side watch timeout (each watch asks for between this and twice it); the reflector
+ * simply resumes when it ends. */
 #define KUBE_WATCH_TIMEOUT_S 300
 /* A clean end of stream sooner than this with no event counts as a failure (backs off). */
 #define KUBE_WATCH_MIN_HEALTHY_MS 1000

@@ -99,6 +99,10 @@ static void test_list_pages_then_resume_after_drop(void)
     CU_ASSERT_STRING_EQUAL(t.w.sc.watch_rv[0], "20");
     CU_ASSERT_STRING_EQUAL(t.w.sc.watch_rv[1], "23");
     CU_ASSERT_PTR_NOT_NULL(strstr(t.w.sc.watch_query[0], "allowWatchBookmarks=true"));
+    const char *ts = strstr(t.w.sc.watch_query[0], "timeoutSeconds=");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(ts);
+    long secs = strtol(ts + 15, NULL, 10);
+    CU_ASSERT(secs >= KUBE_WATCH_TIMEOUT_S && secs < 2 * KUBE_WATCH_TIMEOUT_S);
     CU_ASSERT_STRING_EQUAL(kube_reflector_version(&t.r), "25");
     CU_ASSERT(t.w.nerrors >= 1); /* the drop is reported */
     CU_ASSERT_EQUAL(t.r.stats.bookmarks, 1);
