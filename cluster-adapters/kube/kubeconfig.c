@@ -586,8 +586,8 @@ static int kc_resolve(struct kc *p, struct kube_config *cfg, const char *context
     return 0;
 }
 
-int kube_config_load_file(struct kube_config *cfg, const char *path, const char *context, char *err,
-                          size_t errcap)
+int kube_config_parse(struct kube_config *cfg, const char *text, size_t len, const char *path,
+                      const char *context, char *err, size_t errcap)
 {
     memset(cfg, 0, sizeof(*cfg));
     struct kc p = {.file = path, .err = err, .errcap = errcap};
@@ -598,37 +598,47 @@ int kube_config_load_file(struct kube_config *cfg, const char *path, const char 
         snprintf(p.dir, sizeof(p.dir), "/");
     else
         snprintf(p.dir, sizeof(p.dir), "%.*s", (int)(slash - path), path);
+    if (len > KUBE_CONFIG_MAX_BYTES) {
+        kc_fail(&p, "larger than %d bytes", KUBE_CONFIG_MAX_BYTES);
+        return MUSTER_ECONFIG;
+    }
 
+    yaml_parser_t parser;
+    if (!yaml_parser_initialize(&parser)) {
+        kc_fail(&p, "out of memory");
+        return MUSTER_ENOMEM;
+    }
+    yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
+    if (!yaml_parser_load(&parser, &p.doc)) {
+        kc_fail(&p, "%zu:%zu: %s", parser.problem_mark.line + 1, parser.problem_mark.column + 1,
+                parser.problem ? parser.problem : "YAML syntax error");
+        yaml_parser_delete(&parser);
+        return MUSTER_ECONFIG;
+    }
+    yaml_parser_delete(&parser);
+    int rc = kc_resolve(&p, cfg, context);
+    yaml_document_delete(&p.doc);
+    if (rc < 0)
+        kube_config_close(cfg);
+    return rc;
+}
+
+int kube_config_load_file(struct kube_config *cfg, const char *path, const char *context, char *err,
+                          size_t errcap)
+{
+    memset(cfg, 0, sizeof(*cfg));
     unsigned char *text;
     size_t len;
     const char *why;
     int rc = read_file(path, KUBE_CONFIG_MAX_BYTES, &text, &len, &why);
     if (rc < 0) {
-        kc_fail(&p, "cannot read: %s", why);
+        set_err(err, errcap, path, "cannot read: %s", why);
         return rc == MUSTER_ENOMEM ? rc : MUSTER_ECONFIG;
     }
-    yaml_parser_t parser;
-    if (!yaml_parser_initialize(&parser)) {
-        muster_free(text);
-        kc_fail(&p, "out of memory");
-        return MUSTER_ENOMEM;
-    }
-    yaml_parser_set_input_string(&parser, text, len);
-    if (!yaml_parser_load(&parser, &p.doc)) {
-        kc_fail(&p, "%zu:%zu: %s", parser.problem_mark.line + 1, parser.problem_mark.column + 1,
-                parser.problem ? parser.problem : "YAML syntax error");
-        yaml_parser_delete(&parser);
-        muster_free(text);
-        return MUSTER_ECONFIG;
-    }
-    yaml_parser_delete(&parser);
-    rc = kc_resolve(&p, cfg, context);
-    yaml_document_delete(&p.doc);
+    rc = kube_config_parse(cfg, (const char *)text, len, path, context, err, errcap);
     /* The text may hold inline keys and tokens. */
     memset(text, 0, len);
     muster_free(text);
-    if (rc < 0)
-        kube_config_close(cfg);
     return rc;
 }
 

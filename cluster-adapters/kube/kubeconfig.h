@@ -59,6 +59,11 @@ int kube_config_load(struct kube_config *cfg, const struct kube_config_opts *opt
 int kube_config_load_file(struct kube_config *cfg, const char *path, const char *context, char *err,
                           size_t errcap);
 
+/* Parses kubeconfig text already in memory. path names it in messages and anchors relative file
+ * paths inside it (those files are still read). Same contract as kube_config_load. */
+int kube_config_parse(struct kube_config *cfg, const char *text, size_t len, const char *path,
+                      const char *context, char *err, size_t errcap);
+
 /* In-cluster configuration from KUBERNETES_SERVICE_HOST/_PORT and the service-account files in
  * dir (token, ca.crt, optional namespace). Same contract as kube_config_load. */
 int kube_config_load_incluster(struct kube_config *cfg, const char *dir, char *err, size_t errcap);

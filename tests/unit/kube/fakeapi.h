@@ -12,7 +12,9 @@
 #include <uv.h>
 
 /* Tests truncate logged strings into fixed buffers on purpose. */
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wformat-truncation"
+#endif
 
 #define FAKE_MAX_REQUEST (1024 * 1024)
 #define FAKE_LOG 128
