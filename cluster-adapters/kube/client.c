@@ -318,7 +318,7 @@ static void status_parse(struct kube_status *st, const char *body, size_t len)
         snprintf(st->message, sizeof(st->message), "HTTP %d with an empty body", st->http);
         return;
     }
-    struct json_tokener *tok = json_tokener_new();
+    struct json_tokener *tok = json_tokener_new_ex(KUBE_MAX_JSON_DEPTH);
     struct json_object *o = tok ? json_tokener_parse_ex(tok, body, (int)len) : NULL;
     if (tok)
         json_tokener_free(tok);
@@ -578,7 +578,7 @@ static void call_done(struct kube_client *c, struct kube_call *k, CURLcode res)
     } else if (k->http >= 200 && k->http < 300) {
         err = 0;
         if (!k->on_data && k->len > 0) {
-            struct json_tokener *tok = json_tokener_new();
+            struct json_tokener *tok = json_tokener_new_ex(KUBE_MAX_JSON_DEPTH);
             if (!tok) {
                 err = MUSTER_ENOMEM;
             } else {

@@ -13,6 +13,9 @@
 #define KUBE_MAX_RESPONSE_BYTES (64u * 1024 * 1024) /* a buffered (non-streaming) body */
 #define KUBE_MAX_HEADER_BYTES (16 * 1024)           /* one response header line */
 #define KUBE_MAX_URL_BYTES 8192
+/* Nesting accepted in JSON from the server (json-c's default of 32 is too shallow for objects
+ * that embed others, such as Works holding Deployments, or CRDs with deep schemas). */
+#define KUBE_MAX_JSON_DEPTH 128
 #define KUBE_STATUS_REASON_BYTES 64
 #define KUBE_STATUS_MESSAGE_BYTES 512
 /* 429 handling: how often one request is retried, and the longest Retry-After obeyed. */

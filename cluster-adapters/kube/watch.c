@@ -43,9 +43,7 @@ static void maybe_closed(struct kube_reflector *r)
         return;
     json_object_put(r->items);
     r->items = NULL;
-    if (r->tok)
-        json_tokener_free(r->tok);
-    r->tok = NULL;
+    kube_watch_decoder_close(&r->dec);
     muster_free(r->path);
     muster_free(r->label_selector);
     muster_free(r->field_selector);
@@ -258,55 +256,106 @@ static int is_ws(char c)
     return c == ' ' || c == '\n' || c == '\r' || c == '\t';
 }
 
-/* Feeds streamed bytes to the tokener; every complete top-level object is one event. */
-static int on_watch_data(void *ud, const char *data, size_t len)
+int kube_watch_decoder_init(struct kube_watch_decoder *d, size_t max_event)
 {
-    struct kube_reflector *r = ud;
-    if (r->closing)
-        return MUSTER_ECANCELED;
+    memset(d, 0, sizeof(*d));
+    d->max_event = max_event ? max_event : KUBE_MAX_WATCH_EVENT_BYTES;
+    d->tok = json_tokener_new_ex(KUBE_MAX_JSON_DEPTH);
+    if (!d->tok)
+        return MUSTER_ENOMEM;
+    /* The API server writes plain JSON: no comments, single quotes or trailing commas. The next
+     * event may follow in the same buffer. */
+    json_tokener_set_flags(d->tok, JSON_TOKENER_STRICT | JSON_TOKENER_ALLOW_TRAILING_CHARS);
+    return 0;
+}
+
+void kube_watch_decoder_reset(struct kube_watch_decoder *d)
+{
+    if (d->tok)
+        json_tokener_reset(d->tok);
+    d->event_bytes = 0;
+}
+
+void kube_watch_decoder_close(struct kube_watch_decoder *d)
+{
+    if (d->tok)
+        json_tokener_free(d->tok);
+    d->tok = NULL;
+}
+
+int kube_watch_decode(struct kube_watch_decoder *d, const char *data, size_t len,
+                      int (*on_event)(void *ud, struct json_object *ev), void *ud)
+{
     while (len > 0) {
-        if (r->event_bytes == 0) {
+        if (d->event_bytes == 0) {
             while (len > 0 && is_ws(*data)) {
                 data++;
                 len--;
             }
             if (len == 0)
                 break;
+            /* Every event is an object. A bare scalar would also make where one event ends
+             * depend on where the chunks happen to be cut ("12" + "3" vs "123"). */
+            if (*data != '{') {
+                kube_watch_decoder_reset(d);
+                return MUSTER_EPROTO;
+            }
         }
         /* Never hand the tokener more than one byte past the cap, so an over-size event is
          * refused before it is buffered. */
-        size_t room = r->max_event - r->event_bytes + 1;
+        size_t room = d->max_event - d->event_bytes + 1;
         size_t feed = len < room ? len : room;
         if (feed > INT32_MAX)
             feed = INT32_MAX;
-        struct json_object *ev = json_tokener_parse_ex(r->tok, data, (int)feed);
-        enum json_tokener_error jerr = json_tokener_get_error(r->tok);
+        struct json_object *ev = json_tokener_parse_ex(d->tok, data, (int)feed);
+        enum json_tokener_error jerr = json_tokener_get_error(d->tok);
         if (ev) {
-            size_t used = json_tokener_get_parse_end(r->tok);
-            if (r->event_bytes + used > r->max_event) {
+            size_t used = json_tokener_get_parse_end(d->tok);
+            /* The tokener also eats the whitespace after an object when it has it at hand; that
+             * is not part of the event, or its size would depend on the chunking. */
+            size_t size = used;
+            while (size > 0 && is_ws(data[size - 1]))
+                size--;
+            if (d->event_bytes + size > d->max_event) {
                 json_object_put(ev);
+                kube_watch_decoder_reset(d);
                 return MUSTER_ELIMIT;
             }
-            r->event_bytes = 0;
+            d->event_bytes = 0;
             data += used;
             len -= used;
-            int rc = handle_event(r, ev);
+            int rc = on_event(ud, ev);
             json_object_put(ev);
             if (rc < 0)
                 return rc;
             continue;
         }
         if (jerr != json_tokener_continue) {
-            json_tokener_reset(r->tok);
+            kube_watch_decoder_reset(d);
             return MUSTER_EPROTO;
         }
-        r->event_bytes += feed;
-        if (r->event_bytes > r->max_event)
+        d->event_bytes += feed;
+        if (d->event_bytes > d->max_event) {
+            kube_watch_decoder_reset(d);
             return MUSTER_ELIMIT;
+        }
         data += feed;
         len -= feed;
     }
     return 0;
+}
+
+static int on_decoded(void *ud, struct json_object *ev)
+{
+    return handle_event(ud, ev);
+}
+
+static int on_watch_data(void *ud, const char *data, size_t len)
+{
+    struct kube_reflector *r = ud;
+    if (r->closing)
+        return MUSTER_ECANCELED;
+    return kube_watch_decode(&r->dec, data, len, on_decoded, r);
 }
 
 static void on_watch_done(int err, const struct kube_response *resp, void *ud)
@@ -343,7 +392,7 @@ static void on_watch_done(int err, const struct kube_response *resp, void *ud)
         struct kube_status st;
         memset(&st, 0, sizeof(st));
         snprintf(st.message, sizeof(st.message),
-                 "watch event over its size cap of %zu bytes; resuming from %s", r->max_event,
+                 "watch event over its size cap of %zu bytes; resuming from %s", r->dec.max_event,
                  r->rv);
         report(r, err, &st);
     } else if (!r->error_event) {
@@ -358,8 +407,7 @@ static void on_watch_done(int err, const struct kube_response *resp, void *ud)
 
 static void watch_start(struct kube_reflector *r)
 {
-    json_tokener_reset(r->tok);
-    r->event_bytes = 0;
+    kube_watch_decoder_reset(&r->dec);
     r->stream_events = 0;
     r->error_event = 0;
     r->stream_started = uv_now(r->loop);
@@ -408,13 +456,11 @@ int kube_reflector_init(struct kube_reflector *r, uv_loop_t *loop, struct kube_c
     r->path = dup_opt(opts->path, &failed);
     r->label_selector = dup_opt(opts->label_selector, &failed);
     r->field_selector = dup_opt(opts->field_selector, &failed);
-    r->tok = json_tokener_new();
-    if (failed || !r->tok) {
+    if (kube_watch_decoder_init(&r->dec, opts->max_event) < 0 || failed) {
         muster_free(r->path);
         muster_free(r->label_selector);
         muster_free(r->field_selector);
-        if (r->tok)
-            json_tokener_free(r->tok);
+        kube_watch_decoder_close(&r->dec);
         memset(r, 0, sizeof(*r));
         return MUSTER_ENOMEM;
     }
@@ -424,7 +470,6 @@ int kube_reflector_init(struct kube_reflector *r, uv_loop_t *loop, struct kube_c
         r->h = *h;
     r->ud = ud;
     r->page_size = opts->page_size > 0 ? opts->page_size : KUBE_LIST_PAGE_SIZE;
-    r->max_event = opts->max_event ? opts->max_event : KUBE_MAX_WATCH_EVENT_BYTES;
     r->backoff_initial_ms =
         opts->backoff_initial_ms ? opts->backoff_initial_ms : KUBE_BACKOFF_INITIAL_MS;
     r->backoff_max_ms = opts->backoff_max_ms ? opts->backoff_max_ms : KUBE_BACKOFF_MAX_MS;

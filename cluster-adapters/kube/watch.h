@@ -55,6 +55,30 @@ struct kube_reflector_stats {
     uint64_t lists, watches, events, bookmarks, relists_gone, errors;
 };
 
+/* Splits a watch stream, fed in pieces of any size, into one JSON object per event, refusing an
+ * event over max_event bytes before buffering more than max_event + 1 of it. Caller-allocated;
+ * fields are private. */
+struct kube_watch_decoder {
+    struct json_tokener *tok;
+    size_t event_bytes; /* bytes of the event being parsed */
+    size_t max_event;
+};
+
+/* max_event 0 means KUBE_MAX_WATCH_EVENT_BYTES. Returns 0 or MUSTER_ENOMEM; close either way. */
+int kube_watch_decoder_init(struct kube_watch_decoder *d, size_t max_event);
+
+/* Feeds len bytes. For every complete event calls on_event(ud, ev) (ev borrowed); a negative
+ * return from it stops decoding and is returned. Returns 0, MUSTER_ELIMIT for an over-size event
+ * or MUSTER_EPROTO for bytes that are not JSON; after an error the decoder is reset, ready for
+ * a new stream. */
+int kube_watch_decode(struct kube_watch_decoder *d, const char *data, size_t len,
+                      int (*on_event)(void *ud, struct json_object *ev), void *ud);
+
+/* Drops any partial event, for a new stream. */
+void kube_watch_decoder_reset(struct kube_watch_decoder *d);
+
+void kube_watch_decoder_close(struct kube_watch_decoder *d);
+
 /* Caller-allocated; fields are private. */
 struct kube_reflector {
     uv_timer_t timer; /* back-off; embedded, closed by kube_reflector_close */
@@ -65,15 +89,13 @@ struct kube_reflector {
     void *ud;
     char *path, *label_selector, *field_selector;
     long page_size, watch_timeout_s;
-    size_t max_event;
     uint64_t backoff_initial_ms, backoff_max_ms;
     char rv[KUBE_RESOURCE_VERSION_BYTES];
     char cont[1024];
     struct json_object *items; /* pages accumulated during a list */
-    struct json_tokener *tok;
-    size_t event_bytes; /* bytes of the event being parsed */
-    int stream_events;  /* events seen on the current stream */
-    int error_event;    /* the stream ended on an ERROR event, already reported */
+    struct kube_watch_decoder dec;
+    int stream_events; /* events seen on the current stream */
+    int error_event;   /* the stream ended on an ERROR event, already reported */
     uint64_t stream_started;
     int failures; /* consecutive, for the back-off */
     int gone_in_a_row;

@@ -282,7 +282,82 @@ static void test_any_chunking(void)
     }
 }
 
+/* ---- the decoder alone ---- */
+
+struct dec_log {
+    int n;
+    char names[8][16];
+};
+
+static int dec_collect(void *ud, struct json_object *ev)
+{
+    struct dec_log *l = ud;
+    struct json_object *t;
+    if (l->n < 8 && json_object_object_get_ex(ev, "type", &t))
+        snprintf(l->names[l->n], sizeof(l->names[0]), "%s", json_object_get_string(t));
+    l->n++;
+    return 0;
+}
+
+static void test_decoder_split_anywhere(void)
+{
+    static const char stream[] = "{\"type\":\"ADDED\",\"object\":{\"a\":\"}{\\\"\"}}\n"
+                                 "  {\"type\":\"BOOKMARK\",\"object\":{}}\r\n"
+                                 "{\"type\":\"DELETED\",\"object\":{\"n\":[1,2,{\"x\":null}]}}";
+    size_t len = sizeof(stream) - 1;
+    struct kube_watch_decoder d;
+    CU_ASSERT_FATAL(kube_watch_decoder_init(&d, 0) == 0);
+    for (size_t cut1 = 0; cut1 <= len; cut1++) {
+        for (size_t cut2 = cut1; cut2 <= len; cut2 += 7) {
+            struct dec_log l = {0};
+            kube_watch_decoder_reset(&d);
+            CU_ASSERT_EQUAL(kube_watch_decode(&d, stream, cut1, dec_collect, &l), 0);
+            CU_ASSERT_EQUAL(kube_watch_decode(&d, stream + cut1, cut2 - cut1, dec_collect, &l), 0);
+            CU_ASSERT_EQUAL(kube_watch_decode(&d, stream + cut2, len - cut2, dec_collect, &l), 0);
+            CU_ASSERT_EQUAL(l.n, 3);
+            CU_ASSERT_STRING_EQUAL(l.names[0], "ADDED");
+            CU_ASSERT_STRING_EQUAL(l.names[1], "BOOKMARK");
+            CU_ASSERT_STRING_EQUAL(l.names[2], "DELETED");
+        }
+    }
+    kube_watch_decoder_close(&d);
+}
+
+static void test_decoder_limits_and_garbage(void)
+{
+    struct kube_watch_decoder d;
+    CU_ASSERT_FATAL(kube_watch_decoder_init(&d, 32) == 0);
+    struct dec_log l = {0};
+    /* 31 bytes fit, 33 do not, whether they come at once or a byte at a time. */
+    static const char fits[] = "{\"type\":\"ADDED\",\"object\":{\"\":1}}";
+    static const char over[] = "{\"type\":\"ADDED\",\"object\":{\"xx\":12}}";
+    CU_ASSERT(sizeof(fits) - 1 <= 32 && sizeof(over) - 1 > 32);
+    CU_ASSERT_EQUAL(kube_watch_decode(&d, fits, sizeof(fits) - 1, dec_collect, &l), 0);
+    CU_ASSERT_EQUAL(l.n, 1);
+    CU_ASSERT_EQUAL(kube_watch_decode(&d, over, sizeof(over) - 1, dec_collect, &l), MUSTER_ELIMIT);
+    int rc = 0;
+    for (size_t i = 0; i < sizeof(over) - 1 && rc == 0; i++)
+        rc = kube_watch_decode(&d, over + i, 1, dec_collect, &l);
+    CU_ASSERT_EQUAL(rc, MUSTER_ELIMIT);
+    CU_ASSERT_EQUAL(l.n, 1);
+    /* Whitespace after an event does not count against the cap (found by fuzz_watch_decode). */
+    char padded[200];
+    memset(padded, '\n', sizeof(padded));
+    memcpy(padded, "{}", 2);
+    CU_ASSERT_EQUAL(kube_watch_decode(&d, padded, sizeof(padded), dec_collect, &l), 0);
+    CU_ASSERT_EQUAL(l.n, 2);
+    /* Events are objects: a bare scalar is refused, not split at a chunk boundary. */
+    CU_ASSERT_EQUAL(kube_watch_decode(&d, "12", 2, dec_collect, &l), MUSTER_EPROTO);
+    /* After an error the decoder starts clean. */
+    CU_ASSERT_EQUAL(kube_watch_decode(&d, "]oops", 5, dec_collect, &l), MUSTER_EPROTO);
+    CU_ASSERT_EQUAL(kube_watch_decode(&d, fits, sizeof(fits) - 1, dec_collect, &l), 0);
+    CU_ASSERT_EQUAL(l.n, 3);
+    kube_watch_decoder_close(&d);
+}
+
 static CU_TestInfo tests[] = {
+    {"decoder: events split anywhere", test_decoder_split_anywhere},
+    {"decoder: size cap and garbage", test_decoder_limits_and_garbage},
     {"paginated list, resume after drop from the bookmark", test_list_pages_then_resume_after_drop},
     {"relist on a 410 ERROR event", test_relist_on_410_error_event},
     {"relist on HTTP 410", test_relist_on_http_410},
