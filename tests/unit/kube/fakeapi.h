@@ -52,6 +52,8 @@ struct fake_server {
     char url[64];
     fake_handler_fn handler;
     void *ud;
+    /* Optional: told before a connection's memory goes, so tests can forget it. */
+    void (*on_conn_close)(struct fake_server *s, struct fake_conn *c);
     struct fake_conn *conns;
     int accepted;
     int requests;
@@ -98,6 +100,8 @@ static inline void fake__on_conn_closed(uv_handle_t *h)
     if (*pp)
         *pp = c->next;
     s->outstanding -= c->outstanding;
+    if (s->on_conn_close)
+        s->on_conn_close(s, c);
     free(c->in);
     free(c);
 }
@@ -345,6 +349,9 @@ static inline int fake_server_start(struct fake_server *s, uv_loop_t *loop, fake
                                     void *ud)
 {
     memset(s, 0, sizeof(*s));
+    /* A proxy from the environment must not carry the tests' loopback traffic. */
+    setenv("NO_PROXY", "127.0.0.1,localhost", 1);
+    setenv("no_proxy", "127.0.0.1,localhost", 1);
     s->loop = loop;
     s->handler = h;
     s->ud = ud;

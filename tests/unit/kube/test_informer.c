@@ -176,11 +176,296 @@ static void test_client_closed_first(void)
     kube_config_close(&t.w.cfg);
 }
 
+/* ---- a live, stateful server: random changes, random drops, a short history window ---- */
+
+#define NOBJ 16
+#define HIST 3
+#define MAXW 8
+
+struct live {
+    uv_loop_t loop;
+    uv_timer_t mutate;
+    struct fake_server srv;
+    struct kube_config cfg;
+    struct kube_client *client;
+    struct kube_informer inf;
+    unsigned rng;
+    long rv;           /* global resourceVersion */
+    long obj_rv[NOBJ]; /* 0: absent */
+    struct {
+        char type[10];
+        int obj;
+        long rv;
+    } hist[HIST]; /* ring of the last HIST changes */
+    int nhist;
+    long window_start; /* oldest version a watch may resume from */
+    struct fake_conn *watchers[MAXW];
+    int mutations, drops, gones, lists;
+    long cache_rv[NOBJ]; /* what the informer told us */
+    int dup, bad;
+    int closed, informer_closed;
+};
+
+static unsigned live_rand(struct live *l)
+{
+    l->rng = l->rng * 1103515245u + 12345u;
+    return l->rng >> 8;
+}
+
+static void obj_json(char *buf, size_t cap, int i, long rv)
+{
+    snprintf(buf, cap,
+             "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"o%d\","
+             "\"namespace\":\"ns\",\"resourceVersion\":\"%ld\"}}",
+             i, rv);
+}
+
+static void send_event(struct fake_conn *c, const char *type, int i, long rv)
+{
+    char obj[256], ev[400];
+    obj_json(obj, sizeof(obj), i, rv);
+    int n = snprintf(ev, sizeof(ev), "{\"type\":\"%s\",\"object\":%s}\n", type, obj);
+    fake_stream_send(c, ev, (size_t)n);
+}
+
+static void live_conn_closed(struct fake_server *s, struct fake_conn *c)
+{
+    struct live *l = s->ud;
+    for (int i = 0; i < MAXW; i++)
+        if (l->watchers[i] == c)
+            l->watchers[i] = NULL;
+}
+
+static void live_handler(struct fake_server *s, struct fake_conn *c, const struct fake_req *r)
+{
+    struct live *l = s->ud;
+    char v[64];
+    if (!fake_query(r, "watch", v, sizeof(v))) {
+        /* The whole list in one page (a server may answer a smaller page than asked). */
+        char body[8192];
+        size_t len = (size_t)snprintf(body, sizeof(body),
+                                      "{\"kind\":\"ConfigMapList\",\"metadata\":{"
+                                      "\"resourceVersion\":\"%ld\"},\"items\":[",
+                                      l->rv);
+        int first = 1;
+        for (int i = 0; i < NOBJ; i++) {
+            if (!l->obj_rv[i])
+                continue;
+            char obj[256];
+            obj_json(obj, sizeof(obj), i, l->obj_rv[i]);
+            len += (size_t)snprintf(body + len, sizeof(body) - len, "%s%s", first ? "" : ",", obj);
+            first = 0;
+        }
+        snprintf(body + len, sizeof(body) - len, "]}");
+        l->lists++;
+        fake_respond(c, 200, NULL, body);
+        return;
+    }
+    fake_query(r, "resourceVersion", v, sizeof(v));
+    long from = strtol(v, NULL, 10);
+    if (from < l->window_start) {
+        l->gones++;
+        if (l->gones % 2) {
+            fake_status(c, 410, "Expired", "too old resource version", NULL);
+        } else {
+            static const char gone[] = "{\"type\":\"ERROR\",\"object\":{\"kind\":\"Status\","
+                                       "\"code\":410,\"reason\":\"Expired\"}}\n";
+            fake_stream_start(c);
+            fake_stream_send(c, gone, sizeof(gone) - 1);
+            fake_stream_end(c);
+        }
+        return;
+    }
+    fake_stream_start(c);
+    /* Replay what happened after `from`, oldest first. */
+    int n = l->nhist < HIST ? l->nhist : HIST;
+    for (int k = n; k > 0; k--) {
+        int idx = (l->nhist - k) % HIST;
+        if (l->hist[idx].rv > from)
+            send_event(c, l->hist[idx].type, l->hist[idx].obj, l->hist[idx].rv);
+    }
+    for (int i = 0; i < MAXW; i++) {
+        if (!l->watchers[i]) {
+            l->watchers[i] = c;
+            return;
+        }
+    }
+    fake_drop(c);
+}
+
+static void on_mutate(uv_timer_t *t)
+{
+    struct live *l = t->data;
+    if (l->mutations >= 300) {
+        uv_timer_stop(t);
+        return;
+    }
+    l->mutations++;
+    int i = (int)(live_rand(l) % NOBJ);
+    const char *type;
+    long rv = ++l->rv;
+    if (!l->obj_rv[i]) {
+        type = "ADDED";
+        l->obj_rv[i] = rv;
+    } else if (live_rand(l) % 3 == 0) {
+        type = "DELETED";
+        l->obj_rv[i] = 0;
+    } else {
+        type = "MODIFIED";
+        l->obj_rv[i] = rv;
+    }
+    int idx = l->nhist % HIST;
+    snprintf(l->hist[idx].type, sizeof(l->hist[idx].type), "%s", type);
+    l->hist[idx].obj = i;
+    l->hist[idx].rv = rv;
+    l->nhist++;
+    if (l->nhist > HIST && l->hist[l->nhist % HIST].rv > l->window_start)
+        l->window_start = l->hist[l->nhist % HIST].rv; /* the oldest still in the ring */
+    for (int w = 0; w < MAXW; w++) {
+        if (!l->watchers[w])
+            continue;
+        send_event(l->watchers[w], type, i, rv);
+        /* Now and then a stream breaks, sometimes mid-event. */
+        if (live_rand(l) % 23 == 0) {
+            if (live_rand(l) % 2)
+                fake_stream_send(l->watchers[w], "{\"type\":\"MODIF", 14);
+            fake_drop(l->watchers[w]);
+            l->watchers[w] = NULL;
+            /* Every third drop comes with a compaction: resuming is impossible, relist. */
+            if (l->drops++ % 3 == 0)
+                l->window_start = l->rv + 1;
+        } else if (live_rand(l) % 17 == 0) {
+            char bm[128];
+            int n = snprintf(bm, sizeof(bm),
+                             "{\"type\":\"BOOKMARK\",\"object\":{\"metadata\":{"
+                             "\"resourceVersion\":\"%ld\"}}}\n",
+                             l->rv);
+            fake_stream_send(l->watchers[w], bm, (size_t)n);
+        }
+    }
+}
+
+static int obj_index(struct json_object *o, long *rv)
+{
+    struct json_object *md, *name, *v;
+    if (!json_object_object_get_ex(o, "metadata", &md) ||
+        !json_object_object_get_ex(md, "name", &name) ||
+        !json_object_object_get_ex(md, "resourceVersion", &v))
+        return -1;
+    *rv = strtol(json_object_get_string(v), NULL, 10);
+    int i = (int)strtol(json_object_get_string(name) + 1, NULL, 10);
+    return i >= 0 && i < NOBJ ? i : -1;
+}
+
+static void l_add(void *ud, struct json_object *obj)
+{
+    struct live *l = ud;
+    long rv;
+    int i = obj_index(obj, &rv);
+    if (i < 0 || l->cache_rv[i] != 0)
+        l->bad++; /* an add for something we already have */
+    else
+        l->cache_rv[i] = rv;
+}
+
+static void l_update(void *ud, struct json_object *old_obj, struct json_object *new_obj)
+{
+    struct live *l = ud;
+    long rv;
+    int i = obj_index(new_obj, &rv);
+    if (i < 0 || l->cache_rv[i] == 0)
+        l->bad++;
+    else if (rv <= l->cache_rv[i])
+        l->dup++; /* replayed or went backwards */
+    else
+        l->cache_rv[i] = rv;
+}
+
+static void l_delete(void *ud, struct json_object *obj)
+{
+    struct live *l = ud;
+    long rv;
+    int i = obj_index(obj, &rv);
+    if (i < 0 || l->cache_rv[i] == 0)
+        l->bad++;
+    else
+        l->cache_rv[i] = 0;
+}
+
+static int live_converged(struct live *l)
+{
+    if (l->mutations < 300)
+        return 0;
+    for (int i = 0; i < NOBJ; i++)
+        if (l->cache_rv[i] != l->obj_rv[i])
+            return 0;
+    return 1;
+}
+
+static void live_client_closed(void *ud)
+{
+    ((struct live *)ud)->closed = 1;
+}
+
+static void live_informer_closed(struct kube_informer *inf)
+{
+    struct live *l = (struct live *)((char *)inf - offsetof(struct live, inf));
+    l->informer_closed = 1;
+}
+
+static void test_live_server_converges(void)
+{
+    static struct live l;
+    memset(&l, 0, sizeof(l));
+    l.rng = 12345;
+    l.rv = 100;
+    CU_ASSERT_FATAL(uv_loop_init(&l.loop) == 0);
+    CU_ASSERT_FATAL(fake_server_start(&l.srv, &l.loop, live_handler, &l) == 0);
+    l.srv.on_conn_close = live_conn_closed;
+    l.cfg.server = muster_strdup(l.srv.url);
+    CU_ASSERT_FATAL(kube_client_new(&l.loop, &l.cfg, NULL, &l.client) == 0);
+    static const struct kube_informer_handler h = {l_add, l_update, l_delete, NULL, NULL};
+    struct kube_reflector_opts o = {
+        .path = "/api/v1/configmaps", .backoff_initial_ms = 8, .backoff_max_ms = 20};
+    CU_ASSERT_FATAL(kube_informer_init(&l.inf, &l.loop, l.client, &o, &h, &l) == 0);
+    CU_ASSERT_FATAL(kube_informer_start(&l.inf) == 0);
+    uv_timer_init(&l.loop, &l.mutate);
+    l.mutate.data = &l;
+    uv_timer_start(&l.mutate, on_mutate, 5, 2);
+
+    uv_update_time(&l.loop);
+    uint64_t deadline = uv_now(&l.loop) + 15000;
+    while (!live_converged(&l) && uv_now(&l.loop) < deadline)
+        uv_run(&l.loop, UV_RUN_ONCE);
+    CU_ASSERT(live_converged(&l));
+    CU_ASSERT_EQUAL(l.dup, 0);
+    CU_ASSERT_EQUAL(l.bad, 0);
+    /* The run really went through drops and 410s. */
+    CU_ASSERT(l.drops > 0);
+    CU_ASSERT(l.gones > 0 && l.lists > 1);
+    size_t live_objs = 0;
+    for (int i = 0; i < NOBJ; i++)
+        live_objs += l.obj_rv[i] != 0;
+    CU_ASSERT_EQUAL(kube_informer_size(&l.inf), live_objs);
+    fprintf(stderr, "[%d mutations, %d drops, %d gone, %d lists] ", l.mutations, l.drops, l.gones,
+            l.lists);
+
+    kube_informer_close(&l.inf, live_informer_closed);
+    kube_client_close(l.client, live_client_closed, &l);
+    fake_server_close(&l.srv);
+    uv_close((uv_handle_t *)&l.mutate, NULL);
+    uv_run(&l.loop, UV_RUN_DEFAULT);
+    CU_ASSERT(l.closed && l.informer_closed);
+    CU_ASSERT_EQUAL(uv_loop_close(&l.loop), 0);
+    kube_config_close(&l.cfg);
+}
+
 static CU_TestInfo tests[] = {
     {"resume after a dropped stream: nothing lost or repeated", test_resume_after_drop},
     {"relist after a 410 ERROR event, diffed", test_relist_diff_after_410_event},
     {"relist after HTTP 410, diffed", test_relist_diff_after_http_410},
     {"client closed before the informer", test_client_closed_first},
+    {"live server with drops and 410s: cache converges, no duplicates", test_live_server_converges},
     CU_TEST_INFO_NULL,
 };
 
