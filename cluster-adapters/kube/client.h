@@ -87,10 +87,11 @@ struct kube_response {
 
 /* err is 0 for a 2xx response, else a negative MUSTER_* code: MUSTER_ECONFLICT (409),
  * MUSTER_EEXIST (409 AlreadyExists), MUSTER_ENOENT (404), MUSTER_EGONE (410),
- * MUSTER_ETOOMANY (429 after KUBE_MAX_RETRIES), MUSTER_EUNAUTHORIZED (401),
+ * MUSTER_ETOOMANY (429 once max_retries are spent), MUSTER_EUNAUTHORIZED (401),
  * MUSTER_EFORBIDDEN (403), MUSTER_EINVAL (400, 422), MUSTER_EHTTP (other statuses),
  * MUSTER_ECONNECT, MUSTER_ETIMEDOUT, MUSTER_ETLS, MUSTER_EIO (transport), MUSTER_ELIMIT (body
- * over its cap), MUSTER_EPROTO (unparsable body), MUSTER_ECANCELED. resp is never NULL. */
+ * or a header over its cap), MUSTER_EPROTO (unparsable body), MUSTER_ECANCELED, or the code an
+ * on_data callback returned. resp is never NULL. */
 typedef void (*kube_response_cb)(int err, const struct kube_response *resp, void *ud);
 
 struct kube_client_opts {
@@ -145,10 +146,11 @@ void kube_call_cancel(struct kube_call *call);
 
 /* Writes the REST path of a resource into buf: "/api/v1/..." for the core group ("" or NULL),
  * "/apis/<group>/<version>/..." otherwise; namespaced when ns is non-NULL, one object when name
- * is non-NULL. Returns 0 or MUSTER_ENOSPC. */
+ * is non-NULL. Returns 0, MUSTER_EINVAL (no buf, version or resource) or MUSTER_ENOSPC. */
 int kube_path(char *buf, size_t cap, const char *group, const char *version, const char *ns,
               const char *resource, const char *name);
 
+/* Copies the client's counters, and its current in-flight and queued counts, into *out. */
 void kube_client_stats(const struct kube_client *c, struct kube_client_stats *out);
 
 #endif
