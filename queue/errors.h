@@ -20,7 +20,17 @@
     XX(ESCHEMA, "database schema not supported")                                                   \
     XX(EIO, "input/output error")                                                                  \
     XX(ECONFLICT, "conflict")                                                                      \
-    XX(EPROTO, "protocol error")
+    XX(EPROTO, "protocol error")                                                                   \
+    XX(ECONNECT, "could not connect")                                                              \
+    XX(ETIMEDOUT, "timed out")                                                                     \
+    XX(ETLS, "TLS error")                                                                          \
+    XX(ECANCELED, "canceled")                                                                      \
+    XX(EUNAUTHORIZED, "unauthorized")                                                              \
+    XX(EFORBIDDEN, "forbidden")                                                                    \
+    XX(EGONE, "resource version too old")                                                          \
+    XX(ETOOMANY, "too many requests")                                                              \
+    XX(EHTTP, "HTTP error")                                                                        \
+    XX(ECONFIG, "bad configuration")
 
 enum muster_errno {
     MUSTER_OK = 0,

@@ -1,0 +1,270 @@
+/* The informer cache: a chained hash of namespace/name to the latest object, kept in step
+ * with a reflector; relists are diffed against it so each change is reported exactly once. */
+#include "cluster-adapters/kube/informer.h"
+
+#include "queue/errors.h"
+#include "queue/mem.h"
+
+#include <stdio.h>
+#include <string.h>
+
+struct kube_informer_entry {
+    struct kube_informer_entry *next;
+    struct json_object *obj; /* one reference held */
+    unsigned gen;
+    size_t hash;
+    char key[]; /* "namespace/name", or "name" when cluster-scoped */
+};
+
+#define KEY_MAX 512 /* namespace (63) + name (253) fit with room to spare */
+
+static size_t hash_key(const char *s)
+{
+    size_t h = 1469598103934665603ull; /* FNV-1a */
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return h;
+}
+
+static int make_key(const char *ns, const char *name, char *out, size_t cap)
+{
+    int n = ns && *ns ? snprintf(out, cap, "%s/%s", ns, name) : snprintf(out, cap, "%s", name);
+    return n < 0 || (size_t)n >= cap ? MUSTER_ELIMIT : 0;
+}
+
+static int obj_key(struct json_object *obj, char *out, size_t cap)
+{
+    struct json_object *md, *ns = NULL, *name;
+    if (!json_object_object_get_ex(obj, "metadata", &md) ||
+        !json_object_object_get_ex(md, "name", &name) ||
+        !json_object_is_type(name, json_type_string))
+        return MUSTER_EPROTO;
+    json_object_object_get_ex(md, "namespace", &ns);
+    return make_key(ns ? json_object_get_string(ns) : NULL, json_object_get_string(name), out, cap);
+}
+
+static const char *obj_rv(struct json_object *obj)
+{
+    struct json_object *md, *rv;
+    if (json_object_object_get_ex(obj, "metadata", &md) &&
+        json_object_object_get_ex(md, "resourceVersion", &rv))
+        return json_object_get_string(rv);
+    return "";
+}
+
+static struct kube_informer_entry **find_slot(const struct kube_informer *inf, const char *key,
+                                              size_t h)
+{
+    struct kube_informer_entry **pp = &inf->buckets[h % inf->nbuckets];
+    while (*pp && ((*pp)->hash != h || strcmp((*pp)->key, key) != 0))
+        pp = &(*pp)->next;
+    return pp;
+}
+
+static int grow(struct kube_informer *inf)
+{
+    size_t nb = inf->nbuckets * 2;
+    struct kube_informer_entry **b = muster_calloc(nb, sizeof(*b));
+    if (!b)
+        return MUSTER_ENOMEM;
+    for (size_t i = 0; i < inf->nbuckets; i++) {
+        struct kube_informer_entry *e = inf->buckets[i], *next;
+        for (; e; e = next) {
+            next = e->next;
+            e->next = b[e->hash % nb];
+            b[e->hash % nb] = e;
+        }
+    }
+    muster_free(inf->buckets);
+    inf->buckets = b;
+    inf->nbuckets = nb;
+    return 0;
+}
+
+static void report(struct kube_informer *inf, int err, const char *msg)
+{
+    if (!inf->h.on_error)
+        return;
+    struct kube_status st;
+    memset(&st, 0, sizeof(st));
+    snprintf(st.message, sizeof(st.message), "%s", msg);
+    inf->h.on_error(inf->ud, err, &st);
+}
+
+/* Adds or replaces obj; tells the handler if something changed. */
+static void upsert(struct kube_informer *inf, struct json_object *obj)
+{
+    char key[KEY_MAX];
+    if (obj_key(obj, key, sizeof(key)) < 0) {
+        report(inf, MUSTER_EPROTO, "object without metadata.name, or name over its cap");
+        return;
+    }
+    size_t h = hash_key(key);
+    struct kube_informer_entry **pp = find_slot(inf, key, h);
+    struct kube_informer_entry *e = *pp;
+    if (e) {
+        e->gen = inf->gen;
+        /* Same version: a replay (e.g. an ADDED for what the list already had). */
+        if (strcmp(obj_rv(e->obj), obj_rv(obj)) == 0)
+            return;
+        struct json_object *old = e->obj;
+        e->obj = json_object_get(obj);
+        if (inf->h.on_update)
+            inf->h.on_update(inf->ud, old, obj);
+        json_object_put(old);
+        return;
+    }
+    if (inf->count + 1 > inf->nbuckets && grow(inf) == 0)
+        pp = find_slot(inf, key, h);
+    size_t kl = strlen(key);
+    e = muster_malloc(sizeof(*e) + kl + 1);
+    if (!e) {
+        report(inf, MUSTER_ENOMEM, "out of memory caching an object");
+        return;
+    }
+    memcpy(e->key, key, kl + 1);
+    e->hash = h;
+    e->gen = inf->gen;
+    e->obj = json_object_get(obj);
+    e->next = NULL;
+    *pp = e;
+    inf->count++;
+    if (inf->h.on_add)
+        inf->h.on_add(inf->ud, obj);
+}
+
+static void entry_remove(struct kube_informer *inf, struct kube_informer_entry **pp,
+                         struct json_object *final)
+{
+    struct kube_informer_entry *e = *pp;
+    *pp = e->next;
+    inf->count--;
+    if (inf->h.on_delete)
+        inf->h.on_delete(inf->ud, final ? final : e->obj);
+    json_object_put(e->obj);
+    muster_free(e);
+}
+
+static void on_list(void *ud, struct json_object *items, const char *rv)
+{
+    struct kube_informer *inf = ud;
+    inf->gen++;
+    size_t n = json_object_array_length(items);
+    for (size_t i = 0; i < n; i++)
+        upsert(inf, json_object_array_get_idx(items, i));
+    /* What the new list does not hold was deleted while we were not watching. */
+    for (size_t b = 0; b < inf->nbuckets; b++) {
+        struct kube_informer_entry **pp = &inf->buckets[b];
+        while (*pp) {
+            if ((*pp)->gen != inf->gen)
+                entry_remove(inf, pp, NULL);
+            else
+                pp = &(*pp)->next;
+        }
+    }
+    if (!inf->synced) {
+        inf->synced = 1;
+        if (inf->h.on_synced)
+            inf->h.on_synced(inf->ud);
+    }
+}
+
+static void on_event(void *ud, enum kube_event_type type, struct json_object *obj)
+{
+    struct kube_informer *inf = ud;
+    if (type != KUBE_EVENT_DELETED) {
+        upsert(inf, obj);
+        return;
+    }
+    char key[KEY_MAX];
+    if (obj_key(obj, key, sizeof(key)) < 0) {
+        report(inf, MUSTER_EPROTO, "deleted object without metadata.name");
+        return;
+    }
+    struct kube_informer_entry **pp = find_slot(inf, key, hash_key(key));
+    if (*pp)
+        entry_remove(inf, pp, obj);
+}
+
+static void on_error(void *ud, int err, const struct kube_status *st)
+{
+    struct kube_informer *inf = ud;
+    if (inf->h.on_error)
+        inf->h.on_error(inf->ud, err, st);
+}
+
+int kube_informer_init(struct kube_informer *inf, uv_loop_t *loop, struct kube_client *client,
+                       const struct kube_reflector_opts *opts,
+                       const struct kube_informer_handler *h, void *ud)
+{
+    memset(inf, 0, sizeof(*inf));
+    inf->nbuckets = 64;
+    inf->buckets = muster_calloc(inf->nbuckets, sizeof(*inf->buckets));
+    if (!inf->buckets)
+        return MUSTER_ENOMEM;
+    if (h)
+        inf->h = *h;
+    inf->ud = ud;
+    static const struct kube_reflector_handler rh = {on_list, on_event, on_error};
+    int rc = kube_reflector_init(&inf->reflector, loop, client, opts, &rh, inf);
+    if (rc < 0) {
+        muster_free(inf->buckets);
+        inf->buckets = NULL;
+    }
+    return rc;
+}
+
+int kube_informer_start(struct kube_informer *inf)
+{
+    return kube_reflector_start(&inf->reflector);
+}
+
+static void on_reflector_closed(struct kube_reflector *r)
+{
+    struct kube_informer *inf =
+        (struct kube_informer *)((char *)r - offsetof(struct kube_informer, reflector));
+    for (size_t b = 0; b < inf->nbuckets; b++) {
+        struct kube_informer_entry *e = inf->buckets[b], *next;
+        for (; e; e = next) {
+            next = e->next;
+            json_object_put(e->obj);
+            muster_free(e);
+        }
+    }
+    muster_free(inf->buckets);
+    inf->buckets = NULL;
+    inf->nbuckets = inf->count = 0;
+    if (inf->close_cb)
+        inf->close_cb(inf);
+}
+
+void kube_informer_close(struct kube_informer *inf, void (*close_cb)(struct kube_informer *inf))
+{
+    inf->close_cb = close_cb;
+    /* No more handler calls from here on: the reflector may still deliver what it decoded. */
+    memset(&inf->h, 0, sizeof(inf->h));
+    kube_reflector_close(&inf->reflector, on_reflector_closed);
+}
+
+struct json_object *kube_informer_get(const struct kube_informer *inf, const char *ns,
+                                      const char *name)
+{
+    char key[KEY_MAX];
+    if (!inf->buckets || !name || make_key(ns, name, key, sizeof(key)) < 0)
+        return NULL;
+    struct kube_informer_entry **pp = find_slot(inf, key, hash_key(key));
+    return *pp ? (*pp)->obj : NULL;
+}
+
+size_t kube_informer_size(const struct kube_informer *inf)
+{
+    return inf->count;
+}
+
+void kube_informer_foreach(const struct kube_informer *inf,
+                           void (*fn)(void *ud, struct json_object *obj), void *ud)
+{
+    for (size_t b = 0; b < inf->nbuckets; b++)
+        for (struct kube_informer_entry *e = inf->buckets[b]; e; e = e->next)
+            fn(ud, e->obj);
+}

@@ -1,0 +1,62 @@
+/* An informer: a cache of one resource keyed by namespace/name, fed by a reflector, that
+ * tells its owner about adds, updates and deletes, so the dispatcher reacts and never polls. */
+#ifndef MUSTER_KUBE_INFORMER_H
+#define MUSTER_KUBE_INFORMER_H
+
+#include "cluster-adapters/kube/watch.h"
+
+#include <json-c/json.h>
+#include <stddef.h>
+
+/* Every callback is optional; objects are borrowed (json_object_get to keep one). A callback may
+ * read the cache, start requests and call kube_informer_close (which only starts closing). */
+struct kube_informer_handler {
+    void (*on_add)(void *ud, struct json_object *obj);
+    /* Called only when the resourceVersion changed. */
+    void (*on_update)(void *ud, struct json_object *old_obj, struct json_object *new_obj);
+    /* obj is the last state known: the DELETED event's object, or the cached one when a
+     * relist shows the object gone. */
+    void (*on_delete)(void *ud, struct json_object *obj);
+    /* After the first complete list has been applied. */
+    void (*on_synced)(void *ud);
+    void (*on_error)(void *ud, int err, const struct kube_status *st);
+};
+
+struct kube_informer_entry;
+
+/* Caller-allocated; fields are private. */
+struct kube_informer {
+    struct kube_reflector reflector; /* embedded; its close completes the informer's */
+    struct kube_informer_handler h;
+    void *ud;
+    struct kube_informer_entry **buckets;
+    size_t nbuckets, count;
+    unsigned gen; /* relist generation, to find what a new list no longer holds */
+    int synced;
+    void (*close_cb)(struct kube_informer *inf);
+};
+
+/* Prepares inf to mirror opts->path through client. Returns 0, MUSTER_EINVAL or
+ * MUSTER_ENOMEM (then nothing needs closing). */
+int kube_informer_init(struct kube_informer *inf, uv_loop_t *loop, struct kube_client *client,
+                       const struct kube_reflector_opts *opts,
+                       const struct kube_informer_handler *h, void *ud);
+
+/* Starts the reflector. Returns 0 or a MUSTER_* code. */
+int kube_informer_start(struct kube_informer *inf);
+
+/* Stops the informer; close_cb(inf) runs from the loop when nothing refers to it any more,
+ * after which the cache is empty and inf may be freed. No callback runs after close_cb. */
+void kube_informer_close(struct kube_informer *inf, void (*close_cb)(struct kube_informer *inf));
+
+/* The cached object for ns/name (ns NULL or "" for cluster-scoped), borrowed; NULL if none. */
+struct json_object *kube_informer_get(const struct kube_informer *inf, const char *ns,
+                                      const char *name);
+
+size_t kube_informer_size(const struct kube_informer *inf);
+
+/* Calls fn for every cached object, in no particular order; fn must not change the cache. */
+void kube_informer_foreach(const struct kube_informer *inf,
+                           void (*fn)(void *ud, struct json_object *obj), void *ud);
+
+#endif

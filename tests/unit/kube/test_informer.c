@@ -1,0 +1,472 @@
+/* Tests for cluster-adapters/kube/informer.c: the cache sees every change exactly once across a
+ * dropped stream and across a 410 relist (diffed into adds, updates and deletes). */
+#include "cluster-adapters/kube/informer.h"
+#include "queue/errors.h"
+#include "testing.h"
+#include "watchfake.h"
+
+#define RB_PATH "/apis/work.karmada.io/v1alpha2/resourcebindings"
+
+struct it {
+    struct wt w;
+    struct kube_informer inf;
+    int informer_closed;
+};
+
+static void i_add(void *ud, struct json_object *obj)
+{
+    wf_log(&((struct it *)ud)->w, "add", obj);
+}
+
+static void i_update(void *ud, struct json_object *old_obj, struct json_object *new_obj)
+{
+    wf_log(&((struct it *)ud)->w, "update", new_obj);
+}
+
+static void i_delete(void *ud, struct json_object *obj)
+{
+    wf_log(&((struct it *)ud)->w, "delete", obj);
+}
+
+static void i_synced(void *ud)
+{
+    ((struct it *)ud)->w.synced++;
+}
+
+static void i_error(void *ud, int err, const struct kube_status *st)
+{
+    struct it *t = ud;
+    if (t->w.nerrors < EVLOG)
+        t->w.errors[t->w.nerrors++] = err;
+}
+
+static void i_closed(struct kube_informer *inf)
+{
+    struct it *t = (struct it *)((char *)inf - offsetof(struct it, inf));
+    t->informer_closed = 1;
+}
+
+static const struct kube_informer_handler handler = {i_add, i_update, i_delete, i_synced, i_error};
+
+static void start(struct it *t)
+{
+    wf_setup(&t->w, NULL);
+    struct kube_reflector_opts o = {
+        .path = RB_PATH, .page_size = 2, .backoff_initial_ms = 10, .backoff_max_ms = 40};
+    CU_ASSERT_FATAL(kube_informer_init(&t->inf, &t->w.loop, t->w.client, &o, &handler, t) == 0);
+    CU_ASSERT_FATAL(kube_informer_start(&t->inf) == 0);
+}
+
+static void stop(struct it *t)
+{
+    kube_informer_close(&t->inf, i_closed);
+    wf_teardown(&t->w);
+    CU_ASSERT(t->informer_closed);
+}
+
+static const char *rv_of(struct json_object *o)
+{
+    struct json_object *md, *rv;
+    if (o && json_object_object_get_ex(o, "metadata", &md) &&
+        json_object_object_get_ex(md, "resourceVersion", &rv))
+        return json_object_get_string(rv);
+    return "";
+}
+
+static int seven(struct wt *w)
+{
+    return w->nlog >= 7;
+}
+
+static void test_resume_after_drop(void)
+{
+    struct it t;
+    memset(&t, 0, sizeof(t));
+    t.w.sc.lists[0][0] = "watch/list-a-1.json";
+    t.w.sc.lists[0][1] = "watch/list-a-2.json";
+    t.w.sc.watches[0] = (struct watch_step){"watch/events-resume-1.jsonl", END_DROP, 0, NULL, 0};
+    t.w.sc.watches[1] = (struct watch_step){"watch/events-resume-2.jsonl", END_KEEP, 0, NULL, 0};
+    start(&t);
+    CU_ASSERT(wf_run_until(&t.w, seven, 5000));
+    static const char *const want[] = {
+        "add a 10",    "add b 11",    "add c 12", "add d 21",
+        "update a 22", "delete b 24", "add e 25", NULL,
+    };
+    CU_ASSERT(wf_log_is(&t.w, want));
+    CU_ASSERT_EQUAL(t.w.synced, 1);
+    CU_ASSERT_EQUAL(kube_informer_size(&t.inf), 4);
+    CU_ASSERT_STRING_EQUAL(rv_of(kube_informer_get(&t.inf, "ns1", "a")), "22");
+    CU_ASSERT_PTR_NULL(kube_informer_get(&t.inf, "ns1", "b"));
+    CU_ASSERT_PTR_NOT_NULL(kube_informer_get(&t.inf, "ns1", "e"));
+    stop(&t);
+}
+
+static int relisted(struct wt *w)
+{
+    return w->sc.nlists >= 2 && w->sc.nwatches >= 2;
+}
+
+/* list 1: a10 b11 c12 @20; the watch adds d21 then says 410; list 2: a30 c12 d21 f31 @40. */
+static void test_relist_diff_after_410_event(void)
+{
+    struct it t;
+    memset(&t, 0, sizeof(t));
+    t.w.sc.lists[0][0] = "watch/list-a-1.json";
+    t.w.sc.lists[0][1] = "watch/list-a-2.json";
+    t.w.sc.lists[1][0] = "watch/list-b.json";
+    t.w.sc.watches[0] = (struct watch_step){"watch/events-gone.jsonl", END_KEEP, 0, NULL, 0};
+    start(&t);
+    CU_ASSERT(wf_run_until(&t.w, relisted, 5000));
+    static const char *const want[] = {
+        "add a 10",    "add b 11", "add c 12",    "add d 21", /* first list, then the watch */
+        "update a 30", "add f 31", "delete b 11", /* the relist's diff: c, d unchanged */
+        NULL,
+    };
+    CU_ASSERT(wf_log_is(&t.w, want));
+    CU_ASSERT_EQUAL(t.w.synced, 1);
+    CU_ASSERT_EQUAL(kube_informer_size(&t.inf), 4);
+    CU_ASSERT_STRING_EQUAL(t.w.sc.watch_rv[1], "40");
+    stop(&t);
+}
+
+static void test_relist_diff_after_http_410(void)
+{
+    struct it t;
+    memset(&t, 0, sizeof(t));
+    t.w.sc.lists[0][0] = "watch/list-a-1.json";
+    t.w.sc.lists[0][1] = "watch/list-a-2.json";
+    t.w.sc.lists[1][0] = "watch/list-b.json";
+    t.w.sc.watches[0] = (struct watch_step){NULL, END_HTTP, 410, NULL, 0};
+    start(&t);
+    CU_ASSERT(wf_run_until(&t.w, relisted, 5000));
+    static const char *const want[] = {
+        "add a 10", "add b 11", "add c 12",    "update a 30",
+        "add d 21", "add f 31", "delete b 11", NULL,
+    };
+    CU_ASSERT(wf_log_is(&t.w, want));
+    CU_ASSERT_EQUAL(kube_informer_size(&t.inf), 4);
+    stop(&t);
+}
+
+static int five(struct wt *w)
+{
+    return w->nlog >= 5;
+}
+
+/* Closing the client under a live informer cancels its watch; the informer then closes cleanly. */
+static void test_client_closed_first(void)
+{
+    struct it t;
+    memset(&t, 0, sizeof(t));
+    t.w.sc.lists[0][0] = "watch/list-a-1.json";
+    t.w.sc.lists[0][1] = "watch/list-a-2.json";
+    t.w.sc.watches[0] = (struct watch_step){"watch/events-resume-2.jsonl", END_KEEP, 0, NULL, 0};
+    start(&t);
+    CU_ASSERT(wf_run_until(&t.w, five, 5000));
+    kube_client_close(t.w.client, wf_on_client_closed, &t.w);
+    for (int i = 0; i < 5; i++)
+        uv_run(&t.w.loop, UV_RUN_NOWAIT);
+    CU_ASSERT(t.w.client_closed);
+    kube_informer_close(&t.inf, i_closed);
+    fake_server_close(&t.w.srv);
+    uv_close((uv_handle_t *)&t.w.tick, NULL);
+    uv_run(&t.w.loop, UV_RUN_DEFAULT);
+    CU_ASSERT(t.informer_closed);
+    CU_ASSERT_EQUAL(uv_loop_close(&t.w.loop), 0);
+    kube_config_close(&t.w.cfg);
+}
+
+/* ---- a live, stateful server: random changes, random drops, a short history window ---- */
+
+#define NOBJ 16
+#define HIST 3
+#define MAXW 8
+
+struct live {
+    uv_loop_t loop;
+    uv_timer_t mutate;
+    struct fake_server srv;
+    struct kube_config cfg;
+    struct kube_client *client;
+    struct kube_informer inf;
+    unsigned rng;
+    long rv;           /* global resourceVersion */
+    long obj_rv[NOBJ]; /* 0: absent */
+    struct {
+        char type[10];
+        int obj;
+        long rv;
+    } hist[HIST]; /* ring of the last HIST changes */
+    int nhist;
+    long window_start; /* oldest version a watch may resume from */
+    struct fake_conn *watchers[MAXW];
+    int mutations, drops, gones, lists;
+    long cache_rv[NOBJ]; /* what the informer told us */
+    int dup, bad;
+    int closed, informer_closed;
+};
+
+static unsigned live_rand(struct live *l)
+{
+    l->rng = l->rng * 1103515245u + 12345u;
+    return l->rng >> 8;
+}
+
+static void obj_json(char *buf, size_t cap, int i, long rv)
+{
+    snprintf(buf, cap,
+             "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"o%d\","
+             "\"namespace\":\"ns\",\"resourceVersion\":\"%ld\"}}",
+             i, rv);
+}
+
+static void send_event(struct fake_conn *c, const char *type, int i, long rv)
+{
+    char obj[256], ev[400];
+    obj_json(obj, sizeof(obj), i, rv);
+    int n = snprintf(ev, sizeof(ev), "{\"type\":\"%s\",\"object\":%s}\n", type, obj);
+    fake_stream_send(c, ev, (size_t)n);
+}
+
+static void live_conn_closed(struct fake_server *s, struct fake_conn *c)
+{
+    struct live *l = s->ud;
+    for (int i = 0; i < MAXW; i++)
+        if (l->watchers[i] == c)
+            l->watchers[i] = NULL;
+}
+
+static void live_handler(struct fake_server *s, struct fake_conn *c, const struct fake_req *r)
+{
+    struct live *l = s->ud;
+    char v[64];
+    if (!fake_query(r, "watch", v, sizeof(v))) {
+        /* The whole list in one page (a server may answer a smaller page than asked). */
+        char body[8192];
+        size_t len = (size_t)snprintf(body, sizeof(body),
+                                      "{\"kind\":\"ConfigMapList\",\"metadata\":{"
+                                      "\"resourceVersion\":\"%ld\"},\"items\":[",
+                                      l->rv);
+        int first = 1;
+        for (int i = 0; i < NOBJ; i++) {
+            if (!l->obj_rv[i])
+                continue;
+            char obj[256];
+            obj_json(obj, sizeof(obj), i, l->obj_rv[i]);
+            len += (size_t)snprintf(body + len, sizeof(body) - len, "%s%s", first ? "" : ",", obj);
+            first = 0;
+        }
+        snprintf(body + len, sizeof(body) - len, "]}");
+        l->lists++;
+        fake_respond(c, 200, NULL, body);
+        return;
+    }
+    fake_query(r, "resourceVersion", v, sizeof(v));
+    long from = strtol(v, NULL, 10);
+    if (from < l->window_start) {
+        l->gones++;
+        if (l->gones % 2) {
+            fake_status(c, 410, "Expired", "too old resource version", NULL);
+        } else {
+            static const char gone[] = "{\"type\":\"ERROR\",\"object\":{\"kind\":\"Status\","
+                                       "\"code\":410,\"reason\":\"Expired\"}}\n";
+            fake_stream_start(c);
+            fake_stream_send(c, gone, sizeof(gone) - 1);
+            fake_stream_end(c);
+        }
+        return;
+    }
+    fake_stream_start(c);
+    /* Replay what happened after `from`, oldest first. */
+    int n = l->nhist < HIST ? l->nhist : HIST;
+    for (int k = n; k > 0; k--) {
+        int idx = (l->nhist - k) % HIST;
+        if (l->hist[idx].rv > from)
+            send_event(c, l->hist[idx].type, l->hist[idx].obj, l->hist[idx].rv);
+    }
+    for (int i = 0; i < MAXW; i++) {
+        if (!l->watchers[i]) {
+            l->watchers[i] = c;
+            return;
+        }
+    }
+    fake_drop(c);
+}
+
+static void on_mutate(uv_timer_t *t)
+{
+    struct live *l = t->data;
+    if (l->mutations >= 300) {
+        uv_timer_stop(t);
+        return;
+    }
+    l->mutations++;
+    int i = (int)(live_rand(l) % NOBJ);
+    const char *type;
+    long rv = ++l->rv;
+    if (!l->obj_rv[i]) {
+        type = "ADDED";
+        l->obj_rv[i] = rv;
+    } else if (live_rand(l) % 3 == 0) {
+        type = "DELETED";
+        l->obj_rv[i] = 0;
+    } else {
+        type = "MODIFIED";
+        l->obj_rv[i] = rv;
+    }
+    int idx = l->nhist % HIST;
+    snprintf(l->hist[idx].type, sizeof(l->hist[idx].type), "%s", type);
+    l->hist[idx].obj = i;
+    l->hist[idx].rv = rv;
+    l->nhist++;
+    if (l->nhist > HIST && l->hist[l->nhist % HIST].rv > l->window_start)
+        l->window_start = l->hist[l->nhist % HIST].rv; /* the oldest still in the ring */
+    for (int w = 0; w < MAXW; w++) {
+        if (!l->watchers[w])
+            continue;
+        send_event(l->watchers[w], type, i, rv);
+        /* Now and then a stream breaks, sometimes mid-event. */
+        if (live_rand(l) % 23 == 0) {
+            if (live_rand(l) % 2)
+                fake_stream_send(l->watchers[w], "{\"type\":\"MODIF", 14);
+            fake_drop(l->watchers[w]);
+            l->watchers[w] = NULL;
+            /* Every third drop comes with a compaction: resuming is impossible, relist. */
+            if (l->drops++ % 3 == 0)
+                l->window_start = l->rv + 1;
+        } else if (live_rand(l) % 17 == 0) {
+            char bm[128];
+            int n = snprintf(bm, sizeof(bm),
+                             "{\"type\":\"BOOKMARK\",\"object\":{\"metadata\":{"
+                             "\"resourceVersion\":\"%ld\"}}}\n",
+                             l->rv);
+            fake_stream_send(l->watchers[w], bm, (size_t)n);
+        }
+    }
+}
+
+static int obj_index(struct json_object *o, long *rv)
+{
+    struct json_object *md, *name, *v;
+    if (!json_object_object_get_ex(o, "metadata", &md) ||
+        !json_object_object_get_ex(md, "name", &name) ||
+        !json_object_object_get_ex(md, "resourceVersion", &v))
+        return -1;
+    *rv = strtol(json_object_get_string(v), NULL, 10);
+    int i = (int)strtol(json_object_get_string(name) + 1, NULL, 10);
+    return i >= 0 && i < NOBJ ? i : -1;
+}
+
+static void l_add(void *ud, struct json_object *obj)
+{
+    struct live *l = ud;
+    long rv;
+    int i = obj_index(obj, &rv);
+    if (i < 0 || l->cache_rv[i] != 0)
+        l->bad++; /* an add for something we already have */
+    else
+        l->cache_rv[i] = rv;
+}
+
+static void l_update(void *ud, struct json_object *old_obj, struct json_object *new_obj)
+{
+    struct live *l = ud;
+    long rv;
+    int i = obj_index(new_obj, &rv);
+    if (i < 0 || l->cache_rv[i] == 0)
+        l->bad++;
+    else if (rv <= l->cache_rv[i])
+        l->dup++; /* replayed or went backwards */
+    else
+        l->cache_rv[i] = rv;
+}
+
+static void l_delete(void *ud, struct json_object *obj)
+{
+    struct live *l = ud;
+    long rv;
+    int i = obj_index(obj, &rv);
+    if (i < 0 || l->cache_rv[i] == 0)
+        l->bad++;
+    else
+        l->cache_rv[i] = 0;
+}
+
+static int live_converged(struct live *l)
+{
+    if (l->mutations < 300)
+        return 0;
+    for (int i = 0; i < NOBJ; i++)
+        if (l->cache_rv[i] != l->obj_rv[i])
+            return 0;
+    return 1;
+}
+
+static void live_client_closed(void *ud)
+{
+    ((struct live *)ud)->closed = 1;
+}
+
+static void live_informer_closed(struct kube_informer *inf)
+{
+    struct live *l = (struct live *)((char *)inf - offsetof(struct live, inf));
+    l->informer_closed = 1;
+}
+
+static void test_live_server_converges(void)
+{
+    static struct live l;
+    memset(&l, 0, sizeof(l));
+    l.rng = 12345;
+    l.rv = 100;
+    CU_ASSERT_FATAL(uv_loop_init(&l.loop) == 0);
+    CU_ASSERT_FATAL(fake_server_start(&l.srv, &l.loop, live_handler, &l) == 0);
+    l.srv.on_conn_close = live_conn_closed;
+    l.cfg.server = muster_strdup(l.srv.url);
+    CU_ASSERT_FATAL(kube_client_new(&l.loop, &l.cfg, NULL, &l.client) == 0);
+    static const struct kube_informer_handler h = {l_add, l_update, l_delete, NULL, NULL};
+    struct kube_reflector_opts o = {
+        .path = "/api/v1/configmaps", .backoff_initial_ms = 8, .backoff_max_ms = 20};
+    CU_ASSERT_FATAL(kube_informer_init(&l.inf, &l.loop, l.client, &o, &h, &l) == 0);
+    CU_ASSERT_FATAL(kube_informer_start(&l.inf) == 0);
+    uv_timer_init(&l.loop, &l.mutate);
+    l.mutate.data = &l;
+    uv_timer_start(&l.mutate, on_mutate, 5, 2);
+
+    uv_update_time(&l.loop);
+    uint64_t deadline = uv_now(&l.loop) + 15000;
+    while (!live_converged(&l) && uv_now(&l.loop) < deadline)
+        uv_run(&l.loop, UV_RUN_ONCE);
+    CU_ASSERT(live_converged(&l));
+    CU_ASSERT_EQUAL(l.dup, 0);
+    CU_ASSERT_EQUAL(l.bad, 0);
+    /* The run really went through drops and 410s. */
+    CU_ASSERT(l.drops > 0);
+    CU_ASSERT(l.gones > 0 && l.lists > 1);
+    size_t live_objs = 0;
+    for (int i = 0; i < NOBJ; i++)
+        live_objs += l.obj_rv[i] != 0;
+    CU_ASSERT_EQUAL(kube_informer_size(&l.inf), live_objs);
+    fprintf(stderr, "[%d mutations, %d drops, %d gone, %d lists] ", l.mutations, l.drops, l.gones,
+            l.lists);
+
+    kube_informer_close(&l.inf, live_informer_closed);
+    kube_client_close(l.client, live_client_closed, &l);
+    fake_server_close(&l.srv);
+    uv_close((uv_handle_t *)&l.mutate, NULL);
+    uv_run(&l.loop, UV_RUN_DEFAULT);
+    CU_ASSERT(l.closed && l.informer_closed);
+    CU_ASSERT_EQUAL(uv_loop_close(&l.loop), 0);
+    kube_config_close(&l.cfg);
+}
+
+static CU_TestInfo tests[] = {
+    {"resume after a dropped stream: nothing lost or repeated", test_resume_after_drop},
+    {"relist after a 410 ERROR event, diffed", test_relist_diff_after_410_event},
+    {"relist after HTTP 410, diffed", test_relist_diff_after_http_410},
+    {"client closed before the informer", test_client_closed_first},
+    {"live server with drops and 410s: cache converges, no duplicates", test_live_server_converges},
+    CU_TEST_INFO_NULL,
+};
+
+MUSTER_TEST_MAIN("kube/informer", tests)
