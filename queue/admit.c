@@ -312,7 +312,7 @@ void queue_entry_remove(struct queue_tree *t, struct queue_entry *e)
     if (e->state == QUEUE_ENTRY_ADMITTED) {
         release(t, e);
     } else {
-        queue__bucket_remove(t, e);
+        queue__bucket_remove(t, e, 0);
         count(e->leaf, -1, 0);
     }
     queue_idmap_del(&t->entries, e->id);
@@ -326,7 +326,7 @@ int queue_entry_admit(struct queue_tree *t, struct queue_entry *e, struct queue_
         return MUSTER_EINVAL;
     if (!queue_tree_can_admit(t, e->leaf, &e->shape->req, why))
         return MUSTER_ELIMIT;
-    queue__bucket_remove(t, e);
+    queue__bucket_remove(t, e, 1);
     e->state = QUEUE_ENTRY_ADMITTED;
     queue__usage_apply(t, e->leaf, &e->shape->req, 1);
     count(e->leaf, -1, 1);

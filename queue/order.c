@@ -228,13 +228,15 @@ static int bact_insert(struct queue_node *l, struct queue_bucket *b)
 }
 
 /* Puts b where it belongs in its leaf's active list (or out of it). An insertion that cannot
- * allocate leaves the bucket out for now; the next rebuild or cycle brings it back. */
+ * allocate leaves the bucket out for now; the next rebuild or cycle brings it back. A bucket
+ * that joins may fit where the others did not, so the no-fit marks above it go. */
 static void bucket_place(struct queue_bucket *b)
 {
     if (b->act_idx >= 0)
         bact_remove(b->leaf, b);
-    if (bucket_active(b))
-        (void)bact_insert(b->leaf, b);
+    if (bucket_active(b) && bact_insert(b->leaf, b) == 0)
+        for (struct queue_node *q = b->leaf; q; q = q->parent)
+            q->nofit = 0;
 }
 
 /* Resources that appear in some spec or request: names interned but never used are below no
@@ -245,24 +247,42 @@ static uint32_t used_width(const struct queue_tree *t)
     return n < t->rcap ? n : t->rcap;
 }
 
-/* Recomputes q's minneed from its active buckets (leaf) or active children; true if changed. */
+static int64_t sat_add(int64_t a, int64_t b)
+{
+    int64_t r;
+    return __builtin_add_overflow(a, b, &r) ? (b > 0 ? INT64_MAX : INT64_MIN) : r;
+}
+
+static int64_t sat_sub(int64_t a, int64_t b)
+{
+    int64_t r;
+    return __builtin_sub_overflow(a, b, &r) ? (b < 0 ? INT64_MAX : INT64_MIN) : r;
+}
+
+/* Recomputes q's minneed and maxslack from its active buckets (leaf) or active children; true
+ * if either changed. Allocation-free: names beyond the stack buffer are summarised in place. */
 static int summary_recompute(const struct queue_tree *t, struct queue_node *q)
 {
     uint32_t n = used_width(t);
-    int64_t fresh[QUEUE_REQUEST_RES_MAX * 4];
-    int64_t *m = n <= sizeof(fresh) / sizeof(fresh[0]) ? fresh : NULL;
-    int changed = 0;
-    if (!m) { /* more names than the stack buffer: compute in place, report a change */
-        m = q->minneed;
-        changed = 1;
-    }
-    for (uint32_t r = 0; r < n; r++)
+    int64_t fresh[2 * QUEUE_REQUEST_RES_MAX * 4];
+    int inplace = 2 * n > sizeof(fresh) / sizeof(fresh[0]);
+    int64_t *m = inplace ? q->minneed : fresh, *x = inplace ? q->maxslack : fresh + n;
+    int changed = inplace;
+    for (uint32_t r = 0; r < n; r++) {
         m[r] = QUEUE_UNLIMITED;
+        x[r] = 0;
+    }
     if (q->nkids) {
-        for (uint32_t k = 0; k < q->nact; k++)
-            for (uint32_t r = 0; r < n; r++)
-                if (q->act[k]->minneed[r] < m[r])
-                    m[r] = q->act[k]->minneed[r];
+        for (uint32_t k = 0; k < q->nact; k++) {
+            const struct queue_node *c = q->act[k];
+            for (uint32_t r = 0; r < n; r++) {
+                if (c->minneed[r] < m[r])
+                    m[r] = c->minneed[r];
+                int64_t s = sat_add(c->held[r] - c->inner[r], c->maxslack[r]);
+                if (s > x[r])
+                    x[r] = s;
+            }
+        }
     } else {
         for (uint32_t k = 0; k < q->nbact; k++) {
             const struct queue_bucket *b = q->bact[k];
@@ -277,10 +297,11 @@ static int summary_recompute(const struct queue_tree *t, struct queue_node *q)
             }
         }
     }
-    if (m != q->minneed) {
+    if (!inplace) {
         for (uint32_t r = 0; r < n; r++) {
-            if (q->minneed[r] != m[r]) {
+            if (q->minneed[r] != m[r] || q->maxslack[r] != x[r]) {
                 q->minneed[r] = m[r];
+                q->maxslack[r] = x[r];
                 changed = 1;
             }
         }
@@ -364,6 +385,7 @@ static void unblock_node(struct queue_tree *t, struct queue_node *x)
 
 void queue__unblock_path(struct queue_tree *t, struct queue_node *leaf)
 {
+    t->room_epoch++; /* capacity came back: room may have grown under every ancestor */
     for (struct queue_node *x = leaf; x; x = x->parent)
         unblock_node(t, x);
 }
@@ -474,7 +496,7 @@ int queue__bucket_insert(struct queue_tree *t, struct queue_entry *e)
     return 0;
 }
 
-void queue__bucket_remove(struct queue_tree *t, struct queue_entry *e)
+void queue__bucket_remove(struct queue_tree *t, struct queue_entry *e, int quiet)
 {
     if (e->skipped) {
         uint32_t i = e->idx;
@@ -489,12 +511,11 @@ void queue__bucket_remove(struct queue_tree *t, struct queue_entry *e)
     heap_remove(b, e->idx);
     e->bucket = NULL;
     if (was_head) {
-        if (b->len) {
-            head_changed(t, b);
-        } else {
-            bucket_place(b);
+        if (!b->shape && b->blocked_on && b->len)
+            unregister(b); /* a StrictFIFO bucket blocked on its old head */
+        bucket_place(b);
+        if (!quiet) /* quiet: the caller refreshes the whole path next */
             activate_up(t, b->leaf);
-        }
     }
     bucket_maybe_free(t, b);
 }
@@ -573,6 +594,7 @@ static void rebuild_node(const struct queue_tree *t, struct queue_node *q)
 
 void queue__order_rebuild(struct queue_tree *t)
 {
+    t->room_epoch++;
     t->root->act_idx = -1;
     rebuild_node(t, t->root);
 }
@@ -607,67 +629,101 @@ void queue_cycle_begin(struct queue_tree *t)
     muster_free(skipped);
 }
 
-/* Room left at q for each resource given the room above (the tighter of the two). A queue over
- * its capability has room 0: a gang that does not ask for that resource can still go. */
-static void room_at(const struct queue_tree *t, const struct queue_node *q, const int64_t *above,
-                    int64_t *out, uint32_t n)
+/* The pick walks down in fair order carrying, per resource, three numbers for the path so far
+ * (each n wide, one set per depth in t->room):
+ *   cap:  the least capability room (capability - usage, never below 0) of the queues above;
+ *   acc:  the sum of slack (held - inner: unused guarantee) of the queues from root down;
+ *   gmin: the least, over those queues X, of max(0, capability - inner) - acc(X).
+ * A request fits a leaf L exactly when need <= cap(L) and need <= gmin(L) + acc(L): the first is
+ * the capability rule, the second the guarantee rule, since what an admission adds to the held
+ * amount at X is the need minus the slack of the queues below X on its path. So the pick never
+ * tries a gang that cannot go; a subtree is skipped when even its smallest gangs (minneed) are
+ * above either room, the guarantee room widened by the most slack below it (maxslack). */
+struct room {
+    int64_t *cap, *acc, *gmin;
+};
+
+static struct room room_level(const struct queue_tree *t, uint32_t depth)
+{
+    int64_t *base = t->room + (size_t)depth * 3 * t->rcap;
+    return (struct room){base, base + t->rcap, base + 2 * (size_t)t->rcap};
+}
+
+/* q's room from the room above it (above.cap == NULL for root). */
+static void room_at(const struct queue_tree *t, const struct queue_node *q, struct room above,
+                    struct room out, uint32_t n)
 {
     for (uint32_t r = 0; r < n; r++) {
-        int64_t cap = queue__cap_eff(t, q, r), room = cap - q->use[r];
-        if (cap == QUEUE_UNLIMITED)
-            room = QUEUE_UNLIMITED;
-        else if (room < 0)
-            room = 0;
-        out[r] = above && above[r] < room ? above[r] : room;
+        int64_t cap = queue__cap_eff(t, q, r);
+        int64_t croom = cap - q->use[r], groom = cap - q->inner[r];
+        croom = croom < 0 ? 0 : croom;
+        groom = groom < 0 ? 0 : groom;
+        int64_t acc = sat_add(above.cap ? above.acc[r] : 0, q->held[r] - q->inner[r]);
+        int64_t g = sat_sub(groom, acc);
+        out.cap[r] = above.cap && above.cap[r] < croom ? above.cap[r] : croom;
+        out.acc[r] = acc;
+        out.gmin[r] = above.cap && above.gmin[r] < g ? above.gmin[r] : g;
     }
 }
 
-static int fits_room(const int64_t *need, const int64_t *room, uint32_t n)
+/* Whether anything under q could fit: its smallest gangs within the capability room, and within
+ * the guarantee room that the slack of the queues below could at most add. */
+static int subtree_may_fit(const struct queue_node *q, struct room rm, uint32_t n)
 {
-    for (uint32_t r = 0; r < n; r++)
-        if (need[r] > room[r])
+    for (uint32_t r = 0; r < n; r++) {
+        int64_t need = q->minneed[r];
+        if (need > rm.cap[r] || need > sat_add(sat_add(rm.gmin[r], rm.acc[r]), q->maxslack[r]))
             return 0;
+    }
     return 1;
 }
 
-static int req_fits_room(const struct queue_resvec *req, const int64_t *room)
+static int req_fits(const struct queue_resvec *req, struct room rm)
 {
-    for (uint32_t i = 0; i < req->len; i++)
-        if (req->items[i].milli > room[req->items[i].id])
+    for (uint32_t i = 0; i < req->len; i++) {
+        uint32_t r = req->items[i].id;
+        int64_t need = req->items[i].milli;
+        if (need > rm.cap[r] || need > sat_add(rm.gmin[r], rm.acc[r]))
             return 0;
+    }
     return 1;
 }
 
 #define PICK_RESTART ((struct queue_entry *)1)
 
-/* Depth-first in fair order under q, whose room is room[0..n). Returns the entry, NULL when
- * nothing under q fits, or PICK_RESTART after blocking a bucket (the lists changed). */
-static struct queue_entry *pick_under(struct queue_tree *t, struct queue_node *q, int64_t *room,
+/* Depth-first in fair order under q (at depth d, its room computed). Returns the entry, NULL
+ * when nothing under q fits, or PICK_RESTART after blocking a bucket (the lists changed). */
+static struct queue_entry *pick_under(struct queue_tree *t, struct queue_node *q, uint32_t d,
                                       uint32_t n)
 {
+    struct room rm = room_level(t, d);
     if (!q->nkids) {
         for (uint32_t i = 0; i < q->nbact; i++) {
             struct queue_bucket *b = q->bact[i];
             struct queue_entry *e = b->heap[0];
-            if (!req_fits_room(&e->shape->req, room))
-                continue; /* a capability on the path is short: the room says so */
+            if (!req_fits(&e->shape->req, rm))
+                continue;
             struct queue_limit why;
             if (queue_tree_can_admit(t, q, &e->shape->req, &why))
                 return e;
+            /* The room said yes and the rule said no: only int64 limits get here. Set the
+             * bucket aside until capacity comes back, rather than try it forever. */
             block(t, b, (struct queue_node *)why.queue);
             return PICK_RESTART;
         }
         return NULL;
     }
-    int64_t *below = room + t->rcap;
+    struct room below = room_level(t, d + 1);
     for (uint32_t k = 0; k < q->nact; k++) {
         struct queue_node *kid = q->act[k];
-        room_at(t, kid, room, below, n);
-        if (!fits_room(kid->minneed, below, n))
+        if (kid->nofit == t->room_epoch)
             continue;
-        struct queue_entry *e = pick_under(t, kid, below, n);
+        room_at(t, kid, rm, below, n);
+        struct queue_entry *e = subtree_may_fit(kid, below, n) ? pick_under(t, kid, d + 1, n)
+                                                               : NULL;
         if (e)
             return e;
+        kid->nofit = t->room_epoch;
     }
     return NULL;
 }
@@ -677,12 +733,15 @@ struct queue_entry *queue_cycle_next(struct queue_tree *t)
     uint32_t n = used_width(t);
     for (;;) {
         struct queue_node *root = t->root;
-        if (!node_active(root))
+        if (!node_active(root) || root->nofit == t->room_epoch)
             return NULL;
-        room_at(t, root, NULL, t->room, n);
-        if (!fits_room(root->minneed, t->room, n))
+        struct room rm = room_level(t, 0);
+        room_at(t, root, (struct room){NULL, NULL, NULL}, rm, n);
+        if (!subtree_may_fit(root, rm, n))
             return NULL;
-        struct queue_entry *e = pick_under(t, root, t->room, n);
+        struct queue_entry *e = pick_under(t, root, 0, n);
+        if (!e)
+            root->nofit = t->room_epoch;
         if (e != PICK_RESTART)
             return e;
     }
@@ -705,7 +764,7 @@ void queue_cycle_skip(struct queue_tree *t, struct queue_entry *e)
     }
     if (queue__grow((void **)&t->skipped, &t->skcap, t->nskipped + 1, sizeof(*t->skipped)))
         return;
-    queue__bucket_remove(t, e);
+    queue__bucket_remove(t, e, 0);
     e->skipped = 1;
     e->idx = t->nskipped;
     t->skipped[t->nskipped++] = e;

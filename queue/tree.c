@@ -236,6 +236,7 @@ static void node_point_dense(struct queue_node *q, int64_t *block, uint32_t w)
     q->gua = block + 3 * (size_t)w;
     q->cap = block + 4 * (size_t)w;
     q->minneed = block + 5 * (size_t)w;
+    q->maxslack = block + 6 * (size_t)w;
 }
 
 static void node_load_limits(struct queue_tree *t, struct queue_node *q)
@@ -260,7 +261,7 @@ int queue__ensure_width(struct queue_tree *t, uint32_t width)
     while (w < width)
         w *= 2;
     int64_t *fleet = muster_malloc(w * sizeof(*fleet));
-    int64_t *room = muster_malloc((QUEUE_DEPTH_MAX + 2) * (size_t)w * sizeof(*room));
+    int64_t *room = muster_malloc(3 * (QUEUE_DEPTH_MAX + 2) * (size_t)w * sizeof(*room));
     int64_t **blocks = muster_calloc(t->nnodes ? t->nnodes : 1, sizeof(*blocks));
     int fail_alloc = !fleet || !room || !blocks;
     for (size_t i = 0; !fail_alloc && i < t->nnodes; i++) {
@@ -292,6 +293,7 @@ int queue__ensure_width(struct queue_tree *t, uint32_t width)
             b[3 * w + r] = old ? q->gua[r] : 0;
             b[4 * w + r] = old ? q->cap[r] : QUEUE_UNLIMITED;
             b[5 * w + r] = old ? q->minneed[r] : QUEUE_UNLIMITED;
+            b[6 * w + r] = old ? q->maxslack[r] : 0;
         }
         muster_free(q->use);
         node_point_dense(q, b, w);
@@ -778,6 +780,7 @@ struct queue_tree *queue_tree_new(void)
     struct queue_tree *t = muster_calloc(1, sizeof(*t));
     if (!t)
         return NULL;
+    t->room_epoch = 1; /* a node's nofit of 0 never matches */
     queue_idmap_init(&t->entries);
     queue_idmap_init(&t->buckets);
     queue_idmap_init(&t->shapes);

@@ -7,7 +7,7 @@
 #include "queue/tree.h"
 
 #define QUEUE_UNLIMITED INT64_MAX
-#define QUEUE_DENSE_ARRAYS 6
+#define QUEUE_DENSE_ARRAYS 7
 
 /* An interned request vector: entries with equal requests share one, and one BestEffortFIFO
  * bucket per leaf, because what fits for one of them fits for all. */
@@ -56,8 +56,10 @@ struct queue_node {
     /* Dense per resource id (t->rcap wide): usage, held = max(guarantee, inner), inner = usage
      * for a leaf or the sum of the children's held, guarantee and capability (UNLIMITED).
      * minneed: the least any active bucket below asks of each resource (UNLIMITED when none),
-     * so a pick skips a subtree whose every gang is larger than the room left on the path. */
-    int64_t *use, *held, *inner, *gua, *cap, *minneed;
+     * so a pick skips a subtree whose every gang is larger than the room left on the path;
+     * maxslack: the most unused guarantee (held - inner) summed down any path below, which
+     * bounds how much of a gang's growth the queues below could absorb. */
+    int64_t *use, *held, *inner, *gua, *cap, *minneed, *maxslack;
 
     double share;
     struct queue_node **act; /* active children, in fair order */
@@ -75,6 +77,10 @@ struct queue_node {
     uint32_t nblocked, blcap;
 
     uint64_t pending, admitted; /* in the subtree */
+    /* == tree->room_epoch: the last pick found nothing under q that fits, and nothing since
+     * could change that (admissions only shrink room; a release bumps the epoch; a bucket
+     * that becomes active clears it up the path). */
+    uint64_t nofit;
 };
 
 struct queue_tree {
@@ -84,8 +90,9 @@ struct queue_tree {
     struct queue_node **nodes; /* by name */
     size_t nnodes, ncap;
     int64_t *fleet; /* rcap wide, UNLIMITED when absent */
-    int64_t *room;  /* (QUEUE_DEPTH_MAX + 2) x rcap: headroom along the pick's path */
+    int64_t *room;  /* 3 x (QUEUE_DEPTH_MAX + 2) x rcap: the pick's path scratch (order.c) */
 
+    uint64_t room_epoch; /* bumped whenever room may have grown anywhere */
     struct queue_idmap entries; /* id -> entry */
     struct queue_idmap buckets; /* leaf uid << 32 | shape uid -> bucket (BestEffortFIFO) */
     struct queue_idmap shapes;  /* hash -> shape chain */
@@ -111,7 +118,7 @@ int64_t queue__cap_eff(const struct queue_tree *t, const struct queue_node *q, u
 
 /* order.c */
 int queue__bucket_insert(struct queue_tree *t, struct queue_entry *e);
-void queue__bucket_remove(struct queue_tree *t, struct queue_entry *e);
+void queue__bucket_remove(struct queue_tree *t, struct queue_entry *e, int quiet);
 void queue__order_refresh_up(struct queue_tree *t, struct queue_node *from);
 void queue__unblock_path(struct queue_tree *t, struct queue_node *leaf);
 void queue__unblock_all(struct queue_tree *t);
