@@ -1,10 +1,121 @@
-/* musterd: the multi-cluster queue dispatcher. */
+/* musterd: the multi-cluster queue dispatcher. Flags follow Kubernetes components. */
+#include "dispatcher/demo.h"
+#include "dispatcher/recovery.h"
+#include "dispatcher/store.h"
+#include "dispatcher/version.h"
+#include "queue/errors.h"
+
+#include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: musterd [flags]\n"
+            "  --db PATH               SQLite database (default muster.db)\n"
+            "  --demo                  run the engine demo: sample queues and a stream of gangs\n"
+            "  --demo-seconds N        stop the demo after N seconds (default: until Ctrl-C)\n"
+            "  --kubeconfig PATH       hub kubeconfig (else in-cluster, $KUBECONFIG, ~/.kube/config)\n"
+            "  --listen ADDR:PORT      admin API, dashboard and webhook address\n"
+            "  --scheduler-name NAME   the schedulerName muster assigns for (default muster)\n"
+            "  --version               print the version\n");
+}
 
 int main(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
-    fprintf(stderr, "musterd: not built yet\n");
-    return 1;
+    static const struct option longopts[] = {
+        {"db", required_argument, NULL, 'd'},
+        {"demo", no_argument, NULL, 'D'},
+        {"demo-seconds", required_argument, NULL, 's'},
+        {"kubeconfig", required_argument, NULL, 'k'},
+        {"listen", required_argument, NULL, 'l'},
+        {"scheduler-name", required_argument, NULL, 'n'},
+        {"version", no_argument, NULL, 'V'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    const char *db = "muster.db";
+    int demo = 0;
+    double seconds = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'd':
+            db = optarg;
+            break;
+        case 'D':
+            demo = 1;
+            break;
+        case 's': {
+            char *end;
+            seconds = strtod(optarg, &end);
+            if (*end || seconds < 0) {
+                fprintf(stderr, "musterd: --demo-seconds: not a number of seconds: %s\n",
+                        optarg);
+                return 2;
+            }
+            break;
+        }
+        case 'k':
+        case 'l':
+        case 'n':
+            break; /* used once the dispatcher talks to a hub */
+        case 'V':
+            printf("musterd %s\n", disp_version());
+            return 0;
+        case 'h':
+            usage(stdout);
+            return 0;
+        default:
+            usage(stderr);
+            return 2;
+        }
+    }
+    if (optind < argc) {
+        fprintf(stderr, "musterd: unexpected argument: %s\n", argv[optind]);
+        return 2;
+    }
+    if (!demo) {
+        fprintf(stderr, "musterd: only --demo runs in this version; the hub dispatcher is not "
+                        "built yet\n");
+        return 2;
+    }
+
+    struct store *s;
+    char err[512];
+    int rc = store_open(db, NULL, &s, err, sizeof(err));
+    if (rc) {
+        fprintf(stderr, "musterd: %s: %s\n", db, err);
+        return 1;
+    }
+    struct queue_tree *t = queue_tree_new();
+    struct disp_load_stats ls;
+    rc = t ? disp_load(s, t, &ls, err, sizeof(err)) : MUSTER_ENOMEM;
+    if (rc) {
+        fprintf(stderr, "musterd: %s: %s\n", db, t ? err : "out of memory");
+        queue_tree_free(t);
+        store_close(s);
+        return 1;
+    }
+    printf("musterd %s: database %s: %zu queues, %zu pending, %zu admitted\n", disp_version(), db,
+           ls.queues, ls.pending, ls.admitted);
+    printf("engine demo: queues research/{nlp,vision}, production/{serving,batch}, default; "
+           "a fleet of 64 GPUs; Ctrl-C stops.\n"
+           "the admin API and dashboard come with the admin-surface issue; nothing listens yet.\n");
+    fflush(stdout);
+    struct disp_demo_options opt = {.seconds = seconds};
+    struct disp_demo_stats st;
+    rc = disp_demo_run(s, t, &opt, &st);
+    printf("musterd: stopped: %llu gangs arrived, %llu admitted, %llu finished, ledger intact\n",
+           (unsigned long long)st.arrived, (unsigned long long)st.admitted,
+           (unsigned long long)st.finished);
+    queue_tree_free(t);
+    store_close(s);
+    if (rc) {
+        fprintf(stderr, "musterd: %s\n", muster_strerror(rc));
+        return 1;
+    }
+    return 0;
 }

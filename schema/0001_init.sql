@@ -36,6 +36,13 @@ CREATE TABLE queues (
 -- The foreign key looks children up by parent on every delete.
 CREATE INDEX queues_parent ON queues (parent);
 
+-- root and default always exist (the engine makes them too); queues name them as parents.
+INSERT INTO queues (name, parent, created_at, updated_at)
+VALUES ('root', NULL, CAST(strftime('%s', 'now') AS INTEGER) * 1000,
+        CAST(strftime('%s', 'now') AS INTEGER) * 1000),
+       ('default', 'root', CAST(strftime('%s', 'now') AS INTEGER) * 1000,
+        CAST(strftime('%s', 'now') AS INTEGER) * 1000);
+
 -- One row per admission attempt of a binding. A binding has at most one row that is not
 -- finished (released or rolled back); a requeued binding gets a new row.
 CREATE TABLE ledger (

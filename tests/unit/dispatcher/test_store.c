@@ -163,7 +163,7 @@ static void test_failed_migration_keeps_old_version(void)
     CU_ASSERT_EQUAL(store__migrate(db, orphan, 2, err, sizeof err), MUSTER_ESCHEMA);
     CU_ASSERT_PTR_NOT_NULL(strstr(err, "foreign key"));
     CU_ASSERT_EQUAL(query_int(db, "PRAGMA user_version"), 902);
-    CU_ASSERT_EQUAL(query_int(db, "SELECT count(*) FROM queues"), 0);
+    CU_ASSERT_EQUAL(query_int(db, "SELECT count(*) FROM queues WHERE name = 'lost'"), 0);
 
     /* A table out of order is refused before anything runs. */
     struct schema_migration bad_order[] = {table[0], table[2], table[1]};
@@ -273,14 +273,17 @@ static void test_queues(void)
 
     struct queue_seen seen = {0};
     CU_ASSERT_EQUAL(store_queue_foreach(s, collect_queue, &seen), 0);
-    CU_ASSERT_EQUAL_FATAL(seen.n, 4);
-    CU_ASSERT_STRING_EQUAL(seen.names[0], "org-x");
-    CU_ASSERT_STRING_EQUAL(seen.names[1], "root");
-    CU_ASSERT_STRING_EQUAL(seen.parents[1], "-");
-    CU_ASSERT_STRING_EQUAL(seen.names[2], "team-a");
-    CU_ASSERT_EQUAL(seen.created[2], 1000);
-    CU_ASSERT_EQUAL(seen.weight[2], 5);
-    CU_ASSERT_STRING_EQUAL(seen.parents[3], "org-x");
+    /* root and default come with the schema. */
+    CU_ASSERT_EQUAL_FATAL(seen.n, 5);
+    CU_ASSERT_STRING_EQUAL(seen.names[0], "default");
+    CU_ASSERT_STRING_EQUAL(seen.parents[0], "root");
+    CU_ASSERT_STRING_EQUAL(seen.names[1], "org-x");
+    CU_ASSERT_STRING_EQUAL(seen.names[2], "root");
+    CU_ASSERT_STRING_EQUAL(seen.parents[2], "-");
+    CU_ASSERT_STRING_EQUAL(seen.names[3], "team-a");
+    CU_ASSERT_EQUAL(seen.created[3], 1000);
+    CU_ASSERT_EQUAL(seen.weight[3], 5);
+    CU_ASSERT_STRING_EQUAL(seen.parents[4], "org-x");
 
     /* A missing parent outside a transaction fails at once; nothing is written. */
     struct store_queue orphan = queue_row("orphan", "nope");
@@ -294,7 +297,7 @@ static void test_queues(void)
     CU_ASSERT_EQUAL(store_commit(s), MUSTER_EINVAL); /* nothing left open */
     memset(&seen, 0, sizeof seen);
     CU_ASSERT_EQUAL(store_queue_foreach(s, collect_queue, &seen), 0);
-    CU_ASSERT_EQUAL(seen.n, 4);
+    CU_ASSERT_EQUAL(seen.n, 5); /* team-b and the orphan were rolled back */
 
     /* Bad values, in C and by the schema. */
     struct store_queue bad = queue_row("bad", "root");
@@ -536,8 +539,7 @@ static void test_bad_rows_out_of_sqlite(void)
                                  "PRAGMA ignore_check_constraints = ON;"
                                  "INSERT INTO ledger (binding, queue, request, state, created_at,"
                                  " updated_at) VALUES ('ns/x', 'q', '{}', 'bogus', 1, 1);"
-                                 "INSERT INTO queues (name, weight, created_at, updated_at)"
-                                 " VALUES ('root', 0, 1, 1);",
+                                 "UPDATE queues SET weight = 0 WHERE name = 'root';",
                                  NULL, NULL, NULL),
                     SQLITE_OK);
     sqlite3_close(db);

@@ -1,0 +1,371 @@
+/* The engine demo (see demo.h). Everything it decides goes through the same path the
+ * dispatcher will use: the engine picks, the ledger records, and only then is the decision
+ * acted on (here: the gang "runs" for a while). */
+#include "dispatcher/demo.h"
+
+#include "dispatcher/resjson.h"
+#include "queue/errors.h"
+#include "queue/mem.h"
+#include "queue/quantity.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <uv.h>
+
+/* The demo tree: two organisations, four teams, one StrictFIFO queue. */
+static const struct demo_queue {
+    const char *name, *parent, *strategy;
+    int weight, priority;
+    const char *guarantee, *deserved, *capability;
+} demo_queues[] = {
+    {"research", NULL, "BestEffortFIFO", 1, 0, "{\"nvidia.com/gpu\":\"16\"}",
+     "{\"nvidia.com/gpu\":\"32\",\"cpu\":\"256\",\"memory\":\"2Ti\"}",
+     "{\"nvidia.com/gpu\":\"48\"}"},
+    {"nlp", "research", "BestEffortFIFO", 2, 0, "{\"nvidia.com/gpu\":\"8\"}",
+     "{\"nvidia.com/gpu\":\"16\",\"cpu\":\"128\",\"memory\":\"1Ti\"}", "{}"},
+    {"vision", "research", "BestEffortFIFO", 1, 0, "{\"nvidia.com/gpu\":\"8\"}",
+     "{\"nvidia.com/gpu\":\"16\",\"cpu\":\"128\",\"memory\":\"1Ti\"}", "{}"},
+    {"production", NULL, "BestEffortFIFO", 1, 10, "{\"nvidia.com/gpu\":\"24\"}",
+     "{\"nvidia.com/gpu\":\"32\",\"cpu\":\"256\",\"memory\":\"2Ti\"}",
+     "{\"nvidia.com/gpu\":\"56\"}"},
+    {"serving", "production", "StrictFIFO", 1, 0, "{\"nvidia.com/gpu\":\"16\"}",
+     "{\"nvidia.com/gpu\":\"16\",\"cpu\":\"128\",\"memory\":\"1Ti\"}", "{}"},
+    {"batch", "production", "BestEffortFIFO", 1, 0, "{\"nvidia.com/gpu\":\"8\"}",
+     "{\"nvidia.com/gpu\":\"16\",\"cpu\":\"128\",\"memory\":\"1Ti\"}", "{}"},
+};
+static const char *const demo_leaves[] = {"nlp", "vision", "serving", "batch", "default"};
+/* Three clusters of 8 nodes x 8 GPUs: 192 GPUs would be too calm; 64 makes queues compete. */
+static const char *const demo_fleet = "{\"nvidia.com/gpu\":\"64\",\"cpu\":\"512\",\"memory\":\"4Ti\"}";
+
+struct running {
+    uint64_t id;
+    double ends; /* demo clock, seconds */
+};
+
+struct demo {
+    struct store *s;
+    struct queue_tree *t;
+    const struct disp_demo_options *opt;
+    struct disp_demo_stats *st;
+    uv_loop_t loop;
+    uv_timer_t cycle, arrive, summary, stop;
+    uv_signal_t sigint, sigterm;
+    double start;
+    uint64_t rng, next_job;
+    struct running *run;
+    size_t nrun, caprun;
+    int rc;
+    uint32_t gpu;
+    double cycle_max_ms;
+};
+
+static double now_s(void)
+{
+    return (double)uv_hrtime() / 1e9;
+}
+
+static uint64_t rnd(struct demo *d)
+{
+    d->rng ^= d->rng << 13;
+    d->rng ^= d->rng >> 7;
+    d->rng ^= d->rng << 17;
+    return d->rng;
+}
+
+static int64_t now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void finish(struct demo *d, int rc)
+{
+    if (rc && !d->rc)
+        d->rc = rc;
+    uv_stop(&d->loop);
+}
+
+static int track(struct demo *d, uint64_t id, double seconds)
+{
+    if (d->nrun == d->caprun) {
+        size_t cap = d->caprun ? d->caprun * 2 : 64;
+        struct running *r = muster_realloc(d->run, cap * sizeof(*r));
+        if (!r)
+            return MUSTER_ENOMEM;
+        d->run = r;
+        d->caprun = cap;
+    }
+    d->run[d->nrun++] = (struct running){id, now_s() + seconds};
+    return 0;
+}
+
+/* Seeds the demo queues when the store has none of them yet (a fresh database). */
+static int seed_queues(struct demo *d)
+{
+    if (queue_tree_find(d->t, "research"))
+        return 0;
+    struct queue_resnames *names = queue_tree_resnames(d->t);
+    int64_t at = now_ms();
+    int rc = store_begin(d->s);
+    for (size_t i = 0; !rc && i < sizeof(demo_queues) / sizeof(demo_queues[0]); i++) {
+        const struct demo_queue *q = &demo_queues[i];
+        struct store_queue row = {q->name, q->parent ? q->parent : "root", q->weight,
+                                  q->priority, "Open", q->strategy, q->guarantee, q->deserved,
+                                  q->capability, 300000, 1, at, at};
+        struct queue_spec spec = {.name = q->name, .parent = q->parent, .weight = q->weight,
+                                  .priority = q->priority};
+        char err[256];
+        struct queue_error qe;
+        rc = store_queue_put(d->s, &row);
+        if (!rc)
+            rc = queue_strategy_parse(q->strategy, &spec.strategy);
+        if (!rc)
+            rc = disp_resvec_parse_text(names, q->guarantee, "guarantee", &spec.guarantee, err,
+                                        sizeof(err));
+        if (!rc)
+            rc = disp_resvec_parse_text(names, q->deserved, "deserved", &spec.deserved, err,
+                                        sizeof(err));
+        if (!rc)
+            rc = disp_resvec_parse_text(names, q->capability, "capability", &spec.capability,
+                                        err, sizeof(err));
+        if (!rc)
+            rc = queue_tree_create(d->t, &spec, &qe);
+        queue_resvec_close(&spec.guarantee);
+        queue_resvec_close(&spec.deserved);
+        queue_resvec_close(&spec.capability);
+    }
+    if (rc) {
+        store_rollback(d->s);
+        return rc;
+    }
+    return store_commit(d->s);
+}
+
+static const char *const shapes[] = {
+    "{\"nvidia.com/gpu\":\"1\",\"cpu\":\"8\",\"memory\":\"64Gi\"}",
+    "{\"nvidia.com/gpu\":\"2\",\"cpu\":\"16\",\"memory\":\"128Gi\"}",
+    "{\"nvidia.com/gpu\":\"4\",\"cpu\":\"32\",\"memory\":\"256Gi\"}",
+    "{\"nvidia.com/gpu\":\"8\",\"cpu\":\"64\",\"memory\":\"512Gi\"}",
+    "{\"nvidia.com/gpu\":\"16\",\"cpu\":\"128\",\"memory\":\"1Ti\"}",
+};
+
+/* A gang arrives: ledger row first, then the engine. */
+static void on_arrive(uv_timer_t *h)
+{
+    struct demo *d = h->data;
+    unsigned n = 1 + (unsigned)(rnd(d) % 3);
+    struct store_ledger_row rows[3];
+    char bind[3][48];
+    int64_t at = now_ms();
+    for (unsigned i = 0; i < n; i++) {
+        const char *queue = demo_leaves[rnd(d) % (sizeof(demo_leaves) / sizeof(*demo_leaves))];
+        unsigned shape = (unsigned)(rnd(d) % 16);
+        shape = shape < 6 ? 0 : shape < 10 ? 1 : shape < 13 ? 2 : shape < 15 ? 3 : 4;
+        snprintf(bind[i], sizeof(bind[i]), "demo/job-%" PRIu64, ++d->next_job);
+        rows[i] = (struct store_ledger_row){0, bind[i], "", queue, shapes[shape],
+                                            (int64_t)(rnd(d) % 3), "pending", "[]", "", at, 0,
+                                            at};
+    }
+    int rc = store_ledger_write_batch(d->s, rows, n);
+    if (rc) {
+        fprintf(stderr, "musterd: demo: ledger write failed: %s\n", store_errmsg(d->s));
+        finish(d, rc);
+        return;
+    }
+    for (unsigned i = 0; i < n; i++) {
+        struct queue_resvec req = {0};
+        char err[256];
+        struct queue_error qe;
+        rc = disp_resvec_parse_text(queue_tree_resnames(d->t), rows[i].request, "request", &req,
+                                    err, sizeof(err));
+        struct queue_entry_spec es = {(uint64_t)rows[i].id, rows[i].queue,
+                                      (int32_t)rows[i].priority, rows[i].created_at, &req};
+        if (!rc)
+            rc = queue_entry_add(d->t, &es, NULL, &qe);
+        queue_resvec_close(&req);
+        if (rc) {
+            finish(d, rc);
+            return;
+        }
+        d->st->arrived++;
+    }
+}
+
+/* One dispatch cycle: finished gangs release, the engine decides, the ledger records every
+ * admission in one transaction, and only then do the gangs start. */
+static void on_cycle(uv_timer_t *h)
+{
+    struct demo *d = h->data;
+    double t0 = now_s();
+    int64_t at = now_ms();
+    size_t nrows = 0, caprows = 64;
+    struct store_ledger_row *rows = muster_calloc(caprows, sizeof(*rows));
+    struct queue_entry **admitted = muster_calloc(caprows, sizeof(*admitted));
+    if (!rows || !admitted) {
+        muster_free(rows);
+        muster_free(admitted);
+        finish(d, MUSTER_ENOMEM);
+        return;
+    }
+    /* Finished gangs: released in the ledger, then in the engine. */
+    for (size_t i = 0; i < d->nrun && nrows < caprows;) {
+        if (d->run[i].ends > t0) {
+            i++;
+            continue;
+        }
+        rows[nrows++] = (struct store_ledger_row){.id = (int64_t)d->run[i].id,
+                                                  .state = "released", .updated_at = at};
+        d->run[i] = d->run[--d->nrun];
+    }
+    size_t nreleased = nrows;
+    int rc = nreleased ? store_ledger_write_batch(d->s, rows, nreleased) : 0;
+    for (size_t i = 0; !rc && i < nreleased; i++) {
+        struct queue_entry *e = queue_tree_entry(d->t, (uint64_t)rows[i].id);
+        if (e)
+            queue_entry_remove(d->t, e);
+        d->st->finished++;
+    }
+    nrows = 0;
+    queue_cycle_begin(d->t);
+    struct queue_entry *e;
+    while (!rc && nrows < caprows && (e = queue_cycle_next(d->t)) != NULL) {
+        if (queue_entry_admit(d->t, e, NULL)) {
+            queue_cycle_skip(d->t, e);
+            continue;
+        }
+        admitted[nrows] = e;
+        rows[nrows++] = (struct store_ledger_row){.id = (int64_t)queue_entry_id(e),
+                                                  .state = "admitted", .admitted_at = at,
+                                                  .updated_at = at};
+    }
+    if (!rc && nrows) {
+        rc = store_ledger_write_batch(d->s, rows, nrows);
+        if (rc) { /* not recorded, so not acted on: back to pending */
+            for (size_t i = 0; i < nrows; i++)
+                queue_entry_requeue(d->t, admitted[i]);
+        } else {
+            d->st->ledger_batches++;
+        }
+    }
+    for (size_t i = 0; !rc && i < nrows; i++) {
+        if (track(d, queue_entry_id(admitted[i]), 2.0 + (double)(rnd(d) % 80) / 10.0))
+            rc = MUSTER_ENOMEM;
+        d->st->admitted++;
+    }
+    muster_free(rows);
+    muster_free(admitted);
+    d->st->cycles++;
+    double ms = (now_s() - t0) * 1000;
+    if (ms > d->cycle_max_ms)
+        d->cycle_max_ms = ms;
+    if (rc) {
+        fprintf(stderr, "musterd: demo: %s: %s\n", muster_strerror(rc), store_errmsg(d->s));
+        finish(d, rc);
+    }
+}
+
+static void on_summary(uv_timer_t *h)
+{
+    struct demo *d = h->data;
+    struct queue_status st;
+    if (queue_node_status(d->t, queue_tree_root(d->t), &st))
+        return;
+    char used[QUEUE_QTY_STR_MAX];
+    queue_qty_format_auto(queue_resvec_get(&st.allocated, d->gpu), used, sizeof(used));
+    fprintf(d->opt->out ? d->opt->out : stdout,
+            "t=%.0fs pending=%" PRIu64 " admitted=%" PRIu64 " gpu=%s/64 arrived=%" PRIu64
+            " finished=%" PRIu64 " slowest-cycle=%.2fms\n",
+            now_s() - d->start, st.pending, st.admitted, used, d->st->arrived, d->st->finished,
+            d->cycle_max_ms);
+    fflush(d->opt->out ? d->opt->out : stdout);
+    d->cycle_max_ms = 0;
+    queue_status_close(&st);
+}
+
+static int adopt_running(void *ud, const struct store_ledger_row *row)
+{
+    struct demo *d = ud;
+    if (strcmp(row->state, "pending") == 0 || !queue_tree_entry(d->t, (uint64_t)row->id))
+        return 0;
+    return track(d, (uint64_t)row->id, 1.0 + (double)(rnd(d) % 50) / 10.0);
+}
+
+static void on_stop(uv_timer_t *h)
+{
+    finish(h->data, 0);
+}
+
+static void on_signal(uv_signal_t *h, int signum)
+{
+    (void)signum;
+    finish(h->data, 0);
+}
+
+static void close_walk(uv_handle_t *h, void *arg)
+{
+    (void)arg;
+    if (!uv_is_closing(h))
+        uv_close(h, NULL);
+}
+
+int disp_demo_run(struct store *s, struct queue_tree *t, const struct disp_demo_options *opt,
+                  struct disp_demo_stats *stats)
+{
+    struct disp_demo_stats local = {0};
+    struct demo d = {.s = s, .t = t, .opt = opt, .st = stats ? stats : &local};
+    memset(d.st, 0, sizeof(*d.st));
+    d.rng = opt->seed ? opt->seed : (uint64_t)uv_hrtime() | 1;
+    d.next_job = (uint64_t)now_ms(); /* job names stay unique across runs on one database */
+    int rc = seed_queues(&d);
+    if (rc)
+        return rc;
+    struct queue_resvec fleet = {0};
+    char err[256];
+    rc = disp_resvec_parse_text(queue_tree_resnames(t), demo_fleet, "fleet", &fleet, err,
+                                sizeof(err));
+    if (!rc)
+        rc = queue_tree_set_fleet(t, &fleet);
+    queue_resvec_close(&fleet);
+    if (!rc)
+        rc = queue_resnames_find(queue_tree_resnames(t), "nvidia.com/gpu", 14, &d.gpu);
+    if (rc)
+        return rc;
+    /* Gangs admitted before a restart are still running: they finish in a while. */
+    rc = store_ledger_foreach_live(s, adopt_running, &d);
+    if (rc) {
+        muster_free(d.run);
+        return rc;
+    }
+    uv_loop_init(&d.loop);
+    uv_timer_init(&d.loop, &d.cycle);
+    uv_timer_init(&d.loop, &d.arrive);
+    uv_timer_init(&d.loop, &d.summary);
+    uv_timer_init(&d.loop, &d.stop);
+    uv_signal_init(&d.loop, &d.sigint);
+    uv_signal_init(&d.loop, &d.sigterm);
+    d.cycle.data = d.arrive.data = d.summary.data = d.stop.data = &d;
+    d.sigint.data = d.sigterm.data = &d;
+    unsigned cycle_ms = opt->cycle_ms ? opt->cycle_ms : 100;
+    double rate = opt->arrivals_per_s > 0 ? opt->arrivals_per_s : 12;
+    uint64_t arrive_ms = (uint64_t)(1000.0 / (rate / 2.0)); /* 2 gangs per arrival on average */
+    uv_timer_start(&d.cycle, on_cycle, cycle_ms, cycle_ms);
+    uv_timer_start(&d.arrive, on_arrive, 0, arrive_ms ? arrive_ms : 1);
+    uv_timer_start(&d.summary, on_summary, opt->summary_ms ? opt->summary_ms : 2000,
+                   opt->summary_ms ? opt->summary_ms : 2000);
+    if (opt->seconds > 0)
+        uv_timer_start(&d.stop, on_stop, (uint64_t)(opt->seconds * 1000), 0);
+    uv_signal_start(&d.sigint, on_signal, SIGINT);
+    uv_signal_start(&d.sigterm, on_signal, SIGTERM);
+    d.start = now_s();
+    uv_run(&d.loop, UV_RUN_DEFAULT);
+    uv_walk(&d.loop, close_walk, NULL);
+    uv_run(&d.loop, UV_RUN_DEFAULT);
+    int closed = uv_loop_close(&d.loop);
+    muster_free(d.run);
+    if (!d.rc && closed)
+        d.rc = MUSTER_EBUSY;
+    return d.rc;
+}
