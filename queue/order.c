@@ -570,7 +570,8 @@ static void rebuild_node(const struct queue_tree *t, struct queue_node *q)
             for (uint32_t k = 0; k < q->nkids; k++)
                 if (node_active(q->kids[k]))
                     q->act[q->nact++] = q->kids[k];
-            qsort(q->act, q->nact, sizeof(*q->act), cmp_nodes);
+            if (q->nact > 1)
+                qsort(q->act, q->nact, sizeof(*q->act), cmp_nodes);
         }
         for (uint32_t k = 0; k < q->nkids; k++)
             q->kids[k]->act_idx = -1;
@@ -582,7 +583,8 @@ static void rebuild_node(const struct queue_tree *t, struct queue_node *q)
             for (uint32_t i = 0; i < q->nbkts; i++)
                 if (bucket_active(q->bkts[i]))
                     q->bact[q->nbact++] = q->bkts[i];
-            qsort(q->bact, q->nbact, sizeof(*q->bact), cmp_buckets);
+            if (q->nbact > 1)
+                qsort(q->bact, q->nbact, sizeof(*q->bact), cmp_buckets);
         }
         for (uint32_t i = 0; i < q->nbkts; i++)
             q->bkts[i]->act_idx = -1;
