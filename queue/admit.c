@@ -10,14 +10,6 @@
 #include <stdio.h>
 #include <string.h>
 
-int64_t queue__cap_eff(const struct queue_tree *t, const struct queue_node *q, uint32_t r)
-{
-    int64_t c = q->cap[r];
-    if (!q->parent && t->fleet[r] < c)
-        c = t->fleet[r];
-    return c;
-}
-
 static int64_t max64(int64_t a, int64_t b)
 {
     return a > b ? a : b;

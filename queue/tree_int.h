@@ -114,7 +114,16 @@ void queue__usage_apply(struct queue_tree *t, struct queue_node *leaf,
                         const struct queue_resvec *req, int sign);
 void queue__recompute_held(struct queue_tree *t);
 void queue__share_update(struct queue_tree *t, struct queue_node *q);
-int64_t queue__cap_eff(const struct queue_tree *t, const struct queue_node *q, uint32_t r);
+
+/* q's capability for resource r, with the fleet as an extra cap on root. */
+static inline int64_t queue__cap_eff(const struct queue_tree *t, const struct queue_node *q,
+                                     uint32_t r)
+{
+    int64_t c = q->cap[r];
+    if (!q->parent && t->fleet[r] < c)
+        c = t->fleet[r];
+    return c;
+}
 
 /* order.c */
 int queue__bucket_insert(struct queue_tree *t, struct queue_entry *e);
