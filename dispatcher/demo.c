@@ -3,6 +3,7 @@
  * acted on (here: the gang "runs" for a while). */
 #include "dispatcher/demo.h"
 
+#include "dispatcher/recovery.h"
 #include "dispatcher/resjson.h"
 #include "queue/errors.h"
 #include "queue/mem.h"
@@ -115,27 +116,16 @@ static int seed_queues(struct demo *d)
         struct store_queue row = {q->name, q->parent ? q->parent : "root", q->weight,
                                   q->priority, "Open", q->strategy, q->guarantee, q->deserved,
                                   q->capability, 300000, 1, at, at};
-        struct queue_spec spec = {.name = q->name, .parent = q->parent, .weight = q->weight,
-                                  .priority = q->priority};
+        struct queue_spec spec;
         char err[256];
         struct queue_error qe;
         rc = store_queue_put(d->s, &row);
         if (!rc)
-            rc = queue_strategy_parse(q->strategy, &spec.strategy);
-        if (!rc)
-            rc = disp_resvec_parse_text(names, q->guarantee, "guarantee", &spec.guarantee, err,
-                                        sizeof(err));
-        if (!rc)
-            rc = disp_resvec_parse_text(names, q->deserved, "deserved", &spec.deserved, err,
-                                        sizeof(err));
-        if (!rc)
-            rc = disp_resvec_parse_text(names, q->capability, "capability", &spec.capability,
-                                        err, sizeof(err));
-        if (!rc)
+            rc = disp_queue_spec_from_row(names, &row, &spec, err, sizeof(err));
+        if (!rc) {
             rc = queue_tree_create(d->t, &spec, &qe);
-        queue_resvec_close(&spec.guarantee);
-        queue_resvec_close(&spec.deserved);
-        queue_resvec_close(&spec.capability);
+            disp_queue_spec_close(&spec);
+        }
     }
     if (rc) {
         store_rollback(d->s);

@@ -27,9 +27,44 @@ static void qrow_close(struct qrow *r)
 {
     muster_free(r->name);
     muster_free(r->parent);
-    queue_resvec_close(&r->spec.guarantee);
-    queue_resvec_close(&r->spec.deserved);
-    queue_resvec_close(&r->spec.capability);
+    disp_queue_spec_close(&r->spec);
+}
+
+int disp_queue_spec_from_row(struct queue_resnames *names, const struct store_queue *q,
+                             struct queue_spec *spec, char *err, size_t errcap)
+{
+    memset(spec, 0, sizeof(*spec));
+    spec->name = q->name;
+    spec->parent = q->parent;
+    if (q->weight < 1 || q->weight > 1000000 || q->priority < INT32_MIN ||
+        q->priority > INT32_MAX) {
+        snprintf(err, errcap, "weight or priority out of range");
+        return MUSTER_EINVAL;
+    }
+    spec->weight = (int32_t)q->weight;
+    spec->priority = (int32_t)q->priority;
+    if (queue_state_parse(q->state, &spec->state) ||
+        queue_strategy_parse(q->queueing_strategy, &spec->strategy)) {
+        snprintf(err, errcap, "unknown state or queueing strategy");
+        return MUSTER_EINVAL;
+    }
+    int rc = disp_resvec_parse_text(names, q->guarantee, "guarantee", &spec->guarantee, err,
+                                    errcap);
+    if (!rc)
+        rc = disp_resvec_parse_text(names, q->deserved, "deserved", &spec->deserved, err, errcap);
+    if (!rc)
+        rc = disp_resvec_parse_text(names, q->capability, "capability", &spec->capability, err,
+                                    errcap);
+    if (rc)
+        disp_queue_spec_close(spec);
+    return rc;
+}
+
+void disp_queue_spec_close(struct queue_spec *spec)
+{
+    queue_resvec_close(&spec->guarantee);
+    queue_resvec_close(&spec->deserved);
+    queue_resvec_close(&spec->capability);
 }
 
 static int queue_row_cb(void *ud, const struct store_queue *q)
@@ -45,7 +80,6 @@ static int queue_row_cb(void *ud, const struct store_queue *q)
     }
     struct qrow *r = &l->rows[l->n];
     memset(r, 0, sizeof(*r));
-    char why[256];
     r->name = muster_strdup(q->name);
     r->parent = q->parent ? muster_strdup(q->parent) : NULL;
     if (!r->name || (q->parent && !r->parent)) {
@@ -53,34 +87,13 @@ static int queue_row_cb(void *ud, const struct store_queue *q)
         return MUSTER_ENOMEM;
     }
     l->n++;
-    r->spec.name = r->name;
+    char why[256];
+    int rc = disp_queue_spec_from_row(queue_tree_resnames(l->t), q, &r->spec, why, sizeof(why));
+    r->spec.name = r->name; /* the copies outlive the callback's row */
     r->spec.parent = r->parent;
-    r->spec.weight = (int32_t)q->weight;
-    r->spec.priority = q->priority < INT32_MIN || q->priority > INT32_MAX ? 0
-                                                                          : (int32_t)q->priority;
-    struct queue_resnames *names = queue_tree_resnames(l->t);
-    int rc = queue_state_parse(q->state, &r->spec.state);
-    if (!rc)
-        rc = queue_strategy_parse(q->queueing_strategy, &r->spec.strategy);
-    if (rc) {
-        snprintf(l->err, l->errcap, "queue %s in the database: unknown state or strategy", q->name);
-        return MUSTER_ESTORE;
-    }
-    if (q->priority < INT32_MIN || q->priority > INT32_MAX) {
-        snprintf(l->err, l->errcap, "queue %s in the database: priority out of range", q->name);
-        return MUSTER_ESTORE;
-    }
-    rc = disp_resvec_parse_text(names, q->guarantee, "guarantee", &r->spec.guarantee, why,
-                                sizeof(why));
-    if (!rc)
-        rc = disp_resvec_parse_text(names, q->deserved, "deserved", &r->spec.deserved, why,
-                                    sizeof(why));
-    if (!rc)
-        rc = disp_resvec_parse_text(names, q->capability, "capability", &r->spec.capability, why,
-                                    sizeof(why));
     if (rc) {
         snprintf(l->err, l->errcap, "queue %s in the database: %s", q->name, why);
-        return MUSTER_ESTORE;
+        return rc == MUSTER_ENOMEM ? rc : MUSTER_ESTORE;
     }
     return 0;
 }

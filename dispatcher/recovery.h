@@ -14,6 +14,14 @@ struct disp_load_stats {
     size_t orphans;  /* live rows whose queue is gone or is not a leaf: left in the ledger */
 };
 
+/* Fills spec from a stored queue row (the strings of spec point into q; the vectors are
+ * allocated: release with disp_queue_spec_close). Validates what the row says on its own
+ * (ranges, names, quantities), not the tree rules: queue_tree_create/update check those.
+ * MUSTER_EINVAL/ERANGE/ELIMIT with a message in err naming the field, or MUSTER_ENOMEM. */
+int disp_queue_spec_from_row(struct queue_resnames *names, const struct store_queue *q,
+                             struct queue_spec *spec, char *err, size_t errcap);
+void disp_queue_spec_close(struct queue_spec *spec);
+
 /* Loads every stored queue into t (parents before children; root and default are updated in
  * place) and every live ledger row as an entry whose id is the row id: pending rows wait,
  * admitted/dispatched/running rows count as usage without a capacity check (they were decided
