@@ -34,11 +34,15 @@ int disp_resvec_parse(struct queue_resnames *names, json_object *obj, const char
     if (json_object_object_length(obj) > QUEUE_REQUEST_RES_MAX)
         return fail(MUSTER_ELIMIT, err, errcap, "", "%s: more than %d resources",
                     *what ? what : "resources", QUEUE_REQUEST_RES_MAX);
+    /* Validate everything first, intern after: a bad request must not leave made-up names
+     * behind in the engine's table, which is bounded. */
     int rc = 0;
+    int64_t values[QUEUE_REQUEST_RES_MAX];
+    const char *keys[QUEUE_REQUEST_RES_MAX];
+    size_t n = 0;
     json_object_object_foreach(obj, key, val)
     {
         size_t klen = strlen(key);
-        uint32_t id;
         struct queue_qty q;
         if (klen > QUEUE_RES_NAME_MAX || !queue_resname_valid(key, klen)) {
             rc = fail(MUSTER_EINVAL, err, errcap, what, "%.64s: not a valid resource name", key);
@@ -51,8 +55,8 @@ int disp_resvec_parse(struct queue_resnames *names, json_object *obj, const char
                 break;
             }
         } else if (json_object_is_type(val, json_type_string)) {
-            const char *s = json_object_get_string(val);
-            int prc = queue_qty_parse(s, (size_t)json_object_get_string_len(val), &q);
+            const char *str = json_object_get_string(val);
+            int prc = queue_qty_parse(str, (size_t)json_object_get_string_len(val), &q);
             if (prc) {
                 rc = fail(prc, err, errcap, what, "%s: %s", key,
                           prc == MUSTER_ERANGE ? "quantity too large"
@@ -67,16 +71,17 @@ int disp_resvec_parse(struct queue_resnames *names, json_object *obj, const char
             rc = fail(MUSTER_EINVAL, err, errcap, what, "%s: must not be negative", key);
             break;
         }
-        int irc = queue_resnames_intern(names, key, klen, &id);
-        if (irc) {
-            rc = fail(irc, err, errcap, what, "%s: %s", key,
+        keys[n] = key;
+        values[n++] = q.milli;
+    }
+    for (size_t i = 0; !rc && i < n; i++) {
+        uint32_t id;
+        int irc = queue_resnames_intern(names, keys[i], strlen(keys[i]), &id);
+        if (irc)
+            rc = fail(irc, err, errcap, what, "%s: %s", keys[i],
                       irc == MUSTER_ELIMIT ? "too many distinct resource names" : "out of memory");
-            break;
-        }
-        if (queue_resvec_set(out, id, q.milli)) {
-            rc = fail(MUSTER_ENOMEM, err, errcap, what, "%s: out of memory", key);
-            break;
-        }
+        else if (queue_resvec_set(out, id, values[i]))
+            rc = fail(MUSTER_ENOMEM, err, errcap, what, "%s: out of memory", keys[i]);
     }
     if (rc)
         queue_resvec_clear(out);

@@ -43,7 +43,7 @@ int queue_tree_can_admit(const struct queue_tree *t, const struct queue_node *q,
         lim.queue = closed;
         ok = 0;
     } else if (req->len > QUEUE_REQUEST_RES_MAX) {
-        lim.kind = QUEUE_LIMIT_OVERFLOW;
+        lim.kind = QUEUE_LIMIT_TOO_MANY;
         ok = 0;
     }
     for (const struct queue_node *x = q; ok && x; x = x->parent) {
@@ -120,8 +120,11 @@ static void recompute_node(struct queue_tree *t, struct queue_node *q)
         } else {
             int64_t use = 0, inner = 0;
             for (uint32_t k = 0; k < q->nkids; k++) {
-                use += q->kids[k]->use[r];
-                inner += q->kids[k]->held[r];
+                /* validation and admission keep these in range; saturate rather than wrap */
+                if (__builtin_add_overflow(use, q->kids[k]->use[r], &use))
+                    use = INT64_MAX;
+                if (__builtin_add_overflow(inner, q->kids[k]->held[r], &inner))
+                    inner = INT64_MAX;
             }
             q->use[r] = use;
             q->inner[r] = inner;
@@ -195,8 +198,10 @@ int64_t queue_entry_created(const struct queue_entry *e)
     return e->created;
 }
 
-static int entry_fail(struct queue_error *err, int code, const char *field, const char *msg,
-                      const char *arg)
+/* msg may hold one %s, filled with arg (a queue name); it is always one of the literals below. */
+__attribute__((format(printf, 4, 0))) static int entry_fail(struct queue_error *err, int code,
+                                                             const char *field, const char *msg,
+                                                             const char *arg)
 {
     if (err) {
         snprintf(err->field, sizeof(err->field), "%s", field);
@@ -384,6 +389,10 @@ int queue_limit_explain(const struct queue_tree *t, const struct queue_limit *wh
         break;
     case QUEUE_LIMIT_NOT_LEAF:
         n = snprintf(buf, cap, "queue %s has child queues: work must name a leaf queue", path);
+        break;
+    case QUEUE_LIMIT_TOO_MANY:
+        n = snprintf(buf, cap, "the request names more than %d resources",
+                     QUEUE_REQUEST_RES_MAX);
         break;
     default:
         n = snprintf(buf, cap, "queue %s: %s usage would overflow", path, res);

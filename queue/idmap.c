@@ -49,9 +49,8 @@ static void put_fresh(struct queue_idmap *m, uint64_t key, void *val)
     m->vals[i] = val;
 }
 
-static int grow(struct queue_idmap *m)
+static int grow_to(struct queue_idmap *m, size_t cap)
 {
-    size_t cap = m->cap ? m->cap * 2 : 16;
     uint64_t *keys = muster_malloc(cap * sizeof(*keys));
     void **vals = muster_calloc(cap, sizeof(*vals));
     if (!keys || !vals) {
@@ -69,6 +68,19 @@ static int grow(struct queue_idmap *m)
     muster_free(old.keys);
     muster_free(old.vals);
     return 0;
+}
+
+static int grow(struct queue_idmap *m)
+{
+    return grow_to(m, m->cap ? m->cap * 2 : 16);
+}
+
+int queue_idmap_reserve(struct queue_idmap *m, size_t n)
+{
+    size_t cap = m->cap ? m->cap : 16;
+    while ((m->len + n + 1) * 4 > cap * 3)
+        cap *= 2;
+    return cap > m->cap ? grow_to(m, cap) : 0;
 }
 
 int queue_idmap_put(struct queue_idmap *m, uint64_t key, void *val)

@@ -18,6 +18,8 @@ void queue_idmap_close(struct queue_idmap *m);
 void *queue_idmap_get(const struct queue_idmap *m, uint64_t key);
 /* Inserts or replaces; val must not be NULL. 0 or MUSTER_ENOMEM (map unchanged). */
 int queue_idmap_put(struct queue_idmap *m, uint64_t key, void *val);
+/* Makes room for n more keys, so the next n puts of new keys cannot fail. 0 or MUSTER_ENOMEM. */
+int queue_idmap_reserve(struct queue_idmap *m, size_t n);
 /* Removes key; returns its value or NULL. */
 void *queue_idmap_del(struct queue_idmap *m, uint64_t key);
 /* Calls cb for each value (order unspecified); the map must not change during the walk. */

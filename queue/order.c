@@ -239,14 +239,6 @@ static void bucket_place(struct queue_bucket *b)
             q->nofit = 0;
 }
 
-/* Resources that appear in some spec or request: names interned but never used are below no
- * dense array, and nothing asks for or limits them. */
-static uint32_t used_width(const struct queue_tree *t)
-{
-    uint32_t n = queue_resnames_count(t->names);
-    return n < t->rcap ? n : t->rcap;
-}
-
 static int64_t sat_add(int64_t a, int64_t b)
 {
     int64_t r;
@@ -263,7 +255,8 @@ static int64_t sat_sub(int64_t a, int64_t b)
  * if either changed. Allocation-free: names beyond the stack buffer are summarised in place. */
 static int summary_recompute(const struct queue_tree *t, struct queue_node *q)
 {
-    uint32_t n = used_width(t);
+    /* Every dense column, used or not: a name seen later must not find stale summaries. */
+    uint32_t n = t->rcap;
     int64_t fresh[2 * QUEUE_REQUEST_RES_MAX * 4];
     int inplace = 2 * n > sizeof(fresh) / sizeof(fresh[0]);
     int64_t *m = inplace ? q->minneed : fresh, *x = inplace ? q->maxslack : fresh + n;
@@ -419,8 +412,10 @@ static struct queue_bucket *bucket_get(struct queue_tree *t, struct queue_node *
             return b;
     }
     struct queue_bucket *b = muster_calloc(1, sizeof(*b));
-    if (!b || queue__grow((void **)&leaf->bkts, &leaf->bkcap, leaf->nbkts + 1,
-                          sizeof(*leaf->bkts))) {
+    /* bact holds at most every bucket: room made here means bact_insert never fails later. */
+    if (!b ||
+        queue__grow((void **)&leaf->bkts, &leaf->bkcap, leaf->nbkts + 1, sizeof(*leaf->bkts)) ||
+        queue__grow((void **)&leaf->bact, &leaf->bacap, leaf->nbkts + 1, sizeof(*leaf->bact))) {
         muster_free(b);
         return NULL;
     }
@@ -520,27 +515,87 @@ void queue__bucket_remove(struct queue_tree *t, struct queue_entry *e, int quiet
     bucket_maybe_free(t, b);
 }
 
-int queue__leaf_rebucket(struct queue_tree *t, struct queue_node *leaf)
+/* Regroups leaf's pending entries for `strategy` in two phases: everything that can fail is
+ * allocated first, with the leaf untouched; then the old buckets go and the new ones take the
+ * entries without a single allocation. So a failure changes nothing. */
+int queue__leaf_rebucket(struct queue_tree *t, struct queue_node *leaf,
+                         enum queue_strategy strategy)
 {
     size_t n = 0;
     for (uint32_t i = 0; i < leaf->nbkts; i++)
         n += leaf->bkts[i]->len;
     struct queue_entry **all = muster_malloc((n ? n : 1) * sizeof(*all));
-    if (!all)
-        return MUSTER_ENOMEM;
+    struct queue_bucket **fresh = muster_calloc(n ? n : 1, sizeof(*fresh));
+    struct queue_idmap by_shape;
+    queue_idmap_init(&by_shape);
+    uint32_t nfresh = 0;
+    int rc = all && fresh ? 0 : MUSTER_ENOMEM;
     n = 0;
-    for (uint32_t i = 0; i < leaf->nbkts; i++)
+    for (uint32_t i = 0; !rc && i < leaf->nbkts; i++)
         for (uint32_t j = 0; j < leaf->bkts[i]->len; j++)
             all[n++] = leaf->bkts[i]->heap[j];
+    /* Phase 1: one new bucket per shape (or one in all for StrictFIFO), heaps sized. */
+    for (size_t i = 0; !rc && i < n; i++) {
+        uint64_t key = strategy == QUEUE_STRICT_FIFO ? 0 : all[i]->shape->uid;
+        struct queue_bucket *b = queue_idmap_get(&by_shape, key);
+        if (!b) {
+            b = muster_calloc(1, sizeof(*b));
+            if (!b || queue_idmap_put(&by_shape, key, b)) {
+                muster_free(b);
+                rc = MUSTER_ENOMEM;
+                break;
+            }
+            b->leaf = leaf;
+            b->shape = strategy == QUEUE_STRICT_FIFO ? NULL : all[i]->shape;
+            b->act_idx = -1;
+            fresh[nfresh++] = b;
+        }
+        b->cap++; /* counted now, allocated below */
+    }
+    for (uint32_t i = 0; !rc && i < nfresh; i++) {
+        fresh[i]->heap = muster_malloc(fresh[i]->cap * sizeof(*fresh[i]->heap));
+        if (!fresh[i]->heap)
+            rc = MUSTER_ENOMEM;
+    }
+    if (!rc && (queue__grow((void **)&leaf->bkts, &leaf->bkcap, nfresh, sizeof(*leaf->bkts)) ||
+                queue__grow((void **)&leaf->bact, &leaf->bacap, nfresh, sizeof(*leaf->bact)) ||
+                queue_idmap_reserve(&t->buckets, nfresh)))
+        rc = MUSTER_ENOMEM;
+    if (rc) {
+        for (uint32_t i = 0; fresh && i < nfresh; i++) {
+            muster_free(fresh[i]->heap);
+            muster_free(fresh[i]);
+        }
+        queue_idmap_close(&by_shape);
+        muster_free(fresh);
+        muster_free(all);
+        return rc;
+    }
+    /* Phase 2: nothing below allocates. */
     for (uint32_t i = 0; i < leaf->nbkts; i++)
         leaf->bkts[i]->len = 0;
     queue__leaf_free_buckets(t, leaf);
-    int rc = 0;
-    for (size_t i = 0; i < n; i++)
-        if (queue__bucket_insert(t, all[i]))
-            rc = MUSTER_ENOMEM;
+    for (uint32_t i = 0; i < nfresh; i++) {
+        struct queue_bucket *b = fresh[i];
+        b->all_idx = leaf->nbkts;
+        leaf->bkts[leaf->nbkts++] = b;
+        if (b->shape)
+            (void)queue_idmap_put(&t->buckets, bucket_key(leaf, b->shape), b); /* reserved */
+    }
+    for (size_t i = 0; i < n; i++) {
+        uint64_t key = strategy == QUEUE_STRICT_FIFO ? 0 : all[i]->shape->uid;
+        struct queue_bucket *b = queue_idmap_get(&by_shape, key);
+        heap_set(b, b->len++, all[i]);
+        sift_up(b, b->len - 1);
+        all[i]->bucket = b;
+    }
+    for (uint32_t i = 0; i < nfresh; i++)
+        bucket_place(fresh[i]);
+    activate_up(t, leaf);
+    queue_idmap_close(&by_shape);
+    muster_free(fresh);
     muster_free(all);
-    return rc;
+    return 0;
 }
 
 /* ---- rebuild ---- */
@@ -612,23 +667,20 @@ void queue_cycle_begin(struct queue_tree *t)
         activate_up(t, b->leaf);
         bucket_maybe_free(t, b);
     }
-    uint32_t n = t->nskipped;
-    struct queue_entry **skipped = t->skipped;
-    t->skipped = NULL;
-    t->nskipped = t->skcap = 0;
+    /* Back into their buckets; one that cannot get memory stays set aside, compacted in place,
+     * and is tried again next cycle. */
+    uint32_t kept = 0, n = t->nskipped;
+    t->nskipped = 0;
     for (uint32_t i = 0; i < n; i++) {
-        struct queue_entry *e = skipped[i];
+        struct queue_entry *e = t->skipped[i];
         e->skipped = 0;
-        if (queue__bucket_insert(t, e)) { /* no memory: try again next cycle */
+        if (queue__bucket_insert(t, e)) {
             e->skipped = 1;
-            if (queue__grow((void **)&t->skipped, &t->skcap, t->nskipped + 1,
-                            sizeof(*t->skipped)) == 0) {
-                e->idx = t->nskipped;
-                t->skipped[t->nskipped++] = e;
-            }
+            e->idx = kept;
+            t->skipped[kept++] = e;
         }
     }
-    muster_free(skipped);
+    t->nskipped = kept;
 }
 
 /* The pick walks down in fair order carrying, per resource, three numbers for the path so far
@@ -732,7 +784,7 @@ static struct queue_entry *pick_under(struct queue_tree *t, struct queue_node *q
 
 struct queue_entry *queue_cycle_next(struct queue_tree *t)
 {
-    uint32_t n = used_width(t);
+    uint32_t n = t->rcap;
     for (;;) {
         struct queue_node *root = t->root;
         if (!node_active(root) || root->nofit == t->room_epoch)
@@ -749,27 +801,29 @@ struct queue_entry *queue_cycle_next(struct queue_tree *t)
     }
 }
 
-void queue_cycle_skip(struct queue_tree *t, struct queue_entry *e)
+int queue_cycle_skip(struct queue_tree *t, struct queue_entry *e)
 {
     if (e->state != QUEUE_ENTRY_PENDING || e->skipped)
-        return;
+        return MUSTER_EINVAL;
     if (e->leaf->spec.strategy == QUEUE_STRICT_FIFO) {
         struct queue_bucket *b = e->bucket;
-        if (b->cycle_blocked ||
-            queue__grow((void **)&t->cblocked, &t->cbcap, t->ncblocked + 1, sizeof(*t->cblocked)))
-            return;
+        if (b->cycle_blocked)
+            return 0;
+        if (queue__grow((void **)&t->cblocked, &t->cbcap, t->ncblocked + 1, sizeof(*t->cblocked)))
+            return MUSTER_ENOMEM;
         b->cycle_blocked = 1;
         t->cblocked[t->ncblocked++] = b;
         bucket_place(b);
         activate_up(t, b->leaf);
-        return;
+        return 0;
     }
     if (queue__grow((void **)&t->skipped, &t->skcap, t->nskipped + 1, sizeof(*t->skipped)))
-        return;
+        return MUSTER_ENOMEM;
     queue__bucket_remove(t, e, 0);
     e->skipped = 1;
     e->idx = t->nskipped;
     t->skipped[t->nskipped++] = e;
+    return 0;
 }
 
 uint64_t queue_entry_position(const struct queue_tree *t, const struct queue_entry *e)

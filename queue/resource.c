@@ -145,6 +145,12 @@ int queue_resnames_intern(struct queue_resnames *t, const char *name, size_t len
     }
     if (t->count >= QUEUE_RESNAMES_MAX)
         return MUSTER_ELIMIT;
+    /* Keep the table at most half full, or probing could find no empty slot. */
+    if ((t->count + 1) * 2 > t->nslots) {
+        if (grow_slots(t))
+            return MUSTER_ENOMEM;
+        slot = slot_for(t, name, len);
+    }
     if (t->count == t->cap) {
         uint32_t cap = t->cap ? t->cap * 2 : 16;
         char **names = muster_realloc(t->names, cap * sizeof(*names));
@@ -159,8 +165,6 @@ int queue_resnames_intern(struct queue_resnames *t, const char *name, size_t len
     t->names[t->count] = copy;
     *slot = ++t->count;
     *id = t->count - 1;
-    if (t->count * 2 > t->nslots)
-        (void)grow_slots(t); /* a full table still works, only slower; never fails the intern */
     return 0;
 }
 

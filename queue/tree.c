@@ -292,7 +292,8 @@ int queue__ensure_width(struct queue_tree *t, uint32_t width)
             b[2 * w + r] = old ? q->inner[r] : 0;
             b[3 * w + r] = old ? q->gua[r] : 0;
             b[4 * w + r] = old ? q->cap[r] : QUEUE_UNLIMITED;
-            b[5 * w + r] = old ? q->minneed[r] : QUEUE_UNLIMITED;
+            /* a new column: nothing below asks for that resource yet, so 0 (may fit) */
+            b[5 * w + r] = old ? q->minneed[r] : 0;
             b[6 * w + r] = old ? q->maxslack[r] : 0;
         }
         muster_free(q->use);
@@ -339,7 +340,9 @@ static void node_free(struct queue_node *q)
 
 static int kid_insert(struct queue_node *p, struct queue_node *q)
 {
-    if (queue__grow((void **)&p->kids, &p->kcap, p->nkids + 1, sizeof(*p->kids)))
+    /* act holds at most every kid: room made here means act_insert never fails later. */
+    if (queue__grow((void **)&p->kids, &p->kcap, p->nkids + 1, sizeof(*p->kids)) ||
+        queue__grow((void **)&p->act, &p->acap, p->nkids + 1, sizeof(*p->act)))
         return MUSTER_ENOMEM;
     uint32_t i = 0;
     while (i < p->nkids && strcmp(p->kids[i]->spec.name, q->spec.name) < 0)
@@ -531,17 +534,18 @@ static int check_guarantee_sum(const struct check_ctx *c, const struct queue_nod
                                const struct queue_spec *ps, uint32_t r)
 {
     int64_t sum = 0, bound = guarantee_bound(p, ps, r);
-    int has_self = 0;
+    int has_self = 0, overflow = 0;
     for (uint32_t k = 0; k < p->nkids; k++) {
         const struct queue_node *kid = p->kids[k];
         const struct queue_spec *ks = kid == c->self ? c->spec : &kid->spec;
         has_self |= kid == c->self;
-        if (__builtin_add_overflow(sum, queue_resvec_get(&ks->guarantee, r), &sum))
-            sum = INT64_MAX;
+        overflow |= __builtin_add_overflow(sum, queue_resvec_get(&ks->guarantee, r), &sum);
     }
-    if (p != c->self && !has_self &&
-        __builtin_add_overflow(sum, queue_resvec_get(&c->spec->guarantee, r), &sum))
-        sum = INT64_MAX;
+    if (p != c->self && !has_self)
+        overflow |= __builtin_add_overflow(sum, queue_resvec_get(&c->spec->guarantee, r), &sum);
+    if (overflow)
+        return fail(c->err, MUSTER_ERANGE, "guarantee", "guarantees of the children of %s add "
+                    "up to more than muster can count", ps->name);
     if (sum <= bound)
         return 0;
     char x[QUEUE_QTY_STR_MAX], y[QUEUE_QTY_STR_MAX], field[96];
@@ -586,6 +590,28 @@ int queue_tree_validate(const struct queue_tree *t, const struct queue_spec *spe
         if (p->depth + 1 + height > QUEUE_DEPTH_MAX)
             return fail(err, MUSTER_ELIMIT, "parent", "the tree would be deeper than %d levels",
                         QUEUE_DEPTH_MAX);
+        /* A move carries the subtree's usage to the new ancestors: none may go above its
+         * capability, as no admission could have put it there. */
+        for (const struct queue_node *a = p; self && self->parent != p && a; a = a->parent) {
+            int shared = 0;
+            for (const struct queue_node *x = self->parent; x; x = x->parent)
+                shared |= x == a;
+            for (uint32_t r = 0; !shared && r < t->rcap; r++) {
+                int64_t sum;
+                if (!self->use[r])
+                    continue;
+                if (__builtin_add_overflow(a->use[r], self->use[r], &sum) ||
+                    sum > queue__cap_eff(t, a, r)) {
+                    char x[QUEUE_QTY_STR_MAX], y[QUEUE_QTY_STR_MAX];
+                    fmt_qty(x, sizeof(x), self->use[r]);
+                    fmt_qty(y, sizeof(y), queue__cap_eff(t, a, r) - a->use[r]);
+                    return fail(err, MUSTER_EINVAL, "parent",
+                                "moving %s under %s would put %s above its capability: %s %s "
+                                "in use below %s, %s left", spec->name, pname, a->spec.name,
+                                rname(t, r), x, spec->name, y);
+                }
+            }
+        }
         if (p->nkids == 0 && (p->pending || p->admitted))
             return fail(err, MUSTER_EBUSY, "parent",
                         "queue %s holds work; work lives only in leaf queues, so it cannot get "
@@ -711,11 +737,20 @@ int queue_tree_update(struct queue_tree *t, const struct queue_spec *spec, struc
     struct queue_spec copy;
     if (spec_copy(&copy, spec, np ? np->spec.name : NULL))
         return fail(err, MUSTER_ENOMEM, "", "out of memory");
-    if (np && np != q->parent) {
-        if (queue__grow((void **)&np->kids, &np->kcap, np->nkids + 1, sizeof(*np->kids))) {
-            spec_close(&copy);
-            return fail(err, MUSTER_ENOMEM, "", "out of memory");
-        }
+    int moving = np && np != q->parent;
+    /* Everything that can fail comes first, so a failure leaves the queue as it was. */
+    if (moving &&
+        (queue__grow((void **)&np->kids, &np->kcap, np->nkids + 1, sizeof(*np->kids)) ||
+         queue__grow((void **)&np->act, &np->acap, np->nkids + 1, sizeof(*np->act)))) {
+        spec_close(&copy);
+        return fail(err, MUSTER_ENOMEM, "", "out of memory");
+    }
+    if (copy.strategy != q->spec.strategy && queue__leaf(q) &&
+        queue__leaf_rebucket(t, q, copy.strategy)) {
+        spec_close(&copy);
+        return fail(err, MUSTER_ENOMEM, "", "out of memory while regrouping entries");
+    }
+    if (moving) {
         /* Usage and counts leave the old ancestors and join the new ones. */
         struct queue_node *old = q->parent;
         for (struct queue_node *a = old; a; a = a->parent) {
@@ -723,6 +758,8 @@ int queue_tree_update(struct queue_tree *t, const struct queue_spec *spec, struc
             a->admitted -= q->admitted;
         }
         kid_remove(old, q);
+        if (old->nkids == 0) /* old is a leaf now, and leaves count only their own entries */
+            memset(old->use, 0, t->rcap * sizeof(*old->use));
         (void)kid_insert(np, q); /* room reserved above */
         for (struct queue_node *a = np; a; a = a->parent) {
             a->pending += q->pending;
@@ -731,12 +768,9 @@ int queue_tree_update(struct queue_tree *t, const struct queue_spec *spec, struc
         queue__leaf_free_buckets(t, np);
         set_depths(q, np->depth + 1);
     }
-    enum queue_strategy before = q->spec.strategy;
     spec_close(&q->spec);
     q->spec = copy;
     node_load_limits(t, q);
-    if (before != q->spec.strategy && queue__leaf(q) && queue__leaf_rebucket(t, q))
-        return fail(err, MUSTER_ENOMEM, "", "out of memory while regrouping entries");
     settle(t);
     return 0;
 }

@@ -106,7 +106,9 @@ struct queue_status {
 int queue_node_status(const struct queue_tree *t, const struct queue_node *q,
                       struct queue_status *st);
 void queue_status_close(struct queue_status *st);
-/* True when q is Draining, has no children and nothing admitted: time to delete it. */
+/* True when q is Draining, has no children and nothing admitted: time to delete it. Entries
+ * still pending there must be taken out first (queue_entry_remove); queue_tree_remove refuses
+ * while any remain. */
 int queue_node_drained(const struct queue_node *q);
 
 /* ---- entries ---- */
@@ -152,6 +154,7 @@ enum queue_limit_kind {
     QUEUE_LIMIT_STATE,      /* a queue on the path is Closed or Draining */
     QUEUE_LIMIT_NOT_LEAF,   /* the queue has children */
     QUEUE_LIMIT_OVERFLOW,   /* the sums do not fit in int64 */
+    QUEUE_LIMIT_TOO_MANY,   /* the request names more than QUEUE_REQUEST_RES_MAX resources */
 };
 
 /* Why an entry cannot be admitted: the first limiting queue from the leaf up. */
@@ -198,8 +201,10 @@ void queue_cycle_begin(struct queue_tree *t);
 struct queue_entry *queue_cycle_next(struct queue_tree *t);
 
 /* Sets e aside for the rest of this cycle (e.g. no cluster can hold it). In a StrictFIFO queue
- * this blocks the whole queue for the cycle. */
-void queue_cycle_skip(struct queue_tree *t, struct queue_entry *e);
+ * this blocks the whole queue for the cycle. MUSTER_EINVAL if e is not pending or already
+ * aside; MUSTER_ENOMEM leaves it in place, so the caller must stop the cycle rather than ask
+ * for the next entry (it would get e again). */
+int queue_cycle_skip(struct queue_tree *t, struct queue_entry *e);
 
 /* Position of a pending entry among its queue's pending entries (1 = next), 0 if not pending.
  * O(pending in that queue). */

@@ -133,7 +133,8 @@ void queue__unblock_path(struct queue_tree *t, struct queue_node *leaf);
 void queue__unblock_all(struct queue_tree *t);
 void queue__order_rebuild(struct queue_tree *t);
 void queue__leaf_free_buckets(struct queue_tree *t, struct queue_node *leaf);
-int queue__leaf_rebucket(struct queue_tree *t, struct queue_node *leaf);
+int queue__leaf_rebucket(struct queue_tree *t, struct queue_node *leaf,
+                         enum queue_strategy strategy);
 void queue__shape_unref(struct queue_tree *t, struct queue_shape *s);
 int queue__shape_get(struct queue_tree *t, const struct queue_resvec *req,
                      struct queue_shape **out);

@@ -281,6 +281,26 @@ static void test_entry_errors(void)
     queue_tree_free(t);
 }
 
+/* Resources a queue has no deserved value for do not count in its share (as in Volcano's
+ * proportion plugin): GPU teams need not declare CPU deserved to stay in line. */
+static void test_share_counts_deserved_resources(void)
+{
+    struct queue_tree *t = queue_tree_new();
+    struct queue_limit why;
+    struct queue_status st;
+    CU_ASSERT_EQUAL(mkq(t, "a", NULL, "", "nvidia.com/gpu=8", ""), 0);
+    CU_ASSERT_EQUAL(try_admit(t, 1, "a", "nvidia.com/gpu=2,cpu=64", &why), 0);
+    CU_ASSERT_EQUAL(queue_node_status(t, queue_tree_find(t, "a"), &st), 0);
+    CU_ASSERT_DOUBLE_EQUAL(st.share, 0.25, 1e-12);
+    queue_status_close(&st);
+    /* No deserved at all: idle is 0, anything in use is borrowed (infinite share). */
+    CU_ASSERT_EQUAL(try_admit(t, 2, "default", "cpu=1", &why), 0);
+    CU_ASSERT_EQUAL(queue_node_status(t, queue_tree_find(t, "default"), &st), 0);
+    CU_ASSERT(st.share > 1e300);
+    queue_status_close(&st);
+    queue_tree_free(t);
+}
+
 static CU_TestInfo tests[] = {
     {"capability along the path", test_capability_along_path},
     {"explain matches the issue's example", test_explain_matches_issue_example},
@@ -292,6 +312,7 @@ static CU_TestInfo tests[] = {
     {"overcommitted fleet keeps own guarantee", test_overcommitted_fleet_keeps_own_guarantee},
     {"replayed admissions and overflow", test_replayed_admissions_and_overflow},
     {"entry errors", test_entry_errors},
+    {"share counts resources with a deserved value", test_share_counts_deserved_resources},
     CU_TEST_INFO_NULL,
 };
 

@@ -248,6 +248,72 @@ static void test_many_pending_nothing_fits(void)
     queue_tree_free(t);
 }
 
+/* A resource name first seen in a request, after other leaves' summaries were computed. */
+static void test_stale_minneed_new_name(void)
+{
+    struct queue_tree *t = queue_tree_new();
+    CU_ASSERT_EQUAL(mkq(t, "b", NULL, "", "", ""), 0);
+    CU_ASSERT_PTR_NOT_NULL(add(t, 1, "default", 0, 1, "cpu=1"));
+    CU_ASSERT_PTR_NOT_NULL(add(t, 2, "b", 0, 2, "nvidia.com/gpu=1")); /* new name */
+    struct queue_entry *e = queue_cycle_next(t);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(e);
+    CU_ASSERT_EQUAL(queue_entry_id(e), 2);
+    CU_ASSERT_EQUAL(queue_entry_admit(t, e, NULL), 0);
+    /* entry 1 fits (nothing limits anything) */
+    CU_ASSERT_TRUE(queue_tree_can_admit(t, queue_tree_find(t, "default"),
+                                        queue_entry_request(queue_tree_entry(t, 1)), NULL));
+    CU_ASSERT_EQUAL(next_id(t), 1);
+    queue_tree_free(t);
+}
+
+/* Adding entries under allocation failure: the tree stays usable, nothing lost. */
+static void test_add_alloc_failure(void)
+{
+    for (long k = 0; k < 30; k++) {
+        struct queue_tree *t = queue_tree_new();
+        CU_ASSERT_EQUAL(mkq(t, "a", NULL, "", "", ""), 0);
+        int ok = 0;
+        for (int i = 1; i <= 6; i++) {
+            char req[32];
+            snprintf(req, sizeof(req), "cpu=%d", i);
+            struct queue_resvec v = {0};
+            vec_of(t, &v, req);
+            muster_mem_fail_after(k);
+            struct queue_entry_spec es = {(uint64_t)i, "a", 0, i, &v};
+            struct queue_entry *e;
+            int rc = queue_entry_add(t, &es, &e, NULL);
+            muster_mem_reset();
+            queue_resvec_close(&v);
+            ok += rc == 0;
+        }
+        int n = 0;
+        struct queue_entry *e;
+        queue_cycle_begin(t); /* "the next rebuild or cycle brings it back" */
+        while ((e = queue_cycle_next(t)) != NULL) {
+            CU_ASSERT_EQUAL(queue_entry_admit(t, e, NULL), 0);
+            n++;
+        }
+        CU_ASSERT_EQUAL(n, ok);
+        queue_tree_free(t);
+    }
+}
+
+/* A skip that cannot allocate says so instead of returning the same entry forever. */
+static void test_skip_alloc_failure(void)
+{
+    struct queue_tree *t = queue_tree_new();
+    CU_ASSERT_PTR_NOT_NULL(add(t, 1, "default", 0, 1, "cpu=1"));
+    CU_ASSERT_PTR_NOT_NULL(add(t, 2, "default", 0, 2, "cpu=2"));
+    struct queue_entry *e = queue_cycle_next(t);
+    muster_mem_fail_after(0);
+    CU_ASSERT_EQUAL(queue_cycle_skip(t, e), MUSTER_ENOMEM);
+    muster_mem_reset();
+    CU_ASSERT_EQUAL(queue_cycle_skip(t, e), 0);
+    CU_ASSERT_EQUAL(queue_cycle_skip(t, e), MUSTER_EINVAL); /* already aside */
+    CU_ASSERT_EQUAL(next_id(t), 2);
+    queue_tree_free(t);
+}
+
 static CU_TestInfo tests[] = {
     {"lowest share first", test_lowest_share_first},
     {"priority then name at equal share", test_weight_priority_name},
@@ -260,6 +326,9 @@ static CU_TestInfo tests[] = {
     {"skip within a cycle", test_skip_in_cycle},
     {"Closed queue's entries wait", test_closed_queue_entries_wait},
     {"many pending, nothing fits", test_many_pending_nothing_fits},
+    {"a resource name first seen late", test_stale_minneed_new_name},
+    {"adds under allocation failure stay pickable", test_add_alloc_failure},
+    {"a skip that cannot allocate says so", test_skip_alloc_failure},
     CU_TEST_INFO_NULL,
 };
 

@@ -35,6 +35,8 @@ struct world {
     size_t npend, nadm;
     uint64_t next_id;
     uint32_t res[4];
+    int nres;       /* names interned so far: the last two appear a third of the way in */
+    int nshapes;    /* shapes usable so far */
     long checks, picks, admitted, skips, failed_specs;
 };
 
@@ -78,7 +80,7 @@ static int64_t model_use(struct world *w, const struct queue_node *q, uint32_t r
 static void random_vec(struct world *w, struct queue_resvec *v, int64_t scale)
 {
     queue_resvec_clear(v);
-    for (int k = 0; k < 4; k++)
+    for (int k = 0; k < w->nres; k++)
         if (pick(2))
             queue_resvec_set(v, w->res[k], (int64_t)(1 + pick(8)) * scale * 1000);
 }
@@ -126,6 +128,8 @@ static void op_update(struct world *w, struct leaves *l)
     queue_resvec_copy(&s.guarantee, &cur->guarantee);
     queue_resvec_copy(&s.deserved, &cur->deserved);
     queue_resvec_copy(&s.capability, &cur->capability);
+    if (pick(5) == 0 && strcmp(cur->name, "root") && strcmp(cur->name, "default"))
+        s.parent = queue_node_name(l->all[pick((uint32_t)l->nall)]); /* a move */
     switch (pick(7)) {
     case 0:
         s.weight = 1 + (int32_t)pick(4);
@@ -163,7 +167,7 @@ static void op_add(struct world *w, struct leaves *l)
 {
     uint64_t id = w->next_id++;
     const struct queue_node *q = l->q[pick((uint32_t)l->n)];
-    const struct queue_resvec *req = &w->shapes[pick(NSHAPES)];
+    const struct queue_resvec *req = &w->shapes[pick((uint32_t)w->nshapes)];
     struct queue_entry_spec es = {id, queue_node_name(q), (int32_t)pick(3), (int64_t)pick(1000),
                                   req};
     struct queue_entry *e;
@@ -270,7 +274,7 @@ static void op_cross_check(struct world *w, struct leaves *l)
     /* The admission rule itself, engine against model, on a random leaf and request. */
     model_snapshot(&w->m);
     const struct queue_node *q = l->q[pick((uint32_t)l->n)];
-    const struct queue_resvec *req = &w->shapes[pick(NSHAPES)];
+    const struct queue_resvec *req = &w->shapes[pick((uint32_t)w->nshapes)];
     int i = model_index(&w->m, q);
     CU_ASSERT_EQUAL(queue_tree_can_admit(w->t, q, req, NULL) != 0,
                     model_can_admit(&w->m, i, req) != 0);
@@ -330,23 +334,37 @@ static void test_random_operations(void)
     w.pos = calloc((size_t)ops + 16, sizeof(*w.pos));
     w.next_id = 1;
     static const char *names[] = {"cpu", "memory", "nvidia.com/gpu", "example.com/foo"};
-    for (int k = 0; k < 4; k++)
+    for (int k = 0; k < 2; k++)
         CU_ASSERT_EQUAL(queue_resnames_intern(queue_tree_resnames(w.t), names[k],
                                               strlen(names[k]), &w.res[k]), 0);
-    for (int s = 0; s < NSHAPES; s++) {
+    w.nres = 2;
+    for (int s = 0; s < NSHAPES / 2; s++) {
         random_vec(&w, &w.shapes[s], 1);
         if (w.shapes[s].len == 0)
-            queue_resvec_set(&w.shapes[s], w.res[s % 4], 1000);
+            queue_resvec_set(&w.shapes[s], w.res[s % 2], 1000);
     }
+    w.nshapes = NSHAPES / 2;
     /* A root with limits, so capacity binds. */
     struct queue_spec root;
     spec_init(&root, "root", NULL);
-    for (int k = 0; k < 4; k++)
+    for (int k = 0; k < 2; k++)
         queue_resvec_set(&root.capability, w.res[k], 200 * 1000);
     CU_ASSERT_EQUAL(queue_tree_update(w.t, &root, NULL), 0);
     spec_close(&root);
 
     for (long step = 0; step < ops; step++) {
+        if (step == ops / 3) {
+            /* New resource names appear mid-run, in requests only, as a first GPU job would. */
+            for (int k = 2; k < 4; k++)
+                CU_ASSERT_EQUAL(queue_resnames_intern(queue_tree_resnames(w.t), names[k],
+                                                      strlen(names[k]), &w.res[k]), 0);
+            w.nres = 4;
+            for (int s = NSHAPES / 2; s < NSHAPES; s++) {
+                random_vec(&w, &w.shapes[s], 1);
+                queue_resvec_set(&w.shapes[s], w.res[2 + s % 2], 1000);
+            }
+            w.nshapes = NSHAPES;
+        }
         struct leaves l = {.n = 0};
         queue_tree_walk(w.t, leaves_cb, &l);
         uint32_t r = pick(100);

@@ -4,6 +4,12 @@
 
 static struct queue_error err;
 
+static uint64_t next_id(struct queue_tree *t)
+{
+    struct queue_entry *e = queue_cycle_next(t);
+    return e ? queue_entry_id(e) : 0;
+}
+
 static int create(struct queue_tree *t, const char *name, const char *parent, const char *g,
                   const char *d, const char *c)
 {
@@ -241,6 +247,98 @@ static void test_allocation_failures_leave_tree_intact(void)
     }
 }
 
+/* Moving a parent's last child away leaves the parent a leaf that keeps the child's usage. */
+static void test_move_last_child_phantom_usage(void)
+{
+    struct queue_tree *t = queue_tree_new();
+    CU_ASSERT_EQUAL(mkq(t, "p", NULL, "", "", "cpu=10"), 0);
+    CU_ASSERT_EQUAL(mkq(t, "a", "p", "", "", ""), 0);
+    CU_ASSERT_PTR_NOT_NULL(add(t, 1, "a", 0, 1, "cpu=5"));
+    CU_ASSERT_EQUAL(queue_entry_admit(t, queue_tree_entry(t, 1), NULL), 0);
+    struct queue_spec s;
+    spec_init(&s, "a", "root");
+    CU_ASSERT_EQUAL(queue_tree_update(t, &s, NULL), 0);
+    CU_ASSERT_EQUAL(use_of(t, "p", "cpu"), 0);
+    CU_ASSERT_EQUAL(use_of(t, "root", "cpu"), 5000);
+    /* p is now an empty leaf with cap 10 but its phantom 5 blocks a 6 */
+    CU_ASSERT_PTR_NOT_NULL(add(t, 2, "p", 0, 2, "cpu=6"));
+    CU_ASSERT_EQUAL(next_id(t), 2);
+    queue_tree_free(t);
+}
+
+/* Children's guarantees that add up beyond int64 under an unlimited root are refused. */
+static void test_guarantee_sum_overflow(void)
+{
+    struct queue_tree *t = queue_tree_new();
+    CU_ASSERT_EQUAL(mkq(t, "a", NULL, "cpu=5e15", "cpu=5e15", ""), 0);
+    CU_ASSERT_EQUAL(mkq(t, "b", NULL, "cpu=5e15", "cpu=5e15", ""), MUSTER_ERANGE);
+    CU_ASSERT_PTR_NULL(queue_tree_find(t, "b"));
+    queue_tree_free(t);
+}
+
+/* Strategy change with allocation failures: leaves must stay consistent (run under ASan). */
+static void test_rebucket_alloc_failure(void)
+{
+    for (long k = 0; k < 40; k++) {
+        struct queue_tree *t = queue_tree_new();
+        CU_ASSERT_EQUAL(mkq(t, "a", NULL, "", "", ""), 0);
+        for (int i = 1; i <= 6; i++) {
+            char req[32];
+            snprintf(req, sizeof(req), "cpu=%d", i);
+            add(t, (uint64_t)i, "a", 0, i, req);
+        }
+        struct queue_spec s;
+        spec_init(&s, "a", NULL);
+        s.strategy = QUEUE_STRICT_FIFO;
+        s.priority = 3;
+        muster_mem_fail_after(k);
+        int rc = queue_tree_update(t, &s, NULL);
+        muster_mem_reset();
+        if (rc) {
+            /* On failure, nothing should have changed. */
+            const struct queue_spec *now = queue_node_spec(queue_tree_find(t, "a"));
+            CU_ASSERT_EQUAL(now->priority, 0);
+        }
+        /* every entry still pickable */
+        int n = 0;
+        struct queue_entry *e;
+        while ((e = queue_cycle_next(t)) != NULL) {
+            CU_ASSERT_EQUAL(queue_entry_admit(t, e, NULL), 0);
+            n++;
+        }
+        CU_ASSERT_EQUAL(n, 6);
+        for (int i = 1; i <= 6; i++)
+            queue_entry_remove(t, queue_tree_entry(t, (uint64_t)i));
+        spec_close(&s);
+        queue_tree_free(t);
+    }
+}
+
+/* A move may not carry usage above a new ancestor's capability. */
+static void test_move_checks_new_ancestors(void)
+{
+    struct queue_tree *t = queue_tree_new();
+    struct queue_error e;
+    CU_ASSERT_EQUAL(mkq(t, "small", NULL, "", "", "cpu=4"), 0);
+    CU_ASSERT_EQUAL(mkq(t, "x", "small", "", "", ""), 0);
+    CU_ASSERT_EQUAL(mkq(t, "busy", NULL, "", "", ""), 0);
+    CU_ASSERT_PTR_NOT_NULL(add(t, 1, "busy", 0, 1, "cpu=3"));
+    CU_ASSERT_EQUAL(queue_entry_admit(t, queue_tree_entry(t, 1), NULL), 0);
+    CU_ASSERT_PTR_NOT_NULL(add(t, 2, "x", 0, 2, "cpu=2"));
+    CU_ASSERT_EQUAL(queue_entry_admit(t, queue_tree_entry(t, 2), NULL), 0);
+    struct queue_spec s;
+    spec_init(&s, "busy", "small");
+    CU_ASSERT_EQUAL(queue_tree_update(t, &s, &e), MUSTER_EINVAL);
+    CU_ASSERT_STRING_EQUAL(e.msg, "moving busy under small would put small above its "
+                                  "capability: cpu 3 in use below busy, 2 left");
+    CU_ASSERT_STRING_EQUAL(queue_node_name(queue_node_parent(queue_tree_find(t, "busy"))),
+                           "root");
+    queue_entry_remove(t, queue_tree_entry(t, 2));
+    CU_ASSERT_EQUAL(queue_tree_update(t, &s, &e), 0);
+    CU_ASSERT_EQUAL(use_of(t, "small", "cpu"), 3000);
+    queue_tree_free(t);
+}
+
 static CU_TestInfo tests[] = {
     {"new tree has root and default", test_new_tree_has_root_and_default},
     {"names unique and valid", test_names_unique_and_valid},
@@ -253,6 +351,10 @@ static CU_TestInfo tests[] = {
     {"weight and enums", test_weight_and_enums},
     {"walk order", test_walk_order},
     {"allocation failures leave tree intact", test_allocation_failures_leave_tree_intact},
+    {"moving the last child leaves no phantom usage", test_move_last_child_phantom_usage},
+    {"guarantee sums beyond int64 are refused", test_guarantee_sum_overflow},
+    {"strategy change under allocation failure", test_rebucket_alloc_failure},
+    {"a move checks the new ancestors' capability", test_move_checks_new_ancestors},
     CU_TEST_INFO_NULL,
 };
 
