@@ -255,8 +255,8 @@ static int64_t sat_sub(int64_t a, int64_t b)
  * if either changed. Allocation-free: names beyond the stack buffer are summarised in place. */
 static int summary_recompute(const struct queue_tree *t, struct queue_node *q)
 {
-    /* Every dense column, used or not: a name seen later must not find stale summaries. */
-    uint32_t n = t->rcap;
+    /* Columns come into use with summaries reset (tree.c, mark_used), so none is stale. */
+    uint32_t n = t->used;
     int64_t fresh[2 * QUEUE_REQUEST_RES_MAX * 4];
     int inplace = 2 * n > sizeof(fresh) / sizeof(fresh[0]);
     int64_t *m = inplace ? q->minneed : fresh, *x = inplace ? q->maxslack : fresh + n;
@@ -784,7 +784,7 @@ static struct queue_entry *pick_under(struct queue_tree *t, struct queue_node *q
 
 struct queue_entry *queue_cycle_next(struct queue_tree *t)
 {
-    uint32_t n = t->rcap;
+    uint32_t n = t->used;
     for (;;) {
         struct queue_node *root = t->root;
         if (!node_active(root) || root->nofit == t->room_epoch)

@@ -251,12 +251,29 @@ static void node_load_limits(struct queue_tree *t, struct queue_node *q)
         q->cap[q->spec.capability.items[i].id] = q->spec.capability.items[i].milli;
 }
 
+/* Columns [used, width) come into use: nothing below any queue asks for them yet, so their
+ * summaries start at "may fit" everywhere (0), never at stale values. */
+static void mark_used(struct queue_tree *t, uint32_t width)
+{
+    if (width <= t->used)
+        return;
+    for (size_t i = 0; i < t->nnodes; i++) {
+        for (uint32_t r = t->used; r < width; r++) {
+            t->nodes[i]->minneed[r] = 0;
+            t->nodes[i]->maxslack[r] = 0;
+        }
+    }
+    t->used = width;
+}
+
 /* Widens every dense array to hold resource ids below width. Allocates, so it runs when a new
  * name first appears in a spec or request, never while admitting. */
 int queue__ensure_width(struct queue_tree *t, uint32_t width)
 {
-    if (width <= t->rcap)
+    if (width <= t->rcap) {
+        mark_used(t, width);
         return 0;
+    }
     uint32_t w = t->rcap ? t->rcap : 8;
     while (w < width)
         w *= 2;
@@ -301,6 +318,7 @@ int queue__ensure_width(struct queue_tree *t, uint32_t width)
     }
     muster_free(blocks);
     t->rcap = w;
+    mark_used(t, width);
     return 0;
 }
 

@@ -86,6 +86,8 @@ struct queue_node {
 struct queue_tree {
     struct queue_resnames *names;
     uint32_t rcap; /* width of the dense arrays */
+    uint32_t used; /* columns any spec or request has named so far (<= rcap); summaries and
+                    * the pick look at these only */
     struct queue_node *root;
     struct queue_node **nodes; /* by name */
     size_t nnodes, ncap;
