@@ -20,7 +20,9 @@
     XX(ESCHEMA, "database schema not supported")                                                   \
     XX(EIO, "input/output error")                                                                  \
     XX(ECONFLICT, "conflict")                                                                      \
-    XX(EPROTO, "protocol error")
+    XX(EPROTO, "protocol error")                                                                   \
+    XX(EGONE, "resource version too old")                                                          \
+    XX(ETOOBIG, "request too large")
 
 enum muster_errno {
     MUSTER_OK = 0,
