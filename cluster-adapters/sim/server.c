@@ -754,8 +754,16 @@ static void serve_patch(struct sim_server *srv, h2o_req_t *req, const struct rou
     int rc = kind ? sim_json_patch(cur, patch, &patched, err, sizeof(err))
                   : sim_merge_patch(cur, patch, &patched);
     if (rc < 0 || !json_object_is_type(patched, json_type_object)) {
-        respond_status(req, sim_status_newf(422, "Invalid", rt->r, rt->name, "%s",
-                                            err[0] ? err : "the patch does not yield an object"));
+        /* The apiserver's NewGenericServerResponse(422): a fixed message, the reason in a
+         * cause. */
+        json_object *st = sim_status_new(422, "Invalid",
+                                         "the server rejected our request due to an error in "
+                                         "our request",
+                                         NULL, NULL);
+        if (st)
+            sim_status_add_cause(st, "UnexpectedServerResponse",
+                                 err[0] ? err : "the patch does not yield an object", "");
+        respond_status(req, st);
         goto done;
     }
     int flags = rt->status ? SIM_WRITE_STATUS : 0;

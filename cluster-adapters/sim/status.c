@@ -64,7 +64,8 @@ void sim_status_add_cause(json_object *status, const char *reason, const char *m
     json_object *c = json_object_new_object();
     json_object_object_add(c, "reason", json_object_new_string(reason));
     json_object_object_add(c, "message", json_object_new_string(message));
-    json_object_object_add(c, "field", json_object_new_string(field));
+    if (field && field[0])
+        json_object_object_add(c, "field", json_object_new_string(field));
     json_object_array_add(causes, c);
 }
 

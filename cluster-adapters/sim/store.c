@@ -579,6 +579,10 @@ int sim_store_event_log(struct sim_store *s, int64_t since, json_object **out)
     json_object_object_add(log, "floor", json_object_new_string(buf));
     snprintf(buf, sizeof(buf), "%" PRId64, s->rv);
     json_object_object_add(log, "latest", json_object_new_string(buf));
+    size_t live = 0;
+    for (size_t i = 0; i < s->nwatchers; i++)
+        live += !s->watchers[i]->dead;
+    json_object_object_add(log, "watchers", json_object_new_int64((int64_t)live));
     json_object_object_add(log, "items", items);
     *out = log;
     return 0;

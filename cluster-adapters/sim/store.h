@@ -101,9 +101,9 @@ int sim_store_watch(struct sim_store *s, int64_t since, sim_store_watch_cb cb, v
 /* Stops a watcher; safe from inside its own or another watcher's callback. NULL is a no-op. */
 void sim_store_unwatch(struct sim_store *s, struct sim_store_watch *w);
 
-/* The held events after since as a JSON object {"floor": RV, "latest": RV, "items": [{"type",
- * "resourceVersion", "group", "resource", "namespace", "name"}]}, for tests that check watch
- * continuity against the server's own log. */
+/* The held events after since as a JSON object {"floor": RV, "latest": RV, "watchers": N,
+ * "items": [{"type", "resourceVersion", "group", "resource", "namespace", "name"}]}, for tests
+ * that check watch continuity against the server's own log. */
 int sim_store_event_log(struct sim_store *s, int64_t since, json_object **out);
 
 /* Calls cb(data, obj) for every object of r (all namespaces); obj is read-only. */
