@@ -1,5 +1,7 @@
 /* muster-sim: a simulated Karmada hub speaking the Kubernetes REST protocol (see docs/sim.md). */
+#include "cluster-adapters/sim/karmada.h"
 #include "cluster-adapters/sim/resources.h"
+#include "cluster-adapters/sim/scenario.h"
 #include "cluster-adapters/sim/server.h"
 #include "cluster-adapters/sim/store.h"
 #include "queue/errors.h"
@@ -18,6 +20,7 @@ struct app {
     uv_signal_t sigint, sigterm;
     struct sim_store *store;
     struct sim_server *server;
+    struct sim_karmada *karmada;
     int stopping;
 };
 
@@ -204,8 +207,6 @@ int main(int argc, char **argv)
             return 2;
         cfg.token = token;
     }
-    (void)scenario;
-
     signal(SIGPIPE, SIG_IGN);
     struct app app;
     memset(&app, 0, sizeof(app));
@@ -213,11 +214,20 @@ int main(int argc, char **argv)
     int rc = sim_store_new((size_t)history, &app.store);
     if (rc == 0)
         rc = seed_namespaces(app.store);
+    char err[512] = "";
+    json_object *scn = NULL;
+    if (rc == 0 && scenario)
+        rc = sim_scenario_load(scenario, &scn, err, sizeof(err));
+    if (rc == 0)
+        rc = sim_karmada_new(app.store, scn, NULL, &app.karmada, err, sizeof(err));
+    json_object_put(scn);
     if (rc < 0) {
-        fprintf(stderr, "muster-sim: %s\n", muster_strerror(rc));
+        fprintf(stderr, "muster-sim: %s\n", err[0] ? err : muster_strerror(rc));
+        sim_karmada_free(app.karmada);
+        sim_store_free(app.store);
+        uv_loop_close(&app.loop);
         return 1;
     }
-    char err[512] = "";
     rc = sim_server_new(&app.loop, &cfg, app.store, &app.server, err, sizeof(err));
     int status = 0;
     if (rc < 0) {
@@ -241,6 +251,7 @@ int main(int argc, char **argv)
         status = 1;
     }
     sim_server_free(app.server);
+    sim_karmada_free(app.karmada);
     sim_store_free(app.store);
     return status;
 }
