@@ -143,16 +143,16 @@ static int node(struct ctx *c, yaml_event_t *ev, int depth, json_object **out)
     }
 }
 
-int sim_scenario_parse(const char *name, const char *yaml, size_t len, json_object **out,
+int sim_yaml_parse_all(const char *name, const char *yaml, size_t len, json_object **out,
                        char *err, size_t errcap)
 {
     struct ctx c = {.name = name, .err = err, .errcap = errcap};
     if (!yaml_parser_initialize(&c.parser))
         return MUSTER_ENOMEM;
     yaml_parser_set_input_string(&c.parser, (const unsigned char *)yaml, len);
-    json_object *doc = NULL;
-    int rc = 0, have_doc = 0;
-    for (;;) {
+    json_object *docs = json_object_new_array();
+    int rc = docs ? 0 : MUSTER_ENOMEM;
+    while (rc == 0) {
         yaml_event_t ev;
         rc = next_event(&c, &ev);
         if (rc < 0)
@@ -160,31 +160,40 @@ int sim_scenario_parse(const char *name, const char *yaml, size_t len, json_obje
         yaml_event_type_t t = ev.type;
         if (t == YAML_SCALAR_EVENT || t == YAML_SEQUENCE_START_EVENT ||
             t == YAML_MAPPING_START_EVENT || t == YAML_ALIAS_EVENT) {
-            if (have_doc) {
-                snprintf(err, errcap, "%s:%zu: one YAML document per scenario", name,
-                         ev.start_mark.line + 1);
-                yaml_event_delete(&ev);
-                rc = MUSTER_EINVAL;
-                break;
-            }
+            json_object *doc = NULL;
             rc = node(&c, &ev, 0, &doc);
-            have_doc = 1;
+            if (rc == 0)
+                json_object_array_add(docs, doc);
         }
         yaml_event_delete(&ev);
-        if (rc < 0 || t == YAML_STREAM_END_EVENT)
+        if (t == YAML_STREAM_END_EVENT)
             break;
     }
     yaml_parser_delete(&c.parser);
     if (rc < 0) {
-        json_object_put(doc);
+        json_object_put(docs);
         return rc;
     }
+    *out = docs;
+    return 0;
+}
+
+int sim_scenario_parse(const char *name, const char *yaml, size_t len, json_object **out,
+                       char *err, size_t errcap)
+{
+    json_object *docs = NULL;
+    int rc = sim_yaml_parse_all(name, yaml, len, &docs, err, errcap);
+    if (rc < 0)
+        return rc;
+    json_object *doc = json_object_array_length(docs) == 1 ? json_object_array_get_idx(docs, 0)
+                                                           : NULL;
     if (!json_object_is_type(doc, json_type_object)) {
-        json_object_put(doc);
-        snprintf(err, errcap, "%s: a scenario is a YAML mapping", name);
+        snprintf(err, errcap, "%s: a scenario is one YAML mapping", name);
+        json_object_put(docs);
         return MUSTER_EINVAL;
     }
-    *out = doc;
+    *out = json_object_get(doc);
+    json_object_put(docs);
     return 0;
 }
 
