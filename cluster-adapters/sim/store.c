@@ -512,6 +512,10 @@ int sim_store_watch(struct sim_store *s, int64_t since, sim_store_watch_cb cb, v
     /* Replay what was already delivered to others; undelivered events reach w through
      * dispatch() like everyone else. */
     uint64_t oldest = s->total > s->ring_cap ? s->total - s->ring_cap : 0;
+    /* Replay counts as delivery: an unwatch from the callback only marks w dead, and writes
+     * from it are delivered, in order, once the replay is over. */
+    int was_dispatching = s->dispatching;
+    s->dispatching = 1;
     for (uint64_t q = oldest; q < s->next_dispatch && !w->dead; q++) {
         struct held_event *h = &s->ring[q % s->ring_cap];
         if (h->rv <= w->min_rv)
@@ -523,6 +527,8 @@ int sim_store_watch(struct sim_store *s, int64_t since, sim_store_watch_cb cb, v
         json_object_put(ev.obj);
         json_object_put(ev.prev);
     }
+    s->dispatching = was_dispatching;
+    dispatch(s);
     return 0;
 }
 

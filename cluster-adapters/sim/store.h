@@ -94,7 +94,8 @@ int sim_store_list(struct sim_store *s, const struct sim_resource *r, const char
 
 /* Registers cb for every event with resourceVersion > since: held events are replayed
  * before this returns, later ones as they commit. since < sim_store_floor_rv() fails with
- * MUSTER_EGONE (and nothing is registered). *out is the handle for sim_store_unwatch. */
+ * MUSTER_EGONE (and nothing is registered). *out, the handle for sim_store_unwatch, is written
+ * before the replay so cb may stop the watch from inside it; the handle is then dead. */
 int sim_store_watch(struct sim_store *s, int64_t since, sim_store_watch_cb cb, void *data,
                     struct sim_store_watch **out, json_object **status);
 

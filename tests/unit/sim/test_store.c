@@ -309,6 +309,8 @@ struct recorder {
     char log[1024];
     struct sim_store *s;
     int write_back; /* on the first ADDED, modify the object from inside the callback */
+    int stop_after; /* > 0: unwatch from inside the callback after this many events */
+    struct sim_store_watch **self;
 };
 
 static void record(void *data, const struct sim_event *ev)
@@ -325,18 +327,22 @@ static void record(void *data, const struct sim_event *ev)
         sim_store_update(r->s, ev->res, "default", "a", in, 0, NULL, NULL);
         json_object_put(in);
     }
+    if (r->stop_after > 0 && --r->stop_after == 0) {
+        sim_store_unwatch(r->s, *r->self);
+        *r->self = NULL;
+    }
 }
 
 static void test_watch_replay_order_and_expiry(void)
 {
     struct sim_store *s = NULL;
     CU_ASSERT_EQUAL_FATAL(sim_store_new(4, &s), 0);
-    struct recorder live = {"", s, 1};
+    struct recorder live = {"", s, 1, 0, NULL};
     struct sim_store_watch *w = NULL;
     CU_ASSERT_EQUAL(sim_store_watch(s, sim_store_rv(s), record, &live, &w, NULL), 0);
     /* The watcher writes from inside its callback; a second watcher must still see events in
      * resourceVersion order. */
-    struct recorder other = {"", s, 0};
+    struct recorder other = {"", s, 0, 0, NULL};
     struct sim_store_watch *w2 = NULL;
     CU_ASSERT_EQUAL(sim_store_watch(s, sim_store_rv(s), record, &other, &w2, NULL), 0);
     json_object_put(create_rb(s, "a", NULL));
@@ -345,7 +351,7 @@ static void test_watch_replay_order_and_expiry(void)
     sim_store_unwatch(s, w2);
 
     /* Replay from the middle. */
-    struct recorder late = {"", s, 0};
+    struct recorder late = {"", s, 0, 0, NULL};
     struct sim_store_watch *w3 = NULL;
     CU_ASSERT_EQUAL(sim_store_watch(s, 1001, record, &late, &w3, NULL), 0);
     CU_ASSERT_STRING_EQUAL(late.log, "Ma@1002 ");
@@ -367,14 +373,23 @@ static void test_watch_replay_order_and_expiry(void)
     CU_ASSERT_STRING_EQUAL(late.log, "Ma@1002 Ab@1003 Ac@1004 Db@1005 ");
     sim_store_unwatch(s, w3);
 
+    /* A watcher that stops itself in the middle of its replay gets nothing more. */
+    struct sim_store_watch *w4 = NULL;
+    struct recorder quitter = {"", s, 0, 2, &w4};
+    CU_ASSERT_EQUAL(sim_store_watch(s, 1001, record, &quitter, &w4, NULL), 0);
+    CU_ASSERT_PTR_NULL(w4);
+    CU_ASSERT_STRING_EQUAL(quitter.log, "Ma@1002 Ab@1003 ");
+    json_object_put(create_rb(s, "d", NULL));
+    CU_ASSERT_STRING_EQUAL(quitter.log, "Ma@1002 Ab@1003 ");
+
     /* The event log says the same. */
     json_object *log = NULL;
     CU_ASSERT_EQUAL(sim_store_event_log(s, 1003, &log), 0);
     json_object *items = json_object_object_get(log, "items");
-    CU_ASSERT_EQUAL(json_object_array_length(items), 2);
+    CU_ASSERT_EQUAL(json_object_array_length(items), 3);
     CU_ASSERT_STRING_EQUAL(at(json_object_array_get_idx(items, 1), "type"), "DELETED");
     CU_ASSERT_STRING_EQUAL(at(json_object_array_get_idx(items, 1), "resourceVersion"), "1005");
-    CU_ASSERT_STRING_EQUAL(at(log, "floor"), "1001");
+    CU_ASSERT_STRING_EQUAL(at(log, "floor"), "1002");
     json_object_put(log);
     sim_store_unwatch(s, w);
     sim_store_free(s);
