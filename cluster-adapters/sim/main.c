@@ -34,6 +34,8 @@ static void usage(FILE *f)
             "  --bookmark-interval SECONDS   BOOKMARK period for watches that allow them (60)\n"
             "  --max-body BYTES              request body cap (3145728)\n"
             "  --token-file FILE             require this bearer token\n"
+            "  --tls-cert FILE --tls-key FILE  serve HTTPS (HTTP/2 or HTTP/1.1)\n"
+            "  --client-ca FILE              require client certificates signed by this CA\n"
             "  --fault-error-rate R          answer a share R of API requests 500 or 429\n"
             "  --fault-latency-ms MS         delay every request\n"
             "  --fault-drop-watch-after N    end each watch after N events\n"
@@ -141,6 +143,12 @@ int main(int argc, char **argv)
             scenario = v;
         } else if (strcmp(a, "--token-file") == 0) {
             token_file = v;
+        } else if (strcmp(a, "--tls-cert") == 0) {
+            cfg.tls_cert = v;
+        } else if (strcmp(a, "--tls-key") == 0) {
+            cfg.tls_key = v;
+        } else if (strcmp(a, "--client-ca") == 0) {
+            cfg.client_ca = v;
         } else if (strcmp(a, "--history") == 0) {
             if (parse_long(a, v, 1, 100000000, &history) < 0)
                 return 2;
@@ -240,7 +248,8 @@ int main(int argc, char **argv)
         uv_signal_start(&app.sigint, on_signal, SIGINT);
         uv_signal_start(&app.sigterm, on_signal, SIGTERM);
         /* Tests read this line to learn the port when they asked for port 0. */
-        printf("muster-sim: listening on http://%s:%d\n", host, sim_server_port(app.server));
+        printf("muster-sim: listening on %s://%s:%d\n", cfg.tls_cert ? "https" : "http", host,
+               sim_server_port(app.server));
         fflush(stdout);
     }
     uv_run(&app.loop, UV_RUN_DEFAULT);

@@ -13,6 +13,9 @@
 
 #include <errno.h>
 #include <h2o.h>
+#include <h2o/http2.h>
+#include <openssl/err.h>
+#include <openssl/ssl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,6 +46,7 @@ struct sim_server {
     h2o_globalconf_t globalconf;
     h2o_context_t ctx;
     h2o_accept_ctx_t accept_ctx;
+    SSL_CTX *ssl_ctx;
     uv_tcp_t listener;
     uv_timer_t tick;
     int port;
@@ -556,9 +560,20 @@ struct route {
     int has_ns, has_name, status;
 };
 
-/* Parses a JSON body, answering 400 itself on failure. */
+/* Parses a JSON body, answering 400 or 415 itself on failure. */
 static json_object *parse_body(h2o_req_t *req)
 {
+    h2o_iovec_t ct = header_value(req, H2O_TOKEN_CONTENT_TYPE);
+    if (ct.base && h2o_strstr(ct.base, ct.len, H2O_STRLIT("json")) == SIZE_MAX) {
+        /* Protobuf and CBOR bodies are not decoded; the apiserver's answer for an encoding it
+         * does not accept is 415. */
+        respond_status(req, sim_status_newf(415, "UnsupportedMediaType", NULL, NULL,
+                                            "the body of the request was in an unknown format - "
+                                            "accepted media types include: application/json, "
+                                            "application/merge-patch+json, "
+                                            "application/json-patch+json"));
+        return NULL;
+    }
     if (req->entity.base == NULL || req->entity.len == 0) {
         respond_status(req, sim_status_new(400, "BadRequest", "the request body is empty",
                                            NULL, NULL));
@@ -1257,6 +1272,47 @@ static void on_tick(uv_timer_t *t)
     }
 }
 
+static int tls_fail(char *err, size_t errcap, const char *what, const char *path)
+{
+    char ossl[256] = "";
+    unsigned long e = ERR_get_error();
+    if (e)
+        ERR_error_string_n(e, ossl, sizeof(ossl));
+    snprintf(err, errcap, "%s %s: %s", what, path ? path : "(not given)",
+             ossl[0] ? ossl : "cannot be loaded");
+    ERR_clear_error();
+    return MUSTER_EINVAL;
+}
+
+static int setup_tls(struct sim_server *srv, char *err, size_t errcap)
+{
+    const struct sim_server_config *cfg = &srv->cfg;
+    if (!cfg->tls_cert || !cfg->tls_key)
+        return tls_fail(err, errcap, "--tls-cert and --tls-key go together; missing",
+                        cfg->tls_cert ? "--tls-key" : "--tls-cert");
+    srv->ssl_ctx = SSL_CTX_new(TLS_server_method());
+    if (!srv->ssl_ctx)
+        return MUSTER_ENOMEM;
+    SSL_CTX_set_min_proto_version(srv->ssl_ctx, TLS1_2_VERSION);
+    if (SSL_CTX_use_certificate_chain_file(srv->ssl_ctx, cfg->tls_cert) != 1)
+        return tls_fail(err, errcap, "--tls-cert", cfg->tls_cert);
+    if (SSL_CTX_use_PrivateKey_file(srv->ssl_ctx, cfg->tls_key, SSL_FILETYPE_PEM) != 1 ||
+        SSL_CTX_check_private_key(srv->ssl_ctx) != 1)
+        return tls_fail(err, errcap, "--tls-key", cfg->tls_key);
+    if (cfg->client_ca) {
+        if (SSL_CTX_load_verify_locations(srv->ssl_ctx, cfg->client_ca, NULL) != 1)
+            return tls_fail(err, errcap, "--client-ca", cfg->client_ca);
+        STACK_OF(X509_NAME) *names = SSL_load_client_CA_file(cfg->client_ca);
+        if (names)
+            SSL_CTX_set_client_CA_list(srv->ssl_ctx, names);
+        SSL_CTX_set_verify(srv->ssl_ctx, SSL_VERIFY_PEER | SSL_VERIFY_FAIL_IF_NO_PEER_CERT, NULL);
+    }
+    /* HTTP/2 for clients that offer it (client-go does), HTTP/1.1 otherwise. */
+    h2o_ssl_register_alpn_protocols(srv->ssl_ctx, h2o_http2_alpn_protocols);
+    srv->accept_ctx.ssl_ctx = srv->ssl_ctx;
+    return 0;
+}
+
 int sim_server_new(uv_loop_t *loop, const struct sim_server_config *cfg, struct sim_store *store,
                    struct sim_server **out, char *err, size_t errcap)
 {
@@ -1296,6 +1352,9 @@ int sim_server_new(uv_loop_t *loop, const struct sim_server_config *cfg, struct 
     srv->ctx_live = 1;
     srv->accept_ctx.ctx = &srv->ctx;
     srv->accept_ctx.hosts = srv->globalconf.hosts;
+    int rc = 0;
+    if (cfg->tls_cert || cfg->tls_key)
+        rc = setup_tls(srv, err, errcap);
 
     uv_tcp_init(loop, &srv->listener);
     srv->listener.data = srv;
@@ -1303,7 +1362,12 @@ int sim_server_new(uv_loop_t *loop, const struct sim_server_config *cfg, struct 
     uv_timer_init(loop, &srv->tick);
     srv->tick.data = srv;
     srv->tick_open = 1;
-    int rc = uv_tcp_bind(&srv->listener, (struct sockaddr *)&addr, 0);
+    if (rc < 0) {
+        sim_server_shutdown(srv, NULL, NULL);
+        *out = srv;
+        return rc;
+    }
+    rc = uv_tcp_bind(&srv->listener, (struct sockaddr *)&addr, 0);
     if (rc == 0)
         rc = uv_listen((uv_stream_t *)&srv->listener, 511, on_accept);
     if (rc != 0) {
@@ -1360,5 +1424,6 @@ void sim_server_free(struct sim_server *srv)
 {
     if (!srv)
         return;
+    SSL_CTX_free(srv->ssl_ctx);
     muster_free(srv);
 }

@@ -21,6 +21,8 @@ struct sim_server_config {
     unsigned fault_latency_ms;         /* added to every API response */
     long fault_drop_watch_after;       /* > 0: end each watch after this many events */
     const char *token;                 /* non-NULL: required bearer token */
+    const char *tls_cert, *tls_key;    /* PEM files: serve HTTPS (HTTP/2 by ALPN, or 1.1) */
+    const char *client_ca;             /* PEM CA bundle: require client certificates it signed */
     unsigned seed;                     /* fault-injection randomness */
 };
 
