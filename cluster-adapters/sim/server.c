@@ -1175,6 +1175,9 @@ static int on_req(h2o_handler_t *self, h2o_req_t *req)
             d->req = req;
             d->guard = h2o_mem_alloc_shared(&req->pool, sizeof(*d->guard), delayed_guard_dispose);
             *d->guard = d;
+            /* The loop's cached time may predate this request by a whole poll; without an
+             * update the delay could fall short of what was asked. */
+            uv_update_time(srv->loop);
             uv_timer_init(srv->loop, &d->timer);
             d->timer.data = d;
             d->next = srv->delayed;
