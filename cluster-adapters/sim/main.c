@@ -39,7 +39,8 @@ static void usage(FILE *f)
             "  --fault-error-rate R          answer a share R of API requests 500 or 429\n"
             "  --fault-latency-ms MS         delay every request\n"
             "  --fault-drop-watch-after N    end each watch after N events\n"
-            "  --seed N                      fault-injection seed\n");
+            "  --seed N                      fault-injection seed\n"
+            "  --event-log FILE              append every change as a JSON line\n");
 }
 
 static int parse_long(const char *flag, const char *s, long min, long max, long *out)
@@ -111,6 +112,25 @@ static int seed_namespaces(struct sim_store *store)
     return 0;
 }
 
+static int set_cluster_ready(void *data, const char *cluster, int ready)
+{
+    struct app *app = data;
+    return sim_karmada_set_ready(app->karmada, cluster, ready);
+}
+
+/* --event-log: one JSON line per committed change, for runs checked after the fact. */
+static void log_event(void *data, const struct sim_event *ev)
+{
+    static const char *const names[] = {"ADDED", "MODIFIED", "DELETED"};
+    const char *ns = sim_meta_str(ev->obj, "namespace");
+    fprintf((FILE *)data,
+            "{\"type\":\"%s\",\"resourceVersion\":\"%lld\",\"group\":\"%s\",\"resource\":"
+            "\"%s\",\"namespace\":\"%s\",\"name\":\"%s\"}\n",
+            names[ev->type], (long long)ev->rv, ev->res->group, ev->res->plural, ns ? ns : "",
+            sim_meta_str(ev->obj, "name"));
+    fflush((FILE *)data);
+}
+
 static void walk_report(uv_handle_t *h, void *arg)
 {
     fprintf(stderr, "muster-sim: handle still open at exit: %s\n", uv_handle_type_name(h->type));
@@ -120,7 +140,7 @@ static void walk_report(uv_handle_t *h, void *arg)
 int main(int argc, char **argv)
 {
     struct sim_server_config cfg = {0};
-    const char *listen = NULL, *scenario = NULL, *token_file = NULL;
+    const char *listen = NULL, *scenario = NULL, *token_file = NULL, *event_log = NULL;
     long history = 10000;
     char token[512];
     for (int i = 1; i < argc; i++) {
@@ -141,6 +161,8 @@ int main(int argc, char **argv)
             listen = v;
         } else if (strcmp(a, "--scenario") == 0) {
             scenario = v;
+        } else if (strcmp(a, "--event-log") == 0) {
+            event_log = v;
         } else if (strcmp(a, "--token-file") == 0) {
             token_file = v;
         } else if (strcmp(a, "--tls-cert") == 0) {
@@ -223,6 +245,19 @@ int main(int argc, char **argv)
     if (rc == 0)
         rc = seed_namespaces(app.store);
     char err[512] = "";
+    FILE *log = NULL;
+    struct sim_store_watch *log_watch = NULL;
+    if (rc == 0 && event_log) {
+        /* Opened before the scenario loads so its objects are logged too. */
+        log = fopen(event_log, "a");
+        if (!log) {
+            snprintf(err, sizeof(err), "--event-log %s: %s", event_log, strerror(errno));
+            rc = MUSTER_EIO;
+        } else {
+            rc = sim_store_watch(app.store, sim_store_rv(app.store), log_event, log, &log_watch,
+                                 NULL);
+        }
+    }
     json_object *scn = NULL;
     if (rc == 0 && scenario)
         rc = sim_scenario_load(scenario, &scn, err, sizeof(err));
@@ -233,9 +268,13 @@ int main(int argc, char **argv)
         fprintf(stderr, "muster-sim: %s\n", err[0] ? err : muster_strerror(rc));
         sim_karmada_free(app.karmada);
         sim_store_free(app.store);
+        if (log)
+            fclose(log);
         uv_loop_close(&app.loop);
         return 1;
     }
+    cfg.set_cluster_ready = set_cluster_ready;
+    cfg.hook_data = &app;
     rc = sim_server_new(&app.loop, &cfg, app.store, &app.server, err, sizeof(err));
     int status = 0;
     if (rc < 0) {
@@ -261,6 +300,9 @@ int main(int argc, char **argv)
     }
     sim_server_free(app.server);
     sim_karmada_free(app.karmada);
+    sim_store_unwatch(app.store, log_watch);
     sim_store_free(app.store);
+    if (log)
+        fclose(log);
     return status;
 }

@@ -1002,6 +1002,38 @@ static void serve_events_log(struct sim_server *srv, h2o_req_t *req)
     json_object_put(log);
 }
 
+/* Fault injection: a member cluster goes NotReady (or comes back). */
+static void serve_cluster_ready(struct sim_server *srv, h2o_req_t *req, h2o_iovec_t name)
+{
+    if (!method_is(req, "PUT")) {
+        method_not_allowed(req);
+        return;
+    }
+    char cluster[64];
+    if (name.len == 0 || name.len >= sizeof(cluster)) {
+        respond_not_found(req);
+        return;
+    }
+    memcpy(cluster, name.base, name.len);
+    cluster[name.len] = '\0';
+    json_object *body = parse_body(req);
+    if (!body)
+        return;
+    json_object *v = NULL;
+    if (!json_object_object_get_ex(body, "ready", &v) || !json_object_is_type(v, json_type_boolean)) {
+        respond_status(req, sim_status_new(400, "BadRequest", "expected {\"ready\": true|false}",
+                                           NULL, NULL));
+    } else if (srv->cfg.set_cluster_ready(srv->cfg.hook_data, cluster,
+                                          json_object_get_boolean(v)) < 0) {
+        respond_status(req, sim_status_newf(404, "NotFound", NULL, cluster,
+                                            "clusters.cluster.karmada.io \"%s\" not found",
+                                            cluster));
+    } else {
+        respond_json(req, 200, body);
+    }
+    json_object_put(body);
+}
+
 static int authorized(struct sim_server *srv, h2o_req_t *req)
 {
     if (!srv->cfg.token)
@@ -1048,6 +1080,11 @@ static void dispatch_request(struct sim_server *srv, h2o_req_t *req)
     if (n == 3 && seg_is(segs[0], "debug") && seg_is(segs[1], "sim") &&
         seg_is(segs[2], "events")) {
         serve_events_log(srv, req);
+        return;
+    }
+    if (n == 5 && seg_is(segs[0], "debug") && seg_is(segs[1], "sim") &&
+        seg_is(segs[2], "clusters") && seg_is(segs[4], "ready") && srv->cfg.set_cluster_ready) {
+        serve_cluster_ready(srv, req, segs[3]);
         return;
     }
     json_object *doc = NULL;

@@ -24,6 +24,10 @@ struct sim_server_config {
     const char *tls_cert, *tls_key;    /* PEM files: serve HTTPS (HTTP/2 by ALPN, or 1.1) */
     const char *client_ca;             /* PEM CA bundle: require client certificates it signed */
     unsigned seed;                     /* fault-injection randomness */
+    /* PUT /debug/sim/clusters/NAME/ready {"ready": bool} calls this (NULL: 404). Returns 0 or
+     * MUSTER_ENOENT for an unknown cluster. */
+    int (*set_cluster_ready)(void *data, const char *cluster, int ready);
+    void *hook_data;
 };
 
 /* Starts listening on loop. The store is borrowed and must outlive the server. Returns 0, or a
