@@ -9,7 +9,6 @@
 /* Changes whenever the served documents change, so kubectl's disk cache is invalidated. */
 #define SIM_OPENAPI_HASH "muster-sim-1"
 
-
 static json_object *str_array(const char *const *v, size_t max)
 {
     json_object *a = json_object_new_array();
@@ -125,7 +124,6 @@ json_object *sim_discovery_group_list(void)
     json_object_object_add(list, "groups", groups);
     return list;
 }
-
 
 static void add_param(json_object *params, const char *name)
 {

@@ -118,12 +118,11 @@ json_object *sim_karmada_pod_requests(json_object *pod_spec)
 {
     json_object *sum = json_object_new_object();
     json_object *containers = get_path(pod_spec, "containers", NULL, NULL);
-    size_t n = json_object_is_type(containers, json_type_array)
-                   ? json_object_array_length(containers)
-                   : 0;
+    size_t n =
+        json_object_is_type(containers, json_type_array) ? json_object_array_length(containers) : 0;
     if (n == 1) {
-        json_object *reqs = get_path(json_object_array_get_idx(containers, 0), "resources",
-                                     "requests", NULL);
+        json_object *reqs =
+            get_path(json_object_array_get_idx(containers, 0), "resources", "requests", NULL);
         if (json_object_is_type(reqs, json_type_object)) {
             json_object_put(sum);
             sum = NULL;
@@ -131,16 +130,15 @@ json_object *sim_karmada_pod_requests(json_object *pod_spec)
         }
     } else {
         for (size_t i = 0; i < n; i++) {
-            json_object *reqs = get_path(json_object_array_get_idx(containers, i), "resources",
-                                         "requests", NULL);
+            json_object *reqs =
+                get_path(json_object_array_get_idx(containers, i), "resources", "requests", NULL);
             if (json_object_is_type(reqs, json_type_object))
                 add_requests(sum, reqs, 0);
         }
     }
     json_object *inits = get_path(pod_spec, "initContainers", NULL, NULL);
-    for (size_t i = 0; json_object_is_type(inits, json_type_array) &&
-                       i < json_object_array_length(inits);
-         i++) {
+    for (size_t i = 0;
+         json_object_is_type(inits, json_type_array) && i < json_object_array_length(inits); i++) {
         json_object *reqs =
             get_path(json_object_array_get_idx(inits, i), "resources", "requests", NULL);
         if (json_object_is_type(reqs, json_type_object))
@@ -153,9 +151,8 @@ json_object *sim_karmada_vcjob_components(json_object *job)
 {
     json_object *out = json_object_new_array();
     json_object *tasks = get_path(job, "spec", "tasks", NULL);
-    for (size_t i = 0; json_object_is_type(tasks, json_type_array) &&
-                       i < json_object_array_length(tasks);
-         i++) {
+    for (size_t i = 0;
+         json_object_is_type(tasks, json_type_array) && i < json_object_array_length(tasks); i++) {
         json_object *t = json_object_array_get_idx(tasks, i);
         json_object *c = json_object_new_object();
         const char *name = get_str(t, "name", NULL, NULL);
@@ -163,7 +160,8 @@ json_object *sim_karmada_vcjob_components(json_object *job)
         snprintf(fallback, sizeof(fallback), "task-%zu", i);
         json_object_object_add(c, "name", json_object_new_string(name ? name : fallback));
         json_object *min = get_path(t, "minAvailable", NULL, NULL);
-        json_object_object_add(c, "replicas", json_object_new_int(min ? json_object_get_int(min) : 1));
+        json_object_object_add(c, "replicas",
+                               json_object_new_int(min ? json_object_get_int(min) : 1));
         json_object *rr = json_object_new_object();
         json_object_object_add(rr, "resourceRequest",
                                sim_karmada_pod_requests(get_path(t, "template", "spec", NULL)));
@@ -240,8 +238,7 @@ static struct cluster *find_cluster(struct sim_karmada *k, const char *name)
 
 /* Places `replicas` pods of per-pod requests `req` first-fit on c's nodes; returns how many
  * did not fit (Pending pods, which Karmada counts as "allocating"). */
-static int64_t place(struct sim_karmada *k, struct cluster *c, const int64_t *req,
-                     int64_t replicas)
+static int64_t place(struct sim_karmada *k, struct cluster *c, const int64_t *req, int64_t replicas)
 {
     int64_t pending = 0;
     for (int64_t r = 0; r < replicas; r++) {
@@ -280,8 +277,8 @@ static void account_work(void *data, json_object *work)
     if (susp && json_object_get_boolean(susp))
         return; /* nothing reached the member */
     json_object *manifests = get_path(work, "spec", "workload", "manifests");
-    for (size_t m = 0; json_object_is_type(manifests, json_type_array) &&
-                       m < json_object_array_length(manifests);
+    for (size_t m = 0;
+         json_object_is_type(manifests, json_type_array) && m < json_object_array_length(manifests);
          m++) {
         struct pod_set sets[16];
         size_t n = workload_pods(json_object_array_get_idx(manifests, m), sets, 16);
@@ -446,8 +443,8 @@ static json_object *default_models(void)
             json_object *rg = json_object_new_object();
             json_object_object_add(rg, "name", json_object_new_string(r == 0 ? "cpu" : "memory"));
             json_object_object_add(rg, "min", json_object_new_string(v[g]));
-            json_object_object_add(rg, "max",
-                                   json_object_new_string(g < 8 ? v[g + 1] : "9223372036854775807"));
+            json_object_object_add(
+                rg, "max", json_object_new_string(g < 8 ? v[g + 1] : "9223372036854775807"));
             json_object_array_add(ranges, rg);
         }
         json_object_object_add(m, "ranges", ranges);
@@ -475,19 +472,23 @@ static int load_models(struct sim_karmada *k, struct cluster *c, char *err, size
     c->ngrades = ng;
     c->nranges = nr;
     for (size_t g = 0; g < ng; g++) {
-        json_object *ranges = get_path(json_object_array_get_idx(c->models, g), "ranges", NULL,
-                                       NULL);
+        json_object *ranges =
+            get_path(json_object_array_get_idx(c->models, g), "ranges", NULL, NULL);
         if (!json_object_is_type(ranges, json_type_array) || json_object_array_length(ranges) != nr)
-            return fail(err, cap, "clusters[%s].resourceModels[%zu]%s: every grade needs the same "
-                        "ranges", c->name, g, "");
+            return fail(err, cap,
+                        "clusters[%s].resourceModels[%zu]%s: every grade needs the same "
+                        "ranges",
+                        c->name, g, "");
         for (size_t r = 0; r < nr; r++) {
             json_object *rg = json_object_array_get_idx(ranges, r);
             const char *name = get_str(rg, "name", NULL, NULL);
             const char *min = get_str(rg, "min", NULL, NULL);
             int64_t v = 0;
             if (!name || !min || sim_qty_parse(min, &v) < 0)
-                return fail(err, cap, "clusters[%s].resourceModels[%zu].ranges: %s needs a name "
-                            "and a quantity min", c->name, g, name ? name : "a range");
+                return fail(err, cap,
+                            "clusters[%s].resourceModels[%zu].ranges: %s needs a name "
+                            "and a quantity min",
+                            c->name, g, name ? name : "a range");
             c->ranges[g * nr + r].res = res_index(k, name, 0);
             c->ranges[g * nr + r].min = v;
         }
@@ -495,8 +496,8 @@ static int load_models(struct sim_karmada *k, struct cluster *c, char *err, size
     return 0;
 }
 
-static int load_cluster(struct sim_karmada *k, json_object *spec, size_t idx, time_t now,
-                        char *err, size_t cap)
+static int load_cluster(struct sim_karmada *k, json_object *spec, size_t idx, time_t now, char *err,
+                        size_t cap)
 {
     struct cluster *c = &k->clusters[idx];
     const char *name = get_str(spec, "name", NULL, NULL);
@@ -509,8 +510,8 @@ static int load_cluster(struct sim_karmada *k, json_object *spec, size_t idx, ti
     c->ready_since = now;
     json_object *groups = get_path(spec, "nodes", NULL, NULL);
     size_t total = 0;
-    for (size_t g = 0; json_object_is_type(groups, json_type_array) &&
-                       g < json_object_array_length(groups);
+    for (size_t g = 0;
+         json_object_is_type(groups, json_type_array) && g < json_object_array_length(groups);
          g++) {
         json_object *cnt = get_path(json_object_array_get_idx(groups, g), "count", NULL, NULL);
         int64_t n = cnt ? json_object_get_int64(cnt) : 1;
@@ -523,16 +524,18 @@ static int load_cluster(struct sim_karmada *k, json_object *spec, size_t idx, ti
     if (!c->nodes)
         return MUSTER_ENOMEM;
     size_t at = 0;
-    for (size_t g = 0; json_object_is_type(groups, json_type_array) &&
-                       g < json_object_array_length(groups);
+    for (size_t g = 0;
+         json_object_is_type(groups, json_type_array) && g < json_object_array_length(groups);
          g++) {
         json_object *grp = json_object_array_get_idx(groups, g);
         json_object *cnt = get_path(grp, "count", NULL, NULL);
         int64_t n = cnt ? json_object_get_int64(cnt) : 1;
         json_object *alloc = get_path(grp, "allocatable", NULL, NULL);
         if (!json_object_is_type(alloc, json_type_object))
-            return fail(err, cap, "scenario: clusters[%s].nodes[%zu].allocatable%s: a map of "
-                        "resource quantities is required", name, g, "");
+            return fail(err, cap,
+                        "scenario: clusters[%s].nodes[%zu].allocatable%s: a map of "
+                        "resource quantities is required",
+                        name, g, "");
         struct node proto;
         memset(&proto, 0, sizeof(proto));
         json_object_object_foreach(alloc, rname, v)
@@ -540,11 +543,15 @@ static int load_cluster(struct sim_karmada *k, json_object *spec, size_t idx, ti
             int64_t q = 0;
             int i = res_index(k, rname, 1);
             if (i < 0)
-                return fail(err, cap, "scenario: clusters[%s].nodes[%zu]: more than 32 resource "
-                            "names (%s)", name, g, rname);
+                return fail(err, cap,
+                            "scenario: clusters[%s].nodes[%zu]: more than 32 resource "
+                            "names (%s)",
+                            name, g, rname);
             if (sim_qty_parse(json_object_get_string(v), &q) < 0)
-                return fail(err, cap, "scenario: clusters[%s].nodes[%zu].allocatable.%s: not a "
-                            "quantity", name, g, rname);
+                return fail(err, cap,
+                            "scenario: clusters[%s].nodes[%zu].allocatable.%s: not a "
+                            "quantity",
+                            name, g, rname);
             proto.alloc[i] = q;
         }
         for (int64_t j = 0; j < n; j++)
@@ -561,11 +568,12 @@ static int load_cluster(struct sim_karmada *k, json_object *spec, size_t idx, ti
 
 static int create_object(struct sim_karmada *k, json_object *obj, char *err, size_t cap)
 {
-    const struct sim_resource *r =
-        sim_resource_by_kind(get_str(obj, "apiVersion", NULL, NULL), get_str(obj, "kind", NULL, NULL));
+    const struct sim_resource *r = sim_resource_by_kind(get_str(obj, "apiVersion", NULL, NULL),
+                                                        get_str(obj, "kind", NULL, NULL));
     if (!r) {
         snprintf(err, cap, "scenario: objects: %s %s is not a served kind",
-                 get_str(obj, "apiVersion", NULL, NULL) ? get_str(obj, "apiVersion", NULL, NULL) : "?",
+                 get_str(obj, "apiVersion", NULL, NULL) ? get_str(obj, "apiVersion", NULL, NULL)
+                                                        : "?",
                  get_str(obj, "kind", NULL, NULL) ? get_str(obj, "kind", NULL, NULL) : "?");
         return MUSTER_EINVAL;
     }
@@ -588,8 +596,8 @@ static void ensure_namespace(struct sim_karmada *k, const char *name)
     json_object *m = json_object_new_object();
     json_object_object_add(m, "name", json_object_new_string(name));
     json_object_object_add(o, "metadata", m);
-    sim_store_create(k->store, R("", "v1", "namespaces"), NULL, o, clock_now(k),
-                     SIM_WRITE_INTERNAL, NULL, NULL);
+    sim_store_create(k->store, R("", "v1", "namespaces"), NULL, o, clock_now(k), SIM_WRITE_INTERNAL,
+                     NULL, NULL);
     json_object_put(o);
 }
 
@@ -668,9 +676,8 @@ static int selector_matches(json_object *sel, json_object *obj)
 static int policy_matches(json_object *policy, json_object *obj)
 {
     json_object *sels = get_path(policy, "spec", "resourceSelectors", NULL);
-    for (size_t i = 0; json_object_is_type(sels, json_type_array) &&
-                       i < json_object_array_length(sels);
-         i++)
+    for (size_t i = 0;
+         json_object_is_type(sels, json_type_array) && i < json_object_array_length(sels); i++)
         if (selector_matches(json_object_array_get_idx(sels, i), obj))
             return 1;
     return 0;
@@ -811,7 +818,8 @@ static void detect(struct sim_karmada *k, json_object *obj)
     char uid[40];
     sim_uuid(uid, sizeof(uid));
     json_object_object_add(labels, PERMANENT_ID_LABEL, json_object_new_string(uid));
-    const char *ppid = get_str(policy, "metadata", "labels", "propagationpolicy.karmada.io/permanent-id");
+    const char *ppid =
+        get_str(policy, "metadata", "labels", "propagationpolicy.karmada.io/permanent-id");
     if (ppid)
         json_object_object_add(labels, "propagationpolicy.karmada.io/permanent-id",
                                json_object_new_string(ppid));
@@ -856,8 +864,8 @@ static void forget_workload(struct sim_karmada *k, json_object *obj)
     json_object *rb = NULL;
     if (sim_store_get(k->store, rbr, ns, name, &rb, NULL) < 0)
         return;
-    json_object *owner = json_object_array_get_idx(get_path(rb, "metadata", "ownerReferences",
-                                                            NULL), 0);
+    json_object *owner =
+        json_object_array_get_idx(get_path(rb, "metadata", "ownerReferences", NULL), 0);
     const char *ouid = get_str(owner, "uid", NULL, NULL);
     if (ouid && strcmp(ouid, sim_meta_str(obj, "uid")) == 0)
         sim_store_delete(k->store, rbr, ns, name, NULL, NULL, NULL, NULL);
@@ -917,9 +925,8 @@ static void work_name(json_object *rb, char *buf, size_t cap)
 
 static int cluster_listed(json_object *names, const char *cluster)
 {
-    for (size_t i = 0; json_object_is_type(names, json_type_array) &&
-                       i < json_object_array_length(names);
-         i++) {
+    for (size_t i = 0;
+         json_object_is_type(names, json_type_array) && i < json_object_array_length(names); i++) {
         json_object *e = json_object_array_get_idx(names, i);
         const char *n = json_object_is_type(e, json_type_string) ? json_object_get_string(e)
                                                                  : get_str(e, "name", NULL, NULL);
@@ -950,8 +957,8 @@ static void apply_overrides(struct sim_karmada *k, const char *ns, const char *c
         if (!selected)
             continue;
         json_object *rules = get_path(op, "spec", "overrideRules", NULL);
-        for (size_t r = 0; json_object_is_type(rules, json_type_array) &&
-                           r < json_object_array_length(rules);
+        for (size_t r = 0;
+             json_object_is_type(rules, json_type_array) && r < json_object_array_length(rules);
              r++) {
             json_object *rule = json_object_array_get_idx(rules, r);
             json_object *target = get_path(rule, "targetCluster", "clusterNames", NULL);
@@ -1001,8 +1008,9 @@ static json_object *render_manifest(struct sim_karmada *k, json_object *rb, json
     json_object_deep_copy(tmpl, &copy, NULL);
     json_object_put(tmpl);
     json_object *meta = get_path(copy, "metadata", NULL, NULL);
-    static const char *const strip[] = {"uid", "resourceVersion", "creationTimestamp", "generation",
-                                        "managedFields", "ownerReferences", "selfLink"};
+    static const char *const strip[] = {"uid",        "resourceVersion", "creationTimestamp",
+                                        "generation", "managedFields",   "ownerReferences",
+                                        "selfLink"};
     for (size_t i = 0; i < sizeof(strip) / sizeof(strip[0]); i++)
         json_object_object_del(meta, strip[i]);
     json_object_object_del(copy, "status");
@@ -1124,8 +1132,8 @@ static void sync_binding(struct sim_karmada *k, json_object *rb)
 {
     json_object *clusters = get_path(rb, "spec", "clusters", NULL);
     const char *pid = get_str(rb, "metadata", "labels", PERMANENT_ID_LABEL);
-    for (size_t i = 0; json_object_is_type(clusters, json_type_array) &&
-                       i < json_object_array_length(clusters);
+    for (size_t i = 0;
+         json_object_is_type(clusters, json_type_array) && i < json_object_array_length(clusters);
          i++)
         ensure_work(k, rb, json_object_array_get_idx(clusters, i));
     if (!pid)
@@ -1182,8 +1190,8 @@ int sim_karmada_new(struct sim_store *store, json_object *scenario, time_t (*now
     k->store = store;
     k->now = now;
     json_object *clusters = get_path(scenario, "clusters", NULL, NULL);
-    size_t n = json_object_is_type(clusters, json_type_array) ? json_object_array_length(clusters)
-                                                               : 0;
+    size_t n =
+        json_object_is_type(clusters, json_type_array) ? json_object_array_length(clusters) : 0;
     int rc = 0;
     if (n) {
         k->clusters = muster_calloc(n, sizeof(*k->clusters));

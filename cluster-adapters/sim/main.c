@@ -26,21 +26,20 @@ struct app {
 
 static void usage(FILE *f)
 {
-    fprintf(f,
-            "usage: muster-sim --listen HOST:PORT [options]\n"
-            "  --listen HOST:PORT            address to serve on (PORT 0: any free port)\n"
-            "  --scenario FILE               clusters and nodes to simulate (YAML)\n"
-            "  --history N                   watch events kept for replay (default 10000)\n"
-            "  --bookmark-interval SECONDS   BOOKMARK period for watches that allow them (60)\n"
-            "  --max-body BYTES              request body cap (3145728)\n"
-            "  --token-file FILE             require this bearer token\n"
-            "  --tls-cert FILE --tls-key FILE  serve HTTPS (HTTP/2 or HTTP/1.1)\n"
-            "  --client-ca FILE              require client certificates signed by this CA\n"
-            "  --fault-error-rate R          answer a share R of API requests 500 or 429\n"
-            "  --fault-latency-ms MS         delay every request\n"
-            "  --fault-drop-watch-after N    end each watch after N events\n"
-            "  --seed N                      fault-injection seed\n"
-            "  --event-log FILE              append every change as a JSON line\n");
+    fprintf(f, "usage: muster-sim --listen HOST:PORT [options]\n"
+               "  --listen HOST:PORT            address to serve on (PORT 0: any free port)\n"
+               "  --scenario FILE               clusters and nodes to simulate (YAML)\n"
+               "  --history N                   watch events kept for replay (default 10000)\n"
+               "  --bookmark-interval SECONDS   BOOKMARK period for watches that allow them (60)\n"
+               "  --max-body BYTES              request body cap (3145728)\n"
+               "  --token-file FILE             require this bearer token\n"
+               "  --tls-cert FILE --tls-key FILE  serve HTTPS (HTTP/2 or HTTP/1.1)\n"
+               "  --client-ca FILE              require client certificates signed by this CA\n"
+               "  --fault-error-rate R          answer a share R of API requests 500 or 429\n"
+               "  --fault-latency-ms MS         delay every request\n"
+               "  --fault-drop-watch-after N    end each watch after N events\n"
+               "  --seed N                      fault-injection seed\n"
+               "  --event-log FILE              append every change as a JSON line\n");
 }
 
 static int parse_long(const char *flag, const char *s, long min, long max, long *out)
@@ -49,8 +48,7 @@ static int parse_long(const char *flag, const char *s, long min, long max, long 
     errno = 0;
     long v = strtol(s, &end, 10);
     if (errno || end == s || *end || v < min || v > max) {
-        fprintf(stderr, "muster-sim: %s: %s is not an integer in [%ld, %ld]\n", flag, s, min,
-                max);
+        fprintf(stderr, "muster-sim: %s: %s is not an integer in [%ld, %ld]\n", flag, s, min, max);
         return MUSTER_EINVAL;
     }
     *out = v;
@@ -96,8 +94,7 @@ static void on_signal(uv_signal_t *h, int signum)
 /* Creates the namespaces every cluster has, so clients can create objects at once. */
 static int seed_namespaces(struct sim_store *store)
 {
-    static const char *const names[] = {"default", "kube-system", "kube-public",
-                                        "karmada-system"};
+    static const char *const names[] = {"default", "kube-system", "kube-public", "karmada-system"};
     const struct sim_resource *ns = sim_resource_find("", 0, "v1", 2, "namespaces", 10);
     for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
         json_object *o = json_object_new_object();
@@ -186,8 +183,7 @@ int main(int argc, char **argv)
             char *end = NULL;
             errno = 0;
             cfg.fault_error_rate = strtod(v, &end);
-            if (errno || end == v || *end || cfg.fault_error_rate < 0 ||
-                cfg.fault_error_rate > 1) {
+            if (errno || end == v || *end || cfg.fault_error_rate < 0 || cfg.fault_error_rate > 1) {
                 fprintf(stderr, "muster-sim: --fault-error-rate: %s is not in [0, 1]\n", v);
                 return 2;
             }

@@ -27,8 +27,8 @@ int sim_merge_patch(json_object *target, json_object *patch, json_object **out)
         *out = copy_of(patch);
         return patch && !*out ? MUSTER_ENOMEM : 0;
     }
-    json_object *result = json_object_is_type(target, json_type_object) ? copy_of(target)
-                                                                        : json_object_new_object();
+    json_object *result =
+        json_object_is_type(target, json_type_object) ? copy_of(target) : json_object_new_object();
     if (!result)
         return MUSTER_ENOMEM;
     json_object_object_foreach(patch, k, v)
@@ -303,11 +303,11 @@ static int apply_op(json_object **docp, json_object *op, char *err, size_t errca
     return MUSTER_EINVAL;
 }
 
-int sim_json_patch(json_object *doc, json_object *ops, json_object **out, char *err,
-                   size_t errcap)
+int sim_json_patch(json_object *doc, json_object *ops, json_object **out, char *err, size_t errcap)
 {
     if (!json_object_is_type(ops, json_type_array)) {
-        snprintf(err, errcap, "json: cannot unmarshal object into Go value of type jsonpatch.Patch");
+        snprintf(err, errcap,
+                 "json: cannot unmarshal object into Go value of type jsonpatch.Patch");
         return MUSTER_EINVAL;
     }
     json_object *result = copy_of(doc);

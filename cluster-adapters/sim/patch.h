@@ -14,7 +14,6 @@ int sim_merge_patch(json_object *target, json_object *patch, json_object **out);
  * RFC 6901 pointers ("~0", "~1", "-" for an array's end). The whole patch applies or nothing
  * does. Returns 0; MUSTER_EINVAL with a message in err for a malformed patch, a missing path
  * or a failed test; MUSTER_ENOMEM. */
-int sim_json_patch(json_object *doc, json_object *ops, json_object **out, char *err,
-                   size_t errcap);
+int sim_json_patch(json_object *doc, json_object *ops, json_object **out, char *err, size_t errcap);
 
 #endif

@@ -9,6 +9,7 @@
 
 /* Order matters only for discovery output, which lists groups in this order (kube-apiserver
  * lists the core group first, then built-in groups, then aggregated and CRD groups). */
+/* clang-format off: one resource per entry reads better than one field per line. */
 static const struct sim_resource resources[] = {
     {"", "v1", "namespaces", "namespace", "Namespace", "NamespaceList", 0, 1, 0, {"ns"}, {NULL}},
     {"", "v1", "events", "event", "Event", "EventList", 1, 0, 0, {"ev"}, {NULL}},
@@ -41,6 +42,7 @@ static const struct sim_resource resources[] = {
     {"scheduling.volcano.sh", "v1beta1", "queues", "queue", "Queue", "QueueList", 0, 1, 1,
      {"q", "queue-v1beta1"}, {NULL}},
 };
+/* clang-format on */
 
 #define N_RESOURCES (sizeof(resources) / sizeof(resources[0]))
 

@@ -68,8 +68,8 @@ static int node(struct ctx *c, yaml_event_t *ev, int depth, json_object **out)
         return 0;
     }
     case YAML_ALIAS_EVENT:
-        snprintf(c->err, c->errcap, "%s:%zu: YAML aliases are not supported in scenarios",
-                 c->name, ev->start_mark.line + 1);
+        snprintf(c->err, c->errcap, "%s:%zu: YAML aliases are not supported in scenarios", c->name,
+                 ev->start_mark.line + 1);
         return MUSTER_EINVAL;
     case YAML_SEQUENCE_START_EVENT: {
         json_object *arr = json_object_new_array();
@@ -143,8 +143,8 @@ static int node(struct ctx *c, yaml_event_t *ev, int depth, json_object **out)
     }
 }
 
-int sim_yaml_parse_all(const char *name, const char *yaml, size_t len, json_object **out,
-                       char *err, size_t errcap)
+int sim_yaml_parse_all(const char *name, const char *yaml, size_t len, json_object **out, char *err,
+                       size_t errcap)
 {
     struct ctx c = {.name = name, .err = err, .errcap = errcap};
     if (!yaml_parser_initialize(&c.parser))
@@ -178,15 +178,15 @@ int sim_yaml_parse_all(const char *name, const char *yaml, size_t len, json_obje
     return 0;
 }
 
-int sim_scenario_parse(const char *name, const char *yaml, size_t len, json_object **out,
-                       char *err, size_t errcap)
+int sim_scenario_parse(const char *name, const char *yaml, size_t len, json_object **out, char *err,
+                       size_t errcap)
 {
     json_object *docs = NULL;
     int rc = sim_yaml_parse_all(name, yaml, len, &docs, err, errcap);
     if (rc < 0)
         return rc;
-    json_object *doc = json_object_array_length(docs) == 1 ? json_object_array_get_idx(docs, 0)
-                                                           : NULL;
+    json_object *doc =
+        json_object_array_length(docs) == 1 ? json_object_array_get_idx(docs, 0) : NULL;
     if (!json_object_is_type(doc, json_type_object)) {
         snprintf(err, errcap, "%s: a scenario is one YAML mapping", name);
         json_object_put(docs);

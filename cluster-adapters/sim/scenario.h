@@ -13,11 +13,11 @@
 int sim_scenario_load(const char *path, json_object **out, char *err, size_t errcap);
 
 /* Same, from a string (name is used in messages). */
-int sim_scenario_parse(const char *name, const char *yaml, size_t len, json_object **out,
-                       char *err, size_t errcap);
+int sim_scenario_parse(const char *name, const char *yaml, size_t len, json_object **out, char *err,
+                       size_t errcap);
 
 /* Every document of a YAML stream ("---" separated) as a JSON array in *out. Same contract. */
-int sim_yaml_parse_all(const char *name, const char *yaml, size_t len, json_object **out,
-                       char *err, size_t errcap);
+int sim_yaml_parse_all(const char *name, const char *yaml, size_t len, json_object **out, char *err,
+                       size_t errcap);
 
 #endif

@@ -296,8 +296,8 @@ int sim_selector_parse_fields(const char *s, struct sim_selector **out, char *er
         }
         r->op = kind;
         r->key = muster_strndup(p, (size_t)(op - p));
-        int rc = r->key ? req_add_value(r, op + oplen, len - (size_t)(op - p) - oplen)
-                        : MUSTER_ENOMEM;
+        int rc =
+            r->key ? req_add_value(r, op + oplen, len - (size_t)(op - p) - oplen) : MUSTER_ENOMEM;
         if (rc < 0) {
             sim_selector_free(sel);
             return rc;

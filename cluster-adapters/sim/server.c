@@ -104,8 +104,8 @@ static const char *reason_phrase(int code)
 
 static const char *to_json(json_object *obj, size_t *len)
 {
-    const char *s =
-        json_object_to_json_string_ext(obj, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
+    const char *s = json_object_to_json_string_ext(obj, JSON_C_TO_STRING_PLAIN |
+                                                            JSON_C_TO_STRING_NOSLASHESCAPE);
     *len = strlen(s);
     return s;
 }
@@ -144,8 +144,10 @@ static void respond_status(h2o_req_t *req, json_object *st)
 
 static void respond_not_found(h2o_req_t *req)
 {
-    json_object *st = sim_status_new(404, "NotFound", "the server could not find the requested "
-                                     "resource", NULL, NULL);
+    json_object *st = sim_status_new(404, "NotFound",
+                                     "the server could not find the requested "
+                                     "resource",
+                                     NULL, NULL);
     if (st)
         json_object_object_add(st, "details", json_object_new_object());
     respond_status(req, st);
@@ -274,7 +276,8 @@ static void serve_version(h2o_req_t *req)
     json_object_object_add(v, "major", json_object_new_string("1"));
     json_object_object_add(v, "minor", json_object_new_string("32"));
     json_object_object_add(v, "gitVersion", json_object_new_string("v1.32.0-muster-sim"));
-    json_object_object_add(v, "gitCommit", json_object_new_string("0000000000000000000000000000000000000000"));
+    json_object_object_add(v, "gitCommit",
+                           json_object_new_string("0000000000000000000000000000000000000000"));
     json_object_object_add(v, "gitTreeState", json_object_new_string("clean"));
     json_object_object_add(v, "buildDate", json_object_new_string("2026-01-01T00:00:00Z"));
     json_object_object_add(v, "goVersion", json_object_new_string("go1.23.0"));
@@ -459,10 +462,11 @@ static void watch_bookmark(struct watch *w)
 {
     char av[128], line[512];
     sim_resource_api_version(w->res, av, sizeof(av));
-    int n = snprintf(line, sizeof(line),
-                     "{\"kind\":\"%s\",\"apiVersion\":\"%s\",\"metadata\":{\"resourceVersion\":\"%" PRId64
-                     "\",\"creationTimestamp\":null}}",
-                     w->res->kind, av, sim_store_rv(w->srv->store));
+    int n = snprintf(
+        line, sizeof(line),
+        "{\"kind\":\"%s\",\"apiVersion\":\"%s\",\"metadata\":{\"resourceVersion\":\"%" PRId64
+        "\",\"creationTimestamp\":null}}",
+        w->res->kind, av, sim_store_rv(w->srv->store));
     watch_queue(w, "BOOKMARK", line, (size_t)n);
 }
 
@@ -575,8 +579,8 @@ static json_object *parse_body(h2o_req_t *req)
         return NULL;
     }
     if (req->entity.base == NULL || req->entity.len == 0) {
-        respond_status(req, sim_status_new(400, "BadRequest", "the request body is empty",
-                                           NULL, NULL));
+        respond_status(req,
+                       sim_status_new(400, "BadRequest", "the request body is empty", NULL, NULL));
         return NULL;
     }
     json_tokener *tok = json_tokener_new();
@@ -651,8 +655,8 @@ static void serve_list(struct sim_server *srv, h2o_req_t *req, const struct rout
     int64_t limit = 0;
     if (query_param(req, "limit", buf, sizeof(buf)) == 1 && buf[0] &&
         (parse_int64(buf, &limit) < 0 || limit < 0)) {
-        respond_status(req, sim_status_newf(400, "BadRequest", NULL, NULL,
-                                            "invalid limit \"%.40s\"", buf));
+        respond_status(
+            req, sim_status_newf(400, "BadRequest", NULL, NULL, "invalid limit \"%.40s\"", buf));
         goto out;
     }
     opts.limit = (long)limit;
@@ -671,10 +675,10 @@ static void serve_list(struct sim_server *srv, h2o_req_t *req, const struct rout
         /* Only an exact read at an old revision is impossible; NotOlderThan is served from
          * the present, as the watch cache does. */
         if (strcmp(match, "Exact") == 0 && rv != sim_store_rv(srv->store)) {
-            respond_status(req, sim_status_newf(410, "Expired", NULL, NULL,
-                                                "too old resource version: %" PRId64 " (%" PRId64
-                                                ")",
-                                                rv, sim_store_floor_rv(srv->store)));
+            respond_status(req,
+                           sim_status_newf(410, "Expired", NULL, NULL,
+                                           "too old resource version: %" PRId64 " (%" PRId64 ")",
+                                           rv, sim_store_floor_rv(srv->store)));
             goto out;
         }
     }
@@ -974,8 +978,7 @@ static int fault_injected(struct sim_server *srv, h2o_req_t *req)
         json_object *d = json_object_new_object();
         json_object_object_add(d, "retryAfterSeconds", json_object_new_int(1));
         json_object_object_add(st, "details", d);
-        h2o_add_header(&req->pool, &req->res.headers, H2O_TOKEN_RETRY_AFTER, NULL,
-                       H2O_STRLIT("1"));
+        h2o_add_header(&req->pool, &req->res.headers, H2O_TOKEN_RETRY_AFTER, NULL, H2O_STRLIT("1"));
         respond_status(req, st);
     } else {
         respond_status(req, sim_status_new(500, "InternalError",
@@ -989,8 +992,8 @@ static void serve_events_log(struct sim_server *srv, h2o_req_t *req)
     char buf[64];
     int64_t since = 0;
     if (query_param(req, "since", buf, sizeof(buf)) == 1 && parse_int64(buf, &since) < 0) {
-        respond_status(req, sim_status_new(400, "BadRequest", "since must be an integer", NULL,
-                                           NULL));
+        respond_status(req,
+                       sim_status_new(400, "BadRequest", "since must be an integer", NULL, NULL));
         return;
     }
     json_object *log = NULL;
@@ -1020,14 +1023,15 @@ static void serve_cluster_ready(struct sim_server *srv, h2o_req_t *req, h2o_iove
     if (!body)
         return;
     json_object *v = NULL;
-    if (!json_object_object_get_ex(body, "ready", &v) || !json_object_is_type(v, json_type_boolean)) {
-        respond_status(req, sim_status_new(400, "BadRequest", "expected {\"ready\": true|false}",
-                                           NULL, NULL));
-    } else if (srv->cfg.set_cluster_ready(srv->cfg.hook_data, cluster,
-                                          json_object_get_boolean(v)) < 0) {
-        respond_status(req, sim_status_newf(404, "NotFound", NULL, cluster,
-                                            "clusters.cluster.karmada.io \"%s\" not found",
-                                            cluster));
+    if (!json_object_object_get_ex(body, "ready", &v) ||
+        !json_object_is_type(v, json_type_boolean)) {
+        respond_status(
+            req, sim_status_new(400, "BadRequest", "expected {\"ready\": true|false}", NULL, NULL));
+    } else if (srv->cfg.set_cluster_ready(srv->cfg.hook_data, cluster, json_object_get_boolean(v)) <
+               0) {
+        respond_status(req,
+                       sim_status_newf(404, "NotFound", NULL, cluster,
+                                       "clusters.cluster.karmada.io \"%s\" not found", cluster));
     } else {
         respond_json(req, 200, body);
     }
@@ -1064,8 +1068,8 @@ static void dispatch_request(struct sim_server *srv, h2o_req_t *req)
         }
         segs[n++] = h2o_iovec_init(s, (size_t)(p - s));
     }
-    if (n == 1 && (seg_is(segs[0], "healthz") || seg_is(segs[0], "livez") ||
-                   seg_is(segs[0], "readyz"))) {
+    if (n == 1 &&
+        (seg_is(segs[0], "healthz") || seg_is(segs[0], "livez") || seg_is(segs[0], "readyz"))) {
         respond_text(req, 200, "ok");
         return;
     }
@@ -1077,8 +1081,7 @@ static void dispatch_request(struct sim_server *srv, h2o_req_t *req)
         serve_version(req);
         return;
     }
-    if (n == 3 && seg_is(segs[0], "debug") && seg_is(segs[1], "sim") &&
-        seg_is(segs[2], "events")) {
+    if (n == 3 && seg_is(segs[0], "debug") && seg_is(segs[1], "sim") && seg_is(segs[2], "events")) {
         serve_events_log(srv, req);
         return;
     }
@@ -1201,8 +1204,8 @@ static int on_req(h2o_handler_t *self, h2o_req_t *req)
 {
     struct sim_server *srv = ((struct handler *)self)->srv;
     if (srv->shutting_down) {
-        respond_status(req, sim_status_new(503, "ServiceUnavailable",
-                                           "the server is shutting down", NULL, NULL));
+        respond_status(req, sim_status_new(503, "ServiceUnavailable", "the server is shutting down",
+                                           NULL, NULL));
         return 0;
     }
     if (srv->cfg.fault_latency_ms) {

@@ -11,19 +11,19 @@ struct sim_server;
 
 /* Every field has a usable zero value except host. */
 struct sim_server_config {
-    const char *host;                  /* IPv4 or IPv6 literal to listen on */
-    int port;                          /* 0: any free port (see sim_server_port) */
-    size_t max_body;                   /* request body cap in bytes; 0: 3 MiB like kube-apiserver */
-    size_t max_watch_buffer;           /* bytes queued for one slow watcher before it is cut; 0: 16 MiB */
-    unsigned bookmark_interval_ms;     /* 0: 60 s */
-    unsigned watch_timeout_s;          /* default watch length without timeoutSeconds; 0: 1800 s */
-    double fault_error_rate;           /* 0..1: share of API requests answered 500 or 429 */
-    unsigned fault_latency_ms;         /* added to every API response */
-    long fault_drop_watch_after;       /* > 0: end each watch after this many events */
-    const char *token;                 /* non-NULL: required bearer token */
-    const char *tls_cert, *tls_key;    /* PEM files: serve HTTPS (HTTP/2 by ALPN, or 1.1) */
-    const char *client_ca;             /* PEM CA bundle: require client certificates it signed */
-    unsigned seed;                     /* fault-injection randomness */
+    const char *host;        /* IPv4 or IPv6 literal to listen on */
+    int port;                /* 0: any free port (see sim_server_port) */
+    size_t max_body;         /* request body cap in bytes; 0: 3 MiB like kube-apiserver */
+    size_t max_watch_buffer; /* bytes queued for one slow watcher before it is cut; 0: 16 MiB */
+    unsigned bookmark_interval_ms;  /* 0: 60 s */
+    unsigned watch_timeout_s;       /* default watch length without timeoutSeconds; 0: 1800 s */
+    double fault_error_rate;        /* 0..1: share of API requests answered 500 or 429 */
+    unsigned fault_latency_ms;      /* added to every API response */
+    long fault_drop_watch_after;    /* > 0: end each watch after this many events */
+    const char *token;              /* non-NULL: required bearer token */
+    const char *tls_cert, *tls_key; /* PEM files: serve HTTPS (HTTP/2 by ALPN, or 1.1) */
+    const char *client_ca;          /* PEM CA bundle: require client certificates it signed */
+    unsigned seed;                  /* fault-injection randomness */
     /* PUT /debug/sim/clusters/NAME/ready {"ready": bool} calls this (NULL: 404). Returns 0 or
      * MUSTER_ENOENT for an unknown cluster. */
     int (*set_cluster_ready)(void *data, const char *cluster, int ready);

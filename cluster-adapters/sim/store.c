@@ -74,8 +74,7 @@ void sim_uuid(char *buf, size_t cap)
     }
     b[6] = (unsigned char)((b[6] & 0x0f) | 0x40);
     b[8] = (unsigned char)((b[8] & 0x3f) | 0x80);
-    snprintf(buf, cap,
-             "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0],
+    snprintf(buf, cap, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0],
              b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13],
              b[14], b[15]);
 }
@@ -337,11 +336,13 @@ static int validate_object(const struct sim_resource *r, const char *name, json_
     static const char *const objs[] = {"spec", "status"};
     for (size_t i = 0; i < 2; i++) {
         json_object *v = NULL;
-        if (json_object_object_get_ex(obj, objs[i], &v) && !json_object_is_type(v, json_type_null) &&
-            !json_object_is_type(v, json_type_object)) {
+        if (json_object_object_get_ex(obj, objs[i], &v) &&
+            !json_object_is_type(v, json_type_null) && !json_object_is_type(v, json_type_object)) {
             char detail[256];
-            snprintf(detail, sizeof(detail), "Invalid value: \"%s\": %s in body must be of type "
-                     "object: \"%s\"", json_type_to_name(json_object_get_type(v)), objs[i],
+            snprintf(detail, sizeof(detail),
+                     "Invalid value: \"%s\": %s in body must be of type "
+                     "object: \"%s\"",
+                     json_type_to_name(json_object_get_type(v)), objs[i],
                      json_type_to_name(json_object_get_type(v)));
             return invalid(r, name, objs[i], "FieldValueTypeInvalid", detail, status);
         }
@@ -371,8 +372,10 @@ static int check_type(const struct sim_resource *r, json_object *obj, json_objec
     if (json_object_object_get_ex(obj, "kind", &v)) {
         if (strcmp(json_object_get_string(v), r->kind) != 0) {
             char msg[512];
-            snprintf(msg, sizeof(msg), "the kind in the data (%s) does not match the expected "
-                     "kind (%s)", json_object_get_string(v), r->kind);
+            snprintf(msg, sizeof(msg),
+                     "the kind in the data (%s) does not match the expected "
+                     "kind (%s)",
+                     json_object_get_string(v), r->kind);
             return bad_request(msg, status);
         }
     } else {
@@ -384,8 +387,7 @@ static int check_type(const struct sim_resource *r, json_object *obj, json_objec
 static int64_t meta_generation(json_object *obj)
 {
     json_object *g = NULL;
-    return json_object_object_get_ex(meta_of(obj), "generation", &g) ? json_object_get_int64(g)
-                                                                         : 0;
+    return json_object_object_get_ex(meta_of(obj), "generation", &g) ? json_object_get_int64(g) : 0;
 }
 
 static void set_rv(json_object *obj, int64_t rv)
@@ -651,8 +653,7 @@ int sim_store_create(struct sim_store *s, const struct sim_resource *r, const ch
     }
     if (!is_dns_subdomain(name)) {
         char detail[1024];
-        snprintf(detail, sizeof(detail), "Invalid value: \"%.300s\": %s", name,
-                 DNS_SUBDOMAIN_MSG);
+        snprintf(detail, sizeof(detail), "Invalid value: \"%.300s\": %s", name, DNS_SUBDOMAIN_MSG);
         return invalid(r, name, "metadata.name", "FieldValueInvalid", detail, status);
     }
     const char *body_ns = sim_meta_str(obj, "namespace");
@@ -667,10 +668,10 @@ int sim_store_create(struct sim_store *s, const struct sim_resource *r, const ch
     if (table_find(t, key)) {
         char q[256];
         qualified_resource(r, q, sizeof(q));
-        return fail(status,
-                    sim_status_newf(409, "AlreadyExists", r, name, "%s \"%s\" already exists", q,
-                                    name),
-                    MUSTER_EEXIST);
+        return fail(
+            status,
+            sim_status_newf(409, "AlreadyExists", r, name, "%s \"%s\" already exists", q, name),
+            MUSTER_EEXIST);
     }
 
     json_object *o = NULL;
@@ -851,13 +852,17 @@ int sim_store_delete(struct sim_store *s, const struct sim_resource *r, const ch
     const char *orv = sim_meta_str(e->obj, "resourceVersion");
     char why[256];
     if (precond_uid && precond_uid[0] && strcmp(precond_uid, uid) != 0) {
-        snprintf(why, sizeof(why), "Precondition failed: UID in precondition: %.60s, UID in "
-                 "object meta: %.60s", precond_uid, uid);
+        snprintf(why, sizeof(why),
+                 "Precondition failed: UID in precondition: %.60s, UID in "
+                 "object meta: %.60s",
+                 precond_uid, uid);
         return conflict(r, name, why, status);
     }
     if (precond_rv && precond_rv[0] && strcmp(precond_rv, orv) != 0) {
-        snprintf(why, sizeof(why), "Precondition failed: ResourceVersion in precondition: %.30s, "
-                 "ResourceVersion in object meta: %.30s", precond_rv, orv);
+        snprintf(why, sizeof(why),
+                 "Precondition failed: ResourceVersion in precondition: %.30s, "
+                 "ResourceVersion in object meta: %.30s",
+                 precond_rv, orv);
         return conflict(r, name, why, status);
     }
     json_object *gone = NULL;
@@ -1044,8 +1049,8 @@ int sim_store_list(struct sim_store *s, const struct sim_resource *r, const char
         if (plen && strncmp(t->v[i].key, prefix, plen) != 0)
             break;
         json_object *o = t->v[i].obj;
-        if (opts && (!sim_selector_matches(opts->labels, o) ||
-                     !sim_selector_matches(opts->fields, o)))
+        if (opts &&
+            (!sim_selector_matches(opts->labels, o) || !sim_selector_matches(opts->fields, o)))
             continue;
         if (limit > 0 && taken == limit) {
             more = 1;

@@ -19,8 +19,8 @@ struct sim_event {
     enum sim_event_type type;
     int64_t rv;
     const struct sim_resource *res;
-    json_object *obj; /* the object after the change; for DELETED the last state, carrying the
-                         deletion's resourceVersion. Read-only. */
+    json_object *obj;  /* the object after the change; for DELETED the last state, carrying the
+                          deletion's resourceVersion. Read-only. */
     json_object *prev; /* MODIFIED: the object before the change (selector-filtered watches turn
                           it into ADDED/DELETED); NULL otherwise. Read-only. */
 };

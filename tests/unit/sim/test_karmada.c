@@ -20,6 +20,16 @@ static const struct sim_resource *R(const char *group, const char *version, cons
                              strlen(plural));
 }
 
+/* Cuts s at the first sep and returns what follows (NULL at the end): strtok without state. */
+static char *next_seg(char *s, char sep)
+{
+    char *p = strchr(s, sep);
+    if (!p)
+        return NULL;
+    *p = '\0';
+    return p + 1;
+}
+
 /* The JSON text at a path of segments separated by '|' (so keys may contain dots), "" when
  * absent. Strings come back unquoted. */
 static const char *at(json_object *o, const char *path)
@@ -28,8 +38,9 @@ static const char *at(json_object *o, const char *path)
     char buf[512];
     snprintf(buf, sizeof(buf), "%s", path);
     json_object *cur = o;
-    char *save = NULL;
-    for (char *seg = strtok_r(buf, "|", &save); seg && cur; seg = strtok_r(NULL, "|", &save)) {
+    char *rest = NULL;
+    for (char *seg = buf; seg && cur; seg = rest) {
+        rest = next_seg(seg, '|');
         json_object *next = NULL;
         if (json_object_is_type(cur, json_type_array))
             next = json_object_array_get_idx(cur, (size_t)strtol(seg, NULL, 10));
@@ -65,8 +76,8 @@ static void test_vcjob_vectors(void)
     for (size_t i = 0; i < json_object_array_length(docs); i++) {
         json_object *d = json_object_array_get_idx(docs, i);
         json_object *obj = json_object_object_get(d, "observedObj");
-        json_object *want = json_object_object_get(json_object_object_get(d, "output"),
-                                                   "components");
+        json_object *want =
+            json_object_object_get(json_object_object_get(d, "output"), "components");
         json_object *got = sim_karmada_vcjob_components(obj);
         if (!json_object_equal(got, want))
             fprintf(stderr, "%s: got %s\n", at(d, "name"), json_object_to_json_string(got));
@@ -175,11 +186,13 @@ static void test_clusters_detector_binding(void)
 
     const struct sim_resource *cl = R("cluster.karmada.io", "v1alpha1", "clusters");
     json_object *c1 = get(s, cl, NULL, "c1");
-    CU_ASSERT_STRING_EQUAL(at(c1, "status|resourceSummary|allocatable"),
-                           "{\"cpu\":\"16\",\"memory\":\"64Gi\",\"pods\":\"20\",\"nvidia.com/gpu\":\"4\"}");
+    CU_ASSERT_STRING_EQUAL(
+        at(c1, "status|resourceSummary|allocatable"),
+        "{\"cpu\":\"16\",\"memory\":\"64Gi\",\"pods\":\"20\",\"nvidia.com/gpu\":\"4\"}");
     CU_ASSERT_STRING_EQUAL(at(c1, "status|conditions|0|status"), "True");
     CU_ASSERT_STRING_EQUAL(at(c1, "status|conditions|0|reason"), "ClusterReady");
-    CU_ASSERT_STRING_EQUAL(at(c1, "status|conditions|0|lastTransitionTime"), "2026-09-21T14:13:20Z");
+    CU_ASSERT_STRING_EQUAL(at(c1, "status|conditions|0|lastTransitionTime"),
+                           "2026-09-21T14:13:20Z");
     CU_ASSERT_STRING_EQUAL(at(c1, "status|nodeSummary"), "{\"totalNum\":2,\"readyNum\":2}");
     /* 8 cpu / 32Gi per node: cpu grade 4 ([8,16)), memory grade 3 ([32Gi,64Gi)) -> 3. */
     CU_ASSERT_STRING_EQUAL(at(c1, "status|resourceSummary|allocatableModelings|3"),
@@ -217,12 +230,14 @@ static void test_clusters_detector_binding(void)
                            "{\"cpu\":\"4\",\"nvidia.com/gpu\":\"1\"}");
     CU_ASSERT_STRING_EQUAL(at(rb, "spec|schedulerName"), "muster");
     CU_ASSERT_STRING_EQUAL(at(rb, "spec|suspension"), "{\"scheduling\":true}");
-    CU_ASSERT_STRING_EQUAL(at(rb, "spec|placement|clusterAffinity|clusterNames"), "[\"c1\",\"c2\"]");
+    CU_ASSERT_STRING_EQUAL(at(rb, "spec|placement|clusterAffinity|clusterNames"),
+                           "[\"c1\",\"c2\"]");
     CU_ASSERT_STRING_EQUAL(at(rb, "metadata|ownerReferences|0|kind"), "Deployment");
     CU_ASSERT_STRING_EQUAL(at(rb, "metadata|ownerReferences|0|controller"), "true");
     CU_ASSERT_STRING_EQUAL(at(rb, "metadata|ownerReferences|0|uid"), at(created, "metadata|uid"));
     char pid[64];
-    snprintf(pid, sizeof(pid), "%s", at(rb, "metadata|labels|resourcebinding.karmada.io/permanent-id"));
+    snprintf(pid, sizeof(pid), "%s",
+             at(rb, "metadata|labels|resourcebinding.karmada.io/permanent-id"));
     CU_ASSERT_EQUAL(strlen(pid), 36);
     json_object_put(rb);
     json_object_put(created);
@@ -237,15 +252,16 @@ static void test_clusters_detector_binding(void)
     sim_store_list(s, R("work.karmada.io", "v1alpha1", "works"), "karmada-es-c1", NULL, &wl, NULL);
     json_object *work = json_object_array_get_idx(json_object_object_get(wl, "items"), 0);
     CU_ASSERT_STRING_EQUAL(at(work, "spec|suspendDispatching"), "true");
-    CU_ASSERT_STRING_EQUAL(at(work, "metadata|labels|resourcebinding.karmada.io/permanent-id"), pid);
+    CU_ASSERT_STRING_EQUAL(at(work, "metadata|labels|resourcebinding.karmada.io/permanent-id"),
+                           pid);
     CU_ASSERT_STRING_EQUAL(at(work, "metadata|annotations|resourcebinding.karmada.io/name"),
                            "web-deployment");
     CU_ASSERT_STRING_EQUAL(at(work, "spec|workload|manifests|0|spec|replicas"), "3");
     CU_ASSERT_STRING_EQUAL(at(work, "spec|workload|manifests|0|metadata|uid"), "");
     /* The OverridePolicy's plaintext overrider for c1. */
-    CU_ASSERT_STRING_EQUAL(
-        at(work, "spec|workload|manifests|0|spec|template|metadata|annotations|scheduling.k8s.io/group-name"),
-        "web-c1");
+    CU_ASSERT_STRING_EQUAL(at(work, "spec|workload|manifests|0|spec|template|metadata|annotations|"
+                                    "scheduling.k8s.io/group-name"),
+                           "web-c1");
     char work_name[128];
     snprintf(work_name, sizeof(work_name), "%s", at(work, "metadata|name"));
     json_object_put(wl);
@@ -267,8 +283,9 @@ static void test_clusters_detector_binding(void)
     /* Step 4: dispatching released -> the share runs, placed node by node. */
     patch_rb(s, "{\"spec\":{\"suspension\":{\"scheduling\":false,\"dispatching\":null}}}");
     c1 = get(s, cl, NULL, "c1");
-    CU_ASSERT_STRING_EQUAL(at(c1, "status|resourceSummary|allocated"),
-                           "{\"cpu\":\"12\",\"memory\":\"0\",\"pods\":\"3\",\"nvidia.com/gpu\":\"3\"}");
+    CU_ASSERT_STRING_EQUAL(
+        at(c1, "status|resourceSummary|allocated"),
+        "{\"cpu\":\"12\",\"memory\":\"0\",\"pods\":\"3\",\"nvidia.com/gpu\":\"3\"}");
     CU_ASSERT_STRING_EQUAL(at(c1, "status|resourceSummary|allocating|cpu"), "0");
     /* Node 0 is full (free cpu 0 -> grade 0), node 1 has 4 cpu and 32Gi free -> grade 3. */
     CU_ASSERT_STRING_EQUAL(at(c1, "status|resourceSummary|allocatableModelings|0|count"), "1");
@@ -279,8 +296,9 @@ static void test_clusters_detector_binding(void)
     patch_rb(s, "{\"spec\":{\"clusters\":[{\"name\":\"c1\",\"replicas\":5}]}}");
     c1 = get(s, cl, NULL, "c1");
     CU_ASSERT_STRING_EQUAL(at(c1, "status|resourceSummary|allocated|nvidia.com/gpu"), "4");
-    CU_ASSERT_STRING_EQUAL(at(c1, "status|resourceSummary|allocating"),
-                           "{\"cpu\":\"4\",\"memory\":\"0\",\"pods\":\"1\",\"nvidia.com/gpu\":\"1\"}");
+    CU_ASSERT_STRING_EQUAL(
+        at(c1, "status|resourceSummary|allocating"),
+        "{\"cpu\":\"4\",\"memory\":\"0\",\"pods\":\"1\",\"nvidia.com/gpu\":\"1\"}");
     json_object_put(c1);
 
     /* Moving to c2 deletes every Work with the permanent id in c1, muster's included. */
@@ -290,8 +308,8 @@ static void test_clusters_detector_binding(void)
     json_object *w2 = get(s, wr, "karmada-es-c2", work_name);
     CU_ASSERT_PTR_NOT_NULL(w2);
     /* No overrider targets c2. */
-    CU_ASSERT_STRING_EQUAL(
-        at(w2, "spec|workload|manifests|0|spec|template|metadata|annotations"), "");
+    CU_ASSERT_STRING_EQUAL(at(w2, "spec|workload|manifests|0|spec|template|metadata|annotations"),
+                           "");
     json_object_put(w2);
     c1 = get(s, cl, NULL, "c1");
     CU_ASSERT_STRING_EQUAL(at(c1, "status|resourceSummary|allocated|cpu"), "0");
@@ -300,7 +318,8 @@ static void test_clusters_detector_binding(void)
     /* A template change refreshes the RB but keeps what others wrote. */
     json_object *cur = get(s, dep, "team", "web"), *copy = NULL;
     json_object_deep_copy(cur, &copy, NULL);
-    json_object_object_add(json_object_object_get(copy, "spec"), "replicas", json_object_new_int(7));
+    json_object_object_add(json_object_object_get(copy, "spec"), "replicas",
+                           json_object_new_int(7));
     CU_ASSERT_EQUAL(sim_store_update(s, dep, "team", "web", copy, 0, NULL, NULL), 0);
     json_object_put(copy);
     json_object_put(cur);
@@ -341,9 +360,8 @@ static void test_bad_scenarios(void)
         CU_ASSERT_EQUAL_FATAL(sim_store_new(100, &s), 0);
         json_object *scn = NULL;
         char err[256] = "";
-        CU_ASSERT_EQUAL_FATAL(sim_scenario_parse("t.yaml", bad[i], strlen(bad[i]), &scn, err,
-                                                 sizeof(err)),
-                              0);
+        CU_ASSERT_EQUAL_FATAL(
+            sim_scenario_parse("t.yaml", bad[i], strlen(bad[i]), &scn, err, sizeof(err)), 0);
         struct sim_karmada *k = NULL;
         CU_ASSERT_EQUAL(sim_karmada_new(s, scn, fixed_now, &k, err, sizeof(err)), MUSTER_EINVAL);
         if (!strstr(err, why[i]))

@@ -41,7 +41,8 @@ static json_object *builtin_ref(const char *name)
     static json_object *quantity, *any, *condition;
     if (!quantity) {
         quantity = json_tokener_parse("{\"x-kubernetes-int-or-string\":true}");
-        any = json_tokener_parse("{\"type\":\"object\",\"x-kubernetes-preserve-unknown-fields\":true}");
+        any = json_tokener_parse(
+            "{\"type\":\"object\",\"x-kubernetes-preserve-unknown-fields\":true}");
         condition = json_tokener_parse(
             "{\"type\":\"object\",\"required\":[\"type\",\"status\",\"lastTransitionTime\","
             "\"reason\",\"message\"],\"properties\":{\"type\":{\"type\":\"string\"},\"status\":"
@@ -217,7 +218,8 @@ static const char scenario[] =
     "    labels: {zone: a}\n"
     "    region: r1\n"
     "    taints: [{key: gpu, effect: NoSchedule}]\n"
-    "    nodes: [{count: 2, allocatable: {cpu: \"8\", memory: 32Gi, pods: \"10\", nvidia.com/gpu: \"2\"}}]\n"
+    "    nodes: [{count: 2, allocatable: {cpu: \"8\", memory: 32Gi, pods: \"10\", nvidia.com/gpu: "
+    "\"2\"}}]\n"
     "  - {name: c2, ready: false, nodes: [{allocatable: {cpu: \"4\", memory: 8Gi}}]}\n"
     "objects:\n"
     "  - {apiVersion: v1, kind: Namespace, metadata: {name: team}}\n"
@@ -247,14 +249,17 @@ static const char scenario[] =
     "    spec:\n"
     "      minAvailable: 3\n"
     "      tasks:\n"
-    "        - {name: master, replicas: 1, template: {spec: {containers: [{name: m, resources: {requests: {cpu: \"1\"}}}]}}}\n"
-    "        - {name: worker, replicas: 2, minAvailable: 2, template: {spec: {containers: [{name: w, resources: {requests: {cpu: \"2\", nvidia.com/gpu: \"1\"}}}]}}}\n";
+    "        - {name: master, replicas: 1, template: {spec: {containers: [{name: m, resources: "
+    "{requests: {cpu: \"1\"}}}]}}}\n"
+    "        - {name: worker, replicas: 2, minAvailable: 2, template: {spec: {containers: [{name: "
+    "w, resources: {requests: {cpu: \"2\", nvidia.com/gpu: \"1\"}}}]}}}\n";
 
 static void test_generated_objects_validate(void)
 {
     json_object *rb_crd = load_yaml("karmada_work.karmada.io_resourcebindings.yaml");
     json_object *work_crd = load_yaml("karmada_work.karmada.io_works.yaml");
-    json_object *defs_doc = load_yaml("karmada_cluster.karmada.io_v1alpha1_openapi_definitions.json");
+    json_object *defs_doc =
+        load_yaml("karmada_cluster.karmada.io_v1alpha1_openapi_definitions.json");
     definitions = json_object_array_get_idx(defs_doc, 0);
     json_object *rb_schema = crd_schema(rb_crd, "v1alpha2");
     json_object *work_schema = crd_schema(work_crd, "v1alpha1");
@@ -271,7 +276,8 @@ static void test_generated_objects_validate(void)
     json_object_put(ns);
     json_object *scn = NULL;
     char err[256] = "";
-    CU_ASSERT_EQUAL_FATAL(sim_scenario_parse("t", scenario, strlen(scenario), &scn, err, sizeof(err)), 0);
+    CU_ASSERT_EQUAL_FATAL(
+        sim_scenario_parse("t", scenario, strlen(scenario), &scn, err, sizeof(err)), 0);
     struct sim_karmada *k = NULL;
     int rc = sim_karmada_new(s, scn, fixed_now, &k, err, sizeof(err));
     if (rc)
@@ -326,7 +332,8 @@ static void test_generated_objects_validate(void)
     int before = problems;
     json_object *bad = json_tokener_parse(
         "{\"apiVersion\":\"work.karmada.io/v1alpha2\",\"kind\":\"ResourceBinding\",\"metadata\":{},"
-        "\"spec\":{\"resource\":{\"kind\":\"Deployment\",\"name\":\"x\",\"apiVersion\":\"apps/v1\"},"
+        "\"spec\":{\"resource\":{\"kind\":\"Deployment\",\"name\":\"x\",\"apiVersion\":\"apps/"
+        "v1\"},"
         "\"replicas\":\"two\",\"bogus\":1,\"clusters\":[{\"replicas\":1}]}}");
     validate(rb_schema, bad, "");
     CU_ASSERT_EQUAL(problems - before, 3); /* replicas type, unknown field, clusters[0].name */

@@ -69,8 +69,8 @@ static void test_fields(void)
     struct sim_selector *s = NULL;
     char err[256];
     json_object *o = obj_with_labels("{}");
-    CU_ASSERT_EQUAL(sim_selector_parse_fields("metadata.name=web,metadata.namespace!=dev", &s,
-                                              err, sizeof(err)),
+    CU_ASSERT_EQUAL(sim_selector_parse_fields("metadata.name=web,metadata.namespace!=dev", &s, err,
+                                              sizeof(err)),
                     0);
     CU_ASSERT_EQUAL(sim_selector_count(s), 2);
     CU_ASSERT_STRING_EQUAL(sim_selector_key(s, 1), "metadata.namespace");

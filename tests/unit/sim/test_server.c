@@ -21,7 +21,7 @@ struct harness {
     struct sim_server *server;
     int port;
     void (*client)(struct harness *h);
-    int keepalive_fd; /* a connection the client leaves open across shutdown, or -1 */
+    int keepalive_fd;           /* a connection the client leaves open across shutdown, or -1 */
     const char *keepalive_tail; /* what the server still sends on it before closing */
 };
 
@@ -228,8 +228,8 @@ static void client_drop_watch(struct harness *h)
     CU_ASSERT_PTR_NULL(strstr(buf, "\"resourceVersion\":\"1002\""));
     /* timeoutSeconds ends a quiet watch. */
     double t0 = now_ms();
-    http(h->port, "GET", "/api/v1/namespaces?watch=1&resourceVersion=1004&timeoutSeconds=1",
-         NULL, buf, sizeof(buf));
+    http(h->port, "GET", "/api/v1/namespaces?watch=1&resourceVersion=1004&timeoutSeconds=1", NULL,
+         buf, sizeof(buf));
     double took = now_ms() - t0;
     CU_ASSERT(took >= 900 && took < 3000);
     CU_ASSERT_PTR_NOT_NULL(strstr(buf, "HTTP/1.1 200"));

@@ -27,14 +27,25 @@ static json_object *parse(const char *s)
     return o;
 }
 
+/* Cuts s at the first sep and returns what follows (NULL at the end): strtok without state. */
+static char *next_seg(char *s, char sep)
+{
+    char *p = strchr(s, sep);
+    if (!p)
+        return NULL;
+    *p = '\0';
+    return p + 1;
+}
+
 /* The string at a dotted path, or NULL. */
 static const char *at(json_object *o, const char *path)
 {
     char buf[256];
     snprintf(buf, sizeof(buf), "%s", path);
-    char *save = NULL;
     json_object *cur = o;
-    for (char *seg = strtok_r(buf, ".", &save); seg && cur; seg = strtok_r(NULL, ".", &save)) {
+    char *rest = NULL;
+    for (char *seg = buf; seg && cur; seg = rest) {
+        rest = next_seg(seg, '.');
         json_object *next = NULL;
         if (!json_object_object_get_ex(cur, seg, &next))
             return NULL;
@@ -70,7 +81,7 @@ static void test_create_sets_server_fields(void)
     CU_ASSERT_STRING_EQUAL(at(o, "metadata.creationTimestamp"), "2026-09-21T14:13:20Z");
     const char *uid = at(o, "metadata.uid");
     CU_ASSERT_EQUAL(strlen(uid), 36);
-    CU_ASSERT_EQUAL(uid[14], '4'); /* version 4 */
+    CU_ASSERT_EQUAL(uid[14], '4');       /* version 4 */
     CU_ASSERT_PTR_NULL(at(o, "status")); /* status is a subresource: dropped on create */
     CU_ASSERT_EQUAL(sim_store_rv(s), 1001);
     json_object_put(o);
@@ -152,8 +163,7 @@ static void test_update_generation_status_conflict(void)
     json_object_put(out);
 
     /* The same body again is now stale: Conflict. */
-    CU_ASSERT_EQUAL(sim_store_update(s, rb(), "default", "a", in, 0, NULL, &st),
-                    MUSTER_ECONFLICT);
+    CU_ASSERT_EQUAL(sim_store_update(s, rb(), "default", "a", in, 0, NULL, &st), MUSTER_ECONFLICT);
     CU_ASSERT_STRING_EQUAL(at(st, "reason"), "Conflict");
     CU_ASSERT_STRING_EQUAL(at(st, "message"),
                            "Operation cannot be fulfilled on resourcebindings.work.karmada.io "
@@ -166,8 +176,7 @@ static void test_update_generation_status_conflict(void)
      * generation stays. */
     in = parse("{\"metadata\":{\"name\":\"a\",\"labels\":{\"team\":\"z\"}},"
                "\"spec\":{\"replicas\":99},\"status\":{\"schedulerObservedGeneration\":2}}");
-    CU_ASSERT_EQUAL(sim_store_update(s, rb(), "default", "a", in, SIM_WRITE_STATUS, &out, NULL),
-                    0);
+    CU_ASSERT_EQUAL(sim_store_update(s, rb(), "default", "a", in, SIM_WRITE_STATUS, &out, NULL), 0);
     CU_ASSERT_STRING_EQUAL(at(out, "status.schedulerObservedGeneration"), "2");
     CU_ASSERT_STRING_EQUAL(at(out, "spec.replicas"), "3");
     CU_ASSERT_STRING_EQUAL(at(out, "metadata.labels.team"), "b");
@@ -176,8 +185,7 @@ static void test_update_generation_status_conflict(void)
     json_object_put(out);
 
     /* Writing the same status again commits nothing. */
-    CU_ASSERT_EQUAL(sim_store_update(s, rb(), "default", "a", in, SIM_WRITE_STATUS, &out, NULL),
-                    0);
+    CU_ASSERT_EQUAL(sim_store_update(s, rb(), "default", "a", in, SIM_WRITE_STATUS, &out, NULL), 0);
     CU_ASSERT_STRING_EQUAL(at(out, "metadata.resourceVersion"), "1004");
     CU_ASSERT_EQUAL(sim_store_rv(s), 1004);
     json_object_put(out);
@@ -192,8 +200,7 @@ static void test_update_generation_status_conflict(void)
 
     /* NotFound. */
     in = parse("{\"metadata\":{\"name\":\"nope\"}}");
-    CU_ASSERT_EQUAL(sim_store_update(s, rb(), "default", "nope", in, 0, NULL, &st),
-                    MUSTER_ENOENT);
+    CU_ASSERT_EQUAL(sim_store_update(s, rb(), "default", "nope", in, 0, NULL, &st), MUSTER_ENOENT);
     CU_ASSERT_STRING_EQUAL(at(st, "message"),
                            "resourcebindings.work.karmada.io \"nope\" not found");
     CU_ASSERT_STRING_EQUAL(at(st, "code"), "404");
@@ -323,7 +330,8 @@ static void record(void *data, const struct sim_event *ev)
     strncat(r->log, line, sizeof(r->log) - strlen(r->log) - 1);
     if (r->write_back && ev->type == SIM_EVENT_ADDED) {
         r->write_back = 0;
-        json_object *in = json_tokener_parse("{\"metadata\":{\"name\":\"a\"},\"spec\":{\"replicas\":5}}");
+        json_object *in =
+            json_tokener_parse("{\"metadata\":{\"name\":\"a\"},\"spec\":{\"replicas\":5}}");
         sim_store_update(r->s, ev->res, "default", "a", in, 0, NULL, NULL);
         json_object_put(in);
     }
