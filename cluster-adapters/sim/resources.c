@@ -9,7 +9,8 @@
 
 /* Order matters only for discovery output, which lists groups in this order (kube-apiserver
  * lists the core group first, then built-in groups, then aggregated and CRD groups). */
-/* clang-format off: one resource per entry reads better than one field per line. */
+/* One resource per entry reads better than one field per line. */
+/* clang-format off */
 static const struct sim_resource resources[] = {
     {"", "v1", "namespaces", "namespace", "Namespace", "NamespaceList", 0, 1, 0, {"ns"}, {NULL}},
     {"", "v1", "events", "event", "Event", "EventList", 1, 0, 0, {"ev"}, {NULL}},

@@ -1001,6 +1001,12 @@ static void serve_events_log(struct sim_server *srv, h2o_req_t *req)
         respond_status(req, NULL);
         return;
     }
+    /* Clients want their own watch streams counted, not the simulated controllers' store
+     * watchers. */
+    int64_t streams = 0;
+    for (struct watch *w = srv->watches; w; w = w->next)
+        streams += !w->ending && !w->stopped;
+    json_object_object_add(log, "watchers", json_object_new_int64(streams));
     respond_json(req, 200, log);
     json_object_put(log);
 }

@@ -129,12 +129,17 @@ k get rb --watch-only --output-watch-events \
 WATCH_PID=$!
 # Wait until the watch is registered (kubectl lists first, then watches): the server reports
 # its live watchers.
+# (A captured string, not a pipe: with pipefail, grep -q closing early fails the pipeline.)
+watching=
 for _ in $(seq 200); do
-    curl -sf "$BASE/debug/sim/events?since=999999999" | grep -q '"watchers":1' && break
+    dbg=$(curl -sf "$BASE/debug/sim/events?since=999999999")
+    if [[ "$dbg" == *'"watchers":1,'* ]]; then
+        watching=yes
+        break
+    fi
     sleep 0.05
 done
-curl -sf "$BASE/debug/sim/events?since=999999999" | grep -q '"watchers":1' ||
-    fail "kubectl get -w did not start watching"
+[ -n "$watching" ] || fail "kubectl get -w did not start watching"
 
 expect "$(k patch rb train-deployment --type merge -p '{"spec":{"suspension":{"scheduling":false}}}')" \
     "resourcebinding.work.karmada.io/train-deployment patched" "merge patch"
