@@ -1,9 +1,5 @@
 /* muster-sim: a simulated Karmada hub speaking the Kubernetes REST protocol (see docs/sim.md). */
-#include "cluster-adapters/sim/karmada.h"
-#include "cluster-adapters/sim/resources.h"
-#include "cluster-adapters/sim/scenario.h"
-#include "cluster-adapters/sim/server.h"
-#include "cluster-adapters/sim/store.h"
+#include "cluster-adapters/sim/hub.h"
 #include "queue/errors.h"
 #include "queue/mem.h"
 
@@ -18,9 +14,7 @@
 struct app {
     uv_loop_t loop;
     uv_signal_t sigint, sigterm;
-    struct sim_store *store;
-    struct sim_server *server;
-    struct sim_karmada *karmada;
+    struct sim_hub *hub;
     int stopping;
 };
 
@@ -88,44 +82,7 @@ static void on_signal(uv_signal_t *h, int signum)
         return;
     app->stopping = 1;
     fprintf(stderr, "muster-sim: %s, shutting down\n", signum == SIGINT ? "SIGINT" : "SIGTERM");
-    sim_server_shutdown(app->server, on_server_done, app);
-}
-
-/* Creates the namespaces every cluster has, so clients can create objects at once. */
-static int seed_namespaces(struct sim_store *store)
-{
-    static const char *const names[] = {"default", "kube-system", "kube-public", "karmada-system"};
-    const struct sim_resource *ns = sim_resource_find("", 0, "v1", 2, "namespaces", 10);
-    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-        json_object *o = json_object_new_object();
-        json_object *m = json_object_new_object();
-        json_object_object_add(m, "name", json_object_new_string(names[i]));
-        json_object_object_add(o, "metadata", m);
-        int rc = sim_store_create(store, ns, NULL, o, time(NULL), SIM_WRITE_INTERNAL, NULL, NULL);
-        json_object_put(o);
-        if (rc < 0)
-            return rc;
-    }
-    return 0;
-}
-
-static int set_cluster_ready(void *data, const char *cluster, int ready)
-{
-    struct app *app = data;
-    return sim_karmada_set_ready(app->karmada, cluster, ready);
-}
-
-/* --event-log: one JSON line per committed change, for runs checked after the fact. */
-static void log_event(void *data, const struct sim_event *ev)
-{
-    static const char *const names[] = {"ADDED", "MODIFIED", "DELETED"};
-    const char *ns = sim_meta_str(ev->obj, "namespace");
-    fprintf((FILE *)data,
-            "{\"type\":\"%s\",\"resourceVersion\":\"%lld\",\"group\":\"%s\",\"resource\":"
-            "\"%s\",\"namespace\":\"%s\",\"name\":\"%s\"}\n",
-            names[ev->type], (long long)ev->rv, ev->res->group, ev->res->plural, ns ? ns : "",
-            sim_meta_str(ev->obj, "name"));
-    fflush((FILE *)data);
+    sim_hub_shutdown(app->hub, on_server_done, app);
 }
 
 static void walk_report(uv_handle_t *h, void *arg)
@@ -237,41 +194,10 @@ int main(int argc, char **argv)
     struct app app;
     memset(&app, 0, sizeof(app));
     uv_loop_init(&app.loop);
-    int rc = sim_store_new((size_t)history, &app.store);
-    if (rc == 0)
-        rc = seed_namespaces(app.store);
+    struct sim_hub_config hcfg = {
+        .server = cfg, .history = (size_t)history, .scenario = scenario, .event_log = event_log};
     char err[512] = "";
-    FILE *log = NULL;
-    struct sim_store_watch *log_watch = NULL;
-    if (rc == 0 && event_log) {
-        /* Opened before the scenario loads so its objects are logged too. */
-        log = fopen(event_log, "a");
-        if (!log) {
-            snprintf(err, sizeof(err), "--event-log %s: %s", event_log, strerror(errno));
-            rc = MUSTER_EIO;
-        } else {
-            rc = sim_store_watch(app.store, sim_store_rv(app.store), log_event, log, &log_watch,
-                                 NULL);
-        }
-    }
-    json_object *scn = NULL;
-    if (rc == 0 && scenario)
-        rc = sim_scenario_load(scenario, &scn, err, sizeof(err));
-    if (rc == 0)
-        rc = sim_karmada_new(app.store, scn, NULL, &app.karmada, err, sizeof(err));
-    json_object_put(scn);
-    if (rc < 0) {
-        fprintf(stderr, "muster-sim: %s\n", err[0] ? err : muster_strerror(rc));
-        sim_karmada_free(app.karmada);
-        sim_store_free(app.store);
-        if (log)
-            fclose(log);
-        uv_loop_close(&app.loop);
-        return 1;
-    }
-    cfg.set_cluster_ready = set_cluster_ready;
-    cfg.hook_data = &app;
-    rc = sim_server_new(&app.loop, &cfg, app.store, &app.server, err, sizeof(err));
+    int rc = sim_hub_start(&app.loop, &hcfg, &app.hub, err, sizeof(err));
     int status = 0;
     if (rc < 0) {
         fprintf(stderr, "muster-sim: %s\n", err[0] ? err : muster_strerror(rc));
@@ -284,7 +210,7 @@ int main(int argc, char **argv)
         uv_signal_start(&app.sigterm, on_signal, SIGTERM);
         /* Tests read this line to learn the port when they asked for port 0. */
         printf("muster-sim: listening on %s://%s:%d\n", cfg.tls_cert ? "https" : "http", host,
-               sim_server_port(app.server));
+               sim_hub_port(app.hub));
         fflush(stdout);
     }
     uv_run(&app.loop, UV_RUN_DEFAULT);
@@ -294,11 +220,6 @@ int main(int argc, char **argv)
         fprintf(stderr, "muster-sim: the event loop did not close cleanly\n");
         status = 1;
     }
-    sim_server_free(app.server);
-    sim_karmada_free(app.karmada);
-    sim_store_unwatch(app.store, log_watch);
-    sim_store_free(app.store);
-    if (log)
-        fclose(log);
+    sim_hub_free(app.hub);
     return status;
 }
