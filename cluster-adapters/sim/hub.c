@@ -21,6 +21,8 @@ struct sim_hub {
     struct sim_server *server;
     FILE *log;
     struct sim_store_watch *log_watch;
+    uv_timer_t tick; /* advances scripted workload durations */
+    int tick_live;
 };
 
 /* The namespaces every cluster has, so clients can create objects at once. */
@@ -54,6 +56,12 @@ static void log_event(void *data, const struct sim_event *ev)
             sim_meta_str(ev->obj, "name"));
     /* Readers check the file while the hub runs. */
     fflush(f);
+}
+
+static void on_tick(uv_timer_t *t)
+{
+    struct sim_hub *hub = t->data;
+    sim_karmada_tick(hub->karmada);
 }
 
 static int set_cluster_ready(void *data, const char *cluster, int ready)
@@ -101,6 +109,12 @@ int sim_hub_start(uv_loop_t *loop, const struct sim_hub_config *cfg, struct sim_
         sim_hub_free(hub);
         return rc;
     }
+    if (rc == 0) {
+        uv_timer_init(loop, &hub->tick);
+        hub->tick.data = hub;
+        hub->tick_live = 1;
+        uv_timer_start(&hub->tick, on_tick, 1000, 1000);
+    }
     *out = hub;
     return rc;
 }
@@ -122,6 +136,12 @@ struct sim_karmada *sim_hub_karmada(struct sim_hub *hub)
 
 void sim_hub_shutdown(struct sim_hub *hub, void (*done)(void *data), void *data)
 {
+    if (hub->tick_live) {
+        /* Closes within this loop turn, well before the server's connections are gone. */
+        uv_timer_stop(&hub->tick);
+        uv_close((uv_handle_t *)&hub->tick, NULL);
+        hub->tick_live = 0;
+    }
     sim_server_shutdown(hub->server, done, data);
 }
 

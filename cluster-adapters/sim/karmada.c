@@ -42,6 +42,15 @@ struct cluster {
     struct grade_range *ranges; /* ngrades * nranges */
 };
 
+/* A workload share running (or waiting) on a member: one workload manifest of one Work. Kept
+ * across syncs so running shares keep their nodes and scripted durations can elapse. */
+struct share {
+    char key[128];    /* the Work's uid, '/', the manifest's index */
+    time_t started;   /* 0: not running yet */
+    int64_t duration; /* scripted run time in seconds; 0: until removed */
+    int finished;
+};
+
 struct sim_karmada {
     struct sim_store *store;
     struct sim_store_watch *watch;
@@ -50,6 +59,8 @@ struct sim_karmada {
     size_t nres;
     struct cluster *clusters;
     size_t nclusters;
+    struct share *shares;
+    size_t nshares, capshares;
 };
 
 static const struct sim_resource *R(const char *group, const char *version, const char *plural)
@@ -260,53 +271,481 @@ static int64_t place(struct sim_karmada *k, struct cluster *c, const int64_t *re
     return pending;
 }
 
-struct usage {
-    struct sim_karmada *k;
-    struct cluster *c;
-    char ns[96];
-    int64_t allocating[MAX_RES];
+/* ---- member clusters: shares, gangs, durations, reported status ---- */
+
+#define DURATION_ANNOTATION "sim.muster.io/duration"
+#define GROUP_ANNOTATION "scheduling.k8s.io/group-name"
+#define MAX_PODS 100000 /* per share: more than any scenario asks for */
+
+static void work_name(json_object *rb, char *buf, size_t cap);
+static void cluster_sync(struct sim_karmada *k, struct cluster *c);
+
+static struct share *share_get(struct sim_karmada *k, const char *key)
+{
+    for (size_t i = 0; i < k->nshares; i++)
+        if (strcmp(k->shares[i].key, key) == 0)
+            return &k->shares[i];
+    if (k->nshares == k->capshares) {
+        size_t cap = k->capshares ? k->capshares * 2 : 16;
+        struct share *v = muster_realloc(k->shares, cap * sizeof(*v));
+        if (!v)
+            return NULL;
+        k->shares = v;
+        k->capshares = cap;
+    }
+    struct share *sh = &k->shares[k->nshares++];
+    memset(sh, 0, sizeof(*sh));
+    snprintf(sh->key, sizeof(sh->key), "%s", key);
+    return sh;
+}
+
+/* "90", "90s", "5m", "2h" in seconds; 0 when absent or malformed (runs forever). */
+static int64_t parse_duration(const char *s)
+{
+    if (!s || !*s)
+        return 0;
+    char *end = NULL;
+    long long v = strtoll(s, &end, 10);
+    if (v <= 0)
+        return 0;
+    if (!*end || strcmp(end, "s") == 0)
+        return v;
+    if (strcmp(end, "m") == 0)
+        return v * 60;
+    if (strcmp(end, "h") == 0)
+        return v * 3600;
+    return 0;
+}
+
+static json_object *pod_template_meta(json_object *obj)
+{
+    const char *kind = get_str(obj, "kind", NULL, NULL);
+    if (kind && strcmp(kind, "Pod") == 0)
+        return get_path(obj, "metadata", NULL, NULL);
+    return get_path(obj, "spec", "template", "metadata");
+}
+
+struct unit {
+    json_object *work; /* borrowed from the Work list */
+    size_t manifest;
+    json_object *obj;
+    struct share *share;
+    int64_t desired, running, gang;
+    int waiting_for_group; /* names a PodGroup that does not exist in the cluster */
+    int64_t duration;
+    size_t order; /* list position, to keep sorting stable */
 };
 
-static void account_work(void *data, json_object *work)
+static int unit_cmp(const void *pa, const void *pb)
 {
-    struct usage *u = data;
-    const char *ns = sim_meta_str(work, "namespace");
-    if (!ns || strcmp(ns, u->ns) != 0)
-        return;
-    json_object *susp = get_path(work, "spec", "suspendDispatching", NULL);
-    if (susp && json_object_get_boolean(susp))
-        return; /* nothing reached the member */
-    json_object *manifests = get_path(work, "spec", "workload", "manifests");
-    for (size_t m = 0;
-         json_object_is_type(manifests, json_type_array) && m < json_object_array_length(manifests);
-         m++) {
-        struct pod_set sets[16];
-        size_t n = workload_pods(json_object_array_get_idx(manifests, m), sets, 16);
-        for (size_t s = 0; s < n; s++) {
-            int64_t req[MAX_RES] = {0};
-            int unknown = 0;
-            json_object *reqs = sim_karmada_pod_requests(sets[s].spec);
-            json_object_object_foreach(reqs, name, v)
-            {
-                int64_t q = 0;
-                if (sim_qty_parse(json_object_get_string(v), &q) < 0)
-                    continue;
-                int i = res_index(u->k, name, 0);
-                if (i < 0)
-                    unknown = q > 0;
-                else
-                    req[i] += q;
+    const struct unit *a = pa, *b = pb;
+    /* Running shares keep their nodes: they are placed first, oldest first. */
+    int ra = a->share && a->share->started, rb = b->share && b->share->started;
+    if (ra != rb)
+        return ra ? -1 : 1;
+    if (ra && a->share->started != b->share->started)
+        return a->share->started < b->share->started ? -1 : 1;
+    return a->order < b->order ? -1 : a->order > b->order;
+}
+
+/* Per-pod requests of every pod of obj, in pod-set order, into reqs (npods x MAX_RES). Pods
+ * asking for a resource no node has get that request set impossibly high. */
+static int64_t expand_pods(struct sim_karmada *k, json_object *obj, int64_t **reqs)
+{
+    struct pod_set sets[16];
+    size_t n = workload_pods(obj, sets, 16);
+    int64_t total = 0;
+    for (size_t s = 0; s < n; s++)
+        total += sets[s].replicas > 0 ? sets[s].replicas : 0;
+    if (total > MAX_PODS)
+        total = MAX_PODS;
+    *reqs = muster_calloc((size_t)(total ? total : 1), MAX_RES * sizeof(int64_t));
+    if (!*reqs)
+        return 0;
+    int64_t at = 0;
+    int pods = res_index(k, "pods", 0);
+    for (size_t s = 0; s < n && at < total; s++) {
+        int64_t req[MAX_RES] = {0};
+        json_object *r = sim_karmada_pod_requests(sets[s].spec);
+        json_object_object_foreach(r, name, v)
+        {
+            int64_t q = 0;
+            if (sim_qty_parse(json_object_get_string(v), &q) < 0 || q <= 0)
+                continue;
+            int i = res_index(k, name, 0);
+            if (i < 0) {
+                /* No node has it: park the demand on "pods" beyond any node's reach. */
+                if (pods >= 0)
+                    req[pods] = INT64_MAX / 4;
+            } else {
+                req[i] += q;
             }
-            json_object_put(reqs);
-            int pods = res_index(u->k, "pods", 0);
-            if (pods >= 0)
-                req[pods] += 1000;
-            /* A pod asking for a resource no node has never schedules. */
-            int64_t pending = unknown ? sets[s].replicas : place(u->k, u->c, req, sets[s].replicas);
-            for (size_t i = 0; i < u->k->nres; i++)
-                u->allocating[i] += req[i] * pending;
+        }
+        json_object_put(r);
+        if (pods >= 0 && req[pods] < INT64_MAX / 4)
+            req[pods] += 1000;
+        for (int64_t p = 0; p < sets[s].replicas && at < total; p++)
+            memcpy(*reqs + at++ * MAX_RES, req, sizeof(req));
+    }
+    return total;
+}
+
+/* Places pods [from, to) of reqs; all_or_nothing undoes a partial placement. Returns how many
+ * were placed. */
+static int64_t place_pods(struct sim_karmada *k, struct cluster *c, const int64_t *reqs,
+                          int64_t from, int64_t to, int all_or_nothing)
+{
+    int64_t *saved = NULL;
+    if (all_or_nothing) {
+        saved = muster_malloc(c->nnodes * MAX_RES * sizeof(int64_t) + 1);
+        if (!saved)
+            return 0;
+        for (size_t n = 0; n < c->nnodes; n++)
+            memcpy(saved + n * MAX_RES, c->nodes[n].used, sizeof(c->nodes[n].used));
+    }
+    int64_t placed = 0;
+    for (int64_t p = from; p < to; p++)
+        placed += place(k, c, reqs + p * MAX_RES, 1) == 0;
+    if (all_or_nothing && placed < to - from) {
+        for (size_t n = 0; n < c->nnodes; n++)
+            memcpy(c->nodes[n].used, saved + n * MAX_RES, sizeof(c->nodes[n].used));
+        placed = 0;
+    }
+    muster_free(saved);
+    return placed;
+}
+
+static void set_int(json_object *o, const char *key, int64_t v)
+{
+    json_object_object_add(o, key, json_object_new_int64(v));
+}
+
+/* The status a member would report for a workload share. */
+static json_object *share_status(const struct unit *u, const char *ts_start)
+{
+    json_object *st = json_object_new_object();
+    const char *kind = get_str(u->obj, "kind", NULL, NULL);
+    const char *av = get_str(u->obj, "apiVersion", NULL, NULL);
+    int done = u->share && u->share->finished;
+    if (strcmp(av, "apps/v1") == 0) {
+        set_int(st, "replicas", u->desired);
+        set_int(st, "updatedReplicas", u->desired);
+        set_int(st, "readyReplicas", u->running);
+        set_int(st, "availableReplicas", u->running);
+    } else if (strcmp(av, "batch.volcano.sh/v1alpha1") == 0) {
+        json_object *state = json_object_new_object();
+        json_object_object_add(state, "phase",
+                               json_object_new_string(done         ? "Completed"
+                                                      : u->running ? "Running"
+                                                                   : "Pending"));
+        json_object_object_add(st, "state", state);
+        set_int(st, "minAvailable", u->gang);
+        set_int(st, "running", u->running);
+        set_int(st, "pending", done ? 0 : u->desired - u->running);
+        set_int(st, "succeeded", done ? u->desired : 0);
+    } else if (strcmp(kind, "Job") == 0) {
+        set_int(st, "active", u->running);
+        set_int(st, "succeeded", done ? u->desired : 0);
+        if (ts_start)
+            json_object_object_add(st, "startTime", json_object_new_string(ts_start));
+    } else {
+        json_object_object_add(st, "phase",
+                               json_object_new_string(done         ? "Succeeded"
+                                                      : u->running ? "Running"
+                                                                   : "Pending"));
+    }
+    return st;
+}
+
+static const char *health_of(const struct unit *u)
+{
+    if (u->share && u->share->finished)
+        return "Healthy";
+    return u->running == u->desired ? "Healthy" : "Unhealthy";
+}
+
+static json_object *identifier(json_object *obj, size_t ordinal)
+{
+    json_object *id = json_object_new_object();
+    const char *av = get_str(obj, "apiVersion", NULL, NULL);
+    const char *kind = get_str(obj, "kind", NULL, NULL);
+    const struct sim_resource *r = sim_resource_by_kind(av, kind);
+    const char *slash = av ? strchr(av, '/') : NULL;
+    char group[128] = "";
+    if (slash)
+        snprintf(group, sizeof(group), "%.*s", (int)(slash - av), av);
+    set_int(id, "ordinal", (int64_t)ordinal);
+    json_object_object_add(id, "group", json_object_new_string(group));
+    json_object_object_add(id, "version", json_object_new_string(slash ? slash + 1 : av ? av : ""));
+    json_object_object_add(id, "kind", json_object_new_string(kind ? kind : ""));
+    json_object_object_add(id, "resource", json_object_new_string(r ? r->plural : ""));
+    const char *ns = sim_meta_str(obj, "namespace");
+    if (ns)
+        json_object_object_add(id, "namespace", json_object_new_string(ns));
+    const char *name = sim_meta_str(obj, "name");
+    json_object_object_add(id, "name", json_object_new_string(name ? name : ""));
+    return id;
+}
+
+/* Writes what the member reports for one Work: Applied, and one manifestStatus per manifest. */
+static void report_work(struct sim_karmada *k, json_object *work, struct unit *units, size_t n)
+{
+    json_object *copy = NULL;
+    json_object_deep_copy(work, &copy, NULL);
+    if (!copy)
+        return;
+    json_object *status = json_object_new_object();
+    json_object *cond = json_object_new_object();
+    json_object_object_add(cond, "type", json_object_new_string("Applied"));
+    json_object_object_add(cond, "status", json_object_new_string("True"));
+    json_object_object_add(cond, "reason", json_object_new_string("AppliedSuccessful"));
+    json_object_object_add(cond, "message",
+                           json_object_new_string("Manifest has been successfully applied"));
+    const char *created = sim_meta_str(work, "creationTimestamp");
+    json_object_object_add(cond, "lastTransitionTime",
+                           json_object_new_string(created ? created : ""));
+    json_object *conds = json_object_new_array();
+    json_object_array_add(conds, cond);
+    json_object_object_add(status, "conditions", conds);
+    json_object *ms = json_object_new_array();
+    json_object *manifests = get_path(work, "spec", "workload", "manifests");
+    for (size_t m = 0; m < json_object_array_length(manifests); m++) {
+        json_object *obj = json_object_array_get_idx(manifests, m);
+        json_object *e = json_object_new_object();
+        json_object_object_add(e, "identifier", identifier(obj, m));
+        struct unit *u = NULL;
+        for (size_t i = 0; i < n && !u; i++)
+            if (units[i].work == work && units[i].manifest == m)
+                u = &units[i];
+        if (u) {
+            char ts[32] = "";
+            if (u->share && u->share->started)
+                sim_format_time(u->share->started, ts, sizeof(ts));
+            json_object_object_add(e, "status", share_status(u, ts[0] ? ts : NULL));
+            json_object_object_add(e, "health", json_object_new_string(health_of(u)));
+        } else {
+            json_object_object_add(e, "health", json_object_new_string("Healthy"));
+        }
+        json_object_array_add(ms, e);
+    }
+    json_object_object_add(status, "manifestStatuses", ms);
+    json_object_object_add(copy, "status", status);
+    sim_store_update(k->store, R("work.karmada.io", "v1alpha1", "works"),
+                     sim_meta_str(work, "namespace"), sim_meta_str(work, "name"), copy,
+                     SIM_WRITE_INTERNAL, NULL, NULL);
+    json_object_put(copy);
+}
+
+/* Karmada's status aggregation: the RB's own Work in cluster reports into
+ * status.aggregatedStatus[cluster]. */
+static void aggregate(struct sim_karmada *k, const char *cluster, json_object *work,
+                      const struct unit *u)
+{
+    const char *rbname =
+        get_str(work, "metadata", "annotations", "resourcebinding.karmada.io/name");
+    const char *rbns =
+        get_str(work, "metadata", "annotations", "resourcebinding.karmada.io/namespace");
+    if (!rbname || !rbns)
+        return;
+    const struct sim_resource *rbr = R("work.karmada.io", "v1alpha2", "resourcebindings");
+    json_object *rb = NULL, *copy = NULL;
+    if (sim_store_get(k->store, rbr, rbns, rbname, &rb, NULL) < 0)
+        return;
+    char wname[NAME_MAX_LEN];
+    work_name(rb, wname, sizeof(wname));
+    if (strcmp(wname, sim_meta_str(work, "name")) != 0) {
+        json_object_put(rb); /* muster's PodGroup Works are not the RB's own */
+        return;
+    }
+    json_object_deep_copy(rb, &copy, NULL);
+    json_object_put(rb);
+    if (!copy)
+        return;
+    json_object *status = get_path(copy, "status", NULL, NULL);
+    if (!status) {
+        status = json_object_new_object();
+        json_object_object_add(copy, "status", status);
+    }
+    json_object *old = get_path(status, "aggregatedStatus", NULL, NULL);
+    json_object *agg = json_object_new_array();
+    json_object *entry = json_object_new_object();
+    json_object_object_add(entry, "clusterName", json_object_new_string(cluster));
+    char ts[32] = "";
+    if (u->share && u->share->started)
+        sim_format_time(u->share->started, ts, sizeof(ts));
+    json_object_object_add(entry, "status", share_status(u, ts[0] ? ts : NULL));
+    json_object_object_add(entry, "applied", json_object_new_boolean(1));
+    json_object_object_add(entry, "health", json_object_new_string(health_of(u)));
+    /* Sorted by cluster name, one entry per cluster. */
+    int added = 0;
+    for (size_t i = 0;
+         json_object_is_type(old, json_type_array) && i < json_object_array_length(old); i++) {
+        json_object *e = json_object_array_get_idx(old, i);
+        const char *cn = get_str(e, "clusterName", NULL, NULL);
+        if (cn && strcmp(cn, cluster) == 0)
+            continue;
+        if (!added && cn && strcmp(cn, cluster) > 0) {
+            json_object_array_add(agg, entry);
+            added = 1;
+        }
+        json_object_array_add(agg, json_object_get(e));
+    }
+    if (!added)
+        json_object_array_add(agg, entry);
+    json_object_object_add(status, "aggregatedStatus", agg);
+    sim_store_update(k->store, rbr, rbns, rbname, copy, SIM_WRITE_INTERNAL, NULL, NULL);
+    json_object_put(copy);
+}
+
+/* Runs the member: places every dispatched share (running ones first), gangs all or nothing,
+ * finishes shares whose scripted duration is over, and reports through Work status and the
+ * RBs' aggregatedStatus. Returns the Pending demand in allocating. */
+static void run_member(struct sim_karmada *k, struct cluster *c, int64_t *allocating)
+{
+    char ns[96];
+    snprintf(ns, sizeof(ns), WORK_NS_PREFIX "%s", c->name);
+    json_object *list = NULL;
+    if (sim_store_list(k->store, R("work.karmada.io", "v1alpha1", "works"), ns, NULL, &list, NULL) <
+        0)
+        return;
+    json_object *items = json_object_object_get(list, "items");
+    size_t nworks = json_object_array_length(items);
+    /* PodGroups present in the member (from dispatched Works), by name. */
+    size_t cap = 0;
+    for (size_t w = 0; w < nworks; w++)
+        cap += json_object_array_length(
+            get_path(json_object_array_get_idx(items, w), "spec", "workload", "manifests"));
+    struct unit *units = muster_calloc(cap ? cap : 1, sizeof(*units));
+    if (!units) {
+        json_object_put(list);
+        return;
+    }
+    size_t n = 0;
+    time_t now = clock_now(k);
+    for (size_t w = 0; w < nworks; w++) {
+        json_object *work = json_object_array_get_idx(items, w);
+        json_object *susp = get_path(work, "spec", "suspendDispatching", NULL);
+        if (susp && json_object_get_boolean(susp))
+            continue; /* nothing reached the member */
+        json_object *manifests = get_path(work, "spec", "workload", "manifests");
+        for (size_t m = 0; m < json_object_array_length(manifests); m++) {
+            json_object *obj = json_object_array_get_idx(manifests, m);
+            struct pod_set sets[16];
+            size_t nsets = workload_pods(obj, sets, 16);
+            if (!nsets)
+                continue;
+            struct unit *u = &units[n];
+            u->work = work;
+            u->manifest = m;
+            u->obj = obj;
+            u->order = n;
+            for (size_t s = 0; s < nsets; s++)
+                u->desired += sets[s].replicas;
+            char key[128];
+            snprintf(key, sizeof(key), "%.80s/%u", sim_meta_str(work, "uid"), (unsigned)m);
+            u->share = share_get(k, key);
+            u->duration =
+                parse_duration(get_str(obj, "metadata", "annotations", DURATION_ANNOTATION));
+            if (u->share)
+                u->share->duration = u->duration;
+            const char *av = get_str(obj, "apiVersion", NULL, NULL);
+            if (strcmp(av, "batch.volcano.sh/v1alpha1") == 0) {
+                /* Volcano makes the job's own PodGroup: minAvailable, else every pod. */
+                json_object *min = get_path(obj, "spec", "minAvailable", NULL);
+                u->gang = min ? json_object_get_int64(min) : u->desired;
+            } else {
+                const char *group =
+                    get_str(pod_template_meta(obj), "annotations", GROUP_ANNOTATION, NULL);
+                if (group) {
+                    u->waiting_for_group = 1;
+                    for (size_t w2 = 0; w2 < nworks && u->waiting_for_group; w2++) {
+                        json_object *o = json_object_array_get_idx(items, w2);
+                        json_object *s2 = get_path(o, "spec", "suspendDispatching", NULL);
+                        if (s2 && json_object_get_boolean(s2))
+                            continue;
+                        json_object *ms = get_path(o, "spec", "workload", "manifests");
+                        for (size_t j = 0; j < json_object_array_length(ms); j++) {
+                            json_object *pg = json_object_array_get_idx(ms, j);
+                            const char *kind = get_str(pg, "kind", NULL, NULL);
+                            const char *name = sim_meta_str(pg, "name");
+                            if (kind && strcmp(kind, "PodGroup") == 0 && name &&
+                                strcmp(name, group) == 0) {
+                                json_object *mm = get_path(pg, "spec", "minMember", NULL);
+                                u->gang = mm ? json_object_get_int64(mm) : 1;
+                                u->waiting_for_group = 0;
+                            }
+                        }
+                    }
+                }
+            }
+            if (u->gang > u->desired)
+                u->gang = u->desired;
+            n++;
         }
     }
+    qsort(units, n, sizeof(*units), unit_cmp);
+    for (size_t nn = 0; nn < c->nnodes; nn++)
+        memset(c->nodes[nn].used, 0, sizeof(c->nodes[nn].used));
+    for (size_t i = 0; i < n; i++) {
+        struct unit *u = &units[i];
+        struct share *sh = u->share;
+        if (sh && sh->started && u->duration && now - sh->started >= u->duration)
+            sh->finished = 1;
+        if (sh && sh->finished)
+            continue; /* done: its pods are gone and free their nodes */
+        int64_t *reqs = NULL;
+        int64_t total = expand_pods(k, u->obj, &reqs);
+        int64_t placed = 0;
+        if (!u->waiting_for_group && c->ready) {
+            placed = place_pods(k, c, reqs, 0, u->gang, 1);
+            if (placed == u->gang)
+                placed += place_pods(k, c, reqs, u->gang, total, 0);
+        }
+        for (int64_t p = placed; p < total; p++)
+            for (size_t r = 0; r < k->nres; r++)
+                if (reqs[p * MAX_RES + r] < INT64_MAX / 4)
+                    allocating[r] += reqs[p * MAX_RES + r];
+        muster_free(reqs);
+        u->running = placed;
+        if (sh && !sh->started && placed > 0 && placed >= u->gang)
+            sh->started = now;
+    }
+    /* Report, Work by Work, then into each RB. */
+    for (size_t w = 0; w < nworks; w++) {
+        json_object *work = json_object_array_get_idx(items, w);
+        json_object *susp = get_path(work, "spec", "suspendDispatching", NULL);
+        if (susp && json_object_get_boolean(susp))
+            continue;
+        report_work(k, work, units, n);
+    }
+    for (size_t i = 0; i < n; i++)
+        if (units[i].manifest == 0)
+            aggregate(k, c->name, units[i].work, &units[i]);
+    muster_free(units);
+    json_object_put(list);
+}
+
+/* Forgets the shares of a Work that is gone. */
+static void forget_shares(struct sim_karmada *k, const char *work_uid)
+{
+    size_t len = strlen(work_uid), j = 0;
+    for (size_t i = 0; i < k->nshares; i++)
+        if (!(strncmp(k->shares[i].key, work_uid, len) == 0 && k->shares[i].key[len] == '/'))
+            k->shares[j++] = k->shares[i];
+    k->nshares = j;
+}
+
+void sim_karmada_tick(struct sim_karmada *k)
+{
+    /* Only scripted durations change anything with time alone. */
+    int timed = 0;
+    time_t now = clock_now(k);
+    for (size_t i = 0; i < k->nshares && !timed; i++) {
+        const struct share *sh = &k->shares[i];
+        timed = sh->started && !sh->finished && sh->duration && now - sh->started >= sh->duration;
+    }
+    for (size_t i = 0; timed && i < k->nclusters; i++)
+        cluster_sync(k, &k->clusters[i]);
 }
 
 static json_object *resource_list(struct sim_karmada *k, const int64_t *v)
@@ -341,11 +780,11 @@ static int node_grade(const struct cluster *c, const struct node *nd)
 
 static void cluster_sync(struct sim_karmada *k, struct cluster *c)
 {
-    for (size_t n = 0; n < c->nnodes; n++)
-        memset(c->nodes[n].used, 0, sizeof(c->nodes[n].used));
-    struct usage u = {.k = k, .c = c};
-    snprintf(u.ns, sizeof(u.ns), WORK_NS_PREFIX "%s", c->name);
-    sim_store_each(k->store, R("work.karmada.io", "v1alpha1", "works"), account_work, &u);
+    struct {
+        int64_t allocating[MAX_RES];
+    } u;
+    memset(&u, 0, sizeof(u));
+    run_member(k, c, u.allocating);
 
     int64_t alloc[MAX_RES] = {0}, used[MAX_RES] = {0};
     for (size_t n = 0; n < c->nnodes; n++)
@@ -1176,6 +1615,11 @@ static void on_event(void *data, const struct sim_event *ev)
         size_t plen = strlen(WORK_NS_PREFIX);
         struct cluster *c =
             ns && strncmp(ns, WORK_NS_PREFIX, plen) == 0 ? find_cluster(k, ns + plen) : NULL;
+        if (ev->type == SIM_EVENT_DELETED) {
+            const char *uid = sim_meta_str(ev->obj, "uid");
+            if (uid)
+                forget_shares(k, uid);
+        }
         if (c)
             cluster_sync(k, c);
     }
@@ -1243,6 +1687,7 @@ void sim_karmada_free(struct sim_karmada *k)
         json_object_put(k->clusters[i].models);
     }
     muster_free(k->clusters);
+    muster_free(k->shares);
     for (size_t i = 0; i < k->nres; i++)
         muster_free(k->res[i]);
     muster_free(k);

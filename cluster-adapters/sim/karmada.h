@@ -25,6 +25,11 @@ void sim_karmada_free(struct sim_karmada *k);
 /* Fault injection: marks cluster NotReady (ready = 0) or Ready. Returns 0 or MUSTER_ENOENT. */
 int sim_karmada_set_ready(struct sim_karmada *k, const char *cluster, int ready);
 
+/* Advances simulated time: shares whose scripted duration (the workload annotation
+ * sim.muster.io/duration: "90s", "5m", "2h") is over finish and free their nodes. Call it
+ * periodically (the hub does, every second). */
+void sim_karmada_tick(struct sim_karmada *k);
+
 /* The per-replica resource requests of a pod spec (sum of containers, raised to any larger
  * init container) as a ResourceList; a single container's list is copied verbatim, as
  * Karmada's interpreters do. Caller owns the result. */

@@ -9,9 +9,11 @@
 
 #include <string.h>
 
+static time_t clock_value = 1790000000;
+
 static time_t fixed_now(void)
 {
-    return 1790000000;
+    return clock_value;
 }
 
 static const struct sim_resource *R(const char *group, const char *version, const char *plural)
@@ -269,19 +271,38 @@ static void test_clusters_detector_binding(void)
     CU_ASSERT_STRING_EQUAL(at(c1, "status|resourceSummary|allocated|cpu"), "0");
     json_object_put(c1);
 
-    /* muster's own PodGroup Work for c1, labelled with the RB's permanent id. */
+    /* muster's own PodGroup Work for c1 (the group the overrider names), labelled with the
+     * RB's permanent id and, like the RB's Works, still held. */
     const struct sim_resource *wr = R("work.karmada.io", "v1alpha1", "works");
-    char pg[512];
+    char pg[1024];
     snprintf(pg, sizeof(pg),
              "{\"metadata\":{\"name\":\"web-pg\",\"labels\":{\"resourcebinding.karmada.io/"
-             "permanent-id\":\"%s\"}},\"spec\":{\"workload\":{\"manifests\":[]}}}",
+             "permanent-id\":\"%s\"}},\"spec\":{\"suspendDispatching\":true,\"workload\":{"
+             "\"manifests\":[{\"apiVersion\":\"scheduling.volcano.sh/v1beta1\",\"kind\":"
+             "\"PodGroup\",\"metadata\":{\"name\":\"web-c1\",\"namespace\":\"team\"},"
+             "\"spec\":{\"minMember\":3}}]}}}",
              pid);
     json_object *pgw = json_tokener_parse(pg);
     CU_ASSERT_EQUAL(sim_store_create(s, wr, "karmada-es-c1", pgw, fixed_now(), 0, NULL, NULL), 0);
-    json_object_put(pgw);
 
-    /* Step 4: dispatching released -> the share runs, placed node by node. */
+    /* Step 4: the RB's dispatching released first -> its pods name a PodGroup the member does
+     * not have yet, so they stay Pending. */
     patch_rb(s, "{\"spec\":{\"suspension\":{\"scheduling\":false,\"dispatching\":null}}}");
+    c1 = get(s, cl, NULL, "c1");
+    CU_ASSERT_STRING_EQUAL(at(c1, "status|resourceSummary|allocated|cpu"), "0");
+    CU_ASSERT_STRING_EQUAL(at(c1, "status|resourceSummary|allocating|pods"), "3");
+    json_object_put(c1);
+    rb = get(s, rbr, "team", "web-deployment");
+    CU_ASSERT_STRING_EQUAL(at(rb, "status|aggregatedStatus|0|clusterName"), "c1");
+    CU_ASSERT_STRING_EQUAL(at(rb, "status|aggregatedStatus|0|health"), "Unhealthy");
+    CU_ASSERT_STRING_EQUAL(at(rb, "status|aggregatedStatus|0|status|readyReplicas"), "0");
+    json_object_put(rb);
+
+    /* The PodGroup Work released: the gang of three starts, placed node by node. */
+    json_object_object_add(json_object_object_get(pgw, "spec"), "suspendDispatching",
+                           json_object_new_boolean(0));
+    CU_ASSERT_EQUAL(sim_store_update(s, wr, "karmada-es-c1", "web-pg", pgw, 0, NULL, NULL), 0);
+    json_object_put(pgw);
     c1 = get(s, cl, NULL, "c1");
     CU_ASSERT_STRING_EQUAL(
         at(c1, "status|resourceSummary|allocated"),
@@ -291,6 +312,21 @@ static void test_clusters_detector_binding(void)
     CU_ASSERT_STRING_EQUAL(at(c1, "status|resourceSummary|allocatableModelings|0|count"), "1");
     CU_ASSERT_STRING_EQUAL(at(c1, "status|resourceSummary|allocatableModelings|3|count"), "1");
     json_object_put(c1);
+    /* The member reports through the Work and Karmada aggregates into the RB. */
+    json_object *wk = get(s, wr, "karmada-es-c1", work_name);
+    CU_ASSERT_STRING_EQUAL(at(wk, "status|conditions|0|type"), "Applied");
+    CU_ASSERT_STRING_EQUAL(at(wk, "status|manifestStatuses|0|identifier|kind"), "Deployment");
+    CU_ASSERT_STRING_EQUAL(at(wk, "status|manifestStatuses|0|identifier|resource"), "deployments");
+    CU_ASSERT_STRING_EQUAL(at(wk, "status|manifestStatuses|0|status|availableReplicas"), "3");
+    CU_ASSERT_STRING_EQUAL(at(wk, "status|manifestStatuses|0|health"), "Healthy");
+    json_object_put(wk);
+    rb = get(s, rbr, "team", "web-deployment");
+    CU_ASSERT_STRING_EQUAL(at(rb, "status|aggregatedStatus|0|health"), "Healthy");
+    CU_ASSERT_STRING_EQUAL(at(rb, "status|aggregatedStatus|0|applied"), "true");
+    CU_ASSERT_STRING_EQUAL(at(rb, "status|aggregatedStatus|0|status|readyReplicas"), "3");
+    /* Two spec patches so far; the status writes in between never bumped it. */
+    CU_ASSERT_STRING_EQUAL(at(rb, "metadata|generation"), "3");
+    json_object_put(rb);
 
     /* Five replicas: four fit (two per node by gpu), one is Pending -> allocating. */
     patch_rb(s, "{\"spec\":{\"clusters\":[{\"name\":\"c1\",\"replicas\":5}]}}");
@@ -345,6 +381,108 @@ static void test_clusters_detector_binding(void)
     sim_store_free(s);
 }
 
+static const char gang_yaml[] =
+    "clusters:\n"
+    "  - name: m\n"
+    "    nodes: [{count: 2, allocatable: {cpu: \"4\", pods: \"10\"}}]\n"
+    "objects:\n"
+    "  - {apiVersion: v1, kind: Namespace, metadata: {name: team}}\n"
+    "  - apiVersion: policy.karmada.io/v1alpha1\n"
+    "    kind: PropagationPolicy\n"
+    "    metadata: {name: pp, namespace: team}\n"
+    "    spec:\n"
+    "      resourceSelectors: [{apiVersion: batch/v1, kind: Job},\n"
+    "                          {apiVersion: batch.volcano.sh/v1alpha1, kind: Job}]\n"
+    "  - apiVersion: batch.volcano.sh/v1alpha1\n"
+    "    kind: Job\n"
+    "    metadata: {name: mpi, namespace: team}\n"
+    "    spec:\n"
+    "      minAvailable: 3\n"
+    "      tasks: [{name: w, replicas: 3, template: {spec: {containers: [{name: w, resources: "
+    "{requests: {cpu: \"3\"}}}]}}}]\n"
+    "  - apiVersion: batch/v1\n"
+    "    kind: Job\n"
+    "    metadata: {name: etl, namespace: team, annotations: {sim.muster.io/duration: 60s}}\n"
+    "    spec:\n"
+    "      parallelism: 2\n"
+    "      template: {spec: {containers: [{name: e, resources: {requests: {cpu: \"1\"}}}]}}\n";
+
+static void place_on(struct sim_store *s, const char *rbname)
+{
+    const struct sim_resource *rbr = R("work.karmada.io", "v1alpha2", "resourcebindings");
+    json_object *cur = get(s, rbr, "team", rbname), *copy = NULL;
+    CU_ASSERT_PTR_NOT_NULL_FATAL(cur);
+    json_object_deep_copy(cur, &copy, NULL);
+    json_object *spec = json_object_object_get(copy, "spec");
+    json_object_object_add(spec, "clusters", json_tokener_parse("[{\"name\":\"m\"}]"));
+    json_object_object_add(spec, "suspension", json_tokener_parse("{\"scheduling\":false}"));
+    CU_ASSERT_EQUAL(sim_store_update(s, rbr, "team", rbname, copy, 0, NULL, NULL), 0);
+    json_object_put(copy);
+    json_object_put(cur);
+}
+
+static void test_gangs_and_durations(void)
+{
+    struct sim_store *s = NULL;
+    CU_ASSERT_EQUAL_FATAL(sim_store_new(10000, &s), 0);
+    json_object *scn = NULL;
+    char err[256] = "";
+    CU_ASSERT_EQUAL_FATAL(
+        sim_scenario_parse("g.yaml", gang_yaml, strlen(gang_yaml), &scn, err, sizeof(err)), 0);
+    struct sim_karmada *k = NULL;
+    clock_value = 1790000000;
+    CU_ASSERT_EQUAL_FATAL(sim_karmada_new(s, scn, fixed_now, &k, err, sizeof(err)), 0);
+    json_object_put(scn);
+    const struct sim_resource *cl = R("cluster.karmada.io", "v1alpha1", "clusters");
+    const struct sim_resource *rbr = R("work.karmada.io", "v1alpha2", "resourcebindings");
+
+    /* Three 3-cpu pods on two 4-cpu nodes: only two fit, so the gang of three runs none. */
+    place_on(s, "mpi-job");
+    json_object *m = get(s, cl, NULL, "m");
+    CU_ASSERT_STRING_EQUAL(at(m, "status|resourceSummary|allocated|cpu"), "0");
+    CU_ASSERT_STRING_EQUAL(at(m, "status|resourceSummary|allocating"),
+                           "{\"cpu\":\"9\",\"pods\":\"3\"}");
+    json_object_put(m);
+    json_object *rb = get(s, rbr, "team", "mpi-job");
+    CU_ASSERT_STRING_EQUAL(at(rb, "status|aggregatedStatus|0|status|state|phase"), "Pending");
+    CU_ASSERT_STRING_EQUAL(at(rb, "status|aggregatedStatus|0|status|minAvailable"), "3");
+    json_object_put(rb);
+
+    /* A two-pod batch Job with a 60 s script runs beside it ... */
+    place_on(s, "etl-job");
+    m = get(s, cl, NULL, "m");
+    CU_ASSERT_STRING_EQUAL(at(m, "status|resourceSummary|allocated"),
+                           "{\"cpu\":\"2\",\"pods\":\"2\"}");
+    json_object_put(m);
+    rb = get(s, rbr, "team", "etl-job");
+    CU_ASSERT_STRING_EQUAL(at(rb, "status|aggregatedStatus|0|status|active"), "2");
+    CU_ASSERT_STRING_EQUAL(at(rb, "status|aggregatedStatus|0|status|startTime"),
+                           "2026-09-21T14:13:20Z");
+    json_object_put(rb);
+
+    /* ... nothing changes before its time ... */
+    clock_value += 59;
+    sim_karmada_tick(k);
+    m = get(s, cl, NULL, "m");
+    CU_ASSERT_STRING_EQUAL(at(m, "status|resourceSummary|allocated|cpu"), "2");
+    json_object_put(m);
+
+    /* ... and then it succeeds and frees its nodes. */
+    clock_value += 1;
+    sim_karmada_tick(k);
+    m = get(s, cl, NULL, "m");
+    CU_ASSERT_STRING_EQUAL(at(m, "status|resourceSummary|allocated|cpu"), "0");
+    json_object_put(m);
+    rb = get(s, rbr, "team", "etl-job");
+    CU_ASSERT_STRING_EQUAL(at(rb, "status|aggregatedStatus|0|status|succeeded"), "2");
+    CU_ASSERT_STRING_EQUAL(at(rb, "status|aggregatedStatus|0|status|active"), "0");
+    CU_ASSERT_STRING_EQUAL(at(rb, "status|aggregatedStatus|0|health"), "Healthy");
+    json_object_put(rb);
+
+    sim_karmada_free(k);
+    sim_store_free(s);
+}
+
 static void test_bad_scenarios(void)
 {
     static const char *const bad[] = {
@@ -380,6 +518,7 @@ static void test_bad_scenarios(void)
 static CU_TestInfo tests[] = {
     {"Volcano Job components: Karmada's vectors", test_vcjob_vectors},
     {"clusters, detector, binding controller", test_clusters_detector_binding},
+    {"gangs all or nothing; scripted durations free capacity", test_gangs_and_durations},
     {"bad scenarios are rejected with a path", test_bad_scenarios},
     CU_TEST_INFO_NULL,
 };
