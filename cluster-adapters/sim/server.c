@@ -458,6 +458,19 @@ static void watch_on_event(void *data, const struct sim_event *ev)
         watch_end(w);
 }
 
+/* The BOOKMARK that ends a watch-list's initial events (KEP-3157). */
+static void watch_initial_events_end(struct watch *w)
+{
+    char av[128], line[512];
+    sim_resource_api_version(w->res, av, sizeof(av));
+    int n = snprintf(line, sizeof(line),
+                     "{\"kind\":\"%s\",\"apiVersion\":\"%s\",\"metadata\":{\"resourceVersion\":"
+                     "\"%" PRId64 "\",\"creationTimestamp\":null,\"annotations\":{"
+                     "\"k8s.io/initial-events-end\":\"true\"}}}",
+                     w->res->kind, av, sim_store_rv(w->srv->store));
+    watch_queue(w, "BOOKMARK", line, (size_t)n);
+}
+
 static void watch_bookmark(struct watch *w)
 {
     char av[128], line[512];
@@ -522,6 +535,10 @@ static void serve_watch(struct sim_server *srv, h2o_req_t *req, const struct sim
     h2o_send(req, NULL, 0, H2O_SEND_STATE_IN_PROGRESS);
 
     json_object *status = NULL;
+    /* Watch-list: the state as of now (whatever resourceVersion says), then a bookmark. */
+    int initial = query_bool(req, "sendInitialEvents");
+    if (initial)
+        since = -1;
     if (since < 0) {
         /* resourceVersion unset or "0": the current state as ADDED events, then changes. */
         struct sim_list_opts opts = {labels, fields, 0, NULL};
@@ -542,6 +559,8 @@ static void serve_watch(struct sim_server *srv, h2o_req_t *req, const struct sim
         }
         json_object_put(list);
         since = sim_store_rv(srv->store);
+        if (initial && w->bookmarks)
+            watch_initial_events_end(w);
     }
     if (w->stopped || w->ending)
         return;
@@ -700,8 +719,37 @@ static int namespace_exists(struct sim_server *srv, const char *ns)
     return sim_store_get(srv->store, nsr, NULL, ns, NULL, NULL) == 0;
 }
 
+/* dryRun=All adds SIM_WRITE_DRY_RUN; any other value is answered 400 here (returns -1). */
+/* A JSON value from len bytes (NULL when they are not one JSON value). */
+static json_object *parse_json_len(const char *p, size_t len)
+{
+    json_tokener *tok = json_tokener_new();
+    if (!tok)
+        return NULL;
+    json_object *o = json_tokener_parse_ex(tok, p, (int)len);
+    json_tokener_free(tok);
+    return o;
+}
+
+static int dry_run_flag(h2o_req_t *req)
+{
+    char v[32];
+    int rc = query_param(req, "dryRun", v, sizeof(v));
+    if (rc == 0 || (rc == 1 && v[0] == '\0'))
+        return 0;
+    if (rc == 1 && strcmp(v, "All") == 0)
+        return SIM_WRITE_DRY_RUN;
+    respond_status(req, sim_status_newf(400, "BadRequest", NULL, NULL,
+                                        "Invalid dry run value: %.30s, the only valid value is All",
+                                        rc == 1 ? v : "(too long)"));
+    return -1;
+}
+
 static void serve_create(struct sim_server *srv, h2o_req_t *req, const struct route *rt)
 {
+    int dry = dry_run_flag(req);
+    if (dry < 0)
+        return;
     if (rt->r->namespaced && !namespace_exists(srv, rt->ns)) {
         /* The NamespaceLifecycle admission plugin. */
         respond_status(req, sim_status_newf(404, "NotFound", NULL, rt->ns,
@@ -712,7 +760,7 @@ static void serve_create(struct sim_server *srv, h2o_req_t *req, const struct ro
     if (!body)
         return;
     json_object *out = NULL, *status = NULL;
-    if (sim_store_create(srv->store, rt->r, rt->ns, body, time(NULL), 0, &out, &status) < 0) {
+    if (sim_store_create(srv->store, rt->r, rt->ns, body, time(NULL), dry, &out, &status) < 0) {
         respond_status(req, status);
     } else {
         respond_json(req, 201, out);
@@ -723,11 +771,14 @@ static void serve_create(struct sim_server *srv, h2o_req_t *req, const struct ro
 
 static void serve_update(struct sim_server *srv, h2o_req_t *req, const struct route *rt)
 {
+    int dry = dry_run_flag(req);
+    if (dry < 0)
+        return;
     json_object *body = parse_body(req);
     if (!body)
         return;
     json_object *out = NULL, *status = NULL;
-    int flags = rt->status ? SIM_WRITE_STATUS : 0;
+    int flags = (rt->status ? SIM_WRITE_STATUS : 0) | dry;
     if (sim_store_update(srv->store, rt->r, rt->ns, rt->name, body, flags, &out, &status) < 0) {
         respond_status(req, status);
     } else {
@@ -745,6 +796,9 @@ static int has_prefix(h2o_iovec_t v, const char *prefix)
 
 static void serve_patch(struct sim_server *srv, h2o_req_t *req, const struct route *rt)
 {
+    int dry = dry_run_flag(req);
+    if (dry < 0)
+        return;
     h2o_iovec_t ct = header_value(req, H2O_TOKEN_CONTENT_TYPE);
     int kind; /* 0 merge, 1 json patch */
     if (has_prefix(ct, "application/json-patch+json"))
@@ -785,7 +839,7 @@ static void serve_patch(struct sim_server *srv, h2o_req_t *req, const struct rou
         respond_status(req, st);
         goto done;
     }
-    int flags = rt->status ? SIM_WRITE_STATUS : 0;
+    int flags = (rt->status ? SIM_WRITE_STATUS : 0) | dry;
     if (sim_store_update(srv->store, rt->r, rt->ns, rt->name, patched, flags, &out, &status) < 0)
         respond_status(req, status);
     else
@@ -819,6 +873,30 @@ static void delete_namespace_contents(struct sim_server *srv, const char *ns)
 
 static void serve_delete(struct sim_server *srv, h2o_req_t *req, const struct route *rt)
 {
+    int dry = dry_run_flag(req);
+    if (dry < 0)
+        return;
+    if (!dry && req->entity.base && req->entity.len) {
+        /* DeleteOptions carries dryRun in the body (that is where kubectl puts it). */
+        json_object *o = parse_json_len(req->entity.base, req->entity.len);
+        json_object *d = NULL;
+        if (o && json_object_object_get_ex(o, "dryRun", &d) &&
+            json_object_is_type(d, json_type_array) && json_object_array_length(d) == 1 &&
+            strcmp(json_object_get_string(json_object_array_get_idx(d, 0)), "All") == 0)
+            dry = SIM_WRITE_DRY_RUN;
+        json_object_put(o);
+    }
+    if (dry) {
+        /* What would be deleted (preconditions are not evaluated in a dry run here). */
+        json_object *out = NULL, *status = NULL;
+        if (sim_store_get(srv->store, rt->r, rt->ns, rt->name, &out, &status) < 0) {
+            respond_status(req, status);
+            return;
+        }
+        respond_json(req, 200, out);
+        json_object_put(out);
+        return;
+    }
     const char *uid = NULL, *rv = NULL;
     json_object *opts = NULL;
     if (req->entity.base && req->entity.len) {

@@ -707,6 +707,14 @@ int sim_store_create(struct sim_store *s, const struct sim_resource *r, const ch
         json_object_object_del(meta, "generation");
     if (r->has_status && !(flags & SIM_WRITE_INTERNAL))
         json_object_object_del(o, "status");
+    if (flags & SIM_WRITE_DRY_RUN) {
+        /* What would be stored, without a resourceVersion: nothing was. */
+        if (out)
+            *out = o;
+        else
+            json_object_put(o);
+        return 0;
+    }
     int64_t rv = s->rv + 1;
     set_rv(o, rv);
     if (table_insert(t, key, o) < 0) {
@@ -825,6 +833,13 @@ int sim_store_update(struct sim_store *s, const struct sim_resource *r, const ch
     if (r->has_generation && content_changed(r, n, e->obj))
         json_object_object_add(nmeta, "generation",
                                json_object_new_int64(meta_generation(e->obj) + 1));
+    if (flags & SIM_WRITE_DRY_RUN) {
+        if (out)
+            *out = n;
+        else
+            json_object_put(n);
+        return 0;
+    }
     int64_t rv = s->rv + 1;
     set_rv(n, rv);
     s->rv = rv;

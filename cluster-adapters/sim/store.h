@@ -33,6 +33,7 @@ typedef void (*sim_store_watch_cb)(void *data, const struct sim_event *ev);
 enum {
     SIM_WRITE_STATUS = 1,   /* the /status subresource: only status changes */
     SIM_WRITE_INTERNAL = 2, /* a simulated controller: may set spec and status together */
+    SIM_WRITE_DRY_RUN = 4,  /* dryRun=All: validate and return the result, commit nothing */
 };
 
 /* A new, empty store keeping the last `history` events (>= 1). Returns 0 or MUSTER_ENOMEM. */

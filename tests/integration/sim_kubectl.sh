@@ -215,6 +215,17 @@ body=$(curl -s -o /dev/null -w '%{http_code}' -X POST -H 'Content-Type: applicat
     --data 'k8s' "$BASE/api/v1/namespaces")
 expect "$body" 415 "protobuf body"
 
+# --- server-side dry runs change nothing ---
+rv_dry=$(jp '{.metadata.resourceVersion}')
+expect "$(k patch rb train-deployment --type merge --dry-run=server -p '{"spec":{"replicas":99}}' -o jsonpath='{.spec.replicas}')" \
+    99 "dry-run patch result"
+expect "$(k delete rb train-deployment --dry-run=server)" \
+    'resourcebinding.work.karmada.io "train-deployment" deleted (server dry run)' "dry-run delete"
+sed -e 's/name: train-deployment/name: dry-deployment/' "$FIX/rb-train.yaml" | k create --dry-run=server -f - >/dev/null
+expect "$(jp '{.spec.replicas} {.metadata.resourceVersion}')" "6 $rv_dry" "dry runs changed nothing"
+out=$(k get rb dry-deployment 2>&1 || true)
+expect_match "$out" 'NotFound' "dry-run create stored nothing"
+
 # --- delete ---
 expect "$(k delete rb train-deployment)" 'resourcebinding.work.karmada.io "train-deployment" deleted' "delete"
 out=$(k get rb train-deployment 2>&1 || true)
@@ -244,6 +255,11 @@ cur=$(curl -s -m 2.5 "$BASE/apis/work.karmada.io/v1alpha2/namespaces/default/res
 expect "$(grep -c '^{"type":"ADDED"' <<<"$cur")" 5 "initial ADDED events"
 expect_match "$cur" '\{"type":"BOOKMARK","object":\{"kind":"ResourceBinding","apiVersion":"work.karmada.io/v1alpha2","metadata":\{"resourceVersion":"[0-9]+"' \
     "bookmark"
+# Watch-list (sendInitialEvents): the state, then a bookmark marking the end of it.
+wl=$(curl -s -m 1.5 "$BASE/apis/work.karmada.io/v1alpha2/namespaces/default/resourcebindings?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true&labelSelector=team%3Dnlp" || true)
+expect "$(head -5 <<<"$wl" | grep -c '^{"type":"ADDED"')" 5 "watch-list initial events"
+expect_match "$(sed -n 6p <<<"$wl")" '^\{"type":"BOOKMARK","object":\{"kind":"ResourceBinding","apiVersion":"work.karmada.io/v1alpha2","metadata":\{"resourceVersion":"[0-9]+","creationTimestamp":null,"annotations":\{"k8s.io/initial-events-end":"true"\}\}\}\}$' \
+    "watch-list end bookmark"
 # timeoutSeconds ends the stream cleanly.
 start=$SECONDS
 curl -s -m 10 "$BASE/apis/work.karmada.io/v1alpha2/resourcebindings?watch=1&timeoutSeconds=1" >/dev/null ||

@@ -209,6 +209,36 @@ static void test_update_generation_status_conflict(void)
     sim_store_free(s);
 }
 
+static void test_dry_run(void)
+{
+    struct sim_store *s = NULL;
+    CU_ASSERT_EQUAL_FATAL(sim_store_new(100, &s), 0);
+    json_object *in = parse("{\"metadata\":{\"name\":\"d\"},\"spec\":{\"replicas\":1}}");
+    json_object *out = NULL;
+    CU_ASSERT_EQUAL(sim_store_create(s, rb(), "default", in, NOW, SIM_WRITE_DRY_RUN, &out, NULL),
+                    0);
+    CU_ASSERT_STRING_EQUAL(at(out, "metadata.generation"), "1");
+    CU_ASSERT_PTR_NULL(at(out, "metadata.resourceVersion"));
+    json_object_put(out);
+    CU_ASSERT_EQUAL(sim_store_rv(s), 1000);
+    CU_ASSERT_EQUAL(sim_store_get(s, rb(), "default", "d", NULL, NULL), MUSTER_ENOENT);
+    CU_ASSERT_EQUAL(sim_store_create(s, rb(), "default", in, NOW, 0, NULL, NULL), 0);
+    json_object_put(in);
+    in = parse("{\"metadata\":{\"name\":\"d\"},\"spec\":{\"replicas\":2}}");
+    CU_ASSERT_EQUAL(sim_store_update(s, rb(), "default", "d", in, SIM_WRITE_DRY_RUN, &out, NULL),
+                    0);
+    CU_ASSERT_STRING_EQUAL(at(out, "spec.replicas"), "2");
+    CU_ASSERT_STRING_EQUAL(at(out, "metadata.generation"), "2");
+    CU_ASSERT_STRING_EQUAL(at(out, "metadata.resourceVersion"), "1001");
+    json_object_put(out);
+    json_object_put(in);
+    CU_ASSERT_EQUAL(sim_store_rv(s), 1001);
+    CU_ASSERT_EQUAL(sim_store_get(s, rb(), "default", "d", &out, NULL), 0);
+    CU_ASSERT_STRING_EQUAL(at(out, "spec.replicas"), "1");
+    json_object_put(out);
+    sim_store_free(s);
+}
+
 static void test_no_status_subresource(void)
 {
     /* Volcano's PodGroup CRD has no status subresource: status is written with the object and
@@ -407,6 +437,7 @@ static CU_TestInfo tests[] = {
     {"create sets uid, rv, generation; errors are Status", test_create_sets_server_fields},
     {"update: generation, status subresource, conflict", test_update_generation_status_conflict},
     {"no status subresource: status is content", test_no_status_subresource},
+    {"dry runs validate and commit nothing", test_dry_run},
     {"delete with preconditions", test_delete_preconditions},
     {"list paging and selectors", test_list_paging_and_selectors},
     {"watch replay, order and expiry", test_watch_replay_order_and_expiry},
