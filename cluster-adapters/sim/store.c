@@ -638,17 +638,24 @@ int sim_store_create(struct sim_store *s, const struct sim_resource *r, const ch
         if (!gen || !gen[0])
             return invalid(r, "", "metadata.name", "FieldValueRequired",
                            "Required value: name or generateName is required", status);
-        /* generateName: the prefix (cut to leave room) plus five random characters. */
-        unsigned char rnd[5];
-        if (getrandom(rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd))
-            memset(rnd, 0, sizeof(rnd));
+        /* generateName: the prefix (cut to leave room) plus five random characters, retried
+         * on a clash as kube-apiserver does since RetryGenerateName (1.32: up to 8 tries). */
         size_t plen = strlen(gen);
         if (plen > 58)
             plen = 58;
         memcpy(namebuf, gen, plen);
-        for (size_t i = 0; i < 5; i++)
-            namebuf[plen + i] = name_chars[rnd[i] % (sizeof(name_chars) - 1)];
-        namebuf[plen + 5] = '\0';
+        struct table *gt = &s->tables[sim_resource_index(r)];
+        for (int attempt = 0; attempt < 8; attempt++) {
+            unsigned char rnd[5];
+            if (getrandom(rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd))
+                memset(rnd, attempt, sizeof(rnd));
+            for (size_t i = 0; i < 5; i++)
+                namebuf[plen + i] = name_chars[rnd[i] % (sizeof(name_chars) - 1)];
+            namebuf[plen + 5] = '\0';
+            char probe[SIM_KEY_MAX];
+            if (make_key(r, ns, namebuf, probe, sizeof(probe)) < 0 || !table_find(gt, probe))
+                break;
+        }
         name = namebuf;
     }
     if (!is_dns_subdomain(name)) {
