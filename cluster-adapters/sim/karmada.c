@@ -536,6 +536,59 @@ static void report_work(struct sim_karmada *k, json_object *work, struct unit *u
     json_object_put(copy);
 }
 
+/* Karmada's FullyApplied condition: True once every cluster in spec.clusters reported its Work
+ * applied. Other conditions (muster's Scheduled) are kept; an unchanged condition keeps its
+ * lastTransitionTime. */
+static void set_fully_applied(struct sim_karmada *k, json_object *rb, json_object *status,
+                              json_object *agg)
+{
+    json_object *clusters = get_path(rb, "spec", "clusters", NULL);
+    size_t want =
+        json_object_is_type(clusters, json_type_array) ? json_object_array_length(clusters) : 0;
+    size_t have = 0;
+    for (size_t i = 0; i < want; i++) {
+        const char *cn = get_str(json_object_array_get_idx(clusters, i), "name", NULL, NULL);
+        for (size_t j = 0; cn && j < json_object_array_length(agg); j++) {
+            json_object *e = json_object_array_get_idx(agg, j);
+            json_object *applied = get_path(e, "applied", NULL, NULL);
+            const char *en = get_str(e, "clusterName", NULL, NULL);
+            if (en && strcmp(en, cn) == 0 && applied && json_object_get_boolean(applied))
+                have++;
+        }
+    }
+    const char *value = want && have == want ? "True" : "False";
+    json_object *conds = get_path(status, "conditions", NULL, NULL);
+    if (!json_object_is_type(conds, json_type_array)) {
+        conds = json_object_new_array();
+        json_object_object_add(status, "conditions", conds);
+    }
+    json_object *cond = NULL;
+    for (size_t i = 0; i < json_object_array_length(conds) && !cond; i++) {
+        const char *t = get_str(json_object_array_get_idx(conds, i), "type", NULL, NULL);
+        if (t && strcmp(t, "FullyApplied") == 0)
+            cond = json_object_array_get_idx(conds, i);
+    }
+    const char *cur = get_str(cond, "status", NULL, NULL);
+    if (cur && strcmp(cur, value) == 0)
+        return;
+    if (!cond) {
+        cond = json_object_new_object();
+        json_object_array_add(conds, cond);
+    }
+    char ts[32];
+    sim_format_time(clock_now(k), ts, sizeof(ts));
+    json_object_object_add(cond, "type", json_object_new_string("FullyApplied"));
+    json_object_object_add(cond, "status", json_object_new_string(value));
+    json_object_object_add(
+        cond, "reason",
+        json_object_new_string(value[0] == 'T' ? "FullyAppliedSuccess" : "FullyAppliedFailed"));
+    json_object_object_add(cond, "message",
+                           json_object_new_string(value[0] == 'T'
+                                                      ? "All works have been successfully applied"
+                                                      : "Failed to apply all works"));
+    json_object_object_add(cond, "lastTransitionTime", json_object_new_string(ts));
+}
+
 /* Karmada's status aggregation: the RB's own Work in cluster reports into
  * status.aggregatedStatus[cluster]. */
 static void aggregate(struct sim_karmada *k, const char *cluster, json_object *work,
@@ -593,6 +646,7 @@ static void aggregate(struct sim_karmada *k, const char *cluster, json_object *w
     if (!added)
         json_object_array_add(agg, entry);
     json_object_object_add(status, "aggregatedStatus", agg);
+    set_fully_applied(k, copy, status, agg);
     sim_store_update(k->store, rbr, rbns, rbname, copy, SIM_WRITE_INTERNAL, NULL, NULL);
     json_object_put(copy);
 }

@@ -8,6 +8,7 @@
 #include "cluster-adapters/sim/selector.h"
 #include "cluster-adapters/sim/status.h"
 #include "cluster-adapters/sim/store.h"
+#include "cluster-adapters/sim/table.h"
 #include "queue/errors.h"
 #include "queue/mem.h"
 
@@ -240,6 +241,14 @@ static h2o_iovec_t header_value(h2o_req_t *req, const h2o_token_t *token)
     return i < 0 ? h2o_iovec_init(NULL, 0) : req->headers.entries[i].value;
 }
 
+/* kubectl get asks for "application/json;as=Table;v=v1;g=meta.k8s.io,...". */
+static int wants_table(h2o_req_t *req, const struct sim_resource *r)
+{
+    h2o_iovec_t a = header_value(req, H2O_TOKEN_ACCEPT);
+    return a.base && h2o_strstr(a.base, a.len, H2O_STRLIT("as=Table")) != SIZE_MAX &&
+           sim_table_supported(r);
+}
+
 static unsigned next_rand(struct sim_server *srv)
 {
     /* xorshift32: deterministic per seed, so fault-injection runs can be replayed. */
@@ -303,6 +312,7 @@ struct watch {
     size_t pending_len, pending_cap;
     uint64_t deadline_ms, next_bookmark_ms;
     int bookmarks;
+    int table; /* events carry one-row Tables (kubectl get -w) */
     long events;
     int ending;  /* send the final chunk once the queue is flushed */
     int stopped; /* final chunk sent or the client went away: never touch req again */
@@ -418,6 +428,24 @@ static void watch_queue(struct watch *w, const char *type, const char *obj, size
     watch_flush(w);
 }
 
+/* Queues obj as a watch event, converted to a one-row Table when the client asked for Tables. */
+static void watch_queue_object(struct watch *w, const char *type, json_object *obj)
+{
+    size_t len = 0;
+    if (!w->table) {
+        const char *s = to_json(obj, &len);
+        watch_queue(w, type, s, len);
+        return;
+    }
+    json_object *items = json_object_new_array();
+    json_object_array_add(items, json_object_get(obj));
+    json_object *t = sim_table_new(w->res, items, NULL, time(NULL));
+    const char *s = to_json(t, &len);
+    watch_queue(w, type, s, len);
+    json_object_put(t);
+    json_object_put(items);
+}
+
 static int watch_matches(struct watch *w, json_object *obj)
 {
     if (!obj)
@@ -450,9 +478,7 @@ static void watch_on_event(void *data, const struct sim_event *ev)
     } else if (!now) {
         return;
     }
-    size_t len = 0;
-    const char *s = to_json(ev->obj, &len);
-    watch_queue(w, type, s, len);
+    watch_queue_object(w, type, ev->obj);
     w->events++;
     if (w->srv->cfg.fault_drop_watch_after > 0 && w->events >= w->srv->cfg.fault_drop_watch_after)
         watch_end(w);
@@ -517,6 +543,7 @@ static void serve_watch(struct sim_server *srv, h2o_req_t *req, const struct sim
     uint64_t now = uv_now(srv->loop);
     w->deadline_ms = now + (uint64_t)timeout_s * 1000;
     w->bookmarks = query_bool(req, "allowWatchBookmarks");
+    w->table = wants_table(req, r);
     w->next_bookmark_ms = now + srv->cfg.bookmark_interval_ms;
     w->next = srv->watches;
     if (srv->watches)
@@ -552,11 +579,8 @@ static void serve_watch(struct sim_server *srv, h2o_req_t *req, const struct sim
             return;
         }
         json_object *items = json_object_object_get(list, "items");
-        for (size_t i = 0; i < json_object_array_length(items); i++) {
-            size_t len = 0;
-            const char *s = to_json(json_object_array_get_idx(items, i), &len);
-            watch_queue(w, "ADDED", s, len);
-        }
+        for (size_t i = 0; i < json_object_array_length(items); i++)
+            watch_queue_object(w, "ADDED", json_object_array_get_idx(items, i));
         json_object_put(list);
         since = sim_store_rv(srv->store);
         if (initial && w->bookmarks)
@@ -704,7 +728,13 @@ static void serve_list(struct sim_server *srv, h2o_req_t *req, const struct rout
     json_object *list = NULL, *status = NULL;
     if (sim_store_list(srv->store, rt->r, rt->has_ns ? rt->ns : NULL, &opts, &list, &status) < 0)
         respond_status(req, status);
-    else {
+    else if (wants_table(req, rt->r)) {
+        json_object *t = sim_table_new(rt->r, json_object_object_get(list, "items"),
+                                       json_object_object_get(list, "metadata"), time(NULL));
+        respond_json(req, 200, t);
+        json_object_put(t);
+        json_object_put(list);
+    } else {
         respond_json(req, 200, list);
         json_object_put(list);
     }
@@ -974,7 +1004,16 @@ static void serve_resource(struct sim_server *srv, h2o_req_t *req, const struct 
             respond_status(req, status);
             return;
         }
-        respond_json(req, 200, out);
+        if (wants_table(req, rt->r) && !rt->status) {
+            json_object *items = json_object_new_array();
+            json_object_array_add(items, json_object_get(out));
+            json_object *t = sim_table_new(rt->r, items, NULL, time(NULL));
+            respond_json(req, 200, t);
+            json_object_put(t);
+            json_object_put(items);
+        } else {
+            respond_json(req, 200, out);
+        }
         json_object_put(out);
     } else if (method_is(req, "PUT")) {
         serve_update(srv, req, rt);

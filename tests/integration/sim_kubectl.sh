@@ -152,6 +152,13 @@ expect "$(k patch rb train-deployment --subresource=status --type merge \
     "resourcebinding.work.karmada.io/train-deployment patched" "status patch"
 expect "$(jp '{.status.schedulerObservedGeneration} {.spec.replicas} {.metadata.generation}')" \
     "2 4 2" "status patch effect"
+# kubectl get prints the CRD's printer columns from the server's Table.
+k patch rb train-deployment --subresource=status --type merge -p \
+    '{"status":{"conditions":[{"type":"Scheduled","status":"False","reason":"QuotaExceeded","message":"queue vision is full","lastTransitionTime":"2026-01-01T00:00:00Z"}]}}' >/dev/null
+table=$(k get rb train-deployment | tr -s ' ')
+expect "$(head -1 <<<"$table")" "NAME SCHEDULED FULLYAPPLIED AGE" "kubectl get table header"
+expect_match "$(tail -1 <<<"$table")" '^train-deployment False [0-9]+s$' "kubectl get table row"
+expect "$(k get rb | tr -s ' ' | head -1)" "NAME SCHEDULED FULLYAPPLIED AGE" "table for lists"
 # A status written through the main resource is ignored (no new version either).
 rv_before=$(jp '{.metadata.resourceVersion}')
 out=$(k patch rb train-deployment --type merge -p '{"status":{"schedulerObservedGeneration":5}}')
@@ -239,11 +246,11 @@ done
 kill "$WATCH_PID" 2>/dev/null || true
 wait "$WATCH_PID" 2>/dev/null || true
 got=$(grep ' train-deployment ' "$TMP/watch.out" | tr '\n' '|')
-expect "$got" "MODIFIED train-deployment 2 false 4 |MODIFIED train-deployment 2 false 4 2|MODIFIED train-deployment 3 false 6 2|MODIFIED train-deployment 3 false 6 2|DELETED train-deployment 3 false 6 2|" \
+expect "$got" "MODIFIED train-deployment 2 false 4 |MODIFIED train-deployment 2 false 4 2|MODIFIED train-deployment 2 false 4 2|MODIFIED train-deployment 3 false 6 2|MODIFIED train-deployment 3 false 6 2|DELETED train-deployment 3 false 6 2|" \
     "watch events for train-deployment"
 # ... and the server's own log agrees: same count of changes after the create.
 log=$(curl -sf "$BASE/debug/sim/events?since=$rv1")
-expect "$(grep -o '"name":"train-deployment"' <<<"$log" | wc -l | tr -d ' ')" 5 "server event log"
+expect "$(grep -o '"name":"train-deployment"' <<<"$log" | wc -l | tr -d ' ')" 6 "server event log"
 
 # --- watch protocol details over raw HTTP ---
 # Too old a resourceVersion: 200 with one ERROR event carrying 410 Expired.

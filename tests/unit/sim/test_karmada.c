@@ -324,6 +324,9 @@ static void test_clusters_detector_binding(void)
     CU_ASSERT_STRING_EQUAL(at(rb, "status|aggregatedStatus|0|health"), "Healthy");
     CU_ASSERT_STRING_EQUAL(at(rb, "status|aggregatedStatus|0|applied"), "true");
     CU_ASSERT_STRING_EQUAL(at(rb, "status|aggregatedStatus|0|status|readyReplicas"), "3");
+    CU_ASSERT_STRING_EQUAL(at(rb, "status|conditions|0|type"), "FullyApplied");
+    CU_ASSERT_STRING_EQUAL(at(rb, "status|conditions|0|status"), "True");
+    CU_ASSERT_STRING_EQUAL(at(rb, "status|conditions|0|reason"), "FullyAppliedSuccess");
     /* Two spec patches so far; the status writes in between never bumped it. */
     CU_ASSERT_STRING_EQUAL(at(rb, "metadata|generation"), "3");
     json_object_put(rb);
