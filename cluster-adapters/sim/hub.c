@@ -21,7 +21,8 @@ struct sim_hub {
     struct sim_server *server;
     FILE *log;
     struct sim_store_watch *log_watch;
-    uv_timer_t tick; /* advances scripted workload durations */
+    uv_timer_t tick;  /* advances scripted workload durations */
+    uv_timer_t flush; /* armed when a cluster needs recomputing; batches bursts */
     int tick_live;
 };
 
@@ -62,6 +63,24 @@ static void on_tick(uv_timer_t *t)
 {
     struct sim_hub *hub = t->data;
     sim_karmada_tick(hub->karmada);
+}
+
+/* Recomputing a member costs a pass over its Works; doing it at most every few milliseconds
+ * turns a burst of dispatches into one pass, while clients still see status within one
+ * period (Karmada itself reports cluster status every 10 s). */
+#define SIM_FLUSH_MS 10
+
+static void on_flush(uv_timer_t *t)
+{
+    struct sim_hub *hub = t->data;
+    sim_karmada_flush(hub->karmada);
+}
+
+static void on_dirty(void *data)
+{
+    struct sim_hub *hub = data;
+    if (hub->tick_live && !uv_is_active((uv_handle_t *)&hub->flush))
+        uv_timer_start(&hub->flush, on_flush, SIM_FLUSH_MS, 0);
 }
 
 static int set_cluster_ready(void *data, const char *cluster, int ready)
@@ -114,6 +133,9 @@ int sim_hub_start(uv_loop_t *loop, const struct sim_hub_config *cfg, struct sim_
         hub->tick.data = hub;
         hub->tick_live = 1;
         uv_timer_start(&hub->tick, on_tick, 1000, 1000);
+        uv_timer_init(loop, &hub->flush);
+        hub->flush.data = hub;
+        sim_karmada_defer(hub->karmada, on_dirty, hub);
     }
     *out = hub;
     return rc;
@@ -140,6 +162,8 @@ void sim_hub_shutdown(struct sim_hub *hub, void (*done)(void *data), void *data)
         /* Closes within this loop turn, well before the server's connections are gone. */
         uv_timer_stop(&hub->tick);
         uv_close((uv_handle_t *)&hub->tick, NULL);
+        uv_timer_stop(&hub->flush);
+        uv_close((uv_handle_t *)&hub->flush, NULL);
         hub->tick_live = 0;
     }
     sim_server_shutdown(hub->server, done, data);

@@ -33,6 +33,7 @@ struct grade_range {
 struct cluster {
     char name[64];
     int ready;
+    int dirty; /* deferred mode: a sync is due */
     time_t ready_since;
     struct node *nodes;
     size_t nnodes;
@@ -42,6 +43,11 @@ struct cluster {
     struct grade_range *ranges; /* ngrades * nranges */
 };
 
+struct pid_ref {
+    char *pid;
+    char *key; /* "namespace/name" of a Work carrying the pid label */
+};
+
 /* A workload share running (or waiting) on a member: one workload manifest of one Work. Kept
  * across syncs so running shares keep their nodes and scripted durations can elapse. */
 struct share {
@@ -49,6 +55,14 @@ struct share {
     time_t started;   /* 0: not running yet */
     int64_t duration; /* scripted run time in seconds; 0: until removed */
     int finished;
+    /* What was last reported, so a sync writes only what changed. */
+    int reported;
+    int64_t reported_running, reported_desired;
+    int reported_finished;
+    /* Per-pod requests (npods x MAX_RES), parsed once per Work generation. */
+    int64_t gen;
+    int64_t *reqs;
+    int64_t npods;
 };
 
 struct sim_karmada {
@@ -61,6 +75,15 @@ struct sim_karmada {
     size_t nclusters;
     struct share *shares;
     size_t nshares, capshares;
+    uint32_t *slots; /* open-addressing index of shares by key: share index + 1, 0 = empty */
+    size_t nslots;   /* a power of two, at least twice nshares */
+    int deferred;    /* cluster syncs wait for sim_karmada_flush */
+    void (*on_dirty)(void *data); /* deferred mode: told when a cluster is first marked */
+    void *dirty_data;
+    /* Works by RB permanent id, sorted by (pid, "namespace/name"): pruning on every RB sync
+     * must not scan every Work of the fleet. */
+    struct pid_ref *refs;
+    size_t nrefs, caprefs;
 };
 
 static const struct sim_resource *R(const char *group, const char *version, const char *plural)
@@ -280,22 +303,72 @@ static int64_t place(struct sim_karmada *k, struct cluster *c, const int64_t *re
 static void work_name(json_object *rb, char *buf, size_t cap);
 static void cluster_sync(struct sim_karmada *k, struct cluster *c);
 
+/* Makes room for extra more shares, so share_get hands out stable pointers for a whole sync. */
+static int share_reserve(struct sim_karmada *k, size_t extra)
+{
+    if (k->nshares + extra <= k->capshares)
+        return 0;
+    size_t cap = k->capshares ? k->capshares : 16;
+    while (cap < k->nshares + extra)
+        cap *= 2;
+    struct share *v = muster_realloc(k->shares, cap * sizeof(*v));
+    if (!v)
+        return MUSTER_ENOMEM;
+    k->shares = v;
+    k->capshares = cap;
+    return 0;
+}
+
+static uint32_t key_hash(const char *s)
+{
+    uint32_t h = 2166136261u;
+    for (; *s; s++) {
+        h ^= (unsigned char)*s;
+        h *= 16777619u;
+    }
+    return h;
+}
+
+/* Rebuilds the share index for at least `want` shares. */
+static int index_rebuild(struct sim_karmada *k, size_t want)
+{
+    size_t n = 64;
+    while (n < 2 * want)
+        n *= 2;
+    uint32_t *slots = muster_calloc(n, sizeof(*slots));
+    if (!slots)
+        return MUSTER_ENOMEM;
+    for (size_t i = 0; i < k->nshares; i++) {
+        size_t at = key_hash(k->shares[i].key) & (n - 1);
+        while (slots[at])
+            at = (at + 1) & (n - 1);
+        slots[at] = (uint32_t)(i + 1);
+    }
+    muster_free(k->slots);
+    k->slots = slots;
+    k->nslots = n;
+    return 0;
+}
+
+/* The share for key, created when new; NULL only when memory runs out. Every Work of a busy
+ * cluster is looked up on every sync, hence the hash index. */
 static struct share *share_get(struct sim_karmada *k, const char *key)
 {
-    for (size_t i = 0; i < k->nshares; i++)
-        if (strcmp(k->shares[i].key, key) == 0)
-            return &k->shares[i];
-    if (k->nshares == k->capshares) {
-        size_t cap = k->capshares ? k->capshares * 2 : 16;
-        struct share *v = muster_realloc(k->shares, cap * sizeof(*v));
-        if (!v)
-            return NULL;
-        k->shares = v;
-        k->capshares = cap;
+    if (k->nslots < 2 * (k->nshares + 1) && index_rebuild(k, k->nshares + 1) < 0)
+        return NULL;
+    size_t at = key_hash(key) & (k->nslots - 1);
+    while (k->slots[at]) {
+        struct share *sh = &k->shares[k->slots[at] - 1];
+        if (strcmp(sh->key, key) == 0)
+            return sh;
+        at = (at + 1) & (k->nslots - 1);
     }
-    struct share *sh = &k->shares[k->nshares++];
+    if (k->nshares == k->capshares && share_reserve(k, 1) < 0)
+        return NULL;
+    struct share *sh = &k->shares[k->nshares];
     memset(sh, 0, sizeof(*sh));
     snprintf(sh->key, sizeof(sh->key), "%s", key);
+    k->slots[at] = (uint32_t)(++k->nshares);
     return sh;
 }
 
@@ -334,7 +407,18 @@ struct unit {
     int waiting_for_group; /* names a PodGroup that does not exist in the cluster */
     int64_t duration;
     size_t order; /* list position, to keep sorting stable */
+    int changed;  /* differs from what was last reported */
 };
+
+struct podgroup {
+    const char *name; /* borrowed from the Work list */
+    int64_t min_member;
+};
+
+static int podgroup_cmp(const void *a, const void *b)
+{
+    return strcmp(((const struct podgroup *)a)->name, ((const struct podgroup *)b)->name);
+}
 
 static int unit_cmp(const void *pa, const void *pb)
 {
@@ -669,13 +753,41 @@ static void run_member(struct sim_karmada *k, struct cluster *c, int64_t *alloca
     for (size_t w = 0; w < nworks; w++)
         cap += json_object_array_length(
             get_path(json_object_array_get_idx(items, w), "spec", "workload", "manifests"));
-    struct unit *units = muster_calloc(cap ? cap : 1, sizeof(*units));
+    /* Units point into k->shares: no reallocation may move it during this sync. */
+    struct unit *units =
+        share_reserve(k, cap) == 0 ? muster_calloc(cap ? cap : 1, sizeof(*units)) : NULL;
     if (!units) {
         json_object_put(list);
         return;
     }
-    size_t n = 0;
+    size_t n = 0, npg = 0;
     time_t now = clock_now(k);
+    /* The PodGroups that reached the member, sorted by name for lookups. */
+    struct podgroup *pgs = muster_calloc(cap ? cap : 1, sizeof(*pgs));
+    if (!pgs) {
+        muster_free(units);
+        json_object_put(list);
+        return;
+    }
+    for (size_t w = 0; w < nworks; w++) {
+        json_object *work = json_object_array_get_idx(items, w);
+        json_object *susp = get_path(work, "spec", "suspendDispatching", NULL);
+        if (susp && json_object_get_boolean(susp))
+            continue;
+        json_object *ms = get_path(work, "spec", "workload", "manifests");
+        for (size_t j = 0; j < json_object_array_length(ms); j++) {
+            json_object *pg = json_object_array_get_idx(ms, j);
+            const char *kind = get_str(pg, "kind", NULL, NULL);
+            const char *name = sim_meta_str(pg, "name");
+            if (!kind || strcmp(kind, "PodGroup") != 0 || !name)
+                continue;
+            json_object *mm = get_path(pg, "spec", "minMember", NULL);
+            pgs[npg].name = name;
+            pgs[npg].min_member = mm ? json_object_get_int64(mm) : 1;
+            npg++;
+        }
+    }
+    qsort(pgs, npg, sizeof(*pgs), podgroup_cmp);
     for (size_t w = 0; w < nworks; w++) {
         json_object *work = json_object_array_get_idx(items, w);
         json_object *susp = get_path(work, "spec", "suspendDispatching", NULL);
@@ -711,25 +823,11 @@ static void run_member(struct sim_karmada *k, struct cluster *c, int64_t *alloca
                 const char *group =
                     get_str(pod_template_meta(obj), "annotations", GROUP_ANNOTATION, NULL);
                 if (group) {
-                    u->waiting_for_group = 1;
-                    for (size_t w2 = 0; w2 < nworks && u->waiting_for_group; w2++) {
-                        json_object *o = json_object_array_get_idx(items, w2);
-                        json_object *s2 = get_path(o, "spec", "suspendDispatching", NULL);
-                        if (s2 && json_object_get_boolean(s2))
-                            continue;
-                        json_object *ms = get_path(o, "spec", "workload", "manifests");
-                        for (size_t j = 0; j < json_object_array_length(ms); j++) {
-                            json_object *pg = json_object_array_get_idx(ms, j);
-                            const char *kind = get_str(pg, "kind", NULL, NULL);
-                            const char *name = sim_meta_str(pg, "name");
-                            if (kind && strcmp(kind, "PodGroup") == 0 && name &&
-                                strcmp(name, group) == 0) {
-                                json_object *mm = get_path(pg, "spec", "minMember", NULL);
-                                u->gang = mm ? json_object_get_int64(mm) : 1;
-                                u->waiting_for_group = 0;
-                            }
-                        }
-                    }
+                    struct podgroup want = {group, 0};
+                    const struct podgroup *pg =
+                        bsearch(&want, pgs, npg, sizeof(*pgs), podgroup_cmp);
+                    u->waiting_for_group = !pg;
+                    u->gang = pg ? pg->min_member : 0;
                 }
             }
             if (u->gang > u->desired)
@@ -747,8 +845,20 @@ static void run_member(struct sim_karmada *k, struct cluster *c, int64_t *alloca
             sh->finished = 1;
         if (sh && sh->finished)
             continue; /* done: its pods are gone and free their nodes */
-        int64_t *reqs = NULL;
-        int64_t total = expand_pods(k, u->obj, &reqs);
+        int64_t *reqs = NULL, total = 0;
+        int64_t gen = json_object_get_int64(get_path(u->work, "metadata", "generation", NULL));
+        if (sh && sh->reqs && sh->gen == gen) {
+            reqs = sh->reqs;
+            total = sh->npods;
+        } else {
+            total = expand_pods(k, u->obj, &reqs);
+            if (sh) {
+                muster_free(sh->reqs);
+                sh->reqs = reqs;
+                sh->npods = total;
+                sh->gen = gen;
+            }
+        }
         int64_t placed = 0;
         if (!u->waiting_for_group && c->ready) {
             placed = place_pods(k, c, reqs, 0, u->gang, 1);
@@ -759,22 +869,43 @@ static void run_member(struct sim_karmada *k, struct cluster *c, int64_t *alloca
             for (size_t r = 0; r < k->nres; r++)
                 if (reqs[p * MAX_RES + r] < INT64_MAX / 4)
                     allocating[r] += reqs[p * MAX_RES + r];
-        muster_free(reqs);
+        if (!sh)
+            muster_free(reqs);
         u->running = placed;
         if (sh && !sh->started && placed > 0 && placed >= u->gang)
             sh->started = now;
     }
-    /* Report, Work by Work, then into each RB. */
+    /* Report what changed, Work by Work, then into each RB: a sync costs writes only for
+     * shares whose state moved, not for every Work in the cluster. */
+    for (size_t i = 0; i < n; i++) {
+        struct unit *u = &units[i];
+        struct share *sh = u->share;
+        u->changed = !sh || !sh->reported || sh->reported_running != u->running ||
+                     sh->reported_desired != u->desired || sh->reported_finished != sh->finished;
+    }
     for (size_t w = 0; w < nworks; w++) {
         json_object *work = json_object_array_get_idx(items, w);
         json_object *susp = get_path(work, "spec", "suspendDispatching", NULL);
         if (susp && json_object_get_boolean(susp))
             continue;
-        report_work(k, work, units, n);
+        int changed = !get_path(work, "status", NULL, NULL);
+        for (size_t i = 0; i < n && !changed; i++)
+            changed = units[i].work == work && units[i].changed;
+        if (changed)
+            report_work(k, work, units, n);
     }
-    for (size_t i = 0; i < n; i++)
-        if (units[i].manifest == 0)
-            aggregate(k, c->name, units[i].work, &units[i]);
+    for (size_t i = 0; i < n; i++) {
+        struct unit *u = &units[i];
+        if (u->manifest == 0 && u->changed)
+            aggregate(k, c->name, u->work, u);
+        if (u->share) {
+            u->share->reported = 1;
+            u->share->reported_running = u->running;
+            u->share->reported_desired = u->desired;
+            u->share->reported_finished = u->share->finished;
+        }
+    }
+    muster_free(pgs);
     muster_free(units);
     json_object_put(list);
 }
@@ -783,10 +914,21 @@ static void run_member(struct sim_karmada *k, struct cluster *c, int64_t *alloca
 static void forget_shares(struct sim_karmada *k, const char *work_uid)
 {
     size_t len = strlen(work_uid), j = 0;
-    for (size_t i = 0; i < k->nshares; i++)
-        if (!(strncmp(k->shares[i].key, work_uid, len) == 0 && k->shares[i].key[len] == '/'))
+    for (size_t i = 0; i < k->nshares; i++) {
+        if (strncmp(k->shares[i].key, work_uid, len) == 0 && k->shares[i].key[len] == '/')
+            muster_free(k->shares[i].reqs);
+        else
             k->shares[j++] = k->shares[i];
-    k->nshares = j;
+    }
+    if (j != k->nshares) {
+        k->nshares = j;
+        /* Indices moved; on allocation failure drop the index (share_get rebuilds it). */
+        if (index_rebuild(k, j) < 0) {
+            muster_free(k->slots);
+            k->slots = NULL;
+            k->nslots = 0;
+        }
+    }
 }
 
 void sim_karmada_tick(struct sim_karmada *k)
@@ -1594,31 +1736,111 @@ static void ensure_work(struct sim_karmada *k, json_object *rb, json_object *tar
 
 /* Deletes the Works labelled with permanent id pid outside the clusters listed in keep (NULL:
  * delete all of them). */
+static int ref_cmp(const char *pid, const char *key, const struct pid_ref *r)
+{
+    int c = strcmp(pid, r->pid);
+    return c ? c : strcmp(key, r->key);
+}
+
+/* Index of the first ref >= (pid, key). */
+static size_t ref_lower_bound(const struct sim_karmada *k, const char *pid, const char *key)
+{
+    size_t lo = 0, hi = k->nrefs;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (ref_cmp(pid, key, &k->refs[mid]) > 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+static void ref_add(struct sim_karmada *k, const char *pid, const char *key)
+{
+    size_t i = ref_lower_bound(k, pid, key);
+    if (i < k->nrefs && ref_cmp(pid, key, &k->refs[i]) == 0)
+        return;
+    if (k->nrefs == k->caprefs) {
+        size_t cap = k->caprefs ? k->caprefs * 2 : 64;
+        struct pid_ref *v = muster_realloc(k->refs, cap * sizeof(*v));
+        if (!v)
+            return; /* the Work is then not pruned; the simulation degrades, never crashes */
+        k->refs = v;
+        k->caprefs = cap;
+    }
+    char *p = muster_strdup(pid), *kk = muster_strdup(key);
+    if (!p || !kk) {
+        muster_free(p);
+        muster_free(kk);
+        return;
+    }
+    memmove(&k->refs[i + 1], &k->refs[i], (k->nrefs - i) * sizeof(*k->refs));
+    k->refs[i].pid = p;
+    k->refs[i].key = kk;
+    k->nrefs++;
+}
+
+static void ref_remove(struct sim_karmada *k, const char *pid, const char *key)
+{
+    size_t i = ref_lower_bound(k, pid, key);
+    if (i == k->nrefs || ref_cmp(pid, key, &k->refs[i]) != 0)
+        return;
+    muster_free(k->refs[i].pid);
+    muster_free(k->refs[i].key);
+    memmove(&k->refs[i], &k->refs[i + 1], (k->nrefs - i - 1) * sizeof(*k->refs));
+    k->nrefs--;
+}
+
+/* Keeps the permanent-id index in step with a Work event. */
+static void index_work(struct sim_karmada *k, const struct sim_event *ev)
+{
+    const char *ns = sim_meta_str(ev->obj, "namespace");
+    const char *name = sim_meta_str(ev->obj, "name");
+    if (!ns || !name)
+        return;
+    char key[2 * NAME_MAX_LEN];
+    snprintf(key, sizeof(key), "%s/%s", ns, name);
+    const char *pid = get_str(ev->obj, "metadata", "labels", PERMANENT_ID_LABEL);
+    const char *old = ev->prev ? get_str(ev->prev, "metadata", "labels", PERMANENT_ID_LABEL) : NULL;
+    if (old && (ev->type == SIM_EVENT_DELETED || !pid || strcmp(old, pid) != 0))
+        ref_remove(k, old, key);
+    if (pid && ev->type == SIM_EVENT_DELETED)
+        ref_remove(k, pid, key);
+    else if (pid)
+        ref_add(k, pid, key);
+}
+
+/* Deletes the Works labelled with permanent id pid outside the clusters listed in keep (NULL:
+ * delete all of them). */
 static void prune_works(struct sim_karmada *k, const char *pid, json_object *keep)
 {
-    char sel_s[NAME_MAX_LEN + 64], err[128];
-    snprintf(sel_s, sizeof(sel_s), PERMANENT_ID_LABEL "=%s", pid);
-    struct sim_selector *sel = NULL;
-    if (sim_selector_parse_labels(sel_s, &sel, err, sizeof(err)) < 0)
+    size_t i = ref_lower_bound(k, pid, ""), n = 0;
+    while (i + n < k->nrefs && strcmp(k->refs[i + n].pid, pid) == 0)
+        n++;
+    if (!n)
         return;
+    /* Deleting edits the index (through the DELETED events): work on a copy of the keys. */
+    char(*keys)[2 * NAME_MAX_LEN] = muster_malloc(n * sizeof(*keys));
+    if (!keys)
+        return;
+    for (size_t j = 0; j < n; j++)
+        snprintf(keys[j], sizeof(keys[j]), "%s", k->refs[i + j].key);
     const struct sim_resource *wr = R("work.karmada.io", "v1alpha1", "works");
-    struct sim_list_opts opts = {sel, NULL, 0, NULL};
-    json_object *list = NULL;
-    if (sim_store_list(k->store, wr, NULL, &opts, &list, NULL) == 0) {
-        json_object *items = json_object_object_get(list, "items");
-        for (size_t i = 0; i < json_object_array_length(items); i++) {
-            json_object *w = json_object_array_get_idx(items, i);
-            const char *ns = sim_meta_str(w, "namespace");
-            size_t plen = strlen(WORK_NS_PREFIX);
-            if (!ns || strncmp(ns, WORK_NS_PREFIX, plen) != 0)
-                continue;
-            if (keep && cluster_listed(keep, ns + plen))
-                continue;
-            sim_store_delete(k->store, wr, ns, sim_meta_str(w, "name"), NULL, NULL, NULL, NULL);
-        }
-        json_object_put(list);
+    size_t plen = strlen(WORK_NS_PREFIX);
+    for (size_t j = 0; j < n; j++) {
+        char *slash = strchr(keys[j], '/');
+        if (!slash)
+            continue;
+        *slash = '\0';
+        const char *ns = keys[j];
+        if (strncmp(ns, WORK_NS_PREFIX, plen) != 0)
+            continue;
+        if (keep && cluster_listed(keep, ns + plen))
+            continue;
+        sim_store_delete(k->store, wr, ns, slash + 1, NULL, NULL, NULL, NULL);
     }
-    sim_selector_free(sel);
+    muster_free(keys);
 }
 
 static void sync_binding(struct sim_karmada *k, json_object *rb)
@@ -1644,6 +1866,23 @@ static int is(const struct sim_resource *r, const char *group, const char *plura
     return strcmp(r->group, group) == 0 && strcmp(r->plural, plural) == 0;
 }
 
+/* 1 for a MODIFIED event that changed nothing but status (and the resourceVersion). */
+static int status_only(const struct sim_event *ev)
+{
+    if (ev->type != SIM_EVENT_MODIFIED || !ev->prev)
+        return 0;
+    json_object *a = get_path(ev->obj, "spec", NULL, NULL);
+    json_object *b = get_path(ev->prev, "spec", NULL, NULL);
+    if (!json_object_equal(a, b))
+        return 0;
+    static const char *const meta[] = {"labels", "annotations", "ownerReferences"};
+    for (size_t i = 0; i < 3; i++)
+        if (!json_object_equal(get_path(ev->obj, "metadata", meta[i], NULL),
+                               get_path(ev->prev, "metadata", meta[i], NULL)))
+            return 0;
+    return 1;
+}
+
 static void on_event(void *data, const struct sim_event *ev)
 {
     struct sim_karmada *k = data;
@@ -1657,6 +1896,8 @@ static void on_event(void *data, const struct sim_event *ev)
         if (ev->type != SIM_EVENT_DELETED)
             policy_changed(k, ev->obj);
     } else if (is(r, "work.karmada.io", "resourcebindings")) {
+        if (status_only(ev))
+            return; /* aggregatedStatus and muster's conditions change no Work */
         if (ev->type == SIM_EVENT_DELETED) {
             const char *pid = get_str(ev->obj, "metadata", "labels", PERMANENT_ID_LABEL);
             if (pid)
@@ -1665,6 +1906,7 @@ static void on_event(void *data, const struct sim_event *ev)
             sync_binding(k, ev->obj);
         }
     } else if (is(r, "work.karmada.io", "works")) {
+        index_work(k, ev);
         const char *ns = sim_meta_str(ev->obj, "namespace");
         size_t plen = strlen(WORK_NS_PREFIX);
         struct cluster *c =
@@ -1674,9 +1916,37 @@ static void on_event(void *data, const struct sim_event *ev)
             if (uid)
                 forget_shares(k, uid);
         }
-        if (c)
+        /* A Work's status is the member's own report: it never moves a pod. */
+        if (!c || status_only(ev))
+            return;
+        if (!k->deferred) {
             cluster_sync(k, c);
+        } else if (!c->dirty) {
+            c->dirty = 1;
+            if (k->on_dirty)
+                k->on_dirty(k->dirty_data);
+        }
     }
+}
+
+void sim_karmada_defer(struct sim_karmada *k, void (*on_dirty)(void *data), void *data)
+{
+    k->deferred = 1;
+    k->on_dirty = on_dirty;
+    k->dirty_data = data;
+}
+
+int sim_karmada_flush(struct sim_karmada *k)
+{
+    int synced = 0;
+    for (size_t i = 0; i < k->nclusters; i++) {
+        if (!k->clusters[i].dirty)
+            continue;
+        k->clusters[i].dirty = 0;
+        cluster_sync(k, &k->clusters[i]);
+        synced++;
+    }
+    return synced;
 }
 
 int sim_karmada_new(struct sim_store *store, json_object *scenario, time_t (*now)(void),
@@ -1741,7 +2011,15 @@ void sim_karmada_free(struct sim_karmada *k)
         json_object_put(k->clusters[i].models);
     }
     muster_free(k->clusters);
+    for (size_t i = 0; i < k->nshares; i++)
+        muster_free(k->shares[i].reqs);
     muster_free(k->shares);
+    muster_free(k->slots);
+    for (size_t i = 0; i < k->nrefs; i++) {
+        muster_free(k->refs[i].pid);
+        muster_free(k->refs[i].key);
+    }
+    muster_free(k->refs);
     for (size_t i = 0; i < k->nres; i++)
         muster_free(k->res[i]);
     muster_free(k);

@@ -30,6 +30,16 @@ int sim_karmada_set_ready(struct sim_karmada *k, const char *cluster, int ready)
  * periodically (the hub does, every second). */
 void sim_karmada_tick(struct sim_karmada *k);
 
+/* Deferred mode: Work changes mark their cluster instead of recomputing it at once, and
+ * sim_karmada_flush recomputes each marked cluster once. on_dirty(data) is called when a clean
+ * cluster is first marked, so the caller can schedule a flush: the hub batches a burst of
+ * dispatches into one placement pass per cluster. Without this call (tests), every change is
+ * reflected before the write that caused it returns. */
+void sim_karmada_defer(struct sim_karmada *k, void (*on_dirty)(void *data), void *data);
+
+/* Recomputes the clusters marked since the last flush; returns how many. */
+int sim_karmada_flush(struct sim_karmada *k);
+
 /* The per-replica resource requests of a pod spec (sum of containers, raised to any larger
  * init container) as a ResourceList; a single container's list is copied verbatim, as
  * Karmada's interpreters do. Caller owns the result. */

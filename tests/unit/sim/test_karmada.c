@@ -486,6 +486,86 @@ static void test_gangs_and_durations(void)
     sim_store_free(s);
 }
 
+static int dirty_calls;
+
+static void count_dirty(void *data)
+{
+    (void)data;
+    dirty_calls++;
+}
+
+/* The hub's batching: many Works land before one flush (this once moved the shares array
+ * under the placement pass: ASan caught it). */
+static void test_deferred_flush(void)
+{
+    static const char yaml[] =
+        "clusters:\n"
+        "  - name: m\n"
+        "    nodes: [{count: 4, allocatable: {cpu: \"16\", pods: \"100\"}}]\n"
+        "objects:\n"
+        "  - {apiVersion: v1, kind: Namespace, metadata: {name: team}}\n"
+        "  - apiVersion: policy.karmada.io/v1alpha1\n"
+        "    kind: PropagationPolicy\n"
+        "    metadata: {name: pp, namespace: team}\n"
+        "    spec: {resourceSelectors: [{apiVersion: batch/v1, kind: Job}]}\n";
+    struct sim_store *s = NULL;
+    CU_ASSERT_EQUAL_FATAL(sim_store_new(100000, &s), 0);
+    json_object *scn = NULL;
+    char err[256] = "";
+    CU_ASSERT_EQUAL_FATAL(sim_scenario_parse("d.yaml", yaml, strlen(yaml), &scn, err, sizeof(err)),
+                          0);
+    struct sim_karmada *k = NULL;
+    CU_ASSERT_EQUAL_FATAL(sim_karmada_new(s, scn, fixed_now, &k, err, sizeof(err)), 0);
+    json_object_put(scn);
+    sim_karmada_defer(k, count_dirty, NULL);
+    dirty_calls = 0;
+    const struct sim_resource *jobs = R("batch", "v1", "jobs");
+    for (int i = 0; i < 40; i++) {
+        char body[256], name[32];
+        snprintf(body, sizeof(body),
+                 "{\"metadata\":{\"name\":\"j%d\"},\"spec\":{\"parallelism\":1,\"template\":"
+                 "{\"spec\":{\"containers\":[{\"name\":\"c\",\"resources\":{\"requests\":{"
+                 "\"cpu\":\"1\"}}}]}}}}",
+                 i);
+        json_object *o = json_tokener_parse(body);
+        CU_ASSERT_EQUAL(sim_store_create(s, jobs, "team", o, fixed_now(), 0, NULL, NULL), 0);
+        json_object_put(o);
+        snprintf(name, sizeof(name), "j%d-job", i);
+        place_on(s, name);
+    }
+    /* One notification for the burst; nothing recomputed yet. */
+    CU_ASSERT_EQUAL(dirty_calls, 1);
+    const struct sim_resource *cl = R("cluster.karmada.io", "v1alpha1", "clusters");
+    json_object *m = get(s, cl, NULL, "m");
+    CU_ASSERT_STRING_EQUAL(at(m, "status|resourceSummary|allocated|cpu"), "0");
+    json_object_put(m);
+    CU_ASSERT_EQUAL(sim_karmada_flush(k), 1);
+    CU_ASSERT_EQUAL(sim_karmada_flush(k), 0);
+    m = get(s, cl, NULL, "m");
+    CU_ASSERT_STRING_EQUAL(at(m, "status|resourceSummary|allocated|cpu"), "40");
+    CU_ASSERT_STRING_EQUAL(at(m, "status|resourceSummary|allocated|pods"), "40");
+    json_object_put(m);
+    /* Removing the RBs' clusters prunes their Works through the permanent-id index. */
+    for (int i = 0; i < 40; i += 2) {
+        const struct sim_resource *rbr = R("work.karmada.io", "v1alpha2", "resourcebindings");
+        char name[32];
+        snprintf(name, sizeof(name), "j%d-job", i);
+        json_object *cur = get(s, rbr, "team", name), *copy = NULL;
+        json_object_deep_copy(cur, &copy, NULL);
+        json_object_object_del(json_object_object_get(copy, "spec"), "clusters");
+        CU_ASSERT_EQUAL(sim_store_update(s, rbr, "team", name, copy, 0, NULL, NULL), 0);
+        json_object_put(copy);
+        json_object_put(cur);
+    }
+    CU_ASSERT_EQUAL(count_works(s, "karmada-es-m"), 20);
+    sim_karmada_flush(k);
+    m = get(s, cl, NULL, "m");
+    CU_ASSERT_STRING_EQUAL(at(m, "status|resourceSummary|allocated|cpu"), "20");
+    json_object_put(m);
+    sim_karmada_free(k);
+    sim_store_free(s);
+}
+
 static void test_bad_scenarios(void)
 {
     static const char *const bad[] = {
@@ -522,6 +602,7 @@ static CU_TestInfo tests[] = {
     {"Volcano Job components: Karmada's vectors", test_vcjob_vectors},
     {"clusters, detector, binding controller", test_clusters_detector_binding},
     {"gangs all or nothing; scripted durations free capacity", test_gangs_and_durations},
+    {"deferred mode: one flush for a burst; pruning by permanent id", test_deferred_flush},
     {"bad scenarios are rejected with a path", test_bad_scenarios},
     CU_TEST_INFO_NULL,
 };
