@@ -5,7 +5,6 @@
 #include "cluster-adapters/sim/patch.h"
 #include "cluster-adapters/sim/quantity.h"
 #include "cluster-adapters/sim/resources.h"
-#include "cluster-adapters/sim/selector.h"
 #include "cluster-adapters/sim/store.h"
 #include "queue/errors.h"
 #include "queue/mem.h"
@@ -86,7 +85,7 @@ struct sim_karmada {
     size_t nrefs, caprefs;
 };
 
-static const struct sim_resource *R(const char *group, const char *version, const char *plural)
+static const struct sim_resource *res_of(const char *group, const char *version, const char *plural)
 {
     return sim_resource_find(group, strlen(group), version, strlen(version), plural,
                              strlen(plural));
@@ -614,7 +613,7 @@ static void report_work(struct sim_karmada *k, json_object *work, struct unit *u
     }
     json_object_object_add(status, "manifestStatuses", ms);
     json_object_object_add(copy, "status", status);
-    sim_store_update(k->store, R("work.karmada.io", "v1alpha1", "works"),
+    sim_store_update(k->store, res_of("work.karmada.io", "v1alpha1", "works"),
                      sim_meta_str(work, "namespace"), sim_meta_str(work, "name"), copy,
                      SIM_WRITE_INTERNAL, NULL, NULL);
     json_object_put(copy);
@@ -684,7 +683,7 @@ static void aggregate(struct sim_karmada *k, const char *cluster, json_object *w
         get_str(work, "metadata", "annotations", "resourcebinding.karmada.io/namespace");
     if (!rbname || !rbns)
         return;
-    const struct sim_resource *rbr = R("work.karmada.io", "v1alpha2", "resourcebindings");
+    const struct sim_resource *rbr = res_of("work.karmada.io", "v1alpha2", "resourcebindings");
     json_object *rb = NULL, *copy = NULL;
     if (sim_store_get(k->store, rbr, rbns, rbname, &rb, NULL) < 0)
         return;
@@ -743,7 +742,7 @@ static void run_member(struct sim_karmada *k, struct cluster *c, int64_t *alloca
     char ns[96];
     snprintf(ns, sizeof(ns), WORK_NS_PREFIX "%s", c->name);
     json_object *list = NULL;
-    if (sim_store_list(k->store, R("work.karmada.io", "v1alpha1", "works"), ns, NULL, &list, NULL) <
+    if (sim_store_list(k->store, res_of("work.karmada.io", "v1alpha1", "works"), ns, NULL, &list, NULL) <
         0)
         return;
     json_object *items = json_object_object_get(list, "items");
@@ -989,7 +988,7 @@ static void cluster_sync(struct sim_karmada *k, struct cluster *c)
             used[i] += c->nodes[n].used[i];
         }
     json_object *cur = NULL;
-    const struct sim_resource *cr = R("cluster.karmada.io", "v1alpha1", "clusters");
+    const struct sim_resource *cr = res_of("cluster.karmada.io", "v1alpha1", "clusters");
     if (sim_store_get(k->store, cr, NULL, c->name, &cur, NULL) < 0)
         return;
     json_object *next = NULL;
@@ -1231,7 +1230,7 @@ static void ensure_namespace(struct sim_karmada *k, const char *name)
     json_object *m = json_object_new_object();
     json_object_object_add(m, "name", json_object_new_string(name));
     json_object_object_add(o, "metadata", m);
-    sim_store_create(k->store, R("", "v1", "namespaces"), NULL, o, clock_now(k), SIM_WRITE_INTERNAL,
+    sim_store_create(k->store, res_of("", "v1", "namespaces"), NULL, o, clock_now(k), SIM_WRITE_INTERNAL,
                      NULL, NULL);
     json_object_put(o);
 }
@@ -1266,7 +1265,7 @@ static void create_cluster_object(struct sim_karmada *k, struct cluster *c, json
     }
     json_object_object_add(s, "resourceModels", json_object_get(c->models));
     json_object_object_add(o, "spec", s);
-    sim_store_create(k->store, R("cluster.karmada.io", "v1alpha1", "clusters"), NULL, o,
+    sim_store_create(k->store, res_of("cluster.karmada.io", "v1alpha1", "clusters"), NULL, o,
                      clock_now(k), SIM_WRITE_INTERNAL, NULL, NULL);
     json_object_put(o);
     snprintf(buf, sizeof(buf), WORK_NS_PREFIX "%s", c->name);
@@ -1323,7 +1322,7 @@ static json_object *find_policy(struct sim_karmada *k, json_object *obj)
 {
     const char *ns = sim_meta_str(obj, "namespace");
     json_object *list = NULL;
-    if (!ns || sim_store_list(k->store, R("policy.karmada.io", "v1alpha1", "propagationpolicies"),
+    if (!ns || sim_store_list(k->store, res_of("policy.karmada.io", "v1alpha1", "propagationpolicies"),
                               ns, NULL, &list, NULL) < 0)
         return NULL;
     json_object *best = NULL;
@@ -1424,7 +1423,7 @@ static void detect(struct sim_karmada *k, json_object *obj)
     json_object *policy = find_policy(k, obj);
     if (!policy)
         return; /* Karmada leaves templates no policy claims alone */
-    const struct sim_resource *rbr = R("work.karmada.io", "v1alpha2", "resourcebindings");
+    const struct sim_resource *rbr = res_of("work.karmada.io", "v1alpha2", "resourcebindings");
     const char *ns = sim_meta_str(obj, "namespace");
     char name[NAME_MAX_LEN];
     rb_name(obj, name, sizeof(name));
@@ -1492,7 +1491,7 @@ static void detect(struct sim_karmada *k, json_object *obj)
 static void forget_workload(struct sim_karmada *k, json_object *obj)
 {
     /* Garbage collection of the owned RB (the binding controller then removes its Works). */
-    const struct sim_resource *rbr = R("work.karmada.io", "v1alpha2", "resourcebindings");
+    const struct sim_resource *rbr = res_of("work.karmada.io", "v1alpha2", "resourcebindings");
     char name[NAME_MAX_LEN];
     rb_name(obj, name, sizeof(name));
     const char *ns = sim_meta_str(obj, "namespace");
@@ -1577,7 +1576,7 @@ static void apply_overrides(struct sim_karmada *k, const char *ns, const char *c
                             json_object **tmpl)
 {
     json_object *list = NULL;
-    if (sim_store_list(k->store, R("policy.karmada.io", "v1alpha1", "overridepolicies"), ns, NULL,
+    if (sim_store_list(k->store, res_of("policy.karmada.io", "v1alpha1", "overridepolicies"), ns, NULL,
                        &list, NULL) < 0)
         return;
     json_object *items = json_object_object_get(list, "items");
@@ -1678,7 +1677,7 @@ static void ensure_work(struct sim_karmada *k, json_object *rb, json_object *tar
     json_object *manifest = render_manifest(k, rb, target);
     if (!manifest)
         return;
-    const struct sim_resource *wr = R("work.karmada.io", "v1alpha1", "works");
+    const struct sim_resource *wr = res_of("work.karmada.io", "v1alpha1", "works");
     char ns[NAME_MAX_LEN], name[NAME_MAX_LEN];
     snprintf(ns, sizeof(ns), WORK_NS_PREFIX "%.200s", cluster);
     ensure_namespace(k, ns);
@@ -1826,7 +1825,7 @@ static void prune_works(struct sim_karmada *k, const char *pid, json_object *kee
         return;
     for (size_t j = 0; j < n; j++)
         snprintf(keys[j], sizeof(keys[j]), "%s", k->refs[i + j].key);
-    const struct sim_resource *wr = R("work.karmada.io", "v1alpha1", "works");
+    const struct sim_resource *wr = res_of("work.karmada.io", "v1alpha1", "works");
     size_t plen = strlen(WORK_NS_PREFIX);
     for (size_t j = 0; j < n; j++) {
         char *slash = strchr(keys[j], '/');

@@ -182,6 +182,14 @@ out=$(k replace -f "$TMP/stale.json" 2>&1 || true)
 expect_match "$out" '^Error from server \(Conflict\): error when replacing ".*stale.json": Operation cannot be fulfilled on resourcebindings.work.karmada.io "train-deployment": the object has been modified; please apply your changes to the latest version and try again$' \
     "stale replace"
 
+# --- client-side apply (merge patch with last-applied-configuration) ---
+sed -e 's/name: train-deployment/name: applied-deployment/' "$FIX/rb-train.yaml" >"$TMP/applied.yaml"
+expect "$(k apply -f "$TMP/applied.yaml")" "resourcebinding.work.karmada.io/applied-deployment created" "apply (create)"
+sed -i 's/replicas: 4/replicas: 5/' "$TMP/applied.yaml"
+expect "$(k apply -f "$TMP/applied.yaml")" "resourcebinding.work.karmada.io/applied-deployment configured" "apply (configure)"
+expect "$(k get rb applied-deployment -o jsonpath='{.spec.replicas} {.metadata.generation}')" "5 2" "applied change"
+k delete rb applied-deployment >/dev/null
+
 # --- selectors and paging ---
 for i in 1 2 3 4 5; do
     sed -e "s/name: train-deployment/name: extra-$i-deployment/" -e "s/team: vision/team: nlp/" \
