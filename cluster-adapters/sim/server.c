@@ -990,6 +990,8 @@ static void serve_resource(struct sim_server *srv, h2o_req_t *req, const struct 
     if (!rt->has_name) {
         if (method_is(req, "GET"))
             serve_list(srv, req, rt);
+        else if (method_is(req, "POST") && rt->r->namespaced && !rt->has_ns)
+            method_not_allowed(req); /* creating needs the namespace in the path */
         else if (method_is(req, "POST"))
             serve_create(srv, req, rt);
         else if (method_is(req, "DELETE"))

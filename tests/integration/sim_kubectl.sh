@@ -226,6 +226,9 @@ body=$(curl -s -o /dev/null -w '%{http_code}' -X POST -H 'Content-Type: applicat
     --data-binary @<(head -c 4000000 /dev/zero | tr '\0' ' ') "$BASE/apis/work.karmada.io/v1alpha2/namespaces/default/resourcebindings")
 expect "$body" 413 "oversized body"
 
+body=$(curl -s -o /dev/null -w '%{http_code}' -X POST -H 'Content-Type: application/json' \
+    --data '{"metadata":{"name":"x"}}' "$BASE/apis/work.karmada.io/v1alpha2/resourcebindings")
+expect "$body" 405 "create without a namespace in the path"
 body=$(curl -s -o /dev/null -w '%{http_code}' -X POST -H 'Content-Type: application/vnd.kubernetes.protobuf' \
     --data 'k8s' "$BASE/api/v1/namespaces")
 expect "$body" 415 "protobuf body"
