@@ -742,8 +742,8 @@ static void run_member(struct sim_karmada *k, struct cluster *c, int64_t *alloca
     char ns[96];
     snprintf(ns, sizeof(ns), WORK_NS_PREFIX "%s", c->name);
     json_object *list = NULL;
-    if (sim_store_list(k->store, res_of("work.karmada.io", "v1alpha1", "works"), ns, NULL, &list, NULL) <
-        0)
+    if (sim_store_list(k->store, res_of("work.karmada.io", "v1alpha1", "works"), ns, NULL, &list,
+                       NULL) < 0)
         return;
     json_object *items = json_object_object_get(list, "items");
     size_t nworks = json_object_array_length(items);
@@ -1230,8 +1230,8 @@ static void ensure_namespace(struct sim_karmada *k, const char *name)
     json_object *m = json_object_new_object();
     json_object_object_add(m, "name", json_object_new_string(name));
     json_object_object_add(o, "metadata", m);
-    sim_store_create(k->store, res_of("", "v1", "namespaces"), NULL, o, clock_now(k), SIM_WRITE_INTERNAL,
-                     NULL, NULL);
+    sim_store_create(k->store, res_of("", "v1", "namespaces"), NULL, o, clock_now(k),
+                     SIM_WRITE_INTERNAL, NULL, NULL);
     json_object_put(o);
 }
 
@@ -1322,8 +1322,9 @@ static json_object *find_policy(struct sim_karmada *k, json_object *obj)
 {
     const char *ns = sim_meta_str(obj, "namespace");
     json_object *list = NULL;
-    if (!ns || sim_store_list(k->store, res_of("policy.karmada.io", "v1alpha1", "propagationpolicies"),
-                              ns, NULL, &list, NULL) < 0)
+    if (!ns ||
+        sim_store_list(k->store, res_of("policy.karmada.io", "v1alpha1", "propagationpolicies"), ns,
+                       NULL, &list, NULL) < 0)
         return NULL;
     json_object *best = NULL;
     int best_prio = 0;
@@ -1576,8 +1577,8 @@ static void apply_overrides(struct sim_karmada *k, const char *ns, const char *c
                             json_object **tmpl)
 {
     json_object *list = NULL;
-    if (sim_store_list(k->store, res_of("policy.karmada.io", "v1alpha1", "overridepolicies"), ns, NULL,
-                       &list, NULL) < 0)
+    if (sim_store_list(k->store, res_of("policy.karmada.io", "v1alpha1", "overridepolicies"), ns,
+                       NULL, &list, NULL) < 0)
         return;
     json_object *items = json_object_object_get(list, "items");
     for (size_t i = 0; i < json_object_array_length(items); i++) {

@@ -33,7 +33,8 @@ static void usage(FILE *f)
                "  --fault-latency-ms MS         delay every request\n"
                "  --fault-drop-watch-after N    end each watch after N events\n"
                "  --seed N                      fault-injection seed\n"
-               "  --event-log FILE              append every change as a JSON line\n");
+               "  --event-log FILE              append every change as a JSON line\n"
+               "  --access-log FILE             append one line per request\n");
 }
 
 static int parse_long(const char *flag, const char *s, long min, long max, long *out)
@@ -117,6 +118,8 @@ int main(int argc, char **argv)
             scenario = v;
         } else if (strcmp(a, "--event-log") == 0) {
             event_log = v;
+        } else if (strcmp(a, "--access-log") == 0) {
+            cfg.access_log = v;
         } else if (strcmp(a, "--token-file") == 0) {
             token_file = v;
         } else if (strcmp(a, "--tls-cert") == 0) {

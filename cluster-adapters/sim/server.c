@@ -1513,6 +1513,19 @@ int sim_server_new(uv_loop_t *loop, const struct sim_server_config *cfg, struct 
     h2o_hostconf_t *host =
         h2o_config_register_host(&srv->globalconf, h2o_iovec_init(H2O_STRLIT("default")), 65535);
     h2o_pathconf_t *path = h2o_config_register_path(host, "/", 0);
+    if (cfg->access_log) {
+        h2o_access_log_filehandle_t *fh =
+            h2o_access_log_open_handle(cfg->access_log, NULL, H2O_LOGCONF_ESCAPE_APACHE);
+        if (!fh) {
+            snprintf(err, errcap, "--access-log %s: cannot be opened", cfg->access_log);
+            h2o_config_dispose(&srv->globalconf);
+            muster_free(srv);
+            return MUSTER_EIO;
+        }
+        h2o_access_log_register(path, fh);
+        /* The logger holds its own reference; it goes with the configuration. */
+        h2o_mem_release_shared(fh);
+    }
     struct handler *h = (struct handler *)h2o_create_handler(path, sizeof(*h));
     h->super.on_req = on_req;
     h->srv = srv;

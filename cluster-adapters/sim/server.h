@@ -23,6 +23,7 @@ struct sim_server_config {
     const char *token;              /* non-NULL: required bearer token */
     const char *tls_cert, *tls_key; /* PEM files: serve HTTPS (HTTP/2 by ALPN, or 1.1) */
     const char *client_ca;          /* PEM CA bundle: require client certificates it signed */
+    const char *access_log;         /* append one line per request (Apache combined), or NULL */
     unsigned seed;                  /* fault-injection randomness */
     /* PUT /debug/sim/clusters/NAME/ready {"ready": bool} calls this (NULL: 404). Returns 0 or
      * MUSTER_ENOENT for an unknown cluster. */

@@ -30,7 +30,7 @@ expect() {
 }
 
 "$SIM" --listen 127.0.0.1:0 --scenario "$SRC/deploy/scenarios/demo.yaml" \
-    --event-log "$TMP/events.jsonl" >"$TMP/sim.out" 2>"$TMP/sim.err" &
+    --event-log "$TMP/events.jsonl" --access-log "$TMP/access.log" >"$TMP/sim.out" 2>"$TMP/sim.err" &
 SIM_PID=$!
 PORT=
 for _ in $(seq 100); do
@@ -130,4 +130,9 @@ expect "$(grep -c '"type":"DELETED","resourceVersion":"[0-9]*","group":"work.kar
 rvs=$(sed -n 's/.*"resourceVersion":"\([0-9]*\)".*/\1/p' "$TMP/events.jsonl")
 expect "$(sort -n <<<"$rvs" | uniq | tr '\n' ' ')" "$(tr '\n' ' ' <<<"$rvs")" \
     "event log strictly increasing, no duplicates"
+# The access log has one line per request, with method, path and status.
+grep -qE '"PATCH /apis/work.karmada.io/v1alpha2/namespaces/team-vision/resourcebindings/train-deployment(\?[^ ]*)? HTTP/1.1" 200 ' \
+    "$TMP/access.log" || fail "access log lacks the RB patch: $(tail -3 "$TMP/access.log")"
+grep -q '"PUT /debug/sim/clusters/nope/ready HTTP/1.1" 404 ' "$TMP/access.log" ||
+    fail "access log lacks the 404"
 echo PASS
