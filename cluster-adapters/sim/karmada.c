@@ -405,13 +405,16 @@ struct unit {
     int64_t desired, running, gang;
     int waiting_for_group; /* names a PodGroup that does not exist in the cluster */
     int64_t duration;
-    size_t order; /* list position, to keep sorting stable */
-    int changed;  /* differs from what was last reported */
+    size_t order;      /* list position, to keep sorting stable */
+    int changed;       /* differs from what was last reported */
+    const char *group; /* the PodGroup its pods name, or NULL */
 };
 
 struct podgroup {
     const char *name; /* borrowed from the Work list */
     int64_t min_member;
+    size_t work; /* index of its Work in the list */
+    int touched; /* a member share changed in this sync */
 };
 
 static int podgroup_cmp(const void *a, const void *b)
@@ -570,6 +573,35 @@ static json_object *identifier(json_object *obj, size_t ordinal)
     return id;
 }
 
+/* What Volcano reports for a PodGroup: its member pods running, and Running once minMember of
+ * them are (Completed when its shares finished). */
+static void report_podgroup(json_object *entry, json_object *pg, const struct unit *units, size_t n)
+{
+    const char *name = sim_meta_str(pg, "name");
+    json_object *mm = get_path(pg, "spec", "minMember", NULL);
+    int64_t min = mm ? json_object_get_int64(mm) : 1, running = 0, succeeded = 0, members = 0;
+    for (size_t i = 0; name && i < n; i++) {
+        if (!units[i].group || strcmp(units[i].group, name) != 0)
+            continue;
+        members++;
+        running += units[i].running;
+        if (units[i].share && units[i].share->finished)
+            succeeded += units[i].desired;
+    }
+    const char *phase = members && succeeded && !running ? "Completed"
+                        : members && running >= min      ? "Running"
+                                                         : "Pending";
+    json_object *st = json_object_new_object();
+    json_object_object_add(st, "phase", json_object_new_string(phase));
+    set_int(st, "running", running);
+    if (succeeded)
+        set_int(st, "succeeded", succeeded);
+    json_object_object_add(entry, "status", st);
+    json_object_object_add(
+        entry, "health",
+        json_object_new_string(strcmp(phase, "Pending") ? "Healthy" : "Unhealthy"));
+}
+
 /* Writes what the member reports for one Work: Applied, and one manifestStatus per manifest. */
 static void report_work(struct sim_karmada *k, json_object *work, struct unit *units, size_t n)
 {
@@ -600,12 +632,15 @@ static void report_work(struct sim_karmada *k, json_object *work, struct unit *u
         for (size_t i = 0; i < n && !u; i++)
             if (units[i].work == work && units[i].manifest == m)
                 u = &units[i];
+        const char *kind = get_str(obj, "kind", NULL, NULL);
         if (u) {
             char ts[32] = "";
             if (u->share && u->share->started)
                 sim_format_time(u->share->started, ts, sizeof(ts));
             json_object_object_add(e, "status", share_status(u, ts[0] ? ts : NULL));
             json_object_object_add(e, "health", json_object_new_string(health_of(u)));
+        } else if (kind && strcmp(kind, "PodGroup") == 0) {
+            report_podgroup(e, obj, units, n);
         } else {
             json_object_object_add(e, "health", json_object_new_string("Healthy"));
         }
@@ -783,6 +818,7 @@ static void run_member(struct sim_karmada *k, struct cluster *c, int64_t *alloca
             json_object *mm = get_path(pg, "spec", "minMember", NULL);
             pgs[npg].name = name;
             pgs[npg].min_member = mm ? json_object_get_int64(mm) : 1;
+            pgs[npg].work = w;
             npg++;
         }
     }
@@ -821,8 +857,9 @@ static void run_member(struct sim_karmada *k, struct cluster *c, int64_t *alloca
             } else {
                 const char *group =
                     get_str(pod_template_meta(obj), "annotations", GROUP_ANNOTATION, NULL);
+                u->group = group;
                 if (group) {
-                    struct podgroup want = {group, 0};
+                    struct podgroup want = {group, 0, 0, 0};
                     const struct podgroup *pg =
                         bsearch(&want, pgs, npg, sizeof(*pgs), podgroup_cmp);
                     u->waiting_for_group = !pg;
@@ -882,6 +919,15 @@ static void run_member(struct sim_karmada *k, struct cluster *c, int64_t *alloca
         u->changed = !sh || !sh->reported || sh->reported_running != u->running ||
                      sh->reported_desired != u->desired || sh->reported_finished != sh->finished;
     }
+    /* A PodGroup's Work reports again when one of its member shares changed. */
+    for (size_t i = 0; i < n; i++) {
+        if (!units[i].changed || !units[i].group)
+            continue;
+        struct podgroup want = {units[i].group, 0, 0, 0};
+        struct podgroup *pg = bsearch(&want, pgs, npg, sizeof(*pgs), podgroup_cmp);
+        if (pg)
+            pg->touched = 1;
+    }
     for (size_t w = 0; w < nworks; w++) {
         json_object *work = json_object_array_get_idx(items, w);
         json_object *susp = get_path(work, "spec", "suspendDispatching", NULL);
@@ -890,6 +936,8 @@ static void run_member(struct sim_karmada *k, struct cluster *c, int64_t *alloca
         int changed = !get_path(work, "status", NULL, NULL);
         for (size_t i = 0; i < n && !changed; i++)
             changed = units[i].work == work && units[i].changed;
+        for (size_t p = 0; p < npg && !changed; p++)
+            changed = pgs[p].work == w && pgs[p].touched;
         if (changed)
             report_work(k, work, units, n);
     }

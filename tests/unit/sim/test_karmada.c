@@ -320,6 +320,13 @@ static void test_clusters_detector_binding(void)
     CU_ASSERT_STRING_EQUAL(at(wk, "status|manifestStatuses|0|status|availableReplicas"), "3");
     CU_ASSERT_STRING_EQUAL(at(wk, "status|manifestStatuses|0|health"), "Healthy");
     json_object_put(wk);
+    /* muster's PodGroup Work reports the gang running. */
+    json_object *pgwk = get(s, wr, "karmada-es-c1", "web-pg");
+    CU_ASSERT_STRING_EQUAL(at(pgwk, "status|manifestStatuses|0|identifier|kind"), "PodGroup");
+    CU_ASSERT_STRING_EQUAL(at(pgwk, "status|manifestStatuses|0|status"),
+                           "{\"phase\":\"Running\",\"running\":3}");
+    CU_ASSERT_STRING_EQUAL(at(pgwk, "status|manifestStatuses|0|health"), "Healthy");
+    json_object_put(pgwk);
     rb = get(s, rbr, "team", "web-deployment");
     CU_ASSERT_STRING_EQUAL(at(rb, "status|aggregatedStatus|0|health"), "Healthy");
     CU_ASSERT_STRING_EQUAL(at(rb, "status|aggregatedStatus|0|applied"), "true");
