@@ -30,7 +30,8 @@
     XX(EGONE, "resource version too old")                                                          \
     XX(ETOOMANY, "too many requests")                                                              \
     XX(EHTTP, "HTTP error")                                                                        \
-    XX(ECONFIG, "bad configuration")
+    XX(ECONFIG, "bad configuration")                                                               \
+    XX(ETOOBIG, "request too large")
 
 enum muster_errno {
     MUSTER_OK = 0,

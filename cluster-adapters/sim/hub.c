@@ -1,0 +1,184 @@
+/* The simulated hub assembled from its parts (see hub.h). */
+#include "cluster-adapters/sim/hub.h"
+
+#include "cluster-adapters/sim/karmada.h"
+#include "cluster-adapters/sim/resources.h"
+#include "cluster-adapters/sim/scenario.h"
+#include "cluster-adapters/sim/store.h"
+#include "queue/errors.h"
+#include "queue/mem.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#define SIM_DEFAULT_HISTORY 10000
+
+struct sim_hub {
+    struct sim_store *store;
+    struct sim_karmada *karmada;
+    struct sim_server *server;
+    FILE *log;
+    struct sim_store_watch *log_watch;
+    uv_timer_t tick;  /* advances scripted workload durations */
+    uv_timer_t flush; /* armed when a cluster needs recomputing; batches bursts */
+    int tick_live;
+};
+
+/* The namespaces every cluster has, so clients can create objects at once. */
+static int seed_namespaces(struct sim_store *store)
+{
+    static const char *const names[] = {"default", "kube-system", "kube-public", "karmada-system"};
+    const struct sim_resource *ns = sim_resource_find("", 0, "v1", 2, "namespaces", 10);
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+        json_object *o = json_object_new_object();
+        json_object *m = json_object_new_object();
+        json_object_object_add(m, "name", json_object_new_string(names[i]));
+        json_object_object_add(o, "metadata", m);
+        json_object_object_add(o, "status", json_tokener_parse("{\"phase\":\"Active\"}"));
+        int rc = sim_store_create(store, ns, NULL, o, time(NULL), SIM_WRITE_INTERNAL, NULL, NULL);
+        json_object_put(o);
+        if (rc < 0)
+            return rc;
+    }
+    return 0;
+}
+
+static void log_event(void *data, const struct sim_event *ev)
+{
+    static const char *const names[] = {"ADDED", "MODIFIED", "DELETED"};
+    const char *ns = sim_meta_str(ev->obj, "namespace");
+    FILE *f = data;
+    fprintf(f,
+            "{\"type\":\"%s\",\"resourceVersion\":\"%lld\",\"group\":\"%s\",\"resource\":\"%s\","
+            "\"namespace\":\"%s\",\"name\":\"%s\"}\n",
+            names[ev->type], (long long)ev->rv, ev->res->group, ev->res->plural, ns ? ns : "",
+            sim_meta_str(ev->obj, "name"));
+    /* Readers check the file while the hub runs. */
+    fflush(f);
+}
+
+static void on_tick(uv_timer_t *t)
+{
+    struct sim_hub *hub = t->data;
+    sim_karmada_tick(hub->karmada);
+}
+
+/* Recomputing a member costs a pass over its Works; doing it at most every few milliseconds
+ * turns a burst of dispatches into one pass, while clients still see status within one
+ * period (Karmada itself reports cluster status every 10 s). */
+#define SIM_FLUSH_MS 10
+
+static void on_flush(uv_timer_t *t)
+{
+    struct sim_hub *hub = t->data;
+    sim_karmada_flush(hub->karmada);
+}
+
+static void on_dirty(void *data)
+{
+    struct sim_hub *hub = data;
+    if (hub->tick_live && !uv_is_active((uv_handle_t *)&hub->flush))
+        uv_timer_start(&hub->flush, on_flush, SIM_FLUSH_MS, 0);
+}
+
+static int set_cluster_ready(void *data, const char *cluster, int ready)
+{
+    struct sim_hub *hub = data;
+    return sim_karmada_set_ready(hub->karmada, cluster, ready);
+}
+
+int sim_hub_start(uv_loop_t *loop, const struct sim_hub_config *cfg, struct sim_hub **out,
+                  char *err, size_t errcap)
+{
+    err[0] = '\0';
+    struct sim_hub *hub = muster_calloc(1, sizeof(*hub));
+    if (!hub)
+        return MUSTER_ENOMEM;
+    int rc = sim_store_new(cfg->history ? cfg->history : SIM_DEFAULT_HISTORY, &hub->store);
+    if (rc == 0)
+        rc = seed_namespaces(hub->store);
+    if (rc == 0 && cfg->event_log) {
+        /* Opened before the scenario loads so its objects are logged too. */
+        hub->log = fopen(cfg->event_log, "a");
+        if (!hub->log) {
+            snprintf(err, errcap, "--event-log %s: %s", cfg->event_log, strerror(errno));
+            rc = MUSTER_EIO;
+        } else {
+            rc = sim_store_watch(hub->store, sim_store_rv(hub->store), log_event, hub->log,
+                                 &hub->log_watch, NULL);
+        }
+    }
+    json_object *scn = NULL;
+    if (rc == 0 && cfg->scenario)
+        rc = sim_scenario_load(cfg->scenario, &scn, err, errcap);
+    if (rc == 0)
+        rc = sim_karmada_new(hub->store, scn, NULL, &hub->karmada, err, errcap);
+    json_object_put(scn);
+    if (rc < 0) {
+        sim_hub_free(hub);
+        return rc;
+    }
+    struct sim_server_config scfg = cfg->server;
+    scfg.set_cluster_ready = set_cluster_ready;
+    scfg.hook_data = hub;
+    rc = sim_server_new(loop, &scfg, hub->store, &hub->server, err, errcap);
+    if (rc < 0 && !hub->server) {
+        sim_hub_free(hub);
+        return rc;
+    }
+    if (rc == 0) {
+        uv_timer_init(loop, &hub->tick);
+        hub->tick.data = hub;
+        hub->tick_live = 1;
+        uv_timer_start(&hub->tick, on_tick, 1000, 1000);
+        uv_timer_init(loop, &hub->flush);
+        hub->flush.data = hub;
+        sim_karmada_defer(hub->karmada, on_dirty, hub);
+    }
+    *out = hub;
+    return rc;
+}
+
+int sim_hub_port(const struct sim_hub *hub)
+{
+    return sim_server_port(hub->server);
+}
+
+struct sim_store *sim_hub_store(struct sim_hub *hub)
+{
+    return hub->store;
+}
+
+struct sim_karmada *sim_hub_karmada(struct sim_hub *hub)
+{
+    return hub->karmada;
+}
+
+void sim_hub_shutdown(struct sim_hub *hub, void (*done)(void *data), void *data)
+{
+    if (hub->tick_live) {
+        /* Closes within this loop turn, well before the server's connections are gone. */
+        uv_timer_stop(&hub->tick);
+        uv_close((uv_handle_t *)&hub->tick, NULL);
+        uv_timer_stop(&hub->flush);
+        uv_close((uv_handle_t *)&hub->flush, NULL);
+        hub->tick_live = 0;
+    }
+    sim_server_shutdown(hub->server, done, data);
+}
+
+void sim_hub_free(struct sim_hub *hub)
+{
+    if (!hub)
+        return;
+    sim_server_free(hub->server);
+    sim_karmada_free(hub->karmada);
+    if (hub->store)
+        sim_store_unwatch(hub->store, hub->log_watch);
+    sim_store_free(hub->store);
+    if (hub->log)
+        fclose(hub->log);
+    muster_free(hub);
+}

@@ -1,0 +1,2074 @@
+/* The simulated Karmada control plane (see karmada.h): clusters and their status, the
+ * detector and the binding controller, all driven by store events. */
+#include "cluster-adapters/sim/karmada.h"
+
+#include "cluster-adapters/sim/patch.h"
+#include "cluster-adapters/sim/quantity.h"
+#include "cluster-adapters/sim/resources.h"
+#include "cluster-adapters/sim/store.h"
+#include "queue/errors.h"
+#include "queue/mem.h"
+
+#include <ctype.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#define PERMANENT_ID_LABEL "resourcebinding.karmada.io/permanent-id"
+#define WORK_NS_PREFIX "karmada-es-"
+#define MAX_RES 32 /* distinct resource names across a scenario's nodes */
+#define NAME_MAX_LEN 254
+
+struct node {
+    int64_t alloc[MAX_RES];
+    int64_t used[MAX_RES];
+};
+
+struct grade_range {
+    int res;     /* index into k->res, or -1 for a resource no node has */
+    int64_t min; /* milli */
+};
+
+struct cluster {
+    char name[64];
+    int ready;
+    int dirty; /* deferred mode: a sync is due */
+    time_t ready_since;
+    struct node *nodes;
+    size_t nnodes;
+    json_object *models; /* spec.resourceModels as served */
+    /* models as numbers: grades x ranges */
+    size_t ngrades, nranges;
+    struct grade_range *ranges; /* ngrades * nranges */
+};
+
+struct pid_ref {
+    char *pid;
+    char *key; /* "namespace/name" of a Work carrying the pid label */
+};
+
+/* A workload share running (or waiting) on a member: one workload manifest of one Work. Kept
+ * across syncs so running shares keep their nodes and scripted durations can elapse. */
+struct share {
+    char key[128];    /* the Work's uid, '/', the manifest's index */
+    time_t started;   /* 0: not running yet */
+    int64_t duration; /* scripted run time in seconds; 0: until removed */
+    int finished;
+    /* What was last reported, so a sync writes only what changed. */
+    int reported;
+    int64_t reported_running, reported_desired;
+    int reported_finished;
+    /* Per-pod requests (npods x MAX_RES), parsed once per Work generation. */
+    int64_t gen;
+    int64_t *reqs;
+    int64_t npods;
+};
+
+struct sim_karmada {
+    struct sim_store *store;
+    struct sim_store_watch *watch;
+    time_t (*now)(void);
+    char *res[MAX_RES];
+    size_t nres;
+    struct cluster *clusters;
+    size_t nclusters;
+    struct share *shares;
+    size_t nshares, capshares;
+    uint32_t *slots; /* open-addressing index of shares by key: share index + 1, 0 = empty */
+    size_t nslots;   /* a power of two, at least twice nshares */
+    int deferred;    /* cluster syncs wait for sim_karmada_flush */
+    void (*on_dirty)(void *data); /* deferred mode: told when a cluster is first marked */
+    void *dirty_data;
+    /* Works by RB permanent id, sorted by (pid, "namespace/name"): pruning on every RB sync
+     * must not scan every Work of the fleet. */
+    struct pid_ref *refs;
+    size_t nrefs, caprefs;
+};
+
+static const struct sim_resource *res_of(const char *group, const char *version, const char *plural)
+{
+    return sim_resource_find(group, strlen(group), version, strlen(version), plural,
+                             strlen(plural));
+}
+
+static time_t clock_now(struct sim_karmada *k)
+{
+    return k->now ? k->now() : time(NULL);
+}
+
+static json_object *get_path(json_object *o, const char *a, const char *b, const char *c)
+{
+    json_object *v = o;
+    const char *keys[] = {a, b, c};
+    for (int i = 0; i < 3 && keys[i] && v; i++) {
+        json_object *n = NULL;
+        if (!json_object_is_type(v, json_type_object) || !json_object_object_get_ex(v, keys[i], &n))
+            return NULL;
+        v = n;
+    }
+    return v;
+}
+
+static const char *get_str(json_object *o, const char *a, const char *b, const char *c)
+{
+    json_object *v = get_path(o, a, b, c);
+    return v && json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
+}
+
+static int res_index(struct sim_karmada *k, const char *name, int add)
+{
+    for (size_t i = 0; i < k->nres; i++)
+        if (strcmp(k->res[i], name) == 0)
+            return (int)i;
+    if (!add || k->nres == MAX_RES)
+        return -1;
+    k->res[k->nres] = muster_strdup(name);
+    if (!k->res[k->nres])
+        return -1;
+    return (int)k->nres++;
+}
+
+/* ---- pod requests and the Volcano Job interpreter ---- */
+
+static void add_requests(json_object *sum, json_object *reqs, int take_max)
+{
+    json_object_object_foreach(reqs, name, v)
+    {
+        int64_t add = 0, have = 0;
+        if (sim_qty_parse(json_object_get_string(v), &add) < 0)
+            continue;
+        json_object *cur = NULL;
+        if (json_object_object_get_ex(sum, name, &cur))
+            sim_qty_parse(json_object_get_string(cur), &have);
+        int64_t next = take_max ? (add > have ? add : have) : have + add;
+        char buf[40];
+        sim_qty_format(next, buf, sizeof(buf));
+        json_object_object_add(sum, name, json_object_new_string(buf));
+    }
+}
+
+json_object *sim_karmada_pod_requests(json_object *pod_spec)
+{
+    json_object *sum = json_object_new_object();
+    json_object *containers = get_path(pod_spec, "containers", NULL, NULL);
+    size_t n =
+        json_object_is_type(containers, json_type_array) ? json_object_array_length(containers) : 0;
+    if (n == 1) {
+        json_object *reqs =
+            get_path(json_object_array_get_idx(containers, 0), "resources", "requests", NULL);
+        if (json_object_is_type(reqs, json_type_object)) {
+            json_object_put(sum);
+            sum = NULL;
+            json_object_deep_copy(reqs, &sum, NULL);
+        }
+    } else {
+        for (size_t i = 0; i < n; i++) {
+            json_object *reqs =
+                get_path(json_object_array_get_idx(containers, i), "resources", "requests", NULL);
+            if (json_object_is_type(reqs, json_type_object))
+                add_requests(sum, reqs, 0);
+        }
+    }
+    json_object *inits = get_path(pod_spec, "initContainers", NULL, NULL);
+    for (size_t i = 0;
+         json_object_is_type(inits, json_type_array) && i < json_object_array_length(inits); i++) {
+        json_object *reqs =
+            get_path(json_object_array_get_idx(inits, i), "resources", "requests", NULL);
+        if (json_object_is_type(reqs, json_type_object))
+            add_requests(sum, reqs, 1);
+    }
+    return sum;
+}
+
+json_object *sim_karmada_vcjob_components(json_object *job)
+{
+    json_object *out = json_object_new_array();
+    json_object *tasks = get_path(job, "spec", "tasks", NULL);
+    for (size_t i = 0;
+         json_object_is_type(tasks, json_type_array) && i < json_object_array_length(tasks); i++) {
+        json_object *t = json_object_array_get_idx(tasks, i);
+        json_object *c = json_object_new_object();
+        const char *name = get_str(t, "name", NULL, NULL);
+        char fallback[32];
+        snprintf(fallback, sizeof(fallback), "task-%zu", i);
+        json_object_object_add(c, "name", json_object_new_string(name ? name : fallback));
+        json_object *min = get_path(t, "minAvailable", NULL, NULL);
+        json_object_object_add(c, "replicas",
+                               json_object_new_int(min ? json_object_get_int(min) : 1));
+        json_object *rr = json_object_new_object();
+        json_object_object_add(rr, "resourceRequest",
+                               sim_karmada_pod_requests(get_path(t, "template", "spec", NULL)));
+        json_object_object_add(c, "replicaRequirements", rr);
+        json_object_array_add(out, c);
+    }
+    return out;
+}
+
+/* The pod templates a workload runs: (replicas, pod spec) pairs; returns how many (<= max). */
+struct pod_set {
+    int64_t replicas;
+    json_object *spec;
+};
+
+static size_t workload_pods(json_object *obj, struct pod_set *out, size_t max)
+{
+    const char *av = get_str(obj, "apiVersion", NULL, NULL);
+    const char *kind = get_str(obj, "kind", NULL, NULL);
+    if (!av || !kind)
+        return 0;
+    json_object *v;
+    if (strcmp(av, "apps/v1") == 0 && strcmp(kind, "Deployment") == 0) {
+        v = get_path(obj, "spec", "replicas", NULL);
+        out[0].replicas = v ? json_object_get_int64(v) : 1;
+        out[0].spec = get_path(obj, "spec", "template", "spec");
+        return 1;
+    }
+    if (strcmp(av, "batch/v1") == 0 && strcmp(kind, "Job") == 0) {
+        v = get_path(obj, "spec", "parallelism", NULL);
+        out[0].replicas = v ? json_object_get_int64(v) : 1;
+        out[0].spec = get_path(obj, "spec", "template", "spec");
+        return 1;
+    }
+    if (strcmp(av, "v1") == 0 && strcmp(kind, "Pod") == 0) {
+        out[0].replicas = 1;
+        out[0].spec = get_path(obj, "spec", NULL, NULL);
+        return 1;
+    }
+    if (strcmp(av, "batch.volcano.sh/v1alpha1") == 0 && strcmp(kind, "Job") == 0) {
+        json_object *tasks = get_path(obj, "spec", "tasks", NULL);
+        size_t n = 0;
+        for (size_t i = 0; json_object_is_type(tasks, json_type_array) &&
+                           i < json_object_array_length(tasks) && n < max;
+             i++) {
+            json_object *t = json_object_array_get_idx(tasks, i);
+            v = get_path(t, "replicas", NULL, NULL);
+            out[n].replicas = v ? json_object_get_int64(v) : 1;
+            out[n].spec = get_path(t, "template", "spec", NULL);
+            n++;
+        }
+        return n;
+    }
+    return 0;
+}
+
+static int is_workload(const struct sim_resource *r)
+{
+    return (strcmp(r->group, "apps") == 0 && strcmp(r->plural, "deployments") == 0) ||
+           (strcmp(r->group, "batch") == 0 && strcmp(r->plural, "jobs") == 0) ||
+           (strcmp(r->group, "batch.volcano.sh") == 0 && strcmp(r->plural, "jobs") == 0) ||
+           (r->group[0] == '\0' && strcmp(r->plural, "pods") == 0);
+}
+
+/* ---- cluster status ---- */
+
+static struct cluster *find_cluster(struct sim_karmada *k, const char *name)
+{
+    for (size_t i = 0; i < k->nclusters; i++)
+        if (strcmp(k->clusters[i].name, name) == 0)
+            return &k->clusters[i];
+    return NULL;
+}
+
+/* Places `replicas` pods of per-pod requests `req` first-fit on c's nodes; returns how many
+ * did not fit (Pending pods, which Karmada counts as "allocating"). */
+static int64_t place(struct sim_karmada *k, struct cluster *c, const int64_t *req, int64_t replicas)
+{
+    int64_t pending = 0;
+    for (int64_t r = 0; r < replicas; r++) {
+        size_t n;
+        for (n = 0; n < c->nnodes; n++) {
+            struct node *nd = &c->nodes[n];
+            int fits = 1;
+            for (size_t i = 0; i < k->nres && fits; i++)
+                fits = nd->used[i] + req[i] <= nd->alloc[i];
+            if (fits) {
+                for (size_t i = 0; i < k->nres; i++)
+                    nd->used[i] += req[i];
+                break;
+            }
+        }
+        if (n == c->nnodes)
+            pending++;
+    }
+    return pending;
+}
+
+/* ---- member clusters: shares, gangs, durations, reported status ---- */
+
+#define DURATION_ANNOTATION "sim.muster.io/duration"
+#define GROUP_ANNOTATION "scheduling.k8s.io/group-name"
+#define MAX_PODS 100000 /* per share: more than any scenario asks for */
+
+static void work_name(json_object *rb, char *buf, size_t cap);
+static void cluster_sync(struct sim_karmada *k, struct cluster *c);
+
+/* Makes room for extra more shares, so share_get hands out stable pointers for a whole sync. */
+static int share_reserve(struct sim_karmada *k, size_t extra)
+{
+    if (k->nshares + extra <= k->capshares)
+        return 0;
+    size_t cap = k->capshares ? k->capshares : 16;
+    while (cap < k->nshares + extra)
+        cap *= 2;
+    struct share *v = muster_realloc(k->shares, cap * sizeof(*v));
+    if (!v)
+        return MUSTER_ENOMEM;
+    k->shares = v;
+    k->capshares = cap;
+    return 0;
+}
+
+static uint32_t key_hash(const char *s)
+{
+    uint32_t h = 2166136261u;
+    for (; *s; s++) {
+        h ^= (unsigned char)*s;
+        h *= 16777619u;
+    }
+    return h;
+}
+
+/* Rebuilds the share index for at least `want` shares. */
+static int index_rebuild(struct sim_karmada *k, size_t want)
+{
+    size_t n = 64;
+    while (n < 2 * want)
+        n *= 2;
+    uint32_t *slots = muster_calloc(n, sizeof(*slots));
+    if (!slots)
+        return MUSTER_ENOMEM;
+    for (size_t i = 0; i < k->nshares; i++) {
+        size_t at = key_hash(k->shares[i].key) & (n - 1);
+        while (slots[at])
+            at = (at + 1) & (n - 1);
+        slots[at] = (uint32_t)(i + 1);
+    }
+    muster_free(k->slots);
+    k->slots = slots;
+    k->nslots = n;
+    return 0;
+}
+
+/* The share for key, created when new; NULL only when memory runs out. Every Work of a busy
+ * cluster is looked up on every sync, hence the hash index. */
+static struct share *share_get(struct sim_karmada *k, const char *key)
+{
+    if (k->nslots < 2 * (k->nshares + 1) && index_rebuild(k, k->nshares + 1) < 0)
+        return NULL;
+    size_t at = key_hash(key) & (k->nslots - 1);
+    while (k->slots[at]) {
+        struct share *sh = &k->shares[k->slots[at] - 1];
+        if (strcmp(sh->key, key) == 0)
+            return sh;
+        at = (at + 1) & (k->nslots - 1);
+    }
+    if (k->nshares == k->capshares && share_reserve(k, 1) < 0)
+        return NULL;
+    struct share *sh = &k->shares[k->nshares];
+    memset(sh, 0, sizeof(*sh));
+    snprintf(sh->key, sizeof(sh->key), "%s", key);
+    k->slots[at] = (uint32_t)(++k->nshares);
+    return sh;
+}
+
+/* "90", "90s", "5m", "2h" in seconds; 0 when absent or malformed (runs forever). */
+static int64_t parse_duration(const char *s)
+{
+    if (!s || !*s)
+        return 0;
+    char *end = NULL;
+    long long v = strtoll(s, &end, 10);
+    if (v <= 0)
+        return 0;
+    if (!*end || strcmp(end, "s") == 0)
+        return v;
+    if (strcmp(end, "m") == 0)
+        return v * 60;
+    if (strcmp(end, "h") == 0)
+        return v * 3600;
+    return 0;
+}
+
+static json_object *pod_template_meta(json_object *obj)
+{
+    const char *kind = get_str(obj, "kind", NULL, NULL);
+    if (kind && strcmp(kind, "Pod") == 0)
+        return get_path(obj, "metadata", NULL, NULL);
+    return get_path(obj, "spec", "template", "metadata");
+}
+
+struct unit {
+    json_object *work; /* borrowed from the Work list */
+    size_t manifest;
+    json_object *obj;
+    struct share *share;
+    int64_t desired, running, gang;
+    int waiting_for_group; /* names a PodGroup that does not exist in the cluster */
+    int64_t duration;
+    size_t order;      /* list position, to keep sorting stable */
+    int changed;       /* differs from what was last reported */
+    const char *group; /* the PodGroup its pods name, or NULL */
+};
+
+struct podgroup {
+    const char *name; /* borrowed from the Work list */
+    int64_t min_member;
+    size_t work; /* index of its Work in the list */
+    int touched; /* a member share changed in this sync */
+};
+
+static int podgroup_cmp(const void *a, const void *b)
+{
+    return strcmp(((const struct podgroup *)a)->name, ((const struct podgroup *)b)->name);
+}
+
+static int unit_cmp(const void *pa, const void *pb)
+{
+    const struct unit *a = pa, *b = pb;
+    /* Running shares keep their nodes: they are placed first, oldest first. */
+    int ra = a->share && a->share->started, rb = b->share && b->share->started;
+    if (ra != rb)
+        return ra ? -1 : 1;
+    if (ra && a->share->started != b->share->started)
+        return a->share->started < b->share->started ? -1 : 1;
+    return a->order < b->order ? -1 : a->order > b->order;
+}
+
+/* Per-pod requests of every pod of obj, in pod-set order, into reqs (npods x MAX_RES). Pods
+ * asking for a resource no node has get that request set impossibly high. */
+static int64_t expand_pods(struct sim_karmada *k, json_object *obj, int64_t **reqs)
+{
+    struct pod_set sets[16];
+    size_t n = workload_pods(obj, sets, 16);
+    int64_t total = 0;
+    for (size_t s = 0; s < n; s++)
+        total += sets[s].replicas > 0 ? sets[s].replicas : 0;
+    if (total > MAX_PODS)
+        total = MAX_PODS;
+    *reqs = muster_calloc((size_t)(total ? total : 1), MAX_RES * sizeof(int64_t));
+    if (!*reqs)
+        return 0;
+    int64_t at = 0;
+    int pods = res_index(k, "pods", 0);
+    for (size_t s = 0; s < n && at < total; s++) {
+        int64_t req[MAX_RES] = {0};
+        json_object *r = sim_karmada_pod_requests(sets[s].spec);
+        json_object_object_foreach(r, name, v)
+        {
+            int64_t q = 0;
+            if (sim_qty_parse(json_object_get_string(v), &q) < 0 || q <= 0)
+                continue;
+            int i = res_index(k, name, 0);
+            if (i < 0) {
+                /* No node has it: park the demand on "pods" beyond any node's reach. */
+                if (pods >= 0)
+                    req[pods] = INT64_MAX / 4;
+            } else {
+                req[i] += q;
+            }
+        }
+        json_object_put(r);
+        if (pods >= 0 && req[pods] < INT64_MAX / 4)
+            req[pods] += 1000;
+        for (int64_t p = 0; p < sets[s].replicas && at < total; p++)
+            memcpy(*reqs + at++ * MAX_RES, req, sizeof(req));
+    }
+    return total;
+}
+
+/* Places pods [from, to) of reqs; all_or_nothing undoes a partial placement. Returns how many
+ * were placed. */
+static int64_t place_pods(struct sim_karmada *k, struct cluster *c, const int64_t *reqs,
+                          int64_t from, int64_t to, int all_or_nothing)
+{
+    int64_t *saved = NULL;
+    if (all_or_nothing) {
+        saved = muster_malloc(c->nnodes * MAX_RES * sizeof(int64_t) + 1);
+        if (!saved)
+            return 0;
+        for (size_t n = 0; n < c->nnodes; n++)
+            memcpy(saved + n * MAX_RES, c->nodes[n].used, sizeof(c->nodes[n].used));
+    }
+    int64_t placed = 0;
+    for (int64_t p = from; p < to; p++)
+        placed += place(k, c, reqs + p * MAX_RES, 1) == 0;
+    if (all_or_nothing && placed < to - from) {
+        for (size_t n = 0; n < c->nnodes; n++)
+            memcpy(c->nodes[n].used, saved + n * MAX_RES, sizeof(c->nodes[n].used));
+        placed = 0;
+    }
+    muster_free(saved);
+    return placed;
+}
+
+static void set_int(json_object *o, const char *key, int64_t v)
+{
+    json_object_object_add(o, key, json_object_new_int64(v));
+}
+
+/* The status a member would report for a workload share. */
+static json_object *share_status(const struct unit *u, const char *ts_start)
+{
+    json_object *st = json_object_new_object();
+    const char *kind = get_str(u->obj, "kind", NULL, NULL);
+    const char *av = get_str(u->obj, "apiVersion", NULL, NULL);
+    int done = u->share && u->share->finished;
+    if (strcmp(av, "apps/v1") == 0) {
+        set_int(st, "replicas", u->desired);
+        set_int(st, "updatedReplicas", u->desired);
+        set_int(st, "readyReplicas", u->running);
+        set_int(st, "availableReplicas", u->running);
+    } else if (strcmp(av, "batch.volcano.sh/v1alpha1") == 0) {
+        json_object *state = json_object_new_object();
+        json_object_object_add(state, "phase",
+                               json_object_new_string(done         ? "Completed"
+                                                      : u->running ? "Running"
+                                                                   : "Pending"));
+        json_object_object_add(st, "state", state);
+        set_int(st, "minAvailable", u->gang);
+        set_int(st, "running", u->running);
+        set_int(st, "pending", done ? 0 : u->desired - u->running);
+        set_int(st, "succeeded", done ? u->desired : 0);
+    } else if (strcmp(kind, "Job") == 0) {
+        set_int(st, "active", u->running);
+        set_int(st, "succeeded", done ? u->desired : 0);
+        if (ts_start)
+            json_object_object_add(st, "startTime", json_object_new_string(ts_start));
+    } else {
+        json_object_object_add(st, "phase",
+                               json_object_new_string(done         ? "Succeeded"
+                                                      : u->running ? "Running"
+                                                                   : "Pending"));
+    }
+    return st;
+}
+
+static const char *health_of(const struct unit *u)
+{
+    if (u->share && u->share->finished)
+        return "Healthy";
+    return u->running == u->desired ? "Healthy" : "Unhealthy";
+}
+
+static json_object *identifier(json_object *obj, size_t ordinal)
+{
+    json_object *id = json_object_new_object();
+    const char *av = get_str(obj, "apiVersion", NULL, NULL);
+    const char *kind = get_str(obj, "kind", NULL, NULL);
+    const struct sim_resource *r = sim_resource_by_kind(av, kind);
+    const char *slash = av ? strchr(av, '/') : NULL;
+    char group[128] = "";
+    if (slash)
+        snprintf(group, sizeof(group), "%.*s", (int)(slash - av), av);
+    set_int(id, "ordinal", (int64_t)ordinal);
+    json_object_object_add(id, "group", json_object_new_string(group));
+    json_object_object_add(id, "version", json_object_new_string(slash ? slash + 1 : av ? av : ""));
+    json_object_object_add(id, "kind", json_object_new_string(kind ? kind : ""));
+    json_object_object_add(id, "resource", json_object_new_string(r ? r->plural : ""));
+    const char *ns = sim_meta_str(obj, "namespace");
+    if (ns)
+        json_object_object_add(id, "namespace", json_object_new_string(ns));
+    const char *name = sim_meta_str(obj, "name");
+    json_object_object_add(id, "name", json_object_new_string(name ? name : ""));
+    return id;
+}
+
+/* What Volcano reports for a PodGroup: its member pods running, and Running once minMember of
+ * them are (Completed when its shares finished). */
+static void report_podgroup(json_object *entry, json_object *pg, const struct unit *units, size_t n)
+{
+    const char *name = sim_meta_str(pg, "name");
+    json_object *mm = get_path(pg, "spec", "minMember", NULL);
+    int64_t min = mm ? json_object_get_int64(mm) : 1, running = 0, succeeded = 0, members = 0;
+    for (size_t i = 0; name && i < n; i++) {
+        if (!units[i].group || strcmp(units[i].group, name) != 0)
+            continue;
+        members++;
+        running += units[i].running;
+        if (units[i].share && units[i].share->finished)
+            succeeded += units[i].desired;
+    }
+    const char *phase = members && succeeded && !running ? "Completed"
+                        : members && running >= min      ? "Running"
+                                                         : "Pending";
+    json_object *st = json_object_new_object();
+    json_object_object_add(st, "phase", json_object_new_string(phase));
+    set_int(st, "running", running);
+    if (succeeded)
+        set_int(st, "succeeded", succeeded);
+    json_object_object_add(entry, "status", st);
+    json_object_object_add(
+        entry, "health",
+        json_object_new_string(strcmp(phase, "Pending") ? "Healthy" : "Unhealthy"));
+}
+
+/* Writes what the member reports for one Work: Applied, and one manifestStatus per manifest. */
+static void report_work(struct sim_karmada *k, json_object *work, struct unit *units, size_t n)
+{
+    json_object *copy = NULL;
+    json_object_deep_copy(work, &copy, NULL);
+    if (!copy)
+        return;
+    json_object *status = json_object_new_object();
+    json_object *cond = json_object_new_object();
+    json_object_object_add(cond, "type", json_object_new_string("Applied"));
+    json_object_object_add(cond, "status", json_object_new_string("True"));
+    json_object_object_add(cond, "reason", json_object_new_string("AppliedSuccessful"));
+    json_object_object_add(cond, "message",
+                           json_object_new_string("Manifest has been successfully applied"));
+    const char *created = sim_meta_str(work, "creationTimestamp");
+    json_object_object_add(cond, "lastTransitionTime",
+                           json_object_new_string(created ? created : ""));
+    json_object *conds = json_object_new_array();
+    json_object_array_add(conds, cond);
+    json_object_object_add(status, "conditions", conds);
+    json_object *ms = json_object_new_array();
+    json_object *manifests = get_path(work, "spec", "workload", "manifests");
+    for (size_t m = 0; m < json_object_array_length(manifests); m++) {
+        json_object *obj = json_object_array_get_idx(manifests, m);
+        json_object *e = json_object_new_object();
+        json_object_object_add(e, "identifier", identifier(obj, m));
+        struct unit *u = NULL;
+        for (size_t i = 0; i < n && !u; i++)
+            if (units[i].work == work && units[i].manifest == m)
+                u = &units[i];
+        const char *kind = get_str(obj, "kind", NULL, NULL);
+        if (u) {
+            char ts[32] = "";
+            if (u->share && u->share->started)
+                sim_format_time(u->share->started, ts, sizeof(ts));
+            json_object_object_add(e, "status", share_status(u, ts[0] ? ts : NULL));
+            json_object_object_add(e, "health", json_object_new_string(health_of(u)));
+        } else if (kind && strcmp(kind, "PodGroup") == 0) {
+            report_podgroup(e, obj, units, n);
+        } else {
+            json_object_object_add(e, "health", json_object_new_string("Healthy"));
+        }
+        json_object_array_add(ms, e);
+    }
+    json_object_object_add(status, "manifestStatuses", ms);
+    json_object_object_add(copy, "status", status);
+    sim_store_update(k->store, res_of("work.karmada.io", "v1alpha1", "works"),
+                     sim_meta_str(work, "namespace"), sim_meta_str(work, "name"), copy,
+                     SIM_WRITE_INTERNAL, NULL, NULL);
+    json_object_put(copy);
+}
+
+/* Karmada's FullyApplied condition: True once every cluster in spec.clusters reported its Work
+ * applied. Other conditions (muster's Scheduled) are kept; an unchanged condition keeps its
+ * lastTransitionTime. */
+static void set_fully_applied(struct sim_karmada *k, json_object *rb, json_object *status,
+                              json_object *agg)
+{
+    json_object *clusters = get_path(rb, "spec", "clusters", NULL);
+    size_t want =
+        json_object_is_type(clusters, json_type_array) ? json_object_array_length(clusters) : 0;
+    size_t have = 0;
+    for (size_t i = 0; i < want; i++) {
+        const char *cn = get_str(json_object_array_get_idx(clusters, i), "name", NULL, NULL);
+        for (size_t j = 0; cn && j < json_object_array_length(agg); j++) {
+            json_object *e = json_object_array_get_idx(agg, j);
+            json_object *applied = get_path(e, "applied", NULL, NULL);
+            const char *en = get_str(e, "clusterName", NULL, NULL);
+            if (en && strcmp(en, cn) == 0 && applied && json_object_get_boolean(applied))
+                have++;
+        }
+    }
+    const char *value = want && have == want ? "True" : "False";
+    json_object *conds = get_path(status, "conditions", NULL, NULL);
+    if (!json_object_is_type(conds, json_type_array)) {
+        conds = json_object_new_array();
+        json_object_object_add(status, "conditions", conds);
+    }
+    json_object *cond = NULL;
+    for (size_t i = 0; i < json_object_array_length(conds) && !cond; i++) {
+        const char *t = get_str(json_object_array_get_idx(conds, i), "type", NULL, NULL);
+        if (t && strcmp(t, "FullyApplied") == 0)
+            cond = json_object_array_get_idx(conds, i);
+    }
+    const char *cur = get_str(cond, "status", NULL, NULL);
+    if (cur && strcmp(cur, value) == 0)
+        return;
+    if (!cond) {
+        cond = json_object_new_object();
+        json_object_array_add(conds, cond);
+    }
+    char ts[32];
+    sim_format_time(clock_now(k), ts, sizeof(ts));
+    json_object_object_add(cond, "type", json_object_new_string("FullyApplied"));
+    json_object_object_add(cond, "status", json_object_new_string(value));
+    json_object_object_add(
+        cond, "reason",
+        json_object_new_string(value[0] == 'T' ? "FullyAppliedSuccess" : "FullyAppliedFailed"));
+    json_object_object_add(cond, "message",
+                           json_object_new_string(value[0] == 'T'
+                                                      ? "All works have been successfully applied"
+                                                      : "Failed to apply all works"));
+    json_object_object_add(cond, "lastTransitionTime", json_object_new_string(ts));
+}
+
+/* Karmada's status aggregation: the RB's own Work in cluster reports into
+ * status.aggregatedStatus[cluster]. */
+static void aggregate(struct sim_karmada *k, const char *cluster, json_object *work,
+                      const struct unit *u)
+{
+    const char *rbname =
+        get_str(work, "metadata", "annotations", "resourcebinding.karmada.io/name");
+    const char *rbns =
+        get_str(work, "metadata", "annotations", "resourcebinding.karmada.io/namespace");
+    if (!rbname || !rbns)
+        return;
+    const struct sim_resource *rbr = res_of("work.karmada.io", "v1alpha2", "resourcebindings");
+    json_object *rb = NULL, *copy = NULL;
+    if (sim_store_get(k->store, rbr, rbns, rbname, &rb, NULL) < 0)
+        return;
+    char wname[NAME_MAX_LEN];
+    work_name(rb, wname, sizeof(wname));
+    if (strcmp(wname, sim_meta_str(work, "name")) != 0) {
+        json_object_put(rb); /* muster's PodGroup Works are not the RB's own */
+        return;
+    }
+    json_object_deep_copy(rb, &copy, NULL);
+    json_object_put(rb);
+    if (!copy)
+        return;
+    json_object *status = get_path(copy, "status", NULL, NULL);
+    if (!status) {
+        status = json_object_new_object();
+        json_object_object_add(copy, "status", status);
+    }
+    json_object *old = get_path(status, "aggregatedStatus", NULL, NULL);
+    json_object *agg = json_object_new_array();
+    json_object *entry = json_object_new_object();
+    json_object_object_add(entry, "clusterName", json_object_new_string(cluster));
+    char ts[32] = "";
+    if (u->share && u->share->started)
+        sim_format_time(u->share->started, ts, sizeof(ts));
+    json_object_object_add(entry, "status", share_status(u, ts[0] ? ts : NULL));
+    json_object_object_add(entry, "applied", json_object_new_boolean(1));
+    json_object_object_add(entry, "health", json_object_new_string(health_of(u)));
+    /* Sorted by cluster name, one entry per cluster. */
+    int added = 0;
+    for (size_t i = 0;
+         json_object_is_type(old, json_type_array) && i < json_object_array_length(old); i++) {
+        json_object *e = json_object_array_get_idx(old, i);
+        const char *cn = get_str(e, "clusterName", NULL, NULL);
+        if (cn && strcmp(cn, cluster) == 0)
+            continue;
+        if (!added && cn && strcmp(cn, cluster) > 0) {
+            json_object_array_add(agg, entry);
+            added = 1;
+        }
+        json_object_array_add(agg, json_object_get(e));
+    }
+    if (!added)
+        json_object_array_add(agg, entry);
+    json_object_object_add(status, "aggregatedStatus", agg);
+    set_fully_applied(k, copy, status, agg);
+    sim_store_update(k->store, rbr, rbns, rbname, copy, SIM_WRITE_INTERNAL, NULL, NULL);
+    json_object_put(copy);
+}
+
+/* Runs the member: places every dispatched share (running ones first), gangs all or nothing,
+ * finishes shares whose scripted duration is over, and reports through Work status and the
+ * RBs' aggregatedStatus. Returns the Pending demand in allocating. */
+static void run_member(struct sim_karmada *k, struct cluster *c, int64_t *allocating)
+{
+    char ns[96];
+    snprintf(ns, sizeof(ns), WORK_NS_PREFIX "%s", c->name);
+    json_object *list = NULL;
+    if (sim_store_list(k->store, res_of("work.karmada.io", "v1alpha1", "works"), ns, NULL, &list,
+                       NULL) < 0)
+        return;
+    json_object *items = json_object_object_get(list, "items");
+    size_t nworks = json_object_array_length(items);
+    /* PodGroups present in the member (from dispatched Works), by name. */
+    size_t cap = 0;
+    for (size_t w = 0; w < nworks; w++)
+        cap += json_object_array_length(
+            get_path(json_object_array_get_idx(items, w), "spec", "workload", "manifests"));
+    /* Units point into k->shares: no reallocation may move it during this sync. */
+    struct unit *units =
+        share_reserve(k, cap) == 0 ? muster_calloc(cap ? cap : 1, sizeof(*units)) : NULL;
+    if (!units) {
+        json_object_put(list);
+        return;
+    }
+    size_t n = 0, npg = 0;
+    time_t now = clock_now(k);
+    /* The PodGroups that reached the member, sorted by name for lookups. */
+    struct podgroup *pgs = muster_calloc(cap ? cap : 1, sizeof(*pgs));
+    if (!pgs) {
+        muster_free(units);
+        json_object_put(list);
+        return;
+    }
+    for (size_t w = 0; w < nworks; w++) {
+        json_object *work = json_object_array_get_idx(items, w);
+        json_object *susp = get_path(work, "spec", "suspendDispatching", NULL);
+        if (susp && json_object_get_boolean(susp))
+            continue;
+        json_object *ms = get_path(work, "spec", "workload", "manifests");
+        for (size_t j = 0; j < json_object_array_length(ms); j++) {
+            json_object *pg = json_object_array_get_idx(ms, j);
+            const char *kind = get_str(pg, "kind", NULL, NULL);
+            const char *name = sim_meta_str(pg, "name");
+            if (!kind || strcmp(kind, "PodGroup") != 0 || !name)
+                continue;
+            json_object *mm = get_path(pg, "spec", "minMember", NULL);
+            pgs[npg].name = name;
+            pgs[npg].min_member = mm ? json_object_get_int64(mm) : 1;
+            pgs[npg].work = w;
+            npg++;
+        }
+    }
+    qsort(pgs, npg, sizeof(*pgs), podgroup_cmp);
+    for (size_t w = 0; w < nworks; w++) {
+        json_object *work = json_object_array_get_idx(items, w);
+        json_object *susp = get_path(work, "spec", "suspendDispatching", NULL);
+        if (susp && json_object_get_boolean(susp))
+            continue; /* nothing reached the member */
+        json_object *manifests = get_path(work, "spec", "workload", "manifests");
+        for (size_t m = 0; m < json_object_array_length(manifests); m++) {
+            json_object *obj = json_object_array_get_idx(manifests, m);
+            struct pod_set sets[16];
+            size_t nsets = workload_pods(obj, sets, 16);
+            if (!nsets)
+                continue;
+            struct unit *u = &units[n];
+            u->work = work;
+            u->manifest = m;
+            u->obj = obj;
+            u->order = n;
+            for (size_t s = 0; s < nsets; s++)
+                u->desired += sets[s].replicas;
+            char key[128];
+            snprintf(key, sizeof(key), "%.80s/%u", sim_meta_str(work, "uid"), (unsigned)m);
+            u->share = share_get(k, key);
+            u->duration =
+                parse_duration(get_str(obj, "metadata", "annotations", DURATION_ANNOTATION));
+            if (u->share)
+                u->share->duration = u->duration;
+            const char *av = get_str(obj, "apiVersion", NULL, NULL);
+            if (strcmp(av, "batch.volcano.sh/v1alpha1") == 0) {
+                /* Volcano makes the job's own PodGroup: minAvailable, else every pod. */
+                json_object *min = get_path(obj, "spec", "minAvailable", NULL);
+                u->gang = min ? json_object_get_int64(min) : u->desired;
+            } else {
+                const char *group =
+                    get_str(pod_template_meta(obj), "annotations", GROUP_ANNOTATION, NULL);
+                u->group = group;
+                if (group) {
+                    struct podgroup want = {group, 0, 0, 0};
+                    const struct podgroup *pg =
+                        bsearch(&want, pgs, npg, sizeof(*pgs), podgroup_cmp);
+                    u->waiting_for_group = !pg;
+                    u->gang = pg ? pg->min_member : 0;
+                }
+            }
+            if (u->gang > u->desired)
+                u->gang = u->desired;
+            n++;
+        }
+    }
+    qsort(units, n, sizeof(*units), unit_cmp);
+    for (size_t nn = 0; nn < c->nnodes; nn++)
+        memset(c->nodes[nn].used, 0, sizeof(c->nodes[nn].used));
+    for (size_t i = 0; i < n; i++) {
+        struct unit *u = &units[i];
+        struct share *sh = u->share;
+        if (sh && sh->started && u->duration && now - sh->started >= u->duration)
+            sh->finished = 1;
+        if (sh && sh->finished)
+            continue; /* done: its pods are gone and free their nodes */
+        int64_t *reqs = NULL, total = 0;
+        int64_t gen = json_object_get_int64(get_path(u->work, "metadata", "generation", NULL));
+        if (sh && sh->reqs && sh->gen == gen) {
+            reqs = sh->reqs;
+            total = sh->npods;
+        } else {
+            total = expand_pods(k, u->obj, &reqs);
+            if (sh) {
+                muster_free(sh->reqs);
+                sh->reqs = reqs;
+                sh->npods = total;
+                sh->gen = gen;
+            }
+        }
+        int64_t placed = 0;
+        if (!u->waiting_for_group && c->ready) {
+            placed = place_pods(k, c, reqs, 0, u->gang, 1);
+            if (placed == u->gang)
+                placed += place_pods(k, c, reqs, u->gang, total, 0);
+        }
+        for (int64_t p = placed; p < total; p++)
+            for (size_t r = 0; r < k->nres; r++)
+                if (reqs[p * MAX_RES + r] < INT64_MAX / 4)
+                    allocating[r] += reqs[p * MAX_RES + r];
+        if (!sh)
+            muster_free(reqs);
+        u->running = placed;
+        if (sh && !sh->started && placed > 0 && placed >= u->gang)
+            sh->started = now;
+    }
+    /* Report what changed, Work by Work, then into each RB: a sync costs writes only for
+     * shares whose state moved, not for every Work in the cluster. */
+    for (size_t i = 0; i < n; i++) {
+        struct unit *u = &units[i];
+        struct share *sh = u->share;
+        u->changed = !sh || !sh->reported || sh->reported_running != u->running ||
+                     sh->reported_desired != u->desired || sh->reported_finished != sh->finished;
+    }
+    /* A PodGroup's Work reports again when one of its member shares changed. */
+    for (size_t i = 0; i < n; i++) {
+        if (!units[i].changed || !units[i].group)
+            continue;
+        struct podgroup want = {units[i].group, 0, 0, 0};
+        struct podgroup *pg = bsearch(&want, pgs, npg, sizeof(*pgs), podgroup_cmp);
+        if (pg)
+            pg->touched = 1;
+    }
+    for (size_t w = 0; w < nworks; w++) {
+        json_object *work = json_object_array_get_idx(items, w);
+        json_object *susp = get_path(work, "spec", "suspendDispatching", NULL);
+        if (susp && json_object_get_boolean(susp))
+            continue;
+        int changed = !get_path(work, "status", NULL, NULL);
+        for (size_t i = 0; i < n && !changed; i++)
+            changed = units[i].work == work && units[i].changed;
+        for (size_t p = 0; p < npg && !changed; p++)
+            changed = pgs[p].work == w && pgs[p].touched;
+        if (changed)
+            report_work(k, work, units, n);
+    }
+    for (size_t i = 0; i < n; i++) {
+        struct unit *u = &units[i];
+        if (u->manifest == 0 && u->changed)
+            aggregate(k, c->name, u->work, u);
+        if (u->share) {
+            u->share->reported = 1;
+            u->share->reported_running = u->running;
+            u->share->reported_desired = u->desired;
+            u->share->reported_finished = u->share->finished;
+        }
+    }
+    muster_free(pgs);
+    muster_free(units);
+    json_object_put(list);
+}
+
+/* Forgets the shares of a Work that is gone. */
+static void forget_shares(struct sim_karmada *k, const char *work_uid)
+{
+    size_t len = strlen(work_uid), j = 0;
+    for (size_t i = 0; i < k->nshares; i++) {
+        if (strncmp(k->shares[i].key, work_uid, len) == 0 && k->shares[i].key[len] == '/')
+            muster_free(k->shares[i].reqs);
+        else
+            k->shares[j++] = k->shares[i];
+    }
+    if (j != k->nshares) {
+        k->nshares = j;
+        /* Indices moved; on allocation failure drop the index (share_get rebuilds it). */
+        if (index_rebuild(k, j) < 0) {
+            muster_free(k->slots);
+            k->slots = NULL;
+            k->nslots = 0;
+        }
+    }
+}
+
+void sim_karmada_tick(struct sim_karmada *k)
+{
+    /* Only scripted durations change anything with time alone. */
+    int timed = 0;
+    time_t now = clock_now(k);
+    for (size_t i = 0; i < k->nshares && !timed; i++) {
+        const struct share *sh = &k->shares[i];
+        timed = sh->started && !sh->finished && sh->duration && now - sh->started >= sh->duration;
+    }
+    for (size_t i = 0; timed && i < k->nclusters; i++)
+        cluster_sync(k, &k->clusters[i]);
+}
+
+static json_object *resource_list(struct sim_karmada *k, const int64_t *v)
+{
+    json_object *o = json_object_new_object();
+    for (size_t i = 0; i < k->nres; i++) {
+        char buf[40];
+        sim_qty_format(v[i], buf, sizeof(buf));
+        json_object_object_add(o, k->res[i], json_object_new_string(buf));
+    }
+    return o;
+}
+
+static int node_grade(const struct cluster *c, const struct node *nd)
+{
+    int grade = (int)c->ngrades - 1;
+    for (size_t r = 0; r < c->nranges; r++) {
+        /* The last grade whose minimum the node's free amount reaches (Karmada's
+         * searchLastLessElement), minimised over the model's resources. */
+        int idx = 0;
+        for (size_t g = 0; g < c->ngrades; g++) {
+            const struct grade_range *gr = &c->ranges[g * c->nranges + r];
+            int64_t free_amt = gr->res >= 0 ? nd->alloc[gr->res] - nd->used[gr->res] : 0;
+            if (gr->min <= free_amt)
+                idx = (int)g;
+        }
+        if (idx < grade)
+            grade = idx;
+    }
+    return grade;
+}
+
+static void cluster_sync(struct sim_karmada *k, struct cluster *c)
+{
+    struct {
+        int64_t allocating[MAX_RES];
+    } u;
+    memset(&u, 0, sizeof(u));
+    run_member(k, c, u.allocating);
+
+    int64_t alloc[MAX_RES] = {0}, used[MAX_RES] = {0};
+    for (size_t n = 0; n < c->nnodes; n++)
+        for (size_t i = 0; i < k->nres; i++) {
+            alloc[i] += c->nodes[n].alloc[i];
+            used[i] += c->nodes[n].used[i];
+        }
+    json_object *cur = NULL;
+    const struct sim_resource *cr = res_of("cluster.karmada.io", "v1alpha1", "clusters");
+    if (sim_store_get(k->store, cr, NULL, c->name, &cur, NULL) < 0)
+        return;
+    json_object *next = NULL;
+    json_object_deep_copy(cur, &next, NULL);
+    json_object_put(cur);
+    if (!next)
+        return;
+    json_object *status = json_object_new_object();
+    json_object_object_add(status, "kubernetesVersion", json_object_new_string("v1.32.0"));
+    json_object *cond = json_object_new_object();
+    char ts[32];
+    sim_format_time(c->ready_since, ts, sizeof(ts));
+    json_object_object_add(cond, "type", json_object_new_string("Ready"));
+    json_object_object_add(cond, "status", json_object_new_string(c->ready ? "True" : "False"));
+    json_object_object_add(cond, "reason",
+                           json_object_new_string(c->ready ? "ClusterReady" : "ClusterNotReady"));
+    json_object_object_add(cond, "message",
+                           json_object_new_string(c->ready ? "cluster is healthy and ready to "
+                                                             "accept workloads"
+                                                           : "cluster is not reachable"));
+    json_object_object_add(cond, "lastTransitionTime", json_object_new_string(ts));
+    json_object *conds = json_object_new_array();
+    json_object_array_add(conds, cond);
+    json_object_object_add(status, "conditions", conds);
+    json_object *ns = json_object_new_object();
+    json_object_object_add(ns, "totalNum", json_object_new_int((int)c->nnodes));
+    json_object_object_add(ns, "readyNum", json_object_new_int(c->ready ? (int)c->nnodes : 0));
+    json_object_object_add(status, "nodeSummary", ns);
+    json_object *sum = json_object_new_object();
+    json_object_object_add(sum, "allocatable", resource_list(k, alloc));
+    json_object_object_add(sum, "allocating", resource_list(k, u.allocating));
+    json_object_object_add(sum, "allocated", resource_list(k, used));
+    json_object *models = json_object_new_array();
+    if (c->ngrades) {
+        int64_t counts[64] = {0};
+        for (size_t n = 0; n < c->nnodes; n++) {
+            int g = node_grade(c, &c->nodes[n]);
+            if (g >= 0 && g < 64)
+                counts[g]++;
+        }
+        for (size_t g = 0; g < c->ngrades && g < 64; g++) {
+            json_object *m = json_object_new_object();
+            json_object_object_add(m, "grade", json_object_new_int((int)g));
+            json_object_object_add(m, "count", json_object_new_int64(counts[g]));
+            json_object_array_add(models, m);
+        }
+    }
+    json_object_object_add(sum, "allocatableModelings", models);
+    json_object_object_add(status, "resourceSummary", sum);
+    json_object_object_add(next, "status", status);
+    /* An identical status commits nothing, so this is cheap to call on every Work event. */
+    sim_store_update(k->store, cr, NULL, c->name, next, SIM_WRITE_INTERNAL, NULL, NULL);
+    json_object_put(next);
+}
+
+int sim_karmada_set_ready(struct sim_karmada *k, const char *name, int ready)
+{
+    struct cluster *c = find_cluster(k, name);
+    if (!c)
+        return MUSTER_ENOENT;
+    if (c->ready != !!ready) {
+        c->ready = !!ready;
+        c->ready_since = clock_now(k);
+    }
+    cluster_sync(k, c);
+    return 0;
+}
+
+/* ---- scenario: clusters and nodes ---- */
+
+/* Karmada's default resource models (the cluster mutating webhook's defaults): nine grades of
+ * cpu and memory ranges, the last one unbounded. */
+static const char *const default_cpu[] = {"0", "1", "2", "4", "8", "16", "32", "64", "128"};
+static const char *const default_mem[] = {"0",     "4Gi",   "16Gi",  "32Gi", "64Gi",
+                                          "128Gi", "256Gi", "512Gi", "1Ti"};
+
+static json_object *default_models(void)
+{
+    json_object *models = json_object_new_array();
+    for (int g = 0; g < 9; g++) {
+        json_object *m = json_object_new_object();
+        json_object_object_add(m, "grade", json_object_new_int(g));
+        json_object *ranges = json_object_new_array();
+        for (int r = 0; r < 2; r++) {
+            const char *const *v = r == 0 ? default_cpu : default_mem;
+            json_object *rg = json_object_new_object();
+            json_object_object_add(rg, "name", json_object_new_string(r == 0 ? "cpu" : "memory"));
+            json_object_object_add(rg, "min", json_object_new_string(v[g]));
+            json_object_object_add(
+                rg, "max", json_object_new_string(g < 8 ? v[g + 1] : "9223372036854775807"));
+            json_object_array_add(ranges, rg);
+        }
+        json_object_object_add(m, "ranges", ranges);
+        json_object_array_add(models, m);
+    }
+    return models;
+}
+
+static int fail(char *err, size_t cap, const char *fmt, const char *a, size_t i, const char *b)
+{
+    snprintf(err, cap, fmt, a, i, b);
+    return MUSTER_EINVAL;
+}
+
+static int load_models(struct sim_karmada *k, struct cluster *c, char *err, size_t cap)
+{
+    size_t ng = json_object_array_length(c->models);
+    json_object *first = get_path(json_object_array_get_idx(c->models, 0), "ranges", NULL, NULL);
+    size_t nr = json_object_is_type(first, json_type_array) ? json_object_array_length(first) : 0;
+    if (ng == 0 || nr == 0)
+        return 0;
+    c->ranges = muster_calloc(ng * nr, sizeof(*c->ranges));
+    if (!c->ranges)
+        return MUSTER_ENOMEM;
+    c->ngrades = ng;
+    c->nranges = nr;
+    for (size_t g = 0; g < ng; g++) {
+        json_object *ranges =
+            get_path(json_object_array_get_idx(c->models, g), "ranges", NULL, NULL);
+        if (!json_object_is_type(ranges, json_type_array) || json_object_array_length(ranges) != nr)
+            return fail(err, cap,
+                        "clusters[%s].resourceModels[%zu]%s: every grade needs the same "
+                        "ranges",
+                        c->name, g, "");
+        for (size_t r = 0; r < nr; r++) {
+            json_object *rg = json_object_array_get_idx(ranges, r);
+            const char *name = get_str(rg, "name", NULL, NULL);
+            const char *min = get_str(rg, "min", NULL, NULL);
+            int64_t v = 0;
+            if (!name || !min || sim_qty_parse(min, &v) < 0)
+                return fail(err, cap,
+                            "clusters[%s].resourceModels[%zu].ranges: %s needs a name "
+                            "and a quantity min",
+                            c->name, g, name ? name : "a range");
+            c->ranges[g * nr + r].res = res_index(k, name, 0);
+            c->ranges[g * nr + r].min = v;
+        }
+    }
+    return 0;
+}
+
+static int load_cluster(struct sim_karmada *k, json_object *spec, size_t idx, time_t now, char *err,
+                        size_t cap)
+{
+    struct cluster *c = &k->clusters[idx];
+    const char *name = get_str(spec, "name", NULL, NULL);
+    if (!name || !name[0] || strlen(name) >= sizeof(c->name))
+        return fail(err, cap, "scenario: clusters[%s%zu]%s: name is required (at most 63 chars)",
+                    "", idx, "");
+    snprintf(c->name, sizeof(c->name), "%s", name);
+    json_object *ready = get_path(spec, "ready", NULL, NULL);
+    c->ready = ready ? json_object_get_boolean(ready) : 1;
+    c->ready_since = now;
+    json_object *groups = get_path(spec, "nodes", NULL, NULL);
+    size_t total = 0;
+    for (size_t g = 0;
+         json_object_is_type(groups, json_type_array) && g < json_object_array_length(groups);
+         g++) {
+        json_object *cnt = get_path(json_object_array_get_idx(groups, g), "count", NULL, NULL);
+        int64_t n = cnt ? json_object_get_int64(cnt) : 1;
+        if (n < 0 || n > 100000)
+            return fail(err, cap, "scenario: clusters[%s].nodes[%zu].count%s: must be 0..100000",
+                        name, g, "");
+        total += (size_t)n;
+    }
+    c->nodes = muster_calloc(total ? total : 1, sizeof(*c->nodes));
+    if (!c->nodes)
+        return MUSTER_ENOMEM;
+    size_t at = 0;
+    for (size_t g = 0;
+         json_object_is_type(groups, json_type_array) && g < json_object_array_length(groups);
+         g++) {
+        json_object *grp = json_object_array_get_idx(groups, g);
+        json_object *cnt = get_path(grp, "count", NULL, NULL);
+        int64_t n = cnt ? json_object_get_int64(cnt) : 1;
+        json_object *alloc = get_path(grp, "allocatable", NULL, NULL);
+        if (!json_object_is_type(alloc, json_type_object))
+            return fail(err, cap,
+                        "scenario: clusters[%s].nodes[%zu].allocatable%s: a map of "
+                        "resource quantities is required",
+                        name, g, "");
+        struct node proto;
+        memset(&proto, 0, sizeof(proto));
+        json_object_object_foreach(alloc, rname, v)
+        {
+            int64_t q = 0;
+            int i = res_index(k, rname, 1);
+            if (i < 0)
+                return fail(err, cap,
+                            "scenario: clusters[%s].nodes[%zu]: more than 32 resource "
+                            "names (%s)",
+                            name, g, rname);
+            if (sim_qty_parse(json_object_get_string(v), &q) < 0)
+                return fail(err, cap,
+                            "scenario: clusters[%s].nodes[%zu].allocatable.%s: not a "
+                            "quantity",
+                            name, g, rname);
+            proto.alloc[i] = q;
+        }
+        for (int64_t j = 0; j < n; j++)
+            c->nodes[at++] = proto;
+    }
+    c->nnodes = total;
+    json_object *models = get_path(spec, "resourceModels", NULL, NULL);
+    if (models)
+        json_object_deep_copy(models, &c->models, NULL);
+    else
+        c->models = default_models();
+    return 0;
+}
+
+static int create_object(struct sim_karmada *k, json_object *obj, char *err, size_t cap)
+{
+    const struct sim_resource *r = sim_resource_by_kind(get_str(obj, "apiVersion", NULL, NULL),
+                                                        get_str(obj, "kind", NULL, NULL));
+    if (!r) {
+        snprintf(err, cap, "scenario: objects: %s %s is not a served kind",
+                 get_str(obj, "apiVersion", NULL, NULL) ? get_str(obj, "apiVersion", NULL, NULL)
+                                                        : "?",
+                 get_str(obj, "kind", NULL, NULL) ? get_str(obj, "kind", NULL, NULL) : "?");
+        return MUSTER_EINVAL;
+    }
+    const char *ns = sim_meta_str(obj, "namespace");
+    json_object *st = NULL;
+    int rc = sim_store_create(k->store, r, r->namespaced ? (ns ? ns : "default") : NULL, obj,
+                              clock_now(k), SIM_WRITE_INTERNAL, NULL, &st);
+    if (rc < 0) {
+        json_object *m = NULL;
+        json_object_object_get_ex(st, "message", &m);
+        snprintf(err, cap, "scenario: objects: %s", m ? json_object_get_string(m) : "rejected");
+    }
+    json_object_put(st);
+    return rc == MUSTER_EEXIST ? 0 : rc;
+}
+
+static void ensure_namespace(struct sim_karmada *k, const char *name)
+{
+    json_object *o = json_object_new_object();
+    json_object *m = json_object_new_object();
+    json_object_object_add(m, "name", json_object_new_string(name));
+    json_object_object_add(o, "metadata", m);
+    sim_store_create(k->store, res_of("", "v1", "namespaces"), NULL, o, clock_now(k),
+                     SIM_WRITE_INTERNAL, NULL, NULL);
+    json_object_put(o);
+}
+
+static void create_cluster_object(struct sim_karmada *k, struct cluster *c, json_object *spec)
+{
+    json_object *o = json_object_new_object();
+    json_object *m = json_object_new_object();
+    json_object_object_add(m, "name", json_object_new_string(c->name));
+    json_object *labels = get_path(spec, "labels", NULL, NULL);
+    if (labels) {
+        json_object *copy = NULL;
+        json_object_deep_copy(labels, &copy, NULL);
+        json_object_object_add(m, "labels", copy);
+    }
+    json_object_object_add(o, "metadata", m);
+    json_object *s = json_object_new_object();
+    char buf[128], uid[40];
+    snprintf(buf, sizeof(buf), "https://%s.member.sim:6443", c->name);
+    sim_uuid(uid, sizeof(uid));
+    json_object_object_add(s, "id", json_object_new_string(uid));
+    json_object_object_add(s, "syncMode", json_object_new_string("Push"));
+    json_object_object_add(s, "apiEndpoint", json_object_new_string(buf));
+    static const char *const copied[] = {"region", "zone", "provider", "taints"};
+    for (size_t i = 0; i < 4; i++) {
+        json_object *v = get_path(spec, copied[i], NULL, NULL);
+        if (v) {
+            json_object *copy = NULL;
+            json_object_deep_copy(v, &copy, NULL);
+            json_object_object_add(s, copied[i], copy);
+        }
+    }
+    json_object_object_add(s, "resourceModels", json_object_get(c->models));
+    json_object_object_add(o, "spec", s);
+    sim_store_create(k->store, res_of("cluster.karmada.io", "v1alpha1", "clusters"), NULL, o,
+                     clock_now(k), SIM_WRITE_INTERNAL, NULL, NULL);
+    json_object_put(o);
+    snprintf(buf, sizeof(buf), WORK_NS_PREFIX "%s", c->name);
+    ensure_namespace(k, buf);
+}
+
+/* ---- detector ---- */
+
+static int labels_match(json_object *selector, json_object *obj)
+{
+    json_object *ml = get_path(selector, "matchLabels", NULL, NULL);
+    if (!ml)
+        return 1;
+    json_object_object_foreach(ml, key, want)
+    {
+        const char *have = get_str(obj, "metadata", "labels", key);
+        if (!have || strcmp(have, json_object_get_string(want)) != 0)
+            return 0;
+    }
+    return 1;
+}
+
+static int selector_matches(json_object *sel, json_object *obj)
+{
+    const char *av = get_str(sel, "apiVersion", NULL, NULL);
+    const char *kind = get_str(sel, "kind", NULL, NULL);
+    const char *name = get_str(sel, "name", NULL, NULL);
+    const char *ns = get_str(sel, "namespace", NULL, NULL);
+    const char *oav = get_str(obj, "apiVersion", NULL, NULL);
+    const char *okind = get_str(obj, "kind", NULL, NULL);
+    if (!av || !kind || !oav || !okind || strcmp(av, oav) != 0 || strcmp(kind, okind) != 0)
+        return 0;
+    if (name && name[0] && strcmp(name, sim_meta_str(obj, "name")) != 0)
+        return 0;
+    const char *ons = sim_meta_str(obj, "namespace");
+    if (ns && ns[0] && (!ons || strcmp(ns, ons) != 0))
+        return 0;
+    json_object *ls = get_path(sel, "labelSelector", NULL, NULL);
+    return !ls || labels_match(ls, obj);
+}
+
+static int policy_matches(json_object *policy, json_object *obj)
+{
+    json_object *sels = get_path(policy, "spec", "resourceSelectors", NULL);
+    for (size_t i = 0;
+         json_object_is_type(sels, json_type_array) && i < json_object_array_length(sels); i++)
+        if (selector_matches(json_object_array_get_idx(sels, i), obj))
+            return 1;
+    return 0;
+}
+
+/* The PropagationPolicy in obj's namespace that claims it: highest spec.priority, then name. */
+static json_object *find_policy(struct sim_karmada *k, json_object *obj)
+{
+    const char *ns = sim_meta_str(obj, "namespace");
+    json_object *list = NULL;
+    if (!ns ||
+        sim_store_list(k->store, res_of("policy.karmada.io", "v1alpha1", "propagationpolicies"), ns,
+                       NULL, &list, NULL) < 0)
+        return NULL;
+    json_object *best = NULL;
+    int best_prio = 0;
+    json_object *items = json_object_object_get(list, "items");
+    for (size_t i = 0; i < json_object_array_length(items); i++) {
+        json_object *p = json_object_array_get_idx(items, i);
+        if (!policy_matches(p, obj))
+            continue;
+        json_object *pr = get_path(p, "spec", "priority", NULL);
+        int prio = pr ? json_object_get_int(pr) : 0;
+        if (!best || prio > best_prio) {
+            best = p;
+            best_prio = prio;
+        }
+    }
+    json_object_get(best);
+    json_object_put(list);
+    return best;
+}
+
+static void rb_name(json_object *obj, char *buf, size_t cap)
+{
+    snprintf(buf, cap, "%s-%s", sim_meta_str(obj, "name"), get_str(obj, "kind", NULL, NULL));
+    for (char *p = buf; *p; p++)
+        *p = (char)tolower((unsigned char)*p);
+}
+
+static void copy_into(json_object *dst, const char *key, json_object *src)
+{
+    if (!src) {
+        json_object_object_del(dst, key);
+        return;
+    }
+    json_object *c = NULL;
+    json_object_deep_copy(src, &c, NULL);
+    json_object_object_add(dst, key, c);
+}
+
+/* Fills the spec fields the detector owns from the template and the policy. */
+static void fill_rb_spec(json_object *spec, json_object *obj, json_object *policy)
+{
+    json_object *res = json_object_new_object();
+    static const char *const keys[] = {"apiVersion", "kind"};
+    for (size_t i = 0; i < 2; i++)
+        json_object_object_add(res, keys[i],
+                               json_object_new_string(get_str(obj, keys[i], NULL, NULL)));
+    static const char *const meta[] = {"namespace", "name", "uid", "resourceVersion"};
+    for (size_t i = 0; i < 4; i++)
+        json_object_object_add(res, meta[i], json_object_new_string(sim_meta_str(obj, meta[i])));
+    json_object_object_add(spec, "resource", res);
+
+    const char *av = get_str(obj, "apiVersion", NULL, NULL);
+    if (strcmp(av, "batch.volcano.sh/v1alpha1") == 0) {
+        json_object_object_del(spec, "replicas");
+        json_object_object_del(spec, "replicaRequirements");
+        json_object_object_add(spec, "components", sim_karmada_vcjob_components(obj));
+    } else {
+        struct pod_set ps[1];
+        if (workload_pods(obj, ps, 1) == 1) {
+            json_object_object_add(spec, "replicas", json_object_new_int64(ps[0].replicas));
+            json_object *rr = json_object_new_object();
+            json_object_object_add(rr, "resourceRequest", sim_karmada_pod_requests(ps[0].spec));
+            const char *pc = get_str(ps[0].spec, "priorityClassName", NULL, NULL);
+            if (pc)
+                json_object_object_add(rr, "priorityClassName", json_object_new_string(pc));
+            json_object *claim = json_object_new_object();
+            json_object *v = get_path(ps[0].spec, "nodeSelector", NULL, NULL);
+            if (v)
+                copy_into(claim, "nodeSelector", v);
+            v = get_path(ps[0].spec, "tolerations", NULL, NULL);
+            if (v)
+                copy_into(claim, "tolerations", v);
+            v = get_path(ps[0].spec, "affinity", "nodeAffinity",
+                         "requiredDuringSchedulingIgnoredDuringExecution");
+            if (v)
+                copy_into(claim, "hardNodeAffinity", v);
+            if (json_object_object_length(claim))
+                json_object_object_add(rr, "nodeClaim", claim);
+            else
+                json_object_put(claim);
+            json_object_object_add(rr, "namespace",
+                                   json_object_new_string(sim_meta_str(obj, "namespace")));
+            json_object_object_add(spec, "replicaRequirements", rr);
+        }
+    }
+    copy_into(spec, "placement", get_path(policy, "spec", "placement", NULL));
+    const char *sched = get_str(policy, "spec", "schedulerName", NULL);
+    json_object_object_add(spec, "schedulerName",
+                           json_object_new_string(sched ? sched : "default-scheduler"));
+    json_object *cr = get_path(policy, "spec", "conflictResolution", NULL);
+    json_object_object_add(spec, "conflictResolution",
+                           cr ? json_object_get(cr) : json_object_new_string("Abort"));
+}
+
+static void detect(struct sim_karmada *k, json_object *obj)
+{
+    json_object *policy = find_policy(k, obj);
+    if (!policy)
+        return; /* Karmada leaves templates no policy claims alone */
+    const struct sim_resource *rbr = res_of("work.karmada.io", "v1alpha2", "resourcebindings");
+    const char *ns = sim_meta_str(obj, "namespace");
+    char name[NAME_MAX_LEN];
+    rb_name(obj, name, sizeof(name));
+    json_object *cur = NULL;
+    if (sim_store_get(k->store, rbr, ns, name, &cur, NULL) == 0) {
+        /* Refresh: the detector rewrites what it owns and keeps suspension, clusters and
+         * everything the scheduler or muster wrote. */
+        json_object *next = NULL;
+        json_object_deep_copy(cur, &next, NULL);
+        json_object *spec = get_path(next, "spec", NULL, NULL);
+        if (!spec) {
+            spec = json_object_new_object();
+            json_object_object_add(next, "spec", spec);
+        }
+        fill_rb_spec(spec, obj, policy);
+        sim_store_update(k->store, rbr, ns, name, next, SIM_WRITE_INTERNAL, NULL, NULL);
+        json_object_put(next);
+        json_object_put(cur);
+        json_object_put(policy);
+        return;
+    }
+    json_object *rb = json_object_new_object();
+    json_object *meta = json_object_new_object();
+    json_object_object_add(meta, "name", json_object_new_string(name));
+    json_object *labels = json_object_new_object();
+    char uid[40];
+    sim_uuid(uid, sizeof(uid));
+    json_object_object_add(labels, PERMANENT_ID_LABEL, json_object_new_string(uid));
+    const char *ppid =
+        get_str(policy, "metadata", "labels", "propagationpolicy.karmada.io/permanent-id");
+    if (ppid)
+        json_object_object_add(labels, "propagationpolicy.karmada.io/permanent-id",
+                               json_object_new_string(ppid));
+    json_object_object_add(meta, "labels", labels);
+    json_object *ann = json_object_new_object();
+    json_object_object_add(ann, "propagationpolicy.karmada.io/name",
+                           json_object_new_string(sim_meta_str(policy, "name")));
+    json_object_object_add(ann, "propagationpolicy.karmada.io/namespace",
+                           json_object_new_string(ns));
+    json_object_object_add(meta, "annotations", ann);
+    json_object *owners = json_object_new_array();
+    json_object *owner = json_object_new_object();
+    json_object_object_add(owner, "apiVersion",
+                           json_object_new_string(get_str(obj, "apiVersion", NULL, NULL)));
+    json_object_object_add(owner, "kind", json_object_new_string(get_str(obj, "kind", NULL, NULL)));
+    json_object_object_add(owner, "name", json_object_new_string(sim_meta_str(obj, "name")));
+    json_object_object_add(owner, "uid", json_object_new_string(sim_meta_str(obj, "uid")));
+    json_object_object_add(owner, "controller", json_object_new_boolean(1));
+    json_object_object_add(owner, "blockOwnerDeletion", json_object_new_boolean(1));
+    json_object_array_add(owners, owner);
+    json_object_object_add(meta, "ownerReferences", owners);
+    json_object_object_add(rb, "metadata", meta);
+    json_object *spec = json_object_new_object();
+    fill_rb_spec(spec, obj, policy);
+    /* Held, as muster's admission webhook leaves every new RB. */
+    json_object *susp = json_object_new_object();
+    json_object_object_add(susp, "scheduling", json_object_new_boolean(1));
+    json_object_object_add(spec, "suspension", susp);
+    json_object_object_add(rb, "spec", spec);
+    sim_store_create(k->store, rbr, ns, rb, clock_now(k), SIM_WRITE_INTERNAL, NULL, NULL);
+    json_object_put(rb);
+    json_object_put(policy);
+}
+
+static void forget_workload(struct sim_karmada *k, json_object *obj)
+{
+    /* Garbage collection of the owned RB (the binding controller then removes its Works). */
+    const struct sim_resource *rbr = res_of("work.karmada.io", "v1alpha2", "resourcebindings");
+    char name[NAME_MAX_LEN];
+    rb_name(obj, name, sizeof(name));
+    const char *ns = sim_meta_str(obj, "namespace");
+    json_object *rb = NULL;
+    if (sim_store_get(k->store, rbr, ns, name, &rb, NULL) < 0)
+        return;
+    json_object *owner =
+        json_object_array_get_idx(get_path(rb, "metadata", "ownerReferences", NULL), 0);
+    const char *ouid = get_str(owner, "uid", NULL, NULL);
+    if (ouid && strcmp(ouid, sim_meta_str(obj, "uid")) == 0)
+        sim_store_delete(k->store, rbr, ns, name, NULL, NULL, NULL, NULL);
+    json_object_put(rb);
+}
+
+struct each_workload {
+    struct sim_karmada *k;
+    const struct sim_resource *r;
+    const char *ns;
+};
+
+static void detect_one(void *data, json_object *obj)
+{
+    struct each_workload *e = data;
+    const char *ns = sim_meta_str(obj, "namespace");
+    if (ns && strcmp(ns, e->ns) == 0)
+        detect(e->k, obj);
+}
+
+static void policy_changed(struct sim_karmada *k, json_object *policy)
+{
+    for (size_t i = 0; i < sim_resource_count(); i++) {
+        const struct sim_resource *r = sim_resource_at(i);
+        if (!is_workload(r))
+            continue;
+        struct each_workload e = {k, r, sim_meta_str(policy, "namespace")};
+        sim_store_each(k->store, r, detect_one, &e);
+    }
+}
+
+/* ---- binding controller ---- */
+
+static uint32_t fnv1a(const char *s)
+{
+    uint32_t h = 2166136261u;
+    for (; *s; s++) {
+        h ^= (unsigned char)*s;
+        h *= 16777619u;
+    }
+    return h;
+}
+
+/* "<name>-<hash>" in the spirit of Karmada's names.GenerateWorkName (the hash function differs;
+ * see docs/sim.md). */
+static void work_name(json_object *rb, char *buf, size_t cap)
+{
+    char key[3 * NAME_MAX_LEN];
+    const char *ns = get_str(rb, "spec", "resource", "namespace");
+    const char *name = get_str(rb, "spec", "resource", "name");
+    const char *kind = get_str(rb, "spec", "resource", "kind");
+    snprintf(key, sizeof(key), "%s-%s-%s", ns ? ns : "", name ? name : "", kind ? kind : "");
+    for (char *p = key; *p; p++)
+        *p = (char)tolower((unsigned char)*p);
+    snprintf(buf, cap, "%.200s-%x", name ? name : "work", fnv1a(key));
+}
+
+static int cluster_listed(json_object *names, const char *cluster)
+{
+    for (size_t i = 0;
+         json_object_is_type(names, json_type_array) && i < json_object_array_length(names); i++) {
+        json_object *e = json_object_array_get_idx(names, i);
+        const char *n = json_object_is_type(e, json_type_string) ? json_object_get_string(e)
+                                                                 : get_str(e, "name", NULL, NULL);
+        if (n && strcmp(n, cluster) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+/* Applies the plaintext overriders of every OverridePolicy in ns that selects tmpl and targets
+ * cluster (in name order, as Karmada sorts them). */
+static void apply_overrides(struct sim_karmada *k, const char *ns, const char *cluster,
+                            json_object **tmpl)
+{
+    json_object *list = NULL;
+    if (sim_store_list(k->store, res_of("policy.karmada.io", "v1alpha1", "overridepolicies"), ns,
+                       NULL, &list, NULL) < 0)
+        return;
+    json_object *items = json_object_object_get(list, "items");
+    for (size_t i = 0; i < json_object_array_length(items); i++) {
+        json_object *op = json_object_array_get_idx(items, i);
+        json_object *sels = get_path(op, "spec", "resourceSelectors", NULL);
+        int selected = !sels;
+        for (size_t s = 0; !selected && json_object_is_type(sels, json_type_array) &&
+                           s < json_object_array_length(sels);
+             s++)
+            selected = selector_matches(json_object_array_get_idx(sels, s), *tmpl);
+        if (!selected)
+            continue;
+        json_object *rules = get_path(op, "spec", "overrideRules", NULL);
+        for (size_t r = 0;
+             json_object_is_type(rules, json_type_array) && r < json_object_array_length(rules);
+             r++) {
+            json_object *rule = json_object_array_get_idx(rules, r);
+            json_object *target = get_path(rule, "targetCluster", "clusterNames", NULL);
+            if (target && !cluster_listed(target, cluster))
+                continue;
+            json_object *plain = get_path(rule, "overriders", "plaintext", NULL);
+            if (!json_object_is_type(plain, json_type_array))
+                continue;
+            json_object *ops = json_object_new_array();
+            for (size_t p = 0; p < json_object_array_length(plain); p++) {
+                json_object *o = json_object_array_get_idx(plain, p);
+                json_object *jp = json_object_new_object();
+                const char *oper = get_str(o, "operator", NULL, NULL);
+                json_object_object_add(jp, "op", json_object_new_string(oper ? oper : "replace"));
+                json_object_object_add(jp, "path",
+                                       json_object_new_string(get_str(o, "path", NULL, NULL)
+                                                                  ? get_str(o, "path", NULL, NULL)
+                                                                  : ""));
+                json_object *v = get_path(o, "value", NULL, NULL);
+                if (v)
+                    json_object_object_add(jp, "value", json_object_get(v));
+                json_object_array_add(ops, jp);
+            }
+            json_object *patched = NULL;
+            char err[256];
+            /* Karmada fails the whole render on a bad overrider; the sim skips the rule. */
+            if (sim_json_patch(*tmpl, ops, &patched, err, sizeof(err)) == 0) {
+                json_object_put(*tmpl);
+                *tmpl = patched;
+            }
+            json_object_put(ops);
+        }
+    }
+    json_object_put(list);
+}
+
+static json_object *render_manifest(struct sim_karmada *k, json_object *rb, json_object *target)
+{
+    const char *av = get_str(rb, "spec", "resource", "apiVersion");
+    const char *kind = get_str(rb, "spec", "resource", "kind");
+    const char *ns = get_str(rb, "spec", "resource", "namespace");
+    const char *name = get_str(rb, "spec", "resource", "name");
+    const struct sim_resource *r = sim_resource_by_kind(av, kind);
+    json_object *tmpl = NULL, *copy = NULL;
+    if (!r || !name || sim_store_get(k->store, r, r->namespaced ? ns : NULL, name, &tmpl, NULL) < 0)
+        return NULL;
+    json_object_deep_copy(tmpl, &copy, NULL);
+    json_object_put(tmpl);
+    json_object *meta = get_path(copy, "metadata", NULL, NULL);
+    static const char *const strip[] = {"uid",        "resourceVersion", "creationTimestamp",
+                                        "generation", "managedFields",   "ownerReferences",
+                                        "selfLink"};
+    for (size_t i = 0; i < sizeof(strip) / sizeof(strip[0]); i++)
+        json_object_object_del(meta, strip[i]);
+    json_object_object_del(copy, "status");
+    /* Divided placement: the member runs its share. */
+    json_object *replicas = get_path(target, "replicas", NULL, NULL);
+    if (replicas && strcmp(av, "apps/v1") == 0 && strcmp(kind, "Deployment") == 0)
+        json_object_object_add(json_object_object_get(copy, "spec"), "replicas",
+                               json_object_get(replicas));
+    else if (replicas && strcmp(av, "batch/v1") == 0 && strcmp(kind, "Job") == 0)
+        json_object_object_add(json_object_object_get(copy, "spec"), "parallelism",
+                               json_object_get(replicas));
+    apply_overrides(k, ns, get_str(target, "name", NULL, NULL), &copy);
+    return copy;
+}
+
+static int dispatching_suspended(json_object *rb, const char *cluster)
+{
+    json_object *d = get_path(rb, "spec", "suspension", "dispatching");
+    if (d && json_object_get_boolean(d))
+        return 1;
+    json_object *on = get_path(rb, "spec", "suspension", "dispatchingOnClusters");
+    return on && cluster_listed(get_path(on, "clusterNames", NULL, NULL), cluster);
+}
+
+static void ensure_work(struct sim_karmada *k, json_object *rb, json_object *target)
+{
+    const char *cluster = get_str(target, "name", NULL, NULL);
+    if (!cluster)
+        return;
+    json_object *manifest = render_manifest(k, rb, target);
+    if (!manifest)
+        return;
+    const struct sim_resource *wr = res_of("work.karmada.io", "v1alpha1", "works");
+    char ns[NAME_MAX_LEN], name[NAME_MAX_LEN];
+    snprintf(ns, sizeof(ns), WORK_NS_PREFIX "%.200s", cluster);
+    ensure_namespace(k, ns);
+    work_name(rb, name, sizeof(name));
+    json_object *cur = NULL, *work = NULL;
+    int exists = sim_store_get(k->store, wr, ns, name, &cur, NULL) == 0;
+    if (exists)
+        json_object_deep_copy(cur, &work, NULL);
+    else
+        work = json_object_new_object();
+    json_object_put(cur);
+    json_object *meta = get_path(work, "metadata", NULL, NULL);
+    if (!meta) {
+        meta = json_object_new_object();
+        json_object_object_add(meta, "name", json_object_new_string(name));
+        json_object_object_add(work, "metadata", meta);
+    }
+    json_object *labels = get_path(meta, "labels", NULL, NULL);
+    if (!labels) {
+        labels = json_object_new_object();
+        json_object_object_add(meta, "labels", labels);
+    }
+    const char *pid = get_str(rb, "metadata", "labels", PERMANENT_ID_LABEL);
+    if (pid)
+        json_object_object_add(labels, PERMANENT_ID_LABEL, json_object_new_string(pid));
+    if (!get_str(labels, "work.karmada.io/permanent-id", NULL, NULL)) {
+        char uid[40];
+        sim_uuid(uid, sizeof(uid));
+        json_object_object_add(labels, "work.karmada.io/permanent-id", json_object_new_string(uid));
+    }
+    json_object *ann = get_path(meta, "annotations", NULL, NULL);
+    if (!ann) {
+        ann = json_object_new_object();
+        json_object_object_add(meta, "annotations", ann);
+    }
+    json_object_object_add(ann, "resourcebinding.karmada.io/name",
+                           json_object_new_string(sim_meta_str(rb, "name")));
+    json_object_object_add(ann, "resourcebinding.karmada.io/namespace",
+                           json_object_new_string(sim_meta_str(rb, "namespace")));
+    json_object *spec = json_object_new_object();
+    json_object *wl = json_object_new_object();
+    json_object *manifests = json_object_new_array();
+    json_object_array_add(manifests, manifest);
+    json_object_object_add(wl, "manifests", manifests);
+    json_object_object_add(spec, "workload", wl);
+    if (dispatching_suspended(rb, cluster))
+        json_object_object_add(spec, "suspendDispatching", json_object_new_boolean(1));
+    json_object_object_add(work, "spec", spec);
+    if (exists)
+        sim_store_update(k->store, wr, ns, name, work, SIM_WRITE_INTERNAL, NULL, NULL);
+    else
+        sim_store_create(k->store, wr, ns, work, clock_now(k), SIM_WRITE_INTERNAL, NULL, NULL);
+    json_object_put(work);
+}
+
+/* Deletes the Works labelled with permanent id pid outside the clusters listed in keep (NULL:
+ * delete all of them). */
+static int ref_cmp(const char *pid, const char *key, const struct pid_ref *r)
+{
+    int c = strcmp(pid, r->pid);
+    return c ? c : strcmp(key, r->key);
+}
+
+/* Index of the first ref >= (pid, key). */
+static size_t ref_lower_bound(const struct sim_karmada *k, const char *pid, const char *key)
+{
+    size_t lo = 0, hi = k->nrefs;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (ref_cmp(pid, key, &k->refs[mid]) > 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+static void ref_add(struct sim_karmada *k, const char *pid, const char *key)
+{
+    size_t i = ref_lower_bound(k, pid, key);
+    if (i < k->nrefs && ref_cmp(pid, key, &k->refs[i]) == 0)
+        return;
+    if (k->nrefs == k->caprefs) {
+        size_t cap = k->caprefs ? k->caprefs * 2 : 64;
+        struct pid_ref *v = muster_realloc(k->refs, cap * sizeof(*v));
+        if (!v)
+            return; /* the Work is then not pruned; the simulation degrades, never crashes */
+        k->refs = v;
+        k->caprefs = cap;
+    }
+    char *p = muster_strdup(pid), *kk = muster_strdup(key);
+    if (!p || !kk) {
+        muster_free(p);
+        muster_free(kk);
+        return;
+    }
+    memmove(&k->refs[i + 1], &k->refs[i], (k->nrefs - i) * sizeof(*k->refs));
+    k->refs[i].pid = p;
+    k->refs[i].key = kk;
+    k->nrefs++;
+}
+
+static void ref_remove(struct sim_karmada *k, const char *pid, const char *key)
+{
+    size_t i = ref_lower_bound(k, pid, key);
+    if (i == k->nrefs || ref_cmp(pid, key, &k->refs[i]) != 0)
+        return;
+    muster_free(k->refs[i].pid);
+    muster_free(k->refs[i].key);
+    memmove(&k->refs[i], &k->refs[i + 1], (k->nrefs - i - 1) * sizeof(*k->refs));
+    k->nrefs--;
+}
+
+/* Keeps the permanent-id index in step with a Work event. */
+static void index_work(struct sim_karmada *k, const struct sim_event *ev)
+{
+    const char *ns = sim_meta_str(ev->obj, "namespace");
+    const char *name = sim_meta_str(ev->obj, "name");
+    if (!ns || !name)
+        return;
+    char key[2 * NAME_MAX_LEN];
+    snprintf(key, sizeof(key), "%s/%s", ns, name);
+    const char *pid = get_str(ev->obj, "metadata", "labels", PERMANENT_ID_LABEL);
+    const char *old = ev->prev ? get_str(ev->prev, "metadata", "labels", PERMANENT_ID_LABEL) : NULL;
+    if (old && (ev->type == SIM_EVENT_DELETED || !pid || strcmp(old, pid) != 0))
+        ref_remove(k, old, key);
+    if (pid && ev->type == SIM_EVENT_DELETED)
+        ref_remove(k, pid, key);
+    else if (pid)
+        ref_add(k, pid, key);
+}
+
+/* Deletes the Works labelled with permanent id pid outside the clusters listed in keep (NULL:
+ * delete all of them). */
+static void prune_works(struct sim_karmada *k, const char *pid, json_object *keep)
+{
+    size_t i = ref_lower_bound(k, pid, ""), n = 0;
+    while (i + n < k->nrefs && strcmp(k->refs[i + n].pid, pid) == 0)
+        n++;
+    if (!n)
+        return;
+    /* Deleting edits the index (through the DELETED events): work on a copy of the keys. */
+    char(*keys)[2 * NAME_MAX_LEN] = muster_malloc(n * sizeof(*keys));
+    if (!keys)
+        return;
+    for (size_t j = 0; j < n; j++)
+        snprintf(keys[j], sizeof(keys[j]), "%s", k->refs[i + j].key);
+    const struct sim_resource *wr = res_of("work.karmada.io", "v1alpha1", "works");
+    size_t plen = strlen(WORK_NS_PREFIX);
+    for (size_t j = 0; j < n; j++) {
+        char *slash = strchr(keys[j], '/');
+        if (!slash)
+            continue;
+        *slash = '\0';
+        const char *ns = keys[j];
+        if (strncmp(ns, WORK_NS_PREFIX, plen) != 0)
+            continue;
+        if (keep && cluster_listed(keep, ns + plen))
+            continue;
+        sim_store_delete(k->store, wr, ns, slash + 1, NULL, NULL, NULL, NULL);
+    }
+    muster_free(keys);
+}
+
+static void sync_binding(struct sim_karmada *k, json_object *rb)
+{
+    json_object *clusters = get_path(rb, "spec", "clusters", NULL);
+    const char *pid = get_str(rb, "metadata", "labels", PERMANENT_ID_LABEL);
+    for (size_t i = 0;
+         json_object_is_type(clusters, json_type_array) && i < json_object_array_length(clusters);
+         i++)
+        ensure_work(k, rb, json_object_array_get_idx(clusters, i));
+    if (!pid)
+        return;
+    /* No spec.clusters means no cluster keeps a Work. */
+    json_object *none = clusters ? NULL : json_object_new_array();
+    prune_works(k, pid, clusters ? clusters : none);
+    json_object_put(none);
+}
+
+/* ---- event routing ---- */
+
+static int is(const struct sim_resource *r, const char *group, const char *plural)
+{
+    return strcmp(r->group, group) == 0 && strcmp(r->plural, plural) == 0;
+}
+
+/* 1 for a MODIFIED event that changed nothing but status (and the resourceVersion). */
+static int status_only(const struct sim_event *ev)
+{
+    if (ev->type != SIM_EVENT_MODIFIED || !ev->prev)
+        return 0;
+    json_object *a = get_path(ev->obj, "spec", NULL, NULL);
+    json_object *b = get_path(ev->prev, "spec", NULL, NULL);
+    if (!json_object_equal(a, b))
+        return 0;
+    static const char *const meta[] = {"labels", "annotations", "ownerReferences"};
+    for (size_t i = 0; i < 3; i++)
+        if (!json_object_equal(get_path(ev->obj, "metadata", meta[i], NULL),
+                               get_path(ev->prev, "metadata", meta[i], NULL)))
+            return 0;
+    return 1;
+}
+
+static void on_event(void *data, const struct sim_event *ev)
+{
+    struct sim_karmada *k = data;
+    const struct sim_resource *r = ev->res;
+    if (is_workload(r)) {
+        if (ev->type == SIM_EVENT_DELETED)
+            forget_workload(k, ev->obj);
+        else
+            detect(k, ev->obj);
+    } else if (is(r, "policy.karmada.io", "propagationpolicies")) {
+        if (ev->type != SIM_EVENT_DELETED)
+            policy_changed(k, ev->obj);
+    } else if (is(r, "work.karmada.io", "resourcebindings")) {
+        if (status_only(ev))
+            return; /* aggregatedStatus and muster's conditions change no Work */
+        if (ev->type == SIM_EVENT_DELETED) {
+            const char *pid = get_str(ev->obj, "metadata", "labels", PERMANENT_ID_LABEL);
+            if (pid)
+                prune_works(k, pid, NULL);
+        } else {
+            sync_binding(k, ev->obj);
+        }
+    } else if (is(r, "work.karmada.io", "works")) {
+        index_work(k, ev);
+        const char *ns = sim_meta_str(ev->obj, "namespace");
+        size_t plen = strlen(WORK_NS_PREFIX);
+        struct cluster *c =
+            ns && strncmp(ns, WORK_NS_PREFIX, plen) == 0 ? find_cluster(k, ns + plen) : NULL;
+        if (ev->type == SIM_EVENT_DELETED) {
+            const char *uid = sim_meta_str(ev->obj, "uid");
+            if (uid)
+                forget_shares(k, uid);
+        }
+        /* A Work's status is the member's own report: it never moves a pod. */
+        if (!c || status_only(ev))
+            return;
+        if (!k->deferred) {
+            cluster_sync(k, c);
+        } else if (!c->dirty) {
+            c->dirty = 1;
+            if (k->on_dirty)
+                k->on_dirty(k->dirty_data);
+        }
+    }
+}
+
+void sim_karmada_defer(struct sim_karmada *k, void (*on_dirty)(void *data), void *data)
+{
+    k->deferred = 1;
+    k->on_dirty = on_dirty;
+    k->dirty_data = data;
+}
+
+int sim_karmada_flush(struct sim_karmada *k)
+{
+    int synced = 0;
+    for (size_t i = 0; i < k->nclusters; i++) {
+        if (!k->clusters[i].dirty)
+            continue;
+        k->clusters[i].dirty = 0;
+        cluster_sync(k, &k->clusters[i]);
+        synced++;
+    }
+    return synced;
+}
+
+int sim_karmada_new(struct sim_store *store, json_object *scenario, time_t (*now)(void),
+                    struct sim_karmada **out, char *err, size_t errcap)
+{
+    struct sim_karmada *k = muster_calloc(1, sizeof(*k));
+    if (!k)
+        return MUSTER_ENOMEM;
+    k->store = store;
+    k->now = now;
+    json_object *clusters = get_path(scenario, "clusters", NULL, NULL);
+    size_t n =
+        json_object_is_type(clusters, json_type_array) ? json_object_array_length(clusters) : 0;
+    int rc = 0;
+    if (n) {
+        k->clusters = muster_calloc(n, sizeof(*k->clusters));
+        if (!k->clusters)
+            rc = MUSTER_ENOMEM;
+        k->nclusters = n;
+    }
+    time_t t = clock_now(k);
+    /* Nodes first, so every resource name is known before models are resolved. */
+    for (size_t i = 0; rc == 0 && i < n; i++)
+        rc = load_cluster(k, json_object_array_get_idx(clusters, i), i, t, err, errcap);
+    for (size_t i = 0; rc == 0 && i < n; i++) {
+        for (size_t j = 0; j < i; j++)
+            if (strcmp(k->clusters[i].name, k->clusters[j].name) == 0) {
+                snprintf(err, errcap, "scenario: clusters: %s is listed twice",
+                         k->clusters[i].name);
+                rc = MUSTER_EINVAL;
+            }
+        if (rc == 0)
+            rc = load_models(k, &k->clusters[i], err, errcap);
+    }
+    if (rc == 0)
+        rc = sim_store_watch(store, sim_store_rv(store), on_event, k, &k->watch, NULL);
+    for (size_t i = 0; rc == 0 && i < n; i++) {
+        create_cluster_object(k, &k->clusters[i], json_object_array_get_idx(clusters, i));
+        cluster_sync(k, &k->clusters[i]);
+    }
+    json_object *objects = get_path(scenario, "objects", NULL, NULL);
+    for (size_t i = 0; rc == 0 && json_object_is_type(objects, json_type_array) &&
+                       i < json_object_array_length(objects);
+         i++)
+        rc = create_object(k, json_object_array_get_idx(objects, i), err, errcap);
+    if (rc < 0) {
+        sim_karmada_free(k);
+        return rc;
+    }
+    *out = k;
+    return 0;
+}
+
+void sim_karmada_free(struct sim_karmada *k)
+{
+    if (!k)
+        return;
+    sim_store_unwatch(k->store, k->watch);
+    for (size_t i = 0; i < k->nclusters; i++) {
+        muster_free(k->clusters[i].nodes);
+        muster_free(k->clusters[i].ranges);
+        json_object_put(k->clusters[i].models);
+    }
+    muster_free(k->clusters);
+    for (size_t i = 0; i < k->nshares; i++)
+        muster_free(k->shares[i].reqs);
+    muster_free(k->shares);
+    muster_free(k->slots);
+    for (size_t i = 0; i < k->nrefs; i++) {
+        muster_free(k->refs[i].pid);
+        muster_free(k->refs[i].key);
+    }
+    muster_free(k->refs);
+    for (size_t i = 0; i < k->nres; i++)
+        muster_free(k->res[i]);
+    muster_free(k);
+}

@@ -1,0 +1,52 @@
+/* Karmada's control plane as the simulated hub needs it: member clusters built from a scenario
+ * with their Cluster status (resourceSummary, resourceModels, Ready), the detector that turns
+ * workloads matched by a PropagationPolicy into ResourceBindings, and the binding controller
+ * that renders RBs into Works and removes Works no longer wanted. It runs as a store watcher,
+ * so it reacts to changes made through the REST API and to its own writes alike. */
+#ifndef MUSTER_SIM_KARMADA_H
+#define MUSTER_SIM_KARMADA_H
+
+#include <json-c/json.h>
+#include <stddef.h>
+#include <time.h>
+
+struct sim_store;
+struct sim_karmada;
+
+/* Builds the clusters of scenario (borrowed; NULL: no clusters) into store, creates the
+ * scenario's `objects`, and starts the controllers. now() supplies timestamps (NULL: time()).
+ * Returns 0, MUSTER_EINVAL with err naming the scenario path that is wrong, or MUSTER_ENOMEM. */
+int sim_karmada_new(struct sim_store *store, json_object *scenario, time_t (*now)(void),
+                    struct sim_karmada **out, char *err, size_t errcap);
+
+/* Stops the controllers and frees k (the objects stay in the store). NULL is a no-op. */
+void sim_karmada_free(struct sim_karmada *k);
+
+/* Fault injection: marks cluster NotReady (ready = 0) or Ready. Returns 0 or MUSTER_ENOENT. */
+int sim_karmada_set_ready(struct sim_karmada *k, const char *cluster, int ready);
+
+/* Advances simulated time: shares whose scripted duration (the workload annotation
+ * sim.muster.io/duration: "90s", "5m", "2h") is over finish and free their nodes. Call it
+ * periodically (the hub does, every second). */
+void sim_karmada_tick(struct sim_karmada *k);
+
+/* Deferred mode: Work changes mark their cluster instead of recomputing it at once, and
+ * sim_karmada_flush recomputes each marked cluster once. on_dirty(data) is called when a clean
+ * cluster is first marked, so the caller can schedule a flush: the hub batches a burst of
+ * dispatches into one placement pass per cluster. Without this call (tests), every change is
+ * reflected before the write that caused it returns. */
+void sim_karmada_defer(struct sim_karmada *k, void (*on_dirty)(void *data), void *data);
+
+/* Recomputes the clusters marked since the last flush; returns how many. */
+int sim_karmada_flush(struct sim_karmada *k);
+
+/* The per-replica resource requests of a pod spec (sum of containers, raised to any larger
+ * init container) as a ResourceList; a single container's list is copied verbatim, as
+ * Karmada's interpreters do. Caller owns the result. */
+json_object *sim_karmada_pod_requests(json_object *pod_spec);
+
+/* Karmada's built-in Volcano Job interpreter: one component per task (name or "task-<i>",
+ * replicas = minAvailable or 1, replicaRequirements.resourceRequest). Caller owns the array. */
+json_object *sim_karmada_vcjob_components(json_object *job);
+
+#endif

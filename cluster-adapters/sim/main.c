@@ -1,0 +1,228 @@
+/* muster-sim: a simulated Karmada hub speaking the Kubernetes REST protocol (see docs/sim.md). */
+#include "cluster-adapters/sim/hub.h"
+#include "queue/errors.h"
+#include "queue/mem.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <uv.h>
+
+struct app {
+    uv_loop_t loop;
+    uv_signal_t sigint, sigterm;
+    struct sim_hub *hub;
+    int stopping;
+};
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: muster-sim --listen HOST:PORT [options]\n"
+               "  --listen HOST:PORT            address to serve on (PORT 0: any free port)\n"
+               "  --scenario FILE               clusters and nodes to simulate (YAML)\n"
+               "  --history N                   watch events kept for replay (default 10000)\n"
+               "  --bookmark-interval SECONDS   BOOKMARK period for watches that allow them (60)\n"
+               "  --max-body BYTES              request body cap (3145728)\n"
+               "  --token-file FILE             require this bearer token\n"
+               "  --tls-cert FILE --tls-key FILE  serve HTTPS (HTTP/2 or HTTP/1.1)\n"
+               "  --client-ca FILE              require client certificates signed by this CA\n"
+               "  --fault-error-rate R          answer a share R of API requests 500 or 429\n"
+               "  --fault-latency-ms MS         delay every request\n"
+               "  --fault-drop-watch-after N    end each watch after N events\n"
+               "  --seed N                      fault-injection seed\n"
+               "  --event-log FILE              append every change as a JSON line\n"
+               "  --access-log FILE             append one line per request\n");
+}
+
+static int parse_long(const char *flag, const char *s, long min, long max, long *out)
+{
+    char *end = NULL;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || end == s || *end || v < min || v > max) {
+        fprintf(stderr, "muster-sim: %s: %s is not an integer in [%ld, %ld]\n", flag, s, min, max);
+        return MUSTER_EINVAL;
+    }
+    *out = v;
+    return 0;
+}
+
+static int read_token(const char *path, char *buf, size_t cap)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        fprintf(stderr, "muster-sim: --token-file %s: %s\n", path, strerror(errno));
+        return MUSTER_EIO;
+    }
+    size_t n = fread(buf, 1, cap - 1, f);
+    fclose(f);
+    while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == '\r' || buf[n - 1] == ' '))
+        n--;
+    buf[n] = '\0';
+    if (n == 0) {
+        fprintf(stderr, "muster-sim: --token-file %s: empty\n", path);
+        return MUSTER_EINVAL;
+    }
+    return 0;
+}
+
+static void on_server_done(void *data)
+{
+    struct app *app = data;
+    uv_close((uv_handle_t *)&app->sigint, NULL);
+    uv_close((uv_handle_t *)&app->sigterm, NULL);
+}
+
+static void on_signal(uv_signal_t *h, int signum)
+{
+    struct app *app = h->data;
+    if (app->stopping)
+        return;
+    app->stopping = 1;
+    fprintf(stderr, "muster-sim: %s, shutting down\n", signum == SIGINT ? "SIGINT" : "SIGTERM");
+    sim_hub_shutdown(app->hub, on_server_done, app);
+}
+
+static void walk_report(uv_handle_t *h, void *arg)
+{
+    fprintf(stderr, "muster-sim: handle still open at exit: %s\n", uv_handle_type_name(h->type));
+    (*(int *)arg)++;
+}
+
+int main(int argc, char **argv)
+{
+    struct sim_server_config cfg = {0};
+    const char *listen = NULL, *scenario = NULL, *token_file = NULL, *event_log = NULL;
+    long history = 10000;
+    char token[512];
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        long n = 0;
+        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            usage(stdout);
+            return 0;
+        }
+        if (!v) {
+            fprintf(stderr, "muster-sim: %s needs a value (or is unknown)\n", a);
+            usage(stderr);
+            return 2;
+        }
+        i++;
+        if (strcmp(a, "--listen") == 0) {
+            listen = v;
+        } else if (strcmp(a, "--scenario") == 0) {
+            scenario = v;
+        } else if (strcmp(a, "--event-log") == 0) {
+            event_log = v;
+        } else if (strcmp(a, "--access-log") == 0) {
+            cfg.access_log = v;
+        } else if (strcmp(a, "--token-file") == 0) {
+            token_file = v;
+        } else if (strcmp(a, "--tls-cert") == 0) {
+            cfg.tls_cert = v;
+        } else if (strcmp(a, "--tls-key") == 0) {
+            cfg.tls_key = v;
+        } else if (strcmp(a, "--client-ca") == 0) {
+            cfg.client_ca = v;
+        } else if (strcmp(a, "--history") == 0) {
+            if (parse_long(a, v, 1, 100000000, &history) < 0)
+                return 2;
+        } else if (strcmp(a, "--bookmark-interval") == 0) {
+            if (parse_long(a, v, 1, 86400, &n) < 0)
+                return 2;
+            cfg.bookmark_interval_ms = (unsigned)n * 1000;
+        } else if (strcmp(a, "--max-body") == 0) {
+            if (parse_long(a, v, 1024, 1L << 30, &n) < 0)
+                return 2;
+            cfg.max_body = (size_t)n;
+        } else if (strcmp(a, "--fault-error-rate") == 0) {
+            char *end = NULL;
+            errno = 0;
+            cfg.fault_error_rate = strtod(v, &end);
+            if (errno || end == v || *end || cfg.fault_error_rate < 0 || cfg.fault_error_rate > 1) {
+                fprintf(stderr, "muster-sim: --fault-error-rate: %s is not in [0, 1]\n", v);
+                return 2;
+            }
+        } else if (strcmp(a, "--fault-latency-ms") == 0) {
+            if (parse_long(a, v, 0, 600000, &n) < 0)
+                return 2;
+            cfg.fault_latency_ms = (unsigned)n;
+        } else if (strcmp(a, "--fault-drop-watch-after") == 0) {
+            if (parse_long(a, v, 0, 1L << 40, &n) < 0)
+                return 2;
+            cfg.fault_drop_watch_after = n;
+        } else if (strcmp(a, "--seed") == 0) {
+            if (parse_long(a, v, 0, 4294967295L, &n) < 0)
+                return 2;
+            cfg.seed = (unsigned)n;
+        } else {
+            fprintf(stderr, "muster-sim: unknown flag %s\n", a);
+            usage(stderr);
+            return 2;
+        }
+    }
+    if (!listen) {
+        fprintf(stderr, "muster-sim: --listen HOST:PORT is required\n");
+        usage(stderr);
+        return 2;
+    }
+    char host[256];
+    const char *colon = strrchr(listen, ':');
+    long port = 0;
+    if (!colon || (size_t)(colon - listen) >= sizeof(host) || colon == listen) {
+        fprintf(stderr, "muster-sim: --listen %s: expected HOST:PORT\n", listen);
+        return 2;
+    }
+    memcpy(host, listen, (size_t)(colon - listen));
+    host[colon - listen] = '\0';
+    /* [::1]:8080 */
+    if (host[0] == '[' && host[strlen(host) - 1] == ']') {
+        memmove(host, host + 1, strlen(host));
+        host[strlen(host) - 1] = '\0';
+    }
+    if (parse_long("--listen", colon + 1, 0, 65535, &port) < 0)
+        return 2;
+    cfg.host = host;
+    cfg.port = (int)port;
+    if (token_file) {
+        if (read_token(token_file, token, sizeof(token)) < 0)
+            return 2;
+        cfg.token = token;
+    }
+    signal(SIGPIPE, SIG_IGN);
+    struct app app;
+    memset(&app, 0, sizeof(app));
+    uv_loop_init(&app.loop);
+    struct sim_hub_config hcfg = {
+        .server = cfg, .history = (size_t)history, .scenario = scenario, .event_log = event_log};
+    char err[512] = "";
+    int rc = sim_hub_start(&app.loop, &hcfg, &app.hub, err, sizeof(err));
+    int status = 0;
+    if (rc < 0) {
+        fprintf(stderr, "muster-sim: %s\n", err[0] ? err : muster_strerror(rc));
+        status = 1;
+    } else {
+        uv_signal_init(&app.loop, &app.sigint);
+        uv_signal_init(&app.loop, &app.sigterm);
+        app.sigint.data = app.sigterm.data = &app;
+        uv_signal_start(&app.sigint, on_signal, SIGINT);
+        uv_signal_start(&app.sigterm, on_signal, SIGTERM);
+        /* Tests read this line to learn the port when they asked for port 0. */
+        printf("muster-sim: listening on %s://%s:%d\n", cfg.tls_cert ? "https" : "http", host,
+               sim_hub_port(app.hub));
+        fflush(stdout);
+    }
+    uv_run(&app.loop, UV_RUN_DEFAULT);
+    int open = 0;
+    uv_walk(&app.loop, walk_report, &open);
+    if (uv_loop_close(&app.loop) != 0 || open) {
+        fprintf(stderr, "muster-sim: the event loop did not close cleanly\n");
+        status = 1;
+    }
+    sim_hub_free(app.hub);
+    return status;
+}

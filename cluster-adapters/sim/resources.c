@@ -1,0 +1,104 @@
+/* The static table of resources muster-sim serves, with their discovery facts copied from the
+ * CRDs in reference/crds and from kube-apiserver's built-in types. */
+#include "cluster-adapters/sim/resources.h"
+
+#include "queue/errors.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* Order matters only for discovery output, which lists groups in this order (kube-apiserver
+ * lists the core group first, then built-in groups, then aggregated and CRD groups). */
+/* One resource per entry reads better than one field per line. */
+/* clang-format off */
+static const struct sim_resource resources[] = {
+    {"", "v1", "namespaces", "namespace", "Namespace", "NamespaceList", 0, 1, 0, {"ns"}, {NULL}},
+    {"", "v1", "events", "event", "Event", "EventList", 1, 0, 0, {"ev"}, {NULL}},
+    {"", "v1", "pods", "pod", "Pod", "PodList", 1, 1, 0, {"po"}, {"all"}},
+    {"apps", "v1", "deployments", "deployment", "Deployment", "DeploymentList", 1, 1, 1,
+     {"deploy"}, {"all"}},
+    {"batch", "v1", "jobs", "job", "Job", "JobList", 1, 1, 1, {NULL}, {"all"}},
+    {"coordination.k8s.io", "v1", "leases", "lease", "Lease", "LeaseList", 1, 0, 0, {NULL},
+     {NULL}},
+    {"scheduling.k8s.io", "v1", "priorityclasses", "priorityclass", "PriorityClass",
+     "PriorityClassList", 0, 0, 0, {"pc"}, {NULL}},
+    {"cluster.karmada.io", "v1alpha1", "clusters", "cluster", "Cluster", "ClusterList", 0, 1, 1,
+     {NULL}, {NULL}},
+    {"work.karmada.io", "v1alpha2", "resourcebindings", "resourcebinding", "ResourceBinding",
+     "ResourceBindingList", 1, 1, 1, {"rb"}, {"karmada-io"}},
+    {"work.karmada.io", "v1alpha2", "clusterresourcebindings", "clusterresourcebinding",
+     "ClusterResourceBinding", "ClusterResourceBindingList", 0, 1, 1, {"crb"}, {"karmada-io"}},
+    {"work.karmada.io", "v1alpha1", "works", "work", "Work", "WorkList", 1, 1, 1, {"wk"},
+     {"karmada-io"}},
+    {"policy.karmada.io", "v1alpha1", "overridepolicies", "overridepolicy", "OverridePolicy",
+     "OverridePolicyList", 1, 0, 1, {"op"}, {"karmada-io"}},
+    {"policy.karmada.io", "v1alpha1", "propagationpolicies", "propagationpolicy",
+     "PropagationPolicy", "PropagationPolicyList", 1, 0, 1, {"pp"}, {"karmada-io"}},
+    {"batch.volcano.sh", "v1alpha1", "jobs", "job", "Job", "JobList", 1, 1, 1, {"vcjob", "vj"},
+     {NULL}},
+    /* Volcano's PodGroup CRD declares `subresources: {}`: status is written through the main
+     * resource, so has_status is 0 here on purpose. */
+    {"scheduling.volcano.sh", "v1beta1", "podgroups", "podgroup", "PodGroup", "PodGroupList", 1,
+     0, 1, {"pg", "podgroup-v1beta1"}, {NULL}},
+    {"scheduling.volcano.sh", "v1beta1", "queues", "queue", "Queue", "QueueList", 0, 1, 1,
+     {"q", "queue-v1beta1"}, {NULL}},
+};
+/* clang-format on */
+
+#define N_RESOURCES (sizeof(resources) / sizeof(resources[0]))
+
+size_t sim_resource_count(void)
+{
+    return N_RESOURCES;
+}
+
+const struct sim_resource *sim_resource_at(size_t i)
+{
+    return i < N_RESOURCES ? &resources[i] : NULL;
+}
+
+size_t sim_resource_index(const struct sim_resource *r)
+{
+    return (size_t)(r - resources);
+}
+
+static int slice_eq(const char *s, size_t len, const char *z)
+{
+    return strlen(z) == len && memcmp(s, z, len) == 0;
+}
+
+const struct sim_resource *sim_resource_find(const char *group, size_t glen, const char *version,
+                                             size_t vlen, const char *plural, size_t plen)
+{
+    for (size_t i = 0; i < N_RESOURCES; i++) {
+        const struct sim_resource *r = &resources[i];
+        if (slice_eq(group, glen, r->group) && slice_eq(version, vlen, r->version) &&
+            slice_eq(plural, plen, r->plural))
+            return r;
+    }
+    return NULL;
+}
+
+const struct sim_resource *sim_resource_by_kind(const char *api_version, const char *kind)
+{
+    if (!api_version || !kind)
+        return NULL;
+    const char *slash = strchr(api_version, '/');
+    const char *group = slash ? api_version : "";
+    size_t glen = slash ? (size_t)(slash - api_version) : 0;
+    const char *version = slash ? slash + 1 : api_version;
+    for (size_t i = 0; i < N_RESOURCES; i++) {
+        const struct sim_resource *r = &resources[i];
+        if (slice_eq(group, glen, r->group) && strcmp(version, r->version) == 0 &&
+            strcmp(kind, r->kind) == 0)
+            return r;
+    }
+    return NULL;
+}
+
+int sim_resource_api_version(const struct sim_resource *r, char *buf, size_t cap)
+{
+    int n = r->group[0] ? snprintf(buf, cap, "%s/%s", r->group, r->version)
+                        : snprintf(buf, cap, "%s", r->version);
+    return n < 0 || (size_t)n >= cap ? MUSTER_ENOSPC : 0;
+}

@@ -1,0 +1,1610 @@
+/* The Kubernetes REST front of muster-sim on h2o + libuv: routing, discovery documents, the
+ * verbs over sim_store, chunked watch streams, bookmarks, fault injection and orderly shutdown. */
+#include "cluster-adapters/sim/server.h"
+
+#include "cluster-adapters/sim/discovery.h"
+#include "cluster-adapters/sim/patch.h"
+#include "cluster-adapters/sim/resources.h"
+#include "cluster-adapters/sim/selector.h"
+#include "cluster-adapters/sim/status.h"
+#include "cluster-adapters/sim/store.h"
+#include "cluster-adapters/sim/table.h"
+#include "queue/errors.h"
+#include "queue/mem.h"
+
+#include <errno.h>
+#include <h2o.h>
+#include <h2o/http2.h>
+#include <openssl/err.h>
+#include <openssl/ssl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+
+#define SIM_DEFAULT_MAX_BODY (3u * 1024 * 1024) /* kube-apiserver's MaxRequestBodyBytes */
+#define SIM_DEFAULT_WATCH_BUFFER (16u * 1024 * 1024)
+#define SIM_MAX_SEGMENTS 10
+#define SIM_QUERY_VALUE_MAX 4096
+#define SIM_TICK_MS 100
+#define SIM_SHUTDOWN_TICK_MS 10
+
+struct conn {
+    uv_tcp_t tcp; /* first: h2o's close callback hands us the handle */
+    struct sim_server *srv;
+    struct conn *prev, *next;
+};
+
+struct watch;
+struct delayed;
+
+struct sim_server {
+    uv_loop_t *loop;
+    struct sim_store *store;
+    struct sim_server_config cfg;
+    h2o_globalconf_t globalconf;
+    h2o_context_t ctx;
+    h2o_accept_ctx_t accept_ctx;
+    SSL_CTX *ssl_ctx;
+    uv_tcp_t listener;
+    uv_timer_t tick;
+    int port;
+    int listener_open, tick_open, ctx_live;
+    struct conn *conns;
+    size_t nconns;
+    struct watch *watches;
+    struct delayed *delayed;
+    int shutting_down;
+    void (*done)(void *data);
+    void *done_data;
+    unsigned rand_state;
+};
+
+struct handler {
+    h2o_handler_t super;
+    struct sim_server *srv;
+};
+
+/* ---- small helpers ---- */
+
+static const char *reason_phrase(int code)
+{
+    switch (code) {
+    case 200:
+        return "OK";
+    case 201:
+        return "Created";
+    case 400:
+        return "Bad Request";
+    case 401:
+        return "Unauthorized";
+    case 404:
+        return "Not Found";
+    case 405:
+        return "Method Not Allowed";
+    case 409:
+        return "Conflict";
+    case 410:
+        return "Gone";
+    case 413:
+        return "Request Entity Too Large";
+    case 415:
+        return "Unsupported Media Type";
+    case 422:
+        return "Unprocessable Entity";
+    case 429:
+        return "Too Many Requests";
+    case 503:
+        return "Service Unavailable";
+    default:
+        return code >= 500 ? "Internal Server Error" : "OK";
+    }
+}
+
+static const char *to_json(json_object *obj, size_t *len)
+{
+    const char *s = json_object_to_json_string_ext(obj, JSON_C_TO_STRING_PLAIN |
+                                                            JSON_C_TO_STRING_NOSLASHESCAPE);
+    *len = strlen(s);
+    return s;
+}
+
+/* Sends obj (borrowed) as the whole response. */
+static void respond_json(h2o_req_t *req, int code, json_object *obj)
+{
+    size_t len = 0;
+    const char *s = to_json(obj, &len);
+    /* kube-apiserver terminates JSON bodies with a newline; keep byte-compatible output. */
+    char *body = h2o_mem_alloc_pool(&req->pool, len + 1);
+    memcpy(body, s, len);
+    body[len] = '\n';
+    req->res.status = code;
+    req->res.reason = reason_phrase(code);
+    req->res.content_length = len + 1;
+    h2o_add_header(&req->pool, &req->res.headers, H2O_TOKEN_CONTENT_TYPE, NULL,
+                   H2O_STRLIT("application/json"));
+    h2o_add_header(&req->pool, &req->res.headers, H2O_TOKEN_CACHE_CONTROL, NULL,
+                   H2O_STRLIT("no-cache, private"));
+    h2o_send_inline(req, body, len + 1);
+}
+
+/* Sends a Status (ownership taken) with its own code. */
+static void respond_status(h2o_req_t *req, json_object *st)
+{
+    if (!st) {
+        req->res.status = 500;
+        req->res.reason = "Internal Server Error";
+        h2o_send_inline(req, H2O_STRLIT("out of memory\n"));
+        return;
+    }
+    respond_json(req, sim_status_code(st), st);
+    json_object_put(st);
+}
+
+static void respond_not_found(h2o_req_t *req)
+{
+    json_object *st = sim_status_new(404, "NotFound",
+                                     "the server could not find the requested "
+                                     "resource",
+                                     NULL, NULL);
+    if (st)
+        json_object_object_add(st, "details", json_object_new_object());
+    respond_status(req, st);
+}
+
+static void respond_text(h2o_req_t *req, int code, const char *text)
+{
+    req->res.status = code;
+    req->res.reason = reason_phrase(code);
+    req->res.content_length = strlen(text);
+    h2o_add_header(&req->pool, &req->res.headers, H2O_TOKEN_CONTENT_TYPE, NULL,
+                   H2O_STRLIT("text/plain; charset=utf-8"));
+    h2o_send_inline(req, text, strlen(text));
+}
+
+static int hexval(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+/* Finds query parameter key and URL-decodes it into buf. Returns 1 when found, 0 when absent,
+ * MUSTER_ETOOBIG when the value does not fit. */
+static int query_param(h2o_req_t *req, const char *key, char *buf, size_t cap)
+{
+    if (req->query_at == SIZE_MAX)
+        return 0;
+    const char *p = req->path.base + req->query_at + 1;
+    const char *end = req->path.base + req->path.len;
+    size_t klen = strlen(key);
+    while (p < end) {
+        const char *amp = memchr(p, '&', (size_t)(end - p));
+        const char *pe = amp ? amp : end;
+        const char *eq = memchr(p, '=', (size_t)(pe - p));
+        const char *ke = eq ? eq : pe;
+        if ((size_t)(ke - p) == klen && memcmp(p, key, klen) == 0) {
+            size_t o = 0;
+            for (const char *v = eq ? eq + 1 : pe; v < pe; v++) {
+                char c = *v;
+                if (c == '+')
+                    c = ' ';
+                else if (c == '%' && pe - v >= 3 && hexval(v[1]) >= 0 && hexval(v[2]) >= 0) {
+                    c = (char)(hexval(v[1]) * 16 + hexval(v[2]));
+                    v += 2;
+                }
+                if (o + 1 >= cap)
+                    return MUSTER_ETOOBIG;
+                buf[o++] = c;
+            }
+            buf[o] = '\0';
+            return 1;
+        }
+        p = pe + 1;
+    }
+    return 0;
+}
+
+static int query_bool(h2o_req_t *req, const char *key)
+{
+    char v[16];
+    if (query_param(req, key, v, sizeof(v)) != 1)
+        return 0;
+    return strcmp(v, "1") == 0 || strcmp(v, "true") == 0 || strcmp(v, "True") == 0;
+}
+
+static int parse_int64(const char *s, int64_t *out)
+{
+    char *end = NULL;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (errno || end == s || *end)
+        return MUSTER_EINVAL;
+    *out = v;
+    return 0;
+}
+
+static int method_is(h2o_req_t *req, const char *m)
+{
+    return h2o_memis(req->method.base, req->method.len, m, strlen(m));
+}
+
+static h2o_iovec_t header_value(h2o_req_t *req, const h2o_token_t *token)
+{
+    ssize_t i = h2o_find_header(&req->headers, token, -1);
+    return i < 0 ? h2o_iovec_init(NULL, 0) : req->headers.entries[i].value;
+}
+
+/* kubectl get asks for "application/json;as=Table;v=v1;g=meta.k8s.io,...". */
+static int wants_table(h2o_req_t *req, const struct sim_resource *r)
+{
+    h2o_iovec_t a = header_value(req, H2O_TOKEN_ACCEPT);
+    return a.base && h2o_strstr(a.base, a.len, H2O_STRLIT("as=Table")) != SIZE_MAX &&
+           sim_table_supported(r);
+}
+
+static unsigned next_rand(struct sim_server *srv)
+{
+    /* xorshift32: deterministic per seed, so fault-injection runs can be replayed. */
+    unsigned x = srv->rand_state ? srv->rand_state : 2463534242u;
+    x ^= x << 13;
+    x ^= x >> 17;
+    x ^= x << 5;
+    srv->rand_state = x;
+    return x;
+}
+
+static void serve_api_versions(struct sim_server *srv, h2o_req_t *req)
+{
+    char addr[128];
+    snprintf(addr, sizeof(addr), "%s:%d", srv->cfg.host, srv->port);
+    json_object *v = json_object_new_object();
+    json_object_object_add(v, "kind", json_object_new_string("APIVersions"));
+    json_object *versions = json_object_new_array();
+    json_object_array_add(versions, json_object_new_string("v1"));
+    json_object_object_add(v, "versions", versions);
+    json_object *cidrs = json_object_new_array();
+    json_object *c = json_object_new_object();
+    json_object_object_add(c, "clientCIDR", json_object_new_string("0.0.0.0/0"));
+    json_object_object_add(c, "serverAddress", json_object_new_string(addr));
+    json_object_array_add(cidrs, c);
+    json_object_object_add(v, "serverAddressByClientCIDRs", cidrs);
+    respond_json(req, 200, v);
+    json_object_put(v);
+}
+
+static void serve_version(h2o_req_t *req)
+{
+    json_object *v = json_object_new_object();
+    json_object_object_add(v, "major", json_object_new_string("1"));
+    json_object_object_add(v, "minor", json_object_new_string("32"));
+    json_object_object_add(v, "gitVersion", json_object_new_string("v1.32.0-muster-sim"));
+    json_object_object_add(v, "gitCommit",
+                           json_object_new_string("0000000000000000000000000000000000000000"));
+    json_object_object_add(v, "gitTreeState", json_object_new_string("clean"));
+    json_object_object_add(v, "buildDate", json_object_new_string("2026-01-01T00:00:00Z"));
+    json_object_object_add(v, "goVersion", json_object_new_string("go1.23.0"));
+    json_object_object_add(v, "compiler", json_object_new_string("gc"));
+    json_object_object_add(v, "platform", json_object_new_string("linux/amd64"));
+    respond_json(req, 200, v);
+    json_object_put(v);
+}
+
+/* ---- watch streams ---- */
+
+struct watch {
+    h2o_generator_t gen;
+    h2o_req_t *req;
+    struct sim_server *srv;
+    const struct sim_resource *res;
+    char ns[254];
+    struct sim_selector *labels, *fields;
+    struct sim_store_watch *sw;
+    char *inflight; /* being written by h2o; freed on proceed */
+    int sending;
+    char *pending;
+    size_t pending_len, pending_cap;
+    uint64_t deadline_ms, next_bookmark_ms;
+    int bookmarks;
+    int table; /* events carry one-row Tables (kubectl get -w) */
+    long events;
+    int ending;  /* send the final chunk once the queue is flushed */
+    int stopped; /* final chunk sent or the client went away: never touch req again */
+    struct watch *prev, *next;
+};
+
+static void watch_unlink(struct watch *w)
+{
+    if (w->sw) {
+        sim_store_unwatch(w->srv->store, w->sw);
+        w->sw = NULL;
+    }
+    if (w->prev || w->next || w->srv->watches == w) {
+        if (w->prev)
+            w->prev->next = w->next;
+        else
+            w->srv->watches = w->next;
+        if (w->next)
+            w->next->prev = w->prev;
+        w->prev = w->next = NULL;
+    }
+}
+
+/* h2o disposes the request pool after the response is done or the connection is gone. */
+static void watch_dispose(void *p)
+{
+    struct watch *w = p;
+    watch_unlink(w);
+    sim_selector_free(w->labels);
+    sim_selector_free(w->fields);
+    muster_free(w->inflight);
+    muster_free(w->pending);
+}
+
+static void watch_flush(struct watch *w)
+{
+    if (w->stopped || w->sending)
+        return;
+    muster_free(w->inflight);
+    w->inflight = NULL;
+    if (w->pending_len) {
+        h2o_iovec_t buf = h2o_iovec_init(w->pending, w->pending_len);
+        w->inflight = w->pending;
+        w->pending = NULL;
+        w->pending_len = w->pending_cap = 0;
+        w->sending = 1;
+        h2o_send(w->req, &buf, 1, H2O_SEND_STATE_IN_PROGRESS);
+        return;
+    }
+    if (w->ending) {
+        w->stopped = 1;
+        watch_unlink(w);
+        h2o_send(w->req, NULL, 0, H2O_SEND_STATE_FINAL);
+    }
+}
+
+static void watch_proceed(h2o_generator_t *gen, h2o_req_t *req)
+{
+    struct watch *w = H2O_STRUCT_FROM_MEMBER(struct watch, gen, gen);
+    w->sending = 0;
+    watch_flush(w);
+}
+
+static void watch_stop(h2o_generator_t *gen, h2o_req_t *req)
+{
+    struct watch *w = H2O_STRUCT_FROM_MEMBER(struct watch, gen, gen);
+    w->stopped = 1;
+    watch_unlink(w);
+}
+
+static void watch_end(struct watch *w)
+{
+    if (w->ending || w->stopped)
+        return;
+    w->ending = 1;
+    if (w->sw) {
+        sim_store_unwatch(w->srv->store, w->sw);
+        w->sw = NULL;
+    }
+    watch_flush(w);
+}
+
+/* Queues one event line. A watcher whose backlog passes the cap is cut, as kube-apiserver cuts
+ * watchers that cannot keep up; the client re-watches from its last resourceVersion. */
+static void watch_queue(struct watch *w, const char *type, const char *obj, size_t objlen)
+{
+    if (w->ending || w->stopped)
+        return;
+    size_t need = w->pending_len + objlen + strlen(type) + 32;
+    if (need > w->srv->cfg.max_watch_buffer) {
+        watch_end(w);
+        return;
+    }
+    if (need > w->pending_cap) {
+        size_t cap = w->pending_cap ? w->pending_cap : 4096;
+        while (cap < need)
+            cap *= 2;
+        char *p = muster_realloc(w->pending, cap);
+        if (!p) {
+            watch_end(w);
+            return;
+        }
+        w->pending = p;
+        w->pending_cap = cap;
+    }
+    int n = snprintf(w->pending + w->pending_len, w->pending_cap - w->pending_len,
+                     "{\"type\":\"%s\",\"object\":", type);
+    w->pending_len += (size_t)n;
+    memcpy(w->pending + w->pending_len, obj, objlen);
+    w->pending_len += objlen;
+    memcpy(w->pending + w->pending_len, "}\n", 2);
+    w->pending_len += 2;
+    watch_flush(w);
+}
+
+/* Queues obj as a watch event, converted to a one-row Table when the client asked for Tables. */
+static void watch_queue_object(struct watch *w, const char *type, json_object *obj)
+{
+    size_t len = 0;
+    if (!w->table) {
+        const char *s = to_json(obj, &len);
+        watch_queue(w, type, s, len);
+        return;
+    }
+    json_object *items = json_object_new_array();
+    json_object_array_add(items, json_object_get(obj));
+    json_object *t = sim_table_new(w->res, items, NULL, time(NULL));
+    const char *s = to_json(t, &len);
+    watch_queue(w, type, s, len);
+    json_object_put(t);
+    json_object_put(items);
+}
+
+static int watch_matches(struct watch *w, json_object *obj)
+{
+    if (!obj)
+        return 0;
+    if (w->ns[0]) {
+        const char *ns = sim_meta_str(obj, "namespace");
+        if (!ns || strcmp(ns, w->ns) != 0)
+            return 0;
+    }
+    return sim_selector_matches(w->labels, obj) && sim_selector_matches(w->fields, obj);
+}
+
+static void watch_on_event(void *data, const struct sim_event *ev)
+{
+    struct watch *w = data;
+    if (ev->res != w->res)
+        return;
+    static const char *const names[] = {"ADDED", "MODIFIED", "DELETED"};
+    const char *type = names[ev->type];
+    int now = watch_matches(w, ev->obj);
+    if (ev->type == SIM_EVENT_MODIFIED) {
+        /* As the watch cache does: entering the selector is ADDED, leaving it is DELETED. */
+        int before = watch_matches(w, ev->prev);
+        if (!now && !before)
+            return;
+        if (now && !before)
+            type = "ADDED";
+        else if (!now)
+            type = "DELETED";
+    } else if (!now) {
+        return;
+    }
+    watch_queue_object(w, type, ev->obj);
+    w->events++;
+    if (w->srv->cfg.fault_drop_watch_after > 0 && w->events >= w->srv->cfg.fault_drop_watch_after)
+        watch_end(w);
+}
+
+/* The BOOKMARK that ends a watch-list's initial events (KEP-3157). */
+static void watch_initial_events_end(struct watch *w)
+{
+    char av[128], line[512];
+    sim_resource_api_version(w->res, av, sizeof(av));
+    int n = snprintf(line, sizeof(line),
+                     "{\"kind\":\"%s\",\"apiVersion\":\"%s\",\"metadata\":{\"resourceVersion\":"
+                     "\"%" PRId64 "\",\"creationTimestamp\":null,\"annotations\":{"
+                     "\"k8s.io/initial-events-end\":\"true\"}}}",
+                     w->res->kind, av, sim_store_rv(w->srv->store));
+    watch_queue(w, "BOOKMARK", line, (size_t)n);
+}
+
+static void watch_bookmark(struct watch *w)
+{
+    char av[128], line[512];
+    sim_resource_api_version(w->res, av, sizeof(av));
+    int n = snprintf(
+        line, sizeof(line),
+        "{\"kind\":\"%s\",\"apiVersion\":\"%s\",\"metadata\":{\"resourceVersion\":\"%" PRId64
+        "\",\"creationTimestamp\":null}}",
+        w->res->kind, av, sim_store_rv(w->srv->store));
+    watch_queue(w, "BOOKMARK", line, (size_t)n);
+}
+
+static void serve_watch(struct sim_server *srv, h2o_req_t *req, const struct sim_resource *r,
+                        const char *ns, struct sim_selector *labels, struct sim_selector *fields)
+{
+    char rvbuf[64] = "";
+    int64_t since = -1;
+    if (query_param(req, "resourceVersion", rvbuf, sizeof(rvbuf)) == 1 && rvbuf[0] &&
+        strcmp(rvbuf, "0") != 0) {
+        if (parse_int64(rvbuf, &since) < 0) {
+            sim_selector_free(labels);
+            sim_selector_free(fields);
+            respond_status(req, sim_status_newf(400, "BadRequest", NULL, NULL,
+                                                "invalid resource version \"%.40s\"", rvbuf));
+            return;
+        }
+    }
+    char tbuf[32];
+    int64_t timeout_s = srv->cfg.watch_timeout_s;
+    if (query_param(req, "timeoutSeconds", tbuf, sizeof(tbuf)) == 1 &&
+        parse_int64(tbuf, &timeout_s) == 0 && timeout_s <= 0)
+        timeout_s = srv->cfg.watch_timeout_s;
+
+    struct watch *w = h2o_mem_alloc_shared(&req->pool, sizeof(*w), watch_dispose);
+    memset(w, 0, sizeof(*w));
+    w->gen.proceed = watch_proceed;
+    w->gen.stop = watch_stop;
+    w->req = req;
+    w->srv = srv;
+    w->res = r;
+    snprintf(w->ns, sizeof(w->ns), "%s", ns ? ns : "");
+    w->labels = labels;
+    w->fields = fields;
+    uint64_t now = uv_now(srv->loop);
+    w->deadline_ms = now + (uint64_t)timeout_s * 1000;
+    w->bookmarks = query_bool(req, "allowWatchBookmarks");
+    w->table = wants_table(req, r);
+    w->next_bookmark_ms = now + srv->cfg.bookmark_interval_ms;
+    w->next = srv->watches;
+    if (srv->watches)
+        srv->watches->prev = w;
+    srv->watches = w;
+
+    req->res.status = 200;
+    req->res.reason = "OK";
+    h2o_add_header(&req->pool, &req->res.headers, H2O_TOKEN_CONTENT_TYPE, NULL,
+                   H2O_STRLIT("application/json"));
+    h2o_add_header(&req->pool, &req->res.headers, H2O_TOKEN_CACHE_CONTROL, NULL,
+                   H2O_STRLIT("no-cache, private"));
+    h2o_start_response(req, &w->gen);
+    /* Flush the headers now: client-go's Watch() returns only once they arrive. */
+    w->sending = 1;
+    h2o_send(req, NULL, 0, H2O_SEND_STATE_IN_PROGRESS);
+
+    json_object *status = NULL;
+    /* Watch-list: the state as of now (whatever resourceVersion says), then a bookmark. */
+    int initial = query_bool(req, "sendInitialEvents");
+    if (initial)
+        since = -1;
+    if (since < 0) {
+        /* resourceVersion unset or "0": the current state as ADDED events, then changes. */
+        struct sim_list_opts opts = {labels, fields, 0, NULL};
+        json_object *list = NULL;
+        if (sim_store_list(srv->store, r, ns, &opts, &list, &status) < 0) {
+            size_t len = 0;
+            const char *s = to_json(status, &len);
+            watch_queue(w, "ERROR", s, len);
+            json_object_put(status);
+            watch_end(w);
+            return;
+        }
+        json_object *items = json_object_object_get(list, "items");
+        for (size_t i = 0; i < json_object_array_length(items); i++)
+            watch_queue_object(w, "ADDED", json_object_array_get_idx(items, i));
+        json_object_put(list);
+        since = sim_store_rv(srv->store);
+        if (initial && w->bookmarks)
+            watch_initial_events_end(w);
+    }
+    if (w->stopped || w->ending)
+        return;
+    if (sim_store_watch(srv->store, since, watch_on_event, w, &w->sw, &status) < 0) {
+        /* A too-old resourceVersion is an ERROR event on a 200 stream, as the apiserver does. */
+        size_t len = 0;
+        const char *s = to_json(status, &len);
+        watch_queue(w, "ERROR", s, len);
+        json_object_put(status);
+        watch_end(w);
+    }
+}
+
+/* ---- resource verbs ---- */
+
+struct route {
+    const struct sim_resource *r;
+    char ns[254];
+    char name[254];
+    int has_ns, has_name, status;
+};
+
+/* Parses a JSON body, answering 400 or 415 itself on failure. */
+static json_object *parse_body(h2o_req_t *req)
+{
+    h2o_iovec_t ct = header_value(req, H2O_TOKEN_CONTENT_TYPE);
+    if (ct.base && h2o_strstr(ct.base, ct.len, H2O_STRLIT("json")) == SIZE_MAX) {
+        /* Protobuf and CBOR bodies are not decoded; the apiserver's answer for an encoding it
+         * does not accept is 415. */
+        respond_status(req, sim_status_newf(415, "UnsupportedMediaType", NULL, NULL,
+                                            "the body of the request was in an unknown format - "
+                                            "accepted media types include: application/json, "
+                                            "application/merge-patch+json, "
+                                            "application/json-patch+json"));
+        return NULL;
+    }
+    if (req->entity.base == NULL || req->entity.len == 0) {
+        respond_status(req,
+                       sim_status_new(400, "BadRequest", "the request body is empty", NULL, NULL));
+        return NULL;
+    }
+    json_tokener *tok = json_tokener_new();
+    json_object *obj = json_tokener_parse_ex(tok, req->entity.base, (int)req->entity.len);
+    enum json_tokener_error jerr = json_tokener_get_error(tok);
+    size_t used = json_tokener_get_parse_end(tok);
+    json_tokener_free(tok);
+    if (!obj || jerr != json_tokener_success || used != req->entity.len) {
+        /* Trailing whitespace is fine; anything else is not. */
+        int trailing_ok = obj && jerr == json_tokener_success;
+        for (size_t i = used; trailing_ok && i < req->entity.len; i++)
+            if (!strchr(" \t\r\n", req->entity.base[i]))
+                trailing_ok = 0;
+        if (!trailing_ok) {
+            json_object_put(obj);
+            respond_status(req, sim_status_newf(400, "BadRequest", NULL, NULL,
+                                                "couldn't get version/kind; json parse error: %s",
+                                                json_tokener_error_desc(jerr)));
+            return NULL;
+        }
+    }
+    return obj;
+}
+
+static int parse_selectors(h2o_req_t *req, struct sim_selector **labels,
+                           struct sim_selector **fields)
+{
+    char *buf = h2o_mem_alloc_pool(&req->pool, SIM_QUERY_VALUE_MAX);
+    char err[512];
+    *labels = *fields = NULL;
+    int rc = query_param(req, "labelSelector", buf, SIM_QUERY_VALUE_MAX);
+    if (rc < 0 || (rc == 1 && sim_selector_parse_labels(buf, labels, err, sizeof(err)) < 0)) {
+        respond_status(req, sim_status_newf(400, "BadRequest", NULL, NULL,
+                                            "unable to parse requirement: %s",
+                                            rc < 0 ? "selector too long" : err));
+        return MUSTER_EINVAL;
+    }
+    rc = query_param(req, "fieldSelector", buf, SIM_QUERY_VALUE_MAX);
+    if (rc < 0 || (rc == 1 && sim_selector_parse_fields(buf, fields, err, sizeof(err)) < 0)) {
+        sim_selector_free(*labels);
+        *labels = NULL;
+        respond_status(req, sim_status_newf(400, "BadRequest", NULL, NULL, "%s",
+                                            rc < 0 ? "selector too long" : err));
+        return MUSTER_EINVAL;
+    }
+    for (size_t i = 0; i < sim_selector_count(*fields); i++) {
+        const char *k = sim_selector_key(*fields, i);
+        /* Custom resources support only these two field labels. */
+        if (strcmp(k, "metadata.name") != 0 && strcmp(k, "metadata.namespace") != 0) {
+            respond_status(req, sim_status_newf(400, "BadRequest", NULL, NULL,
+                                                "field label not supported: %.200s", k));
+            sim_selector_free(*labels);
+            sim_selector_free(*fields);
+            *labels = *fields = NULL;
+            return MUSTER_EINVAL;
+        }
+    }
+    return 0;
+}
+
+static void serve_list(struct sim_server *srv, h2o_req_t *req, const struct route *rt)
+{
+    struct sim_selector *labels = NULL, *fields = NULL;
+    if (parse_selectors(req, &labels, &fields) < 0)
+        return;
+    if (query_bool(req, "watch")) {
+        serve_watch(srv, req, rt->r, rt->has_ns ? rt->ns : NULL, labels, fields);
+        return;
+    }
+    char buf[SIM_QUERY_VALUE_MAX];
+    struct sim_list_opts opts = {labels, fields, 0, NULL};
+    int64_t limit = 0;
+    if (query_param(req, "limit", buf, sizeof(buf)) == 1 && buf[0] &&
+        (parse_int64(buf, &limit) < 0 || limit < 0)) {
+        respond_status(
+            req, sim_status_newf(400, "BadRequest", NULL, NULL, "invalid limit \"%.40s\"", buf));
+        goto out;
+    }
+    opts.limit = (long)limit;
+    char *cont = h2o_mem_alloc_pool(&req->pool, SIM_QUERY_VALUE_MAX);
+    if (query_param(req, "continue", cont, SIM_QUERY_VALUE_MAX) == 1)
+        opts.cont = cont;
+    char rvbuf[64], match[32] = "";
+    query_param(req, "resourceVersionMatch", match, sizeof(match));
+    if (query_param(req, "resourceVersion", rvbuf, sizeof(rvbuf)) == 1 && rvbuf[0]) {
+        int64_t rv = 0;
+        if (parse_int64(rvbuf, &rv) < 0) {
+            respond_status(req, sim_status_newf(400, "BadRequest", NULL, NULL,
+                                                "invalid resource version \"%.40s\"", rvbuf));
+            goto out;
+        }
+        /* Only an exact read at an old revision is impossible; NotOlderThan is served from
+         * the present, as the watch cache does. */
+        if (strcmp(match, "Exact") == 0 && rv != sim_store_rv(srv->store)) {
+            respond_status(req,
+                           sim_status_newf(410, "Expired", NULL, NULL,
+                                           "too old resource version: %" PRId64 " (%" PRId64 ")",
+                                           rv, sim_store_floor_rv(srv->store)));
+            goto out;
+        }
+    }
+    json_object *list = NULL, *status = NULL;
+    if (sim_store_list(srv->store, rt->r, rt->has_ns ? rt->ns : NULL, &opts, &list, &status) < 0)
+        respond_status(req, status);
+    else if (wants_table(req, rt->r)) {
+        json_object *t = sim_table_new(rt->r, json_object_object_get(list, "items"),
+                                       json_object_object_get(list, "metadata"), time(NULL));
+        respond_json(req, 200, t);
+        json_object_put(t);
+        json_object_put(list);
+    } else {
+        respond_json(req, 200, list);
+        json_object_put(list);
+    }
+out:
+    sim_selector_free(labels);
+    sim_selector_free(fields);
+}
+
+static int namespace_exists(struct sim_server *srv, const char *ns)
+{
+    const struct sim_resource *nsr = sim_resource_find("", 0, "v1", 2, "namespaces", 10);
+    return sim_store_get(srv->store, nsr, NULL, ns, NULL, NULL) == 0;
+}
+
+/* dryRun=All adds SIM_WRITE_DRY_RUN; any other value is answered 400 here (returns -1). */
+/* A JSON value from len bytes (NULL when they are not one JSON value). */
+static json_object *parse_json_len(const char *p, size_t len)
+{
+    json_tokener *tok = json_tokener_new();
+    if (!tok)
+        return NULL;
+    json_object *o = json_tokener_parse_ex(tok, p, (int)len);
+    json_tokener_free(tok);
+    return o;
+}
+
+static int dry_run_flag(h2o_req_t *req)
+{
+    char v[32];
+    int rc = query_param(req, "dryRun", v, sizeof(v));
+    if (rc == 0 || (rc == 1 && v[0] == '\0'))
+        return 0;
+    if (rc == 1 && strcmp(v, "All") == 0)
+        return SIM_WRITE_DRY_RUN;
+    respond_status(req, sim_status_newf(400, "BadRequest", NULL, NULL,
+                                        "Invalid dry run value: %.30s, the only valid value is All",
+                                        rc == 1 ? v : "(too long)"));
+    return -1;
+}
+
+static void serve_create(struct sim_server *srv, h2o_req_t *req, const struct route *rt)
+{
+    int dry = dry_run_flag(req);
+    if (dry < 0)
+        return;
+    if (rt->r->namespaced && !namespace_exists(srv, rt->ns)) {
+        /* The NamespaceLifecycle admission plugin. */
+        respond_status(req, sim_status_newf(404, "NotFound", NULL, rt->ns,
+                                            "namespaces \"%s\" not found", rt->ns));
+        return;
+    }
+    json_object *body = parse_body(req);
+    if (!body)
+        return;
+    json_object *out = NULL, *status = NULL;
+    if (sim_store_create(srv->store, rt->r, rt->ns, body, time(NULL), dry, &out, &status) < 0) {
+        respond_status(req, status);
+    } else {
+        respond_json(req, 201, out);
+        json_object_put(out);
+    }
+    json_object_put(body);
+}
+
+static void serve_update(struct sim_server *srv, h2o_req_t *req, const struct route *rt)
+{
+    int dry = dry_run_flag(req);
+    if (dry < 0)
+        return;
+    json_object *body = parse_body(req);
+    if (!body)
+        return;
+    json_object *out = NULL, *status = NULL;
+    int flags = (rt->status ? SIM_WRITE_STATUS : 0) | dry;
+    if (sim_store_update(srv->store, rt->r, rt->ns, rt->name, body, flags, &out, &status) < 0) {
+        respond_status(req, status);
+    } else {
+        respond_json(req, 200, out);
+        json_object_put(out);
+    }
+    json_object_put(body);
+}
+
+static int has_prefix(h2o_iovec_t v, const char *prefix)
+{
+    size_t n = strlen(prefix);
+    return v.base && v.len >= n && memcmp(v.base, prefix, n) == 0;
+}
+
+static void serve_patch(struct sim_server *srv, h2o_req_t *req, const struct route *rt)
+{
+    int dry = dry_run_flag(req);
+    if (dry < 0)
+        return;
+    h2o_iovec_t ct = header_value(req, H2O_TOKEN_CONTENT_TYPE);
+    int kind; /* 0 merge, 1 json patch */
+    if (has_prefix(ct, "application/json-patch+json"))
+        kind = 1;
+    else if (has_prefix(ct, "application/merge-patch+json"))
+        kind = 0;
+    else if (has_prefix(ct, "application/strategic-merge-patch+json"))
+        kind = 0; /* custom resources have no patch strategies: a merge patch is what remains */
+    else {
+        respond_status(req, sim_status_newf(415, "UnsupportedMediaType", NULL, NULL,
+                                            "the body of the request was in an unknown format - "
+                                            "accepted media types include: "
+                                            "application/json-patch+json, "
+                                            "application/merge-patch+json"));
+        return;
+    }
+    json_object *patch = parse_body(req);
+    if (!patch)
+        return;
+    json_object *cur = NULL, *status = NULL, *patched = NULL, *out = NULL;
+    if (sim_store_get(srv->store, rt->r, rt->ns, rt->name, &cur, &status) < 0) {
+        respond_status(req, status);
+        goto done;
+    }
+    char err[512] = "";
+    int rc = kind ? sim_json_patch(cur, patch, &patched, err, sizeof(err))
+                  : sim_merge_patch(cur, patch, &patched);
+    if (rc < 0 || !json_object_is_type(patched, json_type_object)) {
+        /* The apiserver's NewGenericServerResponse(422): a fixed message, the reason in a
+         * cause. */
+        json_object *st = sim_status_new(422, "Invalid",
+                                         "the server rejected our request due to an error in "
+                                         "our request",
+                                         NULL, NULL);
+        if (st)
+            sim_status_add_cause(st, "UnexpectedServerResponse",
+                                 err[0] ? err : "the patch does not yield an object", "");
+        respond_status(req, st);
+        goto done;
+    }
+    int flags = (rt->status ? SIM_WRITE_STATUS : 0) | dry;
+    if (sim_store_update(srv->store, rt->r, rt->ns, rt->name, patched, flags, &out, &status) < 0)
+        respond_status(req, status);
+    else
+        respond_json(req, 200, out);
+done:
+    json_object_put(out);
+    json_object_put(patched);
+    json_object_put(cur);
+    json_object_put(patch);
+}
+
+/* Deletes everything in a namespace that was just deleted (the namespace controller's job,
+ * done at once: there is no Terminating phase here). */
+static void delete_namespace_contents(struct sim_server *srv, const char *ns)
+{
+    for (size_t i = 0; i < sim_resource_count(); i++) {
+        const struct sim_resource *r = sim_resource_at(i);
+        if (!r->namespaced)
+            continue;
+        json_object *list = NULL;
+        if (sim_store_list(srv->store, r, ns, NULL, &list, NULL) < 0)
+            continue;
+        json_object *items = json_object_object_get(list, "items");
+        for (size_t j = 0; j < json_object_array_length(items); j++) {
+            const char *name = sim_meta_str(json_object_array_get_idx(items, j), "name");
+            sim_store_delete(srv->store, r, ns, name, NULL, NULL, NULL, NULL);
+        }
+        json_object_put(list);
+    }
+}
+
+static void serve_delete(struct sim_server *srv, h2o_req_t *req, const struct route *rt)
+{
+    int dry = dry_run_flag(req);
+    if (dry < 0)
+        return;
+    if (!dry && req->entity.base && req->entity.len) {
+        /* DeleteOptions carries dryRun in the body (that is where kubectl puts it). */
+        json_object *o = parse_json_len(req->entity.base, req->entity.len);
+        json_object *d = NULL;
+        if (o && json_object_object_get_ex(o, "dryRun", &d) &&
+            json_object_is_type(d, json_type_array) && json_object_array_length(d) == 1 &&
+            strcmp(json_object_get_string(json_object_array_get_idx(d, 0)), "All") == 0)
+            dry = SIM_WRITE_DRY_RUN;
+        json_object_put(o);
+    }
+    if (dry) {
+        /* What would be deleted (preconditions are not evaluated in a dry run here). */
+        json_object *out = NULL, *status = NULL;
+        if (sim_store_get(srv->store, rt->r, rt->ns, rt->name, &out, &status) < 0) {
+            respond_status(req, status);
+            return;
+        }
+        respond_json(req, 200, out);
+        json_object_put(out);
+        return;
+    }
+    const char *uid = NULL, *rv = NULL;
+    json_object *opts = NULL;
+    if (req->entity.base && req->entity.len) {
+        opts = parse_body(req);
+        if (!opts)
+            return;
+        json_object *pre = NULL, *v = NULL;
+        if (json_object_object_get_ex(opts, "preconditions", &pre)) {
+            if (json_object_object_get_ex(pre, "uid", &v))
+                uid = json_object_get_string(v);
+            if (json_object_object_get_ex(pre, "resourceVersion", &v))
+                rv = json_object_get_string(v);
+        }
+    }
+    json_object *out = NULL, *status = NULL;
+    if (sim_store_delete(srv->store, rt->r, rt->ns, rt->name, uid, rv, &out, &status) < 0) {
+        respond_status(req, status);
+    } else {
+        if (!rt->r->namespaced && strcmp(rt->r->plural, "namespaces") == 0 && !rt->r->group[0])
+            delete_namespace_contents(srv, rt->name);
+        respond_json(req, 200, out);
+        json_object_put(out);
+    }
+    json_object_put(opts);
+}
+
+static void serve_delete_collection(struct sim_server *srv, h2o_req_t *req, const struct route *rt)
+{
+    struct sim_selector *labels = NULL, *fields = NULL;
+    if (parse_selectors(req, &labels, &fields) < 0)
+        return;
+    struct sim_list_opts opts = {labels, fields, 0, NULL};
+    json_object *list = NULL, *status = NULL;
+    if (sim_store_list(srv->store, rt->r, rt->has_ns ? rt->ns : NULL, &opts, &list, &status) < 0) {
+        respond_status(req, status);
+    } else {
+        json_object *items = json_object_object_get(list, "items");
+        for (size_t j = 0; j < json_object_array_length(items); j++) {
+            json_object *o = json_object_array_get_idx(items, j);
+            const char *ns = sim_meta_str(o, "namespace");
+            sim_store_delete(srv->store, rt->r, ns ? ns : "", sim_meta_str(o, "name"), NULL, NULL,
+                             NULL, NULL);
+        }
+        respond_json(req, 200, list);
+        json_object_put(list);
+    }
+    sim_selector_free(labels);
+    sim_selector_free(fields);
+}
+
+static void method_not_allowed(h2o_req_t *req)
+{
+    respond_status(req, sim_status_new(405, "MethodNotAllowed",
+                                       "the server does not allow this method on the requested "
+                                       "resource",
+                                       NULL, NULL));
+}
+
+static void serve_resource(struct sim_server *srv, h2o_req_t *req, const struct route *rt)
+{
+    if (!rt->has_name) {
+        if (method_is(req, "GET"))
+            serve_list(srv, req, rt);
+        else if (method_is(req, "POST") && rt->r->namespaced && !rt->has_ns)
+            method_not_allowed(req); /* creating needs the namespace in the path */
+        else if (method_is(req, "POST"))
+            serve_create(srv, req, rt);
+        else if (method_is(req, "DELETE"))
+            serve_delete_collection(srv, req, rt);
+        else
+            method_not_allowed(req);
+        return;
+    }
+    if (method_is(req, "GET")) {
+        json_object *out = NULL, *status = NULL;
+        if (sim_store_get(srv->store, rt->r, rt->ns, rt->name, &out, &status) < 0) {
+            respond_status(req, status);
+            return;
+        }
+        if (wants_table(req, rt->r) && !rt->status) {
+            json_object *items = json_object_new_array();
+            json_object_array_add(items, json_object_get(out));
+            json_object *t = sim_table_new(rt->r, items, NULL, time(NULL));
+            respond_json(req, 200, t);
+            json_object_put(t);
+            json_object_put(items);
+        } else {
+            respond_json(req, 200, out);
+        }
+        json_object_put(out);
+    } else if (method_is(req, "PUT")) {
+        serve_update(srv, req, rt);
+    } else if (method_is(req, "PATCH")) {
+        serve_patch(srv, req, rt);
+    } else if (method_is(req, "DELETE") && !rt->status) {
+        serve_delete(srv, req, rt);
+    } else {
+        method_not_allowed(req);
+    }
+}
+
+/* ---- routing ---- */
+
+static int seg_is(h2o_iovec_t s, const char *z)
+{
+    return h2o_memis(s.base, s.len, z, strlen(z));
+}
+
+static int copy_seg(char *dst, size_t cap, h2o_iovec_t s)
+{
+    if (s.len == 0 || s.len >= cap)
+        return MUSTER_EINVAL;
+    memcpy(dst, s.base, s.len);
+    dst[s.len] = '\0';
+    return 0;
+}
+
+/* Resolves [namespaces/NS/]PLURAL[/NAME[/SUB]] after /api/v1 or /apis/G/V. */
+static int parse_route(h2o_iovec_t group, h2o_iovec_t version, h2o_iovec_t *rest, size_t n,
+                       struct route *rt)
+{
+    memset(rt, 0, sizeof(*rt));
+    int core = group.len == 0;
+    if (n >= 3 && seg_is(rest[0], "namespaces") &&
+        !(core && (seg_is(rest[2], "status") || seg_is(rest[2], "finalize")))) {
+        if (copy_seg(rt->ns, sizeof(rt->ns), rest[1]) < 0)
+            return MUSTER_ENOENT;
+        rt->has_ns = 1;
+        rest += 2;
+        n -= 2;
+    }
+    if (n < 1 || n > 3)
+        return MUSTER_ENOENT;
+    rt->r = sim_resource_find(group.base, group.len, version.base, version.len, rest[0].base,
+                              rest[0].len);
+    if (!rt->r || (rt->has_ns && !rt->r->namespaced))
+        return MUSTER_ENOENT;
+    if (n >= 2) {
+        if (copy_seg(rt->name, sizeof(rt->name), rest[1]) < 0)
+            return MUSTER_ENOENT;
+        rt->has_name = 1;
+        /* A namespaced object is addressed only through its namespace. */
+        if (rt->r->namespaced && !rt->has_ns)
+            return MUSTER_ENOENT;
+    }
+    if (n == 3) {
+        if (!seg_is(rest[2], "status") || !rt->r->has_status)
+            return MUSTER_ENOENT;
+        rt->status = 1;
+    }
+    if (rt->r->namespaced && !rt->has_ns && !rt->has_name) {
+        /* Listing across namespaces is fine; creating needs a namespace. */
+        rt->ns[0] = '\0';
+    }
+    return 0;
+}
+
+static int fault_injected(struct sim_server *srv, h2o_req_t *req)
+{
+    if (srv->cfg.fault_error_rate <= 0)
+        return 0;
+    double x = (double)(next_rand(srv) % 1000000) / 1000000.0;
+    if (x >= srv->cfg.fault_error_rate)
+        return 0;
+    if (next_rand(srv) % 2) {
+        json_object *st = sim_status_new(429, "TooManyRequests",
+                                         "Too many requests, please try again later.", NULL, NULL);
+        json_object *d = json_object_new_object();
+        json_object_object_add(d, "retryAfterSeconds", json_object_new_int(1));
+        json_object_object_add(st, "details", d);
+        h2o_add_header(&req->pool, &req->res.headers, H2O_TOKEN_RETRY_AFTER, NULL, H2O_STRLIT("1"));
+        respond_status(req, st);
+    } else {
+        respond_status(req, sim_status_new(500, "InternalError",
+                                           "Internal error occurred: injected fault", NULL, NULL));
+    }
+    return 1;
+}
+
+static void serve_events_log(struct sim_server *srv, h2o_req_t *req)
+{
+    char buf[64];
+    int64_t since = 0;
+    if (query_param(req, "since", buf, sizeof(buf)) == 1 && parse_int64(buf, &since) < 0) {
+        respond_status(req,
+                       sim_status_new(400, "BadRequest", "since must be an integer", NULL, NULL));
+        return;
+    }
+    json_object *log = NULL;
+    if (sim_store_event_log(srv->store, since, &log) < 0) {
+        respond_status(req, NULL);
+        return;
+    }
+    /* Clients want their own watch streams counted, not the simulated controllers' store
+     * watchers. */
+    int64_t streams = 0;
+    for (struct watch *w = srv->watches; w; w = w->next)
+        streams += !w->ending && !w->stopped;
+    json_object_object_add(log, "watchers", json_object_new_int64(streams));
+    respond_json(req, 200, log);
+    json_object_put(log);
+}
+
+/* Fault injection: a member cluster goes NotReady (or comes back). */
+static void serve_cluster_ready(struct sim_server *srv, h2o_req_t *req, h2o_iovec_t name)
+{
+    if (!method_is(req, "PUT")) {
+        method_not_allowed(req);
+        return;
+    }
+    char cluster[64];
+    if (name.len == 0 || name.len >= sizeof(cluster)) {
+        respond_not_found(req);
+        return;
+    }
+    memcpy(cluster, name.base, name.len);
+    cluster[name.len] = '\0';
+    json_object *body = parse_body(req);
+    if (!body)
+        return;
+    json_object *v = NULL;
+    if (!json_object_object_get_ex(body, "ready", &v) ||
+        !json_object_is_type(v, json_type_boolean)) {
+        respond_status(
+            req, sim_status_new(400, "BadRequest", "expected {\"ready\": true|false}", NULL, NULL));
+    } else if (srv->cfg.set_cluster_ready(srv->cfg.hook_data, cluster, json_object_get_boolean(v)) <
+               0) {
+        respond_status(req,
+                       sim_status_newf(404, "NotFound", NULL, cluster,
+                                       "clusters.cluster.karmada.io \"%s\" not found", cluster));
+    } else {
+        respond_json(req, 200, body);
+    }
+    json_object_put(body);
+}
+
+static int authorized(struct sim_server *srv, h2o_req_t *req)
+{
+    if (!srv->cfg.token)
+        return 1;
+    h2o_iovec_t v = header_value(req, H2O_TOKEN_AUTHORIZATION);
+    size_t tlen = strlen(srv->cfg.token);
+    return v.base && v.len == 7 + tlen && memcmp(v.base, "Bearer ", 7) == 0 &&
+           memcmp(v.base + 7, srv->cfg.token, tlen) == 0;
+}
+
+static void dispatch_request(struct sim_server *srv, h2o_req_t *req)
+{
+    h2o_iovec_t segs[SIM_MAX_SEGMENTS + 1];
+    size_t n = 0;
+    const char *p = req->path_normalized.base;
+    const char *end = p + req->path_normalized.len;
+    while (p < end) {
+        while (p < end && *p == '/')
+            p++;
+        if (p == end)
+            break;
+        const char *s = p;
+        while (p < end && *p != '/')
+            p++;
+        if (n == SIM_MAX_SEGMENTS) {
+            respond_not_found(req);
+            return;
+        }
+        segs[n++] = h2o_iovec_init(s, (size_t)(p - s));
+    }
+    if (n == 1 &&
+        (seg_is(segs[0], "healthz") || seg_is(segs[0], "livez") || seg_is(segs[0], "readyz"))) {
+        respond_text(req, 200, "ok");
+        return;
+    }
+    if (!authorized(srv, req)) {
+        respond_status(req, sim_status_new(401, "Unauthorized", "Unauthorized", NULL, NULL));
+        return;
+    }
+    if (n == 1 && seg_is(segs[0], "version")) {
+        serve_version(req);
+        return;
+    }
+    if (n == 3 && seg_is(segs[0], "debug") && seg_is(segs[1], "sim") && seg_is(segs[2], "events")) {
+        serve_events_log(srv, req);
+        return;
+    }
+    if (n == 5 && seg_is(segs[0], "debug") && seg_is(segs[1], "sim") &&
+        seg_is(segs[2], "clusters") && seg_is(segs[4], "ready") && srv->cfg.set_cluster_ready) {
+        serve_cluster_ready(srv, req, segs[3]);
+        return;
+    }
+    json_object *doc = NULL;
+    struct route rt;
+    if (n >= 2 && seg_is(segs[0], "openapi") && seg_is(segs[1], "v3")) {
+        if (n == 2) {
+            doc = sim_openapi_root();
+        } else {
+            char gv[256];
+            const char *start = segs[2].base;
+            size_t len = (size_t)(segs[n - 1].base + segs[n - 1].len - start);
+            if (len < sizeof(gv)) {
+                memcpy(gv, start, len);
+                gv[len] = '\0';
+                doc = sim_openapi_gv(gv);
+            }
+        }
+    } else if (n >= 1 && seg_is(segs[0], "api")) {
+        if (n == 1) {
+            serve_api_versions(srv, req);
+            return;
+        }
+        if (!seg_is(segs[1], "v1")) {
+            respond_not_found(req);
+            return;
+        }
+        if (n == 2) {
+            doc = sim_discovery_resource_list("", "v1");
+        } else if (parse_route(h2o_iovec_init("", 0), segs[1], segs + 2, n - 2, &rt) == 0) {
+            if (!fault_injected(srv, req))
+                serve_resource(srv, req, &rt);
+            return;
+        }
+    } else if (n >= 1 && seg_is(segs[0], "apis")) {
+        char g[128], v[64];
+        if (n == 1) {
+            doc = sim_discovery_group_list();
+        } else if (copy_seg(g, sizeof(g), segs[1]) == 0) {
+            if (n == 2) {
+                doc = sim_discovery_group(g);
+                if (doc) {
+                    json_object_object_add(doc, "kind", json_object_new_string("APIGroup"));
+                    json_object_object_add(doc, "apiVersion", json_object_new_string("v1"));
+                }
+            } else if (copy_seg(v, sizeof(v), segs[2]) == 0) {
+                if (n == 3) {
+                    /* Only versions that serve something exist. */
+                    json_object *list = sim_discovery_resource_list(g, v);
+                    if (json_object_array_length(json_object_object_get(list, "resources")))
+                        doc = list;
+                    else
+                        json_object_put(list);
+                } else if (parse_route(segs[1], segs[2], segs + 3, n - 3, &rt) == 0) {
+                    if (!fault_injected(srv, req))
+                        serve_resource(srv, req, &rt);
+                    return;
+                }
+            }
+        }
+    }
+    if (!doc) {
+        respond_not_found(req);
+        return;
+    }
+    respond_json(req, 200, doc);
+    json_object_put(doc);
+}
+
+/* ---- latency injection ---- */
+
+struct delayed {
+    uv_timer_t timer;
+    struct sim_server *srv;
+    h2o_req_t *req; /* NULL once h2o disposed the request */
+    struct delayed **guard;
+    struct delayed *prev, *next;
+};
+
+static void delayed_guard_dispose(void *p)
+{
+    struct delayed **g = p;
+    if (*g)
+        (*g)->req = NULL;
+}
+
+static void delayed_closed(uv_handle_t *h)
+{
+    muster_free(h->data);
+}
+
+static void delayed_fire(uv_timer_t *t)
+{
+    struct delayed *d = t->data;
+    struct sim_server *srv = d->srv;
+    if (d->prev)
+        d->prev->next = d->next;
+    else
+        srv->delayed = d->next;
+    if (d->next)
+        d->next->prev = d->prev;
+    if (d->req) {
+        *d->guard = NULL;
+        if (srv->shutting_down)
+            respond_status(d->req, sim_status_new(503, "ServiceUnavailable",
+                                                  "the server is shutting down", NULL, NULL));
+        else
+            dispatch_request(srv, d->req);
+    }
+    uv_timer_stop(t);
+    uv_close((uv_handle_t *)t, delayed_closed);
+}
+
+static int on_req(h2o_handler_t *self, h2o_req_t *req)
+{
+    struct sim_server *srv = ((struct handler *)self)->srv;
+    if (srv->shutting_down) {
+        respond_status(req, sim_status_new(503, "ServiceUnavailable", "the server is shutting down",
+                                           NULL, NULL));
+        return 0;
+    }
+    if (srv->cfg.fault_latency_ms) {
+        struct delayed *d = muster_calloc(1, sizeof(*d));
+        if (d) {
+            d->srv = srv;
+            d->req = req;
+            d->guard = h2o_mem_alloc_shared(&req->pool, sizeof(*d->guard), delayed_guard_dispose);
+            *d->guard = d;
+            /* The loop's cached time may predate this request by a whole poll; without an
+             * update the delay could fall short of what was asked. */
+            uv_update_time(srv->loop);
+            uv_timer_init(srv->loop, &d->timer);
+            d->timer.data = d;
+            d->next = srv->delayed;
+            if (srv->delayed)
+                srv->delayed->prev = d;
+            srv->delayed = d;
+            uv_timer_start(&d->timer, delayed_fire, srv->cfg.fault_latency_ms, 0);
+            return 0;
+        }
+    }
+    dispatch_request(srv, req);
+    return 0;
+}
+
+/* ---- connections, tick, lifecycle ---- */
+
+static void conn_closed(uv_handle_t *h)
+{
+    struct conn *c = (struct conn *)h;
+    struct sim_server *srv = c->srv;
+    if (c->prev)
+        c->prev->next = c->next;
+    else
+        srv->conns = c->next;
+    if (c->next)
+        c->next->prev = c->prev;
+    srv->nconns--;
+    muster_free(c);
+}
+
+static void conn_free_unaccepted(uv_handle_t *h)
+{
+    muster_free(h);
+}
+
+static void on_accept(uv_stream_t *listener, int status)
+{
+    struct sim_server *srv = listener->data;
+    if (status != 0 || srv->shutting_down)
+        return;
+    struct conn *c = muster_calloc(1, sizeof(*c));
+    if (!c)
+        return;
+    c->srv = srv;
+    uv_tcp_init(srv->loop, &c->tcp);
+    if (uv_accept(listener, (uv_stream_t *)&c->tcp) != 0) {
+        uv_close((uv_handle_t *)&c->tcp, conn_free_unaccepted);
+        return;
+    }
+    uv_tcp_nodelay(&c->tcp, 1);
+    c->next = srv->conns;
+    if (srv->conns)
+        srv->conns->prev = c;
+    srv->conns = c;
+    srv->nconns++;
+    h2o_socket_t *sock = h2o_uv_socket_create((uv_stream_t *)&c->tcp, conn_closed);
+    h2o_accept(&srv->accept_ctx, sock);
+}
+
+static void handle_closed(uv_handle_t *h)
+{
+    struct sim_server *srv = h->data;
+    if (h == (uv_handle_t *)&srv->listener)
+        srv->listener_open = 0;
+    else
+        srv->tick_open = 0;
+    if (!srv->listener_open && !srv->tick_open && srv->shutting_down && srv->done)
+        srv->done(srv->done_data);
+}
+
+static void on_tick(uv_timer_t *t)
+{
+    struct sim_server *srv = t->data;
+    if (srv->shutting_down) {
+        /* h2o's context may only go once every connection it serves is closed. */
+        if (srv->nconns == 0 && srv->ctx_live) {
+            h2o_context_dispose(&srv->ctx);
+            h2o_config_dispose(&srv->globalconf);
+            srv->ctx_live = 0;
+            uv_timer_stop(&srv->tick);
+            uv_close((uv_handle_t *)&srv->tick, handle_closed);
+        }
+        return;
+    }
+    uint64_t now = uv_now(srv->loop);
+    struct watch *next = NULL;
+    for (struct watch *w = srv->watches; w; w = next) {
+        next = w->next;
+        if (now >= w->deadline_ms) {
+            watch_end(w);
+        } else if (w->bookmarks && now >= w->next_bookmark_ms) {
+            watch_bookmark(w);
+            w->next_bookmark_ms = now + srv->cfg.bookmark_interval_ms;
+        }
+    }
+}
+
+static int tls_fail(char *err, size_t errcap, const char *what, const char *path)
+{
+    char ossl[256] = "";
+    unsigned long e = ERR_get_error();
+    if (e)
+        ERR_error_string_n(e, ossl, sizeof(ossl));
+    snprintf(err, errcap, "%s %s: %s", what, path ? path : "(not given)",
+             ossl[0] ? ossl : "cannot be loaded");
+    ERR_clear_error();
+    return MUSTER_EINVAL;
+}
+
+static int setup_tls(struct sim_server *srv, char *err, size_t errcap)
+{
+    const struct sim_server_config *cfg = &srv->cfg;
+    if (!cfg->tls_cert || !cfg->tls_key)
+        return tls_fail(err, errcap, "--tls-cert and --tls-key go together; missing",
+                        cfg->tls_cert ? "--tls-key" : "--tls-cert");
+    srv->ssl_ctx = SSL_CTX_new(TLS_server_method());
+    if (!srv->ssl_ctx)
+        return MUSTER_ENOMEM;
+    SSL_CTX_set_min_proto_version(srv->ssl_ctx, TLS1_2_VERSION);
+    if (SSL_CTX_use_certificate_chain_file(srv->ssl_ctx, cfg->tls_cert) != 1)
+        return tls_fail(err, errcap, "--tls-cert", cfg->tls_cert);
+    if (SSL_CTX_use_PrivateKey_file(srv->ssl_ctx, cfg->tls_key, SSL_FILETYPE_PEM) != 1 ||
+        SSL_CTX_check_private_key(srv->ssl_ctx) != 1)
+        return tls_fail(err, errcap, "--tls-key", cfg->tls_key);
+    if (cfg->client_ca) {
+        if (SSL_CTX_load_verify_locations(srv->ssl_ctx, cfg->client_ca, NULL) != 1)
+            return tls_fail(err, errcap, "--client-ca", cfg->client_ca);
+        STACK_OF(X509_NAME) *names = SSL_load_client_CA_file(cfg->client_ca);
+        if (names)
+            SSL_CTX_set_client_CA_list(srv->ssl_ctx, names);
+        SSL_CTX_set_verify(srv->ssl_ctx, SSL_VERIFY_PEER | SSL_VERIFY_FAIL_IF_NO_PEER_CERT, NULL);
+    }
+    /* HTTP/2 for clients that offer it (client-go does), HTTP/1.1 otherwise. */
+    h2o_ssl_register_alpn_protocols(srv->ssl_ctx, h2o_http2_alpn_protocols);
+    srv->accept_ctx.ssl_ctx = srv->ssl_ctx;
+    return 0;
+}
+
+int sim_server_new(uv_loop_t *loop, const struct sim_server_config *cfg, struct sim_store *store,
+                   struct sim_server **out, char *err, size_t errcap)
+{
+    struct sim_server *srv = muster_calloc(1, sizeof(*srv));
+    if (!srv)
+        return MUSTER_ENOMEM;
+    srv->loop = loop;
+    srv->store = store;
+    srv->cfg = *cfg;
+    if (!srv->cfg.max_body)
+        srv->cfg.max_body = SIM_DEFAULT_MAX_BODY;
+    if (!srv->cfg.max_watch_buffer)
+        srv->cfg.max_watch_buffer = SIM_DEFAULT_WATCH_BUFFER;
+    if (!srv->cfg.bookmark_interval_ms)
+        srv->cfg.bookmark_interval_ms = 60000;
+    if (!srv->cfg.watch_timeout_s)
+        srv->cfg.watch_timeout_s = 1800;
+    srv->rand_state = cfg->seed ? cfg->seed : 0x9e3779b9u;
+
+    struct sockaddr_storage addr;
+    if (uv_ip4_addr(cfg->host, cfg->port, (struct sockaddr_in *)&addr) != 0 &&
+        uv_ip6_addr(cfg->host, cfg->port, (struct sockaddr_in6 *)&addr) != 0) {
+        snprintf(err, errcap, "--listen: %s is not an IP address", cfg->host);
+        muster_free(srv);
+        return MUSTER_EINVAL;
+    }
+
+    h2o_config_init(&srv->globalconf);
+    srv->globalconf.max_request_entity_size = srv->cfg.max_body;
+    h2o_hostconf_t *host =
+        h2o_config_register_host(&srv->globalconf, h2o_iovec_init(H2O_STRLIT("default")), 65535);
+    h2o_pathconf_t *path = h2o_config_register_path(host, "/", 0);
+    if (cfg->access_log) {
+        h2o_access_log_filehandle_t *fh =
+            h2o_access_log_open_handle(cfg->access_log, NULL, H2O_LOGCONF_ESCAPE_APACHE);
+        if (!fh) {
+            snprintf(err, errcap, "--access-log %s: cannot be opened", cfg->access_log);
+            h2o_config_dispose(&srv->globalconf);
+            muster_free(srv);
+            return MUSTER_EIO;
+        }
+        h2o_access_log_register(path, fh);
+        /* The logger holds its own reference; it goes with the configuration. */
+        h2o_mem_release_shared(fh);
+    }
+    struct handler *h = (struct handler *)h2o_create_handler(path, sizeof(*h));
+    h->super.on_req = on_req;
+    h->srv = srv;
+    h2o_context_init(&srv->ctx, loop, &srv->globalconf);
+    srv->ctx_live = 1;
+    srv->accept_ctx.ctx = &srv->ctx;
+    srv->accept_ctx.hosts = srv->globalconf.hosts;
+    int rc = 0;
+    if (cfg->tls_cert || cfg->tls_key)
+        rc = setup_tls(srv, err, errcap);
+
+    uv_tcp_init(loop, &srv->listener);
+    srv->listener.data = srv;
+    srv->listener_open = 1;
+    uv_timer_init(loop, &srv->tick);
+    srv->tick.data = srv;
+    srv->tick_open = 1;
+    if (rc < 0) {
+        sim_server_shutdown(srv, NULL, NULL);
+        *out = srv;
+        return rc;
+    }
+    rc = uv_tcp_bind(&srv->listener, (struct sockaddr *)&addr, 0);
+    if (rc == 0)
+        rc = uv_listen((uv_stream_t *)&srv->listener, 511, on_accept);
+    if (rc != 0) {
+        snprintf(err, errcap, "--listen %s:%d: %s", cfg->host, cfg->port, uv_strerror(rc));
+        /* Tear down through the normal path so every handle is closed. */
+        sim_server_shutdown(srv, NULL, NULL);
+        *out = srv;
+        return MUSTER_EIO;
+    }
+    struct sockaddr_storage bound;
+    int blen = sizeof(bound);
+    uv_tcp_getsockname(&srv->listener, (struct sockaddr *)&bound, &blen);
+    srv->port = bound.ss_family == AF_INET6 ? ntohs(((struct sockaddr_in6 *)&bound)->sin6_port)
+                                            : ntohs(((struct sockaddr_in *)&bound)->sin_port);
+    uv_timer_start(&srv->tick, on_tick, SIM_TICK_MS, SIM_TICK_MS);
+    *out = srv;
+    return 0;
+}
+
+int sim_server_port(const struct sim_server *srv)
+{
+    return srv->port;
+}
+
+void sim_server_shutdown(struct sim_server *srv, void (*done)(void *data), void *data)
+{
+    if (srv->shutting_down)
+        return;
+    srv->shutting_down = 1;
+    srv->done = done;
+    srv->done_data = data;
+    uv_close((uv_handle_t *)&srv->listener, handle_closed);
+    struct watch *next = NULL;
+    for (struct watch *w = srv->watches; w; w = next) {
+        next = w->next;
+        watch_end(w);
+    }
+    while (srv->delayed)
+        delayed_fire(&srv->delayed->timer);
+    /* Not h2o_context_request_shutdown(): its HTTP/2 straggler timer would still be linked when
+     * the context is disposed. This flag alone stops HTTP/1 keep-alive. */
+    srv->ctx.shutdown_requested = 1;
+    /* HTTP/1 keep-alive connections idle in h2o until their timeout; half-closing the socket
+     * makes h2o read EOF and close them through its own path. */
+    for (struct conn *c = srv->conns; c; c = c->next) {
+        uv_os_fd_t fd;
+        if (uv_fileno((uv_handle_t *)&c->tcp, &fd) == 0)
+            shutdown(fd, SHUT_RDWR);
+    }
+    uv_timer_start(&srv->tick, on_tick, 0, SIM_SHUTDOWN_TICK_MS);
+}
+
+void sim_server_free(struct sim_server *srv)
+{
+    if (!srv)
+        return;
+    SSL_CTX_free(srv->ssl_ctx);
+    muster_free(srv);
+}

@@ -1,0 +1,1108 @@
+/* The object store: per-resource arrays sorted by etcd key order, one resourceVersion counter,
+ * an event ring that doubles as the watch history and the server's event log. */
+#include "cluster-adapters/sim/store.h"
+
+#include "cluster-adapters/sim/resources.h"
+#include "cluster-adapters/sim/selector.h"
+#include "cluster-adapters/sim/status.h"
+#include "queue/errors.h"
+#include "queue/mem.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+
+/* Names longer than this are Invalid anyway (DNS subdomain: 253). */
+#define SIM_KEY_MAX 512
+
+struct entry {
+    char *key; /* "namespace/name" or "name": etcd's key order, so lists page like etcd's */
+    json_object *obj;
+};
+
+struct table {
+    struct entry *v;
+    size_t n, cap;
+};
+
+struct held_event {
+    enum sim_event_type type;
+    int64_t rv;
+    size_t res;
+    json_object *obj;
+    json_object *prev;
+};
+
+struct sim_store_watch {
+    sim_store_watch_cb cb;
+    void *data;
+    int64_t min_rv; /* events at or below it were already replayed */
+    int dead;
+};
+
+struct sim_store {
+    int64_t rv;
+    int64_t floor_rv;
+    struct table *tables; /* one per sim_resource, by index */
+    struct held_event *ring;
+    size_t ring_cap;
+    uint64_t total;         /* events ever appended; event seq i lives at ring[i % ring_cap] */
+    uint64_t next_dispatch; /* seq of the next event to hand to watchers */
+    int dispatching;
+    struct sim_store_watch **watchers;
+    size_t nwatchers, capwatchers;
+    int has_dead;
+};
+
+void sim_format_time(time_t t, char *buf, size_t cap)
+{
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    strftime(buf, cap, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+void sim_uuid(char *buf, size_t cap)
+{
+    unsigned char b[16];
+    if (getrandom(b, sizeof(b), 0) != (ssize_t)sizeof(b)) {
+        /* getrandom on Linux does not fail for 16 bytes once the pool is ready; fall back to
+         * rand() rather than handing out a zero uid. */
+        for (size_t i = 0; i < sizeof(b); i++)
+            b[i] = (unsigned char)rand();
+    }
+    b[6] = (unsigned char)((b[6] & 0x0f) | 0x40);
+    b[8] = (unsigned char)((b[8] & 0x3f) | 0x80);
+    snprintf(buf, cap, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0],
+             b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13],
+             b[14], b[15]);
+}
+
+const char *sim_meta_str(json_object *obj, const char *key)
+{
+    json_object *meta = NULL, *v = NULL;
+    if (!obj || !json_object_object_get_ex(obj, "metadata", &meta) ||
+        !json_object_is_type(meta, json_type_object) || !json_object_object_get_ex(meta, key, &v) ||
+        !json_object_is_type(v, json_type_string))
+        return NULL;
+    return json_object_get_string(v);
+}
+
+static json_object *meta_of(json_object *obj)
+{
+    json_object *meta = NULL;
+    json_object_object_get_ex(obj, "metadata", &meta);
+    return meta;
+}
+
+int sim_store_new(size_t history, struct sim_store **out)
+{
+    struct sim_store *s = muster_calloc(1, sizeof(*s));
+    if (!s)
+        return MUSTER_ENOMEM;
+    s->ring_cap = history ? history : 1;
+    s->tables = muster_calloc(sim_resource_count(), sizeof(*s->tables));
+    s->ring = muster_calloc(s->ring_cap, sizeof(*s->ring));
+    if (!s->tables || !s->ring) {
+        sim_store_free(s);
+        return MUSTER_ENOMEM;
+    }
+    /* Real clusters never start at 0 and clients must not assume small numbers. */
+    s->rv = 1000;
+    s->floor_rv = s->rv;
+    *out = s;
+    return 0;
+}
+
+void sim_store_free(struct sim_store *s)
+{
+    if (!s)
+        return;
+    for (size_t i = 0; s->tables && i < sim_resource_count(); i++) {
+        for (size_t j = 0; j < s->tables[i].n; j++) {
+            muster_free(s->tables[i].v[j].key);
+            json_object_put(s->tables[i].v[j].obj);
+        }
+        muster_free(s->tables[i].v);
+    }
+    muster_free(s->tables);
+    if (s->ring) {
+        uint64_t held = s->total < s->ring_cap ? s->total : s->ring_cap;
+        for (uint64_t q = s->total - held; q < s->total; q++) {
+            json_object_put(s->ring[q % s->ring_cap].obj);
+            json_object_put(s->ring[q % s->ring_cap].prev);
+        }
+    }
+    muster_free(s->ring);
+    for (size_t i = 0; i < s->nwatchers; i++)
+        muster_free(s->watchers[i]);
+    muster_free(s->watchers);
+    muster_free(s);
+}
+
+int64_t sim_store_rv(const struct sim_store *s)
+{
+    return s->rv;
+}
+
+int64_t sim_store_floor_rv(const struct sim_store *s)
+{
+    return s->floor_rv;
+}
+
+/* ---- keys and tables ---- */
+
+static int make_key(const struct sim_resource *r, const char *ns, const char *name, char *buf,
+                    size_t cap)
+{
+    int n = r->namespaced ? snprintf(buf, cap, "%s/%s", ns ? ns : "", name)
+                          : snprintf(buf, cap, "%s", name);
+    return n < 0 || (size_t)n >= cap ? MUSTER_ENOSPC : 0;
+}
+
+/* Index of the first entry whose key is >= key. */
+static size_t lower_bound(const struct table *t, const char *key)
+{
+    size_t lo = 0, hi = t->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (strcmp(t->v[mid].key, key) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+static struct entry *table_find(struct table *t, const char *key)
+{
+    size_t i = lower_bound(t, key);
+    return i < t->n && strcmp(t->v[i].key, key) == 0 ? &t->v[i] : NULL;
+}
+
+static int table_insert(struct table *t, const char *key, json_object *obj)
+{
+    if (t->n == t->cap) {
+        size_t cap = t->cap ? t->cap * 2 : 16;
+        struct entry *v = muster_realloc(t->v, cap * sizeof(*v));
+        if (!v)
+            return MUSTER_ENOMEM;
+        t->v = v;
+        t->cap = cap;
+    }
+    char *k = muster_strdup(key);
+    if (!k)
+        return MUSTER_ENOMEM;
+    size_t i = lower_bound(t, key);
+    memmove(&t->v[i + 1], &t->v[i], (t->n - i) * sizeof(*t->v));
+    t->v[i].key = k;
+    t->v[i].obj = obj;
+    t->n++;
+    return 0;
+}
+
+static void table_remove(struct table *t, struct entry *e)
+{
+    size_t i = (size_t)(e - t->v);
+    muster_free(e->key);
+    json_object_put(e->obj);
+    memmove(&t->v[i], &t->v[i + 1], (t->n - i - 1) * sizeof(*t->v));
+    t->n--;
+}
+
+/* ---- errors, worded as kube-apiserver words them ---- */
+
+/* "resourcebindings.work.karmada.io" or "pods". */
+static void qualified_resource(const struct sim_resource *r, char *buf, size_t cap)
+{
+    if (r->group[0])
+        snprintf(buf, cap, "%s.%s", r->plural, r->group);
+    else
+        snprintf(buf, cap, "%s", r->plural);
+}
+
+/* "ResourceBinding.work.karmada.io" or "Pod". */
+static void qualified_kind(const struct sim_resource *r, char *buf, size_t cap)
+{
+    if (r->group[0])
+        snprintf(buf, cap, "%s.%s", r->kind, r->group);
+    else
+        snprintf(buf, cap, "%s", r->kind);
+}
+
+static int fail(json_object **status, json_object *st, int code)
+{
+    if (status)
+        *status = st;
+    else
+        json_object_put(st);
+    return code;
+}
+
+static int not_found(const struct sim_resource *r, const char *name, json_object **status)
+{
+    char q[256];
+    qualified_resource(r, q, sizeof(q));
+    return fail(status, sim_status_newf(404, "NotFound", r, name, "%s \"%s\" not found", q, name),
+                MUSTER_ENOENT);
+}
+
+static int conflict(const struct sim_resource *r, const char *name, const char *why,
+                    json_object **status)
+{
+    char q[256];
+    qualified_resource(r, q, sizeof(q));
+    return fail(status,
+                sim_status_newf(409, "Conflict", r, name,
+                                "Operation cannot be fulfilled on %s \"%s\": %s", q, name, why),
+                MUSTER_ECONFLICT);
+}
+
+static int bad_request(const char *msg, json_object **status)
+{
+    return fail(status, sim_status_new(400, "BadRequest", msg, NULL, NULL), MUSTER_EINVAL);
+}
+
+/* 422 with one cause; field is e.g. "metadata.name", detail "Required value: ...". */
+static int invalid(const struct sim_resource *r, const char *name, const char *field,
+                   const char *cause_reason, const char *detail, json_object **status)
+{
+    char q[256];
+    qualified_kind(r, q, sizeof(q));
+    json_object *st = sim_status_newf(422, "Invalid", r, name[0] ? name : NULL,
+                                      "%s \"%s\" is invalid: %s: %s", q, name, field, detail);
+    if (st)
+        sim_status_add_cause(st, cause_reason, detail, field);
+    return fail(status, st, MUSTER_EINVAL);
+}
+
+static int oom(json_object **status)
+{
+    return fail(status, sim_status_new(500, "InternalError", "out of memory", NULL, NULL),
+                MUSTER_ENOMEM);
+}
+
+/* ---- validation ---- */
+
+static int is_dns_subdomain(const char *s)
+{
+    size_t n = strlen(s);
+    if (n == 0 || n > 253)
+        return 0;
+    for (size_t i = 0; i < n; i++) {
+        char c = s[i];
+        int alnum = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+        if (!alnum && c != '-' && c != '.')
+            return 0;
+        if ((i == 0 || i == n - 1) && !alnum)
+            return 0;
+    }
+    return 1;
+}
+
+#define DNS_SUBDOMAIN_MSG                                                                          \
+    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or "   \
+    "'.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used "  \
+    "for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"
+
+/* Checks what the API machinery checks for every object: metadata shape, string maps, and
+ * object-typed spec/status (the CRD schemas all declare them objects). */
+static int validate_object(const struct sim_resource *r, const char *name, json_object *obj,
+                           json_object **status)
+{
+    json_object *meta = meta_of(obj);
+    static const char *const maps[] = {"labels", "annotations"};
+    for (size_t i = 0; i < 2; i++) {
+        json_object *m = NULL;
+        if (!json_object_object_get_ex(meta, maps[i], &m) || json_object_is_type(m, json_type_null))
+            continue;
+        char field[64];
+        snprintf(field, sizeof(field), "metadata.%s", maps[i]);
+        if (!json_object_is_type(m, json_type_object))
+            return invalid(r, name, field, "FieldValueInvalid",
+                           "Invalid value: must be a map of strings", status);
+        json_object_object_foreach(m, k, v)
+        {
+            if (!json_object_is_type(v, json_type_string)) {
+                char detail[512];
+                snprintf(detail, sizeof(detail), "Invalid value: %s: must be a string",
+                         json_object_to_json_string(v));
+                snprintf(field, sizeof(field), "metadata.%s.%.40s", maps[i], k);
+                return invalid(r, name, field, "FieldValueTypeInvalid", detail, status);
+            }
+        }
+    }
+    static const char *const objs[] = {"spec", "status"};
+    for (size_t i = 0; i < 2; i++) {
+        json_object *v = NULL;
+        if (json_object_object_get_ex(obj, objs[i], &v) &&
+            !json_object_is_type(v, json_type_null) && !json_object_is_type(v, json_type_object)) {
+            char detail[256];
+            snprintf(detail, sizeof(detail),
+                     "Invalid value: \"%s\": %s in body must be of type "
+                     "object: \"%s\"",
+                     json_type_to_name(json_object_get_type(v)), objs[i],
+                     json_type_to_name(json_object_get_type(v)));
+            return invalid(r, name, objs[i], "FieldValueTypeInvalid", detail, status);
+        }
+    }
+    return 0;
+}
+
+/* Checks and fills apiVersion and kind: a mismatch is a 400, as the decoder reports it. */
+static int check_type(const struct sim_resource *r, json_object *obj, json_object **status)
+{
+    char av[128];
+    sim_resource_api_version(r, av, sizeof(av));
+    json_object *v = NULL;
+    if (json_object_object_get_ex(obj, "apiVersion", &v)) {
+        const char *have = json_object_get_string(v);
+        if (strcmp(have, av) != 0) {
+            char msg[512];
+            snprintf(msg, sizeof(msg),
+                     "the API version in the data (%s) does not match the expected API version "
+                     "(%s)",
+                     have, av);
+            return bad_request(msg, status);
+        }
+    } else {
+        json_object_object_add(obj, "apiVersion", json_object_new_string(av));
+    }
+    if (json_object_object_get_ex(obj, "kind", &v)) {
+        if (strcmp(json_object_get_string(v), r->kind) != 0) {
+            char msg[512];
+            snprintf(msg, sizeof(msg),
+                     "the kind in the data (%s) does not match the expected "
+                     "kind (%s)",
+                     json_object_get_string(v), r->kind);
+            return bad_request(msg, status);
+        }
+    } else {
+        json_object_object_add(obj, "kind", json_object_new_string(r->kind));
+    }
+    return 0;
+}
+
+static int64_t meta_generation(json_object *obj)
+{
+    json_object *g = NULL;
+    return json_object_object_get_ex(meta_of(obj), "generation", &g) ? json_object_get_int64(g) : 0;
+}
+
+static void set_rv(json_object *obj, int64_t rv)
+{
+    char buf[32];
+    snprintf(buf, sizeof(buf), "%" PRId64, rv);
+    json_object_object_add(meta_of(obj), "resourceVersion", json_object_new_string(buf));
+}
+
+static void set_field(json_object *dst, const char *key, json_object *src)
+{
+    json_object *v = NULL;
+    if (src && json_object_object_get_ex(src, key, &v))
+        json_object_object_add(dst, key, json_object_get(v));
+    else
+        json_object_object_del(dst, key);
+}
+
+/* 1 when a and b differ outside metadata (and outside status when it is a subresource). */
+static int content_changed(const struct sim_resource *r, json_object *a, json_object *b)
+{
+    json_object_object_foreach(a, k, va)
+    {
+        if (strcmp(k, "metadata") == 0 || (r->has_status && strcmp(k, "status") == 0))
+            continue;
+        json_object *vb = NULL;
+        if (!json_object_object_get_ex(b, k, &vb) || !json_object_equal(va, vb))
+            return 1;
+    }
+    json_object_object_foreach(b, k2, vb2)
+    {
+        (void)vb2;
+        if (strcmp(k2, "metadata") == 0 || (r->has_status && strcmp(k2, "status") == 0))
+            continue;
+        if (!json_object_object_get_ex(a, k2, NULL))
+            return 1;
+    }
+    return 0;
+}
+
+/* ---- events and watchers ---- */
+
+static void dispatch(struct sim_store *s)
+{
+    if (s->dispatching)
+        return;
+    s->dispatching = 1;
+    while (s->next_dispatch < s->total) {
+        uint64_t oldest = s->total > s->ring_cap ? s->total - s->ring_cap : 0;
+        if (s->next_dispatch < oldest)
+            s->next_dispatch = oldest;
+        struct held_event *h = &s->ring[s->next_dispatch % s->ring_cap];
+        s->next_dispatch++;
+        /* A callback may append enough events to evict h; hold our own reference. */
+        struct sim_event ev = {h->type, h->rv, sim_resource_at(h->res), json_object_get(h->obj),
+                               json_object_get(h->prev)};
+        for (size_t i = 0; i < s->nwatchers; i++) {
+            struct sim_store_watch *w = s->watchers[i];
+            if (!w->dead && ev.rv > w->min_rv)
+                w->cb(w->data, &ev);
+        }
+        json_object_put(ev.obj);
+        json_object_put(ev.prev);
+    }
+    if (s->has_dead) {
+        size_t j = 0;
+        for (size_t i = 0; i < s->nwatchers; i++) {
+            if (s->watchers[i]->dead)
+                muster_free(s->watchers[i]);
+            else
+                s->watchers[j++] = s->watchers[i];
+        }
+        s->nwatchers = j;
+        s->has_dead = 0;
+    }
+    s->dispatching = 0;
+}
+
+/* Appends an event (taking a reference to obj) and delivers it unless a delivery is already
+ * running further up the stack, which will then deliver it in order. */
+static void emit(struct sim_store *s, enum sim_event_type type, const struct sim_resource *r,
+                 json_object *obj, json_object *prev)
+{
+    struct held_event *h = &s->ring[s->total % s->ring_cap];
+    if (s->total >= s->ring_cap) {
+        s->floor_rv = h->rv;
+        json_object_put(h->obj);
+        json_object_put(h->prev);
+    }
+    h->type = type;
+    h->rv = s->rv;
+    h->res = sim_resource_index(r);
+    h->obj = json_object_get(obj);
+    h->prev = json_object_get(prev);
+    s->total++;
+    dispatch(s);
+}
+
+int sim_store_watch(struct sim_store *s, int64_t since, sim_store_watch_cb cb, void *data,
+                    struct sim_store_watch **out, json_object **status)
+{
+    if (since < s->floor_rv) {
+        json_object *st = sim_status_newf(410, "Expired", NULL, NULL,
+                                          "too old resource version: %" PRId64 " (%" PRId64 ")",
+                                          since, s->floor_rv);
+        return fail(status, st, MUSTER_EGONE);
+    }
+    if (s->nwatchers == s->capwatchers) {
+        size_t cap = s->capwatchers ? s->capwatchers * 2 : 8;
+        struct sim_store_watch **v = muster_realloc(s->watchers, cap * sizeof(*v));
+        if (!v)
+            return oom(status);
+        s->watchers = v;
+        s->capwatchers = cap;
+    }
+    struct sim_store_watch *w = muster_calloc(1, sizeof(*w));
+    if (!w)
+        return oom(status);
+    w->cb = cb;
+    w->data = data;
+    w->min_rv = since;
+    s->watchers[s->nwatchers++] = w;
+    *out = w;
+    /* Replay what was already delivered to others; undelivered events reach w through
+     * dispatch() like everyone else. */
+    uint64_t oldest = s->total > s->ring_cap ? s->total - s->ring_cap : 0;
+    /* Replay counts as delivery: an unwatch from the callback only marks w dead, and writes
+     * from it are delivered, in order, once the replay is over. */
+    int was_dispatching = s->dispatching;
+    s->dispatching = 1;
+    for (uint64_t q = oldest; q < s->next_dispatch && !w->dead; q++) {
+        struct held_event *h = &s->ring[q % s->ring_cap];
+        if (h->rv <= w->min_rv)
+            continue;
+        struct sim_event ev = {h->type, h->rv, sim_resource_at(h->res), json_object_get(h->obj),
+                               json_object_get(h->prev)};
+        w->min_rv = h->rv;
+        cb(data, &ev);
+        json_object_put(ev.obj);
+        json_object_put(ev.prev);
+    }
+    s->dispatching = was_dispatching;
+    dispatch(s);
+    return 0;
+}
+
+void sim_store_unwatch(struct sim_store *s, struct sim_store_watch *w)
+{
+    if (!w)
+        return;
+    if (s->dispatching) {
+        w->dead = 1;
+        s->has_dead = 1;
+        return;
+    }
+    for (size_t i = 0; i < s->nwatchers; i++) {
+        if (s->watchers[i] == w) {
+            memmove(&s->watchers[i], &s->watchers[i + 1],
+                    (s->nwatchers - i - 1) * sizeof(*s->watchers));
+            s->nwatchers--;
+            break;
+        }
+    }
+    muster_free(w);
+}
+
+int sim_store_event_log(struct sim_store *s, int64_t since, json_object **out)
+{
+    json_object *log = json_object_new_object();
+    json_object *items = json_object_new_array();
+    if (!log || !items) {
+        json_object_put(log);
+        json_object_put(items);
+        return MUSTER_ENOMEM;
+    }
+    static const char *const names[] = {"ADDED", "MODIFIED", "DELETED"};
+    uint64_t oldest = s->total > s->ring_cap ? s->total - s->ring_cap : 0;
+    for (uint64_t q = oldest; q < s->total; q++) {
+        struct held_event *h = &s->ring[q % s->ring_cap];
+        if (h->rv <= since)
+            continue;
+        const struct sim_resource *r = sim_resource_at(h->res);
+        json_object *e = json_object_new_object();
+        char rv[32];
+        snprintf(rv, sizeof(rv), "%" PRId64, h->rv);
+        json_object_object_add(e, "type", json_object_new_string(names[h->type]));
+        json_object_object_add(e, "resourceVersion", json_object_new_string(rv));
+        json_object_object_add(e, "group", json_object_new_string(r->group));
+        json_object_object_add(e, "resource", json_object_new_string(r->plural));
+        const char *ns = sim_meta_str(h->obj, "namespace");
+        json_object_object_add(e, "namespace", json_object_new_string(ns ? ns : ""));
+        json_object_object_add(e, "name", json_object_new_string(sim_meta_str(h->obj, "name")));
+        json_object_array_add(items, e);
+    }
+    char buf[32];
+    snprintf(buf, sizeof(buf), "%" PRId64, s->floor_rv);
+    json_object_object_add(log, "floor", json_object_new_string(buf));
+    snprintf(buf, sizeof(buf), "%" PRId64, s->rv);
+    json_object_object_add(log, "latest", json_object_new_string(buf));
+    size_t live = 0;
+    for (size_t i = 0; i < s->nwatchers; i++)
+        live += !s->watchers[i]->dead;
+    json_object_object_add(log, "watchers", json_object_new_int64((int64_t)live));
+    json_object_object_add(log, "items", items);
+    *out = log;
+    return 0;
+}
+
+void sim_store_each(struct sim_store *s, const struct sim_resource *r,
+                    void (*cb)(void *data, json_object *obj), void *data)
+{
+    struct table *t = &s->tables[sim_resource_index(r)];
+    /* Snapshot the references: cb may write to the store and move the array. */
+    size_t n = t->n;
+    json_object **objs = muster_malloc(n * sizeof(*objs));
+    if (!objs)
+        return;
+    for (size_t i = 0; i < n; i++)
+        objs[i] = json_object_get(t->v[i].obj);
+    for (size_t i = 0; i < n; i++) {
+        cb(data, objs[i]);
+        json_object_put(objs[i]);
+    }
+    muster_free(objs);
+}
+
+/* ---- verbs ---- */
+
+static const char name_chars[] = "bcdfghjklmnpqrstvwxz2456789";
+
+int sim_store_create(struct sim_store *s, const struct sim_resource *r, const char *ns,
+                     json_object *obj, time_t now, int flags, json_object **out,
+                     json_object **status)
+{
+    if (!obj || !json_object_is_type(obj, json_type_object))
+        return bad_request("the body of the request was not a JSON object", status);
+    if (r->namespaced && (!ns || !ns[0]))
+        return bad_request("the server could not find the requested resource: a namespace is "
+                           "required for namespaced resources",
+                           status);
+    json_object *meta = meta_of(obj);
+    if (meta && !json_object_is_type(meta, json_type_object))
+        return bad_request("metadata must be an object", status);
+    const char *name = sim_meta_str(obj, "name");
+    const char *gen = sim_meta_str(obj, "generateName");
+    char namebuf[300];
+    if (!name || !name[0]) {
+        if (!gen || !gen[0])
+            return invalid(r, "", "metadata.name", "FieldValueRequired",
+                           "Required value: name or generateName is required", status);
+        /* generateName: the prefix (cut to leave room) plus five random characters, retried
+         * on a clash as kube-apiserver does since RetryGenerateName (1.32: up to 8 tries). */
+        size_t plen = strlen(gen);
+        if (plen > 58)
+            plen = 58;
+        memcpy(namebuf, gen, plen);
+        struct table *gt = &s->tables[sim_resource_index(r)];
+        for (int attempt = 0; attempt < 8; attempt++) {
+            unsigned char rnd[5];
+            if (getrandom(rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd))
+                memset(rnd, attempt, sizeof(rnd));
+            for (size_t i = 0; i < 5; i++)
+                namebuf[plen + i] = name_chars[rnd[i] % (sizeof(name_chars) - 1)];
+            namebuf[plen + 5] = '\0';
+            char probe[SIM_KEY_MAX];
+            if (make_key(r, ns, namebuf, probe, sizeof(probe)) < 0 || !table_find(gt, probe))
+                break;
+        }
+        name = namebuf;
+    }
+    if (!is_dns_subdomain(name)) {
+        char detail[1024];
+        snprintf(detail, sizeof(detail), "Invalid value: \"%.300s\": %s", name, DNS_SUBDOMAIN_MSG);
+        return invalid(r, name, "metadata.name", "FieldValueInvalid", detail, status);
+    }
+    const char *body_ns = sim_meta_str(obj, "namespace");
+    if (r->namespaced && body_ns && body_ns[0] && strcmp(body_ns, ns) != 0)
+        return bad_request("the namespace of the provided object does not match the namespace "
+                           "sent on the request",
+                           status);
+    char key[SIM_KEY_MAX];
+    if (make_key(r, ns, name, key, sizeof(key)) < 0)
+        return invalid(r, name, "metadata.name", "FieldValueTooLong", "Too long", status);
+    struct table *t = &s->tables[sim_resource_index(r)];
+    if (table_find(t, key)) {
+        char q[256];
+        qualified_resource(r, q, sizeof(q));
+        return fail(
+            status,
+            sim_status_newf(409, "AlreadyExists", r, name, "%s \"%s\" already exists", q, name),
+            MUSTER_EEXIST);
+    }
+
+    json_object *o = NULL;
+    if (json_object_deep_copy(obj, &o, NULL) != 0)
+        return oom(status);
+    int rc = check_type(r, o, status);
+    if (rc == 0 && !meta_of(o))
+        json_object_object_add(o, "metadata", json_object_new_object());
+    if (rc == 0)
+        rc = validate_object(r, name, o, status);
+    if (rc < 0) {
+        json_object_put(o);
+        return rc;
+    }
+    meta = meta_of(o);
+    json_object_object_add(meta, "name", json_object_new_string(name));
+    if (r->namespaced)
+        json_object_object_add(meta, "namespace", json_object_new_string(ns));
+    else
+        json_object_object_del(meta, "namespace");
+    char uid[40], ts[32];
+    sim_uuid(uid, sizeof(uid));
+    sim_format_time(now, ts, sizeof(ts));
+    json_object_object_add(meta, "uid", json_object_new_string(uid));
+    json_object_object_add(meta, "creationTimestamp", json_object_new_string(ts));
+    json_object_object_del(meta, "deletionTimestamp");
+    json_object_object_del(meta, "deletionGracePeriodSeconds");
+    json_object_object_del(meta, "selfLink");
+    json_object_object_del(meta, "managedFields");
+    if (r->has_generation)
+        json_object_object_add(meta, "generation", json_object_new_int64(1));
+    else
+        json_object_object_del(meta, "generation");
+    if (r->has_status && !(flags & SIM_WRITE_INTERNAL))
+        json_object_object_del(o, "status");
+    if (flags & SIM_WRITE_DRY_RUN) {
+        /* What would be stored, without a resourceVersion: nothing was. */
+        if (out)
+            *out = o;
+        else
+            json_object_put(o);
+        return 0;
+    }
+    int64_t rv = s->rv + 1;
+    set_rv(o, rv);
+    if (table_insert(t, key, o) < 0) {
+        json_object_put(o);
+        return oom(status);
+    }
+    s->rv = rv;
+    if (out)
+        *out = json_object_get(o);
+    emit(s, SIM_EVENT_ADDED, r, o, NULL);
+    return 0;
+}
+
+int sim_store_get(struct sim_store *s, const struct sim_resource *r, const char *ns,
+                  const char *name, json_object **out, json_object **status)
+{
+    char key[SIM_KEY_MAX];
+    struct entry *e = NULL;
+    if (make_key(r, ns, name, key, sizeof(key)) == 0)
+        e = table_find(&s->tables[sim_resource_index(r)], key);
+    if (!e)
+        return not_found(r, name, status);
+    if (out)
+        *out = json_object_get(e->obj);
+    return 0;
+}
+
+int sim_store_update(struct sim_store *s, const struct sim_resource *r, const char *ns,
+                     const char *name, json_object *obj, int flags, json_object **out,
+                     json_object **status)
+{
+    if (!obj || !json_object_is_type(obj, json_type_object))
+        return bad_request("the body of the request was not a JSON object", status);
+    json_object *bmeta = meta_of(obj);
+    if (bmeta && !json_object_is_type(bmeta, json_type_object))
+        return bad_request("metadata must be an object", status);
+    char key[SIM_KEY_MAX];
+    struct table *t = &s->tables[sim_resource_index(r)];
+    struct entry *e = NULL;
+    if (make_key(r, ns, name, key, sizeof(key)) == 0)
+        e = table_find(t, key);
+    if (!e)
+        return not_found(r, name, status);
+    const char *bname = sim_meta_str(obj, "name");
+    if (bname && bname[0] && strcmp(bname, name) != 0) {
+        char msg[700];
+        snprintf(msg, sizeof(msg),
+                 "the name of the object (%.300s) does not match the name on the URL (%.300s)",
+                 bname, name);
+        return bad_request(msg, status);
+    }
+    const char *bns = sim_meta_str(obj, "namespace");
+    if (r->namespaced && bns && bns[0] && strcmp(bns, ns) != 0)
+        return bad_request("the namespace of the provided object does not match the namespace "
+                           "sent on the request",
+                           status);
+    const char *brv = sim_meta_str(obj, "resourceVersion");
+    const char *orv = sim_meta_str(e->obj, "resourceVersion");
+    if (brv && brv[0] && strcmp(brv, orv) != 0)
+        return conflict(r, name,
+                        "the object has been modified; please apply your changes to the latest "
+                        "version and try again",
+                        status);
+
+    json_object *n = NULL;
+    int rc;
+    if (flags & SIM_WRITE_STATUS) {
+        /* ResetObjectMetaForStatus: a status write changes status and nothing else. */
+        rc = json_object_deep_copy(e->obj, &n, NULL);
+        if (rc == 0) {
+            json_object *st = NULL;
+            if (json_object_object_get_ex(obj, "status", &st) &&
+                !json_object_is_type(st, json_type_null)) {
+                json_object *copy = NULL;
+                rc = json_object_deep_copy(st, &copy, NULL);
+                if (rc == 0)
+                    json_object_object_add(n, "status", copy);
+            } else {
+                json_object_object_del(n, "status");
+            }
+        }
+    } else {
+        rc = json_object_deep_copy(obj, &n, NULL);
+        if (rc == 0 && r->has_status && !(flags & SIM_WRITE_INTERNAL))
+            set_field(n, "status", e->obj);
+    }
+    if (rc != 0) {
+        json_object_put(n);
+        return oom(status);
+    }
+    rc = check_type(r, n, status);
+    if (rc == 0 && !meta_of(n))
+        json_object_object_add(n, "metadata", json_object_new_object());
+    if (rc == 0)
+        rc = validate_object(r, name, n, status);
+    if (rc < 0) {
+        json_object_put(n);
+        return rc;
+    }
+    json_object *nmeta = meta_of(n), *ometa = meta_of(e->obj);
+    /* Server-owned metadata is never taken from the client. */
+    static const char *const owned[] = {"name",       "namespace",         "uid",
+                                        "generation", "creationTimestamp", "deletionTimestamp",
+                                        "selfLink",   "resourceVersion"};
+    for (size_t i = 0; i < sizeof(owned) / sizeof(owned[0]); i++)
+        set_field(nmeta, owned[i], ometa);
+    json_object_object_del(nmeta, "managedFields");
+
+    if (json_object_equal(n, e->obj)) {
+        /* etcd's GuaranteedUpdate skips identical writes: no new resourceVersion, no event. */
+        json_object_put(n);
+        if (out)
+            *out = json_object_get(e->obj);
+        return 0;
+    }
+    if (r->has_generation && content_changed(r, n, e->obj))
+        json_object_object_add(nmeta, "generation",
+                               json_object_new_int64(meta_generation(e->obj) + 1));
+    if (flags & SIM_WRITE_DRY_RUN) {
+        if (out)
+            *out = n;
+        else
+            json_object_put(n);
+        return 0;
+    }
+    int64_t rv = s->rv + 1;
+    set_rv(n, rv);
+    s->rv = rv;
+    json_object *old = e->obj;
+    e->obj = n;
+    if (out)
+        *out = json_object_get(n);
+    emit(s, SIM_EVENT_MODIFIED, r, n, old);
+    json_object_put(old);
+    return 0;
+}
+
+int sim_store_delete(struct sim_store *s, const struct sim_resource *r, const char *ns,
+                     const char *name, const char *precond_uid, const char *precond_rv,
+                     json_object **out, json_object **status)
+{
+    char key[SIM_KEY_MAX];
+    struct table *t = &s->tables[sim_resource_index(r)];
+    struct entry *e = NULL;
+    if (make_key(r, ns, name, key, sizeof(key)) == 0)
+        e = table_find(t, key);
+    if (!e)
+        return not_found(r, name, status);
+    const char *uid = sim_meta_str(e->obj, "uid");
+    const char *orv = sim_meta_str(e->obj, "resourceVersion");
+    char why[256];
+    if (precond_uid && precond_uid[0] && strcmp(precond_uid, uid) != 0) {
+        snprintf(why, sizeof(why),
+                 "Precondition failed: UID in precondition: %.60s, UID in "
+                 "object meta: %.60s",
+                 precond_uid, uid);
+        return conflict(r, name, why, status);
+    }
+    if (precond_rv && precond_rv[0] && strcmp(precond_rv, orv) != 0) {
+        snprintf(why, sizeof(why),
+                 "Precondition failed: ResourceVersion in precondition: %.30s, "
+                 "ResourceVersion in object meta: %.30s",
+                 precond_rv, orv);
+        return conflict(r, name, why, status);
+    }
+    json_object *gone = NULL;
+    if (json_object_deep_copy(e->obj, &gone, NULL) != 0)
+        return oom(status);
+    int64_t rv = s->rv + 1;
+    set_rv(gone, rv);
+    if (out)
+        *out = json_object_get(e->obj);
+    table_remove(t, e);
+    s->rv = rv;
+    emit(s, SIM_EVENT_DELETED, r, gone, NULL);
+    json_object_put(gone);
+    return 0;
+}
+
+/* ---- list and continue tokens ---- */
+
+static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+
+/* base64.RawURLEncoding, as the apiserver encodes continue tokens. */
+static void b64_encode(const unsigned char *in, size_t n, char *out, size_t cap)
+{
+    size_t o = 0;
+    for (size_t i = 0; i < n && o + 5 < cap; i += 3) {
+        uint32_t v = (uint32_t)in[i] << 16;
+        if (i + 1 < n)
+            v |= (uint32_t)in[i + 1] << 8;
+        if (i + 2 < n)
+            v |= in[i + 2];
+        out[o++] = b64[(v >> 18) & 63];
+        out[o++] = b64[(v >> 12) & 63];
+        if (i + 1 < n)
+            out[o++] = b64[(v >> 6) & 63];
+        if (i + 2 < n)
+            out[o++] = b64[v & 63];
+    }
+    out[o] = '\0';
+}
+
+static int b64_value(char c)
+{
+    const char *p = c ? strchr(b64, c) : NULL;
+    if (p)
+        return (int)(p - b64);
+    /* Tolerate the standard alphabet too. */
+    if (c == '+')
+        return 62;
+    if (c == '/')
+        return 63;
+    return -1;
+}
+
+static int b64_decode(const char *in, unsigned char *out, size_t cap, size_t *outlen)
+{
+    size_t o = 0;
+    uint32_t acc = 0;
+    int bits = 0;
+    for (const char *p = in; *p && *p != '='; p++) {
+        int v = b64_value(*p);
+        if (v < 0)
+            return MUSTER_EINVAL;
+        acc = (acc << 6) | (uint32_t)v;
+        bits += 6;
+        if (bits >= 8) {
+            bits -= 8;
+            if (o + 1 >= cap)
+                return MUSTER_ENOSPC;
+            out[o++] = (unsigned char)((acc >> bits) & 0xff);
+        }
+    }
+    out[o] = '\0';
+    *outlen = o;
+    return 0;
+}
+
+static int encode_continue(int64_t rv, const char *start_key, char *out, size_t cap)
+{
+    json_object *tok = json_object_new_object();
+    json_object_object_add(tok, "v", json_object_new_string("meta.k8s.io/v1"));
+    json_object_object_add(tok, "rv", json_object_new_int64(rv));
+    /* The apiserver's "start" is the next key to read: the last key plus a NUL byte. */
+    size_t klen = strlen(start_key);
+    char *start = muster_malloc(klen + 2);
+    if (!start) {
+        json_object_put(tok);
+        return MUSTER_ENOMEM;
+    }
+    memcpy(start, start_key, klen);
+    start[klen] = '\0';
+    json_object_object_add(tok, "start", json_object_new_string_len(start, (int)klen + 1));
+    muster_free(start);
+    const char *js = json_object_to_json_string_ext(tok, JSON_C_TO_STRING_PLAIN);
+    b64_encode((const unsigned char *)js, strlen(js), out, cap);
+    json_object_put(tok);
+    return 0;
+}
+
+/* Decodes a continue token into its rv and start key (without the trailing NUL). */
+static int decode_continue(const char *cont, int64_t *rv, char *start, size_t cap)
+{
+    unsigned char raw[2 * SIM_KEY_MAX];
+    size_t n = 0;
+    if (b64_decode(cont, raw, sizeof(raw), &n) < 0)
+        return MUSTER_EINVAL;
+    json_object *tok = json_tokener_parse((const char *)raw);
+    json_object *v = NULL, *jrv = NULL, *js = NULL;
+    int ok = tok && json_object_object_get_ex(tok, "v", &v) &&
+             strcmp(json_object_get_string(v), "meta.k8s.io/v1") == 0 &&
+             json_object_object_get_ex(tok, "rv", &jrv) &&
+             json_object_object_get_ex(tok, "start", &js);
+    if (ok) {
+        *rv = json_object_get_int64(jrv);
+        size_t len = (size_t)json_object_get_string_len(js);
+        const char *sv = json_object_get_string(js);
+        if (len > 0 && sv[len - 1] == '\0')
+            len--;
+        if (len >= cap || *rv <= 0)
+            ok = 0;
+        else {
+            memcpy(start, sv, len);
+            start[len] = '\0';
+        }
+    }
+    json_object_put(tok);
+    return ok ? 0 : MUSTER_EINVAL;
+}
+
+int sim_store_list(struct sim_store *s, const struct sim_resource *r, const char *ns,
+                   const struct sim_list_opts *opts, json_object **out, json_object **status)
+{
+    struct table *t = &s->tables[sim_resource_index(r)];
+    int64_t list_rv = s->rv;
+    size_t i = 0;
+    char prefix[SIM_KEY_MAX] = "";
+    if (r->namespaced && ns && ns[0])
+        snprintf(prefix, sizeof(prefix), "%s/", ns);
+    size_t plen = strlen(prefix);
+    if (opts && opts->cont && opts->cont[0]) {
+        char start[SIM_KEY_MAX];
+        if (decode_continue(opts->cont, &list_rv, start, sizeof(start)) < 0)
+            return bad_request("continue key is not valid: incorrect encoded start "
+                               "resourceVersion (version meta.k8s.io/v1)",
+                               status);
+        if (list_rv < s->floor_rv)
+            return fail(status,
+                        sim_status_new(410, "Expired",
+                                       "The provided continue parameter is too old to display a "
+                                       "consistent list result. You can start a new list without "
+                                       "the continue parameter, or use the continue token in "
+                                       "this response to retrieve the remainder of the results. "
+                                       "Continuing with the provided token results in an "
+                                       "inconsistent list - objects that were created, modified, "
+                                       "or deleted between the time the first chunk was returned "
+                                       "and now may show up in the list.",
+                                       NULL, NULL),
+                        MUSTER_EGONE);
+        /* Keys after start: lower_bound of start, skipping start itself. */
+        i = lower_bound(t, start);
+        if (i < t->n && strcmp(t->v[i].key, start) == 0)
+            i++;
+        if (plen && strncmp(start, prefix, plen) != 0)
+            return bad_request("continue key is not valid: the token does not belong to this "
+                               "namespace",
+                               status);
+    } else if (plen) {
+        i = lower_bound(t, prefix);
+    }
+    json_object *list = json_object_new_object();
+    json_object *items = json_object_new_array();
+    if (!list || !items) {
+        json_object_put(list);
+        json_object_put(items);
+        return oom(status);
+    }
+    char av[128];
+    sim_resource_api_version(r, av, sizeof(av));
+    long limit = opts ? opts->limit : 0;
+    long taken = 0;
+    const char *last_key = NULL;
+    long remaining = 0;
+    int more = 0;
+    for (; i < t->n; i++) {
+        if (plen && strncmp(t->v[i].key, prefix, plen) != 0)
+            break;
+        json_object *o = t->v[i].obj;
+        if (opts &&
+            (!sim_selector_matches(opts->labels, o) || !sim_selector_matches(opts->fields, o)))
+            continue;
+        if (limit > 0 && taken == limit) {
+            more = 1;
+            remaining++;
+            continue;
+        }
+        json_object_array_add(items, json_object_get(o));
+        last_key = t->v[i].key;
+        taken++;
+    }
+    json_object *meta = json_object_new_object();
+    char buf[4 * SIM_KEY_MAX];
+    snprintf(buf, sizeof(buf), "%" PRId64, list_rv);
+    json_object_object_add(meta, "resourceVersion", json_object_new_string(buf));
+    if (more && last_key) {
+        if (encode_continue(list_rv, last_key, buf, sizeof(buf)) < 0) {
+            json_object_put(meta);
+            json_object_put(items);
+            json_object_put(list);
+            return oom(status);
+        }
+        json_object_object_add(meta, "continue", json_object_new_string(buf));
+        /* Like the apiserver: a count only when no selector filters the rest. */
+        if (!sim_selector_count(opts->labels) && !sim_selector_count(opts->fields))
+            json_object_object_add(meta, "remainingItemCount", json_object_new_int64(remaining));
+    }
+    json_object_object_add(list, "apiVersion", json_object_new_string(av));
+    json_object_object_add(list, "items", items);
+    json_object_object_add(list, "kind", json_object_new_string(r->list_kind));
+    json_object_object_add(list, "metadata", meta);
+    *out = list;
+    return 0;
+}

@@ -1,0 +1,138 @@
+#!/usr/bin/env bash
+# muster-sim with the demo scenario, driven by kubectl the way muster drives a Karmada hub:
+# cluster capacity, the detector's RB, muster's two-phase dispatch through the binding
+# controller, a cluster going NotReady, garbage collection, and the --event-log file.
+# Usage: sim_karmada.sh PATH/TO/muster-sim SOURCE_DIR
+set -euo pipefail
+
+SIM=$1
+SRC=$2
+TMP=${MUSTER_TEST_TMP:-/tmp}/sim_karmada.$$
+mkdir -p "$TMP/home"
+export HOME=$TMP/home
+export KUBECONFIG=$TMP/kubeconfig
+SIM_PID=
+
+fail() {
+    echo "FAIL: $*" >&2
+    [ -f "$TMP/sim.err" ] && sed 's/^/muster-sim: /' "$TMP/sim.err" >&2
+    exit 1
+}
+cleanup() {
+    if [ -n "$SIM_PID" ] && kill -0 "$SIM_PID" 2>/dev/null; then
+        kill -KILL "$SIM_PID" 2>/dev/null || true
+    fi
+    rm -rf "$TMP"
+}
+trap cleanup EXIT
+expect() {
+    [ "$1" == "$2" ] || fail "$3: expected [$2], got [$1]"
+}
+
+"$SIM" --listen 127.0.0.1:0 --scenario "$SRC/deploy/scenarios/demo.yaml" \
+    --event-log "$TMP/events.jsonl" --access-log "$TMP/access.log" >"$TMP/sim.out" 2>"$TMP/sim.err" &
+SIM_PID=$!
+PORT=
+for _ in $(seq 100); do
+    PORT=$(sed -n 's#^muster-sim: listening on http://127.0.0.1:\([0-9]*\)$#\1#p' "$TMP/sim.out")
+    [ -n "$PORT" ] && break
+    sleep 0.05
+done
+[ -n "$PORT" ] || fail "muster-sim did not report its port"
+BASE=http://127.0.0.1:$PORT
+cat >"$KUBECONFIG" <<YAML
+apiVersion: v1
+kind: Config
+clusters: [{name: sim, cluster: {server: "$BASE"}}]
+contexts: [{name: sim, context: {cluster: sim, user: sim, namespace: team-vision}}]
+current-context: sim
+users: [{name: sim, user: {}}]
+YAML
+k() { kubectl --request-timeout=10s "$@"; }
+cj() { k get cluster "$1" -o jsonpath="$2"; }
+
+# --- clusters from the scenario ---
+expect "$(k get clusters -o name | tr '\n' ' ')" \
+    "cluster.cluster.karmada.io/gpu-east cluster.cluster.karmada.io/gpu-lab cluster.cluster.karmada.io/gpu-west " \
+    "clusters"
+expect "$(cj gpu-east '{.status.resourceSummary.allocatable}')" \
+    '{"cpu":"448","memory":"4352Gi","nvidia.com/gpu":"32","pods":"660"}' "gpu-east allocatable"
+expect "$(cj gpu-east '{range .status.resourceSummary.allocatableModelings[*]}{.grade}={.count} {end}')" \
+    "0=0 1=0 2=0 3=0 4=0 5=2 6=0 7=4 8=0 " "gpu-east modelings"
+expect "$(cj gpu-east '{.status.conditions[0].type}={.status.conditions[0].status}/{.status.conditions[0].reason}')" \
+    "Ready=True/ClusterReady" "gpu-east Ready"
+expect "$(cj gpu-lab '{.status.conditions[0].status}/{.status.conditions[0].reason}')" \
+    "False/ClusterNotReady" "gpu-lab NotReady from the scenario"
+expect "$(cj gpu-west '{.spec.resourceModels[8].ranges[0].name} {.spec.resourceModels[8].ranges[0].min} {.spec.resourceModels[8].ranges[0].max}')" \
+    "cpu 128 9223372036854775807" "default resource models"
+expect "$(k get ns -o name | grep -c karmada-es-)" 3 "execution namespaces"
+
+# --- the detector ---
+expect "$(k create -f "$SRC/tests/fixtures/sim/deploy-train.yaml")" "deployment.apps/train created" \
+    "create the Deployment"
+rbj() { k get rb train-deployment -o jsonpath="$1"; }
+expect "$(rbj '{.spec.resource.kind}/{.spec.resource.name} {.spec.replicas} {.spec.schedulerName} {.spec.suspension.scheduling}')" \
+    "Deployment/train 4 muster true" "RB from the detector"
+expect "$(rbj '{.spec.replicaRequirements.resourceRequest}')" \
+    '{"cpu":"8","memory":"64Gi","nvidia.com/gpu":"2"}' "replicaRequirements"
+expect "$(rbj '{.metadata.ownerReferences[0].kind}/{.metadata.ownerReferences[0].name} {.metadata.ownerReferences[0].uid}')" \
+    "Deployment/train $(k get deploy train -o jsonpath='{.metadata.uid}')" "owner reference"
+pid=$(rbj '{.metadata.labels.resourcebinding\.karmada\.io/permanent-id}')
+[[ "$pid" =~ ^[0-9a-f-]{36}$ ]] || fail "permanent-id label: [$pid]"
+
+# --- muster's dispatch: clusters + dispatching suspended, then released ---
+k patch rb train-deployment --type merge -p \
+    '{"spec":{"clusters":[{"name":"gpu-east","replicas":3},{"name":"gpu-west","replicas":1}],"suspension":{"dispatching":true}}}' >/dev/null
+expect "$(k get works -A -o jsonpath='{range .items[*]}{.metadata.namespace}:{.spec.suspendDispatching} {end}')" \
+    "karmada-es-gpu-east:true karmada-es-gpu-west:true " "Works rendered, dispatching suspended"
+expect "$(cj gpu-east '{.status.resourceSummary.allocated.cpu}')" 0 "nothing runs while suspended"
+k patch rb train-deployment --type merge -p '{"spec":{"suspension":{"scheduling":false,"dispatching":null}}}' >/dev/null
+expect "$(k get works -n karmada-es-gpu-east -o jsonpath='{.items[0].spec.workload.manifests[0].spec.replicas} {.items[0].metadata.labels.resourcebinding\.karmada\.io/permanent-id}')" \
+    "3 $pid" "gpu-east Work"
+expect "$(cj gpu-east '{.status.resourceSummary.allocated}')" \
+    '{"cpu":"24","memory":"192Gi","nvidia.com/gpu":"6","pods":"3"}' "gpu-east allocated"
+expect "$(cj gpu-west '{.status.resourceSummary.allocated.nvidia\.com/gpu}')" 2 "gpu-west allocated"
+
+# --- rollback: clusters cleared, Works gone, capacity freed ---
+k patch rb train-deployment --type merge -p '{"spec":{"clusters":null,"suspension":{"scheduling":true}}}' >/dev/null
+expect "$(k get works -A -o name)" "" "Works removed with spec.clusters"
+expect "$(cj gpu-east '{.status.resourceSummary.allocated.cpu}')" 0 "capacity freed"
+
+# --- a cluster goes NotReady (fault injection) ---
+expect "$(curl -s -X PUT -H 'Content-Type: application/json' --data '{"ready":false}' \
+    "$BASE/debug/sim/clusters/gpu-west/ready")" '{"ready":false}' "NotReady endpoint"
+expect "$(cj gpu-west '{.status.conditions[0].status}/{.status.conditions[0].reason} {.status.nodeSummary.readyNum}')" \
+    "False/ClusterNotReady 0" "gpu-west NotReady"
+expect "$(curl -s -o /dev/null -w '%{http_code}' -X PUT -H 'Content-Type: application/json' \
+    --data '{"ready":true}' "$BASE/debug/sim/clusters/nope/ready")" 404 "unknown cluster"
+
+# --- deleting the template garbage-collects the RB ---
+k patch rb train-deployment --type merge -p '{"spec":{"clusters":[{"name":"gpu-east","replicas":4}]}}' >/dev/null
+expect "$(k get works -A -o name | wc -l | tr -d ' ')" 1 "Work before delete"
+k delete deploy train >/dev/null
+expect "$(k get rb -o name)" "" "RB collected"
+expect "$(k get works -A -o name)" "" "Works collected"
+
+# --- the event log file matches the server's log ---
+# The file starts after the four namespaces muster-sim seeds (resourceVersions 1001-1004).
+server_log=$(curl -sf "$BASE/debug/sim/events?since=1004")
+kill -TERM "$SIM_PID"
+rc=0
+wait "$SIM_PID" || rc=$?
+SIM_PID=
+expect "$rc" 0 "exit status"
+grep -q '"type":"ADDED","resourceVersion":"[0-9]*","group":"work.karmada.io","resource":"resourcebindings","namespace":"team-vision","name":"train-deployment"' \
+    "$TMP/events.jsonl" || fail "event log lacks the RB's ADDED"
+expect "$(wc -l <"$TMP/events.jsonl" | tr -d ' ')" "$(grep -o '"type":' <<<"$server_log" | wc -l | tr -d ' ')" \
+    "event log file and /debug/sim/events agree"
+expect "$(grep -c '"type":"DELETED","resourceVersion":"[0-9]*","group":"work.karmada.io","resource":"works"' "$TMP/events.jsonl")" \
+    3 "Work deletions logged (rollback 2, garbage collection 1)"
+rvs=$(sed -n 's/.*"resourceVersion":"\([0-9]*\)".*/\1/p' "$TMP/events.jsonl")
+expect "$(sort -n <<<"$rvs" | uniq | tr '\n' ' ')" "$(tr '\n' ' ' <<<"$rvs")" \
+    "event log strictly increasing, no duplicates"
+# The access log has one line per request, with method, path and status.
+grep -qE '"PATCH /apis/work.karmada.io/v1alpha2/namespaces/team-vision/resourcebindings/train-deployment(\?[^ ]*)? HTTP/1.1" 200 ' \
+    "$TMP/access.log" || fail "access log lacks the RB patch: $(tail -3 "$TMP/access.log")"
+grep -q '"PUT /debug/sim/clusters/nope/ready HTTP/1.1" 404 ' "$TMP/access.log" ||
+    fail "access log lacks the 404"
+echo PASS

@@ -1,0 +1,617 @@
+/* Tests for cluster-adapters/sim/karmada.c: Karmada's Volcano Job vectors, cluster status from
+ * simulated nodes, the detector and the binding controller, through a real store. */
+#include "cluster-adapters/sim/karmada.h"
+#include "cluster-adapters/sim/resources.h"
+#include "cluster-adapters/sim/scenario.h"
+#include "cluster-adapters/sim/store.h"
+#include "queue/errors.h"
+#include "testing.h"
+
+#include <string.h>
+
+static time_t clock_value = 1790000000;
+
+static time_t fixed_now(void)
+{
+    return clock_value;
+}
+
+static const struct sim_resource *R(const char *group, const char *version, const char *plural)
+{
+    return sim_resource_find(group, strlen(group), version, strlen(version), plural,
+                             strlen(plural));
+}
+
+/* Cuts s at the first sep and returns what follows (NULL at the end): strtok without state. */
+static char *next_seg(char *s, char sep)
+{
+    char *p = strchr(s, sep);
+    if (!p)
+        return NULL;
+    *p = '\0';
+    return p + 1;
+}
+
+/* The JSON text at a path of segments separated by '|' (so keys may contain dots), "" when
+ * absent. Strings come back unquoted. */
+static const char *at(json_object *o, const char *path)
+{
+    static char out[2048];
+    char buf[512];
+    snprintf(buf, sizeof(buf), "%s", path);
+    json_object *cur = o;
+    char *rest = NULL;
+    for (char *seg = buf; seg && cur; seg = rest) {
+        rest = next_seg(seg, '|');
+        json_object *next = NULL;
+        if (json_object_is_type(cur, json_type_array))
+            next = json_object_array_get_idx(cur, (size_t)strtol(seg, NULL, 10));
+        else if (!json_object_object_get_ex(cur, seg, &next))
+            next = NULL;
+        cur = next;
+    }
+    if (!cur)
+        return "";
+    snprintf(out, sizeof(out), "%s",
+             json_object_is_type(cur, json_type_string)
+                 ? json_object_get_string(cur)
+                 : json_object_to_json_string_ext(cur, JSON_C_TO_STRING_PLAIN |
+                                                           JSON_C_TO_STRING_NOSLASHESCAPE));
+    return out;
+}
+
+static void test_vcjob_vectors(void)
+{
+    char path[1024];
+    const char *src = getenv("MUSTER_SOURCE_DIR");
+    snprintf(path, sizeof(path), "%s/tests/fixtures/sim/karmada_vcjob_interpretcomponent-test.yaml",
+             src ? src : ".");
+    FILE *f = fopen(path, "rb");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    static char yaml[65536];
+    size_t n = fread(yaml, 1, sizeof(yaml), f);
+    fclose(f);
+    json_object *docs = NULL;
+    char err[256];
+    CU_ASSERT_EQUAL_FATAL(sim_yaml_parse_all(path, yaml, n, &docs, err, sizeof(err)), 0);
+    CU_ASSERT_EQUAL(json_object_array_length(docs), 5);
+    for (size_t i = 0; i < json_object_array_length(docs); i++) {
+        json_object *d = json_object_array_get_idx(docs, i);
+        json_object *obj = json_object_object_get(d, "observedObj");
+        json_object *want =
+            json_object_object_get(json_object_object_get(d, "output"), "components");
+        json_object *got = sim_karmada_vcjob_components(obj);
+        if (!json_object_equal(got, want))
+            fprintf(stderr, "%s: got %s\n", at(d, "name"), json_object_to_json_string(got));
+        CU_ASSERT(json_object_equal(got, want));
+        json_object_put(got);
+    }
+    json_object_put(docs);
+}
+
+static const char scenario_yaml[] =
+    "clusters:\n"
+    "  - name: c1\n"
+    "    labels: {zone: a}\n"
+    "    nodes:\n"
+    "      - count: 2\n"
+    "        allocatable: {cpu: \"8\", memory: 32Gi, pods: \"10\", nvidia.com/gpu: \"2\"}\n"
+    "  - name: c2\n"
+    "    ready: false\n"
+    "    nodes:\n"
+    "      - allocatable: {cpu: \"4\", memory: 8Gi, pods: \"10\"}\n"
+    "objects:\n"
+    "  - {apiVersion: v1, kind: Namespace, metadata: {name: team}}\n"
+    "  - apiVersion: policy.karmada.io/v1alpha1\n"
+    "    kind: PropagationPolicy\n"
+    "    metadata: {name: pp, namespace: team}\n"
+    "    spec:\n"
+    "      schedulerName: muster\n"
+    "      resourceSelectors: [{apiVersion: apps/v1, kind: Deployment}]\n"
+    "      placement: {clusterAffinity: {clusterNames: [c1, c2]}}\n"
+    "  - apiVersion: policy.karmada.io/v1alpha1\n"
+    "    kind: OverridePolicy\n"
+    "    metadata: {name: op, namespace: team}\n"
+    "    spec:\n"
+    "      resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: web}]\n"
+    "      overrideRules:\n"
+    "        - targetCluster: {clusterNames: [c1]}\n"
+    "          overriders:\n"
+    "            plaintext:\n"
+    "              - {path: /spec/template/metadata/annotations, operator: add,\n"
+    "                 value: {scheduling.k8s.io/group-name: web-c1}}\n";
+
+static const char deploy_json[] =
+    "{\"apiVersion\":\"apps/v1\",\"kind\":\"Deployment\",\"metadata\":{\"name\":\"web\"},"
+    "\"spec\":{\"replicas\":3,\"template\":{\"metadata\":{},\"spec\":{\"containers\":["
+    "{\"name\":\"a\",\"resources\":{\"requests\":{\"cpu\":\"3\",\"nvidia.com/gpu\":\"1\"}}},"
+    "{\"name\":\"b\",\"resources\":{\"requests\":{\"cpu\":\"1\"}}}]}}}}";
+
+static json_object *get(struct sim_store *s, const struct sim_resource *r, const char *ns,
+                        const char *name)
+{
+    json_object *o = NULL;
+    if (sim_store_get(s, r, ns, name, &o, NULL) < 0)
+        return NULL;
+    return o;
+}
+
+static void patch_rb(struct sim_store *s, const char *merge)
+{
+    /* What muster's client does: read, merge, write back. */
+    const struct sim_resource *rb = R("work.karmada.io", "v1alpha2", "resourcebindings");
+    json_object *cur = get(s, rb, "team", "web-deployment");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(cur);
+    json_object *copy = NULL, *p = json_tokener_parse(merge);
+    json_object_deep_copy(cur, &copy, NULL);
+    json_object_object_foreach(p, key, v)
+    {
+        json_object *dst = json_object_object_get(copy, key);
+        json_object_object_foreach(v, k2, v2)
+        {
+            if (json_object_is_type(v2, json_type_null))
+                json_object_object_del(dst, k2);
+            else
+                json_object_object_add(dst, k2, json_object_get(v2));
+        }
+    }
+    CU_ASSERT_EQUAL(sim_store_update(s, rb, "team", "web-deployment", copy, 0, NULL, NULL), 0);
+    json_object_put(copy);
+    json_object_put(p);
+    json_object_put(cur);
+}
+
+static int count_works(struct sim_store *s, const char *ns)
+{
+    json_object *list = NULL;
+    sim_store_list(s, R("work.karmada.io", "v1alpha1", "works"), ns, NULL, &list, NULL);
+    int n = (int)json_object_array_length(json_object_object_get(list, "items"));
+    json_object_put(list);
+    return n;
+}
+
+static void test_clusters_detector_binding(void)
+{
+    struct sim_store *s = NULL;
+    CU_ASSERT_EQUAL_FATAL(sim_store_new(10000, &s), 0);
+    json_object *scn = NULL;
+    char err[256] = "";
+    CU_ASSERT_EQUAL_FATAL(
+        sim_scenario_parse("t.yaml", scenario_yaml, strlen(scenario_yaml), &scn, err, sizeof(err)),
+        0);
+    struct sim_karmada *k = NULL;
+    int rc = sim_karmada_new(s, scn, fixed_now, &k, err, sizeof(err));
+    if (rc)
+        fprintf(stderr, "%s\n", err);
+    CU_ASSERT_EQUAL_FATAL(rc, 0);
+    json_object_put(scn);
+
+    const struct sim_resource *cl = R("cluster.karmada.io", "v1alpha1", "clusters");
+    json_object *c1 = get(s, cl, NULL, "c1");
+    CU_ASSERT_STRING_EQUAL(
+        at(c1, "status|resourceSummary|allocatable"),
+        "{\"cpu\":\"16\",\"memory\":\"64Gi\",\"pods\":\"20\",\"nvidia.com/gpu\":\"4\"}");
+    CU_ASSERT_STRING_EQUAL(at(c1, "status|conditions|0|status"), "True");
+    CU_ASSERT_STRING_EQUAL(at(c1, "status|conditions|0|reason"), "ClusterReady");
+    CU_ASSERT_STRING_EQUAL(at(c1, "status|conditions|0|lastTransitionTime"),
+                           "2026-09-21T14:13:20Z");
+    CU_ASSERT_STRING_EQUAL(at(c1, "status|nodeSummary"), "{\"totalNum\":2,\"readyNum\":2}");
+    /* 8 cpu / 32Gi per node: cpu grade 4 ([8,16)), memory grade 3 ([32Gi,64Gi)) -> 3. */
+    CU_ASSERT_STRING_EQUAL(at(c1, "status|resourceSummary|allocatableModelings|3"),
+                           "{\"grade\":3,\"count\":2}");
+    CU_ASSERT_STRING_EQUAL(at(c1, "spec|resourceModels|8|ranges|1"),
+                           "{\"name\":\"memory\",\"min\":\"1Ti\",\"max\":\"9223372036854775807\"}");
+    CU_ASSERT_STRING_EQUAL(at(c1, "metadata|labels|zone"), "a");
+    json_object_put(c1);
+    json_object *c2 = get(s, cl, NULL, "c2");
+    CU_ASSERT_STRING_EQUAL(at(c2, "status|conditions|0|status"), "False");
+    CU_ASSERT_STRING_EQUAL(at(c2, "status|conditions|0|reason"), "ClusterNotReady");
+    json_object_put(c2);
+    const struct sim_resource *nsr = R("", "v1", "namespaces");
+    json_object *wns = get(s, nsr, NULL, "karmada-es-c1");
+    CU_ASSERT_PTR_NOT_NULL(wns);
+    json_object_put(wns);
+
+    /* Detector: the Deployment becomes a held RB. */
+    const struct sim_resource *dep = R("apps", "v1", "deployments");
+    json_object *d = json_tokener_parse(deploy_json), *created = NULL;
+    CU_ASSERT_EQUAL_FATAL(sim_store_create(s, dep, "team", d, fixed_now(), 0, &created, NULL), 0);
+    json_object_put(d);
+    const struct sim_resource *rbr = R("work.karmada.io", "v1alpha2", "resourcebindings");
+    json_object *rb = get(s, rbr, "team", "web-deployment");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(rb);
+    CU_ASSERT_STRING_EQUAL(at(rb, "spec|resource|apiVersion"), "apps/v1");
+    CU_ASSERT_STRING_EQUAL(at(rb, "spec|resource|kind"), "Deployment");
+    CU_ASSERT_STRING_EQUAL(at(rb, "spec|resource|namespace"), "team");
+    CU_ASSERT_STRING_EQUAL(at(rb, "spec|resource|name"), "web");
+    CU_ASSERT_STRING_EQUAL(at(rb, "spec|resource|uid"), at(created, "metadata|uid"));
+    CU_ASSERT_STRING_EQUAL(at(rb, "spec|resource|resourceVersion"),
+                           at(created, "metadata|resourceVersion"));
+    CU_ASSERT_STRING_EQUAL(at(rb, "spec|replicas"), "3");
+    CU_ASSERT_STRING_EQUAL(at(rb, "spec|replicaRequirements|resourceRequest"),
+                           "{\"cpu\":\"4\",\"nvidia.com/gpu\":\"1\"}");
+    CU_ASSERT_STRING_EQUAL(at(rb, "spec|schedulerName"), "muster");
+    CU_ASSERT_STRING_EQUAL(at(rb, "spec|suspension"), "{\"scheduling\":true}");
+    CU_ASSERT_STRING_EQUAL(at(rb, "spec|placement|clusterAffinity|clusterNames"),
+                           "[\"c1\",\"c2\"]");
+    CU_ASSERT_STRING_EQUAL(at(rb, "metadata|ownerReferences|0|kind"), "Deployment");
+    CU_ASSERT_STRING_EQUAL(at(rb, "metadata|ownerReferences|0|controller"), "true");
+    CU_ASSERT_STRING_EQUAL(at(rb, "metadata|ownerReferences|0|uid"), at(created, "metadata|uid"));
+    char pid[64];
+    snprintf(pid, sizeof(pid), "%s",
+             at(rb, "metadata|labels|resourcebinding.karmada.io/permanent-id"));
+    CU_ASSERT_EQUAL(strlen(pid), 36);
+    json_object_put(rb);
+    json_object_put(created);
+    CU_ASSERT_EQUAL(count_works(s, NULL), 0);
+
+    /* Step 2 of muster's commit protocol: clusters set, dispatching suspended -> Works exist
+     * but nothing runs. */
+    patch_rb(s, "{\"spec\":{\"clusters\":[{\"name\":\"c1\",\"replicas\":3}],"
+                "\"suspension\":{\"scheduling\":true,\"dispatching\":true}}}");
+    CU_ASSERT_EQUAL(count_works(s, "karmada-es-c1"), 1);
+    json_object *wl = NULL;
+    sim_store_list(s, R("work.karmada.io", "v1alpha1", "works"), "karmada-es-c1", NULL, &wl, NULL);
+    json_object *work = json_object_array_get_idx(json_object_object_get(wl, "items"), 0);
+    CU_ASSERT_STRING_EQUAL(at(work, "spec|suspendDispatching"), "true");
+    CU_ASSERT_STRING_EQUAL(at(work, "metadata|labels|resourcebinding.karmada.io/permanent-id"),
+                           pid);
+    CU_ASSERT_STRING_EQUAL(at(work, "metadata|annotations|resourcebinding.karmada.io/name"),
+                           "web-deployment");
+    CU_ASSERT_STRING_EQUAL(at(work, "spec|workload|manifests|0|spec|replicas"), "3");
+    CU_ASSERT_STRING_EQUAL(at(work, "spec|workload|manifests|0|metadata|uid"), "");
+    /* The OverridePolicy's plaintext overrider for c1. */
+    CU_ASSERT_STRING_EQUAL(at(work, "spec|workload|manifests|0|spec|template|metadata|annotations|"
+                                    "scheduling.k8s.io/group-name"),
+                           "web-c1");
+    char work_name[128];
+    snprintf(work_name, sizeof(work_name), "%s", at(work, "metadata|name"));
+    json_object_put(wl);
+    c1 = get(s, cl, NULL, "c1");
+    CU_ASSERT_STRING_EQUAL(at(c1, "status|resourceSummary|allocated|cpu"), "0");
+    json_object_put(c1);
+
+    /* muster's own PodGroup Work for c1 (the group the overrider names), labelled with the
+     * RB's permanent id and, like the RB's Works, still held. */
+    const struct sim_resource *wr = R("work.karmada.io", "v1alpha1", "works");
+    char pg[1024];
+    snprintf(pg, sizeof(pg),
+             "{\"metadata\":{\"name\":\"web-pg\",\"labels\":{\"resourcebinding.karmada.io/"
+             "permanent-id\":\"%s\"}},\"spec\":{\"suspendDispatching\":true,\"workload\":{"
+             "\"manifests\":[{\"apiVersion\":\"scheduling.volcano.sh/v1beta1\",\"kind\":"
+             "\"PodGroup\",\"metadata\":{\"name\":\"web-c1\",\"namespace\":\"team\"},"
+             "\"spec\":{\"minMember\":3}}]}}}",
+             pid);
+    json_object *pgw = json_tokener_parse(pg);
+    CU_ASSERT_EQUAL(sim_store_create(s, wr, "karmada-es-c1", pgw, fixed_now(), 0, NULL, NULL), 0);
+
+    /* Step 4: the RB's dispatching released first -> its pods name a PodGroup the member does
+     * not have yet, so they stay Pending. */
+    patch_rb(s, "{\"spec\":{\"suspension\":{\"scheduling\":false,\"dispatching\":null}}}");
+    c1 = get(s, cl, NULL, "c1");
+    CU_ASSERT_STRING_EQUAL(at(c1, "status|resourceSummary|allocated|cpu"), "0");
+    CU_ASSERT_STRING_EQUAL(at(c1, "status|resourceSummary|allocating|pods"), "3");
+    json_object_put(c1);
+    rb = get(s, rbr, "team", "web-deployment");
+    CU_ASSERT_STRING_EQUAL(at(rb, "status|aggregatedStatus|0|clusterName"), "c1");
+    CU_ASSERT_STRING_EQUAL(at(rb, "status|aggregatedStatus|0|health"), "Unhealthy");
+    CU_ASSERT_STRING_EQUAL(at(rb, "status|aggregatedStatus|0|status|readyReplicas"), "0");
+    json_object_put(rb);
+
+    /* The PodGroup Work released: the gang of three starts, placed node by node. */
+    json_object_object_add(json_object_object_get(pgw, "spec"), "suspendDispatching",
+                           json_object_new_boolean(0));
+    CU_ASSERT_EQUAL(sim_store_update(s, wr, "karmada-es-c1", "web-pg", pgw, 0, NULL, NULL), 0);
+    json_object_put(pgw);
+    c1 = get(s, cl, NULL, "c1");
+    CU_ASSERT_STRING_EQUAL(
+        at(c1, "status|resourceSummary|allocated"),
+        "{\"cpu\":\"12\",\"memory\":\"0\",\"pods\":\"3\",\"nvidia.com/gpu\":\"3\"}");
+    CU_ASSERT_STRING_EQUAL(at(c1, "status|resourceSummary|allocating|cpu"), "0");
+    /* Node 0 is full (free cpu 0 -> grade 0), node 1 has 4 cpu and 32Gi free -> grade 3. */
+    CU_ASSERT_STRING_EQUAL(at(c1, "status|resourceSummary|allocatableModelings|0|count"), "1");
+    CU_ASSERT_STRING_EQUAL(at(c1, "status|resourceSummary|allocatableModelings|3|count"), "1");
+    json_object_put(c1);
+    /* The member reports through the Work and Karmada aggregates into the RB. */
+    json_object *wk = get(s, wr, "karmada-es-c1", work_name);
+    CU_ASSERT_STRING_EQUAL(at(wk, "status|conditions|0|type"), "Applied");
+    CU_ASSERT_STRING_EQUAL(at(wk, "status|manifestStatuses|0|identifier|kind"), "Deployment");
+    CU_ASSERT_STRING_EQUAL(at(wk, "status|manifestStatuses|0|identifier|resource"), "deployments");
+    CU_ASSERT_STRING_EQUAL(at(wk, "status|manifestStatuses|0|status|availableReplicas"), "3");
+    CU_ASSERT_STRING_EQUAL(at(wk, "status|manifestStatuses|0|health"), "Healthy");
+    json_object_put(wk);
+    /* muster's PodGroup Work reports the gang running. */
+    json_object *pgwk = get(s, wr, "karmada-es-c1", "web-pg");
+    CU_ASSERT_STRING_EQUAL(at(pgwk, "status|manifestStatuses|0|identifier|kind"), "PodGroup");
+    CU_ASSERT_STRING_EQUAL(at(pgwk, "status|manifestStatuses|0|status"),
+                           "{\"phase\":\"Running\",\"running\":3}");
+    CU_ASSERT_STRING_EQUAL(at(pgwk, "status|manifestStatuses|0|health"), "Healthy");
+    json_object_put(pgwk);
+    rb = get(s, rbr, "team", "web-deployment");
+    CU_ASSERT_STRING_EQUAL(at(rb, "status|aggregatedStatus|0|health"), "Healthy");
+    CU_ASSERT_STRING_EQUAL(at(rb, "status|aggregatedStatus|0|applied"), "true");
+    CU_ASSERT_STRING_EQUAL(at(rb, "status|aggregatedStatus|0|status|readyReplicas"), "3");
+    CU_ASSERT_STRING_EQUAL(at(rb, "status|conditions|0|type"), "FullyApplied");
+    CU_ASSERT_STRING_EQUAL(at(rb, "status|conditions|0|status"), "True");
+    CU_ASSERT_STRING_EQUAL(at(rb, "status|conditions|0|reason"), "FullyAppliedSuccess");
+    /* Two spec patches so far; the status writes in between never bumped it. */
+    CU_ASSERT_STRING_EQUAL(at(rb, "metadata|generation"), "3");
+    json_object_put(rb);
+
+    /* Five replicas: four fit (two per node by gpu), one is Pending -> allocating. */
+    patch_rb(s, "{\"spec\":{\"clusters\":[{\"name\":\"c1\",\"replicas\":5}]}}");
+    c1 = get(s, cl, NULL, "c1");
+    CU_ASSERT_STRING_EQUAL(at(c1, "status|resourceSummary|allocated|nvidia.com/gpu"), "4");
+    CU_ASSERT_STRING_EQUAL(
+        at(c1, "status|resourceSummary|allocating"),
+        "{\"cpu\":\"4\",\"memory\":\"0\",\"pods\":\"1\",\"nvidia.com/gpu\":\"1\"}");
+    json_object_put(c1);
+
+    /* Moving to c2 deletes every Work with the permanent id in c1, muster's included. */
+    patch_rb(s, "{\"spec\":{\"clusters\":[{\"name\":\"c2\",\"replicas\":1}]}}");
+    CU_ASSERT_EQUAL(count_works(s, "karmada-es-c1"), 0);
+    CU_ASSERT_EQUAL(count_works(s, "karmada-es-c2"), 1);
+    json_object *w2 = get(s, wr, "karmada-es-c2", work_name);
+    CU_ASSERT_PTR_NOT_NULL(w2);
+    /* No overrider targets c2. */
+    CU_ASSERT_STRING_EQUAL(at(w2, "spec|workload|manifests|0|spec|template|metadata|annotations"),
+                           "");
+    json_object_put(w2);
+    c1 = get(s, cl, NULL, "c1");
+    CU_ASSERT_STRING_EQUAL(at(c1, "status|resourceSummary|allocated|cpu"), "0");
+    json_object_put(c1);
+
+    /* A template change refreshes the RB but keeps what others wrote. */
+    json_object *cur = get(s, dep, "team", "web"), *copy = NULL;
+    json_object_deep_copy(cur, &copy, NULL);
+    json_object_object_add(json_object_object_get(copy, "spec"), "replicas",
+                           json_object_new_int(7));
+    CU_ASSERT_EQUAL(sim_store_update(s, dep, "team", "web", copy, 0, NULL, NULL), 0);
+    json_object_put(copy);
+    json_object_put(cur);
+    rb = get(s, rbr, "team", "web-deployment");
+    CU_ASSERT_STRING_EQUAL(at(rb, "spec|replicas"), "7");
+    CU_ASSERT_STRING_EQUAL(at(rb, "spec|clusters|0|name"), "c2");
+    CU_ASSERT_STRING_EQUAL(at(rb, "spec|suspension|scheduling"), "false");
+    json_object_put(rb);
+
+    /* Deleting the template garbage-collects the RB, then its Works. */
+    CU_ASSERT_EQUAL(sim_store_delete(s, dep, "team", "web", NULL, NULL, NULL, NULL), 0);
+    CU_ASSERT_EQUAL(sim_store_get(s, rbr, "team", "web-deployment", NULL, NULL), MUSTER_ENOENT);
+    CU_ASSERT_EQUAL(count_works(s, NULL), 0);
+
+    /* NotReady fault. */
+    CU_ASSERT_EQUAL(sim_karmada_set_ready(k, "c1", 0), 0);
+    c1 = get(s, cl, NULL, "c1");
+    CU_ASSERT_STRING_EQUAL(at(c1, "status|conditions|0|status"), "False");
+    CU_ASSERT_STRING_EQUAL(at(c1, "status|nodeSummary|readyNum"), "0");
+    json_object_put(c1);
+    CU_ASSERT_EQUAL(sim_karmada_set_ready(k, "nope", 0), MUSTER_ENOENT);
+    sim_karmada_free(k);
+    sim_store_free(s);
+}
+
+static const char gang_yaml[] =
+    "clusters:\n"
+    "  - name: m\n"
+    "    nodes: [{count: 2, allocatable: {cpu: \"4\", pods: \"10\"}}]\n"
+    "objects:\n"
+    "  - {apiVersion: v1, kind: Namespace, metadata: {name: team}}\n"
+    "  - apiVersion: policy.karmada.io/v1alpha1\n"
+    "    kind: PropagationPolicy\n"
+    "    metadata: {name: pp, namespace: team}\n"
+    "    spec:\n"
+    "      resourceSelectors: [{apiVersion: batch/v1, kind: Job},\n"
+    "                          {apiVersion: batch.volcano.sh/v1alpha1, kind: Job}]\n"
+    "  - apiVersion: batch.volcano.sh/v1alpha1\n"
+    "    kind: Job\n"
+    "    metadata: {name: mpi, namespace: team}\n"
+    "    spec:\n"
+    "      minAvailable: 3\n"
+    "      tasks: [{name: w, replicas: 3, template: {spec: {containers: [{name: w, resources: "
+    "{requests: {cpu: \"3\"}}}]}}}]\n"
+    "  - apiVersion: batch/v1\n"
+    "    kind: Job\n"
+    "    metadata: {name: etl, namespace: team, annotations: {sim.muster.io/duration: 60s}}\n"
+    "    spec:\n"
+    "      parallelism: 2\n"
+    "      template: {spec: {containers: [{name: e, resources: {requests: {cpu: \"1\"}}}]}}\n";
+
+static void place_on(struct sim_store *s, const char *rbname)
+{
+    const struct sim_resource *rbr = R("work.karmada.io", "v1alpha2", "resourcebindings");
+    json_object *cur = get(s, rbr, "team", rbname), *copy = NULL;
+    CU_ASSERT_PTR_NOT_NULL_FATAL(cur);
+    json_object_deep_copy(cur, &copy, NULL);
+    json_object *spec = json_object_object_get(copy, "spec");
+    json_object_object_add(spec, "clusters", json_tokener_parse("[{\"name\":\"m\"}]"));
+    json_object_object_add(spec, "suspension", json_tokener_parse("{\"scheduling\":false}"));
+    CU_ASSERT_EQUAL(sim_store_update(s, rbr, "team", rbname, copy, 0, NULL, NULL), 0);
+    json_object_put(copy);
+    json_object_put(cur);
+}
+
+static void test_gangs_and_durations(void)
+{
+    struct sim_store *s = NULL;
+    CU_ASSERT_EQUAL_FATAL(sim_store_new(10000, &s), 0);
+    json_object *scn = NULL;
+    char err[256] = "";
+    CU_ASSERT_EQUAL_FATAL(
+        sim_scenario_parse("g.yaml", gang_yaml, strlen(gang_yaml), &scn, err, sizeof(err)), 0);
+    struct sim_karmada *k = NULL;
+    clock_value = 1790000000;
+    CU_ASSERT_EQUAL_FATAL(sim_karmada_new(s, scn, fixed_now, &k, err, sizeof(err)), 0);
+    json_object_put(scn);
+    const struct sim_resource *cl = R("cluster.karmada.io", "v1alpha1", "clusters");
+    const struct sim_resource *rbr = R("work.karmada.io", "v1alpha2", "resourcebindings");
+
+    /* Three 3-cpu pods on two 4-cpu nodes: only two fit, so the gang of three runs none. */
+    place_on(s, "mpi-job");
+    json_object *m = get(s, cl, NULL, "m");
+    CU_ASSERT_STRING_EQUAL(at(m, "status|resourceSummary|allocated|cpu"), "0");
+    CU_ASSERT_STRING_EQUAL(at(m, "status|resourceSummary|allocating"),
+                           "{\"cpu\":\"9\",\"pods\":\"3\"}");
+    json_object_put(m);
+    json_object *rb = get(s, rbr, "team", "mpi-job");
+    CU_ASSERT_STRING_EQUAL(at(rb, "status|aggregatedStatus|0|status|state|phase"), "Pending");
+    CU_ASSERT_STRING_EQUAL(at(rb, "status|aggregatedStatus|0|status|minAvailable"), "3");
+    json_object_put(rb);
+
+    /* A two-pod batch Job with a 60 s script runs beside it ... */
+    place_on(s, "etl-job");
+    m = get(s, cl, NULL, "m");
+    CU_ASSERT_STRING_EQUAL(at(m, "status|resourceSummary|allocated"),
+                           "{\"cpu\":\"2\",\"pods\":\"2\"}");
+    json_object_put(m);
+    rb = get(s, rbr, "team", "etl-job");
+    CU_ASSERT_STRING_EQUAL(at(rb, "status|aggregatedStatus|0|status|active"), "2");
+    CU_ASSERT_STRING_EQUAL(at(rb, "status|aggregatedStatus|0|status|startTime"),
+                           "2026-09-21T14:13:20Z");
+    json_object_put(rb);
+
+    /* ... nothing changes before its time ... */
+    clock_value += 59;
+    sim_karmada_tick(k);
+    m = get(s, cl, NULL, "m");
+    CU_ASSERT_STRING_EQUAL(at(m, "status|resourceSummary|allocated|cpu"), "2");
+    json_object_put(m);
+
+    /* ... and then it succeeds and frees its nodes. */
+    clock_value += 1;
+    sim_karmada_tick(k);
+    m = get(s, cl, NULL, "m");
+    CU_ASSERT_STRING_EQUAL(at(m, "status|resourceSummary|allocated|cpu"), "0");
+    json_object_put(m);
+    rb = get(s, rbr, "team", "etl-job");
+    CU_ASSERT_STRING_EQUAL(at(rb, "status|aggregatedStatus|0|status|succeeded"), "2");
+    CU_ASSERT_STRING_EQUAL(at(rb, "status|aggregatedStatus|0|status|active"), "0");
+    CU_ASSERT_STRING_EQUAL(at(rb, "status|aggregatedStatus|0|health"), "Healthy");
+    json_object_put(rb);
+
+    sim_karmada_free(k);
+    sim_store_free(s);
+}
+
+static int dirty_calls;
+
+static void count_dirty(void *data)
+{
+    (void)data;
+    dirty_calls++;
+}
+
+/* The hub's batching: many Works land before one flush (this once moved the shares array
+ * under the placement pass: ASan caught it). */
+static void test_deferred_flush(void)
+{
+    static const char yaml[] =
+        "clusters:\n"
+        "  - name: m\n"
+        "    nodes: [{count: 4, allocatable: {cpu: \"16\", pods: \"100\"}}]\n"
+        "objects:\n"
+        "  - {apiVersion: v1, kind: Namespace, metadata: {name: team}}\n"
+        "  - apiVersion: policy.karmada.io/v1alpha1\n"
+        "    kind: PropagationPolicy\n"
+        "    metadata: {name: pp, namespace: team}\n"
+        "    spec: {resourceSelectors: [{apiVersion: batch/v1, kind: Job}]}\n";
+    struct sim_store *s = NULL;
+    CU_ASSERT_EQUAL_FATAL(sim_store_new(100000, &s), 0);
+    json_object *scn = NULL;
+    char err[256] = "";
+    CU_ASSERT_EQUAL_FATAL(sim_scenario_parse("d.yaml", yaml, strlen(yaml), &scn, err, sizeof(err)),
+                          0);
+    struct sim_karmada *k = NULL;
+    CU_ASSERT_EQUAL_FATAL(sim_karmada_new(s, scn, fixed_now, &k, err, sizeof(err)), 0);
+    json_object_put(scn);
+    sim_karmada_defer(k, count_dirty, NULL);
+    dirty_calls = 0;
+    const struct sim_resource *jobs = R("batch", "v1", "jobs");
+    for (int i = 0; i < 40; i++) {
+        char body[256], name[32];
+        snprintf(body, sizeof(body),
+                 "{\"metadata\":{\"name\":\"j%d\"},\"spec\":{\"parallelism\":1,\"template\":"
+                 "{\"spec\":{\"containers\":[{\"name\":\"c\",\"resources\":{\"requests\":{"
+                 "\"cpu\":\"1\"}}}]}}}}",
+                 i);
+        json_object *o = json_tokener_parse(body);
+        CU_ASSERT_EQUAL(sim_store_create(s, jobs, "team", o, fixed_now(), 0, NULL, NULL), 0);
+        json_object_put(o);
+        snprintf(name, sizeof(name), "j%d-job", i);
+        place_on(s, name);
+    }
+    /* One notification for the burst; nothing recomputed yet. */
+    CU_ASSERT_EQUAL(dirty_calls, 1);
+    const struct sim_resource *cl = R("cluster.karmada.io", "v1alpha1", "clusters");
+    json_object *m = get(s, cl, NULL, "m");
+    CU_ASSERT_STRING_EQUAL(at(m, "status|resourceSummary|allocated|cpu"), "0");
+    json_object_put(m);
+    CU_ASSERT_EQUAL(sim_karmada_flush(k), 1);
+    CU_ASSERT_EQUAL(sim_karmada_flush(k), 0);
+    m = get(s, cl, NULL, "m");
+    CU_ASSERT_STRING_EQUAL(at(m, "status|resourceSummary|allocated|cpu"), "40");
+    CU_ASSERT_STRING_EQUAL(at(m, "status|resourceSummary|allocated|pods"), "40");
+    json_object_put(m);
+    /* Removing the RBs' clusters prunes their Works through the permanent-id index. */
+    for (int i = 0; i < 40; i += 2) {
+        const struct sim_resource *rbr = R("work.karmada.io", "v1alpha2", "resourcebindings");
+        char name[32];
+        snprintf(name, sizeof(name), "j%d-job", i);
+        json_object *cur = get(s, rbr, "team", name), *copy = NULL;
+        json_object_deep_copy(cur, &copy, NULL);
+        json_object_object_del(json_object_object_get(copy, "spec"), "clusters");
+        CU_ASSERT_EQUAL(sim_store_update(s, rbr, "team", name, copy, 0, NULL, NULL), 0);
+        json_object_put(copy);
+        json_object_put(cur);
+    }
+    CU_ASSERT_EQUAL(count_works(s, "karmada-es-m"), 20);
+    sim_karmada_flush(k);
+    m = get(s, cl, NULL, "m");
+    CU_ASSERT_STRING_EQUAL(at(m, "status|resourceSummary|allocated|cpu"), "20");
+    json_object_put(m);
+    sim_karmada_free(k);
+    sim_store_free(s);
+}
+
+static void test_bad_scenarios(void)
+{
+    static const char *const bad[] = {
+        "clusters:\n  - nodes: []\n",
+        "clusters:\n  - name: a\n    nodes:\n      - allocatable: {cpu: lots}\n",
+        "clusters:\n  - name: a\n  - name: a\n",
+        "objects:\n  - {apiVersion: v9, kind: Nope, metadata: {name: x}}\n",
+    };
+    static const char *const why[] = {"name is required", "not a quantity", "listed twice",
+                                      "not a served kind"};
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        struct sim_store *s = NULL;
+        CU_ASSERT_EQUAL_FATAL(sim_store_new(100, &s), 0);
+        json_object *scn = NULL;
+        char err[256] = "";
+        CU_ASSERT_EQUAL_FATAL(
+            sim_scenario_parse("t.yaml", bad[i], strlen(bad[i]), &scn, err, sizeof(err)), 0);
+        struct sim_karmada *k = NULL;
+        CU_ASSERT_EQUAL(sim_karmada_new(s, scn, fixed_now, &k, err, sizeof(err)), MUSTER_EINVAL);
+        if (!strstr(err, why[i]))
+            fprintf(stderr, "case %zu: %s\n", i, err);
+        CU_ASSERT_PTR_NOT_NULL(strstr(err, why[i]));
+        json_object_put(scn);
+        sim_store_free(s);
+    }
+    json_object *scn = NULL;
+    char err[256] = "";
+    CU_ASSERT_EQUAL(sim_scenario_parse("bad.yaml", "a: [1,\n", 7, &scn, err, sizeof(err)),
+                    MUSTER_EINVAL);
+    CU_ASSERT_EQUAL(strncmp(err, "bad.yaml:", 9), 0);
+}
+
+static CU_TestInfo tests[] = {
+    {"Volcano Job components: Karmada's vectors", test_vcjob_vectors},
+    {"clusters, detector, binding controller", test_clusters_detector_binding},
+    {"gangs all or nothing; scripted durations free capacity", test_gangs_and_durations},
+    {"deferred mode: one flush for a burst; pruning by permanent id", test_deferred_flush},
+    {"bad scenarios are rejected with a path", test_bad_scenarios},
+    CU_TEST_INFO_NULL,
+};
+
+MUSTER_TEST_MAIN("sim/karmada", tests)
