@@ -11,4 +11,7 @@ void bench_engine(void);
 /* Start-up: 1,000 queues and 1,000,000 ledger rows from SQLite into the engine. */
 void bench_recovery(void);
 
+/* Hub protocol: client patches vs a bare libcurl loop, and watch events through the informer. */
+void bench_hub(void);
+
 #endif

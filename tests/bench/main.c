@@ -1,5 +1,5 @@
 /* muster-bench: runs every benchmark, or those named on the command line (store, engine,
- * recovery). Each prints `BENCH <name> <value> <unit>` lines. */
+ * recovery, hub). Each prints `BENCH <name> <value> <unit>` lines. */
 #include "bench/bench.h"
 
 #include <stdio.h>
@@ -10,6 +10,7 @@ static const struct {
     void (*run)(void);
 } benches[] = {
     {"engine", bench_engine},
+    {"hub", bench_hub},
     {"recovery", bench_recovery},
     {"store", bench_store},
 };
@@ -29,7 +30,7 @@ int main(int argc, char **argv)
         }
     }
     if (!ran) {
-        fprintf(stderr, "usage: muster-bench [engine|recovery|store]...\n");
+        fprintf(stderr, "usage: muster-bench [engine|hub|recovery|store]...\n");
         return 2;
     }
     return 0;
