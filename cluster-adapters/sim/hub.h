@@ -23,7 +23,8 @@ struct sim_hub_config {
 /* Builds the store (with the default, kube-system, kube-public and karmada-system namespaces),
  * loads the scenario, starts the controllers and the server on loop. Returns 0 or a negative
  * MUSTER_* code with err saying what failed (a scenario error names the file and place). On
- * failure *out may still be set: shut it down and free it like a running hub. */
+ * failure *out may still be set: shut it down and free it like a running hub. The process
+ * must ignore SIGPIPE: h2o writes to sockets whose peers may already be gone. */
 int sim_hub_start(uv_loop_t *loop, const struct sim_hub_config *cfg, struct sim_hub **out,
                   char *err, size_t errcap);
 

@@ -1891,6 +1891,51 @@ static void prune_works(struct sim_karmada *k, const char *pid, json_object *kee
     muster_free(keys);
 }
 
+/* Karmada aggregates status from the Works that exist: a cluster that left spec.clusters leaves
+ * status.aggregatedStatus too (and FullyApplied is re-evaluated). */
+static void drop_stale_status(struct sim_karmada *k, json_object *rb)
+{
+    json_object *agg = get_path(rb, "status", "aggregatedStatus", NULL);
+    json_object *clusters = get_path(rb, "spec", "clusters", NULL);
+    size_t n = json_object_is_type(agg, json_type_array) ? json_object_array_length(agg) : 0;
+    int stale = 0;
+    for (size_t i = 0; i < n && !stale; i++) {
+        const char *cn = get_str(json_object_array_get_idx(agg, i), "clusterName", NULL, NULL);
+        stale = !cn || !cluster_listed(clusters, cn);
+    }
+    if (!stale)
+        return;
+    json_object *copy = NULL;
+    json_object_deep_copy(rb, &copy, NULL);
+    if (!copy)
+        return;
+    json_object *status = get_path(copy, "status", NULL, NULL);
+    json_object *kept = json_object_new_array();
+    for (size_t i = 0; i < n; i++) {
+        json_object *e = json_object_array_get_idx(agg, i);
+        const char *cn = get_str(e, "clusterName", NULL, NULL);
+        if (cn && cluster_listed(clusters, cn)) {
+            json_object *c = NULL;
+            json_object_deep_copy(e, &c, NULL);
+            json_object_array_add(kept, c);
+        }
+    }
+    if (json_object_array_length(kept))
+        json_object_object_add(status, "aggregatedStatus", kept);
+    else {
+        json_object_put(kept);
+        json_object_object_del(status, "aggregatedStatus");
+        kept = NULL;
+    }
+    json_object *empty = kept ? NULL : json_object_new_array();
+    set_fully_applied(k, copy, status, kept ? kept : empty);
+    json_object_put(empty);
+    sim_store_update(k->store, res_of("work.karmada.io", "v1alpha2", "resourcebindings"),
+                     sim_meta_str(rb, "namespace"), sim_meta_str(rb, "name"), copy,
+                     SIM_WRITE_INTERNAL, NULL, NULL);
+    json_object_put(copy);
+}
+
 static void sync_binding(struct sim_karmada *k, json_object *rb)
 {
     json_object *clusters = get_path(rb, "spec", "clusters", NULL);
@@ -1905,6 +1950,7 @@ static void sync_binding(struct sim_karmada *k, json_object *rb)
     json_object *none = clusters ? NULL : json_object_new_array();
     prune_works(k, pid, clusters ? clusters : none);
     json_object_put(none);
+    drop_stale_status(k, rb);
 }
 
 /* ---- event routing ---- */

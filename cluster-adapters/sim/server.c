@@ -313,6 +313,9 @@ struct watch {
     uint64_t deadline_ms, next_bookmark_ms;
     int bookmarks;
     int table; /* events carry one-row Tables (kubectl get -w) */
+    /* Sending the initial state or the history replay: those are as large as the store or the
+     * history, which are bounded already; the backlog cap is for a client that falls behind. */
+    int catching_up;
     long events;
     int ending;  /* send the final chunk once the queue is flushed */
     int stopped; /* final chunk sent or the client went away: never touch req again */
@@ -402,7 +405,7 @@ static void watch_queue(struct watch *w, const char *type, const char *obj, size
     if (w->ending || w->stopped)
         return;
     size_t need = w->pending_len + objlen + strlen(type) + 32;
-    if (need > w->srv->cfg.max_watch_buffer) {
+    if (need > w->srv->cfg.max_watch_buffer && !w->catching_up) {
         watch_end(w);
         return;
     }
@@ -562,6 +565,7 @@ static void serve_watch(struct sim_server *srv, h2o_req_t *req, const struct sim
     h2o_send(req, NULL, 0, H2O_SEND_STATE_IN_PROGRESS);
 
     json_object *status = NULL;
+    w->catching_up = 1;
     /* Watch-list: the state as of now (whatever resourceVersion says), then a bookmark. */
     int initial = query_bool(req, "sendInitialEvents");
     if (initial)
@@ -576,6 +580,7 @@ static void serve_watch(struct sim_server *srv, h2o_req_t *req, const struct sim
             watch_queue(w, "ERROR", s, len);
             json_object_put(status);
             watch_end(w);
+            w->catching_up = 0;
             return;
         }
         json_object *items = json_object_object_get(list, "items");
@@ -586,9 +591,8 @@ static void serve_watch(struct sim_server *srv, h2o_req_t *req, const struct sim
         if (initial && w->bookmarks)
             watch_initial_events_end(w);
     }
-    if (w->stopped || w->ending)
-        return;
-    if (sim_store_watch(srv->store, since, watch_on_event, w, &w->sw, &status) < 0) {
+    if (!w->stopped && !w->ending &&
+        sim_store_watch(srv->store, since, watch_on_event, w, &w->sw, &status) < 0) {
         /* A too-old resourceVersion is an ERROR event on a 200 stream, as the apiserver does. */
         size_t len = 0;
         const char *s = to_json(status, &len);
@@ -596,6 +600,7 @@ static void serve_watch(struct sim_server *srv, h2o_req_t *req, const struct sim
         json_object_put(status);
         watch_end(w);
     }
+    w->catching_up = 0;
 }
 
 /* ---- resource verbs ---- */

@@ -351,6 +351,12 @@ static void test_clusters_detector_binding(void)
     patch_rb(s, "{\"spec\":{\"clusters\":[{\"name\":\"c2\",\"replicas\":1}]}}");
     CU_ASSERT_EQUAL(count_works(s, "karmada-es-c1"), 0);
     CU_ASSERT_EQUAL(count_works(s, "karmada-es-c2"), 1);
+    /* c1 left the aggregated status with its Works; NotReady c2 runs nothing. */
+    rb = get(s, rbr, "team", "web-deployment");
+    CU_ASSERT_STRING_EQUAL(at(rb, "status|aggregatedStatus|0|clusterName"), "c2");
+    CU_ASSERT_STRING_EQUAL(at(rb, "status|aggregatedStatus|0|health"), "Unhealthy");
+    CU_ASSERT_STRING_EQUAL(at(rb, "status|aggregatedStatus|1"), "");
+    json_object_put(rb);
     json_object *w2 = get(s, wr, "karmada-es-c2", work_name);
     CU_ASSERT_PTR_NOT_NULL(w2);
     /* No overrider targets c2. */
