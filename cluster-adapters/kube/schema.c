@@ -502,6 +502,11 @@ struct bctx {
     json_object *builtins; /* parsed builtin_defs */
     struct sprop *built;   /* definition name -> node, so each is built once */
     size_t nbuilt;
+    /* Swagger from Go types gives zero-value defaults ("", 0) to every non-pointer field, including
+     * required ones; a typed server fills them in but then rejects most of them (an empty
+     * syncMode). Objects muster sends or a real server serves always carry required fields, so
+     * in swagger `default` does not excuse a missing one. */
+    int ignore_defaults;
     const char *file;
     char *err;
     size_t errcap;
@@ -969,7 +974,8 @@ static int build_key(struct bctx *b, struct snode *n, const char *key, json_obje
         return 0;
     }
     if (!strcmp(key, "default")) {
-        n->flags |= F_DEFAULT;
+        if (!b->ignore_defaults)
+            n->flags |= F_DEFAULT;
         return 0;
     }
     if (!strcmp(key, "x-kubernetes-list-type")) {
@@ -1266,6 +1272,7 @@ int kube_schema_load_swagger(const char *path, const char *definition, struct ku
         json_object_is_type(wrapped, json_type_object))
         defs = wrapped;
     b.defs = defs;
+    b.ignore_defaults = 1;
     if (!json_object_object_get_ex(defs, definition, &def)) {
         rc = b_fail(&b, MUSTER_ENOENT, "no definition %s", definition);
         goto done;
@@ -1454,12 +1461,17 @@ static void v_invalid(struct vctx *v, json_object *val, const char *fmt, ...)
 
 static const char *type_names(unsigned mask, char *buf, size_t cap)
 {
-    static const char *names[] = {"object", "array", "string", "integer", "number", "boolean"};
+    /* Scalars first, so int-or-string reads "integer or string" as the apiserver words it. */
+    static const struct {
+        unsigned bit;
+        const char *name;
+    } names[] = {{T_INTEGER, "integer"}, {T_NUMBER, "number"}, {T_STRING, "string"},
+                 {T_BOOLEAN, "boolean"}, {T_ARRAY, "array"},   {T_OBJECT, "object"}};
     size_t len = 0;
     buf[0] = 0;
-    for (int i = 0; i < 6; i++)
-        if (mask & (1u << i))
-            path_push(buf, &len, "%s%s", len ? " or " : "", names[i]);
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (mask & names[i].bit)
+            path_push(buf, &len, "%s%s", len ? " or " : "", names[i].name);
     (void)cap;
     return buf;
 }
