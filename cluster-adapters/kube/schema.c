@@ -309,6 +309,12 @@ int kube_schema_parse_yaml(const char *text, size_t len, const char *name, json_
     *docs = NULL;
     if (err && errcap)
         err[0] = 0;
+    if (len > KUBE_SCHEMA_MAX_FILE_BYTES) {
+        if (err && errcap)
+            snprintf(err, errcap, "%s: more than %d bytes", name ? name : "<yaml>",
+                     KUBE_SCHEMA_MAX_FILE_BYTES);
+        return MUSTER_ELIMIT;
+    }
     struct yparse y = {.name = name ? name : "<yaml>", .err = err, .errcap = errcap};
     if (!yaml_parser_initialize(&y.p))
         return MUSTER_ENOMEM;
@@ -625,8 +631,16 @@ static int re2_to_ere(const char *in, char **out)
                 continue;
             }
             bracket++;
-            if (c == '[' && in[i + 1] == ':')
-                goto unsupported; /* POSIX classes are not RE2 syntax either way */
+            if (c == '[' && in[i + 1] == ':') {
+                const char *close = strstr(in + i + 2, ":]");
+                if (!close)
+                    goto unsupported;
+                size_t n = (size_t)(close + 2 - (in + i));
+                memcpy(o + k, in + i, n);
+                k += n;
+                i += n - 1;
+                continue;
+            }
             if (c != '\\') {
                 o[k++] = c;
                 continue;
@@ -761,10 +775,13 @@ static int string_list(json_object *arr, char ***out, size_t *n)
     for (size_t i = 0; i < len; i++) {
         json_object *e = json_object_array_get_idx(arr, i);
         int rc = 0;
-        if (!json_object_is_type(e, json_type_string))
+        if (json_object_is_type(e, json_type_string)) {
+            v[i] = muster_strdup(json_object_get_string(e));
+            if (!v[i])
+                rc = MUSTER_ENOMEM;
+        } else {
             rc = MUSTER_EINVAL;
-        else if (!(v[i] = muster_strdup(json_object_get_string(e))))
-            rc = MUSTER_ENOMEM;
+        }
         if (rc) {
             for (size_t j = 0; j < i; j++)
                 muster_free(v[j]);
@@ -1186,11 +1203,13 @@ int kube_schema_load_crd(const char *path, const char *version, struct kube_sche
         goto done;
     }
     json_object *names = NULL;
-    if (!json_object_object_get_ex(crd, "spec", &spec) ||
-        !json_object_object_get_ex(spec, "versions", &versions) ||
-        !json_object_is_type(versions, json_type_array) ||
-        !json_object_object_get_ex(spec, "names", &names) || !(kind = json_str(names, "kind")) ||
-        !(group = json_str(spec, "group"))) {
+    if (json_object_object_get_ex(crd, "spec", &spec)) {
+        json_object_object_get_ex(spec, "versions", &versions);
+        json_object_object_get_ex(spec, "names", &names);
+        group = json_str(spec, "group");
+        kind = names ? json_str(names, "kind") : NULL;
+    }
+    if (!json_object_is_type(versions, json_type_array) || !kind || !group) {
         rc = b_fail(&b, MUSTER_EINVAL, "spec.group, spec.names.kind or spec.versions missing");
         goto done;
     }
@@ -1851,6 +1870,14 @@ static void v_node(struct vctx *v, const struct snode *n, json_object *val, int 
         return;
     }
     unsigned t = value_type(val);
+    /* Like kube-openapi: a float holding a whole number within 2^53 (1.0) passes as an integer;
+     * the apiserver stores it back as 1. */
+    if (t == T_NUMBER && allowed & T_INTEGER && !(allowed & T_NUMBER) &&
+        json_object_is_type(val, json_type_double)) {
+        double d = json_object_get_double(val);
+        if (d == floor(d) && fabs(d) <= 9007199254740992.0)
+            t = T_INTEGER;
+    }
     if (allowed && !(t & allowed) && !(t == T_INTEGER && allowed & T_NUMBER)) {
         /* The junctors of such a node restate the type (int-or-string's anyOf); reporting them
          * too would only repeat this message. */

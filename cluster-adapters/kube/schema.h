@@ -71,7 +71,8 @@ void kube_schema_errors_close(struct kube_schema_errors *errs);
  * document, using YAML 1.2 core-schema scalars (plain true/false/null/numbers are typed, quoted
  * scalars are strings). name labels messages. Aliases, non-string keys and nesting beyond
  * KUBE_SCHEMA_MAX_YAML_DEPTH are refused. Returns 0 and stores the array in *docs (release with
- * json_object_put), or MUSTER_EINVAL / MUSTER_ENOMEM with a message in err and *docs NULL. */
+ * json_object_put), or MUSTER_EINVAL / MUSTER_ELIMIT (over KUBE_SCHEMA_MAX_FILE_BYTES) /
+ * MUSTER_ENOMEM with a message in err and *docs NULL. */
 int kube_schema_parse_yaml(const char *text, size_t len, const char *name, json_object **docs,
                            char *err, size_t errcap);
 

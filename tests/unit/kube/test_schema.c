@@ -276,6 +276,15 @@ static void test_rb_mutations(void)
     expect_valid(s, o, "int32 max");
     json_object_put(o);
 
+    /* kube-openapi takes a whole-number float as an integer; 4.5 is not one. */
+    o = with(rb, "/spec/replicas", json_object_new_double(4.0));
+    expect_valid(s, o, "4.0 as integer");
+    json_object_put(o);
+    o = with(rb, "/spec/replicas", json_object_new_double(4.5));
+    expect_errors(s, o, "4.5 as integer",
+                  "spec.replicas: Invalid value: 4.5: must be of type integer", NULL);
+    json_object_put(o);
+
     o = with(rb, "/spec/replicaRequirements/resourceRequest/cpu", json_object_new_string("12xyz"));
     expect_errors(s, o, "bad quantity",
                   "spec.replicaRequirements.resourceRequest.cpu: Invalid value: \"12xyz\": "
