@@ -149,10 +149,11 @@ static json_object *yaml_plain_scalar(const char *v, size_t len)
     int base = 0;
     if (all_digits(d, dl, "0123456789"))
         base = 10;
-    else if (d == v && dl > 2 && d[0] == '0' && d[1] == 'x' && all_digits(d + 2, dl - 2,
-                                                                           "0123456789abcdefABCDEF"))
+    else if (d == v && dl > 2 && d[0] == '0' && d[1] == 'x' &&
+             all_digits(d + 2, dl - 2, "0123456789abcdefABCDEF"))
         base = 16;
-    else if (d == v && dl > 2 && d[0] == '0' && d[1] == 'o' && all_digits(d + 2, dl - 2, "01234567"))
+    else if (d == v && dl > 2 && d[0] == '0' && d[1] == 'o' &&
+             all_digits(d + 2, dl - 2, "01234567"))
         base = 8;
     if (base) {
         char tmp[64];
@@ -238,9 +239,10 @@ static int yp_node(struct yparse *y, yaml_event_t *ev, int depth, json_object **
     json_object *c = seq ? json_object_new_array() : json_object_new_object();
     if (!c)
         return MUSTER_ENOMEM;
+    int rc;
     for (;;) {
         yaml_event_t e;
-        int rc = yp_next(y, &e);
+        rc = yp_next(y, &e);
         if (rc)
             goto fail_rc;
         if (e.type == (seq ? YAML_SEQUENCE_END_EVENT : YAML_MAPPING_END_EVENT)) {
@@ -294,13 +296,12 @@ static int yp_node(struct yparse *y, yaml_event_t *ev, int depth, json_object **
             json_object_put(child);
             goto fail_rc;
         }
-        continue;
-    fail_rc:
-        json_object_put(c);
-        return rc;
     }
     *out = c;
     return 0;
+fail_rc:
+    json_object_put(c);
+    return rc;
 }
 
 int kube_schema_parse_yaml(const char *text, size_t len, const char *name, json_object **docs,
@@ -447,7 +448,7 @@ struct kube_schema {
 };
 
 #define QUANTITY_RE_JSON                                                                           \
-    "^(\\\\+|-)?(([0-9]+(\\\\.[0-9]*)?)|(\\\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\\\+|-)?"     \
+    "^(\\\\+|-)?(([0-9]+(\\\\.[0-9]*)?)|(\\\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\\\+|-)?"    \
     "(([0-9]+(\\\\.[0-9]*)?)|(\\\\.[0-9]+))))?$"
 
 /* Schemas the apiserver applies without the CRD saying so (ObjectMeta), and the apimachinery
@@ -532,7 +533,7 @@ static size_t path_push(char *buf, size_t *len, const char *fmt, ...)
         va_end(ap);
         if (n > 0)
             *len += (size_t)n < KUBE_SCHEMA_MAX_PATH - *len ? (size_t)n
-                                                             : KUBE_SCHEMA_MAX_PATH - 1 - *len;
+                                                            : KUBE_SCHEMA_MAX_PATH - 1 - *len;
     }
     return old;
 }
@@ -841,7 +842,8 @@ static int build_key(struct bctx *b, struct snode *n, const char *key, json_obje
     long long c;
     if (!strcmp(key, "$ref")) {
         const char *r = json_object_get_string(val);
-        if (!json_object_is_type(val, json_type_string) || strncmp(r, REF_PREFIX, strlen(REF_PREFIX)))
+        if (!json_object_is_type(val, json_type_string) ||
+            strncmp(r, REF_PREFIX, strlen(REF_PREFIX)))
             return b_fail(b, MUSTER_EINVAL, "$ref must be \"" REF_PREFIX "NAME\"");
         n->ref_name = muster_strdup(r + strlen(REF_PREFIX));
         return n->ref_name ? 0 : b_fail(b, MUSTER_ENOMEM, "");
@@ -879,7 +881,8 @@ static int build_key(struct bctx *b, struct snode *n, const char *key, json_obje
             if (!p->name)
                 return b_fail(b, MUSTER_ENOMEM, "");
             n->nprops++;
-            rc = build_child(b, json_object_iter_peek_value(&it), depth, &p->node, ".%s", name);
+            rc = build_child(b, json_object_iter_peek_value(&it), depth, &p->node, ".properties.%s",
+                             name);
             if (rc)
                 return rc;
         }
@@ -1167,8 +1170,8 @@ static char *join_gv(const char *group, const char *version)
     return s;
 }
 
-int kube_schema_load_crd(const char *path, const char *version, struct kube_schema **out,
-                         char *err, size_t errcap)
+int kube_schema_load_crd(const char *path, const char *version, struct kube_schema **out, char *err,
+                         size_t errcap)
 {
     if (out)
         *out = NULL;
@@ -1539,7 +1542,8 @@ static int valid_date_time(const char *s, int date_only)
     s += 10;
     if (!(*s == 'T' || *s == 't' || *s == ' '))
         return 0;
-    if (!(two_digits(s + 1) && s[3] == ':' && two_digits(s + 4) && s[6] == ':' && two_digits(s + 7)))
+    if (!(two_digits(s + 1) && s[3] == ':' && two_digits(s + 4) && s[6] == ':' &&
+          two_digits(s + 7)))
         return 0;
     int hour = (s[1] - '0') * 10 + s[2] - '0', min = (s[4] - '0') * 10 + s[5] - '0';
     int sec = (s[7] - '0') * 10 + s[8] - '0';
@@ -1622,14 +1626,12 @@ static void v_number(struct vctx *v, const struct snode *n, json_object *val, un
     }
     double d = json_object_get_double(val);
     char bound[64];
-    if (n->flags & F_HAS_MIN &&
-        (n->flags & F_EXCL_MIN ? !(d > n->minimum) : !(d >= n->minimum))) {
+    if (n->flags & F_HAS_MIN && (n->flags & F_EXCL_MIN ? !(d > n->minimum) : !(d >= n->minimum))) {
         snprintf(bound, sizeof bound, "%.17g", n->minimum);
-        v_invalid(v, val, "should be greater than %s%s", n->flags & F_EXCL_MIN ? "" : "or equal to ",
-                  bound);
+        v_invalid(v, val, "should be greater than %s%s",
+                  n->flags & F_EXCL_MIN ? "" : "or equal to ", bound);
     }
-    if (n->flags & F_HAS_MAX &&
-        (n->flags & F_EXCL_MAX ? !(d < n->maximum) : !(d <= n->maximum))) {
+    if (n->flags & F_HAS_MAX && (n->flags & F_EXCL_MAX ? !(d < n->maximum) : !(d <= n->maximum))) {
         snprintf(bound, sizeof bound, "%.17g", n->maximum);
         v_invalid(v, val, "should be less than %s%s", n->flags & F_EXCL_MAX ? "" : "or equal to ",
                   bound);
@@ -1705,9 +1707,8 @@ static void v_object(struct vctx *v, const struct snode *n, json_object *obj, in
         for (int i = 0; i < 2; i++) {
             json_object *val = NULL;
             json_object_object_get_ex(obj, tm[i], &val);
-            const char *got = json_object_is_type(val, json_type_string)
-                                  ? json_object_get_string(val)
-                                  : NULL;
+            const char *got =
+                json_object_is_type(val, json_type_string) ? json_object_get_string(val) : NULL;
             size_t old = path_push(v->path, &v->plen, "%s%s", dot, tm[i]);
             if (!root && (!val || (got && !*got)))
                 v_err(v, "Required value");

@@ -32,8 +32,8 @@ struct kube_schema_errors {
  * MUSTER_ENOENT (no file, no such version), MUSTER_EINVAL (not a CRD, bad YAML, a schema this
  * module cannot represent), MUSTER_ELIMIT, MUSTER_EIO or MUSTER_ENOMEM, leaves *out NULL and
  * writes a message naming the file and the place into err. */
-int kube_schema_load_crd(const char *path, const char *version, struct kube_schema **out,
-                         char *err, size_t errcap);
+int kube_schema_load_crd(const char *path, const char *version, struct kube_schema **out, char *err,
+                         size_t errcap);
 
 /* Loads a swagger-style definitions map (a JSON object of name -> schema, or a document with a
  * "definitions" object) and builds the schema of `definition` (for example

@@ -88,10 +88,9 @@ int main(int argc, char **argv)
         return usage();
     char err[1024] = "";
     struct kube_schema *s = NULL;
-    int rc = ends_with(argv[1], ".json") ? kube_schema_load_swagger(argv[1], argv[2], &s, err,
-                                                                    sizeof err)
-                                         : kube_schema_load_crd(argv[1], argv[2], &s, err,
-                                                                sizeof err);
+    int rc = ends_with(argv[1], ".json")
+                 ? kube_schema_load_swagger(argv[1], argv[2], &s, err, sizeof err)
+                 : kube_schema_load_crd(argv[1], argv[2], &s, err, sizeof err);
     if (rc) {
         fprintf(stderr, "muster-validate: %s\n", err[0] ? err : muster_strerror(rc));
         return 2;

@@ -196,6 +196,23 @@ static void test_load_errors(void)
     fixture_path(path, sizeof path, "resourcebinding.json");
     CU_ASSERT_EQUAL(kube_schema_load_crd(path, "v1", &s, err, sizeof err), MUSTER_EINVAL);
     CU_ASSERT_PTR_NOT_NULL(strstr(err, "no CustomResourceDefinition document"));
+
+    test_tmp_path(path, sizeof path, "bad-crd.yaml");
+    FILE *f = fopen(path, "w");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    fputs("apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\n"
+          "spec:\n  group: g.io\n  names: {kind: K}\n  versions:\n  - name: v1\n"
+          "    schema:\n      openAPIV3Schema:\n        type: object\n        properties:\n"
+          "          spec: {type: map}\n",
+          f);
+    fclose(f);
+    CU_ASSERT_EQUAL(kube_schema_load_crd(path, "v1", &s, err, sizeof err), MUSTER_EINVAL);
+    CU_ASSERT_PTR_NULL(s);
+    char want[1200];
+    snprintf(want, sizeof want,
+             "%s: versions[v1].schema.openAPIV3Schema.properties.spec: unknown type \"map\"", path);
+    CU_ASSERT_STRING_EQUAL(err, want);
+    remove(path);
 }
 
 static void test_valid_fixtures(void)
@@ -247,8 +264,7 @@ static void test_rb_mutations(void)
 
     o = with(rb, "/spec/clusters/0/replicas", json_object_new_string("x"));
     expect_errors(s, o, "wrong type",
-                  "spec.clusters[0].replicas: Invalid value: \"x\": must be of type integer",
-                  NULL);
+                  "spec.clusters[0].replicas: Invalid value: \"x\": must be of type integer", NULL);
     json_object_put(o);
 
     o = without(rb, "/spec", "resource");
@@ -301,8 +317,8 @@ static void test_rb_mutations(void)
                   NULL);
     json_object_put(o);
 
-    o = with(rb, "/spec/components/0/name", json_object_new_string("a-component-name-over-32-chars!!"
-                                                                   "!"));
+    o = with(rb, "/spec/components/0/name",
+             json_object_new_string("a-component-name-over-32-chars!!!"));
     expect_errors(s, o, "maxLength", "spec.components[0].name: Too long: may not be longer than 32",
                   NULL);
     json_object_put(o);
@@ -400,7 +416,8 @@ static void test_cluster_mutations(void)
                   NULL);
     json_object_put(o);
 
-    o = with(c, "/status/resourceSummary/allocatableModelings/1/count", json_object_new_string("6"));
+    o = with(c, "/status/resourceSummary/allocatableModelings/1/count",
+             json_object_new_string("6"));
     expect_errors(s, o, "modeling count",
                   "status.resourceSummary.allocatableModelings[1].count: Invalid value: \"6\": "
                   "must be of type integer",
@@ -413,8 +430,8 @@ static void test_cluster_mutations(void)
 
     o = with(c, "/status/resourceSummary/allocatable/cpu", json_object_new_string("lots"));
     expect_errors(s, o, "quantity",
-                  "status.resourceSummary.allocatable.cpu: Invalid value: \"lots\": should match '"
-                  QUANTITY_RE "'",
+                  "status.resourceSummary.allocatable.cpu: Invalid value: \"lots\": should match "
+                  "'" QUANTITY_RE "'",
                   NULL);
     json_object_put(o);
 
@@ -666,8 +683,7 @@ static void test_synthetic_rules(void)
                  " \"template\": {\"apiVersion\": \"v1\", \"kind\": \"Pod\","
                  "  \"metadata\": {\"name\": \"p\", \"labels\": {\"a\": \"b\"}}, \"spec\": {}}}",
                  NULL);
-    check_widget(s, "{\"size\": 0}",
-                 "spec.size: Invalid value: 0: should be greater than 0");
+    check_widget(s, "{\"size\": 0}", "spec.size: Invalid value: 0: should be greater than 0");
     check_widget(s, "{\"size\": 10}", "spec.size: Invalid value: 10: should be less than 10");
     check_widget(s, "{\"size\": 9223372036854775808}",
                  "spec.size: Invalid value: 9223372036854775808: must be of type integer");
@@ -686,8 +702,9 @@ static void test_synthetic_rules(void)
                  "spec.tags: Too many: 4: must have at most 3 items");
     check_widget(s, "{\"size\": 1, \"tags\": [\"a\", \"a\"]}",
                  "spec.tags[1]: Duplicate value: \"a\"");
-    check_widget(s, "{\"size\": 1, \"ports\": [{\"name\": \"a\", \"number\": 1},"
-                    " {\"name\": \"a\", \"number\": 2}]}",
+    check_widget(s,
+                 "{\"size\": 1, \"ports\": [{\"name\": \"a\", \"number\": 1},"
+                 " {\"name\": \"a\", \"number\": 2}]}",
                  "spec.ports[1]: Duplicate value: {\"name\":\"a\"}");
     check_widget(s, "{\"size\": 1, \"strict\": {\"b\": \"x\"}}",
                  "spec.strict.b: field not declared in schema");
@@ -701,8 +718,9 @@ static void test_synthetic_rules(void)
                  "spec.day: Invalid value: \"2026-13-01\": must be of type date");
     check_widget(s, "{\"size\": 1, \"template\": {\"kind\": \"Pod\"}}",
                  "spec.template.apiVersion: Required value");
-    check_widget(s, "{\"size\": 1, \"template\": {\"apiVersion\": \"v1\", \"kind\": \"Pod\","
-                    " \"metadata\": {\"labels\": {\"a\": 1}}}}",
+    check_widget(s,
+                 "{\"size\": 1, \"template\": {\"apiVersion\": \"v1\", \"kind\": \"Pod\","
+                 " \"metadata\": {\"labels\": {\"a\": 1}}}}",
                  "spec.template.metadata.labels.a: Invalid value: 1: must be of type string");
     check_widget(s, "{\"size\": 1, \"ports\": [{\"number\": 80}]}",
                  "spec.ports[0].name: Required value");
