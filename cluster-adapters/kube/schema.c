@@ -4,6 +4,7 @@
 #include "queue/errors.h"
 #include "queue/mem.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <regex.h>
@@ -657,8 +658,8 @@ static int re2_to_ere(const char *in, char **out)
             if (rep) {
                 memcpy(o + k, rep, strlen(rep));
                 k += strlen(rep);
-            } else if (e && strchr(".+*?(){}|/$:#&~!@%,;=<>'\"", e)) {
-                o[k++] = e; /* literal in a POSIX bracket as it stands */
+            } else if (ispunct((unsigned char)e) && !strchr("]\\-^[", e)) {
+                o[k++] = e; /* RE2 lets any punctuation be escaped; in a POSIX set it is literal */
             } else {
                 goto unsupported; /* \] \- \\ \^ need reordering the set; not worth it */
             }
@@ -714,9 +715,11 @@ static int re2_to_ere(const char *in, char **out)
         if (rep) {
             memcpy(o + k, rep, strlen(rep));
             k += strlen(rep);
-        } else if (e && strchr(".+*?()[]{}|^$\\/-", e)) {
+        } else if (e && strchr(".+*?()[]{}|^$\\", e)) {
             o[k++] = '\\';
             o[k++] = e;
+        } else if (ispunct((unsigned char)e)) {
+            o[k++] = e; /* escaped only for RE2's sake; an ERE escape of it is undefined */
         } else {
             goto unsupported; /* \b \A \z \pN \x.. and friends */
         }
