@@ -1118,8 +1118,10 @@ static void bctx_close(struct bctx *b)
         json_object_put(b->builtins);
 }
 
-/* Common tail of both loaders: the builtins, the root and the refs. */
-static int load_root(struct bctx *b, json_object *root_js, const char *root_path)
+/* Common tail of both loaders: the builtins, the root and the refs. A swagger root is built as
+ * definition def_name, so refs back to it (recursive types) share its nodes. */
+static int load_root(struct bctx *b, json_object *root_js, const char *root_path,
+                     const char *def_name)
 {
     b->s = muster_calloc(1, sizeof *b->s);
     if (!b->s)
@@ -1131,6 +1133,12 @@ static int load_root(struct bctx *b, json_object *root_js, const char *root_path
     int rc = build_def(b, OBJECTMETA_DEF, &b->s->objectmeta);
     if (rc)
         return rc;
+    if (def_name) {
+        rc = build_def(b, def_name, &b->s->root);
+        if (rc)
+            return rc;
+        return resolve_refs(b);
+    }
     path_pop(b->path, &b->plen, 0);
     path_push(b->path, &b->plen, "%s", root_path);
     rc = build(b, root_js, 0, &b->s->root);
@@ -1243,7 +1251,7 @@ int kube_schema_load_crd(const char *path, const char *version, struct kube_sche
     }
     char root_path[128];
     snprintf(root_path, sizeof root_path, "versions[%s].schema.openAPIV3Schema", version);
-    rc = load_root(&b, schema, root_path);
+    rc = load_root(&b, schema, root_path, NULL);
     if (rc == 0) {
         b.s->api_version = join_gv(group, version);
         b.s->kind = muster_strdup(kind);
@@ -1286,11 +1294,17 @@ int kube_schema_load_swagger(const char *path, const char *definition, struct ku
     size_t at = json_tokener_get_parse_end(tok);
     json_tokener_free(tok);
     muster_free(text);
-    if (jerr != json_tokener_success || !json_object_is_type(top, json_type_object)) {
-        if (top)
-            json_object_put(top);
-        return b_fail(&b, MUSTER_EINVAL, "not a JSON object (%s at byte %zu)",
-                      json_tokener_error_desc(jerr), at);
+    if (jerr != json_tokener_success) {
+        json_object_put(top);
+        /* json_tokener_continue means the text ended inside a value. */
+        return b_fail(&b, MUSTER_EINVAL, "bad JSON: %s at byte %zu",
+                      jerr == json_tokener_continue ? "unexpected end of input"
+                                                    : json_tokener_error_desc(jerr),
+                      at);
+    }
+    if (!json_object_is_type(top, json_type_object)) {
+        json_object_put(top);
+        return b_fail(&b, MUSTER_EINVAL, "not a JSON object");
     }
     json_object *defs = top, *def = NULL, *wrapped;
     if (json_object_object_get_ex(top, "definitions", &wrapped) &&
@@ -1302,7 +1316,7 @@ int kube_schema_load_swagger(const char *path, const char *definition, struct ku
         rc = b_fail(&b, MUSTER_ENOENT, "no definition %s", definition);
         goto done;
     }
-    rc = load_root(&b, def, "definitions");
+    rc = load_root(&b, def, NULL, definition);
     if (rc)
         goto done;
     json_object *gvks, *gvk;
@@ -1718,8 +1732,11 @@ static void v_object(struct vctx *v, const struct snode *n, json_object *obj, in
             /* The root must be the kind and version this schema is for; an object of another
              * version would be checked against the wrong schema. Absent is allowed: callers
              * validate objects before the client stamps apiVersion and kind on them. */
-            if (root && got && want[i] && *want[i] && strcmp(got, want[i]))
-                v_err(v, "Unsupported value: \"%s\": supported values: \"%s\"", got, want[i]);
+            if (root && got && want[i] && *want[i] && strcmp(got, want[i])) {
+                char shown[VALUE_TEXT_MAX + 32];
+                render_value(val, shown, sizeof shown);
+                v_err(v, "Unsupported value: %s: supported values: \"%s\"", shown, want[i]);
+            }
             path_pop(v->path, &v->plen, old);
         }
     }
