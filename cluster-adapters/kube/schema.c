@@ -1181,19 +1181,11 @@ static char *join_gv(const char *group, const char *version)
     return s;
 }
 
-int kube_schema_load_crd(const char *path, const char *version, struct kube_schema **out, char *err,
-                         size_t errcap)
+/* Builds version's schema from the CRD among docs (parsed YAML, released here). */
+static int crd_from_docs(json_object *docs, const char *path, const char *version,
+                         struct kube_schema **out, char *err, size_t errcap)
 {
-    if (out)
-        *out = NULL;
-    if (err && errcap)
-        err[0] = 0;
-    if (!path || !version || !out)
-        return MUSTER_EINVAL;
-    json_object *docs;
-    int rc = kube_schema_read_yaml(path, &docs, err, errcap);
-    if (rc)
-        return rc;
+    int rc;
     struct bctx b = {.file = path, .err = err, .errcap = errcap};
     json_object *crd = NULL;
     for (size_t i = 0; i < json_object_array_length(docs); i++) {
@@ -1262,6 +1254,40 @@ done:
     rc = finish_load(&b, rc, out);
     json_object_put(docs);
     return rc;
+}
+
+int kube_schema_load_crd(const char *path, const char *version, struct kube_schema **out, char *err,
+                         size_t errcap)
+{
+    if (out)
+        *out = NULL;
+    if (err && errcap)
+        err[0] = 0;
+    if (!path || !version || !out)
+        return MUSTER_EINVAL;
+    json_object *docs;
+    int rc = kube_schema_read_yaml(path, &docs, err, errcap);
+    if (rc)
+        return rc;
+    return crd_from_docs(docs, path, version, out, err, errcap);
+}
+
+int kube_schema_parse_crd(const char *text, size_t len, const char *name, const char *version,
+                          struct kube_schema **out, char *err, size_t errcap)
+{
+    if (out)
+        *out = NULL;
+    if (err && errcap)
+        err[0] = 0;
+    if (!text || !version || !out)
+        return MUSTER_EINVAL;
+    if (!name)
+        name = "<crd>";
+    json_object *docs;
+    int rc = kube_schema_parse_yaml(text, len, name, &docs, err, errcap);
+    if (rc)
+        return rc;
+    return crd_from_docs(docs, name, version, out, err, errcap);
 }
 
 int kube_schema_load_swagger(const char *path, const char *definition, struct kube_schema **out,

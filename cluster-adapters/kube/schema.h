@@ -35,6 +35,11 @@ struct kube_schema_errors {
 int kube_schema_load_crd(const char *path, const char *version, struct kube_schema **out, char *err,
                          size_t errcap);
 
+/* kube_schema_load_crd on CRD YAML already in memory (len bytes); name labels messages. Same
+ * contract, without the file errors. */
+int kube_schema_parse_crd(const char *text, size_t len, const char *name, const char *version,
+                          struct kube_schema **out, char *err, size_t errcap);
+
 /* Loads a swagger-style definitions map (a JSON object of name -> schema, or a document with a
  * "definitions" object) and builds the schema of `definition` (for example
  * "com.github.karmada-io.karmada.pkg.apis.cluster.v1alpha1.Cluster"), resolving

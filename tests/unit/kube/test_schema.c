@@ -554,6 +554,7 @@ static void test_reference_examples(void)
 /* A CRD exercising what the reference CRDs do not: embedded resources, nullable, junctors,
  * additionalProperties false, list types, item and length bounds, exclusive bounds. */
 static const char synthetic_crd[] =
+    "# a comment, then a document marker\n---\n"
     "apiVersion: apiextensions.k8s.io/v1\n"
     "kind: CustomResourceDefinition\n"
     "metadata: {name: widgets.example.muster.io}\n"
@@ -635,18 +636,12 @@ static const char synthetic_crd[] =
 
 static struct kube_schema *load_synthetic(void)
 {
-    char path[1024], err[512];
-    test_tmp_path(path, sizeof path, "widgets.yaml");
-    FILE *f = fopen(path, "w");
-    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
-    fputs("# leading comment\n---\n", f);
-    fputs(synthetic_crd, f);
-    fclose(f);
+    char err[512];
     struct kube_schema *s = NULL;
-    int rc = kube_schema_load_crd(path, "v1", &s, err, sizeof err);
+    int rc = kube_schema_parse_crd(synthetic_crd, strlen(synthetic_crd), "widgets.yaml", "v1", &s,
+                                   err, sizeof err);
     if (rc)
         fprintf(stderr, "\n%s\n", err);
-    remove(path);
     CU_ASSERT_EQUAL_FATAL(rc, 0);
     /* (?i) has no POSIX form: that one pattern is not checked, and is counted. */
     CU_ASSERT_EQUAL(kube_schema_unchecked_patterns(s), 1);
