@@ -7,27 +7,9 @@ set -euo pipefail
 
 SIM=$1
 SRC=$2
-TMP=${MUSTER_TEST_TMP:-/tmp}/sim_karmada.$$
-mkdir -p "$TMP/home"
-export HOME=$TMP/home
-export KUBECONFIG=$TMP/kubeconfig
-SIM_PID=
-
-fail() {
-    echo "FAIL: $*" >&2
-    [ -f "$TMP/sim.err" ] && sed 's/^/muster-sim: /' "$TMP/sim.err" >&2
-    exit 1
-}
-cleanup() {
-    if [ -n "$SIM_PID" ] && kill -0 "$SIM_PID" 2>/dev/null; then
-        kill -KILL "$SIM_PID" 2>/dev/null || true
-    fi
-    rm -rf "$TMP"
-}
-trap cleanup EXIT
-expect() {
-    [ "$1" == "$2" ] || fail "$3: expected [$2], got [$1]"
-}
+NAME=sim_karmada
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
 
 "$SIM" --listen 127.0.0.1:0 --scenario "$SRC/deploy/scenarios/demo.yaml" \
     --event-log "$TMP/events.jsonl" --access-log "$TMP/access.log" >"$TMP/sim.out" 2>"$TMP/sim.err" &

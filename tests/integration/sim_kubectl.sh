@@ -6,31 +6,9 @@ set -euo pipefail
 
 SIM=$1
 FIX=$2
-TMP=${MUSTER_TEST_TMP:-/tmp}/sim_kubectl.$$
-mkdir -p "$TMP/home"
-# kubectl caches discovery under $HOME; a private HOME keeps runs independent.
-export HOME=$TMP/home
-export KUBECONFIG=$TMP/kubeconfig
-SIM_PID=
-
-fail() {
-    echo "FAIL: $*" >&2
-    [ -f "$TMP/sim.err" ] && sed 's/^/muster-sim: /' "$TMP/sim.err" >&2
-    exit 1
-}
-
-cleanup() {
-    if [ -n "$SIM_PID" ] && kill -0 "$SIM_PID" 2>/dev/null; then
-        kill -KILL "$SIM_PID" 2>/dev/null || true
-    fi
-    rm -rf "$TMP"
-}
-trap cleanup EXIT
-
-# expect ACTUAL EXPECTED WHAT
-expect() {
-    [ "$1" == "$2" ] || fail "$3: expected [$2], got [$1]"
-}
+NAME=sim_kubectl
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
 
 # expect_match ACTUAL REGEX WHAT
 expect_match() {

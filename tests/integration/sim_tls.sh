@@ -5,27 +5,9 @@
 set -euo pipefail
 
 SIM=$1
-TMP=${MUSTER_TEST_TMP:-/tmp}/sim_tls.$$
-mkdir -p "$TMP/home"
-export HOME=$TMP/home
-export KUBECONFIG=$TMP/kubeconfig
-SIM_PID=
-
-fail() {
-    echo "FAIL: $*" >&2
-    [ -f "$TMP/sim.err" ] && sed 's/^/muster-sim: /' "$TMP/sim.err" >&2
-    exit 1
-}
-cleanup() {
-    if [ -n "$SIM_PID" ] && kill -0 "$SIM_PID" 2>/dev/null; then
-        kill -KILL "$SIM_PID" 2>/dev/null || true
-    fi
-    rm -rf "$TMP"
-}
-trap cleanup EXIT
-expect() {
-    [ "$1" == "$2" ] || fail "$3: expected [$2], got [$1]"
-}
+NAME=sim_tls
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
 
 cd "$TMP"
 ec() { echo "-newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes"; }

@@ -1,0 +1,28 @@
+# Shared set-up for the integration scripts: a private scratch directory and HOME (kubectl
+# caches discovery there), fail/expect helpers, and a cleanup that kills muster-sim.
+# Source it after setting NAME; it sets TMP, HOME, KUBECONFIG and SIM_PID.
+
+TMP=${MUSTER_TEST_TMP:-/tmp}/$NAME.$$
+mkdir -p "$TMP/home"
+export HOME=$TMP/home
+export KUBECONFIG=$TMP/kubeconfig
+SIM_PID=
+
+fail() {
+    echo "FAIL: $*" >&2
+    [ -f "$TMP/sim.err" ] && sed 's/^/muster-sim: /' "$TMP/sim.err" >&2
+    exit 1
+}
+
+cleanup() {
+    if [ -n "$SIM_PID" ] && kill -0 "$SIM_PID" 2>/dev/null; then
+        kill -KILL "$SIM_PID" 2>/dev/null || true
+    fi
+    rm -rf "$TMP"
+}
+trap cleanup EXIT
+
+# expect ACTUAL EXPECTED WHAT
+expect() {
+    [ "$1" == "$2" ] || fail "$3: expected [$2], got [$1]"
+}
