@@ -137,13 +137,64 @@ static void test_generated_objects_validate(void)
         json_object_put(cur);
     }
 
+    /* A PodGroup Work for web's share in c1, as muster writes it; the member reports the
+     * PodGroup's status back through the Work. */
+    json_object *web = NULL;
+    CU_ASSERT_EQUAL_FATAL(sim_store_get(s, rbr, "team", "web-deployment", &web, NULL), 0);
+    const char *pid = json_object_get_string(json_object_object_get(
+        json_object_object_get(json_object_object_get(web, "metadata"), "labels"),
+        "resourcebinding.karmada.io/permanent-id"));
+    CU_ASSERT_PTR_NOT_NULL_FATAL(pid);
+    char pgwork[1024];
+    snprintf(pgwork, sizeof(pgwork),
+             "{\"apiVersion\":\"work.karmada.io/v1alpha1\",\"kind\":\"Work\",\"metadata\":{"
+             "\"name\":\"web-deployment-pg\",\"namespace\":\"karmada-es-c1\",\"labels\":{"
+             "\"resourcebinding.karmada.io/permanent-id\":\"%s\"}},\"spec\":{\"workload\":{"
+             "\"manifests\":[{\"apiVersion\":\"scheduling.volcano.sh/v1beta1\",\"kind\":"
+             "\"PodGroup\",\"metadata\":{\"name\":\"web-deployment-c1\",\"namespace\":"
+             "\"team\"},\"spec\":{\"minMember\":2,\"minResources\":{\"cpu\":\"2\","
+             "\"memory\":\"2Gi\"},\"queue\":\"default\"}}]}}}",
+             pid);
+    json_object_put(web);
+    json_object *pgw = json_tokener_parse(pgwork);
+    const struct sim_resource *workr = R("work.karmada.io", "v1alpha1", "works");
+    CU_ASSERT_EQUAL(sim_store_create(s, workr, "karmada-es-c1", pgw, fixed_now(), 0, NULL, NULL),
+                    0);
+    json_object_put(pgw);
+    sim_karmada_flush(k);
+    sim_karmada_tick(k);
+    json_object *served = NULL;
+    CU_ASSERT_EQUAL_FATAL(
+        sim_store_get(s, workr, "karmada-es-c1", "web-deployment-pg", &served, NULL), 0);
+    json_object *ms = json_object_object_get(json_object_object_get(served, "status"),
+                                             "manifestStatuses");
+    CU_ASSERT_EQUAL_FATAL(json_object_array_length(ms), 1);
+    json_object *reported = json_object_object_get(json_object_array_get_idx(ms, 0), "status");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(reported);
+    CU_ASSERT_PTR_NOT_NULL(json_object_object_get(reported, "phase"));
+    /* The PodGroup as the member holds it: the manifest with the status it reports. */
+    json_object *pg = NULL;
+    json_object_deep_copy(json_object_array_get_idx(
+                              json_object_object_get(json_object_object_get(
+                                  json_object_object_get(served, "spec"), "workload"),
+                                                     "manifests"),
+                              0),
+                          &pg, NULL);
+    json_object_object_add(pg, "status", json_object_get(reported));
+    struct kube_schema *pg_schema =
+        load("volcano_scheduling.volcano.sh_podgroups.yaml", "v1beta1", 0);
+    CU_ASSERT_EQUAL(check(pg_schema, pg, "member PodGroup"), 0);
+    kube_schema_free(pg_schema);
+    json_object_put(pg);
+    json_object_put(served);
+
     struct {
         const struct sim_resource *r;
         const struct kube_schema *schema;
         size_t want;
     } kinds[] = {
         {rbr, rb_schema, 2},
-        {R("work.karmada.io", "v1alpha1", "works"), work_schema, 2},
+        {workr, work_schema, 3},
         {R("cluster.karmada.io", "v1alpha1", "clusters"), cluster_schema, 2},
     };
     for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
@@ -177,7 +228,8 @@ static void test_generated_objects_validate(void)
 }
 
 static CU_TestInfo tests[] = {
-    {"RBs, Works and Clusters validate against Karmada's schemas", test_generated_objects_validate},
+    {"RBs, Works, Clusters and member PodGroups validate against the reference schemas",
+     test_generated_objects_validate},
     CU_TEST_INFO_NULL,
 };
 
