@@ -1,0 +1,56 @@
+/* Gang placement over one snapshot of the clusters: how many replicas of a size each cluster
+ * holds node by node, and where a whole gang goes (one cluster, best fit; or spread over the
+ * fewest clusters). Pure: no I/O, no clock; the dispatch cycle builds the snapshot. */
+#ifndef MUSTER_DISPATCHER_PLACEMENT_H
+#define MUSTER_DISPATCHER_PLACEMENT_H
+
+#include "queue/resource.h"
+
+#include <stdint.h>
+
+/* Nodes of one resource-model grade: `nodes` nodes, each with at least `min` free. */
+struct disp_grade {
+    struct queue_resvec min;
+    uint64_t nodes;
+};
+
+/* One Ready cluster allowed for the gang, as the cycle's snapshot sees it. The caller owns the
+ * vectors. free is allocatable - allocated - allocating - muster's own in-flight reservations.
+ * Without grades (no resource models), only free bounds the fit. */
+struct disp_cluster_cap {
+    const char *name;
+    struct queue_resvec free;
+    struct disp_grade *grades; /* ascending by size, as Karmada's models are */
+    uint32_t ngrades;
+};
+
+/* Replicas of size `replica` that fit in c: the least of the summary bound (free / replica,
+ * per resource) and, with models, the node-by-node bound (per grade: nodes x how many replicas
+ * one node of the grade's minimum holds). A resource a grade does not describe does not bound
+ * its nodes. A replica asking for nothing fits without bound (UINT64_MAX). */
+uint64_t disp_cluster_fits(const struct disp_cluster_cap *c, const struct queue_resvec *replica);
+
+/* Takes n replicas of `replica` out of c (the cycle's reservation): out of free, and out of
+ * the grades' nodes, smallest grade first, whole nodes at a time, so a later fit in the same
+ * cycle is never promised capacity this one took (it may be told less than is there, never
+ * more). Returns 0, or MUSTER_ERANGE when c does not hold n (nothing changes). */
+int disp_cluster_reserve(struct disp_cluster_cap *c, const struct queue_resvec *replica,
+                         uint64_t n);
+
+enum disp_spread { DISP_SINGLE_CLUSTER, DISP_SPREAD };
+
+struct disp_share {
+    uint32_t cluster; /* index into the clusters given */
+    uint64_t replicas;
+};
+
+/* Places `replicas` replicas of `replica` over clusters[0..n). Single-cluster: the cluster that
+ * holds them all with the least room left over (fewest further replicas of this size), ties by
+ * name. Spread: the fewest clusters that together hold them, the roomiest first, each taking
+ * all it holds but the last. Writes at most n shares into out and returns how many (1 for
+ * single-cluster), or 0 when the whole gang does not fit: never part of it. */
+uint32_t disp_place(const struct disp_cluster_cap *clusters, uint32_t n,
+                    const struct queue_resvec *replica, uint64_t replicas, enum disp_spread mode,
+                    struct disp_share *out);
+
+#endif

@@ -1,0 +1,128 @@
+/* Tests for dispatcher/placement.c: node-by-node fit, reservations within a cycle, single-cluster
+ * best fit and spread over the fewest clusters, all or nothing. */
+#include "dispatcher/placement.h"
+#include "queue/errors.h"
+#include "testing.h"
+
+enum { CPU, MEM, GPU };
+
+static struct queue_resvec vec3(int64_t cpu, int64_t mem_gi, int64_t gpu)
+{
+    struct queue_resvec v = {0};
+    queue_resvec_set(&v, CPU, cpu * 1000);
+    queue_resvec_set(&v, MEM, mem_gi * 1073741824LL * 1000);
+    queue_resvec_set(&v, GPU, gpu * 1000);
+    return v;
+}
+
+static void cluster_close(struct disp_cluster_cap *c)
+{
+    queue_resvec_close(&c->free);
+    for (uint32_t g = 0; g < c->ngrades; g++)
+        queue_resvec_close(&c->grades[g].min);
+}
+
+static void test_fit_in_sum_but_not_node_by_node(void)
+{
+    /* 16 GPUs free, but on 4 nodes of 4: an 8-GPU replica fits in the sum and on no node. */
+    struct disp_grade g[1] = {{vec3(32, 256, 4), 4}};
+    struct disp_cluster_cap c = {"a", vec3(128, 1024, 16), g, 1};
+    struct queue_resvec big = vec3(8, 64, 8), small = vec3(8, 64, 2);
+    CU_ASSERT_EQUAL(disp_cluster_fits(&c, &big), 0);
+    CU_ASSERT_EQUAL(disp_cluster_fits(&c, &small), 8);
+    /* Without models only the sum bounds it. */
+    struct disp_cluster_cap flat = {"b", vec3(128, 1024, 16), NULL, 0};
+    CU_ASSERT_EQUAL(disp_cluster_fits(&flat, &big), 2);
+    queue_resvec_close(&big);
+    queue_resvec_close(&small);
+    queue_resvec_close(&flat.free);
+    cluster_close(&c);
+}
+
+static void test_grades_and_resources(void)
+{
+    /* Two grades; the small one does not describe GPUs, so only CPU bounds its nodes. */
+    struct disp_grade g[2] = {{{0}, 10}, {vec3(64, 512, 8), 2}};
+    queue_resvec_set(&g[0].min, CPU, 16000);
+    struct disp_cluster_cap c = {"a", vec3(1000, 10000, 100), g, 2};
+    struct queue_resvec r = vec3(16, 1, 1);
+    /* grade 0: 10 nodes x 1; grade 1: 2 nodes x min(4 cpu, 8 gpu) = 8 */
+    CU_ASSERT_EQUAL(disp_cluster_fits(&c, &r), 18);
+    struct queue_resvec nothing = {0};
+    CU_ASSERT_EQUAL(disp_cluster_fits(&c, &nothing), UINT64_MAX);
+    queue_resvec_close(&r);
+    cluster_close(&c);
+}
+
+static void test_reservations_within_a_cycle(void)
+{
+    struct disp_grade g[1] = {{vec3(32, 256, 8), 3}};
+    struct disp_cluster_cap c = {"a", vec3(96, 768, 24), g, 1};
+    struct queue_resvec r = vec3(8, 64, 2);
+    CU_ASSERT_EQUAL(disp_cluster_fits(&c, &r), 12);
+    CU_ASSERT_EQUAL(disp_cluster_reserve(&c, &r, 5), 0); /* takes 2 whole nodes */
+    CU_ASSERT_EQUAL(queue_resvec_get(&c.free, GPU), 14000);
+    CU_ASSERT_EQUAL(c.grades[0].nodes, 1);
+    CU_ASSERT_EQUAL(disp_cluster_fits(&c, &r), 4); /* never more than is left */
+    CU_ASSERT_EQUAL(disp_cluster_reserve(&c, &r, 5), MUSTER_ERANGE);
+    CU_ASSERT_EQUAL(queue_resvec_get(&c.free, GPU), 14000); /* refused: nothing changed */
+    CU_ASSERT_EQUAL(c.grades[0].nodes, 1);
+    CU_ASSERT_EQUAL(disp_cluster_reserve(&c, &r, 4), 0);
+    CU_ASSERT_EQUAL(disp_cluster_fits(&c, &r), 0);
+    queue_resvec_close(&r);
+    cluster_close(&c);
+}
+
+static void test_single_cluster_best_fit(void)
+{
+    struct disp_cluster_cap cs[3] = {
+        {"big", vec3(800, 6400, 80), NULL, 0},
+        {"snug", vec3(100, 800, 10), NULL, 0},
+        {"also-snug", vec3(100, 800, 10), NULL, 0},
+    };
+    struct queue_resvec r = vec3(8, 64, 2);
+    struct disp_share out[3];
+    CU_ASSERT_EQUAL(disp_place(cs, 3, &r, 4, DISP_SINGLE_CLUSTER, out), 1);
+    CU_ASSERT_EQUAL(out[0].cluster, 2); /* least left over, ties by name */
+    CU_ASSERT_EQUAL(out[0].replicas, 4);
+    CU_ASSERT_EQUAL(disp_place(cs, 3, &r, 6, DISP_SINGLE_CLUSTER, out), 1);
+    CU_ASSERT_EQUAL(out[0].cluster, 0);
+    CU_ASSERT_EQUAL(disp_place(cs, 3, &r, 41, DISP_SINGLE_CLUSTER, out), 0);
+    for (int i = 0; i < 3; i++)
+        queue_resvec_close(&cs[i].free);
+    queue_resvec_close(&r);
+}
+
+static void test_spread_fewest_clusters_all_or_nothing(void)
+{
+    struct disp_cluster_cap cs[3] = {
+        {"a", vec3(1000, 10000, 12), NULL, 0}, /* 6 replicas */
+        {"b", vec3(1000, 10000, 10), NULL, 0}, /* 5 */
+        {"c", vec3(1000, 10000, 6), NULL, 0},  /* 3 */
+    };
+    struct queue_resvec r = vec3(1, 1, 2);
+    struct disp_share out[3];
+    CU_ASSERT_EQUAL(disp_place(cs, 3, &r, 10, DISP_SPREAD, out), 2);
+    CU_ASSERT_EQUAL(out[0].cluster, 0);
+    CU_ASSERT_EQUAL(out[0].replicas, 6);
+    CU_ASSERT_EQUAL(out[1].cluster, 1);
+    CU_ASSERT_EQUAL(out[1].replicas, 4);
+    CU_ASSERT_EQUAL(disp_place(cs, 3, &r, 14, DISP_SPREAD, out), 3);
+    CU_ASSERT_EQUAL(disp_place(cs, 3, &r, 15, DISP_SPREAD, out), 0); /* never half a gang */
+    CU_ASSERT_EQUAL(disp_place(cs, 3, &r, 5, DISP_SPREAD, out), 1); /* one cluster if it can */
+    CU_ASSERT_EQUAL(disp_place(cs, 0, &r, 1, DISP_SPREAD, out), 0);
+    for (int i = 0; i < 3; i++)
+        queue_resvec_close(&cs[i].free);
+    queue_resvec_close(&r);
+}
+
+static CU_TestInfo tests[] = {
+    {"fits in sum but not node by node", test_fit_in_sum_but_not_node_by_node},
+    {"grades and resources they do not describe", test_grades_and_resources},
+    {"reservations within a cycle", test_reservations_within_a_cycle},
+    {"single-cluster best fit", test_single_cluster_best_fit},
+    {"spread over the fewest clusters, all or nothing", test_spread_fewest_clusters_all_or_nothing},
+    CU_TEST_INFO_NULL,
+};
+
+MUSTER_TEST_MAIN("dispatcher/placement", tests)
