@@ -1287,9 +1287,11 @@ static void handle_queue_replace(struct api_call *c)
     if (!doc.name)
         doc.name = c->name;
     if (strcmp(doc.name, c->name) != 0) {
+        api_fail(&e, 422, "Invalid", "name",
+                 "name is %.64s but the path names %s; a queue cannot be renamed", doc.name,
+                 c->name);
         json_object_put(obj);
-        send_fail(c->req, 422, "Invalid", "name is %s but the path names %s; a queue cannot be "
-                  "renamed", doc.name, c->name);
+        send_error(c->req, &e);
         return;
     }
     commit_doc(c, &doc, r, "queue.update");

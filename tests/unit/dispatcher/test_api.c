@@ -1,5 +1,5 @@
-/* Tests for dispatcher/api.c: the admin API over real HTTP (libcurl in the test thread, the
- * server on a libuv loop in a second thread), its authorization matrix checked against the
+/* Tests for dispatcher/api.c: the admin API over real HTTP (the server on a libuv loop in the
+ * main thread, libcurl in a client thread that runs the test body), its authorization matrix checked against the
  * SQLite file, bad input, the OpenAPI cross-check, and the body decoder and merge patch. */
 #include "dispatcher/api.h"
 #include "dispatcher/recovery.h"
@@ -20,9 +20,23 @@
 
 /* ---- a server on a loop thread ---- */
 
+/* Client-thread code must not use CU_ASSERT_FATAL (its longjmp belongs to the main thread). */
+#define REQUIRE(x)                                                                                 \
+    do {                                                                                           \
+        int ok_ = (x) ? 1 : 0; /* evaluated once: x may open or prepare something */             \
+        CU_ASSERT(ok_);                                                                            \
+        if (!ok_) {                                                                                \
+            fprintf(stderr, "%s:%d: required: %s\n", __FILE__, __LINE__, #x);                      \
+            abort();                                                                               \
+        }                                                                                          \
+    } while (0)
+
+/* h2o keeps per-thread caches of freed buffers: the loop runs on the main thread so those stay
+ * reachable at exit instead of dying with a worker thread (LeakSanitizer would report them). */
 struct srv {
     uv_loop_t loop;
     uv_thread_t thread;
+    void (*body)(struct srv *s);
     uv_async_t async;
     uv_sem_t done;
     void (*fn)(struct srv *s, void *arg);
@@ -51,11 +65,6 @@ static void on_loop(struct srv *s, void (*fn)(struct srv *, void *), void *arg)
     uv_sem_wait(&s->done);
 }
 
-static void loop_main(void *arg)
-{
-    struct srv *s = arg;
-    uv_run(&s->loop, UV_RUN_DEFAULT);
-}
 
 static int64_t fixed_now(void)
 {
@@ -99,7 +108,6 @@ static void srv_start(struct srv *s, const char *tag, int with_tokens)
     CU_ASSERT_FATAL(rc == 0);
     s->port = api_server_port(s->api);
     CU_ASSERT_FATAL(s->port > 0);
-    CU_ASSERT_FATAL(uv_thread_create(&s->thread, loop_main, s) == 0);
 }
 
 static void on_api_closed(void *ud)
@@ -115,9 +123,23 @@ static void stop_fn(struct srv *s, void *arg)
     uv_close((uv_handle_t *)&s->async, NULL);
 }
 
-static void srv_stop(struct srv *s)
+static void client_main(void *arg)
 {
+    struct srv *s = arg;
+    s->body(s);
     on_loop(s, stop_fn, NULL);
+}
+
+/* Starts a server, runs body in a client thread while the loop runs here, then checks that the
+ * server closed and left no handle on the loop. */
+static void run_with_server(const char *tag, int with_tokens, void (*body)(struct srv *s))
+{
+    struct srv *s = calloc(1, sizeof(*s));
+    CU_ASSERT_FATAL(s != NULL);
+    srv_start(s, tag, with_tokens);
+    s->body = body;
+    CU_ASSERT_FATAL(uv_thread_create(&s->thread, client_main, s) == 0);
+    uv_run(&s->loop, UV_RUN_DEFAULT);
     uv_thread_join(&s->thread);
     CU_ASSERT(s->closed);
     CU_ASSERT_EQUAL(uv_loop_close(&s->loop), 0); /* no live handle left */
@@ -125,6 +147,7 @@ static void srv_stop(struct srv *s)
     store_close(s->store);
     queue_tree_free(s->tree);
     remove(s->tokens);
+    free(s);
 }
 
 /* ---- HTTP with libcurl ---- */
@@ -177,7 +200,7 @@ static long http(struct srv *s, const char *method, const char *path, const char
 {
     memset(r, 0, sizeof(*r));
     CURL *c = curl_easy_init();
-    CU_ASSERT_FATAL(c != NULL);
+    REQUIRE(c != NULL);
     char url[1024], auth[256];
     snprintf(url, sizeof(url), "http://127.0.0.1:%d%s", s->port, path);
     struct curl_slist *h = NULL;
@@ -237,7 +260,8 @@ static const char *jstr(struct json_object *o, const char *path)
 static char *snapshot(struct srv *s)
 {
     sqlite3 *db;
-    CU_ASSERT_FATAL(sqlite3_open_v2(s->db, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK);
+    REQUIRE(sqlite3_open_v2(s->db, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK);
+    sqlite3_busy_timeout(db, 5000); /* a reader may meet a checkpoint in progress */
     sqlite3_stmt *st;
     const char *sql =
         "SELECT coalesce(group_concat(r, ';'), '') || '#' || (SELECT count(*) FROM audit) FROM"
@@ -245,11 +269,17 @@ static char *snapshot(struct srv *s)
         " || state || '|' || queueing_strategy || '|' || guarantee || '|' || deserved || '|' ||"
         " capability || '|' || gang_timeout_ms || '|' || resource_version || '|' || updated_at"
         " AS r FROM queues ORDER BY name)";
-    CU_ASSERT_FATAL(sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK);
-    CU_ASSERT_FATAL(sqlite3_step(st) == SQLITE_ROW);
+    REQUIRE(sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK);
+    int rc = sqlite3_step(st);
+    if (rc != SQLITE_ROW)
+        fprintf(stderr, "snapshot: %d %s\n", rc, sqlite3_errmsg(db));
+    REQUIRE(rc == SQLITE_ROW);
     char *out = strdup((const char *)sqlite3_column_text(st, 0));
     sqlite3_finalize(st);
-    sqlite3_close(db);
+    rc = sqlite3_close(db);
+    if (rc)
+        fprintf(stderr, "snapshot close: %d\n", rc);
+    REQUIRE(rc == SQLITE_OK);
     return out;
 }
 
@@ -268,21 +298,25 @@ static long expect(struct srv *s, const char *method, const char *path, const ch
 
 /* ---- tests ---- */
 
+static void body_start_and_close(struct srv *s)
+{
+    expect(s, "GET", "/healthz", NULL, NULL, NULL, 200);
+    expect(s, "GET", "/readyz", NULL, NULL, NULL, 200);
+    expect(s, "GET", "/nope", TOK_ADMIN, NULL, NULL, 404);
+    expect(s, "GET", "/api/v1/clusters", TOK_ADMIN, NULL, NULL, 501);
+    expect(s, "DELETE", "/api/v1/queues", TOK_ADMIN, NULL, NULL, 405);
+}
+
+static void body_noauth(struct srv *s)
+{
+    expect(s, "POST", "/api/v1/queues", NULL, "{\"name\":\"anon\"}", NULL, 201);
+}
+
 static void test_start_and_close(void)
 {
-    struct srv s;
-    srv_start(&s, "start", 1);
-    expect(&s, "GET", "/healthz", NULL, NULL, NULL, 200);
-    expect(&s, "GET", "/readyz", NULL, NULL, NULL, 200);
-    expect(&s, "GET", "/nope", TOK_ADMIN, NULL, NULL, 404);
-    expect(&s, "GET", "/api/v1/clusters", TOK_ADMIN, NULL, NULL, 501);
-    expect(&s, "DELETE", "/api/v1/queues", TOK_ADMIN, NULL, NULL, 405);
-    srv_stop(&s);
-
+    run_with_server("start", 1, body_start_and_close);
     /* Without a token file: loopback only, everything allowed as system:anonymous. */
-    srv_start(&s, "noauth", 0);
-    expect(&s, "POST", "/api/v1/queues", NULL, "{\"name\":\"anon\"}", NULL, 201);
-    srv_stop(&s);
+    run_with_server("noauth", 0, body_noauth);
 
     uv_loop_t loop;
     uv_loop_init(&loop);
@@ -326,12 +360,10 @@ static void test_start_and_close(void)
     queue_tree_free(t);
 }
 
-static void test_crud_round_trip(void)
+static void body_crud_round_trip(struct srv *s)
 {
-    struct srv s;
-    srv_start(&s, "crud", 1);
     struct resp r;
-    CU_ASSERT_EQUAL(http(&s, "POST", "/api/v1/queues", TOK_ADMIN,
+    CU_ASSERT_EQUAL(http(s, "POST", "/api/v1/queues", TOK_ADMIN,
                          "{\"name\":\"team-a\",\"parent\":\"root\",\"weight\":2,\"priority\":5,"
                          "\"state\":\"Open\",\"queueingStrategy\":\"StrictFIFO\","
                          "\"guarantee\":{\"cpu\":\"4\"},\"deserved\":{\"cpu\":\"8\","
@@ -346,7 +378,7 @@ static void test_crud_round_trip(void)
     CU_ASSERT_STRING_EQUAL(jstr(r.json, "gangTimeoutSeconds"), "60");
     resp_free(&r);
 
-    CU_ASSERT_EQUAL(http(&s, "GET", "/api/v1/queues/team-a", TOK_VIEWER, NULL, 0, NULL, &r),
+    CU_ASSERT_EQUAL(http(s, "GET", "/api/v1/queues/team-a", TOK_VIEWER, NULL, 0, NULL, &r),
                     200);
     CU_ASSERT_STRING_EQUAL(jstr(r.json, "parent"), "root");
     CU_ASSERT_STRING_EQUAL(jstr(r.json, "status.pending"), "0");
@@ -358,47 +390,47 @@ static void test_crud_round_trip(void)
     resp_free(&r);
 
     /* Lists page by name: default, root, team-a. */
-    CU_ASSERT_EQUAL(http(&s, "GET", "/api/v1/queues?limit=2", TOK_VIEWER, NULL, 0, NULL, &r),
+    CU_ASSERT_EQUAL(http(s, "GET", "/api/v1/queues?limit=2", TOK_VIEWER, NULL, 0, NULL, &r),
                     200);
     struct json_object *items;
-    CU_ASSERT_FATAL(json_object_object_get_ex(r.json, "items", &items));
+    REQUIRE(json_object_object_get_ex(r.json, "items", &items));
     CU_ASSERT_EQUAL(json_object_array_length(items), 2);
     CU_ASSERT_STRING_EQUAL(jstr(r.json, "metadata.continue"), "root");
     resp_free(&r);
     CU_ASSERT_EQUAL(
-        http(&s, "GET", "/api/v1/queues?limit=2&continue=root", TOK_VIEWER, NULL, 0, NULL, &r),
+        http(s, "GET", "/api/v1/queues?limit=2&continue=root", TOK_VIEWER, NULL, 0, NULL, &r),
         200);
-    CU_ASSERT_FATAL(json_object_object_get_ex(r.json, "items", &items));
+    REQUIRE(json_object_object_get_ex(r.json, "items", &items));
     CU_ASSERT_EQUAL(json_object_array_length(items), 1);
     CU_ASSERT_STRING_EQUAL(jstr(json_object_array_get_idx(items, 0), "name"), "team-a");
     CU_ASSERT(jstr(r.json, "metadata.continue") == NULL);
     resp_free(&r);
-    expect(&s, "GET", "/api/v1/queues?limit=0", TOK_VIEWER, NULL, NULL, 400);
-    expect(&s, "GET", "/api/v1/queues?limit=abc", TOK_VIEWER, NULL, NULL, 400);
+    expect(s, "GET", "/api/v1/queues?limit=0", TOK_VIEWER, NULL, NULL, 400);
+    expect(s, "GET", "/api/v1/queues?limit=abc", TOK_VIEWER, NULL, NULL, 400);
 
     /* PUT: If-Match required, stale refused, fresh accepted. */
     const char *put = "{\"name\":\"team-a\",\"weight\":3,\"deserved\":{\"cpu\":\"8\"}}";
-    char *before = snapshot(&s);
-    expect(&s, "PUT", "/api/v1/queues/team-a", TOK_ADMIN, put, NULL, 428);
-    expect(&s, "PUT", "/api/v1/queues/team-a", TOK_ADMIN, put, "If-Match: \"7\"", 412);
-    char *after = snapshot(&s);
+    char *before = snapshot(s);
+    expect(s, "PUT", "/api/v1/queues/team-a", TOK_ADMIN, put, NULL, 428);
+    expect(s, "PUT", "/api/v1/queues/team-a", TOK_ADMIN, put, "If-Match: \"7\"", 412);
+    char *after = snapshot(s);
     CU_ASSERT_STRING_EQUAL(before, after);
     free(before);
     free(after);
     CU_ASSERT_EQUAL(
-        http(&s, "PUT", "/api/v1/queues/team-a", TOK_ADMIN, put, -1, "If-Match: \"1\"", &r), 200);
+        http(s, "PUT", "/api/v1/queues/team-a", TOK_ADMIN, put, -1, "If-Match: \"1\"", &r), 200);
     CU_ASSERT_STRING_EQUAL(r.etag, "\"2\"");
     CU_ASSERT_STRING_EQUAL(jstr(r.json, "weight"), "3");
     CU_ASSERT_STRING_EQUAL(jstr(r.json, "queueingStrategy"), "BestEffortFIFO"); /* replaced */
     CU_ASSERT(jstr(r.json, "guarantee.cpu") == NULL);
     resp_free(&r);
-    expect(&s, "PUT", "/api/v1/queues/team-a", TOK_ADMIN, put, "If-Match: \"1\"", 412);
-    expect(&s, "PUT", "/api/v1/queues/team-a", TOK_ADMIN,
+    expect(s, "PUT", "/api/v1/queues/team-a", TOK_ADMIN, put, "If-Match: \"1\"", 412);
+    expect(s, "PUT", "/api/v1/queues/team-a", TOK_ADMIN,
            "{\"name\":\"team-b\",\"weight\":3}", "If-Match: 2", 422);
-    expect(&s, "PUT", "/api/v1/queues/ghost", TOK_ADMIN, put, "If-Match: 1", 404);
+    expect(s, "PUT", "/api/v1/queues/ghost", TOK_ADMIN, put, "If-Match: 1", 404);
 
     /* Merge patch: touched fields change, the rest stays; null removes. */
-    CU_ASSERT_EQUAL(http(&s, "PATCH", "/api/v1/queues/team-a", TOK_ADMIN,
+    CU_ASSERT_EQUAL(http(s, "PATCH", "/api/v1/queues/team-a", TOK_ADMIN,
                          "{\"priority\":9,\"capability\":{\"cpu\":\"32\"},"
                          "\"deserved\":{\"memory\":\"1Gi\"}}",
                          -1, NULL, &r),
@@ -409,7 +441,7 @@ static void test_crud_round_trip(void)
     CU_ASSERT_STRING_EQUAL(jstr(r.json, "deserved.memory"), "1Gi");
     CU_ASSERT_STRING_EQUAL(jstr(r.json, "metadata.resourceVersion"), "3");
     resp_free(&r);
-    CU_ASSERT_EQUAL(http(&s, "PATCH", "/api/v1/queues/team-a", TOK_ADMIN,
+    CU_ASSERT_EQUAL(http(s, "PATCH", "/api/v1/queues/team-a", TOK_ADMIN,
                          "{\"capability\":null,\"deserved\":{\"memory\":null}}", -1,
                          "If-Match: \"3\"", &r),
                     200);
@@ -417,22 +449,22 @@ static void test_crud_round_trip(void)
     CU_ASSERT(jstr(r.json, "deserved.memory") == NULL);
     CU_ASSERT_STRING_EQUAL(jstr(r.json, "deserved.cpu"), "8");
     resp_free(&r);
-    expect(&s, "PATCH", "/api/v1/queues/team-a", TOK_ADMIN, "{\"weight\":1}", "If-Match: \"3\"",
+    expect(s, "PATCH", "/api/v1/queues/team-a", TOK_ADMIN, "{\"weight\":1}", "If-Match: \"3\"",
            412);
-    expect(&s, "PATCH", "/api/v1/queues/team-a", TOK_ADMIN, "{\"name\":\"x\"}", NULL, 422);
+    expect(s, "PATCH", "/api/v1/queues/team-a", TOK_ADMIN, "{\"name\":\"x\"}", NULL, 422);
 
     /* Delete, then it is gone from the API, the engine and the table. */
-    expect(&s, "DELETE", "/api/v1/queues/team-a", TOK_ADMIN, NULL, NULL, 200);
-    expect(&s, "GET", "/api/v1/queues/team-a", TOK_ADMIN, NULL, NULL, 404);
-    expect(&s, "DELETE", "/api/v1/queues/team-a", TOK_ADMIN, NULL, NULL, 404);
-    CU_ASSERT(queue_tree_find(s.tree, "team-a") == NULL);
-    char *snap = snapshot(&s);
+    expect(s, "DELETE", "/api/v1/queues/team-a", TOK_ADMIN, NULL, NULL, 200);
+    expect(s, "GET", "/api/v1/queues/team-a", TOK_ADMIN, NULL, NULL, 404);
+    expect(s, "DELETE", "/api/v1/queues/team-a", TOK_ADMIN, NULL, NULL, 404);
+    CU_ASSERT(queue_tree_find(s->tree, "team-a") == NULL);
+    char *snap = snapshot(s);
     CU_ASSERT(strstr(snap, "team-a") == NULL);
     free(snap);
 
     /* Every change left an audit row naming the user. */
-    CU_ASSERT_EQUAL(http(&s, "GET", "/api/v1/audit?limit=3", TOK_ADMIN, NULL, 0, NULL, &r), 200);
-    CU_ASSERT_FATAL(json_object_object_get_ex(r.json, "items", &items));
+    CU_ASSERT_EQUAL(http(s, "GET", "/api/v1/audit?limit=3", TOK_ADMIN, NULL, 0, NULL, &r), 200);
+    REQUIRE(json_object_object_get_ex(r.json, "items", &items));
     CU_ASSERT_EQUAL(json_object_array_length(items), 3);
     struct json_object *a0 = json_object_array_get_idx(items, 0);
     CU_ASSERT_STRING_EQUAL(jstr(a0, "actor"), "ada");
@@ -443,15 +475,17 @@ static void test_crud_round_trip(void)
     char next[128];
     snprintf(next, sizeof(next), "/api/v1/audit?continue=%s", jstr(r.json, "metadata.continue"));
     resp_free(&r);
-    CU_ASSERT_EQUAL(http(&s, "GET", next, TOK_ADMIN, NULL, 0, NULL, &r), 200);
-    CU_ASSERT_FATAL(json_object_object_get_ex(r.json, "items", &items));
+    CU_ASSERT_EQUAL(http(s, "GET", next, TOK_ADMIN, NULL, 0, NULL, &r), 200);
+    REQUIRE(json_object_object_get_ex(r.json, "items", &items));
     CU_ASSERT_EQUAL(json_object_array_length(items), 2);
     CU_ASSERT_STRING_EQUAL(jstr(json_object_array_get_idx(items, 1), "action"), "queue.delete");
     CU_ASSERT(jstr(json_object_array_get_idx(items, 1), "before.name") != NULL);
     resp_free(&r);
-    srv_stop(&s);
+}
 
-    /* A restart reads the same state back from the store. */
+static void test_crud_round_trip(void)
+{
+    run_with_server("crud", 1, body_crud_round_trip);
 }
 
 struct entry_arg {
@@ -472,36 +506,38 @@ static void add_entry_fn(struct srv *s, void *arg)
     queue_resvec_close(&req);
 }
 
-static void test_delete_refused(void)
+static void body_delete_refused(struct srv *s)
 {
-    struct srv s;
-    srv_start(&s, "delete", 1);
-    expect(&s, "POST", "/api/v1/queues", TOK_ADMIN, "{\"name\":\"org\"}", NULL, 201);
-    expect(&s, "POST", "/api/v1/queues", TOK_ADMIN, "{\"name\":\"team\",\"parent\":\"org\"}",
+    expect(s, "POST", "/api/v1/queues", TOK_ADMIN, "{\"name\":\"org\"}", NULL, 201);
+    expect(s, "POST", "/api/v1/queues", TOK_ADMIN, "{\"name\":\"team\",\"parent\":\"org\"}",
            NULL, 201);
-    char *before = snapshot(&s);
+    char *before = snapshot(s);
     struct resp r;
-    CU_ASSERT_EQUAL(http(&s, "DELETE", "/api/v1/queues/org", TOK_ADMIN, NULL, 0, NULL, &r), 409);
+    CU_ASSERT_EQUAL(http(s, "DELETE", "/api/v1/queues/org", TOK_ADMIN, NULL, 0, NULL, &r), 409);
     CU_ASSERT_STRING_EQUAL(jstr(r.json, "reason"), "Conflict");
     CU_ASSERT(strstr(jstr(r.json, "message"), "child") != NULL);
     CU_ASSERT_STRING_EQUAL(jstr(r.json, "code"), "409");
     resp_free(&r);
     struct entry_arg ea = {"team", -1};
-    on_loop(&s, add_entry_fn, &ea);
-    CU_ASSERT_EQUAL_FATAL(ea.rc, 0);
-    CU_ASSERT_EQUAL(http(&s, "DELETE", "/api/v1/queues/team", TOK_ADMIN, NULL, 0, NULL, &r), 409);
+    on_loop(s, add_entry_fn, &ea);
+    REQUIRE(ea.rc == 0);
+    CU_ASSERT_EQUAL(http(s, "DELETE", "/api/v1/queues/team", TOK_ADMIN, NULL, 0, NULL, &r), 409);
     CU_ASSERT(strstr(jstr(r.json, "message"), "workloads") != NULL);
     resp_free(&r);
-    CU_ASSERT_EQUAL(http(&s, "GET", "/api/v1/queues/team", TOK_ADMIN, NULL, 0, NULL, &r), 200);
+    CU_ASSERT_EQUAL(http(s, "GET", "/api/v1/queues/team", TOK_ADMIN, NULL, 0, NULL, &r), 200);
     CU_ASSERT_STRING_EQUAL(jstr(r.json, "status.pending"), "1");
     resp_free(&r);
-    expect(&s, "DELETE", "/api/v1/queues/root", TOK_ADMIN, NULL, NULL, 409);
-    expect(&s, "DELETE", "/api/v1/queues/default", TOK_ADMIN, NULL, NULL, 409);
-    char *after = snapshot(&s);
+    expect(s, "DELETE", "/api/v1/queues/root", TOK_ADMIN, NULL, NULL, 409);
+    expect(s, "DELETE", "/api/v1/queues/default", TOK_ADMIN, NULL, NULL, 409);
+    char *after = snapshot(s);
     CU_ASSERT_STRING_EQUAL(before, after);
     free(before);
     free(after);
-    srv_stop(&s);
+}
+
+static void test_delete_refused(void)
+{
+    run_with_server("delete", 1, body_delete_refused);
 }
 
 static void expect_field(struct srv *s, const char *body, const char *field)
@@ -518,29 +554,31 @@ static void expect_field(struct srv *s, const char *body, const char *field)
     resp_free(&r);
 }
 
-static void test_validation(void)
+static void body_validation(struct srv *s)
 {
-    struct srv s;
-    srv_start(&s, "valid", 1);
-    expect(&s, "POST", "/api/v1/queues", TOK_ADMIN,
+    expect(s, "POST", "/api/v1/queues", TOK_ADMIN,
            "{\"name\":\"org\",\"capability\":{\"cpu\":\"10\"}}", NULL, 201);
-    char *before = snapshot(&s);
-    expect_field(&s, "{\"name\":\"a\",\"guarantee\":{\"cpu\":\"8\"},\"deserved\":{\"cpu\":\"4\"}}",
+    char *before = snapshot(s);
+    expect_field(s, "{\"name\":\"a\",\"guarantee\":{\"cpu\":\"8\"},\"deserved\":{\"cpu\":\"4\"}}",
                  "guarantee.cpu");
-    expect_field(&s, "{\"name\":\"a\",\"parent\":\"org\",\"capability\":{\"cpu\":\"20\"}}",
+    expect_field(s, "{\"name\":\"a\",\"parent\":\"org\",\"capability\":{\"cpu\":\"20\"}}",
                  "capability.cpu");
-    expect_field(&s, "{\"name\":\"a\",\"parent\":\"nowhere\"}", "parent");
-    expect_field(&s, "{\"name\":\"Bad_Name\"}", "name");
-    expect_field(&s, "{\"weight\":2}", "name");
-    expect_field(&s, "{\"name\":\"a\",\"weight\":0}", "weight");
-    expect_field(&s, "{\"name\":\"a\",\"state\":\"Sleeping\"}", "state");
-    expect_field(&s, "{\"name\":\"a\",\"queueingStrategy\":\"LIFO\"}", "queueingStrategy");
-    expect(&s, "POST", "/api/v1/queues", TOK_ADMIN, "{\"name\":\"org\"}", NULL, 409);
-    char *after = snapshot(&s);
+    expect_field(s, "{\"name\":\"a\",\"parent\":\"nowhere\"}", "parent");
+    expect_field(s, "{\"name\":\"Bad_Name\"}", "name");
+    expect_field(s, "{\"weight\":2}", "name");
+    expect_field(s, "{\"name\":\"a\",\"weight\":0}", "weight");
+    expect_field(s, "{\"name\":\"a\",\"state\":\"Sleeping\"}", "state");
+    expect_field(s, "{\"name\":\"a\",\"queueingStrategy\":\"LIFO\"}", "queueingStrategy");
+    expect(s, "POST", "/api/v1/queues", TOK_ADMIN, "{\"name\":\"org\"}", NULL, 409);
+    char *after = snapshot(s);
     CU_ASSERT_STRING_EQUAL(before, after);
     free(before);
     free(after);
-    srv_stop(&s);
+}
+
+static void test_validation(void)
+{
+    run_with_server("valid", 1, body_validation);
 }
 
 /* ---- authorization matrix ---- */
@@ -567,19 +605,17 @@ static const struct call matrix[] = {
     {"GET", "/api/v1/audit", NULL, NULL, {401, 403, 403, 200}},
 };
 
-static void test_authz_matrix(void)
+static void body_authz_matrix(struct srv *s)
 {
-    struct srv s;
-    srv_start(&s, "authz", 1);
-    expect(&s, "POST", "/api/v1/queues", TOK_ADMIN, "{\"name\":\"m-a\"}", NULL, 201);
-    expect(&s, "POST", "/api/v1/queues", TOK_ADMIN, "{\"name\":\"m-del\"}", NULL, 201);
+    expect(s, "POST", "/api/v1/queues", TOK_ADMIN, "{\"name\":\"m-a\"}", NULL, 201);
+    expect(s, "POST", "/api/v1/queues", TOK_ADMIN, "{\"name\":\"m-del\"}", NULL, 201);
     const char *tokens[4] = {NULL, TOK_VIEWER, TOK_OPERATOR, TOK_ADMIN};
     for (size_t i = 0; i < sizeof(matrix) / sizeof(matrix[0]); i++) {
         const struct call *c = &matrix[i];
         for (int t = 0; t < 4; t++) {
-            char *before = snapshot(&s);
+            char *before = snapshot(s);
             struct resp r;
-            long got = http(&s, c->method, c->path, tokens[t], c->body, -1, c->hdr, &r);
+            long got = http(s, c->method, c->path, tokens[t], c->body, -1, c->hdr, &r);
             if (got != c->want[t])
                 fprintf(stderr, "%s %s as %d: want %ld, got %ld: %s\n", c->method, c->path, t,
                         c->want[t], got, r.body ? r.body : "");
@@ -587,7 +623,7 @@ static void test_authz_matrix(void)
             if (got == 401 || got == 403) {
                 CU_ASSERT_STRING_EQUAL(jstr(r.json, "reason"),
                                        got == 401 ? "Unauthorized" : "Forbidden");
-                char *after = snapshot(&s);
+                char *after = snapshot(s);
                 CU_ASSERT_STRING_EQUAL(before, after);
                 free(after);
             }
@@ -596,12 +632,12 @@ static void test_authz_matrix(void)
         }
     }
     /* Unknown and malformed credentials are 401 too, and change nothing. */
-    char *before = snapshot(&s);
-    expect(&s, "POST", "/api/v1/queues", "not-a-token", "{\"name\":\"x\"}", NULL, 401);
-    expect(&s, "POST", "/api/v1/queues", TOK_ADMIN "x", "{\"name\":\"x\"}", NULL, 401);
-    expect(&s, "DELETE", "/api/v1/queues/m-a", NULL, NULL, "Authorization: Basic YTpi", 401);
-    expect(&s, "DELETE", "/api/v1/queues/m-a", NULL, NULL, "Authorization: Bearer", 401);
-    char *after = snapshot(&s);
+    char *before = snapshot(s);
+    expect(s, "POST", "/api/v1/queues", "not-a-token", "{\"name\":\"x\"}", NULL, 401);
+    expect(s, "POST", "/api/v1/queues", TOK_ADMIN "x", "{\"name\":\"x\"}", NULL, 401);
+    expect(s, "DELETE", "/api/v1/queues/m-a", NULL, NULL, "Authorization: Basic YTpi", 401);
+    expect(s, "DELETE", "/api/v1/queues/m-a", NULL, NULL, "Authorization: Bearer", 401);
+    char *after = snapshot(s);
     CU_ASSERT_STRING_EQUAL(before, after);
     free(before);
     free(after);
@@ -624,17 +660,19 @@ static void test_authz_matrix(void)
             fprintf(stderr, "route %s %s is not in the matrix\n", rt[i].method, rt[i].path);
         CU_ASSERT(found);
     }
-    srv_stop(&s);
+}
+
+static void test_authz_matrix(void)
+{
+    run_with_server("authz", 1, body_authz_matrix);
 }
 
 /* ---- bad input ---- */
 
-static void test_bad_input(void)
+static void body_bad_input(struct srv *s)
 {
-    struct srv s;
-    srv_start(&s, "bad", 1);
-    expect(&s, "POST", "/api/v1/queues", TOK_ADMIN, "{\"name\":\"q\"}", NULL, 201);
-    char *before = snapshot(&s);
+    expect(s, "POST", "/api/v1/queues", TOK_ADMIN, "{\"name\":\"q\"}", NULL, 201);
+    char *before = snapshot(s);
     static const struct {
         const char *body;
         long want;
@@ -666,7 +704,7 @@ static void test_bad_input(void)
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         struct resp r;
-        long got = http(&s, "POST", "/api/v1/queues", TOK_ADMIN, cases[i].body, -1, NULL, &r);
+        long got = http(s, "POST", "/api/v1/queues", TOK_ADMIN, cases[i].body, -1, NULL, &r);
         if (got != cases[i].want)
             fprintf(stderr, "%s: want %ld, got %ld: %s\n", cases[i].body, cases[i].want, got,
                     r.body ? r.body : "");
@@ -682,7 +720,7 @@ static void test_bad_input(void)
                                        "{\"name\":\"\xed\xa0\x80\"}"};
     for (size_t i = 0; i < 3; i++) {
         struct resp r;
-        CU_ASSERT_EQUAL(http(&s, "POST", "/api/v1/queues", TOK_ADMIN, utf8[i], -1, NULL, &r), 400);
+        CU_ASSERT_EQUAL(http(s, "POST", "/api/v1/queues", TOK_ADMIN, utf8[i], -1, NULL, &r), 400);
         CU_ASSERT(strstr(jstr(r.json, "message"), "UTF-8") != NULL);
         resp_free(&r);
     }
@@ -692,11 +730,11 @@ static void test_bad_input(void)
     memset(huge, ' ', 4 * API_BODY_MAX);
     memcpy(huge, "{\"name\":\"a\"}", 12);
     struct resp r;
-    CU_ASSERT_EQUAL(http(&s, "POST", "/api/v1/queues", TOK_ADMIN, huge, (long)big, NULL, &r), 413);
+    CU_ASSERT_EQUAL(http(s, "POST", "/api/v1/queues", TOK_ADMIN, huge, (long)big, NULL, &r), 413);
     CU_ASSERT_STRING_EQUAL(jstr(r.json, "reason"), "RequestEntityTooLarge");
     resp_free(&r);
     CU_ASSERT_EQUAL(
-        http(&s, "POST", "/api/v1/queues", TOK_ADMIN, huge, 4 * API_BODY_MAX, NULL, &r), 413);
+        http(s, "POST", "/api/v1/queues", TOK_ADMIN, huge, 4 * API_BODY_MAX, NULL, &r), 413);
     resp_free(&r);
     free(huge);
     /* Deep nesting far past the cap. */
@@ -706,36 +744,38 @@ static void test_bad_input(void)
     for (int i = 0; i < 1000; i++)
         deep[k++] = '[';
     deep[k] = '\0';
-    expect(&s, "POST", "/api/v1/queues", TOK_ADMIN, deep, NULL, 413);
+    expect(s, "POST", "/api/v1/queues", TOK_ADMIN, deep, NULL, 413);
     /* Bad patches. */
-    expect(&s, "PATCH", "/api/v1/queues/q", TOK_ADMIN, "{\"weight\":\"x\"}", NULL, 422);
-    expect(&s, "PATCH", "/api/v1/queues/q", TOK_ADMIN, "{\"unknown\":1}", NULL, 422);
-    expect(&s, "PATCH", "/api/v1/queues/q", TOK_ADMIN, "not json", NULL, 400);
-    expect(&s, "PATCH", "/api/v1/queues/q", TOK_ADMIN, "{}", "Content-Type: text/plain", 415);
+    expect(s, "PATCH", "/api/v1/queues/q", TOK_ADMIN, "{\"weight\":\"x\"}", NULL, 422);
+    expect(s, "PATCH", "/api/v1/queues/q", TOK_ADMIN, "{\"unknown\":1}", NULL, 422);
+    expect(s, "PATCH", "/api/v1/queues/q", TOK_ADMIN, "not json", NULL, 400);
+    expect(s, "PATCH", "/api/v1/queues/q", TOK_ADMIN, "{}", "Content-Type: text/plain", 415);
     /* A patch that changes nothing writes nothing (no new resourceVersion, no audit row). */
-    expect(&s, "PATCH", "/api/v1/queues/q", TOK_ADMIN, "{\"weight\":1}", NULL, 200);
-    expect(&s, "PUT", "/api/v1/queues/q", TOK_ADMIN, "{\"name\":\"q\"}", "If-Match: 1", 200);
-    char *after = snapshot(&s);
+    expect(s, "PATCH", "/api/v1/queues/q", TOK_ADMIN, "{\"weight\":1}", NULL, 200);
+    expect(s, "PUT", "/api/v1/queues/q", TOK_ADMIN, "{\"name\":\"q\"}", "If-Match: 1", 200);
+    char *after = snapshot(s);
     CU_ASSERT_STRING_EQUAL(before, after);
     free(before);
     free(after);
     /* Still serving. */
-    expect(&s, "GET", "/healthz", NULL, NULL, NULL, 200);
-    expect(&s, "GET", "/api/v1/queues/q", TOK_VIEWER, NULL, NULL, 200);
-    srv_stop(&s);
+    expect(s, "GET", "/healthz", NULL, NULL, NULL, 200);
+    expect(s, "GET", "/api/v1/queues/q", TOK_VIEWER, NULL, NULL, 200);
+}
+
+static void test_bad_input(void)
+{
+    run_with_server("bad", 1, body_bad_input);
 }
 
 /* ---- OpenAPI ---- */
 
-static void test_openapi_covers_routes(void)
+static void body_openapi_covers_routes(struct srv *s)
 {
-    struct srv s;
-    srv_start(&s, "openapi", 1);
     struct resp r;
-    CU_ASSERT_EQUAL(http(&s, "GET", "/openapi.json", TOK_VIEWER, NULL, 0, NULL, &r), 200);
-    CU_ASSERT_FATAL(r.json != NULL);
+    CU_ASSERT_EQUAL(http(s, "GET", "/openapi.json", TOK_VIEWER, NULL, 0, NULL, &r), 200);
+    REQUIRE(r.json != NULL);
     struct json_object *paths;
-    CU_ASSERT_FATAL(json_object_object_get_ex(r.json, "paths", &paths));
+    REQUIRE(json_object_object_get_ex(r.json, "paths", &paths));
     size_t n;
     const struct api_route_info *rt = api_routes(&n);
     CU_ASSERT(n >= 10);
@@ -761,7 +801,11 @@ static void test_openapi_covers_routes(void)
         CU_ASSERT(json_object_object_get_ex(paths, contract[i], &item));
     }
     resp_free(&r);
-    srv_stop(&s);
+}
+
+static void test_openapi_covers_routes(void)
+{
+    run_with_server("openapi", 1, body_openapi_covers_routes);
 }
 
 /* ---- the decoder and merge patch without a server ---- */
