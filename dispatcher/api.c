@@ -1204,7 +1204,7 @@ static void commit_doc(struct api_call *c, const struct api_queue_doc *doc, cons
                        const char *action)
 {
     struct api_server *s = c->srv;
-    struct api_error e;
+    struct api_error e = {0};
     struct change ch;
     int exists = old != NULL;
     if (!doc->name) {
@@ -1231,18 +1231,21 @@ static void commit_doc(struct api_call *c, const struct api_queue_doc *doc, cons
     ch.row.rv = exists ? old->rv + 1 : 1;
     ch.row.created_at = exists ? old->created_at : now;
     ch.row.updated_at = now;
-    if (persist(s, c->user, action, old, &ch.row, &e) ||
-        engine_apply(s, &ch.spec, exists, NULL, &e)) {
+    if (persist(s, c->user, action, old, &ch.row, &e)) {
         change_close(&ch);
         send_error(c->req, &e);
         return;
     }
-    struct qrow keep = ch.row;
-    memset(&ch.row, 0, sizeof(ch.row));
+    /* The mirror follows the store whatever the engine does next. */
     char name[QUEUE_NAME_MAX + 1];
-    snprintf(name, sizeof(name), "%s", keep.name);
-    rows_put(s, &keep);
+    snprintf(name, sizeof(name), "%s", ch.row.name);
+    rows_put(s, &ch.row);
+    int rc = engine_apply(s, &ch.spec, exists, NULL, &e);
     change_close(&ch);
+    if (rc) {
+        send_error(c->req, &e);
+        return;
+    }
     struct qrow *r = rows_find(s, name);
     set_etag(c->req, r);
     if (!exists) {
@@ -1412,13 +1415,17 @@ static void handle_queue_delete(struct api_call *c)
         send_json(c->req, 500, NULL);
         return;
     }
-    if (persist(s, c->user, "queue.delete", r, NULL, &e) ||
-        (q && engine_apply(s, NULL, 1, c->name, &e))) {
+    if (persist(s, c->user, "queue.delete", r, NULL, &e)) {
         json_object_put(gone);
         send_error(c->req, &e);
         return;
     }
     rows_remove(s, c->name);
+    if (q && engine_apply(s, NULL, 1, c->name, &e)) {
+        json_object_put(gone);
+        send_error(c->req, &e);
+        return;
+    }
     send_json(c->req, 200, gone);
 }
 

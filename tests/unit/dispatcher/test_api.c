@@ -9,6 +9,7 @@
 #include "testing.h"
 
 #include <curl/curl.h>
+
 #include <json-c/json.h>
 #include <sqlite3.h>
 #include <string.h>
@@ -38,7 +39,8 @@ struct srv {
     uv_thread_t thread;
     void (*body)(struct srv *s);
     uv_async_t async;
-    uv_sem_t done;
+    uv_sem_t done, closed_sem;
+    CURL *idle; /* a keep-alive connection left open across the close, or NULL */
     void (*fn)(struct srv *s, void *arg);
     void *arg;
     struct store *store;
@@ -91,17 +93,21 @@ static void srv_start(struct srv *s, const char *tag, int with_tokens)
     write_file(s->tokens, "# token,user,role\n" TOK_VIEWER ",vera,viewer\n" TOK_OPERATOR
                           ", otto , operator\n\n" TOK_ADMIN ",ada,admin\n");
     char err[256];
-    CU_ASSERT_FATAL(store_open(s->db, NULL, &s->store, err, sizeof(err)) == 0);
+    /* A short busy timeout: the store-failure test holds the write lock from outside. */
+    struct store_options so = {.sync = STORE_SYNC_NORMAL, .busy_timeout_ms = 100};
+    CU_ASSERT_FATAL(store_open(s->db, &so, &s->store, err, sizeof(err)) == 0);
     s->tree = queue_tree_new();
     CU_ASSERT_FATAL(s->tree != NULL);
     CU_ASSERT_FATAL(disp_load(s->store, s->tree, NULL, err, sizeof(err)) == 0);
     CU_ASSERT_FATAL(uv_loop_init(&s->loop) == 0);
     CU_ASSERT_FATAL(uv_sem_init(&s->done, 0) == 0);
+    CU_ASSERT_FATAL(uv_sem_init(&s->closed_sem, 0) == 0);
     CU_ASSERT_FATAL(uv_async_init(&s->loop, &s->async, on_async) == 0);
     s->async.data = s;
     s->ctx = (struct api_ctx){s->store, s->tree, fixed_now};
     struct api_options opt = {.host = "127.0.0.1", .port = 0,
-                              .token_file = with_tokens ? s->tokens : NULL};
+                              .token_file = with_tokens ? s->tokens : NULL,
+                              .idle_timeout_ms = 300};
     int rc = api_server_start(&s->loop, &opt, &s->ctx, &s->api, err, sizeof(err));
     if (rc)
         fprintf(stderr, "api_server_start: %s\n", err);
@@ -114,6 +120,7 @@ static void on_api_closed(void *ud)
 {
     struct srv *s = ud;
     s->closed = 1;
+    uv_sem_post(&s->closed_sem);
 }
 
 static void stop_fn(struct srv *s, void *arg)
@@ -128,6 +135,11 @@ static void client_main(void *arg)
     struct srv *s = arg;
     s->body(s);
     on_loop(s, stop_fn, NULL);
+    if (s->idle) {
+        /* The server closed an idle keep-alive connection by its idle timeout by itself. */
+        uv_sem_wait(&s->closed_sem);
+        curl_easy_cleanup(s->idle);
+    }
 }
 
 /* Starts a server, runs body in a client thread while the loop runs here, then checks that the
@@ -144,10 +156,30 @@ static void run_with_server(const char *tag, int with_tokens, void (*body)(struc
     CU_ASSERT(s->closed);
     CU_ASSERT_EQUAL(uv_loop_close(&s->loop), 0); /* no live handle left */
     uv_sem_destroy(&s->done);
+    uv_sem_destroy(&s->closed_sem);
     store_close(s->store);
     queue_tree_free(s->tree);
     remove(s->tokens);
     free(s);
+}
+
+struct find_arg {
+    const char *name;
+    int found;
+};
+
+static void find_fn(struct srv *s, void *arg)
+{
+    struct find_arg *a = arg;
+    a->found = queue_tree_find(s->tree, a->name) != NULL;
+}
+
+/* Whether the engine holds a queue, asked on the loop thread that owns it. */
+static int engine_has(struct srv *s, const char *name)
+{
+    struct find_arg a = {name, 0};
+    on_loop(s, find_fn, &a);
+    return a.found;
 }
 
 /* ---- HTTP with libcurl ---- */
@@ -457,7 +489,7 @@ static void body_crud_round_trip(struct srv *s)
     expect(s, "DELETE", "/api/v1/queues/team-a", TOK_ADMIN, NULL, NULL, 200);
     expect(s, "GET", "/api/v1/queues/team-a", TOK_ADMIN, NULL, NULL, 404);
     expect(s, "DELETE", "/api/v1/queues/team-a", TOK_ADMIN, NULL, NULL, 404);
-    CU_ASSERT(queue_tree_find(s->tree, "team-a") == NULL);
+    CU_ASSERT(!engine_has(s, "team-a"));
     char *snap = snapshot(s);
     CU_ASSERT(strstr(snap, "team-a") == NULL);
     free(snap);
@@ -579,6 +611,66 @@ static void body_validation(struct srv *s)
 static void test_validation(void)
 {
     run_with_server("valid", 1, body_validation);
+}
+
+static void body_idle_connection(struct srv *s)
+{
+    /* A keep-alive connection that stays open: closing waits for h2o's idle timeout. */
+    s->idle = curl_easy_init();
+    REQUIRE(s->idle != NULL);
+    char url[128];
+    snprintf(url, sizeof(url), "http://127.0.0.1:%d/healthz", s->port);
+    curl_easy_setopt(s->idle, CURLOPT_URL, url);
+    curl_easy_setopt(s->idle, CURLOPT_WRITEFUNCTION, on_body);
+    struct resp r = {0};
+    curl_easy_setopt(s->idle, CURLOPT_WRITEDATA, &r);
+    CU_ASSERT_EQUAL(curl_easy_perform(s->idle), CURLE_OK);
+    long status = 0;
+    curl_easy_getinfo(s->idle, CURLINFO_RESPONSE_CODE, &status);
+    CU_ASSERT_EQUAL(status, 200);
+    resp_free(&r);
+}
+
+static void test_close_with_idle_connection(void)
+{
+    run_with_server("idle", 1, body_idle_connection);
+}
+
+static void body_store_failure(struct srv *s)
+{
+    expect(s, "POST", "/api/v1/queues", TOK_ADMIN, "{\"name\":\"kept\"}", NULL, 201);
+    char *before = snapshot(s);
+    /* Another writer holds the database: every change fails in the store, and nothing of it
+     * reaches the engine. */
+    sqlite3 *db;
+    REQUIRE(sqlite3_open(s->db, &db) == SQLITE_OK);
+    REQUIRE(sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL) == SQLITE_OK);
+    struct resp r;
+    CU_ASSERT_EQUAL(http(s, "POST", "/api/v1/queues", TOK_ADMIN, "{\"name\":\"lost\"}", -1,
+                         NULL, &r),
+                    500);
+    CU_ASSERT_STRING_EQUAL(jstr(r.json, "reason"), "StoreError");
+    CU_ASSERT(strstr(jstr(r.json, "message"), "nothing changed") != NULL);
+    resp_free(&r);
+    expect(s, "PATCH", "/api/v1/queues/kept", TOK_ADMIN, "{\"weight\":9}", NULL, 500);
+    expect(s, "DELETE", "/api/v1/queues/kept", TOK_ADMIN, NULL, NULL, 500);
+    expect(s, "GET", "/api/v1/queues/lost", TOK_ADMIN, NULL, NULL, 404);
+    CU_ASSERT_EQUAL(http(s, "GET", "/api/v1/queues/kept", TOK_ADMIN, NULL, 0, NULL, &r), 200);
+    CU_ASSERT_STRING_EQUAL(jstr(r.json, "weight"), "1");
+    resp_free(&r);
+    CU_ASSERT(!engine_has(s, "lost"));
+    sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+    sqlite3_close(db);
+    char *after = snapshot(s);
+    CU_ASSERT_STRING_EQUAL(before, after);
+    free(before);
+    free(after);
+    expect(s, "POST", "/api/v1/queues", TOK_ADMIN, "{\"name\":\"lost\"}", NULL, 201);
+}
+
+static void test_store_failure_changes_nothing(void)
+{
+    run_with_server("storefail", 1, body_store_failure);
 }
 
 /* ---- authorization matrix ---- */
@@ -896,6 +988,8 @@ static CU_TestInfo tests[] = {
     {"delete refused with children or work", test_delete_refused},
     {"validation errors name the field", test_validation},
     {"authorization matrix changes nothing when refused", test_authz_matrix},
+    {"a store failure changes nothing", test_store_failure_changes_nothing},
+    {"close waits out an idle keep-alive connection", test_close_with_idle_connection},
     {"bad input is a clear 4xx and the server still serves", test_bad_input},
     {"every served route is in the OpenAPI document", test_openapi_covers_routes},
     {"merge patch follows RFC 7386", test_merge_patch_rfc7386},
