@@ -20,7 +20,7 @@
 #include <time.h>
 
 #define API_SHA256_LEN 32
-#define API_ETAG_MAX 32        /* "\"" + int64 digits + "\"" */
+#define API_ETAG_MAX 32         /* "\"" + int64 digits + "\"" */
 #define API_QUERY_VALUE_MAX 256 /* bytes of one query parameter value */
 #define API_GANG_TIMEOUT_S_DEFAULT 300
 #define API_ANONYMOUS "system:anonymous"
@@ -159,8 +159,8 @@ int api_body_parse(const char *body, size_t len, struct json_object **out, struc
 
 /* ---- the queue document ---- */
 
-static int get_int(struct json_object *v, const char *field, int64_t min, int64_t max,
-                   int64_t *out, struct api_error *err)
+static int get_int(struct json_object *v, const char *field, int64_t min, int64_t max, int64_t *out,
+                   struct api_error *err)
 {
     /* json-c clamps integers beyond int64 to INT64_MIN/MAX (or keeps them as uint64), so a
      * range check catches overflow too; a double such as 1.5 or 1e3 is a wrong type. */
@@ -168,8 +168,8 @@ static int get_int(struct json_object *v, const char *field, int64_t min, int64_
         return api_fail(err, 422, "Invalid", field, "%s must be an integer", field);
     int64_t x = json_object_get_int64(v);
     if (x < min || x > max)
-        return api_fail(err, 422, "Invalid", field,
-                        "%s must be between %" PRId64 " and %" PRId64, field, min, max);
+        return api_fail(err, 422, "Invalid", field, "%s must be between %" PRId64 " and %" PRId64,
+                        field, min, max);
     *out = x;
     return 0;
 }
@@ -188,8 +188,7 @@ static int get_str(struct json_object *v, const char *field, int nullable, const
     return 0;
 }
 
-int api_queue_doc_decode(struct json_object *obj, struct api_queue_doc *doc,
-                         struct api_error *err)
+int api_queue_doc_decode(struct json_object *obj, struct api_queue_doc *doc, struct api_error *err)
 {
     memset(doc, 0, sizeof(*doc));
     doc->weight = 1;
@@ -210,8 +209,8 @@ int api_queue_doc_decode(struct json_object *obj, struct api_queue_doc *doc,
         } else if (strcmp(key, "priority") == 0) {
             rc = get_int(val, "priority", INT32_MIN, INT32_MAX, &doc->priority, err);
         } else if (strcmp(key, "gangTimeoutSeconds") == 0) {
-            rc = get_int(val, "gangTimeoutSeconds", 1, API_GANG_TIMEOUT_S_MAX,
-                         &doc->gang_timeout_s, err);
+            rc = get_int(val, "gangTimeoutSeconds", 1, API_GANG_TIMEOUT_S_MAX, &doc->gang_timeout_s,
+                         err);
         } else if (strcmp(key, "state") == 0) {
             enum queue_state s;
             rc = get_str(val, "state", 0, &doc->state, err);
@@ -398,8 +397,8 @@ static int role_parse(const char *s, size_t n, enum api_role *out)
     static const struct {
         const char *name;
         enum api_role role;
-    } roles[] = {{"viewer", API_ROLE_VIEWER}, {"operator", API_ROLE_OPERATOR},
-                 {"admin", API_ROLE_ADMIN}};
+    } roles[] = {
+        {"viewer", API_ROLE_VIEWER}, {"operator", API_ROLE_OPERATOR}, {"admin", API_ROLE_ADMIN}};
     for (size_t i = 0; i < sizeof(roles) / sizeof(roles[0]); i++) {
         if (strlen(roles[i].name) == n && memcmp(roles[i].name, s, n) == 0) {
             *out = roles[i].role;
@@ -451,8 +450,8 @@ static int token_line(const char *line, size_t len, size_t lineno, struct api_to
             break;
         p = c + 1;
         if (nf == 3) {
-            snprintf(err, errcap, "%s:%zu: expected token,user,role (3 fields), found more",
-                     path, lineno);
+            snprintf(err, errcap, "%s:%zu: expected token,user,role (3 fields), found more", path,
+                     lineno);
             return MUSTER_ECONFIG;
         }
     }
@@ -669,8 +668,8 @@ static int load_row_cb(void *ud, const struct store_queue *q)
 
 static void add_header(h2o_req_t *req, const h2o_token_t *tok, const char *v)
 {
-    h2o_add_header(&req->pool, &req->res.headers, tok, NULL, h2o_strdup(&req->pool, v, SIZE_MAX).base,
-                   strlen(v));
+    h2o_add_header(&req->pool, &req->res.headers, tok, NULL,
+                   h2o_strdup(&req->pool, v, SIZE_MAX).base, strlen(v));
 }
 
 static const char *status_reason(int status)
@@ -750,9 +749,8 @@ static void send_error(h2o_req_t *req, const struct api_error *e)
     send_json(req, e->status, o);
 }
 
-__attribute__((format(printf, 4, 5))) static void send_fail(h2o_req_t *req, int status,
-                                                            const char *reason, const char *fmt,
-                                                            ...)
+__attribute__((format(printf, 4, 5))) static void
+send_fail(h2o_req_t *req, int status, const char *reason, const char *fmt, ...)
 {
     struct api_error e = {.status = status};
     snprintf(e.reason, sizeof(e.reason), "%s", reason);
@@ -1178,7 +1176,7 @@ static int engine_apply(struct api_server *s, const struct queue_spec *spec, int
                         const char *remove, struct api_error *e)
 {
     struct queue_error qe = {{0}, {0}};
-    int rc = remove ? queue_tree_remove(s->app.tree, remove, &qe)
+    int rc = remove   ? queue_tree_remove(s->app.tree, remove, &qe)
              : exists ? queue_tree_update(s->app.tree, spec, &qe)
                       : queue_tree_create(s->app.tree, spec, &qe);
     if (rc) {
@@ -1384,8 +1382,7 @@ static void handle_queue_delete(struct api_call *c)
     if (check_if_match(c, r, 0))
         return;
     if (strcmp(c->name, QUEUE_ROOT) == 0 || strcmp(c->name, QUEUE_DEFAULT) == 0) {
-        send_fail(c->req, 409, "Conflict", "queue %s always exists and cannot be deleted",
-                  c->name);
+        send_fail(c->req, 409, "Conflict", "queue %s always exists and cannot be deleted", c->name);
         return;
     }
     const struct queue_node *q = queue_tree_find(s->app.tree, c->name);
@@ -1664,8 +1661,8 @@ static int on_req(h2o_handler_t *self, h2o_req_t *req)
                 return 0;
             }
         }
-        send_fail(req, 404, "NotFound", "no such path: %.*s", (int)(path.len > 200 ? 200 : path.len),
-                  path.base);
+        send_fail(req, 404, "NotFound", "no such path: %.*s",
+                  (int)(path.len > 200 ? 200 : path.len), path.base);
         return 0;
     }
     /* Authentication comes before 405 and 403, so an anonymous caller learns nothing. */
@@ -1784,13 +1781,17 @@ int api_server_start(uv_loop_t *loop, const struct api_options *opt, struct api_
     if (opt->port < 0 || opt->port > 65535 ||
         (uv_ip4_addr(host, opt->port, (struct sockaddr_in *)&addr) != 0 &&
          uv_ip6_addr(host, opt->port, (struct sockaddr_in6 *)&addr) != 0)) {
-        snprintf(err, errcap, "api: listen address %.64s port %d: not a numeric IP address and "
-                 "port", host, opt->port);
+        snprintf(err, errcap,
+                 "api: listen address %.64s port %d: not a numeric IP address and "
+                 "port",
+                 host, opt->port);
         return MUSTER_ECONFIG;
     }
     if (!opt->token_file && !is_loopback(&addr)) {
-        snprintf(err, errcap, "api: refusing to listen on %.64s without --token-auth-file: "
-                 "without tokens the admin API is served on loopback only", host);
+        snprintf(err, errcap,
+                 "api: refusing to listen on %.64s without --token-auth-file: "
+                 "without tokens the admin API is served on loopback only",
+                 host);
         return MUSTER_ECONFIG;
     }
     struct api_server *s = muster_calloc(1, sizeof(*s));
@@ -1822,8 +1823,8 @@ int api_server_start(uv_loop_t *loop, const struct api_options *opt, struct api_
     /* h2o answers bodies above its own limit with a plain 413 before we see them; ours (JSON)
      * applies below it. */
     s->config.max_request_entity_size = 2 * API_BODY_MAX;
-    s->config.http1.req_timeout = opt->idle_timeout_ms ? opt->idle_timeout_ms
-                                                       : API_IDLE_TIMEOUT_MS_DEFAULT;
+    s->config.http1.req_timeout =
+        opt->idle_timeout_ms ? opt->idle_timeout_ms : API_IDLE_TIMEOUT_MS_DEFAULT;
     h2o_hostconf_t *hc =
         h2o_config_register_host(&s->config, h2o_iovec_init(H2O_STRLIT("default")), 65535);
     h2o_pathconf_t *pc = h2o_config_register_path(hc, "/", 0);

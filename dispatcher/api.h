@@ -13,22 +13,22 @@
 
 /* Limits on everything a client sends. Over a limit is a 413 with a JSON error (bodies above
  * twice API_BODY_MAX are cut off by h2o itself, also with a 413). */
-#define API_BODY_MAX (64 * 1024)   /* request body bytes */
-#define API_JSON_DEPTH_MAX 8       /* nesting of a request body */
-#define API_TOKEN_MAX 512          /* bytes of one bearer token */
-#define API_TOKEN_FILE_MAX (1 << 20) /* bytes of the token file */
-#define API_TOKEN_USER_MAX 128     /* bytes of a user name in the token file */
-#define API_LIST_LIMIT_DEFAULT 500 /* page size when `limit` is absent */
-#define API_LIST_LIMIT_MAX 1000    /* larger `limit` values are clamped to this */
+#define API_BODY_MAX (64 * 1024)       /* request body bytes */
+#define API_JSON_DEPTH_MAX 8           /* nesting of a request body */
+#define API_TOKEN_MAX 512              /* bytes of one bearer token */
+#define API_TOKEN_FILE_MAX (1 << 20)   /* bytes of the token file */
+#define API_TOKEN_USER_MAX 128         /* bytes of a user name in the token file */
+#define API_LIST_LIMIT_DEFAULT 500     /* page size when `limit` is absent */
+#define API_LIST_LIMIT_MAX 1000        /* larger `limit` values are clamped to this */
 #define API_GANG_TIMEOUT_S_MAX 2592000 /* 30 days */
 #define API_IDLE_TIMEOUT_MS_DEFAULT 10000
 
 enum api_role { API_ROLE_NONE = 0, API_ROLE_VIEWER, API_ROLE_OPERATOR, API_ROLE_ADMIN };
 
 struct api_options {
-    const char *host;       /* numeric IPv4 or IPv6 address; NULL: "127.0.0.1" */
-    int port;               /* 0: an ephemeral port (see api_server_port) */
-    const char *token_file; /* CSV token,user,role; NULL: no auth, loopback hosts only */
+    const char *host;         /* numeric IPv4 or IPv6 address; NULL: "127.0.0.1" */
+    int port;                 /* 0: an ephemeral port (see api_server_port) */
+    const char *token_file;   /* CSV token,user,role; NULL: no auth, loopback hosts only */
     uint64_t idle_timeout_ms; /* HTTP/1 request/idle timeout; 0: API_IDLE_TIMEOUT_MS_DEFAULT */
 };
 
@@ -104,8 +104,7 @@ struct api_queue_doc {
  * as read-only), the right JSON types, integers in range, state and queueingStrategy names.
  * Absent fields get their defaults (weight 1, priority 0, Open, BestEffortFIFO, {} maps,
  * gangTimeoutSeconds 300). 0, or MUSTER_EINVAL with a 422 in err naming the field. */
-int api_queue_doc_decode(struct json_object *obj, struct api_queue_doc *doc,
-                         struct api_error *err);
+int api_queue_doc_decode(struct json_object *obj, struct api_queue_doc *doc, struct api_error *err);
 
 /* RFC 7386 JSON merge patch: returns a new object, target with patch applied (target is not
  * changed), or NULL on allocation failure. A patch that is not an object replaces the target. */

@@ -1151,8 +1151,8 @@ int store_audit_foreach(struct store *s, int64_t after_id, size_t limit,
             err = col_text(st, 6, 1, &a.after);
         if (err) {
             if (err == MUSTER_ESTORE)
-                msg_set(s->errmsg, sizeof s->errmsg, "audit: read: row %lld holds an invalid "
-                        "value", (long long)id);
+                msg_set(s->errmsg, sizeof s->errmsg, "audit: read: row %lld is invalid",
+                        (long long)id);
             else
                 store_invalid(s, err, "audit: read", "out of memory");
             break;

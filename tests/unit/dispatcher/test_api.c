@@ -1,6 +1,7 @@
 /* Tests for dispatcher/api.c: the admin API over real HTTP (the server on a libuv loop in the
- * main thread, libcurl in a client thread that runs the test body), its authorization matrix checked against the
- * SQLite file, bad input, the OpenAPI cross-check, and the body decoder and merge patch. */
+ * main thread, libcurl in a client thread that runs the test body), its authorization matrix
+ * checked against the SQLite file, bad input, the OpenAPI cross-check, and the body decoder and
+ * merge patch. */
 #include "dispatcher/api.h"
 #include "dispatcher/recovery.h"
 #include "dispatcher/store.h"
@@ -24,7 +25,7 @@
 /* Client-thread code must not use CU_ASSERT_FATAL (its longjmp belongs to the main thread). */
 #define REQUIRE(x)                                                                                 \
     do {                                                                                           \
-        int ok_ = (x) ? 1 : 0; /* evaluated once: x may open or prepare something */             \
+        int ok_ = (x) ? 1 : 0; /* evaluated once: x may open or prepare something */               \
         CU_ASSERT(ok_);                                                                            \
         if (!ok_) {                                                                                \
             fprintf(stderr, "%s:%d: required: %s\n", __FILE__, __LINE__, #x);                      \
@@ -67,7 +68,6 @@ static void on_loop(struct srv *s, void (*fn)(struct srv *, void *), void *arg)
     uv_sem_wait(&s->done);
 }
 
-
 static int64_t fixed_now(void)
 {
     return 1700000000000;
@@ -105,7 +105,8 @@ static void srv_start(struct srv *s, const char *tag, int with_tokens)
     CU_ASSERT_FATAL(uv_async_init(&s->loop, &s->async, on_async) == 0);
     s->async.data = s;
     s->ctx = (struct api_ctx){s->store, s->tree, fixed_now};
-    struct api_options opt = {.host = "127.0.0.1", .port = 0,
+    struct api_options opt = {.host = "127.0.0.1",
+                              .port = 0,
                               .token_file = with_tokens ? s->tokens : NULL,
                               .idle_timeout_ms = 300};
     int rc = api_server_start(&s->loop, &opt, &s->ctx, &s->api, err, sizeof(err));
@@ -410,8 +411,7 @@ static void body_crud_round_trip(struct srv *s)
     CU_ASSERT_STRING_EQUAL(jstr(r.json, "gangTimeoutSeconds"), "60");
     resp_free(&r);
 
-    CU_ASSERT_EQUAL(http(s, "GET", "/api/v1/queues/team-a", TOK_VIEWER, NULL, 0, NULL, &r),
-                    200);
+    CU_ASSERT_EQUAL(http(s, "GET", "/api/v1/queues/team-a", TOK_VIEWER, NULL, 0, NULL, &r), 200);
     CU_ASSERT_STRING_EQUAL(jstr(r.json, "parent"), "root");
     CU_ASSERT_STRING_EQUAL(jstr(r.json, "status.pending"), "0");
     CU_ASSERT_STRING_EQUAL(jstr(r.json, "status.admitted"), "0");
@@ -422,16 +422,14 @@ static void body_crud_round_trip(struct srv *s)
     resp_free(&r);
 
     /* Lists page by name: default, root, team-a. */
-    CU_ASSERT_EQUAL(http(s, "GET", "/api/v1/queues?limit=2", TOK_VIEWER, NULL, 0, NULL, &r),
-                    200);
+    CU_ASSERT_EQUAL(http(s, "GET", "/api/v1/queues?limit=2", TOK_VIEWER, NULL, 0, NULL, &r), 200);
     struct json_object *items;
     REQUIRE(json_object_object_get_ex(r.json, "items", &items));
     CU_ASSERT_EQUAL(json_object_array_length(items), 2);
     CU_ASSERT_STRING_EQUAL(jstr(r.json, "metadata.continue"), "root");
     resp_free(&r);
     CU_ASSERT_EQUAL(
-        http(s, "GET", "/api/v1/queues?limit=2&continue=root", TOK_VIEWER, NULL, 0, NULL, &r),
-        200);
+        http(s, "GET", "/api/v1/queues?limit=2&continue=root", TOK_VIEWER, NULL, 0, NULL, &r), 200);
     REQUIRE(json_object_object_get_ex(r.json, "items", &items));
     CU_ASSERT_EQUAL(json_object_array_length(items), 1);
     CU_ASSERT_STRING_EQUAL(jstr(json_object_array_get_idx(items, 0), "name"), "team-a");
@@ -457,8 +455,8 @@ static void body_crud_round_trip(struct srv *s)
     CU_ASSERT(jstr(r.json, "guarantee.cpu") == NULL);
     resp_free(&r);
     expect(s, "PUT", "/api/v1/queues/team-a", TOK_ADMIN, put, "If-Match: \"1\"", 412);
-    expect(s, "PUT", "/api/v1/queues/team-a", TOK_ADMIN,
-           "{\"name\":\"team-b\",\"weight\":3}", "If-Match: 2", 422);
+    expect(s, "PUT", "/api/v1/queues/team-a", TOK_ADMIN, "{\"name\":\"team-b\",\"weight\":3}",
+           "If-Match: 2", 422);
     expect(s, "PUT", "/api/v1/queues/ghost", TOK_ADMIN, put, "If-Match: 1", 404);
 
     /* Merge patch: touched fields change, the rest stays; null removes. */
@@ -541,8 +539,8 @@ static void add_entry_fn(struct srv *s, void *arg)
 static void body_delete_refused(struct srv *s)
 {
     expect(s, "POST", "/api/v1/queues", TOK_ADMIN, "{\"name\":\"org\"}", NULL, 201);
-    expect(s, "POST", "/api/v1/queues", TOK_ADMIN, "{\"name\":\"team\",\"parent\":\"org\"}",
-           NULL, 201);
+    expect(s, "POST", "/api/v1/queues", TOK_ADMIN, "{\"name\":\"team\",\"parent\":\"org\"}", NULL,
+           201);
     char *before = snapshot(s);
     struct resp r;
     CU_ASSERT_EQUAL(http(s, "DELETE", "/api/v1/queues/org", TOK_ADMIN, NULL, 0, NULL, &r), 409);
@@ -646,9 +644,8 @@ static void body_store_failure(struct srv *s)
     REQUIRE(sqlite3_open(s->db, &db) == SQLITE_OK);
     REQUIRE(sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL) == SQLITE_OK);
     struct resp r;
-    CU_ASSERT_EQUAL(http(s, "POST", "/api/v1/queues", TOK_ADMIN, "{\"name\":\"lost\"}", -1,
-                         NULL, &r),
-                    500);
+    CU_ASSERT_EQUAL(
+        http(s, "POST", "/api/v1/queues", TOK_ADMIN, "{\"name\":\"lost\"}", -1, NULL, &r), 500);
     CU_ASSERT_STRING_EQUAL(jstr(r.json, "reason"), "StoreError");
     CU_ASSERT(strstr(jstr(r.json, "message"), "nothing changed") != NULL);
     resp_free(&r);
@@ -687,11 +684,17 @@ static const struct call matrix[] = {
     {"GET", "/api/v1/queues", NULL, NULL, {401, 200, 200, 200}},
     {"POST", "/api/v1/queues", "{\"name\":\"m-new\"}", NULL, {401, 403, 403, 201}},
     {"GET", "/api/v1/queues/m-a", NULL, NULL, {401, 200, 200, 200}},
-    {"PUT", "/api/v1/queues/m-a", "{\"name\":\"m-a\",\"weight\":2}", "If-Match: *",
+    {"PUT",
+     "/api/v1/queues/m-a",
+     "{\"name\":\"m-a\",\"weight\":2}",
+     "If-Match: *",
      {401, 403, 403, 200}},
     {"PATCH", "/api/v1/queues/m-a", "{\"state\":\"Closed\"}", NULL, {401, 403, 200, 200}},
     {"PATCH", "/api/v1/queues/m-a", "{\"weight\":5}", NULL, {401, 403, 403, 200}},
-    {"PATCH", "/api/v1/queues/m-a", "{\"state\":\"Open\",\"weight\":6}", NULL,
+    {"PATCH",
+     "/api/v1/queues/m-a",
+     "{\"state\":\"Open\",\"weight\":6}",
+     NULL,
      {401, 403, 403, 200}},
     {"DELETE", "/api/v1/queues/m-del", NULL, NULL, {401, 403, 403, 200}},
     {"GET", "/api/v1/audit", NULL, NULL, {401, 403, 403, 200}},
@@ -743,9 +746,8 @@ static void body_authz_matrix(struct srv *s)
             const char *p = matrix[k].path;
             const char *tb = strchr(rt[i].path, '{');
             size_t pre = tb ? (size_t)(tb - rt[i].path) : strlen(rt[i].path);
-            if (strcmp(matrix[k].method, rt[i].method) == 0 &&
-                strncmp(p, rt[i].path, pre) == 0 && (tb ? strlen(p) > pre && !strchr(p + pre, '/')
-                                                        : strlen(p) == pre))
+            if (strcmp(matrix[k].method, rt[i].method) == 0 && strncmp(p, rt[i].path, pre) == 0 &&
+                (tb ? strlen(p) > pre && !strchr(p + pre, '/') : strlen(p) == pre))
                 found = 1;
         }
         if (!found)
@@ -825,8 +827,8 @@ static void body_bad_input(struct srv *s)
     CU_ASSERT_EQUAL(http(s, "POST", "/api/v1/queues", TOK_ADMIN, huge, (long)big, NULL, &r), 413);
     CU_ASSERT_STRING_EQUAL(jstr(r.json, "reason"), "RequestEntityTooLarge");
     resp_free(&r);
-    CU_ASSERT_EQUAL(
-        http(s, "POST", "/api/v1/queues", TOK_ADMIN, huge, 4 * API_BODY_MAX, NULL, &r), 413);
+    CU_ASSERT_EQUAL(http(s, "POST", "/api/v1/queues", TOK_ADMIN, huge, 4 * API_BODY_MAX, NULL, &r),
+                    413);
     resp_free(&r);
     free(huge);
     /* Deep nesting far past the cap. */

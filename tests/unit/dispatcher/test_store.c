@@ -654,8 +654,12 @@ static void test_audit_foreach(void)
     int64_t ids[5];
     for (int i = 0; i < 5; i++) {
         snprintf(actor, sizeof actor, "user-%d", i);
-        struct store_audit a = {1700000000000 + i, actor, "queue.create", "queues/a",
-                                i % 2 ? "{\"w\":1}" : NULL, "{\"w\":2}"};
+        struct store_audit a = {.at = 1700000000000 + i,
+                                .actor = actor,
+                                .action = "queue.create",
+                                .object = "queues/a",
+                                .before = i % 2 ? "{\"w\":1}" : NULL,
+                                .after = "{\"w\":2}"};
         CU_ASSERT_EQUAL(store_audit_append(s, &a, &ids[i]), 0);
     }
     /* Pages: ids above after_id, in id order, at most limit. */
