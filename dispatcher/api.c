@@ -701,6 +701,8 @@ static const char *status_reason(int status)
         return "Unprocessable Entity";
     case 428:
         return "Precondition Required";
+    case 431:
+        return "Request Header Fields Too Large";
     case 501:
         return "Not Implemented";
     case 503:
@@ -1632,6 +1634,15 @@ static int on_req(h2o_handler_t *self, h2o_req_t *req)
     struct api_server *s = ((struct api_handler *)self)->srv;
     struct api_call c = {.srv = s, .req = req};
     h2o_iovec_t path = req->path_normalized;
+    size_t hbytes = req->path.len;
+    for (size_t i = 0; i < req->headers.size; i++)
+        hbytes += req->headers.entries[i].name->len + req->headers.entries[i].value.len;
+    if (hbytes > API_HEADERS_MAX) {
+        send_fail(req, 431, "RequestHeaderFieldsTooLarge",
+                  "request headers and path are %zu bytes, above the limit of %d", hbytes,
+                  API_HEADERS_MAX);
+        return 0;
+    }
     const struct route *hit = NULL;
     int path_known = 0, any_auth = 0;
     char allow[64] = "";

@@ -13,8 +13,11 @@
 
 /* Limits on everything a client sends. Over a limit is a 413 with a JSON error (bodies above
  * twice API_BODY_MAX are cut off by h2o itself, also with a 413). */
-#define API_BODY_MAX (64 * 1024)       /* request body bytes */
-#define API_JSON_DEPTH_MAX 8           /* nesting of a request body */
+#define API_BODY_MAX (64 * 1024) /* request body bytes */
+#define API_JSON_DEPTH_MAX 8     /* nesting of a request body */
+/* Request header bytes (names + values + path). h2o buffers up to its H2O_MAX_REQLEN (~417 KiB)
+ * and refuses more itself; between the two the answer is a JSON 431. */
+#define API_HEADERS_MAX (16 * 1024)
 #define API_TOKEN_MAX 512              /* bytes of one bearer token */
 #define API_TOKEN_FILE_MAX (1 << 20)   /* bytes of the token file */
 #define API_TOKEN_USER_MAX 128         /* bytes of a user name in the token file */
