@@ -204,6 +204,9 @@ int api_queue_doc_decode(struct json_object *obj, struct api_queue_doc *doc, str
             rc = get_str(val, "name", 0, &doc->name, err);
         } else if (strcmp(key, "parent") == 0) {
             rc = get_str(val, "parent", 1, &doc->parent, err);
+            if (!rc && doc->parent && !doc->parent[0])
+                rc = api_fail(err, 422, "Invalid", "parent",
+                              "parent must be a queue name, or null for root");
         } else if (strcmp(key, "weight") == 0) {
             rc = get_int(val, "weight", 1, 1000000, &doc->weight, err);
         } else if (strcmp(key, "priority") == 0) {
@@ -561,6 +564,13 @@ struct api_handler {
     struct api_server *srv;
 };
 
+/* A connection: the uv handle first, so h2o's close callback (which gets the handle) finds the
+ * server it belongs to. */
+struct api_conn {
+    uv_tcp_t tcp;
+    struct api_server *srv;
+};
+
 struct api_server {
     h2o_globalconf_t config;
     h2o_context_t ctx;
@@ -574,15 +584,10 @@ struct api_server {
     int port;
     size_t nconns;
     int closing, listener_closed, degraded;
+    struct api_conn reserve; /* takes a connection to drop it when allocation fails */
+    int reserve_busy;
     void (*close_cb)(void *ud);
     void *close_ud;
-};
-
-/* A connection: the uv handle first, so h2o's close callback (which gets the handle) finds the
- * server it belongs to. */
-struct api_conn {
-    uv_tcp_t tcp;
-    struct api_server *srv;
 };
 
 static int64_t now_ms(const struct api_server *s)
@@ -1537,34 +1542,33 @@ static void handle_openapi(struct api_call *c)
 
 /* ---- routing ---- */
 
-struct route {
-    struct api_route_info info;
-    void (*fn)(struct api_call *c);
-};
-
 /* PATCH is open to operators; the handler narrows them to the state field. */
-static const struct route routes[] = {
-    {{"GET", "/healthz", API_ROLE_NONE}, handle_healthz},
-    {{"GET", "/readyz", API_ROLE_NONE}, handle_readyz},
-    {{"GET", "/openapi.json", API_ROLE_VIEWER}, handle_openapi},
-    {{"GET", "/api/v1/queues", API_ROLE_VIEWER}, handle_queue_list},
-    {{"POST", "/api/v1/queues", API_ROLE_ADMIN}, handle_queue_create},
-    {{"GET", "/api/v1/queues/{name}", API_ROLE_VIEWER}, handle_queue_get},
-    {{"PUT", "/api/v1/queues/{name}", API_ROLE_ADMIN}, handle_queue_replace},
-    {{"PATCH", "/api/v1/queues/{name}", API_ROLE_OPERATOR}, handle_queue_patch},
-    {{"DELETE", "/api/v1/queues/{name}", API_ROLE_ADMIN}, handle_queue_delete},
-    {{"GET", "/api/v1/audit", API_ROLE_ADMIN}, handle_audit_list},
+static const struct api_route_info route_info[] = {
+    {"GET", "/healthz", API_ROLE_NONE},
+    {"GET", "/readyz", API_ROLE_NONE},
+    {"GET", "/openapi.json", API_ROLE_VIEWER},
+    {"GET", "/api/v1/queues", API_ROLE_VIEWER},
+    {"POST", "/api/v1/queues", API_ROLE_ADMIN},
+    {"GET", "/api/v1/queues/{name}", API_ROLE_VIEWER},
+    {"PUT", "/api/v1/queues/{name}", API_ROLE_ADMIN},
+    {"PATCH", "/api/v1/queues/{name}", API_ROLE_OPERATOR},
+    {"DELETE", "/api/v1/queues/{name}", API_ROLE_ADMIN},
+    {"GET", "/api/v1/audit", API_ROLE_ADMIN},
 };
-#define NROUTES (sizeof(routes) / sizeof(routes[0]))
+#define NROUTES (sizeof(route_info) / sizeof(route_info[0]))
 
-static struct api_route_info route_infos[NROUTES];
+/* The handler of route_info[i], in the same order. */
+static void (*const route_fn[])(struct api_call *c) = {
+    handle_healthz,      handle_readyz,     handle_openapi,       handle_queue_list,
+    handle_queue_create, handle_queue_get,  handle_queue_replace, handle_queue_patch,
+    handle_queue_delete, handle_audit_list,
+};
+_Static_assert(sizeof(route_fn) / sizeof(route_fn[0]) == NROUTES, "one handler per route");
 
 const struct api_route_info *api_routes(size_t *n)
 {
-    for (size_t i = 0; i < NROUTES; i++)
-        route_infos[i] = routes[i].info;
     *n = NROUTES;
-    return route_infos;
+    return route_info;
 }
 
 /* Contract paths that need the dispatcher, served as 501 until it exists. */
@@ -1643,22 +1647,22 @@ static int on_req(h2o_handler_t *self, h2o_req_t *req)
                   API_HEADERS_MAX);
         return 0;
     }
-    const struct route *hit = NULL;
+    size_t hit = NROUTES;
     int path_known = 0, any_auth = 0;
     char allow[64] = "";
     size_t allow_len = 0;
     for (size_t i = 0; i < NROUTES; i++) {
-        if (!path_match(routes[i].info.path, path, c.name, sizeof(c.name)))
+        if (!path_match(route_info[i].path, path, c.name, sizeof(c.name)))
             continue;
         path_known = 1;
-        any_auth |= routes[i].info.role != API_ROLE_NONE;
+        any_auth |= route_info[i].role != API_ROLE_NONE;
         int n = snprintf(allow + allow_len, sizeof(allow) - allow_len, "%s%s",
-                         allow_len ? ", " : "", routes[i].info.method);
+                         allow_len ? ", " : "", route_info[i].method);
         if (n > 0 && (size_t)n < sizeof(allow) - allow_len)
             allow_len += (size_t)n;
-        if (h2o_memis(req->method.base, req->method.len, routes[i].info.method,
-                      strlen(routes[i].info.method)))
-            hit = &routes[i];
+        if (h2o_memis(req->method.base, req->method.len, route_info[i].method,
+                      strlen(route_info[i].method)))
+            hit = i;
     }
     if (!path_known) {
         for (size_t i = 0; i < sizeof(later) / sizeof(later[0]); i++) {
@@ -1685,21 +1689,21 @@ static int on_req(h2o_handler_t *self, h2o_req_t *req)
             return 0;
         }
     }
-    if (!hit) {
+    if (hit == NROUTES) {
         add_header(req, H2O_TOKEN_ALLOW, allow);
         send_fail(req, 405, "MethodNotAllowed", "%.*s is not allowed here; allowed: %s",
                   (int)(req->method.len > 16 ? 16 : req->method.len), req->method.base, allow);
         return 0;
     }
-    if (hit->info.role != API_ROLE_NONE && c.role < hit->info.role) {
+    if (route_info[hit].role != API_ROLE_NONE && c.role < route_info[hit].role) {
         send_fail(req, 403, "Forbidden", "user %s (role %s) may not %s %s; it needs the %s role",
-                  c.user, role_name(c.role), hit->info.method, hit->info.path,
-                  role_name(hit->info.role));
+                  c.user, role_name(c.role), route_info[hit].method, route_info[hit].path,
+                  role_name(route_info[hit].role));
         return 0;
     }
     if (!c.user)
         c.user = API_ANONYMOUS;
-    hit->fn(&c);
+    route_fn[hit](&c);
     return 0;
 }
 
@@ -1733,14 +1737,31 @@ static void on_conn_closed(uv_handle_t *h)
     maybe_finish(s);
 }
 
+static void on_reserve_closed(uv_handle_t *h)
+{
+    struct api_server *s = ((struct api_conn *)h)->srv;
+    s->reserve_busy = 0;
+    s->nconns--;
+    maybe_finish(s);
+}
+
 static void on_accept(uv_stream_t *l, int status)
 {
     struct api_server *s = l->data;
     if (status != 0 || s->closing)
         return;
     struct api_conn *conn = muster_calloc(1, sizeof(*conn));
-    if (!conn)
-        return; /* the kernel keeps the connection queued; the next accept retries */
+    if (!conn) {
+        /* libuv stops watching the listener until this connection is accepted, so it must be
+         * taken even now: into the reserve, and dropped at once. */
+        if (s->reserve_busy || uv_tcp_init(l->loop, &s->reserve.tcp))
+            return;
+        s->reserve_busy = 1;
+        s->nconns++;
+        uv_accept(l, (uv_stream_t *)&s->reserve.tcp);
+        uv_close((uv_handle_t *)&s->reserve.tcp, on_reserve_closed);
+        return;
+    }
     conn->srv = s;
     if (uv_tcp_init(l->loop, &conn->tcp)) {
         muster_free(conn);
@@ -1809,6 +1830,7 @@ int api_server_start(uv_loop_t *loop, const struct api_options *opt, struct api_
     if (!s)
         return MUSTER_ENOMEM;
     s->app = *ctx;
+    s->reserve.srv = s;
     int rc = 0;
     if (opt->token_file)
         rc = tokens_load(opt->token_file, &s->tokens, &s->ntokens, err, errcap);
@@ -1846,9 +1868,16 @@ int api_server_start(uv_loop_t *loop, const struct api_options *opt, struct api_
     s->accept.ctx = &s->ctx;
     s->accept.hosts = s->config.hosts;
 
-    uv_tcp_init(loop, &s->listener);
+    int uvrc = uv_tcp_init(loop, &s->listener);
+    if (uvrc) {
+        snprintf(err, errcap, "api: listener: %s", uv_strerror(uvrc));
+        s->closing = 1;
+        s->listener_closed = 1;
+        maybe_finish(s);
+        return MUSTER_EIO;
+    }
     s->listener.data = s;
-    int uvrc = uv_tcp_bind(&s->listener, (struct sockaddr *)&addr, 0);
+    uvrc = uv_tcp_bind(&s->listener, (struct sockaddr *)&addr, 0);
     if (!uvrc)
         uvrc = uv_listen((uv_stream_t *)&s->listener, 128, on_accept);
     struct sockaddr_storage bound;

@@ -6,6 +6,7 @@
 #include "dispatcher/recovery.h"
 #include "dispatcher/store.h"
 #include "queue/errors.h"
+#include "queue/mem.h"
 #include "queue/tree.h"
 #include "testing.h"
 
@@ -269,6 +270,33 @@ static long http(struct srv *s, const char *method, const char *path, const char
     curl_easy_cleanup(c);
     if (r->body)
         r->json = json_tokener_parse(r->body);
+    return r->status;
+}
+
+/* Like http() but a dropped connection is status 0 rather than a failed assertion. */
+static long http_maybe(struct srv *s, const char *method, const char *path, const char *token,
+                       const char *body, struct resp *r)
+{
+    memset(r, 0, sizeof(*r));
+    CURL *c = curl_easy_init();
+    REQUIRE(c != NULL);
+    char url[1024], auth[256];
+    snprintf(url, sizeof(url), "http://127.0.0.1:%d%s", s->port, path);
+    snprintf(auth, sizeof(auth), "Authorization: Bearer %s", token);
+    struct curl_slist *h = curl_slist_append(NULL, auth);
+    h = curl_slist_append(h, "Content-Type: application/json");
+    curl_easy_setopt(c, CURLOPT_URL, url);
+    curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, method);
+    curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
+    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
+    curl_easy_setopt(c, CURLOPT_WRITEDATA, r);
+    curl_easy_setopt(c, CURLOPT_TIMEOUT, 20L);
+    if (body)
+        curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);
+    if (curl_easy_perform(c) == CURLE_OK)
+        curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &r->status);
+    curl_slist_free_all(h);
+    curl_easy_cleanup(c);
     return r->status;
 }
 
@@ -670,6 +698,83 @@ static void test_store_failure_changes_nothing(void)
     run_with_server("storefail", 1, body_store_failure);
 }
 
+static size_t oom_op; /* which operation body_allocation_failures sweeps */
+
+static void fail_after_fn(struct srv *s, void *arg)
+{
+    (void)s;
+    muster_mem_fail_after(*(long *)arg);
+}
+
+static void set_fail_after(struct srv *s, long n)
+{
+    on_loop(s, fail_after_fn, &n);
+}
+
+/* Every allocation of a create, an update and a delete made to fail in turn: each request is
+ * answered (or its connection dropped when the accept cannot allocate), the server keeps
+ * serving, and the database holds either the whole change or nothing of it. */
+static void body_allocation_failures(struct srv *s)
+{
+    expect(s, "POST", "/api/v1/queues", TOK_ADMIN, "{\"name\":\"upd\"}", NULL, 201);
+    static const struct {
+        const char *method, *path, *body;
+        long ok;
+    } ops[] = {
+        {"POST", "/api/v1/queues", "{\"name\":\"oom\",\"deserved\":{\"cpu\":\"2\"}}", 201},
+        {"PATCH", "/api/v1/queues/upd", "{\"weight\":7,\"deserved\":{\"cpu\":\"3\"}}", 200},
+        {"DELETE", "/api/v1/queues/oom", NULL, 200},
+    };
+    size_t o = oom_op;
+    if (o == 2) /* the delete needs the queue the create makes */
+        expect(s, "POST", "/api/v1/queues", TOK_ADMIN, "{\"name\":\"oom\"}", NULL, 201);
+    {
+        int done = 0;
+        for (long k = 0; k < 400 && !done; k++) {
+            char *before = snapshot(s);
+            set_fail_after(s, k);
+            struct resp r;
+            long st = http_maybe(s, ops[o].method, ops[o].path, TOK_ADMIN, ops[o].body, &r);
+            set_fail_after(s, -1);
+            char *after = snapshot(s);
+            if (st == ops[o].ok) {
+                done = 1; /* enough allocations: the change went through */
+                CU_ASSERT_STRING_NOT_EQUAL(before, after);
+            } else {
+                if (st != 0 && st != 500)
+                    fprintf(stderr, "%s %s fail_after %ld: %ld %s\n", ops[o].method, ops[o].path, k,
+                            st, r.body ? r.body : "");
+                CU_ASSERT(st == 0 || st == 500);
+                if (strcmp(before, after) != 0) {
+                    /* Saved, then the engine could not allocate: reported as not ready. */
+                    fprintf(stderr, "op %zu: engine refused after commit at fail_after %ld\n", o,
+                            k);
+                    CU_ASSERT_EQUAL(st, 500);
+                    expect(s, "GET", "/readyz", NULL, NULL, NULL, 503);
+                    free(before);
+                    free(after);
+                    resp_free(&r);
+                    return;
+                }
+            }
+            resp_free(&r);
+            free(before);
+            free(after);
+            expect(s, "GET", "/healthz", NULL, NULL, NULL, 200);
+        }
+        CU_ASSERT(done);
+        fprintf(stderr, "op %zu: all failure points survived\n", o);
+    }
+    expect(s, "GET", "/readyz", NULL, NULL, NULL, 200);
+}
+
+static void test_allocation_failures(void)
+{
+    /* One server per operation: a failure after the commit leaves a server not ready. */
+    for (oom_op = 0; oom_op < 3; oom_op++)
+        run_with_server("oom", 1, body_allocation_failures);
+}
+
 /* ---- authorization matrix ---- */
 
 struct call {
@@ -1027,6 +1132,7 @@ static CU_TestInfo tests[] = {
     {"validation errors name the field", test_validation},
     {"authorization matrix changes nothing when refused", test_authz_matrix},
     {"a store failure changes nothing", test_store_failure_changes_nothing},
+    {"allocation failures: all or nothing, still serving", test_allocation_failures},
     {"close waits out an idle keep-alive connection", test_close_with_idle_connection},
     {"bad input is a clear 4xx and the server still serves", test_bad_input},
     {"every served route is in the OpenAPI document", test_openapi_covers_routes},
