@@ -1858,6 +1858,8 @@ int api_server_start(uv_loop_t *loop, const struct api_options *opt, struct api_
     s->config.max_request_entity_size = 2 * API_BODY_MAX;
     s->config.http1.req_timeout =
         opt->idle_timeout_ms ? opt->idle_timeout_ms : API_IDLE_TIMEOUT_MS_DEFAULT;
+    /* An idle HTTP/2 connection ends as soon as an HTTP/1 one, so a close waits no longer. */
+    s->config.http2.idle_timeout = s->config.http1.req_timeout;
     h2o_hostconf_t *hc =
         h2o_config_register_host(&s->config, h2o_iovec_init(H2O_STRLIT("default")), 65535);
     h2o_pathconf_t *pc = h2o_config_register_path(hc, "/", 0);

@@ -32,7 +32,7 @@ struct api_options {
     const char *host;         /* numeric IPv4 or IPv6 address; NULL: "127.0.0.1" */
     int port;                 /* 0: an ephemeral port (see api_server_port) */
     const char *token_file;   /* CSV token,user,role; NULL: no auth, loopback hosts only */
-    uint64_t idle_timeout_ms; /* HTTP/1 request/idle timeout; 0: API_IDLE_TIMEOUT_MS_DEFAULT */
+    uint64_t idle_timeout_ms; /* HTTP/1 and HTTP/2 idle timeout; 0: the default */
 };
 
 /* What the API serves from. Borrowed: both must outlive the server, and are used only from the

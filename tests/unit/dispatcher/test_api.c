@@ -657,6 +657,56 @@ static void body_idle_connection(struct srv *s)
     resp_free(&r);
 }
 
+static long h2_request(CURL *c, struct curl_slist *h, const char *url, const char *body)
+{
+    struct resp r = {0};
+    curl_easy_setopt(c, CURLOPT_URL, url);
+    curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
+    curl_easy_setopt(c, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE);
+    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
+    curl_easy_setopt(c, CURLOPT_WRITEDATA, &r);
+    curl_easy_setopt(c, CURLOPT_TIMEOUT, 20L);
+    if (body)
+        curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);
+    else
+        curl_easy_setopt(c, CURLOPT_HTTPGET, 1L);
+    CURLcode rc = curl_easy_perform(c);
+    if (rc)
+        fprintf(stderr, "h2 %s: %s\n", url, curl_easy_strerror(rc));
+    long status = 0, version = 0;
+    curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+    curl_easy_getinfo(c, CURLINFO_HTTP_VERSION, &version);
+    CU_ASSERT_EQUAL(version, (long)CURL_HTTP_VERSION_2_0);
+    resp_free(&r);
+    return rc ? 0 : status;
+}
+
+static void body_http2(struct srv *s)
+{
+    /* HTTP/2 without TLS (h2c with prior knowledge), as a client inside a cluster might use.
+     * One handle per request: libcurl 7.88 fails to reuse a prior-knowledge connection
+     * (curl/curl#10634, fixed in 7.89). */
+    char get[128], post[128];
+    snprintf(get, sizeof(get), "http://127.0.0.1:%d/api/v1/queues/default", s->port);
+    snprintf(post, sizeof(post), "http://127.0.0.1:%d/api/v1/queues", s->port);
+    struct curl_slist *h = curl_slist_append(NULL, "Authorization: Bearer " TOK_ADMIN);
+    h = curl_slist_append(h, "Content-Type: application/json");
+    for (int i = 0; i < 3; i++) {
+        CURL *c = curl_easy_init();
+        REQUIRE(c != NULL);
+        long st =
+            i < 2 ? h2_request(c, h, get, NULL) : h2_request(c, h, post, "{\"name\":\"over-h2\"}");
+        CU_ASSERT_EQUAL(st, i < 2 ? 200 : 201);
+        curl_easy_cleanup(c);
+    }
+    curl_slist_free_all(h);
+}
+
+static void test_http2(void)
+{
+    run_with_server("h2", 1, body_http2);
+}
+
 static void test_close_with_idle_connection(void)
 {
     run_with_server("idle", 1, body_idle_connection);
@@ -1134,6 +1184,7 @@ static CU_TestInfo tests[] = {
     {"a store failure changes nothing", test_store_failure_changes_nothing},
     {"allocation failures: all or nothing, still serving", test_allocation_failures},
     {"close waits out an idle keep-alive connection", test_close_with_idle_connection},
+    {"HTTP/2 (h2c, prior knowledge)", test_http2},
     {"bad input is a clear 4xx and the server still serves", test_bad_input},
     {"every served route is in the OpenAPI document", test_openapi_covers_routes},
     {"merge patch follows RFC 7386", test_merge_patch_rfc7386},
