@@ -84,32 +84,20 @@ static size_t utf8_check(const unsigned char *s, size_t len)
     return len;
 }
 
-/* json-c turns "\u0000" into a NUL inside a string; every string we keep is a C string, so
- * such a string would silently mean something shorter. Rejected anywhere in the document. */
-static int has_embedded_nul(struct json_object *o, int depth)
+/* json-c turns the escape \u0000 into a NUL inside a string or key; everything we keep is a C
+ * string, so "cpu\u0000x" would silently mean "cpu". Found in the raw text (keys included):
+ * outside strings valid JSON has no backslash, so every backslash starts an escape. Returns 1
+ * when the text has one. */
+static int has_nul_escape(const char *s, size_t len)
 {
-    if (depth > API_JSON_DEPTH_MAX)
-        return 1;
-    switch (json_object_get_type(o)) {
-    case json_type_string:
-        return strlen(json_object_get_string(o)) != (size_t)json_object_get_string_len(o);
-    case json_type_object: {
-        json_object_object_foreach(o, k, v)
-        {
-            (void)k;
-            if (has_embedded_nul(v, depth + 1))
-                return 1;
-        }
-        return 0;
+    for (size_t i = 0; i + 1 < len; i++) {
+        if (s[i] != '\\')
+            continue;
+        if (s[i + 1] == 'u' && len - i >= 6 && memcmp(s + i + 2, "0000", 4) == 0)
+            return 1;
+        i++; /* the escaped character, which may itself be a backslash */
     }
-    case json_type_array:
-        for (size_t i = 0; i < json_object_array_length(o); i++)
-            if (has_embedded_nul(json_object_array_get_idx(o, i), depth + 1))
-                return 1;
-        return 0;
-    default:
-        return 0;
-    }
+    return 0;
 }
 
 int api_body_parse(const char *body, size_t len, struct json_object **out, struct api_error *err)
@@ -146,7 +134,7 @@ int api_body_parse(const char *body, size_t len, struct json_object **out, struc
                       "request body has data after the JSON value (byte %zu)", used);
     } else if (!json_object_is_type(obj, json_type_object)) {
         rc = api_fail(err, 400, "BadRequest", NULL, "request body must be a JSON object");
-    } else if (has_embedded_nul(obj, 0)) {
+    } else if (has_nul_escape(body, len)) {
         rc = api_fail(err, 400, "BadRequest", NULL, "request body has a string containing \\u0000");
     }
     if (rc) {

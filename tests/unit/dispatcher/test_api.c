@@ -1001,6 +1001,7 @@ static void body_bad_input(struct srv *s)
         {"{\"name\":\"a\",\"weight\":99999999999999999999999}", 422, "weight"},
         {"{\"name\":\"a\",\"gangTimeoutSeconds\":0}", 422, "gangTimeoutSeconds"},
         {"{\"name\":\"a\\u0000b\"}", 400, NULL},
+        {"{\"name\":\"a\",\"deserved\":{\"cpu\\u0000x\":\"1\"}}", 400, NULL},
         {"{\"name\":\"a\",\"status\":{\"x\":{\"y\":{\"z\":{\"w\":{\"v\":{\"u\":{\"t\":1}}}}}}}}",
          413, NULL},
     };
@@ -1224,6 +1225,12 @@ static void test_body_decoder(void)
     const char *ok = "{\"name\":\"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80\"}";
     CU_ASSERT_EQUAL(api_body_parse(ok, strlen(ok), &o, &e), 0);
     json_object_put(o);
+    /* An escaped backslash followed by "u0000" is text, not a NUL. */
+    const char *lit = "{\"name\":\"\\\\u0000\"}";
+    CU_ASSERT_EQUAL(api_body_parse(lit, strlen(lit), &o, &e), 0);
+    json_object_put(o);
+    const char *nul = "{\"na\\u0000me\":1}";
+    CU_ASSERT_EQUAL(api_body_parse(nul, strlen(nul), &o, &e), MUSTER_EINVAL);
     const char *trunc = "{\"name\":\"\xe2\x82\"}";
     CU_ASSERT_EQUAL(api_body_parse(trunc, strlen(trunc), &o, &e), MUSTER_EINVAL);
 }
