@@ -1209,16 +1209,14 @@ static void test_body_decoder(void)
     CU_ASSERT_EQUAL(api_body_parse("{}  \n", 5, &o, &e), 0);
     json_object_put(o);
     /* Exactly the depth cap parses; one more does not. */
-    char buf[64] = "";
-    for (int i = 0; i < API_JSON_DEPTH_MAX; i++)
-        strcat(buf, "[");
-    for (int i = 0; i < API_JSON_DEPTH_MAX; i++)
-        strcat(buf, "]");
+    char buf[64], deeper[64];
+    size_t depth = API_JSON_DEPTH_MAX;
+    memset(buf, '[', depth);
+    memset(buf + depth, ']', depth);
+    buf[2 * depth] = '\0';
     CU_ASSERT_EQUAL(api_body_parse(buf, strlen(buf), &o, &e), MUSTER_EINVAL); /* not an object */
     CU_ASSERT_EQUAL(e.status, 400);
-    char deeper[64] = "[";
-    strcat(deeper, buf);
-    strcat(deeper, "]");
+    snprintf(deeper, sizeof(deeper), "[%s]", buf);
     CU_ASSERT_EQUAL(api_body_parse(deeper, strlen(deeper), &o, &e), MUSTER_ELIMIT);
     CU_ASSERT_EQUAL(e.status, 413);
     /* Valid multi-byte UTF-8 passes the check (the engine then refuses the name). */
