@@ -998,8 +998,9 @@ static void handle_queue_get(struct api_call *c)
     send_json(c->req, 200, queue_json(c->srv, r, 1));
 }
 
-/* If-Match against r's resourceVersion: 0 matches (or absent and not required), else an error
- * has been sent. Accepts "N", W/"N" is not accepted (a weak tag cannot guard a write). */
+/* If-Match against r's resourceVersion: 0 when it matches (or is absent and not required),
+ * else the error has been sent. Takes "N", N or *; a weak tag W/"N" or a list of tags does not
+ * match (a weak tag cannot guard a write, and clients hold one version at a time). */
 static int check_if_match(struct api_call *c, const struct qrow *r, int required)
 {
     ssize_t i = h2o_find_header(&c->req->headers, H2O_TOKEN_IF_MATCH, -1);

@@ -1209,7 +1209,7 @@ static void test_body_decoder(void)
     CU_ASSERT_EQUAL(api_body_parse("{}  \n", 5, &o, &e), 0);
     json_object_put(o);
     /* Exactly the depth cap parses; one more does not. */
-    char buf[64], deeper[64];
+    char buf[64], deeper[sizeof(buf) + 2];
     size_t depth = API_JSON_DEPTH_MAX;
     memset(buf, '[', depth);
     memset(buf + depth, ']', depth);
