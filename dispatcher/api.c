@@ -1622,6 +1622,13 @@ static int authenticate(struct api_server *s, h2o_req_t *req, const char **user,
     return 0;
 }
 
+static void send_unauthorized(h2o_req_t *req)
+{
+    add_header(req, H2O_TOKEN_WWW_AUTHENTICATE, "Bearer realm=\"muster\"");
+    send_fail(req, 401, "Unauthorized",
+              "send a valid token: Authorization: Bearer <token> (see --token-auth-file)");
+}
+
 static int on_req(h2o_handler_t *self, h2o_req_t *req)
 {
     struct api_server *s = ((struct api_handler *)self)->srv;
@@ -1658,6 +1665,11 @@ static int on_req(h2o_handler_t *self, h2o_req_t *req)
             size_t n = strlen(later[i]);
             if (path.len >= n && memcmp(path.base, later[i], n) == 0 &&
                 (path.len == n || path.base[n] == '/')) {
+                /* Under /api the answer needs a token, as it will once served. */
+                if (later[i][1] == 'a' && authenticate(s, req, &c.user, &c.role)) {
+                    send_unauthorized(req);
+                    return 0;
+                }
                 send_fail(req, 501, "NotImplemented",
                           "%.*s is part of the API contract but not served yet (it needs the "
                           "dispatcher)",
@@ -1672,9 +1684,7 @@ static int on_req(h2o_handler_t *self, h2o_req_t *req)
     /* Authentication comes before 405 and 403, so an anonymous caller learns nothing. */
     if (any_auth) {
         if (authenticate(s, req, &c.user, &c.role)) {
-            add_header(req, H2O_TOKEN_WWW_AUTHENTICATE, "Bearer realm=\"muster\"");
-            send_fail(req, 401, "Unauthorized",
-                      "send a valid token: Authorization: Bearer <token> (see --token-auth-file)");
+            send_unauthorized(req);
             return 0;
         }
     }

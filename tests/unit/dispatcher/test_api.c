@@ -906,6 +906,12 @@ static const struct call matrix[] = {
      {401, 403, 403, 200}},
     {"DELETE", "/api/v1/queues/m-del", NULL, NULL, {401, 403, 403, 200}},
     {"GET", "/api/v1/audit", NULL, NULL, {401, 403, 403, 200}},
+    /* Contract routes that need the dispatcher: authenticated, then 501. */
+    {"GET", "/api/v1/bindings", NULL, NULL, {401, 501, 501, 501}},
+    {"GET", "/api/v1/bindings/ns/b", NULL, NULL, {401, 501, 501, 501}},
+    {"GET", "/api/v1/clusters", NULL, NULL, {401, 501, 501, 501}},
+    {"GET", "/api/v1/events", NULL, NULL, {401, 501, 501, 501}},
+    {"GET", "/metrics", NULL, NULL, {501, 501, 501, 501}},
 };
 
 static void body_authz_matrix(struct srv *s)
