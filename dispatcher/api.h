@@ -1,5 +1,5 @@
-/* The admin API: JSON over HTTP/1.1 on h2o + libuv, bearer-token roles, queue CRUD written to
- * the store (with an audit row) before the engine is changed. The contract is DESIGN.md, Admin
+/* The admin API: JSON over HTTP/1.1 and h2c on h2o + libuv, bearer-token roles, queue CRUD written
+ * to the store (with an audit row) before the engine is changed. The contract is DESIGN.md, Admin
  * API; docs/admin-api.md describes what this module serves and its limits. */
 #ifndef MUSTER_DISPATCHER_API_H
 #define MUSTER_DISPATCHER_API_H
@@ -11,8 +11,8 @@
 #include <stdint.h>
 #include <uv.h>
 
-/* Limits on everything a client sends. Over a limit is a 413 with a JSON error (bodies above
- * twice API_BODY_MAX are cut off by h2o itself, also with a 413). */
+/* Limits on everything a client sends. Over a limit is a 413 (431 for headers) with a JSON
+ * error; bodies above twice API_BODY_MAX are cut off by h2o itself, also with a 413. */
 #define API_BODY_MAX (64 * 1024) /* request body bytes */
 #define API_JSON_DEPTH_MAX 8     /* nesting of a request body */
 /* Request header bytes (names + values + path). h2o buffers up to its H2O_MAX_REQLEN (~417 KiB)
@@ -26,6 +26,7 @@
 #define API_GANG_TIMEOUT_S_MAX 2592000 /* 30 days */
 #define API_IDLE_TIMEOUT_MS_DEFAULT 10000
 
+/* Ordered: each role may do what the ones before it may. NONE marks routes without auth. */
 enum api_role { API_ROLE_NONE = 0, API_ROLE_VIEWER, API_ROLE_OPERATOR, API_ROLE_ADMIN };
 
 struct api_options {
@@ -35,8 +36,10 @@ struct api_options {
     uint64_t idle_timeout_ms; /* HTTP/1 and HTTP/2 idle timeout; 0: the default */
 };
 
-/* What the API serves from. Borrowed: both must outlive the server, and are used only from the
- * loop's thread. now_ms may be NULL (wall clock); tests pass a fixed clock. */
+/* What the API serves from (the struct is copied). The store and the tree are borrowed: both
+ * must outlive the server and are used only from the loop's thread. While the server runs it is
+ * the only writer of the queues table (it mirrors the rows in memory); the engine's entries may
+ * change under it freely. now_ms may be NULL (wall clock); tests pass a fixed clock. */
 struct api_ctx {
     struct store *store;
     struct queue_tree *tree;
