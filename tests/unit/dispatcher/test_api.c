@@ -514,8 +514,10 @@ static void body_crud_round_trip(struct srv *s)
            412);
     expect(s, "PATCH", "/api/v1/queues/team-a", TOK_ADMIN, "{\"name\":\"x\"}", NULL, 422);
 
-    /* Delete, then it is gone from the API, the engine and the table. */
-    expect(s, "DELETE", "/api/v1/queues/team-a", TOK_ADMIN, NULL, NULL, 200);
+    /* Delete (a stale If-Match refused first), then it is gone from the API, the engine and
+     * the table. */
+    expect(s, "DELETE", "/api/v1/queues/team-a", TOK_ADMIN, NULL, "If-Match: \"3\"", 412);
+    expect(s, "DELETE", "/api/v1/queues/team-a", TOK_ADMIN, NULL, "If-Match: \"4\"", 200);
     expect(s, "GET", "/api/v1/queues/team-a", TOK_ADMIN, NULL, NULL, 404);
     expect(s, "DELETE", "/api/v1/queues/team-a", TOK_ADMIN, NULL, NULL, 404);
     CU_ASSERT(!engine_has(s, "team-a"));
