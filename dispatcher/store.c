@@ -25,6 +25,7 @@ enum stmt_id {
     ST_LEDGER_UPDATE,
     ST_LEDGER_LIVE,
     ST_AUDIT_APPEND,
+    ST_AUDIT_PAGE,
     ST__COUNT
 };
 
@@ -66,6 +67,8 @@ static const char *const stmt_sql[ST__COUNT] = {
                        " WHERE state NOT IN ('released', 'rolledback') ORDER BY id",
     [ST_AUDIT_APPEND] = "INSERT INTO audit (at, actor, action, object, before, after)"
                         " VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+    [ST_AUDIT_PAGE] = "SELECT id, at, actor, action, object, before, after FROM audit"
+                      " WHERE id > ?1 ORDER BY id LIMIT ?2",
 };
 
 struct store {
@@ -1105,5 +1108,60 @@ int store_audit_append(struct store *s, const struct store_audit *rec, int64_t *
     err = step_done(s, ST_AUDIT_APPEND, what);
     if (!err && id)
         *id = sqlite3_last_insert_rowid(s->db);
+    return err;
+}
+
+int store_audit_foreach(struct store *s, int64_t after_id, size_t limit,
+                        int (*cb)(void *ud, int64_t id, const struct store_audit *rec), void *ud)
+{
+    int err = store_enter(s);
+    if (err)
+        return err;
+    if (!cb)
+        return store_invalid(s, MUSTER_EINVAL, "audit: foreach", "no callback");
+    sqlite3_stmt *st = s->st[ST_AUDIT_PAGE];
+    int rc = sqlite3_bind_int64(st, 1, after_id);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_bind_int64(st, 2, limit > INT64_MAX ? INT64_MAX : (int64_t)limit);
+    if (rc != SQLITE_OK)
+        return store_fail(s, rc, "audit: foreach: bind");
+    s->iterating = 1;
+    for (;;) {
+        rc = sqlite3_step(st);
+        if (rc == SQLITE_DONE)
+            break;
+        if (rc != SQLITE_ROW) {
+            err = store_fail(s, rc, "audit: read");
+            break;
+        }
+        int64_t id = 0;
+        struct store_audit a;
+        err = col_int(st, 0, 0, &id);
+        if (!err)
+            err = col_int(st, 1, 0, &a.at);
+        if (!err)
+            err = col_text(st, 2, 0, &a.actor);
+        if (!err)
+            err = col_text(st, 3, 0, &a.action);
+        if (!err)
+            err = col_text(st, 4, 0, &a.object);
+        if (!err)
+            err = col_text(st, 5, 1, &a.before);
+        if (!err)
+            err = col_text(st, 6, 1, &a.after);
+        if (err) {
+            if (err == MUSTER_ESTORE)
+                msg_set(s->errmsg, sizeof s->errmsg, "audit: read: row %lld is invalid",
+                        (long long)id);
+            else
+                store_invalid(s, err, "audit: read", "out of memory");
+            break;
+        }
+        err = cb(ud, id, &a);
+        if (err)
+            break;
+    }
+    s->iterating = 0;
+    sqlite3_reset(st);
     return err;
 }

@@ -147,4 +147,10 @@ int store_ledger_foreach_live(struct store *s,
  * actor, action or object is missing or before/after is not JSON. */
 int store_audit_append(struct store *s, const struct store_audit *rec, int64_t *id);
 
+/* Calls cb for at most limit audit rows whose id is above after_id, in id order (a page: pass
+ * the last id seen to get the next). rec points into SQLite's buffers, valid only during the
+ * call; cb must not call back into s. Stopping and errors as in store_queue_foreach. */
+int store_audit_foreach(struct store *s, int64_t after_id, size_t limit,
+                        int (*cb)(void *ud, int64_t id, const struct store_audit *rec), void *ud);
+
 #endif

@@ -1,0 +1,1922 @@
+/* The admin API server (see api.h): routing, bearer-token auth, the queue endpoints, the audit
+ * list, health and the embedded OpenAPI document, on h2o + libuv. */
+#include "dispatcher/api.h"
+
+#include "dispatcher/resjson.h"
+#include "queue/errors.h"
+#include "queue/mem.h"
+#include "schema/openapi.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <h2o.h>
+#include <inttypes.h>
+#include <json-c/json.h>
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#define API_SHA256_LEN 32
+#define API_ETAG_MAX 32         /* "\"" + int64 digits + "\"" */
+#define API_QUERY_VALUE_MAX 256 /* bytes of one query parameter value */
+#define API_GANG_TIMEOUT_S_DEFAULT 300
+#define API_ANONYMOUS "system:anonymous"
+
+/* ---- strict request body parsing ---- */
+
+__attribute__((format(printf, 5, 6))) static int api_fail(struct api_error *e, int status,
+                                                          const char *reason, const char *field,
+                                                          const char *fmt, ...)
+{
+    e->status = status;
+    snprintf(e->reason, sizeof(e->reason), "%s", reason);
+    snprintf(e->field, sizeof(e->field), "%s", field ? field : "");
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
+    va_end(ap);
+    return status == 413 ? MUSTER_ELIMIT : MUSTER_EINVAL;
+}
+
+/* RFC 3629 UTF-8: no overlongs, no surrogates, nothing above U+10FFFF. json-c's own check
+ * (JSON_TOKENER_VALIDATE_UTF8) does not exist in every version we build against, and the
+ * offset of the bad byte makes a better message. Returns the offset of the first bad byte, or
+ * len when the text is valid. */
+static size_t utf8_check(const unsigned char *s, size_t len)
+{
+    size_t i = 0;
+    while (i < len) {
+        unsigned c = s[i];
+        size_t n;
+        unsigned min;
+        if (c < 0x80) {
+            i++;
+            continue;
+        } else if ((c & 0xE0) == 0xC0) {
+            n = 1;
+            min = 0x80;
+            c &= 0x1F;
+        } else if ((c & 0xF0) == 0xE0) {
+            n = 2;
+            min = 0x800;
+            c &= 0x0F;
+        } else if ((c & 0xF8) == 0xF0) {
+            n = 3;
+            min = 0x10000;
+            c &= 0x07;
+        } else {
+            return i;
+        }
+        if (len - i <= n)
+            return i;
+        for (size_t k = 1; k <= n; k++) {
+            if ((s[i + k] & 0xC0) != 0x80)
+                return i;
+            c = (c << 6) | (s[i + k] & 0x3F);
+        }
+        if (c < min || c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF))
+            return i;
+        i += n + 1;
+    }
+    return len;
+}
+
+/* json-c turns the escape \u0000 into a NUL inside a string or key; everything we keep is a C
+ * string, so "cpu\u0000x" would silently mean "cpu". Found in the raw text (keys included):
+ * outside strings valid JSON has no backslash, so every backslash starts an escape. Returns 1
+ * when the text has one. */
+static int has_nul_escape(const char *s, size_t len)
+{
+    for (size_t i = 0; i + 1 < len; i++) {
+        if (s[i] != '\\')
+            continue;
+        if (s[i + 1] == 'u' && len - i >= 6 && memcmp(s + i + 2, "0000", 4) == 0)
+            return 1;
+        i++; /* the escaped character, which may itself be a backslash */
+    }
+    return 0;
+}
+
+int api_body_parse(const char *body, size_t len, struct json_object **out, struct api_error *err)
+{
+    *out = NULL;
+    if (len > API_BODY_MAX)
+        return api_fail(err, 413, "RequestEntityTooLarge", NULL,
+                        "request body of %zu bytes is above the limit of %d bytes", len,
+                        API_BODY_MAX);
+    if (len == 0)
+        return api_fail(err, 400, "BadRequest", NULL, "request body is empty; send a JSON object");
+    size_t bad = utf8_check((const unsigned char *)body, len);
+    if (bad != len)
+        return api_fail(err, 400, "BadRequest", NULL,
+                        "request body is not valid UTF-8 (byte %zu); send UTF-8 JSON", bad);
+    json_tokener *tok = json_tokener_new_ex(API_JSON_DEPTH_MAX);
+    if (!tok)
+        return api_fail(err, 500, "InternalError", NULL, "out of memory");
+    json_tokener_set_flags(tok, JSON_TOKENER_STRICT);
+    struct json_object *obj = json_tokener_parse_ex(tok, body, (int)len);
+    enum json_tokener_error jerr = json_tokener_get_error(tok);
+    size_t used = (size_t)json_tokener_get_parse_end(tok);
+    json_tokener_free(tok);
+    int rc = 0;
+    if (jerr == json_tokener_error_depth) {
+        rc = api_fail(err, 413, "RequestEntityTooLarge", NULL,
+                      "request body nests JSON deeper than %d levels", API_JSON_DEPTH_MAX);
+    } else if (jerr == json_tokener_continue || !obj) {
+        rc = api_fail(err, 400, "BadRequest", NULL, "request body is not JSON: %s",
+                      jerr == json_tokener_continue ? "unexpected end of input"
+                                                    : json_tokener_error_desc(jerr));
+    } else if (used < len && strspn(body + used, " \t\r\n") != len - used) {
+        rc = api_fail(err, 400, "BadRequest", NULL,
+                      "request body has data after the JSON value (byte %zu)", used);
+    } else if (!json_object_is_type(obj, json_type_object)) {
+        rc = api_fail(err, 400, "BadRequest", NULL, "request body must be a JSON object");
+    } else if (has_nul_escape(body, len)) {
+        rc = api_fail(err, 400, "BadRequest", NULL, "request body has a string containing \\u0000");
+    }
+    if (rc) {
+        json_object_put(obj);
+        return rc;
+    }
+    *out = obj;
+    return 0;
+}
+
+/* ---- the queue document ---- */
+
+static int get_int(struct json_object *v, const char *field, int64_t min, int64_t max, int64_t *out,
+                   struct api_error *err)
+{
+    /* json-c clamps integers beyond int64 to INT64_MIN/MAX (or keeps them as uint64), so a
+     * range check catches overflow too; a double such as 1.5 or 1e3 is a wrong type. */
+    if (!json_object_is_type(v, json_type_int))
+        return api_fail(err, 422, "Invalid", field, "%s must be an integer", field);
+    int64_t x = json_object_get_int64(v);
+    if (x < min || x > max)
+        return api_fail(err, 422, "Invalid", field, "%s must be between %" PRId64 " and %" PRId64,
+                        field, min, max);
+    *out = x;
+    return 0;
+}
+
+static int get_str(struct json_object *v, const char *field, int nullable, const char **out,
+                   struct api_error *err)
+{
+    if (nullable && json_object_is_type(v, json_type_null)) {
+        *out = NULL;
+        return 0;
+    }
+    if (!json_object_is_type(v, json_type_string))
+        return api_fail(err, 422, "Invalid", field, "%s must be a string%s", field,
+                        nullable ? " or null" : "");
+    *out = json_object_get_string(v);
+    return 0;
+}
+
+int api_queue_doc_decode(struct json_object *obj, struct api_queue_doc *doc, struct api_error *err)
+{
+    memset(doc, 0, sizeof(*doc));
+    doc->weight = 1;
+    doc->gang_timeout_s = API_GANG_TIMEOUT_S_DEFAULT;
+    doc->state = "Open";
+    doc->strategy = "BestEffortFIFO";
+    if (!json_object_is_type(obj, json_type_object))
+        return api_fail(err, 422, "Invalid", "", "a queue must be a JSON object");
+    json_object_object_foreach(obj, key, val)
+    {
+        int rc = 0;
+        if (strcmp(key, "name") == 0) {
+            rc = get_str(val, "name", 0, &doc->name, err);
+        } else if (strcmp(key, "parent") == 0) {
+            rc = get_str(val, "parent", 1, &doc->parent, err);
+            if (!rc && doc->parent && !doc->parent[0])
+                rc = api_fail(err, 422, "Invalid", "parent",
+                              "parent must be a queue name, or null for root");
+        } else if (strcmp(key, "weight") == 0) {
+            rc = get_int(val, "weight", 1, 1000000, &doc->weight, err);
+        } else if (strcmp(key, "priority") == 0) {
+            rc = get_int(val, "priority", INT32_MIN, INT32_MAX, &doc->priority, err);
+        } else if (strcmp(key, "gangTimeoutSeconds") == 0) {
+            rc = get_int(val, "gangTimeoutSeconds", 1, API_GANG_TIMEOUT_S_MAX, &doc->gang_timeout_s,
+                         err);
+        } else if (strcmp(key, "state") == 0) {
+            enum queue_state s;
+            rc = get_str(val, "state", 0, &doc->state, err);
+            if (!rc && queue_state_parse(doc->state, &s))
+                rc = api_fail(err, 422, "Invalid", "state",
+                              "state must be Open, Closed or Draining");
+        } else if (strcmp(key, "queueingStrategy") == 0) {
+            enum queue_strategy s;
+            rc = get_str(val, "queueingStrategy", 0, &doc->strategy, err);
+            if (!rc && queue_strategy_parse(doc->strategy, &s))
+                rc = api_fail(err, 422, "Invalid", "queueingStrategy",
+                              "queueingStrategy must be BestEffortFIFO or StrictFIFO");
+        } else if (strcmp(key, "guarantee") == 0 || strcmp(key, "deserved") == 0 ||
+                   strcmp(key, "capability") == 0) {
+            if (json_object_is_type(val, json_type_null))
+                continue; /* null is "no limits declared", as after a merge patch removes it */
+            if (!json_object_is_type(val, json_type_object))
+                rc = api_fail(err, 422, "Invalid", key,
+                              "%s must be an object of resource quantities", key);
+            else if (key[0] == 'g')
+                doc->guarantee = val;
+            else if (key[0] == 'd')
+                doc->deserved = val;
+            else
+                doc->capability = val;
+        } else if (strcmp(key, "metadata") == 0 || strcmp(key, "status") == 0) {
+            /* Read-only: accepted so a client may PUT back what it got, and ignored. */
+            if (!json_object_is_type(val, json_type_object) &&
+                !json_object_is_type(val, json_type_null))
+                rc = api_fail(err, 422, "Invalid", key, "%s must be an object", key);
+        } else {
+            rc = api_fail(err, 422, "Invalid", key, "unknown field %.64s", key);
+        }
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+struct json_object *api_merge_patch(struct json_object *target, struct json_object *patch)
+{
+    if (!json_object_is_type(patch, json_type_object))
+        return json_object_get(patch);
+    struct json_object *out = json_object_new_object();
+    if (!out)
+        return NULL;
+    if (json_object_is_type(target, json_type_object)) {
+        json_object_object_foreach(target, k, v)
+        {
+            if (json_object_object_add(out, k, json_object_get(v))) {
+                json_object_put(out);
+                return NULL;
+            }
+        }
+    }
+    json_object_object_foreach(patch, key, val)
+    {
+        if (json_object_is_type(val, json_type_null)) {
+            json_object_object_del(out, key);
+            continue;
+        }
+        struct json_object *cur = NULL;
+        json_object_object_get_ex(out, key, &cur);
+        struct json_object *merged = api_merge_patch(cur, val);
+        if (!merged || json_object_object_add(out, key, merged)) {
+            json_object_put(merged);
+            json_object_put(out);
+            return NULL;
+        }
+    }
+    return out;
+}
+
+/* ---- the queue rows, mirrored from the store ---- */
+
+/* The store keeps what the operator wrote (quantities as strings, resourceVersion); the engine
+ * keeps parsed vectors. The server mirrors the rows in memory, sorted by name, so reads do not
+ * touch SQLite and list pages are a binary search. Written only after the store commits. */
+struct qrow {
+    char *name, *parent, *state, *strategy, *guarantee, *deserved, *capability;
+    int64_t weight, priority, gang_timeout_ms, rv, created_at, updated_at;
+};
+
+static void qrow_close(struct qrow *r)
+{
+    muster_free(r->name);
+    muster_free(r->parent);
+    muster_free(r->state);
+    muster_free(r->strategy);
+    muster_free(r->guarantee);
+    muster_free(r->deserved);
+    muster_free(r->capability);
+    memset(r, 0, sizeof(*r));
+}
+
+static int dup_or_null(const char *s, char **out)
+{
+    *out = NULL;
+    if (!s)
+        return 0;
+    *out = muster_strdup(s);
+    return *out ? 0 : MUSTER_ENOMEM;
+}
+
+static int qrow_from_store(struct qrow *r, const struct store_queue *q)
+{
+    memset(r, 0, sizeof(*r));
+    int rc = dup_or_null(q->name, &r->name);
+    if (!rc)
+        rc = dup_or_null(q->parent, &r->parent);
+    if (!rc)
+        rc = dup_or_null(q->state, &r->state);
+    if (!rc)
+        rc = dup_or_null(q->queueing_strategy, &r->strategy);
+    if (!rc)
+        rc = dup_or_null(q->guarantee ? q->guarantee : "{}", &r->guarantee);
+    if (!rc)
+        rc = dup_or_null(q->deserved ? q->deserved : "{}", &r->deserved);
+    if (!rc)
+        rc = dup_or_null(q->capability ? q->capability : "{}", &r->capability);
+    if (rc) {
+        qrow_close(r);
+        return rc;
+    }
+    r->weight = q->weight;
+    r->priority = q->priority;
+    r->gang_timeout_ms = q->gang_timeout_ms;
+    r->rv = q->resource_version;
+    r->created_at = q->created_at;
+    r->updated_at = q->updated_at;
+    return 0;
+}
+
+static void qrow_to_store(const struct qrow *r, struct store_queue *q)
+{
+    q->name = r->name;
+    q->parent = r->parent;
+    q->weight = r->weight;
+    q->priority = r->priority;
+    q->state = r->state;
+    q->queueing_strategy = r->strategy;
+    q->guarantee = r->guarantee;
+    q->deserved = r->deserved;
+    q->capability = r->capability;
+    q->gang_timeout_ms = r->gang_timeout_ms;
+    q->resource_version = r->rv;
+    q->created_at = r->created_at;
+    q->updated_at = r->updated_at;
+}
+
+static int str_same(const char *a, const char *b)
+{
+    return (!a && !b) || (a && b && strcmp(a, b) == 0);
+}
+
+/* Same spec fields (maps compared as the text we would store). */
+static int qrow_same_spec(const struct qrow *a, const struct qrow *b)
+{
+    return str_same(a->name, b->name) && str_same(a->parent, b->parent) &&
+           str_same(a->state, b->state) && str_same(a->strategy, b->strategy) &&
+           str_same(a->guarantee, b->guarantee) && str_same(a->deserved, b->deserved) &&
+           str_same(a->capability, b->capability) && a->weight == b->weight &&
+           a->priority == b->priority && a->gang_timeout_ms == b->gang_timeout_ms;
+}
+
+/* ---- tokens ---- */
+
+struct api_token {
+    unsigned char hash[API_SHA256_LEN];
+    char *user;
+    enum api_role role;
+};
+
+static int sha256(const void *data, size_t len, unsigned char out[API_SHA256_LEN])
+{
+    unsigned int n = 0;
+    if (EVP_Digest(data, len, out, &n, EVP_sha256(), NULL) != 1 || n != API_SHA256_LEN)
+        return MUSTER_EIO;
+    return 0;
+}
+
+static int role_parse(const char *s, size_t n, enum api_role *out)
+{
+    static const struct {
+        const char *name;
+        enum api_role role;
+    } roles[] = {
+        {"viewer", API_ROLE_VIEWER}, {"operator", API_ROLE_OPERATOR}, {"admin", API_ROLE_ADMIN}};
+    for (size_t i = 0; i < sizeof(roles) / sizeof(roles[0]); i++) {
+        if (strlen(roles[i].name) == n && memcmp(roles[i].name, s, n) == 0) {
+            *out = roles[i].role;
+            return 0;
+        }
+    }
+    return MUSTER_EINVAL;
+}
+
+static const char *role_name(enum api_role r)
+{
+    switch (r) {
+    case API_ROLE_VIEWER:
+        return "viewer";
+    case API_ROLE_OPERATOR:
+        return "operator";
+    case API_ROLE_ADMIN:
+        return "admin";
+    default:
+        return "none";
+    }
+}
+
+static void trim(const char **s, size_t *n)
+{
+    while (*n && (**s == ' ' || **s == '\t')) {
+        (*s)++;
+        (*n)--;
+    }
+    while (*n && ((*s)[*n - 1] == ' ' || (*s)[*n - 1] == '\t' || (*s)[*n - 1] == '\r'))
+        (*n)--;
+}
+
+/* One line "token,user,role". Messages name the line, never the token. */
+static int token_line(const char *line, size_t len, size_t lineno, struct api_token *t, char *err,
+                      size_t errcap, const char *path)
+{
+    const char *f[3];
+    size_t fl[3];
+    size_t nf = 0;
+    const char *p = line, *end = line + len;
+    while (nf < 3) {
+        const char *c = memchr(p, ',', (size_t)(end - p));
+        f[nf] = p;
+        fl[nf] = c ? (size_t)(c - p) : (size_t)(end - p);
+        trim(&f[nf], &fl[nf]);
+        nf++;
+        if (!c)
+            break;
+        p = c + 1;
+        if (nf == 3) {
+            snprintf(err, errcap, "%s:%zu: expected token,user,role (3 fields), found more", path,
+                     lineno);
+            return MUSTER_ECONFIG;
+        }
+    }
+    if (nf != 3 || !fl[0] || !fl[1]) {
+        snprintf(err, errcap, "%s:%zu: expected token,user,role", path, lineno);
+        return MUSTER_ECONFIG;
+    }
+    if (fl[0] > API_TOKEN_MAX || fl[1] > API_TOKEN_USER_MAX) {
+        snprintf(err, errcap, "%s:%zu: token longer than %d bytes or user longer than %d", path,
+                 lineno, API_TOKEN_MAX, API_TOKEN_USER_MAX);
+        return MUSTER_ECONFIG;
+    }
+    if (role_parse(f[2], fl[2], &t->role)) {
+        snprintf(err, errcap, "%s:%zu: role must be viewer, operator or admin", path, lineno);
+        return MUSTER_ECONFIG;
+    }
+    if (sha256(f[0], fl[0], t->hash))
+        return MUSTER_EIO;
+    t->user = muster_strndup(f[1], fl[1]);
+    return t->user ? 0 : MUSTER_ENOMEM;
+}
+
+static void tokens_free(struct api_token *t, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        OPENSSL_cleanse(t[i].hash, sizeof(t[i].hash));
+        muster_free(t[i].user);
+    }
+    muster_free(t);
+}
+
+/* Reads path into *out (n entries). Only the SHA-256 of each token is kept; the file's bytes
+ * are wiped before they are freed. */
+static int tokens_load(const char *path, struct api_token **out, size_t *n, char *err,
+                       size_t errcap)
+{
+    *out = NULL;
+    *n = 0;
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        snprintf(err, errcap, "token file %s: %s", path, strerror(errno));
+        return MUSTER_EIO;
+    }
+    char *buf = muster_malloc(API_TOKEN_FILE_MAX + 1);
+    if (!buf) {
+        fclose(f);
+        return MUSTER_ENOMEM;
+    }
+    size_t len = fread(buf, 1, API_TOKEN_FILE_MAX + 1, f);
+    int rderr = ferror(f);
+    fclose(f);
+    int rc = 0;
+    if (rderr) {
+        snprintf(err, errcap, "token file %s: read error", path);
+        rc = MUSTER_EIO;
+    } else if (len > API_TOKEN_FILE_MAX) {
+        snprintf(err, errcap, "token file %s: larger than %d bytes", path, API_TOKEN_FILE_MAX);
+        rc = MUSTER_ECONFIG;
+    }
+    struct api_token *toks = NULL;
+    size_t cnt = 0, cap = 0, lineno = 0;
+    for (size_t i = 0; !rc && i < len;) {
+        const char *nl = memchr(buf + i, '\n', len - i);
+        size_t l = nl ? (size_t)(nl - (buf + i)) : len - i;
+        const char *line = buf + i;
+        i += l + 1;
+        lineno++;
+        trim(&line, &l);
+        if (!l || line[0] == '#')
+            continue;
+        if (cnt == cap) {
+            size_t nc = cap ? cap * 2 : 8;
+            struct api_token *g = muster_realloc(toks, nc * sizeof(*g));
+            if (!g) {
+                rc = MUSTER_ENOMEM;
+                break;
+            }
+            toks = g;
+            cap = nc;
+        }
+        memset(&toks[cnt], 0, sizeof(toks[cnt]));
+        rc = token_line(line, l, lineno, &toks[cnt], err, errcap, path);
+        if (!rc)
+            cnt++;
+    }
+    OPENSSL_cleanse(buf, API_TOKEN_FILE_MAX + 1);
+    muster_free(buf);
+    if (!rc && cnt == 0) {
+        snprintf(err, errcap, "token file %s: no tokens", path);
+        rc = MUSTER_ECONFIG;
+    }
+    if (rc) {
+        tokens_free(toks, cnt);
+        return rc;
+    }
+    *out = toks;
+    *n = cnt;
+    return 0;
+}
+
+/* ---- the server ---- */
+
+struct api_server;
+
+struct api_handler {
+    h2o_handler_t super;
+    struct api_server *srv;
+};
+
+/* A connection: the uv handle first, so h2o's close callback (which gets the handle) finds the
+ * server it belongs to. */
+struct api_conn {
+    uv_tcp_t tcp;
+    struct api_server *srv;
+};
+
+struct api_server {
+    h2o_globalconf_t config;
+    h2o_context_t ctx;
+    h2o_accept_ctx_t accept;
+    uv_tcp_t listener;
+    struct api_ctx app;
+    struct api_token *tokens; /* NULL: no auth (loopback only) */
+    size_t ntokens;
+    struct qrow *rows; /* sorted by name */
+    size_t nrows, caprows;
+    int port;
+    size_t nconns;
+    int closing, listener_closed, degraded;
+    struct api_conn reserve; /* takes a connection to drop it when allocation fails */
+    int reserve_busy;
+    void (*close_cb)(void *ud);
+    void *close_ud;
+};
+
+static int64_t now_ms(const struct api_server *s)
+{
+    if (s->app.now_ms)
+        return s->app.now_ms();
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static size_t rows_lower_bound(const struct api_server *s, const char *name)
+{
+    size_t lo = 0, hi = s->nrows;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (strcmp(s->rows[mid].name, name) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+static struct qrow *rows_find(struct api_server *s, const char *name)
+{
+    size_t i = rows_lower_bound(s, name);
+    return i < s->nrows && strcmp(s->rows[i].name, name) == 0 ? &s->rows[i] : NULL;
+}
+
+static int rows_reserve(struct api_server *s)
+{
+    if (s->nrows < s->caprows)
+        return 0;
+    size_t nc = s->caprows ? s->caprows * 2 : 16;
+    struct qrow *g = muster_realloc(s->rows, nc * sizeof(*g));
+    if (!g)
+        return MUSTER_ENOMEM;
+    s->rows = g;
+    s->caprows = nc;
+    return 0;
+}
+
+/* Puts r (taking its strings) in place of the row of the same name, or inserts it. The caller
+ * reserved room first, so this cannot fail. */
+static void rows_put(struct api_server *s, struct qrow *r)
+{
+    size_t i = rows_lower_bound(s, r->name);
+    if (i < s->nrows && strcmp(s->rows[i].name, r->name) == 0) {
+        qrow_close(&s->rows[i]);
+    } else {
+        memmove(&s->rows[i + 1], &s->rows[i], (s->nrows - i) * sizeof(*s->rows));
+        s->nrows++;
+    }
+    s->rows[i] = *r;
+    memset(r, 0, sizeof(*r));
+}
+
+static void rows_remove(struct api_server *s, const char *name)
+{
+    size_t i = rows_lower_bound(s, name);
+    if (i >= s->nrows || strcmp(s->rows[i].name, name) != 0)
+        return;
+    qrow_close(&s->rows[i]);
+    memmove(&s->rows[i], &s->rows[i + 1], (s->nrows - i - 1) * sizeof(*s->rows));
+    s->nrows--;
+}
+
+static int load_row_cb(void *ud, const struct store_queue *q)
+{
+    struct api_server *s = ud;
+    int rc = rows_reserve(s);
+    if (rc)
+        return rc;
+    /* store_queue_foreach walks in name order, so appending keeps the array sorted. */
+    rc = qrow_from_store(&s->rows[s->nrows], q);
+    if (!rc)
+        s->nrows++;
+    return rc;
+}
+
+/* ---- responses ---- */
+
+static void add_header(h2o_req_t *req, const h2o_token_t *tok, const char *v)
+{
+    h2o_add_header(&req->pool, &req->res.headers, tok, NULL,
+                   h2o_strdup(&req->pool, v, SIZE_MAX).base, strlen(v));
+}
+
+static const char *status_reason(int status)
+{
+    switch (status) {
+    case 200:
+        return "OK";
+    case 201:
+        return "Created";
+    case 400:
+        return "Bad Request";
+    case 401:
+        return "Unauthorized";
+    case 403:
+        return "Forbidden";
+    case 404:
+        return "Not Found";
+    case 405:
+        return "Method Not Allowed";
+    case 409:
+        return "Conflict";
+    case 412:
+        return "Precondition Failed";
+    case 413:
+        return "Payload Too Large";
+    case 415:
+        return "Unsupported Media Type";
+    case 422:
+        return "Unprocessable Entity";
+    case 428:
+        return "Precondition Required";
+    case 431:
+        return "Request Header Fields Too Large";
+    case 501:
+        return "Not Implemented";
+    case 503:
+        return "Service Unavailable";
+    default:
+        return "Internal Server Error";
+    }
+}
+
+static void send_text(h2o_req_t *req, int status, const char *ctype, const char *body, size_t len)
+{
+    req->res.status = status;
+    req->res.reason = status_reason(status);
+    h2o_add_header(&req->pool, &req->res.headers, H2O_TOKEN_CONTENT_TYPE, NULL, ctype,
+                   strlen(ctype));
+    h2o_add_header(&req->pool, &req->res.headers, H2O_TOKEN_CACHE_CONTROL, NULL,
+                   H2O_STRLIT("no-store"));
+    h2o_send_inline(req, body, len);
+}
+
+/* Sends obj (consumed) as the JSON response. */
+static void send_json(h2o_req_t *req, int status, struct json_object *obj)
+{
+    if (!obj) {
+        static const char oom[] =
+            "{\"code\":500,\"reason\":\"InternalError\",\"message\":\"out of memory\"}";
+        send_text(req, 500, "application/json", oom, sizeof(oom) - 1);
+        return;
+    }
+    size_t len = 0;
+    const char *text = json_object_to_json_string_length(obj, JSON_C_TO_STRING_PLAIN, &len);
+    send_text(req, status, "application/json", text, len);
+    json_object_put(obj);
+}
+
+static void send_error(h2o_req_t *req, const struct api_error *e)
+{
+    struct json_object *o = json_object_new_object();
+    if (o) {
+        json_object_object_add(o, "code", json_object_new_int(e->status));
+        json_object_object_add(o, "reason", json_object_new_string(e->reason));
+        json_object_object_add(o, "message", json_object_new_string(e->msg));
+        if (e->field[0])
+            json_object_object_add(o, "field", json_object_new_string(e->field));
+    }
+    send_json(req, e->status, o);
+}
+
+__attribute__((format(printf, 4, 5))) static void
+send_fail(h2o_req_t *req, int status, const char *reason, const char *fmt, ...)
+{
+    struct api_error e = {.status = status};
+    snprintf(e.reason, sizeof(e.reason), "%s", reason);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(e.msg, sizeof(e.msg), fmt, ap);
+    va_end(ap);
+    send_error(req, &e);
+}
+
+/* ---- queue JSON ---- */
+
+/* Parses JSON text stored by us; falls back to the raw string rather than losing it. */
+static struct json_object *stored_json(const char *text)
+{
+    if (!text)
+        return NULL;
+    struct json_object *o = json_tokener_parse(text);
+    return o ? o : json_object_new_string(text);
+}
+
+static void obj_add(struct json_object *o, const char *k, struct json_object *v, int *bad)
+{
+    if (!v && !*bad) {
+        *bad = 1;
+        return;
+    }
+    if (json_object_object_add(o, k, v)) {
+        json_object_put(v);
+        *bad = 1;
+    }
+}
+
+/* The spec fields of r as a client writes them (the input of a merge patch, audit rows). */
+static struct json_object *spec_json(const struct qrow *r)
+{
+    struct json_object *o = json_object_new_object();
+    if (!o)
+        return NULL;
+    int bad = 0;
+    obj_add(o, "name", json_object_new_string(r->name), &bad);
+    if (r->parent)
+        obj_add(o, "parent", json_object_new_string(r->parent), &bad);
+    else
+        json_object_object_add(o, "parent", NULL);
+    obj_add(o, "weight", json_object_new_int64(r->weight), &bad);
+    obj_add(o, "priority", json_object_new_int64(r->priority), &bad);
+    obj_add(o, "state", json_object_new_string(r->state), &bad);
+    obj_add(o, "queueingStrategy", json_object_new_string(r->strategy), &bad);
+    obj_add(o, "guarantee", stored_json(r->guarantee), &bad);
+    obj_add(o, "deserved", stored_json(r->deserved), &bad);
+    obj_add(o, "capability", stored_json(r->capability), &bad);
+    obj_add(o, "gangTimeoutSeconds", json_object_new_int64(r->gang_timeout_ms / 1000), &bad);
+    if (bad) {
+        json_object_put(o);
+        return NULL;
+    }
+    return o;
+}
+
+static struct json_object *metadata_json(const struct qrow *r)
+{
+    struct json_object *m = json_object_new_object();
+    char rv[24];
+    snprintf(rv, sizeof(rv), "%" PRId64, r->rv);
+    int bad = !m;
+    if (m) {
+        obj_add(m, "resourceVersion", json_object_new_string(rv), &bad);
+        obj_add(m, "createdAtMs", json_object_new_int64(r->created_at), &bad);
+        obj_add(m, "updatedAtMs", json_object_new_int64(r->updated_at), &bad);
+    }
+    if (bad) {
+        json_object_put(m);
+        return NULL;
+    }
+    return m;
+}
+
+/* Status from the live engine. reserved is held - allocated: capacity the queue holds for its
+ * own unused guarantee (held is max(guarantee, usage) summed up from the leaves). */
+static struct json_object *status_json(struct api_server *s, const char *name)
+{
+    const struct queue_node *q = queue_tree_find(s->app.tree, name);
+    if (!q)
+        return json_object_new_object(); /* a row without an engine node: never after start */
+    struct queue_status st;
+    memset(&st, 0, sizeof(st));
+    if (queue_node_status(s->app.tree, q, &st))
+        return NULL;
+    const struct queue_resnames *names = queue_tree_resnames(s->app.tree);
+    struct queue_resvec reserved = {0};
+    int rc = queue_resvec_copy(&reserved, &st.held);
+    if (!rc)
+        rc = queue_resvec_sub(&reserved, &st.allocated);
+    for (uint32_t i = 0; !rc && i < reserved.len; i++)
+        if (reserved.items[i].milli < 0)
+            rc = queue_resvec_set(&reserved, reserved.items[i].id, 0);
+    struct json_object *o = rc ? NULL : json_object_new_object();
+    int bad = !o;
+    if (o) {
+        obj_add(o, "allocated", disp_resvec_json(names, &st.allocated), &bad);
+        obj_add(o, "reserved", disp_resvec_json(names, &reserved), &bad);
+        obj_add(o, "borrowed", disp_resvec_json(names, &st.borrowed), &bad);
+        obj_add(o, "pending", json_object_new_int64((int64_t)st.pending), &bad);
+        obj_add(o, "admitted", json_object_new_int64((int64_t)st.admitted), &bad);
+        obj_add(o, "share", json_object_new_double(st.share), &bad);
+    }
+    queue_resvec_close(&reserved);
+    queue_status_close(&st);
+    if (bad) {
+        json_object_put(o);
+        return NULL;
+    }
+    return o;
+}
+
+static struct json_object *queue_json(struct api_server *s, const struct qrow *r, int status)
+{
+    struct json_object *o = spec_json(r);
+    int bad = !o;
+    if (o) {
+        obj_add(o, "metadata", metadata_json(r), &bad);
+        if (status)
+            obj_add(o, "status", status_json(s, r->name), &bad);
+    }
+    if (bad) {
+        json_object_put(o);
+        return NULL;
+    }
+    return o;
+}
+
+static void set_etag(h2o_req_t *req, const struct qrow *r)
+{
+    char etag[API_ETAG_MAX];
+    snprintf(etag, sizeof(etag), "\"%" PRId64 "\"", r->rv);
+    add_header(req, H2O_TOKEN_ETAG, etag);
+}
+
+/* ---- requests ---- */
+
+struct api_call {
+    struct api_server *srv;
+    h2o_req_t *req;
+    const char *user;
+    enum api_role role;
+    char name[QUEUE_NAME_MAX + 1]; /* the {name} of the path */
+};
+
+/* The value of query parameter key, copied into out (capped). 1 found, 0 absent, -1 too long. */
+static int query_param(h2o_req_t *req, const char *key, char *out, size_t cap)
+{
+    if (req->query_at == SIZE_MAX)
+        return 0;
+    const char *q = req->path.base + req->query_at + 1, *end = req->path.base + req->path.len;
+    size_t klen = strlen(key);
+    while (q < end) {
+        const char *amp = memchr(q, '&', (size_t)(end - q));
+        const char *pe = amp ? amp : end;
+        const char *eq = memchr(q, '=', (size_t)(pe - q));
+        if (eq && (size_t)(eq - q) == klen && memcmp(q, key, klen) == 0) {
+            size_t vl = (size_t)(pe - eq - 1);
+            if (vl >= cap)
+                return -1;
+            memcpy(out, eq + 1, vl);
+            out[vl] = '\0';
+            return 1;
+        }
+        q = pe + 1;
+    }
+    return 0;
+}
+
+/* Reads `limit`: 1..API_LIST_LIMIT_MAX (larger clamped), default API_LIST_LIMIT_DEFAULT. */
+static int limit_param(h2o_req_t *req, size_t *limit)
+{
+    char v[API_QUERY_VALUE_MAX];
+    int got = query_param(req, "limit", v, sizeof(v));
+    *limit = API_LIST_LIMIT_DEFAULT;
+    if (got < 0)
+        return MUSTER_EINVAL;
+    if (!got)
+        return 0;
+    char *end;
+    errno = 0;
+    long long n = strtoll(v, &end, 10);
+    if (errno || end == v || *end || n < 1)
+        return MUSTER_EINVAL;
+    *limit = n > API_LIST_LIMIT_MAX ? API_LIST_LIMIT_MAX : (size_t)n;
+    return 0;
+}
+
+static void list_metadata(struct json_object *out, const char *cont)
+{
+    struct json_object *m = json_object_new_object();
+    if (m && cont)
+        json_object_object_add(m, "continue", json_object_new_string(cont));
+    json_object_object_add(out, "metadata", m);
+}
+
+static void handle_queue_list(struct api_call *c)
+{
+    size_t limit;
+    char cont[API_QUERY_VALUE_MAX];
+    if (limit_param(c->req, &limit)) {
+        send_fail(c->req, 400, "BadRequest", "limit must be a positive integer");
+        return;
+    }
+    int got = query_param(c->req, "continue", cont, sizeof(cont));
+    if (got < 0) {
+        send_fail(c->req, 400, "BadRequest", "continue token too long");
+        return;
+    }
+    struct api_server *s = c->srv;
+    /* The continue token is the last name of the previous page: queues created or deleted
+     * between pages shift nothing, and an expired token cannot exist. */
+    size_t i = got ? rows_lower_bound(s, cont) : 0;
+    if (got && i < s->nrows && strcmp(s->rows[i].name, cont) == 0)
+        i++;
+    struct json_object *out = json_object_new_object();
+    struct json_object *items = json_object_new_array();
+    int bad = !out || !items;
+    size_t n = 0;
+    for (; !bad && i < s->nrows && n < limit; i++, n++) {
+        struct json_object *q = queue_json(s, &s->rows[i], 1);
+        if (!q || json_object_array_add(items, q)) {
+            json_object_put(q);
+            bad = 1;
+        }
+    }
+    if (bad) {
+        json_object_put(items);
+        json_object_put(out);
+        send_json(c->req, 500, NULL);
+        return;
+    }
+    json_object_object_add(out, "items", items);
+    list_metadata(out, i < s->nrows ? s->rows[i - 1].name : NULL);
+    send_json(c->req, 200, out);
+}
+
+static void handle_queue_get(struct api_call *c)
+{
+    struct qrow *r = rows_find(c->srv, c->name);
+    if (!r) {
+        send_fail(c->req, 404, "NotFound", "queue %s not found", c->name);
+        return;
+    }
+    set_etag(c->req, r);
+    send_json(c->req, 200, queue_json(c->srv, r, 1));
+}
+
+/* If-Match against r's resourceVersion: 0 when it matches (or is absent and not required),
+ * else the error has been sent. Takes "N", N or *; a weak tag W/"N" or a list of tags does not
+ * match (a weak tag cannot guard a write, and clients hold one version at a time). */
+static int check_if_match(struct api_call *c, const struct qrow *r, int required)
+{
+    ssize_t i = h2o_find_header(&c->req->headers, H2O_TOKEN_IF_MATCH, -1);
+    if (i < 0) {
+        if (!required)
+            return 0;
+        send_fail(c->req, 428, "PreconditionRequired",
+                  "PUT replaces the whole queue: send If-Match with the resourceVersion of %s "
+                  "(its ETag) so a concurrent change is not lost",
+                  r->name);
+        return -1;
+    }
+    h2o_iovec_t v = c->req->headers.entries[i].value;
+    char want[API_ETAG_MAX];
+    int n = snprintf(want, sizeof(want), "\"%" PRId64 "\"", r->rv);
+    int ok = (v.len == 1 && v.base[0] == '*') ||
+             (v.len == (size_t)n && memcmp(v.base, want, v.len) == 0) ||
+             (v.len == (size_t)n - 2 && memcmp(v.base, want + 1, v.len) == 0);
+    if (!ok) {
+        send_fail(c->req, 412, "PreconditionFailed",
+                  "queue %s is at resourceVersion %" PRId64 ", not %.*s: read it again and "
+                  "retry",
+                  r->name, r->rv, (int)(v.len > 40 ? 40 : v.len), v.base);
+        return -1;
+    }
+    return 0;
+}
+
+/* A decoded document, as an engine spec (vectors owned) and a store row (strings owned). */
+struct change {
+    struct queue_spec spec;
+    struct qrow row;
+};
+
+static void change_close(struct change *ch)
+{
+    queue_resvec_close(&ch->spec.guarantee);
+    queue_resvec_close(&ch->spec.deserved);
+    queue_resvec_close(&ch->spec.capability);
+    qrow_close(&ch->row);
+}
+
+static char *map_text(struct json_object *m)
+{
+    return muster_strdup(m ? json_object_to_json_string_ext(m, JSON_C_TO_STRING_PLAIN) : "{}");
+}
+
+static int map_parse(struct api_server *s, struct json_object *m, const char *what,
+                     struct queue_resvec *out, struct api_error *e)
+{
+    if (!m)
+        return 0;
+    char why[256];
+    int rc = disp_resvec_parse(queue_tree_resnames(s->app.tree), m, what, out, why, sizeof(why));
+    if (!rc)
+        return 0;
+    if (rc == MUSTER_ENOMEM)
+        return api_fail(e, 500, "InternalError", NULL, "out of memory");
+    /* resjson says "<what>.<name>: <why>": the part before ": " is the field. */
+    const char *colon = strstr(why, ": ");
+    size_t fl = colon ? (size_t)(colon - why) : strlen(what);
+    char field[96];
+    snprintf(field, sizeof(field), "%.*s", (int)(fl < sizeof(field) ? fl : sizeof(field) - 1),
+             colon ? why : what);
+    return api_fail(e, 422, "Invalid", field, "%s", why);
+}
+
+/* Builds ch from doc, then asks the engine whether it may be applied. 0, or e filled. */
+static int change_build(struct api_server *s, const struct api_queue_doc *doc, int exists,
+                        struct change *ch, struct api_error *e)
+{
+    memset(ch, 0, sizeof(*ch));
+    const char *parent = doc->parent;
+    if (strcmp(doc->name, QUEUE_ROOT) != 0 && !parent)
+        parent = QUEUE_ROOT; /* the store names root explicitly; the engine takes NULL or it */
+    ch->spec.name = doc->name;
+    ch->spec.parent = parent;
+    ch->spec.weight = (int32_t)doc->weight;
+    ch->spec.priority = (int32_t)doc->priority;
+    queue_state_parse(doc->state, &ch->spec.state);
+    queue_strategy_parse(doc->strategy, &ch->spec.strategy);
+    int rc = map_parse(s, doc->guarantee, "guarantee", &ch->spec.guarantee, e);
+    if (!rc)
+        rc = map_parse(s, doc->deserved, "deserved", &ch->spec.deserved, e);
+    if (!rc)
+        rc = map_parse(s, doc->capability, "capability", &ch->spec.capability, e);
+    if (rc)
+        return rc;
+    struct queue_error qe = {{0}, {0}};
+    rc = queue_tree_validate(s->app.tree, &ch->spec, exists, &qe);
+    if (rc == MUSTER_EEXIST)
+        return api_fail(e, 409, "AlreadyExists", "name", "%s", qe.msg);
+    if (rc == MUSTER_ENOMEM)
+        return api_fail(e, 500, "InternalError", NULL, "out of memory");
+    if (rc)
+        return api_fail(e, 422, "Invalid", qe.field, "%s", qe.msg);
+    struct qrow *r = &ch->row;
+    r->name = muster_strdup(doc->name);
+    r->parent = parent ? muster_strdup(parent) : NULL;
+    r->state = muster_strdup(doc->state);
+    r->strategy = muster_strdup(doc->strategy);
+    r->guarantee = map_text(doc->guarantee);
+    r->deserved = map_text(doc->deserved);
+    r->capability = map_text(doc->capability);
+    if (!r->name || (parent && !r->parent) || !r->state || !r->strategy || !r->guarantee ||
+        !r->deserved || !r->capability)
+        return api_fail(e, 500, "InternalError", NULL, "out of memory");
+    r->weight = doc->weight;
+    r->priority = doc->priority;
+    r->gang_timeout_ms = doc->gang_timeout_s * 1000;
+    return 0;
+}
+
+static char *json_text_of(struct json_object *o)
+{
+    if (!o)
+        return NULL;
+    char *t = muster_strdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
+    json_object_put(o);
+    return t;
+}
+
+/* Writes the change to SQLite with its audit row in one transaction. after NULL deletes
+ * before->name. Nothing is written on failure. */
+static int persist(struct api_server *s, const char *actor, const char *action,
+                   const struct qrow *before, const struct qrow *after, struct api_error *e)
+{
+    const char *name = after ? after->name : before->name;
+    char object[QUEUE_NAME_MAX + 16];
+    snprintf(object, sizeof(object), "queues/%s", name);
+    char *btext = before ? json_text_of(queue_json(s, before, 0)) : NULL;
+    char *atext = after ? json_text_of(queue_json(s, after, 0)) : NULL;
+    if ((before && !btext) || (after && !atext)) {
+        muster_free(btext);
+        muster_free(atext);
+        return api_fail(e, 500, "InternalError", NULL, "out of memory");
+    }
+    struct store *st = s->app.store;
+    struct store_audit rec = {now_ms(s), actor, action, object, btext, atext};
+    int rc = store_begin(st);
+    if (!rc) {
+        if (after) {
+            struct store_queue q;
+            qrow_to_store(after, &q);
+            rc = store_queue_put(st, &q);
+        } else {
+            rc = store_queue_delete(st, name);
+        }
+    }
+    if (!rc)
+        rc = store_audit_append(st, &rec, NULL);
+    if (!rc)
+        rc = store_commit(st);
+    if (rc) {
+        store_rollback(st);
+        api_fail(e, rc == MUSTER_ECONFLICT ? 409 : 500,
+                 rc == MUSTER_ECONFLICT ? "Conflict" : "StoreError", NULL,
+                 "the change was not saved (nothing changed): %s", store_errmsg(st));
+    }
+    muster_free(btext);
+    muster_free(atext);
+    return rc;
+}
+
+/* After the store committed: the engine must take the change, since it was validated against
+ * the same tree on this thread a moment ago. If it still refuses, the store and the engine
+ * disagree until a restart reloads the store: /readyz reports it. */
+static int engine_apply(struct api_server *s, const struct queue_spec *spec, int exists,
+                        const char *remove, struct api_error *e)
+{
+    struct queue_error qe = {{0}, {0}};
+    int rc = remove   ? queue_tree_remove(s->app.tree, remove, &qe)
+             : exists ? queue_tree_update(s->app.tree, spec, &qe)
+                      : queue_tree_create(s->app.tree, spec, &qe);
+    if (rc) {
+        s->degraded = 1;
+        return api_fail(e, 500, "InternalError", qe.field,
+                        "saved, but the engine refused the change (%s: %s); restart musterd to "
+                        "reload the queues from the database",
+                        qe.field, qe.msg);
+    }
+    return 0;
+}
+
+static struct json_object *read_body(struct api_call *c, struct api_error *e)
+{
+    struct json_object *obj;
+    if (api_body_parse(c->req->entity.base, c->req->entity.len, &obj, e))
+        return NULL;
+    return obj;
+}
+
+/* Create, replace and patch end here: doc is validated, saved, applied, mirrored, answered. */
+static void commit_doc(struct api_call *c, const struct api_queue_doc *doc, const struct qrow *old,
+                       const char *action)
+{
+    struct api_server *s = c->srv;
+    struct api_error e = {0};
+    struct change ch;
+    int exists = old != NULL;
+    if (!doc->name) {
+        api_fail(&e, 422, "Invalid", "name", "name is required");
+        send_error(c->req, &e);
+        return;
+    }
+    if (change_build(s, doc, exists, &ch, &e) || rows_reserve(s)) {
+        if (!e.status)
+            api_fail(&e, 500, "InternalError", NULL, "out of memory");
+        change_close(&ch);
+        send_error(c->req, &e);
+        return;
+    }
+    if (exists && qrow_same_spec(old, &ch.row)) {
+        /* Nothing changes: no write, no new resourceVersion, no audit row, so applying the
+         * same document twice is a no-op the second time. */
+        change_close(&ch);
+        set_etag(c->req, old);
+        send_json(c->req, 200, queue_json(s, old, 1));
+        return;
+    }
+    int64_t now = now_ms(s);
+    ch.row.rv = exists ? old->rv + 1 : 1;
+    ch.row.created_at = exists ? old->created_at : now;
+    ch.row.updated_at = now;
+    if (persist(s, c->user, action, old, &ch.row, &e)) {
+        change_close(&ch);
+        send_error(c->req, &e);
+        return;
+    }
+    /* The mirror follows the store whatever the engine does next. */
+    char name[QUEUE_NAME_MAX + 1];
+    snprintf(name, sizeof(name), "%s", ch.row.name);
+    rows_put(s, &ch.row);
+    int rc = engine_apply(s, &ch.spec, exists, NULL, &e);
+    change_close(&ch);
+    if (rc) {
+        send_error(c->req, &e);
+        return;
+    }
+    struct qrow *r = rows_find(s, name);
+    set_etag(c->req, r);
+    if (!exists) {
+        char loc[QUEUE_NAME_MAX + 32];
+        snprintf(loc, sizeof(loc), "/api/v1/queues/%s", name);
+        add_header(c->req, H2O_TOKEN_LOCATION, loc);
+    }
+    send_json(c->req, exists ? 200 : 201, queue_json(s, r, 1));
+}
+
+static void handle_queue_create(struct api_call *c)
+{
+    struct api_error e = {0};
+    struct json_object *obj = read_body(c, &e);
+    struct api_queue_doc doc;
+    if (!obj || api_queue_doc_decode(obj, &doc, &e)) {
+        json_object_put(obj);
+        send_error(c->req, &e);
+        return;
+    }
+    commit_doc(c, &doc, NULL, "queue.create");
+    json_object_put(obj);
+}
+
+static void handle_queue_replace(struct api_call *c)
+{
+    struct api_error e = {0};
+    struct qrow *r = rows_find(c->srv, c->name);
+    if (!r) {
+        send_fail(c->req, 404, "NotFound", "queue %s not found (create it with POST)", c->name);
+        return;
+    }
+    if (check_if_match(c, r, 1))
+        return;
+    struct json_object *obj = read_body(c, &e);
+    struct api_queue_doc doc;
+    if (!obj || api_queue_doc_decode(obj, &doc, &e)) {
+        json_object_put(obj);
+        send_error(c->req, &e);
+        return;
+    }
+    if (!doc.name)
+        doc.name = c->name;
+    if (strcmp(doc.name, c->name) != 0) {
+        api_fail(&e, 422, "Invalid", "name",
+                 "name is %.64s but the path names %s; a queue cannot be renamed", doc.name,
+                 c->name);
+        json_object_put(obj);
+        send_error(c->req, &e);
+        return;
+    }
+    commit_doc(c, &doc, r, "queue.update");
+    json_object_put(obj);
+}
+
+static int is_merge_patch_type(h2o_req_t *req)
+{
+    ssize_t i = h2o_find_header(&req->headers, H2O_TOKEN_CONTENT_TYPE, -1);
+    if (i < 0)
+        return 1;
+    h2o_iovec_t v = req->headers.entries[i].value;
+    size_t n = v.len;
+    const char *semi = memchr(v.base, ';', v.len);
+    if (semi)
+        n = (size_t)(semi - v.base);
+    return (n == 28 && h2o_lcstris(v.base, n, H2O_STRLIT("application/merge-patch+json"))) ||
+           (n == 16 && h2o_lcstris(v.base, n, H2O_STRLIT("application/json")));
+}
+
+static void handle_queue_patch(struct api_call *c)
+{
+    struct api_error e = {0};
+    if (!is_merge_patch_type(c->req)) {
+        send_fail(c->req, 415, "UnsupportedMediaType",
+                  "PATCH takes a JSON merge patch (application/merge-patch+json)");
+        return;
+    }
+    struct qrow *r = rows_find(c->srv, c->name);
+    if (!r) {
+        send_fail(c->req, 404, "NotFound", "queue %s not found", c->name);
+        return;
+    }
+    if (check_if_match(c, r, 0))
+        return;
+    struct json_object *patch = read_body(c, &e);
+    if (!patch) {
+        send_error(c->req, &e);
+        return;
+    }
+    /* An operator may open, close or drain a queue, nothing else. */
+    if (c->role < API_ROLE_ADMIN) {
+        struct json_object *st = NULL;
+        if (json_object_object_length(patch) != 1 ||
+            !json_object_object_get_ex(patch, "state", &st)) {
+            json_object_put(patch);
+            send_fail(c->req, 403, "Forbidden",
+                      "user %s (role %s) may only change a queue's state; other fields need "
+                      "the admin role",
+                      c->user, role_name(c->role));
+            return;
+        }
+    }
+    struct json_object *cur = spec_json(r);
+    struct json_object *merged = cur ? api_merge_patch(cur, patch) : NULL;
+    json_object_put(cur);
+    json_object_put(patch);
+    struct api_queue_doc doc;
+    if (!merged) {
+        send_json(c->req, 500, NULL);
+        return;
+    }
+    if (api_queue_doc_decode(merged, &doc, &e)) {
+        json_object_put(merged);
+        send_error(c->req, &e);
+        return;
+    }
+    if (!doc.name || strcmp(doc.name, c->name) != 0) {
+        json_object_put(merged);
+        api_fail(&e, 422, "Invalid", "name", "a queue cannot be renamed");
+        send_error(c->req, &e);
+        return;
+    }
+    commit_doc(c, &doc, r, "queue.patch");
+    json_object_put(merged);
+}
+
+static void handle_queue_delete(struct api_call *c)
+{
+    struct api_server *s = c->srv;
+    struct api_error e = {0};
+    struct qrow *r = rows_find(s, c->name);
+    if (!r) {
+        send_fail(c->req, 404, "NotFound", "queue %s not found", c->name);
+        return;
+    }
+    if (check_if_match(c, r, 0))
+        return;
+    if (strcmp(c->name, QUEUE_ROOT) == 0 || strcmp(c->name, QUEUE_DEFAULT) == 0) {
+        send_fail(c->req, 409, "Conflict", "queue %s always exists and cannot be deleted", c->name);
+        return;
+    }
+    const struct queue_node *q = queue_tree_find(s->app.tree, c->name);
+    if (q && queue_node_children(q) > 0) {
+        send_fail(c->req, 409, "Conflict",
+                  "queue %s has %zu child queues: delete or move them first", c->name,
+                  queue_node_children(q));
+        return;
+    }
+    struct queue_status st;
+    memset(&st, 0, sizeof(st));
+    if (q && queue_node_status(s->app.tree, q, &st)) {
+        send_json(c->req, 500, NULL);
+        return;
+    }
+    uint64_t work = st.pending + st.admitted;
+    queue_status_close(&st);
+    if (work) {
+        send_fail(c->req, 409, "Conflict",
+                  "queue %s holds %" PRIu64 " workloads: set state Draining and delete it once "
+                  "they are gone",
+                  c->name, work);
+        return;
+    }
+    struct json_object *gone = queue_json(s, r, 0);
+    if (!gone) {
+        send_json(c->req, 500, NULL);
+        return;
+    }
+    if (persist(s, c->user, "queue.delete", r, NULL, &e)) {
+        json_object_put(gone);
+        send_error(c->req, &e);
+        return;
+    }
+    rows_remove(s, c->name);
+    if (q && engine_apply(s, NULL, 1, c->name, &e)) {
+        json_object_put(gone);
+        send_error(c->req, &e);
+        return;
+    }
+    send_json(c->req, 200, gone);
+}
+
+/* ---- audit ---- */
+
+struct audit_page {
+    struct json_object *items;
+    int64_t last;
+    int bad;
+};
+
+static int audit_cb(void *ud, int64_t id, const struct store_audit *rec)
+{
+    struct audit_page *p = ud;
+    struct json_object *o = json_object_new_object();
+    int bad = !o;
+    if (o) {
+        obj_add(o, "id", json_object_new_int64(id), &bad);
+        obj_add(o, "atMs", json_object_new_int64(rec->at), &bad);
+        obj_add(o, "actor", json_object_new_string(rec->actor), &bad);
+        obj_add(o, "action", json_object_new_string(rec->action), &bad);
+        obj_add(o, "object", json_object_new_string(rec->object), &bad);
+        json_object_object_add(o, "before", stored_json(rec->before));
+        json_object_object_add(o, "after", stored_json(rec->after));
+    }
+    if (bad || json_object_array_add(p->items, o)) {
+        json_object_put(o);
+        p->bad = 1;
+        return MUSTER_ENOMEM;
+    }
+    p->last = id;
+    return 0;
+}
+
+static void handle_audit_list(struct api_call *c)
+{
+    size_t limit;
+    char cont[API_QUERY_VALUE_MAX];
+    if (limit_param(c->req, &limit)) {
+        send_fail(c->req, 400, "BadRequest", "limit must be a positive integer");
+        return;
+    }
+    int64_t after = 0;
+    int got = query_param(c->req, "continue", cont, sizeof(cont));
+    if (got) {
+        char *end;
+        errno = 0;
+        long long v = got > 0 ? strtoll(cont, &end, 10) : -1;
+        if (got < 0 || errno || end == cont || *end || v < 0) {
+            send_fail(c->req, 400, "BadRequest", "continue is not a token from a previous page");
+            return;
+        }
+        after = v;
+    }
+    struct audit_page p = {json_object_new_array(), 0, 0};
+    if (!p.items) {
+        send_json(c->req, 500, NULL);
+        return;
+    }
+    /* One row more than the page tells whether another page follows. */
+    int rc = store_audit_foreach(c->srv->app.store, after, limit + 1, audit_cb, &p);
+    if (rc) {
+        json_object_put(p.items);
+        send_fail(c->req, 500, "StoreError", "reading the audit log: %s",
+                  store_errmsg(c->srv->app.store));
+        return;
+    }
+    char next[24];
+    const char *cont_out = NULL;
+    if (json_object_array_length(p.items) > limit) {
+        json_object_array_del_idx(p.items, limit, 1);
+        struct json_object *lastobj = json_object_array_get_idx(p.items, limit - 1);
+        struct json_object *idobj = NULL;
+        json_object_object_get_ex(lastobj, "id", &idobj);
+        snprintf(next, sizeof(next), "%" PRId64, json_object_get_int64(idobj));
+        cont_out = next;
+    }
+    struct json_object *out = json_object_new_object();
+    if (!out) {
+        json_object_put(p.items);
+        send_json(c->req, 500, NULL);
+        return;
+    }
+    json_object_object_add(out, "items", p.items);
+    list_metadata(out, cont_out);
+    send_json(c->req, 200, out);
+}
+
+/* ---- health and documents ---- */
+
+static void handle_healthz(struct api_call *c)
+{
+    send_text(c->req, 200, "text/plain; charset=utf-8", H2O_STRLIT("ok\n"));
+}
+
+static void handle_readyz(struct api_call *c)
+{
+    if (c->srv->degraded) {
+        send_text(c->req, 503, "text/plain; charset=utf-8",
+                  H2O_STRLIT("not ready: the engine and the database disagree; restart\n"));
+        return;
+    }
+    send_text(c->req, 200, "text/plain; charset=utf-8", H2O_STRLIT("ok\n"));
+}
+
+static void handle_openapi(struct api_call *c)
+{
+    send_text(c->req, 200, "application/json", schema_openapi_json, schema_openapi_json_len);
+}
+
+/* ---- routing ---- */
+
+/* PATCH is open to operators; the handler narrows them to the state field. */
+static const struct api_route_info route_info[] = {
+    {"GET", "/healthz", API_ROLE_NONE},
+    {"GET", "/readyz", API_ROLE_NONE},
+    {"GET", "/openapi.json", API_ROLE_VIEWER},
+    {"GET", "/api/v1/queues", API_ROLE_VIEWER},
+    {"POST", "/api/v1/queues", API_ROLE_ADMIN},
+    {"GET", "/api/v1/queues/{name}", API_ROLE_VIEWER},
+    {"PUT", "/api/v1/queues/{name}", API_ROLE_ADMIN},
+    {"PATCH", "/api/v1/queues/{name}", API_ROLE_OPERATOR},
+    {"DELETE", "/api/v1/queues/{name}", API_ROLE_ADMIN},
+    {"GET", "/api/v1/audit", API_ROLE_ADMIN},
+};
+#define NROUTES (sizeof(route_info) / sizeof(route_info[0]))
+
+/* The handler of route_info[i], in the same order. */
+static void (*const route_fn[])(struct api_call *c) = {
+    handle_healthz,      handle_readyz,     handle_openapi,       handle_queue_list,
+    handle_queue_create, handle_queue_get,  handle_queue_replace, handle_queue_patch,
+    handle_queue_delete, handle_audit_list,
+};
+_Static_assert(sizeof(route_fn) / sizeof(route_fn[0]) == NROUTES, "one handler per route");
+
+const struct api_route_info *api_routes(size_t *n)
+{
+    *n = NROUTES;
+    return route_info;
+}
+
+/* Contract paths that need the dispatcher, served as 501 until it exists. */
+static const char *const later[] = {"/metrics", "/api/v1/bindings", "/api/v1/clusters",
+                                    "/api/v1/events"};
+
+/* Matches path against a template; "{name}" takes one non-empty segment into name. */
+static int path_match(const char *tmpl, h2o_iovec_t path, char *name, size_t namecap)
+{
+    const char *brace = strchr(tmpl, '{');
+    size_t pre = brace ? (size_t)(brace - tmpl) : strlen(tmpl);
+    if (!brace)
+        return path.len == pre && memcmp(path.base, tmpl, pre) == 0;
+    if (path.len <= pre || memcmp(path.base, tmpl, pre) != 0)
+        return 0;
+    size_t rest = path.len - pre;
+    if (memchr(path.base + pre, '/', rest) || rest >= namecap)
+        return 0;
+    memcpy(name, path.base + pre, rest);
+    name[rest] = '\0';
+    return 1;
+}
+
+/* The caller's identity from the Authorization header. Every stored hash is compared, in
+ * constant time, so timing says nothing about which token (or how much of one) matched. */
+static int authenticate(struct api_server *s, h2o_req_t *req, const char **user,
+                        enum api_role *role)
+{
+    if (!s->tokens) {
+        *user = API_ANONYMOUS;
+        *role = API_ROLE_ADMIN;
+        return 0;
+    }
+    ssize_t i = h2o_find_header(&req->headers, H2O_TOKEN_AUTHORIZATION, -1);
+    if (i < 0)
+        return MUSTER_EUNAUTHORIZED;
+    h2o_iovec_t v = req->headers.entries[i].value;
+    if (v.len < 7 || !h2o_lcstris(v.base, 7, H2O_STRLIT("bearer ")))
+        return MUSTER_EUNAUTHORIZED;
+    const char *tok = v.base + 7;
+    size_t len = v.len - 7;
+    while (len && *tok == ' ') {
+        tok++;
+        len--;
+    }
+    if (!len || len > API_TOKEN_MAX)
+        return MUSTER_EUNAUTHORIZED;
+    unsigned char h[API_SHA256_LEN];
+    if (sha256(tok, len, h))
+        return MUSTER_EUNAUTHORIZED;
+    const struct api_token *found = NULL;
+    for (size_t k = 0; k < s->ntokens; k++) {
+        int same = CRYPTO_memcmp(h, s->tokens[k].hash, API_SHA256_LEN) == 0;
+        if (same && !found)
+            found = &s->tokens[k];
+    }
+    OPENSSL_cleanse(h, sizeof(h));
+    if (!found)
+        return MUSTER_EUNAUTHORIZED;
+    *user = found->user;
+    *role = found->role;
+    return 0;
+}
+
+static void send_unauthorized(h2o_req_t *req)
+{
+    add_header(req, H2O_TOKEN_WWW_AUTHENTICATE, "Bearer realm=\"muster\"");
+    send_fail(req, 401, "Unauthorized",
+              "send a valid token: Authorization: Bearer <token> (see --token-auth-file)");
+}
+
+static int on_req(h2o_handler_t *self, h2o_req_t *req)
+{
+    struct api_server *s = ((struct api_handler *)self)->srv;
+    struct api_call c = {.srv = s, .req = req};
+    h2o_iovec_t path = req->path_normalized;
+    size_t hbytes = req->path.len;
+    for (size_t i = 0; i < req->headers.size; i++)
+        hbytes += req->headers.entries[i].name->len + req->headers.entries[i].value.len;
+    if (hbytes > API_HEADERS_MAX) {
+        send_fail(req, 431, "RequestHeaderFieldsTooLarge",
+                  "request headers and path are %zu bytes, above the limit of %d", hbytes,
+                  API_HEADERS_MAX);
+        return 0;
+    }
+    size_t hit = NROUTES;
+    int path_known = 0, any_auth = 0;
+    char allow[64] = "";
+    size_t allow_len = 0;
+    for (size_t i = 0; i < NROUTES; i++) {
+        if (!path_match(route_info[i].path, path, c.name, sizeof(c.name)))
+            continue;
+        path_known = 1;
+        any_auth |= route_info[i].role != API_ROLE_NONE;
+        int n = snprintf(allow + allow_len, sizeof(allow) - allow_len, "%s%s",
+                         allow_len ? ", " : "", route_info[i].method);
+        if (n > 0 && (size_t)n < sizeof(allow) - allow_len)
+            allow_len += (size_t)n;
+        if (h2o_memis(req->method.base, req->method.len, route_info[i].method,
+                      strlen(route_info[i].method)))
+            hit = i;
+    }
+    if (!path_known) {
+        for (size_t i = 0; i < sizeof(later) / sizeof(later[0]); i++) {
+            size_t n = strlen(later[i]);
+            if (path.len >= n && memcmp(path.base, later[i], n) == 0 &&
+                (path.len == n || path.base[n] == '/')) {
+                /* Under /api the answer needs a token, as it will once served. */
+                if (later[i][1] == 'a' && authenticate(s, req, &c.user, &c.role)) {
+                    send_unauthorized(req);
+                    return 0;
+                }
+                send_fail(req, 501, "NotImplemented",
+                          "%.*s is part of the API contract but not served yet (it needs the "
+                          "dispatcher)",
+                          (int)n, later[i]);
+                return 0;
+            }
+        }
+        send_fail(req, 404, "NotFound", "no such path: %.*s",
+                  (int)(path.len > 200 ? 200 : path.len), path.base);
+        return 0;
+    }
+    /* Authentication comes before 405 and 403, so an anonymous caller learns nothing. */
+    if (any_auth) {
+        if (authenticate(s, req, &c.user, &c.role)) {
+            send_unauthorized(req);
+            return 0;
+        }
+    }
+    if (hit == NROUTES) {
+        add_header(req, H2O_TOKEN_ALLOW, allow);
+        send_fail(req, 405, "MethodNotAllowed", "%.*s is not allowed here; allowed: %s",
+                  (int)(req->method.len > 16 ? 16 : req->method.len), req->method.base, allow);
+        return 0;
+    }
+    if (route_info[hit].role != API_ROLE_NONE && c.role < route_info[hit].role) {
+        send_fail(req, 403, "Forbidden", "user %s (role %s) may not %s %s; it needs the %s role",
+                  c.user, role_name(c.role), route_info[hit].method, route_info[hit].path,
+                  role_name(route_info[hit].role));
+        return 0;
+    }
+    if (!c.user)
+        c.user = API_ANONYMOUS;
+    route_fn[hit](&c);
+    return 0;
+}
+
+/* ---- listening and closing ---- */
+
+static void maybe_finish(struct api_server *s)
+{
+    if (!s->closing || !s->listener_closed || s->nconns)
+        return;
+    /* h2o's own timers and async handle close here; they free themselves and never point back
+     * at s, so s can go right after. */
+    h2o_context_dispose(&s->ctx);
+    h2o_config_dispose(&s->config);
+    void (*cb)(void *) = s->close_cb;
+    void *ud = s->close_ud;
+    for (size_t i = 0; i < s->nrows; i++)
+        qrow_close(&s->rows[i]);
+    muster_free(s->rows);
+    tokens_free(s->tokens, s->ntokens);
+    muster_free(s);
+    if (cb)
+        cb(ud);
+}
+
+static void on_conn_closed(uv_handle_t *h)
+{
+    struct api_conn *conn = (struct api_conn *)h;
+    struct api_server *s = conn->srv;
+    muster_free(conn);
+    s->nconns--;
+    maybe_finish(s);
+}
+
+static void on_reserve_closed(uv_handle_t *h)
+{
+    struct api_server *s = ((struct api_conn *)h)->srv;
+    s->reserve_busy = 0;
+    s->nconns--;
+    maybe_finish(s);
+}
+
+static void on_accept(uv_stream_t *l, int status)
+{
+    struct api_server *s = l->data;
+    if (status != 0 || s->closing)
+        return;
+    struct api_conn *conn = muster_calloc(1, sizeof(*conn));
+    if (!conn) {
+        /* libuv stops watching the listener until this connection is accepted, so it must be
+         * taken even now: into the reserve, and dropped at once. */
+        if (s->reserve_busy || uv_tcp_init(l->loop, &s->reserve.tcp))
+            return;
+        s->reserve_busy = 1;
+        s->nconns++;
+        uv_accept(l, (uv_stream_t *)&s->reserve.tcp);
+        uv_close((uv_handle_t *)&s->reserve.tcp, on_reserve_closed);
+        return;
+    }
+    conn->srv = s;
+    if (uv_tcp_init(l->loop, &conn->tcp)) {
+        muster_free(conn);
+        return;
+    }
+    s->nconns++;
+    if (uv_accept(l, (uv_stream_t *)&conn->tcp)) {
+        uv_close((uv_handle_t *)&conn->tcp, on_conn_closed);
+        return;
+    }
+    h2o_socket_t *sock = h2o_uv_socket_create((uv_stream_t *)&conn->tcp, on_conn_closed);
+    if (!sock) {
+        uv_close((uv_handle_t *)&conn->tcp, on_conn_closed);
+        return;
+    }
+    h2o_accept(&s->accept, sock);
+}
+
+static int is_loopback(const struct sockaddr_storage *a)
+{
+    if (a->ss_family == AF_INET)
+        return (ntohl(((const struct sockaddr_in *)a)->sin_addr.s_addr) >> 24) == 127;
+    if (a->ss_family == AF_INET6) {
+        const struct in6_addr *x = &((const struct sockaddr_in6 *)a)->sin6_addr;
+        return IN6_IS_ADDR_LOOPBACK(x);
+    }
+    return 0;
+}
+
+static void on_listener_closed(uv_handle_t *h);
+
+int api_server_start(uv_loop_t *loop, const struct api_options *opt, struct api_ctx *ctx,
+                     struct api_server **out, char *err, size_t errcap)
+{
+    char scratch[1];
+    if (!err || !errcap) {
+        err = scratch;
+        errcap = sizeof(scratch);
+    }
+    err[0] = '\0';
+    *out = NULL;
+    if (!loop || !opt || !ctx || !ctx->store || !ctx->tree) {
+        snprintf(err, errcap, "api: missing loop, options, store or tree");
+        return MUSTER_EINVAL;
+    }
+    const char *host = opt->host ? opt->host : "127.0.0.1";
+    struct sockaddr_storage addr;
+    memset(&addr, 0, sizeof(addr));
+    if (opt->port < 0 || opt->port > 65535 ||
+        (uv_ip4_addr(host, opt->port, (struct sockaddr_in *)&addr) != 0 &&
+         uv_ip6_addr(host, opt->port, (struct sockaddr_in6 *)&addr) != 0)) {
+        snprintf(err, errcap,
+                 "api: listen address %.64s port %d: not a numeric IP address and "
+                 "port",
+                 host, opt->port);
+        return MUSTER_ECONFIG;
+    }
+    if (!opt->token_file && !is_loopback(&addr)) {
+        snprintf(err, errcap,
+                 "api: refusing to listen on %.64s without --token-auth-file: "
+                 "without tokens the admin API is served on loopback only",
+                 host);
+        return MUSTER_ECONFIG;
+    }
+    struct api_server *s = muster_calloc(1, sizeof(*s));
+    if (!s)
+        return MUSTER_ENOMEM;
+    s->app = *ctx;
+    s->reserve.srv = s;
+    int rc = 0;
+    if (opt->token_file)
+        rc = tokens_load(opt->token_file, &s->tokens, &s->ntokens, err, errcap);
+    if (!rc) {
+        rc = store_queue_foreach(ctx->store, load_row_cb, s);
+        if (rc && rc != MUSTER_ENOMEM) {
+            snprintf(err, errcap, "api: reading the queues: %s", store_errmsg(ctx->store));
+            rc = MUSTER_ESTORE;
+        }
+    }
+    if (rc) {
+        for (size_t i = 0; i < s->nrows; i++)
+            qrow_close(&s->rows[i]);
+        muster_free(s->rows);
+        tokens_free(s->tokens, s->ntokens);
+        muster_free(s);
+        if (rc == MUSTER_ENOMEM && !err[0])
+            snprintf(err, errcap, "api: out of memory");
+        return rc;
+    }
+
+    h2o_config_init(&s->config);
+    /* h2o answers bodies above its own limit with a plain 413 before we see them; ours (JSON)
+     * applies below it. */
+    s->config.max_request_entity_size = 2 * API_BODY_MAX;
+    s->config.http1.req_timeout =
+        opt->idle_timeout_ms ? opt->idle_timeout_ms : API_IDLE_TIMEOUT_MS_DEFAULT;
+    /* An idle HTTP/2 connection ends as soon as an HTTP/1 one, so a close waits no longer. */
+    s->config.http2.idle_timeout = s->config.http1.req_timeout;
+    h2o_hostconf_t *hc =
+        h2o_config_register_host(&s->config, h2o_iovec_init(H2O_STRLIT("default")), 65535);
+    h2o_pathconf_t *pc = h2o_config_register_path(hc, "/", 0);
+    struct api_handler *h = (struct api_handler *)h2o_create_handler(pc, sizeof(*h));
+    h->srv = s;
+    h->super.on_req = on_req;
+    h2o_context_init(&s->ctx, loop, &s->config);
+    s->accept.ctx = &s->ctx;
+    s->accept.hosts = s->config.hosts;
+
+    int uvrc = uv_tcp_init(loop, &s->listener);
+    if (uvrc) {
+        snprintf(err, errcap, "api: listener: %s", uv_strerror(uvrc));
+        s->closing = 1;
+        s->listener_closed = 1;
+        maybe_finish(s);
+        return MUSTER_EIO;
+    }
+    s->listener.data = s;
+    uvrc = uv_tcp_bind(&s->listener, (struct sockaddr *)&addr, 0);
+    if (!uvrc)
+        uvrc = uv_listen((uv_stream_t *)&s->listener, 128, on_accept);
+    struct sockaddr_storage bound;
+    int blen = sizeof(bound);
+    if (!uvrc)
+        uvrc = uv_tcp_getsockname(&s->listener, (struct sockaddr *)&bound, &blen);
+    if (uvrc) {
+        snprintf(err, errcap, "api: listen on %.64s:%d: %s", host, opt->port, uv_strerror(uvrc));
+        /* The listener is closed and the rest freed in its close callback, on the caller's next
+         * loop iteration; no callback of the caller's runs (the libuv rule for a failed start). */
+        s->closing = 1;
+        uv_close((uv_handle_t *)&s->listener, on_listener_closed);
+        return MUSTER_EIO;
+    }
+    s->port = ntohs(bound.ss_family == AF_INET ? ((struct sockaddr_in *)&bound)->sin_port
+                                               : ((struct sockaddr_in6 *)&bound)->sin6_port);
+    *out = s;
+    return 0;
+}
+
+int api_server_port(const struct api_server *s)
+{
+    return s ? s->port : 0;
+}
+
+static void on_listener_closed(uv_handle_t *h)
+{
+    struct api_server *s = h->data;
+    s->listener_closed = 1;
+    maybe_finish(s);
+}
+
+void api_server_close(struct api_server *s, void (*cb)(void *ud), void *ud)
+{
+    if (!s || s->closing)
+        return;
+    s->closing = 1;
+    s->close_cb = cb;
+    s->close_ud = ud;
+    uv_close((uv_handle_t *)&s->listener, on_listener_closed);
+}

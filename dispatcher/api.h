@@ -1,0 +1,119 @@
+/* The admin API: JSON over HTTP/1.1 and h2c on h2o + libuv, bearer-token roles, queue CRUD written
+ * to the store (with an audit row) before the engine is changed. The contract is DESIGN.md, Admin
+ * API; docs/admin-api.md describes what this module serves and its limits. */
+#ifndef MUSTER_DISPATCHER_API_H
+#define MUSTER_DISPATCHER_API_H
+
+#include "dispatcher/store.h"
+#include "queue/tree.h"
+
+#include <stddef.h>
+#include <stdint.h>
+#include <uv.h>
+
+/* Limits on everything a client sends. Over a limit is a 413 (431 for headers) with a JSON
+ * error; bodies above twice API_BODY_MAX are cut off by h2o itself, also with a 413. */
+#define API_BODY_MAX (64 * 1024) /* request body bytes */
+#define API_JSON_DEPTH_MAX 8     /* nesting of a request body */
+/* Request header bytes (names + values + path). h2o buffers up to its H2O_MAX_REQLEN (~417 KiB)
+ * and refuses more itself; between the two the answer is a JSON 431. */
+#define API_HEADERS_MAX (16 * 1024)
+#define API_TOKEN_MAX 512              /* bytes of one bearer token */
+#define API_TOKEN_FILE_MAX (1 << 20)   /* bytes of the token file */
+#define API_TOKEN_USER_MAX 128         /* bytes of a user name in the token file */
+#define API_LIST_LIMIT_DEFAULT 500     /* page size when `limit` is absent */
+#define API_LIST_LIMIT_MAX 1000        /* larger `limit` values are clamped to this */
+#define API_GANG_TIMEOUT_S_MAX 2592000 /* 30 days */
+#define API_IDLE_TIMEOUT_MS_DEFAULT 10000
+
+/* Ordered: each role may do what the ones before it may. NONE marks routes without auth. */
+enum api_role { API_ROLE_NONE = 0, API_ROLE_VIEWER, API_ROLE_OPERATOR, API_ROLE_ADMIN };
+
+struct api_options {
+    const char *host;         /* numeric IPv4 or IPv6 address; NULL: "127.0.0.1" */
+    int port;                 /* 0: an ephemeral port (see api_server_port) */
+    const char *token_file;   /* CSV token,user,role; NULL: no auth, loopback hosts only */
+    uint64_t idle_timeout_ms; /* HTTP/1 and HTTP/2 idle timeout; 0: the default */
+};
+
+/* What the API serves from (the struct is copied). The store and the tree are borrowed: both
+ * must outlive the server and are used only from the loop's thread. While the server runs it is
+ * the only writer of the queues table (it mirrors the rows in memory); the engine's entries may
+ * change under it freely. now_ms may be NULL (wall clock); tests pass a fixed clock. */
+struct api_ctx {
+    struct store *store;
+    struct queue_tree *tree;
+    int64_t (*now_ms)(void);
+};
+
+struct api_server;
+
+/* Reads the token file (if any), loads the queue rows of ctx->store (for resourceVersion and
+ * the quantities as written), binds opt->host:opt->port and starts serving on loop. On success
+ * *out is the running server; stop it with api_server_close. On failure *out is NULL, err (if
+ * errcap > 0) says what was wrong, no callback of the caller's ever runs, and nothing stays on
+ * the loop (a listener that failed to bind is already closing and is gone after the loop's next
+ * iteration, so uv_loop_close needs one more uv_run first). The return is MUSTER_ECONFIG
+ * (no token file and a non-loopback host, a bad token file, a bad address), MUSTER_EIO (the
+ * token file cannot be read, bind/listen failed), MUSTER_ESTORE (reading the queues) or
+ * MUSTER_ENOMEM. ctx->tree must hold the queues of ctx->store (see disp_load). */
+int api_server_start(uv_loop_t *loop, const struct api_options *opt, struct api_ctx *ctx,
+                     struct api_server **out, char *err, size_t errcap);
+
+/* The port the server listens on (the ephemeral one when opt->port was 0). */
+int api_server_port(const struct api_server *s);
+
+/* Stops accepting, asks h2o to end its connections, and frees the server once the listener and
+ * every connection are closed (idle keep-alive connections end by the idle timeout at the
+ * latest); then cb(ud) runs on the loop. No handle of the server is left afterwards. NULL is a
+ * no-op. */
+void api_server_close(struct api_server *s, void (*cb)(void *ud), void *ud);
+
+/* One route the server serves, for tests and the OpenAPI cross-check. path uses OpenAPI
+ * templates ("/api/v1/queues/{name}"). */
+struct api_route_info {
+    const char *method;
+    const char *path;
+    enum api_role role; /* least role allowed; API_ROLE_NONE: no authentication */
+};
+/* The route table (static storage); *n gets its length. */
+const struct api_route_info *api_routes(size_t *n);
+
+/* ---- the request body decoder (exposed for its fuzz target and tests) ---- */
+
+/* An error to send: HTTP status, reason, message and (for 422) the field. */
+struct api_error {
+    int status;
+    char reason[32];
+    char field[96];
+    char msg[320];
+};
+
+/* Parses a request body strictly: valid UTF-8, one JSON value and nothing after it, nesting at
+ * most API_JSON_DEPTH_MAX, at most API_BODY_MAX bytes, and an object at the top. On success
+ * *out owns the object (json_object_put it). On failure *out is NULL, err is filled (400, or
+ * 413 over a limit) and MUSTER_EINVAL or MUSTER_ELIMIT returned. */
+struct json_object;
+int api_body_parse(const char *body, size_t len, struct json_object **out, struct api_error *err);
+
+/* A queue as a client writes it (POST and PUT bodies, the result of a merge patch). Strings
+ * point into the JSON object it was decoded from; maps are JSON text owned by the struct. */
+struct api_queue_doc {
+    const char *name;
+    const char *parent; /* NULL: null or absent (root) */
+    int64_t weight, priority, gang_timeout_s;
+    const char *state, *strategy;
+    struct json_object *guarantee, *deserved, *capability; /* borrowed from the source object */
+};
+
+/* Checks obj field by field: known fields only (metadata and status are accepted and ignored
+ * as read-only), the right JSON types, integers in range, state and queueingStrategy names.
+ * Absent fields get their defaults (weight 1, priority 0, Open, BestEffortFIFO, {} maps,
+ * gangTimeoutSeconds 300). 0, or MUSTER_EINVAL with a 422 in err naming the field. */
+int api_queue_doc_decode(struct json_object *obj, struct api_queue_doc *doc, struct api_error *err);
+
+/* RFC 7386 JSON merge patch: returns a new object, target with patch applied (target is not
+ * changed), or NULL on allocation failure. A patch that is not an object replaces the target. */
+struct json_object *api_merge_patch(struct json_object *target, struct json_object *patch);
+
+#endif

@@ -1,0 +1,1262 @@
+/* Tests for dispatcher/api.c: the admin API over real HTTP (the server on a libuv loop in the
+ * main thread, libcurl in a client thread that runs the test body), its authorization matrix
+ * checked against the SQLite file, bad input, the OpenAPI cross-check, and the body decoder and
+ * merge patch. */
+#include "dispatcher/api.h"
+#include "dispatcher/recovery.h"
+#include "dispatcher/store.h"
+#include "queue/errors.h"
+#include "queue/mem.h"
+#include "queue/tree.h"
+#include "testing.h"
+
+#include <curl/curl.h>
+
+#include <json-c/json.h>
+#include <sqlite3.h>
+#include <string.h>
+#include <uv.h>
+
+#define TOK_VIEWER "tok-viewer-0123456789"
+#define TOK_OPERATOR "tok-operator-0123456789"
+#define TOK_ADMIN "tok-admin-0123456789"
+
+/* ---- a server on a loop thread ---- */
+
+/* Client-thread code must not use CU_ASSERT_FATAL (its longjmp belongs to the main thread). */
+#define REQUIRE(x)                                                                                 \
+    do {                                                                                           \
+        int ok_ = (x) ? 1 : 0; /* evaluated once: x may open or prepare something */               \
+        CU_ASSERT(ok_);                                                                            \
+        if (!ok_) {                                                                                \
+            fprintf(stderr, "%s:%d: required: %s\n", __FILE__, __LINE__, #x);                      \
+            abort();                                                                               \
+        }                                                                                          \
+    } while (0)
+
+/* h2o keeps per-thread caches of freed buffers: the loop runs on the main thread so those stay
+ * reachable at exit instead of dying with a worker thread (LeakSanitizer would report them). */
+struct srv {
+    uv_loop_t loop;
+    uv_thread_t thread;
+    void (*body)(struct srv *s);
+    uv_async_t async;
+    uv_sem_t done, closed_sem;
+    CURL *idle; /* a keep-alive connection left open across the close, or NULL */
+    void (*fn)(struct srv *s, void *arg);
+    void *arg;
+    struct store *store;
+    struct queue_tree *tree;
+    struct api_ctx ctx;
+    struct api_server *api;
+    int port, closed;
+    char db[512], tokens[512];
+};
+
+static void on_async(uv_async_t *a)
+{
+    struct srv *s = a->data;
+    s->fn(s, s->arg);
+    uv_sem_post(&s->done);
+}
+
+/* Runs fn(s, arg) on the loop thread and waits for it: the engine is the loop's alone. */
+static void on_loop(struct srv *s, void (*fn)(struct srv *, void *), void *arg)
+{
+    s->fn = fn;
+    s->arg = arg;
+    uv_async_send(&s->async);
+    uv_sem_wait(&s->done);
+}
+
+static int64_t fixed_now(void)
+{
+    return 1700000000000;
+}
+
+static void write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    CU_ASSERT_FATAL(f != NULL);
+    fputs(text, f);
+    fclose(f);
+}
+
+static int keep_db; /* srv_start reuses the database of the previous run of the same tag */
+
+static void srv_start(struct srv *s, const char *tag, int with_tokens)
+{
+    memset(s, 0, sizeof(*s));
+    char name[64];
+    snprintf(name, sizeof(name), "api-%s.db", tag);
+    test_tmp_path(s->db, sizeof(s->db), name);
+    if (!keep_db)
+        remove(s->db);
+    snprintf(name, sizeof(name), "api-%s.tokens", tag);
+    test_tmp_path(s->tokens, sizeof(s->tokens), name);
+    write_file(s->tokens, "# token,user,role\n" TOK_VIEWER ",vera,viewer\n" TOK_OPERATOR
+                          ", otto , operator\n\n" TOK_ADMIN ",ada,admin\n");
+    char err[256];
+    /* A short busy timeout: the store-failure test holds the write lock from outside. */
+    struct store_options so = {.sync = STORE_SYNC_NORMAL, .busy_timeout_ms = 100};
+    CU_ASSERT_FATAL(store_open(s->db, &so, &s->store, err, sizeof(err)) == 0);
+    s->tree = queue_tree_new();
+    CU_ASSERT_FATAL(s->tree != NULL);
+    CU_ASSERT_FATAL(disp_load(s->store, s->tree, NULL, err, sizeof(err)) == 0);
+    CU_ASSERT_FATAL(uv_loop_init(&s->loop) == 0);
+    CU_ASSERT_FATAL(uv_sem_init(&s->done, 0) == 0);
+    CU_ASSERT_FATAL(uv_sem_init(&s->closed_sem, 0) == 0);
+    CU_ASSERT_FATAL(uv_async_init(&s->loop, &s->async, on_async) == 0);
+    s->async.data = s;
+    s->ctx = (struct api_ctx){s->store, s->tree, fixed_now};
+    struct api_options opt = {.host = "127.0.0.1",
+                              .port = 0,
+                              .token_file = with_tokens ? s->tokens : NULL,
+                              .idle_timeout_ms = 300};
+    int rc = api_server_start(&s->loop, &opt, &s->ctx, &s->api, err, sizeof(err));
+    if (rc)
+        fprintf(stderr, "api_server_start: %s\n", err);
+    CU_ASSERT_FATAL(rc == 0);
+    s->port = api_server_port(s->api);
+    CU_ASSERT_FATAL(s->port > 0);
+}
+
+static void on_api_closed(void *ud)
+{
+    struct srv *s = ud;
+    s->closed = 1;
+    uv_sem_post(&s->closed_sem);
+}
+
+static void stop_fn(struct srv *s, void *arg)
+{
+    (void)arg;
+    api_server_close(s->api, on_api_closed, s);
+    uv_close((uv_handle_t *)&s->async, NULL);
+}
+
+static void client_main(void *arg)
+{
+    struct srv *s = arg;
+    s->body(s);
+    on_loop(s, stop_fn, NULL);
+    if (s->idle) {
+        /* The server closed an idle keep-alive connection by its idle timeout by itself. */
+        uv_sem_wait(&s->closed_sem);
+        curl_easy_cleanup(s->idle);
+    }
+}
+
+/* Starts a server, runs body in a client thread while the loop runs here, then checks that the
+ * server closed and left no handle on the loop. */
+static void run_with_server(const char *tag, int with_tokens, void (*body)(struct srv *s))
+{
+    struct srv *s = calloc(1, sizeof(*s));
+    CU_ASSERT_FATAL(s != NULL);
+    srv_start(s, tag, with_tokens);
+    s->body = body;
+    CU_ASSERT_FATAL(uv_thread_create(&s->thread, client_main, s) == 0);
+    uv_run(&s->loop, UV_RUN_DEFAULT);
+    uv_thread_join(&s->thread);
+    CU_ASSERT(s->closed);
+    CU_ASSERT_EQUAL(uv_loop_close(&s->loop), 0); /* no live handle left */
+    uv_sem_destroy(&s->done);
+    uv_sem_destroy(&s->closed_sem);
+    store_close(s->store);
+    queue_tree_free(s->tree);
+    remove(s->tokens);
+    free(s);
+}
+
+struct find_arg {
+    const char *name;
+    int found;
+};
+
+static void find_fn(struct srv *s, void *arg)
+{
+    struct find_arg *a = arg;
+    a->found = queue_tree_find(s->tree, a->name) != NULL;
+}
+
+/* Whether the engine holds a queue, asked on the loop thread that owns it. */
+static int engine_has(struct srv *s, const char *name)
+{
+    struct find_arg a = {name, 0};
+    on_loop(s, find_fn, &a);
+    return a.found;
+}
+
+/* ---- HTTP with libcurl ---- */
+
+struct resp {
+    long status;
+    char *body;
+    size_t len;
+    char etag[64];
+    struct json_object *json;
+};
+
+static size_t on_body(char *p, size_t sz, size_t n, void *ud)
+{
+    struct resp *r = ud;
+    char *g = realloc(r->body, r->len + sz * n + 1);
+    if (!g)
+        return 0;
+    memcpy(g + r->len, p, sz * n);
+    r->len += sz * n;
+    g[r->len] = '\0';
+    r->body = g;
+    return sz * n;
+}
+
+static size_t on_header(char *p, size_t sz, size_t n, void *ud)
+{
+    struct resp *r = ud;
+    size_t len = sz * n;
+    if (len > 6 && strncasecmp(p, "ETag: ", 6) == 0) {
+        size_t v = len - 6;
+        while (v && (p[6 + v - 1] == '\r' || p[6 + v - 1] == '\n'))
+            v--;
+        snprintf(r->etag, sizeof(r->etag), "%.*s", (int)v, p + 6);
+    }
+    return len;
+}
+
+static void resp_free(struct resp *r)
+{
+    free(r->body);
+    json_object_put(r->json);
+    memset(r, 0, sizeof(*r));
+}
+
+/* One request on a fresh connection (closed before return, so the server can close promptly).
+ * body may be NULL; len < 0 means strlen(body). hdr is one extra header or NULL. */
+static long http(struct srv *s, const char *method, const char *path, const char *token,
+                 const char *body, long len, const char *hdr, struct resp *r)
+{
+    memset(r, 0, sizeof(*r));
+    CURL *c = curl_easy_init();
+    REQUIRE(c != NULL);
+    char url[1024], auth[256];
+    snprintf(url, sizeof(url), "http://127.0.0.1:%d%s", s->port, path);
+    struct curl_slist *h = NULL;
+    if (token) {
+        snprintf(auth, sizeof(auth), "Authorization: Bearer %s", token);
+        h = curl_slist_append(h, auth);
+    }
+    if (body && !(hdr && strncasecmp(hdr, "Content-Type:", 13) == 0))
+        h = curl_slist_append(h, strcmp(method, "PATCH") == 0
+                                     ? "Content-Type: application/merge-patch+json"
+                                     : "Content-Type: application/json");
+    if (hdr)
+        h = curl_slist_append(h, hdr);
+    h = curl_slist_append(h, "Expect:");
+    curl_easy_setopt(c, CURLOPT_URL, url);
+    curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, method);
+    curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
+    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
+    curl_easy_setopt(c, CURLOPT_WRITEDATA, r);
+    curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
+    curl_easy_setopt(c, CURLOPT_HEADERDATA, r);
+    curl_easy_setopt(c, CURLOPT_TIMEOUT, 20L);
+    if (body) {
+        curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);
+        curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE, len < 0 ? (long)strlen(body) : len);
+    }
+    CURLcode rc = curl_easy_perform(c);
+    if (rc != CURLE_OK)
+        fprintf(stderr, "%s %s: %s\n", method, path, curl_easy_strerror(rc));
+    CU_ASSERT(rc == CURLE_OK);
+    curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &r->status);
+    curl_slist_free_all(h);
+    curl_easy_cleanup(c);
+    if (r->body)
+        r->json = json_tokener_parse(r->body);
+    return r->status;
+}
+
+/* Like http() but a dropped connection is status 0 rather than a failed assertion. */
+static long http_maybe(struct srv *s, const char *method, const char *path, const char *token,
+                       const char *body, struct resp *r)
+{
+    memset(r, 0, sizeof(*r));
+    CURL *c = curl_easy_init();
+    REQUIRE(c != NULL);
+    char url[1024], auth[256];
+    snprintf(url, sizeof(url), "http://127.0.0.1:%d%s", s->port, path);
+    snprintf(auth, sizeof(auth), "Authorization: Bearer %s", token);
+    struct curl_slist *h = curl_slist_append(NULL, auth);
+    h = curl_slist_append(h, "Content-Type: application/json");
+    curl_easy_setopt(c, CURLOPT_URL, url);
+    curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, method);
+    curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
+    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
+    curl_easy_setopt(c, CURLOPT_WRITEDATA, r);
+    curl_easy_setopt(c, CURLOPT_TIMEOUT, 20L);
+    if (body)
+        curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);
+    if (curl_easy_perform(c) == CURLE_OK)
+        curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &r->status);
+    curl_slist_free_all(h);
+    curl_easy_cleanup(c);
+    return r->status;
+}
+
+static const char *jstr(struct json_object *o, const char *path)
+{
+    char key[128];
+    struct json_object *cur = o;
+    while (cur && *path) {
+        const char *dot = strchr(path, '.');
+        size_t n = dot ? (size_t)(dot - path) : strlen(path);
+        snprintf(key, sizeof(key), "%.*s", (int)n, path);
+        struct json_object *next = NULL;
+        if (!json_object_object_get_ex(cur, key, &next))
+            return NULL;
+        cur = next;
+        path += n + (dot ? 1 : 0);
+    }
+    return cur ? json_object_get_string(cur) : NULL;
+}
+
+/* The queues table and the audit row count, read through a second connection. */
+static char *snapshot(struct srv *s)
+{
+    sqlite3 *db;
+    REQUIRE(sqlite3_open_v2(s->db, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK);
+    sqlite3_busy_timeout(db, 5000); /* a reader may meet a checkpoint in progress */
+    sqlite3_stmt *st;
+    const char *sql =
+        "SELECT coalesce(group_concat(r, ';'), '') || '#' || (SELECT count(*) FROM audit) FROM"
+        " (SELECT name || '|' || coalesce(parent, '') || '|' || weight || '|' || priority || '|'"
+        " || state || '|' || queueing_strategy || '|' || guarantee || '|' || deserved || '|' ||"
+        " capability || '|' || gang_timeout_ms || '|' || resource_version || '|' || updated_at"
+        " AS r FROM queues ORDER BY name)";
+    REQUIRE(sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK);
+    int rc = sqlite3_step(st);
+    if (rc != SQLITE_ROW)
+        fprintf(stderr, "snapshot: %d %s\n", rc, sqlite3_errmsg(db));
+    REQUIRE(rc == SQLITE_ROW);
+    char *out = strdup((const char *)sqlite3_column_text(st, 0));
+    sqlite3_finalize(st);
+    rc = sqlite3_close(db);
+    if (rc)
+        fprintf(stderr, "snapshot close: %d\n", rc);
+    REQUIRE(rc == SQLITE_OK);
+    return out;
+}
+
+static long expect(struct srv *s, const char *method, const char *path, const char *token,
+                   const char *body, const char *hdr, long want)
+{
+    struct resp r;
+    long got = http(s, method, path, token, body, -1, hdr, &r);
+    if (got != want)
+        fprintf(stderr, "%s %s: want %ld, got %ld: %s\n", method, path, want, got,
+                r.body ? r.body : "");
+    CU_ASSERT_EQUAL(got, want);
+    resp_free(&r);
+    return got;
+}
+
+/* ---- tests ---- */
+
+static void body_start_and_close(struct srv *s)
+{
+    expect(s, "GET", "/healthz", NULL, NULL, NULL, 200);
+    expect(s, "GET", "/readyz", NULL, NULL, NULL, 200);
+    expect(s, "GET", "/nope", TOK_ADMIN, NULL, NULL, 404);
+    expect(s, "GET", "/api/v1/clusters", TOK_ADMIN, NULL, NULL, 501);
+    expect(s, "DELETE", "/api/v1/queues", TOK_ADMIN, NULL, NULL, 405);
+}
+
+static void body_noauth(struct srv *s)
+{
+    expect(s, "POST", "/api/v1/queues", NULL, "{\"name\":\"anon\"}", NULL, 201);
+}
+
+static void test_start_and_close(void)
+{
+    run_with_server("start", 1, body_start_and_close);
+    /* Without a token file: loopback only, everything allowed as system:anonymous. */
+    run_with_server("noauth", 0, body_noauth);
+
+    uv_loop_t loop;
+    uv_loop_init(&loop);
+    struct store *st;
+    char err[256], db[512];
+    test_tmp_path(db, sizeof(db), "api-refuse.db");
+    remove(db);
+    CU_ASSERT_FATAL(store_open(db, NULL, &st, err, sizeof(err)) == 0);
+    struct queue_tree *t = queue_tree_new();
+    struct api_ctx ctx = {st, t, NULL};
+    struct api_server *api = (struct api_server *)&ctx;
+    struct api_options opt = {.host = "0.0.0.0", .port = 0};
+    CU_ASSERT_EQUAL(api_server_start(&loop, &opt, &ctx, &api, err, sizeof(err)), MUSTER_ECONFIG);
+    CU_ASSERT(api == NULL);
+    CU_ASSERT(strstr(err, "token") != NULL);
+    opt.host = "not-an-ip";
+    CU_ASSERT_EQUAL(api_server_start(&loop, &opt, &ctx, &api, err, sizeof(err)), MUSTER_ECONFIG);
+    opt.host = "127.0.0.1";
+    char bad[512];
+    test_tmp_path(bad, sizeof(bad), "api-bad.tokens");
+    write_file(bad, "sometoken,someone,superuser\n");
+    opt.token_file = bad;
+    CU_ASSERT_EQUAL(api_server_start(&loop, &opt, &ctx, &api, err, sizeof(err)), MUSTER_ECONFIG);
+    CU_ASSERT(strstr(err, ":1:") != NULL);
+    CU_ASSERT(strstr(err, "sometoken") == NULL); /* never echo a token */
+    write_file(bad, "");
+    CU_ASSERT_EQUAL(api_server_start(&loop, &opt, &ctx, &api, err, sizeof(err)), MUSTER_ECONFIG);
+    remove(bad);
+    opt.token_file = "/nonexistent/tokens";
+    CU_ASSERT_EQUAL(api_server_start(&loop, &opt, &ctx, &api, err, sizeof(err)), MUSTER_EIO);
+    /* A port in use: the failed start leaves its listener closing, gone after one run. */
+    opt.token_file = NULL;
+    struct api_server *first;
+    CU_ASSERT_FATAL(api_server_start(&loop, &opt, &ctx, &first, err, sizeof(err)) == 0);
+    opt.port = api_server_port(first);
+    CU_ASSERT_EQUAL(api_server_start(&loop, &opt, &ctx, &api, err, sizeof(err)), MUSTER_EIO);
+    api_server_close(first, NULL, NULL);
+    uv_run(&loop, UV_RUN_DEFAULT);
+    CU_ASSERT_EQUAL(uv_loop_close(&loop), 0);
+    store_close(st);
+    queue_tree_free(t);
+}
+
+static void body_crud_round_trip(struct srv *s)
+{
+    struct resp r;
+    CU_ASSERT_EQUAL(http(s, "POST", "/api/v1/queues", TOK_ADMIN,
+                         "{\"name\":\"team-a\",\"parent\":\"root\",\"weight\":2,\"priority\":5,"
+                         "\"state\":\"Open\",\"queueingStrategy\":\"StrictFIFO\","
+                         "\"guarantee\":{\"cpu\":\"4\"},\"deserved\":{\"cpu\":\"8\","
+                         "\"nvidia.com/gpu\":2},\"capability\":{\"cpu\":\"16\"},"
+                         "\"gangTimeoutSeconds\":60}",
+                         -1, NULL, &r),
+                    201);
+    CU_ASSERT_STRING_EQUAL(r.etag, "\"1\"");
+    CU_ASSERT_STRING_EQUAL(jstr(r.json, "metadata.resourceVersion"), "1");
+    CU_ASSERT_STRING_EQUAL(jstr(r.json, "queueingStrategy"), "StrictFIFO");
+    CU_ASSERT_STRING_EQUAL(jstr(r.json, "guarantee.cpu"), "4");
+    CU_ASSERT_STRING_EQUAL(jstr(r.json, "gangTimeoutSeconds"), "60");
+    resp_free(&r);
+
+    CU_ASSERT_EQUAL(http(s, "GET", "/api/v1/queues/team-a", TOK_VIEWER, NULL, 0, NULL, &r), 200);
+    CU_ASSERT_STRING_EQUAL(jstr(r.json, "parent"), "root");
+    CU_ASSERT_STRING_EQUAL(jstr(r.json, "status.pending"), "0");
+    CU_ASSERT_STRING_EQUAL(jstr(r.json, "status.admitted"), "0");
+    CU_ASSERT_STRING_EQUAL(jstr(r.json, "status.reserved.cpu"), "4"); /* unused guarantee */
+    CU_ASSERT(jstr(r.json, "status.allocated") != NULL);
+    CU_ASSERT(jstr(r.json, "status.borrowed") != NULL);
+    CU_ASSERT(jstr(r.json, "status.share") != NULL);
+    resp_free(&r);
+
+    /* Lists page by name: default, root, team-a. */
+    CU_ASSERT_EQUAL(http(s, "GET", "/api/v1/queues?limit=2", TOK_VIEWER, NULL, 0, NULL, &r), 200);
+    struct json_object *items;
+    REQUIRE(json_object_object_get_ex(r.json, "items", &items));
+    CU_ASSERT_EQUAL(json_object_array_length(items), 2);
+    CU_ASSERT_STRING_EQUAL(jstr(r.json, "metadata.continue"), "root");
+    resp_free(&r);
+    CU_ASSERT_EQUAL(
+        http(s, "GET", "/api/v1/queues?limit=2&continue=root", TOK_VIEWER, NULL, 0, NULL, &r), 200);
+    REQUIRE(json_object_object_get_ex(r.json, "items", &items));
+    CU_ASSERT_EQUAL(json_object_array_length(items), 1);
+    CU_ASSERT_STRING_EQUAL(jstr(json_object_array_get_idx(items, 0), "name"), "team-a");
+    CU_ASSERT(jstr(r.json, "metadata.continue") == NULL);
+    resp_free(&r);
+    expect(s, "GET", "/api/v1/queues?limit=0", TOK_VIEWER, NULL, NULL, 400);
+    expect(s, "GET", "/api/v1/queues?limit=abc", TOK_VIEWER, NULL, NULL, 400);
+
+    /* PUT: If-Match required, stale refused, fresh accepted. */
+    const char *put = "{\"name\":\"team-a\",\"weight\":3,\"deserved\":{\"cpu\":\"8\"}}";
+    char *before = snapshot(s);
+    expect(s, "PUT", "/api/v1/queues/team-a", TOK_ADMIN, put, NULL, 428);
+    expect(s, "PUT", "/api/v1/queues/team-a", TOK_ADMIN, put, "If-Match: \"7\"", 412);
+    char *after = snapshot(s);
+    CU_ASSERT_STRING_EQUAL(before, after);
+    free(before);
+    free(after);
+    CU_ASSERT_EQUAL(
+        http(s, "PUT", "/api/v1/queues/team-a", TOK_ADMIN, put, -1, "If-Match: \"1\"", &r), 200);
+    CU_ASSERT_STRING_EQUAL(r.etag, "\"2\"");
+    CU_ASSERT_STRING_EQUAL(jstr(r.json, "weight"), "3");
+    CU_ASSERT_STRING_EQUAL(jstr(r.json, "queueingStrategy"), "BestEffortFIFO"); /* replaced */
+    CU_ASSERT(jstr(r.json, "guarantee.cpu") == NULL);
+    resp_free(&r);
+    expect(s, "PUT", "/api/v1/queues/team-a", TOK_ADMIN, put, "If-Match: \"1\"", 412);
+    expect(s, "PUT", "/api/v1/queues/team-a", TOK_ADMIN, "{\"name\":\"team-b\",\"weight\":3}",
+           "If-Match: 2", 422);
+    expect(s, "PUT", "/api/v1/queues/ghost", TOK_ADMIN, put, "If-Match: 1", 404);
+
+    /* Merge patch: touched fields change, the rest stays; null removes. */
+    CU_ASSERT_EQUAL(http(s, "PATCH", "/api/v1/queues/team-a", TOK_ADMIN,
+                         "{\"priority\":9,\"capability\":{\"cpu\":\"32\"},"
+                         "\"deserved\":{\"memory\":\"1Gi\"}}",
+                         -1, NULL, &r),
+                    200);
+    CU_ASSERT_STRING_EQUAL(jstr(r.json, "weight"), "3");
+    CU_ASSERT_STRING_EQUAL(jstr(r.json, "priority"), "9");
+    CU_ASSERT_STRING_EQUAL(jstr(r.json, "deserved.cpu"), "8");
+    CU_ASSERT_STRING_EQUAL(jstr(r.json, "deserved.memory"), "1Gi");
+    CU_ASSERT_STRING_EQUAL(jstr(r.json, "metadata.resourceVersion"), "3");
+    resp_free(&r);
+    CU_ASSERT_EQUAL(http(s, "PATCH", "/api/v1/queues/team-a", TOK_ADMIN,
+                         "{\"capability\":null,\"deserved\":{\"memory\":null}}", -1,
+                         "If-Match: \"3\"", &r),
+                    200);
+    CU_ASSERT(jstr(r.json, "capability.cpu") == NULL);
+    CU_ASSERT(jstr(r.json, "deserved.memory") == NULL);
+    CU_ASSERT_STRING_EQUAL(jstr(r.json, "deserved.cpu"), "8");
+    resp_free(&r);
+    expect(s, "PATCH", "/api/v1/queues/team-a", TOK_ADMIN, "{\"weight\":1}", "If-Match: \"3\"",
+           412);
+    expect(s, "PATCH", "/api/v1/queues/team-a", TOK_ADMIN, "{\"name\":\"x\"}", NULL, 422);
+
+    /* Delete (a stale If-Match refused first), then it is gone from the API, the engine and
+     * the table. */
+    expect(s, "DELETE", "/api/v1/queues/team-a", TOK_ADMIN, NULL, "If-Match: \"3\"", 412);
+    expect(s, "DELETE", "/api/v1/queues/team-a", TOK_ADMIN, NULL, "If-Match: \"4\"", 200);
+    expect(s, "GET", "/api/v1/queues/team-a", TOK_ADMIN, NULL, NULL, 404);
+    expect(s, "DELETE", "/api/v1/queues/team-a", TOK_ADMIN, NULL, NULL, 404);
+    CU_ASSERT(!engine_has(s, "team-a"));
+    char *snap = snapshot(s);
+    CU_ASSERT(strstr(snap, "team-a") == NULL);
+    free(snap);
+
+    /* Every change left an audit row naming the user. */
+    CU_ASSERT_EQUAL(http(s, "GET", "/api/v1/audit?limit=3", TOK_ADMIN, NULL, 0, NULL, &r), 200);
+    REQUIRE(json_object_object_get_ex(r.json, "items", &items));
+    CU_ASSERT_EQUAL(json_object_array_length(items), 3);
+    struct json_object *a0 = json_object_array_get_idx(items, 0);
+    CU_ASSERT_STRING_EQUAL(jstr(a0, "actor"), "ada");
+    CU_ASSERT_STRING_EQUAL(jstr(a0, "action"), "queue.create");
+    CU_ASSERT_STRING_EQUAL(jstr(a0, "object"), "queues/team-a");
+    CU_ASSERT_STRING_EQUAL(jstr(a0, "after.weight"), "2");
+    CU_ASSERT(jstr(r.json, "metadata.continue") != NULL);
+    char next[128];
+    snprintf(next, sizeof(next), "/api/v1/audit?continue=%s", jstr(r.json, "metadata.continue"));
+    resp_free(&r);
+    CU_ASSERT_EQUAL(http(s, "GET", next, TOK_ADMIN, NULL, 0, NULL, &r), 200);
+    REQUIRE(json_object_object_get_ex(r.json, "items", &items));
+    CU_ASSERT_EQUAL(json_object_array_length(items), 2);
+    CU_ASSERT_STRING_EQUAL(jstr(json_object_array_get_idx(items, 1), "action"), "queue.delete");
+    CU_ASSERT(jstr(json_object_array_get_idx(items, 1), "before.name") != NULL);
+    resp_free(&r);
+}
+
+static void test_crud_round_trip(void)
+{
+    run_with_server("crud", 1, body_crud_round_trip);
+}
+
+static void expect_field_method(struct srv *s, const char *method, const char *path,
+                                const char *body, const char *field);
+
+static void body_restart_write(struct srv *s)
+{
+    expect(s, "POST", "/api/v1/queues", TOK_ADMIN,
+           "{\"name\":\"org\",\"capability\":{\"cpu\":\"10\"},\"gangTimeoutSeconds\":42}", NULL,
+           201);
+    expect(s, "POST", "/api/v1/queues", TOK_ADMIN,
+           "{\"name\":\"team\",\"parent\":\"org\",\"deserved\":{\"cpu\":\"500m\"}}", NULL, 201);
+    expect(s, "PATCH", "/api/v1/queues/team", TOK_OPERATOR, "{\"state\":\"Draining\"}", NULL, 200);
+}
+
+static void body_restart_read(struct srv *s)
+{
+    struct resp r;
+    CU_ASSERT_EQUAL(http(s, "GET", "/api/v1/queues/team", TOK_VIEWER, NULL, 0, NULL, &r), 200);
+    CU_ASSERT_STRING_EQUAL(jstr(r.json, "parent"), "org");
+    CU_ASSERT_STRING_EQUAL(jstr(r.json, "state"), "Draining");
+    CU_ASSERT_STRING_EQUAL(jstr(r.json, "deserved.cpu"), "500m"); /* as written */
+    CU_ASSERT_STRING_EQUAL(r.etag, "\"2\"");
+    resp_free(&r);
+    CU_ASSERT_EQUAL(http(s, "GET", "/api/v1/queues/org", TOK_VIEWER, NULL, 0, NULL, &r), 200);
+    CU_ASSERT_STRING_EQUAL(jstr(r.json, "gangTimeoutSeconds"), "42");
+    resp_free(&r);
+    /* The engine was rebuilt from the store too: org's capability still binds its children. */
+    expect_field_method(s, "PATCH", "/api/v1/queues/team", "{\"capability\":{\"cpu\":\"11\"}}",
+                        "capability.cpu");
+    CU_ASSERT_EQUAL(http(s, "GET", "/api/v1/audit", TOK_ADMIN, NULL, 0, NULL, &r), 200);
+    struct json_object *items;
+    REQUIRE(json_object_object_get_ex(r.json, "items", &items));
+    CU_ASSERT_EQUAL(json_object_array_length(items), 3);
+    CU_ASSERT_STRING_EQUAL(jstr(json_object_array_get_idx(items, 2), "actor"), "otto");
+    resp_free(&r);
+}
+
+static void test_restart_reads_the_store(void)
+{
+    run_with_server("restart", 1, body_restart_write);
+    keep_db = 1;
+    run_with_server("restart", 1, body_restart_read);
+    keep_db = 0;
+}
+
+struct entry_arg {
+    const char *queue;
+    int rc;
+};
+
+static void add_entry_fn(struct srv *s, void *arg)
+{
+    struct entry_arg *a = arg;
+    uint32_t cpu;
+    queue_resnames_intern(queue_tree_resnames(s->tree), "cpu", 3, &cpu);
+    struct queue_resvec req = {0};
+    queue_resvec_set(&req, cpu, 1000);
+    struct queue_entry_spec es = {42, a->queue, 0, 1, &req};
+    struct queue_error qe;
+    a->rc = queue_entry_add(s->tree, &es, NULL, &qe);
+    queue_resvec_close(&req);
+}
+
+static void body_delete_refused(struct srv *s)
+{
+    expect(s, "POST", "/api/v1/queues", TOK_ADMIN, "{\"name\":\"org\"}", NULL, 201);
+    expect(s, "POST", "/api/v1/queues", TOK_ADMIN, "{\"name\":\"team\",\"parent\":\"org\"}", NULL,
+           201);
+    char *before = snapshot(s);
+    struct resp r;
+    CU_ASSERT_EQUAL(http(s, "DELETE", "/api/v1/queues/org", TOK_ADMIN, NULL, 0, NULL, &r), 409);
+    CU_ASSERT_STRING_EQUAL(jstr(r.json, "reason"), "Conflict");
+    CU_ASSERT(strstr(jstr(r.json, "message"), "child") != NULL);
+    CU_ASSERT_STRING_EQUAL(jstr(r.json, "code"), "409");
+    resp_free(&r);
+    struct entry_arg ea = {"team", -1};
+    on_loop(s, add_entry_fn, &ea);
+    REQUIRE(ea.rc == 0);
+    CU_ASSERT_EQUAL(http(s, "DELETE", "/api/v1/queues/team", TOK_ADMIN, NULL, 0, NULL, &r), 409);
+    CU_ASSERT(strstr(jstr(r.json, "message"), "workloads") != NULL);
+    resp_free(&r);
+    CU_ASSERT_EQUAL(http(s, "GET", "/api/v1/queues/team", TOK_ADMIN, NULL, 0, NULL, &r), 200);
+    CU_ASSERT_STRING_EQUAL(jstr(r.json, "status.pending"), "1");
+    resp_free(&r);
+    expect(s, "DELETE", "/api/v1/queues/root", TOK_ADMIN, NULL, NULL, 409);
+    expect(s, "DELETE", "/api/v1/queues/default", TOK_ADMIN, NULL, NULL, 409);
+    char *after = snapshot(s);
+    CU_ASSERT_STRING_EQUAL(before, after);
+    free(before);
+    free(after);
+}
+
+static void test_delete_refused(void)
+{
+    run_with_server("delete", 1, body_delete_refused);
+}
+
+static void expect_field_method(struct srv *s, const char *method, const char *path,
+                                const char *body, const char *field)
+{
+    struct resp r;
+    long st = http(s, method, path, TOK_ADMIN, body, -1, NULL, &r);
+    if (st != 422 || !jstr(r.json, "field") || strcmp(jstr(r.json, "field"), field) != 0)
+        fprintf(stderr, "%s: want 422 field %s, got %ld %s\n", body, field, st,
+                r.body ? r.body : "");
+    CU_ASSERT_EQUAL(st, 422);
+    CU_ASSERT(jstr(r.json, "field") && strcmp(jstr(r.json, "field"), field) == 0);
+    CU_ASSERT(jstr(r.json, "message") && strlen(jstr(r.json, "message")) > 10);
+    CU_ASSERT_STRING_EQUAL(jstr(r.json, "reason"), "Invalid");
+    resp_free(&r);
+}
+
+static void expect_field(struct srv *s, const char *body, const char *field)
+{
+    expect_field_method(s, "POST", "/api/v1/queues", body, field);
+}
+
+static void body_validation(struct srv *s)
+{
+    expect(s, "POST", "/api/v1/queues", TOK_ADMIN,
+           "{\"name\":\"org\",\"capability\":{\"cpu\":\"10\"}}", NULL, 201);
+    char *before = snapshot(s);
+    expect_field(s, "{\"name\":\"a\",\"guarantee\":{\"cpu\":\"8\"},\"deserved\":{\"cpu\":\"4\"}}",
+                 "guarantee.cpu");
+    expect_field(s, "{\"name\":\"a\",\"parent\":\"org\",\"capability\":{\"cpu\":\"20\"}}",
+                 "capability.cpu");
+    expect_field(s, "{\"name\":\"a\",\"parent\":\"nowhere\"}", "parent");
+    expect_field(s, "{\"name\":\"Bad_Name\"}", "name");
+    expect_field(s, "{\"weight\":2}", "name");
+    expect_field(s, "{\"name\":\"a\",\"weight\":0}", "weight");
+    expect_field(s, "{\"name\":\"a\",\"state\":\"Sleeping\"}", "state");
+    expect_field(s, "{\"name\":\"a\",\"queueingStrategy\":\"LIFO\"}", "queueingStrategy");
+    expect(s, "POST", "/api/v1/queues", TOK_ADMIN, "{\"name\":\"org\"}", NULL, 409);
+    char *after = snapshot(s);
+    CU_ASSERT_STRING_EQUAL(before, after);
+    free(before);
+    free(after);
+}
+
+static void test_validation(void)
+{
+    run_with_server("valid", 1, body_validation);
+}
+
+static void body_idle_connection(struct srv *s)
+{
+    /* A keep-alive connection that stays open: closing waits for h2o's idle timeout. */
+    s->idle = curl_easy_init();
+    REQUIRE(s->idle != NULL);
+    char url[128];
+    snprintf(url, sizeof(url), "http://127.0.0.1:%d/healthz", s->port);
+    curl_easy_setopt(s->idle, CURLOPT_URL, url);
+    curl_easy_setopt(s->idle, CURLOPT_WRITEFUNCTION, on_body);
+    struct resp r = {0};
+    curl_easy_setopt(s->idle, CURLOPT_WRITEDATA, &r);
+    CU_ASSERT_EQUAL(curl_easy_perform(s->idle), CURLE_OK);
+    long status = 0;
+    curl_easy_getinfo(s->idle, CURLINFO_RESPONSE_CODE, &status);
+    CU_ASSERT_EQUAL(status, 200);
+    resp_free(&r);
+}
+
+static long h2_request(CURL *c, struct curl_slist *h, const char *url, const char *body)
+{
+    struct resp r = {0};
+    curl_easy_setopt(c, CURLOPT_URL, url);
+    curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
+    curl_easy_setopt(c, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE);
+    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
+    curl_easy_setopt(c, CURLOPT_WRITEDATA, &r);
+    curl_easy_setopt(c, CURLOPT_TIMEOUT, 20L);
+    if (body)
+        curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);
+    else
+        curl_easy_setopt(c, CURLOPT_HTTPGET, 1L);
+    CURLcode rc = curl_easy_perform(c);
+    if (rc)
+        fprintf(stderr, "h2 %s: %s\n", url, curl_easy_strerror(rc));
+    long status = 0, version = 0;
+    curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+    curl_easy_getinfo(c, CURLINFO_HTTP_VERSION, &version);
+    CU_ASSERT_EQUAL(version, (long)CURL_HTTP_VERSION_2_0);
+    resp_free(&r);
+    return rc ? 0 : status;
+}
+
+static void body_http2(struct srv *s)
+{
+    /* HTTP/2 without TLS (h2c with prior knowledge), as a client inside a cluster might use.
+     * One handle per request: libcurl 7.88 fails to reuse a prior-knowledge connection
+     * (curl/curl#10634, fixed in 7.89). */
+    char get[128], post[128];
+    snprintf(get, sizeof(get), "http://127.0.0.1:%d/api/v1/queues/default", s->port);
+    snprintf(post, sizeof(post), "http://127.0.0.1:%d/api/v1/queues", s->port);
+    struct curl_slist *h = curl_slist_append(NULL, "Authorization: Bearer " TOK_ADMIN);
+    h = curl_slist_append(h, "Content-Type: application/json");
+    for (int i = 0; i < 3; i++) {
+        CURL *c = curl_easy_init();
+        REQUIRE(c != NULL);
+        long st =
+            i < 2 ? h2_request(c, h, get, NULL) : h2_request(c, h, post, "{\"name\":\"over-h2\"}");
+        CU_ASSERT_EQUAL(st, i < 2 ? 200 : 201);
+        curl_easy_cleanup(c);
+    }
+    curl_slist_free_all(h);
+}
+
+static void test_http2(void)
+{
+    run_with_server("h2", 1, body_http2);
+}
+
+static void test_close_with_idle_connection(void)
+{
+    run_with_server("idle", 1, body_idle_connection);
+}
+
+static void body_store_failure(struct srv *s)
+{
+    expect(s, "POST", "/api/v1/queues", TOK_ADMIN, "{\"name\":\"kept\"}", NULL, 201);
+    char *before = snapshot(s);
+    /* Another writer holds the database: every change fails in the store, and nothing of it
+     * reaches the engine. */
+    sqlite3 *db;
+    REQUIRE(sqlite3_open(s->db, &db) == SQLITE_OK);
+    REQUIRE(sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL) == SQLITE_OK);
+    struct resp r;
+    CU_ASSERT_EQUAL(
+        http(s, "POST", "/api/v1/queues", TOK_ADMIN, "{\"name\":\"lost\"}", -1, NULL, &r), 500);
+    CU_ASSERT_STRING_EQUAL(jstr(r.json, "reason"), "StoreError");
+    CU_ASSERT(strstr(jstr(r.json, "message"), "nothing changed") != NULL);
+    resp_free(&r);
+    expect(s, "PATCH", "/api/v1/queues/kept", TOK_ADMIN, "{\"weight\":9}", NULL, 500);
+    expect(s, "DELETE", "/api/v1/queues/kept", TOK_ADMIN, NULL, NULL, 500);
+    expect(s, "GET", "/api/v1/queues/lost", TOK_ADMIN, NULL, NULL, 404);
+    CU_ASSERT_EQUAL(http(s, "GET", "/api/v1/queues/kept", TOK_ADMIN, NULL, 0, NULL, &r), 200);
+    CU_ASSERT_STRING_EQUAL(jstr(r.json, "weight"), "1");
+    resp_free(&r);
+    CU_ASSERT(!engine_has(s, "lost"));
+    sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+    sqlite3_close(db);
+    char *after = snapshot(s);
+    CU_ASSERT_STRING_EQUAL(before, after);
+    free(before);
+    free(after);
+    expect(s, "POST", "/api/v1/queues", TOK_ADMIN, "{\"name\":\"lost\"}", NULL, 201);
+}
+
+static void test_store_failure_changes_nothing(void)
+{
+    run_with_server("storefail", 1, body_store_failure);
+}
+
+static size_t oom_op; /* which operation body_allocation_failures sweeps */
+
+static void fail_after_fn(struct srv *s, void *arg)
+{
+    (void)s;
+    muster_mem_fail_after(*(long *)arg);
+}
+
+static void set_fail_after(struct srv *s, long n)
+{
+    on_loop(s, fail_after_fn, &n);
+}
+
+/* Every allocation of a create, an update and a delete made to fail in turn: each request is
+ * answered (or its connection dropped when the accept cannot allocate), the server keeps
+ * serving, and the database holds either the whole change or nothing of it. */
+static void body_allocation_failures(struct srv *s)
+{
+    expect(s, "POST", "/api/v1/queues", TOK_ADMIN, "{\"name\":\"upd\"}", NULL, 201);
+    static const struct {
+        const char *method, *path, *body;
+        long ok;
+    } ops[] = {
+        {"POST", "/api/v1/queues", "{\"name\":\"oom\",\"deserved\":{\"cpu\":\"2\"}}", 201},
+        {"PATCH", "/api/v1/queues/upd", "{\"weight\":7,\"deserved\":{\"cpu\":\"3\"}}", 200},
+        {"DELETE", "/api/v1/queues/oom", NULL, 200},
+    };
+    size_t o = oom_op;
+    if (o == 2) /* the delete needs the queue the create makes */
+        expect(s, "POST", "/api/v1/queues", TOK_ADMIN, "{\"name\":\"oom\"}", NULL, 201);
+    {
+        int done = 0;
+        for (long k = 0; k < 400 && !done; k++) {
+            char *before = snapshot(s);
+            set_fail_after(s, k);
+            struct resp r;
+            long st = http_maybe(s, ops[o].method, ops[o].path, TOK_ADMIN, ops[o].body, &r);
+            set_fail_after(s, -1);
+            char *after = snapshot(s);
+            if (st == ops[o].ok) {
+                done = 1; /* enough allocations: the change went through */
+                CU_ASSERT_STRING_NOT_EQUAL(before, after);
+            } else {
+                if (st != 0 && st != 500)
+                    fprintf(stderr, "%s %s fail_after %ld: %ld %s\n", ops[o].method, ops[o].path, k,
+                            st, r.body ? r.body : "");
+                CU_ASSERT(st == 0 || st == 500);
+                if (strcmp(before, after) != 0) {
+                    /* Saved, then the engine could not allocate: reported as not ready. */
+                    fprintf(stderr, "op %zu: engine refused after commit at fail_after %ld\n", o,
+                            k);
+                    CU_ASSERT_EQUAL(st, 500);
+                    expect(s, "GET", "/readyz", NULL, NULL, NULL, 503);
+                    free(before);
+                    free(after);
+                    resp_free(&r);
+                    return;
+                }
+            }
+            resp_free(&r);
+            free(before);
+            free(after);
+            expect(s, "GET", "/healthz", NULL, NULL, NULL, 200);
+        }
+        CU_ASSERT(done);
+        fprintf(stderr, "op %zu: all failure points survived\n", o);
+    }
+    expect(s, "GET", "/readyz", NULL, NULL, NULL, 200);
+}
+
+static void test_allocation_failures(void)
+{
+    /* One server per operation: a failure after the commit leaves a server not ready. */
+    for (oom_op = 0; oom_op < 3; oom_op++)
+        run_with_server("oom", 1, body_allocation_failures);
+}
+
+/* ---- authorization matrix ---- */
+
+struct call {
+    const char *method, *path, *body, *hdr;
+    long want[4]; /* no token, viewer, operator, admin */
+};
+
+static const struct call matrix[] = {
+    {"GET", "/healthz", NULL, NULL, {200, 200, 200, 200}},
+    {"GET", "/readyz", NULL, NULL, {200, 200, 200, 200}},
+    {"GET", "/openapi.json", NULL, NULL, {401, 200, 200, 200}},
+    {"GET", "/api/v1/queues", NULL, NULL, {401, 200, 200, 200}},
+    {"POST", "/api/v1/queues", "{\"name\":\"m-new\"}", NULL, {401, 403, 403, 201}},
+    {"GET", "/api/v1/queues/m-a", NULL, NULL, {401, 200, 200, 200}},
+    {"PUT",
+     "/api/v1/queues/m-a",
+     "{\"name\":\"m-a\",\"weight\":2}",
+     "If-Match: *",
+     {401, 403, 403, 200}},
+    {"PATCH", "/api/v1/queues/m-a", "{\"state\":\"Closed\"}", NULL, {401, 403, 200, 200}},
+    {"PATCH", "/api/v1/queues/m-a", "{\"weight\":5}", NULL, {401, 403, 403, 200}},
+    {"PATCH",
+     "/api/v1/queues/m-a",
+     "{\"state\":\"Open\",\"weight\":6}",
+     NULL,
+     {401, 403, 403, 200}},
+    {"DELETE", "/api/v1/queues/m-del", NULL, NULL, {401, 403, 403, 200}},
+    {"GET", "/api/v1/audit", NULL, NULL, {401, 403, 403, 200}},
+    /* Contract routes that need the dispatcher: authenticated, then 501. */
+    {"GET", "/api/v1/bindings", NULL, NULL, {401, 501, 501, 501}},
+    {"GET", "/api/v1/bindings/ns/b", NULL, NULL, {401, 501, 501, 501}},
+    {"GET", "/api/v1/clusters", NULL, NULL, {401, 501, 501, 501}},
+    {"GET", "/api/v1/events", NULL, NULL, {401, 501, 501, 501}},
+    {"GET", "/metrics", NULL, NULL, {501, 501, 501, 501}},
+};
+
+static void body_authz_matrix(struct srv *s)
+{
+    expect(s, "POST", "/api/v1/queues", TOK_ADMIN, "{\"name\":\"m-a\"}", NULL, 201);
+    expect(s, "POST", "/api/v1/queues", TOK_ADMIN, "{\"name\":\"m-del\"}", NULL, 201);
+    const char *tokens[4] = {NULL, TOK_VIEWER, TOK_OPERATOR, TOK_ADMIN};
+    for (size_t i = 0; i < sizeof(matrix) / sizeof(matrix[0]); i++) {
+        const struct call *c = &matrix[i];
+        for (int t = 0; t < 4; t++) {
+            char *before = snapshot(s);
+            struct resp r;
+            long got = http(s, c->method, c->path, tokens[t], c->body, -1, c->hdr, &r);
+            if (got != c->want[t])
+                fprintf(stderr, "%s %s as %d: want %ld, got %ld: %s\n", c->method, c->path, t,
+                        c->want[t], got, r.body ? r.body : "");
+            CU_ASSERT_EQUAL(got, c->want[t]);
+            if (got == 401 || got == 403) {
+                CU_ASSERT_STRING_EQUAL(jstr(r.json, "reason"),
+                                       got == 401 ? "Unauthorized" : "Forbidden");
+                char *after = snapshot(s);
+                CU_ASSERT_STRING_EQUAL(before, after);
+                free(after);
+            }
+            resp_free(&r);
+            free(before);
+        }
+    }
+    /* Unknown and malformed credentials are 401 too, and change nothing. */
+    char *before = snapshot(s);
+    expect(s, "POST", "/api/v1/queues", "not-a-token", "{\"name\":\"x\"}", NULL, 401);
+    expect(s, "POST", "/api/v1/queues", TOK_ADMIN "x", "{\"name\":\"x\"}", NULL, 401);
+    expect(s, "DELETE", "/api/v1/queues/m-a", NULL, NULL, "Authorization: Basic YTpi", 401);
+    expect(s, "DELETE", "/api/v1/queues/m-a", NULL, NULL, "Authorization: Bearer", 401);
+    char *after = snapshot(s);
+    CU_ASSERT_STRING_EQUAL(before, after);
+    free(before);
+    free(after);
+
+    /* Every route the server serves is in the matrix. */
+    size_t n;
+    const struct api_route_info *rt = api_routes(&n);
+    for (size_t i = 0; i < n; i++) {
+        int found = 0;
+        for (size_t k = 0; k < sizeof(matrix) / sizeof(matrix[0]); k++) {
+            const char *p = matrix[k].path;
+            const char *tb = strchr(rt[i].path, '{');
+            size_t pre = tb ? (size_t)(tb - rt[i].path) : strlen(rt[i].path);
+            if (strcmp(matrix[k].method, rt[i].method) == 0 && strncmp(p, rt[i].path, pre) == 0 &&
+                (tb ? strlen(p) > pre && !strchr(p + pre, '/') : strlen(p) == pre))
+                found = 1;
+        }
+        if (!found)
+            fprintf(stderr, "route %s %s is not in the matrix\n", rt[i].method, rt[i].path);
+        CU_ASSERT(found);
+    }
+}
+
+static void test_authz_matrix(void)
+{
+    run_with_server("authz", 1, body_authz_matrix);
+}
+
+/* ---- bad input ---- */
+
+static void body_bad_input(struct srv *s)
+{
+    expect(s, "POST", "/api/v1/queues", TOK_ADMIN, "{\"name\":\"q\"}", NULL, 201);
+    char *before = snapshot(s);
+    static const struct {
+        const char *body;
+        long want;
+        const char *field;
+    } cases[] = {
+        {"{\"name\":", 400, NULL},
+        {"{\"name\":\"a\"} trailing", 400, NULL},
+        {"{'name':'a'}", 400, NULL},
+        {"[1,2]", 400, NULL},
+        {"\"name\"", 400, NULL},
+        {"{\"name\":\"a\",\"weight\":\"3\"}", 422, "weight"},
+        {"{\"name\":\"a\",\"weight\":1.5}", 422, "weight"},
+        {"{\"name\":7}", 422, "name"},
+        {"{\"name\":\"a\",\"guarantee\":[1]}", 422, "guarantee"},
+        {"{\"name\":\"a\",\"state\":true}", 422, "state"},
+        {"{\"name\":\"a\",\"colour\":\"blue\"}", 422, "colour"},
+        {"{\"name\":\"a\",\"deserved\":{\"cpu\":\"-4\"}}", 422, NULL},
+        {"{\"name\":\"a\",\"deserved\":{\"cpu\":-4}}", 422, NULL},
+        {"{\"name\":\"a\",\"deserved\":{\"cpu\":\"99999999999999999999\"}}", 422, NULL},
+        {"{\"name\":\"a\",\"deserved\":{\"cpu\":99999999999999999999}}", 422, NULL},
+        {"{\"name\":\"a\",\"deserved\":{\"cpu\":\"4 cores\"}}", 422, NULL},
+        {"{\"name\":\"a\",\"deserved\":{\"bad name!\":\"4\"}}", 422, NULL},
+        {"{\"name\":\"a\",\"priority\":99999999999}", 422, "priority"},
+        {"{\"name\":\"a\",\"weight\":99999999999999999999999}", 422, "weight"},
+        {"{\"name\":\"a\",\"gangTimeoutSeconds\":0}", 422, "gangTimeoutSeconds"},
+        {"{\"name\":\"a\\u0000b\"}", 400, NULL},
+        {"{\"name\":\"a\",\"deserved\":{\"cpu\\u0000x\":\"1\"}}", 400, NULL},
+        {"{\"name\":\"a\",\"status\":{\"x\":{\"y\":{\"z\":{\"w\":{\"v\":{\"u\":{\"t\":1}}}}}}}}",
+         413, NULL},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        struct resp r;
+        long got = http(s, "POST", "/api/v1/queues", TOK_ADMIN, cases[i].body, -1, NULL, &r);
+        if (got != cases[i].want)
+            fprintf(stderr, "%s: want %ld, got %ld: %s\n", cases[i].body, cases[i].want, got,
+                    r.body ? r.body : "");
+        CU_ASSERT_EQUAL(got, cases[i].want);
+        CU_ASSERT(r.json != NULL); /* always a JSON error */
+        CU_ASSERT(jstr(r.json, "message") != NULL);
+        if (cases[i].field)
+            CU_ASSERT(jstr(r.json, "field") && strcmp(jstr(r.json, "field"), cases[i].field) == 0);
+        resp_free(&r);
+    }
+    /* Invalid UTF-8 (an overlong '/', a lone continuation byte, a surrogate). */
+    static const char *const utf8[] = {"{\"name\":\"\xc0\xaf\"}", "{\"name\":\"a\x80\"}",
+                                       "{\"name\":\"\xed\xa0\x80\"}"};
+    for (size_t i = 0; i < 3; i++) {
+        struct resp r;
+        CU_ASSERT_EQUAL(http(s, "POST", "/api/v1/queues", TOK_ADMIN, utf8[i], -1, NULL, &r), 400);
+        CU_ASSERT(strstr(jstr(r.json, "message"), "UTF-8") != NULL);
+        resp_free(&r);
+    }
+    /* Bodies above the cap: ours (JSON 413) and far above it (h2o's 413). */
+    size_t big = API_BODY_MAX + 100;
+    char *huge = malloc(4 * API_BODY_MAX);
+    memset(huge, ' ', 4 * API_BODY_MAX);
+    memcpy(huge, "{\"name\":\"a\"}", 12);
+    struct resp r;
+    CU_ASSERT_EQUAL(http(s, "POST", "/api/v1/queues", TOK_ADMIN, huge, (long)big, NULL, &r), 413);
+    CU_ASSERT_STRING_EQUAL(jstr(r.json, "reason"), "RequestEntityTooLarge");
+    resp_free(&r);
+    CU_ASSERT_EQUAL(http(s, "POST", "/api/v1/queues", TOK_ADMIN, huge, 4 * API_BODY_MAX, NULL, &r),
+                    413);
+    resp_free(&r);
+    free(huge);
+    /* Deep nesting far past the cap. */
+    char deep[4096];
+    size_t k = 0;
+    k += (size_t)snprintf(deep, sizeof(deep), "{\"name\":\"a\",\"status\":");
+    for (int i = 0; i < 1000; i++)
+        deep[k++] = '[';
+    deep[k] = '\0';
+    expect(s, "POST", "/api/v1/queues", TOK_ADMIN, deep, NULL, 413);
+    /* Bad patches. */
+    expect(s, "PATCH", "/api/v1/queues/q", TOK_ADMIN, "{\"weight\":\"x\"}", NULL, 422);
+    expect(s, "PATCH", "/api/v1/queues/q", TOK_ADMIN, "{\"unknown\":1}", NULL, 422);
+    expect(s, "PATCH", "/api/v1/queues/q", TOK_ADMIN, "not json", NULL, 400);
+    expect(s, "PATCH", "/api/v1/queues/q", TOK_ADMIN, "{}", "Content-Type: text/plain", 415);
+    /* A patch that changes nothing writes nothing (no new resourceVersion, no audit row). */
+    expect(s, "PATCH", "/api/v1/queues/q", TOK_ADMIN, "{\"weight\":1}", NULL, 200);
+    expect(s, "PUT", "/api/v1/queues/q", TOK_ADMIN, "{\"name\":\"q\"}", "If-Match: 1", 200);
+    char *after = snapshot(s);
+    CU_ASSERT_STRING_EQUAL(before, after);
+    free(before);
+    free(after);
+    /* Headers above our cap (JSON 431) and far above h2o's buffer (h2o refuses): never a
+     * crash, and the server keeps serving. */
+    char *hdr = malloc(600 * 1024);
+    REQUIRE(hdr != NULL);
+    memcpy(hdr, "X-Big: ", 7);
+    memset(hdr + 7, 'a', 600 * 1024 - 8);
+    hdr[API_HEADERS_MAX + 10] = '\0';
+    CU_ASSERT_EQUAL(http(s, "GET", "/api/v1/queues", TOK_ADMIN, NULL, 0, hdr, &r), 431);
+    CU_ASSERT_STRING_EQUAL(jstr(r.json, "reason"), "RequestHeaderFieldsTooLarge");
+    resp_free(&r);
+    hdr[API_HEADERS_MAX + 10] = 'a';
+    hdr[600 * 1024 - 1] = '\0';
+    CURL *c = curl_easy_init();
+    struct curl_slist *hl = curl_slist_append(NULL, hdr);
+    char url[128];
+    snprintf(url, sizeof(url), "http://127.0.0.1:%d/healthz", s->port);
+    curl_easy_setopt(c, CURLOPT_URL, url);
+    curl_easy_setopt(c, CURLOPT_HTTPHEADER, hl);
+    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
+    memset(&r, 0, sizeof(r));
+    curl_easy_setopt(c, CURLOPT_WRITEDATA, &r);
+    curl_easy_setopt(c, CURLOPT_TIMEOUT, 20L);
+    CURLcode crc = curl_easy_perform(c);
+    long st = 0;
+    curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &st);
+    CU_ASSERT(crc != CURLE_OK || st >= 400); /* a 4xx, or the connection cut */
+    curl_slist_free_all(hl);
+    curl_easy_cleanup(c);
+    resp_free(&r);
+    free(hdr);
+    char *tok = malloc(2048);
+    REQUIRE(tok != NULL);
+    memset(tok, 'k', 2047);
+    tok[2047] = '\0';
+    expect(s, "GET", "/api/v1/queues", tok, NULL, NULL, 401); /* above API_TOKEN_MAX */
+    free(tok);
+    /* Still serving. */
+    expect(s, "GET", "/healthz", NULL, NULL, NULL, 200);
+    expect(s, "GET", "/api/v1/queues/q", TOK_VIEWER, NULL, NULL, 200);
+}
+
+static void test_bad_input(void)
+{
+    run_with_server("bad", 1, body_bad_input);
+}
+
+/* ---- OpenAPI ---- */
+
+static void body_openapi_covers_routes(struct srv *s)
+{
+    struct resp r;
+    CU_ASSERT_EQUAL(http(s, "GET", "/openapi.json", TOK_VIEWER, NULL, 0, NULL, &r), 200);
+    REQUIRE(r.json != NULL);
+    struct json_object *paths;
+    REQUIRE(json_object_object_get_ex(r.json, "paths", &paths));
+    size_t n;
+    const struct api_route_info *rt = api_routes(&n);
+    CU_ASSERT(n >= 10);
+    for (size_t i = 0; i < n; i++) {
+        struct json_object *item, *op;
+        char m[16];
+        size_t j = 0;
+        for (; rt[i].method[j] && j < sizeof(m) - 1; j++)
+            m[j] = (char)(rt[i].method[j] | 0x20);
+        m[j] = '\0';
+        int ok = json_object_object_get_ex(paths, rt[i].path, &item) &&
+                 json_object_object_get_ex(item, m, &op);
+        if (!ok)
+            fprintf(stderr, "%s %s is not in schema/openapi.json\n", rt[i].method, rt[i].path);
+        CU_ASSERT(ok);
+    }
+    /* The contract's other paths are documented too, ahead of their handlers. */
+    static const char *const contract[] = {"/metrics", "/api/v1/bindings",
+                                           "/api/v1/bindings/{namespace}/{name}",
+                                           "/api/v1/clusters", "/api/v1/events"};
+    for (size_t i = 0; i < sizeof(contract) / sizeof(contract[0]); i++) {
+        struct json_object *item;
+        CU_ASSERT(json_object_object_get_ex(paths, contract[i], &item));
+    }
+    resp_free(&r);
+}
+
+static void test_openapi_covers_routes(void)
+{
+    run_with_server("openapi", 1, body_openapi_covers_routes);
+}
+
+/* ---- the decoder and merge patch without a server ---- */
+
+static void test_merge_patch_rfc7386(void)
+{
+    /* The examples of RFC 7386, section 3. */
+    static const char *const ex[][3] = {
+        {"{\"a\":\"b\"}", "{\"a\":\"c\"}", "{\"a\":\"c\"}"},
+        {"{\"a\":\"b\"}", "{\"b\":\"c\"}", "{\"a\":\"b\",\"b\":\"c\"}"},
+        {"{\"a\":\"b\"}", "{\"a\":null}", "{}"},
+        {"{\"a\":\"b\",\"b\":\"c\"}", "{\"a\":null}", "{\"b\":\"c\"}"},
+        {"{\"a\":[\"b\"]}", "{\"a\":\"c\"}", "{\"a\":\"c\"}"},
+        {"{\"a\":\"c\"}", "{\"a\":[\"b\"]}", "{\"a\":[\"b\"]}"},
+        {"{\"a\":{\"b\":\"c\"}}", "{\"a\":{\"b\":\"d\",\"c\":null}}", "{\"a\":{\"b\":\"d\"}}"},
+        {"{\"a\":[{\"b\":\"c\"}]}", "{\"a\":[1]}", "{\"a\":[1]}"},
+        {"[\"a\",\"b\"]", "[\"c\",\"d\"]", "[\"c\",\"d\"]"},
+        {"{\"a\":\"b\"}", "[\"c\"]", "[\"c\"]"},
+        {"{\"a\":\"foo\"}", "null", "null"},
+        {"{\"a\":\"foo\"}", "\"bar\"", "\"bar\""},
+        {"{\"e\":null}", "{\"a\":1}", "{\"e\":null,\"a\":1}"},
+        {"[1,2]", "{\"a\":\"b\",\"c\":null}", "{\"a\":\"b\"}"},
+        {"{}", "{\"a\":{\"bb\":{\"ccc\":null}}}", "{\"a\":{\"bb\":{}}}"},
+    };
+    for (size_t i = 0; i < sizeof(ex) / sizeof(ex[0]); i++) {
+        struct json_object *t = json_tokener_parse(ex[i][0]);
+        struct json_object *p = json_tokener_parse(ex[i][1]);
+        struct json_object *want = json_tokener_parse(ex[i][2]);
+        struct json_object *got = api_merge_patch(t, p);
+        int eq = (!got && !want) || json_object_equal(got, want);
+        if (!eq)
+            fprintf(stderr, "merge %s + %s: got %s\n", ex[i][0], ex[i][1],
+                    json_object_to_json_string(got));
+        CU_ASSERT(eq);
+        struct json_object *orig = json_tokener_parse(ex[i][0]);
+        CU_ASSERT(json_object_equal(t, orig)); /* the target is not changed */
+        json_object_put(orig);
+        json_object_put(t);
+        json_object_put(p);
+        json_object_put(want);
+        json_object_put(got);
+    }
+}
+
+static void test_body_decoder(void)
+{
+    struct api_error e;
+    struct json_object *o;
+    CU_ASSERT_EQUAL(api_body_parse("{}", 2, &o, &e), 0);
+    struct api_queue_doc d;
+    CU_ASSERT_EQUAL(api_queue_doc_decode(o, &d, &e), 0);
+    CU_ASSERT(d.name == NULL);
+    CU_ASSERT_EQUAL(d.weight, 1);
+    CU_ASSERT_EQUAL(d.gang_timeout_s, 300);
+    CU_ASSERT_STRING_EQUAL(d.state, "Open");
+    CU_ASSERT_STRING_EQUAL(d.strategy, "BestEffortFIFO");
+    json_object_put(o);
+    CU_ASSERT_EQUAL(api_body_parse("", 0, &o, &e), MUSTER_EINVAL);
+    CU_ASSERT_EQUAL(e.status, 400);
+    CU_ASSERT(o == NULL);
+    CU_ASSERT_EQUAL(api_body_parse("{} {}", 5, &o, &e), MUSTER_EINVAL);
+    CU_ASSERT_EQUAL(api_body_parse("{}  \n", 5, &o, &e), 0);
+    json_object_put(o);
+    /* Exactly the depth cap parses; one more does not. */
+    char buf[64], deeper[sizeof(buf) + 2];
+    size_t depth = API_JSON_DEPTH_MAX;
+    memset(buf, '[', depth);
+    memset(buf + depth, ']', depth);
+    buf[2 * depth] = '\0';
+    CU_ASSERT_EQUAL(api_body_parse(buf, strlen(buf), &o, &e), MUSTER_EINVAL); /* not an object */
+    CU_ASSERT_EQUAL(e.status, 400);
+    snprintf(deeper, sizeof(deeper), "[%s]", buf);
+    CU_ASSERT_EQUAL(api_body_parse(deeper, strlen(deeper), &o, &e), MUSTER_ELIMIT);
+    CU_ASSERT_EQUAL(e.status, 413);
+    /* Valid multi-byte UTF-8 passes the check (the engine then refuses the name). */
+    const char *ok = "{\"name\":\"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80\"}";
+    CU_ASSERT_EQUAL(api_body_parse(ok, strlen(ok), &o, &e), 0);
+    json_object_put(o);
+    /* An escaped backslash followed by "u0000" is text, not a NUL. */
+    const char *lit = "{\"name\":\"\\\\u0000\"}";
+    CU_ASSERT_EQUAL(api_body_parse(lit, strlen(lit), &o, &e), 0);
+    json_object_put(o);
+    const char *nul = "{\"na\\u0000me\":1}";
+    CU_ASSERT_EQUAL(api_body_parse(nul, strlen(nul), &o, &e), MUSTER_EINVAL);
+    const char *trunc = "{\"name\":\"\xe2\x82\"}";
+    CU_ASSERT_EQUAL(api_body_parse(trunc, strlen(trunc), &o, &e), MUSTER_EINVAL);
+}
+
+static CU_TestInfo tests[] = {
+    {"start, refuse and close", test_start_and_close},
+    {"CRUD round trip, If-Match, merge patch, audit", test_crud_round_trip},
+    {"delete refused with children or work", test_delete_refused},
+    {"a restart reads the same queues back", test_restart_reads_the_store},
+    {"validation errors name the field", test_validation},
+    {"authorization matrix changes nothing when refused", test_authz_matrix},
+    {"a store failure changes nothing", test_store_failure_changes_nothing},
+    {"allocation failures: all or nothing, still serving", test_allocation_failures},
+    {"close waits out an idle keep-alive connection", test_close_with_idle_connection},
+    {"HTTP/2 (h2c, prior knowledge)", test_http2},
+    {"bad input is a clear 4xx and the server still serves", test_bad_input},
+    {"every served route is in the OpenAPI document", test_openapi_covers_routes},
+    {"merge patch follows RFC 7386", test_merge_patch_rfc7386},
+    {"body decoder limits and defaults", test_body_decoder},
+    CU_TEST_INFO_NULL,
+};
+
+MUSTER_TEST_MAIN("dispatcher/api", tests)
