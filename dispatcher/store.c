@@ -762,6 +762,44 @@ static int queue_row(struct store *s, sqlite3_stmt *st, struct store_queue *q)
     return err;
 }
 
+/* Steps st to its end, handing each row to each_row (which decodes it and calls the caller's
+ * callback); a non-zero return stops the walk and is returned. The statement is reset either
+ * way, and s refuses re-entry while rows are being handed out. */
+static int store_walk(struct store *s, sqlite3_stmt *st, const char *what,
+                      int (*each_row)(struct store *s, sqlite3_stmt *st, void *ctx), void *ctx)
+{
+    int err = 0;
+    s->iterating = 1;
+    for (;;) {
+        int rc = sqlite3_step(st);
+        if (rc == SQLITE_DONE)
+            break;
+        if (rc != SQLITE_ROW) {
+            err = store_fail(s, rc, what);
+            break;
+        }
+        err = each_row(s, st, ctx);
+        if (err)
+            break;
+    }
+    s->iterating = 0;
+    sqlite3_reset(st);
+    return err;
+}
+
+struct queue_walk {
+    int (*cb)(void *ud, const struct store_queue *q);
+    void *ud;
+};
+
+static int queue_each_row(struct store *s, sqlite3_stmt *st, void *ctx)
+{
+    struct queue_walk *w = ctx;
+    struct store_queue q;
+    int err = queue_row(s, st, &q);
+    return err ? err : w->cb(w->ud, &q);
+}
+
 int store_queue_foreach(struct store *s, int (*cb)(void *ud, const struct store_queue *q), void *ud)
 {
     int err = store_enter(s);
@@ -769,27 +807,8 @@ int store_queue_foreach(struct store *s, int (*cb)(void *ud, const struct store_
         return err;
     if (!cb)
         return store_invalid(s, MUSTER_EINVAL, "queues: foreach", "no callback");
-    sqlite3_stmt *st = s->st[ST_QUEUE_ALL];
-    s->iterating = 1;
-    for (;;) {
-        int rc = sqlite3_step(st);
-        if (rc == SQLITE_DONE)
-            break;
-        if (rc != SQLITE_ROW) {
-            err = store_fail(s, rc, "queues: read");
-            break;
-        }
-        struct store_queue q;
-        err = queue_row(s, st, &q);
-        if (err)
-            break;
-        err = cb(ud, &q);
-        if (err)
-            break;
-    }
-    s->iterating = 0;
-    sqlite3_reset(st);
-    return err;
+    struct queue_walk w = {cb, ud};
+    return store_walk(s, s->st[ST_QUEUE_ALL], "queues: read", queue_each_row, &w);
 }
 
 /* ---- ledger ---- */
@@ -1047,6 +1066,19 @@ static int ledger_row(struct store *s, sqlite3_stmt *st, struct store_ledger_row
     return err;
 }
 
+struct ledger_walk {
+    int (*cb)(void *ud, const struct store_ledger_row *row);
+    void *ud;
+};
+
+static int ledger_each_row(struct store *s, sqlite3_stmt *st, void *ctx)
+{
+    struct ledger_walk *w = ctx;
+    struct store_ledger_row r;
+    int err = ledger_row(s, st, &r);
+    return err ? err : w->cb(w->ud, &r);
+}
+
 int store_ledger_foreach_live(struct store *s,
                               int (*cb)(void *ud, const struct store_ledger_row *row), void *ud)
 {
@@ -1055,27 +1087,8 @@ int store_ledger_foreach_live(struct store *s,
         return err;
     if (!cb)
         return store_invalid(s, MUSTER_EINVAL, "ledger: foreach", "no callback");
-    sqlite3_stmt *st = s->st[ST_LEDGER_LIVE];
-    s->iterating = 1;
-    for (;;) {
-        int rc = sqlite3_step(st);
-        if (rc == SQLITE_DONE)
-            break;
-        if (rc != SQLITE_ROW) {
-            err = store_fail(s, rc, "ledger: read");
-            break;
-        }
-        struct store_ledger_row r;
-        err = ledger_row(s, st, &r);
-        if (err)
-            break;
-        err = cb(ud, &r);
-        if (err)
-            break;
-    }
-    s->iterating = 0;
-    sqlite3_reset(st);
-    return err;
+    struct ledger_walk w = {cb, ud};
+    return store_walk(s, s->st[ST_LEDGER_LIVE], "ledger: read", ledger_each_row, &w);
 }
 
 /* ---- audit ---- */
@@ -1111,6 +1124,36 @@ int store_audit_append(struct store *s, const struct store_audit *rec, int64_t *
     return err;
 }
 
+struct audit_walk {
+    int (*cb)(void *ud, int64_t id, const struct store_audit *rec);
+    void *ud;
+};
+
+static int audit_each_row(struct store *s, sqlite3_stmt *st, void *ctx)
+{
+    struct audit_walk *w = ctx;
+    int64_t id = 0;
+    struct store_audit a;
+    int err = col_int(st, 0, 0, &id);
+    if (!err)
+        err = col_int(st, 1, 0, &a.at);
+    if (!err)
+        err = col_text(st, 2, 0, &a.actor);
+    if (!err)
+        err = col_text(st, 3, 0, &a.action);
+    if (!err)
+        err = col_text(st, 4, 0, &a.object);
+    if (!err)
+        err = col_text(st, 5, 1, &a.before);
+    if (!err)
+        err = col_text(st, 6, 1, &a.after);
+    if (err == MUSTER_ESTORE)
+        msg_set(s->errmsg, sizeof s->errmsg, "audit: read: row %lld is invalid", (long long)id);
+    else if (err)
+        store_invalid(s, err, "audit: read", "out of memory");
+    return err ? err : w->cb(w->ud, id, &a);
+}
+
 int store_audit_foreach(struct store *s, int64_t after_id, size_t limit,
                         int (*cb)(void *ud, int64_t id, const struct store_audit *rec), void *ud)
 {
@@ -1125,43 +1168,6 @@ int store_audit_foreach(struct store *s, int64_t after_id, size_t limit,
         rc = sqlite3_bind_int64(st, 2, limit > INT64_MAX ? INT64_MAX : (int64_t)limit);
     if (rc != SQLITE_OK)
         return store_fail(s, rc, "audit: foreach: bind");
-    s->iterating = 1;
-    for (;;) {
-        rc = sqlite3_step(st);
-        if (rc == SQLITE_DONE)
-            break;
-        if (rc != SQLITE_ROW) {
-            err = store_fail(s, rc, "audit: read");
-            break;
-        }
-        int64_t id = 0;
-        struct store_audit a;
-        err = col_int(st, 0, 0, &id);
-        if (!err)
-            err = col_int(st, 1, 0, &a.at);
-        if (!err)
-            err = col_text(st, 2, 0, &a.actor);
-        if (!err)
-            err = col_text(st, 3, 0, &a.action);
-        if (!err)
-            err = col_text(st, 4, 0, &a.object);
-        if (!err)
-            err = col_text(st, 5, 1, &a.before);
-        if (!err)
-            err = col_text(st, 6, 1, &a.after);
-        if (err) {
-            if (err == MUSTER_ESTORE)
-                msg_set(s->errmsg, sizeof s->errmsg, "audit: read: row %lld is invalid",
-                        (long long)id);
-            else
-                store_invalid(s, err, "audit: read", "out of memory");
-            break;
-        }
-        err = cb(ud, id, &a);
-        if (err)
-            break;
-    }
-    s->iterating = 0;
-    sqlite3_reset(st);
-    return err;
+    struct audit_walk w = {cb, ud};
+    return store_walk(s, st, "audit: read", audit_each_row, &w);
 }
