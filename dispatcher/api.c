@@ -726,7 +726,7 @@ static void send_json(h2o_req_t *req, int status, struct json_object *obj)
         return;
     }
     size_t len = 0;
-    const char *text = json_object_to_json_string_length(obj, JSON_C_TO_STRING_PLAIN, &len);
+    const char *text = json_object_to_json_string_length(obj, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE, &len);
     send_text(req, status, "application/json", text, len);
     json_object_put(obj);
 }
@@ -1045,7 +1045,7 @@ static void change_close(struct change *ch)
 
 static char *map_text(struct json_object *m)
 {
-    return muster_strdup(m ? json_object_to_json_string_ext(m, JSON_C_TO_STRING_PLAIN) : "{}");
+    return muster_strdup(m ? json_object_to_json_string_ext(m, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE) : "{}");
 }
 
 static int map_parse(struct api_server *s, struct json_object *m, const char *what,
@@ -1118,7 +1118,7 @@ static char *json_text_of(struct json_object *o)
 {
     if (!o)
         return NULL;
-    char *t = muster_strdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
+    char *t = muster_strdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
     json_object_put(o);
     return t;
 }

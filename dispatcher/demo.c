@@ -59,6 +59,7 @@ struct demo {
     size_t nrun, caprun;
     int rc;
     uint32_t gpu;
+    struct api_server *api;
     double cycle_max_ms;
 };
 
@@ -294,11 +295,9 @@ static void on_signal(uv_signal_t *h, int signum)
     finish(h->data, 0);
 }
 
-static void close_walk(uv_handle_t *h, void *arg)
+static void api_closed(void *ud)
 {
-    (void)arg;
-    if (!uv_is_closing(h))
-        uv_close(h, NULL);
+    *(int *)ud = 1;
 }
 
 int disp_demo_run(struct store *s, struct queue_tree *t, const struct disp_demo_options *opt,
@@ -349,11 +348,38 @@ int disp_demo_run(struct store *s, struct queue_tree *t, const struct disp_demo_
         uv_timer_start(&d.stop, on_stop, (uint64_t)(opt->seconds * 1000), 0);
     uv_signal_start(&d.sigint, on_signal, SIGINT);
     uv_signal_start(&d.sigterm, on_signal, SIGTERM);
+    FILE *out = opt->out ? opt->out : stdout;
+    if (opt->api) {
+        struct api_ctx ctx = {.store = s, .tree = t};
+        char why[512];
+        rc = api_server_start(&d.loop, opt->api, &ctx, &d.api, why, sizeof(why));
+        if (rc) {
+            fprintf(stderr, "musterd: admin API: %s\n", why);
+            d.rc = rc;
+            uv_stop(&d.loop);
+        } else {
+            const char *host = opt->api->host ? opt->api->host : "127.0.0.1";
+            int v6 = strchr(host, ':') != NULL;
+            fprintf(out, "admin API: http://%s%s%s:%d/api/v1/queues (OpenAPI at /openapi.json)\n",
+                    v6 ? "[" : "", host, v6 ? "]" : "", api_server_port(d.api));
+            fflush(out);
+        }
+    }
     d.start = now_s();
-    uv_run(&d.loop, UV_RUN_DEFAULT);
-    uv_walk(&d.loop, close_walk, NULL);
+    if (!d.rc)
+        uv_run(&d.loop, UV_RUN_DEFAULT);
+    uv_handle_t *own[] = {(uv_handle_t *)&d.cycle,  (uv_handle_t *)&d.arrive,
+                          (uv_handle_t *)&d.summary, (uv_handle_t *)&d.stop,
+                          (uv_handle_t *)&d.sigint,  (uv_handle_t *)&d.sigterm};
+    for (size_t i = 0; i < sizeof(own) / sizeof(own[0]); i++)
+        uv_close(own[i], NULL);
+    int api_done = !d.api;
+    if (d.api)
+        api_server_close(d.api, api_closed, &api_done);
     uv_run(&d.loop, UV_RUN_DEFAULT);
     int closed = uv_loop_close(&d.loop);
+    if (!api_done && !d.rc)
+        d.rc = MUSTER_EBUSY;
     muster_free(d.run);
     if (!d.rc && closed)
         d.rc = MUSTER_EBUSY;

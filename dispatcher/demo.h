@@ -4,6 +4,7 @@
 #ifndef MUSTER_DISPATCHER_DEMO_H
 #define MUSTER_DISPATCHER_DEMO_H
 
+#include "dispatcher/api.h"
 #include "dispatcher/store.h"
 #include "queue/tree.h"
 
@@ -17,6 +18,7 @@ struct disp_demo_options {
     double arrivals_per_s;   /* gangs arriving per second (default 12) */
     uint64_t seed;           /* workload generator seed (default from the clock) */
     FILE *out;               /* where summary lines go (default stdout) */
+    const struct api_options *api; /* serve the admin API on the demo's loop; NULL: none */
 };
 
 struct disp_demo_stats {
@@ -25,9 +27,10 @@ struct disp_demo_stats {
 };
 
 /* Seeds the demo queues into s and t when s holds none of them, then runs the demo on its own
- * libuv loop until the time is up or a signal arrives. t must hold what disp_load put in it.
- * Returns 0, or the store's error code if a ledger write fails (the demo stops rather than
- * act on a decision it could not record). */
+ * libuv loop until the time is up or a signal arrives, with the admin API on the same loop when
+ * opt->api is set (its address is printed to opt->out). t must hold what disp_load put in it.
+ * Returns 0, the API's start error (with a message on stderr), or the store's error code if a
+ * ledger write fails (the demo stops rather than act on a decision it could not record). */
 int disp_demo_run(struct store *s, struct queue_tree *t, const struct disp_demo_options *opt,
                   struct disp_demo_stats *stats);
 

@@ -18,7 +18,9 @@ static void usage(FILE *f)
             "  --demo                  run the engine demo: sample queues and a stream of gangs\n"
             "  --demo-seconds N        stop the demo after N seconds (default: until Ctrl-C)\n"
             "  --kubeconfig PATH       hub kubeconfig (else in-cluster, $KUBECONFIG, ~/.kube/config)\n"
-            "  --listen ADDR:PORT      admin API, dashboard and webhook address\n"
+            "  --listen ADDR:PORT      admin API address (default 127.0.0.1:8080; port 0 picks one)\n"
+            "  --token-auth-file PATH  bearer tokens, CSV token,user,role (viewer|operator|admin);\n"
+            "                          without it the API serves loopback addresses only\n"
             "  --scheduler-name NAME   the schedulerName muster assigns for (default muster)\n"
             "  --version               print the version\n");
 }
@@ -31,12 +33,14 @@ int main(int argc, char **argv)
         {"demo-seconds", required_argument, NULL, 's'},
         {"kubeconfig", required_argument, NULL, 'k'},
         {"listen", required_argument, NULL, 'l'},
+        {"token-auth-file", required_argument, NULL, 't'},
         {"scheduler-name", required_argument, NULL, 'n'},
         {"version", no_argument, NULL, 'V'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     const char *db = "muster.db";
+    const char *listen = "127.0.0.1:8080", *token_file = NULL;
     int demo = 0;
     double seconds = 0;
     int c;
@@ -58,8 +62,13 @@ int main(int argc, char **argv)
             }
             break;
         }
-        case 'k':
         case 'l':
+            listen = optarg;
+            break;
+        case 't':
+            token_file = optarg;
+            break;
+        case 'k':
         case 'n':
             break; /* used once the dispatcher talks to a hub */
         case 'V':
@@ -83,6 +92,24 @@ int main(int argc, char **argv)
         return 2;
     }
 
+    /* ADDR:PORT, with IPv6 addresses in brackets: [::1]:8080 */
+    char host[64];
+    const char *colon = strrchr(listen, ':');
+    char *end = NULL;
+    long port = colon ? strtol(colon + 1, &end, 10) : -1;
+    size_t hlen = colon ? (size_t)(colon - listen) : 0;
+    if (hlen >= 2 && listen[0] == '[' && listen[hlen - 1] == ']') {
+        listen++;
+        hlen -= 2;
+    }
+    if (!colon || !end || *end || port < 0 || port > 65535 || hlen == 0 || hlen >= sizeof(host)) {
+        fprintf(stderr, "musterd: --listen: expected ADDR:PORT, got %s\n", listen);
+        return 2;
+    }
+    memcpy(host, listen, hlen);
+    host[hlen] = '\0';
+    struct api_options api = {.host = host, .port = (int)port, .token_file = token_file};
+
     struct store *s;
     char err[512];
     int rc = store_open(db, NULL, &s, err, sizeof(err));
@@ -102,10 +129,11 @@ int main(int argc, char **argv)
     printf("musterd %s: database %s: %zu queues, %zu pending, %zu admitted\n", disp_version(), db,
            ls.queues, ls.pending, ls.admitted);
     printf("engine demo: queues research/{nlp,vision}, production/{serving,batch}, default; "
-           "a fleet of 64 GPUs; Ctrl-C stops.\n"
-           "the admin API and dashboard come with the admin-surface issue; nothing listens yet.\n");
+           "a fleet of 64 GPUs; Ctrl-C stops.\n");
+    if (!token_file)
+        printf("no --token-auth-file: the admin API accepts anyone and listens on loopback only\n");
     fflush(stdout);
-    struct disp_demo_options opt = {.seconds = seconds};
+    struct disp_demo_options opt = {.seconds = seconds, .api = &api};
     struct disp_demo_stats st;
     rc = disp_demo_run(s, t, &opt, &st);
     printf("musterd: stopped: %llu gangs arrived, %llu admitted, %llu finished, ledger intact\n",
