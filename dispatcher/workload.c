@@ -404,6 +404,10 @@ static int read_components(struct disp_workload *w, struct queue_resnames *names
     if (comps && !json_object_is_type(comps, json_type_array))
         return INVALID(w, "spec.components: must be a list");
     size_t n = comps ? json_object_array_length(comps) : 0;
+    json_object *tasks = get(get(tmpl, "spec"), "tasks");
+    if (w->kind == DISP_WORKLOAD_KIND_VCJOB &&
+        (!json_object_is_type(tasks, json_type_array) || json_object_array_length(tasks) == 0))
+        return INVALID(w, "the Volcano Job has no spec.tasks: there is nothing to run");
     if (n > DISP_WORKLOAD_COMPONENTS_MAX)
         return fail(w, DISP_WORKLOAD_INVALID, MUSTER_ELIMIT,
                     "spec.components: %zu entries, more than muster's limit of %d", n,

@@ -85,7 +85,8 @@ struct disp_workload {
 
     uint32_t ncomponents;
     struct disp_workload_component components[DISP_WORKLOAD_COMPONENTS_MAX];
-    struct queue_resvec gang; /* sum over components of replicas × request: what the queue admits */
+    /* Σ replicas × request over the components: the whole gang, what the queue admits. */
+    struct queue_resvec gang;
 
     char scheduler_name[DISP_WORKLOAD_NAME_MAX + 1]; /* "" in the RB reads as default-scheduler */
     char permanent_id[DISP_WORKLOAD_LABEL_VALUE_MAX + 1]; /* "" until Karmada's webhook sets it */
