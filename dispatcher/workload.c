@@ -477,7 +477,8 @@ static int sum_gang(struct disp_workload *w, const struct queue_resnames *names)
                             "be added up exactly",
                             rn ? rn : "a resource", c->replicas, c->name[0] ? " of " : "", c->name);
             }
-            if (queue_resvec_get(&w->gang, r->id) == 0 && w->gang.len >= QUEUE_REQUEST_RES_MAX)
+            if (sum != 0 && queue_resvec_get(&w->gang, r->id) == 0 &&
+                w->gang.len >= QUEUE_REQUEST_RES_MAX)
                 return fail(w, DISP_WORKLOAD_INVALID, MUSTER_ELIMIT,
                             "the workload requests more than %d distinct resources",
                             QUEUE_REQUEST_RES_MAX);
