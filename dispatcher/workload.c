@@ -1,0 +1,1136 @@
+/* Reading a ResourceBinding and its template into what the dispatcher needs (see workload.h and
+ * docs/workload.md). Every value comes from users or Karmada, so each is type- and range-checked
+ * here once; the rest of the dispatcher trusts struct disp_workload. */
+#include "dispatcher/workload.h"
+
+#include "dispatcher/resjson.h"
+#include "queue/errors.h"
+#include "queue/quantity.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#define RB_API_VERSION "work.karmada.io/v1alpha2"
+
+/* ---- small JSON helpers: JSON null reads as absent, as Kubernetes omits empty fields ---- */
+
+static json_object *get(json_object *o, const char *key)
+{
+    json_object *v = NULL;
+    if (!json_object_is_type(o, json_type_object) || !json_object_object_get_ex(o, key, &v))
+        return NULL;
+    return v;
+}
+
+static const char *get_str(json_object *o, const char *key)
+{
+    json_object *v = get(o, key);
+    return json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
+}
+
+/* An int32 from a JSON integer, or a whole-number float (kube-openapi accepts 4.0 as 4). */
+static int to_int32(json_object *v, int32_t *out)
+{
+    if (json_object_is_type(v, json_type_int)) {
+        int64_t x = json_object_get_int64(v);
+        if (x < INT32_MIN || x > INT32_MAX)
+            return -1;
+        *out = (int32_t)x;
+        return 0;
+    }
+    if (json_object_is_type(v, json_type_double)) {
+        double d = json_object_get_double(v);
+        if (!(d >= INT32_MIN && d <= INT32_MAX) || d != (double)(int32_t)d)
+            return -1;
+        *out = (int32_t)d;
+        return 0;
+    }
+    return -1;
+}
+
+__attribute__((format(printf, 4, 5))) static int
+fail(struct disp_workload *w, enum disp_workload_reason reason, int code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(w->message, sizeof(w->message), fmt, ap);
+    va_end(ap);
+    w->reason = reason;
+    return code;
+}
+
+#define INVALID(w, ...) fail((w), DISP_WORKLOAD_INVALID, MUSTER_EINVAL, __VA_ARGS__)
+
+/* Printable ASCII without spaces: names that end up in messages and patches. */
+static int plain(const char *s, size_t len, size_t max)
+{
+    if (len == 0 || len > max)
+        return 0;
+    for (size_t i = 0; i < len; i++)
+        if ((unsigned char)s[i] <= 0x20 || (unsigned char)s[i] >= 0x7f)
+            return 0;
+    return 1;
+}
+
+static int alnum(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+}
+
+/* A Kubernetes label value, non-empty: the permanent id travels in Work labels. */
+static int label_value_ok(const char *s, size_t len)
+{
+    if (len == 0 || len > DISP_WORKLOAD_LABEL_VALUE_MAX || !alnum(s[0]) || !alnum(s[len - 1]))
+        return 0;
+    for (size_t i = 0; i < len; i++)
+        if (!alnum(s[i]) && s[i] != '-' && s[i] != '_' && s[i] != '.')
+            return 0;
+    return 1;
+}
+
+/* The rule queue/tree.c applies to queue names (lowercase DNS label characters, at most 63):
+ * refusing here says which field is wrong instead of "no such queue". */
+static int queue_name_ok(const char *s, size_t len)
+{
+    if (len == 0 || len > 63)
+        return 0;
+    for (size_t i = 0; i < len; i++) {
+        char c = s[i];
+        int an = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+        if (!an && !((c == '-' || c == '.') && i > 0 && i < len - 1))
+            return 0;
+    }
+    return 1;
+}
+
+/* Lowercase DNS subdomain: PriorityClass names. */
+static int subdomain_ok(const char *s, size_t len)
+{
+    if (len == 0 || len > DISP_WORKLOAD_NAME_MAX)
+        return 0;
+    for (size_t i = 0; i < len; i++) {
+        char c = s[i];
+        int an = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+        if (!an && !((c == '-' || c == '.') && i > 0 && i < len - 1))
+            return 0;
+    }
+    return 1;
+}
+
+static void copy_str(char *dst, size_t cap, const char *src, size_t len)
+{
+    if (len >= cap)
+        len = cap - 1;
+    memcpy(dst, src, len);
+    dst[len] = '\0';
+}
+
+/* ---- kinds ---- */
+
+static enum disp_workload_kind kind_of(const char *api_version, const char *kind)
+{
+    if (!api_version || !kind)
+        return DISP_WORKLOAD_KIND_NONE;
+    if (strcmp(kind, "Job") == 0 && strcmp(api_version, "batch.volcano.sh/v1alpha1") == 0)
+        return DISP_WORKLOAD_KIND_VCJOB;
+    if (strcmp(kind, "Job") == 0 && strcmp(api_version, "batch/v1") == 0)
+        return DISP_WORKLOAD_KIND_JOB;
+    if (strcmp(kind, "Deployment") == 0 && strcmp(api_version, "apps/v1") == 0)
+        return DISP_WORKLOAD_KIND_DEPLOYMENT;
+    if (strcmp(kind, "Pod") == 0 && strcmp(api_version, "v1") == 0)
+        return DISP_WORKLOAD_KIND_POD;
+    return DISP_WORKLOAD_KIND_NONE;
+}
+
+enum disp_workload_kind disp_workload_kind_of(json_object *rb)
+{
+    json_object *res = get(get(rb, "spec"), "resource");
+    return kind_of(get_str(res, "apiVersion"), get_str(res, "kind"));
+}
+
+const char *disp_workload_kind_name(enum disp_workload_kind kind)
+{
+    switch (kind) {
+    case DISP_WORKLOAD_KIND_VCJOB:
+        return "Volcano Job";
+    case DISP_WORKLOAD_KIND_JOB:
+        return "Job";
+    case DISP_WORKLOAD_KIND_DEPLOYMENT:
+        return "Deployment";
+    case DISP_WORKLOAD_KIND_POD:
+        return "Pod";
+    case DISP_WORKLOAD_KIND_NONE:
+        break;
+    }
+    return "unhandled kind";
+}
+
+const char *disp_workload_condition_reason(enum disp_workload_reason reason)
+{
+    return reason == DISP_WORKLOAD_INVALID || reason == DISP_WORKLOAD_REFUSED ? "Unschedulable"
+                                                                              : NULL;
+}
+
+/* ---- life cycle ---- */
+
+static void drop_refs(struct disp_workload *w)
+{
+    json_object_put(w->suspension);
+    json_object_put(w->affinity);
+    json_object_put(w->affinities);
+    json_object_put(w->tolerations);
+    w->suspension = w->affinity = w->affinities = w->tolerations = NULL;
+}
+
+int disp_workload_init(struct disp_workload *w)
+{
+    memset(w, 0, sizeof(*w));
+    if (queue_resvec_reserve(&w->gang, QUEUE_REQUEST_RES_MAX))
+        return MUSTER_ENOMEM;
+    for (uint32_t i = 0; i < DISP_WORKLOAD_COMPONENTS_MAX; i++)
+        if (queue_resvec_reserve(&w->components[i].request, QUEUE_REQUEST_RES_MAX))
+            return MUSTER_ENOMEM;
+    return 0;
+}
+
+void disp_workload_close(struct disp_workload *w)
+{
+    drop_refs(w);
+    queue_resvec_close(&w->gang);
+    for (uint32_t i = 0; i < DISP_WORKLOAD_COMPONENTS_MAX; i++)
+        queue_resvec_close(&w->components[i].request);
+}
+
+/* Clears everything a read fills, keeping the vectors' memory. */
+static void reset(struct disp_workload *w)
+{
+    drop_refs(w);
+    w->reason = DISP_WORKLOAD_OK;
+    w->message[0] = '\0';
+    w->kind = DISP_WORKLOAD_KIND_NONE;
+    w->queue[0] = '\0';
+    w->queue_explicit = 0;
+    w->queue_source = "default";
+    w->replicas = w->min_member = 0;
+    w->min_member_source = "replicas";
+    w->placement = DISP_WORKLOAD_SINGLE_CLUSTER;
+    w->priority_from = DISP_WORKLOAD_PRIORITY_DEFAULT;
+    w->priority = 0;
+    w->priority_class[0] = '\0';
+    for (uint32_t i = 0; i < DISP_WORKLOAD_COMPONENTS_MAX; i++) {
+        w->components[i].name[0] = '\0';
+        w->components[i].replicas = 0;
+        queue_resvec_clear(&w->components[i].request);
+    }
+    w->ncomponents = 0;
+    queue_resvec_clear(&w->gang);
+    w->scheduler_name[0] = '\0';
+    w->permanent_id[0] = '\0';
+    w->suspend_scheduling = w->suspend_dispatching = -1;
+}
+
+/* ---- identity: the RB, its resource and the template must agree ---- */
+
+static int read_identity(struct disp_workload *w, json_object *rb, json_object *tmpl,
+                         json_object **spec_out)
+{
+    if (!json_object_is_type(rb, json_type_object))
+        return INVALID(w, "the binding is not a JSON object");
+    json_object *v = get(rb, "apiVersion");
+    if (v && (!json_object_is_type(v, json_type_string) ||
+              strcmp(json_object_get_string(v), RB_API_VERSION) != 0))
+        return INVALID(w, "apiVersion: must be " RB_API_VERSION);
+    const char *k = get_str(rb, "kind");
+    if (get(rb, "kind") &&
+        (!k || (strcmp(k, "ResourceBinding") != 0 && strcmp(k, "ClusterResourceBinding") != 0)))
+        return INVALID(w, "kind: must be ResourceBinding or ClusterResourceBinding");
+    json_object *spec = get(rb, "spec");
+    if (!json_object_is_type(spec, json_type_object))
+        return INVALID(w, "spec: missing or not an object");
+    json_object *res = get(spec, "resource");
+    const char *av = get_str(res, "apiVersion"), *kind = get_str(res, "kind");
+    const char *name = get_str(res, "name");
+    if (!av || !kind || !name || !name[0])
+        return INVALID(w, "spec.resource: apiVersion, kind and name must be strings");
+    w->kind = kind_of(av, kind);
+    if (w->kind == DISP_WORKLOAD_KIND_NONE)
+        return fail(w, DISP_WORKLOAD_UNSUPPORTED, MUSTER_EINVAL,
+                    "%.80s %.80s is not a kind muster queues (batch.volcano.sh/v1alpha1 Job, "
+                    "batch/v1 Job, apps/v1 Deployment, v1 Pod); Karmada schedules it as usual",
+                    av, kind);
+
+    /* The template is matched to spec.resource so a caller's cache mix-up cannot make one
+     * workload queue under another's annotations. */
+    if (!json_object_is_type(tmpl, json_type_object))
+        return INVALID(w, "the resource template %.63s is missing", name);
+    const char *tav = get_str(tmpl, "apiVersion"), *tkind = get_str(tmpl, "kind");
+    json_object *meta = get(tmpl, "metadata");
+    const char *tname = get_str(meta, "name");
+    if ((tav && strcmp(tav, av) != 0) || (tkind && strcmp(tkind, kind) != 0) || !tname ||
+        strcmp(tname, name) != 0)
+        return INVALID(w, "the resource template is not %.80s %.80s %.63s named in spec.resource",
+                       av, kind, name);
+    const char *ns = get_str(res, "namespace"), *tns = get_str(meta, "namespace");
+    const char *uid = get_str(res, "uid"), *tuid = get_str(meta, "uid");
+    if ((ns && tns && strcmp(ns, tns) != 0) || (uid && tuid && uid[0] && strcmp(uid, tuid) != 0))
+        return INVALID(w, "the resource template's namespace or uid differs from spec.resource");
+    *spec_out = spec;
+    return 0;
+}
+
+/* ---- scheduler name, permanent id, suspension ---- */
+
+static int read_links(struct disp_workload *w, json_object *rb, json_object *spec)
+{
+    json_object *v = get(spec, "schedulerName");
+    const char *s = DISP_WORKLOAD_DEFAULT_SCHEDULER;
+    if (v) {
+        if (!json_object_is_type(v, json_type_string))
+            return INVALID(w, "spec.schedulerName: must be a string");
+        size_t len = (size_t)json_object_get_string_len(v);
+        if (len && !plain(json_object_get_string(v), len, DISP_WORKLOAD_NAME_MAX))
+            return INVALID(w,
+                           "spec.schedulerName: not a scheduler name (at most %d printable "
+                           "characters, no spaces)",
+                           DISP_WORKLOAD_NAME_MAX);
+        if (len)
+            s = json_object_get_string(v);
+    }
+    copy_str(w->scheduler_name, sizeof(w->scheduler_name), s, strlen(s));
+
+    json_object *labels = get(get(rb, "metadata"), "labels");
+    v = get(labels, DISP_WORKLOAD_PERMANENT_ID_LABEL);
+    if (v) {
+        size_t len = (size_t)json_object_get_string_len(v);
+        if (!json_object_is_type(v, json_type_string) ||
+            !label_value_ok(json_object_get_string(v), len))
+            return INVALID(w, "label " DISP_WORKLOAD_PERMANENT_ID_LABEL ": not a label value");
+        copy_str(w->permanent_id, sizeof(w->permanent_id), json_object_get_string(v), len);
+    }
+
+    json_object *susp = get(spec, "suspension");
+    if (!susp)
+        return 0;
+    if (!json_object_is_type(susp, json_type_object))
+        return INVALID(w, "spec.suspension: must be an object");
+    static const char *const flags[] = {"scheduling", "dispatching"};
+    int *dst[] = {&w->suspend_scheduling, &w->suspend_dispatching};
+    for (int i = 0; i < 2; i++) {
+        v = get(susp, flags[i]);
+        if (v && !json_object_is_type(v, json_type_boolean))
+            return INVALID(w, "spec.suspension.%s: must be true or false", flags[i]);
+        *dst[i] = v ? json_object_get_boolean(v) != 0 : -1;
+    }
+    json_object *oc = get(susp, "dispatchingOnClusters");
+    if (oc) {
+        json_object *names = get(oc, "clusterNames");
+        if (!json_object_is_type(oc, json_type_object) ||
+            (names && !json_object_is_type(names, json_type_array)))
+            return INVALID(w, "spec.suspension.dispatchingOnClusters: must be {clusterNames: []}");
+    }
+    w->suspension = json_object_get(susp);
+    return 0;
+}
+
+/* ---- replicas and requests ---- */
+
+static int parse_request(struct disp_workload *w, struct queue_resnames *names, json_object *rr,
+                         const char *what, struct queue_resvec *out)
+{
+    json_object *req = get(rr, "resourceRequest");
+    if (rr && !json_object_is_type(rr, json_type_object))
+        return INVALID(w, "%s: must be an object", what);
+    if (!req)
+        return 0; /* a pod with no requests: it takes no quota */
+    char path[96];
+    snprintf(path, sizeof(path), "%s.resourceRequest", what);
+    int rc = disp_resvec_parse(names, req, path, out, w->message, sizeof(w->message));
+    if (rc)
+        w->reason = DISP_WORKLOAD_INVALID;
+    return rc;
+}
+
+/* A Volcano Job's components carry each task's minAvailable (Karmada's interpreter), but the
+ * member runs every replica of every task: take the counts from the template's tasks so the
+ * queue and the node-by-node fit see the whole job. */
+static int vcjob_task_counts(struct disp_workload *w, json_object *tmpl)
+{
+    json_object *tasks = get(get(tmpl, "spec"), "tasks");
+    if (tasks && !json_object_is_type(tasks, json_type_array))
+        return INVALID(w, "the Volcano Job's spec.tasks: must be a list");
+    size_t n = tasks ? json_object_array_length(tasks) : 0;
+    if (n != w->ncomponents)
+        return INVALID(w,
+                       "spec.components has %u entries but the Volcano Job has %zu tasks; "
+                       "the binding is stale and will be read again when Karmada refreshes it",
+                       w->ncomponents, n);
+    for (size_t i = 0; i < n; i++) {
+        struct disp_workload_component *c = &w->components[i];
+        json_object *t = json_object_array_get_idx(tasks, i);
+        char fallback[32];
+        snprintf(fallback, sizeof(fallback), "task-%zu", i);
+        const char *tname = get_str(t, "name");
+        if (!tname || !tname[0])
+            tname = fallback;
+        if (strcmp(tname, c->name) != 0)
+            return INVALID(w,
+                           "spec.components[%zu] is %.63s but the Volcano Job's task %zu is "
+                           "%.63s; the binding is stale",
+                           i, c->name, i, tname);
+        json_object *r = get(t, "replicas");
+        int32_t replicas;
+        if (!r)
+            continue; /* Karmada's count (minAvailable, default 1) is all we know */
+        if (to_int32(r, &replicas) || replicas < 0)
+            return INVALID(w,
+                           "the Volcano Job's spec.tasks[%zu].replicas: must be a "
+                           "non-negative 32-bit integer",
+                           i);
+        if (replicas < c->replicas)
+            return INVALID(w,
+                           "the Volcano Job's task %.63s has %d replicas, fewer than its "
+                           "minAvailable %d",
+                           c->name, replicas, c->replicas);
+        c->replicas = replicas;
+    }
+    return 0;
+}
+
+static int read_components(struct disp_workload *w, struct queue_resnames *names, json_object *spec,
+                           json_object *tmpl)
+{
+    json_object *comps = get(spec, "components");
+    if (comps && !json_object_is_type(comps, json_type_array))
+        return INVALID(w, "spec.components: must be a list");
+    size_t n = comps ? json_object_array_length(comps) : 0;
+    json_object *tasks = get(get(tmpl, "spec"), "tasks");
+    if (w->kind == DISP_WORKLOAD_KIND_VCJOB &&
+        (!json_object_is_type(tasks, json_type_array) || json_object_array_length(tasks) == 0))
+        return INVALID(w, "the Volcano Job has no spec.tasks: there is nothing to run");
+    if (n > DISP_WORKLOAD_COMPONENTS_MAX)
+        return fail(w, DISP_WORKLOAD_INVALID, MUSTER_ELIMIT,
+                    "spec.components: %zu entries, more than muster's limit of %d", n,
+                    DISP_WORKLOAD_COMPONENTS_MAX);
+    if (n == 0) {
+        /* One pod template: spec.replicas (omitted when 0) × spec.replicaRequirements. */
+        struct disp_workload_component *c = &w->components[0];
+        json_object *r = get(spec, "replicas");
+        c->replicas = 0;
+        if (r && to_int32(r, &c->replicas))
+            return INVALID(w, "spec.replicas: must be a 32-bit integer");
+        if (c->replicas < 0)
+            return INVALID(w, "spec.replicas: %d is negative", c->replicas);
+        w->ncomponents = 1;
+        return parse_request(w, names, get(spec, "replicaRequirements"), "spec.replicaRequirements",
+                             &c->request);
+    }
+    for (size_t i = 0; i < n; i++) {
+        struct disp_workload_component *c = &w->components[i];
+        json_object *e = json_object_array_get_idx(comps, i);
+        json_object *nm = get(e, "name");
+        size_t len = (size_t)json_object_get_string_len(nm);
+        if (!json_object_is_type(nm, json_type_string) ||
+            !plain(json_object_get_string(nm), len, DISP_WORKLOAD_NAME_MAX))
+            return INVALID(w,
+                           "spec.components[%zu].name: must be a name of at most %d "
+                           "printable characters",
+                           i, DISP_WORKLOAD_NAME_MAX);
+        copy_str(c->name, sizeof(c->name), json_object_get_string(nm), len);
+        for (size_t j = 0; j < i; j++)
+            if (strcmp(w->components[j].name, c->name) == 0)
+                return INVALID(w, "spec.components[%zu].name: %.63s appears twice", i, c->name);
+        json_object *r = get(e, "replicas");
+        if (!r || to_int32(r, &c->replicas))
+            return INVALID(w, "spec.components[%zu].replicas: must be a 32-bit integer", i);
+        if (c->replicas < 0)
+            return INVALID(w, "spec.components[%zu].replicas: %d is negative", i, c->replicas);
+        char what[64];
+        snprintf(what, sizeof(what), "spec.components[%zu].replicaRequirements", i);
+        w->ncomponents = (uint32_t)i + 1;
+        int rc = parse_request(w, names, get(e, "replicaRequirements"), what, &c->request);
+        if (rc)
+            return rc;
+    }
+    return w->kind == DISP_WORKLOAD_KIND_VCJOB ? vcjob_task_counts(w, tmpl) : 0;
+}
+
+/* gang = Σ replicas × request and replicas = Σ replicas, every step overflow-checked, without
+ * growing the vector past what _init reserved. */
+static int sum_gang(struct disp_workload *w, const struct queue_resnames *names)
+{
+    int64_t total = 0;
+    for (uint32_t i = 0; i < w->ncomponents; i++) {
+        const struct disp_workload_component *c = &w->components[i];
+        total += c->replicas;
+        if (total > INT32_MAX)
+            return fail(w, DISP_WORKLOAD_INVALID, MUSTER_ERANGE,
+                        "the workload has more than %d replicas in all", INT32_MAX);
+        for (uint32_t j = 0; j < c->request.len; j++) {
+            const struct queue_res *r = &c->request.items[j];
+            int64_t part, sum;
+            if (queue_milli_mul(r->milli, c->replicas, &part) ||
+                queue_milli_add(queue_resvec_get(&w->gang, r->id), part, &sum)) {
+                const char *rn = queue_resnames_name(names, r->id);
+                return fail(w, DISP_WORKLOAD_INVALID, MUSTER_ERANGE,
+                            "the gang's request for %.64s overflows: %d replicas%s%.63s cannot "
+                            "be added up exactly",
+                            rn ? rn : "a resource", c->replicas, c->name[0] ? " of " : "", c->name);
+            }
+            if (sum != 0 && queue_resvec_get(&w->gang, r->id) == 0 &&
+                w->gang.len >= QUEUE_REQUEST_RES_MAX)
+                return fail(w, DISP_WORKLOAD_INVALID, MUSTER_ELIMIT,
+                            "the workload requests more than %d distinct resources",
+                            QUEUE_REQUEST_RES_MAX);
+            if (queue_resvec_set(&w->gang, r->id, sum))
+                return fail(w, DISP_WORKLOAD_INVALID, MUSTER_ENOMEM, "out of memory");
+        }
+    }
+    w->replicas = (int32_t)total;
+    return 0;
+}
+
+/* ---- annotations and labels: the template's first, then the binding's ---- */
+
+/* The string value of key in obj's metadata.<where> (labels or annotations): 0 with *out NULL
+ * when absent, MUSTER_EINVAL with a message when not a string. */
+static int meta_str(struct disp_workload *w, json_object *obj, const char *who, const char *where,
+                    const char *key, const char **out)
+{
+    *out = NULL;
+    json_object *v = get(get(get(obj, "metadata"), where), key);
+    if (!v)
+        return 0;
+    if (!json_object_is_type(v, json_type_string))
+        return INVALID(w, "%s %s %s: must be a string", who, where, key);
+    *out = json_object_get_string(v);
+    return 0;
+}
+
+/* The annotation key of the template, else of the binding; *who says whose it was. */
+static int annotation(struct disp_workload *w, json_object *tmpl, json_object *rb, const char *key,
+                      const char **out, const char **who)
+{
+    *who = "template";
+    int rc = meta_str(w, tmpl, "template", "annotations", key, out);
+    if (rc || *out)
+        return rc;
+    *who = "binding";
+    return meta_str(w, rb, "binding", "annotations", key, out);
+}
+
+/* Whole decimal number, no sign, no leading '+', within int32: atoi would take "4x" and "-1". */
+static int parse_count(const char *s, int32_t *out)
+{
+    size_t n = strlen(s);
+    if (n == 0 || n > 10)
+        return -1;
+    int64_t v = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] < '0' || s[i] > '9')
+            return -1;
+        v = v * 10 + (s[i] - '0');
+    }
+    if (v > INT32_MAX)
+        return -1;
+    *out = (int32_t)v;
+    return 0;
+}
+
+static int read_min_member(struct disp_workload *w, json_object *rb, json_object *tmpl)
+{
+    const char *s, *who;
+    int rc = annotation(w, tmpl, rb, DISP_WORKLOAD_MIN_MEMBER_ANNOTATION, &s, &who);
+    if (rc)
+        return rc;
+    if (s) {
+        int32_t v;
+        if (parse_count(s, &v) || v == 0)
+            return INVALID(w,
+                           "%s annotation " DISP_WORKLOAD_MIN_MEMBER_ANNOTATION ": \"%.32s\" "
+                           "is not a positive whole number",
+                           who, s);
+        if (v > w->replicas)
+            return INVALID(w,
+                           "%s annotation " DISP_WORKLOAD_MIN_MEMBER_ANNOTATION ": %d is "
+                           "more than the workload's %d replicas",
+                           who, v, w->replicas);
+        w->min_member = v;
+        w->min_member_source = who[0] == 't'
+                                   ? "template annotation " DISP_WORKLOAD_MIN_MEMBER_ANNOTATION
+                                   : "binding annotation " DISP_WORKLOAD_MIN_MEMBER_ANNOTATION;
+        return 0;
+    }
+    json_object *ma = get(get(tmpl, "spec"), "minAvailable");
+    if (w->kind == DISP_WORKLOAD_KIND_VCJOB && ma) {
+        int32_t v;
+        if (to_int32(ma, &v) || v < 0)
+            return INVALID(w, "the Volcano Job's spec.minAvailable: must be a non-negative "
+                              "32-bit integer");
+        if (v > w->replicas)
+            return INVALID(w,
+                           "the Volcano Job's spec.minAvailable %d is more than its %d "
+                           "replicas",
+                           v, w->replicas);
+        if (v > 0) { /* 0 is Volcano's "unset": the whole job */
+            w->min_member = v;
+            w->min_member_source = "spec.minAvailable";
+            return 0;
+        }
+    }
+    w->min_member = w->replicas;
+    w->min_member_source = "replicas";
+    return 0;
+}
+
+static int read_placement(struct disp_workload *w, json_object *rb, json_object *tmpl,
+                          json_object *spec)
+{
+    const char *s, *who;
+    int rc = annotation(w, tmpl, rb, DISP_WORKLOAD_PLACEMENT_ANNOTATION, &s, &who);
+    if (rc)
+        return rc;
+    json_object *rs = get(get(spec, "placement"), "replicaScheduling");
+    json_object *tv = get(rs, "replicaSchedulingType");
+    if (rs && !json_object_is_type(rs, json_type_object))
+        return INVALID(w, "spec.placement.replicaScheduling: must be an object");
+    const char *type = get_str(rs, "replicaSchedulingType");
+    if (tv && (!type || (strcmp(type, "Divided") != 0 && strcmp(type, "Duplicated") != 0)))
+        return INVALID(w, "spec.placement.replicaScheduling.replicaSchedulingType: must be "
+                          "Divided or Duplicated");
+    if (!s || strcmp(s, "single-cluster") == 0) {
+        w->placement = DISP_WORKLOAD_SINGLE_CLUSTER;
+        return 0;
+    }
+    if (strcmp(s, "spread") != 0)
+        return INVALID(w,
+                       "%s annotation " DISP_WORKLOAD_PLACEMENT_ANNOTATION ": \"%.32s\" is "
+                       "neither single-cluster nor spread",
+                       who, s);
+    if (w->kind == DISP_WORKLOAD_KIND_VCJOB)
+        return fail(w, DISP_WORKLOAD_REFUSED, MUSTER_EINVAL,
+                    "placement spread is refused for a Volcano Job: Karmada does not divide "
+                    "Volcano Jobs, so muster places the whole job in one cluster; remove "
+                    "the " DISP_WORKLOAD_PLACEMENT_ANNOTATION
+                    " annotation or set it to single-cluster");
+    if (!type || strcmp(type, "Divided") != 0)
+        return fail(w, DISP_WORKLOAD_REFUSED, MUSTER_EINVAL,
+                    "placement spread needs spec.placement.replicaScheduling."
+                    "replicaSchedulingType Divided (it is %s): set it in the PropagationPolicy "
+                    "or use single-cluster",
+                    type ? type : "unset");
+    w->placement = DISP_WORKLOAD_SPREAD;
+    return 0;
+}
+
+/* The queue keys of DESIGN.md in order of precedence, and the static source strings. */
+#define QKEYS(X)                                                                                   \
+    X("scheduling.volcano.sh/queue-name")                                                          \
+    X("volcano.sh/queue-name")                                                                     \
+    X("kueue.x-k8s.io/queue-name")                                                                 \
+    X("yunikorn.apache.org/queue")
+#define QKEY(k) k,
+#define QSRC(who, where) QKEYS(QSRC_##who##_##where)
+#define QSRC_t_l(k) "template label " k,
+#define QSRC_t_a(k) "template annotation " k,
+#define QSRC_b_l(k) "binding label " k,
+#define QSRC_b_a(k) "binding annotation " k,
+static const char *const queue_keys[] = {QKEYS(QKEY)};
+static const char *const queue_sources[2][2][4] = {
+    {{QSRC(t, l)}, {QSRC(t, a)}},
+    {{QSRC(b, l)}, {QSRC(b, a)}},
+};
+#define NQKEYS (sizeof(queue_keys) / sizeof(queue_keys[0]))
+
+static int set_queue(struct disp_workload *w, const char *name, const char *source)
+{
+    size_t len = strlen(name);
+    if (!queue_name_ok(name, len))
+        return INVALID(w,
+                       "%s: \"%.63s\" is not a valid queue name (lowercase letters, digits, "
+                       "'-' and '.', at most 63)",
+                       source, name);
+    copy_str(w->queue, sizeof(w->queue), name, len);
+    w->queue_explicit = 1;
+    w->queue_source = source;
+    return 0;
+}
+
+static int read_queue(struct disp_workload *w, json_object *rb, json_object *tmpl)
+{
+    if (w->kind == DISP_WORKLOAD_KIND_VCJOB) {
+        json_object *q = get(get(tmpl, "spec"), "queue");
+        if (q && !json_object_is_type(q, json_type_string))
+            return INVALID(w, "the Volcano Job's spec.queue: must be a string");
+        if (q && json_object_get_string_len(q) > 0) /* "" is Volcano's unset */
+            return set_queue(w, json_object_get_string(q), "spec.queue");
+    }
+    json_object *objs[2] = {tmpl, rb};
+    static const char *const whos[2] = {"template", "binding"};
+    static const char *const wheres[2] = {"labels", "annotations"};
+    for (int o = 0; o < 2; o++)
+        for (size_t k = 0; k < NQKEYS; k++)
+            for (int m = 0; m < 2; m++) {
+                const char *s;
+                int rc = meta_str(w, objs[o], whos[o], wheres[m], queue_keys[k], &s);
+                if (rc)
+                    return rc;
+                if (s)
+                    return set_queue(w, s, queue_sources[o][m][k]);
+            }
+    copy_str(w->queue, sizeof(w->queue), QUEUE_DEFAULT, strlen(QUEUE_DEFAULT));
+    return 0;
+}
+
+static int read_priority(struct disp_workload *w, json_object *tmpl, json_object *spec)
+{
+    json_object *sp = get(spec, "schedulePriority");
+    if (sp) {
+        json_object *p = get(sp, "priority");
+        if (!json_object_is_type(sp, json_type_object) || (p && to_int32(p, &w->priority)))
+            return INVALID(w, "spec.schedulePriority.priority: must be a 32-bit integer");
+        w->priority_from = DISP_WORKLOAD_PRIORITY_RB;
+        return 0;
+    }
+    /* The pod spec's priorityClassName (a Volcano Job names it at the job level), then the copy
+     * Karmada's interpreter puts in replicaRequirements. */
+    json_object *ts = get(tmpl, "spec");
+    json_object *pod = w->kind == DISP_WORKLOAD_KIND_VCJOB || w->kind == DISP_WORKLOAD_KIND_POD
+                           ? ts
+                           : get(get(ts, "template"), "spec");
+    const char *where = w->kind == DISP_WORKLOAD_KIND_VCJOB || w->kind == DISP_WORKLOAD_KIND_POD
+                            ? "the template's spec.priorityClassName"
+                            : "the template's spec.template.spec.priorityClassName";
+    json_object *v = get(pod, "priorityClassName");
+    if (!v) {
+        v = get(get(spec, "replicaRequirements"), "priorityClassName");
+        where = "spec.replicaRequirements.priorityClassName";
+    }
+    if (!v)
+        return 0;
+    size_t len = (size_t)json_object_get_string_len(v);
+    if (!json_object_is_type(v, json_type_string))
+        return INVALID(w, "%s: must be a string", where);
+    if (len == 0)
+        return 0;
+    if (!subdomain_ok(json_object_get_string(v), len))
+        return INVALID(w, "%s: \"%.63s\" is not a PriorityClass name", where,
+                       json_object_get_string(v));
+    copy_str(w->priority_class, sizeof(w->priority_class), json_object_get_string(v), len);
+    w->priority_from = DISP_WORKLOAD_PRIORITY_CLASS;
+    return 0;
+}
+
+/* ---- allowed clusters: validation at read time, so matching never meets a bad shape ---- */
+
+static int check_strings(struct disp_workload *w, json_object *list, const char *path, int nonempty)
+{
+    if (!json_object_is_type(list, json_type_array))
+        return INVALID(w, "%s: must be a list of strings", path);
+    size_t n = json_object_array_length(list);
+    if (n > DISP_WORKLOAD_LIST_MAX)
+        return fail(w, DISP_WORKLOAD_INVALID, MUSTER_ELIMIT, "%s: %zu entries, more than %d", path,
+                    n, DISP_WORKLOAD_LIST_MAX);
+    if (nonempty && n == 0)
+        return INVALID(w, "%s: must not be empty for this operator", path);
+    for (size_t i = 0; i < n; i++)
+        if (!json_object_is_type(json_object_array_get_idx(list, i), json_type_string))
+            return INVALID(w, "%s[%zu]: must be a string", path, i);
+    return 0;
+}
+
+static int op_index(const char *op, const char *const *ops, int nops)
+{
+    for (int i = 0; op && i < nops; i++)
+        if (strcmp(op, ops[i]) == 0)
+            return i;
+    return -1;
+}
+
+static const char *const label_ops[] = {"In", "NotIn", "Exists", "DoesNotExist"};
+enum { OP_IN, OP_NOTIN, OP_EXISTS, OP_DOESNOTEXIST };
+
+/* matchExpressions of a label selector (fields = 0) or of Karmada's field selector (fields = 1:
+ * keys provider, region, zone; operators In and NotIn, as Karmada's validation allows). */
+static int check_expressions(struct disp_workload *w, json_object *exprs, const char *path,
+                             int fields)
+{
+    if (!json_object_is_type(exprs, json_type_array))
+        return INVALID(w, "%s: must be a list", path);
+    size_t n = json_object_array_length(exprs);
+    if (n > DISP_WORKLOAD_LIST_MAX)
+        return fail(w, DISP_WORKLOAD_INVALID, MUSTER_ELIMIT, "%s: more than %d expressions", path,
+                    DISP_WORKLOAD_LIST_MAX);
+    for (size_t i = 0; i < n; i++) {
+        json_object *e = json_object_array_get_idx(exprs, i);
+        const char *key = get_str(e, "key");
+        int op = op_index(get_str(e, "operator"), label_ops, fields ? 2 : 4);
+        char p[160];
+        snprintf(p, sizeof(p), "%s[%zu]", path, i);
+        if (!key || !key[0])
+            return INVALID(w, "%s.key: must be a non-empty string", p);
+        if (fields && strcmp(key, "provider") != 0 && strcmp(key, "region") != 0 &&
+            strcmp(key, "zone") != 0)
+            return INVALID(w, "%s.key: must be provider, region or zone", p);
+        if (op < 0)
+            return INVALID(w, "%s.operator: must be %s", p,
+                           fields ? "In or NotIn" : "In, NotIn, Exists or DoesNotExist");
+        json_object *vals = get(e, "values");
+        snprintf(p, sizeof(p), "%s[%zu].values", path, i);
+        if (op == OP_IN || op == OP_NOTIN) {
+            int rc = check_strings(w, vals, p, 1);
+            if (rc)
+                return rc;
+        } else if (vals && (!json_object_is_type(vals, json_type_array) ||
+                            json_object_array_length(vals) > 0)) {
+            return INVALID(w, "%s: must be empty for operator %s", p, label_ops[op]);
+        }
+    }
+    return 0;
+}
+
+static int check_affinity(struct disp_workload *w, json_object *aff, const char *path)
+{
+    char p[128];
+    if (!json_object_is_type(aff, json_type_object))
+        return INVALID(w, "%s: must be an object", path);
+    static const char *const lists[] = {"clusterNames", "exclude"};
+    for (int i = 0; i < 2; i++) {
+        json_object *l = get(aff, lists[i]);
+        snprintf(p, sizeof(p), "%s.%s", path, lists[i]);
+        int rc = l ? check_strings(w, l, p, 0) : 0;
+        if (rc)
+            return rc;
+    }
+    json_object *ls = get(aff, "labelSelector");
+    if (ls) {
+        json_object *ml = get(ls, "matchLabels");
+        if (!json_object_is_type(ls, json_type_object) ||
+            (ml && !json_object_is_type(ml, json_type_object)))
+            return INVALID(w, "%s.labelSelector: must be {matchLabels, matchExpressions}", path);
+        if (ml && json_object_object_length(ml) > DISP_WORKLOAD_LIST_MAX)
+            return fail(w, DISP_WORKLOAD_INVALID, MUSTER_ELIMIT,
+                        "%s.labelSelector.matchLabels: more than %d labels", path,
+                        DISP_WORKLOAD_LIST_MAX);
+        if (ml) {
+            json_object_object_foreach(ml, key, val)
+            {
+                if (!json_object_is_type(val, json_type_string))
+                    return INVALID(w, "%s.labelSelector.matchLabels.%.63s: must be a string", path,
+                                   key);
+            }
+        }
+        json_object *me = get(ls, "matchExpressions");
+        snprintf(p, sizeof(p), "%s.labelSelector.matchExpressions", path);
+        int rc = me ? check_expressions(w, me, p, 0) : 0;
+        if (rc)
+            return rc;
+    }
+    json_object *fs = get(aff, "fieldSelector");
+    if (fs) {
+        json_object *me = get(fs, "matchExpressions");
+        snprintf(p, sizeof(p), "%s.fieldSelector.matchExpressions", path);
+        if (!json_object_is_type(fs, json_type_object))
+            return INVALID(w, "%s.fieldSelector: must be an object", path);
+        int rc = me ? check_expressions(w, me, p, 1) : 0;
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+static int check_tolerations(struct disp_workload *w, json_object *tols)
+{
+    const char *path = "spec.placement.clusterTolerations";
+    if (!json_object_is_type(tols, json_type_array))
+        return INVALID(w, "%s: must be a list", path);
+    size_t n = json_object_array_length(tols);
+    if (n > DISP_WORKLOAD_LIST_MAX)
+        return fail(w, DISP_WORKLOAD_INVALID, MUSTER_ELIMIT, "%s: more than %d tolerations", path,
+                    DISP_WORKLOAD_LIST_MAX);
+    static const char *const ops[] = {"", "Equal", "Exists"};
+    static const char *const effects[] = {"", "NoSchedule", "PreferNoSchedule", "NoExecute"};
+    for (size_t i = 0; i < n; i++) {
+        json_object *t = json_object_array_get_idx(tols, i);
+        if (!json_object_is_type(t, json_type_object))
+            return INVALID(w, "%s[%zu]: must be an object", path, i);
+        static const char *const strs[] = {"key", "operator", "value", "effect"};
+        for (int s = 0; s < 4; s++)
+            if (get(t, strs[s]) && !get_str(t, strs[s]))
+                return INVALID(w, "%s[%zu].%s: must be a string", path, i, strs[s]);
+        const char *key = get_str(t, "key"), *value = get_str(t, "value");
+        const char *opname = get_str(t, "operator");
+        int op = op_index(opname ? opname : "", ops, 3);
+        if (op < 0)
+            return INVALID(w, "%s[%zu].operator: must be Equal or Exists", path, i);
+        if (op_index(get_str(t, "effect") ? get_str(t, "effect") : "", effects, 4) < 0)
+            return INVALID(w,
+                           "%s[%zu].effect: must be NoSchedule, PreferNoSchedule or "
+                           "NoExecute",
+                           path, i);
+        if ((!key || !key[0]) && op != 2)
+            return INVALID(w, "%s[%zu]: an empty key needs operator Exists", path, i);
+        if (op == 2 && value && value[0])
+            return INVALID(w, "%s[%zu].value: must be empty for operator Exists", path, i);
+    }
+    return 0;
+}
+
+static int read_clusters(struct disp_workload *w, json_object *spec)
+{
+    json_object *pl = get(spec, "placement");
+    if (!pl)
+        return 0;
+    if (!json_object_is_type(pl, json_type_object))
+        return INVALID(w, "spec.placement: must be an object");
+    json_object *aff = get(pl, "clusterAffinity");
+    int rc = aff ? check_affinity(w, aff, "spec.placement.clusterAffinity") : 0;
+    if (rc)
+        return rc;
+    json_object *affs = get(pl, "clusterAffinities");
+    if (affs) {
+        if (!json_object_is_type(affs, json_type_array))
+            return INVALID(w, "spec.placement.clusterAffinities: must be a list");
+        size_t n = json_object_array_length(affs);
+        if (n > DISP_WORKLOAD_AFFINITIES_MAX)
+            return fail(w, DISP_WORKLOAD_INVALID, MUSTER_ELIMIT,
+                        "spec.placement.clusterAffinities: more than %d groups",
+                        DISP_WORKLOAD_AFFINITIES_MAX);
+        for (size_t i = 0; i < n; i++) {
+            char p[64];
+            snprintf(p, sizeof(p), "spec.placement.clusterAffinities[%zu]", i);
+            rc = check_affinity(w, json_object_array_get_idx(affs, i), p);
+            if (rc)
+                return rc;
+        }
+    }
+    json_object *tols = get(pl, "clusterTolerations");
+    rc = tols ? check_tolerations(w, tols) : 0;
+    if (rc)
+        return rc;
+    w->affinity = json_object_get(aff);
+    w->affinities = affs && json_object_array_length(affs) ? json_object_get(affs) : NULL;
+    w->tolerations = json_object_get(tols);
+    return 0;
+}
+
+/* ---- the read ---- */
+
+int disp_workload_read(struct disp_workload *w, struct queue_resnames *names, json_object *rb,
+                       json_object *tmpl)
+{
+    reset(w);
+    json_object *spec = NULL;
+    int rc = read_identity(w, rb, tmpl, &spec);
+    if (!rc)
+        rc = read_links(w, rb, spec);
+    if (!rc)
+        rc = read_components(w, names, spec, tmpl);
+    if (!rc)
+        rc = sum_gang(w, names);
+    if (!rc)
+        rc = read_min_member(w, rb, tmpl);
+    if (!rc)
+        rc = read_placement(w, rb, tmpl, spec);
+    if (!rc)
+        rc = read_queue(w, rb, tmpl);
+    if (!rc)
+        rc = read_priority(w, tmpl, spec);
+    if (!rc)
+        rc = read_clusters(w, spec);
+    if (rc) {
+        enum disp_workload_kind kind = w->kind;
+        enum disp_workload_reason reason = w->reason;
+        char message[DISP_WORKLOAD_MSG_MAX];
+        memcpy(message, w->message, sizeof(message));
+        reset(w); /* nothing half-read survives a failure */
+        w->kind = kind;
+        w->reason = reason == DISP_WORKLOAD_OK ? DISP_WORKLOAD_INVALID : reason;
+        memcpy(w->message, message, sizeof(message));
+    }
+    return rc;
+}
+
+int disp_workload_assigns(const struct disp_workload *w, const char *scheduler)
+{
+    return scheduler && strcmp(w->scheduler_name, scheduler) == 0;
+}
+
+/* ---- matching a Cluster ---- */
+
+static int list_has(json_object *list, const char *s)
+{
+    size_t n = json_object_is_type(list, json_type_array) ? json_object_array_length(list) : 0;
+    for (size_t i = 0; i < n; i++) {
+        const char *e = json_object_get_string(json_object_array_get_idx(list, i));
+        if (s && e && strcmp(e, s) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+/* One requirement against a value that may be absent (NULL), as apimachinery's labels do. */
+static int requirement_holds(int op, json_object *values, const char *have)
+{
+    switch (op) {
+    case OP_IN:
+        return have && list_has(values, have);
+    case OP_NOTIN:
+        return !have || !list_has(values, have);
+    case OP_EXISTS:
+        return have != NULL;
+    default:
+        return have == NULL;
+    }
+}
+
+/* Karmada's matchZones: In needs every zone of the cluster listed (and at least one zone),
+ * NotIn needs none listed; no zones and no values match. */
+static int zones_hold(int op, json_object *values, json_object *zones)
+{
+    size_t nz = json_object_is_type(zones, json_type_array) ? json_object_array_length(zones) : 0;
+    size_t nv = json_object_array_length(values);
+    if (nz == 0 && nv == 0)
+        return 1;
+    if (op == OP_IN && nz == 0)
+        return 0;
+    for (size_t i = 0; i < nz; i++) {
+        int listed = list_has(values, json_object_get_string(json_object_array_get_idx(zones, i)));
+        if (listed != (op == OP_IN))
+            return 0;
+    }
+    return 1;
+}
+
+__attribute__((format(printf, 3, 4))) static int deny(char *why, size_t cap, const char *fmt, ...)
+{
+    if (why && cap) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(why, cap, fmt, ap);
+        va_end(ap);
+    }
+    return 0;
+}
+
+static int affinity_allows(json_object *aff, const char *path, const char *name,
+                           json_object *cluster, char *why, size_t cap)
+{
+    if (list_has(get(aff, "exclude"), name))
+        return deny(why, cap, "%.63s: excluded by %s.exclude", name, path);
+    json_object *labels = get(get(cluster, "metadata"), "labels");
+    json_object *ls = get(aff, "labelSelector");
+    json_object *ml = get(ls, "matchLabels");
+    if (ml) {
+        json_object_object_foreach(ml, key, val)
+        {
+            const char *have = get_str(labels, key);
+            if (!have || strcmp(have, json_object_get_string(val)) != 0)
+                return deny(why, cap, "%.63s: label %.63s is not %.63s (%s.labelSelector)", name,
+                            key, json_object_get_string(val), path);
+        }
+    }
+    json_object *me = get(ls, "matchExpressions");
+    for (size_t i = 0; me && i < json_object_array_length(me); i++) {
+        json_object *e = json_object_array_get_idx(me, i);
+        const char *lkey = get_str(e, "key");
+        int op = op_index(get_str(e, "operator"), label_ops, 4);
+        if (!requirement_holds(op, get(e, "values"), get_str(labels, lkey)))
+            return deny(why, cap, "%.63s: label %.63s does not satisfy %s (%s.labelSelector)", name,
+                        lkey, label_ops[op], path);
+    }
+    me = get(get(aff, "fieldSelector"), "matchExpressions");
+    json_object *cspec = get(cluster, "spec");
+    for (size_t i = 0; me && i < json_object_array_length(me); i++) {
+        json_object *e = json_object_array_get_idx(me, i);
+        const char *key = get_str(e, "key");
+        int op = op_index(get_str(e, "operator"), label_ops, 2);
+        int ok;
+        if (strcmp(key, "zone") == 0) {
+            ok = zones_hold(op, get(e, "values"), get(cspec, "zones"));
+        } else {
+            const char *have = get_str(cspec, key);
+            ok = requirement_holds(op, get(e, "values"), have && have[0] ? have : NULL);
+        }
+        if (!ok)
+            return deny(why, cap, "%.63s: field %s does not satisfy %s (%s.fieldSelector)", name,
+                        key, label_ops[op], path);
+    }
+    json_object *names = get(aff, "clusterNames");
+    if (names && json_object_array_length(names) > 0 && !list_has(names, name))
+        return deny(why, cap, "%.63s: not in %s.clusterNames", name, path);
+    return 1;
+}
+
+/* core/v1 Toleration.ToleratesTaint. */
+static int tolerates(json_object *t, const char *key, const char *value, const char *effect)
+{
+    const char *tkey = get_str(t, "key"), *teffect = get_str(t, "effect");
+    const char *op = get_str(t, "operator"), *tvalue = get_str(t, "value");
+    if (teffect && teffect[0] && strcmp(teffect, effect) != 0)
+        return 0;
+    if (tkey && tkey[0] && strcmp(tkey, key) != 0)
+        return 0;
+    if (op && strcmp(op, "Exists") == 0)
+        return 1;
+    return strcmp(tvalue ? tvalue : "", value) == 0;
+}
+
+int disp_workload_explain_cluster(const struct disp_workload *w, json_object *cluster, char *why,
+                                  size_t cap)
+{
+    if (why && cap)
+        why[0] = '\0';
+    const char *name = get_str(get(cluster, "metadata"), "name");
+    if (!name || !name[0])
+        return deny(why, cap, "a cluster without metadata.name");
+    json_object *labels = get(get(cluster, "metadata"), "labels");
+    if (labels && !json_object_is_type(labels, json_type_object))
+        return deny(why, cap, "%.63s: metadata.labels is not an object", name);
+    if (w->affinity &&
+        !affinity_allows(w->affinity, "spec.placement.clusterAffinity", name, cluster, why, cap))
+        return 0;
+    if (w->affinities) {
+        /* Karmada tries the groups in order and falls back to the next; the set of clusters it
+         * may end up using is their union, and muster's own placement applies no order. */
+        int any = 0;
+        size_t n = json_object_array_length(w->affinities);
+        for (size_t i = 0; i < n && !any; i++)
+            any = affinity_allows(json_object_array_get_idx(w->affinities, i),
+                                  "spec.placement.clusterAffinities", name, cluster, NULL, 0);
+        if (!any)
+            return deny(why, cap, "%.63s: matches none of spec.placement.clusterAffinities", name);
+    }
+    json_object *taints = get(get(cluster, "spec"), "taints");
+    if (taints && !json_object_is_type(taints, json_type_array))
+        return deny(why, cap, "%.63s: spec.taints is not a list", name);
+    size_t nt = taints ? json_object_array_length(taints) : 0;
+    if (nt > DISP_WORKLOAD_LIST_MAX)
+        return deny(why, cap, "%.63s: more than %d taints", name, DISP_WORKLOAD_LIST_MAX);
+    for (size_t i = 0; i < nt; i++) {
+        json_object *t = json_object_array_get_idx(taints, i);
+        const char *key = get_str(t, "key"), *effect = get_str(t, "effect");
+        const char *value = get_str(t, "value");
+        if (!key || !effect)
+            return deny(why, cap, "%.63s: spec.taints[%zu] is malformed", name, i);
+        /* Karmada's TaintToleration filter: PreferNoSchedule never keeps work out. */
+        if (strcmp(effect, "NoSchedule") != 0 && strcmp(effect, "NoExecute") != 0)
+            continue;
+        int ok = 0;
+        size_t ntol = w->tolerations ? json_object_array_length(w->tolerations) : 0;
+        for (size_t j = 0; j < ntol && !ok; j++)
+            ok = tolerates(json_object_array_get_idx(w->tolerations, j), key, value ? value : "",
+                           effect);
+        if (!ok)
+            return deny(why, cap,
+                        "%.63s: taint %.63s%s%.63s:%s is not tolerated by "
+                        "spec.placement.clusterTolerations",
+                        name, key, value && value[0] ? "=" : "", value ? value : "", effect);
+    }
+    return 1;
+}
+
+int disp_workload_allows_cluster(const struct disp_workload *w, json_object *cluster)
+{
+    return disp_workload_explain_cluster(w, cluster, NULL, 0);
+}

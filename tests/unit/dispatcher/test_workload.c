@@ -1,0 +1,1223 @@
+/* Tests for dispatcher/workload.c: each kind's fixture pair (tests/fixtures/workloads/), every row
+ * of DESIGN.md's "What muster reads from a workload", every refusal, cluster matching, overflow. */
+#include "dispatcher/workload.h"
+
+#include "cluster-adapters/kube/schema.h"
+#include "queue/errors.h"
+#include "queue/mem.h"
+#include "testing.h"
+
+#include <stdarg.h>
+#include <string.h>
+
+#define GI (1024LL * 1024 * 1024 * 1000)
+#define MI (1024LL * 1024 * 1000)
+
+static struct queue_resnames *names;
+static struct disp_workload w;
+
+static void begin(void)
+{
+    names = queue_resnames_new();
+    CU_ASSERT_PTR_NOT_NULL_FATAL(names);
+    CU_ASSERT_EQUAL_FATAL(disp_workload_init(&w), 0);
+}
+
+static void end(void)
+{
+    disp_workload_close(&w);
+    queue_resnames_free(names);
+    names = NULL;
+}
+
+static void path_of(char *buf, size_t cap, const char *rel)
+{
+    const char *src = getenv("MUSTER_SOURCE_DIR");
+    snprintf(buf, cap, "%s/%s", src ? src : ".", rel);
+}
+
+static json_object *load_json(const char *rel)
+{
+    char p[1024];
+    path_of(p, sizeof(p), rel);
+    json_object *o = json_object_from_file(p);
+    if (!o)
+        fprintf(stderr, "\ncannot read %s\n", p);
+    return o;
+}
+
+/* The first document of a YAML file, owned by the caller. */
+static json_object *load_yaml(const char *rel)
+{
+    char p[1024], err[256];
+    path_of(p, sizeof(p), rel);
+    json_object *docs = NULL;
+    if (kube_schema_read_yaml(p, &docs, err, sizeof(err))) {
+        fprintf(stderr, "\n%s\n", err);
+        return NULL;
+    }
+    json_object *doc = json_object_get(json_object_array_get_idx(docs, 0));
+    json_object_put(docs);
+    return doc;
+}
+
+/* A fixture pair: tests/fixtures/workloads/<name>-rb.json and <name>.yaml. */
+static void pair(const char *name, json_object **rb, json_object **tmpl)
+{
+    char rel[256];
+    snprintf(rel, sizeof(rel), "tests/fixtures/workloads/%s-rb.json", name);
+    *rb = load_json(rel);
+    snprintf(rel, sizeof(rel), "tests/fixtures/workloads/%s.yaml", name);
+    *tmpl = load_yaml(rel);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(*rb);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(*tmpl);
+}
+
+static json_object *parse(const char *text)
+{
+    json_object *o = json_tokener_parse(text);
+    CU_ASSERT_PTR_NOT_NULL(o);
+    return o;
+}
+
+/* Sets root.k1.k2...kn = val (taking val's reference), creating objects on the way; val NULL
+ * deletes the key. The key list ends with NULL. */
+static void put(json_object *root, json_object *val, ...)
+{
+    va_list ap;
+    va_start(ap, val);
+    const char *key = va_arg(ap, const char *);
+    json_object *cur = root;
+    for (;;) {
+        const char *next = va_arg(ap, const char *);
+        if (!next) {
+            if (val)
+                json_object_object_add(cur, key, val);
+            else
+                json_object_object_del(cur, key);
+            break;
+        }
+        json_object *child = NULL;
+        if (!json_object_object_get_ex(cur, key, &child) ||
+            !json_object_is_type(child, json_type_object)) {
+            child = json_object_new_object();
+            json_object_object_add(cur, key, child);
+        }
+        cur = child;
+        key = next;
+    }
+    va_end(ap);
+}
+
+static json_object *str(const char *s)
+{
+    return json_object_new_string(s);
+}
+
+static json_object *num(int64_t v)
+{
+    return json_object_new_int64(v);
+}
+
+static json_object *copy(json_object *o)
+{
+    json_object *c = NULL;
+    json_object_deep_copy(o, &c, NULL);
+    return c;
+}
+
+static int rd(json_object *rb, json_object *tmpl)
+{
+    return disp_workload_read(&w, names, rb, tmpl);
+}
+
+static int64_t res(const struct queue_resvec *v, const char *name)
+{
+    uint32_t id;
+    if (queue_resnames_find(names, name, strlen(name), &id))
+        return 0;
+    return queue_resvec_get(v, id);
+}
+
+static int has(const char *haystack, const char *needle)
+{
+    if (!strstr(haystack, needle)) {
+        fprintf(stderr, "\n\"%s\" does not contain \"%s\"\n", haystack, needle);
+        return 0;
+    }
+    return 1;
+}
+
+/* A fresh copy of a fixture RB and template with one annotation set on the template. */
+static void with_tmpl_annotation(json_object *tmpl, const char *key, const char *value)
+{
+    put(tmpl, value ? str(value) : NULL, "metadata", "annotations", key, NULL);
+}
+
+/* ---- the fixtures themselves ---- */
+
+static void test_fixtures_validate(void)
+{
+    char p[1024], err[512];
+    path_of(p, sizeof(p), "../shared/reference/crds/karmada_work.karmada.io_resourcebindings.yaml");
+    struct kube_schema *rbs = NULL, *jobs = NULL;
+    CU_ASSERT_EQUAL_FATAL(kube_schema_load_crd(p, "v1alpha2", &rbs, err, sizeof(err)), 0);
+    path_of(p, sizeof(p), "../shared/reference/crds/volcano_batch.volcano.sh_jobs.yaml");
+    CU_ASSERT_EQUAL_FATAL(kube_schema_load_crd(p, "v1alpha1", &jobs, err, sizeof(err)), 0);
+    static const char *const kinds[] = {"deployment", "job", "pod", "vcjob"};
+    for (size_t i = 0; i < 4; i++) {
+        json_object *rb, *tmpl;
+        pair(kinds[i], &rb, &tmpl);
+        struct kube_schema_errors errs;
+        kube_schema_errors_init(&errs);
+        int rc = kube_schema_validate(rbs, rb, &errs);
+        for (size_t e = 0; e < errs.count; e++)
+            fprintf(stderr, "\n%s-rb.json: %s", kinds[i], errs.msgs[e]);
+        CU_ASSERT_EQUAL(rc, 0);
+        if (i == 3) {
+            rc = kube_schema_validate(jobs, tmpl, &errs);
+            for (size_t e = 0; e < errs.count; e++)
+                fprintf(stderr, "\nvcjob.yaml: %s", errs.msgs[e]);
+            CU_ASSERT_EQUAL(rc, 0);
+        }
+        kube_schema_errors_close(&errs);
+        json_object_put(rb);
+        json_object_put(tmpl);
+    }
+    kube_schema_free(rbs);
+    kube_schema_free(jobs);
+}
+
+/* ---- one test per kind: every field read from the fixture pair ---- */
+
+static void test_deployment(void)
+{
+    begin();
+    json_object *rb, *tmpl;
+    pair("deployment", &rb, &tmpl);
+    CU_ASSERT_EQUAL_FATAL(rd(rb, tmpl), 0);
+    CU_ASSERT_EQUAL(w.reason, DISP_WORKLOAD_OK);
+    CU_ASSERT_EQUAL(w.kind, DISP_WORKLOAD_KIND_DEPLOYMENT);
+    CU_ASSERT_EQUAL(disp_workload_kind_of(rb), DISP_WORKLOAD_KIND_DEPLOYMENT);
+    CU_ASSERT_STRING_EQUAL(w.queue, "team-a");
+    CU_ASSERT_TRUE(w.queue_explicit);
+    CU_ASSERT_STRING_EQUAL(w.queue_source, "template label kueue.x-k8s.io/queue-name");
+    CU_ASSERT_EQUAL(w.replicas, 4);
+    CU_ASSERT_EQUAL(w.min_member, 4);
+    CU_ASSERT_STRING_EQUAL(w.min_member_source, "replicas");
+    CU_ASSERT_EQUAL(w.placement, DISP_WORKLOAD_SPREAD);
+    CU_ASSERT_EQUAL(w.priority_from, DISP_WORKLOAD_PRIORITY_RB);
+    CU_ASSERT_EQUAL(w.priority, 1000);
+    CU_ASSERT_EQUAL(w.ncomponents, 1);
+    CU_ASSERT_STRING_EQUAL(w.components[0].name, "");
+    CU_ASSERT_EQUAL(w.components[0].replicas, 4);
+    CU_ASSERT_EQUAL(res(&w.components[0].request, "cpu"), 2000);
+    CU_ASSERT_EQUAL(res(&w.components[0].request, "memory"), 4 * GI);
+    CU_ASSERT_EQUAL(w.gang.len, 2);
+    CU_ASSERT_EQUAL(res(&w.gang, "cpu"), 8000);
+    CU_ASSERT_EQUAL(res(&w.gang, "memory"), 16 * GI);
+    CU_ASSERT_STRING_EQUAL(w.scheduler_name, "muster");
+    CU_ASSERT_TRUE(disp_workload_assigns(&w, "muster"));
+    CU_ASSERT_FALSE(disp_workload_assigns(&w, "default-scheduler"));
+    CU_ASSERT_STRING_EQUAL(w.permanent_id, "b7f3a1c9-2d4e-4f6a-8b0c-9d1e2f3a4b5c");
+    CU_ASSERT_EQUAL(w.suspend_scheduling, 1);
+    CU_ASSERT_EQUAL(w.suspend_dispatching, -1);
+
+    char why[256];
+    json_object *m1 = parse("{\"metadata\":{\"name\":\"member1\"}}");
+    json_object *m3 = parse("{\"metadata\":{\"name\":\"member3\"}}");
+    json_object *m4 = parse("{\"metadata\":{\"name\":\"member4\"}}");
+    CU_ASSERT_TRUE(disp_workload_explain_cluster(&w, m1, why, sizeof(why)));
+    CU_ASSERT_STRING_EQUAL(why, "");
+    CU_ASSERT_FALSE(disp_workload_explain_cluster(&w, m3, why, sizeof(why)));
+    CU_ASSERT_STRING_EQUAL(why, "member3: excluded by spec.placement.clusterAffinity.exclude");
+    CU_ASSERT_FALSE(disp_workload_explain_cluster(&w, m4, why, sizeof(why)));
+    CU_ASSERT_STRING_EQUAL(why, "member4: not in spec.placement.clusterAffinity.clusterNames");
+    CU_ASSERT_FALSE(disp_workload_allows_cluster(&w, m3));
+    json_object_put(m1);
+    json_object_put(m3);
+    json_object_put(m4);
+    json_object_put(rb);
+    json_object_put(tmpl);
+    end();
+}
+
+static void test_batch_job(void)
+{
+    begin();
+    json_object *rb, *tmpl;
+    pair("job", &rb, &tmpl);
+    CU_ASSERT_EQUAL_FATAL(rd(rb, tmpl), 0);
+    CU_ASSERT_EQUAL(w.kind, DISP_WORKLOAD_KIND_JOB);
+    CU_ASSERT_STRING_EQUAL(w.queue, "batch");
+    CU_ASSERT_STRING_EQUAL(w.queue_source, "template annotation scheduling.volcano.sh/queue-name");
+    CU_ASSERT_EQUAL(w.replicas, 3); /* the Job's parallelism, as Karmada's interpreter reports */
+    CU_ASSERT_EQUAL(w.min_member, 2);
+    CU_ASSERT_STRING_EQUAL(w.min_member_source,
+                           "template annotation scheduling.muster.io/min-member");
+    CU_ASSERT_EQUAL(w.placement, DISP_WORKLOAD_SINGLE_CLUSTER);
+    CU_ASSERT_EQUAL(w.priority_from, DISP_WORKLOAD_PRIORITY_CLASS);
+    CU_ASSERT_STRING_EQUAL(w.priority_class, "high-priority");
+    CU_ASSERT_EQUAL(w.priority, 0);
+    CU_ASSERT_EQUAL(res(&w.gang, "cpu"), 1500);
+    CU_ASSERT_EQUAL(res(&w.gang, "memory"), 3 * GI);
+    CU_ASSERT_EQUAL(res(&w.gang, "nvidia.com/gpu"), 3000);
+    CU_ASSERT_STRING_EQUAL(w.scheduler_name, "default-scheduler");
+    CU_ASSERT_FALSE(disp_workload_assigns(&w, "muster")); /* resume mode */
+    CU_ASSERT_EQUAL(w.suspend_scheduling, 1);
+    CU_ASSERT_EQUAL(w.suspend_dispatching, 0);
+    json_object *oc = NULL;
+    CU_ASSERT_PTR_NOT_NULL_FATAL(w.suspension);
+    CU_ASSERT_TRUE(json_object_object_get_ex(w.suspension, "dispatchingOnClusters", &oc));
+
+    /* The shared Cluster fixture: gpu=a100, region=eu-west-1, taint maintenance=planned. */
+    json_object *c = load_json("tests/fixtures/objects/cluster.json");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+    char why[256];
+    CU_ASSERT_TRUE(disp_workload_explain_cluster(&w, c, why, sizeof(why)));
+    put(c, str("us-east-1"), "metadata", "labels", "region", NULL);
+    CU_ASSERT_FALSE(disp_workload_explain_cluster(&w, c, why, sizeof(why)));
+    CU_ASSERT_STRING_EQUAL(why, "member1: label region does not satisfy In "
+                                "(spec.placement.clusterAffinity.labelSelector)");
+    put(c, str("eu-central-1"), "metadata", "labels", "region", NULL);
+    CU_ASSERT_TRUE(disp_workload_allows_cluster(&w, c));
+    put(c, str("yes"), "metadata", "labels", "decommissioned", NULL);
+    CU_ASSERT_FALSE(disp_workload_allows_cluster(&w, c));
+    put(c, NULL, "metadata", "labels", "decommissioned", NULL);
+    put(c, str("h100"), "metadata", "labels", "gpu", NULL);
+    CU_ASSERT_FALSE(disp_workload_explain_cluster(&w, c, why, sizeof(why)));
+    CU_ASSERT_STRING_EQUAL(why, "member1: label gpu is not a100 "
+                                "(spec.placement.clusterAffinity.labelSelector)");
+    put(c, str("a100"), "metadata", "labels", "gpu", NULL);
+    CU_ASSERT_TRUE(disp_workload_allows_cluster(&w, c));
+
+    /* Without the toleration the maintenance taint keeps the job out. */
+    put(rb, NULL, "spec", "placement", "clusterTolerations", NULL);
+    CU_ASSERT_EQUAL_FATAL(rd(rb, tmpl), 0);
+    CU_ASSERT_FALSE(disp_workload_explain_cluster(&w, c, why, sizeof(why)));
+    CU_ASSERT_STRING_EQUAL(why, "member1: taint maintenance=planned:NoSchedule is not tolerated "
+                                "by spec.placement.clusterTolerations");
+    json_object_put(c);
+    json_object_put(rb);
+    json_object_put(tmpl);
+    end();
+}
+
+static void test_pod(void)
+{
+    begin();
+    json_object *rb, *tmpl;
+    pair("pod", &rb, &tmpl);
+    CU_ASSERT_EQUAL_FATAL(rd(rb, tmpl), 0);
+    CU_ASSERT_EQUAL(w.kind, DISP_WORKLOAD_KIND_POD);
+    CU_ASSERT_STRING_EQUAL(w.queue, "default");
+    CU_ASSERT_FALSE(w.queue_explicit);
+    CU_ASSERT_STRING_EQUAL(w.queue_source, "default");
+    CU_ASSERT_EQUAL(w.replicas, 1);
+    CU_ASSERT_EQUAL(w.min_member, 1);
+    CU_ASSERT_EQUAL(w.priority_from, DISP_WORKLOAD_PRIORITY_DEFAULT);
+    CU_ASSERT_EQUAL(w.priority, 0);
+    CU_ASSERT_STRING_EQUAL(w.priority_class, "");
+    CU_ASSERT_EQUAL(res(&w.gang, "cpu"), 250);
+    CU_ASSERT_EQUAL(res(&w.gang, "memory"), 64 * MI);
+    CU_ASSERT_STRING_EQUAL(w.scheduler_name, "default-scheduler"); /* absent in the RB */
+    CU_ASSERT_EQUAL(w.suspend_scheduling, -1);
+    CU_ASSERT_EQUAL(w.suspend_dispatching, -1);
+    CU_ASSERT_PTR_NULL(w.suspension);
+    CU_ASSERT_STRING_EQUAL(w.permanent_id, "d1e2f3a4-b5c6-4d7e-8f9a-0b1c2d3e4f5a");
+
+    /* fieldSelector: provider In (aws, gcp), zone NotIn (eu-west-1c). */
+    json_object *c = parse("{\"metadata\":{\"name\":\"m\"},"
+                           "\"spec\":{\"provider\":\"aws\",\"zones\":[\"eu-west-1a\"]}}");
+    char why[256];
+    CU_ASSERT_TRUE(disp_workload_allows_cluster(&w, c));
+    put(c, str("azure"), "spec", "provider", NULL);
+    CU_ASSERT_FALSE(disp_workload_explain_cluster(&w, c, why, sizeof(why)));
+    CU_ASSERT_STRING_EQUAL(why, "m: field provider does not satisfy In "
+                                "(spec.placement.clusterAffinity.fieldSelector)");
+    put(c, NULL, "spec", "provider", NULL);
+    CU_ASSERT_FALSE(disp_workload_allows_cluster(&w, c)); /* In needs the field */
+    put(c, str("gcp"), "spec", "provider", NULL);
+    json_object *zones = json_object_new_array();
+    json_object_array_add(zones, str("eu-west-1a"));
+    json_object_array_add(zones, str("eu-west-1c"));
+    put(c, zones, "spec", "zones", NULL);
+    CU_ASSERT_FALSE(disp_workload_explain_cluster(&w, c, why, sizeof(why)));
+    CU_ASSERT_STRING_EQUAL(why, "m: field zone does not satisfy NotIn "
+                                "(spec.placement.clusterAffinity.fieldSelector)");
+    put(c, NULL, "spec", "zones", NULL);
+    CU_ASSERT_TRUE(disp_workload_allows_cluster(&w, c)); /* no zones: NotIn holds */
+    json_object_put(c);
+    json_object_put(rb);
+    json_object_put(tmpl);
+    end();
+}
+
+static void test_volcano_job(void)
+{
+    begin();
+    json_object *rb, *tmpl;
+    pair("vcjob", &rb, &tmpl);
+    CU_ASSERT_EQUAL_FATAL(rd(rb, tmpl), 0);
+    CU_ASSERT_EQUAL(w.kind, DISP_WORKLOAD_KIND_VCJOB);
+    CU_ASSERT_STRING_EQUAL(disp_workload_kind_name(w.kind), "Volcano Job");
+    CU_ASSERT_STRING_EQUAL(w.queue, "research"); /* spec.queue beats the label */
+    CU_ASSERT_STRING_EQUAL(w.queue_source, "spec.queue");
+    CU_ASSERT_EQUAL_FATAL(w.ncomponents, 2);
+    CU_ASSERT_STRING_EQUAL(w.components[0].name, "task-1");
+    CU_ASSERT_EQUAL(w.components[0].replicas, 2);
+    CU_ASSERT_EQUAL(res(&w.components[0].request, "cpu"), 100);
+    CU_ASSERT_EQUAL(res(&w.components[0].request, "memory"), 128 * MI);
+    CU_ASSERT_STRING_EQUAL(w.components[1].name, "task-2");
+    /* The component says 3 (the task's minAvailable); the job runs all 4 of its replicas. */
+    CU_ASSERT_EQUAL(w.components[1].replicas, 4);
+    CU_ASSERT_EQUAL(res(&w.components[1].request, "cpu"), 200);
+    CU_ASSERT_EQUAL(w.replicas, 6);
+    CU_ASSERT_EQUAL(w.min_member, 5);
+    CU_ASSERT_STRING_EQUAL(w.min_member_source, "spec.minAvailable");
+    CU_ASSERT_EQUAL(res(&w.gang, "cpu"), 2 * 100 + 4 * 200);
+    CU_ASSERT_EQUAL(res(&w.gang, "memory"), 2 * 128 * MI + 4 * 256 * MI);
+    CU_ASSERT_EQUAL(w.placement, DISP_WORKLOAD_SINGLE_CLUSTER);
+    CU_ASSERT_EQUAL(w.priority_from, DISP_WORKLOAD_PRIORITY_CLASS);
+    CU_ASSERT_STRING_EQUAL(w.priority_class, "research-high");
+    CU_ASSERT_TRUE(disp_workload_assigns(&w, "muster"));
+
+    /* The RB's components are exactly Karmada's interpretation of the job (case 1 of the
+     * reference vectors). */
+    json_object *docs = NULL;
+    char p[1024], err[256];
+    path_of(p, sizeof(p),
+            "../shared/reference/examples/karmada_vcjob_interpretcomponent-test.yaml");
+    CU_ASSERT_EQUAL_FATAL(kube_schema_read_yaml(p, &docs, err, sizeof(err)), 0);
+    json_object *out = NULL, *comps = NULL, *spec = NULL;
+    json_object_object_get_ex(json_object_array_get_idx(docs, 0), "output", &out);
+    json_object_object_get_ex(out, "components", &comps);
+    json_object_object_get_ex(rb, "spec", &spec);
+    json_object *rbcomps = NULL;
+    json_object_object_get_ex(spec, "components", &rbcomps);
+    CU_ASSERT_TRUE(json_object_equal(comps, rbcomps));
+    json_object_put(docs);
+
+    /* The NoExecute-only toleration tolerates a NoExecute taint, not a NoSchedule one; a
+     * PreferNoSchedule taint never keeps work out. */
+    json_object *c = parse("{\"metadata\":{\"name\":\"member2\"},\"spec\":{\"taints\":["
+                           "{\"key\":\"cluster.karmada.io/not-ready\",\"effect\":\"NoExecute\"},"
+                           "{\"key\":\"busy\",\"effect\":\"PreferNoSchedule\"}]}}");
+    CU_ASSERT_TRUE(disp_workload_allows_cluster(&w, c));
+    json_object *t = parse("{\"key\":\"gpu-broken\",\"value\":\"1\",\"effect\":\"NoSchedule\"}");
+    json_object *taints = NULL, *cspec = NULL;
+    json_object_object_get_ex(c, "spec", &cspec);
+    json_object_object_get_ex(cspec, "taints", &taints);
+    json_object_array_add(taints, t);
+    CU_ASSERT_FALSE(disp_workload_allows_cluster(&w, c));
+    json_object_put(c);
+    json_object_put(rb);
+    json_object_put(tmpl);
+    end();
+}
+
+/* Every case of Karmada's own InterpretComponent vectors, read as the RB Karmada would write. */
+static void test_reference_vectors(void)
+{
+    begin();
+    json_object *rb0, *tmpl0, *docs = NULL;
+    pair("vcjob", &rb0, &tmpl0);
+    char p[1024], err[256];
+    path_of(p, sizeof(p),
+            "../shared/reference/examples/karmada_vcjob_interpretcomponent-test.yaml");
+    CU_ASSERT_EQUAL_FATAL(kube_schema_read_yaml(p, &docs, err, sizeof(err)), 0);
+    size_t n = json_object_array_length(docs);
+    CU_ASSERT_EQUAL(n, 5);
+    for (size_t i = 0; i < n; i++) {
+        json_object *doc = json_object_array_get_idx(docs, i), *obj = NULL, *out = NULL,
+                    *comps = NULL;
+        json_object_object_get_ex(doc, "observedObj", &obj);
+        json_object_object_get_ex(doc, "output", &out);
+        json_object_object_get_ex(out, "components", &comps);
+        json_object *rb = copy(rb0), *tmpl = copy(obj);
+        put(rb, copy(comps), "spec", "components", NULL);
+        int rc = rd(rb, tmpl);
+        size_t nc = json_object_array_length(comps);
+        if (nc == 0) { /* "VCJob with empty or nil tasks" */
+            CU_ASSERT_EQUAL(rc, MUSTER_EINVAL);
+            CU_ASSERT_EQUAL(w.reason, DISP_WORKLOAD_INVALID);
+            CU_ASSERT_TRUE(has(w.message, "no spec.tasks"));
+        } else {
+            CU_ASSERT_EQUAL(rc, 0);
+            CU_ASSERT_EQUAL(w.ncomponents, nc);
+            CU_ASSERT_STRING_EQUAL(w.queue, "default");
+            int64_t total = 0;
+            for (size_t k = 0; k < nc && k < w.ncomponents; k++) {
+                json_object *c = json_object_array_get_idx(comps, k), *v = NULL, *rr = NULL,
+                            *req = NULL, *cpu = NULL;
+                json_object_object_get_ex(c, "name", &v);
+                CU_ASSERT_STRING_EQUAL(w.components[k].name, json_object_get_string(v));
+                json_object_object_get_ex(c, "replicas", &v);
+                CU_ASSERT_EQUAL(w.components[k].replicas, json_object_get_int(v));
+                total += json_object_get_int(v);
+                json_object_object_get_ex(c, "replicaRequirements", &rr);
+                json_object_object_get_ex(rr, "resourceRequest", &req);
+                json_object_object_get_ex(req, "cpu", &cpu);
+                CU_ASSERT_EQUAL(res(&w.components[k].request, "cpu") > 0, cpu != NULL);
+            }
+            CU_ASSERT_EQUAL(w.replicas, total);
+            CU_ASSERT_EQUAL(w.min_member, total); /* no spec.minAvailable: the whole job */
+        }
+        json_object_put(rb);
+        json_object_put(tmpl);
+    }
+    json_object_put(docs);
+    json_object_put(rb0);
+    json_object_put(tmpl0);
+    end();
+}
+
+/* ---- the table, row by row ---- */
+
+static void expect_queue(json_object *rb, json_object *tmpl, const char *queue, const char *src)
+{
+    CU_ASSERT_EQUAL_FATAL(rd(rb, tmpl), 0);
+    CU_ASSERT_STRING_EQUAL(w.queue, queue);
+    CU_ASSERT_STRING_EQUAL(w.queue_source, src);
+    CU_ASSERT_TRUE(w.queue_explicit);
+}
+
+static void test_queue_row(void)
+{
+    begin();
+    json_object *rb, *tmpl;
+    pair("pod", &rb, &tmpl);
+    put(rb, str("r-yk"), "metadata", "annotations", "yunikorn.apache.org/queue", NULL);
+    expect_queue(rb, tmpl, "r-yk", "binding annotation yunikorn.apache.org/queue");
+    put(rb, str("r-kueue"), "metadata", "labels", "kueue.x-k8s.io/queue-name", NULL);
+    expect_queue(rb, tmpl, "r-kueue", "binding label kueue.x-k8s.io/queue-name");
+    /* The template wins over the binding, whatever the key. */
+    put(tmpl, str("t-yk"), "metadata", "annotations", "yunikorn.apache.org/queue", NULL);
+    expect_queue(rb, tmpl, "t-yk", "template annotation yunikorn.apache.org/queue");
+    /* Within one object, keys in the table's order; a label before an annotation of one key. */
+    put(tmpl, str("t-vol"), "metadata", "labels", "volcano.sh/queue-name", NULL);
+    expect_queue(rb, tmpl, "t-vol", "template label volcano.sh/queue-name");
+    put(tmpl, str("t-sched-a"), "metadata", "annotations", "scheduling.volcano.sh/queue-name",
+        NULL);
+    expect_queue(rb, tmpl, "t-sched-a", "template annotation scheduling.volcano.sh/queue-name");
+    put(tmpl, str("t-sched-l"), "metadata", "labels", "scheduling.volcano.sh/queue-name", NULL);
+    expect_queue(rb, tmpl, "t-sched-l", "template label scheduling.volcano.sh/queue-name");
+
+    put(tmpl, str("Team_A"), "metadata", "labels", "scheduling.volcano.sh/queue-name", NULL);
+    CU_ASSERT_EQUAL(rd(rb, tmpl), MUSTER_EINVAL);
+    CU_ASSERT_EQUAL(w.reason, DISP_WORKLOAD_INVALID);
+    CU_ASSERT_STRING_EQUAL(w.message,
+                           "template label scheduling.volcano.sh/queue-name: \"Team_A\" is not a "
+                           "valid queue name (lowercase letters, digits, '-' and '.', at most 63)");
+    put(tmpl, num(7), "metadata", "labels", "scheduling.volcano.sh/queue-name", NULL);
+    CU_ASSERT_EQUAL(rd(rb, tmpl), MUSTER_EINVAL);
+    CU_ASSERT_STRING_EQUAL(w.message,
+                           "template labels scheduling.volcano.sh/queue-name: must be a string");
+    json_object_put(rb);
+    json_object_put(tmpl);
+
+    /* Volcano Job: spec.queue first; "" is unset and falls through to the labels. */
+    pair("vcjob", &rb, &tmpl);
+    put(tmpl, str(""), "spec", "queue", NULL);
+    expect_queue(rb, tmpl, "ignored-by-spec-queue", "template label volcano.sh/queue-name");
+    put(tmpl, num(3), "spec", "queue", NULL);
+    CU_ASSERT_EQUAL(rd(rb, tmpl), MUSTER_EINVAL);
+    CU_ASSERT_STRING_EQUAL(w.message, "the Volcano Job's spec.queue: must be a string");
+    /* spec.queue is a Volcano Job's field only: a Deployment's spec.queue means nothing. */
+    json_object_put(rb);
+    json_object_put(tmpl);
+    pair("deployment", &rb, &tmpl);
+    put(tmpl, str("sneaky"), "spec", "queue", NULL);
+    expect_queue(rb, tmpl, "team-a", "template label kueue.x-k8s.io/queue-name");
+    json_object_put(rb);
+    json_object_put(tmpl);
+    end();
+}
+
+static void test_min_member_row(void)
+{
+    begin();
+    json_object *rb, *tmpl;
+    pair("deployment", &rb, &tmpl);
+    put(rb, str("2"), "metadata", "annotations", DISP_WORKLOAD_MIN_MEMBER_ANNOTATION, NULL);
+    CU_ASSERT_EQUAL_FATAL(rd(rb, tmpl), 0);
+    CU_ASSERT_EQUAL(w.min_member, 2);
+    CU_ASSERT_STRING_EQUAL(w.min_member_source,
+                           "binding annotation " DISP_WORKLOAD_MIN_MEMBER_ANNOTATION);
+    with_tmpl_annotation(tmpl, DISP_WORKLOAD_MIN_MEMBER_ANNOTATION, "3");
+    CU_ASSERT_EQUAL_FATAL(rd(rb, tmpl), 0);
+    CU_ASSERT_EQUAL(w.min_member, 3);
+    with_tmpl_annotation(tmpl, DISP_WORKLOAD_MIN_MEMBER_ANNOTATION, "4");
+    CU_ASSERT_EQUAL(rd(rb, tmpl), 0);
+    CU_ASSERT_EQUAL(w.min_member, 4);
+
+    with_tmpl_annotation(tmpl, DISP_WORKLOAD_MIN_MEMBER_ANNOTATION, "5");
+    CU_ASSERT_EQUAL(rd(rb, tmpl), MUSTER_EINVAL);
+    CU_ASSERT_EQUAL(w.reason, DISP_WORKLOAD_INVALID);
+    CU_ASSERT_STRING_EQUAL(w.message, "template annotation scheduling.muster.io/min-member: 5 is "
+                                      "more than the workload's 4 replicas");
+    CU_ASSERT_STRING_EQUAL(disp_workload_condition_reason(w.reason), "Unschedulable");
+    static const char *const bad[] = {"0", "-1", "2x", "", " 3", "+3", "99999999999", "3.0"};
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        with_tmpl_annotation(tmpl, DISP_WORKLOAD_MIN_MEMBER_ANNOTATION, bad[i]);
+        CU_ASSERT_EQUAL(rd(rb, tmpl), MUSTER_EINVAL);
+        CU_ASSERT_TRUE(has(w.message, "is not a positive whole number"));
+    }
+    put(tmpl, num(3), "metadata", "annotations", DISP_WORKLOAD_MIN_MEMBER_ANNOTATION, NULL);
+    CU_ASSERT_EQUAL(rd(rb, tmpl), MUSTER_EINVAL);
+    CU_ASSERT_STRING_EQUAL(w.message, "template annotations scheduling.muster.io/min-member: "
+                                      "must be a string");
+    json_object_put(rb);
+    json_object_put(tmpl);
+
+    pair("vcjob", &rb, &tmpl);
+    put(tmpl, num(7), "spec", "minAvailable", NULL);
+    CU_ASSERT_EQUAL(rd(rb, tmpl), MUSTER_EINVAL);
+    CU_ASSERT_STRING_EQUAL(w.message, "the Volcano Job's spec.minAvailable 7 is more than its 6 "
+                                      "replicas");
+    put(tmpl, num(0), "spec", "minAvailable", NULL); /* Volcano's unset: the whole job */
+    CU_ASSERT_EQUAL(rd(rb, tmpl), 0);
+    CU_ASSERT_EQUAL(w.min_member, 6);
+    CU_ASSERT_STRING_EQUAL(w.min_member_source, "replicas");
+    put(tmpl, num(-1), "spec", "minAvailable", NULL);
+    CU_ASSERT_EQUAL(rd(rb, tmpl), MUSTER_EINVAL);
+    put(tmpl, num(4), "spec", "minAvailable", NULL);
+    with_tmpl_annotation(tmpl, DISP_WORKLOAD_MIN_MEMBER_ANNOTATION, "6"); /* the annotation first */
+    CU_ASSERT_EQUAL(rd(rb, tmpl), 0);
+    CU_ASSERT_EQUAL(w.min_member, 6);
+    json_object_put(rb);
+    json_object_put(tmpl);
+    end();
+}
+
+static void test_placement_row(void)
+{
+    begin();
+    json_object *rb, *tmpl;
+    pair("deployment", &rb, &tmpl);
+    with_tmpl_annotation(tmpl, DISP_WORKLOAD_PLACEMENT_ANNOTATION, "single-cluster");
+    CU_ASSERT_EQUAL(rd(rb, tmpl), 0);
+    CU_ASSERT_EQUAL(w.placement, DISP_WORKLOAD_SINGLE_CLUSTER);
+    with_tmpl_annotation(tmpl, DISP_WORKLOAD_PLACEMENT_ANNOTATION, NULL);
+    CU_ASSERT_EQUAL(rd(rb, tmpl), 0);
+    CU_ASSERT_EQUAL(w.placement, DISP_WORKLOAD_SINGLE_CLUSTER); /* the default */
+    put(rb, str("spread"), "metadata", "annotations", DISP_WORKLOAD_PLACEMENT_ANNOTATION, NULL);
+    CU_ASSERT_EQUAL(rd(rb, tmpl), 0);
+    CU_ASSERT_EQUAL(w.placement,
+                    DISP_WORKLOAD_SPREAD); /* the binding's, when the template is silent */
+
+    /* spread without Divided */
+    put(rb, str("Duplicated"), "spec", "placement", "replicaScheduling", "replicaSchedulingType",
+        NULL);
+    CU_ASSERT_EQUAL(rd(rb, tmpl), MUSTER_EINVAL);
+    CU_ASSERT_EQUAL(w.reason, DISP_WORKLOAD_REFUSED);
+    CU_ASSERT_STRING_EQUAL(w.message, "placement spread needs spec.placement.replicaScheduling."
+                                      "replicaSchedulingType Divided (it is Duplicated): set it "
+                                      "in the PropagationPolicy or use single-cluster");
+    CU_ASSERT_STRING_EQUAL(disp_workload_condition_reason(w.reason), "Unschedulable");
+    put(rb, NULL, "spec", "placement", "replicaScheduling", NULL);
+    CU_ASSERT_EQUAL(rd(rb, tmpl), MUSTER_EINVAL);
+    CU_ASSERT_EQUAL(w.reason, DISP_WORKLOAD_REFUSED);
+    CU_ASSERT_TRUE(has(w.message, "(it is unset)"));
+    put(rb, str("Sideways"), "spec", "placement", "replicaScheduling", "replicaSchedulingType",
+        NULL);
+    CU_ASSERT_EQUAL(rd(rb, tmpl), MUSTER_EINVAL);
+    CU_ASSERT_EQUAL(w.reason, DISP_WORKLOAD_INVALID);
+    with_tmpl_annotation(tmpl, DISP_WORKLOAD_PLACEMENT_ANNOTATION, "everywhere");
+    put(rb, str("Divided"), "spec", "placement", "replicaScheduling", "replicaSchedulingType",
+        NULL);
+    CU_ASSERT_EQUAL(rd(rb, tmpl), MUSTER_EINVAL);
+    CU_ASSERT_EQUAL(w.reason, DISP_WORKLOAD_INVALID);
+    CU_ASSERT_STRING_EQUAL(w.message, "template annotation scheduling.muster.io/placement: "
+                                      "\"everywhere\" is neither single-cluster nor spread");
+    json_object_put(rb);
+    json_object_put(tmpl);
+
+    /* A Volcano Job is never spread, even with Divided. */
+    pair("vcjob", &rb, &tmpl);
+    with_tmpl_annotation(tmpl, DISP_WORKLOAD_PLACEMENT_ANNOTATION, "spread");
+    put(rb, str("Divided"), "spec", "placement", "replicaScheduling", "replicaSchedulingType",
+        NULL);
+    CU_ASSERT_EQUAL(rd(rb, tmpl), MUSTER_EINVAL);
+    CU_ASSERT_EQUAL(w.reason, DISP_WORKLOAD_REFUSED);
+    CU_ASSERT_EQUAL(w.kind, DISP_WORKLOAD_KIND_VCJOB);
+    CU_ASSERT_TRUE(has(w.message, "placement spread is refused for a Volcano Job: Karmada does "
+                                  "not divide Volcano Jobs"));
+    json_object_put(rb);
+    json_object_put(tmpl);
+    end();
+}
+
+static void test_priority_row(void)
+{
+    begin();
+    json_object *rb, *tmpl;
+    pair("pod", &rb, &tmpl);
+    put(rb, str("from-rb"), "spec", "replicaRequirements", "priorityClassName", NULL);
+    CU_ASSERT_EQUAL(rd(rb, tmpl), 0);
+    CU_ASSERT_EQUAL(w.priority_from, DISP_WORKLOAD_PRIORITY_CLASS);
+    CU_ASSERT_STRING_EQUAL(w.priority_class, "from-rb");
+    put(tmpl, str("from-template"), "spec", "priorityClassName", NULL);
+    CU_ASSERT_EQUAL(rd(rb, tmpl), 0);
+    CU_ASSERT_STRING_EQUAL(w.priority_class, "from-template");
+    put(rb, num(-5), "spec", "schedulePriority", "priority", NULL);
+    CU_ASSERT_EQUAL(rd(rb, tmpl), 0);
+    CU_ASSERT_EQUAL(w.priority_from, DISP_WORKLOAD_PRIORITY_RB);
+    CU_ASSERT_EQUAL(w.priority, -5);
+    CU_ASSERT_STRING_EQUAL(w.priority_class, "");
+    put(rb, NULL, "spec", "schedulePriority", "priority", NULL); /* omitempty: 0 */
+    CU_ASSERT_EQUAL(rd(rb, tmpl), 0);
+    CU_ASSERT_EQUAL(w.priority_from, DISP_WORKLOAD_PRIORITY_RB);
+    CU_ASSERT_EQUAL(w.priority, 0);
+    put(rb, str("high"), "spec", "schedulePriority", "priority", NULL);
+    CU_ASSERT_EQUAL(rd(rb, tmpl), MUSTER_EINVAL);
+    CU_ASSERT_STRING_EQUAL(w.message, "spec.schedulePriority.priority: must be a 32-bit integer");
+    put(rb, num(3000000000LL), "spec", "schedulePriority", "priority", NULL);
+    CU_ASSERT_EQUAL(rd(rb, tmpl), MUSTER_EINVAL);
+    put(rb, NULL, "spec", "schedulePriority", NULL);
+    put(tmpl, str("Bad_Class"), "spec", "priorityClassName", NULL);
+    CU_ASSERT_EQUAL(rd(rb, tmpl), MUSTER_EINVAL);
+    CU_ASSERT_STRING_EQUAL(w.message, "the template's spec.priorityClassName: \"Bad_Class\" is "
+                                      "not a PriorityClass name");
+    json_object_put(rb);
+    json_object_put(tmpl);
+
+    /* A Deployment names it in its pod template. */
+    pair("deployment", &rb, &tmpl);
+    put(rb, NULL, "spec", "schedulePriority", NULL);
+    put(tmpl, str("web-critical"), "spec", "template", "spec", "priorityClassName", NULL);
+    CU_ASSERT_EQUAL(rd(rb, tmpl), 0);
+    CU_ASSERT_EQUAL(w.priority_from, DISP_WORKLOAD_PRIORITY_CLASS);
+    CU_ASSERT_STRING_EQUAL(w.priority_class, "web-critical");
+    json_object_put(rb);
+    json_object_put(tmpl);
+    end();
+}
+
+/* ---- refusals of malformed input ---- */
+
+static void expect_invalid(json_object *rb, json_object *tmpl, int code, const char *msg)
+{
+    CU_ASSERT_EQUAL(rd(rb, tmpl), code);
+    CU_ASSERT_EQUAL(w.reason, DISP_WORKLOAD_INVALID);
+    CU_ASSERT_TRUE(has(w.message, msg));
+    /* nothing half-read survives a failure */
+    CU_ASSERT_EQUAL(w.ncomponents, 0);
+    CU_ASSERT_EQUAL(w.gang.len, 0);
+    CU_ASSERT_PTR_NULL(w.affinity);
+    CU_ASSERT_PTR_NULL(w.suspension);
+}
+
+static void test_bad_requests(void)
+{
+    begin();
+    json_object *rb, *tmpl;
+    pair("deployment", &rb, &tmpl);
+    put(rb, str("lots"), "spec", "replicaRequirements", "resourceRequest", "cpu", NULL);
+    expect_invalid(rb, tmpl, MUSTER_EINVAL,
+                   "spec.replicaRequirements.resourceRequest.cpu: not a Kubernetes quantity");
+    put(rb, str("-1"), "spec", "replicaRequirements", "resourceRequest", "cpu", NULL);
+    expect_invalid(rb, tmpl, MUSTER_EINVAL,
+                   "spec.replicaRequirements.resourceRequest.cpu: must not be negative");
+    put(rb, str("9E"), "spec", "replicaRequirements", "resourceRequest", "cpu", NULL);
+    expect_invalid(rb, tmpl, MUSTER_ERANGE,
+                   "spec.replicaRequirements.resourceRequest.cpu: quantity too large");
+    put(rb, str("2"), "spec", "replicaRequirements", "resourceRequest", "cpu", NULL);
+    CU_ASSERT_EQUAL(rd(rb, tmpl), 0);
+
+    put(rb, num(-1), "spec", "replicas", NULL);
+    expect_invalid(rb, tmpl, MUSTER_EINVAL, "spec.replicas: -1 is negative");
+    put(rb, str("4"), "spec", "replicas", NULL);
+    expect_invalid(rb, tmpl, MUSTER_EINVAL, "spec.replicas: must be a 32-bit integer");
+    put(rb, num(3000000000LL), "spec", "replicas", NULL);
+    expect_invalid(rb, tmpl, MUSTER_EINVAL, "spec.replicas: must be a 32-bit integer");
+    put(rb, json_object_new_double(4.0), "spec", "replicas", NULL); /* kube-openapi: 4.0 is 4 */
+    CU_ASSERT_EQUAL(rd(rb, tmpl), 0);
+    CU_ASSERT_EQUAL(w.replicas, 4);
+    put(rb, json_object_new_double(4.5), "spec", "replicas", NULL);
+    expect_invalid(rb, tmpl, MUSTER_EINVAL, "spec.replicas: must be a 32-bit integer");
+    put(rb, NULL, "spec", "replicas", NULL); /* omitted: 0, an empty gang */
+    CU_ASSERT_EQUAL(rd(rb, tmpl), 0);
+    CU_ASSERT_EQUAL(w.replicas, 0);
+    CU_ASSERT_EQUAL(w.gang.len, 0);
+    json_object_put(rb);
+    json_object_put(tmpl);
+
+    pair("vcjob", &rb, &tmpl);
+    json_object *spec = NULL, *comps = NULL;
+    json_object_object_get_ex(rb, "spec", &spec);
+    json_object_object_get_ex(spec, "components", &comps);
+    json_object *c1 = json_object_array_get_idx(comps, 1);
+    put(c1, num(-2), "replicas", NULL);
+    expect_invalid(rb, tmpl, MUSTER_EINVAL, "spec.components[1].replicas: -2 is negative");
+    put(c1, num(3), "replicas", NULL);
+    put(c1, str("task-1"), "name", NULL);
+    expect_invalid(rb, tmpl, MUSTER_EINVAL, "spec.components[1].name: task-1 appears twice");
+    put(c1, NULL, "name", NULL);
+    expect_invalid(rb, tmpl, MUSTER_EINVAL, "spec.components[1].name: must be a name");
+    put(c1, str("task-3"), "name", NULL);
+    expect_invalid(rb, tmpl, MUSTER_EINVAL,
+                   "spec.components[1] is task-3 but the Volcano Job's task 1 is task-2; the "
+                   "binding is stale");
+    put(c1, str("task-2"), "name", NULL);
+    put(c1, str("1Ki"), "replicaRequirements", "resourceRequest", "pods", NULL);
+    put(c1, str("x"), "replicaRequirements", "resourceRequest", "memory", NULL);
+    expect_invalid(rb, tmpl, MUSTER_EINVAL,
+                   "spec.components[1].replicaRequirements.resourceRequest.memory");
+    put(c1, str("256Mi"), "replicaRequirements", "resourceRequest", "memory", NULL);
+    CU_ASSERT_EQUAL(rd(rb, tmpl), 0);
+    /* A task with fewer replicas than its minAvailable, and a task count the RB does not know. */
+    json_object *tasks = NULL, *tspec = NULL;
+    json_object_object_get_ex(tmpl, "spec", &tspec);
+    json_object_object_get_ex(tspec, "tasks", &tasks);
+    put(json_object_array_get_idx(tasks, 1), num(2), "replicas", NULL);
+    expect_invalid(rb, tmpl, MUSTER_EINVAL,
+                   "the Volcano Job's task task-2 has 2 replicas, fewer than its minAvailable 3");
+    put(json_object_array_get_idx(tasks, 1), num(4), "replicas", NULL);
+    json_object_array_add(tasks, parse("{\"name\":\"task-3\",\"replicas\":1}"));
+    expect_invalid(rb, tmpl, MUSTER_EINVAL,
+                   "spec.components has 2 entries but the Volcano Job has 3 tasks");
+    json_object_array_del_idx(tasks, 2, 1);
+    CU_ASSERT_EQUAL(rd(rb, tmpl), 0);
+    /* More components than muster holds. */
+    for (int i = 2; i <= DISP_WORKLOAD_COMPONENTS_MAX; i++) {
+        char name[16];
+        snprintf(name, sizeof(name), "t%d", i);
+        json_object *c = json_object_new_object();
+        put(c, str(name), "name", NULL);
+        put(c, num(1), "replicas", NULL);
+        json_object_array_add(comps, c);
+    }
+    expect_invalid(rb, tmpl, MUSTER_ELIMIT, "spec.components: 33 entries, more than");
+    json_object_put(rb);
+    json_object_put(tmpl);
+    end();
+}
+
+static void test_unknown_kind_and_identity(void)
+{
+    begin();
+    json_object *rb, *tmpl;
+    pair("deployment", &rb, &tmpl);
+    json_object *sts = copy(rb);
+    put(sts, str("StatefulSet"), "spec", "resource", "kind", NULL);
+    CU_ASSERT_EQUAL(disp_workload_kind_of(sts), DISP_WORKLOAD_KIND_NONE);
+    CU_ASSERT_EQUAL(rd(sts, NULL), MUSTER_EINVAL); /* no template needed to say no */
+    CU_ASSERT_EQUAL(w.reason, DISP_WORKLOAD_UNSUPPORTED);
+    CU_ASSERT_EQUAL(w.kind, DISP_WORKLOAD_KIND_NONE);
+    CU_ASSERT_TRUE(has(w.message, "apps/v1 StatefulSet is not a kind muster queues"));
+    CU_ASSERT_PTR_NULL(disp_workload_condition_reason(w.reason));
+    put(sts, str("Job"), "spec", "resource", "kind", NULL); /* apps/v1 Job: no such kind */
+    CU_ASSERT_EQUAL(rd(sts, NULL), MUSTER_EINVAL);
+    CU_ASSERT_EQUAL(w.reason, DISP_WORKLOAD_UNSUPPORTED);
+    put(sts, str("batch/v1beta1"), "spec", "resource", "apiVersion", NULL);
+    CU_ASSERT_EQUAL(disp_workload_kind_of(sts), DISP_WORKLOAD_KIND_NONE);
+    json_object_put(sts);
+    CU_ASSERT_EQUAL(disp_workload_kind_of(NULL), DISP_WORKLOAD_KIND_NONE);
+
+    expect_invalid(rb, NULL, MUSTER_EINVAL, "the resource template web is missing");
+    json_object *other = copy(tmpl);
+    put(other, str("api"), "metadata", "name", NULL);
+    expect_invalid(rb, other, MUSTER_EINVAL,
+                   "the resource template is not apps/v1 Deployment web named in spec.resource");
+    put(other, str("web"), "metadata", "name", NULL);
+    put(other, str("00000000-0000-4000-8000-000000000000"), "metadata", "uid", NULL);
+    expect_invalid(rb, other, MUSTER_EINVAL, "namespace or uid differs");
+    put(other, str("batch/v1"), "apiVersion", NULL);
+    put(other, NULL, "metadata", "uid", NULL);
+    expect_invalid(rb, other, MUSTER_EINVAL, "is not apps/v1 Deployment web");
+    json_object_put(other);
+
+    json_object *arr = json_object_new_array();
+    expect_invalid(arr, tmpl, MUSTER_EINVAL, "the binding is not a JSON object");
+    json_object_put(arr);
+    json_object *bad = copy(rb);
+    put(bad, str("work.karmada.io/v1alpha1"), "apiVersion", NULL);
+    expect_invalid(bad, tmpl, MUSTER_EINVAL, "apiVersion: must be work.karmada.io/v1alpha2");
+    put(bad, NULL, "apiVersion", NULL); /* list items come without apiVersion and kind */
+    put(bad, NULL, "kind", NULL);
+    CU_ASSERT_EQUAL(rd(bad, tmpl), 0);
+    put(bad, str("Work"), "kind", NULL);
+    expect_invalid(bad, tmpl, MUSTER_EINVAL, "kind: must be ResourceBinding");
+    put(bad, str("ClusterResourceBinding"), "kind", NULL);
+    CU_ASSERT_EQUAL(rd(bad, tmpl), 0);
+    put(bad, NULL, "spec", "resource", "name", NULL);
+    expect_invalid(bad, tmpl, MUSTER_EINVAL, "spec.resource: apiVersion, kind and name");
+    put(bad, NULL, "spec", NULL);
+    expect_invalid(bad, tmpl, MUSTER_EINVAL, "spec: missing or not an object");
+    json_object_put(bad);
+    json_object_put(rb);
+    json_object_put(tmpl);
+    end();
+}
+
+static void test_overflow(void)
+{
+    begin();
+    json_object *rb, *tmpl;
+    pair("deployment", &rb, &tmpl);
+    /* 1Pi of memory is 1.1e18 milli-units: ten replicas of it do not fit in int64. */
+    put(rb, str("1Pi"), "spec", "replicaRequirements", "resourceRequest", "memory", NULL);
+    put(rb, num(10), "spec", "replicas", NULL);
+    expect_invalid(rb, tmpl, MUSTER_ERANGE,
+                   "the gang's request for memory overflows: 10 replicas cannot be added up");
+    put(rb, num(8), "spec", "replicas", NULL);
+    CU_ASSERT_EQUAL(rd(rb, tmpl), 0);
+    CU_ASSERT_EQUAL(res(&w.gang, "memory"), 8 * 1125899906842624LL * 1000);
+    put(rb, num(INT32_MAX), "spec", "replicas", NULL);
+    put(rb, str("4"), "spec", "replicaRequirements", "resourceRequest", "memory", NULL);
+    CU_ASSERT_EQUAL(rd(rb, tmpl), 0);
+    CU_ASSERT_EQUAL(res(&w.gang, "cpu"), (int64_t)INT32_MAX * 2000);
+    json_object_put(rb);
+    json_object_put(tmpl);
+
+    /* Across components: each fits, the sum does not; and the replica count itself. */
+    pair("vcjob", &rb, &tmpl);
+    json_object *spec = NULL, *comps = NULL, *tasks = NULL, *tspec = NULL;
+    json_object_object_get_ex(rb, "spec", &spec);
+    json_object_object_get_ex(spec, "components", &comps);
+    json_object_object_get_ex(tmpl, "spec", &tspec);
+    json_object_object_get_ex(tspec, "tasks", &tasks);
+    for (int i = 0; i < 2; i++) {
+        json_object *c = json_object_array_get_idx(comps, i);
+        put(c, str("5Pi"), "replicaRequirements", "resourceRequest", "memory", NULL);
+        put(c, num(1), "replicas", NULL);
+        put(json_object_array_get_idx(tasks, i), num(1), "replicas", NULL);
+        put(json_object_array_get_idx(tasks, i), num(1), "minAvailable", NULL);
+    }
+    put(tmpl, num(1), "spec", "minAvailable", NULL);
+    expect_invalid(rb, tmpl, MUSTER_ERANGE,
+                   "the gang's request for memory overflows: 1 replicas "
+                   "of task-2");
+    for (int i = 0; i < 2; i++) {
+        json_object *c = json_object_array_get_idx(comps, i);
+        put(c, str("1"), "replicaRequirements", "resourceRequest", "memory", NULL);
+        put(c, num(INT32_MAX - 1), "replicas", NULL);
+        put(json_object_array_get_idx(tasks, i), NULL, "replicas", NULL);
+    }
+    expect_invalid(rb, tmpl, MUSTER_ERANGE, "the workload has more than 2147483647 replicas");
+
+    /* Each component within the per-request limit, the gang over it. */
+    for (int i = 0; i < 2; i++) {
+        json_object *c = json_object_array_get_idx(comps, i);
+        put(c, num(1), "replicas", NULL);
+        json_object *req = json_object_new_object();
+        for (int r = 0; r < 40; r++) {
+            char name[48];
+            snprintf(name, sizeof(name), "example.com/c%d-r%d", i, r);
+            json_object_object_add(req, name, str("1"));
+        }
+        put(c, req, "replicaRequirements", "resourceRequest", NULL);
+    }
+    expect_invalid(rb, tmpl, MUSTER_ELIMIT, "the workload requests more than 64 distinct");
+    json_object_put(rb);
+    json_object_put(tmpl);
+    end();
+}
+
+/* ---- allowed clusters ---- */
+
+static json_object *cluster(const char *name, const char *labels, const char *taints)
+{
+    char buf[1024];
+    snprintf(buf, sizeof(buf),
+             "{\"metadata\":{\"name\":\"%s\",\"labels\":%s},"
+             "\"spec\":{\"taints\":%s}}",
+             name, labels, taints);
+    return parse(buf);
+}
+
+static int allows(const char *labels, const char *taints)
+{
+    json_object *c = cluster("c", labels, taints);
+    int ok = disp_workload_allows_cluster(&w, c);
+    json_object_put(c);
+    return ok;
+}
+
+static void set_placement(json_object *rb, const char *placement)
+{
+    put(rb, parse(placement), "spec", "placement", NULL);
+}
+
+static void test_label_selector(void)
+{
+    begin();
+    json_object *rb, *tmpl;
+    pair("pod", &rb, &tmpl);
+    set_placement(rb, "{\"clusterAffinity\":{\"labelSelector\":{\"matchExpressions\":["
+                      "{\"key\":\"tier\",\"operator\":\"In\",\"values\":[\"gold\",\"silver\"]},"
+                      "{\"key\":\"env\",\"operator\":\"NotIn\",\"values\":[\"dev\"]},"
+                      "{\"key\":\"gpu\",\"operator\":\"Exists\"},"
+                      "{\"key\":\"cordoned\",\"operator\":\"DoesNotExist\",\"values\":[]}]}}}");
+    CU_ASSERT_EQUAL_FATAL(rd(rb, tmpl), 0);
+    CU_ASSERT_TRUE(allows("{\"tier\":\"gold\",\"gpu\":\"\"}", "[]"));
+    CU_ASSERT_TRUE(allows("{\"tier\":\"silver\",\"gpu\":\"a100\",\"env\":\"prod\"}", "[]"));
+    CU_ASSERT_FALSE(allows("{\"tier\":\"bronze\",\"gpu\":\"a100\"}", "[]")); /* In */
+    CU_ASSERT_FALSE(allows("{\"gpu\":\"a100\"}", "[]"));                     /* In, absent */
+    CU_ASSERT_FALSE(allows("{\"tier\":\"gold\",\"gpu\":\"1\",\"env\":\"dev\"}", "[]")); /* NotIn */
+    CU_ASSERT_FALSE(allows("{\"tier\":\"gold\"}", "[]"));                               /* Exists */
+    CU_ASSERT_FALSE(allows("{\"tier\":\"gold\",\"gpu\":\"1\",\"cordoned\":\"\"}", "[]"));
+
+    /* clusterAffinities: any group will do (Karmada falls back group by group). */
+    set_placement(rb, "{\"clusterAffinities\":["
+                      "{\"affinityName\":\"primary\",\"clusterNames\":[\"a\"]},"
+                      "{\"affinityName\":\"backup\",\"labelSelector\":{\"matchLabels\":"
+                      "{\"tier\":\"backup\"}}}]}");
+    CU_ASSERT_EQUAL_FATAL(rd(rb, tmpl), 0);
+    json_object *a = cluster("a", "{}", "[]"), *b = cluster("b", "{\"tier\":\"backup\"}", "[]");
+    json_object *z = cluster("z", "{}", "[]");
+    char why[256];
+    CU_ASSERT_TRUE(disp_workload_allows_cluster(&w, a));
+    CU_ASSERT_TRUE(disp_workload_allows_cluster(&w, b));
+    CU_ASSERT_FALSE(disp_workload_explain_cluster(&w, z, why, sizeof(why)));
+    CU_ASSERT_STRING_EQUAL(why, "z: matches none of spec.placement.clusterAffinities");
+    json_object_put(a);
+    json_object_put(b);
+    json_object_put(z);
+
+    /* No placement at all: every well-formed, untainted cluster. */
+    put(rb, NULL, "spec", "placement", NULL);
+    CU_ASSERT_EQUAL_FATAL(rd(rb, tmpl), 0);
+    CU_ASSERT_TRUE(allows("{}", "[]"));
+    CU_ASSERT_FALSE(allows("{}", "[{\"key\":\"k\",\"effect\":\"NoSchedule\"}]"));
+
+    /* Malformed clusters are never allowed. */
+    CU_ASSERT_FALSE(disp_workload_allows_cluster(&w, NULL));
+    json_object *c = parse("{\"metadata\":{}}");
+    CU_ASSERT_FALSE(disp_workload_explain_cluster(&w, c, why, sizeof(why)));
+    CU_ASSERT_STRING_EQUAL(why, "a cluster without metadata.name");
+    json_object_put(c);
+    CU_ASSERT_FALSE(allows("[\"x\"]", "[]"));
+    CU_ASSERT_FALSE(allows("{}", "{\"key\":\"k\"}"));
+    CU_ASSERT_FALSE(allows("{}", "[{\"effect\":\"NoSchedule\"}]"));
+    json_object_put(rb);
+    json_object_put(tmpl);
+    end();
+}
+
+static void test_taints_and_tolerations(void)
+{
+    begin();
+    json_object *rb, *tmpl;
+    pair("pod", &rb, &tmpl);
+    set_placement(rb, "{\"clusterTolerations\":["
+                      "{\"key\":\"dedicated\",\"operator\":\"Equal\",\"value\":\"ml\","
+                      "\"effect\":\"NoSchedule\"},"
+                      "{\"key\":\"flaky\",\"operator\":\"Exists\"},"
+                      "{\"key\":\"plain\",\"value\":\"v\"}]}");
+    CU_ASSERT_EQUAL_FATAL(rd(rb, tmpl), 0);
+    CU_ASSERT_TRUE(allows("{}", "[{\"key\":\"dedicated\",\"value\":\"ml\","
+                                "\"effect\":\"NoSchedule\"}]"));
+    CU_ASSERT_FALSE(allows("{}", "[{\"key\":\"dedicated\",\"value\":\"web\","
+                                 "\"effect\":\"NoSchedule\"}]")); /* value differs */
+    CU_ASSERT_FALSE(allows("{}", "[{\"key\":\"dedicated\",\"value\":\"ml\","
+                                 "\"effect\":\"NoExecute\"}]")); /* effect differs */
+    CU_ASSERT_TRUE(allows("{}", "[{\"key\":\"flaky\",\"value\":\"x\",\"effect\":\"NoExecute\"},"
+                                "{\"key\":\"flaky\",\"effect\":\"NoSchedule\"}]"));
+    CU_ASSERT_TRUE(allows("{}", "[{\"key\":\"plain\",\"value\":\"v\",\"effect\":\"NoExecute\"}]"));
+    CU_ASSERT_FALSE(allows("{}", "[{\"key\":\"plain\",\"effect\":\"NoExecute\"}]"));
+    CU_ASSERT_TRUE(allows("{}", "[{\"key\":\"other\",\"effect\":\"PreferNoSchedule\"}]"));
+    CU_ASSERT_FALSE(allows("{}", "[{\"key\":\"other\",\"effect\":\"NoSchedule\"}]"));
+
+    /* An empty key with Exists tolerates everything. */
+    set_placement(rb, "{\"clusterTolerations\":[{\"operator\":\"Exists\"}]}");
+    CU_ASSERT_EQUAL_FATAL(rd(rb, tmpl), 0);
+    CU_ASSERT_TRUE(allows("{}", "[{\"key\":\"a\",\"effect\":\"NoSchedule\"},"
+                                "{\"key\":\"b\",\"value\":\"c\",\"effect\":\"NoExecute\"}]"));
+    json_object_put(rb);
+    json_object_put(tmpl);
+    end();
+}
+
+static void test_bad_placement_refused(void)
+{
+    begin();
+    json_object *rb, *tmpl;
+    pair("pod", &rb, &tmpl);
+    static const struct {
+        const char *placement, *msg;
+    } cases[] = {
+        {"{\"clusterAffinity\":{\"clusterNames\":\"a\"}}",
+         "spec.placement.clusterAffinity.clusterNames: must be a list of strings"},
+        {"{\"clusterAffinity\":{\"exclude\":[1]}}",
+         "spec.placement.clusterAffinity.exclude[0]: must be a string"},
+        {"{\"clusterAffinity\":{\"labelSelector\":{\"matchLabels\":{\"a\":1}}}}",
+         "spec.placement.clusterAffinity.labelSelector.matchLabels.a: must be a string"},
+        {"{\"clusterAffinity\":{\"labelSelector\":{\"matchExpressions\":[{\"key\":\"a\","
+         "\"operator\":\"Gt\",\"values\":[\"1\"]}]}}}",
+         "matchExpressions[0].operator: must be In, NotIn, Exists or DoesNotExist"},
+        {"{\"clusterAffinity\":{\"labelSelector\":{\"matchExpressions\":[{\"key\":\"a\","
+         "\"operator\":\"In\"}]}}}",
+         "matchExpressions[0].values: must be a list of strings"},
+        {"{\"clusterAffinity\":{\"labelSelector\":{\"matchExpressions\":[{\"key\":\"a\","
+         "\"operator\":\"NotIn\",\"values\":[]}]}}}",
+         "matchExpressions[0].values: must not be empty for this operator"},
+        {"{\"clusterAffinity\":{\"labelSelector\":{\"matchExpressions\":[{\"key\":\"a\","
+         "\"operator\":\"Exists\",\"values\":[\"x\"]}]}}}",
+         "matchExpressions[0].values: must be empty for operator Exists"},
+        {"{\"clusterAffinity\":{\"labelSelector\":{\"matchExpressions\":[{\"operator\":"
+         "\"Exists\"}]}}}",
+         "matchExpressions[0].key: must be a non-empty string"},
+        {"{\"clusterAffinity\":{\"fieldSelector\":{\"matchExpressions\":[{\"key\":\"name\","
+         "\"operator\":\"In\",\"values\":[\"x\"]}]}}}",
+         "fieldSelector.matchExpressions[0].key: must be provider, region or zone"},
+        {"{\"clusterAffinity\":{\"fieldSelector\":{\"matchExpressions\":[{\"key\":\"region\","
+         "\"operator\":\"Exists\"}]}}}",
+         "fieldSelector.matchExpressions[0].operator: must be In or NotIn"},
+        {"{\"clusterAffinities\":[{\"clusterNames\":[\"a\"]},\"b\"]}",
+         "spec.placement.clusterAffinities[1]: must be an object"},
+        {"{\"clusterTolerations\":{}}", "spec.placement.clusterTolerations: must be a list"},
+        {"{\"clusterTolerations\":[{\"key\":\"a\",\"operator\":\"Maybe\"}]}",
+         "clusterTolerations[0].operator: must be Equal or Exists"},
+        {"{\"clusterTolerations\":[{\"key\":\"a\",\"operator\":\"Exists\",\"value\":\"v\"}]}",
+         "clusterTolerations[0].value: must be empty for operator Exists"},
+        {"{\"clusterTolerations\":[{\"value\":\"v\"}]}",
+         "clusterTolerations[0]: an empty key needs operator Exists"},
+        {"{\"clusterTolerations\":[{\"key\":\"a\",\"effect\":\"Sometimes\"}]}",
+         "clusterTolerations[0].effect: must be NoSchedule, PreferNoSchedule or NoExecute"},
+        {"{\"clusterTolerations\":[{\"key\":7}]}", "clusterTolerations[0].key: must be a string"},
+        {"[]", "spec.placement: must be an object"},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        set_placement(rb, cases[i].placement);
+        expect_invalid(rb, tmpl, MUSTER_EINVAL, cases[i].msg);
+    }
+    json_object *big = json_object_new_array();
+    for (int i = 0; i <= DISP_WORKLOAD_LIST_MAX; i++)
+        json_object_array_add(big, str("c"));
+    put(rb, big, "spec", "placement", "clusterAffinity", "clusterNames", NULL);
+    expect_invalid(rb, tmpl, MUSTER_ELIMIT, "1025 entries, more than 1024");
+    json_object_put(rb);
+    json_object_put(tmpl);
+    end();
+}
+
+/* The shared hub fixtures: objects/resourcebinding.json (a Volcano Job with components and a
+ * GPU selector) against objects/cluster.json (member1, tainted for maintenance). */
+static void test_shared_objects(void)
+{
+    begin();
+    json_object *rb = load_json("tests/fixtures/objects/resourcebinding.json");
+    json_object *c = load_json("tests/fixtures/objects/cluster.json");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(rb);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+    json_object *tmpl = parse("{\"apiVersion\":\"batch.volcano.sh/v1alpha1\",\"kind\":\"Job\","
+                              "\"metadata\":{\"name\":\"train-llm\",\"namespace\":\"team-a\"},"
+                              "\"spec\":{\"tasks\":[{\"name\":\"master\",\"replicas\":1},"
+                              "{\"name\":\"worker\",\"replicas\":4}]}}");
+    CU_ASSERT_EQUAL_FATAL(rd(rb, tmpl), 0);
+    CU_ASSERT_EQUAL(w.replicas, 5);
+    CU_ASSERT_EQUAL(res(&w.gang, "cpu"), 500 + 4 * 8000);
+    CU_ASSERT_EQUAL(res(&w.gang, "memory"), 1 * GI + 4 * 64 * GI);
+    CU_ASSERT_EQUAL(res(&w.gang, "nvidia.com/gpu"), 8000);
+    CU_ASSERT_EQUAL(w.priority, 1000);
+    CU_ASSERT_EQUAL(w.suspend_scheduling, 0);
+    CU_ASSERT_EQUAL(w.suspend_dispatching, 1);
+    CU_ASSERT_STRING_EQUAL(w.permanent_id, ""); /* that fixture has only the policy's id */
+    char why[256];
+    CU_ASSERT_FALSE(disp_workload_explain_cluster(&w, c, why, sizeof(why)));
+    CU_ASSERT_STRING_EQUAL(why, "member1: taint maintenance=planned:NoSchedule is not tolerated "
+                                "by spec.placement.clusterTolerations");
+    json_object_put(rb);
+    json_object_put(c);
+    json_object_put(tmpl);
+    end();
+}
+
+static void test_links(void)
+{
+    begin();
+    json_object *rb, *tmpl;
+    pair("job", &rb, &tmpl);
+    put(rb, str(""), "spec", "schedulerName", NULL);
+    CU_ASSERT_EQUAL(rd(rb, tmpl), 0);
+    CU_ASSERT_STRING_EQUAL(w.scheduler_name, "default-scheduler");
+    CU_ASSERT_FALSE(disp_workload_assigns(&w, NULL));
+    put(rb, num(5), "spec", "schedulerName", NULL);
+    expect_invalid(rb, tmpl, MUSTER_EINVAL, "spec.schedulerName: must be a string");
+    put(rb, str("my scheduler"), "spec", "schedulerName", NULL);
+    expect_invalid(rb, tmpl, MUSTER_EINVAL, "spec.schedulerName: not a scheduler name");
+    put(rb, str("muster"), "spec", "schedulerName", NULL);
+    put(rb, str("-bad-"), "metadata", "labels", DISP_WORKLOAD_PERMANENT_ID_LABEL, NULL);
+    expect_invalid(rb, tmpl, MUSTER_EINVAL, "label resourcebinding.karmada.io/permanent-id");
+    put(rb, NULL, "metadata", "labels", DISP_WORKLOAD_PERMANENT_ID_LABEL, NULL);
+    CU_ASSERT_EQUAL(rd(rb, tmpl), 0);
+    CU_ASSERT_STRING_EQUAL(w.permanent_id, "");
+    put(rb, str("yes"), "spec", "suspension", "scheduling", NULL);
+    expect_invalid(rb, tmpl, MUSTER_EINVAL, "spec.suspension.scheduling: must be true or false");
+    put(rb, json_object_new_boolean(0), "spec", "suspension", "scheduling", NULL);
+    put(rb, json_object_new_array(), "spec", "suspension", "dispatchingOnClusters", NULL);
+    expect_invalid(rb, tmpl, MUSTER_EINVAL, "spec.suspension.dispatchingOnClusters");
+    put(rb, NULL, "spec", "suspension", "dispatchingOnClusters", NULL);
+    CU_ASSERT_EQUAL(rd(rb, tmpl), 0);
+    CU_ASSERT_EQUAL(w.suspend_scheduling, 0);
+    CU_ASSERT_EQUAL(w.suspend_dispatching, 0);
+    /* The reference outlives the caller's copy of the RB. */
+    json_object *susp = w.suspension;
+    json_object_put(rb);
+    CU_ASSERT_EQUAL(json_object_get_boolean(json_object_object_get(susp, "dispatching")), 0);
+    json_object_put(tmpl);
+    end();
+}
+
+/* Reads reuse what _init reserved: no allocation through muster's allocator per read, and a read
+ * of a smaller workload leaves nothing of a bigger one behind. */
+static void test_memory(void)
+{
+    muster_mem_reset();
+    muster_mem_fail_after(0);
+    struct disp_workload f;
+    CU_ASSERT_EQUAL(disp_workload_init(&f), MUSTER_ENOMEM);
+    disp_workload_close(&f);
+    muster_mem_reset();
+
+    begin();
+    json_object *vrb, *vtmpl, *prb, *ptmpl;
+    pair("vcjob", &vrb, &vtmpl);
+    pair("pod", &prb, &ptmpl);
+    CU_ASSERT_EQUAL(rd(vrb, vtmpl), 0); /* interns the names once */
+    CU_ASSERT_EQUAL(rd(prb, ptmpl), 0);
+    struct muster_mem_stats before, after;
+    muster_mem_stats(&before);
+    for (int i = 0; i < 100; i++) {
+        CU_ASSERT_EQUAL(rd(vrb, vtmpl), 0);
+        CU_ASSERT_EQUAL(w.ncomponents, 2);
+        CU_ASSERT_EQUAL(rd(prb, ptmpl), 0);
+    }
+    muster_mem_stats(&after);
+    CU_ASSERT_EQUAL(after.allocs, before.allocs);
+    CU_ASSERT_EQUAL(w.ncomponents, 1);
+    CU_ASSERT_EQUAL(w.components[1].request.len, 0);
+    CU_ASSERT_STRING_EQUAL(w.components[1].name, "");
+    json_object_put(vrb);
+    json_object_put(vtmpl);
+    json_object_put(prb);
+    json_object_put(ptmpl);
+    end();
+}
+
+static CU_TestInfo tests[] = {
+    {"fixtures validate against the reference CRDs", test_fixtures_validate},
+    {"Deployment", test_deployment},
+    {"batch/v1 Job", test_batch_job},
+    {"Pod", test_pod},
+    {"Volcano Job", test_volcano_job},
+    {"Karmada's Volcano Job component vectors", test_reference_vectors},
+    {"queue row", test_queue_row},
+    {"min-member row", test_min_member_row},
+    {"placement row and refusals", test_placement_row},
+    {"priority row", test_priority_row},
+    {"bad requests and replicas", test_bad_requests},
+    {"unknown kind and identity", test_unknown_kind_and_identity},
+    {"overflow", test_overflow},
+    {"label selector and affinity groups", test_label_selector},
+    {"taints and tolerations", test_taints_and_tolerations},
+    {"malformed placement refused", test_bad_placement_refused},
+    {"shared hub objects", test_shared_objects},
+    {"scheduler name, permanent id, suspension", test_links},
+    {"no allocation per read", test_memory},
+    CU_TEST_INFO_NULL,
+};
+
+MUSTER_TEST_MAIN("dispatcher/workload", tests)
