@@ -26,3 +26,16 @@ trap cleanup EXIT
 expect() {
     [ "$1" == "$2" ] || fail "$3: expected [$2], got [$1]"
 }
+
+# wait_port FILE SCHEME: waits for muster-sim's "listening on SCHEME://127.0.0.1:PORT" line in
+# FILE and sets PORT and BASE.
+wait_port() {
+    PORT=
+    for _ in $(seq 100); do
+        PORT=$(sed -n "s#^muster-sim: listening on $2://127.0.0.1:\\([0-9]*\\)\$#\\1#p" "$1")
+        [ -n "$PORT" ] && break
+        sleep 0.05
+    done
+    [ -n "$PORT" ] || fail "muster-sim did not report its port"
+    BASE=$2://127.0.0.1:$PORT
+}

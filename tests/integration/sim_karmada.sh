@@ -14,14 +14,7 @@ NAME=sim_karmada
 "$SIM" --listen 127.0.0.1:0 --scenario "$SRC/deploy/scenarios/demo.yaml" \
     --event-log "$TMP/events.jsonl" --access-log "$TMP/access.log" >"$TMP/sim.out" 2>"$TMP/sim.err" &
 SIM_PID=$!
-PORT=
-for _ in $(seq 100); do
-    PORT=$(sed -n 's#^muster-sim: listening on http://127.0.0.1:\([0-9]*\)$#\1#p' "$TMP/sim.out")
-    [ -n "$PORT" ] && break
-    sleep 0.05
-done
-[ -n "$PORT" ] || fail "muster-sim did not report its port"
-BASE=http://127.0.0.1:$PORT
+wait_port "$TMP/sim.out" http
 cat >"$KUBECONFIG" <<YAML
 apiVersion: v1
 kind: Config

@@ -28,14 +28,7 @@ echo "t0ken-for-tests" >token
 "$SIM" --listen 127.0.0.1:0 --tls-cert server.crt --tls-key server.key --client-ca ca.crt \
     --token-file token >sim.out 2>sim.err &
 SIM_PID=$!
-PORT=
-for _ in $(seq 100); do
-    PORT=$(sed -n 's#^muster-sim: listening on https://127.0.0.1:\([0-9]*\)$#\1#p' sim.out)
-    [ -n "$PORT" ] && break
-    sleep 0.05
-done
-[ -n "$PORT" ] || fail "muster-sim did not report its port"
-BASE=https://127.0.0.1:$PORT
+wait_port sim.out https
 
 cat >"$KUBECONFIG" <<YAML
 apiVersion: v1
