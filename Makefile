@@ -37,7 +37,7 @@ test-asan: build-asan
 demo:
 	deploy/install-deps.sh demo
 	$(MAKE) build
-	$(BUILD)/musterd --demo --db $(BUILD)/demo.db
+	$(BUILD)/musterd --demo --db $(BUILD)/demo.db --scenario deploy/scenarios/demo.yaml
 
 bench:
 	deploy/install-deps.sh bench

@@ -3,6 +3,10 @@
  * acted on (here: the gang "runs" for a while). */
 #include "dispatcher/demo.h"
 
+#include "cluster-adapters/kube/client.h"
+#include "cluster-adapters/kube/kubeconfig.h"
+#include "cluster-adapters/sim/hub.h"
+
 #include "dispatcher/recovery.h"
 #include "dispatcher/resjson.h"
 #include "queue/errors.h"
@@ -60,6 +64,15 @@ struct demo {
     int rc;
     uint32_t gpu;
     struct api_server *api;
+    /* With a scenario: the hub, and muster's client reading the fleet from it. */
+    struct sim_hub *hub;
+    struct kube_config kcfg;
+    int kcfg_loaded;
+    struct kube_client *kube;
+    uv_timer_t fleet_timer;
+    int64_t fleet_gpu; /* milli */
+    int fleet_clusters;
+    int fleet_unknown; /* no answer from the hub yet, or no GPUs in it: admit nothing */
     double cycle_max_ms;
 };
 
@@ -190,6 +203,8 @@ static void on_arrive(uv_timer_t *h)
 static void on_cycle(uv_timer_t *h)
 {
     struct demo *d = h->data;
+    if (d->fleet_unknown)
+        return;
     double t0 = now_s();
     int64_t at = now_ms();
     size_t nrows = 0, caprows = 64;
@@ -264,16 +279,140 @@ static void on_summary(uv_timer_t *h)
     struct queue_status st;
     if (queue_node_status(d->t, queue_tree_root(d->t), &st))
         return;
-    char used[QUEUE_QTY_STR_MAX];
+    char used[QUEUE_QTY_STR_MAX], fleet[QUEUE_QTY_STR_MAX] = "64";
     queue_qty_format_auto(queue_resvec_get(&st.allocated, d->gpu), used, sizeof(used));
+    if (d->hub)
+        queue_qty_format_auto(d->fleet_gpu > 0 ? d->fleet_gpu : 0, fleet, sizeof(fleet));
     fprintf(d->opt->out ? d->opt->out : stdout,
-            "t=%.0fs pending=%" PRIu64 " admitted=%" PRIu64 " gpu=%s/64 arrived=%" PRIu64
+            "t=%.0fs pending=%" PRIu64 " admitted=%" PRIu64 " gpu=%s/%s arrived=%" PRIu64
             " finished=%" PRIu64 " slowest-cycle=%.2fms\n",
-            now_s() - d->start, st.pending, st.admitted, used, d->st->arrived, d->st->finished,
-            d->cycle_max_ms);
+            now_s() - d->start, st.pending, st.admitted, used, fleet, d->st->arrived,
+            d->st->finished, d->cycle_max_ms);
     fflush(d->opt->out ? d->opt->out : stdout);
     d->cycle_max_ms = 0;
     queue_status_close(&st);
+}
+
+static int cluster_ready(json_object *cluster)
+{
+    json_object *conds = NULL, *status = NULL;
+    if (!json_object_object_get_ex(cluster, "status", &status) ||
+        !json_object_object_get_ex(status, "conditions", &conds) ||
+        !json_object_is_type(conds, json_type_array))
+        return 0;
+    for (size_t i = 0; i < json_object_array_length(conds); i++) {
+        json_object *c = json_object_array_get_idx(conds, i), *type, *st;
+        if (json_object_object_get_ex(c, "type", &type) &&
+            strcmp(json_object_get_string(type), "Ready") == 0 &&
+            json_object_object_get_ex(c, "status", &st))
+            return strcmp(json_object_get_string(st), "True") == 0;
+    }
+    return 0;
+}
+
+/* The fleet is what Ready clusters have allocatable: the engine's cap on root. */
+static void on_clusters(int err, const struct kube_response *resp, void *ud)
+{
+    struct demo *d = ud;
+    json_object *items = NULL;
+    if (err || !resp->body || !json_object_object_get_ex(resp->body, "items", &items)) {
+        if (err != MUSTER_ECANCELED)
+            fprintf(stderr, "musterd: demo: listing clusters: %s %s\n", muster_strerror(err),
+                    resp->status.message);
+        return;
+    }
+    struct queue_resvec fleet = {0}, one = {0};
+    int ready = 0, rc = 0;
+    for (size_t i = 0; !rc && i < json_object_array_length(items); i++) {
+        json_object *c = json_object_array_get_idx(items, i), *status, *summary, *alloc;
+        if (!cluster_ready(c) || !json_object_object_get_ex(c, "status", &status) ||
+            !json_object_object_get_ex(status, "resourceSummary", &summary) ||
+            !json_object_object_get_ex(summary, "allocatable", &alloc))
+            continue;
+        char why[256];
+        rc = disp_resvec_parse(queue_tree_resnames(d->t), alloc, "allocatable", &one, why,
+                               sizeof(why));
+        if (!rc)
+            rc = queue_resvec_add(&fleet, &one);
+        ready++;
+    }
+    /* An absent resource is no cap to the engine; a fleet with no GPU at all must stop GPU
+     * admissions instead, so the demo pauses then (placement treats absent as none). */
+    int64_t gpu = queue_resvec_get(&fleet, d->gpu);
+    d->fleet_unknown = gpu <= 0;
+    if (!rc)
+        rc = queue_tree_set_fleet(d->t, &fleet);
+    if (!rc) {
+        if (gpu != d->fleet_gpu || ready != d->fleet_clusters) {
+            char q[QUEUE_QTY_STR_MAX];
+            queue_qty_format_auto(gpu, q, sizeof(q));
+            fprintf(d->opt->out ? d->opt->out : stdout,
+                    "fleet from the hub: %d Ready clusters, nvidia.com/gpu %s\n", ready, q);
+        }
+        d->fleet_gpu = gpu;
+        d->fleet_clusters = ready;
+    }
+    queue_resvec_close(&fleet);
+    queue_resvec_close(&one);
+}
+
+static void on_fleet_timer(uv_timer_t *h)
+{
+    struct demo *d = h->data;
+    char path[128];
+    if (kube_path(path, sizeof(path), "cluster.karmada.io", "v1alpha1", NULL, "clusters", NULL))
+        return;
+    struct kube_request req = {.verb = KUBE_LIST, .path = path};
+    (void)kube_request(d->kube, &req, on_clusters, d); /* refused only while closing */
+}
+
+/* The simulated hub on this loop, and muster's client to it. */
+static int start_hub(struct demo *d, FILE *out)
+{
+    char err[512];
+    struct sim_hub_config cfg = {.server = {.host = "127.0.0.1", .port = 0},
+                                 .scenario = d->opt->scenario};
+    int rc = sim_hub_start(&d->loop, &cfg, &d->hub, err, sizeof(err));
+    if (rc) {
+        fprintf(stderr, "musterd: simulated hub: %s\n", err);
+        return rc;
+    }
+    char kubeconfig[512];
+    snprintf(kubeconfig, sizeof(kubeconfig),
+             "apiVersion: v1\nkind: Config\ncurrent-context: sim\n"
+             "clusters: [{name: sim, cluster: {server: \"http://127.0.0.1:%d\"}}]\n"
+             "users: [{name: sim, user: {}}]\n"
+             "contexts: [{name: sim, context: {cluster: sim, user: sim}}]\n",
+             sim_hub_port(d->hub));
+    rc = kube_config_parse(&d->kcfg, kubeconfig, strlen(kubeconfig), "demo", NULL, err,
+                           sizeof(err));
+    if (rc) {
+        fprintf(stderr, "musterd: demo kubeconfig: %s\n", err);
+        return rc;
+    }
+    d->kcfg_loaded = 1;
+    rc = kube_client_new(&d->loop, &d->kcfg, NULL, &d->kube);
+    if (rc)
+        return rc;
+    fprintf(out, "simulated Karmada hub: http://127.0.0.1:%d (scenario %s; kubectl --server "
+            "http://127.0.0.1:%d get clusters)\n", sim_hub_port(d->hub), d->opt->scenario,
+            sim_hub_port(d->hub));
+    /* Nothing is admitted until the hub has said what the fleet holds. */
+    d->fleet_unknown = 1;
+    d->fleet_gpu = -1;
+    d->fleet_timer.data = d;
+    uv_timer_start(&d->fleet_timer, on_fleet_timer, 0, 5000);
+    return rc;
+}
+
+static void hub_closed(void *data)
+{
+    (void)data;
+}
+
+static void kube_closed(void *ud)
+{
+    (void)ud;
 }
 
 static int adopt_running(void *ud, const struct store_ledger_row *row)
@@ -333,6 +472,7 @@ int disp_demo_run(struct store *s, struct queue_tree *t, const struct disp_demo_
     uv_timer_init(&d.loop, &d.arrive);
     uv_timer_init(&d.loop, &d.summary);
     uv_timer_init(&d.loop, &d.stop);
+    uv_timer_init(&d.loop, &d.fleet_timer);
     uv_signal_init(&d.loop, &d.sigint);
     uv_signal_init(&d.loop, &d.sigterm);
     d.cycle.data = d.arrive.data = d.summary.data = d.stop.data = &d;
@@ -349,7 +489,14 @@ int disp_demo_run(struct store *s, struct queue_tree *t, const struct disp_demo_
     uv_signal_start(&d.sigint, on_signal, SIGINT);
     uv_signal_start(&d.sigterm, on_signal, SIGTERM);
     FILE *out = opt->out ? opt->out : stdout;
-    if (opt->api) {
+    if (opt->scenario && !d.rc) {
+        rc = start_hub(&d, out);
+        if (rc) {
+            d.rc = rc;
+            uv_stop(&d.loop);
+        }
+    }
+    if (opt->api && !d.rc) {
         struct api_ctx ctx = {.store = s, .tree = t};
         char why[512];
         rc = api_server_start(&d.loop, opt->api, &ctx, &d.api, why, sizeof(why));
@@ -368,15 +515,23 @@ int disp_demo_run(struct store *s, struct queue_tree *t, const struct disp_demo_
     d.start = now_s();
     if (!d.rc)
         uv_run(&d.loop, UV_RUN_DEFAULT);
-    uv_handle_t *own[] = {(uv_handle_t *)&d.cycle,  (uv_handle_t *)&d.arrive,
+    uv_handle_t *own[] = {(uv_handle_t *)&d.cycle,   (uv_handle_t *)&d.arrive,
                           (uv_handle_t *)&d.summary, (uv_handle_t *)&d.stop,
-                          (uv_handle_t *)&d.sigint,  (uv_handle_t *)&d.sigterm};
+                          (uv_handle_t *)&d.sigint,  (uv_handle_t *)&d.sigterm,
+                          (uv_handle_t *)&d.fleet_timer};
     for (size_t i = 0; i < sizeof(own) / sizeof(own[0]); i++)
         uv_close(own[i], NULL);
     int api_done = !d.api;
     if (d.api)
         api_server_close(d.api, api_closed, &api_done);
+    if (d.kube)
+        kube_client_close(d.kube, kube_closed, NULL);
+    if (d.hub)
+        sim_hub_shutdown(d.hub, hub_closed, NULL);
     uv_run(&d.loop, UV_RUN_DEFAULT);
+    sim_hub_free(d.hub);
+    if (d.kcfg_loaded)
+        kube_config_close(&d.kcfg);
     int closed = uv_loop_close(&d.loop);
     if (!api_done && !d.rc)
         d.rc = MUSTER_EBUSY;

@@ -19,6 +19,10 @@ struct disp_demo_options {
     uint64_t seed;           /* workload generator seed (default from the clock) */
     FILE *out;               /* where summary lines go (default stdout) */
     const struct api_options *api; /* serve the admin API on the demo's loop; NULL: none */
+    /* A scenario for the simulated Karmada hub, run in-process on a loopback port: the fleet's
+     * capacity is then read from its Ready clusters through muster's own client, every few
+     * seconds. NULL: a fixed fleet of 64 GPUs and no hub. */
+    const char *scenario;
 };
 
 struct disp_demo_stats {

@@ -17,6 +17,8 @@ static void usage(FILE *f)
             "  --db PATH               SQLite database (default muster.db)\n"
             "  --demo                  run the engine demo: sample queues and a stream of gangs\n"
             "  --demo-seconds N        stop the demo after N seconds (default: until Ctrl-C)\n"
+            "  --scenario PATH         with --demo: run the simulated Karmada hub in-process from\n"
+            "                          this scenario and read the fleet from its clusters\n"
             "  --kubeconfig PATH       hub kubeconfig (else in-cluster, $KUBECONFIG, ~/.kube/config)\n"
             "  --listen ADDR:PORT      admin API address (default 127.0.0.1:8080; port 0 picks one)\n"
             "  --token-auth-file PATH  bearer tokens, CSV token,user,role (viewer|operator|admin);\n"
@@ -31,6 +33,7 @@ int main(int argc, char **argv)
         {"db", required_argument, NULL, 'd'},
         {"demo", no_argument, NULL, 'D'},
         {"demo-seconds", required_argument, NULL, 's'},
+        {"scenario", required_argument, NULL, 'S'},
         {"kubeconfig", required_argument, NULL, 'k'},
         {"listen", required_argument, NULL, 'l'},
         {"token-auth-file", required_argument, NULL, 't'},
@@ -40,7 +43,7 @@ int main(int argc, char **argv)
         {NULL, 0, NULL, 0},
     };
     const char *db = "muster.db";
-    const char *listen = "127.0.0.1:8080", *token_file = NULL;
+    const char *listen = "127.0.0.1:8080", *token_file = NULL, *scenario = NULL;
     int demo = 0;
     double seconds = 0;
     int c;
@@ -64,6 +67,9 @@ int main(int argc, char **argv)
         }
         case 'l':
             listen = optarg;
+            break;
+        case 'S':
+            scenario = optarg;
             break;
         case 't':
             token_file = optarg;
@@ -129,11 +135,12 @@ int main(int argc, char **argv)
     printf("musterd %s: database %s: %zu queues, %zu pending, %zu admitted\n", disp_version(), db,
            ls.queues, ls.pending, ls.admitted);
     printf("engine demo: queues research/{nlp,vision}, production/{serving,batch}, default; "
-           "a fleet of 64 GPUs; Ctrl-C stops.\n");
+           "%s; Ctrl-C stops.\n",
+           scenario ? "the fleet read from the simulated hub" : "a fixed fleet of 64 GPUs");
     if (!token_file)
         printf("no --token-auth-file: the admin API accepts anyone and listens on loopback only\n");
     fflush(stdout);
-    struct disp_demo_options opt = {.seconds = seconds, .api = &api};
+    struct disp_demo_options opt = {.seconds = seconds, .api = &api, .scenario = scenario};
     struct disp_demo_stats st;
     rc = disp_demo_run(s, t, &opt, &st);
     printf("musterd: stopped: %llu gangs arrived, %llu admitted, %llu finished, ledger intact\n",

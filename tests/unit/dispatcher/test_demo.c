@@ -6,6 +6,8 @@
 #include "queue/errors.h"
 #include "testing.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -72,8 +74,40 @@ static void test_runs_and_restarts(void)
     run_once(path, 2.0, 43, 0); /* restart on the same database: adopts what was running */
 }
 
+/* With the scenario, the hub runs in-process and the fleet comes from its Ready clusters
+ * (gpu-east 32 + gpu-west 8 GPUs; gpu-lab is NotReady) through muster's own client. */
+static void test_fleet_from_the_hub(void)
+{
+    char path[512], scenario[1024];
+    test_tmp_path(path, sizeof(path), "demo-hub.db");
+    unlink(path);
+    const char *src = getenv("MUSTER_SOURCE_DIR");
+    snprintf(scenario, sizeof(scenario), "%s/deploy/scenarios/demo.yaml", src ? src : ".");
+    struct store *s;
+    char err[512];
+    CU_ASSERT_EQUAL_FATAL(store_open(path, NULL, &s, err, sizeof(err)), 0);
+    struct queue_tree *t = queue_tree_new();
+    CU_ASSERT_EQUAL_FATAL(disp_load(s, t, NULL, err, sizeof(err)), 0);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&text, &len);
+    struct disp_demo_options opt = {.seconds = 2.5, .cycle_ms = 20, .summary_ms = 500,
+                                    .arrivals_per_s = 60, .seed = 7, .out = out,
+                                    .scenario = scenario};
+    struct disp_demo_stats st;
+    CU_ASSERT_EQUAL(disp_demo_run(s, t, &opt, &st), 0);
+    fclose(out);
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, "fleet from the hub: 2 Ready clusters, nvidia.com/gpu 40"));
+    CU_ASSERT(st.admitted > 3);
+    CU_ASSERT(gpus(t, "root", NULL, NULL) <= 40000);
+    free(text);
+    queue_tree_free(t);
+    store_close(s);
+}
+
 static CU_TestInfo tests[] = {
     {"runs, records every decision, restarts", test_runs_and_restarts},
+    {"the fleet from the simulated hub", test_fleet_from_the_hub},
     CU_TEST_INFO_NULL,
 };
 
