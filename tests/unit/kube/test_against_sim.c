@@ -18,7 +18,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#define NS "fleet-a"    /* the namespace the informers watch */
+#define NS "fleet-a"       /* the namespace the informers watch */
 #define OTHER_NS "default" /* changes here must never reach them */
 #define RB_PATH "/apis/work.karmada.io/v1alpha2/namespaces/" NS "/resourcebindings"
 
@@ -393,8 +393,7 @@ static int call(struct t *t, const struct kube_request *req, struct result *res)
 static const char *meta_str(json_object *obj, const char *key)
 {
     json_object *md, *v;
-    if (!json_object_object_get_ex(obj, "metadata", &md) ||
-        !json_object_object_get_ex(md, key, &v))
+    if (!json_object_object_get_ex(obj, "metadata", &md) || !json_object_object_get_ex(md, key, &v))
         return NULL;
     return json_object_get_string(v);
 }
@@ -600,8 +599,8 @@ static void server_log(struct t *t, int64_t since, struct evlist *out, int64_t *
             log_item_push(out, it);
     }
     if (floor)
-        *floor = strtoll(json_object_get_string(json_object_object_get(res.body, "floor")), NULL,
-                         10);
+        *floor =
+            strtoll(json_object_get_string(json_object_object_get(res.body, "floor")), NULL, 10);
     if (watchers)
         *watchers = json_object_get_int(json_object_object_get(res.body, "watchers"));
     json_object_put(res.body);
@@ -660,9 +659,8 @@ static int evlist_equal(const struct evlist *a, const struct evlist *b)
     for (size_t i = 0; i < a->n; i++) {
         if (a->v[i].type != b->v[i].type || a->v[i].rv != b->v[i].rv ||
             strcmp(a->v[i].name, b->v[i].name) != 0) {
-            fprintf(stderr, "\n  event %zu: informer %c %s@%" PRId64 ", hub %c %s@%" PRId64 "\n",
-                    i, a->v[i].type, a->v[i].name, a->v[i].rv, b->v[i].type, b->v[i].name,
-                    b->v[i].rv);
+            fprintf(stderr, "\n  event %zu: informer %c %s@%" PRId64 ", hub %c %s@%" PRId64 "\n", i,
+                    a->v[i].type, a->v[i].name, a->v[i].rv, b->v[i].type, b->v[i].name, b->v[i].rv);
             return 0;
         }
     }
@@ -671,14 +669,14 @@ static int evlist_equal(const struct evlist *a, const struct evlist *b)
 
 /* ---- 1. watch continuity across dropped streams ---- */
 
-#define CHANGES 500   /* RB changes in NS the hub makes while the informer watches */
-#define BATCH 50      /* made at once on the hub's thread, then the client runs a while */
-#define DROP_AFTER 7  /* the hub ends every watch stream after this many events */
-#define NAMES 60      /* RB names the changes draw from */
+#define CHANGES 500  /* RB changes in NS the hub makes while the informer watches */
+#define BATCH 50     /* made at once on the hub's thread, then the client runs a while */
+#define DROP_AFTER 7 /* the hub ends every watch stream after this many events */
+#define NAMES 60     /* RB names the changes draw from */
 
 struct churn_job {
     uint64_t rng;
-    int made;   /* changes committed in NS */
+    int made; /* changes committed in NS */
     int adds, updates, deletes, others;
     int failed;
 };
@@ -739,8 +737,8 @@ static int got_at_least(void *arg)
 static void test_watch_continuity_across_drops(void)
 {
     struct hub h;
-    struct sim_hub_config hc = {.server = {.fault_drop_watch_after = DROP_AFTER,
-                                           .bookmark_interval_ms = 50}};
+    struct sim_hub_config hc = {
+        .server = {.fault_drop_watch_after = DROP_AFTER, .bookmark_interval_ms = 50}};
     hub_start(&h, &hc);
     struct seed_job seed = {.ns = NS, .from = 0, .count = 20};
     hub_call(&h, job_seed, &seed);
@@ -930,9 +928,13 @@ static void test_gone_relists_and_reports_the_difference(void)
             updates++;
         }
     }
+    json_object *hub_names = json_object_new_object();
+    for (size_t i = 0; i < json_object_array_length(items); i++)
+        json_object_object_add(hub_names, meta_str(json_object_array_get_idx(items, i), "name"),
+                               NULL);
     json_object_object_foreach(pre, name, rv)
     {
-        if (!kube_informer_get(&w.inf, NS, name)) {
+        if (!json_object_object_get_ex(hub_names, name, NULL)) {
             evlist_push(&want, 'D', json_object_get_int64(rv), 0, 1, name);
             deletes++;
         }
@@ -949,6 +951,7 @@ static void test_gone_relists_and_reports_the_difference(void)
     CU_ASSERT(old_ok);
     CU_ASSERT_EQUAL(w.broken, 0);
 
+    json_object_put(hub_names);
     json_object_put(pre);
     json_object_put(list);
     muster_free(all.v);
@@ -1020,8 +1023,9 @@ static void test_conflict_then_reread_and_retry(void)
     CU_ASSERT_PTR_NULL(res.body);
     /* A merge patch that names the stale version conflicts too. */
     char patch[256];
-    snprintf(patch, sizeof(patch), "{\"metadata\":{\"resourceVersion\":\"%s\"},"
-                                   "\"spec\":{\"replicas\":7}}",
+    snprintf(patch, sizeof(patch),
+             "{\"metadata\":{\"resourceVersion\":\"%s\"},"
+             "\"spec\":{\"replicas\":7}}",
              meta_str(created.body, "resourceVersion"));
     struct kube_request mp = {
         .verb = KUBE_MERGE_PATCH, .path = RB_PATH "/web-deployment", .body = patch};
@@ -1125,8 +1129,8 @@ static void test_429_backoff_and_500s(void)
     /* The reflector lives through the same faults: its list pages and watches fail now and
      * then, it backs off and carries on, and nothing is lost or repeated. */
     struct watcher w;
-    struct kube_reflector_opts ropt = {.path = RB_PATH, .page_size = 10, .backoff_initial_ms = 20,
-                                       .backoff_max_ms = 200};
+    struct kube_reflector_opts ropt = {
+        .path = RB_PATH, .page_size = 10, .backoff_initial_ms = 20, .backoff_max_ms = 200};
     watcher_start(&w, &t, &ropt);
     CU_ASSERT_EQUAL(kube_informer_size(&w.inf), 30);
     struct churn_job churn = {.rng = 12345};
@@ -1201,7 +1205,9 @@ static void test_pagination(void)
     int pages = 0, items_total = 0, dup = 0, full_pages = 0;
     int64_t remaining_first = -1;
     do {
-        struct kube_request req = {.verb = KUBE_LIST, .path = RB_PATH, .limit = 50,
+        struct kube_request req = {.verb = KUBE_LIST,
+                                   .path = RB_PATH,
+                                   .limit = 50,
                                    .continue_token = cont[0] ? cont : NULL};
         struct result res;
         CU_ASSERT_EQUAL_FATAL(call(&t, &req, &res), 0);
@@ -1286,8 +1292,10 @@ static char *read_in(const char *dir, const char *name)
     return text;
 }
 
-/* GET of NS over TLS with the kubeconfig's inline -data fields; returns the callback's error. */
-static int tls_get(int port, const char *dir, const char *ca_file, int with_cert, int *version)
+/* A client for the TLS hub from a kubeconfig with inline -data fields: the CA in ca_file, and
+ * the client certificate and key when with_cert (else only a token the hub does not want). */
+static void tls_client_setup(struct t *t, int port, const char *dir, const char *ca_file,
+                             int with_cert)
 {
     char *ca = read_in(dir, ca_file);
     char *crt = read_in(dir, "client.crt.b64");
@@ -1310,13 +1318,19 @@ static int tls_get(int port, const char *dir, const char *ca_file, int with_cert
     muster_free(ca);
     muster_free(crt);
     muster_free(key);
-    struct t t;
-    int rc = client_setup(&t, kc, NULL);
+    int rc = client_setup(t, kc, NULL);
     muster_free(kc);
     CU_ASSERT_FATAL(rc == 0);
+}
+
+/* GET of NS over TLS; returns the callback's error. */
+static int tls_get(int port, const char *dir, const char *ca_file, int with_cert, int *version)
+{
+    struct t t;
+    tls_client_setup(&t, port, dir, ca_file, with_cert);
     struct kube_request req = {.verb = KUBE_GET, .path = "/api/v1/namespaces/" NS};
     struct result res;
-    rc = call(&t, &req, &res);
+    int rc = call(&t, &req, &res);
     *version = res.http_version;
     if (rc == 0)
         CU_ASSERT_STRING_EQUAL(meta_str(res.body, "name"), NS);
@@ -1333,7 +1347,11 @@ static void test_tls_client_certificate(void)
     snprintf(key, sizeof(key), "%s/server.key", dir);
     snprintf(ca, sizeof(ca), "%s/ca.crt", dir);
     struct hub h;
-    struct sim_hub_config hc = {.server = {.tls_cert = cert, .tls_key = key, .client_ca = ca}};
+    /* Watches are cut every DROP_AFTER events: over h2 that ends a stream, not the connection. */
+    struct sim_hub_config hc = {.server = {.tls_cert = cert,
+                                           .tls_key = key,
+                                           .client_ca = ca,
+                                           .fault_drop_watch_after = DROP_AFTER}};
     hub_start(&h, &hc);
 
     /* Both sides verified, and h2 negotiated by ALPN. */
@@ -1347,6 +1365,37 @@ static void test_tls_client_certificate(void)
     int rc = tls_get(h.port, dir, "ca.crt.b64", 0, &version);
     CU_ASSERT(rc == MUSTER_ETLS || rc == MUSTER_EIO);
     CU_ASSERT_EQUAL(version, 0);
+
+    /* A watch streamed over h2 with the client certificate, cut and resumed again and again:
+     * every change, once, in order. */
+    struct t t;
+    tls_client_setup(&t, h.port, dir, "ca.crt.b64", 1);
+    struct seed_job seed = {.ns = NS, .from = 0, .count = 10};
+    hub_call(&h, job_seed, &seed);
+    struct watcher w;
+    struct kube_reflector_opts ropt = {.path = RB_PATH};
+    watcher_start(&w, &t, &ropt);
+    CU_ASSERT_EQUAL(kube_informer_size(&w.inf), 10);
+    struct churn_job churn = {.rng = 777};
+    hub_call(&h, job_churn, &churn);
+    struct evlist want = {0};
+    server_log(&t, w.sync_rv, &want, NULL, NULL);
+    CU_ASSERT_EQUAL(want.n, BATCH);
+    struct wait_count wc = {&w, want.n};
+    CU_ASSERT(pump_until(&t, got_at_least, &wc, 10000));
+    pump_for(&t, 100);
+    CU_ASSERT(evlist_equal(&w.got, &want));
+    CU_ASSERT_EQUAL(w.broken, 0);
+    json_object_put(check_cache_is_hub(&h, &w));
+    struct kube_client_stats cs;
+    kube_client_stats(t.client, &cs);
+    CU_ASSERT_EQUAL(cs.http2, cs.completed);
+    /* Lists, every resumed watch and the log reads were streams of one connection. */
+    CU_ASSERT_EQUAL(cs.connections, 1);
+    CU_ASSERT(w.inf.reflector.stats.watches >= BATCH / DROP_AFTER + 1);
+    watcher_close(&w);
+    muster_free(want.v);
+    client_teardown(&t);
     hub_stop(&h);
 }
 
@@ -1377,8 +1426,7 @@ static void test_token_auth(void)
     int http = 0;
     CU_ASSERT_EQUAL(token_get(h.port, "{token: " TOKEN "}", RB_PATH, &http), 0);
     CU_ASSERT_EQUAL(http, 200);
-    CU_ASSERT_EQUAL(token_get(h.port, "{token: " TOKEN "x}", RB_PATH, &http),
-                    MUSTER_EUNAUTHORIZED);
+    CU_ASSERT_EQUAL(token_get(h.port, "{token: " TOKEN "x}", RB_PATH, &http), MUSTER_EUNAUTHORIZED);
     CU_ASSERT_EQUAL(http, 401);
     CU_ASSERT_EQUAL(token_get(h.port, "{token: wrong}", "/version", &http), MUSTER_EUNAUTHORIZED);
     CU_ASSERT_EQUAL(token_get(h.port, "{}", RB_PATH, &http), MUSTER_EUNAUTHORIZED);
@@ -1473,7 +1521,8 @@ static void test_kubectl_written_kubeconfig(void)
 
 static CU_TestInfo tests[] = {
     {"watch: continuity across dropped streams", test_watch_continuity_across_drops},
-    {"watch: 410 Gone relists and reports the difference", test_gone_relists_and_reports_the_difference},
+    {"watch: 410 Gone relists and reports the difference",
+     test_gone_relists_and_reports_the_difference},
     {"conflict: surfaced, then re-read and retried", test_conflict_then_reread_and_retry},
     {"faults: 429 retried after Retry-After, 500 surfaced", test_429_backoff_and_500s},
     {"list: 250 objects in pages of 50", test_pagination},
