@@ -1186,6 +1186,92 @@ static void test_429_backoff_and_500s(void)
 
 /* ---- 5. pagination ---- */
 
+struct paged {
+    json_object *seen; /* name -> resourceVersion */
+    int pages, items, dup, full_pages;
+    int64_t remaining_first, list_rv, max_item_rv;
+    int rv_moved; /* a later page named another resourceVersion than the first */
+};
+
+/* Lists RB_PATH in pages of limit, calling between(arg) after the first page. */
+static void list_pages(struct t *t, long limit, void (*between)(void *arg), void *arg,
+                       struct paged *p)
+{
+    memset(p, 0, sizeof(*p));
+    p->seen = json_object_new_object();
+    p->remaining_first = -1;
+    char cont[1024] = "";
+    do {
+        struct kube_request req = {.verb = KUBE_LIST,
+                                   .path = RB_PATH,
+                                   .limit = limit,
+                                   .continue_token = cont[0] ? cont : NULL};
+        struct result res;
+        CU_ASSERT_EQUAL_FATAL(call(t, &req, &res), 0);
+        p->pages++;
+        json_object *items = json_object_object_get(res.body, "items");
+        size_t n = json_object_array_length(items);
+        p->full_pages += n == (size_t)limit;
+        for (size_t i = 0; i < n; i++) {
+            json_object *it = json_object_array_get_idx(items, i);
+            const char *name = meta_str(it, "name");
+            p->dup += json_object_object_get_ex(p->seen, name, NULL);
+            json_object_object_add(p->seen, name, json_object_new_int64(meta_rv(it)));
+            if (meta_rv(it) > p->max_item_rv)
+                p->max_item_rv = meta_rv(it);
+            p->items++;
+        }
+        json_object *md = json_object_object_get(res.body, "metadata"), *v;
+        int64_t rv = strtoll(json_object_get_string(json_object_object_get(md, "resourceVersion")),
+                             NULL, 10);
+        if (p->pages == 1) {
+            p->list_rv = rv;
+            if (json_object_object_get_ex(md, "remainingItemCount", &v))
+                p->remaining_first = json_object_get_int64(v);
+        } else if (rv != p->list_rv) {
+            p->rv_moved = 1;
+        }
+        cont[0] = '\0';
+        if (json_object_object_get_ex(md, "continue", &v))
+            snprintf(cont, sizeof(cont), "%s", json_object_get_string(v));
+        json_object_put(res.body);
+        if (p->pages == 1 && between)
+            between(arg);
+    } while (cont[0] && p->pages < 20);
+}
+
+static int has_names(json_object *seen, int from, int to)
+{
+    int all = 1;
+    for (int i = from; i < to; i++) {
+        char name[64];
+        snprintf(name, sizeof(name), "rb-%03d", i);
+        all &= json_object_object_get_ex(seen, name, NULL);
+    }
+    return all;
+}
+
+/* Changes behind the first page and ahead of it, between two pages of one list. */
+static void job_page_churn(struct hub *h, void *arg)
+{
+    int *failed = arg;
+    struct sim_store *st = sim_hub_store(h->sim);
+    *failed += rb_update(st, NS, "rb-010", 8) != 0; /* on the page already served */
+    *failed += rb_update(st, NS, "rb-120", 8) != 0; /* on a page to come, twice */
+    *failed += rb_update(st, NS, "rb-120", 9) != 0;
+    *failed += rb_delete(st, NS, "rb-200") != 0;     /* gone before its page */
+    *failed += rb_create(st, NS, "rb-175a", 1) != 0; /* born between two served keys */
+    *failed += rb_create(st, NS, "rb-250", 1) != 0;  /* and after the last one */
+}
+
+static void between_pages(void *arg)
+{
+    struct hub *h = arg;
+    int failed = 0;
+    hub_call(h, job_page_churn, &failed);
+    CU_ASSERT_EQUAL(failed, 0);
+}
+
 static void test_pagination(void)
 {
     struct hub h;
@@ -1200,49 +1286,45 @@ static void test_pagination(void)
     kubeconfig_text(kc, sizeof(kc), "http", h.port, "{}");
     CU_ASSERT_FATAL(client_setup(&t, kc, NULL) == 0);
 
-    json_object *seen = json_object_new_object();
-    char cont[1024] = "";
-    int pages = 0, items_total = 0, dup = 0, full_pages = 0;
-    int64_t remaining_first = -1;
-    do {
-        struct kube_request req = {.verb = KUBE_LIST,
-                                   .path = RB_PATH,
-                                   .limit = 50,
-                                   .continue_token = cont[0] ? cont : NULL};
-        struct result res;
-        CU_ASSERT_EQUAL_FATAL(call(&t, &req, &res), 0);
-        pages++;
-        json_object *items = json_object_object_get(res.body, "items");
-        size_t n = json_object_array_length(items);
-        full_pages += n == 50;
-        for (size_t i = 0; i < n; i++) {
-            const char *name = meta_str(json_object_array_get_idx(items, i), "name");
-            dup += json_object_object_get_ex(seen, name, NULL);
-            json_object_object_add(seen, name, NULL);
-            items_total++;
-        }
-        json_object *md = json_object_object_get(res.body, "metadata"), *v;
-        if (pages == 1 && json_object_object_get_ex(md, "remainingItemCount", &v))
-            remaining_first = json_object_get_int64(v);
-        cont[0] = '\0';
-        if (json_object_object_get_ex(md, "continue", &v))
-            snprintf(cont, sizeof(cont), "%s", json_object_get_string(v));
-        json_object_put(res.body);
-    } while (cont[0] && pages < 10);
-    CU_ASSERT_EQUAL(pages, 5);
-    CU_ASSERT_EQUAL(full_pages, 5);
-    CU_ASSERT_EQUAL(items_total, 250);
-    CU_ASSERT_EQUAL(dup, 0);
-    CU_ASSERT_EQUAL(json_object_object_length(seen), 250);
-    CU_ASSERT_EQUAL(remaining_first, 200);
-    int all = 1;
-    for (int i = 0; i < 250; i++) {
-        char name[64];
-        snprintf(name, sizeof(name), "rb-%03d", i);
-        all &= json_object_object_get_ex(seen, name, NULL);
-    }
-    CU_ASSERT(all);
-    json_object_put(seen);
+    struct paged p;
+    list_pages(&t, 50, NULL, NULL, &p);
+    CU_ASSERT_EQUAL(p.pages, 5);
+    CU_ASSERT_EQUAL(p.full_pages, 5);
+    CU_ASSERT_EQUAL(p.items, 250);
+    CU_ASSERT_EQUAL(p.dup, 0);
+    CU_ASSERT_EQUAL(json_object_object_length(p.seen), 250);
+    CU_ASSERT_EQUAL(p.remaining_first, 200);
+    CU_ASSERT(has_names(p.seen, 0, 250));
+    CU_ASSERT_EQUAL(p.rv_moved, 0);
+
+    /* The hub changes objects between two pages. As from etcd, the remaining pages still
+     * show the list's snapshot (the continue token carries its resourceVersion): a reflector
+     * that watches from that version then sees every later change exactly once. */
+    struct paged q;
+    list_pages(&t, 50, between_pages, &h, &q);
+    CU_ASSERT_EQUAL(q.list_rv, p.list_rv);
+    CU_ASSERT_EQUAL(q.pages, 5);
+    CU_ASSERT_EQUAL(q.items, 250);
+    CU_ASSERT_EQUAL(q.dup, 0);
+    CU_ASSERT(has_names(q.seen, 0, 250));
+    CU_ASSERT_FALSE(json_object_object_get_ex(q.seen, "rb-175a", NULL));
+    CU_ASSERT_EQUAL(q.rv_moved, 0);
+    CU_ASSERT(q.max_item_rv <= q.list_rv);
+    CU_ASSERT(json_object_equal(q.seen, p.seen));
+
+    /* A new list shows the new state. */
+    struct paged r;
+    list_pages(&t, 50, NULL, NULL, &r);
+    CU_ASSERT_EQUAL(r.list_rv, p.list_rv + 6);
+    CU_ASSERT_EQUAL(r.items, 251);
+    CU_ASSERT_FALSE(json_object_object_get_ex(r.seen, "rb-200", NULL));
+    CU_ASSERT(json_object_object_get_ex(r.seen, "rb-175a", NULL));
+    CU_ASSERT(json_object_object_get_ex(r.seen, "rb-250", NULL));
+    CU_ASSERT_EQUAL(json_object_get_int64(json_object_object_get(r.seen, "rb-120")), r.list_rv - 3);
+
+    json_object_put(p.seen);
+    json_object_put(q.seen);
+    json_object_put(r.seen);
     client_teardown(&t);
     hub_stop(&h);
 }
