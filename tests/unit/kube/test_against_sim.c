@@ -676,7 +676,8 @@ static int evlist_equal(const struct evlist *a, const struct evlist *b)
 
 struct churn_job {
     uint64_t rng;
-    int made; /* changes committed in NS */
+    int batch; /* changes in NS per job; 0: BATCH */
+    int made;  /* changes committed in NS */
     int adds, updates, deletes, others;
     int failed;
 };
@@ -696,7 +697,7 @@ static void job_churn(struct hub *h, void *arg)
 {
     struct churn_job *j = arg;
     struct sim_store *st = sim_hub_store(h->sim);
-    for (int k = 0; k < BATCH; k++) {
+    for (int k = 0; k < (j->batch ? j->batch : BATCH); k++) {
         char name[64];
         snprintf(name, sizeof(name), "rb-%03d", (int)(churn_next(j) % NAMES));
         int rc;
@@ -788,6 +789,61 @@ static void test_watch_continuity_across_drops(void)
     client_teardown(&t);
     hub_stop(&h);
     muster_free(want.v);
+}
+
+/* An informer that starts while the hub is busy: its list is paged (with latency, so pages
+ * are far apart) while changes land between the pages. The list is one snapshot and the watch
+ * from its version brings every later change once, so after the first list the callbacks are
+ * again exactly the hub's log. */
+static void test_informer_started_during_churn(void)
+{
+    struct hub h;
+    struct sim_hub_config hc = {.server = {.fault_latency_ms = 10}};
+    hub_start(&h, &hc);
+    struct seed_job seed = {.ns = NS, .from = 0, .count = NAMES};
+    hub_call(&h, job_seed, &seed);
+
+    struct t t;
+    char kc[1024];
+    kubeconfig_text(kc, sizeof(kc), "http", h.port, "{}");
+    CU_ASSERT_FATAL(client_setup(&t, kc, NULL) == 0);
+    struct watcher w;
+    memset(&w, 0, sizeof(w));
+    w.t = &t;
+    w.mirror = json_object_new_object();
+    static const struct kube_informer_handler hd = {w_add, w_update, w_delete, w_synced, w_error};
+    struct kube_reflector_opts ropt = {.path = RB_PATH, .page_size = 5};
+    CU_ASSERT_FATAL(kube_informer_init(&w.inf, &t.loop, t.client, &ropt, &hd, &w) == 0);
+    CU_ASSERT_FATAL(kube_informer_start(&w.inf) == 0);
+    struct churn_job churn = {.rng = 4242, .batch = 3};
+    int rounds = 0;
+    while (!w.synced && rounds++ < 500) {
+        hub_call(&h, job_churn, &churn);
+        pump_for(&t, 5);
+    }
+    CU_ASSERT_FATAL(w.synced);
+    CU_ASSERT(churn.made > 0);
+    for (int i = 0; i < 10; i++) {
+        hub_call(&h, job_churn, &churn);
+        pump_for(&t, 5);
+    }
+    CU_ASSERT_EQUAL(churn.failed, 0);
+
+    struct evlist want = {0};
+    server_log(&t, w.sync_rv, &want, NULL, NULL);
+    struct wait_count wc = {&w, want.n};
+    CU_ASSERT(pump_until(&t, got_at_least, &wc, 10000));
+    pump_for(&t, 100);
+    CU_ASSERT(evlist_equal(&w.got, &want));
+    CU_ASSERT_EQUAL(w.broken, 0);
+    json_object_put(check_cache_is_hub(&h, &w));
+    CU_ASSERT_EQUAL(w.inf.reflector.stats.lists, 1);
+    CU_ASSERT_EQUAL(w.inf.reflector.stats.relists_gone, 0);
+
+    watcher_close(&w);
+    muster_free(want.v);
+    client_teardown(&t);
+    hub_stop(&h);
 }
 
 /* ---- 2. 410 Gone: relist and report exactly the difference ---- */
@@ -1603,6 +1659,7 @@ static void test_kubectl_written_kubeconfig(void)
 
 static CU_TestInfo tests[] = {
     {"watch: continuity across dropped streams", test_watch_continuity_across_drops},
+    {"watch: an informer started during churn", test_informer_started_during_churn},
     {"watch: 410 Gone relists and reports the difference",
      test_gone_relists_and_reports_the_difference},
     {"conflict: surfaced, then re-read and retried", test_conflict_then_reread_and_retry},
