@@ -165,9 +165,18 @@ static void hub_start(struct hub *h, const struct sim_hub_config *cfg)
     }
     hub_next = h;
     pthread_cond_broadcast(&hub_cv);
-    while (!h->ready)
-        pthread_cond_wait(&hub_cv, &hub_mu);
+    /* The thread is busy for good when an earlier test stopped at a fatal assertion without
+     * stopping its hub: fail rather than hang. */
+    struct timespec deadline;
+    clock_gettime(CLOCK_REALTIME, &deadline);
+    deadline.tv_sec += 10;
+    int waited = 0;
+    while (!h->ready && waited == 0)
+        waited = pthread_cond_timedwait(&hub_cv, &hub_mu, &deadline);
+    if (!h->ready)
+        hub_next = NULL;
     pthread_mutex_unlock(&hub_mu);
+    CU_ASSERT_FATAL(h->ready);
     if (h->start_rc != 0) {
         fprintf(stderr, "hub: %s\n", h->err);
         hub_wait_stopped(h);
@@ -386,7 +395,8 @@ static int call(struct t *t, const struct kube_request *req, struct result *res)
     int rc = kube_request(t->client, req, on_result, res);
     if (rc != 0)
         return rc;
-    CU_ASSERT(pump_until(t, result_done, res, 20000));
+    /* Fatal: an answer still to come would land in a dead stack frame. */
+    CU_ASSERT_FATAL(pump_until(t, result_done, res, 20000));
     return res->err;
 }
 
@@ -1135,7 +1145,7 @@ static void get_burst(struct t *t, struct burst *b, int n)
         b->res[i].loop = &t->loop;
         CU_ASSERT_EQUAL(kube_request(t->client, &req, on_result, &b->res[i]), 0);
     }
-    CU_ASSERT(pump_until(t, burst_done, b, 20000));
+    CU_ASSERT_FATAL(pump_until(t, burst_done, b, 20000));
 }
 
 static void test_429_backoff_and_500s(void)
