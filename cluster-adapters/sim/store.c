@@ -33,6 +33,9 @@ struct held_event {
     size_t res;
     json_object *obj;
     json_object *prev;
+    /* DELETED: the object as it was before, with its own resourceVersion. Not shown to
+     * watchers; continued lists rebuild their snapshot from it. */
+    json_object *before;
 };
 
 struct sim_store_watch {
@@ -132,6 +135,7 @@ void sim_store_free(struct sim_store *s)
         for (uint64_t q = s->total - held; q < s->total; q++) {
             json_object_put(s->ring[q % s->ring_cap].obj);
             json_object_put(s->ring[q % s->ring_cap].prev);
+            json_object_put(s->ring[q % s->ring_cap].before);
         }
     }
     muster_free(s->ring);
@@ -469,19 +473,21 @@ static void dispatch(struct sim_store *s)
 /* Appends an event (taking a reference to obj) and delivers it unless a delivery is already
  * running further up the stack, which will then deliver it in order. */
 static void emit(struct sim_store *s, enum sim_event_type type, const struct sim_resource *r,
-                 json_object *obj, json_object *prev)
+                 json_object *obj, json_object *prev, json_object *before)
 {
     struct held_event *h = &s->ring[s->total % s->ring_cap];
     if (s->total >= s->ring_cap) {
         s->floor_rv = h->rv;
         json_object_put(h->obj);
         json_object_put(h->prev);
+        json_object_put(h->before);
     }
     h->type = type;
     h->rv = s->rv;
     h->res = sim_resource_index(r);
     h->obj = json_object_get(obj);
     h->prev = json_object_get(prev);
+    h->before = json_object_get(before);
     s->total++;
     dispatch(s);
 }
@@ -731,7 +737,7 @@ int sim_store_create(struct sim_store *s, const struct sim_resource *r, const ch
     s->rv = rv;
     if (out)
         *out = json_object_get(o);
-    emit(s, SIM_EVENT_ADDED, r, o, NULL);
+    emit(s, SIM_EVENT_ADDED, r, o, NULL, NULL);
     return 0;
 }
 
@@ -854,7 +860,7 @@ int sim_store_update(struct sim_store *s, const struct sim_resource *r, const ch
     e->obj = n;
     if (out)
         *out = json_object_get(n);
-    emit(s, SIM_EVENT_MODIFIED, r, n, old);
+    emit(s, SIM_EVENT_MODIFIED, r, n, old, NULL);
     json_object_put(old);
     return 0;
 }
@@ -894,9 +900,11 @@ int sim_store_delete(struct sim_store *s, const struct sim_resource *r, const ch
     set_rv(gone, rv);
     if (out)
         *out = json_object_get(e->obj);
+    json_object *before = json_object_get(e->obj);
     table_remove(t, e);
     s->rv = rv;
-    emit(s, SIM_EVENT_DELETED, r, gone, NULL);
+    emit(s, SIM_EVENT_DELETED, r, gone, NULL, before);
+    json_object_put(before);
     json_object_put(gone);
     return 0;
 }
@@ -1013,12 +1021,70 @@ static int decode_continue(const char *cont, int64_t *rv, char *start, size_t ca
     return ok ? 0 : MUSTER_EINVAL;
 }
 
+static int entry_cmp(const void *a, const void *b)
+{
+    return strcmp(((const struct entry *)a)->key, ((const struct entry *)b)->key);
+}
+
+/* The entries of r after `start` (within prefix) as they were at list_rv, in key order, so
+ * that every page of a list shows one snapshot, as etcd serves pages at the first page's
+ * revision. Every event after list_rv is still held (the caller checked the floor): the first
+ * one of each key gives its state then (ADDED: none; MODIFIED: prev; DELETED: before). *out
+ * borrows keys and objects from the table and from *touched, which the caller puts after. */
+static int snapshot_after(struct sim_store *s, const struct sim_resource *r, int64_t list_rv,
+                          const char *start, const char *prefix, struct entry **out, size_t *n,
+                          json_object **touched)
+{
+    struct table *t = &s->tables[sim_resource_index(r)];
+    json_object *then = json_object_new_object(); /* key -> state at list_rv, or null */
+    if (!then)
+        return MUSTER_ENOMEM;
+    uint64_t oldest = s->total > s->ring_cap ? s->total - s->ring_cap : 0;
+    for (uint64_t q = oldest; q < s->total; q++) {
+        struct held_event *h = &s->ring[q % s->ring_cap];
+        char key[SIM_KEY_MAX];
+        if (h->rv <= list_rv || h->res != sim_resource_index(r) ||
+            make_key(r, sim_meta_str(h->obj, "namespace"), sim_meta_str(h->obj, "name"), key,
+                     sizeof(key)) < 0 ||
+            json_object_object_get_ex(then, key, NULL))
+            continue;
+        json_object *was = h->type == SIM_EVENT_MODIFIED  ? h->prev
+                           : h->type == SIM_EVENT_DELETED ? h->before
+                                                          : NULL;
+        json_object_object_add(then, key, json_object_get(was));
+    }
+    size_t plen = strlen(prefix), cap = t->n + (size_t)json_object_object_length(then) + 1;
+    struct entry *v = muster_malloc(cap * sizeof(*v));
+    if (!v) {
+        json_object_put(then);
+        return MUSTER_ENOMEM;
+    }
+    size_t k = 0;
+    for (size_t i = lower_bound(t, start); i < t->n; i++) {
+        if (strcmp(t->v[i].key, start) > 0 && !json_object_object_get_ex(then, t->v[i].key, NULL))
+            v[k++] = t->v[i];
+    }
+    json_object_object_foreach(then, key, was)
+    {
+        if (was && strcmp(key, start) > 0 && strncmp(key, prefix, plen) == 0)
+            v[k++] = (struct entry){key, was};
+    }
+    qsort(v, k, sizeof(*v), entry_cmp);
+    *out = v;
+    *n = k;
+    *touched = then;
+    return 0;
+}
+
 int sim_store_list(struct sim_store *s, const struct sim_resource *r, const char *ns,
                    const struct sim_list_opts *opts, json_object **out, json_object **status)
 {
     struct table *t = &s->tables[sim_resource_index(r)];
     int64_t list_rv = s->rv;
     size_t i = 0;
+    struct entry *view = t->v, *snap = NULL; /* what the pages walk */
+    size_t nview = t->n;
+    json_object *touched = NULL;
     char prefix[SIM_KEY_MAX] = "";
     if (r->namespaced && ns && ns[0])
         snprintf(prefix, sizeof(prefix), "%s/", ns);
@@ -1050,6 +1116,12 @@ int sim_store_list(struct sim_store *s, const struct sim_resource *r, const char
             return bad_request("continue key is not valid: the token does not belong to this "
                                "namespace",
                                status);
+        if (list_rv < s->rv) {
+            if (snapshot_after(s, r, list_rv, start, prefix, &snap, &nview, &touched) < 0)
+                return oom(status);
+            view = snap;
+            i = 0;
+        }
     } else if (plen) {
         i = lower_bound(t, prefix);
     }
@@ -1058,6 +1130,8 @@ int sim_store_list(struct sim_store *s, const struct sim_resource *r, const char
     if (!list || !items) {
         json_object_put(list);
         json_object_put(items);
+        muster_free(snap);
+        json_object_put(touched);
         return oom(status);
     }
     char av[128];
@@ -1067,10 +1141,10 @@ int sim_store_list(struct sim_store *s, const struct sim_resource *r, const char
     const char *last_key = NULL;
     long remaining = 0;
     int more = 0;
-    for (; i < t->n; i++) {
-        if (plen && strncmp(t->v[i].key, prefix, plen) != 0)
+    for (; i < nview; i++) {
+        if (plen && strncmp(view[i].key, prefix, plen) != 0)
             break;
-        json_object *o = t->v[i].obj;
+        json_object *o = view[i].obj;
         if (opts &&
             (!sim_selector_matches(opts->labels, o) || !sim_selector_matches(opts->fields, o)))
             continue;
@@ -1080,20 +1154,23 @@ int sim_store_list(struct sim_store *s, const struct sim_resource *r, const char
             continue;
         }
         json_object_array_add(items, json_object_get(o));
-        last_key = t->v[i].key;
+        last_key = view[i].key;
         taken++;
     }
     json_object *meta = json_object_new_object();
     char buf[4 * SIM_KEY_MAX];
     snprintf(buf, sizeof(buf), "%" PRId64, list_rv);
     json_object_object_add(meta, "resourceVersion", json_object_new_string(buf));
+    int rc = more && last_key ? encode_continue(list_rv, last_key, buf, sizeof(buf)) : 0;
+    muster_free(snap);
+    json_object_put(touched);
+    if (rc < 0) {
+        json_object_put(meta);
+        json_object_put(items);
+        json_object_put(list);
+        return oom(status);
+    }
     if (more && last_key) {
-        if (encode_continue(list_rv, last_key, buf, sizeof(buf)) < 0) {
-            json_object_put(meta);
-            json_object_put(items);
-            json_object_put(list);
-            return oom(status);
-        }
         json_object_object_add(meta, "continue", json_object_new_string(buf));
         /* Like the apiserver: a count only when no selector filters the rest. */
         if (!sim_selector_count(opts->labels) && !sim_selector_count(opts->fields))

@@ -89,7 +89,9 @@ struct sim_list_opts {
 };
 
 /* A <Kind>List of r in ns (NULL: all namespaces), sorted by namespace/name as etcd returns
- * them, with metadata.resourceVersion and, when more remain, metadata.continue. */
+ * them, with metadata.resourceVersion and, when more remain, metadata.continue. Pages after the
+ * first show the objects as they were at the first page's resourceVersion (rebuilt from the
+ * held events), as etcd serves them; a token older than the history is MUSTER_EGONE. */
 int sim_store_list(struct sim_store *s, const struct sim_resource *r, const char *ns,
                    const struct sim_list_opts *opts, json_object **out, json_object **status);
 

@@ -1,5 +1,6 @@
 /* Tests for cluster-adapters/sim/store.c: resourceVersion, uid, generation, status subresource,
- * Status errors, no-op updates, paging, watch replay and ordering, 410 Expired. */
+ * Status errors, no-op updates, paging (a snapshot across pages), watch replay and ordering,
+ * 410 Expired. */
 #include "cluster-adapters/sim/resources.h"
 #include "cluster-adapters/sim/selector.h"
 #include "cluster-adapters/sim/store.h"
@@ -342,6 +343,72 @@ static void test_list_paging_and_selectors(void)
     sim_store_free(s);
 }
 
+static int set_replicas(struct sim_store *s, const char *name, int replicas)
+{
+    char body[256];
+    snprintf(body, sizeof(body), "{\"metadata\":{\"name\":\"%s\"},\"spec\":{\"replicas\":%d}}",
+             name, replicas);
+    json_object *in = parse(body);
+    int rc = sim_store_update(s, rb(), "default", name, in, 0, NULL, NULL);
+    json_object_put(in);
+    return rc;
+}
+
+/* Pages after the first show the first page's snapshot, as etcd serves them, whatever
+ * changed in between: a reflector watching from the list's version then sees each change once. */
+static void test_continued_list_is_a_snapshot(void)
+{
+    struct sim_store *s = NULL;
+    CU_ASSERT_EQUAL_FATAL(sim_store_new(100, &s), 0);
+    const char *names[] = {"a", "b", "c", "d", "e"};
+    for (size_t i = 0; i < 5; i++)
+        json_object_put(create_rb(s, names[i], NULL));
+    struct sim_list_opts opts = {NULL, NULL, 2, NULL};
+    json_object *page = NULL;
+    CU_ASSERT_EQUAL_FATAL(sim_store_list(s, rb(), "default", &opts, &page, NULL), 0);
+    char cont[512];
+    snprintf(cont, sizeof(cont), "%s", at(page, "metadata.continue"));
+    json_object_put(page);
+
+    CU_ASSERT_EQUAL(set_replicas(s, "a", 7), 0); /* on the page already served */
+    CU_ASSERT_EQUAL(set_replicas(s, "d", 7), 0); /* on a page to come, twice */
+    CU_ASSERT_EQUAL(set_replicas(s, "d", 8), 0);
+    CU_ASSERT_EQUAL(set_replicas(s, "e", 8), 0); /* changed, then deleted */
+    CU_ASSERT_EQUAL(sim_store_delete(s, rb(), "default", "c", NULL, NULL, NULL, NULL), 0);
+    CU_ASSERT_EQUAL(sim_store_delete(s, rb(), "default", "e", NULL, NULL, NULL, NULL), 0);
+    json_object_put(create_rb(s, "bb", NULL));
+    json_object_put(create_rb(s, "f", NULL));
+
+    char seen[64] = "";
+    for (int i = 0; i < 3; i++) {
+        opts.cont = cont;
+        CU_ASSERT_EQUAL_FATAL(sim_store_list(s, rb(), "default", &opts, &page, NULL), 0);
+        CU_ASSERT_STRING_EQUAL(at(page, "metadata.resourceVersion"), "1005");
+        json_object *items = json_object_object_get(page, "items");
+        for (size_t j = 0; j < json_object_array_length(items); j++) {
+            json_object *it = json_object_array_get_idx(items, j);
+            char one[32];
+            snprintf(one, sizeof(one), "%s@%s:%s ", at(it, "metadata.name"),
+                     at(it, "metadata.resourceVersion"), at(it, "spec.replicas"));
+            strncat(seen, one, sizeof(seen) - strlen(seen) - 1);
+        }
+        const char *c = at(page, "metadata.continue");
+        snprintf(cont, sizeof(cont), "%s", c ? c : "");
+        json_object_put(page);
+        if (!c)
+            break;
+    }
+    CU_ASSERT_STRING_EQUAL(seen, "c@1003:2 d@1004:2 e@1005:2 ");
+
+    /* A new list shows the new state. */
+    opts.cont = NULL;
+    opts.limit = 0;
+    CU_ASSERT_EQUAL_FATAL(sim_store_list(s, rb(), "default", &opts, &page, NULL), 0);
+    CU_ASSERT_EQUAL(json_object_array_length(json_object_object_get(page, "items")), 5);
+    json_object_put(page);
+    sim_store_free(s);
+}
+
 struct recorder {
     char log[1024];
     struct sim_store *s;
@@ -440,6 +507,7 @@ static CU_TestInfo tests[] = {
     {"dry runs validate and commit nothing", test_dry_run},
     {"delete with preconditions", test_delete_preconditions},
     {"list paging and selectors", test_list_paging_and_selectors},
+    {"a continued list is the first page's snapshot", test_continued_list_is_a_snapshot},
     {"watch replay, order and expiry", test_watch_replay_order_and_expiry},
     CU_TEST_INFO_NULL,
 };
