@@ -1,5 +1,6 @@
-/* The admin API server (see api.h): routing, bearer-token auth, the queue endpoints, the audit
- * list, health and the embedded OpenAPI document, on h2o + libuv. */
+/* The admin API server (see api.h): routing, bearer-token and client-certificate auth, TLS, the
+ * per-client rate limit, the queue endpoints, the audit list, metrics, health and the embedded
+ * OpenAPI document, on h2o + libuv. */
 #include "dispatcher/api.h"
 
 #include "dispatcher/resjson.h"
@@ -10,10 +11,15 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <h2o.h>
+#include <h2o/http2.h>
+#include <h2o/version.h>
 #include <inttypes.h>
 #include <json-c/json.h>
 #include <openssl/crypto.h>
+#include <openssl/err.h>
 #include <openssl/evp.h>
+#include <openssl/ssl.h>
+#include <openssl/x509.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -373,6 +379,7 @@ struct api_token {
     unsigned char hash[API_SHA256_LEN];
     char *user;
     enum api_role role;
+    int cert_only; /* empty token field: the user signs in by client certificate only */
 };
 
 static int sha256(const void *data, size_t len, unsigned char out[API_SHA256_LEN])
@@ -446,7 +453,7 @@ static int token_line(const char *line, size_t len, size_t lineno, struct api_to
             return MUSTER_ECONFIG;
         }
     }
-    if (nf != 3 || !fl[0] || !fl[1]) {
+    if (nf != 3 || !fl[1]) {
         snprintf(err, errcap, "%s:%zu: expected token,user,role", path, lineno);
         return MUSTER_ECONFIG;
     }
@@ -459,7 +466,8 @@ static int token_line(const char *line, size_t len, size_t lineno, struct api_to
         snprintf(err, errcap, "%s:%zu: role must be viewer, operator or admin", path, lineno);
         return MUSTER_ECONFIG;
     }
-    if (sha256(f[0], fl[0], t->hash))
+    t->cert_only = fl[0] == 0;
+    if (!t->cert_only && sha256(f[0], fl[0], t->hash))
         return MUSTER_EIO;
     t->user = muster_strndup(f[1], fl[1]);
     return t->user ? 0 : MUSTER_ENOMEM;
@@ -567,6 +575,8 @@ struct api_server {
     struct api_ctx app;
     struct api_token *tokens; /* NULL: no auth (loopback only) */
     size_t ntokens;
+    SSL_CTX *ssl_ctx; /* NULL: cleartext */
+    int client_certs; /* client certificates are verified and name the user */
     struct qrow *rows; /* sorted by name */
     size_t nrows, caprows;
     int port;
@@ -1581,11 +1591,66 @@ static int path_match(const char *tmpl, h2o_iovec_t path, char *name, size_t nam
     return 1;
 }
 
-/* The caller's identity from the Authorization header. Every stored hash is compared, in
- * constant time, so timing says nothing about which token (or how much of one) matched. */
+/* h2o 2.2 has no accessor for a socket's SSL, and the peer certificate is only there. Its private
+ * struct st_h2o_socket_ssl_t begins with these two members; the build is pinned to 2.2 so a
+ * layout change fails here rather than in a request. */
+#if H2O_VERSION_MAJOR != 2 || H2O_VERSION_MINOR != 2
+#error "api.c reads the SSL of an h2o 2.2 socket: check struct st_h2o_socket_ssl_t"
+#endif
+struct api_h2o_ssl_head {
+    SSL_CTX *ssl_ctx;
+    SSL *ossl;
+};
+
+/* The subject CN of the verified client certificate into cn: 1 found, 0 no certificate (or
+ * none usable: a CN that is empty, too long or holds a NUL is no identity). */
+static int client_cn(h2o_req_t *req, char *cn, size_t cap)
+{
+    h2o_socket_t *sock = req->conn->callbacks->get_socket(req->conn);
+    if (!sock || !sock->ssl)
+        return 0;
+    SSL *ssl = ((struct api_h2o_ssl_head *)(void *)sock->ssl)->ossl;
+    if (!ssl)
+        return 0;
+#if OPENSSL_VERSION_NUMBER >= 0x30000000L
+    X509 *x = SSL_get1_peer_certificate(ssl);
+#else
+    X509 *x = SSL_get_peer_certificate(ssl);
+#endif
+    if (!x)
+        return 0;
+    /* SSL_VERIFY_PEER already ended the handshake of a bad certificate; this is a second
+     * look, so a change of verify mode can never let one through. */
+    int n = SSL_get_verify_result(ssl) == X509_V_OK
+                ? X509_NAME_get_text_by_NID(X509_get_subject_name(x), NID_commonName, cn,
+                                            (int)cap)
+                : -1;
+    X509_free(x);
+    return n > 0 && (size_t)n < cap && strlen(cn) == (size_t)n;
+}
+
+/* The caller's identity: a verified client certificate's CN (role from the token file's user
+ * column, none when unlisted), else the Authorization header. Every stored hash is compared,
+ * in constant time, so timing says nothing about which token (or how much of one) matched. */
 static int authenticate(struct api_server *s, h2o_req_t *req, const char **user,
                         enum api_role *role)
 {
+    if (s->client_certs) {
+        char cn[API_CERT_CN_MAX + 1];
+        if (client_cn(req, cn, sizeof(cn))) {
+            *role = API_ROLE_NONE; /* authenticated, but no role unless the file grants one */
+            *user = NULL;
+            for (size_t k = 0; k < s->ntokens && !*user; k++) {
+                if (strcmp(s->tokens[k].user, cn) == 0) {
+                    *user = s->tokens[k].user;
+                    *role = s->tokens[k].role;
+                }
+            }
+            if (!*user)
+                *user = h2o_strdup(&req->pool, cn, SIZE_MAX).base;
+            return 0;
+        }
+    }
     if (!s->tokens) {
         *user = API_ANONYMOUS;
         *role = API_ROLE_ADMIN;
@@ -1611,7 +1676,7 @@ static int authenticate(struct api_server *s, h2o_req_t *req, const char **user,
     const struct api_token *found = NULL;
     for (size_t k = 0; k < s->ntokens; k++) {
         int same = CRYPTO_memcmp(h, s->tokens[k].hash, API_SHA256_LEN) == 0;
-        if (same && !found)
+        if (same && !found && !s->tokens[k].cert_only)
             found = &s->tokens[k];
     }
     OPENSSL_cleanse(h, sizeof(h));
@@ -1708,6 +1773,8 @@ static int on_req(h2o_handler_t *self, h2o_req_t *req)
 
 /* ---- listening and closing ---- */
 
+static void server_free_early(struct api_server *s);
+
 static void maybe_finish(struct api_server *s)
 {
     if (!s->closing || !s->listener_closed || s->nconns)
@@ -1718,11 +1785,7 @@ static void maybe_finish(struct api_server *s)
     h2o_config_dispose(&s->config);
     void (*cb)(void *) = s->close_cb;
     void *ud = s->close_ud;
-    for (size_t i = 0; i < s->nrows; i++)
-        qrow_close(&s->rows[i]);
-    muster_free(s->rows);
-    tokens_free(s->tokens, s->ntokens);
-    muster_free(s);
+    server_free_early(s);
     if (cb)
         cb(ud);
 }
@@ -1792,6 +1855,58 @@ static int is_loopback(const struct sockaddr_storage *a)
 
 static void on_listener_closed(uv_handle_t *h);
 
+/* "what path: OpenSSL's reason"; never a key's bytes (OpenSSL's messages do not carry them). */
+static int tls_fail(char *err, size_t errcap, const char *what, const char *path)
+{
+    char ossl[256] = "";
+    unsigned long e = ERR_get_error();
+    if (e)
+        ERR_error_string_n(e, ossl, sizeof(ossl));
+    snprintf(err, errcap, "api: %s %s: %s", what, path, ossl[0] ? ossl : "cannot be loaded");
+    ERR_clear_error();
+    return MUSTER_ECONFIG;
+}
+
+/* The server's SSL_CTX from opt (as cluster-adapters/sim/server.c does it): TLS 1.2 or later,
+ * ALPN offering h2 then http/1.1, and the client CA when given. */
+static int tls_setup(struct api_server *s, const struct api_options *opt, char *err,
+                     size_t errcap)
+{
+    s->ssl_ctx = SSL_CTX_new(TLS_server_method());
+    if (!s->ssl_ctx)
+        return MUSTER_ENOMEM;
+    SSL_CTX_set_min_proto_version(s->ssl_ctx, TLS1_2_VERSION);
+    if (SSL_CTX_use_certificate_chain_file(s->ssl_ctx, opt->tls_cert_file) != 1)
+        return tls_fail(err, errcap, "--tls-cert-file", opt->tls_cert_file);
+    if (SSL_CTX_use_PrivateKey_file(s->ssl_ctx, opt->tls_private_key_file, SSL_FILETYPE_PEM) != 1 ||
+        SSL_CTX_check_private_key(s->ssl_ctx) != 1)
+        return tls_fail(err, errcap, "--tls-private-key-file", opt->tls_private_key_file);
+    if (opt->client_ca_file) {
+        if (SSL_CTX_load_verify_locations(s->ssl_ctx, opt->client_ca_file, NULL) != 1)
+            return tls_fail(err, errcap, "--client-ca-file", opt->client_ca_file);
+        STACK_OF(X509_NAME) *names = SSL_load_client_CA_file(opt->client_ca_file);
+        if (names)
+            SSL_CTX_set_client_CA_list(s->ssl_ctx, names);
+        /* Verified when presented, not required: token clients, probes and Prometheus keep
+         * working without a certificate (kube-apiserver does the same). */
+        SSL_CTX_set_verify(s->ssl_ctx, SSL_VERIFY_PEER, NULL);
+        s->client_certs = 1;
+    }
+    h2o_ssl_register_alpn_protocols(s->ssl_ctx, h2o_http2_alpn_protocols);
+    return 0;
+}
+
+/* Everything api_server_start allocated before h2o was set up. */
+static void server_free_early(struct api_server *s)
+{
+    for (size_t i = 0; i < s->nrows; i++)
+        qrow_close(&s->rows[i]);
+    muster_free(s->rows);
+    tokens_free(s->tokens, s->ntokens);
+    SSL_CTX_free(s->ssl_ctx);
+    muster_free(s);
+}
+
 int api_server_start(uv_loop_t *loop, const struct api_options *opt, struct api_ctx *ctx,
                      struct api_server **out, char *err, size_t errcap)
 {
@@ -1818,6 +1933,17 @@ int api_server_start(uv_loop_t *loop, const struct api_options *opt, struct api_
                  host, opt->port);
         return MUSTER_ECONFIG;
     }
+    if (!opt->tls_cert_file != !opt->tls_private_key_file) {
+        snprintf(err, errcap, "api: --tls-cert-file and --tls-private-key-file go together; %s "
+                 "is missing", opt->tls_cert_file ? "--tls-private-key-file" : "--tls-cert-file");
+        return MUSTER_ECONFIG;
+    }
+    if (opt->client_ca_file && (!opt->tls_cert_file || !opt->token_file)) {
+        snprintf(err, errcap, "api: --client-ca-file needs %s: client certificates are checked "
+                 "during the TLS handshake and their users' roles come from the token file",
+                 !opt->tls_cert_file ? "--tls-cert-file" : "--token-auth-file");
+        return MUSTER_ECONFIG;
+    }
     if (!opt->token_file && !is_loopback(&addr)) {
         snprintf(err, errcap,
                  "api: refusing to listen on %.64s without --token-auth-file: "
@@ -1840,12 +1966,10 @@ int api_server_start(uv_loop_t *loop, const struct api_options *opt, struct api_
             rc = MUSTER_ESTORE;
         }
     }
+    if (!rc && opt->tls_cert_file)
+        rc = tls_setup(s, opt, err, errcap);
     if (rc) {
-        for (size_t i = 0; i < s->nrows; i++)
-            qrow_close(&s->rows[i]);
-        muster_free(s->rows);
-        tokens_free(s->tokens, s->ntokens);
-        muster_free(s);
+        server_free_early(s);
         if (rc == MUSTER_ENOMEM && !err[0])
             snprintf(err, errcap, "api: out of memory");
         return rc;
@@ -1868,6 +1992,7 @@ int api_server_start(uv_loop_t *loop, const struct api_options *opt, struct api_
     h2o_context_init(&s->ctx, loop, &s->config);
     s->accept.ctx = &s->ctx;
     s->accept.hosts = s->config.hosts;
+    s->accept.ssl_ctx = s->ssl_ctx; /* set: every connection must complete a TLS handshake */
 
     int uvrc = uv_tcp_init(loop, &s->listener);
     if (uvrc) {

@@ -15,6 +15,7 @@
 #include <json-c/json.h>
 #include <sqlite3.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <uv.h>
 
 #define TOK_VIEWER "tok-viewer-0123456789"
@@ -83,6 +84,12 @@ static void write_file(const char *path, const char *text)
 }
 
 static int keep_db; /* srv_start reuses the database of the previous run of the same tag */
+/* The next srv_start serves TLS with the certificates of this directory (see gen_certs) when
+ * set, and verifies client certificates when tls_client_ca is set too. */
+static char tls_dir[512];
+static int tls_client_ca;
+/* The rate limit of the next srv_start; 0: so high that no other test meets it. */
+static uint32_t rate_per_s, rate_burst;
 
 static void srv_start(struct srv *s, const char *tag, int with_tokens)
 {
@@ -94,8 +101,9 @@ static void srv_start(struct srv *s, const char *tag, int with_tokens)
         remove(s->db);
     snprintf(name, sizeof(name), "api-%s.tokens", tag);
     test_tmp_path(s->tokens, sizeof(s->tokens), name);
+    /* cleo has no token: she signs in by client certificate only. */
     write_file(s->tokens, "# token,user,role\n" TOK_VIEWER ",vera,viewer\n" TOK_OPERATOR
-                          ", otto , operator\n\n" TOK_ADMIN ",ada,admin\n");
+                          ", otto , operator\n\n" TOK_ADMIN ",ada,admin\n,cleo,operator\n");
     char err[256];
     /* A short busy timeout: the store-failure test holds the write lock from outside. */
     struct store_options so = {.sync = STORE_SYNC_NORMAL, .busy_timeout_ms = 100};
@@ -112,7 +120,18 @@ static void srv_start(struct srv *s, const char *tag, int with_tokens)
     struct api_options opt = {.host = "127.0.0.1",
                               .port = 0,
                               .token_file = with_tokens ? s->tokens : NULL,
-                              .idle_timeout_ms = 300};
+                              .idle_timeout_ms = 300,
+                              .rate_per_s = rate_per_s ? rate_per_s : 1000000,
+                              .rate_burst = rate_burst ? rate_burst : 1000000};
+    char cert[600], key[600], ca[600];
+    if (tls_dir[0]) {
+        snprintf(cert, sizeof(cert), "%s/server.crt", tls_dir);
+        snprintf(key, sizeof(key), "%s/server.key", tls_dir);
+        snprintf(ca, sizeof(ca), "%s/ca.crt", tls_dir);
+        opt.tls_cert_file = cert;
+        opt.tls_private_key_file = key;
+        opt.client_ca_file = tls_client_ca ? ca : NULL;
+    }
     int rc = api_server_start(&s->loop, &opt, &s->ctx, &s->api, err, sizeof(err));
     if (rc)
         fprintf(stderr, "api_server_start: %s\n", err);
@@ -1114,6 +1133,212 @@ static void test_bad_input(void)
     run_with_server("bad", 1, body_bad_input);
 }
 
+
+/* ---- TLS ---- */
+
+/* A CA, a server certificate for 127.0.0.1, client certificates for ada (token and admin in
+ * the token file), cleo (certificate-only operator) and mallory (not in the file), and cleo
+ * again from another CA. */
+static const char gen_script[] =
+    "set -e\n"
+    "k() { openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out \"$1\" "
+    "2>/dev/null; }\n"
+    "k ca.key; openssl req -x509 -new -key ca.key -out ca.crt -subj /CN=muster-api-test-ca "
+    "-days 2\n"
+    "k other-ca.key; openssl req -x509 -new -key other-ca.key -out other-ca.crt -subj /CN=other "
+    "-days 2\n"
+    "k server.key; openssl req -new -key server.key -out server.csr -subj /CN=127.0.0.1\n"
+    "printf 'subjectAltName=IP:127.0.0.1\\nextendedKeyUsage=serverAuth\\n' > server.ext\n"
+    "openssl x509 -req -in server.csr -CA ca.crt -CAkey ca.key -CAcreateserial -out server.crt "
+    "-days 2 -extfile server.ext 2>/dev/null\n"
+    "printf 'extendedKeyUsage=clientAuth\\n' > client.ext\n"
+    "c() { k $1.key; openssl req -new -key $1.key -out $1.csr -subj /CN=$2/O=muster; "
+    "openssl x509 -req -in $1.csr -CA $3.crt -CAkey $3.key -CAcreateserial -out $1.crt -days 2 "
+    "-extfile client.ext 2>/dev/null; }\n"
+    "c ada ada ca; c cleo cleo ca; c mallory mallory ca; c stranger cleo other-ca\n";
+
+static int gen_certs(char *dir, size_t cap)
+{
+    char path[700], cmd[800];
+    test_tmp_path(dir, cap, "api-tls");
+    mkdir(dir, 0700);
+    snprintf(path, sizeof(path), "%s/gen.sh", dir);
+    write_file(path, gen_script);
+    snprintf(cmd, sizeof(cmd), "cd '%s' && sh gen.sh", dir);
+    return system(cmd);
+}
+
+/* One request over TLS (or plain HTTP when scheme is "http") with a fresh handle. cert names
+ * a client certificate of tls_dir ("ada") or is NULL; ver is the CURL_HTTP_VERSION_* to ask for.
+ * Returns curl's code; *status and *got_ver are filled when the request went through. */
+static CURLcode tls_http(struct srv *s, const char *scheme, const char *method, const char *path,
+                         const char *cert, const char *token, const char *body, long ver,
+                         long *status, long *got_ver, struct resp *r)
+{
+    memset(r, 0, sizeof(*r));
+    *status = 0;
+    *got_ver = 0;
+    CURL *c = curl_easy_init();
+    REQUIRE(c != NULL);
+    char url[1024], auth[256], ca[700], crt[700], key[700];
+    snprintf(url, sizeof(url), "%s://127.0.0.1:%d%s", scheme, s->port, path);
+    snprintf(ca, sizeof(ca), "%s/ca.crt", tls_dir);
+    struct curl_slist *h = curl_slist_append(NULL, "Content-Type: application/json");
+    if (token) {
+        snprintf(auth, sizeof(auth), "Authorization: Bearer %s", token);
+        h = curl_slist_append(h, auth);
+    }
+    curl_easy_setopt(c, CURLOPT_URL, url);
+    curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, method);
+    curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
+    curl_easy_setopt(c, CURLOPT_CAINFO, ca);
+    curl_easy_setopt(c, CURLOPT_HTTP_VERSION, ver);
+    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
+    curl_easy_setopt(c, CURLOPT_WRITEDATA, r);
+    curl_easy_setopt(c, CURLOPT_TIMEOUT, 20L);
+    if (cert) {
+        snprintf(crt, sizeof(crt), "%s/%s.crt", tls_dir, cert);
+        snprintf(key, sizeof(key), "%s/%s.key", tls_dir, cert);
+        curl_easy_setopt(c, CURLOPT_SSLCERT, crt);
+        curl_easy_setopt(c, CURLOPT_SSLKEY, key);
+    }
+    if (body)
+        curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);
+    CURLcode rc = curl_easy_perform(c);
+    if (rc == CURLE_OK) {
+        curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, status);
+        curl_easy_getinfo(c, CURLINFO_HTTP_VERSION, got_ver);
+    }
+    curl_slist_free_all(h);
+    curl_easy_cleanup(c);
+    if (r->body)
+        r->json = json_tokener_parse(r->body);
+    return rc;
+}
+
+static void body_tls(struct srv *s)
+{
+    struct resp r;
+    long st, ver;
+    /* HTTPS with the CA: HTTP/2 by ALPN when asked for, HTTP/1.1 otherwise. */
+    CU_ASSERT_EQUAL(tls_http(s, "https", "GET", "/healthz", NULL, NULL, NULL,
+                             (long)CURL_HTTP_VERSION_2TLS, &st, &ver, &r),
+                    CURLE_OK);
+    CU_ASSERT_EQUAL(st, 200);
+    CU_ASSERT_EQUAL(ver, (long)CURL_HTTP_VERSION_2_0);
+    resp_free(&r);
+    CU_ASSERT_EQUAL(tls_http(s, "https", "GET", "/api/v1/queues/default", NULL, TOK_VIEWER, NULL,
+                             (long)CURL_HTTP_VERSION_1_1, &st, &ver, &r),
+                    CURLE_OK);
+    CU_ASSERT_EQUAL(st, 200);
+    CU_ASSERT_EQUAL(ver, (long)CURL_HTTP_VERSION_1_1);
+    resp_free(&r);
+    /* Plain HTTP to the TLS port gets no answer. */
+    CU_ASSERT_NOT_EQUAL(tls_http(s, "http", "GET", "/healthz", NULL, NULL, NULL,
+                                 (long)CURL_HTTP_VERSION_1_1, &st, &ver, &r),
+                        CURLE_OK);
+    CU_ASSERT_EQUAL(st, 0);
+    resp_free(&r);
+    /* No certificate and no token: the token rules apply. */
+    tls_http(s, "https", "GET", "/api/v1/queues", NULL, NULL, NULL, (long)CURL_HTTP_VERSION_2TLS,
+             &st, &ver, &r);
+    CU_ASSERT_EQUAL(st, 401);
+    resp_free(&r);
+    if (!tls_client_ca)
+        return;
+    /* A client certificate names the user; the role is the token file's. */
+    CU_ASSERT_EQUAL(tls_http(s, "https", "POST", "/api/v1/queues", "ada", NULL,
+                             "{\"name\":\"by-cert\"}", (long)CURL_HTTP_VERSION_2TLS, &st, &ver,
+                             &r),
+                    CURLE_OK);
+    CU_ASSERT_EQUAL(st, 201);
+    resp_free(&r);
+    tls_http(s, "https", "GET", "/api/v1/audit", "ada", NULL, NULL, (long)CURL_HTTP_VERSION_2TLS,
+             &st, &ver, &r);
+    CU_ASSERT_EQUAL(st, 200);
+    struct json_object *items = NULL;
+    REQUIRE(r.json && json_object_object_get_ex(r.json, "items", &items));
+    struct json_object *last =
+        json_object_array_get_idx(items, json_object_array_length(items) - 1);
+    CU_ASSERT_STRING_EQUAL(jstr(last, "actor"), "ada");
+    resp_free(&r);
+    /* cleo: certificate only, operator: may read, may not create. */
+    tls_http(s, "https", "GET", "/api/v1/queues", "cleo", NULL, NULL, (long)CURL_HTTP_VERSION_1_1,
+             &st, &ver, &r);
+    CU_ASSERT_EQUAL(st, 200);
+    resp_free(&r);
+    tls_http(s, "https", "POST", "/api/v1/queues", "cleo", NULL, "{\"name\":\"no\"}",
+             (long)CURL_HTTP_VERSION_2TLS, &st, &ver, &r);
+    CU_ASSERT_EQUAL(st, 403);
+    resp_free(&r);
+    /* mallory: a valid certificate, but no role in the token file. */
+    tls_http(s, "https", "GET", "/api/v1/queues", "mallory", NULL, NULL,
+             (long)CURL_HTTP_VERSION_2TLS, &st, &ver, &r);
+    CU_ASSERT_EQUAL(st, 403);
+    resp_free(&r);
+    /* A certificate from another CA ends the handshake, even with a good token. */
+    CU_ASSERT_NOT_EQUAL(tls_http(s, "https", "GET", "/api/v1/queues", "stranger", TOK_ADMIN,
+                                 NULL, (long)CURL_HTTP_VERSION_2TLS, &st, &ver, &r),
+                        CURLE_OK);
+    CU_ASSERT_EQUAL(st, 0);
+    resp_free(&r);
+    /* Still serving after the refused handshakes. */
+    tls_http(s, "https", "GET", "/healthz", NULL, NULL, NULL, (long)CURL_HTTP_VERSION_2TLS, &st,
+             &ver, &r);
+    CU_ASSERT_EQUAL(st, 200);
+    resp_free(&r);
+}
+
+static void test_tls(void)
+{
+    if (gen_certs(tls_dir, sizeof(tls_dir)) != 0) {
+        tls_dir[0] = '\0'; /* the other tests stay on cleartext */
+        CU_FAIL_FATAL("openssl could not generate the test certificates");
+    }
+    run_with_server("tls", 1, body_tls);
+    tls_client_ca = 1;
+    run_with_server("mtls", 1, body_tls);
+    tls_client_ca = 0;
+
+    /* Refused configurations, each with a message naming what to fix. */
+    uv_loop_t loop;
+    uv_loop_init(&loop);
+    struct store *st;
+    char err[256], db[512], cert[600], key[600], ca[600], tokens[512];
+    test_tmp_path(db, sizeof(db), "api-tlsconf.db");
+    remove(db);
+    CU_ASSERT_FATAL(store_open(db, NULL, &st, err, sizeof(err)) == 0);
+    struct queue_tree *t = queue_tree_new();
+    struct api_ctx ctx = {st, t, NULL};
+    struct api_server *api;
+    snprintf(cert, sizeof(cert), "%s/server.crt", tls_dir);
+    snprintf(key, sizeof(key), "%s/other-ca.key", tls_dir); /* not the certificate's key */
+    snprintf(ca, sizeof(ca), "%s/ca.crt", tls_dir);
+    test_tmp_path(tokens, sizeof(tokens), "api-tlsconf.tokens");
+    write_file(tokens, "t0123456789,ada,admin\n");
+    struct api_options opt = {.host = "127.0.0.1", .tls_cert_file = cert};
+    CU_ASSERT_EQUAL(api_server_start(&loop, &opt, &ctx, &api, err, sizeof(err)), MUSTER_ECONFIG);
+    CU_ASSERT(strstr(err, "--tls-private-key-file") != NULL);
+    opt.tls_private_key_file = key;
+    CU_ASSERT_EQUAL(api_server_start(&loop, &opt, &ctx, &api, err, sizeof(err)), MUSTER_ECONFIG);
+    CU_ASSERT(strstr(err, "other-ca.key") != NULL);
+    snprintf(key, sizeof(key), "%s/server.key", tls_dir);
+    opt.client_ca_file = ca;
+    CU_ASSERT_EQUAL(api_server_start(&loop, &opt, &ctx, &api, err, sizeof(err)), MUSTER_ECONFIG);
+    CU_ASSERT(strstr(err, "--token-auth-file") != NULL);
+    opt.token_file = tokens;
+    opt.client_ca_file = "/nonexistent/ca.crt";
+    CU_ASSERT_EQUAL(api_server_start(&loop, &opt, &ctx, &api, err, sizeof(err)), MUSTER_ECONFIG);
+    CU_ASSERT(strstr(err, "/nonexistent/ca.crt") != NULL);
+    CU_ASSERT(api == NULL);
+    uv_run(&loop, UV_RUN_DEFAULT);
+    CU_ASSERT_EQUAL(uv_loop_close(&loop), 0);
+    store_close(st);
+    queue_tree_free(t);
+    remove(tokens);
+    tls_dir[0] = '\0';
+}
+
 /* ---- OpenAPI ---- */
 
 static void body_openapi_covers_routes(struct srv *s)
@@ -1252,6 +1477,7 @@ static CU_TestInfo tests[] = {
     {"allocation failures: all or nothing, still serving", test_allocation_failures},
     {"close waits out an idle keep-alive connection", test_close_with_idle_connection},
     {"HTTP/2 (h2c, prior knowledge)", test_http2},
+    {"TLS: HTTPS only, ALPN h2, client certificates", test_tls},
     {"bad input is a clear 4xx and the server still serves", test_bad_input},
     {"every served route is in the OpenAPI document", test_openapi_covers_routes},
     {"merge patch follows RFC 7386", test_merge_patch_rfc7386},
