@@ -213,6 +213,7 @@ struct resp {
     char *body;
     size_t len;
     char etag[64];
+    char retry_after[32];
     struct json_object *json;
 };
 
@@ -238,6 +239,12 @@ static size_t on_header(char *p, size_t sz, size_t n, void *ud)
         while (v && (p[6 + v - 1] == '\r' || p[6 + v - 1] == '\n'))
             v--;
         snprintf(r->etag, sizeof(r->etag), "%.*s", (int)v, p + 6);
+    }
+    if (len > 13 && strncasecmp(p, "Retry-After: ", 13) == 0) {
+        size_t v = len - 13;
+        while (v && (p[13 + v - 1] == '\r' || p[13 + v - 1] == '\n'))
+            v--;
+        snprintf(r->retry_after, sizeof(r->retry_after), "%.*s", (int)v, p + 13);
     }
     return len;
 }
@@ -932,7 +939,7 @@ static const struct call matrix[] = {
     {"GET", "/api/v1/bindings/ns/b", NULL, NULL, {401, 501, 501, 501}},
     {"GET", "/api/v1/clusters", NULL, NULL, {401, 501, 501, 501}},
     {"GET", "/api/v1/events", NULL, NULL, {401, 501, 501, 501}},
-    {"GET", "/metrics", NULL, NULL, {501, 501, 501, 501}},
+    {"GET", "/metrics", NULL, NULL, {200, 200, 200, 200}},
 };
 
 static void body_authz_matrix(struct srv *s)
@@ -1339,6 +1346,204 @@ static void test_tls(void)
     tls_dir[0] = '\0';
 }
 
+
+/* ---- metrics ---- */
+
+struct work_arg {
+    int rc;
+};
+
+/* Two entries of 1 cpu in team-a, one of them admitted. */
+static void add_work_fn(struct srv *s, void *arg)
+{
+    struct work_arg *a = arg;
+    uint32_t cpu;
+    queue_resnames_intern(queue_tree_resnames(s->tree), "cpu", 3, &cpu);
+    struct queue_resvec req = {0};
+    queue_resvec_set(&req, cpu, 1000);
+    struct queue_error qe;
+    struct queue_entry *e;
+    struct queue_entry_spec one = {100, "team-a", 0, 1, &req}, two = {101, "team-a", 0, 2, &req};
+    a->rc = queue_entry_add(s->tree, &one, &e, &qe);
+    if (!a->rc)
+        a->rc = queue_entry_admit(s->tree, e, NULL);
+    if (!a->rc)
+        a->rc = queue_entry_add(s->tree, &two, NULL, &qe);
+    queue_resvec_close(&req);
+}
+
+struct status_arg {
+    const char *queue;
+    double share;
+};
+
+static void share_fn(struct srv *s, void *arg)
+{
+    struct status_arg *a = arg;
+    struct queue_status st;
+    memset(&st, 0, sizeof(st));
+    REQUIRE(queue_node_status(s->tree, queue_tree_find(s->tree, a->queue), &st) == 0);
+    a->share = st.share;
+    queue_status_close(&st);
+}
+
+/* The value of the sample whose name and labels are exactly key, or NULL. */
+static const char *sample(const char *text, const char *key, char *val, size_t cap)
+{
+    size_t kl = strlen(key);
+    for (const char *p = text; p && *p;) {
+        const char *nl = strchr(p, '\n');
+        size_t l = nl ? (size_t)(nl - p) : strlen(p);
+        if (l > kl && memcmp(p, key, kl) == 0 && p[kl] == ' ') {
+            snprintf(val, cap, "%.*s", (int)(l - kl - 1), p + kl + 1);
+            return val;
+        }
+        p = nl ? nl + 1 : NULL;
+    }
+    return NULL;
+}
+
+static void expect_sample(const char *text, const char *key, const char *want)
+{
+    char v[64];
+    const char *got = sample(text, key, v, sizeof(v));
+    if (!got || strcmp(got, want) != 0)
+        fprintf(stderr, "%s: want %s, got %s\n", key, want, got ? got : "(absent)");
+    CU_ASSERT(got && strcmp(got, want) == 0);
+}
+
+static void body_metrics(struct srv *s)
+{
+    expect(s, "POST", "/api/v1/queues", TOK_ADMIN,
+           "{\"name\":\"org\",\"guarantee\":{\"cpu\":\"2\"},\"deserved\":{\"cpu\":\"4\","
+           "\"memory\":\"1Gi\"},\"capability\":{\"cpu\":\"8\"}}",
+           NULL, 201);
+    expect(s, "POST", "/api/v1/queues", TOK_ADMIN,
+           "{\"name\":\"team-a\",\"parent\":\"org\",\"guarantee\":{\"cpu\":\"1\"},"
+           "\"deserved\":{\"cpu\":\"1500m\"}}",
+           NULL, 201);
+    expect(s, "POST", "/api/v1/queues", TOK_ADMIN, "{\"name\":\"team-b\",\"parent\":\"org\"}",
+           NULL, 201);
+    expect(s, "PATCH", "/api/v1/queues/team-b", TOK_ADMIN, "{\"weight\":3}", NULL, 200);
+    expect(s, "GET", "/api/v1/queues", NULL, NULL, NULL, 401);
+    struct work_arg wa = {-1};
+    on_loop(s, add_work_fn, &wa);
+    REQUIRE(wa.rc == 0);
+    struct resp r;
+    CU_ASSERT_EQUAL(http(s, "GET", "/metrics", NULL, NULL, 0, NULL, &r), 200); /* no token */
+    REQUIRE(r.body != NULL);
+    const char *t = r.body;
+    /* Every sample belongs to a family declared with HELP and TYPE before it. */
+    char declared[4096] = " ";
+    for (const char *p = t; *p;) {
+        const char *nl = strchr(p, '\n');
+        REQUIRE(nl != NULL); /* the format ends every line, the last one too */
+        size_t l = (size_t)(nl - p);
+        char name[128];
+        if (l > 7 && memcmp(p, "# HELP ", 7) == 0) {
+            size_t n = strcspn(p + 7, " ");
+            snprintf(name, sizeof(name), "%.*s", (int)n, p + 7);
+            CU_ASSERT(memcmp(nl + 1, "# TYPE ", 7) == 0 && memcmp(nl + 8, name, n) == 0);
+            size_t dl = strlen(declared);
+            snprintf(declared + dl, sizeof(declared) - dl, "%s ", name);
+        } else if (p[0] != '#') {
+            size_t n = strcspn(p, "{ ");
+            snprintf(name, sizeof(name), " %.*s ", (int)n, p);
+            CU_ASSERT(strncmp(name, " muster_", 8) == 0);
+            if (!strstr(declared, name))
+                fprintf(stderr, "sample of an undeclared family: %.*s\n", (int)l, p);
+            CU_ASSERT(strstr(declared, name) != NULL);
+        }
+        p = nl + 1;
+    }
+    /* Spec values as declared, in base units (cores, bytes). */
+    expect_sample(t, "muster_queue_guarantee{queue=\"org\",resource=\"cpu\"}", "2");
+    expect_sample(t, "muster_queue_deserved{queue=\"org\",resource=\"memory\"}", "1073741824");
+    expect_sample(t, "muster_queue_deserved{queue=\"team-a\",resource=\"cpu\"}", "1.5");
+    expect_sample(t, "muster_queue_capability{queue=\"org\",resource=\"cpu\"}", "8");
+    char v[64];
+    CU_ASSERT(sample(t, "muster_queue_capability{queue=\"team-a\",resource=\"cpu\"}", v,
+                     sizeof(v)) == NULL); /* unlimited: omitted */
+    /* Live values from the engine. */
+    expect_sample(t, "muster_queue_allocated{queue=\"team-a\",resource=\"cpu\"}", "1");
+    expect_sample(t, "muster_queue_allocated{queue=\"org\",resource=\"cpu\"}", "1");
+    expect_sample(t, "muster_queue_pending{queue=\"team-a\"}", "1");
+    expect_sample(t, "muster_queue_admitted{queue=\"team-a\"}", "1");
+    expect_sample(t, "muster_queue_pending{queue=\"org\"}", "1");
+    expect_sample(t, "muster_queue_pending{queue=\"team-b\"}", "0");
+    struct status_arg sa = {"team-a", -1};
+    on_loop(s, share_fn, &sa);
+    const char *sh = sample(t, "muster_queue_share{queue=\"team-a\"}", v, sizeof(v));
+    CU_ASSERT(sh && sa.share > 0 && strtod(sh, NULL) == sa.share);
+    /* Counters. */
+    expect_sample(t,
+                  "muster_api_requests_total{method=\"POST\",route=\"/api/v1/queues\",code=\"201\"}",
+                  "3");
+    expect_sample(
+        t, "muster_api_requests_total{method=\"PATCH\",route=\"/api/v1/queues/{name}\",code=\"200\"}",
+        "1");
+    expect_sample(t,
+                  "muster_api_requests_total{method=\"GET\",route=\"/api/v1/queues\",code=\"401\"}",
+                  "1");
+    expect_sample(t, "muster_audit_writes_total{action=\"queue.create\"}", "3");
+    expect_sample(t, "muster_audit_writes_total{action=\"queue.patch\"}", "1");
+    expect_sample(t, "muster_audit_writes_total{action=\"queue.delete\"}", "0");
+    resp_free(&r);
+    /* A path no route knows is counted as "other": a client's text never becomes a label. */
+    expect(s, "GET", "/x%22y", NULL, NULL, NULL, 404);
+    CU_ASSERT_EQUAL(http(s, "GET", "/metrics", NULL, NULL, 0, NULL, &r), 200);
+    expect_sample(r.body, "muster_api_requests_total{method=\"GET\",route=\"other\",code=\"404\"}",
+                  "1");
+    expect_sample(r.body, "muster_api_requests_total{method=\"GET\",route=\"/metrics\",code=\"200\"}",
+                  "1");
+    resp_free(&r);
+}
+
+static void test_metrics(void)
+{
+    run_with_server("metrics", 1, body_metrics);
+}
+
+/* ---- the rate limit ---- */
+
+/* A decimal header value, or -1 when it is not one. */
+static long atol_ok(const char *v)
+{
+    char *end;
+    long n = strtol(v, &end, 10);
+    return end == v || *end ? -1 : n;
+}
+
+static void body_rate_limit(struct srv *s)
+{
+    /* Burst 3, 1 per second: the fourth request in a row is refused. */
+    for (int i = 0; i < 3; i++)
+        expect(s, "GET", "/api/v1/queues/default", TOK_VIEWER, NULL, NULL, 200);
+    struct resp r;
+    CU_ASSERT_EQUAL(http(s, "GET", "/api/v1/queues/default", TOK_VIEWER, NULL, 0, NULL, &r), 429);
+    CU_ASSERT_STRING_EQUAL(jstr(r.json, "reason"), "TooManyRequests");
+    CU_ASSERT_STRING_EQUAL(jstr(r.json, "code"), "429");
+    CU_ASSERT(atol_ok(r.retry_after) >= 1);
+    resp_free(&r);
+    /* Before authentication too: a flood of bad tokens is limited the same way. */
+    expect(s, "GET", "/api/v1/queues", NULL, NULL, NULL, 429);
+    /* Probes are exempt. */
+    expect(s, "GET", "/healthz", NULL, NULL, NULL, 200);
+    expect(s, "GET", "/readyz", NULL, NULL, NULL, 200);
+    /* The bucket refills: after a second there is a token again. */
+    uv_sleep(1100);
+    expect(s, "GET", "/api/v1/queues/default", TOK_VIEWER, NULL, NULL, 200);
+}
+
+static void test_rate_limit(void)
+{
+    rate_per_s = 1;
+    rate_burst = 3;
+    run_with_server("rate", 1, body_rate_limit);
+    rate_per_s = 0;
+    rate_burst = 0;
+}
+
 /* ---- OpenAPI ---- */
 
 static void body_openapi_covers_routes(struct srv *s)
@@ -1478,6 +1683,8 @@ static CU_TestInfo tests[] = {
     {"close waits out an idle keep-alive connection", test_close_with_idle_connection},
     {"HTTP/2 (h2c, prior knowledge)", test_http2},
     {"TLS: HTTPS only, ALPN h2, client certificates", test_tls},
+    {"metrics: Prometheus text checked against the engine", test_metrics},
+    {"rate limit: 429 with Retry-After, probes exempt", test_rate_limit},
     {"bad input is a clear 4xx and the server still serves", test_bad_input},
     {"every served route is in the OpenAPI document", test_openapi_covers_routes},
     {"merge patch follows RFC 7386", test_merge_patch_rfc7386},
