@@ -770,7 +770,8 @@ static void send_json(h2o_req_t *req, int status, struct json_object *obj)
         return;
     }
     size_t len = 0;
-    const char *text = json_object_to_json_string_length(obj, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE, &len);
+    const char *text = json_object_to_json_string_length(
+        obj, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE, &len);
     send_text(req, status, "application/json", text, len);
     json_object_put(obj);
 }
@@ -1089,7 +1090,9 @@ static void change_close(struct change *ch)
 
 static char *map_text(struct json_object *m)
 {
-    return muster_strdup(m ? json_object_to_json_string_ext(m, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE) : "{}");
+    return muster_strdup(m ? json_object_to_json_string_ext(m, JSON_C_TO_STRING_PLAIN |
+                                                                   JSON_C_TO_STRING_NOSLASHESCAPE)
+                           : "{}");
 }
 
 static int map_parse(struct api_server *s, struct json_object *m, const char *what,
@@ -1162,7 +1165,8 @@ static char *json_text_of(struct json_object *o)
 {
     if (!o)
         return NULL;
-    char *t = muster_strdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
+    char *t = muster_strdup(
+        json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
     json_object_put(o);
     return t;
 }
@@ -1585,8 +1589,7 @@ struct mbuf {
     int bad;
 };
 
-__attribute__((format(printf, 2, 3))) static void mbuf_printf(struct mbuf *b, const char *fmt,
-                                                              ...)
+__attribute__((format(printf, 2, 3))) static void mbuf_printf(struct mbuf *b, const char *fmt, ...)
 {
     for (int tries = 0; !b->bad && tries < 2; tries++) {
         va_list ap;
@@ -1747,13 +1750,13 @@ static void handle_metrics(struct api_call *c)
         mbuf_family(&b, "muster_api_requests_total", "counter",
                     "Admin API requests answered, by method, route template and status code.");
         for (size_t i = 0; i < s->nreqs; i++)
-            mbuf_printf(&b, "muster_api_requests_total{method=\"%s\",route=\"%s\",code=\"%d\"} "
+            mbuf_printf(&b,
+                        "muster_api_requests_total{method=\"%s\",route=\"%s\",code=\"%d\"} "
                         "%" PRIu64 "\n",
                         s->reqs[i].method, s->reqs[i].route, s->reqs[i].code, s->reqs[i].n);
         mbuf_family(&b, "muster_api_requests_dropped_series_total", "counter",
                     "Requests not counted by series because the series table was full.");
-        mbuf_printf(&b, "muster_api_requests_dropped_series_total %" PRIu64 "\n",
-                    s->reqs_dropped);
+        mbuf_printf(&b, "muster_api_requests_dropped_series_total %" PRIu64 "\n", s->reqs_dropped);
         mbuf_family(&b, "muster_audit_writes_total", "counter",
                     "Changes committed to the store with their audit row, by action.");
         for (size_t i = 0; i < NACTIONS; i++)
@@ -1790,10 +1793,9 @@ static const struct api_route_info route_info[] = {
 
 /* The handler of route_info[i], in the same order. */
 static void (*const route_fn[])(struct api_call *c) = {
-    handle_healthz,      handle_readyz,     handle_metrics,       handle_openapi,
-    handle_queue_list,
-    handle_queue_create, handle_queue_get,  handle_queue_replace, handle_queue_patch,
-    handle_queue_delete, handle_audit_list,
+    handle_healthz,     handle_readyz,       handle_metrics,    handle_openapi,
+    handle_queue_list,  handle_queue_create, handle_queue_get,  handle_queue_replace,
+    handle_queue_patch, handle_queue_delete, handle_audit_list,
 };
 _Static_assert(sizeof(route_fn) / sizeof(route_fn[0]) == NROUTES, "one handler per route");
 
@@ -1854,8 +1856,7 @@ static int client_cn(h2o_req_t *req, char *cn, size_t cap)
     /* SSL_VERIFY_PEER already ended the handshake of a bad certificate; this is a second
      * look, so a change of verify mode can never let one through. */
     int n = SSL_get_verify_result(ssl) == X509_V_OK
-                ? X509_NAME_get_text_by_NID(X509_get_subject_name(x), NID_commonName, cn,
-                                            (int)cap)
+                ? X509_NAME_get_text_by_NID(X509_get_subject_name(x), NID_commonName, cn, (int)cap)
                 : -1;
     X509_free(x);
     return n > 0 && (size_t)n < cap && strlen(cn) == (size_t)n;
@@ -1977,8 +1978,8 @@ static int rate_take(struct api_server *s, h2o_req_t *req, uint64_t *retry_s)
 /* Counts one answered request in muster_api_requests_total. */
 static void count_request(struct api_server *s, const char *route, h2o_req_t *req)
 {
-    static const char *const methods[] = {"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE",
-                                          "OPTIONS"};
+    static const char *const methods[] = {"GET",   "HEAD",   "POST",   "PUT",
+                                          "PATCH", "DELETE", "OPTIONS"};
     const char *method = "other"; /* a client's own word never becomes a label */
     for (size_t i = 0; i < sizeof(methods) / sizeof(methods[0]); i++)
         if (h2o_memis(req->method.base, req->method.len, methods[i], strlen(methods[i])))
@@ -2197,8 +2198,7 @@ static int tls_fail(char *err, size_t errcap, const char *what, const char *path
 
 /* The server's SSL_CTX from opt (as cluster-adapters/sim/server.c does it): TLS 1.2 or later,
  * ALPN offering h2 then http/1.1, and the client CA when given. */
-static int tls_setup(struct api_server *s, const struct api_options *opt, char *err,
-                     size_t errcap)
+static int tls_setup(struct api_server *s, const struct api_options *opt, char *err, size_t errcap)
 {
     s->ssl_ctx = SSL_CTX_new(TLS_server_method());
     if (!s->ssl_ctx)
@@ -2262,12 +2262,15 @@ int api_server_start(uv_loop_t *loop, const struct api_options *opt, struct api_
         return MUSTER_ECONFIG;
     }
     if (!opt->tls_cert_file != !opt->tls_private_key_file) {
-        snprintf(err, errcap, "api: --tls-cert-file and --tls-private-key-file go together; %s "
-                 "is missing", opt->tls_cert_file ? "--tls-private-key-file" : "--tls-cert-file");
+        snprintf(err, errcap,
+                 "api: --tls-cert-file and --tls-private-key-file go together; %s "
+                 "is missing",
+                 opt->tls_cert_file ? "--tls-private-key-file" : "--tls-cert-file");
         return MUSTER_ECONFIG;
     }
     if (opt->client_ca_file && (!opt->tls_cert_file || !opt->token_file)) {
-        snprintf(err, errcap, "api: --client-ca-file needs %s: client certificates are checked "
+        snprintf(err, errcap,
+                 "api: --client-ca-file needs %s: client certificates are checked "
                  "during the TLS handshake and their users' roles come from the token file",
                  !opt->tls_cert_file ? "--tls-cert-file" : "--token-auth-file");
         return MUSTER_ECONFIG;

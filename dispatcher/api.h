@@ -66,13 +66,13 @@ struct api_ctx {
 
 struct api_server;
 
-/* Reads the token file (if any) and the TLS files (if any), loads the queue rows of ctx->store (for resourceVersion and
- * the quantities as written), binds opt->host:opt->port and starts serving on loop. On success
- * *out is the running server; stop it with api_server_close. On failure *out is NULL, err (if
- * errcap > 0) says what was wrong, no callback of the caller's ever runs, and nothing stays on
- * the loop (a listener that failed to bind is already closing and is gone after the loop's next
- * iteration, so uv_loop_close needs one more uv_run first). The return is MUSTER_ECONFIG
- * (no token file and a non-loopback host, a bad token file, a bad address, TLS files missing,
+/* Reads the token file (if any) and the TLS files (if any), loads the queue rows of ctx->store (for
+ * resourceVersion and the quantities as written), binds opt->host:opt->port and starts serving on
+ * loop. On success *out is the running server; stop it with api_server_close. On failure *out is
+ * NULL, err (if errcap > 0) says what was wrong, no callback of the caller's ever runs, and nothing
+ * stays on the loop (a listener that failed to bind is already closing and is gone after the loop's
+ * next iteration, so uv_loop_close needs one more uv_run first). The return is MUSTER_ECONFIG (no
+ * token file and a non-loopback host, a bad token file, a bad address, TLS files missing,
  * unreadable or not matching, a client CA without a certificate or a token file), MUSTER_EIO (the
  * token file cannot be read, bind/listen failed), MUSTER_ESTORE (reading the queues) or
  * MUSTER_ENOMEM. ctx->tree must hold the queues of ctx->store (see disp_load). */

@@ -1140,7 +1140,6 @@ static void test_bad_input(void)
     run_with_server("bad", 1, body_bad_input);
 }
 
-
 /* ---- TLS ---- */
 
 /* A CA, a server certificate for 127.0.0.1, client certificates for ada (token and admin in
@@ -1255,8 +1254,7 @@ static void body_tls(struct srv *s)
         return;
     /* A client certificate names the user; the role is the token file's. */
     CU_ASSERT_EQUAL(tls_http(s, "https", "POST", "/api/v1/queues", "ada", NULL,
-                             "{\"name\":\"by-cert\"}", (long)CURL_HTTP_VERSION_2TLS, &st, &ver,
-                             &r),
+                             "{\"name\":\"by-cert\"}", (long)CURL_HTTP_VERSION_2TLS, &st, &ver, &r),
                     CURLE_OK);
     CU_ASSERT_EQUAL(st, 201);
     resp_free(&r);
@@ -1284,8 +1282,8 @@ static void body_tls(struct srv *s)
     CU_ASSERT_EQUAL(st, 403);
     resp_free(&r);
     /* A certificate from another CA ends the handshake, even with a good token. */
-    CU_ASSERT_NOT_EQUAL(tls_http(s, "https", "GET", "/api/v1/queues", "stranger", TOK_ADMIN,
-                                 NULL, (long)CURL_HTTP_VERSION_2TLS, &st, &ver, &r),
+    CU_ASSERT_NOT_EQUAL(tls_http(s, "https", "GET", "/api/v1/queues", "stranger", TOK_ADMIN, NULL,
+                                 (long)CURL_HTTP_VERSION_2TLS, &st, &ver, &r),
                         CURLE_OK);
     CU_ASSERT_EQUAL(st, 0);
     resp_free(&r);
@@ -1345,7 +1343,6 @@ static void test_tls(void)
     remove(tokens);
     tls_dir[0] = '\0';
 }
-
 
 /* ---- metrics ---- */
 
@@ -1422,8 +1419,8 @@ static void body_metrics(struct srv *s)
            "{\"name\":\"team-a\",\"parent\":\"org\",\"guarantee\":{\"cpu\":\"1\"},"
            "\"deserved\":{\"cpu\":\"1500m\"}}",
            NULL, 201);
-    expect(s, "POST", "/api/v1/queues", TOK_ADMIN, "{\"name\":\"team-b\",\"parent\":\"org\"}",
-           NULL, 201);
+    expect(s, "POST", "/api/v1/queues", TOK_ADMIN, "{\"name\":\"team-b\",\"parent\":\"org\"}", NULL,
+           201);
     expect(s, "PATCH", "/api/v1/queues/team-b", TOK_ADMIN, "{\"weight\":3}", NULL, 200);
     expect(s, "GET", "/api/v1/queues", NULL, NULL, NULL, 401);
     struct work_arg wa = {-1};
@@ -1476,15 +1473,14 @@ static void body_metrics(struct srv *s)
     const char *sh = sample(t, "muster_queue_share{queue=\"team-a\"}", v, sizeof(v));
     CU_ASSERT(sh && sa.share > 0 && strtod(sh, NULL) == sa.share);
     /* Counters. */
-    expect_sample(t,
-                  "muster_api_requests_total{method=\"POST\",route=\"/api/v1/queues\",code=\"201\"}",
-                  "3");
     expect_sample(
-        t, "muster_api_requests_total{method=\"PATCH\",route=\"/api/v1/queues/{name}\",code=\"200\"}",
+        t, "muster_api_requests_total{method=\"POST\",route=\"/api/v1/queues\",code=\"201\"}", "3");
+    expect_sample(
+        t,
+        "muster_api_requests_total{method=\"PATCH\",route=\"/api/v1/queues/{name}\",code=\"200\"}",
         "1");
-    expect_sample(t,
-                  "muster_api_requests_total{method=\"GET\",route=\"/api/v1/queues\",code=\"401\"}",
-                  "1");
+    expect_sample(
+        t, "muster_api_requests_total{method=\"GET\",route=\"/api/v1/queues\",code=\"401\"}", "1");
     expect_sample(t, "muster_audit_writes_total{action=\"queue.create\"}", "3");
     expect_sample(t, "muster_audit_writes_total{action=\"queue.patch\"}", "1");
     expect_sample(t, "muster_audit_writes_total{action=\"queue.delete\"}", "0");
@@ -1494,8 +1490,8 @@ static void body_metrics(struct srv *s)
     CU_ASSERT_EQUAL(http(s, "GET", "/metrics", NULL, NULL, 0, NULL, &r), 200);
     expect_sample(r.body, "muster_api_requests_total{method=\"GET\",route=\"other\",code=\"404\"}",
                   "1");
-    expect_sample(r.body, "muster_api_requests_total{method=\"GET\",route=\"/metrics\",code=\"200\"}",
-                  "1");
+    expect_sample(r.body,
+                  "muster_api_requests_total{method=\"GET\",route=\"/metrics\",code=\"200\"}", "1");
     resp_free(&r);
 }
 
