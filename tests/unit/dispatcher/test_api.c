@@ -1257,6 +1257,7 @@ static void body_tls(struct srv *s)
                              "{\"name\":\"by-cert\"}", (long)CURL_HTTP_VERSION_2TLS, &st, &ver, &r),
                     CURLE_OK);
     CU_ASSERT_EQUAL(st, 201);
+    CU_ASSERT_EQUAL(ver, (long)CURL_HTTP_VERSION_2_0); /* the certificate is read over h2 too */
     resp_free(&r);
     tls_http(s, "https", "GET", "/api/v1/audit", "ada", NULL, NULL, (long)CURL_HTTP_VERSION_2TLS,
              &st, &ver, &r);
