@@ -1,5 +1,6 @@
-/* The admin API server (see api.h): routing, bearer-token auth, the queue endpoints, the audit
- * list, health and the embedded OpenAPI document, on h2o + libuv. */
+/* The admin API server (see api.h): routing, bearer-token and client-certificate auth, TLS, the
+ * per-client rate limit, the queue endpoints, the audit list, metrics, health and the embedded
+ * OpenAPI document, on h2o + libuv. */
 #include "dispatcher/api.h"
 
 #include "dispatcher/resjson.h"
@@ -10,10 +11,15 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <h2o.h>
+#include <h2o/http2.h>
+#include <h2o/version.h>
 #include <inttypes.h>
 #include <json-c/json.h>
 #include <openssl/crypto.h>
+#include <openssl/err.h>
 #include <openssl/evp.h>
+#include <openssl/ssl.h>
+#include <openssl/x509.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -24,6 +30,11 @@
 #define API_QUERY_VALUE_MAX 256 /* bytes of one query parameter value */
 #define API_GANG_TIMEOUT_S_DEFAULT 300
 #define API_ANONYMOUS "system:anonymous"
+/* Series of muster_api_requests_total: routes x methods x codes is small and bounded by the
+ * route table, so this cap is never met in practice; past it requests are counted in
+ * muster_api_requests_dropped_series_total instead of growing memory. */
+#define API_REQ_SERIES_MAX 512
+#define API_RATE_KEY_LEN 17 /* address family + 16 address bytes */
 
 /* ---- strict request body parsing ---- */
 
@@ -373,6 +384,7 @@ struct api_token {
     unsigned char hash[API_SHA256_LEN];
     char *user;
     enum api_role role;
+    int cert_only; /* empty token field: the user signs in by client certificate only */
 };
 
 static int sha256(const void *data, size_t len, unsigned char out[API_SHA256_LEN])
@@ -446,7 +458,7 @@ static int token_line(const char *line, size_t len, size_t lineno, struct api_to
             return MUSTER_ECONFIG;
         }
     }
-    if (nf != 3 || !fl[0] || !fl[1]) {
+    if (nf != 3 || !fl[1]) {
         snprintf(err, errcap, "%s:%zu: expected token,user,role", path, lineno);
         return MUSTER_ECONFIG;
     }
@@ -459,7 +471,8 @@ static int token_line(const char *line, size_t len, size_t lineno, struct api_to
         snprintf(err, errcap, "%s:%zu: role must be viewer, operator or admin", path, lineno);
         return MUSTER_ECONFIG;
     }
-    if (sha256(f[0], fl[0], t->hash))
+    t->cert_only = fl[0] == 0;
+    if (!t->cert_only && sha256(f[0], fl[0], t->hash))
         return MUSTER_EIO;
     t->user = muster_strndup(f[1], fl[1]);
     return t->user ? 0 : MUSTER_ENOMEM;
@@ -559,6 +572,27 @@ struct api_conn {
     struct api_server *srv;
 };
 
+/* One series of muster_api_requests_total. route is a static string (a route template). */
+struct api_req_series {
+    const char *route;
+    const char *method;
+    int code;
+    uint64_t n;
+};
+
+/* One client's token bucket. tokens is fractional: refill is continuous. */
+struct api_bucket {
+    unsigned char key[API_RATE_KEY_LEN];
+    int used;
+    double tokens;
+    uint64_t at_ms; /* uv_now of the last refill */
+};
+
+/* The audit actions, in the order of audit_writes. */
+static const char *const audit_actions[] = {"queue.create", "queue.update", "queue.patch",
+                                            "queue.delete"};
+#define NACTIONS (sizeof(audit_actions) / sizeof(audit_actions[0]))
+
 struct api_server {
     h2o_globalconf_t config;
     h2o_context_t ctx;
@@ -567,6 +601,14 @@ struct api_server {
     struct api_ctx app;
     struct api_token *tokens; /* NULL: no auth (loopback only) */
     size_t ntokens;
+    SSL_CTX *ssl_ctx; /* NULL: cleartext */
+    int client_certs; /* client certificates are verified and name the user */
+    struct api_req_series reqs[API_REQ_SERIES_MAX];
+    size_t nreqs;
+    uint64_t reqs_dropped;
+    uint64_t audit_writes[NACTIONS];
+    double rate_per_s, rate_burst;
+    struct api_bucket buckets[API_RATE_CLIENTS_MAX];
     struct qrow *rows; /* sorted by name */
     size_t nrows, caprows;
     int port;
@@ -694,6 +736,8 @@ static const char *status_reason(int status)
         return "Unprocessable Entity";
     case 428:
         return "Precondition Required";
+    case 429:
+        return "Too Many Requests";
     case 431:
         return "Request Header Fields Too Large";
     case 501:
@@ -726,7 +770,8 @@ static void send_json(h2o_req_t *req, int status, struct json_object *obj)
         return;
     }
     size_t len = 0;
-    const char *text = json_object_to_json_string_length(obj, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE, &len);
+    const char *text = json_object_to_json_string_length(
+        obj, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE, &len);
     send_text(req, status, "application/json", text, len);
     json_object_put(obj);
 }
@@ -1045,7 +1090,9 @@ static void change_close(struct change *ch)
 
 static char *map_text(struct json_object *m)
 {
-    return muster_strdup(m ? json_object_to_json_string_ext(m, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE) : "{}");
+    return muster_strdup(m ? json_object_to_json_string_ext(m, JSON_C_TO_STRING_PLAIN |
+                                                                   JSON_C_TO_STRING_NOSLASHESCAPE)
+                           : "{}");
 }
 
 static int map_parse(struct api_server *s, struct json_object *m, const char *what,
@@ -1118,7 +1165,8 @@ static char *json_text_of(struct json_object *o)
 {
     if (!o)
         return NULL;
-    char *t = muster_strdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
+    char *t = muster_strdup(
+        json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
     json_object_put(o);
     return t;
 }
@@ -1154,6 +1202,9 @@ static int persist(struct api_server *s, const char *actor, const char *action,
         rc = store_audit_append(st, &rec, NULL);
     if (!rc)
         rc = store_commit(st);
+    for (size_t i = 0; !rc && i < NACTIONS; i++)
+        if (strcmp(action, audit_actions[i]) == 0)
+            s->audit_writes[i]++;
     if (rc) {
         store_rollback(st);
         api_fail(e, rc == MUSTER_ECONFLICT ? 409 : 500,
@@ -1529,12 +1580,206 @@ static void handle_openapi(struct api_call *c)
     send_text(c->req, 200, "application/json", schema_openapi_json, schema_openapi_json_len);
 }
 
+/* ---- metrics (Prometheus text exposition format 0.0.4; docs/metrics.md) ---- */
+
+/* A growing text buffer; bad is set once an allocation failed and everything after is dropped. */
+struct mbuf {
+    char *p;
+    size_t len, cap;
+    int bad;
+};
+
+__attribute__((format(printf, 2, 3))) static void mbuf_printf(struct mbuf *b, const char *fmt, ...)
+{
+    for (int tries = 0; !b->bad && tries < 2; tries++) {
+        va_list ap;
+        va_start(ap, fmt);
+        int n = vsnprintf(b->p ? b->p + b->len : NULL, b->p ? b->cap - b->len : 0, fmt, ap);
+        va_end(ap);
+        if (n < 0) {
+            b->bad = 1;
+            return;
+        }
+        if (b->p && (size_t)n < b->cap - b->len) {
+            b->len += (size_t)n;
+            return;
+        }
+        size_t nc = b->cap ? b->cap * 2 : 4096;
+        while (nc - b->len <= (size_t)n)
+            nc *= 2;
+        char *g = muster_realloc(b->p, nc);
+        if (!g) {
+            b->bad = 1;
+            return;
+        }
+        b->p = g;
+        b->cap = nc;
+    }
+}
+
+/* A label value as the exposition format wants it: backslash, double quote and newline
+ * escaped. Names are validated on the way in, but a metric line must never be broken by one. */
+static void mbuf_label(struct mbuf *b, const char *v)
+{
+    for (; *v; v++) {
+        if (*v == '\\')
+            mbuf_printf(b, "\\\\");
+        else if (*v == '"')
+            mbuf_printf(b, "\\\"");
+        else if (*v == '\n')
+            mbuf_printf(b, "\\n");
+        else
+            mbuf_printf(b, "%c", *v);
+    }
+}
+
+/* milli-units as an exact decimal (cpu in cores, memory in bytes): 1500 -> 1.5. */
+static void mbuf_milli(struct mbuf *b, int64_t milli)
+{
+    uint64_t m = milli < 0 ? (uint64_t)0 - (uint64_t)milli : (uint64_t)milli;
+    const char *sign = milli < 0 ? "-" : "";
+    uint64_t frac = m % 1000;
+    if (!frac) {
+        mbuf_printf(b, "%s%" PRIu64 "\n", sign, m / 1000);
+        return;
+    }
+    int digits = 3;
+    while (frac % 10 == 0) {
+        frac /= 10;
+        digits--;
+    }
+    mbuf_printf(b, "%s%" PRIu64 ".%0*" PRIu64 "\n", sign, m / 1000, digits, frac);
+}
+
+static void mbuf_family(struct mbuf *b, const char *name, const char *type, const char *help)
+{
+    mbuf_printf(b, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+/* A queue and its live status, gathered once per scrape. */
+struct mqueue {
+    const struct queue_node *q;
+    struct queue_status st;
+};
+
+struct mwalk {
+    struct mqueue *qs;
+    size_t n, cap;
+    const struct queue_tree *t;
+};
+
+static int metrics_walk_cb(void *ud, const struct queue_node *q)
+{
+    struct mwalk *w = ud;
+    if (w->n == w->cap)
+        return MUSTER_ELIMIT; /* the tree grew under us: never, the walk is on our thread */
+    struct mqueue *m = &w->qs[w->n];
+    memset(m, 0, sizeof(*m));
+    m->q = q;
+    int rc = queue_node_status(w->t, q, &m->st);
+    if (rc)
+        return rc;
+    w->n++;
+    return 0;
+}
+
+/* One family of per-queue, per-resource gauges; which picks the vector. */
+enum mvec { MV_ALLOCATED, MV_GUARANTEE, MV_DESERVED, MV_CAPABILITY };
+
+static void metrics_resvecs(struct mbuf *b, const struct mwalk *w, const struct queue_resnames *rn,
+                            enum mvec which, const char *name, const char *help)
+{
+    mbuf_family(b, name, "gauge", help);
+    for (size_t i = 0; i < w->n; i++) {
+        const struct queue_spec *sp = queue_node_spec(w->qs[i].q);
+        const struct queue_resvec *v = which == MV_ALLOCATED   ? &w->qs[i].st.allocated
+                                       : which == MV_GUARANTEE ? &sp->guarantee
+                                       : which == MV_DESERVED  ? &sp->deserved
+                                                               : &sp->capability;
+        for (uint32_t k = 0; k < v->len; k++) {
+            mbuf_printf(b, "%s{queue=\"", name);
+            mbuf_label(b, queue_node_name(w->qs[i].q));
+            mbuf_printf(b, "\",resource=\"");
+            mbuf_label(b, queue_resnames_name(rn, v->items[k].id));
+            mbuf_printf(b, "\"} ");
+            mbuf_milli(b, v->items[k].milli);
+        }
+    }
+}
+
+static void metrics_counts(struct mbuf *b, const struct mwalk *w, int what, const char *name,
+                           const char *type, const char *help)
+{
+    mbuf_family(b, name, type, help);
+    for (size_t i = 0; i < w->n; i++) {
+        mbuf_printf(b, "%s{queue=\"", name);
+        mbuf_label(b, queue_node_name(w->qs[i].q));
+        if (what == 0)
+            mbuf_printf(b, "\"} %" PRIu64 "\n", w->qs[i].st.pending);
+        else if (what == 1)
+            mbuf_printf(b, "\"} %" PRIu64 "\n", w->qs[i].st.admitted);
+        else
+            mbuf_printf(b, "\"} %.17g\n", w->qs[i].st.share);
+    }
+}
+
+static void handle_metrics(struct api_call *c)
+{
+    struct api_server *s = c->srv;
+    struct mwalk w = {NULL, 0, queue_tree_count(s->app.tree), s->app.tree};
+    struct mbuf b = {0};
+    w.qs = muster_calloc(w.cap ? w.cap : 1, sizeof(*w.qs));
+    int rc = w.qs ? queue_tree_walk(s->app.tree, metrics_walk_cb, &w) : MUSTER_ENOMEM;
+    if (!rc) {
+        const struct queue_resnames *rn = queue_tree_resnames(s->app.tree);
+        metrics_resvecs(&b, &w, rn, MV_ALLOCATED, "muster_queue_allocated",
+                        "Admitted usage of the queue's subtree, per resource (cores, bytes, "
+                        "units).");
+        metrics_resvecs(&b, &w, rn, MV_GUARANTEE, "muster_queue_guarantee",
+                        "Capacity guaranteed to the queue, per resource.");
+        metrics_resvecs(&b, &w, rn, MV_DESERVED, "muster_queue_deserved",
+                        "The queue's fair share target, per resource.");
+        metrics_resvecs(&b, &w, rn, MV_CAPABILITY, "muster_queue_capability",
+                        "The queue's hard limit, per resource; absent when unlimited.");
+        metrics_counts(&b, &w, 0, "muster_queue_pending", "gauge",
+                       "Workloads waiting in the queue's subtree.");
+        metrics_counts(&b, &w, 1, "muster_queue_admitted", "gauge",
+                       "Workloads admitted in the queue's subtree.");
+        metrics_counts(&b, &w, 2, "muster_queue_share", "gauge",
+                       "Weighted dominant share of deserved (fair order: lowest first).");
+        mbuf_family(&b, "muster_api_requests_total", "counter",
+                    "Admin API requests answered, by method, route template and status code.");
+        for (size_t i = 0; i < s->nreqs; i++)
+            mbuf_printf(&b,
+                        "muster_api_requests_total{method=\"%s\",route=\"%s\",code=\"%d\"} "
+                        "%" PRIu64 "\n",
+                        s->reqs[i].method, s->reqs[i].route, s->reqs[i].code, s->reqs[i].n);
+        mbuf_family(&b, "muster_api_requests_dropped_series_total", "counter",
+                    "Requests not counted by series because the series table was full.");
+        mbuf_printf(&b, "muster_api_requests_dropped_series_total %" PRIu64 "\n", s->reqs_dropped);
+        mbuf_family(&b, "muster_audit_writes_total", "counter",
+                    "Changes committed to the store with their audit row, by action.");
+        for (size_t i = 0; i < NACTIONS; i++)
+            mbuf_printf(&b, "muster_audit_writes_total{action=\"%s\"} %" PRIu64 "\n",
+                        audit_actions[i], s->audit_writes[i]);
+    }
+    for (size_t i = 0; i < w.n; i++)
+        queue_status_close(&w.qs[i].st);
+    muster_free(w.qs);
+    if (rc || b.bad)
+        send_json(c->req, 500, NULL);
+    else
+        send_text(c->req, 200, "text/plain; version=0.0.4; charset=utf-8", b.p, b.len);
+    muster_free(b.p);
+}
+
 /* ---- routing ---- */
 
 /* PATCH is open to operators; the handler narrows them to the state field. */
 static const struct api_route_info route_info[] = {
     {"GET", "/healthz", API_ROLE_NONE},
     {"GET", "/readyz", API_ROLE_NONE},
+    {"GET", "/metrics", API_ROLE_NONE},
     {"GET", "/openapi.json", API_ROLE_VIEWER},
     {"GET", "/api/v1/queues", API_ROLE_VIEWER},
     {"POST", "/api/v1/queues", API_ROLE_ADMIN},
@@ -1548,9 +1793,9 @@ static const struct api_route_info route_info[] = {
 
 /* The handler of route_info[i], in the same order. */
 static void (*const route_fn[])(struct api_call *c) = {
-    handle_healthz,      handle_readyz,     handle_openapi,       handle_queue_list,
-    handle_queue_create, handle_queue_get,  handle_queue_replace, handle_queue_patch,
-    handle_queue_delete, handle_audit_list,
+    handle_healthz,     handle_readyz,       handle_metrics,    handle_openapi,
+    handle_queue_list,  handle_queue_create, handle_queue_get,  handle_queue_replace,
+    handle_queue_patch, handle_queue_delete, handle_audit_list,
 };
 _Static_assert(sizeof(route_fn) / sizeof(route_fn[0]) == NROUTES, "one handler per route");
 
@@ -1561,8 +1806,7 @@ const struct api_route_info *api_routes(size_t *n)
 }
 
 /* Contract paths that need the dispatcher, served as 501 until it exists. */
-static const char *const later[] = {"/metrics", "/api/v1/bindings", "/api/v1/clusters",
-                                    "/api/v1/events"};
+static const char *const later[] = {"/api/v1/bindings", "/api/v1/clusters", "/api/v1/events"};
 
 /* Matches path against a template; "{name}" takes one non-empty segment into name. */
 static int path_match(const char *tmpl, h2o_iovec_t path, char *name, size_t namecap)
@@ -1581,11 +1825,65 @@ static int path_match(const char *tmpl, h2o_iovec_t path, char *name, size_t nam
     return 1;
 }
 
-/* The caller's identity from the Authorization header. Every stored hash is compared, in
- * constant time, so timing says nothing about which token (or how much of one) matched. */
+/* h2o 2.2 has no accessor for a socket's SSL, and the peer certificate is only there. Its private
+ * struct st_h2o_socket_ssl_t begins with these two members; the build is pinned to 2.2 so a
+ * layout change fails here rather than in a request. */
+#if H2O_VERSION_MAJOR != 2 || H2O_VERSION_MINOR != 2
+#error "api.c reads the SSL of an h2o 2.2 socket: check struct st_h2o_socket_ssl_t"
+#endif
+struct api_h2o_ssl_head {
+    SSL_CTX *ssl_ctx;
+    SSL *ossl;
+};
+
+/* The subject CN of the verified client certificate into cn: 1 found, 0 no certificate (or
+ * none usable: a CN that is empty, too long or holds a NUL is no identity). */
+static int client_cn(h2o_req_t *req, char *cn, size_t cap)
+{
+    h2o_socket_t *sock = req->conn->callbacks->get_socket(req->conn);
+    if (!sock || !sock->ssl)
+        return 0;
+    SSL *ssl = ((struct api_h2o_ssl_head *)(void *)sock->ssl)->ossl;
+    if (!ssl)
+        return 0;
+#if OPENSSL_VERSION_NUMBER >= 0x30000000L
+    X509 *x = SSL_get1_peer_certificate(ssl);
+#else
+    X509 *x = SSL_get_peer_certificate(ssl);
+#endif
+    if (!x)
+        return 0;
+    /* SSL_VERIFY_PEER already ended the handshake of a bad certificate; this is a second
+     * look, so a change of verify mode can never let one through. */
+    int n = SSL_get_verify_result(ssl) == X509_V_OK
+                ? X509_NAME_get_text_by_NID(X509_get_subject_name(x), NID_commonName, cn, (int)cap)
+                : -1;
+    X509_free(x);
+    return n > 0 && (size_t)n < cap && strlen(cn) == (size_t)n;
+}
+
+/* The caller's identity: a verified client certificate's CN (role from the token file's user
+ * column, none when unlisted), else the Authorization header. Every stored hash is compared,
+ * in constant time, so timing says nothing about which token (or how much of one) matched. */
 static int authenticate(struct api_server *s, h2o_req_t *req, const char **user,
                         enum api_role *role)
 {
+    if (s->client_certs) {
+        char cn[API_CERT_CN_MAX + 1];
+        if (client_cn(req, cn, sizeof(cn))) {
+            *role = API_ROLE_NONE; /* authenticated, but no role unless the file grants one */
+            *user = NULL;
+            for (size_t k = 0; k < s->ntokens && !*user; k++) {
+                if (strcmp(s->tokens[k].user, cn) == 0) {
+                    *user = s->tokens[k].user;
+                    *role = s->tokens[k].role;
+                }
+            }
+            if (!*user)
+                *user = h2o_strdup(&req->pool, cn, SIZE_MAX).base;
+            return 0;
+        }
+    }
     if (!s->tokens) {
         *user = API_ANONYMOUS;
         *role = API_ROLE_ADMIN;
@@ -1611,7 +1909,7 @@ static int authenticate(struct api_server *s, h2o_req_t *req, const char **user,
     const struct api_token *found = NULL;
     for (size_t k = 0; k < s->ntokens; k++) {
         int same = CRYPTO_memcmp(h, s->tokens[k].hash, API_SHA256_LEN) == 0;
-        if (same && !found)
+        if (same && !found && !s->tokens[k].cert_only)
             found = &s->tokens[k];
     }
     OPENSSL_cleanse(h, sizeof(h));
@@ -1629,9 +1927,82 @@ static void send_unauthorized(h2o_req_t *req)
               "send a valid token: Authorization: Bearer <token> (see --token-auth-file)");
 }
 
-static int on_req(h2o_handler_t *self, h2o_req_t *req)
+/* Takes a token from the bucket of the caller's address: 0, or 1 when it is empty and
+ * *retry_s says when the next token comes. Buckets live in a fixed table; a new address takes
+ * a free slot or the longest idle one (whose bucket has refilled the longest, so forgetting
+ * it loses the least). */
+static int rate_take(struct api_server *s, h2o_req_t *req, uint64_t *retry_s)
 {
-    struct api_server *s = ((struct api_handler *)self)->srv;
+    struct sockaddr_storage ss;
+    memset(&ss, 0, sizeof(ss));
+    unsigned char key[API_RATE_KEY_LEN] = {0};
+    socklen_t sl = req->conn->callbacks->get_peername(req->conn, (struct sockaddr *)&ss);
+    if (sl == 0)
+        return 0; /* no address to key on (never for TCP) */
+    key[0] = (unsigned char)ss.ss_family;
+    if (ss.ss_family == AF_INET)
+        memcpy(key + 1, &((struct sockaddr_in *)&ss)->sin_addr, 4);
+    else if (ss.ss_family == AF_INET6)
+        memcpy(key + 1, &((struct sockaddr_in6 *)&ss)->sin6_addr, 16);
+    uint64_t now = uv_now(s->ctx.loop);
+    struct api_bucket *b = NULL, *spare = NULL;
+    for (size_t i = 0; i < API_RATE_CLIENTS_MAX && !b; i++) {
+        struct api_bucket *x = &s->buckets[i];
+        if (x->used && memcmp(x->key, key, sizeof(key)) == 0)
+            b = x;
+        else if (!spare || (spare->used && (!x->used || x->at_ms < spare->at_ms)))
+            spare = x;
+    }
+    if (!b) {
+        b = spare;
+        memcpy(b->key, key, sizeof(key));
+        b->used = 1;
+        b->tokens = s->rate_burst;
+        b->at_ms = now;
+    }
+    b->tokens += (double)(now - b->at_ms) * s->rate_per_s / 1000.0;
+    if (b->tokens > s->rate_burst)
+        b->tokens = s->rate_burst;
+    b->at_ms = now;
+    if (b->tokens >= 1.0) {
+        b->tokens -= 1.0;
+        return 0;
+    }
+    double wait = (1.0 - b->tokens) / s->rate_per_s;
+    *retry_s = (uint64_t)wait + ((double)(uint64_t)wait < wait ? 1 : 0);
+    if (*retry_s < 1)
+        *retry_s = 1;
+    return 1;
+}
+
+/* Counts one answered request in muster_api_requests_total. */
+static void count_request(struct api_server *s, const char *route, h2o_req_t *req)
+{
+    static const char *const methods[] = {"GET",   "HEAD",   "POST",   "PUT",
+                                          "PATCH", "DELETE", "OPTIONS"};
+    const char *method = "other"; /* a client's own word never becomes a label */
+    for (size_t i = 0; i < sizeof(methods) / sizeof(methods[0]); i++)
+        if (h2o_memis(req->method.base, req->method.len, methods[i], strlen(methods[i])))
+            method = methods[i];
+    int code = req->res.status;
+    for (size_t i = 0; i < s->nreqs; i++) {
+        struct api_req_series *x = &s->reqs[i];
+        /* strcmp: equal templates of different routes may be different literals. */
+        if (x->code == code && x->method == method && strcmp(x->route, route) == 0) {
+            x->n++;
+            return;
+        }
+    }
+    if (s->nreqs == API_REQ_SERIES_MAX) {
+        s->reqs_dropped++;
+        return;
+    }
+    s->reqs[s->nreqs++] = (struct api_req_series){route, method, code, 1};
+}
+
+/* Answers req; *route gets the route template (static storage) it was counted under. */
+static void serve(struct api_server *s, h2o_req_t *req, const char **route)
+{
     struct api_call c = {.srv = s, .req = req};
     h2o_iovec_t path = req->path_normalized;
     size_t hbytes = req->path.len;
@@ -1641,7 +2012,7 @@ static int on_req(h2o_handler_t *self, h2o_req_t *req)
         send_fail(req, 431, "RequestHeaderFieldsTooLarge",
                   "request headers and path are %zu bytes, above the limit of %d", hbytes,
                   API_HEADERS_MAX);
-        return 0;
+        return;
     }
     size_t hit = NROUTES;
     int path_known = 0, any_auth = 0;
@@ -1651,6 +2022,7 @@ static int on_req(h2o_handler_t *self, h2o_req_t *req)
         if (!path_match(route_info[i].path, path, c.name, sizeof(c.name)))
             continue;
         path_known = 1;
+        *route = route_info[i].path;
         any_auth |= route_info[i].role != API_ROLE_NONE;
         int n = snprintf(allow + allow_len, sizeof(allow) - allow_len, "%s%s",
                          allow_len ? ", " : "", route_info[i].method);
@@ -1660,53 +2032,77 @@ static int on_req(h2o_handler_t *self, h2o_req_t *req)
                       strlen(route_info[i].method)))
             hit = i;
     }
+    /* Probes are exempt: a busy client must not get the pod restarted. */
+    uint64_t retry_s = 0;
+    if (strcmp(*route, "/healthz") != 0 && strcmp(*route, "/readyz") != 0 &&
+        rate_take(s, req, &retry_s)) {
+        char ra[24];
+        snprintf(ra, sizeof(ra), "%" PRIu64, retry_s);
+        add_header(req, H2O_TOKEN_RETRY_AFTER, ra);
+        send_fail(req, 429, "TooManyRequests",
+                  "more than %.0f requests per second (burst %.0f) from this address; retry in "
+                  "%" PRIu64 " s",
+                  s->rate_per_s, s->rate_burst, retry_s);
+        return;
+    }
     if (!path_known) {
         for (size_t i = 0; i < sizeof(later) / sizeof(later[0]); i++) {
             size_t n = strlen(later[i]);
             if (path.len >= n && memcmp(path.base, later[i], n) == 0 &&
                 (path.len == n || path.base[n] == '/')) {
+                *route = later[i];
                 /* Under /api the answer needs a token, as it will once served. */
                 if (later[i][1] == 'a' && authenticate(s, req, &c.user, &c.role)) {
                     send_unauthorized(req);
-                    return 0;
+                    return;
                 }
                 send_fail(req, 501, "NotImplemented",
                           "%.*s is part of the API contract but not served yet (it needs the "
                           "dispatcher)",
                           (int)n, later[i]);
-                return 0;
+                return;
             }
         }
         send_fail(req, 404, "NotFound", "no such path: %.*s",
                   (int)(path.len > 200 ? 200 : path.len), path.base);
-        return 0;
+        return;
     }
     /* Authentication comes before 405 and 403, so an anonymous caller learns nothing. */
     if (any_auth) {
         if (authenticate(s, req, &c.user, &c.role)) {
             send_unauthorized(req);
-            return 0;
+            return;
         }
     }
     if (hit == NROUTES) {
         add_header(req, H2O_TOKEN_ALLOW, allow);
         send_fail(req, 405, "MethodNotAllowed", "%.*s is not allowed here; allowed: %s",
                   (int)(req->method.len > 16 ? 16 : req->method.len), req->method.base, allow);
-        return 0;
+        return;
     }
     if (route_info[hit].role != API_ROLE_NONE && c.role < route_info[hit].role) {
         send_fail(req, 403, "Forbidden", "user %s (role %s) may not %s %s; it needs the %s role",
                   c.user, role_name(c.role), route_info[hit].method, route_info[hit].path,
                   role_name(route_info[hit].role));
-        return 0;
+        return;
     }
     if (!c.user)
         c.user = API_ANONYMOUS;
     route_fn[hit](&c);
+}
+
+static int on_req(h2o_handler_t *self, h2o_req_t *req)
+{
+    struct api_server *s = ((struct api_handler *)self)->srv;
+    const char *route = "other";
+    serve(s, req, &route);
+    count_request(s, route, req);
     return 0;
 }
 
 /* ---- listening and closing ---- */
+
+static void server_free_early(struct api_server *s);
 
 static void maybe_finish(struct api_server *s)
 {
@@ -1718,11 +2114,7 @@ static void maybe_finish(struct api_server *s)
     h2o_config_dispose(&s->config);
     void (*cb)(void *) = s->close_cb;
     void *ud = s->close_ud;
-    for (size_t i = 0; i < s->nrows; i++)
-        qrow_close(&s->rows[i]);
-    muster_free(s->rows);
-    tokens_free(s->tokens, s->ntokens);
-    muster_free(s);
+    server_free_early(s);
     if (cb)
         cb(ud);
 }
@@ -1792,6 +2184,57 @@ static int is_loopback(const struct sockaddr_storage *a)
 
 static void on_listener_closed(uv_handle_t *h);
 
+/* "what path: OpenSSL's reason"; never a key's bytes (OpenSSL's messages do not carry them). */
+static int tls_fail(char *err, size_t errcap, const char *what, const char *path)
+{
+    char ossl[256] = "";
+    unsigned long e = ERR_get_error();
+    if (e)
+        ERR_error_string_n(e, ossl, sizeof(ossl));
+    snprintf(err, errcap, "api: %s %s: %s", what, path, ossl[0] ? ossl : "cannot be loaded");
+    ERR_clear_error();
+    return MUSTER_ECONFIG;
+}
+
+/* The server's SSL_CTX from opt (as cluster-adapters/sim/server.c does it): TLS 1.2 or later,
+ * ALPN offering h2 then http/1.1, and the client CA when given. */
+static int tls_setup(struct api_server *s, const struct api_options *opt, char *err, size_t errcap)
+{
+    s->ssl_ctx = SSL_CTX_new(TLS_server_method());
+    if (!s->ssl_ctx)
+        return MUSTER_ENOMEM;
+    SSL_CTX_set_min_proto_version(s->ssl_ctx, TLS1_2_VERSION);
+    if (SSL_CTX_use_certificate_chain_file(s->ssl_ctx, opt->tls_cert_file) != 1)
+        return tls_fail(err, errcap, "--tls-cert-file", opt->tls_cert_file);
+    if (SSL_CTX_use_PrivateKey_file(s->ssl_ctx, opt->tls_private_key_file, SSL_FILETYPE_PEM) != 1 ||
+        SSL_CTX_check_private_key(s->ssl_ctx) != 1)
+        return tls_fail(err, errcap, "--tls-private-key-file", opt->tls_private_key_file);
+    if (opt->client_ca_file) {
+        if (SSL_CTX_load_verify_locations(s->ssl_ctx, opt->client_ca_file, NULL) != 1)
+            return tls_fail(err, errcap, "--client-ca-file", opt->client_ca_file);
+        STACK_OF(X509_NAME) *names = SSL_load_client_CA_file(opt->client_ca_file);
+        if (names)
+            SSL_CTX_set_client_CA_list(s->ssl_ctx, names);
+        /* Verified when presented, not required: token clients, probes and Prometheus keep
+         * working without a certificate (kube-apiserver does the same). */
+        SSL_CTX_set_verify(s->ssl_ctx, SSL_VERIFY_PEER, NULL);
+        s->client_certs = 1;
+    }
+    h2o_ssl_register_alpn_protocols(s->ssl_ctx, h2o_http2_alpn_protocols);
+    return 0;
+}
+
+/* Everything api_server_start allocated before h2o was set up. */
+static void server_free_early(struct api_server *s)
+{
+    for (size_t i = 0; i < s->nrows; i++)
+        qrow_close(&s->rows[i]);
+    muster_free(s->rows);
+    tokens_free(s->tokens, s->ntokens);
+    SSL_CTX_free(s->ssl_ctx);
+    muster_free(s);
+}
+
 int api_server_start(uv_loop_t *loop, const struct api_options *opt, struct api_ctx *ctx,
                      struct api_server **out, char *err, size_t errcap)
 {
@@ -1818,6 +2261,20 @@ int api_server_start(uv_loop_t *loop, const struct api_options *opt, struct api_
                  host, opt->port);
         return MUSTER_ECONFIG;
     }
+    if (!opt->tls_cert_file != !opt->tls_private_key_file) {
+        snprintf(err, errcap,
+                 "api: --tls-cert-file and --tls-private-key-file go together; %s "
+                 "is missing",
+                 opt->tls_cert_file ? "--tls-private-key-file" : "--tls-cert-file");
+        return MUSTER_ECONFIG;
+    }
+    if (opt->client_ca_file && (!opt->tls_cert_file || !opt->token_file)) {
+        snprintf(err, errcap,
+                 "api: --client-ca-file needs %s: client certificates are checked "
+                 "during the TLS handshake and their users' roles come from the token file",
+                 !opt->tls_cert_file ? "--tls-cert-file" : "--token-auth-file");
+        return MUSTER_ECONFIG;
+    }
     if (!opt->token_file && !is_loopback(&addr)) {
         snprintf(err, errcap,
                  "api: refusing to listen on %.64s without --token-auth-file: "
@@ -1830,6 +2287,8 @@ int api_server_start(uv_loop_t *loop, const struct api_options *opt, struct api_
         return MUSTER_ENOMEM;
     s->app = *ctx;
     s->reserve.srv = s;
+    s->rate_per_s = opt->rate_per_s ? opt->rate_per_s : API_RATE_PER_S_DEFAULT;
+    s->rate_burst = opt->rate_burst ? opt->rate_burst : API_RATE_BURST_DEFAULT;
     int rc = 0;
     if (opt->token_file)
         rc = tokens_load(opt->token_file, &s->tokens, &s->ntokens, err, errcap);
@@ -1840,12 +2299,10 @@ int api_server_start(uv_loop_t *loop, const struct api_options *opt, struct api_
             rc = MUSTER_ESTORE;
         }
     }
+    if (!rc && opt->tls_cert_file)
+        rc = tls_setup(s, opt, err, errcap);
     if (rc) {
-        for (size_t i = 0; i < s->nrows; i++)
-            qrow_close(&s->rows[i]);
-        muster_free(s->rows);
-        tokens_free(s->tokens, s->ntokens);
-        muster_free(s);
+        server_free_early(s);
         if (rc == MUSTER_ENOMEM && !err[0])
             snprintf(err, errcap, "api: out of memory");
         return rc;
@@ -1868,6 +2325,7 @@ int api_server_start(uv_loop_t *loop, const struct api_options *opt, struct api_
     h2o_context_init(&s->ctx, loop, &s->config);
     s->accept.ctx = &s->ctx;
     s->accept.hosts = s->config.hosts;
+    s->accept.ssl_ctx = s->ssl_ctx; /* set: every connection must complete a TLS handshake */
 
     int uvrc = uv_tcp_init(loop, &s->listener);
     if (uvrc) {

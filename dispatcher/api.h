@@ -1,4 +1,5 @@
-/* The admin API: JSON over HTTP/1.1 and h2c on h2o + libuv, bearer-token roles, queue CRUD written
+/* The admin API: JSON over HTTP/1.1 and HTTP/2 (h2c, or TLS with ALPN) on h2o + libuv, bearer-token
+ * and client-certificate roles, a per-client rate limit, Prometheus metrics, and queue CRUD written
  * to the store (with an audit row) before the engine is changed. The contract is DESIGN.md, Admin
  * API; docs/admin-api.md describes what this module serves and its limits. */
 #ifndef MUSTER_DISPATCHER_API_H
@@ -25,6 +26,12 @@
 #define API_LIST_LIMIT_MAX 1000        /* larger `limit` values are clamped to this */
 #define API_GANG_TIMEOUT_S_MAX 2592000 /* 30 days */
 #define API_IDLE_TIMEOUT_MS_DEFAULT 10000
+/* Per-client rate limit: a token bucket per remote address (see docs/admin-api.md for why the
+ * address and not the user). Over it is a 429 with Retry-After. */
+#define API_RATE_PER_S_DEFAULT 50  /* requests per second a client may sustain */
+#define API_RATE_BURST_DEFAULT 100 /* requests a client may send at once after a pause */
+#define API_RATE_CLIENTS_MAX 1024  /* addresses tracked; the longest idle is forgotten first */
+#define API_CERT_CN_MAX API_TOKEN_USER_MAX /* bytes of a client certificate's CN */
 
 /* Ordered: each role may do what the ones before it may. NONE marks routes without auth. */
 enum api_role { API_ROLE_NONE = 0, API_ROLE_VIEWER, API_ROLE_OPERATOR, API_ROLE_ADMIN };
@@ -34,6 +41,17 @@ struct api_options {
     int port;                 /* 0: an ephemeral port (see api_server_port) */
     const char *token_file;   /* CSV token,user,role; NULL: no auth, loopback hosts only */
     uint64_t idle_timeout_ms; /* HTTP/1 and HTTP/2 idle timeout; 0: the default */
+    /* TLS: with a certificate (PEM chain) and its key the port serves HTTPS only (HTTP/2 and
+     * HTTP/1.1 by ALPN); both or neither. NULL: cleartext HTTP/1.1 and h2c. */
+    const char *tls_cert_file;
+    const char *tls_private_key_file;
+    /* PEM CA bundle: a client certificate, when one is presented, must chain to it (else the
+     * handshake fails) and its subject CN is the user; the role is that user's in token_file.
+     * Needs tls_cert_file and token_file. Clients without a certificate still use tokens. */
+    const char *client_ca_file;
+    /* Token bucket per remote address; 0: API_RATE_PER_S_DEFAULT / API_RATE_BURST_DEFAULT. */
+    uint32_t rate_per_s;
+    uint32_t rate_burst;
 };
 
 /* What the API serves from (the struct is copied). The store and the tree are borrowed: both
@@ -48,13 +66,14 @@ struct api_ctx {
 
 struct api_server;
 
-/* Reads the token file (if any), loads the queue rows of ctx->store (for resourceVersion and
- * the quantities as written), binds opt->host:opt->port and starts serving on loop. On success
- * *out is the running server; stop it with api_server_close. On failure *out is NULL, err (if
- * errcap > 0) says what was wrong, no callback of the caller's ever runs, and nothing stays on
- * the loop (a listener that failed to bind is already closing and is gone after the loop's next
- * iteration, so uv_loop_close needs one more uv_run first). The return is MUSTER_ECONFIG
- * (no token file and a non-loopback host, a bad token file, a bad address), MUSTER_EIO (the
+/* Reads the token file (if any) and the TLS files (if any), loads the queue rows of ctx->store (for
+ * resourceVersion and the quantities as written), binds opt->host:opt->port and starts serving on
+ * loop. On success *out is the running server; stop it with api_server_close. On failure *out is
+ * NULL, err (if errcap > 0) says what was wrong, no callback of the caller's ever runs, and nothing
+ * stays on the loop (a listener that failed to bind is already closing and is gone after the loop's
+ * next iteration, so uv_loop_close needs one more uv_run first). The return is MUSTER_ECONFIG (no
+ * token file and a non-loopback host, a bad token file, a bad address, TLS files missing,
+ * unreadable or not matching, a client CA without a certificate or a token file), MUSTER_EIO (the
  * token file cannot be read, bind/listen failed), MUSTER_ESTORE (reading the queues) or
  * MUSTER_ENOMEM. ctx->tree must hold the queues of ctx->store (see disp_load). */
 int api_server_start(uv_loop_t *loop, const struct api_options *opt, struct api_ctx *ctx,

@@ -15,6 +15,7 @@
 #include <json-c/json.h>
 #include <sqlite3.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <uv.h>
 
 #define TOK_VIEWER "tok-viewer-0123456789"
@@ -83,6 +84,12 @@ static void write_file(const char *path, const char *text)
 }
 
 static int keep_db; /* srv_start reuses the database of the previous run of the same tag */
+/* The next srv_start serves TLS with the certificates of this directory (see gen_certs) when
+ * set, and verifies client certificates when tls_client_ca is set too. */
+static char tls_dir[512];
+static int tls_client_ca;
+/* The rate limit of the next srv_start; 0: so high that no other test meets it. */
+static uint32_t rate_per_s, rate_burst;
 
 static void srv_start(struct srv *s, const char *tag, int with_tokens)
 {
@@ -94,8 +101,9 @@ static void srv_start(struct srv *s, const char *tag, int with_tokens)
         remove(s->db);
     snprintf(name, sizeof(name), "api-%s.tokens", tag);
     test_tmp_path(s->tokens, sizeof(s->tokens), name);
+    /* cleo has no token: she signs in by client certificate only. */
     write_file(s->tokens, "# token,user,role\n" TOK_VIEWER ",vera,viewer\n" TOK_OPERATOR
-                          ", otto , operator\n\n" TOK_ADMIN ",ada,admin\n");
+                          ", otto , operator\n\n" TOK_ADMIN ",ada,admin\n,cleo,operator\n");
     char err[256];
     /* A short busy timeout: the store-failure test holds the write lock from outside. */
     struct store_options so = {.sync = STORE_SYNC_NORMAL, .busy_timeout_ms = 100};
@@ -112,7 +120,18 @@ static void srv_start(struct srv *s, const char *tag, int with_tokens)
     struct api_options opt = {.host = "127.0.0.1",
                               .port = 0,
                               .token_file = with_tokens ? s->tokens : NULL,
-                              .idle_timeout_ms = 300};
+                              .idle_timeout_ms = 300,
+                              .rate_per_s = rate_per_s ? rate_per_s : 1000000,
+                              .rate_burst = rate_burst ? rate_burst : 1000000};
+    char cert[600], key[600], ca[600];
+    if (tls_dir[0]) {
+        snprintf(cert, sizeof(cert), "%s/server.crt", tls_dir);
+        snprintf(key, sizeof(key), "%s/server.key", tls_dir);
+        snprintf(ca, sizeof(ca), "%s/ca.crt", tls_dir);
+        opt.tls_cert_file = cert;
+        opt.tls_private_key_file = key;
+        opt.client_ca_file = tls_client_ca ? ca : NULL;
+    }
     int rc = api_server_start(&s->loop, &opt, &s->ctx, &s->api, err, sizeof(err));
     if (rc)
         fprintf(stderr, "api_server_start: %s\n", err);
@@ -194,6 +213,7 @@ struct resp {
     char *body;
     size_t len;
     char etag[64];
+    char retry_after[32];
     struct json_object *json;
 };
 
@@ -219,6 +239,12 @@ static size_t on_header(char *p, size_t sz, size_t n, void *ud)
         while (v && (p[6 + v - 1] == '\r' || p[6 + v - 1] == '\n'))
             v--;
         snprintf(r->etag, sizeof(r->etag), "%.*s", (int)v, p + 6);
+    }
+    if (len > 13 && strncasecmp(p, "Retry-After: ", 13) == 0) {
+        size_t v = len - 13;
+        while (v && (p[13 + v - 1] == '\r' || p[13 + v - 1] == '\n'))
+            v--;
+        snprintf(r->retry_after, sizeof(r->retry_after), "%.*s", (int)v, p + 13);
     }
     return len;
 }
@@ -913,7 +939,7 @@ static const struct call matrix[] = {
     {"GET", "/api/v1/bindings/ns/b", NULL, NULL, {401, 501, 501, 501}},
     {"GET", "/api/v1/clusters", NULL, NULL, {401, 501, 501, 501}},
     {"GET", "/api/v1/events", NULL, NULL, {401, 501, 501, 501}},
-    {"GET", "/metrics", NULL, NULL, {501, 501, 501, 501}},
+    {"GET", "/metrics", NULL, NULL, {200, 200, 200, 200}},
 };
 
 static void body_authz_matrix(struct srv *s)
@@ -1114,6 +1140,407 @@ static void test_bad_input(void)
     run_with_server("bad", 1, body_bad_input);
 }
 
+/* ---- TLS ---- */
+
+/* A CA, a server certificate for 127.0.0.1, client certificates for ada (token and admin in
+ * the token file), cleo (certificate-only operator) and mallory (not in the file), and cleo
+ * again from another CA. */
+static const char gen_script[] =
+    "set -e\n"
+    "k() { openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out \"$1\" "
+    "2>/dev/null; }\n"
+    "k ca.key; openssl req -x509 -new -key ca.key -out ca.crt -subj /CN=muster-api-test-ca "
+    "-days 2\n"
+    "k other-ca.key; openssl req -x509 -new -key other-ca.key -out other-ca.crt -subj /CN=other "
+    "-days 2\n"
+    "k server.key; openssl req -new -key server.key -out server.csr -subj /CN=127.0.0.1\n"
+    "printf 'subjectAltName=IP:127.0.0.1\\nextendedKeyUsage=serverAuth\\n' > server.ext\n"
+    "openssl x509 -req -in server.csr -CA ca.crt -CAkey ca.key -CAcreateserial -out server.crt "
+    "-days 2 -extfile server.ext 2>/dev/null\n"
+    "printf 'extendedKeyUsage=clientAuth\\n' > client.ext\n"
+    "c() { k $1.key; openssl req -new -key $1.key -out $1.csr -subj /CN=$2/O=muster; "
+    "openssl x509 -req -in $1.csr -CA $3.crt -CAkey $3.key -CAcreateserial -out $1.crt -days 2 "
+    "-extfile client.ext 2>/dev/null; }\n"
+    "c ada ada ca; c cleo cleo ca; c mallory mallory ca; c stranger cleo other-ca\n";
+
+static int gen_certs(char *dir, size_t cap)
+{
+    char path[700], cmd[800];
+    test_tmp_path(dir, cap, "api-tls");
+    mkdir(dir, 0700);
+    snprintf(path, sizeof(path), "%s/gen.sh", dir);
+    write_file(path, gen_script);
+    snprintf(cmd, sizeof(cmd), "cd '%s' && sh gen.sh", dir);
+    return system(cmd);
+}
+
+/* One request over TLS (or plain HTTP when scheme is "http") with a fresh handle. cert names
+ * a client certificate of tls_dir ("ada") or is NULL; ver is the CURL_HTTP_VERSION_* to ask for.
+ * Returns curl's code; *status and *got_ver are filled when the request went through. */
+static CURLcode tls_http(struct srv *s, const char *scheme, const char *method, const char *path,
+                         const char *cert, const char *token, const char *body, long ver,
+                         long *status, long *got_ver, struct resp *r)
+{
+    memset(r, 0, sizeof(*r));
+    *status = 0;
+    *got_ver = 0;
+    CURL *c = curl_easy_init();
+    REQUIRE(c != NULL);
+    char url[1024], auth[256], ca[700], crt[700], key[700];
+    snprintf(url, sizeof(url), "%s://127.0.0.1:%d%s", scheme, s->port, path);
+    snprintf(ca, sizeof(ca), "%s/ca.crt", tls_dir);
+    struct curl_slist *h = curl_slist_append(NULL, "Content-Type: application/json");
+    if (token) {
+        snprintf(auth, sizeof(auth), "Authorization: Bearer %s", token);
+        h = curl_slist_append(h, auth);
+    }
+    curl_easy_setopt(c, CURLOPT_URL, url);
+    curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, method);
+    curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
+    curl_easy_setopt(c, CURLOPT_CAINFO, ca);
+    curl_easy_setopt(c, CURLOPT_HTTP_VERSION, ver);
+    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
+    curl_easy_setopt(c, CURLOPT_WRITEDATA, r);
+    curl_easy_setopt(c, CURLOPT_TIMEOUT, 20L);
+    if (cert) {
+        snprintf(crt, sizeof(crt), "%s/%s.crt", tls_dir, cert);
+        snprintf(key, sizeof(key), "%s/%s.key", tls_dir, cert);
+        curl_easy_setopt(c, CURLOPT_SSLCERT, crt);
+        curl_easy_setopt(c, CURLOPT_SSLKEY, key);
+    }
+    if (body)
+        curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);
+    CURLcode rc = curl_easy_perform(c);
+    if (rc == CURLE_OK) {
+        curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, status);
+        curl_easy_getinfo(c, CURLINFO_HTTP_VERSION, got_ver);
+    }
+    curl_slist_free_all(h);
+    curl_easy_cleanup(c);
+    if (r->body)
+        r->json = json_tokener_parse(r->body);
+    return rc;
+}
+
+static void body_tls(struct srv *s)
+{
+    struct resp r;
+    long st, ver;
+    /* HTTPS with the CA: HTTP/2 by ALPN when asked for, HTTP/1.1 otherwise. */
+    CU_ASSERT_EQUAL(tls_http(s, "https", "GET", "/healthz", NULL, NULL, NULL,
+                             (long)CURL_HTTP_VERSION_2TLS, &st, &ver, &r),
+                    CURLE_OK);
+    CU_ASSERT_EQUAL(st, 200);
+    CU_ASSERT_EQUAL(ver, (long)CURL_HTTP_VERSION_2_0);
+    resp_free(&r);
+    CU_ASSERT_EQUAL(tls_http(s, "https", "GET", "/api/v1/queues/default", NULL, TOK_VIEWER, NULL,
+                             (long)CURL_HTTP_VERSION_1_1, &st, &ver, &r),
+                    CURLE_OK);
+    CU_ASSERT_EQUAL(st, 200);
+    CU_ASSERT_EQUAL(ver, (long)CURL_HTTP_VERSION_1_1);
+    resp_free(&r);
+    /* Plain HTTP to the TLS port gets no answer. */
+    CU_ASSERT_NOT_EQUAL(tls_http(s, "http", "GET", "/healthz", NULL, NULL, NULL,
+                                 (long)CURL_HTTP_VERSION_1_1, &st, &ver, &r),
+                        CURLE_OK);
+    CU_ASSERT_EQUAL(st, 0);
+    resp_free(&r);
+    /* No certificate and no token: the token rules apply. */
+    tls_http(s, "https", "GET", "/api/v1/queues", NULL, NULL, NULL, (long)CURL_HTTP_VERSION_2TLS,
+             &st, &ver, &r);
+    CU_ASSERT_EQUAL(st, 401);
+    resp_free(&r);
+    if (!tls_client_ca)
+        return;
+    /* A client certificate names the user; the role is the token file's. */
+    CU_ASSERT_EQUAL(tls_http(s, "https", "POST", "/api/v1/queues", "ada", NULL,
+                             "{\"name\":\"by-cert\"}", (long)CURL_HTTP_VERSION_2TLS, &st, &ver, &r),
+                    CURLE_OK);
+    CU_ASSERT_EQUAL(st, 201);
+    CU_ASSERT_EQUAL(ver, (long)CURL_HTTP_VERSION_2_0); /* the certificate is read over h2 too */
+    resp_free(&r);
+    tls_http(s, "https", "GET", "/api/v1/audit", "ada", NULL, NULL, (long)CURL_HTTP_VERSION_2TLS,
+             &st, &ver, &r);
+    CU_ASSERT_EQUAL(st, 200);
+    struct json_object *items = NULL;
+    REQUIRE(r.json && json_object_object_get_ex(r.json, "items", &items));
+    struct json_object *last =
+        json_object_array_get_idx(items, json_object_array_length(items) - 1);
+    CU_ASSERT_STRING_EQUAL(jstr(last, "actor"), "ada");
+    resp_free(&r);
+    /* cleo: certificate only, operator: may read, may not create. */
+    tls_http(s, "https", "GET", "/api/v1/queues", "cleo", NULL, NULL, (long)CURL_HTTP_VERSION_1_1,
+             &st, &ver, &r);
+    CU_ASSERT_EQUAL(st, 200);
+    resp_free(&r);
+    tls_http(s, "https", "POST", "/api/v1/queues", "cleo", NULL, "{\"name\":\"no\"}",
+             (long)CURL_HTTP_VERSION_2TLS, &st, &ver, &r);
+    CU_ASSERT_EQUAL(st, 403);
+    resp_free(&r);
+    /* mallory: a valid certificate, but no role in the token file. */
+    tls_http(s, "https", "GET", "/api/v1/queues", "mallory", NULL, NULL,
+             (long)CURL_HTTP_VERSION_2TLS, &st, &ver, &r);
+    CU_ASSERT_EQUAL(st, 403);
+    resp_free(&r);
+    /* A certificate from another CA ends the handshake, even with a good token. */
+    CU_ASSERT_NOT_EQUAL(tls_http(s, "https", "GET", "/api/v1/queues", "stranger", TOK_ADMIN, NULL,
+                                 (long)CURL_HTTP_VERSION_2TLS, &st, &ver, &r),
+                        CURLE_OK);
+    CU_ASSERT_EQUAL(st, 0);
+    resp_free(&r);
+    /* Still serving after the refused handshakes. */
+    tls_http(s, "https", "GET", "/healthz", NULL, NULL, NULL, (long)CURL_HTTP_VERSION_2TLS, &st,
+             &ver, &r);
+    CU_ASSERT_EQUAL(st, 200);
+    resp_free(&r);
+}
+
+static void test_tls(void)
+{
+    if (gen_certs(tls_dir, sizeof(tls_dir)) != 0) {
+        tls_dir[0] = '\0'; /* the other tests stay on cleartext */
+        CU_FAIL_FATAL("openssl could not generate the test certificates");
+    }
+    run_with_server("tls", 1, body_tls);
+    tls_client_ca = 1;
+    run_with_server("mtls", 1, body_tls);
+    tls_client_ca = 0;
+
+    /* Refused configurations, each with a message naming what to fix. */
+    uv_loop_t loop;
+    uv_loop_init(&loop);
+    struct store *st;
+    char err[256], db[512], cert[600], key[600], ca[600], tokens[512];
+    test_tmp_path(db, sizeof(db), "api-tlsconf.db");
+    remove(db);
+    CU_ASSERT_FATAL(store_open(db, NULL, &st, err, sizeof(err)) == 0);
+    struct queue_tree *t = queue_tree_new();
+    struct api_ctx ctx = {st, t, NULL};
+    struct api_server *api;
+    snprintf(cert, sizeof(cert), "%s/server.crt", tls_dir);
+    snprintf(key, sizeof(key), "%s/other-ca.key", tls_dir); /* not the certificate's key */
+    snprintf(ca, sizeof(ca), "%s/ca.crt", tls_dir);
+    test_tmp_path(tokens, sizeof(tokens), "api-tlsconf.tokens");
+    write_file(tokens, "t0123456789,ada,admin\n");
+    struct api_options opt = {.host = "127.0.0.1", .tls_cert_file = cert};
+    CU_ASSERT_EQUAL(api_server_start(&loop, &opt, &ctx, &api, err, sizeof(err)), MUSTER_ECONFIG);
+    CU_ASSERT(strstr(err, "--tls-private-key-file") != NULL);
+    opt.tls_private_key_file = key;
+    CU_ASSERT_EQUAL(api_server_start(&loop, &opt, &ctx, &api, err, sizeof(err)), MUSTER_ECONFIG);
+    CU_ASSERT(strstr(err, "other-ca.key") != NULL);
+    snprintf(key, sizeof(key), "%s/server.key", tls_dir);
+    opt.client_ca_file = ca;
+    CU_ASSERT_EQUAL(api_server_start(&loop, &opt, &ctx, &api, err, sizeof(err)), MUSTER_ECONFIG);
+    CU_ASSERT(strstr(err, "--token-auth-file") != NULL);
+    opt.token_file = tokens;
+    opt.client_ca_file = "/nonexistent/ca.crt";
+    CU_ASSERT_EQUAL(api_server_start(&loop, &opt, &ctx, &api, err, sizeof(err)), MUSTER_ECONFIG);
+    CU_ASSERT(strstr(err, "/nonexistent/ca.crt") != NULL);
+    CU_ASSERT(api == NULL);
+    uv_run(&loop, UV_RUN_DEFAULT);
+    CU_ASSERT_EQUAL(uv_loop_close(&loop), 0);
+    store_close(st);
+    queue_tree_free(t);
+    remove(tokens);
+    tls_dir[0] = '\0';
+}
+
+/* ---- metrics ---- */
+
+struct work_arg {
+    int rc;
+};
+
+/* Two entries of 1 cpu in team-a, one of them admitted. */
+static void add_work_fn(struct srv *s, void *arg)
+{
+    struct work_arg *a = arg;
+    uint32_t cpu;
+    queue_resnames_intern(queue_tree_resnames(s->tree), "cpu", 3, &cpu);
+    struct queue_resvec req = {0};
+    queue_resvec_set(&req, cpu, 1000);
+    struct queue_error qe;
+    struct queue_entry *e;
+    struct queue_entry_spec one = {100, "team-a", 0, 1, &req}, two = {101, "team-a", 0, 2, &req};
+    a->rc = queue_entry_add(s->tree, &one, &e, &qe);
+    if (!a->rc)
+        a->rc = queue_entry_admit(s->tree, e, NULL);
+    if (!a->rc)
+        a->rc = queue_entry_add(s->tree, &two, NULL, &qe);
+    queue_resvec_close(&req);
+}
+
+struct status_arg {
+    const char *queue;
+    double share;
+};
+
+static void share_fn(struct srv *s, void *arg)
+{
+    struct status_arg *a = arg;
+    struct queue_status st;
+    memset(&st, 0, sizeof(st));
+    REQUIRE(queue_node_status(s->tree, queue_tree_find(s->tree, a->queue), &st) == 0);
+    a->share = st.share;
+    queue_status_close(&st);
+}
+
+/* The value of the sample whose name and labels are exactly key, or NULL. */
+static const char *sample(const char *text, const char *key, char *val, size_t cap)
+{
+    size_t kl = strlen(key);
+    for (const char *p = text; p && *p;) {
+        const char *nl = strchr(p, '\n');
+        size_t l = nl ? (size_t)(nl - p) : strlen(p);
+        if (l > kl && memcmp(p, key, kl) == 0 && p[kl] == ' ') {
+            snprintf(val, cap, "%.*s", (int)(l - kl - 1), p + kl + 1);
+            return val;
+        }
+        p = nl ? nl + 1 : NULL;
+    }
+    return NULL;
+}
+
+static void expect_sample(const char *text, const char *key, const char *want)
+{
+    char v[64];
+    const char *got = sample(text, key, v, sizeof(v));
+    if (!got || strcmp(got, want) != 0)
+        fprintf(stderr, "%s: want %s, got %s\n", key, want, got ? got : "(absent)");
+    CU_ASSERT(got && strcmp(got, want) == 0);
+}
+
+static void body_metrics(struct srv *s)
+{
+    expect(s, "POST", "/api/v1/queues", TOK_ADMIN,
+           "{\"name\":\"org\",\"guarantee\":{\"cpu\":\"2\"},\"deserved\":{\"cpu\":\"4\","
+           "\"memory\":\"1Gi\"},\"capability\":{\"cpu\":\"8\"}}",
+           NULL, 201);
+    expect(s, "POST", "/api/v1/queues", TOK_ADMIN,
+           "{\"name\":\"team-a\",\"parent\":\"org\",\"guarantee\":{\"cpu\":\"1\"},"
+           "\"deserved\":{\"cpu\":\"1500m\"}}",
+           NULL, 201);
+    expect(s, "POST", "/api/v1/queues", TOK_ADMIN, "{\"name\":\"team-b\",\"parent\":\"org\"}", NULL,
+           201);
+    expect(s, "PATCH", "/api/v1/queues/team-b", TOK_ADMIN, "{\"weight\":3}", NULL, 200);
+    expect(s, "GET", "/api/v1/queues", NULL, NULL, NULL, 401);
+    struct work_arg wa = {-1};
+    on_loop(s, add_work_fn, &wa);
+    REQUIRE(wa.rc == 0);
+    struct resp r;
+    CU_ASSERT_EQUAL(http(s, "GET", "/metrics", NULL, NULL, 0, NULL, &r), 200); /* no token */
+    REQUIRE(r.body != NULL);
+    const char *t = r.body;
+    /* Every sample belongs to a family declared with HELP and TYPE before it. */
+    char declared[4096] = " ";
+    for (const char *p = t; *p;) {
+        const char *nl = strchr(p, '\n');
+        REQUIRE(nl != NULL); /* the format ends every line, the last one too */
+        size_t l = (size_t)(nl - p);
+        char name[128];
+        if (l > 7 && memcmp(p, "# HELP ", 7) == 0) {
+            size_t n = strcspn(p + 7, " ");
+            snprintf(name, sizeof(name), "%.*s", (int)n, p + 7);
+            CU_ASSERT(memcmp(nl + 1, "# TYPE ", 7) == 0 && memcmp(nl + 8, name, n) == 0);
+            size_t dl = strlen(declared);
+            snprintf(declared + dl, sizeof(declared) - dl, "%s ", name);
+        } else if (p[0] != '#') {
+            size_t n = strcspn(p, "{ ");
+            snprintf(name, sizeof(name), " %.*s ", (int)n, p);
+            CU_ASSERT(strncmp(name, " muster_", 8) == 0);
+            if (!strstr(declared, name))
+                fprintf(stderr, "sample of an undeclared family: %.*s\n", (int)l, p);
+            CU_ASSERT(strstr(declared, name) != NULL);
+        }
+        p = nl + 1;
+    }
+    /* Spec values as declared, in base units (cores, bytes). */
+    expect_sample(t, "muster_queue_guarantee{queue=\"org\",resource=\"cpu\"}", "2");
+    expect_sample(t, "muster_queue_deserved{queue=\"org\",resource=\"memory\"}", "1073741824");
+    expect_sample(t, "muster_queue_deserved{queue=\"team-a\",resource=\"cpu\"}", "1.5");
+    expect_sample(t, "muster_queue_capability{queue=\"org\",resource=\"cpu\"}", "8");
+    char v[64];
+    CU_ASSERT(sample(t, "muster_queue_capability{queue=\"team-a\",resource=\"cpu\"}", v,
+                     sizeof(v)) == NULL); /* unlimited: omitted */
+    /* Live values from the engine. */
+    expect_sample(t, "muster_queue_allocated{queue=\"team-a\",resource=\"cpu\"}", "1");
+    expect_sample(t, "muster_queue_allocated{queue=\"org\",resource=\"cpu\"}", "1");
+    expect_sample(t, "muster_queue_pending{queue=\"team-a\"}", "1");
+    expect_sample(t, "muster_queue_admitted{queue=\"team-a\"}", "1");
+    expect_sample(t, "muster_queue_pending{queue=\"org\"}", "1");
+    expect_sample(t, "muster_queue_pending{queue=\"team-b\"}", "0");
+    struct status_arg sa = {"team-a", -1};
+    on_loop(s, share_fn, &sa);
+    const char *sh = sample(t, "muster_queue_share{queue=\"team-a\"}", v, sizeof(v));
+    CU_ASSERT(sh && sa.share > 0 && strtod(sh, NULL) == sa.share);
+    /* Counters. */
+    expect_sample(
+        t, "muster_api_requests_total{method=\"POST\",route=\"/api/v1/queues\",code=\"201\"}", "3");
+    expect_sample(
+        t,
+        "muster_api_requests_total{method=\"PATCH\",route=\"/api/v1/queues/{name}\",code=\"200\"}",
+        "1");
+    expect_sample(
+        t, "muster_api_requests_total{method=\"GET\",route=\"/api/v1/queues\",code=\"401\"}", "1");
+    expect_sample(t, "muster_audit_writes_total{action=\"queue.create\"}", "3");
+    expect_sample(t, "muster_audit_writes_total{action=\"queue.patch\"}", "1");
+    expect_sample(t, "muster_audit_writes_total{action=\"queue.delete\"}", "0");
+    resp_free(&r);
+    /* A path no route knows is counted as "other": a client's text never becomes a label. */
+    expect(s, "GET", "/x%22y", NULL, NULL, NULL, 404);
+    CU_ASSERT_EQUAL(http(s, "GET", "/metrics", NULL, NULL, 0, NULL, &r), 200);
+    expect_sample(r.body, "muster_api_requests_total{method=\"GET\",route=\"other\",code=\"404\"}",
+                  "1");
+    expect_sample(r.body,
+                  "muster_api_requests_total{method=\"GET\",route=\"/metrics\",code=\"200\"}", "1");
+    resp_free(&r);
+}
+
+static void test_metrics(void)
+{
+    run_with_server("metrics", 1, body_metrics);
+}
+
+/* ---- the rate limit ---- */
+
+/* A decimal header value, or -1 when it is not one. */
+static long atol_ok(const char *v)
+{
+    char *end;
+    long n = strtol(v, &end, 10);
+    return end == v || *end ? -1 : n;
+}
+
+static void body_rate_limit(struct srv *s)
+{
+    /* Burst 3, 1 per second: the fourth request in a row is refused. */
+    for (int i = 0; i < 3; i++)
+        expect(s, "GET", "/api/v1/queues/default", TOK_VIEWER, NULL, NULL, 200);
+    struct resp r;
+    CU_ASSERT_EQUAL(http(s, "GET", "/api/v1/queues/default", TOK_VIEWER, NULL, 0, NULL, &r), 429);
+    CU_ASSERT_STRING_EQUAL(jstr(r.json, "reason"), "TooManyRequests");
+    CU_ASSERT_STRING_EQUAL(jstr(r.json, "code"), "429");
+    CU_ASSERT(atol_ok(r.retry_after) >= 1);
+    resp_free(&r);
+    /* Before authentication too: a flood of bad tokens is limited the same way. */
+    expect(s, "GET", "/api/v1/queues", NULL, NULL, NULL, 429);
+    /* Probes are exempt. */
+    expect(s, "GET", "/healthz", NULL, NULL, NULL, 200);
+    expect(s, "GET", "/readyz", NULL, NULL, NULL, 200);
+    /* The bucket refills: after a second there is a token again. */
+    uv_sleep(1100);
+    expect(s, "GET", "/api/v1/queues/default", TOK_VIEWER, NULL, NULL, 200);
+}
+
+static void test_rate_limit(void)
+{
+    rate_per_s = 1;
+    rate_burst = 3;
+    run_with_server("rate", 1, body_rate_limit);
+    rate_per_s = 0;
+    rate_burst = 0;
+}
+
 /* ---- OpenAPI ---- */
 
 static void body_openapi_covers_routes(struct srv *s)
@@ -1252,6 +1679,9 @@ static CU_TestInfo tests[] = {
     {"allocation failures: all or nothing, still serving", test_allocation_failures},
     {"close waits out an idle keep-alive connection", test_close_with_idle_connection},
     {"HTTP/2 (h2c, prior knowledge)", test_http2},
+    {"TLS: HTTPS only, ALPN h2, client certificates", test_tls},
+    {"metrics: Prometheus text checked against the engine", test_metrics},
+    {"rate limit: 429 with Retry-After, probes exempt", test_rate_limit},
     {"bad input is a clear 4xx and the server still serves", test_bad_input},
     {"every served route is in the OpenAPI document", test_openapi_covers_routes},
     {"merge patch follows RFC 7386", test_merge_patch_rfc7386},
