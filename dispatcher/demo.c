@@ -507,8 +507,9 @@ int disp_demo_run(struct store *s, struct queue_tree *t, const struct disp_demo_
         } else {
             const char *host = opt->api->host ? opt->api->host : "127.0.0.1";
             int v6 = strchr(host, ':') != NULL;
-            fprintf(out, "admin API: http://%s%s%s:%d/api/v1/queues (OpenAPI at /openapi.json)\n",
-                    v6 ? "[" : "", host, v6 ? "]" : "", api_server_port(d.api));
+            fprintf(out, "admin API: %s://%s%s%s:%d/api/v1/queues (OpenAPI at /openapi.json)\n",
+                    opt->api->tls_cert_file ? "https" : "http", v6 ? "[" : "", host,
+                    v6 ? "]" : "", api_server_port(d.api));
             fflush(out);
         }
     }

@@ -23,6 +23,9 @@ static void usage(FILE *f)
             "  --listen ADDR:PORT      admin API address (default 127.0.0.1:8080; port 0 picks one)\n"
             "  --token-auth-file PATH  bearer tokens, CSV token,user,role (viewer|operator|admin);\n"
             "                          without it the API serves loopback addresses only\n"
+            "  --tls-cert-file PATH    serve the admin API over HTTPS (HTTP/2 by ALPN) with this\n"
+            "  --tls-private-key-file PATH  certificate and key\n"
+            "  --client-ca-file PATH   accept client certificates signed by this CA (CN = user)\n"
             "  --scheduler-name NAME   the schedulerName muster assigns for (default muster)\n"
             "  --version               print the version\n");
 }
@@ -37,6 +40,9 @@ int main(int argc, char **argv)
         {"kubeconfig", required_argument, NULL, 'k'},
         {"listen", required_argument, NULL, 'l'},
         {"token-auth-file", required_argument, NULL, 't'},
+        {"tls-cert-file", required_argument, NULL, 'c'},
+        {"tls-private-key-file", required_argument, NULL, 'K'},
+        {"client-ca-file", required_argument, NULL, 'C'},
         {"scheduler-name", required_argument, NULL, 'n'},
         {"version", no_argument, NULL, 'V'},
         {"help", no_argument, NULL, 'h'},
@@ -44,6 +50,7 @@ int main(int argc, char **argv)
     };
     const char *db = "muster.db";
     const char *listen = "127.0.0.1:8080", *token_file = NULL, *scenario = NULL;
+    const char *tls_cert = NULL, *tls_key = NULL, *client_ca = NULL;
     int demo = 0;
     double seconds = 0;
     int c;
@@ -70,6 +77,15 @@ int main(int argc, char **argv)
             break;
         case 'S':
             scenario = optarg;
+            break;
+        case 'c':
+            tls_cert = optarg;
+            break;
+        case 'K':
+            tls_key = optarg;
+            break;
+        case 'C':
+            client_ca = optarg;
             break;
         case 't':
             token_file = optarg;
@@ -114,7 +130,12 @@ int main(int argc, char **argv)
     }
     memcpy(host, listen, hlen);
     host[hlen] = '\0';
-    struct api_options api = {.host = host, .port = (int)port, .token_file = token_file};
+    struct api_options api = {.host = host,
+                              .port = (int)port,
+                              .token_file = token_file,
+                              .tls_cert_file = tls_cert,
+                              .tls_private_key_file = tls_key,
+                              .client_ca_file = client_ca};
 
     struct store *s;
     char err[512];
