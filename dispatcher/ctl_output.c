@@ -100,8 +100,8 @@ void ctl_table_free(struct ctl_table *t)
  * and nothing YAML would read as a number, boolean or null. */
 static int plain_ok(const char *s)
 {
-    static const char *const words[] = {"true", "false", "null", "yes", "no", "on", "off", "y",
-                                        "n",    "~",     ".inf", ".nan", "-.inf"};
+    static const char *const words[] = {"true", "false", "null", "yes",  "no",   "on",   "off",
+                                        "y",    "n",     "~",    ".inf", ".nan", "-.inf"};
     size_t n = strlen(s);
     if (n == 0 || s[0] == ' ' || s[n - 1] == ' ' || s[0] == '-')
         return 0;
@@ -289,8 +289,8 @@ static struct json_object *plain_scalar(const char *s, size_t len)
         if (!errno && *end == '\0')
             return json_object_new_int64(v);
     }
-    if (*d && (isdigit((unsigned char)*d) || *d == '.') && strspn(d, "0123456789.eE+-") ==
-        strlen(d)) {
+    if (*d && (isdigit((unsigned char)*d) || *d == '.') &&
+        strspn(d, "0123456789.eE+-") == strlen(d)) {
         char *end;
         double v = strtod(s, &end);
         if (*end == '\0')
@@ -330,8 +330,8 @@ static struct json_object *yload_node(struct yload *y, yaml_node_t *n, int depth
             yload_fail(y, n, MUSTER_ENOMEM, "out of memory");
             return NULL;
         }
-        for (yaml_node_item_t *it = n->data.sequence.items.start;
-             it < n->data.sequence.items.top; it++) {
+        for (yaml_node_item_t *it = n->data.sequence.items.start; it < n->data.sequence.items.top;
+             it++) {
             struct json_object *v = yload_node(y, yaml_document_get_node(y->doc, *it), depth + 1);
             if (y->rc || json_object_array_add(out, v)) {
                 json_object_put(v);
@@ -357,8 +357,8 @@ static struct json_object *yload_node(struct yload *y, yaml_node_t *n, int depth
                 json_object_put(out);
                 return NULL;
             }
-            struct json_object *v = yload_node(y, yaml_document_get_node(y->doc, p->value),
-                                               depth + 1);
+            struct json_object *v =
+                yload_node(y, yaml_document_get_node(y->doc, p->value), depth + 1);
             if (y->rc) {
                 json_object_put(out);
                 return NULL;

@@ -20,7 +20,7 @@
 
 #define CTL_DEFAULT_SERVER "http://127.0.0.1:8080"
 #define CTL_RESPONSE_MAX (16 * 1024 * 1024) /* bytes of one response body we keep */
-#define CTL_CONFIG_MAX (64 * 1024)           /* bytes of the config file */
+#define CTL_CONFIG_LINE_MAX 4096            /* bytes of one config file line */
 #define CTL_LIST_PAGE "500"
 #define CTL_TIMEOUT_S 30L
 
@@ -88,10 +88,16 @@ static int config_load(struct ctl *c)
         fprintf(stderr, "musterctl: config %s: %s\n", path, strerror(errno));
         return 1;
     }
-    char line[CTL_CONFIG_MAX / 16];
+    char line[CTL_CONFIG_LINE_MAX];
     int lineno = 0, rc = 0;
     while (!rc && fgets(line, sizeof(line), f)) {
         lineno++;
+        if (!strchr(line, '\n') && !feof(f)) {
+            fprintf(stderr, "musterctl: %s:%d: line longer than %d bytes\n", path, lineno,
+                    CTL_CONFIG_LINE_MAX);
+            rc = 1;
+            break;
+        }
         char *l = trim(line);
         if (*l == '\0' || *l == '#' || strcmp(l, "---") == 0)
             continue;
@@ -107,8 +113,9 @@ static int config_load(struct ctl *c)
         while (i < 3 && strcmp(k, keys[i]) != 0)
             i++;
         if (i == 3) {
-            fprintf(stderr, "musterctl: %s:%d: unknown key %s (server, token, "
-                            "certificate-authority)\n",
+            fprintf(stderr,
+                    "musterctl: %s:%d: unknown key %s (server, token, "
+                    "certificate-authority)\n",
                     path, lineno, k);
             rc = 1;
             break;
@@ -230,8 +237,6 @@ static int ctl_request(struct ctl *c, const char *method, const char *path,
     curl_easy_setopt(e, CURLOPT_TIMEOUT, CTL_TIMEOUT_S);
     curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
-    if (strcmp(method, "HEAD") == 0)
-        curl_easy_setopt(e, CURLOPT_NOBODY, 1L);
     if (body) {
         const char *s = json_object_to_json_string_ext(body, JSON_C_TO_STRING_PLAIN);
         curl_easy_setopt(e, CURLOPT_POSTFIELDS, s);
@@ -342,7 +347,7 @@ static const char *res_str(struct json_object *m, const char *res)
 }
 
 /* One queue's row. GPU is allocated/deserved of nvidia.com/gpu, the resource operators watch. */
-static int queue_row(const struct ctl *c, struct ctl_table *t, struct json_object *q)
+static int queue_row(struct ctl_table *t, struct json_object *q)
 {
     char name[256], parent[256], weight[32], prio[32], state[32], strat[64], gpu[96], pend[32],
         adm[32], share[32], gua[1024], des[1024], cap[1024];
@@ -374,21 +379,20 @@ static int queue_row(const struct ctl *c, struct ctl_table *t, struct json_objec
         map_str(q, "capability", cap, sizeof(cap)),
         sh,
     };
-    (void)c;
     return ctl_table_add(t, row);
 }
 
 static int print_queues(const struct ctl *c, struct json_object *items)
 {
-    static const char *const hdr[] = {"NAME",     "PARENT",   "WEIGHT",    "PRIORITY", "STATE",
-                                      "GPU",      "PENDING",  "ADMITTED",  "STRATEGY", "GUARANTEE",
+    static const char *const hdr[] = {"NAME",     "PARENT",     "WEIGHT",   "PRIORITY", "STATE",
+                                      "GPU",      "PENDING",    "ADMITTED", "STRATEGY", "GUARANTEE",
                                       "DESERVED", "CAPABILITY", "SHARE"};
     size_t ncols = c->out == CTL_OUT_WIDE ? 13 : 8;
     struct ctl_table *t = ctl_table_new(ncols, hdr);
     int rc = t ? 0 : MUSTER_ENOMEM;
     size_t n = json_object_array_length(items);
     for (size_t i = 0; !rc && i < n; i++)
-        rc = queue_row(c, t, json_object_array_get_idx(items, i));
+        rc = queue_row(t, json_object_array_get_idx(items, i));
     if (rc) {
         ctl_table_free(t);
         fprintf(stderr, "musterctl: out of memory\n");
@@ -722,8 +726,8 @@ static int same_spec(struct json_object *want, struct json_object *cur)
             w = d;
         }
         /* root's parent is null; every other queue's parent is a name. */
-        int eq = scalar_eq(w, cv) || (strcmp(spec_fields[i].key, "parent") == 0 && !cv &&
-                                      w && strcmp(json_object_get_string(w), "root") == 0);
+        int eq = scalar_eq(w, cv) || (strcmp(spec_fields[i].key, "parent") == 0 && !cv && w &&
+                                      strcmp(json_object_get_string(w), "root") == 0);
         json_object_put(d);
         if (!eq)
             return 0;
@@ -740,7 +744,8 @@ static struct json_object *manifest_queue(struct json_object *e)
     if (!q)
         return NULL;
     struct json_object *src = e;
-    if (json_object_object_get_ex(e, "spec", &spec) && json_object_is_type(spec, json_type_object)) {
+    if (json_object_object_get_ex(e, "spec", &spec) &&
+        json_object_is_type(spec, json_type_object)) {
         src = spec;
         if (json_object_object_get_ex(e, "metadata", &md) && md &&
             json_object_object_get_ex(md, "name", &nm) && nm)
@@ -902,8 +907,7 @@ static const char *pick(const char *flag, const char *env, const char *file, con
     return file ? file : dflt;
 }
 
-static int run(struct ctl *c, int argc, char **argv, const struct create_opts *co,
-               const char *file)
+static int run(struct ctl *c, int argc, char **argv, const struct create_opts *co, const char *file)
 {
     if (argc < 1) {
         usage(stderr);
@@ -967,8 +971,21 @@ bad:
 
 int main(int argc, char **argv)
 {
-    enum { O_SERVER = 256, O_TOKEN, O_CA, O_INSECURE, O_PARENT, O_WEIGHT, O_PRIORITY, O_STATE,
-           O_STRATEGY, O_GUARANTEE, O_DESERVED, O_CAPABILITY, O_HELP };
+    enum {
+        O_SERVER = 256,
+        O_TOKEN,
+        O_CA,
+        O_INSECURE,
+        O_PARENT,
+        O_WEIGHT,
+        O_PRIORITY,
+        O_STATE,
+        O_STRATEGY,
+        O_GUARANTEE,
+        O_DESERVED,
+        O_CAPABILITY,
+        O_HELP
+    };
     static const struct option longopts[] = {
         {"server", required_argument, NULL, O_SERVER},
         {"token", required_argument, NULL, O_TOKEN},
@@ -996,19 +1013,45 @@ int main(int argc, char **argv)
         if (opt == -1)
             break;
         switch (opt) {
-        case O_SERVER: server = optarg; break;
-        case O_TOKEN: token = optarg; break;
-        case O_CA: ca = optarg; break;
-        case O_INSECURE: c.insecure = 1; break;
-        case 'f': file = optarg; break;
-        case O_PARENT: co.parent = optarg; break;
-        case O_WEIGHT: co.weight = optarg; break;
-        case O_PRIORITY: co.priority = optarg; break;
-        case O_STATE: co.state = optarg; break;
-        case O_STRATEGY: co.strategy = optarg; break;
-        case O_GUARANTEE: co.guarantee = optarg; break;
-        case O_DESERVED: co.deserved = optarg; break;
-        case O_CAPABILITY: co.capability = optarg; break;
+        case O_SERVER:
+            server = optarg;
+            break;
+        case O_TOKEN:
+            token = optarg;
+            break;
+        case O_CA:
+            ca = optarg;
+            break;
+        case O_INSECURE:
+            c.insecure = 1;
+            break;
+        case 'f':
+            file = optarg;
+            break;
+        case O_PARENT:
+            co.parent = optarg;
+            break;
+        case O_WEIGHT:
+            co.weight = optarg;
+            break;
+        case O_PRIORITY:
+            co.priority = optarg;
+            break;
+        case O_STATE:
+            co.state = optarg;
+            break;
+        case O_STRATEGY:
+            co.strategy = optarg;
+            break;
+        case O_GUARANTEE:
+            co.guarantee = optarg;
+            break;
+        case O_DESERVED:
+            co.deserved = optarg;
+            break;
+        case O_CAPABILITY:
+            co.capability = optarg;
+            break;
         case 'o':
             if (strcmp(optarg, "table") == 0) {
                 c.out = CTL_OUT_TABLE;
