@@ -6,6 +6,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <json-c/json.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -173,9 +174,19 @@ static void yaml_scalar(struct json_object *v, FILE *f)
         fputs(json_object_get_boolean(v) ? "true" : "false", f);
         break;
     case json_type_int:
-    case json_type_double:
         fputs(json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN), f);
         break;
+    case json_type_double: {
+        /* JSON has no infinity (json-c writes "Infinity"); YAML spells it .inf. */
+        double d = json_object_get_double(v);
+        if (isnan(d))
+            fputs(".nan", f);
+        else if (isinf(d))
+            fputs(d > 0 ? ".inf" : "-.inf", f);
+        else
+            fputs(json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN), f);
+        break;
+    }
     case json_type_string:
         yaml_string(json_object_get_string(v), f);
         break;
