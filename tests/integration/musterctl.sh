@@ -229,4 +229,43 @@ grep -q 'bad.config:1: unknown key colour' err || fail "bad config: $(cat err)"
 MUSTER_TOKEN=$VIEWER ctl create queue team-v --parent root
 if grep -q -e "$VIEWER" -e "$ADMIN" out err; then fail "a token was printed"; fi
 stop_musterd
+
+# ---- TLS flags: musterd has no TLS yet, so `openssl s_server -WWW` serves a canned list ----
+unset MUSTER_SERVER
+rm -f "$HOME/.config/muster/config"
+ec() { echo "-newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes"; }
+# shellcheck disable=SC2046
+openssl req -x509 $(ec) -keyout ca.key -out ca.crt -subj /CN=musterctl-test-ca -days 1 2>/dev/null
+# shellcheck disable=SC2046
+openssl req $(ec) -keyout server.key -out server.csr -subj /CN=127.0.0.1 2>/dev/null
+printf 'subjectAltName=IP:127.0.0.1\n' >server.ext
+openssl x509 -req -in server.csr -CA ca.crt -CAkey ca.key -CAcreateserial -out server.crt \
+    -days 1 -extfile server.ext 2>/dev/null
+mkdir -p www/api/v1
+printf '{"items": [{"name": "tls-q", "parent": "root", "weight": 1, "priority": 0, "state": "Open"}]}' \
+    >"www/api/v1/queues?limit=500"
+(cd www && exec openssl s_server -accept 127.0.0.1:0 -cert ../server.crt -key ../server.key -WWW \
+    >../sim.out 2>&1) &
+SIM_PID=$!
+PORT=
+for _ in $(seq 200); do
+    PORT=$(sed -n 's#^ACCEPT 127.0.0.1:\([0-9]*\)$#\1#p' sim.out)
+    [ -n "$PORT" ] && break
+    sleep 0.05
+done
+[ -n "$PORT" ] || fail "openssl s_server did not report its port"
+ctl --server "https://127.0.0.1:$PORT" --certificate-authority ca.crt get queues
+expect "$RC $(awk 'NR == 2 {print $1}' out)" "0 tls-q" "TLS with --certificate-authority ($(cat err))"
+ctl --server "https://127.0.0.1:$PORT" get queues
+expect "$RC" 1 "TLS with an unknown CA"
+grep -q '^musterctl: GET https://127.0.0.1:[0-9]*/api/v1/queues?limit=500: SSL' err ||
+    fail "TLS with an unknown CA: $(cat err)"
+ctl --server "https://127.0.0.1:$PORT" --insecure-skip-tls-verify get queues
+expect "$RC $(awk 'NR == 2 {print $1}' out)" "0 tls-q" "--insecure-skip-tls-verify"
+printf 'server: https://127.0.0.1:%s\ncertificate-authority: ca.crt\n' "$PORT" >tls.config
+MUSTER_CONFIG=tls.config ctl get queues
+expect "$RC $(awk 'NR == 2 {print $1}' out)" "0 tls-q" "certificate-authority from the config file"
+ctl --server "https://127.0.0.1:$PORT" --insecure-skip-tls-verify --certificate-authority ca.crt \
+    get queues
+expect "$RC" 2 "--insecure-skip-tls-verify with --certificate-authority"
 echo "musterctl: ok"
