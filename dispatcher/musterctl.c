@@ -176,6 +176,18 @@ static size_t on_header(char *p, size_t size, size_t n, void *ud)
     return len;
 }
 
+/* The URL as it may be shown to a person: without any user:password@ part. */
+static void url_shown(const char *url, char *buf, size_t cap)
+{
+    const char *scheme = strstr(url, "://");
+    const char *host = scheme ? scheme + 3 : url;
+    const char *at = strchr(host, '@'), *slash = strchr(host, '/');
+    if (at && (!slash || at < slash))
+        snprintf(buf, cap, "%.*s%s", (int)(host - url), url, at + 1);
+    else
+        snprintf(buf, cap, "%s", url);
+}
+
 /* One request: method on the server's path, body (JSON, may be NULL), If-Match (may be NULL).
  * Fills r (the caller resets it). Returns 0 whenever the server answered (any status), or
  * MUSTER_ECONNECT / MUSTER_ELIMIT / MUSTER_ENOMEM after printing why to stderr. */
@@ -207,7 +219,15 @@ static int ctl_request(struct ctl *c, const char *method, const char *path,
         h = t ? t : h;
     }
     if (c->token && *c->token) {
-        /* The token lives only in this header; it is never printed (no CURLOPT_VERBOSE). */
+        /* The token lives only in this header; it is never printed (no CURLOPT_VERBOSE). A
+         * control character in it could smuggle in another header line. */
+        for (const char *p = c->token; *p; p++) {
+            if ((unsigned char)*p < 0x20 || *p == 0x7f) {
+                curl_slist_free_all(h);
+                fprintf(stderr, "musterctl: the token contains a control character\n");
+                return MUSTER_EINVAL;
+            }
+        }
         char auth[1024];
         if ((size_t)snprintf(auth, sizeof(auth), "Authorization: Bearer %s", c->token) >=
             sizeof(auth)) {
@@ -248,16 +268,22 @@ static int ctl_request(struct ctl *c, const char *method, const char *path,
         curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, 0L);
         curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, 0L);
     }
+    char cerr[CURL_ERROR_SIZE] = "";
+    curl_easy_setopt(e, CURLOPT_ERRORBUFFER, cerr);
     CURLcode cc = curl_easy_perform(e);
     curl_slist_free_all(h);
     curl_easy_setopt(e, CURLOPT_HTTPHEADER, NULL);
+    curl_easy_setopt(e, CURLOPT_ERRORBUFFER, NULL);
+    char shown[sizeof(url)];
+    url_shown(url, shown, sizeof(shown));
     if (r->overflow) {
-        fprintf(stderr, "musterctl: %s %s: the answer is larger than %d bytes\n", method, url,
+        fprintf(stderr, "musterctl: %s %s: the answer is larger than %d bytes\n", method, shown,
                 CTL_RESPONSE_MAX);
         return MUSTER_ELIMIT;
     }
     if (cc != CURLE_OK) {
-        fprintf(stderr, "musterctl: %s %s: %s\n", method, url, curl_easy_strerror(cc));
+        fprintf(stderr, "musterctl: %s %s: %s\n", method, shown,
+                *cerr ? cerr : curl_easy_strerror(cc));
         return cc == CURLE_WRITE_ERROR ? MUSTER_ENOMEM : MUSTER_ECONNECT;
     }
     curl_easy_getinfo(e, CURLINFO_RESPONSE_CODE, &r->status);

@@ -191,6 +191,10 @@ expect "$RC" 2 "unknown kind"
 ctl --server http://127.0.0.1:1 get queues
 expect "$RC" 1 "unreachable server"
 grep -q '^musterctl: GET http://127.0.0.1:1/api/v1/queues' err || fail "unreachable: $(cat err)"
+ctl --server http://ada:pa55word@127.0.0.1:1 get queues
+if grep -q pa55word err; then fail "a password in the server URL was printed: $(cat err)"; fi
+ctl --token "$(printf 'abc\r\nX-Evil: 1')" get queues
+expect "$RC $(cat err)" "1 musterctl: the token contains a control character" "a token with CR LF"
 stop_musterd
 
 # ---- bearer tokens: config file, environment, flags ----
