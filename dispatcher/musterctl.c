@@ -450,6 +450,32 @@ static int path_for(char *buf, size_t cap, const char *prefix, const char *name)
     return 0;
 }
 
+/* prefix/A/B for a NAMESPACE/NAME: each segment escaped, the slashes kept. */
+static int path_segments(char *buf, size_t cap, const char *prefix, const char *name)
+{
+    int w = snprintf(buf, cap, "%s", prefix);
+    size_t n = w > 0 ? (size_t)w : 0;
+    const char *p = name;
+    while (n < cap) {
+        size_t len = strcspn(p, "/");
+        char *esc = curl_easy_escape(NULL, p, (int)len);
+        if (!esc) {
+            fprintf(stderr, "musterctl: out of memory\n");
+            return 1;
+        }
+        w = snprintf(buf + n, cap - n, "/%s", esc);
+        curl_free(esc);
+        if (w < 0 || (size_t)w >= cap - n)
+            break;
+        n += (size_t)w;
+        if (!p[len])
+            return 0;
+        p += len + 1;
+    }
+    fprintf(stderr, "musterctl: name too long: %s\n", name);
+    return 1;
+}
+
 /* Every page of the queue list, joined into one {"items": [...]}. */
 static int list_queues(struct ctl *c, struct json_object **out)
 {
@@ -965,10 +991,10 @@ static int run(struct ctl *c, int argc, char **argv, const struct create_opts *c
         if (!prefix)
             goto bad;
         char path[1024];
-        /* Binding names are NAMESPACE/NAME: two path segments, kept as they are. */
-        if (name)
-            snprintf(path, sizeof(path), "%s/%s", prefix, name);
-        else
+        /* Binding names are NAMESPACE/NAME: two path segments. */
+        if (name && path_segments(path, sizeof(path), prefix, name))
+            return 1;
+        if (!name)
             snprintf(path, sizeof(path), "%s", prefix);
         return cmd_get_raw(c, path);
     }
@@ -983,7 +1009,8 @@ static int run(struct ctl *c, int argc, char **argv, const struct create_opts *c
             return 2;
         }
         char path[1024];
-        snprintf(path, sizeof(path), "/api/v1/bindings/%s", name);
+        if (path_segments(path, sizeof(path), "/api/v1/bindings", name))
+            return 1;
         return cmd_get_raw(c, path);
     }
 bad:
