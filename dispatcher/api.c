@@ -22,6 +22,7 @@
 #include <openssl/x509.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <math.h>
 #include <string.h>
 #include <time.h>
 
@@ -896,7 +897,14 @@ static struct json_object *status_json(struct api_server *s, const char *name)
         obj_add(o, "borrowed", disp_resvec_json(names, &st.borrowed), &bad);
         obj_add(o, "pending", json_object_new_int64((int64_t)st.pending), &bad);
         obj_add(o, "admitted", json_object_new_int64((int64_t)st.admitted), &bad);
-        obj_add(o, "share", json_object_new_double(st.share), &bad);
+        /* JSON has no Infinity: a queue with nothing deserved that uses anything is last in
+         * line, shown as null (docs/queue.md, Fair order). */
+        if (isinf(st.share)) {
+            if (json_object_object_add(o, "share", NULL))
+                bad = 1;
+        } else {
+            obj_add(o, "share", json_object_new_double(st.share), &bad);
+        }
     }
     queue_resvec_close(&reserved);
     queue_status_close(&st);
@@ -1718,6 +1726,8 @@ static void metrics_counts(struct mbuf *b, const struct mwalk *w, int what, cons
             mbuf_printf(b, "\"} %" PRIu64 "\n", w->qs[i].st.pending);
         else if (what == 1)
             mbuf_printf(b, "\"} %" PRIu64 "\n", w->qs[i].st.admitted);
+        else if (isinf(w->qs[i].st.share)) /* the exposition format spells it +Inf */
+            mbuf_printf(b, "\"} +Inf\n");
         else
             mbuf_printf(b, "\"} %.17g\n", w->qs[i].st.share);
     }

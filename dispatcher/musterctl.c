@@ -1,0 +1,1164 @@
+/* musterctl: the command-line client of musterd's admin API (DESIGN.md, Admin API). Blocking
+ * libcurl easy requests, json-c for bodies, libyaml for `apply -f`; docs/musterctl.md. */
+#include "dispatcher/ctl_output.h"
+#include "queue/errors.h"
+#include "queue/mem.h"
+
+#include <curl/curl.h>
+#include <errno.h>
+#include <getopt.h>
+#include <json-c/json.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#ifndef MUSTER_VERSION
+#define MUSTER_VERSION "0.0.0"
+#endif
+
+#define CTL_DEFAULT_SERVER "http://127.0.0.1:8080"
+#define CTL_RESPONSE_MAX (16 * 1024 * 1024) /* bytes of one response body we keep */
+#define CTL_CONFIG_LINE_MAX 4096            /* bytes of one config file line */
+#define CTL_LIST_PAGE "500"
+#define CTL_TIMEOUT_S 30L
+
+enum ctl_format { CTL_OUT_TABLE, CTL_OUT_WIDE, CTL_OUT_JSON, CTL_OUT_YAML };
+
+struct ctl {
+    const char *server, *token, *ca;
+    int insecure;
+    enum ctl_format out;
+    CURL *curl;
+    char *cfg[3]; /* server, token, certificate-authority as read from the config file (owned) */
+};
+
+struct ctl_resp {
+    long status;
+    char *body;
+    size_t len, cap;
+    int overflow;
+    char etag[64];
+    struct json_object *json; /* the parsed body, or NULL when it is not JSON */
+};
+
+static void ctl_resp_reset(struct ctl_resp *r)
+{
+    muster_free(r->body);
+    json_object_put(r->json);
+    memset(r, 0, sizeof(*r));
+}
+
+/* ---- configuration ---- */
+
+static char *trim(char *s)
+{
+    while (*s == ' ' || *s == '\t')
+        s++;
+    size_t n = strlen(s);
+    while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r' || s[n - 1] == '\n'))
+        s[--n] = '\0';
+    if (n >= 2 && (s[0] == '"' || s[0] == '\'') && s[n - 1] == s[0]) {
+        s[n - 1] = '\0';
+        s++;
+    }
+    return s;
+}
+
+/* Reads `key: value` lines of the config file. A missing file is not an error (the file is
+ * optional) unless it was named by $MUSTER_CONFIG. Returns 0, or 1 after printing why. */
+static int config_load(struct ctl *c)
+{
+    static const char *const keys[] = {"server", "token", "certificate-authority"};
+    const char *path = getenv("MUSTER_CONFIG");
+    int named = path && *path;
+    char buf[4096];
+    if (!named) {
+        const char *home = getenv("HOME");
+        if (!home || !*home)
+            return 0;
+        snprintf(buf, sizeof(buf), "%s/.config/muster/config", home);
+        path = buf;
+    }
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        if (!named && errno == ENOENT)
+            return 0;
+        fprintf(stderr, "musterctl: config %s: %s\n", path, strerror(errno));
+        return 1;
+    }
+    char line[CTL_CONFIG_LINE_MAX];
+    int lineno = 0, rc = 0;
+    while (!rc && fgets(line, sizeof(line), f)) {
+        lineno++;
+        if (!strchr(line, '\n') && !feof(f)) {
+            fprintf(stderr, "musterctl: %s:%d: line longer than %d bytes\n", path, lineno,
+                    CTL_CONFIG_LINE_MAX);
+            rc = 1;
+            break;
+        }
+        char *l = trim(line);
+        if (*l == '\0' || *l == '#' || strcmp(l, "---") == 0)
+            continue;
+        char *colon = strchr(l, ':');
+        if (!colon) {
+            fprintf(stderr, "musterctl: %s:%d: expected `key: value`\n", path, lineno);
+            rc = 1;
+            break;
+        }
+        *colon = '\0';
+        char *k = trim(l), *v = trim(colon + 1);
+        size_t i = 0;
+        while (i < 3 && strcmp(k, keys[i]) != 0)
+            i++;
+        if (i == 3) {
+            fprintf(stderr,
+                    "musterctl: %s:%d: unknown key %s (server, token, "
+                    "certificate-authority)\n",
+                    path, lineno, k);
+            rc = 1;
+            break;
+        }
+        muster_free(c->cfg[i]);
+        c->cfg[i] = muster_strdup(v);
+        if (!c->cfg[i]) {
+            fprintf(stderr, "musterctl: out of memory\n");
+            rc = 1;
+        }
+    }
+    fclose(f);
+    return rc;
+}
+
+/* ---- HTTP ---- */
+
+static size_t on_body(char *p, size_t size, size_t n, void *ud)
+{
+    struct ctl_resp *r = ud;
+    size_t len = size * n;
+    if (r->overflow || r->len + len > CTL_RESPONSE_MAX) {
+        r->overflow = 1;
+        return 0; /* aborts the transfer: the caller reports the cap */
+    }
+    if (r->len + len + 1 > r->cap) {
+        size_t cap = r->cap ? r->cap : 4096;
+        while (cap < r->len + len + 1)
+            cap *= 2;
+        char *b = muster_realloc(r->body, cap);
+        if (!b)
+            return 0;
+        r->body = b;
+        r->cap = cap;
+    }
+    memcpy(r->body + r->len, p, len);
+    r->len += len;
+    r->body[r->len] = '\0';
+    return len;
+}
+
+static size_t on_header(char *p, size_t size, size_t n, void *ud)
+{
+    struct ctl_resp *r = ud;
+    size_t len = size * n;
+    if (len > 5 && strncasecmp(p, "etag:", 5) == 0) {
+        size_t i = 5;
+        while (i < len && (p[i] == ' ' || p[i] == '"'))
+            i++;
+        size_t j = i;
+        while (j < len && p[j] != '"' && p[j] != '\r' && p[j] != '\n')
+            j++;
+        if (j - i < sizeof(r->etag)) {
+            memcpy(r->etag, p + i, j - i);
+            r->etag[j - i] = '\0';
+        }
+    }
+    return len;
+}
+
+/* The URL as it may be shown to a person: without any user:password@ part. */
+static void url_shown(const char *url, char *buf, size_t cap)
+{
+    const char *scheme = strstr(url, "://");
+    const char *host = scheme ? scheme + 3 : url;
+    const char *at = strchr(host, '@'), *slash = strchr(host, '/');
+    if (at && (!slash || at < slash))
+        snprintf(buf, cap, "%.*s%s", (int)(host - url), url, at + 1);
+    else
+        snprintf(buf, cap, "%s", url);
+}
+
+/* One request: method on the server's path, body (JSON, may be NULL), If-Match (may be NULL).
+ * Fills r (the caller resets it). Returns 0 whenever the server answered (any status), or
+ * MUSTER_ECONNECT / MUSTER_ELIMIT / MUSTER_ENOMEM after printing why to stderr. */
+static int ctl_request(struct ctl *c, const char *method, const char *path,
+                       struct json_object *body, const char *if_match, struct ctl_resp *r)
+{
+    char url[2048], hdr[1024];
+    size_t slen = strlen(c->server);
+    while (slen > 0 && c->server[slen - 1] == '/')
+        slen--;
+    if ((size_t)snprintf(url, sizeof(url), "%.*s%s", (int)slen, c->server, path) >= sizeof(url)) {
+        fprintf(stderr, "musterctl: URL too long\n");
+        return MUSTER_ELIMIT;
+    }
+    struct curl_slist *h = NULL, *t;
+    int oom = 0;
+    t = curl_slist_append(h, "Accept: application/json");
+    oom |= !t;
+    h = t ? t : h;
+    if (body) {
+        t = curl_slist_append(h, "Content-Type: application/json");
+        oom |= !t;
+        h = t ? t : h;
+    }
+    if (if_match) {
+        snprintf(hdr, sizeof(hdr), "If-Match: \"%s\"", if_match);
+        t = curl_slist_append(h, hdr);
+        oom |= !t;
+        h = t ? t : h;
+    }
+    if (c->token && *c->token) {
+        /* The token lives only in this header; it is never printed (no CURLOPT_VERBOSE). A
+         * control character in it could smuggle in another header line. */
+        for (const char *p = c->token; *p; p++) {
+            if ((unsigned char)*p < 0x20 || *p == 0x7f) {
+                curl_slist_free_all(h);
+                fprintf(stderr, "musterctl: the token contains a control character\n");
+                return MUSTER_EINVAL;
+            }
+        }
+        char auth[1024];
+        if ((size_t)snprintf(auth, sizeof(auth), "Authorization: Bearer %s", c->token) >=
+            sizeof(auth)) {
+            curl_slist_free_all(h);
+            fprintf(stderr, "musterctl: the token is too long\n");
+            return MUSTER_ELIMIT;
+        }
+        t = curl_slist_append(h, auth);
+        oom |= !t;
+        h = t ? t : h;
+        explicit_bzero(auth, sizeof(auth));
+    }
+    if (oom) {
+        curl_slist_free_all(h);
+        fprintf(stderr, "musterctl: out of memory\n");
+        return MUSTER_ENOMEM;
+    }
+    CURL *e = c->curl;
+    curl_easy_reset(e);
+    curl_easy_setopt(e, CURLOPT_URL, url);
+    curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, method);
+    curl_easy_setopt(e, CURLOPT_HTTPHEADER, h);
+    curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, on_body);
+    curl_easy_setopt(e, CURLOPT_WRITEDATA, r);
+    curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, on_header);
+    curl_easy_setopt(e, CURLOPT_HEADERDATA, r);
+    curl_easy_setopt(e, CURLOPT_TIMEOUT, CTL_TIMEOUT_S);
+    curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
+    if (body) {
+        const char *s = json_object_to_json_string_ext(body, JSON_C_TO_STRING_PLAIN);
+        curl_easy_setopt(e, CURLOPT_POSTFIELDS, s);
+        curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE, (long)strlen(s));
+    }
+    if (c->ca)
+        curl_easy_setopt(e, CURLOPT_CAINFO, c->ca);
+    if (c->insecure) {
+        curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, 0L);
+        curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, 0L);
+    }
+    char cerr[CURL_ERROR_SIZE] = "";
+    curl_easy_setopt(e, CURLOPT_ERRORBUFFER, cerr);
+    CURLcode cc = curl_easy_perform(e);
+    curl_slist_free_all(h);
+    curl_easy_setopt(e, CURLOPT_HTTPHEADER, NULL);
+    curl_easy_setopt(e, CURLOPT_ERRORBUFFER, NULL);
+    char shown[sizeof(url)];
+    url_shown(url, shown, sizeof(shown));
+    if (r->overflow) {
+        fprintf(stderr, "musterctl: %s %s: the answer is larger than %d bytes\n", method, shown,
+                CTL_RESPONSE_MAX);
+        return MUSTER_ELIMIT;
+    }
+    if (cc != CURLE_OK) {
+        fprintf(stderr, "musterctl: %s %s: %s\n", method, shown,
+                *cerr ? cerr : curl_easy_strerror(cc));
+        return cc == CURLE_WRITE_ERROR ? MUSTER_ENOMEM : MUSTER_ECONNECT;
+    }
+    curl_easy_getinfo(e, CURLINFO_RESPONSE_CODE, &r->status);
+    if (r->body)
+        r->json = json_tokener_parse(r->body);
+    return 0;
+}
+
+/* Prints the server's error to stderr the way kubectl does: the reason, the message and, for a
+ * 422, the field. Returns 1 (the exit code). */
+static int report_error(const struct ctl_resp *r)
+{
+    struct json_object *reason = NULL, *msg = NULL, *field = NULL;
+    if (r->json && json_object_is_type(r->json, json_type_object)) {
+        json_object_object_get_ex(r->json, "reason", &reason);
+        json_object_object_get_ex(r->json, "message", &msg);
+        json_object_object_get_ex(r->json, "field", &field);
+    }
+    if (msg) {
+        fprintf(stderr, "Error from server (%s): %s", reason ? json_object_get_string(reason) : "",
+                json_object_get_string(msg));
+        if (field)
+            fprintf(stderr, " [field %s]", json_object_get_string(field));
+        fputc('\n', stderr);
+    } else {
+        fprintf(stderr, "Error from server: HTTP %ld%s%.200s\n", r->status, r->body ? ": " : "",
+                r->body ? r->body : "");
+    }
+    return 1;
+}
+
+static int ok(const struct ctl_resp *r)
+{
+    return r->status >= 200 && r->status < 300;
+}
+
+/* ---- output ---- */
+
+static void print_json(struct json_object *v)
+{
+    puts(json_object_to_json_string_ext(v, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+                                               JSON_C_TO_STRING_NOSLASHESCAPE));
+}
+
+static void print_doc(const struct ctl *c, struct json_object *v)
+{
+    if (c->out == CTL_OUT_YAML)
+        ctl_yaml_print(v, stdout);
+    else
+        print_json(v);
+}
+
+static const char *field_str(struct json_object *o, const char *k, char *buf, size_t cap)
+{
+    struct json_object *v;
+    if (!json_object_object_get_ex(o, k, &v) || !v)
+        return NULL;
+    snprintf(buf, cap, "%s", json_object_get_string(v));
+    return buf;
+}
+
+/* "cpu=8,nvidia.com/gpu=2", or NULL ("<none>") for an empty or absent map. */
+static const char *map_str(struct json_object *o, const char *k, char *buf, size_t cap)
+{
+    struct json_object *m;
+    if (!json_object_object_get_ex(o, k, &m) || !json_object_is_type(m, json_type_object) ||
+        json_object_object_length(m) == 0)
+        return NULL;
+    size_t n = 0;
+    buf[0] = '\0';
+    json_object_object_foreach(m, rk, rv)
+    {
+        int w = snprintf(buf + n, cap - n, "%s%s=%s", n ? "," : "", rk, json_object_get_string(rv));
+        if (w < 0 || (size_t)w >= cap - n)
+            break;
+        n += (size_t)w;
+    }
+    return buf;
+}
+
+static const char *res_str(struct json_object *m, const char *res)
+{
+    struct json_object *v;
+    if (m && json_object_object_get_ex(m, res, &v) && v)
+        return json_object_get_string(v);
+    return NULL;
+}
+
+/* One queue's row. GPU is allocated/deserved of nvidia.com/gpu, the resource operators watch. */
+static int queue_row(struct ctl_table *t, struct json_object *q)
+{
+    char name[256], parent[256], weight[32], prio[32], state[32], strat[64], gpu[96], pend[32],
+        adm[32], share[32], gua[1024], des[1024], cap[1024];
+    struct json_object *st = NULL, *alloc = NULL, *desm = NULL, *v;
+    json_object_object_get_ex(q, "status", &st);
+    if (st)
+        json_object_object_get_ex(st, "allocated", &alloc);
+    json_object_object_get_ex(q, "deserved", &desm);
+    const char *ga = res_str(alloc, "nvidia.com/gpu"), *gd = res_str(desm, "nvidia.com/gpu");
+    snprintf(gpu, sizeof(gpu), "%s/%s", ga ? ga : "0", gd ? gd : "-");
+    const char *sh = NULL;
+    if (st && json_object_object_get_ex(st, "share", &v) && v) {
+        snprintf(share, sizeof(share), "%.3f", json_object_get_double(v));
+        sh = share;
+    }
+    const char *p = field_str(q, "parent", parent, sizeof(parent));
+    const char *row[] = {
+        field_str(q, "name", name, sizeof(name)),
+        p ? p : "-",
+        field_str(q, "weight", weight, sizeof(weight)),
+        field_str(q, "priority", prio, sizeof(prio)),
+        field_str(q, "state", state, sizeof(state)),
+        gpu,
+        st ? field_str(st, "pending", pend, sizeof(pend)) : NULL,
+        st ? field_str(st, "admitted", adm, sizeof(adm)) : NULL,
+        field_str(q, "queueingStrategy", strat, sizeof(strat)),
+        map_str(q, "guarantee", gua, sizeof(gua)),
+        map_str(q, "deserved", des, sizeof(des)),
+        map_str(q, "capability", cap, sizeof(cap)),
+        sh,
+    };
+    return ctl_table_add(t, row);
+}
+
+static int print_queues(const struct ctl *c, struct json_object *items)
+{
+    static const char *const hdr[] = {"NAME",     "PARENT",     "WEIGHT",   "PRIORITY", "STATE",
+                                      "GPU",      "PENDING",    "ADMITTED", "STRATEGY", "GUARANTEE",
+                                      "DESERVED", "CAPABILITY", "SHARE"};
+    size_t ncols = c->out == CTL_OUT_WIDE ? 13 : 8;
+    struct ctl_table *t = ctl_table_new(ncols, hdr);
+    int rc = t ? 0 : MUSTER_ENOMEM;
+    size_t n = json_object_array_length(items);
+    for (size_t i = 0; !rc && i < n; i++)
+        rc = queue_row(t, json_object_array_get_idx(items, i));
+    if (rc) {
+        ctl_table_free(t);
+        fprintf(stderr, "musterctl: out of memory\n");
+        return 1;
+    }
+    if (n == 0)
+        fprintf(stderr, "No resources found.\n");
+    else
+        ctl_table_print(t, stdout);
+    ctl_table_free(t);
+    return 0;
+}
+
+/* ---- commands ---- */
+
+static int path_for(char *buf, size_t cap, const char *prefix, const char *name)
+{
+    char *esc = curl_easy_escape(NULL, name, 0);
+    if (!esc) {
+        fprintf(stderr, "musterctl: out of memory\n");
+        return 1;
+    }
+    int w = snprintf(buf, cap, "%s/%s", prefix, esc);
+    curl_free(esc);
+    if (w < 0 || (size_t)w >= cap) {
+        fprintf(stderr, "musterctl: name too long: %s\n", name);
+        return 1;
+    }
+    return 0;
+}
+
+/* prefix/A/B for a NAMESPACE/NAME: each segment escaped, the slashes kept. */
+static int path_segments(char *buf, size_t cap, const char *prefix, const char *name)
+{
+    int w = snprintf(buf, cap, "%s", prefix);
+    size_t n = w > 0 ? (size_t)w : 0;
+    const char *p = name;
+    while (n < cap) {
+        size_t len = strcspn(p, "/");
+        char *esc = curl_easy_escape(NULL, p, (int)len);
+        if (!esc) {
+            fprintf(stderr, "musterctl: out of memory\n");
+            return 1;
+        }
+        w = snprintf(buf + n, cap - n, "/%s", esc);
+        curl_free(esc);
+        if (w < 0 || (size_t)w >= cap - n)
+            break;
+        n += (size_t)w;
+        if (!p[len])
+            return 0;
+        p += len + 1;
+    }
+    fprintf(stderr, "musterctl: name too long: %s\n", name);
+    return 1;
+}
+
+/* Every page of the queue list, joined into one {"items": [...]}. */
+static int list_queues(struct ctl *c, struct json_object **out)
+{
+    struct json_object *all = json_object_new_object(), *items = json_object_new_array();
+    if (!all || !items || json_object_object_add(all, "items", items)) {
+        json_object_put(all);
+        json_object_put(items);
+        fprintf(stderr, "musterctl: out of memory\n");
+        return 1;
+    }
+    char path[1024], cont[512] = "";
+    for (;;) {
+        char *esc = curl_easy_escape(NULL, cont, 0);
+        if (!esc) {
+            json_object_put(all);
+            fprintf(stderr, "musterctl: out of memory\n");
+            return 1;
+        }
+        snprintf(path, sizeof(path), "/api/v1/queues?limit=" CTL_LIST_PAGE "%s%s",
+                 *cont ? "&continue=" : "", esc);
+        curl_free(esc);
+        struct ctl_resp r = {0};
+        int rc = ctl_request(c, "GET", path, NULL, NULL, &r);
+        if (rc || !ok(&r)) {
+            if (!rc)
+                report_error(&r);
+            ctl_resp_reset(&r);
+            json_object_put(all);
+            return 1;
+        }
+        struct json_object *page, *md, *ct;
+        if (!r.json || !json_object_object_get_ex(r.json, "items", &page) ||
+            !json_object_is_type(page, json_type_array)) {
+            fprintf(stderr, "musterctl: the server's queue list is not {\"items\": [...]}\n");
+            ctl_resp_reset(&r);
+            json_object_put(all);
+            return 1;
+        }
+        size_t n = json_object_array_length(page);
+        for (size_t i = 0; i < n; i++)
+            json_object_array_add(items, json_object_get(json_object_array_get_idx(page, i)));
+        int more = json_object_object_get_ex(r.json, "metadata", &md) && md &&
+                   json_object_object_get_ex(md, "continue", &ct) && ct && n > 0;
+        if (more)
+            snprintf(cont, sizeof(cont), "%s", json_object_get_string(ct));
+        ctl_resp_reset(&r);
+        if (!more)
+            break;
+    }
+    *out = all;
+    return 0;
+}
+
+static int cmd_get_queues(struct ctl *c, const char *name)
+{
+    struct json_object *doc = NULL;
+    struct ctl_resp r = {0};
+    if (name) {
+        char path[1024];
+        if (path_for(path, sizeof(path), "/api/v1/queues", name))
+            return 1;
+        int rc = ctl_request(c, "GET", path, NULL, NULL, &r);
+        if (rc || !ok(&r)) {
+            rc = rc ? 1 : report_error(&r);
+            ctl_resp_reset(&r);
+            return rc;
+        }
+        doc = json_object_get(r.json);
+        ctl_resp_reset(&r);
+        if (!doc) {
+            fprintf(stderr, "musterctl: the server's answer is not JSON\n");
+            return 1;
+        }
+    } else if (list_queues(c, &doc)) {
+        return 1;
+    }
+    int rc = 0;
+    if (c->out == CTL_OUT_JSON || c->out == CTL_OUT_YAML) {
+        print_doc(c, doc);
+    } else if (name) {
+        struct json_object *one = json_object_new_array();
+        if (one && !json_object_array_add(one, json_object_get(doc)))
+            rc = print_queues(c, one);
+        else
+            rc = 1;
+        json_object_put(one);
+    } else {
+        struct json_object *items;
+        json_object_object_get_ex(doc, "items", &items);
+        rc = print_queues(c, items);
+    }
+    json_object_put(doc);
+    return rc;
+}
+
+/* Bindings, clusters and explain: print the server's answer as it is (JSON, or YAML with
+ * -o yaml); their tables come with the dispatcher. */
+static int cmd_get_raw(struct ctl *c, const char *path)
+{
+    struct ctl_resp r = {0};
+    int rc = ctl_request(c, "GET", path, NULL, NULL, &r);
+    if (rc || !ok(&r)) {
+        rc = rc ? 1 : report_error(&r);
+    } else if (r.json) {
+        print_doc(c, r.json);
+    } else {
+        fputs(r.body ? r.body : "", stdout);
+    }
+    ctl_resp_reset(&r);
+    return rc;
+}
+
+/* "cpu=8,nvidia.com/gpu=2" -> {"cpu": "8", "nvidia.com/gpu": "2"} under key in q. */
+static int add_resources(struct json_object *q, const char *key, const char *spec)
+{
+    struct json_object *m = json_object_new_object();
+    if (!m || json_object_object_add(q, key, m)) {
+        json_object_put(m);
+        fprintf(stderr, "musterctl: out of memory\n");
+        return 1;
+    }
+    const char *p = spec;
+    while (*p) {
+        const char *comma = strchr(p, ',');
+        size_t len = comma ? (size_t)(comma - p) : strlen(p);
+        const char *eq = memchr(p, '=', len);
+        if (!eq || eq == p || eq + 1 == p + len) {
+            fprintf(stderr, "musterctl: --%s: expected NAME=QUANTITY[,NAME=QUANTITY...], got %s\n",
+                    key, spec);
+            return 1;
+        }
+        char *rname = muster_strndup(p, (size_t)(eq - p));
+        struct json_object *v = json_object_new_string_len(eq + 1, (int)(p + len - eq - 1));
+        int bad = !rname || !v || json_object_object_add(m, rname, v);
+        if (bad)
+            json_object_put(v);
+        muster_free(rname);
+        if (bad) {
+            fprintf(stderr, "musterctl: out of memory\n");
+            return 1;
+        }
+        p += len;
+        if (*p == ',')
+            p++;
+    }
+    return 0;
+}
+
+struct create_opts {
+    const char *parent, *weight, *priority, *state, *strategy;
+    const char *guarantee, *deserved, *capability;
+};
+
+static int add_int(struct json_object *q, const char *key, const char *flag, const char *s)
+{
+    char *end;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (errno || end == s || *end) {
+        fprintf(stderr, "musterctl: --%s: not an integer: %s\n", flag, s);
+        return 1;
+    }
+    json_object_object_add(q, key, json_object_new_int64(v));
+    return 0;
+}
+
+static int cmd_create_queue(struct ctl *c, const char *name, const struct create_opts *o)
+{
+    if (!o->parent) {
+        fprintf(stderr, "musterctl: create queue: --parent is required (root for a top-level "
+                        "queue)\n");
+        return 2;
+    }
+    struct json_object *q = json_object_new_object();
+    if (!q) {
+        fprintf(stderr, "musterctl: out of memory\n");
+        return 1;
+    }
+    json_object_object_add(q, "name", json_object_new_string(name));
+    json_object_object_add(q, "parent", json_object_new_string(o->parent));
+    int bad = (o->weight && add_int(q, "weight", "weight", o->weight)) ||
+              (o->priority && add_int(q, "priority", "priority", o->priority)) ||
+              (o->guarantee && add_resources(q, "guarantee", o->guarantee)) ||
+              (o->deserved && add_resources(q, "deserved", o->deserved)) ||
+              (o->capability && add_resources(q, "capability", o->capability));
+    if (bad) {
+        json_object_put(q);
+        return 2;
+    }
+    if (o->state)
+        json_object_object_add(q, "state", json_object_new_string(o->state));
+    if (o->strategy)
+        json_object_object_add(q, "queueingStrategy", json_object_new_string(o->strategy));
+    struct ctl_resp r = {0};
+    int rc = ctl_request(c, "POST", "/api/v1/queues", q, NULL, &r);
+    json_object_put(q);
+    if (rc || !ok(&r)) {
+        rc = rc ? 1 : report_error(&r);
+    } else if ((c->out == CTL_OUT_JSON || c->out == CTL_OUT_YAML) && r.json) {
+        print_doc(c, r.json);
+    } else {
+        printf("queue/%s created\n", name);
+    }
+    ctl_resp_reset(&r);
+    return rc;
+}
+
+static int cmd_delete_queue(struct ctl *c, const char *name)
+{
+    char path[1024];
+    if (path_for(path, sizeof(path), "/api/v1/queues", name))
+        return 1;
+    struct ctl_resp r = {0};
+    int rc = ctl_request(c, "DELETE", path, NULL, NULL, &r);
+    if (rc || !ok(&r))
+        rc = rc ? 1 : report_error(&r);
+    else
+        printf("queue/%s deleted\n", name);
+    ctl_resp_reset(&r);
+    return rc;
+}
+
+/* ---- apply ---- */
+
+/* The spec fields and the server's defaults for absent ones (docs/admin-api.md, Queues). */
+static const struct {
+    const char *key;
+    const char *dflt_str;
+    long long dflt_int;
+    int is_map;
+} spec_fields[] = {
+    {"parent", "root", 0, 0},
+    {"weight", NULL, 1, 0},
+    {"priority", NULL, 0, 0},
+    {"state", "Open", 0, 0},
+    {"queueingStrategy", "BestEffortFIFO", 0, 0},
+    {"gangTimeoutSeconds", NULL, 300, 0},
+    {"guarantee", NULL, 0, 1},
+    {"deserved", NULL, 0, 1},
+    {"capability", NULL, 0, 1},
+};
+
+static int scalar_eq(struct json_object *a, struct json_object *b)
+{
+    if (!a || !b)
+        return a == b;
+    json_type ta = json_object_get_type(a), tb = json_object_get_type(b);
+    if (ta != tb)
+        return 0;
+    if (ta == json_type_int)
+        return json_object_get_int64(a) == json_object_get_int64(b);
+    return strcmp(json_object_get_string(a), json_object_get_string(b)) == 0;
+}
+
+/* Quantities compare as the text the server keeps ("8" and 8 are the same to it). */
+static int map_eq(struct json_object *a, struct json_object *b)
+{
+    size_t na = a && json_object_is_type(a, json_type_object) ? json_object_object_length(a) : 0;
+    size_t nb = b && json_object_is_type(b, json_type_object) ? json_object_object_length(b) : 0;
+    if (na != nb)
+        return 0;
+    if (na == 0)
+        return 1;
+    json_object_object_foreach(a, k, va)
+    {
+        struct json_object *vb;
+        if (!json_object_object_get_ex(b, k, &vb) || !va || !vb ||
+            strcmp(json_object_get_string(va), json_object_get_string(vb)) != 0)
+            return 0;
+    }
+    return 1;
+}
+
+/* Does the server's queue cur already have every spec field of want (defaults for absent
+ * ones)? A field the client does not know makes it "different", so the server judges it. */
+static int same_spec(struct json_object *want, struct json_object *cur)
+{
+    json_object_object_foreach(want, k, v)
+    {
+        int known = strcmp(k, "name") == 0;
+        for (size_t i = 0; !known && i < sizeof(spec_fields) / sizeof(spec_fields[0]); i++)
+            known = strcmp(k, spec_fields[i].key) == 0;
+        (void)v;
+        if (!known)
+            return 0;
+    }
+    for (size_t i = 0; i < sizeof(spec_fields) / sizeof(spec_fields[0]); i++) {
+        struct json_object *w = NULL, *cv = NULL;
+        int has_w = json_object_object_get_ex(want, spec_fields[i].key, &w);
+        json_object_object_get_ex(cur, spec_fields[i].key, &cv);
+        if (spec_fields[i].is_map) {
+            if (!map_eq(w, cv))
+                return 0;
+            continue;
+        }
+        struct json_object *d = NULL;
+        if (!has_w || !w) {
+            d = spec_fields[i].dflt_str ? json_object_new_string(spec_fields[i].dflt_str)
+                                        : json_object_new_int64(spec_fields[i].dflt_int);
+            w = d;
+        }
+        /* root's parent is null; every other queue's parent is a name. */
+        int eq = scalar_eq(w, cv) || (strcmp(spec_fields[i].key, "parent") == 0 && !cv && w &&
+                                      strcmp(json_object_get_string(w), "root") == 0);
+        json_object_put(d);
+        if (!eq)
+            return 0;
+    }
+    return 1;
+}
+
+/* The queue object to send for one manifest entry: the entry without metadata/status (which the
+ * server would ignore) and apiVersion/kind, or for a Kubernetes-style {metadata: {name},
+ * spec: {...}} entry its spec plus the name. A new object, or NULL when out of memory. */
+static struct json_object *manifest_queue(struct json_object *e)
+{
+    struct json_object *q = json_object_new_object(), *spec, *md, *nm;
+    if (!q)
+        return NULL;
+    struct json_object *src = e;
+    if (json_object_object_get_ex(e, "spec", &spec) &&
+        json_object_is_type(spec, json_type_object)) {
+        src = spec;
+        if (json_object_object_get_ex(e, "metadata", &md) && md &&
+            json_object_object_get_ex(md, "name", &nm) && nm)
+            json_object_object_add(q, "name", json_object_get(nm));
+    }
+    json_object_object_foreach(src, k, v)
+    {
+        if (strcmp(k, "metadata") == 0 || strcmp(k, "status") == 0 ||
+            strcmp(k, "apiVersion") == 0 || strcmp(k, "kind") == 0)
+            continue;
+        if (json_object_object_add(q, k, json_object_get(v))) {
+            json_object_put(q);
+            return NULL;
+        }
+    }
+    return q;
+}
+
+/* Creates, updates or leaves alone one queue; prints queue/NAME created|configured|unchanged.
+ * Returns 0 or 1 (the server's error printed). */
+static int apply_one(struct ctl *c, const char *where, struct json_object *entry)
+{
+    struct json_object *q = manifest_queue(entry), *nm;
+    if (!q) {
+        fprintf(stderr, "musterctl: out of memory\n");
+        return 1;
+    }
+    if (!json_object_object_get_ex(q, "name", &nm) || !json_object_is_type(nm, json_type_string)) {
+        fprintf(stderr, "musterctl: %s: a queue needs a string `name`\n", where);
+        json_object_put(q);
+        return 1;
+    }
+    const char *name = json_object_get_string(nm);
+    char path[1024];
+    if (path_for(path, sizeof(path), "/api/v1/queues", name)) {
+        json_object_put(q);
+        return 1;
+    }
+    struct ctl_resp r = {0};
+    int rc = ctl_request(c, "GET", path, NULL, NULL, &r);
+    const char *verb = NULL;
+    if (rc) {
+        rc = 1;
+    } else if (r.status == 404) {
+        ctl_resp_reset(&r);
+        rc = ctl_request(c, "POST", "/api/v1/queues", q, NULL, &r);
+        if (rc || !ok(&r))
+            rc = rc ? 1 : report_error(&r);
+        else
+            verb = "created";
+    } else if (!ok(&r) || !r.json) {
+        rc = report_error(&r);
+    } else if (same_spec(q, r.json)) {
+        verb = "unchanged";
+    } else {
+        struct json_object *md, *rv;
+        char old[64] = "";
+        if (json_object_object_get_ex(r.json, "metadata", &md) && md &&
+            json_object_object_get_ex(md, "resourceVersion", &rv) && rv)
+            snprintf(old, sizeof(old), "%s", json_object_get_string(rv));
+        else
+            snprintf(old, sizeof(old), "%s", r.etag);
+        ctl_resp_reset(&r);
+        rc = ctl_request(c, "PUT", path, q, *old ? old : "*", &r);
+        if (rc || !ok(&r)) {
+            rc = rc ? 1 : report_error(&r);
+        } else {
+            /* The server writes nothing for a spec it already has, e.g. "8000m" vs "8". */
+            int same = r.json && json_object_object_get_ex(r.json, "metadata", &md) && md &&
+                       json_object_object_get_ex(md, "resourceVersion", &rv) && rv &&
+                       strcmp(json_object_get_string(rv), old) == 0;
+            verb = same ? "unchanged" : "configured";
+        }
+    }
+    if (verb)
+        printf("queue/%s %s\n", name, verb);
+    ctl_resp_reset(&r);
+    json_object_put(q);
+    return rc;
+}
+
+/* Applies every queue of the file: a YAML list, one queue, a {items: [...]} list, in as many
+ * `---` documents as it has. Goes on after an error and returns 1 if any entry failed. */
+static int cmd_apply(struct ctl *c, const char *file)
+{
+    struct json_object *docs;
+    char err[512];
+    if (ctl_yaml_load(file, &docs, err, sizeof(err))) {
+        fprintf(stderr, "musterctl: %s\n", err);
+        return 1;
+    }
+    int rc = 0;
+    size_t nd = json_object_array_length(docs), seen = 0;
+    for (size_t d = 0; d < nd; d++) {
+        struct json_object *doc = json_object_array_get_idx(docs, d), *items;
+        if (!doc)
+            continue; /* an empty document */
+        if (json_object_is_type(doc, json_type_object) &&
+            json_object_object_get_ex(doc, "items", &items) &&
+            json_object_is_type(items, json_type_array))
+            doc = items;
+        int list = json_object_is_type(doc, json_type_array);
+        size_t n = list ? json_object_array_length(doc) : 1;
+        for (size_t i = 0; i < n; i++) {
+            struct json_object *e = list ? json_object_array_get_idx(doc, i) : doc;
+            char where[600];
+            snprintf(where, sizeof(where), "%s: document %zu, item %zu", file, d + 1, i + 1);
+            seen++;
+            if (!e || !json_object_is_type(e, json_type_object)) {
+                fprintf(stderr, "musterctl: %s: expected a queue (a mapping)\n", where);
+                rc = 1;
+                continue;
+            }
+            rc |= apply_one(c, where, e);
+        }
+    }
+    if (seen == 0) {
+        fprintf(stderr, "musterctl: %s: no queues in the file\n", file);
+        rc = 1;
+    }
+    json_object_put(docs);
+    return rc;
+}
+
+/* ---- main ---- */
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: musterctl [flags] COMMAND\n"
+            "commands:\n"
+            "  get queues [NAME]              list queues, or one\n"
+            "  get bindings|clusters [NAME]   bindings / clusters (served with the dispatcher)\n"
+            "  create queue NAME --parent P [--weight N] [--priority N] [--state S]\n"
+            "               [--strategy S] [--guarantee R=Q,...] [--deserved R=Q,...]\n"
+            "               [--capability R=Q,...]\n"
+            "  apply -f FILE                  create or update every queue in FILE (- is stdin)\n"
+            "  delete queue NAME\n"
+            "  explain binding NS/NAME        why a binding waits and where it stands in line\n"
+            "  version\n"
+            "flags:\n"
+            "  --server URL                   admin API (else $MUSTER_SERVER, the config file,\n"
+            "                                 " CTL_DEFAULT_SERVER ")\n"
+            "  --token T                      bearer token (else $MUSTER_TOKEN, the config file)\n"
+            "  --certificate-authority FILE   CA bundle to verify the server with\n"
+            "  --insecure-skip-tls-verify     do not verify the server's certificate\n"
+            "  -o, --output table|wide|json|yaml\n"
+            "config: $MUSTER_CONFIG or ~/.config/muster/config, `key: value` lines with\n"
+            "        server, token, certificate-authority\n");
+}
+
+static const char *pick(const char *flag, const char *env, const char *file, const char *dflt)
+{
+    if (flag)
+        return flag;
+    const char *e = env ? getenv(env) : NULL;
+    if (e && *e)
+        return e;
+    return file ? file : dflt;
+}
+
+static int run(struct ctl *c, int argc, char **argv, const struct create_opts *co, const char *file)
+{
+    if (argc < 1) {
+        usage(stderr);
+        return 2;
+    }
+    const char *cmd = argv[0], *kind = argc > 1 ? argv[1] : NULL, *name = argc > 2 ? argv[2] : NULL;
+    if (strcmp(cmd, "version") == 0 && argc == 1) {
+        printf("musterctl %s\n", MUSTER_VERSION);
+        return 0;
+    }
+    if (strcmp(cmd, "apply") == 0 && argc == 1) {
+        if (!file) {
+            fprintf(stderr, "musterctl: apply: -f FILE is required\n");
+            return 2;
+        }
+        return cmd_apply(c, file);
+    }
+    if (!kind || argc > 3)
+        goto bad;
+    int queues = strcmp(kind, "queue") == 0 || strcmp(kind, "queues") == 0;
+    if (strcmp(cmd, "get") == 0) {
+        if (queues)
+            return cmd_get_queues(c, name);
+        const char *prefix = NULL;
+        if (strcmp(kind, "bindings") == 0 || strcmp(kind, "binding") == 0)
+            prefix = "/api/v1/bindings";
+        else if (strcmp(kind, "clusters") == 0 || strcmp(kind, "cluster") == 0)
+            prefix = "/api/v1/clusters";
+        if (!prefix)
+            goto bad;
+        char path[1024];
+        /* Binding names are NAMESPACE/NAME: two path segments. */
+        if (name && path_segments(path, sizeof(path), prefix, name))
+            return 1;
+        if (!name)
+            snprintf(path, sizeof(path), "%s", prefix);
+        return cmd_get_raw(c, path);
+    }
+    if (strcmp(cmd, "create") == 0 && queues && name)
+        return cmd_create_queue(c, name, co);
+    if (strcmp(cmd, "delete") == 0 && queues && name)
+        return cmd_delete_queue(c, name);
+    if (strcmp(cmd, "explain") == 0 && strcmp(kind, "binding") == 0 && name) {
+        const char *slash = strchr(name, '/');
+        if (!slash || slash == name || !slash[1] || strchr(slash + 1, '/')) {
+            fprintf(stderr, "musterctl: explain binding: expected NAMESPACE/NAME, got %s\n", name);
+            return 2;
+        }
+        char path[1024];
+        if (path_segments(path, sizeof(path), "/api/v1/bindings", name))
+            return 1;
+        return cmd_get_raw(c, path);
+    }
+bad:
+    fprintf(stderr, "musterctl: unknown command:");
+    for (int i = 0; i < argc; i++)
+        fprintf(stderr, " %s", argv[i]);
+    fprintf(stderr, "\n");
+    usage(stderr);
+    return 2;
+}
+
+int main(int argc, char **argv)
+{
+    enum {
+        O_SERVER = 256,
+        O_TOKEN,
+        O_CA,
+        O_INSECURE,
+        O_PARENT,
+        O_WEIGHT,
+        O_PRIORITY,
+        O_STATE,
+        O_STRATEGY,
+        O_GUARANTEE,
+        O_DESERVED,
+        O_CAPABILITY,
+        O_HELP
+    };
+    static const struct option longopts[] = {
+        {"server", required_argument, NULL, O_SERVER},
+        {"token", required_argument, NULL, O_TOKEN},
+        {"certificate-authority", required_argument, NULL, O_CA},
+        {"insecure-skip-tls-verify", no_argument, NULL, O_INSECURE},
+        {"output", required_argument, NULL, 'o'},
+        {"filename", required_argument, NULL, 'f'},
+        {"parent", required_argument, NULL, O_PARENT},
+        {"weight", required_argument, NULL, O_WEIGHT},
+        {"priority", required_argument, NULL, O_PRIORITY},
+        {"state", required_argument, NULL, O_STATE},
+        {"strategy", required_argument, NULL, O_STRATEGY},
+        {"guarantee", required_argument, NULL, O_GUARANTEE},
+        {"deserved", required_argument, NULL, O_DESERVED},
+        {"capability", required_argument, NULL, O_CAPABILITY},
+        {"help", no_argument, NULL, O_HELP},
+        {NULL, 0, NULL, 0},
+    };
+    struct ctl c = {0};
+    struct create_opts co = {0};
+    const char *server = NULL, *token = NULL, *ca = NULL, *file = NULL;
+    int opt;
+    for (;;) {
+        opt = getopt_long(argc, argv, "o:f:h", longopts, NULL);
+        if (opt == -1)
+            break;
+        switch (opt) {
+        case O_SERVER:
+            server = optarg;
+            break;
+        case O_TOKEN:
+            token = optarg;
+            break;
+        case O_CA:
+            ca = optarg;
+            break;
+        case O_INSECURE:
+            c.insecure = 1;
+            break;
+        case 'f':
+            file = optarg;
+            break;
+        case O_PARENT:
+            co.parent = optarg;
+            break;
+        case O_WEIGHT:
+            co.weight = optarg;
+            break;
+        case O_PRIORITY:
+            co.priority = optarg;
+            break;
+        case O_STATE:
+            co.state = optarg;
+            break;
+        case O_STRATEGY:
+            co.strategy = optarg;
+            break;
+        case O_GUARANTEE:
+            co.guarantee = optarg;
+            break;
+        case O_DESERVED:
+            co.deserved = optarg;
+            break;
+        case O_CAPABILITY:
+            co.capability = optarg;
+            break;
+        case 'o':
+            if (strcmp(optarg, "table") == 0) {
+                c.out = CTL_OUT_TABLE;
+            } else if (strcmp(optarg, "wide") == 0) {
+                c.out = CTL_OUT_WIDE;
+            } else if (strcmp(optarg, "json") == 0) {
+                c.out = CTL_OUT_JSON;
+            } else if (strcmp(optarg, "yaml") == 0) {
+                c.out = CTL_OUT_YAML;
+            } else {
+                fprintf(stderr, "musterctl: -o: expected table, wide, json or yaml, got %s\n",
+                        optarg);
+                return 2;
+            }
+            break;
+        case 'h':
+        case O_HELP:
+            usage(stdout);
+            return 0;
+        default:
+            usage(stderr);
+            return 2;
+        }
+    }
+    if (c.insecure && ca) {
+        fprintf(stderr, "musterctl: --insecure-skip-tls-verify and --certificate-authority "
+                        "exclude each other\n");
+        return 2;
+    }
+    int rc = config_load(&c);
+    if (rc)
+        goto out;
+    c.server = pick(server, "MUSTER_SERVER", c.cfg[0], CTL_DEFAULT_SERVER);
+    c.token = pick(token, "MUSTER_TOKEN", c.cfg[1], NULL);
+    c.ca = c.insecure ? NULL : pick(ca, NULL, c.cfg[2], NULL);
+    if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
+        fprintf(stderr, "musterctl: libcurl failed to start\n");
+        rc = 1;
+        goto out;
+    }
+    c.curl = curl_easy_init();
+    if (!c.curl) {
+        fprintf(stderr, "musterctl: out of memory\n");
+        rc = 1;
+    } else {
+        rc = run(&c, argc - optind, argv + optind, &co, file);
+        curl_easy_cleanup(c.curl);
+    }
+    curl_global_cleanup();
+out:
+    for (size_t i = 0; i < 3; i++) {
+        if (c.cfg[i])
+            explicit_bzero(c.cfg[i], strlen(c.cfg[i]));
+        muster_free(c.cfg[i]);
+    }
+    return rc;
+}
