@@ -14,4 +14,7 @@ void bench_recovery(void);
 /* Hub protocol: client patches vs a bare libcurl loop, and watch events through the informer. */
 void bench_hub(void);
 
+/* Admin API: GET /api/v1/queues?limit=1000 under wrk, beside nginx serving the same bytes. */
+void bench_api(void);
+
 #endif

@@ -1,5 +1,5 @@
 /* muster-bench: runs every benchmark, or those named on the command line (store, engine,
- * recovery, hub). Each prints `BENCH <name> <value> <unit>` lines. */
+ * recovery, hub, api). Each prints `BENCH <name> <value> <unit>` lines. */
 #include "bench/bench.h"
 
 #include <stdio.h>
@@ -9,10 +9,8 @@ static const struct {
     const char *name;
     void (*run)(void);
 } benches[] = {
-    {"engine", bench_engine},
-    {"hub", bench_hub},
-    {"recovery", bench_recovery},
-    {"store", bench_store},
+    {"api", bench_api},           {"engine", bench_engine}, {"hub", bench_hub},
+    {"recovery", bench_recovery}, {"store", bench_store},
 };
 
 int main(int argc, char **argv)
@@ -30,7 +28,7 @@ int main(int argc, char **argv)
         }
     }
     if (!ran) {
-        fprintf(stderr, "usage: muster-bench [engine|hub|recovery|store]...\n");
+        fprintf(stderr, "usage: muster-bench [api|engine|hub|recovery|store]...\n");
         return 2;
     }
     return 0;
