@@ -295,10 +295,15 @@ struct json_object *api_merge_patch(struct json_object *target, struct json_obje
 struct qrow {
     char *name, *parent, *state, *strategy, *guarantee, *deserved, *capability;
     int64_t weight, priority, gang_timeout_ms, rv, created_at, updated_at;
+    /* guarantee, deserved, capability parsed once (lazily) and shared by reference into every
+     * response: a list of 1,000 queues would otherwise parse 3,000 maps per request. */
+    struct json_object *parsed[3];
 };
 
 static void qrow_close(struct qrow *r)
 {
+    for (int i = 0; i < 3; i++)
+        json_object_put(r->parsed[i]);
     muster_free(r->name);
     muster_free(r->parent);
     muster_free(r->state);
@@ -825,6 +830,18 @@ static void obj_add(struct json_object *o, const char *k, struct json_object *v,
     }
 }
 
+/* A new reference to one of r's quantity maps (0 guarantee, 1 deserved, 2 capability), parsed
+ * on first use. The cache is not part of the row's value, hence the cast; callers must not
+ * modify the object they get. */
+static struct json_object *row_map(const struct qrow *r, int which)
+{
+    struct qrow *m = (struct qrow *)r;
+    const char *text = which == 0 ? r->guarantee : which == 1 ? r->deserved : r->capability;
+    if (!m->parsed[which])
+        m->parsed[which] = stored_json(text);
+    return m->parsed[which] ? json_object_get(m->parsed[which]) : NULL;
+}
+
 /* The spec fields of r as a client writes them (the input of a merge patch, audit rows). */
 static struct json_object *spec_json(const struct qrow *r)
 {
@@ -841,9 +858,9 @@ static struct json_object *spec_json(const struct qrow *r)
     obj_add(o, "priority", json_object_new_int64(r->priority), &bad);
     obj_add(o, "state", json_object_new_string(r->state), &bad);
     obj_add(o, "queueingStrategy", json_object_new_string(r->strategy), &bad);
-    obj_add(o, "guarantee", stored_json(r->guarantee), &bad);
-    obj_add(o, "deserved", stored_json(r->deserved), &bad);
-    obj_add(o, "capability", stored_json(r->capability), &bad);
+    obj_add(o, "guarantee", row_map(r, 0), &bad);
+    obj_add(o, "deserved", row_map(r, 1), &bad);
+    obj_add(o, "capability", row_map(r, 2), &bad);
     obj_add(o, "gangTimeoutSeconds", json_object_new_int64(r->gang_timeout_ms / 1000), &bad);
     if (bad) {
         json_object_put(o);
