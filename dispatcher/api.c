@@ -1850,7 +1850,7 @@ static void handle_binding_list(struct api_call *c)
     int rc = store_ledger_foreach_live(st, blist_keys_cb, &l);
     if (rc && rc != API_WALK_STOP)
         goto fail;
-    if (l.queue)
+    if (l.queue && l.n)
         qsort(l.keys, l.n, sizeof(*l.keys), bkey_cmp);
     l.npage = l.n > limit ? limit : l.n;
     rc = MUSTER_ENOMEM;
