@@ -930,7 +930,7 @@ static void usage(FILE *f)
             "usage: musterctl [flags] COMMAND\n"
             "commands:\n"
             "  get queues [NAME]              list queues, or one\n"
-            "  get bindings|clusters [NAME]   bindings / clusters (served with the dispatcher)\n"
+            "  get bindings|clusters [NAME]   bindings (NS/NAME) / clusters (served with the dispatcher)\n"
             "  create queue NAME --parent P [--weight N] [--priority N] [--state S]\n"
             "               [--strategy S] [--guarantee R=Q,...] [--deserved R=Q,...]\n"
             "               [--capability R=Q,...]\n"
