@@ -1705,7 +1705,7 @@ static struct json_object *binding_json(struct api_server *s, const struct store
 
 struct bslot {
     int64_t id;
-    size_t idx;     /* place in the page */
+    size_t idx; /* place in the page */
     int section0;
 };
 
@@ -1789,8 +1789,8 @@ static int blist_rows_cb(void *ud, const struct store_ledger_row *row)
 }
 
 /* Reads queue= and state=: 0, or a 400 already sent. */
-static int binding_filters(struct api_call *c, char *queue, size_t qcap, char *state,
-                           size_t scap, struct blist *l)
+static int binding_filters(struct api_call *c, char *queue, size_t qcap, char *state, size_t scap,
+                           struct blist *l)
 {
     int got = query_param(c->req, "queue", queue, qcap);
     if (got < 0 || (got && (!queue[0] || strlen(queue) > QUEUE_NAME_MAX))) {
@@ -1862,9 +1862,8 @@ static void handle_binding_list(struct api_call *c)
         l.byid[i] = (struct bslot){l.keys[i].id, i, l.keys[i].section == 0};
     qsort(l.byid, l.npage, sizeof(*l.byid), bslot_cmp);
     if (l.npage && l.keys[0].section == 0)
-        l.first_pos =
-            queue_entry_position(c->srv->app.tree, queue_tree_entry(c->srv->app.tree,
-                                                                    (uint64_t)l.keys[0].id));
+        l.first_pos = queue_entry_position(
+            c->srv->app.tree, queue_tree_entry(c->srv->app.tree, (uint64_t)l.keys[0].id));
     rc = l.npage ? store_ledger_foreach_live(st, blist_rows_cb, &l) : 0;
     if (rc)
         goto fail;

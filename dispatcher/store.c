@@ -1005,8 +1005,7 @@ static const char *const ledger_cols[] = {
 /* Fills r from the current row of ST_LEDGER_LIVE (which runs once per live row at start-up) or
  * ST_LEDGER_BINDING: type checks and a few strcmp, nothing allocated. nstates is how many of
  * ledger_states the row may hold: LEDGER_LIVE_STATES for the live walk, all for history. */
-static int ledger_row(struct store *s, sqlite3_stmt *st, size_t nstates,
-                      struct store_ledger_row *r)
+static int ledger_row(struct store *s, sqlite3_stmt *st, size_t nstates, struct store_ledger_row *r)
 {
     int bad = 0;
     int err = col_int(st, 0, 0, &r->id);

@@ -906,7 +906,6 @@ static void test_allocation_failures(void)
         run_with_server("oom", 1, body_allocation_failures);
 }
 
-
 /* ---- bindings ---- */
 
 /* Writes the queues and ledger rows the bindings test serves, before the server loads them:
@@ -938,8 +937,8 @@ static void seed_bindings(const char *tag)
     static const char gpu8[] = "{\"nvidia.com/gpu\":\"8\",\"cpu\":\"4000m\"}";
     struct store_ledger_row rows[] = {
         /* id 1: the earlier attempt of ml/p-low */
-        {0, "ml/p-low", "u-old", "nlp", gpu8, 0, "rolledback",
-         "[{\"name\":\"c1\",\"replicas\":1}]", "gang timeout", 100, 150, 400},
+        {0, "ml/p-low", "u-old", "nlp", gpu8, 0, "rolledback", "[{\"name\":\"c1\",\"replicas\":1}]",
+         "gang timeout", 100, 150, 400},
         {0, "ml/train-a", "u-a", "nlp", "{\"nvidia.com/gpu\":\"40\"}", 0, "admitted",
          "[{\"name\":\"c1\",\"replicas\":5}]", "", 200, 250, 250},
         {0, "ml/p-low", "u-low", "nlp", gpu8, 0, "pending", NULL, NULL, 1000, 0, 1000},
@@ -984,9 +983,9 @@ static int64_t item_int(struct json_object *items, size_t i, const char *key)
     do {                                                                                           \
         const char *a_ = (a), *b_ = (b);                                                           \
         if (!a_ || strcmp(a_, b_) != 0)                                                            \
-            fprintf(stderr, "%s:%d: got %s, want %s\n", __FILE__, __LINE__, a_ ? a_ : "(null)",   \
+            fprintf(stderr, "%s:%d: got %s, want %s\n", __FILE__, __LINE__, a_ ? a_ : "(null)",    \
                     b_);                                                                           \
-        CU_ASSERT(a_ && strcmp(a_, b_) == 0);                                                      \
+        CU_ASSERT(a_ != NULL && strcmp(a_, b_) == 0);                                              \
     } while (0)
 
 static void body_bindings(struct srv *s)
@@ -1011,9 +1010,9 @@ static void body_bindings(struct srv *s)
             STR_EQ(item_str(items, i, "reason"), full);
             STR_EQ(item_str(items, i, "request.cpu"), "4"); /* canonical, stored as 4000m */
             struct json_object *req = NULL, *gpu = NULL;
-            CU_ASSERT(json_object_object_get_ex(json_object_array_get_idx(items, i), "request",
-                                                &req) &&
-                      json_object_object_get_ex(req, "nvidia.com/gpu", &gpu));
+            CU_ASSERT(
+                json_object_object_get_ex(json_object_array_get_idx(items, i), "request", &req) &&
+                json_object_object_get_ex(req, "nvidia.com/gpu", &gpu));
             STR_EQ(json_object_get_string(gpu), "8");
             CU_ASSERT_EQUAL(item_int(items, i, "admittedAtMs"), -1);
         }
@@ -1025,15 +1024,15 @@ static void body_bindings(struct srv *s)
     CU_ASSERT_EQUAL(item_int(items, 3, "admittedAtMs"), 250);
     CU_ASSERT_PTR_NULL(item_str(items, 3, "reason"));
     struct json_object *clusters = NULL;
-    CU_ASSERT(json_object_object_get_ex(json_object_array_get_idx(items, 4), "clusters",
-                                        &clusters));
+    CU_ASSERT(
+        json_object_object_get_ex(json_object_array_get_idx(items, 4), "clusters", &clusters));
     STR_EQ(jstr(json_object_array_get_idx(clusters, 0), "name"), "c2");
     CU_ASSERT_PTR_NULL(jstr(r.json, "metadata.continue"));
     resp_free(&r);
 
     /* Paged in the same order: the token carries the place, so the second page goes on at 3. */
-    CU_ASSERT_EQUAL(http(s, "GET", "/api/v1/bindings?queue=nlp&state=pending&limit=2",
-                         TOK_VIEWER, NULL, -1, NULL, &r),
+    CU_ASSERT_EQUAL(http(s, "GET", "/api/v1/bindings?queue=nlp&state=pending&limit=2", TOK_VIEWER,
+                         NULL, -1, NULL, &r),
                     200);
     items = items_of(&r, 2);
     STR_EQ(item_str(items, 0, "name"), "p-high");
@@ -1053,9 +1052,8 @@ static void body_bindings(struct srv *s)
     resp_free(&r);
 
     /* State filter across queues. */
-    CU_ASSERT_EQUAL(http(s, "GET", "/api/v1/bindings?state=running", TOK_VIEWER, NULL, -1, NULL,
-                         &r),
-                    200);
+    CU_ASSERT_EQUAL(
+        http(s, "GET", "/api/v1/bindings?state=running", TOK_VIEWER, NULL, -1, NULL, &r), 200);
     items = items_of(&r, 1);
     STR_EQ(item_str(items, 0, "name"), "train-b");
     resp_free(&r);
@@ -1103,7 +1101,9 @@ static void body_bindings(struct srv *s)
     STR_EQ(item_str(hist, 0, "reason"), "gang timeout");
     CU_ASSERT_EQUAL(item_int(hist, 0, "admittedAtMs"), 150);
     CU_ASSERT_EQUAL(item_int(hist, 0, "updatedAtMs"), 400);
-    STR_EQ(jstr(json_object_array_get_idx(hist, 0), "clusters"), "[ { \"name\": \"c1\", \"replicas\": 1 } ]");
+    struct json_object *hc = NULL;
+    CU_ASSERT(json_object_object_get_ex(json_object_array_get_idx(hist, 0), "clusters", &hc));
+    STR_EQ(jstr(json_object_array_get_idx(hc, 0), "name"), "c1");
     STR_EQ(item_str(hist, 1, "state"), "pending");
     CU_ASSERT_EQUAL(item_int(hist, 1, "admittedAtMs"), -1);
     resp_free(&r);
@@ -1131,9 +1131,8 @@ static void body_bindings(struct srv *s)
     expect(s, "GET", "/api/v1/bindings/ml/p-low/x", TOK_VIEWER, NULL, NULL, 404);
 
     /* Bad parameters: 400 that says what to send. */
-    CU_ASSERT_EQUAL(http(s, "GET", "/api/v1/bindings?state=released", TOK_VIEWER, NULL, -1, NULL,
-                         &r),
-                    400);
+    CU_ASSERT_EQUAL(
+        http(s, "GET", "/api/v1/bindings?state=released", TOK_VIEWER, NULL, -1, NULL, &r), 400);
     STR_EQ(jstr(r.json, "reason"), "BadRequest");
     STR_EQ(jstr(r.json, "message"),
            "state released is not a live binding state; use pending, admitted, dispatched or "
