@@ -24,6 +24,7 @@ enum stmt_id {
     ST_LEDGER_INSERT,
     ST_LEDGER_UPDATE,
     ST_LEDGER_LIVE,
+    ST_LEDGER_BINDING,
     ST_AUDIT_APPEND,
     ST_AUDIT_PAGE,
     ST__COUNT
@@ -65,6 +66,10 @@ static const char *const stmt_sql[ST__COUNT] = {
     [ST_LEDGER_LIVE] = "SELECT id, binding, uid, queue, request, priority, state, clusters, reason,"
                        " created_at, admitted_at, updated_at FROM ledger"
                        " WHERE state NOT IN ('released', 'rolledback') ORDER BY id",
+    /* Walks the ledger_binding index (schema/0002_ledger_by_binding.sql). */
+    [ST_LEDGER_BINDING] = "SELECT id, binding, uid, queue, request, priority, state, clusters,"
+                          " reason, created_at, admitted_at, updated_at FROM ledger"
+                          " WHERE binding = ?1 ORDER BY id",
     [ST_AUDIT_APPEND] = "INSERT INTO audit (at, actor, action, object, before, after)"
                         " VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
     [ST_AUDIT_PAGE] = "SELECT id, at, actor, action, object, before, after FROM audit"
@@ -997,9 +1002,10 @@ static const char *const ledger_cols[] = {
     "state", "clusters", "reason", "created_at", "admitted_at", "updated_at",
 };
 
-/* Fills r from the current row of ST_LEDGER_LIVE, which runs once per live row at start-up:
- * type checks and a few strcmp, nothing allocated. */
-static int ledger_row(struct store *s, sqlite3_stmt *st, struct store_ledger_row *r)
+/* Fills r from the current row of ST_LEDGER_LIVE (which runs once per live row at start-up) or
+ * ST_LEDGER_BINDING: type checks and a few strcmp, nothing allocated. nstates is how many of
+ * ledger_states the row may hold: LEDGER_LIVE_STATES for the live walk, all for history. */
+static int ledger_row(struct store *s, sqlite3_stmt *st, size_t nstates, struct store_ledger_row *r)
 {
     int bad = 0;
     int err = col_int(st, 0, 0, &r->id);
@@ -1032,7 +1038,7 @@ static int ledger_row(struct store *s, sqlite3_stmt *st, struct store_ledger_row
     if (!err) {
         bad = 6;
         err = col_text(st, 6, 0, &r->state);
-        if (!err && !in_set(r->state, ledger_states, LEDGER_LIVE_STATES))
+        if (!err && !in_set(r->state, ledger_states, nstates))
             err = MUSTER_ESTORE;
     }
     if (!err) {
@@ -1069,13 +1075,14 @@ static int ledger_row(struct store *s, sqlite3_stmt *st, struct store_ledger_row
 struct ledger_walk {
     int (*cb)(void *ud, const struct store_ledger_row *row);
     void *ud;
+    size_t nstates;
 };
 
 static int ledger_each_row(struct store *s, sqlite3_stmt *st, void *ctx)
 {
     struct ledger_walk *w = ctx;
     struct store_ledger_row r;
-    int err = ledger_row(s, st, &r);
+    int err = ledger_row(s, st, w->nstates, &r);
     return err ? err : w->cb(w->ud, &r);
 }
 
@@ -1087,8 +1094,28 @@ int store_ledger_foreach_live(struct store *s,
         return err;
     if (!cb)
         return store_invalid(s, MUSTER_EINVAL, "ledger: foreach", "no callback");
-    struct ledger_walk w = {cb, ud};
+    struct ledger_walk w = {cb, ud, LEDGER_LIVE_STATES};
     return store_walk(s, s->st[ST_LEDGER_LIVE], "ledger: read", ledger_each_row, &w);
+}
+
+int store_ledger_foreach_binding(struct store *s, const char *binding,
+                                 int (*cb)(void *ud, const struct store_ledger_row *row), void *ud)
+{
+    int err = store_enter(s);
+    if (err)
+        return err;
+    if (!cb || !binding || !binding[0])
+        return store_invalid(s, MUSTER_EINVAL, "ledger: history", "no callback or binding");
+    sqlite3_stmt *st = s->st[ST_LEDGER_BINDING];
+    int rc = bind_text(st, 1, binding);
+    if (rc != SQLITE_OK) {
+        sqlite3_reset(st);
+        return store_fail(s, rc, "ledger: history: bind");
+    }
+    struct ledger_walk w = {cb, ud, COUNT_OF(ledger_states)};
+    err = store_walk(s, st, "ledger: read", ledger_each_row, &w);
+    sqlite3_clear_bindings(st);
+    return err;
 }
 
 /* ---- audit ---- */

@@ -143,6 +143,12 @@ int store_ledger_write_batch(struct store *s, struct store_ledger_row *rows, siz
 int store_ledger_foreach_live(struct store *s,
                               int (*cb)(void *ud, const struct store_ledger_row *row), void *ud);
 
+/* Calls cb for every row of binding ("namespace/name"), finished ones included, in id order
+ * (oldest attempt first): the binding's decision history. No row is no call and 0. Rows,
+ * stopping and errors as in store_ledger_foreach_live; MUSTER_EINVAL for an empty binding. */
+int store_ledger_foreach_binding(struct store *s, const char *binding,
+                                 int (*cb)(void *ud, const struct store_ledger_row *row), void *ud);
+
 /* Appends rec to the audit log and stores its id in *id (id may be NULL). MUSTER_EINVAL if
  * actor, action or object is missing or before/after is not JSON. */
 int store_audit_append(struct store *s, const struct store_audit *rec, int64_t *id);

@@ -906,6 +906,260 @@ static void test_allocation_failures(void)
         run_with_server("oom", 1, body_allocation_failures);
 }
 
+/* ---- bindings ---- */
+
+/* Writes the queues and ledger rows the bindings test serves, before the server loads them:
+ * research/nlp is full up to 60 of its 64 GPUs, three gangs of 8 wait there, one small gang waits
+ * in default where it fits, one row names a queue that is gone, and ml/p-low was tried before
+ * (a rolled-back attempt in its history). */
+static void seed_bindings(const char *tag)
+{
+    char path[512], name[64], err[256];
+    snprintf(name, sizeof(name), "api-%s.db", tag);
+    test_tmp_path(path, sizeof(path), name);
+    remove(path);
+    struct store *st = NULL;
+    CU_ASSERT_FATAL(store_open(path, NULL, &st, err, sizeof(err)) == 0);
+    struct store_queue q = {.name = "research",
+                            .parent = "root",
+                            .weight = 1,
+                            .state = "Open",
+                            .queueing_strategy = "BestEffortFIFO",
+                            .gang_timeout_ms = 300000,
+                            .resource_version = 1,
+                            .created_at = 1,
+                            .updated_at = 1};
+    CU_ASSERT_FATAL(store_queue_put(st, &q) == 0);
+    q.name = "nlp";
+    q.parent = "research";
+    q.capability = "{\"nvidia.com/gpu\":\"64\"}";
+    CU_ASSERT_FATAL(store_queue_put(st, &q) == 0);
+    static const char gpu8[] = "{\"nvidia.com/gpu\":\"8\",\"cpu\":\"4000m\"}";
+    struct store_ledger_row rows[] = {
+        /* id 1: the earlier attempt of ml/p-low */
+        {0, "ml/p-low", "u-old", "nlp", gpu8, 0, "rolledback", "[{\"name\":\"c1\",\"replicas\":1}]",
+         "gang timeout", 100, 150, 400},
+        {0, "ml/train-a", "u-a", "nlp", "{\"nvidia.com/gpu\":\"40\"}", 0, "admitted",
+         "[{\"name\":\"c1\",\"replicas\":5}]", "", 200, 250, 250},
+        {0, "ml/p-low", "u-low", "nlp", gpu8, 0, "pending", NULL, NULL, 1000, 0, 1000},
+        {0, "ml/train-b", "u-b", "nlp", "{\"nvidia.com/gpu\":\"20\"}", 0, "running",
+         "[{\"name\":\"c2\",\"replicas\":2}]", "", 300, 350, 360},
+        {0, "ml/p-high", "u-high", "nlp", gpu8, 5, "pending", NULL, NULL, 3000, 0, 3000},
+        {0, "ml/p-old", "u-old2", "nlp", gpu8, 0, "pending", NULL, NULL, 500, 0, 500},
+        {0, "team/small", "u-s", "default", "{\"cpu\":\"1\"}", 0, "pending", NULL, NULL, 700, 0,
+         700},
+        {0, "ml/orphan", "u-o", "gone", "{\"cpu\":\"1\"}", 0, "pending", NULL, NULL, 800, 0, 800},
+        {0, "ml/done", "u-d", "nlp", gpu8, 0, "released", NULL, NULL, 50, 60, 90},
+    };
+    CU_ASSERT_FATAL(store_ledger_write_batch(st, rows, sizeof(rows) / sizeof(rows[0])) == 0);
+    store_close(st);
+}
+
+static struct json_object *items_of(struct resp *r, size_t want)
+{
+    struct json_object *items = NULL;
+    REQUIRE(r->json && json_object_object_get_ex(r->json, "items", &items));
+    size_t n = json_object_array_length(items);
+    if (n != want)
+        fprintf(stderr, "want %zu items, got %zu: %s\n", want, n, r->body);
+    REQUIRE(n == want);
+    return items;
+}
+
+static const char *item_str(struct json_object *items, size_t i, const char *path)
+{
+    return jstr(json_object_array_get_idx(items, i), path);
+}
+
+static int64_t item_int(struct json_object *items, size_t i, const char *key)
+{
+    struct json_object *v = NULL;
+    if (!json_object_object_get_ex(json_object_array_get_idx(items, i), key, &v))
+        return -1;
+    return json_object_get_int64(v);
+}
+
+#define STR_EQ(a, b)                                                                               \
+    do {                                                                                           \
+        const char *a_ = (a), *b_ = (b);                                                           \
+        if (!a_ || strcmp(a_, b_) != 0)                                                            \
+            fprintf(stderr, "%s:%d: got %s, want %s\n", __FILE__, __LINE__, a_ ? a_ : "(null)",    \
+                    b_);                                                                           \
+        CU_ASSERT(a_ != NULL && strcmp(a_, b_) == 0);                                              \
+    } while (0)
+
+static void body_bindings(struct srv *s)
+{
+    static const char full[] = "queue research/nlp: nvidia.com/gpu 60 of 64 in use, needs 8";
+    struct resp r;
+    struct json_object *items;
+
+    /* One queue: the pending gangs in the engine's order (priority, then age), with their
+     * places in line and the engine's own sentence, then the admitted ones by ledger id. */
+    CU_ASSERT_EQUAL(http(s, "GET", "/api/v1/bindings?queue=nlp", TOK_VIEWER, NULL, -1, NULL, &r),
+                    200);
+    items = items_of(&r, 5);
+    static const char *const order[] = {"p-high", "p-old", "p-low", "train-a", "train-b"};
+    for (size_t i = 0; i < 5; i++) {
+        STR_EQ(item_str(items, i, "name"), order[i]);
+        STR_EQ(item_str(items, i, "namespace"), "ml");
+        STR_EQ(item_str(items, i, "queue"), "nlp");
+        CU_ASSERT_EQUAL(item_int(items, i, "position"), i < 3 ? (int64_t)i + 1 : -1);
+        if (i < 3) {
+            STR_EQ(item_str(items, i, "state"), "pending");
+            STR_EQ(item_str(items, i, "reason"), full);
+            STR_EQ(item_str(items, i, "request.cpu"), "4"); /* canonical, stored as 4000m */
+            struct json_object *req = NULL, *gpu = NULL;
+            CU_ASSERT(
+                json_object_object_get_ex(json_object_array_get_idx(items, i), "request", &req) &&
+                json_object_object_get_ex(req, "nvidia.com/gpu", &gpu));
+            STR_EQ(json_object_get_string(gpu), "8");
+            CU_ASSERT_EQUAL(item_int(items, i, "admittedAtMs"), -1);
+        }
+    }
+    STR_EQ(item_str(items, 0, "uid"), "u-high");
+    CU_ASSERT_EQUAL(item_int(items, 0, "priority"), 5);
+    CU_ASSERT_EQUAL(item_int(items, 0, "createdAtMs"), 3000);
+    STR_EQ(item_str(items, 3, "state"), "admitted");
+    CU_ASSERT_EQUAL(item_int(items, 3, "admittedAtMs"), 250);
+    CU_ASSERT_PTR_NULL(item_str(items, 3, "reason"));
+    struct json_object *clusters = NULL;
+    CU_ASSERT(
+        json_object_object_get_ex(json_object_array_get_idx(items, 4), "clusters", &clusters));
+    STR_EQ(jstr(json_object_array_get_idx(clusters, 0), "name"), "c2");
+    CU_ASSERT_PTR_NULL(jstr(r.json, "metadata.continue"));
+    resp_free(&r);
+
+    /* Paged in the same order: the token carries the place, so the second page goes on at 3. */
+    CU_ASSERT_EQUAL(http(s, "GET", "/api/v1/bindings?queue=nlp&state=pending&limit=2", TOK_VIEWER,
+                         NULL, -1, NULL, &r),
+                    200);
+    items = items_of(&r, 2);
+    STR_EQ(item_str(items, 0, "name"), "p-high");
+    STR_EQ(item_str(items, 1, "name"), "p-old");
+    const char *tok = jstr(r.json, "metadata.continue");
+    REQUIRE(tok != NULL);
+    char path[512];
+    snprintf(path, sizeof(path), "/api/v1/bindings?queue=nlp&state=pending&limit=2&continue=%s",
+             tok);
+    resp_free(&r);
+    CU_ASSERT_EQUAL(http(s, "GET", path, TOK_VIEWER, NULL, -1, NULL, &r), 200);
+    items = items_of(&r, 1);
+    STR_EQ(item_str(items, 0, "name"), "p-low");
+    CU_ASSERT_EQUAL(item_int(items, 0, "position"), 3);
+    STR_EQ(item_str(items, 0, "reason"), full);
+    CU_ASSERT_PTR_NULL(jstr(r.json, "metadata.continue"));
+    resp_free(&r);
+
+    /* State filter across queues. */
+    CU_ASSERT_EQUAL(
+        http(s, "GET", "/api/v1/bindings?state=running", TOK_VIEWER, NULL, -1, NULL, &r), 200);
+    items = items_of(&r, 1);
+    STR_EQ(item_str(items, 0, "name"), "train-b");
+    resp_free(&r);
+
+    /* Every queue, by ledger id, three at a time: the seven live rows, finished ones left out. */
+    static const char *const byid[] = {"train-a", "p-low", "train-b", "p-high",
+                                       "p-old",   "small", "orphan"};
+    size_t seen = 0;
+    char cont[128] = "";
+    for (int page = 0; page < 4; page++) {
+        snprintf(path, sizeof(path), "/api/v1/bindings?limit=3%s%s", cont[0] ? "&continue=" : "",
+                 cont);
+        CU_ASSERT_EQUAL(http(s, "GET", path, TOK_VIEWER, NULL, -1, NULL, &r), 200);
+        items = items_of(&r, page < 2 ? 3 : 1);
+        for (size_t i = 0; i < json_object_array_length(items) && seen < 7; i++, seen++)
+            STR_EQ(item_str(items, i, "name"), byid[seen]);
+        if (seen == 5) {
+            /* In another queue, where it fits: next in line, and only the cycle to wait for. */
+            CU_ASSERT_EQUAL(item_int(items, 2, "position"), 1);
+            STR_EQ(item_str(items, 2, "reason"), "waiting for the next dispatch cycle");
+        }
+        /* Out of id order a position still comes from the engine. */
+        if (seen == 3)
+            CU_ASSERT_EQUAL(item_int(items, 1, "position"), 3);
+        tok = jstr(r.json, "metadata.continue");
+        snprintf(cont, sizeof(cont), "%s", tok ? tok : "");
+        resp_free(&r);
+        if (!cont[0])
+            break;
+    }
+    CU_ASSERT_EQUAL(seen, 7);
+    CU_ASSERT(cont[0] == '\0');
+
+    /* One binding: the live row, where it stands, and every attempt oldest first. */
+    CU_ASSERT_EQUAL(http(s, "GET", "/api/v1/bindings/ml/p-low", TOK_VIEWER, NULL, -1, NULL, &r),
+                    200);
+    STR_EQ(jstr(r.json, "state"), "pending");
+    STR_EQ(jstr(r.json, "uid"), "u-low");
+    STR_EQ(jstr(r.json, "position"), "3");
+    STR_EQ(jstr(r.json, "reason"), full);
+    struct json_object *hist = NULL;
+    REQUIRE(json_object_object_get_ex(r.json, "history", &hist));
+    REQUIRE(json_object_array_length(hist) == 2);
+    STR_EQ(item_str(hist, 0, "state"), "rolledback");
+    STR_EQ(item_str(hist, 0, "reason"), "gang timeout");
+    CU_ASSERT_EQUAL(item_int(hist, 0, "admittedAtMs"), 150);
+    CU_ASSERT_EQUAL(item_int(hist, 0, "updatedAtMs"), 400);
+    struct json_object *hc = NULL;
+    CU_ASSERT(json_object_object_get_ex(json_object_array_get_idx(hist, 0), "clusters", &hc));
+    STR_EQ(jstr(json_object_array_get_idx(hc, 0), "name"), "c1");
+    STR_EQ(item_str(hist, 1, "state"), "pending");
+    CU_ASSERT_EQUAL(item_int(hist, 1, "admittedAtMs"), -1);
+    resp_free(&r);
+
+    /* A row whose queue is gone says so; a finished binding is still found, with no place. */
+    CU_ASSERT_EQUAL(http(s, "GET", "/api/v1/bindings/ml/orphan", TOK_VIEWER, NULL, -1, NULL, &r),
+                    200);
+    STR_EQ(jstr(r.json, "reason"), "queue gone does not exist");
+    CU_ASSERT_PTR_NULL(jstr(r.json, "position"));
+    resp_free(&r);
+    CU_ASSERT_EQUAL(http(s, "GET", "/api/v1/bindings/ml/done", TOK_VIEWER, NULL, -1, NULL, &r),
+                    200);
+    STR_EQ(jstr(r.json, "state"), "released");
+    CU_ASSERT_PTR_NULL(jstr(r.json, "position"));
+    resp_free(&r);
+
+    /* Unknown: 404 with the standard error body. */
+    CU_ASSERT_EQUAL(http(s, "GET", "/api/v1/bindings/ml/nope", TOK_VIEWER, NULL, -1, NULL, &r),
+                    404);
+    STR_EQ(jstr(r.json, "code"), "404");
+    STR_EQ(jstr(r.json, "reason"), "NotFound");
+    STR_EQ(jstr(r.json, "message"), "binding ml/nope not found: muster has no record of it");
+    resp_free(&r);
+    expect(s, "GET", "/api/v1/bindings/ml", TOK_VIEWER, NULL, NULL, 404);
+    expect(s, "GET", "/api/v1/bindings/ml/p-low/x", TOK_VIEWER, NULL, NULL, 404);
+
+    /* Bad parameters: 400 that says what to send. */
+    CU_ASSERT_EQUAL(
+        http(s, "GET", "/api/v1/bindings?state=released", TOK_VIEWER, NULL, -1, NULL, &r), 400);
+    STR_EQ(jstr(r.json, "reason"), "BadRequest");
+    STR_EQ(jstr(r.json, "message"),
+           "state released is not a live binding state; use pending, admitted, dispatched or "
+           "running (finished attempts are in a binding's history)");
+    resp_free(&r);
+    expect(s, "GET", "/api/v1/bindings?limit=0", TOK_VIEWER, NULL, NULL, 400);
+    expect(s, "GET", "/api/v1/bindings?limit=x", TOK_VIEWER, NULL, NULL, 400);
+    expect(s, "GET", "/api/v1/bindings?continue=abc", TOK_VIEWER, NULL, NULL, 400);
+    expect(s, "GET", "/api/v1/bindings?continue=7.0.0.1", TOK_VIEWER, NULL, NULL, 400);
+    expect(s, "GET", "/api/v1/bindings?queue=", TOK_VIEWER, NULL, NULL, 400);
+    /* limit above the maximum is clamped, as for queues. */
+    expect(s, "GET", "/api/v1/bindings?limit=100000", TOK_VIEWER, NULL, NULL, 200);
+    expect(s, "GET", "/api/v1/bindings?queue=nobody", TOK_VIEWER, NULL, NULL, 200);
+
+    /* Without a token: 401, for the list and for one. */
+    expect(s, "GET", "/api/v1/bindings?queue=nlp", NULL, NULL, NULL, 401);
+    expect(s, "GET", "/api/v1/bindings/ml/p-low", NULL, NULL, NULL, 401);
+}
+
+static void test_bindings(void)
+{
+    seed_bindings("bindings");
+    keep_db = 1;
+    run_with_server("bindings", 1, body_bindings);
+    keep_db = 0;
+}
+
 /* ---- authorization matrix ---- */
 
 struct call {
@@ -934,9 +1188,11 @@ static const struct call matrix[] = {
      {401, 403, 403, 200}},
     {"DELETE", "/api/v1/queues/m-del", NULL, NULL, {401, 403, 403, 200}},
     {"GET", "/api/v1/audit", NULL, NULL, {401, 403, 403, 200}},
+    {"GET", "/api/v1/bindings", NULL, NULL, {401, 200, 200, 200}},
+    {"GET", "/api/v1/bindings?state=done", NULL, NULL, {401, 400, 400, 400}},
+    {"GET", "/api/v1/bindings/ns/b", NULL, NULL, {401, 404, 404, 404}},
+    {"POST", "/api/v1/bindings", "{}", NULL, {401, 405, 405, 405}},
     /* Contract routes that need the dispatcher: authenticated, then 501. */
-    {"GET", "/api/v1/bindings", NULL, NULL, {401, 501, 501, 501}},
-    {"GET", "/api/v1/bindings/ns/b", NULL, NULL, {401, 501, 501, 501}},
     {"GET", "/api/v1/clusters", NULL, NULL, {401, 501, 501, 501}},
     {"GET", "/api/v1/events", NULL, NULL, {401, 501, 501, 501}},
     {"GET", "/metrics", NULL, NULL, {200, 200, 200, 200}},
@@ -988,8 +1244,14 @@ static void body_authz_matrix(struct srv *s)
             const char *p = matrix[k].path;
             const char *tb = strchr(rt[i].path, '{');
             size_t pre = tb ? (size_t)(tb - rt[i].path) : strlen(rt[i].path);
+            /* A template with n {...} segments matches a path with n - 1 slashes after them. */
+            size_t braces = 0, slashes = 0;
+            for (const char *t = rt[i].path; *t; t++)
+                braces += *t == '{';
+            for (const char *t = p + (strlen(p) > pre ? pre : strlen(p)); *t; t++)
+                slashes += *t == '/';
             if (strcmp(matrix[k].method, rt[i].method) == 0 && strncmp(p, rt[i].path, pre) == 0 &&
-                (tb ? strlen(p) > pre && !strchr(p + pre, '/') : strlen(p) == pre))
+                (tb ? strlen(p) > pre && slashes + 1 == braces : strlen(p) == pre))
                 found = 1;
         }
         if (!found)
@@ -1675,6 +1937,7 @@ static CU_TestInfo tests[] = {
     {"a restart reads the same queues back", test_restart_reads_the_store},
     {"validation errors name the field", test_validation},
     {"authorization matrix changes nothing when refused", test_authz_matrix},
+    {"bindings: list by queue and state, positions, reasons, history", test_bindings},
     {"a store failure changes nothing", test_store_failure_changes_nothing},
     {"allocation failures: all or nothing, still serving", test_allocation_failures},
     {"close waits out an idle keep-alive connection", test_close_with_idle_connection},

@@ -441,6 +441,67 @@ static void test_ledger_rows(void)
     store_close(s);
 }
 
+static int reenter(void *ud, const struct store_ledger_row *r);
+
+/* A binding's history: every attempt, finished ones too, oldest first; other bindings apart. */
+static void test_ledger_history(void)
+{
+    struct store *s = open_ok(":memory:", STORE_SYNC_FULL);
+    struct store_ledger_row r = ledger_row("ns/a", "pending");
+    int64_t first = 0, other = 0, second = 0;
+    CU_ASSERT_EQUAL(store_ledger_insert(s, &r, &first), 0);
+    r.binding = "ns/ab";
+    CU_ASSERT_EQUAL(store_ledger_insert(s, &r, &other), 0);
+    struct store_ledger_row up = {.id = first,
+                                  .state = "rolledback",
+                                  .clusters = "[{\"name\":\"a\",\"replicas\":2}]",
+                                  .reason = "gang timeout",
+                                  .admitted_at = 6000,
+                                  .updated_at = 7000};
+    CU_ASSERT_EQUAL(store_ledger_update_state(s, &up), 0);
+    r.binding = "ns/a";
+    CU_ASSERT_EQUAL(store_ledger_insert(s, &r, &second), 0);
+
+    struct live_seen seen = {0};
+    CU_ASSERT_EQUAL(store_ledger_foreach_binding(s, "ns/a", collect_live, &seen), 0);
+    CU_ASSERT_EQUAL_FATAL(seen.n, 2);
+    CU_ASSERT_EQUAL(seen.ids[0], first);
+    CU_ASSERT_STRING_EQUAL(seen.states[0], "rolledback");
+    CU_ASSERT_STRING_EQUAL(seen.clusters[0], "[{\"name\":\"a\",\"replicas\":2}]");
+    CU_ASSERT_EQUAL(seen.admitted[0], 6000);
+    CU_ASSERT_EQUAL(seen.ids[1], second);
+    CU_ASSERT_STRING_EQUAL(seen.states[1], "pending");
+
+    /* Unknown binding: no call. Stop value, bad arguments, re-entry. */
+    memset(&seen, 0, sizeof seen);
+    CU_ASSERT_EQUAL(store_ledger_foreach_binding(s, "ns/none", collect_live, &seen), 0);
+    CU_ASSERT_EQUAL(seen.n, 0);
+    seen.stop_after = 1;
+    CU_ASSERT_EQUAL(store_ledger_foreach_binding(s, "ns/a", collect_live, &seen), 42);
+    CU_ASSERT_EQUAL(seen.n, 1);
+    CU_ASSERT_EQUAL(store_ledger_foreach_binding(s, "", collect_live, &seen), MUSTER_EINVAL);
+    CU_ASSERT_EQUAL(store_ledger_foreach_binding(s, "ns/a", NULL, NULL), MUSTER_EINVAL);
+    CU_ASSERT_EQUAL(store_ledger_foreach_binding(s, "ns/a", reenter, s), MUSTER_EBUSY);
+    /* The statement was reset and its binding cleared: the next walk starts afresh. */
+    memset(&seen, 0, sizeof seen);
+    CU_ASSERT_EQUAL(store_ledger_foreach_binding(s, "ns/ab", collect_live, &seen), 0);
+    CU_ASSERT_EQUAL(seen.n, 1);
+    CU_ASSERT_EQUAL(seen.ids[0], other);
+    /* The lookup goes through the ledger_binding index, not a scan of the whole ledger. */
+    sqlite3_stmt *st = NULL;
+    CU_ASSERT_EQUAL_FATAL(sqlite3_prepare_v2(store__db(s),
+                                             "EXPLAIN QUERY PLAN SELECT id FROM ledger"
+                                             " WHERE binding = 'ns/a' ORDER BY id",
+                                             -1, &st, NULL),
+                          SQLITE_OK);
+    int indexed = 0;
+    while (sqlite3_step(st) == SQLITE_ROW)
+        indexed |= strstr((const char *)sqlite3_column_text(st, 3), "ledger_binding") != NULL;
+    sqlite3_finalize(st);
+    CU_ASSERT(indexed);
+    store_close(s);
+}
+
 static int reenter(void *ud, const struct store_ledger_row *r)
 {
     struct store *s = ud;
@@ -857,6 +918,7 @@ static CU_TestInfo tests[] = {
     {"queues", test_queues},
     {"ledger rows", test_ledger_rows},
     {"ledger re-entry refused", test_ledger_reentry_refused},
+    {"ledger history of one binding", test_ledger_history},
     {"ledger batch all or nothing", test_ledger_batch},
     {"bad rows out of sqlite", test_bad_rows_out_of_sqlite},
     {"audit", test_audit},
