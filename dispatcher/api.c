@@ -3,6 +3,8 @@
  * OpenAPI document, on h2o + libuv. */
 #include "dispatcher/api.h"
 
+#include "cluster-adapters/kube/tlsserver.h"
+
 #include "dispatcher/resjson.h"
 #include "queue/errors.h"
 #include "queue/mem.h"
@@ -2654,43 +2656,19 @@ static int is_loopback(const struct sockaddr_storage *a)
 static void on_listener_closed(uv_handle_t *h);
 
 /* "what path: OpenSSL's reason"; never a key's bytes (OpenSSL's messages do not carry them). */
-static int tls_fail(char *err, size_t errcap, const char *what, const char *path)
-{
-    char ossl[256] = "";
-    unsigned long e = ERR_get_error();
-    if (e)
-        ERR_error_string_n(e, ossl, sizeof(ossl));
-    snprintf(err, errcap, "api: %s %s: %s", what, path, ossl[0] ? ossl : "cannot be loaded");
-    ERR_clear_error();
-    return MUSTER_ECONFIG;
-}
-
-/* The server's SSL_CTX from opt (as cluster-adapters/sim/server.c does it): TLS 1.2 or later,
- * ALPN offering h2 then http/1.1, and the client CA when given. */
+/* The server's SSL_CTX from opt: TLS 1.2 or later, ALPN offering h2 then http/1.1, and the
+ * client CA when given. Client certificates are verified when presented, not required: token
+ * clients, probes and Prometheus keep working without one (kube-apiserver does the same). */
 static int tls_setup(struct api_server *s, const struct api_options *opt, char *err, size_t errcap)
 {
-    s->ssl_ctx = SSL_CTX_new(TLS_server_method());
-    if (!s->ssl_ctx)
-        return MUSTER_ENOMEM;
-    SSL_CTX_set_min_proto_version(s->ssl_ctx, TLS1_2_VERSION);
-    if (SSL_CTX_use_certificate_chain_file(s->ssl_ctx, opt->tls_cert_file) != 1)
-        return tls_fail(err, errcap, "--tls-cert-file", opt->tls_cert_file);
-    if (SSL_CTX_use_PrivateKey_file(s->ssl_ctx, opt->tls_private_key_file, SSL_FILETYPE_PEM) != 1 ||
-        SSL_CTX_check_private_key(s->ssl_ctx) != 1)
-        return tls_fail(err, errcap, "--tls-private-key-file", opt->tls_private_key_file);
-    if (opt->client_ca_file) {
-        if (SSL_CTX_load_verify_locations(s->ssl_ctx, opt->client_ca_file, NULL) != 1)
-            return tls_fail(err, errcap, "--client-ca-file", opt->client_ca_file);
-        STACK_OF(X509_NAME) *names = SSL_load_client_CA_file(opt->client_ca_file);
-        if (names)
-            SSL_CTX_set_client_CA_list(s->ssl_ctx, names);
-        /* Verified when presented, not required: token clients, probes and Prometheus keep
-         * working without a certificate (kube-apiserver does the same). */
-        SSL_CTX_set_verify(s->ssl_ctx, SSL_VERIFY_PEER, NULL);
+    struct kube_tls_server_opts o = {opt->tls_cert_file,       opt->tls_private_key_file,
+                                     opt->client_ca_file,      0,
+                                     "api: --tls-cert-file",   "api: --tls-private-key-file",
+                                     "api: --client-ca-file"};
+    int rc = kube_tls_server_ctx(&o, &s->ssl_ctx, err, errcap);
+    if (!rc && opt->client_ca_file)
         s->client_certs = 1;
-    }
-    h2o_ssl_register_alpn_protocols(s->ssl_ctx, h2o_http2_alpn_protocols);
-    return 0;
+    return rc;
 }
 
 /* Everything api_server_start allocated before h2o was set up. */

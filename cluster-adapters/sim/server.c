@@ -2,6 +2,8 @@
  * verbs over sim_store, chunked watch streams, bookmarks, fault injection and orderly shutdown. */
 #include "cluster-adapters/sim/server.h"
 
+#include "cluster-adapters/kube/tlsserver.h"
+
 #include "cluster-adapters/sim/discovery.h"
 #include "cluster-adapters/sim/patch.h"
 #include "cluster-adapters/sim/resources.h"
@@ -1445,43 +1447,19 @@ static void on_tick(uv_timer_t *t)
     }
 }
 
-static int tls_fail(char *err, size_t errcap, const char *what, const char *path)
-{
-    char ossl[256] = "";
-    unsigned long e = ERR_get_error();
-    if (e)
-        ERR_error_string_n(e, ossl, sizeof(ossl));
-    snprintf(err, errcap, "%s %s: %s", what, path ? path : "(not given)",
-             ossl[0] ? ossl : "cannot be loaded");
-    ERR_clear_error();
-    return MUSTER_EINVAL;
-}
-
 static int setup_tls(struct sim_server *srv, char *err, size_t errcap)
 {
     const struct sim_server_config *cfg = &srv->cfg;
-    if (!cfg->tls_cert || !cfg->tls_key)
-        return tls_fail(err, errcap, "--tls-cert and --tls-key go together; missing",
-                        cfg->tls_cert ? "--tls-key" : "--tls-cert");
-    srv->ssl_ctx = SSL_CTX_new(TLS_server_method());
-    if (!srv->ssl_ctx)
-        return MUSTER_ENOMEM;
-    SSL_CTX_set_min_proto_version(srv->ssl_ctx, TLS1_2_VERSION);
-    if (SSL_CTX_use_certificate_chain_file(srv->ssl_ctx, cfg->tls_cert) != 1)
-        return tls_fail(err, errcap, "--tls-cert", cfg->tls_cert);
-    if (SSL_CTX_use_PrivateKey_file(srv->ssl_ctx, cfg->tls_key, SSL_FILETYPE_PEM) != 1 ||
-        SSL_CTX_check_private_key(srv->ssl_ctx) != 1)
-        return tls_fail(err, errcap, "--tls-key", cfg->tls_key);
-    if (cfg->client_ca) {
-        if (SSL_CTX_load_verify_locations(srv->ssl_ctx, cfg->client_ca, NULL) != 1)
-            return tls_fail(err, errcap, "--client-ca", cfg->client_ca);
-        STACK_OF(X509_NAME) *names = SSL_load_client_CA_file(cfg->client_ca);
-        if (names)
-            SSL_CTX_set_client_CA_list(srv->ssl_ctx, names);
-        SSL_CTX_set_verify(srv->ssl_ctx, SSL_VERIFY_PEER | SSL_VERIFY_FAIL_IF_NO_PEER_CERT, NULL);
+    if (!cfg->tls_cert || !cfg->tls_key) {
+        snprintf(err, errcap, "--tls-cert and --tls-key go together; missing %s",
+                 cfg->tls_cert ? "--tls-key" : "--tls-cert");
+        return MUSTER_EINVAL;
     }
-    /* HTTP/2 for clients that offer it (client-go does), HTTP/1.1 otherwise. */
-    h2o_ssl_register_alpn_protocols(srv->ssl_ctx, h2o_http2_alpn_protocols);
+    struct kube_tls_server_opts o = {cfg->tls_cert, cfg->tls_key, cfg->client_ca, 1,
+                                     "--tls-cert", "--tls-key", "--client-ca"};
+    int rc = kube_tls_server_ctx(&o, &srv->ssl_ctx, err, errcap);
+    if (rc)
+        return rc == MUSTER_ECONFIG ? MUSTER_EINVAL : rc;
     srv->accept_ctx.ssl_ctx = srv->ssl_ctx;
     return 0;
 }

@@ -1,0 +1,52 @@
+/* One TLS server context for muster's h2o servers (see tlsserver.h). */
+#include "cluster-adapters/kube/tlsserver.h"
+
+#include "queue/errors.h"
+
+#include <h2o.h>
+#include <openssl/err.h>
+#include <stdio.h>
+
+static int tls_fail(SSL_CTX *ctx, char *err, size_t errcap, const char *flag, const char *path)
+{
+    char ossl[256] = "";
+    unsigned long e = ERR_get_error();
+    if (e)
+        ERR_error_string_n(e, ossl, sizeof(ossl));
+    if (errcap)
+        snprintf(err, errcap, "%s %s: %s", flag, path ? path : "(not given)",
+                 ossl[0] ? ossl : "cannot be loaded");
+    ERR_clear_error();
+    SSL_CTX_free(ctx);
+    return MUSTER_ECONFIG;
+}
+
+int kube_tls_server_ctx(const struct kube_tls_server_opts *o, SSL_CTX **out, char *err,
+                        size_t errcap)
+{
+    *out = NULL;
+    SSL_CTX *ctx = SSL_CTX_new(TLS_server_method());
+    if (!ctx)
+        return MUSTER_ENOMEM;
+    SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION);
+    if (!o->cert_file || SSL_CTX_use_certificate_chain_file(ctx, o->cert_file) != 1)
+        return tls_fail(ctx, err, errcap, o->cert_flag, o->cert_file);
+    if (!o->key_file || SSL_CTX_use_PrivateKey_file(ctx, o->key_file, SSL_FILETYPE_PEM) != 1 ||
+        SSL_CTX_check_private_key(ctx) != 1)
+        return tls_fail(ctx, err, errcap, o->key_flag, o->key_file);
+    if (o->client_ca) {
+        if (SSL_CTX_load_verify_locations(ctx, o->client_ca, NULL) != 1)
+            return tls_fail(ctx, err, errcap, o->ca_flag, o->client_ca);
+        STACK_OF(X509_NAME) *names = SSL_load_client_CA_file(o->client_ca);
+        if (names)
+            SSL_CTX_set_client_CA_list(ctx, names);
+        SSL_CTX_set_verify(ctx,
+                           SSL_VERIFY_PEER |
+                               (o->require_client_cert ? SSL_VERIFY_FAIL_IF_NO_PEER_CERT : 0),
+                           NULL);
+    }
+    /* HTTP/2 for clients that offer it (client-go, curl), HTTP/1.1 otherwise. */
+    h2o_ssl_register_alpn_protocols(ctx, h2o_http2_alpn_protocols);
+    *out = ctx;
+    return 0;
+}
