@@ -1,0 +1,199 @@
+/* Tests for dispatcher/rbpatch.c: each patch applied the way the hub applies it (the
+ * simulator's RFC 7386 / RFC 6902 code), the result checked against the ResourceBinding CRD,
+ * `dispatching` kept, other conditions kept, and no patch at all when nothing would change. */
+#include "cluster-adapters/kube/schema.h"
+#include "cluster-adapters/sim/patch.h"
+#include "dispatcher/rbpatch.h"
+#include "queue/errors.h"
+#include "testing.h"
+
+#include <string.h>
+
+static struct kube_schema *rb_schema;
+
+static json_object *fixture(void)
+{
+    char path[1024];
+    const char *src = getenv("MUSTER_SOURCE_DIR");
+    snprintf(path, sizeof(path), "%s/tests/fixtures/objects/resourcebinding.json",
+             src ? src : ".");
+    json_object *o = json_object_from_file(path);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(o);
+    return o;
+}
+
+static void valid(json_object *rb)
+{
+    if (!rb_schema) {
+        char path[1024], err[512];
+        const char *src = getenv("MUSTER_SOURCE_DIR");
+        snprintf(path, sizeof(path),
+                 "%s/../shared/reference/crds/karmada_work.karmada.io_resourcebindings.yaml",
+                 src ? src : ".");
+        CU_ASSERT_EQUAL_FATAL(kube_schema_load_crd(path, "v1alpha2", &rb_schema, err,
+                                                   sizeof(err)), 0);
+    }
+    struct kube_schema_errors errs;
+    kube_schema_errors_init(&errs);
+    int rc = kube_schema_validate(rb_schema, rb, &errs);
+    for (size_t i = 0; i < errs.count; i++)
+        fprintf(stderr, "schema: %s\n", errs.msgs[i]);
+    CU_ASSERT_EQUAL(rc, 0);
+    kube_schema_errors_close(&errs);
+}
+
+static json_object *at(json_object *o, const char *a, const char *b, const char *c)
+{
+    json_object *v = o;
+    const char *keys[3] = {a, b, c};
+    for (int i = 0; i < 3 && keys[i] && v; i++)
+        if (!json_object_object_get_ex(v, keys[i], &v))
+            v = NULL;
+    return v;
+}
+
+static json_object *merged(json_object *rb, json_object *patch)
+{
+    json_object *out = NULL;
+    CU_ASSERT_EQUAL_FATAL(sim_merge_patch(rb, patch, &out), 0);
+    return out;
+}
+
+static void test_hold_keeps_dispatching(void)
+{
+    json_object *rb = fixture(), *p = NULL;
+    CU_ASSERT_EQUAL(disp_rbpatch_hold(rb, &p), 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+    json_object *out = merged(rb, p);
+    CU_ASSERT_TRUE(json_object_get_boolean(at(out, "spec", "suspension", "scheduling")));
+    CU_ASSERT_TRUE(json_object_get_boolean(at(out, "spec", "suspension", "dispatching")));
+    valid(out);
+    json_object *again = NULL;
+    CU_ASSERT_EQUAL(disp_rbpatch_hold(out, &again), 0);
+    CU_ASSERT_PTR_NULL(again); /* already held: nothing to write */
+    json_object_put(p);
+    json_object_put(out);
+    /* Without any suspension the merge creates it. */
+    json_object_object_del(at(rb, "spec", NULL, NULL), "suspension");
+    CU_ASSERT_EQUAL(disp_rbpatch_hold(rb, &p), 0);
+    out = merged(rb, p);
+    CU_ASSERT_TRUE(json_object_get_boolean(at(out, "spec", "suspension", "scheduling")));
+    CU_ASSERT_EQUAL(json_object_object_length(at(out, "spec", "suspension", NULL)), 1);
+    valid(out);
+    json_object_put(p);
+    json_object_put(out);
+    json_object_put(rb);
+}
+
+static void test_webhook_patch(void)
+{
+    char err[256];
+    json_object *rb = fixture(), *p = NULL, *out = NULL;
+    CU_ASSERT_EQUAL(disp_rbpatch_webhook_hold(rb, &p), 0);
+    CU_ASSERT_STRING_EQUAL(json_object_to_json_string_ext(p, JSON_C_TO_STRING_PLAIN |
+                                                             JSON_C_TO_STRING_NOSLASHESCAPE),
+                           "[{\"op\":\"add\",\"path\":\"/spec/suspension/scheduling\","
+                           "\"value\":true}]");
+    CU_ASSERT_EQUAL(sim_json_patch(rb, p, &out, err, sizeof(err)), 0);
+    /* volcano-global's `add /spec/suspension` would lose this: */
+    CU_ASSERT_TRUE(json_object_get_boolean(at(out, "spec", "suspension", "dispatching")));
+    CU_ASSERT_TRUE(json_object_get_boolean(at(out, "spec", "suspension", "scheduling")));
+    valid(out);
+    json_object *none = NULL;
+    CU_ASSERT_EQUAL(disp_rbpatch_webhook_hold(out, &none), 0);
+    CU_ASSERT_EQUAL(json_object_array_length(none), 0);
+    json_object_put(none);
+    json_object_put(p);
+    json_object_put(out);
+    json_object_object_del(at(rb, "spec", NULL, NULL), "suspension");
+    CU_ASSERT_EQUAL(disp_rbpatch_webhook_hold(rb, &p), 0);
+    CU_ASSERT_EQUAL(sim_json_patch(rb, p, &out, err, sizeof(err)), 0);
+    CU_ASSERT_TRUE(json_object_get_boolean(at(out, "spec", "suspension", "scheduling")));
+    valid(out);
+    json_object_put(p);
+    json_object_put(out);
+    json_object *bare = json_tokener_parse("{\"metadata\":{}}");
+    CU_ASSERT_EQUAL(disp_rbpatch_webhook_hold(bare, &p), MUSTER_EINVAL);
+    json_object_put(bare);
+    json_object_put(rb);
+}
+
+static json_object *scheduled(json_object *rb)
+{
+    json_object *conds = at(rb, "status", "conditions", NULL);
+    for (size_t i = 0; conds && i < json_object_array_length(conds); i++) {
+        json_object *c = json_object_array_get_idx(conds, i);
+        if (strcmp(json_object_get_string(at(c, "type", NULL, NULL)), "Scheduled") == 0)
+            return c;
+    }
+    return NULL;
+}
+
+static void test_waiting_condition(void)
+{
+    json_object *rb = fixture(), *p = NULL;
+    const char *msg = "queue research/nlp: nvidia.com/gpu 60 of 64 in use, needs 8";
+    CU_ASSERT_EQUAL(disp_rbpatch_waiting(rb, "QuotaExceeded", msg, "2026-11-22T02:00:00Z", &p),
+                    0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+    json_object *out = merged(rb, p);
+    json_object *c = scheduled(out);
+    CU_ASSERT_STRING_EQUAL(json_object_get_string(at(c, "status", NULL, NULL)), "False");
+    CU_ASSERT_STRING_EQUAL(json_object_get_string(at(c, "reason", NULL, NULL)), "QuotaExceeded");
+    CU_ASSERT_STRING_EQUAL(json_object_get_string(at(c, "message", NULL, NULL)), msg);
+    /* It flipped from True: the transition time is now. */
+    CU_ASSERT_STRING_EQUAL(json_object_get_string(at(c, "lastTransitionTime", NULL, NULL)),
+                           "2026-11-22T02:00:00Z");
+    /* FullyApplied is kept as it was, in its place. */
+    json_object *conds = at(out, "status", "conditions", NULL);
+    CU_ASSERT_EQUAL(json_object_array_length(conds), 2);
+    CU_ASSERT_STRING_EQUAL(
+        json_object_get_string(at(json_object_array_get_idx(conds, 1), "type", NULL, NULL)),
+        "FullyApplied");
+    valid(out);
+    json_object_put(p);
+
+    /* The same reason again: nothing to write (no write storms). */
+    CU_ASSERT_EQUAL(disp_rbpatch_waiting(out, "QuotaExceeded", msg, "2026-11-22T02:00:05Z", &p),
+                    0);
+    CU_ASSERT_PTR_NULL(p);
+    /* A new message keeps the transition time: the status did not flip. */
+    CU_ASSERT_EQUAL(disp_rbpatch_waiting(out, "NoClusterFit", "no cluster holds 8 x 8 GPUs",
+                                         "2026-11-22T02:00:09Z", &p), 0);
+    json_object *out2 = merged(out, p);
+    c = scheduled(out2);
+    CU_ASSERT_STRING_EQUAL(json_object_get_string(at(c, "reason", NULL, NULL)), "NoClusterFit");
+    CU_ASSERT_STRING_EQUAL(json_object_get_string(at(c, "lastTransitionTime", NULL, NULL)),
+                           "2026-11-22T02:00:00Z");
+    valid(out2);
+    json_object_put(p);
+    json_object_put(out2);
+    json_object_put(out);
+
+    /* No conditions yet: Scheduled is added. */
+    json_object_object_del(at(rb, "status", NULL, NULL), "conditions");
+    CU_ASSERT_EQUAL(disp_rbpatch_waiting(rb, "Unschedulable", "queue ml does not exist",
+                                         "2026-11-22T02:01:00Z", &p), 0);
+    out = merged(rb, p);
+    CU_ASSERT_EQUAL(json_object_array_length(at(out, "status", "conditions", NULL)), 1);
+    valid(out);
+    json_object_put(p);
+    json_object_put(out);
+    json_object_put(rb);
+}
+
+static void test_cleanup(void)
+{
+    kube_schema_free(rb_schema);
+    rb_schema = NULL;
+}
+
+static CU_TestInfo tests[] = {
+    {"hold keeps dispatching", test_hold_keeps_dispatching},
+    {"the webhook's JSON patch", test_webhook_patch},
+    {"the waiting condition, written only when it changes", test_waiting_condition},
+    {"cleanup", test_cleanup},
+    CU_TEST_INFO_NULL,
+};
+
+MUSTER_TEST_MAIN("dispatcher/rbpatch", tests)
