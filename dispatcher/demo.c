@@ -157,9 +157,18 @@ static const char *const shapes[] = {
 };
 
 /* A gang arrives: ledger row first, then the engine. */
+#define DEMO_BACKLOG_MAX 300 /* arrivals pause above this many pending, so a long demo stays steady */
+
 static void on_arrive(uv_timer_t *h)
 {
     struct demo *d = h->data;
+    struct queue_status rs;
+    if (queue_node_status(d->t, queue_tree_root(d->t), &rs) == 0) {
+        uint64_t pending = rs.pending;
+        queue_status_close(&rs);
+        if (pending > DEMO_BACKLOG_MAX)
+            return;
+    }
     unsigned n = 1 + (unsigned)(rnd(d) % 3);
     struct store_ledger_row rows[3];
     char bind[3][48];
