@@ -3,7 +3,8 @@
  * OpenAPI document, on h2o + libuv. */
 #include "dispatcher/api.h"
 
-#include "cluster-adapters/kube/tlsserver.h"
+#include "cluster-adapters/kube/httpserver.h"
+#include "cluster-adapters/kube/kubeconfig.h"
 
 #include "dispatcher/resjson.h"
 #include "queue/errors.h"
@@ -505,27 +506,21 @@ static int tokens_load(const char *path, struct api_token **out, size_t *n, char
 {
     *out = NULL;
     *n = 0;
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        snprintf(err, errcap, "token file %s: %s", path, strerror(errno));
+    unsigned char *raw;
+    size_t len;
+    const char *why;
+    int rc = kube_read_file(path, API_TOKEN_FILE_MAX, &raw, &len, &why);
+    if (rc == MUSTER_ENOMEM)
+        return rc;
+    if (rc == MUSTER_ELIMIT) {
+        snprintf(err, errcap, "token file %s: larger than %d bytes", path, API_TOKEN_FILE_MAX);
+        return MUSTER_ECONFIG;
+    }
+    if (rc) {
+        snprintf(err, errcap, "token file %s: %s", path, why);
         return MUSTER_EIO;
     }
-    char *buf = muster_malloc(API_TOKEN_FILE_MAX + 1);
-    if (!buf) {
-        fclose(f);
-        return MUSTER_ENOMEM;
-    }
-    size_t len = fread(buf, 1, API_TOKEN_FILE_MAX + 1, f);
-    int rderr = ferror(f);
-    fclose(f);
-    int rc = 0;
-    if (rderr) {
-        snprintf(err, errcap, "token file %s: read error", path);
-        rc = MUSTER_EIO;
-    } else if (len > API_TOKEN_FILE_MAX) {
-        snprintf(err, errcap, "token file %s: larger than %d bytes", path, API_TOKEN_FILE_MAX);
-        rc = MUSTER_ECONFIG;
-    }
+    char *buf = (char *)raw;
     struct api_token *toks = NULL;
     size_t cnt = 0, cap = 0, lineno = 0;
     for (size_t i = 0; !rc && i < len;) {
@@ -552,7 +547,7 @@ static int tokens_load(const char *path, struct api_token **out, size_t *n, char
         if (!rc)
             cnt++;
     }
-    OPENSSL_cleanse(buf, API_TOKEN_FILE_MAX + 1);
+    OPENSSL_cleanse(buf, len);
     muster_free(buf);
     if (!rc && cnt == 0) {
         snprintf(err, errcap, "token file %s: no tokens", path);
@@ -718,52 +713,10 @@ static void add_header(h2o_req_t *req, const h2o_token_t *tok, const char *v)
                    h2o_strdup(&req->pool, v, SIZE_MAX).base, strlen(v));
 }
 
-static const char *status_reason(int status)
-{
-    switch (status) {
-    case 200:
-        return "OK";
-    case 201:
-        return "Created";
-    case 400:
-        return "Bad Request";
-    case 401:
-        return "Unauthorized";
-    case 403:
-        return "Forbidden";
-    case 404:
-        return "Not Found";
-    case 405:
-        return "Method Not Allowed";
-    case 409:
-        return "Conflict";
-    case 412:
-        return "Precondition Failed";
-    case 413:
-        return "Payload Too Large";
-    case 415:
-        return "Unsupported Media Type";
-    case 422:
-        return "Unprocessable Entity";
-    case 428:
-        return "Precondition Required";
-    case 429:
-        return "Too Many Requests";
-    case 431:
-        return "Request Header Fields Too Large";
-    case 501:
-        return "Not Implemented";
-    case 503:
-        return "Service Unavailable";
-    default:
-        return "Internal Server Error";
-    }
-}
-
 static void send_text(h2o_req_t *req, int status, const char *ctype, const char *body, size_t len)
 {
     req->res.status = status;
-    req->res.reason = status_reason(status);
+    req->res.reason = kube_http_reason(status);
     h2o_add_header(&req->pool, &req->res.headers, H2O_TOKEN_CONTENT_TYPE, NULL, ctype,
                    strlen(ctype));
     h2o_add_header(&req->pool, &req->res.headers, H2O_TOKEN_CACHE_CONTROL, NULL,

@@ -89,21 +89,6 @@ static int label_value_ok(const char *s, size_t len)
     return 1;
 }
 
-/* The rule queue/tree.c applies to queue names (lowercase DNS label characters, at most 63):
- * refusing here says which field is wrong instead of "no such queue". */
-static int queue_name_ok(const char *s, size_t len)
-{
-    if (len == 0 || len > 63)
-        return 0;
-    for (size_t i = 0; i < len; i++) {
-        char c = s[i];
-        int an = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
-        if (!an && !((c == '-' || c == '.') && i > 0 && i < len - 1))
-            return 0;
-    }
-    return 1;
-}
-
 /* Lowercase DNS subdomain: PriorityClass names. */
 static int subdomain_ok(const char *s, size_t len)
 {
@@ -645,7 +630,7 @@ static const char *const queue_sources[2][2][4] = {
 static int set_queue(struct disp_workload *w, const char *name, const char *source)
 {
     size_t len = strlen(name);
-    if (!queue_name_ok(name, len))
+    if (!queue_name_valid(name, len))
         return INVALID(w,
                        "%s: \"%.63s\" is not a valid queue name (lowercase letters, digits, "
                        "'-' and '.', at most 63)",

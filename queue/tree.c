@@ -79,12 +79,9 @@ int queue__leaf(const struct queue_node *q)
     return q->nkids == 0;
 }
 
-/* Lowercase alphanumerics, '-' and '.', alphanumeric at both ends, at most 63: a valid DNS
- * subdomain and a valid label value, since queue names travel in labels. */
-static int name_valid(const char *s)
+int queue_name_valid(const char *s, size_t n)
 {
-    size_t n = s ? strlen(s) : 0;
-    if (n == 0 || n > 63)
+    if (!s || n == 0 || n > 63)
         return 0;
     for (size_t i = 0; i < n; i++) {
         char c = s[i];
@@ -579,7 +576,7 @@ static int check_guarantee_sum(const struct check_ctx *c, const struct queue_nod
 int queue_tree_validate(const struct queue_tree *t, const struct queue_spec *spec, int exists,
                         struct queue_error *err)
 {
-    if (!spec->name || !name_valid(spec->name))
+    if (!spec->name || !queue_name_valid(spec->name, strlen(spec->name)))
         return fail(err, MUSTER_EINVAL, "name",
                     "queue name must be 1-63 lowercase letters, digits, '-' or '.', starting "
                     "and ending with a letter or digit");

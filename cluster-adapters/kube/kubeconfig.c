@@ -13,10 +13,8 @@
 #include <sys/stat.h>
 #include <yaml.h>
 
-/* Reads a whole regular file of at most cap bytes into a new NUL-terminated buffer. Returns 0,
- * MUSTER_ENOENT, MUSTER_ELIMIT, MUSTER_EIO or MUSTER_ENOMEM; errno-style detail in *why. */
-static int read_file(const char *path, size_t cap, unsigned char **out, size_t *out_len,
-                     const char **why)
+int kube_read_file(const char *path, size_t cap, unsigned char **out, size_t *out_len,
+                   const char **why)
 {
     *out = NULL;
     *out_len = 0;
@@ -193,7 +191,7 @@ static int token_reload(struct kube_config *cfg, const struct stat *st)
     unsigned char *data;
     size_t len;
     const char *why;
-    int rc = read_file(cfg->token_file, KUBE_TOKEN_MAX_BYTES, &data, &len, &why);
+    int rc = kube_read_file(cfg->token_file, KUBE_TOKEN_MAX_BYTES, &data, &len, &why);
     if (rc < 0)
         return rc;
     rtrim((char *)data);
@@ -272,7 +270,7 @@ int kube_config_load_incluster(struct kube_config *cfg, const char *dir, char *e
 
     const char *why;
     snprintf(path, sizeof(path), "%s/ca.crt", dir);
-    rc = read_file(path, KUBE_CONFIG_MAX_FILE_BYTES, &cfg->ca, &cfg->ca_len, &why);
+    rc = kube_read_file(path, KUBE_CONFIG_MAX_FILE_BYTES, &cfg->ca, &cfg->ca_len, &why);
     if (rc < 0) {
         set_err(err, errcap, path, "service-account CA: %s", why);
         rc = MUSTER_ECONFIG;
@@ -282,7 +280,7 @@ int kube_config_load_incluster(struct kube_config *cfg, const char *dir, char *e
     snprintf(path, sizeof(path), "%s/namespace", dir);
     unsigned char *ns;
     size_t ns_len;
-    if (read_file(path, 4096, &ns, &ns_len, &why) == 0) {
+    if (kube_read_file(path, 4096, &ns, &ns_len, &why) == 0) {
         rtrim((char *)ns);
         cfg->namespace = (char *)ns;
     } else {
@@ -423,7 +421,7 @@ static int kc_blob(struct kc *p, yaml_node_t *map, const char *where, const char
         return MUSTER_ECONFIG;
     }
     const char *why;
-    rc = read_file(path, KUBE_CONFIG_MAX_FILE_BYTES, out, out_len, &why);
+    rc = kube_read_file(path, KUBE_CONFIG_MAX_FILE_BYTES, out, out_len, &why);
     if (rc < 0) {
         kc_fail(p, "%s.%s: cannot read %s: %s", where, key, path, why);
         return rc == MUSTER_ENOMEM ? rc : MUSTER_ECONFIG;
@@ -630,7 +628,7 @@ int kube_config_load_file(struct kube_config *cfg, const char *path, const char 
     unsigned char *text;
     size_t len;
     const char *why;
-    int rc = read_file(path, KUBE_CONFIG_MAX_BYTES, &text, &len, &why);
+    int rc = kube_read_file(path, KUBE_CONFIG_MAX_BYTES, &text, &len, &why);
     if (rc < 0) {
         set_err(err, errcap, path, "cannot read: %s", why);
         return rc == MUSTER_ENOMEM ? rc : MUSTER_ECONFIG;

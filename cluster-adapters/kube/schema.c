@@ -1,6 +1,8 @@
 /* CRD / swagger schema loading (libyaml, json-c) and apiserver-style validation of objects. */
 #include "cluster-adapters/kube/schema.h"
 
+#include "cluster-adapters/kube/kubeconfig.h"
+
 #include "queue/errors.h"
 #include "queue/mem.h"
 
@@ -19,64 +21,13 @@
  * Files and YAML
  */
 
-/* Reads a whole file of at most cap bytes into a new NUL-terminated buffer. Returns 0,
- * MUSTER_ENOENT, MUSTER_ELIMIT, MUSTER_EIO or MUSTER_ENOMEM, with a reason in *why. */
+/* The shared bounded reader, with the buffer as text. */
 static int read_file(const char *path, size_t cap, char **out, size_t *out_len, const char **why)
 {
-    *out = NULL;
-    *out_len = 0;
-    *why = "";
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        *why = strerror(errno);
-        return errno == ENOENT ? MUSTER_ENOENT : MUSTER_EIO;
-    }
-    size_t len = 0, alloc = 64 * 1024;
-    char *buf = muster_malloc(alloc + 1);
-    if (!buf) {
-        fclose(f);
-        return MUSTER_ENOMEM;
-    }
-    int rc = 0;
-    for (;;) {
-        if (len == alloc) {
-            if (alloc > cap) {
-                /* A byte past the cap has been read: the file is over it. */
-                *why = "file too large";
-                rc = MUSTER_ELIMIT;
-                break;
-            }
-            size_t next = alloc * 2 > cap + 1 ? cap + 1 : alloc * 2;
-            char *nb = muster_realloc(buf, next + 1);
-            if (!nb) {
-                rc = MUSTER_ENOMEM;
-                break;
-            }
-            buf = nb;
-            alloc = next;
-        }
-        size_t n = fread(buf + len, 1, alloc - len, f);
-        len += n;
-        if (n == 0)
-            break;
-    }
-    if (rc == 0 && ferror(f)) {
-        *why = "read error";
-        rc = MUSTER_EIO;
-    }
-    fclose(f);
-    if (rc == 0 && len > cap) {
-        *why = "file too large";
-        rc = MUSTER_ELIMIT;
-    }
-    if (rc) {
-        muster_free(buf);
-        return rc;
-    }
-    buf[len] = 0;
-    *out = buf;
-    *out_len = len;
-    return 0;
+    unsigned char *buf = NULL;
+    int rc = kube_read_file(path, cap, &buf, out_len, why);
+    *out = (char *)buf;
+    return rc;
 }
 
 static int all_digits(const char *s, size_t len, const char *set)

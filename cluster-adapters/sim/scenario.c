@@ -1,6 +1,8 @@
 /* YAML to json-c for scenario files, on libyaml's event parser (see scenario.h). */
 #include "cluster-adapters/sim/scenario.h"
 
+#include "cluster-adapters/kube/kubeconfig.h"
+
 #include "queue/errors.h"
 #include "queue/mem.h"
 
@@ -199,25 +201,23 @@ int sim_scenario_parse(const char *name, const char *yaml, size_t len, json_obje
 
 int sim_scenario_load(const char *path, json_object **out, char *err, size_t errcap)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        snprintf(err, errcap, "%s: %s", path, strerror(errno));
-        return MUSTER_EIO;
-    }
     /* Scenarios are small; a cap keeps a wrong path (a disk image, say) from being slurped. */
     enum { SCENARIO_MAX_BYTES = 16 * 1024 * 1024 };
-    char *buf = muster_malloc(SCENARIO_MAX_BYTES);
-    size_t n = buf ? fread(buf, 1, SCENARIO_MAX_BYTES, f) : 0;
-    int toobig = buf && n == SCENARIO_MAX_BYTES;
-    fclose(f);
-    if (!buf)
-        return MUSTER_ENOMEM;
-    if (toobig) {
-        muster_free(buf);
+    unsigned char *buf;
+    size_t n;
+    const char *why;
+    int rc = kube_read_file(path, SCENARIO_MAX_BYTES, &buf, &n, &why);
+    if (rc == MUSTER_ENOMEM)
+        return rc;
+    if (rc == MUSTER_ELIMIT) {
         snprintf(err, errcap, "%s: larger than %d bytes", path, SCENARIO_MAX_BYTES);
         return MUSTER_ETOOBIG;
     }
-    int rc = sim_scenario_parse(path, buf, n, out, err, errcap);
+    if (rc) {
+        snprintf(err, errcap, "%s: %s", path, why);
+        return MUSTER_EIO;
+    }
+    rc = sim_scenario_parse(path, (const char *)buf, n, out, err, errcap);
     muster_free(buf);
     return rc;
 }

@@ -2,7 +2,7 @@
  * verbs over sim_store, chunked watch streams, bookmarks, fault injection and orderly shutdown. */
 #include "cluster-adapters/sim/server.h"
 
-#include "cluster-adapters/kube/tlsserver.h"
+#include "cluster-adapters/kube/httpserver.h"
 
 #include "cluster-adapters/sim/discovery.h"
 #include "cluster-adapters/sim/patch.h"
@@ -71,40 +71,6 @@ struct handler {
 
 /* ---- small helpers ---- */
 
-static const char *reason_phrase(int code)
-{
-    switch (code) {
-    case 200:
-        return "OK";
-    case 201:
-        return "Created";
-    case 400:
-        return "Bad Request";
-    case 401:
-        return "Unauthorized";
-    case 404:
-        return "Not Found";
-    case 405:
-        return "Method Not Allowed";
-    case 409:
-        return "Conflict";
-    case 410:
-        return "Gone";
-    case 413:
-        return "Request Entity Too Large";
-    case 415:
-        return "Unsupported Media Type";
-    case 422:
-        return "Unprocessable Entity";
-    case 429:
-        return "Too Many Requests";
-    case 503:
-        return "Service Unavailable";
-    default:
-        return code >= 500 ? "Internal Server Error" : "OK";
-    }
-}
-
 static const char *to_json(json_object *obj, size_t *len)
 {
     const char *s = json_object_to_json_string_ext(obj, JSON_C_TO_STRING_PLAIN |
@@ -123,7 +89,7 @@ static void respond_json(h2o_req_t *req, int code, json_object *obj)
     memcpy(body, s, len);
     body[len] = '\n';
     req->res.status = code;
-    req->res.reason = reason_phrase(code);
+    req->res.reason = kube_http_reason(code);
     req->res.content_length = len + 1;
     h2o_add_header(&req->pool, &req->res.headers, H2O_TOKEN_CONTENT_TYPE, NULL,
                    H2O_STRLIT("application/json"));
@@ -159,7 +125,7 @@ static void respond_not_found(h2o_req_t *req)
 static void respond_text(h2o_req_t *req, int code, const char *text)
 {
     req->res.status = code;
-    req->res.reason = reason_phrase(code);
+    req->res.reason = kube_http_reason(code);
     req->res.content_length = strlen(text);
     h2o_add_header(&req->pool, &req->res.headers, H2O_TOKEN_CONTENT_TYPE, NULL,
                    H2O_STRLIT("text/plain; charset=utf-8"));

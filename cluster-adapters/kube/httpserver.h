@@ -1,8 +1,8 @@
-/* The TLS side of muster's HTTP servers (the simulated hub, the admin API): one OpenSSL server
+/* What muster's two h2o servers (the simulated hub, the admin API) share: one OpenSSL server
  * context with a certificate chain and key, TLS 1.2 or later, optional client-certificate
- * verification, and ALPN offering h2 then http/1.1 for h2o. */
-#ifndef MUSTER_KUBE_TLSSERVER_H
-#define MUSTER_KUBE_TLSSERVER_H
+ * verification and ALPN offering h2 then http/1.1; and the HTTP reason phrases. */
+#ifndef MUSTER_KUBE_HTTPSERVER_H
+#define MUSTER_KUBE_HTTPSERVER_H
 
 #include <openssl/ssl.h>
 #include <stddef.h>
@@ -21,5 +21,9 @@ struct kube_tls_server_opts {
  * (or MUSTER_ENOMEM). The caller frees *out with SSL_CTX_free. */
 int kube_tls_server_ctx(const struct kube_tls_server_opts *o, SSL_CTX **out, char *err,
                         size_t errcap);
+
+/* The reason phrase for an HTTP status (RFC 9110), "Internal Server Error" for unknown 5xx and
+ * "OK" for other unknown codes. Static storage. */
+const char *kube_http_reason(int status);
 
 #endif

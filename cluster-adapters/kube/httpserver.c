@@ -1,5 +1,5 @@
-/* One TLS server context for muster's h2o servers (see tlsserver.h). */
-#include "cluster-adapters/kube/tlsserver.h"
+/* Shared pieces of muster's h2o servers (see httpserver.h). */
+#include "cluster-adapters/kube/httpserver.h"
 
 #include "queue/errors.h"
 
@@ -49,4 +49,48 @@ int kube_tls_server_ctx(const struct kube_tls_server_opts *o, SSL_CTX **out, cha
     h2o_ssl_register_alpn_protocols(ctx, h2o_http2_alpn_protocols);
     *out = ctx;
     return 0;
+}
+
+const char *kube_http_reason(int status)
+{
+    switch (status) {
+    case 200:
+        return "OK";
+    case 201:
+        return "Created";
+    case 400:
+        return "Bad Request";
+    case 401:
+        return "Unauthorized";
+    case 403:
+        return "Forbidden";
+    case 404:
+        return "Not Found";
+    case 405:
+        return "Method Not Allowed";
+    case 409:
+        return "Conflict";
+    case 410:
+        return "Gone";
+    case 412:
+        return "Precondition Failed";
+    case 413:
+        return "Payload Too Large";
+    case 415:
+        return "Unsupported Media Type";
+    case 422:
+        return "Unprocessable Entity";
+    case 428:
+        return "Precondition Required";
+    case 429:
+        return "Too Many Requests";
+    case 431:
+        return "Request Header Fields Too Large";
+    case 501:
+        return "Not Implemented";
+    case 503:
+        return "Service Unavailable";
+    default:
+        return status >= 500 ? "Internal Server Error" : "OK";
+    }
 }

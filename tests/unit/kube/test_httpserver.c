@@ -1,6 +1,7 @@
-/* Tests for cluster-adapters/kube/tlsserver.c: a context from real PEM files, and the errors
- * that name the flag and the file. Certificates come from the openssl command line. */
-#include "cluster-adapters/kube/tlsserver.h"
+/* Tests for cluster-adapters/kube/httpserver.c: a TLS context from real PEM files, the errors
+ * that name the flag and the file (certificates from the openssl command line), and the
+ * reason phrases. */
+#include "cluster-adapters/kube/httpserver.h"
 #include "queue/errors.h"
 #include "testing.h"
 
@@ -23,7 +24,7 @@ static void path(char *buf, size_t cap, const char *name)
 
 static void test_context_and_errors(void)
 {
-    test_tmp_path(dir, sizeof(dir), "tlsserver");
+    test_tmp_path(dir, sizeof(dir), "httpserver");
     char mk[600];
     snprintf(mk, sizeof(mk), "mkdir -p '%s'", dir);
     CU_ASSERT_EQUAL_FATAL(system(mk), 0);
@@ -65,9 +66,18 @@ static void test_context_and_errors(void)
     CU_ASSERT(strncmp(err, "--ca /nonexistent-ca.pem", 24) == 0);
 }
 
+static void test_reasons(void)
+{
+    CU_ASSERT_STRING_EQUAL(kube_http_reason(412), "Precondition Failed");
+    CU_ASSERT_STRING_EQUAL(kube_http_reason(410), "Gone");
+    CU_ASSERT_STRING_EQUAL(kube_http_reason(599), "Internal Server Error");
+    CU_ASSERT_STRING_EQUAL(kube_http_reason(299), "OK");
+}
+
 static CU_TestInfo tests[] = {
     {"a context, and errors naming flag and file", test_context_and_errors},
+    {"reason phrases", test_reasons},
     CU_TEST_INFO_NULL,
 };
 
-MUSTER_TEST_MAIN("kube/tlsserver", tests)
+MUSTER_TEST_MAIN("kube/httpserver", tests)
