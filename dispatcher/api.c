@@ -1274,6 +1274,8 @@ static void commit_doc(struct api_call *c, const struct api_queue_doc *doc, cons
         send_error(c->req, &e);
         return;
     }
+    if (s->app.disp.queues_changed)
+        s->app.disp.queues_changed(s->app.disp.ud, name);
     struct qrow *r = rows_find(s, name);
     set_etag(c->req, r);
     if (!exists) {
@@ -1453,6 +1455,8 @@ static void handle_queue_delete(struct api_call *c)
         send_error(c->req, &e);
         return;
     }
+    if (s->app.disp.queues_changed)
+        s->app.disp.queues_changed(s->app.disp.ud, c->name);
     send_json(c->req, 200, gone);
 }
 
@@ -1604,6 +1608,13 @@ static int entry_pending(const struct queue_entry *e)
 static void binding_reason(struct api_server *s, const struct store_ledger_row *row,
                            const struct queue_entry *e, char *buf, size_t cap)
 {
+    if (s->app.disp.binding_reason) {
+        const char *r = s->app.disp.binding_reason(s->app.disp.ud, row->id);
+        if (r && *r) {
+            snprintf(buf, cap, "%s", r);
+            return;
+        }
+    }
     const struct queue_node *q = queue_tree_find(s->app.tree, row->queue);
     if (!q) {
         snprintf(buf, cap, "queue %s does not exist", row->queue);
@@ -1971,6 +1982,11 @@ static void handle_readyz(struct api_call *c)
     if (c->srv->degraded) {
         send_text(c->req, 503, "text/plain; charset=utf-8",
                   H2O_STRLIT("not ready: the engine and the database disagree; restart\n"));
+        return;
+    }
+    if (c->srv->app.disp.hub_synced && !c->srv->app.disp.hub_synced(c->srv->app.disp.ud)) {
+        send_text(c->req, 503, "text/plain; charset=utf-8",
+                  H2O_STRLIT("not ready: the hub is not listed and watched yet\n"));
         return;
     }
     send_text(c->req, 200, "text/plain; charset=utf-8", H2O_STRLIT("ok\n"));

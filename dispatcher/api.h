@@ -58,10 +58,34 @@ struct api_options {
  * must outlive the server and are used only from the loop's thread. While the server runs it is
  * the only writer of the queues table (it mirrors the rows in memory); the engine's entries may
  * change under it freely. now_ms may be NULL (wall clock); tests pass a fixed clock. */
+struct disp_events;
+struct disp_metrics;
+struct json_object;
+
+/* What the dispatch loop lends the API: facts only it knows. Every member is optional; without
+ * one the API says so (501 for a missing endpoint, the stored reason, ready without a hub). */
+struct api_dispatcher {
+    void *ud;
+    /* Why the binding of this live ledger row waits (or stands), as the dispatcher last judged
+     * it; NULL when it has nothing to say. Borrowed until the loop runs again. */
+    const char *(*binding_reason)(void *ud, int64_t ledger_id);
+    /* GET /api/v1/clusters: a new JSON array, one object per cluster (docs/admin-api.md), or
+     * NULL when out of memory. */
+    struct json_object *(*clusters)(void *ud);
+    /* 1 once the hub's objects are listed and watched (/readyz waits for it). */
+    int (*hub_synced)(void *ud);
+    /* After a queue was created, changed or deleted through the API (the store and the engine
+     * already hold the change): parked bindings naming it may now wait in it. */
+    void (*queues_changed)(void *ud, const char *name);
+};
+
 struct api_ctx {
     struct store *store;
     struct queue_tree *tree;
     int64_t (*now_ms)(void);
+    struct disp_events *events;   /* NULL: GET /api/v1/events is 501 */
+    struct disp_metrics *metrics; /* NULL: /metrics has the queue gauges only */
+    struct api_dispatcher disp;
 };
 
 struct api_server;

@@ -223,7 +223,7 @@ static void api_start(struct apithread *a, struct store *s, struct queue_tree *t
     if (uv_loop_init(&a->loop) || uv_async_init(&a->loop, &a->stop, on_stop))
         die("cannot start a loop");
     a->stop.data = a;
-    a->ctx = (struct api_ctx){s, t, NULL};
+    a->ctx = (struct api_ctx){.store = s, .tree = t};
     /* No token file: loopback only. The rate limit is per client address and wrk's 32
      * connections all come from 127.0.0.1, so it is lifted out of the way. */
     struct api_options opt = {.host = "127.0.0.1",

@@ -116,7 +116,7 @@ static void srv_start(struct srv *s, const char *tag, int with_tokens)
     CU_ASSERT_FATAL(uv_sem_init(&s->closed_sem, 0) == 0);
     CU_ASSERT_FATAL(uv_async_init(&s->loop, &s->async, on_async) == 0);
     s->async.data = s;
-    s->ctx = (struct api_ctx){s->store, s->tree, fixed_now};
+    s->ctx = (struct api_ctx){.store = s->store, .tree = s->tree, .now_ms = fixed_now};
     struct api_options opt = {.host = "127.0.0.1",
                               .port = 0,
                               .token_file = with_tokens ? s->tokens : NULL,
@@ -416,7 +416,7 @@ static void test_start_and_close(void)
     remove(db);
     CU_ASSERT_FATAL(store_open(db, NULL, &st, err, sizeof(err)) == 0);
     struct queue_tree *t = queue_tree_new();
-    struct api_ctx ctx = {st, t, NULL};
+    struct api_ctx ctx = {.store = st, .tree = t};
     struct api_server *api = (struct api_server *)&ctx;
     struct api_options opt = {.host = "0.0.0.0", .port = 0};
     CU_ASSERT_EQUAL(api_server_start(&loop, &opt, &ctx, &api, err, sizeof(err)), MUSTER_ECONFIG);
@@ -1577,7 +1577,7 @@ static void test_tls(void)
     remove(db);
     CU_ASSERT_FATAL(store_open(db, NULL, &st, err, sizeof(err)) == 0);
     struct queue_tree *t = queue_tree_new();
-    struct api_ctx ctx = {st, t, NULL};
+    struct api_ctx ctx = {.store = st, .tree = t};
     struct api_server *api;
     snprintf(cert, sizeof(cert), "%s/server.crt", tls_dir);
     snprintf(key, sizeof(key), "%s/other-ca.key", tls_dir); /* not the certificate's key */
