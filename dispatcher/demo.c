@@ -178,9 +178,16 @@ static void on_arrive(uv_timer_t *h)
         unsigned shape = (unsigned)(rnd(d) % 16);
         shape = shape < 6 ? 0 : shape < 10 ? 1 : shape < 13 ? 2 : shape < 15 ? 3 : 4;
         snprintf(bind[i], sizeof(bind[i]), "demo/job-%" PRIu64, ++d->next_job);
-        rows[i] = (struct store_ledger_row){0, bind[i], "", queue, shapes[shape],
-                                            (int64_t)(rnd(d) % 3), "pending", "[]", "", at, 0,
-                                            at};
+        rows[i] = (struct store_ledger_row){.binding = bind[i],
+                                            .uid = "",
+                                            .queue = queue,
+                                            .request = shapes[shape],
+                                            .priority = (int64_t)(rnd(d) % 3),
+                                            .state = "pending",
+                                            .clusters = "[]",
+                                            .reason = "",
+                                            .created_at = at,
+                                            .updated_at = at};
     }
     int rc = store_ledger_write_batch(d->s, rows, n);
     if (rc) {

@@ -912,6 +912,12 @@ static void test_allocation_failures(void)
  * research/nlp is full up to 60 of its 64 GPUs, three gangs of 8 wait there, one small gang waits
  * in default where it fits, one row names a queue that is gone, and ml/p-low was tried before
  * (a rolled-back attempt in its history). */
+/* A ledger row in the order of the table's first columns. */
+#define LROW(b, u, q, req, prio, st, cl, why, ca, aa, ua)                                      \
+    {.binding = (b), .uid = (u), .queue = (q), .request = (req), .priority = (prio),          \
+     .state = (st), .clusters = (cl), .reason = (why), .created_at = (ca), .admitted_at = (aa), \
+     .updated_at = (ua)}
+
 static void seed_bindings(const char *tag)
 {
     char path[512], name[64], err[256];
@@ -937,19 +943,19 @@ static void seed_bindings(const char *tag)
     static const char gpu8[] = "{\"nvidia.com/gpu\":\"8\",\"cpu\":\"4000m\"}";
     struct store_ledger_row rows[] = {
         /* id 1: the earlier attempt of ml/p-low */
-        {0, "ml/p-low", "u-old", "nlp", gpu8, 0, "rolledback", "[{\"name\":\"c1\",\"replicas\":1}]",
-         "gang timeout", 100, 150, 400},
-        {0, "ml/train-a", "u-a", "nlp", "{\"nvidia.com/gpu\":\"40\"}", 0, "admitted",
-         "[{\"name\":\"c1\",\"replicas\":5}]", "", 200, 250, 250},
-        {0, "ml/p-low", "u-low", "nlp", gpu8, 0, "pending", NULL, NULL, 1000, 0, 1000},
-        {0, "ml/train-b", "u-b", "nlp", "{\"nvidia.com/gpu\":\"20\"}", 0, "running",
-         "[{\"name\":\"c2\",\"replicas\":2}]", "", 300, 350, 360},
-        {0, "ml/p-high", "u-high", "nlp", gpu8, 5, "pending", NULL, NULL, 3000, 0, 3000},
-        {0, "ml/p-old", "u-old2", "nlp", gpu8, 0, "pending", NULL, NULL, 500, 0, 500},
-        {0, "team/small", "u-s", "default", "{\"cpu\":\"1\"}", 0, "pending", NULL, NULL, 700, 0,
-         700},
-        {0, "ml/orphan", "u-o", "gone", "{\"cpu\":\"1\"}", 0, "pending", NULL, NULL, 800, 0, 800},
-        {0, "ml/done", "u-d", "nlp", gpu8, 0, "released", NULL, NULL, 50, 60, 90},
+        LROW("ml/p-low", "u-old", "nlp", gpu8, 0, "rolledback", "[{\"name\":\"c1\",\"replicas\":1}]",
+         "gang timeout", 100, 150, 400),
+        LROW("ml/train-a", "u-a", "nlp", "{\"nvidia.com/gpu\":\"40\"}", 0, "admitted",
+         "[{\"name\":\"c1\",\"replicas\":5}]", "", 200, 250, 250),
+        LROW("ml/p-low", "u-low", "nlp", gpu8, 0, "pending", NULL, NULL, 1000, 0, 1000),
+        LROW("ml/train-b", "u-b", "nlp", "{\"nvidia.com/gpu\":\"20\"}", 0, "running",
+         "[{\"name\":\"c2\",\"replicas\":2}]", "", 300, 350, 360),
+        LROW("ml/p-high", "u-high", "nlp", gpu8, 5, "pending", NULL, NULL, 3000, 0, 3000),
+        LROW("ml/p-old", "u-old2", "nlp", gpu8, 0, "pending", NULL, NULL, 500, 0, 500),
+        LROW("team/small", "u-s", "default", "{\"cpu\":\"1\"}", 0, "pending", NULL, NULL, 700, 0,
+         700),
+        LROW("ml/orphan", "u-o", "gone", "{\"cpu\":\"1\"}", 0, "pending", NULL, NULL, 800, 0, 800),
+        LROW("ml/done", "u-d", "nlp", gpu8, 0, "released", NULL, NULL, 50, 60, 90),
     };
     CU_ASSERT_FATAL(store_ledger_write_batch(st, rows, sizeof(rows) / sizeof(rows[0])) == 0);
     store_close(st);
