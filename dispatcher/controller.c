@@ -156,6 +156,7 @@ struct cluster {
     uint32_t ngrades;
     /* the cycle's working copy */
     struct disp_cluster_cap cap;
+    uint32_t cap_grades_alloc; /* cap.grades entries allocated (cap.ngrades may shrink) */
     struct queue_resvec reserved; /* muster's in-flight reservations, for the API */
 };
 
@@ -236,6 +237,9 @@ struct ctl {
     struct binding *sweep_cursor;
 
     struct disp_workload w; /* scratch for reads */
+    /* scratch for cluster checks: only its placement pointers are set, borrowed from a
+     * binding's RB; never read into or closed (a read would drop references it never took) */
+    struct disp_workload aw;
     struct ctl_stats st;
     void (*stop_cb)(void *ud);
     void *stop_ud;
@@ -591,7 +595,7 @@ static void cluster_close(struct cluster *k)
     for (uint32_t g = 0; g < k->ngrades; g++)
         queue_resvec_close(&k->grades[g].min);
     muster_free(k->grades);
-    for (uint32_t g = 0; g < k->cap.ngrades; g++)
+    for (uint32_t g = 0; g < k->cap_grades_alloc; g++)
         queue_resvec_close(&k->cap.grades[g].min);
     muster_free(k->cap.grades);
     memset(k, 0, sizeof(*k));
@@ -685,8 +689,9 @@ static void cluster_set(struct ctl *c, json_object *obj)
         memset(k, 0, sizeof(*k));
         snprintf(k->name, sizeof k->name, "%s", name);
     }
+    json_object *keep = json_object_get(obj);
     json_object_put(k->obj);
-    k->obj = json_object_get(obj);
+    k->obj = keep;
     k->gen++;
     k->ready = 0;
     json_object *conds = jpath(obj, "status", "conditions");
@@ -739,26 +744,36 @@ static void cluster_remove(struct ctl *c, json_object *obj)
  * report has caught up with them). */
 static int cycle_snapshot(struct ctl *c)
 {
+    if (c->clusters_dirty) {
+        /* The engine's root is bounded by the Ready fleet, so shares are computed against
+         * what exists; placement still decides node by node. */
+        struct queue_resvec fleet = {0};
+        for (uint32_t i = 0; i < c->ncl; i++)
+            if (c->cl[i].ready)
+                queue_resvec_add(&fleet, &c->cl[i].capacity);
+        if (fleet.len)
+            queue_tree_set_fleet(c->t, &fleet);
+        queue_resvec_close(&fleet);
+        c->clusters_dirty = 0;
+    }
     for (uint32_t i = 0; i < c->ncl; i++) {
         struct cluster *k = &c->cl[i];
         if (queue_resvec_copy(&k->cap.free, &k->free))
             return MUSTER_ENOMEM;
-        if (k->cap.ngrades < k->ngrades) {
+        if (k->cap_grades_alloc < k->ngrades) {
             struct disp_grade *g = muster_realloc(k->cap.grades, k->ngrades * sizeof(*g));
             if (!g)
                 return MUSTER_ENOMEM;
-            for (uint32_t j = k->cap.ngrades; j < k->ngrades; j++)
+            for (uint32_t j = k->cap_grades_alloc; j < k->ngrades; j++)
                 memset(&g[j], 0, sizeof(g[j]));
             k->cap.grades = g;
-            k->cap.ngrades = k->ngrades;
+            k->cap_grades_alloc = k->ngrades;
         }
         for (uint32_t j = 0; j < k->ngrades; j++) {
             if (queue_resvec_copy(&k->cap.grades[j].min, &k->grades[j].min))
                 return MUSTER_ENOMEM;
             k->cap.grades[j].nodes = k->grades[j].nodes;
         }
-        for (uint32_t j = k->ngrades; j < k->cap.ngrades; j++)
-            queue_resvec_clear(&k->cap.grades[j].min), k->cap.grades[j].nodes = 0;
         k->cap.ngrades = k->ngrades;
         k->cap.name = k->name;
         queue_resvec_clear(&k->reserved);
@@ -1031,8 +1046,9 @@ static int binding_read(struct ctl *c, struct binding *b)
         set_reason(b, why ? why : "Unschedulable", "%s", c->w.message);
         return rc;
     }
+    json_object *keep = json_object_get(tmpl); /* before the put: it may be the same object */
     json_object_put(b->tmpl);
-    b->tmpl = json_object_get(tmpl);
+    b->tmpl = keep;
     const struct disp_workload *w = &c->w;
     if (gang_needs_objects(w) && !w->permanent_id[0]) {
         set_reason(b, "Unschedulable", "waiting for Karmada to label it with %s",
@@ -1136,10 +1152,10 @@ static void binding_enqueue(struct ctl *c, struct binding *b)
 
 static int cluster_allows(struct ctl *c, const struct binding *b, const struct cluster *k)
 {
-    c->w.affinity = b->affinity;
-    c->w.affinities = b->affinities;
-    c->w.tolerations = b->tolerations;
-    return disp_workload_allows_cluster(&c->w, k->obj);
+    c->aw.affinity = b->affinity;
+    c->aw.affinities = b->affinities;
+    c->aw.tolerations = b->tolerations;
+    return disp_workload_allows_cluster(&c->aw, k->obj);
 }
 
 static int shares_reserve(struct binding *b, uint32_t n)
@@ -2137,8 +2153,9 @@ static void rb_upsert(struct ctl *c, json_object *rb)
         c->st.seen++;
         set_state(c, b, B_WAIT_TEMPLATE);
     }
+    json_object *keep = json_object_get(rb); /* before the put: it may be the same object */
     json_object_put(b->rb);
-    b->rb = json_object_get(rb);
+    b->rb = keep;
     /* the affinity pointers point into the RB: refresh them with it */
     if (b->st >= B_UNDO && b->st != B_DONE) {
         json_object *pl = jpath(rb, "spec", "placement");
@@ -2355,8 +2372,9 @@ static void reconcile_row(struct ctl *c, struct live_row *r)
         b->gone = !rb;
         return;
     }
+    json_object *keep = json_object_get(rb);
     json_object_put(b->rb);
-    b->rb = json_object_get(rb);
+    b->rb = keep;
     int rc = binding_read(c, b);
     if (rc && st == B_PENDING) {
         engine_forget(c, b);

@@ -1,0 +1,283 @@
+/* musterd's runtime (see daemon.h). */
+#include "dispatcher/daemon.h"
+
+#include "cluster-adapters/kube/kubeconfig.h"
+#include "cluster-adapters/sim/hub.h"
+
+#include "dispatcher/demo.h"
+#include "dispatcher/events.h"
+#include "dispatcher/metrics.h"
+#include "queue/errors.h"
+#include "queue/mem.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+
+struct daemon {
+    const struct daemon_options *o;
+    struct store *s;
+    struct queue_tree *t;
+    uv_loop_t loop;
+    uv_signal_t sigint, sigterm;
+    uv_timer_t stop_timer, summary;
+    struct kube_config kcfg;
+    int kcfg_loaded;
+    struct kube_client *kube;
+    struct sim_hub *hub;
+    struct api_server *api;
+    struct ctl *ctl;
+    struct disp_events *events;
+    struct disp_metrics *metrics;
+    struct disp_demo_gen *gen;
+    FILE *out;
+    int stopping, rc;
+    uint64_t started;
+};
+
+static void hub_closed(void *ud)
+{
+    (void)ud;
+}
+
+static void kube_closed(void *ud)
+{
+    (void)ud;
+}
+
+static void api_closed(void *ud)
+{
+    (void)ud;
+}
+
+/* After the controller has let its requests finish and flushed the ledger: everything else
+ * closes, and the loop ends once no handle is left. */
+static void ctl_stopped(void *ud)
+{
+    struct daemon *d = ud;
+    if (d->api)
+        api_server_close(d->api, api_closed, d);
+    d->api = NULL;
+    if (d->gen)
+        disp_demo_gen_close(d->gen);
+    d->gen = NULL;
+    if (d->kube)
+        kube_client_close(d->kube, kube_closed, d);
+    d->kube = NULL;
+    if (d->hub)
+        sim_hub_shutdown(d->hub, hub_closed, d);
+    uv_close((uv_handle_t *)&d->sigint, NULL);
+    uv_close((uv_handle_t *)&d->sigterm, NULL);
+    uv_close((uv_handle_t *)&d->stop_timer, NULL);
+    uv_close((uv_handle_t *)&d->summary, NULL);
+}
+
+static void begin_stop(struct daemon *d)
+{
+    if (d->stopping)
+        return;
+    d->stopping = 1;
+    uv_timer_stop(&d->summary);
+    uv_timer_stop(&d->stop_timer);
+    if (d->gen) {
+        disp_demo_gen_close(d->gen);
+        d->gen = NULL;
+    }
+    if (d->ctl)
+        ctl_stop(d->ctl, d->o->grace_ms ? d->o->grace_ms : 10000, ctl_stopped, d);
+    else
+        ctl_stopped(d);
+}
+
+static void on_signal(uv_signal_t *h, int signum)
+{
+    struct daemon *d = h->data;
+    fprintf(d->out, "musterd: %s: finishing the requests in flight, then stopping\n",
+            signum == SIGTERM ? "SIGTERM" : "SIGINT");
+    fflush(d->out);
+    begin_stop(d);
+}
+
+static void on_stop_timer(uv_timer_t *h)
+{
+    begin_stop(h->data);
+}
+
+static uint64_t demo_backlog(void *ud)
+{
+    struct daemon *d = ud;
+    struct ctl_stats st;
+    ctl_get_stats(d->ctl, &st);
+    return st.pending + st.parked;
+}
+
+static void on_summary(uv_timer_t *h)
+{
+    struct daemon *d = h->data;
+    struct ctl_stats st;
+    ctl_get_stats(d->ctl, &st);
+    fprintf(d->out,
+            "musterd: %s: %llu pending, %llu parked | admitted %llu, dispatched %llu, running "
+            "%llu, rolled back %llu, released %llu | cycle %.2f ms (max %.2f) | hub errors %llu\n",
+            ctl_synced(d->ctl) ? "synced" : "syncing", (unsigned long long)st.pending,
+            (unsigned long long)st.parked, (unsigned long long)st.admitted,
+            (unsigned long long)st.dispatched, (unsigned long long)st.running,
+            (unsigned long long)st.rolled_back, (unsigned long long)st.released, st.last_cycle_ms,
+            st.max_cycle_ms, (unsigned long long)st.hub_errors);
+    fflush(d->out);
+}
+
+static int start_demo_hub(struct daemon *d, char *err, size_t errcap)
+{
+    struct sim_hub_config hc = {.server = {.host = "127.0.0.1", .port = 0},
+                                .scenario = d->o->scenario};
+    int rc = sim_hub_start(&d->loop, &hc, &d->hub, err, errcap);
+    if (rc)
+        return rc;
+    char kubeconfig[512];
+    snprintf(kubeconfig, sizeof(kubeconfig),
+             "apiVersion: v1\nkind: Config\ncurrent-context: sim\n"
+             "clusters: [{name: sim, cluster: {server: \"http://127.0.0.1:%d\"}}]\n"
+             "users: [{name: sim, user: {}}]\n"
+             "contexts: [{name: sim, context: {cluster: sim, user: sim}}]\n",
+             sim_hub_port(d->hub));
+    rc = kube_config_parse(&d->kcfg, kubeconfig, strlen(kubeconfig), "demo", NULL, err, errcap);
+    if (rc)
+        return rc;
+    d->kcfg_loaded = 1;
+    fprintf(d->out,
+            "simulated Karmada hub: http://127.0.0.1:%d (scenario %s; try kubectl --server "
+            "http://127.0.0.1:%d get rb -A)\n",
+            sim_hub_port(d->hub), d->o->scenario, sim_hub_port(d->hub));
+    return 0;
+}
+
+static int start(struct daemon *d)
+{
+    const struct daemon_options *o = d->o;
+    char err[512];
+    int rc;
+    if (o->demo) {
+        rc = disp_demo_seed_queues(d->s, d->t);
+        if (rc) {
+            fprintf(stderr, "musterd: demo queues: %s\n", muster_strerror(rc));
+            return rc;
+        }
+        if (!o->scenario) {
+            fprintf(stderr, "musterd: --demo needs --scenario (deploy/scenarios/demo.yaml)\n");
+            return MUSTER_ECONFIG;
+        }
+        rc = start_demo_hub(d, err, sizeof err);
+    } else {
+        struct kube_config_opts ko = {.kubeconfig = o->kubeconfig, .context = o->context};
+        rc = kube_config_load(&d->kcfg, &ko, err, sizeof err);
+        d->kcfg_loaded = rc == 0;
+    }
+    if (rc) {
+        fprintf(stderr, "musterd: %s\n", err);
+        return rc;
+    }
+    struct kube_client_opts kco = {.qps = o->kube_qps, .burst = o->kube_burst,
+                                   .user_agent = "musterd"};
+    rc = kube_client_new(&d->loop, &d->kcfg, &kco, &d->kube);
+    if (rc)
+        return rc;
+    d->events = disp_events_new(0);
+    d->metrics = disp_metrics_new();
+    if (!d->events || !d->metrics)
+        return MUSTER_ENOMEM;
+    struct ctl_options co = o->ctl;
+    co.events = d->events;
+    co.metrics = d->metrics;
+    co.log = co.log ? co.log : d->out;
+    rc = ctl_new(&d->loop, d->kube, d->s, d->t, &co, &d->ctl);
+    if (rc)
+        return rc;
+    if (o->api) {
+        struct api_ctx ctx = {.store = d->s, .tree = d->t, .events = d->events,
+                              .metrics = d->metrics};
+        ctl_api_hooks(d->ctl, &ctx.disp);
+        rc = api_server_start(&d->loop, o->api, &ctx, &d->api, err, sizeof err);
+        if (rc) {
+            fprintf(stderr, "musterd: admin API: %s\n", err);
+            return rc;
+        }
+        const char *host = o->api->host ? o->api->host : "127.0.0.1";
+        int v6 = strchr(host, ':') != NULL;
+        const char *scheme = o->api->tls_cert_file ? "https" : "http";
+        fprintf(d->out, "admin API: %s://%s%s%s:%d/api/v1/queues (OpenAPI at /openapi.json)\n",
+                scheme, v6 ? "[" : "", host, v6 ? "]" : "", api_server_port(d->api));
+        fprintf(d->out, "dashboard: %s://%s%s%s:%d/\n", scheme, v6 ? "[" : "", host,
+                v6 ? "]" : "", api_server_port(d->api));
+    }
+    rc = ctl_start(d->ctl);
+    if (rc)
+        return rc;
+    if (o->demo) {
+        struct disp_demo_gen_options go = {.rate = o->demo_rate,
+                                           .seed = o->demo_seed,
+                                           .backlog = demo_backlog,
+                                           .ud = d};
+        rc = disp_demo_gen_start(&d->loop, d->kube, &go, &d->gen);
+        if (rc)
+            return rc;
+    }
+    unsigned every = o->summary_ms ? o->summary_ms : 5000;
+    uv_timer_start(&d->summary, on_summary, every, every);
+    if (o->demo && o->demo_seconds > 0)
+        uv_timer_start(&d->stop_timer, on_stop_timer, (uint64_t)(o->demo_seconds * 1000), 0);
+    fflush(d->out);
+    return 0;
+}
+
+static void walk_report(uv_handle_t *h, void *arg)
+{
+    (void)arg;
+    fprintf(stderr, "musterd: still open at exit: %s\n", uv_handle_type_name(h->type));
+}
+
+int daemon_run(struct store *s, struct queue_tree *t, const struct daemon_options *o)
+{
+    struct daemon d;
+    memset(&d, 0, sizeof d);
+    d.o = o;
+    d.s = s;
+    d.t = t;
+    d.out = o->out ? o->out : stdout;
+    signal(SIGPIPE, SIG_IGN); /* h2o and libcurl write to sockets whose peers may be gone */
+    uv_loop_init(&d.loop);
+    uv_signal_init(&d.loop, &d.sigint);
+    uv_signal_init(&d.loop, &d.sigterm);
+    uv_timer_init(&d.loop, &d.stop_timer);
+    uv_timer_init(&d.loop, &d.summary);
+    d.sigint.data = d.sigterm.data = d.stop_timer.data = d.summary.data = &d;
+    uv_signal_start(&d.sigint, on_signal, SIGINT);
+    uv_signal_start(&d.sigterm, on_signal, SIGTERM);
+    int rc = start(&d);
+    if (rc) {
+        d.rc = rc;
+        begin_stop(&d);
+    }
+    uv_run(&d.loop, UV_RUN_DEFAULT);
+    if (d.ctl) {
+        struct ctl_stats st;
+        ctl_get_stats(d.ctl, &st);
+        fprintf(d.out,
+                "musterd: stopped: %llu admitted, %llu dispatched, %llu rolled back, %llu "
+                "released; the ledger is flushed\n",
+                (unsigned long long)st.admitted, (unsigned long long)st.dispatched,
+                (unsigned long long)st.rolled_back, (unsigned long long)st.released);
+    }
+    ctl_free(d.ctl);
+    sim_hub_free(d.hub);
+    if (d.kcfg_loaded)
+        kube_config_close(&d.kcfg);
+    disp_events_free(d.events);
+    disp_metrics_free(d.metrics);
+    if (uv_loop_close(&d.loop)) {
+        uv_walk(&d.loop, walk_report, NULL);
+        if (!d.rc)
+            d.rc = MUSTER_EBUSY;
+    }
+    return d.rc;
+}
