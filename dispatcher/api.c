@@ -6,6 +6,7 @@
 #include "cluster-adapters/kube/httpserver.h"
 #include "cluster-adapters/kube/kubeconfig.h"
 
+#include "dispatcher/metrics.h"
 #include "dispatcher/resjson.h"
 #include "queue/errors.h"
 #include "queue/mem.h"
@@ -1999,80 +2000,6 @@ static void handle_openapi(struct api_call *c)
 
 /* ---- metrics (Prometheus text exposition format 0.0.4; docs/metrics.md) ---- */
 
-/* A growing text buffer; bad is set once an allocation failed and everything after is dropped. */
-struct mbuf {
-    char *p;
-    size_t len, cap;
-    int bad;
-};
-
-__attribute__((format(printf, 2, 3))) static void mbuf_printf(struct mbuf *b, const char *fmt, ...)
-{
-    for (int tries = 0; !b->bad && tries < 2; tries++) {
-        va_list ap;
-        va_start(ap, fmt);
-        int n = vsnprintf(b->p ? b->p + b->len : NULL, b->p ? b->cap - b->len : 0, fmt, ap);
-        va_end(ap);
-        if (n < 0) {
-            b->bad = 1;
-            return;
-        }
-        if (b->p && (size_t)n < b->cap - b->len) {
-            b->len += (size_t)n;
-            return;
-        }
-        size_t nc = b->cap ? b->cap * 2 : 4096;
-        while (nc - b->len <= (size_t)n)
-            nc *= 2;
-        char *g = muster_realloc(b->p, nc);
-        if (!g) {
-            b->bad = 1;
-            return;
-        }
-        b->p = g;
-        b->cap = nc;
-    }
-}
-
-/* A label value as the exposition format wants it: backslash, double quote and newline
- * escaped. Names are validated on the way in, but a metric line must never be broken by one. */
-static void mbuf_label(struct mbuf *b, const char *v)
-{
-    for (; *v; v++) {
-        if (*v == '\\')
-            mbuf_printf(b, "\\\\");
-        else if (*v == '"')
-            mbuf_printf(b, "\\\"");
-        else if (*v == '\n')
-            mbuf_printf(b, "\\n");
-        else
-            mbuf_printf(b, "%c", *v);
-    }
-}
-
-/* milli-units as an exact decimal (cpu in cores, memory in bytes): 1500 -> 1.5. */
-static void mbuf_milli(struct mbuf *b, int64_t milli)
-{
-    uint64_t m = milli < 0 ? (uint64_t)0 - (uint64_t)milli : (uint64_t)milli;
-    const char *sign = milli < 0 ? "-" : "";
-    uint64_t frac = m % 1000;
-    if (!frac) {
-        mbuf_printf(b, "%s%" PRIu64 "\n", sign, m / 1000);
-        return;
-    }
-    int digits = 3;
-    while (frac % 10 == 0) {
-        frac /= 10;
-        digits--;
-    }
-    mbuf_printf(b, "%s%" PRIu64 ".%0*" PRIu64 "\n", sign, m / 1000, digits, frac);
-}
-
-static void mbuf_family(struct mbuf *b, const char *name, const char *type, const char *help)
-{
-    mbuf_printf(b, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
-}
-
 /* A queue and its live status, gathered once per scrape. */
 struct mqueue {
     const struct queue_node *q;
@@ -2103,10 +2030,11 @@ static int metrics_walk_cb(void *ud, const struct queue_node *q)
 /* One family of per-queue, per-resource gauges; which picks the vector. */
 enum mvec { MV_ALLOCATED, MV_GUARANTEE, MV_DESERVED, MV_CAPABILITY };
 
-static void metrics_resvecs(struct mbuf *b, const struct mwalk *w, const struct queue_resnames *rn,
-                            enum mvec which, const char *name, const char *help)
+static void metrics_resvecs(struct disp_metrics_text *b, const struct mwalk *w,
+                            const struct queue_resnames *rn, enum mvec which, const char *name,
+                            const char *help)
 {
-    mbuf_family(b, name, "gauge", help);
+    disp_metrics_text_family(b, name, "gauge", help);
     for (size_t i = 0; i < w->n; i++) {
         const struct queue_spec *sp = queue_node_spec(w->qs[i].q);
         const struct queue_resvec *v = which == MV_ALLOCATED   ? &w->qs[i].st.allocated
@@ -2114,31 +2042,32 @@ static void metrics_resvecs(struct mbuf *b, const struct mwalk *w, const struct 
                                        : which == MV_DESERVED  ? &sp->deserved
                                                                : &sp->capability;
         for (uint32_t k = 0; k < v->len; k++) {
-            mbuf_printf(b, "%s{queue=\"", name);
-            mbuf_label(b, queue_node_name(w->qs[i].q));
-            mbuf_printf(b, "\",resource=\"");
-            mbuf_label(b, queue_resnames_name(rn, v->items[k].id));
-            mbuf_printf(b, "\"} ");
-            mbuf_milli(b, v->items[k].milli);
+            disp_metrics_text_printf(b, "%s{queue=\"", name);
+            disp_metrics_text_label(b, queue_node_name(w->qs[i].q));
+            disp_metrics_text_printf(b, "\",resource=\"");
+            disp_metrics_text_label(b, queue_resnames_name(rn, v->items[k].id));
+            disp_metrics_text_printf(b, "\"} ");
+            disp_metrics_text_milli(b, v->items[k].milli);
         }
     }
 }
 
-static void metrics_counts(struct mbuf *b, const struct mwalk *w, int what, const char *name,
-                           const char *type, const char *help)
+static void metrics_counts(struct disp_metrics_text *b, const struct mwalk *w, int what,
+                           const char *name, const char *type, const char *help)
 {
-    mbuf_family(b, name, type, help);
+    disp_metrics_text_family(b, name, type, help);
     for (size_t i = 0; i < w->n; i++) {
-        mbuf_printf(b, "%s{queue=\"", name);
-        mbuf_label(b, queue_node_name(w->qs[i].q));
+        disp_metrics_text_printf(b, "%s{queue=\"", name);
+        disp_metrics_text_label(b, queue_node_name(w->qs[i].q));
         if (what == 0)
-            mbuf_printf(b, "\"} %" PRIu64 "\n", w->qs[i].st.pending);
+            disp_metrics_text_printf(b, "\"} %" PRIu64 "\n", w->qs[i].st.pending);
         else if (what == 1)
-            mbuf_printf(b, "\"} %" PRIu64 "\n", w->qs[i].st.admitted);
-        else if (isinf(w->qs[i].st.share)) /* the exposition format spells it +Inf */
-            mbuf_printf(b, "\"} +Inf\n");
-        else
-            mbuf_printf(b, "\"} %.17g\n", w->qs[i].st.share);
+            disp_metrics_text_printf(b, "\"} %" PRIu64 "\n", w->qs[i].st.admitted);
+        else {
+            disp_metrics_text_printf(b, "\"} ");
+            disp_metrics_text_double(b, w->qs[i].st.share); /* +Inf when deserved is 0 */
+            disp_metrics_text_printf(b, "\n");
+        }
     }
 }
 
@@ -2146,7 +2075,7 @@ static void handle_metrics(struct api_call *c)
 {
     struct api_server *s = c->srv;
     struct mwalk w = {NULL, 0, queue_tree_count(s->app.tree), s->app.tree};
-    struct mbuf b = {0};
+    struct disp_metrics_text b = {0};
     w.qs = muster_calloc(w.cap ? w.cap : 1, sizeof(*w.qs));
     int rc = w.qs ? queue_tree_walk(s->app.tree, metrics_walk_cb, &w) : MUSTER_ENOMEM;
     if (!rc) {
@@ -2166,21 +2095,29 @@ static void handle_metrics(struct api_call *c)
                        "Workloads admitted in the queue's subtree.");
         metrics_counts(&b, &w, 2, "muster_queue_share", "gauge",
                        "Weighted dominant share of deserved (fair order: lowest first).");
-        mbuf_family(&b, "muster_api_requests_total", "counter",
-                    "Admin API requests answered, by method, route template and status code.");
+        disp_metrics_text_family(
+            &b, "muster_api_requests_total", "counter",
+            "Admin API requests answered, by method, route template and status code.");
         for (size_t i = 0; i < s->nreqs; i++)
-            mbuf_printf(&b,
-                        "muster_api_requests_total{method=\"%s\",route=\"%s\",code=\"%d\"} "
-                        "%" PRIu64 "\n",
-                        s->reqs[i].method, s->reqs[i].route, s->reqs[i].code, s->reqs[i].n);
-        mbuf_family(&b, "muster_api_requests_dropped_series_total", "counter",
-                    "Requests not counted by series because the series table was full.");
-        mbuf_printf(&b, "muster_api_requests_dropped_series_total %" PRIu64 "\n", s->reqs_dropped);
-        mbuf_family(&b, "muster_audit_writes_total", "counter",
-                    "Changes committed to the store with their audit row, by action.");
+            disp_metrics_text_printf(
+                &b,
+                "muster_api_requests_total{method=\"%s\",route=\"%s\",code=\"%d\"} "
+                "%" PRIu64 "\n",
+                s->reqs[i].method, s->reqs[i].route, s->reqs[i].code, s->reqs[i].n);
+        disp_metrics_text_family(
+            &b, "muster_api_requests_dropped_series_total", "counter",
+            "Requests not counted by series because the series table was full.");
+        disp_metrics_text_printf(&b, "muster_api_requests_dropped_series_total %" PRIu64 "\n",
+                                 s->reqs_dropped);
+        disp_metrics_text_family(&b, "muster_audit_writes_total", "counter",
+                                 "Changes committed to the store with their audit row, by action.");
         for (size_t i = 0; i < NACTIONS; i++)
-            mbuf_printf(&b, "muster_audit_writes_total{action=\"%s\"} %" PRIu64 "\n",
-                        audit_actions[i], s->audit_writes[i]);
+            disp_metrics_text_printf(&b, "muster_audit_writes_total{action=\"%s\"} %" PRIu64 "\n",
+                                     audit_actions[i], s->audit_writes[i]);
+        /* The dispatcher's own families follow the queue gauges (docs/metrics.md). */
+        if (s->app.metrics && !b.bad &&
+            disp_metrics_render(s->app.metrics, &b.p, &b.len, &b.cap) != 0)
+            b.bad = 1;
     }
     for (size_t i = 0; i < w.n; i++)
         queue_status_close(&w.qs[i].st);

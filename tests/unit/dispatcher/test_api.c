@@ -3,6 +3,7 @@
  * checked against the SQLite file, bad input, the OpenAPI cross-check, and the body decoder and
  * merge patch. */
 #include "dispatcher/api.h"
+#include "dispatcher/metrics.h"
 #include "dispatcher/recovery.h"
 #include "dispatcher/store.h"
 #include "queue/errors.h"
@@ -88,6 +89,8 @@ static int keep_db; /* srv_start reuses the database of the previous run of the 
  * set, and verifies client certificates when tls_client_ca is set too. */
 static char tls_dir[512];
 static int tls_client_ca;
+/* The metrics registry the next srv_start lends the API (NULL: none). */
+static struct disp_metrics *next_metrics;
 /* The rate limit of the next srv_start; 0: so high that no other test meets it. */
 static uint32_t rate_per_s, rate_burst;
 
@@ -116,7 +119,8 @@ static void srv_start(struct srv *s, const char *tag, int with_tokens)
     CU_ASSERT_FATAL(uv_sem_init(&s->closed_sem, 0) == 0);
     CU_ASSERT_FATAL(uv_async_init(&s->loop, &s->async, on_async) == 0);
     s->async.data = s;
-    s->ctx = (struct api_ctx){.store = s->store, .tree = s->tree, .now_ms = fixed_now};
+    s->ctx = (struct api_ctx){
+        .store = s->store, .tree = s->tree, .now_ms = fixed_now, .metrics = next_metrics};
     struct api_options opt = {.host = "127.0.0.1",
                               .port = 0,
                               .token_file = with_tokens ? s->tokens : NULL,
@@ -1678,6 +1682,42 @@ static void expect_sample(const char *text, const char *key, const char *want)
     CU_ASSERT(got && strcmp(got, want) == 0);
 }
 
+/* Every sample belongs to a family declared with HELP and TYPE before it, and every line ends
+ * with a newline. */
+static void families_declared(const char *t)
+{
+    char declared[8192] = " ";
+    for (const char *p = t; *p;) {
+        const char *nl = strchr(p, '\n');
+        REQUIRE(nl != NULL); /* the format ends every line, the last one too */
+        size_t l = (size_t)(nl - p);
+        char name[128];
+        if (l > 7 && memcmp(p, "# HELP ", 7) == 0) {
+            size_t n = strcspn(p + 7, " ");
+            snprintf(name, sizeof(name), "%.*s", (int)n, p + 7);
+            CU_ASSERT(memcmp(nl + 1, "# TYPE ", 7) == 0 && memcmp(nl + 8, name, n) == 0);
+            size_t dl = strlen(declared);
+            snprintf(declared + dl, sizeof(declared) - dl, "%s ", name);
+        } else if (p[0] != '#') {
+            size_t n = strcspn(p, "{ ");
+            snprintf(name, sizeof(name), " %.*s ", (int)n, p);
+            CU_ASSERT(strncmp(name, " muster_", 8) == 0);
+            /* A histogram's samples carry _bucket, _sum and _count after its name. */
+            char *suffix = strstr(name, "_bucket ");
+            if (!suffix)
+                suffix = strstr(name, "_sum ");
+            if (!suffix)
+                suffix = strstr(name, "_count ");
+            if (suffix && !strstr(declared, name))
+                memcpy(suffix, " ", 2);
+            if (!strstr(declared, name))
+                fprintf(stderr, "sample of an undeclared family: %.*s\n", (int)l, p);
+            CU_ASSERT(strstr(declared, name) != NULL);
+        }
+        p = nl + 1;
+    }
+}
+
 static void body_metrics(struct srv *s)
 {
     expect(s, "POST", "/api/v1/queues", TOK_ADMIN,
@@ -1699,29 +1739,7 @@ static void body_metrics(struct srv *s)
     CU_ASSERT_EQUAL(http(s, "GET", "/metrics", NULL, NULL, 0, NULL, &r), 200); /* no token */
     REQUIRE(r.body != NULL);
     const char *t = r.body;
-    /* Every sample belongs to a family declared with HELP and TYPE before it. */
-    char declared[4096] = " ";
-    for (const char *p = t; *p;) {
-        const char *nl = strchr(p, '\n');
-        REQUIRE(nl != NULL); /* the format ends every line, the last one too */
-        size_t l = (size_t)(nl - p);
-        char name[128];
-        if (l > 7 && memcmp(p, "# HELP ", 7) == 0) {
-            size_t n = strcspn(p + 7, " ");
-            snprintf(name, sizeof(name), "%.*s", (int)n, p + 7);
-            CU_ASSERT(memcmp(nl + 1, "# TYPE ", 7) == 0 && memcmp(nl + 8, name, n) == 0);
-            size_t dl = strlen(declared);
-            snprintf(declared + dl, sizeof(declared) - dl, "%s ", name);
-        } else if (p[0] != '#') {
-            size_t n = strcspn(p, "{ ");
-            snprintf(name, sizeof(name), " %.*s ", (int)n, p);
-            CU_ASSERT(strncmp(name, " muster_", 8) == 0);
-            if (!strstr(declared, name))
-                fprintf(stderr, "sample of an undeclared family: %.*s\n", (int)l, p);
-            CU_ASSERT(strstr(declared, name) != NULL);
-        }
-        p = nl + 1;
-    }
+    families_declared(t);
     /* Spec values as declared, in base units (cores, bytes). */
     expect_sample(t, "muster_queue_guarantee{queue=\"org\",resource=\"cpu\"}", "2");
     expect_sample(t, "muster_queue_deserved{queue=\"org\",resource=\"memory\"}", "1073741824");
@@ -1767,6 +1785,34 @@ static void body_metrics(struct srv *s)
 static void test_metrics(void)
 {
     run_with_server("metrics", 1, body_metrics);
+}
+
+/* A registry lent through api_ctx follows the queue gauges on the same page. */
+static void body_metrics_registry(struct srv *s)
+{
+    struct resp r;
+    CU_ASSERT_EQUAL(http(s, "GET", "/metrics", NULL, NULL, 0, NULL, &r), 200);
+    REQUIRE(r.body != NULL);
+    families_declared(r.body);
+    expect_sample(r.body, "muster_queue_pending{queue=\"default\"}", "0");
+    expect_sample(r.body, "muster_admissions_total{queue=\"team-a\"}", "2");
+    expect_sample(r.body, "muster_hub_requests_total{verb=\"patch\",code=\"200\"}", "1");
+    expect_sample(r.body, "muster_cycle_duration_seconds_count", "1");
+    CU_ASSERT(strstr(r.body, "muster_queue_share") < strstr(r.body, "muster_admissions_total"));
+    resp_free(&r);
+}
+
+static void test_metrics_registry(void)
+{
+    next_metrics = disp_metrics_new();
+    REQUIRE(next_metrics != NULL);
+    disp_metrics_admission(next_metrics, "team-a");
+    disp_metrics_admission(next_metrics, "team-a");
+    disp_metrics_hub_request(next_metrics, "patch", 200);
+    disp_metrics_cycle(next_metrics, 0.004);
+    run_with_server("metrics-registry", 0, body_metrics_registry);
+    disp_metrics_free(next_metrics);
+    next_metrics = NULL;
 }
 
 /* ---- the rate limit ---- */
@@ -1950,6 +1996,7 @@ static CU_TestInfo tests[] = {
     {"HTTP/2 (h2c, prior knowledge)", test_http2},
     {"TLS: HTTPS only, ALPN h2, client certificates", test_tls},
     {"metrics: Prometheus text checked against the engine", test_metrics},
+    {"metrics: a registry in api_ctx is rendered after the queue gauges", test_metrics_registry},
     {"rate limit: 429 with Retry-After, probes exempt", test_rate_limit},
     {"bad input is a clear 4xx and the server still serves", test_bad_input},
     {"every served route is in the OpenAPI document", test_openapi_covers_routes},
