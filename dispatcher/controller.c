@@ -1407,26 +1407,6 @@ static int rb_path(const struct binding *b, char *buf, size_t cap)
     return kube_path(buf, cap, "work.karmada.io", "v1alpha2", ns, "resourcebindings", name);
 }
 
-static const char *verb_name(enum kube_verb v)
-{
-    switch (v) {
-    case KUBE_GET:
-        return "get";
-    case KUBE_LIST:
-        return "list";
-    case KUBE_WATCH:
-        return "watch";
-    case KUBE_CREATE:
-        return "create";
-    case KUBE_UPDATE:
-        return "update";
-    case KUBE_DELETE:
-        return "delete";
-    default:
-        return "patch";
-    }
-}
-
 static void step_done(struct ctl *c, struct binding *b);
 static void release(struct ctl *c, struct binding *b, const char *why);
 
@@ -1450,8 +1430,6 @@ static void on_response(int err, const struct kube_response *resp, void *ud)
     struct binding *b = rq->b;
     enum step step = rq->step;
     int tolerate = rq->tolerate, side = rq->side;
-    if (c->opt.metrics)
-        disp_metrics_hub_request(c->opt.metrics, verb_name(rq->verb), resp->http);
     muster_free(rq);
     if (!b)
         return; /* an orphan's delete: the next sweep sees whether it went */
@@ -1521,8 +1499,6 @@ static void send_req(struct ctl *c, struct binding *b, enum kube_verb verb, cons
         muster_free(rq);
         b->step_failed = 1;
     }
-    if (c->opt.metrics && rc)
-        disp_metrics_hub_request(c->opt.metrics, verb_name(verb), 0);
 }
 
 /* Writes b's waiting condition when it changed: a status merge patch outside the steps. */

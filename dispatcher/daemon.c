@@ -127,6 +127,12 @@ static void on_summary(uv_timer_t *h)
     fflush(d->out);
 }
 
+/* Every finished hub request, for muster_hub_requests_total. */
+static void hub_request_done(void *ud, enum kube_verb verb, int http)
+{
+    disp_metrics_hub_request(ud, kube_verb_name(verb), http);
+}
+
 static int start_demo_hub(struct daemon *d, char *err, size_t errcap)
 {
     struct sim_hub_config hc = {.server = {.host = "127.0.0.1", .port = 0},
@@ -177,15 +183,18 @@ static int start(struct daemon *d)
         fprintf(stderr, "musterd: %s\n", err);
         return rc;
     }
-    struct kube_client_opts kco = {.qps = o->kube_qps, .burst = o->kube_burst,
-                                   .user_agent = "musterd"};
-    rc = kube_client_new(&d->loop, &d->kcfg, &kco, &d->kube);
-    if (rc)
-        return rc;
     d->events = disp_events_new(0);
     d->metrics = disp_metrics_new();
     if (!d->events || !d->metrics)
         return MUSTER_ENOMEM;
+    struct kube_client_opts kco = {.qps = o->kube_qps,
+                                   .burst = o->kube_burst,
+                                   .user_agent = "musterd",
+                                   .on_done = hub_request_done,
+                                   .on_done_ud = d->metrics};
+    rc = kube_client_new(&d->loop, &d->kcfg, &kco, &d->kube);
+    if (rc)
+        return rc;
     struct ctl_options co = o->ctl;
     co.events = d->events;
     co.metrics = d->metrics;
