@@ -2465,6 +2465,17 @@ static void serve(struct api_server *s, h2o_req_t *req, const char **route)
     }
     if (!c.user)
         c.user = API_ANONYMOUS;
+    /* A follower serves reads; only the leader changes anything (its engine is the one that
+     * dispatches, and two writers would fork the ledger). */
+    if (!h2o_memis(req->method.base, req->method.len, H2O_STRLIT("GET")) &&
+        route_info[hit].role > API_ROLE_VIEWER && s->app.disp.leading &&
+        !s->app.disp.leading(s->app.disp.ud)) {
+        add_header(req, H2O_TOKEN_RETRY_AFTER, "5");
+        send_fail(req, 503, "NotLeader",
+                  "this musterd is a follower: send changes to the leader (it holds the "
+                  "Lease); nothing was changed");
+        return;
+    }
     route_fn[hit](&c);
 }
 

@@ -77,6 +77,8 @@ struct api_dispatcher {
     /* After a queue was created, changed or deleted through the API (the store and the engine
      * already hold the change): parked bindings naming it may now wait in it. */
     void (*queues_changed)(void *ud, const char *name);
+    /* 0 while this musterd is a follower (leader election): changes are refused with 503. */
+    int (*leading)(void *ud);
 };
 
 struct api_ctx {

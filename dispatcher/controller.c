@@ -171,7 +171,7 @@ struct lwrite {
 };
 
 enum lw_kind { LW_NEW, LW_ADMIT, LW_DISPATCHED, LW_RUNNING, LW_RELEASE, LW_ROLLBACK_OLD,
-               LW_ROLLBACK_NEW, LW_REPLACE_OLD, LW_ADOPT };
+               LW_ROLLBACK_NEW, LW_REPLACE_OLD, LW_ADOPT, LW_ADOPT_ROW };
 
 struct request_ctx {
     struct ctl *c;
@@ -944,7 +944,8 @@ static void ledger_flush(struct ctl *c)
                 }
             }
             break;
-        case LW_ADOPT: {
+        case LW_ADOPT:
+        case LW_ADOPT_ROW: {
             b->ledger_id = rows[i].id;
             queue_idmap_put(&c->byid, (uint64_t)b->ledger_id, b);
             struct queue_entry_spec es = {.id = (uint64_t)b->ledger_id,
@@ -2365,7 +2366,30 @@ static void reconcile_row(struct ctl *c, struct live_row *r)
     switch (st) {
     case B_PENDING: {
         int clean = sched == 1 && (!b->assign || rb_nclusters(rb) == 0) && !has_objects(c, b);
-        if (!clean) {
+        if (!clean && sched != 1 && rb_nclusters(rb) > 0 && b->not_before == 0) {
+            /* Dispatched on the hub while this row says pending: another replica's decision
+             * (a database that was not the leader's), not a rollback of ours (those carry a
+             * back-off). Adopted as it stands rather than pulled from a running gang. */
+            engine_forget(c, b);
+            shares_from_json(b, jpath(rb, "spec", "clusters"));
+            if (!b->assign)
+                b->nshares = 0;
+            struct lwrite *w = lw_add(c, b, LW_ADOPT_ROW, "dispatched");
+            if (!w) {
+                fatal(c, "out of memory");
+                return;
+            }
+            int64_t now = now_ms(c);
+            b->admitted_at = b->dispatched_at = now;
+            w->row.id = b->ledger_id;
+            clusters_text(b, w->clusters, sizeof w->clusters);
+            w->row.clusters = w->clusters;
+            w->row.admitted_at = now;
+            w->row.dispatched_at = now;
+            snprintf(w->reason, sizeof w->reason, "adopted from the hub at start-up");
+            w->row.reason = w->reason;
+            set_state(c, b, B_DISPATCHED);
+        } else if (!clean) {
             engine_forget(c, b);
             undo_start(c, b);
         } else if (b->not_before > now_ms(c)) {
@@ -2807,6 +2831,11 @@ static json_object *hook_clusters(void *ud)
     return arr;
 }
 
+static int hook_leading(void *ud)
+{
+    return ((struct ctl *)ud)->leading;
+}
+
 static int hook_synced(void *ud)
 {
     return ((struct ctl *)ud)->reconciled;
@@ -2832,7 +2861,8 @@ void ctl_api_hooks(struct ctl *c, struct api_dispatcher *out)
                                    .binding_reason = hook_reason,
                                    .clusters = hook_clusters,
                                    .hub_synced = hook_synced,
-                                   .queues_changed = hook_queues_changed};
+                                   .queues_changed = hook_queues_changed,
+                                   .leading = hook_leading};
 }
 
 /* ---- life ---- */
