@@ -8,6 +8,7 @@
 
 #include "dispatcher/metrics.h"
 #include "dispatcher/resjson.h"
+#include "dispatcher/webhook.h"
 #include "queue/errors.h"
 #include "queue/mem.h"
 #include "schema/openapi.h"
@@ -621,6 +622,8 @@ struct api_server {
     int port;
     size_t nconns;
     int closing, listener_closed, degraded;
+    int webhook_insecure;                            /* serve the webhook without TLS (tests) */
+    uint64_t webhook_reviews[DISP_WEBHOOK_VERDICTS]; /* muster_webhook_reviews_total */
     struct api_conn reserve; /* takes a connection to drop it when allocation fails */
     int reserve_busy;
     void (*close_cb)(void *ud);
@@ -1993,6 +1996,35 @@ static void handle_readyz(struct api_call *c)
     send_text(c->req, 200, "text/plain; charset=utf-8", H2O_STRLIT("ok\n"));
 }
 
+/* The admission webhook: no token (the apiserver authenticates us by the certificate it was
+ * given in caBundle, and the answer is a pure function of the request). Cleartext is refused
+ * unless the test-only option asked for it: the apiserver calls webhooks over HTTPS only, so a
+ * cleartext caller is never the apiserver. */
+static void handle_webhook(struct api_call *c)
+{
+    struct api_server *s = c->srv;
+    if (!s->ssl_ctx && !s->webhook_insecure) {
+        send_fail(c->req, 404, "NotFound",
+                  "the admission webhook is served over TLS only: start musterd with "
+                  "--tls-cert-file and --tls-private-key-file");
+        return;
+    }
+    json_object *out = NULL;
+    enum disp_webhook_verdict v;
+    char err[256];
+    int rc =
+        disp_webhook_review(c->req->entity.base, c->req->entity.len, &out, &v, err, sizeof(err));
+    s->webhook_reviews[v < DISP_WEBHOOK_VERDICTS ? v : DISP_WEBHOOK_INVALID]++;
+    if (rc == MUSTER_ENOMEM)
+        send_json(c->req, 500, NULL);
+    else if (rc)
+        send_fail(c->req, rc == MUSTER_ELIMIT ? 413 : 400,
+                  rc == MUSTER_ELIMIT ? "RequestEntityTooLarge" : "BadRequest",
+                  "admission review: %s", err);
+    else
+        send_json(c->req, 200, out);
+}
+
 static void handle_openapi(struct api_call *c)
 {
     send_text(c->req, 200, "application/json", schema_openapi_json, schema_openapi_json_len);
@@ -2114,6 +2146,13 @@ static void handle_metrics(struct api_call *c)
         for (size_t i = 0; i < NACTIONS; i++)
             disp_metrics_text_printf(&b, "muster_audit_writes_total{action=\"%s\"} %" PRIu64 "\n",
                                      audit_actions[i], s->audit_writes[i]);
+        disp_metrics_text_family(
+            &b, "muster_webhook_reviews_total", "counter",
+            "AdmissionReviews answered by the ResourceBinding webhook, by result.");
+        for (int i = 0; i < DISP_WEBHOOK_VERDICTS; i++)
+            disp_metrics_text_printf(
+                &b, "muster_webhook_reviews_total{result=\"%s\"} %" PRIu64 "\n",
+                disp_webhook_verdict_name((enum disp_webhook_verdict)i), s->webhook_reviews[i]);
         /* The dispatcher's own families follow the queue gauges (docs/metrics.md). */
         if (s->app.metrics && !b.bad &&
             disp_metrics_render(s->app.metrics, &b.p, &b.len, &b.cap) != 0)
@@ -2146,6 +2185,7 @@ static const struct api_route_info route_info[] = {
     {"GET", "/api/v1/audit", API_ROLE_ADMIN},
     {"GET", "/api/v1/bindings", API_ROLE_VIEWER},
     {"GET", "/api/v1/bindings/{namespace}/{name}", API_ROLE_VIEWER},
+    {"POST", DISP_WEBHOOK_PATH, API_ROLE_NONE},
 };
 #define NROUTES (sizeof(route_info) / sizeof(route_info[0]))
 
@@ -2154,7 +2194,7 @@ static void (*const route_fn[])(struct api_call *c) = {
     handle_healthz,     handle_readyz,       handle_metrics,    handle_openapi,
     handle_queue_list,  handle_queue_create, handle_queue_get,  handle_queue_replace,
     handle_queue_patch, handle_queue_delete, handle_audit_list, handle_binding_list,
-    handle_binding_get,
+    handle_binding_get, handle_webhook,
 };
 _Static_assert(sizeof(route_fn) / sizeof(route_fn[0]) == NROUTES, "one handler per route");
 
@@ -2409,10 +2449,12 @@ static void serve(struct api_server *s, h2o_req_t *req, const char **route)
                       strlen(route_info[i].method)))
             hit = i;
     }
-    /* Probes are exempt: a busy client must not get the pod restarted. */
+    /* Probes are exempt: a busy client must not get the pod restarted. So is the webhook: the
+     * apiserver calls it from a few addresses for every RB created, thousands a second at
+     * peak, and a 429 there would fail RB creation (failurePolicy: Fail). */
     uint64_t retry_s = 0;
     if (strcmp(*route, "/healthz") != 0 && strcmp(*route, "/readyz") != 0 &&
-        rate_take(s, req, &retry_s)) {
+        strcmp(*route, DISP_WEBHOOK_PATH) != 0 && rate_take(s, req, &retry_s)) {
         char ra[24];
         snprintf(ra, sizeof(ra), "%" PRIu64, retry_s);
         add_header(req, H2O_TOKEN_RETRY_AFTER, ra);
@@ -2653,6 +2695,7 @@ int api_server_start(uv_loop_t *loop, const struct api_options *opt, struct api_
     s->reserve.srv = s;
     s->rate_per_s = opt->rate_per_s ? opt->rate_per_s : API_RATE_PER_S_DEFAULT;
     s->rate_burst = opt->rate_burst ? opt->rate_burst : API_RATE_BURST_DEFAULT;
+    s->webhook_insecure = opt->webhook_insecure;
     int rc = 0;
     if (opt->token_file)
         rc = tokens_load(opt->token_file, &s->tokens, &s->ntokens, err, errcap);

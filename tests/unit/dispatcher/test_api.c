@@ -1206,6 +1206,8 @@ static const struct call matrix[] = {
     {"GET", "/api/v1/clusters", NULL, NULL, {401, 501, 501, 501}},
     {"GET", "/api/v1/events", NULL, NULL, {401, 501, 501, 501}},
     {"GET", "/metrics", NULL, NULL, {200, 200, 200, 200}},
+    /* No token, whoever calls; over cleartext it is not served at all (the HTTPS test). */
+    {"POST", "/admission/resourcebindings", "{}", NULL, {404, 404, 404, 404}},
 };
 
 static void body_authz_matrix(struct srv *s)
@@ -1494,10 +1496,54 @@ static CURLcode tls_http(struct srv *s, const char *scheme, const char *method, 
     return rc;
 }
 
+/* The admission webhook over HTTPS, as the apiserver calls it: no token, HTTP/2 by ALPN. */
+static void webhook_over_tls(struct srv *s)
+{
+    char path[1024];
+    const char *src = getenv("MUSTER_SOURCE_DIR");
+    snprintf(path, sizeof(path), "%s/tests/fixtures/webhook/create-job-suspended.json",
+             src ? src : ".");
+    struct json_object *review = json_object_from_file(path);
+    REQUIRE(review != NULL);
+    struct resp r;
+    long st, ver;
+    CU_ASSERT_EQUAL(tls_http(s, "https", "POST", "/admission/resourcebindings", NULL, NULL,
+                             json_object_to_json_string(review), (long)CURL_HTTP_VERSION_2TLS,
+                             &st, &ver, &r),
+                    CURLE_OK);
+    CU_ASSERT_EQUAL(st, 200);
+    CU_ASSERT_EQUAL(ver, (long)CURL_HTTP_VERSION_2_0);
+    struct json_object *resp = NULL, *req = NULL;
+    REQUIRE(r.json && json_object_object_get_ex(r.json, "response", &resp));
+    REQUIRE(json_object_object_get_ex(review, "request", &req));
+    CU_ASSERT_STRING_EQUAL(jstr(resp, "uid"), jstr(req, "uid"));
+    CU_ASSERT_STRING_EQUAL(jstr(resp, "patchType"), "JSONPatch");
+    /* base64 of [{"op":"add","path":"/spec/suspension/scheduling","value":true}] */
+    CU_ASSERT_STRING_EQUAL(jstr(resp, "patch"),
+                           "W3sib3AiOiJhZGQiLCJwYXRoIjoiL3NwZWMvc3VzcGVuc2lvbi9zY2hlZHVsaW5nIiwi"
+                           "dmFsdWUiOnRydWV9XQ==");
+    resp_free(&r);
+    json_object_put(review);
+    /* A malformed review: 400 with a JSON error saying what is wrong. */
+    tls_http(s, "https", "POST", "/admission/resourcebindings", NULL, NULL,
+             "{\"apiVersion\":\"admission.k8s.io/v1\",\"kind\":\"AdmissionReview\"}",
+             (long)CURL_HTTP_VERSION_1_1, &st, &ver, &r);
+    CU_ASSERT_EQUAL(st, 400);
+    CU_ASSERT(r.json && strstr(jstr(r.json, "message"), "request is missing") != NULL);
+    resp_free(&r);
+    /* Answered reviews are counted by result. */
+    tls_http(s, "https", "GET", "/metrics", NULL, NULL, NULL, (long)CURL_HTTP_VERSION_1_1, &st,
+             &ver, &r);
+    CU_ASSERT(r.body && strstr(r.body, "muster_webhook_reviews_total{result=\"held\"} 1\n"));
+    CU_ASSERT(r.body && strstr(r.body, "muster_webhook_reviews_total{result=\"invalid\"} 1\n"));
+    resp_free(&r);
+}
+
 static void body_tls(struct srv *s)
 {
     struct resp r;
     long st, ver;
+    webhook_over_tls(s);
     /* HTTPS with the CA: HTTP/2 by ALPN when asked for, HTTP/1.1 otherwise. */
     CU_ASSERT_EQUAL(tls_http(s, "https", "GET", "/healthz", NULL, NULL, NULL,
                              (long)CURL_HTTP_VERSION_2TLS, &st, &ver, &r),
@@ -1838,9 +1884,10 @@ static void body_rate_limit(struct srv *s)
     resp_free(&r);
     /* Before authentication too: a flood of bad tokens is limited the same way. */
     expect(s, "GET", "/api/v1/queues", NULL, NULL, NULL, 429);
-    /* Probes are exempt. */
+    /* Probes are exempt, and so is the webhook (here on cleartext: 404, not 429). */
     expect(s, "GET", "/healthz", NULL, NULL, NULL, 200);
     expect(s, "GET", "/readyz", NULL, NULL, NULL, 200);
+    expect(s, "POST", "/admission/resourcebindings", NULL, "{}", NULL, 404);
     /* The bucket refills: after a second there is a token again. */
     uv_sleep(1100);
     expect(s, "GET", "/api/v1/queues/default", TOK_VIEWER, NULL, NULL, 200);
