@@ -43,6 +43,7 @@ struct env {
 };
 
 static struct env *cur;
+static const char *access_log; /* the next env_start's hub logs every request here */
 
 static void on_started(void *ud)
 {
@@ -81,8 +82,9 @@ static void env_start(struct env *e, unsigned latency_ms)
     fclose(f);
     CU_ASSERT_EQUAL_FATAL(uv_loop_init(&e->loop), 0);
     uv_timer_init(&e->loop, &e->tick);
-    struct sim_hub_config hc = {.server = {.host = "127.0.0.1", .fault_latency_ms = latency_ms},
-                                .scenario = e->scenario};
+    struct sim_hub_config hc = {
+        .server = {.host = "127.0.0.1", .fault_latency_ms = latency_ms, .access_log = access_log},
+        .scenario = e->scenario};
     char err[512] = "";
     int rc = sim_hub_start(&e->loop, &hc, &e->hub, err, sizeof(err));
     if (rc)
@@ -252,8 +254,13 @@ static int a_stopped(struct env *e)
 
 static void test_one_acquires(void)
 {
+    char log[512];
+    test_tmp_path(log, sizeof(log), "leader-access.log");
+    remove(log);
+    access_log = log;
     struct env e;
     env_start(&e, 0);
+    access_log = NULL;
     CU_ASSERT_EQUAL(disp_leader_start(e.c[0].el), 0);
     CU_ASSERT_EQUAL(disp_leader_start(e.c[0].el), MUSTER_EINVAL);
     CU_ASSERT_FATAL(run_until(&e, a_leads, 2000));
@@ -283,6 +290,29 @@ static void test_one_acquires(void)
     json_object_put(l2);
     env_stop(&e);
     CU_ASSERT_EQUAL(e.c[0].stops, 1); /* close ends leadership */
+
+    /* Every request the electors made is one deploy/karmada/rbac.yaml grants: leases get
+     * (GET), create (POST to the collection) and update (PUT), in muster-system. */
+    FILE *f = fopen(log, "r");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    char line[2048];
+    int n = 0;
+    const char *coll = "/apis/coordination.k8s.io/v1/namespaces/muster-system/leases";
+    while (fgets(line, sizeof(line), f)) {
+        char method[16] = "", path[1024] = "";
+        const char *q = strchr(line, '"');
+        CU_ASSERT_FATAL(q && sscanf(q + 1, "%15s %1023s", method, path) == 2);
+        int get_or_put = (strcmp(method, "GET") == 0 || strcmp(method, "PUT") == 0) &&
+                         strcmp(path, LEASE_PATH) == 0;
+        int post = strcmp(method, "POST") == 0 && strcmp(path, coll) == 0;
+        if (!get_or_put && !post)
+            fprintf(stderr, "request outside the ClusterRole: %s %s\n", method, path);
+        CU_ASSERT(get_or_put || post);
+        n++;
+    }
+    fclose(f);
+    CU_ASSERT(n > 10);
+    remove(log);
 }
 
 static void test_two_one_leads(void)
