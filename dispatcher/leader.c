@@ -394,16 +394,17 @@ static void on_release_write(int err, const struct kube_response *resp, void *ud
 static void release_continue(struct disp_leader *l)
 {
     uv_timer_stop(&l->bound);
-    json_object *body = l->release_write && l->lease && strcmp(l->holder, l->identity) == 0
-                            ? claim(l, l->lease, 1)
-                            : NULL;
+    int do_write = l->release_write && l->lease && strcmp(l->holder, l->identity) == 0;
+    json_object *body = do_write ? claim(l, l->lease, 1) : NULL;
     l->release_err = 0;
     if (body && lease_send(l, KUBE_UPDATE, l->obj_path, body, on_release_write) == 0) {
         json_object_put(body);
         return;
     }
-    if (body)
-        l->release_err = MUSTER_ECANCELED; /* the client refused: it is closing */
+    /* Nothing to write (we did not hold it), or we could not: out of memory, or the client
+     * refused because it is closing. The caller learns which; the lease then expires. */
+    if (do_write)
+        l->release_err = body ? MUSTER_ECANCELED : MUSTER_ENOMEM;
     json_object_put(body);
     uv_timer_start(&l->retry, on_retry, 0, 0);
 }

@@ -479,6 +479,60 @@ static void test_conflict_on_update(void)
     conflict_case(1);
 }
 
+static int has_attempted(struct env *e)
+{
+    struct disp_leader_stats st;
+    disp_leader_stats(e->c[0].el, &st);
+    return st.attempts > 0;
+}
+
+/* A release that waits for a request in flight, then a close before it finishes: the release's
+ * callback runs once, with MUSTER_ECANCELED, and everything is freed (the loop closes clean). */
+static void test_close_during_release(void)
+{
+    struct env e;
+    env_start(&e, 50); /* every response 50 ms late: the first GET is still in flight */
+    disp_leader_start(e.c[0].el);
+    CU_ASSERT_FATAL(run_until(&e, has_attempted, 1000));
+    released = 0;
+    release_err = 1;
+    CU_ASSERT_EQUAL(disp_leader_release(e.c[0].el, on_released, NULL), 0);
+    disp_leader_close(e.c[0].el, on_el_closed, &e.c[0]);
+    CU_ASSERT_EQUAL(released, 0); /* not from inside close */
+    env_stop(&e);
+    CU_ASSERT_EQUAL(released, 1);
+    CU_ASSERT_EQUAL(release_err, MUSTER_ECANCELED);
+    CU_ASSERT_EQUAL(e.c[0].starts, 0);
+}
+
+/* Each allocation of disp_leader_new fails in turn: MUSTER_ENOMEM, nothing left behind. */
+static void test_alloc_failure(void)
+{
+    uv_loop_t loop;
+    uv_loop_init(&loop);
+    struct kube_config cfg;
+    memset(&cfg, 0, sizeof(cfg));
+    const char *kc = "apiVersion: v1\nkind: Config\n"
+                     "clusters: [{name: s, cluster: {server: \"http://127.0.0.1:1\"}}]\n"
+                     "contexts: [{name: s, context: {cluster: s, user: s}}]\n"
+                     "current-context: s\nusers: [{name: s, user: {}}]\n";
+    char err[256];
+    CU_ASSERT_EQUAL_FATAL(kube_config_parse(&cfg, kc, strlen(kc), "x", NULL, err, sizeof(err)), 0);
+    struct kube_client *client;
+    CU_ASSERT_EQUAL_FATAL(kube_client_new(&loop, &cfg, NULL, &client), 0);
+    struct disp_leader_options o = {0};
+    struct disp_leader *l = NULL;
+    muster_mem_fail_after(0);
+    int rc = disp_leader_new(&loop, client, &o, &l, err, sizeof(err));
+    muster_mem_fail_after(-1);
+    CU_ASSERT_EQUAL(rc, MUSTER_ENOMEM);
+    CU_ASSERT_PTR_NULL(l);
+    kube_client_close(client, NULL, NULL);
+    uv_run(&loop, UV_RUN_DEFAULT);
+    CU_ASSERT_EQUAL(uv_loop_close(&loop), 0);
+    kube_config_close(&cfg);
+}
+
 static void test_bad_options(void)
 {
     uv_loop_t loop;
@@ -526,6 +580,8 @@ static CU_TestInfo tests[] = {
     {"release while not leading writes nothing", test_release_not_leading},
     {"a 409 on create is not leadership", test_conflict_on_create},
     {"a 409 on update is not leadership", test_conflict_on_update},
+    {"close while a release waits: its callback runs, cancelled", test_close_during_release},
+    {"allocation failure in disp_leader_new", test_alloc_failure},
     {"options: durations in order, whole seconds, defaults", test_bad_options},
     CU_TEST_INFO_NULL,
 };
