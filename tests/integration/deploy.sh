@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # deploy/: `kubectl kustomize deploy/` renders; the rendered objects are applied to muster-sim
 # with `kubectl apply --validate=false` (twice: the second apply changes nothing) and read back
-# with jsonpath: the kinds, the ClusterRole's rules exactly, the Deployment's probes, security
+# with jsonpath: the kinds, the ClusterRole's rules exactly (and that they grant every request of
+# tests/fixtures/rbac/requests.log, checked by rbac_check.sh), the Deployment's probes, security
 # context, resources and flags, the webhook's policy and selectors, and that the Secrets are
 # templates. Then the sample PropagationPolicy. Shell and kubectl only: CI is a fresh Debian 12
 # without python3 or jq.
@@ -76,6 +77,24 @@ events.k8s.io|events|create
 EOF
 )
 expect "$rules" "$want" "ClusterRole rules"
+# The rules cover every request the dispatch loop makes (tests/fixtures/rbac/requests.log) and
+# refuse what musterd must never do.
+CHECK=$(dirname "$0")/rbac_check.sh
+printf '%s\n' "$rules" >"$TMP/rules"
+"$CHECK" "$SRC/tests/fixtures/rbac/requests.log" "$TMP/rules" >"$TMP/rbac.out" ||
+    fail "requests outside the ClusterRole: $(cat "$TMP/rbac.out")"
+L='127.0.0.1 - - [22/Nov/2026:03:00:00 +0000] "'
+for r in "DELETE /apis/work.karmada.io/v1alpha2/namespaces/ml/resourcebindings/x" \
+    "PUT /apis/work.karmada.io/v1alpha1/namespaces/karmada-es-a/works/w" \
+    "GET /api/v1/namespaces/muster-system/secrets/muster-token" \
+    "PATCH /apis/coordination.k8s.io/v1/namespaces/muster-system/leases/musterd" \
+    "DELETE /apis/work.karmada.io/v1alpha1/namespaces/karmada-es-a/works"; do
+    printf '%s%s HTTP/1.1" 200 1 "-" "x"\n' "$L" "$r" >"$TMP/one.log"
+    if "$CHECK" "$TMP/one.log" "$TMP/rules" >"$TMP/rbac.out"; then
+        fail "rbac_check.sh let through: $r"
+    fi
+    grep -q "^not granted: " "$TMP/rbac.out" || fail "rbac_check.sh on $r: $(cat "$TMP/rbac.out")"
+done
 expect "$(k get clusterrolebinding muster -o jsonpath='{.roleRef.kind}/{.roleRef.name} {.subjects[0].kind}/{.subjects[0].namespace}/{.subjects[0].name}')" \
     "ClusterRole/muster ServiceAccount/muster-system/muster" "ClusterRoleBinding"
 
