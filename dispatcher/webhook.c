@@ -207,13 +207,15 @@ int disp_webhook_review(const char *body, size_t len, json_object **out,
     }
     /* Only v1: the manifest lists admissionReviewVersions ["v1"], so another version is a
      * misconfiguration worth a loud refusal rather than a guess at v1beta1's differences. */
-    if (!(s = need_str(rv, "apiVersion", "review", err, errcap)))
+    s = need_str(rv, "apiVersion", "review", err, errcap);
+    if (!s)
         goto done;
     if (!same(s, "admission.k8s.io/v1")) {
         fail(err, errcap, 0, "apiVersion is \"%.64s\": only admission.k8s.io/v1 is served", s);
         goto done;
     }
-    if (!(s = need_str(rv, "kind", "review", err, errcap)))
+    s = need_str(rv, "kind", "review", err, errcap);
+    if (!s)
         goto done;
     if (!same(s, "AdmissionReview")) {
         fail(err, errcap, 0, "kind is \"%.64s\": expected AdmissionReview", s);
@@ -251,19 +253,20 @@ int disp_webhook_review(const char *body, size_t len, json_object **out,
     json_object *gvk = member(req, "kind");
     const char *group = gvk ? str(gvk, "group") : NULL, *version = gvk ? str(gvk, "version") : NULL,
                *kind = gvk ? str(gvk, "kind") : NULL;
+    int is_rb = gvk ? same(group, "work.karmada.io") && same(version, "v1alpha2") &&
+                          same(kind, "ResourceBinding")
+                    : same(str(obj, "apiVersion"), "work.karmada.io/v1alpha2") &&
+                          same(str(obj, "kind"), "ResourceBinding");
     if (!is_create)
         *verdict = DISP_WEBHOOK_SKIP_OPERATION;
-    else if (gvk ? !(same(group, "work.karmada.io") && same(version, "v1alpha2") &&
-                     same(kind, "ResourceBinding"))
-                 : !(same(str(obj, "apiVersion"), "work.karmada.io/v1alpha2") &&
-                     same(str(obj, "kind"), "ResourceBinding")))
-        /* A webhook configuration edited to send other objects: never touch them. */
+    else if (!is_rb) /* a configuration edited to send other objects: never touch them */
         *verdict = DISP_WEBHOOK_SKIP_RESOURCE;
-    else if ((*verdict = disp_webhook_rb_verdict(obj)) == DISP_WEBHOOK_HELD) {
-        /* The kind is known, so spec.resource and thereby spec are objects: the only failure
-         * left in disp_rbpatch_webhook_hold is out of memory. */
+    else
+        *verdict = disp_webhook_rb_verdict(obj);
+    /* The kind is known when HELD, so spec.resource and thereby spec are objects: the only
+     * failure left in disp_rbpatch_webhook_hold is out of memory. */
+    if (*verdict == DISP_WEBHOOK_HELD)
         rc = disp_rbpatch_webhook_hold(obj, &patch);
-    }
     if (!rc)
         rc = answer(uid, patch, out);
     json_object_put(patch);
