@@ -381,6 +381,7 @@ static void on_release_write(int err, const struct kube_response *resp, void *ud
     struct disp_leader *l = ud;
     (void)resp;
     l->call = NULL;
+    uv_timer_stop(&l->bound);
     if (l->closing) {
         maybe_free(l);
         return;
@@ -399,6 +400,9 @@ static void release_continue(struct disp_leader *l)
     l->release_err = 0;
     if (body && lease_send(l, KUBE_UPDATE, l->obj_path, body, on_release_write) == 0) {
         json_object_put(body);
+        /* Bounded like an attempt, so a release always ends well within a pod's grace period
+         * (the kube client's own timeout is 30 s). */
+        uv_timer_start(&l->bound, on_bound, l->renew_ms, 0);
         return;
     }
     /* Nothing to write (we did not hold it), or we could not: out of memory, or the client

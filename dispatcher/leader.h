@@ -75,8 +75,10 @@ void disp_leader_stats(const struct disp_leader *l, struct disp_leader_stats *ou
  * campaigning; if leading, ends leadership (on_stopped_leading runs first, synchronously) and
  * writes the lease with holderIdentity "" and leaseDurationSeconds 1 (client-go's
  * ReleaseOnCancel), waiting for a renewal in flight first, so a follower takes over at its next
- * retry. Then cb(ud, err) runs once from the loop: err 0, or the write's MUSTER_* code
- * (MUSTER_ECONFLICT: someone else had already taken the lease). Not leading: cb(ud, 0) without a
+ * retry. Then cb(ud, err) runs once from the loop, at most about two renew deadlines later
+ * (the renewal in flight and the write are each cancelled after one): err 0, or the write's
+ * MUSTER_* code (MUSTER_ECONFLICT: someone else had already taken the lease; MUSTER_ECANCELED:
+ * the hub did not answer in time). Not leading: cb(ud, 0) without a
  * write. The elector stays stopped; free it with disp_leader_close. Returns 0, or MUSTER_EINVAL
  * when a release or close is already under way (cb never runs then). */
 int disp_leader_release(struct disp_leader *l, void (*cb)(void *ud, int err), void *ud);

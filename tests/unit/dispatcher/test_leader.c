@@ -505,6 +505,76 @@ static void test_close_during_release(void)
     CU_ASSERT_EQUAL(e.c[0].starts, 0);
 }
 
+/* A listener that accepts connections and never answers: a hub that hangs. */
+struct blackhole {
+    uv_tcp_t listener;
+    uv_tcp_t conns[4];
+    int nconns;
+    int port;
+};
+
+static void on_blackhole_conn(uv_stream_t *l, int status)
+{
+    struct blackhole *b = l->data;
+    if (status != 0 || b->nconns == 4)
+        return;
+    uv_tcp_t *c = &b->conns[b->nconns];
+    uv_tcp_init(l->loop, c);
+    if (uv_accept(l, (uv_stream_t *)c) == 0)
+        b->nconns++;
+    else
+        uv_close((uv_handle_t *)c, NULL);
+}
+
+static void blackhole_start(uv_loop_t *loop, struct blackhole *b)
+{
+    memset(b, 0, sizeof(*b));
+    struct sockaddr_in a;
+    uv_ip4_addr("127.0.0.1", 0, &a);
+    uv_tcp_init(loop, &b->listener);
+    b->listener.data = b;
+    CU_ASSERT_EQUAL_FATAL(uv_tcp_bind(&b->listener, (struct sockaddr *)&a, 0), 0);
+    CU_ASSERT_EQUAL_FATAL(uv_listen((uv_stream_t *)&b->listener, 8, on_blackhole_conn), 0);
+    struct sockaddr_in got;
+    int len = sizeof(got);
+    uv_tcp_getsockname(&b->listener, (struct sockaddr *)&got, &len);
+    b->port = ntohs(got.sin_port);
+}
+
+static void blackhole_stop(struct blackhole *b)
+{
+    uv_close((uv_handle_t *)&b->listener, NULL);
+    for (int i = 0; i < b->nconns; i++)
+        uv_close((uv_handle_t *)&b->conns[i], NULL);
+}
+
+/* A release against a hub that hangs still calls back within the renew deadline (cancelled),
+ * well inside a pod's grace period. */
+static void test_release_bounded(void)
+{
+    struct env e;
+    env_start(&e, 0);
+    disp_leader_start(e.c[0].el);
+    CU_ASSERT_FATAL(run_until(&e, a_leads, 2000));
+    struct blackhole b;
+    blackhole_start(&e.loop, &b);
+    char url[64];
+    snprintf(url, sizeof(url), "http://127.0.0.1:%d", b.port);
+    /* Wait for the renewal in flight (if any) to end, then cut A over to the black hole. */
+    run_until(&e, NULL, 50);
+    e.saved_server = e.cfg[0].server;
+    e.cfg[0].server = muster_strdup(url);
+    released = 0;
+    release_err = 1;
+    uint64_t at = uv_now(&e.loop);
+    CU_ASSERT_EQUAL(disp_leader_release(e.c[0].el, on_released, NULL), 0);
+    CU_ASSERT_FATAL(run_until(&e, is_released, 2 * RENEW_MS + SLOP_MS));
+    CU_ASSERT(uv_now(&e.loop) - at <= 2 * RENEW_MS + SLOP_MS);
+    CU_ASSERT_EQUAL(release_err, MUSTER_ECANCELED);
+    blackhole_stop(&b);
+    env_stop(&e);
+}
+
 /* Each allocation of disp_leader_new fails in turn: MUSTER_ENOMEM, nothing left behind. */
 static void test_alloc_failure(void)
 {
@@ -581,6 +651,7 @@ static CU_TestInfo tests[] = {
     {"a 409 on create is not leadership", test_conflict_on_create},
     {"a 409 on update is not leadership", test_conflict_on_update},
     {"close while a release waits: its callback runs, cancelled", test_close_during_release},
+    {"a release against a hung hub ends within the renew deadline", test_release_bounded},
     {"allocation failure in disp_leader_new", test_alloc_failure},
     {"options: durations in order, whole seconds, defaults", test_bad_options},
     CU_TEST_INFO_NULL,
