@@ -6,14 +6,24 @@
 # context, resources and flags, the webhook's policy and selectors, and that the Secrets are
 # templates. Then the sample PropagationPolicy. Shell and kubectl only: CI is a fresh Debian 12
 # without python3 or jq.
-# Usage: deploy.sh PATH/TO/muster-sim SOURCE_DIR
+# With a musterd binary as third argument it also runs musterd against a muster-sim that logs
+# every request (--access-log), lets it dispatch and release a Deployment, stops it with SIGTERM
+# (exit 0), and checks with rbac_check.sh that the ClusterRole grants every request it made.
+# Usage: deploy.sh PATH/TO/muster-sim SOURCE_DIR [PATH/TO/musterd]
 set -euo pipefail
 
 SIM=$1
 SRC=$2
+MUSTERD=${3:-}
 NAME=deploy
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
+MD_PID=
+stop_all() {
+    if [ -n "$MD_PID" ]; then kill -KILL "$MD_PID" 2>/dev/null || true; fi
+    cleanup
+}
+trap stop_all EXIT
 
 k() { kubectl --request-timeout=10s "$@"; }
 
@@ -153,5 +163,44 @@ k apply --validate=false -f "$SRC/deploy/samples/propagationpolicy.yaml" >/dev/n
     fail "sample PropagationPolicy"
 expect "$(k -n ml-team get pp volcano-jobs -o jsonpath='{.spec.schedulerName} {.spec.resourceSelectors[0].kind}')" \
     "muster Job" "sample PropagationPolicy"
+
+# --- the requests musterd really makes are the ones the ClusterRole grants ---
+if [ -n "$MUSTERD" ]; then
+    kill -TERM "$SIM_PID" 2>/dev/null || true
+    wait "$SIM_PID" 2>/dev/null || true
+    "$SIM" --listen 127.0.0.1:0 --scenario "$SRC/deploy/scenarios/demo.yaml" \
+        --access-log "$TMP/access.log" >"$TMP/sim.out" 2>"$TMP/sim.err" &
+    SIM_PID=$!
+    wait_port "$TMP/sim.out" http
+    cat >"$KUBECONFIG" <<YAML
+apiVersion: v1
+kind: Config
+clusters: [{name: sim, cluster: {server: "$BASE"}}]
+contexts: [{name: sim, context: {cluster: sim, user: sim, namespace: team-vision}}]
+current-context: sim
+users: [{name: sim, user: {}}]
+YAML
+    "$MUSTERD" --kubeconfig "$KUBECONFIG" --db "$TMP/muster.db" --listen 127.0.0.1:0 \
+        >"$TMP/musterd.out" 2>"$TMP/musterd.err" &
+    MD_PID=$!
+    k create -f "$SRC/tests/fixtures/sim/deploy-train.yaml" >/dev/null
+    for _ in $(seq 100); do
+        [ "$(k get rb train-deployment -o jsonpath='{.status.conditions[?(@.type=="Scheduled")].status}' 2>/dev/null)" = True ] && break
+        sleep 0.1
+    done
+    expect "$(k get rb train-deployment -o jsonpath='{.status.conditions[?(@.type=="Scheduled")].status}')" \
+        True "musterd dispatched the Deployment"
+    k delete deployment train >/dev/null
+    sleep 1
+    kill -TERM "$MD_PID"
+    rc=0
+    wait "$MD_PID" || rc=$?
+    MD_PID=
+    expect "$rc" 0 "musterd exit status after SIGTERM ($(tail -3 "$TMP/musterd.err"))"
+    grep '"musterd"$' "$TMP/access.log" >"$TMP/musterd-requests.log" || true
+    [ -s "$TMP/musterd-requests.log" ] || fail "no request from musterd in the access log"
+    "$CHECK" "$TMP/musterd-requests.log" "$TMP/rules" >"$TMP/rbac.out" ||
+        fail "musterd made requests outside the ClusterRole: $(cat "$TMP/rbac.out")"
+fi
 
 echo "deploy: ok"
