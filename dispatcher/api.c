@@ -709,6 +709,19 @@ static int load_row_cb(void *ud, const struct store_queue *q)
     return rc;
 }
 
+int api_server_reload(struct api_server *s, struct queue_tree *t)
+{
+    for (size_t i = 0; i < s->nrows; i++)
+        qrow_close(&s->rows[i]);
+    s->nrows = 0;
+    s->app.tree = t;
+    s->degraded = 0;
+    int rc = store_queue_foreach(s->app.store, load_row_cb, s);
+    if (rc)
+        s->degraded = 1; /* /readyz says so until a restart */
+    return rc;
+}
+
 /* ---- responses ---- */
 
 static void add_header(h2o_req_t *req, const h2o_token_t *tok, const char *v)

@@ -109,6 +109,11 @@ struct api_server;
 int api_server_start(uv_loop_t *loop, const struct api_options *opt, struct api_ctx *ctx,
                      struct api_server **out, char *err, size_t errcap);
 
+/* Points the server at a new engine t (rebuilt from the store by a new leader) and re-reads
+ * the queue rows it mirrors. Requests already answered are unaffected. 0, or the store's error
+ * (then /readyz reports the server degraded). */
+int api_server_reload(struct api_server *s, struct queue_tree *t);
+
 /* The port the server listens on (the ephemeral one when opt->port was 0). */
 int api_server_port(const struct api_server *s);
 

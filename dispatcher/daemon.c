@@ -6,6 +6,8 @@
 
 #include "dispatcher/demo.h"
 #include "dispatcher/events.h"
+#include "dispatcher/leader.h"
+#include "dispatcher/recovery.h"
 #include "dispatcher/metrics.h"
 #include "queue/errors.h"
 #include "queue/mem.h"
@@ -17,7 +19,7 @@
 struct daemon {
     const struct daemon_options *o;
     struct store *s;
-    struct queue_tree *t;
+    struct queue_tree **t;
     uv_loop_t loop;
     uv_signal_t sigint, sigterm;
     uv_timer_t stop_timer, summary;
@@ -30,6 +32,9 @@ struct daemon {
     struct disp_events *events;
     struct disp_metrics *metrics;
     struct disp_demo_gen *gen;
+    struct kube_client *lease_kube; /* its own client: renewals never wait behind dispatch */
+    struct disp_leader *el;
+    int leading, was_follower;
     FILE *out;
     int stopping, rc;
     uint64_t started;
@@ -50,11 +55,47 @@ static void api_closed(void *ud)
     (void)ud;
 }
 
-/* After the controller has let its requests finish and flushed the ledger: everything else
- * closes, and the loop ends once no handle is left. */
+static void close_rest(struct daemon *d);
+
+static void elector_closed(void *ud)
+{
+    struct daemon *d = ud;
+    if (d->lease_kube)
+        kube_client_close(d->lease_kube, NULL, NULL);
+    d->lease_kube = NULL;
+    close_rest(d);
+}
+
+static void lease_released(void *ud, int err)
+{
+    struct daemon *d = ud;
+    if (err)
+        fprintf(stderr, "musterd: releasing the Lease: %s (it expires by itself)\n",
+                muster_strerror(err));
+    else
+        fprintf(d->out, "musterd: Lease released\n");
+    disp_leader_close(d->el, elector_closed, d);
+    d->el = NULL;
+}
+
+/* After the controller has let its requests finish and flushed the ledger: the Lease is
+ * released (a follower takes over at its next retry), then everything else closes, and the
+ * loop ends once no handle is left. */
 static void ctl_stopped(void *ud)
 {
     struct daemon *d = ud;
+    if (d->el) {
+        if (disp_leader_release(d->el, lease_released, d) == 0)
+            return;
+        disp_leader_close(d->el, elector_closed, d);
+        d->el = NULL;
+        return;
+    }
+    close_rest(d);
+}
+
+static void close_rest(struct daemon *d)
+{
     if (d->api)
         api_server_close(d->api, api_closed, d);
     d->api = NULL;
@@ -103,10 +144,110 @@ static void on_stop_timer(uv_timer_t *h)
     begin_stop(h->data);
 }
 
+/* ---- leadership ---- */
+
+static const char *h_reason(void *ud, int64_t id)
+{
+    struct daemon *d = ud;
+    struct api_dispatcher h;
+    if (!d->ctl || !d->leading)
+        return NULL;
+    ctl_api_hooks(d->ctl, &h);
+    return h.binding_reason(h.ud, id);
+}
+
+static json_object *h_clusters(void *ud)
+{
+    struct daemon *d = ud;
+    struct api_dispatcher h;
+    if (!d->ctl)
+        return json_object_new_array();
+    ctl_api_hooks(d->ctl, &h);
+    return h.clusters(h.ud);
+}
+
+static int h_synced(void *ud)
+{
+    struct daemon *d = ud;
+    /* a follower is ready to serve reads */
+    return !d->leading || (d->ctl && ctl_synced(d->ctl));
+}
+
+static void h_queues_changed(void *ud, const char *name)
+{
+    struct daemon *d = ud;
+    struct api_dispatcher h;
+    if (!d->ctl)
+        return;
+    ctl_api_hooks(d->ctl, &h);
+    h.queues_changed(h.ud, name);
+}
+
+static int h_leading(void *ud)
+{
+    return ((struct daemon *)ud)->leading;
+}
+
+static int start_dispatching(struct daemon *d);
+
+static void on_started_leading(void *ud)
+{
+    struct daemon *d = ud;
+    if (d->stopping)
+        return;
+    fprintf(d->out, "musterd: leading (Lease %s/%s held by %s)\n",
+            d->o->lease_namespace ? d->o->lease_namespace : DISP_LEADER_NAMESPACE_DEFAULT,
+            d->o->lease_name ? d->o->lease_name : DISP_LEADER_NAME_DEFAULT,
+            disp_leader_identity(d->el));
+    fflush(d->out);
+    /* The engine a follower loaded may predate the old leader's last decisions: rebuild it
+     * from the store, then reconcile with the hub (which adopts whatever the store lacks). */
+    struct queue_tree *t = queue_tree_new();
+    char err[512];
+    struct disp_load_stats ls;
+    int rc = t ? disp_load(d->s, t, &ls, err, sizeof err) : MUSTER_ENOMEM;
+    if (rc) {
+        fprintf(stderr, "musterd: rebuilding the engine from the store: %s\n",
+                t ? err : "out of memory");
+        queue_tree_free(t);
+        d->rc = rc;
+        begin_stop(d);
+        return;
+    }
+    if (d->api)
+        api_server_reload(d->api, t);
+    queue_tree_free(*d->t);
+    *d->t = t;
+    d->leading = 1;
+    rc = start_dispatching(d);
+    if (rc) {
+        d->rc = rc;
+        begin_stop(d);
+    }
+}
+
+static void on_stopped_leading(void *ud)
+{
+    struct daemon *d = ud;
+    int was = d->leading;
+    d->leading = 0;
+    if (d->ctl)
+        ctl_set_leading(d->ctl, 0);
+    if (!was || d->stopping)
+        return;
+    /* Another musterd may lead now: stop writing at once and exit, to come back as a follower
+     * with a fresh view (client-go components do the same). */
+    fprintf(stderr, "musterd: lost the Lease: stopping\n");
+    d->rc = MUSTER_EBUSY;
+    begin_stop(d);
+}
+
 static uint64_t demo_backlog(void *ud)
 {
     struct daemon *d = ud;
     struct ctl_stats st;
+    if (!d->ctl)
+        return UINT64_MAX;
     ctl_get_stats(d->ctl, &st);
     return st.pending + st.parked;
 }
@@ -115,6 +256,12 @@ static void on_summary(uv_timer_t *h)
 {
     struct daemon *d = h->data;
     struct ctl_stats st;
+    if (!d->ctl) {
+        fprintf(d->out, "musterd: following (Lease held by %s)\n",
+                d->el && disp_leader_holder(d->el)[0] ? disp_leader_holder(d->el) : "nobody");
+        fflush(d->out);
+        return;
+    }
     ctl_get_stats(d->ctl, &st);
     fprintf(d->out,
             "musterd: %s: %llu pending, %llu parked | admitted %llu, dispatched %llu, running "
@@ -158,13 +305,39 @@ static int start_demo_hub(struct daemon *d, char *err, size_t errcap)
     return 0;
 }
 
+/* The leader's part: the dispatch loop (and the demo's workload stream). */
+static int start_dispatching(struct daemon *d)
+{
+    const struct daemon_options *o = d->o;
+    struct ctl_options co = o->ctl;
+    co.events = d->events;
+    co.metrics = d->metrics;
+    co.log = co.log ? co.log : d->out;
+    int rc = ctl_new(&d->loop, d->kube, d->s, *d->t, &co, &d->ctl);
+    if (rc)
+        return rc;
+    rc = ctl_start(d->ctl);
+    if (rc)
+        return rc;
+    if (o->demo) {
+        struct disp_demo_gen_options go = {.rate = o->demo_rate,
+                                           .seed = o->demo_seed,
+                                           .backlog = demo_backlog,
+                                           .ud = d};
+        rc = disp_demo_gen_start(&d->loop, d->kube, &go, &d->gen);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
 static int start(struct daemon *d)
 {
     const struct daemon_options *o = d->o;
     char err[512];
     int rc;
     if (o->demo) {
-        rc = disp_demo_seed_queues(d->s, d->t);
+        rc = disp_demo_seed_queues(d->s, *d->t);
         if (rc) {
             fprintf(stderr, "musterd: demo queues: %s\n", muster_strerror(rc));
             return rc;
@@ -195,17 +368,17 @@ static int start(struct daemon *d)
     rc = kube_client_new(&d->loop, &d->kcfg, &kco, &d->kube);
     if (rc)
         return rc;
-    struct ctl_options co = o->ctl;
-    co.events = d->events;
-    co.metrics = d->metrics;
-    co.log = co.log ? co.log : d->out;
-    rc = ctl_new(&d->loop, d->kube, d->s, d->t, &co, &d->ctl);
-    if (rc)
-        return rc;
     if (o->api) {
-        struct api_ctx ctx = {.store = d->s, .tree = d->t, .events = d->events,
-                              .metrics = d->metrics};
-        ctl_api_hooks(d->ctl, &ctx.disp);
+        struct api_ctx ctx = {.store = d->s,
+                              .tree = *d->t,
+                              .events = d->events,
+                              .metrics = d->metrics,
+                              .disp = {.ud = d,
+                                       .binding_reason = h_reason,
+                                       .clusters = h_clusters,
+                                       .hub_synced = h_synced,
+                                       .queues_changed = h_queues_changed,
+                                       .leading = h_leading}};
         rc = api_server_start(&d->loop, o->api, &ctx, &d->api, err, sizeof err);
         if (rc) {
             fprintf(stderr, "musterd: admin API: %s\n", err);
@@ -219,15 +392,32 @@ static int start(struct daemon *d)
         fprintf(d->out, "dashboard: %s://%s%s%s:%d/\n", scheme, v6 ? "[" : "", host,
                 v6 ? "]" : "", api_server_port(d->api));
     }
-    rc = ctl_start(d->ctl);
-    if (rc)
-        return rc;
-    if (o->demo) {
-        struct disp_demo_gen_options go = {.rate = o->demo_rate,
-                                           .seed = o->demo_seed,
-                                           .backlog = demo_backlog,
-                                           .ud = d};
-        rc = disp_demo_gen_start(&d->loop, d->kube, &go, &d->gen);
+    if (o->leader_elect) {
+        struct kube_client_opts lko = {.user_agent = "musterd-leader-election"};
+        rc = kube_client_new(&d->loop, &d->kcfg, &lko, &d->lease_kube);
+        if (rc)
+            return rc;
+        struct disp_leader_options lo = {.ns = o->lease_namespace,
+                                         .name = o->lease_name,
+                                         .lease_duration_ms = o->lease_duration_ms,
+                                         .renew_deadline_ms = o->renew_deadline_ms,
+                                         .retry_period_ms = o->retry_period_ms,
+                                         .on_started_leading = on_started_leading,
+                                         .on_stopped_leading = on_stopped_leading,
+                                         .ud = d};
+        rc = disp_leader_new(&d->loop, d->lease_kube, &lo, &d->el, err, sizeof err);
+        if (rc) {
+            fprintf(stderr, "musterd: --leader-elect: %s\n", err);
+            return rc;
+        }
+        rc = disp_leader_start(d->el);
+        if (rc)
+            return rc;
+        fprintf(d->out, "musterd: following until it holds the Lease (identity %s)\n",
+                disp_leader_identity(d->el));
+    } else {
+        d->leading = 1;
+        rc = start_dispatching(d);
         if (rc)
             return rc;
     }
@@ -245,7 +435,7 @@ static void walk_report(uv_handle_t *h, void *arg)
     fprintf(stderr, "musterd: still open at exit: %s\n", uv_handle_type_name(h->type));
 }
 
-int daemon_run(struct store *s, struct queue_tree *t, const struct daemon_options *o)
+int daemon_run(struct store *s, struct queue_tree **t, const struct daemon_options *o)
 {
     struct daemon d;
     memset(&d, 0, sizeof d);

@@ -28,11 +28,19 @@ struct daemon_options {
     double demo_rate;       /* workloads per second (default 2) */
     uint64_t demo_seed;     /* 0: from the clock */
     unsigned summary_ms;    /* summary line period (default 5000) */
+    /* --leader-elect: dispatch only while holding the Lease (dispatcher/leader.h); until then
+     * serve the admin API read-only. 0 durations: Kubernetes' defaults. */
+    int leader_elect;
+    uint64_t lease_duration_ms, renew_deadline_ms, retry_period_ms;
+    const char *lease_namespace, *lease_name;
 };
 
 /* Runs until SIGINT/SIGTERM (or the demo's time is up): stops taking work, lets requests in
- * flight finish within grace_ms, flushes the ledger, closes everything. s and t are what
- * disp_load left. Returns 0, or a MUSTER_* code with the reason on stderr. */
-int daemon_run(struct store *s, struct queue_tree *t, const struct daemon_options *o);
+ * flight finish within grace_ms, flushes the ledger, releases the Lease, closes everything.
+ * *t is what disp_load left; a follower that becomes leader rebuilds it from the store (the
+ * old leader may have written since), so *t may be replaced (the caller frees the last one).
+ * Returns 0, or a MUSTER_* code with the reason on stderr (MUSTER_EBUSY also when leadership
+ * was lost: the process should exit non-zero and be restarted, as Kubernetes components do). */
+int daemon_run(struct store *s, struct queue_tree **t, const struct daemon_options *o);
 
 #endif

@@ -34,7 +34,34 @@ static void usage(FILE *f)
             "  --kube-api-qps Q        requests per second to the hub (default 200; -1: no limit)\n"
             "  --kube-api-burst N      burst of requests to the hub (default 400)\n"
             "  --grace-period S        on SIGTERM, seconds to finish requests in flight (default 10)\n"
+            "  --leader-elect          dispatch only while holding a coordination.k8s.io Lease;\n"
+            "                          until then serve the admin API read-only\n"
+            "  --leader-elect-lease-duration D   (default 15s)\n"
+            "  --leader-elect-renew-deadline D   (default 10s)\n"
+            "  --leader-elect-retry-period D     (default 2s)\n"
+            "  --leader-elect-resource-namespace NS  (default muster-system)\n"
+            "  --leader-elect-resource-name NAME     (default musterd)\n"
             "  --version               print the version\n");
+}
+
+/* "15s", "500ms", "2m", or plain seconds, as Kubernetes' duration flags take them. */
+static int parse_duration_ms(const char *s, uint64_t *out)
+{
+    char *end;
+    double v = strtod(s, &end);
+    if (end == s || v < 0 || v != v)
+        return -1;
+    double mul = 1000;
+    if (strcmp(end, "ms") == 0)
+        mul = 1;
+    else if (strcmp(end, "s") == 0 || *end == '\0')
+        mul = 1000;
+    else if (strcmp(end, "m") == 0)
+        mul = 60000;
+    else
+        return -1;
+    *out = (uint64_t)(v * mul);
+    return 0;
 }
 
 int main(int argc, char **argv)
@@ -57,6 +84,12 @@ int main(int argc, char **argv)
         {"kube-api-burst", required_argument, NULL, 'b'},
         {"grace-period", required_argument, NULL, 'g'},
         {"demo-rate", required_argument, NULL, 'r'},
+        {"leader-elect", no_argument, NULL, 'L'},
+        {"leader-elect-lease-duration", required_argument, NULL, '1'},
+        {"leader-elect-renew-deadline", required_argument, NULL, '2'},
+        {"leader-elect-retry-period", required_argument, NULL, '3'},
+        {"leader-elect-resource-namespace", required_argument, NULL, '4'},
+        {"leader-elect-resource-name", required_argument, NULL, '5'},
         {"version", no_argument, NULL, 'V'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
@@ -68,6 +101,9 @@ int main(int argc, char **argv)
     double seconds = 0, rate = 0, qps = 0, grace = 10;
     long burst = 0;
     const char *kubeconfig = NULL, *context = NULL, *scheduler = NULL, *pod_scheduler = NULL;
+    int leader_elect = 0;
+    uint64_t lease_ms[3] = {0, 0, 0};
+    const char *lease_ns = NULL, *lease_name = NULL;
     int c;
     while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
         switch (c) {
@@ -131,6 +167,27 @@ int main(int argc, char **argv)
             *(c == 'q' ? &qps : c == 'r' ? &rate : &grace) = v;
             break;
         }
+        case 'L':
+            leader_elect = 1;
+            break;
+        case '1':
+        case '2':
+        case '3':
+            if (parse_duration_ms(optarg, &lease_ms[c - '1'])) {
+                static const char *const which[] = {"--leader-elect-lease-duration",
+                                                    "--leader-elect-renew-deadline",
+                                                    "--leader-elect-retry-period"};
+                fprintf(stderr, "musterd: %s: not a duration (e.g. 15s, 500ms): %s\n",
+                        which[c - '1'], optarg);
+                return 2;
+            }
+            break;
+        case '4':
+            lease_ns = optarg;
+            break;
+        case '5':
+            lease_name = optarg;
+            break;
         case 'b': {
             char *end;
             burst = strtol(optarg, &end, 10);
@@ -214,8 +271,14 @@ int main(int argc, char **argv)
                                .demo = demo,
                                .scenario = scenario,
                                .demo_seconds = seconds,
-                               .demo_rate = rate};
-    rc = daemon_run(s, t, &o);
+                               .demo_rate = rate,
+                               .leader_elect = leader_elect,
+                               .lease_duration_ms = lease_ms[0],
+                               .renew_deadline_ms = lease_ms[1],
+                               .retry_period_ms = lease_ms[2],
+                               .lease_namespace = lease_ns,
+                               .lease_name = lease_name};
+    rc = daemon_run(s, &t, &o);
     queue_tree_free(t);
     store_close(s);
     if (rc) {
