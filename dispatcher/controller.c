@@ -24,6 +24,7 @@
 #include "dispatcher/placement.h"
 #include "dispatcher/rbpatch.h"
 #include "dispatcher/resjson.h"
+#include "dispatcher/webhook.h"
 #include "dispatcher/workload.h"
 #include "queue/errors.h"
 #include "queue/idmap.h"
@@ -2004,10 +2005,12 @@ static void check_progress(struct ctl *c, struct binding *b)
 
 /* ---- RB and template events ---- */
 
+/* The webhook's rule, so an RB created while the webhook was down is treated the same: a kind
+ * muster does not queue, or the opt-out label, leaves it alone. */
 static int rb_skipped(json_object *rb)
 {
-    const char *v = jstr(jpath(rb, "metadata", "labels"), CTL_SKIP_LABEL);
-    return v && strcmp(v, "true") == 0;
+    enum disp_webhook_verdict v = disp_webhook_rb_verdict(rb);
+    return v == DISP_WEBHOOK_SKIP_KIND || v == DISP_WEBHOOK_SKIP_LABEL_SET;
 }
 
 static void hold_if_needed(struct ctl *c, struct binding *b)
@@ -2112,7 +2115,7 @@ static void rb_upsert(struct ctl *c, json_object *rb)
     char key[CTL_KEY_MAX];
     obj_key(rb, key, sizeof key);
     struct binding *b = find_key(c, key);
-    if (disp_workload_kind_of(rb) == DISP_WORKLOAD_KIND_NONE || rb_skipped(rb)) {
+    if (rb_skipped(rb)) {
         if (b && !b->ledger_id && b->inflight == 0 && b->side_inflight == 0 && !b->lw_pending)
             binding_free(c, b);
         return;
@@ -2438,8 +2441,7 @@ static void reconcile_rb(void *ud, json_object *rb)
     struct ctl *c = ud;
     char key[CTL_KEY_MAX];
     obj_key(rb, key, sizeof key);
-    if (find_key(c, key) || disp_workload_kind_of(rb) == DISP_WORKLOAD_KIND_NONE ||
-        rb_skipped(rb))
+    if (find_key(c, key) || rb_skipped(rb))
         return;
     const char *uid = jstr(jobj(rb, "metadata"), "uid");
     struct last_row last = {{0}, {0}, 0};

@@ -18,8 +18,6 @@
 
 #define CTL_SCHEDULER_NAME_DEFAULT "muster"
 #define CTL_POD_SCHEDULER_DEFAULT "volcano"
-/* An RB carrying this label with value "true" is left alone (as by the webhook). */
-#define CTL_SKIP_LABEL "scheduling.muster.io/skip"
 #define CTL_BACKOFF_INITIAL_MS 10000
 #define CTL_BACKOFF_MAX_MS 600000
 /* Waiting conditions written per second at most, so 100,000 new RBs do not starve dispatch. */
