@@ -933,7 +933,11 @@ static void ledger_flush(struct ctl *c)
         case LW_ROLLBACK_NEW:
             b->ledger_id = rows[i].id;
             queue_idmap_put(&c->byid, (uint64_t)b->ledger_id, b);
-            if (w->kind == LW_ROLLBACK_NEW) {
+            if (b->gone) {
+                /* its RB went while the row was being written */
+                b->st = B_PENDING;
+                release(c, b, "deleted");
+            } else if (w->kind == LW_ROLLBACK_NEW) {
                 undo_start(c, b);
             } else if (b->st == B_UNDO) {
                 undo_start(c, b);
@@ -2161,6 +2165,7 @@ static void rb_gone(struct ctl *c, json_object *rb)
     }
     if (b->ledger_id && b->st != B_DONE)
         release(c, b, "deleted");
+    /* A row still being written is released when it lands (ledger_flush). */
     b->gone = 1;
     maybe_free(c, b);
 }
