@@ -881,6 +881,7 @@ static int lw_fill_new(struct ctl *c, struct lwrite *w, struct binding *b)
 
 static void forward_start(struct ctl *c, struct binding *b);
 static void undo_start(struct ctl *c, struct binding *b);
+static void release(struct ctl *c, struct binding *b, const char *why);
 static void step_run(struct ctl *c, struct binding *b);
 static int engine_add(struct ctl *c, struct binding *b);
 
