@@ -34,7 +34,8 @@ static void usage(FILE *f)
                "  --fault-drop-watch-after N    end each watch after N events\n"
                "  --seed N                      fault-injection seed\n"
                "  --event-log FILE              append every change as a JSON line\n"
-               "  --access-log FILE             append one line per request\n");
+               "  --access-log FILE             append one line per request\n"
+               "  --validate-writes DIR         check client writes against the CRDs in DIR\n");
 }
 
 static int parse_long(const char *flag, const char *s, long min, long max, long *out)
@@ -118,6 +119,8 @@ int main(int argc, char **argv)
             scenario = v;
         } else if (strcmp(a, "--event-log") == 0) {
             event_log = v;
+        } else if (strcmp(a, "--validate-writes") == 0) {
+            cfg.validate_dir = v;
         } else if (strcmp(a, "--access-log") == 0) {
             cfg.access_log = v;
         } else if (strcmp(a, "--token-file") == 0) {

@@ -9,6 +9,7 @@
 #include "cluster-adapters/sim/resources.h"
 #include "cluster-adapters/sim/selector.h"
 #include "cluster-adapters/sim/status.h"
+#include "cluster-adapters/sim/validate.h"
 #include "cluster-adapters/sim/store.h"
 #include "cluster-adapters/sim/table.h"
 #include "queue/errors.h"
@@ -59,6 +60,7 @@ struct sim_server {
     struct watch *watches;
     struct delayed *delayed;
     int shutting_down;
+    struct sim_validator *validator; /* --validate-writes, or NULL */
     void (*done)(void *data);
     void *done_data;
     unsigned rand_state;
@@ -748,6 +750,31 @@ static int dry_run_flag(h2o_req_t *req)
     return -1;
 }
 
+/* --validate-writes: runs the write as a dry run first and checks the object it would store.
+ * Returns 0 to go on, -1 when the request was answered (refused, or the dry run failed). */
+static int validate_write(struct sim_server *srv, h2o_req_t *req, const struct route *rt,
+                          json_object *body, int create, int flags)
+{
+    if (!sim_validator_covers(srv->validator, rt->r))
+        return 0;
+    json_object *out = NULL, *status = NULL;
+    int rc = create ? sim_store_create(srv->store, rt->r, rt->ns, body, time(NULL),
+                                       SIM_WRITE_DRY_RUN, &out, &status)
+                    : sim_store_update(srv->store, rt->r, rt->ns, rt->name, body,
+                                       flags | SIM_WRITE_DRY_RUN, &out, &status);
+    if (rc < 0) {
+        respond_status(req, status);
+        return -1;
+    }
+    json_object *st = sim_validator_check(srv->validator, rt->r, out);
+    json_object_put(out);
+    if (st) {
+        respond_status(req, st);
+        return -1;
+    }
+    return 0;
+}
+
 static void serve_create(struct sim_server *srv, h2o_req_t *req, const struct route *rt)
 {
     int dry = dry_run_flag(req);
@@ -763,7 +790,10 @@ static void serve_create(struct sim_server *srv, h2o_req_t *req, const struct ro
     if (!body)
         return;
     json_object *out = NULL, *status = NULL;
-    if (sim_store_create(srv->store, rt->r, rt->ns, body, time(NULL), dry, &out, &status) < 0) {
+    if (validate_write(srv, req, rt, body, 1, 0) < 0) {
+        /* answered */
+    } else if (sim_store_create(srv->store, rt->r, rt->ns, body, time(NULL), dry, &out,
+                                &status) < 0) {
         respond_status(req, status);
     } else {
         respond_json(req, 201, out);
@@ -782,7 +812,10 @@ static void serve_update(struct sim_server *srv, h2o_req_t *req, const struct ro
         return;
     json_object *out = NULL, *status = NULL;
     int flags = (rt->status ? SIM_WRITE_STATUS : 0) | dry;
-    if (sim_store_update(srv->store, rt->r, rt->ns, rt->name, body, flags, &out, &status) < 0) {
+    if (validate_write(srv, req, rt, body, 0, flags & ~SIM_WRITE_DRY_RUN) < 0) {
+        /* answered */
+    } else if (sim_store_update(srv->store, rt->r, rt->ns, rt->name, body, flags, &out,
+                                &status) < 0) {
         respond_status(req, status);
     } else {
         respond_json(req, 200, out);
@@ -843,7 +876,10 @@ static void serve_patch(struct sim_server *srv, h2o_req_t *req, const struct rou
         goto done;
     }
     int flags = (rt->status ? SIM_WRITE_STATUS : 0) | dry;
-    if (sim_store_update(srv->store, rt->r, rt->ns, rt->name, patched, flags, &out, &status) < 0)
+    if (validate_write(srv, req, rt, patched, 0, flags & ~SIM_WRITE_DRY_RUN) < 0)
+        ; /* answered */
+    else if (sim_store_update(srv->store, rt->r, rt->ns, rt->name, patched, flags, &out,
+                              &status) < 0)
         respond_status(req, status);
     else
         respond_json(req, 200, out);
@@ -1183,6 +1219,13 @@ static void dispatch_request(struct sim_server *srv, h2o_req_t *req)
         serve_events_log(srv, req);
         return;
     }
+    if (n == 3 && seg_is(segs[0], "debug") && seg_is(segs[1], "sim") &&
+        seg_is(segs[2], "validation")) {
+        json_object *rep = sim_validator_report(srv->validator);
+        respond_json(req, 200, rep);
+        json_object_put(rep);
+        return;
+    }
     if (n == 5 && seg_is(segs[0], "debug") && seg_is(segs[1], "sim") &&
         seg_is(segs[2], "clusters") && seg_is(segs[4], "ready") && srv->cfg.set_cluster_ready) {
         serve_cluster_ready(srv, req, segs[3]);
@@ -1512,6 +1555,14 @@ int sim_server_new(uv_loop_t *loop, const struct sim_server_config *cfg, struct 
     uv_tcp_getsockname(&srv->listener, (struct sockaddr *)&bound, &blen);
     srv->port = bound.ss_family == AF_INET6 ? ntohs(((struct sockaddr_in6 *)&bound)->sin6_port)
                                             : ntohs(((struct sockaddr_in *)&bound)->sin_port);
+    if (cfg->validate_dir) {
+        rc = sim_validator_new(cfg->validate_dir, &srv->validator, err, errcap);
+        if (rc < 0) {
+            sim_server_shutdown(srv, NULL, NULL);
+            *out = srv;
+            return rc;
+        }
+    }
     uv_timer_start(&srv->tick, on_tick, SIM_TICK_MS, SIM_TICK_MS);
     *out = srv;
     return 0;
@@ -1555,5 +1606,6 @@ void sim_server_free(struct sim_server *srv)
     if (!srv)
         return;
     SSL_CTX_free(srv->ssl_ctx);
+    sim_validator_free(srv->validator);
     muster_free(srv);
 }
