@@ -643,9 +643,10 @@ static int cluster_grades(struct ctl *c, struct cluster *k, json_object *obj)
             struct queue_qty q;
             uint32_t id;
             if (!name || !min || queue_qty_parse(min, strlen(min), &q) ||
-                queue_resnames_intern(c->names, name, strlen(name), &id) ||
-                queue_resvec_set(&gr->min, id, q.milli))
+                queue_resnames_intern(c->names, name, strlen(name), &id))
                 continue;
+            /* A minimum of 0 still describes the resource (placement.h): kept as -1. */
+            (void)queue_resvec_set(&gr->min, id, q.milli > 0 ? q.milli : -1);
         }
         for (size_t j = 0; j < json_object_array_length(counts); j++) {
             json_object *e = json_object_array_get_idx(counts, j);

@@ -8,7 +8,10 @@
 
 #include <stdint.h>
 
-/* Nodes of one resource-model grade: `nodes` nodes, each with at least `min` free. */
+/* Nodes of one resource-model grade: `nodes` nodes, each with at least `min` free. A resource
+ * the grade describes with a minimum of 0 is given as -1 in min (a queue_resvec keeps no
+ * zeros): its nodes are counted as holding none of it, while a resource absent from min is
+ * one the grade does not describe and does not bound. */
 struct disp_grade {
     struct queue_resvec min;
     uint64_t nodes;

@@ -39,6 +39,42 @@ static void test_fit_in_sum_but_not_node_by_node(void)
     cluster_close(&c);
 }
 
+static void test_models_from_zero(void)
+{
+    /* Karmada's models start at a minimum of 0: [0,1) [1,2) [2,4) [4,8) [8,inf) GPUs. Two
+     * nodes with 4 GPUs free (grade 3), none in the other grades. Grades without nodes bound
+     * nothing and do not lift the bound; grade 0 describes GPUs with a minimum of 0 (-1). */
+    struct disp_grade g[5] = {{{0}, 0}, {{0}, 0}, {{0}, 0}, {{0}, 2}, {{0}, 0}};
+    queue_resvec_set(&g[0].min, GPU, -1);
+    queue_resvec_set(&g[1].min, GPU, 1000);
+    queue_resvec_set(&g[2].min, GPU, 2000);
+    queue_resvec_set(&g[3].min, GPU, 4000);
+    queue_resvec_set(&g[4].min, GPU, 8000);
+    struct disp_cluster_cap c = {"a", vec3(64, 512, 8), g, 5};
+    struct queue_resvec big = vec3(2, 8, 8), three = vec3(1, 1, 3), two = vec3(1, 1, 2);
+    CU_ASSERT_EQUAL(disp_cluster_fits(&c, &big), 0);   /* 8 in the sum, 4 per node */
+    CU_ASSERT_EQUAL(disp_cluster_fits(&c, &three), 2); /* one per node */
+    CU_ASSERT_EQUAL(disp_cluster_fits(&c, &two), 4);
+    /* A grade that describes nothing the replica asks for, with no nodes, lifts no bound. */
+    struct disp_grade g2[2] = {{{0}, 0}, {{0}, 2}};
+    queue_resvec_set(&g2[0].min, CPU, 1);
+    queue_resvec_set(&g2[1].min, GPU, 4000);
+    struct disp_cluster_cap c2 = {"b", vec3(64, 512, 8), g2, 2};
+    struct queue_resvec gpu8 = {0};
+    queue_resvec_set(&gpu8, GPU, 8000);
+    CU_ASSERT_EQUAL(disp_cluster_fits(&c2, &gpu8), 0);
+    queue_resvec_close(&gpu8);
+    cluster_close(&c2);
+    /* Nodes with no GPU free (grade 0) hold no GPU replica. */
+    g[3].nodes = 0;
+    g[0].nodes = 2;
+    CU_ASSERT_EQUAL(disp_cluster_fits(&c, &two), 0);
+    queue_resvec_close(&big);
+    queue_resvec_close(&three);
+    queue_resvec_close(&two);
+    cluster_close(&c);
+}
+
 static void test_grades_and_resources(void)
 {
     /* Two grades; the small one does not describe GPUs, so only CPU bounds its nodes. */
@@ -118,6 +154,7 @@ static void test_spread_fewest_clusters_all_or_nothing(void)
 
 static CU_TestInfo tests[] = {
     {"fits in sum but not node by node", test_fit_in_sum_but_not_node_by_node},
+    {"models from a minimum of 0 (Karmada's grades)", test_models_from_zero},
     {"grades and resources they do not describe", test_grades_and_resources},
     {"reservations within a cycle", test_reservations_within_a_cycle},
     {"single-cluster best fit", test_single_cluster_best_fit},
