@@ -7,7 +7,7 @@ set -euo pipefail
 want=${1:-test}
 build_pkgs=(build-essential cmake pkg-config libuv1-dev libcurl4-openssl-dev libjson-c-dev
             libsqlite3-dev libssl-dev libcunit1-dev libyaml-dev libh2o-dev)
-test_pkgs=(openssl curl clang libclang-rt-14-dev)
+test_pkgs=(openssl curl jq clang libclang-rt-14-dev)
 bench_pkgs=(wrk nginx-light)
 
 pkgs=("${build_pkgs[@]}")
