@@ -1267,8 +1267,10 @@ static int place(struct ctl *c, struct binding *b)
     /* Why not: what each allowed Ready cluster holds of the (first) replica shape. */
     char req[160] = "", holds[200] = "";
     json_object *rj = disp_resvec_json(c->names, &b->comp[0].req);
-    snprintf(req, sizeof req, "%s", rj ? json_object_to_json_string_ext(rj, JSON_C_TO_STRING_PLAIN)
-                                       : "?");
+    snprintf(req, sizeof req, "%s",
+             rj ? json_object_to_json_string_ext(rj, JSON_C_TO_STRING_PLAIN |
+                                                         JSON_C_TO_STRING_NOSLASHESCAPE)
+                : "?");
     json_object_put(rj);
     for (uint32_t i = 0; i < n && i < 4; i++) {
         uint64_t f = disp_cluster_fits(&caps[i], &b->comp[0].req);

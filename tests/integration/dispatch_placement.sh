@@ -95,7 +95,9 @@ YAML
 DUMP=/api/v1/bindings/team/big-job
 wait_until 15 "big to say NoClusterFit" is_eq False/NoClusterFit rb_cond big-job Scheduled
 wait_until 15 "wide to say NoClusterFit" is_eq False/NoClusterFit rb_cond wide-deployment Scheduled
-echo "big: $(rb_cond_msg big-job Scheduled)"
+expect "$(rb_cond_msg big-job Scheduled)" \
+    'gang: no single allowed Ready cluster holds 1 replicas of {"cpu":"2","memory":"8Gi","nvidia.com/gpu":"8"} node by node (east holds 0, west holds 0)' \
+    "big's message"
 echo "wide: $(rb_cond_msg wide-deployment Scheduled)"
 # A gang that fits is still dispatched meanwhile (the loop is alive), and the two never are.
 job small 1 2
