@@ -82,8 +82,15 @@ k create -f "$FIX/spread-deploy.yaml" >/dev/null
 wait_until 15 "the broken gang to be dispatched" is_eq "false" \
     rbj spread-deployment '{.spec.suspension.scheduling}'
 sleep 1
-expect "$(rbj spread-deployment '{.status.aggregatedStatus[*].health}')" "Unhealthy Unhealthy" \
-    "shares pending while their pods name no PodGroup"
+agg() { rbj spread-deployment "{.status.aggregatedStatus[?(@.clusterName==\"$1\")].health}"; }
+wait_until 10 "east's share to run" is_eq Healthy agg east
+expect "$(agg west)" Unhealthy "west's share pending while its pods name no PodGroup"
+gpus() {
+    local v
+    v=$(k get cluster "$1" -o jsonpath='{.status.resourceSummary.allocated.nvidia\.com/gpu}')
+    echo "${v:-0}"
+}
+[ "$(gpus east)" -gt 0 ] || dfail "east's half of the gang is not running"
 # The gang timeout is 3 s: the rollback follows.
 wait_until 20 "the rollback" eval "api GET /api/v1/bindings/team/spread-deployment | jq -e '.history | map(select(.state == \"rolledback\")) | length > 0'"
 hist=$(api GET /api/v1/bindings/team/spread-deployment)
@@ -95,6 +102,8 @@ expect "$(k get works -A -l app.kubernetes.io/managed-by=muster -o name | wc -l)
     "PodGroup Works deleted"
 expect "$(k get op -o name)" "overridepolicy.policy.karmada.io/zz-break-gang" "muster's policy deleted"
 expect "$(rbj spread-deployment '{.spec.suspension.dispatching}')" "" "barrier restored"
+wait_until 10 "east's half to stop" is_eq "0 0" eval 'echo $(gpus east) $(gpus west)'
+expect "$(k get works -A -o name | wc -l)" 0 "no Work left on any cluster"
 # The fault goes; the next attempt (after the back-off) dispatches the gang and it runs.
 k delete op zz-break-gang >/dev/null
 wait_until 30 "the second attempt to run" is_eq "Healthy Healthy" \
