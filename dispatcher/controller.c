@@ -9,7 +9,8 @@
  *   BACKOFF        pending, rolled back before, not admitted before not_before
  *   PENDING        an engine entry waiting its turn
  *   ADMITTED       the decision is in the ledger; the commit protocol runs forward
- *   DISPATCHED     every share released; the gang timeout runs
+ *   DISPATCHED     every share released; the gang timeout runs (not while the user keeps the
+ *                  RB's dispatching suspended: it counts from when the user lifts it)
  *   RUNNING        every share reported running
  *   DONE           released (finished, or its RB went); nothing more to do
  * Every transition that is a decision is written to the ledger (one transaction per loop
@@ -1311,6 +1312,26 @@ static void reserve_shares(struct ctl *c, const struct binding *b)
 static int rb_dispatching(json_object *rb)
 {
     return bool_at(jpath(rb, "spec", "suspension"), "dispatching");
+}
+
+/* The user keeps the dispatching of a dispatched gang suspended (muster's own barrier is lifted
+ * by then): spec.suspension.dispatching, or dispatchingOnClusters naming one of its clusters.
+ * Its shares cannot start, and that is no failure: the gang timeout waits. */
+static int user_holds_dispatching(const struct binding *b)
+{
+    json_object *susp = jpath(b->rb, "spec", "suspension");
+    if (!susp)
+        return 0;
+    if (bool_at(susp, "dispatching") == 1)
+        return 1;
+    json_object *names = jobj(jobj(susp, "dispatchingOnClusters"), "clusterNames");
+    for (size_t i = 0; names && i < json_object_array_length(names); i++) {
+        const char *n = json_object_get_string(json_object_array_get_idx(names, i));
+        for (uint32_t j = 0; n && j < b->nshares; j++)
+            if (strcmp(n, b->shares[j].cluster) == 0)
+                return 1;
+    }
+    return 0;
 }
 
 static void admit(struct ctl *c, struct binding *b)
@@ -2743,6 +2764,10 @@ static void on_tick(uv_timer_t *h)
         nx = b->next;
         if (b->st != B_DISPATCHED || !b->assign || b->inflight || b->lw_pending)
             continue;
+        if (user_holds_dispatching(b)) {
+            b->dispatched_at = now; /* the timeout counts from when the user lets it go */
+            continue;
+        }
         int64_t limit = queue_timeout_ms(c, b->queue);
         if (now - b->dispatched_at > limit) {
             char why[160];

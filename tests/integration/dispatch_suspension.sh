@@ -39,14 +39,14 @@ YAML
 has_rb() { k get rb "$1" -o name; }
 
 # --- rule 6: the user's dispatching suspension survives ---
-queue closed root '{"nvidia.com/gpu":"8"}' '"state":"Closed"'
+queue closed root '{"nvidia.com/gpu":"8"}' '"state":"Closed","gangTimeoutSeconds":2'
 deploy hold closed 2 1
 deploy some closed 2 1
 wait_until 10 "the RBs" has_rb hold-deployment
 wait_until 10 "the RBs" has_rb some-deployment
 k patch rb hold-deployment --type merge -p '{"spec":{"suspension":{"dispatching":true}}}' >/dev/null
 k patch rb some-deployment --type merge \
-    -p '{"spec":{"suspension":{"dispatchingOnClusters":{"clusterNames":["west"]}}}}' >/dev/null
+    -p '{"spec":{"suspension":{"dispatchingOnClusters":{"clusterNames":["east","west"]}}}}' >/dev/null
 wait_until 10 "the closed queue to be said" eval "rb_cond_msg hold-deployment Scheduled | grep -q Closed"
 expect "$(rb_clusters hold-deployment)$(rb_clusters some-deployment)" "" "nothing placed while Closed"
 # rule 11: a bad write is refused by the schema check and names the field.
@@ -64,8 +64,22 @@ expect "$(rbj hold-deployment '{.spec.suspension.scheduling} {.spec.suspension.d
 expect "$(k get works -A -o json | jq -r '[.items[] | select(.metadata.annotations["resourcebinding.karmada.io/name"] == "hold-deployment") | .spec.suspendDispatching] | unique | join(",")')" \
     true "hold's Works stay suspended"
 expect "$(rbj some-deployment '{.spec.suspension.scheduling} {.spec.suspension.dispatching} {.spec.suspension.dispatchingOnClusters.clusterNames}')" \
-    'false  ["west"]' "some: dispatchingOnClusters kept, no dispatching left"
+    'false  ["east","west"]' "some: dispatchingOnClusters kept, no dispatching left"
 [ -n "$(rb_clusters some-deployment)" ] || dfail "some not placed"
+# Shares held by the user's suspension are no failure: no rollback after the gang timeout (2 s)
+# while it holds; once the user lifts it, the gang runs.
+sleep $((4 * SLOW))
+for rb in hold some; do
+    expect "$(api GET /api/v1/bindings/team/$rb-deployment | jq -r '.state + " " + ([.history[] | select(.state == "rolledback")] | length | tostring)')" \
+        "dispatched 0" "$rb: not rolled back while the user holds its dispatching"
+done
+expect "$(rbj hold-deployment '{.spec.suspension.dispatching}')" true "hold still suspended"
+k patch rb hold-deployment --type merge -p '{"spec":{"suspension":{"dispatching":null}}}' >/dev/null
+k patch rb some-deployment --type merge -p '{"spec":{"suspension":{"dispatchingOnClusters":null}}}' >/dev/null
+for rb in hold some; do
+    wait_until 15 "$rb to run" is_eq running \
+        eval "api GET /api/v1/bindings/team/$rb-deployment | jq -r .state"
+done
 
 # --- rule 7: resume mode ---
 queue rq root '{"nvidia.com/gpu":"4"}'
