@@ -2709,7 +2709,10 @@ static void pending_reason(struct ctl *c, struct binding *b)
     char msg[DISP_WORKLOAD_MSG_MAX];
     if (queue_limit_explain(c->t, &why, msg, sizeof msg) < 0 && !msg[0])
         snprintf(msg, sizeof msg, "does not fit its queue");
-    set_reason(b, "QuotaExceeded", "%s", msg);
+    /* The limit met at root may be the Ready fleet's capacity rather than a queue's: then no
+     * cluster has room, which is no quota (the engine's sentence says "fleet: ..." exactly
+     * then). */
+    set_reason(b, strncmp(msg, "fleet: ", 7) == 0 ? "NoClusterFit" : "QuotaExceeded", "%s", msg);
 }
 
 static void sweep_waiting(struct ctl *c, int64_t now)

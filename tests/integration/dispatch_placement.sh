@@ -56,9 +56,9 @@ job n1 2 4 # fills west (2 nodes x 4 GPUs)
 wait_until 15 "n1 on west" is_eq "west=2 " rb_clusters n1-job
 job n2 1 4 # would fit east only
 DUMP=/api/v1/bindings/team/n2-job
-# The Ready fleet (west) is full: muster says so (reason QuotaExceeded, message "fleet: ...").
+# The Ready fleet (west) is full: no cluster has room (NoClusterFit, message "fleet: ...").
 wait_until 15 "n2 to wait" eval "rb_cond_msg n2-job Scheduled | grep -q '^fleet: nvidia.com/gpu 8 of 8 in use, needs 4'"
-expect "$(rb_cond n2-job Scheduled)" False/QuotaExceeded "n2 condition"
+expect "$(rb_cond n2-job Scheduled)" False/NoClusterFit "n2 condition"
 sleep 1
 expect "$(rb_clusters n2-job)" "" "n2 not placed"
 expect "$(rbj n2-job '{.spec.suspension.scheduling}')" true "n2 held"
