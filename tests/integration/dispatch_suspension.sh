@@ -68,7 +68,7 @@ expect "$(rbj some-deployment '{.spec.suspension.scheduling} {.spec.suspension.d
 [ -n "$(rb_clusters some-deployment)" ] || dfail "some not placed"
 # Shares held by the user's suspension are no failure: no rollback after the gang timeout (2 s)
 # while it holds; once the user lifts it, the gang runs.
-sleep $((4 * SLOW))
+sleep $((3 + SLOW))
 for rb in hold some; do
     expect "$(api GET /api/v1/bindings/team/$rb-deployment | jq -r '.state + " " + ([.history[] | select(.state == "rolledback")] | length | tostring)')" \
         "dispatched 0" "$rb: not rolled back while the user holds its dispatching"
