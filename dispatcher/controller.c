@@ -1082,9 +1082,16 @@ static int binding_read(struct ctl *c, struct binding *b)
     if (queue_resvec_copy(&b->gang, &w->gang))
         return MUSTER_ENOMEM;
     b->ncomp = w->ncomponents;
+    uint32_t pods;
+    if (queue_resnames_intern(c->names, "pods", 4, &pods))
+        return MUSTER_ENOMEM;
     for (uint32_t i = 0; i < w->ncomponents; i++) {
         b->comp[i].replicas = w->components[i].replicas;
         if (queue_resvec_copy(&b->comp[i].req, &w->components[i].request))
+            return MUSTER_ENOMEM;
+        /* Each replica is one pod: a node's pod limit bounds placement as Karmada's estimator
+         * has it (the queues do not count pods). */
+        if (!queue_resvec_get(&b->comp[i].req, pods) && queue_resvec_set(&b->comp[i].req, pods, 1000))
             return MUSTER_ENOMEM;
     }
     b->affinity = w->affinity;
@@ -1138,16 +1145,9 @@ static int engine_add(struct ctl *c, struct binding *b)
  * which case it is parked (held, told why, no row: the hub remembers it for us). */
 static void binding_enqueue(struct ctl *c, struct binding *b)
 {
-    if (!queue_tree_find(c->t, b->queue)) {
-        set_reason(b, "Unschedulable",
-                   "queue %s does not exist; the binding waits until it is created", b->queue);
-        set_state(c, b, B_PARKED);
-        if (bool_at(jpath(b->rb, "spec", "suspension"), "scheduling") != 1 && !b->inflight) {
-            b->step = S_HOLD;
-            step_run(c, b);
-        }
-        return;
-    }
+    /* A queue that does not exist yet still gets the row: the binding is then listed by the
+     * admin API with its reason, and keeps its place in line for when the queue comes;
+     * engine_add parks it once the row is written. */
     struct lwrite *w = lw_add(c, b, LW_NEW, "pending");
     if (!w || lw_fill_new(c, w, b)) {
         fatal(c, "out of memory");
@@ -1268,6 +1268,8 @@ static int place(struct ctl *c, struct binding *b)
     /* Why not: what each allowed Ready cluster holds of the (first) replica shape. */
     char req[160] = "", holds[200] = "";
     json_object *rj = disp_resvec_json(c->names, &b->comp[0].req);
+    if (rj)
+        json_object_object_del(rj, "pods"); /* implied: one per replica */
     snprintf(req, sizeof req, "%s",
              rj ? json_object_to_json_string_ext(rj, JSON_C_TO_STRING_PLAIN |
                                                          JSON_C_TO_STRING_NOSLASHESCAPE)
@@ -2428,6 +2430,8 @@ static void reconcile_row(struct ctl *c, struct live_row *r)
         } else if (b->not_before > now_ms(c)) {
             engine_forget(c, b);
             set_state(c, b, B_BACKOFF);
+        } else if (!queue_tree_entry(c->t, (uint64_t)b->ledger_id)) {
+            engine_add(c, b); /* the start-up load left it out: its queue is gone; parks it */
         }
         break;
     }
