@@ -25,7 +25,7 @@ struct daemon_options {
     int demo;
     const char *scenario;
     double demo_seconds;    /* stop after this long; <= 0 runs until a signal */
-    double demo_rate;       /* workloads per second (default 2) */
+    double demo_rate;       /* workloads per second (default 1) */
     uint64_t demo_seed;     /* 0: from the clock */
     unsigned summary_ms;    /* summary line period (default 5000) */
     /* --leader-elect: dispatch only while holding the Lease (dispatcher/leader.h); until then

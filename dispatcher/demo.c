@@ -132,7 +132,7 @@ static void make_job(struct disp_demo_gen *g, const char *queue, uint64_t id)
 {
     unsigned gpus, pods;
     shape(g, &gpus, &pods);
-    unsigned secs = 20 + (unsigned)(rnd(g) % 60);
+    unsigned secs = 15 + (unsigned)(rnd(g) % 45);
     int spread = pods > 1 && rnd(g) % 3 == 0;
     char body[1536];
     snprintf(body, sizeof body,
@@ -152,7 +152,7 @@ static void make_vcjob(struct disp_demo_gen *g, const char *queue, uint64_t id)
 {
     unsigned gpus, pods;
     shape(g, &gpus, &pods);
-    unsigned secs = 20 + (unsigned)(rnd(g) % 60);
+    unsigned secs = 15 + (unsigned)(rnd(g) % 45);
     char body[2048];
     snprintf(body, sizeof body,
              "{\"apiVersion\":\"batch.volcano.sh/v1alpha1\",\"kind\":\"Job\",\"metadata\":{"
@@ -234,7 +234,7 @@ int disp_demo_gen_start(uv_loop_t *loop, struct kube_client *kube,
     g->rng = g->opt.seed ? g->opt.seed : (uint64_t)wall_ms() | 1;
     /* names stay unique across runs against the same hub */
     g->seq = (uint64_t)wall_ms() % 100000000;
-    double rate = g->opt.rate > 0 ? g->opt.rate : 2;
+    double rate = g->opt.rate > 0 ? g->opt.rate : 1;
     uint64_t every = (uint64_t)(1000.0 / rate);
     uv_timer_init(loop, &g->timer);
     g->timer.data = g;

@@ -20,7 +20,7 @@ int disp_demo_seed_queues(struct store *s, struct queue_tree *t);
 struct disp_demo_gen;
 
 struct disp_demo_gen_options {
-    double rate;   /* workloads per second (default 2) */
+    double rate;   /* workloads per second (default 1) */
     uint64_t seed; /* 0: from the clock */
     /* Arrivals pause while backlog(ud) says more than this many wait (0: 300), so a long
      * demo stays steady. */

@@ -18,7 +18,7 @@ static void usage(FILE *f)
             "  --demo                  run against a simulated Karmada hub in this process, with\n"
             "                          sample queues and a stream of workloads (needs --scenario)\n"
             "  --demo-seconds N        stop the demo after N seconds (default: until Ctrl-C)\n"
-            "  --demo-rate R           demo workloads created per second (default 2)\n"
+            "  --demo-rate R           demo workloads created per second (default 1)\n"
             "  --scenario PATH         with --demo: the simulated hub's clusters and objects\n"
             "  --kubeconfig PATH       hub kubeconfig (else in-cluster, $KUBECONFIG, ~/.kube/config)\n"
             "  --listen ADDR:PORT      admin API address (default 127.0.0.1:8080; port 0 picks one)\n"
