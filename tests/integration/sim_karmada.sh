@@ -11,7 +11,7 @@ NAME=sim_karmada
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
-"$SIM" --listen 127.0.0.1:0 --scenario "$SRC/deploy/scenarios/demo.yaml" \
+"$SIM" --listen 127.0.0.1:0 --scenario "$SRC/tests/fixtures/sim/karmada-fleet.yaml" \
     --event-log "$TMP/events.jsonl" --access-log "$TMP/access.log" >"$TMP/sim.out" 2>"$TMP/sim.err" &
 SIM_PID=$!
 wait_port "$TMP/sim.out" http
