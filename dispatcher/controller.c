@@ -908,8 +908,15 @@ static void ledger_flush(struct ctl *c)
         fatal(c, "out of memory");
         return;
     }
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < n; i++) {
         rows[i] = c->lw[i].row;
+        /* The text buffers live in the entries, which moved if the array grew since each row
+         * was filled in: point at them where they are now. */
+        if (rows[i].reason)
+            rows[i].reason = c->lw[i].reason;
+        if (rows[i].clusters)
+            rows[i].clusters = c->lw[i].clusters;
+    }
     int rc = store_ledger_write_batch(c->s, rows, n);
     c->st.ledger_batches++;
     if (rc) {

@@ -49,9 +49,11 @@ int disp_demo_seed_queues(struct store *s, struct queue_tree *t)
     int rc = store_begin(s);
     for (size_t i = 0; !rc && i < sizeof(demo_queues) / sizeof(demo_queues[0]); i++) {
         const struct demo_queue *q = &demo_queues[i];
+        /* batch gets a short gang timeout so the demo shows rollbacks (below) */
+        int64_t timeout = strcmp(q->name, "batch") == 0 ? 30000 : 300000;
         struct store_queue row = {q->name, q->parent ? q->parent : "root", q->weight,
                                   q->priority, "Open", q->strategy, q->guarantee, q->deserved,
-                                  q->capability, 300000, 1, at, at};
+                                  q->capability, timeout, 1, at, at};
         struct queue_spec spec;
         char err[256];
         struct queue_error qe;
@@ -84,6 +86,9 @@ struct disp_demo_gen {
     uint64_t rng, seq, created;
     struct doomed doomed[256];
     size_t ndoomed;
+    int64_t next_flaky; /* unix ms */
+    char flaky_policy[64];
+    int64_t flaky_fix_at; /* unix ms: delete the breaking policy then */
 };
 
 static uint64_t rnd(struct disp_demo_gen *g)
@@ -191,10 +196,58 @@ static void make_deployment(struct disp_demo_gen *g, const char *queue, uint64_t
     }
 }
 
+/* Now and then a gang that cannot start: a Deployment in queue batch (gang timeout 30 s) with
+ * a user's OverridePolicy pointing its pods at a PodGroup that does not exist, so no share
+ * runs and muster rolls the whole gang back. The policy is removed a little later, and the
+ * requeued gang then runs: what a member that could not start a share looks like. */
+static void make_flaky(struct disp_demo_gen *g, uint64_t id, int64_t now)
+{
+    char body[1024];
+    snprintf(g->flaky_policy, sizeof g->flaky_policy, "zz-break-flaky-%" PRIu64, id);
+    snprintf(body, sizeof body,
+             "{\"apiVersion\":\"policy.karmada.io/v1alpha1\",\"kind\":\"OverridePolicy\","
+             "\"metadata\":{\"name\":\"%s\",\"namespace\":\"" DISP_DEMO_NAMESPACE "\"},"
+             "\"spec\":{\"resourceSelectors\":[{\"apiVersion\":\"apps/v1\",\"kind\":"
+             "\"Deployment\",\"namespace\":\"" DISP_DEMO_NAMESPACE "\",\"name\":\"flaky-%" PRIu64
+             "\"}],\"overrideRules\":[{\"overriders\":{\"plaintext\":[{\"path\":"
+             "\"/spec/template/metadata/annotations/scheduling.k8s.io~1group-name\","
+             "\"operator\":\"add\",\"value\":\"no-such-group\"}]}}]}}",
+             g->flaky_policy, id);
+    post(g, "policy.karmada.io", "v1alpha1", "overridepolicies", body);
+    snprintf(body, sizeof body,
+             "{\"apiVersion\":\"apps/v1\",\"kind\":\"Deployment\",\"metadata\":{\"name\":"
+             "\"flaky-%" PRIu64 "\",\"namespace\":\"" DISP_DEMO_NAMESPACE "\",\"labels\":{"
+             "\"volcano.sh/queue-name\":\"batch\"}},\"spec\":{\"replicas\":2,\"selector\":{"
+             "\"matchLabels\":{\"app\":\"flaky\"}},\"template\":{\"metadata\":{\"labels\":{"
+             "\"app\":\"flaky\"},\"annotations\":{}},\"spec\":{\"containers\":[{\"name\":"
+             "\"serve\",\"image\":\"server:latest\",\"resources\":{\"requests\":{"
+             "\"nvidia.com/gpu\":\"1\",\"cpu\":\"4\",\"memory\":\"32Gi\"}}}]}}}}",
+             id);
+    post(g, "apps", "v1", "deployments", body);
+    if (g->ndoomed < sizeof g->doomed / sizeof g->doomed[0]) {
+        struct doomed *d = &g->doomed[g->ndoomed++];
+        snprintf(d->name, sizeof d->name, "flaky-%" PRIu64, id);
+        d->at = now + 150000;
+    }
+    g->flaky_fix_at = now + 45000;
+    g->next_flaky = now + 120000;
+}
+
 static void on_timer(uv_timer_t *h)
 {
     struct disp_demo_gen *g = h->data;
     int64_t now = wall_ms();
+    if (g->flaky_policy[0] && now >= g->flaky_fix_at) {
+        char path[256];
+        if (!kube_path(path, sizeof path, "policy.karmada.io", "v1alpha1", DISP_DEMO_NAMESPACE,
+                       "overridepolicies", g->flaky_policy)) {
+            struct kube_request req = {.verb = KUBE_DELETE, .path = path};
+            kube_request(g->kube, &req, ignore_cb, g);
+        }
+        g->flaky_policy[0] = '\0';
+    }
+    if (!g->flaky_policy[0] && now >= g->next_flaky)
+        make_flaky(g, ++g->seq, now);
     for (size_t i = 0; i < g->ndoomed;) {
         if (g->doomed[i].at > now) {
             i++;
@@ -234,6 +287,7 @@ int disp_demo_gen_start(uv_loop_t *loop, struct kube_client *kube,
     g->rng = g->opt.seed ? g->opt.seed : (uint64_t)wall_ms() | 1;
     /* names stay unique across runs against the same hub */
     g->seq = (uint64_t)wall_ms() % 100000000;
+    g->next_flaky = wall_ms() + 3000;
     double rate = g->opt.rate > 0 ? g->opt.rate : 1;
     uint64_t every = (uint64_t)(1000.0 / rate);
     uv_timer_init(loop, &g->timer);
