@@ -1250,6 +1250,23 @@ static int engine_apply(struct api_server *s, const struct queue_spec *spec, int
     return 0;
 }
 
+/* After the store and the engine hold a queue change: the dispatcher may now place parked
+ * bindings, and the dashboards see it (a "queue" event; deleted: true when it is gone). */
+static void queue_changed(struct api_server *s, const char *name, int deleted)
+{
+    if (s->app.disp.queues_changed)
+        s->app.disp.queues_changed(s->app.disp.ud, name);
+    if (!s->app.events)
+        return;
+    struct json_object *o = json_object_new_object();
+    if (o) {
+        json_object_object_add(o, "name", json_object_new_string(name));
+        if (deleted)
+            json_object_object_add(o, "deleted", json_object_new_boolean(1));
+    }
+    disp_events_publish(s->app.events, "queue", o); /* out of memory: the event is lost, no more */
+}
+
 static struct json_object *read_body(struct api_call *c, struct api_error *e)
 {
     struct json_object *obj;
@@ -1305,8 +1322,7 @@ static void commit_doc(struct api_call *c, const struct api_queue_doc *doc, cons
         send_error(c->req, &e);
         return;
     }
-    if (s->app.disp.queues_changed)
-        s->app.disp.queues_changed(s->app.disp.ud, name);
+    queue_changed(s, name, 0);
     struct qrow *r = rows_find(s, name);
     set_etag(c->req, r);
     if (!exists) {
@@ -1486,8 +1502,7 @@ static void handle_queue_delete(struct api_call *c)
         send_error(c->req, &e);
         return;
     }
-    if (s->app.disp.queues_changed)
-        s->app.disp.queues_changed(s->app.disp.ud, c->name);
+    queue_changed(s, c->name, 1);
     send_json(c->req, 200, gone);
 }
 

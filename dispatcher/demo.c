@@ -7,9 +7,11 @@
 #include "cluster-adapters/kube/kubeconfig.h"
 #include "cluster-adapters/sim/hub.h"
 
+#include "dispatcher/events.h"
 #include "dispatcher/recovery.h"
 #include "dispatcher/resjson.h"
 #include "queue/errors.h"
+#include "queue/idmap.h"
 #include "queue/mem.h"
 #include "queue/quantity.h"
 
@@ -74,7 +76,64 @@ struct demo {
     int fleet_clusters;
     int fleet_unknown; /* no answer from the hub yet, or no GPUs in it: admit nothing */
     double cycle_max_ms;
+    /* The live feed for the dashboard (until the dispatch loop publishes it): what each live
+     * ledger id is called, the hub's last cluster list for GET /api/v1/clusters. */
+    struct disp_events *ev;
+    struct queue_idmap binds; /* ledger id -> struct demo_bind */
+    json_object *hub_clusters;
+    uint64_t finished_n;
 };
+
+struct demo_bind {
+    char *binding, *queue, *request;
+    int64_t created;
+};
+
+static void bind_free(void *ud, void *val)
+{
+    (void)ud;
+    struct demo_bind *b = val;
+    muster_free(b->binding);
+    muster_free(b->queue);
+    muster_free(b->request);
+    muster_free(b);
+}
+
+/* Remembers what ledger id is called (out of memory: its events say less, nothing else). */
+static void bind_put(struct demo *d, uint64_t id, const char *binding, const char *queue,
+                     const char *request, int64_t created)
+{
+    struct demo_bind *b = muster_calloc(1, sizeof(*b));
+    if (!b)
+        return;
+    b->binding = muster_strdup(binding);
+    b->queue = muster_strdup(queue);
+    b->request = muster_strdup(request);
+    b->created = created;
+    if (!b->binding || !b->queue || !b->request || queue_idmap_put(&d->binds, id, b))
+        bind_free(NULL, b);
+}
+
+/* Publishes a "binding" event (events.h) for ledger id. */
+static void publish_binding(struct demo *d, uint64_t id, const char *state, const char *reason)
+{
+    struct demo_bind *b = queue_idmap_get(&d->binds, id);
+    if (!d->ev || !b)
+        return;
+    json_object *o = json_object_new_object();
+    if (!o)
+        return;
+    const char *slash = strchr(b->binding, '/');
+    json_object_object_add(o, "namespace",
+                           json_object_new_string_len(b->binding, slash ? (int)(slash - b->binding) : 0));
+    json_object_object_add(o, "name", json_object_new_string(slash ? slash + 1 : b->binding));
+    json_object_object_add(o, "queue", json_object_new_string(b->queue));
+    json_object_object_add(o, "state", json_object_new_string(state));
+    json_object_object_add(o, "reason", json_object_new_string(reason ? reason : ""));
+    json_object_object_add(o, "clusters", json_object_new_array());
+    json_object_object_add(o, "request", json_tokener_parse(b->request));
+    disp_events_publish(d->ev, "binding", o);
+}
 
 static double now_s(void)
 {
@@ -204,6 +263,8 @@ static void on_arrive(uv_timer_t *h)
             return;
         }
         d->st->arrived++;
+        bind_put(d, (uint64_t)rows[i].id, rows[i].binding, rows[i].queue, rows[i].request, at);
+        publish_binding(d, (uint64_t)rows[i].id, "pending", NULL);
     }
 }
 
@@ -231,8 +292,14 @@ static void on_cycle(uv_timer_t *h)
             i++;
             continue;
         }
-        rows[nrows++] = (struct store_ledger_row){.id = (int64_t)d->run[i].id,
-                                                  .state = "released", .updated_at = at};
+        /* One finished gang in 20 is rolled back instead, as if its member cluster had refused
+         * it, so the dashboard's rollback path has something to show until the dispatch loop
+         * rolls back for real. */
+        int rollback = ++d->finished_n % 20 == 0;
+        rows[nrows++] = (struct store_ledger_row){
+            .id = (int64_t)d->run[i].id, .state = rollback ? "rolledback" : "released",
+            .reason = rollback ? "demo: the member cluster refused the gang (simulated)" : NULL,
+            .updated_at = at};
         d->run[i] = d->run[--d->nrun];
     }
     size_t nreleased = nrows;
@@ -242,6 +309,23 @@ static void on_cycle(uv_timer_t *h)
         if (e)
             queue_entry_remove(d->t, e);
         d->st->finished++;
+        uint64_t id = (uint64_t)rows[i].id;
+        publish_binding(d, id, rows[i].state, rows[i].reason);
+        if (rows[i].reason && d->ev) {
+            struct demo_bind *b = queue_idmap_get(&d->binds, id);
+            char msg[256];
+            snprintf(msg, sizeof(msg), "%s rolled back: %s", b ? b->binding : "a gang", rows[i].reason);
+            json_object *n = json_object_new_object();
+            if (n) {
+                json_object_object_add(n, "level", json_object_new_string("warning"));
+                json_object_object_add(n, "message", json_object_new_string(msg));
+            }
+            disp_events_publish(d->ev, "notice", n);
+            disp_events_record_rollback(d->ev, at);
+        }
+        struct demo_bind *gone = queue_idmap_del(&d->binds, id);
+        if (gone)
+            bind_free(NULL, gone);
     }
     nrows = 0;
     queue_cycle_begin(d->t);
@@ -265,10 +349,19 @@ static void on_cycle(uv_timer_t *h)
             d->st->ledger_batches++;
         }
     }
+    /* The demo's "dispatch" is the decision recorded: its latency is the cycle so far. */
+    double dispatch_ms = (now_s() - t0) * 1000;
     for (size_t i = 0; !rc && i < nrows; i++) {
         if (track(d, queue_entry_id(admitted[i]), 2.0 + (double)(rnd(d) % 80) / 10.0))
             rc = MUSTER_ENOMEM;
         d->st->admitted++;
+        uint64_t id = queue_entry_id(admitted[i]);
+        struct demo_bind *b = queue_idmap_get(&d->binds, id);
+        if (d->ev) {
+            disp_events_record_admission(d->ev, at, b ? (double)(at - b->created) : 0);
+            disp_events_record_dispatch(d->ev, at, dispatch_ms);
+        }
+        publish_binding(d, id, "admitted", NULL);
     }
     muster_free(rows);
     muster_free(admitted);
@@ -330,6 +423,8 @@ static void on_clusters(int err, const struct kube_response *resp, void *ud)
                     resp->status.message);
         return;
     }
+    json_object_put(d->hub_clusters);
+    d->hub_clusters = json_object_get(items);
     struct queue_resvec fleet = {0}, one = {0};
     int ready = 0, rc = 0;
     for (size_t i = 0; !rc && i < json_object_array_length(items); i++) {
@@ -363,6 +458,97 @@ static void on_clusters(int err, const struct kube_response *resp, void *ud)
     }
     queue_resvec_close(&fleet);
     queue_resvec_close(&one);
+}
+
+/* ---- GET /api/v1/clusters for the demo (the dispatch loop will lend its own view) ---- */
+
+static json_object *summary_map(struct demo *d, json_object *summary, const char *key,
+                                struct queue_resvec *v)
+{
+    json_object *m = NULL;
+    char why[256];
+    queue_resvec_clear(v);
+    if (json_object_object_get_ex(summary, key, &m))
+        (void)disp_resvec_parse(queue_tree_resnames(d->t), m, key, v, why, sizeof(why));
+    return disp_resvec_json(queue_tree_resnames(d->t), v);
+}
+
+/* The hub's clusters as docs/admin-api.md shows them. The engine demo places nothing on the
+ * members, so its GPUs in use are shown as reservations, filled Ready cluster by cluster in name
+ * order; fits are counted over the whole cluster (no node view here). */
+static json_object *demo_clusters(void *ud)
+{
+    struct demo *d = ud;
+    json_object *out = json_object_new_array();
+    if (!out)
+        return NULL;
+    int64_t in_use = 0;
+    struct queue_status st;
+    if (queue_node_status(d->t, queue_tree_root(d->t), &st) == 0) {
+        in_use = queue_resvec_get(&st.allocated, d->gpu);
+        queue_status_close(&st);
+    }
+    struct queue_resvec cap = {0}, used = {0}, going = {0}, res = {0}, free_ = {0};
+    size_t n = d->hub_clusters ? json_object_array_length(d->hub_clusters) : 0;
+    for (size_t i = 0; i < n; i++) {
+        json_object *c = json_object_array_get_idx(d->hub_clusters, i), *meta = NULL, *v = NULL;
+        json_object *status = NULL, *summary = NULL, *o = json_object_new_object();
+        if (!o || json_object_array_add(out, o)) {
+            json_object_put(o);
+            break;
+        }
+        json_object_object_get_ex(c, "metadata", &meta);
+        json_object_object_get_ex(c, "status", &status);
+        json_object_object_get_ex(status, "resourceSummary", &summary);
+        json_object_object_add(o, "name", json_object_get(
+                                              json_object_object_get_ex(meta, "name", &v) ? v : NULL));
+        int ready = cluster_ready(c);
+        json_object_object_add(o, "ready", json_object_new_boolean(ready));
+        json_object_object_add(o, "labels", json_object_object_get_ex(meta, "labels", &v)
+                                                ? json_object_get(v)
+                                                : json_object_new_object());
+        json_object_object_add(o, "capacity", summary_map(d, summary, "allocatable", &cap));
+        json_object_object_add(o, "allocated", summary_map(d, summary, "allocated", &used));
+        json_object_object_add(o, "allocating", summary_map(d, summary, "allocating", &going));
+        queue_resvec_copy(&free_, &cap);
+        queue_resvec_sub(&free_, &used);
+        queue_resvec_sub(&free_, &going);
+        int64_t gpu_free = queue_resvec_get(&free_, d->gpu);
+        int64_t take = ready ? (in_use < gpu_free ? in_use : gpu_free) : 0;
+        if (take < 0)
+            take = 0;
+        in_use -= take;
+        queue_resvec_clear(&res);
+        queue_resvec_set(&res, d->gpu, take);
+        queue_resvec_sub(&free_, &res);
+        for (uint32_t k = 0; k < free_.len; k++)
+            if (free_.items[k].milli < 0)
+                queue_resvec_set(&free_, free_.items[k].id, 0);
+        json_object_object_add(o, "reserved", disp_resvec_json(queue_tree_resnames(d->t), &res));
+        json_object_object_add(o, "free", disp_resvec_json(queue_tree_resnames(d->t), &free_));
+        json_object *fits = json_object_new_array();
+        static const int sizes[] = {1, 2, 4, 8};
+        for (size_t k = 0; fits && k < sizeof(sizes) / sizeof(sizes[0]); k++) {
+            json_object *f = json_object_new_object(), *size = json_object_new_object();
+            char label[32], qty[16];
+            snprintf(label, sizeof(label), "%d GPU%s", sizes[k], sizes[k] > 1 ? "s" : "");
+            snprintf(qty, sizeof(qty), "%d", sizes[k]);
+            json_object_object_add(size, "nvidia.com/gpu", json_object_new_string(qty));
+            json_object_object_add(f, "size", size);
+            json_object_object_add(f, "label", json_object_new_string(label));
+            int64_t left = queue_resvec_get(&free_, d->gpu);
+            json_object_object_add(f, "replicas",
+                                   json_object_new_int64(ready ? left / (sizes[k] * 1000LL) : 0));
+            json_object_array_add(fits, f);
+        }
+        json_object_object_add(o, "fits", fits);
+    }
+    queue_resvec_close(&cap);
+    queue_resvec_close(&used);
+    queue_resvec_close(&going);
+    queue_resvec_close(&res);
+    queue_resvec_close(&free_);
+    return out;
 }
 
 static void on_fleet_timer(uv_timer_t *h)
@@ -427,6 +613,7 @@ static void kube_closed(void *ud)
 static int adopt_running(void *ud, const struct store_ledger_row *row)
 {
     struct demo *d = ud;
+    bind_put(d, (uint64_t)row->id, row->binding, row->queue, row->request, row->created_at);
     if (strcmp(row->state, "pending") == 0 || !queue_tree_entry(d->t, (uint64_t)row->id))
         return 0;
     return track(d, (uint64_t)row->id, 1.0 + (double)(rnd(d) % 50) / 10.0);
@@ -453,6 +640,7 @@ int disp_demo_run(struct store *s, struct queue_tree *t, const struct disp_demo_
 {
     struct disp_demo_stats local = {0};
     struct demo d = {.s = s, .t = t, .opt = opt, .st = stats ? stats : &local};
+    queue_idmap_init(&d.binds);
     memset(d.st, 0, sizeof(*d.st));
     d.rng = opt->seed ? opt->seed : (uint64_t)uv_hrtime() | 1;
     d.next_job = (uint64_t)now_ms(); /* job names stay unique across runs on one database */
@@ -474,6 +662,8 @@ int disp_demo_run(struct store *s, struct queue_tree *t, const struct disp_demo_
     rc = store_ledger_foreach_live(s, adopt_running, &d);
     if (rc) {
         muster_free(d.run);
+        queue_idmap_each(&d.binds, bind_free, NULL);
+        queue_idmap_close(&d.binds);
         return rc;
     }
     uv_loop_init(&d.loop);
@@ -506,7 +696,11 @@ int disp_demo_run(struct store *s, struct queue_tree *t, const struct disp_demo_
         }
     }
     if (opt->api && !d.rc) {
-        struct api_ctx ctx = {.store = s, .tree = t};
+        d.ev = disp_events_new(0); /* NULL (out of memory): the API says 501 for events */
+        struct api_ctx ctx = {.store = s,
+                              .tree = t,
+                              .events = d.ev,
+                              .disp = {.ud = &d, .clusters = d.hub ? demo_clusters : NULL}};
         char why[512];
         rc = api_server_start(&d.loop, opt->api, &ctx, &d.api, why, sizeof(why));
         if (rc) {
@@ -546,6 +740,10 @@ int disp_demo_run(struct store *s, struct queue_tree *t, const struct disp_demo_
     if (!api_done && !d.rc)
         d.rc = MUSTER_EBUSY;
     muster_free(d.run);
+    disp_events_free(d.ev);
+    json_object_put(d.hub_clusters);
+    queue_idmap_each(&d.binds, bind_free, NULL);
+    queue_idmap_close(&d.binds);
     if (!d.rc && closed)
         d.rc = MUSTER_EBUSY;
     return d.rc;

@@ -20,7 +20,8 @@ void disp_events_free(struct disp_events *ev);
 /* Appends an event and wakes every subscriber. type is the SSE event name:
  *   "binding"  {namespace, name, queue, state, reason, clusters:[{name, replicas}]}: a binding
  *              changed state (pending, admitted, dispatched, running, released, rolledback)
- *   "queue"    {name}: a queue's spec or usage changed (the dashboard refetches it)
+ *   "queue"    {name}: a queue's spec or usage changed (the dashboard refetches it); the API
+ *              adds "deleted": true when it deleted the queue
  *   "cluster"  {name}: a cluster's capacity, use or Ready state changed
  *   "notice"   {level, message}: something an operator should see (rollback reasons, hub lost)
  * data is an object; the reference is taken (NULL data publishes {}). An "at" member (unix
