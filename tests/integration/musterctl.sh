@@ -201,7 +201,7 @@ expect "$RC $(cat err)" \
     "explain binding: unknown"
 
 # not served yet: the server's message, non-zero
-LATER="is part of the API contract but not served yet (it needs the dispatcher)"
+LATER="needs the dispatcher, which is not running in this musterd"
 ctl get clusters
 expect "$RC $(cat err)" "1 Error from server (NotImplemented): /api/v1/clusters $LATER" \
     "get clusters"
