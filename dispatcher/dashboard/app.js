@@ -234,7 +234,7 @@ function onQueue(d) {
 
 // A queue and its ancestors (their usage is the sum of their children's) need a refetch.
 function markQueue(name) {
-  for (let n = name, i = 0; n && n !== "root" && i < 64; i++) {
+  for (let n = name, i = 0; n && i < 64; i++) { // root too: it is a queue like the others
     state.dirtyQueues.add(n);
     const q = state.queues.get(n);
     n = q ? q.parent : null;
@@ -695,6 +695,7 @@ function drawChart(canvas, minutes, series) {
         const px = padL + i * step + step / 2, py = padT + ch - (Math.min(v, max) / max) * ch;
         if (pen) g.lineTo(px, py); else g.moveTo(px, py);
         pen = true;
+        g.fillRect(px - 1.5, py - 1.5, 3, 3); // a lone minute is a dot, not nothing
       });
       g.stroke();
     }

@@ -55,18 +55,39 @@ async function main() {
     });
 
     await step("a binding moves from pending to admitted live", async () => {
-      await page.selectOption("#f-state", ""); // every live state, oldest first
-      await until(page, () => !!document.querySelector('#binding-table td.st[data-state="pending"]'),
-        null, 20000);
-      const pending = await page.$$eval('#binding-table tr[data-name]', (rows) =>
-        rows.filter((r) => r.querySelector("td.st").dataset.state === "pending").map((r) => r.dataset.name));
-      if (!pending.length) throw new Error("no pending binding on the page");
-      await until(page, (names) => names.some((n) => {
-        const tr = document.querySelector(`#binding-table tr[data-name="${CSS.escape(n)}"]`);
-        if (tr && tr.querySelector("td.st").dataset.state === "admitted") return true;
-        return [...document.querySelectorAll("#event-list li.admitted .text")]
-          .some((li) => li.textContent.startsWith(n + " admitted"));
-      }), pending, 90000);
+      // One team queue, every live state: its pending rows first in the engine's order (the
+      // next to be admitted on top), then its admitted ones. (Not `default`: it has no share
+      // of the fleet in the demo, so its gangs wait for ever.)
+      await page.fill("#f-queue", "nlp");
+      await page.selectOption("#f-state", "");
+      await until(page, () => {
+        const rows = [...document.querySelectorAll("#binding-table tr[data-name]")];
+        return rows.length > 0 && rows.every((r) => r.children[1].textContent === "nlp") &&
+          rows.some((r) => r.querySelector("td.st").dataset.state === "pending");
+      }, null, 30000);
+      // Any binding this page showed as pending and later shows as admitted (in its row or in
+      // the events), without a reload: the page keeps a marker a reload would lose.
+      await page.evaluate(() => { window.noReload = true; });
+      const seen = new Set();
+      const deadline = Date.now() + 90000;
+      let moved = "";
+      while (!moved && Date.now() < deadline) {
+        const now = await page.evaluate(() => ({
+          rows: [...document.querySelectorAll("#binding-table tr[data-name]")]
+            .map((r) => [r.dataset.name, r.querySelector("td.st").dataset.state]),
+          admitted: [...document.querySelectorAll("#event-list li.admitted .text")].map((li) => li.textContent),
+          same: window.noReload === true,
+        }));
+        if (!now.same) throw new Error("the page reloaded");
+        for (const [n, st] of now.rows) {
+          if (st === "pending") seen.add(n);
+          else if (st === "admitted" && seen.has(n)) moved = n;
+        }
+        for (const t of now.admitted) for (const n of seen) if (t.startsWith(n + " admitted")) moved = n;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      if (!moved) throw new Error(`none of ${seen.size} pending bindings seen was shown admitted in 90 s`);
+      console.log(`     ${moved}: pending, then admitted`);
     });
 
     await step("the detail pane shows a binding's decision history; Enter opens it, Escape closes it", async () => {
@@ -85,7 +106,9 @@ async function main() {
     });
 
     await step("screenshots of the main views", async () => {
+      await page.fill("#f-queue", "");
       await page.selectOption("#f-state", "pending");
+      await page.evaluate(() => { document.activeElement.blur(); window.scrollTo(0, 0); });
       await page.waitForTimeout(1500);
       await shot("dashboard.png");
       await shot("queues.png", page.locator("#queues"));
@@ -94,6 +117,7 @@ async function main() {
       await shot("charts.png", page.locator("section.charts"));
       await shot("events.png", page.locator("section.events"));
       await page.emulateMedia({ colorScheme: "dark" });
+      await page.evaluate(() => window.scrollTo(0, 0)); // the panel shots scrolled it
       await page.waitForTimeout(300);
       await shot("dashboard-dark.png");
       await page.emulateMedia({ colorScheme: "light" });

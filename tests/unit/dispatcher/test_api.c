@@ -2012,7 +2012,7 @@ static long sse_read(struct srv *s, const char *path, const char *token, const c
     return r->status;
 }
 
-static uint64_t published[4];
+static uint64_t published[8];
 
 static struct json_object *named(const char *name)
 {
@@ -2078,10 +2078,11 @@ static void body_events(struct srv *s)
              (unsigned long long)published[1]);
     CU_ASSERT_PTR_NOT_NULL(strstr(r.body, want));
     /* A ring of 4: after 5 more, q2's successors are gone, so ?since= it is a reset. */
+    uint64_t q2 = published[1];
     const char *more[] = {"q3", "q4", "q5", "q6", "q7", NULL};
     on_loop(s, publish_fn, more);
     char path[96];
-    snprintf(path, sizeof(path), "/api/v1/events?since=%llu", (unsigned long long)published[1] - 4);
+    snprintf(path, sizeof(path), "/api/v1/events?since=%llu", (unsigned long long)q2);
     CU_ASSERT_EQUAL(sse_read(s, path, TOK_VIEWER, NULL, 300, &r), 200);
     CU_ASSERT_PTR_NOT_NULL(strstr(r.body, "event: reset"));
     CU_ASSERT_PTR_NULL(strstr(r.body, "event: queue"));
