@@ -2144,6 +2144,85 @@ static void body_events(struct srv *s)
     s->sse_fd = fd;
 }
 
+/* An event stream on a raw socket (its response headers read); rcvbuf > 0 shrinks the socket's
+ * receive buffer first, so a client that does not read falls behind quickly. */
+static int sse_open(struct srv *s, int rcvbuf)
+{
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    if (rcvbuf > 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
+    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)s->port)};
+    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    REQUIRE(connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0);
+    struct timeval tv = {5, 0};
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+    const char req[] = "GET /api/v1/events HTTP/1.1\r\nHost: x\r\n\r\n";
+    REQUIRE(write(fd, req, sizeof(req) - 1) == (ssize_t)(sizeof(req) - 1));
+    char buf[1024];
+    REQUIRE(read(fd, buf, sizeof(buf)) > 0);
+    return fd;
+}
+
+/* Publishes n events of about 8 KiB each. */
+static void publish_big_fn(struct srv *s, void *arg)
+{
+    (void)s;
+    static char pad[8192];
+    memset(pad, 'x', sizeof(pad) - 1);
+    for (int i = 0; i < *(int *)arg; i++) {
+        struct json_object *o = json_object_new_object();
+        json_object_object_add(o, "pad", json_object_new_string(pad));
+        disp_events_publish(srv_events, "notice", o);
+    }
+}
+
+static void body_stream_limits(struct srv *s)
+{
+    /* A client that stops reading is cut once 256 KiB wait for it: its stream ends (the last
+     * chunk, then EOF) after a bounded number of bytes, while the server keeps serving. */
+    int slow = sse_open(s, 4096);
+    int n = 400; /* 3.2 MiB: past the cap and whatever the kernel buffers on loopback */
+    on_loop(s, publish_big_fn, &n);
+    char buf[65536];
+    size_t total = 0;
+    ssize_t got;
+    while ((got = read(slow, buf, sizeof(buf))) > 0)
+        total += (size_t)got;
+    CU_ASSERT_EQUAL(got, 0); /* EOF, not the 5 s receive timeout */
+    CU_ASSERT(total < (size_t)n * 8192);
+    close(slow);
+    /* At most API_SSE_STREAMS_MAX streams; the next is a 503 with Retry-After. */
+    int fds[API_SSE_STREAMS_MAX];
+    for (int i = 0; i < API_SSE_STREAMS_MAX; i++)
+        fds[i] = sse_open(s, 0);
+    struct resp r;
+    CU_ASSERT_EQUAL(http(s, "GET", "/api/v1/events", NULL, NULL, 0, NULL, &r), 503);
+    CU_ASSERT_STRING_EQUAL(r.retry_after, "5");
+    resp_free(&r);
+    close(fds[0]);
+    /* The server notices the closed one when it writes to it (the heartbeat, or here events:
+     * the first write after the peer closed draws the reset, a later one fails), and then has
+     * room again. */
+    int one = 1;
+    static struct sse again; /* 16 KiB: not on the client thread's stack */
+    for (int i = 0; i < 20 && again.status != 200; i++) {
+        on_loop(s, publish_big_fn, &one);
+        usleep(100000);
+        sse_read(s, "/api/v1/events", NULL, NULL, 200, &again);
+    }
+    CU_ASSERT_EQUAL(again.status, 200);
+    for (int i = 1; i < API_SSE_STREAMS_MAX; i++)
+        close(fds[i]);
+}
+
+static void test_stream_limits(void)
+{
+    srv_events = disp_events_new(4);
+    run_with_server("streams", 0, body_stream_limits);
+    disp_events_free(srv_events);
+    srv_events = NULL;
+}
+
 static void test_events_and_clusters(void)
 {
     srv_events = disp_events_new(4);
@@ -2198,6 +2277,7 @@ static CU_TestInfo tests[] = {
     {"events: reset, resume, live, token in the query, close ends streams",
      test_events_and_clusters},
     {"dashboard files: ETag, 304, 404", test_dashboard_files},
+    {"event streams: a slow client is cut, at most API_SSE_STREAMS_MAX", test_stream_limits},
     {"merge patch follows RFC 7386", test_merge_patch_rfc7386},
     {"body decoder limits and defaults", test_body_decoder},
     CU_TEST_INFO_NULL,
