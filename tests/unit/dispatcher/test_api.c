@@ -1983,6 +1983,8 @@ static size_t on_sse(char *p, size_t sz, size_t n, void *ud)
     return sz * n;
 }
 
+static int sse_h2; /* sse_read speaks HTTP/2 (h2c, prior knowledge) */
+
 /* Reads an event stream for ms milliseconds (it never ends by itself). */
 static long sse_read(struct srv *s, const char *path, const char *token, const char *hdr, long ms,
                      struct sse *r)
@@ -2004,8 +2006,13 @@ static long sse_read(struct srv *s, const char *path, const char *token, const c
     curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_sse);
     curl_easy_setopt(c, CURLOPT_WRITEDATA, r);
     curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, ms);
+    if (sse_h2)
+        curl_easy_setopt(c, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE);
     CURLcode rc = curl_easy_perform(c);
     CU_ASSERT(rc == CURLE_OK || rc == CURLE_OPERATION_TIMEDOUT);
+    long version = 0;
+    curl_easy_getinfo(c, CURLINFO_HTTP_VERSION, &version);
+    CU_ASSERT(!sse_h2 || version == CURL_HTTP_VERSION_2_0);
     curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &r->status);
     curl_slist_free_all(h);
     curl_easy_cleanup(c);
@@ -2092,6 +2099,13 @@ static void body_events(struct srv *s)
     on_loop(s, publish_later_fn, NULL);
     CU_ASSERT_EQUAL(sse_read(s, "/api/v1/events", TOK_VIEWER, NULL, 900, &r), 200);
     CU_ASSERT_PTR_NOT_NULL(strstr(r.body, "event: binding\ndata: {\"name\":\"live-one\""));
+    /* The same over HTTP/2: h2o streams it as DATA frames. */
+    sse_h2 = 1;
+    on_loop(s, publish_later_fn, NULL);
+    CU_ASSERT_EQUAL(sse_read(s, "/api/v1/events", TOK_VIEWER, NULL, 900, &r), 200);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.body, "event: reset\n"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.body, "event: binding\ndata: {\"name\":\"live-one\""));
+    sse_h2 = 0;
     /* EventSource sends no header: the token as access_token=, on this route only. */
     CU_ASSERT_EQUAL(sse_read(s, "/api/v1/events?access_token=" TOK_VIEWER, NULL, NULL, 300, &r),
                     200);
