@@ -102,7 +102,8 @@ async function main() {
 
     await step("a rollback shows as an event", async () => {
       await page.waitForSelector("#event-list li.rolledback", { timeout: 150000 });
-      await page.waitForSelector("#event-list li.warning", { timeout: 5000 });
+      // and the notice that says why (the demo's level is "warning"; "error" would do as well)
+      await page.waitForSelector("#event-list li.warning, #event-list li.error", { timeout: 5000 });
     });
 
     await step("screenshots of the main views", async () => {
