@@ -2091,7 +2091,8 @@ static void handle_cluster_list(struct api_call *c)
             json_object_put(x);
     }
     char last[API_QUERY_VALUE_MAX];
-    snprintf(last, sizeof(last), "%s", i > 0 ? cluster_name(json_object_array_get_idx(all, i - 1)) : "");
+    snprintf(last, sizeof(last), "%s",
+             i > 0 ? cluster_name(json_object_array_get_idx(all, i - 1)) : "");
     json_object_put(all);
     if (bad) {
         json_object_put(items);
@@ -2246,8 +2247,8 @@ static void stream_reset(struct api_stream *w)
 {
     char f[128];
     uint64_t last = disp_events_last_id(w->srv->app.events);
-    int n = snprintf(f, sizeof(f), "id: %" PRIu64 "\nevent: reset\ndata: {\"last\":%" PRIu64 "}\n\n",
-                     last, last);
+    int n = snprintf(f, sizeof(f),
+                     "id: %" PRIu64 "\nevent: reset\ndata: {\"last\":%" PRIu64 "}\n\n", last, last);
     stream_queue(w, f, (size_t)n);
 }
 
@@ -2675,10 +2676,10 @@ static const struct api_route_info route_info[] = {
 
 /* The handler of route_info[i], in the same order. */
 static void (*const route_fn[])(struct api_call *c) = {
-    handle_healthz,     handle_readyz,       handle_metrics,    handle_openapi,
-    handle_queue_list,  handle_queue_create, handle_queue_get,  handle_queue_replace,
-    handle_queue_patch, handle_queue_delete, handle_audit_list, handle_binding_list,
-    handle_binding_get, handle_cluster_list, handle_events,     handle_stats,
+    handle_healthz,         handle_readyz,         handle_metrics,    handle_openapi,
+    handle_queue_list,      handle_queue_create,   handle_queue_get,  handle_queue_replace,
+    handle_queue_patch,     handle_queue_delete,   handle_audit_list, handle_binding_list,
+    handle_binding_get,     handle_cluster_list,   handle_events,     handle_stats,
     handle_dashboard_index, handle_dashboard_file,
 };
 _Static_assert(sizeof(route_fn) / sizeof(route_fn[0]) == NROUTES, "one handler per route");

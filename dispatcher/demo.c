@@ -44,7 +44,8 @@ static const struct demo_queue {
 };
 static const char *const demo_leaves[] = {"nlp", "vision", "serving", "batch", "default"};
 /* Three clusters of 8 nodes x 8 GPUs: 192 GPUs would be too calm; 64 makes queues compete. */
-static const char *const demo_fleet = "{\"nvidia.com/gpu\":\"64\",\"cpu\":\"512\",\"memory\":\"4Ti\"}";
+static const char *const demo_fleet =
+    "{\"nvidia.com/gpu\":\"64\",\"cpu\":\"512\",\"memory\":\"4Ti\"}";
 
 struct running {
     uint64_t id;
@@ -124,8 +125,9 @@ static void publish_binding(struct demo *d, uint64_t id, const char *state, cons
     if (!o)
         return;
     const char *slash = strchr(b->binding, '/');
-    json_object_object_add(o, "namespace",
-                           json_object_new_string_len(b->binding, slash ? (int)(slash - b->binding) : 0));
+    json_object_object_add(
+        o, "namespace",
+        json_object_new_string_len(b->binding, slash ? (int)(slash - b->binding) : 0));
     json_object_object_add(o, "name", json_object_new_string(slash ? slash + 1 : b->binding));
     json_object_object_add(o, "queue", json_object_new_string(b->queue));
     json_object_object_add(o, "state", json_object_new_string(state));
@@ -216,7 +218,8 @@ static const char *const shapes[] = {
 };
 
 /* A gang arrives: ledger row first, then the engine. */
-#define DEMO_BACKLOG_MAX 300 /* arrivals pause above this many pending, so a long demo stays steady */
+#define DEMO_BACKLOG_MAX                                                                           \
+    300 /* arrivals pause above this many pending, so a long demo stays steady */
 
 static void on_arrive(uv_timer_t *h)
 {
@@ -237,9 +240,9 @@ static void on_arrive(uv_timer_t *h)
         unsigned shape = (unsigned)(rnd(d) % 16);
         shape = shape < 6 ? 0 : shape < 10 ? 1 : shape < 13 ? 2 : shape < 15 ? 3 : 4;
         snprintf(bind[i], sizeof(bind[i]), "demo/job-%" PRIu64, ++d->next_job);
-        rows[i] = (struct store_ledger_row){0, bind[i], "", queue, shapes[shape],
-                                            (int64_t)(rnd(d) % 3), "pending", "[]", "", at, 0,
-                                            at};
+        rows[i] = (struct store_ledger_row){
+            0,  bind[i], "", queue, shapes[shape], (int64_t)(rnd(d) % 3), "pending", "[]",
+            "", at,      0,  at};
     }
     int rc = store_ledger_write_batch(d->s, rows, n);
     if (rc) {
@@ -297,7 +300,8 @@ static void on_cycle(uv_timer_t *h)
          * rolls back for real. */
         int rollback = ++d->finished_n % 20 == 0;
         rows[nrows++] = (struct store_ledger_row){
-            .id = (int64_t)d->run[i].id, .state = rollback ? "rolledback" : "released",
+            .id = (int64_t)d->run[i].id,
+            .state = rollback ? "rolledback" : "released",
             .reason = rollback ? "demo: the member cluster refused the gang (simulated)" : NULL,
             .updated_at = at};
         d->run[i] = d->run[--d->nrun];
@@ -314,7 +318,8 @@ static void on_cycle(uv_timer_t *h)
         if (rows[i].reason && d->ev) {
             struct demo_bind *b = queue_idmap_get(&d->binds, id);
             char msg[256];
-            snprintf(msg, sizeof(msg), "%s rolled back: %s", b ? b->binding : "a gang", rows[i].reason);
+            snprintf(msg, sizeof(msg), "%s rolled back: %s", b ? b->binding : "a gang",
+                     rows[i].reason);
             json_object *n = json_object_new_object();
             if (n) {
                 json_object_object_add(n, "level", json_object_new_string("warning"));
@@ -337,7 +342,8 @@ static void on_cycle(uv_timer_t *h)
         }
         admitted[nrows] = e;
         rows[nrows++] = (struct store_ledger_row){.id = (int64_t)queue_entry_id(e),
-                                                  .state = "admitted", .admitted_at = at,
+                                                  .state = "admitted",
+                                                  .admitted_at = at,
                                                   .updated_at = at};
     }
     if (!rc && nrows) {
@@ -500,13 +506,14 @@ static json_object *demo_clusters(void *ud)
         json_object_object_get_ex(c, "metadata", &meta);
         json_object_object_get_ex(c, "status", &status);
         json_object_object_get_ex(status, "resourceSummary", &summary);
-        json_object_object_add(o, "name", json_object_get(
-                                              json_object_object_get_ex(meta, "name", &v) ? v : NULL));
+        json_object_object_add(
+            o, "name", json_object_get(json_object_object_get_ex(meta, "name", &v) ? v : NULL));
         int ready = cluster_ready(c);
         json_object_object_add(o, "ready", json_object_new_boolean(ready));
-        json_object_object_add(o, "labels", json_object_object_get_ex(meta, "labels", &v)
-                                                ? json_object_get(v)
-                                                : json_object_new_object());
+        json_object_object_add(o, "labels",
+                               json_object_object_get_ex(meta, "labels", &v)
+                                   ? json_object_get(v)
+                                   : json_object_new_object());
         json_object_object_add(o, "capacity", summary_map(d, summary, "allocatable", &cap));
         json_object_object_add(o, "allocated", summary_map(d, summary, "allocated", &used));
         json_object_object_add(o, "allocating", summary_map(d, summary, "allocating", &going));
@@ -579,8 +586,8 @@ static int start_hub(struct demo *d, FILE *out)
              "users: [{name: sim, user: {}}]\n"
              "contexts: [{name: sim, context: {cluster: sim, user: sim}}]\n",
              sim_hub_port(d->hub));
-    rc = kube_config_parse(&d->kcfg, kubeconfig, strlen(kubeconfig), "demo", NULL, err,
-                           sizeof(err));
+    rc =
+        kube_config_parse(&d->kcfg, kubeconfig, strlen(kubeconfig), "demo", NULL, err, sizeof(err));
     if (rc) {
         fprintf(stderr, "musterd: demo kubeconfig: %s\n", err);
         return rc;
@@ -589,9 +596,10 @@ static int start_hub(struct demo *d, FILE *out)
     rc = kube_client_new(&d->loop, &d->kcfg, NULL, &d->kube);
     if (rc)
         return rc;
-    fprintf(out, "simulated Karmada hub: http://127.0.0.1:%d (scenario %s; kubectl --server "
-            "http://127.0.0.1:%d get clusters)\n", sim_hub_port(d->hub), d->opt->scenario,
-            sim_hub_port(d->hub));
+    fprintf(out,
+            "simulated Karmada hub: http://127.0.0.1:%d (scenario %s; kubectl --server "
+            "http://127.0.0.1:%d get clusters)\n",
+            sim_hub_port(d->hub), d->opt->scenario, sim_hub_port(d->hub));
     /* Nothing is admitted until the hub has said what the fleet holds. */
     d->fleet_unknown = 1;
     d->fleet_gpu = -1;
@@ -711,17 +719,17 @@ int disp_demo_run(struct store *s, struct queue_tree *t, const struct disp_demo_
             const char *host = opt->api->host ? opt->api->host : "127.0.0.1";
             int v6 = strchr(host, ':') != NULL;
             fprintf(out, "admin API: %s://%s%s%s:%d/api/v1/queues (OpenAPI at /openapi.json)\n",
-                    opt->api->tls_cert_file ? "https" : "http", v6 ? "[" : "", host,
-                    v6 ? "]" : "", api_server_port(d.api));
+                    opt->api->tls_cert_file ? "https" : "http", v6 ? "[" : "", host, v6 ? "]" : "",
+                    api_server_port(d.api));
             fflush(out);
         }
     }
     d.start = now_s();
     if (!d.rc)
         uv_run(&d.loop, UV_RUN_DEFAULT);
-    uv_handle_t *own[] = {(uv_handle_t *)&d.cycle,   (uv_handle_t *)&d.arrive,
-                          (uv_handle_t *)&d.summary, (uv_handle_t *)&d.stop,
-                          (uv_handle_t *)&d.sigint,  (uv_handle_t *)&d.sigterm,
+    uv_handle_t *own[] = {(uv_handle_t *)&d.cycle,      (uv_handle_t *)&d.arrive,
+                          (uv_handle_t *)&d.summary,    (uv_handle_t *)&d.stop,
+                          (uv_handle_t *)&d.sigint,     (uv_handle_t *)&d.sigterm,
                           (uv_handle_t *)&d.fleet_timer};
     for (size_t i = 0; i < sizeof(own) / sizeof(own[0]); i++)
         uv_close(own[i], NULL);

@@ -109,8 +109,8 @@ uint64_t disp_events_publish(struct disp_events *ev, const char *type, struct js
         json_object_object_add(
             data, "at", json_object_new_int64((int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000));
     }
-    const char *json =
-        json_object_to_json_string_ext(data, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
+    const char *json = json_object_to_json_string_ext(data, JSON_C_TO_STRING_PLAIN |
+                                                                JSON_C_TO_STRING_NOSLASHESCAPE);
     struct ev_slot s = {.id = ev->next_id};
     s.type = json ? muster_strdup(type) : NULL;
     s.frame = s.type ? frame_new(s.id, type, json, &s.frame_len) : NULL;
@@ -266,8 +266,7 @@ struct json_object *disp_events_stats_json(const struct disp_events *ev, int64_t
     int64_t now_min = now_ms / 60000;
     for (int64_t m = now_min - DISP_EVENTS_MINUTES + 1; !bad && m <= now_min; m++) {
         static const struct ev_minute zero;
-        const struct ev_minute *b =
-            m >= 0 ? &ev->minutes[m % DISP_EVENTS_MINUTES] : &zero;
+        const struct ev_minute *b = m >= 0 ? &ev->minutes[m % DISP_EVENTS_MINUTES] : &zero;
         if (b->minute != m)
             b = &zero;
         struct json_object *o = json_object_new_object();

@@ -2110,9 +2110,8 @@ static void body_events(struct srv *s)
     CU_ASSERT_EQUAL(sse_read(s, "/api/v1/events?access_token=" TOK_VIEWER, NULL, NULL, 300, &r),
                     200);
     CU_ASSERT_EQUAL(sse_read(s, "/api/v1/events?access_token=nope", NULL, NULL, 300, &r), 401);
-    CU_ASSERT_EQUAL(http(s, "GET", "/api/v1/queues?access_token=" TOK_ADMIN, NULL, NULL, 0, NULL,
-                         &x),
-                    401);
+    CU_ASSERT_EQUAL(
+        http(s, "GET", "/api/v1/queues?access_token=" TOK_ADMIN, NULL, NULL, 0, NULL, &x), 401);
     resp_free(&x);
     /* Stats and clusters. */
     CU_ASSERT_EQUAL(http(s, "GET", "/api/v1/stats", TOK_VIEWER, NULL, 0, NULL, &x), 200);
@@ -2135,8 +2134,8 @@ static void body_events(struct srv *s)
     CU_ASSERT_PTR_NULL(jstr(json_object_object_get(x.json, "metadata"), "continue"));
     resp_free(&x);
     /* Bindings by name: a substring, URL-encoded; a bad escape is a 400. */
-    CU_ASSERT_EQUAL(http(s, "GET", "/api/v1/bindings?name=no%2Fsuch", TOK_VIEWER, NULL, 0, NULL, &x),
-                    200);
+    CU_ASSERT_EQUAL(
+        http(s, "GET", "/api/v1/bindings?name=no%2Fsuch", TOK_VIEWER, NULL, 0, NULL, &x), 200);
     CU_ASSERT_EQUAL(json_object_array_length(json_object_object_get(x.json, "items")), 0);
     resp_free(&x);
     expect(s, "GET", "/api/v1/bindings?name=%zz", TOK_VIEWER, NULL, NULL, 400);
@@ -2147,8 +2146,8 @@ static void body_events(struct srv *s)
     REQUIRE(connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0);
     struct timeval tv = {5, 0};
     setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-    const char req[] = "GET /api/v1/events HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " TOK_VIEWER
-                       "\r\n\r\n";
+    const char req[] =
+        "GET /api/v1/events HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " TOK_VIEWER "\r\n\r\n";
     REQUIRE(write(fd, req, sizeof(req) - 1) == (ssize_t)(sizeof(req) - 1));
     char buf[2048];
     ssize_t n = read(fd, buf, sizeof(buf) - 1);
