@@ -2105,6 +2105,32 @@ static void handle_cluster_list(struct api_call *c)
     send_json(c->req, 200, out);
 }
 
+/* GET /api/v1/clusters/{name}: one cluster of the dispatcher's array (musterctl get cluster). */
+static void handle_cluster_get(struct api_call *c)
+{
+    struct api_server *s = c->srv;
+    if (!s->app.disp.clusters) {
+        send_fail(c->req, 501, "NotImplemented",
+                  "/api/v1/clusters needs the dispatcher, which is not running in this musterd");
+        return;
+    }
+    struct json_object *all = s->app.disp.clusters(s->app.disp.ud), *hit = NULL;
+    if (!all || !json_object_is_type(all, json_type_array)) {
+        json_object_put(all);
+        send_json(c->req, 500, NULL);
+        return;
+    }
+    for (size_t i = 0; !hit && i < json_object_array_length(all); i++)
+        if (strcmp(cluster_name(json_object_array_get_idx(all, i)), c->name) == 0)
+            hit = json_object_get(json_object_array_get_idx(all, i));
+    json_object_put(all);
+    if (!hit) {
+        send_fail(c->req, 404, "NotFound", "cluster %s not found", c->name);
+        return;
+    }
+    send_json(c->req, 200, hit);
+}
+
 /* GET /api/v1/stats: the per-minute chart counters of the last hour. */
 static void handle_stats(struct api_call *c)
 {
@@ -2666,6 +2692,7 @@ static const struct api_route_info route_info[] = {
     {"GET", "/api/v1/bindings", API_ROLE_VIEWER},
     {"GET", "/api/v1/bindings/{namespace}/{name}", API_ROLE_VIEWER},
     {"GET", "/api/v1/clusters", API_ROLE_VIEWER},
+    {"GET", "/api/v1/clusters/{name}", API_ROLE_VIEWER},
     {"GET", "/api/v1/events", API_ROLE_VIEWER},
     {"GET", "/api/v1/stats", API_ROLE_VIEWER},
     /* The dashboard's files carry no data: the page asks for a token before it calls the API. */
@@ -2676,11 +2703,11 @@ static const struct api_route_info route_info[] = {
 
 /* The handler of route_info[i], in the same order. */
 static void (*const route_fn[])(struct api_call *c) = {
-    handle_healthz,         handle_readyz,         handle_metrics,    handle_openapi,
-    handle_queue_list,      handle_queue_create,   handle_queue_get,  handle_queue_replace,
-    handle_queue_patch,     handle_queue_delete,   handle_audit_list, handle_binding_list,
-    handle_binding_get,     handle_cluster_list,   handle_events,     handle_stats,
-    handle_dashboard_index, handle_dashboard_file,
+    handle_healthz,     handle_readyz,          handle_metrics,        handle_openapi,
+    handle_queue_list,  handle_queue_create,    handle_queue_get,      handle_queue_replace,
+    handle_queue_patch, handle_queue_delete,    handle_audit_list,     handle_binding_list,
+    handle_binding_get, handle_cluster_list,    handle_cluster_get,    handle_events,
+    handle_stats,       handle_dashboard_index, handle_dashboard_file,
 };
 _Static_assert(sizeof(route_fn) / sizeof(route_fn[0]) == NROUTES, "one handler per route");
 

@@ -1224,6 +1224,7 @@ static const struct call matrix[] = {
     /* Contract routes that need the dispatcher: authenticated, then 501. */
     {"GET", "/api/v1/clusters", NULL, NULL, {401, 501, 501, 501}},
     {"GET", "/api/v1/events", NULL, NULL, {401, 501, 501, 501}},
+    {"GET", "/api/v1/clusters/c1", NULL, NULL, {401, 501, 501, 501}},
     {"GET", "/api/v1/stats", NULL, NULL, {401, 501, 501, 501}},
     /* The dashboard's files need no token (the page asks for one before calling the API). */
     {"GET", "/", NULL, NULL, {200, 200, 200, 200}},
@@ -2133,6 +2134,11 @@ static void body_events(struct srv *s)
     STR_EQ(jstr(json_object_array_get_idx(items, 0), "name"), "member-c");
     CU_ASSERT_PTR_NULL(jstr(json_object_object_get(x.json, "metadata"), "continue"));
     resp_free(&x);
+    CU_ASSERT_EQUAL(http(s, "GET", "/api/v1/clusters/member-b", TOK_VIEWER, NULL, 0, NULL, &x),
+                    200);
+    STR_EQ(jstr(x.json, "name"), "member-b");
+    resp_free(&x);
+    expect(s, "GET", "/api/v1/clusters/member-z", TOK_VIEWER, NULL, NULL, 404);
     /* Bindings by name: a substring, URL-encoded; a bad escape is a 400. */
     CU_ASSERT_EQUAL(
         http(s, "GET", "/api/v1/bindings?name=no%2Fsuch", TOK_VIEWER, NULL, 0, NULL, &x), 200);
