@@ -7,11 +7,14 @@
 const $ = (sel) => document.querySelector(sel);
 const TOKEN_KEY = "muster.token";
 const PAGE = 50; // bindings per page
-const QUEUE_FLUSH_MS = 400; // coalescing windows
+// Coalescing windows. The API allows a client 50 requests a second (burst 100): a busy fleet
+// must stay well below that, whatever it does.
+const QUEUE_FLUSH_MS = 500;
+const QUEUE_LIST_EVERY_MS = 2000; // a whole-list refetch at most this often
 const BINDINGS_FLUSH_MS = 1000;
 const CLUSTERS_FLUSH_MS = 2000;
 const STATS_FLUSH_MS = 5000;
-const QUEUE_REFETCH_ALL = 64; // more dirty queues than this: one list request instead
+const QUEUE_REFETCH_ALL = 8; // more dirty queues than this: one list request instead
 const EVENTS_KEPT = 200;
 
 const state = {
@@ -22,6 +25,8 @@ const state = {
   resource: "", // the resource the queue bars show; "" = every one
   dirtyQueues: new Set(),
   refetchAllQueues: false,
+  queueListAt: 0, // when the last whole-list refetch ran
+  changedQueues: new Set(), // named by "queue" events: refetched apart, without delay
   lastId: "",
   es: null,
   bindingPage: { stack: [], cont: "", next: "" },
@@ -130,6 +135,7 @@ function schedule(name, ms, fn) {
 async function run(fn) {
   try { await fn(); } catch (e) {
     if (e instanceof AuthError) askToken("That token was not accepted.");
+    else if (e.status === 429) { /* rate limited: the next event asks again */ }
     else setConn("down", e.message);
   }
 }
@@ -229,7 +235,16 @@ function onQueue(d) {
     renderTree();
     return;
   }
-  markQueue(d.name);
+  // An operator's change (create, spec, state) shows at once, apart from the usage refetches,
+  // which may be waiting for their whole-list window. Many at once (a dispatch loop that
+  // reports usage per queue) go the usage way.
+  if (state.changedQueues.size >= QUEUE_REFETCH_ALL) { markQueue(d.name); return; }
+  state.changedQueues.add(d.name);
+  schedule("queue-changes", 200, async () => {
+    const names = [...state.changedQueues];
+    state.changedQueues.clear();
+    await refetchQueues(names);
+  });
 }
 
 // A queue and its ancestors (their usage is the sum of their children's) need a refetch.
@@ -240,7 +255,8 @@ function markQueue(name) {
     n = q ? q.parent : null;
   }
   if (state.dirtyQueues.size > QUEUE_REFETCH_ALL) state.refetchAllQueues = true;
-  schedule("queues", QUEUE_FLUSH_MS, flushQueues);
+  const wait = Math.max(QUEUE_FLUSH_MS, state.queueListAt + QUEUE_LIST_EVERY_MS - Date.now());
+  schedule("queues", state.refetchAllQueues ? wait : QUEUE_FLUSH_MS, flushQueues);
 }
 
 async function flushQueues() {
@@ -248,9 +264,15 @@ async function flushQueues() {
   state.dirtyQueues.clear();
   if (state.refetchAllQueues) {
     state.refetchAllQueues = false;
+    state.queueListAt = Date.now();
     await loadQueues();
     return;
   }
+  await refetchQueues(names);
+}
+
+// Refetches the named queues one by one and redraws what changed.
+async function refetchQueues(names) {
   let structural = false;
   await Promise.all(names.map(async (n) => {
     try {
