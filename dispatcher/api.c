@@ -8,7 +8,9 @@
 
 #include "dispatcher/dashboard.h"
 #include "dispatcher/events.h"
+#include "dispatcher/metrics.h"
 #include "dispatcher/resjson.h"
+#include "dispatcher/webhook.h"
 #include "queue/errors.h"
 #include "queue/mem.h"
 #include "schema/openapi.h"
@@ -625,6 +627,8 @@ struct api_server {
     int port;
     size_t nconns;
     int closing, listener_closed, degraded;
+    int webhook_insecure;                            /* serve the webhook without TLS (tests) */
+    uint64_t webhook_reviews[DISP_WEBHOOK_VERDICTS]; /* muster_webhook_reviews_total */
     struct api_conn reserve; /* takes a connection to drop it when allocation fails */
     int reserve_busy;
     struct api_stream *streams; /* open GET /api/v1/events responses */
@@ -711,6 +715,19 @@ static int load_row_cb(void *ud, const struct store_queue *q)
     rc = qrow_from_store(&s->rows[s->nrows], q);
     if (!rc)
         s->nrows++;
+    return rc;
+}
+
+int api_server_reload(struct api_server *s, struct queue_tree *t)
+{
+    for (size_t i = 0; i < s->nrows; i++)
+        qrow_close(&s->rows[i]);
+    s->nrows = 0;
+    s->app.tree = t;
+    s->degraded = 0;
+    int rc = store_queue_foreach(s->app.store, load_row_cb, s);
+    if (rc)
+        s->degraded = 1; /* /readyz says so until a restart */
     return rc;
 }
 
@@ -2474,86 +2491,41 @@ static void handle_readyz(struct api_call *c)
     send_text(c->req, 200, "text/plain; charset=utf-8", H2O_STRLIT("ok\n"));
 }
 
+/* The admission webhook: no token (the apiserver authenticates us by the certificate it was
+ * given in caBundle, and the answer is a pure function of the request). Cleartext is refused
+ * unless the test-only option asked for it: the apiserver calls webhooks over HTTPS only, so a
+ * cleartext caller is never the apiserver. */
+static void handle_webhook(struct api_call *c)
+{
+    struct api_server *s = c->srv;
+    if (!s->ssl_ctx && !s->webhook_insecure) {
+        send_fail(c->req, 404, "NotFound",
+                  "the admission webhook is served over TLS only: start musterd with "
+                  "--tls-cert-file and --tls-private-key-file");
+        return;
+    }
+    json_object *out = NULL;
+    enum disp_webhook_verdict v;
+    char err[256];
+    int rc =
+        disp_webhook_review(c->req->entity.base, c->req->entity.len, &out, &v, err, sizeof(err));
+    s->webhook_reviews[v < DISP_WEBHOOK_VERDICTS ? v : DISP_WEBHOOK_INVALID]++;
+    if (rc == MUSTER_ENOMEM)
+        send_json(c->req, 500, NULL);
+    else if (rc)
+        send_fail(c->req, rc == MUSTER_ELIMIT ? 413 : 400,
+                  rc == MUSTER_ELIMIT ? "RequestEntityTooLarge" : "BadRequest",
+                  "admission review: %s", err);
+    else
+        send_json(c->req, 200, out);
+}
+
 static void handle_openapi(struct api_call *c)
 {
     send_text(c->req, 200, "application/json", schema_openapi_json, schema_openapi_json_len);
 }
 
 /* ---- metrics (Prometheus text exposition format 0.0.4; docs/metrics.md) ---- */
-
-/* A growing text buffer; bad is set once an allocation failed and everything after is dropped. */
-struct mbuf {
-    char *p;
-    size_t len, cap;
-    int bad;
-};
-
-__attribute__((format(printf, 2, 3))) static void mbuf_printf(struct mbuf *b, const char *fmt, ...)
-{
-    for (int tries = 0; !b->bad && tries < 2; tries++) {
-        va_list ap;
-        va_start(ap, fmt);
-        int n = vsnprintf(b->p ? b->p + b->len : NULL, b->p ? b->cap - b->len : 0, fmt, ap);
-        va_end(ap);
-        if (n < 0) {
-            b->bad = 1;
-            return;
-        }
-        if (b->p && (size_t)n < b->cap - b->len) {
-            b->len += (size_t)n;
-            return;
-        }
-        size_t nc = b->cap ? b->cap * 2 : 4096;
-        while (nc - b->len <= (size_t)n)
-            nc *= 2;
-        char *g = muster_realloc(b->p, nc);
-        if (!g) {
-            b->bad = 1;
-            return;
-        }
-        b->p = g;
-        b->cap = nc;
-    }
-}
-
-/* A label value as the exposition format wants it: backslash, double quote and newline
- * escaped. Names are validated on the way in, but a metric line must never be broken by one. */
-static void mbuf_label(struct mbuf *b, const char *v)
-{
-    for (; *v; v++) {
-        if (*v == '\\')
-            mbuf_printf(b, "\\\\");
-        else if (*v == '"')
-            mbuf_printf(b, "\\\"");
-        else if (*v == '\n')
-            mbuf_printf(b, "\\n");
-        else
-            mbuf_printf(b, "%c", *v);
-    }
-}
-
-/* milli-units as an exact decimal (cpu in cores, memory in bytes): 1500 -> 1.5. */
-static void mbuf_milli(struct mbuf *b, int64_t milli)
-{
-    uint64_t m = milli < 0 ? (uint64_t)0 - (uint64_t)milli : (uint64_t)milli;
-    const char *sign = milli < 0 ? "-" : "";
-    uint64_t frac = m % 1000;
-    if (!frac) {
-        mbuf_printf(b, "%s%" PRIu64 "\n", sign, m / 1000);
-        return;
-    }
-    int digits = 3;
-    while (frac % 10 == 0) {
-        frac /= 10;
-        digits--;
-    }
-    mbuf_printf(b, "%s%" PRIu64 ".%0*" PRIu64 "\n", sign, m / 1000, digits, frac);
-}
-
-static void mbuf_family(struct mbuf *b, const char *name, const char *type, const char *help)
-{
-    mbuf_printf(b, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
-}
 
 /* A queue and its live status, gathered once per scrape. */
 struct mqueue {
@@ -2585,10 +2557,11 @@ static int metrics_walk_cb(void *ud, const struct queue_node *q)
 /* One family of per-queue, per-resource gauges; which picks the vector. */
 enum mvec { MV_ALLOCATED, MV_GUARANTEE, MV_DESERVED, MV_CAPABILITY };
 
-static void metrics_resvecs(struct mbuf *b, const struct mwalk *w, const struct queue_resnames *rn,
-                            enum mvec which, const char *name, const char *help)
+static void metrics_resvecs(struct disp_metrics_text *b, const struct mwalk *w,
+                            const struct queue_resnames *rn, enum mvec which, const char *name,
+                            const char *help)
 {
-    mbuf_family(b, name, "gauge", help);
+    disp_metrics_text_family(b, name, "gauge", help);
     for (size_t i = 0; i < w->n; i++) {
         const struct queue_spec *sp = queue_node_spec(w->qs[i].q);
         const struct queue_resvec *v = which == MV_ALLOCATED   ? &w->qs[i].st.allocated
@@ -2596,31 +2569,32 @@ static void metrics_resvecs(struct mbuf *b, const struct mwalk *w, const struct 
                                        : which == MV_DESERVED  ? &sp->deserved
                                                                : &sp->capability;
         for (uint32_t k = 0; k < v->len; k++) {
-            mbuf_printf(b, "%s{queue=\"", name);
-            mbuf_label(b, queue_node_name(w->qs[i].q));
-            mbuf_printf(b, "\",resource=\"");
-            mbuf_label(b, queue_resnames_name(rn, v->items[k].id));
-            mbuf_printf(b, "\"} ");
-            mbuf_milli(b, v->items[k].milli);
+            disp_metrics_text_printf(b, "%s{queue=\"", name);
+            disp_metrics_text_label(b, queue_node_name(w->qs[i].q));
+            disp_metrics_text_printf(b, "\",resource=\"");
+            disp_metrics_text_label(b, queue_resnames_name(rn, v->items[k].id));
+            disp_metrics_text_printf(b, "\"} ");
+            disp_metrics_text_milli(b, v->items[k].milli);
         }
     }
 }
 
-static void metrics_counts(struct mbuf *b, const struct mwalk *w, int what, const char *name,
-                           const char *type, const char *help)
+static void metrics_counts(struct disp_metrics_text *b, const struct mwalk *w, int what,
+                           const char *name, const char *type, const char *help)
 {
-    mbuf_family(b, name, type, help);
+    disp_metrics_text_family(b, name, type, help);
     for (size_t i = 0; i < w->n; i++) {
-        mbuf_printf(b, "%s{queue=\"", name);
-        mbuf_label(b, queue_node_name(w->qs[i].q));
+        disp_metrics_text_printf(b, "%s{queue=\"", name);
+        disp_metrics_text_label(b, queue_node_name(w->qs[i].q));
         if (what == 0)
-            mbuf_printf(b, "\"} %" PRIu64 "\n", w->qs[i].st.pending);
+            disp_metrics_text_printf(b, "\"} %" PRIu64 "\n", w->qs[i].st.pending);
         else if (what == 1)
-            mbuf_printf(b, "\"} %" PRIu64 "\n", w->qs[i].st.admitted);
-        else if (isinf(w->qs[i].st.share)) /* the exposition format spells it +Inf */
-            mbuf_printf(b, "\"} +Inf\n");
-        else
-            mbuf_printf(b, "\"} %.17g\n", w->qs[i].st.share);
+            disp_metrics_text_printf(b, "\"} %" PRIu64 "\n", w->qs[i].st.admitted);
+        else {
+            disp_metrics_text_printf(b, "\"} ");
+            disp_metrics_text_double(b, w->qs[i].st.share); /* +Inf when deserved is 0 */
+            disp_metrics_text_printf(b, "\n");
+        }
     }
 }
 
@@ -2628,7 +2602,7 @@ static void handle_metrics(struct api_call *c)
 {
     struct api_server *s = c->srv;
     struct mwalk w = {NULL, 0, queue_tree_count(s->app.tree), s->app.tree};
-    struct mbuf b = {0};
+    struct disp_metrics_text b = {0};
     w.qs = muster_calloc(w.cap ? w.cap : 1, sizeof(*w.qs));
     int rc = w.qs ? queue_tree_walk(s->app.tree, metrics_walk_cb, &w) : MUSTER_ENOMEM;
     if (!rc) {
@@ -2648,21 +2622,36 @@ static void handle_metrics(struct api_call *c)
                        "Workloads admitted in the queue's subtree.");
         metrics_counts(&b, &w, 2, "muster_queue_share", "gauge",
                        "Weighted dominant share of deserved (fair order: lowest first).");
-        mbuf_family(&b, "muster_api_requests_total", "counter",
-                    "Admin API requests answered, by method, route template and status code.");
+        disp_metrics_text_family(
+            &b, "muster_api_requests_total", "counter",
+            "Admin API requests answered, by method, route template and status code.");
         for (size_t i = 0; i < s->nreqs; i++)
-            mbuf_printf(&b,
-                        "muster_api_requests_total{method=\"%s\",route=\"%s\",code=\"%d\"} "
-                        "%" PRIu64 "\n",
-                        s->reqs[i].method, s->reqs[i].route, s->reqs[i].code, s->reqs[i].n);
-        mbuf_family(&b, "muster_api_requests_dropped_series_total", "counter",
-                    "Requests not counted by series because the series table was full.");
-        mbuf_printf(&b, "muster_api_requests_dropped_series_total %" PRIu64 "\n", s->reqs_dropped);
-        mbuf_family(&b, "muster_audit_writes_total", "counter",
-                    "Changes committed to the store with their audit row, by action.");
+            disp_metrics_text_printf(
+                &b,
+                "muster_api_requests_total{method=\"%s\",route=\"%s\",code=\"%d\"} "
+                "%" PRIu64 "\n",
+                s->reqs[i].method, s->reqs[i].route, s->reqs[i].code, s->reqs[i].n);
+        disp_metrics_text_family(
+            &b, "muster_api_requests_dropped_series_total", "counter",
+            "Requests not counted by series because the series table was full.");
+        disp_metrics_text_printf(&b, "muster_api_requests_dropped_series_total %" PRIu64 "\n",
+                                 s->reqs_dropped);
+        disp_metrics_text_family(&b, "muster_audit_writes_total", "counter",
+                                 "Changes committed to the store with their audit row, by action.");
         for (size_t i = 0; i < NACTIONS; i++)
-            mbuf_printf(&b, "muster_audit_writes_total{action=\"%s\"} %" PRIu64 "\n",
-                        audit_actions[i], s->audit_writes[i]);
+            disp_metrics_text_printf(&b, "muster_audit_writes_total{action=\"%s\"} %" PRIu64 "\n",
+                                     audit_actions[i], s->audit_writes[i]);
+        disp_metrics_text_family(
+            &b, "muster_webhook_reviews_total", "counter",
+            "AdmissionReviews answered by the ResourceBinding webhook, by result.");
+        for (int i = 0; i < DISP_WEBHOOK_VERDICTS; i++)
+            disp_metrics_text_printf(
+                &b, "muster_webhook_reviews_total{result=\"%s\"} %" PRIu64 "\n",
+                disp_webhook_verdict_name((enum disp_webhook_verdict)i), s->webhook_reviews[i]);
+        /* The dispatcher's own families follow the queue gauges (docs/metrics.md). */
+        if (s->app.metrics && !b.bad &&
+            disp_metrics_render(s->app.metrics, &b.p, &b.len, &b.cap) != 0)
+            b.bad = 1;
     }
     for (size_t i = 0; i < w.n; i++)
         queue_status_close(&w.qs[i].st);
@@ -2698,6 +2687,7 @@ static const struct api_route_info route_info[] = {
     /* The dashboard's files carry no data: the page asks for a token before it calls the API. */
     {"GET", "/", API_ROLE_NONE},
     {"GET", "/dashboard/{file}", API_ROLE_NONE},
+    {"POST", DISP_WEBHOOK_PATH, API_ROLE_NONE},
 };
 #define NROUTES (sizeof(route_info) / sizeof(route_info[0]))
 
@@ -2707,7 +2697,7 @@ static void (*const route_fn[])(struct api_call *c) = {
     handle_queue_list,  handle_queue_create,    handle_queue_get,      handle_queue_replace,
     handle_queue_patch, handle_queue_delete,    handle_audit_list,     handle_binding_list,
     handle_binding_get, handle_cluster_list,    handle_cluster_get,    handle_events,
-    handle_stats,       handle_dashboard_index, handle_dashboard_file,
+    handle_stats,       handle_dashboard_index, handle_dashboard_file, handle_webhook,
 };
 _Static_assert(sizeof(route_fn) / sizeof(route_fn[0]) == NROUTES, "one handler per route");
 
@@ -2969,10 +2959,12 @@ static void serve(struct api_server *s, h2o_req_t *req, const char **route)
                       strlen(route_info[i].method)))
             hit = i;
     }
-    /* Probes are exempt: a busy client must not get the pod restarted. */
+    /* Probes are exempt: a busy client must not get the pod restarted. So is the webhook: the
+     * apiserver calls it from a few addresses for every RB created, thousands a second at
+     * peak, and a 429 there would fail RB creation (failurePolicy: Fail). */
     uint64_t retry_s = 0;
     if (strcmp(*route, "/healthz") != 0 && strcmp(*route, "/readyz") != 0 &&
-        rate_take(s, req, &retry_s)) {
+        strcmp(*route, DISP_WEBHOOK_PATH) != 0 && rate_take(s, req, &retry_s)) {
         char ra[24];
         snprintf(ra, sizeof(ra), "%" PRIu64, retry_s);
         add_header(req, H2O_TOKEN_RETRY_AFTER, ra);
@@ -3011,6 +3003,17 @@ static void serve(struct api_server *s, h2o_req_t *req, const char **route)
     }
     if (!c.user)
         c.user = API_ANONYMOUS;
+    /* A follower serves reads; only the leader changes anything (its engine is the one that
+     * dispatches, and two writers would fork the ledger). */
+    if (!h2o_memis(req->method.base, req->method.len, H2O_STRLIT("GET")) &&
+        route_info[hit].role > API_ROLE_VIEWER && s->app.disp.leading &&
+        !s->app.disp.leading(s->app.disp.ud)) {
+        add_header(req, H2O_TOKEN_RETRY_AFTER, "5");
+        send_fail(req, 503, "NotLeader",
+                  "this musterd is a follower: send changes to the leader (it holds the "
+                  "Lease); nothing was changed");
+        return;
+    }
     route_fn[hit](&c);
 }
 
@@ -3194,6 +3197,7 @@ int api_server_start(uv_loop_t *loop, const struct api_options *opt, struct api_
     s->reserve.srv = s;
     s->rate_per_s = opt->rate_per_s ? opt->rate_per_s : API_RATE_PER_S_DEFAULT;
     s->rate_burst = opt->rate_burst ? opt->rate_burst : API_RATE_BURST_DEFAULT;
+    s->webhook_insecure = opt->webhook_insecure;
     int rc = 0;
     if (opt->token_file)
         rc = tokens_load(opt->token_file, &s->tokens, &s->ntokens, err, errcap);

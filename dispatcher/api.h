@@ -59,6 +59,10 @@ struct api_options {
     /* Token bucket per remote address; 0: API_RATE_PER_S_DEFAULT / API_RATE_BURST_DEFAULT. */
     uint32_t rate_per_s;
     uint32_t rate_burst;
+    /* POST /admission/resourcebindings (the RB admission webhook, dispatcher/webhook.h) is
+     * served whenever TLS is on. Set this to serve it over cleartext too: tests only, since the
+     * apiserver calls webhooks over HTTPS and never sends a token. */
+    int webhook_insecure;
 };
 
 /* What the API serves from (the struct is copied). The store and the tree are borrowed: both
@@ -84,6 +88,8 @@ struct api_dispatcher {
     /* After a queue was created, changed or deleted through the API (the store and the engine
      * already hold the change): parked bindings naming it may now wait in it. */
     void (*queues_changed)(void *ud, const char *name);
+    /* 0 while this musterd is a follower (leader election): changes are refused with 503. */
+    int (*leading)(void *ud);
 };
 
 struct api_ctx {
@@ -109,6 +115,11 @@ struct api_server;
  * MUSTER_ENOMEM. ctx->tree must hold the queues of ctx->store (see disp_load). */
 int api_server_start(uv_loop_t *loop, const struct api_options *opt, struct api_ctx *ctx,
                      struct api_server **out, char *err, size_t errcap);
+
+/* Points the server at a new engine t (rebuilt from the store by a new leader) and re-reads
+ * the queue rows it mirrors. Requests already answered are unaffected. 0, or the store's error
+ * (then /readyz reports the server degraded). */
+int api_server_reload(struct api_server *s, struct queue_tree *t);
 
 /* The port the server listens on (the ephemeral one when opt->port was 0). */
 int api_server_port(const struct api_server *s);

@@ -1,5 +1,5 @@
 /* musterd: the multi-cluster queue dispatcher. Flags follow Kubernetes components. */
-#include "dispatcher/demo.h"
+#include "dispatcher/daemon.h"
 #include "dispatcher/recovery.h"
 #include "dispatcher/store.h"
 #include "dispatcher/version.h"
@@ -15,10 +15,11 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: musterd [flags]\n"
             "  --db PATH               SQLite database (default muster.db)\n"
-            "  --demo                  run the engine demo: sample queues and a stream of gangs\n"
+            "  --demo                  run against a simulated Karmada hub in this process, with\n"
+            "                          sample queues and a stream of workloads (needs --scenario)\n"
             "  --demo-seconds N        stop the demo after N seconds (default: until Ctrl-C)\n"
-            "  --scenario PATH         with --demo: run the simulated Karmada hub in-process from\n"
-            "                          this scenario and read the fleet from its clusters\n"
+            "  --demo-rate R           demo workloads created per second (default 2)\n"
+            "  --scenario PATH         with --demo: the simulated hub's clusters and objects\n"
             "  --kubeconfig PATH       hub kubeconfig (else in-cluster, $KUBECONFIG, ~/.kube/config)\n"
             "  --listen ADDR:PORT      admin API address (default 127.0.0.1:8080; port 0 picks one)\n"
             "  --token-auth-file PATH  bearer tokens, CSV token,user,role (viewer|operator|admin);\n"
@@ -27,7 +28,40 @@ static void usage(FILE *f)
             "  --tls-private-key-file PATH  certificate and key\n"
             "  --client-ca-file PATH   accept client certificates signed by this CA (CN = user)\n"
             "  --scheduler-name NAME   the schedulerName muster assigns for (default muster)\n"
+            "  --pod-scheduler-name NAME  schedulerName muster's OverridePolicy gives pods\n"
+            "                          (default volcano)\n"
+            "  --context NAME          kubeconfig context (default: its current-context)\n"
+            "  --kube-api-qps Q        requests per second to the hub (default 200; -1: no limit)\n"
+            "  --kube-api-burst N      burst of requests to the hub (default 400)\n"
+            "  --grace-period S        on SIGTERM, seconds to finish requests in flight (default 10)\n"
+            "  --leader-elect          dispatch only while holding a coordination.k8s.io Lease;\n"
+            "                          until then serve the admin API read-only\n"
+            "  --leader-elect-lease-duration D   (default 15s)\n"
+            "  --leader-elect-renew-deadline D   (default 10s)\n"
+            "  --leader-elect-retry-period D     (default 2s)\n"
+            "  --leader-elect-resource-namespace NS  (default muster-system)\n"
+            "  --leader-elect-resource-name NAME     (default musterd)\n"
             "  --version               print the version\n");
+}
+
+/* "15s", "500ms", "2m", or plain seconds, as Kubernetes' duration flags take them. */
+static int parse_duration_ms(const char *s, uint64_t *out)
+{
+    char *end;
+    double v = strtod(s, &end);
+    if (end == s || v < 0 || v != v)
+        return -1;
+    double mul = 1000;
+    if (strcmp(end, "ms") == 0)
+        mul = 1;
+    else if (strcmp(end, "s") == 0 || *end == '\0')
+        mul = 1000;
+    else if (strcmp(end, "m") == 0)
+        mul = 60000;
+    else
+        return -1;
+    *out = (uint64_t)(v * mul);
+    return 0;
 }
 
 int main(int argc, char **argv)
@@ -44,6 +78,18 @@ int main(int argc, char **argv)
         {"tls-private-key-file", required_argument, NULL, 'K'},
         {"client-ca-file", required_argument, NULL, 'C'},
         {"scheduler-name", required_argument, NULL, 'n'},
+        {"pod-scheduler-name", required_argument, NULL, 'p'},
+        {"context", required_argument, NULL, 'x'},
+        {"kube-api-qps", required_argument, NULL, 'q'},
+        {"kube-api-burst", required_argument, NULL, 'b'},
+        {"grace-period", required_argument, NULL, 'g'},
+        {"demo-rate", required_argument, NULL, 'r'},
+        {"leader-elect", no_argument, NULL, 'L'},
+        {"leader-elect-lease-duration", required_argument, NULL, '1'},
+        {"leader-elect-renew-deadline", required_argument, NULL, '2'},
+        {"leader-elect-retry-period", required_argument, NULL, '3'},
+        {"leader-elect-resource-namespace", required_argument, NULL, '4'},
+        {"leader-elect-resource-name", required_argument, NULL, '5'},
         {"version", no_argument, NULL, 'V'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
@@ -52,7 +98,12 @@ int main(int argc, char **argv)
     const char *listen = "127.0.0.1:8080", *token_file = NULL, *scenario = NULL;
     const char *tls_cert = NULL, *tls_key = NULL, *client_ca = NULL;
     int demo = 0;
-    double seconds = 0;
+    double seconds = 0, rate = 0, qps = 0, grace = 10;
+    long burst = 0;
+    const char *kubeconfig = NULL, *context = NULL, *scheduler = NULL, *pod_scheduler = NULL;
+    int leader_elect = 0;
+    uint64_t lease_ms[3] = {0, 0, 0};
+    const char *lease_ns = NULL, *lease_name = NULL;
     int c;
     while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
         switch (c) {
@@ -91,8 +142,61 @@ int main(int argc, char **argv)
             token_file = optarg;
             break;
         case 'k':
+            kubeconfig = optarg;
+            break;
+        case 'x':
+            context = optarg;
+            break;
         case 'n':
-            break; /* used once the dispatcher talks to a hub */
+            scheduler = optarg;
+            break;
+        case 'p':
+            pod_scheduler = optarg;
+            break;
+        case 'q':
+        case 'r':
+        case 'g': {
+            char *end;
+            double v = strtod(optarg, &end);
+            if (*end || (c != 'q' && v < 0) || v != v) {
+                fprintf(stderr, "musterd: --%s: not a number: %s\n",
+                        c == 'q' ? "kube-api-qps" : c == 'r' ? "demo-rate" : "grace-period",
+                        optarg);
+                return 2;
+            }
+            *(c == 'q' ? &qps : c == 'r' ? &rate : &grace) = v;
+            break;
+        }
+        case 'L':
+            leader_elect = 1;
+            break;
+        case '1':
+        case '2':
+        case '3':
+            if (parse_duration_ms(optarg, &lease_ms[c - '1'])) {
+                static const char *const which[] = {"--leader-elect-lease-duration",
+                                                    "--leader-elect-renew-deadline",
+                                                    "--leader-elect-retry-period"};
+                fprintf(stderr, "musterd: %s: not a duration (e.g. 15s, 500ms): %s\n",
+                        which[c - '1'], optarg);
+                return 2;
+            }
+            break;
+        case '4':
+            lease_ns = optarg;
+            break;
+        case '5':
+            lease_name = optarg;
+            break;
+        case 'b': {
+            char *end;
+            burst = strtol(optarg, &end, 10);
+            if (*end || burst <= 0 || burst > 1000000) {
+                fprintf(stderr, "musterd: --kube-api-burst: not a positive number: %s\n", optarg);
+                return 2;
+            }
+            break;
+        }
         case 'V':
             printf("musterd %s\n", disp_version());
             return 0;
@@ -108,9 +212,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "musterd: unexpected argument: %s\n", argv[optind]);
         return 2;
     }
-    if (!demo) {
-        fprintf(stderr, "musterd: only --demo runs in this version; the hub dispatcher is not "
-                        "built yet\n");
+    if (demo && !scenario) {
+        fprintf(stderr, "musterd: --demo needs --scenario (e.g. deploy/scenarios/demo.yaml)\n");
         return 2;
     }
 
@@ -155,18 +258,27 @@ int main(int argc, char **argv)
     }
     printf("musterd %s: database %s: %zu queues, %zu pending, %zu admitted\n", disp_version(), db,
            ls.queues, ls.pending, ls.admitted);
-    printf("engine demo: queues research/{nlp,vision}, production/{serving,batch}, default; "
-           "%s; Ctrl-C stops.\n",
-           scenario ? "the fleet read from the simulated hub" : "a fixed fleet of 64 GPUs");
     if (!token_file)
         printf("no --token-auth-file: the admin API accepts anyone and listens on loopback only\n");
     fflush(stdout);
-    struct disp_demo_options opt = {.seconds = seconds, .api = &api, .scenario = scenario};
-    struct disp_demo_stats st;
-    rc = disp_demo_run(s, t, &opt, &st);
-    printf("musterd: stopped: %llu gangs arrived, %llu admitted, %llu finished, ledger intact\n",
-           (unsigned long long)st.arrived, (unsigned long long)st.admitted,
-           (unsigned long long)st.finished);
+    struct daemon_options o = {.kubeconfig = kubeconfig,
+                               .context = context,
+                               .kube_qps = qps,
+                               .kube_burst = (int)burst,
+                               .api = &api,
+                               .ctl = {.scheduler_name = scheduler, .pod_scheduler = pod_scheduler},
+                               .grace_ms = (uint64_t)(grace * 1000),
+                               .demo = demo,
+                               .scenario = scenario,
+                               .demo_seconds = seconds,
+                               .demo_rate = rate,
+                               .leader_elect = leader_elect,
+                               .lease_duration_ms = lease_ms[0],
+                               .renew_deadline_ms = lease_ms[1],
+                               .retry_period_ms = lease_ms[2],
+                               .lease_namespace = lease_ns,
+                               .lease_name = lease_name};
+    rc = daemon_run(s, &t, &o);
     queue_tree_free(t);
     store_close(s);
     if (rc) {

@@ -46,4 +46,46 @@ void disp_metrics_cluster_forget(struct disp_metrics *m, const char *cluster);
  * Returns 0 or MUSTER_ENOMEM. */
 int disp_metrics_render(const struct disp_metrics *m, char **buf, size_t *len, size_t *cap);
 
+/* ---- added with the registry (docs/metrics.md) ----
+ * Every update above is a no-op on a NULL registry, so a loop built without metrics needs no
+ * checks. disp_metrics_admission labels by queue; disp_metrics_hub_request also counts
+ * muster_hub_request_errors_total for code 0, 401, 403, 429 and 5xx (404, 409, 410 and 422
+ * answer the request and are the protocol's to handle); a code outside 100..599 reads as 0. A
+ * NaN observation is ignored. disp_metrics_render writes *buf, *len and *cap back even when it
+ * fails (the caller frees *buf either way). */
+
+/* Series one labelled family may hold; updates that would add more are dropped and counted in
+ * muster_metrics_dropped_series_total, so label values a bug or a hostile name supplies cannot
+ * grow memory or a scrape without bound. 100 clusters x 40 resources fit. */
+#define DISP_METRICS_SERIES_MAX 4096
+/* Longest label value kept (a Kubernetes resource name is at most 317 bytes); longer is dropped
+ * and counted like an overflow rather than cut, which could merge two series. */
+#define DISP_METRICS_LABEL_MAX 320
+
+/* The upper bounds (seconds) of every histogram's buckets, from 1 ms to 10 min; +Inf is implied.
+ * *n gets how many. */
+const double *disp_metrics_buckets(size_t *n);
+
+/* The exposition text writer the registry and the admin API's queue gauges share: a growing
+ * buffer (muster_realloc) whose first failed allocation sets bad and drops all after it. A
+ * zeroed struct is an empty buffer; the owner frees p. */
+struct disp_metrics_text {
+    char *p;
+    size_t len, cap;
+    int bad;
+};
+
+__attribute__((format(printf, 2, 3))) void disp_metrics_text_printf(struct disp_metrics_text *t,
+                                                                    const char *fmt, ...);
+/* v escaped as a label value must be: backslash, double quote and newline. */
+void disp_metrics_text_label(struct disp_metrics_text *t, const char *v);
+/* A sample value from milli-units as an exact decimal in base units (1500 -> 1.5), then '\n'. */
+void disp_metrics_text_milli(struct disp_metrics_text *t, int64_t milli);
+/* A float sample value as Prometheus reads it: the shortest text that reads back the same
+ * double, NaN, +Inf or -Inf. No newline. */
+void disp_metrics_text_double(struct disp_metrics_text *t, double v);
+/* The # HELP and # TYPE lines of a family. */
+void disp_metrics_text_family(struct disp_metrics_text *t, const char *name, const char *type,
+                              const char *help);
+
 #endif

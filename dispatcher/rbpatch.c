@@ -64,8 +64,34 @@ static int same(const char *a, const char *b)
     return a && b && strcmp(a, b) == 0;
 }
 
-int disp_rbpatch_waiting(json_object *rb, const char *reason, const char *message, const char *now,
-                         json_object **out)
+/* Adds k: v to o, taking v; on failure v is released. json-c leaves a value it could not
+ * insert with the caller, and a NULL value would silently become JSON null. */
+static int put(json_object *o, const char *k, json_object *v)
+{
+    if (!v || json_object_object_add(o, k, v)) {
+        json_object_put(v);
+        return -1;
+    }
+    return 0;
+}
+
+static int put_str(json_object *o, const char *k, const char *s)
+{
+    return put(o, k, json_object_new_string(s));
+}
+
+static int append(json_object *list, json_object *v)
+{
+    if (!v || json_object_array_add(list, v)) {
+        json_object_put(v);
+        return -1;
+    }
+    return 0;
+}
+
+int disp_rbpatch_condition(json_object *rb, const char *type, const char *status,
+                           const char *reason, const char *message, const char *now, int force,
+                           json_object **out)
 {
     *out = NULL;
     json_object *conds = member(member(rb, "status"), "conditions");
@@ -77,61 +103,48 @@ int disp_rbpatch_waiting(json_object *rb, const char *reason, const char *messag
                    : 0;
     for (size_t i = 0; i < n; i++) {
         json_object *c = json_object_array_get_idx(conds, i);
-        if (same(str(c, "type"), "Scheduled"))
+        if (same(str(c, "type"), type))
             old = c;
     }
     json_object *og = member(old, "observedGeneration");
-    if (old && same(str(old, "status"), "False") && same(str(old, "reason"), reason) &&
+    if (!force && old && same(str(old, "status"), status) && same(str(old, "reason"), reason) &&
         same(str(old, "message"), message) && og && json_object_get_int64(og) == generation)
         return 0; /* already says this: no write */
 
-    /* Built inside-out from the top so that on any failure putting `patch` frees everything. */
-    json_object *patch = json_object_new_object(), *status = NULL, *list = NULL, *c = NULL;
-    int bad = !patch;
-    if (!bad) {
-        status = json_object_new_object();
-        bad = !status || json_object_object_add(patch, "status", status);
-        if (bad)
-            json_object_put(status);
-    }
-    if (!bad) {
-        list = json_object_new_array();
-        bad = !list || json_object_object_add(status, "conditions", list);
-        if (bad)
-            json_object_put(list);
-    }
-    if (!bad) {
-        c = json_object_new_object();
-        bad = !c;
-    }
-    const char *since = old && same(str(old, "status"), "False") && str(old, "lastTransitionTime")
+    const char *since = old && same(str(old, "status"), status) && str(old, "lastTransitionTime")
                             ? str(old, "lastTransitionTime")
                             : now;
-    bad = bad || json_object_object_add(c, "type", json_object_new_string("Scheduled")) ||
-          json_object_object_add(c, "status", json_object_new_string("False")) ||
-          json_object_object_add(c, "reason", json_object_new_string(reason)) ||
-          json_object_object_add(c, "message", json_object_new_string(message)) ||
-          json_object_object_add(c, "lastTransitionTime", json_object_new_string(since)) ||
-          json_object_object_add(c, "observedGeneration", json_object_new_int64(generation));
-    /* Every other condition as it was, Scheduled in its place (or last when new). */
+    /* Each local keeps its own reference and every link takes another, so one cleanup path
+     * serves success and failure alike. */
+    json_object *patch = json_object_new_object(), *st = json_object_new_object();
+    json_object *list = json_object_new_array(), *c = json_object_new_object();
+    int bad = !patch || !st || !list || !c || put(patch, "status", json_object_get(st)) ||
+              put(st, "conditions", json_object_get(list)) || put_str(c, "type", type) ||
+              put_str(c, "status", status) || put_str(c, "reason", reason) ||
+              put_str(c, "message", message) || put_str(c, "lastTransitionTime", since) ||
+              put(c, "observedGeneration", json_object_new_int64(generation));
+    /* Every other condition as it was, the new one in the old one's place (or last when new). */
     int placed = 0;
-    for (size_t i = 0; !bad && i <= n; i++) {
-        json_object *e = i < n ? json_object_array_get_idx(conds, i) : NULL;
-        if (i == n && placed)
-            break;
-        if (e == old || i == n) {
-            bad = json_object_array_add(list, c) != 0;
-            placed = !bad;
-        } else {
-            bad = json_object_array_add(list, json_object_get(e)) != 0;
-        }
+    for (size_t i = 0; !bad && i < n; i++) {
+        json_object *e = json_object_array_get_idx(conds, i);
+        placed |= e == old;
+        bad = append(list, json_object_get(e == old ? c : e));
     }
+    if (!bad && !placed)
+        bad = append(list, json_object_get(c));
+    json_object_put(st);
+    json_object_put(list);
+    json_object_put(c);
     if (bad) {
-        if (!placed)
-            json_object_put(c);
         json_object_put(patch);
         return MUSTER_ENOMEM;
     }
     *out = patch;
     return 0;
+}
+
+int disp_rbpatch_waiting(json_object *rb, const char *reason, const char *message, const char *now,
+                         json_object **out)
+{
+    return disp_rbpatch_condition(rb, "Scheduled", "False", reason, message, now, 0, out);
 }

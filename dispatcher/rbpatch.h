@@ -25,4 +25,16 @@ int disp_rbpatch_webhook_hold(json_object *rb, json_object **out);
 int disp_rbpatch_waiting(json_object *rb, const char *reason, const char *message, const char *now,
                          json_object **out);
 
+/* The one place RB conditions are merged (disp_rbpatch_waiting and the dispatch commit's
+ * Scheduled=True both use it): a /status merge patch {"status":{"conditions":[...]}} that sets
+ * condition `type` to status, reason and message and carries every other condition of rb
+ * unchanged, in its place (a new one goes last). lastTransitionTime is now unless the
+ * condition already had this status; observedGeneration is rb's metadata.generation. When the
+ * condition already says exactly this, *out is NULL unless force is set (a caller that writes
+ * more than the condition). Returns 0 or MUSTER_ENOMEM; *out is owned by the caller and may
+ * share the copied conditions with rb by reference, so neither may be modified in place. */
+int disp_rbpatch_condition(json_object *rb, const char *type, const char *status,
+                           const char *reason, const char *message, const char *now, int force,
+                           json_object **out);
+
 #endif

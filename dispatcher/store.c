@@ -56,19 +56,24 @@ static const char *const stmt_sql[ST__COUNT] = {
                      " updated_at FROM queues ORDER BY name",
     [ST_LEDGER_INSERT] =
         "INSERT INTO ledger (binding, uid, queue, request, priority, state, clusters, reason,"
-        " created_at, admitted_at, updated_at)"
-        " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+        " created_at, admitted_at, updated_at, mode, barrier, user_dispatching, attempt,"
+        " not_before, dispatched_at)"
+        " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)",
     [ST_LEDGER_UPDATE] = "UPDATE ledger SET state = ?2, clusters = coalesce(?3, clusters),"
                          " reason = coalesce(?4, reason), admitted_at = coalesce(?5, admitted_at),"
-                         " updated_at = ?6 WHERE id = ?1",
+                         " updated_at = ?6, mode = coalesce(?7, mode), barrier = ?8,"
+                         " user_dispatching = ?9, dispatched_at = coalesce(?10, dispatched_at)"
+                         " WHERE id = ?1",
     /* The WHERE is the partial index ledger_live's, so SQLite walks that index in id order
      * instead of the whole history (schema/0001_init.sql). */
     [ST_LEDGER_LIVE] = "SELECT id, binding, uid, queue, request, priority, state, clusters, reason,"
-                       " created_at, admitted_at, updated_at FROM ledger"
+                       " created_at, admitted_at, updated_at, mode, barrier, user_dispatching,"
+                       " attempt, not_before, dispatched_at FROM ledger"
                        " WHERE state NOT IN ('released', 'rolledback') ORDER BY id",
     /* Walks the ledger_binding index (schema/0002_ledger_by_binding.sql). */
     [ST_LEDGER_BINDING] = "SELECT id, binding, uid, queue, request, priority, state, clusters,"
-                          " reason, created_at, admitted_at, updated_at FROM ledger"
+                          " reason, created_at, admitted_at, updated_at, mode, barrier,"
+                          " user_dispatching, attempt, not_before, dispatched_at FROM ledger"
                           " WHERE binding = ?1 ORDER BY id",
     [ST_AUDIT_APPEND] = "INSERT INTO audit (at, actor, action, object, before, after)"
                         " VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
@@ -818,6 +823,22 @@ int store_queue_foreach(struct store *s, int (*cb)(void *ud, const struct store_
 
 /* ---- ledger ---- */
 
+/* The commit protocol's columns: the same ranges as the table's CHECKs, caught before any
+ * transaction starts. */
+static int ledger_check_protocol(struct store *s, const struct store_ledger_row *r,
+                                 const char *what)
+{
+    if (r->mode && strcmp(r->mode, "assign") != 0 && strcmp(r->mode, "resume") != 0)
+        return store_invalid(s, MUSTER_EINVAL, what, "mode is neither assign nor resume");
+    if (r->barrier < 0 || r->barrier > 1)
+        return store_invalid(s, MUSTER_EINVAL, what, "barrier is neither 0 nor 1");
+    if (r->user_dispatching < -1 || r->user_dispatching > 1)
+        return store_invalid(s, MUSTER_EINVAL, what, "user_dispatching is not -1, 0 or 1");
+    if (r->attempt < 0 || r->not_before < 0 || r->dispatched_at < 0)
+        return store_invalid(s, MUSTER_ERANGE, what, "attempt or a time is negative");
+    return 0;
+}
+
 static int ledger_check_insert(struct store *s, const struct store_ledger_row *r)
 {
     const char *what = "ledger: insert";
@@ -833,7 +854,7 @@ static int ledger_check_insert(struct store *s, const struct store_ledger_row *r
         return store_invalid(s, MUSTER_EINVAL, what, "state is not a ledger state");
     if (r->admitted_at < 0)
         return store_invalid(s, MUSTER_ERANGE, what, "admitted_at is negative");
-    return 0;
+    return ledger_check_protocol(s, r, what);
 }
 
 static int ledger_check_update(struct store *s, const struct store_ledger_row *r)
@@ -847,7 +868,7 @@ static int ledger_check_update(struct store *s, const struct store_ledger_row *r
         return store_invalid(s, MUSTER_EINVAL, what, "state is not a ledger state");
     if (r->admitted_at < 0)
         return store_invalid(s, MUSTER_ERANGE, what, "admitted_at is negative");
-    return 0;
+    return ledger_check_protocol(s, r, what);
 }
 
 /* Runs one checked insert; the caller owns the transaction. */
@@ -876,6 +897,19 @@ static int ledger_insert_one(struct store *s, const struct store_ledger_row *r, 
             r->admitted_at ? sqlite3_bind_int64(st, 10, r->admitted_at) : sqlite3_bind_null(st, 10);
     if (rc == SQLITE_OK)
         rc = sqlite3_bind_int64(st, 11, r->updated_at);
+    if (rc == SQLITE_OK)
+        rc = bind_text(st, 12, r->mode ? r->mode : "assign");
+    if (rc == SQLITE_OK)
+        rc = sqlite3_bind_int(st, 13, r->barrier);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_bind_int(st, 14, r->user_dispatching);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_bind_int64(st, 15, r->attempt);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_bind_int64(st, 16, r->not_before);
+    if (rc == SQLITE_OK)
+        rc = r->dispatched_at ? sqlite3_bind_int64(st, 17, r->dispatched_at)
+                              : sqlite3_bind_null(st, 17);
     if (rc != SQLITE_OK)
         return store_fail(s, rc, "ledger: insert: bind");
     int err = step_done(s, ST_LEDGER_INSERT, "ledger: insert");
@@ -900,6 +934,15 @@ static int ledger_update_one(struct store *s, const struct store_ledger_row *r)
         rc = r->admitted_at ? sqlite3_bind_int64(st, 5, r->admitted_at) : sqlite3_bind_null(st, 5);
     if (rc == SQLITE_OK)
         rc = sqlite3_bind_int64(st, 6, r->updated_at);
+    if (rc == SQLITE_OK)
+        rc = bind_text(st, 7, r->mode);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_bind_int(st, 8, r->barrier);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_bind_int(st, 9, r->user_dispatching);
+    if (rc == SQLITE_OK)
+        rc = r->dispatched_at ? sqlite3_bind_int64(st, 10, r->dispatched_at)
+                              : sqlite3_bind_null(st, 10);
     if (rc != SQLITE_OK)
         return store_fail(s, rc, "ledger: update: bind");
     int err = step_done(s, ST_LEDGER_UPDATE, "ledger: update");
@@ -1000,6 +1043,7 @@ int store_ledger_write_batch(struct store *s, struct store_ledger_row *rows, siz
 static const char *const ledger_cols[] = {
     "id",    "binding",  "uid",    "queue",      "request",     "priority",
     "state", "clusters", "reason", "created_at", "admitted_at", "updated_at",
+    "mode",  "barrier",  "user_dispatching", "attempt", "not_before", "dispatched_at",
 };
 
 /* Fills r from the current row of ST_LEDGER_LIVE (which runs once per live row at start-up) or
@@ -1060,6 +1104,41 @@ static int ledger_row(struct store *s, sqlite3_stmt *st, size_t nstates, struct 
     if (!err) {
         bad = 11;
         err = col_int(st, 11, 0, &r->updated_at);
+    }
+    if (!err) {
+        bad = 12;
+        err = col_text(st, 12, 0, &r->mode);
+        if (!err && strcmp(r->mode, "assign") != 0 && strcmp(r->mode, "resume") != 0)
+            err = MUSTER_ESTORE;
+    }
+    int64_t v = 0;
+    if (!err) {
+        bad = 13;
+        err = col_int(st, 13, 0, &v);
+        if (!err && (v < 0 || v > 1))
+            err = MUSTER_ESTORE;
+        r->barrier = (int)v;
+    }
+    if (!err) {
+        bad = 14;
+        err = col_int(st, 14, 0, &v);
+        if (!err && (v < -1 || v > 1))
+            err = MUSTER_ESTORE;
+        r->user_dispatching = (int)v;
+    }
+    if (!err) {
+        bad = 15;
+        err = col_int(st, 15, 0, &r->attempt);
+        if (!err && r->attempt < 0)
+            err = MUSTER_ESTORE;
+    }
+    if (!err) {
+        bad = 16;
+        err = col_int(st, 16, 0, &r->not_before);
+    }
+    if (!err) {
+        bad = 17;
+        err = col_int(st, 17, 1, &r->dispatched_at);
     }
     if (err == MUSTER_ESTORE)
         /* The id is ours, not the user's: safe to name so an operator can find the row. */

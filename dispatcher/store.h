@@ -54,6 +54,14 @@ struct store_ledger_row {
     int64_t created_at;   /* unix ms */
     int64_t admitted_at;  /* unix ms; 0 means not admitted (NULL in the table) */
     int64_t updated_at;   /* unix ms */
+    /* The commit protocol's facts (schema/0003_dispatch_protocol.sql). Zero values are the
+     * defaults: assign mode, no barrier set by muster, first attempt, no back-off. */
+    const char *mode;         /* "assign" or "resume"; NULL is "assign" */
+    int barrier;              /* 1: muster set spec.suspension.dispatching itself */
+    int user_dispatching;     /* what the RB had before: -1 absent, 0 false, 1 true */
+    int64_t attempt;          /* rollbacks before this row */
+    int64_t not_before;       /* unix ms; 0: no back-off */
+    int64_t dispatched_at;    /* unix ms; 0: not yet (NULL in the table) */
 };
 
 /* One audit record. before/after are JSON text or NULL. */

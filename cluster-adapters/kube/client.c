@@ -187,6 +187,28 @@ static int path_append(char *buf, size_t cap, size_t *len, const char *s)
     return 0;
 }
 
+const char *kube_verb_name(enum kube_verb v)
+{
+    switch (v) {
+    case KUBE_GET:
+        return "get";
+    case KUBE_LIST:
+        return "list";
+    case KUBE_WATCH:
+        return "watch";
+    case KUBE_CREATE:
+        return "create";
+    case KUBE_UPDATE:
+        return "update";
+    case KUBE_DELETE:
+        return "delete";
+    case KUBE_MERGE_PATCH:
+    case KUBE_JSON_PATCH:
+        return "patch";
+    }
+    return "other";
+}
+
 int kube_path(char *buf, size_t cap, const char *group, const char *version, const char *ns,
               const char *resource, const char *name)
 {
@@ -524,6 +546,8 @@ static void call_finish(struct kube_client *c, struct kube_call *k, int err,
                         struct kube_response *resp)
 {
     c->stats.completed++;
+    if (c->opts.on_done && err != MUSTER_ECANCELED)
+        c->opts.on_done(c->opts.on_done_ud, k->verb, resp->http);
     k->cb(err, resp, k->ud);
     call_free(k);
 }

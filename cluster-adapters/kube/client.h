@@ -104,6 +104,13 @@ struct kube_client_opts {
     long connect_timeout_ms;
     const char *user_agent;
     int max_retries; /* 429 retries per request: 0 for KUBE_MAX_RETRIES, < 0 for none */
+    /* Optional: runs once per finished request, after its retries and just before its
+     * callback, with the verb and the final HTTP status (0 when there was no response), so a
+     * caller can count every request in one place. Not run for a request that ends
+     * MUSTER_ECANCELED (cancelled, or the client closing): that is the caller's doing, not the
+     * hub's answer. It must not free or close the client. */
+    void (*on_done)(void *ud, enum kube_verb verb, int http);
+    void *on_done_ud;
 };
 
 struct kube_client_stats {
@@ -143,6 +150,10 @@ int kube_request_start(struct kube_client *c, const struct kube_request *req, ku
 /* Cancels a call whose callback has not run yet: the callback runs later, from the loop, with
  * MUSTER_ECANCELED. */
 void kube_call_cancel(struct kube_call *call);
+
+/* The Kubernetes verb of v as RBAC and metrics name it: "get", "list", "watch", "create",
+ * "update", "delete", "patch" (both patch kinds). Static text. */
+const char *kube_verb_name(enum kube_verb v);
 
 /* Writes the REST path of a resource into buf: "/api/v1/..." for the core group ("" or NULL),
  * "/apis/<group>/<version>/..." otherwise; namespaced when ns is non-NULL, one object when name

@@ -57,11 +57,18 @@ for line in "resourcebindings rb work.karmada.io/v1alpha2 true ResourceBinding" 
             "leases coordination.k8s.io/v1 true Lease" \
             "namespaces ns v1 false Namespace" \
             "events ev v1 true Event" \
-            "pods po v1 true Pod"; do
+            "pods po v1 true Pod" \
+            "secrets v1 true Secret" \
+            "serviceaccounts sa v1 true ServiceAccount" \
+            "services svc v1 true Service" \
+            "persistentvolumeclaims pvc v1 true PersistentVolumeClaim" \
+            "clusterroles rbac.authorization.k8s.io/v1 false ClusterRole" \
+            "clusterrolebindings rbac.authorization.k8s.io/v1 false ClusterRoleBinding" \
+            "mutatingwebhookconfigurations admissionregistration.k8s.io/v1 false MutatingWebhookConfiguration"; do
     grep -qxF "$line" <<<"$res" || fail "api-resources lacks [$line]; got:
 $res"
 done
-expect "$(wc -l <<<"$res" | tr -d ' ')" 16 "api-resources count"
+expect "$(wc -l <<<"$res" | tr -d ' ')" 23 "api-resources count"
 expect "$(k api-resources --api-group=work.karmada.io -o name | sort | tr '\n' ' ')" \
     "clusterresourcebindings.work.karmada.io resourcebindings.work.karmada.io works.work.karmada.io " \
     "api-resources -o name"

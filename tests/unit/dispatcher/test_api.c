@@ -4,6 +4,7 @@
  * merge patch. */
 #include "dispatcher/api.h"
 #include "dispatcher/events.h"
+#include "dispatcher/metrics.h"
 #include "dispatcher/recovery.h"
 #include "dispatcher/store.h"
 #include "queue/errors.h"
@@ -99,6 +100,8 @@ static int keep_db; /* srv_start reuses the database of the previous run of the 
  * set, and verifies client certificates when tls_client_ca is set too. */
 static char tls_dir[512];
 static int tls_client_ca;
+/* The metrics registry the next srv_start lends the API (NULL: none). */
+static struct disp_metrics *next_metrics;
 /* The rate limit of the next srv_start; 0: so high that no other test meets it. */
 static uint32_t rate_per_s, rate_burst;
 
@@ -130,6 +133,7 @@ static void srv_start(struct srv *s, const char *tag, int with_tokens)
     s->ctx = (struct api_ctx){.store = s->store,
                               .tree = s->tree,
                               .now_ms = fixed_now,
+                              .metrics = next_metrics,
                               .events = srv_events,
                               .disp = {.clusters = srv_clusters}};
     struct api_options opt = {.host = "127.0.0.1",
@@ -941,6 +945,12 @@ static void test_allocation_failures(void)
  * research/nlp is full up to 60 of its 64 GPUs, three gangs of 8 wait there, one small gang waits
  * in default where it fits, one row names a queue that is gone, and ml/p-low was tried before
  * (a rolled-back attempt in its history). */
+/* A ledger row in the order of the table's first columns. */
+#define LROW(b, u, q, req, prio, st, cl, why, ca, aa, ua)                                      \
+    {.binding = (b), .uid = (u), .queue = (q), .request = (req), .priority = (prio),          \
+     .state = (st), .clusters = (cl), .reason = (why), .created_at = (ca), .admitted_at = (aa), \
+     .updated_at = (ua)}
+
 static void seed_bindings(const char *tag)
 {
     char path[512], name[64], err[256];
@@ -966,19 +976,19 @@ static void seed_bindings(const char *tag)
     static const char gpu8[] = "{\"nvidia.com/gpu\":\"8\",\"cpu\":\"4000m\"}";
     struct store_ledger_row rows[] = {
         /* id 1: the earlier attempt of ml/p-low */
-        {0, "ml/p-low", "u-old", "nlp", gpu8, 0, "rolledback", "[{\"name\":\"c1\",\"replicas\":1}]",
-         "gang timeout", 100, 150, 400},
-        {0, "ml/train-a", "u-a", "nlp", "{\"nvidia.com/gpu\":\"40\"}", 0, "admitted",
-         "[{\"name\":\"c1\",\"replicas\":5}]", "", 200, 250, 250},
-        {0, "ml/p-low", "u-low", "nlp", gpu8, 0, "pending", NULL, NULL, 1000, 0, 1000},
-        {0, "ml/train-b", "u-b", "nlp", "{\"nvidia.com/gpu\":\"20\"}", 0, "running",
-         "[{\"name\":\"c2\",\"replicas\":2}]", "", 300, 350, 360},
-        {0, "ml/p-high", "u-high", "nlp", gpu8, 5, "pending", NULL, NULL, 3000, 0, 3000},
-        {0, "ml/p-old", "u-old2", "nlp", gpu8, 0, "pending", NULL, NULL, 500, 0, 500},
-        {0, "team/small", "u-s", "default", "{\"cpu\":\"1\"}", 0, "pending", NULL, NULL, 700, 0,
-         700},
-        {0, "ml/orphan", "u-o", "gone", "{\"cpu\":\"1\"}", 0, "pending", NULL, NULL, 800, 0, 800},
-        {0, "ml/done", "u-d", "nlp", gpu8, 0, "released", NULL, NULL, 50, 60, 90},
+        LROW("ml/p-low", "u-old", "nlp", gpu8, 0, "rolledback", "[{\"name\":\"c1\",\"replicas\":1}]",
+         "gang timeout", 100, 150, 400),
+        LROW("ml/train-a", "u-a", "nlp", "{\"nvidia.com/gpu\":\"40\"}", 0, "admitted",
+         "[{\"name\":\"c1\",\"replicas\":5}]", "", 200, 250, 250),
+        LROW("ml/p-low", "u-low", "nlp", gpu8, 0, "pending", NULL, NULL, 1000, 0, 1000),
+        LROW("ml/train-b", "u-b", "nlp", "{\"nvidia.com/gpu\":\"20\"}", 0, "running",
+         "[{\"name\":\"c2\",\"replicas\":2}]", "", 300, 350, 360),
+        LROW("ml/p-high", "u-high", "nlp", gpu8, 5, "pending", NULL, NULL, 3000, 0, 3000),
+        LROW("ml/p-old", "u-old2", "nlp", gpu8, 0, "pending", NULL, NULL, 500, 0, 500),
+        LROW("team/small", "u-s", "default", "{\"cpu\":\"1\"}", 0, "pending", NULL, NULL, 700, 0,
+         700),
+        LROW("ml/orphan", "u-o", "gone", "{\"cpu\":\"1\"}", 0, "pending", NULL, NULL, 800, 0, 800),
+        LROW("ml/done", "u-d", "nlp", gpu8, 0, "released", NULL, NULL, 50, 60, 90),
     };
     CU_ASSERT_FATAL(store_ledger_write_batch(st, rows, sizeof(rows) / sizeof(rows[0])) == 0);
     store_close(st);
@@ -1230,6 +1240,8 @@ static const struct call matrix[] = {
     {"GET", "/", NULL, NULL, {200, 200, 200, 200}},
     {"GET", "/dashboard/index.html", NULL, NULL, {200, 200, 200, 200}},
     {"GET", "/metrics", NULL, NULL, {200, 200, 200, 200}},
+    /* No token, whoever calls; over cleartext it is not served at all (the HTTPS test). */
+    {"POST", "/admission/resourcebindings", "{}", NULL, {404, 404, 404, 404}},
 };
 
 static void body_authz_matrix(struct srv *s)
@@ -1518,10 +1530,54 @@ static CURLcode tls_http(struct srv *s, const char *scheme, const char *method, 
     return rc;
 }
 
+/* The admission webhook over HTTPS, as the apiserver calls it: no token, HTTP/2 by ALPN. */
+static void webhook_over_tls(struct srv *s)
+{
+    char path[1024];
+    const char *src = getenv("MUSTER_SOURCE_DIR");
+    snprintf(path, sizeof(path), "%s/tests/fixtures/webhook/create-job-suspended.json",
+             src ? src : ".");
+    struct json_object *review = json_object_from_file(path);
+    REQUIRE(review != NULL);
+    struct resp r;
+    long st, ver;
+    CU_ASSERT_EQUAL(tls_http(s, "https", "POST", "/admission/resourcebindings", NULL, NULL,
+                             json_object_to_json_string(review), (long)CURL_HTTP_VERSION_2TLS,
+                             &st, &ver, &r),
+                    CURLE_OK);
+    CU_ASSERT_EQUAL(st, 200);
+    CU_ASSERT_EQUAL(ver, (long)CURL_HTTP_VERSION_2_0);
+    struct json_object *resp = NULL, *req = NULL;
+    REQUIRE(r.json && json_object_object_get_ex(r.json, "response", &resp));
+    REQUIRE(json_object_object_get_ex(review, "request", &req));
+    CU_ASSERT_STRING_EQUAL(jstr(resp, "uid"), jstr(req, "uid"));
+    CU_ASSERT_STRING_EQUAL(jstr(resp, "patchType"), "JSONPatch");
+    /* base64 of [{"op":"add","path":"/spec/suspension/scheduling","value":true}] */
+    CU_ASSERT_STRING_EQUAL(jstr(resp, "patch"),
+                           "W3sib3AiOiJhZGQiLCJwYXRoIjoiL3NwZWMvc3VzcGVuc2lvbi9zY2hlZHVsaW5nIiwi"
+                           "dmFsdWUiOnRydWV9XQ==");
+    resp_free(&r);
+    json_object_put(review);
+    /* A malformed review: 400 with a JSON error saying what is wrong. */
+    tls_http(s, "https", "POST", "/admission/resourcebindings", NULL, NULL,
+             "{\"apiVersion\":\"admission.k8s.io/v1\",\"kind\":\"AdmissionReview\"}",
+             (long)CURL_HTTP_VERSION_1_1, &st, &ver, &r);
+    CU_ASSERT_EQUAL(st, 400);
+    CU_ASSERT(r.json && strstr(jstr(r.json, "message"), "request is missing") != NULL);
+    resp_free(&r);
+    /* Answered reviews are counted by result. */
+    tls_http(s, "https", "GET", "/metrics", NULL, NULL, NULL, (long)CURL_HTTP_VERSION_1_1, &st,
+             &ver, &r);
+    CU_ASSERT(r.body && strstr(r.body, "muster_webhook_reviews_total{result=\"held\"} 1\n"));
+    CU_ASSERT(r.body && strstr(r.body, "muster_webhook_reviews_total{result=\"invalid\"} 1\n"));
+    resp_free(&r);
+}
+
 static void body_tls(struct srv *s)
 {
     struct resp r;
     long st, ver;
+    webhook_over_tls(s);
     /* HTTPS with the CA: HTTP/2 by ALPN when asked for, HTTP/1.1 otherwise. */
     CU_ASSERT_EQUAL(tls_http(s, "https", "GET", "/healthz", NULL, NULL, NULL,
                              (long)CURL_HTTP_VERSION_2TLS, &st, &ver, &r),
@@ -1706,6 +1762,42 @@ static void expect_sample(const char *text, const char *key, const char *want)
     CU_ASSERT(got && strcmp(got, want) == 0);
 }
 
+/* Every sample belongs to a family declared with HELP and TYPE before it, and every line ends
+ * with a newline. */
+static void families_declared(const char *t)
+{
+    char declared[8192] = " ";
+    for (const char *p = t; *p;) {
+        const char *nl = strchr(p, '\n');
+        REQUIRE(nl != NULL); /* the format ends every line, the last one too */
+        size_t l = (size_t)(nl - p);
+        char name[128];
+        if (l > 7 && memcmp(p, "# HELP ", 7) == 0) {
+            size_t n = strcspn(p + 7, " ");
+            snprintf(name, sizeof(name), "%.*s", (int)n, p + 7);
+            CU_ASSERT(memcmp(nl + 1, "# TYPE ", 7) == 0 && memcmp(nl + 8, name, n) == 0);
+            size_t dl = strlen(declared);
+            snprintf(declared + dl, sizeof(declared) - dl, "%s ", name);
+        } else if (p[0] != '#') {
+            size_t n = strcspn(p, "{ ");
+            snprintf(name, sizeof(name), " %.*s ", (int)n, p);
+            CU_ASSERT(strncmp(name, " muster_", 8) == 0);
+            /* A histogram's samples carry _bucket, _sum and _count after its name. */
+            char *suffix = strstr(name, "_bucket ");
+            if (!suffix)
+                suffix = strstr(name, "_sum ");
+            if (!suffix)
+                suffix = strstr(name, "_count ");
+            if (suffix && !strstr(declared, name))
+                memcpy(suffix, " ", 2);
+            if (!strstr(declared, name))
+                fprintf(stderr, "sample of an undeclared family: %.*s\n", (int)l, p);
+            CU_ASSERT(strstr(declared, name) != NULL);
+        }
+        p = nl + 1;
+    }
+}
+
 static void body_metrics(struct srv *s)
 {
     expect(s, "POST", "/api/v1/queues", TOK_ADMIN,
@@ -1727,29 +1819,7 @@ static void body_metrics(struct srv *s)
     CU_ASSERT_EQUAL(http(s, "GET", "/metrics", NULL, NULL, 0, NULL, &r), 200); /* no token */
     REQUIRE(r.body != NULL);
     const char *t = r.body;
-    /* Every sample belongs to a family declared with HELP and TYPE before it. */
-    char declared[4096] = " ";
-    for (const char *p = t; *p;) {
-        const char *nl = strchr(p, '\n');
-        REQUIRE(nl != NULL); /* the format ends every line, the last one too */
-        size_t l = (size_t)(nl - p);
-        char name[128];
-        if (l > 7 && memcmp(p, "# HELP ", 7) == 0) {
-            size_t n = strcspn(p + 7, " ");
-            snprintf(name, sizeof(name), "%.*s", (int)n, p + 7);
-            CU_ASSERT(memcmp(nl + 1, "# TYPE ", 7) == 0 && memcmp(nl + 8, name, n) == 0);
-            size_t dl = strlen(declared);
-            snprintf(declared + dl, sizeof(declared) - dl, "%s ", name);
-        } else if (p[0] != '#') {
-            size_t n = strcspn(p, "{ ");
-            snprintf(name, sizeof(name), " %.*s ", (int)n, p);
-            CU_ASSERT(strncmp(name, " muster_", 8) == 0);
-            if (!strstr(declared, name))
-                fprintf(stderr, "sample of an undeclared family: %.*s\n", (int)l, p);
-            CU_ASSERT(strstr(declared, name) != NULL);
-        }
-        p = nl + 1;
-    }
+    families_declared(t);
     /* Spec values as declared, in base units (cores, bytes). */
     expect_sample(t, "muster_queue_guarantee{queue=\"org\",resource=\"cpu\"}", "2");
     expect_sample(t, "muster_queue_deserved{queue=\"org\",resource=\"memory\"}", "1073741824");
@@ -1797,6 +1867,34 @@ static void test_metrics(void)
     run_with_server("metrics", 1, body_metrics);
 }
 
+/* A registry lent through api_ctx follows the queue gauges on the same page. */
+static void body_metrics_registry(struct srv *s)
+{
+    struct resp r;
+    CU_ASSERT_EQUAL(http(s, "GET", "/metrics", NULL, NULL, 0, NULL, &r), 200);
+    REQUIRE(r.body != NULL);
+    families_declared(r.body);
+    expect_sample(r.body, "muster_queue_pending{queue=\"default\"}", "0");
+    expect_sample(r.body, "muster_admissions_total{queue=\"team-a\"}", "2");
+    expect_sample(r.body, "muster_hub_requests_total{verb=\"patch\",code=\"200\"}", "1");
+    expect_sample(r.body, "muster_cycle_duration_seconds_count", "1");
+    CU_ASSERT(strstr(r.body, "muster_queue_share") < strstr(r.body, "muster_admissions_total"));
+    resp_free(&r);
+}
+
+static void test_metrics_registry(void)
+{
+    next_metrics = disp_metrics_new();
+    REQUIRE(next_metrics != NULL);
+    disp_metrics_admission(next_metrics, "team-a");
+    disp_metrics_admission(next_metrics, "team-a");
+    disp_metrics_hub_request(next_metrics, "patch", 200);
+    disp_metrics_cycle(next_metrics, 0.004);
+    run_with_server("metrics-registry", 0, body_metrics_registry);
+    disp_metrics_free(next_metrics);
+    next_metrics = NULL;
+}
+
 /* ---- the rate limit ---- */
 
 /* A decimal header value, or -1 when it is not one. */
@@ -1820,9 +1918,10 @@ static void body_rate_limit(struct srv *s)
     resp_free(&r);
     /* Before authentication too: a flood of bad tokens is limited the same way. */
     expect(s, "GET", "/api/v1/queues", NULL, NULL, NULL, 429);
-    /* Probes are exempt. */
+    /* Probes are exempt, and so is the webhook (here on cleartext: 404, not 429). */
     expect(s, "GET", "/healthz", NULL, NULL, NULL, 200);
     expect(s, "GET", "/readyz", NULL, NULL, NULL, 200);
+    expect(s, "POST", "/admission/resourcebindings", NULL, "{}", NULL, 404);
     /* The bucket refills: after a second there is a token again. */
     uv_sleep(1100);
     expect(s, "GET", "/api/v1/queues/default", TOK_VIEWER, NULL, NULL, 200);
@@ -2290,6 +2389,7 @@ static CU_TestInfo tests[] = {
     {"HTTP/2 (h2c, prior knowledge)", test_http2},
     {"TLS: HTTPS only, ALPN h2, client certificates", test_tls},
     {"metrics: Prometheus text checked against the engine", test_metrics},
+    {"metrics: a registry in api_ctx is rendered after the queue gauges", test_metrics_registry},
     {"rate limit: 429 with Retry-After, probes exempt", test_rate_limit},
     {"bad input is a clear 4xx and the server still serves", test_bad_input},
     {"every served route is in the OpenAPI document", test_openapi_covers_routes},

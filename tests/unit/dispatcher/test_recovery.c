@@ -30,8 +30,16 @@ static void put_queue(struct store *s, const char *name, const char *parent, con
 static void put_row(struct store *s, const char *binding, const char *queue, const char *req,
                     const char *state)
 {
-    struct store_ledger_row r = {0, binding, "uid", queue, req, 0, state, "[]", "", 10,
-                                 strcmp(state, "pending") ? 20 : 0, 30};
+    struct store_ledger_row r = {.binding = binding,
+                                 .uid = "uid",
+                                 .queue = queue,
+                                 .request = req,
+                                 .state = state,
+                                 .clusters = "[]",
+                                 .reason = "",
+                                 .created_at = 10,
+                                 .admitted_at = strcmp(state, "pending") ? 20 : 0,
+                                 .updated_at = 30};
     CU_ASSERT_EQUAL(store_ledger_insert(s, &r, NULL), 0);
 }
 

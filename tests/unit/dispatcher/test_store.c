@@ -623,13 +623,14 @@ static void test_bad_rows_out_of_sqlite(void)
                                  "DROP TABLE ledger;"
                                  "CREATE TABLE ledger (id INTEGER PRIMARY KEY, binding, uid, queue,"
                                  " request, priority, state, clusters, reason, created_at,"
-                                 " admitted_at, updated_at);"
+                                 " admitted_at, updated_at, mode, barrier, user_dispatching,"
+                                 " attempt, not_before, dispatched_at);"
                                  "CREATE INDEX ledger_live ON ledger (id)"
                                  " WHERE state NOT IN ('released', 'rolledback');"
                                  "INSERT INTO ledger VALUES (1, 'ns/a', '', 'q', '{}', 0,"
-                                 " 'pending', '[]', '', 1, NULL, 1);"
+                                 " 'pending', '[]', '', 1, NULL, 1, 'assign', 0, -1, 0, 0, NULL);"
                                  "INSERT INTO ledger VALUES (2, NULL, '', 'q', '{}', 0,"
-                                 " 'pending', '[]', '', 1, NULL, 1);",
+                                 " 'pending', '[]', '', 1, NULL, 1, 'assign', 0, -1, 0, 0, NULL);",
                                  NULL, NULL, NULL),
                     SQLITE_OK);
     sqlite3_close(db);
@@ -646,6 +647,20 @@ static void test_bad_rows_out_of_sqlite(void)
     memset(&seen, 0, sizeof seen);
     CU_ASSERT_EQUAL(store_ledger_foreach_live(s, collect_live, &seen), MUSTER_ESTORE);
     CU_ASSERT_PTR_NOT_NULL(strstr(store_errmsg(s), "column priority"));
+    /* The commit protocol's columns are checked as strictly. */
+    CU_ASSERT_EQUAL(sqlite3_exec(store__db(s),
+                                 "UPDATE ledger SET priority = 0, mode = 'guess' WHERE id = 2",
+                                 NULL, NULL, NULL),
+                    SQLITE_OK);
+    CU_ASSERT_EQUAL(store_ledger_foreach_live(s, collect_live, &seen), MUSTER_ESTORE);
+    CU_ASSERT_PTR_NOT_NULL(strstr(store_errmsg(s), "column mode"));
+    CU_ASSERT_EQUAL(sqlite3_exec(store__db(s),
+                                 "UPDATE ledger SET mode = 'resume', user_dispatching = 7"
+                                 " WHERE id = 2",
+                                 NULL, NULL, NULL),
+                    SQLITE_OK);
+    CU_ASSERT_EQUAL(store_ledger_foreach_live(s, collect_live, &seen), MUSTER_ESTORE);
+    CU_ASSERT_PTR_NOT_NULL(strstr(store_errmsg(s), "column user_dispatching"));
     store_close(s);
     db_remove(path);
 }
@@ -910,6 +925,74 @@ static void test_crash_consistency(void)
            total_batches, empty_kills);
 }
 
+struct proto_seen {
+    char mode[16];
+    int barrier, user_dispatching;
+    int64_t attempt, not_before, dispatched_at;
+};
+
+static int collect_proto(void *ud, const struct store_ledger_row *r)
+{
+    struct proto_seen *p = ud;
+    snprintf(p->mode, sizeof p->mode, "%s", r->mode);
+    p->barrier = r->barrier;
+    p->user_dispatching = r->user_dispatching;
+    p->attempt = r->attempt;
+    p->not_before = r->not_before;
+    p->dispatched_at = r->dispatched_at;
+    return 0;
+}
+
+/* The commit protocol's columns survive a round trip, an update that leaves mode NULL keeps
+ * it, and values outside their range are refused before any write. */
+static void test_ledger_protocol_columns(void)
+{
+    struct store *s = open_ok(":memory:", STORE_SYNC_FULL);
+    struct store_ledger_row r = ledger_row("ns/p", "admitted");
+    r.mode = "resume";
+    r.barrier = 1;
+    r.user_dispatching = -1;
+    r.attempt = 3;
+    r.not_before = 9000;
+    r.admitted_at = 6000;
+    int64_t id = 0;
+    CU_ASSERT_EQUAL_FATAL(store_ledger_insert(s, &r, &id), 0);
+    struct proto_seen p = {{0}, 0, 0, 0, 0, 0};
+    CU_ASSERT_EQUAL(store_ledger_foreach_live(s, collect_proto, &p), 0);
+    CU_ASSERT_STRING_EQUAL(p.mode, "resume");
+    CU_ASSERT_EQUAL(p.barrier, 1);
+    CU_ASSERT_EQUAL(p.user_dispatching, -1);
+    CU_ASSERT_EQUAL(p.attempt, 3);
+    CU_ASSERT_EQUAL(p.not_before, 9000);
+    CU_ASSERT_EQUAL(p.dispatched_at, 0);
+
+    struct store_ledger_row up = {.id = id,
+                                  .state = "dispatched",
+                                  .barrier = 0,
+                                  .user_dispatching = 1,
+                                  .dispatched_at = 7000,
+                                  .updated_at = 7000};
+    CU_ASSERT_EQUAL(store_ledger_update_state(s, &up), 0);
+    CU_ASSERT_EQUAL(store_ledger_foreach_live(s, collect_proto, &p), 0);
+    CU_ASSERT_STRING_EQUAL(p.mode, "resume");
+    CU_ASSERT_EQUAL(p.barrier, 0);
+    CU_ASSERT_EQUAL(p.user_dispatching, 1);
+    CU_ASSERT_EQUAL(p.dispatched_at, 7000);
+
+    up.mode = "maybe";
+    CU_ASSERT_EQUAL(store_ledger_update_state(s, &up), MUSTER_EINVAL);
+    up.mode = NULL;
+    up.barrier = 2;
+    CU_ASSERT_EQUAL(store_ledger_update_state(s, &up), MUSTER_EINVAL);
+    up.barrier = 0;
+    up.user_dispatching = -2;
+    CU_ASSERT_EQUAL(store_ledger_update_state(s, &up), MUSTER_EINVAL);
+    struct store_ledger_row bad = ledger_row("ns/q", "pending");
+    bad.attempt = -1;
+    CU_ASSERT_EQUAL(store_ledger_insert(s, &bad, NULL), MUSTER_ERANGE);
+    store_close(s);
+}
+
 static CU_TestInfo tests[] = {
     {"open fresh, reopen, settings", test_open_fresh_and_reopen},
     {"newer database refused", test_newer_database_refused},
@@ -920,6 +1003,7 @@ static CU_TestInfo tests[] = {
     {"ledger re-entry refused", test_ledger_reentry_refused},
     {"ledger history of one binding", test_ledger_history},
     {"ledger batch all or nothing", test_ledger_batch},
+    {"ledger protocol columns", test_ledger_protocol_columns},
     {"bad rows out of sqlite", test_bad_rows_out_of_sqlite},
     {"audit", test_audit},
     {"audit pages", test_audit_foreach},

@@ -435,6 +435,99 @@ static void test_connect_refused(void)
     teardown(&t);
 }
 
+/* ---- on_done: one report per finished request ---- */
+
+struct reports {
+    int n;
+    enum kube_verb verb[8];
+    int http[8];
+};
+
+static void on_done(void *ud, enum kube_verb verb, int http)
+{
+    struct reports *r = ud;
+    if (r->n < 8) {
+        r->verb[r->n] = verb;
+        r->http[r->n] = http;
+    }
+    r->n++;
+}
+
+/* /retry answers 429 once, /stall never answers, the rest as h_write. */
+static void h_reported(struct fake_server *s, struct fake_conn *c, const struct fake_req *r)
+{
+    static int retried;
+    if (strcmp(r->path, "/retry") == 0 && !retried++)
+        fake_status(c, 429, "TooManyRequests", "slow down", "Retry-After: 1\r\n");
+    else if (strcmp(r->path, "/retry") == 0)
+        fake_respond(c, 200, NULL, "{}");
+    else if (strcmp(r->path, "/stall") == 0)
+        h_stall(s, c, r);
+    else
+        h_write(s, c, r);
+}
+
+static void test_on_done_reports(void)
+{
+    struct t t;
+    struct reports rep = {0};
+    struct kube_client_opts o = {.on_done = on_done, .on_done_ud = &rep};
+    setup(&t, h_reported, NULL, &o);
+    const char *path = "/apis/work.karmada.io/v1alpha2/namespaces/ns1/resourcebindings/rb";
+    struct kube_request up = {.verb = KUBE_UPDATE, .path = path, .body = "{}"};
+    struct kube_request mp = {.verb = KUBE_MERGE_PATCH, .path = path, .body = "{}"};
+    struct kube_request retry = {.verb = KUBE_GET, .path = "/retry"};
+    CU_ASSERT_EQUAL(kube_request(t.client, &up, record, &t), 0);
+    run_until(&t, 1);
+    CU_ASSERT_EQUAL(kube_request(t.client, &mp, record, &t), 0);
+    run_until(&t, 2);
+    /* A 429 retried: one report, with the final status. */
+    CU_ASSERT_EQUAL(kube_request(t.client, &retry, record, &t), 0);
+    run_until(&t, 3);
+    CU_ASSERT_EQUAL(t.err[2], 0);
+    CU_ASSERT_EQUAL(t.srv.requests, 4);
+    CU_ASSERT_EQUAL(rep.n, 3);
+    CU_ASSERT_EQUAL(rep.verb[0], KUBE_UPDATE);
+    CU_ASSERT_EQUAL(rep.http[0], 409);
+    CU_ASSERT_EQUAL(rep.verb[1], KUBE_MERGE_PATCH);
+    CU_ASSERT_EQUAL(rep.http[1], 200);
+    CU_ASSERT_EQUAL(rep.verb[2], KUBE_GET);
+    CU_ASSERT_EQUAL(rep.http[2], 200);
+    CU_ASSERT_STRING_EQUAL(kube_verb_name(rep.verb[1]), "patch");
+    CU_ASSERT_STRING_EQUAL(kube_verb_name(KUBE_JSON_PATCH), "patch");
+    CU_ASSERT_STRING_EQUAL(kube_verb_name(KUBE_LIST), "list");
+    /* A cancelled request is the caller's doing: no report. */
+    struct kube_request stall = {.verb = KUBE_GET, .path = "/stall"};
+    struct kube_call *call;
+    CU_ASSERT_EQUAL(kube_request_start(t.client, &stall, record, &t, &call), 0);
+    while (!t.stalled && uv_run(&t.loop, UV_RUN_ONCE))
+        ;
+    kube_call_cancel(call);
+    run_until(&t, 4);
+    CU_ASSERT_EQUAL(t.err[3], MUSTER_ECANCELED);
+    CU_ASSERT_EQUAL(rep.n, 3);
+    teardown(&t);
+}
+
+/* No response at all is reported as HTTP 0. */
+static void test_on_done_no_response(void)
+{
+    struct t t;
+    struct reports rep = {0};
+    struct kube_client_opts o = {.on_done = on_done, .on_done_ud = &rep};
+    setup(&t, h_ok, NULL, &o);
+    fake_server_close(&t.srv);
+    uv_run(&t.loop, UV_RUN_NOWAIT);
+    struct kube_request req = {.verb = KUBE_LIST, .path = "/api/v1/namespaces"};
+    CU_ASSERT_EQUAL(kube_request(t.client, &req, record, &t), 0);
+    run_until(&t, 1);
+    CU_ASSERT_EQUAL(t.err[0], MUSTER_ECONNECT);
+    CU_ASSERT_EQUAL(rep.n, 1);
+    CU_ASSERT_EQUAL(rep.verb[0], KUBE_LIST);
+    CU_ASSERT_EQUAL(rep.http[0], 0);
+    teardown(&t);
+}
+
 /* ---- TLS with a client certificate, against `openssl s_server` ---- */
 
 #include <signal.h>
@@ -792,6 +885,9 @@ static CU_TestInfo tests[] = {
     {"response size cap", test_response_cap},
     {"cancel and close with requests in flight", test_cancel_and_close_in_flight},
     {"connection refused", test_connect_refused},
+    {"on_done: one report per finished request, after retries, none when cancelled",
+     test_on_done_reports},
+    {"on_done: no response is HTTP 0", test_on_done_no_response},
     {"token file re-read when it rotates", test_token_file_rotation},
     {"TLS: CA, client certificate, wrong CA, missing certificate", test_tls_client_certificate},
     {"HTTP/2 over TLS, ten requests multiplexed on one connection", test_http2_multiplexed},

@@ -1,0 +1,3101 @@
+/* The dispatch loop against a hub (see controller.h and docs/dispatcher.md).
+ *
+ * A binding's life here:
+ *   WAIT_TEMPLATE  the RB is known, its template not yet (the watches are not in step)
+ *   PARKED         held and told why, but not queued: unreadable, refused, or its queue does
+ *                  not exist (yet); re-read when queues or the RB change
+ *   UNDO           its ledger row is pending but the hub may still carry an earlier dispatch
+ *                  of it (a crash mid-rollback): the rollback steps run first
+ *   BACKOFF        pending, rolled back before, not admitted before not_before
+ *   PENDING        an engine entry waiting its turn
+ *   ADMITTED       the decision is in the ledger; the commit protocol runs forward
+ *   DISPATCHED     every share released; the gang timeout runs
+ *   RUNNING        every share reported running
+ *   DONE           released (finished, or its RB went); nothing more to do
+ * Every transition that is a decision is written to the ledger (one transaction per loop
+ * iteration for everything decided in it) before any request for it is sent. */
+#include "dispatcher/controller.h"
+
+#include "cluster-adapters/kube/informer.h"
+
+#include "dispatcher/events.h"
+#include "dispatcher/gangobj.h"
+#include "dispatcher/metrics.h"
+#include "dispatcher/placement.h"
+#include "dispatcher/rbpatch.h"
+#include "dispatcher/resjson.h"
+#include "dispatcher/webhook.h"
+#include "dispatcher/workload.h"
+#include "queue/errors.h"
+#include "queue/idmap.h"
+#include "queue/mem.h"
+#include "queue/quantity.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define CTL_KEY_MAX (2 * 253 + 2)       /* namespace/name */
+#define CTL_TKEY_MAX (64 + CTL_KEY_MAX) /* kind/namespace/name of a template */
+#define CTL_CLUSTER_NAME_MAX 64
+#define CTL_UID_MAX 64
+#define CTL_TICK_MS 200
+#define CTL_SWEEP_ORPHANS_MS 30000
+#define CTL_RETRY_INITIAL_MS 500
+#define CTL_RETRY_MAX_MS 30000
+/* A cycle tries at most this many gangs that the queues allow but no cluster holds, so a
+ * backlog of unplaceable gangs cannot make one cycle slow; the rest wait for the next. */
+#define CTL_CYCLE_NOFIT_MAX 2000
+
+enum bstate {
+    B_WAIT_TEMPLATE,
+    B_PARKED,
+    B_UNDO,
+    B_BACKOFF,
+    B_PENDING,
+    B_ADMITTED,
+    B_DISPATCHED,
+    B_RUNNING,
+    B_DONE,
+};
+
+static const char *const bstate_names[] = {
+    "waiting", "parked", "undoing", "backoff", "pending", "admitted", "dispatched", "running",
+    "done"};
+
+/* Steps of the protocol; each may send several requests at once and waits for all of them. */
+enum step {
+    S_NONE,
+    /* forward, assign mode with gang objects */
+    S_ASSIGN,  /* patch: clusters, applied-placement, dispatching barrier */
+    S_OBJECTS, /* create: PodGroup Works (suspended) and the OverridePolicy */
+    S_LIFT,    /* patch: scheduling false, dispatching restored */
+    S_WORKS,   /* patch: PodGroup Works released */
+    /* forward, assign mode without objects (Volcano Job): one patch does all */
+    S_ASSIGN_LIFT,
+    S_STATUS, /* status patch: Scheduled=True */
+    /* forward, resume mode */
+    S_RESUME,
+    /* rollback / undo */
+    S_U_BARRIER, /* patch: dispatching true */
+    S_U_DELETE,  /* delete: PodGroup Works and the OverridePolicy */
+    S_U_CLEAR,   /* patch: clusters cleared, scheduling true, dispatching restored */
+    /* release */
+    S_R_POLICY, /* delete the OverridePolicy */
+    /* hold */
+    S_HOLD,
+};
+
+struct share {
+    char cluster[CTL_CLUSTER_NAME_MAX];
+    int32_t replicas;
+    int running;
+    uint64_t confirm_gen; /* the cluster's status generation when it was seen running */
+};
+
+struct comp {
+    int32_t replicas;
+    struct queue_resvec req; /* per replica */
+};
+
+struct binding {
+    struct binding *hnext; /* by key */
+    struct binding *tnext; /* by template key */
+    struct binding *prev, *next; /* in the waiting or the active list */
+    int list;                    /* 0 none, 1 waiting, 2 active */
+    struct binding *rnext;       /* retry list */
+    int in_retry;
+    char key[CTL_KEY_MAX];
+    char tkey[CTL_TKEY_MAX];
+    char uid[CTL_UID_MAX];
+    char pid[CTL_UID_MAX];
+    json_object *rb;   /* the latest RB (a reference) */
+    json_object *tmpl; /* the template when last read (a reference) */
+    int64_t generation;
+    enum disp_workload_kind kind;
+    int assign, spread, needs_objects;
+    int32_t replicas, min_member, priority;
+    char priority_class[DISP_WORKLOAD_NAME_MAX + 1];
+    char queue[QUEUE_NAME_MAX + 1];
+    struct queue_resvec gang;
+    uint32_t ncomp;
+    struct comp comp[DISP_WORKLOAD_COMPONENTS_MAX];
+    json_object *affinity, *affinities, *tolerations; /* into rb */
+
+    int64_t ledger_id, created_at, attempt, not_before, dispatched_at, admitted_at;
+    int barrier, user_dispatching;
+    enum bstate st;
+    enum step step;
+    int inflight;
+    int step_failed;
+    int gone; /* the RB was deleted: free once nothing is in flight or unwritten */
+    int lw_pending;
+    int side_inflight; /* condition writes: not part of any step */
+    int rb_missing;    /* a step's request found the RB gone: wait for its delete event */
+    uint64_t retry_ms;
+    int64_t retry_at;
+    struct share *shares;
+    uint32_t nshares;
+    /* why it waits: condition reason and message; dirty until written to the RB */
+    char reason[16];
+    char msg[DISP_WORKLOAD_MSG_MAX];
+    int cond_dirty;
+    int nofit; /* the last cycle found no cluster for it */
+    char rollback_why[160];
+};
+
+struct cluster {
+    char name[CTL_CLUSTER_NAME_MAX];
+    json_object *obj;
+    int ready;
+    uint64_t gen; /* bumped on every status change */
+    struct queue_resvec capacity, allocated, allocating, free;
+    struct disp_grade *grades;
+    uint32_t ngrades;
+    /* the cycle's working copy */
+    struct disp_cluster_cap cap;
+    uint32_t cap_grades_alloc; /* cap.grades entries allocated (cap.ngrades may shrink) */
+    struct queue_resvec reserved; /* muster's in-flight reservations, for the API */
+};
+
+/* A ledger write waiting for the end of the loop iteration. */
+struct lwrite {
+    struct binding *b;
+    struct store_ledger_row row;
+    char clusters[1024];
+    char reason[256];
+    char *request; /* owned */
+    int kind;      /* what to do after the commit */
+};
+
+enum lw_kind { LW_NEW, LW_ADMIT, LW_DISPATCHED, LW_RUNNING, LW_RELEASE, LW_ROLLBACK_OLD,
+               LW_ROLLBACK_NEW, LW_REPLACE_OLD, LW_ADOPT, LW_ADOPT_ROW };
+
+struct request_ctx {
+    struct ctl *c;
+    struct binding *b;
+    enum step step;
+    int tolerate; /* MUSTER_* code that counts as success (ENOENT for deletes, EEXIST) */
+    int side;     /* a condition write, outside the steps */
+    enum kube_verb verb;
+};
+
+/* What each informer's callbacks get: the controller and which watch it is. */
+struct inf_tag {
+    struct ctl *c;
+    int kind; /* 0 rbs, 1 clusters, 2 works, 3 policies, 4 prios, 10+i templates */
+    int synced;
+};
+
+struct qtimeout {
+    char name[QUEUE_NAME_MAX + 1];
+    int64_t ms;
+};
+
+struct ctl {
+    uv_loop_t *loop;
+    struct qtimeout *qt;
+    size_t nqt, capqt;
+    struct kube_client *kube;
+    struct store *s;
+    struct queue_tree *t;
+    struct queue_resnames *names;
+    struct ctl_options opt;
+    char scheduler[DISP_WORKLOAD_NAME_MAX + 1];
+    char pod_scheduler[DISP_WORKLOAD_NAME_MAX + 1];
+    FILE *log;
+
+    struct kube_informer rbs, clusters, works, policies, prios;
+    struct kube_informer tmpl[4]; /* deployments, jobs, volcano jobs, pods */
+    struct inf_tag tags[9];
+    int informers_started, informers_open;
+    int synced, reconciled, leading, stopping;
+    int ninformers_synced;
+
+    /* bindings by key and by template key: chained hash tables */
+    struct binding **bykey, **bytkey;
+    size_t nbuckets, nbindings;
+    struct queue_idmap byid; /* ledger id -> binding, for live rows */
+    struct binding waiting, active; /* list heads */
+    struct binding *retry;
+
+    struct cluster *cl;
+    uint32_t ncl, capcl;
+    int clusters_dirty;
+
+    struct lwrite *lw;
+    size_t nlw, caplw;
+
+    uv_timer_t tick;
+    uv_idle_t kick; /* runs the cycle and the ledger flush once per loop iteration */
+    int kick_active, cycle_wanted;
+    int64_t last_orphan_sweep;
+    uint64_t condition_budget;
+    int64_t budget_at;
+    struct binding *sweep_cursor;
+
+    struct disp_workload w; /* scratch for reads */
+    /* scratch for cluster checks: only its placement pointers are set, borrowed from a
+     * binding's RB; never read into or closed (a read would drop references it never took) */
+    struct disp_workload aw;
+    struct ctl_stats st;
+    void (*stop_cb)(void *ud);
+    void *stop_ud;
+    int handles_open;
+};
+
+/* ---- small things ---- */
+
+static int64_t wall_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static int64_t now_ms(const struct ctl *c)
+{
+    return c->opt.now_ms ? c->opt.now_ms() : wall_ms();
+}
+
+static void rfc3339(int64_t ms, char *buf, size_t cap)
+{
+    time_t t = (time_t)(ms / 1000);
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    strftime(buf, cap, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+__attribute__((format(printf, 2, 3))) static void logf_(struct ctl *c, const char *fmt, ...)
+{
+    char ts[32];
+    rfc3339(now_ms(c), ts, sizeof ts);
+    fprintf(c->log, "%s musterd: ", ts);
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(c->log, fmt, ap);
+    va_end(ap);
+    fputc('\n', c->log);
+    fflush(c->log);
+}
+
+static uint64_t hash_str(const char *s)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (; *s; s++) {
+        h ^= (unsigned char)*s;
+        h *= 1099511628211ull;
+    }
+    return h;
+}
+
+static const char *jstr(json_object *o, const char *k)
+{
+    json_object *v;
+    if (!o || !json_object_object_get_ex(o, k, &v) || !json_object_is_type(v, json_type_string))
+        return NULL;
+    return json_object_get_string(v);
+}
+
+static json_object *jobj(json_object *o, const char *k)
+{
+    json_object *v;
+    if (!o || !json_object_object_get_ex(o, k, &v))
+        return NULL;
+    return v;
+}
+
+static json_object *jpath(json_object *o, const char *a, const char *b)
+{
+    return jobj(jobj(o, a), b);
+}
+
+static void obj_key(json_object *obj, char *buf, size_t cap)
+{
+    json_object *md = jobj(obj, "metadata");
+    const char *ns = jstr(md, "namespace"), *name = jstr(md, "name");
+    snprintf(buf, cap, "%s/%s", ns ? ns : "", name ? name : "");
+}
+
+static int bool_at(json_object *o, const char *k)
+{
+    json_object *v = jobj(o, k);
+    if (!v || !json_object_is_type(v, json_type_boolean))
+        return -1;
+    return json_object_get_boolean(v);
+}
+
+static void kick(struct ctl *c);
+
+/* ---- binding tables ---- */
+
+static int tables_grow(struct ctl *c)
+{
+    size_t n = c->nbuckets ? c->nbuckets * 2 : 1024;
+    struct binding **k = muster_calloc(n, sizeof(*k)), **t = muster_calloc(n, sizeof(*t));
+    if (!k || !t) {
+        muster_free(k);
+        muster_free(t);
+        return MUSTER_ENOMEM;
+    }
+    for (size_t i = 0; i < c->nbuckets; i++) {
+        for (struct binding *b = c->bykey[i], *nx; b; b = nx) {
+            nx = b->hnext;
+            size_t h = hash_str(b->key) & (n - 1);
+            b->hnext = k[h];
+            k[h] = b;
+        }
+        for (struct binding *b = c->bytkey[i], *nx; b; b = nx) {
+            nx = b->tnext;
+            size_t h = hash_str(b->tkey) & (n - 1);
+            b->tnext = t[h];
+            t[h] = b;
+        }
+    }
+    muster_free(c->bykey);
+    muster_free(c->bytkey);
+    c->bykey = k;
+    c->bytkey = t;
+    c->nbuckets = n;
+    return 0;
+}
+
+static struct binding *find_key(const struct ctl *c, const char *key)
+{
+    if (!c->nbuckets)
+        return NULL;
+    for (struct binding *b = c->bykey[hash_str(key) & (c->nbuckets - 1)]; b; b = b->hnext)
+        if (strcmp(b->key, key) == 0)
+            return b;
+    return NULL;
+}
+
+static struct binding *find_tkey(const struct ctl *c, const char *tkey)
+{
+    if (!c->nbuckets || !tkey[0])
+        return NULL;
+    for (struct binding *b = c->bytkey[hash_str(tkey) & (c->nbuckets - 1)]; b; b = b->tnext)
+        if (strcmp(b->tkey, tkey) == 0)
+            return b;
+    return NULL;
+}
+
+static void tkey_unlink(struct ctl *c, struct binding *b)
+{
+    if (!b->tkey[0])
+        return;
+    struct binding **p = &c->bytkey[hash_str(b->tkey) & (c->nbuckets - 1)];
+    while (*p && *p != b)
+        p = &(*p)->tnext;
+    if (*p)
+        *p = b->tnext;
+    b->tnext = NULL;
+}
+
+static void tkey_set(struct ctl *c, struct binding *b, const char *tkey)
+{
+    if (strcmp(b->tkey, tkey) == 0)
+        return;
+    tkey_unlink(c, b);
+    snprintf(b->tkey, sizeof b->tkey, "%s", tkey);
+    if (!b->tkey[0])
+        return;
+    size_t h = hash_str(b->tkey) & (c->nbuckets - 1);
+    b->tnext = c->bytkey[h];
+    c->bytkey[h] = b;
+}
+
+static void list_unlink(struct binding *b)
+{
+    if (!b->list)
+        return;
+    b->prev->next = b->next;
+    b->next->prev = b->prev;
+    b->prev = b->next = NULL;
+    b->list = 0;
+}
+
+static void list_push(struct binding *head, struct binding *b, int which)
+{
+    list_unlink(b);
+    b->prev = head->prev;
+    b->next = head;
+    head->prev->next = b;
+    head->prev = b;
+    b->list = which;
+}
+
+static struct binding *binding_new(struct ctl *c, const char *key)
+{
+    if ((c->nbindings + 1) * 2 > c->nbuckets * 3 && tables_grow(c))
+        return NULL;
+    struct binding *b = muster_calloc(1, sizeof(*b));
+    if (!b)
+        return NULL;
+    snprintf(b->key, sizeof b->key, "%s", key);
+    size_t h = hash_str(key) & (c->nbuckets - 1);
+    b->hnext = c->bykey[h];
+    c->bykey[h] = b;
+    c->nbindings++;
+    return b;
+}
+
+static void binding_clear_read(struct binding *b)
+{
+    for (uint32_t i = 0; i < DISP_WORKLOAD_COMPONENTS_MAX; i++)
+        queue_resvec_close(&b->comp[i].req);
+    queue_resvec_close(&b->gang);
+    b->ncomp = 0;
+}
+
+static void binding_free(struct ctl *c, struct binding *b)
+{
+    struct binding **p = &c->bykey[hash_str(b->key) & (c->nbuckets - 1)];
+    while (*p && *p != b)
+        p = &(*p)->hnext;
+    if (*p)
+        *p = b->hnext;
+    tkey_unlink(c, b);
+    list_unlink(b);
+    if (b->in_retry) {
+        struct binding **r = &c->retry;
+        while (*r && *r != b)
+            r = &(*r)->rnext;
+        if (*r)
+            *r = b->rnext;
+    }
+    if (b->ledger_id)
+        queue_idmap_del(&c->byid, (uint64_t)b->ledger_id);
+    if (c->sweep_cursor == b)
+        c->sweep_cursor = NULL;
+    json_object_put(b->rb);
+    json_object_put(b->tmpl);
+    binding_clear_read(b);
+    muster_free(b->shares);
+    muster_free(b);
+    c->nbindings--;
+}
+
+/* A binding whose RB went is freed once no request and no ledger write refers to it. */
+static void maybe_free(struct ctl *c, struct binding *b)
+{
+    if (b->gone && b->inflight == 0 && b->lw_pending == 0 && b->side_inflight == 0)
+        binding_free(c, b);
+}
+
+static void set_state(struct ctl *c, struct binding *b, enum bstate st)
+{
+    b->st = st;
+    if (st >= B_ADMITTED && st <= B_RUNNING)
+        list_push(&c->active, b, 2);
+    else if (st == B_DONE)
+        list_unlink(b);
+    else
+        list_push(&c->waiting, b, 1);
+}
+
+static void set_reason(struct binding *b, const char *reason, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void set_reason(struct binding *b, const char *reason, const char *fmt, ...)
+{
+    char msg[sizeof b->msg];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (strcmp(b->reason, reason) != 0 || strcmp(b->msg, msg) != 0) {
+        snprintf(b->reason, sizeof b->reason, "%s", reason);
+        memcpy(b->msg, msg, sizeof msg);
+        b->cond_dirty = 1;
+    }
+}
+
+/* ---- events ---- */
+
+static json_object *shares_json(const struct binding *b)
+{
+    json_object *a = json_object_new_array();
+    for (uint32_t i = 0; a && i < b->nshares; i++) {
+        json_object *o = json_object_new_object();
+        if (!o)
+            break;
+        json_object_object_add(o, "name", json_object_new_string(b->shares[i].cluster));
+        json_object_object_add(o, "replicas", json_object_new_int(b->shares[i].replicas));
+        json_object_array_add(a, o);
+    }
+    return a;
+}
+
+static void publish_binding(struct ctl *c, const struct binding *b, const char *state,
+                            const char *reason)
+{
+    if (!c->opt.events)
+        return;
+    json_object *o = json_object_new_object();
+    if (!o)
+        return;
+    const char *slash = strchr(b->key, '/');
+    json_object_object_add(o, "namespace",
+                           json_object_new_string_len(b->key, (int)(slash - b->key)));
+    json_object_object_add(o, "name", json_object_new_string(slash + 1));
+    json_object_object_add(o, "queue", json_object_new_string(b->queue));
+    json_object_object_add(o, "state", json_object_new_string(state));
+    json_object_object_add(o, "reason", json_object_new_string(reason ? reason : ""));
+    json_object_object_add(o, "clusters", shares_json(b));
+    json_object_object_add(o, "request", disp_resvec_json(c->names, &b->gang));
+    disp_events_publish(c->opt.events, "binding", o);
+    json_object *q = json_object_new_object();
+    if (q) {
+        json_object_object_add(q, "name", json_object_new_string(b->queue));
+        disp_events_publish(c->opt.events, "queue", q);
+    }
+}
+
+static void notice(struct ctl *c, const char *level, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void notice(struct ctl *c, const char *level, const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    logf_(c, "%s", msg);
+    if (!c->opt.events)
+        return;
+    json_object *o = json_object_new_object();
+    if (!o)
+        return;
+    json_object_object_add(o, "level", json_object_new_string(level));
+    json_object_object_add(o, "message", json_object_new_string(msg));
+    disp_events_publish(c->opt.events, "notice", o);
+}
+
+/* ---- clusters ---- */
+
+static struct cluster *cluster_find(struct ctl *c, const char *name)
+{
+    for (uint32_t i = 0; i < c->ncl; i++)
+        if (strcmp(c->cl[i].name, name) == 0)
+            return &c->cl[i];
+    return NULL;
+}
+
+static void cluster_close(struct cluster *k)
+{
+    json_object_put(k->obj);
+    queue_resvec_close(&k->capacity);
+    queue_resvec_close(&k->allocated);
+    queue_resvec_close(&k->allocating);
+    queue_resvec_close(&k->free);
+    queue_resvec_close(&k->reserved);
+    queue_resvec_close(&k->cap.free);
+    for (uint32_t g = 0; g < k->ngrades; g++)
+        queue_resvec_close(&k->grades[g].min);
+    muster_free(k->grades);
+    for (uint32_t g = 0; g < k->cap_grades_alloc; g++)
+        queue_resvec_close(&k->cap.grades[g].min);
+    muster_free(k->cap.grades);
+    memset(k, 0, sizeof(*k));
+}
+
+static int resmap(struct ctl *c, json_object *o, struct queue_resvec *out)
+{
+    char err[128];
+    queue_resvec_clear(out);
+    if (!o)
+        return 0;
+    return disp_resvec_parse(c->names, o, "", out, err, sizeof err);
+}
+
+/* Nodes per grade from spec.resourceModels and status.resourceSummary.allocatableModelings:
+ * a grade's nodes each have at least its ranges' minimums free. */
+static int cluster_grades(struct ctl *c, struct cluster *k, json_object *obj)
+{
+    json_object *models = jpath(obj, "spec", "resourceModels");
+    json_object *counts = jobj(jpath(obj, "status", "resourceSummary"), "allocatableModelings");
+    for (uint32_t g = 0; g < k->ngrades; g++)
+        queue_resvec_close(&k->grades[g].min);
+    muster_free(k->grades);
+    k->grades = NULL;
+    k->ngrades = 0;
+    if (!models || !json_object_is_type(models, json_type_array) || !counts ||
+        !json_object_is_type(counts, json_type_array))
+        return 0;
+    size_t n = json_object_array_length(models);
+    if (n == 0 || n > 64)
+        return 0;
+    k->grades = muster_calloc(n, sizeof(*k->grades));
+    if (!k->grades)
+        return MUSTER_ENOMEM;
+    for (size_t i = 0; i < n; i++) {
+        json_object *m = json_object_array_get_idx(models, i);
+        json_object *ranges = jobj(m, "ranges");
+        json_object *gv = jobj(m, "grade");
+        int64_t grade = gv ? json_object_get_int64(gv) : (int64_t)i;
+        struct disp_grade *gr = &k->grades[k->ngrades];
+        for (size_t r = 0; ranges && r < json_object_array_length(ranges); r++) {
+            json_object *rg = json_object_array_get_idx(ranges, r);
+            const char *name = jstr(rg, "name"), *min = jstr(rg, "min");
+            struct queue_qty q;
+            uint32_t id;
+            if (!name || !min || queue_qty_parse(min, strlen(min), &q) ||
+                queue_resnames_intern(c->names, name, strlen(name), &id) ||
+                queue_resvec_set(&gr->min, id, q.milli))
+                continue;
+        }
+        for (size_t j = 0; j < json_object_array_length(counts); j++) {
+            json_object *e = json_object_array_get_idx(counts, j);
+            json_object *ge = jobj(e, "grade"), *ce = jobj(e, "count");
+            if (ge && ce && json_object_get_int64(ge) == grade) {
+                int64_t cnt = json_object_get_int64(ce);
+                gr->nodes = cnt > 0 ? (uint64_t)cnt : 0;
+            }
+        }
+        k->ngrades++;
+    }
+    return 0;
+}
+
+static void cluster_publish(struct ctl *c, const struct cluster *k)
+{
+    if (!c->opt.events)
+        return;
+    json_object *o = json_object_new_object();
+    if (o) {
+        json_object_object_add(o, "name", json_object_new_string(k->name));
+        disp_events_publish(c->opt.events, "cluster", o);
+    }
+}
+
+static void cluster_set(struct ctl *c, json_object *obj)
+{
+    const char *name = jstr(jobj(obj, "metadata"), "name");
+    if (!name || strlen(name) >= CTL_CLUSTER_NAME_MAX)
+        return;
+    struct cluster *k = cluster_find(c, name);
+    if (!k) {
+        if (c->ncl == c->capcl) {
+            uint32_t cap = c->capcl ? c->capcl * 2 : 16;
+            struct cluster *n = muster_realloc(c->cl, cap * sizeof(*n));
+            if (!n)
+                return;
+            c->cl = n;
+            c->capcl = cap;
+        }
+        k = &c->cl[c->ncl++];
+        memset(k, 0, sizeof(*k));
+        snprintf(k->name, sizeof k->name, "%s", name);
+    }
+    json_object *keep = json_object_get(obj);
+    json_object_put(k->obj);
+    k->obj = keep;
+    k->gen++;
+    k->ready = 0;
+    json_object *conds = jpath(obj, "status", "conditions");
+    for (size_t i = 0; conds && i < json_object_array_length(conds); i++) {
+        json_object *cd = json_object_array_get_idx(conds, i);
+        const char *type = jstr(cd, "type"), *status = jstr(cd, "status");
+        if (type && status && strcmp(type, "Ready") == 0)
+            k->ready = strcmp(status, "True") == 0;
+    }
+    json_object *sum = jpath(obj, "status", "resourceSummary");
+    if (resmap(c, jobj(sum, "allocatable"), &k->capacity) ||
+        resmap(c, jobj(sum, "allocated"), &k->allocated) ||
+        resmap(c, jobj(sum, "allocating"), &k->allocating) || cluster_grades(c, k, obj)) {
+        k->ready = 0; /* a summary muster cannot read takes no work */
+    }
+    queue_resvec_copy(&k->free, &k->capacity);
+    for (uint32_t i = 0; i < k->free.len; i++) {
+        uint32_t id = k->free.items[i].id;
+        int64_t v = k->free.items[i].milli - queue_resvec_get(&k->allocated, id) -
+                    queue_resvec_get(&k->allocating, id);
+        k->free.items[i].milli = v > 0 ? v : 0;
+    }
+    c->clusters_dirty = 1;
+    c->cycle_wanted = 1;
+    cluster_publish(c, k);
+    if (c->opt.metrics) {
+        for (uint32_t i = 0; i < k->capacity.len; i++)
+            disp_metrics_cluster_capacity(c->opt.metrics, k->name,
+                                          queue_resnames_name(c->names, k->capacity.items[i].id),
+                                          k->capacity.items[i].milli);
+    }
+    kick(c);
+}
+
+static void cluster_remove(struct ctl *c, json_object *obj)
+{
+    const char *name = jstr(jobj(obj, "metadata"), "name");
+    struct cluster *k = name ? cluster_find(c, name) : NULL;
+    if (!k)
+        return;
+    if (c->opt.metrics)
+        disp_metrics_cluster_forget(c->opt.metrics, k->name);
+    cluster_close(k);
+    *k = c->cl[--c->ncl];
+    memset(&c->cl[c->ncl], 0, sizeof(c->cl[c->ncl]));
+}
+
+/* A fresh working copy of every cluster's room for this cycle: what it reports free, less
+ * muster's reservations still in flight (admitted gangs, and running ones until the cluster's
+ * report has caught up with them). */
+static int cycle_snapshot(struct ctl *c)
+{
+    if (c->clusters_dirty) {
+        /* The engine's root is bounded by the Ready fleet, so shares are computed against
+         * what exists; placement still decides node by node. */
+        struct queue_resvec fleet = {0};
+        for (uint32_t i = 0; i < c->ncl; i++)
+            if (c->cl[i].ready)
+                queue_resvec_add(&fleet, &c->cl[i].capacity);
+        if (fleet.len)
+            queue_tree_set_fleet(c->t, &fleet);
+        queue_resvec_close(&fleet);
+        c->clusters_dirty = 0;
+    }
+    for (uint32_t i = 0; i < c->ncl; i++) {
+        struct cluster *k = &c->cl[i];
+        if (queue_resvec_copy(&k->cap.free, &k->free))
+            return MUSTER_ENOMEM;
+        if (k->cap_grades_alloc < k->ngrades) {
+            struct disp_grade *g = muster_realloc(k->cap.grades, k->ngrades * sizeof(*g));
+            if (!g)
+                return MUSTER_ENOMEM;
+            for (uint32_t j = k->cap_grades_alloc; j < k->ngrades; j++)
+                memset(&g[j], 0, sizeof(g[j]));
+            k->cap.grades = g;
+            k->cap_grades_alloc = k->ngrades;
+        }
+        for (uint32_t j = 0; j < k->ngrades; j++) {
+            if (queue_resvec_copy(&k->cap.grades[j].min, &k->grades[j].min))
+                return MUSTER_ENOMEM;
+            k->cap.grades[j].nodes = k->grades[j].nodes;
+        }
+        k->cap.ngrades = k->ngrades;
+        k->cap.name = k->name;
+        queue_resvec_clear(&k->reserved);
+    }
+    for (struct binding *b = c->active.next; b != &c->active; b = b->next) {
+        if (!b->assign)
+            continue;
+        for (uint32_t i = 0; i < b->nshares; i++) {
+            struct share *sh = &b->shares[i];
+            struct cluster *k = cluster_find(c, sh->cluster);
+            if (!k)
+                continue;
+            if (sh->running && k->gen > sh->confirm_gen)
+                continue; /* the cluster's own report counts it now */
+            for (uint32_t j = 0; j < b->ncomp; j++) {
+                int64_t n = b->ncomp == 1 ? sh->replicas : b->comp[j].replicas;
+                if (disp_cluster_reserve(&k->cap, &b->comp[j].req, (uint64_t)n)) {
+                    /* The cluster reports less room than muster has promised: take it all,
+                     * so nothing more goes there until its report catches up. */
+                    queue_resvec_clear(&k->cap.free);
+                    k->cap.ngrades = 0;
+                }
+                struct queue_resvec tmp = {0};
+                for (uint32_t r = 0; r < b->comp[j].req.len; r++) {
+                    int64_t v;
+                    if (!queue_milli_mul(b->comp[j].req.items[r].milli, n, &v))
+                        queue_resvec_set(&tmp, b->comp[j].req.items[r].id, v);
+                }
+                queue_resvec_add(&k->reserved, &tmp);
+                queue_resvec_close(&tmp);
+            }
+        }
+    }
+    if (c->opt.metrics) {
+        for (uint32_t i = 0; i < c->ncl; i++)
+            for (uint32_t r = 0; r < c->cl[i].capacity.len; r++) {
+                uint32_t id = c->cl[i].capacity.items[r].id;
+                disp_metrics_cluster_reserved(c->opt.metrics, c->cl[i].name,
+                                              queue_resnames_name(c->names, id),
+                                              queue_resvec_get(&c->cl[i].reserved, id));
+            }
+    }
+    return 0;
+}
+
+/* ---- the ledger: everything decided in one loop iteration, in one transaction ---- */
+
+static struct lwrite *lw_add(struct ctl *c, struct binding *b, int kind, const char *state)
+{
+    if (c->nlw == c->caplw) {
+        size_t cap = c->caplw ? c->caplw * 2 : 256;
+        struct lwrite *n = muster_realloc(c->lw, cap * sizeof(*n));
+        if (!n)
+            return NULL;
+        c->lw = n;
+        c->caplw = cap;
+    }
+    struct lwrite *w = &c->lw[c->nlw++];
+    memset(w, 0, sizeof(*w));
+    w->b = b;
+    b->lw_pending++;
+    w->kind = kind;
+    w->row.state = state;
+    w->row.updated_at = now_ms(c);
+    w->row.mode = b->assign ? "assign" : "resume";
+    w->row.barrier = b->barrier;
+    w->row.user_dispatching = b->user_dispatching;
+    kick(c);
+    return w;
+}
+
+static void clusters_text(const struct binding *b, char *buf, size_t cap)
+{
+    size_t n = (size_t)snprintf(buf, cap, "[");
+    for (uint32_t i = 0; i < b->nshares && n < cap; i++)
+        n += (size_t)snprintf(buf + n, cap - n, "%s{\"name\":\"%s\",\"replicas\":%" PRId32 "}",
+                              i ? "," : "", b->shares[i].cluster, b->shares[i].replicas);
+    if (n < cap)
+        snprintf(buf + n, cap - n, "]");
+}
+
+/* A full row for an insert: the binding's identity and request. */
+static int lw_fill_new(struct ctl *c, struct lwrite *w, struct binding *b)
+{
+    json_object *req = disp_resvec_json(c->names, &b->gang);
+    const char *txt = req ? json_object_to_json_string_ext(req, JSON_C_TO_STRING_PLAIN) : NULL;
+    w->request = txt ? muster_strdup(txt) : NULL;
+    json_object_put(req);
+    if (!w->request)
+        return MUSTER_ENOMEM;
+    w->row.id = 0;
+    w->row.binding = b->key;
+    w->row.uid = b->uid;
+    w->row.queue = b->queue;
+    w->row.request = w->request;
+    w->row.priority = b->priority;
+    w->row.created_at = b->created_at;
+    w->row.attempt = b->attempt;
+    w->row.not_before = b->not_before;
+    clusters_text(b, w->clusters, sizeof w->clusters);
+    w->row.clusters = w->clusters;
+    return 0;
+}
+
+static void forward_start(struct ctl *c, struct binding *b);
+static void undo_start(struct ctl *c, struct binding *b);
+static void release(struct ctl *c, struct binding *b, const char *why);
+static void step_run(struct ctl *c, struct binding *b);
+static int engine_add(struct ctl *c, struct binding *b);
+
+static void fatal(struct ctl *c, const char *what)
+{
+    notice(c, "error",
+           "the ledger could not be written (%s: %s); muster stops dispatching rather than act "
+           "on a decision it could not record",
+           what, store_errmsg(c->s));
+    c->leading = 0;
+    c->stopping = 1;
+    uv_stop(c->loop);
+}
+
+static void ledger_flush(struct ctl *c)
+{
+    if (!c->nlw)
+        return;
+    size_t n = c->nlw;
+    struct store_ledger_row *rows = muster_malloc(n * sizeof(*rows));
+    if (!rows) {
+        fatal(c, "out of memory");
+        return;
+    }
+    for (size_t i = 0; i < n; i++)
+        rows[i] = c->lw[i].row;
+    int rc = store_ledger_write_batch(c->s, rows, n);
+    c->st.ledger_batches++;
+    if (rc) {
+        muster_free(rows);
+        for (size_t i = 0; i < n; i++)
+            muster_free(c->lw[i].request);
+        c->nlw = 0;
+        fatal(c, "batch");
+        return;
+    }
+    /* The actions: only now may the hub hear of these decisions. They may decide more (a
+     * rollback's new row): that goes into a fresh batch for the next flush. */
+    struct lwrite *batch = c->lw;
+    c->lw = NULL;
+    c->nlw = c->caplw = 0;
+    for (size_t i = 0; i < n; i++) {
+        struct lwrite *w = &batch[i];
+        struct binding *b = w->b;
+        muster_free(w->request);
+        w->request = NULL;
+        b->lw_pending--;
+        switch (w->kind) {
+        case LW_NEW:
+        case LW_ROLLBACK_NEW:
+            b->ledger_id = rows[i].id;
+            queue_idmap_put(&c->byid, (uint64_t)b->ledger_id, b);
+            if (b->gone) {
+                /* its RB went while the row was being written */
+                b->st = B_PENDING;
+                release(c, b, "deleted");
+            } else if (w->kind == LW_ROLLBACK_NEW) {
+                undo_start(c, b);
+            } else if (b->st == B_UNDO) {
+                undo_start(c, b);
+            } else {
+                engine_add(c, b);
+                if (bool_at(jpath(b->rb, "spec", "suspension"), "scheduling") != 1) {
+                    b->step = S_HOLD;
+                    step_run(c, b);
+                }
+            }
+            break;
+        case LW_ADOPT:
+        case LW_ADOPT_ROW: {
+            b->ledger_id = rows[i].id;
+            queue_idmap_put(&c->byid, (uint64_t)b->ledger_id, b);
+            struct queue_entry_spec es = {.id = (uint64_t)b->ledger_id,
+                                          .queue = b->queue,
+                                          .priority = b->priority,
+                                          .created_at = b->created_at,
+                                          .request = &b->gang};
+            struct queue_entry *e;
+            struct queue_error qe;
+            if (queue_entry_add_admitted(c->t, &es, &e, &qe))
+                notice(c, "warning", "%s: adopted, but queue %s cannot count it: %s", b->key,
+                       b->queue, qe.msg);
+            break;
+        }
+        case LW_ADMIT:
+            forward_start(c, b);
+            break;
+        case LW_RELEASE:
+            if (b->needs_objects && b->assign && b->inflight == 0) {
+                b->step = S_R_POLICY;
+                step_run(c, b);
+            }
+            break;
+        default:
+            break;
+        }
+        maybe_free(c, b);
+    }
+    muster_free(rows);
+    muster_free(batch);
+}
+
+/* ---- reading a binding ---- */
+
+static int tmpl_index(enum disp_workload_kind k)
+{
+    switch (k) {
+    case DISP_WORKLOAD_KIND_DEPLOYMENT:
+        return 0;
+    case DISP_WORKLOAD_KIND_JOB:
+        return 1;
+    case DISP_WORKLOAD_KIND_VCJOB:
+        return 2;
+    case DISP_WORKLOAD_KIND_POD:
+        return 3;
+    default:
+        return -1;
+    }
+}
+
+/* The template key of an RB: "<informer>/<namespace>/<name>" of spec.resource. */
+static void rb_tkey(json_object *rb, enum disp_workload_kind kind, char *buf, size_t cap)
+{
+    json_object *res = jpath(rb, "spec", "resource");
+    const char *ns = jstr(res, "namespace"), *name = jstr(res, "name");
+    int ti = tmpl_index(kind);
+    if (ti < 0 || !name) {
+        buf[0] = '\0';
+        return;
+    }
+    snprintf(buf, cap, "%d/%s/%s", ti, ns ? ns : "", name);
+}
+
+static int64_t rb_generation(json_object *rb)
+{
+    json_object *g = jpath(rb, "metadata", "generation");
+    return g ? json_object_get_int64(g) : 0;
+}
+
+static int64_t rb_created_ms(json_object *rb)
+{
+    const char *ts = jstr(jobj(rb, "metadata"), "creationTimestamp");
+    struct tm tm;
+    memset(&tm, 0, sizeof tm);
+    if (!ts || !strptime(ts, "%Y-%m-%dT%H:%M:%S", &tm))
+        return 0;
+    return (int64_t)timegm(&tm) * 1000;
+}
+
+/* Reads the RB and its template into b. 0 when it can be queued; otherwise b is left with the
+ * reason it cannot (WAIT_TEMPLATE, or a condition reason and message) and a MUSTER_* code. */
+static int binding_read(struct ctl *c, struct binding *b)
+{
+    enum disp_workload_kind kind = disp_workload_kind_of(b->rb);
+    int ti = tmpl_index(kind);
+    char tkey[CTL_TKEY_MAX];
+    rb_tkey(b->rb, kind, tkey, sizeof tkey);
+    tkey_set(c, b, tkey);
+    json_object *res = jpath(b->rb, "spec", "resource");
+    json_object *tmpl = ti >= 0 ? kube_informer_get(&c->tmpl[ti], jstr(res, "namespace"),
+                                                    jstr(res, "name"))
+                                : NULL;
+    if (!tmpl)
+        return MUSTER_ENOENT;
+    int rc = disp_workload_read(&c->w, c->names, b->rb, tmpl);
+    b->kind = c->w.kind;
+    if (rc) {
+        const char *why = disp_workload_condition_reason(c->w.reason);
+        set_reason(b, why ? why : "Unschedulable", "%s", c->w.message);
+        return rc;
+    }
+    json_object *keep = json_object_get(tmpl); /* before the put: it may be the same object */
+    json_object_put(b->tmpl);
+    b->tmpl = keep;
+    const struct disp_workload *w = &c->w;
+    if (gang_needs_objects(w) && !w->permanent_id[0]) {
+        set_reason(b, "Unschedulable", "waiting for Karmada to label it with %s",
+                   DISP_WORKLOAD_PERMANENT_ID_LABEL);
+        return MUSTER_EINVAL;
+    }
+    b->generation = rb_generation(b->rb);
+    b->assign = disp_workload_assigns(w, c->scheduler);
+    b->spread = w->placement == DISP_WORKLOAD_SPREAD;
+    b->needs_objects = gang_needs_objects(w);
+    b->replicas = w->replicas;
+    b->min_member = w->min_member;
+    b->priority = w->priority;
+    snprintf(b->priority_class, sizeof b->priority_class, "%s", w->priority_class);
+    if (w->priority_from == DISP_WORKLOAD_PRIORITY_CLASS) {
+        json_object *pc = kube_informer_get(&c->prios, NULL, w->priority_class);
+        json_object *v = jobj(pc, "value");
+        b->priority = v ? json_object_get_int(v) : 0;
+    }
+    snprintf(b->queue, sizeof b->queue, "%s", w->queue);
+    binding_clear_read(b);
+    if (queue_resvec_copy(&b->gang, &w->gang))
+        return MUSTER_ENOMEM;
+    b->ncomp = w->ncomponents;
+    for (uint32_t i = 0; i < w->ncomponents; i++) {
+        b->comp[i].replicas = w->components[i].replicas;
+        if (queue_resvec_copy(&b->comp[i].req, &w->components[i].request))
+            return MUSTER_ENOMEM;
+    }
+    b->affinity = w->affinity;
+    b->affinities = w->affinities;
+    b->tolerations = w->tolerations;
+    const char *uid = jstr(jobj(b->rb, "metadata"), "uid");
+    snprintf(b->uid, sizeof b->uid, "%s", uid ? uid : "");
+    snprintf(b->pid, sizeof b->pid, "%s", w->permanent_id);
+    if (!b->created_at)
+        b->created_at = rb_created_ms(b->rb);
+    if (!b->created_at)
+        b->created_at = now_ms(c);
+    return 0;
+}
+
+/* Puts a pending binding into the engine (it is eligible: held, nothing of an earlier
+ * dispatch left on the hub, back-off over). */
+static int engine_add(struct ctl *c, struct binding *b)
+{
+    if (b->not_before > now_ms(c)) {
+        set_state(c, b, B_BACKOFF);
+        return 0;
+    }
+    struct queue_entry_spec es = {.id = (uint64_t)b->ledger_id,
+                                  .queue = b->queue,
+                                  .priority = b->priority,
+                                  .created_at = b->created_at,
+                                  .request = &b->gang};
+    struct queue_error qe;
+    struct queue_entry *e = queue_tree_entry(c->t, (uint64_t)b->ledger_id);
+    int rc = e ? 0 : queue_entry_add(c->t, &es, &e, &qe);
+    if (rc == MUSTER_ENOENT) {
+        set_reason(b, "Unschedulable", "queue %s does not exist; the binding waits until it is "
+                                       "created",
+                   b->queue);
+        set_state(c, b, B_PARKED);
+        return rc;
+    }
+    if (rc) {
+        set_reason(b, "Unschedulable", "queue %s cannot take it: %s", b->queue, qe.msg);
+        set_state(c, b, B_PARKED);
+        return rc;
+    }
+    set_state(c, b, B_PENDING);
+    c->cycle_wanted = 1;
+    kick(c);
+    return 0;
+}
+
+/* A binding whose RB was read: a new ledger row (pending), unless its queue does not exist, in
+ * which case it is parked (held, told why, no row: the hub remembers it for us). */
+static void binding_enqueue(struct ctl *c, struct binding *b)
+{
+    if (!queue_tree_find(c->t, b->queue)) {
+        set_reason(b, "Unschedulable",
+                   "queue %s does not exist; the binding waits until it is created", b->queue);
+        set_state(c, b, B_PARKED);
+        if (bool_at(jpath(b->rb, "spec", "suspension"), "scheduling") != 1 && !b->inflight) {
+            b->step = S_HOLD;
+            step_run(c, b);
+        }
+        return;
+    }
+    struct lwrite *w = lw_add(c, b, LW_NEW, "pending");
+    if (!w || lw_fill_new(c, w, b)) {
+        fatal(c, "out of memory");
+        return;
+    }
+    b->st = B_PENDING; /* until the row is written; engine_add decides */
+    c->st.held++;
+}
+
+/* ---- the cycle ---- */
+
+static int cluster_allows(struct ctl *c, const struct binding *b, const struct cluster *k)
+{
+    c->aw.affinity = b->affinity;
+    c->aw.affinities = b->affinities;
+    c->aw.tolerations = b->tolerations;
+    return disp_workload_allows_cluster(&c->aw, k->obj);
+}
+
+static int shares_reserve(struct binding *b, uint32_t n)
+{
+    if (n > b->nshares || !b->shares) {
+        struct share *s = muster_realloc(b->shares, (n ? n : 1) * sizeof(*s));
+        if (!s)
+            return MUSTER_ENOMEM;
+        b->shares = s;
+    }
+    memset(b->shares, 0, (n ? n : 1) * sizeof(*b->shares));
+    b->nshares = n;
+    return 0;
+}
+
+/* The replicas of every component fit in k together (a Volcano Job goes whole to one
+ * cluster). Works on a deep copy, so k is unchanged. Returns the room left for the first
+ * component's shape afterwards (the best fit is the least), or -1 when it does not fit. */
+static int64_t fits_all_components(const struct binding *b, const struct disp_cluster_cap *k)
+{
+    struct disp_cluster_cap t = {.name = k->name, .ngrades = k->ngrades};
+    struct disp_grade g[64];
+    int64_t left = -1;
+    int ok = k->ngrades <= 64 && !queue_resvec_copy(&t.free, &k->free);
+    memset(g, 0, sizeof g);
+    for (uint32_t i = 0; ok && i < k->ngrades; i++) {
+        g[i].nodes = k->grades[i].nodes;
+        ok = !queue_resvec_copy(&g[i].min, &k->grades[i].min);
+    }
+    t.grades = g;
+    for (uint32_t j = 0; ok && j < b->ncomp; j++)
+        ok = !disp_cluster_reserve(&t, &b->comp[j].req, (uint64_t)b->comp[j].replicas);
+    if (ok) {
+        uint64_t f = b->ncomp ? disp_cluster_fits(&t, &b->comp[0].req) : 0;
+        left = f > INT64_MAX ? INT64_MAX : (int64_t)f;
+    }
+    queue_resvec_close(&t.free);
+    for (uint32_t i = 0; i < k->ngrades && i < 64; i++)
+        queue_resvec_close(&g[i].min);
+    return left;
+}
+
+/* Finds where b's whole gang goes in this cycle's snapshot and fills b->shares; 0 when it
+ * fits, MUSTER_ENOSPC with the NoClusterFit sentence set when it does not. */
+static int place(struct ctl *c, struct binding *b)
+{
+    struct disp_cluster_cap caps[256];
+    uint32_t idx[256], n = 0, notready = 0;
+    char nr[128] = "";
+    for (uint32_t i = 0; i < c->ncl && n < 256; i++) {
+        struct cluster *k = &c->cl[i];
+        if (!cluster_allows(c, b, k))
+            continue;
+        if (!k->ready) {
+            if (notready++ < 3)
+                snprintf(nr + strlen(nr), sizeof nr - strlen(nr), "%s%s", notready > 1 ? ", " : "",
+                         k->name);
+            continue;
+        }
+        caps[n] = k->cap;
+        idx[n++] = i;
+    }
+    if (b->ncomp == 0) {
+        set_reason(b, "Unschedulable", "the workload has no replicas to place");
+        return MUSTER_ENOSPC;
+    }
+    if (b->ncomp == 1) {
+        struct disp_share out[256];
+        uint32_t got = n ? disp_place(caps, n, &b->comp[0].req, (uint64_t)b->comp[0].replicas,
+                                      b->spread ? DISP_SPREAD : DISP_SINGLE_CLUSTER, out)
+                         : 0;
+        if (got) {
+            if (shares_reserve(b, got))
+                return MUSTER_ENOMEM;
+            for (uint32_t i = 0; i < got; i++) {
+                snprintf(b->shares[i].cluster, sizeof b->shares[i].cluster, "%s",
+                         c->cl[idx[out[i].cluster]].name);
+                b->shares[i].replicas = (int32_t)out[i].replicas;
+            }
+            return 0;
+        }
+    } else {
+        int64_t best = -1;
+        uint32_t at = 0;
+        for (uint32_t i = 0; i < n; i++) {
+            int64_t left = fits_all_components(b, &caps[i]);
+            if (left >= 0 && (best < 0 || left < best)) {
+                best = left;
+                at = i;
+            }
+        }
+        if (best >= 0) {
+            if (shares_reserve(b, 1))
+                return MUSTER_ENOMEM;
+            snprintf(b->shares[0].cluster, sizeof b->shares[0].cluster, "%s",
+                     c->cl[idx[at]].name);
+            b->shares[0].replicas = b->replicas;
+            return 0;
+        }
+    }
+    /* Why not: what each allowed Ready cluster holds of the (first) replica shape. */
+    char req[160] = "", holds[200] = "";
+    json_object *rj = disp_resvec_json(c->names, &b->comp[0].req);
+    snprintf(req, sizeof req, "%s", rj ? json_object_to_json_string_ext(rj, JSON_C_TO_STRING_PLAIN)
+                                       : "?");
+    json_object_put(rj);
+    for (uint32_t i = 0; i < n && i < 4; i++) {
+        uint64_t f = disp_cluster_fits(&caps[i], &b->comp[0].req);
+        size_t l = strlen(holds);
+        snprintf(holds + l, sizeof holds - l, "%s%s holds %" PRIu64, i ? ", " : "", caps[i].name,
+                 f);
+    }
+    if (n == 0)
+        set_reason(b, "NoClusterFit",
+                   "no Ready cluster is allowed by its placement%s%s%s", notready ? " (not Ready: "
+                                                                                  : "",
+                   nr, notready ? ")" : "");
+    else
+        set_reason(b, "NoClusterFit", "%s: no %s holds %" PRId32 " replicas of %s node by node "
+                                      "(%s%s%s%s)",
+                   b->ncomp > 1 ? "Volcano Job" : "gang",
+                   b->spread ? "set of allowed Ready clusters" : "single allowed Ready cluster",
+                   b->replicas, req, holds, notready ? "; not Ready: " : "", nr, "");
+    return MUSTER_ENOSPC;
+}
+
+static void reserve_shares(struct ctl *c, const struct binding *b)
+{
+    for (uint32_t i = 0; i < b->nshares; i++) {
+        struct cluster *k = cluster_find(c, b->shares[i].cluster);
+        if (!k)
+            continue;
+        for (uint32_t j = 0; j < b->ncomp; j++) {
+            int64_t n = b->ncomp == 1 ? b->shares[i].replicas : b->comp[j].replicas;
+            if (disp_cluster_reserve(&k->cap, &b->comp[j].req, (uint64_t)n)) {
+                queue_resvec_clear(&k->cap.free);
+                k->cap.ngrades = 0;
+            }
+        }
+    }
+}
+
+static int rb_dispatching(json_object *rb)
+{
+    return bool_at(jpath(rb, "spec", "suspension"), "dispatching");
+}
+
+static void admit(struct ctl *c, struct binding *b)
+{
+    int64_t now = now_ms(c);
+    b->admitted_at = now;
+    b->nofit = 0;
+    if (b->assign && b->needs_objects) {
+        b->barrier = 1;
+        b->user_dispatching = rb_dispatching(b->rb);
+    } else {
+        b->barrier = 0;
+    }
+    set_state(c, b, B_ADMITTED);
+    struct lwrite *w = lw_add(c, b, LW_ADMIT, "admitted");
+    if (!w) {
+        fatal(c, "out of memory");
+        return;
+    }
+    w->row.id = b->ledger_id;
+    clusters_text(b, w->clusters, sizeof w->clusters);
+    w->row.clusters = w->clusters;
+    w->row.admitted_at = now;
+    snprintf(w->reason, sizeof w->reason, "admitted");
+    w->row.reason = w->reason;
+    c->st.admitted++;
+    if (c->opt.metrics) {
+        disp_metrics_admission(c->opt.metrics, b->queue);
+        disp_metrics_admission_wait(c->opt.metrics, (double)(now - b->created_at) / 1000.0);
+    }
+    if (c->opt.events)
+        disp_events_record_admission(c->opt.events, now, (double)(now - b->created_at));
+    publish_binding(c, b, "admitted", "");
+}
+
+static void cycle(struct ctl *c)
+{
+    c->cycle_wanted = 0;
+    if (!c->leading || !c->reconciled || c->stopping)
+        return;
+    uint64_t t0 = uv_hrtime();
+    if (cycle_snapshot(c)) {
+        fatal(c, "out of memory");
+        return;
+    }
+    queue_cycle_begin(c->t);
+    unsigned nofit = 0;
+    struct queue_entry *e;
+    while ((e = queue_cycle_next(c->t))) {
+        struct binding *b = queue_idmap_get(&c->byid, queue_entry_id(e));
+        if (!b || b->st != B_PENDING) {
+            if (queue_cycle_skip(c->t, e))
+                break;
+            continue;
+        }
+        if (b->assign) {
+            int rc = place(c, b);
+            if (rc) {
+                b->nofit = 1;
+                if (queue_cycle_skip(c->t, e) || ++nofit >= CTL_CYCLE_NOFIT_MAX)
+                    break;
+                continue;
+            }
+        }
+        struct queue_limit why;
+        if (queue_entry_admit(c->t, e, &why)) {
+            if (queue_cycle_skip(c->t, e))
+                break;
+            continue;
+        }
+        if (b->assign)
+            reserve_shares(c, b);
+        else
+            b->nshares = 0;
+        admit(c, b);
+    }
+    double ms = (double)(uv_hrtime() - t0) / 1e6;
+    c->st.cycles++;
+    c->st.last_cycle_ms = ms;
+    if (ms > c->st.max_cycle_ms)
+        c->st.max_cycle_ms = ms;
+    if (c->opt.metrics)
+        disp_metrics_cycle(c->opt.metrics, ms / 1000.0);
+}
+
+/* ---- requests of the protocol ---- */
+
+static void split_key(const char *key, char *ns, size_t nscap, const char **name)
+{
+    const char *slash = strchr(key, '/');
+    size_t l = slash ? (size_t)(slash - key) : 0;
+    if (l >= nscap)
+        l = nscap - 1;
+    memcpy(ns, key, l);
+    ns[l] = '\0';
+    *name = slash ? slash + 1 : key;
+}
+
+static int rb_path(const struct binding *b, char *buf, size_t cap)
+{
+    char ns[256];
+    const char *name;
+    split_key(b->key, ns, sizeof ns, &name);
+    return kube_path(buf, cap, "work.karmada.io", "v1alpha2", ns, "resourcebindings", name);
+}
+
+static void step_done(struct ctl *c, struct binding *b);
+static void release(struct ctl *c, struct binding *b, const char *why);
+
+static void retry_later(struct ctl *c, struct binding *b)
+{
+    b->retry_ms = b->retry_ms ? b->retry_ms * 2 : CTL_RETRY_INITIAL_MS;
+    if (b->retry_ms > CTL_RETRY_MAX_MS)
+        b->retry_ms = CTL_RETRY_MAX_MS;
+    b->retry_at = now_ms(c) + (int64_t)b->retry_ms;
+    if (!b->in_retry) {
+        b->rnext = c->retry;
+        c->retry = b;
+        b->in_retry = 1;
+    }
+}
+
+static void on_response(int err, const struct kube_response *resp, void *ud)
+{
+    struct request_ctx *rq = ud;
+    struct ctl *c = rq->c;
+    struct binding *b = rq->b;
+    enum step step = rq->step;
+    int tolerate = rq->tolerate, side = rq->side;
+    muster_free(rq);
+    if (!b)
+        return; /* an orphan's delete: the next sweep sees whether it went */
+    if (side) {
+        b->side_inflight--;
+        if (err && err != MUSTER_ENOENT && err != MUSTER_ECANCELED) {
+            c->st.hub_errors++;
+            b->cond_dirty = 1; /* written again by a later sweep */
+        }
+        maybe_free(c, b);
+        return;
+    }
+    b->inflight--;
+    int rb_step = step != S_OBJECTS && step != S_WORKS && step != S_U_DELETE &&
+                  step != S_R_POLICY;
+    if (err && err != tolerate) {
+        if (err == MUSTER_ENOENT && rb_step) {
+            b->rb_missing = 1; /* the RB is gone; its delete event releases it */
+        } else if (err != MUSTER_ECANCELED) {
+            b->step_failed = 1;
+            c->st.hub_errors++;
+            if (b->retry_ms >= CTL_RETRY_MAX_MS / 2)
+                logf_(c, "%s: %s step %d keeps failing: %s", b->key, bstate_names[b->st], step,
+                      resp->status.message[0] ? resp->status.message : muster_strerror(err));
+        }
+    }
+    if (b->inflight > 0)
+        return;
+    if (b->gone) {
+        maybe_free(c, b);
+        return;
+    }
+    if (b->rb_missing) {
+        b->rb_missing = 0;
+        b->step_failed = 0;
+        return;
+    }
+    if (b->step_failed) {
+        b->step_failed = 0;
+        retry_later(c, b);
+    } else {
+        b->retry_ms = 0;
+        step_done(c, b);
+    }
+}
+
+/* Sends one request of b's current step; body is consumed. */
+static void send_req(struct ctl *c, struct binding *b, enum kube_verb verb, const char *path,
+                     const char *sub, json_object *body, int tolerate)
+{
+    struct request_ctx *rq = muster_malloc(sizeof(*rq));
+    const char *txt = body ? json_object_to_json_string_ext(body, JSON_C_TO_STRING_PLAIN) : NULL;
+    /* Only deletes go without a body: a builder that returned NULL failed. */
+    if (!rq || (body && !txt) || (!body && verb != KUBE_DELETE)) {
+        muster_free(rq);
+        json_object_put(body);
+        b->step_failed = 1;
+        return;
+    }
+    *rq = (struct request_ctx){c, b, b->step, tolerate, 0, verb};
+    struct kube_request req = {.verb = verb, .path = path, .subresource = sub, .body = txt};
+    b->inflight++;
+    int rc = kube_request(c->kube, &req, on_response, rq);
+    json_object_put(body);
+    if (rc) {
+        b->inflight--;
+        muster_free(rq);
+        b->step_failed = 1;
+    }
+}
+
+/* Writes b's waiting condition when it changed: a status merge patch outside the steps. */
+static int send_condition(struct ctl *c, struct binding *b)
+{
+    char ts[32], path[KUBE_MAX_URL_BYTES / 4];
+    json_object *body = NULL;
+    rfc3339(now_ms(c), ts, sizeof ts);
+    b->cond_dirty = 0;
+    if (!b->reason[0] || disp_rbpatch_waiting(b->rb, b->reason, b->msg, ts, &body) || !body)
+        return 0;
+    const char *txt = json_object_to_json_string_ext(body, JSON_C_TO_STRING_PLAIN);
+    struct request_ctx *rq = muster_malloc(sizeof(*rq));
+    if (!rq || !txt) {
+        muster_free(rq);
+        json_object_put(body);
+        b->cond_dirty = 1;
+        return 0;
+    }
+    *rq = (struct request_ctx){c, b, S_NONE, 0, 1, KUBE_MERGE_PATCH};
+    rb_path(b, path, sizeof path);
+    struct kube_request req = {
+        .verb = KUBE_MERGE_PATCH, .path = path, .subresource = "status", .body = txt};
+    b->side_inflight++;
+    if (kube_request(c->kube, &req, on_response, rq)) {
+        b->side_inflight--;
+        muster_free(rq);
+        b->cond_dirty = 1;
+    } else {
+        c->st.conditions_written++;
+    }
+    json_object_put(body);
+    return 1;
+}
+
+static void fill_gang_input(struct ctl *c, struct binding *b, struct gang_input *in,
+                            struct gang_share *gs)
+{
+    for (uint32_t i = 0; i < b->nshares; i++)
+        gs[i] = (struct gang_share){b->shares[i].cluster, b->shares[i].replicas};
+    /* gangobj reads what disp_workload_read found; re-read into the scratch (the RB and the
+     * template are the ones admitted). */
+    disp_workload_read(&c->w, c->names, b->rb, b->tmpl);
+    *in = (struct gang_input){.rb = b->rb,
+                              .w = &c->w,
+                              .names = c->names,
+                              .shares = gs,
+                              .nshares = b->nshares,
+                              .pod_scheduler = c->pod_scheduler,
+                              .tmpl = b->tmpl};
+}
+
+static void work_path(const char *cluster, const char *name, char *buf, size_t cap)
+{
+    char ns[CTL_CLUSTER_NAME_MAX + 16];
+    snprintf(ns, sizeof ns, "karmada-es-%s", cluster);
+    kube_path(buf, cap, "work.karmada.io", "v1alpha1", ns, "works", name);
+}
+
+static void policy_path(const struct binding *b, int one, char *buf, size_t cap)
+{
+    char ns[256], pname[GANG_NAME_MAX + 1];
+    const char *name;
+    split_key(b->key, ns, sizeof ns, &name);
+    gang_policy_name(name, pname, sizeof pname);
+    kube_path(buf, cap, "policy.karmada.io", "v1alpha1", ns, "overridepolicies",
+              one ? pname : NULL);
+}
+
+/* The clusters the hub lists in the RB's spec.clusters, beside muster's shares: an undo
+ * deletes Works in both. */
+static int rb_lists_cluster(json_object *rb, const char *cluster)
+{
+    json_object *cl = jpath(rb, "spec", "clusters");
+    for (size_t i = 0; cl && i < json_object_array_length(cl); i++) {
+        const char *n = jstr(json_object_array_get_idx(cl, i), "name");
+        if (n && strcmp(n, cluster) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+static size_t rb_nclusters(json_object *rb)
+{
+    json_object *cl = jpath(rb, "spec", "clusters");
+    return cl && json_object_is_type(cl, json_type_array) ? json_object_array_length(cl) : 0;
+}
+
+static void step_run(struct ctl *c, struct binding *b)
+{
+    char path[KUBE_MAX_URL_BYTES / 4];
+    char ns[256];
+    const char *name;
+    split_key(b->key, ns, sizeof ns, &name);
+    if (!c->leading || c->stopping)
+        return;
+    rb_path(b, path, sizeof path);
+    struct gang_share gs[256];
+    struct gang_input in;
+    json_object *body = NULL;
+    b->step_failed = 0;
+    switch (b->step) {
+    case S_NONE:
+        return;
+    case S_HOLD:
+        if (disp_rbpatch_hold(b->rb, &body) || !body) {
+            b->step = S_NONE;
+            return;
+        }
+        send_req(c, b, KUBE_MERGE_PATCH, path, NULL, body, 0);
+        break;
+    case S_ASSIGN:
+    case S_ASSIGN_LIFT:
+        fill_gang_input(c, b, &in, gs);
+        body = gang_patch_assign(&in, b->step == S_ASSIGN);
+        if (body && b->step == S_ASSIGN_LIFT) {
+            /* one patch: placement and the suspension lifted together (nothing else to
+             * create, so no barrier is needed) */
+            json_object *lift = gang_patch_release(-2);
+            json_object *spec = jobj(body, "spec"), *lspec = jobj(lift, "spec");
+            json_object *susp = jobj(lspec, "suspension");
+            if (spec && susp)
+                json_object_object_add(spec, "suspension", json_object_get(susp));
+            json_object_put(lift);
+        }
+        send_req(c, b, KUBE_MERGE_PATCH, path, NULL, body, 0);
+        break;
+    case S_OBJECTS: {
+        fill_gang_input(c, b, &in, gs);
+        char wname[GANG_NAME_MAX + 1];
+        gang_work_name(ns, name, wname, sizeof wname);
+        for (uint32_t i = 0; i < b->nshares; i++) {
+            char wp[KUBE_MAX_URL_BYTES / 4];
+            work_path(b->shares[i].cluster, NULL, wp, sizeof wp);
+            send_req(c, b, KUBE_CREATE, wp, NULL, gang_podgroup_work(&in, i, 1), MUSTER_EEXIST);
+        }
+        json_object *op = gang_override_policy(&in);
+        if (op) {
+            char pp[KUBE_MAX_URL_BYTES / 4];
+            policy_path(b, 0, pp, sizeof pp);
+            send_req(c, b, KUBE_CREATE, pp, NULL, op, MUSTER_EEXIST);
+        }
+        break;
+    }
+    case S_LIFT:
+        send_req(c, b, KUBE_MERGE_PATCH, path, NULL,
+                 gang_patch_release(b->barrier ? b->user_dispatching : -2), 0);
+        break;
+    case S_WORKS: {
+        char wname[GANG_NAME_MAX + 1];
+        gang_work_name(ns, name, wname, sizeof wname);
+        for (uint32_t i = 0; i < b->nshares; i++) {
+            char wp[KUBE_MAX_URL_BYTES / 4];
+            work_path(b->shares[i].cluster, wname, wp, sizeof wp);
+            send_req(c, b, KUBE_MERGE_PATCH, wp, NULL, gang_patch_work_release(), 0);
+        }
+        break;
+    }
+    case S_STATUS: {
+        char ts[32];
+        rfc3339(now_ms(c), ts, sizeof ts);
+        body = gang_status_scheduled(b->rb, ts);
+        send_req(c, b, KUBE_MERGE_PATCH, path, "status", body, 0);
+        break;
+    }
+    case S_RESUME:
+        send_req(c, b, KUBE_MERGE_PATCH, path, NULL, gang_patch_resume(), 0);
+        break;
+    case S_U_BARRIER:
+        send_req(c, b, KUBE_MERGE_PATCH, path, NULL, gang_patch_rollback_barrier(), 0);
+        break;
+    case S_U_DELETE: {
+        char wname[GANG_NAME_MAX + 1];
+        gang_work_name(ns, name, wname, sizeof wname);
+        for (uint32_t i = 0; i < b->nshares; i++) {
+            char wp[KUBE_MAX_URL_BYTES / 4];
+            work_path(b->shares[i].cluster, wname, wp, sizeof wp);
+            send_req(c, b, KUBE_DELETE, wp, NULL, NULL, MUSTER_ENOENT);
+        }
+        json_object *cl = jpath(b->rb, "spec", "clusters");
+        for (size_t i = 0; cl && i < json_object_array_length(cl); i++) {
+            const char *cn = jstr(json_object_array_get_idx(cl, i), "name");
+            int mine = 0;
+            for (uint32_t j = 0; cn && j < b->nshares; j++)
+                mine |= strcmp(b->shares[j].cluster, cn) == 0;
+            if (!cn || mine || strlen(cn) >= CTL_CLUSTER_NAME_MAX)
+                continue;
+            char wp[KUBE_MAX_URL_BYTES / 4];
+            work_path(cn, wname, wp, sizeof wp);
+            send_req(c, b, KUBE_DELETE, wp, NULL, NULL, MUSTER_ENOENT);
+        }
+        char pp[KUBE_MAX_URL_BYTES / 4];
+        policy_path(b, 1, pp, sizeof pp);
+        send_req(c, b, KUBE_DELETE, pp, NULL, NULL, MUSTER_ENOENT);
+        break;
+    }
+    case S_U_CLEAR:
+        if (b->assign)
+            body = gang_patch_rollback_clear(b->barrier ? b->user_dispatching : -2);
+        else if (disp_rbpatch_hold(b->rb, &body) || !body) {
+            b->step = S_U_CLEAR;
+            step_done(c, b);
+            return;
+        }
+        send_req(c, b, KUBE_MERGE_PATCH, path, NULL, body, 0);
+        break;
+    case S_R_POLICY: {
+        char pp[KUBE_MAX_URL_BYTES / 4];
+        policy_path(b, 1, pp, sizeof pp);
+        send_req(c, b, KUBE_DELETE, pp, NULL, NULL, MUSTER_ENOENT);
+        break;
+    }
+    }
+    if (b->inflight == 0) {
+        /* nothing could be sent (out of memory) or nothing was needed */
+        if (b->step_failed)
+            retry_later(c, b);
+        else
+            step_done(c, b);
+    }
+}
+
+static void forward_start(struct ctl *c, struct binding *b)
+{
+    if (!b->assign)
+        b->step = S_RESUME;
+    else if (b->needs_objects)
+        b->step = S_ASSIGN;
+    else
+        b->step = S_ASSIGN_LIFT;
+    step_run(c, b);
+}
+
+static void undo_start(struct ctl *c, struct binding *b)
+{
+    set_state(c, b, B_UNDO);
+    if (b->assign && b->needs_objects && (b->nshares || rb_nclusters(b->rb)))
+        b->step = S_U_BARRIER;
+    else if (b->assign && b->needs_objects)
+        b->step = S_U_DELETE;
+    else
+        b->step = S_U_CLEAR;
+    step_run(c, b);
+}
+
+static void mark_dispatched(struct ctl *c, struct binding *b)
+{
+    int64_t now = now_ms(c);
+    b->dispatched_at = now;
+    set_state(c, b, B_DISPATCHED);
+    struct lwrite *w = lw_add(c, b, LW_DISPATCHED, "dispatched");
+    if (!w) {
+        fatal(c, "out of memory");
+        return;
+    }
+    w->row.id = b->ledger_id;
+    w->row.dispatched_at = now;
+    c->st.dispatched++;
+    if (c->opt.metrics)
+        disp_metrics_dispatch_latency(c->opt.metrics, (double)(now - b->admitted_at) / 1000.0);
+    if (c->opt.events)
+        disp_events_record_dispatch(c->opt.events, now, (double)(now - b->admitted_at));
+    publish_binding(c, b, "dispatched", "");
+}
+
+static void step_done(struct ctl *c, struct binding *b)
+{
+    switch (b->step) {
+    case S_ASSIGN:
+        b->step = S_OBJECTS;
+        break;
+    case S_OBJECTS:
+        b->step = S_LIFT;
+        break;
+    case S_LIFT:
+        mark_dispatched(c, b);
+        b->step = S_WORKS;
+        break;
+    case S_WORKS:
+        b->step = S_STATUS;
+        break;
+    case S_ASSIGN_LIFT:
+        mark_dispatched(c, b);
+        b->step = S_STATUS;
+        break;
+    case S_RESUME:
+        mark_dispatched(c, b);
+        b->step = S_NONE;
+        break;
+    case S_U_BARRIER:
+        b->step = S_U_DELETE;
+        break;
+    case S_U_DELETE:
+        b->step = S_U_CLEAR;
+        break;
+    case S_U_CLEAR:
+        b->step = S_NONE;
+        b->nshares = 0;
+        if (b->st == B_UNDO)
+            engine_add(c, b);
+        return;
+    case S_STATUS:
+    case S_HOLD:
+    case S_R_POLICY:
+    case S_NONE:
+        b->step = S_NONE;
+        return;
+    }
+    step_run(c, b);
+}
+
+/* ---- release and rollback ---- */
+
+static void engine_forget(struct ctl *c, struct binding *b)
+{
+    struct queue_entry *e = b->ledger_id ? queue_tree_entry(c->t, (uint64_t)b->ledger_id) : NULL;
+    if (e)
+        queue_entry_remove(c->t, e);
+    c->cycle_wanted = 1;
+}
+
+/* The workload finished or its RB went: the row is released, the queue's usage with it. */
+static void release(struct ctl *c, struct binding *b, const char *why)
+{
+    if (!b->ledger_id) {
+        set_state(c, b, B_DONE);
+        return;
+    }
+    int had_objects = b->st >= B_ADMITTED && b->assign && b->needs_objects;
+    engine_forget(c, b);
+    struct lwrite *w = lw_add(c, b, LW_RELEASE, "released");
+    if (!w) {
+        fatal(c, "out of memory");
+        return;
+    }
+    w->row.id = b->ledger_id;
+    snprintf(w->reason, sizeof w->reason, "%s", why);
+    w->row.reason = w->reason;
+    queue_idmap_del(&c->byid, (uint64_t)b->ledger_id);
+    c->st.released++;
+    if (c->opt.metrics)
+        disp_metrics_release(c->opt.metrics, why);
+    publish_binding(c, b, "released", why);
+    b->needs_objects = had_objects; /* the flush deletes the policy only if one was made */
+    set_state(c, b, B_DONE);
+    kick(c);
+}
+
+static int64_t queue_timeout_ms(struct ctl *c, const char *queue);
+
+static void rollback(struct ctl *c, struct binding *b, const char *why)
+{
+    int64_t now = now_ms(c);
+    engine_forget(c, b);
+    struct lwrite *w = lw_add(c, b, LW_ROLLBACK_OLD, "rolledback");
+    if (!w) {
+        fatal(c, "out of memory");
+        return;
+    }
+    w->row.id = b->ledger_id;
+    snprintf(w->reason, sizeof w->reason, "%s", why);
+    w->row.reason = w->reason;
+    queue_idmap_del(&c->byid, (uint64_t)b->ledger_id);
+    b->ledger_id = 0;
+    /* The barrier goes up again during the undo; what to restore is what the RB has now
+     * (muster restored the user's value when it released the shares). */
+    b->barrier = 1;
+    b->user_dispatching = rb_dispatching(b->rb);
+    uint64_t back = c->opt.backoff_initial_ms ? c->opt.backoff_initial_ms : CTL_BACKOFF_INITIAL_MS;
+    uint64_t max = c->opt.backoff_max_ms ? c->opt.backoff_max_ms : CTL_BACKOFF_MAX_MS;
+    for (int64_t i = 0; i < b->attempt && back < max; i++)
+        back *= 2;
+    if (back > max)
+        back = max;
+    b->attempt++;
+    b->not_before = now + (int64_t)back;
+    snprintf(b->rollback_why, sizeof b->rollback_why, "%s", why);
+    set_reason(b, "Unschedulable", "rolled back (attempt %" PRId64 "): %s; queued again, not "
+                                   "before %" PRId64 " s from the rollback",
+               b->attempt, why, (int64_t)(back / 1000));
+    struct lwrite *n = lw_add(c, b, LW_ROLLBACK_NEW, "pending");
+    if (!n || lw_fill_new(c, n, b)) {
+        fatal(c, "out of memory");
+        return;
+    }
+    n->row.barrier = 1;
+    n->row.user_dispatching = b->user_dispatching;
+    set_state(c, b, B_UNDO);
+    b->step = S_NONE;
+    c->st.rolled_back++;
+    if (c->opt.metrics) {
+        disp_metrics_rollback(c->opt.metrics, "gang-timeout");
+        disp_metrics_requeue(c->opt.metrics);
+    }
+    if (c->opt.events)
+        disp_events_record_rollback(c->opt.events, now);
+    publish_binding(c, b, "rolledback", why);
+    notice(c, "warning", "%s rolled back: %s", b->key, why);
+}
+
+/* ---- following the workload ---- */
+
+static json_object *agg_entry(json_object *rb, const char *cluster)
+{
+    json_object *agg = jpath(rb, "status", "aggregatedStatus");
+    for (size_t i = 0; agg && i < json_object_array_length(agg); i++) {
+        json_object *e = json_object_array_get_idx(agg, i);
+        const char *n = jstr(e, "clusterName");
+        if (n && strcmp(n, cluster) == 0)
+            return e;
+    }
+    return NULL;
+}
+
+static int share_running(json_object *e)
+{
+    const char *h = jstr(e, "health");
+    return e && bool_at(e, "applied") == 1 && h && strcmp(h, "Healthy") == 0;
+}
+
+/* The member object's status says it is finished (succeeded or failed for good). */
+static int share_finished(enum disp_workload_kind kind, json_object *e, int32_t replicas)
+{
+    json_object *st = jobj(e, "status");
+    if (!st)
+        return 0;
+    switch (kind) {
+    case DISP_WORKLOAD_KIND_JOB: {
+        json_object *conds = jobj(st, "conditions");
+        for (size_t i = 0; conds && i < json_object_array_length(conds); i++) {
+            json_object *cd = json_object_array_get_idx(conds, i);
+            const char *t = jstr(cd, "type"), *s = jstr(cd, "status");
+            if (t && s && strcmp(s, "True") == 0 &&
+                (strcmp(t, "Complete") == 0 || strcmp(t, "Failed") == 0))
+                return 1;
+        }
+        json_object *sc = jobj(st, "succeeded");
+        return sc && replicas > 0 && json_object_get_int(sc) >= replicas;
+    }
+    case DISP_WORKLOAD_KIND_VCJOB: {
+        const char *ph = jstr(jobj(st, "state"), "phase");
+        return ph && (strcmp(ph, "Completed") == 0 || strcmp(ph, "Failed") == 0 ||
+                      strcmp(ph, "Aborted") == 0 || strcmp(ph, "Terminated") == 0);
+    }
+    case DISP_WORKLOAD_KIND_POD: {
+        const char *ph = jstr(st, "phase");
+        return ph && (strcmp(ph, "Succeeded") == 0 || strcmp(ph, "Failed") == 0);
+    }
+    default:
+        return 0;
+    }
+}
+
+static void check_progress(struct ctl *c, struct binding *b)
+{
+    if (b->st != B_DISPATCHED && b->st != B_RUNNING)
+        return;
+    json_object *agg = jpath(b->rb, "status", "aggregatedStatus");
+    size_t nagg = agg ? json_object_array_length(agg) : 0;
+    int all_running = 1, all_done = 1, any = 0;
+    if (b->assign) {
+        for (uint32_t i = 0; i < b->nshares; i++) {
+            json_object *e = agg_entry(b->rb, b->shares[i].cluster);
+            int run = share_running(e);
+            int done = share_finished(b->kind, e, b->ncomp == 1 ? b->shares[i].replicas
+                                                                  : b->replicas);
+            if ((run || done) && !b->shares[i].running) {
+                struct cluster *k = cluster_find(c, b->shares[i].cluster);
+                b->shares[i].running = 1;
+                b->shares[i].confirm_gen = k ? k->gen : 0;
+            }
+            all_running &= run || done;
+            all_done &= done;
+            any = 1;
+        }
+    } else {
+        for (size_t i = 0; i < nagg; i++) {
+            json_object *e = json_object_array_get_idx(agg, i);
+            all_running &= share_running(e) || share_finished(b->kind, e, 0);
+            all_done &= share_finished(b->kind, e, 0);
+            any = 1;
+        }
+    }
+    if (!any)
+        return;
+    if (all_done && b->kind != DISP_WORKLOAD_KIND_DEPLOYMENT) {
+        release(c, b, "completed");
+        return;
+    }
+    if (all_running && b->st == B_DISPATCHED) {
+        set_state(c, b, B_RUNNING);
+        struct lwrite *w = lw_add(c, b, LW_RUNNING, "running");
+        if (!w) {
+            fatal(c, "out of memory");
+            return;
+        }
+        w->row.id = b->ledger_id;
+        c->st.running++;
+        publish_binding(c, b, "running", "");
+    }
+}
+
+/* ---- RB and template events ---- */
+
+/* The webhook's rule, so an RB created while the webhook was down is treated the same: a kind
+ * muster does not queue, or the opt-out label, leaves it alone. */
+static int rb_skipped(json_object *rb)
+{
+    enum disp_webhook_verdict v = disp_webhook_rb_verdict(rb);
+    return v == DISP_WEBHOOK_SKIP_KIND || v == DISP_WEBHOOK_SKIP_LABEL_SET;
+}
+
+static void hold_if_needed(struct ctl *c, struct binding *b)
+{
+    if (b->inflight || b->step != S_NONE || b->gone)
+        return;
+    if (bool_at(jpath(b->rb, "spec", "suspension"), "scheduling") == 1)
+        return;
+    b->step = S_HOLD;
+    step_run(c, b);
+}
+
+/* A binding without a live row, or parked: read it and queue it if it can be. */
+static void binding_try_queue(struct ctl *c, struct binding *b)
+{
+    int rc = binding_read(c, b);
+    if (rc == MUSTER_ENOENT && b->st == B_WAIT_TEMPLATE) {
+        set_state(c, b, B_WAIT_TEMPLATE);
+        hold_if_needed(c, b);
+        return;
+    }
+    if (rc) {
+        set_state(c, b, B_PARKED);
+        if (rc == MUSTER_ENOENT)
+            set_reason(b, "Unschedulable", "its resource template %s was not found",
+                       b->tkey);
+        hold_if_needed(c, b);
+        return;
+    }
+    if (b->ledger_id)
+        engine_add(c, b);
+    else
+        binding_enqueue(c, b);
+    if (b->st == B_PARKED)
+        hold_if_needed(c, b);
+}
+
+/* A pending binding whose RB or template changed: if what it asks for changed, its row is
+ * replaced (same place in line), so the ledger always says what is queued. */
+static void binding_reread(struct ctl *c, struct binding *b)
+{
+    char queue[sizeof b->queue];
+    struct queue_resvec gang = {0};
+    int32_t prio = b->priority;
+    memcpy(queue, b->queue, sizeof queue);
+    if (queue_resvec_copy(&gang, &b->gang))
+        return;
+    int rc = binding_read(c, b);
+    int same = !rc && strcmp(queue, b->queue) == 0 && prio == b->priority &&
+               queue_resvec_cmp(&gang, &b->gang) == 0;
+    queue_resvec_close(&gang);
+    if (same)
+        return;
+    engine_forget(c, b);
+    struct lwrite *w = lw_add(c, b, LW_REPLACE_OLD, "released");
+    if (!w) {
+        fatal(c, "out of memory");
+        return;
+    }
+    w->row.id = b->ledger_id;
+    snprintf(w->reason, sizeof w->reason, "the workload changed while it waited");
+    w->row.reason = w->reason;
+    queue_idmap_del(&c->byid, (uint64_t)b->ledger_id);
+    b->ledger_id = 0;
+    if (rc) {
+        set_state(c, b, rc == MUSTER_ENOENT ? B_WAIT_TEMPLATE : B_PARKED);
+        return;
+    }
+    binding_enqueue(c, b);
+}
+
+static void binding_react(struct ctl *c, struct binding *b, int template_changed)
+{
+    if (!c->leading || !c->reconciled || c->stopping || b->gone)
+        return;
+    switch (b->st) {
+    case B_WAIT_TEMPLATE:
+    case B_PARKED:
+        if (b->inflight == 0 || b->step == S_HOLD)
+            binding_try_queue(c, b);
+        break;
+    case B_PENDING:
+    case B_BACKOFF:
+        if (b->lw_pending)
+            break; /* its row is not written yet: look again after */
+        if (template_changed || rb_generation(b->rb) != b->generation)
+            binding_reread(c, b);
+        if (b->st == B_PENDING || b->st == B_BACKOFF)
+            hold_if_needed(c, b);
+        break;
+    case B_DISPATCHED:
+    case B_RUNNING:
+        check_progress(c, b);
+        break;
+    default:
+        break;
+    }
+}
+
+static void rb_upsert(struct ctl *c, json_object *rb)
+{
+    char key[CTL_KEY_MAX];
+    obj_key(rb, key, sizeof key);
+    struct binding *b = find_key(c, key);
+    if (rb_skipped(rb)) {
+        if (b && !b->ledger_id && b->inflight == 0 && b->side_inflight == 0 && !b->lw_pending)
+            binding_free(c, b);
+        return;
+    }
+    const char *uid = jstr(jobj(rb, "metadata"), "uid");
+    if (b && b->st == B_DONE && uid && b->uid[0] && strcmp(uid, b->uid) != 0 && !b->inflight &&
+        !b->lw_pending && !b->side_inflight) {
+        binding_free(c, b); /* a new RB under an old name: start over */
+        b = NULL;
+    }
+    if (!b) {
+        b = binding_new(c, key);
+        if (!b)
+            return;
+        c->st.seen++;
+        set_state(c, b, B_WAIT_TEMPLATE);
+    }
+    json_object *keep = json_object_get(rb); /* before the put: it may be the same object */
+    json_object_put(b->rb);
+    b->rb = keep;
+    /* the affinity pointers point into the RB: refresh them with it */
+    if (b->st >= B_UNDO && b->st != B_DONE) {
+        json_object *pl = jpath(rb, "spec", "placement");
+        b->affinity = jobj(pl, "clusterAffinity");
+        b->affinities = jobj(pl, "clusterAffinities");
+        b->tolerations = jobj(pl, "clusterTolerations");
+    }
+    binding_react(c, b, 0);
+}
+
+static void rb_gone(struct ctl *c, json_object *rb)
+{
+    char key[CTL_KEY_MAX];
+    obj_key(rb, key, sizeof key);
+    struct binding *b = find_key(c, key);
+    if (!b)
+        return;
+    if (!c->leading || !c->reconciled) {
+        /* remembered until reconciliation looks at the ledger */
+        json_object_put(b->rb);
+        b->rb = NULL;
+        return;
+    }
+    if (b->ledger_id && b->st != B_DONE)
+        release(c, b, "deleted");
+    /* A row still being written is released when it lands (ledger_flush). */
+    b->gone = 1;
+    maybe_free(c, b);
+}
+
+static void tmpl_changed(struct ctl *c, int ti, json_object *obj)
+{
+    json_object *md = jobj(obj, "metadata");
+    char tkey[CTL_TKEY_MAX];
+    snprintf(tkey, sizeof tkey, "%d/%s/%s", ti, jstr(md, "namespace") ? jstr(md, "namespace") : "",
+             jstr(md, "name") ? jstr(md, "name") : "");
+    struct binding *b = find_tkey(c, tkey);
+    if (b)
+        binding_react(c, b, 1);
+}
+
+/* ---- queue facts the engine does not keep: the gang timeout ---- */
+
+static int qt_cb(void *ud, const struct store_queue *q)
+{
+    struct ctl *c = ud;
+    if (c->nqt == c->capqt) {
+        size_t cap = c->capqt ? c->capqt * 2 : 64;
+        struct qtimeout *n = muster_realloc(c->qt, cap * sizeof(*n));
+        if (!n)
+            return MUSTER_ENOMEM;
+        c->qt = n;
+        c->capqt = cap;
+    }
+    snprintf(c->qt[c->nqt].name, sizeof c->qt[c->nqt].name, "%s", q->name);
+    c->qt[c->nqt++].ms = q->gang_timeout_ms;
+    return 0;
+}
+
+static void timeouts_refresh(struct ctl *c)
+{
+    c->nqt = 0;
+    if (store_queue_foreach(c->s, qt_cb, c))
+        logf_(c, "reading the queues' gang timeouts: %s", store_errmsg(c->s));
+}
+
+static int64_t queue_timeout_ms(struct ctl *c, const char *queue)
+{
+    for (size_t i = 0; i < c->nqt; i++)
+        if (strcmp(c->qt[i].name, queue) == 0)
+            return c->qt[i].ms;
+    return 300000;
+}
+
+/* ---- start-up reconciliation: the ledger against the hub ---- */
+
+struct live_row {
+    char binding[CTL_KEY_MAX];
+    char uid[CTL_UID_MAX];
+    char queue[QUEUE_NAME_MAX + 1];
+    char state[16];
+    char *clusters;
+    int64_t id, created_at, admitted_at, dispatched_at, attempt, not_before;
+    int barrier, user_dispatching, assign;
+};
+
+struct live_rows {
+    struct live_row *v;
+    size_t n, cap;
+};
+
+static int live_cb(void *ud, const struct store_ledger_row *r)
+{
+    struct live_rows *l = ud;
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? l->cap * 2 : 256;
+        struct live_row *n = muster_realloc(l->v, cap * sizeof(*n));
+        if (!n)
+            return MUSTER_ENOMEM;
+        l->v = n;
+        l->cap = cap;
+    }
+    struct live_row *x = &l->v[l->n];
+    memset(x, 0, sizeof(*x));
+    snprintf(x->binding, sizeof x->binding, "%s", r->binding);
+    snprintf(x->uid, sizeof x->uid, "%s", r->uid ? r->uid : "");
+    snprintf(x->queue, sizeof x->queue, "%s", r->queue);
+    snprintf(x->state, sizeof x->state, "%s", r->state);
+    x->clusters = muster_strdup(r->clusters ? r->clusters : "[]");
+    if (!x->clusters)
+        return MUSTER_ENOMEM;
+    x->id = r->id;
+    x->created_at = r->created_at;
+    x->admitted_at = r->admitted_at;
+    x->dispatched_at = r->dispatched_at;
+    x->attempt = r->attempt;
+    x->not_before = r->not_before;
+    x->barrier = r->barrier;
+    x->user_dispatching = r->user_dispatching;
+    x->assign = !r->mode || strcmp(r->mode, "assign") == 0;
+    l->n++;
+    return 0;
+}
+
+static void shares_from_json(struct binding *b, json_object *arr)
+{
+    size_t n = arr && json_object_is_type(arr, json_type_array) ? json_object_array_length(arr)
+                                                                 : 0;
+    if (n > 256 || shares_reserve(b, (uint32_t)n)) {
+        b->nshares = 0;
+        return;
+    }
+    uint32_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        json_object *e = json_object_array_get_idx(arr, i);
+        const char *name = jstr(e, "name");
+        json_object *r = jobj(e, "replicas");
+        if (!name || strlen(name) >= CTL_CLUSTER_NAME_MAX)
+            continue;
+        snprintf(b->shares[k].cluster, sizeof b->shares[k].cluster, "%s", name);
+        b->shares[k].replicas = r ? json_object_get_int(r) : 0;
+        k++;
+    }
+    b->nshares = k;
+}
+
+/* muster's gang objects for b on the hub, as the watches see them. */
+static int has_objects(struct ctl *c, struct binding *b)
+{
+    char ns[256], wname[GANG_NAME_MAX + 1], pname[GANG_NAME_MAX + 1];
+    const char *name;
+    split_key(b->key, ns, sizeof ns, &name);
+    gang_policy_name(name, pname, sizeof pname);
+    if (kube_informer_get(&c->policies, ns, pname))
+        return 1;
+    gang_work_name(ns, name, wname, sizeof wname);
+    json_object *cl = jpath(b->rb, "spec", "clusters");
+    for (uint32_t i = 0; i < b->nshares; i++) {
+        char wns[CTL_CLUSTER_NAME_MAX + 16];
+        snprintf(wns, sizeof wns, "karmada-es-%s", b->shares[i].cluster);
+        if (kube_informer_get(&c->works, wns, wname))
+            return 1;
+    }
+    for (size_t i = 0; cl && i < json_object_array_length(cl); i++) {
+        const char *cn = jstr(json_object_array_get_idx(cl, i), "name");
+        char wns[CTL_CLUSTER_NAME_MAX + 16];
+        if (cn && strlen(cn) < CTL_CLUSTER_NAME_MAX) {
+            snprintf(wns, sizeof wns, "karmada-es-%s", cn);
+            if (kube_informer_get(&c->works, wns, wname))
+                return 1;
+        }
+    }
+    return 0;
+}
+
+static void reconcile_row(struct ctl *c, struct live_row *r)
+{
+    struct binding *b = find_key(c, r->binding);
+    if (!b) {
+        b = binding_new(c, r->binding);
+        if (!b) {
+            fatal(c, "out of memory");
+            return;
+        }
+    }
+    char ns[256];
+    const char *name;
+    split_key(r->binding, ns, sizeof ns, &name);
+    json_object *rb = kube_informer_get(&c->rbs, ns, name);
+    const char *uid = rb ? jstr(jobj(rb, "metadata"), "uid") : NULL;
+    b->ledger_id = r->id;
+    queue_idmap_put(&c->byid, (uint64_t)r->id, b);
+    b->created_at = r->created_at;
+    b->admitted_at = r->admitted_at;
+    b->dispatched_at = r->dispatched_at;
+    b->attempt = r->attempt;
+    b->not_before = r->not_before;
+    b->barrier = r->barrier;
+    b->user_dispatching = r->user_dispatching;
+    b->assign = r->assign;
+    snprintf(b->queue, sizeof b->queue, "%s", r->queue);
+    snprintf(b->uid, sizeof b->uid, "%s", r->uid);
+    json_object *cl = json_tokener_parse(r->clusters);
+    shares_from_json(b, cl);
+    json_object_put(cl);
+    enum bstate st = strcmp(r->state, "pending") == 0      ? B_PENDING
+                     : strcmp(r->state, "admitted") == 0   ? B_ADMITTED
+                     : strcmp(r->state, "dispatched") == 0 ? B_DISPATCHED
+                                                           : B_RUNNING;
+    set_state(c, b, st);
+    if (!rb || (r->uid[0] && uid && strcmp(uid, r->uid) != 0)) {
+        /* The RB went while muster was not running. Its policy, if any, goes too. */
+        b->needs_objects = 1;
+        release(c, b, "deleted while muster was not running");
+        b->gone = !rb;
+        return;
+    }
+    json_object *keep = json_object_get(rb);
+    json_object_put(b->rb);
+    b->rb = keep;
+    int rc = binding_read(c, b);
+    if (rc && st == B_PENDING) {
+        engine_forget(c, b);
+        set_state(c, b, B_PARKED);
+        hold_if_needed(c, b);
+        return;
+    }
+    /* binding_read took the queue from the workload; the row's is what the engine holds */
+    snprintf(b->queue, sizeof b->queue, "%s", r->queue);
+    b->assign = r->assign;
+    int sched = bool_at(jpath(rb, "spec", "suspension"), "scheduling");
+    switch (st) {
+    case B_PENDING: {
+        int clean = sched == 1 && (!b->assign || rb_nclusters(rb) == 0) && !has_objects(c, b);
+        if (!clean && sched != 1 && rb_nclusters(rb) > 0 && b->not_before == 0) {
+            /* Dispatched on the hub while this row says pending: another replica's decision
+             * (a database that was not the leader's), not a rollback of ours (those carry a
+             * back-off). Adopted as it stands rather than pulled from a running gang. */
+            engine_forget(c, b);
+            shares_from_json(b, jpath(rb, "spec", "clusters"));
+            if (!b->assign)
+                b->nshares = 0;
+            struct lwrite *w = lw_add(c, b, LW_ADOPT_ROW, "dispatched");
+            if (!w) {
+                fatal(c, "out of memory");
+                return;
+            }
+            int64_t now = now_ms(c);
+            b->admitted_at = b->dispatched_at = now;
+            w->row.id = b->ledger_id;
+            clusters_text(b, w->clusters, sizeof w->clusters);
+            w->row.clusters = w->clusters;
+            w->row.admitted_at = now;
+            w->row.dispatched_at = now;
+            snprintf(w->reason, sizeof w->reason, "adopted from the hub at start-up");
+            w->row.reason = w->reason;
+            set_state(c, b, B_DISPATCHED);
+        } else if (!clean) {
+            engine_forget(c, b);
+            undo_start(c, b);
+        } else if (b->not_before > now_ms(c)) {
+            engine_forget(c, b);
+            set_state(c, b, B_BACKOFF);
+        }
+        break;
+    }
+    case B_ADMITTED:
+        forward_start(c, b);
+        break;
+    default: {
+        int whole = sched != 1 && (!b->assign || rb_nclusters(rb) == b->nshares);
+        for (uint32_t i = 0; whole && b->assign && i < b->nshares; i++)
+            whole = rb_lists_cluster(rb, b->shares[i].cluster);
+        if (!whole) {
+            set_state(c, b, B_ADMITTED);
+            forward_start(c, b);
+        } else {
+            check_progress(c, b);
+        }
+        break;
+    }
+    }
+}
+
+struct last_row {
+    char state[16];
+    char uid[CTL_UID_MAX];
+    int found;
+};
+
+static int last_cb(void *ud, const struct store_ledger_row *r)
+{
+    struct last_row *l = ud;
+    snprintf(l->state, sizeof l->state, "%s", r->state);
+    snprintf(l->uid, sizeof l->uid, "%s", r->uid ? r->uid : "");
+    l->found = 1;
+    return 0;
+}
+
+/* An RB without a live row: finished before, muster's own dispatch the ledger does not know
+ * (another replica's, or a lost database: adopted as it stands), or new. */
+static void reconcile_rb(void *ud, json_object *rb)
+{
+    struct ctl *c = ud;
+    char key[CTL_KEY_MAX];
+    obj_key(rb, key, sizeof key);
+    if (find_key(c, key) || rb_skipped(rb))
+        return;
+    const char *uid = jstr(jobj(rb, "metadata"), "uid");
+    struct last_row last = {{0}, {0}, 0};
+    store_ledger_foreach_binding(c->s, key, last_cb, &last);
+    struct binding *b = binding_new(c, key);
+    if (!b) {
+        fatal(c, "out of memory");
+        return;
+    }
+    c->st.seen++;
+    b->rb = json_object_get(rb);
+    snprintf(b->uid, sizeof b->uid, "%s", uid ? uid : "");
+    if (last.found && strcmp(last.state, "released") == 0 && uid && strcmp(last.uid, uid) == 0) {
+        set_state(c, b, B_DONE);
+        return;
+    }
+    set_state(c, b, B_WAIT_TEMPLATE);
+    if (binding_read(c, b)) {
+        binding_try_queue(c, b);
+        return;
+    }
+    int sched = bool_at(jpath(rb, "spec", "suspension"), "scheduling");
+    size_t ncl = rb_nclusters(rb);
+    if (ncl && sched != 1) {
+        /* Dispatched, by muster (assign: nobody else places these) or by Karmada's scheduler
+         * after muster lifted the hold (resume): count it as admitted and follow it. */
+        shares_from_json(b, jpath(rb, "spec", "clusters"));
+        if (!b->assign)
+            b->nshares = 0;
+        struct lwrite *w = lw_add(c, b, LW_ADOPT, "dispatched");
+        if (!w || lw_fill_new(c, w, b)) {
+            fatal(c, "out of memory");
+            return;
+        }
+        int64_t now = now_ms(c);
+        b->admitted_at = b->dispatched_at = now;
+        w->row.admitted_at = now;
+        w->row.dispatched_at = now;
+        snprintf(w->reason, sizeof w->reason, "adopted from the hub at start-up");
+        w->row.reason = w->reason;
+        set_state(c, b, B_DISPATCHED);
+        notice(c, "info", "%s: adopted as dispatched to %zu cluster(s): the ledger had no row "
+                          "for it",
+               key, ncl);
+        return;
+    }
+    if (ncl && b->assign) {
+        /* A dispatch of muster's that never finished: undone before it waits again. */
+        shares_from_json(b, jpath(rb, "spec", "clusters"));
+        b->barrier = 1;
+        b->user_dispatching = -1;
+        set_state(c, b, B_UNDO);
+        struct lwrite *w = lw_add(c, b, LW_NEW, "pending");
+        if (!w || lw_fill_new(c, w, b)) {
+            fatal(c, "out of memory");
+            return;
+        }
+        w->row.barrier = 1;
+        w->row.user_dispatching = -1;
+        return;
+    }
+    binding_try_queue(c, b);
+}
+
+static void orphan_delete(struct ctl *c, const char *path)
+{
+    struct request_ctx *rq = muster_malloc(sizeof(*rq));
+    if (!rq)
+        return;
+    *rq = (struct request_ctx){c, NULL, S_NONE, MUSTER_ENOENT, 1, KUBE_DELETE};
+    struct kube_request req = {.verb = KUBE_DELETE, .path = path};
+    if (kube_request(c->kube, &req, on_response, rq))
+        muster_free(rq);
+    else
+        c->st.orphans_deleted++;
+}
+
+static int binding_owns(struct binding *b, const char *cluster)
+{
+    if (!b || b->gone)
+        return 0;
+    if (b->st == B_UNDO)
+        return 1; /* its undo deletes them */
+    if (b->st < B_ADMITTED || b->st > B_RUNNING || !b->assign)
+        return 0;
+    if (!cluster)
+        return 1;
+    for (uint32_t i = 0; i < b->nshares; i++)
+        if (strcmp(b->shares[i].cluster, cluster) == 0)
+            return 1;
+    return 0;
+}
+
+static void orphan_work(void *ud, json_object *wk)
+{
+    struct ctl *c = ud;
+    json_object *md = jobj(wk, "metadata");
+    const char *key = jstr(jobj(md, "annotations"), GANG_BINDING_ANNOTATION);
+    const char *ns = jstr(md, "namespace"), *name = jstr(md, "name");
+    if (!ns || !name || strncmp(ns, "karmada-es-", 11) != 0)
+        return;
+    if (binding_owns(key ? find_key(c, key) : NULL, ns + 11))
+        return;
+    char path[KUBE_MAX_URL_BYTES / 4];
+    if (kube_path(path, sizeof path, "work.karmada.io", "v1alpha1", ns, "works", name) == 0) {
+        notice(c, "info", "deleting orphan PodGroup Work %s/%s (binding %s holds no share there)",
+               ns, name, key ? key : "unknown");
+        orphan_delete(c, path);
+    }
+}
+
+static void orphan_policy(void *ud, json_object *op)
+{
+    struct ctl *c = ud;
+    json_object *md = jobj(op, "metadata");
+    const char *key = jstr(jobj(md, "annotations"), GANG_BINDING_ANNOTATION);
+    const char *ns = jstr(md, "namespace"), *name = jstr(md, "name");
+    if (!ns || !name || binding_owns(key ? find_key(c, key) : NULL, NULL))
+        return;
+    char path[KUBE_MAX_URL_BYTES / 4];
+    if (kube_path(path, sizeof path, "policy.karmada.io", "v1alpha1", ns, "overridepolicies",
+                  name) == 0) {
+        notice(c, "info", "deleting orphan OverridePolicy %s/%s (binding %s is not dispatched)",
+               ns, name, key ? key : "unknown");
+        orphan_delete(c, path);
+    }
+}
+
+static void orphans_sweep(struct ctl *c)
+{
+    c->last_orphan_sweep = now_ms(c);
+    kube_informer_foreach(&c->works, orphan_work, c);
+    kube_informer_foreach(&c->policies, orphan_policy, c);
+}
+
+static void reconcile(struct ctl *c)
+{
+    if (!c->leading || c->reconciled || c->stopping)
+        return;
+    struct live_rows l = {0};
+    int rc = store_ledger_foreach_live(c->s, live_cb, &l);
+    if (rc) {
+        for (size_t i = 0; i < l.n; i++)
+            muster_free(l.v[i].clusters);
+        muster_free(l.v);
+        fatal(c, "reading the live ledger");
+        return;
+    }
+    timeouts_refresh(c);
+    for (size_t i = 0; i < l.n; i++) {
+        reconcile_row(c, &l.v[i]);
+        muster_free(l.v[i].clusters);
+    }
+    muster_free(l.v);
+    kube_informer_foreach(&c->rbs, reconcile_rb, c);
+    c->reconciled = 1;
+    logf_(c, "reconciled with the hub: %zu live ledger rows, %zu bindings, %u clusters", l.n,
+          c->nbindings, c->ncl);
+    /* Orphans are judged after this iteration's ledger writes land (the flush), at the first
+     * tick. */
+    c->last_orphan_sweep = 0;
+    c->cycle_wanted = 1;
+    kick(c);
+}
+
+/* ---- the loop: informers, the tick, the per-iteration flush ---- */
+
+static void on_synced_any(struct ctl *c)
+{
+    c->ninformers_synced++;
+    if (c->ninformers_synced == c->informers_started)
+        reconcile(c);
+}
+static void gen_add(void *ud, json_object *o)
+{
+    struct inf_tag *t = ud;
+    if (t->kind == 0)
+        rb_upsert(t->c, o);
+    else if (t->kind == 1)
+        cluster_set(t->c, o);
+    else if (t->kind >= 10)
+        tmpl_changed(t->c, t->kind - 10, o);
+}
+
+static void gen_update(void *ud, json_object *old, json_object *o)
+{
+    (void)old;
+    gen_add(ud, o);
+}
+
+static void gen_delete(void *ud, json_object *o)
+{
+    struct inf_tag *t = ud;
+    if (t->kind == 0)
+        rb_gone(t->c, o);
+    else if (t->kind == 1)
+        cluster_remove(t->c, o);
+}
+
+static void ctl_informer_synced(void *ud)
+{
+    struct inf_tag *t = ud;
+    if (t->synced)
+        return;
+    t->synced = 1;
+    on_synced_any(t->c);
+}
+
+static void ctl_informer_error(void *ud, int err, const struct kube_status *st)
+{
+    struct inf_tag *t = ud;
+    if (err == MUSTER_ENOENT && !t->synced && t->kind >= 2) {
+        /* The hub does not serve this kind (no Volcano CRDs, say): nothing of it to watch. */
+        logf_(t->c, "watch %d: not served by the hub (%s); going on without it", t->kind,
+              st && st->message[0] ? st->message : "404");
+        ctl_informer_synced(ud);
+        return;
+    }
+    if (t->c->opt.metrics)
+        disp_metrics_watch_restart(t->c->opt.metrics, t->kind == 0   ? "resourcebindings"
+                                                      : t->kind == 1 ? "clusters"
+                                                                     : "other");
+}
+
+/* Why a pending binding waits, when the last cycle did not already say (NoClusterFit): the
+ * engine's own admission check, which is what the next cycle meets. */
+static void pending_reason(struct ctl *c, struct binding *b)
+{
+    if (b->st != B_PENDING || b->nofit)
+        return;
+    struct queue_entry *e = queue_tree_entry(c->t, (uint64_t)b->ledger_id);
+    struct queue_limit why;
+    if (!e || queue_tree_can_admit(c->t, queue_entry_queue(e), queue_entry_request(e), &why))
+        return;
+    char msg[DISP_WORKLOAD_MSG_MAX];
+    if (queue_limit_explain(c->t, &why, msg, sizeof msg) < 0 && !msg[0])
+        snprintf(msg, sizeof msg, "does not fit its queue");
+    set_reason(b, "QuotaExceeded", "%s", msg);
+}
+
+static void sweep_waiting(struct ctl *c, int64_t now)
+{
+    if (now - c->budget_at >= 1000) {
+        c->budget_at = now;
+        c->condition_budget = CTL_CONDITION_WRITES_PER_S;
+    }
+    /* A bounded slice of the waiting list per tick, resuming where the last one stopped. */
+    struct binding *b = c->sweep_cursor && c->sweep_cursor->list == 1 ? c->sweep_cursor
+                                                                       : c->waiting.next;
+    for (int n = 0; n < 5000 && b != &c->waiting; n++) {
+        struct binding *next = b->next;
+        if (b->st == B_BACKOFF && b->not_before <= now) {
+            engine_add(c, b);
+        } else {
+            pending_reason(c, b);
+            if (b->cond_dirty && c->condition_budget > 0 && b->rb && !b->gone) {
+                if (send_condition(c, b))
+                    c->condition_budget--;
+            }
+        }
+        b = next;
+    }
+    c->sweep_cursor = b == &c->waiting ? NULL : b;
+}
+
+static void on_tick(uv_timer_t *h)
+{
+    struct ctl *c = h->data;
+    if (!c->leading || !c->reconciled || c->stopping)
+        return;
+    int64_t now = now_ms(c);
+    /* requests to try again */
+    struct binding **p = &c->retry;
+    while (*p) {
+        struct binding *b = *p;
+        if (b->retry_at <= now) {
+            *p = b->rnext;
+            b->in_retry = 0;
+            b->rnext = NULL;
+            if (b->gone)
+                maybe_free(c, b);
+            else
+                step_run(c, b);
+        } else {
+            p = &b->rnext;
+        }
+    }
+    /* gang timeouts */
+    for (struct binding *b = c->active.next, *nx; b != &c->active; b = nx) {
+        nx = b->next;
+        if (b->st != B_DISPATCHED || !b->assign || b->inflight || b->lw_pending)
+            continue;
+        int64_t limit = queue_timeout_ms(c, b->queue);
+        if (now - b->dispatched_at > limit) {
+            char why[160];
+            int64_t s = limit / 1000;
+            snprintf(why, sizeof why, "not every share was running within the gang timeout of "
+                                      "%" PRId64 "m%02" PRId64 "s",
+                     s / 60, s % 60);
+            rollback(c, b, why);
+        }
+    }
+    sweep_waiting(c, now);
+    if (now - c->last_orphan_sweep >= CTL_SWEEP_ORPHANS_MS && c->nlw == 0)
+        orphans_sweep(c);
+    c->cycle_wanted = 1;
+    kick(c);
+}
+
+static void on_kick(uv_idle_t *h)
+{
+    struct ctl *c = h->data;
+    uv_idle_stop(h);
+    c->kick_active = 0;
+    ledger_flush(c);
+    if (c->cycle_wanted && !c->stopping) {
+        cycle(c);
+        ledger_flush(c);
+    }
+}
+
+static void kick(struct ctl *c)
+{
+    if (c->kick_active || c->stopping || !uv_is_active((uv_handle_t *)&c->tick))
+        return;
+    c->kick_active = 1;
+    uv_idle_start(&c->kick, on_kick);
+}
+
+/* ---- API hooks ---- */
+
+static const char *hook_reason(void *ud, int64_t id)
+{
+    struct ctl *c = ud;
+    struct binding *b = queue_idmap_get(&c->byid, (uint64_t)id);
+    if (!b)
+        return NULL;
+    if (b->st == B_PENDING && !b->msg[0])
+        pending_reason(c, b);
+    return b->msg[0] && b->st < B_ADMITTED ? b->msg : NULL;
+}
+
+static json_object *hook_clusters(void *ud)
+{
+    struct ctl *c = ud;
+    json_object *arr = json_object_new_array();
+    if (!arr)
+        return NULL;
+    cycle_snapshot(c); /* refreshes muster's reservations */
+    /* replica sizes operators ask "how many more fit" about */
+    static const char *const sizes[][2] = {{"1 GPU", "{\"nvidia.com/gpu\":\"1\"}"},
+                                           {"8 GPUs", "{\"nvidia.com/gpu\":\"8\"}"},
+                                           {"4 CPUs", "{\"cpu\":\"4\"}"}};
+    for (uint32_t i = 0; i < c->ncl; i++) {
+        struct cluster *k = &c->cl[i];
+        json_object *o = json_object_new_object();
+        if (!o)
+            break;
+        json_object_object_add(o, "name", json_object_new_string(k->name));
+        json_object_object_add(o, "ready", json_object_new_boolean(k->ready));
+        json_object *labels = jpath(k->obj, "metadata", "labels");
+        json_object_object_add(o, "labels",
+                               labels ? json_object_get(labels) : json_object_new_object());
+        json_object_object_add(o, "capacity", disp_resvec_json(c->names, &k->capacity));
+        json_object_object_add(o, "allocated", disp_resvec_json(c->names, &k->allocated));
+        json_object_object_add(o, "allocating", disp_resvec_json(c->names, &k->allocating));
+        json_object_object_add(o, "reserved", disp_resvec_json(c->names, &k->reserved));
+        json_object_object_add(o, "free", disp_resvec_json(c->names, &k->cap.free));
+        json_object *fits = json_object_new_array();
+        for (size_t s = 0; fits && s < sizeof sizes / sizeof sizes[0]; s++) {
+            struct queue_resvec v = {0};
+            char err[64];
+            if (disp_resvec_parse_text(c->names, sizes[s][1], "", &v, err, sizeof err))
+                continue;
+            uint64_t f = k->ready ? disp_cluster_fits(&k->cap, &v) : 0;
+            json_object *fo = json_object_new_object();
+            if (fo) {
+                json_object_object_add(fo, "size", json_tokener_parse(sizes[s][1]));
+                json_object_object_add(fo, "label", json_object_new_string(sizes[s][0]));
+                json_object_object_add(fo, "replicas",
+                                       json_object_new_int64(f > INT64_MAX ? -1 : (int64_t)f));
+                json_object_array_add(fits, fo);
+            }
+            queue_resvec_close(&v);
+        }
+        json_object_object_add(o, "fits", fits);
+        json_object_array_add(arr, o);
+    }
+    return arr;
+}
+
+static int hook_leading(void *ud)
+{
+    return ((struct ctl *)ud)->leading;
+}
+
+static int hook_synced(void *ud)
+{
+    return ((struct ctl *)ud)->reconciled;
+}
+
+static void hook_queues_changed(void *ud, const char *name)
+{
+    struct ctl *c = ud;
+    (void)name;
+    timeouts_refresh(c);
+    for (struct binding *b = c->waiting.next, *nx; b != &c->waiting; b = nx) {
+        nx = b->next;
+        if (b->st == B_PARKED)
+            binding_react(c, b, 0);
+    }
+    c->cycle_wanted = 1;
+    kick(c);
+}
+
+void ctl_api_hooks(struct ctl *c, struct api_dispatcher *out)
+{
+    *out = (struct api_dispatcher){.ud = c,
+                                   .binding_reason = hook_reason,
+                                   .clusters = hook_clusters,
+                                   .hub_synced = hook_synced,
+                                   .queues_changed = hook_queues_changed,
+                                   .leading = hook_leading};
+}
+
+/* ---- life ---- */
+
+int ctl_new(uv_loop_t *loop, struct kube_client *kube, struct store *s, struct queue_tree *t,
+            const struct ctl_options *opt, struct ctl **out)
+{
+    *out = NULL;
+    if (!loop || !kube || !s || !t)
+        return MUSTER_EINVAL;
+    struct ctl *c = muster_calloc(1, sizeof(*c));
+    if (!c)
+        return MUSTER_ENOMEM;
+    c->loop = loop;
+    c->kube = kube;
+    c->s = s;
+    c->t = t;
+    c->names = queue_tree_resnames(t);
+    if (opt)
+        c->opt = *opt;
+    c->log = c->opt.log ? c->opt.log : stderr;
+    snprintf(c->scheduler, sizeof c->scheduler, "%s",
+             c->opt.scheduler_name ? c->opt.scheduler_name : CTL_SCHEDULER_NAME_DEFAULT);
+    snprintf(c->pod_scheduler, sizeof c->pod_scheduler, "%s",
+             c->opt.pod_scheduler ? c->opt.pod_scheduler : CTL_POD_SCHEDULER_DEFAULT);
+    c->waiting.next = c->waiting.prev = &c->waiting;
+    c->active.next = c->active.prev = &c->active;
+    c->leading = 1;
+    queue_idmap_init(&c->byid);
+    if (tables_grow(c) || disp_workload_init(&c->w)) {
+        ctl_free(c);
+        return MUSTER_ENOMEM;
+    }
+    uv_timer_init(loop, &c->tick);
+    uv_idle_init(loop, &c->kick);
+    c->tick.data = c->kick.data = c;
+    c->handles_open = 2;
+    *out = c;
+    return 0;
+}
+
+static int start_informer(struct ctl *c, struct kube_informer *inf, int kind, const char *group,
+                          const char *version, const char *resource, const char *selector)
+{
+    char path[512];
+    int rc = kube_path(path, sizeof path, group, version, NULL, resource, NULL);
+    if (rc)
+        return rc;
+    struct inf_tag *tag = &c->tags[c->informers_started];
+    *tag = (struct inf_tag){c, kind, 0};
+    struct kube_reflector_opts ro = {.path = path, .label_selector = selector};
+    static const struct kube_informer_handler h = {gen_add, gen_update, gen_delete,
+                                                   ctl_informer_synced, ctl_informer_error};
+    rc = kube_informer_init(inf, c->loop, c->kube, &ro, &h, tag);
+    if (rc)
+        return rc;
+    c->informers_open++;
+    c->informers_started++;
+    return kube_informer_start(inf);
+}
+
+int ctl_start(struct ctl *c)
+{
+    static const char managed[] = GANG_MANAGED_BY_LABEL "=" GANG_MANAGED_BY_VALUE;
+    int rc = start_informer(c, &c->rbs, 0, "work.karmada.io", "v1alpha2", "resourcebindings",
+                            NULL);
+    if (!rc)
+        rc = start_informer(c, &c->clusters, 1, "cluster.karmada.io", "v1alpha1", "clusters",
+                            NULL);
+    if (!rc)
+        rc = start_informer(c, &c->works, 2, "work.karmada.io", "v1alpha1", "works", managed);
+    if (!rc)
+        rc = start_informer(c, &c->policies, 3, "policy.karmada.io", "v1alpha1",
+                            "overridepolicies", managed);
+    if (!rc)
+        rc = start_informer(c, &c->prios, 4, "scheduling.k8s.io", "v1", "priorityclasses", NULL);
+    if (!rc)
+        rc = start_informer(c, &c->tmpl[0], 10, "apps", "v1", "deployments", NULL);
+    if (!rc)
+        rc = start_informer(c, &c->tmpl[1], 11, "batch", "v1", "jobs", NULL);
+    if (!rc)
+        rc = start_informer(c, &c->tmpl[2], 12, "batch.volcano.sh", "v1alpha1", "jobs", NULL);
+    if (!rc)
+        rc = start_informer(c, &c->tmpl[3], 13, "", "v1", "pods", NULL);
+    if (rc)
+        return rc;
+    uv_timer_start(&c->tick, on_tick, CTL_TICK_MS, CTL_TICK_MS);
+    return 0;
+}
+
+void ctl_set_leading(struct ctl *c, int leading)
+{
+    c->leading = leading;
+    if (leading && !c->reconciled && c->informers_started &&
+        c->ninformers_synced == c->informers_started)
+        reconcile(c);
+}
+
+int ctl_synced(const struct ctl *c)
+{
+    return c->reconciled;
+}
+
+void ctl_get_stats(const struct ctl *c, struct ctl_stats *out)
+{
+    *out = c->st;
+    out->pending = out->parked = out->inflight = 0;
+    for (const struct binding *b = c->waiting.next; b != &c->waiting; b = b->next) {
+        out->pending += b->st == B_PENDING || b->st == B_BACKOFF;
+        out->parked += b->st == B_PARKED || b->st == B_WAIT_TEMPLATE;
+    }
+    for (const struct binding *b = c->active.next; b != &c->active; b = b->next)
+        out->inflight += b->st == B_ADMITTED;
+}
+
+static void stop_maybe_done(struct ctl *c);
+
+static void on_handle_closed(uv_handle_t *h)
+{
+    struct ctl *c = h->data;
+    c->handles_open--;
+    stop_maybe_done(c);
+}
+
+static void on_informer_closed(struct kube_informer *inf)
+{
+    struct inf_tag *t = inf->ud;
+    t->c->informers_open--;
+    stop_maybe_done(t->c);
+}
+
+static void stop_maybe_done(struct ctl *c)
+{
+    if (c->handles_open || c->informers_open || !c->stop_cb)
+        return;
+    void (*cb)(void *) = c->stop_cb;
+    c->stop_cb = NULL;
+    cb(c->stop_ud);
+}
+
+static uint64_t inflight_total(const struct ctl *c)
+{
+    uint64_t n = 0;
+    for (size_t i = 0; i < c->nbuckets; i++)
+        for (const struct binding *b = c->bykey[i]; b; b = b->hnext)
+            n += (uint64_t)(b->inflight + b->side_inflight);
+    return n;
+}
+
+struct drain {
+    struct ctl *c;
+    uv_timer_t timer;
+    uint64_t deadline;
+};
+
+static void drain_closed(uv_handle_t *h)
+{
+    struct drain *d = h->data;
+    struct ctl *c = d->c;
+    muster_free(d);
+    ledger_flush(c);
+    uv_close((uv_handle_t *)&c->tick, on_handle_closed);
+    uv_close((uv_handle_t *)&c->kick, on_handle_closed);
+    struct kube_informer *all[] = {&c->rbs,     &c->clusters, &c->works,   &c->policies,
+                                   &c->prios,   &c->tmpl[0],  &c->tmpl[1], &c->tmpl[2],
+                                   &c->tmpl[3]};
+    for (int i = 0; i < c->informers_started; i++)
+        kube_informer_close(all[i], on_informer_closed);
+    stop_maybe_done(c);
+}
+
+static void on_drain(uv_timer_t *h)
+{
+    struct drain *d = h->data;
+    if (inflight_total(d->c) == 0 || uv_now(d->c->loop) >= d->deadline) {
+        uv_timer_stop(h);
+        uv_close((uv_handle_t *)h, drain_closed);
+    }
+}
+
+void ctl_stop(struct ctl *c, uint64_t timeout_ms, void (*cb)(void *ud), void *ud)
+{
+    c->stop_cb = cb;
+    c->stop_ud = ud;
+    /* what was decided is written; nothing new is decided */
+    ledger_flush(c);
+    c->stopping = 1;
+    uv_timer_stop(&c->tick);
+    uv_idle_stop(&c->kick);
+    struct drain *d = muster_calloc(1, sizeof(*d));
+    if (!d) {
+        timeout_ms = 0;
+    } else {
+        d->c = c;
+        d->deadline = uv_now(c->loop) + timeout_ms;
+        uv_timer_init(c->loop, &d->timer);
+        d->timer.data = d;
+        uv_timer_start(&d->timer, on_drain, 0, 10);
+    }
+}
+
+void ctl_free(struct ctl *c)
+{
+    if (!c)
+        return;
+    for (size_t i = 0; i < c->nbuckets; i++) {
+        for (struct binding *b = c->bykey[i], *nx; b; b = nx) {
+            nx = b->hnext;
+            json_object_put(b->rb);
+            json_object_put(b->tmpl);
+            binding_clear_read(b);
+            muster_free(b->shares);
+            muster_free(b);
+        }
+    }
+    for (uint32_t i = 0; i < c->ncl; i++)
+        cluster_close(&c->cl[i]);
+    muster_free(c->cl);
+    for (size_t i = 0; i < c->nlw; i++)
+        muster_free(c->lw[i].request);
+    muster_free(c->lw);
+    muster_free(c->bykey);
+    muster_free(c->bytkey);
+    muster_free(c->qt);
+    queue_idmap_close(&c->byid);
+    disp_workload_close(&c->w);
+    muster_free(c);
+}

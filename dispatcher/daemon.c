@@ -1,0 +1,482 @@
+/* musterd's runtime (see daemon.h). */
+#include "dispatcher/daemon.h"
+
+#include "cluster-adapters/kube/kubeconfig.h"
+#include "cluster-adapters/sim/hub.h"
+
+#include "dispatcher/demo.h"
+#include "dispatcher/events.h"
+#include "dispatcher/leader.h"
+#include "dispatcher/recovery.h"
+#include "dispatcher/metrics.h"
+#include "queue/errors.h"
+#include "queue/mem.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+
+struct daemon {
+    const struct daemon_options *o;
+    struct store *s;
+    struct queue_tree **t;
+    uv_loop_t loop;
+    uv_signal_t sigint, sigterm;
+    uv_timer_t stop_timer, summary;
+    struct kube_config kcfg;
+    int kcfg_loaded;
+    struct kube_client *kube;
+    struct sim_hub *hub;
+    struct api_server *api;
+    struct ctl *ctl;
+    struct disp_events *events;
+    struct disp_metrics *metrics;
+    struct disp_demo_gen *gen;
+    struct kube_client *lease_kube; /* its own client: renewals never wait behind dispatch */
+    struct disp_leader *el;
+    int leading, was_follower;
+    FILE *out;
+    int stopping, rc;
+    uint64_t started;
+};
+
+static void hub_closed(void *ud)
+{
+    (void)ud;
+}
+
+static void kube_closed(void *ud)
+{
+    (void)ud;
+}
+
+static void api_closed(void *ud)
+{
+    (void)ud;
+}
+
+static void close_rest(struct daemon *d);
+
+static void elector_closed(void *ud)
+{
+    struct daemon *d = ud;
+    if (d->lease_kube)
+        kube_client_close(d->lease_kube, NULL, NULL);
+    d->lease_kube = NULL;
+    close_rest(d);
+}
+
+static void lease_released(void *ud, int err)
+{
+    struct daemon *d = ud;
+    if (err)
+        fprintf(stderr, "musterd: releasing the Lease: %s (it expires by itself)\n",
+                muster_strerror(err));
+    else
+        fprintf(d->out, "musterd: Lease released\n");
+    disp_leader_close(d->el, elector_closed, d);
+    d->el = NULL;
+}
+
+/* After the controller has let its requests finish and flushed the ledger: the Lease is
+ * released (a follower takes over at its next retry), then everything else closes, and the
+ * loop ends once no handle is left. */
+static void ctl_stopped(void *ud)
+{
+    struct daemon *d = ud;
+    if (d->el) {
+        if (disp_leader_release(d->el, lease_released, d) == 0)
+            return;
+        disp_leader_close(d->el, elector_closed, d);
+        d->el = NULL;
+        return;
+    }
+    close_rest(d);
+}
+
+static void close_rest(struct daemon *d)
+{
+    if (d->api)
+        api_server_close(d->api, api_closed, d);
+    d->api = NULL;
+    if (d->gen)
+        disp_demo_gen_close(d->gen);
+    d->gen = NULL;
+    if (d->kube)
+        kube_client_close(d->kube, kube_closed, d);
+    d->kube = NULL;
+    if (d->hub)
+        sim_hub_shutdown(d->hub, hub_closed, d);
+    uv_close((uv_handle_t *)&d->sigint, NULL);
+    uv_close((uv_handle_t *)&d->sigterm, NULL);
+    uv_close((uv_handle_t *)&d->stop_timer, NULL);
+    uv_close((uv_handle_t *)&d->summary, NULL);
+}
+
+static void begin_stop(struct daemon *d)
+{
+    if (d->stopping)
+        return;
+    d->stopping = 1;
+    uv_timer_stop(&d->summary);
+    uv_timer_stop(&d->stop_timer);
+    if (d->gen) {
+        disp_demo_gen_close(d->gen);
+        d->gen = NULL;
+    }
+    if (d->ctl)
+        ctl_stop(d->ctl, d->o->grace_ms ? d->o->grace_ms : 10000, ctl_stopped, d);
+    else
+        ctl_stopped(d);
+}
+
+static void on_signal(uv_signal_t *h, int signum)
+{
+    struct daemon *d = h->data;
+    fprintf(d->out, "musterd: %s: finishing the requests in flight, then stopping\n",
+            signum == SIGTERM ? "SIGTERM" : "SIGINT");
+    fflush(d->out);
+    begin_stop(d);
+}
+
+static void on_stop_timer(uv_timer_t *h)
+{
+    begin_stop(h->data);
+}
+
+/* ---- leadership ---- */
+
+static const char *h_reason(void *ud, int64_t id)
+{
+    struct daemon *d = ud;
+    struct api_dispatcher h;
+    if (!d->ctl || !d->leading)
+        return NULL;
+    ctl_api_hooks(d->ctl, &h);
+    return h.binding_reason(h.ud, id);
+}
+
+static json_object *h_clusters(void *ud)
+{
+    struct daemon *d = ud;
+    struct api_dispatcher h;
+    if (!d->ctl)
+        return json_object_new_array();
+    ctl_api_hooks(d->ctl, &h);
+    return h.clusters(h.ud);
+}
+
+static int h_synced(void *ud)
+{
+    struct daemon *d = ud;
+    /* a follower is ready to serve reads */
+    return !d->leading || (d->ctl && ctl_synced(d->ctl));
+}
+
+static void h_queues_changed(void *ud, const char *name)
+{
+    struct daemon *d = ud;
+    struct api_dispatcher h;
+    if (!d->ctl)
+        return;
+    ctl_api_hooks(d->ctl, &h);
+    h.queues_changed(h.ud, name);
+}
+
+static int h_leading(void *ud)
+{
+    return ((struct daemon *)ud)->leading;
+}
+
+static int start_dispatching(struct daemon *d);
+
+static void on_started_leading(void *ud)
+{
+    struct daemon *d = ud;
+    if (d->stopping)
+        return;
+    fprintf(d->out, "musterd: leading (Lease %s/%s held by %s)\n",
+            d->o->lease_namespace ? d->o->lease_namespace : DISP_LEADER_NAMESPACE_DEFAULT,
+            d->o->lease_name ? d->o->lease_name : DISP_LEADER_NAME_DEFAULT,
+            disp_leader_identity(d->el));
+    fflush(d->out);
+    /* The engine a follower loaded may predate the old leader's last decisions: rebuild it
+     * from the store, then reconcile with the hub (which adopts whatever the store lacks). */
+    struct queue_tree *t = queue_tree_new();
+    char err[512];
+    struct disp_load_stats ls;
+    int rc = t ? disp_load(d->s, t, &ls, err, sizeof err) : MUSTER_ENOMEM;
+    if (rc) {
+        fprintf(stderr, "musterd: rebuilding the engine from the store: %s\n",
+                t ? err : "out of memory");
+        queue_tree_free(t);
+        d->rc = rc;
+        begin_stop(d);
+        return;
+    }
+    if (d->api)
+        api_server_reload(d->api, t);
+    queue_tree_free(*d->t);
+    *d->t = t;
+    d->leading = 1;
+    rc = start_dispatching(d);
+    if (rc) {
+        d->rc = rc;
+        begin_stop(d);
+    }
+}
+
+static void on_stopped_leading(void *ud)
+{
+    struct daemon *d = ud;
+    int was = d->leading;
+    d->leading = 0;
+    if (d->ctl)
+        ctl_set_leading(d->ctl, 0);
+    if (!was || d->stopping)
+        return;
+    /* Another musterd may lead now: stop writing at once and exit, to come back as a follower
+     * with a fresh view (client-go components do the same). */
+    fprintf(stderr, "musterd: lost the Lease: stopping\n");
+    d->rc = MUSTER_EBUSY;
+    begin_stop(d);
+}
+
+static uint64_t demo_backlog(void *ud)
+{
+    struct daemon *d = ud;
+    struct ctl_stats st;
+    if (!d->ctl)
+        return UINT64_MAX;
+    ctl_get_stats(d->ctl, &st);
+    return st.pending + st.parked;
+}
+
+static void on_summary(uv_timer_t *h)
+{
+    struct daemon *d = h->data;
+    struct ctl_stats st;
+    if (!d->ctl) {
+        fprintf(d->out, "musterd: following (Lease held by %s)\n",
+                d->el && disp_leader_holder(d->el)[0] ? disp_leader_holder(d->el) : "nobody");
+        fflush(d->out);
+        return;
+    }
+    ctl_get_stats(d->ctl, &st);
+    fprintf(d->out,
+            "musterd: %s: %llu pending, %llu parked | admitted %llu, dispatched %llu, running "
+            "%llu, rolled back %llu, released %llu | cycle %.2f ms (max %.2f) | hub errors %llu\n",
+            ctl_synced(d->ctl) ? "synced" : "syncing", (unsigned long long)st.pending,
+            (unsigned long long)st.parked, (unsigned long long)st.admitted,
+            (unsigned long long)st.dispatched, (unsigned long long)st.running,
+            (unsigned long long)st.rolled_back, (unsigned long long)st.released, st.last_cycle_ms,
+            st.max_cycle_ms, (unsigned long long)st.hub_errors);
+    fflush(d->out);
+}
+
+/* Every finished hub request, for muster_hub_requests_total. */
+static void hub_request_done(void *ud, enum kube_verb verb, int http)
+{
+    disp_metrics_hub_request(ud, kube_verb_name(verb), http);
+}
+
+static int start_demo_hub(struct daemon *d, char *err, size_t errcap)
+{
+    struct sim_hub_config hc = {.server = {.host = "127.0.0.1", .port = 0},
+                                .scenario = d->o->scenario};
+    int rc = sim_hub_start(&d->loop, &hc, &d->hub, err, errcap);
+    if (rc)
+        return rc;
+    char kubeconfig[512];
+    snprintf(kubeconfig, sizeof(kubeconfig),
+             "apiVersion: v1\nkind: Config\ncurrent-context: sim\n"
+             "clusters: [{name: sim, cluster: {server: \"http://127.0.0.1:%d\"}}]\n"
+             "users: [{name: sim, user: {}}]\n"
+             "contexts: [{name: sim, context: {cluster: sim, user: sim}}]\n",
+             sim_hub_port(d->hub));
+    rc = kube_config_parse(&d->kcfg, kubeconfig, strlen(kubeconfig), "demo", NULL, err, errcap);
+    if (rc)
+        return rc;
+    d->kcfg_loaded = 1;
+    fprintf(d->out,
+            "simulated Karmada hub: http://127.0.0.1:%d (scenario %s; try kubectl --server "
+            "http://127.0.0.1:%d get rb -A)\n",
+            sim_hub_port(d->hub), d->o->scenario, sim_hub_port(d->hub));
+    return 0;
+}
+
+/* The leader's part: the dispatch loop (and the demo's workload stream). */
+static int start_dispatching(struct daemon *d)
+{
+    const struct daemon_options *o = d->o;
+    struct ctl_options co = o->ctl;
+    co.events = d->events;
+    co.metrics = d->metrics;
+    co.log = co.log ? co.log : d->out;
+    int rc = ctl_new(&d->loop, d->kube, d->s, *d->t, &co, &d->ctl);
+    if (rc)
+        return rc;
+    rc = ctl_start(d->ctl);
+    if (rc)
+        return rc;
+    if (o->demo) {
+        struct disp_demo_gen_options go = {.rate = o->demo_rate,
+                                           .seed = o->demo_seed,
+                                           .backlog = demo_backlog,
+                                           .ud = d};
+        rc = disp_demo_gen_start(&d->loop, d->kube, &go, &d->gen);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+static int start(struct daemon *d)
+{
+    const struct daemon_options *o = d->o;
+    char err[512];
+    int rc;
+    if (o->demo) {
+        rc = disp_demo_seed_queues(d->s, *d->t);
+        if (rc) {
+            fprintf(stderr, "musterd: demo queues: %s\n", muster_strerror(rc));
+            return rc;
+        }
+        if (!o->scenario) {
+            fprintf(stderr, "musterd: --demo needs --scenario (deploy/scenarios/demo.yaml)\n");
+            return MUSTER_ECONFIG;
+        }
+        rc = start_demo_hub(d, err, sizeof err);
+    } else {
+        struct kube_config_opts ko = {.kubeconfig = o->kubeconfig, .context = o->context};
+        rc = kube_config_load(&d->kcfg, &ko, err, sizeof err);
+        d->kcfg_loaded = rc == 0;
+    }
+    if (rc) {
+        fprintf(stderr, "musterd: %s\n", err);
+        return rc;
+    }
+    d->events = disp_events_new(0);
+    d->metrics = disp_metrics_new();
+    if (!d->events || !d->metrics)
+        return MUSTER_ENOMEM;
+    struct kube_client_opts kco = {.qps = o->kube_qps,
+                                   .burst = o->kube_burst,
+                                   .user_agent = "musterd",
+                                   .on_done = hub_request_done,
+                                   .on_done_ud = d->metrics};
+    rc = kube_client_new(&d->loop, &d->kcfg, &kco, &d->kube);
+    if (rc)
+        return rc;
+    if (o->api) {
+        struct api_ctx ctx = {.store = d->s,
+                              .tree = *d->t,
+                              .events = d->events,
+                              .metrics = d->metrics,
+                              .disp = {.ud = d,
+                                       .binding_reason = h_reason,
+                                       .clusters = h_clusters,
+                                       .hub_synced = h_synced,
+                                       .queues_changed = h_queues_changed,
+                                       .leading = h_leading}};
+        rc = api_server_start(&d->loop, o->api, &ctx, &d->api, err, sizeof err);
+        if (rc) {
+            fprintf(stderr, "musterd: admin API: %s\n", err);
+            return rc;
+        }
+        const char *host = o->api->host ? o->api->host : "127.0.0.1";
+        int v6 = strchr(host, ':') != NULL;
+        const char *scheme = o->api->tls_cert_file ? "https" : "http";
+        fprintf(d->out, "admin API: %s://%s%s%s:%d/api/v1/queues (OpenAPI at /openapi.json)\n",
+                scheme, v6 ? "[" : "", host, v6 ? "]" : "", api_server_port(d->api));
+        fprintf(d->out, "dashboard: %s://%s%s%s:%d/\n", scheme, v6 ? "[" : "", host,
+                v6 ? "]" : "", api_server_port(d->api));
+    }
+    if (o->leader_elect) {
+        struct kube_client_opts lko = {.user_agent = "musterd-leader-election"};
+        rc = kube_client_new(&d->loop, &d->kcfg, &lko, &d->lease_kube);
+        if (rc)
+            return rc;
+        struct disp_leader_options lo = {.ns = o->lease_namespace,
+                                         .name = o->lease_name,
+                                         .lease_duration_ms = o->lease_duration_ms,
+                                         .renew_deadline_ms = o->renew_deadline_ms,
+                                         .retry_period_ms = o->retry_period_ms,
+                                         .on_started_leading = on_started_leading,
+                                         .on_stopped_leading = on_stopped_leading,
+                                         .ud = d};
+        rc = disp_leader_new(&d->loop, d->lease_kube, &lo, &d->el, err, sizeof err);
+        if (rc) {
+            fprintf(stderr, "musterd: --leader-elect: %s\n", err);
+            return rc;
+        }
+        rc = disp_leader_start(d->el);
+        if (rc)
+            return rc;
+        fprintf(d->out, "musterd: following until it holds the Lease (identity %s)\n",
+                disp_leader_identity(d->el));
+    } else {
+        d->leading = 1;
+        rc = start_dispatching(d);
+        if (rc)
+            return rc;
+    }
+    unsigned every = o->summary_ms ? o->summary_ms : 5000;
+    uv_timer_start(&d->summary, on_summary, every, every);
+    if (o->demo && o->demo_seconds > 0)
+        uv_timer_start(&d->stop_timer, on_stop_timer, (uint64_t)(o->demo_seconds * 1000), 0);
+    fflush(d->out);
+    return 0;
+}
+
+static void walk_report(uv_handle_t *h, void *arg)
+{
+    (void)arg;
+    fprintf(stderr, "musterd: still open at exit: %s\n", uv_handle_type_name(h->type));
+}
+
+int daemon_run(struct store *s, struct queue_tree **t, const struct daemon_options *o)
+{
+    struct daemon d;
+    memset(&d, 0, sizeof d);
+    d.o = o;
+    d.s = s;
+    d.t = t;
+    d.out = o->out ? o->out : stdout;
+    signal(SIGPIPE, SIG_IGN); /* h2o and libcurl write to sockets whose peers may be gone */
+    uv_loop_init(&d.loop);
+    uv_signal_init(&d.loop, &d.sigint);
+    uv_signal_init(&d.loop, &d.sigterm);
+    uv_timer_init(&d.loop, &d.stop_timer);
+    uv_timer_init(&d.loop, &d.summary);
+    d.sigint.data = d.sigterm.data = d.stop_timer.data = d.summary.data = &d;
+    uv_signal_start(&d.sigint, on_signal, SIGINT);
+    uv_signal_start(&d.sigterm, on_signal, SIGTERM);
+    int rc = start(&d);
+    if (rc) {
+        d.rc = rc;
+        begin_stop(&d);
+    }
+    uv_run(&d.loop, UV_RUN_DEFAULT);
+    if (d.ctl) {
+        struct ctl_stats st;
+        ctl_get_stats(d.ctl, &st);
+        fprintf(d.out,
+                "musterd: stopped: %llu admitted, %llu dispatched, %llu rolled back, %llu "
+                "released; the ledger is flushed\n",
+                (unsigned long long)st.admitted, (unsigned long long)st.dispatched,
+                (unsigned long long)st.rolled_back, (unsigned long long)st.released);
+    }
+    ctl_free(d.ctl);
+    sim_hub_free(d.hub);
+    if (d.kcfg_loaded)
+        kube_config_close(&d.kcfg);
+    disp_events_free(d.events);
+    disp_metrics_free(d.metrics);
+    if (uv_loop_close(&d.loop)) {
+        uv_walk(&d.loop, walk_report, NULL);
+        if (!d.rc)
+            d.rc = MUSTER_EBUSY;
+    }
+    return d.rc;
+}

@@ -1,0 +1,553 @@
+/* The dispatch commit protocol's objects and patches (see gangobj.h and docs/gangobj.md). */
+#include "dispatcher/gangobj.h"
+
+#include "dispatcher/rbpatch.h"
+#include "dispatcher/resjson.h"
+#include "queue/errors.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#define HASH_DIGITS 10 /* 40 bits of the name's hash: collisions need ~10^6 long look-alikes */
+#define WORK_NAMESPACE_PREFIX "karmada-es-"
+#define DNS_LABEL_MAX 63
+#define DEFAULT_POD_SCHEDULER "volcano"
+
+/* ---- reading ---- */
+
+static json_object *get(json_object *o, const char *k)
+{
+    json_object *v = NULL;
+    return o && json_object_is_type(o, json_type_object) && json_object_object_get_ex(o, k, &v)
+               ? v
+               : NULL;
+}
+
+static const char *get_str(json_object *o, const char *k)
+{
+    json_object *v = get(o, k);
+    return v && json_object_is_type(v, json_type_string) && json_object_get_string_len(v) > 0
+               ? json_object_get_string(v)
+               : NULL;
+}
+
+/* ---- building: every helper takes a sticky failure flag, so a builder is a straight list of
+ * adds and one check at the end; each value is linked into its parent as soon as it exists, so
+ * releasing the root on failure releases everything. ---- */
+
+static json_object *add(json_object *o, const char *k, json_object *v, int *bad)
+{
+    if (*bad || !o || !v || json_object_object_add(o, k, v)) {
+        json_object_put(v);
+        *bad = 1;
+        return NULL;
+    }
+    return v;
+}
+
+static json_object *push(json_object *list, json_object *v, int *bad)
+{
+    if (*bad || !list || !v || json_object_array_add(list, v)) {
+        json_object_put(v);
+        *bad = 1;
+        return NULL;
+    }
+    return v;
+}
+
+static json_object *add_str(json_object *o, const char *k, const char *s, int *bad)
+{
+    return add(o, k, s ? json_object_new_string(s) : NULL, bad);
+}
+
+static json_object *add_obj(json_object *o, const char *k, int *bad)
+{
+    return add(o, k, json_object_new_object(), bad);
+}
+
+/* Returns root, or NULL after releasing it when anything failed. */
+static json_object *done(json_object *root, int bad)
+{
+    if (bad || !root) {
+        json_object_put(root);
+        return NULL;
+    }
+    return root;
+}
+
+/* ---- names ---- */
+
+static uint64_t fnv1a(uint64_t h, const char *s)
+{
+    for (; *s; s++) {
+        h ^= (unsigned char)*s;
+        h *= 0x100000001b3ULL;
+    }
+    return h;
+}
+
+/* Writes the concatenation of the n parts, cut to max characters as gangobj.h says. */
+static int make_name(char *buf, size_t cap, size_t max, size_t n, const char *const *parts)
+{
+    size_t len = 0;
+    uint64_t h = 0xcbf29ce484222325ULL;
+    if (cap)
+        buf[0] = '\0';
+    for (size_t i = 0; i < n; i++) {
+        len += strlen(parts[i]);
+        h = fnv1a(h, parts[i]);
+    }
+    size_t keep = len <= max ? len : max - 1 - HASH_DIGITS;
+    size_t out = len <= max ? len : max;
+    if (out + 1 > cap)
+        return MUSTER_ENOSPC;
+    size_t at = 0;
+    for (size_t i = 0; i < n && at < keep; i++) {
+        size_t l = strlen(parts[i]);
+        if (l > keep - at)
+            l = keep - at;
+        memcpy(buf + at, parts[i], l);
+        at += l;
+    }
+    if (len > max) {
+        /* A DNS subdomain's labels end in an alphanumeric: "abc.-hash" would be refused. */
+        while (at > 0 && (buf[at - 1] == '-' || buf[at - 1] == '.'))
+            at--;
+        snprintf(buf + at, cap - at, "-%0*" PRIx64, HASH_DIGITS,
+                 h & ((UINT64_C(1) << (4 * HASH_DIGITS)) - 1));
+        return 0;
+    }
+    buf[at] = '\0';
+    return 0;
+}
+
+int gang_podgroup_name(const char *rb_name, char *buf, size_t cap)
+{
+    if (cap)
+        buf[0] = '\0';
+    if (!rb_name || !*rb_name)
+        return MUSTER_EINVAL;
+    const char *parts[] = {"muster-", rb_name};
+    return make_name(buf, cap, GANG_NAME_MAX, 2, parts);
+}
+
+int gang_policy_name(const char *rb_name, char *buf, size_t cap)
+{
+    return gang_podgroup_name(rb_name, buf, cap);
+}
+
+int gang_work_name(const char *rb_namespace, const char *rb_name, char *buf, size_t cap)
+{
+    if (cap)
+        buf[0] = '\0';
+    if (!rb_name || !*rb_name || !rb_namespace || !*rb_namespace)
+        return MUSTER_EINVAL;
+    const char *parts[] = {"muster-pg-", rb_namespace, ".", rb_name};
+    return make_name(buf, cap, GANG_NAME_MAX, 4, parts);
+}
+
+/* ---- input ---- */
+
+int gang_needs_objects(const struct disp_workload *w)
+{
+    return w && (w->kind == DISP_WORKLOAD_KIND_DEPLOYMENT || w->kind == DISP_WORKLOAD_KIND_JOB ||
+                 w->kind == DISP_WORKLOAD_KIND_POD);
+}
+
+static int why_not(char *why, size_t cap, const char *fmt, ...)
+{
+    if (why && cap) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(why, cap, fmt, ap);
+        va_end(ap);
+    }
+    return MUSTER_EINVAL;
+}
+
+/* The object under the template whose metadata carries the pod annotations, and the pointer to
+ * it: the pod template for Deployment and Job, the template itself for a Pod. */
+static json_object *pod_of(const struct gang_input *in, const char **base)
+{
+    if (in->w->kind == DISP_WORKLOAD_KIND_POD) {
+        *base = "";
+        return in->tmpl;
+    }
+    *base = "/spec/template";
+    return get(get(in->tmpl, "spec"), "template");
+}
+
+static int check_shares(const struct gang_input *in, char *why, size_t cap)
+{
+    if (!in->shares || in->nshares == 0)
+        return why_not(why, cap, "no target cluster");
+    int64_t sum = 0;
+    for (uint32_t i = 0; i < in->nshares; i++) {
+        const struct gang_share *s = &in->shares[i];
+        if (!s->cluster || !*s->cluster)
+            return why_not(why, cap, "share %" PRIu32 ": no cluster name", i);
+        if (strlen(WORK_NAMESPACE_PREFIX) + strlen(s->cluster) > DNS_LABEL_MAX)
+            return why_not(why, cap, "cluster %.80s: karmada-es-<cluster> would pass 63 characters",
+                           s->cluster);
+        if (s->replicas <= 0)
+            return why_not(why, cap, "cluster %s: share of %" PRId32 " replicas", s->cluster,
+                           s->replicas);
+        sum += s->replicas;
+    }
+    if (sum != in->w->replicas)
+        return why_not(why, cap, "the shares add up to %" PRId64 " replicas, the gang has %" PRId32,
+                       sum, in->w->replicas);
+    return 0;
+}
+
+int gang_input_check(const struct gang_input *in, char *why, size_t cap)
+{
+    if (why && cap)
+        why[0] = '\0';
+    if (!in || !in->rb || !in->w || !in->names)
+        return why_not(why, cap, "rb, workload and resource names are required");
+    if (in->w->reason != DISP_WORKLOAD_OK || in->w->kind == DISP_WORKLOAD_KIND_NONE)
+        return why_not(why, cap, "the workload was not read successfully");
+    json_object *meta = get(in->rb, "metadata"), *res = get(get(in->rb, "spec"), "resource");
+    if (!get_str(meta, "name") || !get_str(meta, "namespace"))
+        return why_not(why, cap, "the ResourceBinding has no metadata.name or metadata.namespace");
+    if (!get_str(res, "apiVersion") || !get_str(res, "kind") || !get_str(res, "name") ||
+        !get_str(res, "namespace"))
+        return why_not(why, cap, "spec.resource lacks apiVersion, kind, namespace or name");
+    if (!in->w->permanent_id[0])
+        return why_not(why, cap,
+                       "no resourcebinding.karmada.io/permanent-id label yet: Karmada "
+                       "could not garbage-collect the Works");
+    int rc = check_shares(in, why, cap);
+    if (rc || !gang_needs_objects(in->w))
+        return rc;
+    if (in->w->ncomponents != 1)
+        return why_not(why, cap, "%" PRIu32 " pod templates where one was expected",
+                       in->w->ncomponents);
+    const char *base;
+    json_object *pod = pod_of(in, &base);
+    if (!json_object_is_type(in->tmpl, json_type_object) ||
+        !json_object_is_type(get(pod, "spec"), json_type_object))
+        return why_not(why, cap, "the template has no pod spec at %s/spec", base);
+    return 0;
+}
+
+/* ---- objects ---- */
+
+/* A new apiVersion/kind object named name in ns, with the labels and annotation every object
+ * muster creates for an RB carries; *meta points at its metadata. On failure *bad is set and
+ * whatever was built is still returned for the caller's one release. */
+static json_object *new_marked(const char *api_version, const char *kind, const char *name,
+                               const char *ns, const struct gang_input *in, json_object **meta,
+                               int *bad)
+{
+    json_object *o = json_object_new_object();
+    add_str(o, "apiVersion", api_version, bad);
+    add_str(o, "kind", kind, bad);
+    *meta = add_obj(o, "metadata", bad);
+    add_str(*meta, "name", name, bad);
+    add_str(*meta, "namespace", ns, bad);
+    json_object *labels = add_obj(*meta, "labels", bad);
+    add_str(labels, GANG_MANAGED_BY_LABEL, GANG_MANAGED_BY_VALUE, bad);
+    add_str(labels, DISP_WORKLOAD_PERMANENT_ID_LABEL, in->w->permanent_id, bad);
+    json_object *rbm = get(in->rb, "metadata");
+    char key[2 * GANG_NAME_MAX + 2];
+    snprintf(key, sizeof(key), "%s/%s", get_str(rbm, "namespace"), get_str(rbm, "name"));
+    add_str(add_obj(*meta, "annotations", bad), GANG_BINDING_ANNOTATION, key, bad);
+    return o;
+}
+
+/* ceil(share x min_member / replicas), within [1, share]: if every cluster's group holds its
+ * part, at least min_member pods run in all, which floor would not promise. */
+static int32_t share_min_member(const struct disp_workload *w, int32_t share)
+{
+    if (w->min_member >= w->replicas || w->replicas <= 0)
+        return share;
+    int64_t m = ((int64_t)share * w->min_member + w->replicas - 1) / w->replicas;
+    return m < 1 ? 1 : (int32_t)m;
+}
+
+/* share x the per-replica request as a quantity map, or NULL (overflow or ENOMEM). */
+static json_object *share_resources(const struct gang_input *in, int32_t share)
+{
+    const struct queue_resvec *req = &in->w->components[0].request;
+    struct queue_resvec v;
+    queue_resvec_init(&v);
+    json_object *out = NULL;
+    int ok = queue_resvec_reserve(&v, req->len) == 0;
+    for (uint32_t k = 0; ok && k < req->len; k++) {
+        int64_t milli;
+        ok = !__builtin_mul_overflow(req->items[k].milli, (int64_t)share, &milli) &&
+             queue_resvec_set(&v, req->items[k].id, milli) == 0;
+    }
+    if (ok)
+        out = disp_resvec_json(in->names, &v);
+    queue_resvec_close(&v);
+    return out;
+}
+
+json_object *gang_podgroup_work(const struct gang_input *in, uint32_t i, int suspend)
+{
+    if (gang_input_check(in, NULL, 0) || !gang_needs_objects(in->w) || i >= in->nshares)
+        return NULL;
+    const struct gang_share *s = &in->shares[i];
+    json_object *rbm = get(in->rb, "metadata");
+    char pg[GANG_NAME_MAX + 1], work[GANG_NAME_MAX + 1], ns[DNS_LABEL_MAX + 1];
+    if (gang_podgroup_name(get_str(rbm, "name"), pg, sizeof(pg)) ||
+        gang_work_name(get_str(rbm, "namespace"), get_str(rbm, "name"), work, sizeof(work)))
+        return NULL;
+    snprintf(ns, sizeof(ns), WORK_NAMESPACE_PREFIX "%s", s->cluster);
+
+    int bad = 0;
+    json_object *meta;
+    json_object *root = new_marked("work.karmada.io/v1alpha1", "Work", work, ns, in, &meta, &bad);
+    json_object *spec = add_obj(root, "spec", &bad);
+    add(spec, "suspendDispatching", json_object_new_boolean(suspend != 0), &bad);
+    json_object *list =
+        add(add_obj(spec, "workload", &bad), "manifests", json_object_new_array(), &bad);
+
+    json_object *group = push(list,
+                              new_marked("scheduling.volcano.sh/v1beta1", "PodGroup", pg,
+                                         get_str(get(get(in->rb, "spec"), "resource"), "namespace"),
+                                         in, &meta, &bad),
+                              &bad);
+    json_object *gs = add_obj(group, "spec", &bad);
+    add(gs, "minMember", json_object_new_int(share_min_member(in->w, s->replicas)), &bad);
+    if (in->w->components[0].request.len)
+        add(gs, "minResources", share_resources(in, s->replicas), &bad);
+    add_str(gs, "queue", in->w->queue, &bad);
+    if (in->w->priority_class[0])
+        add_str(gs, "priorityClassName", in->w->priority_class, &bad);
+    return done(root, bad);
+}
+
+/* RFC 6901: '~' is "~0", '/' is "~1". */
+static void pointer_escape(char *buf, size_t cap, const char *s)
+{
+    size_t at = 0;
+    for (; *s && at + 3 < cap; s++) {
+        if (*s == '~' || *s == '/') {
+            buf[at++] = '~';
+            buf[at++] = *s == '~' ? '0' : '1';
+        } else {
+            buf[at++] = *s;
+        }
+    }
+    buf[at] = '\0';
+}
+
+/* Appends {path, operator: add, value}, taking value (NULL value: failure). */
+static void overrider(json_object *list, const char *path, json_object *value, int *bad)
+{
+    json_object *o = push(list, json_object_new_object(), bad);
+    add_str(o, "path", path, bad);
+    add_str(o, "operator", "add", bad);
+    add(o, "value", value, bad);
+}
+
+/* The overrider that puts the group-name annotation on the pod template, shaped by what the
+ * template already has: `add` of a whole annotations object would replace the user's, and `add`
+ * of one key under a missing object fails the render. */
+static void group_overrider(json_object *list, const struct gang_input *in, const char *pg,
+                            int *bad)
+{
+    const char *base;
+    json_object *meta = get(pod_of(in, &base), "metadata");
+    char key[64], path[160];
+    json_object *value;
+    pointer_escape(key, sizeof(key), GANG_GROUP_NAME_ANNOTATION);
+    if (json_object_is_type(get(meta, "annotations"), json_type_object)) {
+        snprintf(path, sizeof(path), "%s/metadata/annotations/%s", base, key);
+        value = json_object_new_string(pg);
+    } else {
+        int failed = 0;
+        json_object *ann = json_object_new_object();
+        add_str(ann, GANG_GROUP_NAME_ANNOTATION, pg, &failed);
+        if (json_object_is_type(meta, json_type_object)) {
+            snprintf(path, sizeof(path), "%s/metadata/annotations", base);
+            value = ann;
+        } else {
+            snprintf(path, sizeof(path), "%s/metadata", base);
+            value = json_object_new_object();
+            add(value, "annotations", ann, &failed);
+        }
+        if (failed) {
+            json_object_put(value);
+            value = NULL;
+        }
+    }
+    overrider(list, path, value, bad);
+}
+
+json_object *gang_override_policy(const struct gang_input *in)
+{
+    if (!in || !gang_needs_objects(in->w) || gang_input_check(in, NULL, 0))
+        return NULL;
+    json_object *rbm = get(in->rb, "metadata"), *res = get(get(in->rb, "spec"), "resource");
+    char pg[GANG_NAME_MAX + 1], name[GANG_NAME_MAX + 1];
+    if (gang_podgroup_name(get_str(rbm, "name"), pg, sizeof(pg)) ||
+        gang_policy_name(get_str(rbm, "name"), name, sizeof(name)))
+        return NULL;
+    const char *base;
+    pod_of(in, &base);
+    char sched_path[64];
+    snprintf(sched_path, sizeof(sched_path), "%s/spec/schedulerName", base);
+    const char *sched =
+        in->pod_scheduler && *in->pod_scheduler ? in->pod_scheduler : DEFAULT_POD_SCHEDULER;
+
+    int bad = 0;
+    json_object *meta;
+    json_object *root = new_marked("policy.karmada.io/v1alpha1", "OverridePolicy", name,
+                                   get_str(res, "namespace"), in, &meta, &bad);
+    if (get_str(res, "uid")) {
+        json_object *owners = add(meta, "ownerReferences", json_object_new_array(), &bad);
+        json_object *owner = push(owners, json_object_new_object(), &bad);
+        add_str(owner, "apiVersion", get_str(res, "apiVersion"), &bad);
+        add_str(owner, "kind", get_str(res, "kind"), &bad);
+        add_str(owner, "name", get_str(res, "name"), &bad);
+        add_str(owner, "uid", get_str(res, "uid"), &bad);
+    }
+    json_object *spec = add_obj(root, "spec", &bad);
+    json_object *sel = push(add(spec, "resourceSelectors", json_object_new_array(), &bad),
+                            json_object_new_object(), &bad);
+    add_str(sel, "apiVersion", get_str(res, "apiVersion"), &bad);
+    add_str(sel, "kind", get_str(res, "kind"), &bad);
+    add_str(sel, "namespace", get_str(res, "namespace"), &bad);
+    add_str(sel, "name", get_str(res, "name"), &bad);
+    json_object *rules = add(spec, "overrideRules", json_object_new_array(), &bad);
+    for (uint32_t i = 0; !bad && i < in->nshares; i++) {
+        json_object *rule = push(rules, json_object_new_object(), &bad);
+        json_object *names = add(add_obj(rule, "targetCluster", &bad), "clusterNames",
+                                 json_object_new_array(), &bad);
+        push(names, json_object_new_string(in->shares[i].cluster), &bad);
+        json_object *plain =
+            add(add_obj(rule, "overriders", &bad), "plaintext", json_object_new_array(), &bad);
+        if (!bad)
+            group_overrider(plain, in, pg, &bad);
+        overrider(plain, sched_path, json_object_new_string(sched), &bad);
+    }
+    return done(root, bad);
+}
+
+/* ---- RB patches ---- */
+
+/* Values of a suspension member in a patch: a boolean, JSON null (remove it), or left out. */
+#define LEAVE (-2)
+#define REMOVE (-1)
+
+/* k: null, which a merge patch reads as "remove k" (json-c stores a NULL value as null). */
+static void add_null(json_object *o, const char *k, int *bad)
+{
+    if (!*bad && (!o || json_object_object_add(o, k, NULL)))
+        *bad = 1;
+}
+
+/* k set as v says; a v outside LEAVE..1 fails (a caller's bad user_dispatching). */
+static void suspension_member(json_object *susp, const char *k, int v, int *bad)
+{
+    if (v == REMOVE)
+        add_null(susp, k, bad);
+    else if (v == 0 || v == 1)
+        add(susp, k, json_object_new_boolean(v), bad);
+    else if (v != LEAVE)
+        *bad = 1;
+}
+
+/* {"spec":{"suspension":{...}}} with scheduling and dispatching as suspension_member says;
+ * *spec points inside for callers that add more. NULL on failure. */
+static json_object *suspension_patch(int scheduling, int dispatching, json_object **spec, int *bad)
+{
+    json_object *root = json_object_new_object();
+    *spec = add_obj(root, "spec", bad);
+    json_object *susp = add_obj(*spec, "suspension", bad);
+    suspension_member(susp, "scheduling", scheduling, bad);
+    suspension_member(susp, "dispatching", dispatching, bad);
+    return root;
+}
+
+json_object *gang_patch_assign(const struct gang_input *in, int barrier)
+{
+    if (!in || !in->rb || !in->shares || in->nshares == 0)
+        return NULL;
+    for (uint32_t i = 0; i < in->nshares; i++)
+        if (!in->shares[i].cluster || !*in->shares[i].cluster)
+            return NULL;
+    json_object *placement = get(get(in->rb, "spec"), "placement");
+    /* Go's encoder, which karmada-scheduler uses, escapes no '/'; member order is as read. */
+    const char *text = placement
+                           ? json_object_to_json_string_ext(
+                                 placement, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE)
+                           : "{}";
+    int bad = !text;
+    json_object *root = json_object_new_object();
+    add_str(add_obj(add_obj(root, "metadata", &bad), "annotations", &bad),
+            GANG_APPLIED_PLACEMENT_ANNOTATION, text, &bad);
+    json_object *spec = add_obj(root, "spec", &bad);
+    json_object *clusters = add(spec, "clusters", json_object_new_array(), &bad);
+    for (uint32_t i = 0; !bad && i < in->nshares; i++) {
+        json_object *c = push(clusters, json_object_new_object(), &bad);
+        add_str(c, "name", in->shares[i].cluster, &bad);
+        if (in->shares[i].replicas > 0) /* Go's omitempty, as karmada-scheduler writes it */
+            add(c, "replicas", json_object_new_int(in->shares[i].replicas), &bad);
+    }
+    if (barrier)
+        suspension_member(add_obj(spec, "suspension", &bad), "dispatching", 1, &bad);
+    return done(root, bad);
+}
+
+json_object *gang_patch_release(int user_dispatching)
+{
+    int bad = 0;
+    json_object *spec, *root = suspension_patch(0, user_dispatching, &spec, &bad);
+    return done(root, bad);
+}
+
+json_object *gang_patch_resume(void)
+{
+    int bad = 0;
+    json_object *spec, *root = suspension_patch(0, LEAVE, &spec, &bad);
+    return done(root, bad);
+}
+
+json_object *gang_patch_rollback_barrier(void)
+{
+    int bad = 0;
+    json_object *spec, *root = suspension_patch(LEAVE, 1, &spec, &bad);
+    return done(root, bad);
+}
+
+json_object *gang_patch_rollback_clear(int user_dispatching)
+{
+    int bad = 0;
+    json_object *spec;
+    json_object *root = suspension_patch(1, user_dispatching, &spec, &bad);
+    json_object *ann = add_obj(add_obj(root, "metadata", &bad), "annotations", &bad);
+    add_null(ann, GANG_APPLIED_PLACEMENT_ANNOTATION, &bad);
+    add_null(spec, "clusters", &bad);
+    return done(root, bad);
+}
+
+json_object *gang_patch_work_release(void)
+{
+    int bad = 0;
+    json_object *root = json_object_new_object();
+    add(add_obj(root, "spec", &bad), "suspendDispatching", json_object_new_boolean(0), &bad);
+    return done(root, bad);
+}
+
+json_object *gang_status_scheduled(json_object *rb, const char *now)
+{
+    json_object *patch = NULL;
+    if (!now || disp_rbpatch_condition(rb, "Scheduled", "True", "Success", GANG_SCHEDULED_MESSAGE,
+                                       now, 1, &patch))
+        return NULL;
+    json_object *gen = get(get(rb, "metadata"), "generation");
+    int bad = 0;
+    json_object *status = get(patch, "status");
+    add(status, "schedulerObservedGeneration",
+        json_object_new_int64(gen ? json_object_get_int64(gen) : 0), &bad);
+    add_str(status, "lastScheduledTime", now, &bad);
+    return done(patch, bad);
+}

@@ -1,0 +1,123 @@
+/* The objects and patches of the dispatch commit protocol (DESIGN.md, "Dependent PodGroups, by
+ * kind" and "The commit protocol"): per target cluster a Work carrying a Volcano PodGroup, one
+ * OverridePolicy per RB that points the member's pods at their group, and the RB merge patches
+ * of each step. Pure: json-c objects in, new json-c objects out; no I/O, no clock (callers pass
+ * `now`). docs/gangobj.md shows each object. */
+#ifndef MUSTER_DISPATCHER_GANGOBJ_H
+#define MUSTER_DISPATCHER_GANGOBJ_H
+
+#include "dispatcher/workload.h"
+#include "queue/resource.h"
+
+#include <json-c/json.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define GANG_MANAGED_BY_LABEL "app.kubernetes.io/managed-by"
+#define GANG_MANAGED_BY_VALUE "muster"
+#define GANG_BINDING_ANNOTATION "scheduling.muster.io/binding" /* "namespace/name" of the RB */
+#define GANG_GROUP_NAME_ANNOTATION "scheduling.k8s.io/group-name"
+#define GANG_APPLIED_PLACEMENT_ANNOTATION "policy.karmada.io/applied-placement"
+#define GANG_NAME_MAX 253
+/* Karmada's own message on Scheduled=True, so `kubectl get rb` reads the same either way. */
+#define GANG_SCHEDULED_MESSAGE "Binding has been scheduled successfully."
+
+struct gang_share {
+    const char *cluster;
+    int32_t replicas;
+};
+
+struct gang_input {
+    json_object *rb;                    /* the ResourceBinding as read (borrowed) */
+    const struct disp_workload *w;      /* what disp_workload_read found in it */
+    const struct queue_resnames *names; /* resource names for w's vectors */
+    const struct gang_share *shares;    /* the placement: one entry per target cluster */
+    uint32_t nshares;
+    const char *pod_scheduler; /* schedulerName the OverridePolicy sets (NULL: "volcano") */
+    json_object *tmpl;         /* the resource template spec.resource names, as read
+                                  (borrowed): the OverridePolicy must know which pod-template
+                                  annotations already exist */
+};
+
+/* Object names, written to buf[0..cap) with a NUL:
+ *   PodGroup       "muster-<rb name>"                 (in the template's namespace, per member)
+ *   Work           "muster-pg-<rb namespace>.<rb name>" (in karmada-es-<cluster>)
+ *   OverridePolicy "muster-<rb name>"                 (in the RB's namespace)
+ * Work namespaces are shared by every RB of the hub, so the Work name carries the RB's namespace
+ * (a DNS label: no '.', so the first '.' ends it unambiguously). A name longer than
+ * GANG_NAME_MAX is cut and ends in "-" and 10 hex digits of a 64-bit FNV-1a hash of the whole
+ * name, so two long names that share their first 240 characters still differ.
+ * Returns 0, MUSTER_EINVAL (empty or NULL rb_name / rb_namespace) or MUSTER_ENOSPC (cap too
+ * small for the result; buf then holds ""). */
+int gang_podgroup_name(const char *rb_name, char *buf, size_t cap);
+int gang_work_name(const char *rb_namespace, const char *rb_name, char *buf, size_t cap);
+int gang_policy_name(const char *rb_name, char *buf, size_t cap);
+
+/* 1 when the kind gets PodGroup Works + an OverridePolicy (Deployment, batch Job, Pod), 0 for
+ * a Volcano Job (its member's Volcano makes the PodGroup) and for kinds muster does not handle. */
+int gang_needs_objects(const struct disp_workload *w);
+
+/* Checks that in can build the objects of its kind: rb with metadata name and namespace and
+ * spec.resource (apiVersion, kind, name), w, names, 1..n shares with a cluster name and positive
+ * replicas that add up to w->replicas, w->permanent_id set (without it Karmada would never
+ * garbage-collect the Works), and for kinds that need objects one component and a template
+ * object. Returns 0 or MUSTER_EINVAL, with a sentence in why[0..cap) when why is not NULL.
+ * Call it once before step 1 of the protocol: the builders below return NULL for the same
+ * faults, and after a passing check NULL from them means only out of memory. */
+int gang_input_check(const struct gang_input *in, char *why, size_t cap);
+
+/* The Work (work.karmada.io/v1alpha1) carrying one scheduling.volcano.sh/v1beta1 PodGroup for
+ * shares[i] (see docs/gangobj.md for the whole object): namespace karmada-es-<cluster>, labels
+ * GANG_MANAGED_BY_LABEL and the RB's resourcebinding.karmada.io/permanent-id, annotation
+ * GANG_BINDING_ANNOTATION, spec.suspendDispatching = suspend != 0. The PodGroup is named
+ * gang_podgroup_name in the template's namespace with minMember = ceil(share x min_member /
+ * replicas) (the share itself for a whole gang; at least 1), minResources = share x the
+ * per-replica request, queue = w->queue, priorityClassName = w->priority_class when set.
+ * New object owned by the caller; NULL when gang_input_check fails, i >= nshares, the kind needs
+ * no objects, minResources overflows, or on ENOMEM. */
+json_object *gang_podgroup_work(const struct gang_input *in, uint32_t i, int suspend);
+
+/* The OverridePolicy (policy.karmada.io/v1alpha1), one per RB, in the template's namespace,
+ * labelled GANG_MANAGED_BY_LABEL + permanent-id, annotated GANG_BINDING_ANNOTATION, owned
+ * (ownerReference, no controller) by the template so the hub's garbage collector removes it if
+ * the template goes while muster is down. resourceSelectors names the template; one overrideRules
+ * entry per share targets its cluster with two plaintext `add` overriders: the pod-template
+ * annotation GANG_GROUP_NAME_ANNOTATION = the PodGroup name, and schedulerName =
+ * in->pod_scheduler. Paths are under /spec/template for Deployment and Job, at the top for a Pod;
+ * the annotation is added as the one key when the template's annotations object exists (so the
+ * others survive), else as a whole annotations (or metadata) object. New object owned by the
+ * caller; NULL for kinds that need none, when gang_input_check fails, or on ENOMEM. */
+json_object *gang_override_policy(const struct gang_input *in);
+
+/* RB merge patches of the protocol (DESIGN.md "The commit protocol"). Each is a new object
+ * owned by the caller, NULL on ENOMEM (or as said).
+ * assign (step 2): spec.clusters [{name, replicas}] from the shares, the applied-placement
+ *   annotation (the JSON text of spec.placement as karmada-scheduler writes it, "{}" when
+ *   absent), and when barrier != 0 spec.suspension.dispatching: true. Other suspension members
+ *   are never touched. NULL also when in has no shares or an entry without a cluster.
+ * release (step 4): spec.suspension.scheduling: false, and dispatching restored to
+ *   user_dispatching, what the RB had before muster set the barrier: -1 absent (null removes
+ *   it), 0 false, 1 true; -2 when muster did not set the barrier leaves it untouched. Any other
+ *   value: NULL.
+ * resume (resume mode): spec.suspension.scheduling: false only.
+ * rollback barrier: spec.suspension.dispatching: true.
+ * rollback clear: spec.clusters null, applied-placement annotation null, spec.suspension.
+ *   scheduling true, dispatching restored as in release. After a rollback barrier the barrier
+ *   is muster's: pass the user's value, not -2, or dispatching stays suspended. */
+json_object *gang_patch_assign(const struct gang_input *in, int barrier);
+json_object *gang_patch_release(int user_dispatching);
+json_object *gang_patch_resume(void);
+json_object *gang_patch_rollback_barrier(void);
+json_object *gang_patch_rollback_clear(int user_dispatching);
+
+/* Work merge patch lifting its own suspendDispatching. */
+json_object *gang_patch_work_release(void);
+
+/* /status merge patch: condition Scheduled=True reason Success with GANG_SCHEDULED_MESSAGE,
+ * every other condition kept (disp_rbpatch_condition), lastTransitionTime changed only when the
+ * status flips, observedGeneration and status.schedulerObservedGeneration = metadata.generation,
+ * status.lastScheduledTime = now (RFC 3339). Always a patch, since lastScheduledTime moves.
+ * NULL on ENOMEM. */
+json_object *gang_status_scheduled(json_object *rb, const char *now);
+
+#endif

@@ -1,0 +1,73 @@
+/* libFuzzer target for the ResourceBinding admission webhook (dispatcher/webhook.c): any bytes
+ * are either refused with a sentence (400/413, no answer) or answered with an allowed
+ * AdmissionReview echoing a clean uid, carrying a patch exactly when the RB was held, and that
+ * patch, applied to the request's object, leaves spec.suspension.scheduling true. */
+#include "cluster-adapters/sim/patch.h"
+#include "dispatcher/webhook.h"
+#include "queue/errors.h"
+
+#include <json-c/json.h>
+#include <openssl/evp.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static json_object *member(json_object *o, const char *k)
+{
+    json_object *v = NULL;
+    return o && json_object_is_type(o, json_type_object) && json_object_object_get_ex(o, k, &v)
+               ? v
+               : NULL;
+}
+
+/* The patch was held: decode it and apply it to the request's object as the apiserver would. */
+static void check_patch(const uint8_t *data, size_t size, const char *b64)
+{
+    size_t n = strlen(b64);
+    unsigned char *raw = calloc(1, n + 1);
+    if (!raw || EVP_DecodeBlock(raw, (const unsigned char *)b64, (int)n) <= 0)
+        abort();
+    json_object *ops = json_tokener_parse((const char *)raw);
+    free(raw);
+    struct json_tokener *tok = json_tokener_new_ex(DISP_WEBHOOK_DEPTH_MAX);
+    json_object *review = json_tokener_parse_ex(tok, (const char *)data, (int)size);
+    json_tokener_free(tok);
+    json_object *obj = member(member(review, "request"), "object");
+    json_object *res = NULL;
+    char err[128];
+    if (!ops || !obj || sim_json_patch(obj, ops, &res, err, sizeof(err)) != 0)
+        abort();
+    json_object *s = member(member(member(res, "spec"), "suspension"), "scheduling");
+    if (!s || !json_object_is_type(s, json_type_boolean) || !json_object_get_boolean(s))
+        abort();
+    json_object_put(res);
+    json_object_put(review);
+    json_object_put(ops);
+}
+
+/* Contract: called by libFuzzer with any bytes; returns 0, aborts on a broken invariant. */
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    json_object *out = NULL;
+    enum disp_webhook_verdict v;
+    char err[256];
+    int rc = disp_webhook_review((const char *)data, size, &out, &v, err, sizeof(err));
+    if (rc) {
+        if (out || v != DISP_WEBHOOK_INVALID || !err[0] ||
+            (rc != MUSTER_EINVAL && rc != MUSTER_ELIMIT))
+            abort();
+        return 0;
+    }
+    json_object *resp = member(out, "response");
+    json_object *uid = member(resp, "uid"), *allowed = member(resp, "allowed");
+    json_object *patch = member(resp, "patch");
+    if (!out || v == DISP_WEBHOOK_INVALID || !uid || !json_object_is_type(uid, json_type_string) ||
+        !allowed || !json_object_get_boolean(allowed) || (v == DISP_WEBHOOK_HELD) != !!patch)
+        abort();
+    if (patch)
+        check_patch(data, size, json_object_get_string(patch));
+    json_object_put(out);
+    return 0;
+}

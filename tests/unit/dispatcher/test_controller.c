@@ -1,0 +1,409 @@
+/* Tests for dispatcher/controller.c: the dispatch loop against an in-process simulated hub
+ * (reached through muster's own client over a loopback socket), with a real SQLite ledger.
+ * A gang is held, admitted, placed, and dispatched through the commit protocol (PodGroup Work,
+ * OverridePolicy, RB patches, Scheduled=True); a restart on the same database dispatches
+ * nothing twice; a finished job releases its usage; a workload naming an unknown queue waits
+ * with the reason on its RB. The integration scripts cover the rest over separate processes. */
+#include "cluster-adapters/kube/client.h"
+#include "cluster-adapters/kube/kubeconfig.h"
+#include "cluster-adapters/sim/hub.h"
+#include "cluster-adapters/sim/resources.h"
+#include "cluster-adapters/sim/store.h"
+#include "dispatcher/controller.h"
+#include "dispatcher/demo.h"
+#include "dispatcher/recovery.h"
+#include "queue/errors.h"
+#include "testing.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static const char scenario_text[] =
+    "clusters:\n"
+    "  - name: east\n"
+    "    nodes: [{count: 4, allocatable: {cpu: \"64\", memory: 512Gi, pods: \"110\", "
+    "nvidia.com/gpu: \"8\"}}]\n"
+    "  - name: west\n"
+    "    nodes: [{count: 1, allocatable: {cpu: \"64\", memory: 512Gi, pods: \"110\", "
+    "nvidia.com/gpu: \"8\"}}]\n"
+    "objects:\n"
+    "  - {apiVersion: v1, kind: Namespace, metadata: {name: team}}\n"
+    "  - apiVersion: policy.karmada.io/v1alpha1\n"
+    "    kind: PropagationPolicy\n"
+    "    metadata: {name: to-muster, namespace: team}\n"
+    "    spec:\n"
+    "      schedulerName: muster\n"
+    "      resourceSelectors: [{apiVersion: batch/v1, kind: Job}]\n"
+    "      placement:\n"
+    "        clusterAffinity: {clusterNames: [east, west]}\n"
+    "        replicaScheduling: {replicaSchedulingType: Divided, replicaDivisionPreference: "
+    "Weighted}\n";
+
+struct env {
+    uv_loop_t loop;
+    uv_timer_t wake;
+    struct sim_hub *hub;
+    struct kube_config kcfg;
+    struct kube_client *kube;
+    struct store *s;
+    struct queue_tree *t;
+    struct ctl *ctl;
+    char db[512];
+    char scenario[512];
+};
+
+static void on_wake(uv_timer_t *h)
+{
+    (void)h;
+}
+
+/* Runs the loop until pred(e) holds or ms pass; returns pred's last value. */
+static int pump_until(struct env *e, int (*pred)(struct env *e, void *arg), void *arg, int ms)
+{
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (;;) {
+        if (pred(e, arg))
+            return 1;
+        uv_run(&e->loop, UV_RUN_ONCE);
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        long el = (t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000;
+        if (el > ms)
+            return pred(e, arg);
+    }
+}
+
+static int synced(struct env *e, void *arg)
+{
+    (void)arg;
+    return ctl_synced(e->ctl);
+}
+
+static void ctl_up(struct env *e)
+{
+    struct queue_tree *t = queue_tree_new();
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    char err[256];
+    CU_ASSERT_EQUAL_FATAL(disp_load(e->s, t, NULL, err, sizeof err), 0);
+    e->t = t;
+    CU_ASSERT_EQUAL_FATAL(disp_demo_seed_queues(e->s, e->t), 0);
+    FILE *quiet = getenv("CTL_TEST_LOG") ? stderr : fopen("/dev/null", "w");
+    struct ctl_options o = {.log = quiet, .backoff_initial_ms = 200};
+    CU_ASSERT_EQUAL_FATAL(ctl_new(&e->loop, e->kube, e->s, e->t, &o, &e->ctl), 0);
+    CU_ASSERT_EQUAL_FATAL(ctl_start(e->ctl), 0);
+    CU_ASSERT_FATAL(pump_until(e, synced, NULL, 10000));
+}
+
+static void stopped(void *ud)
+{
+    *(int *)ud = 1;
+}
+
+static int flag_set(struct env *e, void *arg)
+{
+    (void)e;
+    return *(int *)arg;
+}
+
+static void ctl_down(struct env *e)
+{
+    int done = 0;
+    ctl_stop(e->ctl, 2000, stopped, &done);
+    CU_ASSERT_FATAL(pump_until(e, flag_set, &done, 5000));
+    ctl_free(e->ctl);
+    e->ctl = NULL;
+    queue_tree_free(e->t);
+    e->t = NULL;
+}
+
+static void env_start(struct env *e, const char *name)
+{
+    memset(e, 0, sizeof(*e));
+    signal(SIGPIPE, SIG_IGN);
+    test_tmp_path(e->scenario, sizeof e->scenario, "ctl-scenario.yaml");
+    FILE *f = fopen(e->scenario, "w");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    fputs(scenario_text, f);
+    fclose(f);
+    test_tmp_path(e->db, sizeof e->db, name);
+    remove(e->db);
+    char err[512];
+    CU_ASSERT_EQUAL_FATAL(store_open(e->db, NULL, &e->s, err, sizeof err), 0);
+    CU_ASSERT_EQUAL_FATAL(uv_loop_init(&e->loop), 0);
+    uv_timer_init(&e->loop, &e->wake);
+    uv_timer_start(&e->wake, on_wake, 5, 5);
+    struct sim_hub_config hc = {.server = {.host = "127.0.0.1"}, .scenario = e->scenario};
+    int rc = sim_hub_start(&e->loop, &hc, &e->hub, err, sizeof err);
+    if (rc)
+        fprintf(stderr, "%s\n", err);
+    CU_ASSERT_EQUAL_FATAL(rc, 0);
+    char kc[512];
+    snprintf(kc, sizeof kc,
+             "apiVersion: v1\nkind: Config\ncurrent-context: sim\n"
+             "clusters: [{name: sim, cluster: {server: \"http://127.0.0.1:%d\"}}]\n"
+             "users: [{name: sim, user: {}}]\n"
+             "contexts: [{name: sim, context: {cluster: sim, user: sim}}]\n",
+             sim_hub_port(e->hub));
+    CU_ASSERT_EQUAL_FATAL(kube_config_parse(&e->kcfg, kc, strlen(kc), "test", NULL, err,
+                                            sizeof err),
+                          0);
+    struct kube_client_opts ko = {.qps = -1};
+    CU_ASSERT_EQUAL_FATAL(kube_client_new(&e->loop, &e->kcfg, &ko, &e->kube), 0);
+}
+
+static void env_stop(struct env *e)
+{
+    if (e->ctl)
+        ctl_down(e);
+    kube_client_close(e->kube, NULL, NULL);
+    sim_hub_shutdown(e->hub, NULL, NULL);
+    uv_close((uv_handle_t *)&e->wake, NULL);
+    uv_run(&e->loop, UV_RUN_DEFAULT);
+    CU_ASSERT_EQUAL(uv_loop_close(&e->loop), 0);
+    sim_hub_free(e->hub);
+    kube_config_close(&e->kcfg);
+    store_close(e->s);
+    remove(e->db);
+    remove(e->scenario);
+}
+
+static const struct sim_resource *res(const char *group, const char *version, const char *name)
+{
+    return sim_resource_find(group, strlen(group), version, strlen(version), name, strlen(name));
+}
+
+static void created(int err, const struct kube_response *resp, void *ud)
+{
+    (void)resp;
+    *(int *)ud = err ? 2 : 1;
+}
+
+static void create_job(struct env *e, const char *name, const char *queue, int pods, int gpus,
+                       const char *duration)
+{
+    char text[1536];
+    snprintf(text, sizeof text,
+             "{\"apiVersion\":\"batch/v1\",\"kind\":\"Job\",\"metadata\":{\"name\":\"%s\","
+             "\"namespace\":\"team\",\"labels\":{\"volcano.sh/queue-name\":\"%s\"},"
+             "\"annotations\":{%s%s%s}},\"spec\":{\"parallelism\":%d,\"completions\":%d,"
+             "\"template\":{\"spec\":{\"restartPolicy\":\"Never\",\"containers\":[{\"name\":"
+             "\"main\",\"image\":\"x\",\"resources\":{\"requests\":{\"nvidia.com/gpu\":\"%d\","
+             "\"cpu\":\"4\",\"memory\":\"8Gi\"}}}]}}}}",
+             name, queue, duration ? "\"sim.muster.io/duration\":\"" : "",
+             duration ? duration : "", duration ? "\"" : "", pods, pods, gpus);
+    /* Through the API server, as a user's kubectl would: the hub's detector reacts to it. */
+    struct kube_request req = {.verb = KUBE_CREATE,
+                               .path = "/apis/batch/v1/namespaces/team/jobs",
+                               .body = text};
+    int done = 0;
+    CU_ASSERT_EQUAL_FATAL(kube_request(e->kube, &req, created, &done), 0);
+    CU_ASSERT_FATAL(pump_until(e, flag_set, &done, 5000));
+    CU_ASSERT_EQUAL(done, 1);
+}
+
+static json_object *get_obj(struct env *e, const struct sim_resource *r, const char *ns,
+                            const char *name)
+{
+    json_object *o = NULL, *st = NULL;
+    if (sim_store_get(sim_hub_store(e->hub), r, ns, name, &o, &st))
+        o = NULL;
+    json_object_put(st);
+    return o;
+}
+
+static json_object *at(json_object *o, const char *a, const char *b)
+{
+    json_object *v = NULL, *w = NULL;
+    if (!o || !json_object_object_get_ex(o, a, &v))
+        return NULL;
+    if (!b)
+        return v;
+    return json_object_object_get_ex(v, b, &w) ? w : NULL;
+}
+
+static const char *condition(json_object *rb, const char *type, const char *field)
+{
+    json_object *conds = at(rb, "status", "conditions");
+    for (size_t i = 0; conds && i < json_object_array_length(conds); i++) {
+        json_object *c = json_object_array_get_idx(conds, i);
+        const char *t = json_object_get_string(at(c, "type", NULL));
+        if (t && strcmp(t, type) == 0)
+            return json_object_get_string(at(c, field, NULL));
+    }
+    return NULL;
+}
+
+struct rbwait {
+    const char *name;
+    int want; /* 1 dispatched, 2 waiting with a Scheduled=False condition */
+};
+
+static int rb_state(struct env *e, void *arg)
+{
+    struct rbwait *w = arg;
+    json_object *rb = get_obj(e, res("work.karmada.io", "v1alpha2", "resourcebindings"), "team",
+                              w->name);
+    int ok = 0;
+    if (rb && w->want == 1) {
+        json_object *cl = at(rb, "spec", "clusters");
+        json_object *sched = at(at(rb, "spec", "suspension"), "scheduling", NULL);
+        const char *st = condition(rb, "Scheduled", "status");
+        ok = cl && json_object_array_length(cl) > 0 && sched && !json_object_get_boolean(sched) &&
+             st && strcmp(st, "True") == 0;
+    } else if (rb && w->want == 2) {
+        const char *st = condition(rb, "Scheduled", "status");
+        ok = st && strcmp(st, "False") == 0;
+    }
+    json_object_put(rb);
+    return ok;
+}
+
+struct rowcount {
+    const char *binding;
+    int rows, live;
+    char state[16];
+};
+
+static int count_cb(void *ud, const struct store_ledger_row *r)
+{
+    struct rowcount *c = ud;
+    c->rows++;
+    if (strcmp(r->state, "released") != 0 && strcmp(r->state, "rolledback") != 0) {
+        c->live++;
+    }
+    snprintf(c->state, sizeof c->state, "%s", r->state);
+    return 0;
+}
+
+static struct rowcount rows_of(struct env *e, const char *binding)
+{
+    struct rowcount c = {binding, 0, 0, ""};
+    CU_ASSERT_EQUAL(store_ledger_foreach_binding(e->s, binding, count_cb, &c), 0);
+    return c;
+}
+
+static int ledger_state(struct env *e, void *arg)
+{
+    const char **want = arg;
+    struct rowcount c = rows_of(e, want[0]);
+    return strcmp(c.state, want[1]) == 0;
+}
+
+/* A gang goes out whole through the commit protocol, and a restart does not send it again. */
+static void test_dispatch_and_restart(void)
+{
+    struct env e;
+    env_start(&e, "ctl-dispatch.db");
+    ctl_up(&e);
+    create_job(&e, "train", "nlp", 2, 4, NULL); /* 8 GPUs: west (one node of 8) fits best */
+    struct rbwait w = {"train-job", 1};
+    CU_ASSERT_FATAL(pump_until(&e, rb_state, &w, 10000));
+
+    json_object *rb = get_obj(&e, res("work.karmada.io", "v1alpha2", "resourcebindings"),
+                              "team", "train-job");
+    json_object *cl = at(rb, "spec", "clusters");
+    CU_ASSERT_EQUAL_FATAL(json_object_array_length(cl), 1);
+    const char *cluster = json_object_get_string(at(json_object_array_get_idx(cl, 0), "name",
+                                                    NULL));
+    CU_ASSERT_EQUAL(json_object_get_int(at(json_object_array_get_idx(cl, 0), "replicas", NULL)),
+                    2);
+    CU_ASSERT_PTR_NOT_NULL(at(at(rb, "metadata", "annotations"),
+                              "policy.karmada.io/applied-placement", NULL));
+    CU_ASSERT_STRING_EQUAL(condition(rb, "Scheduled", "reason"), "Success");
+    int64_t gen = json_object_get_int64(at(rb, "metadata", "generation"));
+    /* the PodGroup Work in that cluster, released, and the OverridePolicy */
+    char ns[64];
+    snprintf(ns, sizeof ns, "karmada-es-%s", cluster);
+    json_object *wk = get_obj(&e, res("work.karmada.io", "v1alpha1", "works"), ns,
+                              "muster-pg-team.train-job");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(wk);
+    CU_ASSERT_FALSE(json_object_get_boolean(at(at(wk, "spec", NULL), "suspendDispatching",
+                                               NULL)));
+    json_object *m = json_object_array_get_idx(at(at(wk, "spec", "workload"), "manifests", NULL),
+                                               0);
+    CU_ASSERT_EQUAL(json_object_get_int(at(at(m, "spec", NULL), "minMember", NULL)), 2);
+    json_object_put(wk);
+    json_object *op = get_obj(&e, res("policy.karmada.io", "v1alpha1", "overridepolicies"),
+                              "team", "muster-train-job");
+    CU_ASSERT_PTR_NOT_NULL(op);
+    json_object_put(op);
+    json_object_put(rb);
+    const char *want[] = {"team/train-job", "running"};
+    CU_ASSERT(pump_until(&e, ledger_state, (void *)want, 10000));
+    struct rowcount c = rows_of(&e, "team/train-job");
+    CU_ASSERT_EQUAL(c.rows, 1);
+
+    /* Restart on the same database: reconciled, nothing dispatched again. */
+    ctl_down(&e);
+    ctl_up(&e);
+    for (int i = 0; i < 50; i++)
+        uv_run(&e.loop, UV_RUN_ONCE);
+    c = rows_of(&e, "team/train-job");
+    CU_ASSERT_EQUAL(c.rows, 1);
+    CU_ASSERT_EQUAL(c.live, 1);
+    rb = get_obj(&e, res("work.karmada.io", "v1alpha2", "resourcebindings"), "team",
+                 "train-job");
+    CU_ASSERT_EQUAL(json_object_get_int64(at(rb, "metadata", "generation")), gen);
+    json_object_put(rb);
+    env_stop(&e);
+}
+
+static int64_t gpu_used(struct env *e, const char *queue)
+{
+    struct queue_status st;
+    uint32_t id;
+    if (queue_resnames_find(queue_tree_resnames(e->t), "nvidia.com/gpu", 14, &id))
+        return -1;
+    if (queue_node_status(e->t, queue_tree_find(e->t, queue), &st))
+        return -1;
+    int64_t v = queue_resvec_get(&st.allocated, id);
+    queue_status_close(&st);
+    return v;
+}
+
+/* A finished job releases its queue's usage at once. */
+static void test_release_on_completion(void)
+{
+    struct env e;
+    env_start(&e, "ctl-release.db");
+    ctl_up(&e);
+    create_job(&e, "short", "vision", 1, 2, "1s");
+    const char *want[] = {"team/short-job", "released"};
+    CU_ASSERT(pump_until(&e, ledger_state, (void *)want, 15000));
+    CU_ASSERT_EQUAL(gpu_used(&e, "vision"), 0);
+    env_stop(&e);
+}
+
+/* A workload naming a queue that does not exist waits, held, with the reason on its RB. */
+static void test_unknown_queue_waits(void)
+{
+    struct env e;
+    env_start(&e, "ctl-unknown.db");
+    ctl_up(&e);
+    create_job(&e, "lost", "no-such-queue", 1, 1, NULL);
+    struct rbwait w = {"lost-job", 2};
+    CU_ASSERT_FATAL(pump_until(&e, rb_state, &w, 10000));
+    json_object *rb = get_obj(&e, res("work.karmada.io", "v1alpha2", "resourcebindings"),
+                              "team", "lost-job");
+    CU_ASSERT_STRING_EQUAL(condition(rb, "Scheduled", "reason"), "Unschedulable");
+    const char *msg = condition(rb, "Scheduled", "message");
+    CU_ASSERT_PTR_NOT_NULL(msg && strstr(msg, "no-such-queue"));
+    json_object *cl = at(rb, "spec", "clusters");
+    CU_ASSERT(!cl || json_object_array_length(cl) == 0);
+    json_object *sched = at(at(rb, "spec", "suspension"), "scheduling", NULL);
+    CU_ASSERT(sched && json_object_get_boolean(sched));
+    json_object_put(rb);
+    env_stop(&e);
+}
+
+static CU_TestInfo tests[] = {
+    {"dispatch, then restart", test_dispatch_and_restart},
+    {"release on completion", test_release_on_completion},
+    {"unknown queue waits", test_unknown_queue_waits},
+    CU_TEST_INFO_NULL,
+};
+
+MUSTER_TEST_MAIN("dispatcher/controller", tests)

@@ -1,0 +1,768 @@
+/* Tests for dispatcher/gangobj.c: the commit protocol's objects built from the detector-shaped
+ * RB + template fixtures (tests/fixtures/workloads/), every Work, PodGroup and OverridePolicy
+ * checked against its reference CRD, the overriders applied to the template the way the hub
+ * applies them (RFC 6902), and every RB patch merged onto the RB (RFC 7386) and the result
+ * checked against the ResourceBinding CRD. */
+#include "dispatcher/gangobj.h"
+
+#include "cluster-adapters/kube/schema.h"
+#include "cluster-adapters/sim/patch.h"
+#include "dispatcher/rbpatch.h"
+#include "queue/errors.h"
+#include "queue/mem.h"
+#include "testing.h"
+
+#include <regex.h>
+#include <string.h>
+
+enum { RB, WORK, PODGROUP, POLICY, NSCHEMAS };
+static struct kube_schema *schemas[NSCHEMAS];
+static const struct {
+    const char *file, *version;
+} crds[NSCHEMAS] = {
+    {"karmada_work.karmada.io_resourcebindings.yaml", "v1alpha2"},
+    {"karmada_work.karmada.io_works.yaml", "v1alpha1"},
+    {"volcano_scheduling.volcano.sh_podgroups.yaml", "v1beta1"},
+    {"karmada_policy.karmada.io_overridepolicies.yaml", "v1alpha1"},
+};
+
+static struct queue_resnames *names;
+static struct disp_workload w;
+static json_object *rb, *tmpl;
+
+/* ---- fixtures and helpers ---- */
+
+static void path_of(char *buf, size_t cap, const char *rel)
+{
+    const char *src = getenv("MUSTER_SOURCE_DIR");
+    snprintf(buf, cap, "%s/%s", src ? src : ".", rel);
+}
+
+static void valid_as(int which, json_object *o)
+{
+    if (!schemas[which]) {
+        char rel[256], path[1024], err[512];
+        snprintf(rel, sizeof(rel), "../shared/reference/crds/%s", crds[which].file);
+        path_of(path, sizeof(path), rel);
+        CU_ASSERT_EQUAL_FATAL(
+            kube_schema_load_crd(path, crds[which].version, &schemas[which], err, sizeof(err)), 0);
+    }
+    struct kube_schema_errors errs;
+    kube_schema_errors_init(&errs);
+    int rc = kube_schema_validate(schemas[which], o, &errs);
+    for (size_t i = 0; i < errs.count; i++)
+        fprintf(stderr, "\n%s: %s", crds[which].file, errs.msgs[i]);
+    CU_ASSERT_EQUAL(rc, 0);
+    kube_schema_errors_close(&errs);
+}
+
+/* A Work and the PodGroup it carries, each against its CRD. */
+static void valid_work(json_object *work)
+{
+    CU_ASSERT_PTR_NOT_NULL_FATAL(work);
+    valid_as(WORK, work);
+    json_object *m = NULL, *spec = NULL, *wl = NULL;
+    CU_ASSERT_TRUE_FATAL(json_object_object_get_ex(work, "spec", &spec) &&
+                         json_object_object_get_ex(spec, "workload", &wl) &&
+                         json_object_object_get_ex(wl, "manifests", &m));
+    CU_ASSERT_EQUAL_FATAL(json_object_array_length(m), 1);
+    valid_as(PODGROUP, json_object_array_get_idx(m, 0));
+}
+
+/* The value at a slash-separated path of object keys ("spec/suspension/dispatching"). */
+static json_object *at(json_object *o, const char *path)
+{
+    char key[256];
+    while (o && *path) {
+        const char *slash = strchr(path, '/');
+        size_t len = slash ? (size_t)(slash - path) : strlen(path);
+        snprintf(key, sizeof(key), "%.*s", (int)len, path);
+        if (json_object_is_type(o, json_type_array))
+            o = json_object_array_get_idx(o, (size_t)strtoul(key, NULL, 10));
+        else if (!json_object_object_get_ex(o, key, &o))
+            o = NULL;
+        path += len + (slash ? 1 : 0);
+    }
+    return o;
+}
+
+static const char *s_at(json_object *o, const char *path)
+{
+    json_object *v = at(o, path);
+    return v && json_object_is_type(v, json_type_string) ? json_object_get_string(v) : "<none>";
+}
+
+static void equal_json(json_object *got, const char *want_text)
+{
+    json_object *want = json_tokener_parse(want_text);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(want);
+    int eq = json_object_equal(got, want);
+    if (!eq)
+        fprintf(stderr, "\n got: %s\nwant: %s\n",
+                json_object_to_json_string_ext(got, JSON_C_TO_STRING_PLAIN |
+                                                        JSON_C_TO_STRING_NOSLASHESCAPE),
+                json_object_to_json_string_ext(want, JSON_C_TO_STRING_PLAIN |
+                                                         JSON_C_TO_STRING_NOSLASHESCAPE));
+    CU_ASSERT_TRUE(eq);
+    json_object_put(want);
+}
+
+static void reread(void);
+
+/* Reads fixture pair `kind` into rb, tmpl and w. */
+static void load(const char *kind)
+{
+    char rel[256], path[1024], err[256];
+    json_object_put(rb);
+    json_object_put(tmpl);
+    snprintf(rel, sizeof(rel), "tests/fixtures/workloads/%s-rb.json", kind);
+    path_of(path, sizeof(path), rel);
+    rb = json_object_from_file(path);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(rb);
+    snprintf(rel, sizeof(rel), "tests/fixtures/workloads/%s.yaml", kind);
+    path_of(path, sizeof(path), rel);
+    json_object *docs = NULL;
+    CU_ASSERT_EQUAL_FATAL(kube_schema_read_yaml(path, &docs, err, sizeof(err)), 0);
+    tmpl = json_object_get(json_object_array_get_idx(docs, 0));
+    json_object_put(docs);
+    reread();
+}
+
+static void reread(void)
+{
+    if (!names) {
+        names = queue_resnames_new();
+        CU_ASSERT_PTR_NOT_NULL_FATAL(names);
+        CU_ASSERT_EQUAL_FATAL(disp_workload_init(&w), 0);
+    }
+    int rc = disp_workload_read(&w, names, rb, tmpl);
+    if (rc)
+        fprintf(stderr, "\n%s\n", w.message);
+    CU_ASSERT_EQUAL_FATAL(rc, 0);
+}
+
+static struct gang_input input(const struct gang_share *shares, uint32_t n)
+{
+    struct gang_input in = {.rb = rb,
+                            .w = &w,
+                            .names = names,
+                            .shares = shares,
+                            .nshares = n,
+                            .pod_scheduler = "volcano",
+                            .tmpl = tmpl};
+    return in;
+}
+
+static json_object *merged(json_object *target, json_object *patch)
+{
+    json_object *out = NULL;
+    CU_ASSERT_PTR_NOT_NULL_FATAL(patch);
+    CU_ASSERT_EQUAL_FATAL(sim_merge_patch(target, patch, &out), 0);
+    return out;
+}
+
+/* Applies the plaintext overriders of the policy's rule for cluster to tmpl, as Karmada (and
+ * the sim's binding controller) does, and returns the overridden template. */
+static json_object *overridden(json_object *policy, const char *cluster)
+{
+    json_object *rules = at(policy, "spec/overrideRules"), *ops = json_object_new_array();
+    for (size_t r = 0; r < json_object_array_length(rules); r++) {
+        json_object *rule = json_object_array_get_idx(rules, r);
+        if (strcmp(s_at(rule, "targetCluster/clusterNames/0"), cluster) != 0)
+            continue;
+        json_object *plain = at(rule, "overriders/plaintext");
+        for (size_t p = 0; p < json_object_array_length(plain); p++) {
+            json_object *o = json_object_array_get_idx(plain, p), *op = json_object_new_object();
+            json_object_object_add(op, "op", json_object_new_string(s_at(o, "operator")));
+            json_object_object_add(op, "path", json_object_new_string(s_at(o, "path")));
+            json_object_object_add(op, "value", json_object_get(at(o, "value")));
+            json_object_array_add(ops, op);
+        }
+    }
+    CU_ASSERT_EQUAL(json_object_array_length(ops), 2);
+    json_object *out = NULL;
+    char err[256] = "";
+    int rc = sim_json_patch(tmpl, ops, &out, err, sizeof(err));
+    if (rc)
+        fprintf(stderr, "\njson patch: %s\n", err);
+    CU_ASSERT_EQUAL_FATAL(rc, 0);
+    json_object_put(ops);
+    return out;
+}
+
+static int dns_subdomain(const char *s)
+{
+    regex_t re;
+    CU_ASSERT_EQUAL_FATAL(
+        regcomp(&re, "^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$",
+                REG_EXTENDED | REG_NOSUB),
+        0);
+    int ok = regexec(&re, s, 0, NULL, 0) == 0 && strlen(s) <= 253;
+    regfree(&re);
+    return ok;
+}
+
+/* ---- names ---- */
+
+static void test_names(void)
+{
+    char a[GANG_NAME_MAX + 1], b[GANG_NAME_MAX + 1];
+    CU_ASSERT_EQUAL(gang_podgroup_name("web-deployment", a, sizeof(a)), 0);
+    CU_ASSERT_STRING_EQUAL(a, "muster-web-deployment");
+    CU_ASSERT_EQUAL(gang_policy_name("web-deployment", a, sizeof(a)), 0);
+    CU_ASSERT_STRING_EQUAL(a, "muster-web-deployment");
+    CU_ASSERT_EQUAL(gang_work_name("team-a", "web-deployment", a, sizeof(a)), 0);
+    CU_ASSERT_STRING_EQUAL(a, "muster-pg-team-a.web-deployment");
+    /* Same RB name in two namespaces: two Works in the same karmada-es-<cluster>. */
+    CU_ASSERT_EQUAL(gang_work_name("team-b", "web-deployment", b, sizeof(b)), 0);
+    CU_ASSERT_STRING_NOT_EQUAL(a, b);
+
+    /* Two 300-character names that differ only past the cut. */
+    char long1[301], long2[301];
+    memset(long1, 'x', 300);
+    long1[300] = '\0';
+    memcpy(long2, long1, sizeof(long1));
+    long2[299] = 'y';
+    long1[245] = long2[245] = '-'; /* where the cut falls: the '-' must not end the kept part */
+    CU_ASSERT_EQUAL(gang_podgroup_name(long1, a, sizeof(a)), 0);
+    CU_ASSERT_EQUAL(gang_podgroup_name(long2, b, sizeof(b)), 0);
+    CU_ASSERT_STRING_NOT_EQUAL(a, b);
+    CU_ASSERT_TRUE(strlen(a) <= GANG_NAME_MAX && strlen(b) <= GANG_NAME_MAX);
+    CU_ASSERT_TRUE(dns_subdomain(a) && dns_subdomain(b));
+    CU_ASSERT_NSTRING_EQUAL(a, "muster-xxx", 10);
+    CU_ASSERT_EQUAL(strspn(a + strlen(a) - 10, "0123456789abcdef"), 10);
+    /* Stable: the same name again gives the same cut. */
+    char again[GANG_NAME_MAX + 1];
+    CU_ASSERT_EQUAL(gang_podgroup_name(long1, again, sizeof(again)), 0);
+    CU_ASSERT_STRING_EQUAL(a, again);
+    CU_ASSERT_EQUAL(gang_work_name("team-a", long1, a, sizeof(a)), 0);
+    CU_ASSERT_EQUAL(gang_work_name("team-a", long2, b, sizeof(b)), 0);
+    CU_ASSERT_STRING_NOT_EQUAL(a, b);
+    CU_ASSERT_EQUAL(strlen(a), GANG_NAME_MAX);
+    CU_ASSERT_TRUE(dns_subdomain(a) && dns_subdomain(b));
+    /* A dot at the cut is trimmed too. */
+    long1[245] = 'x';
+    long1[246] = '.';
+    CU_ASSERT_EQUAL(gang_policy_name(long1, a, sizeof(a)), 0);
+    CU_ASSERT_TRUE(dns_subdomain(a));
+
+    char small[8];
+    CU_ASSERT_EQUAL(gang_podgroup_name("web-deployment", small, sizeof(small)), MUSTER_ENOSPC);
+    CU_ASSERT_STRING_EQUAL(small, "");
+    CU_ASSERT_EQUAL(gang_podgroup_name("", a, sizeof(a)), MUSTER_EINVAL);
+    CU_ASSERT_EQUAL(gang_work_name(NULL, "x", a, sizeof(a)), MUSTER_EINVAL);
+}
+
+/* ---- Works ---- */
+
+static void test_deployment_work(void)
+{
+    load("deployment");
+    CU_ASSERT_TRUE(gang_needs_objects(&w));
+    struct gang_share shares[] = {{"member1", 3}, {"member2", 1}};
+    struct gang_input in = input(shares, 2);
+    char why[256];
+    CU_ASSERT_EQUAL(gang_input_check(&in, why, sizeof(why)), 0);
+
+    json_object *work = gang_podgroup_work(&in, 0, 1);
+    valid_work(work);
+    equal_json(work,
+               "{\"apiVersion\":\"work.karmada.io/v1alpha1\",\"kind\":\"Work\","
+               "\"metadata\":{\"name\":\"muster-pg-team-a.web-deployment\","
+               "\"namespace\":\"karmada-es-member1\","
+               "\"labels\":{\"app.kubernetes.io/managed-by\":\"muster\","
+               "\"resourcebinding.karmada.io/permanent-id\":"
+               "\"b7f3a1c9-2d4e-4f6a-8b0c-9d1e2f3a4b5c\"},"
+               "\"annotations\":{\"scheduling.muster.io/binding\":\"team-a/web-deployment\"}},"
+               "\"spec\":{\"suspendDispatching\":true,\"workload\":{\"manifests\":[{"
+               "\"apiVersion\":\"scheduling.volcano.sh/v1beta1\",\"kind\":\"PodGroup\","
+               "\"metadata\":{\"name\":\"muster-web-deployment\",\"namespace\":\"team-a\","
+               "\"labels\":{\"app.kubernetes.io/managed-by\":\"muster\","
+               "\"resourcebinding.karmada.io/permanent-id\":"
+               "\"b7f3a1c9-2d4e-4f6a-8b0c-9d1e2f3a4b5c\"},"
+               "\"annotations\":{\"scheduling.muster.io/binding\":\"team-a/web-deployment\"}},"
+               "\"spec\":{\"minMember\":3,\"minResources\":{\"cpu\":\"6\",\"memory\":\"12Gi\"},"
+               "\"queue\":\"team-a\"}}]}}}");
+    json_object_put(work);
+
+    work = gang_podgroup_work(&in, 1, 0);
+    valid_work(work);
+    CU_ASSERT_STRING_EQUAL(s_at(work, "metadata/namespace"), "karmada-es-member2");
+    CU_ASSERT_FALSE(json_object_get_boolean(at(work, "spec/suspendDispatching")));
+    json_object *pg = at(work, "spec/workload/manifests/0");
+    CU_ASSERT_EQUAL(json_object_get_int(at(pg, "spec/minMember")), 1);
+    CU_ASSERT_STRING_EQUAL(s_at(pg, "spec/minResources/cpu"), "2");
+    CU_ASSERT_STRING_EQUAL(s_at(pg, "spec/minResources/memory"), "4Gi");
+
+    /* Lifting the Work's own barrier leaves a valid Work. */
+    json_object *p = gang_patch_work_release();
+    equal_json(p, "{\"spec\":{\"suspendDispatching\":false}}");
+    json_object *lifted = merged(work, p);
+    CU_ASSERT_FALSE(json_object_get_boolean(at(lifted, "spec/suspendDispatching")));
+    valid_work(lifted);
+    json_object_put(lifted);
+    json_object_put(p);
+    json_object_put(work);
+
+    CU_ASSERT_PTR_NULL(gang_podgroup_work(&in, 2, 1)); /* no such share */
+
+    /* The request vector is muster's allocation: when it fails, no half-built Work. */
+    muster_mem_fail_after(0);
+    CU_ASSERT_PTR_NULL(gang_podgroup_work(&in, 0, 1));
+    muster_mem_fail_after(-1);
+    muster_mem_reset();
+}
+
+/* A gang smaller than its replicas: each cluster's group holds ceil(share x min / replicas). */
+static void test_job_work_min_member(void)
+{
+    load("job"); /* parallelism 3, min-member 2, PriorityClass high-priority, queue batch */
+    struct gang_share one[] = {{"member1", 3}};
+    struct gang_input in = input(one, 1);
+    json_object *work = gang_podgroup_work(&in, 0, 1);
+    valid_work(work);
+    json_object *pg = at(work, "spec/workload/manifests/0");
+    equal_json(at(pg, "spec"), "{\"minMember\":2,\"minResources\":{\"cpu\":\"1500m\","
+                               "\"memory\":\"3Gi\",\"nvidia.com/gpu\":\"3\"},"
+                               "\"queue\":\"batch\",\"priorityClassName\":\"high-priority\"}");
+    CU_ASSERT_STRING_EQUAL(s_at(pg, "metadata/namespace"), "team-b");
+    json_object_put(work);
+
+    struct gang_share two[] = {{"member1", 2}, {"member2", 1}};
+    in = input(two, 2);
+    int32_t sum = 0;
+    for (uint32_t i = 0; i < 2; i++) {
+        work = gang_podgroup_work(&in, i, 1);
+        valid_work(work);
+        int32_t m = json_object_get_int(at(work, "spec/workload/manifests/0/spec/minMember"));
+        CU_ASSERT_EQUAL(m, i == 0 ? 2 : 1);
+        sum += m;
+        json_object_put(work);
+    }
+    CU_ASSERT_TRUE(sum >= w.min_member); /* every group holding means the gang holds */
+}
+
+static void test_input_check(void)
+{
+    load("deployment");
+    char why[256];
+    struct gang_share wrong_sum[] = {{"member1", 3}};
+    struct gang_input in = input(wrong_sum, 1);
+    CU_ASSERT_EQUAL(gang_input_check(&in, why, sizeof(why)), MUSTER_EINVAL);
+    CU_ASSERT_PTR_NOT_NULL(strstr(why, "add up to 3 replicas, the gang has 4"));
+    CU_ASSERT_PTR_NULL(gang_podgroup_work(&in, 0, 1));
+    CU_ASSERT_PTR_NULL(gang_override_policy(&in));
+
+    struct gang_share zero[] = {{"member1", 4}, {"member2", 0}};
+    in = input(zero, 2);
+    CU_ASSERT_EQUAL(gang_input_check(&in, why, sizeof(why)), MUSTER_EINVAL);
+    CU_ASSERT_PTR_NOT_NULL(strstr(why, "member2"));
+
+    struct gang_share ok[] = {{"member1", 4}};
+    in = input(ok, 1);
+    in.tmpl = NULL;
+    CU_ASSERT_EQUAL(gang_input_check(&in, why, sizeof(why)), MUSTER_EINVAL);
+    CU_ASSERT_PTR_NULL(gang_override_policy(&in));
+
+    /* Without the permanent id Karmada could never collect the Works: refuse to build them. */
+    json_object_object_del(at(rb, "metadata/labels"), DISP_WORKLOAD_PERMANENT_ID_LABEL);
+    reread();
+    in = input(ok, 1);
+    CU_ASSERT_EQUAL(gang_input_check(&in, why, sizeof(why)), MUSTER_EINVAL);
+    CU_ASSERT_PTR_NOT_NULL(strstr(why, "permanent-id"));
+    CU_ASSERT_PTR_NULL(gang_podgroup_work(&in, 0, 1));
+}
+
+/* ---- OverridePolicy ---- */
+
+static void test_deployment_policy(void)
+{
+    load("deployment");
+    struct gang_share shares[] = {{"member1", 3}, {"member2", 1}};
+    struct gang_input in = input(shares, 2);
+    json_object *op = gang_override_policy(&in);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(op);
+    valid_as(POLICY, op);
+    /* The pod template has metadata (labels) but no annotations: the whole object is added. */
+    const char *rule = "{\"targetCluster\":{\"clusterNames\":[\"%s\"]},\"overriders\":{"
+                       "\"plaintext\":[{\"path\":\"/spec/template/metadata/annotations\","
+                       "\"operator\":\"add\",\"value\":{\"scheduling.k8s.io/group-name\":"
+                       "\"muster-web-deployment\"}},{\"path\":\"/spec/template/spec/"
+                       "schedulerName\",\"operator\":\"add\",\"value\":\"volcano\"}]}}";
+    char r1[512], r2[512], want[4096];
+    snprintf(r1, sizeof(r1), rule, "member1");
+    snprintf(r2, sizeof(r2), rule, "member2");
+    snprintf(want, sizeof(want),
+             "{\"apiVersion\":\"policy.karmada.io/v1alpha1\",\"kind\":\"OverridePolicy\","
+             "\"metadata\":{\"name\":\"muster-web-deployment\",\"namespace\":\"team-a\","
+             "\"labels\":{\"app.kubernetes.io/managed-by\":\"muster\","
+             "\"resourcebinding.karmada.io/permanent-id\":"
+             "\"b7f3a1c9-2d4e-4f6a-8b0c-9d1e2f3a4b5c\"},"
+             "\"annotations\":{\"scheduling.muster.io/binding\":\"team-a/web-deployment\"},"
+             "\"ownerReferences\":[{\"apiVersion\":\"apps/v1\",\"kind\":\"Deployment\","
+             "\"name\":\"web\",\"uid\":\"6a1f0c2e-0d4b-4f5e-9a3c-1b2d3e4f5a6b\"}]},"
+             "\"spec\":{\"resourceSelectors\":[{\"apiVersion\":\"apps/v1\",\"kind\":"
+             "\"Deployment\",\"namespace\":\"team-a\",\"name\":\"web\"}],"
+             "\"overrideRules\":[%s,%s]}}",
+             r1, r2);
+    equal_json(op, want);
+    json_object *t = overridden(op, "member2");
+    json_object *ann = at(t, "spec/template/metadata/annotations");
+    json_object *v = NULL;
+    CU_ASSERT_TRUE(json_object_object_get_ex(ann, GANG_GROUP_NAME_ANNOTATION, &v));
+    CU_ASSERT_STRING_EQUAL(json_object_get_string(v), "muster-web-deployment");
+    CU_ASSERT_STRING_EQUAL(s_at(t, "spec/template/spec/schedulerName"), "volcano");
+    CU_ASSERT_STRING_EQUAL(s_at(t, "spec/template/metadata/labels/app"), "web");
+    json_object_put(t);
+    json_object_put(op);
+}
+
+/* A user's pod-template annotation survives the overrider. */
+static void test_existing_annotation_kept(void)
+{
+    load("deployment");
+    json_object *ann = json_object_new_object();
+    json_object_object_add(ann, "prometheus.io/scrape", json_object_new_string("true"));
+    json_object_object_add(at(tmpl, "spec/template/metadata"), "annotations", ann);
+    struct gang_share shares[] = {{"member1", 4}};
+    struct gang_input in = input(shares, 1);
+    json_object *op = gang_override_policy(&in);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(op);
+    valid_as(POLICY, op);
+    json_object *plain = at(op, "spec/overrideRules/0/overriders/plaintext");
+    equal_json(json_object_array_get_idx(plain, 0),
+               "{\"path\":\"/spec/template/metadata/annotations/scheduling.k8s.io~1group-name\","
+               "\"operator\":\"add\",\"value\":\"muster-web-deployment\"}");
+    json_object *t = overridden(op, "member1");
+    equal_json(at(t, "spec/template/metadata/annotations"),
+               "{\"prometheus.io/scrape\":\"true\","
+               "\"scheduling.k8s.io/group-name\":\"muster-web-deployment\"}");
+    json_object_put(t);
+    json_object_put(op);
+}
+
+/* A batch Job whose pod template has no metadata at all: the overrider adds metadata whole. */
+static void test_job_policy_without_pod_metadata(void)
+{
+    load("job");
+    CU_ASSERT_PTR_NULL(at(tmpl, "spec/template/metadata"));
+    struct gang_share shares[] = {{"member1", 3}};
+    struct gang_input in = input(shares, 1);
+    json_object *op = gang_override_policy(&in);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(op);
+    valid_as(POLICY, op);
+    CU_ASSERT_STRING_EQUAL(s_at(op, "spec/overrideRules/0/overriders/plaintext/0/path"),
+                           "/spec/template/metadata");
+    json_object *t = overridden(op, "member1");
+    equal_json(at(t, "spec/template/metadata"),
+               "{\"annotations\":{\"scheduling.k8s.io/group-name\":\"muster-etl-job\"}}");
+    CU_ASSERT_STRING_EQUAL(s_at(t, "spec/template/spec/schedulerName"), "volcano");
+    CU_ASSERT_STRING_EQUAL(s_at(t, "spec/template/spec/restartPolicy"), "Never");
+    json_object_put(t);
+    json_object_put(op);
+}
+
+static void test_pod_paths(void)
+{
+    load("pod");
+    struct gang_share shares[] = {{"member3", 1}};
+    struct gang_input in = input(shares, 1);
+    in.pod_scheduler = "volcano-custom";
+    json_object *work = gang_podgroup_work(&in, 0, 1);
+    valid_work(work);
+    CU_ASSERT_STRING_EQUAL(s_at(work, "spec/workload/manifests/0/spec/queue"), "default");
+    json_object_put(work);
+
+    json_object *op = gang_override_policy(&in);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(op);
+    valid_as(POLICY, op);
+    equal_json(at(op, "spec/overrideRules/0/overriders/plaintext"),
+               "[{\"path\":\"/metadata/annotations\",\"operator\":\"add\",\"value\":"
+               "{\"scheduling.k8s.io/group-name\":\"muster-debug-pod\"}},"
+               "{\"path\":\"/spec/schedulerName\",\"operator\":\"add\","
+               "\"value\":\"volcano-custom\"}]");
+    json_object *t = overridden(op, "member3");
+    CU_ASSERT_STRING_EQUAL(s_at(t, "spec/schedulerName"), "volcano-custom");
+    json_object *v = NULL;
+    CU_ASSERT_TRUE(
+        json_object_object_get_ex(at(t, "metadata/annotations"), GANG_GROUP_NAME_ANNOTATION, &v));
+    CU_ASSERT_STRING_EQUAL(json_object_get_string(v), "muster-debug-pod");
+    CU_ASSERT_STRING_EQUAL(s_at(t, "metadata/name"), "debug");
+    json_object_put(t);
+    json_object_put(op);
+
+    /* With annotations on the Pod: one key under them, the others kept. */
+    json_object *ann = json_object_new_object();
+    json_object_object_add(ann, "owner", json_object_new_string("sre"));
+    json_object_object_add(at(tmpl, "metadata"), "annotations", ann);
+    op = gang_override_policy(&in);
+    valid_as(POLICY, op);
+    CU_ASSERT_STRING_EQUAL(s_at(op, "spec/overrideRules/0/overriders/plaintext/0/path"),
+                           "/metadata/annotations/scheduling.k8s.io~1group-name");
+    t = overridden(op, "member3");
+    equal_json(at(t, "metadata/annotations"),
+               "{\"owner\":\"sre\",\"scheduling.k8s.io/group-name\":\"muster-debug-pod\"}");
+    json_object_put(t);
+    json_object_put(op);
+}
+
+static void test_vcjob_gets_no_objects(void)
+{
+    load("vcjob");
+    CU_ASSERT_FALSE(gang_needs_objects(&w));
+    /* The whole job to one cluster: every task's replicas (2 + 4), not the components' 2 + 3. */
+    CU_ASSERT_EQUAL(w.replicas, 6);
+    struct gang_share shares[] = {{"member1", 6}};
+    struct gang_input in = input(shares, 1);
+    char why[256];
+    int rc = gang_input_check(&in, why, sizeof(why));
+    if (rc)
+        fprintf(stderr, "\n%s\n", why);
+    CU_ASSERT_EQUAL(rc, 0);
+    CU_ASSERT_PTR_NULL(gang_podgroup_work(&in, 0, 1));
+    CU_ASSERT_PTR_NULL(gang_override_policy(&in));
+    /* It is still placed and released with the same RB patches. */
+    json_object *p = gang_patch_assign(&in, 1);
+    json_object *out = merged(rb, p);
+    equal_json(at(out, "spec/clusters"), "[{\"name\":\"member1\",\"replicas\":6}]");
+    valid_as(RB, out);
+    json_object_put(out);
+    json_object_put(p);
+}
+
+/* ---- RB patches ---- */
+
+static void test_assign_patch(void)
+{
+    load("deployment");
+    struct gang_share shares[] = {{"member1", 3}, {"member2", 1}};
+    struct gang_input in = input(shares, 2);
+    json_object *p = gang_patch_assign(&in, 1);
+    json_object *out = merged(rb, p);
+    valid_as(RB, out);
+    equal_json(at(out, "spec/clusters"),
+               "[{\"name\":\"member1\",\"replicas\":3},{\"name\":\"member2\",\"replicas\":1}]");
+    CU_ASSERT_TRUE(json_object_get_boolean(at(out, "spec/suspension/scheduling")));
+    CU_ASSERT_TRUE(json_object_get_boolean(at(out, "spec/suspension/dispatching")));
+    /* The annotation is spec.placement's JSON text, as karmada-scheduler writes it. */
+    json_object *ann = at(out, "metadata/annotations"), *text = NULL;
+    CU_ASSERT_TRUE_FATAL(json_object_object_get_ex(ann, GANG_APPLIED_PLACEMENT_ANNOTATION, &text));
+    json_object *placement = json_tokener_parse(json_object_get_string(text));
+    CU_ASSERT_TRUE(json_object_equal(placement, at(rb, "spec/placement")));
+    CU_ASSERT_PTR_NULL(strchr(json_object_get_string(text), ' '));
+    json_object_put(placement);
+    CU_ASSERT_EQUAL(json_object_object_length(ann), 3); /* the policy's two are kept */
+    json_object_put(out);
+    json_object_put(p);
+
+    /* No barrier: the patch says nothing about suspension. */
+    p = gang_patch_assign(&in, 0);
+    CU_ASSERT_PTR_NULL(at(p, "spec/suspension"));
+    out = merged(rb, p);
+    CU_ASSERT_PTR_NULL(at(out, "spec/suspension/dispatching"));
+    valid_as(RB, out);
+    json_object_put(out);
+    json_object_put(p);
+
+    /* The Job RB's dispatchingOnClusters survives the barrier. */
+    load("job");
+    struct gang_share one[] = {{"member2", 3}};
+    in = input(one, 1);
+    p = gang_patch_assign(&in, 1);
+    out = merged(rb, p);
+    valid_as(RB, out);
+    CU_ASSERT_TRUE(json_object_get_boolean(at(out, "spec/suspension/dispatching")));
+    CU_ASSERT_STRING_EQUAL(s_at(out, "spec/suspension/dispatchingOnClusters/clusterNames/0"),
+                           "member2");
+    json_object_put(out);
+    json_object_put(p);
+}
+
+/* Step 4 restores dispatching to what the user had: absent, false or true. */
+static void test_release_restores_dispatching(void)
+{
+    load("deployment");
+    struct gang_share shares[] = {{"member1", 4}};
+    struct gang_input in = input(shares, 1);
+    json_object *p = gang_patch_assign(&in, 1);
+    json_object *barred = merged(rb, p);
+    json_object_put(p);
+    static const struct {
+        int user;
+        const char *want; /* JSON of spec.suspension after step 4 */
+    } cases[] = {
+        {-1, "{\"scheduling\":false}"},
+        {0, "{\"scheduling\":false,\"dispatching\":false}"},
+        {1, "{\"scheduling\":false,\"dispatching\":true}"},
+        {-2, "{\"scheduling\":false,\"dispatching\":true}"}, /* not muster's barrier */
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        p = gang_patch_release(cases[i].user);
+        json_object *out = merged(barred, p);
+        equal_json(at(out, "spec/suspension"), cases[i].want);
+        CU_ASSERT_PTR_NOT_NULL(at(out, "spec/clusters"));
+        valid_as(RB, out);
+        json_object_put(out);
+        json_object_put(p);
+    }
+    p = gang_patch_release(-2);
+    equal_json(p, "{\"spec\":{\"suspension\":{\"scheduling\":false}}}");
+    json_object_put(p);
+    CU_ASSERT_PTR_NULL(gang_patch_release(7));
+
+    p = gang_patch_resume();
+    equal_json(p, "{\"spec\":{\"suspension\":{\"scheduling\":false}}}");
+    json_object *out = merged(rb, p);
+    valid_as(RB, out);
+    json_object_put(out);
+    json_object_put(p);
+    json_object_put(barred);
+}
+
+static void test_rollback_patches(void)
+{
+    load("job"); /* the user has dispatching false and dispatchingOnClusters */
+    struct gang_share shares[] = {{"member1", 3}};
+    struct gang_input in = input(shares, 1);
+    json_object *p = gang_patch_assign(&in, 1);
+    json_object *placed = merged(rb, p);
+    json_object_put(p);
+    p = gang_patch_release(0);
+    json_object *released = merged(placed, p);
+    json_object_put(p);
+    json_object_put(placed);
+
+    p = gang_patch_rollback_barrier();
+    equal_json(p, "{\"spec\":{\"suspension\":{\"dispatching\":true}}}");
+    json_object *barred = merged(released, p);
+    valid_as(RB, barred);
+    CU_ASSERT_TRUE(json_object_get_boolean(at(barred, "spec/suspension/dispatching")));
+    json_object_put(p);
+
+    p = gang_patch_rollback_clear(0);
+    json_object *out = merged(barred, p);
+    valid_as(RB, out);
+    CU_ASSERT_PTR_NULL(at(out, "spec/clusters"));
+    json_object *ann = at(out, "metadata/annotations");
+    CU_ASSERT_FALSE(json_object_object_get_ex(ann, GANG_APPLIED_PLACEMENT_ANNOTATION, NULL));
+    CU_ASSERT_TRUE(json_object_object_get_ex(ann, "propagationpolicy.karmada.io/name", NULL));
+    equal_json(at(out, "spec/suspension"),
+               "{\"scheduling\":true,\"dispatching\":false,"
+               "\"dispatchingOnClusters\":{\"clusterNames\":[\"member2\"]}}");
+    /* Back to exactly the RB as the detector and webhook left it. */
+    CU_ASSERT_TRUE(json_object_equal(out, rb));
+    json_object_put(out);
+    json_object_put(p);
+
+    p = gang_patch_rollback_clear(-1);
+    out = merged(barred, p);
+    CU_ASSERT_PTR_NULL(at(out, "spec/suspension/dispatching"));
+    valid_as(RB, out);
+    json_object_put(out);
+    json_object_put(p);
+    CU_ASSERT_PTR_NULL(gang_patch_rollback_clear(3));
+    json_object_put(released);
+    json_object_put(barred);
+}
+
+/* ---- status ---- */
+
+static json_object *condition(json_object *o, const char *type)
+{
+    json_object *conds = at(o, "status/conditions");
+    for (size_t i = 0; conds && i < json_object_array_length(conds); i++) {
+        json_object *c = json_object_array_get_idx(conds, i);
+        if (strcmp(s_at(c, "type"), type) == 0)
+            return c;
+    }
+    return NULL;
+}
+
+static void test_status_scheduled(void)
+{
+    char path[1024];
+    path_of(path, sizeof(path), "tests/fixtures/objects/resourcebinding.json");
+    json_object *scheduled = json_object_from_file(path); /* Scheduled=True, FullyApplied */
+    CU_ASSERT_PTR_NOT_NULL_FATAL(scheduled);
+    json_object *p = gang_status_scheduled(scheduled, "2026-11-22T03:00:00Z");
+    json_object *out = merged(scheduled, p);
+    valid_as(RB, out);
+    json_object *c = condition(out, "Scheduled");
+    /* Already True: the transition time is kept. */
+    CU_ASSERT_STRING_EQUAL(s_at(c, "lastTransitionTime"), "2026-11-21T09:12:46Z");
+    CU_ASSERT_STRING_EQUAL(s_at(c, "message"), GANG_SCHEDULED_MESSAGE);
+    CU_ASSERT_STRING_EQUAL(s_at(out, "status/lastScheduledTime"), "2026-11-22T03:00:00Z");
+    CU_ASSERT_EQUAL(json_object_get_int(at(out, "status/schedulerObservedGeneration")), 3);
+    CU_ASSERT_TRUE(
+        json_object_equal(condition(out, "FullyApplied"), condition(scheduled, "FullyApplied")));
+    CU_ASSERT_EQUAL(json_object_array_length(at(out, "status/conditions")), 2);
+    json_object_put(out);
+    json_object_put(p);
+
+    /* From waiting (False): the status flips and the transition time is now. */
+    CU_ASSERT_EQUAL(
+        disp_rbpatch_waiting(scheduled, "QuotaExceeded", "queue full", "2026-11-22T02:00:00Z", &p),
+        0);
+    json_object *waiting = merged(scheduled, p);
+    json_object_put(p);
+    p = gang_status_scheduled(waiting, "2026-11-22T03:00:00Z");
+    equal_json(p, "{\"status\":{\"conditions\":[{\"type\":\"Scheduled\",\"status\":\"True\","
+                  "\"reason\":\"Success\",\"message\":\"Binding has been scheduled "
+                  "successfully.\",\"lastTransitionTime\":\"2026-11-22T03:00:00Z\","
+                  "\"observedGeneration\":3},{\"type\":\"FullyApplied\",\"status\":\"False\","
+                  "\"reason\":\"FullyAppliedFailed\",\"message\":\"Failed to apply all "
+                  "works, see status.aggregatedStatus for details\","
+                  "\"lastTransitionTime\":\"2026-11-21T09:13:02+01:00\"}],"
+                  "\"schedulerObservedGeneration\":3,"
+                  "\"lastScheduledTime\":\"2026-11-22T03:00:00Z\"}}");
+    out = merged(waiting, p);
+    valid_as(RB, out);
+    json_object_put(out);
+    json_object_put(p);
+    json_object_put(waiting);
+
+    /* A fresh RB (no status at all) gets one condition. */
+    load("deployment");
+    p = gang_status_scheduled(rb, "2026-11-22T03:00:00Z");
+    out = merged(rb, p);
+    valid_as(RB, out);
+    CU_ASSERT_EQUAL(json_object_array_length(at(out, "status/conditions")), 1);
+    CU_ASSERT_EQUAL(json_object_get_int(at(out, "status/schedulerObservedGeneration")), 1);
+    json_object_put(out);
+    json_object_put(p);
+    json_object_put(scheduled);
+}
+
+static void test_cleanup(void)
+{
+    for (int i = 0; i < NSCHEMAS; i++) {
+        kube_schema_free(schemas[i]);
+        schemas[i] = NULL;
+    }
+    json_object_put(rb);
+    json_object_put(tmpl);
+    rb = tmpl = NULL;
+    disp_workload_close(&w);
+    queue_resnames_free(names);
+    names = NULL;
+}
+
+static CU_TestInfo tests[] = {
+    {"names: prefixed, namespaced Works, long names cut and hashed apart", test_names},
+    {"Deployment: one PodGroup Work per share, exact", test_deployment_work},
+    {"Job: min-member below the gang scales per share", test_job_work_min_member},
+    {"input check refuses what would build wrong objects", test_input_check},
+    {"Deployment OverridePolicy, applied to the template", test_deployment_policy},
+    {"an existing pod-template annotation survives", test_existing_annotation_kept},
+    {"Job without pod-template metadata", test_job_policy_without_pod_metadata},
+    {"Pod paths", test_pod_paths},
+    {"Volcano Job: neither Work nor policy", test_vcjob_gets_no_objects},
+    {"step 2: clusters, applied placement, barrier", test_assign_patch},
+    {"step 4 restores dispatching; resume", test_release_restores_dispatching},
+    {"rollback: barrier, then clear back to the held RB", test_rollback_patches},
+    {"Scheduled=True: other conditions kept, transition time only on flip", test_status_scheduled},
+    {"cleanup", test_cleanup},
+    CU_TEST_INFO_NULL,
+};
+
+MUSTER_TEST_MAIN("dispatcher/gangobj", tests)
