@@ -194,12 +194,19 @@ function connect() {
       setConn("down", "reconnecting"); // the browser retries by itself (musterd restarting)
       return;
     }
-    // Closed for good: a 401 (token gone), 503 (too many streams) or 501. Ask the API which.
+    // Closed for good: a 401 (token gone), a 503 (too many streams, shutting down) or a network
+    // error the browser gave up on. Ask the API which, every 3 s, until it answers.
     setConn("down", "disconnected");
-    setTimeout(() => run(async () => {
-      await api("/api/v1/queues?limit=1");
-      connect();
-    }), 3000);
+    const retry = () => setTimeout(async () => {
+      try {
+        await api("/api/v1/queues?limit=1");
+        connect();
+      } catch (e) {
+        if (e instanceof AuthError) askToken("That token was not accepted.");
+        else { setConn("down", "unreachable, retrying"); retry(); }
+      }
+    }, 3000);
+    retry();
   };
   const track = (fn) => (ev) => {
     if (ev.lastEventId) state.lastId = ev.lastEventId;

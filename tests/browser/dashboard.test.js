@@ -142,4 +142,8 @@ async function main() {
   process.exit(failed() ? 1 : 0);
 }
 
+// Whatever ends the script without reaching process.exit (a promise that never settles lets
+// node drain its loop and exit 0) is a failure.
+process.exitCode = 1;
+
 main().catch((e) => { console.error(e); process.exit(1); });

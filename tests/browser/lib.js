@@ -46,6 +46,7 @@ function startMusterd(a, { db, listen = "127.0.0.1:0", extra = [], seconds = 600
 function stopMusterd(m) {
   return new Promise((resolve) => {
     if (m.proc.exitCode !== null) return resolve(m.proc.exitCode);
+    if (m.proc.signalCode !== null) return resolve(128); // already ended by a signal
     m.proc.removeAllListeners("exit");
     m.proc.on("exit", (code) => resolve(code));
     m.proc.kill("SIGTERM");
