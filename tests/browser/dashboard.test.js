@@ -138,6 +138,7 @@ async function main() {
     await browser.close();
     const code = await stopMusterd(m);
     check(code === 0, `musterd exits cleanly (${code})`);
+    if (code !== 0) console.log(m.log());
   }
   process.exit(failed() ? 1 : 0);
 }
