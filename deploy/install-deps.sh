@@ -7,7 +7,7 @@ set -euo pipefail
 want=${1:-test}
 build_pkgs=(build-essential cmake pkg-config libuv1-dev libcurl4-openssl-dev libjson-c-dev
             libsqlite3-dev libssl-dev libcunit1-dev libyaml-dev libh2o-dev)
-test_pkgs=(openssl curl jq clang libclang-rt-14-dev)
+test_pkgs=(openssl curl jq clang libclang-rt-14-dev chromium)
 bench_pkgs=(wrk nginx-light)
 
 pkgs=("${build_pkgs[@]}")
@@ -25,6 +25,12 @@ done
 # kubectl may come from another package (e.g. a cloud SDK); only install Debian's when none is there.
 if [ "$want" != build ] && [ "$want" != demo ] && ! command -v kubectl >/dev/null 2>&1; then
   missing+=(kubernetes-client)
+fi
+
+# The browser tests run node (playwright-core from npm): Debian's nodejs and npm unless a node is
+# already on the PATH (nodesource or nvm installs conflict with Debian's package).
+if [ "$want" != build ] && [ "$want" != demo ] && ! command -v node >/dev/null 2>&1; then
+  missing+=(nodejs npm)
 fi
 
 if [ ${#missing[@]} -gt 0 ]; then

@@ -6,6 +6,8 @@
 #include "cluster-adapters/kube/httpserver.h"
 #include "cluster-adapters/kube/kubeconfig.h"
 
+#include "dispatcher/dashboard.h"
+#include "dispatcher/events.h"
 #include "dispatcher/metrics.h"
 #include "dispatcher/resjson.h"
 #include "dispatcher/webhook.h"
@@ -28,6 +30,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <math.h>
+#include <signal.h>
 #include <string.h>
 #include <time.h>
 
@@ -601,6 +604,8 @@ static const char *const audit_actions[] = {"queue.create", "queue.update", "que
                                             "queue.delete"};
 #define NACTIONS (sizeof(audit_actions) / sizeof(audit_actions[0]))
 
+struct api_stream;
+
 struct api_server {
     h2o_globalconf_t config;
     h2o_context_t ctx;
@@ -626,6 +631,10 @@ struct api_server {
     uint64_t webhook_reviews[DISP_WEBHOOK_VERDICTS]; /* muster_webhook_reviews_total */
     struct api_conn reserve; /* takes a connection to drop it when allocation fails */
     int reserve_busy;
+    struct api_stream *streams; /* open GET /api/v1/events responses */
+    size_t nstreams;
+    uv_timer_t heartbeat; /* initialised with ctx->events only */
+    int heartbeat_live;
     void (*close_cb)(void *ud);
     void *close_ud;
 };
@@ -964,6 +973,28 @@ static int query_param(h2o_req_t *req, const char *key, char *out, size_t cap)
     return 0;
 }
 
+/* Decodes %XX escapes and '+' in place (a query value as a browser's encodeURIComponent or a
+ * form sends it). 0 on a malformed escape or an escaped NUL. */
+static int url_unescape(char *v)
+{
+    char *w = v;
+    for (const char *r = v; *r; r++) {
+        if (*r == '+') {
+            *w++ = ' ';
+        } else if (*r == '%') {
+            unsigned char x;
+            if (!r[1] || !r[2] || h2o_hex_decode(&x, r + 1, 2) != 0 || x == 0)
+                return 0;
+            *w++ = (char)x;
+            r += 2;
+        } else {
+            *w++ = *r;
+        }
+    }
+    *w = '\0';
+    return 1;
+}
+
 /* Reads `limit`: 1..API_LIST_LIMIT_MAX (larger clamped), default API_LIST_LIMIT_DEFAULT. */
 static int limit_param(h2o_req_t *req, size_t *limit)
 {
@@ -1236,6 +1267,23 @@ static int engine_apply(struct api_server *s, const struct queue_spec *spec, int
     return 0;
 }
 
+/* After the store and the engine hold a queue change: the dispatcher may now place parked
+ * bindings, and the dashboards see it (a "queue" event; deleted: true when it is gone). */
+static void queue_changed(struct api_server *s, const char *name, int deleted)
+{
+    if (s->app.disp.queues_changed)
+        s->app.disp.queues_changed(s->app.disp.ud, name);
+    if (!s->app.events)
+        return;
+    struct json_object *o = json_object_new_object();
+    if (o) {
+        json_object_object_add(o, "name", json_object_new_string(name));
+        if (deleted)
+            json_object_object_add(o, "deleted", json_object_new_boolean(1));
+    }
+    disp_events_publish(s->app.events, "queue", o); /* out of memory: the event is lost, no more */
+}
+
 static struct json_object *read_body(struct api_call *c, struct api_error *e)
 {
     struct json_object *obj;
@@ -1291,8 +1339,7 @@ static void commit_doc(struct api_call *c, const struct api_queue_doc *doc, cons
         send_error(c->req, &e);
         return;
     }
-    if (s->app.disp.queues_changed)
-        s->app.disp.queues_changed(s->app.disp.ud, name);
+    queue_changed(s, name, 0);
     struct qrow *r = rows_find(s, name);
     set_etag(c->req, r);
     if (!exists) {
@@ -1472,8 +1519,7 @@ static void handle_queue_delete(struct api_call *c)
         send_error(c->req, &e);
         return;
     }
-    if (s->app.disp.queues_changed)
-        s->app.disp.queues_changed(s->app.disp.ud, c->name);
+    queue_changed(s, c->name, 1);
     send_json(c->req, 200, gone);
 }
 
@@ -1713,6 +1759,7 @@ struct blist {
     struct api_server *srv;
     const char *queue; /* NULL: every queue, in ledger id order */
     const char *state; /* NULL: every live state */
+    const char *name;  /* NULL: every binding; else a substring of "namespace/name" */
     struct bkey after;
     int has_after;
     size_t want; /* rows to collect before stopping early (id order only) */
@@ -1728,7 +1775,8 @@ struct blist {
 static int blist_match(const struct blist *l, const struct store_ledger_row *row)
 {
     return (!l->queue || strcmp(row->queue, l->queue) == 0) &&
-           (!l->state || strcmp(row->state, l->state) == 0);
+           (!l->state || strcmp(row->state, l->state) == 0) &&
+           (!l->name || strstr(row->binding, l->name) != NULL);
 }
 
 /* First walk: the keys of the matching rows after the continue key. */
@@ -1788,10 +1836,18 @@ static int blist_rows_cb(void *ud, const struct store_ledger_row *row)
     return l->objs[idx] ? 0 : MUSTER_ENOMEM;
 }
 
-/* Reads queue= and state=: 0, or a 400 already sent. */
+/* Reads queue=, state= and name=: 0, or a 400 already sent. name is a plain substring of
+ * "namespace/name" (the dashboard's search box), matched as it is sent. */
 static int binding_filters(struct api_call *c, char *queue, size_t qcap, char *state, size_t scap,
-                           struct blist *l)
+                           char *name, size_t ncap, struct blist *l)
 {
+    int gotn = query_param(c->req, "name", name, ncap);
+    if (gotn < 0 || (gotn && !url_unescape(name))) {
+        send_fail(c->req, 400, "BadRequest", "name must be at most %zu bytes, URL-encoded",
+                  ncap - 1);
+        return MUSTER_EINVAL;
+    }
+    l->name = gotn && name[0] ? name : NULL;
     int got = query_param(c->req, "queue", queue, qcap);
     if (got < 0 || (got && (!queue[0] || strlen(queue) > QUEUE_NAME_MAX))) {
         send_fail(c->req, 400, "BadRequest", "queue must be a queue name of 1 to %d bytes",
@@ -1832,12 +1888,13 @@ static void handle_binding_list(struct api_call *c)
 {
     struct blist l = {.srv = c->srv};
     char queue[API_QUERY_VALUE_MAX], state[API_QUERY_VALUE_MAX], cont[API_QUERY_VALUE_MAX];
+    char name[API_QUERY_VALUE_MAX];
     size_t limit;
     if (limit_param(c->req, &limit)) {
         send_fail(c->req, 400, "BadRequest", "limit must be a positive integer");
         return;
     }
-    if (binding_filters(c, queue, sizeof(queue), state, sizeof(state), &l))
+    if (binding_filters(c, queue, sizeof(queue), state, sizeof(state), name, sizeof(name), &l))
         return;
     int got = query_param(c->req, "continue", cont, sizeof(cont));
     if (got && (got < 0 || bkey_parse(cont, &l.after))) {
@@ -1985,6 +2042,431 @@ static void handle_binding_get(struct api_call *c)
         return;
     }
     send_json(c->req, 200, b.top);
+}
+
+/* ---- clusters and chart counters ---- */
+
+static int cluster_name_cmp(const void *pa, const void *pb)
+{
+    struct json_object *a = *(struct json_object *const *)pa, *b = *(struct json_object *const *)pb;
+    struct json_object *na = NULL, *nb = NULL;
+    json_object_object_get_ex(a, "name", &na);
+    json_object_object_get_ex(b, "name", &nb);
+    const char *x = na ? json_object_get_string(na) : "", *y = nb ? json_object_get_string(nb) : "";
+    return strcmp(x ? x : "", y ? y : "");
+}
+
+static const char *cluster_name(struct json_object *c)
+{
+    struct json_object *n = NULL;
+    json_object_object_get_ex(c, "name", &n);
+    const char *v = n ? json_object_get_string(n) : NULL;
+    return v ? v : "";
+}
+
+/* GET /api/v1/clusters: the dispatcher's array, sorted by name and paged like the queues (the
+ * continue token is the last name of the previous page). */
+static void handle_cluster_list(struct api_call *c)
+{
+    struct api_server *s = c->srv;
+    if (!s->app.disp.clusters) {
+        send_fail(c->req, 501, "NotImplemented",
+                  "/api/v1/clusters needs the dispatcher, which is not running in this musterd");
+        return;
+    }
+    size_t limit;
+    char cont[API_QUERY_VALUE_MAX];
+    if (limit_param(c->req, &limit)) {
+        send_fail(c->req, 400, "BadRequest", "limit must be a positive integer");
+        return;
+    }
+    int got = query_param(c->req, "continue", cont, sizeof(cont));
+    if (got < 0) {
+        send_fail(c->req, 400, "BadRequest", "continue token too long");
+        return;
+    }
+    struct json_object *all = s->app.disp.clusters(s->app.disp.ud);
+    struct json_object *out = json_object_new_object();
+    struct json_object *items = json_object_new_array();
+    if (!all || !json_object_is_type(all, json_type_array) || !out || !items) {
+        json_object_put(all);
+        json_object_put(out);
+        json_object_put(items);
+        send_json(c->req, 500, NULL);
+        return;
+    }
+    json_object_array_sort(all, cluster_name_cmp);
+    size_t n = json_object_array_length(all), i = 0;
+    while (got && i < n && strcmp(cluster_name(json_object_array_get_idx(all, i)), cont) <= 0)
+        i++;
+    int bad = 0;
+    size_t taken = 0;
+    for (; !bad && i < n && taken < limit; i++, taken++) {
+        struct json_object *x = json_object_array_get_idx(all, i);
+        bad = json_object_array_add(items, json_object_get(x)) != 0;
+        if (bad)
+            json_object_put(x);
+    }
+    char last[API_QUERY_VALUE_MAX];
+    snprintf(last, sizeof(last), "%s",
+             i > 0 ? cluster_name(json_object_array_get_idx(all, i - 1)) : "");
+    json_object_put(all);
+    if (bad) {
+        json_object_put(items);
+        json_object_put(out);
+        send_json(c->req, 500, NULL);
+        return;
+    }
+    json_object_object_add(out, "items", items);
+    list_metadata(out, i < n ? last : NULL);
+    send_json(c->req, 200, out);
+}
+
+/* GET /api/v1/clusters/{name}: one cluster of the dispatcher's array (musterctl get cluster). */
+static void handle_cluster_get(struct api_call *c)
+{
+    struct api_server *s = c->srv;
+    if (!s->app.disp.clusters) {
+        send_fail(c->req, 501, "NotImplemented",
+                  "/api/v1/clusters needs the dispatcher, which is not running in this musterd");
+        return;
+    }
+    struct json_object *all = s->app.disp.clusters(s->app.disp.ud), *hit = NULL;
+    if (!all || !json_object_is_type(all, json_type_array)) {
+        json_object_put(all);
+        send_json(c->req, 500, NULL);
+        return;
+    }
+    for (size_t i = 0; !hit && i < json_object_array_length(all); i++)
+        if (strcmp(cluster_name(json_object_array_get_idx(all, i)), c->name) == 0)
+            hit = json_object_get(json_object_array_get_idx(all, i));
+    json_object_put(all);
+    if (!hit) {
+        send_fail(c->req, 404, "NotFound", "cluster %s not found", c->name);
+        return;
+    }
+    send_json(c->req, 200, hit);
+}
+
+/* GET /api/v1/stats: the per-minute chart counters of the last hour. */
+static void handle_stats(struct api_call *c)
+{
+    if (!c->srv->app.events) {
+        send_fail(c->req, 501, "NotImplemented",
+                  "/api/v1/stats needs the dispatcher, which is not running in this musterd");
+        return;
+    }
+    send_json(c->req, 200, disp_events_stats_json(c->srv->app.events, now_ms(c->srv)));
+}
+
+/* ---- GET /api/v1/events: server-sent events ---- */
+
+/* One open stream. It lives in the request's pool (h2o frees it with the request); while linked
+ * it is in the server's list and subscribed to the feed. Bytes go out one h2o_send at a time:
+ * what arrives meanwhile collects in pending, up to API_SSE_BUFFER_MAX. The shape follows the
+ * simulated hub's watch streams (cluster-adapters/sim/server.c). */
+struct api_stream {
+    h2o_generator_t gen;
+    h2o_req_t *req;
+    struct api_server *srv;
+    struct disp_events_sub sub;
+    char *inflight; /* handed to h2o; freed when it asks for more */
+    char *pending;
+    size_t pending_len, pending_cap;
+    int sending, ending, stopped, linked;
+    int catching_up; /* replaying the ring: bounded by the ring, so not by the buffer cap */
+    struct api_stream *prev, *next;
+};
+
+static void stream_unlink(struct api_stream *w)
+{
+    if (!w->linked)
+        return;
+    w->linked = 0;
+    struct api_server *s = w->srv;
+    disp_events_unsubscribe(s->app.events, &w->sub);
+    if (w->prev)
+        w->prev->next = w->next;
+    else
+        s->streams = w->next;
+    if (w->next)
+        w->next->prev = w->prev;
+    w->prev = w->next = NULL;
+    s->nstreams--;
+}
+
+static void stream_dispose(void *p)
+{
+    struct api_stream *w = p;
+    stream_unlink(w);
+    muster_free(w->inflight);
+    muster_free(w->pending);
+}
+
+static void stream_flush(struct api_stream *w)
+{
+    if (w->stopped || w->sending)
+        return;
+    muster_free(w->inflight);
+    w->inflight = NULL;
+    if (w->pending_len) {
+        h2o_iovec_t buf = h2o_iovec_init(w->pending, w->pending_len);
+        w->inflight = w->pending;
+        w->pending = NULL;
+        w->pending_len = w->pending_cap = 0;
+        w->sending = 1;
+        h2o_send(w->req, &buf, 1, H2O_SEND_STATE_IN_PROGRESS);
+        return;
+    }
+    if (w->ending) {
+        w->stopped = 1;
+        stream_unlink(w);
+        h2o_send(w->req, NULL, 0, H2O_SEND_STATE_FINAL);
+    }
+}
+
+static void stream_proceed(h2o_generator_t *gen, h2o_req_t *req)
+{
+    struct api_stream *w = H2O_STRUCT_FROM_MEMBER(struct api_stream, gen, gen);
+    w->sending = 0;
+    stream_flush(w);
+}
+
+static void stream_stop(h2o_generator_t *gen, h2o_req_t *req)
+{
+    struct api_stream *w = H2O_STRUCT_FROM_MEMBER(struct api_stream, gen, gen);
+    w->stopped = 1;
+    stream_unlink(w);
+}
+
+/* Ends the stream once what is queued is sent. */
+static void stream_end(struct api_stream *w)
+{
+    if (w->ending || w->stopped)
+        return;
+    w->ending = 1;
+    stream_unlink(w);
+    stream_flush(w);
+}
+
+static void stream_queue(struct api_stream *w, const char *bytes, size_t len)
+{
+    if (w->ending || w->stopped)
+        return;
+    size_t need = w->pending_len + len;
+    if (need > API_SSE_BUFFER_MAX && !w->catching_up) {
+        /* Too slow: cut, as kube-apiserver cuts a watcher that falls behind. The browser
+         * reconnects with Last-Event-ID and gets the rest from the ring, or a reset. */
+        stream_end(w);
+        return;
+    }
+    if (need > w->pending_cap) {
+        size_t cap = w->pending_cap ? w->pending_cap : 4096;
+        while (cap < need)
+            cap *= 2;
+        char *p = muster_realloc(w->pending, cap);
+        if (!p) {
+            stream_end(w);
+            return;
+        }
+        w->pending = p;
+        w->pending_cap = cap;
+    }
+    memcpy(w->pending + w->pending_len, bytes, len);
+    w->pending_len += len;
+    stream_flush(w);
+}
+
+static void stream_on_event(void *ud, const struct disp_event *e)
+{
+    stream_queue(ud, e->frame, e->frame_len);
+}
+
+/* An event: reset tells the client it missed events (its id fell out of the ring, or it comes
+ * from another run of musterd) and must refetch what it shows; its id is the newest, so the
+ * browser resumes from there. A first connection gets one too: the client's one path for
+ * "load everything" is its reset handler. */
+static void stream_reset(struct api_stream *w)
+{
+    char f[128];
+    uint64_t last = disp_events_last_id(w->srv->app.events);
+    int n = snprintf(f, sizeof(f),
+                     "id: %" PRIu64 "\nevent: reset\ndata: {\"last\":%" PRIu64 "}\n\n", last, last);
+    stream_queue(w, f, (size_t)n);
+}
+
+static void heartbeat_cb(uv_timer_t *t)
+{
+    struct api_server *s = t->data;
+    struct api_stream *next;
+    for (struct api_stream *w = s->streams; w; w = next) {
+        next = w->next;
+        stream_queue(w, H2O_STRLIT(": keep-alive\n\n"));
+    }
+}
+
+/* The id to resume after: Last-Event-ID (the browser's own reconnect) before ?since= (a first
+ * connection that already holds data). 1 with *after set, 0 none, -1 malformed since=. */
+static int resume_id(h2o_req_t *req, uint64_t *after)
+{
+    char v[32];
+    ssize_t i = h2o_find_header_by_str(&req->headers, H2O_STRLIT("last-event-id"), -1);
+    int got;
+    if (i >= 0) {
+        h2o_iovec_t hv = req->headers.entries[i].value;
+        if (hv.len == 0 || hv.len >= sizeof(v))
+            return 0; /* the browser sends what it was given; anything else: start over */
+        memcpy(v, hv.base, hv.len);
+        v[hv.len] = '\0';
+        got = 1;
+    } else {
+        got = query_param(req, "since", v, sizeof(v));
+        if (got <= 0)
+            return got;
+    }
+    char *end;
+    errno = 0;
+    unsigned long long n = strtoull(v, &end, 10);
+    if (errno || end == v || *end || v[0] == '-')
+        return i >= 0 ? 0 : -1;
+    *after = n;
+    return 1;
+}
+
+static void handle_events(struct api_call *c)
+{
+    struct api_server *s = c->srv;
+    h2o_req_t *req = c->req;
+    if (!s->app.events) {
+        send_fail(req, 501, "NotImplemented",
+                  "/api/v1/events needs the dispatcher, which is not running in this musterd");
+        return;
+    }
+    if (s->closing) {
+        send_fail(req, 503, "ServiceUnavailable", "musterd is shutting down");
+        return;
+    }
+    if (s->nstreams >= API_SSE_STREAMS_MAX) {
+        add_header(req, H2O_TOKEN_RETRY_AFTER, "5");
+        send_fail(req, 503, "ServiceUnavailable",
+                  "%d event streams are open, the most this server keeps; retry later",
+                  API_SSE_STREAMS_MAX);
+        return;
+    }
+    uint64_t after = 0;
+    int has = resume_id(req, &after);
+    if (has < 0) {
+        send_fail(req, 400, "BadRequest", "since must be an event id (a decimal integer)");
+        return;
+    }
+    struct api_stream *w = h2o_mem_alloc_shared(&req->pool, sizeof(*w), stream_dispose);
+    memset(w, 0, sizeof(*w));
+    w->gen.proceed = stream_proceed;
+    w->gen.stop = stream_stop;
+    w->req = req;
+    w->srv = s;
+    w->sub.cb = stream_on_event;
+    w->sub.ud = w;
+    w->linked = 1;
+    w->next = s->streams;
+    if (s->streams)
+        s->streams->prev = w;
+    s->streams = w;
+    s->nstreams++;
+    req->res.status = 200;
+    req->res.reason = "OK";
+    add_header(req, H2O_TOKEN_CONTENT_TYPE, "text/event-stream; charset=utf-8");
+    add_header(req, H2O_TOKEN_CACHE_CONTROL, "no-store");
+    /* nginx and similar proxies would hold the stream back in their buffers otherwise. */
+    h2o_add_header_by_str(&req->pool, &req->res.headers, H2O_STRLIT("x-accel-buffering"), 0, NULL,
+                          H2O_STRLIT("no"));
+    /* An HTTP/1.1 stream's connection closes with it, so a shutdown does not wait for the idle
+     * timeout of a connection the browser will not reuse anyway. */
+    req->http1_is_persistent = 0;
+    h2o_start_response(req, &w->gen);
+    w->catching_up = 1;
+    char retry[32];
+    int n = snprintf(retry, sizeof(retry), "retry: %d\n\n", API_SSE_RETRY_MS);
+    stream_queue(w, retry, (size_t)n);
+    if (!has || disp_events_since(s->app.events, after, stream_on_event, w) != 0)
+        stream_reset(w);
+    w->catching_up = 0;
+    if (w->linked)
+        disp_events_subscribe(s->app.events, &w->sub);
+}
+
+/* ---- the dashboard's files ---- */
+
+static const char *dashboard_type(const char *name)
+{
+    static const struct {
+        const char *ext, *type;
+    } types[] = {{".html", "text/html; charset=utf-8"},
+                 {".js", "text/javascript; charset=utf-8"},
+                 {".css", "text/css; charset=utf-8"},
+                 {".svg", "image/svg+xml"},
+                 {".png", "image/png"},
+                 {".ico", "image/x-icon"},
+                 {".json", "application/json"}};
+    const char *dot = strrchr(name, '.');
+    for (size_t i = 0; dot && i < sizeof(types) / sizeof(types[0]); i++)
+        if (strcmp(dot, types[i].ext) == 0)
+            return types[i].type;
+    return "application/octet-stream";
+}
+
+/* The policy allows this origin's files only: no inline script or style, no other origin, no
+ * framing (clickjacking), no form posts. connect-src 'self' covers fetch and EventSource. */
+#define API_DASHBOARD_CSP                                                                          \
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "              \
+    "connect-src 'self'; font-src 'self'; base-uri 'none'; form-action 'none'; "                   \
+    "frame-ancestors 'none'"
+
+static void send_dashboard_file(h2o_req_t *req, const char *name)
+{
+    const struct disp_dashboard_file *f = NULL;
+    for (size_t i = 0; i < disp_dashboard_nfiles && !f; i++)
+        if (strcmp(disp_dashboard_files[i].name, name) == 0)
+            f = &disp_dashboard_files[i];
+    if (!f) {
+        send_fail(req, 404, "NotFound", "no such dashboard file: %.64s", name);
+        return;
+    }
+    add_header(req, H2O_TOKEN_CONTENT_TYPE, dashboard_type(f->name));
+    add_header(req, H2O_TOKEN_ETAG, f->etag);
+    /* Revalidate every time (a 304 is cheap): a new musterd may serve new files. */
+    add_header(req, H2O_TOKEN_CACHE_CONTROL, "no-cache");
+    static const char *const fixed[][2] = {
+        {"x-content-type-options", "nosniff"},
+        {"content-security-policy", API_DASHBOARD_CSP},
+        /* The page's URLs never leak to another site (an EventSource URL carries the token). */
+        {"referrer-policy", "no-referrer"},
+        {"x-frame-options", "DENY"},
+    };
+    for (size_t k = 0; k < sizeof(fixed) / sizeof(fixed[0]); k++)
+        h2o_add_header_by_str(&req->pool, &req->res.headers, fixed[k][0], strlen(fixed[k][0]), 0,
+                              NULL, fixed[k][1], strlen(fixed[k][1]));
+    ssize_t i = h2o_find_header(&req->headers, H2O_TOKEN_IF_NONE_MATCH, -1);
+    if (i >= 0 && h2o_memis(req->headers.entries[i].value.base, req->headers.entries[i].value.len,
+                            f->etag, strlen(f->etag))) {
+        req->res.status = 304;
+        req->res.reason = "Not Modified";
+        h2o_send_inline(req, NULL, 0);
+        return;
+    }
+    req->res.status = 200;
+    req->res.reason = "OK";
+    h2o_send_inline(req, f->data, f->len);
+}
+
+static void handle_dashboard_index(struct api_call *c)
+{
+    send_dashboard_file(c->req, "index.html");
+}
+
+static void handle_dashboard_file(struct api_call *c)
+{
+    send_dashboard_file(c->req, c->name);
 }
 
 /* ---- health and documents ---- */
@@ -2198,16 +2680,24 @@ static const struct api_route_info route_info[] = {
     {"GET", "/api/v1/audit", API_ROLE_ADMIN},
     {"GET", "/api/v1/bindings", API_ROLE_VIEWER},
     {"GET", "/api/v1/bindings/{namespace}/{name}", API_ROLE_VIEWER},
+    {"GET", "/api/v1/clusters", API_ROLE_VIEWER},
+    {"GET", "/api/v1/clusters/{name}", API_ROLE_VIEWER},
+    {"GET", "/api/v1/events", API_ROLE_VIEWER},
+    {"GET", "/api/v1/stats", API_ROLE_VIEWER},
+    /* The dashboard's files carry no data: the page asks for a token before it calls the API. */
+    {"GET", "/", API_ROLE_NONE},
+    {"GET", "/dashboard/{file}", API_ROLE_NONE},
     {"POST", DISP_WEBHOOK_PATH, API_ROLE_NONE},
 };
 #define NROUTES (sizeof(route_info) / sizeof(route_info[0]))
 
 /* The handler of route_info[i], in the same order. */
 static void (*const route_fn[])(struct api_call *c) = {
-    handle_healthz,     handle_readyz,       handle_metrics,    handle_openapi,
-    handle_queue_list,  handle_queue_create, handle_queue_get,  handle_queue_replace,
-    handle_queue_patch, handle_queue_delete, handle_audit_list, handle_binding_list,
-    handle_binding_get, handle_webhook,
+    handle_healthz,     handle_readyz,          handle_metrics,        handle_openapi,
+    handle_queue_list,  handle_queue_create,    handle_queue_get,      handle_queue_replace,
+    handle_queue_patch, handle_queue_delete,    handle_audit_list,     handle_binding_list,
+    handle_binding_get, handle_cluster_list,    handle_cluster_get,    handle_events,
+    handle_stats,       handle_dashboard_index, handle_dashboard_file, handle_webhook,
 };
 _Static_assert(sizeof(route_fn) / sizeof(route_fn[0]) == NROUTES, "one handler per route");
 
@@ -2216,9 +2706,6 @@ const struct api_route_info *api_routes(size_t *n)
     *n = NROUTES;
     return route_info;
 }
-
-/* Contract paths that need the dispatcher, served as 501 until it exists. */
-static const char *const later[] = {"/api/v1/clusters", "/api/v1/events"};
 
 /* Matches path against a template. Each "{...}" takes one non-empty segment of at most
  * QUEUE_NAME_MAX bytes; the segments taken are joined with '/' into name ("ns/job" for
@@ -2295,7 +2782,7 @@ static int client_cn(h2o_req_t *req, char *cn, size_t cap)
 /* The caller's identity: a verified client certificate's CN (role from the token file's user
  * column, none when unlisted), else the Authorization header. Every stored hash is compared,
  * in constant time, so timing says nothing about which token (or how much of one) matched. */
-static int authenticate(struct api_server *s, h2o_req_t *req, const char **user,
+static int authenticate(struct api_server *s, h2o_req_t *req, int query_ok, const char **user,
                         enum api_role *role)
 {
     if (s->client_certs) {
@@ -2320,13 +2807,22 @@ static int authenticate(struct api_server *s, h2o_req_t *req, const char **user,
         return 0;
     }
     ssize_t i = h2o_find_header(&req->headers, H2O_TOKEN_AUTHORIZATION, -1);
-    if (i < 0)
-        return MUSTER_EUNAUTHORIZED;
-    h2o_iovec_t v = req->headers.entries[i].value;
-    if (v.len < 7 || !h2o_lcstris(v.base, 7, H2O_STRLIT("bearer ")))
-        return MUSTER_EUNAUTHORIZED;
-    const char *tok = v.base + 7;
-    size_t len = v.len - 7;
+    const char *tok;
+    size_t len;
+    char qtok[API_TOKEN_MAX + 1];
+    if (i < 0) {
+        if (!query_ok || query_param(req, "access_token", qtok, sizeof(qtok)) != 1 ||
+            !url_unescape(qtok))
+            return MUSTER_EUNAUTHORIZED;
+        tok = qtok;
+        len = strlen(qtok);
+    } else {
+        h2o_iovec_t v = req->headers.entries[i].value;
+        if (v.len < 7 || !h2o_lcstris(v.base, 7, H2O_STRLIT("bearer ")))
+            return MUSTER_EUNAUTHORIZED;
+        tok = v.base + 7;
+        len = v.len - 7;
+    }
     while (len && *tok == ' ') {
         tok++;
         len--;
@@ -2343,6 +2839,7 @@ static int authenticate(struct api_server *s, h2o_req_t *req, const char **user,
             found = &s->tokens[k];
     }
     OPENSSL_cleanse(h, sizeof(h));
+    OPENSSL_cleanse(qtok, sizeof(qtok));
     if (!found)
         return MUSTER_EUNAUTHORIZED;
     *user = found->user;
@@ -2478,30 +2975,16 @@ static void serve(struct api_server *s, h2o_req_t *req, const char **route)
         return;
     }
     if (!path_known) {
-        for (size_t i = 0; i < sizeof(later) / sizeof(later[0]); i++) {
-            size_t n = strlen(later[i]);
-            if (path.len >= n && memcmp(path.base, later[i], n) == 0 &&
-                (path.len == n || path.base[n] == '/')) {
-                *route = later[i];
-                /* Under /api the answer needs a token, as it will once served. */
-                if (later[i][1] == 'a' && authenticate(s, req, &c.user, &c.role)) {
-                    send_unauthorized(req);
-                    return;
-                }
-                send_fail(req, 501, "NotImplemented",
-                          "%.*s is part of the API contract but not served yet (it needs the "
-                          "dispatcher)",
-                          (int)n, later[i]);
-                return;
-            }
-        }
         send_fail(req, 404, "NotFound", "no such path: %.*s",
                   (int)(path.len > 200 ? 200 : path.len), path.base);
         return;
     }
     /* Authentication comes before 405 and 403, so an anonymous caller learns nothing. */
     if (any_auth) {
-        if (authenticate(s, req, &c.user, &c.role)) {
+        /* EventSource cannot send headers: the event stream alone also takes the token as
+         * ?access_token= (docs/decisions.md). */
+        int query_ok = strcmp(*route, "/api/v1/events") == 0;
+        if (authenticate(s, req, query_ok, &c.user, &c.role)) {
             send_unauthorized(req);
             return;
         }
@@ -2549,7 +3032,7 @@ static void server_free_early(struct api_server *s);
 
 static void maybe_finish(struct api_server *s)
 {
-    if (!s->closing || !s->listener_closed || s->nconns)
+    if (!s->closing || !s->listener_closed || s->nconns || s->heartbeat_live)
         return;
     /* h2o's own timers and async handle close here; they free themselves and never point back
      * at s, so s can go right after. */
@@ -2701,6 +3184,12 @@ int api_server_start(uv_loop_t *loop, const struct api_options *opt, struct api_
                  host);
         return MUSTER_ECONFIG;
     }
+    /* A write to a client that went away (an event stream's most of all) raises SIGPIPE, whose
+     * default ends the process; libuv writes with writev, which cannot ask for MSG_NOSIGNAL.
+     * h2o's own server ignores it in main(); a host that chose a handler keeps it. */
+    struct sigaction old_pipe;
+    if (sigaction(SIGPIPE, NULL, &old_pipe) == 0 && old_pipe.sa_handler == SIG_DFL)
+        signal(SIGPIPE, SIG_IGN);
     struct api_server *s = muster_calloc(1, sizeof(*s));
     if (!s)
         return MUSTER_ENOMEM;
@@ -2773,6 +3262,12 @@ int api_server_start(uv_loop_t *loop, const struct api_options *opt, struct api_
     }
     s->port = ntohs(bound.ss_family == AF_INET ? ((struct sockaddr_in *)&bound)->sin_port
                                                : ((struct sockaddr_in6 *)&bound)->sin6_port);
+    if (ctx->events && uv_timer_init(loop, &s->heartbeat) == 0) {
+        s->heartbeat.data = s;
+        s->heartbeat_live = 1;
+        uv_timer_start(&s->heartbeat, heartbeat_cb, API_SSE_HEARTBEAT_MS, API_SSE_HEARTBEAT_MS);
+        uv_unref((uv_handle_t *)&s->heartbeat); /* streams, not the timer, keep a loop busy */
+    }
     *out = s;
     return 0;
 }
@@ -2789,6 +3284,13 @@ static void on_listener_closed(uv_handle_t *h)
     maybe_finish(s);
 }
 
+static void on_heartbeat_closed(uv_handle_t *h)
+{
+    struct api_server *s = h->data;
+    s->heartbeat_live = 0;
+    maybe_finish(s);
+}
+
 void api_server_close(struct api_server *s, void (*cb)(void *ud), void *ud)
 {
     if (!s || s->closing)
@@ -2796,5 +3298,10 @@ void api_server_close(struct api_server *s, void (*cb)(void *ud), void *ud)
     s->closing = 1;
     s->close_cb = cb;
     s->close_ud = ud;
+    /* Event streams never end by themselves: end them now (each sends what it holds first). */
+    while (s->streams)
+        stream_end(s->streams);
+    if (s->heartbeat_live)
+        uv_close((uv_handle_t *)&s->heartbeat, on_heartbeat_closed);
     uv_close((uv_handle_t *)&s->listener, on_listener_closed);
 }

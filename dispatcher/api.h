@@ -32,6 +32,13 @@
 #define API_RATE_BURST_DEFAULT 100 /* requests a client may send at once after a pause */
 #define API_RATE_CLIENTS_MAX 1024  /* addresses tracked; the longest idle is forgotten first */
 #define API_CERT_CN_MAX API_TOKEN_USER_MAX /* bytes of a client certificate's CN */
+/* GET /api/v1/events (server-sent events). Over the stream count is a 503 with Retry-After; a
+ * stream whose unsent bytes pass the buffer cap is ended (the client resumes with
+ * Last-Event-ID, or refetches after a reset), so a slow client cannot hold memory. */
+#define API_SSE_STREAMS_MAX 64
+#define API_SSE_BUFFER_MAX (256 * 1024)
+#define API_SSE_HEARTBEAT_MS 15000 /* a comment line, so proxies and browsers see it alive */
+#define API_SSE_RETRY_MS 2000      /* the reconnect delay the stream asks the browser for */
 
 /* Ordered: each role may do what the ones before it may. NONE marks routes without auth. */
 enum api_role { API_ROLE_NONE = 0, API_ROLE_VIEWER, API_ROLE_OPERATOR, API_ROLE_ADMIN };

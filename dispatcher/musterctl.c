@@ -432,6 +432,72 @@ static int print_queues(const struct ctl *c, struct json_object *items)
     return 0;
 }
 
+/* One cluster of GET /api/v1/clusters (docs/admin-api.md, Clusters) as a table row: GPU
+ * figures (nvidia.com/gpu), fits as LABEL:N; -o wide adds every resource and the labels. */
+static int cluster_row(struct ctl_table *t, struct json_object *cl)
+{
+    static const char gpu[] = "nvidia.com/gpu";
+    char name[256], fits[256] = "", cap[512], used[512], rsv[512], free_[512], labels[512];
+    struct json_object *v = NULL, *m;
+    int ready = json_object_object_get_ex(cl, "ready", &v) && json_object_get_boolean(v);
+    size_t n = 0;
+    struct json_object *fa = NULL;
+    if (json_object_object_get_ex(cl, "fits", &fa) && json_object_is_type(fa, json_type_array)) {
+        for (size_t i = 0; i < json_object_array_length(fa); i++) {
+            struct json_object *f = json_object_array_get_idx(fa, i), *l = NULL, *r = NULL;
+            json_object_object_get_ex(f, "label", &l);
+            json_object_object_get_ex(f, "replicas", &r);
+            int w =
+                snprintf(fits + n, sizeof(fits) - n, "%s%s:%s", n ? "," : "",
+                         l ? json_object_get_string(l) : "?", r ? json_object_get_string(r) : "?");
+            if (w < 0 || (size_t)w >= sizeof(fits) - n)
+                break;
+            n += (size_t)w;
+        }
+    }
+    const char *row[] = {
+        field_str(cl, "name", name, sizeof(name)),
+        ready ? "True" : "False",
+        json_object_object_get_ex(cl, "capacity", &m) ? res_str(m, gpu) : NULL,
+        json_object_object_get_ex(cl, "allocated", &m) ? res_str(m, gpu) : NULL,
+        json_object_object_get_ex(cl, "reserved", &m) ? res_str(m, gpu) : NULL,
+        json_object_object_get_ex(cl, "free", &m) ? res_str(m, gpu) : NULL,
+        n ? fits : NULL,
+        map_str(cl, "capacity", cap, sizeof(cap)),
+        map_str(cl, "allocated", used, sizeof(used)),
+        map_str(cl, "reserved", rsv, sizeof(rsv)),
+        map_str(cl, "free", free_, sizeof(free_)),
+        map_str(cl, "labels", labels, sizeof(labels)),
+    };
+    return ctl_table_add(t, row);
+}
+
+/* get clusters as a table: a list ({"items": [...]}) or one cluster. */
+static int print_clusters(const struct ctl *c, struct json_object *doc)
+{
+    static const char *const hdr[] = {"NAME",         "READY",    "GPU",  "GPU-USED",
+                                      "GPU-RESERVED", "GPU-FREE", "FITS", "CAPACITY",
+                                      "ALLOCATED",    "RESERVED", "FREE", "LABELS"};
+    struct json_object *items = NULL;
+    int one = !json_object_object_get_ex(doc, "items", &items);
+    size_t n = one ? 1 : json_object_array_length(items);
+    struct ctl_table *t = ctl_table_new(c->out == CTL_OUT_WIDE ? 12 : 7, hdr);
+    int rc = t ? 0 : MUSTER_ENOMEM;
+    for (size_t i = 0; !rc && i < n; i++)
+        rc = cluster_row(t, one ? doc : json_object_array_get_idx(items, i));
+    if (rc) {
+        ctl_table_free(t);
+        fprintf(stderr, "musterctl: out of memory\n");
+        return 1;
+    }
+    if (n == 0)
+        fprintf(stderr, "No resources found.\n");
+    else
+        ctl_table_print(t, stdout);
+    ctl_table_free(t);
+    return 0;
+}
+
 /* ---- commands ---- */
 
 static int path_for(char *buf, size_t cap, const char *prefix, const char *name)
@@ -572,13 +638,16 @@ static int cmd_get_queues(struct ctl *c, const char *name)
 }
 
 /* Bindings, clusters and explain: print the server's answer as it is (JSON, or YAML with
- * -o yaml); their tables come with the dispatcher. */
+ * -o yaml); clusters also as a table (the default), bindings' table comes later. */
 static int cmd_get_raw(struct ctl *c, const char *path)
 {
     struct ctl_resp r = {0};
     int rc = ctl_request(c, "GET", path, NULL, NULL, &r);
+    int table = c->out == CTL_OUT_TABLE || c->out == CTL_OUT_WIDE;
     if (rc || !ok(&r)) {
         rc = rc ? 1 : report_error(&r);
+    } else if (r.json && table && strncmp(path, "/api/v1/clusters", 16) == 0) {
+        rc = print_clusters(c, r.json);
     } else if (r.json) {
         print_doc(c, r.json);
     } else {

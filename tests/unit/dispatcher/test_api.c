@@ -3,6 +3,7 @@
  * checked against the SQLite file, bad input, the OpenAPI cross-check, and the body decoder and
  * merge patch. */
 #include "dispatcher/api.h"
+#include "dispatcher/events.h"
 #include "dispatcher/metrics.h"
 #include "dispatcher/recovery.h"
 #include "dispatcher/store.h"
@@ -16,7 +17,11 @@
 #include <json-c/json.h>
 #include <sqlite3.h>
 #include <string.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <uv.h>
 
 #define TOK_VIEWER "tok-viewer-0123456789"
@@ -53,6 +58,8 @@ struct srv {
     struct api_server *api;
     int port, closed;
     char db[512], tokens[512];
+    int sse_fd; /* > 0: an event stream left open across the close (read to its end after) */
+    uv_timer_t pub_timer;
 };
 
 static void on_async(uv_async_t *a)
@@ -83,6 +90,10 @@ static void write_file(const char *path, const char *text)
     fputs(text, f);
     fclose(f);
 }
+
+/* The feed and the cluster view the next srv_start lends the API (NULL: none, so 501). */
+static struct disp_events *srv_events;
+static struct json_object *(*srv_clusters)(void *ud);
 
 static int keep_db; /* srv_start reuses the database of the previous run of the same tag */
 /* The next srv_start serves TLS with the certificates of this directory (see gen_certs) when
@@ -119,8 +130,12 @@ static void srv_start(struct srv *s, const char *tag, int with_tokens)
     CU_ASSERT_FATAL(uv_sem_init(&s->closed_sem, 0) == 0);
     CU_ASSERT_FATAL(uv_async_init(&s->loop, &s->async, on_async) == 0);
     s->async.data = s;
-    s->ctx = (struct api_ctx){
-        .store = s->store, .tree = s->tree, .now_ms = fixed_now, .metrics = next_metrics};
+    s->ctx = (struct api_ctx){.store = s->store,
+                              .tree = s->tree,
+                              .now_ms = fixed_now,
+                              .metrics = next_metrics,
+                              .events = srv_events,
+                              .disp = {.clusters = srv_clusters}};
     struct api_options opt = {.host = "127.0.0.1",
                               .port = 0,
                               .token_file = with_tokens ? s->tokens : NULL,
@@ -163,6 +178,20 @@ static void client_main(void *arg)
     struct srv *s = arg;
     s->body(s);
     on_loop(s, stop_fn, NULL);
+    if (s->sse_fd > 0) {
+        /* The close ended the stream: the last chunk of its chunked body, then EOF. */
+        char buf[4096], all[16384] = "";
+        size_t have = 0;
+        ssize_t n;
+        while ((n = read(s->sse_fd, buf, sizeof(buf))) > 0 && have + (size_t)n < sizeof(all)) {
+            memcpy(all + have, buf, (size_t)n);
+            have += (size_t)n;
+        }
+        all[have] = '\0';
+        CU_ASSERT_EQUAL(n, 0); /* EOF, not the receive timeout */
+        CU_ASSERT(have >= 5 && memcmp(all + have - 5, "0\r\n\r\n", 5) == 0);
+        close(s->sse_fd);
+    }
     if (s->idle) {
         /* The server closed an idle keep-alive connection by its idle timeout by itself. */
         uv_sem_wait(&s->closed_sem);
@@ -1205,6 +1234,11 @@ static const struct call matrix[] = {
     /* Contract routes that need the dispatcher: authenticated, then 501. */
     {"GET", "/api/v1/clusters", NULL, NULL, {401, 501, 501, 501}},
     {"GET", "/api/v1/events", NULL, NULL, {401, 501, 501, 501}},
+    {"GET", "/api/v1/clusters/c1", NULL, NULL, {401, 501, 501, 501}},
+    {"GET", "/api/v1/stats", NULL, NULL, {401, 501, 501, 501}},
+    /* The dashboard's files need no token (the page asks for one before calling the API). */
+    {"GET", "/", NULL, NULL, {200, 200, 200, 200}},
+    {"GET", "/dashboard/index.html", NULL, NULL, {200, 200, 200, 200}},
     {"GET", "/metrics", NULL, NULL, {200, 200, 200, 200}},
     /* No token, whoever calls; over cleartext it is not served at all (the HTTPS test). */
     {"POST", "/admission/resourcebindings", "{}", NULL, {404, 404, 404, 404}},
@@ -2029,6 +2063,318 @@ static void test_body_decoder(void)
     CU_ASSERT_EQUAL(api_body_parse(trunc, strlen(trunc), &o, &e), MUSTER_EINVAL);
 }
 
+/* ---- events, clusters, stats, the dashboard's files ---- */
+
+struct sse {
+    long status;
+    char body[16384];
+    size_t len;
+};
+
+static size_t on_sse(char *p, size_t sz, size_t n, void *ud)
+{
+    struct sse *r = ud;
+    size_t k = sz * n;
+    if (r->len + k >= sizeof(r->body))
+        k = sizeof(r->body) - 1 - r->len;
+    memcpy(r->body + r->len, p, k);
+    r->len += k;
+    r->body[r->len] = '\0';
+    return sz * n;
+}
+
+static int sse_h2; /* sse_read speaks HTTP/2 (h2c, prior knowledge) */
+
+/* Reads an event stream for ms milliseconds (it never ends by itself). */
+static long sse_read(struct srv *s, const char *path, const char *token, const char *hdr, long ms,
+                     struct sse *r)
+{
+    memset(r, 0, sizeof(*r));
+    CURL *c = curl_easy_init();
+    REQUIRE(c != NULL);
+    char url[1024], auth[256];
+    snprintf(url, sizeof(url), "http://127.0.0.1:%d%s", s->port, path);
+    struct curl_slist *h = NULL;
+    if (token) {
+        snprintf(auth, sizeof(auth), "Authorization: Bearer %s", token);
+        h = curl_slist_append(h, auth);
+    }
+    if (hdr)
+        h = curl_slist_append(h, hdr);
+    curl_easy_setopt(c, CURLOPT_URL, url);
+    curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
+    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_sse);
+    curl_easy_setopt(c, CURLOPT_WRITEDATA, r);
+    curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, ms);
+    if (sse_h2)
+        curl_easy_setopt(c, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE);
+    CURLcode rc = curl_easy_perform(c);
+    CU_ASSERT(rc == CURLE_OK || rc == CURLE_OPERATION_TIMEDOUT);
+    long version = 0;
+    curl_easy_getinfo(c, CURLINFO_HTTP_VERSION, &version);
+    CU_ASSERT(!sse_h2 || version == CURL_HTTP_VERSION_2_0);
+    curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &r->status);
+    curl_slist_free_all(h);
+    curl_easy_cleanup(c);
+    return r->status;
+}
+
+static uint64_t published[8];
+
+static struct json_object *named(const char *name)
+{
+    struct json_object *o = json_object_new_object();
+    json_object_object_add(o, "name", json_object_new_string(name));
+    return o;
+}
+
+static void publish_fn(struct srv *s, void *arg)
+{
+    (void)s;
+    const char **names = arg;
+    for (int i = 0; names[i]; i++)
+        published[i] = disp_events_publish(srv_events, "queue", named(names[i]));
+}
+
+static void on_pub_timer(uv_timer_t *t)
+{
+    disp_events_publish(srv_events, "binding", named("live-one"));
+    uv_close((uv_handle_t *)t, NULL);
+}
+
+/* Publishes one event 300 ms from now, while the client thread reads a stream. */
+static void publish_later_fn(struct srv *s, void *arg)
+{
+    (void)arg;
+    uv_timer_init(&s->loop, &s->pub_timer);
+    uv_timer_start(&s->pub_timer, on_pub_timer, 300, 0);
+}
+
+static struct json_object *three_clusters(void *ud)
+{
+    (void)ud;
+    struct json_object *a = json_object_new_array();
+    const char *names[] = {"member-c", "member-a", "member-b"};
+    for (int i = 0; i < 3; i++) {
+        struct json_object *c = named(names[i]);
+        json_object_object_add(c, "ready", json_object_new_boolean(i != 1));
+        json_object_array_add(a, c);
+    }
+    return a;
+}
+
+static void body_events(struct srv *s)
+{
+    const char *first[] = {"q1", "q2", NULL};
+    on_loop(s, publish_fn, first);
+    struct sse r;
+    /* A first connection: the reconnect delay, then reset (the client loads everything). */
+    CU_ASSERT_EQUAL(sse_read(s, "/api/v1/events", TOK_VIEWER, NULL, 400, &r), 200);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.body, "retry: 2000\n"));
+    char want[128];
+    snprintf(want, sizeof(want), "id: %llu\nevent: reset\n", (unsigned long long)published[1]);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.body, want));
+    CU_ASSERT_PTR_NULL(strstr(r.body, "\"q1\""));
+    /* Resumed after q1: q2 is replayed, no reset. */
+    char hdr[64];
+    snprintf(hdr, sizeof(hdr), "Last-Event-ID: %llu", (unsigned long long)published[0]);
+    CU_ASSERT_EQUAL(sse_read(s, "/api/v1/events", TOK_VIEWER, hdr, 400, &r), 200);
+    CU_ASSERT_PTR_NULL(strstr(r.body, "event: reset"));
+    CU_ASSERT_PTR_NULL(strstr(r.body, "\"q1\""));
+    snprintf(want, sizeof(want), "id: %llu\nevent: queue\ndata: {\"name\":\"q2\",\"at\":",
+             (unsigned long long)published[1]);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.body, want));
+    /* A ring of 4: after 5 more, q2's successors are gone, so ?since= it is a reset. */
+    uint64_t q2 = published[1];
+    const char *more[] = {"q3", "q4", "q5", "q6", "q7", NULL};
+    on_loop(s, publish_fn, more);
+    char path[96];
+    snprintf(path, sizeof(path), "/api/v1/events?since=%llu", (unsigned long long)q2);
+    CU_ASSERT_EQUAL(sse_read(s, path, TOK_VIEWER, NULL, 300, &r), 200);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.body, "event: reset"));
+    CU_ASSERT_PTR_NULL(strstr(r.body, "event: queue"));
+    struct resp x;
+    expect(s, "GET", "/api/v1/events?since=x", TOK_VIEWER, NULL, NULL, 400);
+    /* Live: an event published while the stream is open arrives on it. */
+    on_loop(s, publish_later_fn, NULL);
+    CU_ASSERT_EQUAL(sse_read(s, "/api/v1/events", TOK_VIEWER, NULL, 900, &r), 200);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.body, "event: binding\ndata: {\"name\":\"live-one\""));
+    /* The same over HTTP/2: h2o streams it as DATA frames. */
+    sse_h2 = 1;
+    on_loop(s, publish_later_fn, NULL);
+    CU_ASSERT_EQUAL(sse_read(s, "/api/v1/events", TOK_VIEWER, NULL, 900, &r), 200);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.body, "event: reset\n"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.body, "event: binding\ndata: {\"name\":\"live-one\""));
+    sse_h2 = 0;
+    /* EventSource sends no header: the token as access_token=, on this route only. */
+    CU_ASSERT_EQUAL(sse_read(s, "/api/v1/events?access_token=" TOK_VIEWER, NULL, NULL, 300, &r),
+                    200);
+    CU_ASSERT_EQUAL(sse_read(s, "/api/v1/events?access_token=nope", NULL, NULL, 300, &r), 401);
+    CU_ASSERT_EQUAL(
+        http(s, "GET", "/api/v1/queues?access_token=" TOK_ADMIN, NULL, NULL, 0, NULL, &x), 401);
+    resp_free(&x);
+    /* Stats and clusters. */
+    CU_ASSERT_EQUAL(http(s, "GET", "/api/v1/stats", TOK_VIEWER, NULL, 0, NULL, &x), 200);
+    struct json_object *mins = NULL;
+    CU_ASSERT(json_object_object_get_ex(x.json, "minutes", &mins));
+    CU_ASSERT_EQUAL(json_object_array_length(mins), DISP_EVENTS_MINUTES);
+    resp_free(&x);
+    CU_ASSERT_EQUAL(http(s, "GET", "/api/v1/clusters?limit=2", TOK_VIEWER, NULL, 0, NULL, &x), 200);
+    struct json_object *items = json_object_object_get(x.json, "items");
+    CU_ASSERT_EQUAL(json_object_array_length(items), 2);
+    STR_EQ(jstr(json_object_array_get_idx(items, 0), "name"), "member-a");
+    STR_EQ(jstr(json_object_object_get(x.json, "metadata"), "continue"), "member-b");
+    resp_free(&x);
+    CU_ASSERT_EQUAL(
+        http(s, "GET", "/api/v1/clusters?limit=2&continue=member-b", TOK_VIEWER, NULL, 0, NULL, &x),
+        200);
+    items = json_object_object_get(x.json, "items");
+    CU_ASSERT_EQUAL(json_object_array_length(items), 1);
+    STR_EQ(jstr(json_object_array_get_idx(items, 0), "name"), "member-c");
+    CU_ASSERT_PTR_NULL(jstr(json_object_object_get(x.json, "metadata"), "continue"));
+    resp_free(&x);
+    CU_ASSERT_EQUAL(http(s, "GET", "/api/v1/clusters/member-b", TOK_VIEWER, NULL, 0, NULL, &x),
+                    200);
+    STR_EQ(jstr(x.json, "name"), "member-b");
+    resp_free(&x);
+    expect(s, "GET", "/api/v1/clusters/member-z", TOK_VIEWER, NULL, NULL, 404);
+    /* Bindings by name: a substring, URL-encoded; a bad escape is a 400. */
+    CU_ASSERT_EQUAL(
+        http(s, "GET", "/api/v1/bindings?name=no%2Fsuch", TOK_VIEWER, NULL, 0, NULL, &x), 200);
+    CU_ASSERT_EQUAL(json_object_array_length(json_object_object_get(x.json, "items")), 0);
+    resp_free(&x);
+    expect(s, "GET", "/api/v1/bindings?name=%zz", TOK_VIEWER, NULL, NULL, 400);
+    /* A stream left open is ended by the close (client_main reads it to the end). */
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)s->port)};
+    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    REQUIRE(connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0);
+    struct timeval tv = {5, 0};
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+    const char req[] =
+        "GET /api/v1/events HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " TOK_VIEWER "\r\n\r\n";
+    REQUIRE(write(fd, req, sizeof(req) - 1) == (ssize_t)(sizeof(req) - 1));
+    char buf[2048];
+    ssize_t n = read(fd, buf, sizeof(buf) - 1);
+    REQUIRE(n > 0);
+    buf[n] = '\0';
+    CU_ASSERT_PTR_NOT_NULL(strstr(buf, "text/event-stream"));
+    s->sse_fd = fd;
+}
+
+/* An event stream on a raw socket (its response headers read); rcvbuf > 0 shrinks the socket's
+ * receive buffer first, so a client that does not read falls behind quickly. */
+static int sse_open(struct srv *s, int rcvbuf)
+{
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    if (rcvbuf > 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
+    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)s->port)};
+    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    REQUIRE(connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0);
+    struct timeval tv = {5, 0};
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+    const char req[] = "GET /api/v1/events HTTP/1.1\r\nHost: x\r\n\r\n";
+    REQUIRE(write(fd, req, sizeof(req) - 1) == (ssize_t)(sizeof(req) - 1));
+    char buf[1024];
+    REQUIRE(read(fd, buf, sizeof(buf)) > 0);
+    return fd;
+}
+
+/* Publishes n events of about 8 KiB each. */
+static void publish_big_fn(struct srv *s, void *arg)
+{
+    (void)s;
+    static char pad[8192];
+    memset(pad, 'x', sizeof(pad) - 1);
+    for (int i = 0; i < *(int *)arg; i++) {
+        struct json_object *o = json_object_new_object();
+        json_object_object_add(o, "pad", json_object_new_string(pad));
+        disp_events_publish(srv_events, "notice", o);
+    }
+}
+
+static void body_stream_limits(struct srv *s)
+{
+    /* A client that stops reading is cut once 256 KiB wait for it: its stream ends (the last
+     * chunk, then EOF) after a bounded number of bytes, while the server keeps serving. */
+    int slow = sse_open(s, 4096);
+    int n = 400; /* 3.2 MiB: past the cap and whatever the kernel buffers on loopback */
+    on_loop(s, publish_big_fn, &n);
+    char buf[65536];
+    size_t total = 0;
+    ssize_t got;
+    while ((got = read(slow, buf, sizeof(buf))) > 0)
+        total += (size_t)got;
+    CU_ASSERT_EQUAL(got, 0); /* EOF, not the 5 s receive timeout */
+    CU_ASSERT(total < (size_t)n * 8192);
+    close(slow);
+    /* At most API_SSE_STREAMS_MAX streams; the next is a 503 with Retry-After. */
+    int fds[API_SSE_STREAMS_MAX];
+    for (int i = 0; i < API_SSE_STREAMS_MAX; i++)
+        fds[i] = sse_open(s, 0);
+    struct resp r;
+    CU_ASSERT_EQUAL(http(s, "GET", "/api/v1/events", NULL, NULL, 0, NULL, &r), 503);
+    CU_ASSERT_STRING_EQUAL(r.retry_after, "5");
+    resp_free(&r);
+    close(fds[0]);
+    /* The server notices the closed one when it writes to it (the heartbeat, or here events:
+     * the first write after the peer closed draws the reset, a later one fails), and then has
+     * room again. */
+    int one = 1;
+    static struct sse again; /* 16 KiB: not on the client thread's stack */
+    for (int i = 0; i < 20 && again.status != 200; i++) {
+        on_loop(s, publish_big_fn, &one);
+        usleep(100000);
+        sse_read(s, "/api/v1/events", NULL, NULL, 200, &again);
+    }
+    CU_ASSERT_EQUAL(again.status, 200);
+    for (int i = 1; i < API_SSE_STREAMS_MAX; i++)
+        close(fds[i]);
+}
+
+static void test_stream_limits(void)
+{
+    srv_events = disp_events_new(4);
+    run_with_server("streams", 0, body_stream_limits);
+    disp_events_free(srv_events);
+    srv_events = NULL;
+}
+
+static void test_events_and_clusters(void)
+{
+    srv_events = disp_events_new(4);
+    srv_clusters = three_clusters;
+    run_with_server("events", 1, body_events);
+    disp_events_free(srv_events);
+    srv_events = NULL;
+    srv_clusters = NULL;
+}
+
+static void body_dashboard(struct srv *s)
+{
+    struct resp r;
+    CU_ASSERT_EQUAL(http(s, "GET", "/", NULL, NULL, 0, NULL, &r), 200);
+    CU_ASSERT(r.etag[0] == '"');
+    CU_ASSERT_PTR_NOT_NULL(r.body && strstr(r.body, "<html"));
+    char hdr[96];
+    snprintf(hdr, sizeof(hdr), "If-None-Match: %s", r.etag);
+    resp_free(&r);
+    CU_ASSERT_EQUAL(http(s, "GET", "/", NULL, NULL, 0, hdr, &r), 304);
+    resp_free(&r);
+    CU_ASSERT_EQUAL(http(s, "GET", "/dashboard/app.js", NULL, NULL, 0, NULL, &r), 200);
+    resp_free(&r);
+    CU_ASSERT_EQUAL(http(s, "GET", "/dashboard/nope.js", NULL, NULL, 0, NULL, &r), 404);
+    resp_free(&r);
+    CU_ASSERT_EQUAL(http(s, "GET", "/dashboard/../api/v1/audit", NULL, NULL, 0, NULL, &r), 401);
+    resp_free(&r);
+}
+
+static void test_dashboard_files(void)
+{
+    run_with_server("dashboard", 1, body_dashboard);
+}
+
 static CU_TestInfo tests[] = {
     {"start, refuse and close", test_start_and_close},
     {"CRUD round trip, If-Match, merge patch, audit", test_crud_round_trip},
@@ -2047,6 +2393,10 @@ static CU_TestInfo tests[] = {
     {"rate limit: 429 with Retry-After, probes exempt", test_rate_limit},
     {"bad input is a clear 4xx and the server still serves", test_bad_input},
     {"every served route is in the OpenAPI document", test_openapi_covers_routes},
+    {"events: reset, resume, live, token in the query, close ends streams",
+     test_events_and_clusters},
+    {"dashboard files: ETag, 304, 404", test_dashboard_files},
+    {"event streams: a slow client is cut, at most API_SSE_STREAMS_MAX", test_stream_limits},
     {"merge patch follows RFC 7386", test_merge_patch_rfc7386},
     {"body decoder limits and defaults", test_body_decoder},
     CU_TEST_INFO_NULL,
