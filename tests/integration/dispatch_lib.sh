@@ -52,7 +52,7 @@ start_musterd() {
     MUSTERD_PID=$!
     API=
     for _ in $(seq 200); do
-        API=$(sed -n 's#^admin API: \(http://127.0.0.1:[0-9]*\)/.*#\1#p' "$TMP/musterd.out" | head -1)
+        API=$( (sed -n 's#^admin API: \(http://127.0.0.1:[0-9]*\)/.*#\1#p' "$TMP/musterd.out" 2>/dev/null || true) | head -1)
         [ -n "$API" ] && break
         kill -0 "$MUSTERD_PID" 2>/dev/null || dfail "musterd exited: $(cat "$TMP/musterd.err")"
         sleep 0.05

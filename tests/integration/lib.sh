@@ -32,7 +32,9 @@ expect() {
 wait_port() {
     PORT=
     for _ in $(seq 100); do
-        PORT=$(sed -n "s#^muster-sim: listening on $2://127.0.0.1:\\([0-9]*\\)\$#\\1#p" "$1")
+        # the background job may not have opened FILE yet: a missing file is not yet a failure
+        PORT=$(sed -n "s#^muster-sim: listening on $2://127.0.0.1:\\([0-9]*\\)\$#\\1#p" "$1" \
+            2>/dev/null || true)
         [ -n "$PORT" ] && break
         sleep 0.05
     done

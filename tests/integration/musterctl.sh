@@ -24,7 +24,7 @@ start_musterd() {
     SIM_PID=$!
     local port=
     for _ in $(seq 200); do
-        port=$(sed -n 's#^admin API: http://127.0.0.1:\([0-9]*\)/.*#\1#p' sim.out)
+        port=$(sed -n 's#^admin API: http://127.0.0.1:\([0-9]*\)/.*#\1#p' sim.out 2>/dev/null || true)
         [ -n "$port" ] && break
         sleep 0.05
     done
