@@ -33,6 +33,8 @@ static uint64_t model_bound(const struct disp_cluster_cap *c, const struct queue
 {
     uint64_t total = 0;
     for (uint32_t g = 0; g < c->ngrades; g++) {
+        if (c->grades[g].nodes == 0)
+            continue; /* grade 0's minimums are all 0 (an empty vector): unbounded, but empty */
         uint64_t per = fits_in(&c->grades[g].min, replica, 1), add;
         if (per == UINT64_MAX)
             return UINT64_MAX;
