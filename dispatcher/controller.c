@@ -2438,19 +2438,26 @@ static void reconcile_rb(void *ud, json_object *rb)
     struct ctl *c = ud;
     char key[CTL_KEY_MAX];
     obj_key(rb, key, sizeof key);
-    if (find_key(c, key) || disp_workload_kind_of(rb) == DISP_WORKLOAD_KIND_NONE ||
-        rb_skipped(rb))
+    /* The RB watch's first events made a binding for every RB before this ran (rb_upsert
+     * waits for reconciliation): those without a live row are decided here, not skipped. */
+    struct binding *b = find_key(c, key);
+    if ((b && (b->ledger_id || b->st != B_WAIT_TEMPLATE || b->inflight || b->lw_pending)) ||
+        disp_workload_kind_of(rb) == DISP_WORKLOAD_KIND_NONE || rb_skipped(rb))
         return;
     const char *uid = jstr(jobj(rb, "metadata"), "uid");
     struct last_row last = {{0}, {0}, 0};
     store_ledger_foreach_binding(c->s, key, last_cb, &last);
-    struct binding *b = binding_new(c, key);
     if (!b) {
-        fatal(c, "out of memory");
-        return;
+        b = binding_new(c, key);
+        if (!b) {
+            fatal(c, "out of memory");
+            return;
+        }
+        c->st.seen++;
     }
-    c->st.seen++;
-    b->rb = json_object_get(rb);
+    json_object *keep = json_object_get(rb);
+    json_object_put(b->rb);
+    b->rb = keep;
     snprintf(b->uid, sizeof b->uid, "%s", uid ? uid : "");
     if (last.found && strcmp(last.state, "released") == 0 && uid && strcmp(last.uid, uid) == 0) {
         set_state(c, b, B_DONE);
