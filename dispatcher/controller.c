@@ -642,8 +642,12 @@ static int cluster_grades(struct ctl *c, struct cluster *k, json_object *obj)
             struct queue_qty q;
             uint32_t id;
             if (!name || !min || queue_qty_parse(min, strlen(min), &q) ||
-                queue_resnames_intern(c->names, name, strlen(name), &id) ||
-                queue_resvec_set(&gr->min, id, q.milli))
+                queue_resnames_intern(c->names, name, strlen(name), &id))
+                continue;
+            /* A minimum of 0 still models the resource: the grade's nodes may have none of it
+             * free. A vector cannot hold 0 (it means absent, which placement takes as "not
+             * modelled, unbounded"), so it is kept as 1 milli: room for no real request. */
+            if (queue_resvec_set(&gr->min, id, q.milli > 0 ? q.milli : 1))
                 continue;
         }
         for (size_t j = 0; j < json_object_array_length(counts); j++) {
@@ -2330,6 +2334,18 @@ static int has_objects(struct ctl *c, struct binding *b)
     return 0;
 }
 
+static int rb_scheduled_true(json_object *rb)
+{
+    json_object *conds = jpath(rb, "status", "conditions");
+    for (size_t i = 0; conds && i < json_object_array_length(conds); i++) {
+        json_object *cd = json_object_array_get_idx(conds, i);
+        const char *t = jstr(cd, "type"), *st = jstr(cd, "status");
+        if (t && st && strcmp(t, "Scheduled") == 0)
+            return strcmp(st, "True") == 0;
+    }
+    return 0;
+}
+
 static void reconcile_row(struct ctl *c, struct live_row *r)
 {
     struct binding *b = find_key(c, r->binding);
@@ -2409,6 +2425,12 @@ static void reconcile_row(struct ctl *c, struct live_row *r)
             set_state(c, b, B_ADMITTED);
             forward_start(c, b);
         } else {
+            /* The ledger said dispatched before the PodGroup Works were released and
+             * Scheduled=True written (the last step): a crash between leaves them to do. */
+            if (!rb_scheduled_true(rb) && b->assign) {
+                b->step = b->needs_objects ? S_WORKS : S_STATUS;
+                step_run(c, b);
+            }
             check_progress(c, b);
         }
         break;
