@@ -908,8 +908,15 @@ static void ledger_flush(struct ctl *c)
         fatal(c, "out of memory");
         return;
     }
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < n; i++) {
         rows[i] = c->lw[i].row;
+        /* row.clusters and row.reason point into the lwrite itself, which lw_add may have
+         * moved (realloc) since they were set: point them at where it is now. */
+        if (rows[i].clusters)
+            rows[i].clusters = c->lw[i].clusters;
+        if (rows[i].reason)
+            rows[i].reason = c->lw[i].reason;
+    }
     int rc = store_ledger_write_batch(c->s, rows, n);
     c->st.ledger_batches++;
     if (rc) {
