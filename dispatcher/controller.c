@@ -144,6 +144,10 @@ struct binding {
     int cond_dirty;
     int nofit; /* the last cycle found no cluster for it */
     char rollback_why[160];
+    /* which clusters its placement constraints allow, by index into c->cl, computed once
+     * per cluster-set epoch and RB version (affinity is evaluated on JSON: costly per cycle) */
+    uint64_t allow_epoch;
+    uint8_t allow[256];
 };
 
 struct cluster {
@@ -151,6 +155,7 @@ struct cluster {
     json_object *obj;
     int ready;
     uint64_t gen; /* bumped on every status change */
+    uint64_t shape; /* hash of what placement constraints read: labels and spec */
     struct queue_resvec capacity, allocated, allocating, free;
     struct disp_grade *grades;
     uint32_t ngrades;
@@ -224,6 +229,7 @@ struct ctl {
     struct cluster *cl;
     uint32_t ncl, capcl;
     int clusters_dirty;
+    uint64_t cl_epoch; /* bumped when a cluster comes, goes or changes labels or spec */
 
     struct lwrite *lw;
     size_t nlw, caplw;
@@ -697,6 +703,15 @@ static void cluster_set(struct ctl *c, json_object *obj)
     json_object_put(k->obj);
     k->obj = keep;
     k->gen++;
+    uint64_t shape = hash_str(json_object_to_json_string_ext(jpath(obj, "metadata", "labels"),
+                                                              JSON_C_TO_STRING_PLAIN)) ^
+                     (hash_str(json_object_to_json_string_ext(jobj(obj, "spec"),
+                                                              JSON_C_TO_STRING_PLAIN)) *
+                      31);
+    if (shape != k->shape || k->gen == 1) {
+        k->shape = shape;
+        c->cl_epoch++;
+    }
     k->ready = 0;
     json_object *conds = jpath(obj, "status", "conditions");
     for (size_t i = 0; conds && i < json_object_array_length(conds); i++) {
@@ -739,6 +754,7 @@ static void cluster_remove(struct ctl *c, json_object *obj)
     if (c->opt.metrics)
         disp_metrics_cluster_forget(c->opt.metrics, k->name);
     cluster_close(k);
+    c->cl_epoch++; /* indexes move */
     *k = c->cl[--c->ncl];
     memset(&c->cl[c->ncl], 0, sizeof(c->cl[c->ncl]));
 }
@@ -1216,9 +1232,14 @@ static int place(struct ctl *c, struct binding *b)
     struct disp_cluster_cap caps[256];
     uint32_t idx[256], n = 0, notready = 0;
     char nr[128] = "";
+    if (b->allow_epoch != c->cl_epoch) {
+        for (uint32_t i = 0; i < c->ncl && i < 256; i++)
+            b->allow[i] = (uint8_t)(cluster_allows(c, b, &c->cl[i]) != 0);
+        b->allow_epoch = c->cl_epoch;
+    }
     for (uint32_t i = 0; i < c->ncl && n < 256; i++) {
         struct cluster *k = &c->cl[i];
-        if (!cluster_allows(c, b, k))
+        if (!b->allow[i])
             continue;
         if (!k->ready) {
             if (notready++ < 3)
@@ -2167,6 +2188,7 @@ static void rb_upsert(struct ctl *c, json_object *rb)
     json_object *keep = json_object_get(rb); /* before the put: it may be the same object */
     json_object_put(b->rb);
     b->rb = keep;
+    b->allow_epoch = 0; /* its placement constraints may have changed */
     /* the affinity pointers point into the RB: refresh them with it */
     if (b->st >= B_UNDO && b->st != B_DONE) {
         json_object *pl = jpath(rb, "spec", "placement");
@@ -2398,6 +2420,7 @@ static void reconcile_row(struct ctl *c, struct live_row *r)
     json_object *keep = json_object_get(rb);
     json_object_put(b->rb);
     b->rb = keep;
+    b->allow_epoch = 0;
     int rc = binding_read(c, b);
     if (rc && st == B_PENDING) {
         engine_forget(c, b);
@@ -2487,6 +2510,7 @@ static void reconcile_rb(void *ud, json_object *rb)
     json_object *keep = json_object_get(rb);
     json_object_put(b->rb);
     b->rb = keep;
+    b->allow_epoch = 0;
     snprintf(b->uid, sizeof b->uid, "%s", uid ? uid : "");
     if (last.found && strcmp(last.state, "released") == 0 && uid && strcmp(last.uid, uid) == 0) {
         set_state(c, b, B_DONE);
@@ -2921,6 +2945,7 @@ int ctl_new(uv_loop_t *loop, struct kube_client *kube, struct store *s, struct q
     c->waiting.next = c->waiting.prev = &c->waiting;
     c->active.next = c->active.prev = &c->active;
     c->leading = 1;
+    c->cl_epoch = 1;
     queue_idmap_init(&c->byid);
     if (tables_grow(c) || disp_workload_init(&c->w)) {
         ctl_free(c);
