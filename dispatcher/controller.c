@@ -48,6 +48,10 @@
 /* A cycle tries at most this many gangs that the queues allow but no cluster holds, so a
  * backlog of unplaceable gangs cannot make one cycle slow; the rest wait for the next. */
 #define CTL_CYCLE_NOFIT_MAX 2000
+/* A running share stops being reserved on top of its cluster's report once the cluster reports
+ * again, or after this long (Karmada reports cluster status every 10 s): a quiet cluster must not
+ * keep a running gang counted twice. */
+#define CTL_CONFIRM_MAX_MS 15000
 
 enum bstate {
     B_WAIT_TEMPLATE,
@@ -93,6 +97,7 @@ struct share {
     int32_t replicas;
     int running;
     uint64_t confirm_gen; /* the cluster's status generation when it was seen running */
+    int64_t running_at;   /* when it was seen running */
 };
 
 struct comp {
@@ -806,7 +811,8 @@ static int cycle_snapshot(struct ctl *c)
             struct cluster *k = cluster_find(c, sh->cluster);
             if (!k)
                 continue;
-            if (sh->running && k->gen > sh->confirm_gen)
+            if (sh->running && (k->gen > sh->confirm_gen ||
+                                now_ms(c) - sh->running_at > CTL_CONFIRM_MAX_MS))
                 continue; /* the cluster's own report counts it now */
             for (uint32_t j = 0; j < b->ncomp; j++) {
                 int64_t n = b->ncomp == 1 ? sh->replicas : b->comp[j].replicas;
@@ -2024,7 +2030,10 @@ static void check_progress(struct ctl *c, struct binding *b)
             if ((run || done) && !b->shares[i].running) {
                 struct cluster *k = cluster_find(c, b->shares[i].cluster);
                 b->shares[i].running = 1;
-                b->shares[i].confirm_gen = k ? k->gen : 0;
+                b->shares[i].running_at = now_ms(c);
+                /* At start-up the cluster's report and the RB's status come from the same
+                 * initial lists, taken after the share started: the report counts it. */
+                b->shares[i].confirm_gen = k && c->reconciled ? k->gen : 0;
             }
             all_running &= run || done;
             all_done &= done;

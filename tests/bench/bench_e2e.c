@@ -17,7 +17,7 @@
  *   dispatch_latency_p99_ms  a one-node cluster held by a running 4-cpu Deployment with another
  *                            waiting: from the DELETE of the running one until the watch sees the
  *                            waiting RB patched with spec.clusters; 100 rounds (p50, max too)
- * MUSTER_BENCH_E2E_RBS sets N (default 10000). */
+ * MUSTER_BENCH_E2E_RBS sets N (default 2000). */
 #include "bench/bench.h"
 
 #include <curl/curl.h>
@@ -477,7 +477,7 @@ static double metric_sum(const char *text, const char *name, const char *verb)
 
 void bench_e2e(void)
 {
-    int n = getenv("MUSTER_BENCH_E2E_RBS") ? atoi(getenv("MUSTER_BENCH_E2E_RBS")) : 10000;
+    int n = getenv("MUSTER_BENCH_E2E_RBS") ? atoi(getenv("MUSTER_BENCH_E2E_RBS")) : 2000;
     if (n < 100)
         n = 100;
     char exe[4096];

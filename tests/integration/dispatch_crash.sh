@@ -36,4 +36,5 @@ for k in $(seq "$POINTS"); do
 done
 stop_stream
 converge 90
+finish
 echo "dispatch_crash: ok ($POINTS kills)"

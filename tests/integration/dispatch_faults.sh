@@ -23,5 +23,6 @@ start_stream
 sleep "${MUSTER_FAULT_SECONDS:-20}"
 stop_stream
 converge 120
+finish
 grep -c 'too old\|410\|Expired' "$TMP/md.err" >/dev/null || true
 echo "dispatch_faults: ok"

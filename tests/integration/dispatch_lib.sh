@@ -192,3 +192,19 @@ converge() {
         sleep 1
     done
 }
+
+# finish: stops musterd and muster-sim with SIGTERM; both must exit 0 (in build-asan a leak or
+# memory error report turns that into non-zero) and say nothing of a sanitizer on stderr.
+finish() {
+    local rc=0
+    kill -TERM "$MD_PID"
+    wait "$MD_PID" || rc=$?
+    MD_PID=
+    [ $rc = 0 ] || dfail "musterd exited with $rc on SIGTERM"
+    grep -q 'Sanitizer' "$TMP/md.err" && dfail "a sanitizer spoke in musterd's stderr"
+    kill -TERM "$SIM_PID"
+    wait "$SIM_PID" || rc=$?
+    SIM_PID=
+    [ $rc = 0 ] || fail "muster-sim exited with $rc on SIGTERM"
+    return 0
+}
