@@ -996,7 +996,9 @@ static void ledger_flush(struct ctl *c)
             forward_start(c, b);
             break;
         case LW_RELEASE:
-            if (b->needs_objects && b->assign && b->inflight == 0) {
+            /* a forward step still to finish (Works released, Scheduled=True: waiting for a
+             * retry, say) runs first and chains into the policy's delete (step_done) */
+            if (b->needs_objects && b->assign && b->inflight == 0 && b->step == S_NONE) {
                 b->step = S_R_POLICY;
                 step_run(c, b);
             }
@@ -1720,6 +1722,12 @@ static void step_run(struct ctl *c, struct binding *b)
         break;
     }
     case S_STATUS: {
+        if (b->side_inflight) {
+            /* A waiting condition (Scheduled=False) still on its way (the client retries a
+             * 429 after a second) would land after this one and undo it: wait for it. */
+            b->step_failed = 1;
+            break;
+        }
         char ts[32];
         rfc3339(now_ms(c), ts, sizeof ts);
         body = gang_status_scheduled(b->rb, ts);
@@ -1863,6 +1871,12 @@ static void step_done(struct ctl *c, struct binding *b)
             engine_add(c, b);
         return;
     case S_STATUS:
+        if (b->st == B_DONE && b->needs_objects && b->assign) {
+            b->step = S_R_POLICY; /* released while the forward steps finished */
+            break;
+        }
+        b->step = S_NONE;
+        return;
     case S_HOLD:
     case S_R_POLICY:
     case S_NONE:

@@ -99,8 +99,8 @@ create_queue() {
 }
 
 post() { # RESOURCE-PATH BODY
-    local i
-    for i in 1 2 3 4 5 6 7 8 9 10; do
+    local try code
+    for try in 1 2 3 4 5 6 7 8 9 10; do
         code=$(curl -s -o /dev/null -w '%{http_code}' -XPOST "$BASE/$1" \
             -H 'Content-Type: application/json' -d "$2")
         case $code in 201 | 409) return 0 ;; esac
@@ -110,7 +110,8 @@ post() { # RESOURCE-PATH BODY
 }
 
 delete() { # PATH
-    for i in 1 2 3 4 5 6 7 8 9 10; do
+    local try code
+    for try in 1 2 3 4 5 6 7 8 9 10; do
         code=$(curl -s -o /dev/null -w '%{http_code}' -XDELETE "$BASE/$1")
         case $code in 200 | 404) return 0 ;; esac
         sleep 0.05

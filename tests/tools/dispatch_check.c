@@ -16,7 +16,8 @@
  *     one rolled back — and the last dispatch is the placement of the newest admitted row.
  *  3. Every RB in NS whose name does not start with PREFIX is dispatched: spec.clusters set,
  *     suspension.scheduling false, suspension.dispatching not true, Scheduled=True. Those with
- *     PREFIX are held: no clusters, scheduling true, Scheduled=False/NoClusterFit.
+ *     PREFIX are held: no clusters, scheduling true, Scheduled=False (NoClusterFit, or
+ *     QuotaExceeded if the queue was full when the condition was last written).
  *  4. Usage: queue Q's status.allocated cpu equals the sum of the cpu requests of the live
  *     admitted/dispatched/running ledger rows, and the sum over the hub's dispatched RBs whose
  *     workload is not finished (a Job whose every share reports succeeded ≥ its replicas is).
@@ -430,8 +431,10 @@ int main(int argc, char **argv)
             nheld++;
             if (pl[0] || jbool(susp, "scheduling") != 1)
                 fail("%s: does not fit anywhere but is dispatched to [%s]", key, pl);
+            /* NoClusterFit, or QuotaExceeded when its queue was full when it was last told */
+            const char *why = sc && jstr(sc, "reason") ? jstr(sc, "reason") : "";
             if (!sc || strcmp(jstr(sc, "status") ? jstr(sc, "status") : "", "False") ||
-                strcmp(jstr(sc, "reason") ? jstr(sc, "reason") : "", "NoClusterFit"))
+                (strcmp(why, "NoClusterFit") && strcmp(why, "QuotaExceeded")))
                 fail("%s: held without Scheduled=False/NoClusterFit (%s/%s)", key,
                      sc ? jstr(sc, "status") : "none", sc ? jstr(sc, "reason") : "none");
         } else {
