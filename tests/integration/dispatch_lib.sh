@@ -59,6 +59,7 @@ YAML
 # start_sim [fault flags...]: sets SIM_PID, BASE and the kubeconfig.
 start_sim() {
     write_scenario
+    : >"$TMP/sim.out" # lib.sh's wait_port reads it at once (set -e: a missing file ends the test)
     "$SIM" --listen 127.0.0.1:0 --scenario "$TMP/scenario.yaml" --event-log "$TMP/events.log" \
         --event-log-objects 1 "$@" >"$TMP/sim.out" 2>"$TMP/sim.err" &
     SIM_PID=$!
