@@ -50,6 +50,10 @@
 /* A cycle tries at most this many gangs that the queues allow but no cluster holds, so a
  * backlog of unplaceable gangs cannot make one cycle slow; the rest wait for the next. */
 #define CTL_CYCLE_NOFIT_MAX 2000
+/* A running share stops being reserved on top of its cluster's report once the cluster reports
+ * again, or after this long (Karmada reports cluster status every 10 s): a quiet cluster must not
+ * keep a running gang counted twice. */
+#define CTL_CONFIRM_MAX_MS 15000
 
 enum bstate {
     B_WAIT_TEMPLATE,
@@ -95,6 +99,7 @@ struct share {
     int32_t replicas;
     int running;
     uint64_t confirm_gen; /* the cluster's status generation when it was seen running */
+    int64_t running_at;   /* when it was seen running */
 };
 
 struct comp {
@@ -146,6 +151,10 @@ struct binding {
     int cond_dirty;
     int nofit; /* the last cycle found no cluster for it */
     char rollback_why[160];
+    /* which clusters its placement constraints allow, by index into c->cl, computed once
+     * per cluster-set epoch and RB version (affinity is evaluated on JSON: costly per cycle) */
+    uint64_t allow_epoch;
+    uint8_t allow[256];
 };
 
 struct cluster {
@@ -153,6 +162,7 @@ struct cluster {
     json_object *obj;
     int ready;
     uint64_t gen; /* bumped on every status change */
+    uint64_t shape; /* hash of what placement constraints read: labels and spec */
     struct queue_resvec capacity, allocated, allocating, free;
     struct disp_grade *grades;
     uint32_t ngrades;
@@ -226,6 +236,7 @@ struct ctl {
     struct cluster *cl;
     uint32_t ncl, capcl;
     int clusters_dirty;
+    uint64_t cl_epoch; /* bumped when a cluster comes, goes or changes labels or spec */
 
     struct lwrite *lw;
     size_t nlw, caplw;
@@ -696,6 +707,15 @@ static void cluster_set(struct ctl *c, json_object *obj)
     json_object_put(k->obj);
     k->obj = keep;
     k->gen++;
+    uint64_t shape = hash_str(json_object_to_json_string_ext(jpath(obj, "metadata", "labels"),
+                                                              JSON_C_TO_STRING_PLAIN)) ^
+                     (hash_str(json_object_to_json_string_ext(jobj(obj, "spec"),
+                                                              JSON_C_TO_STRING_PLAIN)) *
+                      31);
+    if (shape != k->shape || k->gen == 1) {
+        k->shape = shape;
+        c->cl_epoch++;
+    }
     k->ready = 0;
     json_object *conds = jpath(obj, "status", "conditions");
     for (size_t i = 0; conds && i < json_object_array_length(conds); i++) {
@@ -738,6 +758,7 @@ static void cluster_remove(struct ctl *c, json_object *obj)
     if (c->opt.metrics)
         disp_metrics_cluster_forget(c->opt.metrics, k->name);
     cluster_close(k);
+    c->cl_epoch++; /* indexes move */
     *k = c->cl[--c->ncl];
     memset(&c->cl[c->ncl], 0, sizeof(c->cl[c->ncl]));
 }
@@ -789,7 +810,8 @@ static int cycle_snapshot(struct ctl *c)
             struct cluster *k = cluster_find(c, sh->cluster);
             if (!k)
                 continue;
-            if (sh->running && k->gen > sh->confirm_gen)
+            if (sh->running && (k->gen > sh->confirm_gen ||
+                                now_ms(c) - sh->running_at > CTL_CONFIRM_MAX_MS))
                 continue; /* the cluster's own report counts it now */
             for (uint32_t j = 0; j < b->ncomp; j++) {
                 int64_t n = b->ncomp == 1 ? sh->replicas : b->comp[j].replicas;
@@ -979,7 +1001,9 @@ static void ledger_flush(struct ctl *c)
             forward_start(c, b);
             break;
         case LW_RELEASE:
-            if (b->needs_objects && b->assign && b->inflight == 0) {
+            /* a forward step still to finish (Works released, Scheduled=True: waiting for a
+             * retry, say) runs first and chains into the policy's delete (step_done) */
+            if (b->needs_objects && b->assign && b->inflight == 0 && b->step == S_NONE) {
                 b->step = S_R_POLICY;
                 step_run(c, b);
             }
@@ -1221,9 +1245,14 @@ static int place(struct ctl *c, struct binding *b)
     struct disp_cluster_cap caps[256];
     uint32_t idx[256], n = 0, notready = 0;
     char nr[128] = "";
+    if (b->allow_epoch != c->cl_epoch) {
+        for (uint32_t i = 0; i < c->ncl && i < 256; i++)
+            b->allow[i] = (uint8_t)(cluster_allows(c, b, &c->cl[i]) != 0);
+        b->allow_epoch = c->cl_epoch;
+    }
     for (uint32_t i = 0; i < c->ncl && n < 256; i++) {
         struct cluster *k = &c->cl[i];
-        if (!cluster_allows(c, b, k))
+        if (!b->allow[i])
             continue;
         if (!k->ready) {
             if (notready++ < 3)
@@ -1698,6 +1727,12 @@ static void step_run(struct ctl *c, struct binding *b)
         break;
     }
     case S_STATUS: {
+        if (b->side_inflight) {
+            /* A waiting condition (Scheduled=False) still on its way (the client retries a
+             * 429 after a second) would land after this one and undo it: wait for it. */
+            b->step_failed = 1;
+            break;
+        }
         char ts[32];
         rfc3339(now_ms(c), ts, sizeof ts);
         body = gang_status_scheduled(b->rb, ts);
@@ -1841,6 +1876,12 @@ static void step_done(struct ctl *c, struct binding *b)
             engine_add(c, b);
         return;
     case S_STATUS:
+        if (b->st == B_DONE && b->needs_objects && b->assign) {
+            b->step = S_R_POLICY; /* released while the forward steps finished */
+            break;
+        }
+        b->step = S_NONE;
+        return;
     case S_HOLD:
     case S_R_POLICY:
     case S_NONE:
@@ -2008,7 +2049,10 @@ static void check_progress(struct ctl *c, struct binding *b)
             if ((run || done) && !b->shares[i].running) {
                 struct cluster *k = cluster_find(c, b->shares[i].cluster);
                 b->shares[i].running = 1;
-                b->shares[i].confirm_gen = k ? k->gen : 0;
+                b->shares[i].running_at = now_ms(c);
+                /* At start-up the cluster's report and the RB's status come from the same
+                 * initial lists, taken after the share started: the report counts it. */
+                b->shares[i].confirm_gen = k && c->reconciled ? k->gen : 0;
             }
             all_running &= run || done;
             all_done &= done;
@@ -2174,6 +2218,7 @@ static void rb_upsert(struct ctl *c, json_object *rb)
     json_object *keep = json_object_get(rb); /* before the put: it may be the same object */
     json_object_put(b->rb);
     b->rb = keep;
+    b->allow_epoch = 0; /* its placement constraints may have changed */
     /* the affinity pointers point into the RB: refresh them with it */
     if (b->st >= B_UNDO && b->st != B_DONE) {
         json_object *pl = jpath(rb, "spec", "placement");
@@ -2349,6 +2394,18 @@ static int has_objects(struct ctl *c, struct binding *b)
     return 0;
 }
 
+static int rb_scheduled_true(json_object *rb)
+{
+    json_object *conds = jpath(rb, "status", "conditions");
+    for (size_t i = 0; conds && i < json_object_array_length(conds); i++) {
+        json_object *cd = json_object_array_get_idx(conds, i);
+        const char *t = jstr(cd, "type"), *st = jstr(cd, "status");
+        if (t && st && strcmp(t, "Scheduled") == 0)
+            return strcmp(st, "True") == 0;
+    }
+    return 0;
+}
+
 static void reconcile_row(struct ctl *c, struct live_row *r)
 {
     struct binding *b = find_key(c, r->binding);
@@ -2394,6 +2451,7 @@ static void reconcile_row(struct ctl *c, struct live_row *r)
     json_object *keep = json_object_get(rb);
     json_object_put(b->rb);
     b->rb = keep;
+    b->allow_epoch = 0;
     int rc = binding_read(c, b);
     if (rc && st == B_PENDING) {
         engine_forget(c, b);
@@ -2453,6 +2511,12 @@ static void reconcile_row(struct ctl *c, struct live_row *r)
             set_state(c, b, B_ADMITTED);
             forward_start(c, b);
         } else {
+            /* The ledger said dispatched before the PodGroup Works were released and
+             * Scheduled=True written (the last step): a crash between leaves them to do. */
+            if (!rb_scheduled_true(rb) && b->assign) {
+                b->step = b->needs_objects ? S_WORKS : S_STATUS;
+                step_run(c, b);
+            }
             check_progress(c, b);
         }
         break;
@@ -2482,18 +2546,27 @@ static void reconcile_rb(void *ud, json_object *rb)
     struct ctl *c = ud;
     char key[CTL_KEY_MAX];
     obj_key(rb, key, sizeof key);
-    if (find_key(c, key) || rb_skipped(rb))
+    /* The RB watch's first events made a binding for every RB before this ran (rb_upsert
+     * waits for reconciliation): those without a live row are decided here, not skipped. */
+    struct binding *b = find_key(c, key);
+    if ((b && (b->ledger_id || b->st != B_WAIT_TEMPLATE || b->inflight || b->lw_pending)) ||
+        disp_workload_kind_of(rb) == DISP_WORKLOAD_KIND_NONE || rb_skipped(rb))
         return;
     const char *uid = jstr(jobj(rb, "metadata"), "uid");
     struct last_row last = {{0}, {0}, 0};
     store_ledger_foreach_binding(c->s, key, last_cb, &last);
-    struct binding *b = binding_new(c, key);
     if (!b) {
-        fatal(c, "out of memory");
-        return;
+        b = binding_new(c, key);
+        if (!b) {
+            fatal(c, "out of memory");
+            return;
+        }
+        c->st.seen++;
     }
-    c->st.seen++;
-    b->rb = json_object_get(rb);
+    json_object *keep = json_object_get(rb);
+    json_object_put(b->rb);
+    b->rb = keep;
+    b->allow_epoch = 0;
     snprintf(b->uid, sizeof b->uid, "%s", uid ? uid : "");
     if (last.found && strcmp(last.state, "released") == 0 && uid && strcmp(last.uid, uid) == 0) {
         set_state(c, b, B_DONE);
@@ -2941,6 +3014,7 @@ int ctl_new(uv_loop_t *loop, struct kube_client *kube, struct store *s, struct q
     c->waiting.next = c->waiting.prev = &c->waiting;
     c->active.next = c->active.prev = &c->active;
     c->leading = 1;
+    c->cl_epoch = 1;
     queue_idmap_init(&c->byid);
     if (tables_grow(c) || disp_workload_init(&c->w)) {
         ctl_free(c);

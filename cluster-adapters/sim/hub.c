@@ -20,6 +20,7 @@ struct sim_hub {
     struct sim_karmada *karmada;
     struct sim_server *server;
     FILE *log;
+    int log_objects;
     struct sim_store_watch *log_watch;
     uv_timer_t tick;  /* advances scripted workload durations */
     uv_timer_t flush; /* armed when a cluster needs recomputing; batches bursts */
@@ -49,12 +50,17 @@ static void log_event(void *data, const struct sim_event *ev)
 {
     static const char *const names[] = {"ADDED", "MODIFIED", "DELETED"};
     const char *ns = sim_meta_str(ev->obj, "namespace");
-    FILE *f = data;
+    struct sim_hub *hub = data;
+    FILE *f = hub->log;
     fprintf(f,
             "{\"type\":\"%s\",\"resourceVersion\":\"%lld\",\"group\":\"%s\",\"resource\":\"%s\","
-            "\"namespace\":\"%s\",\"name\":\"%s\"}\n",
+            "\"namespace\":\"%s\",\"name\":\"%s\"",
             names[ev->type], (long long)ev->rv, ev->res->group, ev->res->plural, ns ? ns : "",
             sim_meta_str(ev->obj, "name"));
+    if (hub->log_objects)
+        fprintf(f, ",\"object\":%s",
+                json_object_to_json_string_ext(ev->obj, JSON_C_TO_STRING_PLAIN));
+    fputs("}\n", f);
     /* Readers check the file while the hub runs. */
     fflush(f);
 }
@@ -106,7 +112,8 @@ int sim_hub_start(uv_loop_t *loop, const struct sim_hub_config *cfg, struct sim_
             snprintf(err, errcap, "--event-log %s: %s", cfg->event_log, strerror(errno));
             rc = MUSTER_EIO;
         } else {
-            rc = sim_store_watch(hub->store, sim_store_rv(hub->store), log_event, hub->log,
+            hub->log_objects = cfg->event_log_objects;
+            rc = sim_store_watch(hub->store, sim_store_rv(hub->store), log_event, hub,
                                  &hub->log_watch, NULL);
         }
     }

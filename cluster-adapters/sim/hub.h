@@ -18,6 +18,7 @@ struct sim_hub_config {
     size_t history;                  /* watch history in events; 0: 10000 */
     const char *scenario;            /* scenario YAML path, or NULL */
     const char *event_log;           /* append every change as a JSON line here, or NULL */
+    int event_log_objects;           /* and the object after the change, as "object" */
 };
 
 /* Builds the store (with the default, kube-system, kube-public and karmada-system namespaces),

@@ -34,6 +34,7 @@ static void usage(FILE *f)
                "  --fault-drop-watch-after N    end each watch after N events\n"
                "  --seed N                      fault-injection seed\n"
                "  --event-log FILE              append every change as a JSON line\n"
+               "  --event-log-objects 1         with --event-log: each line carries the object\n"
                "  --access-log FILE             append one line per request\n"
                "  --validate-writes DIR         check client writes against the CRDs in DIR\n");
 }
@@ -97,7 +98,7 @@ int main(int argc, char **argv)
 {
     struct sim_server_config cfg = {0};
     const char *listen = NULL, *scenario = NULL, *token_file = NULL, *event_log = NULL;
-    long history = 10000;
+    long history = 10000, log_objects = 0;
     char token[512];
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -121,6 +122,9 @@ int main(int argc, char **argv)
             event_log = v;
         } else if (strcmp(a, "--validate-writes") == 0) {
             cfg.validate_dir = v;
+        } else if (strcmp(a, "--event-log-objects") == 0) {
+            if (parse_long(a, v, 0, 1, &log_objects) < 0)
+                return 2;
         } else if (strcmp(a, "--access-log") == 0) {
             cfg.access_log = v;
         } else if (strcmp(a, "--token-file") == 0) {
@@ -201,7 +205,8 @@ int main(int argc, char **argv)
     memset(&app, 0, sizeof(app));
     uv_loop_init(&app.loop);
     struct sim_hub_config hcfg = {
-        .server = cfg, .history = (size_t)history, .scenario = scenario, .event_log = event_log};
+        .server = cfg, .history = (size_t)history, .scenario = scenario, .event_log = event_log,
+        .event_log_objects = (int)log_objects};
     char err[512] = "";
     int rc = sim_hub_start(&app.loop, &hcfg, &app.hub, err, sizeof(err));
     int status = 0;

@@ -17,4 +17,8 @@ void bench_hub(void);
 /* Admin API: GET /api/v1/queues?limit=1000 under wrk, beside nginx serving the same bytes. */
 void bench_api(void);
 
+/* End to end: musterd and muster-sim as processes; RBs/s beside a bare curl loop doing the same
+ * requests, and capacity-freed -> RB-patched latency. */
+void bench_e2e(void);
+
 #endif

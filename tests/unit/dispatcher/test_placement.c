@@ -90,6 +90,22 @@ static void test_grades_and_resources(void)
     cluster_close(&c);
 }
 
+static void test_empty_grade_zero(void)
+{
+    /* Karmada's default models start with grade 0: cpu [0,1), memory [0,4Gi). Its minimums
+     * are all 0, so its vector is empty; with no node in it, it must not make the cluster
+     * unbounded: 4 nodes of grade 4 (8 cpu) hold no 20-cpu replica. */
+    struct disp_grade g[2] = {{{0}, 0}, {vec3(8, 64, 0), 4}};
+    struct disp_cluster_cap c = {"a", vec3(64, 256, 0), g, 2};
+    struct queue_resvec big = vec3(20, 0, 0), small = vec3(2, 0, 0);
+    CU_ASSERT_EQUAL(disp_cluster_fits(&c, &big), 0);
+    CU_ASSERT_EQUAL(disp_cluster_fits(&c, &small), 16);
+    CU_ASSERT_EQUAL(disp_cluster_reserve(&c, &big, 1), MUSTER_ERANGE);
+    queue_resvec_close(&big);
+    queue_resvec_close(&small);
+    cluster_close(&c);
+}
+
 static void test_reservations_within_a_cycle(void)
 {
     struct disp_grade g[1] = {{vec3(32, 256, 8), 3}};
@@ -156,6 +172,7 @@ static CU_TestInfo tests[] = {
     {"fits in sum but not node by node", test_fit_in_sum_but_not_node_by_node},
     {"models from a minimum of 0 (Karmada's grades)", test_models_from_zero},
     {"grades and resources they do not describe", test_grades_and_resources},
+    {"an empty grade 0 bounds nothing", test_empty_grade_zero},
     {"reservations within a cycle", test_reservations_within_a_cycle},
     {"single-cluster best fit", test_single_cluster_best_fit},
     {"spread over the fewest clusters, all or nothing", test_spread_fewest_clusters_all_or_nothing},

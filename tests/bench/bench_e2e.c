@@ -1,0 +1,662 @@
+/* End to end: musterd (its own process, --kube-api-qps -1, a fresh SQLite ledger with
+ * synchronous=FULL commits) against muster-sim (its own process) with 50 clusters of ample
+ * capacity, both found next to muster-bench.
+ *   e2e_rbs_per_s            N Deployments created through the hub's detector (64 creates in
+ *                            flight); from the first create until the bench's own watch has
+ *                            seen every RB with spec.clusters set and suspension.scheduling
+ *                            false
+ *   e2e_requests_per_rb      muster's hub requests per RB over that run (muster_hub_requests_total
+ *                            from its /metrics, by verb on stderr)
+ *   curl_loop_rbs_per_s      the yardstick, same sim, same run, first (musterd not started; its
+ *                            objects deleted afterwards, namespace yard): a bare libcurl
+ *                            multi loop creating N more Deployments and, per RB, the requests
+ *                            muster makes for a single-cluster gang with objects (patch assign +
+ *                            barrier, create PodGroup Work, create OverridePolicy, patch lift,
+ *                            patch Work release, patch status), 64 RBs in flight
+ *   e2e_vs_curl_loop_ratio
+ *   dispatch_latency_p99_ms  a one-node cluster held by a running 4-cpu Deployment with another
+ *                            waiting: from the DELETE of the running one until the watch sees the
+ *                            waiting RB patched with spec.clusters; 100 rounds (p50, max too)
+ * MUSTER_BENCH_E2E_RBS sets N (default 2000). */
+#include "bench/bench.h"
+
+#include <curl/curl.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define INFLIGHT 64
+#define LAT_ROUNDS 100
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void die(const char *what)
+{
+    fprintf(stderr, "bench e2e: %s\n", what);
+    exit(1);
+}
+
+/* ---- child processes ---- */
+
+static pid_t spawn(char *const argv[], const char *out)
+{
+    pid_t p = fork();
+    if (p < 0)
+        die("fork");
+    if (p == 0) {
+        FILE *f = freopen(out, "w", stdout);
+        FILE *g = freopen("/dev/null", "w", stderr);
+        (void)f, (void)g;
+        execv(argv[0], argv);
+        _exit(127);
+    }
+    return p;
+}
+
+/* Waits for a line in file that starts with prefix; returns the port after "127.0.0.1:". */
+static int wait_port(const char *file, const char *prefix)
+{
+    for (int i = 0; i < 1000; i++) {
+        FILE *f = fopen(file, "r");
+        char line[512];
+        while (f && fgets(line, sizeof line, f)) {
+            if (strncmp(line, prefix, strlen(prefix)) == 0) {
+                char *p = strstr(line, "127.0.0.1:");
+                if (p) {
+                    fclose(f);
+                    return atoi(p + 10);
+                }
+            }
+        }
+        if (f)
+            fclose(f);
+        usleep(10000);
+    }
+    die("a child did not report its port");
+    return 0;
+}
+
+/* ---- one blocking request ---- */
+
+struct sbuf {
+    char *p;
+    size_t n;
+};
+
+static size_t sbuf_write(char *d, size_t sz, size_t n, void *ud)
+{
+    struct sbuf *b = ud;
+    char *p = realloc(b->p, b->n + sz * n + 1);
+    if (!p)
+        return 0;
+    memcpy(p + b->n, d, sz * n);
+    b->n += sz * n;
+    p[b->n] = '\0';
+    b->p = p;
+    return sz * n;
+}
+
+static long req(const char *method, const char *url, const char *ctype, const char *body,
+                struct sbuf *out)
+{
+    CURL *h = curl_easy_init();
+    struct curl_slist *hd = NULL;
+    struct sbuf tmp = {0};
+    if (ctype) {
+        char line[128];
+        snprintf(line, sizeof line, "Content-Type: %s", ctype);
+        hd = curl_slist_append(hd, line);
+    }
+    curl_easy_setopt(h, CURLOPT_URL, url);
+    curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, method);
+    curl_easy_setopt(h, CURLOPT_HTTPHEADER, hd);
+    if (body)
+        curl_easy_setopt(h, CURLOPT_POSTFIELDS, body);
+    curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, sbuf_write);
+    curl_easy_setopt(h, CURLOPT_WRITEDATA, out ? out : &tmp);
+    long code = 0;
+    if (curl_easy_perform(h) == CURLE_OK)
+        curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &code);
+    curl_easy_cleanup(h);
+    curl_slist_free_all(hd);
+    free(tmp.p);
+    return code;
+}
+
+/* ---- the watch: counts RBs seen dispatched (by name, once each) ---- */
+
+struct watch {
+    CURL *h;
+    char *line;
+    size_t n, cap;
+    char **seen; /* open-addressing set of names */
+    size_t seen_cap, nseen;
+    const char *want_prefix; /* count only names starting with this */
+    char last[256];          /* the last name counted */
+    double last_at;
+};
+
+static int seen_add(struct watch *w, const char *name, size_t len)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (size_t i = 0; i < len; i++)
+        h = (h ^ (unsigned char)name[i]) * 1099511628211ull;
+    for (size_t i = h & (w->seen_cap - 1);; i = (i + 1) & (w->seen_cap - 1)) {
+        if (!w->seen[i]) {
+            w->seen[i] = strndup(name, len);
+            w->nseen++;
+            return 1;
+        }
+        if (strlen(w->seen[i]) == len && memcmp(w->seen[i], name, len) == 0)
+            return 0;
+    }
+}
+
+static void watch_line(struct watch *w, char *l)
+{
+    /* cheap: the RB's name, "clusters":[{ and "scheduling":false */
+    if (!strstr(l, "\"clusters\":[{") || !strstr(l, "\"scheduling\":false"))
+        return;
+    char *md = strstr(l, "\"metadata\":{");
+    char *nm = md ? strstr(md, "\"name\":\"") : NULL;
+    if (!nm)
+        return;
+    nm += 8;
+    char *end = strchr(nm, '"');
+    if (!end || (w->want_prefix && strncmp(nm, w->want_prefix, strlen(w->want_prefix)) != 0))
+        return;
+    if (seen_add(w, nm, (size_t)(end - nm))) {
+        snprintf(w->last, sizeof w->last, "%.*s", (int)(end - nm), nm);
+        w->last_at = now_s();
+    }
+}
+
+static size_t watch_write(char *d, size_t sz, size_t n, void *ud)
+{
+    struct watch *w = ud;
+    size_t len = sz * n;
+    for (size_t i = 0; i < len; i++) {
+        if (w->n + 1 >= w->cap) {
+            w->cap = w->cap ? w->cap * 2 : 65536;
+            w->line = realloc(w->line, w->cap);
+        }
+        if (d[i] == '\n') {
+            w->line[w->n] = '\0';
+            watch_line(w, w->line);
+            w->n = 0;
+        } else {
+            w->line[w->n++] = d[i];
+        }
+    }
+    return len;
+}
+
+static void watch_open(struct watch *w, CURLM *m, const char *base, const char *ns, size_t cap)
+{
+    memset(w, 0, sizeof *w);
+    w->seen_cap = 1;
+    while (w->seen_cap < cap * 2)
+        w->seen_cap <<= 1;
+    w->seen = calloc(w->seen_cap, sizeof(char *));
+    char url[512];
+    snprintf(url, sizeof url,
+             "%s/apis/work.karmada.io/v1alpha2/namespaces/%s/resourcebindings?watch=1&"
+             "timeoutSeconds=3600",
+             base, ns);
+    w->h = curl_easy_init();
+    curl_easy_setopt(w->h, CURLOPT_URL, url);
+    curl_easy_setopt(w->h, CURLOPT_WRITEFUNCTION, watch_write);
+    curl_easy_setopt(w->h, CURLOPT_WRITEDATA, w);
+    curl_multi_add_handle(m, w->h);
+}
+
+static void watch_close(struct watch *w, CURLM *m)
+{
+    curl_multi_remove_handle(m, w->h);
+    curl_easy_cleanup(w->h);
+    for (size_t i = 0; i < w->seen_cap; i++)
+        free(w->seen[i]);
+    free(w->seen);
+    free(w->line);
+}
+
+/* ---- many requests in flight: a bare curl multi loop ---- */
+
+struct op {
+    CURL *h;
+    struct curl_slist *hd;
+    char body[4096];
+    char url[512];
+    int idx;  /* which RB */
+    int step; /* yardstick: which request of its RB */
+    int sub;
+};
+
+static const char *deploy_body(char *buf, size_t cap, const char *prefix, int i, int cpu)
+{
+    snprintf(buf, cap,
+             "{\"apiVersion\":\"apps/v1\",\"kind\":\"Deployment\",\"metadata\":{\"name\":\"%s%d\","
+             "\"labels\":{\"volcano.sh/queue-name\":\"bench\"}},\"spec\":{\"replicas\":1,"
+             "\"selector\":{\"matchLabels\":{\"app\":\"%s%d\"}},\"template\":{\"metadata\":{"
+             "\"labels\":{\"app\":\"%s%d\"}},\"spec\":{\"containers\":[{\"name\":\"c\",\"image\":"
+             "\"x\",\"resources\":{\"requests\":{\"cpu\":\"%d\"}}}]}}}}",
+             prefix, i, prefix, i, prefix, i, cpu);
+    return buf;
+}
+
+static void op_setup(struct op *o, const char *method, const char *ctype)
+{
+    curl_easy_reset(o->h);
+    curl_slist_free_all(o->hd);
+    o->hd = NULL;
+    if (ctype) {
+        char line[128];
+        snprintf(line, sizeof line, "Content-Type: %s", ctype);
+        o->hd = curl_slist_append(o->hd, line);
+    }
+    curl_easy_setopt(o->h, CURLOPT_URL, o->url);
+    curl_easy_setopt(o->h, CURLOPT_CUSTOMREQUEST, method);
+    curl_easy_setopt(o->h, CURLOPT_HTTPHEADER, o->hd);
+    if (strcmp(method, "DELETE") != 0)
+        curl_easy_setopt(o->h, CURLOPT_POSTFIELDS, o->body);
+    curl_easy_setopt(o->h, CURLOPT_WRITEFUNCTION, sbuf_write);
+    curl_easy_setopt(o->h, CURLOPT_PRIVATE, o);
+}
+
+/* the sink for bodies nobody reads */
+static struct sbuf sink;
+
+/* The yardstick's requests for RB i (name y<i>-deployment) in cluster c<i%50>, in order. */
+static int yard_prepare(struct op *o, const char *base, int i)
+{
+    char rb[128], work[160];
+    snprintf(rb, sizeof rb, "%s/apis/work.karmada.io/v1alpha2/namespaces/yard/resourcebindings/y%d-deployment", base, i);
+    int cl = i % 50;
+    switch (o->step) {
+    case 0: /* the template (the detector makes the RB) */
+        snprintf(o->url, sizeof o->url, "%s/apis/apps/v1/namespaces/yard/deployments", base);
+        deploy_body(o->body, sizeof o->body, "y", i, 1);
+        op_setup(o, "POST", "application/json");
+        return 1;
+    case 1: /* clusters, applied placement, dispatching barrier */
+        snprintf(o->url, sizeof o->url, "%s", rb);
+        snprintf(o->body, sizeof o->body,
+                 "{\"metadata\":{\"annotations\":{\"policy.karmada.io/applied-placement\":"
+                 "\"{\\\"clusterAffinity\\\":{\\\"clusterNames\\\":[\\\"c%d\\\"]}}\"}},\"spec\":{"
+                 "\"clusters\":[{\"name\":\"c%d\",\"replicas\":1}],\"suspension\":{"
+                 "\"dispatching\":true}}}",
+                 cl, cl);
+        op_setup(o, "PATCH", "application/merge-patch+json");
+        return 1;
+    case 2: /* the PodGroup Work, suspended */
+        snprintf(o->url, sizeof o->url, "%s/apis/work.karmada.io/v1alpha1/namespaces/karmada-es-c%d/works", base, cl);
+        snprintf(o->body, sizeof o->body,
+                 "{\"apiVersion\":\"work.karmada.io/v1alpha1\",\"kind\":\"Work\",\"metadata\":{"
+                 "\"name\":\"muster-pg-bench.y%d-deployment\",\"labels\":{"
+                 "\"app.kubernetes.io/managed-by\":\"yardstick\"},\"annotations\":{"
+                 "\"scheduling.muster.io/binding\":\"yard/y%d-deployment\"}},\"spec\":{"
+                 "\"suspendDispatching\":true,\"workload\":{\"manifests\":[{\"apiVersion\":"
+                 "\"scheduling.volcano.sh/v1beta1\",\"kind\":\"PodGroup\",\"metadata\":{\"name\":"
+                 "\"muster-bench.y%d-deployment\",\"namespace\":\"yard\"},\"spec\":{\"minMember\":"
+                 "1,\"minResources\":{\"cpu\":\"1\"},\"queue\":\"bench\"}}]}}}",
+                 i, i, i);
+        op_setup(o, "POST", "application/json");
+        return 1;
+    case 3: /* the OverridePolicy */
+        snprintf(o->url, sizeof o->url, "%s/apis/policy.karmada.io/v1alpha1/namespaces/yard/overridepolicies", base);
+        snprintf(o->body, sizeof o->body,
+                 "{\"apiVersion\":\"policy.karmada.io/v1alpha1\",\"kind\":\"OverridePolicy\","
+                 "\"metadata\":{\"name\":\"muster-y%d-deployment\",\"labels\":{"
+                 "\"app.kubernetes.io/managed-by\":\"yardstick\"}},\"spec\":{\"resourceSelectors\":"
+                 "[{\"apiVersion\":\"apps/v1\",\"kind\":\"Deployment\",\"namespace\":\"yard\","
+                 "\"name\":\"y%d\"}],\"overrideRules\":[{\"targetCluster\":{\"clusterNames\":"
+                 "[\"c%d\"]},\"overriders\":{\"plaintext\":[{\"path\":"
+                 "\"/spec/template/metadata/annotations/scheduling.k8s.io~1group-name\","
+                 "\"operator\":\"add\",\"value\":\"muster-bench.y%d-deployment\"},{\"path\":"
+                 "\"/spec/template/spec/schedulerName\",\"operator\":\"add\",\"value\":"
+                 "\"volcano\"}]}}]}}",
+                 i, i, cl, i);
+        op_setup(o, "POST", "application/json");
+        return 1;
+    case 4: /* scheduling lifted, dispatching restored */
+        snprintf(o->url, sizeof o->url, "%s", rb);
+        snprintf(o->body, sizeof o->body,
+                 "{\"spec\":{\"suspension\":{\"scheduling\":false,\"dispatching\":null}}}");
+        op_setup(o, "PATCH", "application/merge-patch+json");
+        return 1;
+    case 5: /* the PodGroup Work released */
+        snprintf(work, sizeof work, "muster-pg-bench.y%d-deployment", i);
+        snprintf(o->url, sizeof o->url, "%s/apis/work.karmada.io/v1alpha1/namespaces/karmada-es-c%d/works/%s", base, cl, work);
+        snprintf(o->body, sizeof o->body, "{\"spec\":{\"suspendDispatching\":false}}");
+        op_setup(o, "PATCH", "application/merge-patch+json");
+        return 1;
+    case 6: /* Scheduled=True */
+        snprintf(o->url, sizeof o->url, "%s/status", rb);
+        snprintf(o->body, sizeof o->body,
+                 "{\"status\":{\"schedulerObservedGeneration\":2,\"lastScheduledTime\":"
+                 "\"2026-11-22T00:00:00Z\",\"conditions\":[{\"type\":\"Scheduled\",\"status\":"
+                 "\"True\",\"reason\":\"Success\",\"message\":\"Binding has been scheduled "
+                 "successfully.\",\"lastTransitionTime\":\"2026-11-22T00:00:00Z\"}]}}");
+        op_setup(o, "PATCH", "application/merge-patch+json");
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+/* Runs n RBs through the multi loop. kind 0: creates only (muster does the rest);
+ * 1: the yardstick's whole sequence per RB. Returns when every request got an answer; w (if
+ * any) is polled in the same loop until it has seen `until` RBs. */
+static void run_ops(CURLM *m, const char *base, int n, int yard, struct watch *w, size_t until,
+                    long *errors)
+{
+    struct op ops[INFLIGHT];
+    int next = 0, active = 0;
+    memset(ops, 0, sizeof ops);
+    for (int k = 0; k < INFLIGHT; k++)
+        ops[k].h = curl_easy_init();
+    for (int k = 0; k < INFLIGHT && next < n; k++) {
+        ops[k].idx = next++;
+        ops[k].step = 0;
+        if (yard) {
+            yard_prepare(&ops[k], base, ops[k].idx);
+        } else {
+            snprintf(ops[k].url, sizeof ops[k].url, "%s/apis/apps/v1/namespaces/bench/deployments", base);
+            deploy_body(ops[k].body, sizeof ops[k].body, "e", ops[k].idx, 1);
+            op_setup(&ops[k], "POST", "application/json");
+        }
+        curl_easy_setopt(ops[k].h, CURLOPT_WRITEDATA, &sink);
+        curl_multi_add_handle(m, ops[k].h);
+        active++;
+    }
+    while (active > 0 || (w && w->nseen < until)) {
+        int running;
+        curl_multi_perform(m, &running);
+        CURLMsg *msg;
+        int left;
+        while ((msg = curl_multi_info_read(m, &left))) {
+            if (msg->msg != CURLMSG_DONE)
+                continue;
+            if (w && msg->easy_handle == w->h)
+                die("the watch ended");
+            struct op *o;
+            curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, (char **)&o);
+            long code = 0;
+            curl_easy_getinfo(o->h, CURLINFO_RESPONSE_CODE, &code);
+            if (code >= 300 || msg->data.result != CURLE_OK)
+                (*errors)++;
+            sink.n = 0;
+            curl_multi_remove_handle(m, o->h);
+            int more = 0;
+            if (yard) {
+                o->step++;
+                more = yard_prepare(o, base, o->idx);
+            }
+            if (!more && next < n) {
+                o->idx = next++;
+                o->step = 0;
+                if (yard) {
+                    yard_prepare(o, base, o->idx);
+                } else {
+                    snprintf(o->url, sizeof o->url, "%s/apis/apps/v1/namespaces/bench/deployments", base);
+                    deploy_body(o->body, sizeof o->body, "e", o->idx, 1);
+                    op_setup(o, "POST", "application/json");
+                }
+                more = 1;
+            }
+            if (more) {
+                curl_easy_setopt(o->h, CURLOPT_WRITEDATA, &sink);
+                curl_multi_add_handle(m, o->h);
+            } else {
+                active--;
+            }
+        }
+        curl_multi_poll(m, NULL, 0, 100, NULL);
+    }
+    for (int k = 0; k < INFLIGHT; k++) {
+        curl_easy_cleanup(ops[k].h);
+        curl_slist_free_all(ops[k].hd);
+    }
+}
+
+/* Drives the multi (with the watch in it) until the watch has counted `until`. */
+static int watch_until(CURLM *m, struct watch *w, size_t until, double timeout_s)
+{
+    double end = now_s() + timeout_s;
+    while (w->nseen < until) {
+        int running;
+        curl_multi_perform(m, &running);
+        CURLMsg *msg;
+        int left;
+        while ((msg = curl_multi_info_read(m, &left)))
+            if (msg->msg == CURLMSG_DONE && msg->easy_handle == w->h)
+                die("the watch ended");
+        if (now_s() > end)
+            return -1;
+        curl_multi_poll(m, NULL, 0, 5, NULL);
+    }
+    return 0;
+}
+
+static double metric_sum(const char *text, const char *name, const char *verb)
+{
+    double sum = 0;
+    for (const char *p = text; (p = strstr(p, name)); p++) {
+        if (p > text && p[-1] != '\n')
+            continue;
+        const char *eol = strchr(p, '\n');
+        const char *sp = eol ? memchr(p, ' ', (size_t)(eol - p)) : NULL;
+        if (!sp || (p[strlen(name)] != '{' && p[strlen(name)] != ' '))
+            continue;
+        if (verb) {
+            char v[64];
+            snprintf(v, sizeof v, "verb=\"%s\"", verb);
+            const char *q = strstr(p, v);
+            if (!q || q > eol)
+                continue;
+        }
+        const char *last = eol;
+        while (last > p && last[-1] != ' ')
+            last--;
+        sum += atof(last);
+    }
+    return sum;
+}
+
+void bench_e2e(void)
+{
+    int n = getenv("MUSTER_BENCH_E2E_RBS") ? atoi(getenv("MUSTER_BENCH_E2E_RBS")) : 2000;
+    if (n < 100)
+        n = 100;
+    char exe[4096];
+    ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 64);
+    if (len <= 0)
+        die("readlink /proc/self/exe");
+    exe[len] = '\0';
+    *strrchr(exe, '/') = '\0';
+    char dir[] = "/tmp/muster-bench-e2e.XXXXXX";
+    if (!mkdtemp(dir))
+        die("mkdtemp");
+    char path[4600], sim_out[4600], md_out[4600], kc[4600], db[4600], scen[4600];
+    snprintf(scen, sizeof scen, "%s/scenario.yaml", dir);
+    FILE *f = fopen(scen, "w");
+    fprintf(f, "clusters:\n");
+    for (int i = 0; i < 50; i++)
+        fprintf(f, "  - name: c%d\n    nodes:\n      - {count: 20, allocatable: {cpu: \"1000\", "
+                   "memory: 4Ti, pods: \"10000\"}}\n",
+                i);
+    fprintf(f, "  - name: tiny\n    nodes:\n      - {count: 1, allocatable: {cpu: \"4\", memory: "
+               "64Gi, pods: \"110\"}}\n");
+    fprintf(f, "objects:\n");
+    const char *nss[3] = {"bench", "lat", "yard"};
+    for (int i = 0; i < 3; i++) {
+        fprintf(f, "  - {apiVersion: v1, kind: Namespace, metadata: {name: %s}}\n", nss[i]);
+        fprintf(f, "  - apiVersion: policy.karmada.io/v1alpha1\n    kind: PropagationPolicy\n"
+                   "    metadata: {name: to-muster, namespace: %s}\n    spec:\n"
+                   "      schedulerName: %s\n      resourceSelectors:\n"
+                   "        - {apiVersion: apps/v1, kind: Deployment}\n      placement:\n"
+                   "        clusterAffinity: {%s}\n",
+                nss[i], i == 2 ? "yardstick" : "muster",
+                i == 1 ? "clusterNames: [tiny]" : "exclude: [tiny]");
+    }
+    fclose(f);
+    snprintf(sim_out, sizeof sim_out, "%s/sim.out", dir);
+    snprintf(path, sizeof path, "%s/muster-sim", exe);
+    char *sargv[] = {path, "--listen", "127.0.0.1:0", "--scenario", scen, NULL};
+    pid_t sim = spawn(sargv, sim_out);
+    int sport = wait_port(sim_out, "muster-sim: listening");
+    char base[64];
+    snprintf(base, sizeof base, "http://127.0.0.1:%d", sport);
+    snprintf(kc, sizeof kc, "%s/kubeconfig", dir);
+    f = fopen(kc, "w");
+    fprintf(f, "apiVersion: v1\nkind: Config\nclusters: [{name: sim, cluster: {server: \"%s\"}}]\n"
+               "contexts: [{name: sim, context: {cluster: sim, user: sim}}]\n"
+               "current-context: sim\nusers: [{name: sim, user: {}}]\n",
+            base);
+    fclose(f);
+    curl_global_init(CURL_GLOBAL_DEFAULT);
+    CURLM *m = curl_multi_init();
+    long errors = 0;
+    char url[512];
+
+    /* ---- the yardstick first, on the fresh hub, muster not running; its objects are then
+     * deleted so muster meets the same hub ---- */
+    struct watch yw;
+    watch_open(&yw, m, base, "yard", (size_t)n * 2);
+    yw.want_prefix = "y";
+    long yerr = 0;
+    double y0 = now_s();
+    run_ops(m, base, n, 1, &yw, 0, &yerr);
+    double y1 = now_s();
+    double yard = (double)n / (y1 - y0);
+    printf("BENCH curl_loop_rbs_per_s %.0f RBs/s\n", yard);
+    fflush(stdout);
+    if (yerr)
+        fprintf(stderr, "bench e2e: the yardstick had %ld failed requests\n", yerr);
+    watch_close(&yw, m);
+    snprintf(url, sizeof url, "%s/api/v1/namespaces/yard", base);
+    req("DELETE", url, NULL, NULL, NULL);
+    for (int i = 0; i < 50; i++) {
+        snprintf(url, sizeof url,
+                 "%s/apis/work.karmada.io/v1alpha1/namespaces/karmada-es-c%d/works?"
+                 "labelSelector=app.kubernetes.io%%2Fmanaged-by%%3Dyardstick",
+                 base, i);
+        req("DELETE", url, NULL, NULL, NULL);
+    }
+
+    snprintf(db, sizeof db, "%s/muster.db", dir);
+    snprintf(md_out, sizeof md_out, "%s/musterd.out", dir);
+    char mpath[4600];
+    snprintf(mpath, sizeof mpath, "%s/musterd", exe);
+    char *margv[] = {mpath, "--kubeconfig", kc, "--db", db, "--listen", "127.0.0.1:0",
+                     "--kube-api-qps", "-1", NULL};
+    pid_t md = spawn(margv, md_out);
+    int aport = wait_port(md_out, "admin API:");
+    char api[128];
+    snprintf(api, sizeof api, "http://127.0.0.1:%d", aport);
+    snprintf(url, sizeof url, "%s/api/v1/queues", api);
+    if (req("POST", url, "application/json",
+            "{\"name\":\"bench\",\"parent\":\"root\",\"deserved\":{\"cpu\":\"10000000\"},"
+            "\"capability\":{\"cpu\":\"10000000\"}}",
+            NULL) != 201)
+        die("could not create the queue");
+    snprintf(url, sizeof url, "%s/readyz", api);
+    for (int i = 0; i < 500 && req("GET", url, NULL, NULL, NULL) != 200; i++)
+        usleep(10000);
+
+    /* ---- e2e ---- */
+    struct watch w;
+    watch_open(&w, m, base, "bench", (size_t)n * 2);
+    w.want_prefix = "e";
+    watch_until(m, &w, 0, 1);
+    usleep(200000);
+    double t0 = now_s();
+    run_ops(m, base, n, 0, &w, (size_t)n, &errors);
+    double e2e = (double)n / (w.last_at - t0);
+    printf("BENCH e2e_rbs_per_s %.0f RBs/s\n", e2e);
+    fflush(stdout);
+    struct sbuf metrics = {0};
+    snprintf(url, sizeof url, "%s/metrics", api);
+    req("GET", url, NULL, NULL, &metrics);
+    if (metrics.p) {
+        double all = metric_sum(metrics.p, "muster_hub_requests_total", NULL);
+        double watches = metric_sum(metrics.p, "muster_hub_requests_total", "watch") +
+                         metric_sum(metrics.p, "muster_hub_requests_total", "list");
+        printf("BENCH e2e_requests_per_rb %.2f requests\n", (all - watches) / n);
+        fprintf(stderr, "bench e2e: hub requests: create %.0f, patch %.0f, delete %.0f, "
+                        "list/watch %.0f over %d RBs; create errors %ld\n",
+                metric_sum(metrics.p, "muster_hub_requests_total", "create"),
+                metric_sum(metrics.p, "muster_hub_requests_total", "patch"),
+                metric_sum(metrics.p, "muster_hub_requests_total", "delete"), watches, n, errors);
+        free(metrics.p);
+    }
+
+    /* ---- dispatch latency: capacity freed -> RB patched ---- */
+    struct watch lw;
+    watch_open(&lw, m, base, "lat", LAT_ROUNDS + 2);
+    char body[2048], durl[512];
+    double lat[LAT_ROUNDS];
+    snprintf(url, sizeof url, "%s/apis/apps/v1/namespaces/lat/deployments", base);
+    req("POST", url, "application/json", deploy_body(body, sizeof body, "l", 0, 4), NULL);
+    if (watch_until(m, &lw, 1, 20))
+        die("latency: the first Deployment was not dispatched");
+    int rounds = 0;
+    for (int i = 1; i <= LAT_ROUNDS; i++) {
+        req("POST", url, "application/json", deploy_body(body, sizeof body, "l", i, 4), NULL);
+        /* let it be seen and found not to fit */
+        double until = now_s() + 0.15;
+        while (now_s() < until) {
+            int running;
+            curl_multi_perform(m, &running);
+            curl_multi_poll(m, NULL, 0, 5, NULL);
+        }
+        if (lw.nseen != (size_t)i)
+            die("latency: a Deployment was dispatched while the cluster was full");
+        snprintf(durl, sizeof durl, "%s/apis/apps/v1/namespaces/lat/deployments/l%d", base, i - 1);
+        double s = now_s();
+        req("DELETE", durl, NULL, NULL, NULL);
+        if (watch_until(m, &lw, (size_t)i + 1, 20))
+            die("latency: the waiting Deployment was not dispatched after the delete");
+        lat[rounds++] = (lw.last_at - s) * 1000.0;
+    }
+    for (int i = 1; i < rounds; i++)
+        for (int j = i; j > 0 && lat[j] < lat[j - 1]; j--) {
+            double t = lat[j];
+            lat[j] = lat[j - 1];
+            lat[j - 1] = t;
+        }
+    printf("BENCH dispatch_latency_p50_ms %.1f ms\n", lat[rounds / 2]);
+    printf("BENCH dispatch_latency_p99_ms %.1f ms\n", lat[(rounds * 99) / 100 - 1 < 0 ? 0 : (rounds * 99) / 100]);
+    printf("BENCH dispatch_latency_max_ms %.1f ms\n", lat[rounds - 1]);
+    fflush(stdout);
+    watch_close(&lw, m);
+
+    kill(md, SIGTERM);
+    waitpid(md, NULL, 0);
+    printf("BENCH e2e_vs_curl_loop_ratio %.2f ratio\n", e2e / yard);
+    watch_close(&w, m);
+    curl_multi_cleanup(m);
+    kill(sim, SIGTERM);
+    waitpid(sim, NULL, 0);
+    free(sink.p);
+    if (!getenv("MUSTER_BENCH_KEEP")) {
+        char cmd[4700];
+        snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+        if (system(cmd) != 0)
+            fprintf(stderr, "bench e2e: could not remove %s\n", dir);
+    } else {
+        fprintf(stderr, "bench e2e: kept %s\n", dir);
+    }
+}
