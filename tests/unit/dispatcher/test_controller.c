@@ -399,10 +399,26 @@ static void test_unknown_queue_waits(void)
     env_stop(&e);
 }
 
+/* RBs that arrive while no dispatch loop runs (musterd down, or a follower before it leads) are
+ * listed by the first watch and must be queued by start-up reconciliation, not skipped. */
+static void test_rbs_created_while_down(void)
+{
+    struct env e;
+    env_start(&e, "ctl-down.db");
+    create_job(&e, "early", "nlp", 1, 1, NULL);
+    ctl_up(&e);
+    struct rbwait w = {"early-job", 1};
+    CU_ASSERT(pump_until(&e, rb_state, &w, 10000));
+    struct rowcount c = rows_of(&e, "team/early-job");
+    CU_ASSERT_EQUAL(c.rows, 1);
+    env_stop(&e);
+}
+
 static CU_TestInfo tests[] = {
     {"dispatch, then restart", test_dispatch_and_restart},
     {"release on completion", test_release_on_completion},
     {"unknown queue waits", test_unknown_queue_waits},
+    {"RBs created while no loop ran", test_rbs_created_while_down},
     CU_TEST_INFO_NULL,
 };
 
