@@ -2003,6 +2003,26 @@ static void sync_binding(struct sim_karmada *k, json_object *rb)
     drop_stale_status(k, rb);
 }
 
+/* 1 when op may select the template av/kind/name (checked on the RB's spec.resource, before
+ * the template is read for namespace and labels). */
+static int override_may_select(json_object *op, const char *av, const char *kind, const char *name)
+{
+    json_object *sels = get_path(op, "spec", "resourceSelectors", NULL);
+    if (!sels)
+        return 1;
+    for (size_t s = 0;
+         json_object_is_type(sels, json_type_array) && s < json_object_array_length(sels); s++) {
+        json_object *sel = json_object_array_get_idx(sels, s);
+        const char *sav = get_str(sel, "apiVersion", NULL, NULL);
+        const char *skind = get_str(sel, "kind", NULL, NULL);
+        const char *sname = get_str(sel, "name", NULL, NULL);
+        if (sav && skind && strcmp(sav, av) == 0 && strcmp(skind, kind) == 0 &&
+            (!sname || !sname[0] || strcmp(sname, name) == 0))
+            return 1;
+    }
+    return 0;
+}
+
 /* Karmada's binding controller re-syncs the bindings an OverridePolicy selects whenever the
  * policy is created, updated or deleted: their Works are rendered again with (or without) its
  * overriders. ev is the policy's event; prev (updates) selects too, so a binding the policy
@@ -2025,9 +2045,13 @@ static void overrides_changed(struct sim_karmada *k, const struct sim_event *ev)
         const char *kind = get_str(rb, "spec", "resource", "kind");
         const char *tns = get_str(rb, "spec", "resource", "namespace");
         const char *tname = get_str(rb, "spec", "resource", "name");
+        if (!av || !kind || !tname ||
+            (!override_may_select(ev->obj, av, kind, tname) &&
+             !(ev->prev && override_may_select(ev->prev, av, kind, tname))))
+            continue;
         const struct sim_resource *r = sim_resource_by_kind(av, kind);
         json_object *tmpl = NULL;
-        if (!r || !tname ||
+        if (!r ||
             sim_store_get(k->store, r, r->namespaced ? tns : NULL, tname, &tmpl, NULL) < 0)
             continue;
         int selected = override_selects(ev->obj, tmpl) ||

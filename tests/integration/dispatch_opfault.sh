@@ -17,7 +17,9 @@ FIX=$SRC/tests/fixtures/dispatch
 start_sim "$FIX/two-clusters.yaml"
 start_musterd
 # Closed until the user's hold is on the RB, so nothing is dispatched before it.
-queue q root '{"nvidia.com/gpu":"16"}' '"state":"Closed","gangTimeoutSeconds":3'
+# The gang timeout is 3 s (9 s under ASan, where the checks between the hold's release and the
+# rollback take longer).
+queue q root '{"nvidia.com/gpu":"16"}' "\"state\":\"Closed\",\"gangTimeoutSeconds\":$((3 * SLOW))"
 DUMP=/api/v1/bindings/team/spread-deployment
 OP=muster-spread-deployment
 
@@ -58,7 +60,7 @@ gpus() {
 expect "$(gpus east) $(gpus west)" "0 0" "no pod runs without the group-name"
 expect "$(api GET $DUMP | jq -r .state)" dispatched "muster waits for the gang"
 
-# --- the gang timeout (3 s): rolled back ---
+# --- the gang timeout: rolled back ---
 wait_until 20 "the rollback" eval "api GET $DUMP | jq -e '.history | map(select(.state == \"rolledback\")) | length > 0'"
 hist=$(api GET $DUMP)
 jq -e '.history | map(select(.state == "rolledback"))[0].reason | test("gang timeout")' <<<"$hist" \

@@ -571,6 +571,16 @@ static void test_override_resync_and_gang_gate(void)
     CU_ASSERT_EQUAL(count_works(s, "karmada-es-c1"), before);
     CU_ASSERT_STRING_EQUAL(c1_template_group(s), "web-c1");
 
+    /* An update by which the policy stops selecting the template takes its override away. */
+    op = override_policy("web-c1");
+    sel = json_object_array_get_idx(
+        json_object_object_get(json_object_object_get(op, "spec"), "resourceSelectors"), 0);
+    json_object_object_add(sel, "name", json_object_new_string("not-web"));
+    CU_ASSERT_EQUAL(sim_store_update(s, opr, "team", "op", op, 0, NULL, NULL), 0);
+    json_object_put(op);
+    CU_ASSERT_STRING_EQUAL(c1_template_group(s), "-");
+    CU_ASSERT_STRING_EQUAL(c1_allocated_cpu(s), "0");
+
     sim_karmada_free(k);
     sim_store_free(s);
 }
