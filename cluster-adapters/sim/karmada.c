@@ -435,7 +435,8 @@ static int str_cmp(const void *a, const void *b)
  * (gangs, sorted) is a muster PodGroup Work annotated with that RB's "namespace/name". */
 static int gang_managed(json_object *work, const char *const *gangs, size_t ngangs)
 {
-    const char *ns = get_str(work, "metadata", "annotations", "resourcebinding.karmada.io/namespace");
+    const char *ns =
+        get_str(work, "metadata", "annotations", "resourcebinding.karmada.io/namespace");
     const char *name = get_str(work, "metadata", "annotations", "resourcebinding.karmada.io/name");
     if (!ns || !name || !ngangs)
         return 0;
@@ -2051,11 +2052,10 @@ static void overrides_changed(struct sim_karmada *k, const struct sim_event *ev)
             continue;
         const struct sim_resource *r = sim_resource_by_kind(av, kind);
         json_object *tmpl = NULL;
-        if (!r ||
-            sim_store_get(k->store, r, r->namespaced ? tns : NULL, tname, &tmpl, NULL) < 0)
+        if (!r || sim_store_get(k->store, r, r->namespaced ? tns : NULL, tname, &tmpl, NULL) < 0)
             continue;
-        int selected = override_selects(ev->obj, tmpl) ||
-                       (ev->prev && override_selects(ev->prev, tmpl));
+        int selected =
+            override_selects(ev->obj, tmpl) || (ev->prev && override_selects(ev->prev, tmpl));
         json_object_put(tmpl);
         if (!selected)
             continue;
