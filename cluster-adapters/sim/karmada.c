@@ -297,6 +297,10 @@ static int64_t place(struct sim_karmada *k, struct cluster *c, const int64_t *re
 
 #define DURATION_ANNOTATION "sim.muster.io/duration"
 #define GROUP_ANNOTATION "scheduling.k8s.io/group-name"
+/* muster's PodGroup Works (dispatcher/gangobj.h): the RB they gang, "namespace/name" */
+#define MANAGED_BY_LABEL "app.kubernetes.io/managed-by"
+#define MANAGED_BY_MUSTER "muster"
+#define GANG_BINDING_ANNOTATION "scheduling.muster.io/binding"
 #define MAX_PODS 100000 /* per share: more than any scenario asks for */
 
 static void work_name(json_object *rb, char *buf, size_t cap);
@@ -420,6 +424,26 @@ struct podgroup {
 static int podgroup_cmp(const void *a, const void *b)
 {
     return strcmp(((const struct podgroup *)a)->name, ((const struct podgroup *)b)->name);
+}
+
+static int str_cmp(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* 1 when work's RB is gang-managed by muster in this cluster: one of the cluster's Works
+ * (gangs, sorted) is a muster PodGroup Work annotated with that RB's "namespace/name". */
+static int gang_managed(json_object *work, const char *const *gangs, size_t ngangs)
+{
+    const char *ns =
+        get_str(work, "metadata", "annotations", "resourcebinding.karmada.io/namespace");
+    const char *name = get_str(work, "metadata", "annotations", "resourcebinding.karmada.io/name");
+    if (!ns || !name || !ngangs)
+        return 0;
+    char key[2 * NAME_MAX_LEN];
+    snprintf(key, sizeof(key), "%s/%s", ns, name);
+    const char *want = key;
+    return bsearch(&want, gangs, ngangs, sizeof(*gangs), str_cmp) != NULL;
 }
 
 static int unit_cmp(const void *pa, const void *pb)
@@ -823,6 +847,23 @@ static void run_member(struct sim_karmada *k, struct cluster *c, int64_t *alloca
         }
     }
     qsort(pgs, npg, sizeof(*pgs), podgroup_cmp);
+    /* The RBs muster gangs in this cluster: those with a PodGroup Work here (dispatched or not). */
+    const char **gangs = muster_calloc(nworks ? nworks : 1, sizeof(*gangs));
+    if (!gangs) {
+        muster_free(pgs);
+        muster_free(units);
+        json_object_put(list);
+        return;
+    }
+    size_t ngangs = 0;
+    for (size_t w = 0; w < nworks; w++) {
+        json_object *work = json_object_array_get_idx(items, w);
+        const char *by = get_str(work, "metadata", "labels", MANAGED_BY_LABEL);
+        const char *rb = get_str(work, "metadata", "annotations", GANG_BINDING_ANNOTATION);
+        if (by && rb && strcmp(by, MANAGED_BY_MUSTER) == 0)
+            gangs[ngangs++] = rb;
+    }
+    qsort(gangs, ngangs, sizeof(*gangs), str_cmp);
     for (size_t w = 0; w < nworks; w++) {
         json_object *work = json_object_array_get_idx(items, w);
         json_object *susp = get_path(work, "spec", "suspendDispatching", NULL);
@@ -864,6 +905,9 @@ static void run_member(struct sim_karmada *k, struct cluster *c, int64_t *alloca
                         bsearch(&want, pgs, npg, sizeof(*pgs), podgroup_cmp);
                     u->waiting_for_group = !pg;
                     u->gang = pg ? pg->min_member : 0;
+                } else if (gang_managed(work, gangs, ngangs)) {
+                    /* muster gangs this RB here: pods that name no PodGroup never start */
+                    u->waiting_for_group = 1;
                 }
             }
             if (u->gang > u->desired)
@@ -952,6 +996,7 @@ static void run_member(struct sim_karmada *k, struct cluster *c, int64_t *alloca
             u->share->reported_finished = u->share->finished;
         }
     }
+    muster_free(gangs);
     muster_free(pgs);
     muster_free(units);
     json_object_put(list);
@@ -1619,6 +1664,18 @@ static int cluster_listed(json_object *names, const char *cluster)
     return 0;
 }
 
+/* 1 when OverridePolicy op selects tmpl (no resourceSelectors: everything in its namespace). */
+static int override_selects(json_object *op, json_object *tmpl)
+{
+    json_object *sels = get_path(op, "spec", "resourceSelectors", NULL);
+    int selected = !sels;
+    for (size_t s = 0; !selected && json_object_is_type(sels, json_type_array) &&
+                       s < json_object_array_length(sels);
+         s++)
+        selected = selector_matches(json_object_array_get_idx(sels, s), tmpl);
+    return selected;
+}
+
 /* Applies the plaintext overriders of every OverridePolicy in ns that selects tmpl and targets
  * cluster (in name order, as Karmada sorts them). */
 static void apply_overrides(struct sim_karmada *k, const char *ns, const char *cluster,
@@ -1631,13 +1688,7 @@ static void apply_overrides(struct sim_karmada *k, const char *ns, const char *c
     json_object *items = json_object_object_get(list, "items");
     for (size_t i = 0; i < json_object_array_length(items); i++) {
         json_object *op = json_object_array_get_idx(items, i);
-        json_object *sels = get_path(op, "spec", "resourceSelectors", NULL);
-        int selected = !sels;
-        for (size_t s = 0; !selected && json_object_is_type(sels, json_type_array) &&
-                           s < json_object_array_length(sels);
-             s++)
-            selected = selector_matches(json_object_array_get_idx(sels, s), *tmpl);
-        if (!selected)
+        if (!override_selects(op, *tmpl))
             continue;
         json_object *rules = get_path(op, "spec", "overrideRules", NULL);
         for (size_t r = 0;
@@ -1953,6 +2004,71 @@ static void sync_binding(struct sim_karmada *k, json_object *rb)
     drop_stale_status(k, rb);
 }
 
+/* 1 when op may select the template av/kind/name (checked on the RB's spec.resource, before
+ * the template is read for namespace and labels). */
+static int override_may_select(json_object *op, const char *av, const char *kind, const char *name)
+{
+    json_object *sels = get_path(op, "spec", "resourceSelectors", NULL);
+    if (!sels)
+        return 1;
+    for (size_t s = 0;
+         json_object_is_type(sels, json_type_array) && s < json_object_array_length(sels); s++) {
+        json_object *sel = json_object_array_get_idx(sels, s);
+        const char *sav = get_str(sel, "apiVersion", NULL, NULL);
+        const char *skind = get_str(sel, "kind", NULL, NULL);
+        const char *sname = get_str(sel, "name", NULL, NULL);
+        if (sav && skind && strcmp(sav, av) == 0 && strcmp(skind, kind) == 0 &&
+            (!sname || !sname[0] || strcmp(sname, name) == 0))
+            return 1;
+    }
+    return 0;
+}
+
+/* Karmada's binding controller re-syncs the bindings an OverridePolicy selects whenever the
+ * policy is created, updated or deleted: their Works are rendered again with (or without) its
+ * overriders. ev is the policy's event; prev (updates) selects too, so a binding the policy
+ * stops selecting loses its overrides. */
+static void overrides_changed(struct sim_karmada *k, const struct sim_event *ev)
+{
+    if (ev->type == SIM_EVENT_MODIFIED && ev->prev &&
+        json_object_equal(get_path(ev->obj, "spec", NULL, NULL),
+                          get_path(ev->prev, "spec", NULL, NULL)))
+        return; /* metadata only: the render is the same */
+    const char *ns = sim_meta_str(ev->obj, "namespace");
+    const struct sim_resource *rbr = res_of("work.karmada.io", "v1alpha2", "resourcebindings");
+    json_object *list = NULL;
+    if (!ns || sim_store_list(k->store, rbr, ns, NULL, &list, NULL) < 0)
+        return;
+    json_object *items = json_object_object_get(list, "items");
+    for (size_t i = 0; i < json_object_array_length(items); i++) {
+        json_object *rb = json_object_array_get_idx(items, i);
+        const char *av = get_str(rb, "spec", "resource", "apiVersion");
+        const char *kind = get_str(rb, "spec", "resource", "kind");
+        const char *tns = get_str(rb, "spec", "resource", "namespace");
+        const char *tname = get_str(rb, "spec", "resource", "name");
+        if (!av || !kind || !tname ||
+            (!override_may_select(ev->obj, av, kind, tname) &&
+             !(ev->prev && override_may_select(ev->prev, av, kind, tname))))
+            continue;
+        const struct sim_resource *r = sim_resource_by_kind(av, kind);
+        json_object *tmpl = NULL;
+        if (!r || sim_store_get(k->store, r, r->namespaced ? tns : NULL, tname, &tmpl, NULL) < 0)
+            continue;
+        int selected =
+            override_selects(ev->obj, tmpl) || (ev->prev && override_selects(ev->prev, tmpl));
+        json_object_put(tmpl);
+        if (!selected)
+            continue;
+        /* The listed copy may be stale by now (earlier syncs write status): read it again. */
+        json_object *cur = NULL;
+        if (sim_store_get(k->store, rbr, ns, sim_meta_str(rb, "name"), &cur, NULL) < 0)
+            continue;
+        sync_binding(k, cur);
+        json_object_put(cur);
+    }
+    json_object_put(list);
+}
+
 /* ---- event routing ---- */
 
 static int is(const struct sim_resource *r, const char *group, const char *plural)
@@ -1989,6 +2105,8 @@ static void on_event(void *data, const struct sim_event *ev)
     } else if (is(r, "policy.karmada.io", "propagationpolicies")) {
         if (ev->type != SIM_EVENT_DELETED)
             policy_changed(k, ev->obj);
+    } else if (is(r, "policy.karmada.io", "overridepolicies")) {
+        overrides_changed(k, ev);
     } else if (is(r, "work.karmada.io", "resourcebindings")) {
         if (status_only(ev))
             return; /* aggregatedStatus and muster's conditions change no Work */

@@ -438,6 +438,153 @@ static void place_on(struct sim_store *s, const char *rbname)
     json_object_put(cur);
 }
 
+/* The manifest of the RB's own Work in c1 (the one without muster's label). */
+static const char *c1_template_group(struct sim_store *s)
+{
+    static char out[128];
+    json_object *wl = NULL;
+    sim_store_list(s, R("work.karmada.io", "v1alpha1", "works"), "karmada-es-c1", NULL, &wl, NULL);
+    json_object *items = json_object_object_get(wl, "items");
+    snprintf(out, sizeof(out), "none");
+    for (size_t i = 0; i < json_object_array_length(items); i++) {
+        json_object *w = json_object_array_get_idx(items, i);
+        if (at(w, "metadata|labels|app.kubernetes.io/managed-by")[0])
+            continue;
+        const char *g = at(w, "spec|workload|manifests|0|spec|template|metadata|annotations|"
+                              "scheduling.k8s.io/group-name");
+        snprintf(out, sizeof(out), "%s", g[0] ? g : "-");
+    }
+    json_object_put(wl);
+    return out;
+}
+
+static const char *c1_allocated_cpu(struct sim_store *s)
+{
+    static char out[32];
+    json_object *c1 = get(s, R("cluster.karmada.io", "v1alpha1", "clusters"), NULL, "c1");
+    snprintf(out, sizeof(out), "%s", at(c1, "status|resourceSummary|allocated|cpu"));
+    json_object_put(c1);
+    return out;
+}
+
+static json_object *override_policy(const char *group)
+{
+    char buf[1024];
+    snprintf(buf, sizeof(buf),
+             "{\"apiVersion\":\"policy.karmada.io/v1alpha1\",\"kind\":\"OverridePolicy\","
+             "\"metadata\":{\"name\":\"op\",\"namespace\":\"team\"},\"spec\":{"
+             "\"resourceSelectors\":[{\"apiVersion\":\"apps/v1\",\"kind\":\"Deployment\","
+             "\"name\":\"web\"}],\"overrideRules\":[{\"targetCluster\":{\"clusterNames\":"
+             "[\"c1\"]},\"overriders\":{\"plaintext\":[{\"path\":\"/spec/template/metadata/"
+             "annotations\",\"operator\":\"add\",\"value\":{\"scheduling.k8s.io/group-name\":"
+             "\"%s\"}}]}}]}}",
+             group);
+    return json_tokener_parse(buf);
+}
+
+/* Issue 8: the binding controller renders the Works again when an OverridePolicy that selects
+ * the template is created, updated or deleted; a member runs a divisible share of an RB that
+ * muster gangs there (a muster PodGroup Work for it in the cluster) only when its pods name an
+ * existing PodGroup of a size the share meets, and a share of an RB muster does not gang as
+ * before. */
+static void test_override_resync_and_gang_gate(void)
+{
+    struct sim_store *s = NULL;
+    CU_ASSERT_EQUAL_FATAL(sim_store_new(10000, &s), 0);
+    json_object *scn = NULL;
+    char err[256] = "";
+    CU_ASSERT_EQUAL_FATAL(
+        sim_scenario_parse("t.yaml", scenario_yaml, strlen(scenario_yaml), &scn, err, sizeof(err)),
+        0);
+    struct sim_karmada *k = NULL;
+    CU_ASSERT_EQUAL_FATAL(sim_karmada_new(s, scn, fixed_now, &k, err, sizeof(err)), 0);
+    json_object_put(scn);
+    const struct sim_resource *dep = R("apps", "v1", "deployments");
+    const struct sim_resource *opr = R("policy.karmada.io", "v1alpha1", "overridepolicies");
+    const struct sim_resource *wr = R("work.karmada.io", "v1alpha1", "works");
+    const struct sim_resource *rbr = R("work.karmada.io", "v1alpha2", "resourcebindings");
+    json_object *d = json_tokener_parse(deploy_json);
+    CU_ASSERT_EQUAL_FATAL(sim_store_create(s, dep, "team", d, fixed_now(), 0, NULL, NULL), 0);
+    json_object_put(d);
+    patch_rb(s, "{\"spec\":{\"clusters\":[{\"name\":\"c1\",\"replicas\":3}],"
+                "\"suspension\":{\"scheduling\":false}}}");
+    /* The scenario's policy names web-c1, which the member does not have: Pending. */
+    CU_ASSERT_STRING_EQUAL(c1_template_group(s), "web-c1");
+    CU_ASSERT_STRING_EQUAL(c1_allocated_cpu(s), "0");
+
+    /* Update: the Work follows the policy without any change to the RB. */
+    json_object *op = override_policy("web-c1b");
+    CU_ASSERT_EQUAL(sim_store_update(s, opr, "team", "op", op, 0, NULL, NULL), 0);
+    json_object_put(op);
+    CU_ASSERT_STRING_EQUAL(c1_template_group(s), "web-c1b");
+
+    /* Delete: the override is gone from the Work; no muster PodGroup Work for this RB, so the
+     * share runs ungated (today's behaviour for RBs muster does not gang). */
+    CU_ASSERT_EQUAL(sim_store_delete(s, opr, "team", "op", NULL, NULL, NULL, NULL), 0);
+    CU_ASSERT_STRING_EQUAL(c1_template_group(s), "-");
+    CU_ASSERT_STRING_EQUAL(c1_allocated_cpu(s), "12");
+
+    /* A muster PodGroup Work for another RB gates nothing here. */
+    static const char pgw_fmt[] =
+        "{\"metadata\":{\"name\":\"%s\",\"labels\":{\"app.kubernetes.io/managed-by\":"
+        "\"muster\"},\"annotations\":{\"scheduling.muster.io/binding\":\"%s\"}},"
+        "\"spec\":{\"workload\":{\"manifests\":[{\"apiVersion\":\"scheduling.volcano.sh/v1beta1\","
+        "\"kind\":\"PodGroup\",\"metadata\":{\"name\":\"%s\",\"namespace\":\"team\"},"
+        "\"spec\":{\"minMember\":%d}}]}}}";
+    char buf[1024];
+    snprintf(buf, sizeof(buf), pgw_fmt, "other-pg", "team/other-deployment", "other-c1", 1);
+    json_object *pgw = json_tokener_parse(buf);
+    CU_ASSERT_EQUAL(sim_store_create(s, wr, "karmada-es-c1", pgw, fixed_now(), 0, NULL, NULL), 0);
+    json_object_put(pgw);
+    CU_ASSERT_STRING_EQUAL(c1_allocated_cpu(s), "12");
+
+    /* muster gangs this RB in c1 now: a share whose pods name no PodGroup stays Pending. */
+    snprintf(buf, sizeof(buf), pgw_fmt, "web-pg", "team/web-deployment", "web-c1", 3);
+    pgw = json_tokener_parse(buf);
+    CU_ASSERT_EQUAL(sim_store_create(s, wr, "karmada-es-c1", pgw, fixed_now(), 0, NULL, NULL), 0);
+    json_object_put(pgw);
+    CU_ASSERT_STRING_EQUAL(c1_allocated_cpu(s), "0");
+    json_object *rb = get(s, rbr, "team", "web-deployment");
+    CU_ASSERT_STRING_EQUAL(at(rb, "status|aggregatedStatus|0|health"), "Unhealthy");
+    json_object_put(rb);
+
+    /* Create: the policy comes (back), the Work names web-c1 (minMember 3 = the share): it runs. */
+    op = override_policy("web-c1");
+    CU_ASSERT_EQUAL(sim_store_create(s, opr, "team", op, fixed_now(), 0, NULL, NULL), 0);
+    json_object_put(op);
+    CU_ASSERT_STRING_EQUAL(c1_template_group(s), "web-c1");
+    CU_ASSERT_STRING_EQUAL(c1_allocated_cpu(s), "12");
+    rb = get(s, rbr, "team", "web-deployment");
+    CU_ASSERT_STRING_EQUAL(at(rb, "status|aggregatedStatus|0|health"), "Healthy");
+    json_object_put(rb);
+
+    /* A policy for another template re-renders nothing of this RB. */
+    int64_t before = count_works(s, "karmada-es-c1");
+    op = override_policy("x");
+    json_object_object_add(json_object_object_get(op, "metadata"), "name",
+                           json_object_new_string("zz-other"));
+    json_object *sel = json_object_array_get_idx(
+        json_object_object_get(json_object_object_get(op, "spec"), "resourceSelectors"), 0);
+    json_object_object_add(sel, "name", json_object_new_string("not-web"));
+    CU_ASSERT_EQUAL(sim_store_create(s, opr, "team", op, fixed_now(), 0, NULL, NULL), 0);
+    json_object_put(op);
+    CU_ASSERT_EQUAL(count_works(s, "karmada-es-c1"), before);
+    CU_ASSERT_STRING_EQUAL(c1_template_group(s), "web-c1");
+
+    /* An update by which the policy stops selecting the template takes its override away. */
+    op = override_policy("web-c1");
+    sel = json_object_array_get_idx(
+        json_object_object_get(json_object_object_get(op, "spec"), "resourceSelectors"), 0);
+    json_object_object_add(sel, "name", json_object_new_string("not-web"));
+    CU_ASSERT_EQUAL(sim_store_update(s, opr, "team", "op", op, 0, NULL, NULL), 0);
+    json_object_put(op);
+    CU_ASSERT_STRING_EQUAL(c1_template_group(s), "-");
+    CU_ASSERT_STRING_EQUAL(c1_allocated_cpu(s), "0");
+
+    sim_karmada_free(k);
+    sim_store_free(s);
+}
+
 static void test_gangs_and_durations(void)
 {
     struct sim_store *s = NULL;
@@ -615,6 +762,8 @@ static void test_bad_scenarios(void)
 static CU_TestInfo tests[] = {
     {"Volcano Job components: Karmada's vectors", test_vcjob_vectors},
     {"clusters, detector, binding controller", test_clusters_detector_binding},
+    {"OverridePolicy changes re-render Works; muster's gangs gate their shares",
+     test_override_resync_and_gang_gate},
     {"gangs all or nothing; scripted durations free capacity", test_gangs_and_durations},
     {"deferred mode: one flush for a burst; pruning by permanent id", test_deferred_flush},
     {"bad scenarios are rejected with a path", test_bad_scenarios},
