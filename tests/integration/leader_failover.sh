@@ -1,0 +1,133 @@
+#!/usr/bin/env bash
+# Leader election end to end (issue 7, Proof): two musterd --leader-elect on one database against
+# one muster-sim, a stream of batch Jobs, and the leader killed with SIGKILL $MUSTER_FAILOVERS
+# times (default 20), a replacement started as the new follower each time.
+#   - each time the follower takes over (prints "leading") no sooner than lease - retry after
+#     the kill (the old leader's last renewal was at most one retry period before it) and within
+#     lease + retry (+ MUSTER_TAKEOVER_SLACK_MS, default 500, for a loaded machine);
+#   - a follower refuses changes (POST /api/v1/queues: 503 NotLeader, nothing changed) and
+#     serves reads;
+#   - at the end: from a watch of every RB change, no RB's placement ever changed or was
+#     cleared once set, and each was placed at most once; every Job that fits was dispatched or
+#     finished, the one that cannot fit is pending; every live ledger row's RB exists with its
+#     uid; queue usage in GET /api/v1/queues equals the dispatched, unfinished RBs' requests;
+#     after a SIGTERM hand-over (the follower takes over within one retry period) no muster
+#     Work or OverridePolicy is an orphan and every dispatched RB has its own.
+# Shell, kubectl and jq (deploy/install-deps.sh's test set).
+# Usage: leader_failover.sh PATH/TO/muster-sim PATH/TO/musterd
+set -euo pipefail
+
+SIM=$1
+MUSTERD=$2
+NAME=leader_failover
+FAILOVERS=${MUSTER_FAILOVERS:-20}
+SLACK_MS=${MUSTER_TAKEOVER_SLACK_MS:-500}
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
+# shellcheck source=ha_lib.sh
+. "$(dirname "$0")/ha_lib.sh"
+cd "$TMP"
+
+start_sim
+
+# --- two candidates: the first leads, the second follows ---
+start_md 0
+LEADER=0 LEADER_PID=$MD_PID LEADER_API=$MD_API
+wait_line 0 '^musterd: leading'
+wait_line 0 'reconciled with the hub'
+start_md 1
+FOLLOWER=1 FOLLOWER_PID=$MD_PID FOLLOWER_API=$MD_API
+wait_line 1 '^musterd: following until it holds the Lease'
+NEXT=2
+
+post_queue() { # URL NAME -> "code reason"
+    curl -s -o "$TMP/post.out" -w '%{http_code}' -XPOST -H 'Content-Type: application/json' \
+        "$1/api/v1/queues" -d "{\"name\":\"$2\",\"parent\":\"root\",\"weight\":1}"
+}
+get_code() { curl -s -o /dev/null -w '%{http_code}' "$1"; }
+
+# A follower refuses changes and says why; nothing changes anywhere; reads work.
+follower_refuses() { # NAME
+    expect "$(post_queue "$FOLLOWER_API" "$1")" 503 "POST /api/v1/queues to the follower"
+    expect "$(jq -r .reason "$TMP/post.out")" NotLeader "the follower's 503 reason"
+    expect "$(get_code "$FOLLOWER_API/api/v1/queues")" 200 "GET /api/v1/queues on the follower"
+    expect "$(get_code "$FOLLOWER_API/api/v1/queues/$1")" 404 "the refused queue on the follower"
+    expect "$(get_code "$LEADER_API/api/v1/queues/$1")" 404 "the refused queue on the leader"
+    expect "$(curl -s -o /dev/null -w '%{http_code}' -XDELETE "$FOLLOWER_API/api/v1/queues/q")" \
+        503 "DELETE /api/v1/queues/q on the follower"
+    expect "$(get_code "$LEADER_API/api/v1/queues/q")" 200 "q after the follower refused its delete"
+}
+
+expect "$(post_queue "$LEADER_API" q)" 201 "POST /api/v1/queues to the leader ($(cat "$TMP/post.out"))"
+follower_refuses refused
+
+# --- the workload stream ---
+stream &
+STREAM_PID=$!
+
+# --- failovers ---
+MIN=$((LEASE_S * 1000 - RETRY_MS))
+MAX=$((LEASE_S * 1000 + RETRY_MS + SLACK_MS))
+TIMES=()
+for f in $(seq "$FAILOVERS"); do
+    # Kill at a random point of the leader's work (0-0.7 s after it reconciled).
+    sleep "0.$((RANDOM % 8))"
+    t0=$(now_ms)
+    kill -KILL "$LEADER_PID"
+    wait "$LEADER_PID" 2>/dev/null || true
+    for _ in $(seq 400); do
+        grep -q '^musterd: leading' "$TMP/md$FOLLOWER.out" && break
+        sleep 0.01
+    done
+    t1=$(now_ms)
+    grep -q '^musterd: leading' "$TMP/md$FOLLOWER.out" ||
+        fail "failover $f: musterd $FOLLOWER never took over"
+    dt=$((t1 - t0))
+    TIMES+=("$dt")
+    [ "$dt" -ge "$MIN" ] || fail "failover $f: took over $dt ms after the kill, before the lease could expire ($MIN ms)"
+    [ "$dt" -le "$MAX" ] || fail "failover $f: took over $dt ms after the kill (at most $MAX ms)"
+    LEADER=$FOLLOWER LEADER_PID=$FOLLOWER_PID LEADER_API=$FOLLOWER_API
+    start_md "$NEXT"
+    FOLLOWER=$NEXT FOLLOWER_PID=$MD_PID FOLLOWER_API=$MD_API
+    NEXT=$((NEXT + 1))
+    wait_line "$FOLLOWER" '^musterd: following until it holds the Lease'
+    wait_line "$LEADER" 'reconciled with the hub'
+    [ $((f % 5)) -eq 0 ] && follower_refuses "refused$f"
+    grep -q 'lost the Lease' "$TMP/md$LEADER.err" && fail "failover $f: the new leader lost the Lease"
+done
+kill -KILL "$STREAM_PID"
+wait "$STREAM_PID" 2>/dev/null || true
+STREAM_PID=
+sorted=$(printf '%s\n' "${TIMES[@]}" | sort -n | tr '\n' ' ')
+echo "takeover after SIGKILL, ms (lease ${LEASE_S}s, retry ${RETRY_MS}ms), sorted: $sorted"
+
+end_state "$LEADER_API"
+
+# --- SIGTERM hand-over: the follower takes over at its next retry, sweeps orphans ---
+t0=$(now_ms)
+kill -TERM "$LEADER_PID"
+for _ in $(seq 400); do
+    grep -q '^musterd: leading' "$TMP/md$FOLLOWER.out" && break
+    sleep 0.01
+done
+dt=$(($(now_ms) - t0))
+grep -q '^musterd: leading' "$TMP/md$FOLLOWER.out" || fail "no takeover after SIGTERM"
+rc=0
+wait "$LEADER_PID" || rc=$?
+expect "$rc" 0 "the old leader's exit status after SIGTERM"
+echo "takeover after SIGTERM: $dt ms"
+[ "$dt" -le $((RETRY_MS + 1000 + SLACK_MS)) ] ||
+    fail "takeover $dt ms after a SIGTERM (the release should hand over within one retry)"
+LEADER=$FOLLOWER LEADER_PID=$FOLLOWER_PID LEADER_API=$FOLLOWER_API
+wait_line "$LEADER" 'reconciled with the hub'
+
+check_orphans
+
+# The last leader stops cleanly too.
+kill -TERM "$LEADER_PID"
+rc=0
+wait "$LEADER_PID" || rc=$?
+expect "$rc" 0 "the last leader's exit status after SIGTERM"
+expect "$(k get lease -n muster-system musterd -o jsonpath='{.spec.holderIdentity}')" "" \
+    "the Lease's holder after the last leader's SIGTERM"
+echo "leader_failover: ok ($FAILOVERS failovers, $NJOBS Jobs)"
