@@ -35,6 +35,7 @@ struct daemon {
     struct kube_client *lease_kube; /* its own client: renewals never wait behind dispatch */
     struct disp_leader *el;
     int leading, was_follower;
+    uint64_t transitions; /* times it started leading, for muster_leader_transitions_total */
     FILE *out;
     int stopping, rc;
     uint64_t started;
@@ -219,6 +220,7 @@ static void on_started_leading(void *ud)
     queue_tree_free(*d->t);
     *d->t = t;
     d->leading = 1;
+    d->transitions++;
     rc = start_dispatching(d);
     if (rc) {
         d->rc = rc;
@@ -240,6 +242,21 @@ static void on_stopped_leading(void *ud)
     fprintf(stderr, "musterd: lost the Lease: stopping\n");
     d->rc = MUSTER_EBUSY;
     begin_stop(d);
+}
+
+/* muster_leader_* at scrape time. Without --leader-elect the elector's counters stay 0. */
+static void leader_metrics(void *ud, struct disp_metrics_leader *out)
+{
+    struct daemon *d = ud;
+    struct disp_leader_stats st = {0};
+    if (d->el)
+        disp_leader_stats(d->el, &st);
+    *out = (struct disp_metrics_leader){.is_leader = d->leading,
+                                        .attempts = st.attempts,
+                                        .writes = st.writes,
+                                        .conflicts = st.conflicts,
+                                        .failures = st.failures,
+                                        .transitions = d->transitions};
 }
 
 static uint64_t demo_backlog(void *ud)
@@ -360,6 +377,7 @@ static int start(struct daemon *d)
     d->metrics = disp_metrics_new();
     if (!d->events || !d->metrics)
         return MUSTER_ENOMEM;
+    disp_metrics_leader_source(d->metrics, leader_metrics, d);
     struct kube_client_opts kco = {.qps = o->kube_qps,
                                    .burst = o->kube_burst,
                                    .user_agent = "musterd",
@@ -417,6 +435,7 @@ static int start(struct daemon *d)
                 disp_leader_identity(d->el));
     } else {
         d->leading = 1;
+        d->transitions++;
         rc = start_dispatching(d);
         if (rc)
             return rc;

@@ -44,6 +44,7 @@ post_queue() { # URL NAME -> "code reason"
     curl -s -o "$TMP/post.out" -w '%{http_code}' -XPOST -H 'Content-Type: application/json' \
         "$1/api/v1/queues" -d "{\"name\":\"$2\",\"parent\":\"root\",\"weight\":1}"
 }
+metric() { curl -s "$1/metrics" | awk -v n="$2" '$1 == n {print $2}'; }
 get_code() { curl -s -o /dev/null -w '%{http_code}' "$1"; }
 
 # A follower refuses changes and says why; nothing changes anywhere; reads work.
@@ -56,6 +57,14 @@ follower_refuses() { # NAME
     expect "$(curl -s -o /dev/null -w '%{http_code}' -XDELETE "$FOLLOWER_API/api/v1/queues/q")" \
         503 "DELETE /api/v1/queues/q on the follower"
     expect "$(get_code "$LEADER_API/api/v1/queues/q")" 200 "q after the follower refused its delete"
+    # /metrics: who leads, and the electors' counters.
+    expect "$(metric "$LEADER_API" muster_leader_is_leader) $(metric "$FOLLOWER_API" muster_leader_is_leader)" \
+        "1 0" "muster_leader_is_leader on the leader and the follower"
+    expect "$(metric "$LEADER_API" muster_leader_transitions_total) $(metric "$FOLLOWER_API" muster_leader_transitions_total)" \
+        "1 0" "muster_leader_transitions_total on the leader and the follower"
+    [ "$(metric "$LEADER_API" muster_leader_writes_total)" -gt 0 ] || fail "the leader wrote no Lease"
+    [ "$(metric "$FOLLOWER_API" muster_leader_attempts_total)" -gt 0 ] || fail "the follower never read the Lease"
+    expect "$(metric "$FOLLOWER_API" muster_leader_writes_total)" 0 "the follower's Lease writes"
 }
 
 expect "$(post_queue "$LEADER_API" q)" 201 "POST /api/v1/queues to the leader ($(cat "$TMP/post.out"))"
