@@ -322,11 +322,24 @@ static int start_demo_hub(struct daemon *d, char *err, size_t errcap)
     return 0;
 }
 
+/* The dispatch loop's fence: no write once the renew deadline has passed by the clock, even
+ * before the deadline's timer has run (a process frozen and thawed runs overdue timers in due
+ * order, the dispatch tick's often first). */
+static int fence(void *ud)
+{
+    struct daemon *d = ud;
+    return d->el && disp_leader_is_leader(d->el);
+}
+
 /* The leader's part: the dispatch loop (and the demo's workload stream). */
 static int start_dispatching(struct daemon *d)
 {
     const struct daemon_options *o = d->o;
     struct ctl_options co = o->ctl;
+    if (o->leader_elect) {
+        co.fence = fence;
+        co.fence_ud = d;
+    }
     co.events = d->events;
     co.metrics = d->metrics;
     co.log = co.log ? co.log : d->out;

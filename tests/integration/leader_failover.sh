@@ -5,6 +5,8 @@
 #   - each time the follower takes over (prints "leading") no sooner than lease - retry after
 #     the kill (the old leader's last renewal was at most one retry period before it) and within
 #     lease + retry (+ MUSTER_TAKEOVER_SLACK_MS, default 500, for a loaded machine);
+#   - a frozen leader (SIGSTOP) is replaced the same way and, thawed (SIGCONT), writes nothing
+#     and exits non-zero;
 #   - a follower refuses changes (POST /api/v1/queues: 503 NotLeader, nothing changed) and
 #     serves reads;
 #   - at the end: from a watch of every RB change, no RB's placement ever changed or was
@@ -104,6 +106,27 @@ for f in $(seq "$FAILOVERS"); do
     [ $((f % 5)) -eq 0 ] && follower_refuses "refused$f"
     grep -q 'lost the Lease' "$TMP/md$LEADER.err" && fail "failover $f: the new leader lost the Lease"
 done
+# A frozen leader (SIGSTOP, as a stalled VM or node): the follower takes over; thawed, the old
+# one finds its renew deadline long past, writes nothing (the fence) and exits non-zero.
+sleep 0.3
+kill -STOP "$LEADER_PID"
+t0=$(now_ms)
+wait_line "$FOLLOWER" '^musterd: leading'
+echo "takeover from a frozen leader: $(($(now_ms) - t0)) ms"
+sleep 0.5
+kill -CONT "$LEADER_PID"
+rc=0
+wait "$LEADER_PID" || rc=$?
+[ "$rc" -ne 0 ] || fail "the thawed old leader exited 0"
+grep -q 'lost the Lease' "$TMP/md$LEADER.err" || fail "the thawed old leader did not say it lost the Lease"
+LEADER=$FOLLOWER LEADER_PID=$FOLLOWER_PID LEADER_API=$FOLLOWER_API
+start_md "$NEXT"
+FOLLOWER=$NEXT FOLLOWER_PID=$MD_PID FOLLOWER_API=$MD_API
+NEXT=$((NEXT + 1))
+wait_line "$FOLLOWER" '^musterd: following until it holds the Lease'
+wait_line "$LEADER" 'reconciled with the hub'
+sleep 1
+
 kill -KILL "$STREAM_PID"
 wait "$STREAM_PID" 2>/dev/null || true
 STREAM_PID=
