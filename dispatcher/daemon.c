@@ -22,7 +22,7 @@ struct daemon {
     struct queue_tree **t;
     uv_loop_t loop;
     uv_signal_t sigint, sigterm;
-    uv_timer_t stop_timer, summary;
+    uv_timer_t stop_timer, summary, refresh;
     struct kube_config kcfg;
     int kcfg_loaded;
     struct kube_client *kube;
@@ -112,6 +112,7 @@ static void close_rest(struct daemon *d)
     uv_close((uv_handle_t *)&d->sigterm, NULL);
     uv_close((uv_handle_t *)&d->stop_timer, NULL);
     uv_close((uv_handle_t *)&d->summary, NULL);
+    uv_close((uv_handle_t *)&d->refresh, NULL);
 }
 
 static void begin_stop(struct daemon *d)
@@ -120,6 +121,7 @@ static void begin_stop(struct daemon *d)
         return;
     d->stopping = 1;
     uv_timer_stop(&d->summary);
+    uv_timer_stop(&d->refresh);
     uv_timer_stop(&d->stop_timer);
     if (d->gen) {
         disp_demo_gen_close(d->gen);
@@ -191,6 +193,28 @@ static int h_leading(void *ud)
 
 static int start_dispatching(struct daemon *d);
 
+/* A follower's admin API reads the engine it loaded; the leader changes the store under it.
+ * Every retry period a follower reloads queues and ledger from the store (the leader's
+ * commits, read through SQLite's WAL), so its reads lag the leader's by at most that. */
+static void on_refresh(uv_timer_t *h)
+{
+    struct daemon *d = h->data;
+    if (d->leading || d->stopping || !d->api)
+        return;
+    struct queue_tree *t = queue_tree_new();
+    char err[512];
+    int rc = t ? disp_load(d->s, t, NULL, err, sizeof err) : MUSTER_ENOMEM;
+    if (rc) {
+        fprintf(stderr, "musterd: following: reloading the store: %s\n",
+                t ? err : "out of memory");
+        queue_tree_free(t);
+        return;
+    }
+    api_server_reload(d->api, t);
+    queue_tree_free(*d->t);
+    *d->t = t;
+}
+
 static void on_started_leading(void *ud)
 {
     struct daemon *d = ud;
@@ -203,6 +227,7 @@ static void on_started_leading(void *ud)
     fflush(d->out);
     /* The engine a follower loaded may predate the old leader's last decisions: rebuild it
      * from the store, then reconcile with the hub (which adopts whatever the store lacks). */
+    uv_timer_stop(&d->refresh);
     struct queue_tree *t = queue_tree_new();
     char err[512];
     struct disp_load_stats ls;
@@ -446,6 +471,8 @@ static int start(struct daemon *d)
             return rc;
         fprintf(d->out, "musterd: following until it holds the Lease (identity %s)\n",
                 disp_leader_identity(d->el));
+        uint64_t every = o->retry_period_ms ? o->retry_period_ms : DISP_LEADER_RETRY_PERIOD_MS_DEFAULT;
+        uv_timer_start(&d->refresh, on_refresh, every, every);
     } else {
         d->leading = 1;
         d->transitions++;
@@ -481,7 +508,8 @@ int daemon_run(struct store *s, struct queue_tree **t, const struct daemon_optio
     uv_signal_init(&d.loop, &d.sigterm);
     uv_timer_init(&d.loop, &d.stop_timer);
     uv_timer_init(&d.loop, &d.summary);
-    d.sigint.data = d.sigterm.data = d.stop_timer.data = d.summary.data = &d;
+    uv_timer_init(&d.loop, &d.refresh);
+    d.sigint.data = d.sigterm.data = d.stop_timer.data = d.summary.data = d.refresh.data = &d;
     uv_signal_start(&d.sigint, on_signal, SIGINT);
     uv_signal_start(&d.sigterm, on_signal, SIGTERM);
     int rc = start(&d);

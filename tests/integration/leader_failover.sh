@@ -8,7 +8,7 @@
 #   - a frozen leader (SIGSTOP) is replaced the same way and, thawed (SIGCONT), writes nothing
 #     and exits non-zero;
 #   - a follower refuses changes (POST /api/v1/queues: 503 NotLeader, nothing changed) and
-#     serves reads;
+#     serves reads, which show the leader's changes within a retry period;
 #   - at the end: from a watch of every RB change, no RB's placement ever changed or was
 #     cleared once set, and each was placed at most once; every Job that fits was dispatched or
 #     finished, the one that cannot fit is pending; every live ledger row's RB exists with its
@@ -59,6 +59,18 @@ follower_refuses() { # NAME
     expect "$(curl -s -o /dev/null -w '%{http_code}' -XDELETE "$FOLLOWER_API/api/v1/queues/q")" \
         503 "DELETE /api/v1/queues/q on the follower"
     expect "$(get_code "$LEADER_API/api/v1/queues/q")" 200 "q after the follower refused its delete"
+    # The follower's reads follow the leader's changes within a retry period (it reloads the
+    # store), not only what it loaded when it started.
+    expect "$(post_queue "$LEADER_API" "seen$1")" 201 "POST /api/v1/queues seen$1 to the leader"
+    local t0 dt
+    t0=$(now_ms)
+    for _ in $(seq 100); do
+        [ "$(get_code "$FOLLOWER_API/api/v1/queues/seen$1")" = 200 ] && break
+        sleep 0.02
+    done
+    dt=$(($(now_ms) - t0))
+    expect "$(get_code "$FOLLOWER_API/api/v1/queues/seen$1")" 200 "the leader's new queue on the follower"
+    [ "$dt" -le $((RETRY_MS + SLACK_MS)) ] || fail "the follower showed the leader's new queue after $dt ms"
     # /metrics: who leads, and the electors' counters.
     expect "$(metric "$LEADER_API" muster_leader_is_leader) $(metric "$FOLLOWER_API" muster_leader_is_leader)" \
         "1 0" "muster_leader_is_leader on the leader and the follower"
