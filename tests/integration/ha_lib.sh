@@ -186,8 +186,9 @@ check_watch() {
 # end_state API: long Jobs that stay running and one that cannot fit anywhere are created, then
 # once the stream has drained: every Job that fits was dispatched or finished, the one that does
 # not is pending and held, the live ledger rows (of the musterd at API) are exactly those three and
-# their RBs exist with the rows' uids, queue q's usage is the running Jobs' requests, and from the
-# watch no RB was dispatched twice, re-placed or undone. Sets NJOBS.
+# their RBs exist with the rows' uids, queue q's usage is the running Jobs' requests, every RB
+# has exactly one ledger row ever, and from the watch no RB was dispatched twice, re-placed or
+# undone. Sets NJOBS.
 end_state() {
     local api=$1 live bad b
     { job long1 2 1 600s; job long2 3 1 600s; job huge 1 100 600s; } | k create -f - >/dev/null
@@ -222,6 +223,14 @@ end_state() {
     expect "$(cat "$TMP/alloc")" "5 5Gi" "queue q's allocated (the dispatched, unfinished RBs)"
     expect "$(curl -sf "$api/api/v1/queues/q" | jq -r '.status | "\(.admitted) \(.pending)"')" \
         "2 1" "queue q's admitted and pending workloads"
+
+    # The ledger's side: one row per binding, ever (a second dispatch or a rollback adds one).
+    for b in $(cut -f1 "$TMP/rbs.tsv"); do
+        curl -sf "$api/api/v1/bindings/team/$b" | jq -r '"\(.history | length) \(.state)"' >>"$TMP/history"
+        expect "$(tail -1 "$TMP/history" | cut -d' ' -f1)" 1 "ledger rows of $b"
+    done
+    expect "$(cut -d' ' -f2 "$TMP/history" | sort | uniq -c | awk '{print $2 "=" $1}' | tr '\n' ' ')" \
+        "pending=1 released=$((NJOBS - 3)) running=2 " "the ledger's states, one row per RB"
 
     # No RB dispatched twice, none re-placed or undone.
     check_watch
