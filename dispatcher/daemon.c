@@ -471,7 +471,8 @@ static int start(struct daemon *d)
             return rc;
         fprintf(d->out, "musterd: following until it holds the Lease (identity %s)\n",
                 disp_leader_identity(d->el));
-        uint64_t every = o->retry_period_ms ? o->retry_period_ms : DISP_LEADER_RETRY_PERIOD_MS_DEFAULT;
+        uint64_t every =
+            o->retry_period_ms ? o->retry_period_ms : DISP_LEADER_RETRY_PERIOD_MS_DEFAULT;
         uv_timer_start(&d->refresh, on_refresh, every, every);
     } else {
         d->leading = 1;

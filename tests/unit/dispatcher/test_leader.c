@@ -378,8 +378,8 @@ static void test_frozen_leader_fenced(void)
     run_until(&e, NULL, 2 * RETRY_MS);
     CU_ASSERT_TRUE(disp_leader_is_leader(e.c[0].el));
     struct timespec nap = {0, (RENEW_MS + 100) * 1000000L};
-    nanosleep(&nap, NULL); /* the loop does not run: frozen */
-    CU_ASSERT_TRUE(e.c[0].leading);  /* on_stopped_leading has not run yet */
+    nanosleep(&nap, NULL);          /* the loop does not run: frozen */
+    CU_ASSERT_TRUE(e.c[0].leading); /* on_stopped_leading has not run yet */
     CU_ASSERT_EQUAL(e.c[0].stops, 0);
     CU_ASSERT_FALSE(disp_leader_is_leader(e.c[0].el)); /* but the fence is down */
     CU_ASSERT(run_until(&e, a_stopped, SLOP_MS));

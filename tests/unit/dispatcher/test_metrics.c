@@ -308,8 +308,12 @@ static void test_leader_source(void)
     char *t = render(m);
     lacks(t, "muster_leader_");
     muster_free(t);
-    struct disp_metrics_leader l = {.is_leader = 0, .attempts = 7, .writes = 5, .conflicts = 1,
-                                    .failures = 2, .transitions = 0};
+    struct disp_metrics_leader l = {.is_leader = 0,
+                                    .attempts = 7,
+                                    .writes = 5,
+                                    .conflicts = 1,
+                                    .failures = 2,
+                                    .transitions = 0};
     disp_metrics_leader_source(m, leader_read, &l);
     t = render(m);
     contains(t, "# HELP muster_leader_is_leader ");
