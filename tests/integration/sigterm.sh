@@ -4,6 +4,7 @@
 #   - exits 0 within --grace-period (measured), saying it released the Lease and flushed the
 #     ledger;
 #   - the Lease then has an empty holderIdentity (client-go's ReleaseOnCancel);
+#   - a follower's SIGTERM: exit 0, the Lease untouched;
 #   - the ledger is consistent: a musterd restarted on the same database takes the released
 #     Lease at once, reconciles, and at the end every Job that fits was dispatched or finished,
 #     the live rows are exactly the unfinished Jobs' with their RBs, the queue's usage is theirs,
@@ -64,6 +65,19 @@ expect "$(curl -s -o /dev/null -w '%{http_code}' -XPOST -H 'Content-Type: applic
 expect "$(k get lease -n muster-system musterd -o jsonpath='{.spec.holderIdentity}')" \
     "$(sed -n 's/^musterd: leading (Lease muster-system\/musterd held by \(.*\))$/\1/p' md0.out)" \
     "the Lease's holder while musterd 0 leads"
+
+# A follower's SIGTERM: exit 0 at once, the Lease untouched (it never held it).
+start_md f --grace-period "$GRACE_S"
+wait_line f '^musterd: following until it holds the Lease'
+holder=$(k get lease -n muster-system musterd -o jsonpath='{.spec.holderIdentity}')
+t0=$(now_ms)
+kill -TERM "$MD_PID"
+rc=0
+wait "$MD_PID" || rc=$?
+expect "$rc" 0 "a follower's exit status after SIGTERM"
+echo "the follower exited $(($(now_ms) - t0)) ms after SIGTERM"
+expect "$(k get lease -n muster-system musterd -o jsonpath='{.spec.holderIdentity}')" "$holder" \
+    "the Lease's holder after a follower's SIGTERM"
 
 stream &
 STREAM_PID=$!
