@@ -2,9 +2,10 @@
 # Leader election end to end (issue 7, Proof): two musterd --leader-elect on one database against
 # one muster-sim, a stream of batch Jobs, and the leader killed with SIGKILL $MUSTER_FAILOVERS
 # times (default 20), a replacement started as the new follower each time.
-#   - each time the follower takes over (prints "leading") no sooner than lease - retry after
-#     the kill (the old leader's last renewal was at most one retry period before it) and within
-#     lease + retry (+ MUSTER_TAKEOVER_SLACK_MS, default 500, for a loaded machine);
+#   - each time the follower takes over (prints "leading") no sooner than lease - retry - 300 ms
+#     after the kill (the old leader's last renewal was at most one retry period and one
+#     attempt's requests before it) and within lease + retry (+ MUSTER_TAKEOVER_SLACK_MS, default
+#     500, for a loaded machine);
 #   - a frozen leader (SIGSTOP) is replaced the same way and, thawed (SIGCONT), writes nothing
 #     and exits non-zero;
 #   - a follower refuses changes (POST /api/v1/queues: 503 NotLeader, nothing changed) and
@@ -89,7 +90,7 @@ stream &
 STREAM_PID=$!
 
 # --- failovers ---
-MIN=$((LEASE_S * 1000 - RETRY_MS))
+MIN=$((LEASE_S * 1000 - RETRY_MS - 300))
 MAX=$((LEASE_S * 1000 + RETRY_MS + SLACK_MS))
 TIMES=()
 for f in $(seq "$FAILOVERS"); do
