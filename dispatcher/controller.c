@@ -2718,8 +2718,16 @@ static void reconcile(struct ctl *c)
     muster_free(l.v);
     kube_informer_foreach(&c->rbs, reconcile_rb, c);
     c->reconciled = 1;
-    logf_(c, "reconciled with the hub: %zu live ledger rows, %zu bindings, %u clusters", l.n,
-          c->nbindings, c->ncl);
+    size_t resumed = 0, undone = 0;
+    for (size_t i = 0; i < c->nbuckets; i++)
+        for (const struct binding *b = c->bykey[i]; b; b = b->hnext) {
+            resumed += b->st == B_ADMITTED;
+            undone += b->st == B_UNDO;
+        }
+    logf_(c,
+          "reconciled with the hub: %zu live ledger rows, %zu bindings, %u clusters; resuming %zu "
+          "half-done dispatches, undoing %zu",
+          l.n, c->nbindings, c->ncl, resumed, undone);
     /* Orphans are judged after this iteration's ledger writes land (the flush), at the first
      * tick. */
     c->last_orphan_sweep = 0;

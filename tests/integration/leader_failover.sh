@@ -94,8 +94,13 @@ MIN=$((LEASE_S * 1000 - RETRY_MS - 300))
 MAX=$((LEASE_S * 1000 + RETRY_MS + SLACK_MS))
 TIMES=()
 for f in $(seq "$FAILOVERS"); do
-    # Kill at a random point of the leader's work (0-0.7 s after it reconciled).
+    # Kill at a random point of the leader's work: 0-0.7 s after it reconciled, or (every other
+    # round) 0-20 ms after a burst of four Jobs, while their dispatches may be half done.
     sleep "0.$((RANDOM % 8))"
+    if [ $((f % 2)) -eq 0 ]; then
+        for i in 1 2 3 4; do job "b$f-$i" $((i % 3 + 1)) 1 3s; done | k create -f - >/dev/null
+        sleep "0.0$((RANDOM % 2))$((RANDOM % 10))"
+    fi
     t0=$(now_ms)
     kill -KILL "$LEADER_PID"
     wait "$LEADER_PID" 2>/dev/null || true
@@ -145,6 +150,8 @@ wait "$STREAM_PID" 2>/dev/null || true
 STREAM_PID=
 sorted=$(printf '%s\n' "${TIMES[@]}" | sort -n | tr '\n' ' ')
 echo "takeover after SIGKILL, ms (lease ${LEASE_S}s, retry ${RETRY_MS}ms), sorted: $sorted"
+echo "half-done dispatches the new leaders resumed: $(cat "$TMP"/md*.out |
+    sed -n 's/.*reconciled with the hub: .* resuming \([0-9]*\) half-done.*/\1/p' | awk '{n += $1} END {print n + 0}')"
 
 end_state "$LEADER_API"
 
