@@ -94,9 +94,9 @@ MIN=$((LEASE_S * 1000 - RETRY_MS - 300))
 MAX=$((LEASE_S * 1000 + RETRY_MS + SLACK_MS))
 TIMES=()
 for f in $(seq "$FAILOVERS"); do
-    # Kill at a random point of the leader's work: 0-0.7 s after it reconciled, or (every other
+    # Kill at a random point of the leader's work: 0-0.4 s after it reconciled, or (every other
     # round) 0-20 ms after a burst of four Jobs, while their dispatches may be half done.
-    sleep "0.$((RANDOM % 8))"
+    sleep "0.$((RANDOM % 5))"
     if [ $((f % 2)) -eq 0 ]; then
         for i in 1 2 3 4; do job "b$f-$i" $((i % 3 + 1)) 1 3s; done | k create -f - >/dev/null
         sleep "0.0$((RANDOM % 2))$((RANDOM % 10))"
