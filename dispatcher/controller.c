@@ -909,6 +909,12 @@ static void release(struct ctl *c, struct binding *b, const char *why);
 static void step_run(struct ctl *c, struct binding *b);
 static int engine_add(struct ctl *c, struct binding *b);
 
+/* Leading, as far as the clock says too (ctl_options.fence). */
+static int leads(const struct ctl *c)
+{
+    return c->leading && (!c->opt.fence || c->opt.fence(c->opt.fence_ud));
+}
+
 static void fatal(struct ctl *c, const char *what)
 {
     notice(c, "error",
@@ -1408,7 +1414,7 @@ static void admit(struct ctl *c, struct binding *b)
 static void cycle(struct ctl *c)
 {
     c->cycle_wanted = 0;
-    if (!c->leading || !c->reconciled || c->stopping)
+    if (!leads(c) || !c->reconciled || c->stopping)
         return;
     uint64_t t0 = uv_hrtime();
     if (cycle_snapshot(c)) {
@@ -1662,7 +1668,7 @@ static void step_run(struct ctl *c, struct binding *b)
     char ns[256];
     const char *name;
     split_key(b->key, ns, sizeof ns, &name);
-    if (!c->leading || c->stopping)
+    if (!leads(c) || c->stopping)
         return;
     rb_path(b, path, sizeof path);
     struct gang_share gs[256];
@@ -2166,7 +2172,7 @@ static void binding_reread(struct ctl *c, struct binding *b)
 
 static void binding_react(struct ctl *c, struct binding *b, int template_changed)
 {
-    if (!c->leading || !c->reconciled || c->stopping || b->gone)
+    if (!leads(c) || !c->reconciled || c->stopping || b->gone)
         return;
     switch (b->st) {
     case B_WAIT_TEMPLATE:
@@ -2712,8 +2718,16 @@ static void reconcile(struct ctl *c)
     muster_free(l.v);
     kube_informer_foreach(&c->rbs, reconcile_rb, c);
     c->reconciled = 1;
-    logf_(c, "reconciled with the hub: %zu live ledger rows, %zu bindings, %u clusters", l.n,
-          c->nbindings, c->ncl);
+    size_t resumed = 0, undone = 0;
+    for (size_t i = 0; i < c->nbuckets; i++)
+        for (const struct binding *b = c->bykey[i]; b; b = b->hnext) {
+            resumed += b->st == B_ADMITTED;
+            undone += b->st == B_UNDO;
+        }
+    logf_(c,
+          "reconciled with the hub: %zu live ledger rows, %zu bindings, %u clusters; resuming %zu "
+          "half-done dispatches, undoing %zu",
+          l.n, c->nbindings, c->ncl, resumed, undone);
     /* Orphans are judged after this iteration's ledger writes land (the flush), at the first
      * tick. */
     c->last_orphan_sweep = 0;
@@ -2827,7 +2841,7 @@ static void sweep_waiting(struct ctl *c, int64_t now)
 static void on_tick(uv_timer_t *h)
 {
     struct ctl *c = h->data;
-    if (!c->leading || !c->reconciled || c->stopping)
+    if (!leads(c) || !c->reconciled || c->stopping)
         return;
     int64_t now = now_ms(c);
     /* requests to try again */

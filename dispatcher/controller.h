@@ -35,6 +35,11 @@ struct ctl_options {
     struct disp_events *events;   /* optional */
     struct disp_metrics *metrics; /* optional */
     FILE *log;                    /* one line per notable happening; NULL: stderr */
+    /* Optional fence, asked before every cycle, tick and commit step: 0 means leadership may
+     * have lapsed (disp_leader_is_leader) though ctl_set_leading(0) has not come yet, and
+     * nothing is decided or written to the hub or the ledger until it says 1 again. */
+    int (*fence)(void *ud);
+    void *fence_ud;
 };
 
 struct ctl_stats {

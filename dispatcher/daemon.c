@@ -22,7 +22,7 @@ struct daemon {
     struct queue_tree **t;
     uv_loop_t loop;
     uv_signal_t sigint, sigterm;
-    uv_timer_t stop_timer, summary;
+    uv_timer_t stop_timer, summary, refresh;
     struct kube_config kcfg;
     int kcfg_loaded;
     struct kube_client *kube;
@@ -35,6 +35,7 @@ struct daemon {
     struct kube_client *lease_kube; /* its own client: renewals never wait behind dispatch */
     struct disp_leader *el;
     int leading, was_follower;
+    uint64_t transitions; /* times it started leading, for muster_leader_transitions_total */
     FILE *out;
     int stopping, rc;
     uint64_t started;
@@ -111,6 +112,7 @@ static void close_rest(struct daemon *d)
     uv_close((uv_handle_t *)&d->sigterm, NULL);
     uv_close((uv_handle_t *)&d->stop_timer, NULL);
     uv_close((uv_handle_t *)&d->summary, NULL);
+    uv_close((uv_handle_t *)&d->refresh, NULL);
 }
 
 static void begin_stop(struct daemon *d)
@@ -119,6 +121,7 @@ static void begin_stop(struct daemon *d)
         return;
     d->stopping = 1;
     uv_timer_stop(&d->summary);
+    uv_timer_stop(&d->refresh);
     uv_timer_stop(&d->stop_timer);
     if (d->gen) {
         disp_demo_gen_close(d->gen);
@@ -190,6 +193,28 @@ static int h_leading(void *ud)
 
 static int start_dispatching(struct daemon *d);
 
+/* A follower's admin API reads the engine it loaded; the leader changes the store under it.
+ * Every retry period a follower reloads queues and ledger from the store (the leader's
+ * commits, read through SQLite's WAL), so its reads lag the leader's by at most that. */
+static void on_refresh(uv_timer_t *h)
+{
+    struct daemon *d = h->data;
+    if (d->leading || d->stopping || !d->api)
+        return;
+    struct queue_tree *t = queue_tree_new();
+    char err[512];
+    int rc = t ? disp_load(d->s, t, NULL, err, sizeof err) : MUSTER_ENOMEM;
+    if (rc) {
+        fprintf(stderr, "musterd: following: reloading the store: %s\n",
+                t ? err : "out of memory");
+        queue_tree_free(t);
+        return;
+    }
+    api_server_reload(d->api, t);
+    queue_tree_free(*d->t);
+    *d->t = t;
+}
+
 static void on_started_leading(void *ud)
 {
     struct daemon *d = ud;
@@ -202,6 +227,7 @@ static void on_started_leading(void *ud)
     fflush(d->out);
     /* The engine a follower loaded may predate the old leader's last decisions: rebuild it
      * from the store, then reconcile with the hub (which adopts whatever the store lacks). */
+    uv_timer_stop(&d->refresh);
     struct queue_tree *t = queue_tree_new();
     char err[512];
     struct disp_load_stats ls;
@@ -219,6 +245,7 @@ static void on_started_leading(void *ud)
     queue_tree_free(*d->t);
     *d->t = t;
     d->leading = 1;
+    d->transitions++;
     rc = start_dispatching(d);
     if (rc) {
         d->rc = rc;
@@ -240,6 +267,21 @@ static void on_stopped_leading(void *ud)
     fprintf(stderr, "musterd: lost the Lease: stopping\n");
     d->rc = MUSTER_EBUSY;
     begin_stop(d);
+}
+
+/* muster_leader_* at scrape time. Without --leader-elect the elector's counters stay 0. */
+static void leader_metrics(void *ud, struct disp_metrics_leader *out)
+{
+    struct daemon *d = ud;
+    struct disp_leader_stats st = {0};
+    if (d->el)
+        disp_leader_stats(d->el, &st);
+    *out = (struct disp_metrics_leader){.is_leader = d->leading,
+                                        .attempts = st.attempts,
+                                        .writes = st.writes,
+                                        .conflicts = st.conflicts,
+                                        .failures = st.failures,
+                                        .transitions = d->transitions};
 }
 
 static uint64_t demo_backlog(void *ud)
@@ -305,11 +347,24 @@ static int start_demo_hub(struct daemon *d, char *err, size_t errcap)
     return 0;
 }
 
+/* The dispatch loop's fence: no write once the renew deadline has passed by the clock, even
+ * before the deadline's timer has run (a process frozen and thawed runs overdue timers in due
+ * order, the dispatch tick's often first). */
+static int fence(void *ud)
+{
+    struct daemon *d = ud;
+    return d->el && disp_leader_is_leader(d->el);
+}
+
 /* The leader's part: the dispatch loop (and the demo's workload stream). */
 static int start_dispatching(struct daemon *d)
 {
     const struct daemon_options *o = d->o;
     struct ctl_options co = o->ctl;
+    if (o->leader_elect) {
+        co.fence = fence;
+        co.fence_ud = d;
+    }
     co.events = d->events;
     co.metrics = d->metrics;
     co.log = co.log ? co.log : d->out;
@@ -360,6 +415,7 @@ static int start(struct daemon *d)
     d->metrics = disp_metrics_new();
     if (!d->events || !d->metrics)
         return MUSTER_ENOMEM;
+    disp_metrics_leader_source(d->metrics, leader_metrics, d);
     struct kube_client_opts kco = {.qps = o->kube_qps,
                                    .burst = o->kube_burst,
                                    .user_agent = "musterd",
@@ -415,8 +471,12 @@ static int start(struct daemon *d)
             return rc;
         fprintf(d->out, "musterd: following until it holds the Lease (identity %s)\n",
                 disp_leader_identity(d->el));
+        uint64_t every =
+            o->retry_period_ms ? o->retry_period_ms : DISP_LEADER_RETRY_PERIOD_MS_DEFAULT;
+        uv_timer_start(&d->refresh, on_refresh, every, every);
     } else {
         d->leading = 1;
+        d->transitions++;
         rc = start_dispatching(d);
         if (rc)
             return rc;
@@ -449,7 +509,8 @@ int daemon_run(struct store *s, struct queue_tree **t, const struct daemon_optio
     uv_signal_init(&d.loop, &d.sigterm);
     uv_timer_init(&d.loop, &d.stop_timer);
     uv_timer_init(&d.loop, &d.summary);
-    d.sigint.data = d.sigterm.data = d.stop_timer.data = d.summary.data = &d;
+    uv_timer_init(&d.loop, &d.refresh);
+    d.sigint.data = d.sigterm.data = d.stop_timer.data = d.summary.data = d.refresh.data = &d;
     uv_signal_start(&d.sigint, on_signal, SIGINT);
     uv_signal_start(&d.sigterm, on_signal, SIGTERM);
     int rc = start(&d);

@@ -36,6 +36,7 @@ struct disp_leader {
 
     struct kube_call *call; /* the request in flight, or NULL */
     uint64_t attempt_at;    /* uv_now when the attempt in flight began */
+    uint64_t deadline_at;   /* while leading: loop time of the renew deadline */
     int started, leading, closing;
     struct disp_leader_stats stats;
 
@@ -216,6 +217,7 @@ static void won(struct disp_leader *l, json_object *lease)
         stop_leading(l);
         return;
     }
+    l->deadline_at = until;
     uv_timer_start(&l->deadline, on_deadline, until - now, 0);
     if (!l->leading) {
         l->leading = 1;
@@ -529,7 +531,10 @@ int disp_leader_start(struct disp_leader *l)
 
 int disp_leader_is_leader(const struct disp_leader *l)
 {
-    return l && l->leading;
+    /* The clock, not only the flag: after the process was frozen (SIGSTOP, a stalled VM, a
+     * long swap) the loop runs every overdue timer in due order, and the dispatch loop's may
+     * come before the deadline's. uv_hrtime is the loop clock's base, read now. */
+    return l && l->leading && uv_hrtime() / 1000000 < l->deadline_at;
 }
 
 const char *disp_leader_holder(const struct disp_leader *l)

@@ -54,7 +54,10 @@ int disp_leader_new(uv_loop_t *loop, struct kube_client *client,
  * retry period, leader or not. Returns 0, or MUSTER_EINVAL when already started or closing. */
 int disp_leader_start(struct disp_leader *l);
 
-/* 1 while this process leads (between on_started_leading and on_stopped_leading). */
+/* 1 while this process leads (between on_started_leading and on_stopped_leading) and its
+ * renew deadline has not passed by the clock: after the process was frozen, this says 0 at
+ * once, before the deadline's timer has run on_stopped_leading. Writers check it before every
+ * write (the fence; ctl_options.fence). */
 int disp_leader_is_leader(const struct disp_leader *l);
 
 /* The holderIdentity last seen on the lease ("" when none or not read yet), and ours. Borrowed

@@ -227,6 +227,8 @@ struct disp_metrics {
     struct table t[NFAMILIES];
     struct histogram h[3]; /* F_ADMISSION_WAIT, F_DISPATCH_LATENCY, F_CYCLE in that order */
     uint64_t requeues, dropped;
+    void (*leader)(void *ud, struct disp_metrics_leader *out);
+    void *leader_ud;
 };
 
 struct disp_metrics *disp_metrics_new(void)
@@ -510,6 +512,43 @@ static void render_histogram(struct disp_metrics_text *t, const char *name,
     disp_metrics_text_printf(t, "\n%s_count %" PRIu64 "\n", name, h->count);
 }
 
+void disp_metrics_leader_source(struct disp_metrics *m,
+                                void (*read)(void *ud, struct disp_metrics_leader *out), void *ud)
+{
+    if (!m)
+        return;
+    m->leader = read;
+    m->leader_ud = ud;
+}
+
+/* The leader election's families, read from the source at scrape time. */
+static void render_leader(struct disp_metrics_text *t, const struct disp_metrics *m)
+{
+    struct disp_metrics_leader l = {0};
+    m->leader(m->leader_ud, &l);
+    disp_metrics_text_family(t, "muster_leader_is_leader", "gauge",
+                             "1 while this musterd dispatches (holds the Lease, or runs without "
+                             "--leader-elect), else 0");
+    disp_metrics_text_printf(t, "muster_leader_is_leader %d\n", l.is_leader ? 1 : 0);
+    static const struct {
+        const char *name, *help;
+    } c[] = {
+        {"muster_leader_attempts_total", "reads of the Lease (one per retry period)"},
+        {"muster_leader_writes_total", "Lease creates and updates that went through (acquisitions "
+                                       "and renewals)"},
+        {"muster_leader_conflicts_total", "Lease writes refused with 409: another candidate wrote "
+                                          "first"},
+        {"muster_leader_failures_total", "Lease requests that failed otherwise (transport, 5xx, "
+                                         "cancelled by the renew deadline)"},
+        {"muster_leader_transitions_total", "times this musterd started leading"},
+    };
+    const uint64_t v[] = {l.attempts, l.writes, l.conflicts, l.failures, l.transitions};
+    for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+        disp_metrics_text_family(t, c[i].name, "counter", c[i].help);
+        disp_metrics_text_printf(t, "%s %" PRIu64 "\n", c[i].name, v[i]);
+    }
+}
+
 int disp_metrics_render(const struct disp_metrics *m, char **buf, size_t *len, size_t *cap)
 {
     struct disp_metrics_text t = {*buf, *len, *cap, 0};
@@ -529,6 +568,8 @@ int disp_metrics_render(const struct disp_metrics *m, char **buf, size_t *len, s
             for (uint32_t i = 0; i < m->t[fi].n; i++)
                 render_series(&t, f, &m->t[fi].s[i]);
     }
+    if (m && m->leader)
+        render_leader(&t, m);
     *buf = t.p;
     *len = t.len;
     *cap = t.cap;

@@ -42,6 +42,16 @@ void disp_metrics_cluster_reserved(struct disp_metrics *m, const char *cluster,
                                    const char *resource, int64_t milli);
 void disp_metrics_cluster_forget(struct disp_metrics *m, const char *cluster);
 
+/* Leader election (docs/metrics.md): muster_leader_is_leader (gauge) and the elector's
+ * muster_leader_{attempts,writes,conflicts,failures,transitions}_total, read from read(ud, out)
+ * at every render, after the other families. Without a source (NULL) they are not rendered. */
+struct disp_metrics_leader {
+    int is_leader;
+    uint64_t attempts, writes, conflicts, failures, transitions;
+};
+void disp_metrics_leader_source(struct disp_metrics *m,
+                                void (*read)(void *ud, struct disp_metrics_leader *out), void *ud);
+
 /* Appends the exposition text of every series to *buf (realloc'd; *len and *cap updated).
  * Returns 0 or MUSTER_ENOMEM. */
 int disp_metrics_render(const struct disp_metrics *m, char **buf, size_t *len, size_t *cap);

@@ -82,6 +82,13 @@ static int synced(struct env *e, void *arg)
     return ctl_synced(e->ctl);
 }
 
+/* ctl_options.fence: open unless a test closes it. */
+static int fence_open = 1;
+static int fence(void *ud)
+{
+    return *(int *)ud;
+}
+
 static void ctl_up(struct env *e)
 {
     struct queue_tree *t = queue_tree_new();
@@ -91,7 +98,8 @@ static void ctl_up(struct env *e)
     e->t = t;
     CU_ASSERT_EQUAL_FATAL(disp_demo_seed_queues(e->s, e->t), 0);
     FILE *quiet = getenv("CTL_TEST_LOG") ? stderr : fopen("/dev/null", "w");
-    struct ctl_options o = {.log = quiet, .backoff_initial_ms = 200};
+    struct ctl_options o = {.log = quiet, .backoff_initial_ms = 200, .fence = fence,
+                            .fence_ud = &fence_open};
     CU_ASSERT_EQUAL_FATAL(ctl_new(&e->loop, e->kube, e->s, e->t, &o, &e->ctl), 0);
     CU_ASSERT_EQUAL_FATAL(ctl_start(e->ctl), 0);
     CU_ASSERT_FATAL(pump_until(e, synced, NULL, 10000));
@@ -414,11 +422,40 @@ static void test_rbs_created_while_down(void)
     env_stop(&e);
 }
 
+/* With the fence down (leadership lapsed by the clock, ctl_set_leading(0) not yet come) nothing
+ * is decided or written: no ledger row, the RB neither placed nor released. */
+static void test_fence_down_writes_nothing(void)
+{
+    struct env e;
+    env_start(&e, "ctl-fence.db");
+    ctl_up(&e);
+    fence_open = 0;
+    create_job(&e, "fenced", "nlp", 1, 2, NULL);
+    for (int i = 0; i < 100; i++) /* a second of ticks and events */
+        uv_run(&e.loop, UV_RUN_ONCE);
+    struct rowcount c = rows_of(&e, "team/fenced-job");
+    CU_ASSERT_EQUAL(c.rows, 0);
+    json_object *rb = get_obj(&e, res("work.karmada.io", "v1alpha2", "resourcebindings"),
+                              "team", "fenced-job");
+    CU_ASSERT_PTR_NOT_NULL(rb);
+    json_object *cl = at(rb, "spec", "clusters");
+    CU_ASSERT(!cl || json_object_array_length(cl) == 0);
+    CU_ASSERT_PTR_NULL(at(rb, "status", "conditions"));
+    json_object_put(rb);
+    struct ctl_stats st;
+    ctl_get_stats(e.ctl, &st);
+    CU_ASSERT_EQUAL(st.admitted, 0);
+    CU_ASSERT_EQUAL(st.ledger_batches, 0);
+    fence_open = 1;
+    env_stop(&e);
+}
+
 static CU_TestInfo tests[] = {
     {"dispatch, then restart", test_dispatch_and_restart},
     {"release on completion", test_release_on_completion},
     {"unknown queue waits", test_unknown_queue_waits},
     {"RBs created while no loop ran", test_rbs_created_while_down},
+    {"fence down: nothing written", test_fence_down_writes_nothing},
     CU_TEST_INFO_NULL,
 };
 

@@ -14,6 +14,7 @@
 
 #include <signal.h>
 #include <string.h>
+#include <time.h>
 
 #define LEASE_MS 1000
 #define RENEW_MS 600
@@ -365,6 +366,26 @@ static void test_takeover_after_death(void)
     env_stop(&e);
 }
 
+/* A frozen leader (SIGSTOP, a stalled VM): when it thaws, the loop runs its overdue timers in due
+ * order and the dispatch loop's may come before the renew deadline's. disp_leader_is_leader
+ * says 0 from the moment the deadline has passed by the clock, before on_stopped_leading. */
+static void test_frozen_leader_fenced(void)
+{
+    struct env e;
+    env_start(&e, 0);
+    disp_leader_start(e.c[0].el);
+    CU_ASSERT_FATAL(run_until(&e, a_leads, 2000));
+    run_until(&e, NULL, 2 * RETRY_MS);
+    CU_ASSERT_TRUE(disp_leader_is_leader(e.c[0].el));
+    struct timespec nap = {0, (RENEW_MS + 100) * 1000000L};
+    nanosleep(&nap, NULL);          /* the loop does not run: frozen */
+    CU_ASSERT_TRUE(e.c[0].leading); /* on_stopped_leading has not run yet */
+    CU_ASSERT_EQUAL(e.c[0].stops, 0);
+    CU_ASSERT_FALSE(disp_leader_is_leader(e.c[0].el)); /* but the fence is down */
+    CU_ASSERT(run_until(&e, a_stopped, SLOP_MS));
+    env_stop(&e);
+}
+
 static int released;
 static int release_err = 1;
 static void on_released(void *ud, int err)
@@ -646,6 +667,8 @@ static CU_TestInfo tests[] = {
     {"two electors: exactly one leads", test_two_one_leads},
     {"the leader dies: it steps down by its deadline, the other takes over",
      test_takeover_after_death},
+    {"a frozen leader is fenced by the clock before its deadline timer runs",
+     test_frozen_leader_fenced},
     {"release hands over at once", test_release_hands_over},
     {"release while not leading writes nothing", test_release_not_leading},
     {"a 409 on create is not leadership", test_conflict_on_create},

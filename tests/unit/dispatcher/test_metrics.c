@@ -295,7 +295,49 @@ static void test_null_registry_and_allocation_failure(void)
     muster_mem_reset();
 }
 
+static void leader_read(void *ud, struct disp_metrics_leader *out)
+{
+    *out = *(const struct disp_metrics_leader *)ud;
+}
+
+/* The leader election's families come from the source at every render, after the rest. */
+static void test_leader_source(void)
+{
+    struct disp_metrics *m = disp_metrics_new();
+    CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+    char *t = render(m);
+    lacks(t, "muster_leader_");
+    muster_free(t);
+    struct disp_metrics_leader l = {.is_leader = 0,
+                                    .attempts = 7,
+                                    .writes = 5,
+                                    .conflicts = 1,
+                                    .failures = 2,
+                                    .transitions = 0};
+    disp_metrics_leader_source(m, leader_read, &l);
+    t = render(m);
+    contains(t, "# HELP muster_leader_is_leader ");
+    contains(t, "\n# TYPE muster_leader_is_leader gauge\nmuster_leader_is_leader 0\n");
+    contains(t, "# TYPE muster_leader_attempts_total counter\nmuster_leader_attempts_total 7\n");
+    contains(t, "# TYPE muster_leader_writes_total counter\nmuster_leader_writes_total 5\n");
+    contains(t, "# TYPE muster_leader_conflicts_total counter\nmuster_leader_conflicts_total 1\n");
+    contains(t, "# TYPE muster_leader_failures_total counter\nmuster_leader_failures_total 2\n");
+    contains(t, "# TYPE muster_leader_transitions_total counter\n"
+                "muster_leader_transitions_total 0\n");
+    CU_ASSERT(strstr(t, "muster_metrics_dropped_series_total") < strstr(t, "muster_leader_"));
+    muster_free(t);
+    l.is_leader = 1;
+    l.transitions = 1;
+    t = render(m);
+    contains(t, "\nmuster_leader_is_leader 1\n");
+    contains(t, "\nmuster_leader_transitions_total 1\n");
+    muster_free(t);
+    disp_metrics_leader_source(NULL, leader_read, &l); /* a NULL registry: nothing */
+    disp_metrics_free(m);
+}
+
 static CU_TestInfo tests[] = {
+    {"leader election source", test_leader_source},
     {"counters and gauges, exact text", test_counters_and_gauges_exact},
     {"hub requests by verb and code, errors", test_hub_requests},
     {"label values escaped", test_label_escaping},
