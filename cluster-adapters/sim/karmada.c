@@ -1678,14 +1678,31 @@ static int override_selects(json_object *op, json_object *tmpl)
 
 /* Applies the plaintext overriders of every OverridePolicy in ns that selects tmpl and targets
  * cluster (in name order, as Karmada sorts them). */
+struct ns_objs {
+    const char *ns;
+    json_object *items;
+};
+
+static void collect_in_ns(void *data, json_object *obj)
+{
+    struct ns_objs *c = data;
+    const char *ns = sim_meta_str(obj, "namespace");
+    if (ns && c->ns && strcmp(ns, c->ns) == 0)
+        json_object_array_add(c->items, json_object_get(obj));
+}
+
 static void apply_overrides(struct sim_karmada *k, const char *ns, const char *cluster,
                             json_object **tmpl)
 {
-    json_object *list = NULL;
-    if (sim_store_list(k->store, res_of("policy.karmada.io", "v1alpha1", "overridepolicies"), ns,
-                       NULL, &list, NULL) < 0)
+    /* The namespace's policies in key (name) order, by reference: a list would copy every
+     * policy for every Work rendered. */
+    struct ns_objs nso = {ns, json_object_new_array()};
+    if (!nso.items)
         return;
-    json_object *items = json_object_object_get(list, "items");
+    sim_store_each(k->store, res_of("policy.karmada.io", "v1alpha1", "overridepolicies"),
+                   collect_in_ns, &nso);
+    json_object *list = nso.items;
+    json_object *items = list;
     for (size_t i = 0; i < json_object_array_length(items); i++) {
         json_object *op = json_object_array_get_idx(items, i);
         if (!override_selects(op, *tmpl))
@@ -2028,6 +2045,54 @@ static int override_may_select(json_object *op, const char *av, const char *kind
  * policy is created, updated or deleted: their Works are rendered again with (or without) its
  * overriders. ev is the policy's event; prev (updates) selects too, so a binding the policy
  * stops selecting loses its overrides. */
+/* The RB of each template a policy names ("<name>-<kind>", lower case, the detector's naming),
+ * synced directly: a policy whose every selector names its template (muster's, one per RB)
+ * needs no walk over the namespace's RBs, which would make N policies cost N x N. Returns 0 when
+ * some selector (in the policy or its previous version) names no template: walk instead. */
+static int resync_named(struct sim_karmada *k, const struct sim_resource *rbr, const char *ns,
+                        const struct sim_event *ev)
+{
+    json_object *versions[2] = {ev->obj, ev->prev};
+    for (int v = 0; v < 2; v++) {
+        json_object *sels = versions[v] ? get_path(versions[v], "spec", "resourceSelectors", NULL)
+                                        : NULL;
+        if (versions[v] && !json_object_is_type(sels, json_type_array))
+            return 0;
+        for (size_t i = 0; sels && i < json_object_array_length(sels); i++) {
+            json_object *sel = json_object_array_get_idx(sels, i);
+            if (!get_str(sel, "name", NULL, NULL) || !get_str(sel, "kind", NULL, NULL))
+                return 0;
+        }
+    }
+    for (int v = 0; v < 2; v++) {
+        json_object *sels = versions[v] ? get_path(versions[v], "spec", "resourceSelectors", NULL)
+                                        : NULL;
+        for (size_t i = 0; sels && i < json_object_array_length(sels); i++) {
+            json_object *sel = json_object_array_get_idx(sels, i);
+            const char *sns = get_str(sel, "namespace", NULL, NULL);
+            if (sns && strcmp(sns, ns) != 0)
+                continue;
+            char name[NAME_MAX_LEN];
+            snprintf(name, sizeof name, "%s-%s", get_str(sel, "name", NULL, NULL),
+                     get_str(sel, "kind", NULL, NULL));
+            for (char *p = name; *p; p++)
+                *p = (char)tolower((unsigned char)*p);
+            json_object *cur = NULL;
+            if (sim_store_get(k->store, rbr, ns, name, &cur, NULL) < 0)
+                continue;
+            const char *av = get_str(cur, "spec", "resource", "apiVersion");
+            const char *kind = get_str(cur, "spec", "resource", "kind");
+            const char *tname = get_str(cur, "spec", "resource", "name");
+            if (av && kind && tname &&
+                (override_may_select(ev->obj, av, kind, tname) ||
+                 (ev->prev && override_may_select(ev->prev, av, kind, tname))))
+                sync_binding(k, cur);
+            json_object_put(cur);
+        }
+    }
+    return 1;
+}
+
 static void overrides_changed(struct sim_karmada *k, const struct sim_event *ev)
 {
     if (ev->type == SIM_EVENT_MODIFIED && ev->prev &&
@@ -2036,6 +2101,8 @@ static void overrides_changed(struct sim_karmada *k, const struct sim_event *ev)
         return; /* metadata only: the render is the same */
     const char *ns = sim_meta_str(ev->obj, "namespace");
     const struct sim_resource *rbr = res_of("work.karmada.io", "v1alpha2", "resourcebindings");
+    if (ns && resync_named(k, rbr, ns, ev))
+        return;
     json_object *list = NULL;
     if (!ns || sim_store_list(k->store, rbr, ns, NULL, &list, NULL) < 0)
         return;
