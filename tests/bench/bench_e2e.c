@@ -74,9 +74,10 @@ static int wait_port(const char *file, const char *prefix)
         while (f && fgets(line, sizeof line, f)) {
             if (strncmp(line, prefix, strlen(prefix)) == 0) {
                 char *p = strstr(line, "127.0.0.1:");
-                if (p) {
+                long port = p ? strtol(p + 10, NULL, 10) : 0;
+                if (port > 0 && port < 65536) {
                     fclose(f);
-                    return atoi(p + 10);
+                    return (int)port;
                 }
             }
         }
@@ -477,9 +478,14 @@ static double metric_sum(const char *text, const char *name, const char *verb)
 
 void bench_e2e(void)
 {
-    int n = getenv("MUSTER_BENCH_E2E_RBS") ? atoi(getenv("MUSTER_BENCH_E2E_RBS")) : 2000;
-    if (n < 100)
-        n = 100;
+    const char *env = getenv("MUSTER_BENCH_E2E_RBS");
+    char *end = NULL;
+    long want = env ? strtol(env, &end, 10) : 2000;
+    if (env && (*end || want < 100 || want > 1000000)) {
+        fprintf(stderr, "muster-bench: MUSTER_BENCH_E2E_RBS: a number from 100 to 1000000\n");
+        want = 2000;
+    }
+    int n = (int)want;
     char exe[4096];
     ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 64);
     if (len <= 0)
