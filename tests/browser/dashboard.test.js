@@ -55,20 +55,36 @@ async function main() {
     });
 
     await step("a binding moves from pending to admitted live", async () => {
-      // One team queue, every live state: its pending rows first in the engine's order (the
-      // next to be admitted on top), then its admitted ones. (Not `default`: it has no share
-      // of the fleet in the demo, so its gangs wait for ever.)
+      // Made to happen rather than waited for: queue nlp is closed, a Job for it is created on
+      // the hub (as a user would apply it), shown pending, and admitted once nlp opens again.
+      const patchQueue = (state) => fetch(m.url + "/api/v1/queues/nlp", {
+        method: "PATCH", headers: { "Content-Type": "application/merge-patch+json" },
+        body: JSON.stringify({ state }) });
+      let r = await patchQueue("Closed");
+      if (r.status !== 200) throw new Error(`closing nlp: ${r.status} ${await r.text()}`);
+      const job = "browser-" + Date.now().toString(36);
+      r = await fetch(m.hub + "/apis/batch/v1/namespaces/team-vision/jobs", {
+        method: "POST", headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({
+          apiVersion: "batch/v1", kind: "Job",
+          metadata: { name: job, namespace: "team-vision", labels: { "volcano.sh/queue-name": "nlp" },
+            annotations: { "sim.muster.io/duration": "20s" } },
+          spec: { parallelism: 1, completions: 1, template: { spec: { restartPolicy: "Never",
+            containers: [{ name: "main", image: "x", resources: { requests: { "nvidia.com/gpu": "1", cpu: "1" } } }] } } },
+        }) });
+      if (r.status !== 201) throw new Error(`creating a Job on the hub: ${r.status} ${await r.text()}`);
       await page.fill("#f-queue", "nlp");
       await page.selectOption("#f-state", "");
-      await until(page, () => {
-        const rows = [...document.querySelectorAll("#binding-table tr[data-name]")];
-        return rows.length > 0 && rows.every((r) => r.children[1].textContent === "nlp") &&
-          rows.some((r) => r.querySelector("td.st").dataset.state === "pending");
-      }, null, 30000);
+      await until(page, (n) => [...document.querySelectorAll("#binding-table tr[data-name]")]
+        .some((r) => r.dataset.name.includes(n) && r.querySelector("td.st").dataset.state === "pending"),
+      job, 30000);
       // Any binding this page showed as pending and later shows as admitted (in its row or in
       // the events), without a reload: the page keeps a marker a reload would lose.
       await page.evaluate(() => { window.noReload = true; });
-      const seen = new Set();
+      const seen = new Set(await page.evaluate(() => [...document.querySelectorAll("#binding-table tr[data-name]")]
+        .filter((r) => r.querySelector("td.st").dataset.state === "pending").map((r) => r.dataset.name)));
+      r = await patchQueue("Open");
+      if (r.status !== 200) throw new Error(`opening nlp: ${r.status} ${await r.text()}`);
       const deadline = Date.now() + 90000;
       let moved = "";
       while (!moved && Date.now() < deadline) {

@@ -18,8 +18,8 @@ function args() {
   return a;
 }
 
-// Starts `musterd --demo` with the demo scenario; resolves to {url, port, proc, log()} once it
-// prints its admin API address. listen defaults to an ephemeral port.
+// Starts `musterd --demo` with the demo scenario; resolves to {url, port, hub, proc, log()} once
+// it prints its admin API address (hub: the simulated hub's URL, printed just before). listen defaults to an ephemeral port.
 function startMusterd(a, { db, listen = "127.0.0.1:0", extra = [], seconds = 600 } = {}) {
   const argv = ["--demo", "--demo-seconds", String(seconds), "--db", db,
     "--scenario", path.join(a.source, "deploy/scenarios/demo.yaml"), "--listen", listen, ...extra];
@@ -34,7 +34,8 @@ function startMusterd(a, { db, listen = "127.0.0.1:0", extra = [], seconds = 600
       if (m) {
         clearTimeout(t);
         proc.stdout.off("data", check);
-        resolve({ url: m[1], port: +m[2], proc, log: () => out });
+        const hub = /simulated Karmada hub: (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
+        resolve({ url: m[1], port: +m[2], hub: hub ? hub[1] : "", proc, log: () => out });
       }
     };
     proc.stdout.on("data", check);
