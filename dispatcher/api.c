@@ -2167,13 +2167,10 @@ static void handle_stats(struct api_call *c)
  * simulated hub's watch streams (cluster-adapters/sim/server.c). */
 struct api_stream {
     h2o_generator_t gen;
-    h2o_req_t *req;
+    struct kube_http_stream out; /* the response body, one send in flight at a time */
     struct api_server *srv;
     struct disp_events_sub sub;
-    char *inflight; /* handed to h2o; freed when it asks for more */
-    char *pending;
-    size_t pending_len, pending_cap;
-    int sending, ending, stopped, linked;
+    int linked;
     int catching_up; /* replaying the ring: bounded by the ring, so not by the buffer cap */
     struct api_stream *prev, *next;
 };
@@ -2199,81 +2196,56 @@ static void stream_dispose(void *p)
 {
     struct api_stream *w = p;
     stream_unlink(w);
-    muster_free(w->inflight);
-    muster_free(w->pending);
+    kube_http_stream_free(&w->out);
+}
+
+static void stream_before_final(struct kube_http_stream *out)
+{
+    stream_unlink(H2O_STRUCT_FROM_MEMBER(struct api_stream, out, out));
 }
 
 static void stream_flush(struct api_stream *w)
 {
-    if (w->stopped || w->sending)
-        return;
-    muster_free(w->inflight);
-    w->inflight = NULL;
-    if (w->pending_len) {
-        h2o_iovec_t buf = h2o_iovec_init(w->pending, w->pending_len);
-        w->inflight = w->pending;
-        w->pending = NULL;
-        w->pending_len = w->pending_cap = 0;
-        w->sending = 1;
-        h2o_send(w->req, &buf, 1, H2O_SEND_STATE_IN_PROGRESS);
-        return;
-    }
-    if (w->ending) {
-        w->stopped = 1;
-        stream_unlink(w);
-        h2o_send(w->req, NULL, 0, H2O_SEND_STATE_FINAL);
-    }
+    kube_http_stream_flush(&w->out);
 }
 
 static void stream_proceed(h2o_generator_t *gen, h2o_req_t *req)
 {
     struct api_stream *w = H2O_STRUCT_FROM_MEMBER(struct api_stream, gen, gen);
-    w->sending = 0;
+    w->out.sending = 0;
     stream_flush(w);
 }
 
 static void stream_stop(h2o_generator_t *gen, h2o_req_t *req)
 {
     struct api_stream *w = H2O_STRUCT_FROM_MEMBER(struct api_stream, gen, gen);
-    w->stopped = 1;
+    w->out.stopped = 1;
     stream_unlink(w);
 }
 
 /* Ends the stream once what is queued is sent. */
 static void stream_end(struct api_stream *w)
 {
-    if (w->ending || w->stopped)
+    if (w->out.ending || w->out.stopped)
         return;
-    w->ending = 1;
+    w->out.ending = 1;
     stream_unlink(w);
     stream_flush(w);
 }
 
 static void stream_queue(struct api_stream *w, const char *bytes, size_t len)
 {
-    if (w->ending || w->stopped)
+    if (w->out.ending || w->out.stopped)
         return;
-    size_t need = w->pending_len + len;
-    if (need > API_SSE_BUFFER_MAX && !w->catching_up) {
-        /* Too slow: cut, as kube-apiserver cuts a watcher that falls behind. The browser
-         * reconnects with Last-Event-ID and gets the rest from the ring, or a reset. */
+    /* Too slow (past the cap): cut, as kube-apiserver cuts a watcher that falls behind. The
+     * browser reconnects with Last-Event-ID and gets the rest from the ring, or a reset. */
+    struct kube_http_stream *o = &w->out;
+    if (kube_http_stream_reserve(o, len, w->catching_up ? 0 : API_SSE_BUFFER_MAX)) {
         stream_end(w);
         return;
     }
-    if (need > w->pending_cap) {
-        size_t cap = w->pending_cap ? w->pending_cap : 4096;
-        while (cap < need)
-            cap *= 2;
-        char *p = muster_realloc(w->pending, cap);
-        if (!p) {
-            stream_end(w);
-            return;
-        }
-        w->pending = p;
-        w->pending_cap = cap;
-    }
-    memcpy(w->pending + w->pending_len, bytes, len);
-    w->pending_len += len;
+    memcpy(o->pending + o->pending_len, bytes, len);
+    o->pending_len += len;
     stream_flush(w);
 }
 
@@ -2363,7 +2335,8 @@ static void handle_events(struct api_call *c)
     memset(w, 0, sizeof(*w));
     w->gen.proceed = stream_proceed;
     w->gen.stop = stream_stop;
-    w->req = req;
+    w->out.req = req;
+    w->out.before_final = stream_before_final;
     w->srv = s;
     w->sub.cb = stream_on_event;
     w->sub.ud = w;

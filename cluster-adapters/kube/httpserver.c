@@ -2,6 +2,7 @@
 #include "cluster-adapters/kube/httpserver.h"
 
 #include "queue/errors.h"
+#include "queue/mem.h"
 
 #include <h2o.h>
 #include <openssl/err.h>
@@ -93,4 +94,54 @@ const char *kube_http_reason(int status)
     default:
         return status >= 500 ? "Internal Server Error" : "OK";
     }
+}
+
+/* ---- streamed responses ---- */
+
+int kube_http_stream_reserve(struct kube_http_stream *s, size_t len, size_t cap)
+{
+    size_t need = s->pending_len + len;
+    if (cap && need > cap)
+        return MUSTER_ELIMIT;
+    if (need > s->pending_cap) {
+        size_t n = s->pending_cap ? s->pending_cap : 4096;
+        while (n < need)
+            n *= 2;
+        char *p = muster_realloc(s->pending, n);
+        if (!p)
+            return MUSTER_ENOMEM;
+        s->pending = p;
+        s->pending_cap = n;
+    }
+    return 0;
+}
+
+void kube_http_stream_flush(struct kube_http_stream *s)
+{
+    if (s->stopped || s->sending)
+        return;
+    muster_free(s->inflight);
+    s->inflight = NULL;
+    if (s->pending_len) {
+        h2o_iovec_t buf = h2o_iovec_init(s->pending, s->pending_len);
+        s->inflight = s->pending;
+        s->pending = NULL;
+        s->pending_len = s->pending_cap = 0;
+        s->sending = 1;
+        h2o_send(s->req, &buf, 1, H2O_SEND_STATE_IN_PROGRESS);
+        return;
+    }
+    if (!s->ending)
+        return;
+    s->stopped = 1;
+    if (s->before_final)
+        s->before_final(s);
+    h2o_send(s->req, NULL, 0, H2O_SEND_STATE_FINAL);
+}
+
+void kube_http_stream_free(struct kube_http_stream *s)
+{
+    muster_free(s->inflight);
+    muster_free(s->pending);
+    s->inflight = s->pending = NULL;
 }

@@ -270,16 +270,12 @@ static void serve_version(h2o_req_t *req)
 
 struct watch {
     h2o_generator_t gen;
-    h2o_req_t *req;
+    struct kube_http_stream out; /* the response body, one send in flight at a time */
     struct sim_server *srv;
     const struct sim_resource *res;
     char ns[254];
     struct sim_selector *labels, *fields;
     struct sim_store_watch *sw;
-    char *inflight; /* being written by h2o; freed on proceed */
-    int sending;
-    char *pending;
-    size_t pending_len, pending_cap;
     uint64_t deadline_ms, next_bookmark_ms;
     int bookmarks;
     int table; /* events carry one-row Tables (kubectl get -w) */
@@ -287,8 +283,6 @@ struct watch {
      * history, which are bounded already; the backlog cap is for a client that falls behind. */
     int catching_up;
     long events;
-    int ending;  /* send the final chunk once the queue is flushed */
-    int stopped; /* final chunk sent or the client went away: never touch req again */
     struct watch *prev, *next;
 };
 
@@ -316,51 +310,38 @@ static void watch_dispose(void *p)
     watch_unlink(w);
     sim_selector_free(w->labels);
     sim_selector_free(w->fields);
-    muster_free(w->inflight);
-    muster_free(w->pending);
+    kube_http_stream_free(&w->out);
+}
+
+static void watch_before_final(struct kube_http_stream *out)
+{
+    watch_unlink(H2O_STRUCT_FROM_MEMBER(struct watch, out, out));
 }
 
 static void watch_flush(struct watch *w)
 {
-    if (w->stopped || w->sending)
-        return;
-    muster_free(w->inflight);
-    w->inflight = NULL;
-    if (w->pending_len) {
-        h2o_iovec_t buf = h2o_iovec_init(w->pending, w->pending_len);
-        w->inflight = w->pending;
-        w->pending = NULL;
-        w->pending_len = w->pending_cap = 0;
-        w->sending = 1;
-        h2o_send(w->req, &buf, 1, H2O_SEND_STATE_IN_PROGRESS);
-        return;
-    }
-    if (w->ending) {
-        w->stopped = 1;
-        watch_unlink(w);
-        h2o_send(w->req, NULL, 0, H2O_SEND_STATE_FINAL);
-    }
+    kube_http_stream_flush(&w->out);
 }
 
 static void watch_proceed(h2o_generator_t *gen, h2o_req_t *req)
 {
     struct watch *w = H2O_STRUCT_FROM_MEMBER(struct watch, gen, gen);
-    w->sending = 0;
+    w->out.sending = 0;
     watch_flush(w);
 }
 
 static void watch_stop(h2o_generator_t *gen, h2o_req_t *req)
 {
     struct watch *w = H2O_STRUCT_FROM_MEMBER(struct watch, gen, gen);
-    w->stopped = 1;
+    w->out.stopped = 1;
     watch_unlink(w);
 }
 
 static void watch_end(struct watch *w)
 {
-    if (w->ending || w->stopped)
+    if (w->out.ending || w->out.stopped)
         return;
-    w->ending = 1;
+    w->out.ending = 1;
     if (w->sw) {
         sim_store_unwatch(w->srv->store, w->sw);
         w->sw = NULL;
@@ -372,32 +353,21 @@ static void watch_end(struct watch *w)
  * watchers that cannot keep up; the client re-watches from its last resourceVersion. */
 static void watch_queue(struct watch *w, const char *type, const char *obj, size_t objlen)
 {
-    if (w->ending || w->stopped)
+    if (w->out.ending || w->out.stopped)
         return;
-    size_t need = w->pending_len + objlen + strlen(type) + 32;
-    if (need > w->srv->cfg.max_watch_buffer && !w->catching_up) {
+    struct kube_http_stream *o = &w->out;
+    if (kube_http_stream_reserve(o, objlen + strlen(type) + 32,
+                                 w->catching_up ? 0 : w->srv->cfg.max_watch_buffer)) {
         watch_end(w);
         return;
     }
-    if (need > w->pending_cap) {
-        size_t cap = w->pending_cap ? w->pending_cap : 4096;
-        while (cap < need)
-            cap *= 2;
-        char *p = muster_realloc(w->pending, cap);
-        if (!p) {
-            watch_end(w);
-            return;
-        }
-        w->pending = p;
-        w->pending_cap = cap;
-    }
-    int n = snprintf(w->pending + w->pending_len, w->pending_cap - w->pending_len,
+    int n = snprintf(o->pending + o->pending_len, o->pending_cap - o->pending_len,
                      "{\"type\":\"%s\",\"object\":", type);
-    w->pending_len += (size_t)n;
-    memcpy(w->pending + w->pending_len, obj, objlen);
-    w->pending_len += objlen;
-    memcpy(w->pending + w->pending_len, "}\n", 2);
-    w->pending_len += 2;
+    o->pending_len += (size_t)n;
+    memcpy(o->pending + o->pending_len, obj, objlen);
+    o->pending_len += objlen;
+    memcpy(o->pending + o->pending_len, "}\n", 2);
+    o->pending_len += 2;
     watch_flush(w);
 }
 
@@ -507,7 +477,8 @@ static void serve_watch(struct sim_server *srv, h2o_req_t *req, const struct sim
     memset(w, 0, sizeof(*w));
     w->gen.proceed = watch_proceed;
     w->gen.stop = watch_stop;
-    w->req = req;
+    w->out.req = req;
+    w->out.before_final = watch_before_final;
     w->srv = srv;
     w->res = r;
     snprintf(w->ns, sizeof(w->ns), "%s", ns ? ns : "");
@@ -531,7 +502,7 @@ static void serve_watch(struct sim_server *srv, h2o_req_t *req, const struct sim
                    H2O_STRLIT("no-cache, private"));
     h2o_start_response(req, &w->gen);
     /* Flush the headers now: client-go's Watch() returns only once they arrive. */
-    w->sending = 1;
+    w->out.sending = 1;
     h2o_send(req, NULL, 0, H2O_SEND_STATE_IN_PROGRESS);
 
     json_object *status = NULL;
@@ -561,7 +532,7 @@ static void serve_watch(struct sim_server *srv, h2o_req_t *req, const struct sim
         if (initial && w->bookmarks)
             watch_initial_events_end(w);
     }
-    if (!w->stopped && !w->ending &&
+    if (!w->out.stopped && !w->out.ending &&
         sim_store_watch(srv->store, since, watch_on_event, w, &w->sw, &status) < 0) {
         /* A too-old resourceVersion is an ERROR event on a 200 stream, as the apiserver does. */
         size_t len = 0;
@@ -1133,7 +1104,7 @@ static void serve_events_log(struct sim_server *srv, h2o_req_t *req)
      * watchers. */
     int64_t streams = 0;
     for (struct watch *w = srv->watches; w; w = w->next)
-        streams += !w->ending && !w->stopped;
+        streams += !w->out.ending && !w->out.stopped;
     json_object_object_add(log, "watchers", json_object_new_int64(streams));
     respond_json(req, 200, log);
     json_object_put(log);
