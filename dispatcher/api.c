@@ -1132,7 +1132,12 @@ static int map_parse(struct api_server *s, struct json_object *m, const char *wh
     if (!m)
         return 0;
     char why[256];
-    int rc = disp_resvec_parse(queue_tree_resnames(s->app.tree), m, what, out, why, sizeof(why));
+    /* an explicit 0 in a capability is a limit, elsewhere it is the same as absent */
+    int rc = strcmp(what, "capability") == 0
+                 ? disp_resvec_parse_limits(queue_tree_resnames(s->app.tree), m, what, out, why,
+                                            sizeof(why))
+                 : disp_resvec_parse(queue_tree_resnames(s->app.tree), m, what, out, why,
+                                     sizeof(why));
     if (!rc)
         return 0;
     if (rc == MUSTER_ENOMEM)

@@ -53,8 +53,8 @@ int disp_queue_spec_from_row(struct queue_resnames *names, const struct store_qu
     if (!rc)
         rc = disp_resvec_parse_text(names, q->deserved, "deserved", &spec->deserved, err, errcap);
     if (!rc)
-        rc = disp_resvec_parse_text(names, q->capability, "capability", &spec->capability, err,
-                                    errcap);
+        rc = disp_resvec_parse_limits_text(names, q->capability, "capability", &spec->capability,
+                                           err, errcap);
     if (rc)
         disp_queue_spec_close(spec);
     return rc;

@@ -24,8 +24,8 @@ __attribute__((format(printf, 5, 6))) static int fail(int code, char *err, size_
     return code;
 }
 
-int disp_resvec_parse(struct queue_resnames *names, json_object *obj, const char *what,
-                      struct queue_resvec *out, char *err, size_t errcap)
+static int parse(struct queue_resnames *names, json_object *obj, const char *what,
+                 struct queue_resvec *out, char *err, size_t errcap, int keep_zero)
 {
     queue_resvec_clear(out);
     if (!json_object_is_type(obj, json_type_object))
@@ -80,7 +80,7 @@ int disp_resvec_parse(struct queue_resnames *names, json_object *obj, const char
         if (irc)
             rc = fail(irc, err, errcap, what, "%s: %s", keys[i],
                       irc == MUSTER_ELIMIT ? "too many distinct resource names" : "out of memory");
-        else if (queue_resvec_set(out, id, values[i]))
+        else if ((keep_zero ? queue_resvec_put : queue_resvec_set)(out, id, values[i]))
             rc = fail(MUSTER_ENOMEM, err, errcap, what, "%s: out of memory", keys[i]);
     }
     if (rc)
@@ -88,8 +88,20 @@ int disp_resvec_parse(struct queue_resnames *names, json_object *obj, const char
     return rc;
 }
 
-int disp_resvec_parse_text(struct queue_resnames *names, const char *text, const char *what,
-                           struct queue_resvec *out, char *err, size_t errcap)
+int disp_resvec_parse(struct queue_resnames *names, json_object *obj, const char *what,
+                      struct queue_resvec *out, char *err, size_t errcap)
+{
+    return parse(names, obj, what, out, err, errcap, 0);
+}
+
+int disp_resvec_parse_limits(struct queue_resnames *names, json_object *obj, const char *what,
+                             struct queue_resvec *out, char *err, size_t errcap)
+{
+    return parse(names, obj, what, out, err, errcap, 1);
+}
+
+static int parse_text(struct queue_resnames *names, const char *text, const char *what,
+                      struct queue_resvec *out, char *err, size_t errcap, int keep_zero)
 {
     json_tokener *tok = json_tokener_new_ex(8);
     if (!tok)
@@ -97,11 +109,24 @@ int disp_resvec_parse_text(struct queue_resnames *names, const char *text, const
     json_object *obj = json_tokener_parse_ex(tok, text, (int)strlen(text));
     int ok = obj && json_tokener_get_error(tok) == json_tokener_success;
     json_tokener_free(tok);
-    int rc = ok ? disp_resvec_parse(names, obj, what, out, err, errcap)
+    int rc = ok ? parse(names, obj, what, out, err, errcap, keep_zero)
                 : fail(MUSTER_EINVAL, err, errcap, "", "%s: not valid JSON",
                        *what ? what : "resources");
     json_object_put(obj);
     return rc;
+}
+
+int disp_resvec_parse_text(struct queue_resnames *names, const char *text, const char *what,
+                           struct queue_resvec *out, char *err, size_t errcap)
+{
+    return parse_text(names, text, what, out, err, errcap, 0);
+}
+
+int disp_resvec_parse_limits_text(struct queue_resnames *names, const char *text,
+                                  const char *what, struct queue_resvec *out, char *err,
+                                  size_t errcap)
+{
+    return parse_text(names, text, what, out, err, errcap, 1);
 }
 
 json_object *disp_resvec_json(const struct queue_resnames *names, const struct queue_resvec *v)

@@ -20,6 +20,14 @@ int disp_resvec_parse(struct queue_resnames *names, json_object *obj, const char
 int disp_resvec_parse_text(struct queue_resnames *names, const char *text, const char *what,
                            struct queue_resvec *out, char *err, size_t errcap);
 
+/* The same for a capability map: a listed "0" stays in out as a limit of zero (absent means
+ * unlimited there, so dropping it would lift the limit). */
+int disp_resvec_parse_limits(struct queue_resnames *names, json_object *obj, const char *what,
+                             struct queue_resvec *out, char *err, size_t errcap);
+int disp_resvec_parse_limits_text(struct queue_resnames *names, const char *text,
+                                  const char *what, struct queue_resvec *out, char *err,
+                                  size_t errcap);
+
 /* A new JSON object for v, quantities in canonical form (NULL on allocation failure). */
 json_object *disp_resvec_json(const struct queue_resnames *names, const struct queue_resvec *v);
 

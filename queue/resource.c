@@ -232,12 +232,12 @@ static uint32_t find_pos(const struct queue_resvec *v, uint32_t id)
     return lo;
 }
 
-int queue_resvec_set(struct queue_resvec *v, uint32_t id, int64_t milli)
+static int set_item(struct queue_resvec *v, uint32_t id, int64_t milli, int keep_zero)
 {
     uint32_t i = find_pos(v, id);
     int present = i < v->len && v->items[i].id == id;
     if (present) {
-        if (milli) {
+        if (milli || keep_zero) {
             v->items[i].milli = milli;
         } else {
             memmove(&v->items[i], &v->items[i + 1], (v->len - i - 1) * sizeof(*v->items));
@@ -245,7 +245,7 @@ int queue_resvec_set(struct queue_resvec *v, uint32_t id, int64_t milli)
         }
         return 0;
     }
-    if (!milli)
+    if (!milli && !keep_zero)
         return 0;
     if (v->len == v->cap) {
         int rc = queue_resvec_reserve(v, v->cap ? v->cap * 2 : 4);
@@ -257,6 +257,16 @@ int queue_resvec_set(struct queue_resvec *v, uint32_t id, int64_t milli)
     v->items[i].milli = milli;
     v->len++;
     return 0;
+}
+
+int queue_resvec_set(struct queue_resvec *v, uint32_t id, int64_t milli)
+{
+    return set_item(v, id, milli, 0);
+}
+
+int queue_resvec_put(struct queue_resvec *v, uint32_t id, int64_t milli)
+{
+    return set_item(v, id, milli, 1);
 }
 
 int64_t queue_resvec_get(const struct queue_resvec *v, uint32_t id)

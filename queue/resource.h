@@ -58,6 +58,10 @@ int queue_resvec_copy(struct queue_resvec *dst, const struct queue_resvec *src);
 
 /* Sets id to milli (0 removes it). MUSTER_ENOMEM when it had to grow and could not. */
 int queue_resvec_set(struct queue_resvec *v, uint32_t id, int64_t milli);
+
+/* Sets id to milli, keeping an explicit 0 as an item. For capability vectors only, where a
+ * listed 0 is a limit ("none of this resource") and an absent resource is no limit at all. */
+int queue_resvec_put(struct queue_resvec *v, uint32_t id, int64_t milli);
 int64_t queue_resvec_get(const struct queue_resvec *v, uint32_t id);
 
 /* dst += a / dst -= a, all or nothing: MUSTER_ERANGE on int64 overflow, MUSTER_ENOMEM. */

@@ -616,10 +616,14 @@ static void expect_field_method(struct srv *s, const char *method, const char *p
 static void body_restart_write(struct srv *s)
 {
     expect(s, "POST", "/api/v1/queues", TOK_ADMIN,
-           "{\"name\":\"org\",\"capability\":{\"cpu\":\"10\"},\"gangTimeoutSeconds\":42}", NULL,
-           201);
+           "{\"name\":\"org\",\"capability\":{\"cpu\":\"10\",\"nvidia.com/gpu\":\"0\"},"
+           "\"gangTimeoutSeconds\":42}",
+           NULL, 201);
     expect(s, "POST", "/api/v1/queues", TOK_ADMIN,
            "{\"name\":\"team\",\"parent\":\"org\",\"deserved\":{\"cpu\":\"500m\"}}", NULL, 201);
+    /* a listed 0 is a limit: no GPU under org (it once read as no limit at all) */
+    expect_field_method(s, "PATCH", "/api/v1/queues/team",
+                        "{\"capability\":{\"nvidia.com/gpu\":\"1\"}}", "capability.nvidia.com/gpu");
     expect(s, "PATCH", "/api/v1/queues/team", TOK_OPERATOR, "{\"state\":\"Draining\"}", NULL, 200);
 }
 
@@ -638,6 +642,8 @@ static void body_restart_read(struct srv *s)
     /* The engine was rebuilt from the store too: org's capability still binds its children. */
     expect_field_method(s, "PATCH", "/api/v1/queues/team", "{\"capability\":{\"cpu\":\"11\"}}",
                         "capability.cpu");
+    expect_field_method(s, "PATCH", "/api/v1/queues/team",
+                        "{\"capability\":{\"nvidia.com/gpu\":\"1\"}}", "capability.nvidia.com/gpu");
     CU_ASSERT_EQUAL(http(s, "GET", "/api/v1/audit", TOK_ADMIN, NULL, 0, NULL, &r), 200);
     struct json_object *items;
     REQUIRE(json_object_object_get_ex(r.json, "items", &items));

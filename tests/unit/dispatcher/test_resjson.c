@@ -95,11 +95,38 @@ static void test_too_many_names(void)
     queue_resnames_free(names);
 }
 
+/* A capability of "0" is a limit of nothing; dropped, it would read as no limit at all. */
+static void test_limits_keep_zero(void)
+{
+    struct queue_resvec v = {0};
+    names = queue_resnames_new();
+    CU_ASSERT_EQUAL(disp_resvec_parse_limits_text(names, "{\"nvidia.com/gpu\":\"0\",\"cpu\":\"4\"}",
+                                                  "capability", &v, err, sizeof(err)),
+                    0);
+    CU_ASSERT_EQUAL(v.len, 2);
+    uint32_t gpu;
+    CU_ASSERT_EQUAL(queue_resnames_find(names, "nvidia.com/gpu", 14, &gpu), 0);
+    int listed = 0;
+    for (uint32_t i = 0; i < v.len; i++)
+        listed |= v.items[i].id == gpu && v.items[i].milli == 0;
+    CU_ASSERT_TRUE(listed);
+    json_object *out = disp_resvec_json(names, &v);
+    json_object *g = json_object_object_get(out, "nvidia.com/gpu");
+    CU_ASSERT_STRING_EQUAL(g ? json_object_get_string(g) : "", "0");
+    json_object_put(out);
+    /* elsewhere a zero is the same as absent */
+    CU_ASSERT_EQUAL(parse("{\"nvidia.com/gpu\":\"0\"}", &v), 0);
+    CU_ASSERT_EQUAL(v.len, 0);
+    queue_resvec_close(&v);
+    queue_resnames_free(names);
+}
+
 static CU_TestInfo tests[] = {
     {"parses quantities", test_parses_quantities},
     {"rejects bad input", test_rejects_bad_input},
     {"round trip", test_round_trip},
     {"bounded resource names", test_too_many_names},
+    {"capability keeps a listed zero", test_limits_keep_zero},
     CU_TEST_INFO_NULL,
 };
 

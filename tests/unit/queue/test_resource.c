@@ -60,6 +60,23 @@ static void test_intern(void)
     queue_resnames_free(NULL);
 }
 
+static void test_put_keeps_zero(void)
+{
+    struct queue_resvec a = {0};
+    CU_ASSERT_EQUAL(queue_resvec_put(&a, 4, 0), 0); /* a listed zero is an item */
+    CU_ASSERT_EQUAL(a.len, 1);
+    CU_ASSERT_EQUAL(a.items[0].id, 4);
+    CU_ASSERT_EQUAL(a.items[0].milli, 0);
+    CU_ASSERT_EQUAL(queue_resvec_put(&a, 2, 5), 0);
+    CU_ASSERT_EQUAL(queue_resvec_put(&a, 2, 0), 0); /* set to zero, still listed */
+    CU_ASSERT_EQUAL(a.len, 2);
+    CU_ASSERT_EQUAL(a.items[0].id, 2);
+    CU_ASSERT_EQUAL(queue_resvec_get(&a, 2), 0);
+    CU_ASSERT_EQUAL(queue_resvec_set(&a, 2, 0), 0); /* set still removes it */
+    CU_ASSERT_EQUAL(a.len, 1);
+    queue_resvec_close(&a);
+}
+
 static void test_vector_ops(void)
 {
     struct queue_resvec a = {0}, b = {0};
@@ -139,6 +156,7 @@ static CU_TestInfo tests[] = {
     {"resource names", test_names},
     {"interning", test_intern},
     {"vector arithmetic", test_vector_ops},
+    {"put keeps a listed zero", test_put_keeps_zero},
     {"a reserved vector does not allocate", test_reserved_vector_does_not_allocate},
     CU_TEST_INFO_NULL,
 };
