@@ -16,7 +16,11 @@
  *   e2e_vs_curl_loop_ratio
  *   dispatch_latency_p99_ms  a one-node cluster held by a running 4-cpu Deployment with another
  *                            waiting: from the DELETE of the running one until the watch sees the
- *                            waiting RB patched with spec.clusters; 100 rounds (p50, max too)
+ *                            waiting RB patched with spec.clusters; 200 rounds (p50, max too)
+ *   musterd_rss_kib_per_pending_rb   M more Deployments (MUSTER_BENCH_PENDING_RBS, default
+ *                            10000) whose queue admits nothing: musterd's resident memory growth
+ *                            per waiting RB once its API lists all M pending, and that growth
+ *                            extrapolated to 1,000,000 pending (musterd_rss_mib_at_1m_pending)
  * MUSTER_BENCH_E2E_RBS sets N (default 2000). */
 #include "bench/bench.h"
 
@@ -33,7 +37,7 @@
 #include <unistd.h>
 
 #define INFLIGHT 64
-#define LAT_ROUNDS 100
+#define LAT_ROUNDS 200
 
 static double now_s(void)
 {
@@ -87,6 +91,61 @@ static int wait_port(const char *file, const char *prefix)
     }
     die("a child did not report its port");
     return 0;
+}
+
+/* CPU seconds (user + system) a process has used so far, from /proc/<pid>/stat; -1 if unreadable.
+ * pid 0: this process. */
+static double cpu_s(pid_t pid)
+{
+    char path[64], buf[1024];
+    if (pid)
+        snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    else
+        snprintf(path, sizeof path, "/proc/self/stat");
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return -1;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    /* the command name may hold spaces: fields are counted after its closing ')' */
+    char *p = strrchr(buf, ')');
+    if (!p)
+        return -1;
+    p++;
+    unsigned long long v[13];
+    for (int i = 0; i < 13; i++) {
+        char *end = NULL;
+        while (*p == ' ')
+            p++;
+        if (i == 0) { /* the state letter */
+            p++;
+            v[i] = 0;
+            continue;
+        }
+        v[i] = strtoull(p, &end, 10);
+        if (end == p)
+            return -1;
+        p = end;
+    }
+    /* after the state: ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt utime stime */
+    unsigned long long utime = v[11], stime = v[12];
+    return (double)(utime + stime) / (double)sysconf(_SC_CLK_TCK);
+}
+
+/* Resident memory of a process in KiB (VmRSS), or -1. */
+static long rss_kib(pid_t pid)
+{
+    char path[64], line[256];
+    snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
+    FILE *f = fopen(path, "r");
+    long kib = -1;
+    while (f && fgets(line, sizeof line, f))
+        if (strncmp(line, "VmRSS:", 6) == 0)
+            kib = strtol(line + 6, NULL, 10);
+    if (f)
+        fclose(f);
+    return kib;
 }
 
 /* ---- one blocking request ---- */
@@ -145,6 +204,7 @@ struct watch {
     char **seen; /* open-addressing set of names */
     size_t seen_cap, nseen;
     const char *want_prefix; /* count only names starting with this */
+    int need_scheduled;      /* count only once Scheduled=True (reason Success) is written too */
     char last[256];          /* the last name counted */
     double last_at;
 };
@@ -170,6 +230,8 @@ static void watch_line(struct watch *w, char *l)
     /* cheap: the RB's name, "clusters":[{ and "scheduling":false */
     if (!strstr(l, "\"clusters\":[{") || !strstr(l, "\"scheduling\":false"))
         return;
+    if (w->need_scheduled && !strstr(l, "\"reason\":\"Success\""))
+        return;
     char *md = strstr(l, "\"metadata\":{");
     char *nm = md ? strstr(md, "\"name\":\"") : NULL;
     if (!nm)
@@ -188,20 +250,27 @@ static size_t watch_write(char *d, size_t sz, size_t n, void *ud)
 {
     struct watch *w = ud;
     size_t len = sz * n;
-    for (size_t i = 0; i < len; i++) {
-        if (w->n + 1 >= w->cap) {
-            w->cap = w->cap ? w->cap * 2 : 65536;
+    while (len > 0) {
+        char *nl = memchr(d, '\n', len);
+        size_t take = nl ? (size_t)(nl - d) : len;
+        if (w->n + take + 1 > w->cap) {
+            while (w->n + take + 1 > w->cap)
+                w->cap = w->cap ? w->cap * 2 : 65536;
             w->line = realloc(w->line, w->cap);
+            if (!w->line)
+                die("out of memory");
         }
-        if (d[i] == '\n') {
-            w->line[w->n] = '\0';
-            watch_line(w, w->line);
-            w->n = 0;
-        } else {
-            w->line[w->n++] = d[i];
-        }
+        memcpy(w->line + w->n, d, take);
+        w->n += take;
+        if (!nl)
+            break;
+        w->line[w->n] = '\0';
+        watch_line(w, w->line);
+        w->n = 0;
+        d = nl + 1;
+        len -= take + 1;
     }
-    return len;
+    return sz * n;
 }
 
 static void watch_open(struct watch *w, CURLM *m, const char *base, const char *ns, size_t cap)
@@ -247,13 +316,15 @@ struct op {
 
 static const char *deploy_body(char *buf, size_t cap, const char *prefix, int i, int cpu)
 {
+    /* the memory phase's Deployments go to the queue that admits nothing */
+    const char *queue = strcmp(prefix, "m") == 0 ? "idle" : "bench";
     snprintf(buf, cap,
              "{\"apiVersion\":\"apps/v1\",\"kind\":\"Deployment\",\"metadata\":{\"name\":\"%s%d\","
-             "\"labels\":{\"volcano.sh/queue-name\":\"bench\"}},\"spec\":{\"replicas\":1,"
+             "\"labels\":{\"volcano.sh/queue-name\":\"%s\"}},\"spec\":{\"replicas\":1,"
              "\"selector\":{\"matchLabels\":{\"app\":\"%s%d\"}},\"template\":{\"metadata\":{"
              "\"labels\":{\"app\":\"%s%d\"}},\"spec\":{\"containers\":[{\"name\":\"c\",\"image\":"
              "\"x\",\"resources\":{\"requests\":{\"cpu\":\"%d\"}}}]}}}}",
-             prefix, i, prefix, i, prefix, i, cpu);
+             prefix, i, queue, prefix, i, prefix, i, cpu);
     return buf;
 }
 
@@ -268,6 +339,7 @@ static void op_setup(struct op *o, const char *method, const char *ctype)
         o->hd = curl_slist_append(o->hd, line);
     }
     curl_easy_setopt(o->h, CURLOPT_URL, o->url);
+    curl_easy_setopt(o->h, CURLOPT_NOSIGNAL, 1L); /* no sigaction pair per transfer */
     curl_easy_setopt(o->h, CURLOPT_CUSTOMREQUEST, method);
     curl_easy_setopt(o->h, CURLOPT_HTTPHEADER, o->hd);
     if (strcmp(method, "DELETE") != 0)
@@ -360,8 +432,8 @@ static int yard_prepare(struct op *o, const char *base, int i)
 /* Runs n RBs through the multi loop. kind 0: creates only (muster does the rest);
  * 1: the yardstick's whole sequence per RB. Returns when every request got an answer; w (if
  * any) is polled in the same loop until it has seen `until` RBs. */
-static void run_ops(CURLM *m, const char *base, int n, int yard, struct watch *w, size_t until,
-                    long *errors)
+static void run_ops(CURLM *m, const char *base, const char *ns, int n, int yard, struct watch *w,
+                    size_t until, long *errors)
 {
     struct op ops[INFLIGHT];
     int next = 0, active = 0;
@@ -374,8 +446,8 @@ static void run_ops(CURLM *m, const char *base, int n, int yard, struct watch *w
         if (yard) {
             yard_prepare(&ops[k], base, ops[k].idx);
         } else {
-            snprintf(ops[k].url, sizeof ops[k].url, "%s/apis/apps/v1/namespaces/bench/deployments", base);
-            deploy_body(ops[k].body, sizeof ops[k].body, "e", ops[k].idx, 1);
+            snprintf(ops[k].url, sizeof ops[k].url, "%s/apis/apps/v1/namespaces/%s/deployments", base, ns);
+            deploy_body(ops[k].body, sizeof ops[k].body, ns[0] == 'm' ? "m" : "e", ops[k].idx, 1);
             op_setup(&ops[k], "POST", "application/json");
         }
         curl_easy_setopt(ops[k].h, CURLOPT_WRITEDATA, &sink);
@@ -411,8 +483,8 @@ static void run_ops(CURLM *m, const char *base, int n, int yard, struct watch *w
                 if (yard) {
                     yard_prepare(o, base, o->idx);
                 } else {
-                    snprintf(o->url, sizeof o->url, "%s/apis/apps/v1/namespaces/bench/deployments", base);
-                    deploy_body(o->body, sizeof o->body, "e", o->idx, 1);
+                    snprintf(o->url, sizeof o->url, "%s/apis/apps/v1/namespaces/%s/deployments", base, ns);
+                    deploy_body(o->body, sizeof o->body, ns[0] == 'm' ? "m" : "e", o->idx, 1);
                     op_setup(o, "POST", "application/json");
                 }
                 more = 1;
@@ -506,8 +578,8 @@ void bench_e2e(void)
     fprintf(f, "  - name: tiny\n    nodes:\n      - {count: 1, allocatable: {cpu: \"4\", memory: "
                "64Gi, pods: \"110\"}}\n");
     fprintf(f, "objects:\n");
-    const char *nss[3] = {"bench", "lat", "yard"};
-    for (int i = 0; i < 3; i++) {
+    const char *nss[4] = {"bench", "lat", "yard", "mem"};
+    for (int i = 0; i < 4; i++) {
         fprintf(f, "  - {apiVersion: v1, kind: Namespace, metadata: {name: %s}}\n", nss[i]);
         fprintf(f, "  - apiVersion: policy.karmada.io/v1alpha1\n    kind: PropagationPolicy\n"
                    "    metadata: {name: to-muster, namespace: %s}\n    spec:\n"
@@ -542,12 +614,17 @@ void bench_e2e(void)
     struct watch yw;
     watch_open(&yw, m, base, "yard", (size_t)n * 2);
     yw.want_prefix = "y";
+    yw.need_scheduled = 1;
     long yerr = 0;
+    double ysim0 = cpu_s(sim), yself0 = cpu_s(0);
     double y0 = now_s();
-    run_ops(m, base, n, 1, &yw, 0, &yerr);
+    run_ops(m, base, "yard", n, 1, &yw, 0, &yerr);
     double y1 = now_s();
+    double ysim = cpu_s(sim) - ysim0, yself = cpu_s(0) - yself0;
     double yard = (double)n / (y1 - y0);
     printf("BENCH curl_loop_rbs_per_s %.0f RBs/s\n", yard);
+    printf("BENCH curl_loop_sim_cpu_us_per_rb %.0f us\n", ysim * 1e6 / n);
+    printf("BENCH curl_loop_driver_cpu_us_per_rb %.0f us\n", yself * 1e6 / n);
     fflush(stdout);
     if (yerr)
         fprintf(stderr, "bench e2e: the yardstick had %ld failed requests\n", yerr);
@@ -586,12 +663,27 @@ void bench_e2e(void)
     struct watch w;
     watch_open(&w, m, base, "bench", (size_t)n * 2);
     w.want_prefix = "e";
+    /* the last step of the protocol, so every request of every RB is inside the timing */
+    w.need_scheduled = 1;
     watch_until(m, &w, 0, 1);
     usleep(200000);
+    double sim0 = cpu_s(sim), md0 = cpu_s(md), self0 = cpu_s(0);
     double t0 = now_s();
-    run_ops(m, base, n, 0, &w, (size_t)n, &errors);
+    run_ops(m, base, "bench", n, 0, &w, (size_t)n, &errors);
     double e2e = (double)n / (w.last_at - t0);
+    double esim = cpu_s(sim) - sim0, emd = cpu_s(md) - md0, eself = cpu_s(0) - self0;
     printf("BENCH e2e_rbs_per_s %.0f RBs/s\n", e2e);
+    /* Where the time goes: each process's CPU over the run, per RB. Their sum against the
+     * machine's cores is the most this pipeline could reach here with every core busy. */
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    printf("BENCH e2e_musterd_cpu_us_per_rb %.0f us\n", emd * 1e6 / n);
+    printf("BENCH e2e_sim_cpu_us_per_rb %.0f us\n", esim * 1e6 / n);
+    printf("BENCH e2e_driver_cpu_us_per_rb %.0f us\n", eself * 1e6 / n);
+    if (esim + emd + eself > 0)
+        printf("BENCH e2e_cpu_bound_rbs_per_s %.0f RBs/s\n",
+               (double)(cores > 0 ? cores : 1) * n / (esim + emd + eself));
+    if (emd > 0)
+        printf("BENCH musterd_cpu_bound_rbs_per_s %.0f RBs/s\n", n / emd);
     fflush(stdout);
     struct sbuf metrics = {0};
     snprintf(url, sizeof url, "%s/metrics", api);
@@ -622,7 +714,7 @@ void bench_e2e(void)
     for (int i = 1; i <= LAT_ROUNDS; i++) {
         req("POST", url, "application/json", deploy_body(body, sizeof body, "l", i, 4), NULL);
         /* let it be seen and found not to fit */
-        double until = now_s() + 0.15;
+        double until = now_s() + 0.1;
         while (now_s() < until) {
             int running;
             curl_multi_perform(m, &running);
@@ -644,10 +736,45 @@ void bench_e2e(void)
             lat[j - 1] = t;
         }
     printf("BENCH dispatch_latency_p50_ms %.1f ms\n", lat[rounds / 2]);
-    printf("BENCH dispatch_latency_p99_ms %.1f ms\n", lat[(rounds * 99) / 100 - 1 < 0 ? 0 : (rounds * 99) / 100]);
+    /* nearest rank: the smallest sample with at least 99 % of them at or below it */
+    int p99 = (rounds * 99 + 99) / 100 - 1;
+    printf("BENCH dispatch_latency_p99_ms %.1f ms\n", lat[p99 < 0 ? 0 : p99]);
     printf("BENCH dispatch_latency_max_ms %.1f ms\n", lat[rounds - 1]);
     fflush(stdout);
     watch_close(&lw, m);
+
+    /* ---- memory: M more RBs that wait (their queue admits nothing), RSS before and after ---- */
+    env = getenv("MUSTER_BENCH_PENDING_RBS");
+    long pend = env ? strtol(env, &end, 10) : 10000;
+    if (env && (*end || pend < 1000 || pend > 1000000)) {
+        fprintf(stderr, "muster-bench: MUSTER_BENCH_PENDING_RBS: a number from 1000 to 1000000\n");
+        pend = 10000;
+    }
+    snprintf(url, sizeof url, "%s/api/v1/queues", api);
+    if (req("POST", url, "application/json",
+            "{\"name\":\"idle\",\"parent\":\"root\",\"capability\":{\"cpu\":\"0\"}}",
+            NULL) != 201)
+        die("could not create the idle queue");
+    long rss0 = rss_kib(md);
+    run_ops(m, base, "mem", (int)pend, 0, NULL, 0, &errors);
+    snprintf(url, sizeof url, "%s/api/v1/queues/idle", api);
+    long seen = 0;
+    for (double until = now_s() + 600; seen < pend && now_s() < until;) {
+        struct sbuf q = {0};
+        req("GET", url, NULL, NULL, &q);
+        const char *p = q.p ? strstr(q.p, "\"pending\":") : NULL;
+        seen = p ? strtol(p + 10, NULL, 10) : 0;
+        free(q.p);
+        if (seen < pend)
+            usleep(100000);
+    }
+    if (seen < pend)
+        die("memory: the idle queue did not list every pending RB");
+    long rss1 = rss_kib(md);
+    double per = (double)(rss1 - rss0) / (double)pend;
+    printf("BENCH musterd_rss_kib_per_pending_rb %.2f KiB\n", per);
+    printf("BENCH musterd_rss_mib_at_1m_pending %.0f MiB\n", (rss0 + per * 1e6) / 1024.0);
+    fflush(stdout);
 
     kill(md, SIGTERM);
     waitpid(md, NULL, 0);
