@@ -176,6 +176,9 @@ int disp_workload_init(struct disp_workload *w)
     for (uint32_t i = 0; i < DISP_WORKLOAD_COMPONENTS_MAX; i++)
         if (queue_resvec_reserve(&w->components[i].request, QUEUE_REQUEST_RES_MAX))
             return MUSTER_ENOMEM;
+    for (int i = 0; i < 3; i++)
+        if (queue_resvec_reserve(&w->scratch[i], QUEUE_REQUEST_RES_MAX))
+            return MUSTER_ENOMEM;
     return 0;
 }
 
@@ -185,6 +188,8 @@ void disp_workload_close(struct disp_workload *w)
     queue_resvec_close(&w->gang);
     for (uint32_t i = 0; i < DISP_WORKLOAD_COMPONENTS_MAX; i++)
         queue_resvec_close(&w->components[i].request);
+    for (int i = 0; i < 3; i++)
+        queue_resvec_close(&w->scratch[i]);
 }
 
 /* Clears everything a read fills, keeping the vectors' memory. */
@@ -438,6 +443,121 @@ static int read_components(struct disp_workload *w, struct queue_resnames *names
             return rc;
     }
     return w->kind == DISP_WORKLOAD_KIND_VCJOB ? vcjob_task_counts(w, tmpl) : 0;
+}
+
+/* ---- requests the pods will really make ----
+ *
+ * Karmada's interpreter sums containers' resources.requests only, but the member's API server
+ * defaults a container's missing request to its limit; GPUs are usually written as limits alone
+ * (nvidia.com/gpu: 2 under limits), so the RB would show none and the queue would hand the same
+ * GPUs out twice. The pod's effective request is computed from the template as the member will
+ * see it (per container: its requests, else its limits; the containers added, an init
+ * container's taken when larger) and each resource counts at the larger of that and the RB's. */
+
+/* One container's effective request added to (or, for an init container, maxed into) pod. */
+static int container_request(struct disp_workload *w, struct queue_resnames *names,
+                             json_object *ctr, const char *path, int init, struct queue_resvec *pod)
+{
+    json_object *res = get(ctr, "resources");
+    if (!res)
+        return 0;
+    if (!json_object_is_type(res, json_type_object))
+        return INVALID(w, "%s.resources: must be an object", path);
+    struct queue_resvec *req = &w->scratch[1], *lim = &w->scratch[2];
+    queue_resvec_clear(req);
+    queue_resvec_clear(lim);
+    char what[160];
+    snprintf(what, sizeof(what), "%s.resources.requests", path);
+    int rc = get(res, "requests") ? disp_resvec_parse(names, get(res, "requests"), what, req,
+                                                      w->message, sizeof(w->message))
+                                  : 0;
+    snprintf(what, sizeof(what), "%s.resources.limits", path);
+    if (!rc && get(res, "limits"))
+        rc = disp_resvec_parse(names, get(res, "limits"), what, lim, w->message,
+                               sizeof(w->message));
+    for (uint32_t i = 0; !rc && i < lim->len; i++) {
+        uint32_t id = lim->items[i].id;
+        json_object *reqs = get(res, "requests");
+        const char *rn = queue_resnames_name(names, id);
+        /* a listed request, even 0, stands; only a missing one takes the limit */
+        if (!(rn && json_object_is_type(reqs, json_type_object) && get(reqs, rn)))
+            rc = queue_resvec_set(req, id, lim->items[i].milli) ? MUSTER_ENOMEM : 0;
+    }
+    for (uint32_t i = 0; !rc && i < req->len; i++) {
+        int64_t have = queue_resvec_get(pod, req->items[i].id), next;
+        if (init)
+            next = req->items[i].milli > have ? req->items[i].milli : have;
+        else if (queue_milli_add(have, req->items[i].milli, &next))
+            rc = fail(w, DISP_WORKLOAD_INVALID, MUSTER_ERANGE,
+                      "%s: the pod's request overflows when the containers are added", path);
+        if (!rc && queue_resvec_set(pod, req->items[i].id, next))
+            rc = MUSTER_ENOMEM;
+    }
+    if (rc == MUSTER_ENOMEM)
+        return fail(w, DISP_WORKLOAD_INVALID, MUSTER_ENOMEM, "out of memory");
+    if (rc)
+        w->reason = DISP_WORKLOAD_INVALID;
+    return rc;
+}
+
+/* Raises c->request to the effective request of the pod spec at podspec (path names it). */
+static int raise_to_pod(struct disp_workload *w, struct queue_resnames *names, json_object *podspec,
+                        const char *path, struct disp_workload_component *c)
+{
+    if (!podspec)
+        return 0;
+    struct queue_resvec *pod = &w->scratch[0];
+    queue_resvec_clear(pod);
+    int rc = 0;
+    static const char *const lists[2] = {"containers", "initContainers"};
+    for (int l = 0; l < 2 && !rc; l++) {
+        json_object *ctrs = get(podspec, lists[l]);
+        if (ctrs && !json_object_is_type(ctrs, json_type_array)) {
+            rc = INVALID(w, "%s.%s: must be a list", path, lists[l]);
+            break;
+        }
+        size_t n = ctrs ? json_object_array_length(ctrs) : 0;
+        for (size_t i = 0; i < n && !rc; i++) {
+            char cpath[128];
+            snprintf(cpath, sizeof(cpath), "%s.%s[%zu]", path, lists[l], i);
+            rc = container_request(w, names, json_object_array_get_idx(ctrs, i), cpath, l, pod);
+        }
+    }
+    for (uint32_t i = 0; !rc && i < pod->len; i++)
+        if (pod->items[i].milli > queue_resvec_get(&c->request, pod->items[i].id) &&
+            queue_resvec_set(&c->request, pod->items[i].id, pod->items[i].milli))
+            rc = fail(w, DISP_WORKLOAD_INVALID, MUSTER_ENOMEM, "out of memory");
+    return rc;
+}
+
+static int read_template_requests(struct disp_workload *w, struct queue_resnames *names,
+                                  json_object *tmpl)
+{
+    json_object *spec = get(tmpl, "spec");
+    switch (w->kind) {
+    case DISP_WORKLOAD_KIND_POD:
+        return raise_to_pod(w, names, spec, "the Pod's spec", &w->components[0]);
+    case DISP_WORKLOAD_KIND_DEPLOYMENT:
+    case DISP_WORKLOAD_KIND_JOB:
+        return raise_to_pod(w, names, get(get(spec, "template"), "spec"),
+                            "the template's spec.template.spec", &w->components[0]);
+    case DISP_WORKLOAD_KIND_VCJOB: {
+        /* vcjob_task_counts has matched components to tasks one to one */
+        json_object *tasks = get(spec, "tasks");
+        for (uint32_t i = 0; i < w->ncomponents; i++) {
+            char path[64];
+            snprintf(path, sizeof(path), "the Volcano Job's spec.tasks[%u].template.spec", i);
+            int rc = raise_to_pod(w, names,
+                                  get(get(json_object_array_get_idx(tasks, i), "template"), "spec"),
+                                  path, &w->components[i]);
+            if (rc)
+                return rc;
+        }
+        return 0;
+    }
+    default:
+        return 0;
+    }
 }
 
 /* gang = Σ replicas × request and replicas = Σ replicas, every step overflow-checked, without
@@ -911,6 +1031,8 @@ int disp_workload_read(struct disp_workload *w, struct queue_resnames *names, js
         rc = read_links(w, rb, spec);
     if (!rc)
         rc = read_components(w, names, spec, tmpl);
+    if (!rc)
+        rc = read_template_requests(w, names, tmpl);
     if (!rc)
         rc = sum_gang(w, names);
     if (!rc)

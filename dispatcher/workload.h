@@ -101,6 +101,10 @@ struct disp_workload {
     json_object *affinity;    /* spec.placement.clusterAffinity or NULL */
     json_object *affinities;  /* spec.placement.clusterAffinities or NULL */
     json_object *tolerations; /* spec.placement.clusterTolerations or NULL */
+
+    /* Reserved by _init for the template's pod requests (a container's requests and limits, the
+     * pod's sum), so a read allocates nothing. */
+    struct queue_resvec scratch[3];
 };
 
 /* Prepares w for reads, reserving every resource vector at QUEUE_REQUEST_RES_MAX entries so

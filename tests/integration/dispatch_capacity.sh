@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Issue 4, rule 1 (and rule 10, first half), musterd against muster-sim: capacity is never
 # exceeded along the queue tree. Parent p (8 GPUs) has children a and b (6 GPUs each); twelve
-# 2-GPU batch Jobs that finish after 2 s are submitted at once, more than fits. While they run,
+# 2-GPU batch Jobs that finish after 2 s are submitted at once, more than fits (b's with the
+# GPUs as container limits only, which must count the same). While they run,
 # every sample of the admin API's queue status and of the hub's RBs (spec.clusters of the Jobs
 # not yet finished) stays within every capability; p reaches its cap; when every Job has
 # finished, usage is 0 and every ledger row is `released`. See docs/testing.md.
@@ -21,6 +22,10 @@ queue b p '{"nvidia.com/gpu":"6"}'
 
 N=6
 for q in a b; do
+    # b's Jobs write their GPUs as limits alone, as NVIDIA's examples do: Karmada's
+    # replicaRequirements then shows none, and muster must count them from the template
+    res='{requests: {cpu: "2", memory: 8Gi, nvidia.com/gpu: "2"}}'
+    [ $q == b ] && res='{requests: {cpu: "2", memory: 8Gi}, limits: {nvidia.com/gpu: "2"}}'
     for i in $(seq $N); do
         cat <<YAML
 ---
@@ -41,7 +46,7 @@ spec:
       containers:
         - name: work
           image: registry.example/work:1
-          resources: {requests: {cpu: "2", memory: 8Gi, nvidia.com/gpu: "2"}}
+          resources: $res
 YAML
     done
 done >"$TMP/jobs.yaml"

@@ -856,6 +856,15 @@ static void test_overflow(void)
     begin();
     json_object *rb, *tmpl;
     pair("deployment", &rb, &tmpl);
+    /* the RB's figures decide here, not the template's containers */
+    put(json_object_array_get_idx(
+            json_object_object_get(
+                json_object_object_get(json_object_object_get(json_object_object_get(tmpl, "spec"),
+                                                              "template"),
+                                       "spec"),
+                "containers"),
+            0),
+        NULL, "resources", NULL);
     /* 1Pi of memory is 1.1e18 milli-units: ten replicas of it do not fit in int64. */
     put(rb, str("1Pi"), "spec", "replicaRequirements", "resourceRequest", "memory", NULL);
     put(rb, num(10), "spec", "replicas", NULL);
@@ -884,6 +893,11 @@ static void test_overflow(void)
         put(c, num(1), "replicas", NULL);
         put(json_object_array_get_idx(tasks, i), num(1), "replicas", NULL);
         put(json_object_array_get_idx(tasks, i), num(1), "minAvailable", NULL);
+        json_object *ctrs = json_object_object_get(
+            json_object_object_get(
+                json_object_object_get(json_object_array_get_idx(tasks, i), "template"), "spec"),
+            "containers");
+        put(json_object_array_get_idx(ctrs, 0), NULL, "resources", NULL);
     }
     put(tmpl, num(1), "spec", "minAvailable", NULL);
     expect_invalid(rb, tmpl, MUSTER_ERANGE,
@@ -1197,6 +1211,77 @@ static void test_memory(void)
     end();
 }
 
+/* The template's containers as the member's API server defaults them: a missing request takes
+ * the limit. GPUs written as limits alone must count, or the queue hands them out twice. */
+static void test_limits_count_as_requests(void)
+{
+    begin();
+    json_object *rb, *tmpl;
+    pair("deployment", &rb, &tmpl); /* 4 replicas; RB and template: 2 cpu, 4Gi */
+    json_object *pod = json_object_object_get(
+        json_object_object_get(json_object_object_get(tmpl, "spec"), "template"), "spec");
+    json_object *ctrs = json_object_object_get(pod, "containers");
+    json_object *web = json_object_array_get_idx(ctrs, 0);
+    put(web, str("2"), "resources", "limits", "nvidia.com/gpu", NULL);
+    put(web, str("3"), "resources", "limits", "cpu", NULL); /* a listed request stands */
+    CU_ASSERT_EQUAL(rd(rb, tmpl), 0);
+    CU_ASSERT_EQUAL(res(&w.components[0].request, "nvidia.com/gpu"), 2000);
+    CU_ASSERT_EQUAL(res(&w.components[0].request, "cpu"), 2000);
+    CU_ASSERT_EQUAL(res(&w.gang, "nvidia.com/gpu"), 8000);
+
+    /* an explicit request of 0 stands too */
+    put(web, str("0"), "resources", "requests", "nvidia.com/gpu", NULL);
+    CU_ASSERT_EQUAL(rd(rb, tmpl), 0);
+    CU_ASSERT_EQUAL(res(&w.gang, "nvidia.com/gpu"), 0);
+    put(web, NULL, "resources", "requests", "nvidia.com/gpu", NULL);
+
+    /* a second container with limits only is added; the RB (from requests) said 2 cpu */
+    json_object *side = parse("{\"name\":\"side\",\"image\":\"x\",\"resources\":{\"limits\":"
+                              "{\"cpu\":\"500m\",\"memory\":\"1Gi\"}}}");
+    json_object_array_add(ctrs, side);
+    CU_ASSERT_EQUAL(rd(rb, tmpl), 0);
+    CU_ASSERT_EQUAL(res(&w.components[0].request, "cpu"), 2500);
+    CU_ASSERT_EQUAL(res(&w.components[0].request, "memory"), 5LL * 1024 * 1024 * 1024 * 1000);
+
+    /* an init container counts when it is larger than the containers together */
+    put(pod, parse("[{\"name\":\"fetch\",\"image\":\"x\",\"resources\":{\"limits\":"
+                   "{\"nvidia.com/gpu\":\"4\",\"cpu\":\"1\"}}}]"),
+        "initContainers", NULL);
+    CU_ASSERT_EQUAL(rd(rb, tmpl), 0);
+    CU_ASSERT_EQUAL(res(&w.components[0].request, "nvidia.com/gpu"), 4000);
+    CU_ASSERT_EQUAL(res(&w.components[0].request, "cpu"), 2500);
+
+    /* the RB's figure wins where it is larger (it is what Karmada places with) */
+    put(rb, str("8"), "spec", "replicaRequirements", "resourceRequest", "cpu", NULL);
+    CU_ASSERT_EQUAL(rd(rb, tmpl), 0);
+    CU_ASSERT_EQUAL(res(&w.components[0].request, "cpu"), 8000);
+
+    /* a malformed quantity in the template is refused with its path */
+    put(web, str("lots"), "resources", "limits", "nvidia.com/gpu", NULL);
+    CU_ASSERT_NOT_EQUAL(rd(rb, tmpl), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(w.message, "containers[0].resources.limits"));
+    json_object_put(rb);
+    json_object_put(tmpl);
+
+    /* a Volcano Job task: per component */
+    pair("vcjob", &rb, &tmpl);
+    json_object *tasks = json_object_object_get(json_object_object_get(tmpl, "spec"), "tasks");
+    json_object *t2 = json_object_array_get_idx(
+        json_object_object_get(
+            json_object_object_get(
+                json_object_object_get(json_object_array_get_idx(tasks, 1), "template"), "spec"),
+            "containers"),
+        0);
+    put(t2, str("1"), "resources", "limits", "nvidia.com/gpu", NULL);
+    CU_ASSERT_EQUAL(rd(rb, tmpl), 0);
+    CU_ASSERT_EQUAL(res(&w.components[0].request, "nvidia.com/gpu"), 0);
+    CU_ASSERT_EQUAL(res(&w.components[1].request, "nvidia.com/gpu"), 1000);
+    CU_ASSERT_EQUAL(res(&w.gang, "nvidia.com/gpu"), (int64_t)w.components[1].replicas * 1000);
+    json_object_put(rb);
+    json_object_put(tmpl);
+    end();
+}
+
 static CU_TestInfo tests[] = {
     {"fixtures validate against the reference CRDs", test_fixtures_validate},
     {"Deployment", test_deployment},
@@ -1217,6 +1302,7 @@ static CU_TestInfo tests[] = {
     {"shared hub objects", test_shared_objects},
     {"scheduler name, permanent id, suspension", test_links},
     {"no allocation per read", test_memory},
+    {"limits count where requests are missing", test_limits_count_as_requests},
     CU_TEST_INFO_NULL,
 };
 
