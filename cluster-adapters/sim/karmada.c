@@ -42,6 +42,14 @@ struct cluster {
     struct grade_range *ranges; /* ngrades * nranges */
 };
 
+/* A sorted set of strings, walked by prefix. */
+struct keyset {
+    char **v;
+    size_t n, cap;
+};
+
+#define OP_SEP "\x1f"
+
 struct pid_ref {
     char *pid;
     char *key; /* "namespace/name" of a Work carrying the pid label */
@@ -83,6 +91,12 @@ struct sim_karmada {
      * must not scan every Work of the fleet. */
     struct pid_ref *refs;
     size_t nrefs, caprefs;
+    /* OverridePolicies by what they may select, so rendering a Work reads only the policies
+     * that can apply to its template, not every policy of the namespace. Keys (fields joined
+     * by OP_SEP, which no Kubernetes name contains): named "ns, apiVersion, kind, template,
+     * policy" for a selector naming its template; wild "ns, policy" for a policy that may
+     * select templates by other means (a selector without a name, or no selectors at all). */
+    struct keyset op_named, op_wild;
 };
 
 static const struct sim_resource *res_of(const char *group, const char *version, const char *plural)
@@ -1676,74 +1690,214 @@ static int override_selects(json_object *op, json_object *tmpl)
     return selected;
 }
 
-/* Applies the plaintext overriders of every OverridePolicy in ns that selects tmpl and targets
- * cluster (in name order, as Karmada sorts them). */
-struct ns_objs {
-    const char *ns;
-    json_object *items;
-};
+/* ---- the OverridePolicy index ---- */
 
-static void collect_in_ns(void *data, json_object *obj)
+/* Index of the first key >= key. */
+static size_t keyset_lower_bound(const struct keyset *ks, const char *key)
 {
-    struct ns_objs *c = data;
-    const char *ns = sim_meta_str(obj, "namespace");
-    if (ns && c->ns && strcmp(ns, c->ns) == 0)
-        json_object_array_add(c->items, json_object_get(obj));
+    size_t lo = 0, hi = ks->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (strcmp(ks->v[mid], key) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
 }
 
+static int keyset_add(struct keyset *ks, const char *key)
+{
+    size_t i = keyset_lower_bound(ks, key);
+    if (i < ks->n && strcmp(ks->v[i], key) == 0)
+        return 0;
+    if (ks->n == ks->cap) {
+        size_t cap = ks->cap ? ks->cap * 2 : 64;
+        char **v = muster_realloc(ks->v, cap * sizeof(*v));
+        if (!v)
+            return MUSTER_ENOMEM;
+        ks->v = v;
+        ks->cap = cap;
+    }
+    char *kk = muster_strdup(key);
+    if (!kk)
+        return MUSTER_ENOMEM;
+    memmove(&ks->v[i + 1], &ks->v[i], (ks->n - i) * sizeof(*ks->v));
+    ks->v[i] = kk;
+    ks->n++;
+    return 0;
+}
+
+static void keyset_remove(struct keyset *ks, const char *key)
+{
+    size_t i = keyset_lower_bound(ks, key);
+    if (i == ks->n || strcmp(ks->v[i], key) != 0)
+        return;
+    muster_free(ks->v[i]);
+    memmove(&ks->v[i], &ks->v[i + 1], (ks->n - i - 1) * sizeof(*ks->v));
+    ks->n--;
+}
+
+static void keyset_free(struct keyset *ks)
+{
+    for (size_t i = 0; i < ks->n; i++)
+        muster_free(ks->v[i]);
+    muster_free(ks->v);
+    memset(ks, 0, sizeof(*ks));
+}
+
+/* Adds (add = 1) or removes op's keys. The keys follow override_selects: a missing
+ * resourceSelectors selects everything (wild), one that is not an array selects nothing. A
+ * selector naming no template is wild; selector_matches still decides at render time, so the
+ * index only has to never miss a policy that may select. */
+static void op_index(struct sim_karmada *k, json_object *op, int add)
+{
+    const char *ns = sim_meta_str(op, "namespace");
+    const char *name = sim_meta_str(op, "name");
+    if (!ns || !name)
+        return;
+    json_object *sels = get_path(op, "spec", "resourceSelectors", NULL);
+    int wild = !sels;
+    char key[6 * NAME_MAX_LEN];
+    for (size_t i = 0;
+         json_object_is_type(sels, json_type_array) && i < json_object_array_length(sels); i++) {
+        json_object *sel = json_object_array_get_idx(sels, i);
+        const char *av = get_str(sel, "apiVersion", NULL, NULL);
+        const char *kind = get_str(sel, "kind", NULL, NULL);
+        const char *tname = get_str(sel, "name", NULL, NULL);
+        if (!av || !kind || !tname || !tname[0]) {
+            wild = 1;
+            continue;
+        }
+        snprintf(key, sizeof(key), "%s" OP_SEP "%s" OP_SEP "%s" OP_SEP "%s" OP_SEP "%s", ns, av,
+                 kind, tname, name);
+        if (add)
+            keyset_add(&k->op_named, key); /* on failure the policy is not applied: degrade */
+        else
+            keyset_remove(&k->op_named, key);
+    }
+    if (!wild)
+        return;
+    snprintf(key, sizeof(key), "%s" OP_SEP "%s", ns, name);
+    if (add)
+        keyset_add(&k->op_wild, key);
+    else
+        keyset_remove(&k->op_wild, key);
+}
+
+/* Keeps the index in step with an OverridePolicy event (DELETED carries the last state). */
+static void index_override(struct sim_karmada *k, const struct sim_event *ev)
+{
+    if (ev->type == SIM_EVENT_MODIFIED && ev->prev)
+        op_index(k, ev->prev, 0);
+    op_index(k, ev->obj, ev->type != SIM_EVENT_DELETED);
+}
+
+static void index_override_existing(void *data, json_object *op)
+{
+    op_index(data, op, 1);
+}
+
+/* The policy names (the keys' last field) of the keys of ks starting with prefix, appended to
+ * *names (grown as needed). Returns 0 or MUSTER_ENOMEM. */
+static int op_candidates(const struct keyset *ks, const char *prefix, const char ***names,
+                         size_t *n, size_t *cap)
+{
+    size_t plen = strlen(prefix);
+    for (size_t i = keyset_lower_bound(ks, prefix);
+         i < ks->n && strncmp(ks->v[i], prefix, plen) == 0; i++) {
+        if (*n == *cap) {
+            size_t c = *cap ? *cap * 2 : 16;
+            const char **v = muster_realloc(*names, c * sizeof(*v));
+            if (!v)
+                return MUSTER_ENOMEM;
+            *names = v;
+            *cap = c;
+        }
+        (*names)[(*n)++] = ks->v[i] + plen;
+    }
+    return 0;
+}
+
+/* Applies op's plaintext overriders for cluster to *tmpl. */
+static void apply_override(json_object *op, const char *cluster, json_object **tmpl)
+{
+    json_object *rules = get_path(op, "spec", "overrideRules", NULL);
+    for (size_t r = 0;
+         json_object_is_type(rules, json_type_array) && r < json_object_array_length(rules); r++) {
+        json_object *rule = json_object_array_get_idx(rules, r);
+        json_object *target = get_path(rule, "targetCluster", "clusterNames", NULL);
+        if (target && !cluster_listed(target, cluster))
+            continue;
+        json_object *plain = get_path(rule, "overriders", "plaintext", NULL);
+        if (!json_object_is_type(plain, json_type_array))
+            continue;
+        json_object *ops = json_object_new_array();
+        for (size_t p = 0; p < json_object_array_length(plain); p++) {
+            json_object *o = json_object_array_get_idx(plain, p);
+            json_object *jp = json_object_new_object();
+            const char *oper = get_str(o, "operator", NULL, NULL);
+            const char *path = get_str(o, "path", NULL, NULL);
+            json_object_object_add(jp, "op", json_object_new_string(oper ? oper : "replace"));
+            json_object_object_add(jp, "path", json_object_new_string(path ? path : ""));
+            json_object *v = get_path(o, "value", NULL, NULL);
+            if (v)
+                json_object_object_add(jp, "value", json_object_get(v));
+            json_object_array_add(ops, jp);
+        }
+        json_object *patched = NULL;
+        char err[256];
+        /* Karmada fails the whole render on a bad overrider; the sim skips the rule. */
+        if (sim_json_patch(*tmpl, ops, &patched, err, sizeof(err)) == 0) {
+            json_object_put(*tmpl);
+            *tmpl = patched;
+        }
+        json_object_put(ops);
+    }
+}
+
+/* Applies the plaintext overriders of every OverridePolicy in ns that selects tmpl and targets
+ * cluster, in name order as Karmada sorts them. The candidates come from the index, looked up
+ * by the template as it is before any overrider ran (an overrider renaming the template does
+ * not bring in policies naming the new name). */
 static void apply_overrides(struct sim_karmada *k, const char *ns, const char *cluster,
                             json_object **tmpl)
 {
-    /* The namespace's policies in key (name) order, by reference: a list would copy every
-     * policy for every Work rendered. */
-    struct ns_objs nso = {ns, json_object_new_array()};
-    if (!nso.items)
+    if (!ns)
         return;
-    sim_store_each(k->store, res_of("policy.karmada.io", "v1alpha1", "overridepolicies"),
-                   collect_in_ns, &nso);
-    json_object *list = nso.items;
-    json_object *items = list;
-    for (size_t i = 0; i < json_object_array_length(items); i++) {
-        json_object *op = json_object_array_get_idx(items, i);
-        if (!override_selects(op, *tmpl))
-            continue;
-        json_object *rules = get_path(op, "spec", "overrideRules", NULL);
-        for (size_t r = 0;
-             json_object_is_type(rules, json_type_array) && r < json_object_array_length(rules);
-             r++) {
-            json_object *rule = json_object_array_get_idx(rules, r);
-            json_object *target = get_path(rule, "targetCluster", "clusterNames", NULL);
-            if (target && !cluster_listed(target, cluster))
-                continue;
-            json_object *plain = get_path(rule, "overriders", "plaintext", NULL);
-            if (!json_object_is_type(plain, json_type_array))
-                continue;
-            json_object *ops = json_object_new_array();
-            for (size_t p = 0; p < json_object_array_length(plain); p++) {
-                json_object *o = json_object_array_get_idx(plain, p);
-                json_object *jp = json_object_new_object();
-                const char *oper = get_str(o, "operator", NULL, NULL);
-                json_object_object_add(jp, "op", json_object_new_string(oper ? oper : "replace"));
-                json_object_object_add(jp, "path",
-                                       json_object_new_string(get_str(o, "path", NULL, NULL)
-                                                                  ? get_str(o, "path", NULL, NULL)
-                                                                  : ""));
-                json_object *v = get_path(o, "value", NULL, NULL);
-                if (v)
-                    json_object_object_add(jp, "value", json_object_get(v));
-                json_object_array_add(ops, jp);
-            }
-            json_object *patched = NULL;
-            char err[256];
-            /* Karmada fails the whole render on a bad overrider; the sim skips the rule. */
-            if (sim_json_patch(*tmpl, ops, &patched, err, sizeof(err)) == 0) {
-                json_object_put(*tmpl);
-                *tmpl = patched;
-            }
-            json_object_put(ops);
-        }
+    const char *av = get_str(*tmpl, "apiVersion", NULL, NULL);
+    const char *kind = get_str(*tmpl, "kind", NULL, NULL);
+    const char *tname = sim_meta_str(*tmpl, "name");
+    char prefix[6 * NAME_MAX_LEN];
+    const char **names = NULL;
+    size_t n = 0, cap = 0;
+    int rc = 0;
+    if (av && kind && tname) {
+        snprintf(prefix, sizeof(prefix), "%s" OP_SEP "%s" OP_SEP "%s" OP_SEP "%s" OP_SEP, ns, av,
+                 kind, tname);
+        rc = op_candidates(&k->op_named, prefix, &names, &n, &cap);
     }
-    json_object_put(list);
+    snprintf(prefix, sizeof(prefix), "%s" OP_SEP, ns);
+    if (rc == 0)
+        rc = op_candidates(&k->op_wild, prefix, &names, &n, &cap);
+    if (rc < 0) {
+        muster_free(names);
+        return;
+    }
+    /* Sorted copies of the names: applying an overrider writes nothing, so the keys stay. */
+    qsort(names, n, sizeof(*names), str_cmp);
+    const struct sim_resource *opr = res_of("policy.karmada.io", "v1alpha1", "overridepolicies");
+    for (size_t i = 0; i < n; i++) {
+        if (i > 0 && strcmp(names[i], names[i - 1]) == 0)
+            continue; /* several selectors of one policy name the template */
+        json_object *op = NULL;
+        if (sim_store_get(k->store, opr, ns, names[i], &op, NULL) < 0)
+            continue;
+        if (override_selects(op, *tmpl))
+            apply_override(op, cluster, tmpl);
+        json_object_put(op);
+    }
+    muster_free(names);
 }
 
 static json_object *render_manifest(struct sim_karmada *k, json_object *rb, json_object *target)
@@ -2054,8 +2208,8 @@ static int resync_named(struct sim_karmada *k, const struct sim_resource *rbr, c
 {
     json_object *versions[2] = {ev->obj, ev->prev};
     for (int v = 0; v < 2; v++) {
-        json_object *sels = versions[v] ? get_path(versions[v], "spec", "resourceSelectors", NULL)
-                                        : NULL;
+        json_object *sels =
+            versions[v] ? get_path(versions[v], "spec", "resourceSelectors", NULL) : NULL;
         if (versions[v] && !json_object_is_type(sels, json_type_array))
             return 0;
         for (size_t i = 0; sels && i < json_object_array_length(sels); i++) {
@@ -2065,8 +2219,8 @@ static int resync_named(struct sim_karmada *k, const struct sim_resource *rbr, c
         }
     }
     for (int v = 0; v < 2; v++) {
-        json_object *sels = versions[v] ? get_path(versions[v], "spec", "resourceSelectors", NULL)
-                                        : NULL;
+        json_object *sels =
+            versions[v] ? get_path(versions[v], "spec", "resourceSelectors", NULL) : NULL;
         for (size_t i = 0; sels && i < json_object_array_length(sels); i++) {
             json_object *sel = json_object_array_get_idx(sels, i);
             const char *sns = get_str(sel, "namespace", NULL, NULL);
@@ -2173,6 +2327,7 @@ static void on_event(void *data, const struct sim_event *ev)
         if (ev->type != SIM_EVENT_DELETED)
             policy_changed(k, ev->obj);
     } else if (is(r, "policy.karmada.io", "overridepolicies")) {
+        index_override(k, ev);
         overrides_changed(k, ev);
     } else if (is(r, "work.karmada.io", "resourcebindings")) {
         if (status_only(ev))
@@ -2262,6 +2417,10 @@ int sim_karmada_new(struct sim_store *store, json_object *scenario, time_t (*now
     }
     if (rc == 0)
         rc = sim_store_watch(store, sim_store_rv(store), on_event, k, &k->watch, NULL);
+    /* The watch starts now: policies already stored are indexed from the store. */
+    if (rc == 0)
+        sim_store_each(store, res_of("policy.karmada.io", "v1alpha1", "overridepolicies"),
+                       index_override_existing, k);
     for (size_t i = 0; rc == 0 && i < n; i++) {
         create_cluster_object(k, &k->clusters[i], json_object_array_get_idx(clusters, i));
         cluster_sync(k, &k->clusters[i]);
@@ -2299,6 +2458,8 @@ void sim_karmada_free(struct sim_karmada *k)
         muster_free(k->refs[i].key);
     }
     muster_free(k->refs);
+    keyset_free(&k->op_named);
+    keyset_free(&k->op_wild);
     for (size_t i = 0; i < k->nres; i++)
         muster_free(k->res[i]);
     muster_free(k);

@@ -585,6 +585,118 @@ static void test_override_resync_and_gang_gate(void)
     sim_store_free(s);
 }
 
+/* The container names of the manifest of web's Work in c1, comma separated. */
+static const char *c1_containers(struct sim_store *s)
+{
+    static char out[512];
+    json_object *wl = NULL;
+    sim_store_list(s, R("work.karmada.io", "v1alpha1", "works"), "karmada-es-c1", NULL, &wl, NULL);
+    json_object *items = json_object_object_get(wl, "items");
+    size_t len = 0;
+    out[0] = '\0';
+    for (size_t i = 0; i < json_object_array_length(items); i++) {
+        json_object *w = json_object_array_get_idx(items, i);
+        json_object *cs = NULL;
+        json_object *m = json_object_array_get_idx(
+            json_object_object_get(
+                json_object_object_get(json_object_object_get(w, "spec"), "workload"), "manifests"),
+            0);
+        json_object *spec = json_object_object_get(
+            json_object_object_get(json_object_object_get(m, "spec"), "template"), "spec");
+        if (!json_object_object_get_ex(spec, "containers", &cs))
+            continue;
+        for (size_t c = 0; c < json_object_array_length(cs) && len < sizeof(out); c++)
+            len += (size_t)snprintf(out + len, sizeof(out) - len, "%s%s", c ? "," : "",
+                                    at(json_object_array_get_idx(cs, c), "name"));
+    }
+    json_object_put(wl);
+    return out;
+}
+
+/* An OverridePolicy appending a container named after itself; selectors is the JSON of
+ * spec.resourceSelectors, or NULL for none (every template of the namespace). */
+static json_object *appending_policy(const char *name, const char *selectors)
+{
+    char buf[1024];
+    snprintf(buf, sizeof(buf),
+             "{\"apiVersion\":\"policy.karmada.io/v1alpha1\",\"kind\":\"OverridePolicy\","
+             "\"metadata\":{\"name\":\"%s\",\"namespace\":\"team\"},\"spec\":{%s%s%s"
+             "\"overrideRules\":[{\"overriders\":{\"plaintext\":[{\"path\":"
+             "\"/spec/template/spec/containers/-\",\"operator\":\"add\",\"value\":{\"name\":"
+             "\"%s\"}}]}}]}}",
+             name, selectors ? "\"resourceSelectors\":" : "", selectors ? selectors : "",
+             selectors ? "," : "", name);
+    return json_tokener_parse(buf);
+}
+
+/* Rendering reads the OverridePolicies that may select the template from an index kept from
+ * store events: a policy naming the template, one selecting by labels and one with no
+ * selectors (stored before the controllers started) all apply, once each and in name order;
+ * one naming another template does not; a deleted policy, or one updated to stop selecting,
+ * no longer applies on the next render. */
+static void test_override_index(void)
+{
+    struct sim_store *s = NULL;
+    CU_ASSERT_EQUAL_FATAL(sim_store_new(10000, &s), 0);
+    const struct sim_resource *opr = R("policy.karmada.io", "v1alpha1", "overridepolicies");
+    json_object *op = appending_policy("b-all", NULL);
+    CU_ASSERT_EQUAL_FATAL(sim_store_create(s, opr, "team", op, fixed_now(), 0, NULL, NULL), 0);
+    json_object_put(op);
+    json_object *scn = NULL;
+    char err[256] = "";
+    CU_ASSERT_EQUAL_FATAL(
+        sim_scenario_parse("t.yaml", scenario_yaml, strlen(scenario_yaml), &scn, err, sizeof(err)),
+        0);
+    struct sim_karmada *k = NULL;
+    CU_ASSERT_EQUAL_FATAL(sim_karmada_new(s, scn, fixed_now, &k, err, sizeof(err)), 0);
+    json_object_put(scn);
+    json_object *d = json_tokener_parse(deploy_json);
+    json_object_object_add(json_object_object_get(d, "metadata"), "labels",
+                           json_tokener_parse("{\"app\":\"web\"}"));
+    CU_ASSERT_EQUAL_FATAL(
+        sim_store_create(s, R("apps", "v1", "deployments"), "team", d, fixed_now(), 0, NULL, NULL),
+        0);
+    json_object_put(d);
+    patch_rb(s, "{\"spec\":{\"clusters\":[{\"name\":\"c1\",\"replicas\":3}]}}");
+    CU_ASSERT_STRING_EQUAL(c1_containers(s), "a,b,b-all");
+
+    static const char named[] = "[{\"apiVersion\":\"apps/v1\",\"kind\":\"Deployment\","
+                                "\"name\":\"web\"}]";
+    static const char named_twice[] =
+        "[{\"apiVersion\":\"apps/v1\",\"kind\":\"Deployment\",\"name\":\"web\"},"
+        "{\"apiVersion\":\"apps/v1\",\"kind\":\"Deployment\",\"name\":\"web\","
+        "\"namespace\":\"team\"},{\"apiVersion\":\"apps/v1\",\"kind\":\"Deployment\","
+        "\"labelSelector\":{\"matchLabels\":{\"app\":\"web\"}}}]";
+    static const char by_label[] = "[{\"apiVersion\":\"apps/v1\",\"kind\":\"Deployment\","
+                                   "\"labelSelector\":{\"matchLabels\":{\"app\":\"web\"}}}]";
+    static const char other[] = "[{\"apiVersion\":\"apps/v1\",\"kind\":\"Deployment\","
+                                "\"name\":\"not-web\"}]";
+    const char *const names[] = {"c-named", "a-twice", "d-label", "e-other"};
+    const char *const sels[] = {named, named_twice, by_label, other};
+    for (size_t i = 0; i < 4; i++) {
+        op = appending_policy(names[i], sels[i]);
+        CU_ASSERT_EQUAL(sim_store_create(s, opr, "team", op, fixed_now(), 0, NULL, NULL), 0);
+        json_object_put(op);
+    }
+    CU_ASSERT_STRING_EQUAL(c1_containers(s), "a,b,a-twice,b-all,c-named,d-label");
+
+    CU_ASSERT_EQUAL(sim_store_delete(s, opr, "team", "c-named", NULL, NULL, NULL, NULL), 0);
+    CU_ASSERT_STRING_EQUAL(c1_containers(s), "a,b,a-twice,b-all,d-label");
+    op = appending_policy("d-label", other);
+    CU_ASSERT_EQUAL(sim_store_update(s, opr, "team", "d-label", op, 0, NULL, NULL), 0);
+    json_object_put(op);
+    CU_ASSERT_STRING_EQUAL(c1_containers(s), "a,b,a-twice,b-all");
+    op = appending_policy("e-other", named);
+    CU_ASSERT_EQUAL(sim_store_update(s, opr, "team", "e-other", op, 0, NULL, NULL), 0);
+    json_object_put(op);
+    CU_ASSERT_STRING_EQUAL(c1_containers(s), "a,b,a-twice,b-all,e-other");
+    CU_ASSERT_EQUAL(sim_store_delete(s, opr, "team", "b-all", NULL, NULL, NULL, NULL), 0);
+    CU_ASSERT_STRING_EQUAL(c1_containers(s), "a,b,a-twice,e-other");
+
+    sim_karmada_free(k);
+    sim_store_free(s);
+}
+
 static void test_gangs_and_durations(void)
 {
     struct sim_store *s = NULL;
@@ -764,6 +876,8 @@ static CU_TestInfo tests[] = {
     {"clusters, detector, binding controller", test_clusters_detector_binding},
     {"OverridePolicy changes re-render Works; muster's gangs gate their shares",
      test_override_resync_and_gang_gate},
+    {"OverridePolicies index: applied once each, in name order, until deleted or updated away",
+     test_override_index},
     {"gangs all or nothing; scripted durations free capacity", test_gangs_and_durations},
     {"deferred mode: one flush for a burst; pruning by permanent id", test_deferred_flush},
     {"bad scenarios are rejected with a path", test_bad_scenarios},
