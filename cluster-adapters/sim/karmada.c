@@ -100,8 +100,8 @@ struct sim_karmada {
     size_t nres;
     struct cluster *clusters;
     size_t nclusters;
-    uint64_t start_seq; /* shares started so far, fleet-wide */
-    int deferred;    /* cluster syncs wait for sim_karmada_flush */
+    uint64_t start_seq;           /* shares started so far, fleet-wide */
+    int deferred;                 /* cluster syncs wait for sim_karmada_flush */
     void (*on_dirty)(void *data); /* deferred mode: told when a cluster is first marked */
     void *dirty_data;
     /* Works by RB permanent id, sorted by (pid, "namespace/name"): pruning on every RB sync
@@ -362,12 +362,12 @@ static json_object *pod_template_meta(json_object *obj)
 struct unit {
     struct mwork *mw;
     size_t manifest;
-    json_object *obj;     /* the manifest, borrowed from mw->obj */
-    struct share *share;  /* &mw->shares[manifest] */
-    int64_t desired;      /* pods asked for */
-    int64_t vc_min;       /* a Volcano Job's own gang (minAvailable, else every pod); -1: none */
-    const char *group;    /* the PodGroup its pods name, or NULL */
-    int64_t duration;     /* scripted, from the manifest's annotation */
+    json_object *obj;    /* the manifest, borrowed from mw->obj */
+    struct share *share; /* &mw->shares[manifest] */
+    int64_t desired;     /* pods asked for */
+    int64_t vc_min;      /* a Volcano Job's own gang (minAvailable, else every pod); -1: none */
+    const char *group;   /* the PodGroup its pods name, or NULL */
+    int64_t duration;    /* scripted, from the manifest's annotation */
     /* Decided when placed. */
     int64_t running, gang;
     int waiting_for_group; /* names a PodGroup that does not exist in the cluster */
@@ -490,8 +490,7 @@ static int gangs_add(struct cluster *c, const char *rb)
 /* Removes the entry borrowed from exactly rb (another Work may gang the same RB). */
 static void gangs_remove(struct cluster *c, const char *rb)
 {
-    for (size_t i = gangs_lower_bound(c, rb); i < c->ngangs && strcmp(c->gangs[i], rb) == 0;
-         i++) {
+    for (size_t i = gangs_lower_bound(c, rb); i < c->ngangs && strcmp(c->gangs[i], rb) == 0; i++) {
         if (c->gangs[i] == rb) {
             memmove(&c->gangs[i], &c->gangs[i + 1], (c->ngangs - i - 1) * sizeof(*c->gangs));
             c->ngangs--;
