@@ -146,6 +146,23 @@ static const char *get_str(json_object *o, const char *a, const char *b, const c
     return v && json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
 }
 
+/* A new object holding references to o's members: enough to change top-level keys of a
+ * stored (read-only) object without copying what stays, since the store copies what it keeps.
+ * NULL when o is not an object or memory runs out. */
+static json_object *shallow_copy(json_object *o)
+{
+    if (!json_object_is_type(o, json_type_object))
+        return NULL;
+    json_object *c = json_object_new_object();
+    if (!c)
+        return NULL;
+    json_object_object_foreach(o, key, v)
+    {
+        json_object_object_add(c, key, json_object_get(v));
+    }
+    return c;
+}
+
 static int res_index(struct sim_karmada *k, const char *name, int add)
 {
     for (size_t i = 0; i < k->nres; i++)
@@ -893,7 +910,7 @@ static void report_work(struct sim_karmada *k, struct cluster *c, struct mwork *
     json_object *work = NULL, *copy = NULL;
     if (sim_store_get(k->store, wr, ns, mw->name, &work, NULL) < 0)
         return;
-    json_object_deep_copy(work, &copy, NULL);
+    copy = shallow_copy(work);
     if (!copy) {
         json_object_put(work);
         return;
@@ -936,10 +953,16 @@ static void report_work(struct sim_karmada *k, struct cluster *c, struct mwork *
         json_object_array_add(ms, e);
     }
     json_object_object_add(status, "manifestStatuses", ms);
-    json_object_object_add(copy, "status", status);
     /* The status event reaches the mirror later when this runs inside a delivery. */
-    if (sim_store_update(k->store, wr, ns, mw->name, copy, SIM_WRITE_INTERNAL, NULL, NULL) == 0)
+    if (json_object_equal(status, get_path(work, "status", NULL, NULL))) {
+        json_object_put(status);
         mw->has_status = 1;
+    } else {
+        json_object_object_add(copy, "status", status);
+        if (sim_store_update(k->store, wr, ns, mw->name, copy, SIM_WRITE_INTERNAL, NULL, NULL) ==
+            0)
+            mw->has_status = 1;
+    }
     json_object_put(copy);
     json_object_put(work);
 }
@@ -1018,15 +1041,20 @@ static void aggregate(struct sim_karmada *k, const char *cluster, json_object *w
         json_object_put(rb); /* muster's PodGroup Works are not the RB's own */
         return;
     }
-    json_object_deep_copy(rb, &copy, NULL);
-    json_object_put(rb);
-    if (!copy)
-        return;
-    json_object *status = get_path(copy, "status", NULL, NULL);
-    if (!status) {
+    /* Only status changes, and set_fully_applied edits it in place: copy just that. */
+    copy = shallow_copy(rb);
+    json_object *status = NULL;
+    if (copy && get_path(rb, "status", NULL, NULL))
+        json_object_deep_copy(get_path(rb, "status", NULL, NULL), &status, NULL);
+    else if (copy)
         status = json_object_new_object();
-        json_object_object_add(copy, "status", status);
+    json_object_put(rb);
+    if (!copy || !status) {
+        json_object_put(copy);
+        json_object_put(status);
+        return;
     }
+    json_object_object_add(copy, "status", status);
     json_object *old = get_path(status, "aggregatedStatus", NULL, NULL);
     json_object *agg = json_object_new_array();
     json_object *entry = json_object_new_object();
@@ -1306,11 +1334,11 @@ static void cluster_sync(struct sim_karmada *k, struct cluster *c)
     const struct sim_resource *cr = res_of("cluster.karmada.io", "v1alpha1", "clusters");
     if (sim_store_get(k->store, cr, NULL, c->name, &cur, NULL) < 0)
         return;
-    json_object *next = NULL;
-    json_object_deep_copy(cur, &next, NULL);
-    json_object_put(cur);
-    if (!next)
+    json_object *next = shallow_copy(cur);
+    if (!next) {
+        json_object_put(cur);
         return;
+    }
     json_object *status = json_object_new_object();
     json_object_object_add(status, "kubernetesVersion", json_object_new_string("v1.32.0"));
     json_object *cond = json_object_new_object();
@@ -1353,10 +1381,16 @@ static void cluster_sync(struct sim_karmada *k, struct cluster *c)
     }
     json_object_object_add(sum, "allocatableModelings", models);
     json_object_object_add(status, "resourceSummary", sum);
-    json_object_object_add(next, "status", status);
-    /* An identical status commits nothing, so this is cheap to call on every Work event. */
-    sim_store_update(k->store, cr, NULL, c->name, next, SIM_WRITE_INTERNAL, NULL, NULL);
+    /* Most syncs change nothing here (a Work arrived suspended, a policy re-rendered one):
+     * compare before handing the store a whole Cluster to copy. */
+    if (!json_object_equal(status, get_path(cur, "status", NULL, NULL))) {
+        json_object_object_add(next, "status", status);
+        sim_store_update(k->store, cr, NULL, c->name, next, SIM_WRITE_INTERNAL, NULL, NULL);
+    } else {
+        json_object_put(status);
+    }
     json_object_put(next);
+    json_object_put(cur);
 }
 
 int sim_karmada_set_ready(struct sim_karmada *k, const char *name, int ready)
@@ -1542,12 +1576,14 @@ static int create_object(struct sim_karmada *k, json_object *obj, char *err, siz
 
 static void ensure_namespace(struct sim_karmada *k, const char *name)
 {
+    const struct sim_resource *nsr = res_of("", "v1", "namespaces");
+    if (sim_store_get(k->store, nsr, NULL, name, NULL, NULL) == 0)
+        return; /* every render asks: spare the refused create and its Status */
     json_object *o = json_object_new_object();
     json_object *m = json_object_new_object();
     json_object_object_add(m, "name", json_object_new_string(name));
     json_object_object_add(o, "metadata", m);
-    sim_store_create(k->store, res_of("", "v1", "namespaces"), NULL, o, clock_now(k),
-                     SIM_WRITE_INTERNAL, NULL, NULL);
+    sim_store_create(k->store, nsr, NULL, o, clock_now(k), SIM_WRITE_INTERNAL, NULL, NULL);
     json_object_put(o);
 }
 
@@ -2164,12 +2200,33 @@ static void ensure_work(struct sim_karmada *k, json_object *rb, json_object *tar
     work_name(rb, name, sizeof(name));
     json_object *cur = NULL, *work = NULL;
     int exists = sim_store_get(k->store, wr, ns, name, &cur, NULL) == 0;
-    if (exists)
-        json_object_deep_copy(cur, &work, NULL);
-    else
-        work = json_object_new_object();
+    /* The stored Work is read-only: copy the levels this changes, share the rest. */
+    work = exists ? shallow_copy(cur) : json_object_new_object();
+    json_object *meta = NULL;
+    if (exists && work) {
+        meta = shallow_copy(get_path(cur, "metadata", NULL, NULL));
+        static const char *const maps[] = {"labels", "annotations"};
+        for (size_t i = 0; meta && i < 2; i++) {
+            json_object *was = get_path(meta, maps[i], NULL, NULL);
+            json_object *sub = shallow_copy(was);
+            if (was && !sub) {
+                json_object_put(meta); /* never edit the stored maps in place */
+                meta = NULL;
+            } else if (sub) {
+                json_object_object_add(meta, maps[i], sub);
+            }
+        }
+        if (meta) {
+            json_object_object_add(work, "metadata", meta);
+        } else {
+            json_object_put(work);
+            work = NULL;
+        }
+    }
     json_object_put(cur);
-    json_object *meta = get_path(work, "metadata", NULL, NULL);
+    if (!work)
+        return;
+    meta = get_path(work, "metadata", NULL, NULL);
     if (!meta) {
         meta = json_object_new_object();
         json_object_object_add(meta, "name", json_object_new_string(name));

@@ -27,10 +27,17 @@ int sim_merge_patch(json_object *target, json_object *patch, json_object **out)
         *out = copy_of(patch);
         return patch && !*out ? MUSTER_ENOMEM : 0;
     }
-    json_object *result =
-        json_object_is_type(target, json_type_object) ? copy_of(target) : json_object_new_object();
+    /* Copy on write: only the objects on a patched path are new; everything else is shared
+     * with target, so a patch costs what it touches rather than the whole object. */
+    json_object *result = json_object_new_object();
     if (!result)
         return MUSTER_ENOMEM;
+    if (json_object_is_type(target, json_type_object)) {
+        json_object_object_foreach(target, tk, tv)
+        {
+            json_object_object_add(result, tk, json_object_get(tv));
+        }
+    }
     json_object_object_foreach(patch, k, v)
     {
         if (!v || json_object_is_type(v, json_type_null)) {

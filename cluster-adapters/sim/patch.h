@@ -6,7 +6,9 @@
 #include <stddef.h>
 
 /* Applies merge patch `patch` to `target` (both borrowed; target may be NULL) and stores the
- * result, a new object owned by the caller, in *out. Returns 0 or MUSTER_ENOMEM. */
+ * result, a new object owned by the caller, in *out. The result shares every value the patch
+ * leaves alone with target (references, not copies): treat it as read-only, or deep-copy it
+ * before changing it. Returns 0 or MUSTER_ENOMEM. */
 int sim_merge_patch(json_object *target, json_object *patch, json_object **out);
 
 /* Applies the JSON patch operation array `ops` to a copy of `doc` (borrowed) and stores the
