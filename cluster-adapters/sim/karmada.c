@@ -59,6 +59,19 @@ struct cluster {
      * running share again from empty nodes. */
     int full;
     int64_t alloc_run[MAX_RES]; /* the Pending pods of the shares the nodes hold */
+    /* What a sync looks at, so it costs what changed rather than the cluster's size: the shares
+     * of dispatched Works not running yet, in Work order (placed on every sync), and the Works
+     * changed since the last sync (reported when their state moved). */
+    struct pend *pending;
+    size_t npending, cappending;
+    struct mwork **touched;
+    size_t ntouched, captouched;
+    int timed; /* some share has a scripted duration: syncs look for finished ones */
+};
+
+struct pend {
+    struct mwork *mw;
+    size_t unit; /* index into mw->units */
 };
 
 /* A sorted set of strings, walked by prefix. */
@@ -399,6 +412,7 @@ struct mwork {
     int dispatched;     /* spec.suspendDispatching is not true */
     int has_status;     /* the current Work has a status */
     int pg_touched;     /* one of its PodGroups' member shares changed in this sync */
+    int touched;        /* listed in the cluster's touched Works */
     const char *marker; /* a muster PodGroup Work: the RB it gangs ("ns/name"), from obj */
     char *rb;           /* "namespace/name" of the Work's RB (its annotations), or NULL */
     int64_t gen;
@@ -535,6 +549,80 @@ static int running_depends(const struct cluster *c, const char *group, const cha
     return 0;
 }
 
+static int pend_cmp(const struct pend *p, const struct mwork *mw, size_t unit)
+{
+    int c = strcmp(p->mw->name, mw->name);
+    return c ? c : (p->unit > unit) - (p->unit < unit);
+}
+
+/* Index of the first pending share >= (mw, unit) in Work order. */
+static size_t pending_lower_bound(const struct cluster *c, const struct mwork *mw, size_t unit)
+{
+    size_t lo = 0, hi = c->npending;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (pend_cmp(&c->pending[mid], mw, unit) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+static void pending_add(struct cluster *c, struct mwork *mw, size_t unit)
+{
+    if (c->npending == c->cappending) {
+        size_t cap = c->cappending ? c->cappending * 2 : 16;
+        struct pend *v = muster_realloc(c->pending, cap * sizeof(*v));
+        if (!v) {
+            c->full = 1; /* the full pass finds it again */
+            return;
+        }
+        c->pending = v;
+        c->cappending = cap;
+    }
+    size_t i = pending_lower_bound(c, mw, unit);
+    memmove(&c->pending[i + 1], &c->pending[i], (c->npending - i) * sizeof(*c->pending));
+    c->pending[i] = (struct pend){mw, unit};
+    c->npending++;
+}
+
+static void pending_remove_work(struct cluster *c, const struct mwork *mw)
+{
+    size_t i = pending_lower_bound(c, mw, 0), j = i;
+    while (j < c->npending && c->pending[j].mw == mw)
+        j++;
+    memmove(&c->pending[i], &c->pending[j], (c->npending - j) * sizeof(*c->pending));
+    c->npending -= j - i;
+}
+
+/* Lists mw among the Works the next sync reports on. */
+static void touch(struct cluster *c, struct mwork *mw)
+{
+    if (mw->touched)
+        return;
+    if (c->ntouched == c->captouched) {
+        size_t cap = c->captouched ? c->captouched * 2 : 16;
+        struct mwork **v = muster_realloc(c->touched, cap * sizeof(*v));
+        if (!v)
+            return; /* its report waits for its next change: degrade, never crash */
+        c->touched = v;
+        c->captouched = cap;
+    }
+    c->touched[c->ntouched++] = mw;
+    mw->touched = 1;
+}
+
+static void untouch(struct cluster *c, struct mwork *mw)
+{
+    for (size_t i = 0; mw->touched && i < c->ntouched; i++) {
+        if (c->touched[i] == mw) {
+            c->touched[i] = c->touched[--c->ntouched];
+            mw->touched = 0;
+        }
+    }
+}
+
 /* Drops what mw contributed to the mirror (its units, PodGroups and gang), flagging a full
  * placement when running pods depended on any of it. Its shares stay. */
 static void mwork_clear(struct cluster *c, struct mwork *mw)
@@ -542,6 +630,7 @@ static void mwork_clear(struct cluster *c, struct mwork *mw)
     for (size_t i = 0; i < mw->nunits; i++)
         if (mw->units[i].in_run)
             c->full = 1;
+    pending_remove_work(c, mw);
     muster_free(mw->units);
     mw->units = NULL;
     mw->nunits = 0;
@@ -572,6 +661,7 @@ static void mwork_clear(struct cluster *c, struct mwork *mw)
 static void mwork_fill(struct cluster *c, struct mwork *mw, json_object *obj)
 {
     mw->obj = json_object_get(obj);
+    touch(c, mw);
     json_object *susp = get_path(obj, "spec", "suspendDispatching", NULL);
     mw->dispatched = !(susp && json_object_get_boolean(susp));
     mw->has_status = get_path(obj, "status", NULL, NULL) != NULL;
@@ -638,9 +728,14 @@ static void mwork_fill(struct cluster *c, struct mwork *mw, json_object *obj)
         } else {
             u->group = get_str(pod_template_meta(man), "annotations", GROUP_ANNOTATION, NULL);
         }
-        /* A running share coming back (its Work dispatched again) is placed with the others. */
-        if (mw->dispatched && u->share->started && !u->share->finished)
-            c->full = 1;
+        if (u->duration)
+            c->timed = 1;
+        if (!mw->dispatched || u->share->finished)
+            continue;
+        if (u->share->started)
+            c->full = 1; /* a running share coming back is placed with the others */
+        else
+            pending_add(c, mw, mw->nunits - 1);
     }
 }
 
@@ -685,6 +780,7 @@ static int mirror_work(struct cluster *c, const struct sim_event *ev)
     if (ev->type == SIM_EVENT_DELETED) {
         if (mw) {
             mwork_clear(c, mw);
+            untouch(c, mw);
             memmove(&c->works[i], &c->works[i + 1], (c->nworks - i - 1) * sizeof(*c->works));
             c->nworks--;
             mwork_free(mw);
@@ -959,8 +1055,7 @@ static void report_work(struct sim_karmada *k, struct cluster *c, struct mwork *
         mw->has_status = 1;
     } else {
         json_object_object_add(copy, "status", status);
-        if (sim_store_update(k->store, wr, ns, mw->name, copy, SIM_WRITE_INTERNAL, NULL, NULL) ==
-            0)
+        if (sim_store_update(k->store, wr, ns, mw->name, copy, SIM_WRITE_INTERNAL, NULL, NULL) == 0)
             mw->has_status = 1;
     }
     json_object_put(copy);
@@ -1151,6 +1246,7 @@ static void place_running(struct sim_karmada *k, struct cluster *c)
         for (size_t i = 0; i < c->works[w]->nunits; i++) {
             struct unit *u = &c->works[w]->units[i];
             u->in_run = 0;
+            u->running = 0; /* a finished share's pods are gone */
             nrun += c->works[w]->dispatched && u->share->started && !u->share->finished;
         }
     struct unit **run = muster_malloc((nrun ? nrun : 1) * sizeof(*run));
@@ -1171,6 +1267,18 @@ static void place_running(struct sim_karmada *k, struct cluster *c)
     }
     muster_free(run);
     c->full = 0;
+    c->npending = 0;
+    c->timed = 0;
+    for (size_t w = 0; w < c->nworks; w++) {
+        struct mwork *mw = c->works[w];
+        touch(c, mw); /* any running share may have moved */
+        for (size_t i = 0; i < mw->nunits; i++) {
+            const struct unit *u = &mw->units[i];
+            c->timed |= u->duration != 0;
+            if (mw->dispatched && !u->share->started && !u->share->finished)
+                pending_add(c, mw, i);
+        }
+    }
 }
 
 /* Runs the member: places every dispatched share (running ones first, oldest first), gangs all
@@ -1180,55 +1288,60 @@ static void place_running(struct sim_karmada *k, struct cluster *c)
  * The nodes carry the running shares from one sync to the next, so a sync places only the
  * shares not running yet, in Work order, unless c->full says the running ones moved; placing
  * them again would find the same nodes (first fit, same order, same state). */
+static int mwork_name_cmp(const void *pa, const void *pb)
+{
+    return strcmp((*(const struct mwork *const *)pa)->name,
+                  (*(const struct mwork *const *)pb)->name);
+}
+
 static void run_member(struct sim_karmada *k, struct cluster *c, int64_t *allocating)
 {
     time_t now = clock_now(k);
-    for (size_t w = 0; w < c->nworks; w++) {
+    for (size_t w = 0; c->timed && w < c->nworks; w++) {
         struct mwork *mw = c->works[w];
         for (size_t i = 0; mw->dispatched && i < mw->nunits; i++) {
             struct unit *u = &mw->units[i];
             struct share *sh = u->share;
             sh->duration = u->duration;
-            if (sh->started && !sh->finished && u->duration && now - sh->started >= u->duration)
+            if (sh->started && !sh->finished && u->duration && now - sh->started >= u->duration) {
                 sh->finished = 1; /* done: its pods are gone and free their nodes */
-            if (sh->finished ? u->in_run : sh->started && !u->in_run)
                 c->full = 1;
+            }
         }
     }
     if (c->full)
         place_running(k, c);
     int64_t pending[MAX_RES] = {0};
-    for (size_t w = 0; w < c->nworks; w++) {
-        struct mwork *mw = c->works[w];
-        for (size_t i = 0; mw->dispatched && i < mw->nunits; i++) {
-            struct unit *u = &mw->units[i];
-            struct share *sh = u->share;
-            if (u->in_run)
-                continue;
-            if (sh->finished) {
-                u->running = 0;
-                continue;
-            }
-            int64_t left[MAX_RES] = {0};
-            gate(c, u);
-            place_unit(k, c, u, left);
-            int64_t *into = pending;
-            if (u->running > 0 && u->running >= u->gang) {
-                sh->started = now;
-                sh->seq = ++k->start_seq;
-                u->in_run = 1;
-                into = c->alloc_run;
-            }
-            for (size_t r = 0; r < k->nres; r++)
-                into[r] += left[r];
+    size_t kept = 0;
+    for (size_t j = 0; j < c->npending; j++) {
+        struct mwork *mw = c->pending[j].mw;
+        struct unit *u = &mw->units[c->pending[j].unit];
+        struct share *sh = u->share;
+        int64_t left[MAX_RES] = {0};
+        gate(c, u);
+        place_unit(k, c, u, left);
+        int64_t *into = pending;
+        if (u->running > 0 && u->running >= u->gang) {
+            sh->started = now;
+            sh->seq = ++k->start_seq;
+            u->in_run = 1;
+            into = c->alloc_run;
+        } else {
+            c->pending[kept++] = c->pending[j];
         }
+        for (size_t r = 0; r < k->nres; r++)
+            into[r] += left[r];
+        if (u->running != sh->reported_running || !sh->reported)
+            touch(c, mw);
     }
+    c->npending = kept;
     for (size_t r = 0; r < k->nres; r++)
         allocating[r] = c->alloc_run[r] + pending[r];
     /* Report what changed, Work by Work, then into each RB: a sync costs writes only for
-     * shares whose state moved, not for every Work in the cluster. */
-    for (size_t w = 0; w < c->nworks; w++) {
-        struct mwork *mw = c->works[w];
+     * shares whose state moved, and looks only at the Works that changed or were placed. The
+     * list grows while it is walked: a changed share touches its PodGroup's Work. */
+    for (size_t t = 0; t < c->ntouched; t++) {
+        struct mwork *mw = c->touched[t];
         for (size_t i = 0; mw->dispatched && i < mw->nunits; i++) {
             struct unit *u = &mw->units[i];
             struct share *sh = u->share;
@@ -1239,33 +1352,39 @@ static void run_member(struct sim_karmada *k, struct cluster *c, int64_t *alloca
             if (!u->changed || !u->group)
                 continue;
             for (size_t p = pgs_lower_bound(c, u->group);
-                 p < c->npgs && strcmp(c->pgs[p].name, u->group) == 0; p++)
+                 p < c->npgs && strcmp(c->pgs[p].name, u->group) == 0; p++) {
                 c->pgs[p].mw->pg_touched = 1;
+                touch(c, c->pgs[p].mw);
+            }
         }
     }
-    for (size_t w = 0; w < c->nworks; w++) {
-        struct mwork *mw = c->works[w];
+    qsort(c->touched, c->ntouched, sizeof(*c->touched), mwork_name_cmp);
+    for (size_t t = 0; t < c->ntouched; t++) {
+        struct mwork *mw = c->touched[t];
         if (!mw->dispatched)
             continue;
         int changed = !mw->has_status || mw->pg_touched;
         for (size_t i = 0; i < mw->nunits && !changed; i++)
             changed = mw->units[i].changed;
-        mw->pg_touched = 0;
         if (changed)
             report_work(k, c, mw);
     }
-    for (size_t w = 0; w < c->nworks; w++) {
-        struct mwork *mw = c->works[w];
+    for (size_t t = 0; t < c->ntouched; t++) {
+        struct mwork *mw = c->touched[t];
         for (size_t i = 0; mw->dispatched && i < mw->nunits; i++) {
             struct unit *u = &mw->units[i];
             if (u->manifest == 0 && u->changed)
                 aggregate(k, c->name, mw->obj, u);
+            u->changed = 0;
             u->share->reported = 1;
             u->share->reported_running = u->running;
             u->share->reported_desired = u->desired;
             u->share->reported_finished = u->share->finished;
         }
+        mw->pg_touched = 0;
+        mw->touched = 0;
     }
+    c->ntouched = 0;
 }
 
 void sim_karmada_tick(struct sim_karmada *k)
@@ -2713,6 +2832,8 @@ void sim_karmada_free(struct sim_karmada *k)
         muster_free(k->clusters[i].works);
         muster_free(k->clusters[i].pgs);
         muster_free(k->clusters[i].gangs);
+        muster_free(k->clusters[i].pending);
+        muster_free(k->clusters[i].touched);
     }
     muster_free(k->clusters);
     for (size_t i = 0; i < k->nrefs; i++) {
