@@ -1055,7 +1055,8 @@ static void report_work(struct sim_karmada *k, struct cluster *c, struct mwork *
         mw->has_status = 1;
     } else {
         json_object_object_add(copy, "status", status);
-        if (sim_store_update(k->store, wr, ns, mw->name, copy, SIM_WRITE_INTERNAL, NULL, NULL) == 0)
+        if (sim_store_update(k->store, wr, ns, mw->name, copy, SIM_WRITE_INTERNAL | SIM_WRITE_SHARE,
+                             NULL, NULL) == 0)
             mw->has_status = 1;
     }
     json_object_put(copy);
@@ -1178,7 +1179,8 @@ static void aggregate(struct sim_karmada *k, const char *cluster, json_object *w
         json_object_array_add(agg, entry);
     json_object_object_add(status, "aggregatedStatus", agg);
     set_fully_applied(k, copy, status, agg);
-    sim_store_update(k->store, rbr, rbns, rbname, copy, SIM_WRITE_INTERNAL, NULL, NULL);
+    sim_store_update(k->store, rbr, rbns, rbname, copy, SIM_WRITE_INTERNAL | SIM_WRITE_SHARE, NULL,
+                     NULL);
     json_object_put(copy);
 }
 
@@ -1504,7 +1506,8 @@ static void cluster_sync(struct sim_karmada *k, struct cluster *c)
      * compare before handing the store a whole Cluster to copy. */
     if (!json_object_equal(status, get_path(cur, "status", NULL, NULL))) {
         json_object_object_add(next, "status", status);
-        sim_store_update(k->store, cr, NULL, c->name, next, SIM_WRITE_INTERNAL, NULL, NULL);
+        sim_store_update(k->store, cr, NULL, c->name, next, SIM_WRITE_INTERNAL | SIM_WRITE_SHARE,
+                         NULL, NULL);
     } else {
         json_object_put(status);
     }
@@ -1911,7 +1914,8 @@ static void detect(struct sim_karmada *k, json_object *obj)
             json_object_object_add(next, "spec", spec);
         }
         fill_rb_spec(spec, obj, policy);
-        sim_store_update(k->store, rbr, ns, name, next, SIM_WRITE_INTERNAL, NULL, NULL);
+        sim_store_update(k->store, rbr, ns, name, next, SIM_WRITE_INTERNAL | SIM_WRITE_SHARE, NULL,
+                         NULL);
         json_object_put(next);
         json_object_put(cur);
         json_object_put(policy);
@@ -1955,7 +1959,8 @@ static void detect(struct sim_karmada *k, json_object *obj)
     json_object_object_add(susp, "scheduling", json_object_new_boolean(1));
     json_object_object_add(spec, "suspension", susp);
     json_object_object_add(rb, "spec", spec);
-    sim_store_create(k->store, rbr, ns, rb, clock_now(k), SIM_WRITE_INTERNAL, NULL, NULL);
+    sim_store_create(k->store, rbr, ns, rb, clock_now(k), SIM_WRITE_INTERNAL | SIM_WRITE_SHARE,
+                     NULL, NULL);
     json_object_put(rb);
     json_object_put(policy);
 }
@@ -2383,9 +2388,11 @@ static void ensure_work(struct sim_karmada *k, json_object *rb, json_object *tar
         json_object_object_add(spec, "suspendDispatching", json_object_new_boolean(1));
     json_object_object_add(work, "spec", spec);
     if (exists)
-        sim_store_update(k->store, wr, ns, name, work, SIM_WRITE_INTERNAL, NULL, NULL);
+        sim_store_update(k->store, wr, ns, name, work, SIM_WRITE_INTERNAL | SIM_WRITE_SHARE, NULL,
+                         NULL);
     else
-        sim_store_create(k->store, wr, ns, work, clock_now(k), SIM_WRITE_INTERNAL, NULL, NULL);
+        sim_store_create(k->store, wr, ns, work, clock_now(k), SIM_WRITE_INTERNAL | SIM_WRITE_SHARE,
+                         NULL, NULL);
     json_object_put(work);
 }
 

@@ -730,9 +730,9 @@ static int validate_write(struct sim_server *srv, h2o_req_t *req, const struct r
         return 0;
     json_object *out = NULL, *status = NULL;
     int rc = create ? sim_store_create(srv->store, rt->r, rt->ns, body, time(NULL),
-                                       SIM_WRITE_DRY_RUN, &out, &status)
+                                       SIM_WRITE_DRY_RUN | SIM_WRITE_SHARE, &out, &status)
                     : sim_store_update(srv->store, rt->r, rt->ns, rt->name, body,
-                                       flags | SIM_WRITE_DRY_RUN, &out, &status);
+                                       flags | SIM_WRITE_DRY_RUN | SIM_WRITE_SHARE, &out, &status);
     if (rc < 0) {
         respond_status(req, status);
         return -1;
@@ -763,8 +763,8 @@ static void serve_create(struct sim_server *srv, h2o_req_t *req, const struct ro
     json_object *out = NULL, *status = NULL;
     if (validate_write(srv, req, rt, body, 1, 0) < 0) {
         /* answered */
-    } else if (sim_store_create(srv->store, rt->r, rt->ns, body, time(NULL), dry, &out,
-                                &status) < 0) {
+    } else if (sim_store_create(srv->store, rt->r, rt->ns, body, time(NULL), dry | SIM_WRITE_SHARE,
+                                &out, &status) < 0) {
         respond_status(req, status);
     } else {
         respond_json(req, 201, out);
@@ -785,8 +785,8 @@ static void serve_update(struct sim_server *srv, h2o_req_t *req, const struct ro
     int flags = (rt->status ? SIM_WRITE_STATUS : 0) | dry;
     if (validate_write(srv, req, rt, body, 0, flags & ~SIM_WRITE_DRY_RUN) < 0) {
         /* answered */
-    } else if (sim_store_update(srv->store, rt->r, rt->ns, rt->name, body, flags, &out,
-                                &status) < 0) {
+    } else if (sim_store_update(srv->store, rt->r, rt->ns, rt->name, body, flags | SIM_WRITE_SHARE,
+                                &out, &status) < 0) {
         respond_status(req, status);
     } else {
         respond_json(req, 200, out);
@@ -849,8 +849,8 @@ static void serve_patch(struct sim_server *srv, h2o_req_t *req, const struct rou
     int flags = (rt->status ? SIM_WRITE_STATUS : 0) | dry;
     if (validate_write(srv, req, rt, patched, 0, flags & ~SIM_WRITE_DRY_RUN) < 0)
         ; /* answered */
-    else if (sim_store_update(srv->store, rt->r, rt->ns, rt->name, patched, flags, &out,
-                              &status) < 0)
+    else if (sim_store_update(srv->store, rt->r, rt->ns, rt->name, patched, flags | SIM_WRITE_SHARE,
+                              &out, &status) < 0)
         respond_status(req, status);
     else
         respond_json(req, 200, out);

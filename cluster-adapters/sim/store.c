@@ -432,6 +432,37 @@ static int content_changed(const struct sim_resource *r, json_object *a, json_ob
     return 0;
 }
 
+/* The object the store keeps for obj: new top-level and metadata objects (the only levels the
+ * store edits: apiVersion, kind, status, and server-owned metadata) holding references to
+ * everything below them. Stored objects are never changed, so versions and events can share
+ * what a write leaves alone (and so can a SIM_WRITE_SHARE caller's object): a write costs what
+ * it changes, and comparing versions stops at shared values. Returns 0 or -1 (no memory). */
+static int store_copy(json_object *obj, json_object **out)
+{
+    json_object *c = json_object_new_object();
+    if (!c)
+        return -1;
+    json_object_object_foreach(obj, key, v)
+    {
+        if (strcmp(key, "metadata") == 0 && json_object_is_type(v, json_type_object)) {
+            json_object *m = json_object_new_object();
+            if (!m) {
+                json_object_put(c);
+                return -1;
+            }
+            json_object_object_foreach(v, mk, mv)
+            {
+                json_object_object_add(m, mk, json_object_get(mv));
+            }
+            json_object_object_add(c, key, m);
+        } else {
+            json_object_object_add(c, key, json_object_get(v));
+        }
+    }
+    *out = c;
+    return 0;
+}
+
 /* ---- events and watchers ---- */
 
 static void dispatch(struct sim_store *s)
@@ -688,7 +719,7 @@ int sim_store_create(struct sim_store *s, const struct sim_resource *r, const ch
     }
 
     json_object *o = NULL;
-    if (json_object_deep_copy(obj, &o, NULL) != 0)
+    if ((flags & SIM_WRITE_SHARE ? store_copy(obj, &o) : json_object_deep_copy(obj, &o, NULL)) != 0)
         return oom(status);
     int rc = check_type(r, o, status);
     if (rc == 0 && !meta_of(o))
@@ -796,13 +827,16 @@ int sim_store_update(struct sim_store *s, const struct sim_resource *r, const ch
     int rc;
     if (flags & SIM_WRITE_STATUS) {
         /* ResetObjectMetaForStatus: a status write changes status and nothing else. */
-        rc = json_object_deep_copy(e->obj, &n, NULL);
+        rc = store_copy(e->obj, &n);
         if (rc == 0) {
             json_object *st = NULL;
             if (json_object_object_get_ex(obj, "status", &st) &&
                 !json_object_is_type(st, json_type_null)) {
                 json_object *copy = NULL;
-                rc = json_object_deep_copy(st, &copy, NULL);
+                if (flags & SIM_WRITE_SHARE)
+                    copy = json_object_get(st);
+                else
+                    rc = json_object_deep_copy(st, &copy, NULL);
                 if (rc == 0)
                     json_object_object_add(n, "status", copy);
             } else {
@@ -810,7 +844,7 @@ int sim_store_update(struct sim_store *s, const struct sim_resource *r, const ch
             }
         }
     } else {
-        rc = json_object_deep_copy(obj, &n, NULL);
+        rc = flags & SIM_WRITE_SHARE ? store_copy(obj, &n) : json_object_deep_copy(obj, &n, NULL);
         if (rc == 0 && r->has_status && !(flags & SIM_WRITE_INTERNAL))
             set_field(n, "status", e->obj);
     }
@@ -894,7 +928,7 @@ int sim_store_delete(struct sim_store *s, const struct sim_resource *r, const ch
         return conflict(r, name, why, status);
     }
     json_object *gone = NULL;
-    if (json_object_deep_copy(e->obj, &gone, NULL) != 0)
+    if (store_copy(e->obj, &gone) != 0)
         return oom(status);
     int64_t rv = s->rv + 1;
     set_rv(gone, rv);
