@@ -67,6 +67,16 @@ struct cluster {
     struct mwork **touched;
     size_t ntouched, captouched;
     int timed; /* some share has a scripted duration: syncs look for finished ones */
+    /* What the running shares depend on, counted: "g<SEP>PodGroup" for a share naming a
+     * PodGroup, "r<SEP>ns/name" for a share of an RB that muster's gang marker gates. A change
+     * to one of these that a running share depends on forces a full placement. */
+    struct dep *deps;
+    size_t ndeps, capdeps;
+};
+
+struct dep {
+    char *key;
+    size_t n;
 };
 
 struct pend {
@@ -530,23 +540,78 @@ static void gangs_remove(struct cluster *c, const char *rb)
     }
 }
 
-/* 1 when a share the nodes hold depends on PodGroup name (group != NULL) or on whether muster
- * gangs RB rb (a share naming no PodGroup): a change to either moves running pods. */
-static int running_depends(const struct cluster *c, const char *group, const char *rb)
+/* The dependency of a running share as a deps key; 0 when it has none (a Volcano Job gangs
+ * itself, an ungated share of an RB nobody gangs depends on nothing). */
+static int dep_key(const struct unit *u, char *buf, size_t cap)
 {
-    for (size_t w = 0; w < c->nworks; w++) {
-        const struct mwork *mw = c->works[w];
-        for (size_t i = 0; i < mw->nunits; i++) {
-            const struct unit *u = &mw->units[i];
-            if (!u->in_run)
-                continue;
-            if (group && u->group && strcmp(u->group, group) == 0)
-                return 1;
-            if (rb && !u->group && u->vc_min < 0 && mw->rb && strcmp(mw->rb, rb) == 0)
-                return 1;
+    if (u->group)
+        snprintf(buf, cap, "g" OP_SEP "%s", u->group);
+    else if (u->vc_min < 0 && u->mw->rb)
+        snprintf(buf, cap, "r" OP_SEP "%s", u->mw->rb);
+    else
+        return 0;
+    return 1;
+}
+
+static size_t deps_lower_bound(const struct cluster *c, const char *key)
+{
+    size_t lo = 0, hi = c->ndeps;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (strcmp(c->deps[mid].key, key) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* Counts u, which the nodes now hold, under its dependency. */
+static void deps_add(struct cluster *c, const struct unit *u)
+{
+    char key[2 * NAME_MAX_LEN + 8];
+    if (!dep_key(u, key, sizeof(key)))
+        return;
+    size_t i = deps_lower_bound(c, key);
+    if (i < c->ndeps && strcmp(c->deps[i].key, key) == 0) {
+        c->deps[i].n++;
+        return;
+    }
+    char *k = muster_strdup(key);
+    if (c->ndeps == c->capdeps && k) {
+        size_t cap = c->capdeps ? c->capdeps * 2 : 16;
+        struct dep *v = muster_realloc(c->deps, cap * sizeof(*v));
+        if (v) {
+            c->deps = v;
+            c->capdeps = cap;
         }
     }
-    return 0;
+    if (!k || c->ndeps == c->capdeps) {
+        muster_free(k);
+        c->full = 1; /* unrecorded: the next sync places everything and counts again */
+        return;
+    }
+    memmove(&c->deps[i + 1], &c->deps[i], (c->ndeps - i) * sizeof(*c->deps));
+    c->deps[i] = (struct dep){k, 1};
+    c->ndeps++;
+}
+
+static void deps_reset(struct cluster *c)
+{
+    for (size_t i = 0; i < c->ndeps; i++)
+        muster_free(c->deps[i].key);
+    c->ndeps = 0;
+}
+
+/* 1 when a share the nodes hold depends on PodGroup group (group != NULL) or on whether muster
+ * gangs RB rb: a change to either moves running pods. Counts are kept from the last full
+ * placement on, and only consulted while no full placement is due. */
+static int running_depends(const struct cluster *c, const char *group, const char *rb)
+{
+    char key[2 * NAME_MAX_LEN + 8];
+    snprintf(key, sizeof(key), "%s" OP_SEP "%s", group ? "g" : "r", group ? group : rb);
+    size_t i = deps_lower_bound(c, key);
+    return i < c->ndeps && strcmp(c->deps[i].key, key) == 0 && c->deps[i].n > 0;
 }
 
 static int pend_cmp(const struct pend *p, const struct mwork *mw, size_t unit)
@@ -1262,13 +1327,15 @@ static void place_running(struct sim_karmada *k, struct cluster *c)
                 run[at++] = u;
         }
     qsort(run, nrun, sizeof(*run), run_cmp);
+    c->full = 0;
+    deps_reset(c);
     for (size_t i = 0; i < nrun; i++) {
         gate(c, run[i]);
         place_unit(k, c, run[i], c->alloc_run);
         run[i]->in_run = 1;
+        deps_add(c, run[i]);
     }
     muster_free(run);
-    c->full = 0;
     c->npending = 0;
     c->timed = 0;
     for (size_t w = 0; w < c->nworks; w++) {
@@ -1327,6 +1394,7 @@ static void run_member(struct sim_karmada *k, struct cluster *c, int64_t *alloca
             sh->started = now;
             sh->seq = ++k->start_seq;
             u->in_run = 1;
+            deps_add(c, u);
             into = c->alloc_run;
         } else {
             c->pending[kept++] = c->pending[j];
@@ -2841,6 +2909,8 @@ void sim_karmada_free(struct sim_karmada *k)
         muster_free(k->clusters[i].gangs);
         muster_free(k->clusters[i].pending);
         muster_free(k->clusters[i].touched);
+        deps_reset(&k->clusters[i]);
+        muster_free(k->clusters[i].deps);
     }
     muster_free(k->clusters);
     for (size_t i = 0; i < k->nrefs; i++) {
