@@ -72,6 +72,10 @@ struct cluster {
      * to one of these that a running share depends on forces a full placement. */
     struct dep *deps;
     size_t ndeps, capdeps;
+    /* The shares of dispatched Works that name a PodGroup, by the group's name: a PodGroup's
+     * report reads its members without walking the cluster. */
+    struct pend *members;
+    size_t nmembers, capmembers;
 };
 
 struct dep {
@@ -661,6 +665,53 @@ static void pending_remove_work(struct cluster *c, const struct mwork *mw)
     c->npending -= j - i;
 }
 
+static const char *member_group(const struct pend *p)
+{
+    return p->mw->units[p->unit].group;
+}
+
+static size_t members_lower_bound(const struct cluster *c, const char *group)
+{
+    size_t lo = 0, hi = c->nmembers;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (strcmp(member_group(&c->members[mid]), group) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+static void members_add(struct cluster *c, struct mwork *mw, size_t unit)
+{
+    if (c->nmembers == c->capmembers) {
+        size_t cap = c->capmembers ? c->capmembers * 2 : 16;
+        struct pend *v = muster_realloc(c->members, cap * sizeof(*v));
+        if (!v)
+            return; /* its PodGroup reports without it: degrade, never crash */
+        c->members = v;
+        c->capmembers = cap;
+    }
+    size_t i = members_lower_bound(c, mw->units[unit].group);
+    memmove(&c->members[i + 1], &c->members[i], (c->nmembers - i) * sizeof(*c->members));
+    c->members[i] = (struct pend){mw, unit};
+    c->nmembers++;
+}
+
+static void members_remove(struct cluster *c, const struct mwork *mw, size_t unit)
+{
+    for (size_t i = members_lower_bound(c, mw->units[unit].group);
+         i < c->nmembers && strcmp(member_group(&c->members[i]), mw->units[unit].group) == 0; i++) {
+        if (c->members[i].mw == mw && c->members[i].unit == unit) {
+            memmove(&c->members[i], &c->members[i + 1],
+                    (c->nmembers - i - 1) * sizeof(*c->members));
+            c->nmembers--;
+            return;
+        }
+    }
+}
+
 /* Lists mw among the Works the next sync reports on. */
 static void touch(struct cluster *c, struct mwork *mw)
 {
@@ -696,6 +747,9 @@ static void mwork_clear(struct cluster *c, struct mwork *mw)
         if (mw->units[i].in_run)
             c->full = 1;
     pending_remove_work(c, mw);
+    for (size_t i = 0; mw->dispatched && i < mw->nunits; i++)
+        if (mw->units[i].group)
+            members_remove(c, mw, i);
     muster_free(mw->units);
     mw->units = NULL;
     mw->nunits = 0;
@@ -795,6 +849,8 @@ static void mwork_fill(struct cluster *c, struct mwork *mw, json_object *obj)
         }
         if (u->duration)
             c->timed = 1;
+        if (mw->dispatched && u->group)
+            members_add(c, mw, mw->nunits - 1);
         if (!mw->dispatched || u->share->finished)
             continue;
         if (u->share->started)
@@ -1036,17 +1092,13 @@ static void report_podgroup(json_object *entry, json_object *pg, const struct cl
     const char *name = sim_meta_str(pg, "name");
     json_object *mm = get_path(pg, "spec", "minMember", NULL);
     int64_t min = mm ? json_object_get_int64(mm) : 1, running = 0, succeeded = 0, members = 0;
-    for (size_t w = 0; name && w < c->nworks; w++) {
-        const struct mwork *mw = c->works[w];
-        for (size_t i = 0; mw->dispatched && i < mw->nunits; i++) {
-            const struct unit *u = &mw->units[i];
-            if (!u->group || strcmp(u->group, name) != 0)
-                continue;
-            members++;
-            running += u->running;
-            if (u->share->finished)
-                succeeded += u->desired;
-        }
+    for (size_t i = name ? members_lower_bound(c, name) : c->nmembers;
+         i < c->nmembers && strcmp(member_group(&c->members[i]), name) == 0; i++) {
+        const struct unit *u = &c->members[i].mw->units[c->members[i].unit];
+        members++;
+        running += u->running;
+        if (u->share->finished)
+            succeeded += u->desired;
     }
     const char *phase = members && succeeded && !running ? "Completed"
                         : members && running >= min      ? "Running"
@@ -2911,6 +2963,7 @@ void sim_karmada_free(struct sim_karmada *k)
         muster_free(k->clusters[i].touched);
         deps_reset(&k->clusters[i]);
         muster_free(k->clusters[i].deps);
+        muster_free(k->clusters[i].members);
     }
     muster_free(k->clusters);
     for (size_t i = 0; i < k->nrefs; i++) {
