@@ -2396,12 +2396,24 @@ static json_object *render_manifest(struct sim_karmada *k, json_object *rb, json
     const char *ns = get_str(rb, "spec", "resource", "namespace");
     const char *name = get_str(rb, "spec", "resource", "name");
     const struct sim_resource *r = sim_resource_by_kind(av, kind);
-    json_object *tmpl = NULL, *copy = NULL;
+    json_object *tmpl = NULL;
     if (!r || !name || sim_store_get(k->store, r, r->namespaced ? ns : NULL, name, &tmpl, NULL) < 0)
         return NULL;
-    json_object_deep_copy(tmpl, &copy, NULL);
+    /* The template is read-only: new objects for the levels edited here (the top, metadata,
+     * spec), references to the rest; overriders copy what they patch. */
+    json_object *copy = shallow_copy(tmpl);
+    json_object *meta = shallow_copy(get_path(tmpl, "metadata", NULL, NULL));
+    json_object *spec = shallow_copy(get_path(tmpl, "spec", NULL, NULL));
     json_object_put(tmpl);
-    json_object *meta = get_path(copy, "metadata", NULL, NULL);
+    if (!copy || !meta) {
+        json_object_put(copy);
+        json_object_put(meta);
+        json_object_put(spec);
+        return NULL;
+    }
+    json_object_object_add(copy, "metadata", meta);
+    if (spec)
+        json_object_object_add(copy, "spec", spec);
     static const char *const strip[] = {"uid",        "resourceVersion", "creationTimestamp",
                                         "generation", "managedFields",   "ownerReferences",
                                         "selfLink"};
@@ -2410,12 +2422,10 @@ static json_object *render_manifest(struct sim_karmada *k, json_object *rb, json
     json_object_object_del(copy, "status");
     /* Divided placement: the member runs its share. */
     json_object *replicas = get_path(target, "replicas", NULL, NULL);
-    if (replicas && strcmp(av, "apps/v1") == 0 && strcmp(kind, "Deployment") == 0)
-        json_object_object_add(json_object_object_get(copy, "spec"), "replicas",
-                               json_object_get(replicas));
-    else if (replicas && strcmp(av, "batch/v1") == 0 && strcmp(kind, "Job") == 0)
-        json_object_object_add(json_object_object_get(copy, "spec"), "parallelism",
-                               json_object_get(replicas));
+    if (replicas && spec && strcmp(av, "apps/v1") == 0 && strcmp(kind, "Deployment") == 0)
+        json_object_object_add(spec, "replicas", json_object_get(replicas));
+    else if (replicas && spec && strcmp(av, "batch/v1") == 0 && strcmp(kind, "Job") == 0)
+        json_object_object_add(spec, "parallelism", json_object_get(replicas));
     apply_overrides(k, ns, get_str(target, "name", NULL, NULL), &copy);
     return copy;
 }
