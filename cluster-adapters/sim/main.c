@@ -102,7 +102,7 @@ int main(int argc, char **argv)
      * frees and the next burst pays a page fault (and a zeroed page) per page again. */
     mallopt(M_TRIM_THRESHOLD, 256 * 1024 * 1024);
     mallopt(M_TOP_PAD, 64 * 1024 * 1024);
-    mallopt(M_MMAP_THRESHOLD, 4 * 1024 * 1024);
+    mallopt(M_MMAP_THRESHOLD, 32 * 1024 * 1024);
     struct sim_server_config cfg = {0};
     const char *listen = NULL, *scenario = NULL, *token_file = NULL, *event_log = NULL;
     long history = 10000, log_objects = 0;
