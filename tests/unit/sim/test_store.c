@@ -560,6 +560,57 @@ static void test_shared_writes(void)
     sim_store_free(s);
 }
 
+/* Reads by exact key go through a hash index kept beside the sorted array: after many
+ * creates, deletes (which shift probe runs back) and updates, every get agrees with a list. */
+static void test_get_index_follows_writes(void)
+{
+    struct sim_store *s = NULL;
+    CU_ASSERT_EQUAL_FATAL(sim_store_new(10, &s), 0);
+    char body[128], name[32];
+    for (int i = 0; i < 600; i++) {
+        snprintf(body, sizeof(body), "{\"metadata\":{\"name\":\"pg-%d\"},\"spec\":{\"v\":%d}}", i,
+                 i);
+        json_object *o = parse(body);
+        CU_ASSERT_EQUAL(sim_store_create(s, podgroups(), i % 2 ? "a" : "b", o, NOW, 0, NULL, NULL),
+                        0);
+        json_object_put(o);
+    }
+    for (int i = 0; i < 600; i += 3) {
+        snprintf(name, sizeof(name), "pg-%d", i);
+        CU_ASSERT_EQUAL(
+            sim_store_delete(s, podgroups(), i % 2 ? "a" : "b", name, NULL, NULL, NULL, NULL), 0);
+    }
+    for (int i = 1; i < 600; i += 3) {
+        snprintf(body, sizeof(body), "{\"metadata\":{\"name\":\"pg-%d\"},\"spec\":{\"v\":-1}}", i);
+        json_object *o = parse(body);
+        snprintf(name, sizeof(name), "pg-%d", i);
+        CU_ASSERT_EQUAL(sim_store_update(s, podgroups(), i % 2 ? "a" : "b", name, o, 0, NULL, NULL),
+                        0);
+        json_object_put(o);
+    }
+    json_object *list = NULL;
+    CU_ASSERT_EQUAL_FATAL(sim_store_list(s, podgroups(), NULL, NULL, &list, NULL), 0);
+    CU_ASSERT_EQUAL(json_object_array_length(json_object_object_get(list, "items")), 400);
+    json_object_put(list);
+    int wrong = 0;
+    for (int i = 0; i < 600; i++) {
+        snprintf(name, sizeof(name), "pg-%d", i);
+        json_object *o = NULL;
+        int rc = sim_store_get(s, podgroups(), i % 2 ? "a" : "b", name, &o, NULL);
+        int want_v = i % 3 == 1 ? -1 : i;
+        if (i % 3 == 0)
+            wrong += rc != MUSTER_ENOENT;
+        else
+            wrong += rc != 0 || !at(o, "spec.v") || strtol(at(o, "spec.v"), NULL, 10) != want_v;
+        json_object_put(o);
+        /* The other namespace never has it. */
+        wrong +=
+            sim_store_get(s, podgroups(), i % 2 ? "b" : "a", name, NULL, NULL) != MUSTER_ENOENT;
+    }
+    CU_ASSERT_EQUAL(wrong, 0);
+    sim_store_free(s);
+}
+
 static CU_TestInfo tests[] = {
     {"create sets uid, rv, generation; errors are Status", test_create_sets_server_fields},
     {"update: generation, status subresource, conflict", test_update_generation_status_conflict},
@@ -570,6 +621,7 @@ static CU_TestInfo tests[] = {
     {"a continued list is the first page's snapshot", test_continued_list_is_a_snapshot},
     {"watch replay, order and expiry", test_watch_replay_order_and_expiry},
     {"shared writes copy only what the store edits; versions stay", test_shared_writes},
+    {"gets by key follow creates, deletes and updates", test_get_index_follows_writes},
     CU_TEST_INFO_NULL,
 };
 
