@@ -266,6 +266,17 @@ static struct entry *table_find(struct table *t, const char *key)
     return i < t->n && strcmp(t->v[i].key, key) == 0 ? &t->v[i] : NULL;
 }
 
+/* The object stored under key, or NULL: by the hash index when it holds. */
+static json_object *table_get(struct table *t, const char *key)
+{
+    if (t->map_ok) {
+        const struct slot *sl = &t->map[map_slot(t, key)];
+        return sl->key ? sl->obj : NULL;
+    }
+    struct entry *e = table_find(t, key);
+    return e ? e->obj : NULL;
+}
+
 static int table_insert(struct table *t, const char *key, json_object *obj)
 {
     if (t->n == t->cap) {
@@ -773,7 +784,7 @@ int sim_store_create(struct sim_store *s, const struct sim_resource *r, const ch
                 namebuf[plen + i] = name_chars[rnd[i] % (sizeof(name_chars) - 1)];
             namebuf[plen + 5] = '\0';
             char probe[SIM_KEY_MAX];
-            if (make_key(r, ns, namebuf, probe, sizeof(probe)) < 0 || !table_find(gt, probe))
+            if (make_key(r, ns, namebuf, probe, sizeof(probe)) < 0 || !table_get(gt, probe))
                 break;
         }
         name = namebuf;
@@ -792,7 +803,7 @@ int sim_store_create(struct sim_store *s, const struct sim_resource *r, const ch
     if (make_key(r, ns, name, key, sizeof(key)) < 0)
         return invalid(r, name, "metadata.name", "FieldValueTooLong", "Too long", status);
     struct table *t = &s->tables[sim_resource_index(r)];
-    if (table_find(t, key)) {
+    if (table_get(t, key)) {
         char q[256];
         qualified_resource(r, q, sizeof(q));
         return fail(
@@ -859,17 +870,9 @@ int sim_store_get(struct sim_store *s, const struct sim_resource *r, const char 
                   const char *name, json_object **out, json_object **status)
 {
     char key[SIM_KEY_MAX];
-    struct table *t = &s->tables[sim_resource_index(r)];
     json_object *obj = NULL;
-    if (make_key(r, ns, name, key, sizeof(key)) == 0) {
-        if (t->map_ok) {
-            const struct slot *sl = &t->map[map_slot(t, key)];
-            obj = sl->key ? sl->obj : NULL;
-        } else {
-            struct entry *e = table_find(t, key);
-            obj = e ? e->obj : NULL;
-        }
-    }
+    if (make_key(r, ns, name, key, sizeof(key)) == 0)
+        obj = table_get(&s->tables[sim_resource_index(r)], key);
     if (!obj)
         return not_found(r, name, status);
     if (out)
