@@ -29,6 +29,9 @@ struct grade_range {
     int64_t min; /* milli */
 };
 
+struct mwork;
+struct pgref;
+
 struct cluster {
     char name[64];
     int ready;
@@ -40,7 +43,58 @@ struct cluster {
     /* models as numbers: grades x ranges */
     size_t ngrades, nranges;
     struct grade_range *ranges; /* ngrades * nranges */
+    /* The member's mirror of karmada-es-<name>, kept from Work events so that a sync walks C
+     * structs instead of JSON and places only the shares that are not running yet: the Works by
+     * name, the PodGroups of dispatched Works by name (duplicates kept), and the RBs muster
+     * gangs here (sorted, one entry per muster PodGroup Work, dispatched or not). */
+    struct mwork **works;
+    size_t nworks, capworks;
+    struct pgref *pgs;
+    size_t npgs, cappgs;
+    const char **gangs;
+    size_t ngangs, capgangs;
+    /* The nodes hold exactly the running shares (and those started since), placed in start
+     * order. Set when that no longer holds (a running share changed, left or finished; a
+     * PodGroup or gang it depends on changed; readiness changed): the next sync places every
+     * running share again from empty nodes. */
+    int full;
+    int64_t alloc_run[MAX_RES]; /* the Pending pods of the shares the nodes hold */
+    /* What a sync looks at, so it costs what changed rather than the cluster's size: the shares
+     * of dispatched Works not running yet, in Work order (placed on every sync), and the Works
+     * changed since the last sync (reported when their state moved). */
+    struct pend *pending;
+    size_t npending, cappending;
+    struct mwork **touched;
+    size_t ntouched, captouched;
+    int timed; /* some share has a scripted duration: syncs look for finished ones */
+    /* What the running shares depend on, counted: "g<SEP>PodGroup" for a share naming a
+     * PodGroup, "r<SEP>ns/name" for a share of an RB that muster's gang marker gates. A change
+     * to one of these that a running share depends on forces a full placement. */
+    struct dep *deps;
+    size_t ndeps, capdeps;
+    /* The shares of dispatched Works that name a PodGroup, by the group's name: a PodGroup's
+     * report reads its members without walking the cluster. */
+    struct pend *members;
+    size_t nmembers, capmembers;
 };
+
+struct dep {
+    char *key;
+    size_t n;
+};
+
+struct pend {
+    struct mwork *mw;
+    size_t unit; /* index into mw->units */
+};
+
+/* A sorted set of strings, walked by prefix. */
+struct keyset {
+    char **v;
+    size_t n, cap;
+};
+
+#define OP_SEP "\x1f"
 
 struct pid_ref {
     char *pid;
@@ -48,10 +102,11 @@ struct pid_ref {
 };
 
 /* A workload share running (or waiting) on a member: one workload manifest of one Work. Kept
- * across syncs so running shares keep their nodes and scripted durations can elapse. */
+ * with the Work's mirror across syncs so running shares keep their nodes and scripted durations
+ * can elapse. */
 struct share {
-    char key[128];    /* the Work's uid, '/', the manifest's index */
     time_t started;   /* 0: not running yet */
+    uint64_t seq;     /* start order, the tie-break among shares started in the same second */
     int64_t duration; /* scripted run time in seconds; 0: until removed */
     int finished;
     /* What was last reported, so a sync writes only what changed. */
@@ -72,17 +127,20 @@ struct sim_karmada {
     size_t nres;
     struct cluster *clusters;
     size_t nclusters;
-    struct share *shares;
-    size_t nshares, capshares;
-    uint32_t *slots; /* open-addressing index of shares by key: share index + 1, 0 = empty */
-    size_t nslots;   /* a power of two, at least twice nshares */
-    int deferred;    /* cluster syncs wait for sim_karmada_flush */
+    uint64_t start_seq;           /* shares started so far, fleet-wide */
+    int deferred;                 /* cluster syncs wait for sim_karmada_flush */
     void (*on_dirty)(void *data); /* deferred mode: told when a cluster is first marked */
     void *dirty_data;
     /* Works by RB permanent id, sorted by (pid, "namespace/name"): pruning on every RB sync
      * must not scan every Work of the fleet. */
     struct pid_ref *refs;
     size_t nrefs, caprefs;
+    /* OverridePolicies by what they may select, so rendering a Work reads only the policies
+     * that can apply to its template, not every policy of the namespace. Keys (fields joined
+     * by OP_SEP, which no Kubernetes name contains): named "ns, apiVersion, kind, template,
+     * policy" for a selector naming its template; wild "ns, policy" for a policy that may
+     * select templates by other means (a selector without a name, or no selectors at all). */
+    struct keyset op_named, op_wild;
 };
 
 static const struct sim_resource *res_of(const char *group, const char *version, const char *plural)
@@ -113,6 +171,23 @@ static const char *get_str(json_object *o, const char *a, const char *b, const c
 {
     json_object *v = get_path(o, a, b, c);
     return v && json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
+}
+
+/* A new object holding references to o's members: enough to change top-level keys of a
+ * stored (read-only) object without copying what stays, since the store copies what it keeps.
+ * NULL when o is not an object or memory runs out. */
+static json_object *shallow_copy(json_object *o)
+{
+    if (!json_object_is_type(o, json_type_object))
+        return NULL;
+    json_object *c = json_object_new_object();
+    if (!c)
+        return NULL;
+    json_object_object_foreach(o, key, v)
+    {
+        json_object_object_add(c, key, json_object_get(v));
+    }
+    return c;
 }
 
 static int res_index(struct sim_karmada *k, const char *name, int add)
@@ -269,28 +344,23 @@ static struct cluster *find_cluster(struct sim_karmada *k, const char *name)
     return NULL;
 }
 
-/* Places `replicas` pods of per-pod requests `req` first-fit on c's nodes; returns how many
- * did not fit (Pending pods, which Karmada counts as "allocating"). */
-static int64_t place(struct sim_karmada *k, struct cluster *c, const int64_t *req, int64_t replicas)
+/* Places one pod of per-pod requests req first-fit on c's nodes; returns its node's index, or
+ * c->nnodes when it fits nowhere (Pending, which Karmada counts as "allocating"). */
+static size_t place_one(struct sim_karmada *k, struct cluster *c, const int64_t *req)
 {
-    int64_t pending = 0;
-    for (int64_t r = 0; r < replicas; r++) {
-        size_t n;
-        for (n = 0; n < c->nnodes; n++) {
-            struct node *nd = &c->nodes[n];
-            int fits = 1;
-            for (size_t i = 0; i < k->nres && fits; i++)
-                fits = nd->used[i] + req[i] <= nd->alloc[i];
-            if (fits) {
-                for (size_t i = 0; i < k->nres; i++)
-                    nd->used[i] += req[i];
-                break;
-            }
+    size_t n;
+    for (n = 0; n < c->nnodes; n++) {
+        struct node *nd = &c->nodes[n];
+        int fits = 1;
+        for (size_t i = 0; i < k->nres && fits; i++)
+            fits = nd->used[i] + req[i] <= nd->alloc[i];
+        if (fits) {
+            for (size_t i = 0; i < k->nres; i++)
+                nd->used[i] += req[i];
+            break;
         }
-        if (n == c->nnodes)
-            pending++;
     }
-    return pending;
+    return n;
 }
 
 /* ---- member clusters: shares, gangs, durations, reported status ---- */
@@ -305,75 +375,6 @@ static int64_t place(struct sim_karmada *k, struct cluster *c, const int64_t *re
 
 static void work_name(json_object *rb, char *buf, size_t cap);
 static void cluster_sync(struct sim_karmada *k, struct cluster *c);
-
-/* Makes room for extra more shares, so share_get hands out stable pointers for a whole sync. */
-static int share_reserve(struct sim_karmada *k, size_t extra)
-{
-    if (k->nshares + extra <= k->capshares)
-        return 0;
-    size_t cap = k->capshares ? k->capshares : 16;
-    while (cap < k->nshares + extra)
-        cap *= 2;
-    struct share *v = muster_realloc(k->shares, cap * sizeof(*v));
-    if (!v)
-        return MUSTER_ENOMEM;
-    k->shares = v;
-    k->capshares = cap;
-    return 0;
-}
-
-static uint32_t key_hash(const char *s)
-{
-    uint32_t h = 2166136261u;
-    for (; *s; s++) {
-        h ^= (unsigned char)*s;
-        h *= 16777619u;
-    }
-    return h;
-}
-
-/* Rebuilds the share index for at least `want` shares. */
-static int index_rebuild(struct sim_karmada *k, size_t want)
-{
-    size_t n = 64;
-    while (n < 2 * want)
-        n *= 2;
-    uint32_t *slots = muster_calloc(n, sizeof(*slots));
-    if (!slots)
-        return MUSTER_ENOMEM;
-    for (size_t i = 0; i < k->nshares; i++) {
-        size_t at = key_hash(k->shares[i].key) & (n - 1);
-        while (slots[at])
-            at = (at + 1) & (n - 1);
-        slots[at] = (uint32_t)(i + 1);
-    }
-    muster_free(k->slots);
-    k->slots = slots;
-    k->nslots = n;
-    return 0;
-}
-
-/* The share for key, created when new; NULL only when memory runs out. Every Work of a busy
- * cluster is looked up on every sync, hence the hash index. */
-static struct share *share_get(struct sim_karmada *k, const char *key)
-{
-    if (k->nslots < 2 * (k->nshares + 1) && index_rebuild(k, k->nshares + 1) < 0)
-        return NULL;
-    size_t at = key_hash(key) & (k->nslots - 1);
-    while (k->slots[at]) {
-        struct share *sh = &k->shares[k->slots[at] - 1];
-        if (strcmp(sh->key, key) == 0)
-            return sh;
-        at = (at + 1) & (k->nslots - 1);
-    }
-    if (k->nshares == k->capshares && share_reserve(k, 1) < 0)
-        return NULL;
-    struct share *sh = &k->shares[k->nshares];
-    memset(sh, 0, sizeof(*sh));
-    snprintf(sh->key, sizeof(sh->key), "%s", key);
-    k->slots[at] = (uint32_t)(++k->nshares);
-    return sh;
-}
 
 /* "90", "90s", "5m", "2h" in seconds; 0 when absent or malformed (runs forever). */
 static int64_t parse_duration(const char *s)
@@ -401,61 +402,541 @@ static json_object *pod_template_meta(json_object *obj)
     return get_path(obj, "spec", "template", "metadata");
 }
 
+/* One workload manifest of a Work, as the member runs it. */
 struct unit {
-    json_object *work; /* borrowed from the Work list */
+    struct mwork *mw;
     size_t manifest;
-    json_object *obj;
-    struct share *share;
-    int64_t desired, running, gang;
+    json_object *obj;    /* the manifest, borrowed from mw->obj */
+    struct share *share; /* &mw->shares[manifest] */
+    int64_t desired;     /* pods asked for */
+    int64_t vc_min;      /* a Volcano Job's own gang (minAvailable, else every pod); -1: none */
+    const char *group;   /* the PodGroup its pods name, or NULL */
+    int64_t duration;    /* scripted, from the manifest's annotation */
+    /* Decided when placed. */
+    int64_t running, gang;
     int waiting_for_group; /* names a PodGroup that does not exist in the cluster */
-    int64_t duration;
-    size_t order;      /* list position, to keep sorting stable */
-    int changed;       /* differs from what was last reported */
-    const char *group; /* the PodGroup its pods name, or NULL */
+    int in_run;            /* the nodes hold its pods as a running share */
+    int changed;           /* differs from what was last reported */
 };
 
-struct podgroup {
-    const char *name; /* borrowed from the Work list */
+/* A Work of a member's namespace: what the sync needs of it, read once per change. */
+struct mwork {
+    char *name;
+    json_object *obj;   /* the Work as last changed other than by a status write */
+    int dispatched;     /* spec.suspendDispatching is not true */
+    int has_status;     /* the current Work has a status */
+    int pg_touched;     /* one of its PodGroups' member shares changed in this sync */
+    int touched;        /* listed in the cluster's touched Works */
+    const char *marker; /* a muster PodGroup Work: the RB it gangs ("ns/name"), from obj */
+    char *rb;           /* "namespace/name" of the Work's RB (its annotations), or NULL */
+    int64_t gen;
+    struct unit *units;
+    size_t nunits;
+    struct share *shares; /* by manifest index, kept across updates of the Work */
+    size_t nshares;
+};
+
+struct pgref {
+    const char *name; /* borrowed from mw->obj */
     int64_t min_member;
-    size_t work; /* index of its Work in the list */
-    int touched; /* a member share changed in this sync */
+    struct mwork *mw;
 };
-
-static int podgroup_cmp(const void *a, const void *b)
-{
-    return strcmp(((const struct podgroup *)a)->name, ((const struct podgroup *)b)->name);
-}
 
 static int str_cmp(const void *a, const void *b)
 {
     return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-/* 1 when work's RB is gang-managed by muster in this cluster: one of the cluster's Works
- * (gangs, sorted) is a muster PodGroup Work annotated with that RB's "namespace/name". */
-static int gang_managed(json_object *work, const char *const *gangs, size_t ngangs)
+/* Index of the first PodGroup named >= name. */
+static size_t pgs_lower_bound(const struct cluster *c, const char *name)
 {
-    const char *ns =
-        get_str(work, "metadata", "annotations", "resourcebinding.karmada.io/namespace");
-    const char *name = get_str(work, "metadata", "annotations", "resourcebinding.karmada.io/name");
-    if (!ns || !name || !ngangs)
-        return 0;
-    char key[2 * NAME_MAX_LEN];
-    snprintf(key, sizeof(key), "%s/%s", ns, name);
-    const char *want = key;
-    return bsearch(&want, gangs, ngangs, sizeof(*gangs), str_cmp) != NULL;
+    size_t lo = 0, hi = c->npgs;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (strcmp(c->pgs[mid].name, name) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
 }
 
-static int unit_cmp(const void *pa, const void *pb)
+static const struct pgref *pgs_find(const struct cluster *c, const char *name)
 {
-    const struct unit *a = pa, *b = pb;
-    /* Running shares keep their nodes: they are placed first, oldest first. */
-    int ra = a->share && a->share->started, rb = b->share && b->share->started;
-    if (ra != rb)
-        return ra ? -1 : 1;
-    if (ra && a->share->started != b->share->started)
-        return a->share->started < b->share->started ? -1 : 1;
-    return a->order < b->order ? -1 : a->order > b->order;
+    size_t i = pgs_lower_bound(c, name);
+    return i < c->npgs && strcmp(c->pgs[i].name, name) == 0 ? &c->pgs[i] : NULL;
+}
+
+static int pgs_add(struct cluster *c, const char *name, int64_t min, struct mwork *mw)
+{
+    if (c->npgs == c->cappgs) {
+        size_t cap = c->cappgs ? c->cappgs * 2 : 16;
+        struct pgref *v = muster_realloc(c->pgs, cap * sizeof(*v));
+        if (!v)
+            return MUSTER_ENOMEM;
+        c->pgs = v;
+        c->cappgs = cap;
+    }
+    size_t i = pgs_lower_bound(c, name);
+    memmove(&c->pgs[i + 1], &c->pgs[i], (c->npgs - i) * sizeof(*c->pgs));
+    c->pgs[i] = (struct pgref){name, min, mw};
+    c->npgs++;
+    return 0;
+}
+
+static void pgs_remove(struct cluster *c, const char *name, const struct mwork *mw)
+{
+    for (size_t i = pgs_lower_bound(c, name); i < c->npgs && strcmp(c->pgs[i].name, name) == 0;
+         i++) {
+        if (c->pgs[i].mw == mw) {
+            memmove(&c->pgs[i], &c->pgs[i + 1], (c->npgs - i - 1) * sizeof(*c->pgs));
+            c->npgs--;
+            return;
+        }
+    }
+}
+
+static size_t gangs_lower_bound(const struct cluster *c, const char *rb)
+{
+    size_t lo = 0, hi = c->ngangs;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (strcmp(c->gangs[mid], rb) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+static int gangs_has(const struct cluster *c, const char *rb)
+{
+    size_t i = gangs_lower_bound(c, rb);
+    return i < c->ngangs && strcmp(c->gangs[i], rb) == 0;
+}
+
+static int gangs_add(struct cluster *c, const char *rb)
+{
+    if (c->ngangs == c->capgangs) {
+        size_t cap = c->capgangs ? c->capgangs * 2 : 16;
+        const char **v = muster_realloc(c->gangs, cap * sizeof(*v));
+        if (!v)
+            return MUSTER_ENOMEM;
+        c->gangs = v;
+        c->capgangs = cap;
+    }
+    size_t i = gangs_lower_bound(c, rb);
+    memmove(&c->gangs[i + 1], &c->gangs[i], (c->ngangs - i) * sizeof(*c->gangs));
+    c->gangs[i] = rb;
+    c->ngangs++;
+    return 0;
+}
+
+/* Removes the entry borrowed from exactly rb (another Work may gang the same RB). */
+static void gangs_remove(struct cluster *c, const char *rb)
+{
+    for (size_t i = gangs_lower_bound(c, rb); i < c->ngangs && strcmp(c->gangs[i], rb) == 0; i++) {
+        if (c->gangs[i] == rb) {
+            memmove(&c->gangs[i], &c->gangs[i + 1], (c->ngangs - i - 1) * sizeof(*c->gangs));
+            c->ngangs--;
+            return;
+        }
+    }
+}
+
+/* The dependency of a running share as a deps key; 0 when it has none (a Volcano Job gangs
+ * itself, an ungated share of an RB nobody gangs depends on nothing). */
+static int dep_key(const struct unit *u, char *buf, size_t cap)
+{
+    if (u->group)
+        snprintf(buf, cap, "g" OP_SEP "%s", u->group);
+    else if (u->vc_min < 0 && u->mw->rb)
+        snprintf(buf, cap, "r" OP_SEP "%s", u->mw->rb);
+    else
+        return 0;
+    return 1;
+}
+
+static size_t deps_lower_bound(const struct cluster *c, const char *key)
+{
+    size_t lo = 0, hi = c->ndeps;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (strcmp(c->deps[mid].key, key) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* Counts u, which the nodes now hold, under its dependency. */
+static void deps_add(struct cluster *c, const struct unit *u)
+{
+    char key[2 * NAME_MAX_LEN + 8];
+    if (!dep_key(u, key, sizeof(key)))
+        return;
+    size_t i = deps_lower_bound(c, key);
+    if (i < c->ndeps && strcmp(c->deps[i].key, key) == 0) {
+        c->deps[i].n++;
+        return;
+    }
+    char *k = muster_strdup(key);
+    if (c->ndeps == c->capdeps && k) {
+        size_t cap = c->capdeps ? c->capdeps * 2 : 16;
+        struct dep *v = muster_realloc(c->deps, cap * sizeof(*v));
+        if (v) {
+            c->deps = v;
+            c->capdeps = cap;
+        }
+    }
+    if (!k || c->ndeps == c->capdeps) {
+        muster_free(k);
+        c->full = 1; /* unrecorded: the next sync places everything and counts again */
+        return;
+    }
+    memmove(&c->deps[i + 1], &c->deps[i], (c->ndeps - i) * sizeof(*c->deps));
+    c->deps[i] = (struct dep){k, 1};
+    c->ndeps++;
+}
+
+static void deps_reset(struct cluster *c)
+{
+    for (size_t i = 0; i < c->ndeps; i++)
+        muster_free(c->deps[i].key);
+    c->ndeps = 0;
+}
+
+/* 1 when a share the nodes hold depends on PodGroup group (group != NULL) or on whether muster
+ * gangs RB rb: a change to either moves running pods. Counts are kept from the last full
+ * placement on, and only consulted while no full placement is due. */
+static int running_depends(const struct cluster *c, const char *group, const char *rb)
+{
+    char key[2 * NAME_MAX_LEN + 8];
+    snprintf(key, sizeof(key), "%s" OP_SEP "%s", group ? "g" : "r", group ? group : rb);
+    size_t i = deps_lower_bound(c, key);
+    return i < c->ndeps && strcmp(c->deps[i].key, key) == 0 && c->deps[i].n > 0;
+}
+
+static int pend_cmp(const struct pend *p, const struct mwork *mw, size_t unit)
+{
+    int c = strcmp(p->mw->name, mw->name);
+    return c ? c : (p->unit > unit) - (p->unit < unit);
+}
+
+/* Index of the first pending share >= (mw, unit) in Work order. */
+static size_t pending_lower_bound(const struct cluster *c, const struct mwork *mw, size_t unit)
+{
+    size_t lo = 0, hi = c->npending;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (pend_cmp(&c->pending[mid], mw, unit) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+static void pending_add(struct cluster *c, struct mwork *mw, size_t unit)
+{
+    if (c->npending == c->cappending) {
+        size_t cap = c->cappending ? c->cappending * 2 : 16;
+        struct pend *v = muster_realloc(c->pending, cap * sizeof(*v));
+        if (!v) {
+            c->full = 1; /* the full pass finds it again */
+            return;
+        }
+        c->pending = v;
+        c->cappending = cap;
+    }
+    size_t i = pending_lower_bound(c, mw, unit);
+    memmove(&c->pending[i + 1], &c->pending[i], (c->npending - i) * sizeof(*c->pending));
+    c->pending[i] = (struct pend){mw, unit};
+    c->npending++;
+}
+
+static void pending_remove_work(struct cluster *c, const struct mwork *mw)
+{
+    size_t i = pending_lower_bound(c, mw, 0), j = i;
+    while (j < c->npending && c->pending[j].mw == mw)
+        j++;
+    memmove(&c->pending[i], &c->pending[j], (c->npending - j) * sizeof(*c->pending));
+    c->npending -= j - i;
+}
+
+static const char *member_group(const struct pend *p)
+{
+    return p->mw->units[p->unit].group;
+}
+
+static size_t members_lower_bound(const struct cluster *c, const char *group)
+{
+    size_t lo = 0, hi = c->nmembers;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (strcmp(member_group(&c->members[mid]), group) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+static void members_add(struct cluster *c, struct mwork *mw, size_t unit)
+{
+    if (c->nmembers == c->capmembers) {
+        size_t cap = c->capmembers ? c->capmembers * 2 : 16;
+        struct pend *v = muster_realloc(c->members, cap * sizeof(*v));
+        if (!v)
+            return; /* its PodGroup reports without it: degrade, never crash */
+        c->members = v;
+        c->capmembers = cap;
+    }
+    size_t i = members_lower_bound(c, mw->units[unit].group);
+    memmove(&c->members[i + 1], &c->members[i], (c->nmembers - i) * sizeof(*c->members));
+    c->members[i] = (struct pend){mw, unit};
+    c->nmembers++;
+}
+
+static void members_remove(struct cluster *c, const struct mwork *mw, size_t unit)
+{
+    for (size_t i = members_lower_bound(c, mw->units[unit].group);
+         i < c->nmembers && strcmp(member_group(&c->members[i]), mw->units[unit].group) == 0; i++) {
+        if (c->members[i].mw == mw && c->members[i].unit == unit) {
+            memmove(&c->members[i], &c->members[i + 1],
+                    (c->nmembers - i - 1) * sizeof(*c->members));
+            c->nmembers--;
+            return;
+        }
+    }
+}
+
+/* Lists mw among the Works the next sync reports on. */
+static void touch(struct cluster *c, struct mwork *mw)
+{
+    if (mw->touched)
+        return;
+    if (c->ntouched == c->captouched) {
+        size_t cap = c->captouched ? c->captouched * 2 : 16;
+        struct mwork **v = muster_realloc(c->touched, cap * sizeof(*v));
+        if (!v)
+            return; /* its report waits for its next change: degrade, never crash */
+        c->touched = v;
+        c->captouched = cap;
+    }
+    c->touched[c->ntouched++] = mw;
+    mw->touched = 1;
+}
+
+static void untouch(struct cluster *c, struct mwork *mw)
+{
+    for (size_t i = 0; mw->touched && i < c->ntouched; i++) {
+        if (c->touched[i] == mw) {
+            c->touched[i] = c->touched[--c->ntouched];
+            mw->touched = 0;
+        }
+    }
+}
+
+/* Drops what mw contributed to the mirror (its units, PodGroups and gang), flagging a full
+ * placement when running pods depended on any of it. Its shares stay. */
+static void mwork_clear(struct cluster *c, struct mwork *mw)
+{
+    for (size_t i = 0; i < mw->nunits; i++)
+        if (mw->units[i].in_run)
+            c->full = 1;
+    pending_remove_work(c, mw);
+    for (size_t i = 0; mw->dispatched && i < mw->nunits; i++)
+        if (mw->units[i].group)
+            members_remove(c, mw, i);
+    muster_free(mw->units);
+    mw->units = NULL;
+    mw->nunits = 0;
+    json_object *manifests = get_path(mw->obj, "spec", "workload", "manifests");
+    for (size_t m = 0; mw->dispatched && m < json_object_array_length(manifests); m++) {
+        json_object *pg = json_object_array_get_idx(manifests, m);
+        const char *kind = get_str(pg, "kind", NULL, NULL);
+        const char *name = sim_meta_str(pg, "name");
+        if (!kind || strcmp(kind, "PodGroup") != 0 || !name)
+            continue;
+        pgs_remove(c, name, mw);
+        if (!c->full && running_depends(c, name, NULL))
+            c->full = 1;
+    }
+    if (mw->marker) {
+        gangs_remove(c, mw->marker);
+        if (!c->full && running_depends(c, NULL, mw->marker))
+            c->full = 1;
+    }
+    mw->marker = NULL;
+    muster_free(mw->rb);
+    mw->rb = NULL;
+    json_object_put(mw->obj);
+    mw->obj = NULL;
+}
+
+/* Reads Work obj into mw (cleared), adding its PodGroups and gang to c's mirror. */
+static void mwork_fill(struct cluster *c, struct mwork *mw, json_object *obj)
+{
+    mw->obj = json_object_get(obj);
+    touch(c, mw);
+    json_object *susp = get_path(obj, "spec", "suspendDispatching", NULL);
+    mw->dispatched = !(susp && json_object_get_boolean(susp));
+    mw->has_status = get_path(obj, "status", NULL, NULL) != NULL;
+    json_object *g = get_path(obj, "metadata", "generation", NULL);
+    mw->gen = g ? json_object_get_int64(g) : 0;
+    const char *by = get_str(obj, "metadata", "labels", MANAGED_BY_LABEL);
+    const char *gang = get_str(obj, "metadata", "annotations", GANG_BINDING_ANNOTATION);
+    if (by && gang && strcmp(by, MANAGED_BY_MUSTER) == 0 && gangs_add(c, gang) == 0) {
+        mw->marker = gang;
+        if (!c->full && running_depends(c, NULL, gang))
+            c->full = 1;
+    }
+    const char *rbns =
+        get_str(obj, "metadata", "annotations", "resourcebinding.karmada.io/namespace");
+    const char *rbname = get_str(obj, "metadata", "annotations", "resourcebinding.karmada.io/name");
+    if (rbns && rbname) {
+        size_t len = strlen(rbns) + strlen(rbname) + 2;
+        mw->rb = muster_malloc(len);
+        if (mw->rb)
+            snprintf(mw->rb, len, "%s/%s", rbns, rbname);
+    }
+    json_object *manifests = get_path(obj, "spec", "workload", "manifests");
+    size_t n = json_object_array_length(manifests);
+    if (n > mw->nshares) {
+        struct share *v = muster_realloc(mw->shares, n * sizeof(*v));
+        if (!v)
+            return; /* the Work then runs nothing: the simulation degrades, never crashes */
+        memset(v + mw->nshares, 0, (n - mw->nshares) * sizeof(*v));
+        mw->shares = v;
+        mw->nshares = n;
+    }
+    mw->units = muster_calloc(n ? n : 1, sizeof(*mw->units));
+    if (!mw->units)
+        return;
+    for (size_t m = 0; m < n; m++) {
+        json_object *man = json_object_array_get_idx(manifests, m);
+        struct pod_set sets[16];
+        size_t nsets = workload_pods(man, sets, 16);
+        if (!nsets) {
+            const char *kind = get_str(man, "kind", NULL, NULL);
+            const char *name = sim_meta_str(man, "name");
+            if (mw->dispatched && kind && strcmp(kind, "PodGroup") == 0 && name) {
+                json_object *mm = get_path(man, "spec", "minMember", NULL);
+                if (pgs_add(c, name, mm ? json_object_get_int64(mm) : 1, mw) == 0 && !c->full &&
+                    running_depends(c, name, NULL))
+                    c->full = 1;
+            }
+            continue;
+        }
+        struct unit *u = &mw->units[mw->nunits++];
+        u->mw = mw;
+        u->manifest = m;
+        u->obj = man;
+        u->share = &mw->shares[m];
+        for (size_t s = 0; s < nsets; s++)
+            u->desired += sets[s].replicas;
+        u->duration = parse_duration(get_str(man, "metadata", "annotations", DURATION_ANNOTATION));
+        u->vc_min = -1;
+        const char *av = get_str(man, "apiVersion", NULL, NULL);
+        if (strcmp(av, "batch.volcano.sh/v1alpha1") == 0) {
+            /* Volcano makes the job's own PodGroup: minAvailable, else every pod. */
+            json_object *min = get_path(man, "spec", "minAvailable", NULL);
+            u->vc_min = min ? json_object_get_int64(min) : u->desired;
+        } else {
+            u->group = get_str(pod_template_meta(man), "annotations", GROUP_ANNOTATION, NULL);
+        }
+        if (u->duration)
+            c->timed = 1;
+        if (mw->dispatched && u->group)
+            members_add(c, mw, mw->nunits - 1);
+        if (!mw->dispatched || u->share->finished)
+            continue;
+        if (u->share->started)
+            c->full = 1; /* a running share coming back is placed with the others */
+        else
+            pending_add(c, mw, mw->nunits - 1);
+    }
+}
+
+static void mwork_free(struct mwork *mw)
+{
+    if (!mw)
+        return;
+    for (size_t i = 0; i < mw->nshares; i++)
+        muster_free(mw->shares[i].reqs);
+    muster_free(mw->shares);
+    muster_free(mw->units);
+    muster_free(mw->rb);
+    json_object_put(mw->obj);
+    muster_free(mw->name);
+    muster_free(mw);
+}
+
+static size_t works_lower_bound(const struct cluster *c, const char *name)
+{
+    size_t lo = 0, hi = c->nworks;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (strcmp(c->works[mid]->name, name) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+static int status_only(const struct sim_event *ev);
+
+/* Keeps c's mirror in step with an event of one of its Works. Returns 1 when the member must
+ * sync (0: a status write, which never moves a pod). */
+static int mirror_work(struct cluster *c, const struct sim_event *ev)
+{
+    const char *name = sim_meta_str(ev->obj, "name");
+    if (!name)
+        return 0;
+    size_t i = works_lower_bound(c, name);
+    struct mwork *mw = i < c->nworks && strcmp(c->works[i]->name, name) == 0 ? c->works[i] : NULL;
+    if (ev->type == SIM_EVENT_DELETED) {
+        if (mw) {
+            mwork_clear(c, mw);
+            untouch(c, mw);
+            memmove(&c->works[i], &c->works[i + 1], (c->nworks - i - 1) * sizeof(*c->works));
+            c->nworks--;
+            mwork_free(mw);
+        }
+        return 1;
+    }
+    if (status_only(ev)) {
+        if (mw)
+            mw->has_status = get_path(ev->obj, "status", NULL, NULL) != NULL;
+        return 0;
+    }
+    if (mw) {
+        mwork_clear(c, mw);
+    } else {
+        if (c->nworks == c->capworks) {
+            size_t cap = c->capworks ? c->capworks * 2 : 16;
+            struct mwork **v = muster_realloc(c->works, cap * sizeof(*v));
+            if (!v)
+                return 1;
+            c->works = v;
+            c->capworks = cap;
+        }
+        mw = muster_calloc(1, sizeof(*mw));
+        if (mw)
+            mw->name = muster_strdup(name);
+        if (!mw || !mw->name) {
+            mwork_free(mw);
+            return 1;
+        }
+        memmove(&c->works[i + 1], &c->works[i], (c->nworks - i) * sizeof(*c->works));
+        c->works[i] = mw;
+        c->nworks++;
+    }
+    mwork_fill(c, mw, ev->obj);
+    return 1;
 }
 
 /* Per-pod requests of every pod of obj, in pod-set order, into reqs (npods x MAX_RES). Pods
@@ -505,23 +986,30 @@ static int64_t expand_pods(struct sim_karmada *k, json_object *obj, int64_t **re
 static int64_t place_pods(struct sim_karmada *k, struct cluster *c, const int64_t *reqs,
                           int64_t from, int64_t to, int all_or_nothing)
 {
-    int64_t *saved = NULL;
-    if (all_or_nothing) {
-        saved = muster_malloc(c->nnodes * MAX_RES * sizeof(int64_t) + 1);
-        if (!saved)
-            return 0;
-        for (size_t n = 0; n < c->nnodes; n++)
-            memcpy(saved + n * MAX_RES, c->nodes[n].used, sizeof(c->nodes[n].used));
-    }
+    if (to <= from)
+        return 0;
+    /* Where each pod went, to take a gang off again (cheaper than saving every node). */
+    size_t *at = all_or_nothing ? muster_malloc((size_t)(to - from) * sizeof(*at)) : NULL;
+    if (all_or_nothing && !at)
+        return 0;
     int64_t placed = 0;
-    for (int64_t p = from; p < to; p++)
-        placed += place(k, c, reqs + p * MAX_RES, 1) == 0;
+    for (int64_t p = from; p < to; p++) {
+        size_t n = place_one(k, c, reqs + p * MAX_RES);
+        if (n < c->nnodes) {
+            if (at)
+                at[placed] = n;
+            placed++;
+        } else if (all_or_nothing) {
+            break; /* the gang cannot start: whatever else would fit is taken off anyway */
+        }
+    }
     if (all_or_nothing && placed < to - from) {
-        for (size_t n = 0; n < c->nnodes; n++)
-            memcpy(c->nodes[n].used, saved + n * MAX_RES, sizeof(c->nodes[n].used));
+        for (int64_t j = 0; j < placed; j++)
+            for (size_t i = 0; i < k->nres; i++)
+                c->nodes[at[j]].used[i] -= reqs[(from + j) * MAX_RES + i];
         placed = 0;
     }
-    muster_free(saved);
+    muster_free(at);
     return placed;
 }
 
@@ -599,18 +1087,18 @@ static json_object *identifier(json_object *obj, size_t ordinal)
 
 /* What Volcano reports for a PodGroup: its member pods running, and Running once minMember of
  * them are (Completed when its shares finished). */
-static void report_podgroup(json_object *entry, json_object *pg, const struct unit *units, size_t n)
+static void report_podgroup(json_object *entry, json_object *pg, const struct cluster *c)
 {
     const char *name = sim_meta_str(pg, "name");
     json_object *mm = get_path(pg, "spec", "minMember", NULL);
     int64_t min = mm ? json_object_get_int64(mm) : 1, running = 0, succeeded = 0, members = 0;
-    for (size_t i = 0; name && i < n; i++) {
-        if (!units[i].group || strcmp(units[i].group, name) != 0)
-            continue;
+    for (size_t i = name ? members_lower_bound(c, name) : c->nmembers;
+         i < c->nmembers && strcmp(member_group(&c->members[i]), name) == 0; i++) {
+        const struct unit *u = &c->members[i].mw->units[c->members[i].unit];
         members++;
-        running += units[i].running;
-        if (units[i].share && units[i].share->finished)
-            succeeded += units[i].desired;
+        running += u->running;
+        if (u->share->finished)
+            succeeded += u->desired;
     }
     const char *phase = members && succeeded && !running ? "Completed"
                         : members && running >= min      ? "Running"
@@ -627,12 +1115,19 @@ static void report_podgroup(json_object *entry, json_object *pg, const struct un
 }
 
 /* Writes what the member reports for one Work: Applied, and one manifestStatus per manifest. */
-static void report_work(struct sim_karmada *k, json_object *work, struct unit *units, size_t n)
+static void report_work(struct sim_karmada *k, struct cluster *c, struct mwork *mw)
 {
-    json_object *copy = NULL;
-    json_object_deep_copy(work, &copy, NULL);
-    if (!copy)
+    char ns[96];
+    snprintf(ns, sizeof(ns), WORK_NS_PREFIX "%s", c->name);
+    const struct sim_resource *wr = res_of("work.karmada.io", "v1alpha1", "works");
+    json_object *work = NULL, *copy = NULL;
+    if (sim_store_get(k->store, wr, ns, mw->name, &work, NULL) < 0)
         return;
+    copy = shallow_copy(work);
+    if (!copy) {
+        json_object_put(work);
+        return;
+    }
     json_object *status = json_object_new_object();
     json_object *cond = json_object_new_object();
     json_object_object_add(cond, "type", json_object_new_string("Applied"));
@@ -653,29 +1148,36 @@ static void report_work(struct sim_karmada *k, json_object *work, struct unit *u
         json_object *e = json_object_new_object();
         json_object_object_add(e, "identifier", identifier(obj, m));
         struct unit *u = NULL;
-        for (size_t i = 0; i < n && !u; i++)
-            if (units[i].work == work && units[i].manifest == m)
-                u = &units[i];
+        for (size_t i = 0; i < mw->nunits && !u; i++)
+            if (mw->units[i].manifest == m)
+                u = &mw->units[i];
         const char *kind = get_str(obj, "kind", NULL, NULL);
         if (u) {
             char ts[32] = "";
-            if (u->share && u->share->started)
+            if (u->share->started)
                 sim_format_time(u->share->started, ts, sizeof(ts));
             json_object_object_add(e, "status", share_status(u, ts[0] ? ts : NULL));
             json_object_object_add(e, "health", json_object_new_string(health_of(u)));
         } else if (kind && strcmp(kind, "PodGroup") == 0) {
-            report_podgroup(e, obj, units, n);
+            report_podgroup(e, obj, c);
         } else {
             json_object_object_add(e, "health", json_object_new_string("Healthy"));
         }
         json_object_array_add(ms, e);
     }
     json_object_object_add(status, "manifestStatuses", ms);
-    json_object_object_add(copy, "status", status);
-    sim_store_update(k->store, res_of("work.karmada.io", "v1alpha1", "works"),
-                     sim_meta_str(work, "namespace"), sim_meta_str(work, "name"), copy,
-                     SIM_WRITE_INTERNAL, NULL, NULL);
+    /* The status event reaches the mirror later when this runs inside a delivery. */
+    if (json_object_equal(status, get_path(work, "status", NULL, NULL))) {
+        json_object_put(status);
+        mw->has_status = 1;
+    } else {
+        json_object_object_add(copy, "status", status);
+        if (sim_store_update(k->store, wr, ns, mw->name, copy, SIM_WRITE_INTERNAL | SIM_WRITE_SHARE,
+                             NULL, NULL) == 0)
+            mw->has_status = 1;
+    }
     json_object_put(copy);
+    json_object_put(work);
 }
 
 /* Karmada's FullyApplied condition: True once every cluster in spec.clusters reported its Work
@@ -752,15 +1254,20 @@ static void aggregate(struct sim_karmada *k, const char *cluster, json_object *w
         json_object_put(rb); /* muster's PodGroup Works are not the RB's own */
         return;
     }
-    json_object_deep_copy(rb, &copy, NULL);
-    json_object_put(rb);
-    if (!copy)
-        return;
-    json_object *status = get_path(copy, "status", NULL, NULL);
-    if (!status) {
+    /* Only status changes, and set_fully_applied edits it in place: copy just that. */
+    copy = shallow_copy(rb);
+    json_object *status = NULL;
+    if (copy && get_path(rb, "status", NULL, NULL))
+        json_object_deep_copy(get_path(rb, "status", NULL, NULL), &status, NULL);
+    else if (copy)
         status = json_object_new_object();
-        json_object_object_add(copy, "status", status);
+    json_object_put(rb);
+    if (!copy || !status) {
+        json_object_put(copy);
+        json_object_put(status);
+        return;
     }
+    json_object_object_add(copy, "status", status);
     json_object *old = get_path(status, "aggregatedStatus", NULL, NULL);
     json_object *agg = json_object_new_array();
     json_object *entry = json_object_new_object();
@@ -789,238 +1296,217 @@ static void aggregate(struct sim_karmada *k, const char *cluster, json_object *w
         json_object_array_add(agg, entry);
     json_object_object_add(status, "aggregatedStatus", agg);
     set_fully_applied(k, copy, status, agg);
-    sim_store_update(k->store, rbr, rbns, rbname, copy, SIM_WRITE_INTERNAL, NULL, NULL);
+    sim_store_update(k->store, rbr, rbns, rbname, copy, SIM_WRITE_INTERNAL | SIM_WRITE_SHARE, NULL,
+                     NULL);
     json_object_put(copy);
 }
 
-/* Runs the member: places every dispatched share (running ones first), gangs all or nothing,
- * finishes shares whose scripted duration is over, and reports through Work status and the
- * RBs' aggregatedStatus. Returns the Pending demand in allocating. */
+/* Decides u's gang and whether it waits for its PodGroup, from the cluster's PodGroups and the
+ * RBs muster gangs here. */
+static void gate(const struct cluster *c, struct unit *u)
+{
+    u->waiting_for_group = 0;
+    u->gang = 0;
+    if (u->vc_min >= 0) {
+        u->gang = u->vc_min;
+    } else if (u->group) {
+        const struct pgref *pg = pgs_find(c, u->group);
+        u->waiting_for_group = !pg;
+        u->gang = pg ? pg->min_member : 0;
+    } else if (u->mw->rb && gangs_has(c, u->mw->rb)) {
+        /* muster gangs this RB here: pods that name no PodGroup never start */
+        u->waiting_for_group = 1;
+    }
+    if (u->gang > u->desired)
+        u->gang = u->desired;
+}
+
+/* Places u's pods on the nodes as they are (its gang all or nothing, then the rest one by one)
+ * and adds the requests of the pods left Pending to pending. */
+static void place_unit(struct sim_karmada *k, struct cluster *c, struct unit *u, int64_t *pending)
+{
+    struct share *sh = u->share;
+    if (!sh->reqs || sh->gen != u->mw->gen) {
+        muster_free(sh->reqs);
+        sh->npods = expand_pods(k, u->obj, &sh->reqs);
+        sh->gen = u->mw->gen;
+    }
+    const int64_t *reqs = sh->reqs;
+    int64_t total = reqs ? sh->npods : 0, placed = 0;
+    if (!u->waiting_for_group && c->ready) {
+        placed = place_pods(k, c, reqs, 0, u->gang, 1);
+        if (placed == u->gang)
+            placed += place_pods(k, c, reqs, u->gang, total, 0);
+    }
+    for (int64_t p = placed; p < total; p++)
+        for (size_t r = 0; r < k->nres; r++)
+            if (reqs[p * MAX_RES + r] < INT64_MAX / 4)
+                pending[r] += reqs[p * MAX_RES + r];
+    u->running = placed;
+}
+
+static int run_cmp(const void *pa, const void *pb)
+{
+    const struct unit *a = *(const struct unit *const *)pa, *b = *(const struct unit *const *)pb;
+    if (a->share->started != b->share->started)
+        return a->share->started < b->share->started ? -1 : 1;
+    return a->share->seq < b->share->seq ? -1 : a->share->seq > b->share->seq;
+}
+
+/* Places every running share again from empty nodes, oldest first, as the member's scheduler
+ * would find them: each keeps the nodes it had unless something before it changed. */
+static void place_running(struct sim_karmada *k, struct cluster *c)
+{
+    for (size_t n = 0; n < c->nnodes; n++)
+        memset(c->nodes[n].used, 0, sizeof(c->nodes[n].used));
+    memset(c->alloc_run, 0, sizeof(c->alloc_run));
+    size_t nrun = 0;
+    for (size_t w = 0; w < c->nworks; w++)
+        for (size_t i = 0; i < c->works[w]->nunits; i++) {
+            struct unit *u = &c->works[w]->units[i];
+            u->in_run = 0;
+            u->running = 0; /* a finished share's pods are gone */
+            nrun += c->works[w]->dispatched && u->share->started && !u->share->finished;
+        }
+    struct unit **run = muster_malloc((nrun ? nrun : 1) * sizeof(*run));
+    if (!run)
+        return; /* nothing runs until the next full sync: degrade, never crash */
+    size_t at = 0;
+    for (size_t w = 0; w < c->nworks; w++)
+        for (size_t i = 0; c->works[w]->dispatched && i < c->works[w]->nunits; i++) {
+            struct unit *u = &c->works[w]->units[i];
+            if (u->share->started && !u->share->finished)
+                run[at++] = u;
+        }
+    qsort(run, nrun, sizeof(*run), run_cmp);
+    c->full = 0;
+    deps_reset(c);
+    for (size_t i = 0; i < nrun; i++) {
+        gate(c, run[i]);
+        place_unit(k, c, run[i], c->alloc_run);
+        run[i]->in_run = 1;
+        deps_add(c, run[i]);
+    }
+    muster_free(run);
+    c->npending = 0;
+    c->timed = 0;
+    for (size_t w = 0; w < c->nworks; w++) {
+        struct mwork *mw = c->works[w];
+        touch(c, mw); /* any running share may have moved */
+        for (size_t i = 0; i < mw->nunits; i++) {
+            const struct unit *u = &mw->units[i];
+            c->timed |= u->duration != 0;
+            if (mw->dispatched && !u->share->started && !u->share->finished)
+                pending_add(c, mw, i);
+        }
+    }
+}
+
+/* Runs the member: places every dispatched share (running ones first, oldest first), gangs all
+ * or nothing, finishes shares whose scripted duration is over, and reports through Work status
+ * and the RBs' aggregatedStatus. Returns the Pending demand in allocating.
+ *
+ * The nodes carry the running shares from one sync to the next, so a sync places only the
+ * shares not running yet, in Work order, unless c->full says the running ones moved; placing
+ * them again would find the same nodes (first fit, same order, same state). */
+static int mwork_name_cmp(const void *pa, const void *pb)
+{
+    return strcmp((*(const struct mwork *const *)pa)->name,
+                  (*(const struct mwork *const *)pb)->name);
+}
+
 static void run_member(struct sim_karmada *k, struct cluster *c, int64_t *allocating)
 {
-    char ns[96];
-    snprintf(ns, sizeof(ns), WORK_NS_PREFIX "%s", c->name);
-    json_object *list = NULL;
-    if (sim_store_list(k->store, res_of("work.karmada.io", "v1alpha1", "works"), ns, NULL, &list,
-                       NULL) < 0)
-        return;
-    json_object *items = json_object_object_get(list, "items");
-    size_t nworks = json_object_array_length(items);
-    /* PodGroups present in the member (from dispatched Works), by name. */
-    size_t cap = 0;
-    for (size_t w = 0; w < nworks; w++)
-        cap += json_object_array_length(
-            get_path(json_object_array_get_idx(items, w), "spec", "workload", "manifests"));
-    /* Units point into k->shares: no reallocation may move it during this sync. */
-    struct unit *units =
-        share_reserve(k, cap) == 0 ? muster_calloc(cap ? cap : 1, sizeof(*units)) : NULL;
-    if (!units) {
-        json_object_put(list);
-        return;
-    }
-    size_t n = 0, npg = 0;
     time_t now = clock_now(k);
-    /* The PodGroups that reached the member, sorted by name for lookups. */
-    struct podgroup *pgs = muster_calloc(cap ? cap : 1, sizeof(*pgs));
-    if (!pgs) {
-        muster_free(units);
-        json_object_put(list);
-        return;
-    }
-    for (size_t w = 0; w < nworks; w++) {
-        json_object *work = json_object_array_get_idx(items, w);
-        json_object *susp = get_path(work, "spec", "suspendDispatching", NULL);
-        if (susp && json_object_get_boolean(susp))
-            continue;
-        json_object *ms = get_path(work, "spec", "workload", "manifests");
-        for (size_t j = 0; j < json_object_array_length(ms); j++) {
-            json_object *pg = json_object_array_get_idx(ms, j);
-            const char *kind = get_str(pg, "kind", NULL, NULL);
-            const char *name = sim_meta_str(pg, "name");
-            if (!kind || strcmp(kind, "PodGroup") != 0 || !name)
-                continue;
-            json_object *mm = get_path(pg, "spec", "minMember", NULL);
-            pgs[npg].name = name;
-            pgs[npg].min_member = mm ? json_object_get_int64(mm) : 1;
-            pgs[npg].work = w;
-            npg++;
-        }
-    }
-    qsort(pgs, npg, sizeof(*pgs), podgroup_cmp);
-    /* The RBs muster gangs in this cluster: those with a PodGroup Work here (dispatched or not). */
-    const char **gangs = muster_calloc(nworks ? nworks : 1, sizeof(*gangs));
-    if (!gangs) {
-        muster_free(pgs);
-        muster_free(units);
-        json_object_put(list);
-        return;
-    }
-    size_t ngangs = 0;
-    for (size_t w = 0; w < nworks; w++) {
-        json_object *work = json_object_array_get_idx(items, w);
-        const char *by = get_str(work, "metadata", "labels", MANAGED_BY_LABEL);
-        const char *rb = get_str(work, "metadata", "annotations", GANG_BINDING_ANNOTATION);
-        if (by && rb && strcmp(by, MANAGED_BY_MUSTER) == 0)
-            gangs[ngangs++] = rb;
-    }
-    qsort(gangs, ngangs, sizeof(*gangs), str_cmp);
-    for (size_t w = 0; w < nworks; w++) {
-        json_object *work = json_object_array_get_idx(items, w);
-        json_object *susp = get_path(work, "spec", "suspendDispatching", NULL);
-        if (susp && json_object_get_boolean(susp))
-            continue; /* nothing reached the member */
-        json_object *manifests = get_path(work, "spec", "workload", "manifests");
-        for (size_t m = 0; m < json_object_array_length(manifests); m++) {
-            json_object *obj = json_object_array_get_idx(manifests, m);
-            struct pod_set sets[16];
-            size_t nsets = workload_pods(obj, sets, 16);
-            if (!nsets)
-                continue;
-            struct unit *u = &units[n];
-            u->work = work;
-            u->manifest = m;
-            u->obj = obj;
-            u->order = n;
-            for (size_t s = 0; s < nsets; s++)
-                u->desired += sets[s].replicas;
-            char key[128];
-            snprintf(key, sizeof(key), "%.80s/%u", sim_meta_str(work, "uid"), (unsigned)m);
-            u->share = share_get(k, key);
-            u->duration =
-                parse_duration(get_str(obj, "metadata", "annotations", DURATION_ANNOTATION));
-            if (u->share)
-                u->share->duration = u->duration;
-            const char *av = get_str(obj, "apiVersion", NULL, NULL);
-            if (strcmp(av, "batch.volcano.sh/v1alpha1") == 0) {
-                /* Volcano makes the job's own PodGroup: minAvailable, else every pod. */
-                json_object *min = get_path(obj, "spec", "minAvailable", NULL);
-                u->gang = min ? json_object_get_int64(min) : u->desired;
-            } else {
-                const char *group =
-                    get_str(pod_template_meta(obj), "annotations", GROUP_ANNOTATION, NULL);
-                u->group = group;
-                if (group) {
-                    struct podgroup want = {group, 0, 0, 0};
-                    const struct podgroup *pg =
-                        bsearch(&want, pgs, npg, sizeof(*pgs), podgroup_cmp);
-                    u->waiting_for_group = !pg;
-                    u->gang = pg ? pg->min_member : 0;
-                } else if (gang_managed(work, gangs, ngangs)) {
-                    /* muster gangs this RB here: pods that name no PodGroup never start */
-                    u->waiting_for_group = 1;
-                }
+    for (size_t w = 0; c->timed && w < c->nworks; w++) {
+        struct mwork *mw = c->works[w];
+        for (size_t i = 0; mw->dispatched && i < mw->nunits; i++) {
+            struct unit *u = &mw->units[i];
+            struct share *sh = u->share;
+            sh->duration = u->duration;
+            if (sh->started && !sh->finished && u->duration && now - sh->started >= u->duration) {
+                sh->finished = 1; /* done: its pods are gone and free their nodes */
+                c->full = 1;
             }
-            if (u->gang > u->desired)
-                u->gang = u->desired;
-            n++;
         }
     }
-    qsort(units, n, sizeof(*units), unit_cmp);
-    for (size_t nn = 0; nn < c->nnodes; nn++)
-        memset(c->nodes[nn].used, 0, sizeof(c->nodes[nn].used));
-    for (size_t i = 0; i < n; i++) {
-        struct unit *u = &units[i];
+    if (c->full)
+        place_running(k, c);
+    int64_t pending[MAX_RES] = {0};
+    size_t kept = 0;
+    for (size_t j = 0; j < c->npending; j++) {
+        struct mwork *mw = c->pending[j].mw;
+        struct unit *u = &mw->units[c->pending[j].unit];
         struct share *sh = u->share;
-        if (sh && sh->started && u->duration && now - sh->started >= u->duration)
-            sh->finished = 1;
-        if (sh && sh->finished)
-            continue; /* done: its pods are gone and free their nodes */
-        int64_t *reqs = NULL, total = 0;
-        int64_t gen = json_object_get_int64(get_path(u->work, "metadata", "generation", NULL));
-        if (sh && sh->reqs && sh->gen == gen) {
-            reqs = sh->reqs;
-            total = sh->npods;
-        } else {
-            total = expand_pods(k, u->obj, &reqs);
-            if (sh) {
-                muster_free(sh->reqs);
-                sh->reqs = reqs;
-                sh->npods = total;
-                sh->gen = gen;
-            }
-        }
-        int64_t placed = 0;
-        if (!u->waiting_for_group && c->ready) {
-            placed = place_pods(k, c, reqs, 0, u->gang, 1);
-            if (placed == u->gang)
-                placed += place_pods(k, c, reqs, u->gang, total, 0);
-        }
-        for (int64_t p = placed; p < total; p++)
-            for (size_t r = 0; r < k->nres; r++)
-                if (reqs[p * MAX_RES + r] < INT64_MAX / 4)
-                    allocating[r] += reqs[p * MAX_RES + r];
-        if (!sh)
-            muster_free(reqs);
-        u->running = placed;
-        if (sh && !sh->started && placed > 0 && placed >= u->gang)
+        int64_t left[MAX_RES] = {0};
+        gate(c, u);
+        place_unit(k, c, u, left);
+        int64_t *into = pending;
+        if (u->running > 0 && u->running >= u->gang) {
             sh->started = now;
+            sh->seq = ++k->start_seq;
+            u->in_run = 1;
+            deps_add(c, u);
+            into = c->alloc_run;
+        } else {
+            c->pending[kept++] = c->pending[j];
+        }
+        for (size_t r = 0; r < k->nres; r++)
+            into[r] += left[r];
+        if (u->running != sh->reported_running || !sh->reported)
+            touch(c, mw);
     }
+    c->npending = kept;
+    for (size_t r = 0; r < k->nres; r++)
+        allocating[r] = c->alloc_run[r] + pending[r];
     /* Report what changed, Work by Work, then into each RB: a sync costs writes only for
-     * shares whose state moved, not for every Work in the cluster. */
-    for (size_t i = 0; i < n; i++) {
-        struct unit *u = &units[i];
-        struct share *sh = u->share;
-        u->changed = !sh || !sh->reported || sh->reported_running != u->running ||
-                     sh->reported_desired != u->desired || sh->reported_finished != sh->finished;
+     * shares whose state moved, and looks only at the Works that changed or were placed. The
+     * list grows while it is walked: a changed share touches its PodGroup's Work. */
+    for (size_t t = 0; t < c->ntouched; t++) {
+        struct mwork *mw = c->touched[t];
+        for (size_t i = 0; mw->dispatched && i < mw->nunits; i++) {
+            struct unit *u = &mw->units[i];
+            struct share *sh = u->share;
+            u->changed = !sh->reported || sh->reported_running != u->running ||
+                         sh->reported_desired != u->desired ||
+                         sh->reported_finished != sh->finished;
+            /* A PodGroup's Work reports again when one of its member shares changed. */
+            if (!u->changed || !u->group)
+                continue;
+            for (size_t p = pgs_lower_bound(c, u->group);
+                 p < c->npgs && strcmp(c->pgs[p].name, u->group) == 0; p++) {
+                c->pgs[p].mw->pg_touched = 1;
+                touch(c, c->pgs[p].mw);
+            }
+        }
     }
-    /* A PodGroup's Work reports again when one of its member shares changed. */
-    for (size_t i = 0; i < n; i++) {
-        if (!units[i].changed || !units[i].group)
+    qsort(c->touched, c->ntouched, sizeof(*c->touched), mwork_name_cmp);
+    for (size_t t = 0; t < c->ntouched; t++) {
+        struct mwork *mw = c->touched[t];
+        if (!mw->dispatched)
             continue;
-        struct podgroup want = {units[i].group, 0, 0, 0};
-        struct podgroup *pg = bsearch(&want, pgs, npg, sizeof(*pgs), podgroup_cmp);
-        if (pg)
-            pg->touched = 1;
-    }
-    for (size_t w = 0; w < nworks; w++) {
-        json_object *work = json_object_array_get_idx(items, w);
-        json_object *susp = get_path(work, "spec", "suspendDispatching", NULL);
-        if (susp && json_object_get_boolean(susp))
-            continue;
-        int changed = !get_path(work, "status", NULL, NULL);
-        for (size_t i = 0; i < n && !changed; i++)
-            changed = units[i].work == work && units[i].changed;
-        for (size_t p = 0; p < npg && !changed; p++)
-            changed = pgs[p].work == w && pgs[p].touched;
+        int changed = !mw->has_status || mw->pg_touched;
+        for (size_t i = 0; i < mw->nunits && !changed; i++)
+            changed = mw->units[i].changed;
         if (changed)
-            report_work(k, work, units, n);
+            report_work(k, c, mw);
     }
-    for (size_t i = 0; i < n; i++) {
-        struct unit *u = &units[i];
-        if (u->manifest == 0 && u->changed)
-            aggregate(k, c->name, u->work, u);
-        if (u->share) {
+    for (size_t t = 0; t < c->ntouched; t++) {
+        struct mwork *mw = c->touched[t];
+        for (size_t i = 0; mw->dispatched && i < mw->nunits; i++) {
+            struct unit *u = &mw->units[i];
+            if (u->manifest == 0 && u->changed)
+                aggregate(k, c->name, mw->obj, u);
+            u->changed = 0;
             u->share->reported = 1;
             u->share->reported_running = u->running;
             u->share->reported_desired = u->desired;
             u->share->reported_finished = u->share->finished;
         }
+        mw->pg_touched = 0;
+        mw->touched = 0;
     }
-    muster_free(gangs);
-    muster_free(pgs);
-    muster_free(units);
-    json_object_put(list);
-}
-
-/* Forgets the shares of a Work that is gone. */
-static void forget_shares(struct sim_karmada *k, const char *work_uid)
-{
-    size_t len = strlen(work_uid), j = 0;
-    for (size_t i = 0; i < k->nshares; i++) {
-        if (strncmp(k->shares[i].key, work_uid, len) == 0 && k->shares[i].key[len] == '/')
-            muster_free(k->shares[i].reqs);
-        else
-            k->shares[j++] = k->shares[i];
-    }
-    if (j != k->nshares) {
-        k->nshares = j;
-        /* Indices moved; on allocation failure drop the index (share_get rebuilds it). */
-        if (index_rebuild(k, j) < 0) {
-            muster_free(k->slots);
-            k->slots = NULL;
-            k->nslots = 0;
-        }
-    }
+    c->ntouched = 0;
 }
 
 void sim_karmada_tick(struct sim_karmada *k)
@@ -1028,9 +1514,14 @@ void sim_karmada_tick(struct sim_karmada *k)
     /* Only scripted durations change anything with time alone. */
     int timed = 0;
     time_t now = clock_now(k);
-    for (size_t i = 0; i < k->nshares && !timed; i++) {
-        const struct share *sh = &k->shares[i];
-        timed = sh->started && !sh->finished && sh->duration && now - sh->started >= sh->duration;
+    for (size_t ci = 0; ci < k->nclusters && !timed; ci++) {
+        const struct cluster *c = &k->clusters[ci];
+        for (size_t w = 0; w < c->nworks && !timed; w++)
+            for (size_t i = 0; i < c->works[w]->nshares && !timed; i++) {
+                const struct share *sh = &c->works[w]->shares[i];
+                timed = sh->started && !sh->finished && sh->duration &&
+                        now - sh->started >= sh->duration;
+            }
     }
     for (size_t i = 0; timed && i < k->nclusters; i++)
         cluster_sync(k, &k->clusters[i]);
@@ -1084,11 +1575,11 @@ static void cluster_sync(struct sim_karmada *k, struct cluster *c)
     const struct sim_resource *cr = res_of("cluster.karmada.io", "v1alpha1", "clusters");
     if (sim_store_get(k->store, cr, NULL, c->name, &cur, NULL) < 0)
         return;
-    json_object *next = NULL;
-    json_object_deep_copy(cur, &next, NULL);
-    json_object_put(cur);
-    if (!next)
+    json_object *next = shallow_copy(cur);
+    if (!next) {
+        json_object_put(cur);
         return;
+    }
     json_object *status = json_object_new_object();
     json_object_object_add(status, "kubernetesVersion", json_object_new_string("v1.32.0"));
     json_object *cond = json_object_new_object();
@@ -1131,10 +1622,17 @@ static void cluster_sync(struct sim_karmada *k, struct cluster *c)
     }
     json_object_object_add(sum, "allocatableModelings", models);
     json_object_object_add(status, "resourceSummary", sum);
-    json_object_object_add(next, "status", status);
-    /* An identical status commits nothing, so this is cheap to call on every Work event. */
-    sim_store_update(k->store, cr, NULL, c->name, next, SIM_WRITE_INTERNAL, NULL, NULL);
+    /* Most syncs change nothing here (a Work arrived suspended, a policy re-rendered one):
+     * compare before handing the store a whole Cluster to copy. */
+    if (!json_object_equal(status, get_path(cur, "status", NULL, NULL))) {
+        json_object_object_add(next, "status", status);
+        sim_store_update(k->store, cr, NULL, c->name, next, SIM_WRITE_INTERNAL | SIM_WRITE_SHARE,
+                         NULL, NULL);
+    } else {
+        json_object_put(status);
+    }
     json_object_put(next);
+    json_object_put(cur);
 }
 
 int sim_karmada_set_ready(struct sim_karmada *k, const char *name, int ready)
@@ -1145,6 +1643,7 @@ int sim_karmada_set_ready(struct sim_karmada *k, const char *name, int ready)
     if (c->ready != !!ready) {
         c->ready = !!ready;
         c->ready_since = clock_now(k);
+        c->full = 1; /* a NotReady member runs nothing; a Ready one places everything again */
     }
     cluster_sync(k, c);
     return 0;
@@ -1319,12 +1818,14 @@ static int create_object(struct sim_karmada *k, json_object *obj, char *err, siz
 
 static void ensure_namespace(struct sim_karmada *k, const char *name)
 {
+    const struct sim_resource *nsr = res_of("", "v1", "namespaces");
+    if (sim_store_get(k->store, nsr, NULL, name, NULL, NULL) == 0)
+        return; /* every render asks: spare the refused create and its Status */
     json_object *o = json_object_new_object();
     json_object *m = json_object_new_object();
     json_object_object_add(m, "name", json_object_new_string(name));
     json_object_object_add(o, "metadata", m);
-    sim_store_create(k->store, res_of("", "v1", "namespaces"), NULL, o, clock_now(k),
-                     SIM_WRITE_INTERNAL, NULL, NULL);
+    sim_store_create(k->store, nsr, NULL, o, clock_now(k), SIM_WRITE_INTERNAL, NULL, NULL);
     json_object_put(o);
 }
 
@@ -1533,7 +2034,8 @@ static void detect(struct sim_karmada *k, json_object *obj)
             json_object_object_add(next, "spec", spec);
         }
         fill_rb_spec(spec, obj, policy);
-        sim_store_update(k->store, rbr, ns, name, next, SIM_WRITE_INTERNAL, NULL, NULL);
+        sim_store_update(k->store, rbr, ns, name, next, SIM_WRITE_INTERNAL | SIM_WRITE_SHARE, NULL,
+                         NULL);
         json_object_put(next);
         json_object_put(cur);
         json_object_put(policy);
@@ -1577,7 +2079,8 @@ static void detect(struct sim_karmada *k, json_object *obj)
     json_object_object_add(susp, "scheduling", json_object_new_boolean(1));
     json_object_object_add(spec, "suspension", susp);
     json_object_object_add(rb, "spec", spec);
-    sim_store_create(k->store, rbr, ns, rb, clock_now(k), SIM_WRITE_INTERNAL, NULL, NULL);
+    sim_store_create(k->store, rbr, ns, rb, clock_now(k), SIM_WRITE_INTERNAL | SIM_WRITE_SHARE,
+                     NULL, NULL);
     json_object_put(rb);
     json_object_put(policy);
 }
@@ -1676,74 +2179,214 @@ static int override_selects(json_object *op, json_object *tmpl)
     return selected;
 }
 
-/* Applies the plaintext overriders of every OverridePolicy in ns that selects tmpl and targets
- * cluster (in name order, as Karmada sorts them). */
-struct ns_objs {
-    const char *ns;
-    json_object *items;
-};
+/* ---- the OverridePolicy index ---- */
 
-static void collect_in_ns(void *data, json_object *obj)
+/* Index of the first key >= key. */
+static size_t keyset_lower_bound(const struct keyset *ks, const char *key)
 {
-    struct ns_objs *c = data;
-    const char *ns = sim_meta_str(obj, "namespace");
-    if (ns && c->ns && strcmp(ns, c->ns) == 0)
-        json_object_array_add(c->items, json_object_get(obj));
+    size_t lo = 0, hi = ks->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (strcmp(ks->v[mid], key) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
 }
 
+static int keyset_add(struct keyset *ks, const char *key)
+{
+    size_t i = keyset_lower_bound(ks, key);
+    if (i < ks->n && strcmp(ks->v[i], key) == 0)
+        return 0;
+    if (ks->n == ks->cap) {
+        size_t cap = ks->cap ? ks->cap * 2 : 64;
+        char **v = muster_realloc(ks->v, cap * sizeof(*v));
+        if (!v)
+            return MUSTER_ENOMEM;
+        ks->v = v;
+        ks->cap = cap;
+    }
+    char *kk = muster_strdup(key);
+    if (!kk)
+        return MUSTER_ENOMEM;
+    memmove(&ks->v[i + 1], &ks->v[i], (ks->n - i) * sizeof(*ks->v));
+    ks->v[i] = kk;
+    ks->n++;
+    return 0;
+}
+
+static void keyset_remove(struct keyset *ks, const char *key)
+{
+    size_t i = keyset_lower_bound(ks, key);
+    if (i == ks->n || strcmp(ks->v[i], key) != 0)
+        return;
+    muster_free(ks->v[i]);
+    memmove(&ks->v[i], &ks->v[i + 1], (ks->n - i - 1) * sizeof(*ks->v));
+    ks->n--;
+}
+
+static void keyset_free(struct keyset *ks)
+{
+    for (size_t i = 0; i < ks->n; i++)
+        muster_free(ks->v[i]);
+    muster_free(ks->v);
+    memset(ks, 0, sizeof(*ks));
+}
+
+/* Adds (add = 1) or removes op's keys. The keys follow override_selects: a missing
+ * resourceSelectors selects everything (wild), one that is not an array selects nothing. A
+ * selector naming no template is wild; selector_matches still decides at render time, so the
+ * index only has to never miss a policy that may select. */
+static void op_index(struct sim_karmada *k, json_object *op, int add)
+{
+    const char *ns = sim_meta_str(op, "namespace");
+    const char *name = sim_meta_str(op, "name");
+    if (!ns || !name)
+        return;
+    json_object *sels = get_path(op, "spec", "resourceSelectors", NULL);
+    int wild = !sels;
+    char key[6 * NAME_MAX_LEN];
+    for (size_t i = 0;
+         json_object_is_type(sels, json_type_array) && i < json_object_array_length(sels); i++) {
+        json_object *sel = json_object_array_get_idx(sels, i);
+        const char *av = get_str(sel, "apiVersion", NULL, NULL);
+        const char *kind = get_str(sel, "kind", NULL, NULL);
+        const char *tname = get_str(sel, "name", NULL, NULL);
+        if (!av || !kind || !tname || !tname[0]) {
+            wild = 1;
+            continue;
+        }
+        snprintf(key, sizeof(key), "%s" OP_SEP "%s" OP_SEP "%s" OP_SEP "%s" OP_SEP "%s", ns, av,
+                 kind, tname, name);
+        if (add)
+            keyset_add(&k->op_named, key); /* on failure the policy is not applied: degrade */
+        else
+            keyset_remove(&k->op_named, key);
+    }
+    if (!wild)
+        return;
+    snprintf(key, sizeof(key), "%s" OP_SEP "%s", ns, name);
+    if (add)
+        keyset_add(&k->op_wild, key);
+    else
+        keyset_remove(&k->op_wild, key);
+}
+
+/* Keeps the index in step with an OverridePolicy event (DELETED carries the last state). */
+static void index_override(struct sim_karmada *k, const struct sim_event *ev)
+{
+    if (ev->type == SIM_EVENT_MODIFIED && ev->prev)
+        op_index(k, ev->prev, 0);
+    op_index(k, ev->obj, ev->type != SIM_EVENT_DELETED);
+}
+
+static void index_override_existing(void *data, json_object *op)
+{
+    op_index(data, op, 1);
+}
+
+/* The policy names (the keys' last field) of the keys of ks starting with prefix, appended to
+ * *names (grown as needed). Returns 0 or MUSTER_ENOMEM. */
+static int op_candidates(const struct keyset *ks, const char *prefix, const char ***names,
+                         size_t *n, size_t *cap)
+{
+    size_t plen = strlen(prefix);
+    for (size_t i = keyset_lower_bound(ks, prefix);
+         i < ks->n && strncmp(ks->v[i], prefix, plen) == 0; i++) {
+        if (*n == *cap) {
+            size_t c = *cap ? *cap * 2 : 16;
+            const char **v = muster_realloc(*names, c * sizeof(*v));
+            if (!v)
+                return MUSTER_ENOMEM;
+            *names = v;
+            *cap = c;
+        }
+        (*names)[(*n)++] = ks->v[i] + plen;
+    }
+    return 0;
+}
+
+/* Applies op's plaintext overriders for cluster to *tmpl. */
+static void apply_override(json_object *op, const char *cluster, json_object **tmpl)
+{
+    json_object *rules = get_path(op, "spec", "overrideRules", NULL);
+    for (size_t r = 0;
+         json_object_is_type(rules, json_type_array) && r < json_object_array_length(rules); r++) {
+        json_object *rule = json_object_array_get_idx(rules, r);
+        json_object *target = get_path(rule, "targetCluster", "clusterNames", NULL);
+        if (target && !cluster_listed(target, cluster))
+            continue;
+        json_object *plain = get_path(rule, "overriders", "plaintext", NULL);
+        if (!json_object_is_type(plain, json_type_array))
+            continue;
+        json_object *ops = json_object_new_array();
+        for (size_t p = 0; p < json_object_array_length(plain); p++) {
+            json_object *o = json_object_array_get_idx(plain, p);
+            json_object *jp = json_object_new_object();
+            const char *oper = get_str(o, "operator", NULL, NULL);
+            const char *path = get_str(o, "path", NULL, NULL);
+            json_object_object_add(jp, "op", json_object_new_string(oper ? oper : "replace"));
+            json_object_object_add(jp, "path", json_object_new_string(path ? path : ""));
+            json_object *v = get_path(o, "value", NULL, NULL);
+            if (v)
+                json_object_object_add(jp, "value", json_object_get(v));
+            json_object_array_add(ops, jp);
+        }
+        json_object *patched = NULL;
+        char err[256];
+        /* Karmada fails the whole render on a bad overrider; the sim skips the rule. */
+        if (sim_json_patch(*tmpl, ops, &patched, err, sizeof(err)) == 0) {
+            json_object_put(*tmpl);
+            *tmpl = patched;
+        }
+        json_object_put(ops);
+    }
+}
+
+/* Applies the plaintext overriders of every OverridePolicy in ns that selects tmpl and targets
+ * cluster, in name order as Karmada sorts them. The candidates come from the index, looked up
+ * by the template as it is before any overrider ran (an overrider renaming the template does
+ * not bring in policies naming the new name). */
 static void apply_overrides(struct sim_karmada *k, const char *ns, const char *cluster,
                             json_object **tmpl)
 {
-    /* The namespace's policies in key (name) order, by reference: a list would copy every
-     * policy for every Work rendered. */
-    struct ns_objs nso = {ns, json_object_new_array()};
-    if (!nso.items)
+    if (!ns)
         return;
-    sim_store_each(k->store, res_of("policy.karmada.io", "v1alpha1", "overridepolicies"),
-                   collect_in_ns, &nso);
-    json_object *list = nso.items;
-    json_object *items = list;
-    for (size_t i = 0; i < json_object_array_length(items); i++) {
-        json_object *op = json_object_array_get_idx(items, i);
-        if (!override_selects(op, *tmpl))
-            continue;
-        json_object *rules = get_path(op, "spec", "overrideRules", NULL);
-        for (size_t r = 0;
-             json_object_is_type(rules, json_type_array) && r < json_object_array_length(rules);
-             r++) {
-            json_object *rule = json_object_array_get_idx(rules, r);
-            json_object *target = get_path(rule, "targetCluster", "clusterNames", NULL);
-            if (target && !cluster_listed(target, cluster))
-                continue;
-            json_object *plain = get_path(rule, "overriders", "plaintext", NULL);
-            if (!json_object_is_type(plain, json_type_array))
-                continue;
-            json_object *ops = json_object_new_array();
-            for (size_t p = 0; p < json_object_array_length(plain); p++) {
-                json_object *o = json_object_array_get_idx(plain, p);
-                json_object *jp = json_object_new_object();
-                const char *oper = get_str(o, "operator", NULL, NULL);
-                json_object_object_add(jp, "op", json_object_new_string(oper ? oper : "replace"));
-                json_object_object_add(jp, "path",
-                                       json_object_new_string(get_str(o, "path", NULL, NULL)
-                                                                  ? get_str(o, "path", NULL, NULL)
-                                                                  : ""));
-                json_object *v = get_path(o, "value", NULL, NULL);
-                if (v)
-                    json_object_object_add(jp, "value", json_object_get(v));
-                json_object_array_add(ops, jp);
-            }
-            json_object *patched = NULL;
-            char err[256];
-            /* Karmada fails the whole render on a bad overrider; the sim skips the rule. */
-            if (sim_json_patch(*tmpl, ops, &patched, err, sizeof(err)) == 0) {
-                json_object_put(*tmpl);
-                *tmpl = patched;
-            }
-            json_object_put(ops);
-        }
+    const char *av = get_str(*tmpl, "apiVersion", NULL, NULL);
+    const char *kind = get_str(*tmpl, "kind", NULL, NULL);
+    const char *tname = sim_meta_str(*tmpl, "name");
+    char prefix[6 * NAME_MAX_LEN];
+    const char **names = NULL;
+    size_t n = 0, cap = 0;
+    int rc = 0;
+    if (av && kind && tname) {
+        snprintf(prefix, sizeof(prefix), "%s" OP_SEP "%s" OP_SEP "%s" OP_SEP "%s" OP_SEP, ns, av,
+                 kind, tname);
+        rc = op_candidates(&k->op_named, prefix, &names, &n, &cap);
     }
-    json_object_put(list);
+    snprintf(prefix, sizeof(prefix), "%s" OP_SEP, ns);
+    if (rc == 0)
+        rc = op_candidates(&k->op_wild, prefix, &names, &n, &cap);
+    if (rc < 0) {
+        muster_free(names);
+        return;
+    }
+    /* Sorted copies of the names: applying an overrider writes nothing, so the keys stay. */
+    qsort(names, n, sizeof(*names), str_cmp);
+    const struct sim_resource *opr = res_of("policy.karmada.io", "v1alpha1", "overridepolicies");
+    for (size_t i = 0; i < n; i++) {
+        if (i > 0 && strcmp(names[i], names[i - 1]) == 0)
+            continue; /* several selectors of one policy name the template */
+        json_object *op = NULL;
+        if (sim_store_get(k->store, opr, ns, names[i], &op, NULL) < 0)
+            continue;
+        if (override_selects(op, *tmpl))
+            apply_override(op, cluster, tmpl);
+        json_object_put(op);
+    }
+    muster_free(names);
 }
 
 static json_object *render_manifest(struct sim_karmada *k, json_object *rb, json_object *target)
@@ -1753,12 +2396,24 @@ static json_object *render_manifest(struct sim_karmada *k, json_object *rb, json
     const char *ns = get_str(rb, "spec", "resource", "namespace");
     const char *name = get_str(rb, "spec", "resource", "name");
     const struct sim_resource *r = sim_resource_by_kind(av, kind);
-    json_object *tmpl = NULL, *copy = NULL;
+    json_object *tmpl = NULL;
     if (!r || !name || sim_store_get(k->store, r, r->namespaced ? ns : NULL, name, &tmpl, NULL) < 0)
         return NULL;
-    json_object_deep_copy(tmpl, &copy, NULL);
+    /* The template is read-only: new objects for the levels edited here (the top, metadata,
+     * spec), references to the rest; overriders copy what they patch. */
+    json_object *copy = shallow_copy(tmpl);
+    json_object *meta = shallow_copy(get_path(tmpl, "metadata", NULL, NULL));
+    json_object *spec = shallow_copy(get_path(tmpl, "spec", NULL, NULL));
     json_object_put(tmpl);
-    json_object *meta = get_path(copy, "metadata", NULL, NULL);
+    if (!copy || !meta) {
+        json_object_put(copy);
+        json_object_put(meta);
+        json_object_put(spec);
+        return NULL;
+    }
+    json_object_object_add(copy, "metadata", meta);
+    if (spec)
+        json_object_object_add(copy, "spec", spec);
     static const char *const strip[] = {"uid",        "resourceVersion", "creationTimestamp",
                                         "generation", "managedFields",   "ownerReferences",
                                         "selfLink"};
@@ -1767,12 +2422,10 @@ static json_object *render_manifest(struct sim_karmada *k, json_object *rb, json
     json_object_object_del(copy, "status");
     /* Divided placement: the member runs its share. */
     json_object *replicas = get_path(target, "replicas", NULL, NULL);
-    if (replicas && strcmp(av, "apps/v1") == 0 && strcmp(kind, "Deployment") == 0)
-        json_object_object_add(json_object_object_get(copy, "spec"), "replicas",
-                               json_object_get(replicas));
-    else if (replicas && strcmp(av, "batch/v1") == 0 && strcmp(kind, "Job") == 0)
-        json_object_object_add(json_object_object_get(copy, "spec"), "parallelism",
-                               json_object_get(replicas));
+    if (replicas && spec && strcmp(av, "apps/v1") == 0 && strcmp(kind, "Deployment") == 0)
+        json_object_object_add(spec, "replicas", json_object_get(replicas));
+    else if (replicas && spec && strcmp(av, "batch/v1") == 0 && strcmp(kind, "Job") == 0)
+        json_object_object_add(spec, "parallelism", json_object_get(replicas));
     apply_overrides(k, ns, get_str(target, "name", NULL, NULL), &copy);
     return copy;
 }
@@ -1801,12 +2454,33 @@ static void ensure_work(struct sim_karmada *k, json_object *rb, json_object *tar
     work_name(rb, name, sizeof(name));
     json_object *cur = NULL, *work = NULL;
     int exists = sim_store_get(k->store, wr, ns, name, &cur, NULL) == 0;
-    if (exists)
-        json_object_deep_copy(cur, &work, NULL);
-    else
-        work = json_object_new_object();
+    /* The stored Work is read-only: copy the levels this changes, share the rest. */
+    work = exists ? shallow_copy(cur) : json_object_new_object();
+    json_object *meta = NULL;
+    if (exists && work) {
+        meta = shallow_copy(get_path(cur, "metadata", NULL, NULL));
+        static const char *const maps[] = {"labels", "annotations"};
+        for (size_t i = 0; meta && i < 2; i++) {
+            json_object *was = get_path(meta, maps[i], NULL, NULL);
+            json_object *sub = shallow_copy(was);
+            if (was && !sub) {
+                json_object_put(meta); /* never edit the stored maps in place */
+                meta = NULL;
+            } else if (sub) {
+                json_object_object_add(meta, maps[i], sub);
+            }
+        }
+        if (meta) {
+            json_object_object_add(work, "metadata", meta);
+        } else {
+            json_object_put(work);
+            work = NULL;
+        }
+    }
     json_object_put(cur);
-    json_object *meta = get_path(work, "metadata", NULL, NULL);
+    if (!work)
+        return;
+    meta = get_path(work, "metadata", NULL, NULL);
     if (!meta) {
         meta = json_object_new_object();
         json_object_object_add(meta, "name", json_object_new_string(name));
@@ -1844,9 +2518,11 @@ static void ensure_work(struct sim_karmada *k, json_object *rb, json_object *tar
         json_object_object_add(spec, "suspendDispatching", json_object_new_boolean(1));
     json_object_object_add(work, "spec", spec);
     if (exists)
-        sim_store_update(k->store, wr, ns, name, work, SIM_WRITE_INTERNAL, NULL, NULL);
+        sim_store_update(k->store, wr, ns, name, work, SIM_WRITE_INTERNAL | SIM_WRITE_SHARE, NULL,
+                         NULL);
     else
-        sim_store_create(k->store, wr, ns, work, clock_now(k), SIM_WRITE_INTERNAL, NULL, NULL);
+        sim_store_create(k->store, wr, ns, work, clock_now(k), SIM_WRITE_INTERNAL | SIM_WRITE_SHARE,
+                         NULL, NULL);
     json_object_put(work);
 }
 
@@ -2054,8 +2730,8 @@ static int resync_named(struct sim_karmada *k, const struct sim_resource *rbr, c
 {
     json_object *versions[2] = {ev->obj, ev->prev};
     for (int v = 0; v < 2; v++) {
-        json_object *sels = versions[v] ? get_path(versions[v], "spec", "resourceSelectors", NULL)
-                                        : NULL;
+        json_object *sels =
+            versions[v] ? get_path(versions[v], "spec", "resourceSelectors", NULL) : NULL;
         if (versions[v] && !json_object_is_type(sels, json_type_array))
             return 0;
         for (size_t i = 0; sels && i < json_object_array_length(sels); i++) {
@@ -2065,8 +2741,8 @@ static int resync_named(struct sim_karmada *k, const struct sim_resource *rbr, c
         }
     }
     for (int v = 0; v < 2; v++) {
-        json_object *sels = versions[v] ? get_path(versions[v], "spec", "resourceSelectors", NULL)
-                                        : NULL;
+        json_object *sels =
+            versions[v] ? get_path(versions[v], "spec", "resourceSelectors", NULL) : NULL;
         for (size_t i = 0; sels && i < json_object_array_length(sels); i++) {
             json_object *sel = json_object_array_get_idx(sels, i);
             const char *sns = get_str(sel, "namespace", NULL, NULL);
@@ -2173,6 +2849,7 @@ static void on_event(void *data, const struct sim_event *ev)
         if (ev->type != SIM_EVENT_DELETED)
             policy_changed(k, ev->obj);
     } else if (is(r, "policy.karmada.io", "overridepolicies")) {
+        index_override(k, ev);
         overrides_changed(k, ev);
     } else if (is(r, "work.karmada.io", "resourcebindings")) {
         if (status_only(ev))
@@ -2190,13 +2867,8 @@ static void on_event(void *data, const struct sim_event *ev)
         size_t plen = strlen(WORK_NS_PREFIX);
         struct cluster *c =
             ns && strncmp(ns, WORK_NS_PREFIX, plen) == 0 ? find_cluster(k, ns + plen) : NULL;
-        if (ev->type == SIM_EVENT_DELETED) {
-            const char *uid = sim_meta_str(ev->obj, "uid");
-            if (uid)
-                forget_shares(k, uid);
-        }
         /* A Work's status is the member's own report: it never moves a pod. */
-        if (!c || status_only(ev))
+        if (!c || !mirror_work(c, ev))
             return;
         if (!k->deferred) {
             cluster_sync(k, c);
@@ -2262,6 +2934,10 @@ int sim_karmada_new(struct sim_store *store, json_object *scenario, time_t (*now
     }
     if (rc == 0)
         rc = sim_store_watch(store, sim_store_rv(store), on_event, k, &k->watch, NULL);
+    /* The watch starts now: policies already stored are indexed from the store. */
+    if (rc == 0)
+        sim_store_each(store, res_of("policy.karmada.io", "v1alpha1", "overridepolicies"),
+                       index_override_existing, k);
     for (size_t i = 0; rc == 0 && i < n; i++) {
         create_cluster_object(k, &k->clusters[i], json_object_array_get_idx(clusters, i));
         cluster_sync(k, &k->clusters[i]);
@@ -2288,17 +2964,25 @@ void sim_karmada_free(struct sim_karmada *k)
         muster_free(k->clusters[i].nodes);
         muster_free(k->clusters[i].ranges);
         json_object_put(k->clusters[i].models);
+        for (size_t w = 0; w < k->clusters[i].nworks; w++)
+            mwork_free(k->clusters[i].works[w]);
+        muster_free(k->clusters[i].works);
+        muster_free(k->clusters[i].pgs);
+        muster_free(k->clusters[i].gangs);
+        muster_free(k->clusters[i].pending);
+        muster_free(k->clusters[i].touched);
+        deps_reset(&k->clusters[i]);
+        muster_free(k->clusters[i].deps);
+        muster_free(k->clusters[i].members);
     }
     muster_free(k->clusters);
-    for (size_t i = 0; i < k->nshares; i++)
-        muster_free(k->shares[i].reqs);
-    muster_free(k->shares);
-    muster_free(k->slots);
     for (size_t i = 0; i < k->nrefs; i++) {
         muster_free(k->refs[i].pid);
         muster_free(k->refs[i].key);
     }
     muster_free(k->refs);
+    keyset_free(&k->op_named);
+    keyset_free(&k->op_wild);
     for (size_t i = 0; i < k->nres; i++)
         muster_free(k->res[i]);
     muster_free(k);

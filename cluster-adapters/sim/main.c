@@ -4,6 +4,7 @@
 #include "queue/mem.h"
 
 #include <errno.h>
+#include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -96,6 +97,12 @@ static void walk_report(uv_handle_t *h, void *arg)
 
 int main(int argc, char **argv)
 {
+    /* The hub allocates and frees many small JSON objects per request on a heap that only
+     * grows: without these glibc hands the top of the heap back to the kernel after bursts of
+     * frees and the next burst pays a page fault (and a zeroed page) per page again. */
+    mallopt(M_TRIM_THRESHOLD, 256 * 1024 * 1024);
+    mallopt(M_TOP_PAD, 64 * 1024 * 1024);
+    mallopt(M_MMAP_THRESHOLD, 32 * 1024 * 1024);
     struct sim_server_config cfg = {0};
     const char *listen = NULL, *scenario = NULL, *token_file = NULL, *event_log = NULL;
     long history = 10000, log_objects = 0;
@@ -204,9 +211,11 @@ int main(int argc, char **argv)
     struct app app;
     memset(&app, 0, sizeof(app));
     uv_loop_init(&app.loop);
-    struct sim_hub_config hcfg = {
-        .server = cfg, .history = (size_t)history, .scenario = scenario, .event_log = event_log,
-        .event_log_objects = (int)log_objects};
+    struct sim_hub_config hcfg = {.server = cfg,
+                                  .history = (size_t)history,
+                                  .scenario = scenario,
+                                  .event_log = event_log,
+                                  .event_log_objects = (int)log_objects};
     char err[512] = "";
     int rc = sim_hub_start(&app.loop, &hcfg, &app.hub, err, sizeof(err));
     int status = 0;

@@ -20,6 +20,33 @@ static json_object *copy_of(json_object *v)
     return c;
 }
 
+/* A new container holding references to v's members (v itself for anything else), or NULL
+ * when memory runs out. */
+static json_object *clone_level(json_object *v)
+{
+    json_object *c = NULL;
+    if (json_object_is_type(v, json_type_object)) {
+        c = json_object_new_object();
+        if (!c)
+            return NULL;
+        json_object_object_foreach(v, k, mv)
+        {
+            json_object_object_add(c, k, json_object_get(mv));
+        }
+        return c;
+    }
+    if (json_object_is_type(v, json_type_array)) {
+        size_t n = json_object_array_length(v);
+        c = json_object_new_array_ext((int)(n ? n : 1));
+        if (!c)
+            return NULL;
+        for (size_t i = 0; i < n; i++)
+            json_object_array_add(c, json_object_get(json_object_array_get_idx(v, i)));
+        return c;
+    }
+    return json_object_get(v);
+}
+
 int sim_merge_patch(json_object *target, json_object *patch, json_object **out)
 {
     if (!json_object_is_type(patch, json_type_object)) {
@@ -27,10 +54,17 @@ int sim_merge_patch(json_object *target, json_object *patch, json_object **out)
         *out = copy_of(patch);
         return patch && !*out ? MUSTER_ENOMEM : 0;
     }
-    json_object *result =
-        json_object_is_type(target, json_type_object) ? copy_of(target) : json_object_new_object();
+    /* Copy on write: only the objects on a patched path are new; everything else is shared
+     * with target, so a patch costs what it touches rather than the whole object. */
+    json_object *result = json_object_new_object();
     if (!result)
         return MUSTER_ENOMEM;
+    if (json_object_is_type(target, json_type_object)) {
+        json_object_object_foreach(target, tk, tv)
+        {
+            json_object_object_add(result, tk, json_object_get(tv));
+        }
+    }
     json_object_object_foreach(patch, k, v)
     {
         if (!v || json_object_is_type(v, json_type_null)) {
@@ -57,7 +91,7 @@ int sim_merge_patch(json_object *target, json_object *patch, json_object **out)
  * Returns 0, or MUSTER_EINVAL when a prefix does not resolve. An empty pointer ("") names the
  * document itself: *parent is NULL then. */
 static int resolve_parent(json_object *doc, const char *ptr, json_object **parent, char *last,
-                          size_t lastcap, char *err, size_t errcap)
+                          size_t lastcap, int cow, char *err, size_t errcap)
 {
     if (ptr[0] == '\0') {
         *parent = NULL;
@@ -92,13 +126,14 @@ static int resolve_parent(json_object *doc, const char *ptr, json_object **paren
             return 0;
         }
         json_object *next = NULL;
+        long idx = -1;
         if (json_object_is_type(cur, json_type_object)) {
             if (!json_object_object_get_ex(cur, last, &next))
                 next = NULL;
         } else if (json_object_is_type(cur, json_type_array)) {
             char *end = NULL;
             errno = 0;
-            long idx = strtol(last, &end, 10);
+            idx = strtol(last, &end, 10);
             if (!errno && end != last && !*end && idx >= 0 &&
                 (size_t)idx < json_object_array_length(cur))
                 next = json_object_array_get_idx(cur, (size_t)idx);
@@ -106,6 +141,20 @@ static int resolve_parent(json_object *doc, const char *ptr, json_object **paren
         if (!next) {
             snprintf(err, errcap, "doc is missing path: \"%s\": missing value", ptr);
             return MUSTER_EINVAL;
+        }
+        if (cow) {
+            /* The document shares what no operation touched with the caller's: a container
+             * on the way to a change is replaced by a copy of its level first. */
+            json_object *own = clone_level(next);
+            if (!own) {
+                snprintf(err, errcap, "out of memory");
+                return MUSTER_ENOMEM;
+            }
+            if (json_object_is_type(cur, json_type_object))
+                json_object_object_add(cur, last, own);
+            else
+                json_object_array_put_idx(cur, (size_t)idx, own);
+            next = own;
         }
         cur = next;
         p = slash + 1;
@@ -132,7 +181,7 @@ static json_object *get_at(json_object *doc, const char *ptr, char *err, size_t 
 {
     json_object *parent = NULL;
     char last[1024];
-    if (resolve_parent(doc, ptr, &parent, last, sizeof(last), err, errcap) < 0)
+    if (resolve_parent(doc, ptr, &parent, last, sizeof(last), 0, err, errcap) < 0)
         return NULL;
     if (!parent)
         return doc;
@@ -156,9 +205,10 @@ static int put_at(json_object *doc, const char *ptr, json_object *value, int rep
 {
     json_object *parent = NULL;
     char last[1024];
-    if (resolve_parent(doc, ptr, &parent, last, sizeof(last), err, errcap) < 0) {
+    int rc = resolve_parent(doc, ptr, &parent, last, sizeof(last), 1, err, errcap);
+    if (rc < 0) {
         json_object_put(value);
-        return MUSTER_EINVAL;
+        return rc;
     }
     if (json_object_is_type(parent, json_type_object)) {
         if (replace && !json_object_object_get_ex(parent, last, NULL)) {
@@ -204,8 +254,9 @@ static int remove_at(json_object *doc, const char *ptr, char *err, size_t errcap
 {
     json_object *parent = NULL;
     char last[1024];
-    if (resolve_parent(doc, ptr, &parent, last, sizeof(last), err, errcap) < 0)
-        return MUSTER_EINVAL;
+    int rc = resolve_parent(doc, ptr, &parent, last, sizeof(last), 1, err, errcap);
+    if (rc < 0)
+        return rc;
     if (json_object_is_type(parent, json_type_object) &&
         json_object_object_get_ex(parent, last, NULL)) {
         json_object_object_del(parent, last);
@@ -310,7 +361,9 @@ int sim_json_patch(json_object *doc, json_object *ops, json_object **out, char *
                  "json: cannot unmarshal object into Go value of type jsonpatch.Patch");
         return MUSTER_EINVAL;
     }
-    json_object *result = copy_of(doc);
+    /* Copy on write: the operations copy the containers on their paths (resolve_parent), so
+     * a patch costs what it touches rather than the whole document. */
+    json_object *result = clone_level(doc);
     if (doc && !result)
         return MUSTER_ENOMEM;
     size_t n = json_object_array_length(ops);

@@ -6,11 +6,14 @@
 #include <stddef.h>
 
 /* Applies merge patch `patch` to `target` (both borrowed; target may be NULL) and stores the
- * result, a new object owned by the caller, in *out. Returns 0 or MUSTER_ENOMEM. */
+ * result, a new object owned by the caller, in *out. The result shares every value the patch
+ * leaves alone with target (references, not copies): treat it as read-only, or deep-copy it
+ * before changing it. Returns 0 or MUSTER_ENOMEM. */
 int sim_merge_patch(json_object *target, json_object *patch, json_object **out);
 
 /* Applies the JSON patch operation array `ops` to a copy of `doc` (borrowed) and stores the
- * result in *out (caller owns it). Operations: add, remove, replace, move, copy, test, with
+ * result in *out (caller owns it; it shares every value no operation touched with doc: treat it
+ * as read-only, or deep-copy it before changing it). Operations: add, remove, replace, move, copy, test, with
  * RFC 6901 pointers ("~0", "~1", "-" for an array's end). The whole patch applies or nothing
  * does. Returns 0; MUSTER_EINVAL with a message in err for a malformed patch, a missing path
  * or a failed test; MUSTER_ENOMEM. */

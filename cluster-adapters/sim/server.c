@@ -64,6 +64,12 @@ struct sim_server {
     void (*done)(void *data);
     void *done_data;
     unsigned rand_state;
+    /* The last object a watch event carried, serialized: every watcher of a resource gets the
+     * same event object, which is serialized once for all of them. A reference keeps the
+     * object (and so its address) alive; stored objects never change. */
+    json_object *event_obj;
+    char *event_json;
+    size_t event_len, event_cap;
 };
 
 struct handler {
@@ -371,12 +377,37 @@ static void watch_queue(struct watch *w, const char *type, const char *obj, size
     watch_flush(w);
 }
 
+/* obj serialized, from the server's one-object cache when the previous event carried it too. */
+static const char *event_json(struct sim_server *srv, json_object *obj, size_t *len)
+{
+    if (srv->event_obj == obj) {
+        *len = srv->event_len;
+        return srv->event_json;
+    }
+    const char *s = to_json(obj, len);
+    if (*len + 1 > srv->event_cap) {
+        size_t cap = srv->event_cap ? srv->event_cap : 4096;
+        while (cap < *len + 1)
+            cap *= 2;
+        char *buf = muster_realloc(srv->event_json, cap);
+        if (!buf)
+            return s; /* serialized, just not kept for the next watcher */
+        srv->event_json = buf;
+        srv->event_cap = cap;
+    }
+    memcpy(srv->event_json, s, *len + 1);
+    srv->event_len = *len;
+    json_object_put(srv->event_obj);
+    srv->event_obj = json_object_get(obj);
+    return srv->event_json;
+}
+
 /* Queues obj as a watch event, converted to a one-row Table when the client asked for Tables. */
 static void watch_queue_object(struct watch *w, const char *type, json_object *obj)
 {
     size_t len = 0;
     if (!w->table) {
-        const char *s = to_json(obj, &len);
+        const char *s = event_json(w->srv, obj, &len);
         watch_queue(w, type, s, len);
         return;
     }
@@ -730,9 +761,9 @@ static int validate_write(struct sim_server *srv, h2o_req_t *req, const struct r
         return 0;
     json_object *out = NULL, *status = NULL;
     int rc = create ? sim_store_create(srv->store, rt->r, rt->ns, body, time(NULL),
-                                       SIM_WRITE_DRY_RUN, &out, &status)
+                                       SIM_WRITE_DRY_RUN | SIM_WRITE_SHARE, &out, &status)
                     : sim_store_update(srv->store, rt->r, rt->ns, rt->name, body,
-                                       flags | SIM_WRITE_DRY_RUN, &out, &status);
+                                       flags | SIM_WRITE_DRY_RUN | SIM_WRITE_SHARE, &out, &status);
     if (rc < 0) {
         respond_status(req, status);
         return -1;
@@ -763,8 +794,8 @@ static void serve_create(struct sim_server *srv, h2o_req_t *req, const struct ro
     json_object *out = NULL, *status = NULL;
     if (validate_write(srv, req, rt, body, 1, 0) < 0) {
         /* answered */
-    } else if (sim_store_create(srv->store, rt->r, rt->ns, body, time(NULL), dry, &out,
-                                &status) < 0) {
+    } else if (sim_store_create(srv->store, rt->r, rt->ns, body, time(NULL), dry | SIM_WRITE_SHARE,
+                                &out, &status) < 0) {
         respond_status(req, status);
     } else {
         respond_json(req, 201, out);
@@ -785,8 +816,8 @@ static void serve_update(struct sim_server *srv, h2o_req_t *req, const struct ro
     int flags = (rt->status ? SIM_WRITE_STATUS : 0) | dry;
     if (validate_write(srv, req, rt, body, 0, flags & ~SIM_WRITE_DRY_RUN) < 0) {
         /* answered */
-    } else if (sim_store_update(srv->store, rt->r, rt->ns, rt->name, body, flags, &out,
-                                &status) < 0) {
+    } else if (sim_store_update(srv->store, rt->r, rt->ns, rt->name, body, flags | SIM_WRITE_SHARE,
+                                &out, &status) < 0) {
         respond_status(req, status);
     } else {
         respond_json(req, 200, out);
@@ -849,8 +880,8 @@ static void serve_patch(struct sim_server *srv, h2o_req_t *req, const struct rou
     int flags = (rt->status ? SIM_WRITE_STATUS : 0) | dry;
     if (validate_write(srv, req, rt, patched, 0, flags & ~SIM_WRITE_DRY_RUN) < 0)
         ; /* answered */
-    else if (sim_store_update(srv->store, rt->r, rt->ns, rt->name, patched, flags, &out,
-                              &status) < 0)
+    else if (sim_store_update(srv->store, rt->r, rt->ns, rt->name, patched, flags | SIM_WRITE_SHARE,
+                              &out, &status) < 0)
         respond_status(req, status);
     else
         respond_json(req, 200, out);
@@ -1578,5 +1609,7 @@ void sim_server_free(struct sim_server *srv)
         return;
     SSL_CTX_free(srv->ssl_ctx);
     sim_validator_free(srv->validator);
+    json_object_put(srv->event_obj);
+    muster_free(srv->event_json);
     muster_free(srv);
 }

@@ -22,9 +22,21 @@ struct entry {
     json_object *obj;
 };
 
+/* A slot of a table's hash index: an entry's key (the entry's own string) and object. */
+struct slot {
+    const char *key; /* NULL: empty */
+    json_object *obj;
+};
+
 struct table {
     struct entry *v;
     size_t n, cap;
+    /* Exact-key reads (get, and every controller's lookups) by hash instead of a binary search
+     * over keys sharing long prefixes. Linear probing, at most half full; map_ok 0 when an
+     * allocation failed, and reads fall back to the sorted array. */
+    struct slot *map;
+    size_t nmap; /* a power of two, or 0 */
+    int map_ok;
 };
 
 struct held_event {
@@ -128,6 +140,7 @@ void sim_store_free(struct sim_store *s)
             json_object_put(s->tables[i].v[j].obj);
         }
         muster_free(s->tables[i].v);
+        muster_free(s->tables[i].map);
     }
     muster_free(s->tables);
     if (s->ring) {
@@ -179,10 +192,89 @@ static size_t lower_bound(const struct table *t, const char *key)
     return lo;
 }
 
+static size_t key_hash(const char *s)
+{
+    uint64_t h = 14695981039346656037u;
+    for (; *s; s++) {
+        h ^= (unsigned char)*s;
+        h *= 1099511628211u;
+    }
+    return (size_t)h;
+}
+
+/* The slot holding key, or the empty slot where it would go. */
+static size_t map_slot(const struct table *t, const char *key)
+{
+    size_t at = key_hash(key) & (t->nmap - 1);
+    while (t->map[at].key && strcmp(t->map[at].key, key) != 0)
+        at = (at + 1) & (t->nmap - 1);
+    return at;
+}
+
+/* Rebuilds the index for at least want keys from the sorted array. */
+static int map_rebuild(struct table *t, size_t want)
+{
+    size_t n = 64;
+    while (n < 2 * want)
+        n *= 2;
+    struct slot *map = muster_calloc(n, sizeof(*map));
+    if (!map) {
+        t->map_ok = 0;
+        return MUSTER_ENOMEM;
+    }
+    muster_free(t->map);
+    t->map = map;
+    t->nmap = n;
+    for (size_t i = 0; i < t->n; i++)
+        t->map[map_slot(t, t->v[i].key)] = (struct slot){t->v[i].key, t->v[i].obj};
+    t->map_ok = 1;
+    return 0;
+}
+
+/* Sets key's object in the index (key: the entry's own string), adding it when new. */
+static void map_put(struct table *t, const char *key, json_object *obj)
+{
+    if ((!t->map_ok || 2 * (t->n + 1) > t->nmap) && map_rebuild(t, t->n + 1) < 0)
+        return;
+    size_t at = map_slot(t, key);
+    t->map[at] = (struct slot){key, obj};
+}
+
+/* Removes key, shifting back the run after it so probes still find every key. */
+static void map_del(struct table *t, const char *key)
+{
+    if (!t->map_ok)
+        return;
+    size_t at = map_slot(t, key), mask = t->nmap - 1;
+    if (!t->map[at].key)
+        return;
+    t->map[at] = (struct slot){NULL, NULL};
+    for (size_t j = (at + 1) & mask; t->map[j].key; j = (j + 1) & mask) {
+        size_t home = key_hash(t->map[j].key) & mask;
+        /* j's key may move into the hole unless its home lies cyclically in (at, j]. */
+        if ((j > at && (home <= at || home > j)) || (j < at && home <= at && home > j)) {
+            t->map[at] = t->map[j];
+            t->map[j] = (struct slot){NULL, NULL};
+            at = j;
+        }
+    }
+}
+
 static struct entry *table_find(struct table *t, const char *key)
 {
     size_t i = lower_bound(t, key);
     return i < t->n && strcmp(t->v[i].key, key) == 0 ? &t->v[i] : NULL;
+}
+
+/* The object stored under key, or NULL: by the hash index when it holds. */
+static json_object *table_get(struct table *t, const char *key)
+{
+    if (t->map_ok) {
+        const struct slot *sl = &t->map[map_slot(t, key)];
+        return sl->key ? sl->obj : NULL;
+    }
+    struct entry *e = table_find(t, key);
+    return e ? e->obj : NULL;
 }
 
 static int table_insert(struct table *t, const char *key, json_object *obj)
@@ -203,11 +295,13 @@ static int table_insert(struct table *t, const char *key, json_object *obj)
     t->v[i].key = k;
     t->v[i].obj = obj;
     t->n++;
+    map_put(t, k, obj);
     return 0;
 }
 
 static void table_remove(struct table *t, struct entry *e)
 {
+    map_del(t, e->key);
     size_t i = (size_t)(e - t->v);
     muster_free(e->key);
     json_object_put(e->obj);
@@ -429,6 +523,37 @@ static int content_changed(const struct sim_resource *r, json_object *a, json_ob
         if (!json_object_object_get_ex(a, k2, NULL))
             return 1;
     }
+    return 0;
+}
+
+/* The object the store keeps for obj: new top-level and metadata objects (the only levels the
+ * store edits: apiVersion, kind, status, and server-owned metadata) holding references to
+ * everything below them. Stored objects are never changed, so versions and events can share
+ * what a write leaves alone (and so can a SIM_WRITE_SHARE caller's object): a write costs what
+ * it changes, and comparing versions stops at shared values. Returns 0 or -1 (no memory). */
+static int store_copy(json_object *obj, json_object **out)
+{
+    json_object *c = json_object_new_object();
+    if (!c)
+        return -1;
+    json_object_object_foreach(obj, key, v)
+    {
+        if (strcmp(key, "metadata") == 0 && json_object_is_type(v, json_type_object)) {
+            json_object *m = json_object_new_object();
+            if (!m) {
+                json_object_put(c);
+                return -1;
+            }
+            json_object_object_foreach(v, mk, mv)
+            {
+                json_object_object_add(m, mk, json_object_get(mv));
+            }
+            json_object_object_add(c, key, m);
+        } else {
+            json_object_object_add(c, key, json_object_get(v));
+        }
+    }
+    *out = c;
     return 0;
 }
 
@@ -659,7 +784,7 @@ int sim_store_create(struct sim_store *s, const struct sim_resource *r, const ch
                 namebuf[plen + i] = name_chars[rnd[i] % (sizeof(name_chars) - 1)];
             namebuf[plen + 5] = '\0';
             char probe[SIM_KEY_MAX];
-            if (make_key(r, ns, namebuf, probe, sizeof(probe)) < 0 || !table_find(gt, probe))
+            if (make_key(r, ns, namebuf, probe, sizeof(probe)) < 0 || !table_get(gt, probe))
                 break;
         }
         name = namebuf;
@@ -678,7 +803,7 @@ int sim_store_create(struct sim_store *s, const struct sim_resource *r, const ch
     if (make_key(r, ns, name, key, sizeof(key)) < 0)
         return invalid(r, name, "metadata.name", "FieldValueTooLong", "Too long", status);
     struct table *t = &s->tables[sim_resource_index(r)];
-    if (table_find(t, key)) {
+    if (table_get(t, key)) {
         char q[256];
         qualified_resource(r, q, sizeof(q));
         return fail(
@@ -688,7 +813,7 @@ int sim_store_create(struct sim_store *s, const struct sim_resource *r, const ch
     }
 
     json_object *o = NULL;
-    if (json_object_deep_copy(obj, &o, NULL) != 0)
+    if ((flags & SIM_WRITE_SHARE ? store_copy(obj, &o) : json_object_deep_copy(obj, &o, NULL)) != 0)
         return oom(status);
     int rc = check_type(r, o, status);
     if (rc == 0 && !meta_of(o))
@@ -745,13 +870,13 @@ int sim_store_get(struct sim_store *s, const struct sim_resource *r, const char 
                   const char *name, json_object **out, json_object **status)
 {
     char key[SIM_KEY_MAX];
-    struct entry *e = NULL;
+    json_object *obj = NULL;
     if (make_key(r, ns, name, key, sizeof(key)) == 0)
-        e = table_find(&s->tables[sim_resource_index(r)], key);
-    if (!e)
+        obj = table_get(&s->tables[sim_resource_index(r)], key);
+    if (!obj)
         return not_found(r, name, status);
     if (out)
-        *out = json_object_get(e->obj);
+        *out = json_object_get(obj);
     return 0;
 }
 
@@ -796,13 +921,16 @@ int sim_store_update(struct sim_store *s, const struct sim_resource *r, const ch
     int rc;
     if (flags & SIM_WRITE_STATUS) {
         /* ResetObjectMetaForStatus: a status write changes status and nothing else. */
-        rc = json_object_deep_copy(e->obj, &n, NULL);
+        rc = store_copy(e->obj, &n);
         if (rc == 0) {
             json_object *st = NULL;
             if (json_object_object_get_ex(obj, "status", &st) &&
                 !json_object_is_type(st, json_type_null)) {
                 json_object *copy = NULL;
-                rc = json_object_deep_copy(st, &copy, NULL);
+                if (flags & SIM_WRITE_SHARE)
+                    copy = json_object_get(st);
+                else
+                    rc = json_object_deep_copy(st, &copy, NULL);
                 if (rc == 0)
                     json_object_object_add(n, "status", copy);
             } else {
@@ -810,7 +938,7 @@ int sim_store_update(struct sim_store *s, const struct sim_resource *r, const ch
             }
         }
     } else {
-        rc = json_object_deep_copy(obj, &n, NULL);
+        rc = flags & SIM_WRITE_SHARE ? store_copy(obj, &n) : json_object_deep_copy(obj, &n, NULL);
         if (rc == 0 && r->has_status && !(flags & SIM_WRITE_INTERNAL))
             set_field(n, "status", e->obj);
     }
@@ -858,6 +986,7 @@ int sim_store_update(struct sim_store *s, const struct sim_resource *r, const ch
     s->rv = rv;
     json_object *old = e->obj;
     e->obj = n;
+    map_put(t, e->key, n);
     if (out)
         *out = json_object_get(n);
     emit(s, SIM_EVENT_MODIFIED, r, n, old, NULL);
@@ -894,7 +1023,7 @@ int sim_store_delete(struct sim_store *s, const struct sim_resource *r, const ch
         return conflict(r, name, why, status);
     }
     json_object *gone = NULL;
-    if (json_object_deep_copy(e->obj, &gone, NULL) != 0)
+    if (store_copy(e->obj, &gone) != 0)
         return oom(status);
     int64_t rv = s->rv + 1;
     set_rv(gone, rv);

@@ -34,6 +34,10 @@ enum {
     SIM_WRITE_STATUS = 1,   /* the /status subresource: only status changes */
     SIM_WRITE_INTERNAL = 2, /* a simulated controller: may set spec and status together */
     SIM_WRITE_DRY_RUN = 4,  /* dryRun=All: validate and return the result, commit nothing */
+    /* The caller hands obj over as it is and never changes it (or anything in it) again: the
+     * store then copies only the levels it edits (the top level and metadata) and shares the
+     * rest, so a write costs what it changes rather than the whole object. */
+    SIM_WRITE_SHARE = 8,
 };
 
 /* A new, empty store keeping the last `history` events (>= 1). Returns 0 or MUSTER_ENOMEM. */

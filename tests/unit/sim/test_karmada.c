@@ -585,6 +585,118 @@ static void test_override_resync_and_gang_gate(void)
     sim_store_free(s);
 }
 
+/* The container names of the manifest of web's Work in c1, comma separated. */
+static const char *c1_containers(struct sim_store *s)
+{
+    static char out[512];
+    json_object *wl = NULL;
+    sim_store_list(s, R("work.karmada.io", "v1alpha1", "works"), "karmada-es-c1", NULL, &wl, NULL);
+    json_object *items = json_object_object_get(wl, "items");
+    size_t len = 0;
+    out[0] = '\0';
+    for (size_t i = 0; i < json_object_array_length(items); i++) {
+        json_object *w = json_object_array_get_idx(items, i);
+        json_object *cs = NULL;
+        json_object *m = json_object_array_get_idx(
+            json_object_object_get(
+                json_object_object_get(json_object_object_get(w, "spec"), "workload"), "manifests"),
+            0);
+        json_object *spec = json_object_object_get(
+            json_object_object_get(json_object_object_get(m, "spec"), "template"), "spec");
+        if (!json_object_object_get_ex(spec, "containers", &cs))
+            continue;
+        for (size_t c = 0; c < json_object_array_length(cs) && len < sizeof(out); c++)
+            len += (size_t)snprintf(out + len, sizeof(out) - len, "%s%s", c ? "," : "",
+                                    at(json_object_array_get_idx(cs, c), "name"));
+    }
+    json_object_put(wl);
+    return out;
+}
+
+/* An OverridePolicy appending a container named after itself; selectors is the JSON of
+ * spec.resourceSelectors, or NULL for none (every template of the namespace). */
+static json_object *appending_policy(const char *name, const char *selectors)
+{
+    char buf[1024];
+    snprintf(buf, sizeof(buf),
+             "{\"apiVersion\":\"policy.karmada.io/v1alpha1\",\"kind\":\"OverridePolicy\","
+             "\"metadata\":{\"name\":\"%s\",\"namespace\":\"team\"},\"spec\":{%s%s%s"
+             "\"overrideRules\":[{\"overriders\":{\"plaintext\":[{\"path\":"
+             "\"/spec/template/spec/containers/-\",\"operator\":\"add\",\"value\":{\"name\":"
+             "\"%s\"}}]}}]}}",
+             name, selectors ? "\"resourceSelectors\":" : "", selectors ? selectors : "",
+             selectors ? "," : "", name);
+    return json_tokener_parse(buf);
+}
+
+/* Rendering reads the OverridePolicies that may select the template from an index kept from
+ * store events: a policy naming the template, one selecting by labels and one with no
+ * selectors (stored before the controllers started) all apply, once each and in name order;
+ * one naming another template does not; a deleted policy, or one updated to stop selecting,
+ * no longer applies on the next render. */
+static void test_override_index(void)
+{
+    struct sim_store *s = NULL;
+    CU_ASSERT_EQUAL_FATAL(sim_store_new(10000, &s), 0);
+    const struct sim_resource *opr = R("policy.karmada.io", "v1alpha1", "overridepolicies");
+    json_object *op = appending_policy("b-all", NULL);
+    CU_ASSERT_EQUAL_FATAL(sim_store_create(s, opr, "team", op, fixed_now(), 0, NULL, NULL), 0);
+    json_object_put(op);
+    json_object *scn = NULL;
+    char err[256] = "";
+    CU_ASSERT_EQUAL_FATAL(
+        sim_scenario_parse("t.yaml", scenario_yaml, strlen(scenario_yaml), &scn, err, sizeof(err)),
+        0);
+    struct sim_karmada *k = NULL;
+    CU_ASSERT_EQUAL_FATAL(sim_karmada_new(s, scn, fixed_now, &k, err, sizeof(err)), 0);
+    json_object_put(scn);
+    json_object *d = json_tokener_parse(deploy_json);
+    json_object_object_add(json_object_object_get(d, "metadata"), "labels",
+                           json_tokener_parse("{\"app\":\"web\"}"));
+    CU_ASSERT_EQUAL_FATAL(
+        sim_store_create(s, R("apps", "v1", "deployments"), "team", d, fixed_now(), 0, NULL, NULL),
+        0);
+    json_object_put(d);
+    patch_rb(s, "{\"spec\":{\"clusters\":[{\"name\":\"c1\",\"replicas\":3}]}}");
+    CU_ASSERT_STRING_EQUAL(c1_containers(s), "a,b,b-all");
+
+    static const char named[] = "[{\"apiVersion\":\"apps/v1\",\"kind\":\"Deployment\","
+                                "\"name\":\"web\"}]";
+    static const char named_twice[] =
+        "[{\"apiVersion\":\"apps/v1\",\"kind\":\"Deployment\",\"name\":\"web\"},"
+        "{\"apiVersion\":\"apps/v1\",\"kind\":\"Deployment\",\"name\":\"web\","
+        "\"namespace\":\"team\"},{\"apiVersion\":\"apps/v1\",\"kind\":\"Deployment\","
+        "\"labelSelector\":{\"matchLabels\":{\"app\":\"web\"}}}]";
+    static const char by_label[] = "[{\"apiVersion\":\"apps/v1\",\"kind\":\"Deployment\","
+                                   "\"labelSelector\":{\"matchLabels\":{\"app\":\"web\"}}}]";
+    static const char other[] = "[{\"apiVersion\":\"apps/v1\",\"kind\":\"Deployment\","
+                                "\"name\":\"not-web\"}]";
+    const char *const names[] = {"c-named", "a-twice", "d-label", "e-other"};
+    const char *const sels[] = {named, named_twice, by_label, other};
+    for (size_t i = 0; i < 4; i++) {
+        op = appending_policy(names[i], sels[i]);
+        CU_ASSERT_EQUAL(sim_store_create(s, opr, "team", op, fixed_now(), 0, NULL, NULL), 0);
+        json_object_put(op);
+    }
+    CU_ASSERT_STRING_EQUAL(c1_containers(s), "a,b,a-twice,b-all,c-named,d-label");
+
+    CU_ASSERT_EQUAL(sim_store_delete(s, opr, "team", "c-named", NULL, NULL, NULL, NULL), 0);
+    CU_ASSERT_STRING_EQUAL(c1_containers(s), "a,b,a-twice,b-all,d-label");
+    op = appending_policy("d-label", other);
+    CU_ASSERT_EQUAL(sim_store_update(s, opr, "team", "d-label", op, 0, NULL, NULL), 0);
+    json_object_put(op);
+    CU_ASSERT_STRING_EQUAL(c1_containers(s), "a,b,a-twice,b-all");
+    op = appending_policy("e-other", named);
+    CU_ASSERT_EQUAL(sim_store_update(s, opr, "team", "e-other", op, 0, NULL, NULL), 0);
+    json_object_put(op);
+    CU_ASSERT_STRING_EQUAL(c1_containers(s), "a,b,a-twice,b-all,e-other");
+    CU_ASSERT_EQUAL(sim_store_delete(s, opr, "team", "b-all", NULL, NULL, NULL, NULL), 0);
+    CU_ASSERT_STRING_EQUAL(c1_containers(s), "a,b,a-twice,e-other");
+
+    sim_karmada_free(k);
+    sim_store_free(s);
+}
+
 static void test_gangs_and_durations(void)
 {
     struct sim_store *s = NULL;
@@ -653,6 +765,133 @@ static void count_dirty(void *data)
 {
     (void)data;
     dirty_calls++;
+}
+
+/* A Work in karmada-es-m running one Deployment pod of cpu cores (naming PodGroup group when
+ * not NULL), or, with cpu 0, a PodGroup Work for group. */
+static void put_work(struct sim_store *s, const char *name, int cpu, const char *group,
+                     int suspended)
+{
+    char manifest[512], buf[1024];
+    if (cpu)
+        snprintf(manifest, sizeof(manifest),
+                 "{\"apiVersion\":\"apps/v1\",\"kind\":\"Deployment\",\"metadata\":{\"name\":"
+                 "\"%s\",\"namespace\":\"team\"},\"spec\":{\"replicas\":1,\"template\":{"
+                 "\"metadata\":{\"annotations\":{%s%s%s}},\"spec\":{\"containers\":[{\"name\":"
+                 "\"c\",\"resources\":{\"requests\":{\"cpu\":\"%d\"}}}]}}}}",
+                 name, group ? "\"scheduling.k8s.io/group-name\":\"" : "", group ? group : "",
+                 group ? "\"" : "", cpu);
+    else
+        snprintf(manifest, sizeof(manifest),
+                 "{\"apiVersion\":\"scheduling.volcano.sh/v1beta1\",\"kind\":\"PodGroup\","
+                 "\"metadata\":{\"name\":\"%s\",\"namespace\":\"team\"},\"spec\":{"
+                 "\"minMember\":1}}",
+                 group);
+    snprintf(buf, sizeof(buf),
+             "{\"metadata\":{\"name\":\"%s\"},\"spec\":{\"suspendDispatching\":%s,\"workload\":{"
+             "\"manifests\":[%s]}}}",
+             name, suspended ? "true" : "false", manifest);
+    json_object *w = json_tokener_parse(buf);
+    const struct sim_resource *wr = R("work.karmada.io", "v1alpha1", "works");
+    int rc = sim_store_get(s, wr, "karmada-es-m", name, NULL, NULL) == 0
+                 ? sim_store_update(s, wr, "karmada-es-m", name, w, 0, NULL, NULL)
+                 : sim_store_create(s, wr, "karmada-es-m", w, fixed_now(), 0, NULL, NULL);
+    CU_ASSERT_EQUAL(rc, 0);
+    json_object_put(w);
+}
+
+/* "allocated cpu/allocating cpu" of cluster m. */
+static const char *m_cpu(struct sim_store *s)
+{
+    static char out[64];
+    json_object *m = get(s, R("cluster.karmada.io", "v1alpha1", "clusters"), NULL, "m");
+    char a[32];
+    snprintf(a, sizeof(a), "%s", at(m, "status|resourceSummary|allocated|cpu"));
+    snprintf(out, sizeof(out), "%s/%s", a, at(m, "status|resourceSummary|allocating|cpu"));
+    json_object_put(m);
+    return out;
+}
+
+/* readyReplicas the member reported for Work name. */
+static const char *m_ready(struct sim_store *s, const char *name)
+{
+    static char out[32];
+    json_object *w = get(s, R("work.karmada.io", "v1alpha1", "works"), "karmada-es-m", name);
+    snprintf(out, sizeof(out), "%s", at(w, "status|manifestStatuses|0|status|readyReplicas"));
+    json_object_put(w);
+    return out;
+}
+
+/* The member keeps a mirror of its Works and running shares stay on their nodes between syncs:
+ * a sync places only new shares, unless a running one left, was suspended, came back, or lost
+ * its PodGroup, when every running share is placed again, oldest first. */
+static void test_member_mirror(void)
+{
+    struct sim_store *s = NULL;
+    CU_ASSERT_EQUAL_FATAL(sim_store_new(10000, &s), 0);
+    json_object *scn = NULL;
+    char err[256] = "";
+    CU_ASSERT_EQUAL_FATAL(
+        sim_scenario_parse("g.yaml", gang_yaml, strlen(gang_yaml), &scn, err, sizeof(err)), 0);
+    struct sim_karmada *k = NULL;
+    clock_value = 1790000000;
+    CU_ASSERT_EQUAL_FATAL(sim_karmada_new(s, scn, fixed_now, &k, err, sizeof(err)), 0);
+    json_object_put(scn);
+    const struct sim_resource *wr = R("work.karmada.io", "v1alpha1", "works");
+
+    /* Two 4-cpu nodes: a and b run, c waits. */
+    put_work(s, "a", 3, NULL, 0);
+    put_work(s, "b", 3, NULL, 0);
+    clock_value++;
+    put_work(s, "c", 3, NULL, 0);
+    CU_ASSERT_STRING_EQUAL(m_cpu(s), "6/3");
+    CU_ASSERT_STRING_EQUAL(m_ready(s, "c"), "0");
+    /* A suspended Work reaches nothing. */
+    put_work(s, "s", 1, NULL, 1);
+    CU_ASSERT_STRING_EQUAL(m_cpu(s), "6/3");
+
+    /* a goes: c gets its node. */
+    CU_ASSERT_EQUAL(sim_store_delete(s, wr, "karmada-es-m", "a", NULL, NULL, NULL, NULL), 0);
+    CU_ASSERT_STRING_EQUAL(m_cpu(s), "6/0");
+    CU_ASSERT_STRING_EQUAL(m_ready(s, "c"), "1");
+
+    /* b is suspended: its pod leaves; d, new, takes the room. */
+    put_work(s, "b", 3, NULL, 1);
+    CU_ASSERT_STRING_EQUAL(m_cpu(s), "3/0");
+    clock_value++;
+    put_work(s, "d", 3, NULL, 0);
+    CU_ASSERT_STRING_EQUAL(m_cpu(s), "6/0");
+    CU_ASSERT_STRING_EQUAL(m_ready(s, "d"), "1");
+    /* b comes back: it started before c and d, so it is placed first and d, the newest, waits. */
+    put_work(s, "b", 3, NULL, 0);
+    CU_ASSERT_STRING_EQUAL(m_cpu(s), "6/3");
+    CU_ASSERT_STRING_EQUAL(m_ready(s, "b"), "1");
+    CU_ASSERT_STRING_EQUAL(m_ready(s, "d"), "0");
+
+    /* A share waiting for its PodGroup runs once the group's Work is dispatched... */
+    CU_ASSERT_EQUAL(sim_store_delete(s, wr, "karmada-es-m", "b", NULL, NULL, NULL, NULL), 0);
+    CU_ASSERT_EQUAL(sim_store_delete(s, wr, "karmada-es-m", "c", NULL, NULL, NULL, NULL), 0);
+    CU_ASSERT_STRING_EQUAL(m_cpu(s), "3/0");
+    put_work(s, "g", 2, "pg1", 0);
+    CU_ASSERT_STRING_EQUAL(m_cpu(s), "3/2");
+    put_work(s, "pg", 0, "pg1", 1);
+    CU_ASSERT_STRING_EQUAL(m_cpu(s), "3/2");
+    put_work(s, "pg", 0, "pg1", 0);
+    CU_ASSERT_STRING_EQUAL(m_cpu(s), "5/0");
+    CU_ASSERT_STRING_EQUAL(m_ready(s, "g"), "1");
+    /* ... and stops when the PodGroup goes. */
+    CU_ASSERT_EQUAL(sim_store_delete(s, wr, "karmada-es-m", "pg", NULL, NULL, NULL, NULL), 0);
+    CU_ASSERT_STRING_EQUAL(m_cpu(s), "3/2");
+    CU_ASSERT_STRING_EQUAL(m_ready(s, "g"), "0");
+
+    /* NotReady runs nothing; Ready again places everything. */
+    CU_ASSERT_EQUAL(sim_karmada_set_ready(k, "m", 0), 0);
+    CU_ASSERT_STRING_EQUAL(m_cpu(s), "0/5");
+    CU_ASSERT_EQUAL(sim_karmada_set_ready(k, "m", 1), 0);
+    CU_ASSERT_STRING_EQUAL(m_cpu(s), "3/2");
+
+    sim_karmada_free(k);
+    sim_store_free(s);
 }
 
 /* The hub's batching: many Works land before one flush (this once moved the shares array
@@ -764,7 +1003,10 @@ static CU_TestInfo tests[] = {
     {"clusters, detector, binding controller", test_clusters_detector_binding},
     {"OverridePolicy changes re-render Works; muster's gangs gate their shares",
      test_override_resync_and_gang_gate},
+    {"OverridePolicies index: applied once each, in name order, until deleted or updated away",
+     test_override_index},
     {"gangs all or nothing; scripted durations free capacity", test_gangs_and_durations},
+    {"members mirror their Works; running shares keep their nodes", test_member_mirror},
     {"deferred mode: one flush for a burst; pruning by permanent id", test_deferred_flush},
     {"bad scenarios are rejected with a path", test_bad_scenarios},
     CU_TEST_INFO_NULL,

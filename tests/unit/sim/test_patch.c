@@ -123,9 +123,60 @@ static void test_json_patch_rfc6902(void)
                NULL);
 }
 
+/* Both patches copy only what they change: the input is left as it was (so a stored object
+ * can be patched in place of a deep copy) and what no operation touched is shared. */
+static void test_patches_copy_on_write(void)
+{
+    static const char doc_text[] =
+        "{\"metadata\":{\"name\":\"a\",\"labels\":{\"x\":\"1\"}},\"spec\":{\"list\":[{\"k\":1},"
+        "{\"k\":2}],\"keep\":{\"deep\":{\"v\":1}}}}";
+    json_object *doc = json_tokener_parse(doc_text);
+    json_object *ops = json_tokener_parse(
+        "[{\"op\":\"add\",\"path\":\"/spec/list/1/k\",\"value\":3},"
+        "{\"op\":\"remove\",\"path\":\"/metadata/labels/x\"},"
+        "{\"op\":\"add\",\"path\":\"/spec/list/-\",\"value\":{\"k\":4}},"
+        "{\"op\":\"move\",\"from\":\"/spec/list/0\",\"path\":\"/metadata/moved\"}]");
+    json_object *out = NULL;
+    char err[256] = "";
+    CU_ASSERT_EQUAL_FATAL(sim_json_patch(doc, ops, &out, err, sizeof(err)), 0);
+    json_object *was = json_tokener_parse(doc_text);
+    CU_ASSERT(json_object_equal(doc, was));
+    json_object *want = json_tokener_parse(
+        "{\"metadata\":{\"name\":\"a\",\"labels\":{},\"moved\":{\"k\":1}},\"spec\":{\"list\":["
+        "{\"k\":3},{\"k\":4}],\"keep\":{\"deep\":{\"v\":1}}}}");
+    CU_ASSERT(json_object_equal(out, want));
+    json_object *keep_in = json_object_object_get(json_object_object_get(doc, "spec"), "keep");
+    json_object *keep_out = json_object_object_get(json_object_object_get(out, "spec"), "keep");
+    CU_ASSERT_PTR_EQUAL(keep_in, keep_out);
+    json_object_put(out);
+    json_object_put(want);
+
+    /* A failing operation leaves the input alone too. */
+    json_object *bad = json_tokener_parse("[{\"op\":\"replace\",\"path\":\"/spec/keep/deep/v\","
+                                          "\"value\":2},{\"op\":\"test\",\"path\":\"/x\","
+                                          "\"value\":1}]");
+    out = NULL;
+    CU_ASSERT_EQUAL(sim_json_patch(doc, bad, &out, err, sizeof(err)), MUSTER_EINVAL);
+    CU_ASSERT(json_object_equal(doc, was));
+    json_object_put(bad);
+
+    json_object *merge = json_tokener_parse("{\"spec\":{\"keep\":{\"deep\":{\"v\":5}}}}");
+    CU_ASSERT_EQUAL(sim_merge_patch(doc, merge, &out), 0);
+    CU_ASSERT(json_object_equal(doc, was));
+    CU_ASSERT_PTR_EQUAL(json_object_object_get(out, "metadata"),
+                        json_object_object_get(doc, "metadata"));
+    json_object_put(out);
+    json_object_put(merge);
+    json_object_put(was);
+    json_object_put(ops);
+    json_object_put(doc);
+}
+
 static CU_TestInfo tests[] = {
     {"merge patch: RFC 7386 appendix A", test_merge_rfc7386},
     {"JSON patch: RFC 6902 appendix A and errors", test_json_patch_rfc6902},
+    {"patches copy on write: the input stays, untouched values are shared",
+     test_patches_copy_on_write},
     CU_TEST_INFO_NULL,
 };
 

@@ -221,6 +221,16 @@ static void client_drop_watch(struct harness *h)
     CU_ASSERT_PTR_NOT_NULL(strstr(buf, "\"resourceVersion\":\"1002\""));
     CU_ASSERT_PTR_NULL(strstr(buf, "\"resourceVersion\":\"1003\""));
     CU_ASSERT_PTR_NOT_NULL(strstr(buf, "\r\n0\r\n\r\n"));
+    /* The next watcher's first event carries the object the last one ended with: it is sent
+     * from the serialization kept for it, and the one after is serialized afresh. */
+    http(h->port, "GET", "/api/v1/namespaces?watch=true&resourceVersion=1001", NULL, buf,
+         sizeof(buf));
+    const char *first = strstr(buf, "{\"type\":\"ADDED\"");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(first);
+    CU_ASSERT_PTR_NOT_NULL(strstr(first, "\"resourceVersion\":\"1002\""));
+    CU_ASSERT_PTR_NOT_NULL(strstr(first, "\"resourceVersion\":\"1003\""));
+    CU_ASSERT_PTR_NULL(strstr(buf, "\"resourceVersion\":\"1001\""));
+    CU_ASSERT_PTR_NULL(strstr(buf, "\"resourceVersion\":\"1004\""));
     http(h->port, "GET", "/api/v1/namespaces?watch=true&resourceVersion=1002", NULL, buf,
          sizeof(buf));
     CU_ASSERT_PTR_NOT_NULL(strstr(buf, "\"resourceVersion\":\"1003\""));

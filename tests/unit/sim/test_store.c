@@ -500,6 +500,117 @@ static void test_watch_replay_order_and_expiry(void)
     sim_store_free(s);
 }
 
+static void record_prev(void *data, const struct sim_event *ev)
+{
+    json_object **prev = data;
+    if (ev->type == SIM_EVENT_MODIFIED && !*prev)
+        *prev = json_object_get(ev->prev);
+}
+
+/* SIM_WRITE_SHARE: the store keeps the caller's values by reference (a write copies only the
+ * levels it edits) while every version it hands out stays as it was; without the flag the
+ * caller's object stays its own. */
+static void test_shared_writes(void)
+{
+    struct sim_store *s = NULL;
+    CU_ASSERT_EQUAL_FATAL(sim_store_new(100, &s), 0);
+    json_object *in = parse("{\"metadata\":{\"name\":\"a\",\"labels\":{\"l\":\"1\"}},"
+                            "\"spec\":{\"x\":{\"y\":\"1\"}}}");
+    json_object *out = NULL;
+    CU_ASSERT_EQUAL_FATAL(
+        sim_store_create(s, podgroups(), "ns", in, NOW, SIM_WRITE_SHARE, &out, NULL), 0);
+    CU_ASSERT_PTR_EQUAL(json_object_object_get(out, "spec"), json_object_object_get(in, "spec"));
+    CU_ASSERT_PTR_NOT_EQUAL(json_object_object_get(out, "metadata"),
+                            json_object_object_get(in, "metadata"));
+    CU_ASSERT_PTR_NULL(at(in, "metadata.uid"));
+    json_object_put(in);
+
+    /* An update sharing the unchanged spec commits only its label change. */
+    json_object *prev = NULL;
+    struct sim_store_watch *w = NULL;
+    CU_ASSERT_EQUAL_FATAL(sim_store_watch(s, sim_store_rv(s), record_prev, &prev, &w, NULL), 0);
+    json_object *next = json_object_new_object();
+    json_object_object_add(next, "spec", json_object_get(json_object_object_get(out, "spec")));
+    json_object_object_add(next, "metadata", parse("{\"name\":\"a\",\"labels\":{\"l\":\"2\"}}"));
+    json_object *out2 = NULL;
+    CU_ASSERT_EQUAL(sim_store_update(s, podgroups(), "ns", "a", next, SIM_WRITE_SHARE, &out2, NULL),
+                    0);
+    json_object_put(next);
+    CU_ASSERT_STRING_EQUAL(at(out2, "metadata.labels.l"), "2");
+    CU_ASSERT_STRING_EQUAL(at(out2, "metadata.generation"), "1");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(prev);
+    CU_ASSERT_STRING_EQUAL(at(prev, "metadata.labels.l"), "1");
+    CU_ASSERT_STRING_NOT_EQUAL(at(prev, "metadata.resourceVersion"),
+                               at(out2, "metadata.resourceVersion"));
+    CU_ASSERT_PTR_EQUAL(json_object_object_get(prev, "spec"), json_object_object_get(out2, "spec"));
+    sim_store_unwatch(s, w);
+    json_object_put(prev);
+    json_object_put(out2);
+    json_object_put(out);
+
+    /* Without the flag the caller may change its object afterwards. */
+    in = parse("{\"metadata\":{\"name\":\"b\"},\"spec\":{\"x\":{\"y\":\"1\"}}}");
+    CU_ASSERT_EQUAL(sim_store_create(s, podgroups(), "ns", in, NOW, 0, NULL, NULL), 0);
+    json_object_object_add(json_object_object_get(json_object_object_get(in, "spec"), "x"), "y",
+                           json_object_new_string("changed"));
+    json_object_put(in);
+    CU_ASSERT_EQUAL(sim_store_get(s, podgroups(), "ns", "b", &out, NULL), 0);
+    CU_ASSERT_STRING_EQUAL(at(out, "spec.x.y"), "1");
+    json_object_put(out);
+    sim_store_free(s);
+}
+
+/* Reads by exact key go through a hash index kept beside the sorted array: after many
+ * creates, deletes (which shift probe runs back) and updates, every get agrees with a list. */
+static void test_get_index_follows_writes(void)
+{
+    struct sim_store *s = NULL;
+    CU_ASSERT_EQUAL_FATAL(sim_store_new(10, &s), 0);
+    char body[128], name[32];
+    for (int i = 0; i < 600; i++) {
+        snprintf(body, sizeof(body), "{\"metadata\":{\"name\":\"pg-%d\"},\"spec\":{\"v\":%d}}", i,
+                 i);
+        json_object *o = parse(body);
+        CU_ASSERT_EQUAL(sim_store_create(s, podgroups(), i % 2 ? "a" : "b", o, NOW, 0, NULL, NULL),
+                        0);
+        json_object_put(o);
+    }
+    for (int i = 0; i < 600; i += 3) {
+        snprintf(name, sizeof(name), "pg-%d", i);
+        CU_ASSERT_EQUAL(
+            sim_store_delete(s, podgroups(), i % 2 ? "a" : "b", name, NULL, NULL, NULL, NULL), 0);
+    }
+    for (int i = 1; i < 600; i += 3) {
+        snprintf(body, sizeof(body), "{\"metadata\":{\"name\":\"pg-%d\"},\"spec\":{\"v\":-1}}", i);
+        json_object *o = parse(body);
+        snprintf(name, sizeof(name), "pg-%d", i);
+        CU_ASSERT_EQUAL(sim_store_update(s, podgroups(), i % 2 ? "a" : "b", name, o, 0, NULL, NULL),
+                        0);
+        json_object_put(o);
+    }
+    json_object *list = NULL;
+    CU_ASSERT_EQUAL_FATAL(sim_store_list(s, podgroups(), NULL, NULL, &list, NULL), 0);
+    CU_ASSERT_EQUAL(json_object_array_length(json_object_object_get(list, "items")), 400);
+    json_object_put(list);
+    int wrong = 0;
+    for (int i = 0; i < 600; i++) {
+        snprintf(name, sizeof(name), "pg-%d", i);
+        json_object *o = NULL;
+        int rc = sim_store_get(s, podgroups(), i % 2 ? "a" : "b", name, &o, NULL);
+        int want_v = i % 3 == 1 ? -1 : i;
+        if (i % 3 == 0)
+            wrong += rc != MUSTER_ENOENT;
+        else
+            wrong += rc != 0 || !at(o, "spec.v") || strtol(at(o, "spec.v"), NULL, 10) != want_v;
+        json_object_put(o);
+        /* The other namespace never has it. */
+        wrong +=
+            sim_store_get(s, podgroups(), i % 2 ? "b" : "a", name, NULL, NULL) != MUSTER_ENOENT;
+    }
+    CU_ASSERT_EQUAL(wrong, 0);
+    sim_store_free(s);
+}
+
 static CU_TestInfo tests[] = {
     {"create sets uid, rv, generation; errors are Status", test_create_sets_server_fields},
     {"update: generation, status subresource, conflict", test_update_generation_status_conflict},
@@ -509,6 +620,8 @@ static CU_TestInfo tests[] = {
     {"list paging and selectors", test_list_paging_and_selectors},
     {"a continued list is the first page's snapshot", test_continued_list_is_a_snapshot},
     {"watch replay, order and expiry", test_watch_replay_order_and_expiry},
+    {"shared writes copy only what the store edits; versions stay", test_shared_writes},
+    {"gets by key follow creates, deletes and updates", test_get_index_follows_writes},
     CU_TEST_INFO_NULL,
 };
 
