@@ -54,6 +54,10 @@
  * again, or after this long (Karmada reports cluster status every 10 s): a quiet cluster must not
  * keep a running gang counted twice. */
 #define CTL_CONFIRM_MAX_MS 15000
+/* A waiting binding's condition is written once it has waited this long: most bindings that
+ * wait at all (a node still reserved for a gang in flight) are admitted within it, and a
+ * Scheduled=False written just before Scheduled=True is one request per binding for nothing. */
+#define CTL_CONDITION_GRACE_MS 1000
 
 enum bstate {
     B_WAIT_TEMPLATE,
@@ -149,6 +153,7 @@ struct binding {
     char reason[16];
     char msg[DISP_WORKLOAD_MSG_MAX];
     int cond_dirty;
+    int64_t waiting_since; /* when it last joined the waiting list */
     int nofit; /* the last cycle found no cluster for it */
     /* That verdict holds while no cluster it may use grows (cluster.grew <= nofit_grow) and
      * the cluster set and its constraints stay (nofit_epoch): caps that only shrink cannot
@@ -566,10 +571,13 @@ static void set_state(struct ctl *c, struct binding *b, enum bstate st)
     }
     if (was_active)
         shares_untrack(c, b);
-    if (st == B_DONE)
+    if (st == B_DONE) {
         list_unlink(b);
-    else
-        list_push(&c->waiting, b, 1);
+        return;
+    }
+    if (b->list != 1)
+        b->waiting_since = now_ms(c);
+    list_push(&c->waiting, b, 1);
 }
 
 static void set_reason(struct binding *b, const char *reason, const char *fmt, ...)
@@ -3084,7 +3092,8 @@ static void sweep_waiting(struct ctl *c, int64_t now)
             engine_add(c, b);
         } else {
             pending_reason(c, b);
-            if (b->cond_dirty && c->condition_budget > 0 && b->rb && !b->gone) {
+            if (b->cond_dirty && c->condition_budget > 0 && b->rb && !b->gone &&
+                now - b->waiting_since >= CTL_CONDITION_GRACE_MS) {
                 if (send_condition(c, b))
                     c->condition_budget--;
             }
@@ -3149,10 +3158,11 @@ static void on_kick(uv_idle_t *h)
     uv_idle_stop(h);
     c->kick_active = 0;
     ledger_flush(c);
-    if (c->cycle_wanted && !c->stopping) {
+    /* The cycle's admissions are written by the next iteration's flush, together with
+     * whatever that iteration's events decide: one transaction (one fdatasync) per iteration
+     * rather than two. Nothing is sent for them before that commit. */
+    if (c->cycle_wanted && !c->stopping)
         cycle(c);
-        ledger_flush(c);
-    }
 }
 
 static void kick(struct ctl *c)
