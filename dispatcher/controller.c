@@ -757,6 +757,22 @@ static void cluster_publish(struct ctl *c, const struct cluster *k)
     }
 }
 
+static int kres_add(struct cluster *k, uint64_t aseq, uint32_t share);
+static void fatal(struct ctl *c, const char *what);
+
+/* A cluster that (re)appears while gangs hold shares in it by name (it was deleted and created
+ * again): those shares are reserved in it again, as a fresh snapshot would. Rare: walks the
+ * active set. */
+static void cluster_track_shares(struct ctl *c, struct cluster *k)
+{
+    for (struct binding *b = c->active.next; b != &c->active; b = b->next)
+        for (uint32_t i = 0; b->aseq && b->assign && i < b->nshares; i++)
+            if (strcmp(b->shares[i].cluster, k->name) == 0 && kres_add(k, b->aseq, i)) {
+                fatal(c, "out of memory");
+                return;
+            }
+}
+
 static void cluster_set(struct ctl *c, json_object *obj)
 {
     const char *name = jstr(jobj(obj, "metadata"), "name");
@@ -815,6 +831,8 @@ static void cluster_set(struct ctl *c, json_object *obj)
     k->stale = 1;
     if (k->ready != was_ready || k->gen == 1)
         k->grew = ++c->grow_seq; /* a cluster placement may now use, or must now name */
+    if (k->gen == 1)
+        cluster_track_shares(c, k);
     c->clusters_dirty = 1;
     c->cycle_wanted = 1;
     cluster_publish(c, k);
@@ -971,7 +989,19 @@ static int cycle_snapshot(struct ctl *c)
     return 0;
 }
 
-static void fatal(struct ctl *c, const char *what);
+static int kres_add(struct cluster *k, uint64_t aseq, uint32_t share)
+{
+    if (k->nres == k->capres) {
+        uint32_t cap = k->capres ? k->capres * 2 : 64;
+        struct kres *n = muster_realloc(k->res, cap * sizeof(*n));
+        if (!n)
+            return MUSTER_ENOMEM;
+        k->res = n;
+        k->capres = cap;
+    }
+    k->res[k->nres++] = (struct kres){aseq, share};
+    return 0;
+}
 
 /* b entered the active set: its shares join their clusters' reservations, in this order. When
  * the cycle admitted it, they are in cap already (reserve_shares); otherwise (start-up,
@@ -988,17 +1018,10 @@ static void shares_track(struct ctl *c, struct binding *b)
         struct cluster *k = cluster_find(c, b->shares[i].cluster);
         if (!k)
             continue;
-        if (k->nres == k->capres) {
-            uint32_t cap = k->capres ? k->capres * 2 : 64;
-            struct kres *n = muster_realloc(k->res, cap * sizeof(*n));
-            if (!n) {
-                fatal(c, "out of memory");
-                return;
-            }
-            k->res = n;
-            k->capres = cap;
+        if (kres_add(k, b->aseq, i)) {
+            fatal(c, "out of memory");
+            return;
         }
-        k->res[k->nres++] = (struct kres){b->aseq, i};
         if (!c->admitting)
             k->stale = 1;
     }
@@ -2487,6 +2510,10 @@ static void rb_upsert(struct ctl *c, json_object *rb)
     json_object_put(b->rb);
     b->rb = keep;
     b->allow_epoch = 0; /* its placement constraints may have changed */
+    if (b->nofit_memo) { /* so its NoClusterFit verdict goes: place it again soon */
+        c->cycle_wanted = 1;
+        c->cycle_forced = 1;
+    }
     /* the affinity pointers point into the RB: refresh them with it */
     if (b->st >= B_UNDO && b->st != B_DONE) {
         json_object *pl = jpath(rb, "spec", "placement");
