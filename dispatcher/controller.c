@@ -112,6 +112,17 @@ struct comp {
 };
 
 struct binding {
+    /* What the cycle reads of every gang the engine offers, first: one cache line per gang
+     * when a backlog is skipped. */
+    enum bstate st;
+    int assign;
+    int nofit; /* the last cycle found no cluster for it */
+    /* That verdict holds while no cluster it may use grows (cluster.grew <= nofit_grow) and
+     * the cluster set and its constraints stay (nofit_epoch): caps that only shrink cannot
+     * make a gang fit, so it is not placed again until then. */
+    int nofit_memo;
+    uint64_t nofit_grow, nofit_epoch;
+    uint64_t allow_epoch;
     struct binding *hnext; /* by key */
     struct binding *tnext; /* by template key */
     struct binding *prev, *next; /* in the waiting or the active list */
@@ -126,7 +137,7 @@ struct binding {
     json_object *tmpl; /* the template when last read (a reference) */
     int64_t generation;
     enum disp_workload_kind kind;
-    int assign, spread, needs_objects;
+    int spread, needs_objects;
     int32_t replicas, min_member, priority;
     char priority_class[DISP_WORKLOAD_NAME_MAX + 1];
     char queue[QUEUE_NAME_MAX + 1];
@@ -137,7 +148,6 @@ struct binding {
 
     int64_t ledger_id, created_at, attempt, not_before, dispatched_at, admitted_at;
     int barrier, user_dispatching;
-    enum bstate st;
     enum step step;
     int inflight;
     int step_failed;
@@ -154,17 +164,11 @@ struct binding {
     char msg[DISP_WORKLOAD_MSG_MAX];
     int cond_dirty;
     int64_t waiting_since; /* when it last joined the waiting list */
-    int nofit; /* the last cycle found no cluster for it */
-    /* That verdict holds while no cluster it may use grows (cluster.grew <= nofit_grow) and
-     * the cluster set and its constraints stay (nofit_epoch): caps that only shrink cannot
-     * make a gang fit, so it is not placed again until then. */
-    int nofit_memo;
-    uint64_t nofit_grow, nofit_epoch;
     uint64_t aseq; /* its key in c->byseq while active: its shares are in the clusters' res */
     char rollback_why[160];
     /* which clusters its placement constraints allow, by index into c->cl, computed once
-     * per cluster-set epoch and RB version (affinity is evaluated on JSON: costly per cycle) */
-    uint64_t allow_epoch;
+     * per cluster-set epoch (allow_epoch) and RB version (affinity is evaluated on JSON:
+     * costly per cycle) */
     uint8_t allow[256];
 };
 
