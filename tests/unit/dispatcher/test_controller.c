@@ -3,7 +3,9 @@
  * A gang is held, admitted, placed, and dispatched through the commit protocol (PodGroup Work,
  * OverridePolicy, RB patches, Scheduled=True); a restart on the same database dispatches
  * nothing twice; a finished job releases its usage; a workload naming an unknown queue waits
- * with the reason on its RB. The integration scripts cover the rest over separate processes. */
+ * with the reason on its RB; a gang no cluster holds waits, and goes once a finished job frees
+ * room (the remembered verdict and cached rooms give way). The integration scripts cover the
+ * rest over separate processes. */
 #include "cluster-adapters/kube/client.h"
 #include "cluster-adapters/kube/kubeconfig.h"
 #include "cluster-adapters/sim/hub.h"
