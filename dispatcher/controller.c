@@ -54,6 +54,10 @@
  * again, or after this long (Karmada reports cluster status every 10 s): a quiet cluster must not
  * keep a running gang counted twice. */
 #define CTL_CONFIRM_MAX_MS 15000
+/* A waiting binding's condition is written once it has waited this long: most bindings that
+ * wait at all (a node still reserved for a gang in flight) are admitted within it, and a
+ * Scheduled=False written just before Scheduled=True is one request per binding for nothing. */
+#define CTL_CONDITION_GRACE_MS 1000
 
 enum bstate {
     B_WAIT_TEMPLATE,
@@ -108,6 +112,17 @@ struct comp {
 };
 
 struct binding {
+    /* What the cycle reads of every gang the engine offers, first: one cache line per gang
+     * when a backlog is skipped. */
+    enum bstate st;
+    int assign;
+    int nofit; /* the last cycle found no cluster for it */
+    /* That verdict holds while no cluster it may use grows (cluster.grew <= nofit_grow) and
+     * the cluster set and its constraints stay (nofit_epoch): caps that only shrink cannot
+     * make a gang fit, so it is not placed again until then. */
+    int nofit_memo;
+    uint64_t nofit_grow, nofit_epoch;
+    uint64_t allow_epoch;
     struct binding *hnext; /* by key */
     struct binding *tnext; /* by template key */
     struct binding *prev, *next; /* in the waiting or the active list */
@@ -122,7 +137,7 @@ struct binding {
     json_object *tmpl; /* the template when last read (a reference) */
     int64_t generation;
     enum disp_workload_kind kind;
-    int assign, spread, needs_objects;
+    int spread, needs_objects;
     int32_t replicas, min_member, priority;
     char priority_class[DISP_WORKLOAD_NAME_MAX + 1];
     char queue[QUEUE_NAME_MAX + 1];
@@ -133,7 +148,6 @@ struct binding {
 
     int64_t ledger_id, created_at, attempt, not_before, dispatched_at, admitted_at;
     int barrier, user_dispatching;
-    enum bstate st;
     enum step step;
     int inflight;
     int step_failed;
@@ -149,11 +163,12 @@ struct binding {
     char reason[16];
     char msg[DISP_WORKLOAD_MSG_MAX];
     int cond_dirty;
-    int nofit; /* the last cycle found no cluster for it */
+    int64_t waiting_since; /* when it last joined the waiting list */
+    uint64_t aseq; /* its key in c->byseq while active: its shares are in the clusters' res */
     char rollback_why[160];
     /* which clusters its placement constraints allow, by index into c->cl, computed once
-     * per cluster-set epoch and RB version (affinity is evaluated on JSON: costly per cycle) */
-    uint64_t allow_epoch;
+     * per cluster-set epoch (allow_epoch) and RB version (affinity is evaluated on JSON:
+     * costly per cycle) */
     uint8_t allow[256];
 };
 
@@ -170,6 +185,25 @@ struct cluster {
     struct disp_cluster_cap cap;
     uint32_t cap_grades_alloc; /* cap.grades entries allocated (cap.ngrades may shrink) */
     struct queue_resvec reserved; /* muster's in-flight reservations, for the API */
+    /* The shares reserved in cap, in the order they were reserved: cap is rebuilt from free
+     * and these only when the cluster reports (stale), a share leaves, or a running share
+     * stops counting (expire_at), not every cycle. */
+    struct kres *res;
+    uint32_t nres, capres;
+    int stale;
+    int reserved_dirty; /* reserved changed since the metrics last heard */
+    int64_t expire_at;  /* after this a counted running share stops counting */
+    uint64_t cap_ver;   /* bumped whenever cap changes */
+    uint64_t grew;      /* c->grow_seq when cap last grew (or the cluster came or turned Ready) */
+    /* the last disp_cluster_fits on cap, valid while cap_ver == fit_ver */
+    struct queue_resvec fit_shape;
+    uint64_t fit_val, fit_ver;
+};
+
+/* A share reserved in a cluster's cap: the binding's aseq and the share's index. */
+struct kres {
+    uint64_t aseq;
+    uint32_t share;
 };
 
 /* A ledger write waiting for the end of the loop iteration. */
@@ -230,6 +264,26 @@ struct ctl {
     struct binding **bykey, **bytkey;
     size_t nbuckets, nbindings;
     struct queue_idmap byid; /* ledger id -> binding, for live rows */
+    struct queue_idmap byseq; /* aseq -> active binding */
+    uint64_t aseq_next;
+    uint64_t grow_seq;  /* bumped whenever some cluster's room grows */
+    int snap_all_stale; /* every cluster's cap is rebuilt at the next cycle */
+    int admitting;      /* the cycle reserved the binding entering the active set already */
+    struct queue_resvec scratch;
+    uint64_t cap_changes; /* bumped whenever any cluster's cap changes */
+    /* The last NoClusterFit verdict of a one-component gang: a gang asking for the same from
+     * the same clusters meets it too while no cap has changed (and gets the same sentence). */
+    struct {
+        int valid;
+        uint64_t cap_changes, epoch;
+        struct queue_resvec req;
+        int32_t comp_replicas, replicas;
+        int spread;
+        uint32_t ncl;
+        uint8_t allow[256];
+        char reason[16];
+        char msg[DISP_WORKLOAD_MSG_MAX];
+    } nl;
     struct binding waiting, active; /* list heads */
     struct binding *retry;
 
@@ -244,6 +298,13 @@ struct ctl {
     uv_timer_t tick;
     uv_idle_t kick; /* runs the cycle and the ledger flush once per loop iteration */
     int kick_active, cycle_wanted;
+    /* A cycle can admit nothing new unless the engine changed (an entry came or went, a queue
+     * or the fleet changed: cycle_forced), some cluster's room grew, the cluster set changed,
+     * or the last cycle stopped before the engine had offered everything. A cluster report
+     * that only takes room away wants a cycle (the snapshot follows it) but no engine pass. */
+    int cycle_forced, last_cut;
+    uint64_t last_grow, last_epoch;
+    struct queue_resvec fleet;
     int64_t last_orphan_sweep;
     uint64_t condition_budget;
     int64_t budget_at;
@@ -341,6 +402,8 @@ static int bool_at(json_object *o, const char *k)
 }
 
 static void kick(struct ctl *c);
+static void shares_track(struct ctl *c, struct binding *b);
+static void shares_untrack(struct ctl *c, struct binding *b);
 
 /* ---- binding tables ---- */
 
@@ -471,6 +534,8 @@ static void binding_free(struct ctl *c, struct binding *b)
     if (*p)
         *p = b->hnext;
     tkey_unlink(c, b);
+    if (b->list == 2)
+        shares_untrack(c, b);
     list_unlink(b);
     if (b->in_retry) {
         struct binding **r = &c->retry;
@@ -500,13 +565,23 @@ static void maybe_free(struct ctl *c, struct binding *b)
 
 static void set_state(struct ctl *c, struct binding *b, enum bstate st)
 {
+    int was_active = b->list == 2;
     b->st = st;
-    if (st >= B_ADMITTED && st <= B_RUNNING)
+    if (st >= B_ADMITTED && st <= B_RUNNING) {
         list_push(&c->active, b, 2);
-    else if (st == B_DONE)
+        if (!was_active)
+            shares_track(c, b);
+        return;
+    }
+    if (was_active)
+        shares_untrack(c, b);
+    if (st == B_DONE) {
         list_unlink(b);
-    else
-        list_push(&c->waiting, b, 1);
+        return;
+    }
+    if (b->list != 1)
+        b->waiting_since = now_ms(c);
+    list_push(&c->waiting, b, 1);
 }
 
 static void set_reason(struct binding *b, const char *reason, const char *fmt, ...)
@@ -611,6 +686,8 @@ static void cluster_close(struct cluster *k)
     for (uint32_t g = 0; g < k->cap_grades_alloc; g++)
         queue_resvec_close(&k->cap.grades[g].min);
     muster_free(k->cap.grades);
+    muster_free(k->res);
+    queue_resvec_close(&k->fit_shape);
     memset(k, 0, sizeof(*k));
 }
 
@@ -684,6 +761,22 @@ static void cluster_publish(struct ctl *c, const struct cluster *k)
     }
 }
 
+static int kres_add(struct cluster *k, uint64_t aseq, uint32_t share);
+static void fatal(struct ctl *c, const char *what);
+
+/* A cluster that (re)appears while gangs hold shares in it by name (it was deleted and created
+ * again): those shares are reserved in it again, as a fresh snapshot would. Rare: walks the
+ * active set. */
+static void cluster_track_shares(struct ctl *c, struct cluster *k)
+{
+    for (struct binding *b = c->active.next; b != &c->active; b = b->next)
+        for (uint32_t i = 0; b->aseq && b->assign && i < b->nshares; i++)
+            if (strcmp(b->shares[i].cluster, k->name) == 0 && kres_add(k, b->aseq, i)) {
+                fatal(c, "out of memory");
+                return;
+            }
+}
+
 static void cluster_set(struct ctl *c, json_object *obj)
 {
     const char *name = jstr(jobj(obj, "metadata"), "name");
@@ -702,7 +795,9 @@ static void cluster_set(struct ctl *c, json_object *obj)
         k = &c->cl[c->ncl++];
         memset(k, 0, sizeof(*k));
         snprintf(k->name, sizeof k->name, "%s", name);
+        k->expire_at = INT64_MAX;
     }
+    int was_ready = k->ready;
     json_object *keep = json_object_get(obj);
     json_object_put(k->obj);
     k->obj = keep;
@@ -737,6 +832,11 @@ static void cluster_set(struct ctl *c, json_object *obj)
                     queue_resvec_get(&k->allocating, id);
         k->free.items[i].milli = v > 0 ? v : 0;
     }
+    k->stale = 1;
+    if (k->ready != was_ready || k->gen == 1)
+        k->grew = ++c->grow_seq; /* a cluster placement may now use, or must now name */
+    if (k->gen == 1)
+        cluster_track_shares(c, k);
     c->clusters_dirty = 1;
     c->cycle_wanted = 1;
     cluster_publish(c, k);
@@ -763,9 +863,98 @@ static void cluster_remove(struct ctl *c, json_object *obj)
     memset(&c->cl[c->ncl], 0, sizeof(c->cl[c->ncl]));
 }
 
-/* A fresh working copy of every cluster's room for this cycle: what it reports free, less
- * muster's reservations still in flight (admitted gangs, and running ones until the cluster's
- * report has caught up with them). */
+/* Reserves n replicas of each component of b's share sh in k's cap, and counts them in
+ * k->reserved (for the API). The cluster reporting less room than muster has promised loses
+ * all of it, so nothing more goes there until its report catches up. */
+static void cap_take(struct ctl *c, struct cluster *k, const struct binding *b,
+                     const struct share *sh)
+{
+    for (uint32_t j = 0; j < b->ncomp; j++) {
+        int64_t n = b->ncomp == 1 ? sh->replicas : b->comp[j].replicas;
+        if (disp_cluster_reserve(&k->cap, &b->comp[j].req, (uint64_t)n)) {
+            queue_resvec_clear(&k->cap.free);
+            k->cap.ngrades = 0;
+        }
+        queue_resvec_clear(&c->scratch);
+        for (uint32_t r = 0; r < b->comp[j].req.len; r++) {
+            int64_t v;
+            if (!queue_milli_mul(b->comp[j].req.items[r].milli, n, &v))
+                queue_resvec_set(&c->scratch, b->comp[j].req.items[r].id, v);
+        }
+        queue_resvec_add(&k->reserved, &c->scratch);
+    }
+    k->cap_ver++;
+    c->cap_changes++;
+    k->reserved_dirty = 1;
+}
+
+/* k's room rebuilt from what it reports free, less the shares still reserved in it, in the
+ * order they were reserved: what a fresh snapshot would hold. Shares that left, and running
+ * ones the cluster's own report counts now, are dropped for good. */
+static int cap_rebuild(struct ctl *c, struct cluster *k, int64_t now)
+{
+    /* what it held, to tell whether it grew */
+    uint64_t old_nodes[64];
+    uint32_t old_ngrades = k->cap.ngrades;
+    if (queue_resvec_copy(&c->scratch, &k->cap.free))
+        return MUSTER_ENOMEM;
+    for (uint32_t j = 0; j < old_ngrades && j < 64; j++)
+        old_nodes[j] = k->cap.grades[j].nodes;
+    int grew = old_ngrades != k->ngrades || old_ngrades > 64;
+    for (uint32_t i = 0; !grew && i < k->free.len; i++)
+        grew = k->free.items[i].milli > queue_resvec_get(&c->scratch, k->free.items[i].id);
+    for (uint32_t j = 0; !grew && j < k->ngrades; j++)
+        grew = k->grades[j].nodes > old_nodes[j];
+
+    if (queue_resvec_copy(&k->cap.free, &k->free))
+        return MUSTER_ENOMEM;
+    if (k->cap_grades_alloc < k->ngrades) {
+        struct disp_grade *g = muster_realloc(k->cap.grades, k->ngrades * sizeof(*g));
+        if (!g)
+            return MUSTER_ENOMEM;
+        for (uint32_t j = k->cap_grades_alloc; j < k->ngrades; j++)
+            memset(&g[j], 0, sizeof(g[j]));
+        k->cap.grades = g;
+        k->cap_grades_alloc = k->ngrades;
+    }
+    for (uint32_t j = 0; j < k->ngrades; j++) {
+        if (queue_resvec_copy(&k->cap.grades[j].min, &k->grades[j].min))
+            return MUSTER_ENOMEM;
+        k->cap.grades[j].nodes = k->grades[j].nodes;
+    }
+    k->cap.ngrades = k->ngrades;
+    k->cap.name = k->name;
+    queue_resvec_clear(&k->reserved);
+    k->expire_at = INT64_MAX;
+    uint32_t kept = 0;
+    for (uint32_t i = 0; i < k->nres; i++) {
+        struct kres r = k->res[i];
+        const struct binding *b = queue_idmap_get(&c->byseq, r.aseq);
+        if (!b || !b->assign || r.share >= b->nshares ||
+            strcmp(b->shares[r.share].cluster, k->name) != 0)
+            continue;
+        const struct share *sh = &b->shares[r.share];
+        if (sh->running && (k->gen > sh->confirm_gen || now - sh->running_at > CTL_CONFIRM_MAX_MS))
+            continue; /* the cluster's own report counts it now */
+        if (sh->running && sh->running_at + CTL_CONFIRM_MAX_MS < k->expire_at)
+            k->expire_at = sh->running_at + CTL_CONFIRM_MAX_MS;
+        cap_take(c, k, b, sh);
+        k->res[kept++] = r;
+    }
+    k->nres = kept;
+    k->stale = 0;
+    k->cap_ver++;
+    c->cap_changes++;
+    k->reserved_dirty = 1;
+    if (grew)
+        k->grew = ++c->grow_seq;
+    return 0;
+}
+
+/* Every cluster's room for this cycle: what it reports free, less muster's reservations still
+ * in flight (admitted gangs, and running ones until the cluster's report has caught up with
+ * them). Only clusters whose room changed other than by this loop's own admissions are
+ * rebuilt; the others carry on from the last cycle, admissions already taken out. */
 static int cycle_snapshot(struct ctl *c)
 {
     if (c->clusters_dirty) {
@@ -775,73 +964,85 @@ static int cycle_snapshot(struct ctl *c)
         for (uint32_t i = 0; i < c->ncl; i++)
             if (c->cl[i].ready)
                 queue_resvec_add(&fleet, &c->cl[i].capacity);
-        if (fleet.len)
+        if (fleet.len && queue_resvec_cmp(&fleet, &c->fleet) != 0) {
             queue_tree_set_fleet(c->t, &fleet);
+            queue_resvec_copy(&c->fleet, &fleet);
+            c->cycle_forced = 1;
+        }
         queue_resvec_close(&fleet);
         c->clusters_dirty = 0;
     }
+    int64_t now = now_ms(c);
     for (uint32_t i = 0; i < c->ncl; i++) {
         struct cluster *k = &c->cl[i];
-        if (queue_resvec_copy(&k->cap.free, &k->free))
+        if ((c->snap_all_stale || k->stale || now > k->expire_at) && cap_rebuild(c, k, now))
             return MUSTER_ENOMEM;
-        if (k->cap_grades_alloc < k->ngrades) {
-            struct disp_grade *g = muster_realloc(k->cap.grades, k->ngrades * sizeof(*g));
-            if (!g)
-                return MUSTER_ENOMEM;
-            for (uint32_t j = k->cap_grades_alloc; j < k->ngrades; j++)
-                memset(&g[j], 0, sizeof(g[j]));
-            k->cap.grades = g;
-            k->cap_grades_alloc = k->ngrades;
-        }
-        for (uint32_t j = 0; j < k->ngrades; j++) {
-            if (queue_resvec_copy(&k->cap.grades[j].min, &k->grades[j].min))
-                return MUSTER_ENOMEM;
-            k->cap.grades[j].nodes = k->grades[j].nodes;
-        }
-        k->cap.ngrades = k->ngrades;
-        k->cap.name = k->name;
-        queue_resvec_clear(&k->reserved);
     }
-    for (struct binding *b = c->active.next; b != &c->active; b = b->next) {
-        if (!b->assign)
+    c->snap_all_stale = 0;
+    for (uint32_t i = 0; c->opt.metrics && i < c->ncl; i++) {
+        if (!c->cl[i].reserved_dirty)
             continue;
-        for (uint32_t i = 0; i < b->nshares; i++) {
-            struct share *sh = &b->shares[i];
-            struct cluster *k = cluster_find(c, sh->cluster);
-            if (!k)
-                continue;
-            if (sh->running && (k->gen > sh->confirm_gen ||
-                                now_ms(c) - sh->running_at > CTL_CONFIRM_MAX_MS))
-                continue; /* the cluster's own report counts it now */
-            for (uint32_t j = 0; j < b->ncomp; j++) {
-                int64_t n = b->ncomp == 1 ? sh->replicas : b->comp[j].replicas;
-                if (disp_cluster_reserve(&k->cap, &b->comp[j].req, (uint64_t)n)) {
-                    /* The cluster reports less room than muster has promised: take it all,
-                     * so nothing more goes there until its report catches up. */
-                    queue_resvec_clear(&k->cap.free);
-                    k->cap.ngrades = 0;
-                }
-                struct queue_resvec tmp = {0};
-                for (uint32_t r = 0; r < b->comp[j].req.len; r++) {
-                    int64_t v;
-                    if (!queue_milli_mul(b->comp[j].req.items[r].milli, n, &v))
-                        queue_resvec_set(&tmp, b->comp[j].req.items[r].id, v);
-                }
-                queue_resvec_add(&k->reserved, &tmp);
-                queue_resvec_close(&tmp);
-            }
+        c->cl[i].reserved_dirty = 0;
+        for (uint32_t r = 0; r < c->cl[i].capacity.len; r++) {
+            uint32_t id = c->cl[i].capacity.items[r].id;
+            disp_metrics_cluster_reserved(c->opt.metrics, c->cl[i].name,
+                                          queue_resnames_name(c->names, id),
+                                          queue_resvec_get(&c->cl[i].reserved, id));
         }
-    }
-    if (c->opt.metrics) {
-        for (uint32_t i = 0; i < c->ncl; i++)
-            for (uint32_t r = 0; r < c->cl[i].capacity.len; r++) {
-                uint32_t id = c->cl[i].capacity.items[r].id;
-                disp_metrics_cluster_reserved(c->opt.metrics, c->cl[i].name,
-                                              queue_resnames_name(c->names, id),
-                                              queue_resvec_get(&c->cl[i].reserved, id));
-            }
     }
     return 0;
+}
+
+static int kres_add(struct cluster *k, uint64_t aseq, uint32_t share)
+{
+    if (k->nres == k->capres) {
+        uint32_t cap = k->capres ? k->capres * 2 : 64;
+        struct kres *n = muster_realloc(k->res, cap * sizeof(*n));
+        if (!n)
+            return MUSTER_ENOMEM;
+        k->res = n;
+        k->capres = cap;
+    }
+    k->res[k->nres++] = (struct kres){aseq, share};
+    return 0;
+}
+
+/* b entered the active set: its shares join their clusters' reservations, in this order. When
+ * the cycle admitted it, they are in cap already (reserve_shares); otherwise (start-up,
+ * adoption) the clusters are rebuilt at the next cycle. */
+static void shares_track(struct ctl *c, struct binding *b)
+{
+    b->aseq = ++c->aseq_next;
+    if (queue_idmap_put(&c->byseq, b->aseq, b)) {
+        b->aseq = 0;
+        fatal(c, "out of memory");
+        return;
+    }
+    for (uint32_t i = 0; b->assign && i < b->nshares; i++) {
+        struct cluster *k = cluster_find(c, b->shares[i].cluster);
+        if (!k)
+            continue;
+        if (kres_add(k, b->aseq, i)) {
+            fatal(c, "out of memory");
+            return;
+        }
+        if (!c->admitting)
+            k->stale = 1;
+    }
+}
+
+/* b left the active set: its reservations go, so its clusters are rebuilt at the next cycle. */
+static void shares_untrack(struct ctl *c, struct binding *b)
+{
+    if (!b->aseq)
+        return;
+    queue_idmap_del(&c->byseq, b->aseq);
+    b->aseq = 0;
+    for (uint32_t i = 0; i < b->nshares; i++) {
+        struct cluster *k = cluster_find(c, b->shares[i].cluster);
+        if (k)
+            k->stale = 1;
+    }
 }
 
 /* ---- the ledger: everything decided in one loop iteration, in one transaction ---- */
@@ -1087,6 +1288,7 @@ static int binding_read(struct ctl *c, struct binding *b)
         return MUSTER_ENOENT;
     int rc = disp_workload_read(&c->w, c->names, b->rb, tmpl);
     b->kind = c->w.kind;
+    b->nofit_memo = 0; /* what it asks for may have changed */
     if (rc) {
         const char *why = disp_workload_condition_reason(c->w.reason);
         set_reason(b, why ? why : "Unschedulable", "%s", c->w.message);
@@ -1174,6 +1376,7 @@ static int engine_add(struct ctl *c, struct binding *b)
     }
     set_state(c, b, B_PENDING);
     c->cycle_wanted = 1;
+    c->cycle_forced = 1;
     kick(c);
     return 0;
 }
@@ -1244,6 +1447,33 @@ static int64_t fits_all_components(const struct binding *b, const struct disp_cl
     return left;
 }
 
+/* disp_cluster_fits on k's cap, remembered for the last replica shape asked until cap
+ * changes: gangs of one shape are placed many times between two changes of a cluster. */
+static uint64_t cluster_fits(struct cluster *k, const struct queue_resvec *replica)
+{
+    if (k->fit_ver == k->cap_ver && k->fit_ver && queue_resvec_cmp(&k->fit_shape, replica) == 0)
+        return k->fit_val;
+    uint64_t f = disp_cluster_fits(&k->cap, replica);
+    if (!queue_resvec_copy(&k->fit_shape, replica)) {
+        k->fit_val = f;
+        k->fit_ver = k->cap_ver;
+    } else {
+        k->fit_ver = 0;
+    }
+    return f;
+}
+
+/* b is a one-component gang that asks what the last NoClusterFit verdict's gang asked, of
+ * the same clusters, and no cap has changed since: it does not fit either. */
+static int nofit_same(const struct ctl *c, const struct binding *b, uint32_t nallow)
+{
+    return c->nl.valid && c->nl.cap_changes == c->cap_changes && c->nl.epoch == c->cl_epoch &&
+           c->nl.spread == b->spread && c->nl.comp_replicas == b->comp[0].replicas &&
+           c->nl.replicas == b->replicas && c->nl.ncl == nallow &&
+           memcmp(c->nl.allow, b->allow, nallow) == 0 &&
+           queue_resvec_cmp(&c->nl.req, &b->comp[0].req) == 0;
+}
+
 /* Finds where b's whole gang goes in this cycle's snapshot and fills b->shares; 0 when it
  * fits, MUSTER_ENOSPC with the NoClusterFit sentence set when it does not. */
 static int place(struct ctl *c, struct binding *b)
@@ -1255,6 +1485,15 @@ static int place(struct ctl *c, struct binding *b)
         for (uint32_t i = 0; i < c->ncl && i < 256; i++)
             b->allow[i] = (uint8_t)(cluster_allows(c, b, &c->cl[i]) != 0);
         b->allow_epoch = c->cl_epoch;
+    }
+    uint32_t nallow = c->ncl < 256 ? c->ncl : 256;
+    if (b->ncomp == 1 && nofit_same(c, b, nallow)) {
+        if (strcmp(b->reason, c->nl.reason) != 0 || strcmp(b->msg, c->nl.msg) != 0) {
+            memcpy(b->reason, c->nl.reason, sizeof b->reason);
+            memcpy(b->msg, c->nl.msg, sizeof b->msg);
+            b->cond_dirty = 1;
+        }
+        return MUSTER_ENOSPC;
     }
     for (uint32_t i = 0; i < c->ncl && n < 256; i++) {
         struct cluster *k = &c->cl[i];
@@ -1275,8 +1514,11 @@ static int place(struct ctl *c, struct binding *b)
     }
     if (b->ncomp == 1) {
         struct disp_share out[256];
-        uint32_t got = n ? disp_place(caps, n, &b->comp[0].req, (uint64_t)b->comp[0].replicas,
-                                      b->spread ? DISP_SPREAD : DISP_SINGLE_CLUSTER, out)
+        uint64_t fits[256];
+        for (uint32_t i = 0; i < n; i++)
+            fits[i] = cluster_fits(&c->cl[idx[i]], &b->comp[0].req);
+        uint32_t got = n ? disp_place_fits(caps, fits, n, (uint64_t)b->comp[0].replicas,
+                                           b->spread ? DISP_SPREAD : DISP_SINGLE_CLUSTER, out)
                          : 0;
         if (got) {
             if (shares_reserve(b, got))
@@ -1318,7 +1560,7 @@ static int place(struct ctl *c, struct binding *b)
                 : "?");
     json_object_put(rj);
     for (uint32_t i = 0; i < n && i < 4; i++) {
-        uint64_t f = disp_cluster_fits(&caps[i], &b->comp[0].req);
+        uint64_t f = cluster_fits(&c->cl[idx[i]], &b->comp[0].req);
         size_t l = strlen(holds);
         snprintf(holds + l, sizeof holds - l, "%s%s holds %" PRIu64, i ? ", " : "", caps[i].name,
                  f);
@@ -1334,6 +1576,18 @@ static int place(struct ctl *c, struct binding *b)
                    b->ncomp > 1 ? "Volcano Job" : "gang",
                    b->spread ? "set of allowed Ready clusters" : "single allowed Ready cluster",
                    b->replicas, req, holds, notready ? "; not Ready: " : "", nr, "");
+    if (b->ncomp == 1 && !queue_resvec_copy(&c->nl.req, &b->comp[0].req)) {
+        c->nl.valid = 1;
+        c->nl.cap_changes = c->cap_changes;
+        c->nl.epoch = c->cl_epoch;
+        c->nl.comp_replicas = b->comp[0].replicas;
+        c->nl.replicas = b->replicas;
+        c->nl.spread = b->spread;
+        c->nl.ncl = nallow;
+        memcpy(c->nl.allow, b->allow, nallow);
+        memcpy(c->nl.reason, b->reason, sizeof c->nl.reason);
+        memcpy(c->nl.msg, b->msg, sizeof c->nl.msg);
+    }
     return MUSTER_ENOSPC;
 }
 
@@ -1341,15 +1595,8 @@ static void reserve_shares(struct ctl *c, const struct binding *b)
 {
     for (uint32_t i = 0; i < b->nshares; i++) {
         struct cluster *k = cluster_find(c, b->shares[i].cluster);
-        if (!k)
-            continue;
-        for (uint32_t j = 0; j < b->ncomp; j++) {
-            int64_t n = b->ncomp == 1 ? b->shares[i].replicas : b->comp[j].replicas;
-            if (disp_cluster_reserve(&k->cap, &b->comp[j].req, (uint64_t)n)) {
-                queue_resvec_clear(&k->cap.free);
-                k->cap.ngrades = 0;
-            }
-        }
+        if (k)
+            cap_take(c, k, b, &b->shares[i]);
     }
 }
 
@@ -1383,13 +1630,16 @@ static void admit(struct ctl *c, struct binding *b)
     int64_t now = now_ms(c);
     b->admitted_at = now;
     b->nofit = 0;
+    b->nofit_memo = 0;
     if (b->assign && b->needs_objects) {
         b->barrier = 1;
         b->user_dispatching = rb_dispatching(b->rb);
     } else {
         b->barrier = 0;
     }
+    c->admitting = 1; /* reserve_shares took its shares out of the snapshot already */
     set_state(c, b, B_ADMITTED);
+    c->admitting = 0;
     struct lwrite *w = lw_add(c, b, LW_ADMIT, "admitted");
     if (!w) {
         fatal(c, "out of memory");
@@ -1411,6 +1661,26 @@ static void admit(struct ctl *c, struct binding *b)
     publish_binding(c, b, "admitted", "");
 }
 
+/* b's last NoClusterFit verdict still holds: no cluster it may use has grown since, and the
+ * cluster set and b's constraints are those it was made against. */
+static int nofit_holds(const struct ctl *c, struct binding *b)
+{
+    if (!b->nofit_memo || b->nofit_epoch != c->cl_epoch || b->allow_epoch != c->cl_epoch) {
+        b->nofit_memo = 0;
+        return 0;
+    }
+    if (b->nofit_grow == c->grow_seq)
+        return 1;
+    for (uint32_t i = 0; i < c->ncl && i < 256; i++) {
+        if (b->allow[i] && c->cl[i].grew > b->nofit_grow) {
+            b->nofit_memo = 0;
+            return 0;
+        }
+    }
+    b->nofit_grow = c->grow_seq; /* what grew is no use to it */
+    return 1;
+}
+
 static void cycle(struct ctl *c)
 {
     c->cycle_wanted = 0;
@@ -1421,6 +1691,13 @@ static void cycle(struct ctl *c)
         fatal(c, "out of memory");
         return;
     }
+    if (!c->cycle_forced && !c->last_cut && c->last_grow == c->grow_seq &&
+        c->last_epoch == c->cl_epoch)
+        return; /* every gang the engine offers would meet the verdict it met last time */
+    c->cycle_forced = 0;
+    c->last_grow = c->grow_seq;
+    c->last_epoch = c->cl_epoch;
+    c->last_cut = 1; /* until the engine has nothing more to offer */
     queue_cycle_begin(c->t);
     unsigned nofit = 0;
     struct queue_entry *e;
@@ -1428,22 +1705,27 @@ static void cycle(struct ctl *c)
         struct binding *b = queue_idmap_get(&c->byid, queue_entry_id(e));
         if (!b || b->st != B_PENDING) {
             if (queue_cycle_skip(c->t, e))
-                break;
+                goto cut;
             continue;
         }
         if (b->assign) {
-            int rc = place(c, b);
+            int rc = nofit_holds(c, b) ? MUSTER_ENOSPC : place(c, b);
             if (rc) {
+                if (rc == MUSTER_ENOSPC && !b->nofit_memo) {
+                    b->nofit_memo = 1;
+                    b->nofit_grow = c->grow_seq;
+                    b->nofit_epoch = c->cl_epoch;
+                }
                 b->nofit = 1;
                 if (queue_cycle_skip(c->t, e) || ++nofit >= CTL_CYCLE_NOFIT_MAX)
-                    break;
+                    goto cut;
                 continue;
             }
         }
         struct queue_limit why;
         if (queue_entry_admit(c->t, e, &why)) {
             if (queue_cycle_skip(c->t, e))
-                break;
+                goto cut;
             continue;
         }
         if (b->assign)
@@ -1452,6 +1734,8 @@ static void cycle(struct ctl *c)
             b->nshares = 0;
         admit(c, b);
     }
+    c->last_cut = 0;
+cut:;
     double ms = (double)(uv_hrtime() - t0) / 1e6;
     c->st.cycles++;
     c->st.last_cycle_ms = ms;
@@ -1905,6 +2189,7 @@ static void engine_forget(struct ctl *c, struct binding *b)
     if (e)
         queue_entry_remove(c->t, e);
     c->cycle_wanted = 1;
+    c->cycle_forced = 1;
 }
 
 /* The workload finished or its RB went: the row is released, the queue's usage with it. */
@@ -2059,6 +2344,10 @@ static void check_progress(struct ctl *c, struct binding *b)
                 /* At start-up the cluster's report and the RB's status come from the same
                  * initial lists, taken after the share started: the report counts it. */
                 b->shares[i].confirm_gen = k && c->reconciled ? k->gen : 0;
+                if (k && b->shares[i].confirm_gen < k->gen)
+                    k->stale = 1; /* its report counts it already */
+                else if (k && b->shares[i].running_at + CTL_CONFIRM_MAX_MS < k->expire_at)
+                    k->expire_at = b->shares[i].running_at + CTL_CONFIRM_MAX_MS;
             }
             all_running &= run || done;
             all_done &= done;
@@ -2225,6 +2514,10 @@ static void rb_upsert(struct ctl *c, json_object *rb)
     json_object_put(b->rb);
     b->rb = keep;
     b->allow_epoch = 0; /* its placement constraints may have changed */
+    if (b->nofit_memo) { /* so its NoClusterFit verdict goes: place it again soon */
+        c->cycle_wanted = 1;
+        c->cycle_forced = 1;
+    }
     /* the affinity pointers point into the RB: refresh them with it */
     if (b->st >= B_UNDO && b->st != B_DONE) {
         json_object *pl = jpath(rb, "spec", "placement");
@@ -2718,6 +3011,7 @@ static void reconcile(struct ctl *c)
     muster_free(l.v);
     kube_informer_foreach(&c->rbs, reconcile_rb, c);
     c->reconciled = 1;
+    c->snap_all_stale = 1; /* the rows' shares and requests were read after they were tracked */
     size_t resumed = 0, undone = 0;
     for (size_t i = 0; i < c->nbuckets; i++)
         for (const struct binding *b = c->bykey[i]; b; b = b->hnext) {
@@ -2732,6 +3026,7 @@ static void reconcile(struct ctl *c)
      * tick. */
     c->last_orphan_sweep = 0;
     c->cycle_wanted = 1;
+    c->cycle_forced = 1;
     kick(c);
 }
 
@@ -2828,7 +3123,8 @@ static void sweep_waiting(struct ctl *c, int64_t now)
             engine_add(c, b);
         } else {
             pending_reason(c, b);
-            if (b->cond_dirty && c->condition_budget > 0 && b->rb && !b->gone) {
+            if (b->cond_dirty && c->condition_budget > 0 && b->rb && !b->gone &&
+                now - b->waiting_since >= CTL_CONDITION_GRACE_MS) {
                 if (send_condition(c, b))
                     c->condition_budget--;
             }
@@ -2883,6 +3179,7 @@ static void on_tick(uv_timer_t *h)
     if (now - c->last_orphan_sweep >= CTL_SWEEP_ORPHANS_MS && c->nlw == 0)
         orphans_sweep(c);
     c->cycle_wanted = 1;
+    c->cycle_forced = 1;
     kick(c);
 }
 
@@ -2892,10 +3189,11 @@ static void on_kick(uv_idle_t *h)
     uv_idle_stop(h);
     c->kick_active = 0;
     ledger_flush(c);
-    if (c->cycle_wanted && !c->stopping) {
+    /* The cycle's admissions are written by the next iteration's flush, together with
+     * whatever that iteration's events decide: one transaction (one fdatasync) per iteration
+     * rather than two. Nothing is sent for them before that commit. */
+    if (c->cycle_wanted && !c->stopping)
         cycle(c);
-        ledger_flush(c);
-    }
 }
 
 static void kick(struct ctl *c)
@@ -2989,6 +3287,7 @@ static void hook_queues_changed(void *ud, const char *name)
             binding_react(c, b, 0);
     }
     c->cycle_wanted = 1;
+    c->cycle_forced = 1;
     kick(c);
 }
 
@@ -3030,6 +3329,7 @@ int ctl_new(uv_loop_t *loop, struct kube_client *kube, struct store *s, struct q
     c->leading = 1;
     c->cl_epoch = 1;
     queue_idmap_init(&c->byid);
+    queue_idmap_init(&c->byseq);
     if (tables_grow(c) || disp_workload_init(&c->w)) {
         ctl_free(c);
         return MUSTER_ENOMEM;
@@ -3226,6 +3526,10 @@ void ctl_free(struct ctl *c)
     muster_free(c->bytkey);
     muster_free(c->qt);
     queue_idmap_close(&c->byid);
+    queue_idmap_close(&c->byseq);
+    queue_resvec_close(&c->scratch);
+    queue_resvec_close(&c->fleet);
+    queue_resvec_close(&c->nl.req);
     disp_workload_close(&c->w);
     muster_free(c);
 }

@@ -93,13 +93,25 @@ uint32_t disp_place(const struct disp_cluster_cap *clusters, uint32_t n,
                     const struct queue_resvec *replica, uint64_t replicas, enum disp_spread mode,
                     struct disp_share *out)
 {
+    uint64_t fits[1024];
+    if (n > 1024)
+        n = 1024;
+    for (uint32_t i = 0; i < n; i++)
+        fits[i] = disp_cluster_fits(&clusters[i], replica);
+    return disp_place_fits(clusters, fits, n, replicas, mode, out);
+}
+
+uint32_t disp_place_fits(const struct disp_cluster_cap *clusters, const uint64_t *fits,
+                         uint32_t n, uint64_t replicas, enum disp_spread mode,
+                         struct disp_share *out)
+{
     if (n == 0 || replicas == 0)
         return 0;
     if (mode == DISP_SINGLE_CLUSTER) {
         int64_t best = -1;
         uint64_t best_left = 0;
         for (uint32_t i = 0; i < n; i++) {
-            uint64_t f = disp_cluster_fits(&clusters[i], replica);
+            uint64_t f = fits[i];
             if (f < replicas)
                 continue;
             uint64_t left = f - replicas;
@@ -127,7 +139,7 @@ uint32_t disp_place(const struct disp_cluster_cap *clusters, uint32_t n,
         for (uint32_t i = 0; i < n; i++) {
             if (taken[i])
                 continue;
-            uint64_t f = disp_cluster_fits(&clusters[i], replica);
+            uint64_t f = fits[i];
             if (f > best_fit || (f == best_fit && best >= 0 && f > 0 &&
                                  strcmp(clusters[i].name, clusters[best].name) < 0)) {
                 best = i;

@@ -51,9 +51,17 @@ struct disp_share {
  * holds them all with the least room left over (fewest further replicas of this size), ties by
  * name. Spread: the fewest clusters that together hold them, the roomiest first, each taking
  * all it holds but the last. Writes at most n shares into out and returns how many (1 for
- * single-cluster), or 0 when the whole gang does not fit: never part of it. */
+ * single-cluster), or 0 when the whole gang does not fit: never part of it. Only the first 1024
+ * clusters are considered. */
 uint32_t disp_place(const struct disp_cluster_cap *clusters, uint32_t n,
                     const struct queue_resvec *replica, uint64_t replicas, enum disp_spread mode,
                     struct disp_share *out);
+
+/* disp_place with fits[i] = disp_cluster_fits(&clusters[i], replica) already known (the
+ * dispatch cycle remembers them per cluster while its room does not change): the same
+ * choice, without the node-by-node arithmetic. At most 1024 clusters are considered. */
+uint32_t disp_place_fits(const struct disp_cluster_cap *clusters, const uint64_t *fits,
+                         uint32_t n, uint64_t replicas, enum disp_spread mode,
+                         struct disp_share *out);
 
 #endif

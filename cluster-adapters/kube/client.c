@@ -19,7 +19,8 @@ struct kube_sock {
 };
 
 struct kube_call {
-    struct kube_call *prev, *next; /* in c->pending or c->active */
+    struct kube_call *prev, *next; /* in one of c's pending lists or c->active */
+    uint64_t seq;                  /* order of queueing: calls start in this order */
     struct kube_client *c;
     CURL *easy;
     struct curl_slist *headers;
@@ -57,7 +58,12 @@ struct kube_client {
     struct kube_client_opts opts;
     double tokens;
     uint64_t tokens_at;
-    struct call_list pending, active;
+    /* Queued calls, each list in FIFO order, split so the pump never walks calls that cannot
+     * start: watches (not bound by max_inflight), other calls, and retries waiting for their
+     * not_before. */
+    struct call_list pend_watch, pend_call, delayed, active;
+    uint64_t seq;
+    int ncanceled; /* cancellations the pump has not delivered yet */
     int inflight; /* active calls that are not watches */
     struct kube_sock *socks;
     int open_handles; /* socket pollers still to see their close callback */
@@ -80,6 +86,16 @@ static void list_push(struct call_list *l, struct kube_call *k)
         l->head = k;
     l->tail = k;
     l->n++;
+}
+
+/* Queues k behind every call queued before it. */
+static void pending_push(struct kube_client *c, struct kube_call *k)
+{
+    k->seq = ++c->seq;
+    if (k->not_before > uv_now(c->loop))
+        list_push(&c->delayed, k);
+    else
+        list_push(k->verb == KUBE_WATCH ? &c->pend_watch : &c->pend_call, k);
 }
 
 static void list_unlink(struct call_list *l, struct kube_call *k)
@@ -636,7 +652,7 @@ static void call_done(struct kube_client *c, struct kube_call *k, CURLcode res)
         k->retries++;
         k->not_before = uv_now(c->loop) + (uint64_t)wait_s * 1000;
         c->stats.retried++;
-        list_push(&c->pending, k);
+        pending_push(c, k);
         pump_kick(c);
         return;
     }
@@ -761,28 +777,65 @@ static int call_start(struct kube_client *c, struct kube_call *k)
     return 0;
 }
 
-/* Delivers cancellations, then starts queued calls while the token bucket and the in-flight
- * bound allow, and re-arms itself for the earliest moment another call could start. */
+/* The call to start next: the earliest queued that may start now (a watch, a call while
+ * fewer than max_inflight are on the wire, or a retry whose time has come), with its list.
+ * Lowers *wake to the earliest not_before still ahead. */
+static struct kube_call *pending_next(struct kube_client *c, uint64_t now, uint64_t *wake,
+                                      struct call_list **from)
+{
+    struct kube_call *best = c->pend_watch.head;
+    *from = &c->pend_watch;
+    struct kube_call *k = c->pend_call.head;
+    if (k && c->inflight < c->opts.max_inflight && (!best || k->seq < best->seq)) {
+        best = k;
+        *from = &c->pend_call;
+    }
+    /* retries wait here after a 429: few, and only while the hub pushes back */
+    for (k = c->delayed.head; k; k = k->next) {
+        if (k->not_before > now) {
+            if (k->not_before < *wake)
+                *wake = k->not_before;
+            continue;
+        }
+        if (k->verb != KUBE_WATCH && c->inflight >= c->opts.max_inflight)
+            continue; /* a completion kicks the pump again */
+        if (!best || k->seq < best->seq) {
+            best = k;
+            *from = &c->delayed;
+        }
+    }
+    return best;
+}
+
+/* Delivers cancellations, then starts queued calls in the order they were queued while the
+ * token bucket and the in-flight bound allow, and re-arms itself for the earliest moment
+ * another call could start. Each call started costs O(1) (plus the retries waiting). */
 static void on_pump(uv_timer_t *t)
 {
     struct kube_client *c = t->data;
     struct kube_call *k, *next;
-    for (k = c->active.head; k; k = next) {
-        next = k->next;
-        if (!k->canceled)
-            continue;
-        curl_multi_remove_handle(c->multi, k->easy);
-        list_unlink(&c->active, k);
-        if (k->verb != KUBE_WATCH)
-            c->inflight--;
-        call_finish_err(c, k, MUSTER_ECANCELED);
-    }
-    for (k = c->pending.head; k; k = next) {
-        next = k->next;
-        if (!k->canceled)
-            continue;
-        list_unlink(&c->pending, k);
-        call_finish_err(c, k, MUSTER_ECANCELED);
+    if (c->ncanceled) {
+        c->ncanceled = 0;
+        for (k = c->active.head; k; k = next) {
+            next = k->next;
+            if (!k->canceled)
+                continue;
+            curl_multi_remove_handle(c->multi, k->easy);
+            list_unlink(&c->active, k);
+            if (k->verb != KUBE_WATCH)
+                c->inflight--;
+            call_finish_err(c, k, MUSTER_ECANCELED);
+        }
+        struct call_list *queues[] = {&c->pend_watch, &c->pend_call, &c->delayed};
+        for (int q = 0; q < 3; q++) {
+            for (k = queues[q]->head; k; k = next) {
+                next = k->next;
+                if (!k->canceled)
+                    continue;
+                list_unlink(queues[q], k);
+                call_finish_err(c, k, MUSTER_ECANCELED);
+            }
+        }
     }
     if (c->closing)
         return;
@@ -796,22 +849,15 @@ static void on_pump(uv_timer_t *t)
     }
     c->tokens_at = now;
     uint64_t wake = UINT64_MAX;
-    for (k = c->pending.head; k; k = next) {
-        next = k->next;
-        if (k->not_before > now) {
-            if (k->not_before < wake)
-                wake = k->not_before;
-            continue;
-        }
-        if (k->verb != KUBE_WATCH && c->inflight >= c->opts.max_inflight)
-            continue; /* a completion kicks the pump again */
+    struct call_list *from;
+    while ((k = pending_next(c, now, &wake, &from))) {
         if (qps > 0 && c->tokens < 1.0) {
             uint64_t due = now + (uint64_t)((1.0 - c->tokens) * 1000.0 / qps) + 1;
             if (due < wake)
                 wake = due;
             break;
         }
-        list_unlink(&c->pending, k);
+        list_unlink(from, k);
         int rc = call_start(c, k);
         if (rc < 0) {
             call_finish_err(c, k, rc);
@@ -860,7 +906,7 @@ int kube_request_start(struct kube_client *c, const struct kube_request *req, ku
         if (!k->body)
             goto nomem;
     }
-    list_push(&c->pending, k);
+    pending_push(c, k);
     pump_kick(c);
     if (call)
         *call = k;
@@ -881,6 +927,7 @@ void kube_call_cancel(struct kube_call *k)
     if (!k || k->canceled)
         return;
     k->canceled = 1;
+    k->c->ncanceled++;
     /* Removal from the multi waits for the pump: this may run inside a libcurl callback. When
      * the client is closing its teardown cancels the call instead. */
     pump_kick(k->c);
@@ -970,10 +1017,13 @@ static void client_teardown(struct kube_client *c)
         list_unlink(&c->active, k);
         call_finish_err(c, k, MUSTER_ECANCELED);
     }
-    while (c->pending.head) {
-        struct kube_call *k = c->pending.head;
-        list_unlink(&c->pending, k);
-        call_finish_err(c, k, MUSTER_ECANCELED);
+    struct call_list *queues[] = {&c->pend_watch, &c->pend_call, &c->delayed};
+    for (int q = 0; q < 3; q++) {
+        while (queues[q]->head) {
+            struct kube_call *k = queues[q]->head;
+            list_unlink(queues[q], k);
+            call_finish_err(c, k, MUSTER_ECANCELED);
+        }
     }
     c->tearing_down = 1;
     while (c->socks)
@@ -1005,5 +1055,5 @@ void kube_client_stats(const struct kube_client *c, struct kube_client_stats *ou
 {
     *out = c->stats;
     out->inflight = c->inflight;
-    out->queued = c->pending.n;
+    out->queued = c->pend_watch.n + c->pend_call.n + c->delayed.n;
 }

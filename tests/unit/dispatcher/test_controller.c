@@ -3,7 +3,9 @@
  * A gang is held, admitted, placed, and dispatched through the commit protocol (PodGroup Work,
  * OverridePolicy, RB patches, Scheduled=True); a restart on the same database dispatches
  * nothing twice; a finished job releases its usage; a workload naming an unknown queue waits
- * with the reason on its RB. The integration scripts cover the rest over separate processes. */
+ * with the reason on its RB; a gang no cluster holds waits, and goes once a finished job frees
+ * room (the remembered verdict and cached rooms give way). The integration scripts cover the
+ * rest over separate processes. */
 #include "cluster-adapters/kube/client.h"
 #include "cluster-adapters/kube/kubeconfig.h"
 #include "cluster-adapters/sim/hub.h"
@@ -189,8 +191,8 @@ static void created(int err, const struct kube_response *resp, void *ud)
     *(int *)ud = err ? 2 : 1;
 }
 
-static void create_job(struct env *e, const char *name, const char *queue, int pods, int gpus,
-                       const char *duration)
+static void create_job_cpu(struct env *e, const char *name, const char *queue, int pods,
+                           int gpus, const char *cpu, const char *duration)
 {
     char text[1536];
     snprintf(text, sizeof text,
@@ -199,9 +201,9 @@ static void create_job(struct env *e, const char *name, const char *queue, int p
              "\"annotations\":{%s%s%s}},\"spec\":{\"parallelism\":%d,\"completions\":%d,"
              "\"template\":{\"spec\":{\"restartPolicy\":\"Never\",\"containers\":[{\"name\":"
              "\"main\",\"image\":\"x\",\"resources\":{\"requests\":{\"nvidia.com/gpu\":\"%d\","
-             "\"cpu\":\"4\",\"memory\":\"8Gi\"}}}]}}}}",
+             "\"cpu\":\"%s\",\"memory\":\"8Gi\"}}}]}}}}",
              name, queue, duration ? "\"sim.muster.io/duration\":\"" : "",
-             duration ? duration : "", duration ? "\"" : "", pods, pods, gpus);
+             duration ? duration : "", duration ? "\"" : "", pods, pods, gpus, cpu);
     /* Through the API server, as a user's kubectl would: the hub's detector reacts to it. */
     struct kube_request req = {.verb = KUBE_CREATE,
                                .path = "/apis/batch/v1/namespaces/team/jobs",
@@ -210,6 +212,12 @@ static void create_job(struct env *e, const char *name, const char *queue, int p
     CU_ASSERT_EQUAL_FATAL(kube_request(e->kube, &req, created, &done), 0);
     CU_ASSERT_FATAL(pump_until(e, flag_set, &done, 5000));
     CU_ASSERT_EQUAL(done, 1);
+}
+
+static void create_job(struct env *e, const char *name, const char *queue, int pods, int gpus,
+                       const char *duration)
+{
+    create_job_cpu(e, name, queue, pods, gpus, "4", duration);
 }
 
 static json_object *get_obj(struct env *e, const struct sim_resource *r, const char *ns,
@@ -450,12 +458,48 @@ static void test_fence_down_writes_nothing(void)
     env_stop(&e);
 }
 
+/* A gang no cluster holds node by node waits, and is not placed again while the clusters only
+ * lose room; once a cluster it may use has room again (a job there finished), it goes there.
+ * Fails if the remembered verdict, or a cluster's cached room, outlives the room freed. */
+static void test_nofit_until_room_frees(void)
+{
+    struct env e;
+    env_start(&e, "ctl-nofit.db");
+    ctl_up(&e);
+    /* 40 cpu a pod: one per 64-cpu node. east's four nodes, then west's one. */
+    create_job_cpu(&e, "fill", "default", 4, 0, "40", NULL);
+    struct rbwait w = {"fill-job", 1};
+    CU_ASSERT_FATAL(pump_until(&e, rb_state, &w, 10000));
+    create_job_cpu(&e, "brief", "default", 1, 0, "40", "2s");
+    w.name = "brief-job";
+    CU_ASSERT_FATAL(pump_until(&e, rb_state, &w, 10000));
+    /* room in the sum (96 + 24 cpu), none on any node */
+    create_job_cpu(&e, "late", "default", 1, 0, "40", NULL);
+    struct rbwait late = {"late-job", 2};
+    CU_ASSERT_FATAL(pump_until(&e, rb_state, &late, 10000));
+    json_object *rb = get_obj(&e, res("work.karmada.io", "v1alpha2", "resourcebindings"),
+                              "team", "late-job");
+    CU_ASSERT_STRING_EQUAL(condition(rb, "Scheduled", "reason"), "NoClusterFit");
+    json_object_put(rb);
+    late.want = 1;
+    CU_ASSERT_FATAL(pump_until(&e, rb_state, &late, 8000)); /* brief runs 2 s */
+    rb = get_obj(&e, res("work.karmada.io", "v1alpha2", "resourcebindings"), "team",
+                 "late-job");
+    json_object *cl = at(rb, "spec", "clusters");
+    CU_ASSERT_STRING_EQUAL(json_object_get_string(at(json_object_array_get_idx(cl, 0), "name",
+                                                     NULL)),
+                           "west");
+    json_object_put(rb);
+    env_stop(&e);
+}
+
 static CU_TestInfo tests[] = {
     {"dispatch, then restart", test_dispatch_and_restart},
     {"release on completion", test_release_on_completion},
     {"unknown queue waits", test_unknown_queue_waits},
     {"RBs created while no loop ran", test_rbs_created_while_down},
     {"fence down: nothing written", test_fence_down_writes_nothing},
+    {"no cluster fit until room frees", test_nofit_until_room_frees},
     CU_TEST_INFO_NULL,
 };
 

@@ -168,6 +168,41 @@ static void test_spread_fewest_clusters_all_or_nothing(void)
     queue_resvec_close(&r);
 }
 
+/* disp_place_fits decides from the fits it is given, not from the clusters' rooms: the same
+ * choice as disp_place when they are the clusters' fits, and another when they say other. */
+static void test_place_from_given_fits(void)
+{
+    struct disp_cluster_cap cs[3] = {
+        {"a", vec3(1000, 10000, 12), NULL, 0},
+        {"b", vec3(1000, 10000, 10), NULL, 0},
+        {"c", vec3(1000, 10000, 6), NULL, 0},
+    };
+    struct queue_resvec r = vec3(1, 1, 2);
+    uint64_t fits[3];
+    for (int i = 0; i < 3; i++)
+        fits[i] = disp_cluster_fits(&cs[i], &r);
+    struct disp_share a[3], b[3];
+    for (uint64_t n = 1; n <= 15; n++) {
+        for (int m = 0; m < 2; m++) {
+            enum disp_spread mode = m ? DISP_SPREAD : DISP_SINGLE_CLUSTER;
+            uint32_t na = disp_place(cs, 3, &r, n, mode, a);
+            uint32_t nb = disp_place_fits(cs, fits, 3, n, mode, b);
+            CU_ASSERT_EQUAL(na, nb);
+            for (uint32_t i = 0; i < na && i < nb; i++) {
+                CU_ASSERT_EQUAL(a[i].cluster, b[i].cluster);
+                CU_ASSERT_EQUAL(a[i].replicas, b[i].replicas);
+            }
+        }
+    }
+    uint64_t other[3] = {0, 0, 4}; /* a cycle's reservations took a and b */
+    CU_ASSERT_EQUAL(disp_place_fits(cs, other, 3, 4, DISP_SINGLE_CLUSTER, b), 1);
+    CU_ASSERT_EQUAL(b[0].cluster, 2);
+    CU_ASSERT_EQUAL(disp_place_fits(cs, other, 3, 5, DISP_SPREAD, b), 0);
+    for (int i = 0; i < 3; i++)
+        queue_resvec_close(&cs[i].free);
+    queue_resvec_close(&r);
+}
+
 static CU_TestInfo tests[] = {
     {"fits in sum but not node by node", test_fit_in_sum_but_not_node_by_node},
     {"models from a minimum of 0 (Karmada's grades)", test_models_from_zero},
@@ -176,6 +211,7 @@ static CU_TestInfo tests[] = {
     {"reservations within a cycle", test_reservations_within_a_cycle},
     {"single-cluster best fit", test_single_cluster_best_fit},
     {"spread over the fewest clusters, all or nothing", test_spread_fewest_clusters_all_or_nothing},
+    {"placement from given fits", test_place_from_given_fits},
     CU_TEST_INFO_NULL,
 };
 
