@@ -5,6 +5,7 @@
 #include "queue/errors.h"
 #include "queue/mem.h"
 
+#include <json-c/linkhash.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -91,6 +92,49 @@ static void report(struct kube_informer *inf, int err, const char *msg)
     inf->h.on_error(inf->ud, err, &st);
 }
 
+/* Table sizes json-c's own load factor (LH_LOAD_FACTOR, 0.66) would accept for count keys, plus
+ * one free slot so a miss ends its probe early. */
+static int compact_size(int count)
+{
+    int size = count + 1;
+    while ((double)count >= (double)size * LH_LOAD_FACTOR)
+        size++;
+    return size;
+}
+
+void kube_json_compact(struct json_object *obj)
+{
+    if (json_object_is_type(obj, json_type_object)) {
+        struct lh_table *t = json_object_get_object(obj);
+        int size = compact_size(t->count);
+        if (size < t->size)
+            (void)lh_table_resize(t, size); /* on failure the table stays as it was */
+        json_object_object_foreach(obj, k, v)
+        {
+            (void)k;
+            kube_json_compact(v);
+        }
+    } else if (json_object_is_type(obj, json_type_array)) {
+        (void)json_object_array_shrink(obj, 0);
+        size_t n = json_object_array_length(obj);
+        for (size_t i = 0; i < n; i++)
+            kube_json_compact(json_object_array_get_idx(obj, i));
+    }
+}
+
+/* A new reference to what the cache keeps for obj: transformed, then compacted. */
+static struct json_object *cached_form(struct kube_informer *inf, struct json_object *obj)
+{
+    struct json_object *out = inf->transform ? inf->transform(inf->ud, obj) : NULL;
+    if (!out) {
+        if (inf->transform)
+            report(inf, MUSTER_ENOMEM, "out of memory transforming an object; cached whole");
+        out = json_object_get(obj);
+    }
+    kube_json_compact(out);
+    return out;
+}
+
 /* Adds or replaces obj; tells the handler if something changed. */
 static void upsert(struct kube_informer *inf, struct json_object *obj)
 {
@@ -108,9 +152,9 @@ static void upsert(struct kube_informer *inf, struct json_object *obj)
         if (strcmp(obj_rv(e->obj), obj_rv(obj)) == 0)
             return;
         struct json_object *old = e->obj;
-        e->obj = json_object_get(obj);
+        e->obj = cached_form(inf, obj);
         if (inf->h.on_update)
-            inf->h.on_update(inf->ud, old, obj);
+            inf->h.on_update(inf->ud, old, e->obj);
         json_object_put(old);
         return;
     }
@@ -125,12 +169,12 @@ static void upsert(struct kube_informer *inf, struct json_object *obj)
     memcpy(e->key, key, kl + 1);
     e->hash = h;
     e->gen = inf->gen;
-    e->obj = json_object_get(obj);
+    e->obj = cached_form(inf, obj);
     e->next = NULL;
     *pp = e;
     inf->count++;
     if (inf->h.on_add)
-        inf->h.on_add(inf->ud, obj);
+        inf->h.on_add(inf->ud, e->obj);
 }
 
 static void entry_remove(struct kube_informer *inf, struct kube_informer_entry **pp,
@@ -182,8 +226,11 @@ static void on_event(void *ud, enum kube_event_type type, struct json_object *ob
         return;
     }
     struct kube_informer_entry **pp = find_slot(inf, key, hash_key(key));
-    if (*pp)
-        entry_remove(inf, pp, obj);
+    if (!*pp)
+        return;
+    struct json_object *final = cached_form(inf, obj);
+    entry_remove(inf, pp, final);
+    json_object_put(final);
 }
 
 static void on_error(void *ud, int err, const struct kube_status *st)
@@ -212,6 +259,11 @@ int kube_informer_init(struct kube_informer *inf, uv_loop_t *loop, struct kube_c
         inf->buckets = NULL;
     }
     return rc;
+}
+
+void kube_informer_set_transform(struct kube_informer *inf, kube_informer_transform_fn fn)
+{
+    inf->transform = fn;
 }
 
 int kube_informer_start(struct kube_informer *inf)
@@ -243,6 +295,7 @@ void kube_informer_close(struct kube_informer *inf, void (*close_cb)(struct kube
     inf->close_cb = close_cb;
     /* No more handler calls from here on: the reflector may still deliver what it decoded. */
     memset(&inf->h, 0, sizeof(inf->h));
+    inf->transform = NULL;
     kube_reflector_close(&inf->reflector, on_reflector_closed);
 }
 

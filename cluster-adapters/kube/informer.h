@@ -22,6 +22,14 @@ struct kube_informer_handler {
     void (*on_error)(void *ud, int err, const struct kube_status *st);
 };
 
+/* What an informer caches in place of each object it receives (client-go's SetTransform): called
+ * with the decoded object (borrowed; the transform may change it in place), it returns a new
+ * reference to what is cached and handed to the handler, typically obj pruned to the fields the
+ * owner reads. The result must keep metadata.name, metadata.namespace and
+ * metadata.resourceVersion: the cache is keyed and versioned by them. NULL (out of memory)
+ * caches obj as it came. */
+typedef struct json_object *(*kube_informer_transform_fn)(void *ud, struct json_object *obj);
+
 struct kube_informer_entry;
 
 /* Caller-allocated; fields are private. */
@@ -33,6 +41,7 @@ struct kube_informer {
     size_t nbuckets, count;
     unsigned gen; /* relist generation, to find what a new list no longer holds */
     int synced;
+    kube_informer_transform_fn transform;
     void (*close_cb)(struct kube_informer *inf);
 };
 
@@ -41,6 +50,19 @@ struct kube_informer {
 int kube_informer_init(struct kube_informer *inf, uv_loop_t *loop, struct kube_client *client,
                        const struct kube_reflector_opts *opts,
                        const struct kube_informer_handler *h, void *ud);
+
+/* Sets the transform every object goes through before it is cached, or none (NULL). Call it
+ * before kube_informer_start. ADDED, MODIFIED, DELETED and listed objects are all transformed,
+ * so the handler always sees the same shape; a replay of a cached version is not. */
+void kube_informer_set_transform(struct kube_informer *inf, kube_informer_transform_fn fn);
+
+/* Shrinks obj's JSON objects and arrays, recursively, to what they hold: json-c gives every
+ * object a 16-slot hash table (~780 bytes) and every array 32 slots, which is most of what a
+ * cached Kubernetes object weighs. Keys, values and their order are unchanged, and the object
+ * stays writable (a later insert grows it again). The informer compacts everything it caches.
+ * Relies on json-c's lh_table_resize (exported, versioned JSONC_PRIVATE, in every json-c since
+ * 0.10); a resize that fails leaves that table as it was. */
+void kube_json_compact(struct json_object *obj);
 
 /* Starts the reflector. Returns 0 or a MUSTER_* code. */
 int kube_informer_start(struct kube_informer *inf);
