@@ -3042,6 +3042,19 @@ int ctl_new(uv_loop_t *loop, struct kube_client *kube, struct store *s, struct q
     return 0;
 }
 
+/* What the informers cache (docs/dispatcher.md, "What it watches"): templates pruned to what
+ * the workload reader and the gang objects read, RBs without what nothing reads; the rest as
+ * they come. Every cached object is also compacted by the informer. */
+static json_object *ctl_transform(void *ud, json_object *obj)
+{
+    const struct inf_tag *t = ud;
+    if (t->kind == 0)
+        return disp_workload_prune_binding(obj);
+    if (t->kind >= 10)
+        return disp_workload_prune_template(obj);
+    return json_object_get(obj);
+}
+
 static int start_informer(struct ctl *c, struct kube_informer *inf, int kind, const char *group,
                           const char *version, const char *resource, const char *selector)
 {
@@ -3057,6 +3070,7 @@ static int start_informer(struct ctl *c, struct kube_informer *inf, int kind, co
     rc = kube_informer_init(inf, c->loop, c->kube, &ro, &h, tag);
     if (rc)
         return rc;
+    kube_informer_set_transform(inf, ctl_transform);
     c->informers_open++;
     c->informers_started++;
     return kube_informer_start(inf);
