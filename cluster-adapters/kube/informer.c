@@ -6,7 +6,9 @@
 #include "queue/mem.h"
 
 #include <json-c/linkhash.h>
+#include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 struct kube_informer_entry {
@@ -102,24 +104,81 @@ static int compact_size(int count)
     return size;
 }
 
-void kube_json_compact(struct json_object *obj)
+/* The keys of cached objects, one copy each for the process: "metadata", "name" and the label
+ * keys of a million objects are the same few hundred strings. Bounded, so objects with keys made
+ * up per object (managedFields' "f:..." entries) cannot grow it without end: past the bound, or
+ * past the length, a key is copied per object as json-c does. The strings live as long as the
+ * process (json-c never frees a key added as constant), from libc like the keys json-c copies,
+ * so muster's allocation counts are not skewed; reachable from intern_slots, so no leak. */
+#define KUBE_KEY_INTERN_MAX 8192
+#define KUBE_KEY_INTERN_LEN 64
+static pthread_mutex_t intern_mu = PTHREAD_MUTEX_INITIALIZER;
+static char **intern_slots; /* open addressing, 2 x KUBE_KEY_INTERN_MAX */
+static size_t intern_count;
+
+/* The shared copy of k, or NULL when it is not shared (too long, table full, out of memory). */
+static const char *key_intern(const char *k)
 {
-    if (json_object_is_type(obj, json_type_object)) {
-        struct lh_table *t = json_object_get_object(obj);
-        int size = compact_size(t->count);
-        if (size < t->size)
-            (void)lh_table_resize(t, size); /* on failure the table stays as it was */
-        json_object_object_foreach(obj, k, v)
-        {
-            (void)k;
-            kube_json_compact(v);
+    size_t len = strlen(k), cap = 2 * KUBE_KEY_INTERN_MAX;
+    if (len > KUBE_KEY_INTERN_LEN)
+        return NULL;
+    size_t i = hash_key(k) % cap;
+    const char *out = NULL;
+    pthread_mutex_lock(&intern_mu);
+    if (!intern_slots)
+        intern_slots = calloc(cap, sizeof(*intern_slots));
+    if (intern_slots) {
+        while (intern_slots[i] && strcmp(intern_slots[i], k) != 0)
+            i = (i + 1) % cap;
+        if (intern_slots[i])
+            out = intern_slots[i];
+        else if (intern_count < KUBE_KEY_INTERN_MAX && (intern_slots[i] = strdup(k)) != NULL) {
+            intern_count++;
+            out = intern_slots[i];
         }
-    } else if (json_object_is_type(obj, json_type_array)) {
-        (void)json_object_array_shrink(obj, 0);
-        size_t n = json_object_array_length(obj);
-        for (size_t i = 0; i < n; i++)
-            kube_json_compact(json_object_array_get_idx(obj, i));
     }
+    pthread_mutex_unlock(&intern_mu);
+    return out;
+}
+
+struct json_object *kube_json_compact(struct json_object *obj)
+{
+    struct json_object *out = NULL;
+    if (json_object_is_type(obj, json_type_array)) {
+        size_t n = json_object_array_length(obj);
+        out = json_object_new_array_ext(n ? (int)n : 1);
+        for (size_t i = 0; out && i < n; i++) {
+            struct json_object *v = json_object_array_get_idx(obj, i);
+            struct json_object *c = kube_json_compact(v);
+            if ((v && !c) || json_object_array_add(out, c)) {
+                json_object_put(c);
+                json_object_put(out);
+                out = NULL;
+            }
+        }
+        return out;
+    }
+    if (!json_object_is_type(obj, json_type_object))
+        return json_object_get(obj); /* scalars are shared, not copied */
+    out = json_object_new_object();
+    if (!out)
+        return NULL;
+    json_object_object_foreach(obj, k, v)
+    {
+        struct json_object *c = kube_json_compact(v);
+        const char *ik = key_intern(k);
+        unsigned opts = JSON_C_OBJECT_ADD_KEY_IS_NEW | (ik ? JSON_C_OBJECT_ADD_CONSTANT_KEY : 0);
+        if ((v && !c) || json_object_object_add_ex(out, ik ? ik : k, c, opts)) {
+            json_object_put(c);
+            json_object_put(out);
+            return NULL;
+        }
+    }
+    struct lh_table *t = json_object_get_object(out);
+    int size = compact_size(lh_table_length(t));
+    if (size < t->size)
+        (void)lh_table_resize(t, size); /* on failure the table stays as it was */
+    return out;
 }
 
 /* A new reference to what the cache keeps for obj: transformed, then compacted. */
@@ -131,8 +190,11 @@ static struct json_object *cached_form(struct kube_informer *inf, struct json_ob
             report(inf, MUSTER_ENOMEM, "out of memory transforming an object; cached whole");
         out = json_object_get(obj);
     }
-    kube_json_compact(out);
-    return out;
+    struct json_object *small = kube_json_compact(out);
+    if (!small)
+        return out; /* out of memory: cached as it is */
+    json_object_put(out);
+    return small;
 }
 
 /* Adds or replaces obj; tells the handler if something changed. */

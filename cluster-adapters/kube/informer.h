@@ -56,13 +56,16 @@ int kube_informer_init(struct kube_informer *inf, uv_loop_t *loop, struct kube_c
  * so the handler always sees the same shape; a replay of a cached version is not. */
 void kube_informer_set_transform(struct kube_informer *inf, kube_informer_transform_fn fn);
 
-/* Shrinks obj's JSON objects and arrays, recursively, to what they hold: json-c gives every
- * object a 16-slot hash table (~780 bytes) and every array 32 slots, which is most of what a
- * cached Kubernetes object weighs. Keys, values and their order are unchanged, and the object
- * stays writable (a later insert grows it again). The informer compacts everything it caches.
- * Relies on json-c's lh_table_resize (exported, versioned JSONC_PRIVATE, in every json-c since
- * 0.10); a resize that fails leaves that table as it was. */
-void kube_json_compact(struct json_object *obj);
+/* A new reference to a compact copy of obj, which is not changed: json-c gives every parsed
+ * object a 16-slot hash table (~780 bytes) and every array 32 slots, and copies every key, which
+ * is most of what a cached Kubernetes object weighs. The copy's objects have tables sized to
+ * what they hold and share their keys with every other compacted object (up to
+ * KUBE_KEY_INTERN_MAX distinct keys of at most KUBE_KEY_INTERN_LEN bytes, for the process), its
+ * arrays are sized to their length, and scalars are shared with obj. Keys, values and their
+ * order are the same, and the copy stays writable (a later insert grows it again). NULL when out
+ * of memory; thread-safe. Relies on json-c's lh_table_resize (exported, versioned JSONC_PRIVATE,
+ * in every json-c since 0.10). The informer caches every object compacted. */
+struct json_object *kube_json_compact(struct json_object *obj);
 
 /* Starts the reflector. Returns 0 or a MUSTER_* code. */
 int kube_informer_start(struct kube_informer *inf);

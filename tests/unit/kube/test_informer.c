@@ -200,19 +200,38 @@ static void test_transform(void)
     run_slim(&t, relist, 7);
 }
 
-/* Compaction shrinks every table and array to what it holds and changes nothing else: the same
- * text, the same lookups, and the object still takes new keys and entries. */
+/* The first key of o, as stored. */
+static const char *first_key(struct json_object *o)
+{
+    json_object_object_foreach(o, k, v)
+    {
+        (void)v;
+        return k;
+    }
+    return NULL;
+}
+
+/* Compaction copies with every table and array shrunk to what it holds, keys shared, and nothing
+ * else changed: the same text, the same lookups, and the copy still takes new keys and entries. */
 static void test_compact(void)
 {
     const char *text = "{\"metadata\":{\"name\":\"a\",\"labels\":{\"x\":\"1\",\"y\":\"2\"},"
                        "\"annotations\":{}},\"spec\":{\"list\":[1,{\"k\":[]},\"s\"],"
-                       "\"n\":null,\"b\":true,\"d\":1.5}}";
-    struct json_object *o = json_tokener_parse(text);
+                       "\"n\":null,\"b\":true,\"d\":1.50}}";
+    struct json_object *orig = json_tokener_parse(text);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(orig);
+    char *before = strdup(json_object_to_json_string_ext(orig, JSON_C_TO_STRING_PLAIN));
+    struct json_object *o = kube_json_compact(orig), *o2 = kube_json_compact(orig);
     CU_ASSERT_PTR_NOT_NULL_FATAL(o);
-    char *before = strdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
-    kube_json_compact(o);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(o2);
     CU_ASSERT_STRING_EQUAL(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN), before);
+    CU_ASSERT_STRING_EQUAL(json_object_to_json_string_ext(orig, JSON_C_TO_STRING_PLAIN), before);
+    CU_ASSERT(json_object_equal(o, orig));
     free(before);
+    json_object_put(orig);
+    /* one copy of each key for both */
+    CU_ASSERT_PTR_EQUAL(first_key(o), first_key(o2));
+    json_object_put(o2);
     struct json_object *md, *labels, *spec, *list, *v;
     CU_ASSERT_FATAL(json_object_object_get_ex(o, "metadata", &md));
     CU_ASSERT_FATAL(json_object_object_get_ex(md, "labels", &labels));
@@ -239,10 +258,20 @@ static void test_compact(void)
     CU_ASSERT(json_object_object_get_ex(labels, "x", &v));
     CU_ASSERT_EQUAL(json_object_object_length(labels), 42);
     CU_ASSERT_EQUAL(json_object_array_length(list), 43);
-    json_object_object_del(labels, "x");
+    json_object_object_del(labels, "x"); /* a shared key is not freed with its entry */
     CU_ASSERT(!json_object_object_get_ex(labels, "x", &v));
-    kube_json_compact(NULL); /* no-op */
     json_object_put(o);
+    CU_ASSERT_PTR_NULL(kube_json_compact(NULL));
+    /* a key past the shared length is copied, and the object is the same */
+    char big[200];
+    memset(big, 'k', sizeof(big) - 1);
+    big[sizeof(big) - 1] = '\0';
+    struct json_object *b = json_object_new_object();
+    json_object_object_add(b, big, json_object_new_int(1));
+    struct json_object *bc = kube_json_compact(b);
+    CU_ASSERT(json_object_equal(b, bc));
+    json_object_put(b);
+    json_object_put(bc);
 }
 
 static int relisted(struct wt *w)
