@@ -4,6 +4,7 @@
 #include "dispatcher/workload.h"
 
 #include "dispatcher/resjson.h"
+#include "dispatcher/webhook.h"
 #include "queue/errors.h"
 #include "queue/quantity.h"
 
@@ -1297,6 +1298,40 @@ json_object *disp_workload_prune_template(json_object *tmpl)
     return out;
 }
 
+/* The labels of a binding muster reads: the queue keys, Karmada's permanent id (read_links) and
+ * the skip label (disp_webhook_rb_verdict). */
+static const char *const rb_label_keys[] = {QKEYS(QKEY) DISP_WORKLOAD_PERMANENT_ID_LABEL,
+                                            DISP_WEBHOOK_SKIP_LABEL};
+
+/* md[where] filtered in place to keys[0..n) when it is an object; dropped when nothing is left. */
+static void filter_in_place(json_object *md, const char *where, const char *const *keys, size_t n)
+{
+    json_object *v;
+    if (!json_object_object_get_ex(md, where, &v) || !json_object_is_type(v, json_type_object))
+        return;
+    const char *drop[64];
+    size_t ndrop = 0, nkept = 0;
+    json_object_object_foreach(v, k, val)
+    {
+        (void)val;
+        size_t i = 0;
+        while (i < n && strcmp(keys[i], k) != 0)
+            i++;
+        if (i < n)
+            nkept++;
+        else if (ndrop < sizeof(drop) / sizeof(drop[0]))
+            drop[ndrop++] = k;
+        else
+            return; /* more than we can note: keep them all (kept is always safe) */
+    }
+    if (nkept == 0) {
+        json_object_object_del(md, where);
+        return;
+    }
+    for (size_t i = 0; i < ndrop; i++)
+        json_object_object_del(v, drop[i]);
+}
+
 json_object *disp_workload_prune_binding(json_object *rb)
 {
     json_object *md;
@@ -1306,6 +1341,9 @@ json_object *disp_workload_prune_binding(json_object *rb)
         /* what the API server keeps for itself and for garbage collection */
         json_object_object_del(md, "managedFields");
         json_object_object_del(md, "ownerReferences");
+        filter_in_place(md, "labels", rb_label_keys,
+                        sizeof(rb_label_keys) / sizeof(rb_label_keys[0]));
+        filter_in_place(md, "annotations", meta_keys, NMETA_KEYS);
     }
     return json_object_get(rb);
 }

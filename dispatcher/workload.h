@@ -168,8 +168,11 @@ const char *disp_workload_condition_reason(enum disp_workload_reason reason);
 json_object *disp_workload_prune_template(json_object *tmpl);
 
 /* What the informers cache of a ResourceBinding: rb itself, changed in place, without
- * metadata.managedFields and metadata.ownerReferences, which nothing in muster reads (the
- * rest is read, patched from or shown). Returns a new reference to rb. */
+ * metadata.managedFields and metadata.ownerReferences, with only the labels muster reads (the
+ * queue keys, DISP_WORKLOAD_PERMANENT_ID_LABEL, DISP_WEBHOOK_SKIP_LABEL) and the annotations it
+ * reads (the queue keys, min-member, placement); a labels or annotations object left empty is
+ * dropped. spec and status are kept whole: they are read, and status patches carry every
+ * condition. Returns a new reference to rb. */
 json_object *disp_workload_prune_binding(json_object *rb);
 
 #endif

@@ -3,6 +3,7 @@
 #include "dispatcher/workload.h"
 
 #include "cluster-adapters/kube/schema.h"
+#include "dispatcher/webhook.h"
 #include "queue/errors.h"
 #include "queue/mem.h"
 #include "testing.h"
@@ -1237,6 +1238,7 @@ static void check_pruned(json_object *rb, json_object *tmpl, const char *what)
     CU_ASSERT_EQUAL(rc_whole, rc_pruned);
     same_workload(&whole, &w, what);
     json_object *v;
+    CU_ASSERT_EQUAL(disp_webhook_rb_verdict(rb), disp_webhook_rb_verdict(prb));
     CU_ASSERT(!json_object_object_get_ex(jfind(prb, "metadata"), "managedFields", &v));
     CU_ASSERT(!json_object_object_get_ex(jfind(prb, "metadata"), "ownerReferences", &v));
     disp_workload_close(&whole);
@@ -1288,6 +1290,40 @@ static void test_pruned_reads_equal(void)
             VARIANT(kinds[k], str("q-1"), "metadata", "annotations", keys[i]);
             VARIANT(kinds[k], num(3), "metadata", "annotations", keys[i]);
         }
+    /* the same keys on the binding, and Karmada's own labels and annotations beside them */
+    for (size_t k = 0; k < 4; k++)
+        for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+            json_object *rb, *tmpl;
+            pair(kinds[k], &rb, &tmpl);
+            put(rb, str("q-2"), "metadata", "labels", keys[i], NULL);
+            put(rb, str("x"), "metadata", "labels", "app", NULL);
+            put(rb, str("to-muster"), "metadata", "annotations",
+                "propagationpolicy.karmada.io/name", NULL);
+            put(rb, str("{\"clusterAffinity\":{}}"), "metadata", "annotations",
+                "policy.karmada.io/applied-placement", NULL);
+            put(rb, str("1"), "metadata", "annotations", keys[i], NULL);
+            check_pruned(rb, tmpl, "binding labels and annotations");
+            pair(kinds[k], &rb, &tmpl);
+            put(rb, num(4), "metadata", "annotations", keys[i], NULL);
+            check_pruned(rb, tmpl, "binding annotation of the wrong type");
+        }
+    {
+        json_object *rb, *tmpl;
+        pair("deployment", &rb, &tmpl);
+        put(rb, str("not a label value!"), "metadata", "labels", DISP_WORKLOAD_PERMANENT_ID_LABEL,
+            NULL);
+        check_pruned(rb, tmpl, "bad permanent id");
+        pair("deployment", &rb, &tmpl);
+        put(rb, NULL, "metadata", "labels", DISP_WORKLOAD_PERMANENT_ID_LABEL, NULL);
+        check_pruned(rb, tmpl, "no permanent id");
+    }
+    {
+        json_object *rb, *tmpl; /* the skip label, on a binding with nothing else */
+        pair("job", &rb, &tmpl);
+        put(rb, str("true"), "metadata", "labels", DISP_WEBHOOK_SKIP_LABEL, NULL);
+        CU_ASSERT_EQUAL(disp_webhook_rb_verdict(rb), DISP_WEBHOOK_SKIP_LABEL_SET);
+        check_pruned(rb, tmpl, "skip label");
+    }
     /* priority classes where each kind names them, well formed or not */
     VARIANT("deployment", str("high"), "spec", "template", "spec", "priorityClassName");
     VARIANT("job", str("Not_A_Name"), "spec", "template", "spec", "priorityClassName");
