@@ -197,8 +197,9 @@ static struct json_object *cached_form(struct kube_informer *inf, struct json_ob
     return small;
 }
 
-/* Adds or replaces obj; tells the handler if something changed. */
-static void upsert(struct kube_informer *inf, struct json_object *obj)
+/* Adds or replaces obj (formed: already in its cached form); tells the handler if something
+ * changed. */
+static void upsert(struct kube_informer *inf, struct json_object *obj, int formed)
 {
     char key[KEY_MAX];
     if (obj_key(obj, key, sizeof(key)) < 0) {
@@ -214,7 +215,7 @@ static void upsert(struct kube_informer *inf, struct json_object *obj)
         if (strcmp(obj_rv(e->obj), obj_rv(obj)) == 0)
             return;
         struct json_object *old = e->obj;
-        e->obj = cached_form(inf, obj);
+        e->obj = formed ? json_object_get(obj) : cached_form(inf, obj);
         if (inf->h.on_update)
             inf->h.on_update(inf->ud, old, e->obj);
         json_object_put(old);
@@ -231,7 +232,7 @@ static void upsert(struct kube_informer *inf, struct json_object *obj)
     memcpy(e->key, key, kl + 1);
     e->hash = h;
     e->gen = inf->gen;
-    e->obj = cached_form(inf, obj);
+    e->obj = formed ? json_object_get(obj) : cached_form(inf, obj);
     e->next = NULL;
     *pp = e;
     inf->count++;
@@ -256,8 +257,9 @@ static void on_list(void *ud, struct json_object *items, const char *rv)
     struct kube_informer *inf = ud;
     inf->gen++;
     size_t n = json_object_array_length(items);
+    /* the items are in their cached form already (list_item) */
     for (size_t i = 0; i < n; i++)
-        upsert(inf, json_object_array_get_idx(items, i));
+        upsert(inf, json_object_array_get_idx(items, i), 1);
     /* What the new list does not hold was deleted while we were not watching. */
     for (size_t b = 0; b < inf->nbuckets; b++) {
         struct kube_informer_entry **pp = &inf->buckets[b];
@@ -279,7 +281,7 @@ static void on_event(void *ud, enum kube_event_type type, struct json_object *ob
 {
     struct kube_informer *inf = ud;
     if (type != KUBE_EVENT_DELETED) {
-        upsert(inf, obj);
+        upsert(inf, obj, 0);
         return;
     }
     char key[KEY_MAX];
@@ -293,6 +295,11 @@ static void on_event(void *ud, enum kube_event_type type, struct json_object *ob
     struct json_object *final = cached_form(inf, obj);
     entry_remove(inf, pp, final);
     json_object_put(final);
+}
+
+static struct json_object *list_item(void *ud, struct json_object *obj)
+{
+    return cached_form(ud, obj);
 }
 
 static void on_error(void *ud, int err, const struct kube_status *st)
@@ -314,7 +321,7 @@ int kube_informer_init(struct kube_informer *inf, uv_loop_t *loop, struct kube_c
     if (h)
         inf->h = *h;
     inf->ud = ud;
-    static const struct kube_reflector_handler rh = {on_list, on_event, on_error};
+    static const struct kube_reflector_handler rh = {on_list, on_event, on_error, list_item};
     int rc = kube_reflector_init(&inf->reflector, loop, client, opts, &rh, inf);
     if (rc < 0) {
         muster_free(inf->buckets);

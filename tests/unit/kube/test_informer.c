@@ -113,10 +113,14 @@ static int logged(struct wt *w)
 /* The transform keeps metadata and marks the object; the objects the handler sees count. */
 static int seen_untransformed;
 
+static int transformed_twice;
+
 static struct json_object *slim(void *ud, struct json_object *obj)
 {
     (void)ud;
     struct json_object *md, *out = json_object_new_object();
+    if (json_object_object_get_ex(obj, "slim", &md))
+        transformed_twice++;
     if (json_object_object_get_ex(obj, "metadata", &md))
         json_object_object_add(out, "metadata", json_object_get(md));
     json_object_object_add(out, "slim", json_object_new_boolean(1));
@@ -152,7 +156,7 @@ static void s_delete(void *ud, struct json_object *obj)
 /* Runs the informer with the slim transform until the log holds want. */
 static void run_slim(struct it *t, const char *const *want, int n)
 {
-    seen_untransformed = 0;
+    seen_untransformed = transformed_twice = 0;
     wf_setup(&t->w, NULL);
     struct kube_reflector_opts o = {
         .path = RB_PATH, .page_size = 2, .backoff_initial_ms = 10, .backoff_max_ms = 40};
@@ -164,6 +168,9 @@ static void run_slim(struct it *t, const char *const *want, int n)
     CU_ASSERT(wf_run_until(&t->w, logged, 5000));
     CU_ASSERT(wf_log_is(&t->w, want));
     CU_ASSERT_EQUAL(seen_untransformed, 0);
+    /* listed items are transformed as their page arrives, and not again when the list is
+     * applied */
+    CU_ASSERT_EQUAL(transformed_twice, 0);
     struct json_object *a = kube_informer_get(&t->inf, "ns1", "a"), *v;
     CU_ASSERT_PTR_NOT_NULL_FATAL(a);
     CU_ASSERT(json_object_object_get_ex(a, "slim", &v));
