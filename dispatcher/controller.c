@@ -3253,6 +3253,9 @@ void ctl_free(struct ctl *c)
             json_object_put(b->tmpl);
             binding_clear_read(b);
             muster_free(b->shares);
+            if (b->tkey != tkey_none)
+                muster_free(b->tkey);
+            muster_free(b->msg);
             muster_free(b);
         }
     }

@@ -1226,7 +1226,9 @@ static void check_pruned(json_object *rb, json_object *tmpl, const char *what)
     CU_ASSERT_EQUAL_FATAL(disp_workload_init(&whole), 0);
     char *before = strdup(json_object_to_json_string(tmpl));
     int rc_whole = disp_workload_read(&whole, names, rb, tmpl);
-    json_object *prb = disp_workload_prune_binding(copy(rb));
+    json_object *rbc = copy(rb);
+    json_object *prb = disp_workload_prune_binding(rbc);
+    json_object_put(rbc);
     json_object *ptmpl = disp_workload_prune_template(tmpl);
     CU_ASSERT_PTR_NOT_NULL_FATAL(prb);
     CU_ASSERT_PTR_NOT_NULL_FATAL(ptmpl);
@@ -1387,6 +1389,7 @@ static void test_pruned_template_is_small(void)
         "{\"name\":\"task-2\",\"replicas\":4}]}}");
     json_object_put(p);
     json_object_put(tmpl);
+    json_object_put(rb);
     pair("deployment", &rb, &tmpl);
     put(tmpl, parse("{\"labels\":{\"app\":\"web\"},\"annotations\":{\"a\":\"b\"}}"), "spec",
         "template", "metadata", NULL);
