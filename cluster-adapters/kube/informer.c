@@ -94,8 +94,10 @@ static void report(struct kube_informer *inf, int err, const char *msg)
     inf->h.on_error(inf->ud, err, &st);
 }
 
-/* Table sizes json-c's own load factor (LH_LOAD_FACTOR, 0.66) would accept for count keys, plus
- * one free slot so a miss ends its probe early. */
+/* The smallest table json-c's own load factor (LH_LOAD_FACTOR, 0.66) accepts for count keys.
+ * Not smaller: lh_table_resize re-inserts into the new table, which would double itself past
+ * the load factor while the old table records the size asked for, and lookups would then hash
+ * into the wrong size. */
 static int compact_size(int count)
 {
     int size = count + 1;
@@ -141,7 +143,62 @@ static const char *key_intern(const char *k)
     return out;
 }
 
-struct json_object *kube_json_compact(struct json_object *obj)
+/* Short string values (and booleans) of cached objects, shared by the objects of one thread:
+ * "apps/v1", "Deployment", a namespace, "Scheduled", "False" are the same in a million cached
+ * objects. Each thread has its own table because json-c's reference counts are not atomic.
+ * Bounded like the keys; the shared values live as long as the thread. Cached objects are
+ * read-only (nothing in muster sets a scalar in place), which is what makes sharing safe. */
+#define KUBE_VALUE_INTERN_MAX 4096
+#define KUBE_VALUE_INTERN_LEN 32
+static _Thread_local struct json_object **vslots; /* 2 x KUBE_VALUE_INTERN_MAX */
+static _Thread_local size_t vcount;
+static _Thread_local struct json_object *vbool[2];
+
+/* Values of these keys are unique per object: sharing them would only fill the table. */
+static int unique_key(const char *k)
+{
+    static const char *const keys[] = {"name",          "uid",   "resourceVersion",
+                                       "creationTimestamp", "lastTransitionTime", "message",
+                                       "generateName"};
+    for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+        if (strcmp(k, keys[i]) == 0)
+            return 1;
+    return 0;
+}
+
+/* A new reference to the thread's shared copy of scalar v, or NULL when it is not shared. */
+static struct json_object *value_intern(struct json_object *v)
+{
+    if (json_object_is_type(v, json_type_boolean)) {
+        int b = json_object_get_boolean(v) != 0;
+        if (!vbool[b])
+            vbool[b] = json_object_get(v);
+        return json_object_get(vbool[b]);
+    }
+    if (!json_object_is_type(v, json_type_string))
+        return NULL;
+    size_t len = (size_t)json_object_get_string_len(v), cap = 2 * KUBE_VALUE_INTERN_MAX;
+    const char *s = json_object_get_string(v);
+    if (len > KUBE_VALUE_INTERN_LEN || memchr(s, 0, len))
+        return NULL;
+    if (!vslots)
+        vslots = calloc(cap, sizeof(*vslots));
+    if (!vslots)
+        return NULL;
+    size_t i = hash_key(s) % cap;
+    for (; vslots[i]; i = (i + 1) % cap)
+        if ((size_t)json_object_get_string_len(vslots[i]) == len &&
+            memcmp(json_object_get_string(vslots[i]), s, len) == 0)
+            return json_object_get(vslots[i]);
+    if (vcount >= KUBE_VALUE_INTERN_MAX)
+        return NULL;
+    vslots[i] = json_object_get(v);
+    vcount++;
+    return json_object_get(v);
+}
+
+/* compact(obj); share: its value may be shared (it is not under a unique_key). */
+static struct json_object *compact(struct json_object *obj, int share)
 {
     struct json_object *out = NULL;
     if (json_object_is_type(obj, json_type_array)) {
@@ -149,7 +206,7 @@ struct json_object *kube_json_compact(struct json_object *obj)
         out = json_object_new_array_ext(n ? (int)n : 1);
         for (size_t i = 0; out && i < n; i++) {
             struct json_object *v = json_object_array_get_idx(obj, i);
-            struct json_object *c = kube_json_compact(v);
+            struct json_object *c = compact(v, share);
             if ((v && !c) || json_object_array_add(out, c)) {
                 json_object_put(c);
                 json_object_put(out);
@@ -158,14 +215,16 @@ struct json_object *kube_json_compact(struct json_object *obj)
         }
         return out;
     }
-    if (!json_object_is_type(obj, json_type_object))
-        return json_object_get(obj); /* scalars are shared, not copied */
+    if (!json_object_is_type(obj, json_type_object)) {
+        out = share ? value_intern(obj) : NULL;
+        return out ? out : json_object_get(obj); /* scalars are shared, never copied */
+    }
     out = json_object_new_object();
     if (!out)
         return NULL;
     json_object_object_foreach(obj, k, v)
     {
-        struct json_object *c = kube_json_compact(v);
+        struct json_object *c = compact(v, !unique_key(k));
         const char *ik = key_intern(k);
         unsigned opts = JSON_C_OBJECT_ADD_KEY_IS_NEW | (ik ? JSON_C_OBJECT_ADD_CONSTANT_KEY : 0);
         if ((v && !c) || json_object_object_add_ex(out, ik ? ik : k, c, opts)) {
@@ -179,6 +238,11 @@ struct json_object *kube_json_compact(struct json_object *obj)
     if (size < t->size)
         (void)lh_table_resize(t, size); /* on failure the table stays as it was */
     return out;
+}
+
+struct json_object *kube_json_compact(struct json_object *obj)
+{
+    return compact(obj, 1);
 }
 
 /* A new reference to what the cache keeps for obj: transformed, then compacted. */

@@ -57,14 +57,18 @@ int kube_informer_init(struct kube_informer *inf, uv_loop_t *loop, struct kube_c
 void kube_informer_set_transform(struct kube_informer *inf, kube_informer_transform_fn fn);
 
 /* A new reference to a compact copy of obj, which is not changed: json-c gives every parsed
- * object a 16-slot hash table (~780 bytes) and every array 32 slots, and copies every key, which
- * is most of what a cached Kubernetes object weighs. The copy's objects have tables sized to
- * what they hold and share their keys with every other compacted object (up to
- * KUBE_KEY_INTERN_MAX distinct keys of at most KUBE_KEY_INTERN_LEN bytes, for the process), its
- * arrays are sized to their length, and scalars are shared with obj. Keys, values and their
- * order are the same, and the copy stays writable (a later insert grows it again). NULL when out
- * of memory; thread-safe. Relies on json-c's lh_table_resize (exported, versioned JSONC_PRIVATE,
- * in every json-c since 0.10). The informer caches every object compacted. */
+ * object a 16-slot hash table (~780 bytes) and every array 32 slots, and copies every key and
+ * value, which is most of what a cached Kubernetes object weighs. The copy's objects have tables
+ * sized to what they hold and share their keys with every other compacted object (up to
+ * KUBE_KEY_INTERN_MAX distinct keys of at most KUBE_KEY_INTERN_LEN bytes, for the process); its
+ * arrays are sized to their length; its booleans and its strings of at most
+ * KUBE_VALUE_INTERN_LEN bytes are shared with the other objects compacted on the same thread (up
+ * to KUBE_VALUE_INTERN_MAX of them; not the values of name, uid, resourceVersion and other keys
+ * unique per object); other scalars are obj's own. Keys, values and their order are the same,
+ * and the copy's containers stay writable (a later insert grows them again); its scalars must
+ * not be set in place, as they may be shared. NULL when out of memory. Relies on json-c's
+ * lh_table_resize (exported, versioned JSONC_PRIVATE, in every json-c since 0.10). The informer
+ * caches every object compacted. */
 struct json_object *kube_json_compact(struct json_object *obj);
 
 /* Starts the reflector. Returns 0 or a MUSTER_* code. */

@@ -218,8 +218,9 @@ static const char *first_key(struct json_object *o)
     return NULL;
 }
 
-/* Compaction copies with every table and array shrunk to what it holds, keys shared, and nothing
- * else changed: the same text, the same lookups, and the copy still takes new keys and entries. */
+/* Compaction copies with every table and array shrunk to what it holds, keys and short values
+ * shared, and nothing else changed: the same text, the same lookups, and the copy still takes new
+ * keys and entries. */
 static void test_compact(void)
 {
     const char *text = "{\"metadata\":{\"name\":\"a\",\"labels\":{\"x\":\"1\",\"y\":\"2\"},"
@@ -269,6 +270,45 @@ static void test_compact(void)
     CU_ASSERT(!json_object_object_get_ex(labels, "x", &v));
     json_object_put(o);
     CU_ASSERT_PTR_NULL(kube_json_compact(NULL));
+    /* every size of table finds every key after compaction, and again after an insert */
+    for (int n = 0; n <= 40; n++) {
+        struct json_object *src = json_object_new_object();
+        for (int i = 0; i < n; i++) {
+            char k[16];
+            snprintf(k, sizeof(k), "key%d", i);
+            json_object_object_add(src, k, json_object_new_int(i));
+        }
+        struct json_object *cp = kube_json_compact(src);
+        for (int pass = 0; pass < 2; pass++) {
+            for (int i = 0; i < n; i++) {
+                char k[16];
+                snprintf(k, sizeof(k), "key%d", i);
+                CU_ASSERT(json_object_object_get_ex(cp, k, &v) && json_object_get_int(v) == i);
+            }
+            CU_ASSERT(!json_object_object_get_ex(cp, "absent", &v));
+            json_object_object_add(cp, "added", json_object_new_int(-1));
+            CU_ASSERT(json_object_object_get_ex(cp, "added", &v));
+        }
+        json_object_put(src);
+        json_object_put(cp);
+    }
+    /* short values are shared between objects compacted apart, unique ones are not */
+    struct json_object *p1 = json_tokener_parse("{\"kind\":\"Deployment\",\"name\":\"a\","
+                                                "\"ok\":true}");
+    struct json_object *p2 = json_tokener_parse("{\"kind\":\"Deployment\",\"name\":\"a\","
+                                                "\"ok\":true}");
+    struct json_object *c1 = kube_json_compact(p1), *c2 = kube_json_compact(p2), *v1, *v2;
+    json_object_put(p1);
+    json_object_put(p2);
+    CU_ASSERT(json_object_object_get_ex(c1, "kind", &v1) && json_object_object_get_ex(c2, "kind", &v2));
+    CU_ASSERT_PTR_EQUAL(v1, v2);
+    CU_ASSERT(json_object_object_get_ex(c1, "ok", &v1) && json_object_object_get_ex(c2, "ok", &v2));
+    CU_ASSERT_PTR_EQUAL(v1, v2);
+    CU_ASSERT(json_object_object_get_ex(c1, "name", &v1) && json_object_object_get_ex(c2, "name", &v2));
+    CU_ASSERT_PTR_NOT_EQUAL(v1, v2);
+    CU_ASSERT_STRING_EQUAL(json_object_get_string(v1), json_object_get_string(v2));
+    json_object_put(c1);
+    json_object_put(c2);
     /* a key past the shared length is copied, and the object is the same */
     char big[200];
     memset(big, 'k', sizeof(big) - 1);
