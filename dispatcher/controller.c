@@ -129,8 +129,10 @@ struct binding {
     int list;                    /* 0 none, 1 waiting, 2 active */
     struct binding *rnext;       /* retry list */
     int in_retry;
-    char key[CTL_KEY_MAX];
-    char tkey[CTL_TKEY_MAX];
+    /* The binding's strings are allocated by size: a million pending bindings each paid for
+     * the longest name Kubernetes allows. key lives in the binding's own allocation. */
+    char *key;
+    char *tkey; /* never NULL: tkey_none until the RB names its template */
     char uid[CTL_UID_MAX];
     char pid[CTL_UID_MAX];
     json_object *rb;   /* the latest RB (a reference) */
@@ -139,11 +141,10 @@ struct binding {
     enum disp_workload_kind kind;
     int spread, needs_objects;
     int32_t replicas, min_member, priority;
-    char priority_class[DISP_WORKLOAD_NAME_MAX + 1];
     char queue[QUEUE_NAME_MAX + 1];
     struct queue_resvec gang;
     uint32_t ncomp;
-    struct comp comp[DISP_WORKLOAD_COMPONENTS_MAX];
+    struct comp *comp; /* ncomp entries */
     json_object *affinity, *affinities, *tolerations; /* into rb */
 
     int64_t ledger_id, created_at, attempt, not_before, dispatched_at, admitted_at;
@@ -161,11 +162,10 @@ struct binding {
     uint32_t nshares;
     /* why it waits: condition reason and message; dirty until written to the RB */
     char reason[16];
-    char msg[DISP_WORKLOAD_MSG_MAX];
+    char *msg; /* NULL: none (binding_msg reads it as "") */
     int cond_dirty;
     int64_t waiting_since; /* when it last joined the waiting list */
     uint64_t aseq; /* its key in c->byseq while active: its shares are in the clusters' res */
-    char rollback_why[160];
     /* which clusters its placement constraints allow, by index into c->cl, computed once
      * per cluster-set epoch (allow_epoch) and RB version (affinity is evaluated on JSON:
      * costly per cycle) */
@@ -470,14 +470,21 @@ static void tkey_unlink(struct ctl *c, struct binding *b)
     b->tnext = NULL;
 }
 
+static char tkey_none[1];
+
 static void tkey_set(struct ctl *c, struct binding *b, const char *tkey)
 {
     if (strcmp(b->tkey, tkey) == 0)
         return;
     tkey_unlink(c, b);
-    snprintf(b->tkey, sizeof b->tkey, "%s", tkey);
-    if (!b->tkey[0])
+    size_t n = strlen(tkey);
+    char *k = n ? muster_malloc(n + 1) : tkey_none;
+    if (b->tkey != tkey_none)
+        muster_free(b->tkey);
+    b->tkey = k ? k : tkey_none; /* out of memory: found by no template, as before it had one */
+    if (b->tkey == tkey_none)
         return;
+    memcpy(b->tkey, tkey, n + 1);
     size_t h = hash_str(b->tkey) & (c->nbuckets - 1);
     b->tnext = c->bytkey[h];
     c->bytkey[h] = b;
@@ -507,10 +514,13 @@ static struct binding *binding_new(struct ctl *c, const char *key)
 {
     if ((c->nbindings + 1) * 2 > c->nbuckets * 3 && tables_grow(c))
         return NULL;
-    struct binding *b = muster_calloc(1, sizeof(*b));
+    size_t kl = strnlen(key, CTL_KEY_MAX - 1);
+    struct binding *b = muster_calloc(1, sizeof(*b) + kl + 1);
     if (!b)
         return NULL;
-    snprintf(b->key, sizeof b->key, "%s", key);
+    b->key = (char *)(b + 1);
+    memcpy(b->key, key, kl);
+    b->tkey = tkey_none;
     size_t h = hash_str(key) & (c->nbuckets - 1);
     b->hnext = c->bykey[h];
     c->bykey[h] = b;
@@ -520,10 +530,17 @@ static struct binding *binding_new(struct ctl *c, const char *key)
 
 static void binding_clear_read(struct binding *b)
 {
-    for (uint32_t i = 0; i < DISP_WORKLOAD_COMPONENTS_MAX; i++)
+    for (uint32_t i = 0; i < b->ncomp; i++)
         queue_resvec_close(&b->comp[i].req);
+    muster_free(b->comp);
+    b->comp = NULL;
     queue_resvec_close(&b->gang);
     b->ncomp = 0;
+}
+
+static const char *binding_msg(const struct binding *b)
+{
+    return b->msg ? b->msg : "";
 }
 
 static void binding_free(struct ctl *c, struct binding *b)
@@ -552,6 +569,9 @@ static void binding_free(struct ctl *c, struct binding *b)
     json_object_put(b->tmpl);
     binding_clear_read(b);
     muster_free(b->shares);
+    if (b->tkey != tkey_none)
+        muster_free(b->tkey);
+    muster_free(b->msg);
     muster_free(b);
     c->nbindings--;
 }
@@ -588,14 +608,19 @@ static void set_reason(struct binding *b, const char *reason, const char *fmt, .
     __attribute__((format(printf, 3, 4)));
 static void set_reason(struct binding *b, const char *reason, const char *fmt, ...)
 {
-    char msg[sizeof b->msg];
+    char msg[DISP_WORKLOAD_MSG_MAX];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    if (strcmp(b->reason, reason) != 0 || strcmp(b->msg, msg) != 0) {
+    if (strcmp(b->reason, reason) != 0 || strcmp(binding_msg(b), msg) != 0) {
         snprintf(b->reason, sizeof b->reason, "%s", reason);
-        memcpy(b->msg, msg, sizeof msg);
+        size_t n = strlen(msg);
+        char *m = n ? muster_malloc(n + 1) : NULL;
+        if (m)
+            memcpy(m, msg, n + 1);
+        muster_free(b->msg);
+        b->msg = m; /* out of memory: the reason without its sentence */
         b->cond_dirty = 1;
     }
 }
@@ -1310,7 +1335,6 @@ static int binding_read(struct ctl *c, struct binding *b)
     b->replicas = w->replicas;
     b->min_member = w->min_member;
     b->priority = w->priority;
-    snprintf(b->priority_class, sizeof b->priority_class, "%s", w->priority_class);
     if (w->priority_from == DISP_WORKLOAD_PRIORITY_CLASS) {
         json_object *pc = kube_informer_get(&c->prios, NULL, w->priority_class);
         json_object *v = jobj(pc, "value");
@@ -1319,6 +1343,9 @@ static int binding_read(struct ctl *c, struct binding *b)
     snprintf(b->queue, sizeof b->queue, "%s", w->queue);
     binding_clear_read(b);
     if (queue_resvec_copy(&b->gang, &w->gang))
+        return MUSTER_ENOMEM;
+    b->comp = muster_calloc(w->ncomponents ? w->ncomponents : 1, sizeof(*b->comp));
+    if (!b->comp)
         return MUSTER_ENOMEM;
     b->ncomp = w->ncomponents;
     uint32_t pods;
@@ -1488,11 +1515,7 @@ static int place(struct ctl *c, struct binding *b)
     }
     uint32_t nallow = c->ncl < 256 ? c->ncl : 256;
     if (b->ncomp == 1 && nofit_same(c, b, nallow)) {
-        if (strcmp(b->reason, c->nl.reason) != 0 || strcmp(b->msg, c->nl.msg) != 0) {
-            memcpy(b->reason, c->nl.reason, sizeof b->reason);
-            memcpy(b->msg, c->nl.msg, sizeof b->msg);
-            b->cond_dirty = 1;
-        }
+        set_reason(b, c->nl.reason, "%s", c->nl.msg);
         return MUSTER_ENOSPC;
     }
     for (uint32_t i = 0; i < c->ncl && n < 256; i++) {
@@ -1867,7 +1890,7 @@ static int send_condition(struct ctl *c, struct binding *b)
     json_object *body = NULL;
     rfc3339(now_ms(c), ts, sizeof ts);
     b->cond_dirty = 0;
-    if (!b->reason[0] || disp_rbpatch_waiting(b->rb, b->reason, b->msg, ts, &body) || !body)
+    if (!b->reason[0] || disp_rbpatch_waiting(b->rb, b->reason, binding_msg(b), ts, &body) || !body)
         return 0;
     const char *txt = json_object_to_json_string_ext(body, JSON_C_TO_STRING_PLAIN);
     struct request_ctx *rq = muster_malloc(sizeof(*rq));
@@ -2247,7 +2270,6 @@ static void rollback(struct ctl *c, struct binding *b, const char *why)
         back = max;
     b->attempt++;
     b->not_before = now + (int64_t)back;
-    snprintf(b->rollback_why, sizeof b->rollback_why, "%s", why);
     set_reason(b, "Unschedulable", "rolled back (attempt %" PRId64 "): %s; queued again, not "
                                    "before %" PRId64 " s from the rollback",
                b->attempt, why, (int64_t)(back / 1000));
@@ -3212,9 +3234,9 @@ static const char *hook_reason(void *ud, int64_t id)
     struct binding *b = queue_idmap_get(&c->byid, (uint64_t)id);
     if (!b)
         return NULL;
-    if (b->st == B_PENDING && !b->msg[0])
+    if (b->st == B_PENDING && !binding_msg(b)[0])
         pending_reason(c, b);
-    return b->msg[0] && b->st < B_ADMITTED ? b->msg : NULL;
+    return binding_msg(b)[0] && b->st < B_ADMITTED ? b->msg : NULL;
 }
 
 static json_object *hook_clusters(void *ud)
@@ -3342,6 +3364,19 @@ int ctl_new(uv_loop_t *loop, struct kube_client *kube, struct store *s, struct q
     return 0;
 }
 
+/* What the informers cache (docs/dispatcher.md, "What it watches"): templates pruned to what
+ * the workload reader and the gang objects read, RBs without what nothing reads; the rest as
+ * they come. Every cached object is also compacted by the informer. */
+static json_object *ctl_transform(void *ud, json_object *obj)
+{
+    const struct inf_tag *t = ud;
+    if (t->kind == 0)
+        return disp_workload_prune_binding(obj);
+    if (t->kind >= 10)
+        return disp_workload_prune_template(obj);
+    return json_object_get(obj);
+}
+
 static int start_informer(struct ctl *c, struct kube_informer *inf, int kind, const char *group,
                           const char *version, const char *resource, const char *selector)
 {
@@ -3357,6 +3392,7 @@ static int start_informer(struct ctl *c, struct kube_informer *inf, int kind, co
     rc = kube_informer_init(inf, c->loop, c->kube, &ro, &h, tag);
     if (rc)
         return rc;
+    kube_informer_set_transform(inf, ctl_transform);
     c->informers_open++;
     c->informers_started++;
     return kube_informer_start(inf);
@@ -3513,6 +3549,9 @@ void ctl_free(struct ctl *c)
             json_object_put(b->tmpl);
             binding_clear_read(b);
             muster_free(b->shares);
+            if (b->tkey != tkey_none)
+                muster_free(b->tkey);
+            muster_free(b->msg);
             muster_free(b);
         }
     }

@@ -5,7 +5,10 @@
 #include "queue/errors.h"
 #include "queue/mem.h"
 
+#include <json-c/linkhash.h>
+#include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 struct kube_informer_entry {
@@ -91,8 +94,176 @@ static void report(struct kube_informer *inf, int err, const char *msg)
     inf->h.on_error(inf->ud, err, &st);
 }
 
-/* Adds or replaces obj; tells the handler if something changed. */
-static void upsert(struct kube_informer *inf, struct json_object *obj)
+/* The smallest table json-c's own load factor (LH_LOAD_FACTOR, 0.66) accepts for count keys.
+ * Not smaller: lh_table_resize re-inserts into the new table, which would double itself past
+ * the load factor while the old table records the size asked for, and lookups would then hash
+ * into the wrong size. */
+static int compact_size(int count)
+{
+    int size = count + 1;
+    while ((double)count >= (double)size * LH_LOAD_FACTOR)
+        size++;
+    return size;
+}
+
+/* The keys of cached objects, one copy each for the process: "metadata", "name" and the label
+ * keys of a million objects are the same few hundred strings. Bounded, so objects with keys made
+ * up per object (managedFields' "f:..." entries) cannot grow it without end: past the bound, or
+ * past the length, a key is copied per object as json-c does. The strings live as long as the
+ * process (json-c never frees a key added as constant), from libc like the keys json-c copies,
+ * so muster's allocation counts are not skewed; reachable from intern_slots, so no leak. */
+#define KUBE_KEY_INTERN_MAX 8192
+#define KUBE_KEY_INTERN_LEN 64
+static pthread_mutex_t intern_mu = PTHREAD_MUTEX_INITIALIZER;
+static char **intern_slots; /* open addressing, 2 x KUBE_KEY_INTERN_MAX */
+static size_t intern_count;
+
+/* The shared copy of k, or NULL when it is not shared (too long, table full, out of memory). */
+static const char *key_intern(const char *k)
+{
+    size_t len = strlen(k), cap = 2 * KUBE_KEY_INTERN_MAX;
+    if (len > KUBE_KEY_INTERN_LEN)
+        return NULL;
+    size_t i = hash_key(k) % cap;
+    const char *out = NULL;
+    pthread_mutex_lock(&intern_mu);
+    if (!intern_slots)
+        intern_slots = calloc(cap, sizeof(*intern_slots));
+    if (intern_slots) {
+        while (intern_slots[i] && strcmp(intern_slots[i], k) != 0)
+            i = (i + 1) % cap;
+        if (intern_slots[i])
+            out = intern_slots[i];
+        else if (intern_count < KUBE_KEY_INTERN_MAX && (intern_slots[i] = strdup(k)) != NULL) {
+            intern_count++;
+            out = intern_slots[i];
+        }
+    }
+    pthread_mutex_unlock(&intern_mu);
+    return out;
+}
+
+/* Short string values (and booleans) of cached objects, shared by the objects of one thread:
+ * "apps/v1", "Deployment", a namespace, "Scheduled", "False" are the same in a million cached
+ * objects. Each thread has its own table because json-c's reference counts are not atomic.
+ * Bounded like the keys; the shared values live as long as the thread. Cached objects are
+ * read-only (nothing in muster sets a scalar in place), which is what makes sharing safe. */
+#define KUBE_VALUE_INTERN_MAX 4096
+#define KUBE_VALUE_INTERN_LEN 32
+static _Thread_local struct json_object **vslots; /* 2 x KUBE_VALUE_INTERN_MAX */
+static _Thread_local size_t vcount;
+static _Thread_local struct json_object *vbool[2];
+
+/* Values of these keys are unique per object: sharing them would only fill the table. */
+static int unique_key(const char *k)
+{
+    static const char *const keys[] = {"name",          "uid",   "resourceVersion",
+                                       "creationTimestamp", "lastTransitionTime", "message",
+                                       "generateName"};
+    for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+        if (strcmp(k, keys[i]) == 0)
+            return 1;
+    return 0;
+}
+
+/* A new reference to the thread's shared copy of scalar v, or NULL when it is not shared. */
+static struct json_object *value_intern(struct json_object *v)
+{
+    if (json_object_is_type(v, json_type_boolean)) {
+        int b = json_object_get_boolean(v) != 0;
+        if (!vbool[b])
+            vbool[b] = json_object_get(v);
+        return json_object_get(vbool[b]);
+    }
+    if (!json_object_is_type(v, json_type_string))
+        return NULL;
+    size_t len = (size_t)json_object_get_string_len(v), cap = 2 * KUBE_VALUE_INTERN_MAX;
+    const char *s = json_object_get_string(v);
+    if (len > KUBE_VALUE_INTERN_LEN || memchr(s, 0, len))
+        return NULL;
+    if (!vslots)
+        vslots = calloc(cap, sizeof(*vslots));
+    if (!vslots)
+        return NULL;
+    size_t i = hash_key(s) % cap;
+    for (; vslots[i]; i = (i + 1) % cap)
+        if ((size_t)json_object_get_string_len(vslots[i]) == len &&
+            memcmp(json_object_get_string(vslots[i]), s, len) == 0)
+            return json_object_get(vslots[i]);
+    if (vcount >= KUBE_VALUE_INTERN_MAX)
+        return NULL;
+    vslots[i] = json_object_get(v);
+    vcount++;
+    return json_object_get(v);
+}
+
+/* compact(obj); share: its value may be shared (it is not under a unique_key). */
+static struct json_object *compact(struct json_object *obj, int share)
+{
+    struct json_object *out = NULL;
+    if (json_object_is_type(obj, json_type_array)) {
+        size_t n = json_object_array_length(obj);
+        out = json_object_new_array_ext(n ? (int)n : 1);
+        for (size_t i = 0; out && i < n; i++) {
+            struct json_object *v = json_object_array_get_idx(obj, i);
+            struct json_object *c = compact(v, share);
+            if ((v && !c) || json_object_array_add(out, c)) {
+                json_object_put(c);
+                json_object_put(out);
+                out = NULL;
+            }
+        }
+        return out;
+    }
+    if (!json_object_is_type(obj, json_type_object)) {
+        out = share ? value_intern(obj) : NULL;
+        return out ? out : json_object_get(obj); /* scalars are shared, never copied */
+    }
+    out = json_object_new_object();
+    if (!out)
+        return NULL;
+    json_object_object_foreach(obj, k, v)
+    {
+        struct json_object *c = compact(v, !unique_key(k));
+        const char *ik = key_intern(k);
+        unsigned opts = JSON_C_OBJECT_ADD_KEY_IS_NEW | (ik ? JSON_C_OBJECT_ADD_CONSTANT_KEY : 0);
+        if ((v && !c) || json_object_object_add_ex(out, ik ? ik : k, c, opts)) {
+            json_object_put(c);
+            json_object_put(out);
+            return NULL;
+        }
+    }
+    struct lh_table *t = json_object_get_object(out);
+    int size = compact_size(lh_table_length(t));
+    if (size < t->size)
+        (void)lh_table_resize(t, size); /* on failure the table stays as it was */
+    return out;
+}
+
+struct json_object *kube_json_compact(struct json_object *obj)
+{
+    return compact(obj, 1);
+}
+
+/* A new reference to what the cache keeps for obj: transformed, then compacted. */
+static struct json_object *cached_form(struct kube_informer *inf, struct json_object *obj)
+{
+    struct json_object *out = inf->transform ? inf->transform(inf->ud, obj) : NULL;
+    if (!out) {
+        if (inf->transform)
+            report(inf, MUSTER_ENOMEM, "out of memory transforming an object; cached whole");
+        out = json_object_get(obj);
+    }
+    struct json_object *small = kube_json_compact(out);
+    if (!small)
+        return out; /* out of memory: cached as it is */
+    json_object_put(out);
+    return small;
+}
+
+/* Adds or replaces obj (formed: already in its cached form); tells the handler if something
+ * changed. */
+static void upsert(struct kube_informer *inf, struct json_object *obj, int formed)
 {
     char key[KEY_MAX];
     if (obj_key(obj, key, sizeof(key)) < 0) {
@@ -108,9 +279,9 @@ static void upsert(struct kube_informer *inf, struct json_object *obj)
         if (strcmp(obj_rv(e->obj), obj_rv(obj)) == 0)
             return;
         struct json_object *old = e->obj;
-        e->obj = json_object_get(obj);
+        e->obj = formed ? json_object_get(obj) : cached_form(inf, obj);
         if (inf->h.on_update)
-            inf->h.on_update(inf->ud, old, obj);
+            inf->h.on_update(inf->ud, old, e->obj);
         json_object_put(old);
         return;
     }
@@ -125,12 +296,12 @@ static void upsert(struct kube_informer *inf, struct json_object *obj)
     memcpy(e->key, key, kl + 1);
     e->hash = h;
     e->gen = inf->gen;
-    e->obj = json_object_get(obj);
+    e->obj = formed ? json_object_get(obj) : cached_form(inf, obj);
     e->next = NULL;
     *pp = e;
     inf->count++;
     if (inf->h.on_add)
-        inf->h.on_add(inf->ud, obj);
+        inf->h.on_add(inf->ud, e->obj);
 }
 
 static void entry_remove(struct kube_informer *inf, struct kube_informer_entry **pp,
@@ -150,8 +321,9 @@ static void on_list(void *ud, struct json_object *items, const char *rv)
     struct kube_informer *inf = ud;
     inf->gen++;
     size_t n = json_object_array_length(items);
+    /* the items are in their cached form already (list_item) */
     for (size_t i = 0; i < n; i++)
-        upsert(inf, json_object_array_get_idx(items, i));
+        upsert(inf, json_object_array_get_idx(items, i), 1);
     /* What the new list does not hold was deleted while we were not watching. */
     for (size_t b = 0; b < inf->nbuckets; b++) {
         struct kube_informer_entry **pp = &inf->buckets[b];
@@ -173,7 +345,7 @@ static void on_event(void *ud, enum kube_event_type type, struct json_object *ob
 {
     struct kube_informer *inf = ud;
     if (type != KUBE_EVENT_DELETED) {
-        upsert(inf, obj);
+        upsert(inf, obj, 0);
         return;
     }
     char key[KEY_MAX];
@@ -182,8 +354,16 @@ static void on_event(void *ud, enum kube_event_type type, struct json_object *ob
         return;
     }
     struct kube_informer_entry **pp = find_slot(inf, key, hash_key(key));
-    if (*pp)
-        entry_remove(inf, pp, obj);
+    if (!*pp)
+        return;
+    struct json_object *final = cached_form(inf, obj);
+    entry_remove(inf, pp, final);
+    json_object_put(final);
+}
+
+static struct json_object *list_item(void *ud, struct json_object *obj)
+{
+    return cached_form(ud, obj);
 }
 
 static void on_error(void *ud, int err, const struct kube_status *st)
@@ -205,13 +385,18 @@ int kube_informer_init(struct kube_informer *inf, uv_loop_t *loop, struct kube_c
     if (h)
         inf->h = *h;
     inf->ud = ud;
-    static const struct kube_reflector_handler rh = {on_list, on_event, on_error};
+    static const struct kube_reflector_handler rh = {on_list, on_event, on_error, list_item};
     int rc = kube_reflector_init(&inf->reflector, loop, client, opts, &rh, inf);
     if (rc < 0) {
         muster_free(inf->buckets);
         inf->buckets = NULL;
     }
     return rc;
+}
+
+void kube_informer_set_transform(struct kube_informer *inf, kube_informer_transform_fn fn)
+{
+    inf->transform = fn;
 }
 
 int kube_informer_start(struct kube_informer *inf)
@@ -243,6 +428,7 @@ void kube_informer_close(struct kube_informer *inf, void (*close_cb)(struct kube
     inf->close_cb = close_cb;
     /* No more handler calls from here on: the reflector may still deliver what it decoded. */
     memset(&inf->h, 0, sizeof(inf->h));
+    inf->transform = NULL;
     kube_reflector_close(&inf->reflector, on_reflector_closed);
 }
 

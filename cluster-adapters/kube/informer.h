@@ -22,6 +22,14 @@ struct kube_informer_handler {
     void (*on_error)(void *ud, int err, const struct kube_status *st);
 };
 
+/* What an informer caches in place of each object it receives (client-go's SetTransform): called
+ * with the decoded object (borrowed; the transform may change it in place), it returns a new
+ * reference to what is cached and handed to the handler, typically obj pruned to the fields the
+ * owner reads. The result must keep metadata.name, metadata.namespace and
+ * metadata.resourceVersion: the cache is keyed and versioned by them. NULL (out of memory)
+ * caches obj as it came. */
+typedef struct json_object *(*kube_informer_transform_fn)(void *ud, struct json_object *obj);
+
 struct kube_informer_entry;
 
 /* Caller-allocated; fields are private. */
@@ -33,6 +41,7 @@ struct kube_informer {
     size_t nbuckets, count;
     unsigned gen; /* relist generation, to find what a new list no longer holds */
     int synced;
+    kube_informer_transform_fn transform;
     void (*close_cb)(struct kube_informer *inf);
 };
 
@@ -41,6 +50,26 @@ struct kube_informer {
 int kube_informer_init(struct kube_informer *inf, uv_loop_t *loop, struct kube_client *client,
                        const struct kube_reflector_opts *opts,
                        const struct kube_informer_handler *h, void *ud);
+
+/* Sets the transform every object goes through before it is cached, or none (NULL). Call it
+ * before kube_informer_start. ADDED, MODIFIED, DELETED and listed objects are all transformed,
+ * so the handler always sees the same shape; a replay of a cached version is not. */
+void kube_informer_set_transform(struct kube_informer *inf, kube_informer_transform_fn fn);
+
+/* A new reference to a compact copy of obj, which is not changed: json-c gives every parsed
+ * object a 16-slot hash table (~780 bytes) and every array 32 slots, and copies every key and
+ * value, which is most of what a cached Kubernetes object weighs. The copy's objects have tables
+ * sized to what they hold and share their keys with every other compacted object (up to
+ * KUBE_KEY_INTERN_MAX distinct keys of at most KUBE_KEY_INTERN_LEN bytes, for the process); its
+ * arrays are sized to their length; its booleans and its strings of at most
+ * KUBE_VALUE_INTERN_LEN bytes are shared with the other objects compacted on the same thread (up
+ * to KUBE_VALUE_INTERN_MAX of them; not the values of name, uid, resourceVersion and other keys
+ * unique per object); other scalars are obj's own. Keys, values and their order are the same,
+ * and the copy's containers stay writable (a later insert grows them again); its scalars must
+ * not be set in place, as they may be shared. NULL when out of memory. Relies on json-c's
+ * lh_table_resize (exported, versioned JSONC_PRIVATE, in every json-c since 0.10). The informer
+ * caches every object compacted. */
+struct json_object *kube_json_compact(struct json_object *obj);
 
 /* Starts the reflector. Returns 0 or a MUSTER_* code. */
 int kube_informer_start(struct kube_informer *inf);

@@ -135,8 +135,11 @@ static void on_list_page(int err, const struct kube_response *resp, void *ud)
         return;
     }
     size_t n = json_object_array_length(items);
-    for (size_t i = 0; i < n; i++)
-        json_object_array_add(r->items, json_object_get(json_object_array_get_idx(items, i)));
+    for (size_t i = 0; i < n; i++) {
+        struct json_object *it = json_object_array_get_idx(items, i);
+        struct json_object *kept = r->h.on_list_item ? r->h.on_list_item(r->ud, it) : NULL;
+        json_object_array_add(r->items, kept ? kept : json_object_get(it));
+    }
     const char *cont = NULL, *rv = NULL;
     if (json_object_object_get_ex(resp->body, "metadata", &md)) {
         if (json_object_object_get_ex(md, "continue", &v))

@@ -38,6 +38,11 @@ struct kube_reflector_handler {
     /* Something failed; the reflector recovers by itself (resume, relist, back-off). For logs
      * and metrics. st describes the failure and holds no secret. */
     void (*on_error)(void *ud, int err, const struct kube_status *st);
+    /* Optional: what is kept of each listed item until the list is complete (a new reference;
+     * NULL keeps the item as it came). A list of a million objects is held whole until its
+     * last page; the informer uses this to hold each item already in the form it caches, so
+     * the decoded pages do not all live at once. */
+    struct json_object *(*on_list_item)(void *ud, struct json_object *obj);
 };
 
 struct kube_reflector_opts {

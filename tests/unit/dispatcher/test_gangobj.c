@@ -733,6 +733,84 @@ static void test_status_scheduled(void)
     json_object_put(scheduled);
 }
 
+/* Every object and patch of the protocol, as one text, from the current rb, tmpl and w. */
+static char *protocol_text(void)
+{
+    struct gang_share shares[] = {{"member1", 1}, {"member2", (int32_t)w.replicas - 1}};
+    uint32_t n = w.replicas > 1 ? 2 : 1;
+    if (n == 1)
+        shares[0].replicas = w.replicas;
+    struct gang_input in = input(shares, n);
+    char why[256];
+    CU_ASSERT_EQUAL(gang_input_check(&in, why, sizeof(why)), 0);
+    json_object *all = json_object_new_array();
+    for (uint32_t i = 0; i < n; i++)
+        json_object_array_add(all, gang_podgroup_work(&in, i, 1));
+    json_object_array_add(all, gang_override_policy(&in));
+    json_object_array_add(all, gang_patch_assign(&in, 1));
+    json_object_array_add(all, gang_status_scheduled(rb, "2026-01-01T00:00:00Z"));
+    char *text = strdup(json_object_to_json_string_ext(all, JSON_C_TO_STRING_PLAIN));
+    json_object_put(all);
+    return text;
+}
+
+/* What the informers cache (disp_workload_prune_template, _prune_binding) builds the same
+ * objects and patches as the whole template and binding, whatever shape the pod's metadata
+ * has. */
+static void check_pruned_objects(const char *what)
+{
+    char *whole = protocol_text();
+    json_object *pt = disp_workload_prune_template(tmpl);
+    json_object *prb = NULL;
+    CU_ASSERT_EQUAL_FATAL(json_object_deep_copy(rb, &prb, NULL), 0);
+    json_object *p = disp_workload_prune_binding(prb);
+    json_object_put(prb);
+    json_object_put(tmpl);
+    json_object_put(rb);
+    tmpl = pt;
+    rb = p;
+    reread();
+    char *pruned = protocol_text();
+    if (strcmp(whole, pruned) != 0)
+        fprintf(stderr, "\n%s:\nwhole  %s\npruned %s\n", what, whole, pruned);
+    CU_ASSERT_STRING_EQUAL(whole, pruned);
+    free(whole);
+    free(pruned);
+}
+
+static void test_pruned_objects_equal(void)
+{
+    static const char *const kinds[] = {"deployment", "job", "pod"};
+    for (int k = 0; k < 3; k++) {
+        load(kinds[k]);
+        check_pruned_objects(kinds[k]);
+        /* with the pod's annotations present */
+        load(kinds[k]);
+        json_object *pod = k == 2 ? tmpl : at(tmpl, "spec/template");
+        json_object *md = at(pod, "metadata");
+        if (!md) {
+            md = json_object_new_object();
+            json_object_object_add(pod, "metadata", md);
+        }
+        json_object *ann = json_object_new_object();
+        json_object_object_add(ann, "prometheus.io/scrape", json_object_new_string("true"));
+        json_object_object_add(md, "annotations", ann);
+        check_pruned_objects(kinds[k]);
+        /* pod metadata without annotations; for the Pod, its own metadata */
+        load(kinds[k]);
+        pod = k == 2 ? tmpl : at(tmpl, "spec/template");
+        if (!at(pod, "metadata"))
+            json_object_object_add(pod, "metadata", json_object_new_object());
+        json_object_object_del(at(pod, "metadata"), "annotations");
+        check_pruned_objects(kinds[k]);
+        /* with what a real hub adds to the binding */
+        load(kinds[k]);
+        json_object_object_add(at(rb, "metadata"), "managedFields",
+                               json_tokener_parse("[{\"manager\":\"karmada\"}]"));
+        check_pruned_objects(kinds[k]);
+    }
+}
+
 static void test_cleanup(void)
 {
     for (int i = 0; i < NSCHEMAS; i++) {
@@ -761,6 +839,7 @@ static CU_TestInfo tests[] = {
     {"step 4 restores dispatching; resume", test_release_restores_dispatching},
     {"rollback: barrier, then clear back to the held RB", test_rollback_patches},
     {"Scheduled=True: other conditions kept, transition time only on flip", test_status_scheduled},
+    {"pruned template and binding build the same objects", test_pruned_objects_equal},
     {"cleanup", test_cleanup},
     CU_TEST_INFO_NULL,
 };

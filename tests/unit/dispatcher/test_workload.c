@@ -3,6 +3,7 @@
 #include "dispatcher/workload.h"
 
 #include "cluster-adapters/kube/schema.h"
+#include "dispatcher/webhook.h"
 #include "queue/errors.h"
 #include "queue/mem.h"
 #include "testing.h"
@@ -124,6 +125,13 @@ static json_object *copy(json_object *o)
     json_object *c = NULL;
     json_object_deep_copy(o, &c, NULL);
     return c;
+}
+
+static json_object *jfind(json_object *o, const char *k)
+{
+    json_object *v = NULL;
+    json_object_object_get_ex(o, k, &v);
+    return v;
 }
 
 static int rd(json_object *rb, json_object *tmpl)
@@ -1175,6 +1183,247 @@ static void test_links(void)
     end();
 }
 
+/* ---- pruned objects read as the whole ones ---- */
+
+static void same_vec(const struct queue_resvec *a, const struct queue_resvec *b)
+{
+    CU_ASSERT_EQUAL(a->len, b->len);
+    for (uint32_t i = 0; i < a->len && i < b->len; i++) {
+        CU_ASSERT_EQUAL(a->items[i].id, b->items[i].id);
+        CU_ASSERT_EQUAL(a->items[i].milli, b->items[i].milli);
+    }
+}
+
+/* Everything a read gives, compared field by field; what = the case, for the log. */
+static void same_workload(const struct disp_workload *a, const struct disp_workload *b,
+                          const char *what)
+{
+    int ok = a->reason == b->reason && strcmp(a->message, b->message) == 0 && a->kind == b->kind;
+    if (!ok)
+        fprintf(stderr, "\n%s: whole %d \"%s\", pruned %d \"%s\"\n", what, a->reason, a->message,
+                b->reason, b->message);
+    CU_ASSERT(ok);
+    if (a->reason != DISP_WORKLOAD_OK || b->reason != DISP_WORKLOAD_OK)
+        return;
+    CU_ASSERT_STRING_EQUAL(a->queue, b->queue);
+    CU_ASSERT_EQUAL(a->queue_explicit, b->queue_explicit);
+    CU_ASSERT_PTR_EQUAL(a->queue_source, b->queue_source);
+    CU_ASSERT_EQUAL(a->replicas, b->replicas);
+    CU_ASSERT_EQUAL(a->min_member, b->min_member);
+    CU_ASSERT_PTR_EQUAL(a->min_member_source, b->min_member_source);
+    CU_ASSERT_EQUAL(a->placement, b->placement);
+    CU_ASSERT_EQUAL(a->priority_from, b->priority_from);
+    CU_ASSERT_EQUAL(a->priority, b->priority);
+    CU_ASSERT_STRING_EQUAL(a->priority_class, b->priority_class);
+    CU_ASSERT_EQUAL(a->ncomponents, b->ncomponents);
+    for (uint32_t i = 0; i < a->ncomponents && i < b->ncomponents; i++) {
+        CU_ASSERT_STRING_EQUAL(a->components[i].name, b->components[i].name);
+        CU_ASSERT_EQUAL(a->components[i].replicas, b->components[i].replicas);
+        same_vec(&a->components[i].request, &b->components[i].request);
+    }
+    same_vec(&a->gang, &b->gang);
+    CU_ASSERT_STRING_EQUAL(a->scheduler_name, b->scheduler_name);
+    CU_ASSERT_STRING_EQUAL(a->permanent_id, b->permanent_id);
+    CU_ASSERT_EQUAL(a->suspend_scheduling, b->suspend_scheduling);
+    CU_ASSERT_EQUAL(a->suspend_dispatching, b->suspend_dispatching);
+    CU_ASSERT(json_object_equal(a->suspension, b->suspension));
+    CU_ASSERT(json_object_equal(a->affinity, b->affinity));
+    CU_ASSERT(json_object_equal(a->affinities, b->affinities));
+    CU_ASSERT(json_object_equal(a->tolerations, b->tolerations));
+}
+
+/* Reads (rb, tmpl) whole and as the informers cache them, and compares; neither input changes
+ * but for the binding's pruned fields. Takes both references. */
+static void check_pruned(json_object *rb, json_object *tmpl, const char *what)
+{
+    static struct disp_workload whole;
+    CU_ASSERT_EQUAL_FATAL(disp_workload_init(&whole), 0);
+    char *before = strdup(json_object_to_json_string(tmpl));
+    int rc_whole = disp_workload_read(&whole, names, rb, tmpl);
+    json_object *rbc = copy(rb);
+    json_object *prb = disp_workload_prune_binding(rbc);
+    json_object_put(rbc);
+    json_object *ptmpl = disp_workload_prune_template(tmpl);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(prb);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(ptmpl);
+    CU_ASSERT_STRING_EQUAL(json_object_to_json_string(tmpl), before);
+    free(before);
+    /* the template's original goes before the read, as it does from the informer's cache */
+    json_object_put(tmpl);
+    int rc_pruned = rd(prb, ptmpl);
+    CU_ASSERT_EQUAL(rc_whole, rc_pruned);
+    same_workload(&whole, &w, what);
+    json_object *v;
+    CU_ASSERT_EQUAL(disp_webhook_rb_verdict(rb), disp_webhook_rb_verdict(prb));
+    CU_ASSERT(!json_object_object_get_ex(jfind(prb, "metadata"), "managedFields", &v));
+    CU_ASSERT(!json_object_object_get_ex(jfind(prb, "metadata"), "ownerReferences", &v));
+    disp_workload_close(&whole);
+    disp_workload_close(&w);
+    CU_ASSERT_EQUAL_FATAL(disp_workload_init(&w), 0);
+    json_object_put(prb);
+    json_object_put(ptmpl);
+    json_object_put(rb);
+}
+
+/* A copy of fixture pair kind's template with val put at the path (NULL-terminated keys). */
+#define VARIANT(kind, val, ...)                                                                    \
+    do {                                                                                           \
+        json_object *rb_, *t_;                                                                     \
+        pair(kind, &rb_, &t_);                                                                     \
+        put(t_, val, __VA_ARGS__, NULL);                                                           \
+        check_pruned(rb_, t_, #__VA_ARGS__);                                                       \
+    } while (0)
+
+static void test_pruned_reads_equal(void)
+{
+    begin();
+    static const char *const kinds[] = {"deployment", "job", "pod", "vcjob"};
+    for (size_t k = 0; k < 4; k++) {
+        json_object *rb, *tmpl;
+        pair(kinds[k], &rb, &tmpl);
+        /* what a real hub adds, none of which is read */
+        put(tmpl, parse("[{\"manager\":\"kubectl\",\"fieldsV1\":{\"f:spec\":{}}}]"), "metadata",
+            "managedFields", NULL);
+        put(tmpl, str("{\"big\":\"json\"}"), "metadata", "annotations",
+            "kubectl.kubernetes.io/last-applied-configuration", NULL);
+        put(tmpl, parse("{\"replicas\":3,\"conditions\":[{\"type\":\"Available\"}]}"), "status",
+            NULL);
+        put(rb, parse("[{\"manager\":\"karmada\",\"fieldsV1\":{}}]"), "metadata", "managedFields",
+            NULL);
+        put(rb, parse("[{\"kind\":\"Deployment\",\"name\":\"x\",\"uid\":\"u\"}]"), "metadata",
+            "ownerReferences", NULL);
+        check_pruned(rb, tmpl, kinds[k]);
+    }
+    /* every key the read looks for, on the template, as a string and as something else */
+    static const char *const keys[] = {"scheduling.volcano.sh/queue-name", "volcano.sh/queue-name",
+                                       "kueue.x-k8s.io/queue-name", "yunikorn.apache.org/queue",
+                                       DISP_WORKLOAD_MIN_MEMBER_ANNOTATION,
+                                       DISP_WORKLOAD_PLACEMENT_ANNOTATION};
+    for (size_t k = 0; k < 4; k++)
+        for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+            VARIANT(kinds[k], str("2"), "metadata", "labels", keys[i]);
+            VARIANT(kinds[k], str("single-cluster"), "metadata", "annotations", keys[i]);
+            VARIANT(kinds[k], str("q-1"), "metadata", "annotations", keys[i]);
+            VARIANT(kinds[k], num(3), "metadata", "annotations", keys[i]);
+        }
+    /* the same keys on the binding, and Karmada's own labels and annotations beside them */
+    for (size_t k = 0; k < 4; k++)
+        for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+            json_object *rb, *tmpl;
+            pair(kinds[k], &rb, &tmpl);
+            put(rb, str("q-2"), "metadata", "labels", keys[i], NULL);
+            put(rb, str("x"), "metadata", "labels", "app", NULL);
+            put(rb, str("to-muster"), "metadata", "annotations",
+                "propagationpolicy.karmada.io/name", NULL);
+            put(rb, str("{\"clusterAffinity\":{}}"), "metadata", "annotations",
+                "policy.karmada.io/applied-placement", NULL);
+            put(rb, str("1"), "metadata", "annotations", keys[i], NULL);
+            check_pruned(rb, tmpl, "binding labels and annotations");
+            pair(kinds[k], &rb, &tmpl);
+            put(rb, num(4), "metadata", "annotations", keys[i], NULL);
+            check_pruned(rb, tmpl, "binding annotation of the wrong type");
+        }
+    {
+        json_object *rb, *tmpl;
+        pair("deployment", &rb, &tmpl);
+        put(rb, str("not a label value!"), "metadata", "labels", DISP_WORKLOAD_PERMANENT_ID_LABEL,
+            NULL);
+        check_pruned(rb, tmpl, "bad permanent id");
+        pair("deployment", &rb, &tmpl);
+        put(rb, NULL, "metadata", "labels", DISP_WORKLOAD_PERMANENT_ID_LABEL, NULL);
+        check_pruned(rb, tmpl, "no permanent id");
+    }
+    {
+        json_object *rb, *tmpl; /* the skip label, on a binding with nothing else */
+        pair("job", &rb, &tmpl);
+        put(rb, str("true"), "metadata", "labels", DISP_WEBHOOK_SKIP_LABEL, NULL);
+        CU_ASSERT_EQUAL(disp_webhook_rb_verdict(rb), DISP_WEBHOOK_SKIP_LABEL_SET);
+        check_pruned(rb, tmpl, "skip label");
+    }
+    /* priority classes where each kind names them, well formed or not */
+    VARIANT("deployment", str("high"), "spec", "template", "spec", "priorityClassName");
+    VARIANT("job", str("Not_A_Name"), "spec", "template", "spec", "priorityClassName");
+    VARIANT("job", num(7), "spec", "template", "spec", "priorityClassName");
+    VARIANT("pod", str("high"), "spec", "priorityClassName");
+    VARIANT("vcjob", NULL, "spec", "priorityClassName");
+    VARIANT("vcjob", num(1), "spec", "priorityClassName");
+    /* the Volcano Job's own fields */
+    VARIANT("vcjob", num(0), "spec", "minAvailable");
+    VARIANT("vcjob", num(99), "spec", "minAvailable");
+    VARIANT("vcjob", str("x"), "spec", "minAvailable");
+    VARIANT("vcjob", NULL, "spec", "queue");
+    VARIANT("vcjob", str(""), "spec", "queue");
+    VARIANT("vcjob", num(1), "spec", "queue");
+    VARIANT("vcjob", parse("[]"), "spec", "tasks");
+    VARIANT("vcjob", parse("{}"), "spec", "tasks");
+    VARIANT("vcjob", parse("[{\"name\":\"task-1\",\"replicas\":9,\"template\":{}},"
+                           "{\"name\":\"task-2\",\"replicas\":1}]"),
+            "spec", "tasks");
+    VARIANT("vcjob", parse("[{\"name\":\"task-1\",\"replicas\":\"2\"},{\"replicas\":4}]"), "spec",
+            "tasks");
+    VARIANT("vcjob", parse("[7,null]"), "spec", "tasks");
+    /* identity */
+    VARIANT("deployment", str("other"), "metadata", "name");
+    VARIANT("deployment", str("other-ns"), "metadata", "namespace");
+    VARIANT("deployment", str("other-uid"), "metadata", "uid");
+    VARIANT("deployment", str("apps/v2"), "apiVersion");
+    VARIANT("deployment", str("StatefulSet"), "kind");
+    VARIANT("pod", parse("[]"), "spec");
+    {
+        json_object *rb, *tmpl; /* JSON null where an object is read */
+        pair("job", &rb, &tmpl);
+        json_object_object_add(jfind(tmpl, "spec"), "template", NULL);
+        check_pruned(rb, tmpl, "job: null spec.template");
+        pair("vcjob", &rb, &tmpl);
+        json_object_object_add(jfind(tmpl, "spec"), "tasks", NULL);
+        check_pruned(rb, tmpl, "vcjob: null spec.tasks");
+        pair("pod", &rb, &tmpl);
+        json_object_object_add(jfind(tmpl, "metadata"), "annotations", NULL);
+        check_pruned(rb, tmpl, "pod: null annotations");
+    }
+    VARIANT("deployment", str("x"), "metadata", "labels");
+    end();
+}
+
+/* The template as cached holds no pod spec beyond the containers' resources (read for the
+ * effective requests), no status or foreign metadata, and shares nothing it would not need. */
+static void test_pruned_template_is_small(void)
+{
+    begin();
+    json_object *rb, *tmpl;
+    pair("vcjob", &rb, &tmpl);
+    json_object *p = disp_workload_prune_template(tmpl);
+    CU_ASSERT_STRING_EQUAL(
+        json_object_to_json_string_ext(p, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE),
+        "{\"apiVersion\":\"batch.volcano.sh/v1alpha1\",\"kind\":\"Job\",\"metadata\":{\"name\":"
+        "\"test-job\",\"namespace\":\"research\",\"uid\":\"2b3c4d5e-6f7a-4b8c-9d0e-1f2a3b4c5d6e\","
+        "\"resourceVersion\":\"12001\",\"labels\":{\"volcano.sh/queue-name\":"
+        "\"ignored-by-spec-queue\"}},\"spec\":{\"priorityClassName\":\"research-high\","
+        "\"minAvailable\":5,\"queue\":\"research\",\"tasks\":[{\"name\":\"task-1\",\"replicas\":2,"
+        "\"template\":{\"spec\":{\"containers\":[{\"resources\":{\"requests\":{\"cpu\":\"100m\","
+        "\"memory\":\"128Mi\"}}}]}}},{\"name\":\"task-2\",\"replicas\":4,\"template\":{\"spec\":{"
+        "\"containers\":[{\"resources\":{\"requests\":{\"cpu\":\"200m\",\"memory\":\"256Mi\"}}}]}}}]}}");
+    json_object_put(p);
+    json_object_put(tmpl);
+    json_object_put(rb);
+    pair("deployment", &rb, &tmpl);
+    put(tmpl, parse("{\"labels\":{\"app\":\"web\"},\"annotations\":{\"a\":\"b\"}}"), "spec",
+        "template", "metadata", NULL);
+    p = disp_workload_prune_template(tmpl);
+    CU_ASSERT_STRING_EQUAL(
+        json_object_to_json_string_ext(jfind(p, "spec"), JSON_C_TO_STRING_PLAIN),
+        "{\"template\":{\"metadata\":{\"annotations\":{}},\"spec\":{\"containers\":[{"
+        "\"resources\":{\"requests\":{\"cpu\":\"2\",\"memory\":\"4Gi\"}}}]}}}");
+    CU_ASSERT_STRING_EQUAL(
+        json_object_to_json_string_ext(jfind(jfind(p, "metadata"), "annotations"),
+                                       JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE),
+        "{\"scheduling.muster.io/placement\":\"spread\"}");
+    json_object_put(p);
+    json_object_put(tmpl);
+    json_object_put(rb);
+    end();
+}
+
 /* Reads reuse what _init reserved: no allocation through muster's allocator per read, and a read
  * of a smaller workload leaves nothing of a bigger one behind. */
 static void test_memory(void)
@@ -1250,6 +1499,7 @@ static void test_limits_count_as_requests(void)
     CU_ASSERT_EQUAL(rd(rb, tmpl), 0);
     CU_ASSERT_EQUAL(res(&w.components[0].request, "nvidia.com/gpu"), 4000);
     CU_ASSERT_EQUAL(res(&w.components[0].request, "cpu"), 2500);
+    check_pruned(rb, tmpl, "limits, a second container, an init container"); /* as cached */
 
     /* the RB's figure wins where it is larger (it is what Karmada places with) */
     put(rb, str("8"), "spec", "replicaRequirements", "resourceRequest", "cpu", NULL);
@@ -1277,6 +1527,7 @@ static void test_limits_count_as_requests(void)
     CU_ASSERT_EQUAL(res(&w.components[0].request, "nvidia.com/gpu"), 0);
     CU_ASSERT_EQUAL(res(&w.components[1].request, "nvidia.com/gpu"), 1000);
     CU_ASSERT_EQUAL(res(&w.gang, "nvidia.com/gpu"), (int64_t)w.components[1].replicas * 1000);
+    check_pruned(rb, tmpl, "a Volcano Job task's limits");
     json_object_put(rb);
     json_object_put(tmpl);
     end();
@@ -1303,6 +1554,8 @@ static CU_TestInfo tests[] = {
     {"scheduler name, permanent id, suspension", test_links},
     {"no allocation per read", test_memory},
     {"limits count where requests are missing", test_limits_count_as_requests},
+    {"pruned templates and bindings read as the whole ones", test_pruned_reads_equal},
+    {"a pruned template keeps only what is read", test_pruned_template_is_small},
     CU_TEST_INFO_NULL,
 };
 

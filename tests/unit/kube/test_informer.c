@@ -101,6 +101,226 @@ static void test_resume_after_drop(void)
     stop(&t);
 }
 
+static int relisted(struct wt *w);
+
+static int wanted;
+
+static int logged(struct wt *w)
+{
+    return w->nlog >= wanted;
+}
+
+/* The transform keeps metadata and marks the object; the objects the handler sees count. */
+static int seen_untransformed;
+
+static int transformed_twice;
+
+static struct json_object *slim(void *ud, struct json_object *obj)
+{
+    (void)ud;
+    struct json_object *md, *out = json_object_new_object();
+    if (json_object_object_get_ex(obj, "slim", &md))
+        transformed_twice++;
+    if (json_object_object_get_ex(obj, "metadata", &md))
+        json_object_object_add(out, "metadata", json_object_get(md));
+    json_object_object_add(out, "slim", json_object_new_boolean(1));
+    return out;
+}
+
+static void check_slim(struct json_object *obj)
+{
+    struct json_object *v;
+    if (!json_object_object_get_ex(obj, "slim", &v) || json_object_object_get_ex(obj, "spec", &v))
+        seen_untransformed++;
+}
+
+static void s_add(void *ud, struct json_object *obj)
+{
+    check_slim(obj);
+    i_add(ud, obj);
+}
+
+static void s_update(void *ud, struct json_object *old_obj, struct json_object *new_obj)
+{
+    check_slim(old_obj);
+    check_slim(new_obj);
+    i_update(ud, old_obj, new_obj);
+}
+
+static void s_delete(void *ud, struct json_object *obj)
+{
+    check_slim(obj);
+    i_delete(ud, obj);
+}
+
+/* Runs the informer with the slim transform until the log holds want. */
+static void run_slim(struct it *t, const char *const *want, int n)
+{
+    seen_untransformed = transformed_twice = 0;
+    wf_setup(&t->w, NULL);
+    struct kube_reflector_opts o = {
+        .path = RB_PATH, .page_size = 2, .backoff_initial_ms = 10, .backoff_max_ms = 40};
+    static const struct kube_informer_handler sh = {s_add, s_update, s_delete, i_synced, i_error};
+    CU_ASSERT_FATAL(kube_informer_init(&t->inf, &t->w.loop, t->w.client, &o, &sh, t) == 0);
+    kube_informer_set_transform(&t->inf, slim);
+    CU_ASSERT_FATAL(kube_informer_start(&t->inf) == 0);
+    wanted = n;
+    CU_ASSERT(wf_run_until(&t->w, logged, 5000));
+    CU_ASSERT(wf_log_is(&t->w, want));
+    CU_ASSERT_EQUAL(seen_untransformed, 0);
+    /* listed items are transformed as their page arrives, and not again when the list is
+     * applied */
+    CU_ASSERT_EQUAL(transformed_twice, 0);
+    struct json_object *a = kube_informer_get(&t->inf, "ns1", "a"), *v;
+    CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+    CU_ASSERT(json_object_object_get_ex(a, "slim", &v));
+    CU_ASSERT(!json_object_object_get_ex(a, "spec", &v));
+    stop(t);
+}
+
+/* With a transform, the cache and every callback (add, update's both sides, delete from an event
+ * and from a relist's diff) hold the transformed object, and the changes reported are those
+ * without one. */
+static void test_transform(void)
+{
+    struct it t;
+    memset(&t, 0, sizeof(t));
+    t.w.sc.lists[0][0] = "watch/list-a-1.json";
+    t.w.sc.lists[0][1] = "watch/list-a-2.json";
+    t.w.sc.watches[0] = (struct watch_step){"watch/events-resume-1.jsonl", END_DROP, 0, NULL, 0};
+    t.w.sc.watches[1] = (struct watch_step){"watch/events-resume-2.jsonl", END_KEEP, 0, NULL, 0};
+    static const char *const events[] = {
+        "add a 10",    "add b 11",    "add c 12", "add d 21",
+        "update a 22", "delete b 24", "add e 25", NULL,
+    };
+    run_slim(&t, events, 7);
+
+    memset(&t, 0, sizeof(t));
+    t.w.sc.lists[0][0] = "watch/list-a-1.json";
+    t.w.sc.lists[0][1] = "watch/list-a-2.json";
+    t.w.sc.lists[1][0] = "watch/list-b.json";
+    t.w.sc.watches[0] = (struct watch_step){"watch/events-gone.jsonl", END_KEEP, 0, NULL, 0};
+    static const char *const relist[] = {
+        "add a 10",    "add b 11", "add c 12",    "add d 21",
+        "update a 30", "add f 31", "delete b 11", NULL,
+    };
+    run_slim(&t, relist, 7);
+}
+
+/* The first key of o, as stored. */
+static const char *first_key(struct json_object *o)
+{
+    json_object_object_foreach(o, k, v)
+    {
+        (void)v;
+        return k;
+    }
+    return NULL;
+}
+
+/* Compaction copies with every table and array shrunk to what it holds, keys and short values
+ * shared, and nothing else changed: the same text, the same lookups, and the copy still takes new
+ * keys and entries. */
+static void test_compact(void)
+{
+    const char *text = "{\"metadata\":{\"name\":\"a\",\"labels\":{\"x\":\"1\",\"y\":\"2\"},"
+                       "\"annotations\":{}},\"spec\":{\"list\":[1,{\"k\":[]},\"s\"],"
+                       "\"n\":null,\"b\":true,\"d\":1.50}}";
+    struct json_object *orig = json_tokener_parse(text);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(orig);
+    char *before = strdup(json_object_to_json_string_ext(orig, JSON_C_TO_STRING_PLAIN));
+    struct json_object *o = kube_json_compact(orig), *o2 = kube_json_compact(orig);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(o);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(o2);
+    CU_ASSERT_STRING_EQUAL(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN), before);
+    CU_ASSERT_STRING_EQUAL(json_object_to_json_string_ext(orig, JSON_C_TO_STRING_PLAIN), before);
+    CU_ASSERT(json_object_equal(o, orig));
+    free(before);
+    json_object_put(orig);
+    /* one copy of each key for both */
+    CU_ASSERT_PTR_EQUAL(first_key(o), first_key(o2));
+    json_object_put(o2);
+    struct json_object *md, *labels, *spec, *list, *v;
+    CU_ASSERT_FATAL(json_object_object_get_ex(o, "metadata", &md));
+    CU_ASSERT_FATAL(json_object_object_get_ex(md, "labels", &labels));
+    CU_ASSERT_FATAL(json_object_object_get_ex(o, "spec", &spec));
+    CU_ASSERT_FATAL(json_object_object_get_ex(spec, "list", &list));
+    CU_ASSERT(json_object_get_object(o)->size < JSON_OBJECT_DEF_HASH_ENTRIES);
+    CU_ASSERT(json_object_get_object(labels)->size <= 4);
+    CU_ASSERT(json_object_get_object(spec)->size < JSON_OBJECT_DEF_HASH_ENTRIES);
+    CU_ASSERT(json_object_object_get_ex(labels, "y", &v));
+    CU_ASSERT_STRING_EQUAL(json_object_get_string(v), "2");
+    CU_ASSERT(!json_object_object_get_ex(labels, "z", &v));
+    CU_ASSERT(!json_object_object_get_ex(spec, "missing", &v));
+    CU_ASSERT(json_object_object_get_ex(spec, "n", &v));
+    CU_ASSERT_EQUAL(json_object_array_length(list), 3);
+    /* still writable: a table and an array grow past their compacted size */
+    for (int i = 0; i < 40; i++) {
+        char k[16];
+        snprintf(k, sizeof(k), "k%d", i);
+        CU_ASSERT(json_object_object_add(labels, k, json_object_new_int(i)) == 0);
+        CU_ASSERT(json_object_array_add(list, json_object_new_int(i)) == 0);
+    }
+    CU_ASSERT(json_object_object_get_ex(labels, "k39", &v));
+    CU_ASSERT_EQUAL(json_object_get_int(v), 39);
+    CU_ASSERT(json_object_object_get_ex(labels, "x", &v));
+    CU_ASSERT_EQUAL(json_object_object_length(labels), 42);
+    CU_ASSERT_EQUAL(json_object_array_length(list), 43);
+    json_object_object_del(labels, "x"); /* a shared key is not freed with its entry */
+    CU_ASSERT(!json_object_object_get_ex(labels, "x", &v));
+    json_object_put(o);
+    CU_ASSERT_PTR_NULL(kube_json_compact(NULL));
+    /* every size of table finds every key after compaction, and again after an insert */
+    for (int n = 0; n <= 40; n++) {
+        struct json_object *src = json_object_new_object();
+        for (int i = 0; i < n; i++) {
+            char k[16];
+            snprintf(k, sizeof(k), "key%d", i);
+            json_object_object_add(src, k, json_object_new_int(i));
+        }
+        struct json_object *cp = kube_json_compact(src);
+        for (int pass = 0; pass < 2; pass++) {
+            for (int i = 0; i < n; i++) {
+                char k[16];
+                snprintf(k, sizeof(k), "key%d", i);
+                CU_ASSERT(json_object_object_get_ex(cp, k, &v) && json_object_get_int(v) == i);
+            }
+            CU_ASSERT(!json_object_object_get_ex(cp, "absent", &v));
+            json_object_object_add(cp, "added", json_object_new_int(-1));
+            CU_ASSERT(json_object_object_get_ex(cp, "added", &v));
+        }
+        json_object_put(src);
+        json_object_put(cp);
+    }
+    /* short values are shared between objects compacted apart, unique ones are not */
+    struct json_object *p1 = json_tokener_parse("{\"kind\":\"Deployment\",\"name\":\"a\","
+                                                "\"ok\":true}");
+    struct json_object *p2 = json_tokener_parse("{\"kind\":\"Deployment\",\"name\":\"a\","
+                                                "\"ok\":true}");
+    struct json_object *c1 = kube_json_compact(p1), *c2 = kube_json_compact(p2), *v1, *v2;
+    json_object_put(p1);
+    json_object_put(p2);
+    CU_ASSERT(json_object_object_get_ex(c1, "kind", &v1) && json_object_object_get_ex(c2, "kind", &v2));
+    CU_ASSERT_PTR_EQUAL(v1, v2);
+    CU_ASSERT(json_object_object_get_ex(c1, "ok", &v1) && json_object_object_get_ex(c2, "ok", &v2));
+    CU_ASSERT_PTR_EQUAL(v1, v2);
+    CU_ASSERT(json_object_object_get_ex(c1, "name", &v1) && json_object_object_get_ex(c2, "name", &v2));
+    CU_ASSERT_PTR_NOT_EQUAL(v1, v2);
+    CU_ASSERT_STRING_EQUAL(json_object_get_string(v1), json_object_get_string(v2));
+    json_object_put(c1);
+    json_object_put(c2);
+    /* a key past the shared length is copied, and the object is the same */
+    char big[200];
+    memset(big, 'k', sizeof(big) - 1);
+    big[sizeof(big) - 1] = '\0';
+    struct json_object *b = json_object_new_object();
+    json_object_object_add(b, big, json_object_new_int(1));
+    struct json_object *bc = kube_json_compact(b);
+    CU_ASSERT(json_object_equal(b, bc));
+    json_object_put(b);
+    json_object_put(bc);
+}
+
 static int relisted(struct wt *w)
 {
     return w->sc.nlists >= 2 && w->sc.nwatches >= 2;
@@ -465,6 +685,8 @@ static CU_TestInfo tests[] = {
     {"relist after a 410 ERROR event, diffed", test_relist_diff_after_410_event},
     {"relist after HTTP 410, diffed", test_relist_diff_after_http_410},
     {"client closed before the informer", test_client_closed_first},
+    {"transform: the cache and every callback hold the transformed object", test_transform},
+    {"compaction keeps text, lookups and writability", test_compact},
     {"live server with drops and 410s: cache converges, no duplicates", test_live_server_converges},
     CU_TEST_INFO_NULL,
 };
