@@ -1609,7 +1609,7 @@ static int place(struct ctl *c, struct binding *b)
         c->nl.ncl = nallow;
         memcpy(c->nl.allow, b->allow, nallow);
         memcpy(c->nl.reason, b->reason, sizeof c->nl.reason);
-        memcpy(c->nl.msg, b->msg, sizeof c->nl.msg);
+        snprintf(c->nl.msg, sizeof c->nl.msg, "%s", binding_msg(b)); /* b->msg is sized to fit */
     }
     return MUSTER_ENOSPC;
 }

@@ -661,6 +661,8 @@ static void pending_remove_work(struct cluster *c, const struct mwork *mw)
     size_t i = pending_lower_bound(c, mw, 0), j = i;
     while (j < c->npending && c->pending[j].mw == mw)
         j++;
+    if (j == i)
+        return; /* none (pending may still be NULL) */
     memmove(&c->pending[i], &c->pending[j], (c->npending - j) * sizeof(*c->pending));
     c->npending -= j - i;
 }
@@ -1480,7 +1482,8 @@ static void run_member(struct sim_karmada *k, struct cluster *c, int64_t *alloca
             }
         }
     }
-    qsort(c->touched, c->ntouched, sizeof(*c->touched), mwork_name_cmp);
+    if (c->ntouched) /* touched is NULL until the first Work is touched */
+        qsort(c->touched, c->ntouched, sizeof(*c->touched), mwork_name_cmp);
     for (size_t t = 0; t < c->ntouched; t++) {
         struct mwork *mw = c->touched[t];
         if (!mw->dispatched)
@@ -2374,7 +2377,8 @@ static void apply_overrides(struct sim_karmada *k, const char *ns, const char *c
         return;
     }
     /* Sorted copies of the names: applying an overrider writes nothing, so the keys stay. */
-    qsort(names, n, sizeof(*names), str_cmp);
+    if (n) /* names stays NULL when no policy is a candidate */
+        qsort(names, n, sizeof(*names), str_cmp);
     const struct sim_resource *opr = res_of("policy.karmada.io", "v1alpha1", "overridepolicies");
     for (size_t i = 0; i < n; i++) {
         if (i > 0 && strcmp(names[i], names[i - 1]) == 0)
