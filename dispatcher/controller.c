@@ -58,6 +58,13 @@
  * wait at all (a node still reserved for a gang in flight) are admitted within it, and a
  * Scheduled=False written just before Scheduled=True is one request per binding for nothing. */
 #define CTL_CONDITION_GRACE_MS 1000
+/* A dispatch cycle over a backlog that no cluster can take yet (muster's own reservations fill
+ * the fleet until the clusters report) walks up to CTL_CYCLE_NOFIT_MAX gangs, and every cluster
+ * report asks for another. So after a cycle of T (from CTL_CYCLE_PACE_FROM_NS up), the next
+ * waits until (CTL_CYCLE_DUTY - 1) x T has passed: cycles take at most 1/CTL_CYCLE_DUTY of the
+ * loop, and the reports that came meanwhile are met by one cycle. A cheap cycle never waits. */
+#define CTL_CYCLE_DUTY 5
+#define CTL_CYCLE_PACE_FROM_NS 200000
 
 enum bstate {
     B_WAIT_TEMPLATE,
@@ -298,6 +305,9 @@ struct ctl {
     uv_timer_t tick;
     uv_idle_t kick; /* runs the cycle and the ledger flush once per loop iteration */
     int kick_active, cycle_wanted;
+    uv_timer_t pace;         /* a paced cycle's wake-up (CTL_CYCLE_DUTY) */
+    uint64_t cycle_next_ns;  /* uv_hrtime() before which no cycle starts */
+    int pace_armed;
     /* A cycle can admit nothing new unless the engine changed (an entry came or went, a queue
      * or the fleet changed: cycle_forced), some cluster's room grew, the cluster set changed,
      * or the last cycle stopped before the engine had offered everything. A cluster report
@@ -705,6 +715,7 @@ static void cluster_close(struct cluster *k)
     queue_resvec_close(&k->free);
     queue_resvec_close(&k->reserved);
     queue_resvec_close(&k->cap.free);
+    disp_cluster_cap_close_parts(&k->cap);
     for (uint32_t g = 0; g < k->ngrades; g++)
         queue_resvec_close(&k->grades[g].min);
     muster_free(k->grades);
@@ -899,6 +910,7 @@ static void cap_take(struct ctl *c, struct cluster *k, const struct binding *b,
         if (disp_cluster_reserve(&k->cap, &b->comp[j].req, (uint64_t)n)) {
             queue_resvec_clear(&k->cap.free);
             k->cap.ngrades = 0;
+            disp_cluster_cap_close_parts(&k->cap);
         }
         queue_resvec_clear(&c->scratch);
         for (uint32_t r = 0; r < b->comp[j].req.len; r++) {
@@ -949,6 +961,7 @@ static int cap_rebuild(struct ctl *c, struct cluster *k, int64_t now)
     }
     k->cap.ngrades = k->ngrades;
     k->cap.name = k->name;
+    disp_cluster_cap_close_parts(&k->cap);
     queue_resvec_clear(&k->reserved);
     k->expire_at = INT64_MAX;
     uint32_t kept = 0;
@@ -1462,6 +1475,7 @@ static int64_t fits_all_components(const struct binding *b, const struct disp_cl
         ok = !queue_resvec_copy(&g[i].min, &k->grades[i].min);
     }
     t.grades = g;
+    ok = ok && !disp_cluster_cap_copy_parts(&t, k);
     for (uint32_t j = 0; ok && j < b->ncomp; j++)
         ok = !disp_cluster_reserve(&t, &b->comp[j].req, (uint64_t)b->comp[j].replicas);
     if (ok) {
@@ -1469,6 +1483,7 @@ static int64_t fits_all_components(const struct binding *b, const struct disp_cl
         left = f > INT64_MAX ? INT64_MAX : (int64_t)f;
     }
     queue_resvec_close(&t.free);
+    disp_cluster_cap_close_parts(&t);
     for (uint32_t i = 0; i < k->ngrades && i < 64; i++)
         queue_resvec_close(&g[i].min);
     return left;
@@ -1759,7 +1774,10 @@ static void cycle(struct ctl *c)
     }
     c->last_cut = 0;
 cut:;
-    double ms = (double)(uv_hrtime() - t0) / 1e6;
+    uint64_t t1 = uv_hrtime();
+    c->cycle_next_ns =
+        t1 - t0 >= CTL_CYCLE_PACE_FROM_NS ? t1 + (CTL_CYCLE_DUTY - 1) * (t1 - t0) : 0;
+    double ms = (double)(t1 - t0) / 1e6;
     c->st.cycles++;
     c->st.last_cycle_ms = ms;
     if (ms > c->st.max_cycle_ms)
@@ -1872,7 +1890,8 @@ static void send_req(struct ctl *c, struct binding *b, enum kube_verb verb, cons
         return;
     }
     *rq = (struct request_ctx){c, b, b->step, tolerate, 0, verb};
-    struct kube_request req = {.verb = verb, .path = path, .subresource = sub, .body = txt};
+    struct kube_request req = {
+        .verb = verb, .path = path, .subresource = sub, .body = txt, .discard_body = 1};
     b->inflight++;
     int rc = kube_request(c->kube, &req, on_response, rq);
     json_object_put(body);
@@ -1903,7 +1922,8 @@ static int send_condition(struct ctl *c, struct binding *b)
     *rq = (struct request_ctx){c, b, S_NONE, 0, 1, KUBE_MERGE_PATCH};
     rb_path(b, path, sizeof path);
     struct kube_request req = {
-        .verb = KUBE_MERGE_PATCH, .path = path, .subresource = "status", .body = txt};
+        .verb = KUBE_MERGE_PATCH, .path = path, .subresource = "status", .body = txt,
+        .discard_body = 1};
     b->side_inflight++;
     if (kube_request(c->kube, &req, on_response, rq)) {
         b->side_inflight--;
@@ -2947,7 +2967,7 @@ static void orphan_delete(struct ctl *c, const char *path)
     if (!rq)
         return;
     *rq = (struct request_ctx){c, NULL, S_NONE, MUSTER_ENOENT, 1, KUBE_DELETE};
-    struct kube_request req = {.verb = KUBE_DELETE, .path = path};
+    struct kube_request req = {.verb = KUBE_DELETE, .path = path, .discard_body = 1};
     if (kube_request(c->kube, &req, on_response, rq))
         muster_free(rq);
     else
@@ -3205,6 +3225,15 @@ static void on_tick(uv_timer_t *h)
     kick(c);
 }
 
+static void kick(struct ctl *c);
+
+static void on_pace(uv_timer_t *h)
+{
+    struct ctl *c = h->data;
+    c->pace_armed = 0;
+    kick(c);
+}
+
 static void on_kick(uv_idle_t *h)
 {
     struct ctl *c = h->data;
@@ -3214,8 +3243,15 @@ static void on_kick(uv_idle_t *h)
     /* The cycle's admissions are written by the next iteration's flush, together with
      * whatever that iteration's events decide: one transaction (one fdatasync) per iteration
      * rather than two. Nothing is sent for them before that commit. */
-    if (c->cycle_wanted && !c->stopping)
+    if (!c->cycle_wanted || c->stopping)
+        return;
+    uint64_t now = uv_hrtime();
+    if (now >= c->cycle_next_ns) {
         cycle(c);
+    } else if (!c->pace_armed) {
+        c->pace_armed = 1;
+        uv_timer_start(&c->pace, on_pace, (c->cycle_next_ns - now + 999999) / 1000000, 0);
+    }
 }
 
 static void kick(struct ctl *c)
@@ -3358,8 +3394,9 @@ int ctl_new(uv_loop_t *loop, struct kube_client *kube, struct store *s, struct q
     }
     uv_timer_init(loop, &c->tick);
     uv_idle_init(loop, &c->kick);
-    c->tick.data = c->kick.data = c;
-    c->handles_open = 2;
+    uv_timer_init(loop, &c->pace);
+    c->tick.data = c->kick.data = c->pace.data = c;
+    c->handles_open = 3;
     *out = c;
     return 0;
 }
@@ -3386,7 +3423,11 @@ static int start_informer(struct ctl *c, struct kube_informer *inf, int kind, co
         return rc;
     struct inf_tag *tag = &c->tags[c->informers_started];
     *tag = (struct inf_tag){c, kind, 0};
-    struct kube_reflector_opts ro = {.path = path, .label_selector = selector};
+    /* muster reads only the metadata of its Works and OverridePolicies (has_objects, the
+     * orphan sweep): watching them as PartialObjectMetadata, as client-go's metadata informers
+     * do, leaves the manifests and status on the hub. */
+    struct kube_reflector_opts ro = {
+        .path = path, .label_selector = selector, .metadata_only = kind == 2 || kind == 3};
     static const struct kube_informer_handler h = {gen_add, gen_update, gen_delete,
                                                    ctl_informer_synced, ctl_informer_error};
     rc = kube_informer_init(inf, c->loop, c->kube, &ro, &h, tag);
@@ -3500,6 +3541,7 @@ static void drain_closed(uv_handle_t *h)
     ledger_flush(c);
     uv_close((uv_handle_t *)&c->tick, on_handle_closed);
     uv_close((uv_handle_t *)&c->kick, on_handle_closed);
+    uv_close((uv_handle_t *)&c->pace, on_handle_closed);
     struct kube_informer *all[] = {&c->rbs,     &c->clusters, &c->works,   &c->policies,
                                    &c->prios,   &c->tmpl[0],  &c->tmpl[1], &c->tmpl[2],
                                    &c->tmpl[3]};

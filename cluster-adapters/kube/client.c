@@ -18,6 +18,8 @@ struct kube_sock {
     int closing;
 };
 
+#define KUBE_EASY_POOL 128 /* idle easy handles kept for reuse */
+
 struct kube_call {
     struct kube_call *prev, *next; /* in one of c's pending lists or c->active */
     uint64_t seq;                  /* order of queueing: calls start in this order */
@@ -29,6 +31,8 @@ struct kube_call {
     char *body;
     size_t body_len;
     int (*on_data)(void *ud, const char *data, size_t len);
+    int discard_body;
+    int metadata_only;
     long watch_timeout_s;
     kube_response_cb cb;
     void *ud;
@@ -69,6 +73,10 @@ struct kube_client {
     int open_handles; /* socket pollers still to see their close callback */
     int timers_open;
     int closing, tearing_down;
+    /* Easy handles of finished calls, reset and kept: a new handle per request costs more CPU
+     * than the request itself on a loopback hub (its buffers are allocated afresh each time). */
+    CURL *idle[KUBE_EASY_POOL];
+    int nidle;
     void (*close_cb)(void *ud);
     void *close_ud;
     struct kube_client_stats stats;
@@ -321,6 +329,19 @@ static int build_url(struct kube_client *c, const struct kube_request *req, char
     return rc;
 }
 
+/* Gives a finished call's easy handle back to the pool (it is off the multi). */
+static void easy_put(struct kube_client *c, CURL *e)
+{
+    if (!e)
+        return;
+    if (c->tearing_down || c->nidle >= KUBE_EASY_POOL) {
+        curl_easy_cleanup(e);
+        return;
+    }
+    curl_easy_reset(e);
+    c->idle[c->nidle++] = e;
+}
+
 static void call_free(struct kube_call *k)
 {
     if (k->easy)
@@ -388,6 +409,8 @@ static size_t on_write(char *ptr, size_t size, size_t nmemb, void *ud)
         k->abort_err = MUSTER_ECANCELED;
         return 0;
     }
+    if (k->discard_body && k->http >= 200 && k->http < 300)
+        return n;
     if (k->on_data && k->http >= 200 && k->http < 300) {
         int rc = k->on_data(k->ud, ptr, n);
         if (rc < 0) {
@@ -593,6 +616,8 @@ static void call_done(struct kube_client *c, struct kube_call *k, CURLcode res)
 
     long version = 0;
     curl_easy_getinfo(k->easy, CURLINFO_HTTP_VERSION, &version);
+    easy_put(c, k->easy);
+    k->easy = NULL;
 
     struct kube_response resp;
     memset(&resp, 0, sizeof(resp));
@@ -642,8 +667,6 @@ static void call_done(struct kube_client *c, struct kube_call *k, CURLcode res)
         k->retries < c->opts.max_retries && !c->closing) {
         /* Honour Retry-After (at least 1 s when absent) and try again, as client-go does. */
         long wait_s = k->retry_after_s > 0 ? k->retry_after_s : 1;
-        curl_easy_cleanup(k->easy);
-        k->easy = NULL;
         curl_slist_free_all(k->headers);
         k->headers = NULL;
         k->len = 0;
@@ -688,7 +711,7 @@ static int call_start(struct kube_client *c, struct kube_call *k)
         [KUBE_CREATE] = "POST",       [KUBE_UPDATE] = "PUT",       [KUBE_DELETE] = "DELETE",
         [KUBE_MERGE_PATCH] = "PATCH", [KUBE_JSON_PATCH] = "PATCH",
     };
-    CURL *e = curl_easy_init();
+    CURL *e = c->nidle ? c->idle[--c->nidle] : curl_easy_init();
     if (!e)
         return MUSTER_ENOMEM;
     k->easy = e;
@@ -699,7 +722,14 @@ static int call_start(struct kube_client *c, struct kube_call *k)
                                                      : "Content-Type: application/json";
     char auth[64 + KUBE_TOKEN_MAX_BYTES];
     const char *token = kube_config_token(c->cfg, uv_now(c->loop));
-    const char *lines[5] = {"Accept: application/json", "Expect:", k->body ? ctype : NULL, NULL};
+    const char *accept =
+        !k->metadata_only ? "Accept: application/json"
+        : k->verb == KUBE_LIST
+            ? "Accept: application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,"
+              "application/json"
+            : "Accept: application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,"
+              "application/json";
+    const char *lines[5] = {accept, "Expect:", k->body ? ctype : NULL, NULL};
     if (token && *token) {
         snprintf(auth, sizeof(auth), "Authorization: Bearer %s", token);
         lines[3] = auth;
@@ -896,6 +926,9 @@ int kube_request_start(struct kube_client *c, const struct kube_request *req, ku
     k->cb = cb;
     k->ud = ud;
     k->on_data = req->on_data;
+    k->discard_body = req->discard_body;
+    k->metadata_only = req->metadata_only &&
+                       (req->verb == KUBE_GET || req->verb == KUBE_LIST || req->verb == KUBE_WATCH);
     k->watch_timeout_s = req->verb == KUBE_WATCH ? req->timeout_s : 0;
     k->url = muster_strdup(url);
     if (!k->url)
@@ -1026,6 +1059,8 @@ static void client_teardown(struct kube_client *c)
         }
     }
     c->tearing_down = 1;
+    while (c->nidle > 0)
+        curl_easy_cleanup(c->idle[--c->nidle]);
     while (c->socks)
         sock_close(c->socks);
     curl_multi_cleanup(c->multi);

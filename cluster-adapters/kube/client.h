@@ -66,6 +66,12 @@ struct kube_request {
      * everything it may call (kube_request, kube_call_cancel, kube_client_close) only queues
      * work for the loop. */
     int (*on_data)(void *ud, const char *data, size_t len);
+    /* Set when the caller needs only the outcome (its watch brings the object): a 2xx body is
+     * read and dropped, neither buffered nor parsed, and the response carries no body. */
+    int discard_body;
+    /* Get, list or watch objects as PartialObjectMetadata (kind, apiVersion, metadata only), as
+     * client-go's metadata client does; a server that cannot sends whole objects instead. */
+    int metadata_only;
 };
 
 /* What the server said when it refused (a Kubernetes Status body), or what went wrong. */

@@ -193,6 +193,7 @@ static void list_page(struct kube_reflector *r)
         .path = r->path,
         .label_selector = r->label_selector,
         .field_selector = r->field_selector,
+        .metadata_only = r->metadata_only,
         .limit = r->page_size,
         .continue_token = r->cont[0] ? r->cont : NULL,
     };
@@ -419,6 +420,7 @@ static void watch_start(struct kube_reflector *r)
         .path = r->path,
         .label_selector = r->label_selector,
         .field_selector = r->field_selector,
+        .metadata_only = r->metadata_only,
         .resource_version = r->rv,
         /* Between the timeout and twice it, as client-go does, so that many watches started
          * together do not all end and reconnect together. */
@@ -477,6 +479,7 @@ int kube_reflector_init(struct kube_reflector *r, uv_loop_t *loop, struct kube_c
         opts->backoff_initial_ms ? opts->backoff_initial_ms : KUBE_BACKOFF_INITIAL_MS;
     r->backoff_max_ms = opts->backoff_max_ms ? opts->backoff_max_ms : KUBE_BACKOFF_MAX_MS;
     r->watch_timeout_s = opts->watch_timeout_s > 0 ? opts->watch_timeout_s : KUBE_WATCH_TIMEOUT_S;
+    r->metadata_only = opts->metadata_only;
     r->rng = (uv_hrtime() ^ (uint64_t)(uintptr_t)r) | 1;
     uv_timer_init(loop, &r->timer);
     r->timer.data = r;
@@ -497,6 +500,7 @@ int kube_reflector_start(struct kube_reflector *r)
         .path = r->path,
         .label_selector = r->label_selector,
         .field_selector = r->field_selector,
+        .metadata_only = r->metadata_only,
         .limit = r->page_size,
     };
     int rc = kube_request_start(r->client, &req, on_list_page, r, &r->call);

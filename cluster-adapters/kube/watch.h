@@ -54,6 +54,7 @@ struct kube_reflector_opts {
     uint64_t backoff_initial_ms; /* default KUBE_BACKOFF_INITIAL_MS */
     uint64_t backoff_max_ms;     /* default KUBE_BACKOFF_MAX_MS */
     long watch_timeout_s;        /* default KUBE_WATCH_TIMEOUT_S */
+    int metadata_only;           /* list and watch PartialObjectMetadata (kube_request) */
 };
 
 struct kube_reflector_stats {
@@ -106,6 +107,7 @@ struct kube_reflector {
     int gone_in_a_row;
     long retry_after_s;
     int need_relist;
+    int metadata_only;
     int closing, timer_closed;
     uint64_t rng;
     void (*close_cb)(struct kube_reflector *r);

@@ -225,6 +225,63 @@ static int wants_table(h2o_req_t *req, const struct sim_resource *r)
            sim_table_supported(r);
 }
 
+/* client-go's metadata client (metadata informers) asks for
+ * "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1" for a get or a watch and
+ * "...;as=PartialObjectMetadataList;..." for a list: objects reduced to kind, apiVersion and
+ * metadata. A request offering only the other form falls back to whole objects. */
+static int wants_metadata(h2o_req_t *req, int list)
+{
+    h2o_iovec_t a = header_value(req, H2O_TOKEN_ACCEPT);
+    static const char tag[] = "as=PartialObjectMetadata";
+    for (size_t off = 0; a.base && off < a.len;) {
+        size_t at = h2o_strstr(a.base + off, a.len - off, tag, sizeof(tag) - 1);
+        if (at == SIZE_MAX)
+            return 0;
+        size_t end = off + at + sizeof(tag) - 1;
+        int is_list = a.len - end >= 4 && memcmp(a.base + end, "List", 4) == 0;
+        size_t after = end + (is_list ? 4 : 0);
+        int whole = after == a.len || a.base[after] == ';' || a.base[after] == ',' ||
+                    a.base[after] == ' ';
+        if (whole && is_list == list)
+            return 1;
+        off = end;
+    }
+    return 0;
+}
+
+/* The PartialObjectMetadata of obj: a new object sharing obj's metadata. */
+static json_object *partial_metadata(json_object *obj)
+{
+    json_object *p = json_object_new_object(), *md = NULL;
+    if (!p)
+        return NULL;
+    json_object_object_add(p, "kind", json_object_new_string("PartialObjectMetadata"));
+    json_object_object_add(p, "apiVersion", json_object_new_string("meta.k8s.io/v1"));
+    if (json_object_object_get_ex(obj, "metadata", &md))
+        json_object_object_add(p, "metadata", json_object_get(md));
+    return p;
+}
+
+/* A PartialObjectMetadataList of list (a List of whole objects). */
+static json_object *partial_metadata_list(json_object *list)
+{
+    json_object *out = json_object_new_object(), *items = json_object_new_array(), *lm = NULL;
+    if (!out || !items) {
+        json_object_put(out);
+        json_object_put(items);
+        return NULL;
+    }
+    json_object_object_add(out, "kind", json_object_new_string("PartialObjectMetadataList"));
+    json_object_object_add(out, "apiVersion", json_object_new_string("meta.k8s.io/v1"));
+    if (json_object_object_get_ex(list, "metadata", &lm))
+        json_object_object_add(out, "metadata", json_object_get(lm));
+    json_object *in = json_object_object_get(list, "items");
+    for (size_t i = 0; i < json_object_array_length(in); i++)
+        json_object_array_add(items, partial_metadata(json_object_array_get_idx(in, i)));
+    json_object_object_add(out, "items", items);
+    return out;
+}
+
 static unsigned next_rand(struct sim_server *srv)
 {
     /* xorshift32: deterministic per seed, so fault-injection runs can be replayed. */
@@ -285,6 +342,7 @@ struct watch {
     uint64_t deadline_ms, next_bookmark_ms;
     int bookmarks;
     int table; /* events carry one-row Tables (kubectl get -w) */
+    int meta;  /* events carry PartialObjectMetadata (metadata informers) */
     /* Sending the initial state or the history replay: those are as large as the store or the
      * history, which are bounded already; the backlog cap is for a client that falls behind. */
     int catching_up;
@@ -406,6 +464,14 @@ static const char *event_json(struct sim_server *srv, json_object *obj, size_t *
 static void watch_queue_object(struct watch *w, const char *type, json_object *obj)
 {
     size_t len = 0;
+    if (w->meta) {
+        json_object *p = partial_metadata(obj);
+        const char *s = p ? to_json(p, &len) : NULL;
+        if (s)
+            watch_queue(w, type, s, len);
+        json_object_put(p);
+        return;
+    }
     if (!w->table) {
         const char *s = event_json(w->srv, obj, &len);
         watch_queue(w, type, s, len);
@@ -467,7 +533,7 @@ static void watch_initial_events_end(struct watch *w)
                      "{\"kind\":\"%s\",\"apiVersion\":\"%s\",\"metadata\":{\"resourceVersion\":"
                      "\"%" PRId64 "\",\"creationTimestamp\":null,\"annotations\":{"
                      "\"k8s.io/initial-events-end\":\"true\"}}}",
-                     w->res->kind, av, sim_store_rv(w->srv->store));
+                     w->meta ? "PartialObjectMetadata" : w->res->kind, w->meta ? "meta.k8s.io/v1" : av, sim_store_rv(w->srv->store));
     watch_queue(w, "BOOKMARK", line, (size_t)n);
 }
 
@@ -479,7 +545,7 @@ static void watch_bookmark(struct watch *w)
         line, sizeof(line),
         "{\"kind\":\"%s\",\"apiVersion\":\"%s\",\"metadata\":{\"resourceVersion\":\"%" PRId64
         "\",\"creationTimestamp\":null}}",
-        w->res->kind, av, sim_store_rv(w->srv->store));
+        w->meta ? "PartialObjectMetadata" : w->res->kind, w->meta ? "meta.k8s.io/v1" : av, sim_store_rv(w->srv->store));
     watch_queue(w, "BOOKMARK", line, (size_t)n);
 }
 
@@ -519,6 +585,7 @@ static void serve_watch(struct sim_server *srv, h2o_req_t *req, const struct sim
     w->deadline_ms = now + (uint64_t)timeout_s * 1000;
     w->bookmarks = query_bool(req, "allowWatchBookmarks");
     w->table = wants_table(req, r);
+    w->meta = !w->table && wants_metadata(req, 0);
     w->next_bookmark_ms = now + srv->cfg.bookmark_interval_ms;
     w->next = srv->watches;
     if (srv->watches)
@@ -710,6 +777,14 @@ static void serve_list(struct sim_server *srv, h2o_req_t *req, const struct rout
                                        json_object_object_get(list, "metadata"), time(NULL));
         respond_json(req, 200, t);
         json_object_put(t);
+        json_object_put(list);
+    } else if (wants_metadata(req, 1)) {
+        json_object *m = partial_metadata_list(list);
+        if (m)
+            respond_json(req, 200, m);
+        else
+            respond_status(req, NULL);
+        json_object_put(m);
         json_object_put(list);
     } else {
         respond_json(req, 200, list);
@@ -1024,6 +1099,13 @@ static void serve_resource(struct sim_server *srv, h2o_req_t *req, const struct 
             respond_json(req, 200, t);
             json_object_put(t);
             json_object_put(items);
+        } else if (wants_metadata(req, 0) && !rt->status) {
+            json_object *m = partial_metadata(out);
+            if (m)
+                respond_json(req, 200, m);
+            else
+                respond_status(req, NULL);
+            json_object_put(m);
         } else {
             respond_json(req, 200, out);
         }

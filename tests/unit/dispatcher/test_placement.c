@@ -18,6 +18,7 @@ static struct queue_resvec vec3(int64_t cpu, int64_t mem_gi, int64_t gpu)
 static void cluster_close(struct disp_cluster_cap *c)
 {
     queue_resvec_close(&c->free);
+    disp_cluster_cap_close_parts(c);
     for (uint32_t g = 0; g < c->ngrades; g++)
         queue_resvec_close(&c->grades[g].min);
 }
@@ -26,12 +27,14 @@ static void test_fit_in_sum_but_not_node_by_node(void)
 {
     /* 16 GPUs free, but on 4 nodes of 4: an 8-GPU replica fits in the sum and on no node. */
     struct disp_grade g[1] = {{vec3(32, 256, 4), 4}};
-    struct disp_cluster_cap c = {"a", vec3(128, 1024, 16), g, 1};
+    struct disp_cluster_cap c = {
+        .name = "a", .free = vec3(128, 1024, 16), .grades = g, .ngrades = 1};
     struct queue_resvec big = vec3(8, 64, 8), small = vec3(8, 64, 2);
     CU_ASSERT_EQUAL(disp_cluster_fits(&c, &big), 0);
     CU_ASSERT_EQUAL(disp_cluster_fits(&c, &small), 8);
     /* Without models only the sum bounds it. */
-    struct disp_cluster_cap flat = {"b", vec3(128, 1024, 16), NULL, 0};
+    struct disp_cluster_cap flat = {
+        .name = "b", .free = vec3(128, 1024, 16), .grades = NULL, .ngrades = 0};
     CU_ASSERT_EQUAL(disp_cluster_fits(&flat, &big), 2);
     queue_resvec_close(&big);
     queue_resvec_close(&small);
@@ -50,7 +53,7 @@ static void test_models_from_zero(void)
     queue_resvec_set(&g[2].min, GPU, 2000);
     queue_resvec_set(&g[3].min, GPU, 4000);
     queue_resvec_set(&g[4].min, GPU, 8000);
-    struct disp_cluster_cap c = {"a", vec3(64, 512, 8), g, 5};
+    struct disp_cluster_cap c = {.name = "a", .free = vec3(64, 512, 8), .grades = g, .ngrades = 5};
     struct queue_resvec big = vec3(2, 8, 8), three = vec3(1, 1, 3), two = vec3(1, 1, 2);
     CU_ASSERT_EQUAL(disp_cluster_fits(&c, &big), 0);   /* 8 in the sum, 4 per node */
     CU_ASSERT_EQUAL(disp_cluster_fits(&c, &three), 2); /* one per node */
@@ -59,7 +62,8 @@ static void test_models_from_zero(void)
     struct disp_grade g2[2] = {{{0}, 0}, {{0}, 2}};
     queue_resvec_set(&g2[0].min, CPU, 1);
     queue_resvec_set(&g2[1].min, GPU, 4000);
-    struct disp_cluster_cap c2 = {"b", vec3(64, 512, 8), g2, 2};
+    struct disp_cluster_cap c2 = {
+        .name = "b", .free = vec3(64, 512, 8), .grades = g2, .ngrades = 2};
     struct queue_resvec gpu8 = {0};
     queue_resvec_set(&gpu8, GPU, 8000);
     CU_ASSERT_EQUAL(disp_cluster_fits(&c2, &gpu8), 0);
@@ -80,7 +84,8 @@ static void test_grades_and_resources(void)
     /* Two grades; the small one does not describe GPUs, so only CPU bounds its nodes. */
     struct disp_grade g[2] = {{{0}, 10}, {vec3(64, 512, 8), 2}};
     queue_resvec_set(&g[0].min, CPU, 16000);
-    struct disp_cluster_cap c = {"a", vec3(1000, 10000, 100), g, 2};
+    struct disp_cluster_cap c = {
+        .name = "a", .free = vec3(1000, 10000, 100), .grades = g, .ngrades = 2};
     struct queue_resvec r = vec3(16, 1, 1);
     /* grade 0: 10 nodes x 1; grade 1: 2 nodes x min(4 cpu, 8 gpu) = 8 */
     CU_ASSERT_EQUAL(disp_cluster_fits(&c, &r), 18);
@@ -96,7 +101,7 @@ static void test_empty_grade_zero(void)
      * are all 0, so its vector is empty; with no node in it, it must not make the cluster
      * unbounded: 4 nodes of grade 4 (8 cpu) hold no 20-cpu replica. */
     struct disp_grade g[2] = {{{0}, 0}, {vec3(8, 64, 0), 4}};
-    struct disp_cluster_cap c = {"a", vec3(64, 256, 0), g, 2};
+    struct disp_cluster_cap c = {.name = "a", .free = vec3(64, 256, 0), .grades = g, .ngrades = 2};
     struct queue_resvec big = vec3(20, 0, 0), small = vec3(2, 0, 0);
     CU_ASSERT_EQUAL(disp_cluster_fits(&c, &big), 0);
     CU_ASSERT_EQUAL(disp_cluster_fits(&c, &small), 16);
@@ -109,28 +114,83 @@ static void test_empty_grade_zero(void)
 static void test_reservations_within_a_cycle(void)
 {
     struct disp_grade g[1] = {{vec3(32, 256, 8), 3}};
-    struct disp_cluster_cap c = {"a", vec3(96, 768, 24), g, 1};
+    struct disp_cluster_cap c = {.name = "a", .free = vec3(96, 768, 24), .grades = g, .ngrades = 1};
     struct queue_resvec r = vec3(8, 64, 2);
     CU_ASSERT_EQUAL(disp_cluster_fits(&c, &r), 12);
-    CU_ASSERT_EQUAL(disp_cluster_reserve(&c, &r, 5), 0); /* takes 2 whole nodes */
+    /* 4 a node: two nodes taken, the second only a quarter (3 more fit on it) */
+    CU_ASSERT_EQUAL(disp_cluster_reserve(&c, &r, 5), 0);
     CU_ASSERT_EQUAL(queue_resvec_get(&c.free, GPU), 14000);
     CU_ASSERT_EQUAL(c.grades[0].nodes, 1);
-    CU_ASSERT_EQUAL(disp_cluster_fits(&c, &r), 4); /* never more than is left */
-    CU_ASSERT_EQUAL(disp_cluster_reserve(&c, &r, 5), MUSTER_ERANGE);
+    CU_ASSERT_EQUAL(c.npart, 1);
+    CU_ASSERT_EQUAL(queue_resvec_get(&c.part[0], GPU), 6000);
+    CU_ASSERT_EQUAL(disp_cluster_fits(&c, &r), 7); /* never more than is left */
+    CU_ASSERT_EQUAL(disp_cluster_reserve(&c, &r, 8), MUSTER_ERANGE);
     CU_ASSERT_EQUAL(queue_resvec_get(&c.free, GPU), 14000); /* refused: nothing changed */
     CU_ASSERT_EQUAL(c.grades[0].nodes, 1);
-    CU_ASSERT_EQUAL(disp_cluster_reserve(&c, &r, 4), 0);
+    CU_ASSERT_EQUAL(c.npart, 1);
+    CU_ASSERT_EQUAL(disp_cluster_reserve(&c, &r, 7), 0);
     CU_ASSERT_EQUAL(disp_cluster_fits(&c, &r), 0);
+    CU_ASSERT_EQUAL(c.npart, 0); /* the part-taken node is full and forgotten */
     queue_resvec_close(&r);
+    cluster_close(&c);
+}
+
+/* One-GPU replicas on 8-GPU nodes pack eight to a node, as the member's scheduler packs them,
+ * rather than taking a whole node each; a whole-node replica afterwards is offered only the
+ * nodes nothing was put on. */
+static void test_small_replicas_pack_whole_ones_keep_whole_nodes(void)
+{
+    struct disp_grade g[1] = {{vec3(64, 512, 8), 4}};
+    struct disp_cluster_cap c = {
+        .name = "a", .free = vec3(256, 2048, 32), .grades = g, .ngrades = 1};
+    struct queue_resvec one = vec3(1, 8, 1), whole = vec3(32, 256, 8);
+    CU_ASSERT_EQUAL(disp_cluster_fits(&c, &one), 32);
+    for (int i = 0; i < 9; i++)
+        CU_ASSERT_EQUAL(disp_cluster_reserve(&c, &one, 1), 0);
+    /* nine single GPUs: one node full, one with a GPU used */
+    CU_ASSERT_EQUAL(c.grades[0].nodes, 2);
+    CU_ASSERT_EQUAL(disp_cluster_fits(&c, &one), 23);
+    CU_ASSERT_EQUAL(disp_cluster_fits(&c, &whole), 2);
+    CU_ASSERT_EQUAL(disp_cluster_reserve(&c, &whole, 3), MUSTER_ERANGE);
+    CU_ASSERT_EQUAL(disp_cluster_reserve(&c, &whole, 2), 0);
+    CU_ASSERT_EQUAL(disp_cluster_fits(&c, &whole), 0);
+    CU_ASSERT_EQUAL(disp_cluster_fits(&c, &one), 7); /* the part-taken node */
+    /* the summary still bounds: it says 32 - 9 - 16 = 7 as well */
+    CU_ASSERT_EQUAL(queue_resvec_get(&c.free, GPU), 7000);
+    queue_resvec_close(&one);
+    queue_resvec_close(&whole);
+    cluster_close(&c);
+}
+
+/* More part-taken nodes than are kept: the remainder is dropped, so room is under-counted,
+ * never over-counted. A replica of 3 GPUs goes twice on an 8-GPU node and leaves 2 GPUs that
+ * no further one fits: each pair of them leaves such a node behind. */
+static void test_part_taken_nodes_are_bounded(void)
+{
+    struct disp_grade g[1] = {{vec3(64, 512, 8), 20}};
+    struct disp_cluster_cap c = {
+        .name = "a", .free = vec3(1280, 10240, 160), .grades = g, .ngrades = 1};
+    struct queue_resvec three = vec3(20, 8, 3);
+    for (int i = 0; i < 2 * (DISP_PARTIAL_MAX + 2); i++)
+        CU_ASSERT_EQUAL(disp_cluster_reserve(&c, &three, 1), 0);
+    CU_ASSERT_EQUAL(c.npart, DISP_PARTIAL_MAX);
+    /* DISP_PARTIAL_MAX nodes hold two each; past the bound, each took a node of its own */
+    CU_ASSERT_EQUAL(c.grades[0].nodes, 20 - DISP_PARTIAL_MAX - 4);
+    struct queue_resvec one = vec3(1, 8, 1);
+    /* whole nodes hold 8 each, the kept part-taken ones 2 each (the summary says 100) */
+    CU_ASSERT_EQUAL(disp_cluster_fits(&c, &one),
+                    (20 - DISP_PARTIAL_MAX - 4) * 8 + 2 * DISP_PARTIAL_MAX);
+    queue_resvec_close(&one);
+    queue_resvec_close(&three);
     cluster_close(&c);
 }
 
 static void test_single_cluster_best_fit(void)
 {
     struct disp_cluster_cap cs[3] = {
-        {"big", vec3(800, 6400, 80), NULL, 0},
-        {"snug", vec3(100, 800, 10), NULL, 0},
-        {"also-snug", vec3(100, 800, 10), NULL, 0},
+        {.name = "big", .free = vec3(800, 6400, 80), .grades = NULL, .ngrades = 0},
+        {.name = "snug", .free = vec3(100, 800, 10), .grades = NULL, .ngrades = 0},
+        {.name = "also-snug", .free = vec3(100, 800, 10), .grades = NULL, .ngrades = 0},
     };
     struct queue_resvec r = vec3(8, 64, 2);
     struct disp_share out[3];
@@ -148,9 +208,9 @@ static void test_single_cluster_best_fit(void)
 static void test_spread_fewest_clusters_all_or_nothing(void)
 {
     struct disp_cluster_cap cs[3] = {
-        {"a", vec3(1000, 10000, 12), NULL, 0}, /* 6 replicas */
-        {"b", vec3(1000, 10000, 10), NULL, 0}, /* 5 */
-        {"c", vec3(1000, 10000, 6), NULL, 0},  /* 3 */
+        {.name = "a", .free = vec3(1000, 10000, 12), .grades = NULL, .ngrades = 0}, /* 6 replicas */
+        {.name = "b", .free = vec3(1000, 10000, 10), .grades = NULL, .ngrades = 0}, /* 5 */
+        {.name = "c", .free = vec3(1000, 10000, 6), .grades = NULL, .ngrades = 0},  /* 3 */
     };
     struct queue_resvec r = vec3(1, 1, 2);
     struct disp_share out[3];
@@ -161,7 +221,7 @@ static void test_spread_fewest_clusters_all_or_nothing(void)
     CU_ASSERT_EQUAL(out[1].replicas, 4);
     CU_ASSERT_EQUAL(disp_place(cs, 3, &r, 14, DISP_SPREAD, out), 3);
     CU_ASSERT_EQUAL(disp_place(cs, 3, &r, 15, DISP_SPREAD, out), 0); /* never half a gang */
-    CU_ASSERT_EQUAL(disp_place(cs, 3, &r, 5, DISP_SPREAD, out), 1); /* one cluster if it can */
+    CU_ASSERT_EQUAL(disp_place(cs, 3, &r, 5, DISP_SPREAD, out), 1);  /* one cluster if it can */
     CU_ASSERT_EQUAL(disp_place(cs, 0, &r, 1, DISP_SPREAD, out), 0);
     for (int i = 0; i < 3; i++)
         queue_resvec_close(&cs[i].free);
@@ -173,9 +233,9 @@ static void test_spread_fewest_clusters_all_or_nothing(void)
 static void test_place_from_given_fits(void)
 {
     struct disp_cluster_cap cs[3] = {
-        {"a", vec3(1000, 10000, 12), NULL, 0},
-        {"b", vec3(1000, 10000, 10), NULL, 0},
-        {"c", vec3(1000, 10000, 6), NULL, 0},
+        {.name = "a", .free = vec3(1000, 10000, 12), .grades = NULL, .ngrades = 0},
+        {.name = "b", .free = vec3(1000, 10000, 10), .grades = NULL, .ngrades = 0},
+        {.name = "c", .free = vec3(1000, 10000, 6), .grades = NULL, .ngrades = 0},
     };
     struct queue_resvec r = vec3(1, 1, 2);
     uint64_t fits[3];
@@ -209,6 +269,9 @@ static CU_TestInfo tests[] = {
     {"grades and resources they do not describe", test_grades_and_resources},
     {"an empty grade 0 bounds nothing", test_empty_grade_zero},
     {"reservations within a cycle", test_reservations_within_a_cycle},
+    {"small replicas pack, whole ones keep whole nodes",
+     test_small_replicas_pack_whole_ones_keep_whole_nodes},
+    {"part-taken nodes are bounded", test_part_taken_nodes_are_bounded},
     {"single-cluster best fit", test_single_cluster_best_fit},
     {"spread over the fewest clusters, all or nothing", test_spread_fewest_clusters_all_or_nothing},
     {"placement from given fits", test_place_from_given_fits},

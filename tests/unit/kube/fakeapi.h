@@ -28,6 +28,7 @@ struct fake_req {
     char query[4096];
     char auth[1024];
     char content_type[128];
+    char accept[256];
     const char *body;
     size_t body_len;
 };
@@ -61,6 +62,7 @@ struct fake_server {
     char log[FAKE_LOG][512];          /* "METHOD target" per request */
     char auth_log[FAKE_LOG][128];
     char ctype_log[FAKE_LOG][128];
+    char accept_log[FAKE_LOG][256];
     int closed;
 };
 
@@ -259,6 +261,7 @@ static inline void fake__process(struct fake_conn *c)
                 fake__header(line, len, "Content-Length", cl, sizeof(cl));
                 fake__header(line, len, "Authorization", r.auth, sizeof(r.auth));
                 fake__header(line, len, "Content-Type", r.content_type, sizeof(r.content_type));
+                fake__header(line, len, "Accept", r.accept, sizeof(r.accept));
             }
             line = eol + 2;
         }
@@ -275,6 +278,7 @@ static inline void fake__process(struct fake_conn *c)
             snprintf(s->log[s->requests], sizeof(s->log[0]), "%s %s", r.method, r.target);
             snprintf(s->auth_log[s->requests], sizeof(s->auth_log[0]), "%s", r.auth);
             snprintf(s->ctype_log[s->requests], sizeof(s->ctype_log[0]), "%s", r.content_type);
+            snprintf(s->accept_log[s->requests], sizeof(s->accept_log[0]), "%s", r.accept);
         }
         s->requests++;
         c->outstanding++;

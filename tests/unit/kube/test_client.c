@@ -276,6 +276,62 @@ static void test_write_verbs_and_conflict(void)
     teardown(&t);
 }
 
+/* ---- bodies the caller does not want, metadata-only reads ---- */
+
+static void h_bodies(struct fake_server *s, struct fake_conn *c, const struct fake_req *r)
+{
+    (void)s;
+    if (strcmp(r->method, "POST") == 0)
+        fake_status(c, 409, "AlreadyExists", "works \\\"w\\\" already exists", NULL);
+    else
+        fake_respond(c, 200, NULL, "{\"metadata\":{\"name\":\"rb\"},\"spec\":{}}");
+}
+
+static void test_discard_body_and_metadata_only(void)
+{
+    struct t t;
+    setup(&t, h_bodies, NULL, NULL);
+    const char *path = "/apis/work.karmada.io/v1alpha2/namespaces/ns1/resourcebindings/rb";
+    struct kube_request mp = {.verb = KUBE_MERGE_PATCH,
+                              .path = path,
+                              .body = "{\"spec\":{}}",
+                              .discard_body = 1};
+    struct kube_request cr = {.verb = KUBE_CREATE,
+                              .path = "/apis/work.karmada.io/v1alpha1/namespaces/x/works",
+                              .body = "{}",
+                              .discard_body = 1};
+    struct kube_request get = {.verb = KUBE_GET, .path = path, .metadata_only = 1};
+    struct kube_request list = {.verb = KUBE_LIST,
+                                .path = "/apis/work.karmada.io/v1alpha2/resourcebindings",
+                                .metadata_only = 1};
+    struct kube_request plain = {.verb = KUBE_GET, .path = path};
+    struct kube_request *all[] = {&mp, &cr, &get, &list, &plain};
+    for (int i = 0; i < 5; i++) {
+        CU_ASSERT_EQUAL(kube_request(t.client, all[i], record, &t), 0);
+        run_until(&t, i + 1);
+    }
+    /* a success whose body was not wanted: the outcome, no body */
+    CU_ASSERT_EQUAL(t.err[0], 0);
+    CU_ASSERT_EQUAL(t.http[0], 200);
+    CU_ASSERT_STRING_EQUAL(t.name[0], "");
+    /* a refusal still says why */
+    CU_ASSERT_EQUAL(t.err[1], MUSTER_EEXIST);
+    CU_ASSERT_STRING_EQUAL(t.reason[1], "AlreadyExists");
+    /* the body is parsed when it is wanted */
+    CU_ASSERT_STRING_EQUAL(t.name[2], "rb");
+    CU_ASSERT_STRING_EQUAL(t.name[4], "rb");
+    /* metadata-only asks as client-go's metadata client does, whole objects as a fallback */
+    CU_ASSERT_STRING_EQUAL(t.srv.accept_log[2],
+                           "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,"
+                           "application/json");
+    CU_ASSERT_STRING_EQUAL(t.srv.accept_log[3],
+                           "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,"
+                           "application/json");
+    CU_ASSERT_STRING_EQUAL(t.srv.accept_log[4], "application/json");
+    CU_ASSERT_STRING_EQUAL(t.srv.accept_log[0], "application/json"); /* writes: never */
+    teardown(&t);
+}
+
 /* ---- 429 ---- */
 
 static void h_429_once(struct fake_server *s, struct fake_conn *c, const struct fake_req *r)
@@ -878,6 +934,7 @@ static CU_TestInfo tests[] = {
     {"missing token is 401", test_missing_token_is_unauthorized},
     {"list pagination with limit and continue", test_list_pagination},
     {"create/update/patch/delete, 409 surfaced", test_write_verbs_and_conflict},
+    {"bodies left unread, metadata-only reads", test_discard_body_and_metadata_only},
     {"429 honours Retry-After", test_429_retry_after},
     {"in-flight bound", test_inflight_bound},
     {"qps and burst", test_qps_burst},

@@ -262,11 +262,58 @@ static void test_drop_watch_and_timeout(void)
     run(&cfg, client_drop_watch);
 }
 
+/* client-go's metadata informers: PartialObjectMetadata for a get and a watch, a
+ * PartialObjectMetadataList for a list; an Accept offering only the other form gets whole
+ * objects, and so does a plain one. */
+static void client_metadata(struct harness *h)
+{
+    static char buf[16384];
+    static const char one[] = "Accept: application/json;as=PartialObjectMetadata;g=meta.k8s.io;"
+                              "v=v1,application/json\r\n";
+    static const char list[] = "Accept: application/json;as=PartialObjectMetadataList;"
+                               "g=meta.k8s.io;v=v1,application/json\r\n";
+    http(h->port, "GET", "/api/v1/namespaces/a", one, buf, sizeof(buf));
+    CU_ASSERT_PTR_NOT_NULL(strstr(buf, "HTTP/1.1 200"));
+    CU_ASSERT_PTR_NOT_NULL(
+        strstr(buf, "{\"kind\":\"PartialObjectMetadata\",\"apiVersion\":\"meta.k8s.io/v1\","
+                    "\"metadata\":{\"name\":\"a\""));
+    CU_ASSERT_PTR_NULL(strstr(buf, "\"spec\""));
+    CU_ASSERT_PTR_NULL(strstr(buf, "\"status\""));
+    http(h->port, "GET", "/api/v1/namespaces?limit=2", list, buf, sizeof(buf));
+    CU_ASSERT_PTR_NOT_NULL(strstr(buf, "{\"kind\":\"PartialObjectMetadataList\","));
+    CU_ASSERT_PTR_NOT_NULL(strstr(buf, "\"continue\":\""));
+    CU_ASSERT_PTR_NOT_NULL(strstr(buf, "\"items\":[{\"kind\":\"PartialObjectMetadata\""));
+    CU_ASSERT_PTR_NULL(strstr(buf, "\"kind\":\"Namespace\""));
+    http(h->port, "GET", "/api/v1/namespaces?watch=1&resourceVersion=1002&timeoutSeconds=1", one,
+         buf, sizeof(buf));
+    CU_ASSERT_PTR_NOT_NULL(
+        strstr(buf, "{\"type\":\"ADDED\",\"object\":{\"kind\":\"PartialObjectMetadata\""));
+    CU_ASSERT_PTR_NOT_NULL(strstr(buf, "\"resourceVersion\":\"1003\""));
+    CU_ASSERT_PTR_NULL(strstr(buf, "\"kind\":\"Namespace\""));
+    /* the list form asked of a get, the single form of a list: whole objects */
+    http(h->port, "GET", "/api/v1/namespaces/a", list, buf, sizeof(buf));
+    CU_ASSERT_PTR_NOT_NULL(strstr(buf, "\"kind\":\"Namespace\""));
+    CU_ASSERT_PTR_NULL(strstr(buf, "PartialObjectMetadata"));
+    http(h->port, "GET", "/api/v1/namespaces", one, buf, sizeof(buf));
+    CU_ASSERT_PTR_NOT_NULL(strstr(buf, "\"kind\":\"NamespaceList\""));
+    CU_ASSERT_PTR_NULL(strstr(buf, "PartialObjectMetadata"));
+    http(h->port, "GET", "/api/v1/namespaces/a", NULL, buf, sizeof(buf));
+    CU_ASSERT_PTR_NOT_NULL(strstr(buf, "\"kind\":\"Namespace\""));
+    CU_ASSERT_PTR_NULL(strstr(buf, "PartialObjectMetadata"));
+}
+
+static void test_metadata_only(void)
+{
+    struct sim_server_config cfg = {0};
+    run(&cfg, client_metadata);
+}
+
 static CU_TestInfo tests[] = {
     {"bearer token", test_token},
     {"injected 500 and 429 with Retry-After", test_fault_errors},
     {"injected latency; shutdown answers delayed requests", test_fault_latency_and_shutdown},
     {"watch cut after N events, resumable; timeoutSeconds; shutdown", test_drop_watch_and_timeout},
+    {"PartialObjectMetadata for metadata informers", test_metadata_only},
     CU_TEST_INFO_NULL,
 };
 
