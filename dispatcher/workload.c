@@ -1349,29 +1349,19 @@ static json_object *prune_pod_template(json_object *t)
     return out;
 }
 
-static json_object *prune_tasks(json_object *tasks)
+/* arr with each object element replaced by prune(element) (others kept as they are); arr
+ * itself when it is no array, NULL when out of memory. */
+static json_object *prune_each(json_object *arr, json_object *(*prune)(json_object *))
 {
-    if (!json_object_is_type(tasks, json_type_array))
-        return json_object_get(tasks);
-    size_t n = json_object_array_length(tasks);
-    json_object *out = json_object_new_array_ext((int)n);
+    if (!json_object_is_type(arr, json_type_array))
+        return json_object_get(arr);
+    size_t n = json_object_array_length(arr);
+    json_object *out = json_object_new_array_ext((int)(n ? n : 1));
     int bad = !out;
     for (size_t i = 0; !bad && i < n; i++) {
-        json_object *t = json_object_array_get_idx(tasks, i), *p;
-        if (json_object_is_type(t, json_type_object)) {
-            p = json_object_new_object();
-            json_object *tt;
-            if (p && (keep(p, t, "name") || keep(p, t, "replicas") ||
-                      (json_object_object_get_ex(t, "template", &tt) &&
-                       (tt ? put_new(p, "template", prune_pod_template(tt))
-                           : keep(p, t, "template"))))) {
-                json_object_put(p);
-                p = NULL;
-            }
-        } else {
-            p = json_object_get(t);
-        }
-        if ((t && !p) || json_object_array_add(out, p)) {
+        json_object *e = json_object_array_get_idx(arr, i);
+        json_object *p = json_object_is_type(e, json_type_object) ? prune(e) : json_object_get(e);
+        if ((e && !p) || json_object_array_add(out, p)) {
             json_object_put(p);
             bad = 1;
         }
@@ -1383,35 +1373,28 @@ static json_object *prune_tasks(json_object *tasks)
     return out;
 }
 
-/* A pod spec's containers or initContainers: each one's resources only (read_template_requests). */
-static json_object *prune_containers(json_object *ctrs)
+/* A Volcano Job task: its name, replicas and pruned pod template. */
+static json_object *prune_task(json_object *t)
 {
-    if (!json_object_is_type(ctrs, json_type_array))
-        return json_object_get(ctrs);
-    size_t n = json_object_array_length(ctrs);
-    json_object *out = json_object_new_array_ext((int)(n ? n : 1));
-    int bad = !out;
-    for (size_t i = 0; !bad && i < n; i++) {
-        json_object *ct = json_object_array_get_idx(ctrs, i), *p;
-        if (json_object_is_type(ct, json_type_object)) {
-            p = json_object_new_object();
-            if (p && keep(p, ct, "resources")) {
-                json_object_put(p);
-                p = NULL;
-            }
-        } else {
-            p = json_object_get(ct);
-        }
-        if ((ct && !p) || json_object_array_add(out, p)) {
-            json_object_put(p);
-            bad = 1;
-        }
+    json_object *p = json_object_new_object(), *tt;
+    if (p && (keep(p, t, "name") || keep(p, t, "replicas") ||
+              (json_object_object_get_ex(t, "template", &tt) &&
+               (tt ? put_new(p, "template", prune_pod_template(tt)) : keep(p, t, "template"))))) {
+        json_object_put(p);
+        p = NULL;
     }
-    if (bad) {
-        json_object_put(out);
-        return NULL;
+    return p;
+}
+
+/* A pod spec's container or init container: its resources only (read_template_requests). */
+static json_object *prune_container(json_object *ct)
+{
+    json_object *p = json_object_new_object();
+    if (p && keep(p, ct, "resources")) {
+        json_object_put(p);
+        p = NULL;
     }
-    return out;
+    return p;
 }
 
 static json_object *prune_spec(json_object *spec, int top)
@@ -1423,12 +1406,13 @@ static json_object *prune_spec(json_object *spec, int top)
     static const char *const lists[] = {"containers", "initContainers"};
     for (int l = 0; l < 2 && !bad; l++)
         if (json_object_object_get_ex(spec, lists[l], &v))
-            bad = v ? put_new(out, lists[l], prune_containers(v)) : keep(out, spec, lists[l]);
+            bad = v ? put_new(out, lists[l], prune_each(v, prune_container))
+                    : keep(out, spec, lists[l]);
     if (top) {
         /* a Volcano Job's (read_components, read_min_member, read_queue) */
         bad = bad || keep(out, spec, "minAvailable") || keep(out, spec, "queue");
         if (!bad && json_object_object_get_ex(spec, "tasks", &v))
-            bad = v ? put_new(out, "tasks", prune_tasks(v)) : keep(out, spec, "tasks");
+            bad = v ? put_new(out, "tasks", prune_each(v, prune_task)) : keep(out, spec, "tasks");
         /* a Deployment's or Job's pod template */
         if (!bad && json_object_object_get_ex(spec, "template", &v))
             bad = v ? put_new(out, "template", prune_pod_template(v)) : keep(out, spec, "template");
