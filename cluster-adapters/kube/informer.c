@@ -245,8 +245,44 @@ struct json_object *kube_json_compact(struct json_object *obj)
     return compact(obj, 1);
 }
 
-/* A new reference to what the cache keeps for obj: transformed, then compacted. */
-static struct json_object *cached_form(struct kube_informer *inf, struct json_object *obj)
+/* compact(obj, share), taking over prev's members that equal obj's: prev is the cached version
+ * obj replaces (compact already, read-only), and an update mostly changes the status or one
+ * field, so what stayed the same is neither copied now nor freed with prev. */
+static struct json_object *compact_with(struct json_object *obj, struct json_object *prev,
+                                        int share)
+{
+    if (!json_object_is_type(obj, json_type_object) ||
+        !json_object_is_type(prev, json_type_object))
+        return compact(obj, share);
+    struct json_object *out = json_object_new_object();
+    if (!out)
+        return NULL;
+    json_object_object_foreach(obj, k, v)
+    {
+        struct json_object *pv = NULL, *c;
+        if (json_object_object_get_ex(prev, k, &pv) && json_object_equal(v, pv))
+            c = json_object_get(pv);
+        else
+            c = pv ? compact_with(v, pv, !unique_key(k)) : compact(v, !unique_key(k));
+        const char *ik = key_intern(k);
+        unsigned opts = JSON_C_OBJECT_ADD_KEY_IS_NEW | (ik ? JSON_C_OBJECT_ADD_CONSTANT_KEY : 0);
+        if ((v && !c) || json_object_object_add_ex(out, ik ? ik : k, c, opts)) {
+            json_object_put(c);
+            json_object_put(out);
+            return NULL;
+        }
+    }
+    struct lh_table *t = json_object_get_object(out);
+    int size = compact_size(lh_table_length(t));
+    if (size < t->size)
+        (void)lh_table_resize(t, size);
+    return out;
+}
+
+/* A new reference to what the cache keeps for obj: transformed, then compacted (sharing what
+ * is unchanged with prev, the cached version it replaces, when there is one). */
+static struct json_object *cached_form(struct kube_informer *inf, struct json_object *obj,
+                                       struct json_object *prev)
 {
     struct json_object *out = inf->transform ? inf->transform(inf->ud, obj) : NULL;
     if (!out) {
@@ -254,7 +290,7 @@ static struct json_object *cached_form(struct kube_informer *inf, struct json_ob
             report(inf, MUSTER_ENOMEM, "out of memory transforming an object; cached whole");
         out = json_object_get(obj);
     }
-    struct json_object *small = kube_json_compact(out);
+    struct json_object *small = prev ? compact_with(out, prev, 1) : kube_json_compact(out);
     if (!small)
         return out; /* out of memory: cached as it is */
     json_object_put(out);
@@ -279,7 +315,7 @@ static void upsert(struct kube_informer *inf, struct json_object *obj, int forme
         if (strcmp(obj_rv(e->obj), obj_rv(obj)) == 0)
             return;
         struct json_object *old = e->obj;
-        e->obj = formed ? json_object_get(obj) : cached_form(inf, obj);
+        e->obj = formed ? json_object_get(obj) : cached_form(inf, obj, old);
         if (inf->h.on_update)
             inf->h.on_update(inf->ud, old, e->obj);
         json_object_put(old);
@@ -296,7 +332,7 @@ static void upsert(struct kube_informer *inf, struct json_object *obj, int forme
     memcpy(e->key, key, kl + 1);
     e->hash = h;
     e->gen = inf->gen;
-    e->obj = formed ? json_object_get(obj) : cached_form(inf, obj);
+    e->obj = formed ? json_object_get(obj) : cached_form(inf, obj, NULL);
     e->next = NULL;
     *pp = e;
     inf->count++;
@@ -356,14 +392,14 @@ static void on_event(void *ud, enum kube_event_type type, struct json_object *ob
     struct kube_informer_entry **pp = find_slot(inf, key, hash_key(key));
     if (!*pp)
         return;
-    struct json_object *final = cached_form(inf, obj);
+    struct json_object *final = cached_form(inf, obj, (*pp)->obj);
     entry_remove(inf, pp, final);
     json_object_put(final);
 }
 
 static struct json_object *list_item(void *ud, struct json_object *obj)
 {
-    return cached_form(ud, obj);
+    return cached_form(ud, obj, NULL);
 }
 
 static void on_error(void *ud, int err, const struct kube_status *st)

@@ -207,6 +207,54 @@ static void test_transform(void)
     run_slim(&t, relist, 7);
 }
 
+/* An update's cached version takes over what did not change from the version it replaces: the
+ * same subtree, not a copy; what changed is new. */
+static int shared_spec, shared_kind, fresh_metadata, updates_seen;
+
+static void sh_update(void *ud, struct json_object *old_obj, struct json_object *new_obj)
+{
+    struct json_object *os, *ns, *ok, *nk, *om, *nm;
+    updates_seen++;
+    if (json_object_object_get_ex(old_obj, "spec", &os) &&
+        json_object_object_get_ex(new_obj, "spec", &ns) && json_object_equal(os, ns))
+        shared_spec += os == ns;
+    if (json_object_object_get_ex(old_obj, "kind", &ok) &&
+        json_object_object_get_ex(new_obj, "kind", &nk))
+        shared_kind += ok == nk;
+    if (json_object_object_get_ex(old_obj, "metadata", &om) &&
+        json_object_object_get_ex(new_obj, "metadata", &nm))
+        fresh_metadata += om != nm && !json_object_equal(om, nm);
+    i_update(ud, old_obj, new_obj);
+}
+
+static void test_update_shares_unchanged(void)
+{
+    struct it t;
+    memset(&t, 0, sizeof(t));
+    t.w.sc.lists[0][0] = "watch/list-a-1.json";
+    t.w.sc.lists[0][1] = "watch/list-a-2.json";
+    t.w.sc.watches[0] = (struct watch_step){"watch/events-resume-1.jsonl", END_DROP, 0, NULL, 0};
+    t.w.sc.watches[1] = (struct watch_step){"watch/events-resume-2.jsonl", END_KEEP, 0, NULL, 0};
+    shared_spec = shared_kind = fresh_metadata = updates_seen = 0;
+    wf_setup(&t.w, NULL);
+    struct kube_reflector_opts o = {
+        .path = RB_PATH, .page_size = 2, .backoff_initial_ms = 10, .backoff_max_ms = 40};
+    static const struct kube_informer_handler sh = {i_add, sh_update, i_delete, i_synced,
+                                                    i_error};
+    CU_ASSERT_FATAL(kube_informer_init(&t.inf, &t.w.loop, t.w.client, &o, &sh, &t) == 0);
+    CU_ASSERT_FATAL(kube_informer_start(&t.inf) == 0);
+    wanted = 7;
+    CU_ASSERT(wf_run_until(&t.w, logged, 5000));
+    /* "a" changes its resourceVersion and a label, not its spec */
+    CU_ASSERT_EQUAL(updates_seen, 1);
+    CU_ASSERT_EQUAL(shared_spec, 1);
+    CU_ASSERT_EQUAL(shared_kind, 1);
+    CU_ASSERT_EQUAL(fresh_metadata, 1);
+    struct json_object *a = kube_informer_get(&t.inf, "ns1", "a");
+    CU_ASSERT_STRING_EQUAL(rv_of(a), "22");
+    stop(&t);
+}
+
 /* The first key of o, as stored. */
 static const char *first_key(struct json_object *o)
 {
@@ -687,6 +735,8 @@ static CU_TestInfo tests[] = {
     {"client closed before the informer", test_client_closed_first},
     {"transform: the cache and every callback hold the transformed object", test_transform},
     {"compaction keeps text, lookups and writability", test_compact},
+    {"an update shares what did not change with the version it replaces",
+     test_update_shares_unchanged},
     {"live server with drops and 410s: cache converges, no duplicates", test_live_server_converges},
     CU_TEST_INFO_NULL,
 };
