@@ -312,7 +312,29 @@ struct op {
     int idx;  /* which RB */
     int step; /* yardstick: which request of its RB */
     int sub;
+    /* yardstick: from the answers, for bodies like muster's: the Deployment's uid (its create)
+     * and the RB's permanent id (the RB as the first patch returns it) */
+    char uid[64], pid[64];
+    struct sbuf ans; /* this request's answer */
 };
+
+/* The string value of the first "key":"..." in b, copied into out (empty when absent). */
+static void answer_field(const struct sbuf *b, const char *key, char *out, size_t cap)
+{
+    char pat[128];
+    int pl = snprintf(pat, sizeof pat, "\"%s\":\"", key);
+    out[0] = '\0';
+    for (size_t i = 0; b->p && pl > 0 && i + (size_t)pl <= b->n; i++) {
+        if (memcmp(b->p + i, pat, (size_t)pl) != 0)
+            continue;
+        const char *v = b->p + i + pl, *end = memchr(v, '"', b->n - (size_t)(v - b->p));
+        if (end && (size_t)(end - v) < cap) {
+            memcpy(out, v, (size_t)(end - v));
+            out[end - v] = '\0';
+        }
+        return;
+    }
+}
 
 static const char *deploy_body(char *buf, size_t cap, const char *prefix, int i, int cpu)
 {
@@ -348,9 +370,6 @@ static void op_setup(struct op *o, const char *method, const char *ctype)
     curl_easy_setopt(o->h, CURLOPT_PRIVATE, o);
 }
 
-/* the sink for bodies nobody reads */
-static struct sbuf sink;
-
 /* The yardstick's requests for RB i (name y<i>-deployment) in cluster c<i%50>, in order. */
 static int yard_prepare(struct op *o, const char *base, int i)
 {
@@ -373,34 +392,42 @@ static int yard_prepare(struct op *o, const char *base, int i)
                  cl, cl);
         op_setup(o, "PATCH", "application/merge-patch+json");
         return 1;
-    case 2: /* the PodGroup Work, suspended */
+    case 2: /* the PodGroup Work, suspended: muster's labels and annotation */
         snprintf(o->url, sizeof o->url, "%s/apis/work.karmada.io/v1alpha1/namespaces/karmada-es-c%d/works", base, cl);
         snprintf(o->body, sizeof o->body,
                  "{\"apiVersion\":\"work.karmada.io/v1alpha1\",\"kind\":\"Work\",\"metadata\":{"
                  "\"name\":\"muster-pg-bench.y%d-deployment\",\"labels\":{"
-                 "\"app.kubernetes.io/managed-by\":\"yardstick\"},\"annotations\":{"
+                 "\"app.kubernetes.io/managed-by\":\"yardstick\","
+                 "\"resourcebinding.karmada.io/permanent-id\":\"%s\"},\"annotations\":{"
                  "\"scheduling.muster.io/binding\":\"yard/y%d-deployment\"}},\"spec\":{"
                  "\"suspendDispatching\":true,\"workload\":{\"manifests\":[{\"apiVersion\":"
                  "\"scheduling.volcano.sh/v1beta1\",\"kind\":\"PodGroup\",\"metadata\":{\"name\":"
-                 "\"muster-bench.y%d-deployment\",\"namespace\":\"yard\"},\"spec\":{\"minMember\":"
-                 "1,\"minResources\":{\"cpu\":\"1\"},\"queue\":\"bench\"}}]}}}",
-                 i, i, i);
+                 "\"muster-y%d-deployment\",\"namespace\":\"yard\",\"labels\":{"
+                 "\"app.kubernetes.io/managed-by\":\"yardstick\","
+                 "\"resourcebinding.karmada.io/permanent-id\":\"%s\"},\"annotations\":{"
+                 "\"scheduling.muster.io/binding\":\"yard/y%d-deployment\"}},\"spec\":{"
+                 "\"minMember\":1,\"minResources\":{\"cpu\":\"1\"},\"queue\":\"bench\"}}]}}}",
+                 i, o->pid, i, i, o->pid, i);
         op_setup(o, "POST", "application/json");
         return 1;
-    case 3: /* the OverridePolicy */
+    case 3: /* the OverridePolicy: muster's labels, annotation and owner */
         snprintf(o->url, sizeof o->url, "%s/apis/policy.karmada.io/v1alpha1/namespaces/yard/overridepolicies", base);
         snprintf(o->body, sizeof o->body,
                  "{\"apiVersion\":\"policy.karmada.io/v1alpha1\",\"kind\":\"OverridePolicy\","
-                 "\"metadata\":{\"name\":\"muster-y%d-deployment\",\"labels\":{"
-                 "\"app.kubernetes.io/managed-by\":\"yardstick\"}},\"spec\":{\"resourceSelectors\":"
+                 "\"metadata\":{\"name\":\"muster-y%d-deployment\",\"namespace\":\"yard\","
+                 "\"labels\":{\"app.kubernetes.io/managed-by\":\"yardstick\","
+                 "\"resourcebinding.karmada.io/permanent-id\":\"%s\"},\"annotations\":{"
+                 "\"scheduling.muster.io/binding\":\"yard/y%d-deployment\"},\"ownerReferences\":[{"
+                 "\"apiVersion\":\"apps/v1\",\"kind\":\"Deployment\",\"name\":\"y%d\","
+                 "\"uid\":\"%s\"}]},\"spec\":{\"resourceSelectors\":"
                  "[{\"apiVersion\":\"apps/v1\",\"kind\":\"Deployment\",\"namespace\":\"yard\","
                  "\"name\":\"y%d\"}],\"overrideRules\":[{\"targetCluster\":{\"clusterNames\":"
                  "[\"c%d\"]},\"overriders\":{\"plaintext\":[{\"path\":"
-                 "\"/spec/template/metadata/annotations/scheduling.k8s.io~1group-name\","
-                 "\"operator\":\"add\",\"value\":\"muster-bench.y%d-deployment\"},{\"path\":"
+                 "\"/spec/template/metadata/annotations\",\"operator\":\"add\",\"value\":{"
+                 "\"scheduling.k8s.io/group-name\":\"muster-y%d-deployment\"}},{\"path\":"
                  "\"/spec/template/spec/schedulerName\",\"operator\":\"add\",\"value\":"
                  "\"volcano\"}]}}]}}",
-                 i, i, cl, i);
+                 i, o->pid, i, i, o->uid, i, cl, i);
         op_setup(o, "POST", "application/json");
         return 1;
     case 4: /* scheduling lifted, dispatching restored */
@@ -450,7 +477,7 @@ static void run_ops(CURLM *m, const char *base, const char *ns, int n, int yard,
             deploy_body(ops[k].body, sizeof ops[k].body, ns[0] == 'm' ? "m" : "e", ops[k].idx, 1);
             op_setup(&ops[k], "POST", "application/json");
         }
-        curl_easy_setopt(ops[k].h, CURLOPT_WRITEDATA, &sink);
+        curl_easy_setopt(ops[k].h, CURLOPT_WRITEDATA, &ops[k].ans);
         curl_multi_add_handle(m, ops[k].h);
         active++;
     }
@@ -470,7 +497,12 @@ static void run_ops(CURLM *m, const char *base, const char *ns, int n, int yard,
             curl_easy_getinfo(o->h, CURLINFO_RESPONSE_CODE, &code);
             if (code >= 300 || msg->data.result != CURLE_OK)
                 (*errors)++;
-            sink.n = 0;
+            if (yard && o->step == 0)
+                answer_field(&o->ans, "uid", o->uid, sizeof o->uid);
+            else if (yard && o->step == 1)
+                answer_field(&o->ans, "resourcebinding.karmada.io/permanent-id", o->pid,
+                             sizeof o->pid);
+            o->ans.n = 0;
             curl_multi_remove_handle(m, o->h);
             int more = 0;
             if (yard) {
@@ -490,7 +522,7 @@ static void run_ops(CURLM *m, const char *base, const char *ns, int n, int yard,
                 more = 1;
             }
             if (more) {
-                curl_easy_setopt(o->h, CURLOPT_WRITEDATA, &sink);
+                curl_easy_setopt(o->h, CURLOPT_WRITEDATA, &o->ans);
                 curl_multi_add_handle(m, o->h);
             } else {
                 active--;
@@ -501,6 +533,7 @@ static void run_ops(CURLM *m, const char *base, const char *ns, int n, int yard,
     for (int k = 0; k < INFLIGHT; k++) {
         curl_easy_cleanup(ops[k].h);
         curl_slist_free_all(ops[k].hd);
+        free(ops[k].ans.p);
     }
 }
 
@@ -783,7 +816,6 @@ void bench_e2e(void)
     curl_multi_cleanup(m);
     kill(sim, SIGTERM);
     waitpid(sim, NULL, 0);
-    free(sink.p);
     if (!getenv("MUSTER_BENCH_KEEP")) {
         char cmd[4700];
         snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
