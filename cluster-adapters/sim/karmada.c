@@ -222,37 +222,66 @@ static void add_requests(json_object *sum, json_object *reqs, int take_max)
     }
 }
 
-json_object *sim_karmada_pod_requests(json_object *pod_spec)
+/* A container's requests; with limits_default, a resource it only limits counts at its limit,
+ * as the member's API server defaults a missing request when it admits the pod. NULL when it
+ * names none. New reference. */
+static json_object *container_requests(json_object *ct, int limits_default)
+{
+    json_object *reqs = get_path(ct, "resources", "requests", NULL);
+    json_object *lims = limits_default ? get_path(ct, "resources", "limits", NULL) : NULL;
+    if (!json_object_is_type(lims, json_type_object) || !json_object_object_length(lims))
+        return json_object_is_type(reqs, json_type_object) ? json_object_get(reqs) : NULL;
+    json_object *out = NULL;
+    if (json_object_is_type(reqs, json_type_object))
+        json_object_deep_copy(reqs, &out, NULL);
+    else
+        out = json_object_new_object();
+    json_object_object_foreach(lims, name, v)
+    {
+        if (!json_object_object_get_ex(out, name, NULL))
+            json_object_object_add(out, name, json_object_get(v));
+    }
+    return out;
+}
+
+static json_object *pod_requests(json_object *pod_spec, int limits_default)
 {
     json_object *sum = json_object_new_object();
     json_object *containers = get_path(pod_spec, "containers", NULL, NULL);
     size_t n =
         json_object_is_type(containers, json_type_array) ? json_object_array_length(containers) : 0;
-    if (n == 1) {
+    for (size_t i = 0; i < n; i++) {
         json_object *reqs =
-            get_path(json_object_array_get_idx(containers, 0), "resources", "requests", NULL);
-        if (json_object_is_type(reqs, json_type_object)) {
+            container_requests(json_object_array_get_idx(containers, i), limits_default);
+        if (reqs && n == 1) {
             json_object_put(sum);
             sum = NULL;
             json_object_deep_copy(reqs, &sum, NULL);
+        } else if (reqs) {
+            add_requests(sum, reqs, 0);
         }
-    } else {
-        for (size_t i = 0; i < n; i++) {
-            json_object *reqs =
-                get_path(json_object_array_get_idx(containers, i), "resources", "requests", NULL);
-            if (json_object_is_type(reqs, json_type_object))
-                add_requests(sum, reqs, 0);
-        }
+        json_object_put(reqs);
     }
     json_object *inits = get_path(pod_spec, "initContainers", NULL, NULL);
     for (size_t i = 0;
          json_object_is_type(inits, json_type_array) && i < json_object_array_length(inits); i++) {
         json_object *reqs =
-            get_path(json_object_array_get_idx(inits, i), "resources", "requests", NULL);
-        if (json_object_is_type(reqs, json_type_object))
+            container_requests(json_object_array_get_idx(inits, i), limits_default);
+        if (reqs)
             add_requests(sum, reqs, 1);
+        json_object_put(reqs);
     }
     return sum;
+}
+
+json_object *sim_karmada_pod_requests(json_object *pod_spec)
+{
+    return pod_requests(pod_spec, 0);
+}
+
+json_object *sim_karmada_pod_effective_requests(json_object *pod_spec)
+{
+    return pod_requests(pod_spec, 1);
 }
 
 json_object *sim_karmada_vcjob_components(json_object *job)
@@ -959,7 +988,8 @@ static int64_t expand_pods(struct sim_karmada *k, json_object *obj, int64_t **re
     int pods = res_index(k, "pods", 0);
     for (size_t s = 0; s < n && at < total; s++) {
         int64_t req[MAX_RES] = {0};
-        json_object *r = sim_karmada_pod_requests(sets[s].spec);
+        /* the member places pods as its API server admitted them: requests defaulted to limits */
+        json_object *r = sim_karmada_pod_effective_requests(sets[s].spec);
         json_object_object_foreach(r, name, v)
         {
             int64_t q = 0;

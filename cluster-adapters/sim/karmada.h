@@ -45,6 +45,11 @@ int sim_karmada_flush(struct sim_karmada *k);
  * Karmada's interpreters do. Caller owns the result. */
 json_object *sim_karmada_pod_requests(json_object *pod_spec);
 
+/* What a member cluster's pods of pod_spec request once admitted: as above, with a resource a
+ * container only limits counted at its limit (the API server defaults a missing request to the
+ * limit; Karmada's replicaRequirements, read from the template, do not see it). */
+json_object *sim_karmada_pod_effective_requests(json_object *pod_spec);
+
 /* Karmada's built-in Volcano Job interpreter: one component per task (name or "task-<i>",
  * replicas = minAvailable or 1, replicaRequirements.resourceRequest). Caller owns the array. */
 json_object *sim_karmada_vcjob_components(json_object *job);

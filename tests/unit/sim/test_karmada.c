@@ -60,6 +60,31 @@ static const char *at(json_object *o, const char *path)
     return out;
 }
 
+/* Karmada's replicaRequirements read requests only; the member's API server defaults a request
+ * a container leaves out to its limit, so the member places limits-only GPU pods by their
+ * limits. */
+static void test_pod_requests_and_limits(void)
+{
+    json_object *spec = json_tokener_parse(
+        "{\"containers\":[{\"name\":\"a\",\"resources\":{\"requests\":{\"cpu\":\"1\"},"
+        "\"limits\":{\"cpu\":\"2\",\"nvidia.com/gpu\":\"8\"}}},{\"name\":\"b\",\"resources\":{"
+        "\"limits\":{\"memory\":\"1Gi\"}}}],\"initContainers\":[{\"name\":\"i\","
+        "\"resources\":{\"limits\":{\"cpu\":\"4\"}}}]}");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(spec);
+    json_object *r = sim_karmada_pod_requests(spec), *e = sim_karmada_pod_effective_requests(spec);
+    CU_ASSERT_STRING_EQUAL(at(r, "cpu"), "1");
+    CU_ASSERT_STRING_EQUAL(at(r, "nvidia.com/gpu"), "");
+    CU_ASSERT_STRING_EQUAL(at(r, "memory"), "");
+    /* a's cpu request stands (its limit does not raise it); its GPUs and b's memory count at
+     * their limits; the init container's 4 cpu limit is the largest cpu need */
+    CU_ASSERT_STRING_EQUAL(at(e, "cpu"), "4");
+    CU_ASSERT_STRING_EQUAL(at(e, "nvidia.com/gpu"), "8");
+    CU_ASSERT_STRING_EQUAL(at(e, "memory"), "1Gi");
+    json_object_put(r);
+    json_object_put(e);
+    json_object_put(spec);
+}
+
 static void test_vcjob_vectors(void)
 {
     char path[1024];
@@ -1000,6 +1025,8 @@ static void test_bad_scenarios(void)
 
 static CU_TestInfo tests[] = {
     {"Volcano Job components: Karmada's vectors", test_vcjob_vectors},
+    {"pod requests: Karmada's, and the member's with limits as defaults",
+     test_pod_requests_and_limits},
     {"clusters, detector, binding controller", test_clusters_detector_binding},
     {"OverridePolicy changes re-render Works; muster's gangs gate their shares",
      test_override_resync_and_gang_gate},
