@@ -27,6 +27,7 @@ enum stmt_id {
     ST_LEDGER_BINDING,
     ST_AUDIT_APPEND,
     ST_AUDIT_PAGE,
+    ST_DATA_VERSION,
     ST__COUNT
 };
 
@@ -79,6 +80,7 @@ static const char *const stmt_sql[ST__COUNT] = {
                         " VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
     [ST_AUDIT_PAGE] = "SELECT id, at, actor, action, object, before, after FROM audit"
                       " WHERE id > ?1 ORDER BY id LIMIT ?2",
+    [ST_DATA_VERSION] = "PRAGMA data_version",
 };
 
 struct store {
@@ -532,6 +534,21 @@ sqlite3 *store__db(struct store *s)
 int store_schema_version(const struct store *s)
 {
     return s ? s->schema_version : 0;
+}
+
+int store_data_version(struct store *s, int64_t *out)
+{
+    int err = store_enter(s);
+    if (err)
+        return err;
+    sqlite3_stmt *st = s->st[ST_DATA_VERSION];
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW)
+        *out = sqlite3_column_int64(st, 0);
+    else
+        err = store_fail(s, rc, "data version");
+    sqlite3_reset(st);
+    return err;
 }
 
 /* ---- transactions ---- */

@@ -98,6 +98,11 @@ const char *store_errmsg(const struct store *s);
 /* The schema version of the open database (its PRAGMA user_version). */
 int store_schema_version(const struct store *s);
 
+/* SQLite's PRAGMA data_version: it changes when another connection (another process: the
+ * leader, seen by a follower) has committed to the database since the last call, and only then.
+ * 0 or an error from SQLite. */
+int store_data_version(struct store *s, int64_t *out);
+
 /* Groups the following writes in one IMMEDIATE transaction. MUSTER_EINVAL if one is already
  * open (transactions do not nest), or an error from SQLite. */
 int store_begin(struct store *s);

@@ -249,6 +249,44 @@ static struct store_queue queue_row(const char *name, const char *parent)
                                 .updated_at = 1000};
 }
 
+static int count_queue(void *ud, const struct store_queue *q)
+{
+    (void)q;
+    ++*(int *)ud;
+    return 0;
+}
+
+/* A follower's connection sees the leader's commits through data_version, and nothing else
+ * moves it: not its own reads, not a commit of its own. */
+static void test_data_version(void)
+{
+    char path[512];
+    fresh_path(path, sizeof path, "version.db");
+    struct store *leader = open_ok(path, STORE_SYNC_FULL);
+    struct store *follower = open_ok(path, STORE_SYNC_FULL);
+    int64_t v0 = -1, v1 = -1, v2 = -1, v3 = -1;
+    CU_ASSERT_EQUAL(store_data_version(follower, &v0), 0);
+    CU_ASSERT(v0 >= 0);
+    struct store_queue root = queue_row("root", NULL);
+    int nq = 0;
+    CU_ASSERT_EQUAL(store_queue_foreach(follower, count_queue, &nq), 0);
+    CU_ASSERT_EQUAL(store_data_version(follower, &v1), 0);
+    CU_ASSERT_EQUAL(v1, v0); /* reading changes nothing */
+    CU_ASSERT_EQUAL(store_queue_put(leader, &root), 0);
+    CU_ASSERT_EQUAL(store_data_version(follower, &v2), 0);
+    CU_ASSERT_NOT_EQUAL(v2, v1); /* the other connection committed */
+    CU_ASSERT_EQUAL(store_data_version(follower, &v3), 0);
+    CU_ASSERT_EQUAL(v3, v2); /* and nothing since */
+    int64_t l0 = -1, l1 = -1;
+    CU_ASSERT_EQUAL(store_data_version(leader, &l0), 0);
+    struct store_queue a = queue_row("team-a", "root");
+    CU_ASSERT_EQUAL(store_queue_put(leader, &a), 0);
+    CU_ASSERT_EQUAL(store_data_version(leader, &l1), 0);
+    CU_ASSERT_EQUAL(l1, l0); /* its own commit does not count */
+    store_close(follower);
+    store_close(leader);
+}
+
 static void test_queues(void)
 {
     struct store *s = open_ok(":memory:", STORE_SYNC_FULL);
@@ -995,6 +1033,7 @@ static void test_ledger_protocol_columns(void)
 
 static CU_TestInfo tests[] = {
     {"open fresh, reopen, settings", test_open_fresh_and_reopen},
+    {"data version moves with other connections' commits", test_data_version},
     {"newer database refused", test_newer_database_refused},
     {"failed migration keeps old version", test_failed_migration_keeps_old_version},
     {"open errors", test_open_errors},
