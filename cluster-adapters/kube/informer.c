@@ -197,8 +197,13 @@ static struct json_object *value_intern(struct json_object *v)
     return json_object_get(v);
 }
 
-/* compact(obj); share: its value may be shared (it is not under a unique_key). */
-static struct json_object *compact(struct json_object *obj, int share)
+/* A compact copy of obj: tables and arrays sized to what they hold, keys and short values
+ * shared (share: obj's value may be shared, it is not under a unique_key). With prev, the
+ * cached version obj replaces (compact already, read-only), every member of obj equal to prev's
+ * is prev's, taken by reference: an update mostly changes the status or one field, and what
+ * stayed the same is neither copied now nor freed with prev. */
+static struct json_object *compact_with(struct json_object *obj, struct json_object *prev,
+                                        int share)
 {
     struct json_object *out = NULL;
     if (json_object_is_type(obj, json_type_array)) {
@@ -206,7 +211,7 @@ static struct json_object *compact(struct json_object *obj, int share)
         out = json_object_new_array_ext(n ? (int)n : 1);
         for (size_t i = 0; out && i < n; i++) {
             struct json_object *v = json_object_array_get_idx(obj, i);
-            struct json_object *c = compact(v, share);
+            struct json_object *c = compact_with(v, NULL, share);
             if ((v && !c) || json_object_array_add(out, c)) {
                 json_object_put(c);
                 json_object_put(out);
@@ -222,9 +227,15 @@ static struct json_object *compact(struct json_object *obj, int share)
     out = json_object_new_object();
     if (!out)
         return NULL;
+    if (!json_object_is_type(prev, json_type_object))
+        prev = NULL;
     json_object_object_foreach(obj, k, v)
     {
-        struct json_object *c = compact(v, !unique_key(k));
+        struct json_object *pv = NULL, *c;
+        if (prev && json_object_object_get_ex(prev, k, &pv) && json_object_equal(v, pv))
+            c = json_object_get(pv);
+        else
+            c = compact_with(v, pv, !unique_key(k));
         const char *ik = key_intern(k);
         unsigned opts = JSON_C_OBJECT_ADD_KEY_IS_NEW | (ik ? JSON_C_OBJECT_ADD_CONSTANT_KEY : 0);
         if ((v && !c) || json_object_object_add_ex(out, ik ? ik : k, c, opts)) {
@@ -242,41 +253,7 @@ static struct json_object *compact(struct json_object *obj, int share)
 
 struct json_object *kube_json_compact(struct json_object *obj)
 {
-    return compact(obj, 1);
-}
-
-/* compact(obj, share), taking over prev's members that equal obj's: prev is the cached version
- * obj replaces (compact already, read-only), and an update mostly changes the status or one
- * field, so what stayed the same is neither copied now nor freed with prev. */
-static struct json_object *compact_with(struct json_object *obj, struct json_object *prev,
-                                        int share)
-{
-    if (!json_object_is_type(obj, json_type_object) ||
-        !json_object_is_type(prev, json_type_object))
-        return compact(obj, share);
-    struct json_object *out = json_object_new_object();
-    if (!out)
-        return NULL;
-    json_object_object_foreach(obj, k, v)
-    {
-        struct json_object *pv = NULL, *c;
-        if (json_object_object_get_ex(prev, k, &pv) && json_object_equal(v, pv))
-            c = json_object_get(pv);
-        else
-            c = pv ? compact_with(v, pv, !unique_key(k)) : compact(v, !unique_key(k));
-        const char *ik = key_intern(k);
-        unsigned opts = JSON_C_OBJECT_ADD_KEY_IS_NEW | (ik ? JSON_C_OBJECT_ADD_CONSTANT_KEY : 0);
-        if ((v && !c) || json_object_object_add_ex(out, ik ? ik : k, c, opts)) {
-            json_object_put(c);
-            json_object_put(out);
-            return NULL;
-        }
-    }
-    struct lh_table *t = json_object_get_object(out);
-    int size = compact_size(lh_table_length(t));
-    if (size < t->size)
-        (void)lh_table_resize(t, size);
-    return out;
+    return compact_with(obj, NULL, 1);
 }
 
 /* A new reference to what the cache keeps for obj: transformed, then compacted (sharing what
@@ -290,7 +267,7 @@ static struct json_object *cached_form(struct kube_informer *inf, struct json_ob
             report(inf, MUSTER_ENOMEM, "out of memory transforming an object; cached whole");
         out = json_object_get(obj);
     }
-    struct json_object *small = prev ? compact_with(out, prev, 1) : kube_json_compact(out);
+    struct json_object *small = compact_with(out, prev, 1);
     if (!small)
         return out; /* out of memory: cached as it is */
     json_object_put(out);

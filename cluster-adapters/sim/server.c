@@ -106,6 +106,18 @@ static void respond_json(h2o_req_t *req, int code, json_object *obj)
     h2o_send_inline(req, body, len + 1);
 }
 
+static void respond_status(h2o_req_t *req, json_object *st);
+
+/* Sends obj (ownership taken), made for this answer, as a 200; NULL (out of memory) is a 500. */
+static void respond_made(h2o_req_t *req, json_object *obj)
+{
+    if (obj)
+        respond_json(req, 200, obj);
+    else
+        respond_status(req, NULL);
+    json_object_put(obj);
+}
+
 /* Sends a Status (ownership taken) with its own code. */
 static void respond_status(h2o_req_t *req, json_object *st)
 {
@@ -779,12 +791,7 @@ static void serve_list(struct sim_server *srv, h2o_req_t *req, const struct rout
         json_object_put(t);
         json_object_put(list);
     } else if (wants_metadata(req, 1)) {
-        json_object *m = partial_metadata_list(list);
-        if (m)
-            respond_json(req, 200, m);
-        else
-            respond_status(req, NULL);
-        json_object_put(m);
+        respond_made(req, partial_metadata_list(list));
         json_object_put(list);
     } else {
         respond_json(req, 200, list);
@@ -1100,12 +1107,7 @@ static void serve_resource(struct sim_server *srv, h2o_req_t *req, const struct 
             json_object_put(t);
             json_object_put(items);
         } else if (wants_metadata(req, 0) && !rt->status) {
-            json_object *m = partial_metadata(out);
-            if (m)
-                respond_json(req, 200, m);
-            else
-                respond_status(req, NULL);
-            json_object_put(m);
+            respond_made(req, partial_metadata(out));
         } else {
             respond_json(req, 200, out);
         }

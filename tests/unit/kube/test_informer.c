@@ -48,13 +48,30 @@ static void i_closed(struct kube_informer *inf)
 
 static const struct kube_informer_handler handler = {i_add, i_update, i_delete, i_synced, i_error};
 
-static void start(struct it *t)
+static void start_with(struct it *t, const struct kube_informer_handler *h)
 {
     wf_setup(&t->w, NULL);
     struct kube_reflector_opts o = {
         .path = RB_PATH, .page_size = 2, .backoff_initial_ms = 10, .backoff_max_ms = 40};
-    CU_ASSERT_FATAL(kube_informer_init(&t->inf, &t->w.loop, t->w.client, &o, &handler, t) == 0);
+    CU_ASSERT_FATAL(kube_informer_init(&t->inf, &t->w.loop, t->w.client, &o, h, t) == 0);
     CU_ASSERT_FATAL(kube_informer_start(&t->inf) == 0);
+}
+
+static void start(struct it *t)
+{
+    start_with(t, &handler);
+}
+
+/* A list in two pages, a watch that drops after some events, then one that stays. */
+static void resume_scenario(struct it *t)
+{
+    memset(t, 0, sizeof(*t));
+    t->w.sc.lists[0][0] = "watch/list-a-1.json";
+    t->w.sc.lists[0][1] = "watch/list-a-2.json";
+    t->w.sc.watches[0] =
+        (struct watch_step){"watch/events-resume-1.jsonl", END_DROP, 0, NULL, 0};
+    t->w.sc.watches[1] =
+        (struct watch_step){"watch/events-resume-2.jsonl", END_KEEP, 0, NULL, 0};
 }
 
 static void stop(struct it *t)
@@ -81,11 +98,7 @@ static int seven(struct wt *w)
 static void test_resume_after_drop(void)
 {
     struct it t;
-    memset(&t, 0, sizeof(t));
-    t.w.sc.lists[0][0] = "watch/list-a-1.json";
-    t.w.sc.lists[0][1] = "watch/list-a-2.json";
-    t.w.sc.watches[0] = (struct watch_step){"watch/events-resume-1.jsonl", END_DROP, 0, NULL, 0};
-    t.w.sc.watches[1] = (struct watch_step){"watch/events-resume-2.jsonl", END_KEEP, 0, NULL, 0};
+    resume_scenario(&t);
     start(&t);
     CU_ASSERT(wf_run_until(&t.w, seven, 5000));
     static const char *const want[] = {
@@ -184,11 +197,7 @@ static void run_slim(struct it *t, const char *const *want, int n)
 static void test_transform(void)
 {
     struct it t;
-    memset(&t, 0, sizeof(t));
-    t.w.sc.lists[0][0] = "watch/list-a-1.json";
-    t.w.sc.lists[0][1] = "watch/list-a-2.json";
-    t.w.sc.watches[0] = (struct watch_step){"watch/events-resume-1.jsonl", END_DROP, 0, NULL, 0};
-    t.w.sc.watches[1] = (struct watch_step){"watch/events-resume-2.jsonl", END_KEEP, 0, NULL, 0};
+    resume_scenario(&t);
     static const char *const events[] = {
         "add a 10",    "add b 11",    "add c 12", "add d 21",
         "update a 22", "delete b 24", "add e 25", NULL,
@@ -230,19 +239,11 @@ static void sh_update(void *ud, struct json_object *old_obj, struct json_object 
 static void test_update_shares_unchanged(void)
 {
     struct it t;
-    memset(&t, 0, sizeof(t));
-    t.w.sc.lists[0][0] = "watch/list-a-1.json";
-    t.w.sc.lists[0][1] = "watch/list-a-2.json";
-    t.w.sc.watches[0] = (struct watch_step){"watch/events-resume-1.jsonl", END_DROP, 0, NULL, 0};
-    t.w.sc.watches[1] = (struct watch_step){"watch/events-resume-2.jsonl", END_KEEP, 0, NULL, 0};
+    resume_scenario(&t);
     shared_spec = shared_kind = fresh_metadata = updates_seen = 0;
-    wf_setup(&t.w, NULL);
-    struct kube_reflector_opts o = {
-        .path = RB_PATH, .page_size = 2, .backoff_initial_ms = 10, .backoff_max_ms = 40};
     static const struct kube_informer_handler sh = {i_add, sh_update, i_delete, i_synced,
                                                     i_error};
-    CU_ASSERT_FATAL(kube_informer_init(&t.inf, &t.w.loop, t.w.client, &o, &sh, &t) == 0);
-    CU_ASSERT_FATAL(kube_informer_start(&t.inf) == 0);
+    start_with(&t, &sh);
     wanted = 7;
     CU_ASSERT(wf_run_until(&t.w, logged, 5000));
     /* "a" changes its resourceVersion and a label, not its spec */
