@@ -39,6 +39,7 @@ struct daemon {
     int64_t loaded_version;
     int have_loaded_version;
     uint64_t next_reload_ms;
+    uint64_t reloads; /* for muster_follower_reloads_total */
     uint64_t transitions; /* times it started leading, for muster_leader_transitions_total */
     FILE *out;
     int stopping, rc;
@@ -231,6 +232,7 @@ static void on_refresh(uv_timer_t *h)
     *d->t = t;
     d->loaded_version = version;
     d->have_loaded_version = have_version;
+    d->reloads++;
     uv_update_time(h->loop);
     d->next_reload_ms = uv_now(h->loop) + 4 * ((uv_hrtime() - t0) / 1000000);
 }
@@ -301,7 +303,8 @@ static void leader_metrics(void *ud, struct disp_metrics_leader *out)
                                         .writes = st.writes,
                                         .conflicts = st.conflicts,
                                         .failures = st.failures,
-                                        .transitions = d->transitions};
+                                        .transitions = d->transitions,
+                                        .follower_reloads = d->reloads};
 }
 
 static uint64_t demo_backlog(void *ud)

@@ -541,8 +541,11 @@ static void render_leader(struct disp_metrics_text *t, const struct disp_metrics
         {"muster_leader_failures_total", "Lease requests that failed otherwise (transport, 5xx, "
                                          "cancelled by the renew deadline)"},
         {"muster_leader_transitions_total", "times this musterd started leading"},
+        {"muster_follower_reloads_total", "times this musterd, following, reloaded queues and "
+                                          "ledger from the store (only after the leader committed)"},
     };
-    const uint64_t v[] = {l.attempts, l.writes, l.conflicts, l.failures, l.transitions};
+    const uint64_t v[] = {l.attempts, l.writes,      l.conflicts,
+                          l.failures, l.transitions, l.follower_reloads};
     for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
         disp_metrics_text_family(t, c[i].name, "counter", c[i].help);
         disp_metrics_text_printf(t, "%s %" PRIu64 "\n", c[i].name, v[i]);

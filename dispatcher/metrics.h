@@ -48,6 +48,7 @@ void disp_metrics_cluster_forget(struct disp_metrics *m, const char *cluster);
 struct disp_metrics_leader {
     int is_leader;
     uint64_t attempts, writes, conflicts, failures, transitions;
+    uint64_t follower_reloads; /* muster_follower_reloads_total */
 };
 void disp_metrics_leader_source(struct disp_metrics *m,
                                 void (*read)(void *ud, struct disp_metrics_leader *out), void *ud);

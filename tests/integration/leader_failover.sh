@@ -80,10 +80,18 @@ follower_refuses() { # NAME
     [ "$(metric "$LEADER_API" muster_leader_writes_total)" -gt 0 ] || fail "the leader wrote no Lease"
     [ "$(metric "$FOLLOWER_API" muster_leader_attempts_total)" -gt 0 ] || fail "the follower never read the Lease"
     expect "$(metric "$FOLLOWER_API" muster_leader_writes_total)" 0 "the follower's Lease writes"
+    # It reloaded for the new queue, and reloads nothing while the leader commits nothing.
+    local r0 r1
+    r0=$(metric "$FOLLOWER_API" muster_follower_reloads_total)
+    [ "$r0" -gt 0 ] || fail "the follower never reloaded the store"
+    [ -z "${QUIET_LEADER:-}" ] && return 0
+    sleep $((RETRY_MS * 4 / 1000 + 1))
+    r1=$(metric "$FOLLOWER_API" muster_follower_reloads_total)
+    expect "$r1" "$r0" "the follower's reloads over 4 retry periods of an idle leader"
 }
 
 expect "$(post_queue "$LEADER_API" q)" 201 "POST /api/v1/queues to the leader ($(cat "$TMP/post.out"))"
-follower_refuses refused
+QUIET_LEADER=1 follower_refuses refused
 
 # --- the workload stream ---
 stream &

@@ -313,7 +313,8 @@ static void test_leader_source(void)
                                     .writes = 5,
                                     .conflicts = 1,
                                     .failures = 2,
-                                    .transitions = 0};
+                                    .transitions = 0,
+                                    .follower_reloads = 3};
     disp_metrics_leader_source(m, leader_read, &l);
     t = render(m);
     contains(t, "# HELP muster_leader_is_leader ");
@@ -324,6 +325,8 @@ static void test_leader_source(void)
     contains(t, "# TYPE muster_leader_failures_total counter\nmuster_leader_failures_total 2\n");
     contains(t, "# TYPE muster_leader_transitions_total counter\n"
                 "muster_leader_transitions_total 0\n");
+    contains(t, "# TYPE muster_follower_reloads_total counter\n"
+                "muster_follower_reloads_total 3\n");
     CU_ASSERT(strstr(t, "muster_metrics_dropped_series_total") < strstr(t, "muster_leader_"));
     muster_free(t);
     l.is_leader = 1;
