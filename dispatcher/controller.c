@@ -3225,8 +3225,6 @@ static void on_tick(uv_timer_t *h)
     kick(c);
 }
 
-static void kick(struct ctl *c);
-
 static void on_pace(uv_timer_t *h)
 {
     struct ctl *c = h->data;
