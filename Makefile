@@ -6,7 +6,7 @@ BUILD ?= build
 ASAN_BUILD ?= build-asan
 CMAKE_FLAGS ?=
 
-.PHONY: all deps build build-asan test test-plain test-asan demo bench fuzz clean
+.PHONY: all deps build build-asan test test-plain test-asan demo bench fuzz image clean
 
 all: build
 
@@ -51,6 +51,11 @@ fuzz:
 	CC=clang cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=Debug -DMUSTER_FUZZ=ON >/dev/null
 	cmake --build build-fuzz -j $(JOBS)
 	for t in build-fuzz/fuzz-*; do $$t -max_total_time=$(FUZZ_SECONDS) build-fuzz/corpus-$$(basename $$t) || exit 1; done
+
+# The container image from deploy/Dockerfile, built with buildah (no Docker engine), then
+# smoke-tested: musterd --demo in the image answers /healthz. Takes minutes; not part of test.
+image:
+	deploy/build-image.sh
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD) build-fuzz
