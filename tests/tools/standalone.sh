@@ -9,7 +9,7 @@ if [ ! -f "$src/tests/fixtures/reference/crds/SOURCES.md" ] ||
     echo "tests/fixtures/reference is incomplete: SOURCES.md or LICENSE-Apache-2.0 missing" >&2
     exit 1
 fi
-hits=$(grep -rnI -e '\.\./shared' "$src" \
+hits=$(grep -rnI -e '\.\./shared/' "$src" \
     --exclude-dir=.git --exclude-dir=docs --exclude-dir='build' --exclude-dir='build-*' \
     --exclude-dir=node_modules --exclude=standalone.sh)
 if [ -n "$hits" ]; then
