@@ -1,5 +1,5 @@
 /* The static table of resources muster-sim serves, with their discovery facts copied from the
- * CRDs in reference/crds and from kube-apiserver's built-in types. */
+ * CRDs in tests/fixtures/reference/crds and from kube-apiserver's built-in types. */
 #include "cluster-adapters/sim/resources.h"
 
 #include "queue/errors.h"

@@ -17,7 +17,7 @@ struct printer {
     struct column cols[6];
 };
 
-/* From the CRDs' additionalPrinterColumns (tests/fixtures/sim, ../shared/reference/crds). */
+/* From the CRDs' additionalPrinterColumns (tests/fixtures/sim, tests/fixtures/reference/crds). */
 static const struct printer printers[] = {
     {"work.karmada.io",
      "resourcebindings",

@@ -12,8 +12,8 @@
 struct sim_resource;
 struct sim_validator;
 
-/* Loads the CRDs from dir (the file names of ../shared/reference/crds/). Returns 0 and *out, or
- * a MUSTER_* code with a message in err. */
+/* Loads the CRDs from dir (the file names of tests/fixtures/reference/crds/). Returns 0 and
+ * *out, or a MUSTER_* code with a message in err. */
 int sim_validator_new(const char *dir, struct sim_validator **out, char *err, size_t errcap);
 void sim_validator_free(struct sim_validator *v);
 

@@ -5,7 +5,7 @@
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 MUSTERD_PID=
-CRDS=$SRC/../shared/reference/crds
+CRDS=$SRC/tests/fixtures/reference/crds
 # ASan builds are several times slower: every wait scales with this.
 SLOW=${MUSTER_TEST_SLOW:-1}
 case "$MUSTERD" in *asan*) SLOW=3 ;; esac

@@ -4,10 +4,10 @@
 set -u
 bin=$1
 src=$2
-crds=$src/../shared/reference/crds
+crds=$src/tests/fixtures/reference/crds
 rb=$crds/karmada_work.karmada.io_resourcebindings.yaml
 if [ ! -f "$rb" ]; then
-    echo "reference CRDs missing: $rb (shared/ must sit beside the checkout)" >&2
+    echo "reference CRDs missing: $rb (part of the repository: tests/fixtures/reference)" >&2
     exit 1
 fi
 "$bin" "$rb" v1alpha2 < "$src/tests/fixtures/objects/resourcebinding.json" || {

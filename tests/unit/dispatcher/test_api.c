@@ -2362,7 +2362,7 @@ static void body_dashboard(struct srv *s)
     struct resp r;
     CU_ASSERT_EQUAL(http(s, "GET", "/", NULL, NULL, 0, NULL, &r), 200);
     CU_ASSERT(r.etag[0] == '"');
-    CU_ASSERT_PTR_NOT_NULL(r.body && strstr(r.body, "<html"));
+    CU_ASSERT(r.body && strstr(r.body, "<html"));
     char hdr[96];
     snprintf(hdr, sizeof(hdr), "If-None-Match: %s", r.etag);
     resp_free(&r);

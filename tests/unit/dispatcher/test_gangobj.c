@@ -42,7 +42,7 @@ static void valid_as(int which, json_object *o)
 {
     if (!schemas[which]) {
         char rel[256], path[1024], err[512];
-        snprintf(rel, sizeof(rel), "../shared/reference/crds/%s", crds[which].file);
+        snprintf(rel, sizeof(rel), "tests/fixtures/reference/crds/%s", crds[which].file);
         path_of(path, sizeof(path), rel);
         CU_ASSERT_EQUAL_FATAL(
             kube_schema_load_crd(path, crds[which].version, &schemas[which], err, sizeof(err)), 0);

@@ -28,7 +28,7 @@ static void valid(json_object *rb)
         char path[1024], err[512];
         const char *src = getenv("MUSTER_SOURCE_DIR");
         snprintf(path, sizeof(path),
-                 "%s/../shared/reference/crds/karmada_work.karmada.io_resourcebindings.yaml",
+                 "%s/tests/fixtures/reference/crds/karmada_work.karmada.io_resourcebindings.yaml",
                  src ? src : ".");
         CU_ASSERT_EQUAL_FATAL(kube_schema_load_crd(path, "v1alpha2", &rb_schema, err,
                                                    sizeof(err)), 0);

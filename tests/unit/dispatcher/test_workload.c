@@ -167,10 +167,11 @@ static void with_tmpl_annotation(json_object *tmpl, const char *key, const char 
 static void test_fixtures_validate(void)
 {
     char p[1024], err[512];
-    path_of(p, sizeof(p), "../shared/reference/crds/karmada_work.karmada.io_resourcebindings.yaml");
+    path_of(p, sizeof(p),
+            "tests/fixtures/reference/crds/karmada_work.karmada.io_resourcebindings.yaml");
     struct kube_schema *rbs = NULL, *jobs = NULL;
     CU_ASSERT_EQUAL_FATAL(kube_schema_load_crd(p, "v1alpha2", &rbs, err, sizeof(err)), 0);
-    path_of(p, sizeof(p), "../shared/reference/crds/volcano_batch.volcano.sh_jobs.yaml");
+    path_of(p, sizeof(p), "tests/fixtures/reference/crds/volcano_batch.volcano.sh_jobs.yaml");
     CU_ASSERT_EQUAL_FATAL(kube_schema_load_crd(p, "v1alpha1", &jobs, err, sizeof(err)), 0);
     static const char *const kinds[] = {"deployment", "job", "pod", "vcjob"};
     for (size_t i = 0; i < 4; i++) {
@@ -395,7 +396,7 @@ static void test_volcano_job(void)
     json_object *docs = NULL;
     char p[1024], err[256];
     path_of(p, sizeof(p),
-            "../shared/reference/examples/karmada_vcjob_interpretcomponent-test.yaml");
+            "tests/fixtures/reference/examples/karmada_vcjob_interpretcomponent-test.yaml");
     CU_ASSERT_EQUAL_FATAL(kube_schema_read_yaml(p, &docs, err, sizeof(err)), 0);
     json_object *out = NULL, *comps = NULL, *spec = NULL;
     json_object_object_get_ex(json_object_array_get_idx(docs, 0), "output", &out);
@@ -432,7 +433,7 @@ static void test_reference_vectors(void)
     pair("vcjob", &rb0, &tmpl0);
     char p[1024], err[256];
     path_of(p, sizeof(p),
-            "../shared/reference/examples/karmada_vcjob_interpretcomponent-test.yaml");
+            "tests/fixtures/reference/examples/karmada_vcjob_interpretcomponent-test.yaml");
     CU_ASSERT_EQUAL_FATAL(kube_schema_read_yaml(p, &docs, err, sizeof(err)), 0);
     size_t n = json_object_array_length(docs);
     CU_ASSERT_EQUAL(n, 5);

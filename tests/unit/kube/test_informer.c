@@ -346,7 +346,8 @@ static void test_compact(void)
                                                 "\"ok\":true}");
     struct json_object *p2 = json_tokener_parse("{\"kind\":\"Deployment\",\"name\":\"a\","
                                                 "\"ok\":true}");
-    struct json_object *c1 = kube_json_compact(p1), *c2 = kube_json_compact(p2), *v1, *v2;
+    struct json_object *c1 = kube_json_compact(p1), *c2 = kube_json_compact(p2);
+    struct json_object *v1 = NULL, *v2 = NULL;
     json_object_put(p1);
     json_object_put(p2);
     CU_ASSERT(json_object_object_get_ex(c1, "kind", &v1) && json_object_object_get_ex(c2, "kind", &v2));

@@ -25,12 +25,12 @@
     "^(\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+("   \
     "\\.[0-9]*)?)|(\\.[0-9]+))))?$"
 
-/* In CI the repository is cloned with shared/ beside it; the reference CRDs are not copied into
- * the tree, so their absence is a broken checkout and fails loudly instead of skipping. */
+/* The reference CRDs are part of the repository (tests/fixtures/reference/README.md), so their
+ * absence is a broken checkout and fails loudly instead of skipping. */
 static void ref_path(char *buf, size_t cap, const char *file)
 {
     const char *src = getenv("MUSTER_SOURCE_DIR");
-    snprintf(buf, cap, "%s/../shared/reference/%s", src ? src : ".", file);
+    snprintf(buf, cap, "%s/tests/fixtures/reference/%s", src ? src : ".", file);
 }
 
 static void crd_path(char *buf, size_t cap, const char *file)
@@ -53,10 +53,10 @@ static void test_reference_present(void)
     struct stat st;
     if (!getenv("MUSTER_SOURCE_DIR") || stat(dir, &st) != 0) {
         fprintf(stderr,
-                "\nreference CRDs missing: %s not found (MUSTER_SOURCE_DIR=%s). The shared/ "
-                "folder must sit beside the repository checkout.\n",
+                "\nreference CRDs missing: %s not found (MUSTER_SOURCE_DIR=%s). They are "
+                "part of the repository: tests/fixtures/reference/crds.\n",
                 dir, getenv("MUSTER_SOURCE_DIR") ? getenv("MUSTER_SOURCE_DIR") : "(unset)");
-        CU_FAIL_FATAL("reference CRDs not found beside the checkout");
+        CU_FAIL_FATAL("reference CRDs not found in the checkout");
     }
 }
 
@@ -514,7 +514,8 @@ static void test_volcano_mutations(void)
     kube_schema_free(op);
 }
 
-/* shared/reference/examples: Volcano Jobs and the RB components Karmada derives from them. */
+/* tests/fixtures/reference/examples: Volcano Jobs and the RB components Karmada derives from
+ * them. */
 static void test_reference_examples(void)
 {
     char path[1024], err[512];

@@ -90,7 +90,7 @@ static void test_vcjob_vectors(void)
     char path[1024];
     const char *src = getenv("MUSTER_SOURCE_DIR");
     snprintf(path, sizeof(path),
-             "%s/../shared/reference/examples/karmada_vcjob_interpretcomponent-test.yaml",
+             "%s/tests/fixtures/reference/examples/karmada_vcjob_interpretcomponent-test.yaml",
              src ? src : ".");
     FILE *f = fopen(path, "rb");
     CU_ASSERT_PTR_NOT_NULL_FATAL(f);

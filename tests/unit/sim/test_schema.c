@@ -1,5 +1,5 @@
 /* Every ResourceBinding, Work and Cluster the simulated hub writes validates against the
- * OpenAPI v3 schemas Karmada publishes (../shared/reference/crds), checked by
+ * OpenAPI v3 schemas Karmada publishes (tests/fixtures/reference/crds), checked by
  * cluster-adapters/kube/schema: unknown fields are errors unless the schema preserves them. */
 #include "cluster-adapters/kube/schema.h"
 #include "cluster-adapters/sim/karmada.h"
@@ -13,12 +13,12 @@
 
 static int problems;
 
-/* The reference schemas beside the repository (../shared/reference/crds), as CI has them. */
+/* The reference schemas in the repository (tests/fixtures/reference/crds). */
 static struct kube_schema *load(const char *file, const char *version_or_definition, int swagger)
 {
     char path[1024], err[512];
     const char *src = getenv("MUSTER_SOURCE_DIR");
-    snprintf(path, sizeof(path), "%s/../shared/reference/crds/%s", src ? src : ".", file);
+    snprintf(path, sizeof(path), "%s/tests/fixtures/reference/crds/%s", src ? src : ".", file);
     struct kube_schema *s = NULL;
     int rc = swagger ? kube_schema_load_swagger(path, version_or_definition, &s, err, sizeof(err))
                      : kube_schema_load_crd(path, version_or_definition, &s, err, sizeof(err));
