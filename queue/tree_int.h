@@ -43,6 +43,21 @@ struct queue_entry {
     struct queue_shape *shape;
     struct queue_node *leaf;
     struct queue_bucket *bucket; /* while pending */
+    struct queue__gang *gang;    /* while running and known to the reclaim search */
+};
+
+/* A running gang as the reclaim search sees it (reclaim.c): when it started and what it holds
+ * in each cluster. Kept in its leaf's gangs array in victim order. */
+struct queue__gang_share {
+    uint32_t cluster;
+    struct queue_resvec res;
+};
+struct queue__gang {
+    struct queue_entry *e;
+    int64_t started;
+    uint32_t idx; /* in leaf->gangs */
+    uint32_t nshares;
+    struct queue__gang_share *shares;
 };
 
 struct queue_node {
@@ -76,6 +91,16 @@ struct queue_node {
     struct queue_bucket **blocked;
     uint32_t nblocked, blcap;
 
+    /* Running gangs of this leaf known to the reclaim search, in victim order (lower priority,
+     * then newer, then higher id first), and this leaf's place in tree->gleaves. */
+    struct queue__gang **gangs;
+    uint32_t ngangs, gcap;
+    int32_t gleaf_idx; /* -1 when it has none */
+    /* Reclaim search scratch: rc_mark == the search's epoch when rc_slot is this queue's row. */
+    uint64_t rc_mark;
+    uint32_t rc_slot;
+    uint64_t rc_cool; /* == the search's epoch: the caller says it may not lose a gang now */
+
     uint64_t pending, admitted; /* in the subtree */
     /* == tree->room_epoch: the last pick found nothing under q that fits, and nothing since
      * could change that (admissions only shrink room; a release bumps the epoch; a bucket
@@ -104,6 +129,11 @@ struct queue_tree {
     uint32_t nskipped, skcap;
     struct queue_bucket **cblocked; /* StrictFIFO buckets blocked for this cycle */
     uint32_t ncblocked, cbcap;
+
+    struct queue_node **gleaves; /* leaves with running gangs (reclaim.c) */
+    uint32_t ngleaves, glcap;
+    uint64_t ngangs;
+    uint64_t rc_epoch; /* bumped by every reclaim search */
 };
 
 /* tree.c */
@@ -126,6 +156,12 @@ static inline int64_t queue__cap_eff(const struct queue_tree *t, const struct qu
         c = t->fleet[r];
     return c;
 }
+
+/* reclaim.c */
+/* Takes e out of the reclaim search's index (no-op when it is not there). */
+void queue__gang_forget(struct queue_tree *t, struct queue_entry *e);
+/* Frees e's gang record without touching the index: only while the whole tree is freed. */
+void queue__gang_drop(struct queue_entry *e);
 
 /* order.c */
 int queue__bucket_insert(struct queue_tree *t, struct queue_entry *e);
