@@ -38,6 +38,7 @@ struct rm_world {
     size_t nallowed;
     int spread; /* replicas may spread over the allowed clusters; else all in one */
     int64_t now;
+    struct queue_resvec fleet; /* as given to queue_tree_set_fleet, if it was */
     uint64_t cooling_gangs[RM_GANGS_MAX];
     size_t ncooling_gangs;
     const struct queue_node *cooling_queues[8];
@@ -307,6 +308,7 @@ static inline void rm_model_init(struct rm_model *rm, struct rm_world *w)
         model_add(&rm->m, queue_entry_id(e), queue_entry_queue(e), queue_entry_priority(e),
                   queue_entry_created(e), queue_entry_request(e), 1);
     }
+    queue_resvec_copy(&rm->m.fleet, &w->fleet);
     model_snapshot(&rm->m);
     rm->R = rm->m.R;
     rm->pq = model_index(&rm->m, w->queue);
