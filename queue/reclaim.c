@@ -74,8 +74,10 @@ void queue__gang_forget(struct queue_tree *t, struct queue_entry *e)
     leaf->ngangs--;
     for (uint32_t i = g->idx; i < leaf->ngangs; i++)
         leaf->gangs[i]->idx = i;
-    if (leaf->ngangs == 0)
+    if (leaf->ngangs == 0) {
         gleaf_remove(t, leaf);
+        queue_resvec_clear(&leaf->gmax);
+    }
     t->ngangs--;
     queue__gang_drop(e);
 }
@@ -109,13 +111,16 @@ int queue_reclaim_gang_set(struct queue_tree *t, struct queue_entry *e, int64_t 
         return MUSTER_ENOMEM;
     g->shares = n ? muster_calloc(n, sizeof(*g->shares)) : NULL;
     struct queue_node *leaf = e->leaf;
+    const struct queue_resvec *req = &e->shape->req;
     int fail = (n && !g->shares) ||
+               queue_resvec_reserve(&leaf->gmax, leaf->gmax.len + req->len) ||
                queue__grow((void **)&leaf->gangs, &leaf->gcap, leaf->ngangs + 1,
                            sizeof(*leaf->gangs)) ||
                queue__grow((void **)&t->gleaves, &t->glcap, t->ngleaves + 1,
                            sizeof(*t->gleaves));
     for (size_t i = 0; !fail && i < n; i++) {
         g->shares[i].cluster = shares[i].cluster;
+        g->cmask |= 1ULL << (shares[i].cluster % 64);
         fail = queue_resvec_copy(&g->shares[i].res, shares[i].res) != 0;
         g->nshares = (uint32_t)i + 1;
     }
@@ -124,6 +129,9 @@ int queue_reclaim_gang_set(struct queue_tree *t, struct queue_entry *e, int64_t 
         return MUSTER_ENOMEM;
     }
     queue__gang_forget(t, e);
+    for (uint32_t i = 0; i < req->len; i++) /* reserved above: cannot fail */
+        if (req->items[i].milli > queue_resvec_get(&leaf->gmax, req->items[i].id))
+            (void)queue_resvec_set(&leaf->gmax, req->items[i].id, req->items[i].milli);
     g->e = e;
     g->started = started_at;
     e->gang = g;
@@ -162,7 +170,9 @@ struct lender {
 
 struct cand {
     struct queue__gang *g;
-    uint32_t li; /* in rc->lenders */
+    uint32_t li;    /* in rc->lenders */
+    uint8_t in_set; /* in rc->set */
+    uint8_t rel;    /* its usage is released in the tree right now (rc->rel) */
 };
 
 struct queue_reclaim {
@@ -184,6 +194,7 @@ struct queue_reclaim {
     int64_t over_use, over_des;
 
     uint8_t *allowed; /* by cluster */
+    uint64_t amask;   /* bit c % 64 of each allowed cluster c */
     size_t nclusters, clcap;
     struct queue_resvec *freed; /* by cluster, for the dry run */
     size_t frcap;
@@ -205,6 +216,12 @@ struct queue_reclaim {
     uint32_t width;
     uint32_t levels; /* queues up the gang's path that stay within their deserved share */
 
+    uint32_t gl_li, gl_j; /* where ranking goes on: lender, gang in it */
+    int exhausted;        /* every gang of every lender has been ranked */
+    uint32_t max_cands;
+
+    uint32_t *rel; /* candidates whose usage is released in the tree */
+    uint32_t nrel, relcap;
     uint32_t *set; /* candidate indexes, ascending */
     uint32_t nset, setcap;
     uint32_t *best;
@@ -219,6 +236,7 @@ struct queue_reclaim {
     const struct queue_reclaim_req *req;
     uint32_t max_nodes, max_fits;
     int budget_out;
+    int fill_back; /* dry runs of the fill-back are not budgeted: at most one per victim */
 };
 
 struct queue_reclaim *queue_reclaim_new(void)
@@ -243,6 +261,7 @@ void queue_reclaim_free(struct queue_reclaim *rc)
     muster_free(rc->slotnode);
     muster_free(rc->rows);
     muster_free(rc->set);
+    muster_free(rc->rel);
     muster_free(rc->best);
     muster_free(rc->vict);
     muster_free(rc->victims);
@@ -324,8 +343,9 @@ static int slot_of(struct queue_reclaim *rc, struct queue_node *x, uint32_t *out
     return 0;
 }
 
-/* True when candidate i can join the current set without taking a queue below its floor. */
-static int floor_ok(const struct queue_reclaim *rc, uint32_t i)
+/* True when candidate i can join the current set (alone: as if the set were empty) without
+ * taking a queue below its floor. */
+static int floor_fits(const struct queue_reclaim *rc, uint32_t i, int alone)
 {
     const struct lender *l = &rc->lenders[rc->cands[i].li];
     const struct queue_resvec *req = &rc->cands[i].g->e->shape->req;
@@ -334,11 +354,16 @@ static int floor_ok(const struct queue_reclaim *rc, uint32_t i)
         const int64_t *lm = tk + rc->width;
         for (uint32_t k = 0; k < req->len; k++) {
             uint32_t r = req->items[k].id;
-            if (tk[r] + req->items[k].milli > lm[r])
+            if ((alone ? 0 : tk[r]) + req->items[k].milli > lm[r])
                 return 0;
         }
     }
     return 1;
+}
+
+static int floor_ok(const struct queue_reclaim *rc, uint32_t i)
+{
+    return floor_fits(rc, i, 0);
 }
 
 static void set_take(struct queue_reclaim *rc, uint32_t i, int sign)
@@ -365,11 +390,13 @@ static void set_add(struct queue_reclaim *rc, uint32_t i)
     }
     rc->set[p] = i;
     rc->nset++;
+    rc->cands[i].in_set = 1;
     set_take(rc, i, 1);
 }
 
 static void set_del_at(struct queue_reclaim *rc, uint32_t p)
 {
+    rc->cands[rc->set[p]].in_set = 0;
     set_take(rc, rc->set[p], -1);
     memmove(&rc->set[p], &rc->set[p + 1], (rc->nset - p - 1) * sizeof(*rc->set));
     rc->nset--;
@@ -383,25 +410,51 @@ static int covers(const struct queue_reclaim *rc)
     return 1;
 }
 
-/* The queue rules with the set's usage released: released along each path, checked, and put
- * back, which restores every amount exactly (integer sums), shares included. */
+static void release(struct queue_reclaim *rc, uint32_t i, int sign)
+{
+    struct queue_entry *e = rc->cands[i].g->e;
+    queue__usage_apply(rc->t, e->leaf, &e->shape->req, -sign);
+}
+
+/* The queue rules with the set's usage released. The tree is brought to the set lazily: what
+ * left the set since the last check is put back, what joined is released, so a check costs the
+ * changes, not the set. Releasing and putting back restore every amount exactly (integer
+ * sums), shares included; restore_all() puts everything back before the search returns. */
 static int admits(struct queue_reclaim *rc)
 {
+    for (uint32_t j = 0; j < rc->nrel;) {
+        uint32_t i = rc->rel[j];
+        if (rc->cands[i].in_set) {
+            j++;
+            continue;
+        }
+        release(rc, i, -1);
+        rc->cands[i].rel = 0;
+        rc->rel[j] = rc->rel[--rc->nrel];
+    }
     for (uint32_t p = 0; p < rc->nset; p++) {
-        struct queue_entry *e = rc->cands[rc->set[p]].g->e;
-        queue__usage_apply(rc->t, e->leaf, &e->shape->req, -1);
+        uint32_t i = rc->set[p];
+        if (!rc->cands[i].rel) {
+            release(rc, i, 1);
+            rc->cands[i].rel = 1;
+            rc->rel[rc->nrel++] = i;
+        }
     }
-    int ok = queue_tree_can_admit(rc->t, rc->queue, &rc->totalv, NULL);
-    for (uint32_t p = rc->nset; p-- > 0;) {
-        struct queue_entry *e = rc->cands[rc->set[p]].g->e;
-        queue__usage_apply(rc->t, e->leaf, &e->shape->req, 1);
+    return queue_tree_can_admit(rc->t, rc->queue, &rc->totalv, NULL);
+}
+
+static void restore_all(struct queue_reclaim *rc)
+{
+    while (rc->nrel) {
+        uint32_t i = rc->rel[--rc->nrel];
+        release(rc, i, -1);
+        rc->cands[i].rel = 0;
     }
-    return ok;
 }
 
 static int dry_run(struct queue_reclaim *rc)
 {
-    if (rc->stats.fits_calls >= rc->max_fits) {
+    if (rc->stats.fits_calls >= rc->max_fits && !rc->fill_back) {
         rc->budget_out = 1;
         return 0;
     }
@@ -562,7 +615,7 @@ static int consider(struct queue_reclaim *rc, uint32_t li, struct queue__gang *g
     const struct queue_reclaim_req *req = rc->req;
     const struct lender *l = &rc->lenders[li];
     int64_t ran;
-    if (cooling_gang(req, g->e->id))
+    if (!(g->cmask & rc->amask) || cooling_gang(req, g->e->id))
         return 0;
     if (l->q->spec.min_runtime > 0 &&
         (__builtin_sub_overflow(req->now, g->started, &ran) || ran < l->q->spec.min_runtime))
@@ -583,39 +636,43 @@ static int consider(struct queue_reclaim *rc, uint32_t li, struct queue__gang *g
     }
     if (!useful)
         return 0;
-    rc->cands[i].g = g;
-    rc->cands[i].li = li;
+    rc->cands[i] = (struct cand){g, li, 0, 0};
     /* A gang that alone would take its queue below a floor is in no valid set. */
-    if (!floor_ok(rc, i))
+    if (!floor_fits(rc, i, 1))
         return 0;
     rc->ncands++;
     return 1;
 }
 
-static int rank_candidates(struct queue_reclaim *rc)
+/* Ranks more candidates, in preference order, until there are `upto` (at most the window) or
+ * none is left. Lazy: a search that finds its victims among the first lenders never looks at
+ * the gangs of the others. */
+static void gather(struct queue_reclaim *rc, uint32_t upto)
 {
-    size_t n = QUEUE_RECLAIM_CANDIDATES_MAX;
-    if (queue__grow((void **)&rc->cands, &rc->ccap, (uint32_t)n, sizeof(*rc->cands)) ||
-        grow_bytes((void **)&rc->contrib, &rc->contrib_cap, n * rc->nres * sizeof(int64_t)) ||
-        grow_bytes((void **)&rc->sufmax, &rc->sufmax_cap,
-                   (n + 1) * rc->nres * sizeof(int64_t)))
-        return MUSTER_ENOMEM;
-    for (uint32_t li = 0; li < rc->nlenders; li++) {
-        const struct lender *l = &rc->lenders[li];
-        for (uint32_t j = 0; j < l->q->ngangs; j++) {
-            struct queue__gang *g = l->q->gangs[j];
-            /* Victim order is priority first: past the pending gang's priority nothing of its
-             * own queue may go. */
-            if (l->kind == QUEUE_RECLAIM_WITHIN_QUEUE && g->e->prio >= rc->priority)
-                break;
-            if (rc->ncands == QUEUE_RECLAIM_CANDIDATES_MAX) {
-                rc->stats.truncated = 1;
-                goto done;
-            }
-            consider(rc, li, g);
+    if (upto > rc->max_cands)
+        upto = rc->max_cands;
+    while (rc->ncands < upto && rc->gl_li < rc->nlenders) {
+        const struct lender *l = &rc->lenders[rc->gl_li];
+        if (rc->gl_j == l->q->ngangs ||
+            /* victim order is priority first: past the pending gang's priority nothing of its
+             * own queue may go */
+            (l->kind == QUEUE_RECLAIM_WITHIN_QUEUE &&
+             l->q->gangs[rc->gl_j]->e->prio >= rc->priority)) {
+            rc->gl_li++;
+            rc->gl_j = 0;
+            continue;
         }
+        consider(rc, rc->gl_li, l->q->gangs[rc->gl_j++]);
     }
-done:
+    rc->exhausted = rc->gl_li == rc->nlenders;
+    rc->stats.candidates = rc->ncands;
+    rc->stats.truncated = !rc->exhausted;
+}
+
+/* sufmax[i]: the most any one candidate from i on frees, per resource (the exact search's
+ * bound). */
+static void sufmax_build(struct queue_reclaim *rc)
+{
     for (uint32_t k = 0; k < rc->nres; k++)
         rc->sufmax[(size_t)rc->ncands * rc->nres + k] = 0;
     for (uint32_t i = rc->ncands; i-- > 0;) {
@@ -625,8 +682,6 @@ done:
             rc->sufmax[(size_t)i * rc->nres + k] = a > b ? a : b;
         }
     }
-    rc->stats.candidates = rc->ncands;
-    return 0;
 }
 
 /* ---- greedy, then exact ---- */
@@ -634,7 +689,11 @@ done:
 static int greedy(struct queue_reclaim *rc, int *took_all)
 {
     *took_all = 1;
-    for (uint32_t i = 0; i < rc->ncands && !rc->budget_out; i++) {
+    for (uint32_t i = 0; !rc->budget_out; i++) {
+        if (i == rc->ncands)
+            gather(rc, i + 1);
+        if (i == rc->ncands)
+            break;
         if (!floor_ok(rc, i)) {
             *took_all = 0;
             continue;
@@ -646,15 +705,19 @@ static int greedy(struct queue_reclaim *rc, int *took_all)
     return 0;
 }
 
-/* Drops, from the back, every victim the gang fits without: none left is in vain. */
+/* Drops, from the back, every victim the gang fits without: none left is in vain. It runs to
+ * the end whatever the budget says (one dry run per victim at most), so that an answer never
+ * holds a victim it does not need. */
 static void fill_back(struct queue_reclaim *rc)
 {
-    for (uint32_t p = rc->nset - 1; p-- > 0 && !rc->budget_out;) {
+    rc->fill_back = 1;
+    for (uint32_t p = rc->nset - 1; p-- > 0;) {
         uint32_t i = rc->set[p];
         set_del_at(rc, p);
         if (!helps(rc))
             set_add(rc, i);
     }
+    rc->fill_back = 0;
 }
 
 static void set_clear(struct queue_reclaim *rc)
@@ -733,6 +796,9 @@ static int prepare(struct queue_reclaim *rc, struct queue_tree *t,
     rc->nres = pr->len;
     rc->max_nodes = req->max_nodes ? req->max_nodes : QUEUE_RECLAIM_NODES_DEFAULT;
     rc->max_fits = req->max_fits ? req->max_fits : QUEUE_RECLAIM_FITS_DEFAULT;
+    rc->max_cands = req->max_candidates ? req->max_candidates : QUEUE_RECLAIM_WINDOW_DEFAULT;
+    if (rc->max_cands > QUEUE_RECLAIM_CANDIDATES_MAX)
+        rc->max_cands = QUEUE_RECLAIM_CANDIDATES_MAX;
     if (queue_resvec_reserve(&rc->totalv, pr->len))
         return MUSTER_ENOMEM;
     queue_resvec_clear(&rc->totalv);
@@ -750,8 +816,11 @@ static int prepare(struct queue_reclaim *rc, struct queue_tree *t,
         return MUSTER_ENOMEM;
     memset(rc->allowed, 0, req->nclusters);
     rc->nclusters = req->nclusters;
-    for (size_t i = 0; i < req->nallowed; i++)
+    rc->amask = 0;
+    for (size_t i = 0; i < req->nallowed; i++) {
         rc->allowed[req->allowed[i]] = 1;
+        rc->amask |= 1ULL << (req->allowed[i] % 64);
+    }
     for (uint32_t k = 0; k < rc->nres; k++) {
         int64_t room = 0;
         for (size_t c = 0; c < req->nclusters; c++) {
@@ -780,7 +849,11 @@ static int prepare(struct queue_reclaim *rc, struct queue_tree *t,
     if (queue__grow((void **)&rc->vict, &rc->vcap, n, sizeof(*rc->vict)) ||
         queue__grow((void **)&rc->set, &rc->setcap, n, sizeof(*rc->set)) ||
         queue__grow((void **)&rc->best, &rc->bestcap, n, sizeof(*rc->best)) ||
-        queue__grow((void **)&rc->victims, &rc->vicap, n, sizeof(*rc->victims)))
+        queue__grow((void **)&rc->victims, &rc->vicap, n, sizeof(*rc->victims)) ||
+        queue__grow((void **)&rc->rel, &rc->relcap, n, sizeof(*rc->rel)) ||
+        queue__grow((void **)&rc->cands, &rc->ccap, n, sizeof(*rc->cands)) ||
+        grow_bytes((void **)&rc->contrib, &rc->contrib_cap, n * rc->nres * sizeof(int64_t)) ||
+        grow_bytes((void **)&rc->sufmax, &rc->sufmax_cap, (n + 1) * rc->nres * sizeof(int64_t)))
         return MUSTER_ENOMEM;
     t->rc_epoch++;
     /* The caller's pointers are the tree's own nodes, which t lets us change. */
@@ -804,32 +877,42 @@ static void finish(struct queue_reclaim *rc, const uint32_t *set, uint32_t n)
     rc->outcome = QUEUE_RECLAIM_VICTIMS;
 }
 
-int queue_reclaim_search(struct queue_reclaim *rc, struct queue_tree *t,
-                         const struct queue_reclaim_req *req)
+/* True when no set of fewer than n gangs can cover the shortfall: a resource is short by more
+ * than n - 1 times the most any gang still unranked (bounded by its queue's gmax) or ranked
+ * (sufmax) could free. Proves an answer of size n smallest without ranking every gang. */
+static int none_smaller(const struct queue_reclaim *rc, uint32_t n)
 {
-    memset(&rc->stats, 0, sizeof(rc->stats));
-    rc->nlenders = rc->ncands = rc->nslots = rc->nslotlist = rc->nset = rc->nbest = 0;
-    rc->nvictims = 0;
-    rc->budget_out = 0;
-    rc->outcome = QUEUE_RECLAIM_NONE_HELPS;
-    int err = prepare(rc, t, req);
-    if (!err)
-        err = rank_lenders(rc);
-    if (!err)
-        err = rank_candidates(rc);
-    if (err)
-        return err;
-    /* From here on nothing allocates or fails. */
+    if (n <= 1)
+        return 1;
+    for (uint32_t k = 0; k < rc->nres; k++) {
+        if (rc->shortfall[k] <= 0)
+            continue;
+        int64_t most = rc->sufmax[k];
+        for (uint32_t li = rc->gl_li; li < rc->nlenders; li++) {
+            int64_t m = queue_resvec_get(&rc->lenders[li].q->gmax, rc->rid[k]);
+            most = m > most ? m : most;
+        }
+        if (times_sat(most, n - 1) < rc->shortfall[k])
+            return 1;
+    }
+    return 0;
+}
+
+/* Everything after the ranking of lenders: no allocation, no failure. */
+static void decide(struct queue_reclaim *rc)
+{
     if (helps(rc)) {
         rc->outcome = QUEUE_RECLAIM_NOT_NEEDED;
         rc->stats.smallest = 1;
-        return 0;
+        rc->stats.truncated = rc->nlenders > 0; /* nothing was ranked */
+        return;
     }
+    gather(rc, 1);
     if (rc->ncands == 0) {
         /* Not even its own leaf may gain: say so rather than "nothing to take". */
         rc->outcome = rc->levels == 0 ? QUEUE_RECLAIM_NOT_ENTITLED : QUEUE_RECLAIM_NO_CANDIDATES;
-        rc->stats.smallest = !rc->stats.truncated;
-        return 0;
+        rc->stats.smallest = rc->exhausted;
+        return;
     }
     int took_all, found = greedy(rc, &took_all);
     if (found) {
@@ -838,24 +921,51 @@ int queue_reclaim_search(struct queue_reclaim *rc, struct queue_tree *t,
     }
     set_clear(rc);
     if (!found && took_all && !rc->budget_out) {
-        /* Every candidate together does not fit, and fewer free less: none helps. */
-        rc->stats.smallest = !rc->stats.truncated;
-        return 0;
+        /* All the candidates in the window together do not fit, and fewer free less. */
+        rc->stats.smallest = rc->exhausted;
+        return;
     }
+    /* One victim: no smaller set exists, and the first single that helps is at or before the
+     * greedy's, so the candidates ranked so far are all the exact search needs. */
+    if (!(found && rc->nbest == 1))
+        gather(rc, rc->max_cands);
+    sufmax_build(rc);
     uint32_t most = found ? rc->nbest : rc->ncands;
     for (uint32_t s = 1; s <= most && !rc->budget_out; s++) {
         if (dfs(rc, 0, s)) {
-            rc->stats.smallest = !rc->stats.truncated;
+            /* sizes below s were all tried: over every gang, or over the window */
+            rc->stats.smallest = rc->exhausted || none_smaller(rc, s);
+            /* the window was cut short for a single victim: more unranked than it says */
+            rc->stats.truncated = !rc->exhausted;
             finish(rc, rc->set, rc->nset);
             set_clear(rc);
-            return 0;
+            return;
         }
         set_clear(rc);
     }
-    if (found)
+    if (found) {
         finish(rc, rc->best, rc->nbest);
-    else
-        rc->stats.smallest = !rc->budget_out && !rc->stats.truncated;
+        rc->stats.smallest = none_smaller(rc, rc->nbest);
+    } else {
+        rc->stats.smallest = !rc->budget_out && rc->exhausted;
+    }
+}
+
+int queue_reclaim_search(struct queue_reclaim *rc, struct queue_tree *t,
+                         const struct queue_reclaim_req *req)
+{
+    memset(&rc->stats, 0, sizeof(rc->stats));
+    rc->nlenders = rc->ncands = rc->nslots = rc->nslotlist = rc->nset = rc->nbest = 0;
+    rc->nvictims = rc->nrel = rc->gl_li = rc->gl_j = 0;
+    rc->budget_out = rc->exhausted = 0;
+    rc->outcome = QUEUE_RECLAIM_NONE_HELPS;
+    int err = prepare(rc, t, req);
+    if (!err)
+        err = rank_lenders(rc);
+    if (err)
+        return err;
+    decide(rc);
+    restore_all(rc);
     return 0;
 }
 

@@ -14,10 +14,12 @@
 
 /* Cluster indexes are chosen by the caller and stay below this. */
 #define QUEUE_RECLAIM_CLUSTERS_MAX 4096
-/* Most candidates one search ranks; beyond them a result is never proven smallest. */
-#define QUEUE_RECLAIM_CANDIDATES_MAX 1024
-/* Default work bounds of the exact part of a search (see queue_reclaim_req). */
-#define QUEUE_RECLAIM_NODES_DEFAULT 4096
+/* Most candidates one search ranks (its window); an answer is proven smallest only when every
+ * gang that may go fits in the window. */
+#define QUEUE_RECLAIM_CANDIDATES_MAX 4096
+/* Default work bounds of a search (see queue_reclaim_req). */
+#define QUEUE_RECLAIM_WINDOW_DEFAULT 256
+#define QUEUE_RECLAIM_NODES_DEFAULT 2048
 #define QUEUE_RECLAIM_FITS_DEFAULT 128
 
 /* What a gang holds in one cluster: replicas there times the per-replica request. */
@@ -72,8 +74,10 @@ struct queue_reclaim_req {
     size_t ncooling_gangs;
     const struct queue_node *const *cooling_queues;
     size_t ncooling_queues;
-    /* Bounds on the exact search (0: the defaults above): sets examined and fits calls. When
-     * one is reached the answer is still sound but may not be the smallest. */
+    /* Bounds on the search (0: the defaults above): candidates ranked (the window, at most
+     * QUEUE_RECLAIM_CANDIDATES_MAX), sets examined, fits calls. When one is reached the answer
+     * is still sound (it helps, every victim is needed) but may not be the smallest. */
+    uint32_t max_candidates;
     uint32_t max_nodes;
     uint32_t max_fits;
 };
@@ -103,11 +107,13 @@ struct queue_reclaim_victim {
 
 struct queue_reclaim_stats {
     uint32_t queues;     /* queues that may lend, own queue included */
-    uint32_t candidates; /* gangs that may be preempted and hold something useful */
+    uint32_t candidates; /* gangs ranked that may go and hold something useful */
     uint32_t nodes;      /* sets examined by the exact search */
     uint32_t fits_calls; /* dry runs asked of the caller */
-    int truncated;       /* more candidates than QUEUE_RECLAIM_CANDIDATES_MAX */
-    int smallest;        /* the answer is proven smallest (and first in preference order) */
+    int truncated;       /* some gangs of the lending queues were left unranked */
+    /* The answer is proven smallest: no set of fewer gangs helps. Among sets of its size it is
+     * the first in preference order within the window, and overall when truncated is 0. */
+    int smallest;
 };
 
 /* The search's workspace and last answer. Reusing one keeps searches allocation-free once it

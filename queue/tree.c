@@ -372,6 +372,7 @@ static void node_free(struct queue_node *q)
     muster_free(q->bact);
     muster_free(q->blocked);
     muster_free(q->gangs);
+    queue_resvec_close(&q->gmax);
     muster_free(q);
 }
 

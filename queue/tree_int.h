@@ -56,6 +56,7 @@ struct queue__gang {
     struct queue_entry *e;
     int64_t started;
     uint32_t idx; /* in leaf->gangs */
+    uint64_t cmask; /* bit c % 64 for each cluster c it holds a share in: a quick "not here" */
     uint32_t nshares;
     struct queue__gang_share *shares;
 };
@@ -95,6 +96,10 @@ struct queue_node {
      * then newer, then higher id first), and this leaf's place in tree->gleaves. */
     struct queue__gang **gangs;
     uint32_t ngangs, gcap;
+    /* The most any of its gangs has asked of each resource since it last had none: an upper
+     * bound (never lowered while gangs remain) that lets a search prove a set smallest without
+     * ranking every gang. */
+    struct queue_resvec gmax;
     int32_t gleaf_idx; /* -1 when it has none */
     /* Reclaim search scratch: rc_mark == the search's epoch when rc_slot is this queue's row. */
     uint64_t rc_mark;

@@ -35,7 +35,7 @@ static uint32_t pick(uint32_t n)
 
 struct tally {
     long worlds, victims, not_needed, not_entitled, no_cands, none_helps, within, multi;
-    long engine_fits, model_subsets;
+    long engine_fits, model_subsets, narrow_proven;
 };
 
 static uint32_t res_cpu, res_gpu;
@@ -337,6 +337,7 @@ static void one_world(struct queue_reclaim *rc, struct tally *tl)
     /* Exact: budgets no world here can reach. */
     struct queue_reclaim_req req;
     rm_request(&w, &req);
+    req.max_candidates = QUEUE_RECLAIM_CANDIDATES_MAX;
     req.max_nodes = 1u << 30;
     req.max_fits = 1u << 30;
     w.fits_calls = 0;
@@ -349,7 +350,9 @@ static void one_world(struct queue_reclaim *rc, struct tally *tl)
     rm_solve(&rm, &ans);
     tl->model_subsets += ans.subsets;
     enum queue_reclaim_outcome out = queue_reclaim_outcome(rc);
-    int agree = st.smallest && st.candidates == ans.ncands;
+    /* Candidates are ranked lazily: all of them unless it fits now or one victim is enough. */
+    int agree = st.smallest && (st.truncated ? st.candidates <= ans.ncands
+                                             : st.candidates == ans.ncands);
     if (ans.found && ans.n == 0) {
         agree &= out == QUEUE_RECLAIM_NOT_NEEDED;
         tl->not_needed++;
@@ -386,6 +389,23 @@ static void one_world(struct queue_reclaim *rc, struct tally *tl)
         CU_ASSERT(!st.smallest); /* only a budget may miss a helping set */
     }
 
+    /* Narrow windows and budgets: still sound, and a claim to be smallest is true. */
+    rm_request(&w, &req);
+    req.max_candidates = 1 + pick(4);
+    req.max_nodes = 1 + pick(40);
+    req.max_fits = 1 + pick(20);
+    CU_ASSERT_EQUAL_FATAL(queue_reclaim_search(rc, w.t, &req), 0);
+    check_sound(&rm, rc, "narrow");
+    queue_reclaim_stats(rc, &st);
+    out = queue_reclaim_outcome(rc);
+    if (st.smallest && out == QUEUE_RECLAIM_VICTIMS && !(ans.found && ans.n == queue_reclaim_count(rc))) {
+        dump(&rm, &ans, rc);
+        CU_FAIL("a narrow search claims a smallest set the model beats");
+    }
+    if (st.smallest && out == QUEUE_RECLAIM_NONE_HELPS)
+        CU_ASSERT(!ans.found);
+    tl->narrow_proven += st.smallest && out == QUEUE_RECLAIM_VICTIMS && st.truncated;
+
     /* The searches left the tree as it was. */
     for (size_t x = 0; x < nq; x++) {
         struct queue_status after;
@@ -421,9 +441,9 @@ static void test_against_model(void)
     }
     printf("  %ld worlds: %ld with victims (%ld of several, %ld within a queue), %ld fit "
            "already, %ld not entitled, %ld nothing to take, %ld none helps; %ld dry runs by the "
-           "engine, %ld subsets by the model\n",
+           "engine, %ld subsets by the model; %ld narrow searches proven smallest by the bound\n",
            tl.worlds, tl.victims, tl.multi, tl.within, tl.not_needed, tl.not_entitled,
-           tl.no_cands, tl.none_helps, tl.engine_fits, tl.model_subsets);
+           tl.no_cands, tl.none_helps, tl.engine_fits, tl.model_subsets, tl.narrow_proven);
     /* The worlds exercised the search, not only its refusals. */
     CU_ASSERT(tl.victims > tl.worlds / 10);
     CU_ASSERT(tl.multi > 0 && tl.within > 0 && tl.none_helps > 0);
