@@ -326,7 +326,8 @@ static int slot_of(struct queue_reclaim *rc, struct queue_node *x, uint32_t *out
         return MUSTER_ENOMEM;
     int64_t *tk = rc->rows + (size_t)s * 2 * w, *lm = tk + w;
     for (uint32_t r = 0; r < w; r++) {
-        int64_t use = x->use[r], g = x->gua[r];
+        /* the guarantee itself, lent or not: reclaim never takes a queue below it */
+        int64_t use = x->use[r], g = queue_resvec_get(&x->spec.guarantee, r);
         tk[r] = 0;
         lm[r] = use > g ? use - g : 0;
         if (asked(rc, r) && counted(x, r)) {

@@ -262,7 +262,10 @@ static void node_load_limits(struct queue_tree *t, struct queue_node *q)
         q->gua[r] = 0;
         q->cap[r] = QUEUE_UNLIMITED;
     }
-    for (uint32_t i = 0; i < q->spec.guarantee.len; i++)
+    /* gua is what is held for the queue while unused: nothing when the tree lends unused
+     * guarantees and the queue lets its own be lent (it gets it back through reclaim). */
+    int lent = t->lending && q->spec.reclaimable == QUEUE_RECLAIMABLE;
+    for (uint32_t i = 0; i < q->spec.guarantee.len && !lent; i++)
         q->gua[q->spec.guarantee.items[i].id] = q->spec.guarantee.items[i].milli;
     for (uint32_t i = 0; i < q->spec.capability.len; i++)
         q->cap[q->spec.capability.items[i].id] = q->spec.capability.items[i].milli;
@@ -853,6 +856,20 @@ int queue_tree_set_fleet(struct queue_tree *t, const struct queue_resvec *fleet)
         t->fleet[fleet->items[i].id] = fleet->items[i].milli;
     settle(t);
     return 0;
+}
+
+int queue_tree_set_lending(struct queue_tree *t, int on)
+{
+    t->lending = on != 0;
+    for (size_t i = 0; i < t->nnodes; i++)
+        node_load_limits(t, t->nodes[i]);
+    settle(t);
+    return 0;
+}
+
+int queue_tree_lending(const struct queue_tree *t)
+{
+    return t->lending;
 }
 
 struct queue_tree *queue_tree_new(void)

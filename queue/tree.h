@@ -98,6 +98,14 @@ int queue_tree_remove(struct queue_tree *t, const char *name, struct queue_error
  * validation is checked against: fleets shrink. Absent resources are unlimited. */
 int queue_tree_set_fleet(struct queue_tree *t, const struct queue_resvec *fleet);
 
+/* Lending of unused guarantees (issue 18). When on, the unused guarantee of a queue whose spec
+ * says reclaimable (the default) is no longer held for it: other queues may be admitted into
+ * that capacity, and the owner takes it back through reclaim (queue/reclaim.h). A queue with
+ * reclaimable: false keeps its guarantee held either way. Off in a new tree, so admission
+ * protects every guarantee until the caller is ready to preempt. Returns 0. */
+int queue_tree_set_lending(struct queue_tree *t, int on);
+int queue_tree_lending(const struct queue_tree *t);
+
 struct queue_node *queue_tree_find(const struct queue_tree *t, const char *name);
 struct queue_node *queue_tree_root(const struct queue_tree *t);
 size_t queue_tree_count(const struct queue_tree *t);

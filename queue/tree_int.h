@@ -139,6 +139,7 @@ struct queue_tree {
     uint32_t ngleaves, glcap;
     uint64_t ngangs;
     uint64_t rc_epoch; /* bumped by every reclaim search */
+    int lending;       /* unused guarantees of reclaimable queues are not held */
 };
 
 /* tree.c */

@@ -39,6 +39,7 @@ struct rm_world {
     int spread; /* replicas may spread over the allowed clusters; else all in one */
     int64_t now;
     struct queue_resvec fleet; /* as given to queue_tree_set_fleet, if it was */
+    int lending;               /* as given to queue_tree_set_lending */
     uint64_t cooling_gangs[RM_GANGS_MAX];
     size_t ncooling_gangs;
     const struct queue_node *cooling_queues[8];
@@ -309,6 +310,7 @@ static inline void rm_model_init(struct rm_model *rm, struct rm_world *w)
                   queue_entry_created(e), queue_entry_request(e), 1);
     }
     queue_resvec_copy(&rm->m.fleet, &w->fleet);
+    rm->m.lending = w->lending;
     model_snapshot(&rm->m);
     rm->R = rm->m.R;
     rm->pq = model_index(&rm->m, w->queue);

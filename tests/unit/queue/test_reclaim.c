@@ -141,6 +141,41 @@ static void test_reclaims_newest_whole_gangs_in_usable_clusters(void)
     teardown();
 }
 
+/* Lending on: B is admitted into A's idle guarantee (A is reclaimable by default); when A
+ * wants it, the queue rules refuse (the fleet is full) until B's gangs are gone, and the search
+ * gives them back. */
+static void test_lent_guarantee_comes_back(void)
+{
+    setup(2, "nvidia.com/gpu=0");
+    CU_ASSERT_EQUAL(queue_tree_set_lending(t, 1), 0);
+    struct queue_resvec fleet = {0};
+    vec_of(t, &fleet, "nvidia.com/gpu=32");
+    CU_ASSERT_EQUAL(queue_tree_set_fleet(t, &fleet), 0);
+    queue_resvec_close(&fleet);
+    CU_ASSERT_EQUAL(mkq(t, "a", NULL, "nvidia.com/gpu=16", "nvidia.com/gpu=16", ""), 0);
+    CU_ASSERT_EQUAL(mkq(t, "b", NULL, "", "nvidia.com/gpu=8", ""), 0);
+    struct queue_entry *e = add(t, 1, "b", 0, 1, "nvidia.com/gpu=16");
+    CU_ASSERT_EQUAL(queue_entry_admit(t, e, NULL), 0); /* 16: b's 8 and 8 of the idle fleet */
+    e = add(t, 2, "b", 0, 2, "nvidia.com/gpu=16");
+    CU_ASSERT_EQUAL(queue_entry_admit(t, e, NULL), 0); /* and a's lent guarantee */
+    struct queue_resvec sh = {0};
+    vec_of(t, &sh, "nvidia.com/gpu=16");
+    struct queue_reclaim_share s0 = {0, &sh}, s1 = {1, &sh};
+    CU_ASSERT_EQUAL(queue_reclaim_gang_set(t, queue_tree_entry(t, 1), 1, &s0, 1), 0);
+    CU_ASSERT_EQUAL(queue_reclaim_gang_set(t, queue_tree_entry(t, 2), 2, &s1, 1), 0);
+    queue_resvec_close(&sh);
+    pending("a", 0, "nvidia.com/gpu=8", 2, "01", 1);
+    struct queue_limit why;
+    struct queue_resvec total = {0};
+    vec_of(t, &total, "nvidia.com/gpu=16");
+    CU_ASSERT_FALSE(queue_tree_can_admit(t, w.queue, &total, &why));
+    queue_resvec_close(&total);
+    CU_ASSERT_EQUAL(search(), 0);
+    CU_ASSERT_EQUAL(queue_reclaim_count(rc), 1);
+    CU_ASSERT_EQUAL(victim(0), 2); /* the newest; one is enough, spread over one cluster */
+    teardown();
+}
+
 static void test_most_over_share_queue_first(void)
 {
     setup(1, "nvidia.com/gpu=0");
@@ -514,6 +549,7 @@ static void test_allocation_failures(void)
 
 static CU_TestInfo tests[] = {
     {"reclaims newest whole gangs in usable clusters", test_reclaims_newest_whole_gangs_in_usable_clusters},
+    {"a lent guarantee comes back", test_lent_guarantee_comes_back},
     {"most over-share queue first", test_most_over_share_queue_first},
     {"lowest priority, then newest", test_lowest_priority_then_newest},
     {"the smallest set", test_smallest_set},

@@ -2,6 +2,8 @@
  * (reclaim_model.h), which tries every subset of the running gangs on small random worlds:
  * up to 6 queues (some nested), up to 10 running gangs over up to 3 clusters, a pending gang
  * with its allowed clusters, minRuntime, withinQueue, cooling gangs and queues. For each world:
+ * Half the worlds lend unused guarantees (queue_tree_set_lending), with queues reclaimable
+ * or not.
  *   - with budgets large enough to be exact, the engine's answer is the model's: the same
  *     outcome, and the same victims in the same order (the smallest helping set, first in
  *     preference order), so no smaller helping set exists;
@@ -79,6 +81,7 @@ static void make_queues(struct queue_tree *t, const struct queue_node **leaves, 
                 queue_resvec_put(&s.capability, s.deserved.items[k].id,
                                  s.deserved.items[k].milli + 1000 * pick(16));
         s.within_queue = pick(3) == 0 ? QUEUE_WITHIN_LOWER_PRIORITY : QUEUE_WITHIN_NEVER;
+        s.reclaimable = pick(3) == 0 ? QUEUE_NOT_RECLAIMABLE : QUEUE_RECLAIMABLE;
         s.min_runtime = pick(4) == 0 ? 30 : 0;
         int rc = queue_tree_create(t, &s, NULL);
         if (rc) { /* a guarantee or capability the parent cannot hold: drop them */
@@ -132,6 +135,8 @@ static int build_world(struct rm_world *w)
     struct queue_resnames *names = queue_tree_resnames(w->t);
     queue_resnames_intern(names, "cpu", 3, &res_cpu);
     queue_resnames_intern(names, "nvidia.com/gpu", 14, &res_gpu);
+    w->lending = (int)pick(2);
+    queue_tree_set_lending(w->t, w->lending);
     make_queues(w->t, leaves, &nleaves, &nowners);
     if (nleaves == 0)
         return 0;
