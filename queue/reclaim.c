@@ -33,11 +33,11 @@
 /* Victim order within a queue: lower priority, then newer, then higher id first. */
 static int gang_before(const struct queue__gang *a, const struct queue__gang *b)
 {
-    if (a->e->prio != b->e->prio)
-        return a->e->prio < b->e->prio;
+    if (a->prio != b->prio)
+        return a->prio < b->prio;
     if (a->started != b->started)
         return a->started > b->started;
-    return a->e->id > b->e->id;
+    return a->id > b->id;
 }
 
 static void gang_free(struct queue__gang *g)
@@ -63,17 +63,56 @@ static void gleaf_remove(struct queue_tree *t, struct queue_node *leaf)
     leaf->gleaf_idx = -1;
 }
 
+/* A list a gang is in: its leaf's whole list (ALL) or the list of one cluster. Each gang keeps
+ * its place in each, so it leaves them without a search. */
+#define ALL UINT32_MAX
+
+static uint32_t *pos_in(struct queue__gang *g, uint32_t c)
+{
+    if (c == ALL)
+        return &g->idx;
+    for (uint32_t i = 0; i < g->nshares; i++)
+        if (g->shares[i].cluster == c)
+            return &g->shares[i].pos;
+    return &g->idx; /* unreachable: a gang is only in the lists of its clusters */
+}
+
+static void list_insert(struct queue__gang **arr, uint32_t *n, struct queue__gang *g, uint32_t c)
+{
+    uint32_t lo = 0, hi = *n;
+    while (lo < hi) {
+        uint32_t mid = (lo + hi) / 2;
+        if (gang_before(arr[mid], g))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    memmove(&arr[lo + 1], &arr[lo], (*n - lo) * sizeof(*arr));
+    arr[lo] = g;
+    (*n)++;
+    for (uint32_t j = lo; j < *n; j++)
+        *pos_in(arr[j], c) = j;
+}
+
+static void list_remove(struct queue__gang **arr, uint32_t *n, uint32_t at, uint32_t c)
+{
+    memmove(&arr[at], &arr[at + 1], (*n - at - 1) * sizeof(*arr));
+    (*n)--;
+    for (uint32_t j = at; j < *n; j++)
+        *pos_in(arr[j], c) = j;
+}
+
 void queue__gang_forget(struct queue_tree *t, struct queue_entry *e)
 {
     struct queue__gang *g = e->gang;
     if (!g)
         return;
     struct queue_node *leaf = e->leaf;
-    memmove(&leaf->gangs[g->idx], &leaf->gangs[g->idx + 1],
-            (leaf->ngangs - g->idx - 1) * sizeof(*leaf->gangs));
-    leaf->ngangs--;
-    for (uint32_t i = g->idx; i < leaf->ngangs; i++)
-        leaf->gangs[i]->idx = i;
+    list_remove(leaf->gangs, &leaf->ngangs, g->idx, ALL);
+    for (uint32_t i = 0; i < g->nshares; i++) {
+        struct queue__glist *l = &leaf->cl[g->shares[i].cluster];
+        list_remove(l->g, &l->n, g->shares[i].pos, g->shares[i].cluster);
+    }
     if (leaf->ngangs == 0) {
         gleaf_remove(t, leaf);
         queue_resvec_clear(&leaf->gmax);
@@ -90,6 +129,33 @@ void queue_reclaim_gang_clear(struct queue_tree *t, struct queue_entry *e)
 uint64_t queue_reclaim_gang_count(const struct queue_tree *t)
 {
     return t->ngangs;
+}
+
+/* Room in leaf's lists for one more gang with these shares. */
+static int lists_reserve(struct queue_tree *t, struct queue_node *leaf,
+                         const struct queue_reclaim_share *shares, size_t n)
+{
+    uint32_t ncl = leaf->ncl;
+    for (size_t i = 0; i < n; i++)
+        if (shares[i].cluster + 1 > ncl)
+            ncl = shares[i].cluster + 1;
+    if (ncl > leaf->ncl) {
+        struct queue__glist *cl = muster_realloc(leaf->cl, ncl * sizeof(*cl));
+        if (!cl)
+            return MUSTER_ENOMEM;
+        memset(&cl[leaf->ncl], 0, (ncl - leaf->ncl) * sizeof(*cl));
+        leaf->cl = cl;
+        leaf->ncl = ncl;
+    }
+    for (size_t i = 0; i < n; i++) {
+        struct queue__glist *l = &leaf->cl[shares[i].cluster];
+        if (queue__grow((void **)&l->g, &l->cap, l->n + 1, sizeof(*l->g)))
+            return MUSTER_ENOMEM;
+    }
+    if (queue__grow((void **)&leaf->gangs, &leaf->gcap, leaf->ngangs + 1, sizeof(*leaf->gangs)) ||
+        queue__grow((void **)&t->gleaves, &t->glcap, t->ngleaves + 1, sizeof(*t->gleaves)))
+        return MUSTER_ENOMEM;
+    return 0;
 }
 
 int queue_reclaim_gang_set(struct queue_tree *t, struct queue_entry *e, int64_t started_at,
@@ -114,10 +180,7 @@ int queue_reclaim_gang_set(struct queue_tree *t, struct queue_entry *e, int64_t 
     const struct queue_resvec *req = &e->shape->req;
     int fail = (n && !g->shares) ||
                queue_resvec_reserve(&leaf->gmax, leaf->gmax.len + req->len) ||
-               queue__grow((void **)&leaf->gangs, &leaf->gcap, leaf->ngangs + 1,
-                           sizeof(*leaf->gangs)) ||
-               queue__grow((void **)&t->gleaves, &t->glcap, t->ngleaves + 1,
-                           sizeof(*t->gleaves));
+               lists_reserve(t, leaf, shares, n);
     for (size_t i = 0; !fail && i < n; i++) {
         g->shares[i].cluster = shares[i].cluster;
         g->cmask |= 1ULL << (shares[i].cluster % 64);
@@ -134,21 +197,14 @@ int queue_reclaim_gang_set(struct queue_tree *t, struct queue_entry *e, int64_t 
             (void)queue_resvec_set(&leaf->gmax, req->items[i].id, req->items[i].milli);
     g->e = e;
     g->started = started_at;
+    g->id = e->id;
+    g->prio = e->prio;
     e->gang = g;
-    /* Binary search for the place in victim order; memmove keeps the array sorted. */
-    uint32_t lo = 0, hi = leaf->ngangs;
-    while (lo < hi) {
-        uint32_t mid = (lo + hi) / 2;
-        if (gang_before(leaf->gangs[mid], g))
-            lo = mid + 1;
-        else
-            hi = mid;
+    list_insert(leaf->gangs, &leaf->ngangs, g, ALL);
+    for (uint32_t i = 0; i < g->nshares; i++) {
+        struct queue__glist *l = &leaf->cl[g->shares[i].cluster];
+        list_insert(l->g, &l->n, g, g->shares[i].cluster);
     }
-    memmove(&leaf->gangs[lo + 1], &leaf->gangs[lo], (leaf->ngangs - lo) * sizeof(*leaf->gangs));
-    leaf->gangs[lo] = g;
-    leaf->ngangs++;
-    for (uint32_t i = lo; i < leaf->ngangs; i++)
-        leaf->gangs[i]->idx = i;
     if (leaf->gleaf_idx < 0) {
         leaf->gleaf_idx = (int32_t)t->ngleaves;
         t->gleaves[t->ngleaves++] = leaf;
@@ -158,6 +214,10 @@ int queue_reclaim_gang_set(struct queue_tree *t, struct queue_entry *e, int64_t 
 }
 
 /* ---- the search's workspace ---- */
+
+/* Up to this many allowed clusters a search merges a lender's per-cluster lists; beyond, it
+ * walks the lender's whole list (the merge costs a comparison per allowed cluster per gang). */
+#define QUEUE_RECLAIM_MERGE_MAX 16
 
 /* A queue that may lend: its leaf and, for a queue across the tree, the rows of the queues
  * from it up to (not including) the lowest common ancestor with the pending gang's queue,
@@ -209,14 +269,19 @@ struct queue_reclaim {
 
     uint32_t *slotlist;
     uint32_t nslotlist, slcap;
-    struct queue_node **slotnode;
-    uint32_t nslots, sncap;
+    uint32_t nslots;
     int64_t *rows; /* per slot: taken[width] then lim[width] */
     size_t rowcap;
     uint32_t width;
     uint32_t levels; /* queues up the gang's path that stay within their deserved share */
 
     uint32_t gl_li, gl_j; /* where ranking goes on: lender, gang in it */
+    /* With few allowed clusters, a lender's gangs are merged from its lists for those
+     * clusters (cursor per allowed cluster) rather than walked whole. */
+    int merge;
+    uint32_t *cur;             /* per allowed cluster: next place in the lender's list */
+    struct queue__gang **head; /* per allowed cluster: the gang there, NULL when done */
+    size_t curcap, headcap;
     int exhausted;        /* every gang of every lender has been ranked */
     uint32_t max_cands;
 
@@ -258,10 +323,11 @@ void queue_reclaim_free(struct queue_reclaim *rc)
     muster_free(rc->contrib);
     muster_free(rc->sufmax);
     muster_free(rc->slotlist);
-    muster_free(rc->slotnode);
     muster_free(rc->rows);
     muster_free(rc->set);
     muster_free(rc->rel);
+    muster_free(rc->cur);
+    muster_free(rc->head);
     muster_free(rc->best);
     muster_free(rc->vict);
     muster_free(rc->victims);
@@ -321,8 +387,7 @@ static int slot_of(struct queue_reclaim *rc, struct queue_node *x, uint32_t *out
         return 0;
     }
     uint32_t s = rc->nslots, w = rc->width;
-    if (queue__grow((void **)&rc->slotnode, &rc->sncap, s + 1, sizeof(*rc->slotnode)) ||
-        grow_bytes((void **)&rc->rows, &rc->rowcap, (size_t)(s + 1) * 2 * w * sizeof(int64_t)))
+    if (grow_bytes((void **)&rc->rows, &rc->rowcap, (size_t)(s + 1) * 2 * w * sizeof(int64_t)))
         return MUSTER_ENOMEM;
     int64_t *tk = rc->rows + (size_t)s * 2 * w, *lm = tk + w;
     for (uint32_t r = 0; r < w; r++) {
@@ -336,7 +401,6 @@ static int slot_of(struct queue_reclaim *rc, struct queue_node *x, uint32_t *out
                 lm[r] = use - d;
         }
     }
-    rc->slotnode[s] = x;
     x->rc_mark = rc->t->rc_epoch;
     x->rc_slot = s;
     rc->nslots++;
@@ -616,7 +680,7 @@ static int consider(struct queue_reclaim *rc, uint32_t li, struct queue__gang *g
     const struct queue_reclaim_req *req = rc->req;
     const struct lender *l = &rc->lenders[li];
     int64_t ran;
-    if (!(g->cmask & rc->amask) || cooling_gang(req, g->e->id))
+    if (!(g->cmask & rc->amask) || cooling_gang(req, g->id))
         return 0;
     if (l->q->spec.min_runtime > 0 &&
         (__builtin_sub_overflow(req->now, g->started, &ran) || ran < l->q->spec.min_runtime))
@@ -645,6 +709,42 @@ static int consider(struct queue_reclaim *rc, uint32_t li, struct queue__gang *g
     return 1;
 }
 
+/* The next gang of lender q in victim order, NULL when none is left: merged from its lists
+ * for the allowed clusters (each gang once), or from its whole list. */
+static struct queue__gang *next_gang(struct queue_reclaim *rc, const struct queue_node *q)
+{
+    if (!rc->merge)
+        return rc->gl_j < q->ngangs ? q->gangs[rc->gl_j++] : NULL;
+    const uint32_t *allowed = rc->req->allowed;
+    size_t na = rc->req->nallowed;
+    if (rc->gl_j == 0) { /* a new lender: the head of each of its lists */
+        rc->gl_j = 1;
+        for (size_t i = 0; i < na; i++) {
+            uint32_t c = allowed[i];
+            rc->cur[i] = 0;
+            rc->head[i] = c < q->ncl && q->cl[c].n ? q->cl[c].g[0] : NULL;
+        }
+    }
+    for (;;) {
+        struct queue__gang *best = NULL;
+        size_t bi = 0;
+        for (size_t i = 0; i < na; i++) {
+            if (rc->head[i] && (!best || gang_before(rc->head[i], best))) {
+                best = rc->head[i];
+                bi = i;
+            }
+        }
+        if (!best)
+            return NULL;
+        const struct queue__glist *l = &q->cl[allowed[bi]];
+        rc->head[bi] = ++rc->cur[bi] < l->n ? l->g[rc->cur[bi]] : NULL;
+        if (best->rc_seen != rc->t->rc_epoch) {
+            best->rc_seen = rc->t->rc_epoch;
+            return best;
+        }
+    }
+}
+
 /* Ranks more candidates, in preference order, until there are `upto` (at most the window) or
  * none is left. Lazy: a search that finds its victims among the first lenders never looks at
  * the gangs of the others. */
@@ -654,16 +754,16 @@ static void gather(struct queue_reclaim *rc, uint32_t upto)
         upto = rc->max_cands;
     while (rc->ncands < upto && rc->gl_li < rc->nlenders) {
         const struct lender *l = &rc->lenders[rc->gl_li];
-        if (rc->gl_j == l->q->ngangs ||
-            /* victim order is priority first: past the pending gang's priority nothing of its
-             * own queue may go */
-            (l->kind == QUEUE_RECLAIM_WITHIN_QUEUE &&
-             l->q->gangs[rc->gl_j]->e->prio >= rc->priority)) {
+        struct queue__gang *g = next_gang(rc, l->q);
+        /* victim order is priority first: past the pending gang's priority nothing of its own
+         * queue may go */
+        if (!g || (l->kind == QUEUE_RECLAIM_WITHIN_QUEUE && g->prio >= rc->priority)) {
             rc->gl_li++;
             rc->gl_j = 0;
             continue;
         }
-        consider(rc, rc->gl_li, l->q->gangs[rc->gl_j++]);
+        rc->stats.visited++;
+        consider(rc, rc->gl_li, g);
     }
     rc->exhausted = rc->gl_li == rc->nlenders;
     rc->stats.candidates = rc->ncands;
@@ -817,6 +917,11 @@ static int prepare(struct queue_reclaim *rc, struct queue_tree *t,
         return MUSTER_ENOMEM;
     memset(rc->allowed, 0, req->nclusters);
     rc->nclusters = req->nclusters;
+    rc->merge = req->nallowed <= QUEUE_RECLAIM_MERGE_MAX;
+    if (rc->merge &&
+        (grow_bytes((void **)&rc->cur, &rc->curcap, (req->nallowed + 1) * sizeof(*rc->cur)) ||
+         grow_bytes((void **)&rc->head, &rc->headcap, (req->nallowed + 1) * sizeof(*rc->head))))
+        return MUSTER_ENOMEM;
     rc->amask = 0;
     for (size_t i = 0; i < req->nallowed; i++) {
         rc->allowed[req->allowed[i]] = 1;

@@ -107,6 +107,7 @@ struct queue_reclaim_victim {
 
 struct queue_reclaim_stats {
     uint32_t queues;     /* queues that may lend, own queue included */
+    uint32_t visited;    /* running gangs looked at */
     uint32_t candidates; /* gangs ranked that may go and hold something useful */
     uint32_t nodes;      /* sets examined by the exact search */
     uint32_t fits_calls; /* dry runs asked of the caller */

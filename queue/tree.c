@@ -375,6 +375,9 @@ static void node_free(struct queue_node *q)
     muster_free(q->bact);
     muster_free(q->blocked);
     muster_free(q->gangs);
+    for (uint32_t c = 0; c < q->ncl; c++)
+        muster_free(q->cl[c].g);
+    muster_free(q->cl);
     queue_resvec_close(&q->gmax);
     muster_free(q);
 }

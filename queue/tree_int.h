@@ -50,13 +50,23 @@ struct queue_entry {
  * in each cluster. Kept in its leaf's gangs array in victim order. */
 struct queue__gang_share {
     uint32_t cluster;
+    uint32_t pos; /* in leaf->cl[cluster] */
     struct queue_resvec res;
 };
+/* Gangs in victim order (one leaf's, or one leaf's in one cluster). */
+struct queue__glist {
+    struct queue__gang **g;
+    uint32_t n, cap;
+};
+
 struct queue__gang {
     struct queue_entry *e;
     int64_t started;
+    uint64_t id;   /* e's: victim order compares these without a trip to the entry */
+    int32_t prio;
     uint32_t idx; /* in leaf->gangs */
-    uint64_t cmask; /* bit c % 64 for each cluster c it holds a share in: a quick "not here" */
+    uint64_t cmask;   /* bit c % 64 for each cluster c it holds a share in: a quick "not here" */
+    uint64_t rc_seen; /* == the search's epoch: already ranked (it is in two allowed clusters) */
     uint32_t nshares;
     struct queue__gang_share *shares;
 };
@@ -96,6 +106,10 @@ struct queue_node {
      * then newer, then higher id first), and this leaf's place in tree->gleaves. */
     struct queue__gang **gangs;
     uint32_t ngangs, gcap;
+    /* The same per cluster (ncl: one past the highest cluster index seen here), so a search
+     * for a gang that may use a few clusters visits only the gangs there. */
+    struct queue__glist *cl;
+    uint32_t ncl;
     /* The most any of its gangs has asked of each resource since it last had none: an upper
      * bound (never lowered while gangs remain) that lets a search prove a set smallest without
      * ranking every gang. */

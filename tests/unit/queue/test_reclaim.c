@@ -258,6 +258,34 @@ static void test_other_clusters_do_not_count(void)
     teardown();
 }
 
+/* Past 16 allowed clusters a search walks each lender's whole list instead of merging its
+ * per-cluster lists: same answer. A gang in two allowed clusters is ranked once. */
+static void test_many_allowed_clusters(void)
+{
+    setup(20, "nvidia.com/gpu=0");
+    CU_ASSERT_EQUAL(mkq(t, "a", NULL, "", "nvidia.com/gpu=64", ""), 0);
+    CU_ASSERT_EQUAL(mkq(t, "b", NULL, "", "", ""), 0);
+    run(1, "b", 0, 1, "nvidia.com/gpu=4", 3, 1, 17, 1);
+    run(2, "b", 0, 2, "nvidia.com/gpu=4", 19, 1, -1, 0);
+    run(3, "b", 0, 3, "nvidia.com/gpu=2", 5, 1, -1, 0);
+    const char *all = "0123456789:;<=>?@ABC"; /* '0' + 0..19 */
+    pending("a", 0, "nvidia.com/gpu=4", 3, all, 1);
+    CU_ASSERT_EQUAL(w.nallowed, 20);
+    CU_ASSERT_EQUAL(search(), 0);
+    CU_ASSERT_EQUAL(queue_reclaim_count(rc), 2);
+    CU_ASSERT_EQUAL(victim(0), 2);
+    CU_ASSERT_EQUAL(victim(1), 1);
+    pending("a", 0, "nvidia.com/gpu=4", 3, "3AC5", 1); /* 3, 17, 19, 5: merged */
+    CU_ASSERT_EQUAL(search(), 0);
+    CU_ASSERT_EQUAL(queue_reclaim_count(rc), 2);
+    CU_ASSERT_EQUAL(victim(0), 2);
+    CU_ASSERT_EQUAL(victim(1), 1);
+    struct queue_reclaim_stats st;
+    queue_reclaim_stats(rc, &st);
+    CU_ASSERT_EQUAL(st.candidates, 3);
+    teardown();
+}
+
 /* Never in vain: if the gang would not fit with every candidate gone, nothing is preempted. */
 static void test_nothing_preempted_in_vain(void)
 {
@@ -554,6 +582,7 @@ static CU_TestInfo tests[] = {
     {"lowest priority, then newest", test_lowest_priority_then_newest},
     {"the smallest set", test_smallest_set},
     {"other clusters do not count", test_other_clusters_do_not_count},
+    {"many allowed clusters", test_many_allowed_clusters},
     {"nothing preempted in vain", test_nothing_preempted_in_vain},
     {"fits now: nothing needed", test_fits_now_needs_nothing},
     {"withinQueue: Never and LowerPriority", test_within_queue_priority},
