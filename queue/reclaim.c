@@ -662,7 +662,8 @@ static int rank_lenders(struct queue_reclaim *rc)
         if (lends && add_lender(rc, v, QUEUE_RECLAIM_ACROSS_QUEUES))
             return MUSTER_ENOMEM;
     }
-    qsort(rc->lenders, rc->nlenders, sizeof(*rc->lenders), lender_cmp);
+    if (rc->nlenders > 1)
+        qsort(rc->lenders, rc->nlenders, sizeof(*rc->lenders), lender_cmp);
     for (uint32_t i = 0; i < rc->nlenders; i++)
         if (lender_slots(rc, &rc->lenders[i]))
             return MUSTER_ENOMEM;

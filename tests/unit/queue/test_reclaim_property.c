@@ -54,7 +54,7 @@ static void make_queues(struct queue_tree *t, const struct queue_node **leaves, 
                         int *nowners)
 {
     int n = 2 + (int)pick(MAXQ - 1);
-    char names[MAXQ][8];
+    char names[MAXQ][16];
     int made = 0;
     for (int i = 0; i < n; i++) {
         snprintf(names[i], sizeof(names[i]), "q%d", i);
