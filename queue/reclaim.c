@@ -1196,9 +1196,15 @@ int queue_reclaim_explain_victim(const struct queue_reclaim *rc, const struct qu
             break;
         }
     }
-    put(buf, cap, &len, ", the %u%s most over its share of %u queues that may lend; lowest "
-        "priority (%d here) then newest first; ", v->queue_rank + 1, ordinal(v->queue_rank + 1),
-        lenders, v->gang->prio);
+    if (lenders == 1)
+        put(buf, cap, &len, ", the only queue that may lend");
+    else if (v->queue_rank == 0)
+        put(buf, cap, &len, ", the most over its share of the %u queues that may lend", lenders);
+    else
+        put(buf, cap, &len, ", the %u%s most over its share of the %u queues that may lend",
+            v->queue_rank + 1, ordinal(v->queue_rank + 1), lenders);
+    put(buf, cap, &len, "; its gangs go lowest priority (%d here) then newest first; ",
+        v->gang->prio);
     put_freed(rc, t, buf, cap, &len, v->freed);
     return done_len(len, cap);
 }

@@ -148,10 +148,10 @@ const struct queue_reclaim_victim *queue_reclaim_victim(const struct queue_recla
                                                         size_t i);
 void queue_reclaim_stats(const struct queue_reclaim *rc, struct queue_reclaim_stats *out);
 
-/* Why victim i was chosen, e.g. "preempted to reclaim for research/nlp (within its deserved
- * share): production/batch uses nvidia.com/gpu 48 of its deserved 32, the most over its share
- * of 2 lending queues; lowest priority (0), then newest, first; frees nvidia.com/gpu 8 where the
- * waiting gang may run". Returns the length, or MUSTER_ENOSPC (truncated, NUL-terminated), or
+/* Why victim i was chosen, e.g. "preempted to reclaim for research/nlp, which stays within its
+ * deserved share: production/batch uses nvidia.com/gpu 48 of its deserved 32, the most over its
+ * share of the 2 queues that may lend; its gangs go lowest priority (0 here) then newest first;
+ * frees nvidia.com/gpu 8 where the waiting gang may run". Returns the length, or MUSTER_ENOSPC (truncated, NUL-terminated), or
  * MUSTER_EINVAL for no such victim. */
 int queue_reclaim_explain_victim(const struct queue_reclaim *rc, const struct queue_tree *t,
                                  size_t i, char *buf, size_t cap);

@@ -135,9 +135,9 @@ static void test_reclaims_newest_whole_gangs_in_usable_clusters(void)
                                         "(4 gangs preempting)");
     CU_ASSERT_STRING_EQUAL(victim_text(0),
                            "preempted to reclaim for a, which stays within its deserved share: b "
-                           "uses nvidia.com/gpu 28 of its deserved 4, the 1st most over its share "
-                           "of 1 queues that may lend; lowest priority (0 here) then newest "
-                           "first; frees nvidia.com/gpu 4 where the waiting gang may run");
+                           "uses nvidia.com/gpu 28 of its deserved 4, the only queue that may "
+                           "lend; its gangs go lowest priority (0 here) then newest first; frees "
+                           "nvidia.com/gpu 4 where the waiting gang may run");
     teardown();
 }
 
@@ -179,7 +179,7 @@ static void test_lent_guarantee_comes_back(void)
 static void test_most_over_share_queue_first(void)
 {
     setup(1, "nvidia.com/gpu=0");
-    CU_ASSERT_EQUAL(mkq(t, "a", NULL, "", "nvidia.com/gpu=8", ""), 0);
+    CU_ASSERT_EQUAL(mkq(t, "a", NULL, "", "nvidia.com/gpu=16", ""), 0);
     CU_ASSERT_EQUAL(mkq(t, "b", NULL, "", "nvidia.com/gpu=4", ""), 0);
     CU_ASSERT_EQUAL(mkq(t, "c", NULL, "", "nvidia.com/gpu=4", ""), 0);
     run(1, "b", 0, 1, "nvidia.com/gpu=4", 0, 1, -1, 0); /* b: 8 of 4, share 2 */
@@ -191,8 +191,15 @@ static void test_most_over_share_queue_first(void)
     CU_ASSERT_EQUAL(search(), 0);
     CU_ASSERT_EQUAL(queue_reclaim_count(rc), 1);
     CU_ASSERT_EQUAL(victim(0), 4); /* c's newest, although c's gangs have the higher priority */
+    pending("a", 0, "nvidia.com/gpu=4", 3, "0", 0); /* 12: c may give 8 (its floor), then b */
+    CU_ASSERT_EQUAL(search(), 0);
+    CU_ASSERT_EQUAL(queue_reclaim_count(rc), 3);
+    CU_ASSERT_EQUAL(victim(2), 2);
+    CU_ASSERT_PTR_NOT_NULL(strstr(victim_text(2), "b uses nvidia.com/gpu 8 of its deserved 4, "
+                                                  "the 2nd most over its share of the 2 queues"));
     CU_ASSERT_PTR_NOT_NULL(strstr(victim_text(0), "c uses nvidia.com/gpu 12 of its deserved 4, "
-                                                  "the 1st most over its share of 2 queues"));
+                                                  "the most over its share of the 2 queues "
+                                                  "that may lend"));
     teardown();
 }
 
