@@ -246,7 +246,9 @@ struct queue_reclaim {
     uint32_t rid[QUEUE_REQUEST_RES_MAX];
     int64_t total[QUEUE_REQUEST_RES_MAX];
     int64_t shortfall[QUEUE_REQUEST_RES_MAX];
-    int64_t agg[QUEUE_REQUEST_RES_MAX]; /* freed by the current set, allowed clusters */
+    /* Freed by the current set in the allowed clusters. 128 bits: up to 4,096 victims' shares,
+     * each up to int64, add up exactly and subtract back exactly. */
+    __int128 agg[QUEUE_REQUEST_RES_MAX];
     struct queue_resvec totalv;
     /* the first queue on the path that would go above its deserved share (NOT_ENTITLED) */
     const struct queue_node *over_q;
@@ -442,7 +444,7 @@ static void set_take(struct queue_reclaim *rc, uint32_t i, int sign)
     }
     const int64_t *c = rc->contrib + (size_t)i * rc->nres;
     for (uint32_t k = 0; k < rc->nres; k++)
-        rc->agg[k] += sign * c[k];
+        rc->agg[k] += sign * (__int128)c[k];
 }
 
 /* Adds candidate i to the set (kept ascending: i is never below the last unless refilled). */
@@ -695,9 +697,12 @@ static int consider(struct queue_reclaim *rc, uint32_t li, struct queue__gang *g
         if (g->shares[s].cluster >= rc->nclusters || !rc->allowed[g->shares[s].cluster])
             continue;
         for (uint32_t k = 0; k < rc->nres; k++) {
-            int64_t m = queue_resvec_get(&g->shares[s].res, rc->rid[k]);
-            if (m > 0 && !__builtin_add_overflow(c[k], m, &c[k]))
-                useful = 1;
+            int64_t m = queue_resvec_get(&g->shares[s].res, rc->rid[k]), sum;
+            if (m <= 0)
+                continue;
+            /* shares come from the caller: saturate rather than wrap */
+            c[k] = __builtin_add_overflow(c[k], m, &sum) ? INT64_MAX : sum;
+            useful = 1;
         }
     }
     if (!useful)
@@ -848,8 +853,7 @@ static int dfs(struct queue_reclaim *rc, uint32_t from, uint32_t left)
         int64_t *sm = rc->sufmax + (size_t)i * rc->nres;
         int reach = 1;
         for (uint32_t k = 0; reach && k < rc->nres; k++) {
-            int64_t most = times_sat(sm[k], left), sum;
-            if (!__builtin_add_overflow(rc->agg[k], most, &sum) && sum < rc->shortfall[k])
+            if (rc->agg[k] + times_sat(sm[k], left) < rc->shortfall[k])
                 reach = 0;
         }
         if (!reach)

@@ -544,6 +544,19 @@ static void test_bad_requests(void)
     CU_ASSERT_EQUAL(search(), MUSTER_ERANGE);
     CU_ASSERT_EQUAL(w.fits_calls, 0);
     CU_ASSERT_EQUAL(queue_reclaim_explain_victim(rc, t, 0, msg, sizeof(msg)), MUSTER_EINVAL);
+    /* Shares are the caller's word: huge ones saturate rather than wrap. */
+    CU_ASSERT_EQUAL(mkq(t, "b", "org", "", "", ""), 0);
+    struct queue_entry *e = run(1, "b", 0, 1, "nvidia.com/gpu=4", 0, 1, 1, 1);
+    struct queue_resvec huge = {0};
+    vec_of(t, &huge, "nvidia.com/gpu=4");
+    huge.items[0].milli = INT64_MAX - 1;
+    struct queue_reclaim_share sh[2] = {{0, &huge}, {1, &huge}};
+    CU_ASSERT_EQUAL(queue_reclaim_gang_set(t, e, 1, sh, 2), 0);
+    queue_resvec_close(&huge);
+    pending("a", 0, "nvidia.com/gpu=4", 1, "01", 0);
+    CU_ASSERT_EQUAL(search(), 0);
+    CU_ASSERT_EQUAL_FATAL(queue_reclaim_count(rc), 1);
+    CU_ASSERT_EQUAL(queue_reclaim_victim(rc, 0)->freed[0], INT64_MAX);
     teardown();
 }
 
