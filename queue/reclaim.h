@@ -18,7 +18,7 @@
  * gang that may go fits in the window. */
 #define QUEUE_RECLAIM_CANDIDATES_MAX 4096
 /* Default work bounds of a search (see queue_reclaim_req). */
-#define QUEUE_RECLAIM_WINDOW_DEFAULT 256
+#define QUEUE_RECLAIM_WINDOW_DEFAULT 128
 #define QUEUE_RECLAIM_NODES_DEFAULT 2048
 #define QUEUE_RECLAIM_FITS_DEFAULT 128
 
@@ -65,7 +65,8 @@ struct queue_reclaim_req {
     size_t nclusters;
     int64_t now; /* same unit as started_at and minRuntime */
     /* The placement dry run: 1 when the gang would be placed with try's gangs gone, else 0.
-     * Must be deterministic within a search and monotone (more freed never fits worse). */
+     * Must be deterministic within a search and monotone (more freed never fits worse), and
+     * must not change the tree (the search holds it in a released state while it asks). */
     int (*fits)(void *ud, const struct queue_reclaim_try *try);
     void *ud;
     /* State the dispatcher keeps (rate limits, cool-downs): gangs that may not be preempted now
@@ -121,8 +122,10 @@ struct queue_reclaim_stats {
  * has grown to the largest search seen. */
 struct queue_reclaim;
 
-/* NULL on allocation failure. */
+/* A workspace with no answer yet (outcome NONE_HELPS, no victims); the caller owns it. NULL on
+ * allocation failure. */
 struct queue_reclaim *queue_reclaim_new(void);
+/* Frees rc and everything it holds; NULL is a no-op. Victims' entries belong to the tree. */
 void queue_reclaim_free(struct queue_reclaim *rc);
 
 /* Finds the smallest ordered set of running gangs whose preemption lets req's gang be admitted
@@ -141,11 +144,14 @@ void queue_reclaim_free(struct queue_reclaim *rc);
 int queue_reclaim_search(struct queue_reclaim *rc, struct queue_tree *t,
                          const struct queue_reclaim_req *req);
 
+/* The last search's outcome (NONE_HELPS before any search). */
 enum queue_reclaim_outcome queue_reclaim_outcome(const struct queue_reclaim *rc);
+/* How many victims the last search chose: > 0 only for QUEUE_RECLAIM_VICTIMS. */
 size_t queue_reclaim_count(const struct queue_reclaim *rc);
 /* The i-th victim in preemption order; NULL past the end. Valid until the next search. */
 const struct queue_reclaim_victim *queue_reclaim_victim(const struct queue_reclaim *rc,
                                                         size_t i);
+/* What the last search did and whether its answer is proven smallest (see the struct). */
 void queue_reclaim_stats(const struct queue_reclaim *rc, struct queue_reclaim_stats *out);
 
 /* Why victim i was chosen, e.g. "preempted to reclaim for research/nlp, which stays within its

@@ -104,6 +104,7 @@ int queue_tree_set_fleet(struct queue_tree *t, const struct queue_resvec *fleet)
  * reclaimable: false keeps its guarantee held either way. Off in a new tree, so admission
  * protects every guarantee until the caller is ready to preempt. Returns 0. */
 int queue_tree_set_lending(struct queue_tree *t, int on);
+/* 1 when t lends unused guarantees, else 0. */
 int queue_tree_lending(const struct queue_tree *t);
 
 struct queue_node *queue_tree_find(const struct queue_tree *t, const char *name);
