@@ -297,6 +297,8 @@ int queue_entry_add_admitted(struct queue_tree *t, const struct queue_entry_spec
 
 static void release(struct queue_tree *t, struct queue_entry *e)
 {
+    /* A gang that no longer holds capacity is no one's victim. */
+    queue__gang_forget(t, e);
     queue__usage_apply(t, e->leaf, &e->shape->req, -1);
     count(e->leaf, 0, -1);
     queue__order_refresh_up(t, e->leaf);

@@ -13,6 +13,7 @@
 
 static const char *const state_names[] = {"Open", "Closed", "Draining"};
 static const char *const strategy_names[] = {"BestEffortFIFO", "StrictFIFO"};
+static const char *const within_names[] = {"Never", "LowerPriority"};
 
 const char *queue_state_name(enum queue_state s)
 {
@@ -22,6 +23,22 @@ const char *queue_state_name(enum queue_state s)
 const char *queue_strategy_name(enum queue_strategy s)
 {
     return (unsigned)s < 2 ? strategy_names[s] : "Unknown";
+}
+
+const char *queue_within_name(enum queue_within w)
+{
+    return (unsigned)w < 2 ? within_names[w] : "Unknown";
+}
+
+int queue_within_parse(const char *s, enum queue_within *out)
+{
+    for (int i = 0; i < 2; i++) {
+        if (strcmp(s, within_names[i]) == 0) {
+            *out = (enum queue_within)i;
+            return 0;
+        }
+    }
+    return MUSTER_EINVAL;
 }
 
 int queue_state_parse(const char *s, enum queue_state *out)
@@ -210,6 +227,9 @@ static int spec_copy(struct queue_spec *dst, const struct queue_spec *src, const
     dst->priority = src->priority;
     dst->state = src->state;
     dst->strategy = src->strategy;
+    dst->reclaimable = src->reclaimable;
+    dst->within_queue = src->within_queue;
+    dst->min_runtime = src->min_runtime;
     if (!dst->name || (parent && !dst->parent) ||
         queue_resvec_copy(&dst->guarantee, &src->guarantee) ||
         queue_resvec_copy(&dst->deserved, &src->deserved) ||
@@ -242,7 +262,10 @@ static void node_load_limits(struct queue_tree *t, struct queue_node *q)
         q->gua[r] = 0;
         q->cap[r] = QUEUE_UNLIMITED;
     }
-    for (uint32_t i = 0; i < q->spec.guarantee.len; i++)
+    /* gua is what is held for the queue while unused: nothing when the tree lends unused
+     * guarantees and the queue lets its own be lent (it gets it back through reclaim). */
+    int lent = t->lending && q->spec.reclaimable == QUEUE_RECLAIMABLE;
+    for (uint32_t i = 0; i < q->spec.guarantee.len && !lent; i++)
         q->gua[q->spec.guarantee.items[i].id] = q->spec.guarantee.items[i].milli;
     for (uint32_t i = 0; i < q->spec.capability.len; i++)
         q->cap[q->spec.capability.items[i].id] = q->spec.capability.items[i].milli;
@@ -337,6 +360,7 @@ static struct queue_node *node_new(struct queue_tree *t, const struct queue_spec
         q->minneed[r] = QUEUE_UNLIMITED;
     q->uid = ++t->next_uid;
     q->act_idx = -1;
+    q->gleaf_idx = -1;
     node_load_limits(t, q);
     return q;
 }
@@ -350,6 +374,11 @@ static void node_free(struct queue_node *q)
     muster_free(q->bkts);
     muster_free(q->bact);
     muster_free(q->blocked);
+    muster_free(q->gangs);
+    for (uint32_t c = 0; c < q->ncl; c++)
+        muster_free(q->cl[c].g);
+    muster_free(q->cl);
+    queue_resvec_close(&q->gmax);
     muster_free(q);
 }
 
@@ -639,6 +668,14 @@ int queue_tree_validate(const struct queue_tree *t, const struct queue_spec *spe
     if ((unsigned)spec->strategy > QUEUE_STRICT_FIFO)
         return fail(err, MUSTER_EINVAL, "queueingStrategy",
                     "queueingStrategy must be BestEffortFIFO or StrictFIFO");
+    if ((unsigned)spec->reclaimable > QUEUE_NOT_RECLAIMABLE)
+        return fail(err, MUSTER_EINVAL, "reclaimable", "reclaimable must be true or false");
+    if ((unsigned)spec->within_queue > QUEUE_WITHIN_LOWER_PRIORITY)
+        return fail(err, MUSTER_EINVAL, "preemption.withinQueue",
+                    "preemption.withinQueue must be Never or LowerPriority");
+    if (spec->min_runtime < 0)
+        return fail(err, MUSTER_EINVAL, "minRuntime",
+                    "minRuntime must not be negative");
     int rc = check_vector_signs(t, &spec->guarantee, "guarantee", err);
     if (!rc)
         rc = check_vector_signs(t, &spec->deserved, "deserved", err);
@@ -824,6 +861,20 @@ int queue_tree_set_fleet(struct queue_tree *t, const struct queue_resvec *fleet)
     return 0;
 }
 
+int queue_tree_set_lending(struct queue_tree *t, int on)
+{
+    t->lending = on != 0;
+    for (size_t i = 0; i < t->nnodes; i++)
+        node_load_limits(t, t->nodes[i]);
+    settle(t);
+    return 0;
+}
+
+int queue_tree_lending(const struct queue_tree *t)
+{
+    return t->lending;
+}
+
 struct queue_tree *queue_tree_new(void)
 {
     struct queue_tree *t = muster_calloc(1, sizeof(*t));
@@ -855,8 +906,10 @@ fail:
 
 static void free_entry_cb(void *ud, void *val)
 {
+    struct queue_entry *e = val;
     (void)ud;
-    muster_free(val);
+    queue__gang_drop(e); /* the leaves' arrays go with the nodes */
+    muster_free(e);
 }
 
 static void free_shapes_cb(void *ud, void *val)
@@ -887,6 +940,7 @@ void queue_tree_free(struct queue_tree *t)
     muster_free(t->room);
     muster_free(t->skipped);
     muster_free(t->cblocked);
+    muster_free(t->gleaves);
     queue_resnames_free(t->names);
     muster_free(t);
 }

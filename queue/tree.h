@@ -18,6 +18,12 @@
 
 enum queue_state { QUEUE_OPEN, QUEUE_CLOSED, QUEUE_DRAINING };
 enum queue_strategy { QUEUE_BEST_EFFORT_FIFO, QUEUE_STRICT_FIFO };
+/* reclaimable: whether a queue's unused guarantee may be lent (and so reclaimed later). The
+ * zero value is the documented default (true), so a zeroed spec gets it. */
+enum queue_reclaimable { QUEUE_RECLAIMABLE, QUEUE_NOT_RECLAIMABLE };
+/* preemption.withinQueue: may a higher-priority pending gang preempt lower-priority running
+ * gangs of its own queue. Never is the default (the zero value). */
+enum queue_within { QUEUE_WITHIN_NEVER, QUEUE_WITHIN_LOWER_PRIORITY };
 
 /* True when s[0..len) is a valid queue name: lowercase alphanumerics, '-' and '.', alphanumeric
  * at both ends, at most 63 characters — a valid DNS subdomain and a valid label value, since
@@ -26,9 +32,12 @@ int queue_name_valid(const char *s, size_t len);
 
 const char *queue_state_name(enum queue_state s);
 const char *queue_strategy_name(enum queue_strategy s);
+/* "Never" / "LowerPriority", as the spec spells preemption.withinQueue. */
+const char *queue_within_name(enum queue_within w);
 /* 0 and *out set, or MUSTER_EINVAL for an unknown name. */
 int queue_state_parse(const char *s, enum queue_state *out);
 int queue_strategy_parse(const char *s, enum queue_strategy *out);
+int queue_within_parse(const char *s, enum queue_within *out);
 
 /* What an operator declares for a queue. Vectors use the ids of queue_tree_resnames(). A
  * resource absent from guarantee or deserved is 0; absent from capability is unlimited. */
@@ -42,6 +51,12 @@ struct queue_spec {
     struct queue_resvec guarantee;
     struct queue_resvec deserved;
     struct queue_resvec capability;
+    /* Reclaim and preemption (queue/reclaim.h); every zero value is the default. */
+    enum queue_reclaimable reclaimable;
+    enum queue_within within_queue;
+    /* minRuntime: a gang of this queue that has run less than this is never a victim. In the
+     * unit of the times given to the reclaim search (the dispatcher uses milliseconds). >= 0. */
+    int64_t min_runtime;
 };
 
 /* A validation failure: the field path and the rule broken, as a person reads it. */
@@ -82,6 +97,15 @@ int queue_tree_remove(struct queue_tree *t, const char *name, struct queue_error
 /* The capacity of the whole fleet (sum of Ready clusters), an extra cap on root that no
  * validation is checked against: fleets shrink. Absent resources are unlimited. */
 int queue_tree_set_fleet(struct queue_tree *t, const struct queue_resvec *fleet);
+
+/* Lending of unused guarantees (issue 18). When on, the unused guarantee of a queue whose spec
+ * says reclaimable (the default) is no longer held for it: other queues may be admitted into
+ * that capacity, and the owner takes it back through reclaim (queue/reclaim.h). A queue with
+ * reclaimable: false keeps its guarantee held either way. Off in a new tree, so admission
+ * protects every guarantee until the caller is ready to preempt. Returns 0. */
+int queue_tree_set_lending(struct queue_tree *t, int on);
+/* 1 when t lends unused guarantees, else 0. */
+int queue_tree_lending(const struct queue_tree *t);
 
 struct queue_node *queue_tree_find(const struct queue_tree *t, const char *name);
 struct queue_node *queue_tree_root(const struct queue_tree *t);

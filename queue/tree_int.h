@@ -43,6 +43,32 @@ struct queue_entry {
     struct queue_shape *shape;
     struct queue_node *leaf;
     struct queue_bucket *bucket; /* while pending */
+    struct queue__gang *gang;    /* while running and known to the reclaim search */
+};
+
+/* A running gang as the reclaim search sees it (reclaim.c): when it started and what it holds
+ * in each cluster. Kept in its leaf's gangs array in victim order. */
+struct queue__gang_share {
+    uint32_t cluster;
+    uint32_t pos; /* in leaf->cl[cluster] */
+    struct queue_resvec res;
+};
+/* Gangs in victim order (one leaf's, or one leaf's in one cluster). */
+struct queue__glist {
+    struct queue__gang **g;
+    uint32_t n, cap;
+};
+
+struct queue__gang {
+    struct queue_entry *e;
+    int64_t started;
+    uint64_t id;   /* e's: victim order compares these without a trip to the entry */
+    int32_t prio;
+    uint32_t idx; /* in leaf->gangs */
+    uint64_t cmask;   /* bit c % 64 for each cluster c it holds a share in: a quick "not here" */
+    uint64_t rc_seen; /* == the search's epoch: already ranked (it is in two allowed clusters) */
+    uint32_t nshares;
+    struct queue__gang_share *shares;
 };
 
 struct queue_node {
@@ -76,6 +102,24 @@ struct queue_node {
     struct queue_bucket **blocked;
     uint32_t nblocked, blcap;
 
+    /* Running gangs of this leaf known to the reclaim search, in victim order (lower priority,
+     * then newer, then higher id first), and this leaf's place in tree->gleaves. */
+    struct queue__gang **gangs;
+    uint32_t ngangs, gcap;
+    /* The same per cluster (ncl: one past the highest cluster index seen here), so a search
+     * for a gang that may use a few clusters visits only the gangs there. */
+    struct queue__glist *cl;
+    uint32_t ncl;
+    /* The most any of its gangs has asked of each resource since it last had none: an upper
+     * bound (never lowered while gangs remain) that lets a search prove a set smallest without
+     * ranking every gang. */
+    struct queue_resvec gmax;
+    int32_t gleaf_idx; /* -1 when it has none */
+    /* Reclaim search scratch: rc_mark == the search's epoch when rc_slot is this queue's row. */
+    uint64_t rc_mark;
+    uint32_t rc_slot;
+    uint64_t rc_cool; /* == the search's epoch: the caller says it may not lose a gang now */
+
     uint64_t pending, admitted; /* in the subtree */
     /* == tree->room_epoch: the last pick found nothing under q that fits, and nothing since
      * could change that (admissions only shrink room; a release bumps the epoch; a bucket
@@ -104,6 +148,12 @@ struct queue_tree {
     uint32_t nskipped, skcap;
     struct queue_bucket **cblocked; /* StrictFIFO buckets blocked for this cycle */
     uint32_t ncblocked, cbcap;
+
+    struct queue_node **gleaves; /* leaves with running gangs (reclaim.c) */
+    uint32_t ngleaves, glcap;
+    uint64_t ngangs;
+    uint64_t rc_epoch; /* bumped by every reclaim search */
+    int lending;       /* unused guarantees of reclaimable queues are not held */
 };
 
 /* tree.c */
@@ -126,6 +176,12 @@ static inline int64_t queue__cap_eff(const struct queue_tree *t, const struct qu
         c = t->fleet[r];
     return c;
 }
+
+/* reclaim.c */
+/* Takes e out of the reclaim search's index (no-op when it is not there). */
+void queue__gang_forget(struct queue_tree *t, struct queue_entry *e);
+/* Frees e's gang record without touching the index: only while the whole tree is freed. */
+void queue__gang_drop(struct queue_entry *e);
 
 /* order.c */
 int queue__bucket_insert(struct queue_tree *t, struct queue_entry *e);

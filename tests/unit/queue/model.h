@@ -39,6 +39,7 @@ struct model {
     struct model_entry *e; /* indexed by id */
     size_t cap;
     struct queue_resvec fleet;
+    int lending; /* as queue_tree_set_lending: reclaimable queues' unused guarantees not held */
     /* scratch, rebuilt by model_snapshot */
     struct model_node *n;
     size_t nn, ncap;
@@ -134,6 +135,15 @@ static inline int64_t model_cap(const struct model *m, int i, uint32_t r)
     return c;
 }
 
+/* What is held for q while unused: its guarantee, unless the tree lends it. */
+static inline int64_t model_gua(const struct model *m, const struct queue_node *q, uint32_t r)
+{
+    const struct queue_spec *s = queue_node_spec(q);
+    if (m->lending && s->reclaimable == QUEUE_RECLAIMABLE)
+        return 0;
+    return queue_resvec_get(&s->guarantee, r);
+}
+
 static inline int model_node_cmp(const struct model_node *a, const struct model_node *b)
 {
     if (a->share != b->share)
@@ -214,7 +224,7 @@ static inline void model_snapshot(struct model *m)
                     if (m->n[k].parent == (int)j)
                         inner += m->n[k].held[r];
             }
-            int64_t g = queue_resvec_get(&s->guarantee, r);
+            int64_t g = model_gua(m, x->q, r);
             x->inner[r] = inner;
             x->held[r] = inner > g ? inner : g;
         }
@@ -258,7 +268,7 @@ static inline int model_can_admit(const struct model *m, int leaf, const struct 
                 return 0;
             if (grow > 0 && inner > cap)
                 return 0;
-            int64_t g = queue_resvec_get(&queue_node_spec(x->q)->guarantee, r);
+            int64_t g = model_gua(m, x->q, r);
             grow = (inner > g ? inner : g) - x->held[r];
         }
     }

@@ -99,6 +99,40 @@ static void test_guarantee_protection(void)
     queue_tree_free(t);
 }
 
+/* With lending on, the unused guarantee of a reclaimable queue (the default) is not held:
+ * another queue may use it, and its owner gets it back through reclaim. reclaimable: false
+ * keeps it held, and lending off (a new tree) holds every guarantee. */
+static void test_lending_unused_guarantees(void)
+{
+    struct queue_tree *t = guarantee_tree();
+    struct queue_limit why;
+    CU_ASSERT_EQUAL(queue_tree_lending(t), 0);
+    CU_ASSERT_EQUAL(try_admit(t, 1, "a", "nvidia.com/gpu=60", &why), 0);
+    /* a may not borrow b's idle 40 while nothing is lent */
+    CU_ASSERT_EQUAL(try_admit(t, 2, "a", "nvidia.com/gpu=30", &why), MUSTER_ELIMIT);
+    CU_ASSERT_EQUAL(why.kind, QUEUE_LIMIT_GUARANTEE);
+    CU_ASSERT_EQUAL(queue_tree_set_lending(t, 1), 0);
+    CU_ASSERT_EQUAL(queue_tree_lending(t), 1);
+    /* b2 keeps its 10 held; b1's 30 is lent */
+    struct queue_spec s = *queue_node_spec(queue_tree_find(t, "b2"));
+    s.reclaimable = QUEUE_NOT_RECLAIMABLE;
+    CU_ASSERT_EQUAL(queue_tree_update(t, &s, NULL), 0);
+    CU_ASSERT_EQUAL(try_admit(t, 3, "a", "nvidia.com/gpu=31", &why), MUSTER_ELIMIT);
+    CU_ASSERT_EQUAL(why.kind, QUEUE_LIMIT_GUARANTEE);
+    CU_ASSERT_STRING_EQUAL(explain(t, &why),
+                           "queue root: nvidia.com/gpu 60 of 100 in use and 10 held for other "
+                           "queues' guarantees, needs 31");
+    CU_ASSERT_EQUAL(try_admit(t, 4, "a", "nvidia.com/gpu=30", &why), 0);
+    /* b1 now finds its guarantee lent: only reclaim brings it back */
+    CU_ASSERT_EQUAL(try_admit(t, 5, "b1", "nvidia.com/gpu=1", &why), MUSTER_ELIMIT);
+    CU_ASSERT_EQUAL(why.kind, QUEUE_LIMIT_GUARANTEE);
+    CU_ASSERT_EQUAL(try_admit(t, 6, "b2", "nvidia.com/gpu=10", &why), 0);
+    /* lending off again: b1's guarantee is held, and a's borrowing stays as admitted */
+    CU_ASSERT_EQUAL(queue_tree_set_lending(t, 0), 0);
+    CU_ASSERT_EQUAL(use_of(t, "a", "nvidia.com/gpu"), 90000);
+    queue_tree_free(t);
+}
+
 static void test_guarantee_inside_subtree(void)
 {
     /* b1 borrowing within b must leave b2's guarantee alone even when b has no capability. */
@@ -305,6 +339,7 @@ static CU_TestInfo tests[] = {
     {"capability along the path", test_capability_along_path},
     {"explain matches the issue's example", test_explain_matches_issue_example},
     {"guarantee protection", test_guarantee_protection},
+    {"lending unused guarantees", test_lending_unused_guarantees},
     {"guarantee inside a subtree", test_guarantee_inside_subtree},
     {"borrowing is visible", test_borrowing_visible},
     {"Closed and Draining", test_states},

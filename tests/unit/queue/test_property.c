@@ -96,6 +96,7 @@ static void op_create(struct world *w, struct leaves *l)
     s.priority = (int32_t)pick(3);
     s.strategy = pick(3) == 0 ? QUEUE_STRICT_FIFO : QUEUE_BEST_EFFORT_FIFO;
     s.state = pick(10) == 0 ? QUEUE_CLOSED : QUEUE_OPEN;
+    s.reclaimable = pick(3) == 0 ? QUEUE_NOT_RECLAIMABLE : QUEUE_RECLAIMABLE;
     random_vec(w, &s.deserved, 4);
     if (pick(3) == 0)
         random_vec(w, &s.capability, 16);
@@ -125,6 +126,7 @@ static void op_update(struct world *w, struct leaves *l)
     s.priority = cur->priority;
     s.state = cur->state;
     s.strategy = cur->strategy;
+    s.reclaimable = cur->reclaimable;
     queue_resvec_copy(&s.guarantee, &cur->guarantee);
     queue_resvec_copy(&s.deserved, &cur->deserved);
     queue_resvec_copy(&s.capability, &cur->capability);
@@ -136,6 +138,7 @@ static void op_update(struct world *w, struct leaves *l)
         break;
     case 1:
         s.priority = (int32_t)pick(3);
+        s.reclaimable = pick(3) == 0 ? QUEUE_NOT_RECLAIMABLE : QUEUE_RECLAIMABLE;
         break;
     case 2:
         s.state = pick(3) ? QUEUE_OPEN : (pick(2) ? QUEUE_CLOSED : QUEUE_DRAINING);
@@ -259,6 +262,12 @@ static void op_delete_queue(struct world *w, struct leaves *l)
 
 static void op_fleet(struct world *w)
 {
+    if (pick(4) == 0) { /* lending of unused guarantees, on or off */
+        w->m.lending = !w->m.lending;
+        CU_ASSERT_EQUAL(queue_tree_set_lending(w->t, w->m.lending), 0);
+        CU_ASSERT_EQUAL(queue_tree_lending(w->t), w->m.lending);
+        return;
+    }
     model_snapshot(&w->m);
     random_vec(w, &w->m.fleet, 64);
     for (uint32_t i = 0; i < w->m.fleet.len; i++) {

@@ -208,6 +208,50 @@ static void test_weight_and_enums(void)
     queue_tree_free(t);
 }
 
+/* reclaimable, preemption.withinQueue and minRuntime: a zeroed spec gets the documented
+ * defaults (true, Never, 0), bad values are refused naming the field, and values are kept. */
+static void test_reclaim_fields(void)
+{
+    struct queue_tree *t = queue_tree_new();
+    struct queue_spec s;
+    spec_init(&s, "r", NULL);
+    CU_ASSERT_EQUAL(queue_tree_create(t, &s, &err), 0);
+    const struct queue_spec *got = queue_node_spec(queue_tree_find(t, "r"));
+    CU_ASSERT_EQUAL(got->reclaimable, QUEUE_RECLAIMABLE);
+    CU_ASSERT_EQUAL(got->within_queue, QUEUE_WITHIN_NEVER);
+    CU_ASSERT_EQUAL(got->min_runtime, 0);
+
+    s.reclaimable = (enum queue_reclaimable)2;
+    CU_ASSERT_EQUAL(queue_tree_update(t, &s, &err), MUSTER_EINVAL);
+    CU_ASSERT_STRING_EQUAL(err.field, "reclaimable");
+    CU_ASSERT_STRING_EQUAL(err.msg, "reclaimable must be true or false");
+    s.reclaimable = QUEUE_NOT_RECLAIMABLE;
+    s.within_queue = (enum queue_within)5;
+    CU_ASSERT_EQUAL(queue_tree_update(t, &s, &err), MUSTER_EINVAL);
+    CU_ASSERT_STRING_EQUAL(err.field, "preemption.withinQueue");
+    s.within_queue = QUEUE_WITHIN_LOWER_PRIORITY;
+    s.min_runtime = -1;
+    CU_ASSERT_EQUAL(queue_tree_update(t, &s, &err), MUSTER_EINVAL);
+    CU_ASSERT_STRING_EQUAL(err.field, "minRuntime");
+    CU_ASSERT_STRING_EQUAL(err.msg, "minRuntime must not be negative");
+    s.min_runtime = 600000;
+    CU_ASSERT_EQUAL(queue_tree_update(t, &s, &err), 0);
+    got = queue_node_spec(queue_tree_find(t, "r"));
+    CU_ASSERT_EQUAL(got->reclaimable, QUEUE_NOT_RECLAIMABLE);
+    CU_ASSERT_EQUAL(got->within_queue, QUEUE_WITHIN_LOWER_PRIORITY);
+    CU_ASSERT_EQUAL(got->min_runtime, 600000);
+
+    enum queue_within w;
+    CU_ASSERT_EQUAL(queue_within_parse("LowerPriority", &w), 0);
+    CU_ASSERT_EQUAL(w, QUEUE_WITHIN_LOWER_PRIORITY);
+    CU_ASSERT_EQUAL(queue_within_parse("Never", &w), 0);
+    CU_ASSERT_EQUAL(w, QUEUE_WITHIN_NEVER);
+    CU_ASSERT_EQUAL(queue_within_parse("lowerPriority", &w), MUSTER_EINVAL);
+    CU_ASSERT_STRING_EQUAL(queue_within_name(QUEUE_WITHIN_LOWER_PRIORITY), "LowerPriority");
+    CU_ASSERT_STRING_EQUAL(queue_within_name((enum queue_within)9), "Unknown");
+    queue_tree_free(t);
+}
+
 static int count_cb(void *ud, const struct queue_node *q)
 {
     (void)q;
@@ -349,6 +393,7 @@ static CU_TestInfo tests[] = {
     {"depth limit", test_depth_limit},
     {"remove rules", test_remove_rules},
     {"weight and enums", test_weight_and_enums},
+    {"reclaimable, withinQueue, minRuntime", test_reclaim_fields},
     {"walk order", test_walk_order},
     {"allocation failures leave tree intact", test_allocation_failures_leave_tree_intact},
     {"moving the last child leaves no phantom usage", test_move_last_child_phantom_usage},
