@@ -18,9 +18,6 @@
 #include <string.h>
 #include <time.h>
 
-/* Registered in main.c; declared here too because bench.h is not this bench's to change. */
-void bench_reclaim(void);
-
 #define ORGS 10
 #define TEAMS 99 /* per org: 10 + 990 = 1,000 queues */
 #define GANGS 100000
