@@ -9,6 +9,7 @@
 #include "dispatcher/dashboard.h"
 #include "dispatcher/events.h"
 #include "dispatcher/metrics.h"
+#include "dispatcher/reqguard.h"
 #include "dispatcher/resjson.h"
 #include "dispatcher/webhook.h"
 #include "queue/errors.h"
@@ -32,6 +33,7 @@
 #include <math.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <time.h>
 
 #define API_SHA256_LEN 32
@@ -581,6 +583,7 @@ struct api_handler {
 struct api_conn {
     uv_tcp_t tcp;
     struct api_server *srv;
+    struct api_conn *prev, *next; /* the server's open connections, for the shutdown deadline */
 };
 
 /* One series of muster_api_requests_total. route is a static string (a route template). */
@@ -631,10 +634,16 @@ struct api_server {
     uint64_t webhook_reviews[DISP_WEBHOOK_VERDICTS]; /* muster_webhook_reviews_total */
     struct api_conn reserve; /* takes a connection to drop it when allocation fails */
     int reserve_busy;
+    struct api_guard guard;       /* the rules every request meets first (reqguard.h) */
+    char listen_host[INET6_ADDRSTRLEN];
     struct api_stream *streams; /* open GET /api/v1/events responses */
     size_t nstreams;
     uv_timer_t heartbeat; /* initialised with ctx->events only */
     int heartbeat_live;
+    struct api_conn *conns; /* open connections (not the reserve) */
+    /* The shutdown deadline: once draining, connections still open when it fires are cut. */
+    uv_timer_t deadline;
+    int deadline_live, draining;
     void (*close_cb)(void *ud);
     void *close_ud;
 };
@@ -2687,7 +2696,9 @@ const struct api_route_info *api_routes(size_t *n)
 
 /* Matches path against a template. Each "{...}" takes one non-empty segment of at most
  * QUEUE_NAME_MAX bytes; the segments taken are joined with '/' into name ("ns/job" for
- * /api/v1/bindings/{namespace}/{name}). name is written only on a match. */
+ * /api/v1/bindings/{namespace}/{name}). name is written only on a match. -1 when a segment
+ * decoded to a control byte: h2o decodes %00 into the path, and a name cut short at a NUL
+ * would be validated as one queue and used as another. */
 static int path_match(const char *tmpl, h2o_iovec_t path, char *name, size_t namecap)
 {
     char got[API_PATH_NAME_MAX + 1];
@@ -2708,6 +2719,8 @@ static int path_match(const char *tmpl, h2o_iovec_t path, char *name, size_t nam
         size_t sl = (size_t)(p - seg);
         if (!sl || sl > QUEUE_NAME_MAX || nlen + 1 + sl > API_PATH_NAME_MAX)
             return 0;
+        if (!api_guard_path_segment(seg, sl))
+            return -1;
         if (nlen)
             got[nlen++] = '/';
         memcpy(got + nlen, seg, sl);
@@ -2919,12 +2932,30 @@ static void serve(struct api_server *s, h2o_req_t *req, const char **route)
                   API_HEADERS_MAX);
         return;
     }
+    /* Every answer, errors included (a 404 echoes the path): no browser may sniff a type. */
+    h2o_add_header_by_str(&req->pool, &req->res.headers, H2O_STRLIT("x-content-type-options"), 0,
+                          NULL, H2O_STRLIT("nosniff"));
+    struct api_error ge = {0};
+    int write = h2o_memis(req->method.base, req->method.len, H2O_STRLIT("POST")) ||
+                h2o_memis(req->method.base, req->method.len, H2O_STRLIT("PUT")) ||
+                h2o_memis(req->method.base, req->method.len, H2O_STRLIT("PATCH"));
+    if (api_guard_check(&s->guard, req, write, &ge)) {
+        send_error(req, &ge);
+        return;
+    }
     size_t hit = NROUTES;
     int path_known = 0, any_auth = 0;
     char allow[64] = "";
     size_t allow_len = 0;
     for (size_t i = 0; i < NROUTES; i++) {
-        if (!path_match(route_info[i].path, path, c.name, sizeof(c.name)))
+        int m = path_match(route_info[i].path, path, c.name, sizeof(c.name));
+        if (m < 0) {
+            send_fail(req, 400, "BadRequest",
+                      "a path segment holds a control character (such as an escaped NUL, %%00); "
+                      "names never do");
+            return;
+        }
+        if (!m)
             continue;
         path_known = 1;
         *route = route_info[i].path;
@@ -3008,10 +3039,29 @@ static int on_req(h2o_handler_t *self, h2o_req_t *req)
 
 static void server_free_early(struct api_server *s);
 
+static void maybe_finish(struct api_server *s);
+
+static void on_deadline_closed(uv_handle_t *h)
+{
+    struct api_server *s = h->data;
+    s->deadline_live = 0;
+    maybe_finish(s);
+}
+
 static void maybe_finish(struct api_server *s)
 {
     if (!s->closing || !s->listener_closed || s->nconns || s->heartbeat_live)
         return;
+    if (s->deadline_live) {
+        if (!uv_is_closing((uv_handle_t *)&s->deadline))
+            uv_close((uv_handle_t *)&s->deadline, on_deadline_closed);
+        return;
+    }
+    /* h2o's graceful shutdown re-sends GOAWAY after a second from an entry of its one-second
+     * timeout; with every connection gone sooner the entry is still linked, and disposing a
+     * timeout with a linked entry asserts. */
+    if (h2o_timeout_is_linked(&s->ctx.http2._graceful_shutdown_timeout))
+        h2o_timeout_unlink(&s->ctx.http2._graceful_shutdown_timeout);
     /* h2o's own timers and async handle close here; they free themselves and never point back
      * at s, so s can go right after. */
     h2o_context_dispose(&s->ctx);
@@ -3023,10 +3073,25 @@ static void maybe_finish(struct api_server *s)
         cb(ud);
 }
 
+static void conn_link(struct api_server *s, struct api_conn *conn)
+{
+    conn->prev = NULL;
+    conn->next = s->conns;
+    if (s->conns)
+        s->conns->prev = conn;
+    s->conns = conn;
+}
+
 static void on_conn_closed(uv_handle_t *h)
 {
     struct api_conn *conn = (struct api_conn *)h;
     struct api_server *s = conn->srv;
+    if (conn->prev)
+        conn->prev->next = conn->next;
+    else
+        s->conns = conn->next;
+    if (conn->next)
+        conn->next->prev = conn->prev;
     muster_free(conn);
     s->nconns--;
     maybe_finish(s);
@@ -3063,6 +3128,7 @@ static void on_accept(uv_stream_t *l, int status)
         return;
     }
     s->nconns++;
+    conn_link(s, conn);
     if (uv_accept(l, (uv_stream_t *)&conn->tcp)) {
         uv_close((uv_handle_t *)&conn->tcp, on_conn_closed);
         return;
@@ -3196,9 +3262,10 @@ int api_server_start(uv_loop_t *loop, const struct api_options *opt, struct api_
     }
 
     h2o_config_init(&s->config);
-    /* h2o answers bodies above its own limit with a plain 413 before we see them; ours (JSON)
-     * applies below it. */
-    s->config.max_request_entity_size = 2 * API_BODY_MAX;
+    /* h2o refuses bodies above its own limit before we see them: over HTTP/1 with a plain 413,
+     * over HTTP/2 only with RST_STREAM REFUSED_STREAM, which clients retry. So its limit is far
+     * above the largest body any route takes, and the guard answers a JSON 413 below it. */
+    s->config.max_request_entity_size = API_GUARD_BODY_HARD_MAX;
     s->config.http1.req_timeout =
         opt->idle_timeout_ms ? opt->idle_timeout_ms : API_IDLE_TIMEOUT_MS_DEFAULT;
     /* An idle HTTP/2 connection ends as soon as an HTTP/1 one, so a close waits no longer. */
@@ -3240,6 +3307,10 @@ int api_server_start(uv_loop_t *loop, const struct api_options *opt, struct api_
     }
     s->port = ntohs(bound.ss_family == AF_INET ? ((struct sockaddr_in *)&bound)->sin_port
                                                : ((struct sockaddr_in6 *)&bound)->sin6_port);
+    snprintf(s->listen_host, sizeof(s->listen_host), "%s", host);
+    s->guard = (struct api_guard){.listen_host = s->listen_host,
+                                  .port = s->port,
+                                  .no_tokens = s->tokens == NULL};
     if (ctx->events && uv_timer_init(loop, &s->heartbeat) == 0) {
         s->heartbeat.data = s;
         s->heartbeat_live = 1;
@@ -3269,10 +3340,51 @@ static void on_heartbeat_closed(uv_handle_t *h)
     maybe_finish(s);
 }
 
+/* The deadline: every connection still open is shut down at the socket. h2o then reads EOF
+ * (or fails its write) and closes the connection by its own path, freeing what it holds and
+ * calling on_conn_closed; no h2o state is torn down behind its back. */
+static void on_deadline(uv_timer_t *t)
+{
+    struct api_server *s = t->data;
+    while (s->streams)
+        stream_end(s->streams);
+    for (struct api_conn *c = s->conns; c; c = c->next) {
+        uv_os_fd_t fd;
+        if (!uv_is_closing((uv_handle_t *)&c->tcp) &&
+            uv_fileno((uv_handle_t *)&c->tcp, &fd) == 0)
+            shutdown(fd, SHUT_RDWR);
+    }
+}
+
+void api_server_drain(struct api_server *s, uint64_t within_ms)
+{
+    if (!s)
+        return;
+    if (!s->draining) {
+        s->draining = 1;
+        /* GOAWAY to HTTP/2 clients, "Connection: close" on HTTP/1 answers from now on. */
+        h2o_context_request_shutdown(&s->ctx);
+    }
+    if (!s->deadline_live) {
+        if (uv_timer_init(s->ctx.loop, &s->deadline))
+            return;
+        s->deadline.data = s;
+        s->deadline_live = 1;
+    } else if (uv_is_closing((uv_handle_t *)&s->deadline) ||
+               (uv_is_active((uv_handle_t *)&s->deadline) &&
+                uv_timer_get_due_in(&s->deadline) <= within_ms)) {
+        return; /* an earlier deadline stands */
+    }
+    uv_timer_start(&s->deadline, on_deadline, within_ms, 0);
+}
+
 void api_server_close(struct api_server *s, void (*cb)(void *ud), void *ud)
 {
     if (!s || s->closing)
         return;
+    /* A close without a drain first still ends: keep-alive connections get as long as their
+     * idle timeout would give them, then are cut. */
+    api_server_drain(s, s->config.http1.req_timeout);
     s->closing = 1;
     s->close_cb = cb;
     s->close_ud = ud;

@@ -247,6 +247,7 @@ struct resp {
     size_t len;
     char etag[64];
     char retry_after[32];
+    int nosniff; /* X-Content-Type-Options: nosniff was sent */
     struct json_object *json;
 };
 
@@ -279,6 +280,8 @@ static size_t on_header(char *p, size_t sz, size_t n, void *ud)
             v--;
         snprintf(r->retry_after, sizeof(r->retry_after), "%.*s", (int)v, p + 13);
     }
+    if (len >= 31 && strncasecmp(p, "X-Content-Type-Options: nosniff", 31) == 0)
+        r->nosniff = 1;
     return len;
 }
 
@@ -2280,7 +2283,7 @@ static int sse_open(struct srv *s, int rcvbuf)
     REQUIRE(connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0);
     struct timeval tv = {5, 0};
     setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-    const char req[] = "GET /api/v1/events HTTP/1.1\r\nHost: x\r\n\r\n";
+    const char req[] = "GET /api/v1/events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
     REQUIRE(write(fd, req, sizeof(req) - 1) == (ssize_t)(sizeof(req) - 1));
     char buf[1024];
     REQUIRE(read(fd, buf, sizeof(buf)) > 0);
@@ -2381,6 +2384,180 @@ static void test_dashboard_files(void)
     run_with_server("dashboard", 1, body_dashboard);
 }
 
+/* ---- issue 23: the request guards over real sockets ---- */
+
+/* Sends raw bytes on a fresh connection and reads until the server closes it (or 5 s pass).
+ * Returns the bytes read, NUL-terminated in out. */
+static size_t raw_exchange(struct srv *s, const char *req, size_t len, char *out, size_t cap)
+{
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    REQUIRE(fd >= 0);
+    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)s->port)};
+    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    REQUIRE(connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0);
+    struct timeval tv = {5, 0};
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+    REQUIRE(write(fd, req, len) == (ssize_t)len);
+    size_t have = 0;
+    ssize_t n;
+    while (have + 1 < cap && (n = read(fd, out + have, cap - 1 - have)) > 0)
+        have += (size_t)n;
+    out[have] = '\0';
+    close(fd);
+    return have;
+}
+
+static size_t count_of(const char *hay, const char *needle)
+{
+    size_t n = 0;
+    for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle))
+        n++;
+    return n;
+}
+
+/* The weight of a queue as served, or -1. */
+static long weight_of(struct srv *s, const char *name, const char *token)
+{
+    char path[128];
+    snprintf(path, sizeof(path), "/api/v1/queues/%s", name);
+    struct resp r;
+    long w = -1;
+    if (http(s, "GET", path, token, NULL, 0, NULL, &r) == 200 && r.json)
+        w = strtol(jstr(r.json, "weight") ? jstr(r.json, "weight") : "-1", NULL, 10);
+    resp_free(&r);
+    return w;
+}
+
+static void body_smuggling(struct srv *s)
+{
+    expect(s, "POST", "/api/v1/queues", NULL, "{\"name\":\"victim\"}", NULL, 201);
+    static const char *const smuggled[] = {
+        /* two Content-Length fields: h2o frames by the first, the rest is a second request */
+        "POST /api/v1/queues HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+        "Content-Length: 16\r\nContent-Length: 0\r\n\r\n{\"name\":\"smug1\"}"
+        "DELETE /api/v1/queues/victim HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n",
+        /* Content-Length and Transfer-Encoding: h2o frames by the chunks */
+        "POST /api/v1/queues HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+        "Content-Length: 60\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n"
+        "DELETE /api/v1/queues/victim HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n",
+        /* Transfer-Encoding twice */
+        "POST /api/v1/queues HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+        "Transfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n"
+        "DELETE /api/v1/queues/victim HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n",
+    };
+    for (size_t i = 0; i < sizeof(smuggled) / sizeof(smuggled[0]); i++) {
+        char out[8192];
+        raw_exchange(s, smuggled[i], strlen(smuggled[i]), out, sizeof(out));
+        if (strncmp(out, "HTTP/1.1 400 ", 13) != 0 || count_of(out, "HTTP/1.1 ") != 1)
+            fprintf(stderr, "smuggling %zu: %s\n", i, out);
+        CU_ASSERT(strncmp(out, "HTTP/1.1 400 ", 13) == 0);
+        CU_ASSERT_EQUAL(count_of(out, "HTTP/1.1 "), 1); /* one answer, then the close */
+        CU_ASSERT(strcasestr(out, "connection: close") != NULL);
+        CU_ASSERT(weight_of(s, "victim", NULL) == 1);
+    }
+    expect(s, "GET", "/api/v1/queues/smug1", NULL, NULL, NULL, 404);
+    /* One well-framed request still works on the same path. */
+    static const char ok[] = "POST /api/v1/queues HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                             "Content-Type: application/json\r\nContent-Length: 16\r\n"
+                             "Connection: close\r\n\r\n{\"name\":\"fine1\"}";
+    char out[8192];
+    raw_exchange(s, ok, sizeof(ok) - 1, out, sizeof(out));
+    CU_ASSERT(strncmp(out, "HTTP/1.1 201 ", 13) == 0);
+}
+
+static void test_smuggling(void)
+{
+    run_with_server("smuggle", 0, body_smuggling);
+}
+
+static void body_nul_path(struct srv *s)
+{
+    expect(s, "POST", "/api/v1/queues", TOK_ADMIN, "{\"name\":\"nul-victim\"}", NULL, 201);
+    expect(s, "PATCH", "/api/v1/queues/nul-victim%00zzz", TOK_ADMIN, "{\"weight\":5}", NULL, 400);
+    expect(s, "PUT", "/api/v1/queues/nul-victim%00zzz", TOK_ADMIN,
+           "{\"name\":\"nul-victim\",\"weight\":6}", "If-Match: \"1\"", 400);
+    expect(s, "DELETE", "/api/v1/queues/nul-victim%00zzz", TOK_ADMIN, NULL, NULL, 400);
+    expect(s, "GET", "/api/v1/queues/nul-victim%01", TOK_ADMIN, NULL, NULL, 400);
+    CU_ASSERT_EQUAL(weight_of(s, "nul-victim", TOK_ADMIN), 1);
+}
+
+static void test_nul_path(void)
+{
+    run_with_server("nulpath", 1, body_nul_path);
+}
+
+static void body_cross_site(struct srv *s)
+{
+    char host[64], origin[96], lhost[64];
+    snprintf(host, sizeof(host), "Host: 127.0.0.1:%d", s->port);
+    snprintf(lhost, sizeof(lhost), "Host: localhost:%d", s->port);
+    snprintf(origin, sizeof(origin), "Origin: http://127.0.0.1:%d", s->port);
+    /* writes take JSON only: the types a form or a plain fetch send cross-site are 415 */
+    expect(s, "POST", "/api/v1/queues", NULL, "{\"name\":\"xs1\"}", "Content-Type: text/plain",
+           415);
+    expect(s, "POST", "/api/v1/queues", NULL, "{\"name\":\"xs2\"}",
+           "Content-Type: application/x-www-form-urlencoded", 415);
+    expect(s, "POST", "/api/v1/queues", NULL, "{\"name\":\"xs3\"}", "Content-Type:", 415);
+    expect(s, "POST", "/api/v1/queues", NULL, "{\"name\":\"xs4\"}",
+           "Content-Type: application/json; charset=utf-8", 201);
+    /* a foreign Host (DNS rebinding) is refused, reads and writes alike */
+    expect(s, "POST", "/api/v1/queues", NULL, "{\"name\":\"xs5\"}", "Host: evil.example", 403);
+    expect(s, "DELETE", "/api/v1/queues/xs4", NULL, NULL, "Host: evil.example", 403);
+    expect(s, "GET", "/api/v1/queues", NULL, NULL, "Host: evil.example:8080", 403);
+    expect(s, "GET", "/api/v1/queues", NULL, NULL, "Host: 127.0.0.1:1", 403);
+    expect(s, "GET", "/api/v1/queues", NULL, NULL, host, 200);
+    expect(s, "GET", "/api/v1/queues", NULL, NULL, lhost, 200);
+    /* a foreign Origin on a write is refused; this server's own is fine */
+    expect(s, "POST", "/api/v1/queues", NULL, "{\"name\":\"xs6\"}",
+           "Origin: http://evil.example", 403);
+    expect(s, "POST", "/api/v1/queues", NULL, "{\"name\":\"xs7\"}", "Origin: null", 403);
+    expect(s, "POST", "/api/v1/queues", NULL, "{\"name\":\"xs8\"}", origin, 201);
+    expect(s, "GET", "/api/v1/queues/xs4", NULL, NULL, "Origin: http://evil.example", 200);
+    for (const char *const *n = (const char *const[]){"xs1", "xs2", "xs3", "xs5", "xs6", "xs7",
+                                                       NULL};
+         *n; n++)
+        CU_ASSERT(!engine_has(s, *n));
+    CU_ASSERT(engine_has(s, "xs4") && engine_has(s, "xs8"));
+    /* every answer says nosniff, a 404 that echoes the path most of all */
+    struct resp r;
+    http(s, "GET", "/nope/<script>", NULL, NULL, 0, NULL, &r);
+    CU_ASSERT_EQUAL(r.status, 404);
+    CU_ASSERT(r.nosniff);
+    resp_free(&r);
+    /* a body over the cap is a JSON 413 on any route, over HTTP/2 too */
+    static char big[200 * 1024 + 1];
+    memset(big, ' ', sizeof(big) - 1);
+    big[0] = '{';
+    big[sizeof(big) - 2] = '}';
+    expect(s, "POST", "/api/v1/queues", NULL, big, NULL, 413);
+    char url[128];
+    snprintf(url, sizeof(url), "http://127.0.0.1:%d/healthz", s->port);
+    struct curl_slist *h = curl_slist_append(NULL, "Content-Type: application/json");
+    CURL *c = curl_easy_init();
+    REQUIRE(c != NULL);
+    CU_ASSERT_EQUAL(h2_request(c, h, url, big), 413);
+    curl_easy_cleanup(c);
+    curl_slist_free_all(h);
+}
+
+static void body_cross_site_tokens(struct srv *s)
+{
+    char origin[96];
+    snprintf(origin, sizeof(origin), "Origin: http://127.0.0.1:%d", s->port);
+    /* with tokens any Host is fine (a Service name), but a write's Origin must be the Host's */
+    expect(s, "GET", "/api/v1/queues", TOK_ADMIN, NULL, "Host: muster.example", 200);
+    expect(s, "POST", "/api/v1/queues", TOK_ADMIN, "{\"name\":\"xt1\"}",
+           "Origin: http://evil.example", 403);
+    expect(s, "POST", "/api/v1/queues", TOK_ADMIN, "{\"name\":\"xt2\"}", origin, 201);
+    CU_ASSERT(!engine_has(s, "xt1"));
+}
+
+static void test_cross_site(void)
+{
+    run_with_server("xsite", 0, body_cross_site);
+    run_with_server("xsite-tok", 1, body_cross_site_tokens);
+}
+
 static CU_TestInfo tests[] = {
     {"start, refuse and close", test_start_and_close},
     {"CRUD round trip, If-Match, merge patch, audit", test_crud_round_trip},
@@ -2405,6 +2582,10 @@ static CU_TestInfo tests[] = {
     {"event streams: a slow client is cut, at most API_SSE_STREAMS_MAX", test_stream_limits},
     {"merge patch follows RFC 7386", test_merge_patch_rfc7386},
     {"body decoder limits and defaults", test_body_decoder},
+    {"HTTP/1 framing: two lengths or a length and chunks are a 400 and a close", test_smuggling},
+    {"a path segment with an escaped NUL is a 400", test_nul_path},
+    {"cross-site writes: JSON only, Host and Origin without tokens, nosniff, 413",
+     test_cross_site},
     CU_TEST_INFO_NULL,
 };
 
