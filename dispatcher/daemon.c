@@ -23,6 +23,8 @@ struct daemon {
     uv_loop_t loop;
     uv_signal_t sigint, sigterm;
     uv_timer_t stop_timer, summary, refresh;
+    uv_timer_t deadline; /* the end of the grace period: whatever is still open is closed */
+    int forced;          /* the deadline closed handles their owners had not */
     struct kube_config kcfg;
     int kcfg_loaded;
     struct kube_client *kube;
@@ -120,11 +122,40 @@ static void close_rest(struct daemon *d)
     uv_close((uv_handle_t *)&d->refresh, NULL);
 }
 
+static void walk_force_close(uv_handle_t *h, void *arg)
+{
+    struct daemon *d = arg;
+    if (h == (uv_handle_t *)&d->deadline || uv_is_closing(h))
+        return;
+    fprintf(stderr, "musterd: still open at the end of the grace period: %s; closing it\n",
+            uv_handle_type_name(h->type));
+    uv_close(h, NULL);
+}
+
+/* The grace period is over and the loop still has work: a client that holds a connection, a
+ * hub that does not answer. Exiting on time matters more than a tidy close (the kubelet's
+ * SIGKILL follows), and the ledger was flushed when the stop began. Every handle is closed
+ * here, without its owner's callback, so the owners must not be freed afterwards. */
+static void on_deadline(uv_timer_t *h)
+{
+    struct daemon *d = h->data;
+    d->forced = 1;
+    uv_walk(h->loop, walk_force_close, d);
+}
+
 static void begin_stop(struct daemon *d)
 {
     if (d->stopping)
         return;
     d->stopping = 1;
+    uint64_t grace = d->o->grace_ms ? d->o->grace_ms : 10000;
+    /* The deadline never keeps the loop alive by itself: a tidy stop ends the loop before it. */
+    uv_timer_start(&d->deadline, on_deadline, grace, 0);
+    uv_unref((uv_handle_t *)&d->deadline);
+    /* Clients get most of the grace period to finish, then their connections are cut, so the
+     * API is closed before the deadline needs to force anything. */
+    if (d->api)
+        api_server_drain(d->api, grace - grace / 4);
     uv_timer_stop(&d->summary);
     uv_timer_stop(&d->refresh);
     uv_timer_stop(&d->stop_timer);
@@ -533,7 +564,9 @@ int daemon_run(struct store *s, struct queue_tree **t, const struct daemon_optio
     uv_timer_init(&d.loop, &d.stop_timer);
     uv_timer_init(&d.loop, &d.summary);
     uv_timer_init(&d.loop, &d.refresh);
+    uv_timer_init(&d.loop, &d.deadline);
     d.sigint.data = d.sigterm.data = d.stop_timer.data = d.summary.data = d.refresh.data = &d;
+    d.deadline.data = &d;
     uv_signal_start(&d.sigint, on_signal, SIGINT);
     uv_signal_start(&d.sigterm, on_signal, SIGTERM);
     int rc = start(&d);
@@ -542,6 +575,17 @@ int daemon_run(struct store *s, struct queue_tree **t, const struct daemon_optio
         begin_stop(&d);
     }
     uv_run(&d.loop, UV_RUN_DEFAULT);
+    uv_close((uv_handle_t *)&d.deadline, NULL);
+    uv_run(&d.loop, UV_RUN_NOWAIT);
+    if (d.forced) {
+        /* Handles of the controller, the hub client and the simulated hub were closed under
+         * them: freeing them now could touch what was closed. The process is about to exit. */
+        fprintf(stderr, "musterd: stopped at the end of the grace period; the ledger was "
+                        "flushed when the stop began\n");
+        if (!d.rc)
+            d.rc = MUSTER_EBUSY;
+        return d.rc;
+    }
     if (d.ctl) {
         struct ctl_stats st;
         ctl_get_stats(d.ctl, &st);
