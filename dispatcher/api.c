@@ -125,6 +125,55 @@ static int has_nul_escape(const char *s, size_t len)
     return 0;
 }
 
+/* The object members in valid JSON text: a string followed, after whitespace, by a colon is a
+ * key. Compared with the parsed tree's count it finds keys json-c merged (the last one wins
+ * there, silently). */
+static size_t text_members(const char *s, size_t len)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < len; i++) {
+        if (s[i] != '"')
+            continue;
+        for (i++; i < len && s[i] != '"'; i++)
+            if (s[i] == '\\')
+                i++;
+        size_t j = i + 1;
+        while (j < len && (s[j] == ' ' || s[j] == '\t' || s[j] == '\r' || s[j] == '\n'))
+            j++;
+        if (j < len && s[j] == ':')
+            n++;
+    }
+    return n;
+}
+
+/* The object members of a parsed tree (at most API_JSON_DEPTH_MAX deep); *nonfinite is set
+ * when a number is not finite (json-c reads -Infinity, NaN and 1e999). */
+static size_t tree_members(struct json_object *o, int *nonfinite)
+{
+    size_t n = 0;
+    switch (json_object_get_type(o)) {
+    case json_type_object:
+        n = (size_t)json_object_object_length(o);
+        json_object_object_foreach(o, k, v)
+        {
+            (void)k;
+            n += tree_members(v, nonfinite);
+        }
+        break;
+    case json_type_array:
+        for (size_t i = 0; i < json_object_array_length(o); i++)
+            n += tree_members(json_object_array_get_idx(o, i), nonfinite);
+        break;
+    case json_type_double:
+        if (!isfinite(json_object_get_double(o)))
+            *nonfinite = 1;
+        break;
+    default:
+        break;
+    }
+    return n;
+}
+
 int api_body_parse(const char *body, size_t len, struct json_object **out, struct api_error *err)
 {
     *out = NULL;
@@ -161,6 +210,16 @@ int api_body_parse(const char *body, size_t len, struct json_object **out, struc
         rc = api_fail(err, 400, "BadRequest", NULL, "request body must be a JSON object");
     } else if (has_nul_escape(body, len)) {
         rc = api_fail(err, 400, "BadRequest", NULL, "request body has a string containing \\u0000");
+    } else {
+        int nonfinite = 0;
+        size_t parsed = tree_members(obj, &nonfinite);
+        if (nonfinite)
+            rc = api_fail(err, 400, "BadRequest", NULL,
+                          "request body has a number that is not finite (Infinity, NaN or "
+                          "too large); JSON numbers are finite");
+        else if (parsed != text_members(body, len))
+            rc = api_fail(err, 400, "BadRequest", NULL,
+                          "request body repeats a key in an object; send each key once");
     }
     if (rc) {
         json_object_put(obj);
@@ -1319,10 +1378,15 @@ static void commit_doc(struct api_call *c, const struct api_queue_doc *doc, cons
         send_error(c->req, &e);
         return;
     }
+    /* Resource names the document brings are interned to build the change, but kept only if
+     * it commits: the table is bounded, and refused requests must not fill it. */
+    struct queue_resnames *names = queue_tree_resnames(s->app.tree);
+    uint32_t mark = queue_resnames_mark(names);
     if (change_build(s, doc, exists, &ch, &e) || rows_reserve(s)) {
         if (!e.status)
             api_fail(&e, 500, "InternalError", NULL, "out of memory");
         change_close(&ch);
+        queue_resnames_rollback(names, mark);
         send_error(c->req, &e);
         return;
     }
@@ -1330,6 +1394,7 @@ static void commit_doc(struct api_call *c, const struct api_queue_doc *doc, cons
         /* Nothing changes: no write, no new resourceVersion, no audit row, so applying the
          * same document twice is a no-op the second time. */
         change_close(&ch);
+        queue_resnames_rollback(names, mark);
         set_etag(c->req, old);
         send_json(c->req, 200, queue_json(s, old, 1));
         return;
@@ -1340,6 +1405,7 @@ static void commit_doc(struct api_call *c, const struct api_queue_doc *doc, cons
     ch.row.updated_at = now;
     if (persist(s, c->user, action, old, &ch.row, &e)) {
         change_close(&ch);
+        queue_resnames_rollback(names, mark);
         send_error(c->req, &e);
         return;
     }
@@ -2475,6 +2541,23 @@ static void handle_readyz(struct api_call *c)
                   H2O_STRLIT("not ready: the hub is not listed and watched yet\n"));
         return;
     }
+    /* A full resource-name table refuses every new name (queue specs, cluster capacities,
+     * workloads) but what is known keeps working: said here, and in the log and the metrics,
+     * yet still 200, since taking the pod out of its Service would also stop the webhook that
+     * holds every new binding. */
+    const struct queue_resnames *names = queue_tree_resnames(c->srv->app.tree);
+    if (queue_resnames_refused(names) || queue_resnames_count(names) >= QUEUE_RESNAMES_MAX) {
+        char msg[320];
+        int n = snprintf(msg, sizeof(msg),
+                         "ok: degraded: the resource name table is full (%u of %d names; %" PRIu64
+                         " refused): new resource names are refused, in queue specs and in "
+                         "cluster capacities, until a restart forgets the unused ones\n",
+                         queue_resnames_count(names), QUEUE_RESNAMES_MAX,
+                         queue_resnames_refused(names));
+        send_text(c->req, 200, "text/plain; charset=utf-8", msg,
+                  n > 0 && (size_t)n < sizeof(msg) ? (size_t)n : sizeof(msg) - 1);
+        return;
+    }
     send_text(c->req, 200, "text/plain; charset=utf-8", H2O_STRLIT("ok\n"));
 }
 
@@ -2635,6 +2718,17 @@ static void handle_metrics(struct api_call *c)
             disp_metrics_text_printf(
                 &b, "muster_webhook_reviews_total{result=\"%s\"} %" PRIu64 "\n",
                 disp_webhook_verdict_name((enum disp_webhook_verdict)i), s->webhook_reviews[i]);
+        disp_metrics_text_family(&b, "muster_resource_names", "gauge",
+                                 "Distinct resource names known (queue specs, clusters, "
+                                 "workloads); at muster_resource_names_max new ones are refused.");
+        disp_metrics_text_printf(&b, "muster_resource_names %u\n", queue_resnames_count(rn));
+        disp_metrics_text_family(&b, "muster_resource_names_max", "gauge",
+                                 "The most distinct resource names muster holds.");
+        disp_metrics_text_printf(&b, "muster_resource_names_max %d\n", QUEUE_RESNAMES_MAX);
+        disp_metrics_text_family(&b, "muster_resource_names_refused_total", "counter",
+                                 "New resource names refused because the table was full.");
+        disp_metrics_text_printf(&b, "muster_resource_names_refused_total %" PRIu64 "\n",
+                                 queue_resnames_refused(rn));
         /* The dispatcher's own families follow the queue gauges (docs/metrics.md). */
         if (s->app.metrics && !b.bad &&
             disp_metrics_render(s->app.metrics, &b.p, &b.len, &b.cap) != 0)

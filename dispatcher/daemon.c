@@ -12,6 +12,7 @@
 #include "queue/errors.h"
 #include "queue/mem.h"
 
+#include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -44,6 +45,7 @@ struct daemon {
     uint64_t reloads; /* for muster_follower_reloads_total */
     uint64_t transitions; /* times it started leading, for muster_leader_transitions_total */
     FILE *out;
+    uint64_t names_refused; /* resource names refused when the summary last said so */
     int stopping, rc;
     uint64_t started;
 };
@@ -348,10 +350,27 @@ static uint64_t demo_backlog(void *ud)
     return st.pending + st.parked;
 }
 
+/* A full resource-name table refuses every new name, wherever it comes from (a queue spec, a
+ * cluster's capacity, a workload): said in the log whenever more were refused since. */
+static void names_summary(struct daemon *d)
+{
+    const struct queue_resnames *rn = queue_tree_resnames(*d->t);
+    uint64_t refused = queue_resnames_refused(rn);
+    if (refused == d->names_refused)
+        return;
+    d->names_refused = refused;
+    fprintf(stderr,
+            "musterd: the resource name table is full (%u of %d names): %" PRIu64
+            " new names refused so far; queue specs and cluster capacities naming a new "
+            "resource are refused until a restart forgets the unused names\n",
+            queue_resnames_count(rn), QUEUE_RESNAMES_MAX, refused);
+}
+
 static void on_summary(uv_timer_t *h)
 {
     struct daemon *d = h->data;
     struct ctl_stats st;
+    names_summary(d);
     if (!d->ctl) {
         fprintf(d->out, "musterd: following (Lease held by %s)\n",
                 d->el && disp_leader_holder(d->el)[0] ? disp_leader_holder(d->el) : "nobody");

@@ -19,9 +19,9 @@
 enum queue_state { QUEUE_OPEN, QUEUE_CLOSED, QUEUE_DRAINING };
 enum queue_strategy { QUEUE_BEST_EFFORT_FIFO, QUEUE_STRICT_FIFO };
 
-/* True when s[0..len) is a valid queue name: lowercase alphanumerics, '-' and '.', alphanumeric
- * at both ends, at most 63 characters — a valid DNS subdomain and a valid label value, since
- * queue names travel in labels. */
+/* True when s[0..len) is a valid queue name: lowercase alphanumerics, '-' and '.', at most 63
+ * characters, each dot-separated part alphanumeric at both ends — a valid DNS subdomain and a
+ * valid label value, since queue names travel in labels. */
 int queue_name_valid(const char *s, size_t len);
 
 const char *queue_state_name(enum queue_state s);

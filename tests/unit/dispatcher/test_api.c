@@ -1352,6 +1352,17 @@ static void body_bad_input(struct srv *s)
         {"{\"name\":\"a\",\"weight\":99999999999999999999999}", 422, "weight"},
         {"{\"name\":\"a\",\"gangTimeoutSeconds\":0}", 422, "gangTimeoutSeconds"},
         {"{\"name\":\"a\\u0000b\"}", 400, NULL},
+        /* issue 23: duplicate keys, non-finite numbers, names that match nothing */
+        {"{\"name\":\"dup-a\",\"name\":\"dup-b\"}", 400, NULL},
+        {"{\"name\":\"dup\",\"deserved\":{\"cpu\":\"1\",\"cpu\":\"2\"}}", 400, NULL},
+        {"{\"name\":\"dup\",\"deserved\":{\"cpu\":\"1\",\"c\\u0070u\":\"2\"}}", 400, NULL},
+        {"{\"name\":\"inf\",\"weight\":-Infinity}", 400, NULL},
+        {"{\"name\":\"inf\",\"weight\":1e999}", 400, NULL},
+        {"{\"name\":\"a\",\"deserved\":{\"CPU\":\"1\"}}", 422, "deserved.CPU"},
+        {"{\"name\":\"a\",\"deserved\":{\"foo\":\"1\"}}", 422, "deserved.foo"},
+        {"{\"name\":\"a..b\"}", 422, "name"},
+        {"{\"name\":\"a.-b\"}", 422, "name"},
+        {"{\"name\":\"a-.b\"}", 422, "name"},
         {"{\"name\":\"a\",\"deserved\":{\"cpu\\u0000x\":\"1\"}}", 400, NULL},
         {"{\"name\":\"a\",\"status\":{\"x\":{\"y\":{\"z\":{\"w\":{\"v\":{\"u\":{\"t\":1}}}}}}}}",
          413, NULL},
@@ -2066,6 +2077,17 @@ static void test_body_decoder(void)
     const char *lit = "{\"name\":\"\\\\u0000\"}";
     CU_ASSERT_EQUAL(api_body_parse(lit, strlen(lit), &o, &e), 0);
     json_object_put(o);
+    /* issue 23: a key twice in one object is a 400; the same key in two objects is not, nor
+     * a colon or an escaped quote inside a string */
+    const char *two = "{\"a\":\"\\\"b\\\": 1\",\"b\":{\"a\":1,\"c\":[{\"a\":2}]}}";
+    CU_ASSERT_EQUAL(api_body_parse(two, strlen(two), &o, &e), 0);
+    json_object_put(o);
+    const char *dup = "{\"b\":{\"a\":1,\"a\" : 2}}";
+    CU_ASSERT_EQUAL(api_body_parse(dup, strlen(dup), &o, &e), MUSTER_EINVAL);
+    CU_ASSERT(strstr(e.msg, "repeats a key") != NULL);
+    const char *ninf = "{\"w\":[-Infinity]}";
+    CU_ASSERT_EQUAL(api_body_parse(ninf, strlen(ninf), &o, &e), MUSTER_EINVAL);
+    CU_ASSERT(strstr(e.msg, "not finite") != NULL);
     const char *nul = "{\"na\\u0000me\":1}";
     CU_ASSERT_EQUAL(api_body_parse(nul, strlen(nul), &o, &e), MUSTER_EINVAL);
     const char *trunc = "{\"name\":\"\xe2\x82\"}";
@@ -2558,6 +2580,97 @@ static void test_cross_site(void)
     run_with_server("xsite-tok", 1, body_cross_site_tokens);
 }
 
+/* A queue body with n made-up resource names (example.com/<tag>-<i>) in deserved, capability and
+ * guarantee, 64 at most in each. */
+static char *names_body(const char *name, const char *parent, const char *tag, int n)
+{
+    size_t cap = 64 + (size_t)n * 48;
+    char *b = malloc(cap);
+    REQUIRE(b != NULL);
+    size_t k = (size_t)snprintf(b, cap, "{\"name\":\"%s\",\"parent\":\"%s\"", name, parent);
+    static const char *const maps[] = {"deserved", "capability", "guarantee"};
+    for (int m = 0; m < 3 && m * 64 < n; m++) {
+        k += (size_t)snprintf(b + k, cap - k, ",\"%s\":{", maps[m]);
+        for (int i = m * 64; i < n && i < (m + 1) * 64; i++)
+            k += (size_t)snprintf(b + k, cap - k, "%s\"example.com/%s-%d\":\"1\"",
+                                  i == m * 64 ? "" : ",", tag, i);
+        k += (size_t)snprintf(b + k, cap - k, "}");
+    }
+    snprintf(b + k, cap - k, "}");
+    return b;
+}
+
+static long metric_value(struct srv *s, const char *family)
+{
+    struct resp r;
+    long v = -1;
+    char key[96];
+    snprintf(key, sizeof(key), "\n%s ", family);
+    if (http(s, "GET", "/metrics", NULL, NULL, 0, NULL, &r) == 200 && r.body) {
+        const char *p = strstr(r.body, key);
+        if (p)
+            v = strtol(p + strlen(key), NULL, 10);
+    }
+    resp_free(&r);
+    return v;
+}
+
+static void body_resnames(struct srv *s)
+{
+    /* Six refused requests with 192 made-up names each leave none of them behind. */
+    long before = metric_value(s, "muster_resource_names");
+    CU_ASSERT(before >= 0 && before < 16);
+    for (int i = 0; i < 6; i++) {
+        char tag[16];
+        snprintf(tag, sizeof(tag), "junk%d", i);
+        char *b = names_body("junk", "no-such-parent", tag, 192);
+        expect(s, "POST", "/api/v1/queues", TOK_ADMIN, b, NULL, 422);
+        free(b);
+    }
+    CU_ASSERT_EQUAL(metric_value(s, "muster_resource_names"), before);
+    expect(s, "POST", "/api/v1/queues", TOK_ADMIN,
+           "{\"name\":\"gpus\",\"deserved\":{\"intel.com/gpu\":\"2\"}}", NULL, 201);
+    struct resp r;
+    CU_ASSERT_EQUAL(http(s, "GET", "/readyz", NULL, NULL, 0, NULL, &r), 200);
+    CU_ASSERT_STRING_EQUAL(r.body ? r.body : "", "ok\n");
+    resp_free(&r);
+    CU_ASSERT_EQUAL(metric_value(s, "muster_resource_names_refused_total"), 0);
+    /* Committed names do fill the table; then a new one is refused, and said so. */
+    int full = 0;
+    for (int i = 0; i < 20 && !full; i++) {
+        char name[16], tag[16];
+        snprintf(name, sizeof(name), "fill%d", i);
+        snprintf(tag, sizeof(tag), "f%d", i);
+        char *b = names_body(name, "root", tag, 64);
+        long st = http(s, "POST", "/api/v1/queues", TOK_ADMIN, b, -1, NULL, &r);
+        if (st == 422) {
+            full = 1;
+            CU_ASSERT(r.body && strstr(r.body, "too many distinct resource names"));
+        } else {
+            CU_ASSERT_EQUAL(st, 201);
+        }
+        resp_free(&r);
+        free(b);
+    }
+    CU_ASSERT(full);
+    CU_ASSERT(metric_value(s, "muster_resource_names_refused_total") >= 1);
+    /* the refused queue's own names were rolled back with it */
+    long known = metric_value(s, "muster_resource_names");
+    CU_ASSERT(known > QUEUE_RESNAMES_MAX - 64 && known <= QUEUE_RESNAMES_MAX);
+    CU_ASSERT_EQUAL(metric_value(s, "muster_resource_names_max"), QUEUE_RESNAMES_MAX);
+    CU_ASSERT_EQUAL(http(s, "GET", "/readyz", NULL, NULL, 0, NULL, &r), 200);
+    CU_ASSERT(r.body && strstr(r.body, "degraded: the resource name table is full"));
+    resp_free(&r);
+    /* Known names still work. */
+    expect(s, "POST", "/api/v1/queues", TOK_ADMIN,
+           "{\"name\":\"gpus2\",\"deserved\":{\"intel.com/gpu\":\"1\"}}", NULL, 201);
+}
+
+static void test_resnames(void)
+{
+    run_with_server("resnames", 1, body_resnames);
+}
+
 static CU_TestInfo tests[] = {
     {"start, refuse and close", test_start_and_close},
     {"CRUD round trip, If-Match, merge patch, audit", test_crud_round_trip},
@@ -2586,6 +2699,7 @@ static CU_TestInfo tests[] = {
     {"a path segment with an escaped NUL is a 400", test_nul_path},
     {"cross-site writes: JSON only, Host and Origin without tokens, nosniff, 413",
      test_cross_site},
+    {"refused requests leave no resource name behind; a full table is said", test_resnames},
     CU_TEST_INFO_NULL,
 };
 
