@@ -48,7 +48,7 @@
  * route table, so this cap is never met in practice; past it requests are counted in
  * muster_api_requests_dropped_series_total instead of growing memory. */
 #define API_REQ_SERIES_MAX 512
-#define API_RATE_KEY_LEN 17 /* address family + 16 address bytes */
+#define API_RATE_KEY_LEN API_GUARD_KEY_LEN
 
 /* ---- strict request body parsing ---- */
 
@@ -2241,6 +2241,15 @@ static void handle_stats(struct api_call *c)
 
 /* ---- GET /api/v1/events: server-sent events ---- */
 
+/* The caller's client key (reqguard.h): an IPv6 client by its /64. */
+static int peer_key(h2o_req_t *req, unsigned char key[API_RATE_KEY_LEN])
+{
+    struct sockaddr_storage ss;
+    memset(&ss, 0, sizeof(ss));
+    socklen_t sl = req->conn->callbacks->get_peername(req->conn, (struct sockaddr *)&ss);
+    return sl != 0 && api_guard_client_key((struct sockaddr *)&ss, key);
+}
+
 /* One open stream. It lives in the request's pool (h2o frees it with the request); while linked
  * it is in the server's list and subscribed to the feed. Bytes go out one h2o_send at a time:
  * what arrives meanwhile collects in pending, up to API_SSE_BUFFER_MAX. The shape follows the
@@ -2252,6 +2261,8 @@ struct api_stream {
     struct disp_events_sub sub;
     int linked;
     int catching_up; /* replaying the ring: bounded by the ring, so not by the buffer cap */
+    const char *user; /* NULL: anonymous (no token file), capped by address only */
+    unsigned char key[API_RATE_KEY_LEN];
     struct api_stream *prev, *next;
 };
 
@@ -2405,6 +2416,26 @@ static void handle_events(struct api_call *c)
                   API_SSE_STREAMS_MAX);
         return;
     }
+    /* One user or one address must not take every slot: each has its own cap. Without a token
+     * file everyone is the same anonymous user, so only the address counts then. */
+    unsigned char key[API_RATE_KEY_LEN];
+    int keyed = peer_key(req, key);
+    const char *user = s->tokens ? c->user : NULL;
+    size_t by_user = 0, by_addr = 0;
+    for (struct api_stream *o = s->streams; o; o = o->next) {
+        by_user += user && o->user && strcmp(o->user, user) == 0;
+        by_addr += keyed && memcmp(o->key, key, sizeof(key)) == 0;
+    }
+    if (by_user >= API_SSE_STREAMS_PER_USER || by_addr >= API_SSE_STREAMS_PER_ADDR) {
+        add_header(req, H2O_TOKEN_RETRY_AFTER, "5");
+        send_fail(req, 503, "ServiceUnavailable",
+                  "%d event streams are open for this %s, the most one may hold; close one or "
+                  "retry later",
+                  by_user >= API_SSE_STREAMS_PER_USER ? API_SSE_STREAMS_PER_USER
+                                                      : API_SSE_STREAMS_PER_ADDR,
+                  by_user >= API_SSE_STREAMS_PER_USER ? "user" : "address");
+        return;
+    }
     uint64_t after = 0;
     int has = resume_id(req, &after);
     if (has < 0) {
@@ -2413,6 +2444,11 @@ static void handle_events(struct api_call *c)
     }
     struct api_stream *w = h2o_mem_alloc_shared(&req->pool, sizeof(*w), stream_dispose);
     memset(w, 0, sizeof(*w));
+    /* the user string outlives the stream: a token file's, or the request pool's (a certificate
+     * CN), which is the stream's own pool */
+    w->user = user;
+    if (keyed)
+        memcpy(w->key, key, sizeof(key));
     w->gen.proceed = stream_proceed;
     w->gen.stop = stream_stop;
     w->out.req = req;
@@ -2908,10 +2944,9 @@ static int authenticate(struct api_server *s, h2o_req_t *req, int query_ok, cons
         tok = v.base + 7;
         len = v.len - 7;
     }
-    while (len && *tok == ' ') {
-        tok++;
-        len--;
-    }
+    /* Spaces and tabs around the token are not part of it, on either side (RFC 9110's OWS;
+     * the token file's fields are trimmed the same way). */
+    trim(&tok, &len);
     if (!len || len > API_TOKEN_MAX)
         return MUSTER_EUNAUTHORIZED;
     unsigned char h[API_SHA256_LEN];
@@ -2945,17 +2980,9 @@ static void send_unauthorized(h2o_req_t *req)
  * it loses the least). */
 static int rate_take(struct api_server *s, h2o_req_t *req, uint64_t *retry_s)
 {
-    struct sockaddr_storage ss;
-    memset(&ss, 0, sizeof(ss));
-    unsigned char key[API_RATE_KEY_LEN] = {0};
-    socklen_t sl = req->conn->callbacks->get_peername(req->conn, (struct sockaddr *)&ss);
-    if (sl == 0)
+    unsigned char key[API_RATE_KEY_LEN];
+    if (!peer_key(req, key))
         return 0; /* no address to key on (never for TCP) */
-    key[0] = (unsigned char)ss.ss_family;
-    if (ss.ss_family == AF_INET)
-        memcpy(key + 1, &((struct sockaddr_in *)&ss)->sin_addr, 4);
-    else if (ss.ss_family == AF_INET6)
-        memcpy(key + 1, &((struct sockaddr_in6 *)&ss)->sin6_addr, 16);
     uint64_t now = uv_now(s->ctx.loop);
     struct api_bucket *b = NULL, *spare = NULL;
     for (size_t i = 0; i < API_RATE_CLIENTS_MAX && !b; i++) {

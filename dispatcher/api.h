@@ -36,6 +36,10 @@
  * stream whose unsent bytes pass the buffer cap is ended (the client resumes with
  * Last-Event-ID, or refetches after a reset), so a slow client cannot hold memory. */
 #define API_SSE_STREAMS_MAX 64
+/* Of those, at most this many for one user (with a token file) and for one address (an IPv6
+ * client by its /64), so one client cannot take every slot. */
+#define API_SSE_STREAMS_PER_USER 16
+#define API_SSE_STREAMS_PER_ADDR 16
 #define API_SSE_BUFFER_MAX (256 * 1024)
 #define API_SSE_HEARTBEAT_MS 15000 /* a comment line, so proxies and browsers see it alive */
 #define API_SSE_RETRY_MS 2000      /* the reconnect delay the stream asks the browser for */

@@ -1,6 +1,7 @@
 /* The admin API's request guards (see reqguard.h). */
 #include "dispatcher/reqguard.h"
 
+#include <netinet/in.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -220,6 +221,27 @@ int api_guard_path_segment(const char *seg, size_t len)
         if (c < 0x20 || c == 0x7f)
             return 0;
     }
+    return 1;
+}
+
+int api_guard_client_key(const struct sockaddr *sa, unsigned char key[API_GUARD_KEY_LEN])
+{
+    memset(key, 0, API_GUARD_KEY_LEN);
+    if (sa->sa_family == AF_INET) {
+        key[0] = AF_INET;
+        memcpy(key + 1, &((const struct sockaddr_in *)(const void *)sa)->sin_addr, 4);
+        return 1;
+    }
+    if (sa->sa_family != AF_INET6)
+        return 0;
+    const struct in6_addr *a = &((const struct sockaddr_in6 *)(const void *)sa)->sin6_addr;
+    if (IN6_IS_ADDR_V4MAPPED(a)) {
+        key[0] = AF_INET;
+        memcpy(key + 1, a->s6_addr + 12, 4);
+        return 1;
+    }
+    key[0] = AF_INET6;
+    memcpy(key + 1, a->s6_addr, 8);
     return 1;
 }
 

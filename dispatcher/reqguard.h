@@ -61,6 +61,14 @@ int api_guard_origin_same(const char *origin, size_t len, const char *host, size
  * as must be what is used). */
 int api_guard_path_segment(const char *seg, size_t len);
 
+/* The key a client is counted under (rate limit, event-stream cap): the address family, then
+ * an IPv4 address, or an IPv6 address's /64 (one host or one LAN gets a whole /64, so keying on
+ * the full address would give it 2^64 buckets); an IPv4-mapped IPv6 address counts as its IPv4
+ * address. key has API_GUARD_KEY_LEN bytes; 0 when sa is neither family. */
+#define API_GUARD_KEY_LEN 17
+struct sockaddr;
+int api_guard_client_key(const struct sockaddr *sa, unsigned char key[API_GUARD_KEY_LEN]);
+
 /* Applies the rules above to req (write: POST, PUT or PATCH). 0 to go on; else the status to
  * answer with (400, 403, 413, 415) and e filled. A framing 400 also marks an HTTP/1 connection
  * to be closed after the answer. */

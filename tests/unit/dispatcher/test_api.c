@@ -438,6 +438,22 @@ static void body_noauth(struct srv *s)
     expect(s, "POST", "/api/v1/queues", NULL, "{\"name\":\"anon\"}", NULL, 201);
 }
 
+/* Issue 23: spaces and tabs around a token are trimmed on both sides. */
+static void body_token_trim(struct srv *s)
+{
+    expect(s, "GET", "/api/v1/queues", " " TOK_VIEWER, NULL, NULL, 200);
+    expect(s, "GET", "/api/v1/queues", TOK_VIEWER " ", NULL, NULL, 200);
+    expect(s, "GET", "/api/v1/queues", TOK_VIEWER "\t", NULL, NULL, 200);
+    expect(s, "GET", "/api/v1/queues", "\t" TOK_VIEWER " \t ", NULL, NULL, 200);
+    expect(s, "GET", "/api/v1/queues", TOK_VIEWER "x", NULL, NULL, 401);
+    expect(s, "GET", "/api/v1/queues", " ", NULL, NULL, 401);
+}
+
+static void test_token_trim(void)
+{
+    run_with_server("trim", 1, body_token_trim);
+}
+
 static void test_start_and_close(void)
 {
     run_with_server("start", 1, body_start_and_close);
@@ -2293,22 +2309,39 @@ static void body_events(struct srv *s)
     s->sse_fd = fd;
 }
 
-/* An event stream on a raw socket (its response headers read); rcvbuf > 0 shrinks the socket's
- * receive buffer first, so a client that does not read falls behind quickly. */
-static int sse_open(struct srv *s, int rcvbuf)
+/* An event stream on a raw socket from 127.0.0.<src> (its response headers read into head
+ * when given); rcvbuf > 0 shrinks the socket's receive buffer first, so a client that does not
+ * read falls behind quickly. token may be NULL. Returns the socket; *status the answer's. */
+static int sse_open_as(struct srv *s, int rcvbuf, int src, const char *token, long *status)
 {
     int fd = socket(AF_INET, SOCK_STREAM, 0);
     if (rcvbuf > 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
+    struct sockaddr_in from = {.sin_family = AF_INET};
+    from.sin_addr.s_addr = htonl(INADDR_LOOPBACK + (uint32_t)(src - 1));
+    REQUIRE(bind(fd, (struct sockaddr *)&from, sizeof(from)) == 0);
     struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)s->port)};
     sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     REQUIRE(connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0);
     struct timeval tv = {5, 0};
     setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-    const char req[] = "GET /api/v1/events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
-    REQUIRE(write(fd, req, sizeof(req) - 1) == (ssize_t)(sizeof(req) - 1));
+    char req[256];
+    int n = snprintf(req, sizeof(req), "GET /api/v1/events HTTP/1.1\r\nHost: 127.0.0.1\r\n%s%s%s\r\n",
+                     token ? "Authorization: Bearer " : "", token ? token : "", token ? "\r\n" : "");
+    REQUIRE(write(fd, req, (size_t)n) == (ssize_t)n);
     char buf[1024];
-    REQUIRE(read(fd, buf, sizeof(buf)) > 0);
+    ssize_t got = read(fd, buf, sizeof(buf) - 1);
+    REQUIRE(got > 12);
+    buf[got] = '\0';
+    *status = strtol(buf + 9, NULL, 10);
+    return fd;
+}
+
+static int sse_open(struct srv *s, int rcvbuf)
+{
+    long st;
+    int fd = sse_open_as(s, rcvbuf, 1, NULL, &st);
+    CU_ASSERT_EQUAL(st, 200);
     return fd;
 }
 
@@ -2340,14 +2373,25 @@ static void body_stream_limits(struct srv *s)
     CU_ASSERT_EQUAL(got, 0); /* EOF, not the 5 s receive timeout */
     CU_ASSERT(total < (size_t)n * 8192);
     close(slow);
-    /* At most API_SSE_STREAMS_MAX streams; the next is a 503 with Retry-After. */
+    /* At most API_SSE_STREAMS_PER_ADDR streams from one address: the next is a 503 with
+     * Retry-After, while other addresses still get theirs. */
     int fds[API_SSE_STREAMS_MAX];
-    for (int i = 0; i < API_SSE_STREAMS_MAX; i++)
+    for (int i = 0; i < API_SSE_STREAMS_PER_ADDR; i++)
         fds[i] = sse_open(s, 0);
     struct resp r;
     CU_ASSERT_EQUAL(http(s, "GET", "/api/v1/events", NULL, NULL, 0, NULL, &r), 503);
     CU_ASSERT_STRING_EQUAL(r.retry_after, "5");
+    CU_ASSERT(r.body && strstr(r.body, "for this address"));
     resp_free(&r);
+    /* At most API_SSE_STREAMS_MAX in all, from four addresses. */
+    long st;
+    for (int i = API_SSE_STREAMS_PER_ADDR; i < API_SSE_STREAMS_MAX; i++) {
+        fds[i] = sse_open_as(s, 0, 2 + (i - API_SSE_STREAMS_PER_ADDR) / API_SSE_STREAMS_PER_ADDR,
+                             NULL, &st);
+        CU_ASSERT_EQUAL(st, 200);
+    }
+    close(sse_open_as(s, 0, 9, NULL, &st));
+    CU_ASSERT_EQUAL(st, 503);
     close(fds[0]);
     /* The server notices the closed one when it writes to it (the heartbeat, or here events:
      * the first write after the peer closed draws the reset, a later one fails), and then has
@@ -2364,10 +2408,28 @@ static void body_stream_limits(struct srv *s)
         close(fds[i]);
 }
 
+/* With tokens, one user is capped whatever addresses it comes from. */
+static void body_stream_user_cap(struct srv *s)
+{
+    int fds[API_SSE_STREAMS_PER_USER];
+    long st;
+    for (int i = 0; i < API_SSE_STREAMS_PER_USER; i++) {
+        fds[i] = sse_open_as(s, 0, 1 + i % 3, TOK_VIEWER, &st);
+        CU_ASSERT_EQUAL(st, 200);
+    }
+    close(sse_open_as(s, 0, 5, TOK_VIEWER, &st));
+    CU_ASSERT_EQUAL(st, 503);
+    close(sse_open_as(s, 0, 5, TOK_ADMIN, &st)); /* another user still gets one */
+    CU_ASSERT_EQUAL(st, 200);
+    for (int i = 0; i < API_SSE_STREAMS_PER_USER; i++)
+        close(fds[i]);
+}
+
 static void test_stream_limits(void)
 {
     srv_events = disp_events_new(4);
     run_with_server("streams", 0, body_stream_limits);
+    run_with_server("streams-user", 1, body_stream_user_cap);
     disp_events_free(srv_events);
     srv_events = NULL;
 }
@@ -2673,6 +2735,7 @@ static void test_resnames(void)
 
 static CU_TestInfo tests[] = {
     {"start, refuse and close", test_start_and_close},
+    {"tokens: spaces and tabs trimmed on both sides", test_token_trim},
     {"CRUD round trip, If-Match, merge patch, audit", test_crud_round_trip},
     {"delete refused with children or work", test_delete_refused},
     {"a restart reads the same queues back", test_restart_reads_the_store},

@@ -3,7 +3,10 @@
 #include "dispatcher/reqguard.h"
 #include "testing.h"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <string.h>
+#include <sys/socket.h>
 
 static int framing(const char *head, int http10)
 {
@@ -123,7 +126,37 @@ static void test_path_segment(void)
     CU_ASSERT(api_guard_path_segment("caf\xc3\xa9", 5)); /* refused later as a name, not here */
 }
 
+static void key6(const char *addr, unsigned char key[API_GUARD_KEY_LEN])
+{
+    struct sockaddr_in6 a = {.sin6_family = AF_INET6};
+    CU_ASSERT_EQUAL_FATAL(inet_pton(AF_INET6, addr, &a.sin6_addr), 1);
+    CU_ASSERT(api_guard_client_key((struct sockaddr *)&a, key));
+}
+
+static void test_client_key(void)
+{
+    unsigned char a[API_GUARD_KEY_LEN], b[API_GUARD_KEY_LEN], c[API_GUARD_KEY_LEN];
+    /* one /64 is one client: a host picks any address in it */
+    key6("2001:db8:1:2::1", a);
+    key6("2001:db8:1:2:ffff:eeee:dddd:cccc", b);
+    key6("2001:db8:1:3::1", c);
+    CU_ASSERT_EQUAL(memcmp(a, b, sizeof(a)), 0);
+    CU_ASSERT_NOT_EQUAL(memcmp(a, c, sizeof(a)), 0);
+    /* IPv4 by the full address; an IPv4-mapped IPv6 address is the same client */
+    struct sockaddr_in v4 = {.sin_family = AF_INET};
+    inet_pton(AF_INET, "192.0.2.7", &v4.sin_addr);
+    CU_ASSERT(api_guard_client_key((struct sockaddr *)&v4, a));
+    key6("::ffff:192.0.2.7", b);
+    CU_ASSERT_EQUAL(memcmp(a, b, sizeof(a)), 0);
+    inet_pton(AF_INET, "192.0.2.8", &v4.sin_addr);
+    api_guard_client_key((struct sockaddr *)&v4, c);
+    CU_ASSERT_NOT_EQUAL(memcmp(a, c, sizeof(a)), 0);
+    struct sockaddr un = {.sa_family = AF_UNIX};
+    CU_ASSERT(!api_guard_client_key(&un, a));
+}
+
 static CU_TestInfo tests[] = {
+    {"client keys: IPv6 by its /64", test_client_key},
     {"HTTP/1 framing per RFC 9112", test_framing},
     {"write media types", test_json_type},
     {"Host and Origin", test_host_origin},
