@@ -214,6 +214,35 @@ int api_guard_origin_same(const char *origin, size_t len, const char *host, size
     return 1;
 }
 
+int api_guard_raw_path(const char *path, size_t len)
+{
+    /* Each segment, decoded only of %2E/%2e, must not be "." or ".."; no %2F anywhere. */
+    size_t seg_dots = 0, seg_other = 0;
+    for (size_t i = 0; i <= len; i++) {
+        if (i == len || path[i] == '/') {
+            if (seg_other == 0 && (seg_dots == 1 || seg_dots == 2))
+                return 0;
+            seg_dots = seg_other = 0;
+            continue;
+        }
+        if (path[i] == '%' && i + 2 < len) {
+            char a = path[i + 1], b = (char)(path[i + 2] | 0x20);
+            if (a == '2' && b == 'f')
+                return 0;
+            if (a == '2' && b == 'e') {
+                seg_dots++;
+                i += 2;
+                continue;
+            }
+        }
+        if (path[i] == '.')
+            seg_dots++;
+        else
+            seg_other++;
+    }
+    return 1;
+}
+
 int api_guard_path_segment(const char *seg, size_t len)
 {
     for (size_t i = 0; i < len; i++) {
@@ -303,6 +332,11 @@ int api_guard_check(const struct api_guard *g, h2o_req_t *req, int write, struct
             return e->status;
         }
     }
+    size_t plen = req->query_at != SIZE_MAX ? req->query_at : req->path.len;
+    if (!api_guard_raw_path(req->path.base, plen))
+        return guard_fail(e, 400, "BadRequest",
+                          "the path has an escaped '/' (%%2F) or a '.' or '..' segment; a name in "
+                          "a path is one segment");
     if (req->entity.base && req->entity.len > API_GUARD_BODY_MAX)
         return guard_fail(e, 413, "RequestEntityTooLarge",
                           "request body of %zu bytes is above the limit of %d bytes",

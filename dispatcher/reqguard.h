@@ -13,6 +13,7 @@
  *     address or localhost (DNS rebinding), and a write's Origin, when sent, one of those too;
  *     with a token file a write's Origin, when sent, must be the request's own Host (client
  *     certificates are sent by browsers unasked).
+ *   - a path with an escaped '/' or a '.' or '..' segment is a 400 (api_guard_raw_path).
  * A path segment that decodes to a NUL or another control byte is refused by the router with
  * api_guard_path_segment. docs/admin-api.md states the rules. */
 #ifndef MUSTER_DISPATCHER_REQGUARD_H
@@ -56,6 +57,12 @@ int api_guard_origin_ok(const char *origin, size_t len, const char *listen_host,
 
 /* 1 when origin is http:// or https:// followed exactly by host (case-insensitive). */
 int api_guard_origin_same(const char *origin, size_t len, const char *host, size_t hlen);
+
+/* 1 when a raw request path (before any '?') has no escaped '/' and no '.' or '..' segment,
+ * plain or escaped. h2o decodes escapes before it resolves dot segments, so
+ * /api/v1/queues/..%2Faudit would be served as /api/v1/audit: a name in a path must stay one
+ * segment. */
+int api_guard_raw_path(const char *path, size_t len);
 
 /* 1 when a decoded path segment holds no NUL or other control byte (what a name is validated
  * as must be what is used). */

@@ -2563,6 +2563,11 @@ static void body_nul_path(struct srv *s)
     expect(s, "DELETE", "/api/v1/queues/nul-victim%00zzz", TOK_ADMIN, NULL, NULL, 400);
     expect(s, "GET", "/api/v1/queues/nul-victim%01", TOK_ADMIN, NULL, NULL, 400);
     CU_ASSERT_EQUAL(weight_of(s, "nul-victim", TOK_ADMIN), 1);
+    /* An escaped '/' or a dot segment would let a name walk to another route. */
+    expect(s, "DELETE", "/api/v1/queues/..%2Fqueues%2Fnul-victim", TOK_ADMIN, NULL, NULL, 400);
+    expect(s, "GET", "/api/v1/queues/..%2Faudit", TOK_ADMIN, NULL, NULL, 400);
+    expect(s, "GET", "/api/v1/queues/%2e%2e/audit", TOK_ADMIN, NULL, NULL, 400);
+    CU_ASSERT_EQUAL(weight_of(s, "nul-victim", TOK_ADMIN), 1);
 }
 
 static void test_nul_path(void)

@@ -117,8 +117,28 @@ static void test_host_origin(void)
     CU_ASSERT(!api_guard_origin_same("https://muster.example", 22, h, strlen(h)));
 }
 
+static int raw(const char *p)
+{
+    return api_guard_raw_path(p, strlen(p));
+}
+
 static void test_path_segment(void)
 {
+    CU_ASSERT(raw("/api/v1/queues/team-a"));
+    CU_ASSERT(raw("/api/v1/queues/a.b"));
+    CU_ASSERT(raw("/api/v1/queues/...")); /* three dots are a name, not a dot segment */
+    CU_ASSERT(raw("/"));
+    CU_ASSERT(raw("/dashboard/app.js"));
+    CU_ASSERT(!raw("/api/v1/queues/..%2Faudit"));
+    CU_ASSERT(!raw("/api/v1/queues/..%2faudit"));
+    CU_ASSERT(!raw("/api/v1/queues/a%2Fb"));
+    CU_ASSERT(!raw("/api/v1/queues/../audit"));
+    CU_ASSERT(!raw("/api/v1/queues/./x"));
+    CU_ASSERT(!raw("/api/v1/queues/.."));
+    CU_ASSERT(!raw("/api/v1/queues/%2e%2E/audit"));
+    CU_ASSERT(!raw("/api/v1/queues/.%2e"));
+    CU_ASSERT(raw("/api/v1/queues/a%2"));
+    CU_ASSERT(raw("/api/v1/queues/a%"));
     CU_ASSERT(api_guard_path_segment("nul-victim", 10));
     CU_ASSERT(!api_guard_path_segment("nul-victim\0zzz", 14));
     CU_ASSERT(!api_guard_path_segment("a\nb", 3));
