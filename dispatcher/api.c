@@ -3059,7 +3059,8 @@ static void serve(struct api_server *s, h2o_req_t *req, const char **route)
     struct api_error ge = {0};
     int write = h2o_memis(req->method.base, req->method.len, H2O_STRLIT("POST")) ||
                 h2o_memis(req->method.base, req->method.len, H2O_STRLIT("PUT")) ||
-                h2o_memis(req->method.base, req->method.len, H2O_STRLIT("PATCH"));
+                h2o_memis(req->method.base, req->method.len, H2O_STRLIT("PATCH")) ||
+                h2o_memis(req->method.base, req->method.len, H2O_STRLIT("DELETE"));
     if (api_guard_check(&s->guard, req, write, &ge)) {
         send_error(req, &ge);
         return;

@@ -10,7 +10,8 @@
  *   - writes (POST, PUT, PATCH) carry application/json or application/merge-patch+json, else
  *     415: the other types are the ones a web page can send cross-site without asking;
  *   - without a token file (loopback only, everyone is admin) the Host must be the listen
- *     address or localhost (DNS rebinding), and a write's Origin, when sent, one of those too;
+ *     address or localhost (DNS rebinding), and a write's (DELETE included) Origin, when sent,
+ *     one of those too;
  *     with a token file a write's Origin, when sent, must be the request's own Host (client
  *     certificates are sent by browsers unasked).
  *   - a path with an escaped '/' or a '.' or '..' segment is a 400 (api_guard_raw_path).
@@ -76,7 +77,8 @@ int api_guard_path_segment(const char *seg, size_t len);
 struct sockaddr;
 int api_guard_client_key(const struct sockaddr *sa, unsigned char key[API_GUARD_KEY_LEN]);
 
-/* Applies the rules above to req (write: POST, PUT or PATCH). 0 to go on; else the status to
+/* Applies the rules above to req (write: POST, PUT, PATCH or DELETE; all but DELETE must carry
+ * a JSON content type). 0 to go on; else the status to
  * answer with (400, 403, 413, 415) and e filled. A framing 400 also marks an HTTP/1 connection
  * to be closed after the answer. */
 int api_guard_check(const struct api_guard *g, h2o_req_t *req, int write, struct api_error *e);

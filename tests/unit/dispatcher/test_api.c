@@ -2602,6 +2602,7 @@ static void body_cross_site(struct srv *s)
     expect(s, "POST", "/api/v1/queues", NULL, "{\"name\":\"xs7\"}", "Origin: null", 403);
     expect(s, "POST", "/api/v1/queues", NULL, "{\"name\":\"xs8\"}", origin, 201);
     expect(s, "GET", "/api/v1/queues/xs4", NULL, NULL, "Origin: http://evil.example", 200);
+    expect(s, "DELETE", "/api/v1/queues/xs4", NULL, NULL, "Origin: http://evil.example", 403);
     for (const char *const *n = (const char *const[]){"xs1", "xs2", "xs3", "xs5", "xs6", "xs7",
                                                        NULL};
          *n; n++)
