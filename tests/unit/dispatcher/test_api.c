@@ -102,6 +102,8 @@ static char tls_dir[512];
 static int tls_client_ca;
 /* The metrics registry the next srv_start lends the API (NULL: none). */
 static struct disp_metrics *next_metrics;
+/* The idle timeout of the next srv_start; 0: 300 ms. */
+static uint64_t next_idle_ms;
 /* The rate limit of the next srv_start; 0: so high that no other test meets it. */
 static uint32_t rate_per_s, rate_burst;
 
@@ -139,7 +141,7 @@ static void srv_start(struct srv *s, const char *tag, int with_tokens)
     struct api_options opt = {.host = "127.0.0.1",
                               .port = 0,
                               .token_file = with_tokens ? s->tokens : NULL,
-                              .idle_timeout_ms = 300,
+                              .idle_timeout_ms = next_idle_ms ? next_idle_ms : 300,
                               .rate_per_s = rate_per_s ? rate_per_s : 1000000,
                               .rate_burst = rate_burst ? rate_burst : 1000000};
     char cert[600], key[600], ca[600];
@@ -2739,6 +2741,60 @@ static void test_resnames(void)
     run_with_server("resnames", 1, body_resnames);
 }
 
+/* Issue 23, item 1: a drain cuts what clients hold open, whatever the idle timeout. */
+static int held[3];
+
+static int raw_connect(struct srv *s, const char *bytes)
+{
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    REQUIRE(fd >= 0);
+    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)s->port)};
+    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    REQUIRE(connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0);
+    if (bytes)
+        REQUIRE(write(fd, bytes, strlen(bytes)) == (ssize_t)strlen(bytes));
+    return fd;
+}
+
+static void drain_fn(struct srv *s, void *arg)
+{
+    (void)arg;
+    api_server_drain(s->api, 200);
+}
+
+static void body_drain(struct srv *s)
+{
+    /* a keep-alive connection after one request, one that sent nothing, one mid-body */
+    body_idle_connection(s);
+    held[0] = raw_connect(s, NULL);
+    held[1] = raw_connect(s, "POST /api/v1/queues HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: "
+                             "application/json\r\nContent-Length: 100\r\n\r\n{\"name\":");
+    held[2] = raw_connect(s, "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
+    char buf[512];
+    REQUIRE(read(held[2], buf, sizeof(buf)) > 0); /* answered; the connection stays */
+    usleep(50000);
+    on_loop(s, drain_fn, NULL);
+}
+
+static void test_drain(void)
+{
+    next_idle_ms = 60000; /* without the drain, the close would wait a minute */
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    run_with_server("drain", 0, body_drain);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    next_idle_ms = 0;
+    long ms = (t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000;
+    if (ms >= 5000)
+        fprintf(stderr, "drain: the server closed after %ld ms\n", ms);
+    CU_ASSERT(ms < 5000);
+    for (int i = 0; i < 3; i++) {
+        char c;
+        CU_ASSERT(read(held[i], &c, 1) <= 0); /* cut by the server */
+        close(held[i]);
+    }
+}
+
 static CU_TestInfo tests[] = {
     {"start, refuse and close", test_start_and_close},
     {"tokens: spaces and tabs trimmed on both sides", test_token_trim},
@@ -2769,6 +2825,7 @@ static CU_TestInfo tests[] = {
     {"cross-site writes: JSON only, Host and Origin without tokens, nosniff, 413",
      test_cross_site},
     {"refused requests leave no resource name behind; a full table is said", test_resnames},
+    {"a drain cuts held connections at its deadline", test_drain},
     CU_TEST_INFO_NULL,
 };
 
