@@ -30,8 +30,10 @@
 #define API_GUARD_BODY_MAX (2 * API_BODY_MAX)
 /* What h2o buffers before giving up by itself: over HTTP/2 h2o 2.2.5 can only answer that with
  * RST_STREAM REFUSED_STREAM (lib/http2/connection.c, handle_data_frame), which clients retry, so
- * it is set far above API_GUARD_BODY_MAX and muster answers 413 below it. */
-#define API_GUARD_BODY_HARD_MAX (16 * API_BODY_MAX)
+ * it is set well above API_GUARD_BODY_MAX and muster answers 413 below it. Not higher: h2o
+ * buffers a stream's whole body before any handler runs, up to this per stream, and an HTTP/2
+ * connection may carry 100 streams. */
+#define API_GUARD_BODY_HARD_MAX (4 * API_GUARD_BODY_MAX)
 
 struct api_guard {
     const char *listen_host; /* the numeric address the server is bound to */
