@@ -693,7 +693,7 @@ struct api_server {
     uint64_t webhook_reviews[DISP_WEBHOOK_VERDICTS]; /* muster_webhook_reviews_total */
     struct api_conn reserve; /* takes a connection to drop it when allocation fails */
     int reserve_busy;
-    struct api_guard guard;       /* the rules every request meets first (reqguard.h) */
+    struct api_guard guard; /* the rules every request meets first (reqguard.h) */
     char listen_host[INET6_ADDRSTRLEN];
     struct api_stream *streams; /* open GET /api/v1/events responses */
     size_t nstreams;
@@ -3430,9 +3430,8 @@ int api_server_start(uv_loop_t *loop, const struct api_options *opt, struct api_
     s->port = ntohs(bound.ss_family == AF_INET ? ((struct sockaddr_in *)&bound)->sin_port
                                                : ((struct sockaddr_in6 *)&bound)->sin6_port);
     snprintf(s->listen_host, sizeof(s->listen_host), "%s", host);
-    s->guard = (struct api_guard){.listen_host = s->listen_host,
-                                  .port = s->port,
-                                  .no_tokens = s->tokens == NULL};
+    s->guard = (struct api_guard){
+        .listen_host = s->listen_host, .port = s->port, .no_tokens = s->tokens == NULL};
     if (ctx->events && uv_timer_init(loop, &s->heartbeat) == 0) {
         s->heartbeat.data = s;
         s->heartbeat_live = 1;
@@ -3472,8 +3471,7 @@ static void on_deadline(uv_timer_t *t)
         stream_end(s->streams);
     for (struct api_conn *c = s->conns; c; c = c->next) {
         uv_os_fd_t fd;
-        if (!uv_is_closing((uv_handle_t *)&c->tcp) &&
-            uv_fileno((uv_handle_t *)&c->tcp, &fd) == 0)
+        if (!uv_is_closing((uv_handle_t *)&c->tcp) && uv_fileno((uv_handle_t *)&c->tcp, &fd) == 0)
             shutdown(fd, SHUT_RDWR);
     }
 }

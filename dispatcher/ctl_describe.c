@@ -111,9 +111,8 @@ int ctl_bindings_table(struct json_object *items, int wide, FILE *f, FILE *err)
 {
     static const char *const hdr[] = {"NAMESPACE", "NAME",     "QUEUE",   "STATE", "PRIORITY",
                                       "POSITION",  "CLUSTERS", "REQUEST", "REASON"};
-    size_t n = items && json_object_is_type(items, json_type_array)
-                   ? json_object_array_length(items)
-                   : 0;
+    size_t n =
+        items && json_object_is_type(items, json_type_array) ? json_object_array_length(items) : 0;
     if (n == 0) {
         fprintf(err, "No resources found.\n");
         return 0;

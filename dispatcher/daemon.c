@@ -134,10 +134,10 @@ static void walk_force_close(uv_handle_t *h, void *arg)
     uv_close(h, NULL);
 }
 
-/* The grace period (and the Lease's release) is over and the loop still has work: a client that holds a connection, a
- * hub that does not answer. Exiting on time matters more than a tidy close (the kubelet's
- * SIGKILL follows), and the ledger was flushed when the stop began. Every handle is closed
- * here, without its owner's callback, so the owners must not be freed afterwards. */
+/* The grace period (and the Lease's release) is over and the loop still has work: a client that
+ * holds a connection, a hub that does not answer. Exiting on time matters more than a tidy close
+ * (the kubelet's SIGKILL follows), and the ledger was flushed when the stop began. Every handle is
+ * closed here, without its owner's callback, so the owners must not be freed afterwards. */
 static void on_deadline(uv_timer_t *h)
 {
     struct daemon *d = h->data;
@@ -154,10 +154,10 @@ static void begin_stop(struct daemon *d)
     /* The Lease is released after the grace period's requests, and the release may take two
      * renew deadlines against a hub that hangs (docs/operations.md, terminationGracePeriod):
      * the backstop leaves it that long. The API does not wait for it (below). */
-    uint64_t release = d->o->leader_elect ? 2 * (d->o->renew_deadline_ms
-                                                     ? d->o->renew_deadline_ms
-                                                     : DISP_LEADER_RENEW_DEADLINE_MS_DEFAULT)
-                                          : 0;
+    uint64_t release = d->o->leader_elect
+                           ? 2 * (d->o->renew_deadline_ms ? d->o->renew_deadline_ms
+                                                          : DISP_LEADER_RENEW_DEADLINE_MS_DEFAULT)
+                           : 0;
     /* The deadline never keeps the loop alive by itself: a tidy stop ends the loop before it. */
     uv_timer_start(&d->deadline, on_deadline, grace + release, 0);
     uv_unref((uv_handle_t *)&d->deadline);

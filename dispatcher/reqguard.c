@@ -6,9 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
-__attribute__((format(printf, 4, 5))) static int guard_fail(struct api_error *e, int status,
-                                                            const char *reason, const char *fmt,
-                                                            ...)
+__attribute__((format(printf, 4, 5))) static int
+guard_fail(struct api_error *e, int status, const char *reason, const char *fmt, ...)
 {
     e->status = status;
     snprintf(e->reason, sizeof(e->reason), "%s", reason);

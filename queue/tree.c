@@ -89,9 +89,9 @@ int queue_name_valid(const char *s, size_t n)
         char c = s[i];
         int alnum = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
         int edge = i == 0 || i == n - 1 || s[i - 1] == '.' || s[i + 1] == '.';
-        if (!alnum && !(c == '-' && !edge) && !(c == '.' && i > 0 && i < n - 1 &&
-                                               s[i - 1] != '.' && s[i - 1] != '-' &&
-                                               s[i + 1] != '-'))
+        if (!alnum && !(c == '-' && !edge) &&
+            !(c == '.' && i > 0 && i < n - 1 && s[i - 1] != '.' && s[i - 1] != '-' &&
+              s[i + 1] != '-'))
             return 0;
     }
     return 1;

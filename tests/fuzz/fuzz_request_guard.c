@@ -1,8 +1,8 @@
 /* libFuzzer target for the admin API's request guards (dispatcher/reqguard.c): the first byte
  * picks the rule, the rest is its input (an HTTP/1 request head, a Content-Type, a Host, an
  * Origin, a raw path, a decoded path segment). Any bytes are either accepted or refused with a
- * status and a message; nothing reads outside the input. Seeds: tests/fuzz/seeds/fuzz-request_guard,
- * one file per input class, first byte as below. */
+ * status and a message; nothing reads outside the input. Seeds:
+ * tests/fuzz/seeds/fuzz-request_guard, one file per input class, first byte as below. */
 #include "dispatcher/reqguard.h"
 
 #include <stdint.h>

@@ -2328,8 +2328,9 @@ static int sse_open_as(struct srv *s, int rcvbuf, int src, const char *token, lo
     struct timeval tv = {5, 0};
     setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
     char req[256];
-    int n = snprintf(req, sizeof(req), "GET /api/v1/events HTTP/1.1\r\nHost: 127.0.0.1\r\n%s%s%s\r\n",
-                     token ? "Authorization: Bearer " : "", token ? token : "", token ? "\r\n" : "");
+    int n =
+        snprintf(req, sizeof(req), "GET /api/v1/events HTTP/1.1\r\nHost: 127.0.0.1\r\n%s%s%s\r\n",
+                 token ? "Authorization: Bearer " : "", token ? token : "", token ? "\r\n" : "");
     REQUIRE(write(fd, req, (size_t)n) == (ssize_t)n);
     char buf[1024];
     ssize_t got = read(fd, buf, sizeof(buf) - 1);
@@ -2599,14 +2600,14 @@ static void body_cross_site(struct srv *s)
     expect(s, "GET", "/api/v1/queues", NULL, NULL, host, 200);
     expect(s, "GET", "/api/v1/queues", NULL, NULL, lhost, 200);
     /* a foreign Origin on a write is refused; this server's own is fine */
-    expect(s, "POST", "/api/v1/queues", NULL, "{\"name\":\"xs6\"}",
-           "Origin: http://evil.example", 403);
+    expect(s, "POST", "/api/v1/queues", NULL, "{\"name\":\"xs6\"}", "Origin: http://evil.example",
+           403);
     expect(s, "POST", "/api/v1/queues", NULL, "{\"name\":\"xs7\"}", "Origin: null", 403);
     expect(s, "POST", "/api/v1/queues", NULL, "{\"name\":\"xs8\"}", origin, 201);
     expect(s, "GET", "/api/v1/queues/xs4", NULL, NULL, "Origin: http://evil.example", 200);
     expect(s, "DELETE", "/api/v1/queues/xs4", NULL, NULL, "Origin: http://evil.example", 403);
-    for (const char *const *n = (const char *const[]){"xs1", "xs2", "xs3", "xs5", "xs6", "xs7",
-                                                       NULL};
+    for (const char *const *n =
+             (const char *const[]){"xs1", "xs2", "xs3", "xs5", "xs6", "xs7", NULL};
          *n; n++)
         CU_ASSERT(!engine_has(s, *n));
     CU_ASSERT(engine_has(s, "xs4") && engine_has(s, "xs8"));
@@ -2822,8 +2823,7 @@ static CU_TestInfo tests[] = {
     {"body decoder limits and defaults", test_body_decoder},
     {"HTTP/1 framing: two lengths or a length and chunks are a 400 and a close", test_smuggling},
     {"a path segment with an escaped NUL is a 400", test_nul_path},
-    {"cross-site writes: JSON only, Host and Origin without tokens, nosniff, 413",
-     test_cross_site},
+    {"cross-site writes: JSON only, Host and Origin without tokens, nosniff, 413", test_cross_site},
     {"refused requests leave no resource name behind; a full table is said", test_resnames},
     {"a drain cuts held connections at its deadline", test_drain},
     CU_TEST_INFO_NULL,

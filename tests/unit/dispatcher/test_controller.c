@@ -516,8 +516,8 @@ static void test_full_name_table_is_logged(void)
     }
     FILE *log = tmpfile();
     CU_ASSERT_PTR_NOT_NULL_FATAL(log);
-    struct ctl_options o = {.log = log, .backoff_initial_ms = 200, .fence = fence,
-                            .fence_ud = &fence_open};
+    struct ctl_options o = {
+        .log = log, .backoff_initial_ms = 200, .fence = fence, .fence_ud = &fence_open};
     CU_ASSERT_EQUAL_FATAL(ctl_new(&e.loop, e.kube, e.s, e.t, &o, &e.ctl), 0);
     CU_ASSERT_EQUAL_FATAL(ctl_start(e.ctl), 0);
     CU_ASSERT_FATAL(pump_until(&e, synced, NULL, 10000));

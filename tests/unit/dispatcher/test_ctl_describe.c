@@ -20,14 +20,14 @@ static void test_names(void)
 {
     CU_ASSERT_EQUAL(check(CTL_KIND_QUEUE, "team-a"), 0);
     CU_ASSERT_EQUAL(check(CTL_KIND_QUEUE, "a.b"), 0);
-    static const char *const bad_queues[] = {"../queues/authz-target", "../audit", "..", ".",
-                                             "a/b", "A", "a%2Fb", "", "a..b"};
+    static const char *const bad_queues[] = {
+        "../queues/authz-target", "../audit", "..", ".", "a/b", "A", "a%2Fb", "", "a..b"};
     for (size_t i = 0; i < sizeof(bad_queues) / sizeof(bad_queues[0]); i++)
         CU_ASSERT_EQUAL(check(CTL_KIND_QUEUE, bad_queues[i]), MUSTER_EINVAL);
     CU_ASSERT_EQUAL(check(CTL_KIND_BINDING, "team-vision/dist-1-job"), 0);
     CU_ASSERT_EQUAL(check(CTL_KIND_BINDING, "ns/a.b"), 0);
-    static const char *const bad_bindings[] = {"no-slash", "../../audit", "ns/..", "ns/.",
-                                               "a.b/name", "ns/a/b", "/name", "ns/", "NS/x"};
+    static const char *const bad_bindings[] = {
+        "no-slash", "../../audit", "ns/..", "ns/.", "a.b/name", "ns/a/b", "/name", "ns/", "NS/x"};
     for (size_t i = 0; i < sizeof(bad_bindings) / sizeof(bad_bindings[0]); i++)
         CU_ASSERT_EQUAL(check(CTL_KIND_BINDING, bad_bindings[i]), MUSTER_EINVAL);
     CU_ASSERT_EQUAL(check(CTL_KIND_CLUSTER, "gpu-east"), 0);
@@ -62,7 +62,8 @@ static void test_bindings_table(void)
     FILE *f = tmpfile(), *e = tmpfile();
     CU_ASSERT_EQUAL(ctl_bindings_table(items, 0, f, e), 0);
     const char *t = captured(f);
-    CU_ASSERT_PTR_NOT_NULL(strstr(t, "NAMESPACE   NAME    QUEUE   STATE     PRIORITY   POSITION\n"));
+    CU_ASSERT_PTR_NOT_NULL(
+        strstr(t, "NAMESPACE   NAME    QUEUE   STATE     PRIORITY   POSITION\n"));
     CU_ASSERT_PTR_NOT_NULL(strstr(t, "team        job-1   nlp     pending   5          3\n"));
     f = tmpfile();
     CU_ASSERT_EQUAL(ctl_bindings_table(items, 1, f, e), 0);

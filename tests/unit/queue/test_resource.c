@@ -97,7 +97,7 @@ static void test_mark_rollback(void)
     CU_ASSERT_EQUAL(again, cpu);
     CU_ASSERT_PTR_NULL(queue_resnames_name(t, 1));
     CU_ASSERT_EQUAL(queue_resnames_intern(t, "intel.com/gpu", 13, &id), 0);
-    CU_ASSERT_EQUAL(id, 1); /* the id is given again */
+    CU_ASSERT_EQUAL(id, 1);         /* the id is given again */
     queue_resnames_rollback(t, 99); /* a mark above the count changes nothing */
     CU_ASSERT_EQUAL(queue_resnames_count(t), 2);
     /* Full: every new name is refused, and counted; known ones still resolve. */

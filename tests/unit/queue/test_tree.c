@@ -343,8 +343,8 @@ static void test_move_checks_new_ancestors(void)
 static void test_queue_names(void)
 {
     static const char *const ok[] = {"a", "team-a", "a.b", "a-b.c-d", "a1.b2.c3", "0"};
-    static const char *const bad[] = {"a..b", "a.-b", "a-.b", "-a", "a-", ".a", "a.", "A",
-                                      "a_b", "", "a b", "a/b"};
+    static const char *const bad[] = {"a..b", "a.-b", "a-.b", "-a", "a-",  ".a",
+                                      "a.",   "A",    "a_b",  "",   "a b", "a/b"};
     for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++)
         CU_ASSERT_TRUE(queue_name_valid(ok[i], strlen(ok[i])));
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
