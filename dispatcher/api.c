@@ -703,6 +703,7 @@ struct api_server {
     /* The shutdown deadline: once draining, connections still open when it fires are cut. */
     uv_timer_t deadline;
     int deadline_live, draining;
+    int cut; /* the drain deadline has passed: a connection accepted now is closed at once */
     void (*close_cb)(void *ud);
     void *close_ud;
 };
@@ -3251,7 +3252,9 @@ static void on_accept(uv_stream_t *l, int status)
     }
     s->nconns++;
     conn_link(s, conn);
-    if (uv_accept(l, (uv_stream_t *)&conn->tcp)) {
+    /* Past the drain deadline the listener may still be open (musterd closes the API after the
+     * dispatcher has stopped): a new connection would not be cut again, so it is closed now. */
+    if (uv_accept(l, (uv_stream_t *)&conn->tcp) || s->cut) {
         uv_close((uv_handle_t *)&conn->tcp, on_conn_closed);
         return;
     }
@@ -3467,6 +3470,7 @@ static void on_heartbeat_closed(uv_handle_t *h)
 static void on_deadline(uv_timer_t *t)
 {
     struct api_server *s = t->data;
+    s->cut = 1;
     while (s->streams)
         stream_end(s->streams);
     for (struct api_conn *c = s->conns; c; c = c->next) {
