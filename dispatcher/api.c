@@ -3043,6 +3043,9 @@ static void count_request(struct api_server *s, const char *route, h2o_req_t *re
 /* Answers req; *route gets the route template (static storage) it was counted under. */
 static void serve(struct api_server *s, h2o_req_t *req, const char **route)
 {
+    /* Every answer, errors included (a 404 echoes the path): no browser may sniff a type. */
+    h2o_add_header_by_str(&req->pool, &req->res.headers, H2O_STRLIT("x-content-type-options"), 0,
+                          NULL, H2O_STRLIT("nosniff"));
     struct api_call c = {.srv = s, .req = req};
     h2o_iovec_t path = req->path_normalized;
     size_t hbytes = req->path.len;
@@ -3054,9 +3057,6 @@ static void serve(struct api_server *s, h2o_req_t *req, const char **route)
                   API_HEADERS_MAX);
         return;
     }
-    /* Every answer, errors included (a 404 echoes the path): no browser may sniff a type. */
-    h2o_add_header_by_str(&req->pool, &req->res.headers, H2O_STRLIT("x-content-type-options"), 0,
-                          NULL, H2O_STRLIT("nosniff"));
     struct api_error ge = {0};
     int write = h2o_memis(req->method.base, req->method.len, H2O_STRLIT("POST")) ||
                 h2o_memis(req->method.base, req->method.len, H2O_STRLIT("PUT")) ||
