@@ -1785,11 +1785,15 @@ static struct json_object *request_json(struct api_server *s, const char *text)
 {
     struct queue_resvec v = {0};
     char err[128];
-    if (disp_resvec_parse_text(queue_tree_resnames(s->app.tree), text, "request", &v, err,
-                               sizeof(err)))
-        return stored_json(text);
-    struct json_object *o = disp_resvec_json(queue_tree_resnames(s->app.tree), &v);
+    /* A read never keeps a name: whatever parsing interned is forgotten once printed. */
+    struct queue_resnames *names = queue_tree_resnames(s->app.tree);
+    uint32_t mark = queue_resnames_mark(names);
+    struct json_object *o =
+        disp_resvec_parse_text(names, text, "request", &v, err, sizeof(err))
+            ? stored_json(text)
+            : disp_resvec_json(names, &v);
     queue_resvec_close(&v);
+    queue_resnames_rollback(names, mark);
     return o;
 }
 
