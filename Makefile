@@ -50,7 +50,8 @@ fuzz:
 	deploy/install-deps.sh test
 	CC=clang cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=Debug -DMUSTER_FUZZ=ON >/dev/null
 	cmake --build build-fuzz -j $(JOBS)
-	for t in build-fuzz/fuzz-*; do $$t -max_total_time=$(FUZZ_SECONDS) build-fuzz/corpus-$$(basename $$t) || exit 1; done
+	for t in build-fuzz/fuzz-*; do n=$$(basename $$t); \
+	  $$t -max_total_time=$(FUZZ_SECONDS) build-fuzz/corpus-$$n $$(test -d tests/fuzz/seeds/$$n && echo tests/fuzz/seeds/$$n) || exit 1; done
 
 # The container image from deploy/Dockerfile, built with buildah (no Docker engine), then
 # smoke-tested: musterd --demo in the image answers /healthz. Takes minutes; not part of test.

@@ -9,6 +9,7 @@
 #include "dispatcher/dashboard.h"
 #include "dispatcher/events.h"
 #include "dispatcher/metrics.h"
+#include "dispatcher/reqguard.h"
 #include "dispatcher/resjson.h"
 #include "dispatcher/webhook.h"
 #include "queue/errors.h"
@@ -32,6 +33,7 @@
 #include <math.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <time.h>
 
 #define API_SHA256_LEN 32
@@ -46,7 +48,7 @@
  * route table, so this cap is never met in practice; past it requests are counted in
  * muster_api_requests_dropped_series_total instead of growing memory. */
 #define API_REQ_SERIES_MAX 512
-#define API_RATE_KEY_LEN 17 /* address family + 16 address bytes */
+#define API_RATE_KEY_LEN API_GUARD_KEY_LEN
 
 /* ---- strict request body parsing ---- */
 
@@ -123,6 +125,55 @@ static int has_nul_escape(const char *s, size_t len)
     return 0;
 }
 
+/* The object members in valid JSON text: a string followed, after whitespace, by a colon is a
+ * key. Compared with the parsed tree's count it finds keys json-c merged (the last one wins
+ * there, silently). */
+static size_t text_members(const char *s, size_t len)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < len; i++) {
+        if (s[i] != '"')
+            continue;
+        for (i++; i < len && s[i] != '"'; i++)
+            if (s[i] == '\\')
+                i++;
+        size_t j = i + 1;
+        while (j < len && (s[j] == ' ' || s[j] == '\t' || s[j] == '\r' || s[j] == '\n'))
+            j++;
+        if (j < len && s[j] == ':')
+            n++;
+    }
+    return n;
+}
+
+/* The object members of a parsed tree (at most API_JSON_DEPTH_MAX deep); *nonfinite is set
+ * when a number is not finite (json-c reads -Infinity, NaN and 1e999). */
+static size_t tree_members(struct json_object *o, int *nonfinite)
+{
+    size_t n = 0;
+    switch (json_object_get_type(o)) {
+    case json_type_object:
+        n = (size_t)json_object_object_length(o);
+        json_object_object_foreach(o, k, v)
+        {
+            (void)k;
+            n += tree_members(v, nonfinite);
+        }
+        break;
+    case json_type_array:
+        for (size_t i = 0; i < json_object_array_length(o); i++)
+            n += tree_members(json_object_array_get_idx(o, i), nonfinite);
+        break;
+    case json_type_double:
+        if (!isfinite(json_object_get_double(o)))
+            *nonfinite = 1;
+        break;
+    default:
+        break;
+    }
+    return n;
+}
+
 int api_body_parse(const char *body, size_t len, struct json_object **out, struct api_error *err)
 {
     *out = NULL;
@@ -159,6 +210,16 @@ int api_body_parse(const char *body, size_t len, struct json_object **out, struc
         rc = api_fail(err, 400, "BadRequest", NULL, "request body must be a JSON object");
     } else if (has_nul_escape(body, len)) {
         rc = api_fail(err, 400, "BadRequest", NULL, "request body has a string containing \\u0000");
+    } else {
+        int nonfinite = 0;
+        size_t parsed = tree_members(obj, &nonfinite);
+        if (nonfinite)
+            rc = api_fail(err, 400, "BadRequest", NULL,
+                          "request body has a number that is not finite (Infinity, NaN or "
+                          "too large); JSON numbers are finite");
+        else if (parsed != text_members(body, len))
+            rc = api_fail(err, 400, "BadRequest", NULL,
+                          "request body repeats a key in an object; send each key once");
     }
     if (rc) {
         json_object_put(obj);
@@ -581,6 +642,7 @@ struct api_handler {
 struct api_conn {
     uv_tcp_t tcp;
     struct api_server *srv;
+    struct api_conn *prev, *next; /* the server's open connections, for the shutdown deadline */
 };
 
 /* One series of muster_api_requests_total. route is a static string (a route template). */
@@ -631,10 +693,17 @@ struct api_server {
     uint64_t webhook_reviews[DISP_WEBHOOK_VERDICTS]; /* muster_webhook_reviews_total */
     struct api_conn reserve; /* takes a connection to drop it when allocation fails */
     int reserve_busy;
+    struct api_guard guard; /* the rules every request meets first (reqguard.h) */
+    char listen_host[INET6_ADDRSTRLEN];
     struct api_stream *streams; /* open GET /api/v1/events responses */
     size_t nstreams;
     uv_timer_t heartbeat; /* initialised with ctx->events only */
     int heartbeat_live;
+    struct api_conn *conns; /* open connections (not the reserve) */
+    /* The shutdown deadline: once draining, connections still open when it fires are cut. */
+    uv_timer_t deadline;
+    int deadline_live, draining;
+    int cut; /* the drain deadline has passed: a connection accepted now is closed at once */
     void (*close_cb)(void *ud);
     void *close_ud;
 };
@@ -1310,10 +1379,15 @@ static void commit_doc(struct api_call *c, const struct api_queue_doc *doc, cons
         send_error(c->req, &e);
         return;
     }
+    /* Resource names the document brings are interned to build the change, but kept only if
+     * it commits: the table is bounded, and refused requests must not fill it. */
+    struct queue_resnames *names = queue_tree_resnames(s->app.tree);
+    uint32_t mark = queue_resnames_mark(names);
     if (change_build(s, doc, exists, &ch, &e) || rows_reserve(s)) {
         if (!e.status)
             api_fail(&e, 500, "InternalError", NULL, "out of memory");
         change_close(&ch);
+        queue_resnames_rollback(names, mark);
         send_error(c->req, &e);
         return;
     }
@@ -1321,6 +1395,7 @@ static void commit_doc(struct api_call *c, const struct api_queue_doc *doc, cons
         /* Nothing changes: no write, no new resourceVersion, no audit row, so applying the
          * same document twice is a no-op the second time. */
         change_close(&ch);
+        queue_resnames_rollback(names, mark);
         set_etag(c->req, old);
         send_json(c->req, 200, queue_json(s, old, 1));
         return;
@@ -1331,6 +1406,7 @@ static void commit_doc(struct api_call *c, const struct api_queue_doc *doc, cons
     ch.row.updated_at = now;
     if (persist(s, c->user, action, old, &ch.row, &e)) {
         change_close(&ch);
+        queue_resnames_rollback(names, mark);
         send_error(c->req, &e);
         return;
     }
@@ -1709,11 +1785,15 @@ static struct json_object *request_json(struct api_server *s, const char *text)
 {
     struct queue_resvec v = {0};
     char err[128];
-    if (disp_resvec_parse_text(queue_tree_resnames(s->app.tree), text, "request", &v, err,
-                               sizeof(err)))
-        return stored_json(text);
-    struct json_object *o = disp_resvec_json(queue_tree_resnames(s->app.tree), &v);
+    /* A read never keeps a name: whatever parsing interned is forgotten once printed. */
+    struct queue_resnames *names = queue_tree_resnames(s->app.tree);
+    uint32_t mark = queue_resnames_mark(names);
+    struct json_object *o =
+        disp_resvec_parse_text(names, text, "request", &v, err, sizeof(err))
+            ? stored_json(text)
+            : disp_resvec_json(names, &v);
     queue_resvec_close(&v);
+    queue_resnames_rollback(names, mark);
     return o;
 }
 
@@ -2166,6 +2246,15 @@ static void handle_stats(struct api_call *c)
 
 /* ---- GET /api/v1/events: server-sent events ---- */
 
+/* The caller's client key (reqguard.h): an IPv6 client by its /64. */
+static int peer_key(h2o_req_t *req, unsigned char key[API_RATE_KEY_LEN])
+{
+    struct sockaddr_storage ss;
+    memset(&ss, 0, sizeof(ss));
+    socklen_t sl = req->conn->callbacks->get_peername(req->conn, (struct sockaddr *)&ss);
+    return sl != 0 && api_guard_client_key((struct sockaddr *)&ss, key);
+}
+
 /* One open stream. It lives in the request's pool (h2o frees it with the request); while linked
  * it is in the server's list and subscribed to the feed. Bytes go out one h2o_send at a time:
  * what arrives meanwhile collects in pending, up to API_SSE_BUFFER_MAX. The shape follows the
@@ -2177,6 +2266,8 @@ struct api_stream {
     struct disp_events_sub sub;
     int linked;
     int catching_up; /* replaying the ring: bounded by the ring, so not by the buffer cap */
+    const char *user; /* NULL: anonymous (no token file), capped by address only */
+    unsigned char key[API_RATE_KEY_LEN];
     struct api_stream *prev, *next;
 };
 
@@ -2330,6 +2421,26 @@ static void handle_events(struct api_call *c)
                   API_SSE_STREAMS_MAX);
         return;
     }
+    /* One user or one address must not take every slot: each has its own cap. Without a token
+     * file everyone is the same anonymous user, so only the address counts then. */
+    unsigned char key[API_RATE_KEY_LEN];
+    int keyed = peer_key(req, key);
+    const char *user = s->tokens ? c->user : NULL;
+    size_t by_user = 0, by_addr = 0;
+    for (struct api_stream *o = s->streams; o; o = o->next) {
+        by_user += user && o->user && strcmp(o->user, user) == 0;
+        by_addr += keyed && memcmp(o->key, key, sizeof(key)) == 0;
+    }
+    if (by_user >= API_SSE_STREAMS_PER_USER || by_addr >= API_SSE_STREAMS_PER_ADDR) {
+        add_header(req, H2O_TOKEN_RETRY_AFTER, "5");
+        send_fail(req, 503, "ServiceUnavailable",
+                  "%d event streams are open for this %s, the most one may hold; close one or "
+                  "retry later",
+                  by_user >= API_SSE_STREAMS_PER_USER ? API_SSE_STREAMS_PER_USER
+                                                      : API_SSE_STREAMS_PER_ADDR,
+                  by_user >= API_SSE_STREAMS_PER_USER ? "user" : "address");
+        return;
+    }
     uint64_t after = 0;
     int has = resume_id(req, &after);
     if (has < 0) {
@@ -2338,6 +2449,11 @@ static void handle_events(struct api_call *c)
     }
     struct api_stream *w = h2o_mem_alloc_shared(&req->pool, sizeof(*w), stream_dispose);
     memset(w, 0, sizeof(*w));
+    /* the user string outlives the stream: a token file's, or the request pool's (a certificate
+     * CN), which is the stream's own pool */
+    w->user = user;
+    if (keyed)
+        memcpy(w->key, key, sizeof(key));
     w->gen.proceed = stream_proceed;
     w->gen.stop = stream_stop;
     w->out.req = req;
@@ -2464,6 +2580,23 @@ static void handle_readyz(struct api_call *c)
     if (c->srv->app.disp.hub_synced && !c->srv->app.disp.hub_synced(c->srv->app.disp.ud)) {
         send_text(c->req, 503, "text/plain; charset=utf-8",
                   H2O_STRLIT("not ready: the hub is not listed and watched yet\n"));
+        return;
+    }
+    /* A full resource-name table refuses every new name (queue specs, cluster capacities,
+     * workloads) but what is known keeps working: said here, and in the log and the metrics,
+     * yet still 200, since taking the pod out of its Service would also stop the webhook that
+     * holds every new binding. */
+    const struct queue_resnames *names = queue_tree_resnames(c->srv->app.tree);
+    if (queue_resnames_refused(names) || queue_resnames_count(names) >= QUEUE_RESNAMES_MAX) {
+        char msg[320];
+        int n = snprintf(msg, sizeof(msg),
+                         "ok: degraded: the resource name table is full (%u of %d names; %" PRIu64
+                         " refused): new resource names are refused, in queue specs and in "
+                         "cluster capacities, until a restart forgets the unused ones\n",
+                         queue_resnames_count(names), QUEUE_RESNAMES_MAX,
+                         queue_resnames_refused(names));
+        send_text(c->req, 200, "text/plain; charset=utf-8", msg,
+                  n > 0 && (size_t)n < sizeof(msg) ? (size_t)n : sizeof(msg) - 1);
         return;
     }
     send_text(c->req, 200, "text/plain; charset=utf-8", H2O_STRLIT("ok\n"));
@@ -2626,6 +2759,17 @@ static void handle_metrics(struct api_call *c)
             disp_metrics_text_printf(
                 &b, "muster_webhook_reviews_total{result=\"%s\"} %" PRIu64 "\n",
                 disp_webhook_verdict_name((enum disp_webhook_verdict)i), s->webhook_reviews[i]);
+        disp_metrics_text_family(&b, "muster_resource_names", "gauge",
+                                 "Distinct resource names known (queue specs, clusters, "
+                                 "workloads); at muster_resource_names_max new ones are refused.");
+        disp_metrics_text_printf(&b, "muster_resource_names %u\n", queue_resnames_count(rn));
+        disp_metrics_text_family(&b, "muster_resource_names_max", "gauge",
+                                 "The most distinct resource names muster holds.");
+        disp_metrics_text_printf(&b, "muster_resource_names_max %d\n", QUEUE_RESNAMES_MAX);
+        disp_metrics_text_family(&b, "muster_resource_names_refused_total", "counter",
+                                 "New resource names refused because the table was full.");
+        disp_metrics_text_printf(&b, "muster_resource_names_refused_total %" PRIu64 "\n",
+                                 queue_resnames_refused(rn));
         /* The dispatcher's own families follow the queue gauges (docs/metrics.md). */
         if (s->app.metrics && !b.bad &&
             disp_metrics_render(s->app.metrics, &b.p, &b.len, &b.cap) != 0)
@@ -2687,7 +2831,9 @@ const struct api_route_info *api_routes(size_t *n)
 
 /* Matches path against a template. Each "{...}" takes one non-empty segment of at most
  * QUEUE_NAME_MAX bytes; the segments taken are joined with '/' into name ("ns/job" for
- * /api/v1/bindings/{namespace}/{name}). name is written only on a match. */
+ * /api/v1/bindings/{namespace}/{name}). name is written only on a match. -1 when a segment
+ * decoded to a control byte: h2o decodes %00 into the path, and a name cut short at a NUL
+ * would be validated as one queue and used as another. */
 static int path_match(const char *tmpl, h2o_iovec_t path, char *name, size_t namecap)
 {
     char got[API_PATH_NAME_MAX + 1];
@@ -2708,6 +2854,8 @@ static int path_match(const char *tmpl, h2o_iovec_t path, char *name, size_t nam
         size_t sl = (size_t)(p - seg);
         if (!sl || sl > QUEUE_NAME_MAX || nlen + 1 + sl > API_PATH_NAME_MAX)
             return 0;
+        if (!api_guard_path_segment(seg, sl))
+            return -1;
         if (nlen)
             got[nlen++] = '/';
         memcpy(got + nlen, seg, sl);
@@ -2801,10 +2949,9 @@ static int authenticate(struct api_server *s, h2o_req_t *req, int query_ok, cons
         tok = v.base + 7;
         len = v.len - 7;
     }
-    while (len && *tok == ' ') {
-        tok++;
-        len--;
-    }
+    /* Spaces and tabs around the token are not part of it, on either side (RFC 9110's OWS;
+     * the token file's fields are trimmed the same way). */
+    trim(&tok, &len);
     if (!len || len > API_TOKEN_MAX)
         return MUSTER_EUNAUTHORIZED;
     unsigned char h[API_SHA256_LEN];
@@ -2838,17 +2985,9 @@ static void send_unauthorized(h2o_req_t *req)
  * it loses the least). */
 static int rate_take(struct api_server *s, h2o_req_t *req, uint64_t *retry_s)
 {
-    struct sockaddr_storage ss;
-    memset(&ss, 0, sizeof(ss));
-    unsigned char key[API_RATE_KEY_LEN] = {0};
-    socklen_t sl = req->conn->callbacks->get_peername(req->conn, (struct sockaddr *)&ss);
-    if (sl == 0)
+    unsigned char key[API_RATE_KEY_LEN];
+    if (!peer_key(req, key))
         return 0; /* no address to key on (never for TCP) */
-    key[0] = (unsigned char)ss.ss_family;
-    if (ss.ss_family == AF_INET)
-        memcpy(key + 1, &((struct sockaddr_in *)&ss)->sin_addr, 4);
-    else if (ss.ss_family == AF_INET6)
-        memcpy(key + 1, &((struct sockaddr_in6 *)&ss)->sin6_addr, 16);
     uint64_t now = uv_now(s->ctx.loop);
     struct api_bucket *b = NULL, *spare = NULL;
     for (size_t i = 0; i < API_RATE_CLIENTS_MAX && !b; i++) {
@@ -2908,6 +3047,9 @@ static void count_request(struct api_server *s, const char *route, h2o_req_t *re
 /* Answers req; *route gets the route template (static storage) it was counted under. */
 static void serve(struct api_server *s, h2o_req_t *req, const char **route)
 {
+    /* Every answer, errors included (a 404 echoes the path): no browser may sniff a type. */
+    h2o_add_header_by_str(&req->pool, &req->res.headers, H2O_STRLIT("x-content-type-options"), 0,
+                          NULL, H2O_STRLIT("nosniff"));
     struct api_call c = {.srv = s, .req = req};
     h2o_iovec_t path = req->path_normalized;
     size_t hbytes = req->path.len;
@@ -2919,12 +3061,28 @@ static void serve(struct api_server *s, h2o_req_t *req, const char **route)
                   API_HEADERS_MAX);
         return;
     }
+    struct api_error ge = {0};
+    int write = h2o_memis(req->method.base, req->method.len, H2O_STRLIT("POST")) ||
+                h2o_memis(req->method.base, req->method.len, H2O_STRLIT("PUT")) ||
+                h2o_memis(req->method.base, req->method.len, H2O_STRLIT("PATCH")) ||
+                h2o_memis(req->method.base, req->method.len, H2O_STRLIT("DELETE"));
+    if (api_guard_check(&s->guard, req, write, &ge)) {
+        send_error(req, &ge);
+        return;
+    }
     size_t hit = NROUTES;
     int path_known = 0, any_auth = 0;
     char allow[64] = "";
     size_t allow_len = 0;
     for (size_t i = 0; i < NROUTES; i++) {
-        if (!path_match(route_info[i].path, path, c.name, sizeof(c.name)))
+        int m = path_match(route_info[i].path, path, c.name, sizeof(c.name));
+        if (m < 0) {
+            send_fail(req, 400, "BadRequest",
+                      "a path segment holds a control character (such as an escaped NUL, %%00); "
+                      "names never do");
+            return;
+        }
+        if (!m)
             continue;
         path_known = 1;
         *route = route_info[i].path;
@@ -3008,10 +3166,29 @@ static int on_req(h2o_handler_t *self, h2o_req_t *req)
 
 static void server_free_early(struct api_server *s);
 
+static void maybe_finish(struct api_server *s);
+
+static void on_deadline_closed(uv_handle_t *h)
+{
+    struct api_server *s = h->data;
+    s->deadline_live = 0;
+    maybe_finish(s);
+}
+
 static void maybe_finish(struct api_server *s)
 {
     if (!s->closing || !s->listener_closed || s->nconns || s->heartbeat_live)
         return;
+    if (s->deadline_live) {
+        if (!uv_is_closing((uv_handle_t *)&s->deadline))
+            uv_close((uv_handle_t *)&s->deadline, on_deadline_closed);
+        return;
+    }
+    /* h2o's graceful shutdown re-sends GOAWAY after a second from an entry of its one-second
+     * timeout; with every connection gone sooner the entry is still linked, and disposing a
+     * timeout with a linked entry asserts. */
+    if (h2o_timeout_is_linked(&s->ctx.http2._graceful_shutdown_timeout))
+        h2o_timeout_unlink(&s->ctx.http2._graceful_shutdown_timeout);
     /* h2o's own timers and async handle close here; they free themselves and never point back
      * at s, so s can go right after. */
     h2o_context_dispose(&s->ctx);
@@ -3023,10 +3200,25 @@ static void maybe_finish(struct api_server *s)
         cb(ud);
 }
 
+static void conn_link(struct api_server *s, struct api_conn *conn)
+{
+    conn->prev = NULL;
+    conn->next = s->conns;
+    if (s->conns)
+        s->conns->prev = conn;
+    s->conns = conn;
+}
+
 static void on_conn_closed(uv_handle_t *h)
 {
     struct api_conn *conn = (struct api_conn *)h;
     struct api_server *s = conn->srv;
+    if (conn->prev)
+        conn->prev->next = conn->next;
+    else
+        s->conns = conn->next;
+    if (conn->next)
+        conn->next->prev = conn->prev;
     muster_free(conn);
     s->nconns--;
     maybe_finish(s);
@@ -3063,7 +3255,10 @@ static void on_accept(uv_stream_t *l, int status)
         return;
     }
     s->nconns++;
-    if (uv_accept(l, (uv_stream_t *)&conn->tcp)) {
+    conn_link(s, conn);
+    /* Past the drain deadline the listener may still be open (musterd closes the API after the
+     * dispatcher has stopped): a new connection would not be cut again, so it is closed now. */
+    if (uv_accept(l, (uv_stream_t *)&conn->tcp) || s->cut) {
         uv_close((uv_handle_t *)&conn->tcp, on_conn_closed);
         return;
     }
@@ -3196,9 +3391,10 @@ int api_server_start(uv_loop_t *loop, const struct api_options *opt, struct api_
     }
 
     h2o_config_init(&s->config);
-    /* h2o answers bodies above its own limit with a plain 413 before we see them; ours (JSON)
-     * applies below it. */
-    s->config.max_request_entity_size = 2 * API_BODY_MAX;
+    /* h2o refuses bodies above its own limit before we see them: over HTTP/1 with a plain 413,
+     * over HTTP/2 only with RST_STREAM REFUSED_STREAM, which clients retry. So its limit is far
+     * above the largest body any route takes, and the guard answers a JSON 413 below it. */
+    s->config.max_request_entity_size = API_GUARD_BODY_HARD_MAX;
     s->config.http1.req_timeout =
         opt->idle_timeout_ms ? opt->idle_timeout_ms : API_IDLE_TIMEOUT_MS_DEFAULT;
     /* An idle HTTP/2 connection ends as soon as an HTTP/1 one, so a close waits no longer. */
@@ -3240,6 +3436,9 @@ int api_server_start(uv_loop_t *loop, const struct api_options *opt, struct api_
     }
     s->port = ntohs(bound.ss_family == AF_INET ? ((struct sockaddr_in *)&bound)->sin_port
                                                : ((struct sockaddr_in6 *)&bound)->sin6_port);
+    snprintf(s->listen_host, sizeof(s->listen_host), "%s", host);
+    s->guard = (struct api_guard){
+        .listen_host = s->listen_host, .port = s->port, .no_tokens = s->tokens == NULL};
     if (ctx->events && uv_timer_init(loop, &s->heartbeat) == 0) {
         s->heartbeat.data = s;
         s->heartbeat_live = 1;
@@ -3269,10 +3468,51 @@ static void on_heartbeat_closed(uv_handle_t *h)
     maybe_finish(s);
 }
 
+/* The deadline: every connection still open is shut down at the socket. h2o then reads EOF
+ * (or fails its write) and closes the connection by its own path, freeing what it holds and
+ * calling on_conn_closed; no h2o state is torn down behind its back. */
+static void on_deadline(uv_timer_t *t)
+{
+    struct api_server *s = t->data;
+    s->cut = 1;
+    while (s->streams)
+        stream_end(s->streams);
+    for (struct api_conn *c = s->conns; c; c = c->next) {
+        uv_os_fd_t fd;
+        if (!uv_is_closing((uv_handle_t *)&c->tcp) && uv_fileno((uv_handle_t *)&c->tcp, &fd) == 0)
+            shutdown(fd, SHUT_RDWR);
+    }
+}
+
+void api_server_drain(struct api_server *s, uint64_t within_ms)
+{
+    if (!s)
+        return;
+    if (!s->draining) {
+        s->draining = 1;
+        /* GOAWAY to HTTP/2 clients, "Connection: close" on HTTP/1 answers from now on. */
+        h2o_context_request_shutdown(&s->ctx);
+    }
+    if (!s->deadline_live) {
+        if (uv_timer_init(s->ctx.loop, &s->deadline))
+            return;
+        s->deadline.data = s;
+        s->deadline_live = 1;
+    } else if (uv_is_closing((uv_handle_t *)&s->deadline) ||
+               (uv_is_active((uv_handle_t *)&s->deadline) &&
+                uv_timer_get_due_in(&s->deadline) <= within_ms)) {
+        return; /* an earlier deadline stands */
+    }
+    uv_timer_start(&s->deadline, on_deadline, within_ms, 0);
+}
+
 void api_server_close(struct api_server *s, void (*cb)(void *ud), void *ud)
 {
     if (!s || s->closing)
         return;
+    /* A close without a drain first still ends: keep-alive connections get as long as their
+     * idle timeout would give them, then are cut. */
+    api_server_drain(s, s->config.http1.req_timeout);
     s->closing = 1;
     s->close_cb = cb;
     s->close_ud = ud;

@@ -13,7 +13,7 @@
 #include <uv.h>
 
 /* Limits on everything a client sends. Over a limit is a 413 (431 for headers) with a JSON
- * error; bodies above twice API_BODY_MAX are cut off by h2o itself, also with a 413. */
+ * error; reqguard.h has the body caps of every route and of h2o itself. */
 #define API_BODY_MAX (64 * 1024) /* request body bytes */
 #define API_JSON_DEPTH_MAX 8     /* nesting of a request body */
 /* Request header bytes (names + values + path). h2o buffers up to its H2O_MAX_REQLEN (~417 KiB)
@@ -36,6 +36,10 @@
  * stream whose unsent bytes pass the buffer cap is ended (the client resumes with
  * Last-Event-ID, or refetches after a reset), so a slow client cannot hold memory. */
 #define API_SSE_STREAMS_MAX 64
+/* Of those, at most this many for one user (with a token file) and for one address (an IPv6
+ * client by its /64), so one client cannot take every slot. */
+#define API_SSE_STREAMS_PER_USER 16
+#define API_SSE_STREAMS_PER_ADDR 16
 #define API_SSE_BUFFER_MAX (256 * 1024)
 #define API_SSE_HEARTBEAT_MS 15000 /* a comment line, so proxies and browsers see it alive */
 #define API_SSE_RETRY_MS 2000      /* the reconnect delay the stream asks the browser for */
@@ -124,10 +128,16 @@ int api_server_reload(struct api_server *s, struct queue_tree *t);
 /* The port the server listens on (the ephemeral one when opt->port was 0). */
 int api_server_port(const struct api_server *s);
 
-/* Stops accepting, asks h2o to end its connections, and frees the server once the listener and
- * every connection are closed (idle keep-alive connections end by the idle timeout at the
- * latest); then cb(ud) runs on the loop. No handle of the server is left afterwards. NULL is a
- * no-op. */
+/* Starts a graceful shutdown: GOAWAY to HTTP/2 clients, no keep-alive for HTTP/1 answers from
+ * now on, and within_ms from now every connection still open is cut (shut down at the socket,
+ * so h2o closes it by its own path). The server keeps answering until then. Calling it again
+ * only brings the deadline forward. NULL is a no-op. */
+void api_server_drain(struct api_server *s, uint64_t within_ms);
+
+/* Stops accepting, ends event streams, and frees the server once the listener and every
+ * connection are closed; then cb(ud) runs on the loop. Connections end by themselves or at the
+ * drain deadline: the one set by api_server_drain, else the idle timeout from now. No handle of
+ * the server is left afterwards. NULL is a no-op. */
 void api_server_close(struct api_server *s, void (*cb)(void *ud), void *ud);
 
 /* One route the server serves, for tests and the OpenAPI cross-check. path uses OpenAPI

@@ -205,6 +205,9 @@ struct cluster {
     /* the last disp_cluster_fits on cap, valid while cap_ver == fit_ver */
     struct queue_resvec fit_shape;
     uint64_t fit_val, fit_ver;
+    /* The first resource problem of its last two updates ("" when none): one logged in the
+     * previous update is not logged again. */
+    char res_warned[192], res_prev[192];
 };
 
 /* A share reserved in a cluster's cap: the binding's aseq and the share's index. */
@@ -727,13 +730,36 @@ static void cluster_close(struct cluster *k)
     memset(k, 0, sizeof(*k));
 }
 
-static int resmap(struct ctl *c, json_object *o, struct queue_resvec *out)
+/* A resource of a cluster muster cannot read is never skipped silently: logged (once while it
+ * stays the same problem), and a full name table also shows in the metrics and /readyz. */
+static void cluster_res_warn(struct ctl *c, struct cluster *k, const char *where, const char *why)
+{
+    char msg[sizeof k->res_warned];
+    snprintf(msg, sizeof msg, "%s: %s", where, why);
+    if (!k->res_warned[0])
+        snprintf(k->res_warned, sizeof k->res_warned, "%s", msg);
+    if (strcmp(msg, k->res_prev) == 0)
+        return;
+    logf_(c, "cluster %s: %s%s", k->name, msg,
+          queue_resnames_count(c->names) >= QUEUE_RESNAMES_MAX
+              ? " (the resource name table is full: see muster_resource_names_refused_total)"
+              : "");
+}
+
+static int resmap(struct ctl *c, struct cluster *k, const char *what, json_object *o,
+                  struct queue_resvec *out)
 {
     char err[128];
     queue_resvec_clear(out);
     if (!o)
         return 0;
-    return disp_resvec_parse(c->names, o, "", out, err, sizeof err);
+    int rc = disp_resvec_parse(c->names, o, "", out, err, sizeof err);
+    if (rc) {
+        char where[64];
+        snprintf(where, sizeof where, "status.resourceSummary.%s", what);
+        cluster_res_warn(c, k, where, err);
+    }
+    return rc;
 }
 
 /* Nodes per grade from spec.resourceModels and status.resourceSummary.allocatableModelings:
@@ -767,9 +793,18 @@ static int cluster_grades(struct ctl *c, struct cluster *k, json_object *obj)
             const char *name = jstr(rg, "name"), *min = jstr(rg, "min");
             struct queue_qty q;
             uint32_t id;
-            if (!name || !min || queue_qty_parse(min, strlen(min), &q) ||
-                queue_resnames_intern(c->names, name, strlen(name), &id))
+            int irc = !name || !min ? MUSTER_EINVAL : queue_qty_parse(min, strlen(min), &q);
+            if (!irc)
+                irc = queue_resnames_intern(c->names, name, strlen(name), &id);
+            if (irc) {
+                char why[160];
+                snprintf(why, sizeof why, "%.64s: %s; the grade is read without it",
+                         name ? name : "(no name)",
+                         irc == MUSTER_ELIMIT ? "too many distinct resource names"
+                                              : "not a resource name and quantity");
+                cluster_res_warn(c, k, "spec.resourceModels", why);
                 continue;
+            }
             /* A minimum of 0 still describes the resource (placement.h): kept as -1. */
             (void)queue_resvec_set(&gr->min, id, q.milli > 0 ? q.milli : -1);
         }
@@ -856,10 +891,13 @@ static void cluster_set(struct ctl *c, json_object *obj)
             k->ready = strcmp(status, "True") == 0;
     }
     json_object *sum = jpath(obj, "status", "resourceSummary");
-    if (resmap(c, jobj(sum, "allocatable"), &k->capacity) ||
-        resmap(c, jobj(sum, "allocated"), &k->allocated) ||
-        resmap(c, jobj(sum, "allocating"), &k->allocating) || cluster_grades(c, k, obj)) {
-        k->ready = 0; /* a summary muster cannot read takes no work */
+    memcpy(k->res_prev, k->res_warned, sizeof k->res_prev);
+    k->res_warned[0] = '\0';
+    if (resmap(c, k, "allocatable", jobj(sum, "allocatable"), &k->capacity) ||
+        resmap(c, k, "allocated", jobj(sum, "allocated"), &k->allocated) ||
+        resmap(c, k, "allocating", jobj(sum, "allocating"), &k->allocating) ||
+        cluster_grades(c, k, obj)) {
+        k->ready = 0; /* a summary muster cannot read takes no work (cluster_res_warn said why) */
     }
     queue_resvec_copy(&k->free, &k->capacity);
     for (uint32_t i = 0; i < k->free.len; i++) {

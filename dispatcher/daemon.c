@@ -12,6 +12,7 @@
 #include "queue/errors.h"
 #include "queue/mem.h"
 
+#include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -23,6 +24,8 @@ struct daemon {
     uv_loop_t loop;
     uv_signal_t sigint, sigterm;
     uv_timer_t stop_timer, summary, refresh;
+    uv_timer_t deadline; /* the end of the grace period: whatever is still open is closed */
+    int forced;          /* the deadline closed handles their owners had not */
     struct kube_config kcfg;
     int kcfg_loaded;
     struct kube_client *kube;
@@ -42,6 +45,7 @@ struct daemon {
     uint64_t reloads; /* for muster_follower_reloads_total */
     uint64_t transitions; /* times it started leading, for muster_leader_transitions_total */
     FILE *out;
+    uint64_t names_refused; /* resource names refused when the summary last said so */
     int stopping, rc;
     uint64_t started;
 };
@@ -120,11 +124,47 @@ static void close_rest(struct daemon *d)
     uv_close((uv_handle_t *)&d->refresh, NULL);
 }
 
+static void walk_force_close(uv_handle_t *h, void *arg)
+{
+    struct daemon *d = arg;
+    if (h == (uv_handle_t *)&d->deadline || uv_is_closing(h))
+        return;
+    fprintf(stderr, "musterd: still open at the end of the grace period: %s; closing it\n",
+            uv_handle_type_name(h->type));
+    uv_close(h, NULL);
+}
+
+/* The grace period (and the Lease's release) is over and the loop still has work: a client that
+ * holds a connection, a hub that does not answer. Exiting on time matters more than a tidy close
+ * (the kubelet's SIGKILL follows), and the ledger was flushed when the stop began. Every handle is
+ * closed here, without its owner's callback, so the owners must not be freed afterwards. */
+static void on_deadline(uv_timer_t *h)
+{
+    struct daemon *d = h->data;
+    d->forced = 1;
+    uv_walk(h->loop, walk_force_close, d);
+}
+
 static void begin_stop(struct daemon *d)
 {
     if (d->stopping)
         return;
     d->stopping = 1;
+    uint64_t grace = d->o->grace_ms ? d->o->grace_ms : 10000;
+    /* The Lease is released after the grace period's requests, and the release may take two
+     * renew deadlines against a hub that hangs (docs/operations.md, terminationGracePeriod):
+     * the backstop leaves it that long. The API does not wait for it (below). */
+    uint64_t release = d->o->leader_elect
+                           ? 2 * (d->o->renew_deadline_ms ? d->o->renew_deadline_ms
+                                                          : DISP_LEADER_RENEW_DEADLINE_MS_DEFAULT)
+                           : 0;
+    /* The deadline never keeps the loop alive by itself: a tidy stop ends the loop before it. */
+    uv_timer_start(&d->deadline, on_deadline, grace + release, 0);
+    uv_unref((uv_handle_t *)&d->deadline);
+    /* Clients get most of the grace period to finish, then their connections are cut, so the
+     * API is closed before the deadline needs to force anything. */
+    if (d->api)
+        api_server_drain(d->api, grace - grace / 4);
     uv_timer_stop(&d->summary);
     uv_timer_stop(&d->refresh);
     uv_timer_stop(&d->stop_timer);
@@ -317,10 +357,27 @@ static uint64_t demo_backlog(void *ud)
     return st.pending + st.parked;
 }
 
+/* A full resource-name table refuses every new name, wherever it comes from (a queue spec, a
+ * cluster's capacity, a workload): said in the log whenever more were refused since. */
+static void names_summary(struct daemon *d)
+{
+    const struct queue_resnames *rn = queue_tree_resnames(*d->t);
+    uint64_t refused = queue_resnames_refused(rn);
+    if (refused == d->names_refused)
+        return;
+    d->names_refused = refused;
+    fprintf(stderr,
+            "musterd: the resource name table is full (%u of %d names): %" PRIu64
+            " new names refused so far; queue specs and cluster capacities naming a new "
+            "resource are refused until a restart forgets the unused names\n",
+            queue_resnames_count(rn), QUEUE_RESNAMES_MAX, refused);
+}
+
 static void on_summary(uv_timer_t *h)
 {
     struct daemon *d = h->data;
     struct ctl_stats st;
+    names_summary(d);
     if (!d->ctl) {
         fprintf(d->out, "musterd: following (Lease held by %s)\n",
                 d->el && disp_leader_holder(d->el)[0] ? disp_leader_holder(d->el) : "nobody");
@@ -533,7 +590,9 @@ int daemon_run(struct store *s, struct queue_tree **t, const struct daemon_optio
     uv_timer_init(&d.loop, &d.stop_timer);
     uv_timer_init(&d.loop, &d.summary);
     uv_timer_init(&d.loop, &d.refresh);
+    uv_timer_init(&d.loop, &d.deadline);
     d.sigint.data = d.sigterm.data = d.stop_timer.data = d.summary.data = d.refresh.data = &d;
+    d.deadline.data = &d;
     uv_signal_start(&d.sigint, on_signal, SIGINT);
     uv_signal_start(&d.sigterm, on_signal, SIGTERM);
     int rc = start(&d);
@@ -542,6 +601,17 @@ int daemon_run(struct store *s, struct queue_tree **t, const struct daemon_optio
         begin_stop(&d);
     }
     uv_run(&d.loop, UV_RUN_DEFAULT);
+    uv_close((uv_handle_t *)&d.deadline, NULL);
+    uv_run(&d.loop, UV_RUN_NOWAIT);
+    if (d.forced) {
+        /* Handles of the controller, the hub client and the simulated hub were closed under
+         * them: freeing them now could touch what was closed. The process is about to exit. */
+        fprintf(stderr, "musterd: stopped at the end of the grace period; the ledger was "
+                        "flushed when the stop began\n");
+        if (!d.rc)
+            d.rc = MUSTER_EBUSY;
+        return d.rc;
+    }
     if (d.ctl) {
         struct ctl_stats st;
         ctl_get_stats(d.ctl, &st);

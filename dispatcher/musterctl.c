@@ -1,5 +1,6 @@
 /* musterctl: the command-line client of musterd's admin API (DESIGN.md, Admin API). Blocking
  * libcurl easy requests, json-c for bodies, libyaml for `apply -f`; docs/musterctl.md. */
+#include "dispatcher/ctl_describe.h"
 #include "dispatcher/ctl_output.h"
 #include "queue/errors.h"
 #include "queue/mem.h"
@@ -542,8 +543,23 @@ static int path_segments(char *buf, size_t cap, const char *prefix, const char *
     return 1;
 }
 
-/* Every page of the queue list, joined into one {"items": [...]}. */
-static int list_queues(struct ctl *c, struct json_object **out)
+/* The path of one object of kind: its name checked to be a name of that kind first (so "../x"
+ * never walks the server's paths), then every segment escaped. 0, or 2 (a bad name) or 1. */
+static int object_path(char *buf, size_t cap, enum ctl_kind kind, const char *name)
+{
+    char err[256];
+    if (ctl_name_check(kind, name, err, sizeof(err))) {
+        fprintf(stderr, "musterctl: %s\n", err);
+        return 2;
+    }
+    static const char *const prefix[] = {"/api/v1/queues", "/api/v1/bindings", "/api/v1/clusters"};
+    return kind == CTL_KIND_BINDING ? path_segments(buf, cap, prefix[kind], name)
+                                    : path_for(buf, cap, prefix[kind], name);
+}
+
+/* Every page of the list at base (/api/v1/queues, /api/v1/bindings), joined into one
+ * {"items": [...]}. */
+static int list_all(struct ctl *c, const char *base, struct json_object **out)
 {
     struct json_object *all = json_object_new_object(), *items = json_object_new_array();
     if (!all || !items || json_object_object_add(all, "items", items)) {
@@ -560,7 +576,7 @@ static int list_queues(struct ctl *c, struct json_object **out)
             fprintf(stderr, "musterctl: out of memory\n");
             return 1;
         }
-        snprintf(path, sizeof(path), "/api/v1/queues?limit=" CTL_LIST_PAGE "%s%s",
+        snprintf(path, sizeof(path), "%s?limit=" CTL_LIST_PAGE "%s%s", base,
                  *cont ? "&continue=" : "", esc);
         curl_free(esc);
         struct ctl_resp r = {0};
@@ -575,7 +591,7 @@ static int list_queues(struct ctl *c, struct json_object **out)
         struct json_object *page, *md, *ct;
         if (!r.json || !json_object_object_get_ex(r.json, "items", &page) ||
             !json_object_is_type(page, json_type_array)) {
-            fprintf(stderr, "musterctl: the server's queue list is not {\"items\": [...]}\n");
+            fprintf(stderr, "musterctl: the server's list is not {\"items\": [...]}\n");
             ctl_resp_reset(&r);
             json_object_put(all);
             return 1;
@@ -601,8 +617,9 @@ static int cmd_get_queues(struct ctl *c, const char *name)
     struct ctl_resp r = {0};
     if (name) {
         char path[1024];
-        if (path_for(path, sizeof(path), "/api/v1/queues", name))
-            return 1;
+        int prc = object_path(path, sizeof(path), CTL_KIND_QUEUE, name);
+        if (prc)
+            return prc;
         int rc = ctl_request(c, "GET", path, NULL, NULL, &r);
         if (rc || !ok(&r)) {
             rc = rc ? 1 : report_error(&r);
@@ -615,7 +632,7 @@ static int cmd_get_queues(struct ctl *c, const char *name)
             fprintf(stderr, "musterctl: the server's answer is not JSON\n");
             return 1;
         }
-    } else if (list_queues(c, &doc)) {
+    } else if (list_all(c, "/api/v1/queues", &doc)) {
         return 1;
     }
     int rc = 0;
@@ -637,24 +654,94 @@ static int cmd_get_queues(struct ctl *c, const char *name)
     return rc;
 }
 
-/* Bindings, clusters and explain: print the server's answer as it is (JSON, or YAML with
- * -o yaml); clusters also as a table (the default), bindings' table comes later. */
-static int cmd_get_raw(struct ctl *c, const char *path)
+/* GET path into *out (the parsed answer, owned by the caller): 0, or the exit code after the
+ * error was reported. */
+static int get_json(struct ctl *c, const char *path, struct json_object **out)
 {
     struct ctl_resp r = {0};
     int rc = ctl_request(c, "GET", path, NULL, NULL, &r);
-    int table = c->out == CTL_OUT_TABLE || c->out == CTL_OUT_WIDE;
+    *out = NULL;
     if (rc || !ok(&r)) {
         rc = rc ? 1 : report_error(&r);
-    } else if (r.json && table && strncmp(path, "/api/v1/clusters", 16) == 0) {
-        rc = print_clusters(c, r.json);
-    } else if (r.json) {
-        print_doc(c, r.json);
+    } else if (!r.json) {
+        fprintf(stderr, "musterctl: the server's answer is not JSON\n");
+        rc = 1;
     } else {
-        fputs(r.body ? r.body : "", stdout);
+        *out = json_object_get(r.json);
     }
     ctl_resp_reset(&r);
     return rc;
+}
+
+static int cmd_get_clusters(struct ctl *c, const char *name)
+{
+    char path[1024] = "/api/v1/clusters";
+    int rc = name ? object_path(path, sizeof(path), CTL_KIND_CLUSTER, name) : 0;
+    struct json_object *doc = NULL;
+    if (!rc)
+        rc = get_json(c, path, &doc);
+    if (!rc) {
+        if (c->out == CTL_OUT_JSON || c->out == CTL_OUT_YAML)
+            print_doc(c, doc);
+        else
+            rc = print_clusters(c, doc);
+    }
+    json_object_put(doc);
+    return rc;
+}
+
+/* get bindings [NS/NAME]: a table like get queues' (-o wide adds clusters, request, reason),
+ * or the server's documents with -o json / -o yaml. */
+static int cmd_get_bindings(struct ctl *c, const char *name)
+{
+    char path[1024];
+    struct json_object *doc = NULL;
+    int rc = name ? object_path(path, sizeof(path), CTL_KIND_BINDING, name) : 0;
+    if (!rc)
+        rc = name ? get_json(c, path, &doc) : list_all(c, "/api/v1/bindings", &doc);
+    if (rc)
+        return rc;
+    if (c->out == CTL_OUT_JSON || c->out == CTL_OUT_YAML) {
+        print_doc(c, doc);
+    } else {
+        struct json_object *items = NULL;
+        if (name) {
+            items = json_object_new_array();
+            if (items && json_object_array_add(items, json_object_get(doc)))
+                json_object_put(doc);
+        } else {
+            json_object_object_get_ex(doc, "items", &items);
+            json_object_get(items);
+        }
+        if (!items || ctl_bindings_table(items, c->out == CTL_OUT_WIDE, stdout, stderr)) {
+            fprintf(stderr, "musterctl: out of memory\n");
+            rc = 1;
+        }
+        json_object_put(items);
+    }
+    json_object_put(doc);
+    return rc;
+}
+
+/* describe binding NS/NAME | describe queue NAME: one object as a page to read; -o json and
+ * -o yaml print the server's document instead. */
+static int cmd_describe(struct ctl *c, enum ctl_kind kind, const char *name)
+{
+    char path[1024];
+    struct json_object *doc = NULL;
+    int rc = object_path(path, sizeof(path), kind, name);
+    if (!rc)
+        rc = get_json(c, path, &doc);
+    if (rc)
+        return rc;
+    if (c->out == CTL_OUT_JSON || c->out == CTL_OUT_YAML)
+        print_doc(c, doc);
+    else if (kind == CTL_KIND_BINDING)
+        ctl_describe_binding(doc, stdout);
+    else
+        ctl_describe_queue(doc, stdout);
+    json_object_put(doc);
+    return 0;
 }
 
 /* "cpu=8,nvidia.com/gpu=2" -> {"cpu": "8", "nvidia.com/gpu": "2"} under key in q. */
@@ -755,10 +842,11 @@ static int cmd_create_queue(struct ctl *c, const char *name, const struct create
 static int cmd_delete_queue(struct ctl *c, const char *name)
 {
     char path[1024];
-    if (path_for(path, sizeof(path), "/api/v1/queues", name))
-        return 1;
+    int rc = object_path(path, sizeof(path), CTL_KIND_QUEUE, name);
+    if (rc)
+        return rc;
     struct ctl_resp r = {0};
-    int rc = ctl_request(c, "DELETE", path, NULL, NULL, &r);
+    rc = ctl_request(c, "DELETE", path, NULL, NULL, &r);
     if (rc || !ok(&r))
         rc = rc ? 1 : report_error(&r);
     else
@@ -901,7 +989,7 @@ static int apply_one(struct ctl *c, const char *where, struct json_object *entry
     }
     const char *name = json_object_get_string(nm);
     char path[1024];
-    if (path_for(path, sizeof(path), "/api/v1/queues", name)) {
+    if (object_path(path, sizeof(path), CTL_KIND_QUEUE, name)) {
         json_object_put(q);
         return 1;
     }
@@ -999,14 +1087,16 @@ static void usage(FILE *f)
             "usage: musterctl [flags] COMMAND\n"
             "commands:\n"
             "  get queues [NAME]              list queues, or one\n"
-            "  get bindings|clusters [NAME]   bindings (NS/NAME) / clusters (served with the "
-            "dispatcher)\n"
+            "  get bindings [NS/NAME]         bindings muster holds, with their queue and state\n"
+            "  get clusters [NAME]            clusters (served with the dispatcher)\n"
             "  create queue NAME --parent P [--weight N] [--priority N] [--state S]\n"
             "               [--strategy S] [--guarantee R=Q,...] [--deserved R=Q,...]\n"
             "               [--capability R=Q,...]\n"
             "  apply -f FILE                  create or update every queue in FILE (- is stdin)\n"
             "  delete queue NAME\n"
-            "  explain binding NS/NAME        why a binding waits and where it stands in line\n"
+            "  describe binding NS/NAME       a binding: state, reason, place in line, history\n"
+            "  describe queue NAME            a queue: spec and status\n"
+            "  explain binding NS/NAME        the binding's document as the server has it\n"
             "  version\n"
             "flags:\n"
             "  --server URL                   admin API (else $MUSTER_SERVER, the config file,\n"
@@ -1029,6 +1119,24 @@ static const char *pick(const char *flag, const char *env, const char *file, con
     return file ? file : dflt;
 }
 
+/* A command line that cannot be run: says what is missing or wrong, exit code 2. */
+__attribute__((format(printf, 1, 2))) static int bad_usage(const char *fmt, ...)
+{
+    fprintf(stderr, "musterctl: ");
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "\n(musterctl --help lists the commands)\n");
+    return 2;
+}
+
+static int kind_is(const char *kind, const char *one)
+{
+    size_t n = strlen(one);
+    return strcmp(kind, one) == 0 || (strncmp(kind, one, n) == 0 && strcmp(kind + n, "s") == 0);
+}
+
 static int run(struct ctl *c, int argc, char **argv, const struct create_opts *co, const char *file)
 {
     if (argc < 1) {
@@ -1047,43 +1155,65 @@ static int run(struct ctl *c, int argc, char **argv, const struct create_opts *c
         }
         return cmd_apply(c, file);
     }
-    if (!kind || argc > 3)
-        goto bad;
-    int queues = strcmp(kind, "queue") == 0 || strcmp(kind, "queues") == 0;
     if (strcmp(cmd, "get") == 0) {
-        if (queues)
+        if (!kind)
+            return bad_usage("get: say what to get: queues, bindings or clusters");
+        if (argc > 3)
+            return bad_usage("get %s: one NAME at most, got %s too", kind, argv[3]);
+        if (kind_is(kind, "queue"))
             return cmd_get_queues(c, name);
-        const char *prefix = NULL;
-        if (strcmp(kind, "bindings") == 0 || strcmp(kind, "binding") == 0)
-            prefix = "/api/v1/bindings";
-        else if (strcmp(kind, "clusters") == 0 || strcmp(kind, "cluster") == 0)
-            prefix = "/api/v1/clusters";
-        if (!prefix)
-            goto bad;
-        char path[1024];
-        /* Binding names are NAMESPACE/NAME: two path segments. */
-        if (name && path_segments(path, sizeof(path), prefix, name))
-            return 1;
+        if (kind_is(kind, "binding"))
+            return cmd_get_bindings(c, name);
+        if (kind_is(kind, "cluster"))
+            return cmd_get_clusters(c, name);
+        return bad_usage("get: unknown kind %s: queues, bindings or clusters", kind);
+    }
+    if (strcmp(cmd, "create") == 0 || strcmp(cmd, "delete") == 0) {
+        if (!kind)
+            return bad_usage("%s: say what to %s: queue NAME", cmd, cmd);
+        if (!kind_is(kind, "queue"))
+            return bad_usage("%s: only queues can be %sd, not %s", cmd, cmd, kind);
         if (!name)
-            snprintf(path, sizeof(path), "%s", prefix);
-        return cmd_get_raw(c, path);
-    }
-    if (strcmp(cmd, "create") == 0 && queues && name)
+            return bad_usage("%s queue: the queue's NAME is missing (%s queue NAME%s)", cmd, cmd,
+                             cmd[0] == 'c' ? " --parent PARENT" : "");
+        if (argc > 3)
+            return bad_usage("%s queue %s: unexpected argument %s", cmd, name, argv[3]);
+        if (cmd[0] == 'd')
+            return cmd_delete_queue(c, name);
+        char err[256];
+        if (ctl_name_check(CTL_KIND_QUEUE, name, err, sizeof(err)))
+            return bad_usage("%s", err);
         return cmd_create_queue(c, name, co);
-    if (strcmp(cmd, "delete") == 0 && queues && name)
-        return cmd_delete_queue(c, name);
-    if (strcmp(cmd, "explain") == 0 && strcmp(kind, "binding") == 0 && name) {
-        const char *slash = strchr(name, '/');
-        if (!slash || slash == name || !slash[1] || strchr(slash + 1, '/')) {
-            fprintf(stderr, "musterctl: explain binding: expected NAMESPACE/NAME, got %s\n", name);
-            return 2;
-        }
-        char path[1024];
-        if (path_segments(path, sizeof(path), "/api/v1/bindings", name))
-            return 1;
-        return cmd_get_raw(c, path);
     }
-bad:
+    if (strcmp(cmd, "describe") == 0 || strcmp(cmd, "explain") == 0) {
+        int is_describe = cmd[0] == 'd';
+        if (!kind)
+            return bad_usage("%s: say what to %s: %s", cmd, cmd,
+                             is_describe ? "binding NAMESPACE/NAME or queue NAME"
+                                         : "binding NAMESPACE/NAME");
+        int binding = kind_is(kind, "binding"), queue = is_describe && kind_is(kind, "queue");
+        if (!binding && !queue)
+            return bad_usage("%s: unknown kind %s: %s", cmd, kind,
+                             is_describe ? "binding or queue" : "binding");
+        if (!name)
+            return bad_usage("%s %s: the %s is missing", cmd, kind,
+                             binding ? "binding's NAMESPACE/NAME" : "queue's NAME");
+        if (argc > 3)
+            return bad_usage("%s %s %s: unexpected argument %s", cmd, kind, name, argv[3]);
+        enum ctl_kind k = binding ? CTL_KIND_BINDING : CTL_KIND_QUEUE;
+        if (is_describe)
+            return cmd_describe(c, k, name);
+        /* explain binding: the server's document as it is (JSON, or YAML with -o yaml) */
+        char path[1024];
+        struct json_object *doc = NULL;
+        int rc = object_path(path, sizeof(path), k, name);
+        if (!rc)
+            rc = get_json(c, path, &doc);
+        if (!rc)
+            print_doc(c, doc);
+        json_object_put(doc);
+        return rc;
+    }
     fprintf(stderr, "musterctl: unknown command:");
     for (int i = 0; i < argc; i++)
         fprintf(stderr, " %s", argv[i]);

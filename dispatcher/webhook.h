@@ -15,8 +15,9 @@
  * manifest's objectSelector excludes such RBs before the apiserver calls us; the check here
  * keeps the rule true when the selector is missing or edited. */
 #define DISP_WEBHOOK_SKIP_LABEL "scheduling.muster.io/skip"
-/* The largest review accepted. It equals the admin API's h2o body cap (2 x API_BODY_MAX), above
- * which h2o answers 413 itself; an RB holds no template, so real reviews are a few KiB. */
+/* The largest review accepted. It equals the admin API's cap on any body (API_GUARD_BODY_MAX,
+ * dispatcher/reqguard.h), above which the API answers 413 before routing; an RB holds no
+ * template, so real reviews are a few KiB. */
 #define DISP_WEBHOOK_REVIEW_MAX (128 * 1024)
 /* JSON nesting accepted: an RB's placement nests about 10 deep under request.object; the cap
  * only stops a hostile body from costing stack in json-c. */

@@ -12,6 +12,7 @@ struct queue_resnames {
     uint32_t cap;    /* of names */
     uint32_t *slots; /* open addressing: id + 1, 0 = empty */
     uint32_t nslots; /* power of two, kept at most half full */
+    uint64_t refused; /* interns refused because the table was full */
 };
 
 static uint64_t hash_bytes(const char *s, size_t len)
@@ -75,6 +76,25 @@ static int dns_subdomain_valid(const char *s, size_t len)
     return s[len - 1] != '-' && s[len - 1] != '.';
 }
 
+static int has_prefix(const char *s, size_t len, const char *p)
+{
+    size_t n = strlen(p);
+    return len > n && memcmp(s, p, n) == 0;
+}
+
+/* A name without a domain is one of Kubernetes' own (kubernetes.io/ implied), as the API server
+ * requires of container resources (IsStandardContainerResourceName) and nodes report: lower
+ * case, from a fixed list. Anything else ("CPU", "foo") could never match what a workload asks
+ * for or a cluster has; other resources are extended ones, named with their domain. */
+static int standard_name(const char *s, size_t len)
+{
+    static const char *const names[] = {"cpu", "memory", "ephemeral-storage", "storage", "pods"};
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+        if (len == strlen(names[i]) && memcmp(s, names[i], len) == 0)
+            return 1;
+    return has_prefix(s, len, "hugepages-") || has_prefix(s, len, "attachable-volumes-");
+}
+
 int queue_resname_valid(const char *name, size_t len)
 {
     const char *slash = memchr(name, '/', len);
@@ -85,6 +105,8 @@ int queue_resname_valid(const char *name, size_t len)
             return 0;
         n = slash + 1;
         nlen = len - (size_t)(n - name);
+    } else if (!standard_name(name, len)) {
+        return 0;
     }
     /* qualified-name part: ([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9], at most 63 */
     if (nlen == 0 || nlen > 63 || !is_alnum(n[0]) || !is_alnum(n[nlen - 1]))
@@ -143,8 +165,10 @@ int queue_resnames_intern(struct queue_resnames *t, const char *name, size_t len
         *id = *slot - 1;
         return 0;
     }
-    if (t->count >= QUEUE_RESNAMES_MAX)
+    if (t->count >= QUEUE_RESNAMES_MAX) {
+        t->refused++;
         return MUSTER_ELIMIT;
+    }
     /* Keep the table at most half full, or probing could find no empty slot. */
     if ((t->count + 1) * 2 > t->nslots) {
         if (grow_slots(t))
@@ -176,6 +200,30 @@ const char *queue_resnames_name(const struct queue_resnames *t, uint32_t id)
 uint32_t queue_resnames_count(const struct queue_resnames *t)
 {
     return t->count;
+}
+
+uint64_t queue_resnames_refused(const struct queue_resnames *t)
+{
+    return t->refused;
+}
+
+uint32_t queue_resnames_mark(const struct queue_resnames *t)
+{
+    return t->count;
+}
+
+void queue_resnames_rollback(struct queue_resnames *t, uint32_t mark)
+{
+    if (mark >= t->count)
+        return;
+    for (uint32_t id = mark; id < t->count; id++)
+        muster_free(t->names[id]);
+    t->count = mark;
+    /* Open addressing cannot drop a key in place (it would cut probe chains): rebuild the
+     * slots from the names that stay. Never allocates. */
+    memset(t->slots, 0, t->nslots * sizeof(*t->slots));
+    for (uint32_t id = 0; id < t->count; id++)
+        *slot_for(t, t->names[id], strlen(t->names[id])) = id + 1;
 }
 
 void queue_resvec_init(struct queue_resvec *v)

@@ -33,7 +33,21 @@ const char *queue_resnames_name(const struct queue_resnames *t, uint32_t id);
 
 uint32_t queue_resnames_count(const struct queue_resnames *t);
 
-/* True when name[0..len) is a valid Kubernetes resource name. */
+/* How many interns were refused with MUSTER_ELIMIT because the table was full (for the log, a
+ * metric and /readyz: a full table refuses every new name from then on). */
+uint64_t queue_resnames_refused(const struct queue_resnames *t);
+
+/* A tentative intern: take a mark, intern, and if what needed the names is not kept, roll back
+ * to the mark. Every name added since the mark is forgotten (their ids may be given again), so
+ * nothing that kept one of those ids may outlive the rollback. A refused request thus leaves no
+ * name behind in a table that is bounded. Neither call allocates. */
+uint32_t queue_resnames_mark(const struct queue_resnames *t);
+void queue_resnames_rollback(struct queue_resnames *t, uint32_t mark);
+
+/* True when name[0..len) is a valid Kubernetes resource name: a qualified name whose prefix is
+ * a DNS subdomain (nvidia.com/gpu, example.com/Foo), or without a prefix one of Kubernetes'
+ * standard names, lower case: cpu, memory, ephemeral-storage, storage, pods, hugepages-<size>,
+ * attachable-volumes-<kind>. */
 int queue_resname_valid(const char *name, size_t len);
 
 struct queue_res {

@@ -100,10 +100,15 @@ int queue_name_valid(const char *s, size_t n)
 {
     if (!s || n == 0 || n > 63)
         return 0;
+    /* A DNS subdomain: dot-separated labels, each starting and ending with a letter or digit
+     * ("a..b", "a.-b" and "a-.b" are not names a Volcano Queue could take). */
     for (size_t i = 0; i < n; i++) {
         char c = s[i];
         int alnum = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
-        if (!alnum && !((c == '-' || c == '.') && i > 0 && i < n - 1))
+        int edge = i == 0 || i == n - 1 || s[i - 1] == '.' || s[i + 1] == '.';
+        if (!alnum && !(c == '-' && !edge) &&
+            !(c == '.' && i > 0 && i < n - 1 && s[i - 1] != '.' && s[i - 1] != '-' &&
+              s[i + 1] != '-'))
             return 0;
     }
     return 1;
@@ -607,8 +612,9 @@ int queue_tree_validate(const struct queue_tree *t, const struct queue_spec *spe
 {
     if (!spec->name || !queue_name_valid(spec->name, strlen(spec->name)))
         return fail(err, MUSTER_EINVAL, "name",
-                    "queue name must be 1-63 lowercase letters, digits, '-' or '.', starting "
-                    "and ending with a letter or digit");
+                    "queue name must be 1-63 lowercase letters, digits, '-' or '.' (a DNS "
+                    "subdomain: each dot-separated part starts and ends with a letter or "
+                    "digit)");
     const struct queue_node *self = queue_tree_find(t, spec->name);
     if (exists && !self)
         return fail(err, MUSTER_ENOENT, "name", "queue %s does not exist", spec->name);

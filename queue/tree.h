@@ -25,9 +25,9 @@ enum queue_reclaimable { QUEUE_RECLAIMABLE, QUEUE_NOT_RECLAIMABLE };
  * gangs of its own queue. Never is the default (the zero value). */
 enum queue_within { QUEUE_WITHIN_NEVER, QUEUE_WITHIN_LOWER_PRIORITY };
 
-/* True when s[0..len) is a valid queue name: lowercase alphanumerics, '-' and '.', alphanumeric
- * at both ends, at most 63 characters — a valid DNS subdomain and a valid label value, since
- * queue names travel in labels. */
+/* True when s[0..len) is a valid queue name: lowercase alphanumerics, '-' and '.', at most 63
+ * characters, each dot-separated part alphanumeric at both ends — a valid DNS subdomain and a
+ * valid label value, since queue names travel in labels. */
 int queue_name_valid(const char *s, size_t len);
 
 const char *queue_state_name(enum queue_state s);

@@ -119,6 +119,45 @@ ctl delete queue research
 expect "$RC" 1 "delete a queue with children: exit code"
 grep -q '^Error from server (Conflict): ' err || fail "delete research: $(cat err)"
 
+# Issue 23, item 7: a name is checked to be a name of its kind before it is escaped into a
+# path, so it cannot walk to another route; a missing argument is named, not "unknown command".
+ctl create queue authz-target --parent root
+expect "$RC" 0 "create authz-target"
+ctl delete queue ../queues/authz-target
+expect "$RC" 2 "delete queue ../queues/authz-target: exit code"
+grep -q '^musterctl: ../queues/authz-target: not a queue name' err ||
+    fail "delete queue ../queues/authz-target: $(cat err)"
+ctl get queue authz-target
+expect "$RC $(awk 'NR == 2 {print $1}' out)" "0 authz-target" "authz-target survives"
+ctl get queues ../audit
+expect "$RC $(wc -c <out)" "2 0" "get queues ../audit: exit code, nothing printed"
+ctl describe binding ../../audit
+expect "$RC $(wc -c <out)" "2 0" "describe binding ../../audit"
+ctl delete queue authz-target
+expect "$RC" 0 "delete authz-target"
+ctl get
+expect "$RC $(head -1 err)" "2 musterctl: get: say what to get: queues, bindings or clusters" \
+    "get without a kind"
+ctl create queue
+expect "$RC $(head -1 err)" \
+    "2 musterctl: create queue: the queue's NAME is missing (create queue NAME --parent PARENT)" \
+    "create queue without a name"
+ctl delete queue
+expect "$RC $(head -1 err)" "2 musterctl: delete queue: the queue's NAME is missing (delete queue NAME)" \
+    "delete queue without a name"
+ctl describe queue
+expect "$RC $(head -1 err)" "2 musterctl: describe queue: the queue's NAME is missing" \
+    "describe queue without a name"
+ctl describe
+expect "$RC $(head -1 err)" \
+    "2 musterctl: describe: say what to describe: binding NAMESPACE/NAME or queue NAME" \
+    "describe without a kind"
+ctl describe queue nlp
+expect "$RC $(awk '$1 == "Parent:" {print $2}' out)" "0 research" "describe queue nlp"
+grep -q '^  Pending: ' out || fail "describe queue: no status: $(cat out)"
+ctl describe queue nlp -o json
+expect "$RC $(grep -c '"parent": "research"' out)" "0 1" "describe queue -o json"
+
 # apply -f: two queues, Kubernetes-style multi-document with a list in one document; twice.
 cat >queues.yaml <<'YAML'
 # the ml team
@@ -207,11 +246,38 @@ ctl explain binding team/job-1
 expect "$RC $(cat err)" \
     "1 Error from server (NotFound): binding team/job-1 not found: muster has no record of it" \
     "explain binding: unknown"
+# bindings as a table, like queues; -o wide; one binding; describe with its history
+ctl get bindings
+expect "$RC $(head -1 out | tr -s ' ')" "0 NAMESPACE NAME QUEUE STATE PRIORITY POSITION" \
+    "get bindings: table header"
+grep -q "^team-vision *$job " out || fail "get bindings: no row for $job: $(cat out)"
+ctl get bindings -o wide
+expect "$(head -1 out | tr -s ' ')" \
+    "NAMESPACE NAME QUEUE STATE PRIORITY POSITION CLUSTERS REQUEST REASON" "get bindings -o wide"
+ctl get binding "team-vision/$job"
+expect "$RC $(awk 'NR == 2 {print $1, $2}' out)" "0 team-vision $job" "get one binding"
+ctl get bindings -o yaml
+grep -q "^- namespace: team-vision$" out || fail "get bindings -o yaml: $(head -5 out)"
+ctl describe binding "team-vision/$job"
+expect "$RC $(awk '$1 == "Name:" {print $2}' out)" "0 team-vision/$job" "describe binding"
+grep -q '^History:$' out || fail "describe binding: no history: $(cat out)"
+grep -q '^Reason: ' out || fail "describe binding: no reason: $(cat out)"
+grep -q '^  ID  *STATE  *QUEUE' out || fail "describe binding: no history table: $(cat out)"
+ctl describe binding team/job-1
+expect "$RC" 1 "describe an unknown binding"
 
 # the dispatcher serves the clusters it watches
 ctl get clusters
 expect "$RC" 0 "get clusters: exit code ($(cat err))"
+expect "$(head -1 out | tr -s ' ')" "NAME READY GPU GPU-USED GPU-RESERVED GPU-FREE FITS" \
+    "get clusters: table header"
 grep -q '^gpu-east' out || fail "get clusters: no gpu-east row in $(cat out)"
+ctl get clusters -o wide
+grep -q 'CAPACITY *ALLOCATED *RESERVED *FREE *LABELS$' out || fail "clusters -o wide: $(head -1 out)"
+ctl get cluster gpu-east -o json
+grep -q '"name": "gpu-east"' out || fail "get cluster -o json: $(cat out)"
+ctl get cluster ../bindings
+expect "$RC" 2 "get cluster ../bindings"
 ctl explain binding no-slash
 expect "$RC" 2 "explain binding without a namespace"
 

@@ -14,6 +14,7 @@
 
 #include <curl/curl.h>
 
+#include <errno.h>
 #include <json-c/json.h>
 #include <sqlite3.h>
 #include <string.h>
@@ -102,6 +103,8 @@ static char tls_dir[512];
 static int tls_client_ca;
 /* The metrics registry the next srv_start lends the API (NULL: none). */
 static struct disp_metrics *next_metrics;
+/* The idle timeout of the next srv_start; 0: 300 ms. */
+static uint64_t next_idle_ms;
 /* The rate limit of the next srv_start; 0: so high that no other test meets it. */
 static uint32_t rate_per_s, rate_burst;
 
@@ -139,7 +142,7 @@ static void srv_start(struct srv *s, const char *tag, int with_tokens)
     struct api_options opt = {.host = "127.0.0.1",
                               .port = 0,
                               .token_file = with_tokens ? s->tokens : NULL,
-                              .idle_timeout_ms = 300,
+                              .idle_timeout_ms = next_idle_ms ? next_idle_ms : 300,
                               .rate_per_s = rate_per_s ? rate_per_s : 1000000,
                               .rate_burst = rate_burst ? rate_burst : 1000000};
     char cert[600], key[600], ca[600];
@@ -247,6 +250,7 @@ struct resp {
     size_t len;
     char etag[64];
     char retry_after[32];
+    int nosniff; /* X-Content-Type-Options: nosniff was sent */
     struct json_object *json;
 };
 
@@ -279,6 +283,8 @@ static size_t on_header(char *p, size_t sz, size_t n, void *ud)
             v--;
         snprintf(r->retry_after, sizeof(r->retry_after), "%.*s", (int)v, p + 13);
     }
+    if (len >= 31 && strncasecmp(p, "X-Content-Type-Options: nosniff", 31) == 0)
+        r->nosniff = 1;
     return len;
 }
 
@@ -433,6 +439,22 @@ static void body_start_and_close(struct srv *s)
 static void body_noauth(struct srv *s)
 {
     expect(s, "POST", "/api/v1/queues", NULL, "{\"name\":\"anon\"}", NULL, 201);
+}
+
+/* Issue 23: spaces and tabs around a token are trimmed on both sides. */
+static void body_token_trim(struct srv *s)
+{
+    expect(s, "GET", "/api/v1/queues", " " TOK_VIEWER, NULL, NULL, 200);
+    expect(s, "GET", "/api/v1/queues", TOK_VIEWER " ", NULL, NULL, 200);
+    expect(s, "GET", "/api/v1/queues", TOK_VIEWER "\t", NULL, NULL, 200);
+    expect(s, "GET", "/api/v1/queues", "\t" TOK_VIEWER " \t ", NULL, NULL, 200);
+    expect(s, "GET", "/api/v1/queues", TOK_VIEWER "x", NULL, NULL, 401);
+    expect(s, "GET", "/api/v1/queues", " ", NULL, NULL, 401);
+}
+
+static void test_token_trim(void)
+{
+    run_with_server("trim", 1, body_token_trim);
 }
 
 static void test_start_and_close(void)
@@ -1349,6 +1371,17 @@ static void body_bad_input(struct srv *s)
         {"{\"name\":\"a\",\"weight\":99999999999999999999999}", 422, "weight"},
         {"{\"name\":\"a\",\"gangTimeoutSeconds\":0}", 422, "gangTimeoutSeconds"},
         {"{\"name\":\"a\\u0000b\"}", 400, NULL},
+        /* issue 23: duplicate keys, non-finite numbers, names that match nothing */
+        {"{\"name\":\"dup-a\",\"name\":\"dup-b\"}", 400, NULL},
+        {"{\"name\":\"dup\",\"deserved\":{\"cpu\":\"1\",\"cpu\":\"2\"}}", 400, NULL},
+        {"{\"name\":\"dup\",\"deserved\":{\"cpu\":\"1\",\"c\\u0070u\":\"2\"}}", 400, NULL},
+        {"{\"name\":\"inf\",\"weight\":-Infinity}", 400, NULL},
+        {"{\"name\":\"inf\",\"weight\":1e999}", 400, NULL},
+        {"{\"name\":\"a\",\"deserved\":{\"CPU\":\"1\"}}", 422, "deserved.CPU"},
+        {"{\"name\":\"a\",\"deserved\":{\"foo\":\"1\"}}", 422, "deserved.foo"},
+        {"{\"name\":\"a..b\"}", 422, "name"},
+        {"{\"name\":\"a.-b\"}", 422, "name"},
+        {"{\"name\":\"a-.b\"}", 422, "name"},
         {"{\"name\":\"a\",\"deserved\":{\"cpu\\u0000x\":\"1\"}}", 400, NULL},
         {"{\"name\":\"a\",\"status\":{\"x\":{\"y\":{\"z\":{\"w\":{\"v\":{\"u\":{\"t\":1}}}}}}}}",
          413, NULL},
@@ -2063,6 +2096,17 @@ static void test_body_decoder(void)
     const char *lit = "{\"name\":\"\\\\u0000\"}";
     CU_ASSERT_EQUAL(api_body_parse(lit, strlen(lit), &o, &e), 0);
     json_object_put(o);
+    /* issue 23: a key twice in one object is a 400; the same key in two objects is not, nor
+     * a colon or an escaped quote inside a string */
+    const char *two = "{\"a\":\"\\\"b\\\": 1\",\"b\":{\"a\":1,\"c\":[{\"a\":2}]}}";
+    CU_ASSERT_EQUAL(api_body_parse(two, strlen(two), &o, &e), 0);
+    json_object_put(o);
+    const char *dup = "{\"b\":{\"a\":1,\"a\" : 2}}";
+    CU_ASSERT_EQUAL(api_body_parse(dup, strlen(dup), &o, &e), MUSTER_EINVAL);
+    CU_ASSERT(strstr(e.msg, "repeats a key") != NULL);
+    const char *ninf = "{\"w\":[-Infinity]}";
+    CU_ASSERT_EQUAL(api_body_parse(ninf, strlen(ninf), &o, &e), MUSTER_EINVAL);
+    CU_ASSERT(strstr(e.msg, "not finite") != NULL);
     const char *nul = "{\"na\\u0000me\":1}";
     CU_ASSERT_EQUAL(api_body_parse(nul, strlen(nul), &o, &e), MUSTER_EINVAL);
     const char *trunc = "{\"name\":\"\xe2\x82\"}";
@@ -2268,22 +2312,40 @@ static void body_events(struct srv *s)
     s->sse_fd = fd;
 }
 
-/* An event stream on a raw socket (its response headers read); rcvbuf > 0 shrinks the socket's
- * receive buffer first, so a client that does not read falls behind quickly. */
-static int sse_open(struct srv *s, int rcvbuf)
+/* An event stream on a raw socket from 127.0.0.<src> (its response headers read into head
+ * when given); rcvbuf > 0 shrinks the socket's receive buffer first, so a client that does not
+ * read falls behind quickly. token may be NULL. Returns the socket; *status the answer's. */
+static int sse_open_as(struct srv *s, int rcvbuf, int src, const char *token, long *status)
 {
     int fd = socket(AF_INET, SOCK_STREAM, 0);
     if (rcvbuf > 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
+    struct sockaddr_in from = {.sin_family = AF_INET};
+    from.sin_addr.s_addr = htonl(INADDR_LOOPBACK + (uint32_t)(src - 1));
+    REQUIRE(bind(fd, (struct sockaddr *)&from, sizeof(from)) == 0);
     struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)s->port)};
     sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     REQUIRE(connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0);
     struct timeval tv = {5, 0};
     setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-    const char req[] = "GET /api/v1/events HTTP/1.1\r\nHost: x\r\n\r\n";
-    REQUIRE(write(fd, req, sizeof(req) - 1) == (ssize_t)(sizeof(req) - 1));
+    char req[256];
+    int n =
+        snprintf(req, sizeof(req), "GET /api/v1/events HTTP/1.1\r\nHost: 127.0.0.1\r\n%s%s%s\r\n",
+                 token ? "Authorization: Bearer " : "", token ? token : "", token ? "\r\n" : "");
+    REQUIRE(write(fd, req, (size_t)n) == (ssize_t)n);
     char buf[1024];
-    REQUIRE(read(fd, buf, sizeof(buf)) > 0);
+    ssize_t got = read(fd, buf, sizeof(buf) - 1);
+    REQUIRE(got > 12);
+    buf[got] = '\0';
+    *status = strtol(buf + 9, NULL, 10);
+    return fd;
+}
+
+static int sse_open(struct srv *s, int rcvbuf)
+{
+    long st;
+    int fd = sse_open_as(s, rcvbuf, 1, NULL, &st);
+    CU_ASSERT_EQUAL(st, 200);
     return fd;
 }
 
@@ -2315,14 +2377,25 @@ static void body_stream_limits(struct srv *s)
     CU_ASSERT_EQUAL(got, 0); /* EOF, not the 5 s receive timeout */
     CU_ASSERT(total < (size_t)n * 8192);
     close(slow);
-    /* At most API_SSE_STREAMS_MAX streams; the next is a 503 with Retry-After. */
+    /* At most API_SSE_STREAMS_PER_ADDR streams from one address: the next is a 503 with
+     * Retry-After, while other addresses still get theirs. */
     int fds[API_SSE_STREAMS_MAX];
-    for (int i = 0; i < API_SSE_STREAMS_MAX; i++)
+    for (int i = 0; i < API_SSE_STREAMS_PER_ADDR; i++)
         fds[i] = sse_open(s, 0);
     struct resp r;
     CU_ASSERT_EQUAL(http(s, "GET", "/api/v1/events", NULL, NULL, 0, NULL, &r), 503);
     CU_ASSERT_STRING_EQUAL(r.retry_after, "5");
+    CU_ASSERT(r.body && strstr(r.body, "for this address"));
     resp_free(&r);
+    /* At most API_SSE_STREAMS_MAX in all, from four addresses. */
+    long st;
+    for (int i = API_SSE_STREAMS_PER_ADDR; i < API_SSE_STREAMS_MAX; i++) {
+        fds[i] = sse_open_as(s, 0, 2 + (i - API_SSE_STREAMS_PER_ADDR) / API_SSE_STREAMS_PER_ADDR,
+                             NULL, &st);
+        CU_ASSERT_EQUAL(st, 200);
+    }
+    close(sse_open_as(s, 0, 9, NULL, &st));
+    CU_ASSERT_EQUAL(st, 503);
     close(fds[0]);
     /* The server notices the closed one when it writes to it (the heartbeat, or here events:
      * the first write after the peer closed draws the reset, a later one fails), and then has
@@ -2339,10 +2412,28 @@ static void body_stream_limits(struct srv *s)
         close(fds[i]);
 }
 
+/* With tokens, one user is capped whatever addresses it comes from. */
+static void body_stream_user_cap(struct srv *s)
+{
+    int fds[API_SSE_STREAMS_PER_USER];
+    long st;
+    for (int i = 0; i < API_SSE_STREAMS_PER_USER; i++) {
+        fds[i] = sse_open_as(s, 0, 1 + i % 3, TOK_VIEWER, &st);
+        CU_ASSERT_EQUAL(st, 200);
+    }
+    close(sse_open_as(s, 0, 5, TOK_VIEWER, &st));
+    CU_ASSERT_EQUAL(st, 503);
+    close(sse_open_as(s, 0, 5, TOK_ADMIN, &st)); /* another user still gets one */
+    CU_ASSERT_EQUAL(st, 200);
+    for (int i = 0; i < API_SSE_STREAMS_PER_USER; i++)
+        close(fds[i]);
+}
+
 static void test_stream_limits(void)
 {
     srv_events = disp_events_new(4);
     run_with_server("streams", 0, body_stream_limits);
+    run_with_server("streams-user", 1, body_stream_user_cap);
     disp_events_free(srv_events);
     srv_events = NULL;
 }
@@ -2381,8 +2472,354 @@ static void test_dashboard_files(void)
     run_with_server("dashboard", 1, body_dashboard);
 }
 
+/* ---- issue 23: the request guards over real sockets ---- */
+
+/* Sends raw bytes on a fresh connection and reads until the server closes it (or 5 s pass).
+ * Returns the bytes read, NUL-terminated in out. */
+static size_t raw_exchange(struct srv *s, const char *req, size_t len, char *out, size_t cap)
+{
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    REQUIRE(fd >= 0);
+    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)s->port)};
+    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    REQUIRE(connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0);
+    struct timeval tv = {5, 0};
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+    REQUIRE(write(fd, req, len) == (ssize_t)len);
+    size_t have = 0;
+    for (;;) {
+        ssize_t n = have + 1 < cap ? read(fd, out + have, cap - 1 - have) : 0;
+        if (n <= 0)
+            break;
+        have += (size_t)n;
+    }
+    out[have] = '\0';
+    close(fd);
+    return have;
+}
+
+static size_t count_of(const char *hay, const char *needle)
+{
+    size_t n = 0;
+    for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle))
+        n++;
+    return n;
+}
+
+/* The weight of a queue as served, or -1. */
+static long weight_of(struct srv *s, const char *name, const char *token)
+{
+    char path[128];
+    snprintf(path, sizeof(path), "/api/v1/queues/%s", name);
+    struct resp r;
+    long w = -1;
+    if (http(s, "GET", path, token, NULL, 0, NULL, &r) == 200 && r.json)
+        w = strtol(jstr(r.json, "weight") ? jstr(r.json, "weight") : "-1", NULL, 10);
+    resp_free(&r);
+    return w;
+}
+
+static void body_smuggling(struct srv *s)
+{
+    expect(s, "POST", "/api/v1/queues", NULL, "{\"name\":\"victim\"}", NULL, 201);
+    static const char *const smuggled[] = {
+        /* two Content-Length fields: h2o frames by the first, the rest is a second request */
+        "POST /api/v1/queues HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+        "Content-Length: 16\r\nContent-Length: 0\r\n\r\n{\"name\":\"smug1\"}"
+        "DELETE /api/v1/queues/victim HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n",
+        /* Content-Length and Transfer-Encoding: h2o frames by the chunks */
+        "POST /api/v1/queues HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+        "Content-Length: 60\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n"
+        "DELETE /api/v1/queues/victim HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n",
+        /* Transfer-Encoding twice */
+        "POST /api/v1/queues HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+        "Transfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n"
+        "DELETE /api/v1/queues/victim HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n",
+    };
+    for (size_t i = 0; i < sizeof(smuggled) / sizeof(smuggled[0]); i++) {
+        char out[8192];
+        raw_exchange(s, smuggled[i], strlen(smuggled[i]), out, sizeof(out));
+        if (strncmp(out, "HTTP/1.1 400 ", 13) != 0 || count_of(out, "HTTP/1.1 ") != 1)
+            fprintf(stderr, "smuggling %zu: %s\n", i, out);
+        CU_ASSERT(strncmp(out, "HTTP/1.1 400 ", 13) == 0);
+        CU_ASSERT_EQUAL(count_of(out, "HTTP/1.1 "), 1); /* one answer, then the close */
+        CU_ASSERT(strcasestr(out, "connection: close") != NULL);
+        CU_ASSERT(weight_of(s, "victim", NULL) == 1);
+    }
+    expect(s, "GET", "/api/v1/queues/smug1", NULL, NULL, NULL, 404);
+    /* One well-framed request still works on the same path. */
+    static const char ok[] = "POST /api/v1/queues HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                             "Content-Type: application/json\r\nContent-Length: 16\r\n"
+                             "Connection: close\r\n\r\n{\"name\":\"fine1\"}";
+    char out[8192];
+    raw_exchange(s, ok, sizeof(ok) - 1, out, sizeof(out));
+    CU_ASSERT(strncmp(out, "HTTP/1.1 201 ", 13) == 0);
+}
+
+static void test_smuggling(void)
+{
+    run_with_server("smuggle", 0, body_smuggling);
+}
+
+static void body_nul_path(struct srv *s)
+{
+    expect(s, "POST", "/api/v1/queues", TOK_ADMIN, "{\"name\":\"nul-victim\"}", NULL, 201);
+    expect(s, "PATCH", "/api/v1/queues/nul-victim%00zzz", TOK_ADMIN, "{\"weight\":5}", NULL, 400);
+    expect(s, "PUT", "/api/v1/queues/nul-victim%00zzz", TOK_ADMIN,
+           "{\"name\":\"nul-victim\",\"weight\":6}", "If-Match: \"1\"", 400);
+    expect(s, "DELETE", "/api/v1/queues/nul-victim%00zzz", TOK_ADMIN, NULL, NULL, 400);
+    expect(s, "GET", "/api/v1/queues/nul-victim%01", TOK_ADMIN, NULL, NULL, 400);
+    CU_ASSERT_EQUAL(weight_of(s, "nul-victim", TOK_ADMIN), 1);
+    /* An escaped '/' or a dot segment would let a name walk to another route. */
+    expect(s, "DELETE", "/api/v1/queues/..%2Fqueues%2Fnul-victim", TOK_ADMIN, NULL, NULL, 400);
+    expect(s, "GET", "/api/v1/queues/..%2Faudit", TOK_ADMIN, NULL, NULL, 400);
+    expect(s, "GET", "/api/v1/queues/%2e%2e/audit", TOK_ADMIN, NULL, NULL, 400);
+    CU_ASSERT_EQUAL(weight_of(s, "nul-victim", TOK_ADMIN), 1);
+}
+
+static void test_nul_path(void)
+{
+    run_with_server("nulpath", 1, body_nul_path);
+}
+
+static void body_cross_site(struct srv *s)
+{
+    char host[64], origin[96], lhost[64];
+    snprintf(host, sizeof(host), "Host: 127.0.0.1:%d", s->port);
+    snprintf(lhost, sizeof(lhost), "Host: localhost:%d", s->port);
+    snprintf(origin, sizeof(origin), "Origin: http://127.0.0.1:%d", s->port);
+    /* writes take JSON only: the types a form or a plain fetch send cross-site are 415 */
+    expect(s, "POST", "/api/v1/queues", NULL, "{\"name\":\"xs1\"}", "Content-Type: text/plain",
+           415);
+    expect(s, "POST", "/api/v1/queues", NULL, "{\"name\":\"xs2\"}",
+           "Content-Type: application/x-www-form-urlencoded", 415);
+    expect(s, "POST", "/api/v1/queues", NULL, "{\"name\":\"xs3\"}", "Content-Type:", 415);
+    expect(s, "POST", "/api/v1/queues", NULL, "{\"name\":\"xs4\"}",
+           "Content-Type: application/json; charset=utf-8", 201);
+    /* a foreign Host (DNS rebinding) is refused, reads and writes alike */
+    expect(s, "POST", "/api/v1/queues", NULL, "{\"name\":\"xs5\"}", "Host: evil.example", 403);
+    expect(s, "DELETE", "/api/v1/queues/xs4", NULL, NULL, "Host: evil.example", 403);
+    expect(s, "GET", "/api/v1/queues", NULL, NULL, "Host: evil.example:8080", 403);
+    expect(s, "GET", "/api/v1/queues", NULL, NULL, "Host: 127.0.0.1:1", 403);
+    expect(s, "GET", "/api/v1/queues", NULL, NULL, host, 200);
+    expect(s, "GET", "/api/v1/queues", NULL, NULL, lhost, 200);
+    /* a foreign Origin on a write is refused; this server's own is fine */
+    expect(s, "POST", "/api/v1/queues", NULL, "{\"name\":\"xs6\"}", "Origin: http://evil.example",
+           403);
+    expect(s, "POST", "/api/v1/queues", NULL, "{\"name\":\"xs7\"}", "Origin: null", 403);
+    expect(s, "POST", "/api/v1/queues", NULL, "{\"name\":\"xs8\"}", origin, 201);
+    expect(s, "GET", "/api/v1/queues/xs4", NULL, NULL, "Origin: http://evil.example", 200);
+    expect(s, "DELETE", "/api/v1/queues/xs4", NULL, NULL, "Origin: http://evil.example", 403);
+    for (const char *const *n =
+             (const char *const[]){"xs1", "xs2", "xs3", "xs5", "xs6", "xs7", NULL};
+         *n; n++)
+        CU_ASSERT(!engine_has(s, *n));
+    CU_ASSERT(engine_has(s, "xs4") && engine_has(s, "xs8"));
+    /* every answer says nosniff, a 404 that echoes the path most of all */
+    struct resp r;
+    http(s, "GET", "/nope/<script>", NULL, NULL, 0, NULL, &r);
+    CU_ASSERT_EQUAL(r.status, 404);
+    CU_ASSERT(r.nosniff);
+    resp_free(&r);
+    /* a body over the cap is a JSON 413 on any route, over HTTP/2 too */
+    static char big[200 * 1024 + 1];
+    memset(big, ' ', sizeof(big) - 1);
+    big[0] = '{';
+    big[sizeof(big) - 2] = '}';
+    expect(s, "POST", "/api/v1/queues", NULL, big, NULL, 413);
+    char url[128];
+    snprintf(url, sizeof(url), "http://127.0.0.1:%d/healthz", s->port);
+    struct curl_slist *h = curl_slist_append(NULL, "Content-Type: application/json");
+    CURL *c = curl_easy_init();
+    REQUIRE(c != NULL);
+    CU_ASSERT_EQUAL(h2_request(c, h, url, big), 413);
+    curl_easy_cleanup(c);
+    curl_slist_free_all(h);
+}
+
+static void body_cross_site_tokens(struct srv *s)
+{
+    char origin[96];
+    snprintf(origin, sizeof(origin), "Origin: http://127.0.0.1:%d", s->port);
+    /* with tokens any Host is fine (a Service name), but a write's Origin must be the Host's */
+    expect(s, "GET", "/api/v1/queues", TOK_ADMIN, NULL, "Host: muster.example", 200);
+    expect(s, "POST", "/api/v1/queues", TOK_ADMIN, "{\"name\":\"xt1\"}",
+           "Origin: http://evil.example", 403);
+    expect(s, "POST", "/api/v1/queues", TOK_ADMIN, "{\"name\":\"xt2\"}", origin, 201);
+    CU_ASSERT(!engine_has(s, "xt1"));
+}
+
+static void test_cross_site(void)
+{
+    run_with_server("xsite", 0, body_cross_site);
+    run_with_server("xsite-tok", 1, body_cross_site_tokens);
+}
+
+/* A queue body with n made-up resource names (example.com/<tag>-<i>) in deserved, capability and
+ * guarantee, 64 at most in each. */
+static char *names_body(const char *name, const char *parent, const char *tag, int n)
+{
+    size_t cap = 64 + (size_t)n * 48;
+    char *b = malloc(cap);
+    REQUIRE(b != NULL);
+    size_t k = (size_t)snprintf(b, cap, "{\"name\":\"%s\",\"parent\":\"%s\"", name, parent);
+    static const char *const maps[] = {"deserved", "capability", "guarantee"};
+    for (int m = 0; m < 3 && m * 64 < n; m++) {
+        k += (size_t)snprintf(b + k, cap - k, ",\"%s\":{", maps[m]);
+        for (int i = m * 64; i < n && i < (m + 1) * 64; i++)
+            k += (size_t)snprintf(b + k, cap - k, "%s\"example.com/%s-%d\":\"1\"",
+                                  i == m * 64 ? "" : ",", tag, i);
+        k += (size_t)snprintf(b + k, cap - k, "}");
+    }
+    snprintf(b + k, cap - k, "}");
+    return b;
+}
+
+static long metric_value(struct srv *s, const char *family)
+{
+    struct resp r;
+    long v = -1;
+    char key[96];
+    snprintf(key, sizeof(key), "\n%s ", family);
+    if (http(s, "GET", "/metrics", NULL, NULL, 0, NULL, &r) == 200 && r.body) {
+        const char *p = strstr(r.body, key);
+        if (p)
+            v = strtol(p + strlen(key), NULL, 10);
+    }
+    resp_free(&r);
+    return v;
+}
+
+static void body_resnames(struct srv *s)
+{
+    /* Six refused requests with 192 made-up names each leave none of them behind. */
+    long before = metric_value(s, "muster_resource_names");
+    CU_ASSERT(before >= 0 && before < 16);
+    for (int i = 0; i < 6; i++) {
+        char tag[16];
+        snprintf(tag, sizeof(tag), "junk%d", i);
+        char *b = names_body("junk", "no-such-parent", tag, 192);
+        expect(s, "POST", "/api/v1/queues", TOK_ADMIN, b, NULL, 422);
+        free(b);
+    }
+    CU_ASSERT_EQUAL(metric_value(s, "muster_resource_names"), before);
+    expect(s, "POST", "/api/v1/queues", TOK_ADMIN,
+           "{\"name\":\"gpus\",\"deserved\":{\"intel.com/gpu\":\"2\"}}", NULL, 201);
+    struct resp r;
+    CU_ASSERT_EQUAL(http(s, "GET", "/readyz", NULL, NULL, 0, NULL, &r), 200);
+    CU_ASSERT_STRING_EQUAL(r.body ? r.body : "", "ok\n");
+    resp_free(&r);
+    CU_ASSERT_EQUAL(metric_value(s, "muster_resource_names_refused_total"), 0);
+    /* Committed names do fill the table; then a new one is refused, and said so. */
+    int full = 0;
+    for (int i = 0; i < 20 && !full; i++) {
+        char name[16], tag[16];
+        snprintf(name, sizeof(name), "fill%d", i);
+        snprintf(tag, sizeof(tag), "f%d", i);
+        char *b = names_body(name, "root", tag, 64);
+        long st = http(s, "POST", "/api/v1/queues", TOK_ADMIN, b, -1, NULL, &r);
+        if (st == 422) {
+            full = 1;
+            CU_ASSERT(r.body && strstr(r.body, "too many distinct resource names"));
+        } else {
+            CU_ASSERT_EQUAL(st, 201);
+        }
+        resp_free(&r);
+        free(b);
+    }
+    CU_ASSERT(full);
+    CU_ASSERT(metric_value(s, "muster_resource_names_refused_total") >= 1);
+    /* the refused queue's own names were rolled back with it */
+    long known = metric_value(s, "muster_resource_names");
+    CU_ASSERT(known > QUEUE_RESNAMES_MAX - 64 && known <= QUEUE_RESNAMES_MAX);
+    CU_ASSERT_EQUAL(metric_value(s, "muster_resource_names_max"), QUEUE_RESNAMES_MAX);
+    CU_ASSERT_EQUAL(http(s, "GET", "/readyz", NULL, NULL, 0, NULL, &r), 200);
+    CU_ASSERT(r.body && strstr(r.body, "degraded: the resource name table is full"));
+    resp_free(&r);
+    /* Known names still work. */
+    expect(s, "POST", "/api/v1/queues", TOK_ADMIN,
+           "{\"name\":\"gpus2\",\"deserved\":{\"intel.com/gpu\":\"1\"}}", NULL, 201);
+}
+
+static void test_resnames(void)
+{
+    run_with_server("resnames", 1, body_resnames);
+}
+
+/* Issue 23, item 1: a drain cuts what clients hold open, whatever the idle timeout. */
+static int held[3];
+
+static int raw_connect(struct srv *s, const char *bytes)
+{
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    REQUIRE(fd >= 0);
+    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)s->port)};
+    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    REQUIRE(connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0);
+    if (bytes)
+        REQUIRE(write(fd, bytes, strlen(bytes)) == (ssize_t)strlen(bytes));
+    return fd;
+}
+
+/* 1 when the server closed fd (EOF or a reset, after whatever it still sent), 0 when a 5 s read
+ * timed out. */
+static int closed_by_peer(int fd)
+{
+    struct timeval tv = {5, 0};
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+    char buf[1024];
+    ssize_t n = read(fd, buf, sizeof(buf));
+    while (n > 0)
+        n = read(fd, buf, sizeof(buf));
+    return n == 0 || (errno != EAGAIN && errno != EWOULDBLOCK);
+}
+
+static void drain_fn(struct srv *s, void *arg)
+{
+    (void)arg;
+    api_server_drain(s->api, 200);
+}
+
+static void body_drain(struct srv *s)
+{
+    /* a keep-alive connection after one request, one that sent nothing, one mid-body */
+    body_idle_connection(s);
+    held[0] = raw_connect(s, NULL);
+    held[1] = raw_connect(s, "POST /api/v1/queues HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: "
+                             "application/json\r\nContent-Length: 100\r\n\r\n{\"name\":");
+    held[2] = raw_connect(s, "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
+    char buf[512];
+    REQUIRE(read(held[2], buf, sizeof(buf)) > 0); /* answered; the connection stays */
+    usleep(50000);
+    on_loop(s, drain_fn, NULL);
+    /* past the deadline, a new connection is closed at once */
+    usleep(400000);
+    int late = raw_connect(s, "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
+    CU_ASSERT(closed_by_peer(late));
+    close(late);
+}
+
+static void test_drain(void)
+{
+    next_idle_ms = 60000; /* without the drain, the close would wait a minute */
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    run_with_server("drain", 0, body_drain);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    next_idle_ms = 0;
+    long ms = (t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000;
+    if (ms >= 5000)
+        fprintf(stderr, "drain: the server closed after %ld ms\n", ms);
+    CU_ASSERT(ms < 5000);
+    for (int i = 0; i < 3; i++) {
+        CU_ASSERT(closed_by_peer(held[i])); /* cut by the server */
+        close(held[i]);
+    }
+}
+
 static CU_TestInfo tests[] = {
     {"start, refuse and close", test_start_and_close},
+    {"tokens: spaces and tabs trimmed on both sides", test_token_trim},
     {"CRUD round trip, If-Match, merge patch, audit", test_crud_round_trip},
     {"delete refused with children or work", test_delete_refused},
     {"a restart reads the same queues back", test_restart_reads_the_store},
@@ -2405,6 +2842,11 @@ static CU_TestInfo tests[] = {
     {"event streams: a slow client is cut, at most API_SSE_STREAMS_MAX", test_stream_limits},
     {"merge patch follows RFC 7386", test_merge_patch_rfc7386},
     {"body decoder limits and defaults", test_body_decoder},
+    {"HTTP/1 framing: two lengths or a length and chunks are a 400 and a close", test_smuggling},
+    {"a path segment with an escaped NUL is a 400", test_nul_path},
+    {"cross-site writes: JSON only, Host and Origin without tokens, nosniff, 413", test_cross_site},
+    {"refused requests leave no resource name behind; a full table is said", test_resnames},
+    {"a drain cuts held connections at its deadline", test_drain},
     CU_TEST_INFO_NULL,
 };
 

@@ -493,10 +493,58 @@ static void test_nofit_until_room_frees(void)
     env_stop(&e);
 }
 
+/* Issue 23, item 5: with the resource-name table full, a cluster capacity naming a resource
+ * muster does not know yet ("pods" here) cannot be read; that is logged, never skipped
+ * silently, and the refusal is counted for the metrics and /readyz. */
+static void test_full_name_table_is_logged(void)
+{
+    struct env e;
+    env_start(&e, "ctl-fullnames.db");
+    struct queue_tree *t = queue_tree_new();
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    char err[256];
+    CU_ASSERT_EQUAL_FATAL(disp_load(e.s, t, NULL, err, sizeof err), 0);
+    e.t = t;
+    CU_ASSERT_EQUAL_FATAL(disp_demo_seed_queues(e.s, e.t), 0);
+    struct queue_resnames *rn = queue_tree_resnames(t);
+    uint32_t id;
+    CU_ASSERT_EQUAL(queue_resnames_find(rn, "pods", 4, &id), MUSTER_ENOENT);
+    char name[32];
+    for (uint32_t i = queue_resnames_count(rn); i < QUEUE_RESNAMES_MAX; i++) {
+        snprintf(name, sizeof name, "example.com/r%u", i);
+        CU_ASSERT_EQUAL_FATAL(queue_resnames_intern(rn, name, strlen(name), &id), 0);
+    }
+    FILE *log = tmpfile();
+    CU_ASSERT_PTR_NOT_NULL_FATAL(log);
+    struct ctl_options o = {
+        .log = log, .backoff_initial_ms = 200, .fence = fence, .fence_ud = &fence_open};
+    CU_ASSERT_EQUAL_FATAL(ctl_new(&e.loop, e.kube, e.s, e.t, &o, &e.ctl), 0);
+    CU_ASSERT_EQUAL_FATAL(ctl_start(e.ctl), 0);
+    CU_ASSERT_FATAL(pump_until(&e, synced, NULL, 10000));
+    CU_ASSERT(queue_resnames_refused(rn) > 0);
+    char text[8192];
+    rewind(log);
+    size_t n = fread(text, 1, sizeof text - 1, log);
+    text[n] = '\0';
+    static const char *const want[] = {
+        "cluster east: status.resourceSummary.allocatable: pods: too many distinct resource "
+        "names (the resource name table is full",
+        "cluster west: status.resourceSummary.allocatable: pods: too many distinct resource "
+        "names (the resource name table is full"};
+    for (size_t i = 0; i < 2; i++) {
+        if (!strstr(text, want[i]))
+            fprintf(stderr, "missing in the log: %s\nlog:\n%s\n", want[i], text);
+        CU_ASSERT_PTR_NOT_NULL(strstr(text, want[i]));
+    }
+    env_stop(&e);
+    fclose(log);
+}
+
 static CU_TestInfo tests[] = {
     {"dispatch, then restart", test_dispatch_and_restart},
     {"release on completion", test_release_on_completion},
     {"unknown queue waits", test_unknown_queue_waits},
+    {"a full resource-name table is logged, not skipped silently", test_full_name_table_is_logged},
     {"RBs created while no loop ran", test_rbs_created_while_down},
     {"fence down: nothing written", test_fence_down_writes_nothing},
     {"no cluster fit until room frees", test_nofit_until_room_frees},

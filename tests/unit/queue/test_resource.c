@@ -25,12 +25,30 @@ static void test_names(void)
     CU_ASSERT_FALSE(valid("-cpu"));
     CU_ASSERT_FALSE(valid("cpu "));
     CU_ASSERT_FALSE(valid("a/b/c"));
+    /* issue 23: without a domain only Kubernetes' standard names, lower case */
+    CU_ASSERT_FALSE(valid("CPU"));
+    CU_ASSERT_FALSE(valid("Memory"));
+    CU_ASSERT_FALSE(valid("foo"));
+    CU_ASSERT_FALSE(valid("gpu"));
+    CU_ASSERT_FALSE(valid("hugepages-"));
+    CU_ASSERT_TRUE(valid("memory"));
+    CU_ASSERT_TRUE(valid("ephemeral-storage"));
+    CU_ASSERT_TRUE(valid("pods"));
+    CU_ASSERT_TRUE(valid("hugepages-1Gi"));
+    CU_ASSERT_TRUE(valid("attachable-volumes-aws-ebs"));
+    CU_ASSERT_TRUE(valid("example.com/Foo")); /* an extended name part may have upper case */
+    CU_ASSERT_TRUE(valid("intel.com/gpu"));
     char long_name[80];
     memset(long_name, 'a', 64);
     long_name[64] = '\0';
     CU_ASSERT_FALSE(valid(long_name)); /* name part at most 63 */
-    long_name[63] = '\0';
+    memset(long_name, 'a', sizeof(long_name));
+    memcpy(long_name, "x.io/", 5);
+    long_name[63 + 5] = '\0';
     CU_ASSERT_TRUE(valid(long_name));
+    long_name[63 + 5] = 'a';
+    long_name[64 + 5] = '\0';
+    CU_ASSERT_FALSE(valid(long_name));
 }
 
 static void test_intern(void)
@@ -58,6 +76,41 @@ static void test_intern(void)
     CU_ASSERT_EQUAL(queue_resnames_count(t), 502);
     queue_resnames_free(t);
     queue_resnames_free(NULL);
+}
+
+/* issue 23: names a refused request brought are rolled back; a full table counts refusals. */
+static void test_mark_rollback(void)
+{
+    struct queue_resnames *t = queue_resnames_new();
+    uint32_t id, cpu, again;
+    CU_ASSERT_EQUAL(queue_resnames_intern(t, "cpu", 3, &cpu), 0);
+    uint32_t mark = queue_resnames_mark(t);
+    char buf[32];
+    for (int i = 0; i < 300; i++) {
+        snprintf(buf, sizeof(buf), "example.com/t%d", i);
+        CU_ASSERT_EQUAL_FATAL(queue_resnames_intern(t, buf, strlen(buf), &id), 0);
+    }
+    queue_resnames_rollback(t, mark);
+    CU_ASSERT_EQUAL(queue_resnames_count(t), 1);
+    CU_ASSERT_EQUAL(queue_resnames_find(t, "example.com/t7", 14, &id), MUSTER_ENOENT);
+    CU_ASSERT_EQUAL(queue_resnames_find(t, "cpu", 3, &again), 0);
+    CU_ASSERT_EQUAL(again, cpu);
+    CU_ASSERT_PTR_NULL(queue_resnames_name(t, 1));
+    CU_ASSERT_EQUAL(queue_resnames_intern(t, "intel.com/gpu", 13, &id), 0);
+    CU_ASSERT_EQUAL(id, 1);         /* the id is given again */
+    queue_resnames_rollback(t, 99); /* a mark above the count changes nothing */
+    CU_ASSERT_EQUAL(queue_resnames_count(t), 2);
+    /* Full: every new name is refused, and counted; known ones still resolve. */
+    for (uint32_t i = queue_resnames_count(t); i < QUEUE_RESNAMES_MAX; i++) {
+        snprintf(buf, sizeof(buf), "example.com/f%u", i);
+        CU_ASSERT_EQUAL_FATAL(queue_resnames_intern(t, buf, strlen(buf), &id), 0);
+    }
+    CU_ASSERT_EQUAL(queue_resnames_refused(t), 0);
+    CU_ASSERT_EQUAL(queue_resnames_intern(t, "example.com/one-more", 20, &id), MUSTER_ELIMIT);
+    CU_ASSERT_EQUAL(queue_resnames_intern(t, "example.com/two-more", 20, &id), MUSTER_ELIMIT);
+    CU_ASSERT_EQUAL(queue_resnames_refused(t), 2);
+    CU_ASSERT_EQUAL(queue_resnames_intern(t, "intel.com/gpu", 13, &id), 0);
+    queue_resnames_free(t);
 }
 
 static void test_put_keeps_zero(void)
@@ -155,6 +208,7 @@ static void test_reserved_vector_does_not_allocate(void)
 static CU_TestInfo tests[] = {
     {"resource names", test_names},
     {"interning", test_intern},
+    {"a tentative intern rolls back; a full table counts refusals", test_mark_rollback},
     {"vector arithmetic", test_vector_ops},
     {"put keeps a listed zero", test_put_keeps_zero},
     {"a reserved vector does not allocate", test_reserved_vector_does_not_allocate},

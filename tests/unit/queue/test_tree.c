@@ -383,7 +383,28 @@ static void test_move_checks_new_ancestors(void)
     queue_tree_free(t);
 }
 
+/* issue 23: queue names are DNS subdomains */
+static void test_queue_names(void)
+{
+    static const char *const ok[] = {"a", "team-a", "a.b", "a-b.c-d", "a1.b2.c3", "0"};
+    static const char *const bad[] = {"a..b", "a.-b", "a-.b", "-a", "a-",  ".a",
+                                      "a.",   "A",    "a_b",  "",   "a b", "a/b"};
+    for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++)
+        CU_ASSERT_TRUE(queue_name_valid(ok[i], strlen(ok[i])));
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        if (queue_name_valid(bad[i], strlen(bad[i])))
+            fprintf(stderr, "accepted: %s\n", bad[i]);
+        CU_ASSERT_FALSE(queue_name_valid(bad[i], strlen(bad[i])));
+    }
+    char n64[65];
+    memset(n64, 'a', 64);
+    n64[64] = '\0';
+    CU_ASSERT_FALSE(queue_name_valid(n64, 64));
+    CU_ASSERT_TRUE(queue_name_valid(n64, 63));
+}
+
 static CU_TestInfo tests[] = {
+    {"queue names are DNS subdomains", test_queue_names},
     {"new tree has root and default", test_new_tree_has_root_and_default},
     {"names unique and valid", test_names_unique_and_valid},
     {"guarantee <= deserved <= capability", test_guarantee_deserved_capability_order},
