@@ -1,16 +1,16 @@
-/* Tests for dispatcher/ctl_describe.c (musterctl's binding and queue views): name checks before
+/* Tests for dispatcher/cli/describe.c (musterctl's binding and queue views): name checks before
  * a name becomes a path segment, the bindings table, and the describe pages. */
-#include "dispatcher/ctl_describe.h"
+#include "dispatcher/cli/describe.h"
 #include "queue/errors.h"
 #include "testing.h"
 
 #include <json-c/json.h>
 #include <string.h>
 
-static int check(enum ctl_kind k, const char *name)
+static int check(enum cli_kind k, const char *name)
 {
     char err[256] = "";
-    int rc = ctl_name_check(k, name, err, sizeof(err));
+    int rc = cli_name_check(k, name, err, sizeof(err));
     if (rc)
         CU_ASSERT(strstr(err, name) == err || strlen(name) > 128);
     return rc;
@@ -18,20 +18,20 @@ static int check(enum ctl_kind k, const char *name)
 
 static void test_names(void)
 {
-    CU_ASSERT_EQUAL(check(CTL_KIND_QUEUE, "team-a"), 0);
-    CU_ASSERT_EQUAL(check(CTL_KIND_QUEUE, "a.b"), 0);
+    CU_ASSERT_EQUAL(check(CLI_KIND_QUEUE, "team-a"), 0);
+    CU_ASSERT_EQUAL(check(CLI_KIND_QUEUE, "a.b"), 0);
     static const char *const bad_queues[] = {
         "../queues/authz-target", "../audit", "..", ".", "a/b", "A", "a%2Fb", "", "a..b"};
     for (size_t i = 0; i < sizeof(bad_queues) / sizeof(bad_queues[0]); i++)
-        CU_ASSERT_EQUAL(check(CTL_KIND_QUEUE, bad_queues[i]), MUSTER_EINVAL);
-    CU_ASSERT_EQUAL(check(CTL_KIND_BINDING, "team-vision/dist-1-job"), 0);
-    CU_ASSERT_EQUAL(check(CTL_KIND_BINDING, "ns/a.b"), 0);
+        CU_ASSERT_EQUAL(check(CLI_KIND_QUEUE, bad_queues[i]), MUSTER_EINVAL);
+    CU_ASSERT_EQUAL(check(CLI_KIND_BINDING, "team-vision/dist-1-job"), 0);
+    CU_ASSERT_EQUAL(check(CLI_KIND_BINDING, "ns/a.b"), 0);
     static const char *const bad_bindings[] = {
         "no-slash", "../../audit", "ns/..", "ns/.", "a.b/name", "ns/a/b", "/name", "ns/", "NS/x"};
     for (size_t i = 0; i < sizeof(bad_bindings) / sizeof(bad_bindings[0]); i++)
-        CU_ASSERT_EQUAL(check(CTL_KIND_BINDING, bad_bindings[i]), MUSTER_EINVAL);
-    CU_ASSERT_EQUAL(check(CTL_KIND_CLUSTER, "gpu-east"), 0);
-    CU_ASSERT_EQUAL(check(CTL_KIND_CLUSTER, "../bindings"), MUSTER_EINVAL);
+        CU_ASSERT_EQUAL(check(CLI_KIND_BINDING, bad_bindings[i]), MUSTER_EINVAL);
+    CU_ASSERT_EQUAL(check(CLI_KIND_CLUSTER, "gpu-east"), 0);
+    CU_ASSERT_EQUAL(check(CLI_KIND_CLUSTER, "../bindings"), MUSTER_EINVAL);
 }
 
 /* Runs fn into a temporary file and returns what it wrote (static storage). */
@@ -60,20 +60,20 @@ static void test_bindings_table(void)
     struct json_object *items = json_object_new_array();
     json_object_array_add(items, b);
     FILE *f = tmpfile(), *e = tmpfile();
-    CU_ASSERT_EQUAL(ctl_bindings_table(items, 0, f, e), 0);
+    CU_ASSERT_EQUAL(cli_bindings_table(items, 0, f, e), 0);
     const char *t = captured(f);
     CU_ASSERT_PTR_NOT_NULL(
         strstr(t, "NAMESPACE   NAME    QUEUE   STATE     PRIORITY   POSITION\n"));
     CU_ASSERT_PTR_NOT_NULL(strstr(t, "team        job-1   nlp     pending   5          3\n"));
     f = tmpfile();
-    CU_ASSERT_EQUAL(ctl_bindings_table(items, 1, f, e), 0);
+    CU_ASSERT_EQUAL(cli_bindings_table(items, 1, f, e), 0);
     t = captured(f);
     CU_ASSERT_PTR_NOT_NULL(strstr(t, "CLUSTERS   REQUEST"));
     CU_ASSERT_PTR_NOT_NULL(strstr(t, "<none>     cpu=4,nvidia.com/gpu=2   QuotaExceeded"));
     json_object_put(items);
     items = json_object_new_array();
     f = tmpfile();
-    CU_ASSERT_EQUAL(ctl_bindings_table(items, 0, f, e), 0);
+    CU_ASSERT_EQUAL(cli_bindings_table(items, 0, f, e), 0);
     CU_ASSERT_STRING_EQUAL(captured(f), "");
     CU_ASSERT_STRING_EQUAL(captured(e), "No resources found.\n");
     json_object_put(items);
@@ -83,7 +83,7 @@ static void test_describe(void)
 {
     struct json_object *b = json_tokener_parse(binding);
     FILE *f = tmpfile();
-    ctl_describe_binding(b, f);
+    cli_describe_binding(b, f);
     const char *t = captured(f);
     CU_ASSERT_PTR_NOT_NULL(strstr(t, "Name:         team/job-1\n"));
     CU_ASSERT_PTR_NOT_NULL(strstr(t, "Position:     3\n"));
@@ -100,7 +100,7 @@ static void test_describe(void)
         "{\"resourceVersion\":\"3\"},\"status\":{\"allocated\":{\"nvidia.com/gpu\":\"2\"},"
         "\"pending\":1,\"admitted\":2,\"share\":null}}");
     f = tmpfile();
-    ctl_describe_queue(q, f);
+    cli_describe_queue(q, f);
     t = captured(f);
     CU_ASSERT_PTR_NOT_NULL(strstr(t, "Parent:       research\n"));
     CU_ASSERT_PTR_NOT_NULL(strstr(t, "Gang timeout: 300s\n"));
@@ -118,4 +118,4 @@ static CU_TestInfo tests[] = {
     CU_TEST_INFO_NULL,
 };
 
-MUSTER_TEST_MAIN("dispatcher/ctl_describe", tests)
+MUSTER_TEST_MAIN("dispatcher/cli/describe", tests)

@@ -1,5 +1,5 @@
-/* musterctl's text formats: tables, JSON -> YAML output, YAML files -> JSON (see ctl_output.h). */
-#include "dispatcher/ctl_output.h"
+/* musterctl's text formats: tables, JSON -> YAML output, YAML files -> JSON (see output.h). */
+#include "dispatcher/cli/output.h"
 #include "queue/errors.h"
 #include "queue/mem.h"
 
@@ -14,16 +14,16 @@
 
 /* Caps on what a YAML file may make us build: a manifest of queues is a few KiB; aliases could
  * otherwise expand a small file into a huge tree. */
-#define CTL_YAML_FILE_MAX (4 * 1024 * 1024)
-#define CTL_YAML_DEPTH_MAX 32
-#define CTL_YAML_NODES_MAX 200000
+#define CLI_YAML_FILE_MAX (4 * 1024 * 1024)
+#define CLI_YAML_DEPTH_MAX 32
+#define CLI_YAML_NODES_MAX 200000
 
-struct ctl_table {
+struct cli_table {
     size_t ncols, nrows, cap;
     char **cells; /* nrows * ncols, row-major; row 0 is the header */
 };
 
-static int table_push(struct ctl_table *t, const char *const *cells)
+static int table_push(struct cli_table *t, const char *const *cells)
 {
     if (t->nrows == t->cap) {
         size_t cap = t->cap ? t->cap * 2 : 16;
@@ -46,25 +46,25 @@ static int table_push(struct ctl_table *t, const char *const *cells)
     return 0;
 }
 
-struct ctl_table *ctl_table_new(size_t ncols, const char *const *hdr)
+struct cli_table *cli_table_new(size_t ncols, const char *const *hdr)
 {
-    struct ctl_table *t = muster_calloc(1, sizeof(*t));
+    struct cli_table *t = muster_calloc(1, sizeof(*t));
     if (!t)
         return NULL;
     t->ncols = ncols;
     if (table_push(t, hdr)) {
-        ctl_table_free(t);
+        cli_table_free(t);
         return NULL;
     }
     return t;
 }
 
-int ctl_table_add(struct ctl_table *t, const char *const *cells)
+int cli_table_add(struct cli_table *t, const char *const *cells)
 {
     return table_push(t, cells);
 }
 
-void ctl_table_print(const struct ctl_table *t, FILE *f)
+void cli_table_print(const struct cli_table *t, FILE *f)
 {
     size_t width[64] = {0};
     size_t ncols = t->ncols < 64 ? t->ncols : 64;
@@ -85,7 +85,7 @@ void ctl_table_print(const struct ctl_table *t, FILE *f)
     }
 }
 
-void ctl_table_free(struct ctl_table *t)
+void cli_table_free(struct cli_table *t)
 {
     if (!t)
         return;
@@ -249,7 +249,7 @@ static void yaml_block(struct json_object *v, int indent, int first_inline, FILE
         yaml_list(v, indent, first_inline, f);
 }
 
-void ctl_yaml_print(struct json_object *v, FILE *f)
+void cli_yaml_print(struct json_object *v, FILE *f)
 {
     if (is_block(v)) {
         yaml_block(v, 0, 0, f);
@@ -312,11 +312,11 @@ static struct json_object *plain_scalar(const char *s, size_t len)
 
 static struct json_object *yload_node(struct yload *y, yaml_node_t *n, int depth)
 {
-    if (depth > CTL_YAML_DEPTH_MAX) {
+    if (depth > CLI_YAML_DEPTH_MAX) {
         yload_fail(y, n, MUSTER_EINVAL, "nested too deeply");
         return NULL;
     }
-    if (++y->nodes > CTL_YAML_NODES_MAX) {
+    if (++y->nodes > CLI_YAML_NODES_MAX) {
         yload_fail(y, n, MUSTER_EINVAL, "too many nodes (aliases expanding?)");
         return NULL;
     }
@@ -399,8 +399,8 @@ static int read_all(const char *path, char **buf, size_t *len, char *err, size_t
     int rc = b ? 0 : MUSTER_ENOMEM;
     while (!rc) {
         if (n == cap) {
-            if (cap >= CTL_YAML_FILE_MAX) {
-                snprintf(err, errcap, "%s: larger than %d bytes", path, CTL_YAML_FILE_MAX);
+            if (cap >= CLI_YAML_FILE_MAX) {
+                snprintf(err, errcap, "%s: larger than %d bytes", path, CLI_YAML_FILE_MAX);
                 rc = MUSTER_ELIMIT;
                 break;
             }
@@ -435,7 +435,7 @@ static int read_all(const char *path, char **buf, size_t *len, char *err, size_t
     return 0;
 }
 
-int ctl_yaml_load(const char *path, struct json_object **out, char *err, size_t errcap)
+int cli_yaml_load(const char *path, struct json_object **out, char *err, size_t errcap)
 {
     *out = NULL;
     char *buf;

@@ -1,7 +1,7 @@
 /* musterctl's text formats: kubectl-like tables, JSON -> YAML output, and YAML files -> JSON for
  * `apply -f`. Only the musterctl binary uses this module (it is not part of muster_dispatcher). */
-#ifndef MUSTER_DISPATCHER_CTL_OUTPUT_H
-#define MUSTER_DISPATCHER_CTL_OUTPUT_H
+#ifndef MUSTER_DISPATCHER_CLI_OUTPUT_H
+#define MUSTER_DISPATCHER_CLI_OUTPUT_H
 
 #include <stddef.h>
 #include <stdio.h>
@@ -10,23 +10,23 @@ struct json_object;
 
 /* A table of strings printed with each column as wide as its widest cell, three spaces apart
  * (kubectl's layout). The header is the first row. */
-struct ctl_table;
+struct cli_table;
 
 /* A table of ncols columns whose header is hdr[0..ncols-1] (copied). NULL when out of memory. */
-struct ctl_table *ctl_table_new(size_t ncols, const char *const *hdr);
+struct cli_table *cli_table_new(size_t ncols, const char *const *hdr);
 
 /* Appends a row of ncols cells (copied; a NULL cell prints as "<none>"). 0 or MUSTER_ENOMEM. */
-int ctl_table_add(struct ctl_table *t, const char *const *cells);
+int cli_table_add(struct cli_table *t, const char *const *cells);
 
 /* Writes the table to f, trailing blanks trimmed. */
-void ctl_table_print(const struct ctl_table *t, FILE *f);
+void cli_table_print(const struct cli_table *t, FILE *f);
 
 /* Frees the table; NULL is a no-op. */
-void ctl_table_free(struct ctl_table *t);
+void cli_table_free(struct cli_table *t);
 
 /* Writes v as a YAML block document to f: maps as `key: value`, arrays as `- item`, strings
  * plain when that reads back as the same string and double-quoted otherwise. */
-void ctl_yaml_print(struct json_object *v, FILE *f);
+void cli_yaml_print(struct json_object *v, FILE *f);
 
 /* Reads the YAML file path (a `-` reads standard input) and returns in *out a new JSON array
  * with one element per YAML document (the caller json_object_put()s it). Plain scalars become
@@ -34,6 +34,6 @@ void ctl_yaml_print(struct json_object *v, FILE *f);
  * strings. On failure *out is NULL, err says where and why ("file:LINE:COL: ...") and
  * MUSTER_EIO (cannot read), MUSTER_EINVAL (not YAML, anchors/aliases, non-string keys) or
  * MUSTER_ENOMEM is returned. */
-int ctl_yaml_load(const char *path, struct json_object **out, char *err, size_t errcap);
+int cli_yaml_load(const char *path, struct json_object **out, char *err, size_t errcap);
 
 #endif

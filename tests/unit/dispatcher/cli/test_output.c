@@ -1,7 +1,7 @@
-/* Tests for dispatcher/ctl_output.c (musterctl's formats): table layout, JSON -> YAML with its
+/* Tests for dispatcher/cli/output.c (musterctl's formats): table layout, JSON -> YAML with its
  * quoting, YAML files -> JSON (types, documents, errors, caps), the round trip, and every muster
  * allocation made to fail in turn. */
-#include "dispatcher/ctl_output.h"
+#include "dispatcher/cli/output.h"
 #include "queue/errors.h"
 #include "queue/mem.h"
 #include "testing.h"
@@ -18,7 +18,7 @@ static char *capture_yaml(struct json_object *v)
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
     CU_ASSERT_PTR_NOT_NULL_FATAL(f);
-    ctl_yaml_print(v, f);
+    cli_yaml_print(v, f);
     fclose(f);
     return buf;
 }
@@ -34,23 +34,23 @@ static void write_file(const char *path, const char *text)
 static void test_table(void)
 {
     static const char *const hdr[] = {"NAME", "PARENT", "GPU"};
-    struct ctl_table *t = ctl_table_new(3, hdr);
+    struct cli_table *t = cli_table_new(3, hdr);
     CU_ASSERT_PTR_NOT_NULL_FATAL(t);
     const char *r1[] = {"research", "root", "17/32"};
     const char *r2[] = {"nlp", NULL, "1/-"};
-    CU_ASSERT_EQUAL(ctl_table_add(t, r1), 0);
-    CU_ASSERT_EQUAL(ctl_table_add(t, r2), 0);
+    CU_ASSERT_EQUAL(cli_table_add(t, r1), 0);
+    CU_ASSERT_EQUAL(cli_table_add(t, r2), 0);
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
-    ctl_table_print(t, f);
+    cli_table_print(t, f);
     fclose(f);
     CU_ASSERT_STRING_EQUAL(buf, "NAME       PARENT   GPU\n"
                                 "research   root     17/32\n"
                                 "nlp        <none>   1/-\n");
     free(buf);
-    ctl_table_free(t);
-    ctl_table_free(NULL);
+    cli_table_free(t);
+    cli_table_free(NULL);
 }
 
 static void test_yaml_print(void)
@@ -97,7 +97,7 @@ static void test_yaml_print(void)
     json_object_put(s);
 }
 
-/* What ctl_yaml_print writes, ctl_yaml_load reads back as the same JSON. */
+/* What cli_yaml_print writes, cli_yaml_load reads back as the same JSON. */
 static void test_round_trip(void)
 {
     struct json_object *v = json_tokener_parse(
@@ -112,7 +112,7 @@ static void test_round_trip(void)
     write_file(path, y);
     struct json_object *docs;
     char err[256];
-    CU_ASSERT_EQUAL_FATAL(ctl_yaml_load(path, &docs, err, sizeof(err)), 0);
+    CU_ASSERT_EQUAL_FATAL(cli_yaml_load(path, &docs, err, sizeof(err)), 0);
     CU_ASSERT_EQUAL(json_object_array_length(docs), 1);
     CU_ASSERT_TRUE(json_object_equal(json_object_array_get_idx(docs, 0), v));
     if (!json_object_equal(json_object_array_get_idx(docs, 0), v))
@@ -138,7 +138,7 @@ static void test_yaml_load(void)
                      "---\n"
                      "---\n"
                      "items: [x]\n");
-    CU_ASSERT_EQUAL_FATAL(ctl_yaml_load(path, &docs, err, sizeof(err)), 0);
+    CU_ASSERT_EQUAL_FATAL(cli_yaml_load(path, &docs, err, sizeof(err)), 0);
     CU_ASSERT_STRING_EQUAL(json_object_to_json_string_ext(docs, JSON_C_TO_STRING_PLAIN),
                            "[[{\"name\":\"ml\",\"weight\":3,\"d\":{\"cpu\":8,\"gpu\":\"4\","
                            "\"f\":1.5,\"t\":true,\"n\":null,\"e\":null}}],{\"name\":\"one\"},"
@@ -146,13 +146,13 @@ static void test_yaml_load(void)
     json_object_put(docs);
 
     write_file(path, "name: [unclosed\n");
-    CU_ASSERT_EQUAL(ctl_yaml_load(path, &docs, err, sizeof(err)), MUSTER_EINVAL);
+    CU_ASSERT_EQUAL(cli_yaml_load(path, &docs, err, sizeof(err)), MUSTER_EINVAL);
     CU_ASSERT_PTR_NULL(docs);
     CU_ASSERT_EQUAL(strncmp(err, path, strlen(path)), 0);
     CU_ASSERT_PTR_NOT_NULL(strstr(err, ":2:1: "));
 
     write_file(path, "? [a, b]\n: c\n");
-    CU_ASSERT_EQUAL(ctl_yaml_load(path, &docs, err, sizeof(err)), MUSTER_EINVAL);
+    CU_ASSERT_EQUAL(cli_yaml_load(path, &docs, err, sizeof(err)), MUSTER_EINVAL);
     CU_ASSERT_PTR_NOT_NULL(strstr(err, "a mapping key must be a string"));
 
     /* Aliases expanding 9^9 times are cut off by the node cap, not followed. */
@@ -163,12 +163,12 @@ static void test_yaml_load(void)
                      "e: &e [*d, *d, *d, *d, *d, *d, *d, *d, *d]\n"
                      "f: &f [*e, *e, *e, *e, *e, *e, *e, *e, *e]\n"
                      "g: &g [*f, *f, *f, *f, *f, *f, *f, *f, *f]\n");
-    CU_ASSERT_EQUAL(ctl_yaml_load(path, &docs, err, sizeof(err)), MUSTER_EINVAL);
+    CU_ASSERT_EQUAL(cli_yaml_load(path, &docs, err, sizeof(err)), MUSTER_EINVAL);
     CU_ASSERT_PTR_NOT_NULL(strstr(err, "too many nodes"));
     remove(path);
 
     test_tmp_path(path, sizeof(path), "absent.yaml");
-    CU_ASSERT_EQUAL(ctl_yaml_load(path, &docs, err, sizeof(err)), MUSTER_EIO);
+    CU_ASSERT_EQUAL(cli_yaml_load(path, &docs, err, sizeof(err)), MUSTER_EIO);
     CU_ASSERT_PTR_NOT_NULL(strstr(err, "No such file"));
 }
 
@@ -187,13 +187,13 @@ static void test_alloc_failures(void)
     int done = 0;
     for (long k = 0; !done && k < 10000; k++) {
         muster_mem_fail_after(k);
-        struct ctl_table *t = ctl_table_new(2, hdr);
+        struct cli_table *t = cli_table_new(2, hdr);
         int rc = t ? 0 : MUSTER_ENOMEM;
         for (int i = 0; !rc && i < 40; i++)
-            rc = ctl_table_add(t, row);
-        ctl_table_free(t);
+            rc = cli_table_add(t, row);
+        cli_table_free(t);
         struct json_object *docs = NULL;
-        int lrc = ctl_yaml_load(path, &docs, err, sizeof(err));
+        int lrc = cli_yaml_load(path, &docs, err, sizeof(err));
         muster_mem_fail_after(-1);
         CU_ASSERT_TRUE(rc == 0 || rc == MUSTER_ENOMEM);
         CU_ASSERT_TRUE(lrc == 0 || lrc == MUSTER_ENOMEM);
@@ -215,4 +215,4 @@ static CU_TestInfo tests[] = {
     CU_TEST_INFO_NULL,
 };
 
-MUSTER_TEST_MAIN("dispatcher/ctl_output", tests)
+MUSTER_TEST_MAIN("dispatcher/cli/output", tests)

@@ -1,7 +1,7 @@
 /* musterctl: the command-line client of musterd's admin API (DESIGN.md, Admin API). Blocking
  * libcurl easy requests, json-c for bodies, libyaml for `apply -f`; docs/musterctl.md. */
-#include "dispatcher/ctl_describe.h"
-#include "dispatcher/ctl_output.h"
+#include "dispatcher/cli/describe.h"
+#include "dispatcher/cli/output.h"
 #include "queue/errors.h"
 #include "queue/mem.h"
 
@@ -19,23 +19,23 @@
 #define MUSTER_VERSION "0.0.0"
 #endif
 
-#define CTL_DEFAULT_SERVER "http://127.0.0.1:8080"
-#define CTL_RESPONSE_MAX (16 * 1024 * 1024) /* bytes of one response body we keep */
-#define CTL_CONFIG_LINE_MAX 4096            /* bytes of one config file line */
-#define CTL_LIST_PAGE "500"
-#define CTL_TIMEOUT_S 30L
+#define CLI_DEFAULT_SERVER "http://127.0.0.1:8080"
+#define CLI_RESPONSE_MAX (16 * 1024 * 1024) /* bytes of one response body we keep */
+#define CLI_CONFIG_LINE_MAX 4096            /* bytes of one config file line */
+#define CLI_LIST_PAGE "500"
+#define CLI_TIMEOUT_S 30L
 
-enum ctl_format { CTL_OUT_TABLE, CTL_OUT_WIDE, CTL_OUT_JSON, CTL_OUT_YAML };
+enum cli_format { CLI_OUT_TABLE, CLI_OUT_WIDE, CLI_OUT_JSON, CLI_OUT_YAML };
 
-struct ctl {
+struct cli {
     const char *server, *token, *ca;
     int insecure;
-    enum ctl_format out;
+    enum cli_format out;
     CURL *curl;
     char *cfg[3]; /* server, token, certificate-authority as read from the config file (owned) */
 };
 
-struct ctl_resp {
+struct cli_resp {
     long status;
     char *body;
     size_t len, cap;
@@ -44,7 +44,7 @@ struct ctl_resp {
     struct json_object *json; /* the parsed body, or NULL when it is not JSON */
 };
 
-static void ctl_resp_reset(struct ctl_resp *r)
+static void cli_resp_reset(struct cli_resp *r)
 {
     muster_free(r->body);
     json_object_put(r->json);
@@ -69,7 +69,7 @@ static char *trim(char *s)
 
 /* Reads `key: value` lines of the config file. A missing file is not an error (the file is
  * optional) unless it was named by $MUSTER_CONFIG. Returns 0, or 1 after printing why. */
-static int config_load(struct ctl *c)
+static int config_load(struct cli *c)
 {
     static const char *const keys[] = {"server", "token", "certificate-authority"};
     const char *path = getenv("MUSTER_CONFIG");
@@ -89,13 +89,13 @@ static int config_load(struct ctl *c)
         fprintf(stderr, "musterctl: config %s: %s\n", path, strerror(errno));
         return 1;
     }
-    char line[CTL_CONFIG_LINE_MAX];
+    char line[CLI_CONFIG_LINE_MAX];
     int lineno = 0, rc = 0;
     while (!rc && fgets(line, sizeof(line), f)) {
         lineno++;
         if (!strchr(line, '\n') && !feof(f)) {
             fprintf(stderr, "musterctl: %s:%d: line longer than %d bytes\n", path, lineno,
-                    CTL_CONFIG_LINE_MAX);
+                    CLI_CONFIG_LINE_MAX);
             rc = 1;
             break;
         }
@@ -136,9 +136,9 @@ static int config_load(struct ctl *c)
 
 static size_t on_body(char *p, size_t size, size_t n, void *ud)
 {
-    struct ctl_resp *r = ud;
+    struct cli_resp *r = ud;
     size_t len = size * n;
-    if (r->overflow || r->len + len > CTL_RESPONSE_MAX) {
+    if (r->overflow || r->len + len > CLI_RESPONSE_MAX) {
         r->overflow = 1;
         return 0; /* aborts the transfer: the caller reports the cap */
     }
@@ -160,7 +160,7 @@ static size_t on_body(char *p, size_t size, size_t n, void *ud)
 
 static size_t on_header(char *p, size_t size, size_t n, void *ud)
 {
-    struct ctl_resp *r = ud;
+    struct cli_resp *r = ud;
     size_t len = size * n;
     if (len > 5 && strncasecmp(p, "etag:", 5) == 0) {
         size_t i = 5;
@@ -192,8 +192,8 @@ static void url_shown(const char *url, char *buf, size_t cap)
 /* One request: method on the server's path, body (JSON, may be NULL), If-Match (may be NULL).
  * Fills r (the caller resets it). Returns 0 whenever the server answered (any status), or
  * MUSTER_ECONNECT / MUSTER_ELIMIT / MUSTER_ENOMEM after printing why to stderr. */
-static int ctl_request(struct ctl *c, const char *method, const char *path,
-                       struct json_object *body, const char *if_match, struct ctl_resp *r)
+static int cli_request(struct cli *c, const char *method, const char *path,
+                       struct json_object *body, const char *if_match, struct cli_resp *r)
 {
     char url[2048], hdr[1024];
     size_t slen = strlen(c->server);
@@ -255,7 +255,7 @@ static int ctl_request(struct ctl *c, const char *method, const char *path,
     curl_easy_setopt(e, CURLOPT_WRITEDATA, r);
     curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, on_header);
     curl_easy_setopt(e, CURLOPT_HEADERDATA, r);
-    curl_easy_setopt(e, CURLOPT_TIMEOUT, CTL_TIMEOUT_S);
+    curl_easy_setopt(e, CURLOPT_TIMEOUT, CLI_TIMEOUT_S);
     curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
     if (body) {
@@ -279,7 +279,7 @@ static int ctl_request(struct ctl *c, const char *method, const char *path,
     url_shown(url, shown, sizeof(shown));
     if (r->overflow) {
         fprintf(stderr, "musterctl: %s %s: the answer is larger than %d bytes\n", method, shown,
-                CTL_RESPONSE_MAX);
+                CLI_RESPONSE_MAX);
         return MUSTER_ELIMIT;
     }
     if (cc != CURLE_OK) {
@@ -295,7 +295,7 @@ static int ctl_request(struct ctl *c, const char *method, const char *path,
 
 /* Prints the server's error to stderr the way kubectl does: the reason, the message and, for a
  * 422, the field. Returns 1 (the exit code). */
-static int report_error(const struct ctl_resp *r)
+static int report_error(const struct cli_resp *r)
 {
     struct json_object *reason = NULL, *msg = NULL, *field = NULL;
     if (r->json && json_object_is_type(r->json, json_type_object)) {
@@ -316,7 +316,7 @@ static int report_error(const struct ctl_resp *r)
     return 1;
 }
 
-static int ok(const struct ctl_resp *r)
+static int ok(const struct cli_resp *r)
 {
     return r->status >= 200 && r->status < 300;
 }
@@ -329,10 +329,10 @@ static void print_json(struct json_object *v)
                                                JSON_C_TO_STRING_NOSLASHESCAPE));
 }
 
-static void print_doc(const struct ctl *c, struct json_object *v)
+static void print_doc(const struct cli *c, struct json_object *v)
 {
-    if (c->out == CTL_OUT_YAML)
-        ctl_yaml_print(v, stdout);
+    if (c->out == CLI_OUT_YAML)
+        cli_yaml_print(v, stdout);
     else
         print_json(v);
 }
@@ -374,7 +374,7 @@ static const char *res_str(struct json_object *m, const char *res)
 }
 
 /* One queue's row. GPU is allocated/deserved of nvidia.com/gpu, the resource operators watch. */
-static int queue_row(struct ctl_table *t, struct json_object *q)
+static int queue_row(struct cli_table *t, struct json_object *q)
 {
     char name[256], parent[256], weight[32], prio[32], state[32], strat[64], gpu[96], pend[32],
         adm[32], share[32], gua[1024], des[1024], cap[1024];
@@ -406,36 +406,36 @@ static int queue_row(struct ctl_table *t, struct json_object *q)
         map_str(q, "capability", cap, sizeof(cap)),
         sh,
     };
-    return ctl_table_add(t, row);
+    return cli_table_add(t, row);
 }
 
-static int print_queues(const struct ctl *c, struct json_object *items)
+static int print_queues(const struct cli *c, struct json_object *items)
 {
     static const char *const hdr[] = {"NAME",     "PARENT",     "WEIGHT",   "PRIORITY", "STATE",
                                       "GPU",      "PENDING",    "ADMITTED", "STRATEGY", "GUARANTEE",
                                       "DESERVED", "CAPABILITY", "SHARE"};
-    size_t ncols = c->out == CTL_OUT_WIDE ? 13 : 8;
-    struct ctl_table *t = ctl_table_new(ncols, hdr);
+    size_t ncols = c->out == CLI_OUT_WIDE ? 13 : 8;
+    struct cli_table *t = cli_table_new(ncols, hdr);
     int rc = t ? 0 : MUSTER_ENOMEM;
     size_t n = json_object_array_length(items);
     for (size_t i = 0; !rc && i < n; i++)
         rc = queue_row(t, json_object_array_get_idx(items, i));
     if (rc) {
-        ctl_table_free(t);
+        cli_table_free(t);
         fprintf(stderr, "musterctl: out of memory\n");
         return 1;
     }
     if (n == 0)
         fprintf(stderr, "No resources found.\n");
     else
-        ctl_table_print(t, stdout);
-    ctl_table_free(t);
+        cli_table_print(t, stdout);
+    cli_table_free(t);
     return 0;
 }
 
 /* One cluster of GET /api/v1/clusters (docs/admin-api.md, Clusters) as a table row: GPU
  * figures (nvidia.com/gpu), fits as LABEL:N; -o wide adds every resource and the labels. */
-static int cluster_row(struct ctl_table *t, struct json_object *cl)
+static int cluster_row(struct cli_table *t, struct json_object *cl)
 {
     static const char gpu[] = "nvidia.com/gpu";
     char name[256], fits[256] = "", cap[512], used[512], rsv[512], free_[512], labels[512];
@@ -470,11 +470,11 @@ static int cluster_row(struct ctl_table *t, struct json_object *cl)
         map_str(cl, "free", free_, sizeof(free_)),
         map_str(cl, "labels", labels, sizeof(labels)),
     };
-    return ctl_table_add(t, row);
+    return cli_table_add(t, row);
 }
 
 /* get clusters as a table: a list ({"items": [...]}) or one cluster. */
-static int print_clusters(const struct ctl *c, struct json_object *doc)
+static int print_clusters(const struct cli *c, struct json_object *doc)
 {
     static const char *const hdr[] = {"NAME",         "READY",    "GPU",  "GPU-USED",
                                       "GPU-RESERVED", "GPU-FREE", "FITS", "CAPACITY",
@@ -482,20 +482,20 @@ static int print_clusters(const struct ctl *c, struct json_object *doc)
     struct json_object *items = NULL;
     int one = !json_object_object_get_ex(doc, "items", &items);
     size_t n = one ? 1 : json_object_array_length(items);
-    struct ctl_table *t = ctl_table_new(c->out == CTL_OUT_WIDE ? 12 : 7, hdr);
+    struct cli_table *t = cli_table_new(c->out == CLI_OUT_WIDE ? 12 : 7, hdr);
     int rc = t ? 0 : MUSTER_ENOMEM;
     for (size_t i = 0; !rc && i < n; i++)
         rc = cluster_row(t, one ? doc : json_object_array_get_idx(items, i));
     if (rc) {
-        ctl_table_free(t);
+        cli_table_free(t);
         fprintf(stderr, "musterctl: out of memory\n");
         return 1;
     }
     if (n == 0)
         fprintf(stderr, "No resources found.\n");
     else
-        ctl_table_print(t, stdout);
-    ctl_table_free(t);
+        cli_table_print(t, stdout);
+    cli_table_free(t);
     return 0;
 }
 
@@ -545,21 +545,21 @@ static int path_segments(char *buf, size_t cap, const char *prefix, const char *
 
 /* The path of one object of kind: its name checked to be a name of that kind first (so "../x"
  * never walks the server's paths), then every segment escaped. 0, or 2 (a bad name) or 1. */
-static int object_path(char *buf, size_t cap, enum ctl_kind kind, const char *name)
+static int object_path(char *buf, size_t cap, enum cli_kind kind, const char *name)
 {
     char err[256];
-    if (ctl_name_check(kind, name, err, sizeof(err))) {
+    if (cli_name_check(kind, name, err, sizeof(err))) {
         fprintf(stderr, "musterctl: %s\n", err);
         return 2;
     }
     static const char *const prefix[] = {"/api/v1/queues", "/api/v1/bindings", "/api/v1/clusters"};
-    return kind == CTL_KIND_BINDING ? path_segments(buf, cap, prefix[kind], name)
+    return kind == CLI_KIND_BINDING ? path_segments(buf, cap, prefix[kind], name)
                                     : path_for(buf, cap, prefix[kind], name);
 }
 
 /* Every page of the list at base (/api/v1/queues, /api/v1/bindings), joined into one
  * {"items": [...]}. */
-static int list_all(struct ctl *c, const char *base, struct json_object **out)
+static int list_all(struct cli *c, const char *base, struct json_object **out)
 {
     struct json_object *all = json_object_new_object(), *items = json_object_new_array();
     if (!all || !items || json_object_object_add(all, "items", items)) {
@@ -576,15 +576,15 @@ static int list_all(struct ctl *c, const char *base, struct json_object **out)
             fprintf(stderr, "musterctl: out of memory\n");
             return 1;
         }
-        snprintf(path, sizeof(path), "%s?limit=" CTL_LIST_PAGE "%s%s", base,
+        snprintf(path, sizeof(path), "%s?limit=" CLI_LIST_PAGE "%s%s", base,
                  *cont ? "&continue=" : "", esc);
         curl_free(esc);
-        struct ctl_resp r = {0};
-        int rc = ctl_request(c, "GET", path, NULL, NULL, &r);
+        struct cli_resp r = {0};
+        int rc = cli_request(c, "GET", path, NULL, NULL, &r);
         if (rc || !ok(&r)) {
             if (!rc)
                 report_error(&r);
-            ctl_resp_reset(&r);
+            cli_resp_reset(&r);
             json_object_put(all);
             return 1;
         }
@@ -592,7 +592,7 @@ static int list_all(struct ctl *c, const char *base, struct json_object **out)
         if (!r.json || !json_object_object_get_ex(r.json, "items", &page) ||
             !json_object_is_type(page, json_type_array)) {
             fprintf(stderr, "musterctl: the server's list is not {\"items\": [...]}\n");
-            ctl_resp_reset(&r);
+            cli_resp_reset(&r);
             json_object_put(all);
             return 1;
         }
@@ -603,7 +603,7 @@ static int list_all(struct ctl *c, const char *base, struct json_object **out)
                    json_object_object_get_ex(md, "continue", &ct) && ct && n > 0;
         if (more)
             snprintf(cont, sizeof(cont), "%s", json_object_get_string(ct));
-        ctl_resp_reset(&r);
+        cli_resp_reset(&r);
         if (!more)
             break;
     }
@@ -611,23 +611,23 @@ static int list_all(struct ctl *c, const char *base, struct json_object **out)
     return 0;
 }
 
-static int cmd_get_queues(struct ctl *c, const char *name)
+static int cmd_get_queues(struct cli *c, const char *name)
 {
     struct json_object *doc = NULL;
-    struct ctl_resp r = {0};
+    struct cli_resp r = {0};
     if (name) {
         char path[1024];
-        int prc = object_path(path, sizeof(path), CTL_KIND_QUEUE, name);
+        int prc = object_path(path, sizeof(path), CLI_KIND_QUEUE, name);
         if (prc)
             return prc;
-        int rc = ctl_request(c, "GET", path, NULL, NULL, &r);
+        int rc = cli_request(c, "GET", path, NULL, NULL, &r);
         if (rc || !ok(&r)) {
             rc = rc ? 1 : report_error(&r);
-            ctl_resp_reset(&r);
+            cli_resp_reset(&r);
             return rc;
         }
         doc = json_object_get(r.json);
-        ctl_resp_reset(&r);
+        cli_resp_reset(&r);
         if (!doc) {
             fprintf(stderr, "musterctl: the server's answer is not JSON\n");
             return 1;
@@ -636,7 +636,7 @@ static int cmd_get_queues(struct ctl *c, const char *name)
         return 1;
     }
     int rc = 0;
-    if (c->out == CTL_OUT_JSON || c->out == CTL_OUT_YAML) {
+    if (c->out == CLI_OUT_JSON || c->out == CLI_OUT_YAML) {
         print_doc(c, doc);
     } else if (name) {
         struct json_object *one = json_object_new_array();
@@ -656,10 +656,10 @@ static int cmd_get_queues(struct ctl *c, const char *name)
 
 /* GET path into *out (the parsed answer, owned by the caller): 0, or the exit code after the
  * error was reported. */
-static int get_json(struct ctl *c, const char *path, struct json_object **out)
+static int get_json(struct cli *c, const char *path, struct json_object **out)
 {
-    struct ctl_resp r = {0};
-    int rc = ctl_request(c, "GET", path, NULL, NULL, &r);
+    struct cli_resp r = {0};
+    int rc = cli_request(c, "GET", path, NULL, NULL, &r);
     *out = NULL;
     if (rc || !ok(&r)) {
         rc = rc ? 1 : report_error(&r);
@@ -669,19 +669,19 @@ static int get_json(struct ctl *c, const char *path, struct json_object **out)
     } else {
         *out = json_object_get(r.json);
     }
-    ctl_resp_reset(&r);
+    cli_resp_reset(&r);
     return rc;
 }
 
-static int cmd_get_clusters(struct ctl *c, const char *name)
+static int cmd_get_clusters(struct cli *c, const char *name)
 {
     char path[1024] = "/api/v1/clusters";
-    int rc = name ? object_path(path, sizeof(path), CTL_KIND_CLUSTER, name) : 0;
+    int rc = name ? object_path(path, sizeof(path), CLI_KIND_CLUSTER, name) : 0;
     struct json_object *doc = NULL;
     if (!rc)
         rc = get_json(c, path, &doc);
     if (!rc) {
-        if (c->out == CTL_OUT_JSON || c->out == CTL_OUT_YAML)
+        if (c->out == CLI_OUT_JSON || c->out == CLI_OUT_YAML)
             print_doc(c, doc);
         else
             rc = print_clusters(c, doc);
@@ -692,16 +692,16 @@ static int cmd_get_clusters(struct ctl *c, const char *name)
 
 /* get bindings [NS/NAME]: a table like get queues' (-o wide adds clusters, request, reason),
  * or the server's documents with -o json / -o yaml. */
-static int cmd_get_bindings(struct ctl *c, const char *name)
+static int cmd_get_bindings(struct cli *c, const char *name)
 {
     char path[1024];
     struct json_object *doc = NULL;
-    int rc = name ? object_path(path, sizeof(path), CTL_KIND_BINDING, name) : 0;
+    int rc = name ? object_path(path, sizeof(path), CLI_KIND_BINDING, name) : 0;
     if (!rc)
         rc = name ? get_json(c, path, &doc) : list_all(c, "/api/v1/bindings", &doc);
     if (rc)
         return rc;
-    if (c->out == CTL_OUT_JSON || c->out == CTL_OUT_YAML) {
+    if (c->out == CLI_OUT_JSON || c->out == CLI_OUT_YAML) {
         print_doc(c, doc);
     } else {
         struct json_object *items = NULL;
@@ -713,7 +713,7 @@ static int cmd_get_bindings(struct ctl *c, const char *name)
             json_object_object_get_ex(doc, "items", &items);
             json_object_get(items);
         }
-        if (!items || ctl_bindings_table(items, c->out == CTL_OUT_WIDE, stdout, stderr)) {
+        if (!items || cli_bindings_table(items, c->out == CLI_OUT_WIDE, stdout, stderr)) {
             fprintf(stderr, "musterctl: out of memory\n");
             rc = 1;
         }
@@ -725,7 +725,7 @@ static int cmd_get_bindings(struct ctl *c, const char *name)
 
 /* describe binding NS/NAME | describe queue NAME: one object as a page to read; -o json and
  * -o yaml print the server's document instead. */
-static int cmd_describe(struct ctl *c, enum ctl_kind kind, const char *name)
+static int cmd_describe(struct cli *c, enum cli_kind kind, const char *name)
 {
     char path[1024];
     struct json_object *doc = NULL;
@@ -734,12 +734,12 @@ static int cmd_describe(struct ctl *c, enum ctl_kind kind, const char *name)
         rc = get_json(c, path, &doc);
     if (rc)
         return rc;
-    if (c->out == CTL_OUT_JSON || c->out == CTL_OUT_YAML)
+    if (c->out == CLI_OUT_JSON || c->out == CLI_OUT_YAML)
         print_doc(c, doc);
-    else if (kind == CTL_KIND_BINDING)
-        ctl_describe_binding(doc, stdout);
+    else if (kind == CLI_KIND_BINDING)
+        cli_describe_binding(doc, stdout);
     else
-        ctl_describe_queue(doc, stdout);
+        cli_describe_queue(doc, stdout);
     json_object_put(doc);
     return 0;
 }
@@ -798,7 +798,7 @@ static int add_int(struct json_object *q, const char *key, const char *flag, con
     return 0;
 }
 
-static int cmd_create_queue(struct ctl *c, const char *name, const struct create_opts *o)
+static int cmd_create_queue(struct cli *c, const char *name, const struct create_opts *o)
 {
     if (!o->parent) {
         fprintf(stderr, "musterctl: create queue: --parent is required (root for a top-level "
@@ -825,33 +825,33 @@ static int cmd_create_queue(struct ctl *c, const char *name, const struct create
         json_object_object_add(q, "state", json_object_new_string(o->state));
     if (o->strategy)
         json_object_object_add(q, "queueingStrategy", json_object_new_string(o->strategy));
-    struct ctl_resp r = {0};
-    int rc = ctl_request(c, "POST", "/api/v1/queues", q, NULL, &r);
+    struct cli_resp r = {0};
+    int rc = cli_request(c, "POST", "/api/v1/queues", q, NULL, &r);
     json_object_put(q);
     if (rc || !ok(&r)) {
         rc = rc ? 1 : report_error(&r);
-    } else if ((c->out == CTL_OUT_JSON || c->out == CTL_OUT_YAML) && r.json) {
+    } else if ((c->out == CLI_OUT_JSON || c->out == CLI_OUT_YAML) && r.json) {
         print_doc(c, r.json);
     } else {
         printf("queue/%s created\n", name);
     }
-    ctl_resp_reset(&r);
+    cli_resp_reset(&r);
     return rc;
 }
 
-static int cmd_delete_queue(struct ctl *c, const char *name)
+static int cmd_delete_queue(struct cli *c, const char *name)
 {
     char path[1024];
-    int rc = object_path(path, sizeof(path), CTL_KIND_QUEUE, name);
+    int rc = object_path(path, sizeof(path), CLI_KIND_QUEUE, name);
     if (rc)
         return rc;
-    struct ctl_resp r = {0};
-    rc = ctl_request(c, "DELETE", path, NULL, NULL, &r);
+    struct cli_resp r = {0};
+    rc = cli_request(c, "DELETE", path, NULL, NULL, &r);
     if (rc || !ok(&r))
         rc = rc ? 1 : report_error(&r);
     else
         printf("queue/%s deleted\n", name);
-    ctl_resp_reset(&r);
+    cli_resp_reset(&r);
     return rc;
 }
 
@@ -975,7 +975,7 @@ static struct json_object *manifest_queue(struct json_object *e)
 
 /* Creates, updates or leaves alone one queue; prints queue/NAME created|configured|unchanged.
  * Returns 0 or 1 (the server's error printed). */
-static int apply_one(struct ctl *c, const char *where, struct json_object *entry)
+static int apply_one(struct cli *c, const char *where, struct json_object *entry)
 {
     struct json_object *q = manifest_queue(entry), *nm;
     if (!q) {
@@ -989,18 +989,18 @@ static int apply_one(struct ctl *c, const char *where, struct json_object *entry
     }
     const char *name = json_object_get_string(nm);
     char path[1024];
-    if (object_path(path, sizeof(path), CTL_KIND_QUEUE, name)) {
+    if (object_path(path, sizeof(path), CLI_KIND_QUEUE, name)) {
         json_object_put(q);
         return 1;
     }
-    struct ctl_resp r = {0};
-    int rc = ctl_request(c, "GET", path, NULL, NULL, &r);
+    struct cli_resp r = {0};
+    int rc = cli_request(c, "GET", path, NULL, NULL, &r);
     const char *verb = NULL;
     if (rc) {
         rc = 1;
     } else if (r.status == 404) {
-        ctl_resp_reset(&r);
-        rc = ctl_request(c, "POST", "/api/v1/queues", q, NULL, &r);
+        cli_resp_reset(&r);
+        rc = cli_request(c, "POST", "/api/v1/queues", q, NULL, &r);
         if (rc || !ok(&r))
             rc = rc ? 1 : report_error(&r);
         else
@@ -1017,8 +1017,8 @@ static int apply_one(struct ctl *c, const char *where, struct json_object *entry
             snprintf(old, sizeof(old), "%s", json_object_get_string(rv));
         else
             snprintf(old, sizeof(old), "%s", r.etag);
-        ctl_resp_reset(&r);
-        rc = ctl_request(c, "PUT", path, q, *old ? old : "*", &r);
+        cli_resp_reset(&r);
+        rc = cli_request(c, "PUT", path, q, *old ? old : "*", &r);
         if (rc || !ok(&r)) {
             rc = rc ? 1 : report_error(&r);
         } else {
@@ -1031,18 +1031,18 @@ static int apply_one(struct ctl *c, const char *where, struct json_object *entry
     }
     if (verb)
         printf("queue/%s %s\n", name, verb);
-    ctl_resp_reset(&r);
+    cli_resp_reset(&r);
     json_object_put(q);
     return rc;
 }
 
 /* Applies every queue of the file: a YAML list, one queue, a {items: [...]} list, in as many
  * `---` documents as it has. Goes on after an error and returns 1 if any entry failed. */
-static int cmd_apply(struct ctl *c, const char *file)
+static int cmd_apply(struct cli *c, const char *file)
 {
     struct json_object *docs;
     char err[512];
-    if (ctl_yaml_load(file, &docs, err, sizeof(err))) {
+    if (cli_yaml_load(file, &docs, err, sizeof(err))) {
         fprintf(stderr, "musterctl: %s\n", err);
         return 1;
     }
@@ -1100,7 +1100,7 @@ static void usage(FILE *f)
             "  version\n"
             "flags:\n"
             "  --server URL                   admin API (else $MUSTER_SERVER, the config file,\n"
-            "                                 " CTL_DEFAULT_SERVER ")\n"
+            "                                 " CLI_DEFAULT_SERVER ")\n"
             "  --token T                      bearer token (else $MUSTER_TOKEN, the config file)\n"
             "  --certificate-authority FILE   CA bundle to verify the server with\n"
             "  --insecure-skip-tls-verify     do not verify the server's certificate\n"
@@ -1137,7 +1137,7 @@ static int kind_is(const char *kind, const char *one)
     return strcmp(kind, one) == 0 || (strncmp(kind, one, n) == 0 && strcmp(kind + n, "s") == 0);
 }
 
-static int run(struct ctl *c, int argc, char **argv, const struct create_opts *co, const char *file)
+static int run(struct cli *c, int argc, char **argv, const struct create_opts *co, const char *file)
 {
     if (argc < 1) {
         usage(stderr);
@@ -1181,7 +1181,7 @@ static int run(struct ctl *c, int argc, char **argv, const struct create_opts *c
         if (cmd[0] == 'd')
             return cmd_delete_queue(c, name);
         char err[256];
-        if (ctl_name_check(CTL_KIND_QUEUE, name, err, sizeof(err)))
+        if (cli_name_check(CLI_KIND_QUEUE, name, err, sizeof(err)))
             return bad_usage("%s", err);
         return cmd_create_queue(c, name, co);
     }
@@ -1200,7 +1200,7 @@ static int run(struct ctl *c, int argc, char **argv, const struct create_opts *c
                              binding ? "binding's NAMESPACE/NAME" : "queue's NAME");
         if (argc > 3)
             return bad_usage("%s %s %s: unexpected argument %s", cmd, kind, name, argv[3]);
-        enum ctl_kind k = binding ? CTL_KIND_BINDING : CTL_KIND_QUEUE;
+        enum cli_kind k = binding ? CLI_KIND_BINDING : CLI_KIND_QUEUE;
         if (is_describe)
             return cmd_describe(c, k, name);
         /* explain binding: the server's document as it is (JSON, or YAML with -o yaml) */
@@ -1257,7 +1257,7 @@ int main(int argc, char **argv)
         {"help", no_argument, NULL, O_HELP},
         {NULL, 0, NULL, 0},
     };
-    struct ctl c = {0};
+    struct cli c = {0};
     struct create_opts co = {0};
     const char *server = NULL, *token = NULL, *ca = NULL, *file = NULL;
     int opt;
@@ -1307,13 +1307,13 @@ int main(int argc, char **argv)
             break;
         case 'o':
             if (strcmp(optarg, "table") == 0) {
-                c.out = CTL_OUT_TABLE;
+                c.out = CLI_OUT_TABLE;
             } else if (strcmp(optarg, "wide") == 0) {
-                c.out = CTL_OUT_WIDE;
+                c.out = CLI_OUT_WIDE;
             } else if (strcmp(optarg, "json") == 0) {
-                c.out = CTL_OUT_JSON;
+                c.out = CLI_OUT_JSON;
             } else if (strcmp(optarg, "yaml") == 0) {
-                c.out = CTL_OUT_YAML;
+                c.out = CLI_OUT_YAML;
             } else {
                 fprintf(stderr, "musterctl: -o: expected table, wide, json or yaml, got %s\n",
                         optarg);
@@ -1337,7 +1337,7 @@ int main(int argc, char **argv)
     int rc = config_load(&c);
     if (rc)
         goto out;
-    c.server = pick(server, "MUSTER_SERVER", c.cfg[0], CTL_DEFAULT_SERVER);
+    c.server = pick(server, "MUSTER_SERVER", c.cfg[0], CLI_DEFAULT_SERVER);
     c.token = pick(token, "MUSTER_TOKEN", c.cfg[1], NULL);
     c.ca = c.insecure ? NULL : pick(ca, NULL, c.cfg[2], NULL);
     if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {

@@ -1,7 +1,7 @@
-/* musterctl's binding and queue views (see ctl_describe.h). */
-#include "dispatcher/ctl_describe.h"
+/* musterctl's binding and queue views (see describe.h). */
+#include "dispatcher/cli/describe.h"
 
-#include "dispatcher/ctl_output.h"
+#include "dispatcher/cli/output.h"
 #include "queue/errors.h"
 #include "queue/tree.h"
 
@@ -10,14 +10,14 @@
 #include <string.h>
 #include <time.h>
 
-#define CTL_DNS_LABEL_MAX 63
-#define CTL_DNS_SUBDOMAIN_MAX 253
+#define CLI_DNS_LABEL_MAX 63
+#define CLI_DNS_SUBDOMAIN_MAX 253
 
 /* Lower-case alphanumerics and '-' (and '.' between labels when dots), alphanumeric at both
  * ends of every label: what Kubernetes accepts as a namespace (dots 0) or an object name. */
 static int dns_name(const char *s, size_t n, int dots)
 {
-    if (n == 0 || n > (dots ? CTL_DNS_SUBDOMAIN_MAX : CTL_DNS_LABEL_MAX))
+    if (n == 0 || n > (dots ? CLI_DNS_SUBDOMAIN_MAX : CLI_DNS_LABEL_MAX))
         return 0;
     size_t label = 0;
     for (size_t i = 0; i < n; i++) {
@@ -29,22 +29,22 @@ static int dns_name(const char *s, size_t n, int dots)
             continue;
         }
         int alnum = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
-        if ((!alnum && c != '-') || (label == 0 && c == '-') || ++label > CTL_DNS_LABEL_MAX)
+        if ((!alnum && c != '-') || (label == 0 && c == '-') || ++label > CLI_DNS_LABEL_MAX)
             return 0;
     }
     return s[n - 1] != '-' && s[n - 1] != '.';
 }
 
-int ctl_name_check(enum ctl_kind kind, const char *name, char *err, size_t errcap)
+int cli_name_check(enum cli_kind kind, const char *name, char *err, size_t errcap)
 {
     size_t n = strlen(name);
     const char *what = NULL;
-    if (kind == CTL_KIND_QUEUE && !queue_name_valid(name, n))
+    if (kind == CLI_KIND_QUEUE && !queue_name_valid(name, n))
         what = "not a queue name (1-63 lower-case letters, digits, '-' and '.', each "
                "dot-separated part starting and ending with a letter or digit)";
-    if (kind == CTL_KIND_CLUSTER && !dns_name(name, n, 1))
+    if (kind == CLI_KIND_CLUSTER && !dns_name(name, n, 1))
         what = "not a cluster name (a DNS subdomain)";
-    if (kind == CTL_KIND_BINDING) {
+    if (kind == CLI_KIND_BINDING) {
         const char *slash = strchr(name, '/');
         if (!slash || !dns_name(name, (size_t)(slash - name), 0) ||
             !dns_name(slash + 1, strlen(slash + 1), 1))
@@ -107,7 +107,7 @@ static const char *clusters_text(struct json_object *o, char *buf, size_t cap)
     return buf;
 }
 
-int ctl_bindings_table(struct json_object *items, int wide, FILE *f, FILE *err)
+int cli_bindings_table(struct json_object *items, int wide, FILE *f, FILE *err)
 {
     static const char *const hdr[] = {"NAMESPACE", "NAME",     "QUEUE",   "STATE", "PRIORITY",
                                       "POSITION",  "CLUSTERS", "REQUEST", "REASON"};
@@ -117,7 +117,7 @@ int ctl_bindings_table(struct json_object *items, int wide, FILE *f, FILE *err)
         fprintf(err, "No resources found.\n");
         return 0;
     }
-    struct ctl_table *t = ctl_table_new(wide ? 9 : 6, hdr);
+    struct cli_table *t = cli_table_new(wide ? 9 : 6, hdr);
     int rc = t ? 0 : MUSTER_ENOMEM;
     for (size_t i = 0; !rc && i < n; i++) {
         struct json_object *b = json_object_array_get_idx(items, i);
@@ -132,11 +132,11 @@ int ctl_bindings_table(struct json_object *items, int wide, FILE *f, FILE *err)
                              clusters_text(b, cl, sizeof(cl)),
                              map_text(b, "request", req, sizeof(req)),
                              str_of(b, "reason")};
-        rc = ctl_table_add(t, row);
+        rc = cli_table_add(t, row);
     }
     if (!rc)
-        ctl_table_print(t, f);
-    ctl_table_free(t);
+        cli_table_print(t, f);
+    cli_table_free(t);
     return rc;
 }
 
@@ -158,7 +158,7 @@ static void line(FILE *f, const char *label, const char *v)
     fprintf(f, "%-14s%s\n", label, v ? v : "<none>");
 }
 
-void ctl_describe_binding(struct json_object *b, FILE *f)
+void cli_describe_binding(struct json_object *b, FILE *f)
 {
     char name[600], buf[1024], t[32];
     const char *ns = str_of(b, "namespace"), *nm = str_of(b, "name");
@@ -183,7 +183,7 @@ void ctl_describe_binding(struct json_object *b, FILE *f)
     }
     fprintf(f, "History:\n");
     static const char *const hdr[] = {"  ID", "STATE", "QUEUE", "CLUSTERS", "UPDATED", "REASON"};
-    struct ctl_table *tab = ctl_table_new(6, hdr);
+    struct cli_table *tab = cli_table_new(6, hdr);
     for (size_t i = 0; tab && i < json_object_array_length(h); i++) {
         struct json_object *e = json_object_array_get_idx(h, i);
         char id[32], cl[512], up[32];
@@ -195,15 +195,15 @@ void ctl_describe_binding(struct json_object *b, FILE *f)
                              clusters_text(e, cl, sizeof(cl)),
                              when(e, "updatedAtMs", up, sizeof(up)),
                              str_of(e, "reason")};
-        if (ctl_table_add(tab, row))
+        if (cli_table_add(tab, row))
             break;
     }
     if (tab)
-        ctl_table_print(tab, f);
-    ctl_table_free(tab);
+        cli_table_print(tab, f);
+    cli_table_free(tab);
 }
 
-void ctl_describe_queue(struct json_object *q, FILE *f)
+void cli_describe_queue(struct json_object *q, FILE *f)
 {
     char buf[1024], t[32], num[64];
     struct json_object *md = NULL, *st = NULL, *v;
