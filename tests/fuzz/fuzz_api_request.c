@@ -1,6 +1,7 @@
-/* libFuzzer target for the admin API's request body decoder (dispatcher/api.c): any bytes are
- * either refused with a 4xx error that says something, or decode into a queue document whose
- * fields keep their invariants, also after being merged as a patch onto a stored queue. */
+/* libFuzzer target for the admin API's request body decoder (dispatcher/api/body.c, queue_doc.c):
+ * any bytes are either refused with a 4xx error that says something, or decode into a queue
+ * document whose fields keep their invariants, also after being merged as a patch onto a stored
+ * queue. */
 #include "dispatcher/api.h"
 #include "queue/errors.h"
 

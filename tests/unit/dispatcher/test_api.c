@@ -1,4 +1,4 @@
-/* Tests for dispatcher/api.c: the admin API over real HTTP (the server on a libuv loop in the
+/* Tests for dispatcher/api/: the admin API over real HTTP (the server on a libuv loop in the
  * main thread, libcurl in a client thread that runs the test body), its authorization matrix
  * checked against the SQLite file, bad input, the OpenAPI cross-check, and the body decoder and
  * merge patch. */

@@ -1,0 +1,100 @@
+/* GET /api/v1/audit: the audit rows every queue change writes with it, oldest first, paged by
+ * row id; and the names of the audit actions. */
+#include "dispatcher/api/api_int.h"
+
+#include "queue/errors.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <json-c/json.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The audit actions, in the order of audit_writes. */
+const char *const api__audit_actions[API_AUDIT_NACTIONS] = {"queue.create", "queue.update",
+                                                            "queue.patch", "queue.delete"};
+
+struct audit_page {
+    struct json_object *items;
+    int64_t last;
+    int bad;
+};
+
+static int audit_cb(void *ud, int64_t id, const struct store_audit *rec)
+{
+    struct audit_page *p = ud;
+    struct json_object *o = json_object_new_object();
+    int bad = !o;
+    if (o) {
+        api__obj_add(o, "id", json_object_new_int64(id), &bad);
+        api__obj_add(o, "atMs", json_object_new_int64(rec->at), &bad);
+        api__obj_add(o, "actor", json_object_new_string(rec->actor), &bad);
+        api__obj_add(o, "action", json_object_new_string(rec->action), &bad);
+        api__obj_add(o, "object", json_object_new_string(rec->object), &bad);
+        json_object_object_add(o, "before", api__stored_json(rec->before));
+        json_object_object_add(o, "after", api__stored_json(rec->after));
+    }
+    if (bad || json_object_array_add(p->items, o)) {
+        json_object_put(o);
+        p->bad = 1;
+        return MUSTER_ENOMEM;
+    }
+    p->last = id;
+    return 0;
+}
+
+void api__handle_audit_list(struct api_call *c)
+{
+    size_t limit;
+    char cont[API_QUERY_VALUE_MAX];
+    if (api__limit_param(c->req, &limit)) {
+        api__send_fail(c->req, 400, "BadRequest", "limit must be a positive integer");
+        return;
+    }
+    int64_t after = 0;
+    int got = api__query_param(c->req, "continue", cont, sizeof(cont));
+    if (got) {
+        char *end;
+        errno = 0;
+        long long v = got > 0 ? strtoll(cont, &end, 10) : -1;
+        if (got < 0 || errno || end == cont || *end || v < 0) {
+            api__send_fail(c->req, 400, "BadRequest",
+                           "continue is not a token from a previous page");
+            return;
+        }
+        after = v;
+    }
+    struct audit_page p = {json_object_new_array(), 0, 0};
+    if (!p.items) {
+        api__send_json(c->req, 500, NULL);
+        return;
+    }
+    /* One row more than the page tells whether another page follows. */
+    int rc = store_audit_foreach(c->srv->app.store, after, limit + 1, audit_cb, &p);
+    if (rc) {
+        json_object_put(p.items);
+        api__send_fail(c->req, 500, "StoreError", "reading the audit log: %s",
+                       store_errmsg(c->srv->app.store));
+        return;
+    }
+    char next[24];
+    const char *cont_out = NULL;
+    if (json_object_array_length(p.items) > limit) {
+        json_object_array_del_idx(p.items, limit, 1);
+        struct json_object *lastobj = json_object_array_get_idx(p.items, limit - 1);
+        struct json_object *idobj = NULL;
+        json_object_object_get_ex(lastobj, "id", &idobj);
+        snprintf(next, sizeof(next), "%" PRId64, json_object_get_int64(idobj));
+        cont_out = next;
+    }
+    struct json_object *out = json_object_new_object();
+    if (!out) {
+        json_object_put(p.items);
+        api__send_json(c->req, 500, NULL);
+        return;
+    }
+    json_object_object_add(out, "items", p.items);
+    api__list_metadata(out, cont_out);
+    api__send_json(c->req, 200, out);
+}

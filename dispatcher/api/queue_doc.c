@@ -1,0 +1,139 @@
+/* The queue document as a client writes it: strict field-by-field decoding (api.h,
+ * api_queue_doc_decode) and RFC 7386 merge patch (api_merge_patch). */
+#include "dispatcher/api/api_int.h"
+
+#include "queue/errors.h"
+
+#include <inttypes.h>
+#include <json-c/json.h>
+#include <string.h>
+
+#define API_GANG_TIMEOUT_S_DEFAULT 300
+
+static int get_int(struct json_object *v, const char *field, int64_t min, int64_t max, int64_t *out,
+                   struct api_error *err)
+{
+    /* json-c clamps integers beyond int64 to INT64_MIN/MAX (or keeps them as uint64), so a
+     * range check catches overflow too; a double such as 1.5 or 1e3 is a wrong type. */
+    if (!json_object_is_type(v, json_type_int))
+        return api__fail(err, 422, "Invalid", field, "%s must be an integer", field);
+    int64_t x = json_object_get_int64(v);
+    if (x < min || x > max)
+        return api__fail(err, 422, "Invalid", field, "%s must be between %" PRId64 " and %" PRId64,
+                         field, min, max);
+    *out = x;
+    return 0;
+}
+
+static int get_str(struct json_object *v, const char *field, int nullable, const char **out,
+                   struct api_error *err)
+{
+    if (nullable && json_object_is_type(v, json_type_null)) {
+        *out = NULL;
+        return 0;
+    }
+    if (!json_object_is_type(v, json_type_string))
+        return api__fail(err, 422, "Invalid", field, "%s must be a string%s", field,
+                         nullable ? " or null" : "");
+    *out = json_object_get_string(v);
+    return 0;
+}
+
+int api_queue_doc_decode(struct json_object *obj, struct api_queue_doc *doc, struct api_error *err)
+{
+    memset(doc, 0, sizeof(*doc));
+    doc->weight = 1;
+    doc->gang_timeout_s = API_GANG_TIMEOUT_S_DEFAULT;
+    doc->state = "Open";
+    doc->strategy = "BestEffortFIFO";
+    if (!json_object_is_type(obj, json_type_object))
+        return api__fail(err, 422, "Invalid", "", "a queue must be a JSON object");
+    json_object_object_foreach(obj, key, val)
+    {
+        int rc = 0;
+        if (strcmp(key, "name") == 0) {
+            rc = get_str(val, "name", 0, &doc->name, err);
+        } else if (strcmp(key, "parent") == 0) {
+            rc = get_str(val, "parent", 1, &doc->parent, err);
+            if (!rc && doc->parent && !doc->parent[0])
+                rc = api__fail(err, 422, "Invalid", "parent",
+                               "parent must be a queue name, or null for root");
+        } else if (strcmp(key, "weight") == 0) {
+            rc = get_int(val, "weight", 1, 1000000, &doc->weight, err);
+        } else if (strcmp(key, "priority") == 0) {
+            rc = get_int(val, "priority", INT32_MIN, INT32_MAX, &doc->priority, err);
+        } else if (strcmp(key, "gangTimeoutSeconds") == 0) {
+            rc = get_int(val, "gangTimeoutSeconds", 1, API_GANG_TIMEOUT_S_MAX, &doc->gang_timeout_s,
+                         err);
+        } else if (strcmp(key, "state") == 0) {
+            enum queue_state s;
+            rc = get_str(val, "state", 0, &doc->state, err);
+            if (!rc && queue_state_parse(doc->state, &s))
+                rc = api__fail(err, 422, "Invalid", "state",
+                               "state must be Open, Closed or Draining");
+        } else if (strcmp(key, "queueingStrategy") == 0) {
+            enum queue_strategy s;
+            rc = get_str(val, "queueingStrategy", 0, &doc->strategy, err);
+            if (!rc && queue_strategy_parse(doc->strategy, &s))
+                rc = api__fail(err, 422, "Invalid", "queueingStrategy",
+                               "queueingStrategy must be BestEffortFIFO or StrictFIFO");
+        } else if (strcmp(key, "guarantee") == 0 || strcmp(key, "deserved") == 0 ||
+                   strcmp(key, "capability") == 0) {
+            if (json_object_is_type(val, json_type_null))
+                continue; /* null is "no limits declared", as after a merge patch removes it */
+            if (!json_object_is_type(val, json_type_object))
+                rc = api__fail(err, 422, "Invalid", key,
+                               "%s must be an object of resource quantities", key);
+            else if (key[0] == 'g')
+                doc->guarantee = val;
+            else if (key[0] == 'd')
+                doc->deserved = val;
+            else
+                doc->capability = val;
+        } else if (strcmp(key, "metadata") == 0 || strcmp(key, "status") == 0) {
+            /* Read-only: accepted so a client may PUT back what it got, and ignored. */
+            if (!json_object_is_type(val, json_type_object) &&
+                !json_object_is_type(val, json_type_null))
+                rc = api__fail(err, 422, "Invalid", key, "%s must be an object", key);
+        } else {
+            rc = api__fail(err, 422, "Invalid", key, "unknown field %.64s", key);
+        }
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+struct json_object *api_merge_patch(struct json_object *target, struct json_object *patch)
+{
+    if (!json_object_is_type(patch, json_type_object))
+        return json_object_get(patch);
+    struct json_object *out = json_object_new_object();
+    if (!out)
+        return NULL;
+    if (json_object_is_type(target, json_type_object)) {
+        json_object_object_foreach(target, k, v)
+        {
+            if (json_object_object_add(out, k, json_object_get(v))) {
+                json_object_put(out);
+                return NULL;
+            }
+        }
+    }
+    json_object_object_foreach(patch, key, val)
+    {
+        if (json_object_is_type(val, json_type_null)) {
+            json_object_object_del(out, key);
+            continue;
+        }
+        struct json_object *cur = NULL;
+        json_object_object_get_ex(out, key, &cur);
+        struct json_object *merged = api_merge_patch(cur, val);
+        if (!merged || json_object_object_add(out, key, merged)) {
+            json_object_put(merged);
+            json_object_put(out);
+            return NULL;
+        }
+    }
+    return out;
+}

@@ -1,0 +1,191 @@
+/* The queue rows, mirrored from the store in memory and sorted by name, so reads do not touch
+ * SQLite and a list page is a binary search (struct api_qrow in api_int.h); and
+ * api_server_reload, which re-reads them for a new leader's engine. */
+#include "dispatcher/api/api_int.h"
+
+#include "queue/errors.h"
+#include "queue/mem.h"
+
+#include <json-c/json.h>
+#include <string.h>
+
+void api__qrow_close(struct api_qrow *r)
+{
+    for (int i = 0; i < 3; i++)
+        json_object_put(r->parsed[i]);
+    muster_free(r->name);
+    muster_free(r->parent);
+    muster_free(r->state);
+    muster_free(r->strategy);
+    muster_free(r->guarantee);
+    muster_free(r->deserved);
+    muster_free(r->capability);
+    memset(r, 0, sizeof(*r));
+}
+
+static int dup_or_null(const char *s, char **out)
+{
+    *out = NULL;
+    if (!s)
+        return 0;
+    *out = muster_strdup(s);
+    return *out ? 0 : MUSTER_ENOMEM;
+}
+
+static int qrow_from_store(struct api_qrow *r, const struct store_queue *q)
+{
+    memset(r, 0, sizeof(*r));
+    int rc = dup_or_null(q->name, &r->name);
+    if (!rc)
+        rc = dup_or_null(q->parent, &r->parent);
+    if (!rc)
+        rc = dup_or_null(q->state, &r->state);
+    if (!rc)
+        rc = dup_or_null(q->queueing_strategy, &r->strategy);
+    if (!rc)
+        rc = dup_or_null(q->guarantee ? q->guarantee : "{}", &r->guarantee);
+    if (!rc)
+        rc = dup_or_null(q->deserved ? q->deserved : "{}", &r->deserved);
+    if (!rc)
+        rc = dup_or_null(q->capability ? q->capability : "{}", &r->capability);
+    if (rc) {
+        api__qrow_close(r);
+        return rc;
+    }
+    r->weight = q->weight;
+    r->priority = q->priority;
+    r->gang_timeout_ms = q->gang_timeout_ms;
+    r->rv = q->resource_version;
+    r->created_at = q->created_at;
+    r->updated_at = q->updated_at;
+    return 0;
+}
+
+void api__qrow_to_store(const struct api_qrow *r, struct store_queue *q)
+{
+    q->name = r->name;
+    q->parent = r->parent;
+    q->weight = r->weight;
+    q->priority = r->priority;
+    q->state = r->state;
+    q->queueing_strategy = r->strategy;
+    q->guarantee = r->guarantee;
+    q->deserved = r->deserved;
+    q->capability = r->capability;
+    q->gang_timeout_ms = r->gang_timeout_ms;
+    q->resource_version = r->rv;
+    q->created_at = r->created_at;
+    q->updated_at = r->updated_at;
+}
+
+static int str_same(const char *a, const char *b)
+{
+    return (!a && !b) || (a && b && strcmp(a, b) == 0);
+}
+
+/* Same spec fields (maps compared as the text we would store). */
+int api__qrow_same_spec(const struct api_qrow *a, const struct api_qrow *b)
+{
+    return str_same(a->name, b->name) && str_same(a->parent, b->parent) &&
+           str_same(a->state, b->state) && str_same(a->strategy, b->strategy) &&
+           str_same(a->guarantee, b->guarantee) && str_same(a->deserved, b->deserved) &&
+           str_same(a->capability, b->capability) && a->weight == b->weight &&
+           a->priority == b->priority && a->gang_timeout_ms == b->gang_timeout_ms;
+}
+
+size_t api__rows_lower_bound(const struct api_server *s, const char *name)
+{
+    size_t lo = 0, hi = s->nrows;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (strcmp(s->rows[mid].name, name) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+struct api_qrow *api__rows_find(struct api_server *s, const char *name)
+{
+    size_t i = api__rows_lower_bound(s, name);
+    return i < s->nrows && strcmp(s->rows[i].name, name) == 0 ? &s->rows[i] : NULL;
+}
+
+int api__rows_reserve(struct api_server *s)
+{
+    if (s->nrows < s->caprows)
+        return 0;
+    size_t nc = s->caprows ? s->caprows * 2 : 16;
+    struct api_qrow *g = muster_realloc(s->rows, nc * sizeof(*g));
+    if (!g)
+        return MUSTER_ENOMEM;
+    s->rows = g;
+    s->caprows = nc;
+    return 0;
+}
+
+/* Puts r (taking its strings) in place of the row of the same name, or inserts it. The caller
+ * reserved room first, so this cannot fail. */
+void api__rows_put(struct api_server *s, struct api_qrow *r)
+{
+    size_t i = api__rows_lower_bound(s, r->name);
+    if (i < s->nrows && strcmp(s->rows[i].name, r->name) == 0) {
+        api__qrow_close(&s->rows[i]);
+    } else {
+        memmove(&s->rows[i + 1], &s->rows[i], (s->nrows - i) * sizeof(*s->rows));
+        s->nrows++;
+    }
+    s->rows[i] = *r;
+    memset(r, 0, sizeof(*r));
+}
+
+void api__rows_remove(struct api_server *s, const char *name)
+{
+    size_t i = api__rows_lower_bound(s, name);
+    if (i >= s->nrows || strcmp(s->rows[i].name, name) != 0)
+        return;
+    api__qrow_close(&s->rows[i]);
+    memmove(&s->rows[i], &s->rows[i + 1], (s->nrows - i - 1) * sizeof(*s->rows));
+    s->nrows--;
+}
+
+static int load_row_cb(void *ud, const struct store_queue *q)
+{
+    struct api_server *s = ud;
+    int rc = api__rows_reserve(s);
+    if (rc)
+        return rc;
+    /* store_queue_foreach walks in name order, so appending keeps the array sorted. */
+    rc = qrow_from_store(&s->rows[s->nrows], q);
+    if (!rc)
+        s->nrows++;
+    return rc;
+}
+
+int api__rows_load(struct api_server *s)
+{
+    return store_queue_foreach(s->app.store, load_row_cb, s);
+}
+
+void api__rows_free(struct api_server *s)
+{
+    for (size_t i = 0; i < s->nrows; i++)
+        api__qrow_close(&s->rows[i]);
+    muster_free(s->rows);
+    s->rows = NULL;
+    s->nrows = s->caprows = 0;
+}
+
+int api_server_reload(struct api_server *s, struct queue_tree *t)
+{
+    for (size_t i = 0; i < s->nrows; i++)
+        api__qrow_close(&s->rows[i]);
+    s->nrows = 0;
+    s->app.tree = t;
+    s->degraded = 0;
+    int rc = api__rows_load(s);
+    if (rc)
+        s->degraded = 1; /* /readyz says so until a restart */
+    return rc;
+}
