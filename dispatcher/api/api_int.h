@@ -148,8 +148,10 @@ __attribute__((format(printf, 4, 5))) void api__send_fail(h2o_req_t *req, int st
 struct json_object *api__stored_json(const char *text);
 /* Adds v (consumed) to o as k; *bad is set when v is NULL or the add fails. */
 void api__obj_add(struct json_object *o, const char *k, struct json_object *v, int *bad);
-/* Adds a list's "metadata" to out, with "continue" when cont is not NULL. */
-void api__list_metadata(struct json_object *out, const char *cont);
+/* Sends a page of a list: {"items": items, "metadata": {"continue": cont}} ("continue" only when
+ * cont is not NULL: the last page has none). Takes items; NULL items (a page that could not be
+ * built) sends a 500. */
+void api__send_page(h2o_req_t *req, struct json_object *items, const char *cont);
 
 /* ---- query.c: the query string and the list pager ---- */
 
@@ -157,9 +159,21 @@ void api__list_metadata(struct json_object *out, const char *cont);
 int api__query_param(h2o_req_t *req, const char *key, char *out, size_t cap);
 /* Decodes %XX escapes and '+' in place. 0 on a malformed escape or an escaped NUL, else 1. */
 int api__url_unescape(char *v);
-/* Reads `limit`: 1..API_LIST_LIMIT_MAX (larger clamped), default API_LIST_LIMIT_DEFAULT. 0, or
- * MUSTER_EINVAL when it is not a positive integer. */
-int api__limit_param(h2o_req_t *req, size_t *limit);
+
+/* The page a list route is asked for: `limit` (1..API_LIST_LIMIT_MAX, larger clamped, default
+ * API_LIST_LIMIT_DEFAULT) and `continue`, the token the previous page ended with. The token's
+ * meaning is the route's (a name, a row id, a sort key); it answers a token it cannot read
+ * with api__page_refuse. */
+struct api_page {
+    size_t limit;
+    const char *cont; /* NULL: the first page; else buf */
+    char buf[API_QUERY_VALUE_MAX];
+};
+/* Reads req's `limit` and `continue` into p: 0, or a 400 already sent and MUSTER_EINVAL. The
+ * one pager of every list route. */
+int api__page_parse(h2o_req_t *req, struct api_page *p);
+/* Sends the 400 for a continue token that is not one a previous page gave out. */
+void api__page_refuse(h2o_req_t *req);
 
 /* ---- server.c ---- */
 

@@ -46,21 +46,17 @@ static int audit_cb(void *ud, int64_t id, const struct store_audit *rec)
 
 void api__handle_audit_list(struct api_call *c)
 {
-    size_t limit;
-    char cont[API_QUERY_VALUE_MAX];
-    if (api__limit_param(c->req, &limit)) {
-        api__send_fail(c->req, 400, "BadRequest", "limit must be a positive integer");
+    struct api_page pg;
+    if (api__page_parse(c->req, &pg))
         return;
-    }
-    int64_t after = 0;
-    int got = api__query_param(c->req, "continue", cont, sizeof(cont));
-    if (got) {
+    size_t limit = pg.limit;
+    int64_t after = 0; /* the token is the id of the previous page's last row */
+    if (pg.cont) {
         char *end;
         errno = 0;
-        long long v = got > 0 ? strtoll(cont, &end, 10) : -1;
-        if (got < 0 || errno || end == cont || *end || v < 0) {
-            api__send_fail(c->req, 400, "BadRequest",
-                           "continue is not a token from a previous page");
+        long long v = strtoll(pg.cont, &end, 10);
+        if (errno || end == pg.cont || *end || v < 0) {
+            api__page_refuse(c->req);
             return;
         }
         after = v;
@@ -88,13 +84,5 @@ void api__handle_audit_list(struct api_call *c)
         snprintf(next, sizeof(next), "%" PRId64, json_object_get_int64(idobj));
         cont_out = next;
     }
-    struct json_object *out = json_object_new_object();
-    if (!out) {
-        json_object_put(p.items);
-        api__send_json(c->req, 500, NULL);
-        return;
-    }
-    json_object_object_add(out, "items", p.items);
-    api__list_metadata(out, cont_out);
-    api__send_json(c->req, 200, out);
+    api__send_page(c->req, p.items, cont_out);
 }

@@ -296,21 +296,18 @@ static void blist_close(struct blist *l)
 void api__handle_binding_list(struct api_call *c)
 {
     struct blist l = {.srv = c->srv};
-    char queue[API_QUERY_VALUE_MAX], state[API_QUERY_VALUE_MAX], cont[API_QUERY_VALUE_MAX];
-    char name[API_QUERY_VALUE_MAX];
-    size_t limit;
-    if (api__limit_param(c->req, &limit)) {
-        api__send_fail(c->req, 400, "BadRequest", "limit must be a positive integer");
+    char queue[API_QUERY_VALUE_MAX], state[API_QUERY_VALUE_MAX], name[API_QUERY_VALUE_MAX];
+    struct api_page pg;
+    if (api__page_parse(c->req, &pg))
         return;
-    }
+    size_t limit = pg.limit;
     if (binding_filters(c, queue, sizeof(queue), state, sizeof(state), name, sizeof(name), &l))
         return;
-    int got = api__query_param(c->req, "continue", cont, sizeof(cont));
-    if (got && (got < 0 || bkey_parse(cont, &l.after))) {
-        api__send_fail(c->req, 400, "BadRequest", "continue is not a token from a previous page");
+    if (pg.cont && bkey_parse(pg.cont, &l.after)) {
+        api__page_refuse(c->req);
         return;
     }
-    l.has_after = got > 0;
+    l.has_after = pg.cont != NULL;
     l.want = limit + 1; /* one row more than the page tells whether another page follows */
     struct store *st = c->srv->app.store;
     int rc = store_ledger_foreach_live(st, blist_keys_cb, &l);
@@ -333,11 +330,8 @@ void api__handle_binding_list(struct api_call *c)
     rc = l.npage ? store_ledger_foreach_live(st, blist_rows_cb, &l) : 0;
     if (rc)
         goto fail;
-    struct json_object *out = json_object_new_object();
     struct json_object *items = json_object_new_array_ext((int)l.npage);
-    if (!out || !items) {
-        json_object_put(out);
-        json_object_put(items);
+    if (!items) {
         rc = MUSTER_ENOMEM;
         goto fail;
     }
@@ -355,10 +349,8 @@ void api__handle_binding_list(struct api_call *c)
                  k->prio, k->created, k->id);
         cont_out = next;
     }
-    json_object_object_add(out, "items", items);
-    api__list_metadata(out, cont_out);
     blist_close(&l);
-    api__send_json(c->req, 200, out);
+    api__send_page(c->req, items, cont_out);
     return;
 fail:
     blist_close(&l);

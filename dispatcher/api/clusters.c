@@ -24,45 +24,52 @@ static const char *cluster_name(struct json_object *c)
     return v ? v : "";
 }
 
-/* GET /api/v1/clusters: the dispatcher's array, sorted by name and paged like the queues (the
- * continue token is the last name of the previous page). */
-void api__handle_cluster_list(struct api_call *c)
+/* The dispatcher's array of clusters (a new reference), or NULL with the answer sent: 501 when
+ * no dispatcher lends one, 500 when it could not build it. */
+static struct json_object *clusters_of(struct api_call *c)
 {
     struct api_server *s = c->srv;
     if (!s->app.disp.clusters) {
         api__send_fail(
             c->req, 501, "NotImplemented",
             "/api/v1/clusters needs the dispatcher, which is not running in this musterd");
-        return;
-    }
-    size_t limit;
-    char cont[API_QUERY_VALUE_MAX];
-    if (api__limit_param(c->req, &limit)) {
-        api__send_fail(c->req, 400, "BadRequest", "limit must be a positive integer");
-        return;
-    }
-    int got = api__query_param(c->req, "continue", cont, sizeof(cont));
-    if (got < 0) {
-        api__send_fail(c->req, 400, "BadRequest", "continue token too long");
-        return;
+        return NULL;
     }
     struct json_object *all = s->app.disp.clusters(s->app.disp.ud);
-    struct json_object *out = json_object_new_object();
-    struct json_object *items = json_object_new_array();
-    if (!all || !json_object_is_type(all, json_type_array) || !out || !items) {
+    if (!all || !json_object_is_type(all, json_type_array)) {
         json_object_put(all);
-        json_object_put(out);
-        json_object_put(items);
+        api__send_json(c->req, 500, NULL);
+        return NULL;
+    }
+    return all;
+}
+
+/* GET /api/v1/clusters: the dispatcher's array, sorted by name and paged like the queues (the
+ * continue token is the last name of the previous page). */
+void api__handle_cluster_list(struct api_call *c)
+{
+    struct json_object *all = clusters_of(c);
+    if (!all)
+        return;
+    struct api_page pg;
+    if (api__page_parse(c->req, &pg)) {
+        json_object_put(all);
+        return;
+    }
+    struct json_object *items = json_object_new_array();
+    if (!items) {
+        json_object_put(all);
         api__send_json(c->req, 500, NULL);
         return;
     }
     json_object_array_sort(all, cluster_name_cmp);
     size_t n = json_object_array_length(all), i = 0;
-    while (got && i < n && strcmp(cluster_name(json_object_array_get_idx(all, i)), cont) <= 0)
+    while (pg.cont && i < n &&
+           strcmp(cluster_name(json_object_array_get_idx(all, i)), pg.cont) <= 0)
         i++;
     int bad = 0;
     size_t taken = 0;
-    for (; !bad && i < n && taken < limit; i++, taken++) {
+    for (; !bad && i < n && taken < pg.limit; i++, taken++) {
         struct json_object *x = json_object_array_get_idx(all, i);
         bad = json_object_array_add(items, json_object_get(x)) != 0;
         if (bad)
@@ -74,31 +81,17 @@ void api__handle_cluster_list(struct api_call *c)
     json_object_put(all);
     if (bad) {
         json_object_put(items);
-        json_object_put(out);
-        api__send_json(c->req, 500, NULL);
-        return;
+        items = NULL;
     }
-    json_object_object_add(out, "items", items);
-    api__list_metadata(out, i < n ? last : NULL);
-    api__send_json(c->req, 200, out);
+    api__send_page(c->req, items, i < n ? last : NULL);
 }
 
 /* GET /api/v1/clusters/{name}: one cluster of the dispatcher's array (musterctl get cluster). */
 void api__handle_cluster_get(struct api_call *c)
 {
-    struct api_server *s = c->srv;
-    if (!s->app.disp.clusters) {
-        api__send_fail(
-            c->req, 501, "NotImplemented",
-            "/api/v1/clusters needs the dispatcher, which is not running in this musterd");
+    struct json_object *all = clusters_of(c), *hit = NULL;
+    if (!all)
         return;
-    }
-    struct json_object *all = s->app.disp.clusters(s->app.disp.ud), *hit = NULL;
-    if (!all || !json_object_is_type(all, json_type_array)) {
-        json_object_put(all);
-        api__send_json(c->req, 500, NULL);
-        return;
-    }
     for (size_t i = 0; !hit && i < json_object_array_length(all); i++)
         if (strcmp(cluster_name(json_object_array_get_idx(all, i)), c->name) == 0)
             hit = json_object_get(json_object_array_get_idx(all, i));

@@ -55,7 +55,7 @@ int api__url_unescape(char *v)
 }
 
 /* Reads `limit`: 1..API_LIST_LIMIT_MAX (larger clamped), default API_LIST_LIMIT_DEFAULT. */
-int api__limit_param(h2o_req_t *req, size_t *limit)
+static int limit_param(h2o_req_t *req, size_t *limit)
 {
     char v[API_QUERY_VALUE_MAX];
     int got = api__query_param(req, "limit", v, sizeof(v));
@@ -70,5 +70,29 @@ int api__limit_param(h2o_req_t *req, size_t *limit)
     if (errno || end == v || *end || n < 1)
         return MUSTER_EINVAL;
     *limit = n > API_LIST_LIMIT_MAX ? API_LIST_LIMIT_MAX : (size_t)n;
+    return 0;
+}
+
+void api__page_refuse(h2o_req_t *req)
+{
+    api__send_fail(req, 400, "BadRequest", "continue is not a token from a previous page");
+}
+
+int api__page_parse(h2o_req_t *req, struct api_page *p)
+{
+    p->cont = NULL;
+    if (limit_param(req, &p->limit)) {
+        api__send_fail(req, 400, "BadRequest", "limit must be a positive integer");
+        return MUSTER_EINVAL;
+    }
+    /* Every route's token is a name or numbers that fit the buffer: a longer one was never
+     * handed out. */
+    int got = api__query_param(req, "continue", p->buf, sizeof(p->buf));
+    if (got < 0) {
+        api__page_refuse(req);
+        return MUSTER_EINVAL;
+    }
+    if (got)
+        p->cont = p->buf;
     return 0;
 }

@@ -143,28 +143,19 @@ static void set_etag(h2o_req_t *req, const struct api_qrow *r)
 
 void api__handle_queue_list(struct api_call *c)
 {
-    size_t limit;
-    char cont[API_QUERY_VALUE_MAX];
-    if (api__limit_param(c->req, &limit)) {
-        api__send_fail(c->req, 400, "BadRequest", "limit must be a positive integer");
+    struct api_page pg;
+    if (api__page_parse(c->req, &pg))
         return;
-    }
-    int got = api__query_param(c->req, "continue", cont, sizeof(cont));
-    if (got < 0) {
-        api__send_fail(c->req, 400, "BadRequest", "continue token too long");
-        return;
-    }
     struct api_server *s = c->srv;
     /* The continue token is the last name of the previous page: queues created or deleted
      * between pages shift nothing, and an expired token cannot exist. */
-    size_t i = got ? api__rows_lower_bound(s, cont) : 0;
-    if (got && i < s->nrows && strcmp(s->rows[i].name, cont) == 0)
+    size_t i = pg.cont ? api__rows_lower_bound(s, pg.cont) : 0;
+    if (pg.cont && i < s->nrows && strcmp(s->rows[i].name, pg.cont) == 0)
         i++;
-    struct json_object *out = json_object_new_object();
     struct json_object *items = json_object_new_array();
-    int bad = !out || !items;
+    int bad = !items;
     size_t n = 0;
-    for (; !bad && i < s->nrows && n < limit; i++, n++) {
+    for (; !bad && i < s->nrows && n < pg.limit; i++, n++) {
         struct json_object *q = queue_json(s, &s->rows[i], 1);
         if (!q || json_object_array_add(items, q)) {
             json_object_put(q);
@@ -173,13 +164,9 @@ void api__handle_queue_list(struct api_call *c)
     }
     if (bad) {
         json_object_put(items);
-        json_object_put(out);
-        api__send_json(c->req, 500, NULL);
-        return;
+        items = NULL;
     }
-    json_object_object_add(out, "items", items);
-    api__list_metadata(out, i < s->nrows ? s->rows[i - 1].name : NULL);
-    api__send_json(c->req, 200, out);
+    api__send_page(c->req, items, i < s->nrows ? s->rows[i - 1].name : NULL);
 }
 
 void api__handle_queue_get(struct api_call *c)

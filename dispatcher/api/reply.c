@@ -88,10 +88,23 @@ void api__obj_add(struct json_object *o, const char *k, struct json_object *v, i
     }
 }
 
-void api__list_metadata(struct json_object *out, const char *cont)
+static void list_metadata(struct json_object *out, const char *cont)
 {
     struct json_object *m = json_object_new_object();
     if (m && cont)
         json_object_object_add(m, "continue", json_object_new_string(cont));
     json_object_object_add(out, "metadata", m);
+}
+
+void api__send_page(h2o_req_t *req, struct json_object *items, const char *cont)
+{
+    struct json_object *out = items ? json_object_new_object() : NULL;
+    if (!out) {
+        json_object_put(items);
+        api__send_json(req, 500, NULL);
+        return;
+    }
+    json_object_object_add(out, "items", items);
+    list_metadata(out, cont);
+    api__send_json(req, 200, out);
 }

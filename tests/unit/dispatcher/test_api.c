@@ -2283,6 +2283,23 @@ static void body_events(struct srv *s)
     STR_EQ(jstr(json_object_array_get_idx(items, 0), "name"), "member-c");
     CU_ASSERT_PTR_NULL(jstr(json_object_object_get(x.json, "metadata"), "continue"));
     resp_free(&x);
+    /* Every list route reads its page with the one pager: a limit that is not a positive
+     * integer, or a continue token longer than any page hands out, is the same 400. */
+    static const char *const lists[] = {"/api/v1/queues", "/api/v1/audit", "/api/v1/bindings",
+                                        "/api/v1/clusters"};
+    char longtok[300], lpath[400];
+    memset(longtok, 'a', sizeof(longtok) - 1);
+    longtok[sizeof(longtok) - 1] = '\0';
+    for (size_t i = 0; i < sizeof(lists) / sizeof(lists[0]); i++) {
+        snprintf(lpath, sizeof(lpath), "%s?limit=0", lists[i]);
+        CU_ASSERT_EQUAL(http(s, "GET", lpath, TOK_ADMIN, NULL, 0, NULL, &x), 400);
+        STR_EQ(jstr(x.json, "message"), "limit must be a positive integer");
+        resp_free(&x);
+        snprintf(lpath, sizeof(lpath), "%s?continue=%s", lists[i], longtok);
+        CU_ASSERT_EQUAL(http(s, "GET", lpath, TOK_ADMIN, NULL, 0, NULL, &x), 400);
+        STR_EQ(jstr(x.json, "message"), "continue is not a token from a previous page");
+        resp_free(&x);
+    }
     CU_ASSERT_EQUAL(http(s, "GET", "/api/v1/clusters/member-b", TOK_VIEWER, NULL, 0, NULL, &x),
                     200);
     STR_EQ(jstr(x.json, "name"), "member-b");
