@@ -64,25 +64,6 @@ static const char *str_of(struct json_object *o, const char *k)
     return json_object_get_string(v);
 }
 
-/* "cpu=8,nvidia.com/gpu=2", or NULL for an empty or absent map. */
-static const char *map_text(struct json_object *o, const char *k, char *buf, size_t cap)
-{
-    struct json_object *m;
-    if (!o || !json_object_object_get_ex(o, k, &m) || !json_object_is_type(m, json_type_object) ||
-        json_object_object_length(m) == 0)
-        return NULL;
-    size_t n = 0;
-    buf[0] = '\0';
-    json_object_object_foreach(m, rk, rv)
-    {
-        int w = snprintf(buf + n, cap - n, "%s%s=%s", n ? "," : "", rk, json_object_get_string(rv));
-        if (w < 0 || (size_t)w >= cap - n)
-            break;
-        n += (size_t)w;
-    }
-    return buf;
-}
-
 /* A binding's clusters: names (with replicas when given) joined by commas; NULL when none. The
  * ledger keeps what the dispatcher recorded: strings, or objects with a name. */
 static const char *clusters_text(struct json_object *o, char *buf, size_t cap)
@@ -130,7 +111,7 @@ int cli_bindings_table(struct json_object *items, int wide, FILE *f, FILE *err)
                              str_of(b, "priority"),
                              pos ? pos : "-",
                              clusters_text(b, cl, sizeof(cl)),
-                             map_text(b, "request", req, sizeof(req)),
+                             cli_map_text(b, "request", req, sizeof(req)),
                              str_of(b, "reason")};
         rc = cli_table_add(t, row);
     }
@@ -169,7 +150,7 @@ void cli_describe_binding(struct json_object *b, FILE *f)
     line(f, "State:", str_of(b, "state"));
     line(f, "Priority:", str_of(b, "priority"));
     line(f, "Position:", str_of(b, "position") ? str_of(b, "position") : "-");
-    line(f, "Request:", map_text(b, "request", buf, sizeof(buf)));
+    line(f, "Request:", cli_map_text(b, "request", buf, sizeof(buf)));
     line(f, "Clusters:", clusters_text(b, buf, sizeof(buf)));
     line(f, "Created:", when(b, "createdAtMs", t, sizeof(t)));
     line(f, "Admitted:", when(b, "admittedAtMs", t, sizeof(t)));
@@ -220,18 +201,18 @@ void cli_describe_queue(struct json_object *q, FILE *f)
         snprintf(num, sizeof(num), "%ss", gang);
         line(f, "Gang timeout:", num);
     }
-    line(f, "Guarantee:", map_text(q, "guarantee", buf, sizeof(buf)));
-    line(f, "Deserved:", map_text(q, "deserved", buf, sizeof(buf)));
-    line(f, "Capability:", map_text(q, "capability", buf, sizeof(buf)));
+    line(f, "Guarantee:", cli_map_text(q, "guarantee", buf, sizeof(buf)));
+    line(f, "Deserved:", cli_map_text(q, "deserved", buf, sizeof(buf)));
+    line(f, "Capability:", cli_map_text(q, "capability", buf, sizeof(buf)));
     line(f, "Version:", str_of(md, "resourceVersion"));
     line(f, "Created:", when(md, "createdAtMs", t, sizeof(t)));
     line(f, "Updated:", when(md, "updatedAtMs", t, sizeof(t)));
     if (!st)
         return;
     fprintf(f, "Status:\n");
-    line(f, "  Allocated:", map_text(st, "allocated", buf, sizeof(buf)));
-    line(f, "  Reserved:", map_text(st, "reserved", buf, sizeof(buf)));
-    line(f, "  Borrowed:", map_text(st, "borrowed", buf, sizeof(buf)));
+    line(f, "  Allocated:", cli_map_text(st, "allocated", buf, sizeof(buf)));
+    line(f, "  Reserved:", cli_map_text(st, "reserved", buf, sizeof(buf)));
+    line(f, "  Borrowed:", cli_map_text(st, "borrowed", buf, sizeof(buf)));
     line(f, "  Pending:", str_of(st, "pending"));
     line(f, "  Admitted:", str_of(st, "admitted"));
     if (json_object_object_get_ex(st, "share", &v) && v) {

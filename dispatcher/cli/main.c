@@ -346,25 +346,6 @@ static const char *field_str(struct json_object *o, const char *k, char *buf, si
     return buf;
 }
 
-/* "cpu=8,nvidia.com/gpu=2", or NULL ("<none>") for an empty or absent map. */
-static const char *map_str(struct json_object *o, const char *k, char *buf, size_t cap)
-{
-    struct json_object *m;
-    if (!json_object_object_get_ex(o, k, &m) || !json_object_is_type(m, json_type_object) ||
-        json_object_object_length(m) == 0)
-        return NULL;
-    size_t n = 0;
-    buf[0] = '\0';
-    json_object_object_foreach(m, rk, rv)
-    {
-        int w = snprintf(buf + n, cap - n, "%s%s=%s", n ? "," : "", rk, json_object_get_string(rv));
-        if (w < 0 || (size_t)w >= cap - n)
-            break;
-        n += (size_t)w;
-    }
-    return buf;
-}
-
 static const char *res_str(struct json_object *m, const char *res)
 {
     struct json_object *v;
@@ -401,9 +382,9 @@ static int queue_row(struct cli_table *t, struct json_object *q)
         st ? field_str(st, "pending", pend, sizeof(pend)) : NULL,
         st ? field_str(st, "admitted", adm, sizeof(adm)) : NULL,
         field_str(q, "queueingStrategy", strat, sizeof(strat)),
-        map_str(q, "guarantee", gua, sizeof(gua)),
-        map_str(q, "deserved", des, sizeof(des)),
-        map_str(q, "capability", cap, sizeof(cap)),
+        cli_map_text(q, "guarantee", gua, sizeof(gua)),
+        cli_map_text(q, "deserved", des, sizeof(des)),
+        cli_map_text(q, "capability", cap, sizeof(cap)),
         sh,
     };
     return cli_table_add(t, row);
@@ -464,11 +445,11 @@ static int cluster_row(struct cli_table *t, struct json_object *cl)
         json_object_object_get_ex(cl, "reserved", &m) ? res_str(m, gpu) : NULL,
         json_object_object_get_ex(cl, "free", &m) ? res_str(m, gpu) : NULL,
         n ? fits : NULL,
-        map_str(cl, "capacity", cap, sizeof(cap)),
-        map_str(cl, "allocated", used, sizeof(used)),
-        map_str(cl, "reserved", rsv, sizeof(rsv)),
-        map_str(cl, "free", free_, sizeof(free_)),
-        map_str(cl, "labels", labels, sizeof(labels)),
+        cli_map_text(cl, "capacity", cap, sizeof(cap)),
+        cli_map_text(cl, "allocated", used, sizeof(used)),
+        cli_map_text(cl, "reserved", rsv, sizeof(rsv)),
+        cli_map_text(cl, "free", free_, sizeof(free_)),
+        cli_map_text(cl, "labels", labels, sizeof(labels)),
     };
     return cli_table_add(t, row);
 }

@@ -487,3 +487,21 @@ int cli_yaml_load(const char *path, struct json_object **out, char *err, size_t 
     *out = docs;
     return 0;
 }
+
+const char *cli_map_text(struct json_object *o, const char *k, char *buf, size_t cap)
+{
+    struct json_object *m;
+    if (!o || !json_object_object_get_ex(o, k, &m) || !json_object_is_type(m, json_type_object) ||
+        json_object_object_length(m) == 0)
+        return NULL;
+    size_t n = 0;
+    buf[0] = '\0';
+    json_object_object_foreach(m, rk, rv)
+    {
+        int w = snprintf(buf + n, cap - n, "%s%s=%s", n ? "," : "", rk, json_object_get_string(rv));
+        if (w < 0 || (size_t)w >= cap - n)
+            break;
+        n += (size_t)w;
+    }
+    return buf;
+}

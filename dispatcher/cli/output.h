@@ -36,4 +36,9 @@ void cli_yaml_print(struct json_object *v, FILE *f);
  * MUSTER_ENOMEM is returned. */
 int cli_yaml_load(const char *path, struct json_object **out, char *err, size_t errcap);
 
+/* The map o[k] of strings (resource quantities, labels) as one cell, "cpu=8,nvidia.com/gpu=2",
+ * written into buf (cut at cap) and returned; NULL (a table's "<none>") when o is NULL or the
+ * map is absent, not an object or empty. */
+const char *cli_map_text(struct json_object *o, const char *k, char *buf, size_t cap);
+
 #endif

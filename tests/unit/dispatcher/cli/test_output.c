@@ -206,12 +206,29 @@ static void test_alloc_failures(void)
     remove(path);
 }
 
+/* One cell of a map (a table's GUARANTEE, describe's Request): keys and values joined, cut at
+ * the buffer, NULL for what has nothing to show. */
+static void test_map_text(void)
+{
+    struct json_object *o = json_tokener_parse(
+        "{\"req\":{\"cpu\":\"8\",\"nvidia.com/gpu\":\"2\"},\"none\":{},\"str\":\"x\"}");
+    char buf[64], small[8];
+    CU_ASSERT_STRING_EQUAL(cli_map_text(o, "req", buf, sizeof(buf)), "cpu=8,nvidia.com/gpu=2");
+    CU_ASSERT_STRING_EQUAL(cli_map_text(o, "req", small, sizeof(small)), "cpu=8,n"); /* cut */
+    CU_ASSERT_PTR_NULL(cli_map_text(o, "none", buf, sizeof(buf)));
+    CU_ASSERT_PTR_NULL(cli_map_text(o, "str", buf, sizeof(buf)));
+    CU_ASSERT_PTR_NULL(cli_map_text(o, "absent", buf, sizeof(buf)));
+    CU_ASSERT_PTR_NULL(cli_map_text(NULL, "req", buf, sizeof(buf)));
+    json_object_put(o);
+}
+
 static CU_TestInfo tests[] = {
     {"table columns and <none>", test_table},
     {"JSON to YAML, quoting and layout", test_yaml_print},
     {"YAML printed reads back as the same JSON", test_round_trip},
     {"YAML files: types, documents, errors, alias cap", test_yaml_load},
     {"allocation failures", test_alloc_failures},
+    {"a map as one cell", test_map_text},
     CU_TEST_INFO_NULL,
 };
 
