@@ -390,17 +390,16 @@ static int queue_row(struct cli_table *t, struct json_object *q)
     return cli_table_add(t, row);
 }
 
-static int print_queues(const struct cli *c, struct json_object *items)
+/* Fills t (NULL: out of memory) with a row of each element of items, or of only when it is not
+ * NULL, and prints it; an empty list prints kubectl's "No resources found." to stderr instead.
+ * Frees t. 0, or 1 when out of memory (said on stderr). */
+static int print_table(struct cli_table *t, int (*row)(struct cli_table *, struct json_object *),
+                       struct json_object *items, struct json_object *only)
 {
-    static const char *const hdr[] = {"NAME",     "PARENT",     "WEIGHT",   "PRIORITY", "STATE",
-                                      "GPU",      "PENDING",    "ADMITTED", "STRATEGY", "GUARANTEE",
-                                      "DESERVED", "CAPABILITY", "SHARE"};
-    size_t ncols = c->out == CLI_OUT_WIDE ? 13 : 8;
-    struct cli_table *t = cli_table_new(ncols, hdr);
+    size_t n = only ? 1 : json_object_array_length(items);
     int rc = t ? 0 : MUSTER_ENOMEM;
-    size_t n = json_object_array_length(items);
     for (size_t i = 0; !rc && i < n; i++)
-        rc = queue_row(t, json_object_array_get_idx(items, i));
+        rc = row(t, only ? only : json_object_array_get_idx(items, i));
     if (rc) {
         cli_table_free(t);
         fprintf(stderr, "musterctl: out of memory\n");
@@ -412,6 +411,15 @@ static int print_queues(const struct cli *c, struct json_object *items)
         cli_table_print(t, stdout);
     cli_table_free(t);
     return 0;
+}
+
+static int print_queues(const struct cli *c, struct json_object *items)
+{
+    static const char *const hdr[] = {"NAME",     "PARENT",     "WEIGHT",   "PRIORITY", "STATE",
+                                      "GPU",      "PENDING",    "ADMITTED", "STRATEGY", "GUARANTEE",
+                                      "DESERVED", "CAPABILITY", "SHARE"};
+    size_t ncols = c->out == CLI_OUT_WIDE ? 13 : 8;
+    return print_table(cli_table_new(ncols, hdr), queue_row, items, NULL);
 }
 
 /* One cluster of GET /api/v1/clusters (docs/admin-api.md, Clusters) as a table row: GPU
@@ -462,22 +470,8 @@ static int print_clusters(const struct cli *c, struct json_object *doc)
                                       "ALLOCATED",    "RESERVED", "FREE", "LABELS"};
     struct json_object *items = NULL;
     int one = !json_object_object_get_ex(doc, "items", &items);
-    size_t n = one ? 1 : json_object_array_length(items);
-    struct cli_table *t = cli_table_new(c->out == CLI_OUT_WIDE ? 12 : 7, hdr);
-    int rc = t ? 0 : MUSTER_ENOMEM;
-    for (size_t i = 0; !rc && i < n; i++)
-        rc = cluster_row(t, one ? doc : json_object_array_get_idx(items, i));
-    if (rc) {
-        cli_table_free(t);
-        fprintf(stderr, "musterctl: out of memory\n");
-        return 1;
-    }
-    if (n == 0)
-        fprintf(stderr, "No resources found.\n");
-    else
-        cli_table_print(t, stdout);
-    cli_table_free(t);
-    return 0;
+    return print_table(cli_table_new(c->out == CLI_OUT_WIDE ? 12 : 7, hdr), cluster_row, items,
+                       one ? doc : NULL);
 }
 
 /* ---- commands ---- */
