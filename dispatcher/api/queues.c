@@ -468,16 +468,26 @@ static void commit_doc(struct api_call *c, const struct api_queue_doc *doc,
     api__send_json(c->req, exists ? 200 : 201, queue_json(s, r, 1));
 }
 
-void api__handle_queue_create(struct api_call *c)
+/* The body of a POST or PUT decoded into doc: the object doc points into (json_object_put it
+ * once doc is used), or NULL with the 400, 413 or 422 sent. */
+static struct json_object *read_doc(struct api_call *c, struct api_queue_doc *doc)
 {
     struct api_error e = {0};
     struct json_object *obj = read_body(c, &e);
-    struct api_queue_doc doc;
-    if (!obj || api_queue_doc_decode(obj, &doc, &e)) {
+    if (!obj || api_queue_doc_decode(obj, doc, &e)) {
         json_object_put(obj);
         api__send_error(c->req, &e);
-        return;
+        return NULL;
     }
+    return obj;
+}
+
+void api__handle_queue_create(struct api_call *c)
+{
+    struct api_queue_doc doc;
+    struct json_object *obj = read_doc(c, &doc);
+    if (!obj)
+        return;
     commit_doc(c, &doc, NULL, "queue.create");
     json_object_put(obj);
 }
@@ -493,13 +503,10 @@ void api__handle_queue_replace(struct api_call *c)
     }
     if (check_if_match(c, r, 1))
         return;
-    struct json_object *obj = read_body(c, &e);
     struct api_queue_doc doc;
-    if (!obj || api_queue_doc_decode(obj, &doc, &e)) {
-        json_object_put(obj);
-        api__send_error(c->req, &e);
+    struct json_object *obj = read_doc(c, &doc);
+    if (!obj)
         return;
-    }
     if (!doc.name)
         doc.name = c->name;
     if (strcmp(doc.name, c->name) != 0) {
