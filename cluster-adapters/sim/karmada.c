@@ -2132,7 +2132,7 @@ static void forget_workload(struct sim_karmada *k, json_object *obj)
         json_object_array_get_idx(get_path(rb, "metadata", "ownerReferences", NULL), 0);
     const char *ouid = get_str(owner, "uid", NULL, NULL);
     if (ouid && strcmp(ouid, sim_meta_str(obj, "uid")) == 0)
-        sim_store_delete(k->store, rbr, ns, name, NULL, NULL, NULL, NULL);
+        sim_store_delete(k->store, rbr, ns, name, NULL, NULL, clock_now(k), NULL, NULL);
     json_object_put(rb);
 }
 
@@ -2664,7 +2664,7 @@ static void prune_works(struct sim_karmada *k, const char *pid, json_object *kee
             continue;
         if (keep && cluster_listed(keep, ns + plen))
             continue;
-        sim_store_delete(k->store, wr, ns, slash + 1, NULL, NULL, NULL, NULL);
+        sim_store_delete(k->store, wr, ns, slash + 1, NULL, NULL, clock_now(k), NULL, NULL);
     }
     muster_free(keys);
 }

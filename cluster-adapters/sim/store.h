@@ -80,9 +80,12 @@ int sim_store_update(struct sim_store *s, const struct sim_resource *r, const ch
                      json_object **status);
 
 /* Deletes ns/name. precond_uid / precond_rv (NULL or "" to skip) are DeleteOptions
- * preconditions. *out gets the object as it was. */
+ * preconditions. An object with metadata.finalizers is not removed: it gets
+ * metadata.deletionTimestamp (now) and deletionGracePeriodSeconds 0 (one MODIFIED event; a
+ * second delete changes nothing), and goes (one DELETED event) when an update leaves it with
+ * no finalizers. *out gets the object as it was, or as marked. */
 int sim_store_delete(struct sim_store *s, const struct sim_resource *r, const char *ns,
-                     const char *name, const char *precond_uid, const char *precond_rv,
+                     const char *name, const char *precond_uid, const char *precond_rv, time_t now,
                      json_object **out, json_object **status);
 
 struct sim_list_opts {
