@@ -617,7 +617,7 @@ struct seen {
     enum sim_event_type type[8];
 };
 
-static void record(void *data, const struct sim_event *ev)
+static void record_kind(void *data, const struct sim_event *ev)
 {
     struct seen *w = data;
     if (w->n < 8)
@@ -637,7 +637,7 @@ static void test_finalizers_and_graceful_deletion(void)
     json_object_put(in);
     struct seen w = {0};
     struct sim_store_watch *h = NULL;
-    CU_ASSERT_EQUAL_FATAL(sim_store_watch(s, sim_store_rv(s), record, &w, &h, NULL), 0);
+    CU_ASSERT_EQUAL_FATAL(sim_store_watch(s, sim_store_rv(s), record_kind, &w, &h, NULL), 0);
     json_object *out = NULL;
     CU_ASSERT_EQUAL(sim_store_delete(s, rb(), "default", "f", NULL, NULL, NOW, &out, NULL), 0);
     CU_ASSERT_PTR_NOT_NULL(at(out, "metadata.deletionTimestamp"));
