@@ -10,6 +10,7 @@
 #include "cluster-adapters/sim/quantity.h"
 #include "cluster-adapters/sim/resources.h"
 #include "cluster-adapters/sim/store.h"
+#include "cluster-adapters/sim/work_webhook.h"
 #include "queue/errors.h"
 #include "queue/mem.h"
 
@@ -20,28 +21,37 @@
 
 /* ---- binding controller ---- */
 
-static uint32_t fnv1a(const char *s)
-{
-    uint32_t h = 2166136261u;
-    for (; *s; s++) {
-        h ^= (unsigned char)*s;
-        h *= 16777619u;
-    }
-    return h;
-}
-
-/* "<name>-<hash>" in the spirit of Karmada's names.GenerateWorkName (the hash function differs;
- * see docs/sim.md). */
+/* names.GenerateWorkName (pkg/util/names/names.go): "<name>-<hash>", the hash being FNV-32a
+ * of hashutil.DeepHashObject's rendering of the string lower("<ns>-<name>-<kind>") (spew's
+ * %#v, which for a string is fmt's: the string double-quoted) and the decimal digits of it
+ * mapped through rand.SafeEncodeString's alphabet. */
 void sim__work_name(json_object *rb, char *buf, size_t cap)
 {
-    char key[3 * NAME_MAX_LEN];
     const char *ns = sim__get_str(rb, "spec", "resource", "namespace");
     const char *name = sim__get_str(rb, "spec", "resource", "name");
     const char *kind = sim__get_str(rb, "spec", "resource", "kind");
-    snprintf(key, sizeof(key), "%s-%s-%s", ns ? ns : "", name ? name : "", kind ? kind : "");
-    for (char *p = key; *p; p++)
-        *p = (char)tolower((unsigned char)*p);
-    snprintf(buf, cap, "%.200s-%x", name ? name : "work", fnv1a(key));
+    char lname[NAME_MAX_LEN], key[3 * NAME_MAX_LEN + 4];
+    snprintf(lname, sizeof(lname), "%s", name ? name : "");
+    for (char *p = lname; *p; p++)
+        *p = *p == ':' ? '.' : (char)tolower((unsigned char)*p);
+    if (ns && ns[0])
+        snprintf(key, sizeof(key), "\"%s-%s-%s\"", ns, lname, kind ? kind : "");
+    else
+        snprintf(key, sizeof(key), "\"%s-%s\"", lname, kind ? kind : "");
+    uint32_t h = 2166136261u;
+    for (const char *p = key; *p; p++) {
+        unsigned char c = (unsigned char)tolower((unsigned char)*p);
+        h ^= c;
+        h *= 16777619u;
+    }
+    char digits[16], enc[16];
+    snprintf(digits, sizeof(digits), "%" PRIu32, h);
+    static const char alphabet[] = "bcdfghjklmnpqrstvwxz2456789";
+    size_t n = strlen(digits);
+    for (size_t i = 0; i < n; i++)
+        enc[i] = alphabet[(unsigned char)digits[i] % (sizeof(alphabet) - 1)];
+    enc[n] = '\0';
+    snprintf(buf, cap, "%.200s-%s", lname, enc);
 }
 
 static int cluster_listed(json_object *names, const char *cluster)
@@ -200,7 +210,8 @@ static int op_candidates(const struct keyset *ks, const char *prefix, const char
 }
 
 /* Applies op's plaintext overriders for cluster to *tmpl. */
-static void apply_override(json_object *op, const char *cluster, json_object **tmpl)
+static void apply_override(json_object *op, const char *cluster, json_object **tmpl,
+                           json_object *applied)
 {
     json_object *rules = sim__get_path(op, "spec", "overrideRules", NULL);
     for (size_t r = 0;
@@ -231,6 +242,13 @@ static void apply_override(json_object *op, const char *cluster, json_object **t
         if (sim_json_patch(*tmpl, ops, &patched, err, sizeof(err)) == 0) {
             json_object_put(*tmpl);
             *tmpl = patched;
+            /* AppliedOverrides.Add: one shadow per rule applied, the rule's overriders. */
+            json_object *item = json_object_new_object();
+            json_object_object_add(item, "policyName",
+                                   json_object_new_string(sim_meta_str(op, "name")));
+            json_object_object_add(item, "overriders",
+                                   json_object_get(sim__get_path(rule, "overriders", NULL, NULL)));
+            json_object_array_add(applied, item);
         }
         json_object_put(ops);
     }
@@ -241,7 +259,7 @@ static void apply_override(json_object *op, const char *cluster, json_object **t
  * by the template as it is before any overrider ran (an overrider renaming the template does
  * not bring in policies naming the new name). */
 static void apply_overrides(struct sim_karmada *k, const char *ns, const char *cluster,
-                            json_object **tmpl)
+                            json_object **tmpl, json_object *applied)
 {
     if (!ns)
         return;
@@ -276,13 +294,17 @@ static void apply_overrides(struct sim_karmada *k, const char *ns, const char *c
         if (sim_store_get(k->store, opr, ns, names[i], &op, NULL) < 0)
             continue;
         if (override_selects(op, *tmpl))
-            apply_override(op, cluster, tmpl);
+            apply_override(op, cluster, tmpl, applied);
         json_object_put(op);
     }
     muster_free(names);
 }
 
-static json_object *render_manifest(struct sim_karmada *k, json_object *rb, json_object *target)
+/* The template of rb for cluster target: revised replicas, overrides applied (each applied rule
+ * appended to applied). *tmpl_gen and tmpl_uid get the template's generation and uid. */
+static json_object *render_manifest(struct sim_karmada *k, json_object *rb, json_object *target,
+                                    json_object *applied, int64_t *tmpl_gen, char *tmpl_uid,
+                                    size_t uidcap)
 {
     const char *av = sim__get_str(rb, "spec", "resource", "apiVersion");
     const char *kind = sim__get_str(rb, "spec", "resource", "kind");
@@ -297,6 +319,10 @@ static json_object *render_manifest(struct sim_karmada *k, json_object *rb, json
     json_object *copy = sim__shallow_copy(tmpl);
     json_object *meta = sim__shallow_copy(sim__get_path(tmpl, "metadata", NULL, NULL));
     json_object *spec = sim__shallow_copy(sim__get_path(tmpl, "spec", NULL, NULL));
+    json_object *g = sim__get_path(tmpl, "metadata", "generation", NULL);
+    *tmpl_gen = g ? json_object_get_int64(g) : 0;
+    const char *tuid = sim_meta_str(tmpl, "uid");
+    snprintf(tmpl_uid, uidcap, "%s", tuid ? tuid : "");
     json_object_put(tmpl);
     if (!copy || !meta) {
         json_object_put(copy);
@@ -319,7 +345,7 @@ static json_object *render_manifest(struct sim_karmada *k, json_object *rb, json
         json_object_object_add(spec, "replicas", json_object_get(replicas));
     else if (replicas && spec && strcmp(av, "batch/v1") == 0 && strcmp(kind, "Job") == 0)
         json_object_object_add(spec, "parallelism", json_object_get(replicas));
-    apply_overrides(k, ns, sim__get_str(target, "name", NULL, NULL), &copy);
+    apply_overrides(k, ns, sim__get_str(target, "name", NULL, NULL), &copy, applied);
     return copy;
 }
 
@@ -332,79 +358,150 @@ static int dispatching_suspended(json_object *rb, const char *cluster)
     return on && cluster_listed(sim__get_path(on, "clusterNames", NULL, NULL), cluster);
 }
 
+/* A new object holding references to o's members (an empty one when o is not an object). */
+static json_object *level(json_object *o)
+{
+    json_object *c = sim__shallow_copy(o);
+    return c ? c : json_object_new_object();
+}
+
+static void put_str(json_object *map, const char *key, const char *value)
+{
+    json_object_object_add(map, key, json_object_new_string(value ? value : ""));
+}
+
+static int applied_cmp(const void *a, const void *b)
+{
+    const char *x = sim__get_str(*(json_object *const *)a, "policyName", NULL, NULL);
+    const char *y = sim__get_str(*(json_object *const *)b, "policyName", NULL, NULL);
+    return strcmp(x ? x : "", y ? y : "");
+}
+
+/* ensureWork (pkg/controllers/binding/common.go) for one target cluster, then
+ * ctrlutil.CreateOrUpdateWork (pkg/controllers/ctrlutil/work.go): the Work named by
+ * names.GenerateWorkName in karmada-es-<cluster>, with the execution controller's finalizer, the
+ * RB's permanent id, its name and namespace, the conflict resolution and the applied overrides
+ * (policy.karmada.io/applied-overrides, only when a policy applied); the manifest labelled
+ * karmada.io/managed and annotated with the Work's name and namespace. An existing Work keeps
+ * its labels, annotations and finalizers (merged, never removed); one being deleted is left
+ * alone ("work is being deleted"). */
 static void ensure_work(struct sim_karmada *k, json_object *rb, json_object *target)
 {
     const char *cluster = sim__get_str(target, "name", NULL, NULL);
     if (!cluster)
         return;
-    json_object *manifest = render_manifest(k, rb, target);
-    if (!manifest)
+    json_object *applied = json_object_new_array();
+    int64_t tgen = 0;
+    char tuid[64];
+    json_object *manifest = render_manifest(k, rb, target, applied, &tgen, tuid, sizeof(tuid));
+    if (!manifest) {
+        json_object_put(applied);
         return;
+    }
     const struct sim_resource *wr = sim__res_of("work.karmada.io", "v1alpha1", "works");
     char ns[NAME_MAX_LEN], name[NAME_MAX_LEN];
     snprintf(ns, sizeof(ns), WORK_NS_PREFIX "%.200s", cluster);
     sim__ensure_namespace(k, ns);
     sim__work_name(rb, name, sizeof(name));
-    json_object *cur = NULL, *work = NULL;
-    int exists = sim_store_get(k->store, wr, ns, name, &cur, NULL) == 0;
-    /* The stored Work is read-only: copy the levels this changes, share the rest. */
-    work = exists ? sim__shallow_copy(cur) : json_object_new_object();
-    json_object *meta = NULL;
-    if (exists && work) {
-        meta = sim__shallow_copy(sim__get_path(cur, "metadata", NULL, NULL));
-        static const char *const maps[] = {"labels", "annotations"};
-        for (size_t i = 0; meta && i < 2; i++) {
-            json_object *was = sim__get_path(meta, maps[i], NULL, NULL);
-            json_object *sub = sim__shallow_copy(was);
-            if (was && !sub) {
-                json_object_put(meta); /* never edit the stored maps in place */
-                meta = NULL;
-            } else if (sub) {
-                json_object_object_add(meta, maps[i], sub);
-            }
-        }
-        if (meta) {
-            json_object_object_add(work, "metadata", meta);
-        } else {
-            json_object_put(work);
-            work = NULL;
-        }
-    }
-    json_object_put(cur);
-    if (!work)
-        return;
-    meta = sim__get_path(work, "metadata", NULL, NULL);
-    if (!meta) {
-        meta = json_object_new_object();
-        json_object_object_add(meta, "name", json_object_new_string(name));
-        json_object_object_add(work, "metadata", meta);
-    }
-    json_object *labels = sim__get_path(meta, "labels", NULL, NULL);
-    if (!labels) {
-        labels = json_object_new_object();
-        json_object_object_add(meta, "labels", labels);
-    }
+    const char *rbns = sim_meta_str(rb, "namespace");
+    const char *rbname = sim_meta_str(rb, "name");
     const char *pid = sim__get_str(rb, "metadata", "labels", PERMANENT_ID_LABEL);
-    if (pid)
-        json_object_object_add(labels, PERMANENT_ID_LABEL, json_object_new_string(pid));
-    if (!sim__get_str(labels, "work.karmada.io/permanent-id", NULL, NULL)) {
-        char uid[40];
-        sim_uuid(uid, sizeof(uid));
-        json_object_object_add(labels, "work.karmada.io/permanent-id", json_object_new_string(uid));
+
+    /* mergeLabel, mergeAnnotations: on the workload and the Work. */
+    json_object *mmeta = sim__get_path(manifest, "metadata", NULL, NULL);
+    json_object *mlabels = level(sim__get_path(mmeta, "labels", NULL, NULL));
+    json_object *mann = level(sim__get_path(mmeta, "annotations", NULL, NULL));
+    json_object_object_add(mmeta, "labels", mlabels);
+    json_object_object_add(mmeta, "annotations", mann);
+    put_str(mlabels, PERMANENT_ID_LABEL, pid);
+    if (tgen > 0) {
+        char gbuf[24];
+        snprintf(gbuf, sizeof(gbuf), "%" PRId64, tgen);
+        put_str(mann, "resourcetemplate.karmada.io/generation", gbuf);
     }
-    json_object *ann = sim__get_path(meta, "annotations", NULL, NULL);
-    if (!ann) {
-        ann = json_object_new_object();
-        json_object_object_add(meta, "annotations", ann);
+    put_str(mann, "resourcebinding.karmada.io/namespace", rbns);
+    put_str(mann, "resourcebinding.karmada.io/name", rbname);
+    json_object *wlabels = json_object_new_object(), *wann = json_object_new_object();
+    put_str(wlabels, PERMANENT_ID_LABEL, pid);
+    put_str(wann, "resourcebinding.karmada.io/namespace", rbns);
+    put_str(wann, "resourcebinding.karmada.io/name", rbname);
+    /* mergeConflictResolution: the template's annotation wins when valid, else the RB's. */
+    const char *crt = sim__get_str(mann, "work.karmada.io/conflict-resolution", NULL, NULL);
+    const char *crb = sim__get_str(rb, "spec", "conflictResolution", NULL);
+    const char *cr = crt && (strcmp(crt, "overwrite") == 0 || strcmp(crt, "abort") == 0) ? crt
+                     : crb && strcmp(crb, "Overwrite") == 0 ? "overwrite"
+                                                            : "abort";
+    put_str(wann, "work.karmada.io/conflict-resolution", cr);
+    /* RecordAppliedOverrides: AppliedOverrides.MarshalJSON, sorted by policy name. */
+    size_t napplied = json_object_array_length(applied);
+    if (napplied) {
+        json_object_array_sort(applied, applied_cmp);
+        put_str(wann, "policy.karmada.io/applied-overrides",
+                json_object_to_json_string_ext(applied, JSON_C_TO_STRING_PLAIN |
+                                                            JSON_C_TO_STRING_NOSLASHESCAPE));
     }
-    json_object_object_add(ann, "resourcebinding.karmada.io/name",
-                           json_object_new_string(sim_meta_str(rb, "name")));
-    json_object_object_add(ann, "resourcebinding.karmada.io/namespace",
-                           json_object_new_string(sim_meta_str(rb, "namespace")));
+    json_object_put(applied);
+    /* CreateOrUpdateWork on the resource. */
+    put_str(mlabels, "karmada.io/managed", "true");
+    put_str(mann, "resourcetemplate.karmada.io/uid", tuid);
+    put_str(mann, "work.karmada.io/name", name);
+    put_str(mann, "work.karmada.io/namespace", ns);
+    put_str(mann, "work.karmada.io/conflict-resolution", cr);
+
+    json_object *cur = NULL;
+    int exists = sim_store_get(k->store, wr, ns, name, &cur, NULL) == 0;
+    if (exists && sim_meta_str(cur, "deletionTimestamp")) {
+        json_object_put(cur);
+        json_object_put(manifest);
+        json_object_put(wlabels);
+        json_object_put(wann);
+        return;
+    }
+    /* The stored Work is read-only: new levels for what changes, references to the rest. */
+    json_object *work = exists ? level(cur) : json_object_new_object();
+    json_object *meta = level(sim__get_path(cur, "metadata", NULL, NULL));
+    json_object_object_add(work, "metadata", meta);
+    if (!exists) {
+        put_str(meta, "name", name);
+        put_str(meta, "namespace", ns);
+    }
+    json_object *labels = level(sim__get_path(meta, "labels", NULL, NULL));
+    json_object *ann = level(sim__get_path(meta, "annotations", NULL, NULL));
+    json_object_object_foreach(wlabels, lk, lv)
+    {
+        json_object_object_add(labels, lk, json_object_get(lv));
+    }
+    json_object_object_foreach(wann, ak, av)
+    {
+        json_object_object_add(ann, ak, json_object_get(av));
+    }
+    json_object_put(wlabels);
+    json_object_put(wann);
+    json_object_object_add(meta, "labels", labels);
+    json_object_object_add(meta, "annotations", ann);
+    json_object *fins = sim__get_path(meta, "finalizers", NULL, NULL);
+    int has_fin = 0;
+    size_t nfins = json_object_is_type(fins, json_type_array) ? json_object_array_length(fins) : 0;
+    for (size_t i = 0; i < nfins && !has_fin; i++)
+        has_fin = strcmp(json_object_get_string(json_object_array_get_idx(fins, i)),
+                         EXECUTION_FINALIZER) == 0;
+    if (!has_fin) {
+        json_object *next = json_object_new_array();
+        for (size_t i = 0; i < nfins; i++)
+            json_object_array_add(next, json_object_get(json_object_array_get_idx(fins, i)));
+        json_object_array_add(next, json_object_new_string(EXECUTION_FINALIZER));
+        json_object_object_add(meta, "finalizers", next);
+    }
+    /* SetLabelsAndAnnotationsForWorkload with the Work's permanent id as it stands (the Work
+     * webhook does the same on every write, so an unchanged render writes nothing). */
+    json_object *shaped = sim_work_webhook_manifest(
+        manifest, sim__get_str(labels, "work.karmada.io/permanent-id", NULL, NULL));
+    json_object_put(manifest);
     json_object *spec = json_object_new_object();
     json_object *wl = json_object_new_object();
     json_object *manifests = json_object_new_array();
-    json_object_array_add(manifests, manifest);
+    if (shaped)
+        json_object_array_add(manifests, shaped);
     json_object_object_add(wl, "manifests", manifests);
     json_object_object_add(spec, "workload", wl);
     if (dispatching_suspended(rb, cluster))
@@ -416,6 +513,7 @@ static void ensure_work(struct sim_karmada *k, json_object *rb, json_object *tar
     else
         sim_store_create(k->store, wr, ns, work, sim__clock_now(k),
                          SIM_WRITE_INTERNAL | SIM_WRITE_SHARE, NULL, NULL);
+    json_object_put(cur);
     json_object_put(work);
 }
 
@@ -529,66 +627,78 @@ void sim__prune_works(struct sim_karmada *k, const char *pid, json_object *keep)
     muster_free(keys);
 }
 
-/* Karmada aggregates status from the Works that exist: a cluster that left spec.clusters leaves
- * status.aggregatedStatus too (and FullyApplied is re-evaluated). */
-static void drop_stale_status(struct sim_karmada *k, json_object *rb)
+/* Removes the binding controller's finalizer from rb (the store then deletes it). */
+static void remove_finalizer(struct sim_karmada *k, json_object *rb)
 {
-    json_object *agg = sim__get_path(rb, "status", "aggregatedStatus", NULL);
-    json_object *clusters = sim__get_path(rb, "spec", "clusters", NULL);
-    size_t n = json_object_is_type(agg, json_type_array) ? json_object_array_length(agg) : 0;
-    int stale = 0;
-    for (size_t i = 0; i < n && !stale; i++) {
-        const char *cn = sim__get_str(json_object_array_get_idx(agg, i), "clusterName", NULL, NULL);
-        stale = !cn || !cluster_listed(clusters, cn);
-    }
-    if (!stale)
-        return;
-    json_object *copy = NULL;
-    json_object_deep_copy(rb, &copy, NULL);
-    if (!copy)
-        return;
-    json_object *status = sim__get_path(copy, "status", NULL, NULL);
-    json_object *kept = json_object_new_array();
+    json_object *fins = sim__get_path(rb, "metadata", "finalizers", NULL);
+    size_t n = json_object_is_type(fins, json_type_array) ? json_object_array_length(fins) : 0;
+    json_object *next = json_object_new_array();
+    int found = 0;
     for (size_t i = 0; i < n; i++) {
-        json_object *e = json_object_array_get_idx(agg, i);
-        const char *cn = sim__get_str(e, "clusterName", NULL, NULL);
-        if (cn && cluster_listed(clusters, cn)) {
-            json_object *c = NULL;
-            json_object_deep_copy(e, &c, NULL);
-            json_object_array_add(kept, c);
-        }
+        json_object *f = json_object_array_get_idx(fins, i);
+        if (strcmp(json_object_get_string(f), BINDING_FINALIZER) == 0)
+            found = 1;
+        else
+            json_object_array_add(next, json_object_get(f));
     }
-    if (json_object_array_length(kept))
-        json_object_object_add(status, "aggregatedStatus", kept);
-    else {
-        json_object_put(kept);
-        json_object_object_del(status, "aggregatedStatus");
-        kept = NULL;
+    if (!found) {
+        json_object_put(next);
+        return;
     }
-    json_object *empty = kept ? NULL : json_object_new_array();
-    sim__set_fully_applied(k, copy, status, kept ? kept : empty);
-    json_object_put(empty);
+    json_object *copy = sim__shallow_copy(rb);
+    json_object *meta = sim__shallow_copy(sim__get_path(rb, "metadata", NULL, NULL));
+    json_object_object_add(meta, "finalizers", next);
+    json_object_object_add(copy, "metadata", meta);
     sim_store_update(k->store, sim__res_of("work.karmada.io", "v1alpha2", "resourcebindings"),
                      sim_meta_str(rb, "namespace"), sim_meta_str(rb, "name"), copy,
-                     SIM_WRITE_INTERNAL, NULL, NULL);
+                     SIM_WRITE_INTERNAL | SIM_WRITE_SHARE, NULL, NULL);
     json_object_put(copy);
 }
 
+/* The clusters whose Works the RB keeps (helper.ObtainBindingSpecExistingClusters):
+ * spec.clusters plus the clusters of graceful eviction tasks not purged Directly. New array. */
+static json_object *existing_clusters(json_object *rb)
+{
+    json_object *out = json_object_new_array();
+    json_object *clusters = sim__get_path(rb, "spec", "clusters", NULL);
+    for (size_t i = 0;
+         json_object_is_type(clusters, json_type_array) && i < json_object_array_length(clusters);
+         i++)
+        json_object_array_add(out, json_object_get(json_object_array_get_idx(clusters, i)));
+    json_object *tasks = sim__get_path(rb, "spec", "gracefulEvictionTasks", NULL);
+    for (size_t i = 0;
+         json_object_is_type(tasks, json_type_array) && i < json_object_array_length(tasks); i++) {
+        json_object *t = json_object_array_get_idx(tasks, i);
+        const char *from = sim__get_str(t, "fromCluster", NULL, NULL);
+        const char *mode = sim__get_str(t, "purgeMode", NULL, NULL);
+        if (from && !(mode && strcmp(mode, "Directly") == 0))
+            json_object_array_add(out, json_object_new_string(from));
+    }
+    return out;
+}
+
+/* The binding controller's Reconcile (binding_controller.go): an RB being deleted has its Works
+ * deleted (helper.DeleteWorks) and then loses the binding controller's finalizer; otherwise
+ * removeOrphanWorks (helper.FindOrphanWorks) then ensureWork for each cluster. */
 void sim__sync_binding(struct sim_karmada *k, json_object *rb)
 {
-    json_object *clusters = sim__get_path(rb, "spec", "clusters", NULL);
     const char *pid = sim__get_str(rb, "metadata", "labels", PERMANENT_ID_LABEL);
+    if (sim_meta_str(rb, "deletionTimestamp")) {
+        if (pid)
+            sim__prune_works(k, pid, NULL);
+        remove_finalizer(k, rb);
+        return;
+    }
+    if (pid) {
+        json_object *keep = existing_clusters(rb);
+        sim__prune_works(k, pid, keep);
+        json_object_put(keep);
+    }
+    json_object *clusters = sim__get_path(rb, "spec", "clusters", NULL);
     for (size_t i = 0;
          json_object_is_type(clusters, json_type_array) && i < json_object_array_length(clusters);
          i++)
         ensure_work(k, rb, json_object_array_get_idx(clusters, i));
-    if (!pid)
-        return;
-    /* No spec.clusters means no cluster keeps a Work. */
-    json_object *none = clusters ? NULL : json_object_new_array();
-    sim__prune_works(k, pid, clusters ? clusters : none);
-    json_object_put(none);
-    drop_stale_status(k, rb);
 }
 
 /* 1 when op may select the template av/kind/name (checked on the RB's spec.resource, before

@@ -108,8 +108,48 @@ static void copy_into(json_object *dst, const char *key, json_object *src)
     json_object_object_add(dst, key, c);
 }
 
+/* Adds finalizer f to obj's metadata.finalizers unless it is there (DedupeAndMergeFinalizers). */
+static void add_finalizer(json_object *obj, const char *f)
+{
+    json_object *meta = sim__get_path(obj, "metadata", NULL, NULL);
+    json_object *list = sim__get_path(meta, "finalizers", NULL, NULL);
+    size_t n = json_object_is_type(list, json_type_array) ? json_object_array_length(list) : 0;
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(json_object_get_string(json_object_array_get_idx(list, i)), f) == 0)
+            return;
+    json_object *next = json_object_new_array();
+    for (size_t i = 0; i < n; i++)
+        json_object_array_add(next, json_object_get(json_object_array_get_idx(list, i)));
+    json_object_array_add(next, json_object_new_string(f));
+    json_object_object_add(meta, "finalizers", next);
+}
+
+/* util.MergePolicySuspension (pkg/util/binding.go): the policy's suspension (dispatching and
+ * dispatchingOnClusters) replaces the RB's; scheduling, which a policy cannot say, is kept; no
+ * policy suspension and no scheduling leaves no suspension at all. */
+static void merge_policy_suspension(json_object *spec, json_object *policy)
+{
+    json_object *psusp = sim__get_path(policy, "spec", "suspension", NULL);
+    json_object *cur = sim__get_path(spec, "suspension", NULL, NULL);
+    json_object *sched = sim__get_path(cur, "scheduling", NULL, NULL);
+    int has_policy = json_object_is_type(psusp, json_type_object);
+    if (!has_policy && !sched) {
+        json_object_object_del(spec, "suspension");
+        return;
+    }
+    json_object *next = NULL;
+    if (has_policy)
+        json_object_deep_copy(psusp, &next, NULL);
+    else
+        next = json_object_new_object();
+    if (sched)
+        json_object_object_add(next, "scheduling", json_object_get(sched));
+    json_object_object_add(spec, "suspension", next);
+}
+
 /* Fills the spec fields the detector owns from the template and the policy. */
-static void fill_rb_spec(json_object *spec, json_object *obj, json_object *policy)
+static void fill_rb_spec(struct sim_karmada *k, json_object *spec, json_object *obj,
+                         json_object *policy)
 {
     json_object *res = json_object_new_object();
     static const char *const keys[] = {"apiVersion", "kind"};
@@ -123,9 +163,16 @@ static void fill_rb_spec(json_object *spec, json_object *obj, json_object *polic
 
     const char *av = sim__get_str(obj, "apiVersion", NULL, NULL);
     if (strcmp(av, "batch.volcano.sh/v1alpha1") == 0) {
+        /* applyReplicaInterpretation (detector.go): components only with the
+         * MultiplePodTemplatesScheduling gate; the Volcano Job customization has no replica
+         * interpretation, so with the gate off (Karmada's default) the RB has no replicas,
+         * replicaRequirements or components at all. */
         json_object_object_del(spec, "replicas");
         json_object_object_del(spec, "replicaRequirements");
-        json_object_object_add(spec, "components", sim_karmada_vcjob_components(obj));
+        if (k->opts.multiple_pod_templates)
+            json_object_object_add(spec, "components", sim_karmada_vcjob_components(obj));
+        else
+            json_object_object_del(spec, "components");
     } else {
         struct pod_set ps[1];
         if (sim__workload_pods(obj, ps, 1) == 1) {
@@ -175,8 +222,9 @@ void sim__detect(struct sim_karmada *k, json_object *obj)
     rb_name(obj, name, sizeof(name));
     json_object *cur = NULL;
     if (sim_store_get(k->store, rbr, ns, name, &cur, NULL) == 0) {
-        /* Refresh: the detector rewrites what it owns and keeps suspension, clusters and
-         * everything the scheduler or muster wrote. */
+        /* Refresh (ApplyPolicy's CreateOrUpdate): the detector rewrites what it owns, resets
+         * the suspension's dispatching part to the policy's (MergePolicySuspension), and keeps
+         * suspension.scheduling, clusters and everything else the scheduler or muster wrote. */
         json_object *next = NULL;
         json_object_deep_copy(cur, &next, NULL);
         json_object *spec = sim__get_path(next, "spec", NULL, NULL);
@@ -184,7 +232,10 @@ void sim__detect(struct sim_karmada *k, json_object *obj)
             spec = json_object_new_object();
             json_object_object_add(next, "spec", spec);
         }
-        fill_rb_spec(spec, obj, policy);
+        fill_rb_spec(k, spec, obj, policy);
+        merge_policy_suspension(spec, policy);
+        if (!sim_meta_str(next, "deletionTimestamp"))
+            add_finalizer(next, BINDING_FINALIZER);
         sim_store_update(k->store, rbr, ns, name, next, SIM_WRITE_INTERNAL | SIM_WRITE_SHARE, NULL,
                          NULL);
         json_object_put(next);
@@ -223,16 +274,20 @@ void sim__detect(struct sim_karmada *k, json_object *obj)
     json_object_object_add(owner, "blockOwnerDeletion", json_object_new_boolean(1));
     json_object_array_add(owners, owner);
     json_object_object_add(meta, "ownerReferences", owners);
+    /* BuildResourceBinding: the binding controller's finalizer, so the RB's Works are deleted
+     * before it goes (and its deletionTimestamp is seen first). */
+    json_object *fin = json_object_new_array();
+    json_object_array_add(fin, json_object_new_string(BINDING_FINALIZER));
+    json_object_object_add(meta, "finalizers", fin);
     json_object_object_add(rb, "metadata", meta);
     json_object *spec = json_object_new_object();
-    fill_rb_spec(spec, obj, policy);
-    /* Held, as muster's admission webhook leaves every new RB. */
-    json_object *susp = json_object_new_object();
-    json_object_object_add(susp, "scheduling", json_object_new_boolean(1));
-    json_object_object_add(spec, "suspension", susp);
+    fill_rb_spec(k, spec, obj, policy);
+    /* BuildResourceBinding copies the policy's suspension. */
+    json_object *psusp = sim__get_path(policy, "spec", "suspension", NULL);
+    if (json_object_is_type(psusp, json_type_object))
+        copy_into(spec, "suspension", psusp);
     json_object_object_add(rb, "spec", spec);
-    sim_store_create(k->store, rbr, ns, rb, sim__clock_now(k), SIM_WRITE_INTERNAL | SIM_WRITE_SHARE,
-                     NULL, NULL);
+    sim__admit_binding(k, ns, rb);
     json_object_put(rb);
     json_object_put(policy);
 }

@@ -12,6 +12,7 @@
 #include "cluster-adapters/sim/quantity.h"
 #include "cluster-adapters/sim/resources.h"
 #include "cluster-adapters/sim/store.h"
+#include "cluster-adapters/sim/work_webhook.h"
 #include "queue/errors.h"
 #include "queue/mem.h"
 
@@ -316,8 +317,9 @@ int sim__status_only(const struct sim_event *ev)
     json_object *b = sim__get_path(ev->prev, "spec", NULL, NULL);
     if (!json_object_equal(a, b))
         return 0;
-    static const char *const meta[] = {"labels", "annotations", "ownerReferences"};
-    for (size_t i = 0; i < 3; i++)
+    static const char *const meta[] = {"labels", "annotations", "ownerReferences", "finalizers",
+                                       "deletionTimestamp"};
+    for (size_t i = 0; i < sizeof(meta) / sizeof(meta[0]); i++)
         if (!json_object_equal(sim__get_path(ev->obj, "metadata", meta[i], NULL),
                                sim__get_path(ev->prev, "metadata", meta[i], NULL)))
             return 0;
@@ -329,6 +331,9 @@ static void on_event(void *data, const struct sim_event *ev)
     struct sim_karmada *k = data;
     const struct sim_resource *r = ev->res;
     if (sim__is_workload(r)) {
+        /* eventfilter.SpecificationChanged: a status write is no reason to apply the policy. */
+        if (sim__status_only(ev))
+            return;
         if (ev->type == SIM_EVENT_DELETED)
             sim__forget_workload(k, ev->obj);
         else
@@ -366,6 +371,26 @@ static void on_event(void *data, const struct sim_event *ev)
                 k->on_dirty(k->dirty_data);
         }
     }
+}
+
+void sim__admit_binding(struct sim_karmada *k, const char *ns, json_object *rb)
+{
+    /* Held, as muster's admission webhook leaves every new RB (the sim stands in for it when
+     * no webhook is registered). */
+    json_object *spec = sim__get_path(rb, "spec", NULL, NULL);
+    json_object *susp = sim__get_path(spec, "suspension", NULL, NULL);
+    if (!susp) {
+        susp = json_object_new_object();
+        json_object_object_add(spec, "suspension", susp);
+    }
+    json_object_object_add(susp, "scheduling", json_object_new_boolean(1));
+    sim_store_create(k->store, sim__res_of("work.karmada.io", "v1alpha2", "resourcebindings"), ns,
+                     rb, sim__clock_now(k), SIM_WRITE_INTERNAL | SIM_WRITE_SHARE, NULL, NULL);
+}
+
+void sim_karmada_set_options(struct sim_karmada *k, const struct sim_karmada_options *opts)
+{
+    k->opts = *opts;
 }
 
 void sim_karmada_defer(struct sim_karmada *k, void (*on_dirty)(void *data), void *data)
@@ -422,6 +447,9 @@ int sim_karmada_new(struct sim_store *store, json_object *scenario, time_t (*now
     }
     if (rc == 0)
         rc = sim_store_watch(store, sim_store_rv(store), on_event, k, &k->watch, NULL);
+    /* The karmada-webhook: every Work written from here on is mutated as Karmada's is. */
+    if (rc == 0)
+        sim_store_set_admission(store, sim_work_webhook_admit, NULL);
     /* The watch starts now: policies already stored are indexed from the store. */
     if (rc == 0)
         sim_store_each(store, sim__res_of("policy.karmada.io", "v1alpha1", "overridepolicies"),
@@ -448,6 +476,7 @@ void sim_karmada_free(struct sim_karmada *k)
     if (!k)
         return;
     sim_store_unwatch(k->store, k->watch);
+    sim_store_set_admission(k->store, NULL, NULL);
     for (size_t i = 0; i < k->nclusters; i++) {
         muster_free(k->clusters[i].nodes);
         muster_free(k->clusters[i].ranges);

@@ -15,7 +15,10 @@ struct sim_resource;
 
 #define PERMANENT_ID_LABEL "resourcebinding.karmada.io/permanent-id"
 #define WORK_NS_PREFIX "karmada-es-"
-#define MAX_RES 32 /* distinct resource names across a scenario's nodes */
+#define BINDING_FINALIZER "karmada.io/binding-controller" /* util.BindingControllerFinalizer */
+#define EXECUTION_FINALIZER                                                                        \
+    "karmada.io/execution-controller" /* util.ExecutionControllerFinalizer */
+#define MAX_RES 32                    /* distinct resource names across a scenario's nodes */
 #define NAME_MAX_LEN 254
 
 struct node {
@@ -119,6 +122,7 @@ struct share {
 };
 
 struct sim_karmada {
+    struct sim_karmada_options opts;
     struct sim_store *store;
     struct sim_store_watch *watch;
     time_t (*now)(void);
@@ -202,5 +206,10 @@ int sim__res_index(struct sim_karmada *k, const char *name, int add);
 const struct sim_resource *sim__res_of(const char *group, const char *version, const char *plural);
 json_object *sim__shallow_copy(json_object *o);
 int sim__status_only(const struct sim_event *ev);
+
+/* Creates the ResourceBinding rb (borrowed) in ns as the karmada-apiserver would: through the
+ * hub's mutating admission webhooks for resourcebindings CREATE when one is registered (see
+ * webhook_call.h), else at once. */
+void sim__admit_binding(struct sim_karmada *k, const char *ns, json_object *rb);
 
 #endif

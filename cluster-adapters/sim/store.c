@@ -69,6 +69,8 @@ struct sim_store {
     struct sim_store_watch **watchers;
     size_t nwatchers, capwatchers;
     int has_dead;
+    sim_store_admit_cb admit; /* mutating admission, or NULL */
+    void *admit_data;
 };
 
 void sim_format_time(time_t t, char *buf, size_t cap)
@@ -566,6 +568,30 @@ static int store_copy(json_object *obj, json_object **out)
     return 0;
 }
 
+void sim_store_set_admission(struct sim_store *s, sim_store_admit_cb cb, void *data)
+{
+    s->admit = cb;
+    s->admit_data = data;
+}
+
+/* Runs the mutating admission hook on *obj (the store's own copy), replacing it with the
+ * mutated object. Returns 0 or a negative code with *status set. */
+static int admit(struct sim_store *s, const struct sim_resource *r, json_object **obj,
+                 json_object **status)
+{
+    if (!s->admit)
+        return 0;
+    json_object *next = NULL;
+    int rc = s->admit(s->admit_data, r, *obj, &next);
+    if (rc < 0)
+        return oom(status);
+    if (next) {
+        json_object_put(*obj);
+        *obj = next;
+    }
+    return 0;
+}
+
 /* ---- events and watchers ---- */
 
 static void dispatch(struct sim_store *s)
@@ -825,6 +851,8 @@ int sim_store_create(struct sim_store *s, const struct sim_resource *r, const ch
     if ((flags & SIM_WRITE_SHARE ? store_copy(obj, &o) : json_object_deep_copy(obj, &o, NULL)) != 0)
         return oom(status);
     int rc = check_type(r, o, status);
+    if (rc == 0)
+        rc = admit(s, r, &o, status);
     if (rc == 0 && !meta_of(o))
         json_object_object_add(o, "metadata", json_object_new_object());
     if (rc == 0)
@@ -956,6 +984,8 @@ int sim_store_update(struct sim_store *s, const struct sim_resource *r, const ch
         return oom(status);
     }
     rc = check_type(r, n, status);
+    if (rc == 0 && !(flags & SIM_WRITE_STATUS))
+        rc = admit(s, r, &n, status);
     if (rc == 0 && !meta_of(n))
         json_object_object_add(n, "metadata", json_object_new_object());
     if (rc == 0)

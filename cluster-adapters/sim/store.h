@@ -40,6 +40,16 @@ enum {
     SIM_WRITE_SHARE = 8,
 };
 
+/* Mutating admission (the karmada-webhook's role): called on every create and main-resource
+ * update, dry runs included, with the object about to be stored (read-only: its nested values
+ * may be shared with the caller's). To change it, set *out to a new object (the store takes
+ * it); leave *out NULL to keep obj. Return 0, or MUSTER_ENOMEM to refuse the write. */
+typedef int (*sim_store_admit_cb)(void *data, const struct sim_resource *r, json_object *obj,
+                                  json_object **out);
+
+/* Installs cb (NULL: none) as the store's one mutating admission hook. */
+void sim_store_set_admission(struct sim_store *s, sim_store_admit_cb cb, void *data);
+
 /* A new, empty store keeping the last `history` events (>= 1). Returns 0 or MUSTER_ENOMEM. */
 int sim_store_new(size_t history, struct sim_store **out);
 
