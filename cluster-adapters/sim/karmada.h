@@ -8,6 +8,7 @@
 
 #include <json-c/json.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <time.h>
 
 struct sim_store;
@@ -18,6 +19,22 @@ struct sim_karmada;
  * Returns 0, MUSTER_EINVAL with err naming the scenario path that is wrong, or MUSTER_ENOMEM. */
 int sim_karmada_new(struct sim_store *store, json_object *scenario, time_t (*now)(void),
                     struct sim_karmada **out, char *err, size_t errcap);
+
+/* Karmada's switches the simulated hub can turn (each off by default, as in Karmada). */
+struct sim_karmada_options {
+    /* --feature-gates MultiplePodTemplatesScheduling=true: the detector interprets components
+     * (pkg/features/features.go, default false). */
+    int multiple_pod_templates;
+    /* karmada-controller-manager --enable-no-execute-taint-eviction (default false): NoExecute
+     * taints on a Cluster evict the RBs that do not tolerate them. */
+    int taint_eviction;
+    /* The OverridePolicy informer's lag behind the store, in milliseconds (0: none). Renders
+     * read the policies as they were that long ago. */
+    int64_t override_lag_ms;
+};
+
+/* Applies opts (copied). Call it right after sim_karmada_new. */
+void sim_karmada_set_options(struct sim_karmada *k, const struct sim_karmada_options *opts);
 
 /* Stops the controllers and frees k (the objects stay in the store). NULL is a no-op. */
 void sim_karmada_free(struct sim_karmada *k);

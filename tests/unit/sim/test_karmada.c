@@ -408,7 +408,7 @@ static void test_clusters_detector_binding(void)
     json_object_put(rb);
 
     /* Deleting the template garbage-collects the RB, then its Works. */
-    CU_ASSERT_EQUAL(sim_store_delete(s, dep, "team", "web", NULL, NULL, NULL, NULL), 0);
+    CU_ASSERT_EQUAL(sim_store_delete(s, dep, "team", "web", NULL, NULL, 0, NULL, NULL), 0);
     CU_ASSERT_EQUAL(sim_store_get(s, rbr, "team", "web-deployment", NULL, NULL), MUSTER_ENOENT);
     CU_ASSERT_EQUAL(count_works(s, NULL), 0);
 
@@ -545,7 +545,7 @@ static void test_override_resync_and_gang_gate(void)
 
     /* Delete: the override is gone from the Work; no muster PodGroup Work for this RB, so the
      * share runs ungated (today's behaviour for RBs muster does not gang). */
-    CU_ASSERT_EQUAL(sim_store_delete(s, opr, "team", "op", NULL, NULL, NULL, NULL), 0);
+    CU_ASSERT_EQUAL(sim_store_delete(s, opr, "team", "op", NULL, NULL, 0, NULL, NULL), 0);
     CU_ASSERT_STRING_EQUAL(c1_template_group(s), "-");
     CU_ASSERT_STRING_EQUAL(c1_allocated_cpu(s), "12");
 
@@ -705,7 +705,7 @@ static void test_override_index(void)
     }
     CU_ASSERT_STRING_EQUAL(c1_containers(s), "a,b,a-twice,b-all,c-named,d-label");
 
-    CU_ASSERT_EQUAL(sim_store_delete(s, opr, "team", "c-named", NULL, NULL, NULL, NULL), 0);
+    CU_ASSERT_EQUAL(sim_store_delete(s, opr, "team", "c-named", NULL, NULL, 0, NULL, NULL), 0);
     CU_ASSERT_STRING_EQUAL(c1_containers(s), "a,b,a-twice,b-all,d-label");
     op = appending_policy("d-label", other);
     CU_ASSERT_EQUAL(sim_store_update(s, opr, "team", "d-label", op, 0, NULL, NULL), 0);
@@ -715,7 +715,7 @@ static void test_override_index(void)
     CU_ASSERT_EQUAL(sim_store_update(s, opr, "team", "e-other", op, 0, NULL, NULL), 0);
     json_object_put(op);
     CU_ASSERT_STRING_EQUAL(c1_containers(s), "a,b,a-twice,b-all,e-other");
-    CU_ASSERT_EQUAL(sim_store_delete(s, opr, "team", "b-all", NULL, NULL, NULL, NULL), 0);
+    CU_ASSERT_EQUAL(sim_store_delete(s, opr, "team", "b-all", NULL, NULL, 0, NULL, NULL), 0);
     CU_ASSERT_STRING_EQUAL(c1_containers(s), "a,b,a-twice,e-other");
 
     sim_karmada_free(k);
@@ -876,7 +876,7 @@ static void test_member_mirror(void)
     CU_ASSERT_STRING_EQUAL(m_cpu(s), "6/3");
 
     /* a goes: c gets its node. */
-    CU_ASSERT_EQUAL(sim_store_delete(s, wr, "karmada-es-m", "a", NULL, NULL, NULL, NULL), 0);
+    CU_ASSERT_EQUAL(sim_store_delete(s, wr, "karmada-es-m", "a", NULL, NULL, 0, NULL, NULL), 0);
     CU_ASSERT_STRING_EQUAL(m_cpu(s), "6/0");
     CU_ASSERT_STRING_EQUAL(m_ready(s, "c"), "1");
 
@@ -894,8 +894,8 @@ static void test_member_mirror(void)
     CU_ASSERT_STRING_EQUAL(m_ready(s, "d"), "0");
 
     /* A share waiting for its PodGroup runs once the group's Work is dispatched... */
-    CU_ASSERT_EQUAL(sim_store_delete(s, wr, "karmada-es-m", "b", NULL, NULL, NULL, NULL), 0);
-    CU_ASSERT_EQUAL(sim_store_delete(s, wr, "karmada-es-m", "c", NULL, NULL, NULL, NULL), 0);
+    CU_ASSERT_EQUAL(sim_store_delete(s, wr, "karmada-es-m", "b", NULL, NULL, 0, NULL, NULL), 0);
+    CU_ASSERT_EQUAL(sim_store_delete(s, wr, "karmada-es-m", "c", NULL, NULL, 0, NULL, NULL), 0);
     CU_ASSERT_STRING_EQUAL(m_cpu(s), "3/0");
     put_work(s, "g", 2, "pg1", 0);
     CU_ASSERT_STRING_EQUAL(m_cpu(s), "3/2");
@@ -905,7 +905,7 @@ static void test_member_mirror(void)
     CU_ASSERT_STRING_EQUAL(m_cpu(s), "5/0");
     CU_ASSERT_STRING_EQUAL(m_ready(s, "g"), "1");
     /* ... and stops when the PodGroup goes. */
-    CU_ASSERT_EQUAL(sim_store_delete(s, wr, "karmada-es-m", "pg", NULL, NULL, NULL, NULL), 0);
+    CU_ASSERT_EQUAL(sim_store_delete(s, wr, "karmada-es-m", "pg", NULL, NULL, 0, NULL, NULL), 0);
     CU_ASSERT_STRING_EQUAL(m_cpu(s), "3/2");
     CU_ASSERT_STRING_EQUAL(m_ready(s, "g"), "0");
 

@@ -1,0 +1,817 @@
+/* Karmada's binding controller: RBs rendered into Works (with OverridePolicies applied),
+ * Works no longer wanted removed. */
+#include "cluster-adapters/sim/interpret.h"
+#include "cluster-adapters/sim/member.h"
+#include "cluster-adapters/sim/rbstatus.h"
+#include "cluster-adapters/sim/detector.h"
+#include "cluster-adapters/sim/binding.h"
+
+#include "cluster-adapters/sim/patch.h"
+#include "cluster-adapters/sim/quantity.h"
+#include "cluster-adapters/sim/resources.h"
+#include "cluster-adapters/sim/store.h"
+#include "cluster-adapters/sim/work_webhook.h"
+#include "queue/errors.h"
+#include "queue/mem.h"
+
+#include <ctype.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+/* ---- binding controller ---- */
+
+/* names.GenerateWorkName (pkg/util/names/names.go): "<name>-<hash>", the hash being FNV-32a
+ * of hashutil.DeepHashObject's rendering of the string lower("<ns>-<name>-<kind>") (spew's
+ * %#v, which for a string is fmt's: the string double-quoted) and the decimal digits of it
+ * mapped through rand.SafeEncodeString's alphabet. */
+void sim__work_name(json_object *rb, char *buf, size_t cap)
+{
+    const char *ns = sim__get_str(rb, "spec", "resource", "namespace");
+    const char *name = sim__get_str(rb, "spec", "resource", "name");
+    const char *kind = sim__get_str(rb, "spec", "resource", "kind");
+    char lname[NAME_MAX_LEN], key[3 * NAME_MAX_LEN + 4];
+    snprintf(lname, sizeof(lname), "%s", name ? name : "");
+    for (char *p = lname; *p; p++)
+        *p = *p == ':' ? '.' : (char)tolower((unsigned char)*p);
+    if (ns && ns[0])
+        snprintf(key, sizeof(key), "\"%s-%s-%s\"", ns, lname, kind ? kind : "");
+    else
+        snprintf(key, sizeof(key), "\"%s-%s\"", lname, kind ? kind : "");
+    uint32_t h = 2166136261u;
+    for (const char *p = key; *p; p++) {
+        unsigned char c = (unsigned char)tolower((unsigned char)*p);
+        h ^= c;
+        h *= 16777619u;
+    }
+    char digits[16], enc[16];
+    snprintf(digits, sizeof(digits), "%" PRIu32, h);
+    static const char alphabet[] = "bcdfghjklmnpqrstvwxz2456789";
+    size_t n = strlen(digits);
+    for (size_t i = 0; i < n; i++)
+        enc[i] = alphabet[(unsigned char)digits[i] % (sizeof(alphabet) - 1)];
+    enc[n] = '\0';
+    snprintf(buf, cap, "%.200s-%s", lname, enc);
+}
+
+static int cluster_listed(json_object *names, const char *cluster)
+{
+    for (size_t i = 0;
+         json_object_is_type(names, json_type_array) && i < json_object_array_length(names); i++) {
+        json_object *e = json_object_array_get_idx(names, i);
+        const char *n = json_object_is_type(e, json_type_string)
+                            ? json_object_get_string(e)
+                            : sim__get_str(e, "name", NULL, NULL);
+        if (n && strcmp(n, cluster) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+/* 1 when OverridePolicy op selects tmpl (no resourceSelectors: everything in its namespace). */
+static int override_selects(json_object *op, json_object *tmpl)
+{
+    json_object *sels = sim__get_path(op, "spec", "resourceSelectors", NULL);
+    int selected = !sels;
+    for (size_t s = 0; !selected && json_object_is_type(sels, json_type_array) &&
+                       s < json_object_array_length(sels);
+         s++)
+        selected = sim__selector_matches(json_object_array_get_idx(sels, s), tmpl);
+    return selected;
+}
+
+/* ---- the OverridePolicy index ---- */
+
+/* Index of the first key >= key. */
+static size_t keyset_lower_bound(const struct keyset *ks, const char *key)
+{
+    size_t lo = 0, hi = ks->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (strcmp(ks->v[mid], key) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+static int keyset_add(struct keyset *ks, const char *key)
+{
+    size_t i = keyset_lower_bound(ks, key);
+    if (i < ks->n && strcmp(ks->v[i], key) == 0)
+        return 0;
+    if (ks->n == ks->cap) {
+        size_t cap = ks->cap ? ks->cap * 2 : 64;
+        char **v = muster_realloc(ks->v, cap * sizeof(*v));
+        if (!v)
+            return MUSTER_ENOMEM;
+        ks->v = v;
+        ks->cap = cap;
+    }
+    char *kk = muster_strdup(key);
+    if (!kk)
+        return MUSTER_ENOMEM;
+    memmove(&ks->v[i + 1], &ks->v[i], (ks->n - i) * sizeof(*ks->v));
+    ks->v[i] = kk;
+    ks->n++;
+    return 0;
+}
+
+static void keyset_remove(struct keyset *ks, const char *key)
+{
+    size_t i = keyset_lower_bound(ks, key);
+    if (i == ks->n || strcmp(ks->v[i], key) != 0)
+        return;
+    muster_free(ks->v[i]);
+    memmove(&ks->v[i], &ks->v[i + 1], (ks->n - i - 1) * sizeof(*ks->v));
+    ks->n--;
+}
+
+void sim__keyset_free(struct keyset *ks)
+{
+    for (size_t i = 0; i < ks->n; i++)
+        muster_free(ks->v[i]);
+    muster_free(ks->v);
+    memset(ks, 0, sizeof(*ks));
+}
+
+/* Adds (add = 1) or removes op's keys. The keys follow override_selects: a missing
+ * resourceSelectors selects everything (wild), one that is not an array selects nothing. A
+ * selector naming no template is wild; selector_matches still decides at render time, so the
+ * index only has to never miss a policy that may select. */
+static void op_index(struct sim_karmada *k, json_object *op, int add)
+{
+    const char *ns = sim_meta_str(op, "namespace");
+    const char *name = sim_meta_str(op, "name");
+    if (!ns || !name)
+        return;
+    json_object *sels = sim__get_path(op, "spec", "resourceSelectors", NULL);
+    int wild = !sels;
+    char key[6 * NAME_MAX_LEN];
+    for (size_t i = 0;
+         json_object_is_type(sels, json_type_array) && i < json_object_array_length(sels); i++) {
+        json_object *sel = json_object_array_get_idx(sels, i);
+        const char *av = sim__get_str(sel, "apiVersion", NULL, NULL);
+        const char *kind = sim__get_str(sel, "kind", NULL, NULL);
+        const char *tname = sim__get_str(sel, "name", NULL, NULL);
+        if (!av || !kind || !tname || !tname[0]) {
+            wild = 1;
+            continue;
+        }
+        snprintf(key, sizeof(key), "%s" OP_SEP "%s" OP_SEP "%s" OP_SEP "%s" OP_SEP "%s", ns, av,
+                 kind, tname, name);
+        if (add)
+            keyset_add(&k->op_named, key); /* on failure the policy is not applied: degrade */
+        else
+            keyset_remove(&k->op_named, key);
+    }
+    if (!wild)
+        return;
+    snprintf(key, sizeof(key), "%s" OP_SEP "%s", ns, name);
+    if (add)
+        keyset_add(&k->op_wild, key);
+    else
+        keyset_remove(&k->op_wild, key);
+}
+
+/* Keeps the index in step with an OverridePolicy event (DELETED carries the last state). */
+void sim__index_override(struct sim_karmada *k, const struct sim_event *ev)
+{
+    if (ev->type == SIM_EVENT_MODIFIED && ev->prev)
+        op_index(k, ev->prev, 0);
+    op_index(k, ev->obj, ev->type != SIM_EVENT_DELETED);
+}
+
+void sim__index_override_existing(void *data, json_object *op)
+{
+    op_index(data, op, 1);
+}
+
+/* The policy names (the keys' last field) of the keys of ks starting with prefix, appended to
+ * *names (grown as needed). Returns 0 or MUSTER_ENOMEM. */
+static int op_candidates(const struct keyset *ks, const char *prefix, const char ***names,
+                         size_t *n, size_t *cap)
+{
+    size_t plen = strlen(prefix);
+    for (size_t i = keyset_lower_bound(ks, prefix);
+         i < ks->n && strncmp(ks->v[i], prefix, plen) == 0; i++) {
+        if (*n == *cap) {
+            size_t c = *cap ? *cap * 2 : 16;
+            const char **v = muster_realloc(*names, c * sizeof(*v));
+            if (!v)
+                return MUSTER_ENOMEM;
+            *names = v;
+            *cap = c;
+        }
+        (*names)[(*n)++] = ks->v[i] + plen;
+    }
+    return 0;
+}
+
+/* Applies op's plaintext overriders for cluster to *tmpl. */
+static void apply_override(json_object *op, const char *cluster, json_object **tmpl,
+                           json_object *applied)
+{
+    json_object *rules = sim__get_path(op, "spec", "overrideRules", NULL);
+    for (size_t r = 0;
+         json_object_is_type(rules, json_type_array) && r < json_object_array_length(rules); r++) {
+        json_object *rule = json_object_array_get_idx(rules, r);
+        json_object *target = sim__get_path(rule, "targetCluster", "clusterNames", NULL);
+        if (target && !cluster_listed(target, cluster))
+            continue;
+        json_object *plain = sim__get_path(rule, "overriders", "plaintext", NULL);
+        if (!json_object_is_type(plain, json_type_array))
+            continue;
+        json_object *ops = json_object_new_array();
+        for (size_t p = 0; p < json_object_array_length(plain); p++) {
+            json_object *o = json_object_array_get_idx(plain, p);
+            json_object *jp = json_object_new_object();
+            const char *oper = sim__get_str(o, "operator", NULL, NULL);
+            const char *path = sim__get_str(o, "path", NULL, NULL);
+            json_object_object_add(jp, "op", json_object_new_string(oper ? oper : "replace"));
+            json_object_object_add(jp, "path", json_object_new_string(path ? path : ""));
+            json_object *v = sim__get_path(o, "value", NULL, NULL);
+            if (v)
+                json_object_object_add(jp, "value", json_object_get(v));
+            json_object_array_add(ops, jp);
+        }
+        json_object *patched = NULL;
+        char err[256];
+        /* Karmada fails the whole render on a bad overrider; the sim skips the rule. */
+        if (sim_json_patch(*tmpl, ops, &patched, err, sizeof(err)) == 0) {
+            json_object_put(*tmpl);
+            *tmpl = patched;
+            /* AppliedOverrides.Add: one shadow per rule applied, the rule's overriders. */
+            json_object *item = json_object_new_object();
+            json_object_object_add(item, "policyName",
+                                   json_object_new_string(sim_meta_str(op, "name")));
+            json_object_object_add(item, "overriders",
+                                   json_object_get(sim__get_path(rule, "overriders", NULL, NULL)));
+            json_object_array_add(applied, item);
+        }
+        json_object_put(ops);
+    }
+}
+
+/* Applies the plaintext overriders of every OverridePolicy in ns that selects tmpl and targets
+ * cluster, in name order as Karmada sorts them. The candidates come from the index, looked up
+ * by the template as it is before any overrider ran (an overrider renaming the template does
+ * not bring in policies naming the new name). */
+static void apply_overrides(struct sim_karmada *k, const char *ns, const char *cluster,
+                            json_object **tmpl, json_object *applied)
+{
+    if (!ns)
+        return;
+    const char *av = sim__get_str(*tmpl, "apiVersion", NULL, NULL);
+    const char *kind = sim__get_str(*tmpl, "kind", NULL, NULL);
+    const char *tname = sim_meta_str(*tmpl, "name");
+    char prefix[6 * NAME_MAX_LEN];
+    const char **names = NULL;
+    size_t n = 0, cap = 0;
+    int rc = 0;
+    if (av && kind && tname) {
+        snprintf(prefix, sizeof(prefix), "%s" OP_SEP "%s" OP_SEP "%s" OP_SEP "%s" OP_SEP, ns, av,
+                 kind, tname);
+        rc = op_candidates(&k->op_named, prefix, &names, &n, &cap);
+    }
+    snprintf(prefix, sizeof(prefix), "%s" OP_SEP, ns);
+    if (rc == 0)
+        rc = op_candidates(&k->op_wild, prefix, &names, &n, &cap);
+    if (rc < 0) {
+        muster_free(names);
+        return;
+    }
+    /* Sorted copies of the names: applying an overrider writes nothing, so the keys stay. */
+    if (n) /* names stays NULL when no policy is a candidate */
+        qsort(names, n, sizeof(*names), sim__str_cmp);
+    const struct sim_resource *opr =
+        sim__res_of("policy.karmada.io", "v1alpha1", "overridepolicies");
+    for (size_t i = 0; i < n; i++) {
+        if (i > 0 && strcmp(names[i], names[i - 1]) == 0)
+            continue; /* several selectors of one policy name the template */
+        json_object *op = NULL;
+        if (sim_store_get(k->store, opr, ns, names[i], &op, NULL) < 0)
+            continue;
+        if (override_selects(op, *tmpl))
+            apply_override(op, cluster, tmpl, applied);
+        json_object_put(op);
+    }
+    muster_free(names);
+}
+
+/* The template of rb for cluster target: revised replicas, overrides applied (each applied rule
+ * appended to applied). *tmpl_gen and tmpl_uid get the template's generation and uid. */
+static json_object *render_manifest(struct sim_karmada *k, json_object *rb, json_object *target,
+                                    json_object *applied, int64_t *tmpl_gen, char *tmpl_uid,
+                                    size_t uidcap)
+{
+    const char *av = sim__get_str(rb, "spec", "resource", "apiVersion");
+    const char *kind = sim__get_str(rb, "spec", "resource", "kind");
+    const char *ns = sim__get_str(rb, "spec", "resource", "namespace");
+    const char *name = sim__get_str(rb, "spec", "resource", "name");
+    const struct sim_resource *r = sim_resource_by_kind(av, kind);
+    json_object *tmpl = NULL;
+    if (!r || !name || sim_store_get(k->store, r, r->namespaced ? ns : NULL, name, &tmpl, NULL) < 0)
+        return NULL;
+    /* The template is read-only: new objects for the levels edited here (the top, metadata,
+     * spec), references to the rest; overriders copy what they patch. */
+    json_object *copy = sim__shallow_copy(tmpl);
+    json_object *meta = sim__shallow_copy(sim__get_path(tmpl, "metadata", NULL, NULL));
+    json_object *spec = sim__shallow_copy(sim__get_path(tmpl, "spec", NULL, NULL));
+    json_object *g = sim__get_path(tmpl, "metadata", "generation", NULL);
+    *tmpl_gen = g ? json_object_get_int64(g) : 0;
+    const char *tuid = sim_meta_str(tmpl, "uid");
+    snprintf(tmpl_uid, uidcap, "%s", tuid ? tuid : "");
+    json_object_put(tmpl);
+    if (!copy || !meta) {
+        json_object_put(copy);
+        json_object_put(meta);
+        json_object_put(spec);
+        return NULL;
+    }
+    json_object_object_add(copy, "metadata", meta);
+    if (spec)
+        json_object_object_add(copy, "spec", spec);
+    static const char *const strip[] = {"uid",        "resourceVersion", "creationTimestamp",
+                                        "generation", "managedFields",   "ownerReferences",
+                                        "selfLink"};
+    for (size_t i = 0; i < sizeof(strip) / sizeof(strip[0]); i++)
+        json_object_object_del(meta, strip[i]);
+    json_object_object_del(copy, "status");
+    /* Divided placement: the member runs its share. */
+    json_object *replicas = sim__get_path(target, "replicas", NULL, NULL);
+    if (replicas && spec && strcmp(av, "apps/v1") == 0 && strcmp(kind, "Deployment") == 0)
+        json_object_object_add(spec, "replicas", json_object_get(replicas));
+    else if (replicas && spec && strcmp(av, "batch/v1") == 0 && strcmp(kind, "Job") == 0)
+        json_object_object_add(spec, "parallelism", json_object_get(replicas));
+    apply_overrides(k, ns, sim__get_str(target, "name", NULL, NULL), &copy, applied);
+    return copy;
+}
+
+static int dispatching_suspended(json_object *rb, const char *cluster)
+{
+    json_object *d = sim__get_path(rb, "spec", "suspension", "dispatching");
+    if (d && json_object_get_boolean(d))
+        return 1;
+    json_object *on = sim__get_path(rb, "spec", "suspension", "dispatchingOnClusters");
+    return on && cluster_listed(sim__get_path(on, "clusterNames", NULL, NULL), cluster);
+}
+
+/* A new object holding references to o's members (an empty one when o is not an object). */
+static json_object *level(json_object *o)
+{
+    json_object *c = sim__shallow_copy(o);
+    return c ? c : json_object_new_object();
+}
+
+static void put_str(json_object *map, const char *key, const char *value)
+{
+    json_object_object_add(map, key, json_object_new_string(value ? value : ""));
+}
+
+static int applied_cmp(const void *a, const void *b)
+{
+    const char *x = sim__get_str(*(json_object *const *)a, "policyName", NULL, NULL);
+    const char *y = sim__get_str(*(json_object *const *)b, "policyName", NULL, NULL);
+    return strcmp(x ? x : "", y ? y : "");
+}
+
+/* ensureWork (pkg/controllers/binding/common.go) for one target cluster, then
+ * ctrlutil.CreateOrUpdateWork (pkg/controllers/ctrlutil/work.go): the Work named by
+ * names.GenerateWorkName in karmada-es-<cluster>, with the execution controller's finalizer, the
+ * RB's permanent id, its name and namespace, the conflict resolution and the applied overrides
+ * (policy.karmada.io/applied-overrides, only when a policy applied); the manifest labelled
+ * karmada.io/managed and annotated with the Work's name and namespace. An existing Work keeps
+ * its labels, annotations and finalizers (merged, never removed); one being deleted is left
+ * alone ("work is being deleted"). */
+static void ensure_work(struct sim_karmada *k, json_object *rb, json_object *target)
+{
+    const char *cluster = sim__get_str(target, "name", NULL, NULL);
+    if (!cluster)
+        return;
+    json_object *applied = json_object_new_array();
+    int64_t tgen = 0;
+    char tuid[64];
+    json_object *manifest = render_manifest(k, rb, target, applied, &tgen, tuid, sizeof(tuid));
+    if (!manifest) {
+        json_object_put(applied);
+        return;
+    }
+    const struct sim_resource *wr = sim__res_of("work.karmada.io", "v1alpha1", "works");
+    char ns[NAME_MAX_LEN], name[NAME_MAX_LEN];
+    snprintf(ns, sizeof(ns), WORK_NS_PREFIX "%.200s", cluster);
+    sim__ensure_namespace(k, ns);
+    sim__work_name(rb, name, sizeof(name));
+    const char *rbns = sim_meta_str(rb, "namespace");
+    const char *rbname = sim_meta_str(rb, "name");
+    const char *pid = sim__get_str(rb, "metadata", "labels", PERMANENT_ID_LABEL);
+
+    /* mergeLabel, mergeAnnotations: on the workload and the Work. */
+    json_object *mmeta = sim__get_path(manifest, "metadata", NULL, NULL);
+    json_object *mlabels = level(sim__get_path(mmeta, "labels", NULL, NULL));
+    json_object *mann = level(sim__get_path(mmeta, "annotations", NULL, NULL));
+    json_object_object_add(mmeta, "labels", mlabels);
+    json_object_object_add(mmeta, "annotations", mann);
+    put_str(mlabels, PERMANENT_ID_LABEL, pid);
+    if (tgen > 0) {
+        char gbuf[24];
+        snprintf(gbuf, sizeof(gbuf), "%" PRId64, tgen);
+        put_str(mann, "resourcetemplate.karmada.io/generation", gbuf);
+    }
+    put_str(mann, "resourcebinding.karmada.io/namespace", rbns);
+    put_str(mann, "resourcebinding.karmada.io/name", rbname);
+    json_object *wlabels = json_object_new_object(), *wann = json_object_new_object();
+    put_str(wlabels, PERMANENT_ID_LABEL, pid);
+    put_str(wann, "resourcebinding.karmada.io/namespace", rbns);
+    put_str(wann, "resourcebinding.karmada.io/name", rbname);
+    /* mergeConflictResolution: the template's annotation wins when valid, else the RB's. */
+    const char *crt = sim__get_str(mann, "work.karmada.io/conflict-resolution", NULL, NULL);
+    const char *crb = sim__get_str(rb, "spec", "conflictResolution", NULL);
+    const char *cr = crt && (strcmp(crt, "overwrite") == 0 || strcmp(crt, "abort") == 0) ? crt
+                     : crb && strcmp(crb, "Overwrite") == 0 ? "overwrite"
+                                                            : "abort";
+    put_str(wann, "work.karmada.io/conflict-resolution", cr);
+    /* RecordAppliedOverrides: AppliedOverrides.MarshalJSON, sorted by policy name. */
+    size_t napplied = json_object_array_length(applied);
+    if (napplied) {
+        json_object_array_sort(applied, applied_cmp);
+        put_str(wann, "policy.karmada.io/applied-overrides",
+                json_object_to_json_string_ext(applied, JSON_C_TO_STRING_PLAIN |
+                                                            JSON_C_TO_STRING_NOSLASHESCAPE));
+    }
+    json_object_put(applied);
+    /* CreateOrUpdateWork on the resource. */
+    put_str(mlabels, "karmada.io/managed", "true");
+    put_str(mann, "resourcetemplate.karmada.io/uid", tuid);
+    put_str(mann, "work.karmada.io/name", name);
+    put_str(mann, "work.karmada.io/namespace", ns);
+    put_str(mann, "work.karmada.io/conflict-resolution", cr);
+
+    json_object *cur = NULL;
+    int exists = sim_store_get(k->store, wr, ns, name, &cur, NULL) == 0;
+    if (exists && sim_meta_str(cur, "deletionTimestamp")) {
+        json_object_put(cur);
+        json_object_put(manifest);
+        json_object_put(wlabels);
+        json_object_put(wann);
+        return;
+    }
+    /* The stored Work is read-only: new levels for what changes, references to the rest. */
+    json_object *work = exists ? level(cur) : json_object_new_object();
+    json_object *meta = level(sim__get_path(cur, "metadata", NULL, NULL));
+    json_object_object_add(work, "metadata", meta);
+    if (!exists) {
+        put_str(meta, "name", name);
+        put_str(meta, "namespace", ns);
+    }
+    json_object *labels = level(sim__get_path(meta, "labels", NULL, NULL));
+    json_object *ann = level(sim__get_path(meta, "annotations", NULL, NULL));
+    json_object_object_foreach(wlabels, lk, lv)
+    {
+        json_object_object_add(labels, lk, json_object_get(lv));
+    }
+    json_object_object_foreach(wann, ak, av)
+    {
+        json_object_object_add(ann, ak, json_object_get(av));
+    }
+    json_object_put(wlabels);
+    json_object_put(wann);
+    json_object_object_add(meta, "labels", labels);
+    json_object_object_add(meta, "annotations", ann);
+    json_object *fins = sim__get_path(meta, "finalizers", NULL, NULL);
+    int has_fin = 0;
+    size_t nfins = json_object_is_type(fins, json_type_array) ? json_object_array_length(fins) : 0;
+    for (size_t i = 0; i < nfins && !has_fin; i++)
+        has_fin = strcmp(json_object_get_string(json_object_array_get_idx(fins, i)),
+                         EXECUTION_FINALIZER) == 0;
+    if (!has_fin) {
+        json_object *next = json_object_new_array();
+        for (size_t i = 0; i < nfins; i++)
+            json_object_array_add(next, json_object_get(json_object_array_get_idx(fins, i)));
+        json_object_array_add(next, json_object_new_string(EXECUTION_FINALIZER));
+        json_object_object_add(meta, "finalizers", next);
+    }
+    /* SetLabelsAndAnnotationsForWorkload with the Work's permanent id as it stands (the Work
+     * webhook does the same on every write, so an unchanged render writes nothing). */
+    json_object *shaped = sim_work_webhook_manifest(
+        manifest, sim__get_str(labels, "work.karmada.io/permanent-id", NULL, NULL));
+    json_object_put(manifest);
+    json_object *spec = json_object_new_object();
+    json_object *wl = json_object_new_object();
+    json_object *manifests = json_object_new_array();
+    if (shaped)
+        json_object_array_add(manifests, shaped);
+    json_object_object_add(wl, "manifests", manifests);
+    json_object_object_add(spec, "workload", wl);
+    if (dispatching_suspended(rb, cluster))
+        json_object_object_add(spec, "suspendDispatching", json_object_new_boolean(1));
+    json_object_object_add(work, "spec", spec);
+    if (exists)
+        sim_store_update(k->store, wr, ns, name, work, SIM_WRITE_INTERNAL | SIM_WRITE_SHARE, NULL,
+                         NULL);
+    else
+        sim_store_create(k->store, wr, ns, work, sim__clock_now(k),
+                         SIM_WRITE_INTERNAL | SIM_WRITE_SHARE, NULL, NULL);
+    json_object_put(cur);
+    json_object_put(work);
+}
+
+/* Deletes the Works labelled with permanent id pid outside the clusters listed in keep (NULL:
+ * delete all of them). */
+static int ref_cmp(const char *pid, const char *key, const struct pid_ref *r)
+{
+    int c = strcmp(pid, r->pid);
+    return c ? c : strcmp(key, r->key);
+}
+
+/* Index of the first ref >= (pid, key). */
+static size_t ref_lower_bound(const struct sim_karmada *k, const char *pid, const char *key)
+{
+    size_t lo = 0, hi = k->nrefs;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (ref_cmp(pid, key, &k->refs[mid]) > 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+static void ref_add(struct sim_karmada *k, const char *pid, const char *key)
+{
+    size_t i = ref_lower_bound(k, pid, key);
+    if (i < k->nrefs && ref_cmp(pid, key, &k->refs[i]) == 0)
+        return;
+    if (k->nrefs == k->caprefs) {
+        size_t cap = k->caprefs ? k->caprefs * 2 : 64;
+        struct pid_ref *v = muster_realloc(k->refs, cap * sizeof(*v));
+        if (!v)
+            return; /* the Work is then not pruned; the simulation degrades, never crashes */
+        k->refs = v;
+        k->caprefs = cap;
+    }
+    char *p = muster_strdup(pid), *kk = muster_strdup(key);
+    if (!p || !kk) {
+        muster_free(p);
+        muster_free(kk);
+        return;
+    }
+    memmove(&k->refs[i + 1], &k->refs[i], (k->nrefs - i) * sizeof(*k->refs));
+    k->refs[i].pid = p;
+    k->refs[i].key = kk;
+    k->nrefs++;
+}
+
+static void ref_remove(struct sim_karmada *k, const char *pid, const char *key)
+{
+    size_t i = ref_lower_bound(k, pid, key);
+    if (i == k->nrefs || ref_cmp(pid, key, &k->refs[i]) != 0)
+        return;
+    muster_free(k->refs[i].pid);
+    muster_free(k->refs[i].key);
+    memmove(&k->refs[i], &k->refs[i + 1], (k->nrefs - i - 1) * sizeof(*k->refs));
+    k->nrefs--;
+}
+
+/* Keeps the permanent-id index in step with a Work event. */
+void sim__index_work(struct sim_karmada *k, const struct sim_event *ev)
+{
+    const char *ns = sim_meta_str(ev->obj, "namespace");
+    const char *name = sim_meta_str(ev->obj, "name");
+    if (!ns || !name)
+        return;
+    char key[2 * NAME_MAX_LEN];
+    snprintf(key, sizeof(key), "%s/%s", ns, name);
+    const char *pid = sim__get_str(ev->obj, "metadata", "labels", PERMANENT_ID_LABEL);
+    const char *old =
+        ev->prev ? sim__get_str(ev->prev, "metadata", "labels", PERMANENT_ID_LABEL) : NULL;
+    if (old && (ev->type == SIM_EVENT_DELETED || !pid || strcmp(old, pid) != 0))
+        ref_remove(k, old, key);
+    if (pid && ev->type == SIM_EVENT_DELETED)
+        ref_remove(k, pid, key);
+    else if (pid)
+        ref_add(k, pid, key);
+}
+
+/* Deletes the Works labelled with permanent id pid outside the clusters listed in keep (NULL:
+ * delete all of them). */
+void sim__prune_works(struct sim_karmada *k, const char *pid, json_object *keep)
+{
+    size_t i = ref_lower_bound(k, pid, ""), n = 0;
+    while (i + n < k->nrefs && strcmp(k->refs[i + n].pid, pid) == 0)
+        n++;
+    if (!n)
+        return;
+    /* Deleting edits the index (through the DELETED events): work on a copy of the keys. */
+    char(*keys)[2 * NAME_MAX_LEN] = muster_malloc(n * sizeof(*keys));
+    if (!keys)
+        return;
+    for (size_t j = 0; j < n; j++)
+        snprintf(keys[j], sizeof(keys[j]), "%s", k->refs[i + j].key);
+    const struct sim_resource *wr = sim__res_of("work.karmada.io", "v1alpha1", "works");
+    size_t plen = strlen(WORK_NS_PREFIX);
+    for (size_t j = 0; j < n; j++) {
+        char *slash = strchr(keys[j], '/');
+        if (!slash)
+            continue;
+        *slash = '\0';
+        const char *ns = keys[j];
+        if (strncmp(ns, WORK_NS_PREFIX, plen) != 0)
+            continue;
+        if (keep && cluster_listed(keep, ns + plen))
+            continue;
+        sim_store_delete(k->store, wr, ns, slash + 1, NULL, NULL, sim__clock_now(k), NULL, NULL);
+    }
+    muster_free(keys);
+}
+
+/* Removes the binding controller's finalizer from rb (the store then deletes it). */
+static void remove_finalizer(struct sim_karmada *k, json_object *rb)
+{
+    json_object *fins = sim__get_path(rb, "metadata", "finalizers", NULL);
+    size_t n = json_object_is_type(fins, json_type_array) ? json_object_array_length(fins) : 0;
+    json_object *next = json_object_new_array();
+    int found = 0;
+    for (size_t i = 0; i < n; i++) {
+        json_object *f = json_object_array_get_idx(fins, i);
+        if (strcmp(json_object_get_string(f), BINDING_FINALIZER) == 0)
+            found = 1;
+        else
+            json_object_array_add(next, json_object_get(f));
+    }
+    if (!found) {
+        json_object_put(next);
+        return;
+    }
+    json_object *copy = sim__shallow_copy(rb);
+    json_object *meta = sim__shallow_copy(sim__get_path(rb, "metadata", NULL, NULL));
+    json_object_object_add(meta, "finalizers", next);
+    json_object_object_add(copy, "metadata", meta);
+    sim_store_update(k->store, sim__res_of("work.karmada.io", "v1alpha2", "resourcebindings"),
+                     sim_meta_str(rb, "namespace"), sim_meta_str(rb, "name"), copy,
+                     SIM_WRITE_INTERNAL | SIM_WRITE_SHARE, NULL, NULL);
+    json_object_put(copy);
+}
+
+/* The clusters whose Works the RB keeps (helper.ObtainBindingSpecExistingClusters):
+ * spec.clusters plus the clusters of graceful eviction tasks not purged Directly. New array. */
+static json_object *existing_clusters(json_object *rb)
+{
+    json_object *out = json_object_new_array();
+    json_object *clusters = sim__get_path(rb, "spec", "clusters", NULL);
+    for (size_t i = 0;
+         json_object_is_type(clusters, json_type_array) && i < json_object_array_length(clusters);
+         i++)
+        json_object_array_add(out, json_object_get(json_object_array_get_idx(clusters, i)));
+    json_object *tasks = sim__get_path(rb, "spec", "gracefulEvictionTasks", NULL);
+    for (size_t i = 0;
+         json_object_is_type(tasks, json_type_array) && i < json_object_array_length(tasks); i++) {
+        json_object *t = json_object_array_get_idx(tasks, i);
+        const char *from = sim__get_str(t, "fromCluster", NULL, NULL);
+        const char *mode = sim__get_str(t, "purgeMode", NULL, NULL);
+        if (from && !(mode && strcmp(mode, "Directly") == 0))
+            json_object_array_add(out, json_object_new_string(from));
+    }
+    return out;
+}
+
+/* The binding controller's Reconcile (binding_controller.go): an RB being deleted has its Works
+ * deleted (helper.DeleteWorks) and then loses the binding controller's finalizer; otherwise
+ * removeOrphanWorks (helper.FindOrphanWorks) then ensureWork for each cluster. */
+void sim__sync_binding(struct sim_karmada *k, json_object *rb)
+{
+    const char *pid = sim__get_str(rb, "metadata", "labels", PERMANENT_ID_LABEL);
+    if (sim_meta_str(rb, "deletionTimestamp")) {
+        if (pid)
+            sim__prune_works(k, pid, NULL);
+        remove_finalizer(k, rb);
+        return;
+    }
+    if (pid) {
+        json_object *keep = existing_clusters(rb);
+        sim__prune_works(k, pid, keep);
+        json_object_put(keep);
+    }
+    json_object *clusters = sim__get_path(rb, "spec", "clusters", NULL);
+    for (size_t i = 0;
+         json_object_is_type(clusters, json_type_array) && i < json_object_array_length(clusters);
+         i++)
+        ensure_work(k, rb, json_object_array_get_idx(clusters, i));
+}
+
+/* 1 when op may select the template av/kind/name (checked on the RB's spec.resource, before
+ * the template is read for namespace and labels). */
+static int override_may_select(json_object *op, const char *av, const char *kind, const char *name)
+{
+    json_object *sels = sim__get_path(op, "spec", "resourceSelectors", NULL);
+    if (!sels)
+        return 1;
+    for (size_t s = 0;
+         json_object_is_type(sels, json_type_array) && s < json_object_array_length(sels); s++) {
+        json_object *sel = json_object_array_get_idx(sels, s);
+        const char *sav = sim__get_str(sel, "apiVersion", NULL, NULL);
+        const char *skind = sim__get_str(sel, "kind", NULL, NULL);
+        const char *sname = sim__get_str(sel, "name", NULL, NULL);
+        if (sav && skind && strcmp(sav, av) == 0 && strcmp(skind, kind) == 0 &&
+            (!sname || !sname[0] || strcmp(sname, name) == 0))
+            return 1;
+    }
+    return 0;
+}
+
+/* Karmada's binding controller re-syncs the bindings an OverridePolicy selects whenever the
+ * policy is created, updated or deleted: their Works are rendered again with (or without) its
+ * overriders. ev is the policy's event; prev (updates) selects too, so a binding the policy
+ * stops selecting loses its overrides. */
+/* The RB of each template a policy names ("<name>-<kind>", lower case, the detector's naming),
+ * synced directly: a policy whose every selector names its template (muster's, one per RB)
+ * needs no walk over the namespace's RBs, which would make N policies cost N x N. Returns 0 when
+ * some selector (in the policy or its previous version) names no template: walk instead. */
+static int resync_named(struct sim_karmada *k, const struct sim_resource *rbr, const char *ns,
+                        const struct sim_event *ev)
+{
+    json_object *versions[2] = {ev->obj, ev->prev};
+    for (int v = 0; v < 2; v++) {
+        json_object *sels =
+            versions[v] ? sim__get_path(versions[v], "spec", "resourceSelectors", NULL) : NULL;
+        if (versions[v] && !json_object_is_type(sels, json_type_array))
+            return 0;
+        for (size_t i = 0; sels && i < json_object_array_length(sels); i++) {
+            json_object *sel = json_object_array_get_idx(sels, i);
+            if (!sim__get_str(sel, "name", NULL, NULL) || !sim__get_str(sel, "kind", NULL, NULL))
+                return 0;
+        }
+    }
+    for (int v = 0; v < 2; v++) {
+        json_object *sels =
+            versions[v] ? sim__get_path(versions[v], "spec", "resourceSelectors", NULL) : NULL;
+        for (size_t i = 0; sels && i < json_object_array_length(sels); i++) {
+            json_object *sel = json_object_array_get_idx(sels, i);
+            const char *sns = sim__get_str(sel, "namespace", NULL, NULL);
+            if (sns && strcmp(sns, ns) != 0)
+                continue;
+            char name[NAME_MAX_LEN];
+            snprintf(name, sizeof name, "%s-%s", sim__get_str(sel, "name", NULL, NULL),
+                     sim__get_str(sel, "kind", NULL, NULL));
+            for (char *p = name; *p; p++)
+                *p = (char)tolower((unsigned char)*p);
+            json_object *cur = NULL;
+            if (sim_store_get(k->store, rbr, ns, name, &cur, NULL) < 0)
+                continue;
+            const char *av = sim__get_str(cur, "spec", "resource", "apiVersion");
+            const char *kind = sim__get_str(cur, "spec", "resource", "kind");
+            const char *tname = sim__get_str(cur, "spec", "resource", "name");
+            if (av && kind && tname &&
+                (override_may_select(ev->obj, av, kind, tname) ||
+                 (ev->prev && override_may_select(ev->prev, av, kind, tname))))
+                sim__sync_binding(k, cur);
+            json_object_put(cur);
+        }
+    }
+    return 1;
+}
+
+void sim__overrides_changed(struct sim_karmada *k, const struct sim_event *ev)
+{
+    if (ev->type == SIM_EVENT_MODIFIED && ev->prev &&
+        json_object_equal(sim__get_path(ev->obj, "spec", NULL, NULL),
+                          sim__get_path(ev->prev, "spec", NULL, NULL)))
+        return; /* metadata only: the render is the same */
+    const char *ns = sim_meta_str(ev->obj, "namespace");
+    const struct sim_resource *rbr = sim__res_of("work.karmada.io", "v1alpha2", "resourcebindings");
+    if (ns && resync_named(k, rbr, ns, ev))
+        return;
+    json_object *list = NULL;
+    if (!ns || sim_store_list(k->store, rbr, ns, NULL, &list, NULL) < 0)
+        return;
+    json_object *items = json_object_object_get(list, "items");
+    for (size_t i = 0; i < json_object_array_length(items); i++) {
+        json_object *rb = json_object_array_get_idx(items, i);
+        const char *av = sim__get_str(rb, "spec", "resource", "apiVersion");
+        const char *kind = sim__get_str(rb, "spec", "resource", "kind");
+        const char *tns = sim__get_str(rb, "spec", "resource", "namespace");
+        const char *tname = sim__get_str(rb, "spec", "resource", "name");
+        if (!av || !kind || !tname ||
+            (!override_may_select(ev->obj, av, kind, tname) &&
+             !(ev->prev && override_may_select(ev->prev, av, kind, tname))))
+            continue;
+        const struct sim_resource *r = sim_resource_by_kind(av, kind);
+        json_object *tmpl = NULL;
+        if (!r || sim_store_get(k->store, r, r->namespaced ? tns : NULL, tname, &tmpl, NULL) < 0)
+            continue;
+        int selected =
+            override_selects(ev->obj, tmpl) || (ev->prev && override_selects(ev->prev, tmpl));
+        json_object_put(tmpl);
+        if (!selected)
+            continue;
+        /* The listed copy may be stale by now (earlier syncs write status): read it again. */
+        json_object *cur = NULL;
+        if (sim_store_get(k->store, rbr, ns, sim_meta_str(rb, "name"), &cur, NULL) < 0)
+            continue;
+        sim__sync_binding(k, cur);
+        json_object_put(cur);
+    }
+    json_object_put(list);
+}
