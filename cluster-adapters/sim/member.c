@@ -683,6 +683,15 @@ json_object *sim__share_status(const struct unit *u, const char *ts_start)
         set_int(st, "succeeded", done ? u->desired : 0);
         if (ts_start)
             json_object_object_add(st, "startTime", json_object_new_string(ts_start));
+        if (done) {
+            /* The Job controller's Complete condition: what Karmada reflects
+             * (reflectJobStatus) and the only sign muster takes that a Job finished. */
+            json_object *conds = json_object_new_array(), *c = json_object_new_object();
+            json_object_object_add(c, "type", json_object_new_string("Complete"));
+            json_object_object_add(c, "status", json_object_new_string("True"));
+            json_object_array_add(conds, c);
+            json_object_object_add(st, "conditions", conds);
+        }
     } else {
         json_object_object_add(st, "phase",
                                json_object_new_string(done         ? "Succeeded"
