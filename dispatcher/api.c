@@ -2466,6 +2466,16 @@ static void handle_readyz(struct api_call *c)
                   H2O_STRLIT("not ready: the hub is not listed and watched yet\n"));
         return;
     }
+    const char *missing =
+        c->srv->app.disp.degraded ? c->srv->app.disp.degraded(c->srv->app.disp.ud) : NULL;
+    if (missing && *missing) {
+        /* Ready all the same: the RB webhook (failurePolicy Fail) must keep answering, and
+         * what does not need the missing piece is still dispatched. */
+        h2o_iovec_t body = h2o_concat(&c->req->pool, h2o_iovec_init(H2O_STRLIT("ok, degraded:\n")),
+                                      h2o_iovec_init(missing, strlen(missing)));
+        send_text(c->req, 200, "text/plain; charset=utf-8", body.base, body.len);
+        return;
+    }
     send_text(c->req, 200, "text/plain; charset=utf-8", H2O_STRLIT("ok\n"));
 }
 

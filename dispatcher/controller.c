@@ -303,7 +303,7 @@ struct ctl {
         uint64_t cap_changes, epoch;
         struct queue_resvec req;
         int32_t comp_replicas, replicas;
-        int spread;
+        int spread, needs_pg; /* needs_pg: members without PodGroups were left out */
         uint32_t ncl;
         uint8_t allow[256];
         char reason[16];
@@ -438,6 +438,7 @@ static int bool_at(json_object *o, const char *k)
 }
 
 static void kick(struct ctl *c);
+static void missing_refresh(struct ctl *c);
 static void shares_track(struct ctl *c, struct binding *b);
 static void shares_untrack(struct ctl *c, struct binding *b);
 
@@ -874,6 +875,16 @@ static void cluster_set(struct ctl *c, json_object *obj)
     if (shape != k->shape || k->gen == 1) {
         k->shape = shape;
         c->cl_epoch++;
+    }
+    int no_pg = disp_workload_cluster_serves_podgroups(obj) == 0;
+    if (no_pg != k->no_podgroups) {
+        k->no_podgroups = no_pg;
+        c->cl_epoch++; /* where a gang that needs a PodGroup may go changed */
+        logf_(c, "cluster %s: %s", k->name,
+              no_pg ? "status.apiEnablements lists no scheduling.volcano.sh/v1beta1 podgroups: "
+                      "gangs that need a PodGroup are not placed there until it does"
+                    : "serves PodGroups again");
+        missing_refresh(c);
     }
     k->ready = 0;
     json_object *conds = jpath(obj, "status", "conditions");
@@ -1539,7 +1550,8 @@ static uint64_t cluster_fits(struct cluster *k, const struct queue_resvec *repli
 static int nofit_same(const struct ctl *c, const struct binding *b, uint32_t nallow)
 {
     return c->nl.valid && c->nl.cap_changes == c->cap_changes && c->nl.epoch == c->cl_epoch &&
-           c->nl.spread == b->spread && c->nl.comp_replicas == b->comp[0].replicas &&
+           c->nl.spread == b->spread && c->nl.needs_pg == (b->needs_objects && b->assign) &&
+           c->nl.comp_replicas == b->comp[0].replicas &&
            c->nl.replicas == b->replicas && c->nl.ncl == nallow &&
            memcmp(c->nl.allow, b->allow, nallow) == 0 &&
            queue_resvec_cmp(&c->nl.req, &b->comp[0].req) == 0;
@@ -1558,14 +1570,31 @@ static int place(struct ctl *c, struct binding *b)
         b->allow_epoch = c->cl_epoch;
     }
     uint32_t nallow = c->ncl < 256 ? c->ncl : 256;
+    int needs_pg = b->needs_objects && b->assign;
+    if (needs_pg && c->hub_pg == 0) {
+        /* Karmada's execution controller cannot map a PodGroup manifest: its Works would
+         * never apply. Not guessed around: the gang waits, and says why. */
+        set_reason(b, "Unschedulable",
+                   "the karmada-apiserver does not serve scheduling.volcano.sh/v1beta1 "
+                   "podgroups: install Volcano's PodGroup CRD on the hub (docs/operations.md)");
+        return MUSTER_ENOSPC;
+    }
     if (b->ncomp == 1 && nofit_same(c, b, nallow)) {
         set_reason(b, c->nl.reason, "%s", c->nl.msg);
         return MUSTER_ENOSPC;
     }
+    uint32_t nopg = 0;
+    char np[128] = "";
     for (uint32_t i = 0; i < c->ncl && n < 256; i++) {
         struct cluster *k = &c->cl[i];
         if (!b->allow[i])
             continue;
+        if (needs_pg && k->no_podgroups) {
+            if (nopg++ < 3)
+                snprintf(np + strlen(np), sizeof np - strlen(np), "%s%s", nopg > 1 ? ", " : "",
+                         k->name);
+            continue;
+        }
         if (!k->ready) {
             if (notready++ < 3)
                 snprintf(nr + strlen(nr), sizeof nr - strlen(nr), "%s%s", notready > 1 ? ", " : "",
@@ -1632,7 +1661,12 @@ static int place(struct ctl *c, struct binding *b)
         snprintf(holds + l, sizeof holds - l, "%s%s holds %" PRIu64, i ? ", " : "", caps[i].name,
                  f);
     }
-    if (n == 0)
+    if (n == 0 && nopg)
+        set_reason(b, "NoClusterFit",
+                   "no allowed Ready cluster serves PodGroups (no scheduling.volcano.sh/v1beta1 "
+                   "podgroups in status.apiEnablements: %s)%s%s%s",
+                   np, notready ? "; not Ready: " : "", nr, "");
+    else if (n == 0)
         set_reason(b, "NoClusterFit",
                    "no Ready cluster is allowed by its placement%s%s%s", notready ? " (not Ready: "
                                                                                   : "",
@@ -1650,6 +1684,7 @@ static int place(struct ctl *c, struct binding *b)
         c->nl.comp_replicas = b->comp[0].replicas;
         c->nl.replicas = b->replicas;
         c->nl.spread = b->spread;
+        c->nl.needs_pg = needs_pg;
         c->nl.ncl = nallow;
         memcpy(c->nl.allow, b->allow, nallow);
         memcpy(c->nl.reason, b->reason, sizeof c->nl.reason);
@@ -3382,8 +3417,89 @@ static void orphan_policy(void *ud, json_object *op)
     }
 }
 
+/* ---- hub prerequisites (docs/operations.md) ---- */
+
+/* c->missing: every prerequisite found missing, one sentence each, for /readyz and the log. */
+static void missing_refresh(struct ctl *c)
+{
+    char old[sizeof c->missing];
+    memcpy(old, c->missing, sizeof old);
+    c->missing[0] = '\0';
+    size_t l = 0;
+    if (c->hub_pg == 0)
+        l += (size_t)snprintf(c->missing + l, sizeof c->missing - l,
+                              "the karmada-apiserver does not serve scheduling.volcano.sh/v1beta1 "
+                              "podgroups (install Volcano's PodGroup CRD on the hub): gangs of "
+                              "Deployments, Jobs and Pods are not dispatched\n");
+    int first = 1;
+    for (uint32_t i = 0; i < c->ncl && l < sizeof c->missing; i++) {
+        if (!c->cl[i].no_podgroups)
+            continue;
+        l += (size_t)snprintf(c->missing + l, sizeof c->missing - l, "%s%s",
+                              first ? "members without PodGroup support (status.apiEnablements "
+                                      "lists no scheduling.volcano.sh/v1beta1 podgroups), not "
+                                      "given gangs that need one: "
+                                    : ", ",
+                              c->cl[i].name);
+        first = 0;
+    }
+    if (!first && l < sizeof c->missing)
+        snprintf(c->missing + l, sizeof c->missing - l, "\n");
+    if (strcmp(old, c->missing) != 0 && c->missing[0])
+        logf_(c, "running degraded: %.*s", (int)strcspn(c->missing, "\n"), c->missing);
+}
+
+static void prereq_answer(int err, const struct kube_response *resp, void *ud)
+{
+    struct ctl *c = ud;
+    c->prereq_inflight = 0;
+    if (err == MUSTER_ECANCELED)
+        return;
+    int was = c->hub_pg;
+    if (err == MUSTER_ENOENT) {
+        c->hub_pg = 0;
+    } else if (err) {
+        logf_(c, "checking the hub for the PodGroup CRD: %s (checked again in %d s)",
+              resp->status.message[0] ? resp->status.message : muster_strerror(err),
+              CTL_SWEEP_ORPHANS_MS / 1000);
+        return;
+    } else {
+        json_object *rs = jobj(resp->body, "resources");
+        c->hub_pg = 0;
+        for (size_t i = 0; rs && json_object_is_type(rs, json_type_array) &&
+                           i < json_object_array_length(rs);
+             i++) {
+            const char *n = jstr(json_object_array_get_idx(rs, i), "name");
+            if (n && strcmp(n, "podgroups") == 0)
+                c->hub_pg = 1;
+        }
+    }
+    if (was != c->hub_pg) {
+        c->cl_epoch++; /* "no cluster fits" verdicts made without it no longer hold */
+        c->cycle_wanted = 1;
+        c->cycle_forced = 1;
+        if (c->hub_pg == 1 && was == 0)
+            logf_(c, "the karmada-apiserver serves scheduling.volcano.sh/v1beta1 podgroups now");
+        kick(c);
+    }
+    missing_refresh(c);
+}
+
+/* Discovery of the PodGroup CRD on the karmada-apiserver: a Work's manifest kind must resolve
+ * there (Karmada's execution controller maps it with the hub's RESTMapper). */
+static void prereq_check(struct ctl *c)
+{
+    if (c->prereq_inflight || c->hub_pg == 1 || c->stopping)
+        return;
+    c->last_prereq = now_ms(c);
+    struct kube_request req = {.verb = KUBE_GET, .path = "/apis/scheduling.volcano.sh/v1beta1"};
+    if (kube_request(c->kube, &req, prereq_answer, c) == 0)
+        c->prereq_inflight = 1;
+}
+
 static void orphans_sweep(struct ctl *c)
 {
+    prereq_check(c);
     c->last_orphan_sweep = now_ms(c);
     kube_informer_foreach(&c->works, orphan_work, c);
     kube_informer_foreach(&c->policies, orphan_policy, c);
@@ -3728,6 +3844,12 @@ static json_object *hook_clusters(void *ud)
     return arr;
 }
 
+static const char *hook_degraded(void *ud)
+{
+    struct ctl *c = ud;
+    return c->missing[0] ? c->missing : NULL;
+}
+
 static int hook_leading(void *ud)
 {
     return ((struct ctl *)ud)->leading;
@@ -3760,7 +3882,8 @@ void ctl_api_hooks(struct ctl *c, struct api_dispatcher *out)
                                    .clusters = hook_clusters,
                                    .hub_synced = hook_synced,
                                    .queues_changed = hook_queues_changed,
-                                   .leading = hook_leading};
+                                   .leading = hook_leading,
+                                   .degraded = hook_degraded};
 }
 
 /* ---- life ---- */
@@ -3871,6 +3994,7 @@ int ctl_start(struct ctl *c)
         rc = start_informer(c, &c->tmpl[3], 13, "", "v1", "pods", NULL);
     if (rc)
         return rc;
+    prereq_check(c);
     uv_timer_start(&c->tick, on_tick, CTL_TICK_MS, CTL_TICK_MS);
     return 0;
 }

@@ -496,6 +496,20 @@ static void test_volcano_job_without_components(void)
     end();
 }
 
+/* A member's PodGroup support, from its Cluster's status.apiEnablements. */
+static void test_cluster_podgroups(void)
+{
+    json_object *c = load_json("tests/fixtures/objects/cluster.json");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+    CU_ASSERT_EQUAL(disp_workload_cluster_serves_podgroups(c), 1);
+    json_object *en = jfind(jfind(c, "status"), "apiEnablements");
+    json_object_array_del_idx(en, 1, 1); /* Volcano's scheduling group gone: no PodGroup CRD */
+    CU_ASSERT_EQUAL(disp_workload_cluster_serves_podgroups(c), 0);
+    put(c, NULL, "status", "apiEnablements", NULL); /* not reported: not judged */
+    CU_ASSERT_EQUAL(disp_workload_cluster_serves_podgroups(c), -1);
+    json_object_put(c);
+}
+
 /* Every case of Karmada's own InterpretComponent vectors, read as the RB Karmada would write. */
 static void test_reference_vectors(void)
 {
@@ -1614,6 +1628,7 @@ static CU_TestInfo tests[] = {
     {"Volcano Job", test_volcano_job},
     {"Volcano Job without components (Karmada's default)", test_volcano_job_without_components},
     {"Karmada's Volcano Job component vectors", test_reference_vectors},
+    {"a member's PodGroup support from apiEnablements", test_cluster_podgroups},
     {"queue row", test_queue_row},
     {"min-member row", test_min_member_row},
     {"placement row and refusals", test_placement_row},
