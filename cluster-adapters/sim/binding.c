@@ -595,6 +595,23 @@ void sim__index_work(struct sim_karmada *k, const struct sim_event *ev)
         ref_add(k, pid, key);
 }
 
+size_t sim__binding_work_keys(struct sim_karmada *k, const char *pid,
+                              char (**keys)[2 * NAME_MAX_LEN])
+{
+    *keys = NULL;
+    size_t i = ref_lower_bound(k, pid, ""), n = 0;
+    while (i + n < k->nrefs && strcmp(k->refs[i + n].pid, pid) == 0)
+        n++;
+    if (!n)
+        return 0;
+    *keys = muster_malloc(n * sizeof(**keys));
+    if (!*keys)
+        return 0;
+    for (size_t j = 0; j < n; j++)
+        snprintf((*keys)[j], sizeof((*keys)[j]), "%s", k->refs[i + j].key);
+    return n;
+}
+
 /* Deletes the Works labelled with permanent id pid outside the clusters listed in keep (NULL:
  * delete all of them). */
 void sim__prune_works(struct sim_karmada *k, const char *pid, json_object *keep)
@@ -657,7 +674,7 @@ static void remove_finalizer(struct sim_karmada *k, json_object *rb)
 
 /* The clusters whose Works the RB keeps (helper.ObtainBindingSpecExistingClusters):
  * spec.clusters plus the clusters of graceful eviction tasks not purged Directly. New array. */
-static json_object *existing_clusters(json_object *rb)
+json_object *sim__binding_existing_clusters(json_object *rb)
 {
     json_object *out = json_object_new_array();
     json_object *clusters = sim__get_path(rb, "spec", "clusters", NULL);
@@ -690,7 +707,7 @@ void sim__sync_binding(struct sim_karmada *k, json_object *rb)
         return;
     }
     if (pid) {
-        json_object *keep = existing_clusters(rb);
+        json_object *keep = sim__binding_existing_clusters(rb);
         sim__prune_works(k, pid, keep);
         json_object_put(keep);
     }

@@ -95,6 +95,12 @@ static int set_cluster_ready(void *data, const char *cluster, int ready)
     return sim_karmada_set_ready(hub->karmada, cluster, ready);
 }
 
+static int cluster_objects(void *data, const char *cluster, json_object **out)
+{
+    struct sim_hub *hub = data;
+    return sim_karmada_member_objects(hub->karmada, cluster, out);
+}
+
 int sim_hub_start(uv_loop_t *loop, const struct sim_hub_config *cfg, struct sim_hub **out,
                   char *err, size_t errcap)
 {
@@ -122,6 +128,8 @@ int sim_hub_start(uv_loop_t *loop, const struct sim_hub_config *cfg, struct sim_
         rc = sim_scenario_load(cfg->scenario, &scn, err, errcap);
     if (rc == 0)
         rc = sim_karmada_new(hub->store, scn, NULL, &hub->karmada, err, errcap);
+    if (rc == 0)
+        sim_karmada_set_options(hub->karmada, &cfg->karmada);
     json_object_put(scn);
     if (rc < 0) {
         sim_hub_free(hub);
@@ -129,6 +137,7 @@ int sim_hub_start(uv_loop_t *loop, const struct sim_hub_config *cfg, struct sim_
     }
     struct sim_server_config scfg = cfg->server;
     scfg.set_cluster_ready = set_cluster_ready;
+    scfg.cluster_objects = cluster_objects;
     scfg.hook_data = hub;
     rc = sim_server_new(loop, &scfg, hub->store, &hub->server, err, errcap);
     if (rc < 0 && !hub->server) {

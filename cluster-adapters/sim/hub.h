@@ -4,6 +4,7 @@
 #ifndef MUSTER_SIM_HUB_H
 #define MUSTER_SIM_HUB_H
 
+#include "cluster-adapters/sim/karmada.h"
 #include "cluster-adapters/sim/server.h"
 
 #include <stddef.h>
@@ -19,6 +20,7 @@ struct sim_hub_config {
     const char *scenario;            /* scenario YAML path, or NULL */
     const char *event_log;           /* append every change as a JSON line here, or NULL */
     int event_log_objects;           /* and the object after the change, as "object" */
+    struct sim_karmada_options karmada; /* feature gates, taint eviction, override cache lag */
 };
 
 /* Builds the store (with the default, kube-system, kube-public and karmada-system namespaces),

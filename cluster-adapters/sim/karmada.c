@@ -6,6 +6,7 @@
 #include "cluster-adapters/sim/member.h"
 #include "cluster-adapters/sim/rbstatus.h"
 #include "cluster-adapters/sim/detector.h"
+#include "cluster-adapters/sim/execution.h"
 #include "cluster-adapters/sim/binding.h"
 
 #include "cluster-adapters/sim/patch.h"
@@ -326,6 +327,30 @@ int sim__status_only(const struct sim_event *ev)
     return 1;
 }
 
+/* A Work event: the execution controller reconciles spec and deletion changes of the Works of
+ * its clusters; the RB status controller re-aggregates the Work's RB when the Work's status
+ * changed or it went (workPredicateFn). */
+static void on_work(struct sim_karmada *k, const struct sim_event *ev)
+{
+    sim__index_work(k, ev);
+    const char *ns = sim_meta_str(ev->obj, "namespace");
+    size_t plen = strlen(WORK_NS_PREFIX);
+    struct cluster *c =
+        ns && strncmp(ns, WORK_NS_PREFIX, plen) == 0 ? sim__find_cluster(k, ns + plen) : NULL;
+    if (c && ev->type != SIM_EVENT_DELETED && !sim__status_only(ev))
+        sim__execution_reconcile(k, c, ev->obj);
+    int status_changed = ev->type == SIM_EVENT_DELETED ||
+                         (ev->type == SIM_EVENT_MODIFIED && ev->prev &&
+                          !json_object_equal(sim__get_path(ev->obj, "status", NULL, NULL),
+                                             sim__get_path(ev->prev, "status", NULL, NULL)));
+    if (status_changed)
+        sim__aggregate_binding(
+            k,
+            sim__get_str(ev->obj, "metadata", "annotations",
+                         "resourcebinding.karmada.io/namespace"),
+            sim__get_str(ev->obj, "metadata", "annotations", "resourcebinding.karmada.io/name"));
+}
+
 static void on_event(void *data, const struct sim_event *ev)
 {
     struct sim_karmada *k = data;
@@ -345,6 +370,9 @@ static void on_event(void *data, const struct sim_event *ev)
         sim__index_override(k, ev);
         sim__overrides_changed(k, ev);
     } else if (is(r, "work.karmada.io", "resourcebindings")) {
+        if (sim__rbstatus_wants(ev))
+            sim__aggregate_binding(k, sim_meta_str(ev->obj, "namespace"),
+                                   sim_meta_str(ev->obj, "name"));
         if (sim__status_only(ev))
             return; /* aggregatedStatus and muster's conditions change no Work */
         if (ev->type == SIM_EVENT_DELETED) {
@@ -355,21 +383,7 @@ static void on_event(void *data, const struct sim_event *ev)
             sim__sync_binding(k, ev->obj);
         }
     } else if (is(r, "work.karmada.io", "works")) {
-        sim__index_work(k, ev);
-        const char *ns = sim_meta_str(ev->obj, "namespace");
-        size_t plen = strlen(WORK_NS_PREFIX);
-        struct cluster *c =
-            ns && strncmp(ns, WORK_NS_PREFIX, plen) == 0 ? sim__find_cluster(k, ns + plen) : NULL;
-        /* A Work's status is the member's own report: it never moves a pod. */
-        if (!c || !sim__mirror_work(c, ev))
-            return;
-        if (!k->deferred) {
-            sim__cluster_sync(k, c);
-        } else if (!c->dirty) {
-            c->dirty = 1;
-            if (k->on_dirty)
-                k->on_dirty(k->dirty_data);
-        }
+        on_work(k, ev);
     }
 }
 
@@ -485,7 +499,6 @@ void sim_karmada_free(struct sim_karmada *k)
             sim__mwork_free(k->clusters[i].works[w]);
         muster_free(k->clusters[i].works);
         muster_free(k->clusters[i].pgs);
-        muster_free(k->clusters[i].gangs);
         muster_free(k->clusters[i].pending);
         muster_free(k->clusters[i].touched);
         sim__deps_reset(&k->clusters[i]);

@@ -42,6 +42,11 @@ void sim_karmada_free(struct sim_karmada *k);
 /* Fault injection: marks cluster NotReady (ready = 0) or Ready. Returns 0 or MUSTER_ENOENT. */
 int sim_karmada_set_ready(struct sim_karmada *k, const char *cluster, int ready);
 
+/* The objects of member cluster name (what the execution controller applied there from its
+ * Works, and what stayed behind), each with the status the member reports, as a new JSON array
+ * in *out. Returns 0, MUSTER_ENOENT for an unknown cluster, or MUSTER_ENOMEM. */
+int sim_karmada_member_objects(struct sim_karmada *k, const char *name, json_object **out);
+
 /* Advances simulated time: shares whose scripted duration (the workload annotation
  * sim.muster.io/duration: "90s", "5m", "2h") is over finish and free their nodes. Call it
  * periodically (the hub does, every second). */

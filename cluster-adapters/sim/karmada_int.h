@@ -45,16 +45,14 @@ struct cluster {
     /* models as numbers: grades x ranges */
     size_t ngrades, nranges;
     struct grade_range *ranges; /* ngrades * nranges */
-    /* The member's mirror of karmada-es-<name>, kept from Work events so that a sync walks C
-     * structs instead of JSON and places only the shares that are not running yet: the Works by
-     * name, the PodGroups of dispatched Works by name (duplicates kept), and the RBs muster
-     * gangs here (sorted, one entry per muster PodGroup Work, dispatched or not). */
+    /* The member's objects (what the execution controller applied from the cluster's Works,
+     * PodGroups included), kept as C structs so that a sync places only the shares that are not
+     * running yet: the objects by key ("namespace/name/Kind/apiVersion"), and its PodGroups by
+     * "namespace/name". */
     struct mwork **works;
     size_t nworks, capworks;
     struct pgref *pgs;
     size_t npgs, cappgs;
-    const char **gangs;
-    size_t ngangs, capgangs;
     /* The nodes hold exactly the running shares (and those started since), placed in start
      * order. Set when that no longer holds (a running share changed, left or finished; a
      * PodGroup or gang it depends on changed; readiness changed): the next sync places every
@@ -165,8 +163,10 @@ struct unit {
     struct share *share; /* &mw->shares[manifest] */
     int64_t desired;     /* pods asked for */
     int64_t vc_min;      /* a Volcano Job's own gang (minAvailable, else every pod); -1: none */
-    const char *group;   /* the PodGroup its pods name, or NULL */
-    int64_t duration;    /* scripted, from the manifest's annotation */
+    const char *group;   /* "namespace/name" of the PodGroup its pods wait for (Volcano's
+                            scheduler and a group-name annotation), or NULL */
+    char groupkey[2 * NAME_MAX_LEN];
+    int64_t duration; /* scripted, from the manifest's annotation */
     /* Decided when placed. */
     int64_t running, gang;
     int waiting_for_group; /* names a PodGroup that does not exist in the cluster */
@@ -174,25 +174,24 @@ struct unit {
     int changed;           /* differs from what was last reported */
 };
 
-/* A Work of a member's namespace: what the sync needs of it, read once per change. */
+/* An object of a member cluster (applied from a Work by the execution controller), with what
+ * the member's sync needs of it, read once per change. */
 struct mwork {
-    char *name;
-    json_object *obj;   /* the Work as last changed other than by a status write */
-    int dispatched;     /* spec.suspendDispatching is not true */
-    int has_status;     /* the current Work has a status */
-    int pg_touched;     /* one of its PodGroups' member shares changed in this sync */
-    int touched;        /* listed in the cluster's touched Works */
-    const char *marker; /* a muster PodGroup Work: the RB it gangs ("ns/name"), from obj */
-    char *rb;           /* "namespace/name" of the Work's RB (its annotations), or NULL */
-    int64_t gen;
+    char *name;                   /* its key: "namespace/name/Kind/apiVersion" */
+    json_object *obj;             /* the object as applied (no status: the member computes that) */
+    json_object *status;          /* what the member last reported as its status, or NULL */
+    int pg_touched;               /* one of its PodGroup's member shares changed in this sync */
+    int touched;                  /* listed in the cluster's touched objects */
+    char pgkey[2 * NAME_MAX_LEN]; /* a PodGroup: "namespace/name"; else "" */
+    int64_t gen;                  /* bumped on every apply: cached per-pod requests follow it */
     struct unit *units;
     size_t nunits;
-    struct share *shares; /* by manifest index, kept across updates of the Work */
+    struct share *shares; /* kept across updates of the object */
     size_t nshares;
 };
 
 struct pgref {
-    const char *name; /* borrowed from mw->obj */
+    const char *name; /* borrowed from mw->pgkey */
     int64_t min_member;
     struct mwork *mw;
 };

@@ -1,5 +1,6 @@
 /* The member clusters: each one's nodes, the shares it runs (first fit, gangs all or nothing,
  * scripted durations), what it reports, and the Cluster object's status. */
+#include "cluster-adapters/sim/execution.h"
 #include "cluster-adapters/sim/interpret.h"
 #include "cluster-adapters/sim/member.h"
 #include "cluster-adapters/sim/rbstatus.h"
@@ -130,64 +131,13 @@ static void pgs_remove(struct cluster *c, const char *name, const struct mwork *
     }
 }
 
-static size_t gangs_lower_bound(const struct cluster *c, const char *rb)
-{
-    size_t lo = 0, hi = c->ngangs;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (strcmp(c->gangs[mid], rb) < 0)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
-}
-
-static int gangs_has(const struct cluster *c, const char *rb)
-{
-    size_t i = gangs_lower_bound(c, rb);
-    return i < c->ngangs && strcmp(c->gangs[i], rb) == 0;
-}
-
-static int gangs_add(struct cluster *c, const char *rb)
-{
-    if (c->ngangs == c->capgangs) {
-        size_t cap = c->capgangs ? c->capgangs * 2 : 16;
-        const char **v = muster_realloc(c->gangs, cap * sizeof(*v));
-        if (!v)
-            return MUSTER_ENOMEM;
-        c->gangs = v;
-        c->capgangs = cap;
-    }
-    size_t i = gangs_lower_bound(c, rb);
-    memmove(&c->gangs[i + 1], &c->gangs[i], (c->ngangs - i) * sizeof(*c->gangs));
-    c->gangs[i] = rb;
-    c->ngangs++;
-    return 0;
-}
-
-/* Removes the entry borrowed from exactly rb (another Work may gang the same RB). */
-static void gangs_remove(struct cluster *c, const char *rb)
-{
-    for (size_t i = gangs_lower_bound(c, rb); i < c->ngangs && strcmp(c->gangs[i], rb) == 0; i++) {
-        if (c->gangs[i] == rb) {
-            memmove(&c->gangs[i], &c->gangs[i + 1], (c->ngangs - i - 1) * sizeof(*c->gangs));
-            c->ngangs--;
-            return;
-        }
-    }
-}
-
 /* The dependency of a running share as a deps key; 0 when it has none (a Volcano Job gangs
- * itself, an ungated share of an RB nobody gangs depends on nothing). */
+ * itself, a share whose pods name no PodGroup for Volcano runs ungated). */
 static int dep_key(const struct unit *u, char *buf, size_t cap)
 {
-    if (u->group)
-        snprintf(buf, cap, "g" OP_SEP "%s", u->group);
-    else if (u->vc_min < 0 && u->mw->rb)
-        snprintf(buf, cap, "r" OP_SEP "%s", u->mw->rb);
-    else
+    if (!u->group)
         return 0;
+    snprintf(buf, cap, "g" OP_SEP "%s", u->group);
     return 1;
 }
 
@@ -241,13 +191,13 @@ void sim__deps_reset(struct cluster *c)
     c->ndeps = 0;
 }
 
-/* 1 when a share the nodes hold depends on PodGroup group (group != NULL) or on whether muster
- * gangs RB rb: a change to either moves running pods. Counts are kept from the last full
- * placement on, and only consulted while no full placement is due. */
-static int running_depends(const struct cluster *c, const char *group, const char *rb)
+/* 1 when a share the nodes hold depends on PodGroup group ("namespace/name"): a change to it
+ * moves running pods. Counts are kept from the last full placement on, and only consulted while
+ * no full placement is due. */
+static int running_depends(const struct cluster *c, const char *group)
 {
     char key[2 * NAME_MAX_LEN + 8];
-    snprintf(key, sizeof(key), "%s" OP_SEP "%s", group ? "g" : "r", group ? group : rb);
+    snprintf(key, sizeof(key), "g" OP_SEP "%s", group);
     size_t i = deps_lower_bound(c, key);
     return i < c->ndeps && strcmp(c->deps[i].key, key) == 0 && c->deps[i].n > 0;
 }
@@ -375,127 +325,101 @@ static void untouch(struct cluster *c, struct mwork *mw)
     }
 }
 
-/* Drops what mw contributed to the mirror (its units, PodGroups and gang), flagging a full
- * placement when running pods depended on any of it. Its shares stay. */
+/* Drops what mw contributed to the mirror (its unit and PodGroup), flagging a full placement
+ * when running pods depended on any of it. Its shares stay. */
 static void mwork_clear(struct cluster *c, struct mwork *mw)
 {
     for (size_t i = 0; i < mw->nunits; i++)
         if (mw->units[i].in_run)
             c->full = 1;
     pending_remove_work(c, mw);
-    for (size_t i = 0; mw->dispatched && i < mw->nunits; i++)
+    for (size_t i = 0; i < mw->nunits; i++)
         if (mw->units[i].group)
             members_remove(c, mw, i);
     muster_free(mw->units);
     mw->units = NULL;
     mw->nunits = 0;
-    json_object *manifests = sim__get_path(mw->obj, "spec", "workload", "manifests");
-    for (size_t m = 0; mw->dispatched && m < json_object_array_length(manifests); m++) {
-        json_object *pg = json_object_array_get_idx(manifests, m);
-        const char *kind = sim__get_str(pg, "kind", NULL, NULL);
-        const char *name = sim_meta_str(pg, "name");
-        if (!kind || strcmp(kind, "PodGroup") != 0 || !name)
-            continue;
-        pgs_remove(c, name, mw);
-        if (!c->full && running_depends(c, name, NULL))
+    if (mw->pgkey[0]) {
+        pgs_remove(c, mw->pgkey, mw);
+        if (!c->full && running_depends(c, mw->pgkey))
             c->full = 1;
+        mw->pgkey[0] = '\0';
     }
-    if (mw->marker) {
-        gangs_remove(c, mw->marker);
-        if (!c->full && running_depends(c, NULL, mw->marker))
-            c->full = 1;
-    }
-    mw->marker = NULL;
-    muster_free(mw->rb);
-    mw->rb = NULL;
     json_object_put(mw->obj);
     mw->obj = NULL;
 }
 
-/* Reads Work obj into mw (cleared), adding its PodGroups and gang to c's mirror. */
+/* The scheduler a workload's pods ask for (spec.schedulerName of the pod template). */
+static const char *scheduler_of(json_object *pod_spec)
+{
+    const char *s = sim__get_str(pod_spec, "schedulerName", NULL, NULL);
+    return s ? s : "default-scheduler";
+}
+
+/* Reads member object obj into mw (cleared), adding its PodGroup or share to c's mirror. */
 static void mwork_fill(struct cluster *c, struct mwork *mw, json_object *obj)
 {
     mw->obj = json_object_get(obj);
     touch(c, mw);
-    json_object *susp = sim__get_path(obj, "spec", "suspendDispatching", NULL);
-    mw->dispatched = !(susp && json_object_get_boolean(susp));
-    mw->has_status = sim__get_path(obj, "status", NULL, NULL) != NULL;
-    json_object *g = sim__get_path(obj, "metadata", "generation", NULL);
-    mw->gen = g ? json_object_get_int64(g) : 0;
-    const char *by = sim__get_str(obj, "metadata", "labels", MANAGED_BY_LABEL);
-    const char *gang = sim__get_str(obj, "metadata", "annotations", GANG_BINDING_ANNOTATION);
-    if (by && gang && strcmp(by, MANAGED_BY_MUSTER) == 0 && gangs_add(c, gang) == 0) {
-        mw->marker = gang;
-        if (!c->full && running_depends(c, NULL, gang))
-            c->full = 1;
+    mw->gen++;
+    if (!mw->shares) {
+        mw->shares = muster_calloc(1, sizeof(*mw->shares));
+        if (!mw->shares)
+            return; /* it then runs nothing: the simulation degrades, never crashes */
+        mw->nshares = 1;
     }
-    const char *rbns =
-        sim__get_str(obj, "metadata", "annotations", "resourcebinding.karmada.io/namespace");
-    const char *rbname =
-        sim__get_str(obj, "metadata", "annotations", "resourcebinding.karmada.io/name");
-    if (rbns && rbname) {
-        size_t len = strlen(rbns) + strlen(rbname) + 2;
-        mw->rb = muster_malloc(len);
-        if (mw->rb)
-            snprintf(mw->rb, len, "%s/%s", rbns, rbname);
+    const char *ns = sim_meta_str(obj, "namespace");
+    const char *kind = sim__get_str(obj, "kind", NULL, NULL);
+    const char *name = sim_meta_str(obj, "name");
+    struct pod_set sets[16];
+    size_t nsets = sim__workload_pods(obj, sets, 16);
+    if (!nsets) {
+        if (kind && strcmp(kind, "PodGroup") == 0 && name) {
+            snprintf(mw->pgkey, sizeof(mw->pgkey), "%s/%s", ns ? ns : "", name);
+            json_object *mm = sim__get_path(obj, "spec", "minMember", NULL);
+            if (pgs_add(c, mw->pgkey, mm ? json_object_get_int64(mm) : 1, mw) < 0)
+                mw->pgkey[0] = '\0';
+            else if (!c->full && running_depends(c, mw->pgkey))
+                c->full = 1;
+        }
+        return;
     }
-    json_object *manifests = sim__get_path(obj, "spec", "workload", "manifests");
-    size_t n = json_object_array_length(manifests);
-    if (n > mw->nshares) {
-        struct share *v = muster_realloc(mw->shares, n * sizeof(*v));
-        if (!v)
-            return; /* the Work then runs nothing: the simulation degrades, never crashes */
-        memset(v + mw->nshares, 0, (n - mw->nshares) * sizeof(*v));
-        mw->shares = v;
-        mw->nshares = n;
-    }
-    mw->units = muster_calloc(n ? n : 1, sizeof(*mw->units));
+    mw->units = muster_calloc(1, sizeof(*mw->units));
     if (!mw->units)
         return;
-    for (size_t m = 0; m < n; m++) {
-        json_object *man = json_object_array_get_idx(manifests, m);
-        struct pod_set sets[16];
-        size_t nsets = sim__workload_pods(man, sets, 16);
-        if (!nsets) {
-            const char *kind = sim__get_str(man, "kind", NULL, NULL);
-            const char *name = sim_meta_str(man, "name");
-            if (mw->dispatched && kind && strcmp(kind, "PodGroup") == 0 && name) {
-                json_object *mm = sim__get_path(man, "spec", "minMember", NULL);
-                if (pgs_add(c, name, mm ? json_object_get_int64(mm) : 1, mw) == 0 && !c->full &&
-                    running_depends(c, name, NULL))
-                    c->full = 1;
-            }
-            continue;
+    struct unit *u = &mw->units[mw->nunits++];
+    u->mw = mw;
+    u->manifest = 0;
+    u->obj = obj;
+    u->share = &mw->shares[0];
+    for (size_t s = 0; s < nsets; s++)
+        u->desired += sets[s].replicas;
+    u->duration = parse_duration(sim__get_str(obj, "metadata", "annotations", DURATION_ANNOTATION));
+    u->vc_min = -1;
+    const char *av = sim__get_str(obj, "apiVersion", NULL, NULL);
+    if (strcmp(av, "batch.volcano.sh/v1alpha1") == 0) {
+        /* Volcano makes the job's own PodGroup: minAvailable, else every pod. */
+        json_object *min = sim__get_path(obj, "spec", "minAvailable", NULL);
+        u->vc_min = min ? json_object_get_int64(min) : u->desired;
+    } else if (strcmp(scheduler_of(sets[0].spec), "volcano") == 0) {
+        /* Volcano's scheduler gangs pods by their group-name annotation; the default
+         * scheduler ignores it. */
+        const char *g = sim__get_str(pod_template_meta(obj), "annotations", GROUP_ANNOTATION, NULL);
+        if (g) {
+            snprintf(u->groupkey, sizeof(u->groupkey), "%s/%s", ns ? ns : "", g);
+            u->group = u->groupkey;
         }
-        struct unit *u = &mw->units[mw->nunits++];
-        u->mw = mw;
-        u->manifest = m;
-        u->obj = man;
-        u->share = &mw->shares[m];
-        for (size_t s = 0; s < nsets; s++)
-            u->desired += sets[s].replicas;
-        u->duration =
-            parse_duration(sim__get_str(man, "metadata", "annotations", DURATION_ANNOTATION));
-        u->vc_min = -1;
-        const char *av = sim__get_str(man, "apiVersion", NULL, NULL);
-        if (strcmp(av, "batch.volcano.sh/v1alpha1") == 0) {
-            /* Volcano makes the job's own PodGroup: minAvailable, else every pod. */
-            json_object *min = sim__get_path(man, "spec", "minAvailable", NULL);
-            u->vc_min = min ? json_object_get_int64(min) : u->desired;
-        } else {
-            u->group = sim__get_str(pod_template_meta(man), "annotations", GROUP_ANNOTATION, NULL);
-        }
-        if (u->duration)
-            c->timed = 1;
-        if (mw->dispatched && u->group)
-            members_add(c, mw, mw->nunits - 1);
-        if (!mw->dispatched || u->share->finished)
-            continue;
-        if (u->share->started)
-            c->full = 1; /* a running share coming back is placed with the others */
-        else
-            pending_add(c, mw, mw->nunits - 1);
     }
+    if (u->duration)
+        c->timed = 1;
+    if (u->group)
+        members_add(c, mw, 0);
+    if (u->share->finished)
+        return;
+    if (u->share->started)
+        c->full = 1; /* a running share coming back is placed with the others */
+    else
+        pending_add(c, mw, 0);
 }
 
 void sim__mwork_free(struct mwork *mw)
@@ -506,8 +430,8 @@ void sim__mwork_free(struct mwork *mw)
         muster_free(mw->shares[i].reqs);
     muster_free(mw->shares);
     muster_free(mw->units);
-    muster_free(mw->rb);
     json_object_put(mw->obj);
+    json_object_put(mw->status);
     muster_free(mw->name);
     muster_free(mw);
 }
@@ -525,29 +449,54 @@ static size_t works_lower_bound(const struct cluster *c, const char *name)
     return lo;
 }
 
-/* Keeps c's mirror in step with an event of one of its Works. Returns 1 when the member must
- * sync (0: a status write, which never moves a pod). */
-int sim__mirror_work(struct cluster *c, const struct sim_event *ev)
+void sim__member_key(json_object *obj, char *buf, size_t cap)
 {
-    const char *name = sim_meta_str(ev->obj, "name");
-    if (!name)
-        return 0;
-    size_t i = works_lower_bound(c, name);
-    struct mwork *mw = i < c->nworks && strcmp(c->works[i]->name, name) == 0 ? c->works[i] : NULL;
-    if (ev->type == SIM_EVENT_DELETED) {
+    const char *ns = sim_meta_str(obj, "namespace");
+    const char *name = sim_meta_str(obj, "name");
+    const char *kind = sim__get_str(obj, "kind", NULL, NULL);
+    const char *av = sim__get_str(obj, "apiVersion", NULL, NULL);
+    snprintf(buf, cap, "%s/%s/%s/%s", ns ? ns : "", name ? name : "", kind ? kind : "",
+             av ? av : "");
+}
+
+json_object *sim__member_get(struct cluster *c, const char *key)
+{
+    size_t i = works_lower_bound(c, key);
+    return i < c->nworks && strcmp(c->works[i]->name, key) == 0 ? c->works[i]->obj : NULL;
+}
+
+json_object *sim__member_status(struct cluster *c, const char *key)
+{
+    size_t i = works_lower_bound(c, key);
+    return i < c->nworks && strcmp(c->works[i]->name, key) == 0 ? c->works[i]->status : NULL;
+}
+
+/* Marks c for a sync (deferred mode) or syncs it now. */
+static void member_changed(struct sim_karmada *k, struct cluster *c)
+{
+    if (!k->deferred) {
+        sim__cluster_sync(k, c);
+    } else if (!c->dirty) {
+        c->dirty = 1;
+        if (k->on_dirty)
+            k->on_dirty(k->dirty_data);
+    }
+}
+
+void sim__member_apply(struct sim_karmada *k, struct cluster *c, const char *key, json_object *obj)
+{
+    size_t i = works_lower_bound(c, key);
+    struct mwork *mw = i < c->nworks && strcmp(c->works[i]->name, key) == 0 ? c->works[i] : NULL;
+    if (!obj) {
         if (mw) {
             mwork_clear(c, mw);
             untouch(c, mw);
             memmove(&c->works[i], &c->works[i + 1], (c->nworks - i - 1) * sizeof(*c->works));
             c->nworks--;
             sim__mwork_free(mw);
+            member_changed(k, c);
         }
-        return 1;
-    }
-    if (sim__status_only(ev)) {
-        if (mw)
-            mw->has_status = sim__get_path(ev->obj, "status", NULL, NULL) != NULL;
-        return 0;
+        return;
     }
     if (mw) {
         mwork_clear(c, mw);
@@ -556,23 +505,23 @@ int sim__mirror_work(struct cluster *c, const struct sim_event *ev)
             size_t cap = c->capworks ? c->capworks * 2 : 16;
             struct mwork **v = muster_realloc(c->works, cap * sizeof(*v));
             if (!v)
-                return 1;
+                return;
             c->works = v;
             c->capworks = cap;
         }
         mw = muster_calloc(1, sizeof(*mw));
         if (mw)
-            mw->name = muster_strdup(name);
+            mw->name = muster_strdup(key);
         if (!mw || !mw->name) {
             sim__mwork_free(mw);
-            return 1;
+            return;
         }
         memmove(&c->works[i + 1], &c->works[i], (c->nworks - i) * sizeof(*c->works));
         c->works[i] = mw;
         c->nworks++;
     }
-    mwork_fill(c, mw, ev->obj);
-    return 1;
+    mwork_fill(c, mw, obj);
+    member_changed(k, c);
 }
 
 /* Per-pod requests of every pod of obj, in pod-set order, into reqs (npods x MAX_RES). Pods
@@ -656,7 +605,7 @@ static void set_int(json_object *o, const char *key, int64_t v)
 }
 
 /* The status a member would report for a workload share. */
-json_object *sim__share_status(const struct unit *u, const char *ts_start)
+json_object *sim__share_status(const struct unit *u, const char *ts_start, const char *ts_done)
 {
     json_object *st = json_object_new_object();
     const char *kind = sim__get_str(u->obj, "kind", NULL, NULL);
@@ -684,13 +633,19 @@ json_object *sim__share_status(const struct unit *u, const char *ts_start)
         if (ts_start)
             json_object_object_add(st, "startTime", json_object_new_string(ts_start));
         if (done) {
-            /* The Job controller's Complete condition: what Karmada reflects
-             * (reflectJobStatus) and the only sign muster takes that a Job finished. */
-            json_object *conds = json_object_new_array(), *c = json_object_new_object();
-            json_object_object_add(c, "type", json_object_new_string("Complete"));
-            json_object_object_add(c, "status", json_object_new_string("True"));
-            json_object_array_add(conds, c);
+            /* The Job controller's terminal condition (reflectJobStatus keeps conditions). */
+            json_object *cond = json_object_new_object();
+            json_object_object_add(cond, "type", json_object_new_string("Complete"));
+            json_object_object_add(cond, "status", json_object_new_string("True"));
+            json_object_object_add(cond, "lastProbeTime",
+                                   json_object_new_string(ts_done ? ts_done : ""));
+            json_object_object_add(cond, "lastTransitionTime",
+                                   json_object_new_string(ts_done ? ts_done : ""));
+            json_object *conds = json_object_new_array();
+            json_object_array_add(conds, cond);
             json_object_object_add(st, "conditions", conds);
+            if (ts_done)
+                json_object_object_add(st, "completionTime", json_object_new_string(ts_done));
         }
     } else {
         json_object_object_add(st, "phase",
@@ -701,8 +656,15 @@ json_object *sim__share_status(const struct unit *u, const char *ts_start)
     return st;
 }
 
+/* The health interpreter (pkg/resourceinterpreter/default/native/healthy.go and the Volcano
+ * Job customization): a batch Job has none, so it is always Healthy; a Volcano Job with a phase
+ * (the member always reports one) is Healthy; Deployments and Pods are Healthy when their pods
+ * run. */
 const char *sim__health_of(const struct unit *u)
 {
+    const char *av = sim__get_str(u->obj, "apiVersion", NULL, NULL);
+    if (av && (strcmp(av, "batch/v1") == 0 || strcmp(av, "batch.volcano.sh/v1alpha1") == 0))
+        return "Healthy";
     if (u->share && u->share->finished)
         return "Healthy";
     return u->running == u->desired ? "Healthy" : "Unhealthy";
@@ -731,104 +693,148 @@ static json_object *identifier(json_object *obj, size_t ordinal)
     return id;
 }
 
-/* What Volcano reports for a PodGroup: its member pods running, and Running once minMember of
- * them are (Completed when its shares finished). */
-static void report_podgroup(json_object *entry, json_object *pg, const struct cluster *c)
+/* 1 when every resource of a PodGroup's spec.minResources fits the nodes' free resources
+ * together: Volcano's enqueue action admits a PodGroup (Inqueue) when its minResources fit
+ * (the proportion and overcommit plugins; the sim has one queue and no overcommit factor). */
+static int min_resources_fit(struct sim_karmada *k, const struct cluster *c, json_object *pg)
 {
-    const char *name = sim_meta_str(pg, "name");
-    json_object *mm = sim__get_path(pg, "spec", "minMember", NULL);
+    json_object *min = sim__get_path(pg, "spec", "minResources", NULL);
+    if (!json_object_is_type(min, json_type_object))
+        return 1;
+    json_object_object_foreach(min, name, v)
+    {
+        int64_t q = 0;
+        if (sim_qty_parse(json_object_get_string(v), &q) < 0 || q <= 0)
+            continue;
+        int i = sim__res_index(k, name, 0);
+        if (i < 0)
+            return 0;
+        int64_t free_amt = 0;
+        for (size_t n = 0; n < c->nnodes; n++)
+            free_amt += c->nodes[n].alloc[i] - c->nodes[n].used[i];
+        if (free_amt < q)
+            return 0;
+    }
+    return 1;
+}
+
+/* What Volcano reports for a PodGroup (scheduling.volcano.sh/v1beta1 PodGroupPhase): Running
+ * once minMember of its pods run, Completed when its pods finished, Inqueue when admitted
+ * (its minResources fit) but its pods are not running yet, else Pending. */
+static json_object *podgroup_status(struct sim_karmada *k, const struct cluster *c,
+                                    const struct mwork *mw)
+{
+    json_object *mm = sim__get_path(mw->obj, "spec", "minMember", NULL);
     int64_t min = mm ? json_object_get_int64(mm) : 1, running = 0, succeeded = 0, members = 0;
-    for (size_t i = name ? members_lower_bound(c, name) : c->nmembers;
-         i < c->nmembers && strcmp(member_group(&c->members[i]), name) == 0; i++) {
+    for (size_t i = members_lower_bound(c, mw->pgkey);
+         i < c->nmembers && strcmp(member_group(&c->members[i]), mw->pgkey) == 0; i++) {
         const struct unit *u = &c->members[i].mw->units[c->members[i].unit];
         members++;
         running += u->running;
         if (u->share->finished)
             succeeded += u->desired;
     }
-    const char *phase = members && succeeded && !running ? "Completed"
-                        : members && running >= min      ? "Running"
-                                                         : "Pending";
+    const char *phase = members && succeeded && !running               ? "Completed"
+                        : members && running >= min                    ? "Running"
+                        : c->ready && min_resources_fit(k, c, mw->obj) ? "Inqueue"
+                                                                       : "Pending";
     json_object *st = json_object_new_object();
     json_object_object_add(st, "phase", json_object_new_string(phase));
     set_int(st, "running", running);
     if (succeeded)
         set_int(st, "succeeded", succeeded);
-    json_object_object_add(entry, "status", st);
-    json_object_object_add(
-        entry, "health",
-        json_object_new_string(strcmp(phase, "Pending") ? "Healthy" : "Unhealthy"));
+    return st;
 }
 
-/* Writes what the member reports for one Work: Applied, and one manifestStatus per manifest. */
-static void report_work(struct sim_karmada *k, struct cluster *c, struct mwork *mw)
+/* The index of the manifest naming obj (apiVersion, kind, namespace, name) in work, or -1:
+ * helper.GetManifestIndex. */
+int sim__manifest_index(json_object *work, const char *av, const char *kind, const char *ns,
+                        const char *name)
 {
-    char ns[96];
-    snprintf(ns, sizeof(ns), WORK_NS_PREFIX "%s", c->name);
-    const struct sim_resource *wr = sim__res_of("work.karmada.io", "v1alpha1", "works");
-    json_object *work = NULL, *copy = NULL;
-    if (sim_store_get(k->store, wr, ns, mw->name, &work, NULL) < 0)
+    json_object *manifests = sim__get_path(work, "spec", "workload", "manifests");
+    for (size_t m = 0;
+         json_object_is_type(manifests, json_type_array) && m < json_object_array_length(manifests);
+         m++) {
+        json_object *man = json_object_array_get_idx(manifests, m);
+        const char *mav = sim__get_str(man, "apiVersion", NULL, NULL);
+        const char *mkind = sim__get_str(man, "kind", NULL, NULL);
+        const char *mns = sim_meta_str(man, "namespace");
+        const char *mname = sim_meta_str(man, "name");
+        if (mav && av && strcmp(mav, av) == 0 && mkind && kind && strcmp(mkind, kind) == 0 &&
+            strcmp(mns ? mns : "", ns ? ns : "") == 0 && mname && name && strcmp(mname, name) == 0)
+            return (int)m;
+    }
+    return -1;
+}
+
+/* The work status controller (pkg/controllers/status/work_status_controller.go syncWorkStatus,
+ * reflectStatus): the member object's status, as the member computed it, goes to the Work its
+ * work.karmada.io/name and namespace annotations name, unless that Work is gone or being deleted
+ * or no longer holds the object; manifestStatuses becomes that one entry (mergeStatus). */
+static void reflect(struct sim_karmada *k, struct cluster *c, struct mwork *mw)
+{
+    json_object *st;
+    const char *health = "Healthy"; /* kinds without a health interpreter are healthy */
+    if (mw->nunits) {
+        const struct unit *u = &mw->units[0];
+        char ts[32] = "", done[32] = "";
+        if (u->share->started)
+            sim_format_time(u->share->started, ts, sizeof(ts));
+        if (u->share->finished && u->share->started)
+            sim_format_time(u->share->started + u->share->duration, done, sizeof(done));
+        st = sim__share_status(u, ts[0] ? ts : NULL, done[0] ? done : NULL);
+        health = sim__health_of(u);
+    } else if (mw->pgkey[0]) {
+        st = podgroup_status(k, c, mw);
+    } else {
+        st = json_object_new_object();
+    }
+    if (mw->status && json_object_equal(st, mw->status)) {
+        json_object_put(st);
         return;
-    copy = sim__shallow_copy(work);
-    if (!copy) {
+    }
+    json_object_put(mw->status);
+    mw->status = st;
+    const char *wns = sim__get_str(mw->obj, "metadata", "annotations", "work.karmada.io/namespace");
+    const char *wname = sim__get_str(mw->obj, "metadata", "annotations", "work.karmada.io/name");
+    if (!wns || !wname)
+        return; /* not managed by Karmada: nothing reflects it */
+    const struct sim_resource *wr = sim__res_of("work.karmada.io", "v1alpha1", "works");
+    json_object *work = NULL;
+    if (sim_store_get(k->store, wr, wns, wname, &work, NULL) < 0)
+        return;
+    int idx =
+        sim__manifest_index(work, sim__get_str(mw->obj, "apiVersion", NULL, NULL),
+                            sim__get_str(mw->obj, "kind", NULL, NULL),
+                            sim_meta_str(mw->obj, "namespace"), sim_meta_str(mw->obj, "name"));
+    if (sim_meta_str(work, "deletionTimestamp") || idx < 0) {
         json_object_put(work);
         return;
     }
-    json_object *status = json_object_new_object();
-    json_object *cond = json_object_new_object();
-    json_object_object_add(cond, "type", json_object_new_string("Applied"));
-    json_object_object_add(cond, "status", json_object_new_string("True"));
-    json_object_object_add(cond, "reason", json_object_new_string("AppliedSuccessful"));
-    json_object_object_add(cond, "message",
-                           json_object_new_string("Manifest has been successfully applied"));
-    const char *created = sim_meta_str(work, "creationTimestamp");
-    json_object_object_add(cond, "lastTransitionTime",
-                           json_object_new_string(created ? created : ""));
-    json_object *conds = json_object_new_array();
-    json_object_array_add(conds, cond);
-    json_object_object_add(status, "conditions", conds);
+    json_object *entry = json_object_new_object();
+    json_object_object_add(entry, "identifier", identifier(mw->obj, (size_t)idx));
+    json_object_object_add(entry, "status", json_object_get(st));
+    json_object_object_add(entry, "health", json_object_new_string(health));
     json_object *ms = json_object_new_array();
-    json_object *manifests = sim__get_path(work, "spec", "workload", "manifests");
-    for (size_t m = 0; m < json_object_array_length(manifests); m++) {
-        json_object *obj = json_object_array_get_idx(manifests, m);
-        json_object *e = json_object_new_object();
-        json_object_object_add(e, "identifier", identifier(obj, m));
-        struct unit *u = NULL;
-        for (size_t i = 0; i < mw->nunits && !u; i++)
-            if (mw->units[i].manifest == m)
-                u = &mw->units[i];
-        const char *kind = sim__get_str(obj, "kind", NULL, NULL);
-        if (u) {
-            char ts[32] = "";
-            if (u->share->started)
-                sim_format_time(u->share->started, ts, sizeof(ts));
-            json_object_object_add(e, "status", sim__share_status(u, ts[0] ? ts : NULL));
-            json_object_object_add(e, "health", json_object_new_string(sim__health_of(u)));
-        } else if (kind && strcmp(kind, "PodGroup") == 0) {
-            report_podgroup(e, obj, c);
-        } else {
-            json_object_object_add(e, "health", json_object_new_string("Healthy"));
-        }
-        json_object_array_add(ms, e);
+    json_object_array_add(ms, entry);
+    if (json_object_equal(ms, sim__get_path(work, "status", "manifestStatuses", NULL))) {
+        json_object_put(ms);
+        json_object_put(work);
+        return;
     }
+    json_object *copy = sim__shallow_copy(work);
+    json_object *status = sim__shallow_copy(sim__get_path(work, "status", NULL, NULL));
+    if (!status)
+        status = json_object_new_object();
     json_object_object_add(status, "manifestStatuses", ms);
-    /* The status event reaches the mirror later when this runs inside a delivery. */
-    if (json_object_equal(status, sim__get_path(work, "status", NULL, NULL))) {
-        json_object_put(status);
-        mw->has_status = 1;
-    } else {
-        json_object_object_add(copy, "status", status);
-        if (sim_store_update(k->store, wr, ns, mw->name, copy, SIM_WRITE_INTERNAL | SIM_WRITE_SHARE,
-                             NULL, NULL) == 0)
-            mw->has_status = 1;
-    }
+    json_object_object_add(copy, "status", status);
+    sim_store_update(k->store, wr, wns, wname, copy, SIM_WRITE_INTERNAL | SIM_WRITE_SHARE, NULL,
+                     NULL);
     json_object_put(copy);
     json_object_put(work);
 }
 
-/* Karmada's FullyApplied condition: True once every cluster in spec.clusters reported its Work
- * applied. Other conditions (muster's Scheduled) are kept; an unchanged condition keeps its
- * lastTransitionTime. */
+/* Decides u's gang and whether it waits for its PodGroup, from the member's PodGroups. */
 static void gate(const struct cluster *c, struct unit *u)
 {
     u->waiting_for_group = 0;
@@ -836,12 +842,11 @@ static void gate(const struct cluster *c, struct unit *u)
     if (u->vc_min >= 0) {
         u->gang = u->vc_min;
     } else if (u->group) {
+        /* Volcano's scheduler: no pod of the group starts before its PodGroup exists, then
+         * minMember of them start together or none does. */
         const struct pgref *pg = pgs_find(c, u->group);
         u->waiting_for_group = !pg;
         u->gang = pg ? pg->min_member : 0;
-    } else if (u->mw->rb && gangs_has(c, u->mw->rb)) {
-        /* muster gangs this RB here: pods that name no PodGroup never start */
-        u->waiting_for_group = 1;
     }
     if (u->gang > u->desired)
         u->gang = u->desired;
@@ -892,14 +897,14 @@ static void place_running(struct sim_karmada *k, struct cluster *c)
             struct unit *u = &c->works[w]->units[i];
             u->in_run = 0;
             u->running = 0; /* a finished share's pods are gone */
-            nrun += c->works[w]->dispatched && u->share->started && !u->share->finished;
+            nrun += u->share->started && !u->share->finished;
         }
     struct unit **run = muster_malloc((nrun ? nrun : 1) * sizeof(*run));
     if (!run)
         return; /* nothing runs until the next full sync: degrade, never crash */
     size_t at = 0;
     for (size_t w = 0; w < c->nworks; w++)
-        for (size_t i = 0; c->works[w]->dispatched && i < c->works[w]->nunits; i++) {
+        for (size_t i = 0; i < c->works[w]->nunits; i++) {
             struct unit *u = &c->works[w]->units[i];
             if (u->share->started && !u->share->finished)
                 run[at++] = u;
@@ -922,7 +927,7 @@ static void place_running(struct sim_karmada *k, struct cluster *c)
         for (size_t i = 0; i < mw->nunits; i++) {
             const struct unit *u = &mw->units[i];
             c->timed |= u->duration != 0;
-            if (mw->dispatched && !u->share->started && !u->share->finished)
+            if (!u->share->started && !u->share->finished)
                 pending_add(c, mw, i);
         }
     }
@@ -946,7 +951,7 @@ static void run_member(struct sim_karmada *k, struct cluster *c, int64_t *alloca
     time_t now = sim__clock_now(k);
     for (size_t w = 0; c->timed && w < c->nworks; w++) {
         struct mwork *mw = c->works[w];
-        for (size_t i = 0; mw->dispatched && i < mw->nunits; i++) {
+        for (size_t i = 0; i < mw->nunits; i++) {
             struct unit *u = &mw->units[i];
             struct share *sh = u->share;
             sh->duration = u->duration;
@@ -990,7 +995,7 @@ static void run_member(struct sim_karmada *k, struct cluster *c, int64_t *alloca
      * list grows while it is walked: a changed share touches its PodGroup's Work. */
     for (size_t t = 0; t < c->ntouched; t++) {
         struct mwork *mw = c->touched[t];
-        for (size_t i = 0; mw->dispatched && i < mw->nunits; i++) {
+        for (size_t i = 0; i < mw->nunits; i++) {
             struct unit *u = &mw->units[i];
             struct share *sh = u->share;
             u->changed = !sh->reported || sh->reported_running != u->running ||
@@ -1006,24 +1011,20 @@ static void run_member(struct sim_karmada *k, struct cluster *c, int64_t *alloca
             }
         }
     }
-    if (c->ntouched) /* touched is NULL until the first Work is touched */
+    if (c->ntouched) /* touched is NULL until the first object is touched */
         qsort(c->touched, c->ntouched, sizeof(*c->touched), mwork_name_cmp);
     for (size_t t = 0; t < c->ntouched; t++) {
         struct mwork *mw = c->touched[t];
-        if (!mw->dispatched)
-            continue;
-        int changed = !mw->has_status || mw->pg_touched;
+        int changed = !mw->status || mw->pg_touched || mw->pgkey[0];
         for (size_t i = 0; i < mw->nunits && !changed; i++)
             changed = mw->units[i].changed;
         if (changed)
-            report_work(k, c, mw);
+            reflect(k, c, mw);
     }
     for (size_t t = 0; t < c->ntouched; t++) {
         struct mwork *mw = c->touched[t];
-        for (size_t i = 0; mw->dispatched && i < mw->nunits; i++) {
+        for (size_t i = 0; i < mw->nunits; i++) {
             struct unit *u = &mw->units[i];
-            if (u->manifest == 0 && u->changed)
-                sim__aggregate(k, c->name, mw->obj, u);
             u->changed = 0;
             u->share->reported = 1;
             u->share->reported_running = u->running;
@@ -1162,16 +1163,28 @@ void sim__cluster_sync(struct sim_karmada *k, struct cluster *c)
     json_object_put(cur);
 }
 
+int sim_karmada_member_objects(struct sim_karmada *k, const char *name, json_object **out)
+{
+    struct cluster *c = sim__find_cluster(k, name);
+    if (!c)
+        return MUSTER_ENOENT;
+    *out = sim__execution_objects(c);
+    return *out ? 0 : MUSTER_ENOMEM;
+}
+
 int sim_karmada_set_ready(struct sim_karmada *k, const char *name, int ready)
 {
     struct cluster *c = sim__find_cluster(k, name);
     if (!c)
         return MUSTER_ENOENT;
+    int became_ready = ready && !c->ready;
     if (c->ready != !!ready) {
         c->ready = !!ready;
         c->ready_since = sim__clock_now(k);
         c->full = 1; /* a NotReady member runs nothing; a Ready one places everything again */
     }
     sim__cluster_sync(k, c);
+    if (became_ready)
+        sim__execution_resync(k, c); /* the Works it could not apply or delete meanwhile */
     return 0;
 }

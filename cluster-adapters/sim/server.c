@@ -1261,6 +1261,35 @@ static void serve_cluster_ready(struct sim_server *srv, h2o_req_t *req, h2o_iove
     json_object_put(body);
 }
 
+/* The objects a member cluster holds (kind List, as a list of the member would read). */
+static void serve_cluster_objects(struct sim_server *srv, h2o_req_t *req, h2o_iovec_t name)
+{
+    if (!method_is(req, "GET")) {
+        method_not_allowed(req);
+        return;
+    }
+    char cluster[64];
+    json_object *items = NULL;
+    if (name.len == 0 || name.len >= sizeof(cluster)) {
+        respond_not_found(req);
+        return;
+    }
+    memcpy(cluster, name.base, name.len);
+    cluster[name.len] = '\0';
+    if (srv->cfg.cluster_objects(srv->cfg.hook_data, cluster, &items) < 0) {
+        respond_status(req,
+                       sim_status_newf(404, "NotFound", NULL, cluster,
+                                       "clusters.cluster.karmada.io \"%s\" not found", cluster));
+        return;
+    }
+    json_object *list = json_object_new_object();
+    json_object_object_add(list, "apiVersion", json_object_new_string("v1"));
+    json_object_object_add(list, "kind", json_object_new_string("List"));
+    json_object_object_add(list, "items", items);
+    respond_json(req, 200, list);
+    json_object_put(list);
+}
+
 static int authorized(struct sim_server *srv, h2o_req_t *req)
 {
     if (!srv->cfg.token)
@@ -1318,6 +1347,11 @@ static void dispatch_request(struct sim_server *srv, h2o_req_t *req)
     if (n == 5 && seg_is(segs[0], "debug") && seg_is(segs[1], "sim") &&
         seg_is(segs[2], "clusters") && seg_is(segs[4], "ready") && srv->cfg.set_cluster_ready) {
         serve_cluster_ready(srv, req, segs[3]);
+        return;
+    }
+    if (n == 5 && seg_is(segs[0], "debug") && seg_is(segs[1], "sim") &&
+        seg_is(segs[2], "clusters") && seg_is(segs[4], "objects") && srv->cfg.cluster_objects) {
+        serve_cluster_objects(srv, req, segs[3]);
         return;
     }
     json_object *doc = NULL;

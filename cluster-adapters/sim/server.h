@@ -4,6 +4,7 @@
 #define MUSTER_SIM_SERVER_H
 
 #include <stddef.h>
+#include <json-c/json.h>
 #include <uv.h>
 
 struct sim_store;
@@ -29,6 +30,9 @@ struct sim_server_config {
     /* PUT /debug/sim/clusters/NAME/ready {"ready": bool} calls this (NULL: 404). Returns 0 or
      * MUSTER_ENOENT for an unknown cluster. */
     int (*set_cluster_ready)(void *data, const char *cluster, int ready);
+    /* GET /debug/sim/clusters/NAME/objects calls this (NULL: 404): *out gets a new JSON array
+     * of the member's objects. Returns 0 or MUSTER_ENOENT for an unknown cluster. */
+    int (*cluster_objects)(void *data, const char *cluster, json_object **out);
     void *hook_data;
 };
 

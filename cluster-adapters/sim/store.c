@@ -1094,6 +1094,10 @@ int sim_store_delete(struct sim_store *s, const struct sim_resource *r, const ch
         json_object *nmeta = meta_of(n);
         json_object_object_add(nmeta, "deletionTimestamp", json_object_new_string(ts));
         json_object_object_add(nmeta, "deletionGracePeriodSeconds", json_object_new_int(0));
+        /* rest.BeforeDelete: a generation, when the object has one, is bumped. */
+        if (meta_generation(e->obj) > 0)
+            json_object_object_add(nmeta, "generation",
+                                   json_object_new_int64(meta_generation(e->obj) + 1));
         int64_t mrv = s->rv + 1;
         set_rv(n, mrv);
         s->rv = mrv;
