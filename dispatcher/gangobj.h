@@ -106,11 +106,11 @@ json_object *gang_override_policy(const struct gang_input *in);
 
 /* RB merge patches of the protocol (DESIGN.md "The commit protocol"). Each is a new object
  * owned by the caller, NULL on ENOMEM (or as said).
- * assign (step 2): spec.clusters [{name, replicas}] from the shares, the applied-placement
+ * assign (step 3): spec.clusters [{name, replicas}] from the shares, the applied-placement
  *   annotation (the JSON text of spec.placement as karmada-scheduler writes it, "{}" when
  *   absent), and when barrier != 0 spec.suspension.dispatching: true. Other suspension members
  *   are never touched. NULL also when in has no shares or an entry without a cluster.
- * release (step 4): spec.suspension.scheduling: false, and dispatching restored to
+ * release (step 5): spec.suspension.scheduling: false, and dispatching restored to
  *   user_dispatching, what the RB had before muster set the barrier: -1 absent (null removes
  *   it), 0 false, 1 true; -2 when muster did not set the barrier leaves it untouched. Any other
  *   value: NULL.
