@@ -330,6 +330,7 @@ struct ctl {
      * (-1 not known yet, 0 missing, 1 served), and what is missing, for /readyz and the log. */
     int hub_pg;
     int prereq_inflight;
+    struct kube_call *prereq_call; /* the discovery request in flight, cancelled on stop */
     int64_t last_prereq;
     char missing[768];
     uint64_t cycle_next_ns;  /* uv_hrtime() before which no cycle starts */
@@ -3449,12 +3450,19 @@ static void missing_refresh(struct ctl *c)
         logf_(c, "running degraded: %.*s", (int)strcspn(c->missing, "\n"), c->missing);
 }
 
+static void stop_maybe_done(struct ctl *c);
+
 static void prereq_answer(int err, const struct kube_response *resp, void *ud)
 {
     struct ctl *c = ud;
     c->prereq_inflight = 0;
-    if (err == MUSTER_ECANCELED)
+    c->prereq_call = NULL;
+    /* counted as an open handle while in flight, so a stopping controller waits for it */
+    c->handles_open--;
+    if (err == MUSTER_ECANCELED || c->stopping) {
+        stop_maybe_done(c);
         return;
+    }
     int was = c->hub_pg;
     if (err == MUSTER_ENOENT) {
         c->hub_pg = 0;
@@ -3493,8 +3501,10 @@ static void prereq_check(struct ctl *c)
         return;
     c->last_prereq = now_ms(c);
     struct kube_request req = {.verb = KUBE_GET, .path = "/apis/scheduling.volcano.sh/v1beta1"};
-    if (kube_request(c->kube, &req, prereq_answer, c) == 0)
+    if (kube_request_start(c->kube, &req, prereq_answer, c, &c->prereq_call) == 0) {
         c->prereq_inflight = 1;
+        c->handles_open++;
+    }
 }
 
 static void orphans_sweep(struct ctl *c)
@@ -4024,8 +4034,6 @@ void ctl_get_stats(const struct ctl *c, struct ctl_stats *out)
         out->inflight += b->st == B_ADMITTED;
 }
 
-static void stop_maybe_done(struct ctl *c);
-
 static void on_handle_closed(uv_handle_t *h)
 {
     struct ctl *c = h->data;
@@ -4074,6 +4082,8 @@ static void drain_closed(uv_handle_t *h)
     uv_close((uv_handle_t *)&c->kick, on_handle_closed);
     uv_close((uv_handle_t *)&c->pace, on_handle_closed);
     uv_close((uv_handle_t *)&c->soon, on_handle_closed);
+    if (c->prereq_call)
+        kube_call_cancel(c->prereq_call);
     struct kube_informer *all[] = {&c->rbs,     &c->clusters, &c->works,   &c->policies,
                                    &c->prios,   &c->tmpl[0],  &c->tmpl[1], &c->tmpl[2],
                                    &c->tmpl[3]};
