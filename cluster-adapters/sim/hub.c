@@ -24,6 +24,7 @@ struct sim_hub {
     struct sim_store_watch *log_watch;
     uv_timer_t tick;  /* advances scripted workload durations */
     uv_timer_t flush; /* armed when a cluster needs recomputing; batches bursts */
+    uv_timer_t oplag; /* armed while OverridePolicy events wait out the informer's lag */
     int tick_live;
 };
 
@@ -89,6 +90,21 @@ static void on_dirty(void *data)
         uv_timer_start(&hub->flush, on_flush, SIM_FLUSH_MS, 0);
 }
 
+static void on_oplag(uv_timer_t *t)
+{
+    struct sim_hub *hub = t->data;
+    int64_t next = sim_karmada_override_sync(hub->karmada);
+    if (next >= 0 && hub->tick_live)
+        uv_timer_start(&hub->oplag, on_oplag, (uint64_t)next, 0);
+}
+
+static void on_override_due(void *data, int64_t delay_ms)
+{
+    struct sim_hub *hub = data;
+    if (hub->tick_live && !uv_is_active((uv_handle_t *)&hub->oplag))
+        uv_timer_start(&hub->oplag, on_oplag, (uint64_t)(delay_ms > 0 ? delay_ms : 0), 0);
+}
+
 static int set_cluster_ready(void *data, const char *cluster, int ready)
 {
     struct sim_hub *hub = data;
@@ -152,6 +168,9 @@ int sim_hub_start(uv_loop_t *loop, const struct sim_hub_config *cfg, struct sim_
         uv_timer_init(loop, &hub->flush);
         hub->flush.data = hub;
         sim_karmada_defer(hub->karmada, on_dirty, hub);
+        uv_timer_init(loop, &hub->oplag);
+        hub->oplag.data = hub;
+        sim_karmada_on_override_due(hub->karmada, on_override_due, hub);
     }
     *out = hub;
     return rc;
@@ -180,6 +199,8 @@ void sim_hub_shutdown(struct sim_hub *hub, void (*done)(void *data), void *data)
         uv_close((uv_handle_t *)&hub->tick, NULL);
         uv_timer_stop(&hub->flush);
         uv_close((uv_handle_t *)&hub->flush, NULL);
+        uv_timer_stop(&hub->oplag);
+        uv_close((uv_handle_t *)&hub->oplag, NULL);
         hub->tick_live = 0;
     }
     sim_server_shutdown(hub->server, done, data);

@@ -8,6 +8,7 @@
 #include "cluster-adapters/sim/detector.h"
 #include "cluster-adapters/sim/execution.h"
 #include "cluster-adapters/sim/binding.h"
+#include "cluster-adapters/sim/override.h"
 
 #include "cluster-adapters/sim/patch.h"
 #include "cluster-adapters/sim/quantity.h"
@@ -310,6 +311,20 @@ static int is(const struct sim_resource *r, const char *group, const char *plura
 }
 
 /* 1 for a MODIFIED event that changed nothing but status (and the resourceVersion). */
+int sim__cluster_listed(json_object *names, const char *cluster)
+{
+    for (size_t i = 0;
+         json_object_is_type(names, json_type_array) && i < json_object_array_length(names); i++) {
+        json_object *e = json_object_array_get_idx(names, i);
+        const char *n = json_object_is_type(e, json_type_string)
+                            ? json_object_get_string(e)
+                            : sim__get_str(e, "name", NULL, NULL);
+        if (n && strcmp(n, cluster) == 0)
+            return 1;
+    }
+    return 0;
+}
+
 int sim__status_only(const struct sim_event *ev)
 {
     if (ev->type != SIM_EVENT_MODIFIED || !ev->prev)
@@ -367,8 +382,7 @@ static void on_event(void *data, const struct sim_event *ev)
         if (ev->type != SIM_EVENT_DELETED)
             sim__policy_changed(k, ev->obj);
     } else if (is(r, "policy.karmada.io", "overridepolicies")) {
-        sim__index_override(k, ev);
-        sim__overrides_changed(k, ev);
+        sim__override_event(k, ev);
     } else if (is(r, "work.karmada.io", "resourcebindings")) {
         if (sim__rbstatus_wants(ev))
             sim__aggregate_binding(k, sim_meta_str(ev->obj, "namespace"),
@@ -467,7 +481,7 @@ int sim_karmada_new(struct sim_store *store, json_object *scenario, time_t (*now
     /* The watch starts now: policies already stored are indexed from the store. */
     if (rc == 0)
         sim_store_each(store, sim__res_of("policy.karmada.io", "v1alpha1", "overridepolicies"),
-                       sim__index_override_existing, k);
+                       sim__override_seed, k);
     for (size_t i = 0; rc == 0 && i < n; i++) {
         create_cluster_object(k, &k->clusters[i], json_object_array_get_idx(clusters, i));
         sim__cluster_sync(k, &k->clusters[i]);
@@ -511,8 +525,7 @@ void sim_karmada_free(struct sim_karmada *k)
         muster_free(k->refs[i].key);
     }
     muster_free(k->refs);
-    sim__keyset_free(&k->op_named);
-    sim__keyset_free(&k->op_wild);
+    sim__override_free(k);
     for (size_t i = 0; i < k->nres; i++)
         muster_free(k->res[i]);
     muster_free(k);

@@ -31,7 +31,18 @@ struct sim_karmada_options {
     /* The OverridePolicy informer's lag behind the store, in milliseconds (0: none). Renders
      * read the policies as they were that long ago. */
     int64_t override_lag_ms;
+    /* The clock of that lag, in milliseconds (NULL: CLOCK_MONOTONIC). Tests pass their own. */
+    int64_t (*now_ms)(void);
 };
+
+/* Delivers the OverridePolicy events whose lag is over (their renders happen now). Returns the
+ * milliseconds until the next one is due, or -1 when none waits. */
+int64_t sim_karmada_override_sync(struct sim_karmada *k);
+
+/* cb(data, delay_ms) is called when an OverridePolicy event starts waiting in an empty queue:
+ * the caller calls sim_karmada_override_sync after delay_ms (and again while it returns >= 0). */
+void sim_karmada_on_override_due(struct sim_karmada *k, void (*cb)(void *data, int64_t delay_ms),
+                                 void *data);
 
 /* Applies opts (copied). Call it right after sim_karmada_new. */
 void sim_karmada_set_options(struct sim_karmada *k, const struct sim_karmada_options *opts);
