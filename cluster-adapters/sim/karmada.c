@@ -9,6 +9,7 @@
 #include "cluster-adapters/sim/execution.h"
 #include "cluster-adapters/sim/binding.h"
 #include "cluster-adapters/sim/override.h"
+#include "cluster-adapters/sim/taint.h"
 
 #include "cluster-adapters/sim/patch.h"
 #include "cluster-adapters/sim/quantity.h"
@@ -395,7 +396,10 @@ static void on_event(void *data, const struct sim_event *ev)
                 sim__prune_works(k, pid, NULL);
         } else {
             sim__sync_binding(k, ev->obj);
+            sim__taint_check_binding(k, ev->obj);
         }
+    } else if (is(r, "cluster.karmada.io", "clusters")) {
+        sim__taint_cluster_changed(k, ev);
     } else if (is(r, "work.karmada.io", "works")) {
         on_work(k, ev);
     }
