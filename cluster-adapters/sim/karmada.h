@@ -47,6 +47,19 @@ void sim_karmada_on_override_due(struct sim_karmada *k, void (*cb)(void *data, i
 /* Applies opts (copied). Call it right after sim_karmada_new. */
 void sim_karmada_set_options(struct sim_karmada *k, const struct sim_karmada_options *opts);
 
+/* The karmada-apiserver's admission of a ResourceBinding create: fn starts admitting obj
+ * (borrowed) in ns and returns 0, after which done(done_data, rc, obj, message) runs once
+ * (rc 0: store obj as patched; rc < 0: refused with message); or returns 1 when no webhook is
+ * registered for it (done never runs). */
+typedef void (*sim_karmada_admitted_cb)(void *done_data, int rc, json_object *obj,
+                                        const char *message);
+typedef int (*sim_karmada_admit_fn)(void *data, const char *ns, json_object *obj,
+                                    sim_karmada_admitted_cb done, void *done_data);
+
+/* Routes the detector's RB creates through fn (NULL: create at once, with the
+ * spec.suspension.scheduling: true that muster's webhook would add, as the sim always did). */
+void sim_karmada_set_binding_admission(struct sim_karmada *k, sim_karmada_admit_fn fn, void *data);
+
 /* Stops the controllers and frees k (the objects stay in the store). NULL is a no-op. */
 void sim_karmada_free(struct sim_karmada *k);
 

@@ -160,6 +160,9 @@ struct sim_karmada {
     size_t nopc, capopc;
     struct op_pending *opq;
     size_t qhead, nopq, capopq;
+    sim_karmada_admit_fn admit; /* RB creates through the hub's webhooks, or NULL */
+    void *admit_data;
+    struct keyset admitting; /* "namespace/name" of RBs whose admission is in flight */
     void (*on_override_due)(void *data, int64_t delay_ms);
     void *due_data;
 };

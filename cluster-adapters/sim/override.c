@@ -218,7 +218,7 @@ static size_t keyset_lower_bound(const struct keyset *ks, const char *key)
     return lo;
 }
 
-static int keyset_add(struct keyset *ks, const char *key)
+int sim__keyset_add(struct keyset *ks, const char *key)
 {
     size_t i = keyset_lower_bound(ks, key);
     if (i < ks->n && strcmp(ks->v[i], key) == 0)
@@ -240,7 +240,7 @@ static int keyset_add(struct keyset *ks, const char *key)
     return 0;
 }
 
-static void keyset_remove(struct keyset *ks, const char *key)
+void sim__keyset_remove(struct keyset *ks, const char *key)
 {
     size_t i = keyset_lower_bound(ks, key);
     if (i == ks->n || strcmp(ks->v[i], key) != 0)
@@ -248,6 +248,12 @@ static void keyset_remove(struct keyset *ks, const char *key)
     muster_free(ks->v[i]);
     memmove(&ks->v[i], &ks->v[i + 1], (ks->n - i - 1) * sizeof(*ks->v));
     ks->n--;
+}
+
+int sim__keyset_has(const struct keyset *ks, const char *key)
+{
+    size_t i = keyset_lower_bound(ks, key);
+    return i < ks->n && strcmp(ks->v[i], key) == 0;
 }
 
 void sim__keyset_free(struct keyset *ks)
@@ -284,17 +290,17 @@ static void op_index(struct sim_karmada *k, json_object *op, int add)
         snprintf(key, sizeof(key), "%s" OP_SEP "%s" OP_SEP "%s" OP_SEP "%s" OP_SEP "%s", ns, av,
                  kind, tname, name);
         if (add)
-            keyset_add(&k->op_named, key); /* on failure the policy is not applied: degrade */
+            sim__keyset_add(&k->op_named, key); /* on failure the policy is not applied: degrade */
         else
-            keyset_remove(&k->op_named, key);
+            sim__keyset_remove(&k->op_named, key);
     }
     if (!wild)
         return;
     snprintf(key, sizeof(key), "%s" OP_SEP "%s", ns, name);
     if (add)
-        keyset_add(&k->op_wild, key);
+        sim__keyset_add(&k->op_wild, key);
     else
-        keyset_remove(&k->op_wild, key);
+        sim__keyset_remove(&k->op_wild, key);
 }
 
 /* Keeps the index in step with an OverridePolicy event (DELETED carries the last state). */

@@ -21,6 +21,10 @@ void sim__override_seed(void *data, json_object *op);
 /* Frees the cache, the pending events and the index. */
 void sim__override_free(struct sim_karmada *k);
 
+/* A sorted set of strings: add (0 or MUSTER_ENOMEM), remove, membership, free. */
+int sim__keyset_add(struct keyset *ks, const char *key);
+void sim__keyset_remove(struct keyset *ks, const char *key);
+int sim__keyset_has(const struct keyset *ks, const char *key);
 void sim__keyset_free(struct keyset *ks);
 
 #endif
