@@ -8,6 +8,8 @@
 #include "cluster-adapters/sim/detector.h"
 #include "cluster-adapters/sim/execution.h"
 #include "cluster-adapters/sim/binding.h"
+#include "cluster-adapters/sim/override.h"
+#include "cluster-adapters/sim/taint.h"
 
 #include "cluster-adapters/sim/patch.h"
 #include "cluster-adapters/sim/quantity.h"
@@ -310,6 +312,20 @@ static int is(const struct sim_resource *r, const char *group, const char *plura
 }
 
 /* 1 for a MODIFIED event that changed nothing but status (and the resourceVersion). */
+int sim__cluster_listed(json_object *names, const char *cluster)
+{
+    for (size_t i = 0;
+         json_object_is_type(names, json_type_array) && i < json_object_array_length(names); i++) {
+        json_object *e = json_object_array_get_idx(names, i);
+        const char *n = json_object_is_type(e, json_type_string)
+                            ? json_object_get_string(e)
+                            : sim__get_str(e, "name", NULL, NULL);
+        if (n && strcmp(n, cluster) == 0)
+            return 1;
+    }
+    return 0;
+}
+
 int sim__status_only(const struct sim_event *ev)
 {
     if (ev->type != SIM_EVENT_MODIFIED || !ev->prev)
@@ -367,8 +383,7 @@ static void on_event(void *data, const struct sim_event *ev)
         if (ev->type != SIM_EVENT_DELETED)
             sim__policy_changed(k, ev->obj);
     } else if (is(r, "policy.karmada.io", "overridepolicies")) {
-        sim__index_override(k, ev);
-        sim__overrides_changed(k, ev);
+        sim__override_event(k, ev);
     } else if (is(r, "work.karmada.io", "resourcebindings")) {
         if (sim__rbstatus_wants(ev))
             sim__aggregate_binding(k, sim_meta_str(ev->obj, "namespace"),
@@ -381,16 +396,70 @@ static void on_event(void *data, const struct sim_event *ev)
                 sim__prune_works(k, pid, NULL);
         } else {
             sim__sync_binding(k, ev->obj);
+            sim__taint_check_binding(k, ev->obj);
         }
+    } else if (is(r, "cluster.karmada.io", "clusters")) {
+        sim__taint_cluster_changed(k, ev);
     } else if (is(r, "work.karmada.io", "works")) {
         on_work(k, ev);
     }
 }
 
+struct admitting {
+    struct sim_karmada *k;
+    char ns[NAME_MAX_LEN];
+    char key[2 * NAME_MAX_LEN + 2];
+};
+
+static void admitted(void *data, int rc, json_object *obj, const char *message)
+{
+    struct admitting *a = data;
+    struct sim_karmada *k = a->k;
+    sim__keyset_remove(&k->admitting, a->key);
+    if (rc == 0) {
+        json_object *st = NULL;
+        if (sim_store_create(k->store,
+                             sim__res_of("work.karmada.io", "v1alpha2", "resourcebindings"), a->ns,
+                             obj, sim__clock_now(k), SIM_WRITE_INTERNAL, NULL, &st) < 0)
+            fprintf(stderr, "muster-sim: detector: %s\n",
+                    sim__get_str(st, "message", NULL, NULL)
+                        ? sim__get_str(st, "message", NULL, NULL)
+                        : "create refused");
+        json_object_put(st);
+    } else if (rc != MUSTER_ECANCELED) {
+        /* The detector's create failed; Karmada requeues it, the sim tries again on the
+         * template's next change. */
+        fprintf(stderr, "muster-sim: detector: resourcebindings.work.karmada.io \"%s\": %s\n",
+                a->key, message ? message : "refused");
+    }
+    muster_free(a);
+}
+
 void sim__admit_binding(struct sim_karmada *k, const char *ns, json_object *rb)
 {
-    /* Held, as muster's admission webhook leaves every new RB (the sim stands in for it when
-     * no webhook is registered). */
+    const struct sim_resource *rbr = sim__res_of("work.karmada.io", "v1alpha2", "resourcebindings");
+    if (k->admit) {
+        struct admitting *a = muster_calloc(1, sizeof(*a));
+        if (!a)
+            return;
+        a->k = k;
+        snprintf(a->ns, sizeof(a->ns), "%s", ns);
+        snprintf(a->key, sizeof(a->key), "%s/%s", ns, sim_meta_str(rb, "name"));
+        if (sim__keyset_has(&k->admitting, a->key)) {
+            muster_free(a); /* one create in flight per RB */
+            return;
+        }
+        int rc = k->admit(k->admit_data, ns, rb, admitted, a);
+        if (rc == 0) {
+            sim__keyset_add(&k->admitting, a->key);
+            return;
+        }
+        muster_free(a);
+        if (rc < 0)
+            return;
+    }
+    /* No webhook registered: held, as muster's admission webhook leaves every new RB (the sim
+     * stands in for it). */
     json_object *spec = sim__get_path(rb, "spec", NULL, NULL);
     json_object *susp = sim__get_path(spec, "suspension", NULL, NULL);
     if (!susp) {
@@ -398,8 +467,14 @@ void sim__admit_binding(struct sim_karmada *k, const char *ns, json_object *rb)
         json_object_object_add(spec, "suspension", susp);
     }
     json_object_object_add(susp, "scheduling", json_object_new_boolean(1));
-    sim_store_create(k->store, sim__res_of("work.karmada.io", "v1alpha2", "resourcebindings"), ns,
-                     rb, sim__clock_now(k), SIM_WRITE_INTERNAL | SIM_WRITE_SHARE, NULL, NULL);
+    sim_store_create(k->store, rbr, ns, rb, sim__clock_now(k), SIM_WRITE_INTERNAL | SIM_WRITE_SHARE,
+                     NULL, NULL);
+}
+
+void sim_karmada_set_binding_admission(struct sim_karmada *k, sim_karmada_admit_fn fn, void *data)
+{
+    k->admit = fn;
+    k->admit_data = data;
 }
 
 void sim_karmada_set_options(struct sim_karmada *k, const struct sim_karmada_options *opts)
@@ -467,7 +542,7 @@ int sim_karmada_new(struct sim_store *store, json_object *scenario, time_t (*now
     /* The watch starts now: policies already stored are indexed from the store. */
     if (rc == 0)
         sim_store_each(store, sim__res_of("policy.karmada.io", "v1alpha1", "overridepolicies"),
-                       sim__index_override_existing, k);
+                       sim__override_seed, k);
     for (size_t i = 0; rc == 0 && i < n; i++) {
         create_cluster_object(k, &k->clusters[i], json_object_array_get_idx(clusters, i));
         sim__cluster_sync(k, &k->clusters[i]);
@@ -511,8 +586,8 @@ void sim_karmada_free(struct sim_karmada *k)
         muster_free(k->refs[i].key);
     }
     muster_free(k->refs);
-    sim__keyset_free(&k->op_named);
-    sim__keyset_free(&k->op_wild);
+    sim__override_free(k);
+    sim__keyset_free(&k->admitting);
     for (size_t i = 0; i < k->nres; i++)
         muster_free(k->res[i]);
     muster_free(k);

@@ -31,10 +31,34 @@ struct sim_karmada_options {
     /* The OverridePolicy informer's lag behind the store, in milliseconds (0: none). Renders
      * read the policies as they were that long ago. */
     int64_t override_lag_ms;
+    /* The clock of that lag, in milliseconds (NULL: CLOCK_MONOTONIC). Tests pass their own. */
+    int64_t (*now_ms)(void);
 };
+
+/* Delivers the OverridePolicy events whose lag is over (their renders happen now). Returns the
+ * milliseconds until the next one is due, or -1 when none waits. */
+int64_t sim_karmada_override_sync(struct sim_karmada *k);
+
+/* cb(data, delay_ms) is called when an OverridePolicy event starts waiting in an empty queue:
+ * the caller calls sim_karmada_override_sync after delay_ms (and again while it returns >= 0). */
+void sim_karmada_on_override_due(struct sim_karmada *k, void (*cb)(void *data, int64_t delay_ms),
+                                 void *data);
 
 /* Applies opts (copied). Call it right after sim_karmada_new. */
 void sim_karmada_set_options(struct sim_karmada *k, const struct sim_karmada_options *opts);
+
+/* The karmada-apiserver's admission of a ResourceBinding create: fn starts admitting obj
+ * (borrowed) in ns and returns 0, after which done(done_data, rc, obj, message) runs once
+ * (rc 0: store obj as patched; rc < 0: refused with message); or returns 1 when no webhook is
+ * registered for it (done never runs). */
+typedef void (*sim_karmada_admitted_cb)(void *done_data, int rc, json_object *obj,
+                                        const char *message);
+typedef int (*sim_karmada_admit_fn)(void *data, const char *ns, json_object *obj,
+                                    sim_karmada_admitted_cb done, void *done_data);
+
+/* Routes the detector's RB creates through fn (NULL: create at once, with the
+ * spec.suspension.scheduling: true that muster's webhook would add, as the sim always did). */
+void sim_karmada_set_binding_admission(struct sim_karmada *k, sim_karmada_admit_fn fn, void *data);
 
 /* Stops the controllers and frees k (the objects stay in the store). NULL is a no-op. */
 void sim_karmada_free(struct sim_karmada *k);

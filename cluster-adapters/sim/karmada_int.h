@@ -119,6 +119,18 @@ struct share {
     int64_t npods;
 };
 
+/* The OverridePolicy informer: its copy of a policy, and an event not delivered yet. */
+struct op_cached {
+    char *key; /* "namespace/name" */
+    json_object *obj;
+};
+
+struct op_pending {
+    int64_t due; /* ms, on the options' clock */
+    enum sim_event_type type;
+    json_object *obj, *prev;
+};
+
 struct sim_karmada {
     struct sim_karmada_options opts;
     struct sim_store *store;
@@ -142,6 +154,17 @@ struct sim_karmada {
      * policy" for a selector naming its template; wild "ns, policy" for a policy that may
      * select templates by other means (a selector without a name, or no selectors at all). */
     struct keyset op_named, op_wild;
+    /* The informer cache renders read (sorted by key), and the events it has not delivered
+     * yet, oldest first from qhead. */
+    struct op_cached *opc;
+    size_t nopc, capopc;
+    struct op_pending *opq;
+    size_t qhead, nopq, capopq;
+    sim_karmada_admit_fn admit; /* RB creates through the hub's webhooks, or NULL */
+    void *admit_data;
+    struct keyset admitting; /* "namespace/name" of RBs whose admission is in flight */
+    void (*on_override_due)(void *data, int64_t delay_ms);
+    void *due_data;
 };
 
 struct pod_set {
@@ -205,6 +228,9 @@ int sim__res_index(struct sim_karmada *k, const char *name, int add);
 const struct sim_resource *sim__res_of(const char *group, const char *version, const char *plural);
 json_object *sim__shallow_copy(json_object *o);
 int sim__status_only(const struct sim_event *ev);
+
+/* 1 when names (an array of cluster names, or of objects with "name") lists cluster. */
+int sim__cluster_listed(json_object *names, const char *cluster);
 
 /* Creates the ResourceBinding rb (borrowed) in ns as the karmada-apiserver would: through the
  * hub's mutating admission webhooks for resourcebindings CREATE when one is registered (see
