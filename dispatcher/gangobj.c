@@ -539,6 +539,10 @@ json_object *gang_patch_rollback_clear(int user_dispatching)
     json_object *ann = add_obj(add_obj(root, "metadata", &bad), "annotations", &bad);
     add_null(ann, GANG_APPLIED_PLACEMENT_ANNOTATION, &bad);
     add_null(spec, "clusters", &bad);
+    /* An eviction (taint manager, application failover) keeps the evicted cluster's Works
+     * while its task lives; the whole gang is taken back here, so the tasks go with it, or
+     * the next placement would meet them again. */
+    add_null(spec, "gracefulEvictionTasks", &bad);
     return done(root, bad);
 }
 

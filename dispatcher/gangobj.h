@@ -116,7 +116,9 @@ json_object *gang_override_policy(const struct gang_input *in);
  *   value: NULL.
  * resume (resume mode): spec.suspension.scheduling: false only.
  * rollback barrier: spec.suspension.dispatching: true.
- * rollback clear: spec.clusters null, applied-placement annotation null, spec.suspension.
+ * rollback clear: spec.clusters null, spec.gracefulEvictionTasks null (the whole gang is taken
+ *   back: an eviction task must not meet the next placement), applied-placement annotation
+ *   null, spec.suspension.
  *   scheduling true, dispatching restored as in release. After a rollback barrier the barrier
  *   is muster's: pass the user's value, not -2, or dispatching stays suspended. */
 json_object *gang_patch_assign(const struct gang_input *in, int barrier);

@@ -675,6 +675,21 @@ static void test_rollback_patches(void)
     CU_ASSERT_PTR_NULL(at(out, "spec/suspension/dispatching"));
     valid_as(RB, out);
     json_object_put(out);
+    /* The taint manager evicted a cluster (spec.gracefulEvictionTasks): the whole gang is taken
+     * back, and the tasks with it, or the next placement would meet them again. */
+    json_object *evicted = NULL;
+    json_object_deep_copy(barred, &evicted, NULL);
+    json_object_object_add(
+        at(evicted, "spec"), "gracefulEvictionTasks",
+        json_tokener_parse("[{\"fromCluster\":\"member1\",\"reason\":\"TaintUntolerated\","
+                           "\"producer\":\"TaintManager\"}]"));
+    valid_as(RB, evicted);
+    out = merged(evicted, p);
+    CU_ASSERT_PTR_NULL(at(out, "spec/gracefulEvictionTasks"));
+    CU_ASSERT_PTR_NULL(at(out, "spec/clusters"));
+    valid_as(RB, out);
+    json_object_put(out);
+    json_object_put(evicted);
     json_object_put(p);
     CU_ASSERT_PTR_NULL(gang_patch_rollback_clear(3));
     json_object_put(released);
