@@ -1290,8 +1290,9 @@ static void ledger_flush(struct ctl *c)
              * request still in flight finishes first; its step_done sees the binding DONE and
              * turns to the delete. A step only waiting (Applied, the barrier, a retry) stops. */
             if (b->inflight == 0) {
-                b->step = b->needs_objects && b->assign ? S_R_WORKS : S_NONE;
-                step_run(c, b);
+                if (b->step != S_STATUS && b->step != S_STATUS_READ)
+                    b->step = b->needs_objects && b->assign ? S_R_WORKS : S_NONE;
+                step_run(c, b); /* a Scheduled=True still to write goes first (step_done) */
             }
             break;
         default:
@@ -1949,6 +1950,10 @@ static void on_response(int err, const struct kube_response *resp, void *ud)
     if (b->rb_missing) {
         b->rb_missing = 0;
         b->step_failed = 0;
+        if (b->st == B_DONE && b->needs_objects && b->assign) {
+            b->step = S_R_WORKS; /* released already: the RB went, its Works go too */
+            step_run(c, b);
+        }
         return;
     }
     if (b->step_failed) {
@@ -2164,11 +2169,16 @@ static void recheck_later(struct ctl *c, struct binding *b)
 static void rollback(struct ctl *c, struct binding *b, const char *why);
 
 /* A forward step of a binding released meanwhile (finished, or its RB went) goes no further:
- * what it made is deleted instead. */
-static int forward_step(enum step st)
+ * what it made is deleted instead. Scheduled=True still goes to an RB that stays (its shares
+ * were placed and lifted, and Karmada's RB-status controller needs lastScheduledTime), then
+ * the delete follows (step_done). */
+static int forward_step(const struct binding *b)
 {
+    enum step st = b->step;
+    if (st == S_STATUS || st == S_STATUS_READ)
+        return b->gone || jpath(b->rb, "metadata", "deletionTimestamp") != NULL;
     return st == S_OBJECTS || st == S_APPLIED || st == S_ASSIGN || st == S_BARRIER ||
-           st == S_LIFT || st == S_ASSIGN_LIFT || st == S_STATUS || st == S_STATUS_READ;
+           st == S_LIFT || st == S_ASSIGN_LIFT;
 }
 
 static void step_run(struct ctl *c, struct binding *b)
@@ -2179,7 +2189,7 @@ static void step_run(struct ctl *c, struct binding *b)
     split_key(b->key, ns, sizeof ns, &name);
     if (!leads(c) || c->stopping)
         return;
-    if (b->st == B_DONE && forward_step(b->step))
+    if (b->st == B_DONE && forward_step(b))
         b->step = b->needs_objects && b->assign ? S_R_WORKS : S_NONE;
     rb_path(b, path, sizeof path);
     struct gang_share gs[256];
@@ -2473,6 +2483,10 @@ static void step_done(struct ctl *c, struct binding *b)
     case S_STATUS:
         json_object_put(b->fresh);
         b->fresh = NULL;
+        if (b->st == B_DONE && b->needs_objects && b->assign) {
+            b->step = S_R_WORKS; /* released while the forward steps finished */
+            break;
+        }
         b->step = S_NONE;
         return;
     case S_HOLD:
