@@ -1,8 +1,8 @@
 /* Karmada's control plane as the simulated hub needs it: member clusters built from a scenario
- * with their Cluster status (resourceSummary, resourceModels, Ready), the detector that turns
- * workloads matched by a PropagationPolicy into ResourceBindings, and the binding controller
- * that renders RBs into Works and removes Works no longer wanted. It runs as a store watcher,
- * so it reacts to changes made through the REST API and to its own writes alike. */
+ * with their Cluster status and the objects Karmada applied to them, the detector, the binding,
+ * execution, work-status, RB-status and taint controllers, the override manager and the Work
+ * webhook (docs/sim.md, "Fidelity to Karmada", cites Karmada's code for each). It runs as a store
+ * watcher, so it reacts to changes made through the REST API and to its own writes alike. */
 #ifndef MUSTER_SIM_KARMADA_H
 #define MUSTER_SIM_KARMADA_H
 

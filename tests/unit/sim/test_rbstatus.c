@@ -49,7 +49,7 @@ static void test_aggregation_and_abort(void)
     CU_ASSERT_STRING_EQUAL(agg(&f, "status|conditions|0|status"), "True");
 
     /* muster's old PodGroup Work, labelled with the RB's permanent id. */
-    char pid[4096], w[2048], label[4200];
+    char pid[4096], w[8192], label[4200];
     snprintf(pid, sizeof(pid), "%s",
              agg(&f, "metadata|labels|resourcebinding.karmada.io/permanent-id"));
     snprintf(label, sizeof(label), "\"resourcebinding.karmada.io/permanent-id\":\"%s\"", pid);
