@@ -36,7 +36,13 @@ expect "$(rbj spread-deployment '{.metadata.finalizers}')" '["karmada.io/binding
 api PATCH /api/v1/queues/q '{"state":"Closed"}' >/dev/null
 
 # --- the RB is deleted mid-run ---
+# Another finalizer (someone else's controller) keeps the RB after Karmada's own is gone, so the
+# RB only carries metadata.deletionTimestamp all through: muster must act on that alone.
+k patch rb spread-deployment --type merge \
+    -p '{"metadata":{"finalizers":["karmada.io/binding-controller","test.muster.io/hold"]}}' >/dev/null
 k delete rb spread-deployment --wait=false >/dev/null
+wait_until 10 "the RB to carry a deletionTimestamp" eval \
+    "[ -n \"\$(rbj spread-deployment '{.metadata.deletionTimestamp}')\" ]"
 wait_until 10 "the binding to be released" eval \
     "api GET /api/v1/bindings?queue=q | jq -e '[.items[] | select(.uid == \"$uid\" and .state == \"running\")] | length == 0'"
 wait_until 10 "muster's PodGroup Works to go" is_eq 0 \
@@ -44,6 +50,8 @@ wait_until 10 "muster's PodGroup Works to go" is_eq 0 \
 wait_until 10 "the member PodGroups to go" is_eq 0 pgs
 wait_until 10 "q usage to drop" is_eq 0 \
     eval "api GET /api/v1/queues/q | jq -r '.status.allocated[\"nvidia.com/gpu\"] // \"0\"'"
+expect "$(rbj spread-deployment '{.metadata.uid}')" "$uid" "the RB still there, being deleted"
+k patch rb spread-deployment --type merge -p '{"metadata":{"finalizers":null}}' >/dev/null
 # (Whether the detector makes a new RB for the Deployment that still exists is Karmada's
 # business; the closed queue keeps one from running.)
 api PATCH /api/v1/queues/q '{"state":"Open"}' >/dev/null

@@ -12,7 +12,7 @@ NAME=dispatch_spread TEST_NS=team
 . "$(dirname "$0")/dispatch_lib.sh"
 FIX=$SRC/tests/fixtures/dispatch
 
-start_sim "$FIX/two-clusters.yaml"
+start_sim "$FIX/two-clusters.yaml" --event-log "$TMP/events.log" --event-log-objects 1
 start_musterd
 queue q root '{"nvidia.com/gpu":"16"}' '"gangTimeoutSeconds":3'
 
@@ -65,6 +65,15 @@ for cl in east:$e west:$w; do
         "$c the template's own annotation kept"
     expect "$(jq -r '.spec.schedulerName' <<<"$tmpl")" volcano "$c pod schedulerName"
 done
+# The order on the hub (the sim's event log): every PodGroup Work Applied before spec.clusters
+# was set; the rendered Works never released before muster's policy was in them.
+applied=$(jq -r --arg u "$uid" 'select(.resource == "works" and .object.metadata.labels["scheduling.muster.io/binding-uid"] == $u and ([.object.status.conditions[]? | select(.type == "Applied" and .status == "True")] | length) > 0) | "\(.namespace) \(.resourceVersion)"' "$TMP/events.log" |
+    sort -k1,1 -k2,2n | awk '!seen[$1]++ {print $2}' | sort -n | tail -1)
+placed=$(jq -r --arg u "$uid" 'select(.resource == "resourcebindings" and .object.metadata.uid == $u and (.object.spec.clusters // [] | length) > 0) | .resourceVersion | tonumber' "$TMP/events.log" | sort -n | head -1)
+[ -n "$applied" ] && [ -n "$placed" ] && [ "$applied" -lt "$placed" ] ||
+    dfail "PodGroup Works Applied (last at $applied) not all before spec.clusters (at $placed)"
+released_bare=$(jq -r --arg p "$pid" 'select(.resource == "works" and .object.metadata.labels["resourcebinding.karmada.io/permanent-id"] == $p and (.object.spec.suspendDispatching // false) == false and ((.object.metadata.annotations["policy.karmada.io/applied-overrides"] // "[]") | fromjson | map(.policyName) | index("muster-spread-deployment")) == null) | .resourceVersion' "$TMP/events.log" | head -3)
+expect "$released_bare" "" "no rendered Work released without muster's policy"
 op=$(k get op -o json | jq -c '[.items[] | select(.metadata.labels["app.kubernetes.io/managed-by"] == "muster")]')
 expect "$(jq 'length' <<<"$op")" 1 "one OverridePolicy"
 expect "$(jq -r '.[0].spec.resourceSelectors[0] | .apiVersion + " " + .kind + " " + .namespace + " " + .name' <<<"$op")" \
