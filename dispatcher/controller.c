@@ -3737,12 +3737,28 @@ static void on_tick(uv_timer_t *h)
         if (b->st == B_ADMITTED && b->assign && b->needs_objects && !b->inflight &&
             !b->lw_pending && (b->step == S_APPLIED || b->step == S_BARRIER) &&
             now - b->admitted_at > queue_timeout_ms(c, b->queue)) {
-            char why[200];
+            char why[256], detail[192] = "";
             int64_t s = queue_timeout_ms(c, b->queue) / 1000;
-            snprintf(why, sizeof why, "%s within the gang timeout of %" PRId64 "m%02" PRId64 "s",
+            /* The first Work that is not applied, and what the execution controller said of it
+             * (Applied=False: a member without the CRD, a conflict with a leftover object). */
+            for (uint32_t i = 0; b->step == S_APPLIED && i < b->nshares && !detail[0]; i++) {
+                json_object *wk = own_work(c, b, b->shares[i].cluster);
+                if (gang_work_applied(wk))
+                    continue;
+                json_object *conds = jpath(wk, "status", "conditions");
+                const char *msg = NULL;
+                for (size_t k = 0; conds && k < json_object_array_length(conds); k++) {
+                    json_object *cd = json_object_array_get_idx(conds, k);
+                    if (jstr(cd, "type") && strcmp(jstr(cd, "type"), "Applied") == 0)
+                        msg = jstr(cd, "message");
+                }
+                snprintf(detail, sizeof detail, " (%.63s: %.90s)", b->shares[i].cluster,
+                         msg ? msg : wk ? "no Applied condition yet" : "no Work");
+            }
+            snprintf(why, sizeof why, "%s within the gang timeout of %" PRId64 "m%02" PRId64 "s%s",
                      b->step == S_APPLIED ? "not every PodGroup Work was Applied"
                                           : "Karmada did not render every Work",
-                     s / 60, s % 60);
+                     s / 60, s % 60, detail);
             b->step = S_NONE;
             rollback(c, b, why);
             continue;
