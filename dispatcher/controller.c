@@ -2210,12 +2210,16 @@ static void step_run(struct ctl *c, struct binding *b)
         break;
     case S_OBJECTS: {
         fill_gang_input(c, b, &in, gs);
-        /* The policy first: created once per RB and kept (docs/gangobj.md). */
+        /* The policy first: created once per RB and kept (docs/gangobj.md). One that exists
+         * is merge-patched with this body: a no-op when it is the same (no new generation, so
+         * Karmada renders nothing again), a correction when an older musterd wrote it per
+         * cluster (its rules would miss a cluster of this placement). */
         json_object *op = gang_override_policy(&in);
         if (op) {
-            char pp[KUBE_MAX_URL_BYTES / 4];
+            char pp[KUBE_MAX_URL_BYTES / 4], one[KUBE_MAX_URL_BYTES / 4];
             policy_path(b, 0, pp, sizeof pp);
-            send_req(c, b, KUBE_CREATE, pp, NULL, op, MUSTER_EEXIST);
+            policy_path(b, 1, one, sizeof one);
+            send_req_ex(c, b, KUBE_CREATE, pp, NULL, op, 0, 0, one);
         }
         for (uint32_t i = 0; i < b->nshares; i++) {
             char wp[KUBE_MAX_URL_BYTES / 4], one[KUBE_MAX_URL_BYTES / 4];
