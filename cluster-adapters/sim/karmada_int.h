@@ -204,6 +204,7 @@ struct mwork {
     json_object *obj;             /* the object as applied (no status: the member computes that) */
     json_object *status;          /* what the member last reported as its status, or NULL */
     int pg_touched;               /* one of its PodGroup's member shares changed in this sync */
+    int fresh;                    /* (re)applied since its status was last reflected */
     int touched;                  /* listed in the cluster's touched objects */
     char pgkey[2 * NAME_MAX_LEN]; /* a PodGroup: "namespace/name"; else "" */
     int64_t gen;                  /* bumped on every apply: cached per-pod requests follow it */

@@ -362,6 +362,7 @@ static void mwork_fill(struct cluster *c, struct mwork *mw, json_object *obj)
     mw->obj = json_object_get(obj);
     touch(c, mw);
     mw->gen++;
+    mw->fresh = 1; /* the work status controller reflects every add and update */
     if (!mw->shares) {
         mw->shares = muster_calloc(1, sizeof(*mw->shares));
         if (!mw->shares)
@@ -789,10 +790,11 @@ static void reflect(struct sim_karmada *k, struct cluster *c, struct mwork *mw)
     } else {
         st = json_object_new_object();
     }
-    if (mw->status && json_object_equal(st, mw->status)) {
+    if (!mw->fresh && mw->status && json_object_equal(st, mw->status)) {
         json_object_put(st);
         return;
     }
+    mw->fresh = 0;
     json_object_put(mw->status);
     mw->status = st;
     const char *wns = sim__get_str(mw->obj, "metadata", "annotations", "work.karmada.io/namespace");
@@ -1015,7 +1017,7 @@ static void run_member(struct sim_karmada *k, struct cluster *c, int64_t *alloca
         qsort(c->touched, c->ntouched, sizeof(*c->touched), mwork_name_cmp);
     for (size_t t = 0; t < c->ntouched; t++) {
         struct mwork *mw = c->touched[t];
-        int changed = !mw->status || mw->pg_touched || mw->pgkey[0];
+        int changed = !mw->status || mw->fresh || mw->pg_touched || mw->pgkey[0];
         for (size_t i = 0; i < mw->nunits && !changed; i++)
             changed = mw->units[i].changed;
         if (changed)

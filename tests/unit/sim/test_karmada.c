@@ -1,5 +1,8 @@
-/* Tests for cluster-adapters/sim/karmada.c: Karmada's Volcano Job vectors, cluster status from
- * simulated nodes, the detector and the binding controller, through a real store. */
+/* Tests for the simulated Karmada as a whole (karmada.c and the controllers beside it): Karmada's
+ * Volcano Job vectors, cluster status from simulated nodes, the detector, the binding and
+ * execution controllers and the member's placement, through a real store. The files
+ * test_detector.c, test_binding.c, test_execution.c, test_rbstatus.c, test_taint.c and
+ * test_webhook_call.c check each controller's fidelity to Karmada (docs/sim.md). */
 #include "cluster-adapters/sim/karmada.h"
 #include "cluster-adapters/sim/resources.h"
 #include "cluster-adapters/sim/scenario.h"
