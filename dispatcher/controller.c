@@ -3741,7 +3741,7 @@ static void on_tick(uv_timer_t *h)
         if (b->st == B_ADMITTED && b->assign && b->needs_objects && !b->inflight &&
             !b->lw_pending && (b->step == S_APPLIED || b->step == S_BARRIER) &&
             now - b->admitted_at > queue_timeout_ms(c, b->queue)) {
-            char why[256], detail[192] = "";
+            char why[448], detail[192] = "";
             int64_t s = queue_timeout_ms(c, b->queue) / 1000;
             /* The first Work that is not applied, and what the execution controller said of it
              * (Applied=False: a member without the CRD, a conflict with a leftover object). */
