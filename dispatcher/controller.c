@@ -3280,8 +3280,9 @@ static void reconcile_rb(void *ud, json_object *rb)
      * waits for reconciliation): those without a live row are decided here, not skipped. */
     struct binding *b = find_key(c, key);
     if ((b && (b->ledger_id || b->st != B_WAIT_TEMPLATE || b->inflight || b->lw_pending)) ||
-        disp_workload_kind_of(rb) == DISP_WORKLOAD_KIND_NONE || rb_skipped(rb))
-        return;
+        disp_workload_kind_of(rb) == DISP_WORKLOAD_KIND_NONE || rb_skipped(rb) ||
+        jpath(rb, "metadata", "deletionTimestamp"))
+        return; /* (one being deleted is not queued: rb_upsert's rule) */
     const char *uid = jstr(jobj(rb, "metadata"), "uid");
     struct last_row last = {{0}, {0}, 0};
     store_ledger_foreach_binding(c->s, key, last_cb, &last);
