@@ -118,8 +118,9 @@ void sim__override_event(struct sim_karmada *k, const struct sim_event *ev)
         deliver(k, ev);
         return;
     }
-    if (k->nopq == k->capopq) {
-        /* Compact the delivered head away before growing. */
+    if (k->nopq == k->capopq && k->qhead) {
+        /* Compact the delivered head away before growing (nothing to move while the queue
+         * has never held anything: memmove on its NULL array is undefined). */
         memmove(k->opq, k->opq + k->qhead, (k->nopq - k->qhead) * sizeof(*k->opq));
         k->nopq -= k->qhead;
         k->qhead = 0;
