@@ -94,6 +94,10 @@ struct api_dispatcher {
     void (*queues_changed)(void *ud, const char *name);
     /* 0 while this musterd is a follower (leader election): changes are refused with 503. */
     int (*leading)(void *ud);
+    /* What the hub lacks that muster needs (docs/operations.md, "Hub prerequisites"), one
+     * line each, or NULL: /readyz names it while staying ready (musterd runs degraded rather
+     * than refuse the webhook). Borrowed until the loop runs again. */
+    const char *(*degraded)(void *ud);
 };
 
 struct api_ctx {

@@ -82,28 +82,36 @@ static const char *const bstate_names[] = {
     "waiting", "parked", "undoing", "backoff", "pending", "admitted", "dispatched", "running",
     "done"};
 
-/* Steps of the protocol; each may send several requests at once and waits for all of them. */
+/* Steps of the protocol (docs/dispatcher.md); each may send several requests at once and
+ * waits for all of them. */
 enum step {
     S_NONE,
     /* forward, assign mode with gang objects */
+    S_OBJECTS, /* create: the OverridePolicy and the PodGroup Works (not suspended) */
+    S_APPLIED, /* wait: every PodGroup Work reports Applied (its watch event re-runs it) */
     S_ASSIGN,  /* patch: clusters, applied-placement, dispatching barrier */
-    S_OBJECTS, /* create: PodGroup Works (suspended) and the OverridePolicy */
+    S_BARRIER, /* list: the rendered Works suspended, with the OverridePolicy in them */
     S_LIFT,    /* patch: scheduling false, dispatching restored */
-    S_WORKS,   /* patch: PodGroup Works released */
     /* forward, assign mode without objects (Volcano Job): one patch does all */
     S_ASSIGN_LIFT,
-    S_STATUS, /* status patch: Scheduled=True */
+    S_STATUS,      /* status patch: Scheduled=True, conditional on resourceVersion */
+    S_STATUS_READ, /* get: the RB again after a 409, to rebuild the status patch */
     /* forward, resume mode */
     S_RESUME,
     /* rollback / undo */
     S_U_BARRIER, /* patch: dispatching true */
-    S_U_DELETE,  /* delete: PodGroup Works and the OverridePolicy */
     S_U_CLEAR,   /* patch: clusters cleared, scheduling true, dispatching restored */
+    S_U_DELETE,  /* delete: the PodGroup Works (Karmada deletes the member PodGroups) */
     /* release */
-    S_R_POLICY, /* delete the OverridePolicy */
+    S_R_WORKS, /* delete the PodGroup Works */
     /* hold */
     S_HOLD,
 };
+
+/* The barrier check lists the rendered Works again after this, doubling up to the max, while
+ * Karmada renders (the gang timeout bounds the wait). */
+#define CTL_BARRIER_RECHECK_MS 20
+#define CTL_BARRIER_RECHECK_MAX_MS 1000
 
 struct share {
     char cluster[CTL_CLUSTER_NAME_MAX];
@@ -165,6 +173,9 @@ struct binding {
     int rb_missing;    /* a step's request found the RB gone: wait for its delete event */
     uint64_t retry_ms;
     int64_t retry_at;
+    uint32_t recheck_ms; /* the barrier check's back-off */
+    json_object *reply;  /* the body of the last step request that wanted one */
+    json_object *fresh;  /* the RB as the hub last answered it (S_LIFT, S_STATUS_READ) */
     struct share *shares;
     uint32_t nshares;
     /* why it waits: condition reason and message; dirty until written to the RB */
@@ -183,6 +194,9 @@ struct cluster {
     char name[CTL_CLUSTER_NAME_MAX];
     json_object *obj;
     int ready;
+    /* status.apiEnablements lists no scheduling.volcano.sh/v1beta1 podgroups: the member
+     * cannot take a PodGroup, so gangs that need one are not placed there */
+    int no_podgroups;
     uint64_t gen; /* bumped on every status change */
     uint64_t shape; /* hash of what placement constraints read: labels and spec */
     struct queue_resvec capacity, allocated, allocating, free;
@@ -236,6 +250,10 @@ struct request_ctx {
     int tolerate; /* MUSTER_* code that counts as success (ENOENT for deletes, EEXIST) */
     int side;     /* a condition write, outside the steps */
     enum kube_verb verb;
+    int want_body; /* keep the answer in b->reply */
+    /* A create answered 409 AlreadyExists is replaced: this body merge-patched onto this
+     * object path (an earlier attempt's Work must carry this attempt's PodGroup). Owned. */
+    char *again_path, *again_body;
 };
 
 /* What each informer's callbacks get: the controller and which watch it is. */
@@ -288,7 +306,7 @@ struct ctl {
         uint64_t cap_changes, epoch;
         struct queue_resvec req;
         int32_t comp_replicas, replicas;
-        int spread;
+        int spread, needs_pg; /* needs_pg: members without PodGroups were left out */
         uint32_t ncl;
         uint8_t allow[256];
         char reason[16];
@@ -309,6 +327,15 @@ struct ctl {
     uv_idle_t kick; /* runs the cycle and the ledger flush once per loop iteration */
     int kick_active, cycle_wanted;
     uv_timer_t pace;         /* a paced cycle's wake-up (CTL_CYCLE_DUTY) */
+    uv_timer_t soon;         /* retries due before the next tick (the barrier's re-checks) */
+    int64_t soon_at;         /* when soon fires; 0 when it is not armed */
+    /* Hub prerequisites (docs/operations.md): the PodGroup CRD on the karmada-apiserver
+     * (-1 not known yet, 0 missing, 1 served), and what is missing, for /readyz and the log. */
+    int hub_pg;
+    int prereq_inflight;
+    struct kube_call *prereq_call; /* the discovery request in flight, cancelled on stop */
+    int64_t last_prereq;
+    char missing[768];
     uint64_t cycle_next_ns;  /* uv_hrtime() before which no cycle starts */
     int pace_armed;
     /* A cycle can admit nothing new unless the engine changed (an entry came or went, a queue
@@ -415,6 +442,7 @@ static int bool_at(json_object *o, const char *k)
 }
 
 static void kick(struct ctl *c);
+static void missing_refresh(struct ctl *c);
 static void shares_track(struct ctl *c, struct binding *b);
 static void shares_untrack(struct ctl *c, struct binding *b);
 
@@ -580,6 +608,8 @@ static void binding_free(struct ctl *c, struct binding *b)
         c->sweep_cursor = NULL;
     json_object_put(b->rb);
     json_object_put(b->tmpl);
+    json_object_put(b->reply);
+    json_object_put(b->fresh);
     binding_clear_read(b);
     muster_free(b->shares);
     if (b->tkey != tkey_none)
@@ -881,6 +911,16 @@ static void cluster_set(struct ctl *c, json_object *obj)
     if (shape != k->shape || k->gen == 1) {
         k->shape = shape;
         c->cl_epoch++;
+    }
+    int no_pg = disp_workload_cluster_serves_podgroups(obj) == 0;
+    if (no_pg != k->no_podgroups) {
+        k->no_podgroups = no_pg;
+        c->cl_epoch++; /* where a gang that needs a PodGroup may go changed */
+        logf_(c, "cluster %s: %s", k->name,
+              no_pg ? "status.apiEnablements lists no scheduling.volcano.sh/v1beta1 podgroups: "
+                      "gangs that need a PodGroup are not placed there until it does"
+                    : "serves PodGroups again");
+        missing_refresh(c);
     }
     k->ready = 0;
     json_object *conds = jpath(obj, "status", "conditions");
@@ -1284,11 +1324,13 @@ static void ledger_flush(struct ctl *c)
             forward_start(c, b);
             break;
         case LW_RELEASE:
-            /* a forward step still to finish (Works released, Scheduled=True: waiting for a
-             * retry, say) runs first and chains into the policy's delete (step_done) */
-            if (b->needs_objects && b->assign && b->inflight == 0 && b->step == S_NONE) {
-                b->step = S_R_POLICY;
-                step_run(c, b);
+            /* The PodGroup Works go at once (the OverridePolicy stays: docs/gangobj.md). A
+             * request still in flight finishes first; its step_done sees the binding DONE and
+             * turns to the delete. A step only waiting (Applied, the barrier, a retry) stops. */
+            if (b->inflight == 0) {
+                if (b->step != S_STATUS && b->step != S_STATUS_READ)
+                    b->step = b->needs_objects && b->assign ? S_R_WORKS : S_NONE;
+                step_run(c, b); /* a Scheduled=True still to write goes first (step_done) */
             }
             break;
         default:
@@ -1548,7 +1590,8 @@ static uint64_t cluster_fits(struct cluster *k, const struct queue_resvec *repli
 static int nofit_same(const struct ctl *c, const struct binding *b, uint32_t nallow)
 {
     return c->nl.valid && c->nl.cap_changes == c->cap_changes && c->nl.epoch == c->cl_epoch &&
-           c->nl.spread == b->spread && c->nl.comp_replicas == b->comp[0].replicas &&
+           c->nl.spread == b->spread && c->nl.needs_pg == (b->needs_objects && b->assign) &&
+           c->nl.comp_replicas == b->comp[0].replicas &&
            c->nl.replicas == b->replicas && c->nl.ncl == nallow &&
            memcmp(c->nl.allow, b->allow, nallow) == 0 &&
            queue_resvec_cmp(&c->nl.req, &b->comp[0].req) == 0;
@@ -1567,14 +1610,31 @@ static int place(struct ctl *c, struct binding *b)
         b->allow_epoch = c->cl_epoch;
     }
     uint32_t nallow = c->ncl < 256 ? c->ncl : 256;
+    int needs_pg = b->needs_objects && b->assign;
+    if (needs_pg && c->hub_pg == 0) {
+        /* Karmada's execution controller cannot map a PodGroup manifest: its Works would
+         * never apply. Not guessed around: the gang waits, and says why. */
+        set_reason(b, "Unschedulable",
+                   "the karmada-apiserver does not serve scheduling.volcano.sh/v1beta1 "
+                   "podgroups: install Volcano's PodGroup CRD on the hub (docs/operations.md)");
+        return MUSTER_ENOSPC;
+    }
     if (b->ncomp == 1 && nofit_same(c, b, nallow)) {
         set_reason(b, c->nl.reason, "%s", c->nl.msg);
         return MUSTER_ENOSPC;
     }
+    uint32_t nopg = 0;
+    char np[128] = "";
     for (uint32_t i = 0; i < c->ncl && n < 256; i++) {
         struct cluster *k = &c->cl[i];
         if (!b->allow[i])
             continue;
+        if (needs_pg && k->no_podgroups) {
+            if (nopg++ < 3)
+                snprintf(np + strlen(np), sizeof np - strlen(np), "%s%s", nopg > 1 ? ", " : "",
+                         k->name);
+            continue;
+        }
         if (!k->ready) {
             if (notready++ < 3)
                 snprintf(nr + strlen(nr), sizeof nr - strlen(nr), "%s%s", notready > 1 ? ", " : "",
@@ -1641,7 +1701,12 @@ static int place(struct ctl *c, struct binding *b)
         snprintf(holds + l, sizeof holds - l, "%s%s holds %" PRIu64, i ? ", " : "", caps[i].name,
                  f);
     }
-    if (n == 0)
+    if (n == 0 && nopg)
+        set_reason(b, "NoClusterFit",
+                   "no allowed Ready cluster serves PodGroups (no scheduling.volcano.sh/v1beta1 "
+                   "podgroups in status.apiEnablements: %s)%s%s%s",
+                   np, notready ? "; not Ready: " : "", nr, "");
+    else if (n == 0)
         set_reason(b, "NoClusterFit",
                    "no Ready cluster is allowed by its placement%s%s%s", notready ? " (not Ready: "
                                                                                   : "",
@@ -1659,6 +1724,7 @@ static int place(struct ctl *c, struct binding *b)
         c->nl.comp_replicas = b->comp[0].replicas;
         c->nl.replicas = b->replicas;
         c->nl.spread = b->spread;
+        c->nl.needs_pg = needs_pg;
         c->nl.ncl = nallow;
         memcpy(c->nl.allow, b->allow, nallow);
         memcpy(c->nl.reason, b->reason, sizeof c->nl.reason);
@@ -1861,6 +1927,8 @@ static void retry_later(struct ctl *c, struct binding *b)
     }
 }
 
+static int send_again(struct ctl *c, struct binding *b, struct request_ctx *rq);
+
 static void on_response(int err, const struct kube_response *resp, void *ud)
 {
     struct request_ctx *rq = ud;
@@ -1868,21 +1936,38 @@ static void on_response(int err, const struct kube_response *resp, void *ud)
     struct binding *b = rq->b;
     enum step step = rq->step;
     int tolerate = rq->tolerate, side = rq->side;
+    if (b && err == MUSTER_EEXIST && rq->again_body && !b->gone && send_again(c, b, rq) == 0)
+        return; /* the replacing patch is in flight in its place */
+    muster_free(rq->again_path);
+    muster_free(rq->again_body);
+    int want_body = rq->want_body;
     muster_free(rq);
     if (!b)
         return; /* an orphan's delete: the next sweep sees whether it went */
     if (side) {
         b->side_inflight--;
+        /* 409: the RB changed since it was read; the next sweep writes from the newer read */
         if (err && err != MUSTER_ENOENT && err != MUSTER_ECANCELED) {
-            c->st.hub_errors++;
+            if (err != MUSTER_ECONFLICT)
+                c->st.hub_errors++;
             b->cond_dirty = 1; /* written again by a later sweep */
         }
         maybe_free(c, b);
         return;
     }
     b->inflight--;
-    int rb_step = step != S_OBJECTS && step != S_WORKS && step != S_U_DELETE &&
-                  step != S_R_POLICY;
+    if (!err && want_body && resp->body) {
+        json_object_put(b->reply);
+        b->reply = json_object_get(resp->body);
+    }
+    int rb_step = step != S_OBJECTS && step != S_BARRIER && step != S_U_DELETE &&
+                  step != S_R_WORKS;
+    if (err == MUSTER_ECONFLICT && step == S_STATUS) {
+        /* The RB changed since the status patch was built (its resourceVersion): read it
+         * again and rebuild, so no condition Karmada wrote meanwhile is overwritten. */
+        b->step = S_STATUS_READ;
+        err = 0;
+    }
     if (err && err != tolerate) {
         if (err == MUSTER_ENOENT && rb_step) {
             b->rb_missing = 1; /* the RB is gone; its delete event releases it */
@@ -1903,41 +1988,96 @@ static void on_response(int err, const struct kube_response *resp, void *ud)
     if (b->rb_missing) {
         b->rb_missing = 0;
         b->step_failed = 0;
+        if (b->st == B_DONE && b->needs_objects && b->assign) {
+            b->step = S_R_WORKS; /* released already: the RB went, its Works go too */
+            step_run(c, b);
+        }
         return;
     }
     if (b->step_failed) {
         b->step_failed = 0;
         retry_later(c, b);
+    } else if (b->step == S_STATUS_READ && step == S_STATUS) {
+        step_run(c, b);
     } else {
         b->retry_ms = 0;
         step_done(c, b);
     }
 }
 
-/* Sends one request of b's current step; body is consumed. */
-static void send_req(struct ctl *c, struct binding *b, enum kube_verb verb, const char *path,
-                     const char *sub, json_object *body, int tolerate)
+/* Sends one request of b's current step; body is consumed. want_body keeps the answer in
+ * b->reply; again_path (a create's object path) makes a 409 AlreadyExists replace the existing
+ * object with body by a merge patch. */
+static void send_req_ex(struct ctl *c, struct binding *b, enum kube_verb verb, const char *path,
+                        const char *sub, json_object *body, int tolerate, int want_body,
+                        const char *again_path)
 {
-    struct request_ctx *rq = muster_malloc(sizeof(*rq));
+    struct request_ctx *rq = muster_calloc(1, sizeof(*rq));
     const char *txt = body ? json_object_to_json_string_ext(body, JSON_C_TO_STRING_PLAIN) : NULL;
-    /* Only deletes go without a body: a builder that returned NULL failed. */
-    if (!rq || (body && !txt) || (!body && verb != KUBE_DELETE)) {
+    /* Only deletes and reads go without a body: a builder that returned NULL failed. */
+    if (!rq || (body && !txt) || (!body && verb != KUBE_DELETE && verb != KUBE_GET &&
+                                  verb != KUBE_LIST)) {
         muster_free(rq);
         json_object_put(body);
         b->step_failed = 1;
         return;
     }
-    *rq = (struct request_ctx){c, b, b->step, tolerate, 0, verb};
+    *rq = (struct request_ctx){c, b, b->step, tolerate, 0, verb, want_body, NULL, NULL};
+    if (again_path) {
+        rq->again_path = muster_strdup(again_path);
+        rq->again_body = muster_strdup(txt);
+        if (!rq->again_path || !rq->again_body) {
+            muster_free(rq->again_path);
+            muster_free(rq->again_body);
+            muster_free(rq);
+            json_object_put(body);
+            b->step_failed = 1;
+            return;
+        }
+    }
     struct kube_request req = {
-        .verb = verb, .path = path, .subresource = sub, .body = txt, .discard_body = 1};
+        .verb = verb, .path = path, .subresource = sub, .body = txt, .discard_body = !want_body};
     b->inflight++;
     int rc = kube_request(c->kube, &req, on_response, rq);
     json_object_put(body);
     if (rc) {
         b->inflight--;
+        muster_free(rq->again_path);
+        muster_free(rq->again_body);
         muster_free(rq);
         b->step_failed = 1;
     }
+}
+
+static void send_req(struct ctl *c, struct binding *b, enum kube_verb verb, const char *path,
+                     const char *sub, json_object *body, int tolerate)
+{
+    send_req_ex(c, b, verb, path, sub, body, tolerate, 0, NULL);
+}
+
+/* A create met an object of the same name (an earlier attempt's Work whose delete did not get
+ * through, say): the object is replaced by a merge patch carrying this attempt's whole body (a
+ * merge patch replaces the manifests array whole). The request keeps b's count in flight.
+ * Returns 0, or a MUSTER_* code when nothing was sent (the 409 then stands as a failure). */
+static int send_again(struct ctl *c, struct binding *b, struct request_ctx *rq)
+{
+    struct request_ctx *n = muster_calloc(1, sizeof(*n));
+    if (!n)
+        return MUSTER_ENOMEM;
+    *n = (struct request_ctx){c, b, rq->step, 0, 0, KUBE_MERGE_PATCH, 0, NULL, NULL};
+    struct kube_request req = {.verb = KUBE_MERGE_PATCH,
+                               .path = rq->again_path,
+                               .body = rq->again_body,
+                               .discard_body = 1};
+    int rc = kube_request(c->kube, &req, on_response, n);
+    if (rc) {
+        muster_free(n);
+        return rc;
+    }
+    muster_free(rq->again_path);
+    muster_free(rq->again_body);
+    muster_free(rq);
+    return 0;
 }
 
 /* Writes b's waiting condition when it changed: a status merge patch outside the steps. */
@@ -1957,7 +2097,7 @@ static int send_condition(struct ctl *c, struct binding *b)
         b->cond_dirty = 1;
         return 0;
     }
-    *rq = (struct request_ctx){c, b, S_NONE, 0, 1, KUBE_MERGE_PATCH};
+    *rq = (struct request_ctx){c, b, S_NONE, 0, 1, KUBE_MERGE_PATCH, 0, NULL, NULL};
     rb_path(b, path, sizeof path);
     struct kube_request req = {
         .verb = KUBE_MERGE_PATCH, .path = path, .subresource = "status", .body = txt,
@@ -2027,6 +2167,58 @@ static size_t rb_nclusters(json_object *rb)
     return cl && json_object_is_type(cl, json_type_array) ? json_object_array_length(cl) : 0;
 }
 
+/* muster's PodGroup Work for b in cluster, as its watch last saw it, or NULL. */
+static json_object *own_work(struct ctl *c, const struct binding *b, const char *cluster)
+{
+    char ns[256], wname[GANG_NAME_MAX + 1], wns[CTL_CLUSTER_NAME_MAX + 16];
+    const char *name;
+    split_key(b->key, ns, sizeof ns, &name);
+    gang_work_name(ns, name, wname, sizeof wname);
+    snprintf(wns, sizeof wns, "karmada-es-%s", cluster);
+    return kube_informer_get(&c->works, wns, wname);
+}
+
+/* Every share's PodGroup Work reports Applied: the member holds this attempt's PodGroup. */
+static int works_applied(struct ctl *c, const struct binding *b)
+{
+    for (uint32_t i = 0; i < b->nshares; i++)
+        if (!gang_work_applied(own_work(c, b, b->shares[i].cluster)))
+            return 0;
+    return 1;
+}
+
+static void soon_arm(struct ctl *c, int64_t at);
+
+/* The barrier is not rendered everywhere yet: list the Works again after the back-off. */
+static void recheck_later(struct ctl *c, struct binding *b)
+{
+    b->recheck_ms = b->recheck_ms ? b->recheck_ms * 2 : CTL_BARRIER_RECHECK_MS;
+    if (b->recheck_ms > CTL_BARRIER_RECHECK_MAX_MS)
+        b->recheck_ms = CTL_BARRIER_RECHECK_MAX_MS;
+    b->retry_at = now_ms(c) + b->recheck_ms;
+    if (!b->in_retry) {
+        b->rnext = c->retry;
+        c->retry = b;
+        b->in_retry = 1;
+    }
+    soon_arm(c, b->retry_at);
+}
+
+static void rollback(struct ctl *c, struct binding *b, const char *why);
+
+/* A forward step of a binding released meanwhile (finished, or its RB went) goes no further:
+ * what it made is deleted instead. Scheduled=True still goes to an RB that stays (its shares
+ * were placed and lifted, and Karmada's RB-status controller needs lastScheduledTime), then
+ * the delete follows (step_done). */
+static int forward_step(const struct binding *b)
+{
+    enum step st = b->step;
+    if (st == S_STATUS || st == S_STATUS_READ)
+        return b->gone || jpath(b->rb, "metadata", "deletionTimestamp") != NULL;
+    return st == S_OBJECTS || st == S_APPLIED || st == S_ASSIGN || st == S_BARRIER ||
+           st == S_LIFT || st == S_ASSIGN_LIFT;
+}
+
 static void step_run(struct ctl *c, struct binding *b)
 {
     char path[KUBE_MAX_URL_BYTES / 4];
@@ -2035,10 +2227,14 @@ static void step_run(struct ctl *c, struct binding *b)
     split_key(b->key, ns, sizeof ns, &name);
     if (!leads(c) || c->stopping)
         return;
+    if (b->st == B_DONE && forward_step(b))
+        b->step = b->needs_objects && b->assign ? S_R_WORKS : S_NONE;
     rb_path(b, path, sizeof path);
     struct gang_share gs[256];
     struct gang_input in;
     json_object *body = NULL;
+    char wname[GANG_NAME_MAX + 1];
+    gang_work_name(ns, name, wname, sizeof wname);
     b->step_failed = 0;
     switch (b->step) {
     case S_NONE:
@@ -2050,6 +2246,32 @@ static void step_run(struct ctl *c, struct binding *b)
         }
         send_req(c, b, KUBE_MERGE_PATCH, path, NULL, body, 0);
         break;
+    case S_OBJECTS: {
+        fill_gang_input(c, b, &in, gs);
+        /* The policy first: created once per RB and kept (docs/gangobj.md). One that exists
+         * is merge-patched with this body: a no-op when it is the same (no new generation, so
+         * Karmada renders nothing again), a correction when an older musterd wrote it per
+         * cluster (its rules would miss a cluster of this placement). */
+        json_object *op = gang_override_policy(&in);
+        if (op) {
+            char pp[KUBE_MAX_URL_BYTES / 4], one[KUBE_MAX_URL_BYTES / 4];
+            policy_path(b, 0, pp, sizeof pp);
+            policy_path(b, 1, one, sizeof one);
+            send_req_ex(c, b, KUBE_CREATE, pp, NULL, op, 0, 0, one);
+        }
+        for (uint32_t i = 0; i < b->nshares; i++) {
+            char wp[KUBE_MAX_URL_BYTES / 4], one[KUBE_MAX_URL_BYTES / 4];
+            work_path(b->shares[i].cluster, NULL, wp, sizeof wp);
+            work_path(b->shares[i].cluster, wname, one, sizeof one);
+            send_req_ex(c, b, KUBE_CREATE, wp, NULL, gang_podgroup_work(&in, i), 0, 0, one);
+        }
+        break;
+    }
+    case S_APPLIED:
+        /* Nothing to send: the Works' watch events run this again (work_changed). */
+        if (works_applied(c, b))
+            step_done(c, b);
+        return;
     case S_ASSIGN:
     case S_ASSIGN_LIFT:
         fill_gang_input(c, b, &in, gs);
@@ -2064,39 +2286,33 @@ static void step_run(struct ctl *c, struct binding *b)
                 json_object_object_add(spec, "suspension", json_object_get(susp));
             json_object_put(lift);
         }
-        send_req(c, b, KUBE_MERGE_PATCH, path, NULL, body, 0);
+        send_req_ex(c, b, KUBE_MERGE_PATCH, path, NULL, body, 0, b->step == S_ASSIGN_LIFT, NULL);
         break;
-    case S_OBJECTS: {
-        fill_gang_input(c, b, &in, gs);
-        char wname[GANG_NAME_MAX + 1];
-        gang_work_name(ns, name, wname, sizeof wname);
-        for (uint32_t i = 0; i < b->nshares; i++) {
-            char wp[KUBE_MAX_URL_BYTES / 4];
-            work_path(b->shares[i].cluster, NULL, wp, sizeof wp);
-            send_req(c, b, KUBE_CREATE, wp, NULL, gang_podgroup_work(&in, i, 1), MUSTER_EEXIST);
+    case S_BARRIER: {
+        /* The Works Karmada rendered for the RB carry its permanent id (its webhook and
+         * binding controller); muster's own carry none. */
+        char wp[KUBE_MAX_URL_BYTES / 4], sel[DISP_WORKLOAD_LABEL_VALUE_MAX + 64];
+        kube_path(wp, sizeof wp, "work.karmada.io", "v1alpha1", NULL, "works", NULL);
+        snprintf(sel, sizeof sel, "%s=%s", DISP_WORKLOAD_PERMANENT_ID_LABEL, b->pid);
+        struct request_ctx *rq = muster_calloc(1, sizeof(*rq));
+        if (!rq) {
+            b->step_failed = 1;
+            break;
         }
-        json_object *op = gang_override_policy(&in);
-        if (op) {
-            char pp[KUBE_MAX_URL_BYTES / 4];
-            policy_path(b, 0, pp, sizeof pp);
-            send_req(c, b, KUBE_CREATE, pp, NULL, op, MUSTER_EEXIST);
+        *rq = (struct request_ctx){c, b, b->step, 0, 0, KUBE_LIST, 1, NULL, NULL};
+        struct kube_request req = {.verb = KUBE_LIST, .path = wp, .label_selector = sel};
+        b->inflight++;
+        if (kube_request(c->kube, &req, on_response, rq)) {
+            b->inflight--;
+            muster_free(rq);
+            b->step_failed = 1;
         }
         break;
     }
     case S_LIFT:
-        send_req(c, b, KUBE_MERGE_PATCH, path, NULL,
-                 gang_patch_release(b->barrier ? b->user_dispatching : -2), 0);
+        send_req_ex(c, b, KUBE_MERGE_PATCH, path, NULL,
+                    gang_patch_release(b->barrier ? b->user_dispatching : -2), 0, 1, NULL);
         break;
-    case S_WORKS: {
-        char wname[GANG_NAME_MAX + 1];
-        gang_work_name(ns, name, wname, sizeof wname);
-        for (uint32_t i = 0; i < b->nshares; i++) {
-            char wp[KUBE_MAX_URL_BYTES / 4];
-            work_path(b->shares[i].cluster, wname, wp, sizeof wp);
-            send_req(c, b, KUBE_MERGE_PATCH, wp, NULL, gang_patch_work_release(), 0);
-        }
-        break;
-    }
     case S_STATUS: {
         if (b->side_inflight) {
             /* A waiting condition (Scheduled=False) still on its way (the client retries a
@@ -2106,19 +2322,30 @@ static void step_run(struct ctl *c, struct binding *b)
         }
         char ts[32];
         rfc3339(now_ms(c), ts, sizeof ts);
-        body = gang_status_scheduled(b->rb, ts);
+        /* From the newest read of the RB: the answer to muster's last patch or a fresh get,
+         * unless the watch has brought a newer one since. */
+        json_object *from = b->rb;
+        const char *frv = jstr(jobj(b->fresh, "metadata"), "resourceVersion");
+        const char *crv = jstr(jobj(b->rb, "metadata"), "resourceVersion");
+        if (frv && (!crv || strtoll(frv, NULL, 10) > strtoll(crv, NULL, 10)))
+            from = b->fresh;
+        body = gang_status_scheduled(from, ts);
         send_req(c, b, KUBE_MERGE_PATCH, path, "status", body, 0);
         break;
     }
+    case S_STATUS_READ:
+        send_req_ex(c, b, KUBE_GET, path, NULL, NULL, 0, 1, NULL);
+        break;
     case S_RESUME:
         send_req(c, b, KUBE_MERGE_PATCH, path, NULL, gang_patch_resume(), 0);
         break;
     case S_U_BARRIER:
         send_req(c, b, KUBE_MERGE_PATCH, path, NULL, gang_patch_rollback_barrier(), 0);
         break;
-    case S_U_DELETE: {
-        char wname[GANG_NAME_MAX + 1];
-        gang_work_name(ns, name, wname, sizeof wname);
+    case S_U_DELETE:
+    case S_R_WORKS: {
+        /* muster's Works in every cluster it placed in, and in any the hub lists (an adopted
+         * or half-undone dispatch); 404 counts as done. The OverridePolicy stays. */
         for (uint32_t i = 0; i < b->nshares; i++) {
             char wp[KUBE_MAX_URL_BYTES / 4];
             work_path(b->shares[i].cluster, wname, wp, sizeof wp);
@@ -2136,9 +2363,6 @@ static void step_run(struct ctl *c, struct binding *b)
             work_path(cn, wname, wp, sizeof wp);
             send_req(c, b, KUBE_DELETE, wp, NULL, NULL, MUSTER_ENOENT);
         }
-        char pp[KUBE_MAX_URL_BYTES / 4];
-        policy_path(b, 1, pp, sizeof pp);
-        send_req(c, b, KUBE_DELETE, pp, NULL, NULL, MUSTER_ENOENT);
         break;
     }
     case S_U_CLEAR:
@@ -2151,12 +2375,6 @@ static void step_run(struct ctl *c, struct binding *b)
         }
         send_req(c, b, KUBE_MERGE_PATCH, path, NULL, body, 0);
         break;
-    case S_R_POLICY: {
-        char pp[KUBE_MAX_URL_BYTES / 4];
-        policy_path(b, 1, pp, sizeof pp);
-        send_req(c, b, KUBE_DELETE, pp, NULL, NULL, MUSTER_ENOENT);
-        break;
-    }
     }
     if (b->inflight == 0) {
         /* nothing could be sent (out of memory) or nothing was needed */
@@ -2169,10 +2387,11 @@ static void step_run(struct ctl *c, struct binding *b)
 
 static void forward_start(struct ctl *c, struct binding *b)
 {
+    b->recheck_ms = 0;
     if (!b->assign)
         b->step = S_RESUME;
     else if (b->needs_objects)
-        b->step = S_ASSIGN;
+        b->step = S_OBJECTS;
     else
         b->step = S_ASSIGN_LIFT;
     step_run(c, b);
@@ -2210,24 +2429,76 @@ static void mark_dispatched(struct ctl *c, struct binding *b)
     publish_binding(c, b, "dispatched", "");
 }
 
+/* The rendered Works, as the barrier check listed them: lift, check again, or roll back. */
+static void barrier_judged(struct ctl *c, struct binding *b)
+{
+    char ns[256], pname[GANG_NAME_MAX + 1], why[200];
+    const char *name;
+    split_key(b->key, ns, sizeof ns, &name);
+    gang_policy_name(name, pname, sizeof pname);
+    struct gang_share gs[256];
+    for (uint32_t i = 0; i < b->nshares; i++)
+        gs[i] = (struct gang_share){b->shares[i].cluster, b->shares[i].replicas};
+    enum gang_rendered r =
+        gang_rendered_judge(jobj(b->reply, "items"), gs, b->nshares, pname, why, sizeof why);
+    json_object_put(b->reply);
+    b->reply = NULL;
+    switch (r) {
+    case GANG_RENDERED_READY:
+    case GANG_RENDERED_OPEN:
+        b->recheck_ms = 0;
+        b->step = S_LIFT;
+        step_run(c, b);
+        return;
+    case GANG_RENDERED_VANISHED: {
+        char msg[256];
+        snprintf(msg, sizeof msg, "the dispatching barrier vanished before the lift (%s)", why);
+        b->step = S_NONE;
+        rollback(c, b, msg);
+        return;
+    }
+    case GANG_RENDERED_WAIT:
+    case GANG_RENDERED_MISSING:
+        recheck_later(c, b);
+        return;
+    }
+}
+
 static void step_done(struct ctl *c, struct binding *b)
 {
     switch (b->step) {
-    case S_ASSIGN:
-        b->step = S_OBJECTS;
-        break;
     case S_OBJECTS:
-        b->step = S_LIFT;
+        b->step = S_APPLIED;
         break;
+    case S_APPLIED:
+        b->step = S_ASSIGN;
+        break;
+    case S_ASSIGN:
+        b->step = S_BARRIER;
+        break;
+    case S_BARRIER:
+        if (b->st == B_DONE)
+            break; /* step_run turns it into the delete */
+        barrier_judged(c, b);
+        return;
     case S_LIFT:
+        json_object_put(b->fresh);
+        b->fresh = b->reply;
+        b->reply = NULL;
         mark_dispatched(c, b);
-        b->step = S_WORKS;
-        break;
-    case S_WORKS:
         b->step = S_STATUS;
         break;
     case S_ASSIGN_LIFT:
+        json_object_put(b->fresh);
+        b->fresh = b->reply;
+        b->reply = NULL;
         mark_dispatched(c, b);
+        b->step = S_STATUS;
+        break;
+    case S_STATUS_READ:
+        json_object_put(b->fresh);
+        b->fresh = b->reply;
+        b->reply = NULL;
         b->step = S_STATUS;
         break;
     case S_RESUME:
@@ -2235,26 +2506,33 @@ static void step_done(struct ctl *c, struct binding *b)
         b->step = S_NONE;
         break;
     case S_U_BARRIER:
-        b->step = S_U_DELETE;
-        break;
-    case S_U_DELETE:
         b->step = S_U_CLEAR;
         break;
     case S_U_CLEAR:
+        /* Last, muster's own Works: Karmada deletes their member PodGroups through the
+         * finalizer. Without them there is nothing of muster's to delete. */
+        if (b->assign && b->needs_objects) {
+            b->step = S_U_DELETE;
+            break;
+        }
+        /* fall through */
+    case S_U_DELETE:
         b->step = S_NONE;
         b->nshares = 0;
         if (b->st == B_UNDO)
             engine_add(c, b);
         return;
     case S_STATUS:
+        json_object_put(b->fresh);
+        b->fresh = NULL;
         if (b->st == B_DONE && b->needs_objects && b->assign) {
-            b->step = S_R_POLICY; /* released while the forward steps finished */
+            b->step = S_R_WORKS; /* released while the forward steps finished */
             break;
         }
         b->step = S_NONE;
         return;
     case S_HOLD:
-    case S_R_POLICY:
+    case S_R_WORKS:
     case S_NONE:
         b->step = S_NONE;
         return;
@@ -2295,14 +2573,26 @@ static void release(struct ctl *c, struct binding *b, const char *why)
     if (c->opt.metrics)
         disp_metrics_release(c->opt.metrics, why);
     publish_binding(c, b, "released", why);
-    b->needs_objects = had_objects; /* the flush deletes the policy only if one was made */
+    b->needs_objects = had_objects; /* the flush deletes the Works only if some were made */
     set_state(c, b, B_DONE);
     kick(c);
 }
 
 static int64_t queue_timeout_ms(struct ctl *c, const char *queue);
 
+/* What a rollback is counted as (muster_rollbacks_total{reason}). */
+#define ROLLBACK_TIMEOUT "gang-timeout"
+#define ROLLBACK_BARRIER "barrier-vanished"
+#define ROLLBACK_EXTERNAL "placement-changed"
+
+static void rollback_ex(struct ctl *c, struct binding *b, const char *why, const char *metric);
+
 static void rollback(struct ctl *c, struct binding *b, const char *why)
+{
+    rollback_ex(c, b, why, strstr(why, "barrier") ? ROLLBACK_BARRIER : ROLLBACK_TIMEOUT);
+}
+
+static void rollback_ex(struct ctl *c, struct binding *b, const char *why, const char *metric)
 {
     int64_t now = now_ms(c);
     engine_forget(c, b);
@@ -2316,10 +2606,12 @@ static void rollback(struct ctl *c, struct binding *b, const char *why)
     w->row.reason = w->reason;
     queue_idmap_del(&c->byid, (uint64_t)b->ledger_id);
     b->ledger_id = 0;
-    /* The barrier goes up again during the undo; what to restore is what the RB has now
-     * (muster restored the user's value when it released the shares). */
+    /* The barrier goes up again during the undo, and the clear restores what the RB had
+     * before muster touched it, as the ledger recorded it; a gang that had no barrier of
+     * muster's (a Volcano Job) gets back what it has now. */
+    if (!b->barrier)
+        b->user_dispatching = rb_dispatching(b->rb);
     b->barrier = 1;
-    b->user_dispatching = rb_dispatching(b->rb);
     uint64_t back = c->opt.backoff_initial_ms ? c->opt.backoff_initial_ms : CTL_BACKOFF_INITIAL_MS;
     uint64_t max = c->opt.backoff_max_ms ? c->opt.backoff_max_ms : CTL_BACKOFF_MAX_MS;
     for (int64_t i = 0; i < b->attempt && back < max; i++)
@@ -2342,7 +2634,7 @@ static void rollback(struct ctl *c, struct binding *b, const char *why)
     b->step = S_NONE;
     c->st.rolled_back++;
     if (c->opt.metrics) {
-        disp_metrics_rollback(c->opt.metrics, "gang-timeout");
+        disp_metrics_rollback(c->opt.metrics, metric);
         disp_metrics_requeue(c->opt.metrics);
     }
     if (c->opt.events)
@@ -2365,14 +2657,28 @@ static json_object *agg_entry(json_object *rb, const char *cluster)
     return NULL;
 }
 
-static int share_running(json_object *e)
+/* Resume mode and the kinds without PodGroup Works: what Karmada aggregated for a cluster says
+ * the share runs. A Volcano Job runs once its phase is Running, Completing or Completed (the
+ * customization's statusReflection keeps status.state; "Healthy" covers Pending too). A batch
+ * Job is Healthy whatever it does (no health interpreter): applied stands for started, and
+ * only its conditions say it finished. */
+static int share_running(enum disp_workload_kind kind, json_object *e)
 {
+    if (!e)
+        return 0;
+    if (kind == DISP_WORKLOAD_KIND_VCJOB) {
+        const char *ph = jstr(jpath(e, "status", "state"), "phase");
+        return ph && (strcmp(ph, "Running") == 0 || strcmp(ph, "Completing") == 0 ||
+                      strcmp(ph, "Completed") == 0);
+    }
     const char *h = jstr(e, "health");
-    return e && bool_at(e, "applied") == 1 && h && strcmp(h, "Healthy") == 0;
+    return bool_at(e, "applied") == 1 && h && strcmp(h, "Healthy") == 0;
 }
 
-/* The member object's status says it is finished (succeeded or failed for good). */
-static int share_finished(enum disp_workload_kind kind, json_object *e, int32_t replicas)
+/* The member object's status says it is finished (succeeded or failed for good): a Job only
+ * on its Complete or Failed condition (succeeded counts pods, and a share's parallelism is not
+ * its completions), a Volcano Job on a final phase, a Pod on Succeeded or Failed. */
+static int share_finished(enum disp_workload_kind kind, json_object *e)
 {
     json_object *st = jobj(e, "status");
     if (!st)
@@ -2387,8 +2693,7 @@ static int share_finished(enum disp_workload_kind kind, json_object *e, int32_t 
                 (strcmp(t, "Complete") == 0 || strcmp(t, "Failed") == 0))
                 return 1;
         }
-        json_object *sc = jobj(st, "succeeded");
-        return sc && replicas > 0 && json_object_get_int(sc) >= replicas;
+        return 0;
     }
     case DISP_WORKLOAD_KIND_VCJOB: {
         const char *ph = jstr(jobj(st, "state"), "phase");
@@ -2404,19 +2709,71 @@ static int share_finished(enum disp_workload_kind kind, json_object *e, int32_t 
     }
 }
 
+/* A share of a gang with PodGroup Works runs when its member PodGroup is Running (Volcano
+ * admitted the gang there), as Karmada reflects the PodGroup's status into the Work. */
+static int share_gang_running(struct ctl *c, const struct binding *b, const char *cluster)
+{
+    const char *ph = gang_work_podgroup_phase(own_work(c, b, cluster));
+    return ph && strcmp(ph, "Running") == 0;
+}
+
+/* Someone else changed a dispatched RB's placement: the taint manager or application
+ * failover evicting a cluster (gracefulEvictionTasks), the descheduler or a person rewriting
+ * spec.clusters. Judged only on an RB read after muster's lift (scheduling not suspended), so
+ * muster's own patches, which the watch may bring after their answers, are never taken for
+ * someone else's. Writes what changed into why. */
+static int placement_changed(const struct binding *b, char *why, size_t cap)
+{
+    json_object *susp = jpath(b->rb, "spec", "suspension");
+    if (bool_at(susp, "scheduling") == 1)
+        return 0;
+    json_object *ev = jpath(b->rb, "spec", "gracefulEvictionTasks");
+    if (ev && json_object_is_type(ev, json_type_array) && json_object_array_length(ev) > 0) {
+        const char *from = jstr(json_object_array_get_idx(ev, 0), "fromCluster");
+        snprintf(why, cap, "Karmada is evicting it from %s (spec.gracefulEvictionTasks)",
+                 from ? from : "a cluster");
+        return 1;
+    }
+    json_object *cl = jpath(b->rb, "spec", "clusters");
+    size_t n = cl && json_object_is_type(cl, json_type_array) ? json_object_array_length(cl) : 0;
+    int same = n == b->nshares;
+    for (size_t i = 0; same && i < n; i++) {
+        json_object *e = json_object_array_get_idx(cl, i);
+        const char *name = jstr(e, "name");
+        json_object *r = jobj(e, "replicas");
+        int32_t rep = r ? json_object_get_int(r) : 0;
+        int found = 0;
+        for (uint32_t j = 0; name && j < b->nshares && !found; j++)
+            found = strcmp(b->shares[j].cluster, name) == 0 && b->shares[j].replicas == rep;
+        same = found;
+    }
+    if (!same)
+        snprintf(why, cap, "its spec.clusters was changed by someone else (%zu cluster(s) where "
+                           "muster placed %" PRIu32 ")",
+                 n, b->nshares);
+    return !same;
+}
+
 static void check_progress(struct ctl *c, struct binding *b)
 {
     if (b->st != B_DISPATCHED && b->st != B_RUNNING)
         return;
+    if (b->assign && b->step == S_NONE && b->inflight == 0 && !b->lw_pending) {
+        char why[200];
+        if (placement_changed(b, why, sizeof why)) {
+            rollback_ex(c, b, why, ROLLBACK_EXTERNAL);
+            return;
+        }
+    }
     json_object *agg = jpath(b->rb, "status", "aggregatedStatus");
     size_t nagg = agg ? json_object_array_length(agg) : 0;
     int all_running = 1, all_done = 1, any = 0;
     if (b->assign) {
         for (uint32_t i = 0; i < b->nshares; i++) {
             json_object *e = agg_entry(b->rb, b->shares[i].cluster);
-            int run = share_running(e);
-            int done = share_finished(b->kind, e, b->ncomp == 1 ? b->shares[i].replicas
-                                                                  : b->replicas);
+            int run = b->needs_objects ? share_gang_running(c, b, b->shares[i].cluster)
+                                       : share_running(b->kind, e);
+            int done = share_finished(b->kind, e);
             if ((run || done) && !b->shares[i].running) {
                 struct cluster *k = cluster_find(c, b->shares[i].cluster);
                 b->shares[i].running = 1;
@@ -2436,8 +2793,8 @@ static void check_progress(struct ctl *c, struct binding *b)
     } else {
         for (size_t i = 0; i < nagg; i++) {
             json_object *e = json_object_array_get_idx(agg, i);
-            all_running &= share_running(e) || share_finished(b->kind, e, 0);
-            all_done &= share_finished(b->kind, e, 0);
+            all_running &= share_running(b->kind, e) || share_finished(b->kind, e);
+            all_done &= share_finished(b->kind, e);
             any = 1;
         }
     }
@@ -2605,6 +2962,14 @@ static void rb_upsert(struct ctl *c, json_object *rb)
         b->affinities = jobj(pl, "clusterAffinities");
         b->tolerations = jobj(pl, "clusterTolerations");
     }
+    if (jpath(rb, "metadata", "deletionTimestamp")) {
+        /* Being deleted (Karmada's binding-controller finalizer holds it while it deletes its
+         * own Works): released now, and muster's Works deleted with it, not at the next
+         * sweep. Nothing else is done for it. */
+        if (leads(c) && c->reconciled && b->ledger_id && b->st != B_DONE && !b->lw_pending)
+            release(c, b, "deleted");
+        return;
+    }
     binding_react(c, b, 0);
 }
 
@@ -2637,6 +3002,31 @@ static void tmpl_changed(struct ctl *c, int ti, json_object *obj)
     struct binding *b = find_tkey(c, tkey);
     if (b)
         binding_react(c, b, 1);
+}
+
+/* One of muster's PodGroup Works changed (its status: Applied, the member PodGroup's phase) or
+ * went: the binding it belongs to may move on. */
+static void work_changed(struct ctl *c, json_object *wk, int deleted)
+{
+    json_object *md = jobj(wk, "metadata");
+    const char *key = jstr(jobj(md, "annotations"), GANG_BINDING_ANNOTATION);
+    struct binding *b = key ? find_key(c, key) : NULL;
+    if (!b || b->gone || !leads(c) || !c->reconciled || c->stopping)
+        return;
+    const char *uid = jstr(jobj(md, "labels"), GANG_BINDING_UID_LABEL);
+    if (uid && b->uid[0] && strcmp(uid, b->uid) != 0)
+        return; /* an earlier RB's under the same name */
+    if (b->step == S_APPLIED && b->inflight == 0 && b->st == B_ADMITTED) {
+        if (deleted) {
+            /* An earlier attempt's Work, replaced by this attempt's patch, finished its
+             * deletion after all: create it again. */
+            b->step = S_OBJECTS;
+        }
+        step_run(c, b);
+        return;
+    }
+    if (b->st == B_DISPATCHED || b->st == B_RUNNING)
+        check_progress(c, b);
 }
 
 /* ---- queue facts the engine does not keep: the gang timeout ---- */
@@ -2744,15 +3134,13 @@ static void shares_from_json(struct binding *b, json_object *arr)
     b->nshares = k;
 }
 
-/* muster's gang objects for b on the hub, as the watches see them. */
+/* muster's PodGroup Works for b on the hub, as the watch sees them (the OverridePolicy stays
+ * for the RB's life, so it says nothing about a dispatch). */
 static int has_objects(struct ctl *c, struct binding *b)
 {
-    char ns[256], wname[GANG_NAME_MAX + 1], pname[GANG_NAME_MAX + 1];
+    char ns[256], wname[GANG_NAME_MAX + 1];
     const char *name;
     split_key(b->key, ns, sizeof ns, &name);
-    gang_policy_name(name, pname, sizeof pname);
-    if (kube_informer_get(&c->policies, ns, pname))
-        return 1;
     gang_work_name(ns, name, wname, sizeof wname);
     json_object *cl = jpath(b->rb, "spec", "clusters");
     for (uint32_t i = 0; i < b->nshares; i++) {
@@ -2820,8 +3208,9 @@ static void reconcile_row(struct ctl *c, struct live_row *r)
                      : strcmp(r->state, "dispatched") == 0 ? B_DISPATCHED
                                                            : B_RUNNING;
     set_state(c, b, st);
-    if (!rb || (r->uid[0] && uid && strcmp(uid, r->uid) != 0)) {
-        /* The RB went while muster was not running. Its policy, if any, goes too. */
+    if (!rb || (r->uid[0] && uid && strcmp(uid, r->uid) != 0) ||
+        jpath(rb, "metadata", "deletionTimestamp")) {
+        /* The RB went (or is going) while muster was not running: its Works go too. */
         b->needs_objects = 1;
         release(c, b, "deleted while muster was not running");
         b->gone = !rb;
@@ -2890,10 +3279,10 @@ static void reconcile_row(struct ctl *c, struct live_row *r)
             set_state(c, b, B_ADMITTED);
             forward_start(c, b);
         } else {
-            /* The ledger said dispatched before the PodGroup Works were released and
-             * Scheduled=True written (the last step): a crash between leaves them to do. */
+            /* The ledger said dispatched before Scheduled=True was written (the last step):
+             * a crash between leaves it to do. */
             if (!rb_scheduled_true(rb) && b->assign) {
-                b->step = b->needs_objects ? S_WORKS : S_STATUS;
+                b->step = S_STATUS;
                 step_run(c, b);
             }
             check_progress(c, b);
@@ -2929,8 +3318,9 @@ static void reconcile_rb(void *ud, json_object *rb)
      * waits for reconciliation): those without a live row are decided here, not skipped. */
     struct binding *b = find_key(c, key);
     if ((b && (b->ledger_id || b->st != B_WAIT_TEMPLATE || b->inflight || b->lw_pending)) ||
-        disp_workload_kind_of(rb) == DISP_WORKLOAD_KIND_NONE || rb_skipped(rb))
-        return;
+        disp_workload_kind_of(rb) == DISP_WORKLOAD_KIND_NONE || rb_skipped(rb) ||
+        jpath(rb, "metadata", "deletionTimestamp"))
+        return; /* (one being deleted is not queued: rb_upsert's rule) */
     const char *uid = jstr(jobj(rb, "metadata"), "uid");
     struct last_row last = {{0}, {0}, 0};
     store_ledger_foreach_binding(c->s, key, last_cb, &last);
@@ -3004,7 +3394,7 @@ static void orphan_delete(struct ctl *c, const char *path)
     struct request_ctx *rq = muster_malloc(sizeof(*rq));
     if (!rq)
         return;
-    *rq = (struct request_ctx){c, NULL, S_NONE, MUSTER_ENOENT, 1, KUBE_DELETE};
+    *rq = (struct request_ctx){c, NULL, S_NONE, MUSTER_ENOENT, 1, KUBE_DELETE, 0, NULL, NULL};
     struct kube_request req = {.verb = KUBE_DELETE, .path = path, .discard_body = 1};
     if (kube_request(c->kube, &req, on_response, rq))
         muster_free(rq);
@@ -3028,15 +3418,26 @@ static int binding_owns(struct binding *b, const char *cluster)
     return 0;
 }
 
+/* The binding a muster object was made for, if it is the same RB (its binding-uid label). */
+static struct binding *owner_of(struct ctl *c, json_object *md)
+{
+    const char *key = jstr(jobj(md, "annotations"), GANG_BINDING_ANNOTATION);
+    const char *uid = jstr(jobj(md, "labels"), GANG_BINDING_UID_LABEL);
+    struct binding *b = key ? find_key(c, key) : NULL;
+    if (b && uid && b->uid[0] && strcmp(b->uid, uid) != 0)
+        return NULL; /* a new RB under the old name: the object was the old one's */
+    return b;
+}
+
 static void orphan_work(void *ud, json_object *wk)
 {
     struct ctl *c = ud;
     json_object *md = jobj(wk, "metadata");
     const char *key = jstr(jobj(md, "annotations"), GANG_BINDING_ANNOTATION);
     const char *ns = jstr(md, "namespace"), *name = jstr(md, "name");
-    if (!ns || !name || strncmp(ns, "karmada-es-", 11) != 0)
+    if (!ns || !name || strncmp(ns, "karmada-es-", 11) != 0 || jobj(md, "deletionTimestamp"))
         return;
-    if (binding_owns(key ? find_key(c, key) : NULL, ns + 11))
+    if (binding_owns(owner_of(c, md), ns + 11))
         return;
     char path[KUBE_MAX_URL_BYTES / 4];
     if (kube_path(path, sizeof path, "work.karmada.io", "v1alpha1", ns, "works", name) == 0) {
@@ -3046,25 +3447,126 @@ static void orphan_work(void *ud, json_object *wk)
     }
 }
 
+/* An OverridePolicy stays while its RB exists (deleting it would re-render the RB's Works, and
+ * a Job's or Pod's pod template cannot change in a member): only one whose RB (by uid) is gone
+ * is an orphan. The template's garbage collection usually removes it first. */
 static void orphan_policy(void *ud, json_object *op)
 {
     struct ctl *c = ud;
     json_object *md = jobj(op, "metadata");
     const char *key = jstr(jobj(md, "annotations"), GANG_BINDING_ANNOTATION);
+    const char *uid = jstr(jobj(md, "labels"), GANG_BINDING_UID_LABEL);
     const char *ns = jstr(md, "namespace"), *name = jstr(md, "name");
-    if (!ns || !name || binding_owns(key ? find_key(c, key) : NULL, NULL))
+    if (!ns || !name || !key)
+        return;
+    char rns[256];
+    const char *rname;
+    split_key(key, rns, sizeof rns, &rname);
+    json_object *rb = kube_informer_get(&c->rbs, rns, rname);
+    const char *rb_uid = jstr(jobj(rb, "metadata"), "uid");
+    if (rb && (!uid || !rb_uid || strcmp(uid, rb_uid) == 0))
         return;
     char path[KUBE_MAX_URL_BYTES / 4];
     if (kube_path(path, sizeof path, "policy.karmada.io", "v1alpha1", ns, "overridepolicies",
                   name) == 0) {
-        notice(c, "info", "deleting orphan OverridePolicy %s/%s (binding %s is not dispatched)",
-               ns, name, key ? key : "unknown");
+        notice(c, "info", "deleting orphan OverridePolicy %s/%s (binding %s is gone)", ns, name,
+               key);
         orphan_delete(c, path);
+    }
+}
+
+/* ---- hub prerequisites (docs/operations.md) ---- */
+
+/* c->missing: every prerequisite found missing, one sentence each, for /readyz and the log. */
+static void missing_refresh(struct ctl *c)
+{
+    char old[sizeof c->missing];
+    memcpy(old, c->missing, sizeof old);
+    c->missing[0] = '\0';
+    size_t l = 0;
+    if (c->hub_pg == 0)
+        l += (size_t)snprintf(c->missing + l, sizeof c->missing - l,
+                              "the karmada-apiserver does not serve scheduling.volcano.sh/v1beta1 "
+                              "podgroups (install Volcano's PodGroup CRD on the hub): gangs of "
+                              "Deployments, Jobs and Pods are not dispatched\n");
+    int first = 1;
+    for (uint32_t i = 0; i < c->ncl && l < sizeof c->missing; i++) {
+        if (!c->cl[i].no_podgroups)
+            continue;
+        l += (size_t)snprintf(c->missing + l, sizeof c->missing - l, "%s%s",
+                              first ? "members without PodGroup support (status.apiEnablements "
+                                      "lists no scheduling.volcano.sh/v1beta1 podgroups), not "
+                                      "given gangs that need one: "
+                                    : ", ",
+                              c->cl[i].name);
+        first = 0;
+    }
+    if (!first && l < sizeof c->missing)
+        snprintf(c->missing + l, sizeof c->missing - l, "\n");
+    if (strcmp(old, c->missing) != 0 && c->missing[0])
+        logf_(c, "running degraded: %.*s", (int)strcspn(c->missing, "\n"), c->missing);
+}
+
+static void stop_maybe_done(struct ctl *c);
+
+static void prereq_answer(int err, const struct kube_response *resp, void *ud)
+{
+    struct ctl *c = ud;
+    c->prereq_inflight = 0;
+    c->prereq_call = NULL;
+    /* counted as an open handle while in flight, so a stopping controller waits for it */
+    c->handles_open--;
+    if (err == MUSTER_ECANCELED || c->stopping) {
+        stop_maybe_done(c);
+        return;
+    }
+    int was = c->hub_pg;
+    if (err == MUSTER_ENOENT) {
+        c->hub_pg = 0;
+    } else if (err) {
+        logf_(c, "checking the hub for the PodGroup CRD: %s (checked again in %d s)",
+              resp->status.message[0] ? resp->status.message : muster_strerror(err),
+              CTL_SWEEP_ORPHANS_MS / 1000);
+        return;
+    } else {
+        json_object *rs = jobj(resp->body, "resources");
+        c->hub_pg = 0;
+        for (size_t i = 0; rs && json_object_is_type(rs, json_type_array) &&
+                           i < json_object_array_length(rs);
+             i++) {
+            const char *n = jstr(json_object_array_get_idx(rs, i), "name");
+            if (n && strcmp(n, "podgroups") == 0)
+                c->hub_pg = 1;
+        }
+    }
+    if (was != c->hub_pg) {
+        c->cl_epoch++; /* "no cluster fits" verdicts made without it no longer hold */
+        c->cycle_wanted = 1;
+        c->cycle_forced = 1;
+        if (c->hub_pg == 1 && was == 0)
+            logf_(c, "the karmada-apiserver serves scheduling.volcano.sh/v1beta1 podgroups now");
+        kick(c);
+    }
+    missing_refresh(c);
+}
+
+/* Discovery of the PodGroup CRD on the karmada-apiserver: a Work's manifest kind must resolve
+ * there (Karmada's execution controller maps it with the hub's RESTMapper). */
+static void prereq_check(struct ctl *c)
+{
+    if (c->prereq_inflight || c->hub_pg == 1 || c->stopping)
+        return;
+    c->last_prereq = now_ms(c);
+    struct kube_request req = {.verb = KUBE_GET, .path = "/apis/scheduling.volcano.sh/v1beta1"};
+    if (kube_request_start(c->kube, &req, prereq_answer, c, &c->prereq_call) == 0) {
+        c->prereq_inflight = 1;
+        c->handles_open++;
     }
 }
 
 static void orphans_sweep(struct ctl *c)
 {
+    prereq_check(c);
     c->last_orphan_sweep = now_ms(c);
     kube_informer_foreach(&c->works, orphan_work, c);
     kube_informer_foreach(&c->policies, orphan_policy, c);
@@ -3125,6 +3627,8 @@ static void gen_add(void *ud, json_object *o)
         rb_upsert(t->c, o);
     else if (t->kind == 1)
         cluster_set(t->c, o);
+    else if (t->kind == 2)
+        work_changed(t->c, o, 0);
     else if (t->kind >= 10)
         tmpl_changed(t->c, t->kind - 10, o);
 }
@@ -3142,6 +3646,8 @@ static void gen_delete(void *ud, json_object *o)
         rb_gone(t->c, o);
     else if (t->kind == 1)
         cluster_remove(t->c, o);
+    else if (t->kind == 2)
+        work_changed(t->c, o, 1);
 }
 
 static void ctl_informer_synced(void *ud)
@@ -3214,13 +3720,11 @@ static void sweep_waiting(struct ctl *c, int64_t now)
     c->sweep_cursor = b == &c->waiting ? NULL : b;
 }
 
-static void on_tick(uv_timer_t *h)
+/* Steps due again (failed requests, the barrier's re-checks); re-arms soon for the next one
+ * due before the tick. */
+static void retries_run(struct ctl *c, int64_t now)
 {
-    struct ctl *c = h->data;
-    if (!leads(c) || !c->reconciled || c->stopping)
-        return;
-    int64_t now = now_ms(c);
-    /* requests to try again */
+    int64_t next = 0;
     struct binding **p = &c->retry;
     while (*p) {
         struct binding *b = *p;
@@ -3230,15 +3734,78 @@ static void on_tick(uv_timer_t *h)
             b->rnext = NULL;
             if (b->gone)
                 maybe_free(c, b);
-            else
+            else if (b->inflight == 0) /* a rollback may have started its own steps since */
                 step_run(c, b);
         } else {
+            if (!next || b->retry_at < next)
+                next = b->retry_at;
             p = &b->rnext;
         }
     }
-    /* gang timeouts */
+    if (next)
+        soon_arm(c, next);
+}
+
+static void on_soon(uv_timer_t *h)
+{
+    struct ctl *c = h->data;
+    c->soon_at = 0;
+    if (!leads(c) || !c->reconciled || c->stopping)
+        return;
+    retries_run(c, now_ms(c));
+}
+
+/* Runs the due retries at `at` when that is before the next tick (a barrier re-check in 20 ms
+ * must not wait 200). */
+static void soon_arm(struct ctl *c, int64_t at)
+{
+    int64_t now = now_ms(c);
+    if (c->stopping || at - now >= CTL_TICK_MS || (c->soon_at && c->soon_at <= at))
+        return;
+    c->soon_at = at;
+    uv_timer_start(&c->soon, on_soon, (uint64_t)(at > now ? at - now : 0), 0);
+}
+
+static void on_tick(uv_timer_t *h)
+{
+    struct ctl *c = h->data;
+    if (!leads(c) || !c->reconciled || c->stopping)
+        return;
+    int64_t now = now_ms(c);
+    retries_run(c, now);
+    /* gang timeouts: a dispatched gang whose shares do not all run, and an admitted one whose
+     * PodGroups never report Applied or whose barrier is never rendered, both within it */
     for (struct binding *b = c->active.next, *nx; b != &c->active; b = nx) {
         nx = b->next;
+        if (b->st == B_ADMITTED && b->assign && b->needs_objects && !b->inflight &&
+            !b->lw_pending && (b->step == S_APPLIED || b->step == S_BARRIER) &&
+            now - b->admitted_at > queue_timeout_ms(c, b->queue)) {
+            char why[448], detail[192] = "";
+            int64_t s = queue_timeout_ms(c, b->queue) / 1000;
+            /* The first Work that is not applied, and what the execution controller said of it
+             * (Applied=False: a member without the CRD, a conflict with a leftover object). */
+            for (uint32_t i = 0; b->step == S_APPLIED && i < b->nshares && !detail[0]; i++) {
+                json_object *wk = own_work(c, b, b->shares[i].cluster);
+                if (gang_work_applied(wk))
+                    continue;
+                json_object *conds = jpath(wk, "status", "conditions");
+                const char *msg = NULL;
+                for (size_t k = 0; conds && k < json_object_array_length(conds); k++) {
+                    json_object *cd = json_object_array_get_idx(conds, k);
+                    if (jstr(cd, "type") && strcmp(jstr(cd, "type"), "Applied") == 0)
+                        msg = jstr(cd, "message");
+                }
+                snprintf(detail, sizeof detail, " (%.63s: %.90s)", b->shares[i].cluster,
+                         msg ? msg : wk ? "no Applied condition yet" : "no Work");
+            }
+            snprintf(why, sizeof why, "%s within the gang timeout of %" PRId64 "m%02" PRId64 "s%s",
+                     b->step == S_APPLIED ? "not every PodGroup Work was Applied"
+                                          : "Karmada did not render every Work",
+                     s / 60, s % 60, detail);
+            b->step = S_NONE;
+            rollback(c, b, why);
+            continue;
+        }
         if (b->st != B_DISPATCHED || !b->assign || b->inflight || b->lw_pending)
             continue;
         if (user_holds_dispatching(b)) {
@@ -3360,6 +3927,12 @@ static json_object *hook_clusters(void *ud)
     return arr;
 }
 
+static const char *hook_degraded(void *ud)
+{
+    struct ctl *c = ud;
+    return c->missing[0] ? c->missing : NULL;
+}
+
 static int hook_leading(void *ud)
 {
     return ((struct ctl *)ud)->leading;
@@ -3392,7 +3965,8 @@ void ctl_api_hooks(struct ctl *c, struct api_dispatcher *out)
                                    .clusters = hook_clusters,
                                    .hub_synced = hook_synced,
                                    .queues_changed = hook_queues_changed,
-                                   .leading = hook_leading};
+                                   .leading = hook_leading,
+                                   .degraded = hook_degraded};
 }
 
 /* ---- life ---- */
@@ -3431,8 +4005,10 @@ int ctl_new(uv_loop_t *loop, struct kube_client *kube, struct store *s, struct q
     uv_timer_init(loop, &c->tick);
     uv_idle_init(loop, &c->kick);
     uv_timer_init(loop, &c->pace);
-    c->tick.data = c->kick.data = c->pace.data = c;
-    c->handles_open = 3;
+    uv_timer_init(loop, &c->soon);
+    c->tick.data = c->kick.data = c->pace.data = c->soon.data = c;
+    c->handles_open = 4;
+    c->hub_pg = -1;
     *out = c;
     return 0;
 }
@@ -3459,11 +4035,12 @@ static int start_informer(struct ctl *c, struct kube_informer *inf, int kind, co
         return rc;
     struct inf_tag *tag = &c->tags[c->informers_started];
     *tag = (struct inf_tag){c, kind, 0};
-    /* muster reads only the metadata of its Works and OverridePolicies (has_objects, the
-     * orphan sweep): watching them as PartialObjectMetadata, as client-go's metadata informers
-     * do, leaves the manifests and status on the hub. */
+    /* muster reads only the metadata of its OverridePolicies (the orphan sweep): watched as
+     * PartialObjectMetadata, as client-go's metadata informers do. Its PodGroup Works are
+     * watched whole: they are small, and their status (Applied, the member PodGroup's phase)
+     * is what the protocol waits for. */
     struct kube_reflector_opts ro = {
-        .path = path, .label_selector = selector, .metadata_only = kind == 2 || kind == 3};
+        .path = path, .label_selector = selector, .metadata_only = kind == 3};
     static const struct kube_informer_handler h = {gen_add, gen_update, gen_delete,
                                                    ctl_informer_synced, ctl_informer_error};
     rc = kube_informer_init(inf, c->loop, c->kube, &ro, &h, tag);
@@ -3500,6 +4077,7 @@ int ctl_start(struct ctl *c)
         rc = start_informer(c, &c->tmpl[3], 13, "", "v1", "pods", NULL);
     if (rc)
         return rc;
+    prereq_check(c);
     uv_timer_start(&c->tick, on_tick, CTL_TICK_MS, CTL_TICK_MS);
     return 0;
 }
@@ -3528,8 +4106,6 @@ void ctl_get_stats(const struct ctl *c, struct ctl_stats *out)
     for (const struct binding *b = c->active.next; b != &c->active; b = b->next)
         out->inflight += b->st == B_ADMITTED;
 }
-
-static void stop_maybe_done(struct ctl *c);
 
 static void on_handle_closed(uv_handle_t *h)
 {
@@ -3578,6 +4154,9 @@ static void drain_closed(uv_handle_t *h)
     uv_close((uv_handle_t *)&c->tick, on_handle_closed);
     uv_close((uv_handle_t *)&c->kick, on_handle_closed);
     uv_close((uv_handle_t *)&c->pace, on_handle_closed);
+    uv_close((uv_handle_t *)&c->soon, on_handle_closed);
+    if (c->prereq_call)
+        kube_call_cancel(c->prereq_call);
     struct kube_informer *all[] = {&c->rbs,     &c->clusters, &c->works,   &c->policies,
                                    &c->prios,   &c->tmpl[0],  &c->tmpl[1], &c->tmpl[2],
                                    &c->tmpl[3]};
@@ -3603,6 +4182,7 @@ void ctl_stop(struct ctl *c, uint64_t timeout_ms, void (*cb)(void *ud), void *ud
     ledger_flush(c);
     c->stopping = 1;
     uv_timer_stop(&c->tick);
+    uv_timer_stop(&c->soon);
     uv_idle_stop(&c->kick);
     struct drain *d = muster_calloc(1, sizeof(*d));
     if (!d) {
@@ -3625,6 +4205,8 @@ void ctl_free(struct ctl *c)
             nx = b->hnext;
             json_object_put(b->rb);
             json_object_put(b->tmpl);
+            json_object_put(b->reply);
+            json_object_put(b->fresh);
             binding_clear_read(b);
             muster_free(b->shares);
             if (b->tkey != tkey_none)

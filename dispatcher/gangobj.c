@@ -216,10 +216,13 @@ int gang_input_check(const struct gang_input *in, char *why, size_t cap)
     if (!get_str(res, "apiVersion") || !get_str(res, "kind") || !get_str(res, "name") ||
         !get_str(res, "namespace"))
         return why_not(why, cap, "spec.resource lacks apiVersion, kind, namespace or name");
+    if (!get_str(meta, "uid"))
+        return why_not(why, cap, "the ResourceBinding has no metadata.uid to label muster's "
+                                 "objects with");
     if (!in->w->permanent_id[0])
         return why_not(why, cap,
-                       "no resourcebinding.karmada.io/permanent-id label yet: Karmada "
-                       "could not garbage-collect the Works");
+                       "no resourcebinding.karmada.io/permanent-id label yet: muster could not "
+                       "find the Works Karmada renders for it");
     int rc = check_shares(in, why, cap);
     if (rc || !gang_needs_objects(in->w))
         return rc;
@@ -249,10 +252,12 @@ static json_object *new_marked(const char *api_version, const char *kind, const 
     *meta = add_obj(o, "metadata", bad);
     add_str(*meta, "name", name, bad);
     add_str(*meta, "namespace", ns, bad);
+    json_object *rbm = get(in->rb, "metadata");
     json_object *labels = add_obj(*meta, "labels", bad);
     add_str(labels, GANG_MANAGED_BY_LABEL, GANG_MANAGED_BY_VALUE, bad);
-    add_str(labels, DISP_WORKLOAD_PERMANENT_ID_LABEL, in->w->permanent_id, bad);
-    json_object *rbm = get(in->rb, "metadata");
+    /* muster's own key, never Karmada's permanent-id: RB status aggregation aborts on any Work
+     * with that label that does not hold the RB's own resource (docs/gangobj.md). */
+    add_str(labels, GANG_BINDING_UID_LABEL, get_str(rbm, "uid"), bad);
     char key[2 * GANG_NAME_MAX + 2];
     snprintf(key, sizeof(key), "%s/%s", get_str(rbm, "namespace"), get_str(rbm, "name"));
     add_str(add_obj(*meta, "annotations", bad), GANG_BINDING_ANNOTATION, key, bad);
@@ -288,7 +293,7 @@ static json_object *share_resources(const struct gang_input *in, int32_t share)
     return out;
 }
 
-json_object *gang_podgroup_work(const struct gang_input *in, uint32_t i, int suspend)
+json_object *gang_podgroup_work(const struct gang_input *in, uint32_t i)
 {
     if (gang_input_check(in, NULL, 0) || !gang_needs_objects(in->w) || i >= in->nshares)
         return NULL;
@@ -303,8 +308,12 @@ json_object *gang_podgroup_work(const struct gang_input *in, uint32_t i, int sus
     int bad = 0;
     json_object *meta;
     json_object *root = new_marked("work.karmada.io/v1alpha1", "Work", work, ns, in, &meta, &bad);
+    /* Without the execution controller's finalizer Karmada never deletes the member PodGroup
+     * (pkg/controllers/execution/execution_controller.go). */
+    push(add(meta, "finalizers", json_object_new_array(), &bad),
+         json_object_new_string(GANG_WORK_FINALIZER), &bad);
+    /* No suspendDispatching: the PodGroup must be in the member before any pod of the gang. */
     json_object *spec = add_obj(root, "spec", &bad);
-    add(spec, "suspendDispatching", json_object_new_boolean(suspend != 0), &bad);
     json_object *list =
         add(add_obj(spec, "workload", &bad), "manifests", json_object_new_array(), &bad);
 
@@ -313,6 +322,13 @@ json_object *gang_podgroup_work(const struct gang_input *in, uint32_t i, int sus
                                          get_str(get(get(in->rb, "spec"), "resource"), "namespace"),
                                          in, &meta, &bad),
                               &bad);
+    /* As Karmada's CreateOrUpdateWork marks a manifest (pkg/controllers/ctrlutil/work.go): the
+     * execution controller updates or deletes only member objects labelled managed
+     * (pkg/util/objectwatcher/objectwatcher.go). */
+    add_str(get(meta, "labels"), GANG_KARMADA_MANAGED_LABEL, "true", &bad);
+    json_object *ann = get(meta, "annotations");
+    add_str(ann, GANG_WORK_NAME_ANNOTATION, work, &bad);
+    add_str(ann, GANG_WORK_NAMESPACE_ANNOTATION, ns, &bad);
     json_object *gs = add_obj(group, "spec", &bad);
     add(gs, "minMember", json_object_new_int(share_min_member(in->w, s->replicas)), &bad);
     if (in->w->components[0].request.len)
@@ -416,18 +432,15 @@ json_object *gang_override_policy(const struct gang_input *in)
     add_str(sel, "kind", get_str(res, "kind"), &bad);
     add_str(sel, "namespace", get_str(res, "namespace"), &bad);
     add_str(sel, "name", get_str(res, "name"), &bad);
+    /* One rule with no targetCluster: the group is named the same in every member, so the
+     * policy does not depend on the placement and is written once per RB. */
     json_object *rules = add(spec, "overrideRules", json_object_new_array(), &bad);
-    for (uint32_t i = 0; !bad && i < in->nshares; i++) {
-        json_object *rule = push(rules, json_object_new_object(), &bad);
-        json_object *names = add(add_obj(rule, "targetCluster", &bad), "clusterNames",
-                                 json_object_new_array(), &bad);
-        push(names, json_object_new_string(in->shares[i].cluster), &bad);
-        json_object *plain =
-            add(add_obj(rule, "overriders", &bad), "plaintext", json_object_new_array(), &bad);
-        if (!bad)
-            group_overrider(plain, in, pg, &bad);
-        overrider(plain, sched_path, json_object_new_string(sched), &bad);
-    }
+    json_object *rule = push(rules, json_object_new_object(), &bad);
+    json_object *plain =
+        add(add_obj(rule, "overriders", &bad), "plaintext", json_object_new_array(), &bad);
+    if (!bad)
+        group_overrider(plain, in, pg, &bad);
+    overrider(plain, sched_path, json_object_new_string(sched), &bad);
     return done(root, bad);
 }
 
@@ -526,16 +539,13 @@ json_object *gang_patch_rollback_clear(int user_dispatching)
     json_object *ann = add_obj(add_obj(root, "metadata", &bad), "annotations", &bad);
     add_null(ann, GANG_APPLIED_PLACEMENT_ANNOTATION, &bad);
     add_null(spec, "clusters", &bad);
+    /* An eviction (taint manager, application failover) keeps the evicted cluster's Works
+     * while its task lives; the whole gang is taken back here, so the tasks go with it, or
+     * the next placement would meet them again. */
+    add_null(spec, "gracefulEvictionTasks", &bad);
     return done(root, bad);
 }
 
-json_object *gang_patch_work_release(void)
-{
-    int bad = 0;
-    json_object *root = json_object_new_object();
-    add(add_obj(root, "spec", &bad), "suspendDispatching", json_object_new_boolean(0), &bad);
-    return done(root, bad);
-}
 
 json_object *gang_status_scheduled(json_object *rb, const char *now)
 {
@@ -545,9 +555,119 @@ json_object *gang_status_scheduled(json_object *rb, const char *now)
         return NULL;
     json_object *gen = get(get(rb, "metadata"), "generation");
     int bad = 0;
+    /* The resourceVersion makes the patch conditional: a merge patch replaces the conditions
+     * array whole, so one sent from a stale read could revert a FullyApplied Karmada wrote
+     * meanwhile. A 409 means: read the RB again and rebuild. */
+    const char *rv = get_str(get(rb, "metadata"), "resourceVersion");
+    if (rv)
+        add_str(add_obj(patch, "metadata", &bad), "resourceVersion", rv, &bad);
     json_object *status = get(patch, "status");
     add(status, "schedulerObservedGeneration",
         json_object_new_int64(gen ? json_object_get_int64(gen) : 0), &bad);
     add_str(status, "lastScheduledTime", now, &bad);
     return done(patch, bad);
+}
+
+/* ---- reading what Karmada made of muster's objects ---- */
+
+static int condition_true(json_object *obj, const char *type)
+{
+    json_object *conds = get(get(obj, "status"), "conditions");
+    size_t n = json_object_is_type(conds, json_type_array) ? json_object_array_length(conds) : 0;
+    for (size_t i = 0; i < n; i++) {
+        json_object *c = json_object_array_get_idx(conds, i);
+        const char *t = get_str(c, "type"), *st = get_str(c, "status");
+        if (t && st && strcmp(t, type) == 0)
+            return strcmp(st, "True") == 0;
+    }
+    return 0;
+}
+
+int gang_work_applied(json_object *work)
+{
+    return work && !get(get(work, "metadata"), "deletionTimestamp") &&
+           condition_true(work, "Applied");
+}
+
+const char *gang_work_podgroup_phase(json_object *work)
+{
+    json_object *ms = get(get(work, "status"), "manifestStatuses");
+    if (!json_object_is_type(ms, json_type_array) || json_object_array_length(ms) == 0)
+        return NULL;
+    return get_str(get(json_object_array_get_idx(ms, 0), "status"), "phase");
+}
+
+/* 1 when the Work's applied-overrides annotation (a JSON array of {policyName, overriders},
+ * pkg/util/overridemanager/shadow.go) names policy. */
+static int overrides_name(json_object *work, const char *policy)
+{
+    const char *text = get_str(get(get(work, "metadata"), "annotations"),
+                               GANG_APPLIED_OVERRIDES_ANNOTATION);
+    if (!text)
+        return 0;
+    json_object *list = json_tokener_parse(text);
+    int found = 0;
+    size_t n = json_object_is_type(list, json_type_array) ? json_object_array_length(list) : 0;
+    for (size_t i = 0; i < n && !found; i++) {
+        const char *pn = get_str(json_object_array_get_idx(list, i), "policyName");
+        found = pn && strcmp(pn, policy) == 0;
+    }
+    json_object_put(list);
+    return found;
+}
+
+enum gang_rendered gang_rendered_work(json_object *work, const char *policy)
+{
+    if (!work || get(get(work, "metadata"), "deletionTimestamp"))
+        return GANG_RENDERED_MISSING;
+    json_object *sd = get(get(work, "spec"), "suspendDispatching");
+    int suspended = json_object_is_type(sd, json_type_boolean) && json_object_get_boolean(sd);
+    int in = overrides_name(work, policy);
+    if (suspended)
+        return in ? GANG_RENDERED_READY : GANG_RENDERED_WAIT;
+    return in ? GANG_RENDERED_OPEN : GANG_RENDERED_VANISHED;
+}
+
+enum gang_rendered gang_rendered_judge(json_object *items, const struct gang_share *shares,
+                                       uint32_t n, const char *policy, char *why, size_t cap)
+{
+    enum gang_rendered worst = GANG_RENDERED_READY;
+    size_t nitems = json_object_is_type(items, json_type_array) ? json_object_array_length(items)
+                                                                 : 0;
+    if (why && cap)
+        why[0] = '\0';
+    for (uint32_t i = 0; i < n; i++) {
+        char ns[DNS_LABEL_MAX + 1];
+        snprintf(ns, sizeof(ns), WORK_NAMESPACE_PREFIX "%s", shares[i].cluster);
+        json_object *work = NULL;
+        for (size_t k = 0; k < nitems && !work; k++) {
+            json_object *it = json_object_array_get_idx(items, k);
+            const char *wns = get_str(get(it, "metadata"), "namespace");
+            /* muster's own Works never carry the permanent id; a hand-made one might */
+            if (wns && strcmp(wns, ns) == 0 &&
+                !get_str(get(get(it, "metadata"), "labels"), GANG_BINDING_UID_LABEL))
+                work = it;
+        }
+        enum gang_rendered r = gang_rendered_work(work, policy);
+        /* VANISHED beats everything (roll back); then MISSING/WAIT (check again); OPEN and
+         * READY both let the lift go. */
+        int rank = r == GANG_RENDERED_VANISHED ? 3
+                   : r == GANG_RENDERED_MISSING || r == GANG_RENDERED_WAIT ? 2
+                                                                             : 1;
+        int wrank = worst == GANG_RENDERED_VANISHED ? 3
+                    : worst == GANG_RENDERED_MISSING || worst == GANG_RENDERED_WAIT ? 2
+                                                                                      : 1;
+        if (rank > wrank) {
+            worst = r;
+            if (why && cap)
+                snprintf(why, cap, "%s: %s", shares[i].cluster,
+                         r == GANG_RENDERED_VANISHED
+                             ? "its Work was released (suspendDispatching lifted) before the "
+                               "OverridePolicy was in it"
+                         : r == GANG_RENDERED_MISSING ? "no Work rendered yet"
+                                                      : "the Work does not carry the "
+                                                        "OverridePolicy yet");
+        }
+    }
+    return worst;
 }

@@ -16,6 +16,16 @@
 #define GANG_MANAGED_BY_LABEL "app.kubernetes.io/managed-by"
 #define GANG_MANAGED_BY_VALUE "muster"
 #define GANG_BINDING_ANNOTATION "scheduling.muster.io/binding" /* "namespace/name" of the RB */
+/* The RB's metadata.uid, on every object muster creates: muster's own key, never Karmada's
+ * resourcebinding.karmada.io/permanent-id (docs/gangobj.md says why). */
+#define GANG_BINDING_UID_LABEL "scheduling.muster.io/binding-uid"
+/* What Karmada's CreateOrUpdateWork puts on a Work and its manifest (ctrlutil/work.go). */
+#define GANG_WORK_FINALIZER "karmada.io/execution-controller"
+#define GANG_KARMADA_MANAGED_LABEL "karmada.io/managed"
+#define GANG_WORK_NAME_ANNOTATION "work.karmada.io/name"
+#define GANG_WORK_NAMESPACE_ANNOTATION "work.karmada.io/namespace"
+/* On a rendered Work: the OverridePolicies applied to it, JSON [{policyName, overriders}]. */
+#define GANG_APPLIED_OVERRIDES_ANNOTATION "policy.karmada.io/applied-overrides"
 #define GANG_GROUP_NAME_ANNOTATION "scheduling.k8s.io/group-name"
 #define GANG_APPLIED_PLACEMENT_ANNOTATION "policy.karmada.io/applied-placement"
 #define GANG_NAME_MAX 253
@@ -57,51 +67,58 @@ int gang_policy_name(const char *rb_name, char *buf, size_t cap);
  * a Volcano Job (its member's Volcano makes the PodGroup) and for kinds muster does not handle. */
 int gang_needs_objects(const struct disp_workload *w);
 
-/* Checks that in can build the objects of its kind: rb with metadata name and namespace and
- * spec.resource (apiVersion, kind, name), w, names, 1..n shares with a cluster name and positive
- * replicas that add up to w->replicas, w->permanent_id set (without it Karmada would never
- * garbage-collect the Works), and for kinds that need objects one component and a template
- * object. Returns 0 or MUSTER_EINVAL, with a sentence in why[0..cap) when why is not NULL.
- * Call it once before step 1 of the protocol: the builders below return NULL for the same
+/* Checks that in can build the objects of its kind: rb with metadata name, namespace and uid
+ * and spec.resource (apiVersion, kind, name), w, names, 1..n shares with a cluster name and
+ * positive replicas that add up to w->replicas, w->permanent_id set (the barrier check finds
+ * the Works Karmada renders by it), and for kinds that need objects one component and a
+ * template object. Returns 0 or MUSTER_EINVAL, with a sentence in why[0..cap) when why is not
+ * NULL. Call it once before step 1 of the protocol: the builders below return NULL for the same
  * faults, and after a passing check NULL from them means only out of memory. */
 int gang_input_check(const struct gang_input *in, char *why, size_t cap);
 
 /* The Work (work.karmada.io/v1alpha1) carrying one scheduling.volcano.sh/v1beta1 PodGroup for
- * shares[i] (see docs/gangobj.md for the whole object): namespace karmada-es-<cluster>, labels
- * GANG_MANAGED_BY_LABEL and the RB's resourcebinding.karmada.io/permanent-id, annotation
- * GANG_BINDING_ANNOTATION, spec.suspendDispatching = suspend != 0. The PodGroup is named
- * gang_podgroup_name in the template's namespace with minMember = ceil(share x min_member /
+ * shares[i], shaped as Karmada's own CreateOrUpdateWork shapes a Work (see docs/gangobj.md for
+ * the whole object): namespace karmada-es-<cluster>, finalizer GANG_WORK_FINALIZER, labels
+ * GANG_MANAGED_BY_LABEL and GANG_BINDING_UID_LABEL (the RB's uid), annotation
+ * GANG_BINDING_ANNOTATION, no suspendDispatching (the PodGroup goes to the member at once). The
+ * PodGroup, named gang_podgroup_name in the template's namespace, carries the same labels plus
+ * GANG_KARMADA_MANAGED_LABEL "true" and the annotations GANG_WORK_NAME_ANNOTATION and
+ * GANG_WORK_NAMESPACE_ANNOTATION (the Work's own), with minMember = ceil(share x min_member /
  * replicas) (the share itself for a whole gang; at least 1), minResources = share x the
  * per-replica request, queue = w->queue, priorityClassName = w->priority_class when set.
  * New object owned by the caller; NULL when gang_input_check fails, i >= nshares, the kind needs
  * no objects, minResources overflows, or on ENOMEM. */
-json_object *gang_podgroup_work(const struct gang_input *in, uint32_t i, int suspend);
+json_object *gang_podgroup_work(const struct gang_input *in, uint32_t i);
 
 /* The OverridePolicy (policy.karmada.io/v1alpha1), one per RB, in the template's namespace,
- * labelled GANG_MANAGED_BY_LABEL + permanent-id, annotated GANG_BINDING_ANNOTATION, owned
- * (ownerReference, no controller) by the template so the hub's garbage collector removes it if
- * the template goes while muster is down. resourceSelectors names the template; one overrideRules
- * entry per share targets its cluster with two plaintext `add` overriders: the pod-template
- * annotation GANG_GROUP_NAME_ANNOTATION = the PodGroup name, and schedulerName =
- * in->pod_scheduler. Paths are under /spec/template for Deployment and Job, at the top for a Pod;
- * the annotation is added as the one key when the template's annotations object exists (so the
- * others survive), else as a whole annotations (or metadata) object. New object owned by the
- * caller; NULL for kinds that need none, when gang_input_check fails, or on ENOMEM. */
+ * labelled GANG_MANAGED_BY_LABEL + GANG_BINDING_UID_LABEL, annotated GANG_BINDING_ANNOTATION,
+ * owned (ownerReference, no controller) by the template so the hub's garbage collector removes
+ * it with the template. resourceSelectors names the template; ONE overrideRules entry without
+ * targetCluster (every cluster: the group has the same name everywhere) with two plaintext `add`
+ * overriders: the pod-template annotation GANG_GROUP_NAME_ANNOTATION = the PodGroup name, and
+ * schedulerName = in->pod_scheduler. Paths are under /spec/template for Deployment and Job, at
+ * the top for a Pod; the annotation is added as the one key when the template's annotations
+ * object exists (so the others survive), else as a whole annotations (or metadata) object.
+ * muster never deletes it on release or rollback: that would re-render the Works, and a Job's
+ * or Pod's pod template cannot change in a member. New object owned by the caller; NULL for
+ * kinds that need none, when gang_input_check fails, or on ENOMEM. */
 json_object *gang_override_policy(const struct gang_input *in);
 
 /* RB merge patches of the protocol (DESIGN.md "The commit protocol"). Each is a new object
  * owned by the caller, NULL on ENOMEM (or as said).
- * assign (step 2): spec.clusters [{name, replicas}] from the shares, the applied-placement
+ * assign (step 3): spec.clusters [{name, replicas}] from the shares, the applied-placement
  *   annotation (the JSON text of spec.placement as karmada-scheduler writes it, "{}" when
  *   absent), and when barrier != 0 spec.suspension.dispatching: true. Other suspension members
  *   are never touched. NULL also when in has no shares or an entry without a cluster.
- * release (step 4): spec.suspension.scheduling: false, and dispatching restored to
+ * release (step 5): spec.suspension.scheduling: false, and dispatching restored to
  *   user_dispatching, what the RB had before muster set the barrier: -1 absent (null removes
  *   it), 0 false, 1 true; -2 when muster did not set the barrier leaves it untouched. Any other
  *   value: NULL.
  * resume (resume mode): spec.suspension.scheduling: false only.
  * rollback barrier: spec.suspension.dispatching: true.
- * rollback clear: spec.clusters null, applied-placement annotation null, spec.suspension.
+ * rollback clear: spec.clusters null, spec.gracefulEvictionTasks null (the whole gang is taken
+ *   back: an eviction task must not meet the next placement), applied-placement annotation
+ *   null, spec.suspension.
  *   scheduling true, dispatching restored as in release. After a rollback barrier the barrier
  *   is muster's: pass the user's value, not -2, or dispatching stays suspended. */
 json_object *gang_patch_assign(const struct gang_input *in, int barrier);
@@ -110,14 +127,41 @@ json_object *gang_patch_resume(void);
 json_object *gang_patch_rollback_barrier(void);
 json_object *gang_patch_rollback_clear(int user_dispatching);
 
-/* Work merge patch lifting its own suspendDispatching. */
-json_object *gang_patch_work_release(void);
-
 /* /status merge patch: condition Scheduled=True reason Success with GANG_SCHEDULED_MESSAGE,
  * every other condition kept (disp_rbpatch_condition), lastTransitionTime changed only when the
  * status flips, observedGeneration and status.schedulerObservedGeneration = metadata.generation,
- * status.lastScheduledTime = now (RFC 3339). Always a patch, since lastScheduledTime moves.
- * NULL on ENOMEM. */
+ * status.lastScheduledTime = now (RFC 3339), and metadata.resourceVersion = rb's, so the patch
+ * fails with 409 rather than overwrite conditions written since rb was read (rebuild it from a
+ * fresh read then). Always a patch, since lastScheduledTime moves. NULL on ENOMEM. */
 json_object *gang_status_scheduled(json_object *rb, const char *now);
+
+/* Reading muster's own PodGroup Works as Karmada reports them (borrowed objects):
+ * gang_work_applied: 1 when the Work is not being deleted and its condition Applied is True
+ *   (the execution controller created or updated the PodGroup in the member).
+ * gang_work_podgroup_phase: the member PodGroup's status.phase as Karmada reflects the whole
+ *   status into status.manifestStatuses[0].status ("Pending", "Inqueue", "Running", ...), or
+ *   NULL when not reported. Borrowed from work. */
+int gang_work_applied(json_object *work);
+const char *gang_work_podgroup_phase(json_object *work);
+
+/* The barrier as the Works Karmada rendered for an RB show it (step 4 of the protocol). */
+enum gang_rendered {
+    GANG_RENDERED_READY,   /* suspendDispatching true, muster's policy in applied-overrides */
+    GANG_RENDERED_OPEN,    /* released, but with the policy in: its pods name their PodGroup */
+    GANG_RENDERED_WAIT,    /* suspended, the policy not rendered in yet: check again */
+    GANG_RENDERED_MISSING, /* no Work for the cluster (or one being deleted): check again */
+    GANG_RENDERED_VANISHED /* released without the policy: pods without their group went out */
+};
+
+/* The state of one rendered Work (NULL: MISSING) against policy, muster's OverridePolicy name. */
+enum gang_rendered gang_rendered_work(json_object *work, const char *policy);
+
+/* The barrier over the placement: items are the Works listed by the RB's permanent-id label
+ * (a JSON array; muster's own, labelled GANG_BINDING_UID_LABEL, are ignored), and each share's
+ * cluster is judged on the Work in karmada-es-<cluster>. Returns VANISHED if any cluster's is;
+ * else the first MISSING or WAIT; else READY (READY and OPEN Works alike let the lift go). why
+ * (may be NULL) names the cluster that decided and what it showed. */
+enum gang_rendered gang_rendered_judge(json_object *items, const struct gang_share *shares,
+                                       uint32_t n, const char *policy, char *why, size_t cap);
 
 #endif

@@ -146,5 +146,24 @@ int disp_rbpatch_condition(json_object *rb, const char *type, const char *status
 int disp_rbpatch_waiting(json_object *rb, const char *reason, const char *message, const char *now,
                          json_object **out)
 {
-    return disp_rbpatch_condition(rb, "Scheduled", "False", reason, message, now, 0, out);
+    int rc = disp_rbpatch_condition(rb, "Scheduled", "False", reason, message, now, 0, out);
+    if (rc || !*out)
+        return rc;
+    /* Conditional on the RB as read: the patch carries every condition (a merge patch
+     * replaces the array), so from a stale read it could revert one Karmada wrote since; the
+     * API server answers 409 instead, and the caller writes again from a newer read. */
+    json_object *md = NULL, *rv = NULL, *pm = json_object_new_object();
+    if (json_object_object_get_ex(rb, "metadata", &md) &&
+        json_object_object_get_ex(md, "resourceVersion", &rv) &&
+        json_object_is_type(rv, json_type_string)) {
+        if (!pm || json_object_object_add(pm, "resourceVersion", json_object_get(rv)) ||
+            json_object_object_add(*out, "metadata", pm)) {
+            json_object_put(*out);
+            *out = NULL;
+            return MUSTER_ENOMEM;
+        }
+        return 0;
+    }
+    json_object_put(pm);
+    return 0;
 }

@@ -20,8 +20,10 @@ int disp_rbpatch_webhook_hold(json_object *rb, json_object **out);
 /* JSON merge patch for the RB's /status setting condition Scheduled to False with reason
  * (QuotaExceeded, NoClusterFit, Unschedulable) and message, keeping every other condition as
  * it is (a merge patch replaces arrays whole). lastTransitionTime changes only when the status
- * flips; observedGeneration is the RB's metadata.generation. NULL in *out when the condition
- * already says exactly this. now is RFC 3339 ("2026-11-22T02:20:00Z"). */
+ * flips; observedGeneration is the RB's metadata.generation; metadata.resourceVersion is the
+ * RB's when it has one, so the API server refuses (409) a patch built from a stale read. NULL
+ * in *out when the condition already says exactly this. now is RFC 3339
+ * ("2026-11-22T02:20:00Z"). */
 int disp_rbpatch_waiting(json_object *rb, const char *reason, const char *message, const char *now,
                          json_object **out);
 

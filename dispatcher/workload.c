@@ -388,6 +388,64 @@ static int vcjob_task_counts(struct disp_workload *w, json_object *tmpl)
     return 0;
 }
 
+/* A task's minAvailable as Volcano's admission defaults it (the task's replicas when unset);
+ * -1 when it is malformed or above the replicas. */
+static int32_t vcjob_task_min(json_object *task, int32_t replicas)
+{
+    json_object *m = get(task, "minAvailable");
+    int32_t v;
+    if (!m)
+        return replicas;
+    if (to_int32(m, &v) || v < 0 || v > replicas)
+        return -1;
+    return v;
+}
+
+/* A Volcano Job's RB made with Karmada's default feature gates (MultiplePodTemplatesScheduling
+ * off, pkg/detector/detector.go) has no components, replicas or replicaRequirements: the job is
+ * read from its tasks, one component per task named as Karmada's componentResource names it
+ * (the task's name, else "task-<i>"), with the task's replicas; the requests come from each
+ * task's pod template (read_template_requests, limits defaulting requests). */
+static int vcjob_tasks_as_components(struct disp_workload *w, json_object *tasks)
+{
+    size_t n = json_object_array_length(tasks);
+    if (n > DISP_WORKLOAD_COMPONENTS_MAX)
+        return fail(w, DISP_WORKLOAD_INVALID, MUSTER_ELIMIT,
+                    "the Volcano Job's spec.tasks: %zu tasks, more than muster's limit of %d", n,
+                    DISP_WORKLOAD_COMPONENTS_MAX);
+    for (size_t i = 0; i < n; i++) {
+        struct disp_workload_component *c = &w->components[i];
+        json_object *t = json_object_array_get_idx(tasks, i);
+        const char *tname = get_str(t, "name");
+        if (tname && tname[0] && !plain(tname, strlen(tname), DISP_WORKLOAD_NAME_MAX))
+            return INVALID(w, "the Volcano Job's spec.tasks[%zu].name: must be a name of at most "
+                              "%d printable characters",
+                           i, DISP_WORKLOAD_NAME_MAX);
+        if (tname && tname[0])
+            copy_str(c->name, sizeof(c->name), tname, strlen(tname));
+        else
+            snprintf(c->name, sizeof(c->name), "task-%zu", i);
+        for (size_t j = 0; j < i; j++)
+            if (strcmp(w->components[j].name, c->name) == 0)
+                return INVALID(w, "the Volcano Job's task name %.63s appears twice", c->name);
+        json_object *r = get(t, "replicas");
+        c->replicas = 0; /* Go's zero value: Volcano runs no pod of a task without replicas */
+        if (r && (to_int32(r, &c->replicas) || c->replicas < 0))
+            return INVALID(w,
+                           "the Volcano Job's spec.tasks[%zu].replicas: must be a non-negative "
+                           "32-bit integer",
+                           i);
+        if (vcjob_task_min(t, c->replicas) < 0)
+            return INVALID(w,
+                           "the Volcano Job's spec.tasks[%zu].minAvailable: must be a whole "
+                           "number from 0 to the task's %d replicas",
+                           i, c->replicas);
+        queue_resvec_clear(&c->request);
+        w->ncomponents = (uint32_t)i + 1;
+    }
+    return 0;
+}
+
 static int read_components(struct disp_workload *w, struct queue_resnames *names, json_object *spec,
                            json_object *tmpl)
 {
@@ -403,6 +461,8 @@ static int read_components(struct disp_workload *w, struct queue_resnames *names
         return fail(w, DISP_WORKLOAD_INVALID, MUSTER_ELIMIT,
                     "spec.components: %zu entries, more than muster's limit of %d", n,
                     DISP_WORKLOAD_COMPONENTS_MAX);
+    if (n == 0 && w->kind == DISP_WORKLOAD_KIND_VCJOB)
+        return vcjob_tasks_as_components(w, tasks);
     if (n == 0) {
         /* One pod template: spec.replicas (omitted when 0) × spec.replicaRequirements. */
         struct disp_workload_component *c = &w->components[0];
@@ -681,6 +741,22 @@ static int read_min_member(struct disp_workload *w, json_object *rb, json_object
         if (v > 0) { /* 0 is Volcano's "unset": the whole job */
             w->min_member = v;
             w->min_member_source = "spec.minAvailable";
+            return 0;
+        }
+    }
+    if (w->kind == DISP_WORKLOAD_KIND_VCJOB) {
+        /* Volcano's admission defaults an unset job minAvailable to the sum of the tasks'
+         * minAvailable, each defaulting to its task's replicas. */
+        json_object *tasks = get(get(tmpl, "spec"), "tasks");
+        int64_t sum = 0;
+        for (size_t i = 0; i < json_object_array_length(tasks) && i < w->ncomponents; i++) {
+            json_object *t = json_object_array_get_idx(tasks, i);
+            int32_t m = vcjob_task_min(t, w->components[i].replicas);
+            sum += m < 0 ? w->components[i].replicas : m;
+        }
+        if (sum > 0 && sum < w->replicas) {
+            w->min_member = (int32_t)sum;
+            w->min_member_source = "the tasks' minAvailable";
             return 0;
         }
     }
@@ -1059,6 +1135,27 @@ int disp_workload_read(struct disp_workload *w, struct queue_resnames *names, js
     return rc;
 }
 
+int disp_workload_cluster_serves_podgroups(json_object *cluster)
+{
+    json_object *en = get(get(cluster, "status"), "apiEnablements");
+    if (!json_object_is_type(en, json_type_array))
+        return -1;
+    for (size_t i = 0; i < json_object_array_length(en); i++) {
+        json_object *e = json_object_array_get_idx(en, i);
+        const char *gv = get_str(e, "groupVersion");
+        json_object *rs = get(e, "resources");
+        if (!gv || strcmp(gv, "scheduling.volcano.sh/v1beta1") != 0 ||
+            !json_object_is_type(rs, json_type_array))
+            continue;
+        for (size_t j = 0; j < json_object_array_length(rs); j++) {
+            const char *n = get_str(json_object_array_get_idx(rs, j), "name");
+            if (n && strcmp(n, "podgroups") == 0)
+                return 1;
+        }
+    }
+    return 0;
+}
+
 int disp_workload_assigns(const struct disp_workload *w, const char *scheduler)
 {
     return scheduler && strcmp(w->scheduler_name, scheduler) == 0;
@@ -1373,11 +1470,11 @@ static json_object *prune_each(json_object *arr, json_object *(*prune)(json_obje
     return out;
 }
 
-/* A Volcano Job task: its name, replicas and pruned pod template. */
+/* A Volcano Job task: its name, replicas, minAvailable and pruned pod template. */
 static json_object *prune_task(json_object *t)
 {
     json_object *p = json_object_new_object(), *tt;
-    if (p && (keep(p, t, "name") || keep(p, t, "replicas") ||
+    if (p && (keep(p, t, "name") || keep(p, t, "replicas") || keep(p, t, "minAvailable") ||
               (json_object_object_get_ex(t, "template", &tt) &&
                (tt ? put_new(p, "template", prune_pod_template(tt)) : keep(p, t, "template"))))) {
         json_object_put(p);

@@ -150,6 +150,13 @@ int disp_workload_allows_cluster(const struct disp_workload *w, json_object *clu
 int disp_workload_explain_cluster(const struct disp_workload *w, json_object *cluster, char *why,
                                   size_t cap);
 
+/* Whether a member serves Volcano's PodGroups, from its Cluster's status.apiEnablements (what
+ * Karmada's cluster status controller found the member serving): 1 when it lists
+ * scheduling.volcano.sh/v1beta1 podgroups, 0 when it lists APIs but not that one (a gang that
+ * needs a PodGroup must not go there), -1 when it reports none at all (not collected yet; a
+ * Ready member always has them on a real hub, so the caller does not judge). */
+int disp_workload_cluster_serves_podgroups(json_object *cluster);
+
 /* 1 when w's scheduler name is scheduler (muster's --scheduler-name): assign mode; 0: resume. */
 int disp_workload_assigns(const struct disp_workload *w, const char *scheduler);
 

@@ -5,6 +5,7 @@
 #include "cluster-adapters/sim/resources.h"
 #include "cluster-adapters/sim/scenario.h"
 #include "cluster-adapters/sim/store.h"
+#include "cluster-adapters/sim/webhook_call.h"
 #include "queue/errors.h"
 #include "queue/mem.h"
 
@@ -22,8 +23,10 @@ struct sim_hub {
     FILE *log;
     int log_objects;
     struct sim_store_watch *log_watch;
-    uv_timer_t tick;  /* advances scripted workload durations */
-    uv_timer_t flush; /* armed when a cluster needs recomputing; batches bursts */
+    uv_timer_t tick;               /* advances scripted workload durations */
+    uv_timer_t flush;              /* armed when a cluster needs recomputing; batches bursts */
+    struct sim_webhooks *webhooks; /* the apiserver's calls to admission webhooks */
+    uv_timer_t oplag; /* armed while OverridePolicy events wait out the informer's lag */
     int tick_live;
 };
 
@@ -89,10 +92,41 @@ static void on_dirty(void *data)
         uv_timer_start(&hub->flush, on_flush, SIM_FLUSH_MS, 0);
 }
 
+static void on_oplag(uv_timer_t *t)
+{
+    struct sim_hub *hub = t->data;
+    int64_t next = sim_karmada_override_sync(hub->karmada);
+    if (next >= 0 && hub->tick_live)
+        uv_timer_start(&hub->oplag, on_oplag, (uint64_t)next, 0);
+}
+
+static void on_override_due(void *data, int64_t delay_ms)
+{
+    struct sim_hub *hub = data;
+    if (hub->tick_live && !uv_is_active((uv_handle_t *)&hub->oplag))
+        uv_timer_start(&hub->oplag, on_oplag, (uint64_t)(delay_ms > 0 ? delay_ms : 0), 0);
+}
+
+static int admit_binding(void *data, const char *ns, json_object *obj, sim_karmada_admitted_cb done,
+                         void *done_data)
+{
+    struct sim_hub *hub = data;
+    return sim_webhooks_admit_create(
+        hub->webhooks,
+        sim_resource_find("work.karmada.io", 15, "v1alpha2", 8, "resourcebindings", 16), ns, obj,
+        done, done_data);
+}
+
 static int set_cluster_ready(void *data, const char *cluster, int ready)
 {
     struct sim_hub *hub = data;
     return sim_karmada_set_ready(hub->karmada, cluster, ready);
+}
+
+static int cluster_objects(void *data, const char *cluster, json_object **out)
+{
+    struct sim_hub *hub = data;
+    return sim_karmada_member_objects(hub->karmada, cluster, out);
 }
 
 int sim_hub_start(uv_loop_t *loop, const struct sim_hub_config *cfg, struct sim_hub **out,
@@ -122,6 +156,8 @@ int sim_hub_start(uv_loop_t *loop, const struct sim_hub_config *cfg, struct sim_
         rc = sim_scenario_load(cfg->scenario, &scn, err, errcap);
     if (rc == 0)
         rc = sim_karmada_new(hub->store, scn, NULL, &hub->karmada, err, errcap);
+    if (rc == 0)
+        sim_karmada_set_options(hub->karmada, &cfg->karmada);
     json_object_put(scn);
     if (rc < 0) {
         sim_hub_free(hub);
@@ -129,6 +165,7 @@ int sim_hub_start(uv_loop_t *loop, const struct sim_hub_config *cfg, struct sim_
     }
     struct sim_server_config scfg = cfg->server;
     scfg.set_cluster_ready = set_cluster_ready;
+    scfg.cluster_objects = cluster_objects;
     scfg.hook_data = hub;
     rc = sim_server_new(loop, &scfg, hub->store, &hub->server, err, errcap);
     if (rc < 0 && !hub->server) {
@@ -143,6 +180,11 @@ int sim_hub_start(uv_loop_t *loop, const struct sim_hub_config *cfg, struct sim_
         uv_timer_init(loop, &hub->flush);
         hub->flush.data = hub;
         sim_karmada_defer(hub->karmada, on_dirty, hub);
+        uv_timer_init(loop, &hub->oplag);
+        hub->oplag.data = hub;
+        sim_karmada_on_override_due(hub->karmada, on_override_due, hub);
+        if (sim_webhooks_new(loop, hub->store, &hub->webhooks) == 0)
+            sim_karmada_set_binding_admission(hub->karmada, admit_binding, hub);
     }
     *out = hub;
     return rc;
@@ -171,8 +213,11 @@ void sim_hub_shutdown(struct sim_hub *hub, void (*done)(void *data), void *data)
         uv_close((uv_handle_t *)&hub->tick, NULL);
         uv_timer_stop(&hub->flush);
         uv_close((uv_handle_t *)&hub->flush, NULL);
+        uv_timer_stop(&hub->oplag);
+        uv_close((uv_handle_t *)&hub->oplag, NULL);
         hub->tick_live = 0;
     }
+    sim_webhooks_shutdown(hub->webhooks);
     sim_server_shutdown(hub->server, done, data);
 }
 
@@ -181,6 +226,7 @@ void sim_hub_free(struct sim_hub *hub)
     if (!hub)
         return;
     sim_server_free(hub->server);
+    sim_webhooks_free(hub->webhooks);
     sim_karmada_free(hub->karmada);
     if (hub->store)
         sim_store_unwatch(hub->store, hub->log_watch);

@@ -4,6 +4,7 @@
 #ifndef MUSTER_SIM_HUB_H
 #define MUSTER_SIM_HUB_H
 
+#include "cluster-adapters/sim/karmada.h"
 #include "cluster-adapters/sim/server.h"
 
 #include <stddef.h>
@@ -14,11 +15,12 @@ struct sim_store;
 struct sim_karmada;
 
 struct sim_hub_config {
-    struct sim_server_config server; /* host, port, faults, TLS, token (see server.h) */
-    size_t history;                  /* watch history in events; 0: 10000 */
-    const char *scenario;            /* scenario YAML path, or NULL */
-    const char *event_log;           /* append every change as a JSON line here, or NULL */
-    int event_log_objects;           /* and the object after the change, as "object" */
+    struct sim_server_config server;    /* host, port, faults, TLS, token (see server.h) */
+    size_t history;                     /* watch history in events; 0: 10000 */
+    const char *scenario;               /* scenario YAML path, or NULL */
+    const char *event_log;              /* append every change as a JSON line here, or NULL */
+    int event_log_objects;              /* and the object after the change, as "object" */
+    struct sim_karmada_options karmada; /* feature gates, taint eviction, override cache lag */
 };
 
 /* Builds the store (with the default, kube-system, kube-public and karmada-system namespaces),

@@ -1,13 +1,14 @@
 /* Karmada's control plane as the simulated hub needs it: member clusters built from a scenario
- * with their Cluster status (resourceSummary, resourceModels, Ready), the detector that turns
- * workloads matched by a PropagationPolicy into ResourceBindings, and the binding controller
- * that renders RBs into Works and removes Works no longer wanted. It runs as a store watcher,
- * so it reacts to changes made through the REST API and to its own writes alike. */
+ * with their Cluster status and the objects Karmada applied to them, the detector, the binding,
+ * execution, work-status, RB-status and taint controllers, the override manager and the Work
+ * webhook (docs/sim.md, "Fidelity to Karmada", cites Karmada's code for each). It runs as a store
+ * watcher, so it reacts to changes made through the REST API and to its own writes alike. */
 #ifndef MUSTER_SIM_KARMADA_H
 #define MUSTER_SIM_KARMADA_H
 
 #include <json-c/json.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <time.h>
 
 struct sim_store;
@@ -19,11 +20,56 @@ struct sim_karmada;
 int sim_karmada_new(struct sim_store *store, json_object *scenario, time_t (*now)(void),
                     struct sim_karmada **out, char *err, size_t errcap);
 
+/* Karmada's switches the simulated hub can turn (each off by default, as in Karmada). */
+struct sim_karmada_options {
+    /* --feature-gates MultiplePodTemplatesScheduling=true: the detector interprets components
+     * (pkg/features/features.go, default false). */
+    int multiple_pod_templates;
+    /* karmada-controller-manager --enable-no-execute-taint-eviction (default false): NoExecute
+     * taints on a Cluster evict the RBs that do not tolerate them. */
+    int taint_eviction;
+    /* The OverridePolicy informer's lag behind the store, in milliseconds (0: none). Renders
+     * read the policies as they were that long ago. */
+    int64_t override_lag_ms;
+    /* The clock of that lag, in milliseconds (NULL: CLOCK_MONOTONIC). Tests pass their own. */
+    int64_t (*now_ms)(void);
+};
+
+/* Delivers the OverridePolicy events whose lag is over (their renders happen now). Returns the
+ * milliseconds until the next one is due, or -1 when none waits. */
+int64_t sim_karmada_override_sync(struct sim_karmada *k);
+
+/* cb(data, delay_ms) is called when an OverridePolicy event starts waiting in an empty queue:
+ * the caller calls sim_karmada_override_sync after delay_ms (and again while it returns >= 0). */
+void sim_karmada_on_override_due(struct sim_karmada *k, void (*cb)(void *data, int64_t delay_ms),
+                                 void *data);
+
+/* Applies opts (copied). Call it right after sim_karmada_new. */
+void sim_karmada_set_options(struct sim_karmada *k, const struct sim_karmada_options *opts);
+
+/* The karmada-apiserver's admission of a ResourceBinding create: fn starts admitting obj
+ * (borrowed) in ns and returns 0, after which done(done_data, rc, obj, message) runs once
+ * (rc 0: store obj as patched; rc < 0: refused with message); or returns 1 when no webhook is
+ * registered for it (done never runs). */
+typedef void (*sim_karmada_admitted_cb)(void *done_data, int rc, json_object *obj,
+                                        const char *message);
+typedef int (*sim_karmada_admit_fn)(void *data, const char *ns, json_object *obj,
+                                    sim_karmada_admitted_cb done, void *done_data);
+
+/* Routes the detector's RB creates through fn (NULL: create at once, with the
+ * spec.suspension.scheduling: true that muster's webhook would add, as the sim always did). */
+void sim_karmada_set_binding_admission(struct sim_karmada *k, sim_karmada_admit_fn fn, void *data);
+
 /* Stops the controllers and frees k (the objects stay in the store). NULL is a no-op. */
 void sim_karmada_free(struct sim_karmada *k);
 
 /* Fault injection: marks cluster NotReady (ready = 0) or Ready. Returns 0 or MUSTER_ENOENT. */
 int sim_karmada_set_ready(struct sim_karmada *k, const char *cluster, int ready);
+
+/* The objects of member cluster name (what the execution controller applied there from its
+ * Works, and what stayed behind), each with the status the member reports, as a new JSON array
+ * in *out. Returns 0, MUSTER_ENOENT for an unknown cluster, or MUSTER_ENOMEM. */
+int sim_karmada_member_objects(struct sim_karmada *k, const char *name, json_object **out);
 
 /* Advances simulated time: shares whose scripted duration (the workload annotation
  * sim.muster.io/duration: "90s", "5m", "2h") is over finish and free their nodes. Call it

@@ -1,5 +1,6 @@
 /* muster-sim: a simulated Karmada hub speaking the Kubernetes REST protocol (see docs/sim.md). */
 #include "cluster-adapters/sim/hub.h"
+#include "cluster-adapters/sim/karmada.h"
 #include "queue/errors.h"
 #include "queue/mem.h"
 
@@ -37,7 +38,11 @@ static void usage(FILE *f)
                "  --event-log FILE              append every change as a JSON line\n"
                "  --event-log-objects 1         with --event-log: each line carries the object\n"
                "  --access-log FILE             append one line per request\n"
-               "  --validate-writes DIR         check client writes against the CRDs in DIR\n");
+               "  --validate-writes DIR         check client writes against the CRDs in DIR\n"
+               "  --feature-gates LIST          Karmada feature gates, e.g.\n"
+               "                                MultiplePodTemplatesScheduling=true (default off)\n"
+               "  --enable-no-execute-taint-eviction BOOL  the taint manager evicts (false)\n"
+               "  --override-cache-lag-ms MS    OverridePolicy informer lag for renders (0)\n");
 }
 
 static int parse_long(const char *flag, const char *s, long min, long max, long *out)
@@ -50,6 +55,33 @@ static int parse_long(const char *flag, const char *s, long min, long max, long 
         return MUSTER_EINVAL;
     }
     *out = v;
+    return 0;
+}
+
+/* "Gate=bool,Gate=bool" as Karmada's --feature-gates; only the gates the sim implements. */
+static int parse_gates(const char *s, struct sim_karmada_options *o)
+{
+    char buf[512];
+    snprintf(buf, sizeof(buf), "%s", s);
+    char *p = buf;
+    while (p && *p) {
+        char *comma = strchr(p, ',');
+        if (comma)
+            *comma = '\0';
+        char *eq = strchr(p, '=');
+        if (!eq || (strcmp(eq + 1, "true") != 0 && strcmp(eq + 1, "false") != 0)) {
+            fprintf(stderr, "muster-sim: --feature-gates: %s: expected Gate=true|false\n", p);
+            return MUSTER_EINVAL;
+        }
+        *eq = '\0';
+        if (strcmp(p, "MultiplePodTemplatesScheduling") == 0) {
+            o->multiple_pod_templates = strcmp(eq + 1, "true") == 0;
+        } else {
+            fprintf(stderr, "muster-sim: --feature-gates: %s is not a gate the sim knows\n", p);
+            return MUSTER_EINVAL;
+        }
+        p = comma ? comma + 1 : NULL;
+    }
     return 0;
 }
 
@@ -106,6 +138,7 @@ int main(int argc, char **argv)
     struct sim_server_config cfg = {0};
     const char *listen = NULL, *scenario = NULL, *token_file = NULL, *event_log = NULL;
     long history = 10000, log_objects = 0;
+    struct sim_karmada_options kopts = {0};
     char token[512];
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -132,6 +165,19 @@ int main(int argc, char **argv)
         } else if (strcmp(a, "--event-log-objects") == 0) {
             if (parse_long(a, v, 0, 1, &log_objects) < 0)
                 return 2;
+        } else if (strcmp(a, "--feature-gates") == 0) {
+            if (parse_gates(v, &kopts) < 0)
+                return 2;
+        } else if (strcmp(a, "--enable-no-execute-taint-eviction") == 0) {
+            if (strcmp(v, "true") != 0 && strcmp(v, "false") != 0) {
+                fprintf(stderr, "muster-sim: %s: expected true or false\n", a);
+                return 2;
+            }
+            kopts.taint_eviction = strcmp(v, "true") == 0;
+        } else if (strcmp(a, "--override-cache-lag-ms") == 0) {
+            if (parse_long(a, v, 0, 3600000, &n) < 0)
+                return 2;
+            kopts.override_lag_ms = n;
         } else if (strcmp(a, "--access-log") == 0) {
             cfg.access_log = v;
         } else if (strcmp(a, "--token-file") == 0) {
@@ -215,7 +261,8 @@ int main(int argc, char **argv)
                                   .history = (size_t)history,
                                   .scenario = scenario,
                                   .event_log = event_log,
-                                  .event_log_objects = (int)log_objects};
+                                  .event_log_objects = (int)log_objects,
+                                  .karmada = kopts};
     char err[512] = "";
     int rc = sim_hub_start(&app.loop, &hcfg, &app.hub, err, sizeof(err));
     int status = 0;

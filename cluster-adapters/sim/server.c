@@ -252,8 +252,8 @@ static int wants_metadata(h2o_req_t *req, int list)
         size_t end = off + at + sizeof(tag) - 1;
         int is_list = a.len - end >= 4 && memcmp(a.base + end, "List", 4) == 0;
         size_t after = end + (is_list ? 4 : 0);
-        int whole = after == a.len || a.base[after] == ';' || a.base[after] == ',' ||
-                    a.base[after] == ' ';
+        int whole =
+            after == a.len || a.base[after] == ';' || a.base[after] == ',' || a.base[after] == ' ';
         if (whole && is_list == list)
             return 1;
         off = end;
@@ -545,7 +545,8 @@ static void watch_initial_events_end(struct watch *w)
                      "{\"kind\":\"%s\",\"apiVersion\":\"%s\",\"metadata\":{\"resourceVersion\":"
                      "\"%" PRId64 "\",\"creationTimestamp\":null,\"annotations\":{"
                      "\"k8s.io/initial-events-end\":\"true\"}}}",
-                     w->meta ? "PartialObjectMetadata" : w->res->kind, w->meta ? "meta.k8s.io/v1" : av, sim_store_rv(w->srv->store));
+                     w->meta ? "PartialObjectMetadata" : w->res->kind,
+                     w->meta ? "meta.k8s.io/v1" : av, sim_store_rv(w->srv->store));
     watch_queue(w, "BOOKMARK", line, (size_t)n);
 }
 
@@ -557,7 +558,8 @@ static void watch_bookmark(struct watch *w)
         line, sizeof(line),
         "{\"kind\":\"%s\",\"apiVersion\":\"%s\",\"metadata\":{\"resourceVersion\":\"%" PRId64
         "\",\"creationTimestamp\":null}}",
-        w->meta ? "PartialObjectMetadata" : w->res->kind, w->meta ? "meta.k8s.io/v1" : av, sim_store_rv(w->srv->store));
+        w->meta ? "PartialObjectMetadata" : w->res->kind, w->meta ? "meta.k8s.io/v1" : av,
+        sim_store_rv(w->srv->store));
     watch_queue(w, "BOOKMARK", line, (size_t)n);
 }
 
@@ -988,7 +990,7 @@ static void delete_namespace_contents(struct sim_server *srv, const char *ns)
         json_object *items = json_object_object_get(list, "items");
         for (size_t j = 0; j < json_object_array_length(items); j++) {
             const char *name = sim_meta_str(json_object_array_get_idx(items, j), "name");
-            sim_store_delete(srv->store, r, ns, name, NULL, NULL, NULL, NULL);
+            sim_store_delete(srv->store, r, ns, name, NULL, NULL, time(NULL), NULL, NULL);
         }
         json_object_put(list);
     }
@@ -1035,7 +1037,8 @@ static void serve_delete(struct sim_server *srv, h2o_req_t *req, const struct ro
         }
     }
     json_object *out = NULL, *status = NULL;
-    if (sim_store_delete(srv->store, rt->r, rt->ns, rt->name, uid, rv, &out, &status) < 0) {
+    if (sim_store_delete(srv->store, rt->r, rt->ns, rt->name, uid, rv, time(NULL), &out, &status) <
+        0) {
         respond_status(req, status);
     } else {
         if (!rt->r->namespaced && strcmp(rt->r->plural, "namespaces") == 0 && !rt->r->group[0])
@@ -1061,7 +1064,7 @@ static void serve_delete_collection(struct sim_server *srv, h2o_req_t *req, cons
             json_object *o = json_object_array_get_idx(items, j);
             const char *ns = sim_meta_str(o, "namespace");
             sim_store_delete(srv->store, rt->r, ns ? ns : "", sim_meta_str(o, "name"), NULL, NULL,
-                             NULL, NULL);
+                             time(NULL), NULL, NULL);
         }
         respond_json(req, 200, list);
         json_object_put(list);
@@ -1258,6 +1261,35 @@ static void serve_cluster_ready(struct sim_server *srv, h2o_req_t *req, h2o_iove
     json_object_put(body);
 }
 
+/* The objects a member cluster holds (kind List, as a list of the member would read). */
+static void serve_cluster_objects(struct sim_server *srv, h2o_req_t *req, h2o_iovec_t name)
+{
+    if (!method_is(req, "GET")) {
+        method_not_allowed(req);
+        return;
+    }
+    char cluster[64];
+    json_object *items = NULL;
+    if (name.len == 0 || name.len >= sizeof(cluster)) {
+        respond_not_found(req);
+        return;
+    }
+    memcpy(cluster, name.base, name.len);
+    cluster[name.len] = '\0';
+    if (srv->cfg.cluster_objects(srv->cfg.hook_data, cluster, &items) < 0) {
+        respond_status(req,
+                       sim_status_newf(404, "NotFound", NULL, cluster,
+                                       "clusters.cluster.karmada.io \"%s\" not found", cluster));
+        return;
+    }
+    json_object *list = json_object_new_object();
+    json_object_object_add(list, "apiVersion", json_object_new_string("v1"));
+    json_object_object_add(list, "kind", json_object_new_string("List"));
+    json_object_object_add(list, "items", items);
+    respond_json(req, 200, list);
+    json_object_put(list);
+}
+
 static int authorized(struct sim_server *srv, h2o_req_t *req)
 {
     if (!srv->cfg.token)
@@ -1315,6 +1347,11 @@ static void dispatch_request(struct sim_server *srv, h2o_req_t *req)
     if (n == 5 && seg_is(segs[0], "debug") && seg_is(segs[1], "sim") &&
         seg_is(segs[2], "clusters") && seg_is(segs[4], "ready") && srv->cfg.set_cluster_ready) {
         serve_cluster_ready(srv, req, segs[3]);
+        return;
+    }
+    if (n == 5 && seg_is(segs[0], "debug") && seg_is(segs[1], "sim") &&
+        seg_is(segs[2], "clusters") && seg_is(segs[4], "objects") && srv->cfg.cluster_objects) {
+        serve_cluster_objects(srv, req, segs[3]);
         return;
     }
     json_object *doc = NULL;
@@ -1551,7 +1588,7 @@ static int setup_tls(struct sim_server *srv, char *err, size_t errcap)
         return MUSTER_EINVAL;
     }
     struct kube_tls_server_opts o = {cfg->tls_cert, cfg->tls_key, cfg->client_ca, 1,
-                                     "--tls-cert", "--tls-key", "--client-ca"};
+                                     "--tls-cert",  "--tls-key",  "--client-ca"};
     int rc = kube_tls_server_ctx(&o, &srv->ssl_ctx, err, errcap);
     if (rc)
         return rc == MUSTER_ECONFIG ? MUSTER_EINVAL : rc;

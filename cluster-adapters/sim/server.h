@@ -4,6 +4,7 @@
 #define MUSTER_SIM_SERVER_H
 
 #include <stddef.h>
+#include <json-c/json.h>
 #include <uv.h>
 
 struct sim_store;
@@ -25,10 +26,13 @@ struct sim_server_config {
     const char *client_ca;          /* PEM CA bundle: require client certificates it signed */
     const char *access_log;         /* append one line per request (Apache combined), or NULL */
     unsigned seed;                  /* fault-injection randomness */
-    const char *validate_dir; /* CRD folder: validate client writes (validate.h), or NULL */
+    const char *validate_dir;       /* CRD folder: validate client writes (validate.h), or NULL */
     /* PUT /debug/sim/clusters/NAME/ready {"ready": bool} calls this (NULL: 404). Returns 0 or
      * MUSTER_ENOENT for an unknown cluster. */
     int (*set_cluster_ready)(void *data, const char *cluster, int ready);
+    /* GET /debug/sim/clusters/NAME/objects calls this (NULL: 404): *out gets a new JSON array
+     * of the member's objects. Returns 0 or MUSTER_ENOENT for an unknown cluster. */
+    int (*cluster_objects)(void *data, const char *cluster, json_object **out);
     void *hook_data;
 };
 

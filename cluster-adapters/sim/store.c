@@ -69,6 +69,8 @@ struct sim_store {
     struct sim_store_watch **watchers;
     size_t nwatchers, capwatchers;
     int has_dead;
+    sim_store_admit_cb admit; /* mutating admission, or NULL */
+    void *admit_data;
 };
 
 void sim_format_time(time_t t, char *buf, size_t cap)
@@ -504,6 +506,15 @@ static void set_field(json_object *dst, const char *key, json_object *src)
         json_object_object_del(dst, key);
 }
 
+/* 1 when obj's metadata.finalizers holds at least one entry. */
+static int has_finalizers(json_object *obj)
+{
+    json_object *f = NULL;
+    json_object *meta = meta_of(obj);
+    return meta && json_object_object_get_ex(meta, "finalizers", &f) &&
+           json_object_is_type(f, json_type_array) && json_object_array_length(f) > 0;
+}
+
 /* 1 when a and b differ outside metadata (and outside status when it is a subresource). */
 static int content_changed(const struct sim_resource *r, json_object *a, json_object *b)
 {
@@ -554,6 +565,41 @@ static int store_copy(json_object *obj, json_object **out)
         }
     }
     *out = c;
+    return 0;
+}
+
+/* 1 when n changes neither the content (outside status) nor the labels of old: the only
+ * admission hook there is (the Work webhook, which fills labels and the manifests) would give
+ * back what is stored, so it is not run for the controllers' status reports. */
+static int status_write_only(const struct sim_resource *r, json_object *n, json_object *old)
+{
+    json_object *la = NULL, *lb = NULL;
+    json_object_object_get_ex(meta_of(n), "labels", &la);
+    json_object_object_get_ex(meta_of(old), "labels", &lb);
+    return r->has_status && !content_changed(r, n, old) && json_object_equal(la, lb);
+}
+
+void sim_store_set_admission(struct sim_store *s, sim_store_admit_cb cb, void *data)
+{
+    s->admit = cb;
+    s->admit_data = data;
+}
+
+/* Runs the mutating admission hook on *obj (the store's own copy), replacing it with the
+ * mutated object. Returns 0 or a negative code with *status set. */
+static int admit(struct sim_store *s, const struct sim_resource *r, json_object **obj,
+                 json_object **status)
+{
+    if (!s->admit)
+        return 0;
+    json_object *next = NULL;
+    int rc = s->admit(s->admit_data, r, *obj, &next);
+    if (rc < 0)
+        return oom(status);
+    if (next) {
+        json_object_put(*obj);
+        *obj = next;
+    }
     return 0;
 }
 
@@ -816,6 +862,8 @@ int sim_store_create(struct sim_store *s, const struct sim_resource *r, const ch
     if ((flags & SIM_WRITE_SHARE ? store_copy(obj, &o) : json_object_deep_copy(obj, &o, NULL)) != 0)
         return oom(status);
     int rc = check_type(r, o, status);
+    if (rc == 0)
+        rc = admit(s, r, &o, status);
     if (rc == 0 && !meta_of(o))
         json_object_object_add(o, "metadata", json_object_new_object());
     if (rc == 0)
@@ -947,6 +995,10 @@ int sim_store_update(struct sim_store *s, const struct sim_resource *r, const ch
         return oom(status);
     }
     rc = check_type(r, n, status);
+    /* Webhooks register for the resource, not its status: a write that leaves everything but
+     * status as it was (the controllers' reports) is not sent. */
+    if (rc == 0 && !(flags & SIM_WRITE_STATUS) && !status_write_only(r, n, e->obj))
+        rc = admit(s, r, &n, status);
     if (rc == 0 && !meta_of(n))
         json_object_object_add(n, "metadata", json_object_new_object());
     if (rc == 0)
@@ -969,6 +1021,22 @@ int sim_store_update(struct sim_store *s, const struct sim_resource *r, const ch
         json_object_put(n);
         if (out)
             *out = json_object_get(e->obj);
+        return 0;
+    }
+    if (sim_meta_str(e->obj, "deletionTimestamp") && !has_finalizers(n) &&
+        !(flags & SIM_WRITE_DRY_RUN)) {
+        /* The last finalizer is gone: the registry deletes the object instead of updating it
+         * (shouldDeleteDuringUpdate), so watchers see one DELETED with this final state. */
+        int64_t drv = s->rv + 1;
+        set_rv(n, drv);
+        s->rv = drv;
+        json_object *before = json_object_get(e->obj);
+        table_remove(t, e);
+        if (out)
+            *out = json_object_get(n);
+        emit(s, SIM_EVENT_DELETED, r, n, NULL, before);
+        json_object_put(before);
+        json_object_put(n);
         return 0;
     }
     if (r->has_generation && content_changed(r, n, e->obj))
@@ -995,7 +1063,7 @@ int sim_store_update(struct sim_store *s, const struct sim_resource *r, const ch
 }
 
 int sim_store_delete(struct sim_store *s, const struct sim_resource *r, const char *ns,
-                     const char *name, const char *precond_uid, const char *precond_rv,
+                     const char *name, const char *precond_uid, const char *precond_rv, time_t now,
                      json_object **out, json_object **status)
 {
     char key[SIM_KEY_MAX];
@@ -1021,6 +1089,39 @@ int sim_store_delete(struct sim_store *s, const struct sim_resource *r, const ch
                  "ResourceVersion in object meta: %.30s",
                  precond_rv, orv);
         return conflict(r, name, why, status);
+    }
+    if (has_finalizers(e->obj)) {
+        /* Graceful deletion: the object stays, marked, until an update empties its
+         * finalizers (the controllers that own them clean up first). Deleting it again
+         * changes nothing. */
+        if (sim_meta_str(e->obj, "deletionTimestamp")) {
+            if (out)
+                *out = json_object_get(e->obj);
+            return 0;
+        }
+        json_object *n = NULL;
+        if (store_copy(e->obj, &n) != 0)
+            return oom(status);
+        char ts[32];
+        sim_format_time(now, ts, sizeof(ts));
+        json_object *nmeta = meta_of(n);
+        json_object_object_add(nmeta, "deletionTimestamp", json_object_new_string(ts));
+        json_object_object_add(nmeta, "deletionGracePeriodSeconds", json_object_new_int(0));
+        /* rest.BeforeDelete: a generation, when the object has one, is bumped. */
+        if (meta_generation(e->obj) > 0)
+            json_object_object_add(nmeta, "generation",
+                                   json_object_new_int64(meta_generation(e->obj) + 1));
+        int64_t mrv = s->rv + 1;
+        set_rv(n, mrv);
+        s->rv = mrv;
+        json_object *old = e->obj;
+        e->obj = n;
+        map_put(t, e->key, n);
+        if (out)
+            *out = json_object_get(n);
+        emit(s, SIM_EVENT_MODIFIED, r, n, old, NULL);
+        json_object_put(old);
+        return 0;
     }
     json_object *gone = NULL;
     if (store_copy(e->obj, &gone) != 0)

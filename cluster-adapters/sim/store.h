@@ -40,6 +40,16 @@ enum {
     SIM_WRITE_SHARE = 8,
 };
 
+/* Mutating admission (the karmada-webhook's role): called on every create and main-resource
+ * update, dry runs included, with the object about to be stored (read-only: its nested values
+ * may be shared with the caller's). To change it, set *out to a new object (the store takes
+ * it); leave *out NULL to keep obj. Return 0, or MUSTER_ENOMEM to refuse the write. */
+typedef int (*sim_store_admit_cb)(void *data, const struct sim_resource *r, json_object *obj,
+                                  json_object **out);
+
+/* Installs cb (NULL: none) as the store's one mutating admission hook. */
+void sim_store_set_admission(struct sim_store *s, sim_store_admit_cb cb, void *data);
+
 /* A new, empty store keeping the last `history` events (>= 1). Returns 0 or MUSTER_ENOMEM. */
 int sim_store_new(size_t history, struct sim_store **out);
 
@@ -80,9 +90,12 @@ int sim_store_update(struct sim_store *s, const struct sim_resource *r, const ch
                      json_object **status);
 
 /* Deletes ns/name. precond_uid / precond_rv (NULL or "" to skip) are DeleteOptions
- * preconditions. *out gets the object as it was. */
+ * preconditions. An object with metadata.finalizers is not removed: it gets
+ * metadata.deletionTimestamp (now) and deletionGracePeriodSeconds 0 (one MODIFIED event; a
+ * second delete changes nothing), and goes (one DELETED event) when an update leaves it with
+ * no finalizers. *out gets the object as it was, or as marked. */
 int sim_store_delete(struct sim_store *s, const struct sim_resource *r, const char *ns,
-                     const char *name, const char *precond_uid, const char *precond_rv,
+                     const char *name, const char *precond_uid, const char *precond_rv, time_t now,
                      json_object **out, json_object **status);
 
 struct sim_list_opts {

@@ -15,8 +15,8 @@ enum { V_RB, V_WORK, V_OP, V_PG, V_N };
 static const struct {
     const char *group, *plural, *file, *version;
 } crds[V_N] = {
-    [V_RB] = {"work.karmada.io", "resourcebindings", "karmada_work.karmada.io_resourcebindings.yaml",
-              "v1alpha2"},
+    [V_RB] = {"work.karmada.io", "resourcebindings",
+              "karmada_work.karmada.io_resourcebindings.yaml", "v1alpha2"},
     [V_WORK] = {"work.karmada.io", "works", "karmada_work.karmada.io_works.yaml", "v1alpha1"},
     [V_OP] = {"policy.karmada.io", "overridepolicies",
               "karmada_policy.karmada.io_overridepolicies.yaml", "v1alpha1"},
@@ -154,8 +154,8 @@ json_object *sim_validator_check(struct sim_validator *v, const struct sim_resou
         char msg[2048];
         int off = snprintf(msg, sizeof(msg), "%s.%s \"%s\" is invalid: ", r->kind, r->group, nm);
         for (size_t k = 0; k < errs.count && off > 0 && (size_t)off < sizeof(msg); k++)
-            off += snprintf(msg + off, sizeof(msg) - (size_t)off, "%s%s", k ? ", " : "",
-                            errs.msgs[k]);
+            off +=
+                snprintf(msg + off, sizeof(msg) - (size_t)off, "%s%s", k ? ", " : "", errs.msgs[k]);
         st = sim_status_new(422, "Invalid", msg, NULL, NULL);
         if (st) {
             for (size_t k = 0; k < errs.count; k++) {

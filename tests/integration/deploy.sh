@@ -75,7 +75,7 @@ work.karmada.io|resourcebindings|get list watch patch
 work.karmada.io|resourcebindings/status|patch
 work.karmada.io|works|create delete list watch patch
 cluster.karmada.io|clusters|get list watch
-policy.karmada.io|overridepolicies|create delete list watch get
+policy.karmada.io|overridepolicies|create delete list watch get patch
 apps|deployments|get list watch
 batch|jobs|get list watch
 batch.volcano.sh|jobs|get list watch

@@ -242,24 +242,32 @@ end_state() {
     expect "$(wc -l <"$TMP/placements")" "$NJOBS" "RBs the watch saw"
 }
 
-# check_orphans: no muster Work or OverridePolicy without its dispatched binding: every muster
-# Work is the PodGroup Work of long1 or long2 in a cluster its RB lists, every muster
-# OverridePolicy is theirs, and each of them has its own. Call after a start-up reconciliation
-# that came after the short Jobs finished (the periodic sweep runs every 30 s).
+# check_orphans: no muster Work without its dispatched binding, no OverridePolicy without its
+# RB: every muster Work is the PodGroup Work of long1 or long2 in a cluster its RB lists; every
+# muster OverridePolicy belongs to an RB that exists with the uid of its binding-uid label (muster
+# keeps a policy for its RB's life: issue 15, docs/gangobj.md), long1 and long2 each have theirs.
+# Call after a start-up reconciliation that came after the short Jobs finished (the periodic
+# sweep runs every 30 s).
 check_orphans() {
     for _ in $(seq 100); do
         k get works -A -l app.kubernetes.io/managed-by=muster -o json |
             jq -r '.items[] | "\(.metadata.annotations["scheduling.muster.io/binding"]) \(.metadata.namespace | ltrimstr("karmada-es-"))"' |
             sort >"$TMP/pg-works"
         k get op -A -l app.kubernetes.io/managed-by=muster -o json |
-            jq -r '.items[] | .metadata.annotations["scheduling.muster.io/binding"]' | sort >"$TMP/ops"
+            jq -r '.items[] | "\(.metadata.annotations["scheduling.muster.io/binding"]) \(.metadata.labels["scheduling.muster.io/binding-uid"])"' |
+            sort >"$TMP/ops"
+        k get rb -o json | jq -r '.items[] | "\(.metadata.namespace)/\(.metadata.name) \(.metadata.uid)"' |
+            sort >"$TMP/rb-uids"
         k get rb long1-job long2-job -o json |
             jq -r '.items[] | .metadata.name as $n | .spec.clusters[] | "team/\($n) \(.name)"' |
             sort >"$TMP/want-works"
-        cmp -s "$TMP/pg-works" "$TMP/want-works" && [ "$(tr '\n' ' ' <"$TMP/ops")" = "team/long1-job team/long2-job " ] && break
+        comm -23 "$TMP/ops" "$TMP/rb-uids" >"$TMP/orphan-ops"
+        cmp -s "$TMP/pg-works" "$TMP/want-works" && [ ! -s "$TMP/orphan-ops" ] && break
         sleep 0.1
     done
     expect "$(tr '\n' ' ' <"$TMP/pg-works")" "$(tr '\n' ' ' <"$TMP/want-works")" \
         "muster's PodGroup Works (binding cluster)"
-    expect "$(tr '\n' ' ' <"$TMP/ops")" "team/long1-job team/long2-job " "muster's OverridePolicies"
+    expect "$(tr '\n' ' ' <"$TMP/orphan-ops")" "" "muster's OverridePolicies whose RB is gone"
+    expect "$(cut -d' ' -f1 "$TMP/ops" | grep -c '^team/long[12]-job$')" 2 \
+        "long1's and long2's OverridePolicies"
 }

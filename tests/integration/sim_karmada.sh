@@ -67,11 +67,21 @@ expect "$(k get works -n karmada-es-gpu-east -o jsonpath='{.items[0].spec.worklo
 expect "$(cj gpu-east '{.status.resourceSummary.allocated}')" \
     '{"cpu":"24","memory":"192Gi","nvidia.com/gpu":"6","pods":"3"}' "gpu-east allocated"
 expect "$(cj gpu-west '{.status.resourceSummary.allocated.nvidia\.com/gpu}')" 2 "gpu-west allocated"
+# The execution controller's member objects, served for tests, with the status they report.
+objs=$(curl -sf "$BASE/debug/sim/clusters/gpu-east/objects")
+expect "$(jq -r '[.kind] + [.items[] | "\(.kind)/\(.metadata.name) \(.metadata.labels["karmada.io/managed"]) \(.status.readyReplicas)"] | join(" ")' <<<"$objs")" \
+    "List Deployment/train true 3" "gpu-east member objects"
+expect "$(k get works -n karmada-es-gpu-east -o jsonpath='{.items[0].metadata.finalizers}')" \
+    '["karmada.io/execution-controller"]' "the execution controller's finalizer"
+expect "$(curl -s -o /dev/null -w '%{http_code}' "$BASE/debug/sim/clusters/nope/objects")" 404 \
+    "unknown cluster's objects"
 
 # --- rollback: clusters cleared, Works gone, capacity freed ---
 k patch rb train-deployment --type merge -p '{"spec":{"clusters":null,"suspension":{"scheduling":true}}}' >/dev/null
 expect "$(k get works -A -o name)" "" "Works removed with spec.clusters"
 expect "$(cj gpu-east '{.status.resourceSummary.allocated.cpu}')" 0 "capacity freed"
+expect "$(curl -sf "$BASE/debug/sim/clusters/gpu-east/objects" | jq -c .items)" "[]" \
+    "member objects deleted through the finalizer"
 
 # --- a cluster goes NotReady (fault injection) ---
 expect "$(curl -s -X PUT -H 'Content-Type: application/json' --data '{"ready":false}' \

@@ -22,9 +22,11 @@
  *     admitted/dispatched/running ledger rows, and the sum over the hub's dispatched RBs whose
  *     workload is not finished (a Job whose every share reports succeeded ≥ its replicas is).
  *     Every live ledger row names an RB that exists with the same uid.
- *  5. No orphans: every Work and OverridePolicy labelled app.kubernetes.io/managed-by=muster
- *     belongs to an RB that exists and is dispatched (a Work: to one of its spec.clusters, not
- *     left suspended); an OverridePolicy only while the ledger row is live (not released). */
+ *  5. No orphans: every Work labelled app.kubernetes.io/managed-by=muster belongs to an RB
+ *     that exists and is dispatched, to one of its spec.clusters, and is not suspended; every
+ *     such OverridePolicy to an RB that exists with the uid of its
+ *     scheduling.muster.io/binding-uid label (muster keeps the policy for the RB's life: issue
+ *     15, docs/gangobj.md). */
 #include <curl/curl.h>
 #include <json-c/json.h>
 
@@ -332,12 +334,17 @@ static int rb_finished(json_object *rb)
                 continue;
             json_object *st = jget(e, "status");
             const char *ph = jstr(jget(st, "state"), "phase");
-            json_object *sc = jget(st, "succeeded");
             if (ph && strcmp(ph, "Completed") == 0)
                 done = 1;
-            if (sc && rep && json_object_get_int(sc) >= json_object_get_int(rep) &&
-                json_object_get_int(rep) > 0)
-                done = 1;
+            /* a batch Job: only its Complete condition says so (muster's own rule) */
+            json_object *conds = jget(st, "conditions");
+            for (size_t k = 0; conds && k < json_object_array_length(conds); k++) {
+                json_object *cd = json_object_array_get_idx(conds, k);
+                if (jstr(cd, "type") && !strcmp(jstr(cd, "type"), "Complete") &&
+                    jstr(cd, "status") && !strcmp(jstr(cd, "status"), "True"))
+                    done = 1;
+            }
+            (void)rep;
         }
         if (!done)
             return 0;
@@ -548,18 +555,11 @@ int main(int argc, char **argv)
         if (slash && (size_t)(slash - bkey) < sizeof bns)
             memcpy(bns, bkey, (size_t)(slash - bkey));
         json_object *rb = slash ? find_item(rblist, bns, slash + 1) : NULL;
-        int livefound = 0;
-        for (size_t j = 0; slash && j < json_object_array_length(live); j++) {
-            json_object *row = json_object_array_get_idx(live, j);
-            if (!strcmp(jstr(row, "namespace") ? jstr(row, "namespace") : "", bns) &&
-                !strcmp(jstr(row, "name") ? jstr(row, "name") : "", slash + 1) &&
-                strcmp(jstr(row, "state") ? jstr(row, "state") : "", "pending"))
-                livefound = 1;
-        }
-        if (!rb || !rb_dispatched(rb) || !livefound)
+        const char *uid = jstr(jget(md, "labels"), "scheduling.muster.io/binding-uid");
+        const char *rbuid = rb ? jstr(jget(rb, "metadata"), "uid") : NULL;
+        if (!rb || (uid && rbuid && strcmp(uid, rbuid) != 0))
             fail("orphan OverridePolicy %s/%s (binding %s: %s)", jstr(md, "namespace"),
-                 jstr(md, "name"), bkey ? bkey : "?",
-                 !rb ? "gone" : !rb_dispatched(rb) ? "not dispatched" : "released");
+                 jstr(md, "name"), bkey ? bkey : "?", !rb ? "gone" : "another RB's");
     }
     printf("dispatch-check: %zu RBs (%zu dispatched, %zu held as unfit, %zu dispatched more "
            "than once), %zu live ledger rows, %zu PodGroup Works, %zu OverridePolicies, queue "

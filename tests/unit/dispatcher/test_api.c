@@ -95,6 +95,13 @@ static void write_file(const char *path, const char *text)
 /* The feed and the cluster view the next srv_start lends the API (NULL: none, so 501). */
 static struct disp_events *srv_events;
 static struct json_object *(*srv_clusters)(void *ud);
+/* What the dispatch loop would say the hub lacks (NULL: nothing); a test sets it. */
+static const char *degraded_text;
+static const char *srv_degraded(void *ud)
+{
+    (void)ud;
+    return degraded_text;
+}
 
 static int keep_db; /* srv_start reuses the database of the previous run of the same tag */
 /* The next srv_start serves TLS with the certificates of this directory (see gen_certs) when
@@ -138,7 +145,7 @@ static void srv_start(struct srv *s, const char *tag, int with_tokens)
                               .now_ms = fixed_now,
                               .metrics = next_metrics,
                               .events = srv_events,
-                              .disp = {.clusters = srv_clusters}};
+                              .disp = {.clusters = srv_clusters, .degraded = srv_degraded}};
     struct api_options opt = {.host = "127.0.0.1",
                               .port = 0,
                               .token_file = with_tokens ? s->tokens : NULL,
@@ -434,6 +441,27 @@ static void body_start_and_close(struct srv *s)
     expect(s, "GET", "/nope", TOK_ADMIN, NULL, NULL, 404);
     expect(s, "GET", "/api/v1/clusters", TOK_ADMIN, NULL, NULL, 501);
     expect(s, "DELETE", "/api/v1/queues", TOK_ADMIN, NULL, NULL, 405);
+}
+
+/* Hub prerequisites missing: /readyz stays 200 (the RB webhook must answer) and names them. */
+static void body_readyz_degraded(struct srv *s)
+{
+    degraded_text = "the karmada-apiserver does not serve scheduling.volcano.sh/v1beta1 "
+                    "podgroups (install Volcano's PodGroup CRD on the hub)\n";
+    struct resp r;
+    CU_ASSERT_EQUAL(http(s, "GET", "/readyz", NULL, NULL, 0, NULL, &r), 200);
+    CU_ASSERT(r.body && strstr(r.body, "degraded"));
+    CU_ASSERT(r.body && strstr(r.body, "scheduling.volcano.sh/v1beta1 podgroups"));
+    resp_free(&r);
+    degraded_text = NULL;
+    CU_ASSERT_EQUAL(http(s, "GET", "/readyz", NULL, NULL, 0, NULL, &r), 200);
+    CU_ASSERT_STRING_EQUAL(r.body, "ok\n");
+    resp_free(&r);
+}
+
+static void test_readyz_degraded(void)
+{
+    run_with_server("degraded", 0, body_readyz_degraded);
 }
 
 static void body_noauth(struct srv *s)
@@ -2751,7 +2779,7 @@ static void body_resnames(struct srv *s)
     CU_ASSERT(known > QUEUE_RESNAMES_MAX - 64 && known <= QUEUE_RESNAMES_MAX);
     CU_ASSERT_EQUAL(metric_value(s, "muster_resource_names_max"), QUEUE_RESNAMES_MAX);
     CU_ASSERT_EQUAL(http(s, "GET", "/readyz", NULL, NULL, 0, NULL, &r), 200);
-    CU_ASSERT(r.body && strstr(r.body, "degraded: the resource name table is full"));
+    CU_ASSERT(r.body && strstr(r.body, "ok, degraded:") && strstr(r.body, "the resource name table is full"));
     resp_free(&r);
     /* Known names still work. */
     expect(s, "POST", "/api/v1/queues", TOK_ADMIN,
@@ -2835,6 +2863,7 @@ static void test_drain(void)
 }
 
 static CU_TestInfo tests[] = {
+    {"/readyz names missing hub prerequisites, stays ready", test_readyz_degraded},
     {"start, refuse and close", test_start_and_close},
     {"tokens: spaces and tabs trimmed on both sides", test_token_trim},
     {"CRUD round trip, If-Match, merge patch, audit", test_crud_round_trip},

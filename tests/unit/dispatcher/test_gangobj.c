@@ -168,7 +168,8 @@ static json_object *overridden(json_object *policy, const char *cluster)
     json_object *rules = at(policy, "spec/overrideRules"), *ops = json_object_new_array();
     for (size_t r = 0; r < json_object_array_length(rules); r++) {
         json_object *rule = json_object_array_get_idx(rules, r);
-        if (strcmp(s_at(rule, "targetCluster/clusterNames/0"), cluster) != 0)
+        if (at(rule, "targetCluster") &&
+            strcmp(s_at(rule, "targetCluster/clusterNames/0"), cluster) != 0)
             continue;
         json_object *plain = at(rule, "overriders/plaintext");
         for (size_t p = 0; p < json_object_array_length(plain); p++) {
@@ -264,51 +265,52 @@ static void test_deployment_work(void)
     char why[256];
     CU_ASSERT_EQUAL(gang_input_check(&in, why, sizeof(why)), 0);
 
-    json_object *work = gang_podgroup_work(&in, 0, 1);
+    json_object *work = gang_podgroup_work(&in, 0);
     valid_work(work);
+    /* Karmada's CreateOrUpdateWork shape: the execution controller's finalizer on the Work,
+     * karmada.io/managed and the Work's name and namespace on the manifest; muster's own
+     * binding-uid label and never the RB's permanent id; not suspended. */
     equal_json(work,
                "{\"apiVersion\":\"work.karmada.io/v1alpha1\",\"kind\":\"Work\","
                "\"metadata\":{\"name\":\"muster-pg-team-a.web-deployment\","
                "\"namespace\":\"karmada-es-member1\","
                "\"labels\":{\"app.kubernetes.io/managed-by\":\"muster\","
-               "\"resourcebinding.karmada.io/permanent-id\":"
-               "\"b7f3a1c9-2d4e-4f6a-8b0c-9d1e2f3a4b5c\"},"
-               "\"annotations\":{\"scheduling.muster.io/binding\":\"team-a/web-deployment\"}},"
-               "\"spec\":{\"suspendDispatching\":true,\"workload\":{\"manifests\":[{"
+               "\"scheduling.muster.io/binding-uid\":\"0e2d7c4a-3b1f-4a6e-8d9c-2f3e4a5b6c7d\"},"
+               "\"annotations\":{\"scheduling.muster.io/binding\":\"team-a/web-deployment\"},"
+               "\"finalizers\":[\"karmada.io/execution-controller\"]},"
+               "\"spec\":{\"workload\":{\"manifests\":[{"
                "\"apiVersion\":\"scheduling.volcano.sh/v1beta1\",\"kind\":\"PodGroup\","
                "\"metadata\":{\"name\":\"muster-web-deployment\",\"namespace\":\"team-a\","
                "\"labels\":{\"app.kubernetes.io/managed-by\":\"muster\","
-               "\"resourcebinding.karmada.io/permanent-id\":"
-               "\"b7f3a1c9-2d4e-4f6a-8b0c-9d1e2f3a4b5c\"},"
-               "\"annotations\":{\"scheduling.muster.io/binding\":\"team-a/web-deployment\"}},"
+               "\"scheduling.muster.io/binding-uid\":\"0e2d7c4a-3b1f-4a6e-8d9c-2f3e4a5b6c7d\","
+               "\"karmada.io/managed\":\"true\"},"
+               "\"annotations\":{\"scheduling.muster.io/binding\":\"team-a/web-deployment\","
+               "\"work.karmada.io/name\":\"muster-pg-team-a.web-deployment\","
+               "\"work.karmada.io/namespace\":\"karmada-es-member1\"}},"
                "\"spec\":{\"minMember\":3,\"minResources\":{\"cpu\":\"6\",\"memory\":\"12Gi\"},"
                "\"queue\":\"team-a\"}}]}}}");
+    CU_ASSERT_PTR_NULL(strstr(json_object_to_json_string(work), "permanent-id"));
     json_object_put(work);
 
-    work = gang_podgroup_work(&in, 1, 0);
+    work = gang_podgroup_work(&in, 1);
     valid_work(work);
     CU_ASSERT_STRING_EQUAL(s_at(work, "metadata/namespace"), "karmada-es-member2");
-    CU_ASSERT_FALSE(json_object_get_boolean(at(work, "spec/suspendDispatching")));
+    CU_ASSERT_PTR_NULL(at(work, "spec/suspendDispatching"));
     json_object *pg = at(work, "spec/workload/manifests/0");
     CU_ASSERT_EQUAL(json_object_get_int(at(pg, "spec/minMember")), 1);
     CU_ASSERT_STRING_EQUAL(s_at(pg, "spec/minResources/cpu"), "2");
     CU_ASSERT_STRING_EQUAL(s_at(pg, "spec/minResources/memory"), "4Gi");
-
-    /* Lifting the Work's own barrier leaves a valid Work. */
-    json_object *p = gang_patch_work_release();
-    equal_json(p, "{\"spec\":{\"suspendDispatching\":false}}");
-    json_object *lifted = merged(work, p);
-    CU_ASSERT_FALSE(json_object_get_boolean(at(lifted, "spec/suspendDispatching")));
-    valid_work(lifted);
-    json_object_put(lifted);
-    json_object_put(p);
+    json_object *wns = NULL;
+    CU_ASSERT_TRUE(json_object_object_get_ex(at(pg, "metadata/annotations"),
+                                             GANG_WORK_NAMESPACE_ANNOTATION, &wns));
+    CU_ASSERT_STRING_EQUAL(json_object_get_string(wns), "karmada-es-member2");
     json_object_put(work);
 
-    CU_ASSERT_PTR_NULL(gang_podgroup_work(&in, 2, 1)); /* no such share */
+    CU_ASSERT_PTR_NULL(gang_podgroup_work(&in, 2)); /* no such share */
 
     /* The request vector is muster's allocation: when it fails, no half-built Work. */
     muster_mem_fail_after(0);
-    CU_ASSERT_PTR_NULL(gang_podgroup_work(&in, 0, 1));
+    CU_ASSERT_PTR_NULL(gang_podgroup_work(&in, 0));
     muster_mem_fail_after(-1);
     muster_mem_reset();
 }
@@ -319,7 +321,7 @@ static void test_job_work_min_member(void)
     load("job"); /* parallelism 3, min-member 2, PriorityClass high-priority, queue batch */
     struct gang_share one[] = {{"member1", 3}};
     struct gang_input in = input(one, 1);
-    json_object *work = gang_podgroup_work(&in, 0, 1);
+    json_object *work = gang_podgroup_work(&in, 0);
     valid_work(work);
     json_object *pg = at(work, "spec/workload/manifests/0");
     equal_json(at(pg, "spec"), "{\"minMember\":2,\"minResources\":{\"cpu\":\"1500m\","
@@ -332,7 +334,7 @@ static void test_job_work_min_member(void)
     in = input(two, 2);
     int32_t sum = 0;
     for (uint32_t i = 0; i < 2; i++) {
-        work = gang_podgroup_work(&in, i, 1);
+        work = gang_podgroup_work(&in, i);
         valid_work(work);
         int32_t m = json_object_get_int(at(work, "spec/workload/manifests/0/spec/minMember"));
         CU_ASSERT_EQUAL(m, i == 0 ? 2 : 1);
@@ -350,7 +352,7 @@ static void test_input_check(void)
     struct gang_input in = input(wrong_sum, 1);
     CU_ASSERT_EQUAL(gang_input_check(&in, why, sizeof(why)), MUSTER_EINVAL);
     CU_ASSERT_PTR_NOT_NULL(strstr(why, "add up to 3 replicas, the gang has 4"));
-    CU_ASSERT_PTR_NULL(gang_podgroup_work(&in, 0, 1));
+    CU_ASSERT_PTR_NULL(gang_podgroup_work(&in, 0));
     CU_ASSERT_PTR_NULL(gang_override_policy(&in));
 
     struct gang_share zero[] = {{"member1", 4}, {"member2", 0}};
@@ -364,13 +366,23 @@ static void test_input_check(void)
     CU_ASSERT_EQUAL(gang_input_check(&in, why, sizeof(why)), MUSTER_EINVAL);
     CU_ASSERT_PTR_NULL(gang_override_policy(&in));
 
-    /* Without the permanent id Karmada could never collect the Works: refuse to build them. */
+    /* Without the RB's uid muster could not label its objects with it. */
+    json_object *uid = json_object_get(at(rb, "metadata/uid"));
+    json_object_object_del(at(rb, "metadata"), "uid");
+    in = input(ok, 1);
+    CU_ASSERT_EQUAL(gang_input_check(&in, why, sizeof(why)), MUSTER_EINVAL);
+    CU_ASSERT_PTR_NOT_NULL(strstr(why, "metadata.uid"));
+    CU_ASSERT_PTR_NULL(gang_podgroup_work(&in, 0));
+    json_object_object_add(at(rb, "metadata"), "uid", uid);
+
+    /* Without the permanent id muster could not find the Works Karmada renders (the barrier
+     * check): refuse to build them. */
     json_object_object_del(at(rb, "metadata/labels"), DISP_WORKLOAD_PERMANENT_ID_LABEL);
     reread();
     in = input(ok, 1);
     CU_ASSERT_EQUAL(gang_input_check(&in, why, sizeof(why)), MUSTER_EINVAL);
     CU_ASSERT_PTR_NOT_NULL(strstr(why, "permanent-id"));
-    CU_ASSERT_PTR_NULL(gang_podgroup_work(&in, 0, 1));
+    CU_ASSERT_PTR_NULL(gang_podgroup_work(&in, 0));
 }
 
 /* ---- OverridePolicy ---- */
@@ -383,29 +395,33 @@ static void test_deployment_policy(void)
     json_object *op = gang_override_policy(&in);
     CU_ASSERT_PTR_NOT_NULL_FATAL(op);
     valid_as(POLICY, op);
-    /* The pod template has metadata (labels) but no annotations: the whole object is added. */
-    const char *rule = "{\"targetCluster\":{\"clusterNames\":[\"%s\"]},\"overriders\":{"
+    /* The pod template has metadata (labels) but no annotations: the whole object is added.
+     * One rule with no targetCluster: the same for every cluster, whatever the placement. */
+    const char *rule = "{\"overriders\":{"
                        "\"plaintext\":[{\"path\":\"/spec/template/metadata/annotations\","
                        "\"operator\":\"add\",\"value\":{\"scheduling.k8s.io/group-name\":"
                        "\"muster-web-deployment\"}},{\"path\":\"/spec/template/spec/"
                        "schedulerName\",\"operator\":\"add\",\"value\":\"volcano\"}]}}";
-    char r1[512], r2[512], want[4096];
-    snprintf(r1, sizeof(r1), rule, "member1");
-    snprintf(r2, sizeof(r2), rule, "member2");
+    char want[4096];
     snprintf(want, sizeof(want),
              "{\"apiVersion\":\"policy.karmada.io/v1alpha1\",\"kind\":\"OverridePolicy\","
              "\"metadata\":{\"name\":\"muster-web-deployment\",\"namespace\":\"team-a\","
              "\"labels\":{\"app.kubernetes.io/managed-by\":\"muster\","
-             "\"resourcebinding.karmada.io/permanent-id\":"
-             "\"b7f3a1c9-2d4e-4f6a-8b0c-9d1e2f3a4b5c\"},"
+             "\"scheduling.muster.io/binding-uid\":\"0e2d7c4a-3b1f-4a6e-8d9c-2f3e4a5b6c7d\"},"
              "\"annotations\":{\"scheduling.muster.io/binding\":\"team-a/web-deployment\"},"
              "\"ownerReferences\":[{\"apiVersion\":\"apps/v1\",\"kind\":\"Deployment\","
              "\"name\":\"web\",\"uid\":\"6a1f0c2e-0d4b-4f5e-9a3c-1b2d3e4f5a6b\"}]},"
              "\"spec\":{\"resourceSelectors\":[{\"apiVersion\":\"apps/v1\",\"kind\":"
              "\"Deployment\",\"namespace\":\"team-a\",\"name\":\"web\"}],"
-             "\"overrideRules\":[%s,%s]}}",
-             r1, r2);
+             "\"overrideRules\":[%s]}}",
+             rule);
     equal_json(op, want);
+    /* The same policy whatever the placement. */
+    struct gang_share other[] = {{"member3", 4}};
+    struct gang_input in2 = input(other, 1);
+    json_object *op2 = gang_override_policy(&in2);
+    CU_ASSERT_TRUE(json_object_equal(op, op2));
+    json_object_put(op2);
     json_object *t = overridden(op, "member2");
     json_object *ann = at(t, "spec/template/metadata/annotations");
     json_object *v = NULL;
@@ -468,7 +484,7 @@ static void test_pod_paths(void)
     struct gang_share shares[] = {{"member3", 1}};
     struct gang_input in = input(shares, 1);
     in.pod_scheduler = "volcano-custom";
-    json_object *work = gang_podgroup_work(&in, 0, 1);
+    json_object *work = gang_podgroup_work(&in, 0);
     valid_work(work);
     CU_ASSERT_STRING_EQUAL(s_at(work, "spec/workload/manifests/0/spec/queue"), "default");
     json_object_put(work);
@@ -519,7 +535,7 @@ static void test_vcjob_gets_no_objects(void)
     if (rc)
         fprintf(stderr, "\n%s\n", why);
     CU_ASSERT_EQUAL(rc, 0);
-    CU_ASSERT_PTR_NULL(gang_podgroup_work(&in, 0, 1));
+    CU_ASSERT_PTR_NULL(gang_podgroup_work(&in, 0));
     CU_ASSERT_PTR_NULL(gang_override_policy(&in));
     /* It is still placed and released with the same RB patches. */
     json_object *p = gang_patch_assign(&in, 1);
@@ -659,6 +675,21 @@ static void test_rollback_patches(void)
     CU_ASSERT_PTR_NULL(at(out, "spec/suspension/dispatching"));
     valid_as(RB, out);
     json_object_put(out);
+    /* The taint manager evicted a cluster (spec.gracefulEvictionTasks): the whole gang is taken
+     * back, and the tasks with it, or the next placement would meet them again. */
+    json_object *evicted = NULL;
+    json_object_deep_copy(barred, &evicted, NULL);
+    json_object_object_add(
+        at(evicted, "spec"), "gracefulEvictionTasks",
+        json_tokener_parse("[{\"fromCluster\":\"member1\",\"reason\":\"TaintUntolerated\","
+                           "\"producer\":\"TaintManager\"}]"));
+    valid_as(RB, evicted);
+    out = merged(evicted, p);
+    CU_ASSERT_PTR_NULL(at(out, "spec/gracefulEvictionTasks"));
+    CU_ASSERT_PTR_NULL(at(out, "spec/clusters"));
+    valid_as(RB, out);
+    json_object_put(out);
+    json_object_put(evicted);
     json_object_put(p);
     CU_ASSERT_PTR_NULL(gang_patch_rollback_clear(3));
     json_object_put(released);
@@ -714,7 +745,8 @@ static void test_status_scheduled(void)
                   "works, see status.aggregatedStatus for details\","
                   "\"lastTransitionTime\":\"2026-11-21T09:13:02+01:00\"}],"
                   "\"schedulerObservedGeneration\":3,"
-                  "\"lastScheduledTime\":\"2026-11-22T03:00:00Z\"}}");
+                  "\"lastScheduledTime\":\"2026-11-22T03:00:00Z\"},"
+                  "\"metadata\":{\"resourceVersion\":\"184467\"}}");
     out = merged(waiting, p);
     valid_as(RB, out);
     json_object_put(out);
@@ -733,6 +765,105 @@ static void test_status_scheduled(void)
     json_object_put(scheduled);
 }
 
+/* A rendered Work as Karmada's binding controller writes it: in karmada-es-<cluster>, labelled
+ * with the RB's permanent id, suspendDispatching from the RB, applied-overrides when a policy
+ * was in the render (pkg/controllers/binding/common.go RecordAppliedOverrides). */
+static json_object *rendered(const char *cluster, int suspended, const char *policy)
+{
+    char text[1024], ann[512] = "{}";
+    if (policy)
+        snprintf(ann, sizeof(ann),
+                 "{\"policy.karmada.io/applied-overrides\":\"[{\\\"policyName\\\":\\\"other\\\","
+                 "\\\"overriders\\\":{}},{\\\"policyName\\\":\\\"%s\\\",\\\"overriders\\\":{}}]\"}",
+                 policy);
+    snprintf(text, sizeof(text),
+             "{\"apiVersion\":\"work.karmada.io/v1alpha1\",\"kind\":\"Work\",\"metadata\":{"
+             "\"name\":\"web-6b7c\",\"namespace\":\"karmada-es-%s\",\"labels\":{"
+             "\"resourcebinding.karmada.io/permanent-id\":\"b7f3a1c9\"},\"annotations\":%s},"
+             "\"spec\":{\"suspendDispatching\":%s,\"workload\":{\"manifests\":[]}}}",
+             cluster, ann, suspended ? "true" : "false");
+    json_object *o = json_tokener_parse(text);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(o);
+    valid_as(WORK, o);
+    return o;
+}
+
+static void test_rendered_barrier(void)
+{
+    struct gang_share shares[] = {{"member1", 3}, {"member2", 1}};
+    const char *pol = "muster-web-deployment";
+    char why[256];
+    json_object *items = json_object_new_array();
+    /* nothing rendered yet */
+    CU_ASSERT_EQUAL(gang_rendered_judge(items, shares, 2, pol, why, sizeof(why)),
+                    GANG_RENDERED_MISSING);
+    CU_ASSERT_PTR_NOT_NULL(strstr(why, "member1"));
+    json_object_array_add(items, rendered("member1", 1, pol));
+    CU_ASSERT_EQUAL(gang_rendered_judge(items, shares, 2, pol, why, sizeof(why)),
+                    GANG_RENDERED_MISSING);
+    CU_ASSERT_PTR_NOT_NULL(strstr(why, "member2"));
+    /* member2 suspended but rendered from a cache without muster's policy: wait */
+    json_object_array_add(items, rendered("member2", 1, NULL));
+    CU_ASSERT_EQUAL(gang_rendered_judge(items, shares, 2, pol, why, sizeof(why)),
+                    GANG_RENDERED_WAIT);
+    json_object_array_put_idx(items, 1, rendered("member2", 1, pol));
+    CU_ASSERT_EQUAL(gang_rendered_judge(items, shares, 2, pol, NULL, 0), GANG_RENDERED_READY);
+    /* muster's own Work in the list (a hand-made permanent-id label) is not the rendered one */
+    json_object *mine = rendered("member1", 0, NULL);
+    json_object_object_add(at(mine, "metadata/labels"), GANG_BINDING_UID_LABEL,
+                           json_object_new_string("u"));
+    json_object_array_add(items, mine);
+    CU_ASSERT_EQUAL(gang_rendered_judge(items, shares, 2, pol, NULL, 0), GANG_RENDERED_READY);
+    /* the detector reset dispatching after the policy was in: released, pods name the group */
+    json_object_array_put_idx(items, 0, rendered("member1", 0, pol));
+    CU_ASSERT_EQUAL(gang_rendered_work(json_object_array_get_idx(items, 0), pol),
+                    GANG_RENDERED_OPEN);
+    CU_ASSERT_EQUAL(gang_rendered_judge(items, shares, 2, pol, NULL, 0), GANG_RENDERED_READY);
+    /* ... and before: the barrier vanished, roll back, whatever the other clusters show */
+    json_object_array_put_idx(items, 0, rendered("member1", 0, NULL));
+    json_object_array_put_idx(items, 1, rendered("member2", 1, NULL));
+    CU_ASSERT_EQUAL(gang_rendered_judge(items, shares, 2, pol, why, sizeof(why)),
+                    GANG_RENDERED_VANISHED);
+    CU_ASSERT_PTR_NOT_NULL(strstr(why, "member1"));
+    /* a Work being deleted counts as missing */
+    json_object *dying = rendered("member1", 1, pol);
+    json_object_object_add(at(dying, "metadata"), "deletionTimestamp",
+                           json_object_new_string("2026-11-22T03:00:00Z"));
+    CU_ASSERT_EQUAL(gang_rendered_work(dying, pol), GANG_RENDERED_MISSING);
+    json_object_put(dying);
+    CU_ASSERT_EQUAL(gang_rendered_work(NULL, pol), GANG_RENDERED_MISSING);
+    json_object_put(items);
+}
+
+/* muster's PodGroup Work as Karmada reports it: Applied, and the member PodGroup's whole status
+ * reflected into manifestStatuses (no reflect interpreter for PodGroup: reflectWholeStatus). */
+static void test_work_status_read(void)
+{
+    load("deployment");
+    struct gang_share shares[] = {{"member1", 4}};
+    struct gang_input in = input(shares, 1);
+    json_object *work = gang_podgroup_work(&in, 0);
+    CU_ASSERT_FALSE(gang_work_applied(work));
+    CU_ASSERT_PTR_NULL(gang_work_podgroup_phase(work));
+    json_object_object_add(
+        work, "status",
+        json_tokener_parse("{\"conditions\":[{\"type\":\"Applied\",\"status\":\"True\","
+                           "\"reason\":\"AppliedSuccessful\",\"message\":\"ok\","
+                           "\"lastTransitionTime\":\"2026-11-22T03:00:00Z\"}],"
+                           "\"manifestStatuses\":[{\"identifier\":{\"ordinal\":0,\"group\":"
+                           "\"scheduling.volcano.sh\",\"version\":\"v1beta1\",\"kind\":"
+                           "\"PodGroup\",\"resource\":\"podgroups\",\"namespace\":\"team-a\","
+                           "\"name\":\"muster-web-deployment\"},\"status\":{\"phase\":"
+                           "\"Inqueue\",\"running\":0}}]}"));
+    valid_as(WORK, work);
+    CU_ASSERT_TRUE(gang_work_applied(work));
+    CU_ASSERT_STRING_EQUAL(gang_work_podgroup_phase(work), "Inqueue");
+    json_object_object_add(at(work, "metadata"), "deletionTimestamp",
+                           json_object_new_string("2026-11-22T03:00:00Z"));
+    CU_ASSERT_FALSE(gang_work_applied(work)); /* being deleted: not this attempt's */
+    json_object_put(work);
+}
+
 /* Every object and patch of the protocol, as one text, from the current rb, tmpl and w. */
 static char *protocol_text(void)
 {
@@ -745,7 +876,7 @@ static char *protocol_text(void)
     CU_ASSERT_EQUAL(gang_input_check(&in, why, sizeof(why)), 0);
     json_object *all = json_object_new_array();
     for (uint32_t i = 0; i < n; i++)
-        json_object_array_add(all, gang_podgroup_work(&in, i, 1));
+        json_object_array_add(all, gang_podgroup_work(&in, i));
     json_object_array_add(all, gang_override_policy(&in));
     json_object_array_add(all, gang_patch_assign(&in, 1));
     json_object_array_add(all, gang_status_scheduled(rb, "2026-01-01T00:00:00Z"));
@@ -839,6 +970,8 @@ static CU_TestInfo tests[] = {
     {"step 4 restores dispatching; resume", test_release_restores_dispatching},
     {"rollback: barrier, then clear back to the held RB", test_rollback_patches},
     {"Scheduled=True: other conditions kept, transition time only on flip", test_status_scheduled},
+    {"the barrier judged on the rendered Works", test_rendered_barrier},
+    {"PodGroup Work status: Applied and the member PodGroup's phase", test_work_status_read},
     {"pruned template and binding build the same objects", test_pruned_objects_equal},
     {"cleanup", test_cleanup},
     CU_TEST_INFO_NULL,

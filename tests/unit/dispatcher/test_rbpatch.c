@@ -136,6 +136,9 @@ static void test_waiting_condition(void)
     CU_ASSERT_EQUAL(disp_rbpatch_waiting(rb, "QuotaExceeded", msg, "2026-11-22T02:00:00Z", &p),
                     0);
     CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+    /* Conditional on the RB as read: a stale read gets 409, not a reverted condition. */
+    CU_ASSERT_STRING_EQUAL(json_object_get_string(at(p, "metadata", "resourceVersion", NULL)),
+                           json_object_get_string(at(rb, "metadata", "resourceVersion", NULL)));
     json_object *out = merged(rb, p);
     json_object *c = scheduled(out);
     CU_ASSERT_STRING_EQUAL(json_object_get_string(at(c, "status", NULL, NULL)), "False");

@@ -173,8 +173,8 @@ static void test_fixtures_validate(void)
     CU_ASSERT_EQUAL_FATAL(kube_schema_load_crd(p, "v1alpha2", &rbs, err, sizeof(err)), 0);
     path_of(p, sizeof(p), "tests/fixtures/reference/crds/volcano_batch.volcano.sh_jobs.yaml");
     CU_ASSERT_EQUAL_FATAL(kube_schema_load_crd(p, "v1alpha1", &jobs, err, sizeof(err)), 0);
-    static const char *const kinds[] = {"deployment", "job", "pod", "vcjob"};
-    for (size_t i = 0; i < 4; i++) {
+    static const char *const kinds[] = {"deployment", "job", "pod", "vcjob", "vcjob-tasks"};
+    for (size_t i = 0; i < 5; i++) {
         json_object *rb, *tmpl;
         pair(kinds[i], &rb, &tmpl);
         struct kube_schema_errors errs;
@@ -183,10 +183,10 @@ static void test_fixtures_validate(void)
         for (size_t e = 0; e < errs.count; e++)
             fprintf(stderr, "\n%s-rb.json: %s", kinds[i], errs.msgs[e]);
         CU_ASSERT_EQUAL(rc, 0);
-        if (i == 3) {
+        if (i >= 3) {
             rc = kube_schema_validate(jobs, tmpl, &errs);
             for (size_t e = 0; e < errs.count; e++)
-                fprintf(stderr, "\nvcjob.yaml: %s", errs.msgs[e]);
+                fprintf(stderr, "\n%s.yaml: %s", kinds[i], errs.msgs[e]);
             CU_ASSERT_EQUAL(rc, 0);
         }
         kube_schema_errors_close(&errs);
@@ -425,6 +425,92 @@ static void test_volcano_job(void)
     end();
 }
 
+/* A Volcano Job's RB as Karmada makes it by default (MultiplePodTemplatesScheduling off): no
+ * components, replicas or replicaRequirements. The gang comes from the template, Volcano's own
+ * tf-example-gpu.yaml: 1 ps (1 CPU) + 3 workers (1 CPU, 1 GPU), minAvailable 4. */
+static void test_volcano_job_without_components(void)
+{
+    begin();
+    json_object *rb, *tmpl;
+    pair("vcjob-tasks", &rb, &tmpl);
+    CU_ASSERT_EQUAL_FATAL(rd(rb, tmpl), 0);
+    CU_ASSERT_EQUAL(w.kind, DISP_WORKLOAD_KIND_VCJOB);
+    CU_ASSERT_EQUAL_FATAL(w.ncomponents, 2);
+    CU_ASSERT_STRING_EQUAL(w.components[0].name, "ps");
+    CU_ASSERT_EQUAL(w.components[0].replicas, 1);
+    CU_ASSERT_EQUAL(res(&w.components[0].request, "cpu"), 1000);
+    CU_ASSERT_EQUAL(res(&w.components[0].request, "nvidia.com/gpu"), 0);
+    CU_ASSERT_STRING_EQUAL(w.components[1].name, "worker");
+    CU_ASSERT_EQUAL(w.components[1].replicas, 3);
+    CU_ASSERT_EQUAL(res(&w.components[1].request, "cpu"), 1000);
+    CU_ASSERT_EQUAL(res(&w.components[1].request, "nvidia.com/gpu"), 1000);
+    CU_ASSERT_EQUAL(w.replicas, 4);
+    CU_ASSERT_EQUAL(w.min_member, 4);
+    CU_ASSERT_STRING_EQUAL(w.min_member_source, "spec.minAvailable");
+    CU_ASSERT_EQUAL(res(&w.gang, "cpu"), 4000);
+    CU_ASSERT_EQUAL(res(&w.gang, "nvidia.com/gpu"), 3000);
+    CU_ASSERT_STRING_EQUAL(w.queue, "research");
+
+    /* GPUs written as limits only (the usual form) count as requests, as the member's API
+     * server defaults them. */
+    json_object *t2 = copy(tmpl);
+    json_object *tasks = jfind(jfind(t2, "spec"), "tasks");
+    json_object *ctr = json_object_array_get_idx(
+        jfind(jfind(jfind(json_object_array_get_idx(tasks, 1), "template"), "spec"), "containers"),
+        0);
+    put(ctr, parse("{\"cpu\":\"1\"}"), "resources", "requests", NULL);
+    put(ctr, parse("{\"nvidia.com/gpu\":\"2\",\"cpu\":\"4\"}"), "resources", "limits", NULL);
+    CU_ASSERT_EQUAL_FATAL(rd(rb, t2), 0);
+    CU_ASSERT_EQUAL(res(&w.components[1].request, "nvidia.com/gpu"), 2000);
+    CU_ASSERT_EQUAL(res(&w.components[1].request, "cpu"), 1000); /* the request stands */
+    CU_ASSERT_EQUAL(res(&w.gang, "nvidia.com/gpu"), 6000);
+
+    /* No job minAvailable: Volcano's default, the sum of the tasks' minAvailable (each the
+     * task's replicas when unset). */
+    put(t2, NULL, "spec", "minAvailable", NULL);
+    put(json_object_array_get_idx(tasks, 1), num(2), "minAvailable", NULL);
+    CU_ASSERT_EQUAL_FATAL(rd(rb, t2), 0);
+    CU_ASSERT_EQUAL(w.min_member, 1 + 2);
+    CU_ASSERT_STRING_EQUAL(w.min_member_source, "the tasks' minAvailable");
+    put(json_object_array_get_idx(tasks, 1), NULL, "minAvailable", NULL);
+    CU_ASSERT_EQUAL_FATAL(rd(rb, t2), 0);
+    CU_ASSERT_EQUAL(w.min_member, 4);
+
+    /* A task without a name is task-<i>, as Karmada's componentResource names it; a task
+     * minAvailable above its replicas is refused. */
+    put(json_object_array_get_idx(tasks, 0), NULL, "name", NULL);
+    CU_ASSERT_EQUAL_FATAL(rd(rb, t2), 0);
+    CU_ASSERT_STRING_EQUAL(w.components[0].name, "task-0");
+    put(json_object_array_get_idx(tasks, 1), num(5), "minAvailable", NULL);
+    CU_ASSERT_EQUAL(rd(rb, t2), MUSTER_EINVAL);
+    CU_ASSERT_TRUE(has(w.message, "spec.tasks[1].minAvailable"));
+    json_object_put(t2);
+
+    /* The pruned template reads the same. */
+    json_object *pruned = disp_workload_prune_template(tmpl);
+    CU_ASSERT_EQUAL_FATAL(rd(rb, pruned), 0);
+    CU_ASSERT_EQUAL(w.replicas, 4);
+    CU_ASSERT_EQUAL(res(&w.gang, "nvidia.com/gpu"), 3000);
+    json_object_put(pruned);
+    json_object_put(rb);
+    json_object_put(tmpl);
+    end();
+}
+
+/* A member's PodGroup support, from its Cluster's status.apiEnablements. */
+static void test_cluster_podgroups(void)
+{
+    json_object *c = load_json("tests/fixtures/objects/cluster.json");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+    CU_ASSERT_EQUAL(disp_workload_cluster_serves_podgroups(c), 1);
+    json_object *en = jfind(jfind(c, "status"), "apiEnablements");
+    json_object_array_del_idx(en, 1, 1); /* Volcano's scheduling group gone: no PodGroup CRD */
+    CU_ASSERT_EQUAL(disp_workload_cluster_serves_podgroups(c), 0);
+    put(c, NULL, "status", "apiEnablements", NULL); /* not reported: not judged */
+    CU_ASSERT_EQUAL(disp_workload_cluster_serves_podgroups(c), -1);
+    json_object_put(c);
+}
+
 /* Every case of Karmada's own InterpretComponent vectors, read as the RB Karmada would write. */
 static void test_reference_vectors(void)
 {
@@ -584,10 +670,11 @@ static void test_min_member_row(void)
     CU_ASSERT_EQUAL(rd(rb, tmpl), MUSTER_EINVAL);
     CU_ASSERT_STRING_EQUAL(w.message, "the Volcano Job's spec.minAvailable 7 is more than its 6 "
                                       "replicas");
-    put(tmpl, num(0), "spec", "minAvailable", NULL); /* Volcano's unset: the whole job */
+    /* Volcano's unset: its admission's default, the tasks' minAvailable added up (2 + 3) */
+    put(tmpl, num(0), "spec", "minAvailable", NULL);
     CU_ASSERT_EQUAL(rd(rb, tmpl), 0);
-    CU_ASSERT_EQUAL(w.min_member, 6);
-    CU_ASSERT_STRING_EQUAL(w.min_member_source, "replicas");
+    CU_ASSERT_EQUAL(w.min_member, 5);
+    CU_ASSERT_STRING_EQUAL(w.min_member_source, "the tasks' minAvailable");
     put(tmpl, num(-1), "spec", "minAvailable", NULL);
     CU_ASSERT_EQUAL(rd(rb, tmpl), MUSTER_EINVAL);
     put(tmpl, num(4), "spec", "minAvailable", NULL);
@@ -1401,8 +1488,8 @@ static void test_pruned_template_is_small(void)
         "\"resourceVersion\":\"12001\",\"labels\":{\"volcano.sh/queue-name\":"
         "\"ignored-by-spec-queue\"}},\"spec\":{\"priorityClassName\":\"research-high\","
         "\"minAvailable\":5,\"queue\":\"research\",\"tasks\":[{\"name\":\"task-1\",\"replicas\":2,"
-        "\"template\":{\"spec\":{\"containers\":[{\"resources\":{\"requests\":{\"cpu\":\"100m\","
-        "\"memory\":\"128Mi\"}}}]}}},{\"name\":\"task-2\",\"replicas\":4,\"template\":{\"spec\":{"
+        "\"minAvailable\":2,\"template\":{\"spec\":{\"containers\":[{\"resources\":{\"requests\":{\"cpu\":\"100m\","
+        "\"memory\":\"128Mi\"}}}]}}},{\"name\":\"task-2\",\"replicas\":4,\"minAvailable\":3,\"template\":{\"spec\":{"
         "\"containers\":[{\"resources\":{\"requests\":{\"cpu\":\"200m\",\"memory\":\"256Mi\"}}}]}}}]}}");
     json_object_put(p);
     json_object_put(tmpl);
@@ -1540,7 +1627,9 @@ static CU_TestInfo tests[] = {
     {"batch/v1 Job", test_batch_job},
     {"Pod", test_pod},
     {"Volcano Job", test_volcano_job},
+    {"Volcano Job without components (Karmada's default)", test_volcano_job_without_components},
     {"Karmada's Volcano Job component vectors", test_reference_vectors},
+    {"a member's PodGroup support from apiEnablements", test_cluster_podgroups},
     {"queue row", test_queue_row},
     {"min-member row", test_min_member_row},
     {"placement row and refusals", test_placement_row},

@@ -236,7 +236,7 @@ static int rb_update(struct sim_store *st, const char *ns, const char *name, int
 
 static int rb_delete(struct sim_store *st, const char *ns, const char *name)
 {
-    return sim_store_delete(st, rb_res(), ns, name, NULL, NULL, NULL, NULL);
+    return sim_store_delete(st, rb_res(), ns, name, NULL, NULL, 0, NULL, NULL);
 }
 
 static int rb_exists(struct sim_store *st, const char *ns, const char *name)

@@ -145,14 +145,17 @@ static void test_generated_objects_validate(void)
         json_object_object_get(json_object_object_get(web, "metadata"), "labels"),
         "resourcebinding.karmada.io/permanent-id"));
     CU_ASSERT_PTR_NOT_NULL_FATAL(pid);
-    char pgwork[1024];
+    char pgwork[2048];
     snprintf(pgwork, sizeof(pgwork),
              "{\"apiVersion\":\"work.karmada.io/v1alpha1\",\"kind\":\"Work\",\"metadata\":{"
-             "\"name\":\"web-deployment-pg\",\"namespace\":\"karmada-es-c1\",\"labels\":{"
-             "\"resourcebinding.karmada.io/permanent-id\":\"%s\"}},\"spec\":{\"workload\":{"
+             "\"name\":\"web-deployment-pg\",\"namespace\":\"karmada-es-c1\",\"finalizers\":"
+             "[\"karmada.io/execution-controller\"],\"labels\":{"
+             "\"scheduling.muster.io/binding-uid\":\"%.8s\"}},\"spec\":{\"workload\":{"
              "\"manifests\":[{\"apiVersion\":\"scheduling.volcano.sh/v1beta1\",\"kind\":"
              "\"PodGroup\",\"metadata\":{\"name\":\"web-deployment-c1\",\"namespace\":"
-             "\"team\"},\"spec\":{\"minMember\":2,\"minResources\":{\"cpu\":\"2\","
+             "\"team\",\"labels\":{\"karmada.io/managed\":\"true\"},\"annotations\":{"
+             "\"work.karmada.io/name\":\"web-deployment-pg\",\"work.karmada.io/namespace\":"
+             "\"karmada-es-c1\"}},\"spec\":{\"minMember\":2,\"minResources\":{\"cpu\":\"2\","
              "\"memory\":\"2Gi\"},\"queue\":\"default\"}}]}}}",
              pid);
     json_object_put(web);
@@ -166,20 +169,21 @@ static void test_generated_objects_validate(void)
     json_object *served = NULL;
     CU_ASSERT_EQUAL_FATAL(
         sim_store_get(s, workr, "karmada-es-c1", "web-deployment-pg", &served, NULL), 0);
-    json_object *ms = json_object_object_get(json_object_object_get(served, "status"),
-                                             "manifestStatuses");
+    json_object *ms =
+        json_object_object_get(json_object_object_get(served, "status"), "manifestStatuses");
     CU_ASSERT_EQUAL_FATAL(json_object_array_length(ms), 1);
     json_object *reported = json_object_object_get(json_object_array_get_idx(ms, 0), "status");
     CU_ASSERT_PTR_NOT_NULL_FATAL(reported);
     CU_ASSERT_PTR_NOT_NULL(json_object_object_get(reported, "phase"));
     /* The PodGroup as the member holds it: the manifest with the status it reports. */
     json_object *pg = NULL;
-    json_object_deep_copy(json_object_array_get_idx(
-                              json_object_object_get(json_object_object_get(
-                                  json_object_object_get(served, "spec"), "workload"),
-                                                     "manifests"),
-                              0),
-                          &pg, NULL);
+    json_object_deep_copy(
+        json_object_array_get_idx(
+            json_object_object_get(
+                json_object_object_get(json_object_object_get(served, "spec"), "workload"),
+                "manifests"),
+            0),
+        &pg, NULL);
     json_object_object_add(pg, "status", json_object_get(reported));
     struct kube_schema *pg_schema =
         load("volcano_scheduling.volcano.sh_podgroups.yaml", "v1beta1", 0);

@@ -271,16 +271,16 @@ static void test_delete_preconditions(void)
     CU_ASSERT_EQUAL_FATAL(sim_store_new(100, &s), 0);
     json_object_put(create_rb(s, "a", NULL));
     json_object *st = NULL, *out = NULL;
-    CU_ASSERT_EQUAL(sim_store_delete(s, rb(), "default", "a", "not-the-uid", NULL, NULL, &st),
+    CU_ASSERT_EQUAL(sim_store_delete(s, rb(), "default", "a", "not-the-uid", NULL, 0, NULL, &st),
                     MUSTER_ECONFLICT);
     CU_ASSERT_PTR_NOT_NULL(strstr(at(st, "message"), "Precondition failed: UID in precondition"));
     json_object_put(st);
-    CU_ASSERT_EQUAL(sim_store_delete(s, rb(), "default", "a", NULL, "1001", &out, NULL), 0);
+    CU_ASSERT_EQUAL(sim_store_delete(s, rb(), "default", "a", NULL, "1001", 0, &out, NULL), 0);
     CU_ASSERT_STRING_EQUAL(at(out, "metadata.name"), "a");
     json_object_put(out);
     CU_ASSERT_EQUAL(sim_store_rv(s), 1002);
     CU_ASSERT_EQUAL(sim_store_get(s, rb(), "default", "a", NULL, NULL), MUSTER_ENOENT);
-    CU_ASSERT_EQUAL(sim_store_delete(s, rb(), "default", "a", NULL, NULL, NULL, NULL),
+    CU_ASSERT_EQUAL(sim_store_delete(s, rb(), "default", "a", NULL, NULL, 0, NULL, NULL),
                     MUSTER_ENOENT);
     sim_store_free(s);
 }
@@ -374,8 +374,8 @@ static void test_continued_list_is_a_snapshot(void)
     CU_ASSERT_EQUAL(set_replicas(s, "d", 7), 0); /* on a page to come, twice */
     CU_ASSERT_EQUAL(set_replicas(s, "d", 8), 0);
     CU_ASSERT_EQUAL(set_replicas(s, "e", 8), 0); /* changed, then deleted */
-    CU_ASSERT_EQUAL(sim_store_delete(s, rb(), "default", "c", NULL, NULL, NULL, NULL), 0);
-    CU_ASSERT_EQUAL(sim_store_delete(s, rb(), "default", "e", NULL, NULL, NULL, NULL), 0);
+    CU_ASSERT_EQUAL(sim_store_delete(s, rb(), "default", "c", NULL, NULL, 0, NULL, NULL), 0);
+    CU_ASSERT_EQUAL(sim_store_delete(s, rb(), "default", "e", NULL, NULL, 0, NULL, NULL), 0);
     json_object_put(create_rb(s, "bb", NULL));
     json_object_put(create_rb(s, "f", NULL));
 
@@ -465,7 +465,7 @@ static void test_watch_replay_order_and_expiry(void)
     /* Overflow the 4-event ring: 1001 falls out, so a watch from 1001 is Expired. */
     json_object_put(create_rb(s, "b", NULL));
     json_object_put(create_rb(s, "c", NULL));
-    CU_ASSERT_EQUAL(sim_store_delete(s, rb(), "default", "b", NULL, NULL, NULL, NULL), 0);
+    CU_ASSERT_EQUAL(sim_store_delete(s, rb(), "default", "b", NULL, NULL, 0, NULL, NULL), 0);
     CU_ASSERT_EQUAL(sim_store_floor_rv(s), 1001);
     json_object *st = NULL;
     CU_ASSERT_EQUAL(sim_store_watch(s, 1000, record, &late, &w3, &st), MUSTER_EGONE);
@@ -578,7 +578,8 @@ static void test_get_index_follows_writes(void)
     for (int i = 0; i < 600; i += 3) {
         snprintf(name, sizeof(name), "pg-%d", i);
         CU_ASSERT_EQUAL(
-            sim_store_delete(s, podgroups(), i % 2 ? "a" : "b", name, NULL, NULL, NULL, NULL), 0);
+            sim_store_delete(s, podgroups(), i % 2 ? "a" : "b", name, NULL, NULL, 0, NULL, NULL),
+            0);
     }
     for (int i = 1; i < 600; i += 3) {
         snprintf(body, sizeof(body), "{\"metadata\":{\"name\":\"pg-%d\"},\"spec\":{\"v\":-1}}", i);
@@ -611,12 +612,71 @@ static void test_get_index_follows_writes(void)
     sim_store_free(s);
 }
 
+struct seen {
+    int n;
+    enum sim_event_type type[8];
+};
+
+static void record_kind(void *data, const struct sim_event *ev)
+{
+    struct seen *w = data;
+    if (w->n < 8)
+        w->type[w->n++] = ev->type;
+}
+
+/* Graceful deletion (apiserver registry Store.Delete / shouldDeleteDuringUpdate): an object with
+ * finalizers is marked; it goes when an update empties them. */
+static void test_finalizers_and_graceful_deletion(void)
+{
+    struct sim_store *s = NULL;
+    CU_ASSERT_EQUAL_FATAL(sim_store_new(100, &s), 0);
+    json_object_put(create_rb(s, "f", ""));
+    json_object *in = parse("{\"metadata\":{\"name\":\"f\",\"finalizers\":[\"karmada.io/"
+                            "binding-controller\"]},\"spec\":{\"replicas\":2}}");
+    CU_ASSERT_EQUAL(sim_store_update(s, rb(), "default", "f", in, 0, NULL, NULL), 0);
+    json_object_put(in);
+    struct seen w = {0};
+    struct sim_store_watch *h = NULL;
+    CU_ASSERT_EQUAL_FATAL(sim_store_watch(s, sim_store_rv(s), record_kind, &w, &h, NULL), 0);
+    json_object *out = NULL;
+    CU_ASSERT_EQUAL(sim_store_delete(s, rb(), "default", "f", NULL, NULL, NOW, &out, NULL), 0);
+    CU_ASSERT_PTR_NOT_NULL(at(out, "metadata.deletionTimestamp"));
+    json_object_put(out);
+    CU_ASSERT_EQUAL(w.n, 1);
+    CU_ASSERT_EQUAL(w.type[0], SIM_EVENT_MODIFIED);
+    /* Still there; deleting again changes nothing. */
+    CU_ASSERT_EQUAL(sim_store_get(s, rb(), "default", "f", &out, NULL), 0);
+    CU_ASSERT_PTR_NOT_NULL(at(out, "metadata.deletionTimestamp"));
+    int64_t rv = sim_store_rv(s);
+    CU_ASSERT_EQUAL(sim_store_delete(s, rb(), "default", "f", NULL, NULL, NOW, NULL, NULL), 0);
+    CU_ASSERT_EQUAL(sim_store_rv(s), rv);
+    /* A client cannot clear deletionTimestamp; emptying the finalizers deletes. */
+    json_object *next = NULL;
+    json_object_deep_copy(out, &next, NULL);
+    json_object_put(out);
+    json_object *meta = json_object_object_get(next, "metadata");
+    json_object_object_add(meta, "finalizers", json_object_new_array());
+    json_object_object_del(meta, "deletionTimestamp");
+    CU_ASSERT_EQUAL(sim_store_update(s, rb(), "default", "f", next, 0, NULL, NULL), 0);
+    json_object_put(next);
+    CU_ASSERT_EQUAL(sim_store_get(s, rb(), "default", "f", NULL, NULL), MUSTER_ENOENT);
+    CU_ASSERT_EQUAL(w.n, 2);
+    CU_ASSERT_EQUAL(w.type[1], SIM_EVENT_DELETED);
+    /* Without finalizers an object goes at once. */
+    json_object_put(create_rb(s, "g", ""));
+    CU_ASSERT_EQUAL(sim_store_delete(s, rb(), "default", "g", NULL, NULL, NOW, NULL, NULL), 0);
+    CU_ASSERT_EQUAL(sim_store_get(s, rb(), "default", "g", NULL, NULL), MUSTER_ENOENT);
+    sim_store_unwatch(s, h);
+    sim_store_free(s);
+}
+
 static CU_TestInfo tests[] = {
     {"create sets uid, rv, generation; errors are Status", test_create_sets_server_fields},
     {"update: generation, status subresource, conflict", test_update_generation_status_conflict},
     {"no status subresource: status is content", test_no_status_subresource},
     {"dry runs validate and commit nothing", test_dry_run},
     {"delete with preconditions", test_delete_preconditions},
+    {"finalizers: graceful deletion", test_finalizers_and_graceful_deletion},
     {"list paging and selectors", test_list_paging_and_selectors},
     {"a continued list is the first page's snapshot", test_continued_list_is_a_snapshot},
     {"watch replay, order and expiry", test_watch_replay_order_and_expiry},

@@ -1,0 +1,215 @@
+/* Tests for cluster-adapters/sim/binding.c, override.c and work_webhook.c: Works shaped as
+ * ensureWork and ctrlutil.CreateOrUpdateWork shape them (pkg/controllers/binding/common.go,
+ * pkg/controllers/ctrlutil/work.go) and named by names.GenerateWorkName, the Work mutating
+ * webhook (pkg/webhook/work/mutating.go), orphan Works (pkg/util/helper/binding.go
+ * FindOrphanWorks), the RB's Works deleted before it goes, and the override manager's cached
+ * policies (pkg/util/overridemanager/overridemanager.go). */
+#include "karmada_fixture.h"
+
+static const char yaml[] =
+    "clusters:\n"
+    "  - name: m\n"
+    "    nodes: [{count: 1, allocatable: {cpu: \"8\", pods: \"10\"}}]\n"
+    "  - name: n\n"
+    "    nodes: [{count: 1, allocatable: {cpu: \"8\", pods: \"10\"}}]\n"
+    "objects:\n"
+    "  - {apiVersion: v1, kind: Namespace, metadata: {name: team}}\n"
+    "  - apiVersion: policy.karmada.io/v1alpha1\n"
+    "    kind: PropagationPolicy\n"
+    "    metadata: {name: pp, namespace: team}\n"
+    "    spec: {resourceSelectors: [{apiVersion: apps/v1, kind: Deployment}]}\n"
+    "  - apiVersion: apps/v1\n"
+    "    kind: Deployment\n"
+    "    metadata: {name: web, namespace: team, annotations: {keep: me}}\n"
+    "    spec:\n"
+    "      replicas: 2\n"
+    "      template: {spec: {containers: [{name: c, resources: {requests: {cpu: \"1\"}}}]}}\n";
+
+/* names.GenerateWorkName("Deployment", "web", "team"): FNV-32a of the quoted string
+ * "team-web-deployment" is 2845461649, whose digits map through rand.SafeEncodeString. */
+#define WEB_WORK "web-6d898b5b8f"
+
+static const char *work(struct fx *f, const char *cluster, const char *path)
+{
+    char ns[64];
+    snprintf(ns, sizeof(ns), "karmada-es-%s", cluster);
+    return fx_field(f, FX_WORK, ns, WEB_WORK, path);
+}
+
+static void place(struct fx *f, const char *clusters)
+{
+    char patch[512];
+    snprintf(patch, sizeof(patch),
+             "{\"spec\":{\"clusters\":%s,\"suspension\":{\"scheduling\":false}}}", clusters);
+    CU_ASSERT_EQUAL(fx_patch(f, FX_RB, "team", "web-deployment", patch), 0);
+}
+
+static void test_work_shape(void)
+{
+    struct fx f;
+    fx_start(&f, yaml, NULL);
+    place(&f, "[{\"name\":\"m\",\"replicas\":2}]");
+    char pid[4096];
+    snprintf(pid, sizeof(pid), "%s",
+             fx_field(&f, FX_RB, "team", "web-deployment",
+                      "metadata|labels|resourcebinding.karmada.io/permanent-id"));
+    CU_ASSERT_STRING_EQUAL(work(&f, "m", "metadata|name"), WEB_WORK);
+    CU_ASSERT_STRING_EQUAL(work(&f, "m", "metadata|finalizers"),
+                           "[\"karmada.io/execution-controller\"]");
+    CU_ASSERT_STRING_EQUAL(work(&f, "m", "metadata|labels|resourcebinding.karmada.io/permanent-id"),
+                           pid);
+    /* The Work webhook's label. */
+    CU_ASSERT_EQUAL(strlen(work(&f, "m", "metadata|labels|work.karmada.io/permanent-id")), 36);
+    CU_ASSERT_STRING_EQUAL(work(&f, "m", "metadata|annotations|resourcebinding.karmada.io/name"),
+                           "web-deployment");
+    CU_ASSERT_STRING_EQUAL(
+        work(&f, "m", "metadata|annotations|work.karmada.io/conflict-resolution"), "abort");
+    /* No policy applied: no applied-overrides. */
+    CU_ASSERT_STRING_EQUAL(
+        work(&f, "m", "metadata|annotations|policy.karmada.io/applied-overrides"), "");
+    const char *m = "spec|workload|manifests|0|metadata|";
+    char p[256];
+    snprintf(p, sizeof(p), "%slabels|karmada.io/managed", m);
+    CU_ASSERT_STRING_EQUAL(work(&f, "m", p), "true");
+    snprintf(p, sizeof(p), "%sannotations|work.karmada.io/name", m);
+    CU_ASSERT_STRING_EQUAL(work(&f, "m", p), WEB_WORK);
+    snprintf(p, sizeof(p), "%sannotations|work.karmada.io/namespace", m);
+    CU_ASSERT_STRING_EQUAL(work(&f, "m", p), "karmada-es-m");
+    snprintf(p, sizeof(p), "%slabels|work.karmada.io/permanent-id", m);
+    char wpid[4096];
+    snprintf(wpid, sizeof(wpid), "%s", work(&f, "m", p));
+    CU_ASSERT_STRING_EQUAL(wpid, work(&f, "m", "metadata|labels|work.karmada.io/permanent-id"));
+    snprintf(p, sizeof(p), "%sannotations|resourcetemplate.karmada.io/managed-labels", m);
+    CU_ASSERT_STRING_EQUAL(work(&f, "m", p),
+                           "karmada.io/managed,resourcebinding.karmada.io/permanent-id,"
+                           "work.karmada.io/permanent-id");
+    snprintf(p, sizeof(p), "%sannotations|resourcetemplate.karmada.io/managed-annotations", m);
+    CU_ASSERT_PTR_NOT_NULL(strstr(work(&f, "m", p), "keep,"));
+    /* The member received it and Applied it. */
+    CU_ASSERT_STRING_EQUAL(work(&f, "m", "status|conditions|0|status"), "True");
+
+    /* An OverridePolicy that applies is recorded as Karmada's AppliedOverrides JSON. */
+    CU_ASSERT_EQUAL(
+        fx_create(&f, FX_OP, "team",
+                  "{\"metadata\":{\"name\":\"muster-web-deployment\"},\"spec\":{"
+                  "\"resourceSelectors\":[{\"apiVersion\":\"apps/v1\",\"kind\":\"Deployment\","
+                  "\"name\":\"web\"}],\"overrideRules\":[{\"overriders\":{\"plaintext\":[{"
+                  "\"path\":\"/spec/template/spec/schedulerName\",\"operator\":\"add\","
+                  "\"value\":\"volcano\"}]}}]}}"),
+        0);
+    CU_ASSERT_STRING_EQUAL(
+        work(&f, "m", "metadata|annotations|policy.karmada.io/applied-overrides"),
+        "[{\"policyName\":\"muster-web-deployment\",\"overriders\":{\"plaintext\":[{\"path\":"
+        "\"/spec/template/spec/schedulerName\",\"operator\":\"add\",\"value\":\"volcano\"}]}}]");
+    fx_stop(&f);
+}
+
+/* The Work webhook on a client's Work: a permanent id when missing, kept when present. */
+static void test_work_webhook(void)
+{
+    struct fx f;
+    fx_start(&f, yaml, NULL);
+    char w[2048];
+    fx_podgroup_work(w, sizeof(w), "pg", "m", "g", 1, "", 1, 1);
+    CU_ASSERT_EQUAL(fx_create(&f, FX_WORK, "karmada-es-m", w), 0);
+    char wpid[4096];
+    snprintf(wpid, sizeof(wpid), "%s",
+             fx_field(&f, FX_WORK, "karmada-es-m", "pg",
+                      "metadata|labels|work.karmada.io/permanent-id"));
+    CU_ASSERT_EQUAL(strlen(wpid), 36);
+    CU_ASSERT_STRING_EQUAL(
+        fx_field(&f, FX_WORK, "karmada-es-m", "pg",
+                 "spec|workload|manifests|0|metadata|labels|work.karmada.io/permanent-id"),
+        wpid);
+    CU_ASSERT_STRING_EQUAL(fx_field(&f, FX_WORK, "karmada-es-m", "pg",
+                                    "spec|workload|manifests|0|metadata|annotations|"
+                                    "resourcetemplate.karmada.io/managed-labels"),
+                           "karmada.io/managed,work.karmada.io/permanent-id");
+    CU_ASSERT_EQUAL(
+        fx_patch(&f, FX_WORK, "karmada-es-m", "pg", "{\"metadata\":{\"labels\":{\"x\":\"y\"}}}"),
+        0);
+    CU_ASSERT_STRING_EQUAL(
+        fx_field(&f, FX_WORK, "karmada-es-m", "pg", "metadata|labels|work.karmada.io/permanent-id"),
+        wpid);
+    fx_stop(&f);
+}
+
+/* FindOrphanWorks: a Work with the RB's permanent id in a cluster the RB no longer lists is
+ * deleted (through its finalizer: its object leaves the member); muster's Work, labelled with
+ * muster's key only, is not the binding controller's to delete. Deleting the RB deletes its
+ * Works before it goes. */
+static void test_orphans_and_rb_deletion(void)
+{
+    struct fx f;
+    fx_start(&f, yaml, NULL);
+    place(&f, "[{\"name\":\"m\",\"replicas\":1},{\"name\":\"n\",\"replicas\":1}]");
+    char w[2048];
+    fx_podgroup_work(w, sizeof(w), "web-pg", "m", "web-m", 1,
+                     "\"scheduling.muster.io/binding-uid\":\"u\"", 1, 1);
+    CU_ASSERT_EQUAL(fx_create(&f, FX_WORK, "karmada-es-m", w), 0);
+    CU_ASSERT_EQUAL(fx_count(&f, FX_WORK, "karmada-es-n"), 1);
+    place(&f, "[{\"name\":\"m\",\"replicas\":2}]");
+    CU_ASSERT_EQUAL(fx_count(&f, FX_WORK, "karmada-es-n"), 0);
+    json_object *gone = fx_member(&f, "n", "Deployment", "web");
+    CU_ASSERT_PTR_NULL(gone);
+    json_object_put(gone);
+    place(&f, "[{\"name\":\"n\",\"replicas\":2}]");
+    CU_ASSERT_EQUAL(fx_count(&f, FX_WORK, "karmada-es-m"), 1);
+    CU_ASSERT_STRING_EQUAL(fx_work_named(&f, "karmada-es-m", ""), "web-pg");
+    /* The RB goes: its Works first, then its finalizer; muster's Work stays for muster. */
+    CU_ASSERT_EQUAL(
+        sim_store_delete(f.s, FX_RB, "team", "web-deployment", NULL, NULL, 0, NULL, NULL), 0);
+    CU_ASSERT_EQUAL(sim_store_get(f.s, FX_RB, "team", "web-deployment", NULL, NULL), MUSTER_ENOENT);
+    CU_ASSERT_EQUAL(fx_count(&f, FX_WORK, "karmada-es-n"), 0);
+    CU_ASSERT_EQUAL(fx_count(&f, FX_WORK, "karmada-es-m"), 1);
+    fx_stop(&f);
+}
+
+static const char *group_in_work(struct fx *f)
+{
+    return work(f, "m", "spec|workload|manifests|0|spec|template|spec|schedulerName");
+}
+
+/* Renders read the informer's copy of the OverridePolicies, which lags the store. */
+static void test_override_cache_lag(void)
+{
+    struct fx f;
+    struct sim_karmada_options lag = {.override_lag_ms = 500, .now_ms = fx_now_ms};
+    fx_clock_ms = 1000;
+    fx_start(&f, yaml, &lag);
+    place(&f, "[{\"name\":\"m\",\"replicas\":2}]");
+    CU_ASSERT_EQUAL(
+        fx_create(&f, FX_OP, "team",
+                  "{\"metadata\":{\"name\":\"muster-web-deployment\"},\"spec\":{"
+                  "\"resourceSelectors\":[{\"apiVersion\":\"apps/v1\",\"kind\":\"Deployment\","
+                  "\"name\":\"web\"}],\"overrideRules\":[{\"overriders\":{\"plaintext\":[{"
+                  "\"path\":\"/spec/template/spec/schedulerName\",\"operator\":\"add\","
+                  "\"value\":\"volcano\"}]}}]}}"),
+        0);
+    /* An RB change renders now, from the cache that has not seen the policy. */
+    place(&f, "[{\"name\":\"m\",\"replicas\":1}]");
+    CU_ASSERT_STRING_EQUAL(group_in_work(&f), "");
+    CU_ASSERT_STRING_EQUAL(
+        work(&f, "m", "metadata|annotations|policy.karmada.io/applied-overrides"), "");
+    fx_clock_ms += 499;
+    CU_ASSERT_EQUAL(sim_karmada_override_sync(f.k), 1);
+    CU_ASSERT_STRING_EQUAL(group_in_work(&f), "");
+    fx_clock_ms += 1;
+    CU_ASSERT_EQUAL(sim_karmada_override_sync(f.k), -1);
+    CU_ASSERT_STRING_EQUAL(group_in_work(&f), "volcano");
+    CU_ASSERT_PTR_NOT_NULL(
+        strstr(work(&f, "m", "metadata|annotations|policy.karmada.io/applied-overrides"),
+               "\"policyName\":\"muster-web-deployment\""));
+    fx_stop(&f);
+}
+
+static CU_TestInfo tests[] = {
+    {"Works shaped as ensureWork/CreateOrUpdateWork, GenerateWorkName, applied-overrides",
+     test_work_shape},
+    {"the Work webhook labels every Work", test_work_webhook},
+    {"orphan Works; the RB's Works go before it", test_orphans_and_rb_deletion},
+    {"renders read a lagging OverridePolicy cache", test_override_cache_lag},
+    CU_TEST_INFO_NULL,
+};
+
+MUSTER_TEST_MAIN("sim/binding", tests)
