@@ -25,7 +25,7 @@ static json_object *verbs_array(int status)
     return status ? str_array(sub, 3) : str_array(all, 8);
 }
 
-json_object *sim_discovery_resource_list(const char *group, const char *version)
+json_object *sim_discovery_resource_list(sim_api_set served, const char *group, const char *version)
 {
     json_object *list = json_object_new_object();
     json_object *res = json_object_new_array();
@@ -36,7 +36,8 @@ json_object *sim_discovery_resource_list(const char *group, const char *version)
         snprintf(gv, sizeof(gv), "%s", version);
     for (size_t i = 0; i < sim_resource_count(); i++) {
         const struct sim_resource *r = sim_resource_at(i);
-        if (strcmp(r->group, group) != 0 || strcmp(r->version, version) != 0)
+        if (!sim_api_has(served, r) || strcmp(r->group, group) != 0 ||
+            strcmp(r->version, version) != 0)
             continue;
         json_object *e = json_object_new_object();
         json_object_object_add(e, "name", json_object_new_string(r->plural));
@@ -69,17 +70,18 @@ json_object *sim_discovery_resource_list(const char *group, const char *version)
     return list;
 }
 
-json_object *sim_discovery_group(const char *group)
+json_object *sim_discovery_group(sim_api_set served, const char *group)
 {
     json_object *versions = json_object_new_array();
     for (size_t i = 0; i < sim_resource_count(); i++) {
         const struct sim_resource *r = sim_resource_at(i);
-        if (strcmp(r->group, group) != 0)
+        if (!sim_api_has(served, r) || strcmp(r->group, group) != 0)
             continue;
         int seen = 0;
         for (size_t j = 0; j < i; j++) {
             const struct sim_resource *q = sim_resource_at(j);
-            if (strcmp(q->group, group) == 0 && strcmp(q->version, r->version) == 0)
+            if (sim_api_has(served, q) && strcmp(q->group, group) == 0 &&
+                strcmp(q->version, r->version) == 0)
                 seen = 1;
         }
         if (seen)
@@ -104,20 +106,21 @@ json_object *sim_discovery_group(const char *group)
     return g;
 }
 
-json_object *sim_discovery_group_list(void)
+json_object *sim_discovery_group_list(sim_api_set served)
 {
     json_object *list = json_object_new_object();
     json_object *groups = json_object_new_array();
     for (size_t i = 0; i < sim_resource_count(); i++) {
         const struct sim_resource *r = sim_resource_at(i);
-        if (!r->group[0])
+        if (!r->group[0] || !sim_api_has(served, r))
             continue;
         int seen = 0;
         for (size_t j = 0; j < i; j++)
-            if (strcmp(sim_resource_at(j)->group, r->group) == 0)
+            if (sim_api_has(served, sim_resource_at(j)) &&
+                strcmp(sim_resource_at(j)->group, r->group) == 0)
                 seen = 1;
         if (!seen)
-            json_object_array_add(groups, sim_discovery_group(r->group));
+            json_object_array_add(groups, sim_discovery_group(served, r->group));
     }
     json_object_object_add(list, "kind", json_object_new_string("APIGroupList"));
     json_object_object_add(list, "apiVersion", json_object_new_string("v1"));
@@ -167,12 +170,14 @@ static void gv_path(const struct sim_resource *r, char *buf, size_t cap)
         snprintf(buf, cap, "api/%s", r->version);
 }
 
-json_object *sim_openapi_root(void)
+json_object *sim_openapi_root(sim_api_set served)
 {
     json_object *root = json_object_new_object();
     json_object *paths = json_object_new_object();
     for (size_t i = 0; i < sim_resource_count(); i++) {
         char gv[160], url[256];
+        if (!sim_api_has(served, sim_resource_at(i)))
+            continue;
         gv_path(sim_resource_at(i), gv, sizeof(gv));
         snprintf(url, sizeof(url), "/openapi/v3/%s?hash=%s", gv, SIM_OPENAPI_HASH);
         json_object *e = json_object_new_object();
@@ -183,13 +188,15 @@ json_object *sim_openapi_root(void)
     return root;
 }
 
-json_object *sim_openapi_gv(const char *want)
+json_object *sim_openapi_gv(sim_api_set served, const char *want)
 {
     json_object *paths = json_object_new_object();
     int found = 0;
     for (size_t i = 0; i < sim_resource_count(); i++) {
         const struct sim_resource *r = sim_resource_at(i);
         char gv[160], path[400];
+        if (!sim_api_has(served, r))
+            continue;
         gv_path(r, gv, sizeof(gv));
         if (strcmp(gv, want) != 0)
             continue;

@@ -94,6 +94,24 @@ static void set_applied(struct sim_karmada *k, json_object *work, int ok, const 
 static int apply_manifest(struct sim_karmada *k, struct cluster *c, json_object *man, char *msg,
                           size_t cap)
 {
+    const char *av = sim__get_str(man, "apiVersion", NULL, NULL);
+    const char *kind = sim__get_str(man, "kind", NULL, NULL);
+    const struct sim_resource *r = sim_resource_by_kind(av, kind);
+    if (r && k->opts.no_podgroup_crd &&
+        !sim_api_has(sim_api_without(SIM_API_ALL, "scheduling.volcano.sh", "v1beta1", "podgroups"),
+                     r)) {
+        /* GetObjectFromCache maps the kind with the hub's RESTMapper first: a kind the
+         * karmada-apiserver does not serve fails there (meta.NoKindMatchError). */
+        snprintf(msg, cap, "no matches for kind \"%s\" in version \"%s\"", kind, av);
+        return 0;
+    }
+    if (r && !sim_api_has(c->api, r)) {
+        /* The member has no such resource: the dynamic client's get and then create are
+         * answered 404 by its API server, without a Status body (client-go's generic
+         * NotFound message). */
+        snprintf(msg, cap, "the server could not find the requested resource");
+        return 0;
+    }
     char key[4 * NAME_MAX_LEN];
     sim__member_key(man, key, sizeof(key));
     json_object *cur = sim__member_get(c, key);

@@ -164,6 +164,9 @@ int sim_hub_start(uv_loop_t *loop, const struct sim_hub_config *cfg, struct sim_
         return rc;
     }
     struct sim_server_config scfg = cfg->server;
+    if (cfg->karmada.no_podgroup_crd)
+        scfg.hidden |=
+            ~sim_api_without(SIM_API_ALL, "scheduling.volcano.sh", "v1beta1", "podgroups");
     scfg.set_cluster_ready = set_cluster_ready;
     scfg.cluster_objects = cluster_objects;
     scfg.hook_data = hub;

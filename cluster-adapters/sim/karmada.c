@@ -170,6 +170,21 @@ static int load_cluster(struct sim_karmada *k, json_object *spec, size_t idx, ti
     json_object *ready = sim__get_path(spec, "ready", NULL, NULL);
     c->ready = ready ? json_object_get_boolean(ready) : 1;
     c->ready_since = now;
+    /* A member is a plain Kubernetes cluster: Karmada's own APIs are served only by the
+     * karmada-apiserver. Volcano's (its Job and PodGroup CRDs) are there unless the scenario
+     * says `volcano: false`. */
+    c->api = sim_api_without(
+        sim_api_without(sim_api_without(SIM_API_ALL, "cluster.karmada.io", NULL, NULL),
+                        "work.karmada.io", NULL, NULL),
+        "policy.karmada.io", NULL, NULL);
+    json_object *volcano = sim__get_path(spec, "volcano", NULL, NULL);
+    if (volcano && !json_object_is_type(volcano, json_type_boolean)) {
+        snprintf(err, cap, "scenario: clusters[%s].volcano: true or false", name);
+        return MUSTER_EINVAL;
+    }
+    if (volcano && !json_object_get_boolean(volcano))
+        c->api = sim_api_without(sim_api_without(c->api, "batch.volcano.sh", NULL, NULL),
+                                 "scheduling.volcano.sh", NULL, NULL);
     json_object *groups = sim__get_path(spec, "nodes", NULL, NULL);
     size_t total = 0;
     for (size_t g = 0;

@@ -28,6 +28,9 @@ struct sim_karmada_options {
     /* karmada-controller-manager --enable-no-execute-taint-eviction (default false): NoExecute
      * taints on a Cluster evict the RBs that do not tolerate them. */
     int taint_eviction;
+    /* --no-podgroup-crd: the karmada-apiserver lacks Volcano's PodGroup CRD, so the execution
+     * controller's RESTMapper cannot map a PodGroup manifest (the server hides the resource). */
+    int no_podgroup_crd;
     /* The OverridePolicy informer's lag behind the store, in milliseconds (0: none). Renders
      * read the policies as they were that long ago. */
     int64_t override_lag_ms;

@@ -4,6 +4,7 @@
 #define MUSTER_SIM_KARMADA_INT_H
 
 #include "cluster-adapters/sim/karmada.h"
+#include "cluster-adapters/sim/resources.h"
 #include "cluster-adapters/sim/store.h"
 
 #include <json-c/json.h>
@@ -37,6 +38,9 @@ struct pgref;
 struct cluster {
     char name[64];
     int ready;
+    /* What the member's API server serves: its status.apiEnablements, and what the execution
+     * controller can create there (scenario `volcano: false` leaves Volcano's groups out). */
+    sim_api_set api;
     int dirty; /* deferred mode: a sync is due */
     time_t ready_since;
     struct node *nodes;

@@ -42,7 +42,8 @@ static void usage(FILE *f)
                "  --feature-gates LIST          Karmada feature gates, e.g.\n"
                "                                MultiplePodTemplatesScheduling=true (default off)\n"
                "  --enable-no-execute-taint-eviction BOOL  the taint manager evicts (false)\n"
-               "  --override-cache-lag-ms MS    OverridePolicy informer lag for renders (0)\n");
+               "  --override-cache-lag-ms MS    OverridePolicy informer lag for renders (0)\n"
+               "  --no-podgroup-crd             the hub lacks Volcano's PodGroup CRD\n");
 }
 
 static int parse_long(const char *flag, const char *s, long min, long max, long *out)
@@ -147,6 +148,10 @@ int main(int argc, char **argv)
         if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
             usage(stdout);
             return 0;
+        }
+        if (strcmp(a, "--no-podgroup-crd") == 0) {
+            kopts.no_podgroup_crd = 1; /* a switch: the only flag without a value */
+            continue;
         }
         if (!v) {
             fprintf(stderr, "muster-sim: %s needs a value (or is unknown)\n", a);

@@ -6,6 +6,7 @@
 #include "cluster-adapters/sim/rbstatus.h"
 #include "cluster-adapters/sim/detector.h"
 #include "cluster-adapters/sim/binding.h"
+#include "cluster-adapters/sim/discovery.h"
 
 #include "cluster-adapters/sim/patch.h"
 #include "cluster-adapters/sim/quantity.h"
@@ -1087,6 +1088,91 @@ static int node_grade(const struct cluster *c, const struct node *nd)
     return grade;
 }
 
+/* getAPIEnablements (pkg/controllers/status/cluster_status_controller.go) over what discovery
+ * (ServerGroupsAndResources) shows of the member's API server: one entry per group-version,
+ * {groupVersion, resources: [{name, kind}]}, subresources ("pods/status") skipped, resources
+ * sorted by name and entries by groupVersion (Go's sort.SliceStable: byte order). */
+static int by_str(const void *a, const void *b, const char *key)
+{
+    const char *x = sim__get_str(*(json_object *const *)a, key, NULL, NULL);
+    const char *y = sim__get_str(*(json_object *const *)b, key, NULL, NULL);
+    return strcmp(x ? x : "", y ? y : "");
+}
+static int by_name(const void *a, const void *b)
+{
+    return by_str(a, b, "name");
+}
+static int by_gv(const void *a, const void *b)
+{
+    return by_str(a, b, "groupVersion");
+}
+
+json_object *sim__api_enablements(sim_api_set api)
+{
+    json_object *out = json_object_new_array();
+    for (size_t i = 0; i < sim_resource_count(); i++) {
+        const struct sim_resource *r = sim_resource_at(i);
+        int seen = !sim_api_has(api, r);
+        for (size_t j = 0; j < i && !seen; j++) {
+            const struct sim_resource *q = sim_resource_at(j);
+            seen = sim_api_has(api, q) && strcmp(q->group, r->group) == 0 &&
+                   strcmp(q->version, r->version) == 0;
+        }
+        if (seen)
+            continue;
+        json_object *list = sim_discovery_resource_list(api, r->group, r->version);
+        json_object *rs = json_object_object_get(list, "resources");
+        json_object *res = json_object_new_array();
+        for (size_t j = 0; j < json_object_array_length(rs); j++) {
+            json_object *e = json_object_array_get_idx(rs, j);
+            const char *name = sim__get_str(e, "name", NULL, NULL);
+            if (!name || strchr(name, '/'))
+                continue;
+            json_object *one = json_object_new_object();
+            json_object_object_add(one, "name", json_object_new_string(name));
+            json_object_object_add(one, "kind", json_object_get(json_object_object_get(e, "kind")));
+            json_object_array_add(res, one);
+        }
+        /* qsort is not stable; names within one group-version are unique, so it need not be. */
+        json_object_array_sort(res, by_name);
+        json_object *en = json_object_new_object();
+        json_object_object_add(en, "groupVersion",
+                               json_object_get(json_object_object_get(list, "groupVersion")));
+        json_object_object_add(en, "resources", res);
+        json_object_array_add(out, en);
+        json_object_put(list);
+    }
+    json_object_array_sort(out, by_gv);
+    return out;
+}
+
+/* meta.SetStatusCondition on conds (a new array): the condition of that type is replaced in
+ * place, keeping its lastTransitionTime while its status stays; a new one is appended. */
+static void set_condition(json_object *conds, const char *type, const char *status,
+                          const char *reason, const char *message, const char *now)
+{
+    json_object *cond = json_object_new_object();
+    json_object_object_add(cond, "type", json_object_new_string(type));
+    json_object_object_add(cond, "status", json_object_new_string(status));
+    json_object_object_add(cond, "reason", json_object_new_string(reason));
+    json_object_object_add(cond, "message", json_object_new_string(message));
+    for (size_t i = 0; i < json_object_array_length(conds); i++) {
+        json_object *old = json_object_array_get_idx(conds, i);
+        const char *t = sim__get_str(old, "type", NULL, NULL);
+        if (!t || strcmp(t, type) != 0)
+            continue;
+        const char *st = sim__get_str(old, "status", NULL, NULL);
+        const char *lt = sim__get_str(old, "lastTransitionTime", NULL, NULL);
+        json_object_object_add(
+            cond, "lastTransitionTime",
+            json_object_new_string(st && lt && strcmp(st, status) == 0 ? lt : now));
+        json_object_array_put_idx(conds, i, cond);
+        return;
+    }
+    json_object_object_add(cond, "lastTransitionTime", json_object_new_string(now));
+    json_object_array_add(conds, cond);
+}
+
 void sim__cluster_sync(struct sim_karmada *k, struct cluster *c)
 {
     struct {
@@ -1111,21 +1197,36 @@ void sim__cluster_sync(struct sim_karmada *k, struct cluster *c)
         return;
     }
     json_object *status = json_object_new_object();
+    json_object *was = sim__get_path(cur, "status", NULL, NULL);
     json_object_object_add(status, "kubernetesVersion", json_object_new_string("v1.32.0"));
-    json_object *cond = json_object_new_object();
-    char ts[32];
-    sim_format_time(c->ready_since, ts, sizeof(ts));
-    json_object_object_add(cond, "type", json_object_new_string("Ready"));
-    json_object_object_add(cond, "status", json_object_new_string(c->ready ? "True" : "False"));
-    json_object_object_add(cond, "reason",
-                           json_object_new_string(c->ready ? "ClusterReady" : "ClusterNotReady"));
-    json_object_object_add(cond, "message",
-                           json_object_new_string(c->ready ? "cluster is healthy and ready to "
-                                                             "accept workloads"
-                                                           : "cluster is not reachable"));
-    json_object_object_add(cond, "lastTransitionTime", json_object_new_string(ts));
+    /* syncClusterStatus: a Ready member's apiEnablements are collected again, with the
+     * CompleteAPIEnablements condition first and Ready after it (setCurrentClusterStatus, then
+     * updateStatusIfNeeded); an unreachable one keeps what it last reported
+     * (updateStatusCondition writes Ready alone). */
     json_object *conds = json_object_new_array();
-    json_object_array_add(conds, cond);
+    json_object *old = json_object_object_get(was, "conditions");
+    for (size_t i = 0;
+         json_object_is_type(old, json_type_array) && i < json_object_array_length(old); i++)
+        json_object_array_add(conds, json_object_get(json_object_array_get_idx(old, i)));
+    char ts[32], now[32];
+    sim_format_time(c->ready_since, ts, sizeof(ts));
+    sim_format_time(sim__clock_now(k), now, sizeof(now));
+    json_object *en = NULL;
+    if (c->ready) {
+        en = sim__api_enablements(c->api);
+        /* never empty: every member serves the core group */
+        set_condition(conds, "CompleteAPIEnablements", "True", "Complete",
+                      "collected complete APIEnablements from the cluster", now);
+    } else {
+        en = json_object_get(json_object_object_get(was, "apiEnablements"));
+    }
+    if (en)
+        json_object_object_add(status, "apiEnablements", en);
+    /* Ready changes time with readiness (ready_since). */
+    set_condition(
+        conds, "Ready", c->ready ? "True" : "False", c->ready ? "ClusterReady" : "ClusterNotReady",
+        c->ready ? "cluster is healthy and ready to accept workloads" : "cluster is not reachable",
+        ts);
     json_object_object_add(status, "conditions", conds);
     json_object *ns = json_object_new_object();
     json_object_object_add(ns, "totalNum", json_object_new_int((int)c->nnodes));

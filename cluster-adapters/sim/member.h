@@ -9,6 +9,10 @@
 void sim__cluster_sync(struct sim_karmada *k, struct cluster *c);
 void sim__deps_reset(struct cluster *c);
 struct cluster *sim__find_cluster(struct sim_karmada *k, const char *name);
+
+/* A member's status.apiEnablements for the APIs it serves, as Karmada's cluster status
+ * controller writes them (getAPIEnablements). New reference. */
+json_object *sim__api_enablements(sim_api_set api);
 const char *sim__health_of(const struct unit *u);
 void sim__mwork_free(struct mwork *mw);
 json_object *sim__share_status(const struct unit *u, const char *ts_start, const char *ts_done);

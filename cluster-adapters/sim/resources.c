@@ -61,6 +61,7 @@ static const struct sim_resource resources[] = {
 /* clang-format on */
 
 #define N_RESOURCES (sizeof(resources) / sizeof(resources[0]))
+_Static_assert(N_RESOURCES <= 64, "sim_api_set has one bit per resource");
 
 size_t sim_resource_count(void)
 {
@@ -116,4 +117,21 @@ int sim_resource_api_version(const struct sim_resource *r, char *buf, size_t cap
     int n = r->group[0] ? snprintf(buf, cap, "%s/%s", r->group, r->version)
                         : snprintf(buf, cap, "%s", r->version);
     return n < 0 || (size_t)n >= cap ? MUSTER_ENOSPC : 0;
+}
+
+int sim_api_has(sim_api_set s, const struct sim_resource *r)
+{
+    return r && (s >> sim_resource_index(r) & 1u) != 0;
+}
+
+sim_api_set sim_api_without(sim_api_set s, const char *group, const char *version,
+                            const char *plural)
+{
+    for (size_t i = 0; i < N_RESOURCES; i++) {
+        const struct sim_resource *r = &resources[i];
+        if (strcmp(r->group, group) == 0 && (!version || strcmp(r->version, version) == 0) &&
+            (!plural || strcmp(r->plural, plural) == 0))
+            s &= ~((sim_api_set)1 << i);
+    }
+    return s;
 }

@@ -3,6 +3,7 @@
 #define MUSTER_SIM_RESOURCES_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 struct sim_resource {
     const char *group; /* "" for the core group */
@@ -37,5 +38,18 @@ size_t sim_resource_index(const struct sim_resource *r);
 /* Writes "group/version" (or "version" for core) into buf of cap bytes; returns 0 or
  * MUSTER_ENOSPC. */
 int sim_resource_api_version(const struct sim_resource *r, char *buf, size_t cap);
+
+/* A set of table rows (bit i: sim_resource_at(i)): what one API server serves. The hub serves
+ * every row unless a CRD is left out (--no-podgroup-crd); a member serves what a plain
+ * Kubernetes cluster with or without Volcano would (docs/sim.md, "Clusters"). */
+typedef uint64_t sim_api_set;
+#define SIM_API_ALL (~(sim_api_set)0)
+
+/* 1 when s holds r. */
+int sim_api_has(sim_api_set s, const struct sim_resource *r);
+
+/* s without the rows of group whose version and plural match (a NULL one matches any). */
+sim_api_set sim_api_without(sim_api_set s, const char *group, const char *version,
+                            const char *plural);
 
 #endif

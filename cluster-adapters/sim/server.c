@@ -1143,8 +1143,8 @@ static int copy_seg(char *dst, size_t cap, h2o_iovec_t s)
 }
 
 /* Resolves [namespaces/NS/]PLURAL[/NAME[/SUB]] after /api/v1 or /apis/G/V. */
-static int parse_route(h2o_iovec_t group, h2o_iovec_t version, h2o_iovec_t *rest, size_t n,
-                       struct route *rt)
+static int parse_route(const struct sim_server *srv, h2o_iovec_t group, h2o_iovec_t version,
+                       h2o_iovec_t *rest, size_t n, struct route *rt)
 {
     memset(rt, 0, sizeof(*rt));
     int core = group.len == 0;
@@ -1160,7 +1160,7 @@ static int parse_route(h2o_iovec_t group, h2o_iovec_t version, h2o_iovec_t *rest
         return MUSTER_ENOENT;
     rt->r = sim_resource_find(group.base, group.len, version.base, version.len, rest[0].base,
                               rest[0].len);
-    if (!rt->r || (rt->has_ns && !rt->r->namespaced))
+    if (!rt->r || (rt->has_ns && !rt->r->namespaced) || !sim_api_has(~srv->cfg.hidden, rt->r))
         return MUSTER_ENOENT;
     if (n >= 2) {
         if (copy_seg(rt->name, sizeof(rt->name), rest[1]) < 0)
@@ -1358,7 +1358,7 @@ static void dispatch_request(struct sim_server *srv, h2o_req_t *req)
     struct route rt;
     if (n >= 2 && seg_is(segs[0], "openapi") && seg_is(segs[1], "v3")) {
         if (n == 2) {
-            doc = sim_openapi_root();
+            doc = sim_openapi_root(~srv->cfg.hidden);
         } else {
             char gv[256];
             const char *start = segs[2].base;
@@ -1366,7 +1366,7 @@ static void dispatch_request(struct sim_server *srv, h2o_req_t *req)
             if (len < sizeof(gv)) {
                 memcpy(gv, start, len);
                 gv[len] = '\0';
-                doc = sim_openapi_gv(gv);
+                doc = sim_openapi_gv(~srv->cfg.hidden, gv);
             }
         }
     } else if (n >= 1 && seg_is(segs[0], "api")) {
@@ -1379,8 +1379,8 @@ static void dispatch_request(struct sim_server *srv, h2o_req_t *req)
             return;
         }
         if (n == 2) {
-            doc = sim_discovery_resource_list("", "v1");
-        } else if (parse_route(h2o_iovec_init("", 0), segs[1], segs + 2, n - 2, &rt) == 0) {
+            doc = sim_discovery_resource_list(~srv->cfg.hidden, "", "v1");
+        } else if (parse_route(srv, h2o_iovec_init("", 0), segs[1], segs + 2, n - 2, &rt) == 0) {
             if (!fault_injected(srv, req))
                 serve_resource(srv, req, &rt);
             return;
@@ -1388,10 +1388,10 @@ static void dispatch_request(struct sim_server *srv, h2o_req_t *req)
     } else if (n >= 1 && seg_is(segs[0], "apis")) {
         char g[128], v[64];
         if (n == 1) {
-            doc = sim_discovery_group_list();
+            doc = sim_discovery_group_list(~srv->cfg.hidden);
         } else if (copy_seg(g, sizeof(g), segs[1]) == 0) {
             if (n == 2) {
-                doc = sim_discovery_group(g);
+                doc = sim_discovery_group(~srv->cfg.hidden, g);
                 if (doc) {
                     json_object_object_add(doc, "kind", json_object_new_string("APIGroup"));
                     json_object_object_add(doc, "apiVersion", json_object_new_string("v1"));
@@ -1399,12 +1399,12 @@ static void dispatch_request(struct sim_server *srv, h2o_req_t *req)
             } else if (copy_seg(v, sizeof(v), segs[2]) == 0) {
                 if (n == 3) {
                     /* Only versions that serve something exist. */
-                    json_object *list = sim_discovery_resource_list(g, v);
+                    json_object *list = sim_discovery_resource_list(~srv->cfg.hidden, g, v);
                     if (json_object_array_length(json_object_object_get(list, "resources")))
                         doc = list;
                     else
                         json_object_put(list);
-                } else if (parse_route(segs[1], segs[2], segs + 3, n - 3, &rt) == 0) {
+                } else if (parse_route(srv, segs[1], segs[2], segs + 3, n - 3, &rt) == 0) {
                     if (!fault_injected(srv, req))
                         serve_resource(srv, req, &rt);
                     return;

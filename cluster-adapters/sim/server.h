@@ -3,6 +3,8 @@
 #ifndef MUSTER_SIM_SERVER_H
 #define MUSTER_SIM_SERVER_H
 
+#include "cluster-adapters/sim/resources.h"
+
 #include <stddef.h>
 #include <json-c/json.h>
 #include <uv.h>
@@ -27,6 +29,9 @@ struct sim_server_config {
     const char *access_log;         /* append one line per request (Apache combined), or NULL */
     unsigned seed;                  /* fault-injection randomness */
     const char *validate_dir;       /* CRD folder: validate client writes (validate.h), or NULL */
+    /* Resources left out as if their CRD were not installed: absent from discovery and
+     * OpenAPI, and 404 like any unknown path (--no-podgroup-crd). 0: serve every one. */
+    sim_api_set hidden;
     /* PUT /debug/sim/clusters/NAME/ready {"ready": bool} calls this (NULL: 404). Returns 0 or
      * MUSTER_ENOENT for an unknown cluster. */
     int (*set_cluster_ready)(void *data, const char *cluster, int ready);

@@ -34,8 +34,10 @@ expect "$(cj gpu-east '{.status.resourceSummary.allocatable}')" \
     '{"cpu":"448","memory":"4352Gi","nvidia.com/gpu":"32","pods":"660"}' "gpu-east allocatable"
 expect "$(cj gpu-east '{range .status.resourceSummary.allocatableModelings[*]}{.grade}={.count} {end}')" \
     "0=0 1=0 2=0 3=0 4=0 5=2 6=0 7=4 8=0 " "gpu-east modelings"
-expect "$(cj gpu-east '{.status.conditions[0].type}={.status.conditions[0].status}/{.status.conditions[0].reason}')" \
-    "Ready=True/ClusterReady" "gpu-east Ready"
+expect "$(cj gpu-east '{range .status.conditions[*]}{.type}={.status}/{.reason} {end}')" \
+    "CompleteAPIEnablements=True/Complete Ready=True/ClusterReady " "gpu-east Ready, APIs collected"
+expect "$(cj gpu-east '{.status.apiEnablements[?(@.groupVersion=="scheduling.volcano.sh/v1beta1")].resources[*].name}')" \
+    "podgroups queues" "gpu-east serves Volcano's PodGroups"
 expect "$(cj gpu-lab '{.status.conditions[0].status}/{.status.conditions[0].reason}')" \
     "False/ClusterNotReady" "gpu-lab NotReady from the scenario"
 expect "$(cj gpu-west '{.spec.resourceModels[8].ranges[0].name} {.spec.resourceModels[8].ranges[0].min} {.spec.resourceModels[8].ranges[0].max}')" \
@@ -86,7 +88,7 @@ expect "$(curl -sf "$BASE/debug/sim/clusters/gpu-east/objects" | jq -c .items)" 
 # --- a cluster goes NotReady (fault injection) ---
 expect "$(curl -s -X PUT -H 'Content-Type: application/json' --data '{"ready":false}' \
     "$BASE/debug/sim/clusters/gpu-west/ready")" '{"ready":false}' "NotReady endpoint"
-expect "$(cj gpu-west '{.status.conditions[0].status}/{.status.conditions[0].reason} {.status.nodeSummary.readyNum}')" \
+expect "$(cj gpu-west '{.status.conditions[?(@.type=="Ready")].status}/{.status.conditions[?(@.type=="Ready")].reason} {.status.nodeSummary.readyNum}')" \
     "False/ClusterNotReady 0" "gpu-west NotReady"
 expect "$(curl -s -o /dev/null -w '%{http_code}' -X PUT -H 'Content-Type: application/json' \
     --data '{"ready":true}' "$BASE/debug/sim/clusters/nope/ready")" 404 "unknown cluster"

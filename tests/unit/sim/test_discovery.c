@@ -14,7 +14,7 @@ static const char *js(json_object *o)
 
 static void test_resource_list(void)
 {
-    json_object *l = sim_discovery_resource_list("work.karmada.io", "v1alpha2");
+    json_object *l = sim_discovery_resource_list(SIM_API_ALL, "work.karmada.io", "v1alpha2");
     CU_ASSERT_STRING_EQUAL(
         js(l),
         "{\"kind\":\"APIResourceList\",\"apiVersion\":\"v1\",\"groupVersion\":\"work.karmada.io/"
@@ -32,31 +32,31 @@ static void test_resource_list(void)
         "\"verbs\":[\"get\",\"patch\",\"update\"]}]}");
     json_object_put(l);
     /* The core group's list has no apiVersion field, as /api/v1 on the real server. */
-    l = sim_discovery_resource_list("", "v1");
+    l = sim_discovery_resource_list(SIM_API_ALL, "", "v1");
     CU_ASSERT_PTR_NULL(json_object_object_get(l, "apiVersion"));
     CU_ASSERT_STRING_EQUAL(json_object_get_string(json_object_object_get(l, "groupVersion")), "v1");
     json_object_put(l);
     /* PodGroups have no status subresource (Volcano's CRD says subresources: {}). */
-    l = sim_discovery_resource_list("scheduling.volcano.sh", "v1beta1");
+    l = sim_discovery_resource_list(SIM_API_ALL, "scheduling.volcano.sh", "v1beta1");
     CU_ASSERT_PTR_NULL(strstr(js(l), "podgroups/status"));
     CU_ASSERT_PTR_NOT_NULL(strstr(js(l), "queues/status"));
     json_object_put(l);
-    l = sim_discovery_resource_list("nope.io", "v1");
+    l = sim_discovery_resource_list(SIM_API_ALL, "nope.io", "v1");
     CU_ASSERT_EQUAL(json_object_array_length(json_object_object_get(l, "resources")), 0);
     json_object_put(l);
 }
 
 static void test_groups(void)
 {
-    json_object *g = sim_discovery_group("work.karmada.io");
+    json_object *g = sim_discovery_group(SIM_API_ALL, "work.karmada.io");
     CU_ASSERT_STRING_EQUAL(js(g), "{\"name\":\"work.karmada.io\",\"versions\":[{\"groupVersion\":"
                                   "\"work.karmada.io/v1alpha2\",\"version\":\"v1alpha2\"},{"
                                   "\"groupVersion\":\"work.karmada.io/v1alpha1\",\"version\":"
                                   "\"v1alpha1\"}],\"preferredVersion\":{\"groupVersion\":"
                                   "\"work.karmada.io/v1alpha2\",\"version\":\"v1alpha2\"}}");
     json_object_put(g);
-    CU_ASSERT_PTR_NULL(sim_discovery_group("nope.io"));
-    json_object *list = sim_discovery_group_list();
+    CU_ASSERT_PTR_NULL(sim_discovery_group(SIM_API_ALL, "nope.io"));
+    json_object *list = sim_discovery_group_list(SIM_API_ALL);
     json_object *groups = json_object_object_get(list, "groups");
     char names[512] = "";
     for (size_t i = 0; i < json_object_array_length(groups); i++) {
@@ -78,14 +78,14 @@ static void test_groups(void)
 
 static void test_openapi(void)
 {
-    json_object *root = sim_openapi_root();
+    json_object *root = sim_openapi_root(SIM_API_ALL);
     json_object *paths = json_object_object_get(root, "paths");
     CU_ASSERT_STRING_EQUAL(js(json_object_object_get(paths, "apis/work.karmada.io/v1alpha2")),
                            "{\"serverRelativeURL\":\"/openapi/v3/apis/work.karmada.io/v1alpha2?"
                            "hash=muster-sim-1\"}");
     CU_ASSERT_PTR_NOT_NULL(json_object_object_get(paths, "api/v1"));
     json_object_put(root);
-    json_object *doc = sim_openapi_gv("apis/work.karmada.io/v1alpha2");
+    json_object *doc = sim_openapi_gv(SIM_API_ALL, "apis/work.karmada.io/v1alpha2");
     json_object *item = json_object_object_get(
         json_object_object_get(doc, "paths"),
         "/apis/work.karmada.io/v1alpha2/namespaces/{namespace}/resourcebindings/{name}");
@@ -96,7 +96,7 @@ static void test_openapi(void)
                            "\"version\":\"v1alpha2\"}");
     CU_ASSERT_PTR_NOT_NULL(strstr(js(patch), "\"name\":\"fieldValidation\""));
     json_object_put(doc);
-    CU_ASSERT_PTR_NULL(sim_openapi_gv("apis/nope.io/v1"));
+    CU_ASSERT_PTR_NULL(sim_openapi_gv(SIM_API_ALL, "apis/nope.io/v1"));
 }
 
 static void test_lookup(void)
@@ -114,11 +114,39 @@ static void test_lookup(void)
     CU_ASSERT(sim_resource_api_version(r, av, 4) < 0);
 }
 
+/* A karmada-apiserver without Volcano's PodGroup CRD (--no-podgroup-crd): podgroups are gone
+ * from every document, queues (their own CRD) stay; with neither, the group is gone. */
+static void test_without_crd(void)
+{
+    const struct sim_resource *pg =
+        sim_resource_find("scheduling.volcano.sh", 21, "v1beta1", 7, "podgroups", 9);
+    sim_api_set s = sim_api_without(SIM_API_ALL, "scheduling.volcano.sh", "v1beta1", "podgroups");
+    CU_ASSERT(!sim_api_has(s, pg));
+    CU_ASSERT(sim_api_has(s, sim_resource_by_kind("scheduling.volcano.sh/v1beta1", "Queue")));
+    json_object *l = sim_discovery_resource_list(s, "scheduling.volcano.sh", "v1beta1");
+    CU_ASSERT_PTR_NULL(strstr(js(l), "\"podgroups\""));
+    CU_ASSERT_PTR_NOT_NULL(strstr(js(l), "\"queues\""));
+    json_object_put(l);
+    json_object *doc = sim_openapi_gv(s, "apis/scheduling.volcano.sh/v1beta1");
+    CU_ASSERT_PTR_NULL(strstr(js(doc), "podgroups"));
+    json_object_put(doc);
+    s = sim_api_without(s, "scheduling.volcano.sh", NULL, NULL);
+    CU_ASSERT_PTR_NULL(sim_discovery_group(s, "scheduling.volcano.sh"));
+    json_object *list = sim_discovery_group_list(s);
+    CU_ASSERT_PTR_NULL(strstr(js(list), "scheduling.volcano.sh"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(js(list), "batch.volcano.sh"));
+    json_object_put(list);
+    json_object *root = sim_openapi_root(s);
+    CU_ASSERT_PTR_NULL(strstr(js(root), "scheduling.volcano.sh"));
+    json_object_put(root);
+}
+
 static CU_TestInfo tests[] = {
     {"APIResourceList with subresources", test_resource_list},
     {"APIGroup and APIGroupList", test_groups},
     {"OpenAPI v3 index and group-version documents", test_openapi},
     {"resource lookups", test_lookup},
+    {"a resource left out as if its CRD were missing", test_without_crd},
     CU_TEST_INFO_NULL,
 };
 

@@ -246,6 +246,43 @@ static void test_job_completes(void)
     fx_stop(&f);
 }
 
+/* A manifest whose kind cannot be applied: on a member without Volcano, its API server
+ * answers 404 (client-go's generic NotFound message); on a hub without the PodGroup CRD, the
+ * RESTMapper finds no kind (meta.NoKindMatchError). Either way Applied=False and nothing
+ * reaches the member. */
+static void test_missing_api(void)
+{
+    static const char plain[] = "clusters:\n"
+                                "  - name: m\n"
+                                "    volcano: false\n"
+                                "    nodes: [{count: 1, allocatable: {cpu: \"4\", pods: \"10\"}}]\n"
+                                "objects:\n"
+                                "  - {apiVersion: v1, kind: Namespace, metadata: {name: team}}\n";
+    struct fx f;
+    fx_start(&f, plain, NULL);
+    char w[2048];
+    fx_podgroup_work(w, sizeof(w), "pg-work", "m", "g", 2, "", 1, 1);
+    CU_ASSERT_EQUAL(fx_create(&f, FX_WORK, "karmada-es-m", w), 0);
+    CU_ASSERT_STRING_EQUAL(member_min(&f, "g"), "absent");
+    CU_ASSERT_STRING_EQUAL(
+        fx_field(&f, FX_WORK, "karmada-es-m", "pg-work", "status|conditions|0|message"),
+        "Failed to apply all manifests (0/1): the server could not find the requested resource");
+    fx_stop(&f);
+
+    struct sim_karmada_options o = {.no_podgroup_crd = 1};
+    fx_start(&f, yaml, &o);
+    CU_ASSERT_EQUAL(fx_create(&f, FX_WORK, "karmada-es-m", w), 0);
+    CU_ASSERT_STRING_EQUAL(member_min(&f, "g"), "absent");
+    CU_ASSERT_STRING_EQUAL(
+        fx_field(&f, FX_WORK, "karmada-es-m", "pg-work", "status|conditions|0|reason"),
+        "AppliedFailed");
+    CU_ASSERT_STRING_EQUAL(
+        fx_field(&f, FX_WORK, "karmada-es-m", "pg-work", "status|conditions|0|message"),
+        "Failed to apply all manifests (0/1): no matches for kind \"PodGroup\" in version "
+        "\"scheduling.volcano.sh/v1beta1\"");
+    fx_stop(&f);
+}
+
 static CU_TestInfo tests[] = {
     {"managed objects: created, updated, deleted through the finalizer",
      test_managed_create_update_delete},
@@ -255,6 +292,7 @@ static CU_TestInfo tests[] = {
      test_not_ready_and_suspended},
     {"Volcano gating by schedulerName and group; PodGroup phases", test_gating_and_podgroup_phases},
     {"a finished Job reports Complete", test_job_completes},
+    {"a kind the member or the hub does not serve is not applied", test_missing_api},
     CU_TEST_INFO_NULL,
 };
 

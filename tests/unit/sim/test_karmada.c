@@ -221,9 +221,12 @@ static void test_clusters_detector_binding(void)
     CU_ASSERT_STRING_EQUAL(
         at(c1, "status|resourceSummary|allocatable"),
         "{\"cpu\":\"16\",\"memory\":\"64Gi\",\"pods\":\"20\",\"nvidia.com/gpu\":\"4\"}");
-    CU_ASSERT_STRING_EQUAL(at(c1, "status|conditions|0|status"), "True");
-    CU_ASSERT_STRING_EQUAL(at(c1, "status|conditions|0|reason"), "ClusterReady");
-    CU_ASSERT_STRING_EQUAL(at(c1, "status|conditions|0|lastTransitionTime"),
+    /* CompleteAPIEnablements first, Ready after it (syncClusterStatus's order). */
+    CU_ASSERT_STRING_EQUAL(at(c1, "status|conditions|0|type"), "CompleteAPIEnablements");
+    CU_ASSERT_STRING_EQUAL(at(c1, "status|conditions|1|type"), "Ready");
+    CU_ASSERT_STRING_EQUAL(at(c1, "status|conditions|1|status"), "True");
+    CU_ASSERT_STRING_EQUAL(at(c1, "status|conditions|1|reason"), "ClusterReady");
+    CU_ASSERT_STRING_EQUAL(at(c1, "status|conditions|1|lastTransitionTime"),
                            "2026-09-21T14:13:20Z");
     CU_ASSERT_STRING_EQUAL(at(c1, "status|nodeSummary"), "{\"totalNum\":2,\"readyNum\":2}");
     /* 8 cpu / 32Gi per node: cpu grade 4 ([8,16)), memory grade 3 ([32Gi,64Gi)) -> 3. */
@@ -441,7 +444,7 @@ static void test_clusters_detector_binding(void)
     /* NotReady fault. */
     CU_ASSERT_EQUAL(sim_karmada_set_ready(k, "c1", 0), 0);
     c1 = get(s, cl, NULL, "c1");
-    CU_ASSERT_STRING_EQUAL(at(c1, "status|conditions|0|status"), "False");
+    CU_ASSERT_STRING_EQUAL(at(c1, "status|conditions|1|status"), "False");
     CU_ASSERT_STRING_EQUAL(at(c1, "status|nodeSummary|readyNum"), "0");
     json_object_put(c1);
     CU_ASSERT_EQUAL(sim_karmada_set_ready(k, "nope", 0), MUSTER_ENOENT);
@@ -1028,9 +1031,10 @@ static void test_bad_scenarios(void)
         "clusters:\n  - name: a\n    nodes:\n      - allocatable: {cpu: lots}\n",
         "clusters:\n  - name: a\n  - name: a\n",
         "objects:\n  - {apiVersion: v9, kind: Nope, metadata: {name: x}}\n",
+        "clusters:\n  - name: a\n    volcano: maybe\n",
     };
     static const char *const why[] = {"name is required", "not a quantity", "listed twice",
-                                      "not a served kind"};
+                                      "not a served kind", "clusters[a].volcano: true or false"};
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         struct sim_store *s = NULL;
         CU_ASSERT_EQUAL_FATAL(sim_store_new(100, &s), 0);
@@ -1053,6 +1057,114 @@ static void test_bad_scenarios(void)
     CU_ASSERT_EQUAL(strncmp(err, "bad.yaml:", 9), 0);
 }
 
+static const char *api_yaml = "clusters:\n"
+                              "  - name: full\n"
+                              "    nodes: [{allocatable: {cpu: \"8\"}}]\n"
+                              "  - name: plain\n"
+                              "    volcano: false\n"
+                              "    nodes: [{allocatable: {cpu: \"8\"}}]\n"
+                              "  - name: late\n"
+                              "    ready: false\n"
+                              "    nodes: [{allocatable: {cpu: \"8\"}}]\n";
+
+/* The index of groupVersion gv in a Cluster's status.apiEnablements, or -1. */
+static int en_index(json_object *cluster, const char *gv)
+{
+    char path[64];
+    for (int i = 0; i < 64; i++) {
+        snprintf(path, sizeof(path), "status|apiEnablements|%d|groupVersion", i);
+        const char *v = at(cluster, path);
+        if (!v[0])
+            return -1;
+        if (strcmp(v, gv) == 0)
+            return i;
+    }
+    return -1;
+}
+
+/* Karmada's cluster status controller (getAPIEnablements, setCurrentClusterStatus): a Ready
+ * member's status.apiEnablements list what it serves, {groupVersion, resources: [{name, kind}]}
+ * without subresources, sorted; `volcano: false` leaves Volcano's groups out; Karmada's own
+ * APIs are the hub's, never a member's; an unreachable member keeps what it last reported and
+ * one never reached reports nothing. */
+static void test_api_enablements(void)
+{
+    clock_value = 1790000000; /* 2026-09-21T14:13:20Z */
+    struct sim_store *s = NULL;
+    CU_ASSERT_EQUAL_FATAL(sim_store_new(10000, &s), 0);
+    json_object *scn = NULL;
+    char err[256] = "";
+    CU_ASSERT_EQUAL_FATAL(
+        sim_scenario_parse("t.yaml", api_yaml, strlen(api_yaml), &scn, err, sizeof(err)), 0);
+    struct sim_karmada *k = NULL;
+    CU_ASSERT_EQUAL_FATAL(sim_karmada_new(s, scn, fixed_now, &k, err, sizeof(err)), 0);
+    json_object_put(scn);
+    const struct sim_resource *cl = R("cluster.karmada.io", "v1alpha1", "clusters");
+
+    json_object *full = get(s, cl, NULL, "full");
+    CU_ASSERT_STRING_EQUAL(at(full, "status|conditions|0"),
+                           "{\"type\":\"CompleteAPIEnablements\",\"status\":\"True\",\"reason\":"
+                           "\"Complete\",\"message\":\"collected complete APIEnablements from the "
+                           "cluster\",\"lastTransitionTime\":\"2026-09-21T14:13:20Z\"}");
+    int pg = en_index(full, "scheduling.volcano.sh/v1beta1");
+    int vj = en_index(full, "batch.volcano.sh/v1alpha1");
+    CU_ASSERT(pg >= 0 && vj >= 0);
+    char path[64];
+    snprintf(path, sizeof(path), "status|apiEnablements|%d", pg);
+    CU_ASSERT_STRING_EQUAL(at(full, path),
+                           "{\"groupVersion\":\"scheduling.volcano.sh/v1beta1\",\"resources\":[{"
+                           "\"name\":\"podgroups\",\"kind\":\"PodGroup\"},{\"name\":\"queues\","
+                           "\"kind\":\"Queue\"}]}");
+    /* sorted by groupVersion in byte order ('.' before '/'), core "v1" last; resources by
+     * name; no "pods/status" */
+    CU_ASSERT_STRING_EQUAL(at(full, "status|apiEnablements|0|groupVersion"),
+                           "admissionregistration.k8s.io/v1");
+    CU_ASSERT(vj < en_index(full, "batch/v1"));
+    int core = en_index(full, "v1");
+    CU_ASSERT(core > pg);
+    snprintf(path, sizeof(path), "status|apiEnablements|%d|resources|0|name", core + 1);
+    CU_ASSERT_STRING_EQUAL(at(full, path), "");
+    snprintf(path, sizeof(path), "status|apiEnablements|%d|resources", core);
+    CU_ASSERT_PTR_NULL(strstr(at(full, path), "/status"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(at(full, path), "{\"name\":\"pods\",\"kind\":\"Pod\"}"));
+    CU_ASSERT_EQUAL(en_index(full, "work.karmada.io/v1alpha2"), -1);
+    CU_ASSERT_EQUAL(en_index(full, "cluster.karmada.io/v1alpha1"), -1);
+    CU_ASSERT_EQUAL(en_index(full, "policy.karmada.io/v1alpha1"), -1);
+    json_object *plain = get(s, cl, NULL, "plain");
+    CU_ASSERT_EQUAL(en_index(plain, "scheduling.volcano.sh/v1beta1"), -1);
+    CU_ASSERT_EQUAL(en_index(plain, "batch.volcano.sh/v1alpha1"), -1);
+    CU_ASSERT(en_index(plain, "apps/v1") >= 0);
+    json_object *late = get(s, cl, NULL, "late");
+    CU_ASSERT_STRING_EQUAL(at(late, "status|apiEnablements"), "");
+    CU_ASSERT_STRING_EQUAL(at(late, "status|conditions|0|type"), "Ready");
+    CU_ASSERT_STRING_EQUAL(at(late, "status|conditions|1"), "");
+    json_object_put(late);
+
+    /* Unreachable: Ready alone changes; a Ready-again member is collected again. */
+    char before[2048];
+    snprintf(before, sizeof(before), "%s", at(full, "status|apiEnablements"));
+    clock_value += 60;
+    CU_ASSERT_EQUAL(sim_karmada_set_ready(k, "full", 0), 0);
+    json_object_put(full);
+    full = get(s, cl, NULL, "full");
+    CU_ASSERT_STRING_EQUAL(at(full, "status|apiEnablements"), before);
+    CU_ASSERT_STRING_EQUAL(at(full, "status|conditions|0|status"), "True");
+    CU_ASSERT_STRING_EQUAL(at(full, "status|conditions|1|status"), "False");
+    CU_ASSERT_EQUAL(sim_karmada_set_ready(k, "late", 1), 0);
+    late = get(s, cl, NULL, "late");
+    CU_ASSERT(en_index(late, "scheduling.volcano.sh/v1beta1") >= 0);
+    /* a condition added later goes after the existing one (meta.SetStatusCondition) */
+    CU_ASSERT_STRING_EQUAL(at(late, "status|conditions|0|type"), "Ready");
+    CU_ASSERT_STRING_EQUAL(at(late, "status|conditions|1|type"), "CompleteAPIEnablements");
+    CU_ASSERT_STRING_EQUAL(at(late, "status|conditions|1|lastTransitionTime"),
+                           "2026-09-21T14:14:20Z");
+    json_object_put(late);
+    json_object_put(full);
+    json_object_put(plain);
+    sim_karmada_free(k);
+    sim_store_free(s);
+}
+
 static CU_TestInfo tests[] = {
     {"Volcano Job components: Karmada's vectors", test_vcjob_vectors},
     {"pod requests: Karmada's, and the member's with limits as defaults",
@@ -1066,6 +1178,7 @@ static CU_TestInfo tests[] = {
     {"members mirror their Works; running shares keep their nodes", test_member_mirror},
     {"deferred mode: one flush for a burst; pruning by permanent id", test_deferred_flush},
     {"bad scenarios are rejected with a path", test_bad_scenarios},
+    {"Cluster status.apiEnablements: what the member serves", test_api_enablements},
     CU_TEST_INFO_NULL,
 };
 

@@ -308,12 +308,41 @@ static void test_metadata_only(void)
     run(&cfg, client_metadata);
 }
 
+/* --no-podgroup-crd: a karmada-apiserver without Volcano's PodGroup CRD. Discovery lists
+ * queues alone in scheduling.volcano.sh/v1beta1, and podgroups are 404 as any unknown path. */
+static void client_no_crd(struct harness *h)
+{
+    static char buf[8192];
+    http(h->port, "GET", "/apis/scheduling.volcano.sh/v1beta1", NULL, buf, sizeof(buf));
+    CU_ASSERT_PTR_NOT_NULL(strstr(buf, "HTTP/1.1 200"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(buf, "\"name\":\"queues\""));
+    CU_ASSERT_PTR_NULL(strstr(buf, "podgroups"));
+    http(h->port, "GET", "/apis/scheduling.volcano.sh/v1beta1/namespaces/a/podgroups", NULL, buf,
+         sizeof(buf));
+    CU_ASSERT_PTR_NOT_NULL(strstr(buf, "HTTP/1.1 404"));
+    http(h->port, "GET", "/apis/scheduling.volcano.sh/v1beta1/podgroups?watch=1", NULL, buf,
+         sizeof(buf));
+    CU_ASSERT_PTR_NOT_NULL(strstr(buf, "HTTP/1.1 404"));
+    http(h->port, "GET", "/apis/scheduling.volcano.sh/v1beta1/queues", NULL, buf, sizeof(buf));
+    CU_ASSERT_PTR_NOT_NULL(strstr(buf, "HTTP/1.1 200"));
+    http(h->port, "GET", "/openapi/v3/apis/scheduling.volcano.sh/v1beta1", NULL, buf, sizeof(buf));
+    CU_ASSERT_PTR_NULL(strstr(buf, "podgroups"));
+}
+
+static void test_no_podgroup_crd(void)
+{
+    struct sim_server_config cfg = {
+        .hidden = ~sim_api_without(SIM_API_ALL, "scheduling.volcano.sh", "v1beta1", "podgroups")};
+    run(&cfg, client_no_crd);
+}
+
 static CU_TestInfo tests[] = {
     {"bearer token", test_token},
     {"injected 500 and 429 with Retry-After", test_fault_errors},
     {"injected latency; shutdown answers delayed requests", test_fault_latency_and_shutdown},
     {"watch cut after N events, resumable; timeoutSeconds; shutdown", test_drop_watch_and_timeout},
     {"PartialObjectMetadata for metadata informers", test_metadata_only},
+    {"a hub without the PodGroup CRD", test_no_podgroup_crd},
     CU_TEST_INFO_NULL,
 };
 
