@@ -197,6 +197,9 @@ struct cluster {
     /* status.apiEnablements lists no scheduling.volcano.sh/v1beta1 podgroups: the member
      * cannot take a PodGroup, so gangs that need one are not placed there */
     int no_podgroups;
+    /* nor batch.volcano.sh/v1alpha1 jobs: a Volcano Job's Work would not apply there (the
+     * member answers 404), so none is placed there */
+    int no_vcjobs;
     uint64_t gen; /* bumped on every status change */
     uint64_t shape; /* hash of what placement constraints read: labels and spec */
     struct queue_resvec capacity, allocated, allocating, free;
@@ -306,7 +309,8 @@ struct ctl {
         uint64_t cap_changes, epoch;
         struct queue_resvec req;
         int32_t comp_replicas, replicas;
-        int spread, needs_pg; /* needs_pg: members without PodGroups were left out */
+        int spread;
+        int needs; /* place_needs: the members left out for lack of an API */
         uint32_t ncl;
         uint8_t allow[256];
         char reason[16];
@@ -920,6 +924,16 @@ static void cluster_set(struct ctl *c, json_object *obj)
               no_pg ? "status.apiEnablements lists no scheduling.volcano.sh/v1beta1 podgroups: "
                       "gangs that need a PodGroup are not placed there until it does"
                     : "serves PodGroups again");
+        missing_refresh(c);
+    }
+    int no_vc = disp_workload_cluster_serves(obj, "batch.volcano.sh/v1alpha1", "jobs") == 0;
+    if (no_vc != k->no_vcjobs) {
+        k->no_vcjobs = no_vc;
+        c->cl_epoch++;
+        logf_(c, "cluster %s: %s", k->name,
+              no_vc ? "status.apiEnablements lists no batch.volcano.sh/v1alpha1 jobs: Volcano "
+                      "Jobs are not placed there until it does"
+                    : "serves Volcano Jobs again");
         missing_refresh(c);
     }
     k->ready = 0;
@@ -1585,15 +1599,23 @@ static uint64_t cluster_fits(struct cluster *k, const struct queue_resvec *repli
     return f;
 }
 
+/* The member APIs b's placement asks for, in assign mode (Karmada's scheduler, which checks
+ * the template's own kind with its APIEnablement plugin, is bypassed there): 1 PodGroups
+ * (its PodGroup Works), 2 Volcano Jobs (its Work is the Job). */
+static int place_needs(const struct binding *b)
+{
+    return !b->assign ? 0
+                      : (b->needs_objects ? 1 : 0) | (b->kind == DISP_WORKLOAD_KIND_VCJOB ? 2 : 0);
+}
+
 /* b is a one-component gang that asks what the last NoClusterFit verdict's gang asked, of
  * the same clusters, and no cap has changed since: it does not fit either. */
 static int nofit_same(const struct ctl *c, const struct binding *b, uint32_t nallow)
 {
     return c->nl.valid && c->nl.cap_changes == c->cap_changes && c->nl.epoch == c->cl_epoch &&
-           c->nl.spread == b->spread && c->nl.needs_pg == (b->needs_objects && b->assign) &&
-           c->nl.comp_replicas == b->comp[0].replicas &&
-           c->nl.replicas == b->replicas && c->nl.ncl == nallow &&
-           memcmp(c->nl.allow, b->allow, nallow) == 0 &&
+           c->nl.spread == b->spread && c->nl.needs == place_needs(b) &&
+           c->nl.comp_replicas == b->comp[0].replicas && c->nl.replicas == b->replicas &&
+           c->nl.ncl == nallow && memcmp(c->nl.allow, b->allow, nallow) == 0 &&
            queue_resvec_cmp(&c->nl.req, &b->comp[0].req) == 0;
 }
 
@@ -1625,11 +1647,12 @@ static int place(struct ctl *c, struct binding *b)
     }
     uint32_t nopg = 0;
     char np[128] = "";
+    int needs = place_needs(b);
     for (uint32_t i = 0; i < c->ncl && n < 256; i++) {
         struct cluster *k = &c->cl[i];
         if (!b->allow[i])
             continue;
-        if (needs_pg && k->no_podgroups) {
+        if (((needs & 1) && k->no_podgroups) || ((needs & 2) && k->no_vcjobs)) {
             if (nopg++ < 3)
                 snprintf(np + strlen(np), sizeof np - strlen(np), "%s%s", nopg > 1 ? ", " : "",
                          k->name);
@@ -1701,10 +1724,16 @@ static int place(struct ctl *c, struct binding *b)
         snprintf(holds + l, sizeof holds - l, "%s%s holds %" PRIu64, i ? ", " : "", caps[i].name,
                  f);
     }
+    /* The members left out for lack of the API, named in every verdict: the gang may fit
+     * only there (docs/operations.md, "Hub prerequisites"). */
+    const char *api = (needs & 2) ? "Volcano Jobs (no batch.volcano.sh/v1alpha1 jobs"
+                                  : "PodGroups (no scheduling.volcano.sh/v1beta1 podgroups";
+    char lack[256] = "";
+    if (nopg)
+        snprintf(lack, sizeof lack, "; not serving %s in status.apiEnablements): %s", api, np);
     if (n == 0 && nopg)
         set_reason(b, "NoClusterFit",
-                   "no allowed Ready cluster serves PodGroups (no scheduling.volcano.sh/v1beta1 "
-                   "podgroups in status.apiEnablements: %s)%s%s%s",
+                   "no allowed Ready cluster serves %s in status.apiEnablements: %s)%s%s%s", api,
                    np, notready ? "; not Ready: " : "", nr, "");
     else if (n == 0)
         set_reason(b, "NoClusterFit",
@@ -1712,11 +1741,12 @@ static int place(struct ctl *c, struct binding *b)
                                                                                   : "",
                    nr, notready ? ")" : "");
     else
-        set_reason(b, "NoClusterFit", "%s: no %s holds %" PRId32 " replicas of %s node by node "
-                                      "(%s%s%s%s)",
+        set_reason(b, "NoClusterFit",
+                   "%s: no %s holds %" PRId32 " replicas of %s node by node "
+                   "(%s%s%s%s)",
                    b->ncomp > 1 ? "Volcano Job" : "gang",
                    b->spread ? "set of allowed Ready clusters" : "single allowed Ready cluster",
-                   b->replicas, req, holds, notready ? "; not Ready: " : "", nr, "");
+                   b->replicas, req, holds, notready ? "; not Ready: " : "", nr, lack);
     if (b->ncomp == 1 && !queue_resvec_copy(&c->nl.req, &b->comp[0].req)) {
         c->nl.valid = 1;
         c->nl.cap_changes = c->cap_changes;
@@ -1724,7 +1754,7 @@ static int place(struct ctl *c, struct binding *b)
         c->nl.comp_replicas = b->comp[0].replicas;
         c->nl.replicas = b->replicas;
         c->nl.spread = b->spread;
-        c->nl.needs_pg = needs_pg;
+        c->nl.needs = needs;
         c->nl.ncl = nallow;
         memcpy(c->nl.allow, b->allow, nallow);
         memcpy(c->nl.reason, b->reason, sizeof c->nl.reason);
@@ -3489,22 +3519,39 @@ static void missing_refresh(struct ctl *c)
                               "the karmada-apiserver does not serve scheduling.volcano.sh/v1beta1 "
                               "podgroups (install Volcano's PodGroup CRD on the hub): gangs of "
                               "Deployments, Jobs and Pods are not dispatched\n");
-    int first = 1;
-    for (uint32_t i = 0; i < c->ncl && l < sizeof c->missing; i++) {
-        if (!c->cl[i].no_podgroups)
-            continue;
-        l += (size_t)snprintf(c->missing + l, sizeof c->missing - l, "%s%s",
-                              first ? "members without PodGroup support (status.apiEnablements "
-                                      "lists no scheduling.volcano.sh/v1beta1 podgroups), not "
-                                      "given gangs that need one: "
-                                    : ", ",
-                              c->cl[i].name);
-        first = 0;
+    /* one line per missing member API, naming the members */
+    for (int api = 0; api < 2; api++) {
+        int first = 1;
+        for (uint32_t i = 0; i < c->ncl && l < sizeof c->missing; i++) {
+            if (!(api ? c->cl[i].no_vcjobs : c->cl[i].no_podgroups))
+                continue;
+            l += (size_t)snprintf(
+                c->missing + l, sizeof c->missing - l, "%s%s",
+                !first ? ", "
+                : api  ? "members without Volcano Job support (status.apiEnablements lists no "
+                         "batch.volcano.sh/v1alpha1 jobs), not given Volcano Jobs: "
+                       : "members without PodGroup support (status.apiEnablements lists no "
+                         "scheduling.volcano.sh/v1beta1 podgroups), not given gangs that need "
+                         "one: ",
+                c->cl[i].name);
+            first = 0;
+        }
+        if (!first && l < sizeof c->missing)
+            l += (size_t)snprintf(c->missing + l, sizeof c->missing - l, "\n");
     }
-    if (!first && l < sizeof c->missing)
-        snprintf(c->missing + l, sizeof c->missing - l, "\n");
-    if (strcmp(old, c->missing) != 0 && c->missing[0])
-        logf_(c, "running degraded: %.*s", (int)strcspn(c->missing, "\n"), c->missing);
+    /* each line once, when it appears or changes (a line names its members) */
+    for (const char *p = c->missing; *p;) {
+        size_t n = strcspn(p, "\n");
+        int seen = 0;
+        for (const char *q = old; *q && !seen;) {
+            size_t m = strcspn(q, "\n");
+            seen = m == n && memcmp(p, q, n) == 0;
+            q += m + (q[m] == '\n');
+        }
+        if (!seen)
+            logf_(c, "running degraded: %.*s", (int)n, p);
+        p += n + (p[n] == '\n');
+    }
 }
 
 static void stop_maybe_done(struct ctl *c);

@@ -236,6 +236,18 @@ static int h_leading(void *ud)
     return ((struct daemon *)ud)->leading;
 }
 
+/* The hub prerequisites the leader's controller found missing, for /readyz (NULL: none). A
+ * follower checks nothing: it does not dispatch. */
+static const char *h_degraded(void *ud)
+{
+    struct daemon *d = ud;
+    struct api_dispatcher h;
+    if (!d->ctl || !d->leading)
+        return NULL;
+    ctl_api_hooks(d->ctl, &h);
+    return h.degraded(h.ud);
+}
+
 static int start_dispatching(struct daemon *d);
 
 /* A follower's admin API reads the engine it loaded; the leader changes the store under it.
@@ -514,7 +526,8 @@ static int start(struct daemon *d)
                                        .clusters = h_clusters,
                                        .hub_synced = h_synced,
                                        .queues_changed = h_queues_changed,
-                                       .leading = h_leading}};
+                                       .leading = h_leading,
+                                       .degraded = h_degraded}};
         rc = api_server_start(&d->loop, o->api, &ctx, &d->api, err, sizeof err);
         if (rc) {
             fprintf(stderr, "musterd: admin API: %s\n", err);

@@ -1135,7 +1135,8 @@ int disp_workload_read(struct disp_workload *w, struct queue_resnames *names, js
     return rc;
 }
 
-int disp_workload_cluster_serves_podgroups(json_object *cluster)
+int disp_workload_cluster_serves(json_object *cluster, const char *group_version,
+                                 const char *resource)
 {
     json_object *en = get(get(cluster, "status"), "apiEnablements");
     if (!json_object_is_type(en, json_type_array))
@@ -1144,16 +1145,20 @@ int disp_workload_cluster_serves_podgroups(json_object *cluster)
         json_object *e = json_object_array_get_idx(en, i);
         const char *gv = get_str(e, "groupVersion");
         json_object *rs = get(e, "resources");
-        if (!gv || strcmp(gv, "scheduling.volcano.sh/v1beta1") != 0 ||
-            !json_object_is_type(rs, json_type_array))
+        if (!gv || strcmp(gv, group_version) != 0 || !json_object_is_type(rs, json_type_array))
             continue;
         for (size_t j = 0; j < json_object_array_length(rs); j++) {
             const char *n = get_str(json_object_array_get_idx(rs, j), "name");
-            if (n && strcmp(n, "podgroups") == 0)
+            if (n && strcmp(n, resource) == 0)
                 return 1;
         }
     }
     return 0;
+}
+
+int disp_workload_cluster_serves_podgroups(json_object *cluster)
+{
+    return disp_workload_cluster_serves(cluster, "scheduling.volcano.sh/v1beta1", "podgroups");
 }
 
 int disp_workload_assigns(const struct disp_workload *w, const char *scheduler)

@@ -157,6 +157,11 @@ int disp_workload_explain_cluster(const struct disp_workload *w, json_object *cl
  * Ready member always has them on a real hub, so the caller does not judge). */
 int disp_workload_cluster_serves_podgroups(json_object *cluster);
 
+/* The same for any resource: resource (plural) in group_version ("batch.volcano.sh/v1alpha1"
+ * jobs: a Volcano Job's own kind, which the member must serve for its Work to apply). */
+int disp_workload_cluster_serves(json_object *cluster, const char *group_version,
+                                 const char *resource);
+
 /* 1 when w's scheduler name is scheduler (muster's --scheduler-name): assign mode; 0: resume. */
 int disp_workload_assigns(const struct disp_workload *w, const char *scheduler);
 

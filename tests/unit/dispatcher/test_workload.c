@@ -503,11 +503,16 @@ static void test_cluster_podgroups(void)
     json_object *c = load_json("tests/fixtures/objects/cluster.json");
     CU_ASSERT_PTR_NOT_NULL_FATAL(c);
     CU_ASSERT_EQUAL(disp_workload_cluster_serves_podgroups(c), 1);
+    CU_ASSERT_EQUAL(disp_workload_cluster_serves(c, "batch.volcano.sh/v1alpha1", "jobs"), 1);
+    CU_ASSERT_EQUAL(disp_workload_cluster_serves(c, "batch/v1", "jobs"), 0);
     json_object *en = jfind(jfind(c, "status"), "apiEnablements");
     json_object_array_del_idx(en, 1, 1); /* Volcano's scheduling group gone: no PodGroup CRD */
     CU_ASSERT_EQUAL(disp_workload_cluster_serves_podgroups(c), 0);
+    json_object_array_del_idx(en, 0, 1); /* and its Job CRD */
+    CU_ASSERT_EQUAL(disp_workload_cluster_serves(c, "batch.volcano.sh/v1alpha1", "jobs"), 0);
     put(c, NULL, "status", "apiEnablements", NULL); /* not reported: not judged */
     CU_ASSERT_EQUAL(disp_workload_cluster_serves_podgroups(c), -1);
+    CU_ASSERT_EQUAL(disp_workload_cluster_serves(c, "batch.volcano.sh/v1alpha1", "jobs"), -1);
     json_object_put(c);
 }
 
