@@ -194,6 +194,9 @@ struct unit {
                             scheduler and a group-name annotation), or NULL */
     char groupkey[2 * NAME_MAX_LEN];
     int64_t duration; /* scripted, from the manifest's annotation */
+    /* its pods ask for Volcano's scheduler in a member without Volcano: no scheduler binds
+     * them, they stay Pending */
+    int unscheduled;
     /* Decided when placed. */
     int64_t running, gang;
     int waiting_for_group; /* names a PodGroup that does not exist in the cluster */

@@ -404,6 +404,8 @@ static void mwork_fill(struct cluster *c, struct mwork *mw, json_object *obj)
         json_object *min = sim__get_path(obj, "spec", "minAvailable", NULL);
         u->vc_min = min ? json_object_get_int64(min) : u->desired;
     } else if (strcmp(scheduler_of(sets[0].spec), "volcano") == 0) {
+        u->unscheduled =
+            !sim_api_has(c->api, sim_resource_by_kind("scheduling.volcano.sh/v1beta1", "PodGroup"));
         /* Volcano's scheduler gangs pods by their group-name annotation; the default
          * scheduler ignores it. */
         const char *g = sim__get_str(pod_template_meta(obj), "annotations", GROUP_ANNOTATION, NULL);
@@ -867,7 +869,7 @@ static void place_unit(struct sim_karmada *k, struct cluster *c, struct unit *u,
     }
     const int64_t *reqs = sh->reqs;
     int64_t total = reqs ? sh->npods : 0, placed = 0;
-    if (!u->waiting_for_group && c->ready) {
+    if (!u->waiting_for_group && !u->unscheduled && c->ready) {
         placed = place_pods(k, c, reqs, 0, u->gang, 1);
         if (placed == u->gang)
             placed += place_pods(k, c, reqs, u->gang, total, 0);

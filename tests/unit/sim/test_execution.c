@@ -267,6 +267,12 @@ static void test_missing_api(void)
     CU_ASSERT_STRING_EQUAL(
         fx_field(&f, FX_WORK, "karmada-es-m", "pg-work", "status|conditions|0|message"),
         "Failed to apply all manifests (0/1): the server could not find the requested resource");
+    /* A Deployment applies, but pods asking for Volcano's scheduler stay Pending there: no
+     * scheduler of that name runs in the member. The default scheduler's run. */
+    deployment_work(&f, "solo", 1, "volcano", NULL);
+    CU_ASSERT_STRING_EQUAL(ready(&f, "solo"), "0");
+    deployment_work(&f, "plain", 1, NULL, NULL);
+    CU_ASSERT_STRING_EQUAL(ready(&f, "plain"), "1");
     fx_stop(&f);
 
     struct sim_karmada_options o = {.no_podgroup_crd = 1};
