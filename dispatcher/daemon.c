@@ -2,9 +2,9 @@
 #include "dispatcher/daemon.h"
 
 #include "cluster-adapters/kube/kubeconfig.h"
-#include "cluster-adapters/sim/hub.h"
 
 #include "dispatcher/demo.h"
+#include "dispatcher/demo_hub.h"
 #include "dispatcher/events.h"
 #include "dispatcher/leader.h"
 #include "dispatcher/recovery.h"
@@ -29,7 +29,7 @@ struct daemon {
     struct kube_config kcfg;
     int kcfg_loaded;
     struct kube_client *kube;
-    struct sim_hub *hub;
+    struct disp_demo_hub *hub; /* --demo: muster-sim, our child process */
     struct api_server *api;
     struct ctl *ctl;
     struct disp_events *events;
@@ -115,8 +115,10 @@ static void close_rest(struct daemon *d)
     if (d->kube)
         kube_client_close(d->kube, kube_closed, d);
     d->kube = NULL;
+    /* the hub goes last: the controller and the client are done with it by now */
     if (d->hub)
-        sim_hub_shutdown(d->hub, hub_closed, d);
+        disp_demo_hub_stop(d->hub, hub_closed, d);
+    d->hub = NULL;
     uv_close((uv_handle_t *)&d->sigint, NULL);
     uv_close((uv_handle_t *)&d->sigterm, NULL);
     uv_close((uv_handle_t *)&d->stop_timer, NULL);
@@ -414,29 +416,64 @@ static void hub_request_done(void *ud, enum kube_verb verb, int http)
     disp_metrics_hub_request(ud, kube_verb_name(verb), http);
 }
 
+static int start_serving(struct daemon *d);
+
+/* muster-sim printed its URL: talk to it as to any karmada-apiserver, through a kubeconfig
+ * that names it, and start everything else. */
+static void on_hub_ready(void *ud, const char *url)
+{
+    struct daemon *d = ud;
+    if (d->stopping)
+        return;
+    char kubeconfig[1024], err[512];
+    int n = snprintf(kubeconfig, sizeof(kubeconfig),
+                     "apiVersion: v1\nkind: Config\ncurrent-context: sim\n"
+                     "clusters: [{name: sim, cluster: {server: \"%s\"}}]\n"
+                     "users: [{name: sim, user: {}}]\n"
+                     "contexts: [{name: sim, context: {cluster: sim, user: sim}}]\n",
+                     url);
+    int rc = n > 0 && (size_t)n < sizeof(kubeconfig)
+                 ? kube_config_parse(&d->kcfg, kubeconfig, (size_t)n, "demo", NULL, err,
+                                     sizeof err)
+                 : MUSTER_ENOSPC;
+    if (rc) {
+        fprintf(stderr, "musterd: the simulated hub's address %s: %s\n", url,
+                rc == MUSTER_ENOSPC ? "too long" : err);
+    } else {
+        d->kcfg_loaded = 1;
+        fprintf(d->out,
+                "simulated Karmada hub: %s (muster-sim pid %d, scenario %s; try kubectl "
+                "--server %s get rb -A)\n",
+                url, disp_demo_hub_pid(d->hub), d->o->scenario, url);
+        rc = start_serving(d);
+    }
+    if (rc) {
+        d->rc = rc;
+        begin_stop(d);
+    }
+}
+
+/* The child ended (or never said where it listens) without musterd asking: the demo has no
+ * hub any more, so it says so and stops with a non-zero exit. */
+static void on_hub_gone(void *ud, const char *why)
+{
+    struct daemon *d = ud;
+    fprintf(stderr, "musterd: the simulated hub (%s, pid %d) %s: stopping\n",
+            disp_demo_hub_binary(d->hub), disp_demo_hub_pid(d->hub), why);
+    if (!d->rc)
+        d->rc = MUSTER_EIO;
+    begin_stop(d);
+}
+
 static int start_demo_hub(struct daemon *d, char *err, size_t errcap)
 {
-    struct sim_hub_config hc = {.server = {.host = "127.0.0.1", .port = 0},
-                                .scenario = d->o->scenario};
-    int rc = sim_hub_start(&d->loop, &hc, &d->hub, err, errcap);
-    if (rc)
-        return rc;
-    char kubeconfig[512];
-    snprintf(kubeconfig, sizeof(kubeconfig),
-             "apiVersion: v1\nkind: Config\ncurrent-context: sim\n"
-             "clusters: [{name: sim, cluster: {server: \"http://127.0.0.1:%d\"}}]\n"
-             "users: [{name: sim, user: {}}]\n"
-             "contexts: [{name: sim, context: {cluster: sim, user: sim}}]\n",
-             sim_hub_port(d->hub));
-    rc = kube_config_parse(&d->kcfg, kubeconfig, strlen(kubeconfig), "demo", NULL, err, errcap);
-    if (rc)
-        return rc;
-    d->kcfg_loaded = 1;
-    fprintf(d->out,
-            "simulated Karmada hub: http://127.0.0.1:%d (scenario %s; try kubectl --server "
-            "http://127.0.0.1:%d get rb -A)\n",
-            sim_hub_port(d->hub), d->o->scenario, sim_hub_port(d->hub));
-    return 0;
+    struct disp_demo_hub_options ho = {.binary = d->o->sim_binary,
+                                       .scenario = d->o->scenario,
+                                       .out = d->out,
+                                       .on_ready = on_hub_ready,
+                                       .on_gone = on_hub_gone,
+                                       .ud = d};
+    return disp_demo_hub_start(&d->loop, &ho, &d->hub, err, errcap);
 }
 
 /* The dispatch loop's fence: no write once the renew deadline has passed by the clock, even
@@ -493,16 +530,28 @@ static int start(struct daemon *d)
             fprintf(stderr, "musterd: --demo needs --scenario (deploy/scenarios/demo.yaml)\n");
             return MUSTER_ECONFIG;
         }
+        /* the rest starts once the child says where it listens (on_hub_ready) */
         rc = start_demo_hub(d, err, sizeof err);
-    } else {
-        struct kube_config_opts ko = {.kubeconfig = o->kubeconfig, .context = o->context};
-        rc = kube_config_load(&d->kcfg, &ko, err, sizeof err);
-        d->kcfg_loaded = rc == 0;
+        if (rc)
+            fprintf(stderr, "musterd: --demo: %s\n", err);
+        return rc;
     }
+    struct kube_config_opts ko = {.kubeconfig = o->kubeconfig, .context = o->context};
+    rc = kube_config_load(&d->kcfg, &ko, err, sizeof err);
+    d->kcfg_loaded = rc == 0;
     if (rc) {
         fprintf(stderr, "musterd: %s\n", err);
         return rc;
     }
+    return start_serving(d);
+}
+
+/* With the hub's kubeconfig loaded: the hub client, the admin API, then leading or following. */
+static int start_serving(struct daemon *d)
+{
+    const struct daemon_options *o = d->o;
+    char err[512];
+    int rc;
     d->events = disp_events_new(0);
     d->metrics = disp_metrics_new();
     if (!d->events || !d->metrics)
@@ -635,7 +684,6 @@ int daemon_run(struct store *s, struct queue_tree **t, const struct daemon_optio
                 (unsigned long long)st.rolled_back, (unsigned long long)st.released);
     }
     ctl_free(d.ctl);
-    sim_hub_free(d.hub);
     if (d.kcfg_loaded)
         kube_config_close(&d.kcfg);
     disp_events_free(d.events);

@@ -1,6 +1,6 @@
 /* musterd's runtime: one libuv loop carrying the hub client, the dispatch loop (controller), the
- * admin API and, with --demo, the simulated hub and a stream of workloads. main.c parses flags
- * into this and calls daemon_run. */
+ * admin API and, with --demo, a stream of workloads and the simulated hub, muster-sim, run as a
+ * child process (dispatcher/demo_hub.h). main.c parses flags into this and calls daemon_run. */
 #ifndef MUSTER_DISPATCHER_DAEMON_H
 #define MUSTER_DISPATCHER_DAEMON_H
 
@@ -21,9 +21,11 @@ struct daemon_options {
     struct ctl_options ctl;
     uint64_t grace_ms; /* SIGTERM: time to finish requests in flight (default 10 s) */
     FILE *out;         /* start-up lines and the demo's summary (default stdout) */
-    /* --demo: run the simulated hub from this scenario in-process and feed it workloads */
+    /* --demo: run muster-sim with this scenario as a child process, talk to it as the hub and
+     * feed it workloads */
     int demo;
     const char *scenario;
+    const char *sim_binary; /* --sim-binary; NULL: muster-sim beside musterd, else on PATH */
     double demo_seconds;    /* stop after this long; <= 0 runs until a signal */
     double demo_rate;       /* workloads per second (default 1) */
     uint64_t demo_seed;     /* 0: from the clock */

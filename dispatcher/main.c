@@ -15,11 +15,14 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: musterd [flags]\n"
             "  --db PATH               SQLite database (default muster.db)\n"
-            "  --demo                  run against a simulated Karmada hub in this process, with\n"
-            "                          sample queues and a stream of workloads (needs --scenario)\n"
+            "  --demo                  run against a simulated Karmada hub (muster-sim, started as\n"
+            "                          a child process), with sample queues and a stream of\n"
+            "                          workloads (needs --scenario)\n"
             "  --demo-seconds N        stop the demo after N seconds (default: until Ctrl-C)\n"
             "  --demo-rate R           demo workloads created per second (default 1)\n"
             "  --scenario PATH         with --demo: the simulated hub's clusters and objects\n"
+            "  --sim-binary PATH       with --demo: the muster-sim to run (default: the one beside\n"
+            "                          musterd, else muster-sim on PATH)\n"
             "  --kubeconfig PATH       hub kubeconfig (else in-cluster, $KUBECONFIG, ~/.kube/config)\n"
             "  --listen ADDR:PORT      admin API address (default 127.0.0.1:8080; port 0 picks one)\n"
             "  --token-auth-file PATH  bearer tokens, CSV token,user,role (viewer|operator|admin);\n"
@@ -71,6 +74,7 @@ int main(int argc, char **argv)
         {"demo", no_argument, NULL, 'D'},
         {"demo-seconds", required_argument, NULL, 's'},
         {"scenario", required_argument, NULL, 'S'},
+        {"sim-binary", required_argument, NULL, 'B'},
         {"kubeconfig", required_argument, NULL, 'k'},
         {"listen", required_argument, NULL, 'l'},
         {"token-auth-file", required_argument, NULL, 't'},
@@ -96,6 +100,7 @@ int main(int argc, char **argv)
     };
     const char *db = "muster.db";
     const char *listen = "127.0.0.1:8080", *token_file = NULL, *scenario = NULL;
+    const char *sim_binary = NULL;
     const char *tls_cert = NULL, *tls_key = NULL, *client_ca = NULL;
     int demo = 0;
     double seconds = 0, rate = 0, qps = 0, grace = 10;
@@ -128,6 +133,9 @@ int main(int argc, char **argv)
             break;
         case 'S':
             scenario = optarg;
+            break;
+        case 'B':
+            sim_binary = optarg;
             break;
         case 'c':
             tls_cert = optarg;
@@ -270,6 +278,7 @@ int main(int argc, char **argv)
                                .grace_ms = (uint64_t)(grace * 1000),
                                .demo = demo,
                                .scenario = scenario,
+                               .sim_binary = sim_binary,
                                .demo_seconds = seconds,
                                .demo_rate = rate,
                                .leader_elect = leader_elect,

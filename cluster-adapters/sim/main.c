@@ -16,6 +16,8 @@
 struct app {
     uv_loop_t loop;
     uv_signal_t sigint, sigterm;
+    uv_pipe_t in; /* --stop-on-stdin-eof: standard input, watched for its end */
+    int watch_stdin;
     struct sim_hub *hub;
     int stopping;
 };
@@ -43,7 +45,9 @@ static void usage(FILE *f)
                "                                MultiplePodTemplatesScheduling=true (default off)\n"
                "  --enable-no-execute-taint-eviction BOOL  the taint manager evicts (false)\n"
                "  --override-cache-lag-ms MS    OverridePolicy informer lag for renders (0)\n"
-               "  --no-podgroup-crd             the hub lacks Volcano's PodGroup CRD\n");
+               "  --no-podgroup-crd             the hub lacks Volcano's PodGroup CRD\n"
+               "  --stop-on-stdin-eof BOOL      stop as on SIGTERM when standard input (a pipe)\n"
+               "                                ends: musterd --demo's child goes with it (false)\n");
 }
 
 static int parse_long(const char *flag, const char *s, long min, long max, long *out)
@@ -110,16 +114,40 @@ static void on_server_done(void *data)
     struct app *app = data;
     uv_close((uv_handle_t *)&app->sigint, NULL);
     uv_close((uv_handle_t *)&app->sigterm, NULL);
+    if (app->watch_stdin && !uv_is_closing((uv_handle_t *)&app->in))
+        uv_close((uv_handle_t *)&app->in, NULL);
+}
+
+static void stop(struct app *app, const char *why)
+{
+    if (app->stopping)
+        return;
+    app->stopping = 1;
+    fprintf(stderr, "muster-sim: %s, shutting down\n", why);
+    sim_hub_shutdown(app->hub, on_server_done, app);
 }
 
 static void on_signal(uv_signal_t *h, int signum)
 {
-    struct app *app = h->data;
-    if (app->stopping)
+    stop(h->data, signum == SIGINT ? "SIGINT" : "SIGTERM");
+}
+
+static void on_stdin_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
+{
+    static char scratch[256]; /* what the parent writes is not read, only the end */
+    (void)h, (void)suggested;
+    *buf = uv_buf_init(scratch, sizeof scratch);
+}
+
+/* The end of standard input: the process that started us (musterd --demo) is gone, even if it
+ * was killed outright and could not send SIGTERM, so stop rather than outlive it. */
+static void on_stdin(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
+{
+    (void)buf;
+    if (nread >= 0)
         return;
-    app->stopping = 1;
-    fprintf(stderr, "muster-sim: %s, shutting down\n", signum == SIGINT ? "SIGINT" : "SIGTERM");
-    sim_hub_shutdown(app->hub, on_server_done, app);
+    uv_read_stop(s);
+    stop(s->data, "end of standard input");
 }
 
 static void walk_report(uv_handle_t *h, void *arg)
@@ -139,6 +167,7 @@ int main(int argc, char **argv)
     struct sim_server_config cfg = {0};
     const char *listen = NULL, *scenario = NULL, *token_file = NULL, *event_log = NULL;
     long history = 10000, log_objects = 0;
+    int app_watch_stdin = 0;
     struct sim_karmada_options kopts = {0};
     char token[512];
     for (int i = 1; i < argc; i++) {
@@ -183,6 +212,12 @@ int main(int argc, char **argv)
             if (parse_long(a, v, 0, 3600000, &n) < 0)
                 return 2;
             kopts.override_lag_ms = n;
+        } else if (strcmp(a, "--stop-on-stdin-eof") == 0) {
+            if (strcmp(v, "true") != 0 && strcmp(v, "false") != 0) {
+                fprintf(stderr, "muster-sim: %s: expected true or false\n", a);
+                return 2;
+            }
+            app_watch_stdin = strcmp(v, "true") == 0;
         } else if (strcmp(a, "--access-log") == 0) {
             cfg.access_log = v;
         } else if (strcmp(a, "--token-file") == 0) {
@@ -280,9 +315,24 @@ int main(int argc, char **argv)
         app.sigint.data = app.sigterm.data = &app;
         uv_signal_start(&app.sigint, on_signal, SIGINT);
         uv_signal_start(&app.sigterm, on_signal, SIGTERM);
-        /* Tests read this line to learn the port when they asked for port 0. */
-        printf("muster-sim: listening on %s://%s:%d\n", cfg.tls_cert ? "https" : "http", host,
-               sim_hub_port(app.hub));
+        if (app_watch_stdin) {
+            uv_pipe_init(&app.loop, &app.in, 0);
+            app.in.data = &app;
+            app.watch_stdin = 1;
+            rc = uv_pipe_open(&app.in, 0);
+            if (!rc)
+                rc = uv_read_start((uv_stream_t *)&app.in, on_stdin_alloc, on_stdin);
+            if (rc) {
+                fprintf(stderr, "muster-sim: --stop-on-stdin-eof: standard input: %s\n",
+                        uv_strerror(rc));
+                status = 1;
+                stop(&app, "cannot watch standard input");
+            }
+        }
+        /* Tests and musterd --demo read this line to learn the port when they asked for 0. */
+        if (!app.stopping)
+            printf("muster-sim: listening on %s://%s:%d\n", cfg.tls_cert ? "https" : "http",
+                   host, sim_hub_port(app.hub));
         fflush(stdout);
     }
     uv_run(&app.loop, UV_RUN_DEFAULT);
