@@ -3995,10 +3995,16 @@ static void hook_queues_changed(void *ud, const char *name)
     struct ctl *c = ud;
     (void)name;
     timeouts_refresh(c);
+    /* Each binding waiting now is visited once: one that stays parked goes back to the tail
+     * (set_state), so walking to the end would meet it again, and again. */
+    struct binding *last = c->waiting.prev;
     for (struct binding *b = c->waiting.next, *nx; b != &c->waiting; b = nx) {
         nx = b->next;
+        int end = b == last;
         if (b->st == B_PARKED)
             binding_react(c, b, 0);
+        if (end)
+            break;
     }
     c->cycle_wanted = 1;
     c->cycle_forced = 1;

@@ -11,6 +11,7 @@
 #include "cluster-adapters/sim/hub.h"
 #include "cluster-adapters/sim/resources.h"
 #include "cluster-adapters/sim/store.h"
+#include "dispatcher/api.h"
 #include "dispatcher/controller.h"
 #include "dispatcher/demo.h"
 #include "dispatcher/recovery.h"
@@ -415,6 +416,31 @@ static void test_unknown_queue_waits(void)
     env_stop(&e);
 }
 
+/* A queue change re-reads every parked binding once. A binding that stays parked goes back
+ * to the tail of the waiting list, so a walk to the list's end never ended with two or more of
+ * them: musterd spun inside POST /api/v1/queues (the browser tests hung). The alarm turns a
+ * hang into a failure. */
+static void test_queue_change_with_parked(void)
+{
+    struct env e;
+    env_start(&e, "ctl-parked.db");
+    ctl_up(&e);
+    create_job(&e, "lost-a", "no-such-queue", 1, 1, NULL);
+    create_job(&e, "lost-b", "no-such-queue-either", 1, 1, NULL);
+    struct rbwait wa = {"lost-a-job", 2}, wb = {"lost-b-job", 2};
+    CU_ASSERT_FATAL(pump_until(&e, rb_state, &wa, 10000));
+    CU_ASSERT_FATAL(pump_until(&e, rb_state, &wb, 10000));
+    struct api_dispatcher hooks;
+    ctl_api_hooks(e.ctl, &hooks);
+    alarm(20);
+    hooks.queues_changed(hooks.ud, "some-queue");
+    alarm(0);
+    struct ctl_stats st;
+    ctl_get_stats(e.ctl, &st);
+    CU_ASSERT(st.parked >= 2);
+    env_stop(&e);
+}
+
 /* RBs that arrive while no dispatch loop runs (musterd down, or a follower before it leads) are
  * listed by the first watch and must be queued by start-up reconciliation, not skipped. */
 static void test_rbs_created_while_down(void)
@@ -544,6 +570,7 @@ static CU_TestInfo tests[] = {
     {"dispatch, then restart", test_dispatch_and_restart},
     {"release on completion", test_release_on_completion},
     {"unknown queue waits", test_unknown_queue_waits},
+    {"a queue change with several parked bindings returns", test_queue_change_with_parked},
     {"a full resource-name table is logged, not skipped silently", test_full_name_table_is_logged},
     {"RBs created while no loop ran", test_rbs_created_while_down},
     {"fence down: nothing written", test_fence_down_writes_nothing},
