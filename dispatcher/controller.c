@@ -19,6 +19,7 @@
 
 #include "cluster-adapters/kube/informer.h"
 
+#include "dispatcher/crashpoint.h"
 #include "dispatcher/events.h"
 #include "dispatcher/gangobj.h"
 #include "dispatcher/metrics.h"
@@ -103,6 +104,25 @@ enum step {
     S_R_POLICY, /* delete the OverridePolicy */
     /* hold */
     S_HOLD,
+};
+
+/* The crash point (crashpoint.h) passed when every request of a step is acknowledged, and the
+ * one passed at each acknowledgement of a step that sends several while others are still out
+ * (some PodGroup Works made, others not). The names are listed in docs/dispatcher.md. */
+static const char *const step_crashpoint[][2] = {
+    [S_NONE] = {NULL, NULL},
+    [S_ASSIGN] = {"dispatch.assign", NULL},
+    [S_OBJECTS] = {"dispatch.objects", "dispatch.objects.one"},
+    [S_LIFT] = {"dispatch.lift", NULL},
+    [S_WORKS] = {"dispatch.works", "dispatch.works.one"},
+    [S_ASSIGN_LIFT] = {"dispatch.assign-lift", NULL},
+    [S_STATUS] = {"dispatch.status", NULL},
+    [S_RESUME] = {"dispatch.resume", NULL},
+    [S_U_BARRIER] = {"rollback.barrier", NULL},
+    [S_U_DELETE] = {"rollback.objects", "rollback.objects.one"},
+    [S_U_CLEAR] = {"rollback.clear", NULL},
+    [S_R_POLICY] = {"release.objects", NULL},
+    [S_HOLD] = {"hold", NULL},
 };
 
 struct share {
@@ -225,6 +245,16 @@ struct lwrite {
 
 enum lw_kind { LW_NEW, LW_ADMIT, LW_DISPATCHED, LW_RUNNING, LW_RELEASE, LW_ROLLBACK_OLD,
                LW_ROLLBACK_NEW, LW_REPLACE_OLD, LW_ADOPT, LW_ADOPT_ROW };
+
+/* The crash point passed once a write of this kind is committed, before anything is sent for
+ * it (docs/dispatcher.md). A rollback's two rows share one. */
+static const char *const lw_crashpoint[] = {
+    [LW_NEW] = "queue.ledger",         [LW_ADMIT] = "dispatch.ledger",
+    [LW_DISPATCHED] = "dispatch.dispatched", [LW_RUNNING] = "follow.running",
+    [LW_RELEASE] = "release.ledger",   [LW_ROLLBACK_OLD] = "rollback.ledger",
+    [LW_ROLLBACK_NEW] = NULL,          [LW_REPLACE_OLD] = "requeue.ledger",
+    [LW_ADOPT] = "adopt.ledger",       [LW_ADOPT_ROW] = "adopt.ledger",
+};
 
 struct request_ctx {
     struct ctl *c;
@@ -1202,6 +1232,7 @@ static void ledger_flush(struct ctl *c)
     for (size_t i = 0; i < n; i++) {
         struct lwrite *w = &batch[i];
         struct binding *b = w->b;
+        disp_crashpoint(lw_crashpoint[w->kind]);
         muster_free(w->request);
         w->request = NULL;
         b->lw_pending--;
@@ -1638,6 +1669,25 @@ static void reserve_shares(struct ctl *c, const struct binding *b)
     }
 }
 
+/* The clusters the hub lists in the RB's spec.clusters, beside muster's shares: an undo
+ * deletes Works in both. */
+static int rb_lists_cluster(json_object *rb, const char *cluster)
+{
+    json_object *cl = jpath(rb, "spec", "clusters");
+    for (size_t i = 0; cl && i < json_object_array_length(cl); i++) {
+        const char *n = jstr(json_object_array_get_idx(cl, i), "name");
+        if (n && strcmp(n, cluster) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+static size_t rb_nclusters(json_object *rb)
+{
+    json_object *cl = jpath(rb, "spec", "clusters");
+    return cl && json_object_is_type(cl, json_type_array) ? json_object_array_length(cl) : 0;
+}
+
 static int rb_dispatching(json_object *rb)
 {
     return bool_at(jpath(rb, "spec", "suspension"), "dispatching");
@@ -1856,8 +1906,11 @@ static void on_response(int err, const struct kube_response *resp, void *ud)
                       resp->status.message[0] ? resp->status.message : muster_strerror(err));
         }
     }
-    if (b->inflight > 0)
+    if (b->inflight > 0) {
+        if (!err || err == tolerate)
+            disp_crashpoint(step_crashpoint[step][1]);
         return;
+    }
     if (b->gone) {
         maybe_free(c, b);
         return;
@@ -1968,25 +2021,6 @@ static void policy_path(const struct binding *b, int one, char *buf, size_t cap)
     gang_policy_name(name, pname, sizeof pname);
     kube_path(buf, cap, "policy.karmada.io", "v1alpha1", ns, "overridepolicies",
               one ? pname : NULL);
-}
-
-/* The clusters the hub lists in the RB's spec.clusters, beside muster's shares: an undo
- * deletes Works in both. */
-static int rb_lists_cluster(json_object *rb, const char *cluster)
-{
-    json_object *cl = jpath(rb, "spec", "clusters");
-    for (size_t i = 0; cl && i < json_object_array_length(cl); i++) {
-        const char *n = jstr(json_object_array_get_idx(cl, i), "name");
-        if (n && strcmp(n, cluster) == 0)
-            return 1;
-    }
-    return 0;
-}
-
-static size_t rb_nclusters(json_object *rb)
-{
-    json_object *cl = jpath(rb, "spec", "clusters");
-    return cl && json_object_is_type(cl, json_type_array) ? json_object_array_length(cl) : 0;
 }
 
 static void step_run(struct ctl *c, struct binding *b)
@@ -2129,14 +2163,17 @@ static void step_run(struct ctl *c, struct binding *b)
     }
 }
 
-static void forward_start(struct ctl *c, struct binding *b)
+/* The first step of b's dispatch, by mode and kind. */
+static enum step forward_first(const struct binding *b)
 {
     if (!b->assign)
-        b->step = S_RESUME;
-    else if (b->needs_objects)
-        b->step = S_ASSIGN;
-    else
-        b->step = S_ASSIGN_LIFT;
+        return S_RESUME;
+    return b->needs_objects ? S_ASSIGN : S_ASSIGN_LIFT;
+}
+
+static void forward_start(struct ctl *c, struct binding *b)
+{
+    b->step = forward_first(b);
     step_run(c, b);
 }
 
@@ -2150,6 +2187,18 @@ static void undo_start(struct ctl *c, struct binding *b)
     else
         b->step = S_U_CLEAR;
     step_run(c, b);
+}
+
+/* The undo's last patch is acknowledged. The binding waits again only once the RB watch shows
+ * it too: until then the cached RB is the one from before the clear, with muster's own
+ * dispatching barrier, and the next admission would record that as the user's value and
+ * restore it at the lift (an RB released with the barrier still on). binding_react comes back
+ * here when the event arrives. */
+static void undo_finish(struct ctl *c, struct binding *b)
+{
+    if (b->assign && rb_nclusters(b->rb) > 0)
+        return;
+    engine_add(c, b);
 }
 
 static void mark_dispatched(struct ctl *c, struct binding *b)
@@ -2174,6 +2223,7 @@ static void mark_dispatched(struct ctl *c, struct binding *b)
 
 static void step_done(struct ctl *c, struct binding *b)
 {
+    disp_crashpoint(step_crashpoint[b->step][0]);
     switch (b->step) {
     case S_ASSIGN:
         b->step = S_OBJECTS;
@@ -2206,7 +2256,7 @@ static void step_done(struct ctl *c, struct binding *b)
         b->step = S_NONE;
         b->nshares = 0;
         if (b->st == B_UNDO)
-            engine_add(c, b);
+            undo_finish(c, b);
         return;
     case S_STATUS:
         if (b->st == B_DONE && b->needs_objects && b->assign) {
@@ -2279,9 +2329,12 @@ static void rollback(struct ctl *c, struct binding *b, const char *why)
     queue_idmap_del(&c->byid, (uint64_t)b->ledger_id);
     b->ledger_id = 0;
     /* The barrier goes up again during the undo; what to restore is what the RB has now
-     * (muster restored the user's value when it released the shares). */
+     * (muster restored the user's value when it released the shares), once the watch has shown
+     * that lift: a copy from before it still carries muster's own barrier, and the value the
+     * lift restored is the one to keep. */
+    if (!b->barrier || bool_at(jpath(b->rb, "spec", "suspension"), "scheduling") != 1)
+        b->user_dispatching = rb_dispatching(b->rb);
     b->barrier = 1;
-    b->user_dispatching = rb_dispatching(b->rb);
     uint64_t back = c->opt.backoff_initial_ms ? c->opt.backoff_initial_ms : CTL_BACKOFF_INITIAL_MS;
     uint64_t max = c->opt.backoff_max_ms ? c->opt.backoff_max_ms : CTL_BACKOFF_MAX_MS;
     for (int64_t i = 0; i < b->attempt && back < max; i++)
@@ -2520,6 +2573,10 @@ static void binding_react(struct ctl *c, struct binding *b, int template_changed
         if (b->st == B_PENDING || b->st == B_BACKOFF)
             hold_if_needed(c, b);
         break;
+    case B_UNDO:
+        if (b->step == S_NONE && b->inflight == 0 && !b->lw_pending && b->ledger_id)
+            undo_finish(c, b); /* the clear came back through the watch */
+        break;
     case B_DISPATCHED:
     case B_RUNNING:
         check_progress(c, b);
@@ -2735,6 +2792,71 @@ static int has_objects(struct ctl *c, struct binding *b)
     return 0;
 }
 
+/* The RB's spec.clusters is b's placement: the same clusters with the same replicas. */
+static int rb_placed_as_ledger(const struct binding *b)
+{
+    json_object *cl = jpath(b->rb, "spec", "clusters");
+    if (b->nshares == 0 || rb_nclusters(b->rb) != b->nshares)
+        return 0;
+    for (size_t i = 0; i < b->nshares; i++) {
+        json_object *e = json_object_array_get_idx(cl, i);
+        const char *n = jstr(e, "name");
+        json_object *r = jobj(e, "replicas");
+        int found = 0;
+        for (uint32_t j = 0; n && j < b->nshares && !found; j++)
+            found = strcmp(n, b->shares[j].cluster) == 0 &&
+                    (r ? json_object_get_int(r) : 0) == b->shares[j].replicas;
+        if (!found)
+            return 0;
+    }
+    return 1;
+}
+
+/* Every PodGroup Work of b's placement is on the hub, as the Work watch listed it. */
+static int has_all_works(struct ctl *c, const struct binding *b)
+{
+    char ns[256], wname[GANG_NAME_MAX + 1];
+    const char *name;
+    split_key(b->key, ns, sizeof ns, &name);
+    gang_work_name(ns, name, wname, sizeof wname);
+    for (uint32_t i = 0; i < b->nshares; i++) {
+        char wns[CTL_CLUSTER_NAME_MAX + 16];
+        snprintf(wns, sizeof wns, "karmada-es-%s", b->shares[i].cluster);
+        if (!kube_informer_get(&c->works, wns, wname))
+            return 0;
+    }
+    return 1;
+}
+
+/* An admitted binding after a restart: the ledger says admitted, but the hub may be any number
+ * of steps further, up to the lift (musterd died before the "dispatched" row was committed).
+ * The dispatch goes on from the first step the hub does not show done; a step it shows is not
+ * sent again: a second placement patch on a lifted RB would raise muster's dispatching barrier
+ * over shares already released, and lift it again. Lifted means placed as the ledger says, the
+ * scheduling suspension gone and, with gang objects, muster's barrier down (one patch does
+ * both) and every PodGroup Work there (a binding admitted before its hold landed was never
+ * suspended: its placement alone proves nothing). */
+static void forward_resume(struct ctl *c, struct binding *b)
+{
+    int placed = b->assign && rb_placed_as_ledger(b);
+    int lifted = bool_at(jpath(b->rb, "spec", "suspension"), "scheduling") != 1;
+    if (b->assign)
+        lifted = lifted && placed &&
+                 (!b->needs_objects ||
+                  ((rb_dispatching(b->rb) != 1 || b->user_dispatching == 1) &&
+                   has_all_works(c, b)));
+    if (!lifted) {
+        /* placed with the barrier: on with the objects */
+        b->step = placed && b->needs_objects ? S_OBJECTS : forward_first(b);
+        step_run(c, b);
+        return;
+    }
+    mark_dispatched(c, b);
+    b->step = !b->assign ? S_NONE : b->needs_objects ? S_WORKS : S_STATUS;
+    step_run(c, b);
+    check_progress(c, b); /* running already, as likely as not: no event may come to say so */
+}
+
 static int rb_scheduled_true(json_object *rb)
 {
     json_object *conds = jpath(rb, "status", "conditions");
@@ -2842,7 +2964,7 @@ static void reconcile_row(struct ctl *c, struct live_row *r)
         break;
     }
     case B_ADMITTED:
-        forward_start(c, b);
+        forward_resume(c, b);
         break;
     default: {
         int whole = sched != 1 && (!b->assign || rb_nclusters(rb) == b->nshares);
@@ -2850,7 +2972,7 @@ static void reconcile_row(struct ctl *c, struct live_row *r)
             whole = rb_lists_cluster(rb, b->shares[i].cluster);
         if (!whole) {
             set_state(c, b, B_ADMITTED);
-            forward_start(c, b);
+            forward_resume(c, b);
         } else {
             /* The ledger said dispatched before the PodGroup Works were released and
              * Scheduled=True written (the last step): a crash between leaves them to do. */
