@@ -2520,8 +2520,12 @@ static void binding_try_queue(struct ctl *c, struct binding *b)
         hold_if_needed(c, b);
 }
 
-/* A pending binding whose RB or template changed: if what it asks for changed, its row is
- * replaced (same place in line), so the ledger always says what is queued. */
+/* A binding with a live pending row whose RB or template changed (waiting, or parked): if what
+ * it asks for changed, its row is replaced (same place in line), so the ledger always says what
+ * is queued. One that can no longer be read (refused, invalid, its template gone) is parked and
+ * keeps its row: the admin API lists it with the reason, and a restart finds a live row and
+ * parks it again. Releasing the row instead dropped it from the list, and the next start-up
+ * took the released row for a finished workload (done: never held, told or queued again). */
 static void binding_reread(struct ctl *c, struct binding *b)
 {
     char queue[sizeof b->queue];
@@ -2534,8 +2538,22 @@ static void binding_reread(struct ctl *c, struct binding *b)
     int same = !rc && strcmp(queue, b->queue) == 0 && prio == b->priority &&
                queue_resvec_cmp(&gang, &b->gang) == 0;
     queue_resvec_close(&gang);
-    if (same)
+    if (rc) {
+        engine_forget(c, b);
+        set_state(c, b, rc == MUSTER_ENOENT ? B_WAIT_TEMPLATE : B_PARKED);
+        if (rc == MUSTER_ENOENT)
+            set_reason(b, "Unschedulable", "its resource template %s was not found", b->tkey);
+        hold_if_needed(c, b);
         return;
+    }
+    if (same) {
+        if (b->st != B_PENDING && b->st != B_BACKOFF) {
+            engine_add(c, b); /* readable again, asking for what its row says */
+            if (b->st == B_PARKED)
+                hold_if_needed(c, b);
+        }
+        return;
+    }
     engine_forget(c, b);
     struct lwrite *w = lw_add(c, b, LW_REPLACE_OLD, "released");
     if (!w) {
@@ -2547,10 +2565,6 @@ static void binding_reread(struct ctl *c, struct binding *b)
     w->row.reason = w->reason;
     queue_idmap_del(&c->byid, (uint64_t)b->ledger_id);
     b->ledger_id = 0;
-    if (rc) {
-        set_state(c, b, rc == MUSTER_ENOENT ? B_WAIT_TEMPLATE : B_PARKED);
-        return;
-    }
     binding_enqueue(c, b);
 }
 
@@ -2561,7 +2575,11 @@ static void binding_react(struct ctl *c, struct binding *b, int template_changed
     switch (b->st) {
     case B_WAIT_TEMPLATE:
     case B_PARKED:
-        if (b->inflight == 0 || b->step == S_HOLD)
+        if (b->inflight != 0 && b->step != S_HOLD)
+            break;
+        if (b->ledger_id && !b->lw_pending)
+            binding_reread(c, b); /* parked with its row: the row may need replacing */
+        else if (!b->ledger_id)
             binding_try_queue(c, b);
         break;
     case B_PENDING:

@@ -587,6 +587,66 @@ static void test_undo_then_dispatch_restores_no_barrier(void)
     env_stop(&e);
 }
 
+struct condwait {
+    const char *rb, *reason;
+};
+
+static int rb_reason_is(struct env *e, void *arg)
+{
+    struct condwait *w = arg;
+    json_object *rb = get_obj(e, res("work.karmada.io", "v1alpha2", "resourcebindings"), "team",
+                              w->rb);
+    const char *r = condition(rb, "Scheduled", "reason");
+    int ok = r && strcmp(r, w->reason) == 0;
+    json_object_put(rb);
+    return ok;
+}
+
+static void patch_job_annotation(struct env *e, const char *name, const char *value_json)
+{
+    char path[256], body[256];
+    snprintf(path, sizeof path, "/apis/batch/v1/namespaces/team/jobs/%s", name);
+    snprintf(body, sizeof body,
+             "{\"metadata\":{\"annotations\":{\"scheduling.muster.io/placement\":%s}}}",
+             value_json);
+    struct kube_request req = {.verb = KUBE_MERGE_PATCH, .path = path, .body = body};
+    int done = 0;
+    CU_ASSERT_EQUAL_FATAL(kube_request(e->kube, &req, created, &done), 0);
+    CU_ASSERT_FATAL(pump_until(e, flag_set, &done, 5000));
+    CU_ASSERT_EQUAL(done, 1);
+}
+
+/* Issue 15, crash recovery defect 3: a waiting binding that turns unreadable (here its placement
+ * annotation) is parked and keeps its live row: the admin API lists it with the reason, before
+ * and after a restart, and it waits again once the template is fixed. The row used to be
+ * released: the list dropped it, and the next start-up took the released row for a finished
+ * workload and never looked at the binding again. */
+static void test_parked_binding_keeps_its_row(void)
+{
+    struct env e;
+    env_start(&e, "ctl-parked.db");
+    ctl_up(&e);
+    create_job_cpu(&e, "turn", "nlp", 1, 0, "100", NULL); /* no 64-cpu node holds it */
+    struct condwait nofit = {"turn-job", "NoClusterFit"};
+    CU_ASSERT_FATAL(pump_until(&e, rb_reason_is, &nofit, 10000));
+    CU_ASSERT_EQUAL(rows_of(&e, "team/turn-job").live, 1);
+    patch_job_annotation(&e, "turn", "\"sideways\"");
+    struct condwait bad = {"turn-job", "Unschedulable"};
+    CU_ASSERT_FATAL(pump_until(&e, rb_reason_is, &bad, 10000));
+    struct rowcount c = rows_of(&e, "team/turn-job");
+    CU_ASSERT_EQUAL(c.live, 1);
+    CU_ASSERT_STRING_EQUAL(c.state, "pending");
+    ctl_down(&e);
+    ctl_up(&e);
+    for (int i = 0; i < 50; i++)
+        uv_run(&e.loop, UV_RUN_ONCE);
+    CU_ASSERT_EQUAL(rows_of(&e, "team/turn-job").live, 1);
+    patch_job_annotation(&e, "turn", "null");
+    CU_ASSERT(pump_until(&e, rb_reason_is, &nofit, 10000));
+    CU_ASSERT_EQUAL(rows_of(&e, "team/turn-job").live, 1);
+    env_stop(&e);
+}
+
 static CU_TestInfo tests[] = {
     {"dispatch, then restart", test_dispatch_and_restart},
     {"release on completion", test_release_on_completion},
@@ -596,6 +656,7 @@ static CU_TestInfo tests[] = {
     {"no cluster fit until room frees", test_nofit_until_room_frees},
     {"restart after the lift sends nothing again", test_restart_after_lift_sends_nothing_again},
     {"undo, then dispatch: no barrier restored", test_undo_then_dispatch_restores_no_barrier},
+    {"a parked binding keeps its row", test_parked_binding_keeps_its_row},
     CU_TEST_INFO_NULL,
 };
 
