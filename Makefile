@@ -6,7 +6,7 @@ BUILD ?= build
 ASAN_BUILD ?= build-asan
 CMAKE_FLAGS ?=
 
-.PHONY: all deps build build-asan test test-plain test-asan demo bench fuzz clean
+.PHONY: all deps build build-asan test test-plain test-asan demo bench fuzz crash-campaign clean
 
 all: build
 
@@ -51,6 +51,17 @@ fuzz:
 	CC=clang cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=Debug -DMUSTER_FUZZ=ON >/dev/null
 	cmake --build build-fuzz -j $(JOBS)
 	for t in build-fuzz/fuzz-*; do $$t -max_total_time=$(FUZZ_SECONDS) build-fuzz/corpus-$$(basename $$t) || exit 1; done
+
+# The long crash campaign of issue 15 (not in `make test`): tests/integration/dispatch_crash.sh
+# with CRASH_POINTS kills (half the restarts armed with a named step boundary), then the
+# convergence check. About 20 minutes for 1,000 points on two cores (docs/testing.md).
+CRASH_POINTS ?= 1000
+CRASH_SEED ?= $(shell date +%s)
+crash-campaign: build
+	mkdir -p $(BUILD)/test-tmp
+	cd $(BUILD) && MUSTER_TEST_TMP=$$PWD/test-tmp MUSTER_CRASH_POINTS=$(CRASH_POINTS) \
+	  MUSTER_CRASH_SEED=$(CRASH_SEED) MUSTER_CRASH_NAMED=1 \
+	  ../tests/integration/dispatch_crash.sh ./musterd ./muster-sim ./muster-dispatch-check
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD) build-fuzz
