@@ -249,11 +249,16 @@ enum lw_kind { LW_NEW, LW_ADMIT, LW_DISPATCHED, LW_RUNNING, LW_RELEASE, LW_ROLLB
 /* The crash point passed once a write of this kind is committed, before anything is sent for
  * it (docs/dispatcher.md). A rollback's two rows share one. */
 static const char *const lw_crashpoint[] = {
-    [LW_NEW] = "queue.ledger",         [LW_ADMIT] = "dispatch.ledger",
-    [LW_DISPATCHED] = "dispatch.dispatched", [LW_RUNNING] = "follow.running",
-    [LW_RELEASE] = "release.ledger",   [LW_ROLLBACK_OLD] = "rollback.ledger",
-    [LW_ROLLBACK_NEW] = NULL,          [LW_REPLACE_OLD] = "requeue.ledger",
-    [LW_ADOPT] = "adopt.ledger",       [LW_ADOPT_ROW] = "adopt.ledger",
+    [LW_NEW] = "queue.ledger",
+    [LW_ADMIT] = "dispatch.ledger",
+    [LW_DISPATCHED] = "dispatch.dispatched",
+    [LW_RUNNING] = "follow.running",
+    [LW_RELEASE] = "release.ledger",
+    [LW_ROLLBACK_OLD] = "rollback.ledger",
+    [LW_ROLLBACK_NEW] = NULL,
+    [LW_REPLACE_OLD] = "requeue.ledger",
+    [LW_ADOPT] = "adopt.ledger",
+    [LW_ADOPT_ROW] = "adopt.ledger",
 };
 
 struct request_ctx {
@@ -2859,10 +2864,10 @@ static void forward_resume(struct ctl *c, struct binding *b)
     int placed = b->assign && rb_placed_as_ledger(b);
     int lifted = bool_at(jpath(b->rb, "spec", "suspension"), "scheduling") != 1;
     if (b->assign)
-        lifted = lifted && placed &&
-                 (!b->needs_objects ||
-                  ((rb_dispatching(b->rb) != 1 || b->user_dispatching == 1) &&
-                   has_all_works(c, b)));
+        lifted = lifted && placed;
+    if (b->assign && b->needs_objects)
+        lifted = lifted && (rb_dispatching(b->rb) != 1 || b->user_dispatching == 1) &&
+                 has_all_works(c, b);
     if (!lifted) {
         /* placed with the barrier: on with the objects */
         b->step = placed && b->needs_objects ? S_OBJECTS : forward_first(b);
