@@ -1177,7 +1177,7 @@ static int lw_fill_new(struct ctl *c, struct lwrite *w, struct binding *b)
     return 0;
 }
 
-static void forward_start(struct ctl *c, struct binding *b);
+static void forward_resume(struct ctl *c, struct binding *b);
 static void undo_start(struct ctl *c, struct binding *b);
 static void release(struct ctl *c, struct binding *b, const char *why);
 static void step_run(struct ctl *c, struct binding *b);
@@ -1279,7 +1279,7 @@ static void ledger_flush(struct ctl *c)
             break;
         }
         case LW_ADMIT:
-            forward_start(c, b);
+            forward_resume(c, b); /* from step 2, unless the hub shows more done */
             break;
         case LW_RELEASE:
             /* a forward step still to finish (Works released, Scheduled=True: waiting for a
@@ -2176,12 +2176,6 @@ static enum step forward_first(const struct binding *b)
     return b->needs_objects ? S_ASSIGN : S_ASSIGN_LIFT;
 }
 
-static void forward_start(struct ctl *c, struct binding *b)
-{
-    b->step = forward_first(b);
-    step_run(c, b);
-}
-
 static void undo_start(struct ctl *c, struct binding *b)
 {
     set_state(c, b, B_UNDO);
@@ -2880,6 +2874,29 @@ static void forward_resume(struct ctl *c, struct binding *b)
     check_progress(c, b); /* running already, as likely as not: no event may come to say so */
 }
 
+/* A dispatched binding whose hub state is not whole at start-up (not placed as its row says,
+ * or held again): the row goes back to admitted, and the protocol runs again once that is
+ * committed. A crash in the middle then resumes an admitted dispatch (forward_resume) instead of
+ * finding a row that says dispatched over an RB that may carry muster's barrier again. A row
+ * adopted from the hub has no barrier of muster's: what the RB has now is the user's. */
+static void readmit(struct ctl *c, struct binding *b)
+{
+    if (b->assign && b->needs_objects && !b->barrier) {
+        b->barrier = 1;
+        b->user_dispatching = rb_dispatching(b->rb);
+    }
+    set_state(c, b, B_ADMITTED);
+    struct lwrite *w = lw_add(c, b, LW_ADMIT, "admitted");
+    if (!w) {
+        fatal(c, "out of memory");
+        return;
+    }
+    w->row.id = b->ledger_id;
+    clusters_text(b, w->clusters, sizeof w->clusters);
+    w->row.clusters = w->clusters;
+    w->row.admitted_at = b->admitted_at;
+}
+
 static int rb_scheduled_true(json_object *rb)
 {
     json_object *conds = jpath(rb, "status", "conditions");
@@ -2994,8 +3011,7 @@ static void reconcile_row(struct ctl *c, struct live_row *r)
         for (uint32_t i = 0; whole && b->assign && i < b->nshares; i++)
             whole = rb_lists_cluster(rb, b->shares[i].cluster);
         if (!whole) {
-            set_state(c, b, B_ADMITTED);
-            forward_resume(c, b);
+            readmit(c, b);
         } else {
             /* The ledger said dispatched before the PodGroup Works were released and
              * Scheduled=True written (the last step): a crash between leaves them to do. */

@@ -647,6 +647,35 @@ static void test_parked_binding_keeps_its_row(void)
     env_stop(&e);
 }
 
+/* A dispatched gang whose RB was held again while musterd was down is not whole: its row goes
+ * back to admitted and the protocol finishes from the objects (the placement is there), ending
+ * lifted with no barrier of muster's left and the row dispatched again. */
+static void test_dispatched_held_again_is_lifted(void)
+{
+    struct env e;
+    env_start(&e, "ctl-reheld.db");
+    ctl_up(&e);
+    create_job(&e, "reheld", "nlp", 2, 4, NULL);
+    struct rbwait w = {"reheld-job", 1};
+    CU_ASSERT_FATAL(pump_until(&e, rb_state, &w, 10000));
+    const char *running[] = {"team/reheld-job", "running"};
+    CU_ASSERT_FATAL(pump_until(&e, ledger_state, (void *)running, 10000));
+    ctl_down(&e);
+    patch_rb(&e, "reheld-job", "{\"spec\":{\"suspension\":{\"scheduling\":true}}}");
+    ctl_up(&e);
+    CU_ASSERT_FATAL(pump_until(&e, rb_state, &w, 10000));
+    const char *again[] = {"team/reheld-job", "running"};
+    CU_ASSERT(pump_until(&e, ledger_state, (void *)again, 10000));
+    json_object *rb = get_obj(&e, res("work.karmada.io", "v1alpha2", "resourcebindings"),
+                              "team", "reheld-job");
+    json_object *disp = at(at(rb, "spec", "suspension"), "dispatching", NULL);
+    CU_ASSERT(!disp || !json_object_get_boolean(disp));
+    json_object_put(rb);
+    struct rowcount c = rows_of(&e, "team/reheld-job");
+    CU_ASSERT_EQUAL(c.rows, 1);
+    env_stop(&e);
+}
+
 static CU_TestInfo tests[] = {
     {"dispatch, then restart", test_dispatch_and_restart},
     {"release on completion", test_release_on_completion},
@@ -657,6 +686,7 @@ static CU_TestInfo tests[] = {
     {"restart after the lift sends nothing again", test_restart_after_lift_sends_nothing_again},
     {"undo, then dispatch: no barrier restored", test_undo_then_dispatch_restores_no_barrier},
     {"a parked binding keeps its row", test_parked_binding_keeps_its_row},
+    {"dispatched, held again: lifted again", test_dispatched_held_again_is_lifted},
     CU_TEST_INFO_NULL,
 };
 
