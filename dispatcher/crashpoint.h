@@ -12,6 +12,8 @@
 
 /* The armed name, or NULL (the common case): set once by disp_crashpoint_init. */
 extern const char *disp__crashpoint_armed;
+/* disp_crashpoint's slow path, only while armed: counts a passage of the armed name (NULL and
+ * other names are ignored) and exits at the wanted one. */
 void disp__crashpoint_pass(const char *name);
 
 /* Reads MUSTER_CRASH_AT once, at start-up, before the loop runs (not thread-safe; nothing else
