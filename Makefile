@@ -60,7 +60,8 @@ CRASH_SEED ?= $(shell date +%s)
 crash-campaign: build
 	mkdir -p $(BUILD)/test-tmp
 	cd $(BUILD) && MUSTER_TEST_TMP=$$PWD/test-tmp MUSTER_CRASH_POINTS=$(CRASH_POINTS) \
-	  MUSTER_CRASH_SEED=$(CRASH_SEED) MUSTER_CRASH_NAMED=1 \
+	  MUSTER_CRASH_SEED=$(CRASH_SEED) MUSTER_CRASH_NAMED=1 MUSTER_STREAM_PAUSE=0.25 \
+	  MUSTER_CRASH_CONVERGE=900 \
 	  ../tests/integration/dispatch_crash.sh ./musterd ./muster-sim ./muster-dispatch-check
 
 clean:

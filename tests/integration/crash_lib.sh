@@ -133,7 +133,8 @@ vcjob() { # NAME WORKERS CPU SECONDS
     post apis/batch.volcano.sh/v1alpha1/namespaces/$NS/jobs "{\"apiVersion\":\"batch.volcano.sh/v1alpha1\",\"kind\":\"Job\",\"metadata\":{\"name\":\"$1\",\"annotations\":{\"sim.muster.io/duration\":\"$4s\"}},\"spec\":{\"queue\":\"$Q\",\"schedulerName\":\"volcano\",\"minAvailable\":$(($2 + 1)),\"tasks\":[{\"name\":\"ps\",\"replicas\":1,\"template\":{\"spec\":{\"containers\":[{\"name\":\"ps\",\"image\":\"x\",\"resources\":{\"requests\":{\"cpu\":\"1\"}}}]}}},{\"name\":\"worker\",\"replicas\":$2,\"template\":{\"spec\":{\"containers\":[{\"name\":\"w\",\"image\":\"x\",\"resources\":{\"requests\":{\"cpu\":\"$3\"}}}]}}}]}}"
 }
 
-# stream: workloads until $TMP/stop exists, about one every 40 ms: batch Jobs (single-cluster and
+# stream: workloads until $TMP/stop exists, about one every 40 ms (MUSTER_STREAM_PAUSE seconds
+# between two, default 0.04): batch Jobs (single-cluster and
 # spread) that finish after 1-3 s, Volcano Jobs, Deployments, and now and then a Job no node can
 # hold (named unfit-*). Prints how many it made. Deployments never finish, so each is deleted
 # later: now and then at random, and the oldest whenever more than STREAM_DEPLOYMENTS_MAX are
@@ -164,7 +165,7 @@ stream() {
         else
             job "unfit-$i" 1 20 1 0
         fi
-        sleep 0.04
+        sleep "${MUSTER_STREAM_PAUSE:-0.04}"
     done
     echo "$i" >"$TMP/streamed"
 }

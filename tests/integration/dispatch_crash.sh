@@ -9,6 +9,10 @@
 # with a named step boundary and a passage (MUSTER_CRASH_AT=NAME:N, docs/dispatcher.md "Crash
 # points"), so many kills land exactly on a boundary; musterd ends itself there, or is killed if
 # it has not reached it 3 s after the random moment.
+# MUSTER_STREAM_PAUSE (seconds between two workloads, default 0.04) and MUSTER_CRASH_CONVERGE
+# (seconds allowed to converge, default 90) size a long run: a musterd restarted 1,000 times
+# dispatches for a fraction of the time, and the backlog the stream leaves takes the queue's
+# capacity minutes to drain.
 # Usage: dispatch_crash.sh PATH/TO/musterd PATH/TO/muster-sim PATH/TO/muster-dispatch-check
 set -euo pipefail
 
@@ -70,6 +74,6 @@ for k in $(seq "$POINTS"); do
     unset MUSTER_CRASH_AT
 done
 stop_stream
-converge 90
+converge "${MUSTER_CRASH_CONVERGE:-90}"
 finish
 echo "dispatch_crash: ok ($POINTS kills, $named of them at a named boundary, $((POINTS - named)) by SIGKILL; $((POINTS + 1)) starts on one database; $((SECONDS - start_all)) s)"

@@ -25,7 +25,7 @@ NAME=dispatch_crashpoints
 # rolled back after the queue's 2 s gang timeout; the fault goes when musterd dies, so the
 # attempt after the back-off (10 s) runs. Every other run is without it.
 POINTS=(
-    queue.ledger dispatch.ledger dispatch.assign dispatch.objects.one dispatch.objects
+    queue.ledger hold requeue.ledger dispatch.ledger dispatch.assign dispatch.objects.one dispatch.objects
     dispatch.lift dispatch.assign-lift dispatch.dispatched dispatch.works.one dispatch.works
     dispatch.status follow.running release.ledger release.objects
     rollback:rollback.ledger rollback:rollback.barrier rollback:rollback.objects.one
@@ -33,6 +33,17 @@ POINTS=(
 )
 
 BREAK='{"apiVersion":"policy.karmada.io/v1alpha1","kind":"OverridePolicy","metadata":{"name":"zz-break","namespace":"crash"},"spec":{"resourceSelectors":[{"apiVersion":"apps/v1","kind":"Deployment","namespace":"crash","name":"broken"}],"overrideRules":[{"targetCluster":{"clusterNames":["c2","c3"]},"overriders":{"plaintext":[{"path":"/spec/template/metadata/annotations/scheduling.k8s.io~1group-name","operator":"add","value":"no-such-group"}]}}]}}'
+
+patch() { # PATH BODY: a JSON merge patch, as a user's kubectl would send it
+    local try code
+    for try in 1 2 3 4 5 6 7 8 9 10; do
+        code=$(curl -s -o /dev/null -w '%{http_code}' -XPATCH "$BASE/$1" \
+            -H 'Content-Type: application/merge-patch+json' -d "$2")
+        [ "$code" = 200 ] && return 0
+        sleep 0.05
+    done
+    dfail "PATCH $1: $code"
+}
 
 # one_point POINT WITH_ROLLBACK
 one_point() {
@@ -52,6 +63,11 @@ one_point() {
     deployment dd 2 1     # deleted below: released because its RB goes
     job unfit-x 1 20 1 0  # no node holds it: held, NoClusterFit
     [ "$broken" = 1 ] && deployment broken 9 8 # 72 cpu: spread over two or three clusters
+    # the unfit Job waits: a user lifts its hold (musterd holds it again), then its template
+    # asks for more (its pending row is replaced)
+    patch "apis/work.karmada.io/v1alpha2/namespaces/$NS/resourcebindings/unfit-x-job" \
+        '{"spec":{"suspension":{"scheduling":false}}}'
+    patch "apis/batch/v1/namespaces/$NS/jobs/unfit-x" '{"spec":{"parallelism":2}}'
     local deadline=$((SECONDS + 20)) deleted=0
     while kill -0 "$MD_PID" 2>/dev/null; do
         [ $SECONDS -lt "$deadline" ] || dfail "$point: musterd never reached the crash point"
