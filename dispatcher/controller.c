@@ -3072,6 +3072,15 @@ static void reconcile_rb(void *ud, json_object *rb)
     snprintf(b->uid, sizeof b->uid, "%s", uid ? uid : "");
     if (last.found && strcmp(last.state, "released") == 0 && uid && strcmp(last.uid, uid) == 0) {
         set_state(c, b, B_DONE);
+        /* A job that finished at once was released before its dispatch's last step, the
+         * Scheduled=True status, was acknowledged, and musterd died between: it is still due
+         * on an RB muster placed (a resume-mode RB is Karmada's scheduler's to tell). */
+        const char *sn = jstr(jobj(rb, "spec"), "schedulerName");
+        if (rb_nclusters(rb) > 0 && bool_at(jpath(rb, "spec", "suspension"), "scheduling") != 1 &&
+            !rb_scheduled_true(rb) && sn && strcmp(sn, c->scheduler) == 0) {
+            b->step = S_STATUS;
+            step_run(c, b);
+        }
         return;
     }
     set_state(c, b, B_WAIT_TEMPLATE);

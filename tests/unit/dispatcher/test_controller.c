@@ -676,6 +676,34 @@ static void test_dispatched_held_again_is_lifted(void)
     env_stop(&e);
 }
 
+/* A job that finished at once, released before Scheduled=True was acknowledged, and musterd
+ * died between (the campaign's kills at release.ledger): the restart writes it. The status is
+ * removed here to stand for the write that never landed. */
+static void test_released_before_status_gets_it(void)
+{
+    struct env e;
+    env_start(&e, "ctl-status.db");
+    ctl_up(&e);
+    create_job(&e, "quick", "vision", 1, 2, "1s");
+    const char *want[] = {"team/quick-job", "released"};
+    CU_ASSERT_FATAL(pump_until(&e, ledger_state, (void *)want, 15000));
+    ctl_down(&e);
+    struct kube_request req = {
+        .verb = KUBE_MERGE_PATCH,
+        .path = "/apis/work.karmada.io/v1alpha2/namespaces/team/resourcebindings/quick-job",
+        .subresource = "status",
+        .body = "{\"status\":{\"conditions\":null}}"};
+    int done = 0;
+    CU_ASSERT_EQUAL_FATAL(kube_request(e.kube, &req, created, &done), 0);
+    CU_ASSERT_FATAL(pump_until(&e, flag_set, &done, 5000));
+    struct condwait ok = {"quick-job", "Success"};
+    CU_ASSERT_FALSE(rb_reason_is(&e, &ok));
+    ctl_up(&e);
+    CU_ASSERT(pump_until(&e, rb_reason_is, &ok, 10000));
+    CU_ASSERT_EQUAL(rows_of(&e, "team/quick-job").rows, 1);
+    env_stop(&e);
+}
+
 static CU_TestInfo tests[] = {
     {"dispatch, then restart", test_dispatch_and_restart},
     {"release on completion", test_release_on_completion},
@@ -687,6 +715,7 @@ static CU_TestInfo tests[] = {
     {"undo, then dispatch: no barrier restored", test_undo_then_dispatch_restores_no_barrier},
     {"a parked binding keeps its row", test_parked_binding_keeps_its_row},
     {"dispatched, held again: lifted again", test_dispatched_held_again_is_lifted},
+    {"released before Scheduled=True: written at start-up", test_released_before_status_gets_it},
     CU_TEST_INFO_NULL,
 };
 
