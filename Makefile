@@ -6,7 +6,7 @@ BUILD ?= build
 ASAN_BUILD ?= build-asan
 CMAKE_FLAGS ?=
 
-.PHONY: all deps build build-asan test test-plain test-asan demo bench fuzz image clean
+.PHONY: all deps build build-asan test test-plain test-asan demo bench fuzz crash-campaign image clean
 
 all: build
 
@@ -57,6 +57,18 @@ fuzz:
 # smoke-tested: musterd --demo in the image answers /healthz. Takes minutes; not part of test.
 image:
 	deploy/build-image.sh
+
+# The long crash campaign of issue 15 (not in `make test`): tests/integration/dispatch_crash.sh
+# with CRASH_POINTS kills (half the restarts armed with a named step boundary), then the
+# convergence check. About 20 minutes for 1,000 points on two cores (docs/testing.md).
+CRASH_POINTS ?= 1000
+CRASH_SEED ?= $(shell date +%s)
+crash-campaign: build
+	mkdir -p $(BUILD)/test-tmp
+	cd $(BUILD) && MUSTER_TEST_TMP=$$PWD/test-tmp MUSTER_CRASH_POINTS=$(CRASH_POINTS) \
+	  MUSTER_CRASH_SEED=$(CRASH_SEED) MUSTER_CRASH_NAMED=1 MUSTER_STREAM_PAUSE=0.25 \
+	  MUSTER_CRASH_CONVERGE=900 \
+	  ../tests/integration/dispatch_crash.sh ./musterd ./muster-sim ./muster-dispatch-check
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD) build-fuzz

@@ -19,6 +19,7 @@
 
 #include "cluster-adapters/kube/informer.h"
 
+#include "dispatcher/crashpoint.h"
 #include "dispatcher/events.h"
 #include "dispatcher/gangobj.h"
 #include "dispatcher/metrics.h"
@@ -113,6 +114,29 @@ enum step {
 #define CTL_BARRIER_RECHECK_MS 20
 #define CTL_BARRIER_RECHECK_MAX_MS 1000
 
+/* The crash point (crashpoint.h) passed when every request of a step is acknowledged, and the
+ * one passed at each acknowledgement of a step that sends several while others are still out
+ * (some PodGroup Works made, others not). The names are listed in docs/dispatcher.md. The
+ * barrier check passes its point only when it lets the lift go (barrier_judged): a check that
+ * lists the Works again is no boundary. */
+static const char *const step_crashpoint[][2] = {
+    [S_NONE] = {NULL, NULL},
+    [S_OBJECTS] = {"dispatch.objects", "dispatch.objects.one"},
+    [S_APPLIED] = {"dispatch.applied", NULL},
+    [S_ASSIGN] = {"dispatch.assign", NULL},
+    [S_BARRIER] = {NULL, NULL},
+    [S_LIFT] = {"dispatch.lift", NULL},
+    [S_ASSIGN_LIFT] = {"dispatch.assign-lift", NULL},
+    [S_STATUS] = {"dispatch.status", NULL},
+    [S_STATUS_READ] = {NULL, NULL},
+    [S_RESUME] = {"dispatch.resume", NULL},
+    [S_U_BARRIER] = {"rollback.barrier", NULL},
+    [S_U_CLEAR] = {"rollback.clear", NULL},
+    [S_U_DELETE] = {"rollback.objects", "rollback.objects.one"},
+    [S_R_WORKS] = {"release.objects", NULL},
+    [S_HOLD] = {"hold", NULL},
+};
+
 struct share {
     char cluster[CTL_CLUSTER_NAME_MAX];
     int32_t replicas;
@@ -164,6 +188,7 @@ struct binding {
 
     int64_t ledger_id, created_at, attempt, not_before, dispatched_at, admitted_at;
     int barrier, user_dispatching;
+    int resume; /* its admitted row was written by readmit: the hub says where to go on */
     enum step step;
     int inflight;
     int step_failed;
@@ -245,6 +270,21 @@ struct lwrite {
 
 enum lw_kind { LW_NEW, LW_ADMIT, LW_DISPATCHED, LW_RUNNING, LW_RELEASE, LW_ROLLBACK_OLD,
                LW_ROLLBACK_NEW, LW_REPLACE_OLD, LW_ADOPT, LW_ADOPT_ROW };
+
+/* The crash point passed once a write of this kind is committed, before anything is sent for
+ * it (docs/dispatcher.md). A rollback's two rows share one. */
+static const char *const lw_crashpoint[] = {
+    [LW_NEW] = "queue.ledger",
+    [LW_ADMIT] = "dispatch.ledger",
+    [LW_DISPATCHED] = "dispatch.dispatched",
+    [LW_RUNNING] = "follow.running",
+    [LW_RELEASE] = "release.ledger",
+    [LW_ROLLBACK_OLD] = "rollback.ledger",
+    [LW_ROLLBACK_NEW] = NULL,
+    [LW_REPLACE_OLD] = "requeue.ledger",
+    [LW_ADOPT] = "adopt.ledger",
+    [LW_ADOPT_ROW] = "adopt.ledger",
+};
 
 struct request_ctx {
     struct ctl *c;
@@ -1234,7 +1274,9 @@ static int lw_fill_new(struct ctl *c, struct lwrite *w, struct binding *b)
     return 0;
 }
 
-static void forward_start(struct ctl *c, struct binding *b);
+static void forward_resume(struct ctl *c, struct binding *b);
+static void forward_from(struct ctl *c, struct binding *b, enum step st);
+static enum step forward_first(const struct binding *b);
 static void undo_start(struct ctl *c, struct binding *b);
 static void release(struct ctl *c, struct binding *b, const char *why);
 static void step_run(struct ctl *c, struct binding *b);
@@ -1294,6 +1336,7 @@ static void ledger_flush(struct ctl *c)
     for (size_t i = 0; i < n; i++) {
         struct lwrite *w = &batch[i];
         struct binding *b = w->b;
+        disp_crashpoint(lw_crashpoint[w->kind]);
         muster_free(w->request);
         w->request = NULL;
         b->lw_pending--;
@@ -1335,7 +1378,16 @@ static void ledger_flush(struct ctl *c)
             break;
         }
         case LW_ADMIT:
-            forward_start(c, b);
+            /* A fresh admission starts at step 2: nothing of this attempt is on the hub, and
+             * an earlier attempt's Works may still look done in the cache while their delete
+             * is on its way. A row taken back to admitted at start-up (readmit) goes on from
+             * what the hub shows. */
+            if (b->resume) {
+                b->resume = 0;
+                forward_resume(c, b);
+            } else {
+                forward_from(c, b, forward_first(b));
+            }
             break;
         case LW_RELEASE:
             /* The PodGroup Works go at once (the OverridePolicy stays: docs/gangobj.md). A
@@ -1772,6 +1824,25 @@ static void reserve_shares(struct ctl *c, const struct binding *b)
     }
 }
 
+/* The clusters the hub lists in the RB's spec.clusters, beside muster's shares: an undo
+ * deletes Works in both. */
+static int rb_lists_cluster(json_object *rb, const char *cluster)
+{
+    json_object *cl = jpath(rb, "spec", "clusters");
+    for (size_t i = 0; cl && i < json_object_array_length(cl); i++) {
+        const char *n = jstr(json_object_array_get_idx(cl, i), "name");
+        if (n && strcmp(n, cluster) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+static size_t rb_nclusters(json_object *rb)
+{
+    json_object *cl = jpath(rb, "spec", "clusters");
+    return cl && json_object_is_type(cl, json_type_array) ? json_object_array_length(cl) : 0;
+}
+
 static int rb_dispatching(json_object *rb)
 {
     return bool_at(jpath(rb, "spec", "suspension"), "dispatching");
@@ -2009,8 +2080,11 @@ static void on_response(int err, const struct kube_response *resp, void *ud)
                       resp->status.message[0] ? resp->status.message : muster_strerror(err));
         }
     }
-    if (b->inflight > 0)
+    if (b->inflight > 0) {
+        if (!err || err == tolerate)
+            disp_crashpoint(step_crashpoint[step][1]);
         return;
+    }
     if (b->gone) {
         maybe_free(c, b);
         return;
@@ -2176,25 +2250,6 @@ static void policy_path(const struct binding *b, int one, char *buf, size_t cap)
     gang_policy_name(name, pname, sizeof pname);
     kube_path(buf, cap, "policy.karmada.io", "v1alpha1", ns, "overridepolicies",
               one ? pname : NULL);
-}
-
-/* The clusters the hub lists in the RB's spec.clusters, beside muster's shares: an undo
- * deletes Works in both. */
-static int rb_lists_cluster(json_object *rb, const char *cluster)
-{
-    json_object *cl = jpath(rb, "spec", "clusters");
-    for (size_t i = 0; cl && i < json_object_array_length(cl); i++) {
-        const char *n = jstr(json_object_array_get_idx(cl, i), "name");
-        if (n && strcmp(n, cluster) == 0)
-            return 1;
-    }
-    return 0;
-}
-
-static size_t rb_nclusters(json_object *rb)
-{
-    json_object *cl = jpath(rb, "spec", "clusters");
-    return cl && json_object_is_type(cl, json_type_array) ? json_object_array_length(cl) : 0;
 }
 
 /* muster's PodGroup Work for b in cluster, as its watch last saw it, or NULL. */
@@ -2415,16 +2470,12 @@ static void step_run(struct ctl *c, struct binding *b)
     }
 }
 
-static void forward_start(struct ctl *c, struct binding *b)
+/* The first step of b's dispatch, by mode and kind. */
+static enum step forward_first(const struct binding *b)
 {
-    b->recheck_ms = 0;
     if (!b->assign)
-        b->step = S_RESUME;
-    else if (b->needs_objects)
-        b->step = S_OBJECTS;
-    else
-        b->step = S_ASSIGN_LIFT;
-    step_run(c, b);
+        return S_RESUME;
+    return b->needs_objects ? S_OBJECTS : S_ASSIGN_LIFT;
 }
 
 static void undo_start(struct ctl *c, struct binding *b)
@@ -2437,6 +2488,19 @@ static void undo_start(struct ctl *c, struct binding *b)
     else
         b->step = S_U_CLEAR;
     step_run(c, b);
+}
+
+/* The undo's last request is acknowledged (the Works' deletes, after the clear; the clear
+ * itself for a gang without Works). The binding waits again only once the RB watch shows the
+ * clear too: until then the cached RB may be the one from before it, with muster's own
+ * dispatching barrier, and the next admission would record that as the user's value and
+ * restore it at the lift (an RB released with the barrier still on). binding_react comes back
+ * here when the event arrives. */
+static void undo_finish(struct ctl *c, struct binding *b)
+{
+    if (b->assign && rb_nclusters(b->rb) > 0)
+        return;
+    engine_add(c, b);
 }
 
 static void mark_dispatched(struct ctl *c, struct binding *b)
@@ -2476,6 +2540,7 @@ static void barrier_judged(struct ctl *c, struct binding *b)
     switch (r) {
     case GANG_RENDERED_READY:
     case GANG_RENDERED_OPEN:
+        disp_crashpoint("dispatch.barrier"); /* judged: the lift is next */
         b->recheck_ms = 0;
         b->step = S_LIFT;
         step_run(c, b);
@@ -2496,6 +2561,7 @@ static void barrier_judged(struct ctl *c, struct binding *b)
 
 static void step_done(struct ctl *c, struct binding *b)
 {
+    disp_crashpoint(step_crashpoint[b->step][0]);
     switch (b->step) {
     case S_OBJECTS:
         b->step = S_APPLIED;
@@ -2550,7 +2616,7 @@ static void step_done(struct ctl *c, struct binding *b)
         b->step = S_NONE;
         b->nshares = 0;
         if (b->st == B_UNDO)
-            engine_add(c, b);
+            undo_finish(c, b);
         return;
     case S_STATUS:
         json_object_put(b->fresh);
@@ -2637,8 +2703,10 @@ static void rollback_ex(struct ctl *c, struct binding *b, const char *why, const
     queue_idmap_del(&c->byid, (uint64_t)b->ledger_id);
     b->ledger_id = 0;
     /* The barrier goes up again during the undo, and the clear restores what the RB had
-     * before muster touched it, as the ledger recorded it; a gang that had no barrier of
-     * muster's (a Volcano Job) gets back what it has now. */
+     * before muster touched it, as the ledger recorded it: never what the cached RB says now,
+     * which may still be a copy from before the lift carrying muster's own barrier (issue 15's
+     * crash recovery). A gang that had no barrier of muster's (a Volcano Job) gets back what
+     * it has now: muster never wrote its dispatching. */
     if (!b->barrier)
         b->user_dispatching = rb_dispatching(b->rb);
     b->barrier = 1;
@@ -2892,8 +2960,12 @@ static void binding_try_queue(struct ctl *c, struct binding *b)
         hold_if_needed(c, b);
 }
 
-/* A pending binding whose RB or template changed: if what it asks for changed, its row is
- * replaced (same place in line), so the ledger always says what is queued. */
+/* A binding with a live pending row whose RB or template changed (waiting, or parked): if what
+ * it asks for changed, its row is replaced (same place in line), so the ledger always says what
+ * is queued. One that can no longer be read (refused, invalid, its template gone) is parked and
+ * keeps its row: the admin API lists it with the reason, and a restart finds a live row and
+ * parks it again. Releasing the row instead dropped it from the list, and the next start-up
+ * took the released row for a finished workload (done: never held, told or queued again). */
 static void binding_reread(struct ctl *c, struct binding *b)
 {
     char queue[sizeof b->queue];
@@ -2906,8 +2978,22 @@ static void binding_reread(struct ctl *c, struct binding *b)
     int same = !rc && strcmp(queue, b->queue) == 0 && prio == b->priority &&
                queue_resvec_cmp(&gang, &b->gang) == 0;
     queue_resvec_close(&gang);
-    if (same)
+    if (rc) {
+        engine_forget(c, b);
+        set_state(c, b, rc == MUSTER_ENOENT ? B_WAIT_TEMPLATE : B_PARKED);
+        if (rc == MUSTER_ENOENT)
+            set_reason(b, "Unschedulable", "its resource template %s was not found", b->tkey);
+        hold_if_needed(c, b);
         return;
+    }
+    if (same) {
+        if (b->st != B_PENDING && b->st != B_BACKOFF) {
+            engine_add(c, b); /* readable again, asking for what its row says */
+            if (b->st == B_PARKED)
+                hold_if_needed(c, b);
+        }
+        return;
+    }
     engine_forget(c, b);
     struct lwrite *w = lw_add(c, b, LW_REPLACE_OLD, "released");
     if (!w) {
@@ -2919,10 +3005,6 @@ static void binding_reread(struct ctl *c, struct binding *b)
     w->row.reason = w->reason;
     queue_idmap_del(&c->byid, (uint64_t)b->ledger_id);
     b->ledger_id = 0;
-    if (rc) {
-        set_state(c, b, rc == MUSTER_ENOENT ? B_WAIT_TEMPLATE : B_PARKED);
-        return;
-    }
     binding_enqueue(c, b);
 }
 
@@ -2933,7 +3015,11 @@ static void binding_react(struct ctl *c, struct binding *b, int template_changed
     switch (b->st) {
     case B_WAIT_TEMPLATE:
     case B_PARKED:
-        if (b->inflight == 0 || b->step == S_HOLD)
+        if (b->inflight != 0 && b->step != S_HOLD)
+            break;
+        if (b->ledger_id && !b->lw_pending)
+            binding_reread(c, b); /* parked with its row: the row may need replacing */
+        else if (!b->ledger_id)
             binding_try_queue(c, b);
         break;
     case B_PENDING:
@@ -2944,6 +3030,10 @@ static void binding_react(struct ctl *c, struct binding *b, int template_changed
             binding_reread(c, b);
         if (b->st == B_PENDING || b->st == B_BACKOFF)
             hold_if_needed(c, b);
+        break;
+    case B_UNDO:
+        if (b->step == S_NONE && b->inflight == 0 && !b->lw_pending && b->ledger_id)
+            undo_finish(c, b); /* the clear came back through the watch */
         break;
     case B_DISPATCHED:
     case B_RUNNING:
@@ -3191,6 +3281,132 @@ static int has_objects(struct ctl *c, struct binding *b)
     return 0;
 }
 
+/* The RB's spec.clusters is b's placement: the same clusters with the same replicas. */
+static int rb_placed_as_ledger(const struct binding *b)
+{
+    json_object *cl = jpath(b->rb, "spec", "clusters");
+    if (b->nshares == 0 || rb_nclusters(b->rb) != b->nshares)
+        return 0;
+    for (size_t i = 0; i < b->nshares; i++) {
+        json_object *e = json_object_array_get_idx(cl, i);
+        const char *n = jstr(e, "name");
+        json_object *r = jobj(e, "replicas");
+        int found = 0;
+        for (uint32_t j = 0; n && j < b->nshares && !found; j++)
+            found = strcmp(n, b->shares[j].cluster) == 0 &&
+                    (r ? json_object_get_int(r) : 0) == b->shares[j].replicas;
+        if (!found)
+            return 0;
+    }
+    return 1;
+}
+
+/* The PodGroup a PodGroup Work carries: spec of its one manifest. */
+static json_object *work_podgroup_spec(json_object *work)
+{
+    json_object *ms = jpath(work, "spec", "workload");
+    ms = jobj(ms, "manifests");
+    if (!ms || !json_object_is_type(ms, json_type_array) || json_object_array_length(ms) == 0)
+        return NULL;
+    return jobj(json_object_array_get_idx(ms, 0), "spec");
+}
+
+/* This attempt's gang objects are on the hub and done, as the watches show them (step 2 over):
+ * the OverridePolicy is listed, and every share's PodGroup Work is there, not being deleted,
+ * Applied, and holding the PodGroup this attempt asks for. The PodGroup is compared because an
+ * earlier attempt's Work of another size keeps the same name; only its spec, because Karmada's
+ * Work webhook adds labels and annotations to the manifest. */
+static int objects_done(struct ctl *c, struct binding *b)
+{
+    char ns[256], pname[GANG_NAME_MAX + 1];
+    const char *name;
+    split_key(b->key, ns, sizeof ns, &name);
+    gang_policy_name(name, pname, sizeof pname);
+    if (b->nshares == 0 || b->nshares > 256 || !kube_informer_get(&c->policies, ns, pname))
+        return 0;
+    struct gang_share gs[256];
+    struct gang_input in;
+    fill_gang_input(c, b, &in, gs);
+    int done = 1;
+    for (uint32_t i = 0; done && i < b->nshares; i++) {
+        json_object *have = own_work(c, b, b->shares[i].cluster);
+        json_object *want = gang_podgroup_work(&in, i);
+        json_object *hs = work_podgroup_spec(have), *ws = work_podgroup_spec(want);
+        done = gang_work_applied(have) && hs && ws && json_object_equal(hs, ws);
+        json_object_put(want);
+    }
+    return done;
+}
+
+/* Runs b's dispatch from step st (a barrier check starts its back-off afresh). */
+static void forward_from(struct ctl *c, struct binding *b, enum step st)
+{
+    b->recheck_ms = 0;
+    b->step = st;
+    step_run(c, b);
+}
+
+/* An admitted binding after a restart, or a dispatched one taken back to admitted (readmit):
+ * the ledger says admitted, but the hub may be any number of steps further, up to the lift
+ * (musterd died before the "dispatched" row was committed). The dispatch goes on from the first
+ * step the hub does not show done, and a step it shows is not sent again: a second placement
+ * patch on a lifted RB would raise muster's dispatching barrier over shares already released,
+ * and lift it again.
+ *  - Lifted: placed as the ledger says, the scheduling suspension gone and, with gang objects,
+ *    muster's barrier down (the lift does both in one patch). Placement comes only after every
+ *    PodGroup Work applied, so it proves them made. The row becomes dispatched; Scheduled=True
+ *    follows.
+ *  - Placed with the barrier (or held again) over objects that are done: from the barrier check
+ *    (step 4), which lets the lift go once the rendered Works carry the policy.
+ *  - Objects done, not placed: from the placement patch (step 3).
+ *  - Else from the objects (step 2: creates that meet what exists patch it to this body).
+ * A binding admitted before its hold landed and whose user kept dispatching suspended looks
+ * lifted once placed; the lift would have changed nothing there, and the rendered Works stay
+ * suspended until the user lifts them (Karmada renders the policy in then). */
+static void forward_resume(struct ctl *c, struct binding *b)
+{
+    int placed = b->assign && rb_placed_as_ledger(b);
+    int lifted = bool_at(jpath(b->rb, "spec", "suspension"), "scheduling") != 1;
+    if (b->assign)
+        lifted = lifted && placed;
+    if (b->assign && b->needs_objects)
+        lifted = lifted && (rb_dispatching(b->rb) != 1 || b->user_dispatching == 1);
+    if (lifted) {
+        mark_dispatched(c, b);
+        forward_from(c, b, b->assign ? S_STATUS : S_NONE);
+        check_progress(c, b); /* running already, as likely as not: no event may come to say so */
+        return;
+    }
+    if (b->assign && b->needs_objects && objects_done(c, b))
+        forward_from(c, b, placed ? S_BARRIER : S_ASSIGN);
+    else
+        forward_from(c, b, forward_first(b));
+}
+
+/* A dispatched binding whose hub state is not whole at start-up (not placed as its row says,
+ * or held again): the row goes back to admitted, and the protocol runs again once that is
+ * committed. A crash in the middle then resumes an admitted dispatch (forward_resume) instead of
+ * finding a row that says dispatched over an RB that may carry muster's barrier again. A row
+ * adopted from the hub has no barrier of muster's: what the RB has now is the user's. */
+static void readmit(struct ctl *c, struct binding *b)
+{
+    if (b->assign && b->needs_objects && !b->barrier) {
+        b->barrier = 1;
+        b->user_dispatching = rb_dispatching(b->rb);
+    }
+    b->resume = 1; /* the committed row resumes from the hub (ledger_flush) */
+    set_state(c, b, B_ADMITTED);
+    struct lwrite *w = lw_add(c, b, LW_ADMIT, "admitted");
+    if (!w) {
+        fatal(c, "out of memory");
+        return;
+    }
+    w->row.id = b->ledger_id;
+    clusters_text(b, w->clusters, sizeof w->clusters);
+    w->row.clusters = w->clusters;
+    w->row.admitted_at = b->admitted_at;
+}
+
 static int rb_scheduled_true(json_object *rb)
 {
     json_object *conds = jpath(rb, "status", "conditions");
@@ -3299,15 +3515,14 @@ static void reconcile_row(struct ctl *c, struct live_row *r)
         break;
     }
     case B_ADMITTED:
-        forward_start(c, b);
+        forward_resume(c, b);
         break;
     default: {
         int whole = sched != 1 && (!b->assign || rb_nclusters(rb) == b->nshares);
         for (uint32_t i = 0; whole && b->assign && i < b->nshares; i++)
             whole = rb_lists_cluster(rb, b->shares[i].cluster);
         if (!whole) {
-            set_state(c, b, B_ADMITTED);
-            forward_start(c, b);
+            readmit(c, b);
         } else {
             /* The ledger said dispatched before Scheduled=True was written (the last step):
              * a crash between leaves it to do. */
@@ -3369,6 +3584,15 @@ static void reconcile_rb(void *ud, json_object *rb)
     snprintf(b->uid, sizeof b->uid, "%s", uid ? uid : "");
     if (last.found && strcmp(last.state, "released") == 0 && uid && strcmp(last.uid, uid) == 0) {
         set_state(c, b, B_DONE);
+        /* A job that finished at once was released before its dispatch's last step, the
+         * Scheduled=True status, was acknowledged, and musterd died between: it is still due
+         * on an RB muster placed (a resume-mode RB is Karmada's scheduler's to tell). */
+        const char *sn = jstr(jobj(rb, "spec"), "schedulerName");
+        if (rb_nclusters(rb) > 0 && bool_at(jpath(rb, "spec", "suspension"), "scheduling") != 1 &&
+            !rb_scheduled_true(rb) && sn && strcmp(sn, c->scheduler) == 0) {
+            b->step = S_STATUS;
+            step_run(c, b);
+        }
         return;
     }
     set_state(c, b, B_WAIT_TEMPLATE);

@@ -1,4 +1,5 @@
 /* musterd: the multi-cluster queue dispatcher. Flags follow Kubernetes components. */
+#include "dispatcher/crashpoint.h"
 #include "dispatcher/daemon.h"
 #include "dispatcher/recovery.h"
 #include "dispatcher/store.h"
@@ -220,6 +221,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "musterd: unexpected argument: %s\n", argv[optind]);
         return 2;
     }
+    if (disp_crashpoint_init())
+        return 2;
     if (demo && !scenario) {
         fprintf(stderr, "musterd: --demo needs --scenario (e.g. deploy/scenarios/demo.yaml)\n");
         return 2;

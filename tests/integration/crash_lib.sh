@@ -133,9 +133,15 @@ vcjob() { # NAME WORKERS CPU SECONDS
     post apis/batch.volcano.sh/v1alpha1/namespaces/$NS/jobs "{\"apiVersion\":\"batch.volcano.sh/v1alpha1\",\"kind\":\"Job\",\"metadata\":{\"name\":\"$1\",\"annotations\":{\"sim.muster.io/duration\":\"$4s\"}},\"spec\":{\"queue\":\"$Q\",\"schedulerName\":\"volcano\",\"minAvailable\":$(($2 + 1)),\"tasks\":[{\"name\":\"ps\",\"replicas\":1,\"template\":{\"spec\":{\"containers\":[{\"name\":\"ps\",\"image\":\"x\",\"resources\":{\"requests\":{\"cpu\":\"1\"}}}]}}},{\"name\":\"worker\",\"replicas\":$2,\"template\":{\"spec\":{\"containers\":[{\"name\":\"w\",\"image\":\"x\",\"resources\":{\"requests\":{\"cpu\":\"$3\"}}}]}}}]}}"
 }
 
-# stream: workloads until $TMP/stop exists, about one every 40 ms: batch Jobs (single-cluster and
-# spread) that finish after 1-3 s, Volcano Jobs, Deployments (every third one deleted later),
-# and now and then a Job no node can hold (named unfit-*). Prints how many it made.
+# stream: workloads until $TMP/stop exists, about one every 40 ms (MUSTER_STREAM_PAUSE seconds
+# between two, default 0.04): batch Jobs (single-cluster and
+# spread) that finish after 1-3 s, Volcano Jobs, Deployments, and now and then a Job no node can
+# hold (named unfit-*). Prints how many it made. Deployments never finish, so each is deleted
+# later: now and then at random, and the oldest whenever more than STREAM_DEPLOYMENTS_MAX are
+# alive. Left to pile up they filled the queue's capability after some 800 workloads and every
+# later workload rightly waited QuotaExceeded: a longer run (more kill points) could not
+# converge, whatever musterd did (issue 15, crash recovery defect 4).
+STREAM_DEPLOYMENTS_MAX=12
 stream() {
     local i=0 r
     RANDOM=${SEED:-7}
@@ -148,14 +154,18 @@ stream() {
             vcjob "v$i" $((1 + RANDOM % 3)) $((1 + RANDOM % 2)) $((1 + RANDOM % 3))
         elif [ $r -lt 18 ]; then
             deployment "d$i" $((1 + RANDOM % 2)) 1
-            [ $((i % 3)) = 0 ] && echo "d$i" >>"$TMP/doomed"
+            echo "d$i" >>"$TMP/doomed"
+            if [ "$(wc -l <"$TMP/doomed")" -gt $STREAM_DEPLOYMENTS_MAX ]; then
+                delete "apis/apps/v1/namespaces/$NS/deployments/$(head -1 "$TMP/doomed")"
+                sed -i 1d "$TMP/doomed"
+            fi
         elif [ $r -lt 19 ] && [ -s "$TMP/doomed" ]; then
             delete "apis/apps/v1/namespaces/$NS/deployments/$(head -1 "$TMP/doomed")"
             sed -i 1d "$TMP/doomed"
         else
             job "unfit-$i" 1 20 1 0
         fi
-        sleep 0.04
+        sleep "${MUSTER_STREAM_PAUSE:-0.04}"
     done
     echo "$i" >"$TMP/streamed"
 }

@@ -26,7 +26,14 @@
  *     that exists and is dispatched, to one of its spec.clusters, and is not suspended; every
  *     such OverridePolicy to an RB that exists with the uid of its
  *     scheduling.muster.io/binding-uid label (muster keeps the policy for the RB's life: issue
- *     15, docs/gangobj.md). */
+ *     15, docs/gangobj.md).
+ *  6. No placement patch sent twice (issue 15): once an RB is lifted (spec.clusters set,
+ *     scheduling and dispatching not suspended), the dispatching barrier never goes up and down
+ *     again over the same placement. A rollback raises it too, but then clears the placement.
+ *
+ * An RB of check 3 that is not dispatched passes when it waits for quota: Scheduled=False/
+ * QuotaExceeded, and Q's allocated cpu plus its own request is above Q's capability (the
+ * queue really is full; check 4 says whether that usage is real). */
 #include <curl/curl.h>
 #include <json-c/json.h>
 
@@ -154,6 +161,8 @@ struct rb {
     char disp[MAXD][512]; /* dispatches in order */
     int ndisp;
     int overlaps;
+    int lifted;   /* check 6: placed and released, not suspended */
+    int reraised; /* and then muster's barrier went up over the same placement */
     struct rb *next;
 };
 
@@ -240,6 +249,21 @@ static int read_events(const char *path, const char *ns)
                 snprintf(r->last_nonempty, sizeof r->last_nonempty, "%s", pl);
             }
             snprintf(r->last, sizeof r->last, "%s", pl);
+            r->lifted = r->reraised = 0;
+        }
+        json_object *susp = jpath(obj, "spec", "suspension");
+        int sched = jbool(susp, "scheduling") == 1, disp = jbool(susp, "dispatching") == 1;
+        if (!pl[0]) {
+            r->lifted = r->reraised = 0;
+        } else if (r->lifted && !sched && disp) {
+            r->reraised = 1;
+        } else if (r->reraised && !sched && !disp) {
+            fail("%s: the placement [%s] was sent again after the lift: the dispatching barrier "
+                 "went up and down over released shares (resourceVersion %s)",
+                 key, pl, jstr(ev, "resourceVersion"));
+            r->reraised = 0;
+        } else if (!sched && !disp) {
+            r->lifted = 1;
         }
         json_object_put(ev);
     }
@@ -419,7 +443,10 @@ int main(int argc, char **argv)
 
     /* 3 and 2: every RB of the namespace */
     json_object *items = jget(rblist, "items");
-    size_t nrb = json_object_array_length(items), ndisp = 0, nheld = 0, nmulti = 0;
+    size_t nrb = json_object_array_length(items), ndisp = 0, nheld = 0, nmulti = 0, nquota = 0;
+    int64_t q_alloc = cpu_milli(jpath(q, "status", "allocated"));
+    json_object *qspec = jget(q, "spec") ? jget(q, "spec") : q;
+    int64_t q_cap = cpu_milli(jget(qspec, "capability"));
     int64_t hub_cpu = 0;
     for (size_t i = 0; i < nrb; i++) {
         json_object *rb = json_object_array_get_idx(items, i);
@@ -445,12 +472,19 @@ int main(int argc, char **argv)
                 fail("%s: held without Scheduled=False/NoClusterFit (%s/%s)", key,
                      sc ? jstr(sc, "status") : "none", sc ? jstr(sc, "reason") : "none");
         } else {
-            if (!rb_dispatched(rb))
-                fail("%s: fits but is not dispatched (clusters [%s], scheduling %d)", key, pl,
-                     jbool(susp, "scheduling"));
-            else
+            const char *why = sc && jstr(sc, "reason") ? jstr(sc, "reason") : "";
+            int quota = !rb_dispatched(rb) && !pl[0] && jbool(susp, "scheduling") == 1 &&
+                        strcmp(why, "QuotaExceeded") == 0 && q_cap >= 0 &&
+                        (q_alloc > 0 ? q_alloc : 0) + rb_cpu(rb) > q_cap;
+            if (quota) {
+                nquota++;
+            } else if (!rb_dispatched(rb)) {
+                fail("%s: fits but is not dispatched (clusters [%s], scheduling %d, %s)", key, pl,
+                     jbool(susp, "scheduling"), why[0] ? why : "no Scheduled reason");
+            } else {
                 ndisp++;
-            if (!sc || strcmp(jstr(sc, "status") ? jstr(sc, "status") : "", "True"))
+            }
+            if (!quota && (!sc || strcmp(jstr(sc, "status") ? jstr(sc, "status") : "", "True")))
                 fail("%s: dispatched but Scheduled is not True", key);
         }
         if (rb_dispatched(rb) && !rb_finished(rb))
@@ -561,10 +595,10 @@ int main(int argc, char **argv)
             fail("orphan OverridePolicy %s/%s (binding %s: %s)", jstr(md, "namespace"),
                  jstr(md, "name"), bkey ? bkey : "?", !rb ? "gone" : "another RB's");
     }
-    printf("dispatch-check: %zu RBs (%zu dispatched, %zu held as unfit, %zu dispatched more "
-           "than once), %zu live ledger rows, %zu PodGroup Works, %zu OverridePolicies, queue "
-           "%s cpu %lldm: %s\n",
-           nrb, ndisp, nheld, nmulti, json_object_array_length(live), nworks, nops, queue,
+    printf("dispatch-check: %zu RBs (%zu dispatched, %zu held as unfit, %zu waiting for a full "
+           "queue, %zu dispatched more than once), %zu live ledger rows, %zu PodGroup Works, %zu "
+           "OverridePolicies, queue %s cpu %lldm: %s\n",
+           nrb, ndisp, nheld, nquota, nmulti, json_object_array_length(live), nworks, nops, queue,
            (long long)alloc, failures ? "FAILED" : "ok");
     json_object_put(rblist);
     json_object_put(works);

@@ -282,6 +282,8 @@ struct rowcount {
     const char *binding;
     int rows, live;
     char state[16];
+    int64_t id; /* the newest row's */
+    int barrier, user_dispatching;
 };
 
 static int count_cb(void *ud, const struct store_ledger_row *r)
@@ -292,12 +294,15 @@ static int count_cb(void *ud, const struct store_ledger_row *r)
         c->live++;
     }
     snprintf(c->state, sizeof c->state, "%s", r->state);
+    c->id = r->id;
+    c->barrier = r->barrier;
+    c->user_dispatching = r->user_dispatching;
     return 0;
 }
 
 static struct rowcount rows_of(struct env *e, const char *binding)
 {
-    struct rowcount c = {binding, 0, 0, ""};
+    struct rowcount c = {binding, 0, 0, "", 0, 0, 0};
     CU_ASSERT_EQUAL(store_ledger_foreach_binding(e->s, binding, count_cb, &c), 0);
     return c;
 }
@@ -566,6 +571,212 @@ static void test_full_name_table_is_logged(void)
     fclose(log);
 }
 
+/* A merge patch to RB team/name through the API server, as another client would send it. */
+static void patch_rb(struct env *e, const char *name, const char *body)
+{
+    char path[256];
+    snprintf(path, sizeof path,
+             "/apis/work.karmada.io/v1alpha2/namespaces/team/resourcebindings/%s", name);
+    struct kube_request req = {.verb = KUBE_MERGE_PATCH, .path = path, .body = body};
+    int done = 0;
+    CU_ASSERT_EQUAL_FATAL(kube_request(e->kube, &req, created, &done), 0);
+    CU_ASSERT_FATAL(pump_until(e, flag_set, &done, 5000));
+    CU_ASSERT_EQUAL(done, 1);
+}
+
+static int64_t rb_generation_of(struct env *e, const char *name)
+{
+    json_object *rb = get_obj(e, res("work.karmada.io", "v1alpha2", "resourcebindings"), "team",
+                              name);
+    int64_t g = json_object_get_int64(at(rb, "metadata", "generation"));
+    json_object_put(rb);
+    return g;
+}
+
+/* Issue 15, crash recovery defect 1: musterd killed after the hub acknowledged the lift but
+ * before the "dispatched" row was committed. The ledger says admitted; the restart must see
+ * the dispatch done on the hub and record it, not send the placement patch (and muster's
+ * dispatching barrier) to the lifted RB again. */
+static void test_restart_after_lift_sends_nothing_again(void)
+{
+    struct env e;
+    env_start(&e, "ctl-lifted.db");
+    ctl_up(&e);
+    create_job(&e, "lifted", "nlp", 2, 4, NULL);
+    struct rbwait w = {"lifted-job", 1};
+    CU_ASSERT_FATAL(pump_until(&e, rb_state, &w, 10000));
+    const char *want[] = {"team/lifted-job", "running"};
+    CU_ASSERT_FATAL(pump_until(&e, ledger_state, (void *)want, 10000));
+    ctl_down(&e);
+    /* the crash: the row as it stood between the lift's answer and the next commit */
+    struct rowcount c = rows_of(&e, "team/lifted-job");
+    struct store_ledger_row row = {.id = c.id, .state = "admitted", .updated_at = 1,
+                                   .mode = "assign", .barrier = c.barrier,
+                                   .user_dispatching = c.user_dispatching};
+    CU_ASSERT_EQUAL_FATAL(store_ledger_write_batch(e.s, &row, 1), 0);
+    int64_t gen = rb_generation_of(&e, "lifted-job");
+    ctl_up(&e);
+    const char *back[] = {"team/lifted-job", "running"};
+    CU_ASSERT(pump_until(&e, ledger_state, (void *)back, 10000));
+    for (int i = 0; i < 50; i++)
+        uv_run(&e.loop, UV_RUN_ONCE);
+    /* no spec patch at all: the barrier was not raised and lowered again */
+    CU_ASSERT_EQUAL(rb_generation_of(&e, "lifted-job"), gen);
+    c = rows_of(&e, "team/lifted-job");
+    CU_ASSERT_EQUAL(c.rows, 1);
+    CU_ASSERT_EQUAL(c.live, 1);
+    env_stop(&e);
+}
+
+/* Issue 15, crash recovery defect 2: a half-done dispatch of muster's found at start-up (RB
+ * placed, scheduling suspended, muster's dispatching barrier up, no live row) is undone and
+ * dispatched again at once. Its admission must not take the barrier muster itself set, still in
+ * the start-up list's copy of the RB, for the user's value and restore it at the lift. */
+static void test_undo_then_dispatch_restores_no_barrier(void)
+{
+    struct env e;
+    env_start(&e, "ctl-barrier.db");
+    create_job(&e, "half", "nlp", 2, 4, NULL);
+    for (int i = 0; i < 20; i++) /* the detector makes the RB */
+        uv_run(&e.loop, UV_RUN_ONCE);
+    patch_rb(&e, "half-job",
+             "{\"spec\":{\"clusters\":[{\"name\":\"west\",\"replicas\":2}],"
+             "\"suspension\":{\"scheduling\":true,\"dispatching\":true}}}");
+    ctl_up(&e);
+    struct rbwait w = {"half-job", 1};
+    CU_ASSERT_FATAL(pump_until(&e, rb_state, &w, 10000));
+    for (int i = 0; i < 50; i++)
+        uv_run(&e.loop, UV_RUN_ONCE);
+    json_object *rb = get_obj(&e, res("work.karmada.io", "v1alpha2", "resourcebindings"),
+                              "team", "half-job");
+    json_object *susp = at(rb, "spec", "suspension");
+    json_object *disp = at(susp, "dispatching", NULL);
+    CU_ASSERT(!disp || !json_object_get_boolean(disp));
+    json_object *sched = at(susp, "scheduling", NULL);
+    CU_ASSERT(sched && !json_object_get_boolean(sched));
+    json_object_put(rb);
+    struct rowcount c = rows_of(&e, "team/half-job");
+    CU_ASSERT_NOT_EQUAL(c.user_dispatching, 1);
+    env_stop(&e);
+}
+
+struct condwait {
+    const char *rb, *reason;
+};
+
+static int rb_reason_is(struct env *e, void *arg)
+{
+    struct condwait *w = arg;
+    json_object *rb = get_obj(e, res("work.karmada.io", "v1alpha2", "resourcebindings"), "team",
+                              w->rb);
+    const char *r = condition(rb, "Scheduled", "reason");
+    int ok = r && strcmp(r, w->reason) == 0;
+    json_object_put(rb);
+    return ok;
+}
+
+static void patch_job_annotation(struct env *e, const char *name, const char *value_json)
+{
+    char path[256], body[256];
+    snprintf(path, sizeof path, "/apis/batch/v1/namespaces/team/jobs/%s", name);
+    snprintf(body, sizeof body,
+             "{\"metadata\":{\"annotations\":{\"scheduling.muster.io/placement\":%s}}}",
+             value_json);
+    struct kube_request req = {.verb = KUBE_MERGE_PATCH, .path = path, .body = body};
+    int done = 0;
+    CU_ASSERT_EQUAL_FATAL(kube_request(e->kube, &req, created, &done), 0);
+    CU_ASSERT_FATAL(pump_until(e, flag_set, &done, 5000));
+    CU_ASSERT_EQUAL(done, 1);
+}
+
+/* Issue 15, crash recovery defect 3: a waiting binding that turns unreadable (here its placement
+ * annotation) is parked and keeps its live row: the admin API lists it with the reason, before
+ * and after a restart, and it waits again once the template is fixed. The row used to be
+ * released: the list dropped it, and the next start-up took the released row for a finished
+ * workload and never looked at the binding again. */
+static void test_parked_binding_keeps_its_row(void)
+{
+    struct env e;
+    env_start(&e, "ctl-parked.db");
+    ctl_up(&e);
+    create_job_cpu(&e, "turn", "nlp", 1, 0, "100", NULL); /* no 64-cpu node holds it */
+    struct condwait nofit = {"turn-job", "NoClusterFit"};
+    CU_ASSERT_FATAL(pump_until(&e, rb_reason_is, &nofit, 10000));
+    CU_ASSERT_EQUAL(rows_of(&e, "team/turn-job").live, 1);
+    patch_job_annotation(&e, "turn", "\"sideways\"");
+    struct condwait bad = {"turn-job", "Unschedulable"};
+    CU_ASSERT_FATAL(pump_until(&e, rb_reason_is, &bad, 10000));
+    struct rowcount c = rows_of(&e, "team/turn-job");
+    CU_ASSERT_EQUAL(c.live, 1);
+    CU_ASSERT_STRING_EQUAL(c.state, "pending");
+    ctl_down(&e);
+    ctl_up(&e);
+    for (int i = 0; i < 50; i++)
+        uv_run(&e.loop, UV_RUN_ONCE);
+    CU_ASSERT_EQUAL(rows_of(&e, "team/turn-job").live, 1);
+    patch_job_annotation(&e, "turn", "null");
+    CU_ASSERT(pump_until(&e, rb_reason_is, &nofit, 10000));
+    CU_ASSERT_EQUAL(rows_of(&e, "team/turn-job").live, 1);
+    env_stop(&e);
+}
+
+/* A dispatched gang whose RB was held again while musterd was down is not whole: its row goes
+ * back to admitted and the protocol finishes from the objects (the placement is there), ending
+ * lifted with no barrier of muster's left and the row dispatched again. */
+static void test_dispatched_held_again_is_lifted(void)
+{
+    struct env e;
+    env_start(&e, "ctl-reheld.db");
+    ctl_up(&e);
+    create_job(&e, "reheld", "nlp", 2, 4, NULL);
+    struct rbwait w = {"reheld-job", 1};
+    CU_ASSERT_FATAL(pump_until(&e, rb_state, &w, 10000));
+    const char *running[] = {"team/reheld-job", "running"};
+    CU_ASSERT_FATAL(pump_until(&e, ledger_state, (void *)running, 10000));
+    ctl_down(&e);
+    patch_rb(&e, "reheld-job", "{\"spec\":{\"suspension\":{\"scheduling\":true}}}");
+    ctl_up(&e);
+    CU_ASSERT_FATAL(pump_until(&e, rb_state, &w, 10000));
+    const char *again[] = {"team/reheld-job", "running"};
+    CU_ASSERT(pump_until(&e, ledger_state, (void *)again, 10000));
+    json_object *rb = get_obj(&e, res("work.karmada.io", "v1alpha2", "resourcebindings"),
+                              "team", "reheld-job");
+    json_object *disp = at(at(rb, "spec", "suspension"), "dispatching", NULL);
+    CU_ASSERT(!disp || !json_object_get_boolean(disp));
+    json_object_put(rb);
+    struct rowcount c = rows_of(&e, "team/reheld-job");
+    CU_ASSERT_EQUAL(c.rows, 1);
+    env_stop(&e);
+}
+
+/* A job that finished at once, released before Scheduled=True was acknowledged, and musterd
+ * died between (the campaign's kills at release.ledger): the restart writes it. The status is
+ * removed here to stand for the write that never landed. */
+static void test_released_before_status_gets_it(void)
+{
+    struct env e;
+    env_start(&e, "ctl-status.db");
+    ctl_up(&e);
+    create_job(&e, "quick", "vision", 1, 2, "1s");
+    const char *want[] = {"team/quick-job", "released"};
+    CU_ASSERT_FATAL(pump_until(&e, ledger_state, (void *)want, 15000));
+    ctl_down(&e);
+    struct kube_request req = {
+        .verb = KUBE_MERGE_PATCH,
+        .path = "/apis/work.karmada.io/v1alpha2/namespaces/team/resourcebindings/quick-job",
+        .subresource = "status",
+        .body = "{\"status\":{\"conditions\":null}}"};
+    int done = 0;
+    CU_ASSERT_EQUAL_FATAL(kube_request(e.kube, &req, created, &done), 0);
+    CU_ASSERT_FATAL(pump_until(&e, flag_set, &done, 5000));
+    struct condwait ok = {"quick-job", "Success"};
+    CU_ASSERT_FALSE(rb_reason_is(&e, &ok));
+    ctl_up(&e);
+    CU_ASSERT(pump_until(&e, rb_reason_is, &ok, 10000));
+    CU_ASSERT_EQUAL(rows_of(&e, "team/quick-job").rows, 1);
+    env_stop(&e);
+}
+
 static CU_TestInfo tests[] = {
     {"dispatch, then restart", test_dispatch_and_restart},
     {"release on completion", test_release_on_completion},
@@ -575,6 +786,11 @@ static CU_TestInfo tests[] = {
     {"RBs created while no loop ran", test_rbs_created_while_down},
     {"fence down: nothing written", test_fence_down_writes_nothing},
     {"no cluster fit until room frees", test_nofit_until_room_frees},
+    {"restart after the lift sends nothing again", test_restart_after_lift_sends_nothing_again},
+    {"undo, then dispatch: no barrier restored", test_undo_then_dispatch_restores_no_barrier},
+    {"a parked binding keeps its row", test_parked_binding_keeps_its_row},
+    {"dispatched, held again: lifted again", test_dispatched_held_again_is_lifted},
+    {"released before Scheduled=True: written at start-up", test_released_before_status_gets_it},
     CU_TEST_INFO_NULL,
 };
 

@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# Issue 15: musterd killed deterministically at each named step boundary of the commit protocol,
+# rollback and release (MUSTER_CRASH_AT, docs/dispatcher.md "Crash points"), one run per point:
+# a fresh muster-sim and database, a small set of workloads that passes every boundary, musterd
+# ends itself at the point (exit 137, as SIGKILL leaves it), is started again on the same
+# database without the point, and must converge (tests/tools/dispatch_check.c): every RB that
+# fits dispatched, once per admitted ledger row, no barrier or half-suspended RB left, no
+# placement patch sent twice, usage equal to the ledger and the hub, no orphan gang object.
+# A point the scenario never reaches fails the test: the names stay true to the code.
+# MUSTER_CRASH_ONLY=NAME[,NAME...] runs only those points.
+# Usage: dispatch_crashpoints.sh PATH/TO/musterd PATH/TO/muster-sim PATH/TO/muster-dispatch-check
+set -euo pipefail
+
+MUSTERD=$1
+SIM=$2
+CHECK=$3
+NAME=dispatch_crashpoints
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
+# shellcheck source=crash_lib.sh
+. "$(dirname "$0")/crash_lib.sh"
+
+# The points and what makes the scenario pass them; "rollback" points add a gang that cannot
+# start (a user's OverridePolicy sends its pods in c2 and c3 to a PodGroup that does not exist),
+# rolled back after the queue's 2 s gang timeout; the fault goes when musterd dies, so the
+# attempt after the back-off (10 s) runs. Every other run is without it.
+POINTS=(
+    queue.ledger hold requeue.ledger dispatch.ledger dispatch.objects.one dispatch.objects
+    dispatch.applied dispatch.assign dispatch.barrier dispatch.lift dispatch.assign-lift
+    dispatch.dispatched dispatch.status follow.running release.ledger release.objects
+    rollback:rollback.ledger rollback:rollback.barrier rollback:rollback.clear
+    rollback:rollback.objects.one rollback:rollback.objects
+)
+
+BREAK='{"apiVersion":"policy.karmada.io/v1alpha1","kind":"OverridePolicy","metadata":{"name":"zz-break","namespace":"crash"},"spec":{"resourceSelectors":[{"apiVersion":"apps/v1","kind":"Deployment","namespace":"crash","name":"broken"}],"overrideRules":[{"targetCluster":{"clusterNames":["c2","c3"]},"overriders":{"plaintext":[{"path":"/spec/template/metadata/annotations/scheduling.k8s.io~1group-name","operator":"add","value":"no-such-group"}]}}]}}'
+
+patch() { # PATH BODY: a JSON merge patch, as a user's kubectl would send it
+    local try code
+    for try in 1 2 3 4 5 6 7 8 9 10; do
+        code=$(curl -s -o /dev/null -w '%{http_code}' -XPATCH "$BASE/$1" \
+            -H 'Content-Type: application/merge-patch+json' -d "$2")
+        [ "$code" = 200 ] && return 0
+        sleep 0.05
+    done
+    dfail "PATCH $1: $code"
+}
+
+# one_point POINT WITH_ROLLBACK
+one_point() {
+    local point=$1 broken=$2 t0=$SECONDS rc=0
+    rm -f "$TMP/events.log" "$TMP"/muster.db* "$TMP"/md.* "$TMP/doomed" "$TMP/check.out"
+    start_sim
+    export MUSTER_CRASH_AT=$point
+    start_musterd
+    unset MUSTER_CRASH_AT
+    curl -sf -XPOST "$API/api/v1/queues" -H 'Content-Type: application/json' \
+        -d "{\"name\":\"$Q\",\"parent\":\"root\",\"capability\":{\"cpu\":\"200\"},\"gangTimeoutSeconds\":2}" \
+        >/dev/null || dfail "$point: could not create queue $Q"
+    [ "$broken" = 1 ] && post "apis/policy.karmada.io/v1alpha1/namespaces/$NS/overridepolicies" "$BREAK"
+    job sj 9 8 2 1        # 72 cpu, spread over two clusters (64 each at most): two PodGroup
+                          # Works and the policy; finishes after 2 s
+    vcjob vj 2 1 2        # Volcano Job: placement and lift in one patch
+    deployment dd 2 1     # deleted below: released because its RB goes
+    job unfit-x 1 20 1 0  # no node holds it: held, NoClusterFit
+    [ "$broken" = 1 ] && deployment broken 9 8 # 72 cpu: spread over two or three clusters
+    # the unfit Job waits: a user lifts its hold (musterd holds it again), then its template
+    # asks for more (its pending row is replaced)
+    patch "apis/work.karmada.io/v1alpha2/namespaces/$NS/resourcebindings/unfit-x-job" \
+        '{"spec":{"suspension":{"scheduling":false}}}'
+    patch "apis/batch/v1/namespaces/$NS/jobs/unfit-x" '{"spec":{"parallelism":2}}'
+    local deadline=$((SECONDS + 20)) deleted=0
+    while kill -0 "$MD_PID" 2>/dev/null; do
+        [ $SECONDS -lt "$deadline" ] || dfail "$point: musterd never reached the crash point"
+        if [ $deleted = 0 ] && [ $((SECONDS - t0)) -ge 3 ]; then
+            delete "apis/apps/v1/namespaces/$NS/deployments/dd"
+            deleted=1
+        fi
+        sleep 0.05
+    done
+    wait "$MD_PID" || rc=$?
+    MD_PID=
+    [ "$rc" = 137 ] || dfail "$point: musterd exited with $rc, not 137"
+    grep -q "crash point $point reached" "$TMP/md.err" || dfail "$point: no crash line on stderr"
+    [ "$broken" = 1 ] && delete "apis/policy.karmada.io/v1alpha1/namespaces/$NS/overridepolicies/zz-break"
+    [ $deleted = 1 ] || delete "apis/apps/v1/namespaces/$NS/deployments/dd"
+    start_musterd
+    converge 60
+    finish
+    echo "$point: converged in $((SECONDS - t0)) s ($(grep -o 'resuming [0-9]* half-done dispatches, undoing [0-9]*' "$TMP/md.out" | tail -1))"
+}
+
+start_all=$SECONDS
+n=0
+for p in "${POINTS[@]}"; do
+    broken=0
+    case $p in rollback:*) broken=1 p=${p#rollback:} ;; esac
+    if [ -n "${MUSTER_CRASH_ONLY:-}" ] && [[ ",$MUSTER_CRASH_ONLY," != *",$p,"* ]]; then
+        continue
+    fi
+    one_point "$p" "$broken"
+    n=$((n + 1))
+done
+echo "dispatch_crashpoints: ok ($n points, $((SECONDS - start_all)) s)"
