@@ -397,16 +397,19 @@ void sim__prune_works(struct sim_karmada *k, const char *pid, json_object *keep)
     muster_free(keys);
 }
 
-/* Removes the binding controller's finalizer from rb (the store then deletes it). */
-static void remove_finalizer(struct sim_karmada *k, json_object *rb)
+/* Removes finalizer fin from obj of resource r, as the controller that owns it does once its
+ * clean-up is done (the store deletes an object being deleted whose finalizers are gone).
+ * Nothing is written when obj does not carry fin. */
+void sim__finalizer_remove(struct sim_karmada *k, const struct sim_resource *r, json_object *obj,
+                           const char *fin)
 {
-    json_object *fins = sim__get_path(rb, "metadata", "finalizers", NULL);
+    json_object *fins = sim__get_path(obj, "metadata", "finalizers", NULL);
     size_t n = json_object_is_type(fins, json_type_array) ? json_object_array_length(fins) : 0;
     json_object *next = json_object_new_array();
     int found = 0;
     for (size_t i = 0; i < n; i++) {
         json_object *f = json_object_array_get_idx(fins, i);
-        if (strcmp(json_object_get_string(f), BINDING_FINALIZER) == 0)
+        if (strcmp(json_object_get_string(f), fin) == 0)
             found = 1;
         else
             json_object_array_add(next, json_object_get(f));
@@ -415,12 +418,11 @@ static void remove_finalizer(struct sim_karmada *k, json_object *rb)
         json_object_put(next);
         return;
     }
-    json_object *copy = sim__shallow_copy(rb);
-    json_object *meta = sim__shallow_copy(sim__get_path(rb, "metadata", NULL, NULL));
+    json_object *copy = sim__shallow_copy(obj);
+    json_object *meta = sim__shallow_copy(sim__get_path(obj, "metadata", NULL, NULL));
     json_object_object_add(meta, "finalizers", next);
     json_object_object_add(copy, "metadata", meta);
-    sim_store_update(k->store, sim__res_of("work.karmada.io", "v1alpha2", "resourcebindings"),
-                     sim_meta_str(rb, "namespace"), sim_meta_str(rb, "name"), copy,
+    sim_store_update(k->store, r, sim_meta_str(obj, "namespace"), sim_meta_str(obj, "name"), copy,
                      SIM_WRITE_INTERNAL | SIM_WRITE_SHARE, NULL, NULL);
     json_object_put(copy);
 }
@@ -456,7 +458,8 @@ void sim__sync_binding(struct sim_karmada *k, json_object *rb)
     if (sim_meta_str(rb, "deletionTimestamp")) {
         if (pid)
             sim__prune_works(k, pid, NULL);
-        remove_finalizer(k, rb);
+        sim__finalizer_remove(k, sim__res_of("work.karmada.io", "v1alpha2", "resourcebindings"), rb,
+                              BINDING_FINALIZER);
         return;
     }
     if (pid) {

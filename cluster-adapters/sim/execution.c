@@ -188,28 +188,7 @@ static void delete_work(struct sim_karmada *k, struct cluster *c, json_object *w
         if (cur && managed(cur))
             sim__member_apply(k, c, key, NULL);
     }
-    json_object *fins = sim__get_path(work, "metadata", "finalizers", NULL);
-    size_t n = json_object_is_type(fins, json_type_array) ? json_object_array_length(fins) : 0;
-    json_object *next = json_object_new_array();
-    int found = 0;
-    for (size_t i = 0; i < n; i++) {
-        json_object *f = json_object_array_get_idx(fins, i);
-        if (strcmp(json_object_get_string(f), EXECUTION_FINALIZER) == 0)
-            found = 1;
-        else
-            json_object_array_add(next, json_object_get(f));
-    }
-    if (!found) {
-        json_object_put(next);
-        return;
-    }
-    json_object *copy = sim__shallow_copy(work);
-    json_object *meta = sim__shallow_copy(sim__get_path(work, "metadata", NULL, NULL));
-    json_object_object_add(meta, "finalizers", next);
-    json_object_object_add(copy, "metadata", meta);
-    sim_store_update(k->store, works(), sim_meta_str(work, "namespace"), sim_meta_str(work, "name"),
-                     copy, SIM_WRITE_INTERNAL | SIM_WRITE_SHARE, NULL, NULL);
-    json_object_put(copy);
+    sim__finalizer_remove(k, works(), work, EXECUTION_FINALIZER);
 }
 
 void sim__execution_reconcile(struct sim_karmada *k, struct cluster *c, json_object *work)

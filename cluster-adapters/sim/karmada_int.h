@@ -234,6 +234,10 @@ json_object *sim__get_path(json_object *o, const char *a, const char *b, const c
 const char *sim__get_str(json_object *o, const char *a, const char *b, const char *c);
 int sim__res_index(struct sim_karmada *k, const char *name, int add);
 const struct sim_resource *sim__res_of(const char *group, const char *version, const char *plural);
+
+/* Removes finalizer fin from obj of resource r (binding.c); no write when obj lacks it. */
+void sim__finalizer_remove(struct sim_karmada *k, const struct sim_resource *r, json_object *obj,
+                           const char *fin);
 json_object *sim__shallow_copy(json_object *o);
 int sim__status_only(const struct sim_event *ev);
 
