@@ -1,0 +1,700 @@
+/* A binding's life before dispatch: the tables by key and template, reading the RB and its
+ * template, queueing, the waiting reason, and the RB and template events. */
+#include "dispatcher/controller/ctl_int.h"
+
+const char *const ctl__state_names[] = {"waiting",  "parked",     "undoing", "backoff", "pending",
+                                        "admitted", "dispatched", "running", "done"};
+
+__attribute__((format(printf, 2, 3))) void ctl__logf(struct ctl *c, const char *fmt, ...)
+{
+    char ts[32];
+    rfc3339(now_ms(c), ts, sizeof ts);
+    fprintf(c->log, "%s musterd: ", ts);
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(c->log, fmt, ap);
+    va_end(ap);
+    fputc('\n', c->log);
+    fflush(c->log);
+}
+
+int ctl__tables_grow(struct ctl *c)
+{
+    size_t n = c->nbuckets ? c->nbuckets * 2 : 1024;
+    struct binding **k = muster_calloc(n, sizeof(*k)), **t = muster_calloc(n, sizeof(*t));
+    if (!k || !t) {
+        muster_free(k);
+        muster_free(t);
+        return MUSTER_ENOMEM;
+    }
+    for (size_t i = 0; i < c->nbuckets; i++) {
+        for (struct binding *b = c->bykey[i], *nx; b; b = nx) {
+            nx = b->hnext;
+            size_t h = hash_str(b->key) & (n - 1);
+            b->hnext = k[h];
+            k[h] = b;
+        }
+        for (struct binding *b = c->bytkey[i], *nx; b; b = nx) {
+            nx = b->tnext;
+            size_t h = hash_str(b->tkey) & (n - 1);
+            b->tnext = t[h];
+            t[h] = b;
+        }
+    }
+    muster_free(c->bykey);
+    muster_free(c->bytkey);
+    c->bykey = k;
+    c->bytkey = t;
+    c->nbuckets = n;
+    return 0;
+}
+
+struct binding *ctl__find_key(const struct ctl *c, const char *key)
+{
+    if (!c->nbuckets)
+        return NULL;
+    for (struct binding *b = c->bykey[hash_str(key) & (c->nbuckets - 1)]; b; b = b->hnext)
+        if (strcmp(b->key, key) == 0)
+            return b;
+    return NULL;
+}
+
+static struct binding *find_tkey(const struct ctl *c, const char *tkey)
+{
+    if (!c->nbuckets || !tkey[0])
+        return NULL;
+    for (struct binding *b = c->bytkey[hash_str(tkey) & (c->nbuckets - 1)]; b; b = b->tnext)
+        if (strcmp(b->tkey, tkey) == 0)
+            return b;
+    return NULL;
+}
+
+static void tkey_unlink(struct ctl *c, struct binding *b)
+{
+    if (!b->tkey[0])
+        return;
+    struct binding **p = &c->bytkey[hash_str(b->tkey) & (c->nbuckets - 1)];
+    while (*p && *p != b)
+        p = &(*p)->tnext;
+    if (*p)
+        *p = b->tnext;
+    b->tnext = NULL;
+}
+
+char ctl__tkey_none[1];
+
+static void tkey_set(struct ctl *c, struct binding *b, const char *tkey)
+{
+    if (strcmp(b->tkey, tkey) == 0)
+        return;
+    tkey_unlink(c, b);
+    size_t n = strlen(tkey);
+    char *k = n ? muster_malloc(n + 1) : ctl__tkey_none;
+    if (b->tkey != ctl__tkey_none)
+        muster_free(b->tkey);
+    b->tkey =
+        k ? k : ctl__tkey_none; /* out of memory: found by no template, as before it had one */
+    if (b->tkey == ctl__tkey_none)
+        return;
+    memcpy(b->tkey, tkey, n + 1);
+    size_t h = hash_str(b->tkey) & (c->nbuckets - 1);
+    b->tnext = c->bytkey[h];
+    c->bytkey[h] = b;
+}
+
+static void list_unlink(struct binding *b)
+{
+    if (!b->list)
+        return;
+    b->prev->next = b->next;
+    b->next->prev = b->prev;
+    b->prev = b->next = NULL;
+    b->list = 0;
+}
+
+static void list_push(struct binding *head, struct binding *b, int which)
+{
+    list_unlink(b);
+    b->prev = head->prev;
+    b->next = head;
+    head->prev->next = b;
+    head->prev = b;
+    b->list = which;
+}
+
+struct binding *ctl__binding_new(struct ctl *c, const char *key)
+{
+    if ((c->nbindings + 1) * 2 > c->nbuckets * 3 && ctl__tables_grow(c))
+        return NULL;
+    size_t kl = strnlen(key, CTL_KEY_MAX - 1);
+    struct binding *b = muster_calloc(1, sizeof(*b) + kl + 1);
+    if (!b)
+        return NULL;
+    b->key = (char *)(b + 1);
+    memcpy(b->key, key, kl);
+    b->tkey = ctl__tkey_none;
+    size_t h = hash_str(key) & (c->nbuckets - 1);
+    b->hnext = c->bykey[h];
+    c->bykey[h] = b;
+    c->nbindings++;
+    return b;
+}
+
+void ctl__binding_clear_read(struct binding *b)
+{
+    for (uint32_t i = 0; i < b->ncomp; i++)
+        queue_resvec_close(&b->comp[i].req);
+    muster_free(b->comp);
+    b->comp = NULL;
+    queue_resvec_close(&b->gang);
+    b->ncomp = 0;
+}
+
+const char *ctl__binding_msg(const struct binding *b)
+{
+    return b->msg ? b->msg : "";
+}
+
+static void binding_free(struct ctl *c, struct binding *b)
+{
+    struct binding **p = &c->bykey[hash_str(b->key) & (c->nbuckets - 1)];
+    while (*p && *p != b)
+        p = &(*p)->hnext;
+    if (*p)
+        *p = b->hnext;
+    tkey_unlink(c, b);
+    if (b->list == 2)
+        ctl__shares_untrack(c, b);
+    list_unlink(b);
+    if (b->in_retry) {
+        struct binding **r = &c->retry;
+        while (*r && *r != b)
+            r = &(*r)->rnext;
+        if (*r)
+            *r = b->rnext;
+    }
+    if (b->ledger_id)
+        queue_idmap_del(&c->byid, (uint64_t)b->ledger_id);
+    if (c->sweep.cursor == b)
+        c->sweep.cursor = NULL;
+    json_object_put(b->rb);
+    json_object_put(b->tmpl);
+    json_object_put(b->reply);
+    json_object_put(b->fresh);
+    ctl__binding_clear_read(b);
+    muster_free(b->shares);
+    if (b->tkey != ctl__tkey_none)
+        muster_free(b->tkey);
+    muster_free(b->msg);
+    muster_free(b);
+    c->nbindings--;
+}
+
+/* A binding whose RB went is freed once no request and no ledger write refers to it. */
+void ctl__maybe_free(struct ctl *c, struct binding *b)
+{
+    if (b->gone && b->inflight == 0 && b->lw_pending == 0 && b->side_inflight == 0)
+        binding_free(c, b);
+}
+
+void ctl__set_state(struct ctl *c, struct binding *b, enum bstate st)
+{
+    int was_active = b->list == 2;
+    b->st = st;
+    if (st >= B_ADMITTED && st <= B_RUNNING) {
+        list_push(&c->active, b, 2);
+        if (!was_active)
+            ctl__shares_track(c, b);
+        return;
+    }
+    if (was_active)
+        ctl__shares_untrack(c, b);
+    if (st == B_DONE) {
+        list_unlink(b);
+        return;
+    }
+    if (b->list != 1)
+        b->waiting_since = now_ms(c);
+    list_push(&c->waiting, b, 1);
+}
+
+void ctl__set_reason(struct binding *b, const char *reason, const char *fmt, ...)
+{
+    char msg[DISP_WORKLOAD_MSG_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (strcmp(b->reason, reason) != 0 || strcmp(ctl__binding_msg(b), msg) != 0) {
+        snprintf(b->reason, sizeof b->reason, "%s", reason);
+        size_t n = strlen(msg);
+        char *m = n ? muster_malloc(n + 1) : NULL;
+        if (m)
+            memcpy(m, msg, n + 1);
+        muster_free(b->msg);
+        b->msg = m; /* out of memory: the reason without its sentence */
+        b->cond_dirty = 1;
+    }
+}
+
+static json_object *shares_json(const struct binding *b)
+{
+    json_object *a = json_object_new_array();
+    for (uint32_t i = 0; a && i < b->nshares; i++) {
+        json_object *o = json_object_new_object();
+        if (!o)
+            break;
+        json_object_object_add(o, "name", json_object_new_string(b->shares[i].cluster));
+        json_object_object_add(o, "replicas", json_object_new_int(b->shares[i].replicas));
+        json_object_array_add(a, o);
+    }
+    return a;
+}
+
+void ctl__publish_binding(struct ctl *c, const struct binding *b, const char *state,
+                          const char *reason)
+{
+    if (!c->opt.events)
+        return;
+    json_object *o = json_object_new_object();
+    if (!o)
+        return;
+    const char *slash = strchr(b->key, '/');
+    json_object_object_add(o, "namespace",
+                           json_object_new_string_len(b->key, (int)(slash - b->key)));
+    json_object_object_add(o, "name", json_object_new_string(slash + 1));
+    json_object_object_add(o, "queue", json_object_new_string(b->queue));
+    json_object_object_add(o, "state", json_object_new_string(state));
+    json_object_object_add(o, "reason", json_object_new_string(reason ? reason : ""));
+    json_object_object_add(o, "clusters", shares_json(b));
+    json_object_object_add(o, "request", disp_resvec_json(c->names, &b->gang));
+    disp_events_publish(c->opt.events, "binding", o);
+    json_object *q = json_object_new_object();
+    if (q) {
+        json_object_object_add(q, "name", json_object_new_string(b->queue));
+        disp_events_publish(c->opt.events, "queue", q);
+    }
+}
+
+void ctl__notice(struct ctl *c, const char *level, const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    ctl__logf(c, "%s", msg);
+    if (!c->opt.events)
+        return;
+    json_object *o = json_object_new_object();
+    if (!o)
+        return;
+    json_object_object_add(o, "level", json_object_new_string(level));
+    json_object_object_add(o, "message", json_object_new_string(msg));
+    disp_events_publish(c->opt.events, "notice", o);
+}
+
+static int tmpl_index(enum disp_workload_kind k)
+{
+    switch (k) {
+    case DISP_WORKLOAD_KIND_DEPLOYMENT:
+        return 0;
+    case DISP_WORKLOAD_KIND_JOB:
+        return 1;
+    case DISP_WORKLOAD_KIND_VCJOB:
+        return 2;
+    case DISP_WORKLOAD_KIND_POD:
+        return 3;
+    default:
+        return -1;
+    }
+}
+
+/* The template key of an RB: "<informer>/<namespace>/<name>" of spec.resource. */
+static void rb_tkey(json_object *rb, enum disp_workload_kind kind, char *buf, size_t cap)
+{
+    json_object *res = jpath(rb, "spec", "resource");
+    const char *ns = jstr(res, "namespace"), *name = jstr(res, "name");
+    int ti = tmpl_index(kind);
+    if (ti < 0 || !name) {
+        buf[0] = '\0';
+        return;
+    }
+    snprintf(buf, cap, "%d/%s/%s", ti, ns ? ns : "", name);
+}
+
+static int64_t rb_generation(json_object *rb)
+{
+    json_object *g = jpath(rb, "metadata", "generation");
+    return g ? json_object_get_int64(g) : 0;
+}
+
+static int64_t rb_created_ms(json_object *rb)
+{
+    const char *ts = jstr(jobj(rb, "metadata"), "creationTimestamp");
+    struct tm tm;
+    memset(&tm, 0, sizeof tm);
+    if (!ts || !strptime(ts, "%Y-%m-%dT%H:%M:%S", &tm))
+        return 0;
+    return (int64_t)timegm(&tm) * 1000;
+}
+
+/* Reads the RB and its template into b. 0 when it can be queued; otherwise b is left with the
+ * reason it cannot (WAIT_TEMPLATE, or a condition reason and message) and a MUSTER_* code. */
+int ctl__binding_read(struct ctl *c, struct binding *b)
+{
+    enum disp_workload_kind kind = disp_workload_kind_of(b->rb);
+    int ti = tmpl_index(kind);
+    char tkey[CTL_TKEY_MAX];
+    rb_tkey(b->rb, kind, tkey, sizeof tkey);
+    tkey_set(c, b, tkey);
+    json_object *res = jpath(b->rb, "spec", "resource");
+    json_object *tmpl =
+        ti >= 0 ? kube_informer_get(&c->tmpl[ti], jstr(res, "namespace"), jstr(res, "name")) : NULL;
+    if (!tmpl)
+        return MUSTER_ENOENT;
+    int rc = disp_workload_read(&c->w, c->names, b->rb, tmpl);
+    b->kind = c->w.kind;
+    b->nofit_memo = 0; /* what it asks for may have changed */
+    if (rc) {
+        const char *why = disp_workload_condition_reason(c->w.reason);
+        ctl__set_reason(b, why ? why : "Unschedulable", "%s", c->w.message);
+        return rc;
+    }
+    json_object *keep = json_object_get(tmpl); /* before the put: it may be the same object */
+    json_object_put(b->tmpl);
+    b->tmpl = keep;
+    const struct disp_workload *w = &c->w;
+    if (gang_needs_objects(w) && !w->permanent_id[0]) {
+        ctl__set_reason(b, "Unschedulable", "waiting for Karmada to label it with %s",
+                        DISP_WORKLOAD_PERMANENT_ID_LABEL);
+        return MUSTER_EINVAL;
+    }
+    b->generation = rb_generation(b->rb);
+    b->assign = disp_workload_assigns(w, c->scheduler);
+    b->spread = w->placement == DISP_WORKLOAD_SPREAD;
+    b->needs_objects = gang_needs_objects(w);
+    b->replicas = w->replicas;
+    b->min_member = w->min_member;
+    b->priority = w->priority;
+    if (w->priority_from == DISP_WORKLOAD_PRIORITY_CLASS) {
+        json_object *pc = kube_informer_get(&c->prios, NULL, w->priority_class);
+        json_object *v = jobj(pc, "value");
+        b->priority = v ? json_object_get_int(v) : 0;
+    }
+    snprintf(b->queue, sizeof b->queue, "%s", w->queue);
+    ctl__binding_clear_read(b);
+    if (queue_resvec_copy(&b->gang, &w->gang))
+        return MUSTER_ENOMEM;
+    b->comp = muster_calloc(w->ncomponents ? w->ncomponents : 1, sizeof(*b->comp));
+    if (!b->comp)
+        return MUSTER_ENOMEM;
+    b->ncomp = w->ncomponents;
+    uint32_t pods;
+    if (queue_resnames_intern(c->names, "pods", 4, &pods))
+        return MUSTER_ENOMEM;
+    for (uint32_t i = 0; i < w->ncomponents; i++) {
+        b->comp[i].replicas = w->components[i].replicas;
+        if (queue_resvec_copy(&b->comp[i].req, &w->components[i].request))
+            return MUSTER_ENOMEM;
+        /* Each replica is one pod: a node's pod limit bounds placement as Karmada's estimator
+         * has it (the queues do not count pods). */
+        if (!queue_resvec_get(&b->comp[i].req, pods) &&
+            queue_resvec_set(&b->comp[i].req, pods, 1000))
+            return MUSTER_ENOMEM;
+    }
+    b->affinity = w->affinity;
+    b->affinities = w->affinities;
+    b->tolerations = w->tolerations;
+    const char *uid = jstr(jobj(b->rb, "metadata"), "uid");
+    snprintf(b->uid, sizeof b->uid, "%s", uid ? uid : "");
+    snprintf(b->pid, sizeof b->pid, "%s", w->permanent_id);
+    if (!b->created_at)
+        b->created_at = rb_created_ms(b->rb);
+    if (!b->created_at)
+        b->created_at = now_ms(c);
+    return 0;
+}
+
+/* Puts a pending binding into the engine (it is eligible: held, nothing of an earlier
+ * dispatch left on the hub, back-off over). */
+int ctl__engine_add(struct ctl *c, struct binding *b)
+{
+    if (b->not_before > now_ms(c)) {
+        ctl__set_state(c, b, B_BACKOFF);
+        return 0;
+    }
+    struct queue_entry_spec es = {.id = (uint64_t)b->ledger_id,
+                                  .queue = b->queue,
+                                  .priority = b->priority,
+                                  .created_at = b->created_at,
+                                  .request = &b->gang};
+    struct queue_error qe;
+    struct queue_entry *e = queue_tree_entry(c->t, (uint64_t)b->ledger_id);
+    int rc = e ? 0 : queue_entry_add(c->t, &es, &e, &qe);
+    if (rc == MUSTER_ENOENT) {
+        ctl__set_reason(b, "Unschedulable",
+                        "queue %s does not exist; the binding waits until it is "
+                        "created",
+                        b->queue);
+        ctl__set_state(c, b, B_PARKED);
+        return rc;
+    }
+    if (rc) {
+        ctl__set_reason(b, "Unschedulable", "queue %s cannot take it: %s", b->queue, qe.msg);
+        ctl__set_state(c, b, B_PARKED);
+        return rc;
+    }
+    ctl__set_state(c, b, B_PENDING);
+    c->cyc.wanted = 1;
+    c->cyc.forced = 1;
+    ctl__kick(c);
+    return 0;
+}
+
+/* A binding whose RB was read: a new ledger row (pending), unless its queue does not exist, in
+ * which case it is parked (held, told why, no row: the hub remembers it for us). */
+static void binding_enqueue(struct ctl *c, struct binding *b)
+{
+    /* A queue that does not exist yet still gets the row: the binding is then listed by the
+     * admin API with its reason, and keeps its place in line for when the queue comes;
+     * engine_add parks it once the row is written. */
+    struct lwrite *w = ctl__lw_add(c, b, LW_NEW, "pending");
+    if (!w || ctl__lw_fill_new(c, w, b)) {
+        ctl__fatal(c, "out of memory");
+        return;
+    }
+    b->st = B_PENDING; /* until the row is written; engine_add decides */
+    c->st.held++;
+}
+
+/* The webhook's rule, so an RB created while the webhook was down is treated the same: a kind
+ * muster does not queue, or the opt-out label, leaves it alone. */
+int ctl__rb_skipped(json_object *rb)
+{
+    enum disp_webhook_verdict v = disp_webhook_rb_verdict(rb);
+    return v == DISP_WEBHOOK_SKIP_KIND || v == DISP_WEBHOOK_SKIP_LABEL_SET;
+}
+
+void ctl__hold_if_needed(struct ctl *c, struct binding *b)
+{
+    if (b->inflight || b->step != S_NONE || b->gone)
+        return;
+    if (bool_at(jpath(b->rb, "spec", "suspension"), "scheduling") == 1)
+        return;
+    b->step = S_HOLD;
+    ctl__step_run(c, b);
+}
+
+/* A binding without a live row, or parked: read it and queue it if it can be. */
+void ctl__binding_try_queue(struct ctl *c, struct binding *b)
+{
+    int rc = ctl__binding_read(c, b);
+    if (rc == MUSTER_ENOENT && b->st == B_WAIT_TEMPLATE) {
+        ctl__set_state(c, b, B_WAIT_TEMPLATE);
+        ctl__hold_if_needed(c, b);
+        return;
+    }
+    if (rc) {
+        ctl__set_state(c, b, B_PARKED);
+        if (rc == MUSTER_ENOENT)
+            ctl__set_reason(b, "Unschedulable", "its resource template %s was not found", b->tkey);
+        ctl__hold_if_needed(c, b);
+        return;
+    }
+    if (b->ledger_id)
+        ctl__engine_add(c, b);
+    else
+        binding_enqueue(c, b);
+    if (b->st == B_PARKED)
+        ctl__hold_if_needed(c, b);
+}
+
+/* A binding with a live pending row whose RB or template changed (waiting, or parked): if what
+ * it asks for changed, its row is replaced (same place in line), so the ledger always says what
+ * is queued. One that can no longer be read (refused, invalid, its template gone) is parked and
+ * keeps its row: the admin API lists it with the reason, and a restart finds a live row and
+ * parks it again. Releasing the row instead dropped it from the list, and the next start-up
+ * took the released row for a finished workload (done: never held, told or queued again). */
+static void binding_reread(struct ctl *c, struct binding *b)
+{
+    char queue[sizeof b->queue];
+    struct queue_resvec gang = {0};
+    int32_t prio = b->priority;
+    memcpy(queue, b->queue, sizeof queue);
+    if (queue_resvec_copy(&gang, &b->gang))
+        return;
+    int rc = ctl__binding_read(c, b);
+    int same = !rc && strcmp(queue, b->queue) == 0 && prio == b->priority &&
+               queue_resvec_cmp(&gang, &b->gang) == 0;
+    queue_resvec_close(&gang);
+    if (rc) {
+        ctl__engine_forget(c, b);
+        ctl__set_state(c, b, rc == MUSTER_ENOENT ? B_WAIT_TEMPLATE : B_PARKED);
+        if (rc == MUSTER_ENOENT)
+            ctl__set_reason(b, "Unschedulable", "its resource template %s was not found", b->tkey);
+        ctl__hold_if_needed(c, b);
+        return;
+    }
+    if (same) {
+        if (b->st != B_PENDING && b->st != B_BACKOFF) {
+            ctl__engine_add(c, b); /* readable again, asking for what its row says */
+            if (b->st == B_PARKED)
+                ctl__hold_if_needed(c, b);
+        }
+        return;
+    }
+    ctl__engine_forget(c, b);
+    struct lwrite *w = ctl__lw_add(c, b, LW_REPLACE_OLD, "released");
+    if (!w) {
+        ctl__fatal(c, "out of memory");
+        return;
+    }
+    w->row.id = b->ledger_id;
+    snprintf(w->reason, sizeof w->reason, "the workload changed while it waited");
+    w->row.reason = w->reason;
+    queue_idmap_del(&c->byid, (uint64_t)b->ledger_id);
+    b->ledger_id = 0;
+    binding_enqueue(c, b);
+}
+
+void ctl__binding_react(struct ctl *c, struct binding *b, int template_changed)
+{
+    if (!ctl__leads(c) || !c->reconciled || c->stopping || b->gone)
+        return;
+    switch (b->st) {
+    case B_WAIT_TEMPLATE:
+    case B_PARKED:
+        if (b->inflight != 0 && b->step != S_HOLD)
+            break;
+        if (b->ledger_id && !b->lw_pending)
+            binding_reread(c, b); /* parked with its row: the row may need replacing */
+        else if (!b->ledger_id)
+            ctl__binding_try_queue(c, b);
+        break;
+    case B_PENDING:
+    case B_BACKOFF:
+        if (b->lw_pending)
+            break; /* its row is not written yet: look again after */
+        if (template_changed || rb_generation(b->rb) != b->generation)
+            binding_reread(c, b);
+        if (b->st == B_PENDING || b->st == B_BACKOFF)
+            ctl__hold_if_needed(c, b);
+        break;
+    case B_UNDO:
+        if (b->step == S_NONE && b->inflight == 0 && !b->lw_pending && b->ledger_id)
+            ctl__undo_finish(c, b); /* the clear came back through the watch */
+        break;
+    case B_DISPATCHED:
+    case B_RUNNING:
+        ctl__check_progress(c, b);
+        break;
+    default:
+        break;
+    }
+}
+
+void ctl__rb_upsert(struct ctl *c, json_object *rb)
+{
+    char key[CTL_KEY_MAX];
+    obj_key(rb, key, sizeof key);
+    struct binding *b = ctl__find_key(c, key);
+    if (ctl__rb_skipped(rb)) {
+        if (b && !b->ledger_id && b->inflight == 0 && b->side_inflight == 0 && !b->lw_pending)
+            binding_free(c, b);
+        return;
+    }
+    const char *uid = jstr(jobj(rb, "metadata"), "uid");
+    if (b && b->st == B_DONE && uid && b->uid[0] && strcmp(uid, b->uid) != 0 && !b->inflight &&
+        !b->lw_pending && !b->side_inflight) {
+        binding_free(c, b); /* a new RB under an old name: start over */
+        b = NULL;
+    }
+    if (!b) {
+        b = ctl__binding_new(c, key);
+        if (!b)
+            return;
+        c->st.seen++;
+        ctl__set_state(c, b, B_WAIT_TEMPLATE);
+    }
+    json_object *keep = json_object_get(rb); /* before the put: it may be the same object */
+    json_object_put(b->rb);
+    b->rb = keep;
+    b->allow_epoch = 0;  /* its placement constraints may have changed */
+    if (b->nofit_memo) { /* so its NoClusterFit verdict goes: place it again soon */
+        c->cyc.wanted = 1;
+        c->cyc.forced = 1;
+    }
+    /* the affinity pointers point into the RB: refresh them with it */
+    if (b->st >= B_UNDO && b->st != B_DONE) {
+        json_object *pl = jpath(rb, "spec", "placement");
+        b->affinity = jobj(pl, "clusterAffinity");
+        b->affinities = jobj(pl, "clusterAffinities");
+        b->tolerations = jobj(pl, "clusterTolerations");
+    }
+    if (jpath(rb, "metadata", "deletionTimestamp")) {
+        /* Being deleted (Karmada's binding-controller finalizer holds it while it deletes its
+         * own Works): released now, and muster's Works deleted with it, not at the next
+         * sweep. Nothing else is done for it. */
+        if (ctl__leads(c) && c->reconciled && b->ledger_id && b->st != B_DONE && !b->lw_pending)
+            ctl__release(c, b, "deleted");
+        return;
+    }
+    ctl__binding_react(c, b, 0);
+}
+
+void ctl__rb_gone(struct ctl *c, json_object *rb)
+{
+    char key[CTL_KEY_MAX];
+    obj_key(rb, key, sizeof key);
+    struct binding *b = ctl__find_key(c, key);
+    if (!b)
+        return;
+    if (!c->leading || !c->reconciled) {
+        /* remembered until reconciliation looks at the ledger */
+        json_object_put(b->rb);
+        b->rb = NULL;
+        return;
+    }
+    if (b->ledger_id && b->st != B_DONE)
+        ctl__release(c, b, "deleted");
+    /* A row still being written is released when it lands (ledger_flush). */
+    b->gone = 1;
+    ctl__maybe_free(c, b);
+}
+
+void ctl__tmpl_changed(struct ctl *c, int ti, json_object *obj)
+{
+    json_object *md = jobj(obj, "metadata");
+    char tkey[CTL_TKEY_MAX];
+    snprintf(tkey, sizeof tkey, "%d/%s/%s", ti, jstr(md, "namespace") ? jstr(md, "namespace") : "",
+             jstr(md, "name") ? jstr(md, "name") : "");
+    struct binding *b = find_tkey(c, tkey);
+    if (b)
+        ctl__binding_react(c, b, 1);
+}
+
+/* One of muster's PodGroup Works changed (its status: Applied, the member PodGroup's phase) or
+ * went: the binding it belongs to may move on. */
+void ctl__work_changed(struct ctl *c, json_object *wk, int deleted)
+{
+    json_object *md = jobj(wk, "metadata");
+    const char *key = jstr(jobj(md, "annotations"), GANG_BINDING_ANNOTATION);
+    struct binding *b = key ? ctl__find_key(c, key) : NULL;
+    if (!b || b->gone || !ctl__leads(c) || !c->reconciled || c->stopping)
+        return;
+    const char *uid = jstr(jobj(md, "labels"), GANG_BINDING_UID_LABEL);
+    if (uid && b->uid[0] && strcmp(uid, b->uid) != 0)
+        return; /* an earlier RB's under the same name */
+    if (b->step == S_APPLIED && b->inflight == 0 && b->st == B_ADMITTED) {
+        if (deleted) {
+            /* An earlier attempt's Work, replaced by this attempt's patch, finished its
+             * deletion after all: create it again. */
+            b->step = S_OBJECTS;
+        }
+        ctl__step_run(c, b);
+        return;
+    }
+    if (b->st == B_DISPATCHED || b->st == B_RUNNING)
+        ctl__check_progress(c, b);
+}

@@ -1,0 +1,649 @@
+/* The controller's private header: what its files share (docs/dispatcher.md).
+ * controller.c is the public face (controller.h): life, API hooks. The concerns each have a file:
+ *   bindings.c   a binding's tables, reading, queueing, and its RB and template events
+ *   clusters.c   the fleet: capacity, grades, reservations, the cycle's snapshot
+ *   cycle.c      the dispatch cycle: placement and admission
+ *   ledger.c     everything decided in one loop iteration, in one transaction
+ *   protocol.c   the commit protocol: one sender per step, the step transitions
+ *   follow.c     after dispatch: following the shares, release, rollback, gang timeout
+ *   reconcile.c  start-up reconciliation of the ledger with the hub; the orphan sweep
+ *   prereq.c     hub prerequisites (the PodGroup CRD)
+ *   loop.c       the informers (a table row each), the tick, the per-iteration flush
+ * Functions one file defines for the others are named ctl__*.
+ *
+ * A binding's life here:
+ *   WAIT_TEMPLATE  the RB is known, its template not yet (the watches are not in step)
+ *   PARKED         held and told why, but not queued: unreadable, refused, or its queue does
+ *                  not exist (yet); re-read when queues or the RB change
+ *   UNDO           its ledger row is pending but the hub may still carry an earlier dispatch
+ *                  of it (a crash mid-rollback): the rollback steps run first
+ *   BACKOFF        pending, rolled back before, not admitted before not_before
+ *   PENDING        an engine entry waiting its turn
+ *   ADMITTED       the decision is in the ledger; the commit protocol runs forward
+ *   DISPATCHED     every share released; the gang timeout runs (not while the user keeps the
+ *                  RB's dispatching suspended: it counts from when the user lifts it)
+ *   RUNNING        every share reported running
+ *   DONE           released (finished, or its RB went); nothing more to do
+ * Every transition that is a decision is written to the ledger (one transaction per loop
+ * iteration for everything decided in it) before any request for it is sent. */
+
+#ifndef MUSTER_DISPATCHER_CONTROLLER_CTL_INT_H
+#define MUSTER_DISPATCHER_CONTROLLER_CTL_INT_H
+#include "dispatcher/controller.h"
+
+#include "cluster-adapters/kube/informer.h"
+
+#include "dispatcher/crashpoint.h"
+#include "dispatcher/events.h"
+#include "dispatcher/gangobj.h"
+#include "dispatcher/metrics.h"
+#include "dispatcher/placement.h"
+#include "dispatcher/rbpatch.h"
+#include "dispatcher/resjson.h"
+#include "dispatcher/webhook.h"
+#include "dispatcher/workload.h"
+#include "queue/errors.h"
+#include "queue/idmap.h"
+#include "queue/mem.h"
+#include "queue/quantity.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define CTL_KEY_MAX (2 * 253 + 2)       /* namespace/name */
+#define CTL_TKEY_MAX (64 + CTL_KEY_MAX) /* kind/namespace/name of a template */
+#define CTL_CLUSTER_NAME_MAX 64
+#define CTL_UID_MAX 64
+#define CTL_TICK_MS 200
+#define CTL_SWEEP_ORPHANS_MS 30000
+#define CTL_RETRY_INITIAL_MS 500
+#define CTL_RETRY_MAX_MS 30000
+/* A cycle tries at most this many gangs that the queues allow but no cluster holds, so a
+ * backlog of unplaceable gangs cannot make one cycle slow; the rest wait for the next. */
+#define CTL_CYCLE_NOFIT_MAX 2000
+/* A running share stops being reserved on top of its cluster's report once the cluster reports
+ * again, or after this long (Karmada reports cluster status every 10 s): a quiet cluster must not
+ * keep a running gang counted twice. */
+#define CTL_CONFIRM_MAX_MS 15000
+/* A waiting binding's condition is written once it has waited this long: most bindings that
+ * wait at all (a node still reserved for a gang in flight) are admitted within it, and a
+ * Scheduled=False written just before Scheduled=True is one request per binding for nothing. */
+#define CTL_CONDITION_GRACE_MS 1000
+/* A dispatch cycle over a backlog that no cluster can take yet (muster's own reservations fill
+ * the fleet until the clusters report) walks up to CTL_CYCLE_NOFIT_MAX gangs, and every cluster
+ * report asks for another. So after a cycle of T (from CTL_CYCLE_PACE_FROM_NS up), the next
+ * waits until (CTL_CYCLE_DUTY - 1) x T has passed: cycles take at most 1/CTL_CYCLE_DUTY of the
+ * loop, and the reports that came meanwhile are met by one cycle. A cheap cycle never waits. */
+#define CTL_CYCLE_DUTY 5
+#define CTL_CYCLE_PACE_FROM_NS 200000
+
+enum bstate {
+    B_WAIT_TEMPLATE,
+    B_PARKED,
+    B_UNDO,
+    B_BACKOFF,
+    B_PENDING,
+    B_ADMITTED,
+    B_DISPATCHED,
+    B_RUNNING,
+    B_DONE,
+};
+
+/* Steps of the protocol (docs/dispatcher.md); each may send several requests at once and
+ * waits for all of them. */
+enum step {
+    S_NONE,
+    /* forward, assign mode with gang objects */
+    S_OBJECTS, /* create: the OverridePolicy and the PodGroup Works (not suspended) */
+    S_APPLIED, /* wait: every PodGroup Work reports Applied (its watch event re-runs it) */
+    S_ASSIGN,  /* patch: clusters, applied-placement, dispatching barrier */
+    S_BARRIER, /* list: the rendered Works suspended, with the OverridePolicy in them */
+    S_LIFT,    /* patch: scheduling false, dispatching restored */
+    /* forward, assign mode without objects (Volcano Job): one patch does all */
+    S_ASSIGN_LIFT,
+    S_STATUS,      /* status patch: Scheduled=True, conditional on resourceVersion */
+    S_STATUS_READ, /* get: the RB again after a 409, to rebuild the status patch */
+    /* forward, resume mode */
+    S_RESUME,
+    /* rollback / undo */
+    S_U_BARRIER, /* patch: dispatching true */
+    S_U_CLEAR,   /* patch: clusters cleared, scheduling true, dispatching restored */
+    S_U_DELETE,  /* delete: the PodGroup Works (Karmada deletes the member PodGroups) */
+    /* release */
+    S_R_WORKS, /* delete the PodGroup Works */
+    /* hold */
+    S_HOLD,
+};
+
+/* The barrier check lists the rendered Works again after this, doubling up to the max, while
+ * Karmada renders (the gang timeout bounds the wait). */
+#define CTL_BARRIER_RECHECK_MS 20
+#define CTL_BARRIER_RECHECK_MAX_MS 1000
+
+struct share {
+    char cluster[CTL_CLUSTER_NAME_MAX];
+    int32_t replicas;
+    int running;
+    uint64_t confirm_gen; /* the cluster's status generation when it was seen running */
+    int64_t running_at;   /* when it was seen running */
+};
+
+struct comp {
+    int32_t replicas;
+    struct queue_resvec req; /* per replica */
+};
+
+struct binding {
+    /* What the cycle reads of every gang the engine offers, first: one cache line per gang
+     * when a backlog is skipped. */
+    enum bstate st;
+    int assign;
+    int nofit; /* the last cycle found no cluster for it */
+    /* That verdict holds while no cluster it may use grows (cluster.grew <= nofit_grow) and
+     * the cluster set and its constraints stay (nofit_epoch): caps that only shrink cannot
+     * make a gang fit, so it is not placed again until then. */
+    int nofit_memo;
+    uint64_t nofit_grow, nofit_epoch;
+    uint64_t allow_epoch;
+    struct binding *hnext;       /* by key */
+    struct binding *tnext;       /* by template key */
+    struct binding *prev, *next; /* in the waiting or the active list */
+    int list;                    /* 0 none, 1 waiting, 2 active */
+    struct binding *rnext;       /* retry list */
+    int in_retry;
+    /* The binding's strings are allocated by size: a million pending bindings each paid for
+     * the longest name Kubernetes allows. key lives in the binding's own allocation. */
+    char *key;
+    char *tkey; /* never NULL: tkey_none until the RB names its template */
+    char uid[CTL_UID_MAX];
+    char pid[CTL_UID_MAX];
+    json_object *rb;   /* the latest RB (a reference) */
+    json_object *tmpl; /* the template when last read (a reference) */
+    int64_t generation;
+    enum disp_workload_kind kind;
+    int spread, needs_objects;
+    int32_t replicas, min_member, priority;
+    char queue[QUEUE_NAME_MAX + 1];
+    struct queue_resvec gang;
+    uint32_t ncomp;
+    struct comp *comp;                                /* ncomp entries */
+    json_object *affinity, *affinities, *tolerations; /* into rb */
+
+    int64_t ledger_id, created_at, attempt, not_before, dispatched_at, admitted_at;
+    int barrier, user_dispatching;
+    int resume; /* its admitted row was written by readmit: the hub says where to go on */
+    enum step step;
+    int inflight;
+    int step_failed;
+    int gone; /* the RB was deleted: free once nothing is in flight or unwritten */
+    int lw_pending;
+    int side_inflight; /* condition writes: not part of any step */
+    int rb_missing;    /* a step's request found the RB gone: wait for its delete event */
+    uint64_t retry_ms;
+    int64_t retry_at;
+    uint32_t recheck_ms; /* the barrier check's back-off */
+    json_object *reply;  /* the body of the last step request that wanted one */
+    json_object *fresh;  /* the RB as the hub last answered it (S_LIFT, S_STATUS_READ) */
+    struct share *shares;
+    uint32_t nshares;
+    /* why it waits: condition reason and message; dirty until written to the RB */
+    char reason[16];
+    char *msg; /* NULL: none (binding_msg reads it as "") */
+    int cond_dirty;
+    int64_t waiting_since; /* when it last joined the waiting list */
+    uint64_t aseq; /* its key in c->fleet.byseq while active: its shares are in the clusters' res */
+    /* which clusters its placement constraints allow, by index into c->fleet.cl, computed once
+     * per cluster-set epoch (allow_epoch) and RB version (affinity is evaluated on JSON:
+     * costly per cycle) */
+    uint8_t allow[256];
+};
+
+struct cluster {
+    char name[CTL_CLUSTER_NAME_MAX];
+    json_object *obj;
+    int ready;
+    /* status.apiEnablements lists no scheduling.volcano.sh/v1beta1 podgroups: the member
+     * cannot take a PodGroup, so gangs that need one are not placed there */
+    int no_podgroups;
+    /* nor batch.volcano.sh/v1alpha1 jobs: a Volcano Job's Work would not apply there (the
+     * member answers 404), so none is placed there */
+    int no_vcjobs;
+    uint64_t gen;   /* bumped on every status change */
+    uint64_t shape; /* hash of what placement constraints read: labels and spec */
+    struct queue_resvec capacity, allocated, allocating, free;
+    struct disp_grade *grades;
+    uint32_t ngrades;
+    /* the cycle's working copy */
+    struct disp_cluster_cap cap;
+    uint32_t cap_grades_alloc;    /* cap.grades entries allocated (cap.ngrades may shrink) */
+    struct queue_resvec reserved; /* muster's in-flight reservations, for the API */
+    /* The shares reserved in cap, in the order they were reserved: cap is rebuilt from free
+     * and these only when the cluster reports (stale), a share leaves, or a running share
+     * stops counting (expire_at), not every cycle. */
+    struct kres *res;
+    uint32_t nres, capres;
+    int stale;
+    int reserved_dirty; /* reserved changed since the metrics last heard */
+    int64_t expire_at;  /* after this a counted running share stops counting */
+    uint64_t cap_ver;   /* bumped whenever cap changes */
+    uint64_t grew; /* c->fleet.grow_seq when cap last grew (or the cluster came or turned Ready) */
+    /* the last disp_cluster_fits on cap, valid while cap_ver == fit_ver */
+    struct queue_resvec fit_shape;
+    uint64_t fit_val, fit_ver;
+    /* The first resource problem of its last two updates ("" when none): one logged in the
+     * previous update is not logged again. */
+    char res_warned[192], res_prev[192];
+};
+
+/* A share reserved in a cluster's cap: the binding's aseq and the share's index. */
+struct kres {
+    uint64_t aseq;
+    uint32_t share;
+};
+
+/* A ledger write waiting for the end of the loop iteration. */
+struct lwrite {
+    struct binding *b;
+    struct store_ledger_row row;
+    char clusters[1024];
+    char reason[256];
+    char *request; /* owned */
+    int kind;      /* what to do after the commit */
+};
+
+enum lw_kind {
+    LW_NEW,
+    LW_ADMIT,
+    LW_DISPATCHED,
+    LW_RUNNING,
+    LW_RELEASE,
+    LW_ROLLBACK_OLD,
+    LW_ROLLBACK_NEW,
+    LW_REPLACE_OLD,
+    LW_ADOPT,
+    LW_ADOPT_ROW
+};
+
+struct request_ctx {
+    struct ctl *c;
+    struct binding *b;
+    enum step step;
+    int tolerate; /* MUSTER_* code that counts as success (ENOENT for deletes, EEXIST) */
+    int side;     /* a condition write, outside the steps */
+    enum kube_verb verb;
+    int want_body; /* keep the answer in b->reply */
+    /* A create answered 409 AlreadyExists is replaced: this body merge-patched onto this
+     * object path (an earlier attempt's Work must carry this attempt's PodGroup). Owned. */
+    char *again_path, *again_body;
+};
+
+/* The controller's watches, one informer each (loop.c's ctl__watches). */
+enum ctl_watch_id {
+    CTL_W_RBS,
+    CTL_W_CLUSTERS,
+    CTL_W_WORKS,    /* muster's own PodGroup Works */
+    CTL_W_POLICIES, /* muster's own OverridePolicies */
+    CTL_W_PRIOS,
+    CTL_W_DEPLOYMENTS, /* the templates, in the order of tmpl[] */
+    CTL_W_JOBS,
+    CTL_W_VCJOBS,
+    CTL_W_PODS,
+    CTL_NWATCHES
+};
+
+struct ctl;
+
+/* One watch: where it lists, what it caches, and its handlers (NULL: nothing to do). */
+struct ctl_watch {
+    const char *metric; /* label of muster_watch_restarts_total */
+    const char *group, *version, *resource;
+    size_t informer;   /* offset of its kube_informer in struct ctl */
+    int managed_only;  /* only objects labelled managed-by muster */
+    int metadata_only; /* PartialObjectMetadata */
+    int optional;      /* the hub may not serve it (a CRD not installed): a 404 is no error */
+    int tmpl;          /* index into tmpl[], -1 for the others */
+    json_object *(*cache)(json_object *obj); /* what the informer keeps of an object */
+    void (*set)(struct ctl *c, const struct ctl_watch *w, json_object *o);
+    void (*unset)(struct ctl *c, const struct ctl_watch *w, json_object *o);
+};
+
+extern const struct ctl_watch ctl__watches[CTL_NWATCHES];
+
+/* What each informer's callbacks get: the controller and which watch it is. */
+struct inf_tag {
+    struct ctl *c;
+    const struct ctl_watch *w;
+    int synced;
+};
+
+struct qtimeout {
+    char name[QUEUE_NAME_MAX + 1];
+    int64_t ms;
+};
+
+/* The fleet as the cycle places against it (clusters.c). */
+struct ctl_fleet {
+    struct cluster *cl;
+    uint32_t ncl, capcl;
+    int dirty;
+    uint64_t epoch;    /* bumped when a cluster comes, goes or changes labels or spec */
+    uint64_t grow_seq; /* bumped whenever some cluster's room grows */
+    int all_stale;     /* every cluster's cap is rebuilt at the next cycle */
+    int admitting;     /* the cycle reserved the binding entering the active set already */
+    struct queue_resvec scratch;
+    uint64_t cap_changes;      /* bumped whenever any cluster's cap changes */
+    struct queue_resvec total; /* the Ready fleet's capacity: the root queue's */
+    struct queue_idmap byseq;  /* aseq -> active binding */
+    uint64_t aseq_next;
+};
+
+/* When the cycle runs (cycle.c, loop.c). A cycle can admit nothing new unless the engine
+ * changed (an entry came or went, a queue or the fleet changed: forced), some cluster's room
+ * grew, the cluster set changed, or the last cycle stopped before the engine had offered
+ * everything. A cluster report that only takes room away wants a cycle (the snapshot follows
+ * it) but no engine pass. */
+struct ctl_pace {
+    int wanted, kick_active;
+    uint64_t next_ns; /* uv_hrtime() before which no cycle starts */
+    int pace_armed;
+    int forced, last_cut;
+    uint64_t last_grow, last_epoch;
+};
+
+/* Hub prerequisites (prereq.c, docs/operations.md): the PodGroup CRD on the karmada-apiserver
+ * (-1 not known yet, 0 missing, 1 served), and what is missing, for /readyz and the log. */
+struct ctl_prereq {
+    int hub_pg;
+    int inflight;
+    struct kube_call *call; /* the discovery request in flight, cancelled on stop */
+    int64_t last;
+    char missing[768];
+};
+
+struct ctl {
+    uv_loop_t *loop;
+    struct kube_client *kube;
+    struct store *s;
+    struct queue_tree *t;
+    struct queue_resnames *names;
+    struct ctl_options opt;
+    char scheduler[DISP_WORKLOAD_NAME_MAX + 1];
+    char pod_scheduler[DISP_WORKLOAD_NAME_MAX + 1];
+    FILE *log;
+    int synced, reconciled, leading, stopping;
+
+    /* the informers (loop.c's ctl__watches) */
+    struct kube_informer rbs, clusters, works, policies, prios;
+    struct kube_informer tmpl[4]; /* deployments, jobs, volcano jobs, pods */
+    struct {
+        struct inf_tag tags[CTL_NWATCHES];
+        int started, open, nsynced;
+    } watch;
+
+    /* bindings by key and by template key: chained hash tables (bindings.c) */
+    struct binding **bykey, **bytkey;
+    size_t nbuckets, nbindings;
+    struct queue_idmap byid;        /* ledger id -> binding, for live rows */
+    struct binding waiting, active; /* list heads */
+    struct binding *retry;
+
+    struct ctl_fleet fleet;
+    struct ctl_pace cyc;
+    /* The last NoClusterFit verdict of a one-component gang (cycle.c): a gang asking for the
+     * same from the same clusters meets it too while no cap has changed (and gets the same
+     * sentence). */
+    struct {
+        int valid;
+        uint64_t cap_changes, epoch;
+        struct queue_resvec req;
+        int32_t comp_replicas, replicas;
+        int spread;
+        int needs; /* place_needs: the members left out for lack of an API */
+        uint32_t ncl;
+        uint8_t allow[256];
+        char reason[16];
+        char msg[DISP_WORKLOAD_MSG_MAX];
+    } nl;
+    struct ctl_prereq pre;
+
+    /* the ledger writes of this loop iteration (ledger.c) */
+    struct {
+        struct lwrite *v;
+        size_t n, cap;
+    } lw;
+    /* the queues' gang timeouts (follow.c) */
+    struct {
+        struct qtimeout *v;
+        size_t n, cap;
+    } qt;
+
+    uv_timer_t tick;
+    uv_idle_t kick;  /* runs the cycle and the ledger flush once per loop iteration */
+    uv_timer_t pace; /* a paced cycle's wake-up (CTL_CYCLE_DUTY) */
+    uv_timer_t soon; /* retries due before the next tick (the barrier's re-checks) */
+    int64_t soon_at; /* when soon fires; 0 when it is not armed */
+    /* the tick's sweeps (loop.c): waiting conditions within a budget, orphans */
+    struct {
+        uint64_t budget;
+        int64_t budget_at;
+        struct binding *cursor;
+        int64_t last_orphans;
+    } sweep;
+
+    struct disp_workload w; /* scratch for reads */
+    /* scratch for cluster checks: only its placement pointers are set, borrowed from a
+     * binding's RB; never read into or closed (a read would drop references it never took) */
+    struct disp_workload aw;
+    struct ctl_stats st;
+    void (*stop_cb)(void *ud);
+    void *stop_ud;
+    int handles_open;
+};
+
+extern const char *const ctl__state_names[];
+
+/* ---- small helpers ---- */
+
+static inline int64_t wall_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static inline int64_t now_ms(const struct ctl *c)
+{
+    return c->opt.now_ms ? c->opt.now_ms() : wall_ms();
+}
+
+static inline void rfc3339(int64_t ms, char *buf, size_t cap)
+{
+    time_t t = (time_t)(ms / 1000);
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    strftime(buf, cap, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+static inline uint64_t hash_str(const char *s)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (; *s; s++) {
+        h ^= (unsigned char)*s;
+        h *= 1099511628211ull;
+    }
+    return h;
+}
+
+static inline const char *jstr(json_object *o, const char *k)
+{
+    json_object *v;
+    if (!o || !json_object_object_get_ex(o, k, &v) || !json_object_is_type(v, json_type_string))
+        return NULL;
+    return json_object_get_string(v);
+}
+
+static inline json_object *jobj(json_object *o, const char *k)
+{
+    json_object *v;
+    if (!o || !json_object_object_get_ex(o, k, &v))
+        return NULL;
+    return v;
+}
+
+static inline json_object *jpath(json_object *o, const char *a, const char *b)
+{
+    return jobj(jobj(o, a), b);
+}
+
+static inline void obj_key(json_object *obj, char *buf, size_t cap)
+{
+    json_object *md = jobj(obj, "metadata");
+    const char *ns = jstr(md, "namespace"), *name = jstr(md, "name");
+    snprintf(buf, cap, "%s/%s", ns ? ns : "", name ? name : "");
+}
+
+static inline int bool_at(json_object *o, const char *k)
+{
+    json_object *v = jobj(o, k);
+    if (!v || !json_object_is_type(v, json_type_boolean))
+        return -1;
+    return json_object_get_boolean(v);
+}
+
+/* ---- shared between the controller's files, by the file that defines them ---- */
+
+/* bindings.c */
+/* A binding's tkey until its RB names a template. */
+extern char ctl__tkey_none[1];
+void ctl__binding_clear_read(struct binding *b);
+const char *ctl__binding_msg(const struct binding *b);
+struct binding *ctl__binding_new(struct ctl *c, const char *key);
+void ctl__binding_react(struct ctl *c, struct binding *b, int template_changed);
+int ctl__binding_read(struct ctl *c, struct binding *b);
+void ctl__binding_try_queue(struct ctl *c, struct binding *b);
+int ctl__engine_add(struct ctl *c, struct binding *b);
+struct binding *ctl__find_key(const struct ctl *c, const char *key);
+void ctl__hold_if_needed(struct ctl *c, struct binding *b);
+__attribute__((format(printf, 2, 3))) void ctl__logf(struct ctl *c, const char *fmt, ...);
+void ctl__maybe_free(struct ctl *c, struct binding *b);
+__attribute__((format(printf, 3, 4))) void ctl__notice(struct ctl *c, const char *level,
+                                                       const char *fmt, ...);
+void ctl__publish_binding(struct ctl *c, const struct binding *b, const char *state,
+                          const char *reason);
+void ctl__rb_gone(struct ctl *c, json_object *rb);
+int ctl__rb_skipped(json_object *rb);
+void ctl__rb_upsert(struct ctl *c, json_object *rb);
+__attribute__((format(printf, 3, 4))) void ctl__set_reason(struct binding *b, const char *reason,
+                                                           const char *fmt, ...);
+void ctl__set_state(struct ctl *c, struct binding *b, enum bstate st);
+int ctl__tables_grow(struct ctl *c);
+void ctl__tmpl_changed(struct ctl *c, int ti, json_object *obj);
+void ctl__work_changed(struct ctl *c, json_object *wk, int deleted);
+
+/* clusters.c */
+void ctl__cap_take(struct ctl *c, struct cluster *k, const struct binding *b,
+                   const struct share *sh);
+void ctl__cluster_close(struct cluster *k);
+struct cluster *ctl__cluster_find(struct ctl *c, const char *name);
+void ctl__cluster_remove(struct ctl *c, json_object *obj);
+void ctl__cluster_set(struct ctl *c, json_object *obj);
+int ctl__cycle_snapshot(struct ctl *c);
+void ctl__shares_track(struct ctl *c, struct binding *b);
+void ctl__shares_untrack(struct ctl *c, struct binding *b);
+
+/* cycle.c */
+void ctl__cycle(struct ctl *c);
+int ctl__rb_dispatching(json_object *rb);
+int ctl__rb_lists_cluster(json_object *rb, const char *cluster);
+size_t ctl__rb_nclusters(json_object *rb);
+int ctl__shares_reserve(struct binding *b, uint32_t n);
+int ctl__user_holds_dispatching(const struct binding *b);
+
+/* ledger.c */
+void ctl__clusters_text(const struct binding *b, char *buf, size_t cap);
+void ctl__fatal(struct ctl *c, const char *what);
+int ctl__leads(const struct ctl *c);
+void ctl__ledger_flush(struct ctl *c);
+struct lwrite *ctl__lw_add(struct ctl *c, struct binding *b, int kind, const char *state);
+int ctl__lw_fill_new(struct ctl *c, struct lwrite *w, struct binding *b);
+
+/* protocol.c: the step transitions are pure (tests/unit/dispatcher/controller/test_protocol.c) */
+enum step ctl__step_next(const struct binding *b);
+enum step ctl__step_released(const struct binding *b);
+enum step ctl__undo_first(const struct binding *b);
+void ctl__fill_gang_input(struct ctl *c, struct binding *b, struct gang_input *in,
+                          struct gang_share *gs);
+enum step ctl__forward_first(const struct binding *b);
+void ctl__mark_dispatched(struct ctl *c, struct binding *b);
+void ctl__on_response(int err, const struct kube_response *resp, void *ud);
+json_object *ctl__own_work(struct ctl *c, const struct binding *b, const char *cluster);
+int ctl__send_condition(struct ctl *c, struct binding *b);
+void ctl__split_key(const char *key, char *ns, size_t nscap, const char **name);
+void ctl__step_run(struct ctl *c, struct binding *b);
+void ctl__undo_finish(struct ctl *c, struct binding *b);
+void ctl__undo_start(struct ctl *c, struct binding *b);
+
+/* follow.c */
+void ctl__check_progress(struct ctl *c, struct binding *b);
+void ctl__engine_forget(struct ctl *c, struct binding *b);
+int64_t ctl__queue_timeout_ms(struct ctl *c, const char *queue);
+void ctl__release(struct ctl *c, struct binding *b, const char *why);
+void ctl__rollback(struct ctl *c, struct binding *b, const char *why);
+void ctl__timeouts_refresh(struct ctl *c);
+
+/* reconcile.c */
+/* What the hub shows of one live ledger row at start-up. */
+struct ctl_recon_facts {
+    enum bstate st;     /* the row's state */
+    int rb_gone;        /* no RB, another RB of the name (uid), or one being deleted */
+    int unreadable;     /* the RB or its template cannot be read as a workload */
+    int assign;         /* assign mode */
+    int scheduling;     /* spec.suspension.scheduling: -1 absent, 0, 1 */
+    size_t nclusters;   /* spec.clusters entries */
+    int has_objects;    /* muster's Works or policy for it exist (pending rows only) */
+    int64_t not_before; /* the row's back-off */
+    int64_t now;
+    int queued;         /* the start-up load put it in the engine */
+    int whole;          /* the hub carries the row's whole placement, released */
+    int scheduled_true; /* Scheduled=True written */
+};
+
+enum ctl_recon {
+    RECON_RELEASE, /* the RB went: release, delete its Works */
+    RECON_PARK,    /* pending but unreadable: parked, held */
+    RECON_ADOPT,   /* pending here, dispatched on the hub by another replica: adopted */
+    RECON_UNDO,    /* pending, but the hub carries part of a dispatch: undone first */
+    RECON_BACKOFF, /* pending in back-off */
+    RECON_QUEUE,   /* pending, not in the engine yet */
+    RECON_WAIT,    /* pending in the engine: nothing to do */
+    RECON_FORWARD, /* admitted: the protocol resumes where the hub shows it stopped */
+    RECON_READMIT, /* dispatched, but the hub does not carry the whole placement */
+    RECON_STATUS,  /* dispatched; Scheduled=True still to write */
+    RECON_FOLLOW,  /* dispatched or running: followed */
+};
+
+enum ctl_recon ctl__reconcile_decide(const struct ctl_recon_facts *f);
+void ctl__forward_from(struct ctl *c, struct binding *b, enum step st);
+void ctl__forward_resume(struct ctl *c, struct binding *b);
+void ctl__orphans_sweep(struct ctl *c);
+void ctl__reconcile(struct ctl *c);
+
+/* prereq.c */
+void ctl__missing_refresh(struct ctl *c);
+void ctl__prereq_check(struct ctl *c);
+
+/* loop.c */
+int ctl__watches_start(struct ctl *c);
+void ctl__kick(struct ctl *c);
+void ctl__on_tick(uv_timer_t *h);
+void ctl__pending_reason(struct ctl *c, struct binding *b);
+void ctl__soon_arm(struct ctl *c, int64_t at);
+
+/* controller.c */
+void ctl__stop_maybe_done(struct ctl *c);
+
+#endif

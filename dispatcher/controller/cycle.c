@@ -1,0 +1,417 @@
+/* The dispatch cycle: the engine offers gangs in fair order, placement finds clusters for the
+ * whole gang, and an admitted gang is reserved and written to the ledger. */
+#include "dispatcher/controller/ctl_int.h"
+
+/* What placing a gang found. */
+enum place_verdict {
+    PLACE_FITS,   /* b->shares hold a placement of the whole gang */
+    PLACE_NO_FIT, /* no placement exists now: b's reason says why (NoClusterFit) */
+    PLACE_FAILED, /* out of memory: tried again next cycle */
+};
+
+static int cluster_allows(struct ctl *c, const struct binding *b, const struct cluster *k)
+{
+    c->aw.affinity = b->affinity;
+    c->aw.affinities = b->affinities;
+    c->aw.tolerations = b->tolerations;
+    return disp_workload_allows_cluster(&c->aw, k->obj);
+}
+
+int ctl__shares_reserve(struct binding *b, uint32_t n)
+{
+    if (n > b->nshares || !b->shares) {
+        struct share *s = muster_realloc(b->shares, (n ? n : 1) * sizeof(*s));
+        if (!s)
+            return MUSTER_ENOMEM;
+        b->shares = s;
+    }
+    memset(b->shares, 0, (n ? n : 1) * sizeof(*b->shares));
+    b->nshares = n;
+    return 0;
+}
+
+/* The replicas of every component fit in k together (a Volcano Job goes whole to one
+ * cluster). Works on a deep copy, so k is unchanged. Returns the room left for the first
+ * component's shape afterwards (the best fit is the least), or -1 when it does not fit. */
+static int64_t fits_all_components(const struct binding *b, const struct disp_cluster_cap *k)
+{
+    struct disp_cluster_cap t = {.name = k->name, .ngrades = k->ngrades};
+    struct disp_grade g[64];
+    int64_t left = -1;
+    int ok = k->ngrades <= 64 && !queue_resvec_copy(&t.free, &k->free);
+    memset(g, 0, sizeof g);
+    for (uint32_t i = 0; ok && i < k->ngrades; i++) {
+        g[i].nodes = k->grades[i].nodes;
+        ok = !queue_resvec_copy(&g[i].min, &k->grades[i].min);
+    }
+    t.grades = g;
+    ok = ok && !disp_cluster_cap_copy_parts(&t, k);
+    for (uint32_t j = 0; ok && j < b->ncomp; j++)
+        ok = !disp_cluster_reserve(&t, &b->comp[j].req, (uint64_t)b->comp[j].replicas);
+    if (ok) {
+        uint64_t f = b->ncomp ? disp_cluster_fits(&t, &b->comp[0].req) : 0;
+        left = f > INT64_MAX ? INT64_MAX : (int64_t)f;
+    }
+    queue_resvec_close(&t.free);
+    disp_cluster_cap_close_parts(&t);
+    for (uint32_t i = 0; i < k->ngrades && i < 64; i++)
+        queue_resvec_close(&g[i].min);
+    return left;
+}
+
+/* disp_cluster_fits on k's cap, remembered for the last replica shape asked until cap
+ * changes: gangs of one shape are placed many times between two changes of a cluster. */
+static uint64_t cluster_fits(struct cluster *k, const struct queue_resvec *replica)
+{
+    if (k->fit_ver == k->cap_ver && k->fit_ver && queue_resvec_cmp(&k->fit_shape, replica) == 0)
+        return k->fit_val;
+    uint64_t f = disp_cluster_fits(&k->cap, replica);
+    if (!queue_resvec_copy(&k->fit_shape, replica)) {
+        k->fit_val = f;
+        k->fit_ver = k->cap_ver;
+    } else {
+        k->fit_ver = 0;
+    }
+    return f;
+}
+
+/* The member APIs b's placement asks for, in assign mode (Karmada's scheduler, which checks
+ * the template's own kind with its APIEnablement plugin, is bypassed there): 1 PodGroups
+ * (its PodGroup Works), 2 Volcano Jobs (its Work is the Job). */
+static int place_needs(const struct binding *b)
+{
+    return !b->assign ? 0
+                      : (b->needs_objects ? 1 : 0) | (b->kind == DISP_WORKLOAD_KIND_VCJOB ? 2 : 0);
+}
+
+/* b is a one-component gang that asks what the last NoClusterFit verdict's gang asked, of
+ * the same clusters, and no cap has changed since: it does not fit either. */
+static int nofit_same(const struct ctl *c, const struct binding *b, uint32_t nallow)
+{
+    return c->nl.valid && c->nl.cap_changes == c->fleet.cap_changes &&
+           c->nl.epoch == c->fleet.epoch && c->nl.spread == b->spread &&
+           c->nl.needs == place_needs(b) && c->nl.comp_replicas == b->comp[0].replicas &&
+           c->nl.replicas == b->replicas && c->nl.ncl == nallow &&
+           memcmp(c->nl.allow, b->allow, nallow) == 0 &&
+           queue_resvec_cmp(&c->nl.req, &b->comp[0].req) == 0;
+}
+
+/* Finds where b's whole gang goes in this cycle's snapshot and fills b->shares; PLACE_FITS
+ * when it fits, PLACE_NO_FIT with the NoClusterFit sentence set when it does not. */
+static enum place_verdict place(struct ctl *c, struct binding *b)
+{
+    struct disp_cluster_cap caps[256];
+    uint32_t idx[256], n = 0, notready = 0;
+    char nr[128] = "";
+    if (b->allow_epoch != c->fleet.epoch) {
+        for (uint32_t i = 0; i < c->fleet.ncl && i < 256; i++)
+            b->allow[i] = (uint8_t)(cluster_allows(c, b, &c->fleet.cl[i]) != 0);
+        b->allow_epoch = c->fleet.epoch;
+    }
+    uint32_t nallow = c->fleet.ncl < 256 ? c->fleet.ncl : 256;
+    int needs_pg = b->needs_objects && b->assign;
+    if (needs_pg && c->pre.hub_pg == 0) {
+        /* Karmada's execution controller cannot map a PodGroup manifest: its Works would
+         * never apply. Not guessed around: the gang waits, and says why. */
+        ctl__set_reason(
+            b, "Unschedulable",
+            "the karmada-apiserver does not serve scheduling.volcano.sh/v1beta1 "
+            "podgroups: install Volcano's PodGroup CRD on the hub (docs/operations.md)");
+        return PLACE_NO_FIT;
+    }
+    if (b->ncomp == 1 && nofit_same(c, b, nallow)) {
+        ctl__set_reason(b, c->nl.reason, "%s", c->nl.msg);
+        return PLACE_NO_FIT;
+    }
+    uint32_t nopg = 0;
+    char np[128] = "";
+    int needs = place_needs(b);
+    for (uint32_t i = 0; i < c->fleet.ncl && n < 256; i++) {
+        struct cluster *k = &c->fleet.cl[i];
+        if (!b->allow[i])
+            continue;
+        if (((needs & 1) && k->no_podgroups) || ((needs & 2) && k->no_vcjobs)) {
+            if (nopg++ < 3)
+                snprintf(np + strlen(np), sizeof np - strlen(np), "%s%s", nopg > 1 ? ", " : "",
+                         k->name);
+            continue;
+        }
+        if (!k->ready) {
+            if (notready++ < 3)
+                snprintf(nr + strlen(nr), sizeof nr - strlen(nr), "%s%s", notready > 1 ? ", " : "",
+                         k->name);
+            continue;
+        }
+        caps[n] = k->cap;
+        idx[n++] = i;
+    }
+    if (b->ncomp == 0) {
+        ctl__set_reason(b, "Unschedulable", "the workload has no replicas to place");
+        return PLACE_NO_FIT;
+    }
+    if (b->ncomp == 1) {
+        struct disp_share out[256];
+        uint64_t fits[256];
+        for (uint32_t i = 0; i < n; i++)
+            fits[i] = cluster_fits(&c->fleet.cl[idx[i]], &b->comp[0].req);
+        uint32_t got = n ? disp_place_fits(caps, fits, n, (uint64_t)b->comp[0].replicas,
+                                           b->spread ? DISP_SPREAD : DISP_SINGLE_CLUSTER, out)
+                         : 0;
+        if (got) {
+            if (ctl__shares_reserve(b, got))
+                return PLACE_FAILED;
+            for (uint32_t i = 0; i < got; i++) {
+                snprintf(b->shares[i].cluster, sizeof b->shares[i].cluster, "%s",
+                         c->fleet.cl[idx[out[i].cluster]].name);
+                b->shares[i].replicas = (int32_t)out[i].replicas;
+            }
+            return PLACE_FITS;
+        }
+    } else {
+        int64_t best = -1;
+        uint32_t at = 0;
+        for (uint32_t i = 0; i < n; i++) {
+            int64_t left = fits_all_components(b, &caps[i]);
+            if (left >= 0 && (best < 0 || left < best)) {
+                best = left;
+                at = i;
+            }
+        }
+        if (best >= 0) {
+            if (ctl__shares_reserve(b, 1))
+                return PLACE_FAILED;
+            snprintf(b->shares[0].cluster, sizeof b->shares[0].cluster, "%s",
+                     c->fleet.cl[idx[at]].name);
+            b->shares[0].replicas = b->replicas;
+            return PLACE_FITS;
+        }
+    }
+    /* Why not: what each allowed Ready cluster holds of the (first) replica shape. */
+    char req[160] = "", holds[200] = "";
+    json_object *rj = disp_resvec_json(c->names, &b->comp[0].req);
+    if (rj)
+        json_object_object_del(rj, "pods"); /* implied: one per replica */
+    snprintf(req, sizeof req, "%s",
+             rj ? json_object_to_json_string_ext(rj, JSON_C_TO_STRING_PLAIN |
+                                                         JSON_C_TO_STRING_NOSLASHESCAPE)
+                : "?");
+    json_object_put(rj);
+    for (uint32_t i = 0; i < n && i < 4; i++) {
+        uint64_t f = cluster_fits(&c->fleet.cl[idx[i]], &b->comp[0].req);
+        size_t l = strlen(holds);
+        snprintf(holds + l, sizeof holds - l, "%s%s holds %" PRIu64, i ? ", " : "", caps[i].name,
+                 f);
+    }
+    /* The members left out for lack of the API, named in every verdict: the gang may fit
+     * only there (docs/operations.md, "Hub prerequisites"). */
+    const char *api = (needs & 2) ? "Volcano Jobs (no batch.volcano.sh/v1alpha1 jobs"
+                                  : "PodGroups (no scheduling.volcano.sh/v1beta1 podgroups";
+    char lack[256] = "";
+    if (nopg)
+        snprintf(lack, sizeof lack, "; not serving %s in status.apiEnablements): %s", api, np);
+    if (n == 0 && nopg)
+        ctl__set_reason(b, "NoClusterFit",
+                        "no allowed Ready cluster serves %s in status.apiEnablements: %s)%s%s%s",
+                        api, np, notready ? "; not Ready: " : "", nr, "");
+    else if (n == 0)
+        ctl__set_reason(b, "NoClusterFit", "no Ready cluster is allowed by its placement%s%s%s",
+                        notready ? " (not Ready: " : "", nr, notready ? ")" : "");
+    else
+        ctl__set_reason(b, "NoClusterFit",
+                        "%s: no %s holds %" PRId32 " replicas of %s node by node "
+                        "(%s%s%s%s)",
+                        b->ncomp > 1 ? "Volcano Job" : "gang",
+                        b->spread ? "set of allowed Ready clusters"
+                                  : "single allowed Ready cluster",
+                        b->replicas, req, holds, notready ? "; not Ready: " : "", nr, lack);
+    if (b->ncomp == 1 && !queue_resvec_copy(&c->nl.req, &b->comp[0].req)) {
+        c->nl.valid = 1;
+        c->nl.cap_changes = c->fleet.cap_changes;
+        c->nl.epoch = c->fleet.epoch;
+        c->nl.comp_replicas = b->comp[0].replicas;
+        c->nl.replicas = b->replicas;
+        c->nl.spread = b->spread;
+        c->nl.needs = needs;
+        c->nl.ncl = nallow;
+        memcpy(c->nl.allow, b->allow, nallow);
+        memcpy(c->nl.reason, b->reason, sizeof c->nl.reason);
+        /* b->msg is sized to fit */
+        snprintf(c->nl.msg, sizeof c->nl.msg, "%s", ctl__binding_msg(b));
+    }
+    return PLACE_NO_FIT;
+}
+
+static void reserve_shares(struct ctl *c, const struct binding *b)
+{
+    for (uint32_t i = 0; i < b->nshares; i++) {
+        struct cluster *k = ctl__cluster_find(c, b->shares[i].cluster);
+        if (k)
+            ctl__cap_take(c, k, b, &b->shares[i]);
+    }
+}
+
+/* The clusters the hub lists in the RB's spec.clusters, beside muster's shares: an undo
+ * deletes Works in both. */
+int ctl__rb_lists_cluster(json_object *rb, const char *cluster)
+{
+    json_object *cl = jpath(rb, "spec", "clusters");
+    for (size_t i = 0; cl && i < json_object_array_length(cl); i++) {
+        const char *n = jstr(json_object_array_get_idx(cl, i), "name");
+        if (n && strcmp(n, cluster) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+size_t ctl__rb_nclusters(json_object *rb)
+{
+    json_object *cl = jpath(rb, "spec", "clusters");
+    return cl && json_object_is_type(cl, json_type_array) ? json_object_array_length(cl) : 0;
+}
+
+int ctl__rb_dispatching(json_object *rb)
+{
+    return bool_at(jpath(rb, "spec", "suspension"), "dispatching");
+}
+
+/* The user keeps the dispatching of a dispatched gang suspended (muster's own barrier is lifted
+ * by then): spec.suspension.dispatching, or dispatchingOnClusters naming one of its clusters.
+ * Its shares cannot start, and that is no failure: the gang timeout waits. */
+int ctl__user_holds_dispatching(const struct binding *b)
+{
+    json_object *susp = jpath(b->rb, "spec", "suspension");
+    if (!susp)
+        return 0;
+    if (bool_at(susp, "dispatching") == 1)
+        return 1;
+    json_object *names = jobj(jobj(susp, "dispatchingOnClusters"), "clusterNames");
+    for (size_t i = 0; names && i < json_object_array_length(names); i++) {
+        const char *n = json_object_get_string(json_object_array_get_idx(names, i));
+        for (uint32_t j = 0; n && j < b->nshares; j++)
+            if (strcmp(n, b->shares[j].cluster) == 0)
+                return 1;
+    }
+    return 0;
+}
+
+static void admit(struct ctl *c, struct binding *b)
+{
+    int64_t now = now_ms(c);
+    b->admitted_at = now;
+    b->nofit = 0;
+    b->nofit_memo = 0;
+    if (b->assign && b->needs_objects) {
+        b->barrier = 1;
+        b->user_dispatching = ctl__rb_dispatching(b->rb);
+    } else {
+        b->barrier = 0;
+    }
+    c->fleet.admitting = 1; /* reserve_shares took its shares out of the snapshot already */
+    ctl__set_state(c, b, B_ADMITTED);
+    c->fleet.admitting = 0;
+    struct lwrite *w = ctl__lw_add(c, b, LW_ADMIT, "admitted");
+    if (!w) {
+        ctl__fatal(c, "out of memory");
+        return;
+    }
+    w->row.id = b->ledger_id;
+    ctl__clusters_text(b, w->clusters, sizeof w->clusters);
+    w->row.clusters = w->clusters;
+    w->row.admitted_at = now;
+    snprintf(w->reason, sizeof w->reason, "admitted");
+    w->row.reason = w->reason;
+    c->st.admitted++;
+    if (c->opt.metrics) {
+        disp_metrics_admission(c->opt.metrics, b->queue);
+        disp_metrics_admission_wait(c->opt.metrics, (double)(now - b->created_at) / 1000.0);
+    }
+    if (c->opt.events)
+        disp_events_record_admission(c->opt.events, now, (double)(now - b->created_at));
+    ctl__publish_binding(c, b, "admitted", "");
+}
+
+/* b's last NoClusterFit verdict still holds: no cluster it may use has grown since, and the
+ * cluster set and b's constraints are those it was made against. */
+static int nofit_holds(const struct ctl *c, struct binding *b)
+{
+    if (!b->nofit_memo || b->nofit_epoch != c->fleet.epoch || b->allow_epoch != c->fleet.epoch) {
+        b->nofit_memo = 0;
+        return 0;
+    }
+    if (b->nofit_grow == c->fleet.grow_seq)
+        return 1;
+    for (uint32_t i = 0; i < c->fleet.ncl && i < 256; i++) {
+        if (b->allow[i] && c->fleet.cl[i].grew > b->nofit_grow) {
+            b->nofit_memo = 0;
+            return 0;
+        }
+    }
+    b->nofit_grow = c->fleet.grow_seq; /* what grew is no use to it */
+    return 1;
+}
+
+void ctl__cycle(struct ctl *c)
+{
+    c->cyc.wanted = 0;
+    if (!ctl__leads(c) || !c->reconciled || c->stopping)
+        return;
+    uint64_t t0 = uv_hrtime();
+    if (ctl__cycle_snapshot(c)) {
+        ctl__fatal(c, "out of memory");
+        return;
+    }
+    if (!c->cyc.forced && !c->cyc.last_cut && c->cyc.last_grow == c->fleet.grow_seq &&
+        c->cyc.last_epoch == c->fleet.epoch)
+        return; /* every gang the engine offers would meet the verdict it met last time */
+    c->cyc.forced = 0;
+    c->cyc.last_grow = c->fleet.grow_seq;
+    c->cyc.last_epoch = c->fleet.epoch;
+    c->cyc.last_cut = 1; /* until the engine has nothing more to offer */
+    queue_cycle_begin(c->t);
+    unsigned nofit = 0;
+    struct queue_entry *e;
+    while ((e = queue_cycle_next(c->t))) {
+        struct binding *b = queue_idmap_get(&c->byid, queue_entry_id(e));
+        if (!b || b->st != B_PENDING) {
+            if (queue_cycle_skip(c->t, e))
+                goto cut;
+            continue;
+        }
+        if (b->assign) {
+            enum place_verdict v = nofit_holds(c, b) ? PLACE_NO_FIT : place(c, b);
+            if (v != PLACE_FITS) {
+                if (v == PLACE_NO_FIT && !b->nofit_memo) {
+                    b->nofit_memo = 1;
+                    b->nofit_grow = c->fleet.grow_seq;
+                    b->nofit_epoch = c->fleet.epoch;
+                }
+                b->nofit = 1;
+                if (queue_cycle_skip(c->t, e) || ++nofit >= CTL_CYCLE_NOFIT_MAX)
+                    goto cut;
+                continue;
+            }
+        }
+        struct queue_limit why;
+        if (queue_entry_admit(c->t, e, &why)) {
+            if (queue_cycle_skip(c->t, e))
+                goto cut;
+            continue;
+        }
+        if (b->assign)
+            reserve_shares(c, b);
+        else
+            b->nshares = 0;
+        admit(c, b);
+    }
+    c->cyc.last_cut = 0;
+cut:;
+    uint64_t t1 = uv_hrtime();
+    c->cyc.next_ns = t1 - t0 >= CTL_CYCLE_PACE_FROM_NS ? t1 + (CTL_CYCLE_DUTY - 1) * (t1 - t0) : 0;
+    double ms = (double)(t1 - t0) / 1e6;
+    c->st.cycles++;
+    c->st.last_cycle_ms = ms;
+    if (ms > c->st.max_cycle_ms)
+        c->st.max_cycle_ms = ms;
+    if (c->opt.metrics)
+        disp_metrics_cycle(c->opt.metrics, ms / 1000.0);
+}

@@ -1,0 +1,309 @@
+/* After dispatch: following each share through the Works and the RB's aggregated status,
+ * the gang timeout, release and rollback. */
+#include "dispatcher/controller/ctl_int.h"
+
+/* What a rollback is counted as (muster_rollbacks_total{reason}). */
+#define ROLLBACK_TIMEOUT "gang-timeout"
+#define ROLLBACK_BARRIER "barrier-vanished"
+#define ROLLBACK_EXTERNAL "placement-changed"
+
+static void rollback_ex(struct ctl *c, struct binding *b, const char *why, const char *metric);
+
+void ctl__engine_forget(struct ctl *c, struct binding *b)
+{
+    struct queue_entry *e = b->ledger_id ? queue_tree_entry(c->t, (uint64_t)b->ledger_id) : NULL;
+    if (e)
+        queue_entry_remove(c->t, e);
+    c->cyc.wanted = 1;
+    c->cyc.forced = 1;
+}
+
+/* The workload finished or its RB went: the row is released, the queue's usage with it. */
+void ctl__release(struct ctl *c, struct binding *b, const char *why)
+{
+    if (!b->ledger_id) {
+        ctl__set_state(c, b, B_DONE);
+        return;
+    }
+    int had_objects = b->st >= B_ADMITTED && b->assign && b->needs_objects;
+    ctl__engine_forget(c, b);
+    struct lwrite *w = ctl__lw_add(c, b, LW_RELEASE, "released");
+    if (!w) {
+        ctl__fatal(c, "out of memory");
+        return;
+    }
+    w->row.id = b->ledger_id;
+    snprintf(w->reason, sizeof w->reason, "%s", why);
+    w->row.reason = w->reason;
+    queue_idmap_del(&c->byid, (uint64_t)b->ledger_id);
+    c->st.released++;
+    if (c->opt.metrics)
+        disp_metrics_release(c->opt.metrics, why);
+    ctl__publish_binding(c, b, "released", why);
+    b->needs_objects = had_objects; /* the flush deletes the Works only if some were made */
+    ctl__set_state(c, b, B_DONE);
+    ctl__kick(c);
+}
+
+void ctl__rollback(struct ctl *c, struct binding *b, const char *why)
+{
+    rollback_ex(c, b, why, strstr(why, "barrier") ? ROLLBACK_BARRIER : ROLLBACK_TIMEOUT);
+}
+
+static void rollback_ex(struct ctl *c, struct binding *b, const char *why, const char *metric)
+{
+    int64_t now = now_ms(c);
+    ctl__engine_forget(c, b);
+    struct lwrite *w = ctl__lw_add(c, b, LW_ROLLBACK_OLD, "rolledback");
+    if (!w) {
+        ctl__fatal(c, "out of memory");
+        return;
+    }
+    w->row.id = b->ledger_id;
+    snprintf(w->reason, sizeof w->reason, "%s", why);
+    w->row.reason = w->reason;
+    queue_idmap_del(&c->byid, (uint64_t)b->ledger_id);
+    b->ledger_id = 0;
+    /* The barrier goes up again during the undo, and the clear restores what the RB had
+     * before muster touched it, as the ledger recorded it: never what the cached RB says now,
+     * which may still be a copy from before the lift carrying muster's own barrier (issue 15's
+     * crash recovery). A gang that had no barrier of muster's (a Volcano Job) gets back what
+     * it has now: muster never wrote its dispatching. */
+    if (!b->barrier)
+        b->user_dispatching = ctl__rb_dispatching(b->rb);
+    b->barrier = 1;
+    uint64_t back = c->opt.backoff_initial_ms ? c->opt.backoff_initial_ms : CTL_BACKOFF_INITIAL_MS;
+    uint64_t max = c->opt.backoff_max_ms ? c->opt.backoff_max_ms : CTL_BACKOFF_MAX_MS;
+    for (int64_t i = 0; i < b->attempt && back < max; i++)
+        back *= 2;
+    if (back > max)
+        back = max;
+    b->attempt++;
+    b->not_before = now + (int64_t)back;
+    ctl__set_reason(b, "Unschedulable",
+                    "rolled back (attempt %" PRId64 "): %s; queued again, not "
+                    "before %" PRId64 " s from the rollback",
+                    b->attempt, why, (int64_t)(back / 1000));
+    struct lwrite *n = ctl__lw_add(c, b, LW_ROLLBACK_NEW, "pending");
+    if (!n || ctl__lw_fill_new(c, n, b)) {
+        ctl__fatal(c, "out of memory");
+        return;
+    }
+    n->row.barrier = 1;
+    n->row.user_dispatching = b->user_dispatching;
+    ctl__set_state(c, b, B_UNDO);
+    b->step = S_NONE;
+    c->st.rolled_back++;
+    if (c->opt.metrics) {
+        disp_metrics_rollback(c->opt.metrics, metric);
+        disp_metrics_requeue(c->opt.metrics);
+    }
+    if (c->opt.events)
+        disp_events_record_rollback(c->opt.events, now);
+    ctl__publish_binding(c, b, "rolledback", why);
+    ctl__notice(c, "warning", "%s rolled back: %s", b->key, why);
+}
+
+static json_object *agg_entry(json_object *rb, const char *cluster)
+{
+    json_object *agg = jpath(rb, "status", "aggregatedStatus");
+    for (size_t i = 0; agg && i < json_object_array_length(agg); i++) {
+        json_object *e = json_object_array_get_idx(agg, i);
+        const char *n = jstr(e, "clusterName");
+        if (n && strcmp(n, cluster) == 0)
+            return e;
+    }
+    return NULL;
+}
+
+/* Resume mode and the kinds without PodGroup Works: what Karmada aggregated for a cluster says
+ * the share runs. A Volcano Job runs once its phase is Running, Completing or Completed (the
+ * customization's statusReflection keeps status.state; "Healthy" covers Pending too). A batch
+ * Job is Healthy whatever it does (no health interpreter): applied stands for started, and
+ * only its conditions say it finished. */
+static int share_running(enum disp_workload_kind kind, json_object *e)
+{
+    if (!e)
+        return 0;
+    if (kind == DISP_WORKLOAD_KIND_VCJOB) {
+        const char *ph = jstr(jpath(e, "status", "state"), "phase");
+        return ph && (strcmp(ph, "Running") == 0 || strcmp(ph, "Completing") == 0 ||
+                      strcmp(ph, "Completed") == 0);
+    }
+    const char *h = jstr(e, "health");
+    return bool_at(e, "applied") == 1 && h && strcmp(h, "Healthy") == 0;
+}
+
+/* The member object's status says it is finished (succeeded or failed for good): a Job only
+ * on its Complete or Failed condition (succeeded counts pods, and a share's parallelism is not
+ * its completions), a Volcano Job on a final phase, a Pod on Succeeded or Failed. */
+static int share_finished(enum disp_workload_kind kind, json_object *e)
+{
+    json_object *st = jobj(e, "status");
+    if (!st)
+        return 0;
+    switch (kind) {
+    case DISP_WORKLOAD_KIND_JOB: {
+        json_object *conds = jobj(st, "conditions");
+        for (size_t i = 0; conds && i < json_object_array_length(conds); i++) {
+            json_object *cd = json_object_array_get_idx(conds, i);
+            const char *t = jstr(cd, "type"), *s = jstr(cd, "status");
+            if (t && s && strcmp(s, "True") == 0 &&
+                (strcmp(t, "Complete") == 0 || strcmp(t, "Failed") == 0))
+                return 1;
+        }
+        return 0;
+    }
+    case DISP_WORKLOAD_KIND_VCJOB: {
+        const char *ph = jstr(jobj(st, "state"), "phase");
+        return ph && (strcmp(ph, "Completed") == 0 || strcmp(ph, "Failed") == 0 ||
+                      strcmp(ph, "Aborted") == 0 || strcmp(ph, "Terminated") == 0);
+    }
+    case DISP_WORKLOAD_KIND_POD: {
+        const char *ph = jstr(st, "phase");
+        return ph && (strcmp(ph, "Succeeded") == 0 || strcmp(ph, "Failed") == 0);
+    }
+    default:
+        return 0;
+    }
+}
+
+/* A share of a gang with PodGroup Works runs when its member PodGroup is Running (Volcano
+ * admitted the gang there), as Karmada reflects the PodGroup's status into the Work. */
+static int share_gang_running(struct ctl *c, const struct binding *b, const char *cluster)
+{
+    const char *ph = gang_work_podgroup_phase(ctl__own_work(c, b, cluster));
+    return ph && strcmp(ph, "Running") == 0;
+}
+
+/* Someone else changed a dispatched RB's placement: the taint manager or application
+ * failover evicting a cluster (gracefulEvictionTasks), the descheduler or a person rewriting
+ * spec.clusters. Judged only on an RB read after muster's lift (scheduling not suspended), so
+ * muster's own patches, which the watch may bring after their answers, are never taken for
+ * someone else's. Writes what changed into why. */
+static int placement_changed(const struct binding *b, char *why, size_t cap)
+{
+    json_object *susp = jpath(b->rb, "spec", "suspension");
+    if (bool_at(susp, "scheduling") == 1)
+        return 0;
+    json_object *ev = jpath(b->rb, "spec", "gracefulEvictionTasks");
+    if (ev && json_object_is_type(ev, json_type_array) && json_object_array_length(ev) > 0) {
+        const char *from = jstr(json_object_array_get_idx(ev, 0), "fromCluster");
+        snprintf(why, cap, "Karmada is evicting it from %s (spec.gracefulEvictionTasks)",
+                 from ? from : "a cluster");
+        return 1;
+    }
+    json_object *cl = jpath(b->rb, "spec", "clusters");
+    size_t n = cl && json_object_is_type(cl, json_type_array) ? json_object_array_length(cl) : 0;
+    int same = n == b->nshares;
+    for (size_t i = 0; same && i < n; i++) {
+        json_object *e = json_object_array_get_idx(cl, i);
+        const char *name = jstr(e, "name");
+        json_object *r = jobj(e, "replicas");
+        int32_t rep = r ? json_object_get_int(r) : 0;
+        int found = 0;
+        for (uint32_t j = 0; name && j < b->nshares && !found; j++)
+            found = strcmp(b->shares[j].cluster, name) == 0 && b->shares[j].replicas == rep;
+        same = found;
+    }
+    if (!same)
+        snprintf(why, cap,
+                 "its spec.clusters was changed by someone else (%zu cluster(s) where "
+                 "muster placed %" PRIu32 ")",
+                 n, b->nshares);
+    return !same;
+}
+
+void ctl__check_progress(struct ctl *c, struct binding *b)
+{
+    if (b->st != B_DISPATCHED && b->st != B_RUNNING)
+        return;
+    if (b->assign && b->step == S_NONE && b->inflight == 0 && !b->lw_pending) {
+        char why[200];
+        if (placement_changed(b, why, sizeof why)) {
+            rollback_ex(c, b, why, ROLLBACK_EXTERNAL);
+            return;
+        }
+    }
+    json_object *agg = jpath(b->rb, "status", "aggregatedStatus");
+    size_t nagg = agg ? json_object_array_length(agg) : 0;
+    int all_running = 1, all_done = 1, any = 0;
+    if (b->assign) {
+        for (uint32_t i = 0; i < b->nshares; i++) {
+            json_object *e = agg_entry(b->rb, b->shares[i].cluster);
+            int run = b->needs_objects ? share_gang_running(c, b, b->shares[i].cluster)
+                                       : share_running(b->kind, e);
+            int done = share_finished(b->kind, e);
+            if ((run || done) && !b->shares[i].running) {
+                struct cluster *k = ctl__cluster_find(c, b->shares[i].cluster);
+                b->shares[i].running = 1;
+                b->shares[i].running_at = now_ms(c);
+                /* At start-up the cluster's report and the RB's status come from the same
+                 * initial lists, taken after the share started: the report counts it. */
+                b->shares[i].confirm_gen = k && c->reconciled ? k->gen : 0;
+                if (k && b->shares[i].confirm_gen < k->gen)
+                    k->stale = 1; /* its report counts it already */
+                else if (k && b->shares[i].running_at + CTL_CONFIRM_MAX_MS < k->expire_at)
+                    k->expire_at = b->shares[i].running_at + CTL_CONFIRM_MAX_MS;
+            }
+            all_running &= run || done;
+            all_done &= done;
+            any = 1;
+        }
+    } else {
+        for (size_t i = 0; i < nagg; i++) {
+            json_object *e = json_object_array_get_idx(agg, i);
+            all_running &= share_running(b->kind, e) || share_finished(b->kind, e);
+            all_done &= share_finished(b->kind, e);
+            any = 1;
+        }
+    }
+    if (!any)
+        return;
+    if (all_done && b->kind != DISP_WORKLOAD_KIND_DEPLOYMENT) {
+        ctl__release(c, b, "completed");
+        return;
+    }
+    if (all_running && b->st == B_DISPATCHED) {
+        ctl__set_state(c, b, B_RUNNING);
+        struct lwrite *w = ctl__lw_add(c, b, LW_RUNNING, "running");
+        if (!w) {
+            ctl__fatal(c, "out of memory");
+            return;
+        }
+        w->row.id = b->ledger_id;
+        c->st.running++;
+        ctl__publish_binding(c, b, "running", "");
+    }
+}
+
+static int qt_cb(void *ud, const struct store_queue *q)
+{
+    struct ctl *c = ud;
+    if (c->qt.n == c->qt.cap) {
+        size_t cap = c->qt.cap ? c->qt.cap * 2 : 64;
+        struct qtimeout *n = muster_realloc(c->qt.v, cap * sizeof(*n));
+        if (!n)
+            return MUSTER_ENOMEM;
+        c->qt.v = n;
+        c->qt.cap = cap;
+    }
+    snprintf(c->qt.v[c->qt.n].name, sizeof c->qt.v[c->qt.n].name, "%s", q->name);
+    c->qt.v[c->qt.n++].ms = q->gang_timeout_ms;
+    return 0;
+}
+
+void ctl__timeouts_refresh(struct ctl *c)
+{
+    c->qt.n = 0;
+    if (store_queue_foreach(c->s, qt_cb, c))
+        ctl__logf(c, "reading the queues' gang timeouts: %s", store_errmsg(c->s));
+}
+
+int64_t ctl__queue_timeout_ms(struct ctl *c, const char *queue)
+{
+    for (size_t i = 0; i < c->qt.n; i++)
+        if (strcmp(c->qt.v[i].name, queue) == 0)
+            return c->qt.v[i].ms;
+    return 300000;
+}

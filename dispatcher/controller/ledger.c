@@ -1,0 +1,202 @@
+/* The ledger: every decision of one loop iteration written in one transaction before any
+ * request for it is sent (docs/dispatcher.md, "Durability"). */
+#include "dispatcher/controller/ctl_int.h"
+
+/* The crash point passed once a write of this kind is committed, before anything is sent for
+ * it (docs/dispatcher.md). A rollback's two rows share one. */
+static const char *const lw_crashpoint[] = {
+    [LW_NEW] = "queue.ledger",
+    [LW_ADMIT] = "dispatch.ledger",
+    [LW_DISPATCHED] = "dispatch.dispatched",
+    [LW_RUNNING] = "follow.running",
+    [LW_RELEASE] = "release.ledger",
+    [LW_ROLLBACK_OLD] = "rollback.ledger",
+    [LW_ROLLBACK_NEW] = NULL,
+    [LW_REPLACE_OLD] = "requeue.ledger",
+    [LW_ADOPT] = "adopt.ledger",
+    [LW_ADOPT_ROW] = "adopt.ledger",
+};
+
+struct lwrite *ctl__lw_add(struct ctl *c, struct binding *b, int kind, const char *state)
+{
+    if (c->lw.n == c->lw.cap) {
+        size_t cap = c->lw.cap ? c->lw.cap * 2 : 256;
+        struct lwrite *n = muster_realloc(c->lw.v, cap * sizeof(*n));
+        if (!n)
+            return NULL;
+        c->lw.v = n;
+        c->lw.cap = cap;
+    }
+    struct lwrite *w = &c->lw.v[c->lw.n++];
+    memset(w, 0, sizeof(*w));
+    w->b = b;
+    b->lw_pending++;
+    w->kind = kind;
+    w->row.state = state;
+    w->row.updated_at = now_ms(c);
+    w->row.mode = b->assign ? "assign" : "resume";
+    w->row.barrier = b->barrier;
+    w->row.user_dispatching = b->user_dispatching;
+    ctl__kick(c);
+    return w;
+}
+
+void ctl__clusters_text(const struct binding *b, char *buf, size_t cap)
+{
+    size_t n = (size_t)snprintf(buf, cap, "[");
+    for (uint32_t i = 0; i < b->nshares && n < cap; i++)
+        n += (size_t)snprintf(buf + n, cap - n, "%s{\"name\":\"%s\",\"replicas\":%" PRId32 "}",
+                              i ? "," : "", b->shares[i].cluster, b->shares[i].replicas);
+    if (n < cap)
+        snprintf(buf + n, cap - n, "]");
+}
+
+/* A full row for an insert: the binding's identity and request. */
+int ctl__lw_fill_new(struct ctl *c, struct lwrite *w, struct binding *b)
+{
+    json_object *req = disp_resvec_json(c->names, &b->gang);
+    const char *txt = req ? json_object_to_json_string_ext(req, JSON_C_TO_STRING_PLAIN) : NULL;
+    w->request = txt ? muster_strdup(txt) : NULL;
+    json_object_put(req);
+    if (!w->request)
+        return MUSTER_ENOMEM;
+    w->row.id = 0;
+    w->row.binding = b->key;
+    w->row.uid = b->uid;
+    w->row.queue = b->queue;
+    w->row.request = w->request;
+    w->row.priority = b->priority;
+    w->row.created_at = b->created_at;
+    w->row.attempt = b->attempt;
+    w->row.not_before = b->not_before;
+    ctl__clusters_text(b, w->clusters, sizeof w->clusters);
+    w->row.clusters = w->clusters;
+    return 0;
+}
+
+/* Leading, as far as the clock says too (ctl_options.fence). */
+int ctl__leads(const struct ctl *c)
+{
+    return c->leading && (!c->opt.fence || c->opt.fence(c->opt.fence_ud));
+}
+
+void ctl__fatal(struct ctl *c, const char *what)
+{
+    ctl__notice(
+        c, "error",
+        "the ledger could not be written (%s: %s); muster stops dispatching rather than act "
+        "on a decision it could not record",
+        what, store_errmsg(c->s));
+    c->leading = 0;
+    c->stopping = 1;
+    uv_stop(c->loop);
+}
+
+void ctl__ledger_flush(struct ctl *c)
+{
+    if (!c->lw.n)
+        return;
+    size_t n = c->lw.n;
+    struct store_ledger_row *rows = muster_malloc(n * sizeof(*rows));
+    if (!rows) {
+        ctl__fatal(c, "out of memory");
+        return;
+    }
+    for (size_t i = 0; i < n; i++) {
+        rows[i] = c->lw.v[i].row;
+        /* The text buffers live in the entries, which moved if the array grew since each row
+         * was filled in: point at them where they are now. */
+        if (rows[i].reason)
+            rows[i].reason = c->lw.v[i].reason;
+        if (rows[i].clusters)
+            rows[i].clusters = c->lw.v[i].clusters;
+    }
+    int rc = store_ledger_write_batch(c->s, rows, n);
+    c->st.ledger_batches++;
+    if (rc) {
+        muster_free(rows);
+        for (size_t i = 0; i < n; i++)
+            muster_free(c->lw.v[i].request);
+        c->lw.n = 0;
+        ctl__fatal(c, "batch");
+        return;
+    }
+    /* The actions: only now may the hub hear of these decisions. They may decide more (a
+     * rollback's new row): that goes into a fresh batch for the next flush. */
+    struct lwrite *batch = c->lw.v;
+    c->lw.v = NULL;
+    c->lw.n = c->lw.cap = 0;
+    for (size_t i = 0; i < n; i++) {
+        struct lwrite *w = &batch[i];
+        struct binding *b = w->b;
+        disp_crashpoint(lw_crashpoint[w->kind]);
+        muster_free(w->request);
+        w->request = NULL;
+        b->lw_pending--;
+        switch (w->kind) {
+        case LW_NEW:
+        case LW_ROLLBACK_NEW:
+            b->ledger_id = rows[i].id;
+            queue_idmap_put(&c->byid, (uint64_t)b->ledger_id, b);
+            if (b->gone) {
+                /* its RB went while the row was being written */
+                b->st = B_PENDING;
+                ctl__release(c, b, "deleted");
+            } else if (w->kind == LW_ROLLBACK_NEW) {
+                ctl__undo_start(c, b);
+            } else if (b->st == B_UNDO) {
+                ctl__undo_start(c, b);
+            } else {
+                ctl__engine_add(c, b);
+                if (bool_at(jpath(b->rb, "spec", "suspension"), "scheduling") != 1) {
+                    b->step = S_HOLD;
+                    ctl__step_run(c, b);
+                }
+            }
+            break;
+        case LW_ADOPT:
+        case LW_ADOPT_ROW: {
+            b->ledger_id = rows[i].id;
+            queue_idmap_put(&c->byid, (uint64_t)b->ledger_id, b);
+            struct queue_entry_spec es = {.id = (uint64_t)b->ledger_id,
+                                          .queue = b->queue,
+                                          .priority = b->priority,
+                                          .created_at = b->created_at,
+                                          .request = &b->gang};
+            struct queue_entry *e;
+            struct queue_error qe;
+            if (queue_entry_add_admitted(c->t, &es, &e, &qe))
+                ctl__notice(c, "warning", "%s: adopted, but queue %s cannot count it: %s", b->key,
+                            b->queue, qe.msg);
+            break;
+        }
+        case LW_ADMIT:
+            /* A fresh admission starts at step 2: nothing of this attempt is on the hub, and
+             * an earlier attempt's Works may still look done in the cache while their delete
+             * is on its way. A row taken back to admitted at start-up (readmit) goes on from
+             * what the hub shows. */
+            if (b->resume) {
+                b->resume = 0;
+                ctl__forward_resume(c, b);
+            } else {
+                ctl__forward_from(c, b, ctl__forward_first(b));
+            }
+            break;
+        case LW_RELEASE:
+            /* The PodGroup Works go at once (the OverridePolicy stays: docs/gangobj.md). A
+             * request still in flight finishes first; its step_done sees the binding DONE and
+             * turns to the delete. A step only waiting (Applied, the barrier, a retry) stops. */
+            if (b->inflight == 0) {
+                if (b->step != S_STATUS && b->step != S_STATUS_READ)
+                    b->step = b->needs_objects && b->assign ? S_R_WORKS : S_NONE;
+                ctl__step_run(c, b); /* a Scheduled=True still to write goes first (step_done) */
+            }
+            break;
+        default:
+            break;
+        }
+        ctl__maybe_free(c, b);
+    }
+    muster_free(rows);
+    muster_free(batch);
+}

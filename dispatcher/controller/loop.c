@@ -1,0 +1,363 @@
+/* The loop: the informers' callbacks, the tick, the retries, and the per-iteration flush of
+ * the cycle and the ledger. */
+#include "dispatcher/controller/ctl_int.h"
+
+static void on_synced_any(struct ctl *c)
+{
+    c->watch.nsynced++;
+    if (c->watch.nsynced == c->watch.started)
+        ctl__reconcile(c);
+}
+
+static void rb_set(struct ctl *c, const struct ctl_watch *w, json_object *o)
+{
+    ctl__rb_upsert(c, o);
+}
+
+static void rb_unset(struct ctl *c, const struct ctl_watch *w, json_object *o)
+{
+    ctl__rb_gone(c, o);
+}
+
+static void cluster_set(struct ctl *c, const struct ctl_watch *w, json_object *o)
+{
+    ctl__cluster_set(c, o);
+}
+
+static void cluster_unset(struct ctl *c, const struct ctl_watch *w, json_object *o)
+{
+    ctl__cluster_remove(c, o);
+}
+
+static void work_set(struct ctl *c, const struct ctl_watch *w, json_object *o)
+{
+    ctl__work_changed(c, o, 0);
+}
+
+static void work_unset(struct ctl *c, const struct ctl_watch *w, json_object *o)
+{
+    ctl__work_changed(c, o, 1);
+}
+
+/* A template's add or update: its binding reads it again. A template's delete is followed
+ * through its RB (Karmada deletes the RB with it). */
+static void tmpl_set(struct ctl *c, const struct ctl_watch *w, json_object *o)
+{
+    ctl__tmpl_changed(c, w->tmpl, o);
+}
+
+static json_object *keep_whole(json_object *obj)
+{
+    return json_object_get(obj);
+}
+
+/* What the controller watches (docs/dispatcher.md, "What it watches"), one row per informer:
+ * where it lists, what it caches of each object (templates pruned to what the workload reader
+ * and the gang objects read, RBs without what nothing reads; every cached object is also
+ * compacted by the informer), and what its events do. muster reads only the metadata of its
+ * OverridePolicies (the orphan sweep): watched as PartialObjectMetadata, as client-go's
+ * metadata informers do. Its PodGroup Works are watched whole: they are small, and their
+ * status (Applied, the member PodGroup's phase) is what the protocol waits for. */
+const struct ctl_watch ctl__watches[CTL_NWATCHES] = {
+    [CTL_W_RBS] = {"resourcebindings", "work.karmada.io", "v1alpha2", "resourcebindings",
+                   offsetof(struct ctl, rbs), 0, 0, 0, -1, disp_workload_prune_binding, rb_set,
+                   rb_unset},
+    [CTL_W_CLUSTERS] = {"clusters", "cluster.karmada.io", "v1alpha1", "clusters",
+                        offsetof(struct ctl, clusters), 0, 0, 0, -1, keep_whole, cluster_set,
+                        cluster_unset},
+    [CTL_W_WORKS] = {"other", "work.karmada.io", "v1alpha1", "works", offsetof(struct ctl, works),
+                     1, 0, 1, -1, keep_whole, work_set, work_unset},
+    [CTL_W_POLICIES] = {"other", "policy.karmada.io", "v1alpha1", "overridepolicies",
+                        offsetof(struct ctl, policies), 1, 1, 1, -1, keep_whole, NULL, NULL},
+    [CTL_W_PRIOS] = {"other", "scheduling.k8s.io", "v1", "priorityclasses",
+                     offsetof(struct ctl, prios), 0, 0, 1, -1, keep_whole, NULL, NULL},
+    [CTL_W_DEPLOYMENTS] = {"other", "apps", "v1", "deployments", offsetof(struct ctl, tmpl[0]), 0,
+                           0, 1, 0, disp_workload_prune_template, tmpl_set, NULL},
+    [CTL_W_JOBS] = {"other", "batch", "v1", "jobs", offsetof(struct ctl, tmpl[1]), 0, 0, 1, 1,
+                    disp_workload_prune_template, tmpl_set, NULL},
+    [CTL_W_VCJOBS] = {"other", "batch.volcano.sh", "v1alpha1", "jobs",
+                      offsetof(struct ctl, tmpl[2]), 0, 0, 1, 2, disp_workload_prune_template,
+                      tmpl_set, NULL},
+    [CTL_W_PODS] = {"other", "", "v1", "pods", offsetof(struct ctl, tmpl[3]), 0, 0, 1, 3,
+                    disp_workload_prune_template, tmpl_set, NULL},
+};
+
+static void on_add(void *ud, json_object *o)
+{
+    struct inf_tag *t = ud;
+    if (t->w->set)
+        t->w->set(t->c, t->w, o);
+}
+
+static void on_update(void *ud, json_object *old, json_object *o)
+{
+    (void)old;
+    on_add(ud, o);
+}
+
+static void on_delete(void *ud, json_object *o)
+{
+    struct inf_tag *t = ud;
+    if (t->w->unset)
+        t->w->unset(t->c, t->w, o);
+}
+
+static void on_synced(void *ud)
+{
+    struct inf_tag *t = ud;
+    if (t->synced)
+        return;
+    t->synced = 1;
+    on_synced_any(t->c);
+}
+
+static void on_error(void *ud, int err, const struct kube_status *st)
+{
+    struct inf_tag *t = ud;
+    if (err == MUSTER_ENOENT && !t->synced && t->w->optional) {
+        /* The hub does not serve this kind (no Volcano CRDs, say): nothing of it to watch. */
+        ctl__logf(t->c, "watch %s: not served by the hub (%s); going on without it", t->w->resource,
+                  st && st->message[0] ? st->message : "404");
+        on_synced(ud);
+        return;
+    }
+    if (t->c->opt.metrics)
+        disp_metrics_watch_restart(t->c->opt.metrics, t->w->metric);
+}
+
+static json_object *transform(void *ud, json_object *obj)
+{
+    const struct inf_tag *t = ud;
+    return t->w->cache(obj);
+}
+
+/* Starts the informer of one row of ctl__watches. */
+static int watch_start(struct ctl *c, enum ctl_watch_id id)
+{
+    const struct ctl_watch *w = &ctl__watches[id];
+    struct kube_informer *inf = (struct kube_informer *)((char *)c + w->informer);
+    char path[512];
+    int rc = kube_path(path, sizeof path, w->group, w->version, NULL, w->resource, NULL);
+    if (rc)
+        return rc;
+    static const char managed[] = GANG_MANAGED_BY_LABEL "=" GANG_MANAGED_BY_VALUE;
+    struct inf_tag *tag = &c->watch.tags[id];
+    *tag = (struct inf_tag){c, w, 0};
+    struct kube_reflector_opts ro = {.path = path,
+                                     .label_selector = w->managed_only ? managed : NULL,
+                                     .metadata_only = w->metadata_only};
+    static const struct kube_informer_handler h = {on_add, on_update, on_delete, on_synced,
+                                                   on_error};
+    rc = kube_informer_init(inf, c->loop, c->kube, &ro, &h, tag);
+    if (rc)
+        return rc;
+    kube_informer_set_transform(inf, transform);
+    c->watch.open++;
+    c->watch.started++;
+    return kube_informer_start(inf);
+}
+
+/* Starts every watch, in the order of ctl__watches. */
+int ctl__watches_start(struct ctl *c)
+{
+    for (int id = 0; id < CTL_NWATCHES; id++) {
+        int rc = watch_start(c, (enum ctl_watch_id)id);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+/* Why a pending binding waits, when the last cycle did not already say (NoClusterFit): the
+ * engine's own admission check, which is what the next cycle meets. */
+void ctl__pending_reason(struct ctl *c, struct binding *b)
+{
+    if (b->st != B_PENDING || b->nofit)
+        return;
+    struct queue_entry *e = queue_tree_entry(c->t, (uint64_t)b->ledger_id);
+    struct queue_limit why;
+    if (!e || queue_tree_can_admit(c->t, queue_entry_queue(e), queue_entry_request(e), &why))
+        return;
+    char msg[DISP_WORKLOAD_MSG_MAX];
+    if (queue_limit_explain(c->t, &why, msg, sizeof msg) < 0 && !msg[0])
+        snprintf(msg, sizeof msg, "does not fit its queue");
+    /* The limit met at root may be the Ready fleet's capacity rather than a queue's: then no
+     * cluster has room, which is no quota (the engine's sentence says "fleet: ..." exactly
+     * then). */
+    ctl__set_reason(b, strncmp(msg, "fleet: ", 7) == 0 ? "NoClusterFit" : "QuotaExceeded", "%s",
+                    msg);
+}
+
+static void sweep_waiting(struct ctl *c, int64_t now)
+{
+    if (now - c->sweep.budget_at >= 1000) {
+        c->sweep.budget_at = now;
+        c->sweep.budget = CTL_CONDITION_WRITES_PER_S;
+    }
+    /* A bounded slice of the waiting list per tick, resuming where the last one stopped. */
+    struct binding *b =
+        c->sweep.cursor && c->sweep.cursor->list == 1 ? c->sweep.cursor : c->waiting.next;
+    for (int n = 0; n < 5000 && b != &c->waiting; n++) {
+        struct binding *next = b->next;
+        if (b->st == B_BACKOFF && b->not_before <= now) {
+            ctl__engine_add(c, b);
+        } else {
+            ctl__pending_reason(c, b);
+            if (b->cond_dirty && c->sweep.budget > 0 && b->rb && !b->gone &&
+                now - b->waiting_since >= CTL_CONDITION_GRACE_MS) {
+                if (ctl__send_condition(c, b))
+                    c->sweep.budget--;
+            }
+        }
+        b = next;
+    }
+    c->sweep.cursor = b == &c->waiting ? NULL : b;
+}
+
+/* Steps due again (failed requests, the barrier's re-checks); re-arms soon for the next one
+ * due before the tick. */
+static void retries_run(struct ctl *c, int64_t now)
+{
+    int64_t next = 0;
+    struct binding **p = &c->retry;
+    while (*p) {
+        struct binding *b = *p;
+        if (b->retry_at <= now) {
+            *p = b->rnext;
+            b->in_retry = 0;
+            b->rnext = NULL;
+            if (b->gone)
+                ctl__maybe_free(c, b);
+            else if (b->inflight == 0) /* a rollback may have started its own steps since */
+                ctl__step_run(c, b);
+        } else {
+            if (!next || b->retry_at < next)
+                next = b->retry_at;
+            p = &b->rnext;
+        }
+    }
+    if (next)
+        ctl__soon_arm(c, next);
+}
+
+static void on_soon(uv_timer_t *h)
+{
+    struct ctl *c = h->data;
+    c->soon_at = 0;
+    if (!ctl__leads(c) || !c->reconciled || c->stopping)
+        return;
+    retries_run(c, now_ms(c));
+}
+
+/* Runs the due retries at `at` when that is before the next tick (a barrier re-check in 20 ms
+ * must not wait 200). */
+void ctl__soon_arm(struct ctl *c, int64_t at)
+{
+    int64_t now = now_ms(c);
+    if (c->stopping || at - now >= CTL_TICK_MS || (c->soon_at && c->soon_at <= at))
+        return;
+    c->soon_at = at;
+    uv_timer_start(&c->soon, on_soon, (uint64_t)(at > now ? at - now : 0), 0);
+}
+
+void ctl__on_tick(uv_timer_t *h)
+{
+    struct ctl *c = h->data;
+    if (!ctl__leads(c) || !c->reconciled || c->stopping)
+        return;
+    int64_t now = now_ms(c);
+    retries_run(c, now);
+    /* gang timeouts: a dispatched gang whose shares do not all run, and an admitted one whose
+     * PodGroups never report Applied or whose barrier is never rendered, both within it */
+    for (struct binding *b = c->active.next, *nx; b != &c->active; b = nx) {
+        nx = b->next;
+        if (b->st == B_ADMITTED && b->assign && b->needs_objects && !b->inflight &&
+            !b->lw_pending && (b->step == S_APPLIED || b->step == S_BARRIER) &&
+            now - b->admitted_at > ctl__queue_timeout_ms(c, b->queue)) {
+            char why[448], detail[192] = "";
+            int64_t s = ctl__queue_timeout_ms(c, b->queue) / 1000;
+            /* The first Work that is not applied, and what the execution controller said of it
+             * (Applied=False: a member without the CRD, a conflict with a leftover object). */
+            for (uint32_t i = 0; b->step == S_APPLIED && i < b->nshares && !detail[0]; i++) {
+                json_object *wk = ctl__own_work(c, b, b->shares[i].cluster);
+                if (gang_work_applied(wk))
+                    continue;
+                json_object *conds = jpath(wk, "status", "conditions");
+                const char *msg = NULL;
+                for (size_t k = 0; conds && k < json_object_array_length(conds); k++) {
+                    json_object *cd = json_object_array_get_idx(conds, k);
+                    if (jstr(cd, "type") && strcmp(jstr(cd, "type"), "Applied") == 0)
+                        msg = jstr(cd, "message");
+                }
+                snprintf(detail, sizeof detail, " (%.63s: %.90s)", b->shares[i].cluster,
+                         msg  ? msg
+                         : wk ? "no Applied condition yet"
+                              : "no Work");
+            }
+            snprintf(why, sizeof why, "%s within the gang timeout of %" PRId64 "m%02" PRId64 "s%s",
+                     b->step == S_APPLIED ? "not every PodGroup Work was Applied"
+                                          : "Karmada did not render every Work",
+                     s / 60, s % 60, detail);
+            b->step = S_NONE;
+            ctl__rollback(c, b, why);
+            continue;
+        }
+        if (b->st != B_DISPATCHED || !b->assign || b->inflight || b->lw_pending)
+            continue;
+        if (ctl__user_holds_dispatching(b)) {
+            b->dispatched_at = now; /* the timeout counts from when the user lets it go */
+            continue;
+        }
+        int64_t limit = ctl__queue_timeout_ms(c, b->queue);
+        if (now - b->dispatched_at > limit) {
+            char why[160];
+            int64_t s = limit / 1000;
+            snprintf(why, sizeof why,
+                     "not every share was running within the gang timeout of "
+                     "%" PRId64 "m%02" PRId64 "s",
+                     s / 60, s % 60);
+            ctl__rollback(c, b, why);
+        }
+    }
+    sweep_waiting(c, now);
+    if (now - c->sweep.last_orphans >= CTL_SWEEP_ORPHANS_MS && c->lw.n == 0)
+        ctl__orphans_sweep(c);
+    c->cyc.wanted = 1;
+    c->cyc.forced = 1;
+    ctl__kick(c);
+}
+
+static void on_pace(uv_timer_t *h)
+{
+    struct ctl *c = h->data;
+    c->cyc.pace_armed = 0;
+    ctl__kick(c);
+}
+
+static void on_kick(uv_idle_t *h)
+{
+    struct ctl *c = h->data;
+    uv_idle_stop(h);
+    c->cyc.kick_active = 0;
+    ctl__ledger_flush(c);
+    /* The cycle's admissions are written by the next iteration's flush, together with
+     * whatever that iteration's events decide: one transaction (one fdatasync) per iteration
+     * rather than two. Nothing is sent for them before that commit. */
+    if (!c->cyc.wanted || c->stopping)
+        return;
+    uint64_t now = uv_hrtime();
+    if (now >= c->cyc.next_ns) {
+        ctl__cycle(c);
+    } else if (!c->cyc.pace_armed) {
+        c->cyc.pace_armed = 1;
+        uv_timer_start(&c->pace, on_pace, (c->cyc.next_ns - now + 999999) / 1000000, 0);
+    }
+}
+
+void ctl__kick(struct ctl *c)
+{
+    if (c->cyc.kick_active || c->stopping || !uv_is_active((uv_handle_t *)&c->tick))
+        return;
+    c->cyc.kick_active = 1;
+    uv_idle_start(&c->kick, on_kick);
+}

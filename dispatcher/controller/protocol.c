@@ -1,0 +1,725 @@
+/* The commit protocol (docs/dispatcher.md): one function per step, the requests each sends,
+ * and what an answer moves on to. */
+#include "dispatcher/controller/ctl_int.h"
+
+static int send_again(struct ctl *c, struct binding *b, struct request_ctx *rq);
+static void step_done(struct ctl *c, struct binding *b);
+static const char *step_crash_one(enum step st);
+
+void ctl__split_key(const char *key, char *ns, size_t nscap, const char **name)
+{
+    const char *slash = strchr(key, '/');
+    size_t l = slash ? (size_t)(slash - key) : 0;
+    *name = slash ? slash + 1 : key;
+    if (nscap == 0)
+        return;
+    if (l >= nscap)
+        l = nscap - 1;
+    memcpy(ns, key, l);
+    ns[l] = '\0';
+}
+
+static int rb_path(const struct binding *b, char *buf, size_t cap)
+{
+    char ns[256];
+    const char *name;
+    ctl__split_key(b->key, ns, sizeof ns, &name);
+    return kube_path(buf, cap, "work.karmada.io", "v1alpha2", ns, "resourcebindings", name);
+}
+
+static void retry_later(struct ctl *c, struct binding *b)
+{
+    b->retry_ms = b->retry_ms ? b->retry_ms * 2 : CTL_RETRY_INITIAL_MS;
+    if (b->retry_ms > CTL_RETRY_MAX_MS)
+        b->retry_ms = CTL_RETRY_MAX_MS;
+    b->retry_at = now_ms(c) + (int64_t)b->retry_ms;
+    if (!b->in_retry) {
+        b->rnext = c->retry;
+        c->retry = b;
+        b->in_retry = 1;
+    }
+}
+
+void ctl__on_response(int err, const struct kube_response *resp, void *ud)
+{
+    struct request_ctx *rq = ud;
+    struct ctl *c = rq->c;
+    struct binding *b = rq->b;
+    enum step step = rq->step;
+    int tolerate = rq->tolerate, side = rq->side;
+    if (b && err == MUSTER_EEXIST && rq->again_body && !b->gone && send_again(c, b, rq) == 0)
+        return; /* the replacing patch is in flight in its place */
+    muster_free(rq->again_path);
+    muster_free(rq->again_body);
+    int want_body = rq->want_body;
+    muster_free(rq);
+    if (!b)
+        return; /* an orphan's delete: the next sweep sees whether it went */
+    if (side) {
+        b->side_inflight--;
+        /* 409: the RB changed since it was read; the next sweep writes from the newer read */
+        if (err && err != MUSTER_ENOENT && err != MUSTER_ECANCELED) {
+            if (err != MUSTER_ECONFLICT)
+                c->st.hub_errors++;
+            b->cond_dirty = 1; /* written again by a later sweep */
+        }
+        ctl__maybe_free(c, b);
+        return;
+    }
+    b->inflight--;
+    if (!err && want_body && resp->body) {
+        json_object_put(b->reply);
+        b->reply = json_object_get(resp->body);
+    }
+    int rb_step = step != S_OBJECTS && step != S_BARRIER && step != S_U_DELETE && step != S_R_WORKS;
+    if (err == MUSTER_ECONFLICT && step == S_STATUS) {
+        /* The RB changed since the status patch was built (its resourceVersion): read it
+         * again and rebuild, so no condition Karmada wrote meanwhile is overwritten. */
+        b->step = S_STATUS_READ;
+        err = 0;
+    }
+    if (err && err != tolerate) {
+        if (err == MUSTER_ENOENT && rb_step) {
+            b->rb_missing = 1; /* the RB is gone; its delete event releases it */
+        } else if (err != MUSTER_ECANCELED) {
+            b->step_failed = 1;
+            c->st.hub_errors++;
+            if (b->retry_ms >= CTL_RETRY_MAX_MS / 2)
+                ctl__logf(c, "%s: %s step %d keeps failing: %s", b->key, ctl__state_names[b->st],
+                          step,
+                          resp->status.message[0] ? resp->status.message : muster_strerror(err));
+        }
+    }
+    if (b->inflight > 0) {
+        if (!err || err == tolerate)
+            disp_crashpoint(step_crash_one(step));
+        return;
+    }
+    if (b->gone) {
+        ctl__maybe_free(c, b);
+        return;
+    }
+    if (b->rb_missing) {
+        b->rb_missing = 0;
+        b->step_failed = 0;
+        if (b->st == B_DONE && b->needs_objects && b->assign) {
+            b->step = S_R_WORKS; /* released already: the RB went, its Works go too */
+            ctl__step_run(c, b);
+        }
+        return;
+    }
+    if (b->step_failed) {
+        b->step_failed = 0;
+        retry_later(c, b);
+    } else if (b->step == S_STATUS_READ && step == S_STATUS) {
+        ctl__step_run(c, b);
+    } else {
+        b->retry_ms = 0;
+        step_done(c, b);
+    }
+}
+
+/* Sends one request of b's current step; body is consumed. want_body keeps the answer in
+ * b->reply; again_path (a create's object path) makes a 409 AlreadyExists replace the existing
+ * object with body by a merge patch. */
+static void send_req_ex(struct ctl *c, struct binding *b, enum kube_verb verb, const char *path,
+                        const char *sub, json_object *body, int tolerate, int want_body,
+                        const char *again_path)
+{
+    struct request_ctx *rq = muster_calloc(1, sizeof(*rq));
+    const char *txt = body ? json_object_to_json_string_ext(body, JSON_C_TO_STRING_PLAIN) : NULL;
+    /* Only deletes and reads go without a body: a builder that returned NULL failed. */
+    if (!rq || (body && !txt) ||
+        (!body && verb != KUBE_DELETE && verb != KUBE_GET && verb != KUBE_LIST)) {
+        muster_free(rq);
+        json_object_put(body);
+        b->step_failed = 1;
+        return;
+    }
+    *rq = (struct request_ctx){c, b, b->step, tolerate, 0, verb, want_body, NULL, NULL};
+    if (again_path) {
+        rq->again_path = muster_strdup(again_path);
+        rq->again_body = muster_strdup(txt);
+        if (!rq->again_path || !rq->again_body) {
+            muster_free(rq->again_path);
+            muster_free(rq->again_body);
+            muster_free(rq);
+            json_object_put(body);
+            b->step_failed = 1;
+            return;
+        }
+    }
+    struct kube_request req = {
+        .verb = verb, .path = path, .subresource = sub, .body = txt, .discard_body = !want_body};
+    b->inflight++;
+    int rc = kube_request(c->kube, &req, ctl__on_response, rq);
+    json_object_put(body);
+    if (rc) {
+        b->inflight--;
+        muster_free(rq->again_path);
+        muster_free(rq->again_body);
+        muster_free(rq);
+        b->step_failed = 1;
+    }
+}
+
+static void send_req(struct ctl *c, struct binding *b, enum kube_verb verb, const char *path,
+                     const char *sub, json_object *body, int tolerate)
+{
+    send_req_ex(c, b, verb, path, sub, body, tolerate, 0, NULL);
+}
+
+/* A create met an object of the same name (an earlier attempt's Work whose delete did not get
+ * through, say): the object is replaced by a merge patch carrying this attempt's whole body (a
+ * merge patch replaces the manifests array whole). The request keeps b's count in flight.
+ * Returns 0, or a MUSTER_* code when nothing was sent (the 409 then stands as a failure). */
+static int send_again(struct ctl *c, struct binding *b, struct request_ctx *rq)
+{
+    struct request_ctx *n = muster_calloc(1, sizeof(*n));
+    if (!n)
+        return MUSTER_ENOMEM;
+    *n = (struct request_ctx){c, b, rq->step, 0, 0, KUBE_MERGE_PATCH, 0, NULL, NULL};
+    struct kube_request req = {.verb = KUBE_MERGE_PATCH,
+                               .path = rq->again_path,
+                               .body = rq->again_body,
+                               .discard_body = 1};
+    int rc = kube_request(c->kube, &req, ctl__on_response, n);
+    if (rc) {
+        muster_free(n);
+        return rc;
+    }
+    muster_free(rq->again_path);
+    muster_free(rq->again_body);
+    muster_free(rq);
+    return 0;
+}
+
+/* Writes b's waiting condition when it changed: a status merge patch outside the steps. */
+int ctl__send_condition(struct ctl *c, struct binding *b)
+{
+    char ts[32], path[KUBE_MAX_URL_BYTES / 4];
+    json_object *body = NULL;
+    rfc3339(now_ms(c), ts, sizeof ts);
+    b->cond_dirty = 0;
+    if (!b->reason[0] || disp_rbpatch_waiting(b->rb, b->reason, ctl__binding_msg(b), ts, &body) ||
+        !body)
+        return 0;
+    const char *txt = json_object_to_json_string_ext(body, JSON_C_TO_STRING_PLAIN);
+    struct request_ctx *rq = muster_malloc(sizeof(*rq));
+    if (!rq || !txt) {
+        muster_free(rq);
+        json_object_put(body);
+        b->cond_dirty = 1;
+        return 0;
+    }
+    *rq = (struct request_ctx){c, b, S_NONE, 0, 1, KUBE_MERGE_PATCH, 0, NULL, NULL};
+    rb_path(b, path, sizeof path);
+    struct kube_request req = {.verb = KUBE_MERGE_PATCH,
+                               .path = path,
+                               .subresource = "status",
+                               .body = txt,
+                               .discard_body = 1};
+    b->side_inflight++;
+    if (kube_request(c->kube, &req, ctl__on_response, rq)) {
+        b->side_inflight--;
+        muster_free(rq);
+        b->cond_dirty = 1;
+    } else {
+        c->st.conditions_written++;
+    }
+    json_object_put(body);
+    return 1;
+}
+
+void ctl__fill_gang_input(struct ctl *c, struct binding *b, struct gang_input *in,
+                          struct gang_share *gs)
+{
+    for (uint32_t i = 0; i < b->nshares; i++)
+        gs[i] = (struct gang_share){b->shares[i].cluster, b->shares[i].replicas};
+    /* gangobj reads what disp_workload_read found; re-read into the scratch (the RB and the
+     * template are the ones admitted). */
+    disp_workload_read(&c->w, c->names, b->rb, b->tmpl);
+    *in = (struct gang_input){.rb = b->rb,
+                              .w = &c->w,
+                              .names = c->names,
+                              .shares = gs,
+                              .nshares = b->nshares,
+                              .pod_scheduler = c->pod_scheduler,
+                              .tmpl = b->tmpl};
+}
+
+static void work_path(const char *cluster, const char *name, char *buf, size_t cap)
+{
+    char ns[CTL_CLUSTER_NAME_MAX + 16];
+    snprintf(ns, sizeof ns, "karmada-es-%s", cluster);
+    kube_path(buf, cap, "work.karmada.io", "v1alpha1", ns, "works", name);
+}
+
+static void policy_path(const struct binding *b, int one, char *buf, size_t cap)
+{
+    char ns[256], pname[GANG_NAME_MAX + 1];
+    const char *name;
+    ctl__split_key(b->key, ns, sizeof ns, &name);
+    gang_policy_name(name, pname, sizeof pname);
+    kube_path(buf, cap, "policy.karmada.io", "v1alpha1", ns, "overridepolicies",
+              one ? pname : NULL);
+}
+
+/* muster's PodGroup Work for b in cluster, as its watch last saw it, or NULL. */
+json_object *ctl__own_work(struct ctl *c, const struct binding *b, const char *cluster)
+{
+    char ns[256], wname[GANG_NAME_MAX + 1], wns[CTL_CLUSTER_NAME_MAX + 16];
+    const char *name;
+    ctl__split_key(b->key, ns, sizeof ns, &name);
+    gang_work_name(ns, name, wname, sizeof wname);
+    snprintf(wns, sizeof wns, "karmada-es-%s", cluster);
+    return kube_informer_get(&c->works, wns, wname);
+}
+
+/* Every share's PodGroup Work reports Applied: the member holds this attempt's PodGroup. */
+static int works_applied(struct ctl *c, const struct binding *b)
+{
+    for (uint32_t i = 0; i < b->nshares; i++)
+        if (!gang_work_applied(ctl__own_work(c, b, b->shares[i].cluster)))
+            return 0;
+    return 1;
+}
+
+/* The barrier is not rendered everywhere yet: list the Works again after the back-off. */
+static void recheck_later(struct ctl *c, struct binding *b)
+{
+    b->recheck_ms = b->recheck_ms ? b->recheck_ms * 2 : CTL_BARRIER_RECHECK_MS;
+    if (b->recheck_ms > CTL_BARRIER_RECHECK_MAX_MS)
+        b->recheck_ms = CTL_BARRIER_RECHECK_MAX_MS;
+    b->retry_at = now_ms(c) + b->recheck_ms;
+    if (!b->in_retry) {
+        b->rnext = c->retry;
+        c->retry = b;
+        b->in_retry = 1;
+    }
+    ctl__soon_arm(c, b->retry_at);
+}
+
+/* A forward step of a binding released meanwhile (finished, or its RB went) goes no further:
+ * what it made is deleted instead. Scheduled=True still goes to an RB that stays (its shares
+ * were placed and lifted, and Karmada's RB-status controller needs lastScheduledTime), then
+ * the delete follows (step_done). */
+static int forward_step(const struct binding *b)
+{
+    enum step st = b->step;
+    if (st == S_STATUS || st == S_STATUS_READ)
+        return b->gone || jpath(b->rb, "metadata", "deletionTimestamp") != NULL;
+    return st == S_OBJECTS || st == S_APPLIED || st == S_ASSIGN || st == S_BARRIER ||
+           st == S_LIFT || st == S_ASSIGN_LIFT;
+}
+
+/* What every step's sender needs: the RB's path and the name of its PodGroup Works. */
+struct step_ctx {
+    char path[KUBE_MAX_URL_BYTES / 4];
+    char wname[GANG_NAME_MAX + 1];
+};
+
+/* A sender returns STEP_SENT when it sent its requests (or failed to: b->step_failed), and
+ * STEP_HANDLED when it finished the step itself (nothing to send, or a step that waits). */
+enum step_sent { STEP_SENT, STEP_HANDLED };
+
+static enum step_sent send_hold(struct ctl *c, struct binding *b, const struct step_ctx *x)
+{
+    json_object *body = NULL;
+    if (disp_rbpatch_hold(b->rb, &body) || !body) {
+        b->step = S_NONE;
+        return STEP_HANDLED;
+    }
+    send_req(c, b, KUBE_MERGE_PATCH, x->path, NULL, body, 0);
+    return STEP_SENT;
+}
+
+static enum step_sent send_objects(struct ctl *c, struct binding *b, const struct step_ctx *x)
+{
+    struct gang_share gs[256];
+    struct gang_input in;
+    ctl__fill_gang_input(c, b, &in, gs);
+    /* The policy first: created once per RB and kept (docs/gangobj.md). One that exists
+     * is merge-patched with this body: a no-op when it is the same (no new generation, so
+     * Karmada renders nothing again), a correction when an older musterd wrote it per
+     * cluster (its rules would miss a cluster of this placement). */
+    json_object *op = gang_override_policy(&in);
+    if (op) {
+        char pp[KUBE_MAX_URL_BYTES / 4], one[KUBE_MAX_URL_BYTES / 4];
+        policy_path(b, 0, pp, sizeof pp);
+        policy_path(b, 1, one, sizeof one);
+        send_req_ex(c, b, KUBE_CREATE, pp, NULL, op, 0, 0, one);
+    }
+    for (uint32_t i = 0; i < b->nshares; i++) {
+        char wp[KUBE_MAX_URL_BYTES / 4], one[KUBE_MAX_URL_BYTES / 4];
+        work_path(b->shares[i].cluster, NULL, wp, sizeof wp);
+        work_path(b->shares[i].cluster, x->wname, one, sizeof one);
+        send_req_ex(c, b, KUBE_CREATE, wp, NULL, gang_podgroup_work(&in, i), 0, 0, one);
+    }
+    return STEP_SENT;
+}
+
+static enum step_sent send_applied(struct ctl *c, struct binding *b, const struct step_ctx *x)
+{
+    /* Nothing to send: the Works' watch events run this again (work_changed). */
+    if (works_applied(c, b))
+        step_done(c, b);
+    return STEP_HANDLED;
+}
+
+static enum step_sent send_assign(struct ctl *c, struct binding *b, const struct step_ctx *x)
+{
+    struct gang_share gs[256];
+    struct gang_input in;
+    ctl__fill_gang_input(c, b, &in, gs);
+    json_object *body = gang_patch_assign(&in, b->step == S_ASSIGN);
+    if (body && b->step == S_ASSIGN_LIFT) {
+        /* one patch: placement and the suspension lifted together (nothing else to
+         * create, so no barrier is needed) */
+        json_object *lift = gang_patch_release(-2);
+        json_object *spec = jobj(body, "spec"), *lspec = jobj(lift, "spec");
+        json_object *susp = jobj(lspec, "suspension");
+        if (spec && susp)
+            json_object_object_add(spec, "suspension", json_object_get(susp));
+        json_object_put(lift);
+    }
+    send_req_ex(c, b, KUBE_MERGE_PATCH, x->path, NULL, body, 0, b->step == S_ASSIGN_LIFT, NULL);
+    return STEP_SENT;
+}
+
+static enum step_sent send_barrier(struct ctl *c, struct binding *b, const struct step_ctx *x)
+{
+    /* The Works Karmada rendered for the RB carry its permanent id (its webhook and
+     * binding controller); muster's own carry none. */
+    char wp[KUBE_MAX_URL_BYTES / 4], sel[DISP_WORKLOAD_LABEL_VALUE_MAX + 64];
+    kube_path(wp, sizeof wp, "work.karmada.io", "v1alpha1", NULL, "works", NULL);
+    snprintf(sel, sizeof sel, "%s=%s", DISP_WORKLOAD_PERMANENT_ID_LABEL, b->pid);
+    struct request_ctx *rq = muster_calloc(1, sizeof(*rq));
+    if (!rq) {
+        b->step_failed = 1;
+        return STEP_SENT;
+    }
+    *rq = (struct request_ctx){c, b, b->step, 0, 0, KUBE_LIST, 1, NULL, NULL};
+    struct kube_request req = {.verb = KUBE_LIST, .path = wp, .label_selector = sel};
+    b->inflight++;
+    if (kube_request(c->kube, &req, ctl__on_response, rq)) {
+        b->inflight--;
+        muster_free(rq);
+        b->step_failed = 1;
+    }
+    return STEP_SENT;
+}
+
+static enum step_sent send_lift(struct ctl *c, struct binding *b, const struct step_ctx *x)
+{
+    send_req_ex(c, b, KUBE_MERGE_PATCH, x->path, NULL,
+                gang_patch_release(b->barrier ? b->user_dispatching : -2), 0, 1, NULL);
+    return STEP_SENT;
+}
+
+static enum step_sent send_status(struct ctl *c, struct binding *b, const struct step_ctx *x)
+{
+    if (b->side_inflight) {
+        /* A waiting condition (Scheduled=False) still on its way (the client retries a
+         * 429 after a second) would land after this one and undo it: wait for it. */
+        b->step_failed = 1;
+        return STEP_SENT;
+    }
+    char ts[32];
+    rfc3339(now_ms(c), ts, sizeof ts);
+    /* From the newest read of the RB: the answer to muster's last patch or a fresh get,
+     * unless the watch has brought a newer one since. */
+    json_object *from = b->rb;
+    const char *frv = jstr(jobj(b->fresh, "metadata"), "resourceVersion");
+    const char *crv = jstr(jobj(b->rb, "metadata"), "resourceVersion");
+    if (frv && (!crv || strtoll(frv, NULL, 10) > strtoll(crv, NULL, 10)))
+        from = b->fresh;
+    send_req(c, b, KUBE_MERGE_PATCH, x->path, "status", gang_status_scheduled(from, ts), 0);
+    return STEP_SENT;
+}
+
+static enum step_sent send_status_read(struct ctl *c, struct binding *b, const struct step_ctx *x)
+{
+    send_req_ex(c, b, KUBE_GET, x->path, NULL, NULL, 0, 1, NULL);
+    return STEP_SENT;
+}
+
+static enum step_sent send_resume(struct ctl *c, struct binding *b, const struct step_ctx *x)
+{
+    send_req(c, b, KUBE_MERGE_PATCH, x->path, NULL, gang_patch_resume(), 0);
+    return STEP_SENT;
+}
+
+static enum step_sent send_undo_barrier(struct ctl *c, struct binding *b, const struct step_ctx *x)
+{
+    send_req(c, b, KUBE_MERGE_PATCH, x->path, NULL, gang_patch_rollback_barrier(), 0);
+    return STEP_SENT;
+}
+
+static enum step_sent send_undo_clear(struct ctl *c, struct binding *b, const struct step_ctx *x)
+{
+    json_object *body = NULL;
+    if (b->assign)
+        body = gang_patch_rollback_clear(b->barrier ? b->user_dispatching : -2);
+    else if (disp_rbpatch_hold(b->rb, &body) || !body) {
+        step_done(c, b);
+        return STEP_HANDLED;
+    }
+    send_req(c, b, KUBE_MERGE_PATCH, x->path, NULL, body, 0);
+    return STEP_SENT;
+}
+
+/* muster's Works in every cluster it placed in, and in any the hub lists (an adopted or
+ * half-undone dispatch); 404 counts as done. The OverridePolicy stays. */
+static enum step_sent send_delete_works(struct ctl *c, struct binding *b, const struct step_ctx *x)
+{
+    for (uint32_t i = 0; i < b->nshares; i++) {
+        char wp[KUBE_MAX_URL_BYTES / 4];
+        work_path(b->shares[i].cluster, x->wname, wp, sizeof wp);
+        send_req(c, b, KUBE_DELETE, wp, NULL, NULL, MUSTER_ENOENT);
+    }
+    json_object *cl = jpath(b->rb, "spec", "clusters");
+    for (size_t i = 0; cl && i < json_object_array_length(cl); i++) {
+        const char *cn = jstr(json_object_array_get_idx(cl, i), "name");
+        int mine = 0;
+        for (uint32_t j = 0; cn && j < b->nshares; j++)
+            mine |= strcmp(b->shares[j].cluster, cn) == 0;
+        if (!cn || mine || strlen(cn) >= CTL_CLUSTER_NAME_MAX)
+            continue;
+        char wp[KUBE_MAX_URL_BYTES / 4];
+        work_path(cn, x->wname, wp, sizeof wp);
+        send_req(c, b, KUBE_DELETE, wp, NULL, NULL, MUSTER_ENOENT);
+    }
+    return STEP_SENT;
+}
+
+/* Each step: its sender, the crash point (crashpoint.h) passed when every request of the step
+ * is acknowledged, and the one passed at each acknowledgement of a step that sends several
+ * while others are still out (some PodGroup Works made, others not). The names are listed in
+ * docs/dispatcher.md. The barrier check passes its point only when it lets the lift go
+ * (barrier_judged): a check that lists the Works again is no boundary. */
+static const struct step_def {
+    enum step_sent (*send)(struct ctl *c, struct binding *b, const struct step_ctx *x);
+    const char *crash_done, *crash_one;
+} steps[] = {
+    [S_NONE] = {NULL, NULL, NULL},
+    [S_OBJECTS] = {send_objects, "dispatch.objects", "dispatch.objects.one"},
+    [S_APPLIED] = {send_applied, "dispatch.applied", NULL},
+    [S_ASSIGN] = {send_assign, "dispatch.assign", NULL},
+    [S_BARRIER] = {send_barrier, NULL, NULL},
+    [S_LIFT] = {send_lift, "dispatch.lift", NULL},
+    [S_ASSIGN_LIFT] = {send_assign, "dispatch.assign-lift", NULL},
+    [S_STATUS] = {send_status, "dispatch.status", NULL},
+    [S_STATUS_READ] = {send_status_read, NULL, NULL},
+    [S_RESUME] = {send_resume, "dispatch.resume", NULL},
+    [S_U_BARRIER] = {send_undo_barrier, "rollback.barrier", NULL},
+    [S_U_CLEAR] = {send_undo_clear, "rollback.clear", NULL},
+    [S_U_DELETE] = {send_delete_works, "rollback.objects", "rollback.objects.one"},
+    [S_R_WORKS] = {send_delete_works, "release.objects", NULL},
+    [S_HOLD] = {send_hold, "hold", NULL},
+};
+
+static const char *step_crash_one(enum step st)
+{
+    return steps[st].crash_one;
+}
+
+/* Sends b's current step. */
+void ctl__step_run(struct ctl *c, struct binding *b)
+{
+    if (!ctl__leads(c) || c->stopping)
+        return;
+    if (b->st == B_DONE && forward_step(b))
+        b->step = ctl__step_released(b);
+    if (b->step == S_NONE)
+        return;
+    struct step_ctx x;
+    char ns[256];
+    const char *name;
+    ctl__split_key(b->key, ns, sizeof ns, &name);
+    rb_path(b, x.path, sizeof x.path);
+    gang_work_name(ns, name, x.wname, sizeof x.wname);
+    b->step_failed = 0;
+    if (steps[b->step].send(c, b, &x) == STEP_HANDLED)
+        return;
+    if (b->inflight == 0) {
+        /* nothing could be sent (out of memory) or nothing was needed */
+        if (b->step_failed)
+            retry_later(c, b);
+        else
+            step_done(c, b);
+    }
+}
+
+/* Where a forward step goes once its binding is released: to deleting the Works it made, or
+ * nowhere. */
+enum step ctl__step_released(const struct binding *b)
+{
+    return b->needs_objects && b->assign ? S_R_WORKS : S_NONE;
+}
+
+/* The step after b's current one is acknowledged. The barrier check's answer decides its own
+ * next step (barrier_judged), except for a binding released meanwhile. */
+enum step ctl__step_next(const struct binding *b)
+{
+    switch (b->step) {
+    case S_OBJECTS:
+        return b->st == B_DONE ? ctl__step_released(b) : S_APPLIED;
+    case S_APPLIED:
+        return b->st == B_DONE ? ctl__step_released(b) : S_ASSIGN;
+    case S_ASSIGN:
+        return b->st == B_DONE ? ctl__step_released(b) : S_BARRIER;
+    case S_BARRIER:
+        return b->st == B_DONE ? ctl__step_released(b) : S_LIFT;
+    case S_LIFT:
+    case S_ASSIGN_LIFT:
+    case S_STATUS_READ:
+        return S_STATUS;
+    case S_U_BARRIER:
+        return S_U_CLEAR;
+    case S_U_CLEAR:
+        /* Last, muster's own Works: Karmada deletes their member PodGroups through the
+         * finalizer. Without them there is nothing of muster's to delete. */
+        return b->assign && b->needs_objects ? S_U_DELETE : S_NONE;
+    case S_STATUS:
+        /* released while the forward steps finished: its Works go */
+        return b->st == B_DONE ? ctl__step_released(b) : S_NONE;
+    case S_RESUME:
+    case S_U_DELETE:
+    case S_HOLD:
+    case S_R_WORKS:
+    case S_NONE:
+        break;
+    }
+    return S_NONE;
+}
+
+/* The first step of b's dispatch, by mode and kind. */
+enum step ctl__forward_first(const struct binding *b)
+{
+    if (!b->assign)
+        return S_RESUME;
+    return b->needs_objects ? S_OBJECTS : S_ASSIGN_LIFT;
+}
+
+/* The first step of undoing b's dispatch: the barrier first while the hub may carry any of
+ * its placement, only the Works' deletes when nothing was placed, and for a gang without
+ * Works the one patch that clears it. */
+enum step ctl__undo_first(const struct binding *b)
+{
+    if (b->assign && b->needs_objects && (b->nshares || ctl__rb_nclusters(b->rb)))
+        return S_U_BARRIER;
+    if (b->assign && b->needs_objects)
+        return S_U_DELETE;
+    return S_U_CLEAR;
+}
+
+void ctl__undo_start(struct ctl *c, struct binding *b)
+{
+    ctl__set_state(c, b, B_UNDO);
+    b->step = ctl__undo_first(b);
+    ctl__step_run(c, b);
+}
+
+/* The undo's last request is acknowledged (the Works' deletes, after the clear; the clear
+ * itself for a gang without Works). The binding waits again only once the RB watch shows the
+ * clear too: until then the cached RB may be the one from before it, with muster's own
+ * dispatching barrier, and the next admission would record that as the user's value and
+ * restore it at the lift (an RB released with the barrier still on). binding_react comes back
+ * here when the event arrives. */
+void ctl__undo_finish(struct ctl *c, struct binding *b)
+{
+    if (b->assign && ctl__rb_nclusters(b->rb) > 0)
+        return;
+    ctl__engine_add(c, b);
+}
+
+void ctl__mark_dispatched(struct ctl *c, struct binding *b)
+{
+    int64_t now = now_ms(c);
+    b->dispatched_at = now;
+    ctl__set_state(c, b, B_DISPATCHED);
+    struct lwrite *w = ctl__lw_add(c, b, LW_DISPATCHED, "dispatched");
+    if (!w) {
+        ctl__fatal(c, "out of memory");
+        return;
+    }
+    w->row.id = b->ledger_id;
+    w->row.dispatched_at = now;
+    c->st.dispatched++;
+    if (c->opt.metrics)
+        disp_metrics_dispatch_latency(c->opt.metrics, (double)(now - b->admitted_at) / 1000.0);
+    if (c->opt.events)
+        disp_events_record_dispatch(c->opt.events, now, (double)(now - b->admitted_at));
+    ctl__publish_binding(c, b, "dispatched", "");
+}
+
+/* The rendered Works, as the barrier check listed them: lift, check again, or roll back. */
+static void barrier_judged(struct ctl *c, struct binding *b)
+{
+    char ns[256], pname[GANG_NAME_MAX + 1], why[200];
+    const char *name;
+    ctl__split_key(b->key, ns, sizeof ns, &name);
+    gang_policy_name(name, pname, sizeof pname);
+    struct gang_share gs[256];
+    for (uint32_t i = 0; i < b->nshares; i++)
+        gs[i] = (struct gang_share){b->shares[i].cluster, b->shares[i].replicas};
+    enum gang_rendered r =
+        gang_rendered_judge(jobj(b->reply, "items"), gs, b->nshares, pname, why, sizeof why);
+    json_object_put(b->reply);
+    b->reply = NULL;
+    switch (r) {
+    case GANG_RENDERED_READY:
+    case GANG_RENDERED_OPEN:
+        disp_crashpoint("dispatch.barrier"); /* judged: the lift is next */
+        b->recheck_ms = 0;
+        b->step = S_LIFT;
+        ctl__step_run(c, b);
+        return;
+    case GANG_RENDERED_VANISHED: {
+        char msg[256];
+        snprintf(msg, sizeof msg, "the dispatching barrier vanished before the lift (%s)", why);
+        b->step = S_NONE;
+        ctl__rollback(c, b, msg);
+        return;
+    }
+    case GANG_RENDERED_WAIT:
+    case GANG_RENDERED_MISSING:
+        recheck_later(c, b);
+        return;
+    }
+}
+
+static void keep_fresh(struct binding *b)
+{
+    json_object_put(b->fresh);
+    b->fresh = b->reply;
+    b->reply = NULL;
+}
+
+/* Every request of b's step is acknowledged: act on what it did, then run the next step. */
+static void step_done(struct ctl *c, struct binding *b)
+{
+    enum step done = b->step;
+    disp_crashpoint(steps[done].crash_done);
+    if (done == S_BARRIER && b->st != B_DONE) {
+        barrier_judged(c, b);
+        return;
+    }
+    if (done == S_LIFT || done == S_ASSIGN_LIFT || done == S_STATUS_READ)
+        keep_fresh(b); /* the RB as the lift left it: the status patch is built from it */
+    if (done == S_LIFT || done == S_ASSIGN_LIFT || done == S_RESUME)
+        ctl__mark_dispatched(c, b);
+    if (done == S_STATUS) {
+        json_object_put(b->fresh);
+        b->fresh = NULL;
+    }
+    b->step = ctl__step_next(b);
+    if ((done == S_U_CLEAR || done == S_U_DELETE) && b->step == S_NONE) {
+        b->nshares = 0;
+        if (b->st == B_UNDO)
+            ctl__undo_finish(c, b);
+        return;
+    }
+    ctl__step_run(c, b);
+}

@@ -1,0 +1,644 @@
+/* Start-up reconciliation: the ledger against the hub, each live row resumed, re-admitted or
+ * undone; and the orphan sweep of gang objects nobody owns. */
+#include "dispatcher/controller/ctl_int.h"
+
+static void readmit(struct ctl *c, struct binding *b);
+
+struct live_row {
+    char binding[CTL_KEY_MAX];
+    char uid[CTL_UID_MAX];
+    char queue[QUEUE_NAME_MAX + 1];
+    char state[16];
+    char *clusters;
+    int64_t id, created_at, admitted_at, dispatched_at, attempt, not_before;
+    int barrier, user_dispatching, assign;
+};
+
+struct live_rows {
+    struct live_row *v;
+    size_t n, cap;
+};
+
+static int live_cb(void *ud, const struct store_ledger_row *r)
+{
+    struct live_rows *l = ud;
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? l->cap * 2 : 256;
+        struct live_row *n = muster_realloc(l->v, cap * sizeof(*n));
+        if (!n)
+            return MUSTER_ENOMEM;
+        l->v = n;
+        l->cap = cap;
+    }
+    struct live_row *x = &l->v[l->n];
+    memset(x, 0, sizeof(*x));
+    snprintf(x->binding, sizeof x->binding, "%s", r->binding);
+    snprintf(x->uid, sizeof x->uid, "%s", r->uid ? r->uid : "");
+    snprintf(x->queue, sizeof x->queue, "%s", r->queue);
+    snprintf(x->state, sizeof x->state, "%s", r->state);
+    x->clusters = muster_strdup(r->clusters ? r->clusters : "[]");
+    if (!x->clusters)
+        return MUSTER_ENOMEM;
+    x->id = r->id;
+    x->created_at = r->created_at;
+    x->admitted_at = r->admitted_at;
+    x->dispatched_at = r->dispatched_at;
+    x->attempt = r->attempt;
+    x->not_before = r->not_before;
+    x->barrier = r->barrier;
+    x->user_dispatching = r->user_dispatching;
+    x->assign = !r->mode || strcmp(r->mode, "assign") == 0;
+    l->n++;
+    return 0;
+}
+
+static void shares_from_json(struct binding *b, json_object *arr)
+{
+    size_t n = arr && json_object_is_type(arr, json_type_array) ? json_object_array_length(arr) : 0;
+    if (n > 256 || ctl__shares_reserve(b, (uint32_t)n)) {
+        b->nshares = 0;
+        return;
+    }
+    uint32_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        json_object *e = json_object_array_get_idx(arr, i);
+        const char *name = jstr(e, "name");
+        json_object *r = jobj(e, "replicas");
+        if (!name || strlen(name) >= CTL_CLUSTER_NAME_MAX)
+            continue;
+        snprintf(b->shares[k].cluster, sizeof b->shares[k].cluster, "%s", name);
+        b->shares[k].replicas = r ? json_object_get_int(r) : 0;
+        k++;
+    }
+    b->nshares = k;
+}
+
+/* muster's PodGroup Works for b on the hub, as the watch sees them (the OverridePolicy stays
+ * for the RB's life, so it says nothing about a dispatch). */
+static int has_objects(struct ctl *c, struct binding *b)
+{
+    char ns[256], wname[GANG_NAME_MAX + 1];
+    const char *name;
+    ctl__split_key(b->key, ns, sizeof ns, &name);
+    gang_work_name(ns, name, wname, sizeof wname);
+    json_object *cl = jpath(b->rb, "spec", "clusters");
+    for (uint32_t i = 0; i < b->nshares; i++) {
+        char wns[CTL_CLUSTER_NAME_MAX + 16];
+        snprintf(wns, sizeof wns, "karmada-es-%s", b->shares[i].cluster);
+        if (kube_informer_get(&c->works, wns, wname))
+            return 1;
+    }
+    for (size_t i = 0; cl && i < json_object_array_length(cl); i++) {
+        const char *cn = jstr(json_object_array_get_idx(cl, i), "name");
+        char wns[CTL_CLUSTER_NAME_MAX + 16];
+        if (cn && strlen(cn) < CTL_CLUSTER_NAME_MAX) {
+            snprintf(wns, sizeof wns, "karmada-es-%s", cn);
+            if (kube_informer_get(&c->works, wns, wname))
+                return 1;
+        }
+    }
+    return 0;
+}
+
+/* The RB's spec.clusters is b's placement: the same clusters with the same replicas. */
+static int rb_placed_as_ledger(const struct binding *b)
+{
+    json_object *cl = jpath(b->rb, "spec", "clusters");
+    if (b->nshares == 0 || ctl__rb_nclusters(b->rb) != b->nshares)
+        return 0;
+    for (size_t i = 0; i < b->nshares; i++) {
+        json_object *e = json_object_array_get_idx(cl, i);
+        const char *n = jstr(e, "name");
+        json_object *r = jobj(e, "replicas");
+        int found = 0;
+        for (uint32_t j = 0; n && j < b->nshares && !found; j++)
+            found = strcmp(n, b->shares[j].cluster) == 0 &&
+                    (r ? json_object_get_int(r) : 0) == b->shares[j].replicas;
+        if (!found)
+            return 0;
+    }
+    return 1;
+}
+
+/* The PodGroup a PodGroup Work carries: spec of its one manifest. */
+static json_object *work_podgroup_spec(json_object *work)
+{
+    json_object *ms = jpath(work, "spec", "workload");
+    ms = jobj(ms, "manifests");
+    if (!ms || !json_object_is_type(ms, json_type_array) || json_object_array_length(ms) == 0)
+        return NULL;
+    return jobj(json_object_array_get_idx(ms, 0), "spec");
+}
+
+/* This attempt's gang objects are on the hub and done, as the watches show them (step 2 over):
+ * the OverridePolicy is listed, and every share's PodGroup Work is there, not being deleted,
+ * Applied, and holding the PodGroup this attempt asks for. The PodGroup is compared because an
+ * earlier attempt's Work of another size keeps the same name; only its spec, because Karmada's
+ * Work webhook adds labels and annotations to the manifest. */
+static int objects_done(struct ctl *c, struct binding *b)
+{
+    char ns[256], pname[GANG_NAME_MAX + 1];
+    const char *name;
+    ctl__split_key(b->key, ns, sizeof ns, &name);
+    gang_policy_name(name, pname, sizeof pname);
+    if (b->nshares == 0 || b->nshares > 256 || !kube_informer_get(&c->policies, ns, pname))
+        return 0;
+    struct gang_share gs[256];
+    struct gang_input in;
+    ctl__fill_gang_input(c, b, &in, gs);
+    int done = 1;
+    for (uint32_t i = 0; done && i < b->nshares; i++) {
+        json_object *have = ctl__own_work(c, b, b->shares[i].cluster);
+        json_object *want = gang_podgroup_work(&in, i);
+        json_object *hs = work_podgroup_spec(have), *ws = work_podgroup_spec(want);
+        done = gang_work_applied(have) && hs && ws && json_object_equal(hs, ws);
+        json_object_put(want);
+    }
+    return done;
+}
+
+/* Runs b's dispatch from step st (a barrier check starts its back-off afresh). */
+void ctl__forward_from(struct ctl *c, struct binding *b, enum step st)
+{
+    b->recheck_ms = 0;
+    b->step = st;
+    ctl__step_run(c, b);
+}
+
+/* An admitted binding after a restart, or a dispatched one taken back to admitted (readmit):
+ * the ledger says admitted, but the hub may be any number of steps further, up to the lift
+ * (musterd died before the "dispatched" row was committed). The dispatch goes on from the first
+ * step the hub does not show done, and a step it shows is not sent again: a second placement
+ * patch on a lifted RB would raise muster's dispatching barrier over shares already released,
+ * and lift it again.
+ *  - Lifted: placed as the ledger says, the scheduling suspension gone and, with gang objects,
+ *    muster's barrier down (the lift does both in one patch). Placement comes only after every
+ *    PodGroup Work applied, so it proves them made. The row becomes dispatched; Scheduled=True
+ *    follows.
+ *  - Placed with the barrier (or held again) over objects that are done: from the barrier check
+ *    (step 4), which lets the lift go once the rendered Works carry the policy.
+ *  - Objects done, not placed: from the placement patch (step 3).
+ *  - Else from the objects (step 2: creates that meet what exists patch it to this body).
+ * A binding admitted before its hold landed and whose user kept dispatching suspended looks
+ * lifted once placed; the lift would have changed nothing there, and the rendered Works stay
+ * suspended until the user lifts them (Karmada renders the policy in then). */
+void ctl__forward_resume(struct ctl *c, struct binding *b)
+{
+    int placed = b->assign && rb_placed_as_ledger(b);
+    int lifted = bool_at(jpath(b->rb, "spec", "suspension"), "scheduling") != 1;
+    if (b->assign)
+        lifted = lifted && placed;
+    if (b->assign && b->needs_objects)
+        lifted = lifted && (ctl__rb_dispatching(b->rb) != 1 || b->user_dispatching == 1);
+    if (lifted) {
+        ctl__mark_dispatched(c, b);
+        ctl__forward_from(c, b, b->assign ? S_STATUS : S_NONE);
+        /* running already, as likely as not: no event may come to say so */
+        ctl__check_progress(c, b);
+        return;
+    }
+    if (b->assign && b->needs_objects && objects_done(c, b))
+        ctl__forward_from(c, b, placed ? S_BARRIER : S_ASSIGN);
+    else
+        ctl__forward_from(c, b, ctl__forward_first(b));
+}
+
+/* A dispatched binding whose hub state is not whole at start-up (not placed as its row says,
+ * or held again): the row goes back to admitted, and the protocol runs again once that is
+ * committed. A crash in the middle then resumes an admitted dispatch (forward_resume) instead of
+ * finding a row that says dispatched over an RB that may carry muster's barrier again. A row
+ * adopted from the hub has no barrier of muster's: what the RB has now is the user's. */
+static void readmit(struct ctl *c, struct binding *b)
+{
+    if (b->assign && b->needs_objects && !b->barrier) {
+        b->barrier = 1;
+        b->user_dispatching = ctl__rb_dispatching(b->rb);
+    }
+    b->resume = 1; /* the committed row resumes from the hub (ledger_flush) */
+    ctl__set_state(c, b, B_ADMITTED);
+    struct lwrite *w = ctl__lw_add(c, b, LW_ADMIT, "admitted");
+    if (!w) {
+        ctl__fatal(c, "out of memory");
+        return;
+    }
+    w->row.id = b->ledger_id;
+    ctl__clusters_text(b, w->clusters, sizeof w->clusters);
+    w->row.clusters = w->clusters;
+    w->row.admitted_at = b->admitted_at;
+}
+
+static int rb_scheduled_true(json_object *rb)
+{
+    json_object *conds = jpath(rb, "status", "conditions");
+    for (size_t i = 0; conds && i < json_object_array_length(conds); i++) {
+        json_object *cd = json_object_array_get_idx(conds, i);
+        const char *t = jstr(cd, "type"), *st = jstr(cd, "status");
+        if (t && st && strcmp(t, "Scheduled") == 0)
+            return strcmp(st, "True") == 0;
+    }
+    return 0;
+}
+
+/* What start-up reconciliation does with one live ledger row, from what the hub shows. Pure:
+ * tests/unit/dispatcher/controller/test_reconcile.c. */
+enum ctl_recon ctl__reconcile_decide(const struct ctl_recon_facts *f)
+{
+    if (f->rb_gone)
+        return RECON_RELEASE; /* the RB went (or is going) while muster was not running */
+    if (f->unreadable && f->st == B_PENDING)
+        return RECON_PARK;
+    switch (f->st) {
+    case B_PENDING: {
+        int clean = f->scheduling == 1 && (!f->assign || f->nclusters == 0) && !f->has_objects;
+        if (!clean && f->scheduling != 1 && f->nclusters > 0 && f->not_before == 0)
+            return RECON_ADOPT;
+        if (!clean)
+            return RECON_UNDO;
+        if (f->not_before > f->now)
+            return RECON_BACKOFF;
+        return f->queued ? RECON_WAIT : RECON_QUEUE;
+    }
+    case B_ADMITTED:
+        return RECON_FORWARD;
+    default:
+        if (!f->whole)
+            return RECON_READMIT;
+        return !f->scheduled_true && f->assign ? RECON_STATUS : RECON_FOLLOW;
+    }
+}
+
+static void reconcile_row(struct ctl *c, struct live_row *r)
+{
+    struct binding *b = ctl__find_key(c, r->binding);
+    if (!b) {
+        b = ctl__binding_new(c, r->binding);
+        if (!b) {
+            ctl__fatal(c, "out of memory");
+            return;
+        }
+    }
+    char ns[256];
+    const char *name;
+    ctl__split_key(r->binding, ns, sizeof ns, &name);
+    json_object *rb = kube_informer_get(&c->rbs, ns, name);
+    const char *uid = rb ? jstr(jobj(rb, "metadata"), "uid") : NULL;
+    b->ledger_id = r->id;
+    queue_idmap_put(&c->byid, (uint64_t)r->id, b);
+    b->created_at = r->created_at;
+    b->admitted_at = r->admitted_at;
+    b->dispatched_at = r->dispatched_at;
+    b->attempt = r->attempt;
+    b->not_before = r->not_before;
+    b->barrier = r->barrier;
+    b->user_dispatching = r->user_dispatching;
+    b->assign = r->assign;
+    snprintf(b->queue, sizeof b->queue, "%s", r->queue);
+    snprintf(b->uid, sizeof b->uid, "%s", r->uid);
+    json_object *cl = json_tokener_parse(r->clusters);
+    shares_from_json(b, cl);
+    json_object_put(cl);
+    enum bstate st = strcmp(r->state, "pending") == 0      ? B_PENDING
+                     : strcmp(r->state, "admitted") == 0   ? B_ADMITTED
+                     : strcmp(r->state, "dispatched") == 0 ? B_DISPATCHED
+                                                           : B_RUNNING;
+    ctl__set_state(c, b, st);
+    struct ctl_recon_facts f = {.st = st,
+                                .rb_gone = !rb || (r->uid[0] && uid && strcmp(uid, r->uid) != 0) ||
+                                           jpath(rb, "metadata", "deletionTimestamp")};
+    if (!f.rb_gone) {
+        json_object *keep = json_object_get(rb);
+        json_object_put(b->rb);
+        b->rb = keep;
+        b->allow_epoch = 0;
+        f.unreadable = ctl__binding_read(c, b) != 0;
+        if (!f.unreadable || st != B_PENDING) {
+            /* binding_read took the queue from the workload; the row's is what the engine
+             * holds */
+            snprintf(b->queue, sizeof b->queue, "%s", r->queue);
+            b->assign = r->assign;
+        }
+        f.assign = b->assign;
+        f.scheduling = bool_at(jpath(rb, "spec", "suspension"), "scheduling");
+        f.nclusters = ctl__rb_nclusters(rb);
+        /* looked up only where it decides: a million pending rows at start-up */
+        f.has_objects = st == B_PENDING && f.scheduling == 1 && (!b->assign || f.nclusters == 0) &&
+                        has_objects(c, b);
+        f.not_before = b->not_before;
+        f.now = now_ms(c);
+        f.queued = queue_tree_entry(c->t, (uint64_t)b->ledger_id) != NULL;
+        f.whole = f.scheduling != 1 && (!b->assign || f.nclusters == b->nshares);
+        for (uint32_t i = 0; f.whole && b->assign && i < b->nshares; i++)
+            f.whole = ctl__rb_lists_cluster(rb, b->shares[i].cluster);
+        f.scheduled_true = rb_scheduled_true(rb);
+    }
+    switch (ctl__reconcile_decide(&f)) {
+    case RECON_RELEASE:
+        b->needs_objects = 1; /* its Works go too */
+        ctl__release(c, b, "deleted while muster was not running");
+        b->gone = !rb;
+        return;
+    case RECON_PARK:
+        ctl__engine_forget(c, b);
+        ctl__set_state(c, b, B_PARKED);
+        ctl__hold_if_needed(c, b);
+        return;
+    case RECON_ADOPT: {
+        /* Dispatched on the hub while this row says pending: another replica's decision (a
+         * database that was not the leader's), not a rollback of ours (those carry a
+         * back-off). Adopted as it stands rather than pulled from a running gang. */
+        ctl__engine_forget(c, b);
+        shares_from_json(b, jpath(rb, "spec", "clusters"));
+        if (!b->assign)
+            b->nshares = 0;
+        struct lwrite *w = ctl__lw_add(c, b, LW_ADOPT_ROW, "dispatched");
+        if (!w) {
+            ctl__fatal(c, "out of memory");
+            return;
+        }
+        int64_t now = now_ms(c);
+        b->admitted_at = b->dispatched_at = now;
+        w->row.id = b->ledger_id;
+        ctl__clusters_text(b, w->clusters, sizeof w->clusters);
+        w->row.clusters = w->clusters;
+        w->row.admitted_at = now;
+        w->row.dispatched_at = now;
+        snprintf(w->reason, sizeof w->reason, "adopted from the hub at start-up");
+        w->row.reason = w->reason;
+        ctl__set_state(c, b, B_DISPATCHED);
+        return;
+    }
+    case RECON_UNDO:
+        ctl__engine_forget(c, b);
+        ctl__undo_start(c, b);
+        return;
+    case RECON_BACKOFF:
+        ctl__engine_forget(c, b);
+        ctl__set_state(c, b, B_BACKOFF);
+        return;
+    case RECON_QUEUE:
+        ctl__engine_add(c, b); /* the start-up load left it out: its queue is gone; parks it */
+        return;
+    case RECON_WAIT:
+        return;
+    case RECON_FORWARD:
+        ctl__forward_resume(c, b);
+        return;
+    case RECON_READMIT:
+        readmit(c, b);
+        return;
+    case RECON_STATUS:
+        /* The ledger said dispatched before Scheduled=True was written (the last step): a
+         * crash between leaves it to do. */
+        b->step = S_STATUS;
+        ctl__step_run(c, b);
+        ctl__check_progress(c, b);
+        return;
+    case RECON_FOLLOW:
+        ctl__check_progress(c, b);
+        return;
+    }
+}
+
+struct last_row {
+    char state[16];
+    char uid[CTL_UID_MAX];
+    int found;
+};
+
+static int last_cb(void *ud, const struct store_ledger_row *r)
+{
+    struct last_row *l = ud;
+    snprintf(l->state, sizeof l->state, "%s", r->state);
+    snprintf(l->uid, sizeof l->uid, "%s", r->uid ? r->uid : "");
+    l->found = 1;
+    return 0;
+}
+
+/* An RB without a live row: finished before, muster's own dispatch the ledger does not know
+ * (another replica's, or a lost database: adopted as it stands), or new. */
+static void reconcile_rb(void *ud, json_object *rb)
+{
+    struct ctl *c = ud;
+    char key[CTL_KEY_MAX];
+    obj_key(rb, key, sizeof key);
+    /* The RB watch's first events made a binding for every RB before this ran (rb_upsert
+     * waits for reconciliation): those without a live row are decided here, not skipped. */
+    struct binding *b = ctl__find_key(c, key);
+    if ((b && (b->ledger_id || b->st != B_WAIT_TEMPLATE || b->inflight || b->lw_pending)) ||
+        disp_workload_kind_of(rb) == DISP_WORKLOAD_KIND_NONE || ctl__rb_skipped(rb) ||
+        jpath(rb, "metadata", "deletionTimestamp"))
+        return; /* (one being deleted is not queued: rb_upsert's rule) */
+    const char *uid = jstr(jobj(rb, "metadata"), "uid");
+    struct last_row last = {{0}, {0}, 0};
+    store_ledger_foreach_binding(c->s, key, last_cb, &last);
+    if (!b) {
+        b = ctl__binding_new(c, key);
+        if (!b) {
+            ctl__fatal(c, "out of memory");
+            return;
+        }
+        c->st.seen++;
+    }
+    json_object *keep = json_object_get(rb);
+    json_object_put(b->rb);
+    b->rb = keep;
+    b->allow_epoch = 0;
+    snprintf(b->uid, sizeof b->uid, "%s", uid ? uid : "");
+    if (last.found && strcmp(last.state, "released") == 0 && uid && strcmp(last.uid, uid) == 0) {
+        ctl__set_state(c, b, B_DONE);
+        /* A job that finished at once was released before its dispatch's last step, the
+         * Scheduled=True status, was acknowledged, and musterd died between: it is still due
+         * on an RB muster placed (a resume-mode RB is Karmada's scheduler's to tell). */
+        const char *sn = jstr(jobj(rb, "spec"), "schedulerName");
+        if (ctl__rb_nclusters(rb) > 0 &&
+            bool_at(jpath(rb, "spec", "suspension"), "scheduling") != 1 && !rb_scheduled_true(rb) &&
+            sn && strcmp(sn, c->scheduler) == 0) {
+            b->step = S_STATUS;
+            ctl__step_run(c, b);
+        }
+        return;
+    }
+    ctl__set_state(c, b, B_WAIT_TEMPLATE);
+    if (ctl__binding_read(c, b)) {
+        ctl__binding_try_queue(c, b);
+        return;
+    }
+    int sched = bool_at(jpath(rb, "spec", "suspension"), "scheduling");
+    size_t ncl = ctl__rb_nclusters(rb);
+    if (ncl && sched != 1) {
+        /* Dispatched, by muster (assign: nobody else places these) or by Karmada's scheduler
+         * after muster lifted the hold (resume): count it as admitted and follow it. */
+        shares_from_json(b, jpath(rb, "spec", "clusters"));
+        if (!b->assign)
+            b->nshares = 0;
+        struct lwrite *w = ctl__lw_add(c, b, LW_ADOPT, "dispatched");
+        if (!w || ctl__lw_fill_new(c, w, b)) {
+            ctl__fatal(c, "out of memory");
+            return;
+        }
+        int64_t now = now_ms(c);
+        b->admitted_at = b->dispatched_at = now;
+        w->row.admitted_at = now;
+        w->row.dispatched_at = now;
+        snprintf(w->reason, sizeof w->reason, "adopted from the hub at start-up");
+        w->row.reason = w->reason;
+        ctl__set_state(c, b, B_DISPATCHED);
+        ctl__notice(c, "info",
+                    "%s: adopted as dispatched to %zu cluster(s): the ledger had no row "
+                    "for it",
+                    key, ncl);
+        return;
+    }
+    if (ncl && b->assign) {
+        /* A dispatch of muster's that never finished: undone before it waits again. */
+        shares_from_json(b, jpath(rb, "spec", "clusters"));
+        b->barrier = 1;
+        b->user_dispatching = -1;
+        ctl__set_state(c, b, B_UNDO);
+        struct lwrite *w = ctl__lw_add(c, b, LW_NEW, "pending");
+        if (!w || ctl__lw_fill_new(c, w, b)) {
+            ctl__fatal(c, "out of memory");
+            return;
+        }
+        w->row.barrier = 1;
+        w->row.user_dispatching = -1;
+        return;
+    }
+    ctl__binding_try_queue(c, b);
+}
+
+static void orphan_delete(struct ctl *c, const char *path)
+{
+    struct request_ctx *rq = muster_malloc(sizeof(*rq));
+    if (!rq)
+        return;
+    *rq = (struct request_ctx){c, NULL, S_NONE, MUSTER_ENOENT, 1, KUBE_DELETE, 0, NULL, NULL};
+    struct kube_request req = {.verb = KUBE_DELETE, .path = path, .discard_body = 1};
+    if (kube_request(c->kube, &req, ctl__on_response, rq))
+        muster_free(rq);
+    else
+        c->st.orphans_deleted++;
+}
+
+static int binding_owns(struct binding *b, const char *cluster)
+{
+    if (!b || b->gone)
+        return 0;
+    if (b->st == B_UNDO)
+        return 1; /* its undo deletes them */
+    if (b->st < B_ADMITTED || b->st > B_RUNNING || !b->assign)
+        return 0;
+    if (!cluster)
+        return 1;
+    for (uint32_t i = 0; i < b->nshares; i++)
+        if (strcmp(b->shares[i].cluster, cluster) == 0)
+            return 1;
+    return 0;
+}
+
+/* The binding a muster object was made for, if it is the same RB (its binding-uid label). */
+static struct binding *owner_of(struct ctl *c, json_object *md)
+{
+    const char *key = jstr(jobj(md, "annotations"), GANG_BINDING_ANNOTATION);
+    const char *uid = jstr(jobj(md, "labels"), GANG_BINDING_UID_LABEL);
+    struct binding *b = key ? ctl__find_key(c, key) : NULL;
+    if (b && uid && b->uid[0] && strcmp(b->uid, uid) != 0)
+        return NULL; /* a new RB under the old name: the object was the old one's */
+    return b;
+}
+
+static void orphan_work(void *ud, json_object *wk)
+{
+    struct ctl *c = ud;
+    json_object *md = jobj(wk, "metadata");
+    const char *key = jstr(jobj(md, "annotations"), GANG_BINDING_ANNOTATION);
+    const char *ns = jstr(md, "namespace"), *name = jstr(md, "name");
+    if (!ns || !name || strncmp(ns, "karmada-es-", 11) != 0 || jobj(md, "deletionTimestamp"))
+        return;
+    if (binding_owns(owner_of(c, md), ns + 11))
+        return;
+    char path[KUBE_MAX_URL_BYTES / 4];
+    if (kube_path(path, sizeof path, "work.karmada.io", "v1alpha1", ns, "works", name) == 0) {
+        ctl__notice(c, "info",
+                    "deleting orphan PodGroup Work %s/%s (binding %s holds no share there)", ns,
+                    name, key ? key : "unknown");
+        orphan_delete(c, path);
+    }
+}
+
+/* An OverridePolicy stays while its RB exists (deleting it would re-render the RB's Works, and
+ * a Job's or Pod's pod template cannot change in a member): only one whose RB (by uid) is gone
+ * is an orphan. The template's garbage collection usually removes it first. */
+static void orphan_policy(void *ud, json_object *op)
+{
+    struct ctl *c = ud;
+    json_object *md = jobj(op, "metadata");
+    const char *key = jstr(jobj(md, "annotations"), GANG_BINDING_ANNOTATION);
+    const char *uid = jstr(jobj(md, "labels"), GANG_BINDING_UID_LABEL);
+    const char *ns = jstr(md, "namespace"), *name = jstr(md, "name");
+    if (!ns || !name || !key)
+        return;
+    char rns[256];
+    const char *rname;
+    ctl__split_key(key, rns, sizeof rns, &rname);
+    json_object *rb = kube_informer_get(&c->rbs, rns, rname);
+    const char *rb_uid = jstr(jobj(rb, "metadata"), "uid");
+    if (rb && (!uid || !rb_uid || strcmp(uid, rb_uid) == 0))
+        return;
+    char path[KUBE_MAX_URL_BYTES / 4];
+    if (kube_path(path, sizeof path, "policy.karmada.io", "v1alpha1", ns, "overridepolicies",
+                  name) == 0) {
+        ctl__notice(c, "info", "deleting orphan OverridePolicy %s/%s (binding %s is gone)", ns,
+                    name, key);
+        orphan_delete(c, path);
+    }
+}
+
+void ctl__orphans_sweep(struct ctl *c)
+{
+    ctl__prereq_check(c);
+    c->sweep.last_orphans = now_ms(c);
+    kube_informer_foreach(&c->works, orphan_work, c);
+    kube_informer_foreach(&c->policies, orphan_policy, c);
+}
+
+void ctl__reconcile(struct ctl *c)
+{
+    if (!c->leading || c->reconciled || c->stopping)
+        return;
+    struct live_rows l = {0};
+    int rc = store_ledger_foreach_live(c->s, live_cb, &l);
+    if (rc) {
+        for (size_t i = 0; i < l.n; i++)
+            muster_free(l.v[i].clusters);
+        muster_free(l.v);
+        ctl__fatal(c, "reading the live ledger");
+        return;
+    }
+    ctl__timeouts_refresh(c);
+    for (size_t i = 0; i < l.n; i++) {
+        reconcile_row(c, &l.v[i]);
+        muster_free(l.v[i].clusters);
+    }
+    muster_free(l.v);
+    kube_informer_foreach(&c->rbs, reconcile_rb, c);
+    c->reconciled = 1;
+    c->fleet.all_stale = 1; /* the rows' shares and requests were read after they were tracked */
+    size_t resumed = 0, undone = 0;
+    for (size_t i = 0; i < c->nbuckets; i++)
+        for (const struct binding *b = c->bykey[i]; b; b = b->hnext) {
+            resumed += b->st == B_ADMITTED;
+            undone += b->st == B_UNDO;
+        }
+    ctl__logf(
+        c,
+        "reconciled with the hub: %zu live ledger rows, %zu bindings, %u clusters; resuming %zu "
+        "half-done dispatches, undoing %zu",
+        l.n, c->nbindings, c->fleet.ncl, resumed, undone);
+    /* Orphans are judged after this iteration's ledger writes land (the flush), at the first
+     * tick. */
+    c->sweep.last_orphans = 0;
+    c->cyc.wanted = 1;
+    c->cyc.forced = 1;
+    ctl__kick(c);
+}
