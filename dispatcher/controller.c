@@ -21,13 +21,13 @@
 
 #include "dispatcher/crashpoint.h"
 #include "dispatcher/events.h"
-#include "dispatcher/gangobj.h"
+#include "cluster-adapters/karmada/gang.h"
 #include "dispatcher/metrics.h"
 #include "dispatcher/placement.h"
-#include "dispatcher/rbpatch.h"
-#include "dispatcher/resjson.h"
-#include "dispatcher/webhook.h"
-#include "dispatcher/workload.h"
+#include "cluster-adapters/karmada/patch.h"
+#include "cluster-adapters/kube/resources.h"
+#include "cluster-adapters/karmada/webhook.h"
+#include "cluster-adapters/karmada/workload.h"
 #include "queue/errors.h"
 #include "queue/idmap.h"
 #include "queue/mem.h"
@@ -177,7 +177,7 @@ struct binding {
     json_object *rb;   /* the latest RB (a reference) */
     json_object *tmpl; /* the template when last read (a reference) */
     int64_t generation;
-    enum disp_workload_kind kind;
+    enum karmada_workload_kind kind;
     int spread, needs_objects;
     int32_t replicas, min_member, priority;
     char queue[QUEUE_NAME_MAX + 1];
@@ -320,8 +320,8 @@ struct ctl {
     struct queue_tree *t;
     struct queue_resnames *names;
     struct ctl_options opt;
-    char scheduler[DISP_WORKLOAD_NAME_MAX + 1];
-    char pod_scheduler[DISP_WORKLOAD_NAME_MAX + 1];
+    char scheduler[KARMADA_WORKLOAD_NAME_MAX + 1];
+    char pod_scheduler[KARMADA_WORKLOAD_NAME_MAX + 1];
     FILE *log;
 
     struct kube_informer rbs, clusters, works, policies, prios;
@@ -354,7 +354,7 @@ struct ctl {
         uint32_t ncl;
         uint8_t allow[256];
         char reason[16];
-        char msg[DISP_WORKLOAD_MSG_MAX];
+        char msg[KARMADA_WORKLOAD_MSG_MAX];
     } nl;
     struct binding waiting, active; /* list heads */
     struct binding *retry;
@@ -394,10 +394,10 @@ struct ctl {
     int64_t budget_at;
     struct binding *sweep_cursor;
 
-    struct disp_workload w; /* scratch for reads */
+    struct karmada_workload w; /* scratch for reads */
     /* scratch for cluster checks: only its placement pointers are set, borrowed from a
      * binding's RB; never read into or closed (a read would drop references it never took) */
-    struct disp_workload aw;
+    struct karmada_workload aw;
     struct ctl_stats st;
     void (*stop_cb)(void *ud);
     void *stop_ud;
@@ -695,7 +695,7 @@ static void set_reason(struct binding *b, const char *reason, const char *fmt, .
     __attribute__((format(printf, 3, 4)));
 static void set_reason(struct binding *b, const char *reason, const char *fmt, ...)
 {
-    char msg[DISP_WORKLOAD_MSG_MAX];
+    char msg[KARMADA_WORKLOAD_MSG_MAX];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
@@ -744,7 +744,7 @@ static void publish_binding(struct ctl *c, const struct binding *b, const char *
     json_object_object_add(o, "state", json_object_new_string(state));
     json_object_object_add(o, "reason", json_object_new_string(reason ? reason : ""));
     json_object_object_add(o, "clusters", shares_json(b));
-    json_object_object_add(o, "request", disp_resvec_json(c->names, &b->gang));
+    json_object_object_add(o, "request", kube_resvec_json(c->names, &b->gang));
     disp_events_publish(c->opt.events, "binding", o);
     json_object *q = json_object_new_object();
     if (q) {
@@ -827,7 +827,7 @@ static int resmap(struct ctl *c, struct cluster *k, const char *what, json_objec
     queue_resvec_clear(out);
     if (!o)
         return 0;
-    int rc = disp_resvec_parse(c->names, o, "", out, err, sizeof err);
+    int rc = kube_resvec_parse(c->names, o, "", out, err, sizeof err);
     if (rc) {
         char where[64];
         snprintf(where, sizeof where, "status.resourceSummary.%s", what);
@@ -956,7 +956,7 @@ static void cluster_set(struct ctl *c, json_object *obj)
         k->shape = shape;
         c->cl_epoch++;
     }
-    int no_pg = disp_workload_cluster_serves_podgroups(obj) == 0;
+    int no_pg = karmada_workload_cluster_serves_podgroups(obj) == 0;
     if (no_pg != k->no_podgroups) {
         k->no_podgroups = no_pg;
         c->cl_epoch++; /* where a gang that needs a PodGroup may go changed */
@@ -966,7 +966,7 @@ static void cluster_set(struct ctl *c, json_object *obj)
                     : "serves PodGroups again");
         missing_refresh(c);
     }
-    int no_vc = disp_workload_cluster_serves(obj, "batch.volcano.sh/v1alpha1", "jobs") == 0;
+    int no_vc = karmada_workload_cluster_serves(obj, "batch.volcano.sh/v1alpha1", "jobs") == 0;
     if (no_vc != k->no_vcjobs) {
         k->no_vcjobs = no_vc;
         c->cl_epoch++;
@@ -1254,7 +1254,7 @@ static void clusters_text(const struct binding *b, char *buf, size_t cap)
 /* A full row for an insert: the binding's identity and request. */
 static int lw_fill_new(struct ctl *c, struct lwrite *w, struct binding *b)
 {
-    json_object *req = disp_resvec_json(c->names, &b->gang);
+    json_object *req = kube_resvec_json(c->names, &b->gang);
     const char *txt = req ? json_object_to_json_string_ext(req, JSON_C_TO_STRING_PLAIN) : NULL;
     w->request = txt ? muster_strdup(txt) : NULL;
     json_object_put(req);
@@ -1410,16 +1410,16 @@ static void ledger_flush(struct ctl *c)
 
 /* ---- reading a binding ---- */
 
-static int tmpl_index(enum disp_workload_kind k)
+static int tmpl_index(enum karmada_workload_kind k)
 {
     switch (k) {
-    case DISP_WORKLOAD_KIND_DEPLOYMENT:
+    case KARMADA_WORKLOAD_KIND_DEPLOYMENT:
         return 0;
-    case DISP_WORKLOAD_KIND_JOB:
+    case KARMADA_WORKLOAD_KIND_JOB:
         return 1;
-    case DISP_WORKLOAD_KIND_VCJOB:
+    case KARMADA_WORKLOAD_KIND_VCJOB:
         return 2;
-    case DISP_WORKLOAD_KIND_POD:
+    case KARMADA_WORKLOAD_KIND_POD:
         return 3;
     default:
         return -1;
@@ -1427,7 +1427,7 @@ static int tmpl_index(enum disp_workload_kind k)
 }
 
 /* The template key of an RB: "<informer>/<namespace>/<name>" of spec.resource. */
-static void rb_tkey(json_object *rb, enum disp_workload_kind kind, char *buf, size_t cap)
+static void rb_tkey(json_object *rb, enum karmada_workload_kind kind, char *buf, size_t cap)
 {
     json_object *res = jpath(rb, "spec", "resource");
     const char *ns = jstr(res, "namespace"), *name = jstr(res, "name");
@@ -1459,7 +1459,7 @@ static int64_t rb_created_ms(json_object *rb)
  * reason it cannot (WAIT_TEMPLATE, or a condition reason and message) and a MUSTER_* code. */
 static int binding_read(struct ctl *c, struct binding *b)
 {
-    enum disp_workload_kind kind = disp_workload_kind_of(b->rb);
+    enum karmada_workload_kind kind = karmada_workload_kind_of(b->rb);
     int ti = tmpl_index(kind);
     char tkey[CTL_TKEY_MAX];
     rb_tkey(b->rb, kind, tkey, sizeof tkey);
@@ -1470,31 +1470,31 @@ static int binding_read(struct ctl *c, struct binding *b)
                                 : NULL;
     if (!tmpl)
         return MUSTER_ENOENT;
-    int rc = disp_workload_read(&c->w, c->names, b->rb, tmpl);
+    int rc = karmada_workload_read(&c->w, c->names, b->rb, tmpl);
     b->kind = c->w.kind;
     b->nofit_memo = 0; /* what it asks for may have changed */
     if (rc) {
-        const char *why = disp_workload_condition_reason(c->w.reason);
+        const char *why = karmada_workload_condition_reason(c->w.reason);
         set_reason(b, why ? why : "Unschedulable", "%s", c->w.message);
         return rc;
     }
     json_object *keep = json_object_get(tmpl); /* before the put: it may be the same object */
     json_object_put(b->tmpl);
     b->tmpl = keep;
-    const struct disp_workload *w = &c->w;
-    if (gang_needs_objects(w) && !w->permanent_id[0]) {
+    const struct karmada_workload *w = &c->w;
+    if (karmada_gang_needs_objects(w) && !w->permanent_id[0]) {
         set_reason(b, "Unschedulable", "waiting for Karmada to label it with %s",
-                   DISP_WORKLOAD_PERMANENT_ID_LABEL);
+                   KARMADA_WORKLOAD_PERMANENT_ID_LABEL);
         return MUSTER_EINVAL;
     }
     b->generation = rb_generation(b->rb);
-    b->assign = disp_workload_assigns(w, c->scheduler);
-    b->spread = w->placement == DISP_WORKLOAD_SPREAD;
-    b->needs_objects = gang_needs_objects(w);
+    b->assign = karmada_workload_assigns(w, c->scheduler);
+    b->spread = w->placement == KARMADA_WORKLOAD_SPREAD;
+    b->needs_objects = karmada_gang_needs_objects(w);
     b->replicas = w->replicas;
     b->min_member = w->min_member;
     b->priority = w->priority;
-    if (w->priority_from == DISP_WORKLOAD_PRIORITY_CLASS) {
+    if (w->priority_from == KARMADA_WORKLOAD_PRIORITY_CLASS) {
         json_object *pc = kube_informer_get(&c->prios, NULL, w->priority_class);
         json_object *v = jobj(pc, "value");
         b->priority = v ? json_object_get_int(v) : 0;
@@ -1590,7 +1590,7 @@ static int cluster_allows(struct ctl *c, const struct binding *b, const struct c
     c->aw.affinity = b->affinity;
     c->aw.affinities = b->affinities;
     c->aw.tolerations = b->tolerations;
-    return disp_workload_allows_cluster(&c->aw, k->obj);
+    return karmada_workload_allows_cluster(&c->aw, k->obj);
 }
 
 static int shares_reserve(struct binding *b, uint32_t n)
@@ -1657,7 +1657,7 @@ static uint64_t cluster_fits(struct cluster *k, const struct queue_resvec *repli
 static int place_needs(const struct binding *b)
 {
     return !b->assign ? 0
-                      : (b->needs_objects ? 1 : 0) | (b->kind == DISP_WORKLOAD_KIND_VCJOB ? 2 : 0);
+                      : (b->needs_objects ? 1 : 0) | (b->kind == KARMADA_WORKLOAD_KIND_VCJOB ? 2 : 0);
 }
 
 /* b is a one-component gang that asks what the last NoClusterFit verdict's gang asked, of
@@ -1762,7 +1762,7 @@ static int place(struct ctl *c, struct binding *b)
     }
     /* Why not: what each allowed Ready cluster holds of the (first) replica shape. */
     char req[160] = "", holds[200] = "";
-    json_object *rj = disp_resvec_json(c->names, &b->comp[0].req);
+    json_object *rj = kube_resvec_json(c->names, &b->comp[0].req);
     if (rj)
         json_object_object_del(rj, "pods"); /* implied: one per replica */
     snprintf(req, sizeof req, "%s",
@@ -2191,7 +2191,7 @@ static int send_condition(struct ctl *c, struct binding *b)
     json_object *body = NULL;
     rfc3339(now_ms(c), ts, sizeof ts);
     b->cond_dirty = 0;
-    if (!b->reason[0] || disp_rbpatch_waiting(b->rb, b->reason, binding_msg(b), ts, &body) || !body)
+    if (!b->reason[0] || karmada_patch_waiting(b->rb, b->reason, binding_msg(b), ts, &body) || !body)
         return 0;
     const char *txt = json_object_to_json_string_ext(body, JSON_C_TO_STRING_PLAIN);
     struct request_ctx *rq = muster_malloc(sizeof(*rq));
@@ -2218,15 +2218,15 @@ static int send_condition(struct ctl *c, struct binding *b)
     return 1;
 }
 
-static void fill_gang_input(struct ctl *c, struct binding *b, struct gang_input *in,
-                            struct gang_share *gs)
+static void fill_gang_input(struct ctl *c, struct binding *b, struct karmada_gang_input *in,
+                            struct karmada_gang_share *gs)
 {
     for (uint32_t i = 0; i < b->nshares; i++)
-        gs[i] = (struct gang_share){b->shares[i].cluster, b->shares[i].replicas};
-    /* gangobj reads what disp_workload_read found; re-read into the scratch (the RB and the
+        gs[i] = (struct karmada_gang_share){b->shares[i].cluster, b->shares[i].replicas};
+    /* gangobj reads what karmada_workload_read found; re-read into the scratch (the RB and the
      * template are the ones admitted). */
-    disp_workload_read(&c->w, c->names, b->rb, b->tmpl);
-    *in = (struct gang_input){.rb = b->rb,
+    karmada_workload_read(&c->w, c->names, b->rb, b->tmpl);
+    *in = (struct karmada_gang_input){.rb = b->rb,
                               .w = &c->w,
                               .names = c->names,
                               .shares = gs,
@@ -2244,10 +2244,10 @@ static void work_path(const char *cluster, const char *name, char *buf, size_t c
 
 static void policy_path(const struct binding *b, int one, char *buf, size_t cap)
 {
-    char ns[256], pname[GANG_NAME_MAX + 1];
+    char ns[256], pname[KARMADA_GANG_NAME_MAX + 1];
     const char *name;
     split_key(b->key, ns, sizeof ns, &name);
-    gang_policy_name(name, pname, sizeof pname);
+    karmada_gang_policy_name(name, pname, sizeof pname);
     kube_path(buf, cap, "policy.karmada.io", "v1alpha1", ns, "overridepolicies",
               one ? pname : NULL);
 }
@@ -2255,10 +2255,10 @@ static void policy_path(const struct binding *b, int one, char *buf, size_t cap)
 /* muster's PodGroup Work for b in cluster, as its watch last saw it, or NULL. */
 static json_object *own_work(struct ctl *c, const struct binding *b, const char *cluster)
 {
-    char ns[256], wname[GANG_NAME_MAX + 1], wns[CTL_CLUSTER_NAME_MAX + 16];
+    char ns[256], wname[KARMADA_GANG_NAME_MAX + 1], wns[CTL_CLUSTER_NAME_MAX + 16];
     const char *name;
     split_key(b->key, ns, sizeof ns, &name);
-    gang_work_name(ns, name, wname, sizeof wname);
+    karmada_gang_work_name(ns, name, wname, sizeof wname);
     snprintf(wns, sizeof wns, "karmada-es-%s", cluster);
     return kube_informer_get(&c->works, wns, wname);
 }
@@ -2267,7 +2267,7 @@ static json_object *own_work(struct ctl *c, const struct binding *b, const char 
 static int works_applied(struct ctl *c, const struct binding *b)
 {
     for (uint32_t i = 0; i < b->nshares; i++)
-        if (!gang_work_applied(own_work(c, b, b->shares[i].cluster)))
+        if (!karmada_gang_work_applied(own_work(c, b, b->shares[i].cluster)))
             return 0;
     return 1;
 }
@@ -2315,17 +2315,17 @@ static void step_run(struct ctl *c, struct binding *b)
     if (b->st == B_DONE && forward_step(b))
         b->step = b->needs_objects && b->assign ? S_R_WORKS : S_NONE;
     rb_path(b, path, sizeof path);
-    struct gang_share gs[256];
-    struct gang_input in;
+    struct karmada_gang_share gs[256];
+    struct karmada_gang_input in;
     json_object *body = NULL;
-    char wname[GANG_NAME_MAX + 1];
-    gang_work_name(ns, name, wname, sizeof wname);
+    char wname[KARMADA_GANG_NAME_MAX + 1];
+    karmada_gang_work_name(ns, name, wname, sizeof wname);
     b->step_failed = 0;
     switch (b->step) {
     case S_NONE:
         return;
     case S_HOLD:
-        if (disp_rbpatch_hold(b->rb, &body) || !body) {
+        if (karmada_patch_hold(b->rb, &body) || !body) {
             b->step = S_NONE;
             return;
         }
@@ -2337,7 +2337,7 @@ static void step_run(struct ctl *c, struct binding *b)
          * is merge-patched with this body: a no-op when it is the same (no new generation, so
          * Karmada renders nothing again), a correction when an older musterd wrote it per
          * cluster (its rules would miss a cluster of this placement). */
-        json_object *op = gang_override_policy(&in);
+        json_object *op = karmada_gang_override_policy(&in);
         if (op) {
             char pp[KUBE_MAX_URL_BYTES / 4], one[KUBE_MAX_URL_BYTES / 4];
             policy_path(b, 0, pp, sizeof pp);
@@ -2348,7 +2348,7 @@ static void step_run(struct ctl *c, struct binding *b)
             char wp[KUBE_MAX_URL_BYTES / 4], one[KUBE_MAX_URL_BYTES / 4];
             work_path(b->shares[i].cluster, NULL, wp, sizeof wp);
             work_path(b->shares[i].cluster, wname, one, sizeof one);
-            send_req_ex(c, b, KUBE_CREATE, wp, NULL, gang_podgroup_work(&in, i), 0, 0, one);
+            send_req_ex(c, b, KUBE_CREATE, wp, NULL, karmada_gang_podgroup_work(&in, i), 0, 0, one);
         }
         break;
     }
@@ -2360,11 +2360,11 @@ static void step_run(struct ctl *c, struct binding *b)
     case S_ASSIGN:
     case S_ASSIGN_LIFT:
         fill_gang_input(c, b, &in, gs);
-        body = gang_patch_assign(&in, b->step == S_ASSIGN);
+        body = karmada_patch_assign(&in, b->step == S_ASSIGN);
         if (body && b->step == S_ASSIGN_LIFT) {
             /* one patch: placement and the suspension lifted together (nothing else to
              * create, so no barrier is needed) */
-            json_object *lift = gang_patch_release(-2);
+            json_object *lift = karmada_patch_release(-2);
             json_object *spec = jobj(body, "spec"), *lspec = jobj(lift, "spec");
             json_object *susp = jobj(lspec, "suspension");
             if (spec && susp)
@@ -2376,9 +2376,9 @@ static void step_run(struct ctl *c, struct binding *b)
     case S_BARRIER: {
         /* The Works Karmada rendered for the RB carry its permanent id (its webhook and
          * binding controller); muster's own carry none. */
-        char wp[KUBE_MAX_URL_BYTES / 4], sel[DISP_WORKLOAD_LABEL_VALUE_MAX + 64];
+        char wp[KUBE_MAX_URL_BYTES / 4], sel[KARMADA_WORKLOAD_LABEL_VALUE_MAX + 64];
         kube_path(wp, sizeof wp, "work.karmada.io", "v1alpha1", NULL, "works", NULL);
-        snprintf(sel, sizeof sel, "%s=%s", DISP_WORKLOAD_PERMANENT_ID_LABEL, b->pid);
+        snprintf(sel, sizeof sel, "%s=%s", KARMADA_WORKLOAD_PERMANENT_ID_LABEL, b->pid);
         struct request_ctx *rq = muster_calloc(1, sizeof(*rq));
         if (!rq) {
             b->step_failed = 1;
@@ -2396,7 +2396,7 @@ static void step_run(struct ctl *c, struct binding *b)
     }
     case S_LIFT:
         send_req_ex(c, b, KUBE_MERGE_PATCH, path, NULL,
-                    gang_patch_release(b->barrier ? b->user_dispatching : -2), 0, 1, NULL);
+                    karmada_patch_release(b->barrier ? b->user_dispatching : -2), 0, 1, NULL);
         break;
     case S_STATUS: {
         if (b->side_inflight) {
@@ -2414,7 +2414,7 @@ static void step_run(struct ctl *c, struct binding *b)
         const char *crv = jstr(jobj(b->rb, "metadata"), "resourceVersion");
         if (frv && (!crv || strtoll(frv, NULL, 10) > strtoll(crv, NULL, 10)))
             from = b->fresh;
-        body = gang_status_scheduled(from, ts);
+        body = karmada_patch_status_scheduled(from, ts);
         send_req(c, b, KUBE_MERGE_PATCH, path, "status", body, 0);
         break;
     }
@@ -2422,10 +2422,10 @@ static void step_run(struct ctl *c, struct binding *b)
         send_req_ex(c, b, KUBE_GET, path, NULL, NULL, 0, 1, NULL);
         break;
     case S_RESUME:
-        send_req(c, b, KUBE_MERGE_PATCH, path, NULL, gang_patch_resume(), 0);
+        send_req(c, b, KUBE_MERGE_PATCH, path, NULL, karmada_patch_resume(), 0);
         break;
     case S_U_BARRIER:
-        send_req(c, b, KUBE_MERGE_PATCH, path, NULL, gang_patch_rollback_barrier(), 0);
+        send_req(c, b, KUBE_MERGE_PATCH, path, NULL, karmada_patch_rollback_barrier(), 0);
         break;
     case S_U_DELETE:
     case S_R_WORKS: {
@@ -2452,8 +2452,8 @@ static void step_run(struct ctl *c, struct binding *b)
     }
     case S_U_CLEAR:
         if (b->assign)
-            body = gang_patch_rollback_clear(b->barrier ? b->user_dispatching : -2);
-        else if (disp_rbpatch_hold(b->rb, &body) || !body) {
+            body = karmada_patch_rollback_clear(b->barrier ? b->user_dispatching : -2);
+        else if (karmada_patch_hold(b->rb, &body) || !body) {
             b->step = S_U_CLEAR;
             step_done(c, b);
             return;
@@ -2526,34 +2526,34 @@ static void mark_dispatched(struct ctl *c, struct binding *b)
 /* The rendered Works, as the barrier check listed them: lift, check again, or roll back. */
 static void barrier_judged(struct ctl *c, struct binding *b)
 {
-    char ns[256], pname[GANG_NAME_MAX + 1], why[200];
+    char ns[256], pname[KARMADA_GANG_NAME_MAX + 1], why[200];
     const char *name;
     split_key(b->key, ns, sizeof ns, &name);
-    gang_policy_name(name, pname, sizeof pname);
-    struct gang_share gs[256];
+    karmada_gang_policy_name(name, pname, sizeof pname);
+    struct karmada_gang_share gs[256];
     for (uint32_t i = 0; i < b->nshares; i++)
-        gs[i] = (struct gang_share){b->shares[i].cluster, b->shares[i].replicas};
-    enum gang_rendered r =
-        gang_rendered_judge(jobj(b->reply, "items"), gs, b->nshares, pname, why, sizeof why);
+        gs[i] = (struct karmada_gang_share){b->shares[i].cluster, b->shares[i].replicas};
+    enum karmada_gang_rendered r =
+        karmada_gang_rendered_judge(jobj(b->reply, "items"), gs, b->nshares, pname, why, sizeof why);
     json_object_put(b->reply);
     b->reply = NULL;
     switch (r) {
-    case GANG_RENDERED_READY:
-    case GANG_RENDERED_OPEN:
+    case KARMADA_GANG_RENDERED_READY:
+    case KARMADA_GANG_RENDERED_OPEN:
         disp_crashpoint("dispatch.barrier"); /* judged: the lift is next */
         b->recheck_ms = 0;
         b->step = S_LIFT;
         step_run(c, b);
         return;
-    case GANG_RENDERED_VANISHED: {
+    case KARMADA_GANG_RENDERED_VANISHED: {
         char msg[256];
         snprintf(msg, sizeof msg, "the dispatching barrier vanished before the lift (%s)", why);
         b->step = S_NONE;
         rollback(c, b, msg);
         return;
     }
-    case GANG_RENDERED_WAIT:
-    case GANG_RENDERED_MISSING:
+    case KARMADA_GANG_RENDERED_WAIT:
+    case KARMADA_GANG_RENDERED_MISSING:
         recheck_later(c, b);
         return;
     }
@@ -2760,11 +2760,11 @@ static json_object *agg_entry(json_object *rb, const char *cluster)
  * customization's statusReflection keeps status.state; "Healthy" covers Pending too). A batch
  * Job is Healthy whatever it does (no health interpreter): applied stands for started, and
  * only its conditions say it finished. */
-static int share_running(enum disp_workload_kind kind, json_object *e)
+static int share_running(enum karmada_workload_kind kind, json_object *e)
 {
     if (!e)
         return 0;
-    if (kind == DISP_WORKLOAD_KIND_VCJOB) {
+    if (kind == KARMADA_WORKLOAD_KIND_VCJOB) {
         const char *ph = jstr(jpath(e, "status", "state"), "phase");
         return ph && (strcmp(ph, "Running") == 0 || strcmp(ph, "Completing") == 0 ||
                       strcmp(ph, "Completed") == 0);
@@ -2776,13 +2776,13 @@ static int share_running(enum disp_workload_kind kind, json_object *e)
 /* The member object's status says it is finished (succeeded or failed for good): a Job only
  * on its Complete or Failed condition (succeeded counts pods, and a share's parallelism is not
  * its completions), a Volcano Job on a final phase, a Pod on Succeeded or Failed. */
-static int share_finished(enum disp_workload_kind kind, json_object *e)
+static int share_finished(enum karmada_workload_kind kind, json_object *e)
 {
     json_object *st = jobj(e, "status");
     if (!st)
         return 0;
     switch (kind) {
-    case DISP_WORKLOAD_KIND_JOB: {
+    case KARMADA_WORKLOAD_KIND_JOB: {
         json_object *conds = jobj(st, "conditions");
         for (size_t i = 0; conds && i < json_object_array_length(conds); i++) {
             json_object *cd = json_object_array_get_idx(conds, i);
@@ -2793,12 +2793,12 @@ static int share_finished(enum disp_workload_kind kind, json_object *e)
         }
         return 0;
     }
-    case DISP_WORKLOAD_KIND_VCJOB: {
+    case KARMADA_WORKLOAD_KIND_VCJOB: {
         const char *ph = jstr(jobj(st, "state"), "phase");
         return ph && (strcmp(ph, "Completed") == 0 || strcmp(ph, "Failed") == 0 ||
                       strcmp(ph, "Aborted") == 0 || strcmp(ph, "Terminated") == 0);
     }
-    case DISP_WORKLOAD_KIND_POD: {
+    case KARMADA_WORKLOAD_KIND_POD: {
         const char *ph = jstr(st, "phase");
         return ph && (strcmp(ph, "Succeeded") == 0 || strcmp(ph, "Failed") == 0);
     }
@@ -2811,7 +2811,7 @@ static int share_finished(enum disp_workload_kind kind, json_object *e)
  * admitted the gang there), as Karmada reflects the PodGroup's status into the Work. */
 static int share_gang_running(struct ctl *c, const struct binding *b, const char *cluster)
 {
-    const char *ph = gang_work_podgroup_phase(own_work(c, b, cluster));
+    const char *ph = karmada_gang_work_podgroup_phase(own_work(c, b, cluster));
     return ph && strcmp(ph, "Running") == 0;
 }
 
@@ -2898,7 +2898,7 @@ static void check_progress(struct ctl *c, struct binding *b)
     }
     if (!any)
         return;
-    if (all_done && b->kind != DISP_WORKLOAD_KIND_DEPLOYMENT) {
+    if (all_done && b->kind != KARMADA_WORKLOAD_KIND_DEPLOYMENT) {
         release(c, b, "completed");
         return;
     }
@@ -2921,8 +2921,8 @@ static void check_progress(struct ctl *c, struct binding *b)
  * muster does not queue, or the opt-out label, leaves it alone. */
 static int rb_skipped(json_object *rb)
 {
-    enum disp_webhook_verdict v = disp_webhook_rb_verdict(rb);
-    return v == DISP_WEBHOOK_SKIP_KIND || v == DISP_WEBHOOK_SKIP_LABEL_SET;
+    enum karmada_webhook_verdict v = karmada_webhook_rb_verdict(rb);
+    return v == KARMADA_WEBHOOK_SKIP_KIND || v == KARMADA_WEBHOOK_SKIP_LABEL_SET;
 }
 
 static void hold_if_needed(struct ctl *c, struct binding *b)
@@ -3129,11 +3129,11 @@ static void tmpl_changed(struct ctl *c, int ti, json_object *obj)
 static void work_changed(struct ctl *c, json_object *wk, int deleted)
 {
     json_object *md = jobj(wk, "metadata");
-    const char *key = jstr(jobj(md, "annotations"), GANG_BINDING_ANNOTATION);
+    const char *key = jstr(jobj(md, "annotations"), KARMADA_GANG_BINDING_ANNOTATION);
     struct binding *b = key ? find_key(c, key) : NULL;
     if (!b || b->gone || !leads(c) || !c->reconciled || c->stopping)
         return;
-    const char *uid = jstr(jobj(md, "labels"), GANG_BINDING_UID_LABEL);
+    const char *uid = jstr(jobj(md, "labels"), KARMADA_GANG_BINDING_UID_LABEL);
     if (uid && b->uid[0] && strcmp(uid, b->uid) != 0)
         return; /* an earlier RB's under the same name */
     if (b->step == S_APPLIED && b->inflight == 0 && b->st == B_ADMITTED) {
@@ -3258,10 +3258,10 @@ static void shares_from_json(struct binding *b, json_object *arr)
  * for the RB's life, so it says nothing about a dispatch). */
 static int has_objects(struct ctl *c, struct binding *b)
 {
-    char ns[256], wname[GANG_NAME_MAX + 1];
+    char ns[256], wname[KARMADA_GANG_NAME_MAX + 1];
     const char *name;
     split_key(b->key, ns, sizeof ns, &name);
-    gang_work_name(ns, name, wname, sizeof wname);
+    karmada_gang_work_name(ns, name, wname, sizeof wname);
     json_object *cl = jpath(b->rb, "spec", "clusters");
     for (uint32_t i = 0; i < b->nshares; i++) {
         char wns[CTL_CLUSTER_NAME_MAX + 16];
@@ -3318,21 +3318,21 @@ static json_object *work_podgroup_spec(json_object *work)
  * Work webhook adds labels and annotations to the manifest. */
 static int objects_done(struct ctl *c, struct binding *b)
 {
-    char ns[256], pname[GANG_NAME_MAX + 1];
+    char ns[256], pname[KARMADA_GANG_NAME_MAX + 1];
     const char *name;
     split_key(b->key, ns, sizeof ns, &name);
-    gang_policy_name(name, pname, sizeof pname);
+    karmada_gang_policy_name(name, pname, sizeof pname);
     if (b->nshares == 0 || b->nshares > 256 || !kube_informer_get(&c->policies, ns, pname))
         return 0;
-    struct gang_share gs[256];
-    struct gang_input in;
+    struct karmada_gang_share gs[256];
+    struct karmada_gang_input in;
     fill_gang_input(c, b, &in, gs);
     int done = 1;
     for (uint32_t i = 0; done && i < b->nshares; i++) {
         json_object *have = own_work(c, b, b->shares[i].cluster);
-        json_object *want = gang_podgroup_work(&in, i);
+        json_object *want = karmada_gang_podgroup_work(&in, i);
         json_object *hs = work_podgroup_spec(have), *ws = work_podgroup_spec(want);
-        done = gang_work_applied(have) && hs && ws && json_object_equal(hs, ws);
+        done = karmada_gang_work_applied(have) && hs && ws && json_object_equal(hs, ws);
         json_object_put(want);
     }
     return done;
@@ -3563,7 +3563,7 @@ static void reconcile_rb(void *ud, json_object *rb)
      * waits for reconciliation): those without a live row are decided here, not skipped. */
     struct binding *b = find_key(c, key);
     if ((b && (b->ledger_id || b->st != B_WAIT_TEMPLATE || b->inflight || b->lw_pending)) ||
-        disp_workload_kind_of(rb) == DISP_WORKLOAD_KIND_NONE || rb_skipped(rb) ||
+        karmada_workload_kind_of(rb) == KARMADA_WORKLOAD_KIND_NONE || rb_skipped(rb) ||
         jpath(rb, "metadata", "deletionTimestamp"))
         return; /* (one being deleted is not queued: rb_upsert's rule) */
     const char *uid = jstr(jobj(rb, "metadata"), "uid");
@@ -3675,8 +3675,8 @@ static int binding_owns(struct binding *b, const char *cluster)
 /* The binding a muster object was made for, if it is the same RB (its binding-uid label). */
 static struct binding *owner_of(struct ctl *c, json_object *md)
 {
-    const char *key = jstr(jobj(md, "annotations"), GANG_BINDING_ANNOTATION);
-    const char *uid = jstr(jobj(md, "labels"), GANG_BINDING_UID_LABEL);
+    const char *key = jstr(jobj(md, "annotations"), KARMADA_GANG_BINDING_ANNOTATION);
+    const char *uid = jstr(jobj(md, "labels"), KARMADA_GANG_BINDING_UID_LABEL);
     struct binding *b = key ? find_key(c, key) : NULL;
     if (b && uid && b->uid[0] && strcmp(b->uid, uid) != 0)
         return NULL; /* a new RB under the old name: the object was the old one's */
@@ -3687,7 +3687,7 @@ static void orphan_work(void *ud, json_object *wk)
 {
     struct ctl *c = ud;
     json_object *md = jobj(wk, "metadata");
-    const char *key = jstr(jobj(md, "annotations"), GANG_BINDING_ANNOTATION);
+    const char *key = jstr(jobj(md, "annotations"), KARMADA_GANG_BINDING_ANNOTATION);
     const char *ns = jstr(md, "namespace"), *name = jstr(md, "name");
     if (!ns || !name || strncmp(ns, "karmada-es-", 11) != 0 || jobj(md, "deletionTimestamp"))
         return;
@@ -3708,8 +3708,8 @@ static void orphan_policy(void *ud, json_object *op)
 {
     struct ctl *c = ud;
     json_object *md = jobj(op, "metadata");
-    const char *key = jstr(jobj(md, "annotations"), GANG_BINDING_ANNOTATION);
-    const char *uid = jstr(jobj(md, "labels"), GANG_BINDING_UID_LABEL);
+    const char *key = jstr(jobj(md, "annotations"), KARMADA_GANG_BINDING_ANNOTATION);
+    const char *uid = jstr(jobj(md, "labels"), KARMADA_GANG_BINDING_UID_LABEL);
     const char *ns = jstr(md, "namespace"), *name = jstr(md, "name");
     if (!ns || !name || !key)
         return;
@@ -3956,7 +3956,7 @@ static void pending_reason(struct ctl *c, struct binding *b)
     struct queue_limit why;
     if (!e || queue_tree_can_admit(c->t, queue_entry_queue(e), queue_entry_request(e), &why))
         return;
-    char msg[DISP_WORKLOAD_MSG_MAX];
+    char msg[KARMADA_WORKLOAD_MSG_MAX];
     if (queue_limit_explain(c->t, &why, msg, sizeof msg) < 0 && !msg[0])
         snprintf(msg, sizeof msg, "does not fit its queue");
     /* The limit met at root may be the Ready fleet's capacity rather than a queue's: then no
@@ -4057,7 +4057,7 @@ static void on_tick(uv_timer_t *h)
              * (Applied=False: a member without the CRD, a conflict with a leftover object). */
             for (uint32_t i = 0; b->step == S_APPLIED && i < b->nshares && !detail[0]; i++) {
                 json_object *wk = own_work(c, b, b->shares[i].cluster);
-                if (gang_work_applied(wk))
+                if (karmada_gang_work_applied(wk))
                     continue;
                 json_object *conds = jpath(wk, "status", "conditions");
                 const char *msg = NULL;
@@ -4170,16 +4170,16 @@ static json_object *hook_clusters(void *ud)
         json_object *labels = jpath(k->obj, "metadata", "labels");
         json_object_object_add(o, "labels",
                                labels ? json_object_get(labels) : json_object_new_object());
-        json_object_object_add(o, "capacity", disp_resvec_json(c->names, &k->capacity));
-        json_object_object_add(o, "allocated", disp_resvec_json(c->names, &k->allocated));
-        json_object_object_add(o, "allocating", disp_resvec_json(c->names, &k->allocating));
-        json_object_object_add(o, "reserved", disp_resvec_json(c->names, &k->reserved));
-        json_object_object_add(o, "free", disp_resvec_json(c->names, &k->cap.free));
+        json_object_object_add(o, "capacity", kube_resvec_json(c->names, &k->capacity));
+        json_object_object_add(o, "allocated", kube_resvec_json(c->names, &k->allocated));
+        json_object_object_add(o, "allocating", kube_resvec_json(c->names, &k->allocating));
+        json_object_object_add(o, "reserved", kube_resvec_json(c->names, &k->reserved));
+        json_object_object_add(o, "free", kube_resvec_json(c->names, &k->cap.free));
         json_object *fits = json_object_new_array();
         for (size_t s = 0; fits && s < sizeof sizes / sizeof sizes[0]; s++) {
             struct queue_resvec v = {0};
             char err[64];
-            if (disp_resvec_parse_text(c->names, sizes[s][1], "", &v, err, sizeof err))
+            if (kube_resvec_parse_text(c->names, sizes[s][1], "", &v, err, sizeof err))
                 continue;
             uint64_t f = k->ready ? disp_cluster_fits(&k->cap, &v) : 0;
             json_object *fo = json_object_new_object();
@@ -4275,7 +4275,7 @@ int ctl_new(uv_loop_t *loop, struct kube_client *kube, struct store *s, struct q
     c->cl_epoch = 1;
     queue_idmap_init(&c->byid);
     queue_idmap_init(&c->byseq);
-    if (tables_grow(c) || disp_workload_init(&c->w)) {
+    if (tables_grow(c) || karmada_workload_init(&c->w)) {
         ctl_free(c);
         return MUSTER_ENOMEM;
     }
@@ -4297,9 +4297,9 @@ static json_object *ctl_transform(void *ud, json_object *obj)
 {
     const struct inf_tag *t = ud;
     if (t->kind == 0)
-        return disp_workload_prune_binding(obj);
+        return karmada_workload_prune_binding(obj);
     if (t->kind >= 10)
-        return disp_workload_prune_template(obj);
+        return karmada_workload_prune_template(obj);
     return json_object_get(obj);
 }
 
@@ -4331,7 +4331,7 @@ static int start_informer(struct ctl *c, struct kube_informer *inf, int kind, co
 
 int ctl_start(struct ctl *c)
 {
-    static const char managed[] = GANG_MANAGED_BY_LABEL "=" GANG_MANAGED_BY_VALUE;
+    static const char managed[] = KARMADA_GANG_MANAGED_BY_LABEL "=" KARMADA_GANG_MANAGED_BY_VALUE;
     int rc = start_informer(c, &c->rbs, 0, "work.karmada.io", "v1alpha2", "resourcebindings",
                             NULL);
     if (!rc)
@@ -4506,6 +4506,6 @@ void ctl_free(struct ctl *c)
     queue_resvec_close(&c->scratch);
     queue_resvec_close(&c->fleet);
     queue_resvec_close(&c->nl.req);
-    disp_workload_close(&c->w);
+    karmada_workload_close(&c->w);
     muster_free(c);
 }

@@ -1,5 +1,5 @@
 /* ResourceBinding patches for holding and explaining (see rbpatch.h). */
-#include "dispatcher/rbpatch.h"
+#include "cluster-adapters/karmada/patch.h"
 
 #include "queue/errors.h"
 
@@ -19,7 +19,7 @@ static int held(json_object *rb)
     return s && json_object_is_type(s, json_type_boolean) && json_object_get_boolean(s);
 }
 
-int disp_rbpatch_hold(json_object *rb, json_object **out)
+int karmada_patch_hold(json_object *rb, json_object **out)
 {
     *out = NULL;
     if (held(rb))
@@ -31,7 +31,7 @@ int disp_rbpatch_hold(json_object *rb, json_object **out)
     return 0;
 }
 
-int disp_rbpatch_webhook_hold(json_object *rb, json_object **out)
+int karmada_patch_webhook_hold(json_object *rb, json_object **out)
 {
     *out = NULL;
     json_object *spec = member(rb, "spec");
@@ -89,7 +89,7 @@ static int append(json_object *list, json_object *v)
     return 0;
 }
 
-int disp_rbpatch_condition(json_object *rb, const char *type, const char *status,
+int karmada_patch_condition(json_object *rb, const char *type, const char *status,
                            const char *reason, const char *message, const char *now, int force,
                            json_object **out)
 {
@@ -143,10 +143,10 @@ int disp_rbpatch_condition(json_object *rb, const char *type, const char *status
     return 0;
 }
 
-int disp_rbpatch_waiting(json_object *rb, const char *reason, const char *message, const char *now,
+int karmada_patch_waiting(json_object *rb, const char *reason, const char *message, const char *now,
                          json_object **out)
 {
-    int rc = disp_rbpatch_condition(rb, "Scheduled", "False", reason, message, now, 0, out);
+    int rc = karmada_patch_condition(rb, "Scheduled", "False", reason, message, now, 0, out);
     if (rc || !*out)
         return rc;
     /* Conditional on the RB as read: the patch carries every condition (a merge patch

@@ -1,8 +1,8 @@
 /* What muster reads from a ResourceBinding and its resource template (DESIGN.md, "What muster
  * reads from a workload"): kind, queue, gang size, gang placement, priority, requests, allowed
  * clusters, scheduler name, permanent id and suspension. Pure: json-c objects in, a struct out. */
-#ifndef MUSTER_DISPATCHER_WORKLOAD_H
-#define MUSTER_DISPATCHER_WORKLOAD_H
+#ifndef MUSTER_KARMADA_WORKLOAD_H
+#define MUSTER_KARMADA_WORKLOAD_H
 
 #include "queue/resource.h"
 #include "queue/tree.h"
@@ -13,62 +13,62 @@
 
 /* Caps on what one binding may carry; past them the binding is refused as invalid, so a hostile
  * or broken object can neither grow the struct nor make a cluster check slow. */
-#define DISP_WORKLOAD_COMPONENTS_MAX 32 /* spec.components entries (Volcano Job tasks) */
-#define DISP_WORKLOAD_LIST_MAX 1024     /* entries of any list in the placement */
-#define DISP_WORKLOAD_AFFINITIES_MAX 16 /* spec.placement.clusterAffinities groups */
-#define DISP_WORKLOAD_NAME_MAX 253      /* names: priority class, scheduler, component */
-#define DISP_WORKLOAD_LABEL_VALUE_MAX 63
-#define DISP_WORKLOAD_MSG_MAX 320 /* the sentence for an RB condition message */
+#define KARMADA_WORKLOAD_COMPONENTS_MAX 32 /* spec.components entries (Volcano Job tasks) */
+#define KARMADA_WORKLOAD_LIST_MAX 1024     /* entries of any list in the placement */
+#define KARMADA_WORKLOAD_AFFINITIES_MAX 16 /* spec.placement.clusterAffinities groups */
+#define KARMADA_WORKLOAD_NAME_MAX 253      /* names: priority class, scheduler, component */
+#define KARMADA_WORKLOAD_LABEL_VALUE_MAX 63
+#define KARMADA_WORKLOAD_MSG_MAX 320 /* the sentence for an RB condition message */
 
 /* The annotations muster defines on a workload (template first, then the RB). */
-#define DISP_WORKLOAD_MIN_MEMBER_ANNOTATION "scheduling.muster.io/min-member"
-#define DISP_WORKLOAD_PLACEMENT_ANNOTATION "scheduling.muster.io/placement"
-#define DISP_WORKLOAD_PERMANENT_ID_LABEL "resourcebinding.karmada.io/permanent-id"
-#define DISP_WORKLOAD_DEFAULT_SCHEDULER "default-scheduler"
+#define KARMADA_WORKLOAD_MIN_MEMBER_ANNOTATION "scheduling.muster.io/min-member"
+#define KARMADA_WORKLOAD_PLACEMENT_ANNOTATION "scheduling.muster.io/placement"
+#define KARMADA_WORKLOAD_PERMANENT_ID_LABEL "resourcebinding.karmada.io/permanent-id"
+#define KARMADA_WORKLOAD_DEFAULT_SCHEDULER "default-scheduler"
 
-enum disp_workload_kind {
-    DISP_WORKLOAD_KIND_NONE,       /* not a kind muster handles: leave the RB alone */
-    DISP_WORKLOAD_KIND_VCJOB,      /* batch.volcano.sh/v1alpha1 Job */
-    DISP_WORKLOAD_KIND_JOB,        /* batch/v1 Job */
-    DISP_WORKLOAD_KIND_DEPLOYMENT, /* apps/v1 Deployment */
-    DISP_WORKLOAD_KIND_POD,        /* v1 Pod */
+enum karmada_workload_kind {
+    KARMADA_WORKLOAD_KIND_NONE,       /* not a kind muster handles: leave the RB alone */
+    KARMADA_WORKLOAD_KIND_VCJOB,      /* batch.volcano.sh/v1alpha1 Job */
+    KARMADA_WORKLOAD_KIND_JOB,        /* batch/v1 Job */
+    KARMADA_WORKLOAD_KIND_DEPLOYMENT, /* apps/v1 Deployment */
+    KARMADA_WORKLOAD_KIND_POD,        /* v1 Pod */
 };
 
-enum disp_workload_placement {
-    DISP_WORKLOAD_SINGLE_CLUSTER, /* every replica in one cluster (the default) */
-    DISP_WORKLOAD_SPREAD,         /* replicas divided over clusters, all or nothing */
+enum karmada_workload_placement {
+    KARMADA_WORKLOAD_SINGLE_CLUSTER, /* every replica in one cluster (the default) */
+    KARMADA_WORKLOAD_SPREAD,         /* replicas divided over clusters, all or nothing */
 };
 
 /* Why a read failed, beside the MUSTER_* code: what the caller does with the RB. */
-enum disp_workload_reason {
-    DISP_WORKLOAD_OK,
-    DISP_WORKLOAD_UNSUPPORTED, /* a kind muster does not handle: the webhook and watch skip it */
-    DISP_WORKLOAD_INVALID,     /* a value is malformed or out of range: it waits with the message */
-    DISP_WORKLOAD_REFUSED,     /* well formed, but asks for what muster will not do (spread
+enum karmada_workload_reason {
+    KARMADA_WORKLOAD_OK,
+    KARMADA_WORKLOAD_UNSUPPORTED, /* a kind muster does not handle: the webhook and watch skip it */
+    KARMADA_WORKLOAD_INVALID,     /* a value is malformed or out of range: it waits with the message */
+    KARMADA_WORKLOAD_REFUSED,     /* well formed, but asks for what muster will not do (spread
                                   Volcano Job, spread without Divided): it waits with the message */
 };
 
-enum disp_workload_priority_from {
-    DISP_WORKLOAD_PRIORITY_DEFAULT, /* neither below: priority 0 */
-    DISP_WORKLOAD_PRIORITY_RB,      /* spec.schedulePriority.priority, in priority */
-    DISP_WORKLOAD_PRIORITY_CLASS,   /* a PriorityClass name in priority_class, for the caller to
+enum karmada_workload_priority_from {
+    KARMADA_WORKLOAD_PRIORITY_DEFAULT, /* neither below: priority 0 */
+    KARMADA_WORKLOAD_PRIORITY_RB,      /* spec.schedulePriority.priority, in priority */
+    KARMADA_WORKLOAD_PRIORITY_CLASS,   /* a PriorityClass name in priority_class, for the caller to
                                        resolve on the hub (priority stays 0 until it does) */
 };
 
 /* One pod shape of the gang: replicas pods each requesting request. */
-struct disp_workload_component {
-    char name[DISP_WORKLOAD_NAME_MAX + 1]; /* "" for a single-template workload */
+struct karmada_workload_component {
+    char name[KARMADA_WORKLOAD_NAME_MAX + 1]; /* "" for a single-template workload */
     int32_t replicas;
     struct queue_resvec request; /* per replica; ids in the caller's queue_resnames */
 };
 
 /* The result of one read. The caller owns the struct: _init once, read as often as needed
  * (each read overwrites the last and reuses the memory _init reserved), _close once. */
-struct disp_workload {
-    enum disp_workload_reason reason;
-    char message[DISP_WORKLOAD_MSG_MAX]; /* on failure: a sentence fit for a condition */
+struct karmada_workload {
+    enum karmada_workload_reason reason;
+    char message[KARMADA_WORKLOAD_MSG_MAX]; /* on failure: a sentence fit for a condition */
 
-    enum disp_workload_kind kind;
+    enum karmada_workload_kind kind;
     char queue[QUEUE_NAME_MAX + 1];
     int queue_explicit;       /* 0 when nothing named a queue and queue is "default" */
     const char *queue_source; /* where the name came from, static: "template label
@@ -77,19 +77,19 @@ struct disp_workload {
     int32_t replicas;              /* the whole gang: sum of the components' replicas */
     int32_t min_member;            /* pods that must run for the gang to count as started */
     const char *min_member_source; /* static: "annotation ...", "spec.minAvailable", "replicas" */
-    enum disp_workload_placement placement;
+    enum karmada_workload_placement placement;
 
-    enum disp_workload_priority_from priority_from;
+    enum karmada_workload_priority_from priority_from;
     int32_t priority;
-    char priority_class[DISP_WORKLOAD_NAME_MAX + 1];
+    char priority_class[KARMADA_WORKLOAD_NAME_MAX + 1];
 
     uint32_t ncomponents;
-    struct disp_workload_component components[DISP_WORKLOAD_COMPONENTS_MAX];
+    struct karmada_workload_component components[KARMADA_WORKLOAD_COMPONENTS_MAX];
     /* Σ replicas × request over the components: the whole gang, what the queue admits. */
     struct queue_resvec gang;
 
-    char scheduler_name[DISP_WORKLOAD_NAME_MAX + 1]; /* "" in the RB reads as default-scheduler */
-    char permanent_id[DISP_WORKLOAD_LABEL_VALUE_MAX + 1]; /* "" until Karmada's webhook sets it */
+    char scheduler_name[KARMADA_WORKLOAD_NAME_MAX + 1]; /* "" in the RB reads as default-scheduler */
+    char permanent_id[KARMADA_WORKLOAD_LABEL_VALUE_MAX + 1]; /* "" until Karmada's webhook sets it */
 
     /* spec.suspension as found: -1 absent, 0 false, 1 true. suspension holds a reference to the
      * RB's object (NULL when absent) so callers can copy dispatchingOnClusters when they merge. */
@@ -97,7 +97,7 @@ struct disp_workload {
     int suspend_dispatching;
     json_object *suspension;
 
-    /* References into the RB, validated by the read, for disp_workload_allows_cluster. */
+    /* References into the RB, validated by the read, for karmada_workload_allows_cluster. */
     json_object *affinity;    /* spec.placement.clusterAffinity or NULL */
     json_object *affinities;  /* spec.placement.clusterAffinities or NULL */
     json_object *tolerations; /* spec.placement.clusterTolerations or NULL */
@@ -109,31 +109,31 @@ struct disp_workload {
 
 /* Prepares w for reads, reserving every resource vector at QUEUE_REQUEST_RES_MAX entries so
  * reads never allocate. Returns 0 or MUSTER_ENOMEM (w is then safe to _close). */
-int disp_workload_init(struct disp_workload *w);
+int karmada_workload_init(struct karmada_workload *w);
 
 /* Frees what w owns and drops its references into the last RB read. Safe on a zeroed struct and
  * after a failed _init. */
-void disp_workload_close(struct disp_workload *w);
+void karmada_workload_close(struct karmada_workload *w);
 
 /* The kind of the template an RB binds (spec.resource apiVersion and kind), without validating
  * anything else: lets the webhook decide cheaply whether the RB is muster's to hold. */
-enum disp_workload_kind disp_workload_kind_of(json_object *rb);
+enum karmada_workload_kind karmada_workload_kind_of(json_object *rb);
 
 /* The kind's name for messages: "Volcano Job", "Job", "Deployment", "Pod", "unhandled kind". */
-const char *disp_workload_kind_name(enum disp_workload_kind kind);
+const char *karmada_workload_kind_name(enum karmada_workload_kind kind);
 
 /* Reads rb (a work.karmada.io/v1alpha2 ResourceBinding or ClusterResourceBinding) and tmpl (the
  * resource template spec.resource names) into w; both are borrowed, and w keeps references to
  * parts of rb until the next read or _close. Resource names are interned in names (the queue
  * tree's table), which is the only thing a read may allocate.
- * Returns 0 with w->reason DISP_WORKLOAD_OK, or on failure a negative code with w->reason and a
+ * Returns 0 with w->reason KARMADA_WORKLOAD_OK, or on failure a negative code with w->reason and a
  * sentence in w->message that names the field and what is wrong:
  *   MUSTER_EINVAL  reason UNSUPPORTED (kind not handled), INVALID or REFUSED;
  *   MUSTER_ERANGE  reason INVALID: replicas or the gang request overflow;
- *   MUSTER_ELIMIT  reason INVALID: over a DISP_WORKLOAD_* cap or too many resource names;
+ *   MUSTER_ELIMIT  reason INVALID: over a KARMADA_WORKLOAD_* cap or too many resource names;
  *   MUSTER_ENOMEM  interning a resource name failed.
  * After a failure only reason, message and kind are meaningful. */
-int disp_workload_read(struct disp_workload *w, struct queue_resnames *names, json_object *rb,
+int karmada_workload_read(struct karmada_workload *w, struct queue_resnames *names, json_object *rb,
                        json_object *tmpl);
 
 /* 1 when the RB last read successfully into w allows cluster (a cluster.karmada.io/v1alpha1
@@ -142,12 +142,12 @@ int disp_workload_read(struct disp_workload *w, struct queue_resnames *names, js
  * some clusterAffinities group matches when there are groups, and every NoSchedule/NoExecute
  * taint is tolerated by spec.placement.clusterTolerations. A malformed cluster is not allowed.
  * Readiness and capacity are not judged here. */
-int disp_workload_allows_cluster(const struct disp_workload *w, json_object *cluster);
+int karmada_workload_allows_cluster(const struct karmada_workload *w, json_object *cluster);
 
-/* disp_workload_allows_cluster, and when the cluster is not allowed a sentence saying why in
+/* karmada_workload_allows_cluster, and when the cluster is not allowed a sentence saying why in
  * why[0..cap) ("member2: excluded by spec.placement.clusterAffinity.exclude"); why is "" when
  * allowed. */
-int disp_workload_explain_cluster(const struct disp_workload *w, json_object *cluster, char *why,
+int karmada_workload_explain_cluster(const struct karmada_workload *w, json_object *cluster, char *why,
                                   size_t cap);
 
 /* Whether a member serves Volcano's PodGroups, from its Cluster's status.apiEnablements (what
@@ -155,25 +155,25 @@ int disp_workload_explain_cluster(const struct disp_workload *w, json_object *cl
  * scheduling.volcano.sh/v1beta1 podgroups, 0 when it lists APIs but not that one (a gang that
  * needs a PodGroup must not go there), -1 when it reports none at all (not collected yet; a
  * Ready member always has them on a real hub, so the caller does not judge). */
-int disp_workload_cluster_serves_podgroups(json_object *cluster);
+int karmada_workload_cluster_serves_podgroups(json_object *cluster);
 
 /* The same for any resource: resource (plural) in group_version ("batch.volcano.sh/v1alpha1"
  * jobs: a Volcano Job's own kind, which the member must serve for its Work to apply). */
-int disp_workload_cluster_serves(json_object *cluster, const char *group_version,
+int karmada_workload_cluster_serves(json_object *cluster, const char *group_version,
                                  const char *resource);
 
 /* 1 when w's scheduler name is scheduler (muster's --scheduler-name): assign mode; 0: resume. */
-int disp_workload_assigns(const struct disp_workload *w, const char *scheduler);
+int karmada_workload_assigns(const struct karmada_workload *w, const char *scheduler);
 
 /* The RB condition reason for a failed read: "Unschedulable" for INVALID and REFUSED, NULL for
  * OK and UNSUPPORTED (no condition is written on an RB muster leaves alone). */
-const char *disp_workload_condition_reason(enum disp_workload_reason reason);
+const char *karmada_workload_condition_reason(enum karmada_workload_reason reason);
 
 /* What the informers cache of a resource template (Deployment, batch Job, Volcano Job, Pod): a
- * new object holding only what disp_workload_read and gangobj.c read of it, so a million cached
+ * new object holding only what karmada_workload_read and gangobj.c read of it, so a million cached
  * templates do not keep their pod specs: apiVersion, kind; metadata name, namespace, uid,
  * resourceVersion, generation, and of labels and annotations only muster's keys (the queue
- * keys, DISP_WORKLOAD_MIN_MEMBER_ANNOTATION, DISP_WORKLOAD_PLACEMENT_ANNOTATION; an object
+ * keys, KARMADA_WORKLOAD_MIN_MEMBER_ANNOTATION, KARMADA_WORKLOAD_PLACEMENT_ANNOTATION; an object
  * left empty stays, as gangobj.c asks whether a pod's annotations exist); spec priorityClassName,
  * minAvailable, queue, tasks[] name and replicas; spec.template metadata (annotations emptied)
  * and spec.template.spec priorityClassName. A value of an unexpected type is kept as it is, so
@@ -181,14 +181,14 @@ const char *disp_workload_condition_reason(enum disp_workload_reason reason);
  * with tmpl, which is not changed. Returns a new reference, or NULL when out of memory.
  * Whatever is added to the reads of templates must be added here (tests/unit/dispatcher/
  * test_workload.c compares reads and gang objects of whole and pruned fixtures). */
-json_object *disp_workload_prune_template(json_object *tmpl);
+json_object *karmada_workload_prune_template(json_object *tmpl);
 
 /* What the informers cache of a ResourceBinding: rb itself, changed in place, without
  * metadata.managedFields and metadata.ownerReferences, with only the labels muster reads (the
- * queue keys, DISP_WORKLOAD_PERMANENT_ID_LABEL, DISP_WEBHOOK_SKIP_LABEL) and the annotations it
+ * queue keys, KARMADA_WORKLOAD_PERMANENT_ID_LABEL, KARMADA_WEBHOOK_SKIP_LABEL) and the annotations it
  * reads (the queue keys, min-member, placement); a labels or annotations object left empty is
  * dropped. spec and status are kept whole: they are read, and status patches carry every
  * condition. Returns a new reference to rb. */
-json_object *disp_workload_prune_binding(json_object *rb);
+json_object *karmada_workload_prune_binding(json_object *rb);
 
 #endif

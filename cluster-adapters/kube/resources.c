@@ -1,5 +1,5 @@
 /* JSON resource maps <-> queue resource vectors (see resjson.h). */
-#include "dispatcher/resjson.h"
+#include "cluster-adapters/kube/resources.h"
 
 #include "queue/errors.h"
 #include "queue/quantity.h"
@@ -88,13 +88,13 @@ static int parse(struct queue_resnames *names, json_object *obj, const char *wha
     return rc;
 }
 
-int disp_resvec_parse(struct queue_resnames *names, json_object *obj, const char *what,
+int kube_resvec_parse(struct queue_resnames *names, json_object *obj, const char *what,
                       struct queue_resvec *out, char *err, size_t errcap)
 {
     return parse(names, obj, what, out, err, errcap, 0);
 }
 
-int disp_resvec_parse_limits(struct queue_resnames *names, json_object *obj, const char *what,
+int kube_resvec_parse_limits(struct queue_resnames *names, json_object *obj, const char *what,
                              struct queue_resvec *out, char *err, size_t errcap)
 {
     return parse(names, obj, what, out, err, errcap, 1);
@@ -116,20 +116,20 @@ static int parse_text(struct queue_resnames *names, const char *text, const char
     return rc;
 }
 
-int disp_resvec_parse_text(struct queue_resnames *names, const char *text, const char *what,
+int kube_resvec_parse_text(struct queue_resnames *names, const char *text, const char *what,
                            struct queue_resvec *out, char *err, size_t errcap)
 {
     return parse_text(names, text, what, out, err, errcap, 0);
 }
 
-int disp_resvec_parse_limits_text(struct queue_resnames *names, const char *text,
+int kube_resvec_parse_limits_text(struct queue_resnames *names, const char *text,
                                   const char *what, struct queue_resvec *out, char *err,
                                   size_t errcap)
 {
     return parse_text(names, text, what, out, err, errcap, 1);
 }
 
-json_object *disp_resvec_json(const struct queue_resnames *names, const struct queue_resvec *v)
+json_object *kube_resvec_json(const struct queue_resnames *names, const struct queue_resvec *v)
 {
     json_object *obj = json_object_new_object();
     for (uint32_t i = 0; obj && i < v->len; i++) {

@@ -1,10 +1,10 @@
 /* Reading a ResourceBinding and its template into what the dispatcher needs (see workload.h and
  * docs/workload.md). Every value comes from users or Karmada, so each is type- and range-checked
- * here once; the rest of the dispatcher trusts struct disp_workload. */
-#include "dispatcher/workload.h"
+ * here once; the rest of the dispatcher trusts struct karmada_workload. */
+#include "cluster-adapters/karmada/workload.h"
 
-#include "dispatcher/resjson.h"
-#include "dispatcher/webhook.h"
+#include "cluster-adapters/kube/resources.h"
+#include "cluster-adapters/karmada/webhook.h"
 #include "queue/errors.h"
 #include "queue/quantity.h"
 
@@ -51,7 +51,7 @@ static int to_int32(json_object *v, int32_t *out)
 }
 
 __attribute__((format(printf, 4, 5))) static int
-fail(struct disp_workload *w, enum disp_workload_reason reason, int code, const char *fmt, ...)
+fail(struct karmada_workload *w, enum karmada_workload_reason reason, int code, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -61,7 +61,7 @@ fail(struct disp_workload *w, enum disp_workload_reason reason, int code, const 
     return code;
 }
 
-#define INVALID(w, ...) fail((w), DISP_WORKLOAD_INVALID, MUSTER_EINVAL, __VA_ARGS__)
+#define INVALID(w, ...) fail((w), KARMADA_WORKLOAD_INVALID, MUSTER_EINVAL, __VA_ARGS__)
 
 /* Printable ASCII without spaces: names that end up in messages and patches. */
 static int plain(const char *s, size_t len, size_t max)
@@ -82,7 +82,7 @@ static int alnum(char c)
 /* A Kubernetes label value, non-empty: the permanent id travels in Work labels. */
 static int label_value_ok(const char *s, size_t len)
 {
-    if (len == 0 || len > DISP_WORKLOAD_LABEL_VALUE_MAX || !alnum(s[0]) || !alnum(s[len - 1]))
+    if (len == 0 || len > KARMADA_WORKLOAD_LABEL_VALUE_MAX || !alnum(s[0]) || !alnum(s[len - 1]))
         return 0;
     for (size_t i = 0; i < len; i++)
         if (!alnum(s[i]) && s[i] != '-' && s[i] != '_' && s[i] != '.')
@@ -93,7 +93,7 @@ static int label_value_ok(const char *s, size_t len)
 /* Lowercase DNS subdomain: PriorityClass names. */
 static int subdomain_ok(const char *s, size_t len)
 {
-    if (len == 0 || len > DISP_WORKLOAD_NAME_MAX)
+    if (len == 0 || len > KARMADA_WORKLOAD_NAME_MAX)
         return 0;
     for (size_t i = 0; i < len; i++) {
         char c = s[i];
@@ -114,53 +114,53 @@ static void copy_str(char *dst, size_t cap, const char *src, size_t len)
 
 /* ---- kinds ---- */
 
-static enum disp_workload_kind kind_of(const char *api_version, const char *kind)
+static enum karmada_workload_kind kind_of(const char *api_version, const char *kind)
 {
     if (!api_version || !kind)
-        return DISP_WORKLOAD_KIND_NONE;
+        return KARMADA_WORKLOAD_KIND_NONE;
     if (strcmp(kind, "Job") == 0 && strcmp(api_version, "batch.volcano.sh/v1alpha1") == 0)
-        return DISP_WORKLOAD_KIND_VCJOB;
+        return KARMADA_WORKLOAD_KIND_VCJOB;
     if (strcmp(kind, "Job") == 0 && strcmp(api_version, "batch/v1") == 0)
-        return DISP_WORKLOAD_KIND_JOB;
+        return KARMADA_WORKLOAD_KIND_JOB;
     if (strcmp(kind, "Deployment") == 0 && strcmp(api_version, "apps/v1") == 0)
-        return DISP_WORKLOAD_KIND_DEPLOYMENT;
+        return KARMADA_WORKLOAD_KIND_DEPLOYMENT;
     if (strcmp(kind, "Pod") == 0 && strcmp(api_version, "v1") == 0)
-        return DISP_WORKLOAD_KIND_POD;
-    return DISP_WORKLOAD_KIND_NONE;
+        return KARMADA_WORKLOAD_KIND_POD;
+    return KARMADA_WORKLOAD_KIND_NONE;
 }
 
-enum disp_workload_kind disp_workload_kind_of(json_object *rb)
+enum karmada_workload_kind karmada_workload_kind_of(json_object *rb)
 {
     json_object *res = get(get(rb, "spec"), "resource");
     return kind_of(get_str(res, "apiVersion"), get_str(res, "kind"));
 }
 
-const char *disp_workload_kind_name(enum disp_workload_kind kind)
+const char *karmada_workload_kind_name(enum karmada_workload_kind kind)
 {
     switch (kind) {
-    case DISP_WORKLOAD_KIND_VCJOB:
+    case KARMADA_WORKLOAD_KIND_VCJOB:
         return "Volcano Job";
-    case DISP_WORKLOAD_KIND_JOB:
+    case KARMADA_WORKLOAD_KIND_JOB:
         return "Job";
-    case DISP_WORKLOAD_KIND_DEPLOYMENT:
+    case KARMADA_WORKLOAD_KIND_DEPLOYMENT:
         return "Deployment";
-    case DISP_WORKLOAD_KIND_POD:
+    case KARMADA_WORKLOAD_KIND_POD:
         return "Pod";
-    case DISP_WORKLOAD_KIND_NONE:
+    case KARMADA_WORKLOAD_KIND_NONE:
         break;
     }
     return "unhandled kind";
 }
 
-const char *disp_workload_condition_reason(enum disp_workload_reason reason)
+const char *karmada_workload_condition_reason(enum karmada_workload_reason reason)
 {
-    return reason == DISP_WORKLOAD_INVALID || reason == DISP_WORKLOAD_REFUSED ? "Unschedulable"
+    return reason == KARMADA_WORKLOAD_INVALID || reason == KARMADA_WORKLOAD_REFUSED ? "Unschedulable"
                                                                               : NULL;
 }
 
 /* ---- life cycle ---- */
 
-static void drop_refs(struct disp_workload *w)
+static void drop_refs(struct karmada_workload *w)
 {
     json_object_put(w->suspension);
     json_object_put(w->affinity);
@@ -169,12 +169,12 @@ static void drop_refs(struct disp_workload *w)
     w->suspension = w->affinity = w->affinities = w->tolerations = NULL;
 }
 
-int disp_workload_init(struct disp_workload *w)
+int karmada_workload_init(struct karmada_workload *w)
 {
     memset(w, 0, sizeof(*w));
     if (queue_resvec_reserve(&w->gang, QUEUE_REQUEST_RES_MAX))
         return MUSTER_ENOMEM;
-    for (uint32_t i = 0; i < DISP_WORKLOAD_COMPONENTS_MAX; i++)
+    for (uint32_t i = 0; i < KARMADA_WORKLOAD_COMPONENTS_MAX; i++)
         if (queue_resvec_reserve(&w->components[i].request, QUEUE_REQUEST_RES_MAX))
             return MUSTER_ENOMEM;
     for (int i = 0; i < 3; i++)
@@ -183,33 +183,33 @@ int disp_workload_init(struct disp_workload *w)
     return 0;
 }
 
-void disp_workload_close(struct disp_workload *w)
+void karmada_workload_close(struct karmada_workload *w)
 {
     drop_refs(w);
     queue_resvec_close(&w->gang);
-    for (uint32_t i = 0; i < DISP_WORKLOAD_COMPONENTS_MAX; i++)
+    for (uint32_t i = 0; i < KARMADA_WORKLOAD_COMPONENTS_MAX; i++)
         queue_resvec_close(&w->components[i].request);
     for (int i = 0; i < 3; i++)
         queue_resvec_close(&w->scratch[i]);
 }
 
 /* Clears everything a read fills, keeping the vectors' memory. */
-static void reset(struct disp_workload *w)
+static void reset(struct karmada_workload *w)
 {
     drop_refs(w);
-    w->reason = DISP_WORKLOAD_OK;
+    w->reason = KARMADA_WORKLOAD_OK;
     w->message[0] = '\0';
-    w->kind = DISP_WORKLOAD_KIND_NONE;
+    w->kind = KARMADA_WORKLOAD_KIND_NONE;
     w->queue[0] = '\0';
     w->queue_explicit = 0;
     w->queue_source = "default";
     w->replicas = w->min_member = 0;
     w->min_member_source = "replicas";
-    w->placement = DISP_WORKLOAD_SINGLE_CLUSTER;
-    w->priority_from = DISP_WORKLOAD_PRIORITY_DEFAULT;
+    w->placement = KARMADA_WORKLOAD_SINGLE_CLUSTER;
+    w->priority_from = KARMADA_WORKLOAD_PRIORITY_DEFAULT;
     w->priority = 0;
     w->priority_class[0] = '\0';
-    for (uint32_t i = 0; i < DISP_WORKLOAD_COMPONENTS_MAX; i++) {
+    for (uint32_t i = 0; i < KARMADA_WORKLOAD_COMPONENTS_MAX; i++) {
         w->components[i].name[0] = '\0';
         w->components[i].replicas = 0;
         queue_resvec_clear(&w->components[i].request);
@@ -223,7 +223,7 @@ static void reset(struct disp_workload *w)
 
 /* ---- identity: the RB, its resource and the template must agree ---- */
 
-static int read_identity(struct disp_workload *w, json_object *rb, json_object *tmpl,
+static int read_identity(struct karmada_workload *w, json_object *rb, json_object *tmpl,
                          json_object **spec_out)
 {
     if (!json_object_is_type(rb, json_type_object))
@@ -245,8 +245,8 @@ static int read_identity(struct disp_workload *w, json_object *rb, json_object *
     if (!av || !kind || !name || !name[0])
         return INVALID(w, "spec.resource: apiVersion, kind and name must be strings");
     w->kind = kind_of(av, kind);
-    if (w->kind == DISP_WORKLOAD_KIND_NONE)
-        return fail(w, DISP_WORKLOAD_UNSUPPORTED, MUSTER_EINVAL,
+    if (w->kind == KARMADA_WORKLOAD_KIND_NONE)
+        return fail(w, KARMADA_WORKLOAD_UNSUPPORTED, MUSTER_EINVAL,
                     "%.80s %.80s is not a kind muster queues (batch.volcano.sh/v1alpha1 Job, "
                     "batch/v1 Job, apps/v1 Deployment, v1 Pod); Karmada schedules it as usual",
                     av, kind);
@@ -272,31 +272,31 @@ static int read_identity(struct disp_workload *w, json_object *rb, json_object *
 
 /* ---- scheduler name, permanent id, suspension ---- */
 
-static int read_links(struct disp_workload *w, json_object *rb, json_object *spec)
+static int read_links(struct karmada_workload *w, json_object *rb, json_object *spec)
 {
     json_object *v = get(spec, "schedulerName");
-    const char *s = DISP_WORKLOAD_DEFAULT_SCHEDULER;
+    const char *s = KARMADA_WORKLOAD_DEFAULT_SCHEDULER;
     if (v) {
         if (!json_object_is_type(v, json_type_string))
             return INVALID(w, "spec.schedulerName: must be a string");
         size_t len = (size_t)json_object_get_string_len(v);
-        if (len && !plain(json_object_get_string(v), len, DISP_WORKLOAD_NAME_MAX))
+        if (len && !plain(json_object_get_string(v), len, KARMADA_WORKLOAD_NAME_MAX))
             return INVALID(w,
                            "spec.schedulerName: not a scheduler name (at most %d printable "
                            "characters, no spaces)",
-                           DISP_WORKLOAD_NAME_MAX);
+                           KARMADA_WORKLOAD_NAME_MAX);
         if (len)
             s = json_object_get_string(v);
     }
     copy_str(w->scheduler_name, sizeof(w->scheduler_name), s, strlen(s));
 
     json_object *labels = get(get(rb, "metadata"), "labels");
-    v = get(labels, DISP_WORKLOAD_PERMANENT_ID_LABEL);
+    v = get(labels, KARMADA_WORKLOAD_PERMANENT_ID_LABEL);
     if (v) {
         size_t len = (size_t)json_object_get_string_len(v);
         if (!json_object_is_type(v, json_type_string) ||
             !label_value_ok(json_object_get_string(v), len))
-            return INVALID(w, "label " DISP_WORKLOAD_PERMANENT_ID_LABEL ": not a label value");
+            return INVALID(w, "label " KARMADA_WORKLOAD_PERMANENT_ID_LABEL ": not a label value");
         copy_str(w->permanent_id, sizeof(w->permanent_id), json_object_get_string(v), len);
     }
 
@@ -326,7 +326,7 @@ static int read_links(struct disp_workload *w, json_object *rb, json_object *spe
 
 /* ---- replicas and requests ---- */
 
-static int parse_request(struct disp_workload *w, struct queue_resnames *names, json_object *rr,
+static int parse_request(struct karmada_workload *w, struct queue_resnames *names, json_object *rr,
                          const char *what, struct queue_resvec *out)
 {
     json_object *req = get(rr, "resourceRequest");
@@ -336,16 +336,16 @@ static int parse_request(struct disp_workload *w, struct queue_resnames *names, 
         return 0; /* a pod with no requests: it takes no quota */
     char path[96];
     snprintf(path, sizeof(path), "%s.resourceRequest", what);
-    int rc = disp_resvec_parse(names, req, path, out, w->message, sizeof(w->message));
+    int rc = kube_resvec_parse(names, req, path, out, w->message, sizeof(w->message));
     if (rc)
-        w->reason = DISP_WORKLOAD_INVALID;
+        w->reason = KARMADA_WORKLOAD_INVALID;
     return rc;
 }
 
 /* A Volcano Job's components carry each task's minAvailable (Karmada's interpreter), but the
  * member runs every replica of every task: take the counts from the template's tasks so the
  * queue and the node-by-node fit see the whole job. */
-static int vcjob_task_counts(struct disp_workload *w, json_object *tmpl)
+static int vcjob_task_counts(struct karmada_workload *w, json_object *tmpl)
 {
     json_object *tasks = get(get(tmpl, "spec"), "tasks");
     if (tasks && !json_object_is_type(tasks, json_type_array))
@@ -357,7 +357,7 @@ static int vcjob_task_counts(struct disp_workload *w, json_object *tmpl)
                        "the binding is stale and will be read again when Karmada refreshes it",
                        w->ncomponents, n);
     for (size_t i = 0; i < n; i++) {
-        struct disp_workload_component *c = &w->components[i];
+        struct karmada_workload_component *c = &w->components[i];
         json_object *t = json_object_array_get_idx(tasks, i);
         char fallback[32];
         snprintf(fallback, sizeof(fallback), "task-%zu", i);
@@ -406,21 +406,21 @@ static int32_t vcjob_task_min(json_object *task, int32_t replicas)
  * read from its tasks, one component per task named as Karmada's componentResource names it
  * (the task's name, else "task-<i>"), with the task's replicas; the requests come from each
  * task's pod template (read_template_requests, limits defaulting requests). */
-static int vcjob_tasks_as_components(struct disp_workload *w, json_object *tasks)
+static int vcjob_tasks_as_components(struct karmada_workload *w, json_object *tasks)
 {
     size_t n = json_object_array_length(tasks);
-    if (n > DISP_WORKLOAD_COMPONENTS_MAX)
-        return fail(w, DISP_WORKLOAD_INVALID, MUSTER_ELIMIT,
+    if (n > KARMADA_WORKLOAD_COMPONENTS_MAX)
+        return fail(w, KARMADA_WORKLOAD_INVALID, MUSTER_ELIMIT,
                     "the Volcano Job's spec.tasks: %zu tasks, more than muster's limit of %d", n,
-                    DISP_WORKLOAD_COMPONENTS_MAX);
+                    KARMADA_WORKLOAD_COMPONENTS_MAX);
     for (size_t i = 0; i < n; i++) {
-        struct disp_workload_component *c = &w->components[i];
+        struct karmada_workload_component *c = &w->components[i];
         json_object *t = json_object_array_get_idx(tasks, i);
         const char *tname = get_str(t, "name");
-        if (tname && tname[0] && !plain(tname, strlen(tname), DISP_WORKLOAD_NAME_MAX))
+        if (tname && tname[0] && !plain(tname, strlen(tname), KARMADA_WORKLOAD_NAME_MAX))
             return INVALID(w, "the Volcano Job's spec.tasks[%zu].name: must be a name of at most "
                               "%d printable characters",
-                           i, DISP_WORKLOAD_NAME_MAX);
+                           i, KARMADA_WORKLOAD_NAME_MAX);
         if (tname && tname[0])
             copy_str(c->name, sizeof(c->name), tname, strlen(tname));
         else
@@ -446,7 +446,7 @@ static int vcjob_tasks_as_components(struct disp_workload *w, json_object *tasks
     return 0;
 }
 
-static int read_components(struct disp_workload *w, struct queue_resnames *names, json_object *spec,
+static int read_components(struct karmada_workload *w, struct queue_resnames *names, json_object *spec,
                            json_object *tmpl)
 {
     json_object *comps = get(spec, "components");
@@ -454,18 +454,18 @@ static int read_components(struct disp_workload *w, struct queue_resnames *names
         return INVALID(w, "spec.components: must be a list");
     size_t n = comps ? json_object_array_length(comps) : 0;
     json_object *tasks = get(get(tmpl, "spec"), "tasks");
-    if (w->kind == DISP_WORKLOAD_KIND_VCJOB &&
+    if (w->kind == KARMADA_WORKLOAD_KIND_VCJOB &&
         (!json_object_is_type(tasks, json_type_array) || json_object_array_length(tasks) == 0))
         return INVALID(w, "the Volcano Job has no spec.tasks: there is nothing to run");
-    if (n > DISP_WORKLOAD_COMPONENTS_MAX)
-        return fail(w, DISP_WORKLOAD_INVALID, MUSTER_ELIMIT,
+    if (n > KARMADA_WORKLOAD_COMPONENTS_MAX)
+        return fail(w, KARMADA_WORKLOAD_INVALID, MUSTER_ELIMIT,
                     "spec.components: %zu entries, more than muster's limit of %d", n,
-                    DISP_WORKLOAD_COMPONENTS_MAX);
-    if (n == 0 && w->kind == DISP_WORKLOAD_KIND_VCJOB)
+                    KARMADA_WORKLOAD_COMPONENTS_MAX);
+    if (n == 0 && w->kind == KARMADA_WORKLOAD_KIND_VCJOB)
         return vcjob_tasks_as_components(w, tasks);
     if (n == 0) {
         /* One pod template: spec.replicas (omitted when 0) × spec.replicaRequirements. */
-        struct disp_workload_component *c = &w->components[0];
+        struct karmada_workload_component *c = &w->components[0];
         json_object *r = get(spec, "replicas");
         c->replicas = 0;
         if (r && to_int32(r, &c->replicas))
@@ -477,16 +477,16 @@ static int read_components(struct disp_workload *w, struct queue_resnames *names
                              &c->request);
     }
     for (size_t i = 0; i < n; i++) {
-        struct disp_workload_component *c = &w->components[i];
+        struct karmada_workload_component *c = &w->components[i];
         json_object *e = json_object_array_get_idx(comps, i);
         json_object *nm = get(e, "name");
         size_t len = (size_t)json_object_get_string_len(nm);
         if (!json_object_is_type(nm, json_type_string) ||
-            !plain(json_object_get_string(nm), len, DISP_WORKLOAD_NAME_MAX))
+            !plain(json_object_get_string(nm), len, KARMADA_WORKLOAD_NAME_MAX))
             return INVALID(w,
                            "spec.components[%zu].name: must be a name of at most %d "
                            "printable characters",
-                           i, DISP_WORKLOAD_NAME_MAX);
+                           i, KARMADA_WORKLOAD_NAME_MAX);
         copy_str(c->name, sizeof(c->name), json_object_get_string(nm), len);
         for (size_t j = 0; j < i; j++)
             if (strcmp(w->components[j].name, c->name) == 0)
@@ -503,7 +503,7 @@ static int read_components(struct disp_workload *w, struct queue_resnames *names
         if (rc)
             return rc;
     }
-    return w->kind == DISP_WORKLOAD_KIND_VCJOB ? vcjob_task_counts(w, tmpl) : 0;
+    return w->kind == KARMADA_WORKLOAD_KIND_VCJOB ? vcjob_task_counts(w, tmpl) : 0;
 }
 
 /* ---- requests the pods will really make ----
@@ -516,7 +516,7 @@ static int read_components(struct disp_workload *w, struct queue_resnames *names
  * container's taken when larger) and each resource counts at the larger of that and the RB's. */
 
 /* One container's effective request added to (or, for an init container, maxed into) pod. */
-static int container_request(struct disp_workload *w, struct queue_resnames *names,
+static int container_request(struct karmada_workload *w, struct queue_resnames *names,
                              json_object *ctr, const char *path, int init, struct queue_resvec *pod)
 {
     json_object *res = get(ctr, "resources");
@@ -529,12 +529,12 @@ static int container_request(struct disp_workload *w, struct queue_resnames *nam
     queue_resvec_clear(lim);
     char what[160];
     snprintf(what, sizeof(what), "%s.resources.requests", path);
-    int rc = get(res, "requests") ? disp_resvec_parse(names, get(res, "requests"), what, req,
+    int rc = get(res, "requests") ? kube_resvec_parse(names, get(res, "requests"), what, req,
                                                       w->message, sizeof(w->message))
                                   : 0;
     snprintf(what, sizeof(what), "%s.resources.limits", path);
     if (!rc && get(res, "limits"))
-        rc = disp_resvec_parse(names, get(res, "limits"), what, lim, w->message,
+        rc = kube_resvec_parse(names, get(res, "limits"), what, lim, w->message,
                                sizeof(w->message));
     for (uint32_t i = 0; !rc && i < lim->len; i++) {
         uint32_t id = lim->items[i].id;
@@ -549,21 +549,21 @@ static int container_request(struct disp_workload *w, struct queue_resnames *nam
         if (init)
             next = req->items[i].milli > have ? req->items[i].milli : have;
         else if (queue_milli_add(have, req->items[i].milli, &next))
-            rc = fail(w, DISP_WORKLOAD_INVALID, MUSTER_ERANGE,
+            rc = fail(w, KARMADA_WORKLOAD_INVALID, MUSTER_ERANGE,
                       "%s: the pod's request overflows when the containers are added", path);
         if (!rc && queue_resvec_set(pod, req->items[i].id, next))
             rc = MUSTER_ENOMEM;
     }
     if (rc == MUSTER_ENOMEM)
-        return fail(w, DISP_WORKLOAD_INVALID, MUSTER_ENOMEM, "out of memory");
+        return fail(w, KARMADA_WORKLOAD_INVALID, MUSTER_ENOMEM, "out of memory");
     if (rc)
-        w->reason = DISP_WORKLOAD_INVALID;
+        w->reason = KARMADA_WORKLOAD_INVALID;
     return rc;
 }
 
 /* Raises c->request to the effective request of the pod spec at podspec (path names it). */
-static int raise_to_pod(struct disp_workload *w, struct queue_resnames *names, json_object *podspec,
-                        const char *path, struct disp_workload_component *c)
+static int raise_to_pod(struct karmada_workload *w, struct queue_resnames *names, json_object *podspec,
+                        const char *path, struct karmada_workload_component *c)
 {
     if (!podspec)
         return 0;
@@ -587,22 +587,22 @@ static int raise_to_pod(struct disp_workload *w, struct queue_resnames *names, j
     for (uint32_t i = 0; !rc && i < pod->len; i++)
         if (pod->items[i].milli > queue_resvec_get(&c->request, pod->items[i].id) &&
             queue_resvec_set(&c->request, pod->items[i].id, pod->items[i].milli))
-            rc = fail(w, DISP_WORKLOAD_INVALID, MUSTER_ENOMEM, "out of memory");
+            rc = fail(w, KARMADA_WORKLOAD_INVALID, MUSTER_ENOMEM, "out of memory");
     return rc;
 }
 
-static int read_template_requests(struct disp_workload *w, struct queue_resnames *names,
+static int read_template_requests(struct karmada_workload *w, struct queue_resnames *names,
                                   json_object *tmpl)
 {
     json_object *spec = get(tmpl, "spec");
     switch (w->kind) {
-    case DISP_WORKLOAD_KIND_POD:
+    case KARMADA_WORKLOAD_KIND_POD:
         return raise_to_pod(w, names, spec, "the Pod's spec", &w->components[0]);
-    case DISP_WORKLOAD_KIND_DEPLOYMENT:
-    case DISP_WORKLOAD_KIND_JOB:
+    case KARMADA_WORKLOAD_KIND_DEPLOYMENT:
+    case KARMADA_WORKLOAD_KIND_JOB:
         return raise_to_pod(w, names, get(get(spec, "template"), "spec"),
                             "the template's spec.template.spec", &w->components[0]);
-    case DISP_WORKLOAD_KIND_VCJOB: {
+    case KARMADA_WORKLOAD_KIND_VCJOB: {
         /* vcjob_task_counts has matched components to tasks one to one */
         json_object *tasks = get(spec, "tasks");
         for (uint32_t i = 0; i < w->ncomponents; i++) {
@@ -623,14 +623,14 @@ static int read_template_requests(struct disp_workload *w, struct queue_resnames
 
 /* gang = Σ replicas × request and replicas = Σ replicas, every step overflow-checked, without
  * growing the vector past what _init reserved. */
-static int sum_gang(struct disp_workload *w, const struct queue_resnames *names)
+static int sum_gang(struct karmada_workload *w, const struct queue_resnames *names)
 {
     int64_t total = 0;
     for (uint32_t i = 0; i < w->ncomponents; i++) {
-        const struct disp_workload_component *c = &w->components[i];
+        const struct karmada_workload_component *c = &w->components[i];
         total += c->replicas;
         if (total > INT32_MAX)
-            return fail(w, DISP_WORKLOAD_INVALID, MUSTER_ERANGE,
+            return fail(w, KARMADA_WORKLOAD_INVALID, MUSTER_ERANGE,
                         "the workload has more than %d replicas in all", INT32_MAX);
         for (uint32_t j = 0; j < c->request.len; j++) {
             const struct queue_res *r = &c->request.items[j];
@@ -638,18 +638,18 @@ static int sum_gang(struct disp_workload *w, const struct queue_resnames *names)
             if (queue_milli_mul(r->milli, c->replicas, &part) ||
                 queue_milli_add(queue_resvec_get(&w->gang, r->id), part, &sum)) {
                 const char *rn = queue_resnames_name(names, r->id);
-                return fail(w, DISP_WORKLOAD_INVALID, MUSTER_ERANGE,
+                return fail(w, KARMADA_WORKLOAD_INVALID, MUSTER_ERANGE,
                             "the gang's request for %.64s overflows: %d replicas%s%.63s cannot "
                             "be added up exactly",
                             rn ? rn : "a resource", c->replicas, c->name[0] ? " of " : "", c->name);
             }
             if (sum != 0 && queue_resvec_get(&w->gang, r->id) == 0 &&
                 w->gang.len >= QUEUE_REQUEST_RES_MAX)
-                return fail(w, DISP_WORKLOAD_INVALID, MUSTER_ELIMIT,
+                return fail(w, KARMADA_WORKLOAD_INVALID, MUSTER_ELIMIT,
                             "the workload requests more than %d distinct resources",
                             QUEUE_REQUEST_RES_MAX);
             if (queue_resvec_set(&w->gang, r->id, sum))
-                return fail(w, DISP_WORKLOAD_INVALID, MUSTER_ENOMEM, "out of memory");
+                return fail(w, KARMADA_WORKLOAD_INVALID, MUSTER_ENOMEM, "out of memory");
         }
     }
     w->replicas = (int32_t)total;
@@ -660,7 +660,7 @@ static int sum_gang(struct disp_workload *w, const struct queue_resnames *names)
 
 /* The string value of key in obj's metadata.<where> (labels or annotations): 0 with *out NULL
  * when absent, MUSTER_EINVAL with a message when not a string. */
-static int meta_str(struct disp_workload *w, json_object *obj, const char *who, const char *where,
+static int meta_str(struct karmada_workload *w, json_object *obj, const char *who, const char *where,
                     const char *key, const char **out)
 {
     *out = NULL;
@@ -674,7 +674,7 @@ static int meta_str(struct disp_workload *w, json_object *obj, const char *who, 
 }
 
 /* The annotation key of the template, else of the binding; *who says whose it was. */
-static int annotation(struct disp_workload *w, json_object *tmpl, json_object *rb, const char *key,
+static int annotation(struct karmada_workload *w, json_object *tmpl, json_object *rb, const char *key,
                       const char **out, const char **who)
 {
     *who = "template";
@@ -703,32 +703,32 @@ static int parse_count(const char *s, int32_t *out)
     return 0;
 }
 
-static int read_min_member(struct disp_workload *w, json_object *rb, json_object *tmpl)
+static int read_min_member(struct karmada_workload *w, json_object *rb, json_object *tmpl)
 {
     const char *s, *who;
-    int rc = annotation(w, tmpl, rb, DISP_WORKLOAD_MIN_MEMBER_ANNOTATION, &s, &who);
+    int rc = annotation(w, tmpl, rb, KARMADA_WORKLOAD_MIN_MEMBER_ANNOTATION, &s, &who);
     if (rc)
         return rc;
     if (s) {
         int32_t v;
         if (parse_count(s, &v) || v == 0)
             return INVALID(w,
-                           "%s annotation " DISP_WORKLOAD_MIN_MEMBER_ANNOTATION ": \"%.32s\" "
+                           "%s annotation " KARMADA_WORKLOAD_MIN_MEMBER_ANNOTATION ": \"%.32s\" "
                            "is not a positive whole number",
                            who, s);
         if (v > w->replicas)
             return INVALID(w,
-                           "%s annotation " DISP_WORKLOAD_MIN_MEMBER_ANNOTATION ": %d is "
+                           "%s annotation " KARMADA_WORKLOAD_MIN_MEMBER_ANNOTATION ": %d is "
                            "more than the workload's %d replicas",
                            who, v, w->replicas);
         w->min_member = v;
         w->min_member_source = who[0] == 't'
-                                   ? "template annotation " DISP_WORKLOAD_MIN_MEMBER_ANNOTATION
-                                   : "binding annotation " DISP_WORKLOAD_MIN_MEMBER_ANNOTATION;
+                                   ? "template annotation " KARMADA_WORKLOAD_MIN_MEMBER_ANNOTATION
+                                   : "binding annotation " KARMADA_WORKLOAD_MIN_MEMBER_ANNOTATION;
         return 0;
     }
     json_object *ma = get(get(tmpl, "spec"), "minAvailable");
-    if (w->kind == DISP_WORKLOAD_KIND_VCJOB && ma) {
+    if (w->kind == KARMADA_WORKLOAD_KIND_VCJOB && ma) {
         int32_t v;
         if (to_int32(ma, &v) || v < 0)
             return INVALID(w, "the Volcano Job's spec.minAvailable: must be a non-negative "
@@ -744,7 +744,7 @@ static int read_min_member(struct disp_workload *w, json_object *rb, json_object
             return 0;
         }
     }
-    if (w->kind == DISP_WORKLOAD_KIND_VCJOB) {
+    if (w->kind == KARMADA_WORKLOAD_KIND_VCJOB) {
         /* Volcano's admission defaults an unset job minAvailable to the sum of the tasks'
          * minAvailable, each defaulting to its task's replicas. */
         json_object *tasks = get(get(tmpl, "spec"), "tasks");
@@ -765,11 +765,11 @@ static int read_min_member(struct disp_workload *w, json_object *rb, json_object
     return 0;
 }
 
-static int read_placement(struct disp_workload *w, json_object *rb, json_object *tmpl,
+static int read_placement(struct karmada_workload *w, json_object *rb, json_object *tmpl,
                           json_object *spec)
 {
     const char *s, *who;
-    int rc = annotation(w, tmpl, rb, DISP_WORKLOAD_PLACEMENT_ANNOTATION, &s, &who);
+    int rc = annotation(w, tmpl, rb, KARMADA_WORKLOAD_PLACEMENT_ANNOTATION, &s, &who);
     if (rc)
         return rc;
     json_object *rs = get(get(spec, "placement"), "replicaScheduling");
@@ -781,27 +781,27 @@ static int read_placement(struct disp_workload *w, json_object *rb, json_object 
         return INVALID(w, "spec.placement.replicaScheduling.replicaSchedulingType: must be "
                           "Divided or Duplicated");
     if (!s || strcmp(s, "single-cluster") == 0) {
-        w->placement = DISP_WORKLOAD_SINGLE_CLUSTER;
+        w->placement = KARMADA_WORKLOAD_SINGLE_CLUSTER;
         return 0;
     }
     if (strcmp(s, "spread") != 0)
         return INVALID(w,
-                       "%s annotation " DISP_WORKLOAD_PLACEMENT_ANNOTATION ": \"%.32s\" is "
+                       "%s annotation " KARMADA_WORKLOAD_PLACEMENT_ANNOTATION ": \"%.32s\" is "
                        "neither single-cluster nor spread",
                        who, s);
-    if (w->kind == DISP_WORKLOAD_KIND_VCJOB)
-        return fail(w, DISP_WORKLOAD_REFUSED, MUSTER_EINVAL,
+    if (w->kind == KARMADA_WORKLOAD_KIND_VCJOB)
+        return fail(w, KARMADA_WORKLOAD_REFUSED, MUSTER_EINVAL,
                     "placement spread is refused for a Volcano Job: Karmada does not divide "
                     "Volcano Jobs, so muster places the whole job in one cluster; remove "
-                    "the " DISP_WORKLOAD_PLACEMENT_ANNOTATION
+                    "the " KARMADA_WORKLOAD_PLACEMENT_ANNOTATION
                     " annotation or set it to single-cluster");
     if (!type || strcmp(type, "Divided") != 0)
-        return fail(w, DISP_WORKLOAD_REFUSED, MUSTER_EINVAL,
+        return fail(w, KARMADA_WORKLOAD_REFUSED, MUSTER_EINVAL,
                     "placement spread needs spec.placement.replicaScheduling."
                     "replicaSchedulingType Divided (it is %s): set it in the PropagationPolicy "
                     "or use single-cluster",
                     type ? type : "unset");
-    w->placement = DISP_WORKLOAD_SPREAD;
+    w->placement = KARMADA_WORKLOAD_SPREAD;
     return 0;
 }
 
@@ -824,7 +824,7 @@ static const char *const queue_sources[2][2][4] = {
 };
 #define NQKEYS (sizeof(queue_keys) / sizeof(queue_keys[0]))
 
-static int set_queue(struct disp_workload *w, const char *name, const char *source)
+static int set_queue(struct karmada_workload *w, const char *name, const char *source)
 {
     size_t len = strlen(name);
     if (!queue_name_valid(name, len))
@@ -838,9 +838,9 @@ static int set_queue(struct disp_workload *w, const char *name, const char *sour
     return 0;
 }
 
-static int read_queue(struct disp_workload *w, json_object *rb, json_object *tmpl)
+static int read_queue(struct karmada_workload *w, json_object *rb, json_object *tmpl)
 {
-    if (w->kind == DISP_WORKLOAD_KIND_VCJOB) {
+    if (w->kind == KARMADA_WORKLOAD_KIND_VCJOB) {
         json_object *q = get(get(tmpl, "spec"), "queue");
         if (q && !json_object_is_type(q, json_type_string))
             return INVALID(w, "the Volcano Job's spec.queue: must be a string");
@@ -864,23 +864,23 @@ static int read_queue(struct disp_workload *w, json_object *rb, json_object *tmp
     return 0;
 }
 
-static int read_priority(struct disp_workload *w, json_object *tmpl, json_object *spec)
+static int read_priority(struct karmada_workload *w, json_object *tmpl, json_object *spec)
 {
     json_object *sp = get(spec, "schedulePriority");
     if (sp) {
         json_object *p = get(sp, "priority");
         if (!json_object_is_type(sp, json_type_object) || (p && to_int32(p, &w->priority)))
             return INVALID(w, "spec.schedulePriority.priority: must be a 32-bit integer");
-        w->priority_from = DISP_WORKLOAD_PRIORITY_RB;
+        w->priority_from = KARMADA_WORKLOAD_PRIORITY_RB;
         return 0;
     }
     /* The pod spec's priorityClassName (a Volcano Job names it at the job level), then the copy
      * Karmada's interpreter puts in replicaRequirements. */
     json_object *ts = get(tmpl, "spec");
-    json_object *pod = w->kind == DISP_WORKLOAD_KIND_VCJOB || w->kind == DISP_WORKLOAD_KIND_POD
+    json_object *pod = w->kind == KARMADA_WORKLOAD_KIND_VCJOB || w->kind == KARMADA_WORKLOAD_KIND_POD
                            ? ts
                            : get(get(ts, "template"), "spec");
-    const char *where = w->kind == DISP_WORKLOAD_KIND_VCJOB || w->kind == DISP_WORKLOAD_KIND_POD
+    const char *where = w->kind == KARMADA_WORKLOAD_KIND_VCJOB || w->kind == KARMADA_WORKLOAD_KIND_POD
                             ? "the template's spec.priorityClassName"
                             : "the template's spec.template.spec.priorityClassName";
     json_object *v = get(pod, "priorityClassName");
@@ -899,20 +899,20 @@ static int read_priority(struct disp_workload *w, json_object *tmpl, json_object
         return INVALID(w, "%s: \"%.63s\" is not a PriorityClass name", where,
                        json_object_get_string(v));
     copy_str(w->priority_class, sizeof(w->priority_class), json_object_get_string(v), len);
-    w->priority_from = DISP_WORKLOAD_PRIORITY_CLASS;
+    w->priority_from = KARMADA_WORKLOAD_PRIORITY_CLASS;
     return 0;
 }
 
 /* ---- allowed clusters: validation at read time, so matching never meets a bad shape ---- */
 
-static int check_strings(struct disp_workload *w, json_object *list, const char *path, int nonempty)
+static int check_strings(struct karmada_workload *w, json_object *list, const char *path, int nonempty)
 {
     if (!json_object_is_type(list, json_type_array))
         return INVALID(w, "%s: must be a list of strings", path);
     size_t n = json_object_array_length(list);
-    if (n > DISP_WORKLOAD_LIST_MAX)
-        return fail(w, DISP_WORKLOAD_INVALID, MUSTER_ELIMIT, "%s: %zu entries, more than %d", path,
-                    n, DISP_WORKLOAD_LIST_MAX);
+    if (n > KARMADA_WORKLOAD_LIST_MAX)
+        return fail(w, KARMADA_WORKLOAD_INVALID, MUSTER_ELIMIT, "%s: %zu entries, more than %d", path,
+                    n, KARMADA_WORKLOAD_LIST_MAX);
     if (nonempty && n == 0)
         return INVALID(w, "%s: must not be empty for this operator", path);
     for (size_t i = 0; i < n; i++)
@@ -934,15 +934,15 @@ enum { OP_IN, OP_NOTIN, OP_EXISTS, OP_DOESNOTEXIST };
 
 /* matchExpressions of a label selector (fields = 0) or of Karmada's field selector (fields = 1:
  * keys provider, region, zone; operators In and NotIn, as Karmada's validation allows). */
-static int check_expressions(struct disp_workload *w, json_object *exprs, const char *path,
+static int check_expressions(struct karmada_workload *w, json_object *exprs, const char *path,
                              int fields)
 {
     if (!json_object_is_type(exprs, json_type_array))
         return INVALID(w, "%s: must be a list", path);
     size_t n = json_object_array_length(exprs);
-    if (n > DISP_WORKLOAD_LIST_MAX)
-        return fail(w, DISP_WORKLOAD_INVALID, MUSTER_ELIMIT, "%s: more than %d expressions", path,
-                    DISP_WORKLOAD_LIST_MAX);
+    if (n > KARMADA_WORKLOAD_LIST_MAX)
+        return fail(w, KARMADA_WORKLOAD_INVALID, MUSTER_ELIMIT, "%s: more than %d expressions", path,
+                    KARMADA_WORKLOAD_LIST_MAX);
     for (size_t i = 0; i < n; i++) {
         json_object *e = json_object_array_get_idx(exprs, i);
         const char *key = get_str(e, "key");
@@ -971,7 +971,7 @@ static int check_expressions(struct disp_workload *w, json_object *exprs, const 
     return 0;
 }
 
-static int check_affinity(struct disp_workload *w, json_object *aff, const char *path)
+static int check_affinity(struct karmada_workload *w, json_object *aff, const char *path)
 {
     char p[128];
     if (!json_object_is_type(aff, json_type_object))
@@ -990,10 +990,10 @@ static int check_affinity(struct disp_workload *w, json_object *aff, const char 
         if (!json_object_is_type(ls, json_type_object) ||
             (ml && !json_object_is_type(ml, json_type_object)))
             return INVALID(w, "%s.labelSelector: must be {matchLabels, matchExpressions}", path);
-        if (ml && json_object_object_length(ml) > DISP_WORKLOAD_LIST_MAX)
-            return fail(w, DISP_WORKLOAD_INVALID, MUSTER_ELIMIT,
+        if (ml && json_object_object_length(ml) > KARMADA_WORKLOAD_LIST_MAX)
+            return fail(w, KARMADA_WORKLOAD_INVALID, MUSTER_ELIMIT,
                         "%s.labelSelector.matchLabels: more than %d labels", path,
-                        DISP_WORKLOAD_LIST_MAX);
+                        KARMADA_WORKLOAD_LIST_MAX);
         if (ml) {
             json_object_object_foreach(ml, key, val)
             {
@@ -1021,15 +1021,15 @@ static int check_affinity(struct disp_workload *w, json_object *aff, const char 
     return 0;
 }
 
-static int check_tolerations(struct disp_workload *w, json_object *tols)
+static int check_tolerations(struct karmada_workload *w, json_object *tols)
 {
     const char *path = "spec.placement.clusterTolerations";
     if (!json_object_is_type(tols, json_type_array))
         return INVALID(w, "%s: must be a list", path);
     size_t n = json_object_array_length(tols);
-    if (n > DISP_WORKLOAD_LIST_MAX)
-        return fail(w, DISP_WORKLOAD_INVALID, MUSTER_ELIMIT, "%s: more than %d tolerations", path,
-                    DISP_WORKLOAD_LIST_MAX);
+    if (n > KARMADA_WORKLOAD_LIST_MAX)
+        return fail(w, KARMADA_WORKLOAD_INVALID, MUSTER_ELIMIT, "%s: more than %d tolerations", path,
+                    KARMADA_WORKLOAD_LIST_MAX);
     static const char *const ops[] = {"", "Equal", "Exists"};
     static const char *const effects[] = {"", "NoSchedule", "PreferNoSchedule", "NoExecute"};
     for (size_t i = 0; i < n; i++) {
@@ -1058,7 +1058,7 @@ static int check_tolerations(struct disp_workload *w, json_object *tols)
     return 0;
 }
 
-static int read_clusters(struct disp_workload *w, json_object *spec)
+static int read_clusters(struct karmada_workload *w, json_object *spec)
 {
     json_object *pl = get(spec, "placement");
     if (!pl)
@@ -1074,10 +1074,10 @@ static int read_clusters(struct disp_workload *w, json_object *spec)
         if (!json_object_is_type(affs, json_type_array))
             return INVALID(w, "spec.placement.clusterAffinities: must be a list");
         size_t n = json_object_array_length(affs);
-        if (n > DISP_WORKLOAD_AFFINITIES_MAX)
-            return fail(w, DISP_WORKLOAD_INVALID, MUSTER_ELIMIT,
+        if (n > KARMADA_WORKLOAD_AFFINITIES_MAX)
+            return fail(w, KARMADA_WORKLOAD_INVALID, MUSTER_ELIMIT,
                         "spec.placement.clusterAffinities: more than %d groups",
-                        DISP_WORKLOAD_AFFINITIES_MAX);
+                        KARMADA_WORKLOAD_AFFINITIES_MAX);
         for (size_t i = 0; i < n; i++) {
             char p[64];
             snprintf(p, sizeof(p), "spec.placement.clusterAffinities[%zu]", i);
@@ -1098,7 +1098,7 @@ static int read_clusters(struct disp_workload *w, json_object *spec)
 
 /* ---- the read ---- */
 
-int disp_workload_read(struct disp_workload *w, struct queue_resnames *names, json_object *rb,
+int karmada_workload_read(struct karmada_workload *w, struct queue_resnames *names, json_object *rb,
                        json_object *tmpl)
 {
     reset(w);
@@ -1123,19 +1123,19 @@ int disp_workload_read(struct disp_workload *w, struct queue_resnames *names, js
     if (!rc)
         rc = read_clusters(w, spec);
     if (rc) {
-        enum disp_workload_kind kind = w->kind;
-        enum disp_workload_reason reason = w->reason;
-        char message[DISP_WORKLOAD_MSG_MAX];
+        enum karmada_workload_kind kind = w->kind;
+        enum karmada_workload_reason reason = w->reason;
+        char message[KARMADA_WORKLOAD_MSG_MAX];
         memcpy(message, w->message, sizeof(message));
         reset(w); /* nothing half-read survives a failure */
         w->kind = kind;
-        w->reason = reason == DISP_WORKLOAD_OK ? DISP_WORKLOAD_INVALID : reason;
+        w->reason = reason == KARMADA_WORKLOAD_OK ? KARMADA_WORKLOAD_INVALID : reason;
         memcpy(w->message, message, sizeof(message));
     }
     return rc;
 }
 
-int disp_workload_cluster_serves(json_object *cluster, const char *group_version,
+int karmada_workload_cluster_serves(json_object *cluster, const char *group_version,
                                  const char *resource)
 {
     json_object *en = get(get(cluster, "status"), "apiEnablements");
@@ -1156,12 +1156,12 @@ int disp_workload_cluster_serves(json_object *cluster, const char *group_version
     return 0;
 }
 
-int disp_workload_cluster_serves_podgroups(json_object *cluster)
+int karmada_workload_cluster_serves_podgroups(json_object *cluster)
 {
-    return disp_workload_cluster_serves(cluster, "scheduling.volcano.sh/v1beta1", "podgroups");
+    return karmada_workload_cluster_serves(cluster, "scheduling.volcano.sh/v1beta1", "podgroups");
 }
 
-int disp_workload_assigns(const struct disp_workload *w, const char *scheduler)
+int karmada_workload_assigns(const struct karmada_workload *w, const char *scheduler)
 {
     return scheduler && strcmp(w->scheduler_name, scheduler) == 0;
 }
@@ -1286,7 +1286,7 @@ static int tolerates(json_object *t, const char *key, const char *value, const c
     return strcmp(tvalue ? tvalue : "", value) == 0;
 }
 
-int disp_workload_explain_cluster(const struct disp_workload *w, json_object *cluster, char *why,
+int karmada_workload_explain_cluster(const struct karmada_workload *w, json_object *cluster, char *why,
                                   size_t cap)
 {
     if (why && cap)
@@ -1315,8 +1315,8 @@ int disp_workload_explain_cluster(const struct disp_workload *w, json_object *cl
     if (taints && !json_object_is_type(taints, json_type_array))
         return deny(why, cap, "%.63s: spec.taints is not a list", name);
     size_t nt = taints ? json_object_array_length(taints) : 0;
-    if (nt > DISP_WORKLOAD_LIST_MAX)
-        return deny(why, cap, "%.63s: more than %d taints", name, DISP_WORKLOAD_LIST_MAX);
+    if (nt > KARMADA_WORKLOAD_LIST_MAX)
+        return deny(why, cap, "%.63s: more than %d taints", name, KARMADA_WORKLOAD_LIST_MAX);
     for (size_t i = 0; i < nt; i++) {
         json_object *t = json_object_array_get_idx(taints, i);
         const char *key = get_str(t, "key"), *effect = get_str(t, "effect");
@@ -1340,9 +1340,9 @@ int disp_workload_explain_cluster(const struct disp_workload *w, json_object *cl
     return 1;
 }
 
-int disp_workload_allows_cluster(const struct disp_workload *w, json_object *cluster)
+int karmada_workload_allows_cluster(const struct karmada_workload *w, json_object *cluster)
 {
-    return disp_workload_explain_cluster(w, cluster, NULL, 0);
+    return karmada_workload_explain_cluster(w, cluster, NULL, 0);
 }
 
 /* ---- what the informers keep: objects pruned to what is read here and in gangobj.c ---- */
@@ -1373,8 +1373,8 @@ static int put_new(json_object *dst, const char *key, json_object *val)
 
 /* The keys a template's or a binding's labels and annotations are read for (read_queue,
  * annotation()). */
-static const char *const meta_keys[] = {QKEYS(QKEY) DISP_WORKLOAD_MIN_MEMBER_ANNOTATION,
-                                        DISP_WORKLOAD_PLACEMENT_ANNOTATION};
+static const char *const meta_keys[] = {QKEYS(QKEY) KARMADA_WORKLOAD_MIN_MEMBER_ANNOTATION,
+                                        KARMADA_WORKLOAD_PLACEMENT_ANNOTATION};
 #define NMETA_KEYS (sizeof(meta_keys) / sizeof(meta_keys[0]))
 
 /* md[where] with only meta_keys. An object stays an object even when nothing is left: gangobj.c
@@ -1415,7 +1415,7 @@ static json_object *prune_meta(json_object *md)
 }
 
 /* A pod spec (or a Volcano Job's spec): only what read_priority and read_components read, kept
- * an object so gang_input_check still finds a pod spec. */
+ * an object so karmada_gang_input_check still finds a pod spec. */
 static json_object *prune_spec(json_object *spec, int top);
 
 /* spec.template of a Deployment or Job: its metadata (annotations emptied: gangobj.c only asks
@@ -1526,7 +1526,7 @@ static json_object *prune_spec(json_object *spec, int top)
     return out;
 }
 
-json_object *disp_workload_prune_template(json_object *tmpl)
+json_object *karmada_workload_prune_template(json_object *tmpl)
 {
     json_object *md, *spec;
     if (!json_object_is_type(tmpl, json_type_object) ||
@@ -1546,9 +1546,9 @@ json_object *disp_workload_prune_template(json_object *tmpl)
 }
 
 /* The labels of a binding muster reads: the queue keys, Karmada's permanent id (read_links) and
- * the skip label (disp_webhook_rb_verdict). */
-static const char *const rb_label_keys[] = {QKEYS(QKEY) DISP_WORKLOAD_PERMANENT_ID_LABEL,
-                                            DISP_WEBHOOK_SKIP_LABEL};
+ * the skip label (karmada_webhook_rb_verdict). */
+static const char *const rb_label_keys[] = {QKEYS(QKEY) KARMADA_WORKLOAD_PERMANENT_ID_LABEL,
+                                            KARMADA_WEBHOOK_SKIP_LABEL};
 
 /* md[where] filtered in place to keys[0..n) when it is an object; dropped when nothing is left. */
 static void filter_in_place(json_object *md, const char *where, const char *const *keys, size_t n)
@@ -1579,7 +1579,7 @@ static void filter_in_place(json_object *md, const char *where, const char *cons
         json_object_object_del(v, drop[i]);
 }
 
-json_object *disp_workload_prune_binding(json_object *rb)
+json_object *karmada_workload_prune_binding(json_object *rb)
 {
     json_object *md;
     if (json_object_is_type(rb, json_type_object) &&
