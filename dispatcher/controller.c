@@ -28,6 +28,8 @@
 #include "cluster-adapters/kube/resources.h"
 #include "cluster-adapters/karmada/webhook.h"
 #include "cluster-adapters/karmada/workload.h"
+#include "cluster-adapters/karmada/workload_clusters.h"
+#include "cluster-adapters/karmada/workload_prune.h"
 #include "queue/errors.h"
 #include "queue/idmap.h"
 #include "queue/mem.h"

@@ -25,6 +25,13 @@
 #define KARMADA_WORKLOAD_PLACEMENT_ANNOTATION "scheduling.muster.io/placement"
 #define KARMADA_WORKLOAD_PERMANENT_ID_LABEL "resourcebinding.karmada.io/permanent-id"
 #define KARMADA_WORKLOAD_DEFAULT_SCHEDULER "default-scheduler"
+/* The queue keys of DESIGN.md in order of precedence, as an X-macro: the read looks for them on
+ * the template's and the binding's labels and annotations, workload_prune.c keeps them. */
+#define KARMADA_WORKLOAD_QUEUE_KEYS(X)                                                             \
+    X("scheduling.volcano.sh/queue-name")                                                          \
+    X("volcano.sh/queue-name")                                                                     \
+    X("kueue.x-k8s.io/queue-name")                                                                 \
+    X("yunikorn.apache.org/queue")
 
 enum karmada_workload_kind {
     KARMADA_WORKLOAD_KIND_NONE,       /* not a kind muster handles: leave the RB alone */
@@ -136,59 +143,11 @@ const char *karmada_workload_kind_name(enum karmada_workload_kind kind);
 int karmada_workload_read(struct karmada_workload *w, struct queue_resnames *names, json_object *rb,
                        json_object *tmpl);
 
-/* 1 when the RB last read successfully into w allows cluster (a cluster.karmada.io/v1alpha1
- * Cluster: metadata.name, metadata.labels, spec.provider/region/zones, spec.taints), else 0.
- * Allowed means: clusterAffinity matches (clusterNames, exclude, labelSelector, fieldSelector),
- * some clusterAffinities group matches when there are groups, and every NoSchedule/NoExecute
- * taint is tolerated by spec.placement.clusterTolerations. A malformed cluster is not allowed.
- * Readiness and capacity are not judged here. */
-int karmada_workload_allows_cluster(const struct karmada_workload *w, json_object *cluster);
-
-/* karmada_workload_allows_cluster, and when the cluster is not allowed a sentence saying why in
- * why[0..cap) ("member2: excluded by spec.placement.clusterAffinity.exclude"); why is "" when
- * allowed. */
-int karmada_workload_explain_cluster(const struct karmada_workload *w, json_object *cluster, char *why,
-                                  size_t cap);
-
-/* Whether a member serves Volcano's PodGroups, from its Cluster's status.apiEnablements (what
- * Karmada's cluster status controller found the member serving): 1 when it lists
- * scheduling.volcano.sh/v1beta1 podgroups, 0 when it lists APIs but not that one (a gang that
- * needs a PodGroup must not go there), -1 when it reports none at all (not collected yet; a
- * Ready member always has them on a real hub, so the caller does not judge). */
-int karmada_workload_cluster_serves_podgroups(json_object *cluster);
-
-/* The same for any resource: resource (plural) in group_version ("batch.volcano.sh/v1alpha1"
- * jobs: a Volcano Job's own kind, which the member must serve for its Work to apply). */
-int karmada_workload_cluster_serves(json_object *cluster, const char *group_version,
-                                 const char *resource);
-
 /* 1 when w's scheduler name is scheduler (muster's --scheduler-name): assign mode; 0: resume. */
 int karmada_workload_assigns(const struct karmada_workload *w, const char *scheduler);
 
 /* The RB condition reason for a failed read: "Unschedulable" for INVALID and REFUSED, NULL for
  * OK and UNSUPPORTED (no condition is written on an RB muster leaves alone). */
 const char *karmada_workload_condition_reason(enum karmada_workload_reason reason);
-
-/* What the informers cache of a resource template (Deployment, batch Job, Volcano Job, Pod): a
- * new object holding only what karmada_workload_read and gangobj.c read of it, so a million cached
- * templates do not keep their pod specs: apiVersion, kind; metadata name, namespace, uid,
- * resourceVersion, generation, and of labels and annotations only muster's keys (the queue
- * keys, KARMADA_WORKLOAD_MIN_MEMBER_ANNOTATION, KARMADA_WORKLOAD_PLACEMENT_ANNOTATION; an object
- * left empty stays, as gangobj.c asks whether a pod's annotations exist); spec priorityClassName,
- * minAvailable, queue, tasks[] name and replicas; spec.template metadata (annotations emptied)
- * and spec.template.spec priorityClassName. A value of an unexpected type is kept as it is, so
- * the read of the pruned object fails exactly as the read of the whole one. Values are shared
- * with tmpl, which is not changed. Returns a new reference, or NULL when out of memory.
- * Whatever is added to the reads of templates must be added here (tests/unit/dispatcher/
- * test_workload.c compares reads and gang objects of whole and pruned fixtures). */
-json_object *karmada_workload_prune_template(json_object *tmpl);
-
-/* What the informers cache of a ResourceBinding: rb itself, changed in place, without
- * metadata.managedFields and metadata.ownerReferences, with only the labels muster reads (the
- * queue keys, KARMADA_WORKLOAD_PERMANENT_ID_LABEL, KARMADA_WEBHOOK_SKIP_LABEL) and the annotations it
- * reads (the queue keys, min-member, placement); a labels or annotations object left empty is
- * dropped. spec and status are kept whole: they are read, and status patches carry every
- * condition. Returns a new reference to rb. */
-json_object *karmada_workload_prune_binding(json_object *rb);
 
 #endif

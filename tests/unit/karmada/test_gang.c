@@ -4,6 +4,7 @@
  * applies them (RFC 6902), and every RB patch merged onto the RB (RFC 7386) and the result
  * checked against the ResourceBinding CRD. */
 #include "cluster-adapters/karmada/gang.h"
+#include "cluster-adapters/karmada/workload_prune.h"
 
 #include "cluster-adapters/kube/schema.h"
 #include "cluster-adapters/sim/patch.h"

@@ -1,6 +1,8 @@
 /* Tests for cluster-adapters/karmada/workload.c: each kind's fixture pair (tests/fixtures/workloads/), every row
  * of DESIGN.md's "What muster reads from a workload", every refusal, cluster matching, overflow. */
 #include "cluster-adapters/karmada/workload.h"
+#include "cluster-adapters/karmada/workload_clusters.h"
+#include "cluster-adapters/karmada/workload_prune.h"
 
 #include "cluster-adapters/kube/schema.h"
 #include "cluster-adapters/karmada/webhook.h"
