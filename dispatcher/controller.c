@@ -2362,17 +2362,12 @@ static void step_run(struct ctl *c, struct binding *b)
     case S_ASSIGN:
     case S_ASSIGN_LIFT:
         fill_gang_input(c, b, &in, gs);
-        body = karmada_patch_assign(&in, b->step == S_ASSIGN);
-        if (body && b->step == S_ASSIGN_LIFT) {
-            /* one patch: placement and the suspension lifted together (nothing else to
-             * create, so no barrier is needed) */
-            json_object *lift = karmada_patch_release(-2);
-            json_object *spec = jobj(body, "spec"), *lspec = jobj(lift, "spec");
-            json_object *susp = jobj(lspec, "suspension");
-            if (spec && susp)
-                json_object_object_add(spec, "suspension", json_object_get(susp));
-            json_object_put(lift);
-        }
+        /* S_ASSIGN_LIFT: one patch, placement and the suspension lifted together (nothing
+         * else to create, so no barrier is needed) */
+        if (b->step == S_ASSIGN_LIFT)
+            karmada_patch_assign_lift(&in, &body);
+        else
+            karmada_patch_assign(&in, 1, &body);
         send_req_ex(c, b, KUBE_MERGE_PATCH, path, NULL, body, 0, b->step == S_ASSIGN_LIFT, NULL);
         break;
     case S_BARRIER: {
@@ -2397,8 +2392,10 @@ static void step_run(struct ctl *c, struct binding *b)
         break;
     }
     case S_LIFT:
-        send_req_ex(c, b, KUBE_MERGE_PATCH, path, NULL,
-                    karmada_patch_release(b->barrier ? b->user_dispatching : -2), 0, 1, NULL);
+        karmada_patch_release(b->barrier ? karmada_dispatching_from(b->user_dispatching)
+                                         : KARMADA_DISPATCHING_KEEP,
+                              &body);
+        send_req_ex(c, b, KUBE_MERGE_PATCH, path, NULL, body, 0, 1, NULL);
         break;
     case S_STATUS: {
         if (b->side_inflight) {
@@ -2416,7 +2413,7 @@ static void step_run(struct ctl *c, struct binding *b)
         const char *crv = jstr(jobj(b->rb, "metadata"), "resourceVersion");
         if (frv && (!crv || strtoll(frv, NULL, 10) > strtoll(crv, NULL, 10)))
             from = b->fresh;
-        body = karmada_patch_status_scheduled(from, ts);
+        karmada_patch_status_scheduled(from, ts, &body);
         send_req(c, b, KUBE_MERGE_PATCH, path, "status", body, 0);
         break;
     }
@@ -2424,10 +2421,12 @@ static void step_run(struct ctl *c, struct binding *b)
         send_req_ex(c, b, KUBE_GET, path, NULL, NULL, 0, 1, NULL);
         break;
     case S_RESUME:
-        send_req(c, b, KUBE_MERGE_PATCH, path, NULL, karmada_patch_resume(), 0);
+        karmada_patch_resume(&body);
+        send_req(c, b, KUBE_MERGE_PATCH, path, NULL, body, 0);
         break;
     case S_U_BARRIER:
-        send_req(c, b, KUBE_MERGE_PATCH, path, NULL, karmada_patch_rollback_barrier(), 0);
+        karmada_patch_rollback_barrier(&body);
+        send_req(c, b, KUBE_MERGE_PATCH, path, NULL, body, 0);
         break;
     case S_U_DELETE:
     case S_R_WORKS: {
@@ -2454,7 +2453,9 @@ static void step_run(struct ctl *c, struct binding *b)
     }
     case S_U_CLEAR:
         if (b->assign)
-            body = karmada_patch_rollback_clear(b->barrier ? b->user_dispatching : -2);
+            karmada_patch_rollback_clear(b->barrier ? karmada_dispatching_from(b->user_dispatching)
+                                                    : KARMADA_DISPATCHING_KEEP,
+                                         &body);
         else if (karmada_patch_hold(b->rb, &body) || !body) {
             b->step = S_U_CLEAR;
             step_done(c, b);

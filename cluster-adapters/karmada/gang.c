@@ -1,7 +1,7 @@
-/* The dispatch commit protocol's objects and patches (see gangobj.h and docs/gangobj.md). */
+/* The dispatch commit protocol's objects: names, the PodGroup Works, the OverridePolicy, and
+ * reading what Karmada rendered of them (see gang.h and docs/gangobj.md). */
 #include "cluster-adapters/karmada/gang.h"
 
-#include "cluster-adapters/karmada/patch.h"
 #include "cluster-adapters/kube/resources.h"
 #include "queue/errors.h"
 
@@ -442,130 +442,6 @@ json_object *karmada_gang_override_policy(const struct karmada_gang_input *in)
         group_overrider(plain, in, pg, &bad);
     overrider(plain, sched_path, json_object_new_string(sched), &bad);
     return done(root, bad);
-}
-
-/* ---- RB patches ---- */
-
-/* Values of a suspension member in a patch: a boolean, JSON null (remove it), or left out. */
-#define LEAVE (-2)
-#define REMOVE (-1)
-
-/* k: null, which a merge patch reads as "remove k" (json-c stores a NULL value as null). */
-static void add_null(json_object *o, const char *k, int *bad)
-{
-    if (!*bad && (!o || json_object_object_add(o, k, NULL)))
-        *bad = 1;
-}
-
-/* k set as v says; a v outside LEAVE..1 fails (a caller's bad user_dispatching). */
-static void suspension_member(json_object *susp, const char *k, int v, int *bad)
-{
-    if (v == REMOVE)
-        add_null(susp, k, bad);
-    else if (v == 0 || v == 1)
-        add(susp, k, json_object_new_boolean(v), bad);
-    else if (v != LEAVE)
-        *bad = 1;
-}
-
-/* {"spec":{"suspension":{...}}} with scheduling and dispatching as suspension_member says;
- * *spec points inside for callers that add more. NULL on failure. */
-static json_object *suspension_patch(int scheduling, int dispatching, json_object **spec, int *bad)
-{
-    json_object *root = json_object_new_object();
-    *spec = add_obj(root, "spec", bad);
-    json_object *susp = add_obj(*spec, "suspension", bad);
-    suspension_member(susp, "scheduling", scheduling, bad);
-    suspension_member(susp, "dispatching", dispatching, bad);
-    return root;
-}
-
-json_object *karmada_patch_assign(const struct karmada_gang_input *in, int barrier)
-{
-    if (!in || !in->rb || !in->shares || in->nshares == 0)
-        return NULL;
-    for (uint32_t i = 0; i < in->nshares; i++)
-        if (!in->shares[i].cluster || !*in->shares[i].cluster)
-            return NULL;
-    json_object *placement = get(get(in->rb, "spec"), "placement");
-    /* Go's encoder, which karmada-scheduler uses, escapes no '/'; member order is as read. */
-    const char *text = placement
-                           ? json_object_to_json_string_ext(
-                                 placement, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE)
-                           : "{}";
-    int bad = !text;
-    json_object *root = json_object_new_object();
-    add_str(add_obj(add_obj(root, "metadata", &bad), "annotations", &bad),
-            KARMADA_GANG_APPLIED_PLACEMENT_ANNOTATION, text, &bad);
-    json_object *spec = add_obj(root, "spec", &bad);
-    json_object *clusters = add(spec, "clusters", json_object_new_array(), &bad);
-    for (uint32_t i = 0; !bad && i < in->nshares; i++) {
-        json_object *c = push(clusters, json_object_new_object(), &bad);
-        add_str(c, "name", in->shares[i].cluster, &bad);
-        if (in->shares[i].replicas > 0) /* Go's omitempty, as karmada-scheduler writes it */
-            add(c, "replicas", json_object_new_int(in->shares[i].replicas), &bad);
-    }
-    if (barrier)
-        suspension_member(add_obj(spec, "suspension", &bad), "dispatching", 1, &bad);
-    return done(root, bad);
-}
-
-json_object *karmada_patch_release(int user_dispatching)
-{
-    int bad = 0;
-    json_object *spec, *root = suspension_patch(0, user_dispatching, &spec, &bad);
-    return done(root, bad);
-}
-
-json_object *karmada_patch_resume(void)
-{
-    int bad = 0;
-    json_object *spec, *root = suspension_patch(0, LEAVE, &spec, &bad);
-    return done(root, bad);
-}
-
-json_object *karmada_patch_rollback_barrier(void)
-{
-    int bad = 0;
-    json_object *spec, *root = suspension_patch(LEAVE, 1, &spec, &bad);
-    return done(root, bad);
-}
-
-json_object *karmada_patch_rollback_clear(int user_dispatching)
-{
-    int bad = 0;
-    json_object *spec;
-    json_object *root = suspension_patch(1, user_dispatching, &spec, &bad);
-    json_object *ann = add_obj(add_obj(root, "metadata", &bad), "annotations", &bad);
-    add_null(ann, KARMADA_GANG_APPLIED_PLACEMENT_ANNOTATION, &bad);
-    add_null(spec, "clusters", &bad);
-    /* An eviction (taint manager, application failover) keeps the evicted cluster's Works
-     * while its task lives; the whole gang is taken back here, so the tasks go with it, or
-     * the next placement would meet them again. */
-    add_null(spec, "gracefulEvictionTasks", &bad);
-    return done(root, bad);
-}
-
-
-json_object *karmada_patch_status_scheduled(json_object *rb, const char *now)
-{
-    json_object *patch = NULL;
-    if (!now || karmada_patch_condition(rb, "Scheduled", "True", "Success", KARMADA_GANG_SCHEDULED_MESSAGE,
-                                       now, 1, &patch))
-        return NULL;
-    json_object *gen = get(get(rb, "metadata"), "generation");
-    int bad = 0;
-    /* The resourceVersion makes the patch conditional: a merge patch replaces the conditions
-     * array whole, so one sent from a stale read could revert a FullyApplied Karmada wrote
-     * meanwhile. A 409 means: read the RB again and rebuild. */
-    const char *rv = get_str(get(rb, "metadata"), "resourceVersion");
-    if (rv)
-        add_str(add_obj(patch, "metadata", &bad), "resourceVersion", rv, &bad);
-    json_object *status = get(patch, "status");
-    add(status, "schedulerObservedGeneration",
-        json_object_new_int64(gen ? json_object_get_int64(gen) : 0), &bad);
-    add_str(status, "lastScheduledTime", now, &bad);
-    return done(patch, bad);
 }
 
 /* ---- reading what Karmada made of muster's objects ---- */

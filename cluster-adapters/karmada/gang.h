@@ -1,8 +1,8 @@
-/* The objects and patches of the dispatch commit protocol (DESIGN.md, "Dependent PodGroups, by
- * kind" and "The commit protocol"): per target cluster a Work carrying a Volcano PodGroup, one
- * OverridePolicy per RB that points the member's pods at their group, and the RB merge patches
- * of each step. Pure: json-c objects in, new json-c objects out; no I/O, no clock (callers pass
- * `now`). docs/gangobj.md shows each object. */
+/* The objects of the dispatch commit protocol (DESIGN.md, "Dependent PodGroups, by kind" and
+ * "The commit protocol"): per target cluster a Work carrying a Volcano PodGroup, one
+ * OverridePolicy per RB that points the member's pods at their group, and reading what Karmada
+ * rendered of them; the RB patches of each step are in patch.h. Pure: json-c objects in, new
+ * json-c objects out; no I/O, no clock. docs/gangobj.md shows each object. */
 #ifndef MUSTER_KARMADA_GANG_H
 #define MUSTER_KARMADA_GANG_H
 
@@ -103,37 +103,6 @@ json_object *karmada_gang_podgroup_work(const struct karmada_gang_input *in, uin
  * or Pod's pod template cannot change in a member. New object owned by the caller; NULL for
  * kinds that need none, when karmada_gang_input_check fails, or on ENOMEM. */
 json_object *karmada_gang_override_policy(const struct karmada_gang_input *in);
-
-/* RB merge patches of the protocol (DESIGN.md "The commit protocol"). Each is a new object
- * owned by the caller, NULL on ENOMEM (or as said).
- * assign (step 3): spec.clusters [{name, replicas}] from the shares, the applied-placement
- *   annotation (the JSON text of spec.placement as karmada-scheduler writes it, "{}" when
- *   absent), and when barrier != 0 spec.suspension.dispatching: true. Other suspension members
- *   are never touched. NULL also when in has no shares or an entry without a cluster.
- * release (step 5): spec.suspension.scheduling: false, and dispatching restored to
- *   user_dispatching, what the RB had before muster set the barrier: -1 absent (null removes
- *   it), 0 false, 1 true; -2 when muster did not set the barrier leaves it untouched. Any other
- *   value: NULL.
- * resume (resume mode): spec.suspension.scheduling: false only.
- * rollback barrier: spec.suspension.dispatching: true.
- * rollback clear: spec.clusters null, spec.gracefulEvictionTasks null (the whole gang is taken
- *   back: an eviction task must not meet the next placement), applied-placement annotation
- *   null, spec.suspension.
- *   scheduling true, dispatching restored as in release. After a rollback barrier the barrier
- *   is muster's: pass the user's value, not -2, or dispatching stays suspended. */
-json_object *karmada_patch_assign(const struct karmada_gang_input *in, int barrier);
-json_object *karmada_patch_release(int user_dispatching);
-json_object *karmada_patch_resume(void);
-json_object *karmada_patch_rollback_barrier(void);
-json_object *karmada_patch_rollback_clear(int user_dispatching);
-
-/* /status merge patch: condition Scheduled=True reason Success with KARMADA_GANG_SCHEDULED_MESSAGE,
- * every other condition kept (karmada_patch_condition), lastTransitionTime changed only when the
- * status flips, observedGeneration and status.schedulerObservedGeneration = metadata.generation,
- * status.lastScheduledTime = now (RFC 3339), and metadata.resourceVersion = rb's, so the patch
- * fails with 409 rather than overwrite conditions written since rb was read (rebuild it from a
- * fresh read then). Always a patch, since lastScheduledTime moves. NULL on ENOMEM. */
-json_object *karmada_patch_status_scheduled(json_object *rb, const char *now);
 
 /* Reading muster's own PodGroup Works as Karmada reports them (borrowed objects):
  * karmada_gang_work_applied: 1 when the Work is not being deleted and its condition Applied is True

@@ -1,4 +1,5 @@
-/* ResourceBinding patches for holding and explaining (see rbpatch.h). */
+/* Every ResourceBinding patch muster writes: holding, explaining, and the steps of the dispatch
+ * commit protocol (see patch.h, docs/rbpatch.md and docs/gangobj.md). */
 #include "cluster-adapters/karmada/patch.h"
 
 #include "queue/errors.h"
@@ -166,4 +167,235 @@ int karmada_patch_waiting(json_object *rb, const char *reason, const char *messa
     }
     json_object_put(pm);
     return 0;
+}
+
+/* ---- the gang protocol's patches: helpers with a sticky failure flag, so a builder is a
+ * straight list of adds and one check at the end; each value is linked into its parent as soon
+ * as it exists, so releasing the root on failure releases everything. ---- */
+
+static json_object *get(json_object *o, const char *k)
+{
+    json_object *v = NULL;
+    return o && json_object_is_type(o, json_type_object) && json_object_object_get_ex(o, k, &v)
+               ? v
+               : NULL;
+}
+
+static const char *get_str(json_object *o, const char *k)
+{
+    json_object *v = get(o, k);
+    return v && json_object_is_type(v, json_type_string) && json_object_get_string_len(v) > 0
+               ? json_object_get_string(v)
+               : NULL;
+}
+
+static json_object *add(json_object *o, const char *k, json_object *v, int *bad)
+{
+    if (*bad || !o || !v || json_object_object_add(o, k, v)) {
+        json_object_put(v);
+        *bad = 1;
+        return NULL;
+    }
+    return v;
+}
+
+static json_object *push(json_object *list, json_object *v, int *bad)
+{
+    if (*bad || !list || !v || json_object_array_add(list, v)) {
+        json_object_put(v);
+        *bad = 1;
+        return NULL;
+    }
+    return v;
+}
+
+static json_object *add_str(json_object *o, const char *k, const char *s, int *bad)
+{
+    return add(o, k, s ? json_object_new_string(s) : NULL, bad);
+}
+
+static json_object *add_obj(json_object *o, const char *k, int *bad)
+{
+    return add(o, k, json_object_new_object(), bad);
+}
+
+/* *out = root and 0, or root released, *out NULL and MUSTER_ENOMEM when anything failed. */
+static int done(json_object *root, int bad, json_object **out)
+{
+    if (bad || !root) {
+        json_object_put(root);
+        *out = NULL;
+        return MUSTER_ENOMEM;
+    }
+    *out = root;
+    return 0;
+}
+
+/* k: null, which a merge patch reads as "remove k" (json-c stores a NULL value as null). */
+static void add_null(json_object *o, const char *k, int *bad)
+{
+    if (!*bad && (!o || json_object_object_add(o, k, NULL)))
+        *bad = 1;
+}
+
+/* k set as d says: a boolean, null (remove it), or left out. */
+static void suspension_member(json_object *susp, const char *k, enum karmada_dispatching d,
+                              int *bad)
+{
+    switch (d) {
+    case KARMADA_DISPATCHING_KEEP:
+        break;
+    case KARMADA_DISPATCHING_REMOVE:
+        add_null(susp, k, bad);
+        break;
+    case KARMADA_DISPATCHING_FALSE:
+    case KARMADA_DISPATCHING_TRUE:
+        add(susp, k, json_object_new_boolean(d == KARMADA_DISPATCHING_TRUE), bad);
+        break;
+    }
+}
+
+static int dispatching_ok(enum karmada_dispatching d)
+{
+    return d == KARMADA_DISPATCHING_KEEP || d == KARMADA_DISPATCHING_REMOVE ||
+           d == KARMADA_DISPATCHING_FALSE || d == KARMADA_DISPATCHING_TRUE;
+}
+
+/* {"spec":{"suspension":{...}}} with scheduling and dispatching as suspension_member says;
+ * *spec points inside for callers that add more. */
+static json_object *suspension_patch(enum karmada_dispatching scheduling,
+                                     enum karmada_dispatching dispatching, json_object **spec,
+                                     int *bad)
+{
+    json_object *root = json_object_new_object();
+    *spec = add_obj(root, "spec", bad);
+    json_object *susp = add_obj(*spec, "suspension", bad);
+    suspension_member(susp, "scheduling", scheduling, bad);
+    suspension_member(susp, "dispatching", dispatching, bad);
+    return root;
+}
+
+enum karmada_dispatching karmada_dispatching_from(int found)
+{
+    return found < 0 ? KARMADA_DISPATCHING_REMOVE
+                     : found ? KARMADA_DISPATCHING_TRUE : KARMADA_DISPATCHING_FALSE;
+}
+
+/* The placement of in as a merge patch (step 3), lift: also spec.suspension.scheduling false
+ * (the combined assign+lift), barrier: also spec.suspension.dispatching true. */
+static int assign(const struct karmada_gang_input *in, int barrier, int lift, json_object **out)
+{
+    *out = NULL;
+    if (!in || !in->rb || !in->shares || in->nshares == 0)
+        return MUSTER_EINVAL;
+    for (uint32_t i = 0; i < in->nshares; i++)
+        if (!in->shares[i].cluster || !*in->shares[i].cluster)
+            return MUSTER_EINVAL;
+    json_object *placement = get(get(in->rb, "spec"), "placement");
+    /* Go's encoder, which karmada-scheduler uses, escapes no '/'; member order is as read. */
+    const char *text = placement
+                           ? json_object_to_json_string_ext(
+                                 placement, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE)
+                           : "{}";
+    int bad = !text;
+    json_object *root = json_object_new_object();
+    add_str(add_obj(add_obj(root, "metadata", &bad), "annotations", &bad),
+            KARMADA_GANG_APPLIED_PLACEMENT_ANNOTATION, text, &bad);
+    json_object *spec = add_obj(root, "spec", &bad);
+    json_object *clusters = add(spec, "clusters", json_object_new_array(), &bad);
+    for (uint32_t i = 0; !bad && i < in->nshares; i++) {
+        json_object *c = push(clusters, json_object_new_object(), &bad);
+        add_str(c, "name", in->shares[i].cluster, &bad);
+        if (in->shares[i].replicas > 0) /* Go's omitempty, as karmada-scheduler writes it */
+            add(c, "replicas", json_object_new_int(in->shares[i].replicas), &bad);
+    }
+    if (barrier || lift) {
+        json_object *susp = add_obj(spec, "suspension", &bad);
+        if (barrier)
+            suspension_member(susp, "dispatching", KARMADA_DISPATCHING_TRUE, &bad);
+        if (lift)
+            suspension_member(susp, "scheduling", KARMADA_DISPATCHING_FALSE, &bad);
+    }
+    return done(root, bad, out);
+}
+
+int karmada_patch_assign(const struct karmada_gang_input *in, int barrier, json_object **out)
+{
+    return assign(in, barrier, 0, out);
+}
+
+int karmada_patch_assign_lift(const struct karmada_gang_input *in, json_object **out)
+{
+    return assign(in, 0, 1, out);
+}
+
+int karmada_patch_release(enum karmada_dispatching user_dispatching, json_object **out)
+{
+    *out = NULL;
+    if (!dispatching_ok(user_dispatching))
+        return MUSTER_EINVAL;
+    int bad = 0;
+    json_object *spec,
+        *root = suspension_patch(KARMADA_DISPATCHING_FALSE, user_dispatching, &spec, &bad);
+    return done(root, bad, out);
+}
+
+int karmada_patch_resume(json_object **out)
+{
+    int bad = 0;
+    json_object *spec, *root = suspension_patch(KARMADA_DISPATCHING_FALSE,
+                                                KARMADA_DISPATCHING_KEEP, &spec, &bad);
+    return done(root, bad, out);
+}
+
+int karmada_patch_rollback_barrier(json_object **out)
+{
+    int bad = 0;
+    json_object *spec, *root = suspension_patch(KARMADA_DISPATCHING_KEEP,
+                                                KARMADA_DISPATCHING_TRUE, &spec, &bad);
+    return done(root, bad, out);
+}
+
+int karmada_patch_rollback_clear(enum karmada_dispatching user_dispatching, json_object **out)
+{
+    *out = NULL;
+    if (!dispatching_ok(user_dispatching))
+        return MUSTER_EINVAL;
+    int bad = 0;
+    json_object *spec;
+    json_object *root =
+        suspension_patch(KARMADA_DISPATCHING_TRUE, user_dispatching, &spec, &bad);
+    json_object *ann = add_obj(add_obj(root, "metadata", &bad), "annotations", &bad);
+    add_null(ann, KARMADA_GANG_APPLIED_PLACEMENT_ANNOTATION, &bad);
+    add_null(spec, "clusters", &bad);
+    /* An eviction (taint manager, application failover) keeps the evicted cluster's Works
+     * while its task lives; the whole gang is taken back here, so the tasks go with it, or
+     * the next placement would meet them again. */
+    add_null(spec, "gracefulEvictionTasks", &bad);
+    return done(root, bad, out);
+}
+
+int karmada_patch_status_scheduled(json_object *rb, const char *now, json_object **out)
+{
+    json_object *patch = NULL;
+    *out = NULL;
+    if (!now)
+        return MUSTER_EINVAL;
+    int rc = karmada_patch_condition(rb, "Scheduled", "True", "Success",
+                                     KARMADA_GANG_SCHEDULED_MESSAGE, now, 1, &patch);
+    if (rc)
+        return rc;
+    json_object *gen = get(get(rb, "metadata"), "generation");
+    int bad = 0;
+    /* The resourceVersion makes the patch conditional: a merge patch replaces the conditions
+     * array whole, so one sent from a stale read could revert a FullyApplied Karmada wrote
+     * meanwhile. A 409 means: read the RB again and rebuild. */
+    const char *rv = get_str(get(rb, "metadata"), "resourceVersion");
+    if (rv)
+        add_str(add_obj(patch, "metadata", &bad), "resourceVersion", rv, &bad);
+    json_object *status = get(patch, "status");
+    add(status, "schedulerObservedGeneration",
+        json_object_new_int64(gen ? json_object_get_int64(gen) : 0), &bad);
+    add_str(status, "lastScheduledTime", now, &bad);
+    return done(patch, bad, out);
 }

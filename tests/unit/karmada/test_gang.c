@@ -16,6 +16,12 @@
 #include <regex.h>
 #include <string.h>
 
+/* The patch builders return 0 or a MUSTER_* code with the patch in an out parameter; the tests
+ * read the patch, NULL when the builder failed. */
+static json_object *built_;
+#define PATCH(f, ...) (built_ = NULL, f(__VA_ARGS__, &built_) ? NULL : built_)
+#define PATCH0(f) (built_ = NULL, f(&built_) ? NULL : built_)
+
 enum { RB, WORK, PODGROUP, POLICY, NSCHEMAS };
 static struct kube_schema *schemas[NSCHEMAS];
 static const struct {
@@ -539,7 +545,7 @@ static void test_vcjob_gets_no_objects(void)
     CU_ASSERT_PTR_NULL(karmada_gang_podgroup_work(&in, 0));
     CU_ASSERT_PTR_NULL(karmada_gang_override_policy(&in));
     /* It is still placed and released with the same RB patches. */
-    json_object *p = karmada_patch_assign(&in, 1);
+    json_object *p = PATCH(karmada_patch_assign, &in, 1);
     json_object *out = merged(rb, p);
     equal_json(at(out, "spec/clusters"), "[{\"name\":\"member1\",\"replicas\":6}]");
     valid_as(RB, out);
@@ -549,12 +555,13 @@ static void test_vcjob_gets_no_objects(void)
 
 /* ---- RB patches ---- */
 
+
 static void test_assign_patch(void)
 {
     load("deployment");
     struct karmada_gang_share shares[] = {{"member1", 3}, {"member2", 1}};
     struct karmada_gang_input in = input(shares, 2);
-    json_object *p = karmada_patch_assign(&in, 1);
+    json_object *p = PATCH(karmada_patch_assign, &in, 1);
     json_object *out = merged(rb, p);
     valid_as(RB, out);
     equal_json(at(out, "spec/clusters"),
@@ -573,7 +580,7 @@ static void test_assign_patch(void)
     json_object_put(p);
 
     /* No barrier: the patch says nothing about suspension. */
-    p = karmada_patch_assign(&in, 0);
+    p = PATCH(karmada_patch_assign, &in, 0);
     CU_ASSERT_PTR_NULL(at(p, "spec/suspension"));
     out = merged(rb, p);
     CU_ASSERT_PTR_NULL(at(out, "spec/suspension/dispatching"));
@@ -585,7 +592,7 @@ static void test_assign_patch(void)
     load("job");
     struct karmada_gang_share one[] = {{"member2", 3}};
     in = input(one, 1);
-    p = karmada_patch_assign(&in, 1);
+    p = PATCH(karmada_patch_assign, &in, 1);
     out = merged(rb, p);
     valid_as(RB, out);
     CU_ASSERT_TRUE(json_object_get_boolean(at(out, "spec/suspension/dispatching")));
@@ -601,20 +608,20 @@ static void test_release_restores_dispatching(void)
     load("deployment");
     struct karmada_gang_share shares[] = {{"member1", 4}};
     struct karmada_gang_input in = input(shares, 1);
-    json_object *p = karmada_patch_assign(&in, 1);
+    json_object *p = PATCH(karmada_patch_assign, &in, 1);
     json_object *barred = merged(rb, p);
     json_object_put(p);
     static const struct {
-        int user;
+        enum karmada_dispatching user;
         const char *want; /* JSON of spec.suspension after step 4 */
     } cases[] = {
-        {-1, "{\"scheduling\":false}"},
-        {0, "{\"scheduling\":false,\"dispatching\":false}"},
-        {1, "{\"scheduling\":false,\"dispatching\":true}"},
-        {-2, "{\"scheduling\":false,\"dispatching\":true}"}, /* not muster's barrier */
+        {KARMADA_DISPATCHING_REMOVE, "{\"scheduling\":false}"},
+        {KARMADA_DISPATCHING_FALSE, "{\"scheduling\":false,\"dispatching\":false}"},
+        {KARMADA_DISPATCHING_TRUE, "{\"scheduling\":false,\"dispatching\":true}"},
+        {KARMADA_DISPATCHING_KEEP, "{\"scheduling\":false,\"dispatching\":true}"}, /* not muster's barrier */
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-        p = karmada_patch_release(cases[i].user);
+        p = PATCH(karmada_patch_release, cases[i].user);
         json_object *out = merged(barred, p);
         equal_json(at(out, "spec/suspension"), cases[i].want);
         CU_ASSERT_PTR_NOT_NULL(at(out, "spec/clusters"));
@@ -622,12 +629,23 @@ static void test_release_restores_dispatching(void)
         json_object_put(out);
         json_object_put(p);
     }
-    p = karmada_patch_release(-2);
+    p = PATCH(karmada_patch_release, KARMADA_DISPATCHING_KEEP);
     equal_json(p, "{\"spec\":{\"suspension\":{\"scheduling\":false}}}");
     json_object_put(p);
-    CU_ASSERT_PTR_NULL(karmada_patch_release(7));
+    CU_ASSERT_PTR_NULL(PATCH(karmada_patch_release, (enum karmada_dispatching)7));
 
-    p = karmada_patch_resume();
+    /* assign+lift: the placement and the suspension lifted in one patch, no barrier */
+    p = PATCH(karmada_patch_assign_lift, &in);
+    equal_json(at(p, "spec/suspension"), "{\"scheduling\":false}");
+    json_object *lifted = merged(rb, p);
+    equal_json(at(lifted, "spec/clusters"), "[{\"name\":\"member1\",\"replicas\":4}]");
+    valid_as(RB, lifted);
+    json_object_put(lifted);
+    json_object_put(p);
+    p = PATCH(karmada_patch_assign_lift, NULL);
+    CU_ASSERT_PTR_NULL(p);
+
+    p = PATCH0(karmada_patch_resume);
     equal_json(p, "{\"spec\":{\"suspension\":{\"scheduling\":false}}}");
     json_object *out = merged(rb, p);
     valid_as(RB, out);
@@ -641,22 +659,22 @@ static void test_rollback_patches(void)
     load("job"); /* the user has dispatching false and dispatchingOnClusters */
     struct karmada_gang_share shares[] = {{"member1", 3}};
     struct karmada_gang_input in = input(shares, 1);
-    json_object *p = karmada_patch_assign(&in, 1);
+    json_object *p = PATCH(karmada_patch_assign, &in, 1);
     json_object *placed = merged(rb, p);
     json_object_put(p);
-    p = karmada_patch_release(0);
+    p = PATCH(karmada_patch_release, KARMADA_DISPATCHING_FALSE);
     json_object *released = merged(placed, p);
     json_object_put(p);
     json_object_put(placed);
 
-    p = karmada_patch_rollback_barrier();
+    p = PATCH0(karmada_patch_rollback_barrier);
     equal_json(p, "{\"spec\":{\"suspension\":{\"dispatching\":true}}}");
     json_object *barred = merged(released, p);
     valid_as(RB, barred);
     CU_ASSERT_TRUE(json_object_get_boolean(at(barred, "spec/suspension/dispatching")));
     json_object_put(p);
 
-    p = karmada_patch_rollback_clear(0);
+    p = PATCH(karmada_patch_rollback_clear, KARMADA_DISPATCHING_FALSE);
     json_object *out = merged(barred, p);
     valid_as(RB, out);
     CU_ASSERT_PTR_NULL(at(out, "spec/clusters"));
@@ -671,7 +689,7 @@ static void test_rollback_patches(void)
     json_object_put(out);
     json_object_put(p);
 
-    p = karmada_patch_rollback_clear(-1);
+    p = PATCH(karmada_patch_rollback_clear, KARMADA_DISPATCHING_REMOVE);
     out = merged(barred, p);
     CU_ASSERT_PTR_NULL(at(out, "spec/suspension/dispatching"));
     valid_as(RB, out);
@@ -692,7 +710,7 @@ static void test_rollback_patches(void)
     json_object_put(out);
     json_object_put(evicted);
     json_object_put(p);
-    CU_ASSERT_PTR_NULL(karmada_patch_rollback_clear(3));
+    CU_ASSERT_PTR_NULL(PATCH(karmada_patch_rollback_clear, (enum karmada_dispatching)7));
     json_object_put(released);
     json_object_put(barred);
 }
@@ -716,7 +734,7 @@ static void test_status_scheduled(void)
     path_of(path, sizeof(path), "tests/fixtures/objects/resourcebinding.json");
     json_object *scheduled = json_object_from_file(path); /* Scheduled=True, FullyApplied */
     CU_ASSERT_PTR_NOT_NULL_FATAL(scheduled);
-    json_object *p = karmada_patch_status_scheduled(scheduled, "2026-11-22T03:00:00Z");
+    json_object *p = PATCH(karmada_patch_status_scheduled, scheduled, "2026-11-22T03:00:00Z");
     json_object *out = merged(scheduled, p);
     valid_as(RB, out);
     json_object *c = condition(out, "Scheduled");
@@ -737,7 +755,7 @@ static void test_status_scheduled(void)
         0);
     json_object *waiting = merged(scheduled, p);
     json_object_put(p);
-    p = karmada_patch_status_scheduled(waiting, "2026-11-22T03:00:00Z");
+    p = PATCH(karmada_patch_status_scheduled, waiting, "2026-11-22T03:00:00Z");
     equal_json(p, "{\"status\":{\"conditions\":[{\"type\":\"Scheduled\",\"status\":\"True\","
                   "\"reason\":\"Success\",\"message\":\"Binding has been scheduled "
                   "successfully.\",\"lastTransitionTime\":\"2026-11-22T03:00:00Z\","
@@ -756,7 +774,7 @@ static void test_status_scheduled(void)
 
     /* A fresh RB (no status at all) gets one condition. */
     load("deployment");
-    p = karmada_patch_status_scheduled(rb, "2026-11-22T03:00:00Z");
+    p = PATCH(karmada_patch_status_scheduled, rb, "2026-11-22T03:00:00Z");
     out = merged(rb, p);
     valid_as(RB, out);
     CU_ASSERT_EQUAL(json_object_array_length(at(out, "status/conditions")), 1);
@@ -879,8 +897,8 @@ static char *protocol_text(void)
     for (uint32_t i = 0; i < n; i++)
         json_object_array_add(all, karmada_gang_podgroup_work(&in, i));
     json_object_array_add(all, karmada_gang_override_policy(&in));
-    json_object_array_add(all, karmada_patch_assign(&in, 1));
-    json_object_array_add(all, karmada_patch_status_scheduled(rb, "2026-01-01T00:00:00Z"));
+    json_object_array_add(all, PATCH(karmada_patch_assign, &in, 1));
+    json_object_array_add(all, PATCH(karmada_patch_status_scheduled, rb, "2026-01-01T00:00:00Z"));
     char *text = strdup(json_object_to_json_string_ext(all, JSON_C_TO_STRING_PLAIN));
     json_object_put(all);
     return text;
