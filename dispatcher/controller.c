@@ -25,6 +25,7 @@
 #include "dispatcher/metrics.h"
 #include "dispatcher/placement.h"
 #include "cluster-adapters/karmada/patch.h"
+#include "cluster-adapters/karmada/paths.h"
 #include "cluster-adapters/kube/resources.h"
 #include "cluster-adapters/karmada/webhook.h"
 #include "cluster-adapters/karmada/workload.h"
@@ -2011,7 +2012,7 @@ static int rb_path(const struct binding *b, char *buf, size_t cap)
     char ns[256];
     const char *name;
     split_key(b->key, ns, sizeof ns, &name);
-    return kube_path(buf, cap, "work.karmada.io", "v1alpha2", ns, "resourcebindings", name);
+    return karmada_path_rb(buf, cap, ns, name);
 }
 
 static void step_done(struct ctl *c, struct binding *b);
@@ -2206,7 +2207,7 @@ static int send_condition(struct ctl *c, struct binding *b)
     *rq = (struct request_ctx){c, b, S_NONE, 0, 1, KUBE_MERGE_PATCH, 0, NULL, NULL};
     rb_path(b, path, sizeof path);
     struct kube_request req = {
-        .verb = KUBE_MERGE_PATCH, .path = path, .subresource = "status", .body = txt,
+        .verb = KUBE_MERGE_PATCH, .path = path, .subresource = KARMADA_PATH_RB_STATUS, .body = txt,
         .discard_body = 1};
     b->side_inflight++;
     if (kube_request(c->kube, &req, on_response, rq)) {
@@ -2239,9 +2240,7 @@ static void fill_gang_input(struct ctl *c, struct binding *b, struct karmada_gan
 
 static void work_path(const char *cluster, const char *name, char *buf, size_t cap)
 {
-    char ns[CTL_CLUSTER_NAME_MAX + 16];
-    snprintf(ns, sizeof ns, "karmada-es-%s", cluster);
-    kube_path(buf, cap, "work.karmada.io", "v1alpha1", ns, "works", name);
+    karmada_path_work(buf, cap, cluster, name);
 }
 
 static void policy_path(const struct binding *b, int one, char *buf, size_t cap)
@@ -2250,8 +2249,7 @@ static void policy_path(const struct binding *b, int one, char *buf, size_t cap)
     const char *name;
     split_key(b->key, ns, sizeof ns, &name);
     karmada_gang_policy_name(name, pname, sizeof pname);
-    kube_path(buf, cap, "policy.karmada.io", "v1alpha1", ns, "overridepolicies",
-              one ? pname : NULL);
+    karmada_path_policy(buf, cap, ns, one ? pname : NULL);
 }
 
 /* muster's PodGroup Work for b in cluster, as its watch last saw it, or NULL. */
@@ -2261,7 +2259,7 @@ static json_object *own_work(struct ctl *c, const struct binding *b, const char 
     const char *name;
     split_key(b->key, ns, sizeof ns, &name);
     karmada_gang_work_name(ns, name, wname, sizeof wname);
-    snprintf(wns, sizeof wns, "karmada-es-%s", cluster);
+    karmada_path_execution_namespace(wns, sizeof wns, cluster);
     return kube_informer_get(&c->works, wns, wname);
 }
 
@@ -2374,8 +2372,8 @@ static void step_run(struct ctl *c, struct binding *b)
         /* The Works Karmada rendered for the RB carry its permanent id (its webhook and
          * binding controller); muster's own carry none. */
         char wp[KUBE_MAX_URL_BYTES / 4], sel[KARMADA_WORKLOAD_LABEL_VALUE_MAX + 64];
-        kube_path(wp, sizeof wp, "work.karmada.io", "v1alpha1", NULL, "works", NULL);
-        snprintf(sel, sizeof sel, "%s=%s", KARMADA_WORKLOAD_PERMANENT_ID_LABEL, b->pid);
+        karmada_path_works(wp, sizeof wp);
+        karmada_path_works_selector(sel, sizeof sel, b->pid);
         struct request_ctx *rq = muster_calloc(1, sizeof(*rq));
         if (!rq) {
             b->step_failed = 1;
@@ -2414,7 +2412,7 @@ static void step_run(struct ctl *c, struct binding *b)
         if (frv && (!crv || strtoll(frv, NULL, 10) > strtoll(crv, NULL, 10)))
             from = b->fresh;
         karmada_patch_status_scheduled(from, ts, &body);
-        send_req(c, b, KUBE_MERGE_PATCH, path, "status", body, 0);
+        send_req(c, b, KUBE_MERGE_PATCH, path, KARMADA_PATH_RB_STATUS, body, 0);
         break;
     }
     case S_STATUS_READ:
@@ -3268,7 +3266,7 @@ static int has_objects(struct ctl *c, struct binding *b)
     json_object *cl = jpath(b->rb, "spec", "clusters");
     for (uint32_t i = 0; i < b->nshares; i++) {
         char wns[CTL_CLUSTER_NAME_MAX + 16];
-        snprintf(wns, sizeof wns, "karmada-es-%s", b->shares[i].cluster);
+        karmada_path_execution_namespace(wns, sizeof wns, b->shares[i].cluster);
         if (kube_informer_get(&c->works, wns, wname))
             return 1;
     }
@@ -3276,7 +3274,7 @@ static int has_objects(struct ctl *c, struct binding *b)
         const char *cn = jstr(json_object_array_get_idx(cl, i), "name");
         char wns[CTL_CLUSTER_NAME_MAX + 16];
         if (cn && strlen(cn) < CTL_CLUSTER_NAME_MAX) {
-            snprintf(wns, sizeof wns, "karmada-es-%s", cn);
+            karmada_path_execution_namespace(wns, sizeof wns, cn);
             if (kube_informer_get(&c->works, wns, wname))
                 return 1;
         }
@@ -3692,12 +3690,13 @@ static void orphan_work(void *ud, json_object *wk)
     json_object *md = jobj(wk, "metadata");
     const char *key = jstr(jobj(md, "annotations"), KARMADA_GANG_BINDING_ANNOTATION);
     const char *ns = jstr(md, "namespace"), *name = jstr(md, "name");
-    if (!ns || !name || strncmp(ns, "karmada-es-", 11) != 0 || jobj(md, "deletionTimestamp"))
+    const char *cluster = karmada_path_execution_cluster(ns);
+    if (!cluster || !name || jobj(md, "deletionTimestamp"))
         return;
-    if (binding_owns(owner_of(c, md), ns + 11))
+    if (binding_owns(owner_of(c, md), cluster))
         return;
     char path[KUBE_MAX_URL_BYTES / 4];
-    if (kube_path(path, sizeof path, "work.karmada.io", "v1alpha1", ns, "works", name) == 0) {
+    if (karmada_path_work(path, sizeof path, cluster, name) == 0) {
         notice(c, "info", "deleting orphan PodGroup Work %s/%s (binding %s holds no share there)",
                ns, name, key ? key : "unknown");
         orphan_delete(c, path);
@@ -3724,8 +3723,7 @@ static void orphan_policy(void *ud, json_object *op)
     if (rb && (!uid || !rb_uid || strcmp(uid, rb_uid) == 0))
         return;
     char path[KUBE_MAX_URL_BYTES / 4];
-    if (kube_path(path, sizeof path, "policy.karmada.io", "v1alpha1", ns, "overridepolicies",
-                  name) == 0) {
+    if (karmada_path_policy(path, sizeof path, ns, name) == 0) {
         notice(c, "info", "deleting orphan OverridePolicy %s/%s (binding %s is gone)", ns, name,
                key);
         orphan_delete(c, path);

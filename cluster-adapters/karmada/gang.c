@@ -2,6 +2,7 @@
  * reading what Karmada rendered of them (see gang.h and docs/gangobj.md). */
 #include "cluster-adapters/karmada/gang.h"
 
+#include "cluster-adapters/karmada/paths.h"
 #include "cluster-adapters/kube/resources.h"
 #include "queue/errors.h"
 
@@ -11,7 +12,7 @@
 #include <string.h>
 
 #define HASH_DIGITS 10 /* 40 bits of the name's hash: collisions need ~10^6 long look-alikes */
-#define WORK_NAMESPACE_PREFIX "karmada-es-"
+#define WORK_NAMESPACE_PREFIX KARMADA_PATH_EXECUTION_PREFIX
 #define DNS_LABEL_MAX 63
 #define DEFAULT_POD_SCHEDULER "volcano"
 

@@ -996,4 +996,4 @@ static CU_TestInfo tests[] = {
     CU_TEST_INFO_NULL,
 };
 
-MUSTER_TEST_MAIN("dispatcher/gangobj", tests)
+MUSTER_TEST_MAIN("karmada/gang", tests)

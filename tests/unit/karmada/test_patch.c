@@ -199,4 +199,4 @@ static CU_TestInfo tests[] = {
     CU_TEST_INFO_NULL,
 };
 
-MUSTER_TEST_MAIN("dispatcher/rbpatch", tests)
+MUSTER_TEST_MAIN("karmada/patch", tests)

@@ -433,4 +433,4 @@ static CU_TestInfo tests[] = {
     CU_TEST_INFO_NULL,
 };
 
-MUSTER_TEST_MAIN("dispatcher/webhook", tests)
+MUSTER_TEST_MAIN("karmada/webhook", tests)

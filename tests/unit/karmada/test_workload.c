@@ -1656,4 +1656,4 @@ static CU_TestInfo tests[] = {
     CU_TEST_INFO_NULL,
 };
 
-MUSTER_TEST_MAIN("dispatcher/workload", tests)
+MUSTER_TEST_MAIN("karmada/workload", tests)

@@ -130,4 +130,4 @@ static CU_TestInfo tests[] = {
     CU_TEST_INFO_NULL,
 };
 
-MUSTER_TEST_MAIN("dispatcher/resjson", tests)
+MUSTER_TEST_MAIN("kube/resources", tests)
