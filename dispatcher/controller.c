@@ -2207,8 +2207,8 @@ static int send_condition(struct ctl *c, struct binding *b)
     *rq = (struct request_ctx){c, b, S_NONE, 0, 1, KUBE_MERGE_PATCH, 0, NULL, NULL};
     rb_path(b, path, sizeof path);
     struct kube_request req = {
-        .verb = KUBE_MERGE_PATCH, .path = path, .subresource = KARMADA_PATH_RB_STATUS, .body = txt,
-        .discard_body = 1};
+        .verb = KUBE_MERGE_PATCH, .path = path, .subresource = KARMADA_PATH_RB_STATUS,
+        .body = txt, .discard_body = 1};
     b->side_inflight++;
     if (kube_request(c->kube, &req, on_response, rq)) {
         b->side_inflight--;

@@ -153,8 +153,8 @@ int karmada_gang_work_name(const char *rb_namespace, const char *rb_name, char *
 
 int karmada_gang_needs_objects(const struct karmada_workload *w)
 {
-    return w && (w->kind == KARMADA_WORKLOAD_KIND_DEPLOYMENT || w->kind == KARMADA_WORKLOAD_KIND_JOB ||
-                 w->kind == KARMADA_WORKLOAD_KIND_POD);
+    return w && (w->kind == KARMADA_WORKLOAD_KIND_DEPLOYMENT ||
+                 w->kind == KARMADA_WORKLOAD_KIND_JOB || w->kind == KARMADA_WORKLOAD_KIND_POD);
 }
 
 static int why_not(char *why, size_t cap, const char *fmt, ...)
@@ -218,8 +218,9 @@ int karmada_gang_input_check(const struct karmada_gang_input *in, char *why, siz
         !get_str(res, "namespace"))
         return why_not(why, cap, "spec.resource lacks apiVersion, kind, namespace or name");
     if (!get_str(meta, "uid"))
-        return why_not(why, cap, "the ResourceBinding has no metadata.uid to label muster's "
-                                 "objects with");
+        return why_not(why, cap,
+                       "the ResourceBinding has no metadata.uid to label muster's "
+                       "objects with");
     if (!in->w->permanent_id[0])
         return why_not(why, cap,
                        "no resourcebinding.karmada.io/permanent-id label yet: muster could not "
@@ -244,8 +245,8 @@ int karmada_gang_input_check(const struct karmada_gang_input *in, char *why, siz
  * muster creates for an RB carries; *meta points at its metadata. On failure *bad is set and
  * whatever was built is still returned for the caller's one release. */
 static json_object *new_marked(const char *api_version, const char *kind, const char *name,
-                               const char *ns, const struct karmada_gang_input *in, json_object **meta,
-                               int *bad)
+                               const char *ns, const struct karmada_gang_input *in,
+                               json_object **meta, int *bad)
 {
     json_object *o = json_object_new_object();
     add_str(o, "apiVersion", api_version, bad);
@@ -296,7 +297,8 @@ static json_object *share_resources(const struct karmada_gang_input *in, int32_t
 
 json_object *karmada_gang_podgroup_work(const struct karmada_gang_input *in, uint32_t i)
 {
-    if (karmada_gang_input_check(in, NULL, 0) || !karmada_gang_needs_objects(in->w) || i >= in->nshares)
+    if (karmada_gang_input_check(in, NULL, 0) || !karmada_gang_needs_objects(in->w) ||
+        i >= in->nshares)
         return NULL;
     const struct karmada_gang_share *s = &in->shares[i];
     json_object *rbm = get(in->rb, "metadata");
@@ -505,12 +507,14 @@ enum karmada_gang_rendered karmada_gang_rendered_work(json_object *work, const c
     return in ? KARMADA_GANG_RENDERED_OPEN : KARMADA_GANG_RENDERED_VANISHED;
 }
 
-enum karmada_gang_rendered karmada_gang_rendered_judge(json_object *items, const struct karmada_gang_share *shares,
-                                       uint32_t n, const char *policy, char *why, size_t cap)
+enum karmada_gang_rendered karmada_gang_rendered_judge(json_object *items,
+                                                       const struct karmada_gang_share *shares,
+                                                       uint32_t n, const char *policy, char *why,
+                                                       size_t cap)
 {
     enum karmada_gang_rendered worst = KARMADA_GANG_RENDERED_READY;
-    size_t nitems = json_object_is_type(items, json_type_array) ? json_object_array_length(items)
-                                                                 : 0;
+    size_t nitems =
+        json_object_is_type(items, json_type_array) ? json_object_array_length(items) : 0;
     if (why && cap)
         why[0] = '\0';
     for (uint32_t i = 0; i < n; i++) {
@@ -528,12 +532,13 @@ enum karmada_gang_rendered karmada_gang_rendered_judge(json_object *items, const
         enum karmada_gang_rendered r = karmada_gang_rendered_work(work, policy);
         /* VANISHED beats everything (roll back); then MISSING/WAIT (check again); OPEN and
          * READY both let the lift go. */
-        int rank = r == KARMADA_GANG_RENDERED_VANISHED ? 3
+        int rank = r == KARMADA_GANG_RENDERED_VANISHED                                     ? 3
                    : r == KARMADA_GANG_RENDERED_MISSING || r == KARMADA_GANG_RENDERED_WAIT ? 2
-                                                                             : 1;
+                                                                                           : 1;
         int wrank = worst == KARMADA_GANG_RENDERED_VANISHED ? 3
-                    : worst == KARMADA_GANG_RENDERED_MISSING || worst == KARMADA_GANG_RENDERED_WAIT ? 2
-                                                                                      : 1;
+                    : worst == KARMADA_GANG_RENDERED_MISSING || worst == KARMADA_GANG_RENDERED_WAIT
+                        ? 2
+                        : 1;
         if (rank > wrank) {
             worst = r;
             if (why && cap)
@@ -542,8 +547,8 @@ enum karmada_gang_rendered karmada_gang_rendered_judge(json_object *items, const
                              ? "its Work was released (suspendDispatching lifted) before the "
                                "OverridePolicy was in it"
                          : r == KARMADA_GANG_RENDERED_MISSING ? "no Work rendered yet"
-                                                      : "the Work does not carry the "
-                                                        "OverridePolicy yet");
+                                                              : "the Work does not carry the "
+                                                                "OverridePolicy yet");
         }
     }
     return worst;

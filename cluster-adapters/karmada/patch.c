@@ -91,17 +91,16 @@ static int append(json_object *list, json_object *v)
 }
 
 int karmada_patch_condition(json_object *rb, const char *type, const char *status,
-                           const char *reason, const char *message, const char *now, int force,
-                           json_object **out)
+                            const char *reason, const char *message, const char *now, int force,
+                            json_object **out)
 {
     *out = NULL;
     json_object *conds = member(member(rb, "status"), "conditions");
     json_object *gen = member(member(rb, "metadata"), "generation");
     int64_t generation = gen ? json_object_get_int64(gen) : 0;
     json_object *old = NULL;
-    size_t n = conds && json_object_is_type(conds, json_type_array)
-                   ? json_object_array_length(conds)
-                   : 0;
+    size_t n =
+        conds && json_object_is_type(conds, json_type_array) ? json_object_array_length(conds) : 0;
     for (size_t i = 0; i < n; i++) {
         json_object *c = json_object_array_get_idx(conds, i);
         if (same(str(c, "type"), type))
@@ -145,7 +144,7 @@ int karmada_patch_condition(json_object *rb, const char *type, const char *statu
 }
 
 int karmada_patch_waiting(json_object *rb, const char *reason, const char *message, const char *now,
-                         json_object **out)
+                          json_object **out)
 {
     int rc = karmada_patch_condition(rb, "Scheduled", "False", reason, message, now, 0, out);
     if (rc || !*out)
@@ -278,7 +277,8 @@ static json_object *suspension_patch(enum karmada_dispatching scheduling,
 enum karmada_dispatching karmada_dispatching_from(int found)
 {
     return found < 0 ? KARMADA_DISPATCHING_REMOVE
-                     : found ? KARMADA_DISPATCHING_TRUE : KARMADA_DISPATCHING_FALSE;
+           : found   ? KARMADA_DISPATCHING_TRUE
+                     : KARMADA_DISPATCHING_FALSE;
 }
 
 /* The placement of in as a merge patch (step 3), lift: also spec.suspension.scheduling false
@@ -343,16 +343,16 @@ int karmada_patch_release(enum karmada_dispatching user_dispatching, json_object
 int karmada_patch_resume(json_object **out)
 {
     int bad = 0;
-    json_object *spec, *root = suspension_patch(KARMADA_DISPATCHING_FALSE,
-                                                KARMADA_DISPATCHING_KEEP, &spec, &bad);
+    json_object *spec,
+        *root = suspension_patch(KARMADA_DISPATCHING_FALSE, KARMADA_DISPATCHING_KEEP, &spec, &bad);
     return done(root, bad, out);
 }
 
 int karmada_patch_rollback_barrier(json_object **out)
 {
     int bad = 0;
-    json_object *spec, *root = suspension_patch(KARMADA_DISPATCHING_KEEP,
-                                                KARMADA_DISPATCHING_TRUE, &spec, &bad);
+    json_object *spec,
+        *root = suspension_patch(KARMADA_DISPATCHING_KEEP, KARMADA_DISPATCHING_TRUE, &spec, &bad);
     return done(root, bad, out);
 }
 
@@ -363,8 +363,7 @@ int karmada_patch_rollback_clear(enum karmada_dispatching user_dispatching, json
         return MUSTER_EINVAL;
     int bad = 0;
     json_object *spec;
-    json_object *root =
-        suspension_patch(KARMADA_DISPATCHING_TRUE, user_dispatching, &spec, &bad);
+    json_object *root = suspension_patch(KARMADA_DISPATCHING_TRUE, user_dispatching, &spec, &bad);
     json_object *ann = add_obj(add_obj(root, "metadata", &bad), "annotations", &bad);
     add_null(ann, KARMADA_GANG_APPLIED_PLACEMENT_ANNOTATION, &bad);
     add_null(spec, "clusters", &bad);

@@ -36,7 +36,7 @@ int karmada_patch_webhook_hold(json_object *rb, json_object **out);
  * in *out when the condition already says exactly this. now is RFC 3339
  * ("2026-11-22T02:20:00Z"). */
 int karmada_patch_waiting(json_object *rb, const char *reason, const char *message, const char *now,
-                         json_object **out);
+                          json_object **out);
 
 /* The one place RB conditions are merged (karmada_patch_waiting and the dispatch commit's
  * Scheduled=True both use it): a /status merge patch {"status":{"conditions":[...]}} that sets
@@ -47,8 +47,8 @@ int karmada_patch_waiting(json_object *rb, const char *reason, const char *messa
  * more than the condition). Returns 0 or MUSTER_ENOMEM; *out is owned by the caller and may
  * share the copied conditions with rb by reference, so neither may be modified in place. */
 int karmada_patch_condition(json_object *rb, const char *type, const char *status,
-                           const char *reason, const char *message, const char *now, int force,
-                           json_object **out);
+                            const char *reason, const char *message, const char *now, int force,
+                            json_object **out);
 
 /* What a protocol patch does with spec.suspension.dispatching. Muster sets the barrier
  * (dispatching true) only when the user had not; releasing or rolling back restores what the

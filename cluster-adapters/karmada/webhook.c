@@ -184,7 +184,7 @@ enum karmada_webhook_verdict karmada_webhook_rb_verdict(json_object *rb)
 }
 
 int karmada_webhook_review(const char *body, size_t len, json_object **out,
-                        enum karmada_webhook_verdict *verdict, char *err, size_t errcap)
+                           enum karmada_webhook_verdict *verdict, char *err, size_t errcap)
 {
     char scratch[1];
     if (!err || !errcap) {

@@ -55,10 +55,10 @@ enum karmada_webhook_verdict karmada_webhook_rb_verdict(json_object *rb);
  * caller: response.uid = request.uid, allowed true, and for HELD patchType "JSONPatch" and patch
  * = base64 of the RFC 6902 patch from karmada_patch_webhook_hold) and *verdict says why.
  * A malformed review returns MUSTER_EINVAL (answer HTTP 400) or MUSTER_ELIMIT (over
- * KARMADA_WEBHOOK_REVIEW_MAX or KARMADA_WEBHOOK_DEPTH_MAX: 413) with *out NULL, *verdict INVALID and
- * a sentence in err[0..errcap) naming the field ("request.uid is missing"). MUSTER_ENOMEM when
+ * KARMADA_WEBHOOK_REVIEW_MAX or KARMADA_WEBHOOK_DEPTH_MAX: 413) with *out NULL, *verdict INVALID
+ * and a sentence in err[0..errcap) naming the field ("request.uid is missing"). MUSTER_ENOMEM when
  * an allocation fails. Never keeps a reference to body. */
 int karmada_webhook_review(const char *body, size_t len, json_object **out,
-                        enum karmada_webhook_verdict *verdict, char *err, size_t errcap);
+                           enum karmada_webhook_verdict *verdict, char *err, size_t errcap);
 
 #endif

@@ -50,8 +50,9 @@ static int to_int32(json_object *v, int32_t *out)
     return -1;
 }
 
-__attribute__((format(printf, 4, 5))) static int
-fail(struct karmada_workload *w, enum karmada_workload_reason reason, int code, const char *fmt, ...)
+__attribute__((format(printf, 4, 5))) static int fail(struct karmada_workload *w,
+                                                      enum karmada_workload_reason reason, int code,
+                                                      const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -154,8 +155,9 @@ const char *karmada_workload_kind_name(enum karmada_workload_kind kind)
 
 const char *karmada_workload_condition_reason(enum karmada_workload_reason reason)
 {
-    return reason == KARMADA_WORKLOAD_INVALID || reason == KARMADA_WORKLOAD_REFUSED ? "Unschedulable"
-                                                                              : NULL;
+    return reason == KARMADA_WORKLOAD_INVALID || reason == KARMADA_WORKLOAD_REFUSED
+               ? "Unschedulable"
+               : NULL;
 }
 
 /* ---- life cycle ---- */
@@ -418,8 +420,9 @@ static int vcjob_tasks_as_components(struct karmada_workload *w, json_object *ta
         json_object *t = json_object_array_get_idx(tasks, i);
         const char *tname = get_str(t, "name");
         if (tname && tname[0] && !plain(tname, strlen(tname), KARMADA_WORKLOAD_NAME_MAX))
-            return INVALID(w, "the Volcano Job's spec.tasks[%zu].name: must be a name of at most "
-                              "%d printable characters",
+            return INVALID(w,
+                           "the Volcano Job's spec.tasks[%zu].name: must be a name of at most "
+                           "%d printable characters",
                            i, KARMADA_WORKLOAD_NAME_MAX);
         if (tname && tname[0])
             copy_str(c->name, sizeof(c->name), tname, strlen(tname));
@@ -446,8 +449,8 @@ static int vcjob_tasks_as_components(struct karmada_workload *w, json_object *ta
     return 0;
 }
 
-static int read_components(struct karmada_workload *w, struct queue_resnames *names, json_object *spec,
-                           json_object *tmpl)
+static int read_components(struct karmada_workload *w, struct queue_resnames *names,
+                           json_object *spec, json_object *tmpl)
 {
     json_object *comps = get(spec, "components");
     if (comps && !json_object_is_type(comps, json_type_array))
@@ -534,8 +537,8 @@ static int container_request(struct karmada_workload *w, struct queue_resnames *
                                   : 0;
     snprintf(what, sizeof(what), "%s.resources.limits", path);
     if (!rc && get(res, "limits"))
-        rc = kube_resvec_parse(names, get(res, "limits"), what, lim, w->message,
-                               sizeof(w->message));
+        rc =
+            kube_resvec_parse(names, get(res, "limits"), what, lim, w->message, sizeof(w->message));
     for (uint32_t i = 0; !rc && i < lim->len; i++) {
         uint32_t id = lim->items[i].id;
         json_object *reqs = get(res, "requests");
@@ -562,8 +565,9 @@ static int container_request(struct karmada_workload *w, struct queue_resnames *
 }
 
 /* Raises c->request to the effective request of the pod spec at podspec (path names it). */
-static int raise_to_pod(struct karmada_workload *w, struct queue_resnames *names, json_object *podspec,
-                        const char *path, struct karmada_workload_component *c)
+static int raise_to_pod(struct karmada_workload *w, struct queue_resnames *names,
+                        json_object *podspec, const char *path,
+                        struct karmada_workload_component *c)
 {
     if (!podspec)
         return 0;
@@ -660,8 +664,8 @@ static int sum_gang(struct karmada_workload *w, const struct queue_resnames *nam
 
 /* The string value of key in obj's metadata.<where> (labels or annotations): 0 with *out NULL
  * when absent, MUSTER_EINVAL with a message when not a string. */
-static int meta_str(struct karmada_workload *w, json_object *obj, const char *who, const char *where,
-                    const char *key, const char **out)
+static int meta_str(struct karmada_workload *w, json_object *obj, const char *who,
+                    const char *where, const char *key, const char **out)
 {
     *out = NULL;
     json_object *v = get(get(get(obj, "metadata"), where), key);
@@ -674,8 +678,8 @@ static int meta_str(struct karmada_workload *w, json_object *obj, const char *wh
 }
 
 /* The annotation key of the template, else of the binding; *who says whose it was. */
-static int annotation(struct karmada_workload *w, json_object *tmpl, json_object *rb, const char *key,
-                      const char **out, const char **who)
+static int annotation(struct karmada_workload *w, json_object *tmpl, json_object *rb,
+                      const char *key, const char **out, const char **who)
 {
     *who = "template";
     int rc = meta_str(w, tmpl, "template", "annotations", key, out);
@@ -873,12 +877,14 @@ static int read_priority(struct karmada_workload *w, json_object *tmpl, json_obj
     /* The pod spec's priorityClassName (a Volcano Job names it at the job level), then the copy
      * Karmada's interpreter puts in replicaRequirements. */
     json_object *ts = get(tmpl, "spec");
-    json_object *pod = w->kind == KARMADA_WORKLOAD_KIND_VCJOB || w->kind == KARMADA_WORKLOAD_KIND_POD
-                           ? ts
-                           : get(get(ts, "template"), "spec");
-    const char *where = w->kind == KARMADA_WORKLOAD_KIND_VCJOB || w->kind == KARMADA_WORKLOAD_KIND_POD
-                            ? "the template's spec.priorityClassName"
-                            : "the template's spec.template.spec.priorityClassName";
+    json_object *pod =
+        w->kind == KARMADA_WORKLOAD_KIND_VCJOB || w->kind == KARMADA_WORKLOAD_KIND_POD
+            ? ts
+            : get(get(ts, "template"), "spec");
+    const char *where =
+        w->kind == KARMADA_WORKLOAD_KIND_VCJOB || w->kind == KARMADA_WORKLOAD_KIND_POD
+            ? "the template's spec.priorityClassName"
+            : "the template's spec.template.spec.priorityClassName";
     json_object *v = get(pod, "priorityClassName");
     if (!v) {
         v = get(get(spec, "replicaRequirements"), "priorityClassName");
@@ -902,7 +908,7 @@ static int read_priority(struct karmada_workload *w, json_object *tmpl, json_obj
 /* ---- the read ---- */
 
 int karmada_workload_read(struct karmada_workload *w, struct queue_resnames *names, json_object *rb,
-                       json_object *tmpl)
+                          json_object *tmpl)
 {
     reset(w);
     json_object *spec = NULL;

@@ -50,9 +50,9 @@ enum karmada_workload_placement {
 enum karmada_workload_reason {
     KARMADA_WORKLOAD_OK,
     KARMADA_WORKLOAD_UNSUPPORTED, /* a kind muster does not handle: the webhook and watch skip it */
-    KARMADA_WORKLOAD_INVALID,     /* a value is malformed or out of range: it waits with the message */
-    KARMADA_WORKLOAD_REFUSED,     /* well formed, but asks for what muster will not do (spread
-                                  Volcano Job, spread without Divided): it waits with the message */
+    KARMADA_WORKLOAD_INVALID, /* a value is malformed or out of range: it waits with the message */
+    KARMADA_WORKLOAD_REFUSED, /* well formed, but asks for what muster will not do (spread
+                              Volcano Job, spread without Divided): it waits with the message */
 };
 
 enum karmada_workload_priority_from {
@@ -95,8 +95,10 @@ struct karmada_workload {
     /* Σ replicas × request over the components: the whole gang, what the queue admits. */
     struct queue_resvec gang;
 
-    char scheduler_name[KARMADA_WORKLOAD_NAME_MAX + 1]; /* "" in the RB reads as default-scheduler */
-    char permanent_id[KARMADA_WORKLOAD_LABEL_VALUE_MAX + 1]; /* "" until Karmada's webhook sets it */
+    char
+        scheduler_name[KARMADA_WORKLOAD_NAME_MAX + 1]; /* "" in the RB reads as default-scheduler */
+    char
+        permanent_id[KARMADA_WORKLOAD_LABEL_VALUE_MAX + 1]; /* "" until Karmada's webhook sets it */
 
     /* spec.suspension as found: -1 absent, 0 false, 1 true. suspension holds a reference to the
      * RB's object (NULL when absent) so callers can copy dispatchingOnClusters when they merge. */
@@ -141,7 +143,7 @@ const char *karmada_workload_kind_name(enum karmada_workload_kind kind);
  *   MUSTER_ENOMEM  interning a resource name failed.
  * After a failure only reason, message and kind are meaningful. */
 int karmada_workload_read(struct karmada_workload *w, struct queue_resnames *names, json_object *rb,
-                       json_object *tmpl);
+                          json_object *tmpl);
 
 /* 1 when w's scheduler name is scheduler (muster's --scheduler-name): assign mode; 0: resume. */
 int karmada_workload_assigns(const struct karmada_workload *w, const char *scheduler);

@@ -24,8 +24,9 @@ static const char *get_str(json_object *o, const char *key)
     return json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
 }
 
-__attribute__((format(printf, 4, 5))) static int
-fail(struct karmada_workload *w, enum karmada_workload_reason reason, int code, const char *fmt, ...)
+__attribute__((format(printf, 4, 5))) static int fail(struct karmada_workload *w,
+                                                      enum karmada_workload_reason reason, int code,
+                                                      const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -39,14 +40,15 @@ fail(struct karmada_workload *w, enum karmada_workload_reason reason, int code, 
 
 /* ---- allowed clusters: validation at read time, so matching never meets a bad shape ---- */
 
-static int check_strings(struct karmada_workload *w, json_object *list, const char *path, int nonempty)
+static int check_strings(struct karmada_workload *w, json_object *list, const char *path,
+                         int nonempty)
 {
     if (!json_object_is_type(list, json_type_array))
         return INVALID(w, "%s: must be a list of strings", path);
     size_t n = json_object_array_length(list);
     if (n > KARMADA_WORKLOAD_LIST_MAX)
-        return fail(w, KARMADA_WORKLOAD_INVALID, MUSTER_ELIMIT, "%s: %zu entries, more than %d", path,
-                    n, KARMADA_WORKLOAD_LIST_MAX);
+        return fail(w, KARMADA_WORKLOAD_INVALID, MUSTER_ELIMIT, "%s: %zu entries, more than %d",
+                    path, n, KARMADA_WORKLOAD_LIST_MAX);
     if (nonempty && n == 0)
         return INVALID(w, "%s: must not be empty for this operator", path);
     for (size_t i = 0; i < n; i++)
@@ -75,8 +77,8 @@ static int check_expressions(struct karmada_workload *w, json_object *exprs, con
         return INVALID(w, "%s: must be a list", path);
     size_t n = json_object_array_length(exprs);
     if (n > KARMADA_WORKLOAD_LIST_MAX)
-        return fail(w, KARMADA_WORKLOAD_INVALID, MUSTER_ELIMIT, "%s: more than %d expressions", path,
-                    KARMADA_WORKLOAD_LIST_MAX);
+        return fail(w, KARMADA_WORKLOAD_INVALID, MUSTER_ELIMIT, "%s: more than %d expressions",
+                    path, KARMADA_WORKLOAD_LIST_MAX);
     for (size_t i = 0; i < n; i++) {
         json_object *e = json_object_array_get_idx(exprs, i);
         const char *key = get_str(e, "key");
@@ -162,8 +164,8 @@ static int check_tolerations(struct karmada_workload *w, json_object *tols)
         return INVALID(w, "%s: must be a list", path);
     size_t n = json_object_array_length(tols);
     if (n > KARMADA_WORKLOAD_LIST_MAX)
-        return fail(w, KARMADA_WORKLOAD_INVALID, MUSTER_ELIMIT, "%s: more than %d tolerations", path,
-                    KARMADA_WORKLOAD_LIST_MAX);
+        return fail(w, KARMADA_WORKLOAD_INVALID, MUSTER_ELIMIT, "%s: more than %d tolerations",
+                    path, KARMADA_WORKLOAD_LIST_MAX);
     static const char *const ops[] = {"", "Equal", "Exists"};
     static const char *const effects[] = {"", "NoSchedule", "PreferNoSchedule", "NoExecute"};
     for (size_t i = 0; i < n; i++) {
@@ -231,7 +233,7 @@ int karmada__workload_check_clusters(struct karmada_workload *w, json_object *sp
 }
 
 int karmada_workload_cluster_serves(json_object *cluster, const char *group_version,
-                                 const char *resource)
+                                    const char *resource)
 {
     json_object *en = get(get(cluster, "status"), "apiEnablements");
     if (!json_object_is_type(en, json_type_array))
@@ -376,8 +378,8 @@ static int tolerates(json_object *t, const char *key, const char *value, const c
     return strcmp(tvalue ? tvalue : "", value) == 0;
 }
 
-int karmada_workload_explain_cluster(const struct karmada_workload *w, json_object *cluster, char *why,
-                                  size_t cap)
+int karmada_workload_explain_cluster(const struct karmada_workload *w, json_object *cluster,
+                                     char *why, size_t cap)
 {
     if (why && cap)
         why[0] = '\0';

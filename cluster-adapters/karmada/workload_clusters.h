@@ -20,8 +20,8 @@ int karmada_workload_allows_cluster(const struct karmada_workload *w, json_objec
 /* karmada_workload_allows_cluster, and when the cluster is not allowed a sentence saying why in
  * why[0..cap) ("member2: excluded by spec.placement.clusterAffinity.exclude"); why is "" when
  * allowed. */
-int karmada_workload_explain_cluster(const struct karmada_workload *w, json_object *cluster, char *why,
-                                  size_t cap);
+int karmada_workload_explain_cluster(const struct karmada_workload *w, json_object *cluster,
+                                     char *why, size_t cap);
 
 /* Whether a member serves Volcano's PodGroups, from its Cluster's status.apiEnablements (what
  * Karmada's cluster status controller found the member serving): 1 when it lists
@@ -33,7 +33,7 @@ int karmada_workload_cluster_serves_podgroups(json_object *cluster);
 /* The same for any resource: resource (plural) in group_version ("batch.volcano.sh/v1alpha1"
  * jobs: a Volcano Job's own kind, which the member must serve for its Work to apply). */
 int karmada_workload_cluster_serves(json_object *cluster, const char *group_version,
-                                 const char *resource);
+                                    const char *resource);
 
 /* Cross-file internal of karmada_workload_read: validates spec.placement's clusterAffinity,
  * clusterAffinities and clusterTolerations of the RB being read (spec borrowed) and keeps

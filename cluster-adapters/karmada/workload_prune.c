@@ -17,8 +17,8 @@ static int keep(json_object *dst, json_object *src, const char *key)
     json_object *v;
     if (!json_object_is_type(src, json_type_object) || !json_object_object_get_ex(src, key, &v))
         return 0;
-    if (json_object_object_add_ex(dst, key, json_object_get(v),
-                                  JSON_C_OBJECT_ADD_CONSTANT_KEY) == 0)
+    if (json_object_object_add_ex(dst, key, json_object_get(v), JSON_C_OBJECT_ADD_CONSTANT_KEY) ==
+        0)
         return 0;
     json_object_put(v);
     return -1;
@@ -36,7 +36,8 @@ static int put_new(json_object *dst, const char *key, json_object *val)
 
 /* The keys a template's or a binding's labels and annotations are read for (read_queue,
  * annotation()). */
-static const char *const meta_keys[] = {KARMADA_WORKLOAD_QUEUE_KEYS(QKEY) KARMADA_WORKLOAD_MIN_MEMBER_ANNOTATION,
+static const char *const meta_keys[] = {KARMADA_WORKLOAD_QUEUE_KEYS(QKEY)
+                                            KARMADA_WORKLOAD_MIN_MEMBER_ANNOTATION,
                                         KARMADA_WORKLOAD_PLACEMENT_ANNOTATION};
 #define NMETA_KEYS (sizeof(meta_keys) / sizeof(meta_keys[0]))
 
@@ -210,7 +211,8 @@ json_object *karmada_workload_prune_template(json_object *tmpl)
 
 /* The labels of a binding muster reads: the queue keys, Karmada's permanent id (read_links) and
  * the skip label (karmada_webhook_rb_verdict). */
-static const char *const rb_label_keys[] = {KARMADA_WORKLOAD_QUEUE_KEYS(QKEY) KARMADA_WORKLOAD_PERMANENT_ID_LABEL,
+static const char *const rb_label_keys[] = {KARMADA_WORKLOAD_QUEUE_KEYS(QKEY)
+                                                KARMADA_WORKLOAD_PERMANENT_ID_LABEL,
                                             KARMADA_WEBHOOK_SKIP_LABEL};
 
 /* md[where] filtered in place to keys[0..n) when it is an object; dropped when nothing is left. */

@@ -24,8 +24,8 @@ json_object *karmada_workload_prune_template(json_object *tmpl);
 
 /* What the informers cache of a ResourceBinding: rb itself, changed in place, without
  * metadata.managedFields and metadata.ownerReferences, with only the labels muster reads (the
- * queue keys, KARMADA_WORKLOAD_PERMANENT_ID_LABEL, KARMADA_WEBHOOK_SKIP_LABEL) and the annotations it
- * reads (the queue keys, min-member, placement); a labels or annotations object left empty is
+ * queue keys, KARMADA_WORKLOAD_PERMANENT_ID_LABEL, KARMADA_WEBHOOK_SKIP_LABEL) and the annotations
+ * it reads (the queue keys, min-member, placement); a labels or annotations object left empty is
  * dropped. spec and status are kept whole: they are read, and status patches carry every
  * condition. Returns a new reference to rb. */
 json_object *karmada_workload_prune_binding(json_object *rb);

@@ -24,9 +24,8 @@ int kube_resvec_parse_text(struct queue_resnames *names, const char *text, const
  * unlimited there, so dropping it would lift the limit). */
 int kube_resvec_parse_limits(struct queue_resnames *names, json_object *obj, const char *what,
                              struct queue_resvec *out, char *err, size_t errcap);
-int kube_resvec_parse_limits_text(struct queue_resnames *names, const char *text,
-                                  const char *what, struct queue_resvec *out, char *err,
-                                  size_t errcap);
+int kube_resvec_parse_limits_text(struct queue_resnames *names, const char *text, const char *what,
+                                  struct queue_resvec *out, char *err, size_t errcap);
 
 /* A new JSON object for v, quantities in canonical form (NULL on allocation failure). */
 json_object *kube_resvec_json(const struct queue_resnames *names, const struct queue_resvec *v);

@@ -1,5 +1,6 @@
 /* POST /admission/resourcebindings: the RB admission webhook (its verdict is
- * cluster-adapters/karmada/webhook.c), served over TLS only, and counted by verdict for the metrics. */
+ * cluster-adapters/karmada/webhook.c), served over TLS only, and counted by verdict for the
+ * metrics. */
 #include "dispatcher/api/api_int.h"
 
 #include "queue/errors.h"

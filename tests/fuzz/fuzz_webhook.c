@@ -1,5 +1,5 @@
-/* libFuzzer target for the ResourceBinding admission webhook (cluster-adapters/karmada/webhook.c): any bytes
- * are either refused with a sentence (400/413, no answer) or answered with an allowed
+/* libFuzzer target for the ResourceBinding admission webhook (cluster-adapters/karmada/webhook.c):
+ * any bytes are either refused with a sentence (400/413, no answer) or answered with an allowed
  * AdmissionReview echoing a clean uid, carrying a patch exactly when the RB was held, and that
  * patch, applied to the request's object, leaves spec.suspension.scheduling true. */
 #include "cluster-adapters/sim/patch.h"
@@ -63,8 +63,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     json_object *resp = member(out, "response");
     json_object *uid = member(resp, "uid"), *allowed = member(resp, "allowed");
     json_object *patch = member(resp, "patch");
-    if (!out || v == KARMADA_WEBHOOK_INVALID || !uid || !json_object_is_type(uid, json_type_string) ||
-        !allowed || !json_object_get_boolean(allowed) || (v == KARMADA_WEBHOOK_HELD) != !!patch)
+    if (!out || v == KARMADA_WEBHOOK_INVALID || !uid ||
+        !json_object_is_type(uid, json_type_string) || !allowed ||
+        !json_object_get_boolean(allowed) || (v == KARMADA_WEBHOOK_HELD) != !!patch)
         abort();
     if (patch)
         check_patch(data, size, json_object_get_string(patch));

@@ -1,7 +1,7 @@
-/* Tests for cluster-adapters/karmada/gang.c: the commit protocol's objects built from the detector-shaped
- * RB + template fixtures (tests/fixtures/workloads/), every Work, PodGroup and OverridePolicy
- * checked against its reference CRD, the overriders applied to the template the way the hub
- * applies them (RFC 6902), and every RB patch merged onto the RB (RFC 7386) and the result
+/* Tests for cluster-adapters/karmada/gang.c: the commit protocol's objects built from the
+ * detector-shaped RB + template fixtures (tests/fixtures/workloads/), every Work, PodGroup and
+ * OverridePolicy checked against its reference CRD, the overriders applied to the template the way
+ * the hub applies them (RFC 6902), and every RB patch merged onto the RB (RFC 7386) and the result
  * checked against the ResourceBinding CRD. */
 #include "cluster-adapters/karmada/gang.h"
 #include "cluster-adapters/karmada/workload_prune.h"
@@ -151,12 +151,12 @@ static void reread(void)
 static struct karmada_gang_input input(const struct karmada_gang_share *shares, uint32_t n)
 {
     struct karmada_gang_input in = {.rb = rb,
-                            .w = &w,
-                            .names = names,
-                            .shares = shares,
-                            .nshares = n,
-                            .pod_scheduler = "volcano",
-                            .tmpl = tmpl};
+                                    .w = &w,
+                                    .names = names,
+                                    .shares = shares,
+                                    .nshares = n,
+                                    .pod_scheduler = "volcano",
+                                    .tmpl = tmpl};
     return in;
 }
 
@@ -255,7 +255,8 @@ static void test_names(void)
     CU_ASSERT_TRUE(dns_subdomain(a));
 
     char small[8];
-    CU_ASSERT_EQUAL(karmada_gang_podgroup_name("web-deployment", small, sizeof(small)), MUSTER_ENOSPC);
+    CU_ASSERT_EQUAL(karmada_gang_podgroup_name("web-deployment", small, sizeof(small)),
+                    MUSTER_ENOSPC);
     CU_ASSERT_STRING_EQUAL(small, "");
     CU_ASSERT_EQUAL(karmada_gang_podgroup_name("", a, sizeof(a)), MUSTER_EINVAL);
     CU_ASSERT_EQUAL(karmada_gang_work_name(NULL, "x", a, sizeof(a)), MUSTER_EINVAL);
@@ -507,8 +508,8 @@ static void test_pod_paths(void)
     json_object *t = overridden(op, "member3");
     CU_ASSERT_STRING_EQUAL(s_at(t, "spec/schedulerName"), "volcano-custom");
     json_object *v = NULL;
-    CU_ASSERT_TRUE(
-        json_object_object_get_ex(at(t, "metadata/annotations"), KARMADA_GANG_GROUP_NAME_ANNOTATION, &v));
+    CU_ASSERT_TRUE(json_object_object_get_ex(at(t, "metadata/annotations"),
+                                             KARMADA_GANG_GROUP_NAME_ANNOTATION, &v));
     CU_ASSERT_STRING_EQUAL(json_object_get_string(v), "muster-debug-pod");
     CU_ASSERT_STRING_EQUAL(s_at(t, "metadata/name"), "debug");
     json_object_put(t);
@@ -555,7 +556,6 @@ static void test_vcjob_gets_no_objects(void)
 
 /* ---- RB patches ---- */
 
-
 static void test_assign_patch(void)
 {
     load("deployment");
@@ -570,7 +570,8 @@ static void test_assign_patch(void)
     CU_ASSERT_TRUE(json_object_get_boolean(at(out, "spec/suspension/dispatching")));
     /* The annotation is spec.placement's JSON text, as karmada-scheduler writes it. */
     json_object *ann = at(out, "metadata/annotations"), *text = NULL;
-    CU_ASSERT_TRUE_FATAL(json_object_object_get_ex(ann, KARMADA_GANG_APPLIED_PLACEMENT_ANNOTATION, &text));
+    CU_ASSERT_TRUE_FATAL(
+        json_object_object_get_ex(ann, KARMADA_GANG_APPLIED_PLACEMENT_ANNOTATION, &text));
     json_object *placement = json_tokener_parse(json_object_get_string(text));
     CU_ASSERT_TRUE(json_object_equal(placement, at(rb, "spec/placement")));
     CU_ASSERT_PTR_NULL(strchr(json_object_get_string(text), ' '));
@@ -618,7 +619,8 @@ static void test_release_restores_dispatching(void)
         {KARMADA_DISPATCHING_REMOVE, "{\"scheduling\":false}"},
         {KARMADA_DISPATCHING_FALSE, "{\"scheduling\":false,\"dispatching\":false}"},
         {KARMADA_DISPATCHING_TRUE, "{\"scheduling\":false,\"dispatching\":true}"},
-        {KARMADA_DISPATCHING_KEEP, "{\"scheduling\":false,\"dispatching\":true}"}, /* not muster's barrier */
+        {KARMADA_DISPATCHING_KEEP,
+         "{\"scheduling\":false,\"dispatching\":true}"}, /* not muster's barrier */
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         p = PATCH(karmada_patch_release, cases[i].user);
@@ -679,7 +681,8 @@ static void test_rollback_patches(void)
     valid_as(RB, out);
     CU_ASSERT_PTR_NULL(at(out, "spec/clusters"));
     json_object *ann = at(out, "metadata/annotations");
-    CU_ASSERT_FALSE(json_object_object_get_ex(ann, KARMADA_GANG_APPLIED_PLACEMENT_ANNOTATION, NULL));
+    CU_ASSERT_FALSE(
+        json_object_object_get_ex(ann, KARMADA_GANG_APPLIED_PLACEMENT_ANNOTATION, NULL));
     CU_ASSERT_TRUE(json_object_object_get_ex(ann, "propagationpolicy.karmada.io/name", NULL));
     equal_json(at(out, "spec/suspension"),
                "{\"scheduling\":true,\"dispatching\":false,"
@@ -826,18 +829,21 @@ static void test_rendered_barrier(void)
     CU_ASSERT_EQUAL(karmada_gang_rendered_judge(items, shares, 2, pol, why, sizeof(why)),
                     KARMADA_GANG_RENDERED_WAIT);
     json_object_array_put_idx(items, 1, rendered("member2", 1, pol));
-    CU_ASSERT_EQUAL(karmada_gang_rendered_judge(items, shares, 2, pol, NULL, 0), KARMADA_GANG_RENDERED_READY);
+    CU_ASSERT_EQUAL(karmada_gang_rendered_judge(items, shares, 2, pol, NULL, 0),
+                    KARMADA_GANG_RENDERED_READY);
     /* muster's own Work in the list (a hand-made permanent-id label) is not the rendered one */
     json_object *mine = rendered("member1", 0, NULL);
     json_object_object_add(at(mine, "metadata/labels"), KARMADA_GANG_BINDING_UID_LABEL,
                            json_object_new_string("u"));
     json_object_array_add(items, mine);
-    CU_ASSERT_EQUAL(karmada_gang_rendered_judge(items, shares, 2, pol, NULL, 0), KARMADA_GANG_RENDERED_READY);
+    CU_ASSERT_EQUAL(karmada_gang_rendered_judge(items, shares, 2, pol, NULL, 0),
+                    KARMADA_GANG_RENDERED_READY);
     /* the detector reset dispatching after the policy was in: released, pods name the group */
     json_object_array_put_idx(items, 0, rendered("member1", 0, pol));
     CU_ASSERT_EQUAL(karmada_gang_rendered_work(json_object_array_get_idx(items, 0), pol),
                     KARMADA_GANG_RENDERED_OPEN);
-    CU_ASSERT_EQUAL(karmada_gang_rendered_judge(items, shares, 2, pol, NULL, 0), KARMADA_GANG_RENDERED_READY);
+    CU_ASSERT_EQUAL(karmada_gang_rendered_judge(items, shares, 2, pol, NULL, 0),
+                    KARMADA_GANG_RENDERED_READY);
     /* ... and before: the barrier vanished, roll back, whatever the other clusters show */
     json_object_array_put_idx(items, 0, rendered("member1", 0, NULL));
     json_object_array_put_idx(items, 1, rendered("member2", 1, NULL));

@@ -10,8 +10,8 @@ static void test_rb(void)
 {
     char buf[256];
     CU_ASSERT_EQUAL(karmada_path_rb(buf, sizeof buf, "team-a", "job-1-job"), 0);
-    CU_ASSERT_STRING_EQUAL(buf,
-                           "/apis/work.karmada.io/v1alpha2/namespaces/team-a/resourcebindings/job-1-job");
+    CU_ASSERT_STRING_EQUAL(
+        buf, "/apis/work.karmada.io/v1alpha2/namespaces/team-a/resourcebindings/job-1-job");
     CU_ASSERT_EQUAL(karmada_path_rb_status(buf, sizeof buf, "team-a", "job-1-job"), 0);
     CU_ASSERT_STRING_EQUAL(
         buf, "/apis/work.karmada.io/v1alpha2/namespaces/team-a/resourcebindings/job-1-job/status");
@@ -30,7 +30,8 @@ static void test_works(void)
     CU_ASSERT_STRING_EQUAL(
         buf, "/apis/work.karmada.io/v1alpha1/namespaces/karmada-es-member1/works/muster-pg-a.b");
     CU_ASSERT_EQUAL(karmada_path_work(buf, sizeof buf, "member1", NULL), 0);
-    CU_ASSERT_STRING_EQUAL(buf, "/apis/work.karmada.io/v1alpha1/namespaces/karmada-es-member1/works");
+    CU_ASSERT_STRING_EQUAL(buf,
+                           "/apis/work.karmada.io/v1alpha1/namespaces/karmada-es-member1/works");
     CU_ASSERT_EQUAL(karmada_path_work(buf, sizeof buf, "", "x"), MUSTER_EINVAL);
     CU_ASSERT_EQUAL(karmada_path_works(buf, sizeof buf), 0);
     CU_ASSERT_STRING_EQUAL(buf, "/apis/work.karmada.io/v1alpha1/works");
@@ -48,7 +49,8 @@ static void test_policy(void)
     CU_ASSERT_STRING_EQUAL(
         buf, "/apis/policy.karmada.io/v1alpha1/namespaces/team-a/overridepolicies/muster-job");
     CU_ASSERT_EQUAL(karmada_path_policy(buf, sizeof buf, "team-a", NULL), 0);
-    CU_ASSERT_STRING_EQUAL(buf, "/apis/policy.karmada.io/v1alpha1/namespaces/team-a/overridepolicies");
+    CU_ASSERT_STRING_EQUAL(buf,
+                           "/apis/policy.karmada.io/v1alpha1/namespaces/team-a/overridepolicies");
     CU_ASSERT_EQUAL(karmada_path_policy(buf, sizeof buf, NULL, "x"), MUSTER_EINVAL);
 }
 

@@ -1,8 +1,9 @@
-/* Tests for cluster-adapters/karmada/webhook.c: the AdmissionReview fixtures of tests/fixtures/webhook answered,
- * each returned patch decoded and applied with the simulator's RFC 6902 code as the apiserver
- * applies it (suspension held, dispatching and dispatchingOnClusters kept, the result valid
- * against the ResourceBinding CRD), the pass-through cases unpatched, malformed reviews refused
- * with a sentence naming what is wrong, and allocation failures reported, never crashing. */
+/* Tests for cluster-adapters/karmada/webhook.c: the AdmissionReview fixtures of
+ * tests/fixtures/webhook answered, each returned patch decoded and applied with the simulator's RFC
+ * 6902 code as the apiserver applies it (suspension held, dispatching and dispatchingOnClusters
+ * kept, the result valid against the ResourceBinding CRD), the pass-through cases unpatched,
+ * malformed reviews refused with a sentence naming what is wrong, and allocation failures reported,
+ * never crashing. */
 #include "cluster-adapters/kube/schema.h"
 #include "cluster-adapters/sim/patch.h"
 #include "cluster-adapters/karmada/webhook.h"
@@ -406,7 +407,8 @@ static void test_rb_verdict(void)
 static void test_verdict_names(void)
 {
     CU_ASSERT_STRING_EQUAL(karmada_webhook_verdict_name(KARMADA_WEBHOOK_HELD), "held");
-    CU_ASSERT_STRING_EQUAL(karmada_webhook_verdict_name(KARMADA_WEBHOOK_SKIP_LABEL_SET), "skip_label");
+    CU_ASSERT_STRING_EQUAL(karmada_webhook_verdict_name(KARMADA_WEBHOOK_SKIP_LABEL_SET),
+                           "skip_label");
     CU_ASSERT_STRING_EQUAL(karmada_webhook_verdict_name(KARMADA_WEBHOOK_INVALID), "invalid");
     CU_ASSERT_STRING_EQUAL(karmada_webhook_verdict_name(KARMADA_WEBHOOK_VERDICTS), "unknown");
 }

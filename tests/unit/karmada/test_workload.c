@@ -1,5 +1,6 @@
-/* Tests for cluster-adapters/karmada/workload.c: each kind's fixture pair (tests/fixtures/workloads/), every row
- * of DESIGN.md's "What muster reads from a workload", every refusal, cluster matching, overflow. */
+/* Tests for cluster-adapters/karmada/workload.c: each kind's fixture pair
+ * (tests/fixtures/workloads/), every row of DESIGN.md's "What muster reads from a workload", every
+ * refusal, cluster matching, overflow. */
 #include "cluster-adapters/karmada/workload.h"
 #include "cluster-adapters/karmada/workload_clusters.h"
 #include "cluster-adapters/karmada/workload_prune.h"
@@ -685,7 +686,8 @@ static void test_min_member_row(void)
     put(tmpl, num(-1), "spec", "minAvailable", NULL);
     CU_ASSERT_EQUAL(rd(rb, tmpl), MUSTER_EINVAL);
     put(tmpl, num(4), "spec", "minAvailable", NULL);
-    with_tmpl_annotation(tmpl, KARMADA_WORKLOAD_MIN_MEMBER_ANNOTATION, "6"); /* the annotation first */
+    with_tmpl_annotation(tmpl, KARMADA_WORKLOAD_MIN_MEMBER_ANNOTATION,
+                         "6"); /* the annotation first */
     CU_ASSERT_EQUAL(rd(rb, tmpl), 0);
     CU_ASSERT_EQUAL(w.min_member, 6);
     json_object_put(rb);
@@ -962,9 +964,9 @@ static void test_overflow(void)
     /* the RB's figures decide here, not the template's containers */
     put(json_object_array_get_idx(
             json_object_object_get(
-                json_object_object_get(json_object_object_get(json_object_object_get(tmpl, "spec"),
-                                                              "template"),
-                                       "spec"),
+                json_object_object_get(
+                    json_object_object_get(json_object_object_get(tmpl, "spec"), "template"),
+                    "spec"),
                 "containers"),
             0),
         NULL, "resources", NULL);
@@ -1390,8 +1392,10 @@ static void test_pruned_reads_equal(void)
         check_pruned(rb, tmpl, kinds[k]);
     }
     /* every key the read looks for, on the template, as a string and as something else */
-    static const char *const keys[] = {"scheduling.volcano.sh/queue-name", "volcano.sh/queue-name",
-                                       "kueue.x-k8s.io/queue-name", "yunikorn.apache.org/queue",
+    static const char *const keys[] = {"scheduling.volcano.sh/queue-name",
+                                       "volcano.sh/queue-name",
+                                       "kueue.x-k8s.io/queue-name",
+                                       "yunikorn.apache.org/queue",
                                        KARMADA_WORKLOAD_MIN_MEMBER_ANNOTATION,
                                        KARMADA_WORKLOAD_PLACEMENT_ANNOTATION};
     for (size_t k = 0; k < 4; k++)
@@ -1421,8 +1425,8 @@ static void test_pruned_reads_equal(void)
     {
         json_object *rb, *tmpl;
         pair("deployment", &rb, &tmpl);
-        put(rb, str("not a label value!"), "metadata", "labels", KARMADA_WORKLOAD_PERMANENT_ID_LABEL,
-            NULL);
+        put(rb, str("not a label value!"), "metadata", "labels",
+            KARMADA_WORKLOAD_PERMANENT_ID_LABEL, NULL);
         check_pruned(rb, tmpl, "bad permanent id");
         pair("deployment", &rb, &tmpl);
         put(rb, NULL, "metadata", "labels", KARMADA_WORKLOAD_PERMANENT_ID_LABEL, NULL);
@@ -1451,8 +1455,9 @@ static void test_pruned_reads_equal(void)
     VARIANT("vcjob", num(1), "spec", "queue");
     VARIANT("vcjob", parse("[]"), "spec", "tasks");
     VARIANT("vcjob", parse("{}"), "spec", "tasks");
-    VARIANT("vcjob", parse("[{\"name\":\"task-1\",\"replicas\":9,\"template\":{}},"
-                           "{\"name\":\"task-2\",\"replicas\":1}]"),
+    VARIANT("vcjob",
+            parse("[{\"name\":\"task-1\",\"replicas\":9,\"template\":{}},"
+                  "{\"name\":\"task-2\",\"replicas\":1}]"),
             "spec", "tasks");
     VARIANT("vcjob", parse("[{\"name\":\"task-1\",\"replicas\":\"2\"},{\"replicas\":4}]"), "spec",
             "tasks");
@@ -1495,9 +1500,12 @@ static void test_pruned_template_is_small(void)
         "\"resourceVersion\":\"12001\",\"labels\":{\"volcano.sh/queue-name\":"
         "\"ignored-by-spec-queue\"}},\"spec\":{\"priorityClassName\":\"research-high\","
         "\"minAvailable\":5,\"queue\":\"research\",\"tasks\":[{\"name\":\"task-1\",\"replicas\":2,"
-        "\"minAvailable\":2,\"template\":{\"spec\":{\"containers\":[{\"resources\":{\"requests\":{\"cpu\":\"100m\","
-        "\"memory\":\"128Mi\"}}}]}}},{\"name\":\"task-2\",\"replicas\":4,\"minAvailable\":3,\"template\":{\"spec\":{"
-        "\"containers\":[{\"resources\":{\"requests\":{\"cpu\":\"200m\",\"memory\":\"256Mi\"}}}]}}}]}}");
+        "\"minAvailable\":2,\"template\":{\"spec\":{\"containers\":[{\"resources\":{\"requests\":{"
+        "\"cpu\":\"100m\","
+        "\"memory\":\"128Mi\"}}}]}}},{\"name\":\"task-2\",\"replicas\":4,\"minAvailable\":3,"
+        "\"template\":{\"spec\":{"
+        "\"containers\":[{\"resources\":{\"requests\":{\"cpu\":\"200m\",\"memory\":\"256Mi\"}}}]}}}"
+        "]}}");
     json_object_put(p);
     json_object_put(tmpl);
     json_object_put(rb);
@@ -1588,8 +1596,9 @@ static void test_limits_count_as_requests(void)
     CU_ASSERT_EQUAL(res(&w.components[0].request, "memory"), 5LL * 1024 * 1024 * 1024 * 1000);
 
     /* an init container counts when it is larger than the containers together */
-    put(pod, parse("[{\"name\":\"fetch\",\"image\":\"x\",\"resources\":{\"limits\":"
-                   "{\"nvidia.com/gpu\":\"4\",\"cpu\":\"1\"}}}]"),
+    put(pod,
+        parse("[{\"name\":\"fetch\",\"image\":\"x\",\"resources\":{\"limits\":"
+              "{\"nvidia.com/gpu\":\"4\",\"cpu\":\"1\"}}}]"),
         "initContainers", NULL);
     CU_ASSERT_EQUAL(rd(rb, tmpl), 0);
     CU_ASSERT_EQUAL(res(&w.components[0].request, "nvidia.com/gpu"), 4000);

@@ -1,4 +1,5 @@
-/* Tests for cluster-adapters/kube/resources.c: JSON resource maps in and out, and every way they are bad. */
+/* Tests for cluster-adapters/kube/resources.c: JSON resource maps in and out, and every way they
+ * are bad. */
 #include "cluster-adapters/kube/resources.h"
 #include "queue/errors.h"
 #include "testing.h"
