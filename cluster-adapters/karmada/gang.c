@@ -89,7 +89,7 @@ static uint64_t fnv1a(uint64_t h, const char *s)
     return h;
 }
 
-/* Writes the concatenation of the n parts, cut to max characters as gangobj.h says. */
+/* Writes the concatenation of the n parts, cut to max characters as gang.h says. */
 static int make_name(char *buf, size_t cap, size_t max, size_t n, const char *const *parts)
 {
     size_t len = 0;

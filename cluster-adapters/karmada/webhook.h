@@ -2,7 +2,7 @@
  * in, an AdmissionReview out that holds a new RB of a kind muster queues (spec.suspension.
  * scheduling: true, merged into any suspension already there) and lets everything else pass
  * unchanged. A pure function of the request bytes, so it is fuzzed (tests/fuzz/fuzz_webhook.c);
- * dispatcher/api.c serves it at POST /admission/resourcebindings. docs/webhook.md. */
+ * dispatcher/api/admission.c serves it at POST /admission/resourcebindings. docs/webhook.md. */
 #ifndef MUSTER_KARMADA_WEBHOOK_H
 #define MUSTER_KARMADA_WEBHOOK_H
 

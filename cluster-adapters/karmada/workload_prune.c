@@ -8,7 +8,7 @@
 
 #define QKEY(k) k,
 
-/* ---- what the informers keep: objects pruned to what is read here and in gangobj.c ---- */
+/* ---- what the informers keep: objects pruned to what is read here and in gang.c ---- */
 
 /* obj[key] (JSON null included) added to dst under the same, static, key; 0 when absent.
  * Values are shared, not copied: the pruned object is what survives of the original. */
@@ -41,7 +41,7 @@ static const char *const meta_keys[] = {KARMADA_WORKLOAD_QUEUE_KEYS(QKEY)
                                         KARMADA_WORKLOAD_PLACEMENT_ANNOTATION};
 #define NMETA_KEYS (sizeof(meta_keys) / sizeof(meta_keys[0]))
 
-/* md[where] with only meta_keys. An object stays an object even when nothing is left: gangobj.c
+/* md[where] with only meta_keys. An object stays an object even when nothing is left: gang.c
  * shapes its OverridePolicy by whether a pod's annotations exist. Not an object: kept as is. */
 static int keep_meta_keys(json_object *dst, json_object *md, const char *where)
 {
@@ -82,7 +82,7 @@ static json_object *prune_meta(json_object *md)
  * an object so karmada_gang_input_check still finds a pod spec. */
 static json_object *prune_spec(json_object *spec, int top);
 
-/* spec.template of a Deployment or Job: its metadata (annotations emptied: gangobj.c only asks
+/* spec.template of a Deployment or Job: its metadata (annotations emptied: gang.c only asks
  * whether they exist) and its pod spec's priorityClassName. */
 static json_object *prune_pod_template(json_object *t)
 {

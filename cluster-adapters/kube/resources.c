@@ -1,4 +1,4 @@
-/* JSON resource maps <-> queue resource vectors (see resjson.h). */
+/* JSON resource maps <-> queue resource vectors (see resources.h). */
 #include "cluster-adapters/kube/resources.h"
 
 #include "queue/errors.h"
