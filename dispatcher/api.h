@@ -63,9 +63,10 @@ struct api_options {
     /* Token bucket per remote address; 0: API_RATE_PER_S_DEFAULT / API_RATE_BURST_DEFAULT. */
     uint32_t rate_per_s;
     uint32_t rate_burst;
-    /* POST /admission/resourcebindings (the RB admission webhook, dispatcher/webhook.h) is
-     * served whenever TLS is on. Set this to serve it over cleartext too: tests only, since the
-     * apiserver calls webhooks over HTTPS and never sends a token. */
+    /* POST /admission/resourcebindings (the RB admission webhook,
+     * cluster-adapters/karmada/webhook.h) is served whenever TLS is on. Set this to serve it over
+     * cleartext too: tests only, since the apiserver calls webhooks over HTTPS and never sends a
+     * token. */
     int webhook_insecure;
 };
 

@@ -34,16 +34,16 @@ static json_object *hook_clusters(void *ud)
         json_object *labels = jpath(k->obj, "metadata", "labels");
         json_object_object_add(o, "labels",
                                labels ? json_object_get(labels) : json_object_new_object());
-        json_object_object_add(o, "capacity", disp_resvec_json(c->names, &k->capacity));
-        json_object_object_add(o, "allocated", disp_resvec_json(c->names, &k->allocated));
-        json_object_object_add(o, "allocating", disp_resvec_json(c->names, &k->allocating));
-        json_object_object_add(o, "reserved", disp_resvec_json(c->names, &k->reserved));
-        json_object_object_add(o, "free", disp_resvec_json(c->names, &k->cap.free));
+        json_object_object_add(o, "capacity", kube_resvec_json(c->names, &k->capacity));
+        json_object_object_add(o, "allocated", kube_resvec_json(c->names, &k->allocated));
+        json_object_object_add(o, "allocating", kube_resvec_json(c->names, &k->allocating));
+        json_object_object_add(o, "reserved", kube_resvec_json(c->names, &k->reserved));
+        json_object_object_add(o, "free", kube_resvec_json(c->names, &k->cap.free));
         json_object *fits = json_object_new_array();
         for (size_t s = 0; fits && s < sizeof sizes / sizeof sizes[0]; s++) {
             struct queue_resvec v = {0};
             char err[64];
-            if (disp_resvec_parse_text(c->names, sizes[s][1], "", &v, err, sizeof err))
+            if (kube_resvec_parse_text(c->names, sizes[s][1], "", &v, err, sizeof err))
                 continue;
             uint64_t f = k->ready ? disp_cluster_fits(&k->cap, &v) : 0;
             json_object *fo = json_object_new_object();
@@ -137,7 +137,7 @@ int ctl_new(uv_loop_t *loop, struct kube_client *kube, struct store *s, struct q
     c->fleet.epoch = 1;
     queue_idmap_init(&c->byid);
     queue_idmap_init(&c->fleet.byseq);
-    if (ctl__tables_grow(c) || disp_workload_init(&c->w)) {
+    if (ctl__tables_grow(c) || karmada_workload_init(&c->w)) {
         ctl_free(c);
         return MUSTER_ENOMEM;
     }
@@ -307,6 +307,6 @@ void ctl_free(struct ctl *c)
     queue_resvec_close(&c->fleet.scratch);
     queue_resvec_close(&c->fleet.total);
     queue_resvec_close(&c->nl.req);
-    disp_workload_close(&c->w);
+    karmada_workload_close(&c->w);
     muster_free(c);
 }

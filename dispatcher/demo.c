@@ -1,6 +1,7 @@
 /* The demo's queues and workload stream (see demo.h). */
 #include "dispatcher/demo.h"
 
+#include "cluster-adapters/karmada/paths.h"
 #include "dispatcher/recovery.h"
 #include "queue/errors.h"
 #include "queue/mem.h"
@@ -239,8 +240,7 @@ static void on_timer(uv_timer_t *h)
     int64_t now = wall_ms();
     if (g->flaky_policy[0] && now >= g->flaky_fix_at) {
         char path[256];
-        if (!kube_path(path, sizeof path, "policy.karmada.io", "v1alpha1", DISP_DEMO_NAMESPACE,
-                       "overridepolicies", g->flaky_policy)) {
+        if (!karmada_path_policy(path, sizeof path, DISP_DEMO_NAMESPACE, g->flaky_policy)) {
             struct kube_request req = {.verb = KUBE_DELETE, .path = path};
             kube_request(g->kube, &req, ignore_cb, g);
         }

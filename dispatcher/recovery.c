@@ -1,7 +1,7 @@
 /* Rebuilds the queue engine from the store at start-up (see recovery.h). */
 #include "dispatcher/recovery.h"
 
-#include "dispatcher/resjson.h"
+#include "cluster-adapters/kube/resources.h"
 #include "queue/errors.h"
 #include "queue/idmap.h"
 #include "queue/mem.h"
@@ -48,12 +48,12 @@ int disp_queue_spec_from_row(struct queue_resnames *names, const struct store_qu
         snprintf(err, errcap, "unknown state or queueing strategy");
         return MUSTER_EINVAL;
     }
-    int rc = disp_resvec_parse_text(names, q->guarantee, "guarantee", &spec->guarantee, err,
+    int rc = kube_resvec_parse_text(names, q->guarantee, "guarantee", &spec->guarantee, err,
                                     errcap);
     if (!rc)
-        rc = disp_resvec_parse_text(names, q->deserved, "deserved", &spec->deserved, err, errcap);
+        rc = kube_resvec_parse_text(names, q->deserved, "deserved", &spec->deserved, err, errcap);
     if (!rc)
-        rc = disp_resvec_parse_limits_text(names, q->capability, "capability", &spec->capability,
+        rc = kube_resvec_parse_limits_text(names, q->capability, "capability", &spec->capability,
                                            err, errcap);
     if (rc)
         disp_queue_spec_close(spec);
@@ -174,7 +174,7 @@ static int request_of(struct lload *l, const struct store_ledger_row *row,
         }
     }
     char why[256];
-    int rc = disp_resvec_parse_text(queue_tree_resnames(l->t), row->request, "request", scratch,
+    int rc = kube_resvec_parse_text(queue_tree_resnames(l->t), row->request, "request", scratch,
                                     why, sizeof(why));
     if (rc) {
         snprintf(l->err, l->errcap, "ledger row %lld in the database: %s", (long long)row->id,

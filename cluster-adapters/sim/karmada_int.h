@@ -178,10 +178,10 @@ struct pod_set {
 
 #define DURATION_ANNOTATION "sim.muster.io/duration"
 #define GROUP_ANNOTATION "scheduling.k8s.io/group-name"
-/* muster's PodGroup Works (dispatcher/gangobj.h): the RB they gang, "namespace/name" */
+/* muster's PodGroup Works (cluster-adapters/karmada/gang.h): the RB they gang, "namespace/name" */
 #define MANAGED_BY_LABEL "app.kubernetes.io/managed-by"
 #define MANAGED_BY_MUSTER "muster"
-#define GANG_BINDING_ANNOTATION "scheduling.muster.io/binding"
+#define KARMADA_GANG_BINDING_ANNOTATION "scheduling.muster.io/binding"
 #define MAX_PODS 100000 /* per share: more than any scenario asks for */
 struct unit {
     struct mwork *mw;

@@ -1,5 +1,6 @@
 /* POST /admission/resourcebindings: the RB admission webhook (its verdict is
- * dispatcher/webhook.c), served over TLS only, and counted by verdict for the metrics. */
+ * cluster-adapters/karmada/webhook.c), served over TLS only, and counted by verdict for the
+ * metrics. */
 #include "dispatcher/api/api_int.h"
 
 #include "queue/errors.h"
@@ -20,11 +21,11 @@ void api__handle_webhook(struct api_call *c)
         return;
     }
     json_object *out = NULL;
-    enum disp_webhook_verdict v;
+    enum karmada_webhook_verdict v;
     char err[256];
     int rc =
-        disp_webhook_review(c->req->entity.base, c->req->entity.len, &out, &v, err, sizeof(err));
-    s->webhook_reviews[v < DISP_WEBHOOK_VERDICTS ? v : DISP_WEBHOOK_INVALID]++;
+        karmada_webhook_review(c->req->entity.base, c->req->entity.len, &out, &v, err, sizeof(err));
+    s->webhook_reviews[v < KARMADA_WEBHOOK_VERDICTS ? v : KARMADA_WEBHOOK_INVALID]++;
     if (rc == MUSTER_ENOMEM)
         api__send_json(c->req, 500, NULL);
     else if (rc)

@@ -7,7 +7,7 @@
 
 #include "dispatcher/api.h"
 #include "dispatcher/reqguard.h"
-#include "dispatcher/webhook.h"
+#include "cluster-adapters/karmada/webhook.h"
 
 #include <arpa/inet.h>
 #include <h2o.h>
@@ -96,7 +96,7 @@ struct api_server {
     size_t nconns;
     int closing, listener_closed, degraded;
     int webhook_insecure;                            /* serve the webhook without TLS (tests) */
-    uint64_t webhook_reviews[DISP_WEBHOOK_VERDICTS]; /* muster_webhook_reviews_total */
+    uint64_t webhook_reviews[KARMADA_WEBHOOK_VERDICTS]; /* muster_webhook_reviews_total */
     struct api_conn reserve; /* takes a connection to drop it when allocation fails */
     int reserve_busy;
     struct api_guard guard; /* the rules every request meets first (reqguard.h) */

@@ -3,7 +3,7 @@
  * waits; and one binding with its history. */
 #include "dispatcher/api/api_int.h"
 
-#include "dispatcher/resjson.h"
+#include "cluster-adapters/kube/resources.h"
 #include "queue/errors.h"
 #include "queue/mem.h"
 
@@ -113,9 +113,9 @@ static struct json_object *request_json(struct api_server *s, const char *text)
     /* A read never keeps a name: whatever parsing interned is forgotten once printed. */
     struct queue_resnames *names = queue_tree_resnames(s->app.tree);
     uint32_t mark = queue_resnames_mark(names);
-    struct json_object *o = disp_resvec_parse_text(names, text, "request", &v, err, sizeof(err))
+    struct json_object *o = kube_resvec_parse_text(names, text, "request", &v, err, sizeof(err))
                                 ? api__stored_json(text)
-                                : disp_resvec_json(names, &v);
+                                : kube_resvec_json(names, &v);
     queue_resvec_close(&v);
     queue_resnames_rollback(names, mark);
     return o;

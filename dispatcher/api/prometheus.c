@@ -127,10 +127,11 @@ void api__handle_metrics(struct api_call *c)
         disp_metrics_text_family(
             &b, "muster_webhook_reviews_total", "counter",
             "AdmissionReviews answered by the ResourceBinding webhook, by result.");
-        for (int i = 0; i < DISP_WEBHOOK_VERDICTS; i++)
-            disp_metrics_text_printf(
-                &b, "muster_webhook_reviews_total{result=\"%s\"} %" PRIu64 "\n",
-                disp_webhook_verdict_name((enum disp_webhook_verdict)i), s->webhook_reviews[i]);
+        for (int i = 0; i < KARMADA_WEBHOOK_VERDICTS; i++)
+            disp_metrics_text_printf(&b,
+                                     "muster_webhook_reviews_total{result=\"%s\"} %" PRIu64 "\n",
+                                     karmada_webhook_verdict_name((enum karmada_webhook_verdict)i),
+                                     s->webhook_reviews[i]);
         disp_metrics_text_family(&b, "muster_resource_names", "gauge",
                                  "Distinct resource names known (queue specs, clusters, "
                                  "workloads); at muster_resource_names_max new ones are refused.");

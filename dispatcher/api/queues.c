@@ -4,7 +4,7 @@
 #include "dispatcher/api/api_int.h"
 
 #include "dispatcher/events.h"
-#include "dispatcher/resjson.h"
+#include "cluster-adapters/kube/resources.h"
 #include "queue/errors.h"
 #include "queue/mem.h"
 
@@ -95,9 +95,9 @@ static struct json_object *status_json(struct api_server *s, const char *name)
     struct json_object *o = rc ? NULL : json_object_new_object();
     int bad = !o;
     if (o) {
-        api__obj_add(o, "allocated", disp_resvec_json(names, &st.allocated), &bad);
-        api__obj_add(o, "reserved", disp_resvec_json(names, &reserved), &bad);
-        api__obj_add(o, "borrowed", disp_resvec_json(names, &st.borrowed), &bad);
+        api__obj_add(o, "allocated", kube_resvec_json(names, &st.allocated), &bad);
+        api__obj_add(o, "reserved", kube_resvec_json(names, &reserved), &bad);
+        api__obj_add(o, "borrowed", kube_resvec_json(names, &st.borrowed), &bad);
         api__obj_add(o, "pending", json_object_new_int64((int64_t)st.pending), &bad);
         api__obj_add(o, "admitted", json_object_new_int64((int64_t)st.admitted), &bad);
         /* JSON has no Infinity: a queue with nothing deserved that uses anything is last in
@@ -241,9 +241,9 @@ static int map_parse(struct api_server *s, struct json_object *m, const char *wh
     /* an explicit 0 in a capability is a limit, elsewhere it is the same as absent */
     int rc =
         strcmp(what, "capability") == 0
-            ? disp_resvec_parse_limits(queue_tree_resnames(s->app.tree), m, what, out, why,
+            ? kube_resvec_parse_limits(queue_tree_resnames(s->app.tree), m, what, out, why,
                                        sizeof(why))
-            : disp_resvec_parse(queue_tree_resnames(s->app.tree), m, what, out, why, sizeof(why));
+            : kube_resvec_parse(queue_tree_resnames(s->app.tree), m, what, out, why, sizeof(why));
     if (!rc)
         return 0;
     if (rc == MUSTER_ENOMEM)

@@ -29,7 +29,7 @@ static const struct api_route_info route_info[] = {
     /* The dashboard's files carry no data: the page asks for a token before it calls the API. */
     {"GET", "/", API_ROLE_NONE},
     {"GET", "/dashboard/{file}", API_ROLE_NONE},
-    {"POST", DISP_WEBHOOK_PATH, API_ROLE_NONE},
+    {"POST", KARMADA_WEBHOOK_PATH, API_ROLE_NONE},
 };
 
 #define NROUTES (sizeof(route_info) / sizeof(route_info[0]))
@@ -174,7 +174,7 @@ static void serve(struct api_server *s, h2o_req_t *req, const char **route)
      * peak, and a 429 there would fail RB creation (failurePolicy: Fail). */
     uint64_t retry_s = 0;
     if (strcmp(*route, "/healthz") != 0 && strcmp(*route, "/readyz") != 0 &&
-        strcmp(*route, DISP_WEBHOOK_PATH) != 0 && api__rate_take(s, req, &retry_s)) {
+        strcmp(*route, KARMADA_WEBHOOK_PATH) != 0 && api__rate_take(s, req, &retry_s)) {
         char ra[24];
         snprintf(ra, sizeof(ra), "%" PRIu64, retry_s);
         api__add_header(req, H2O_TOKEN_RETRY_AFTER, ra);

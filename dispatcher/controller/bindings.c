@@ -220,7 +220,7 @@ void ctl__set_state(struct ctl *c, struct binding *b, enum bstate st)
 
 void ctl__set_reason(struct binding *b, const char *reason, const char *fmt, ...)
 {
-    char msg[DISP_WORKLOAD_MSG_MAX];
+    char msg[KARMADA_WORKLOAD_MSG_MAX];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
@@ -267,7 +267,7 @@ void ctl__publish_binding(struct ctl *c, const struct binding *b, const char *st
     json_object_object_add(o, "state", json_object_new_string(state));
     json_object_object_add(o, "reason", json_object_new_string(reason ? reason : ""));
     json_object_object_add(o, "clusters", shares_json(b));
-    json_object_object_add(o, "request", disp_resvec_json(c->names, &b->gang));
+    json_object_object_add(o, "request", kube_resvec_json(c->names, &b->gang));
     disp_events_publish(c->opt.events, "binding", o);
     json_object *q = json_object_new_object();
     if (q) {
@@ -294,16 +294,16 @@ void ctl__notice(struct ctl *c, const char *level, const char *fmt, ...)
     disp_events_publish(c->opt.events, "notice", o);
 }
 
-static int tmpl_index(enum disp_workload_kind k)
+static int tmpl_index(enum karmada_workload_kind k)
 {
     switch (k) {
-    case DISP_WORKLOAD_KIND_DEPLOYMENT:
+    case KARMADA_WORKLOAD_KIND_DEPLOYMENT:
         return 0;
-    case DISP_WORKLOAD_KIND_JOB:
+    case KARMADA_WORKLOAD_KIND_JOB:
         return 1;
-    case DISP_WORKLOAD_KIND_VCJOB:
+    case KARMADA_WORKLOAD_KIND_VCJOB:
         return 2;
-    case DISP_WORKLOAD_KIND_POD:
+    case KARMADA_WORKLOAD_KIND_POD:
         return 3;
     default:
         return -1;
@@ -311,7 +311,7 @@ static int tmpl_index(enum disp_workload_kind k)
 }
 
 /* The template key of an RB: "<informer>/<namespace>/<name>" of spec.resource. */
-static void rb_tkey(json_object *rb, enum disp_workload_kind kind, char *buf, size_t cap)
+static void rb_tkey(json_object *rb, enum karmada_workload_kind kind, char *buf, size_t cap)
 {
     json_object *res = jpath(rb, "spec", "resource");
     const char *ns = jstr(res, "namespace"), *name = jstr(res, "name");
@@ -343,7 +343,7 @@ static int64_t rb_created_ms(json_object *rb)
  * reason it cannot (WAIT_TEMPLATE, or a condition reason and message) and a MUSTER_* code. */
 int ctl__binding_read(struct ctl *c, struct binding *b)
 {
-    enum disp_workload_kind kind = disp_workload_kind_of(b->rb);
+    enum karmada_workload_kind kind = karmada_workload_kind_of(b->rb);
     int ti = tmpl_index(kind);
     char tkey[CTL_TKEY_MAX];
     rb_tkey(b->rb, kind, tkey, sizeof tkey);
@@ -353,31 +353,31 @@ int ctl__binding_read(struct ctl *c, struct binding *b)
         ti >= 0 ? kube_informer_get(&c->tmpl[ti], jstr(res, "namespace"), jstr(res, "name")) : NULL;
     if (!tmpl)
         return MUSTER_ENOENT;
-    int rc = disp_workload_read(&c->w, c->names, b->rb, tmpl);
+    int rc = karmada_workload_read(&c->w, c->names, b->rb, tmpl);
     b->kind = c->w.kind;
     b->nofit_memo = 0; /* what it asks for may have changed */
     if (rc) {
-        const char *why = disp_workload_condition_reason(c->w.reason);
+        const char *why = karmada_workload_condition_reason(c->w.reason);
         ctl__set_reason(b, why ? why : "Unschedulable", "%s", c->w.message);
         return rc;
     }
     json_object *keep = json_object_get(tmpl); /* before the put: it may be the same object */
     json_object_put(b->tmpl);
     b->tmpl = keep;
-    const struct disp_workload *w = &c->w;
-    if (gang_needs_objects(w) && !w->permanent_id[0]) {
+    const struct karmada_workload *w = &c->w;
+    if (karmada_gang_needs_objects(w) && !w->permanent_id[0]) {
         ctl__set_reason(b, "Unschedulable", "waiting for Karmada to label it with %s",
-                        DISP_WORKLOAD_PERMANENT_ID_LABEL);
+                        KARMADA_WORKLOAD_PERMANENT_ID_LABEL);
         return MUSTER_EINVAL;
     }
     b->generation = rb_generation(b->rb);
-    b->assign = disp_workload_assigns(w, c->scheduler);
-    b->spread = w->placement == DISP_WORKLOAD_SPREAD;
-    b->needs_objects = gang_needs_objects(w);
+    b->assign = karmada_workload_assigns(w, c->scheduler);
+    b->spread = w->placement == KARMADA_WORKLOAD_SPREAD;
+    b->needs_objects = karmada_gang_needs_objects(w);
     b->replicas = w->replicas;
     b->min_member = w->min_member;
     b->priority = w->priority;
-    if (w->priority_from == DISP_WORKLOAD_PRIORITY_CLASS) {
+    if (w->priority_from == KARMADA_WORKLOAD_PRIORITY_CLASS) {
         json_object *pc = kube_informer_get(&c->prios, NULL, w->priority_class);
         json_object *v = jobj(pc, "value");
         b->priority = v ? json_object_get_int(v) : 0;
@@ -472,8 +472,8 @@ static void binding_enqueue(struct ctl *c, struct binding *b)
  * muster does not queue, or the opt-out label, leaves it alone. */
 int ctl__rb_skipped(json_object *rb)
 {
-    enum disp_webhook_verdict v = disp_webhook_rb_verdict(rb);
-    return v == DISP_WEBHOOK_SKIP_KIND || v == DISP_WEBHOOK_SKIP_LABEL_SET;
+    enum karmada_webhook_verdict v = karmada_webhook_rb_verdict(rb);
+    return v == KARMADA_WEBHOOK_SKIP_KIND || v == KARMADA_WEBHOOK_SKIP_LABEL_SET;
 }
 
 void ctl__hold_if_needed(struct ctl *c, struct binding *b)
@@ -679,11 +679,11 @@ void ctl__tmpl_changed(struct ctl *c, int ti, json_object *obj)
 void ctl__work_changed(struct ctl *c, json_object *wk, int deleted)
 {
     json_object *md = jobj(wk, "metadata");
-    const char *key = jstr(jobj(md, "annotations"), GANG_BINDING_ANNOTATION);
+    const char *key = jstr(jobj(md, "annotations"), KARMADA_GANG_BINDING_ANNOTATION);
     struct binding *b = key ? ctl__find_key(c, key) : NULL;
     if (!b || b->gone || !ctl__leads(c) || !c->reconciled || c->stopping)
         return;
-    const char *uid = jstr(jobj(md, "labels"), GANG_BINDING_UID_LABEL);
+    const char *uid = jstr(jobj(md, "labels"), KARMADA_GANG_BINDING_UID_LABEL);
     if (uid && b->uid[0] && strcmp(uid, b->uid) != 0)
         return; /* an earlier RB's under the same name */
     if (b->step == S_APPLIED && b->inflight == 0 && b->st == B_ADMITTED) {

@@ -56,7 +56,7 @@ static int resmap(struct ctl *c, struct cluster *k, const char *what, json_objec
     queue_resvec_clear(out);
     if (!o)
         return 0;
-    int rc = disp_resvec_parse(c->names, o, "", out, err, sizeof err);
+    int rc = kube_resvec_parse(c->names, o, "", out, err, sizeof err);
     if (rc) {
         char where[64];
         snprintf(where, sizeof where, "status.resourceSummary.%s", what);
@@ -181,7 +181,7 @@ void ctl__cluster_set(struct ctl *c, json_object *obj)
         k->shape = shape;
         c->fleet.epoch++;
     }
-    int no_pg = disp_workload_cluster_serves_podgroups(obj) == 0;
+    int no_pg = karmada_workload_cluster_serves_podgroups(obj) == 0;
     if (no_pg != k->no_podgroups) {
         k->no_podgroups = no_pg;
         c->fleet.epoch++; /* where a gang that needs a PodGroup may go changed */
@@ -191,7 +191,7 @@ void ctl__cluster_set(struct ctl *c, json_object *obj)
                         : "serves PodGroups again");
         ctl__missing_refresh(c);
     }
-    int no_vc = disp_workload_cluster_serves(obj, "batch.volcano.sh/v1alpha1", "jobs") == 0;
+    int no_vc = karmada_workload_cluster_serves(obj, "batch.volcano.sh/v1alpha1", "jobs") == 0;
     if (no_vc != k->no_vcjobs) {
         k->no_vcjobs = no_vc;
         c->fleet.epoch++;

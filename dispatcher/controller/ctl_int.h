@@ -31,17 +31,19 @@
 #define MUSTER_DISPATCHER_CONTROLLER_CTL_INT_H
 #include "dispatcher/controller.h"
 
+#include "cluster-adapters/karmada/gang.h"
+#include "cluster-adapters/karmada/patch.h"
+#include "cluster-adapters/karmada/paths.h"
+#include "cluster-adapters/karmada/webhook.h"
+#include "cluster-adapters/karmada/workload.h"
+#include "cluster-adapters/karmada/workload_clusters.h"
+#include "cluster-adapters/karmada/workload_prune.h"
 #include "cluster-adapters/kube/informer.h"
-
+#include "cluster-adapters/kube/resources.h"
 #include "dispatcher/crashpoint.h"
 #include "dispatcher/events.h"
-#include "dispatcher/gangobj.h"
 #include "dispatcher/metrics.h"
 #include "dispatcher/placement.h"
-#include "dispatcher/rbpatch.h"
-#include "dispatcher/resjson.h"
-#include "dispatcher/webhook.h"
-#include "dispatcher/workload.h"
 #include "queue/errors.h"
 #include "queue/idmap.h"
 #include "queue/mem.h"
@@ -164,7 +166,7 @@ struct binding {
     json_object *rb;   /* the latest RB (a reference) */
     json_object *tmpl; /* the template when last read (a reference) */
     int64_t generation;
-    enum disp_workload_kind kind;
+    enum karmada_workload_kind kind;
     int spread, needs_objects;
     int32_t replicas, min_member, priority;
     char queue[QUEUE_NAME_MAX + 1];
@@ -371,8 +373,8 @@ struct ctl {
     struct queue_tree *t;
     struct queue_resnames *names;
     struct ctl_options opt;
-    char scheduler[DISP_WORKLOAD_NAME_MAX + 1];
-    char pod_scheduler[DISP_WORKLOAD_NAME_MAX + 1];
+    char scheduler[KARMADA_WORKLOAD_NAME_MAX + 1];
+    char pod_scheduler[KARMADA_WORKLOAD_NAME_MAX + 1];
     FILE *log;
     int synced, reconciled, leading, stopping;
 
@@ -406,7 +408,7 @@ struct ctl {
         uint32_t ncl;
         uint8_t allow[256];
         char reason[16];
-        char msg[DISP_WORKLOAD_MSG_MAX];
+        char msg[KARMADA_WORKLOAD_MSG_MAX];
     } nl;
     struct ctl_prereq pre;
 
@@ -434,10 +436,10 @@ struct ctl {
         int64_t last_orphans;
     } sweep;
 
-    struct disp_workload w; /* scratch for reads */
+    struct karmada_workload w; /* scratch for reads */
     /* scratch for cluster checks: only its placement pointers are set, borrowed from a
      * binding's RB; never read into or closed (a read would drop references it never took) */
-    struct disp_workload aw;
+    struct karmada_workload aw;
     struct ctl_stats st;
     void (*stop_cb)(void *ud);
     void *stop_ud;
@@ -575,8 +577,8 @@ int ctl__lw_fill_new(struct ctl *c, struct lwrite *w, struct binding *b);
 enum step ctl__step_next(const struct binding *b);
 enum step ctl__step_released(const struct binding *b);
 enum step ctl__undo_first(const struct binding *b);
-void ctl__fill_gang_input(struct ctl *c, struct binding *b, struct gang_input *in,
-                          struct gang_share *gs);
+void ctl__fill_gang_input(struct ctl *c, struct binding *b, struct karmada_gang_input *in,
+                          struct karmada_gang_share *gs);
 enum step ctl__forward_first(const struct binding *b);
 void ctl__mark_dispatched(struct ctl *c, struct binding *b);
 void ctl__on_response(int err, const struct kube_response *resp, void *ud);

@@ -14,7 +14,7 @@ static int cluster_allows(struct ctl *c, const struct binding *b, const struct c
     c->aw.affinity = b->affinity;
     c->aw.affinities = b->affinities;
     c->aw.tolerations = b->tolerations;
-    return disp_workload_allows_cluster(&c->aw, k->obj);
+    return karmada_workload_allows_cluster(&c->aw, k->obj);
 }
 
 int ctl__shares_reserve(struct binding *b, uint32_t n)
@@ -80,8 +80,9 @@ static uint64_t cluster_fits(struct cluster *k, const struct queue_resvec *repli
  * (its PodGroup Works), 2 Volcano Jobs (its Work is the Job). */
 static int place_needs(const struct binding *b)
 {
-    return !b->assign ? 0
-                      : (b->needs_objects ? 1 : 0) | (b->kind == DISP_WORKLOAD_KIND_VCJOB ? 2 : 0);
+    return !b->assign
+               ? 0
+               : (b->needs_objects ? 1 : 0) | (b->kind == KARMADA_WORKLOAD_KIND_VCJOB ? 2 : 0);
 }
 
 /* b is a one-component gang that asks what the last NoClusterFit verdict's gang asked, of
@@ -188,7 +189,7 @@ static enum place_verdict place(struct ctl *c, struct binding *b)
     }
     /* Why not: what each allowed Ready cluster holds of the (first) replica shape. */
     char req[160] = "", holds[200] = "";
-    json_object *rj = disp_resvec_json(c->names, &b->comp[0].req);
+    json_object *rj = kube_resvec_json(c->names, &b->comp[0].req);
     if (rj)
         json_object_object_del(rj, "pods"); /* implied: one per replica */
     snprintf(req, sizeof req, "%s",

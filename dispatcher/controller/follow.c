@@ -121,11 +121,11 @@ static json_object *agg_entry(json_object *rb, const char *cluster)
  * customization's statusReflection keeps status.state; "Healthy" covers Pending too). A batch
  * Job is Healthy whatever it does (no health interpreter): applied stands for started, and
  * only its conditions say it finished. */
-static int share_running(enum disp_workload_kind kind, json_object *e)
+static int share_running(enum karmada_workload_kind kind, json_object *e)
 {
     if (!e)
         return 0;
-    if (kind == DISP_WORKLOAD_KIND_VCJOB) {
+    if (kind == KARMADA_WORKLOAD_KIND_VCJOB) {
         const char *ph = jstr(jpath(e, "status", "state"), "phase");
         return ph && (strcmp(ph, "Running") == 0 || strcmp(ph, "Completing") == 0 ||
                       strcmp(ph, "Completed") == 0);
@@ -137,13 +137,13 @@ static int share_running(enum disp_workload_kind kind, json_object *e)
 /* The member object's status says it is finished (succeeded or failed for good): a Job only
  * on its Complete or Failed condition (succeeded counts pods, and a share's parallelism is not
  * its completions), a Volcano Job on a final phase, a Pod on Succeeded or Failed. */
-static int share_finished(enum disp_workload_kind kind, json_object *e)
+static int share_finished(enum karmada_workload_kind kind, json_object *e)
 {
     json_object *st = jobj(e, "status");
     if (!st)
         return 0;
     switch (kind) {
-    case DISP_WORKLOAD_KIND_JOB: {
+    case KARMADA_WORKLOAD_KIND_JOB: {
         json_object *conds = jobj(st, "conditions");
         for (size_t i = 0; conds && i < json_object_array_length(conds); i++) {
             json_object *cd = json_object_array_get_idx(conds, i);
@@ -154,12 +154,12 @@ static int share_finished(enum disp_workload_kind kind, json_object *e)
         }
         return 0;
     }
-    case DISP_WORKLOAD_KIND_VCJOB: {
+    case KARMADA_WORKLOAD_KIND_VCJOB: {
         const char *ph = jstr(jobj(st, "state"), "phase");
         return ph && (strcmp(ph, "Completed") == 0 || strcmp(ph, "Failed") == 0 ||
                       strcmp(ph, "Aborted") == 0 || strcmp(ph, "Terminated") == 0);
     }
-    case DISP_WORKLOAD_KIND_POD: {
+    case KARMADA_WORKLOAD_KIND_POD: {
         const char *ph = jstr(st, "phase");
         return ph && (strcmp(ph, "Succeeded") == 0 || strcmp(ph, "Failed") == 0);
     }
@@ -172,7 +172,7 @@ static int share_finished(enum disp_workload_kind kind, json_object *e)
  * admitted the gang there), as Karmada reflects the PodGroup's status into the Work. */
 static int share_gang_running(struct ctl *c, const struct binding *b, const char *cluster)
 {
-    const char *ph = gang_work_podgroup_phase(ctl__own_work(c, b, cluster));
+    const char *ph = karmada_gang_work_podgroup_phase(ctl__own_work(c, b, cluster));
     return ph && strcmp(ph, "Running") == 0;
 }
 
@@ -260,7 +260,7 @@ void ctl__check_progress(struct ctl *c, struct binding *b)
     }
     if (!any)
         return;
-    if (all_done && b->kind != DISP_WORKLOAD_KIND_DEPLOYMENT) {
+    if (all_done && b->kind != KARMADA_WORKLOAD_KIND_DEPLOYMENT) {
         ctl__release(c, b, "completed");
         return;
     }

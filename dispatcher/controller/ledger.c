@@ -54,7 +54,7 @@ void ctl__clusters_text(const struct binding *b, char *buf, size_t cap)
 /* A full row for an insert: the binding's identity and request. */
 int ctl__lw_fill_new(struct ctl *c, struct lwrite *w, struct binding *b)
 {
-    json_object *req = disp_resvec_json(c->names, &b->gang);
+    json_object *req = kube_resvec_json(c->names, &b->gang);
     const char *txt = req ? json_object_to_json_string_ext(req, JSON_C_TO_STRING_PLAIN) : NULL;
     w->request = txt ? muster_strdup(txt) : NULL;
     json_object_put(req);

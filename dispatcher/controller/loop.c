@@ -60,7 +60,7 @@ static json_object *keep_whole(json_object *obj)
  * status (Applied, the member PodGroup's phase) is what the protocol waits for. */
 const struct ctl_watch ctl__watches[CTL_NWATCHES] = {
     [CTL_W_RBS] = {"resourcebindings", "work.karmada.io", "v1alpha2", "resourcebindings",
-                   offsetof(struct ctl, rbs), 0, 0, 0, -1, disp_workload_prune_binding, rb_set,
+                   offsetof(struct ctl, rbs), 0, 0, 0, -1, karmada_workload_prune_binding, rb_set,
                    rb_unset},
     [CTL_W_CLUSTERS] = {"clusters", "cluster.karmada.io", "v1alpha1", "clusters",
                         offsetof(struct ctl, clusters), 0, 0, 0, -1, keep_whole, cluster_set,
@@ -72,14 +72,14 @@ const struct ctl_watch ctl__watches[CTL_NWATCHES] = {
     [CTL_W_PRIOS] = {"other", "scheduling.k8s.io", "v1", "priorityclasses",
                      offsetof(struct ctl, prios), 0, 0, 1, -1, keep_whole, NULL, NULL},
     [CTL_W_DEPLOYMENTS] = {"other", "apps", "v1", "deployments", offsetof(struct ctl, tmpl[0]), 0,
-                           0, 1, 0, disp_workload_prune_template, tmpl_set, NULL},
+                           0, 1, 0, karmada_workload_prune_template, tmpl_set, NULL},
     [CTL_W_JOBS] = {"other", "batch", "v1", "jobs", offsetof(struct ctl, tmpl[1]), 0, 0, 1, 1,
-                    disp_workload_prune_template, tmpl_set, NULL},
+                    karmada_workload_prune_template, tmpl_set, NULL},
     [CTL_W_VCJOBS] = {"other", "batch.volcano.sh", "v1alpha1", "jobs",
-                      offsetof(struct ctl, tmpl[2]), 0, 0, 1, 2, disp_workload_prune_template,
+                      offsetof(struct ctl, tmpl[2]), 0, 0, 1, 2, karmada_workload_prune_template,
                       tmpl_set, NULL},
     [CTL_W_PODS] = {"other", "", "v1", "pods", offsetof(struct ctl, tmpl[3]), 0, 0, 1, 3,
-                    disp_workload_prune_template, tmpl_set, NULL},
+                    karmada_workload_prune_template, tmpl_set, NULL},
 };
 
 static void on_add(void *ud, json_object *o)
@@ -140,7 +140,7 @@ static int watch_start(struct ctl *c, enum ctl_watch_id id)
     int rc = kube_path(path, sizeof path, w->group, w->version, NULL, w->resource, NULL);
     if (rc)
         return rc;
-    static const char managed[] = GANG_MANAGED_BY_LABEL "=" GANG_MANAGED_BY_VALUE;
+    static const char managed[] = KARMADA_GANG_MANAGED_BY_LABEL "=" KARMADA_GANG_MANAGED_BY_VALUE;
     struct inf_tag *tag = &c->watch.tags[id];
     *tag = (struct inf_tag){c, w, 0};
     struct kube_reflector_opts ro = {.path = path,
@@ -178,7 +178,7 @@ void ctl__pending_reason(struct ctl *c, struct binding *b)
     struct queue_limit why;
     if (!e || queue_tree_can_admit(c->t, queue_entry_queue(e), queue_entry_request(e), &why))
         return;
-    char msg[DISP_WORKLOAD_MSG_MAX];
+    char msg[KARMADA_WORKLOAD_MSG_MAX];
     if (queue_limit_explain(c->t, &why, msg, sizeof msg) < 0 && !msg[0])
         snprintf(msg, sizeof msg, "does not fit its queue");
     /* The limit met at root may be the Ready fleet's capacity rather than a queue's: then no
@@ -280,7 +280,7 @@ void ctl__on_tick(uv_timer_t *h)
              * (Applied=False: a member without the CRD, a conflict with a leftover object). */
             for (uint32_t i = 0; b->step == S_APPLIED && i < b->nshares && !detail[0]; i++) {
                 json_object *wk = ctl__own_work(c, b, b->shares[i].cluster);
-                if (gang_work_applied(wk))
+                if (karmada_gang_work_applied(wk))
                     continue;
                 json_object *conds = jpath(wk, "status", "conditions");
                 const char *msg = NULL;

@@ -24,7 +24,7 @@ static int rb_path(const struct binding *b, char *buf, size_t cap)
     char ns[256];
     const char *name;
     ctl__split_key(b->key, ns, sizeof ns, &name);
-    return kube_path(buf, cap, "work.karmada.io", "v1alpha2", ns, "resourcebindings", name);
+    return karmada_path_rb(buf, cap, ns, name);
 }
 
 static void retry_later(struct ctl *c, struct binding *b)
@@ -201,7 +201,7 @@ int ctl__send_condition(struct ctl *c, struct binding *b)
     json_object *body = NULL;
     rfc3339(now_ms(c), ts, sizeof ts);
     b->cond_dirty = 0;
-    if (!b->reason[0] || disp_rbpatch_waiting(b->rb, b->reason, ctl__binding_msg(b), ts, &body) ||
+    if (!b->reason[0] || karmada_patch_waiting(b->rb, b->reason, ctl__binding_msg(b), ts, &body) ||
         !body)
         return 0;
     const char *txt = json_object_to_json_string_ext(body, JSON_C_TO_STRING_PLAIN);
@@ -216,7 +216,7 @@ int ctl__send_condition(struct ctl *c, struct binding *b)
     rb_path(b, path, sizeof path);
     struct kube_request req = {.verb = KUBE_MERGE_PATCH,
                                .path = path,
-                               .subresource = "status",
+                               .subresource = KARMADA_PATH_RB_STATUS,
                                .body = txt,
                                .discard_body = 1};
     b->side_inflight++;
@@ -231,48 +231,45 @@ int ctl__send_condition(struct ctl *c, struct binding *b)
     return 1;
 }
 
-void ctl__fill_gang_input(struct ctl *c, struct binding *b, struct gang_input *in,
-                          struct gang_share *gs)
+void ctl__fill_gang_input(struct ctl *c, struct binding *b, struct karmada_gang_input *in,
+                          struct karmada_gang_share *gs)
 {
     for (uint32_t i = 0; i < b->nshares; i++)
-        gs[i] = (struct gang_share){b->shares[i].cluster, b->shares[i].replicas};
-    /* gangobj reads what disp_workload_read found; re-read into the scratch (the RB and the
+        gs[i] = (struct karmada_gang_share){b->shares[i].cluster, b->shares[i].replicas};
+    /* gangobj reads what karmada_workload_read found; re-read into the scratch (the RB and the
      * template are the ones admitted). */
-    disp_workload_read(&c->w, c->names, b->rb, b->tmpl);
-    *in = (struct gang_input){.rb = b->rb,
-                              .w = &c->w,
-                              .names = c->names,
-                              .shares = gs,
-                              .nshares = b->nshares,
-                              .pod_scheduler = c->pod_scheduler,
-                              .tmpl = b->tmpl};
+    karmada_workload_read(&c->w, c->names, b->rb, b->tmpl);
+    *in = (struct karmada_gang_input){.rb = b->rb,
+                                      .w = &c->w,
+                                      .names = c->names,
+                                      .shares = gs,
+                                      .nshares = b->nshares,
+                                      .pod_scheduler = c->pod_scheduler,
+                                      .tmpl = b->tmpl};
 }
 
 static void work_path(const char *cluster, const char *name, char *buf, size_t cap)
 {
-    char ns[CTL_CLUSTER_NAME_MAX + 16];
-    snprintf(ns, sizeof ns, "karmada-es-%s", cluster);
-    kube_path(buf, cap, "work.karmada.io", "v1alpha1", ns, "works", name);
+    karmada_path_work(buf, cap, cluster, name);
 }
 
 static void policy_path(const struct binding *b, int one, char *buf, size_t cap)
 {
-    char ns[256], pname[GANG_NAME_MAX + 1];
+    char ns[256], pname[KARMADA_GANG_NAME_MAX + 1];
     const char *name;
     ctl__split_key(b->key, ns, sizeof ns, &name);
-    gang_policy_name(name, pname, sizeof pname);
-    kube_path(buf, cap, "policy.karmada.io", "v1alpha1", ns, "overridepolicies",
-              one ? pname : NULL);
+    karmada_gang_policy_name(name, pname, sizeof pname);
+    karmada_path_policy(buf, cap, ns, one ? pname : NULL);
 }
 
 /* muster's PodGroup Work for b in cluster, as its watch last saw it, or NULL. */
 json_object *ctl__own_work(struct ctl *c, const struct binding *b, const char *cluster)
 {
-    char ns[256], wname[GANG_NAME_MAX + 1], wns[CTL_CLUSTER_NAME_MAX + 16];
+    char ns[256], wname[KARMADA_GANG_NAME_MAX + 1], wns[CTL_CLUSTER_NAME_MAX + 16];
     const char *name;
     ctl__split_key(b->key, ns, sizeof ns, &name);
-    gang_work_name(ns, name, wname, sizeof wname);
-    snprintf(wns, sizeof wns, "karmada-es-%s", cluster);
+    karmada_gang_work_name(ns, name, wname, sizeof wname);
+    karmada_path_execution_namespace(wns, sizeof wns, cluster);
     return kube_informer_get(&c->works, wns, wname);
 }
 
@@ -280,7 +277,7 @@ json_object *ctl__own_work(struct ctl *c, const struct binding *b, const char *c
 static int works_applied(struct ctl *c, const struct binding *b)
 {
     for (uint32_t i = 0; i < b->nshares; i++)
-        if (!gang_work_applied(ctl__own_work(c, b, b->shares[i].cluster)))
+        if (!karmada_gang_work_applied(ctl__own_work(c, b, b->shares[i].cluster)))
             return 0;
     return 1;
 }
@@ -316,7 +313,7 @@ static int forward_step(const struct binding *b)
 /* What every step's sender needs: the RB's path and the name of its PodGroup Works. */
 struct step_ctx {
     char path[KUBE_MAX_URL_BYTES / 4];
-    char wname[GANG_NAME_MAX + 1];
+    char wname[KARMADA_GANG_NAME_MAX + 1];
 };
 
 /* A sender returns STEP_SENT when it sent its requests (or failed to: b->step_failed), and
@@ -326,7 +323,7 @@ enum step_sent { STEP_SENT, STEP_HANDLED };
 static enum step_sent send_hold(struct ctl *c, struct binding *b, const struct step_ctx *x)
 {
     json_object *body = NULL;
-    if (disp_rbpatch_hold(b->rb, &body) || !body) {
+    if (karmada_patch_hold(b->rb, &body) || !body) {
         b->step = S_NONE;
         return STEP_HANDLED;
     }
@@ -336,14 +333,14 @@ static enum step_sent send_hold(struct ctl *c, struct binding *b, const struct s
 
 static enum step_sent send_objects(struct ctl *c, struct binding *b, const struct step_ctx *x)
 {
-    struct gang_share gs[256];
-    struct gang_input in;
+    struct karmada_gang_share gs[256];
+    struct karmada_gang_input in;
     ctl__fill_gang_input(c, b, &in, gs);
     /* The policy first: created once per RB and kept (docs/gangobj.md). One that exists
      * is merge-patched with this body: a no-op when it is the same (no new generation, so
      * Karmada renders nothing again), a correction when an older musterd wrote it per
      * cluster (its rules would miss a cluster of this placement). */
-    json_object *op = gang_override_policy(&in);
+    json_object *op = karmada_gang_override_policy(&in);
     if (op) {
         char pp[KUBE_MAX_URL_BYTES / 4], one[KUBE_MAX_URL_BYTES / 4];
         policy_path(b, 0, pp, sizeof pp);
@@ -354,7 +351,7 @@ static enum step_sent send_objects(struct ctl *c, struct binding *b, const struc
         char wp[KUBE_MAX_URL_BYTES / 4], one[KUBE_MAX_URL_BYTES / 4];
         work_path(b->shares[i].cluster, NULL, wp, sizeof wp);
         work_path(b->shares[i].cluster, x->wname, one, sizeof one);
-        send_req_ex(c, b, KUBE_CREATE, wp, NULL, gang_podgroup_work(&in, i), 0, 0, one);
+        send_req_ex(c, b, KUBE_CREATE, wp, NULL, karmada_gang_podgroup_work(&in, i), 0, 0, one);
     }
     return STEP_SENT;
 }
@@ -369,20 +366,16 @@ static enum step_sent send_applied(struct ctl *c, struct binding *b, const struc
 
 static enum step_sent send_assign(struct ctl *c, struct binding *b, const struct step_ctx *x)
 {
-    struct gang_share gs[256];
-    struct gang_input in;
+    struct karmada_gang_share gs[256];
+    struct karmada_gang_input in;
+    json_object *body = NULL;
     ctl__fill_gang_input(c, b, &in, gs);
-    json_object *body = gang_patch_assign(&in, b->step == S_ASSIGN);
-    if (body && b->step == S_ASSIGN_LIFT) {
-        /* one patch: placement and the suspension lifted together (nothing else to
-         * create, so no barrier is needed) */
-        json_object *lift = gang_patch_release(-2);
-        json_object *spec = jobj(body, "spec"), *lspec = jobj(lift, "spec");
-        json_object *susp = jobj(lspec, "suspension");
-        if (spec && susp)
-            json_object_object_add(spec, "suspension", json_object_get(susp));
-        json_object_put(lift);
-    }
+    /* S_ASSIGN_LIFT: one patch, placement and the suspension lifted together (nothing else to
+     * create, so no barrier is needed) */
+    if (b->step == S_ASSIGN_LIFT)
+        karmada_patch_assign_lift(&in, &body);
+    else
+        karmada_patch_assign(&in, 1, &body);
     send_req_ex(c, b, KUBE_MERGE_PATCH, x->path, NULL, body, 0, b->step == S_ASSIGN_LIFT, NULL);
     return STEP_SENT;
 }
@@ -391,9 +384,9 @@ static enum step_sent send_barrier(struct ctl *c, struct binding *b, const struc
 {
     /* The Works Karmada rendered for the RB carry its permanent id (its webhook and
      * binding controller); muster's own carry none. */
-    char wp[KUBE_MAX_URL_BYTES / 4], sel[DISP_WORKLOAD_LABEL_VALUE_MAX + 64];
-    kube_path(wp, sizeof wp, "work.karmada.io", "v1alpha1", NULL, "works", NULL);
-    snprintf(sel, sizeof sel, "%s=%s", DISP_WORKLOAD_PERMANENT_ID_LABEL, b->pid);
+    char wp[KUBE_MAX_URL_BYTES / 4], sel[KARMADA_WORKLOAD_LABEL_VALUE_MAX + 64];
+    karmada_path_works(wp, sizeof wp);
+    karmada_path_works_selector(sel, sizeof sel, b->pid);
     struct request_ctx *rq = muster_calloc(1, sizeof(*rq));
     if (!rq) {
         b->step_failed = 1;
@@ -410,10 +403,18 @@ static enum step_sent send_barrier(struct ctl *c, struct binding *b, const struc
     return STEP_SENT;
 }
 
+/* What spec.suspension.dispatching goes back to at the lift or an undo: the user's value
+ * when muster set the barrier itself, else left as it is. */
+static enum karmada_dispatching dispatching_restored(const struct binding *b)
+{
+    return b->barrier ? karmada_dispatching_from(b->user_dispatching) : KARMADA_DISPATCHING_KEEP;
+}
+
 static enum step_sent send_lift(struct ctl *c, struct binding *b, const struct step_ctx *x)
 {
-    send_req_ex(c, b, KUBE_MERGE_PATCH, x->path, NULL,
-                gang_patch_release(b->barrier ? b->user_dispatching : -2), 0, 1, NULL);
+    json_object *body = NULL;
+    karmada_patch_release(dispatching_restored(b), &body);
+    send_req_ex(c, b, KUBE_MERGE_PATCH, x->path, NULL, body, 0, 1, NULL);
     return STEP_SENT;
 }
 
@@ -434,7 +435,9 @@ static enum step_sent send_status(struct ctl *c, struct binding *b, const struct
     const char *crv = jstr(jobj(b->rb, "metadata"), "resourceVersion");
     if (frv && (!crv || strtoll(frv, NULL, 10) > strtoll(crv, NULL, 10)))
         from = b->fresh;
-    send_req(c, b, KUBE_MERGE_PATCH, x->path, "status", gang_status_scheduled(from, ts), 0);
+    json_object *body = NULL;
+    karmada_patch_status_scheduled(from, ts, &body);
+    send_req(c, b, KUBE_MERGE_PATCH, x->path, KARMADA_PATH_RB_STATUS, body, 0);
     return STEP_SENT;
 }
 
@@ -446,13 +449,17 @@ static enum step_sent send_status_read(struct ctl *c, struct binding *b, const s
 
 static enum step_sent send_resume(struct ctl *c, struct binding *b, const struct step_ctx *x)
 {
-    send_req(c, b, KUBE_MERGE_PATCH, x->path, NULL, gang_patch_resume(), 0);
+    json_object *body = NULL;
+    karmada_patch_resume(&body);
+    send_req(c, b, KUBE_MERGE_PATCH, x->path, NULL, body, 0);
     return STEP_SENT;
 }
 
 static enum step_sent send_undo_barrier(struct ctl *c, struct binding *b, const struct step_ctx *x)
 {
-    send_req(c, b, KUBE_MERGE_PATCH, x->path, NULL, gang_patch_rollback_barrier(), 0);
+    json_object *body = NULL;
+    karmada_patch_rollback_barrier(&body);
+    send_req(c, b, KUBE_MERGE_PATCH, x->path, NULL, body, 0);
     return STEP_SENT;
 }
 
@@ -460,8 +467,8 @@ static enum step_sent send_undo_clear(struct ctl *c, struct binding *b, const st
 {
     json_object *body = NULL;
     if (b->assign)
-        body = gang_patch_rollback_clear(b->barrier ? b->user_dispatching : -2);
-    else if (disp_rbpatch_hold(b->rb, &body) || !body) {
+        karmada_patch_rollback_clear(dispatching_restored(b), &body);
+    else if (karmada_patch_hold(b->rb, &body) || !body) {
         step_done(c, b);
         return STEP_HANDLED;
     }
@@ -538,7 +545,7 @@ void ctl__step_run(struct ctl *c, struct binding *b)
     const char *name;
     ctl__split_key(b->key, ns, sizeof ns, &name);
     rb_path(b, x.path, sizeof x.path);
-    gang_work_name(ns, name, x.wname, sizeof x.wname);
+    karmada_gang_work_name(ns, name, x.wname, sizeof x.wname);
     b->step_failed = 0;
     if (steps[b->step].send(c, b, &x) == STEP_HANDLED)
         return;
@@ -657,34 +664,34 @@ void ctl__mark_dispatched(struct ctl *c, struct binding *b)
 /* The rendered Works, as the barrier check listed them: lift, check again, or roll back. */
 static void barrier_judged(struct ctl *c, struct binding *b)
 {
-    char ns[256], pname[GANG_NAME_MAX + 1], why[200];
+    char ns[256], pname[KARMADA_GANG_NAME_MAX + 1], why[200];
     const char *name;
     ctl__split_key(b->key, ns, sizeof ns, &name);
-    gang_policy_name(name, pname, sizeof pname);
-    struct gang_share gs[256];
+    karmada_gang_policy_name(name, pname, sizeof pname);
+    struct karmada_gang_share gs[256];
     for (uint32_t i = 0; i < b->nshares; i++)
-        gs[i] = (struct gang_share){b->shares[i].cluster, b->shares[i].replicas};
-    enum gang_rendered r =
-        gang_rendered_judge(jobj(b->reply, "items"), gs, b->nshares, pname, why, sizeof why);
+        gs[i] = (struct karmada_gang_share){b->shares[i].cluster, b->shares[i].replicas};
+    enum karmada_gang_rendered r = karmada_gang_rendered_judge(jobj(b->reply, "items"), gs,
+                                                               b->nshares, pname, why, sizeof why);
     json_object_put(b->reply);
     b->reply = NULL;
     switch (r) {
-    case GANG_RENDERED_READY:
-    case GANG_RENDERED_OPEN:
+    case KARMADA_GANG_RENDERED_READY:
+    case KARMADA_GANG_RENDERED_OPEN:
         disp_crashpoint("dispatch.barrier"); /* judged: the lift is next */
         b->recheck_ms = 0;
         b->step = S_LIFT;
         ctl__step_run(c, b);
         return;
-    case GANG_RENDERED_VANISHED: {
+    case KARMADA_GANG_RENDERED_VANISHED: {
         char msg[256];
         snprintf(msg, sizeof msg, "the dispatching barrier vanished before the lift (%s)", why);
         b->step = S_NONE;
         ctl__rollback(c, b, msg);
         return;
     }
-    case GANG_RENDERED_WAIT:
-    case GANG_RENDERED_MISSING:
+    case KARMADA_GANG_RENDERED_WAIT:
+    case KARMADA_GANG_RENDERED_MISSING:
         recheck_later(c, b);
         return;
     }

@@ -77,14 +77,14 @@ static void shares_from_json(struct binding *b, json_object *arr)
  * for the RB's life, so it says nothing about a dispatch). */
 static int has_objects(struct ctl *c, struct binding *b)
 {
-    char ns[256], wname[GANG_NAME_MAX + 1];
+    char ns[256], wname[KARMADA_GANG_NAME_MAX + 1];
     const char *name;
     ctl__split_key(b->key, ns, sizeof ns, &name);
-    gang_work_name(ns, name, wname, sizeof wname);
+    karmada_gang_work_name(ns, name, wname, sizeof wname);
     json_object *cl = jpath(b->rb, "spec", "clusters");
     for (uint32_t i = 0; i < b->nshares; i++) {
         char wns[CTL_CLUSTER_NAME_MAX + 16];
-        snprintf(wns, sizeof wns, "karmada-es-%s", b->shares[i].cluster);
+        karmada_path_execution_namespace(wns, sizeof wns, b->shares[i].cluster);
         if (kube_informer_get(&c->works, wns, wname))
             return 1;
     }
@@ -92,7 +92,7 @@ static int has_objects(struct ctl *c, struct binding *b)
         const char *cn = jstr(json_object_array_get_idx(cl, i), "name");
         char wns[CTL_CLUSTER_NAME_MAX + 16];
         if (cn && strlen(cn) < CTL_CLUSTER_NAME_MAX) {
-            snprintf(wns, sizeof wns, "karmada-es-%s", cn);
+            karmada_path_execution_namespace(wns, sizeof wns, cn);
             if (kube_informer_get(&c->works, wns, wname))
                 return 1;
         }
@@ -137,21 +137,21 @@ static json_object *work_podgroup_spec(json_object *work)
  * Work webhook adds labels and annotations to the manifest. */
 static int objects_done(struct ctl *c, struct binding *b)
 {
-    char ns[256], pname[GANG_NAME_MAX + 1];
+    char ns[256], pname[KARMADA_GANG_NAME_MAX + 1];
     const char *name;
     ctl__split_key(b->key, ns, sizeof ns, &name);
-    gang_policy_name(name, pname, sizeof pname);
+    karmada_gang_policy_name(name, pname, sizeof pname);
     if (b->nshares == 0 || b->nshares > 256 || !kube_informer_get(&c->policies, ns, pname))
         return 0;
-    struct gang_share gs[256];
-    struct gang_input in;
+    struct karmada_gang_share gs[256];
+    struct karmada_gang_input in;
     ctl__fill_gang_input(c, b, &in, gs);
     int done = 1;
     for (uint32_t i = 0; done && i < b->nshares; i++) {
         json_object *have = ctl__own_work(c, b, b->shares[i].cluster);
-        json_object *want = gang_podgroup_work(&in, i);
+        json_object *want = karmada_gang_podgroup_work(&in, i);
         json_object *hs = work_podgroup_spec(have), *ws = work_podgroup_spec(want);
-        done = gang_work_applied(have) && hs && ws && json_object_equal(hs, ws);
+        done = karmada_gang_work_applied(have) && hs && ws && json_object_equal(hs, ws);
         json_object_put(want);
     }
     return done;
@@ -425,7 +425,7 @@ static void reconcile_rb(void *ud, json_object *rb)
      * waits for reconciliation): those without a live row are decided here, not skipped. */
     struct binding *b = ctl__find_key(c, key);
     if ((b && (b->ledger_id || b->st != B_WAIT_TEMPLATE || b->inflight || b->lw_pending)) ||
-        disp_workload_kind_of(rb) == DISP_WORKLOAD_KIND_NONE || ctl__rb_skipped(rb) ||
+        karmada_workload_kind_of(rb) == KARMADA_WORKLOAD_KIND_NONE || ctl__rb_skipped(rb) ||
         jpath(rb, "metadata", "deletionTimestamp"))
         return; /* (one being deleted is not queued: rb_upsert's rule) */
     const char *uid = jstr(jobj(rb, "metadata"), "uid");
@@ -539,8 +539,8 @@ static int binding_owns(struct binding *b, const char *cluster)
 /* The binding a muster object was made for, if it is the same RB (its binding-uid label). */
 static struct binding *owner_of(struct ctl *c, json_object *md)
 {
-    const char *key = jstr(jobj(md, "annotations"), GANG_BINDING_ANNOTATION);
-    const char *uid = jstr(jobj(md, "labels"), GANG_BINDING_UID_LABEL);
+    const char *key = jstr(jobj(md, "annotations"), KARMADA_GANG_BINDING_ANNOTATION);
+    const char *uid = jstr(jobj(md, "labels"), KARMADA_GANG_BINDING_UID_LABEL);
     struct binding *b = key ? ctl__find_key(c, key) : NULL;
     if (b && uid && b->uid[0] && strcmp(b->uid, uid) != 0)
         return NULL; /* a new RB under the old name: the object was the old one's */
@@ -551,14 +551,15 @@ static void orphan_work(void *ud, json_object *wk)
 {
     struct ctl *c = ud;
     json_object *md = jobj(wk, "metadata");
-    const char *key = jstr(jobj(md, "annotations"), GANG_BINDING_ANNOTATION);
+    const char *key = jstr(jobj(md, "annotations"), KARMADA_GANG_BINDING_ANNOTATION);
     const char *ns = jstr(md, "namespace"), *name = jstr(md, "name");
-    if (!ns || !name || strncmp(ns, "karmada-es-", 11) != 0 || jobj(md, "deletionTimestamp"))
+    const char *cluster = karmada_path_execution_cluster(ns);
+    if (!cluster || !name || jobj(md, "deletionTimestamp"))
         return;
-    if (binding_owns(owner_of(c, md), ns + 11))
+    if (binding_owns(owner_of(c, md), cluster))
         return;
     char path[KUBE_MAX_URL_BYTES / 4];
-    if (kube_path(path, sizeof path, "work.karmada.io", "v1alpha1", ns, "works", name) == 0) {
+    if (karmada_path_work(path, sizeof path, cluster, name) == 0) {
         ctl__notice(c, "info",
                     "deleting orphan PodGroup Work %s/%s (binding %s holds no share there)", ns,
                     name, key ? key : "unknown");
@@ -573,8 +574,8 @@ static void orphan_policy(void *ud, json_object *op)
 {
     struct ctl *c = ud;
     json_object *md = jobj(op, "metadata");
-    const char *key = jstr(jobj(md, "annotations"), GANG_BINDING_ANNOTATION);
-    const char *uid = jstr(jobj(md, "labels"), GANG_BINDING_UID_LABEL);
+    const char *key = jstr(jobj(md, "annotations"), KARMADA_GANG_BINDING_ANNOTATION);
+    const char *uid = jstr(jobj(md, "labels"), KARMADA_GANG_BINDING_UID_LABEL);
     const char *ns = jstr(md, "namespace"), *name = jstr(md, "name");
     if (!ns || !name || !key)
         return;
@@ -586,8 +587,7 @@ static void orphan_policy(void *ud, json_object *op)
     if (rb && (!uid || !rb_uid || strcmp(uid, rb_uid) == 0))
         return;
     char path[KUBE_MAX_URL_BYTES / 4];
-    if (kube_path(path, sizeof path, "policy.karmada.io", "v1alpha1", ns, "overridepolicies",
-                  name) == 0) {
+    if (karmada_path_policy(path, sizeof path, ns, name) == 0) {
         ctl__notice(c, "info", "deleting orphan OverridePolicy %s/%s (binding %s is gone)", ns,
                     name, key);
         orphan_delete(c, path);

@@ -4,7 +4,7 @@
 #include "bench/fleet.h"
 
 #include "dispatcher/recovery.h"
-#include "dispatcher/resjson.h"
+#include "cluster-adapters/kube/resources.h"
 #include "dispatcher/store.h"
 #include "queue/errors.h"
 
@@ -24,7 +24,7 @@ static void die(const char *what, int rc, const char *msg)
 
 static char *json_text(const struct queue_resnames *names, const struct queue_resvec *v)
 {
-    json_object *o = disp_resvec_json(names, v);
+    json_object *o = kube_resvec_json(names, v);
     char *s = strdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
     json_object_put(o);
     return s;

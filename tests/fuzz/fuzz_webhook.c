@@ -1,9 +1,9 @@
-/* libFuzzer target for the ResourceBinding admission webhook (dispatcher/webhook.c): any bytes
- * are either refused with a sentence (400/413, no answer) or answered with an allowed
+/* libFuzzer target for the ResourceBinding admission webhook (cluster-adapters/karmada/webhook.c):
+ * any bytes are either refused with a sentence (400/413, no answer) or answered with an allowed
  * AdmissionReview echoing a clean uid, carrying a patch exactly when the RB was held, and that
  * patch, applied to the request's object, leaves spec.suspension.scheduling true. */
 #include "cluster-adapters/sim/patch.h"
-#include "dispatcher/webhook.h"
+#include "cluster-adapters/karmada/webhook.h"
 #include "queue/errors.h"
 
 #include <json-c/json.h>
@@ -31,7 +31,7 @@ static void check_patch(const uint8_t *data, size_t size, const char *b64)
         abort();
     json_object *ops = json_tokener_parse((const char *)raw);
     free(raw);
-    struct json_tokener *tok = json_tokener_new_ex(DISP_WEBHOOK_DEPTH_MAX);
+    struct json_tokener *tok = json_tokener_new_ex(KARMADA_WEBHOOK_DEPTH_MAX);
     json_object *review = json_tokener_parse_ex(tok, (const char *)data, (int)size);
     json_tokener_free(tok);
     json_object *obj = member(member(review, "request"), "object");
@@ -51,11 +51,11 @@ static void check_patch(const uint8_t *data, size_t size, const char *b64)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     json_object *out = NULL;
-    enum disp_webhook_verdict v;
+    enum karmada_webhook_verdict v;
     char err[256];
-    int rc = disp_webhook_review((const char *)data, size, &out, &v, err, sizeof(err));
+    int rc = karmada_webhook_review((const char *)data, size, &out, &v, err, sizeof(err));
     if (rc) {
-        if (out || v != DISP_WEBHOOK_INVALID || !err[0] ||
+        if (out || v != KARMADA_WEBHOOK_INVALID || !err[0] ||
             (rc != MUSTER_EINVAL && rc != MUSTER_ELIMIT))
             abort();
         return 0;
@@ -63,8 +63,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     json_object *resp = member(out, "response");
     json_object *uid = member(resp, "uid"), *allowed = member(resp, "allowed");
     json_object *patch = member(resp, "patch");
-    if (!out || v == DISP_WEBHOOK_INVALID || !uid || !json_object_is_type(uid, json_type_string) ||
-        !allowed || !json_object_get_boolean(allowed) || (v == DISP_WEBHOOK_HELD) != !!patch)
+    if (!out || v == KARMADA_WEBHOOK_INVALID || !uid ||
+        !json_object_is_type(uid, json_type_string) || !allowed ||
+        !json_object_get_boolean(allowed) || (v == KARMADA_WEBHOOK_HELD) != !!patch)
         abort();
     if (patch)
         check_patch(data, size, json_object_get_string(patch));

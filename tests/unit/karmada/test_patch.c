@@ -1,9 +1,9 @@
-/* Tests for dispatcher/rbpatch.c: each patch applied the way the hub applies it (the
+/* Tests for cluster-adapters/karmada/patch.c: each patch applied the way the hub applies it (the
  * simulator's RFC 7386 / RFC 6902 code), the result checked against the ResourceBinding CRD,
  * `dispatching` kept, other conditions kept, and no patch at all when nothing would change. */
 #include "cluster-adapters/kube/schema.h"
 #include "cluster-adapters/sim/patch.h"
-#include "dispatcher/rbpatch.h"
+#include "cluster-adapters/karmada/patch.h"
 #include "queue/errors.h"
 #include "testing.h"
 
@@ -15,8 +15,7 @@ static json_object *fixture(void)
 {
     char path[1024];
     const char *src = getenv("MUSTER_SOURCE_DIR");
-    snprintf(path, sizeof(path), "%s/tests/fixtures/objects/resourcebinding.json",
-             src ? src : ".");
+    snprintf(path, sizeof(path), "%s/tests/fixtures/objects/resourcebinding.json", src ? src : ".");
     json_object *o = json_object_from_file(path);
     CU_ASSERT_PTR_NOT_NULL_FATAL(o);
     return o;
@@ -30,8 +29,8 @@ static void valid(json_object *rb)
         snprintf(path, sizeof(path),
                  "%s/tests/fixtures/reference/crds/karmada_work.karmada.io_resourcebindings.yaml",
                  src ? src : ".");
-        CU_ASSERT_EQUAL_FATAL(kube_schema_load_crd(path, "v1alpha2", &rb_schema, err,
-                                                   sizeof(err)), 0);
+        CU_ASSERT_EQUAL_FATAL(kube_schema_load_crd(path, "v1alpha2", &rb_schema, err, sizeof(err)),
+                              0);
     }
     struct kube_schema_errors errs;
     kube_schema_errors_init(&errs);
@@ -62,20 +61,20 @@ static json_object *merged(json_object *rb, json_object *patch)
 static void test_hold_keeps_dispatching(void)
 {
     json_object *rb = fixture(), *p = NULL;
-    CU_ASSERT_EQUAL(disp_rbpatch_hold(rb, &p), 0);
+    CU_ASSERT_EQUAL(karmada_patch_hold(rb, &p), 0);
     CU_ASSERT_PTR_NOT_NULL_FATAL(p);
     json_object *out = merged(rb, p);
     CU_ASSERT_TRUE(json_object_get_boolean(at(out, "spec", "suspension", "scheduling")));
     CU_ASSERT_TRUE(json_object_get_boolean(at(out, "spec", "suspension", "dispatching")));
     valid(out);
     json_object *again = NULL;
-    CU_ASSERT_EQUAL(disp_rbpatch_hold(out, &again), 0);
+    CU_ASSERT_EQUAL(karmada_patch_hold(out, &again), 0);
     CU_ASSERT_PTR_NULL(again); /* already held: nothing to write */
     json_object_put(p);
     json_object_put(out);
     /* Without any suspension the merge creates it. */
     json_object_object_del(at(rb, "spec", NULL, NULL), "suspension");
-    CU_ASSERT_EQUAL(disp_rbpatch_hold(rb, &p), 0);
+    CU_ASSERT_EQUAL(karmada_patch_hold(rb, &p), 0);
     out = merged(rb, p);
     CU_ASSERT_TRUE(json_object_get_boolean(at(out, "spec", "suspension", "scheduling")));
     CU_ASSERT_EQUAL(json_object_object_length(at(out, "spec", "suspension", NULL)), 1);
@@ -89,31 +88,31 @@ static void test_webhook_patch(void)
 {
     char err[256];
     json_object *rb = fixture(), *p = NULL, *out = NULL;
-    CU_ASSERT_EQUAL(disp_rbpatch_webhook_hold(rb, &p), 0);
-    CU_ASSERT_STRING_EQUAL(json_object_to_json_string_ext(p, JSON_C_TO_STRING_PLAIN |
-                                                             JSON_C_TO_STRING_NOSLASHESCAPE),
-                           "[{\"op\":\"add\",\"path\":\"/spec/suspension/scheduling\","
-                           "\"value\":true}]");
+    CU_ASSERT_EQUAL(karmada_patch_webhook_hold(rb, &p), 0);
+    CU_ASSERT_STRING_EQUAL(
+        json_object_to_json_string_ext(p, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE),
+        "[{\"op\":\"add\",\"path\":\"/spec/suspension/scheduling\","
+        "\"value\":true}]");
     CU_ASSERT_EQUAL(sim_json_patch(rb, p, &out, err, sizeof(err)), 0);
     /* volcano-global's `add /spec/suspension` would lose this: */
     CU_ASSERT_TRUE(json_object_get_boolean(at(out, "spec", "suspension", "dispatching")));
     CU_ASSERT_TRUE(json_object_get_boolean(at(out, "spec", "suspension", "scheduling")));
     valid(out);
     json_object *none = NULL;
-    CU_ASSERT_EQUAL(disp_rbpatch_webhook_hold(out, &none), 0);
+    CU_ASSERT_EQUAL(karmada_patch_webhook_hold(out, &none), 0);
     CU_ASSERT_EQUAL(json_object_array_length(none), 0);
     json_object_put(none);
     json_object_put(p);
     json_object_put(out);
     json_object_object_del(at(rb, "spec", NULL, NULL), "suspension");
-    CU_ASSERT_EQUAL(disp_rbpatch_webhook_hold(rb, &p), 0);
+    CU_ASSERT_EQUAL(karmada_patch_webhook_hold(rb, &p), 0);
     CU_ASSERT_EQUAL(sim_json_patch(rb, p, &out, err, sizeof(err)), 0);
     CU_ASSERT_TRUE(json_object_get_boolean(at(out, "spec", "suspension", "scheduling")));
     valid(out);
     json_object_put(p);
     json_object_put(out);
     json_object *bare = json_tokener_parse("{\"metadata\":{}}");
-    CU_ASSERT_EQUAL(disp_rbpatch_webhook_hold(bare, &p), MUSTER_EINVAL);
+    CU_ASSERT_EQUAL(karmada_patch_webhook_hold(bare, &p), MUSTER_EINVAL);
     json_object_put(bare);
     json_object_put(rb);
 }
@@ -133,8 +132,7 @@ static void test_waiting_condition(void)
 {
     json_object *rb = fixture(), *p = NULL;
     const char *msg = "queue research/nlp: nvidia.com/gpu 60 of 64 in use, needs 8";
-    CU_ASSERT_EQUAL(disp_rbpatch_waiting(rb, "QuotaExceeded", msg, "2026-11-22T02:00:00Z", &p),
-                    0);
+    CU_ASSERT_EQUAL(karmada_patch_waiting(rb, "QuotaExceeded", msg, "2026-11-22T02:00:00Z", &p), 0);
     CU_ASSERT_PTR_NOT_NULL_FATAL(p);
     /* Conditional on the RB as read: a stale read gets 409, not a reverted condition. */
     CU_ASSERT_STRING_EQUAL(json_object_get_string(at(p, "metadata", "resourceVersion", NULL)),
@@ -157,12 +155,13 @@ static void test_waiting_condition(void)
     json_object_put(p);
 
     /* The same reason again: nothing to write (no write storms). */
-    CU_ASSERT_EQUAL(disp_rbpatch_waiting(out, "QuotaExceeded", msg, "2026-11-22T02:00:05Z", &p),
+    CU_ASSERT_EQUAL(karmada_patch_waiting(out, "QuotaExceeded", msg, "2026-11-22T02:00:05Z", &p),
                     0);
     CU_ASSERT_PTR_NULL(p);
     /* A new message keeps the transition time: the status did not flip. */
-    CU_ASSERT_EQUAL(disp_rbpatch_waiting(out, "NoClusterFit", "no cluster holds 8 x 8 GPUs",
-                                         "2026-11-22T02:00:09Z", &p), 0);
+    CU_ASSERT_EQUAL(karmada_patch_waiting(out, "NoClusterFit", "no cluster holds 8 x 8 GPUs",
+                                          "2026-11-22T02:00:09Z", &p),
+                    0);
     json_object *out2 = merged(out, p);
     c = scheduled(out2);
     CU_ASSERT_STRING_EQUAL(json_object_get_string(at(c, "reason", NULL, NULL)), "NoClusterFit");
@@ -175,8 +174,9 @@ static void test_waiting_condition(void)
 
     /* No conditions yet: Scheduled is added. */
     json_object_object_del(at(rb, "status", NULL, NULL), "conditions");
-    CU_ASSERT_EQUAL(disp_rbpatch_waiting(rb, "Unschedulable", "queue ml does not exist",
-                                         "2026-11-22T02:01:00Z", &p), 0);
+    CU_ASSERT_EQUAL(karmada_patch_waiting(rb, "Unschedulable", "queue ml does not exist",
+                                          "2026-11-22T02:01:00Z", &p),
+                    0);
     out = merged(rb, p);
     CU_ASSERT_EQUAL(json_object_array_length(at(out, "status", "conditions", NULL)), 1);
     valid(out);
@@ -199,4 +199,4 @@ static CU_TestInfo tests[] = {
     CU_TEST_INFO_NULL,
 };
 
-MUSTER_TEST_MAIN("dispatcher/rbpatch", tests)
+MUSTER_TEST_MAIN("karmada/patch", tests)

@@ -1,5 +1,6 @@
-/* Tests for dispatcher/resjson.c: JSON resource maps in and out, and every way they are bad. */
-#include "dispatcher/resjson.h"
+/* Tests for cluster-adapters/kube/resources.c: JSON resource maps in and out, and every way they
+ * are bad. */
+#include "cluster-adapters/kube/resources.h"
 #include "queue/errors.h"
 #include "testing.h"
 
@@ -11,7 +12,7 @@ static char err[256];
 static int parse(const char *text, struct queue_resvec *v)
 {
     err[0] = '\0';
-    return disp_resvec_parse_text(names, text, "guarantee", v, err, sizeof(err));
+    return kube_resvec_parse_text(names, text, "guarantee", v, err, sizeof(err));
 }
 
 static int64_t get(const struct queue_resvec *v, const char *name)
@@ -67,11 +68,11 @@ static void test_round_trip(void)
     struct queue_resvec v = {0}, w = {0};
     names = queue_resnames_new();
     CU_ASSERT_EQUAL(parse("{\"cpu\":\"0.5\",\"memory\":\"1536Mi\",\"pods\":\"110\"}", &v), 0);
-    json_object *o = disp_resvec_json(names, &v);
+    json_object *o = kube_resvec_json(names, &v);
     CU_ASSERT_PTR_NOT_NULL_FATAL(o);
     CU_ASSERT_STRING_EQUAL(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN),
                            "{\"cpu\":\"500m\",\"memory\":\"1536Mi\",\"pods\":\"110\"}");
-    CU_ASSERT_EQUAL(disp_resvec_parse(names, o, "", &w, err, sizeof(err)), 0);
+    CU_ASSERT_EQUAL(kube_resvec_parse(names, o, "", &w, err, sizeof(err)), 0);
     CU_ASSERT_EQUAL(queue_resvec_cmp(&v, &w), 0);
     json_object_put(o);
     queue_resvec_close(&v);
@@ -100,7 +101,7 @@ static void test_limits_keep_zero(void)
 {
     struct queue_resvec v = {0};
     names = queue_resnames_new();
-    CU_ASSERT_EQUAL(disp_resvec_parse_limits_text(names, "{\"nvidia.com/gpu\":\"0\",\"cpu\":\"4\"}",
+    CU_ASSERT_EQUAL(kube_resvec_parse_limits_text(names, "{\"nvidia.com/gpu\":\"0\",\"cpu\":\"4\"}",
                                                   "capability", &v, err, sizeof(err)),
                     0);
     CU_ASSERT_EQUAL(v.len, 2);
@@ -110,7 +111,7 @@ static void test_limits_keep_zero(void)
     for (uint32_t i = 0; i < v.len; i++)
         listed |= v.items[i].id == gpu && v.items[i].milli == 0;
     CU_ASSERT_TRUE(listed);
-    json_object *out = disp_resvec_json(names, &v);
+    json_object *out = kube_resvec_json(names, &v);
     json_object *g = json_object_object_get(out, "nvidia.com/gpu");
     CU_ASSERT_STRING_EQUAL(g ? json_object_get_string(g) : "", "0");
     json_object_put(out);
@@ -130,4 +131,4 @@ static CU_TestInfo tests[] = {
     CU_TEST_INFO_NULL,
 };
 
-MUSTER_TEST_MAIN("dispatcher/resjson", tests)
+MUSTER_TEST_MAIN("kube/resources", tests)

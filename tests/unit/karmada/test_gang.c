@@ -1,19 +1,26 @@
-/* Tests for dispatcher/gangobj.c: the commit protocol's objects built from the detector-shaped
- * RB + template fixtures (tests/fixtures/workloads/), every Work, PodGroup and OverridePolicy
- * checked against its reference CRD, the overriders applied to the template the way the hub
- * applies them (RFC 6902), and every RB patch merged onto the RB (RFC 7386) and the result
+/* Tests for cluster-adapters/karmada/gang.c: the commit protocol's objects built from the
+ * detector-shaped RB + template fixtures (tests/fixtures/workloads/), every Work, PodGroup and
+ * OverridePolicy checked against its reference CRD, the overriders applied to the template the way
+ * the hub applies them (RFC 6902), and every RB patch merged onto the RB (RFC 7386) and the result
  * checked against the ResourceBinding CRD. */
-#include "dispatcher/gangobj.h"
+#include "cluster-adapters/karmada/gang.h"
+#include "cluster-adapters/karmada/workload_prune.h"
 
 #include "cluster-adapters/kube/schema.h"
 #include "cluster-adapters/sim/patch.h"
-#include "dispatcher/rbpatch.h"
+#include "cluster-adapters/karmada/patch.h"
 #include "queue/errors.h"
 #include "queue/mem.h"
 #include "testing.h"
 
 #include <regex.h>
 #include <string.h>
+
+/* The patch builders return 0 or a MUSTER_* code with the patch in an out parameter; the tests
+ * read the patch, NULL when the builder failed. */
+static json_object *built_;
+#define PATCH(f, ...) (built_ = NULL, f(__VA_ARGS__, &built_) ? NULL : built_)
+#define PATCH0(f) (built_ = NULL, f(&built_) ? NULL : built_)
 
 enum { RB, WORK, PODGROUP, POLICY, NSCHEMAS };
 static struct kube_schema *schemas[NSCHEMAS];
@@ -27,7 +34,7 @@ static const struct {
 };
 
 static struct queue_resnames *names;
-static struct disp_workload w;
+static struct karmada_workload w;
 static json_object *rb, *tmpl;
 
 /* ---- fixtures and helpers ---- */
@@ -133,23 +140,23 @@ static void reread(void)
     if (!names) {
         names = queue_resnames_new();
         CU_ASSERT_PTR_NOT_NULL_FATAL(names);
-        CU_ASSERT_EQUAL_FATAL(disp_workload_init(&w), 0);
+        CU_ASSERT_EQUAL_FATAL(karmada_workload_init(&w), 0);
     }
-    int rc = disp_workload_read(&w, names, rb, tmpl);
+    int rc = karmada_workload_read(&w, names, rb, tmpl);
     if (rc)
         fprintf(stderr, "\n%s\n", w.message);
     CU_ASSERT_EQUAL_FATAL(rc, 0);
 }
 
-static struct gang_input input(const struct gang_share *shares, uint32_t n)
+static struct karmada_gang_input input(const struct karmada_gang_share *shares, uint32_t n)
 {
-    struct gang_input in = {.rb = rb,
-                            .w = &w,
-                            .names = names,
-                            .shares = shares,
-                            .nshares = n,
-                            .pod_scheduler = "volcano",
-                            .tmpl = tmpl};
+    struct karmada_gang_input in = {.rb = rb,
+                                    .w = &w,
+                                    .names = names,
+                                    .shares = shares,
+                                    .nshares = n,
+                                    .pod_scheduler = "volcano",
+                                    .tmpl = tmpl};
     return in;
 }
 
@@ -207,15 +214,15 @@ static int dns_subdomain(const char *s)
 
 static void test_names(void)
 {
-    char a[GANG_NAME_MAX + 1], b[GANG_NAME_MAX + 1];
-    CU_ASSERT_EQUAL(gang_podgroup_name("web-deployment", a, sizeof(a)), 0);
+    char a[KARMADA_GANG_NAME_MAX + 1], b[KARMADA_GANG_NAME_MAX + 1];
+    CU_ASSERT_EQUAL(karmada_gang_podgroup_name("web-deployment", a, sizeof(a)), 0);
     CU_ASSERT_STRING_EQUAL(a, "muster-web-deployment");
-    CU_ASSERT_EQUAL(gang_policy_name("web-deployment", a, sizeof(a)), 0);
+    CU_ASSERT_EQUAL(karmada_gang_policy_name("web-deployment", a, sizeof(a)), 0);
     CU_ASSERT_STRING_EQUAL(a, "muster-web-deployment");
-    CU_ASSERT_EQUAL(gang_work_name("team-a", "web-deployment", a, sizeof(a)), 0);
+    CU_ASSERT_EQUAL(karmada_gang_work_name("team-a", "web-deployment", a, sizeof(a)), 0);
     CU_ASSERT_STRING_EQUAL(a, "muster-pg-team-a.web-deployment");
     /* Same RB name in two namespaces: two Works in the same karmada-es-<cluster>. */
-    CU_ASSERT_EQUAL(gang_work_name("team-b", "web-deployment", b, sizeof(b)), 0);
+    CU_ASSERT_EQUAL(karmada_gang_work_name("team-b", "web-deployment", b, sizeof(b)), 0);
     CU_ASSERT_STRING_NOT_EQUAL(a, b);
 
     /* Two 300-character names that differ only past the cut. */
@@ -225,33 +232,34 @@ static void test_names(void)
     memcpy(long2, long1, sizeof(long1));
     long2[299] = 'y';
     long1[245] = long2[245] = '-'; /* where the cut falls: the '-' must not end the kept part */
-    CU_ASSERT_EQUAL(gang_podgroup_name(long1, a, sizeof(a)), 0);
-    CU_ASSERT_EQUAL(gang_podgroup_name(long2, b, sizeof(b)), 0);
+    CU_ASSERT_EQUAL(karmada_gang_podgroup_name(long1, a, sizeof(a)), 0);
+    CU_ASSERT_EQUAL(karmada_gang_podgroup_name(long2, b, sizeof(b)), 0);
     CU_ASSERT_STRING_NOT_EQUAL(a, b);
-    CU_ASSERT_TRUE(strlen(a) <= GANG_NAME_MAX && strlen(b) <= GANG_NAME_MAX);
+    CU_ASSERT_TRUE(strlen(a) <= KARMADA_GANG_NAME_MAX && strlen(b) <= KARMADA_GANG_NAME_MAX);
     CU_ASSERT_TRUE(dns_subdomain(a) && dns_subdomain(b));
     CU_ASSERT_NSTRING_EQUAL(a, "muster-xxx", 10);
     CU_ASSERT_EQUAL(strspn(a + strlen(a) - 10, "0123456789abcdef"), 10);
     /* Stable: the same name again gives the same cut. */
-    char again[GANG_NAME_MAX + 1];
-    CU_ASSERT_EQUAL(gang_podgroup_name(long1, again, sizeof(again)), 0);
+    char again[KARMADA_GANG_NAME_MAX + 1];
+    CU_ASSERT_EQUAL(karmada_gang_podgroup_name(long1, again, sizeof(again)), 0);
     CU_ASSERT_STRING_EQUAL(a, again);
-    CU_ASSERT_EQUAL(gang_work_name("team-a", long1, a, sizeof(a)), 0);
-    CU_ASSERT_EQUAL(gang_work_name("team-a", long2, b, sizeof(b)), 0);
+    CU_ASSERT_EQUAL(karmada_gang_work_name("team-a", long1, a, sizeof(a)), 0);
+    CU_ASSERT_EQUAL(karmada_gang_work_name("team-a", long2, b, sizeof(b)), 0);
     CU_ASSERT_STRING_NOT_EQUAL(a, b);
-    CU_ASSERT_EQUAL(strlen(a), GANG_NAME_MAX);
+    CU_ASSERT_EQUAL(strlen(a), KARMADA_GANG_NAME_MAX);
     CU_ASSERT_TRUE(dns_subdomain(a) && dns_subdomain(b));
     /* A dot at the cut is trimmed too. */
     long1[245] = 'x';
     long1[246] = '.';
-    CU_ASSERT_EQUAL(gang_policy_name(long1, a, sizeof(a)), 0);
+    CU_ASSERT_EQUAL(karmada_gang_policy_name(long1, a, sizeof(a)), 0);
     CU_ASSERT_TRUE(dns_subdomain(a));
 
     char small[8];
-    CU_ASSERT_EQUAL(gang_podgroup_name("web-deployment", small, sizeof(small)), MUSTER_ENOSPC);
+    CU_ASSERT_EQUAL(karmada_gang_podgroup_name("web-deployment", small, sizeof(small)),
+                    MUSTER_ENOSPC);
     CU_ASSERT_STRING_EQUAL(small, "");
-    CU_ASSERT_EQUAL(gang_podgroup_name("", a, sizeof(a)), MUSTER_EINVAL);
-    CU_ASSERT_EQUAL(gang_work_name(NULL, "x", a, sizeof(a)), MUSTER_EINVAL);
+    CU_ASSERT_EQUAL(karmada_gang_podgroup_name("", a, sizeof(a)), MUSTER_EINVAL);
+    CU_ASSERT_EQUAL(karmada_gang_work_name(NULL, "x", a, sizeof(a)), MUSTER_EINVAL);
 }
 
 /* ---- Works ---- */
@@ -259,13 +267,13 @@ static void test_names(void)
 static void test_deployment_work(void)
 {
     load("deployment");
-    CU_ASSERT_TRUE(gang_needs_objects(&w));
-    struct gang_share shares[] = {{"member1", 3}, {"member2", 1}};
-    struct gang_input in = input(shares, 2);
+    CU_ASSERT_TRUE(karmada_gang_needs_objects(&w));
+    struct karmada_gang_share shares[] = {{"member1", 3}, {"member2", 1}};
+    struct karmada_gang_input in = input(shares, 2);
     char why[256];
-    CU_ASSERT_EQUAL(gang_input_check(&in, why, sizeof(why)), 0);
+    CU_ASSERT_EQUAL(karmada_gang_input_check(&in, why, sizeof(why)), 0);
 
-    json_object *work = gang_podgroup_work(&in, 0);
+    json_object *work = karmada_gang_podgroup_work(&in, 0);
     valid_work(work);
     /* Karmada's CreateOrUpdateWork shape: the execution controller's finalizer on the Work,
      * karmada.io/managed and the Work's name and namespace on the manifest; muster's own
@@ -292,7 +300,7 @@ static void test_deployment_work(void)
     CU_ASSERT_PTR_NULL(strstr(json_object_to_json_string(work), "permanent-id"));
     json_object_put(work);
 
-    work = gang_podgroup_work(&in, 1);
+    work = karmada_gang_podgroup_work(&in, 1);
     valid_work(work);
     CU_ASSERT_STRING_EQUAL(s_at(work, "metadata/namespace"), "karmada-es-member2");
     CU_ASSERT_PTR_NULL(at(work, "spec/suspendDispatching"));
@@ -302,15 +310,15 @@ static void test_deployment_work(void)
     CU_ASSERT_STRING_EQUAL(s_at(pg, "spec/minResources/memory"), "4Gi");
     json_object *wns = NULL;
     CU_ASSERT_TRUE(json_object_object_get_ex(at(pg, "metadata/annotations"),
-                                             GANG_WORK_NAMESPACE_ANNOTATION, &wns));
+                                             KARMADA_GANG_WORK_NAMESPACE_ANNOTATION, &wns));
     CU_ASSERT_STRING_EQUAL(json_object_get_string(wns), "karmada-es-member2");
     json_object_put(work);
 
-    CU_ASSERT_PTR_NULL(gang_podgroup_work(&in, 2)); /* no such share */
+    CU_ASSERT_PTR_NULL(karmada_gang_podgroup_work(&in, 2)); /* no such share */
 
     /* The request vector is muster's allocation: when it fails, no half-built Work. */
     muster_mem_fail_after(0);
-    CU_ASSERT_PTR_NULL(gang_podgroup_work(&in, 0));
+    CU_ASSERT_PTR_NULL(karmada_gang_podgroup_work(&in, 0));
     muster_mem_fail_after(-1);
     muster_mem_reset();
 }
@@ -319,9 +327,9 @@ static void test_deployment_work(void)
 static void test_job_work_min_member(void)
 {
     load("job"); /* parallelism 3, min-member 2, PriorityClass high-priority, queue batch */
-    struct gang_share one[] = {{"member1", 3}};
-    struct gang_input in = input(one, 1);
-    json_object *work = gang_podgroup_work(&in, 0);
+    struct karmada_gang_share one[] = {{"member1", 3}};
+    struct karmada_gang_input in = input(one, 1);
+    json_object *work = karmada_gang_podgroup_work(&in, 0);
     valid_work(work);
     json_object *pg = at(work, "spec/workload/manifests/0");
     equal_json(at(pg, "spec"), "{\"minMember\":2,\"minResources\":{\"cpu\":\"1500m\","
@@ -330,11 +338,11 @@ static void test_job_work_min_member(void)
     CU_ASSERT_STRING_EQUAL(s_at(pg, "metadata/namespace"), "team-b");
     json_object_put(work);
 
-    struct gang_share two[] = {{"member1", 2}, {"member2", 1}};
+    struct karmada_gang_share two[] = {{"member1", 2}, {"member2", 1}};
     in = input(two, 2);
     int32_t sum = 0;
     for (uint32_t i = 0; i < 2; i++) {
-        work = gang_podgroup_work(&in, i);
+        work = karmada_gang_podgroup_work(&in, i);
         valid_work(work);
         int32_t m = json_object_get_int(at(work, "spec/workload/manifests/0/spec/minMember"));
         CU_ASSERT_EQUAL(m, i == 0 ? 2 : 1);
@@ -348,41 +356,41 @@ static void test_input_check(void)
 {
     load("deployment");
     char why[256];
-    struct gang_share wrong_sum[] = {{"member1", 3}};
-    struct gang_input in = input(wrong_sum, 1);
-    CU_ASSERT_EQUAL(gang_input_check(&in, why, sizeof(why)), MUSTER_EINVAL);
+    struct karmada_gang_share wrong_sum[] = {{"member1", 3}};
+    struct karmada_gang_input in = input(wrong_sum, 1);
+    CU_ASSERT_EQUAL(karmada_gang_input_check(&in, why, sizeof(why)), MUSTER_EINVAL);
     CU_ASSERT_PTR_NOT_NULL(strstr(why, "add up to 3 replicas, the gang has 4"));
-    CU_ASSERT_PTR_NULL(gang_podgroup_work(&in, 0));
-    CU_ASSERT_PTR_NULL(gang_override_policy(&in));
+    CU_ASSERT_PTR_NULL(karmada_gang_podgroup_work(&in, 0));
+    CU_ASSERT_PTR_NULL(karmada_gang_override_policy(&in));
 
-    struct gang_share zero[] = {{"member1", 4}, {"member2", 0}};
+    struct karmada_gang_share zero[] = {{"member1", 4}, {"member2", 0}};
     in = input(zero, 2);
-    CU_ASSERT_EQUAL(gang_input_check(&in, why, sizeof(why)), MUSTER_EINVAL);
+    CU_ASSERT_EQUAL(karmada_gang_input_check(&in, why, sizeof(why)), MUSTER_EINVAL);
     CU_ASSERT_PTR_NOT_NULL(strstr(why, "member2"));
 
-    struct gang_share ok[] = {{"member1", 4}};
+    struct karmada_gang_share ok[] = {{"member1", 4}};
     in = input(ok, 1);
     in.tmpl = NULL;
-    CU_ASSERT_EQUAL(gang_input_check(&in, why, sizeof(why)), MUSTER_EINVAL);
-    CU_ASSERT_PTR_NULL(gang_override_policy(&in));
+    CU_ASSERT_EQUAL(karmada_gang_input_check(&in, why, sizeof(why)), MUSTER_EINVAL);
+    CU_ASSERT_PTR_NULL(karmada_gang_override_policy(&in));
 
     /* Without the RB's uid muster could not label its objects with it. */
     json_object *uid = json_object_get(at(rb, "metadata/uid"));
     json_object_object_del(at(rb, "metadata"), "uid");
     in = input(ok, 1);
-    CU_ASSERT_EQUAL(gang_input_check(&in, why, sizeof(why)), MUSTER_EINVAL);
+    CU_ASSERT_EQUAL(karmada_gang_input_check(&in, why, sizeof(why)), MUSTER_EINVAL);
     CU_ASSERT_PTR_NOT_NULL(strstr(why, "metadata.uid"));
-    CU_ASSERT_PTR_NULL(gang_podgroup_work(&in, 0));
+    CU_ASSERT_PTR_NULL(karmada_gang_podgroup_work(&in, 0));
     json_object_object_add(at(rb, "metadata"), "uid", uid);
 
     /* Without the permanent id muster could not find the Works Karmada renders (the barrier
      * check): refuse to build them. */
-    json_object_object_del(at(rb, "metadata/labels"), DISP_WORKLOAD_PERMANENT_ID_LABEL);
+    json_object_object_del(at(rb, "metadata/labels"), KARMADA_WORKLOAD_PERMANENT_ID_LABEL);
     reread();
     in = input(ok, 1);
-    CU_ASSERT_EQUAL(gang_input_check(&in, why, sizeof(why)), MUSTER_EINVAL);
+    CU_ASSERT_EQUAL(karmada_gang_input_check(&in, why, sizeof(why)), MUSTER_EINVAL);
     CU_ASSERT_PTR_NOT_NULL(strstr(why, "permanent-id"));
-    CU_ASSERT_PTR_NULL(gang_podgroup_work(&in, 0));
+    CU_ASSERT_PTR_NULL(karmada_gang_podgroup_work(&in, 0));
 }
 
 /* ---- OverridePolicy ---- */
@@ -390,9 +398,9 @@ static void test_input_check(void)
 static void test_deployment_policy(void)
 {
     load("deployment");
-    struct gang_share shares[] = {{"member1", 3}, {"member2", 1}};
-    struct gang_input in = input(shares, 2);
-    json_object *op = gang_override_policy(&in);
+    struct karmada_gang_share shares[] = {{"member1", 3}, {"member2", 1}};
+    struct karmada_gang_input in = input(shares, 2);
+    json_object *op = karmada_gang_override_policy(&in);
     CU_ASSERT_PTR_NOT_NULL_FATAL(op);
     valid_as(POLICY, op);
     /* The pod template has metadata (labels) but no annotations: the whole object is added.
@@ -417,15 +425,15 @@ static void test_deployment_policy(void)
              rule);
     equal_json(op, want);
     /* The same policy whatever the placement. */
-    struct gang_share other[] = {{"member3", 4}};
-    struct gang_input in2 = input(other, 1);
-    json_object *op2 = gang_override_policy(&in2);
+    struct karmada_gang_share other[] = {{"member3", 4}};
+    struct karmada_gang_input in2 = input(other, 1);
+    json_object *op2 = karmada_gang_override_policy(&in2);
     CU_ASSERT_TRUE(json_object_equal(op, op2));
     json_object_put(op2);
     json_object *t = overridden(op, "member2");
     json_object *ann = at(t, "spec/template/metadata/annotations");
     json_object *v = NULL;
-    CU_ASSERT_TRUE(json_object_object_get_ex(ann, GANG_GROUP_NAME_ANNOTATION, &v));
+    CU_ASSERT_TRUE(json_object_object_get_ex(ann, KARMADA_GANG_GROUP_NAME_ANNOTATION, &v));
     CU_ASSERT_STRING_EQUAL(json_object_get_string(v), "muster-web-deployment");
     CU_ASSERT_STRING_EQUAL(s_at(t, "spec/template/spec/schedulerName"), "volcano");
     CU_ASSERT_STRING_EQUAL(s_at(t, "spec/template/metadata/labels/app"), "web");
@@ -440,9 +448,9 @@ static void test_existing_annotation_kept(void)
     json_object *ann = json_object_new_object();
     json_object_object_add(ann, "prometheus.io/scrape", json_object_new_string("true"));
     json_object_object_add(at(tmpl, "spec/template/metadata"), "annotations", ann);
-    struct gang_share shares[] = {{"member1", 4}};
-    struct gang_input in = input(shares, 1);
-    json_object *op = gang_override_policy(&in);
+    struct karmada_gang_share shares[] = {{"member1", 4}};
+    struct karmada_gang_input in = input(shares, 1);
+    json_object *op = karmada_gang_override_policy(&in);
     CU_ASSERT_PTR_NOT_NULL_FATAL(op);
     valid_as(POLICY, op);
     json_object *plain = at(op, "spec/overrideRules/0/overriders/plaintext");
@@ -462,9 +470,9 @@ static void test_job_policy_without_pod_metadata(void)
 {
     load("job");
     CU_ASSERT_PTR_NULL(at(tmpl, "spec/template/metadata"));
-    struct gang_share shares[] = {{"member1", 3}};
-    struct gang_input in = input(shares, 1);
-    json_object *op = gang_override_policy(&in);
+    struct karmada_gang_share shares[] = {{"member1", 3}};
+    struct karmada_gang_input in = input(shares, 1);
+    json_object *op = karmada_gang_override_policy(&in);
     CU_ASSERT_PTR_NOT_NULL_FATAL(op);
     valid_as(POLICY, op);
     CU_ASSERT_STRING_EQUAL(s_at(op, "spec/overrideRules/0/overriders/plaintext/0/path"),
@@ -481,15 +489,15 @@ static void test_job_policy_without_pod_metadata(void)
 static void test_pod_paths(void)
 {
     load("pod");
-    struct gang_share shares[] = {{"member3", 1}};
-    struct gang_input in = input(shares, 1);
+    struct karmada_gang_share shares[] = {{"member3", 1}};
+    struct karmada_gang_input in = input(shares, 1);
     in.pod_scheduler = "volcano-custom";
-    json_object *work = gang_podgroup_work(&in, 0);
+    json_object *work = karmada_gang_podgroup_work(&in, 0);
     valid_work(work);
     CU_ASSERT_STRING_EQUAL(s_at(work, "spec/workload/manifests/0/spec/queue"), "default");
     json_object_put(work);
 
-    json_object *op = gang_override_policy(&in);
+    json_object *op = karmada_gang_override_policy(&in);
     CU_ASSERT_PTR_NOT_NULL_FATAL(op);
     valid_as(POLICY, op);
     equal_json(at(op, "spec/overrideRules/0/overriders/plaintext"),
@@ -500,8 +508,8 @@ static void test_pod_paths(void)
     json_object *t = overridden(op, "member3");
     CU_ASSERT_STRING_EQUAL(s_at(t, "spec/schedulerName"), "volcano-custom");
     json_object *v = NULL;
-    CU_ASSERT_TRUE(
-        json_object_object_get_ex(at(t, "metadata/annotations"), GANG_GROUP_NAME_ANNOTATION, &v));
+    CU_ASSERT_TRUE(json_object_object_get_ex(at(t, "metadata/annotations"),
+                                             KARMADA_GANG_GROUP_NAME_ANNOTATION, &v));
     CU_ASSERT_STRING_EQUAL(json_object_get_string(v), "muster-debug-pod");
     CU_ASSERT_STRING_EQUAL(s_at(t, "metadata/name"), "debug");
     json_object_put(t);
@@ -511,7 +519,7 @@ static void test_pod_paths(void)
     json_object *ann = json_object_new_object();
     json_object_object_add(ann, "owner", json_object_new_string("sre"));
     json_object_object_add(at(tmpl, "metadata"), "annotations", ann);
-    op = gang_override_policy(&in);
+    op = karmada_gang_override_policy(&in);
     valid_as(POLICY, op);
     CU_ASSERT_STRING_EQUAL(s_at(op, "spec/overrideRules/0/overriders/plaintext/0/path"),
                            "/metadata/annotations/scheduling.k8s.io~1group-name");
@@ -525,20 +533,20 @@ static void test_pod_paths(void)
 static void test_vcjob_gets_no_objects(void)
 {
     load("vcjob");
-    CU_ASSERT_FALSE(gang_needs_objects(&w));
+    CU_ASSERT_FALSE(karmada_gang_needs_objects(&w));
     /* The whole job to one cluster: every task's replicas (2 + 4), not the components' 2 + 3. */
     CU_ASSERT_EQUAL(w.replicas, 6);
-    struct gang_share shares[] = {{"member1", 6}};
-    struct gang_input in = input(shares, 1);
+    struct karmada_gang_share shares[] = {{"member1", 6}};
+    struct karmada_gang_input in = input(shares, 1);
     char why[256];
-    int rc = gang_input_check(&in, why, sizeof(why));
+    int rc = karmada_gang_input_check(&in, why, sizeof(why));
     if (rc)
         fprintf(stderr, "\n%s\n", why);
     CU_ASSERT_EQUAL(rc, 0);
-    CU_ASSERT_PTR_NULL(gang_podgroup_work(&in, 0));
-    CU_ASSERT_PTR_NULL(gang_override_policy(&in));
+    CU_ASSERT_PTR_NULL(karmada_gang_podgroup_work(&in, 0));
+    CU_ASSERT_PTR_NULL(karmada_gang_override_policy(&in));
     /* It is still placed and released with the same RB patches. */
-    json_object *p = gang_patch_assign(&in, 1);
+    json_object *p = PATCH(karmada_patch_assign, &in, 1);
     json_object *out = merged(rb, p);
     equal_json(at(out, "spec/clusters"), "[{\"name\":\"member1\",\"replicas\":6}]");
     valid_as(RB, out);
@@ -551,9 +559,9 @@ static void test_vcjob_gets_no_objects(void)
 static void test_assign_patch(void)
 {
     load("deployment");
-    struct gang_share shares[] = {{"member1", 3}, {"member2", 1}};
-    struct gang_input in = input(shares, 2);
-    json_object *p = gang_patch_assign(&in, 1);
+    struct karmada_gang_share shares[] = {{"member1", 3}, {"member2", 1}};
+    struct karmada_gang_input in = input(shares, 2);
+    json_object *p = PATCH(karmada_patch_assign, &in, 1);
     json_object *out = merged(rb, p);
     valid_as(RB, out);
     equal_json(at(out, "spec/clusters"),
@@ -562,7 +570,8 @@ static void test_assign_patch(void)
     CU_ASSERT_TRUE(json_object_get_boolean(at(out, "spec/suspension/dispatching")));
     /* The annotation is spec.placement's JSON text, as karmada-scheduler writes it. */
     json_object *ann = at(out, "metadata/annotations"), *text = NULL;
-    CU_ASSERT_TRUE_FATAL(json_object_object_get_ex(ann, GANG_APPLIED_PLACEMENT_ANNOTATION, &text));
+    CU_ASSERT_TRUE_FATAL(
+        json_object_object_get_ex(ann, KARMADA_GANG_APPLIED_PLACEMENT_ANNOTATION, &text));
     json_object *placement = json_tokener_parse(json_object_get_string(text));
     CU_ASSERT_TRUE(json_object_equal(placement, at(rb, "spec/placement")));
     CU_ASSERT_PTR_NULL(strchr(json_object_get_string(text), ' '));
@@ -572,7 +581,7 @@ static void test_assign_patch(void)
     json_object_put(p);
 
     /* No barrier: the patch says nothing about suspension. */
-    p = gang_patch_assign(&in, 0);
+    p = PATCH(karmada_patch_assign, &in, 0);
     CU_ASSERT_PTR_NULL(at(p, "spec/suspension"));
     out = merged(rb, p);
     CU_ASSERT_PTR_NULL(at(out, "spec/suspension/dispatching"));
@@ -582,9 +591,9 @@ static void test_assign_patch(void)
 
     /* The Job RB's dispatchingOnClusters survives the barrier. */
     load("job");
-    struct gang_share one[] = {{"member2", 3}};
+    struct karmada_gang_share one[] = {{"member2", 3}};
     in = input(one, 1);
-    p = gang_patch_assign(&in, 1);
+    p = PATCH(karmada_patch_assign, &in, 1);
     out = merged(rb, p);
     valid_as(RB, out);
     CU_ASSERT_TRUE(json_object_get_boolean(at(out, "spec/suspension/dispatching")));
@@ -598,22 +607,23 @@ static void test_assign_patch(void)
 static void test_release_restores_dispatching(void)
 {
     load("deployment");
-    struct gang_share shares[] = {{"member1", 4}};
-    struct gang_input in = input(shares, 1);
-    json_object *p = gang_patch_assign(&in, 1);
+    struct karmada_gang_share shares[] = {{"member1", 4}};
+    struct karmada_gang_input in = input(shares, 1);
+    json_object *p = PATCH(karmada_patch_assign, &in, 1);
     json_object *barred = merged(rb, p);
     json_object_put(p);
     static const struct {
-        int user;
+        enum karmada_dispatching user;
         const char *want; /* JSON of spec.suspension after step 4 */
     } cases[] = {
-        {-1, "{\"scheduling\":false}"},
-        {0, "{\"scheduling\":false,\"dispatching\":false}"},
-        {1, "{\"scheduling\":false,\"dispatching\":true}"},
-        {-2, "{\"scheduling\":false,\"dispatching\":true}"}, /* not muster's barrier */
+        {KARMADA_DISPATCHING_REMOVE, "{\"scheduling\":false}"},
+        {KARMADA_DISPATCHING_FALSE, "{\"scheduling\":false,\"dispatching\":false}"},
+        {KARMADA_DISPATCHING_TRUE, "{\"scheduling\":false,\"dispatching\":true}"},
+        {KARMADA_DISPATCHING_KEEP,
+         "{\"scheduling\":false,\"dispatching\":true}"}, /* not muster's barrier */
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-        p = gang_patch_release(cases[i].user);
+        p = PATCH(karmada_patch_release, cases[i].user);
         json_object *out = merged(barred, p);
         equal_json(at(out, "spec/suspension"), cases[i].want);
         CU_ASSERT_PTR_NOT_NULL(at(out, "spec/clusters"));
@@ -621,12 +631,23 @@ static void test_release_restores_dispatching(void)
         json_object_put(out);
         json_object_put(p);
     }
-    p = gang_patch_release(-2);
+    p = PATCH(karmada_patch_release, KARMADA_DISPATCHING_KEEP);
     equal_json(p, "{\"spec\":{\"suspension\":{\"scheduling\":false}}}");
     json_object_put(p);
-    CU_ASSERT_PTR_NULL(gang_patch_release(7));
+    CU_ASSERT_PTR_NULL(PATCH(karmada_patch_release, (enum karmada_dispatching)7));
 
-    p = gang_patch_resume();
+    /* assign+lift: the placement and the suspension lifted in one patch, no barrier */
+    p = PATCH(karmada_patch_assign_lift, &in);
+    equal_json(at(p, "spec/suspension"), "{\"scheduling\":false}");
+    json_object *lifted = merged(rb, p);
+    equal_json(at(lifted, "spec/clusters"), "[{\"name\":\"member1\",\"replicas\":4}]");
+    valid_as(RB, lifted);
+    json_object_put(lifted);
+    json_object_put(p);
+    p = PATCH(karmada_patch_assign_lift, NULL);
+    CU_ASSERT_PTR_NULL(p);
+
+    p = PATCH0(karmada_patch_resume);
     equal_json(p, "{\"spec\":{\"suspension\":{\"scheduling\":false}}}");
     json_object *out = merged(rb, p);
     valid_as(RB, out);
@@ -638,29 +659,30 @@ static void test_release_restores_dispatching(void)
 static void test_rollback_patches(void)
 {
     load("job"); /* the user has dispatching false and dispatchingOnClusters */
-    struct gang_share shares[] = {{"member1", 3}};
-    struct gang_input in = input(shares, 1);
-    json_object *p = gang_patch_assign(&in, 1);
+    struct karmada_gang_share shares[] = {{"member1", 3}};
+    struct karmada_gang_input in = input(shares, 1);
+    json_object *p = PATCH(karmada_patch_assign, &in, 1);
     json_object *placed = merged(rb, p);
     json_object_put(p);
-    p = gang_patch_release(0);
+    p = PATCH(karmada_patch_release, KARMADA_DISPATCHING_FALSE);
     json_object *released = merged(placed, p);
     json_object_put(p);
     json_object_put(placed);
 
-    p = gang_patch_rollback_barrier();
+    p = PATCH0(karmada_patch_rollback_barrier);
     equal_json(p, "{\"spec\":{\"suspension\":{\"dispatching\":true}}}");
     json_object *barred = merged(released, p);
     valid_as(RB, barred);
     CU_ASSERT_TRUE(json_object_get_boolean(at(barred, "spec/suspension/dispatching")));
     json_object_put(p);
 
-    p = gang_patch_rollback_clear(0);
+    p = PATCH(karmada_patch_rollback_clear, KARMADA_DISPATCHING_FALSE);
     json_object *out = merged(barred, p);
     valid_as(RB, out);
     CU_ASSERT_PTR_NULL(at(out, "spec/clusters"));
     json_object *ann = at(out, "metadata/annotations");
-    CU_ASSERT_FALSE(json_object_object_get_ex(ann, GANG_APPLIED_PLACEMENT_ANNOTATION, NULL));
+    CU_ASSERT_FALSE(
+        json_object_object_get_ex(ann, KARMADA_GANG_APPLIED_PLACEMENT_ANNOTATION, NULL));
     CU_ASSERT_TRUE(json_object_object_get_ex(ann, "propagationpolicy.karmada.io/name", NULL));
     equal_json(at(out, "spec/suspension"),
                "{\"scheduling\":true,\"dispatching\":false,"
@@ -670,7 +692,7 @@ static void test_rollback_patches(void)
     json_object_put(out);
     json_object_put(p);
 
-    p = gang_patch_rollback_clear(-1);
+    p = PATCH(karmada_patch_rollback_clear, KARMADA_DISPATCHING_REMOVE);
     out = merged(barred, p);
     CU_ASSERT_PTR_NULL(at(out, "spec/suspension/dispatching"));
     valid_as(RB, out);
@@ -691,7 +713,7 @@ static void test_rollback_patches(void)
     json_object_put(out);
     json_object_put(evicted);
     json_object_put(p);
-    CU_ASSERT_PTR_NULL(gang_patch_rollback_clear(3));
+    CU_ASSERT_PTR_NULL(PATCH(karmada_patch_rollback_clear, (enum karmada_dispatching)7));
     json_object_put(released);
     json_object_put(barred);
 }
@@ -715,13 +737,13 @@ static void test_status_scheduled(void)
     path_of(path, sizeof(path), "tests/fixtures/objects/resourcebinding.json");
     json_object *scheduled = json_object_from_file(path); /* Scheduled=True, FullyApplied */
     CU_ASSERT_PTR_NOT_NULL_FATAL(scheduled);
-    json_object *p = gang_status_scheduled(scheduled, "2026-11-22T03:00:00Z");
+    json_object *p = PATCH(karmada_patch_status_scheduled, scheduled, "2026-11-22T03:00:00Z");
     json_object *out = merged(scheduled, p);
     valid_as(RB, out);
     json_object *c = condition(out, "Scheduled");
     /* Already True: the transition time is kept. */
     CU_ASSERT_STRING_EQUAL(s_at(c, "lastTransitionTime"), "2026-11-21T09:12:46Z");
-    CU_ASSERT_STRING_EQUAL(s_at(c, "message"), GANG_SCHEDULED_MESSAGE);
+    CU_ASSERT_STRING_EQUAL(s_at(c, "message"), KARMADA_GANG_SCHEDULED_MESSAGE);
     CU_ASSERT_STRING_EQUAL(s_at(out, "status/lastScheduledTime"), "2026-11-22T03:00:00Z");
     CU_ASSERT_EQUAL(json_object_get_int(at(out, "status/schedulerObservedGeneration")), 3);
     CU_ASSERT_TRUE(
@@ -732,11 +754,11 @@ static void test_status_scheduled(void)
 
     /* From waiting (False): the status flips and the transition time is now. */
     CU_ASSERT_EQUAL(
-        disp_rbpatch_waiting(scheduled, "QuotaExceeded", "queue full", "2026-11-22T02:00:00Z", &p),
+        karmada_patch_waiting(scheduled, "QuotaExceeded", "queue full", "2026-11-22T02:00:00Z", &p),
         0);
     json_object *waiting = merged(scheduled, p);
     json_object_put(p);
-    p = gang_status_scheduled(waiting, "2026-11-22T03:00:00Z");
+    p = PATCH(karmada_patch_status_scheduled, waiting, "2026-11-22T03:00:00Z");
     equal_json(p, "{\"status\":{\"conditions\":[{\"type\":\"Scheduled\",\"status\":\"True\","
                   "\"reason\":\"Success\",\"message\":\"Binding has been scheduled "
                   "successfully.\",\"lastTransitionTime\":\"2026-11-22T03:00:00Z\","
@@ -755,7 +777,7 @@ static void test_status_scheduled(void)
 
     /* A fresh RB (no status at all) gets one condition. */
     load("deployment");
-    p = gang_status_scheduled(rb, "2026-11-22T03:00:00Z");
+    p = PATCH(karmada_patch_status_scheduled, rb, "2026-11-22T03:00:00Z");
     out = merged(rb, p);
     valid_as(RB, out);
     CU_ASSERT_EQUAL(json_object_array_length(at(out, "status/conditions")), 1);
@@ -790,48 +812,51 @@ static json_object *rendered(const char *cluster, int suspended, const char *pol
 
 static void test_rendered_barrier(void)
 {
-    struct gang_share shares[] = {{"member1", 3}, {"member2", 1}};
+    struct karmada_gang_share shares[] = {{"member1", 3}, {"member2", 1}};
     const char *pol = "muster-web-deployment";
     char why[256];
     json_object *items = json_object_new_array();
     /* nothing rendered yet */
-    CU_ASSERT_EQUAL(gang_rendered_judge(items, shares, 2, pol, why, sizeof(why)),
-                    GANG_RENDERED_MISSING);
+    CU_ASSERT_EQUAL(karmada_gang_rendered_judge(items, shares, 2, pol, why, sizeof(why)),
+                    KARMADA_GANG_RENDERED_MISSING);
     CU_ASSERT_PTR_NOT_NULL(strstr(why, "member1"));
     json_object_array_add(items, rendered("member1", 1, pol));
-    CU_ASSERT_EQUAL(gang_rendered_judge(items, shares, 2, pol, why, sizeof(why)),
-                    GANG_RENDERED_MISSING);
+    CU_ASSERT_EQUAL(karmada_gang_rendered_judge(items, shares, 2, pol, why, sizeof(why)),
+                    KARMADA_GANG_RENDERED_MISSING);
     CU_ASSERT_PTR_NOT_NULL(strstr(why, "member2"));
     /* member2 suspended but rendered from a cache without muster's policy: wait */
     json_object_array_add(items, rendered("member2", 1, NULL));
-    CU_ASSERT_EQUAL(gang_rendered_judge(items, shares, 2, pol, why, sizeof(why)),
-                    GANG_RENDERED_WAIT);
+    CU_ASSERT_EQUAL(karmada_gang_rendered_judge(items, shares, 2, pol, why, sizeof(why)),
+                    KARMADA_GANG_RENDERED_WAIT);
     json_object_array_put_idx(items, 1, rendered("member2", 1, pol));
-    CU_ASSERT_EQUAL(gang_rendered_judge(items, shares, 2, pol, NULL, 0), GANG_RENDERED_READY);
+    CU_ASSERT_EQUAL(karmada_gang_rendered_judge(items, shares, 2, pol, NULL, 0),
+                    KARMADA_GANG_RENDERED_READY);
     /* muster's own Work in the list (a hand-made permanent-id label) is not the rendered one */
     json_object *mine = rendered("member1", 0, NULL);
-    json_object_object_add(at(mine, "metadata/labels"), GANG_BINDING_UID_LABEL,
+    json_object_object_add(at(mine, "metadata/labels"), KARMADA_GANG_BINDING_UID_LABEL,
                            json_object_new_string("u"));
     json_object_array_add(items, mine);
-    CU_ASSERT_EQUAL(gang_rendered_judge(items, shares, 2, pol, NULL, 0), GANG_RENDERED_READY);
+    CU_ASSERT_EQUAL(karmada_gang_rendered_judge(items, shares, 2, pol, NULL, 0),
+                    KARMADA_GANG_RENDERED_READY);
     /* the detector reset dispatching after the policy was in: released, pods name the group */
     json_object_array_put_idx(items, 0, rendered("member1", 0, pol));
-    CU_ASSERT_EQUAL(gang_rendered_work(json_object_array_get_idx(items, 0), pol),
-                    GANG_RENDERED_OPEN);
-    CU_ASSERT_EQUAL(gang_rendered_judge(items, shares, 2, pol, NULL, 0), GANG_RENDERED_READY);
+    CU_ASSERT_EQUAL(karmada_gang_rendered_work(json_object_array_get_idx(items, 0), pol),
+                    KARMADA_GANG_RENDERED_OPEN);
+    CU_ASSERT_EQUAL(karmada_gang_rendered_judge(items, shares, 2, pol, NULL, 0),
+                    KARMADA_GANG_RENDERED_READY);
     /* ... and before: the barrier vanished, roll back, whatever the other clusters show */
     json_object_array_put_idx(items, 0, rendered("member1", 0, NULL));
     json_object_array_put_idx(items, 1, rendered("member2", 1, NULL));
-    CU_ASSERT_EQUAL(gang_rendered_judge(items, shares, 2, pol, why, sizeof(why)),
-                    GANG_RENDERED_VANISHED);
+    CU_ASSERT_EQUAL(karmada_gang_rendered_judge(items, shares, 2, pol, why, sizeof(why)),
+                    KARMADA_GANG_RENDERED_VANISHED);
     CU_ASSERT_PTR_NOT_NULL(strstr(why, "member1"));
     /* a Work being deleted counts as missing */
     json_object *dying = rendered("member1", 1, pol);
     json_object_object_add(at(dying, "metadata"), "deletionTimestamp",
                            json_object_new_string("2026-11-22T03:00:00Z"));
-    CU_ASSERT_EQUAL(gang_rendered_work(dying, pol), GANG_RENDERED_MISSING);
+    CU_ASSERT_EQUAL(karmada_gang_rendered_work(dying, pol), KARMADA_GANG_RENDERED_MISSING);
     json_object_put(dying);
-    CU_ASSERT_EQUAL(gang_rendered_work(NULL, pol), GANG_RENDERED_MISSING);
+    CU_ASSERT_EQUAL(karmada_gang_rendered_work(NULL, pol), KARMADA_GANG_RENDERED_MISSING);
     json_object_put(items);
 }
 
@@ -840,11 +865,11 @@ static void test_rendered_barrier(void)
 static void test_work_status_read(void)
 {
     load("deployment");
-    struct gang_share shares[] = {{"member1", 4}};
-    struct gang_input in = input(shares, 1);
-    json_object *work = gang_podgroup_work(&in, 0);
-    CU_ASSERT_FALSE(gang_work_applied(work));
-    CU_ASSERT_PTR_NULL(gang_work_podgroup_phase(work));
+    struct karmada_gang_share shares[] = {{"member1", 4}};
+    struct karmada_gang_input in = input(shares, 1);
+    json_object *work = karmada_gang_podgroup_work(&in, 0);
+    CU_ASSERT_FALSE(karmada_gang_work_applied(work));
+    CU_ASSERT_PTR_NULL(karmada_gang_work_podgroup_phase(work));
     json_object_object_add(
         work, "status",
         json_tokener_parse("{\"conditions\":[{\"type\":\"Applied\",\"status\":\"True\","
@@ -856,45 +881,45 @@ static void test_work_status_read(void)
                            "\"name\":\"muster-web-deployment\"},\"status\":{\"phase\":"
                            "\"Inqueue\",\"running\":0}}]}"));
     valid_as(WORK, work);
-    CU_ASSERT_TRUE(gang_work_applied(work));
-    CU_ASSERT_STRING_EQUAL(gang_work_podgroup_phase(work), "Inqueue");
+    CU_ASSERT_TRUE(karmada_gang_work_applied(work));
+    CU_ASSERT_STRING_EQUAL(karmada_gang_work_podgroup_phase(work), "Inqueue");
     json_object_object_add(at(work, "metadata"), "deletionTimestamp",
                            json_object_new_string("2026-11-22T03:00:00Z"));
-    CU_ASSERT_FALSE(gang_work_applied(work)); /* being deleted: not this attempt's */
+    CU_ASSERT_FALSE(karmada_gang_work_applied(work)); /* being deleted: not this attempt's */
     json_object_put(work);
 }
 
 /* Every object and patch of the protocol, as one text, from the current rb, tmpl and w. */
 static char *protocol_text(void)
 {
-    struct gang_share shares[] = {{"member1", 1}, {"member2", (int32_t)w.replicas - 1}};
+    struct karmada_gang_share shares[] = {{"member1", 1}, {"member2", (int32_t)w.replicas - 1}};
     uint32_t n = w.replicas > 1 ? 2 : 1;
     if (n == 1)
         shares[0].replicas = w.replicas;
-    struct gang_input in = input(shares, n);
+    struct karmada_gang_input in = input(shares, n);
     char why[256];
-    CU_ASSERT_EQUAL(gang_input_check(&in, why, sizeof(why)), 0);
+    CU_ASSERT_EQUAL(karmada_gang_input_check(&in, why, sizeof(why)), 0);
     json_object *all = json_object_new_array();
     for (uint32_t i = 0; i < n; i++)
-        json_object_array_add(all, gang_podgroup_work(&in, i));
-    json_object_array_add(all, gang_override_policy(&in));
-    json_object_array_add(all, gang_patch_assign(&in, 1));
-    json_object_array_add(all, gang_status_scheduled(rb, "2026-01-01T00:00:00Z"));
+        json_object_array_add(all, karmada_gang_podgroup_work(&in, i));
+    json_object_array_add(all, karmada_gang_override_policy(&in));
+    json_object_array_add(all, PATCH(karmada_patch_assign, &in, 1));
+    json_object_array_add(all, PATCH(karmada_patch_status_scheduled, rb, "2026-01-01T00:00:00Z"));
     char *text = strdup(json_object_to_json_string_ext(all, JSON_C_TO_STRING_PLAIN));
     json_object_put(all);
     return text;
 }
 
-/* What the informers cache (disp_workload_prune_template, _prune_binding) builds the same
+/* What the informers cache (karmada_workload_prune_template, _prune_binding) builds the same
  * objects and patches as the whole template and binding, whatever shape the pod's metadata
  * has. */
 static void check_pruned_objects(const char *what)
 {
     char *whole = protocol_text();
-    json_object *pt = disp_workload_prune_template(tmpl);
+    json_object *pt = karmada_workload_prune_template(tmpl);
     json_object *prb = NULL;
     CU_ASSERT_EQUAL_FATAL(json_object_deep_copy(rb, &prb, NULL), 0);
-    json_object *p = disp_workload_prune_binding(prb);
+    json_object *p = karmada_workload_prune_binding(prb);
     json_object_put(prb);
     json_object_put(tmpl);
     json_object_put(rb);
@@ -951,7 +976,7 @@ static void test_cleanup(void)
     json_object_put(rb);
     json_object_put(tmpl);
     rb = tmpl = NULL;
-    disp_workload_close(&w);
+    karmada_workload_close(&w);
     queue_resnames_free(names);
     names = NULL;
 }
@@ -977,4 +1002,4 @@ static CU_TestInfo tests[] = {
     CU_TEST_INFO_NULL,
 };
 
-MUSTER_TEST_MAIN("dispatcher/gangobj", tests)
+MUSTER_TEST_MAIN("karmada/gang", tests)

@@ -1,9 +1,9 @@
 /* The ResourceBinding admission webhook's decision (see webhook.h): parse and check the review,
  * decide by operation, resource, opt-out label and workload kind, answer with the hold patch. */
-#include "dispatcher/webhook.h"
+#include "cluster-adapters/karmada/webhook.h"
 
-#include "dispatcher/rbpatch.h"
-#include "dispatcher/workload.h"
+#include "cluster-adapters/karmada/patch.h"
+#include "cluster-adapters/karmada/workload.h"
 #include "queue/errors.h"
 #include "queue/mem.h"
 
@@ -12,13 +12,13 @@
 #include <stdio.h>
 #include <string.h>
 
-static const char *const verdict_names[DISP_WEBHOOK_VERDICTS] = {
+static const char *const verdict_names[KARMADA_WEBHOOK_VERDICTS] = {
     "held", "already_held", "skip_kind", "skip_label", "skip_operation", "skip_resource", "invalid",
 };
 
-const char *disp_webhook_verdict_name(enum disp_webhook_verdict v)
+const char *karmada_webhook_verdict_name(enum karmada_webhook_verdict v)
 {
-    return (unsigned)v < DISP_WEBHOOK_VERDICTS ? verdict_names[v] : "unknown";
+    return (unsigned)v < KARMADA_WEBHOOK_VERDICTS ? verdict_names[v] : "unknown";
 }
 
 __attribute__((format(printf, 4, 5))) static int fail(char *err, size_t cap, int rc,
@@ -70,7 +70,7 @@ static const char *need_str(json_object *o, const char *k, const char *where, ch
 static int uid_ok(const char *uid)
 {
     size_t n = strlen(uid);
-    if (n == 0 || n > DISP_WEBHOOK_UID_MAX)
+    if (n == 0 || n > KARMADA_WEBHOOK_UID_MAX)
         return 0;
     for (size_t i = 0; i < n; i++)
         if (uid[i] < 0x21 || uid[i] > 0x7e || uid[i] == '"' || uid[i] == '\\')
@@ -82,12 +82,12 @@ static int uid_ok(const char *uid)
 static int parse(const char *body, size_t len, json_object **out, char *err, size_t cap)
 {
     *out = NULL;
-    if (len > DISP_WEBHOOK_REVIEW_MAX)
+    if (len > KARMADA_WEBHOOK_REVIEW_MAX)
         return fail(err, cap, MUSTER_ELIMIT, "the review is %zu bytes, above the limit of %d", len,
-                    DISP_WEBHOOK_REVIEW_MAX);
+                    KARMADA_WEBHOOK_REVIEW_MAX);
     if (len == 0)
         return fail(err, cap, MUSTER_EINVAL, "empty body: expected an AdmissionReview");
-    struct json_tokener *tok = json_tokener_new_ex(DISP_WEBHOOK_DEPTH_MAX);
+    struct json_tokener *tok = json_tokener_new_ex(KARMADA_WEBHOOK_DEPTH_MAX);
     if (!tok)
         return MUSTER_ENOMEM;
     /* json-c takes an int length; the cap above keeps len far below INT_MAX. */
@@ -104,7 +104,7 @@ static int parse(const char *body, size_t len, json_object **out, char *err, siz
         json_object_put(o);
         if (jerr == json_tokener_error_depth)
             return fail(err, cap, MUSTER_ELIMIT, "the body nests deeper than %d",
-                        DISP_WEBHOOK_DEPTH_MAX);
+                        KARMADA_WEBHOOK_DEPTH_MAX);
         return fail(err, cap, MUSTER_EINVAL, "the body is not JSON: %s at byte %zu",
                     json_tokener_error_desc(jerr), used);
     }
@@ -125,7 +125,7 @@ static json_object *base64_json(json_object *v)
     size_t n = 0;
     const char *text = json_object_to_json_string_length(
         v, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE, &n);
-    if (!text || n > DISP_WEBHOOK_REVIEW_MAX)
+    if (!text || n > KARMADA_WEBHOOK_REVIEW_MAX)
         return NULL;
     unsigned char *b = muster_malloc(4 * ((n + 2) / 3) + 1);
     if (!b)
@@ -170,21 +170,21 @@ static int answer(const char *uid, json_object *patch, json_object **out)
     return 0;
 }
 
-enum disp_webhook_verdict disp_webhook_rb_verdict(json_object *rb)
+enum karmada_webhook_verdict karmada_webhook_rb_verdict(json_object *rb)
 {
     json_object *sched = member(member(member(rb, "spec"), "suspension"), "scheduling");
-    if (same(str(member(member(rb, "metadata"), "labels"), DISP_WEBHOOK_SKIP_LABEL), "true"))
-        return DISP_WEBHOOK_SKIP_LABEL_SET;
-    if (disp_workload_kind_of(rb) == DISP_WORKLOAD_KIND_NONE)
-        return DISP_WEBHOOK_SKIP_KIND;
-    /* the same test disp_rbpatch_webhook_hold makes before it answers with an empty patch */
+    if (same(str(member(member(rb, "metadata"), "labels"), KARMADA_WEBHOOK_SKIP_LABEL), "true"))
+        return KARMADA_WEBHOOK_SKIP_LABEL_SET;
+    if (karmada_workload_kind_of(rb) == KARMADA_WORKLOAD_KIND_NONE)
+        return KARMADA_WEBHOOK_SKIP_KIND;
+    /* the same test karmada_patch_webhook_hold makes before it answers with an empty patch */
     if (sched && json_object_is_type(sched, json_type_boolean) && json_object_get_boolean(sched))
-        return DISP_WEBHOOK_ALREADY_HELD;
-    return DISP_WEBHOOK_HELD;
+        return KARMADA_WEBHOOK_ALREADY_HELD;
+    return KARMADA_WEBHOOK_HELD;
 }
 
-int disp_webhook_review(const char *body, size_t len, json_object **out,
-                        enum disp_webhook_verdict *verdict, char *err, size_t errcap)
+int karmada_webhook_review(const char *body, size_t len, json_object **out,
+                           enum karmada_webhook_verdict *verdict, char *err, size_t errcap)
 {
     char scratch[1];
     if (!err || !errcap) {
@@ -193,7 +193,7 @@ int disp_webhook_review(const char *body, size_t len, json_object **out,
     }
     err[0] = '\0';
     *out = NULL;
-    *verdict = DISP_WEBHOOK_INVALID;
+    *verdict = KARMADA_WEBHOOK_INVALID;
     json_object *rv = NULL;
     int rc = parse(body, len, &rv, err, errcap);
     if (rc)
@@ -234,7 +234,7 @@ int disp_webhook_review(const char *body, size_t len, json_object **out,
         fail(err, errcap, 0,
              "request.uid must be 1 to %d printable ASCII characters without quotes or "
              "backslashes",
-             DISP_WEBHOOK_UID_MAX);
+             KARMADA_WEBHOOK_UID_MAX);
         goto done;
     }
     const char *op = need_str(req, "operation", "request", err, errcap);
@@ -258,22 +258,22 @@ int disp_webhook_review(const char *body, size_t len, json_object **out,
                     : same(str(obj, "apiVersion"), "work.karmada.io/v1alpha2") &&
                           same(str(obj, "kind"), "ResourceBinding");
     if (!is_create)
-        *verdict = DISP_WEBHOOK_SKIP_OPERATION;
+        *verdict = KARMADA_WEBHOOK_SKIP_OPERATION;
     else if (!is_rb) /* a configuration edited to send other objects: never touch them */
-        *verdict = DISP_WEBHOOK_SKIP_RESOURCE;
+        *verdict = KARMADA_WEBHOOK_SKIP_RESOURCE;
     else
-        *verdict = disp_webhook_rb_verdict(obj);
+        *verdict = karmada_webhook_rb_verdict(obj);
     /* The kind is known when HELD, so spec.resource and thereby spec are objects: the only
-     * failure left in disp_rbpatch_webhook_hold is out of memory. */
-    if (*verdict == DISP_WEBHOOK_HELD)
-        rc = disp_rbpatch_webhook_hold(obj, &patch);
+     * failure left in karmada_patch_webhook_hold is out of memory. */
+    if (*verdict == KARMADA_WEBHOOK_HELD)
+        rc = karmada_patch_webhook_hold(obj, &patch);
     if (!rc)
         rc = answer(uid, patch, out);
     json_object_put(patch);
     if (rc == MUSTER_EINVAL) /* cannot happen (see above); never leave err empty on an error */
         fail(err, errcap, 0, "request.object.spec is not an object");
     if (rc)
-        *verdict = DISP_WEBHOOK_INVALID;
+        *verdict = KARMADA_WEBHOOK_INVALID;
 done:
     json_object_put(rv);
     return rc;

@@ -1,5 +1,5 @@
-/* JSON resource maps <-> queue resource vectors (see resjson.h). */
-#include "dispatcher/resjson.h"
+/* JSON resource maps <-> queue resource vectors (see resources.h). */
+#include "cluster-adapters/kube/resources.h"
 
 #include "queue/errors.h"
 #include "queue/quantity.h"
@@ -10,7 +10,7 @@
 #include <string.h>
 
 __attribute__((format(printf, 5, 6))) static int fail(int code, char *err, size_t errcap,
-                                                       const char *what, const char *fmt, ...)
+                                                      const char *what, const char *fmt, ...)
 {
     if (errcap) {
         int n = *what ? snprintf(err, errcap, "%s.", what) : 0;
@@ -29,8 +29,10 @@ static int parse(struct queue_resnames *names, json_object *obj, const char *wha
 {
     queue_resvec_clear(out);
     if (!json_object_is_type(obj, json_type_object))
-        return fail(MUSTER_EINVAL, err, errcap, "", "%s: must be an object of resource "
-                    "quantities", *what ? what : "resources");
+        return fail(MUSTER_EINVAL, err, errcap, "",
+                    "%s: must be an object of resource "
+                    "quantities",
+                    *what ? what : "resources");
     if (json_object_object_length(obj) > QUEUE_REQUEST_RES_MAX)
         return fail(MUSTER_ELIMIT, err, errcap, "", "%s: more than %d resources",
                     *what ? what : "resources", QUEUE_REQUEST_RES_MAX);
@@ -88,13 +90,13 @@ static int parse(struct queue_resnames *names, json_object *obj, const char *wha
     return rc;
 }
 
-int disp_resvec_parse(struct queue_resnames *names, json_object *obj, const char *what,
+int kube_resvec_parse(struct queue_resnames *names, json_object *obj, const char *what,
                       struct queue_resvec *out, char *err, size_t errcap)
 {
     return parse(names, obj, what, out, err, errcap, 0);
 }
 
-int disp_resvec_parse_limits(struct queue_resnames *names, json_object *obj, const char *what,
+int kube_resvec_parse_limits(struct queue_resnames *names, json_object *obj, const char *what,
                              struct queue_resvec *out, char *err, size_t errcap)
 {
     return parse(names, obj, what, out, err, errcap, 1);
@@ -109,27 +111,26 @@ static int parse_text(struct queue_resnames *names, const char *text, const char
     json_object *obj = json_tokener_parse_ex(tok, text, (int)strlen(text));
     int ok = obj && json_tokener_get_error(tok) == json_tokener_success;
     json_tokener_free(tok);
-    int rc = ok ? parse(names, obj, what, out, err, errcap, keep_zero)
-                : fail(MUSTER_EINVAL, err, errcap, "", "%s: not valid JSON",
-                       *what ? what : "resources");
+    int rc =
+        ok ? parse(names, obj, what, out, err, errcap, keep_zero)
+           : fail(MUSTER_EINVAL, err, errcap, "", "%s: not valid JSON", *what ? what : "resources");
     json_object_put(obj);
     return rc;
 }
 
-int disp_resvec_parse_text(struct queue_resnames *names, const char *text, const char *what,
+int kube_resvec_parse_text(struct queue_resnames *names, const char *text, const char *what,
                            struct queue_resvec *out, char *err, size_t errcap)
 {
     return parse_text(names, text, what, out, err, errcap, 0);
 }
 
-int disp_resvec_parse_limits_text(struct queue_resnames *names, const char *text,
-                                  const char *what, struct queue_resvec *out, char *err,
-                                  size_t errcap)
+int kube_resvec_parse_limits_text(struct queue_resnames *names, const char *text, const char *what,
+                                  struct queue_resvec *out, char *err, size_t errcap)
 {
     return parse_text(names, text, what, out, err, errcap, 1);
 }
 
-json_object *disp_resvec_json(const struct queue_resnames *names, const struct queue_resvec *v)
+json_object *kube_resvec_json(const struct queue_resnames *names, const struct queue_resvec *v)
 {
     json_object *obj = json_object_new_object();
     for (uint32_t i = 0; obj && i < v->len; i++) {

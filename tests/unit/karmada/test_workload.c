@@ -1,9 +1,12 @@
-/* Tests for dispatcher/workload.c: each kind's fixture pair (tests/fixtures/workloads/), every row
- * of DESIGN.md's "What muster reads from a workload", every refusal, cluster matching, overflow. */
-#include "dispatcher/workload.h"
+/* Tests for cluster-adapters/karmada/workload.c: each kind's fixture pair
+ * (tests/fixtures/workloads/), every row of DESIGN.md's "What muster reads from a workload", every
+ * refusal, cluster matching, overflow. */
+#include "cluster-adapters/karmada/workload.h"
+#include "cluster-adapters/karmada/workload_clusters.h"
+#include "cluster-adapters/karmada/workload_prune.h"
 
 #include "cluster-adapters/kube/schema.h"
-#include "dispatcher/webhook.h"
+#include "cluster-adapters/karmada/webhook.h"
 #include "queue/errors.h"
 #include "queue/mem.h"
 #include "testing.h"
@@ -15,18 +18,18 @@
 #define MI (1024LL * 1024 * 1000)
 
 static struct queue_resnames *names;
-static struct disp_workload w;
+static struct karmada_workload w;
 
 static void begin(void)
 {
     names = queue_resnames_new();
     CU_ASSERT_PTR_NOT_NULL_FATAL(names);
-    CU_ASSERT_EQUAL_FATAL(disp_workload_init(&w), 0);
+    CU_ASSERT_EQUAL_FATAL(karmada_workload_init(&w), 0);
 }
 
 static void end(void)
 {
-    disp_workload_close(&w);
+    karmada_workload_close(&w);
     queue_resnames_free(names);
     names = NULL;
 }
@@ -136,7 +139,7 @@ static json_object *jfind(json_object *o, const char *k)
 
 static int rd(json_object *rb, json_object *tmpl)
 {
-    return disp_workload_read(&w, names, rb, tmpl);
+    return karmada_workload_read(&w, names, rb, tmpl);
 }
 
 static int64_t res(const struct queue_resvec *v, const char *name)
@@ -205,17 +208,17 @@ static void test_deployment(void)
     json_object *rb, *tmpl;
     pair("deployment", &rb, &tmpl);
     CU_ASSERT_EQUAL_FATAL(rd(rb, tmpl), 0);
-    CU_ASSERT_EQUAL(w.reason, DISP_WORKLOAD_OK);
-    CU_ASSERT_EQUAL(w.kind, DISP_WORKLOAD_KIND_DEPLOYMENT);
-    CU_ASSERT_EQUAL(disp_workload_kind_of(rb), DISP_WORKLOAD_KIND_DEPLOYMENT);
+    CU_ASSERT_EQUAL(w.reason, KARMADA_WORKLOAD_OK);
+    CU_ASSERT_EQUAL(w.kind, KARMADA_WORKLOAD_KIND_DEPLOYMENT);
+    CU_ASSERT_EQUAL(karmada_workload_kind_of(rb), KARMADA_WORKLOAD_KIND_DEPLOYMENT);
     CU_ASSERT_STRING_EQUAL(w.queue, "team-a");
     CU_ASSERT_TRUE(w.queue_explicit);
     CU_ASSERT_STRING_EQUAL(w.queue_source, "template label kueue.x-k8s.io/queue-name");
     CU_ASSERT_EQUAL(w.replicas, 4);
     CU_ASSERT_EQUAL(w.min_member, 4);
     CU_ASSERT_STRING_EQUAL(w.min_member_source, "replicas");
-    CU_ASSERT_EQUAL(w.placement, DISP_WORKLOAD_SPREAD);
-    CU_ASSERT_EQUAL(w.priority_from, DISP_WORKLOAD_PRIORITY_RB);
+    CU_ASSERT_EQUAL(w.placement, KARMADA_WORKLOAD_SPREAD);
+    CU_ASSERT_EQUAL(w.priority_from, KARMADA_WORKLOAD_PRIORITY_RB);
     CU_ASSERT_EQUAL(w.priority, 1000);
     CU_ASSERT_EQUAL(w.ncomponents, 1);
     CU_ASSERT_STRING_EQUAL(w.components[0].name, "");
@@ -226,8 +229,8 @@ static void test_deployment(void)
     CU_ASSERT_EQUAL(res(&w.gang, "cpu"), 8000);
     CU_ASSERT_EQUAL(res(&w.gang, "memory"), 16 * GI);
     CU_ASSERT_STRING_EQUAL(w.scheduler_name, "muster");
-    CU_ASSERT_TRUE(disp_workload_assigns(&w, "muster"));
-    CU_ASSERT_FALSE(disp_workload_assigns(&w, "default-scheduler"));
+    CU_ASSERT_TRUE(karmada_workload_assigns(&w, "muster"));
+    CU_ASSERT_FALSE(karmada_workload_assigns(&w, "default-scheduler"));
     CU_ASSERT_STRING_EQUAL(w.permanent_id, "b7f3a1c9-2d4e-4f6a-8b0c-9d1e2f3a4b5c");
     CU_ASSERT_EQUAL(w.suspend_scheduling, 1);
     CU_ASSERT_EQUAL(w.suspend_dispatching, -1);
@@ -236,13 +239,13 @@ static void test_deployment(void)
     json_object *m1 = parse("{\"metadata\":{\"name\":\"member1\"}}");
     json_object *m3 = parse("{\"metadata\":{\"name\":\"member3\"}}");
     json_object *m4 = parse("{\"metadata\":{\"name\":\"member4\"}}");
-    CU_ASSERT_TRUE(disp_workload_explain_cluster(&w, m1, why, sizeof(why)));
+    CU_ASSERT_TRUE(karmada_workload_explain_cluster(&w, m1, why, sizeof(why)));
     CU_ASSERT_STRING_EQUAL(why, "");
-    CU_ASSERT_FALSE(disp_workload_explain_cluster(&w, m3, why, sizeof(why)));
+    CU_ASSERT_FALSE(karmada_workload_explain_cluster(&w, m3, why, sizeof(why)));
     CU_ASSERT_STRING_EQUAL(why, "member3: excluded by spec.placement.clusterAffinity.exclude");
-    CU_ASSERT_FALSE(disp_workload_explain_cluster(&w, m4, why, sizeof(why)));
+    CU_ASSERT_FALSE(karmada_workload_explain_cluster(&w, m4, why, sizeof(why)));
     CU_ASSERT_STRING_EQUAL(why, "member4: not in spec.placement.clusterAffinity.clusterNames");
-    CU_ASSERT_FALSE(disp_workload_allows_cluster(&w, m3));
+    CU_ASSERT_FALSE(karmada_workload_allows_cluster(&w, m3));
     json_object_put(m1);
     json_object_put(m3);
     json_object_put(m4);
@@ -257,22 +260,22 @@ static void test_batch_job(void)
     json_object *rb, *tmpl;
     pair("job", &rb, &tmpl);
     CU_ASSERT_EQUAL_FATAL(rd(rb, tmpl), 0);
-    CU_ASSERT_EQUAL(w.kind, DISP_WORKLOAD_KIND_JOB);
+    CU_ASSERT_EQUAL(w.kind, KARMADA_WORKLOAD_KIND_JOB);
     CU_ASSERT_STRING_EQUAL(w.queue, "batch");
     CU_ASSERT_STRING_EQUAL(w.queue_source, "template annotation scheduling.volcano.sh/queue-name");
     CU_ASSERT_EQUAL(w.replicas, 3); /* the Job's parallelism, as Karmada's interpreter reports */
     CU_ASSERT_EQUAL(w.min_member, 2);
     CU_ASSERT_STRING_EQUAL(w.min_member_source,
                            "template annotation scheduling.muster.io/min-member");
-    CU_ASSERT_EQUAL(w.placement, DISP_WORKLOAD_SINGLE_CLUSTER);
-    CU_ASSERT_EQUAL(w.priority_from, DISP_WORKLOAD_PRIORITY_CLASS);
+    CU_ASSERT_EQUAL(w.placement, KARMADA_WORKLOAD_SINGLE_CLUSTER);
+    CU_ASSERT_EQUAL(w.priority_from, KARMADA_WORKLOAD_PRIORITY_CLASS);
     CU_ASSERT_STRING_EQUAL(w.priority_class, "high-priority");
     CU_ASSERT_EQUAL(w.priority, 0);
     CU_ASSERT_EQUAL(res(&w.gang, "cpu"), 1500);
     CU_ASSERT_EQUAL(res(&w.gang, "memory"), 3 * GI);
     CU_ASSERT_EQUAL(res(&w.gang, "nvidia.com/gpu"), 3000);
     CU_ASSERT_STRING_EQUAL(w.scheduler_name, "default-scheduler");
-    CU_ASSERT_FALSE(disp_workload_assigns(&w, "muster")); /* resume mode */
+    CU_ASSERT_FALSE(karmada_workload_assigns(&w, "muster")); /* resume mode */
     CU_ASSERT_EQUAL(w.suspend_scheduling, 1);
     CU_ASSERT_EQUAL(w.suspend_dispatching, 0);
     json_object *oc = NULL;
@@ -283,27 +286,27 @@ static void test_batch_job(void)
     json_object *c = load_json("tests/fixtures/objects/cluster.json");
     CU_ASSERT_PTR_NOT_NULL_FATAL(c);
     char why[256];
-    CU_ASSERT_TRUE(disp_workload_explain_cluster(&w, c, why, sizeof(why)));
+    CU_ASSERT_TRUE(karmada_workload_explain_cluster(&w, c, why, sizeof(why)));
     put(c, str("us-east-1"), "metadata", "labels", "region", NULL);
-    CU_ASSERT_FALSE(disp_workload_explain_cluster(&w, c, why, sizeof(why)));
+    CU_ASSERT_FALSE(karmada_workload_explain_cluster(&w, c, why, sizeof(why)));
     CU_ASSERT_STRING_EQUAL(why, "member1: label region does not satisfy In "
                                 "(spec.placement.clusterAffinity.labelSelector)");
     put(c, str("eu-central-1"), "metadata", "labels", "region", NULL);
-    CU_ASSERT_TRUE(disp_workload_allows_cluster(&w, c));
+    CU_ASSERT_TRUE(karmada_workload_allows_cluster(&w, c));
     put(c, str("yes"), "metadata", "labels", "decommissioned", NULL);
-    CU_ASSERT_FALSE(disp_workload_allows_cluster(&w, c));
+    CU_ASSERT_FALSE(karmada_workload_allows_cluster(&w, c));
     put(c, NULL, "metadata", "labels", "decommissioned", NULL);
     put(c, str("h100"), "metadata", "labels", "gpu", NULL);
-    CU_ASSERT_FALSE(disp_workload_explain_cluster(&w, c, why, sizeof(why)));
+    CU_ASSERT_FALSE(karmada_workload_explain_cluster(&w, c, why, sizeof(why)));
     CU_ASSERT_STRING_EQUAL(why, "member1: label gpu is not a100 "
                                 "(spec.placement.clusterAffinity.labelSelector)");
     put(c, str("a100"), "metadata", "labels", "gpu", NULL);
-    CU_ASSERT_TRUE(disp_workload_allows_cluster(&w, c));
+    CU_ASSERT_TRUE(karmada_workload_allows_cluster(&w, c));
 
     /* Without the toleration the maintenance taint keeps the job out. */
     put(rb, NULL, "spec", "placement", "clusterTolerations", NULL);
     CU_ASSERT_EQUAL_FATAL(rd(rb, tmpl), 0);
-    CU_ASSERT_FALSE(disp_workload_explain_cluster(&w, c, why, sizeof(why)));
+    CU_ASSERT_FALSE(karmada_workload_explain_cluster(&w, c, why, sizeof(why)));
     CU_ASSERT_STRING_EQUAL(why, "member1: taint maintenance=planned:NoSchedule is not tolerated "
                                 "by spec.placement.clusterTolerations");
     json_object_put(c);
@@ -318,13 +321,13 @@ static void test_pod(void)
     json_object *rb, *tmpl;
     pair("pod", &rb, &tmpl);
     CU_ASSERT_EQUAL_FATAL(rd(rb, tmpl), 0);
-    CU_ASSERT_EQUAL(w.kind, DISP_WORKLOAD_KIND_POD);
+    CU_ASSERT_EQUAL(w.kind, KARMADA_WORKLOAD_KIND_POD);
     CU_ASSERT_STRING_EQUAL(w.queue, "default");
     CU_ASSERT_FALSE(w.queue_explicit);
     CU_ASSERT_STRING_EQUAL(w.queue_source, "default");
     CU_ASSERT_EQUAL(w.replicas, 1);
     CU_ASSERT_EQUAL(w.min_member, 1);
-    CU_ASSERT_EQUAL(w.priority_from, DISP_WORKLOAD_PRIORITY_DEFAULT);
+    CU_ASSERT_EQUAL(w.priority_from, KARMADA_WORKLOAD_PRIORITY_DEFAULT);
     CU_ASSERT_EQUAL(w.priority, 0);
     CU_ASSERT_STRING_EQUAL(w.priority_class, "");
     CU_ASSERT_EQUAL(res(&w.gang, "cpu"), 250);
@@ -339,23 +342,23 @@ static void test_pod(void)
     json_object *c = parse("{\"metadata\":{\"name\":\"m\"},"
                            "\"spec\":{\"provider\":\"aws\",\"zones\":[\"eu-west-1a\"]}}");
     char why[256];
-    CU_ASSERT_TRUE(disp_workload_allows_cluster(&w, c));
+    CU_ASSERT_TRUE(karmada_workload_allows_cluster(&w, c));
     put(c, str("azure"), "spec", "provider", NULL);
-    CU_ASSERT_FALSE(disp_workload_explain_cluster(&w, c, why, sizeof(why)));
+    CU_ASSERT_FALSE(karmada_workload_explain_cluster(&w, c, why, sizeof(why)));
     CU_ASSERT_STRING_EQUAL(why, "m: field provider does not satisfy In "
                                 "(spec.placement.clusterAffinity.fieldSelector)");
     put(c, NULL, "spec", "provider", NULL);
-    CU_ASSERT_FALSE(disp_workload_allows_cluster(&w, c)); /* In needs the field */
+    CU_ASSERT_FALSE(karmada_workload_allows_cluster(&w, c)); /* In needs the field */
     put(c, str("gcp"), "spec", "provider", NULL);
     json_object *zones = json_object_new_array();
     json_object_array_add(zones, str("eu-west-1a"));
     json_object_array_add(zones, str("eu-west-1c"));
     put(c, zones, "spec", "zones", NULL);
-    CU_ASSERT_FALSE(disp_workload_explain_cluster(&w, c, why, sizeof(why)));
+    CU_ASSERT_FALSE(karmada_workload_explain_cluster(&w, c, why, sizeof(why)));
     CU_ASSERT_STRING_EQUAL(why, "m: field zone does not satisfy NotIn "
                                 "(spec.placement.clusterAffinity.fieldSelector)");
     put(c, NULL, "spec", "zones", NULL);
-    CU_ASSERT_TRUE(disp_workload_allows_cluster(&w, c)); /* no zones: NotIn holds */
+    CU_ASSERT_TRUE(karmada_workload_allows_cluster(&w, c)); /* no zones: NotIn holds */
     json_object_put(c);
     json_object_put(rb);
     json_object_put(tmpl);
@@ -368,8 +371,8 @@ static void test_volcano_job(void)
     json_object *rb, *tmpl;
     pair("vcjob", &rb, &tmpl);
     CU_ASSERT_EQUAL_FATAL(rd(rb, tmpl), 0);
-    CU_ASSERT_EQUAL(w.kind, DISP_WORKLOAD_KIND_VCJOB);
-    CU_ASSERT_STRING_EQUAL(disp_workload_kind_name(w.kind), "Volcano Job");
+    CU_ASSERT_EQUAL(w.kind, KARMADA_WORKLOAD_KIND_VCJOB);
+    CU_ASSERT_STRING_EQUAL(karmada_workload_kind_name(w.kind), "Volcano Job");
     CU_ASSERT_STRING_EQUAL(w.queue, "research"); /* spec.queue beats the label */
     CU_ASSERT_STRING_EQUAL(w.queue_source, "spec.queue");
     CU_ASSERT_EQUAL_FATAL(w.ncomponents, 2);
@@ -386,10 +389,10 @@ static void test_volcano_job(void)
     CU_ASSERT_STRING_EQUAL(w.min_member_source, "spec.minAvailable");
     CU_ASSERT_EQUAL(res(&w.gang, "cpu"), 2 * 100 + 4 * 200);
     CU_ASSERT_EQUAL(res(&w.gang, "memory"), 2 * 128 * MI + 4 * 256 * MI);
-    CU_ASSERT_EQUAL(w.placement, DISP_WORKLOAD_SINGLE_CLUSTER);
-    CU_ASSERT_EQUAL(w.priority_from, DISP_WORKLOAD_PRIORITY_CLASS);
+    CU_ASSERT_EQUAL(w.placement, KARMADA_WORKLOAD_SINGLE_CLUSTER);
+    CU_ASSERT_EQUAL(w.priority_from, KARMADA_WORKLOAD_PRIORITY_CLASS);
     CU_ASSERT_STRING_EQUAL(w.priority_class, "research-high");
-    CU_ASSERT_TRUE(disp_workload_assigns(&w, "muster"));
+    CU_ASSERT_TRUE(karmada_workload_assigns(&w, "muster"));
 
     /* The RB's components are exactly Karmada's interpretation of the job (case 1 of the
      * reference vectors). */
@@ -412,13 +415,13 @@ static void test_volcano_job(void)
     json_object *c = parse("{\"metadata\":{\"name\":\"member2\"},\"spec\":{\"taints\":["
                            "{\"key\":\"cluster.karmada.io/not-ready\",\"effect\":\"NoExecute\"},"
                            "{\"key\":\"busy\",\"effect\":\"PreferNoSchedule\"}]}}");
-    CU_ASSERT_TRUE(disp_workload_allows_cluster(&w, c));
+    CU_ASSERT_TRUE(karmada_workload_allows_cluster(&w, c));
     json_object *t = parse("{\"key\":\"gpu-broken\",\"value\":\"1\",\"effect\":\"NoSchedule\"}");
     json_object *taints = NULL, *cspec = NULL;
     json_object_object_get_ex(c, "spec", &cspec);
     json_object_object_get_ex(cspec, "taints", &taints);
     json_object_array_add(taints, t);
-    CU_ASSERT_FALSE(disp_workload_allows_cluster(&w, c));
+    CU_ASSERT_FALSE(karmada_workload_allows_cluster(&w, c));
     json_object_put(c);
     json_object_put(rb);
     json_object_put(tmpl);
@@ -434,7 +437,7 @@ static void test_volcano_job_without_components(void)
     json_object *rb, *tmpl;
     pair("vcjob-tasks", &rb, &tmpl);
     CU_ASSERT_EQUAL_FATAL(rd(rb, tmpl), 0);
-    CU_ASSERT_EQUAL(w.kind, DISP_WORKLOAD_KIND_VCJOB);
+    CU_ASSERT_EQUAL(w.kind, KARMADA_WORKLOAD_KIND_VCJOB);
     CU_ASSERT_EQUAL_FATAL(w.ncomponents, 2);
     CU_ASSERT_STRING_EQUAL(w.components[0].name, "ps");
     CU_ASSERT_EQUAL(w.components[0].replicas, 1);
@@ -487,7 +490,7 @@ static void test_volcano_job_without_components(void)
     json_object_put(t2);
 
     /* The pruned template reads the same. */
-    json_object *pruned = disp_workload_prune_template(tmpl);
+    json_object *pruned = karmada_workload_prune_template(tmpl);
     CU_ASSERT_EQUAL_FATAL(rd(rb, pruned), 0);
     CU_ASSERT_EQUAL(w.replicas, 4);
     CU_ASSERT_EQUAL(res(&w.gang, "nvidia.com/gpu"), 3000);
@@ -502,17 +505,17 @@ static void test_cluster_podgroups(void)
 {
     json_object *c = load_json("tests/fixtures/objects/cluster.json");
     CU_ASSERT_PTR_NOT_NULL_FATAL(c);
-    CU_ASSERT_EQUAL(disp_workload_cluster_serves_podgroups(c), 1);
-    CU_ASSERT_EQUAL(disp_workload_cluster_serves(c, "batch.volcano.sh/v1alpha1", "jobs"), 1);
-    CU_ASSERT_EQUAL(disp_workload_cluster_serves(c, "batch/v1", "jobs"), 0);
+    CU_ASSERT_EQUAL(karmada_workload_cluster_serves_podgroups(c), 1);
+    CU_ASSERT_EQUAL(karmada_workload_cluster_serves(c, "batch.volcano.sh/v1alpha1", "jobs"), 1);
+    CU_ASSERT_EQUAL(karmada_workload_cluster_serves(c, "batch/v1", "jobs"), 0);
     json_object *en = jfind(jfind(c, "status"), "apiEnablements");
     json_object_array_del_idx(en, 1, 1); /* Volcano's scheduling group gone: no PodGroup CRD */
-    CU_ASSERT_EQUAL(disp_workload_cluster_serves_podgroups(c), 0);
+    CU_ASSERT_EQUAL(karmada_workload_cluster_serves_podgroups(c), 0);
     json_object_array_del_idx(en, 0, 1); /* and its Job CRD */
-    CU_ASSERT_EQUAL(disp_workload_cluster_serves(c, "batch.volcano.sh/v1alpha1", "jobs"), 0);
+    CU_ASSERT_EQUAL(karmada_workload_cluster_serves(c, "batch.volcano.sh/v1alpha1", "jobs"), 0);
     put(c, NULL, "status", "apiEnablements", NULL); /* not reported: not judged */
-    CU_ASSERT_EQUAL(disp_workload_cluster_serves_podgroups(c), -1);
-    CU_ASSERT_EQUAL(disp_workload_cluster_serves(c, "batch.volcano.sh/v1alpha1", "jobs"), -1);
+    CU_ASSERT_EQUAL(karmada_workload_cluster_serves_podgroups(c), -1);
+    CU_ASSERT_EQUAL(karmada_workload_cluster_serves(c, "batch.volcano.sh/v1alpha1", "jobs"), -1);
     json_object_put(c);
 }
 
@@ -540,7 +543,7 @@ static void test_reference_vectors(void)
         size_t nc = json_object_array_length(comps);
         if (nc == 0) { /* "VCJob with empty or nil tasks" */
             CU_ASSERT_EQUAL(rc, MUSTER_EINVAL);
-            CU_ASSERT_EQUAL(w.reason, DISP_WORKLOAD_INVALID);
+            CU_ASSERT_EQUAL(w.reason, KARMADA_WORKLOAD_INVALID);
             CU_ASSERT_TRUE(has(w.message, "no spec.tasks"));
         } else {
             CU_ASSERT_EQUAL(rc, 0);
@@ -605,7 +608,7 @@ static void test_queue_row(void)
 
     put(tmpl, str("Team_A"), "metadata", "labels", "scheduling.volcano.sh/queue-name", NULL);
     CU_ASSERT_EQUAL(rd(rb, tmpl), MUSTER_EINVAL);
-    CU_ASSERT_EQUAL(w.reason, DISP_WORKLOAD_INVALID);
+    CU_ASSERT_EQUAL(w.reason, KARMADA_WORKLOAD_INVALID);
     CU_ASSERT_STRING_EQUAL(w.message,
                            "template label scheduling.volcano.sh/queue-name: \"Team_A\" is not a "
                            "valid queue name (lowercase letters, digits, '-' and '.', at most 63)");
@@ -639,31 +642,31 @@ static void test_min_member_row(void)
     begin();
     json_object *rb, *tmpl;
     pair("deployment", &rb, &tmpl);
-    put(rb, str("2"), "metadata", "annotations", DISP_WORKLOAD_MIN_MEMBER_ANNOTATION, NULL);
+    put(rb, str("2"), "metadata", "annotations", KARMADA_WORKLOAD_MIN_MEMBER_ANNOTATION, NULL);
     CU_ASSERT_EQUAL_FATAL(rd(rb, tmpl), 0);
     CU_ASSERT_EQUAL(w.min_member, 2);
     CU_ASSERT_STRING_EQUAL(w.min_member_source,
-                           "binding annotation " DISP_WORKLOAD_MIN_MEMBER_ANNOTATION);
-    with_tmpl_annotation(tmpl, DISP_WORKLOAD_MIN_MEMBER_ANNOTATION, "3");
+                           "binding annotation " KARMADA_WORKLOAD_MIN_MEMBER_ANNOTATION);
+    with_tmpl_annotation(tmpl, KARMADA_WORKLOAD_MIN_MEMBER_ANNOTATION, "3");
     CU_ASSERT_EQUAL_FATAL(rd(rb, tmpl), 0);
     CU_ASSERT_EQUAL(w.min_member, 3);
-    with_tmpl_annotation(tmpl, DISP_WORKLOAD_MIN_MEMBER_ANNOTATION, "4");
+    with_tmpl_annotation(tmpl, KARMADA_WORKLOAD_MIN_MEMBER_ANNOTATION, "4");
     CU_ASSERT_EQUAL(rd(rb, tmpl), 0);
     CU_ASSERT_EQUAL(w.min_member, 4);
 
-    with_tmpl_annotation(tmpl, DISP_WORKLOAD_MIN_MEMBER_ANNOTATION, "5");
+    with_tmpl_annotation(tmpl, KARMADA_WORKLOAD_MIN_MEMBER_ANNOTATION, "5");
     CU_ASSERT_EQUAL(rd(rb, tmpl), MUSTER_EINVAL);
-    CU_ASSERT_EQUAL(w.reason, DISP_WORKLOAD_INVALID);
+    CU_ASSERT_EQUAL(w.reason, KARMADA_WORKLOAD_INVALID);
     CU_ASSERT_STRING_EQUAL(w.message, "template annotation scheduling.muster.io/min-member: 5 is "
                                       "more than the workload's 4 replicas");
-    CU_ASSERT_STRING_EQUAL(disp_workload_condition_reason(w.reason), "Unschedulable");
+    CU_ASSERT_STRING_EQUAL(karmada_workload_condition_reason(w.reason), "Unschedulable");
     static const char *const bad[] = {"0", "-1", "2x", "", " 3", "+3", "99999999999", "3.0"};
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-        with_tmpl_annotation(tmpl, DISP_WORKLOAD_MIN_MEMBER_ANNOTATION, bad[i]);
+        with_tmpl_annotation(tmpl, KARMADA_WORKLOAD_MIN_MEMBER_ANNOTATION, bad[i]);
         CU_ASSERT_EQUAL(rd(rb, tmpl), MUSTER_EINVAL);
         CU_ASSERT_TRUE(has(w.message, "is not a positive whole number"));
     }
-    put(tmpl, num(3), "metadata", "annotations", DISP_WORKLOAD_MIN_MEMBER_ANNOTATION, NULL);
+    put(tmpl, num(3), "metadata", "annotations", KARMADA_WORKLOAD_MIN_MEMBER_ANNOTATION, NULL);
     CU_ASSERT_EQUAL(rd(rb, tmpl), MUSTER_EINVAL);
     CU_ASSERT_STRING_EQUAL(w.message, "template annotations scheduling.muster.io/min-member: "
                                       "must be a string");
@@ -683,7 +686,8 @@ static void test_min_member_row(void)
     put(tmpl, num(-1), "spec", "minAvailable", NULL);
     CU_ASSERT_EQUAL(rd(rb, tmpl), MUSTER_EINVAL);
     put(tmpl, num(4), "spec", "minAvailable", NULL);
-    with_tmpl_annotation(tmpl, DISP_WORKLOAD_MIN_MEMBER_ANNOTATION, "6"); /* the annotation first */
+    with_tmpl_annotation(tmpl, KARMADA_WORKLOAD_MIN_MEMBER_ANNOTATION,
+                         "6"); /* the annotation first */
     CU_ASSERT_EQUAL(rd(rb, tmpl), 0);
     CU_ASSERT_EQUAL(w.min_member, 6);
     json_object_put(rb);
@@ -696,39 +700,39 @@ static void test_placement_row(void)
     begin();
     json_object *rb, *tmpl;
     pair("deployment", &rb, &tmpl);
-    with_tmpl_annotation(tmpl, DISP_WORKLOAD_PLACEMENT_ANNOTATION, "single-cluster");
+    with_tmpl_annotation(tmpl, KARMADA_WORKLOAD_PLACEMENT_ANNOTATION, "single-cluster");
     CU_ASSERT_EQUAL(rd(rb, tmpl), 0);
-    CU_ASSERT_EQUAL(w.placement, DISP_WORKLOAD_SINGLE_CLUSTER);
-    with_tmpl_annotation(tmpl, DISP_WORKLOAD_PLACEMENT_ANNOTATION, NULL);
+    CU_ASSERT_EQUAL(w.placement, KARMADA_WORKLOAD_SINGLE_CLUSTER);
+    with_tmpl_annotation(tmpl, KARMADA_WORKLOAD_PLACEMENT_ANNOTATION, NULL);
     CU_ASSERT_EQUAL(rd(rb, tmpl), 0);
-    CU_ASSERT_EQUAL(w.placement, DISP_WORKLOAD_SINGLE_CLUSTER); /* the default */
-    put(rb, str("spread"), "metadata", "annotations", DISP_WORKLOAD_PLACEMENT_ANNOTATION, NULL);
+    CU_ASSERT_EQUAL(w.placement, KARMADA_WORKLOAD_SINGLE_CLUSTER); /* the default */
+    put(rb, str("spread"), "metadata", "annotations", KARMADA_WORKLOAD_PLACEMENT_ANNOTATION, NULL);
     CU_ASSERT_EQUAL(rd(rb, tmpl), 0);
     CU_ASSERT_EQUAL(w.placement,
-                    DISP_WORKLOAD_SPREAD); /* the binding's, when the template is silent */
+                    KARMADA_WORKLOAD_SPREAD); /* the binding's, when the template is silent */
 
     /* spread without Divided */
     put(rb, str("Duplicated"), "spec", "placement", "replicaScheduling", "replicaSchedulingType",
         NULL);
     CU_ASSERT_EQUAL(rd(rb, tmpl), MUSTER_EINVAL);
-    CU_ASSERT_EQUAL(w.reason, DISP_WORKLOAD_REFUSED);
+    CU_ASSERT_EQUAL(w.reason, KARMADA_WORKLOAD_REFUSED);
     CU_ASSERT_STRING_EQUAL(w.message, "placement spread needs spec.placement.replicaScheduling."
                                       "replicaSchedulingType Divided (it is Duplicated): set it "
                                       "in the PropagationPolicy or use single-cluster");
-    CU_ASSERT_STRING_EQUAL(disp_workload_condition_reason(w.reason), "Unschedulable");
+    CU_ASSERT_STRING_EQUAL(karmada_workload_condition_reason(w.reason), "Unschedulable");
     put(rb, NULL, "spec", "placement", "replicaScheduling", NULL);
     CU_ASSERT_EQUAL(rd(rb, tmpl), MUSTER_EINVAL);
-    CU_ASSERT_EQUAL(w.reason, DISP_WORKLOAD_REFUSED);
+    CU_ASSERT_EQUAL(w.reason, KARMADA_WORKLOAD_REFUSED);
     CU_ASSERT_TRUE(has(w.message, "(it is unset)"));
     put(rb, str("Sideways"), "spec", "placement", "replicaScheduling", "replicaSchedulingType",
         NULL);
     CU_ASSERT_EQUAL(rd(rb, tmpl), MUSTER_EINVAL);
-    CU_ASSERT_EQUAL(w.reason, DISP_WORKLOAD_INVALID);
-    with_tmpl_annotation(tmpl, DISP_WORKLOAD_PLACEMENT_ANNOTATION, "everywhere");
+    CU_ASSERT_EQUAL(w.reason, KARMADA_WORKLOAD_INVALID);
+    with_tmpl_annotation(tmpl, KARMADA_WORKLOAD_PLACEMENT_ANNOTATION, "everywhere");
     put(rb, str("Divided"), "spec", "placement", "replicaScheduling", "replicaSchedulingType",
         NULL);
     CU_ASSERT_EQUAL(rd(rb, tmpl), MUSTER_EINVAL);
-    CU_ASSERT_EQUAL(w.reason, DISP_WORKLOAD_INVALID);
+    CU_ASSERT_EQUAL(w.reason, KARMADA_WORKLOAD_INVALID);
     CU_ASSERT_STRING_EQUAL(w.message, "template annotation scheduling.muster.io/placement: "
                                       "\"everywhere\" is neither single-cluster nor spread");
     json_object_put(rb);
@@ -736,12 +740,12 @@ static void test_placement_row(void)
 
     /* A Volcano Job is never spread, even with Divided. */
     pair("vcjob", &rb, &tmpl);
-    with_tmpl_annotation(tmpl, DISP_WORKLOAD_PLACEMENT_ANNOTATION, "spread");
+    with_tmpl_annotation(tmpl, KARMADA_WORKLOAD_PLACEMENT_ANNOTATION, "spread");
     put(rb, str("Divided"), "spec", "placement", "replicaScheduling", "replicaSchedulingType",
         NULL);
     CU_ASSERT_EQUAL(rd(rb, tmpl), MUSTER_EINVAL);
-    CU_ASSERT_EQUAL(w.reason, DISP_WORKLOAD_REFUSED);
-    CU_ASSERT_EQUAL(w.kind, DISP_WORKLOAD_KIND_VCJOB);
+    CU_ASSERT_EQUAL(w.reason, KARMADA_WORKLOAD_REFUSED);
+    CU_ASSERT_EQUAL(w.kind, KARMADA_WORKLOAD_KIND_VCJOB);
     CU_ASSERT_TRUE(has(w.message, "placement spread is refused for a Volcano Job: Karmada does "
                                   "not divide Volcano Jobs"));
     json_object_put(rb);
@@ -756,19 +760,19 @@ static void test_priority_row(void)
     pair("pod", &rb, &tmpl);
     put(rb, str("from-rb"), "spec", "replicaRequirements", "priorityClassName", NULL);
     CU_ASSERT_EQUAL(rd(rb, tmpl), 0);
-    CU_ASSERT_EQUAL(w.priority_from, DISP_WORKLOAD_PRIORITY_CLASS);
+    CU_ASSERT_EQUAL(w.priority_from, KARMADA_WORKLOAD_PRIORITY_CLASS);
     CU_ASSERT_STRING_EQUAL(w.priority_class, "from-rb");
     put(tmpl, str("from-template"), "spec", "priorityClassName", NULL);
     CU_ASSERT_EQUAL(rd(rb, tmpl), 0);
     CU_ASSERT_STRING_EQUAL(w.priority_class, "from-template");
     put(rb, num(-5), "spec", "schedulePriority", "priority", NULL);
     CU_ASSERT_EQUAL(rd(rb, tmpl), 0);
-    CU_ASSERT_EQUAL(w.priority_from, DISP_WORKLOAD_PRIORITY_RB);
+    CU_ASSERT_EQUAL(w.priority_from, KARMADA_WORKLOAD_PRIORITY_RB);
     CU_ASSERT_EQUAL(w.priority, -5);
     CU_ASSERT_STRING_EQUAL(w.priority_class, "");
     put(rb, NULL, "spec", "schedulePriority", "priority", NULL); /* omitempty: 0 */
     CU_ASSERT_EQUAL(rd(rb, tmpl), 0);
-    CU_ASSERT_EQUAL(w.priority_from, DISP_WORKLOAD_PRIORITY_RB);
+    CU_ASSERT_EQUAL(w.priority_from, KARMADA_WORKLOAD_PRIORITY_RB);
     CU_ASSERT_EQUAL(w.priority, 0);
     put(rb, str("high"), "spec", "schedulePriority", "priority", NULL);
     CU_ASSERT_EQUAL(rd(rb, tmpl), MUSTER_EINVAL);
@@ -788,7 +792,7 @@ static void test_priority_row(void)
     put(rb, NULL, "spec", "schedulePriority", NULL);
     put(tmpl, str("web-critical"), "spec", "template", "spec", "priorityClassName", NULL);
     CU_ASSERT_EQUAL(rd(rb, tmpl), 0);
-    CU_ASSERT_EQUAL(w.priority_from, DISP_WORKLOAD_PRIORITY_CLASS);
+    CU_ASSERT_EQUAL(w.priority_from, KARMADA_WORKLOAD_PRIORITY_CLASS);
     CU_ASSERT_STRING_EQUAL(w.priority_class, "web-critical");
     json_object_put(rb);
     json_object_put(tmpl);
@@ -800,7 +804,7 @@ static void test_priority_row(void)
 static void expect_invalid(json_object *rb, json_object *tmpl, int code, const char *msg)
 {
     CU_ASSERT_EQUAL(rd(rb, tmpl), code);
-    CU_ASSERT_EQUAL(w.reason, DISP_WORKLOAD_INVALID);
+    CU_ASSERT_EQUAL(w.reason, KARMADA_WORKLOAD_INVALID);
     CU_ASSERT_TRUE(has(w.message, msg));
     /* nothing half-read survives a failure */
     CU_ASSERT_EQUAL(w.ncomponents, 0);
@@ -881,7 +885,7 @@ static void test_bad_requests(void)
     json_object_array_del_idx(tasks, 2, 1);
     CU_ASSERT_EQUAL(rd(rb, tmpl), 0);
     /* More components than muster holds. */
-    for (int i = 2; i <= DISP_WORKLOAD_COMPONENTS_MAX; i++) {
+    for (int i = 2; i <= KARMADA_WORKLOAD_COMPONENTS_MAX; i++) {
         char name[16];
         snprintf(name, sizeof(name), "t%d", i);
         json_object *c = json_object_new_object();
@@ -902,19 +906,19 @@ static void test_unknown_kind_and_identity(void)
     pair("deployment", &rb, &tmpl);
     json_object *sts = copy(rb);
     put(sts, str("StatefulSet"), "spec", "resource", "kind", NULL);
-    CU_ASSERT_EQUAL(disp_workload_kind_of(sts), DISP_WORKLOAD_KIND_NONE);
+    CU_ASSERT_EQUAL(karmada_workload_kind_of(sts), KARMADA_WORKLOAD_KIND_NONE);
     CU_ASSERT_EQUAL(rd(sts, NULL), MUSTER_EINVAL); /* no template needed to say no */
-    CU_ASSERT_EQUAL(w.reason, DISP_WORKLOAD_UNSUPPORTED);
-    CU_ASSERT_EQUAL(w.kind, DISP_WORKLOAD_KIND_NONE);
+    CU_ASSERT_EQUAL(w.reason, KARMADA_WORKLOAD_UNSUPPORTED);
+    CU_ASSERT_EQUAL(w.kind, KARMADA_WORKLOAD_KIND_NONE);
     CU_ASSERT_TRUE(has(w.message, "apps/v1 StatefulSet is not a kind muster queues"));
-    CU_ASSERT_PTR_NULL(disp_workload_condition_reason(w.reason));
+    CU_ASSERT_PTR_NULL(karmada_workload_condition_reason(w.reason));
     put(sts, str("Job"), "spec", "resource", "kind", NULL); /* apps/v1 Job: no such kind */
     CU_ASSERT_EQUAL(rd(sts, NULL), MUSTER_EINVAL);
-    CU_ASSERT_EQUAL(w.reason, DISP_WORKLOAD_UNSUPPORTED);
+    CU_ASSERT_EQUAL(w.reason, KARMADA_WORKLOAD_UNSUPPORTED);
     put(sts, str("batch/v1beta1"), "spec", "resource", "apiVersion", NULL);
-    CU_ASSERT_EQUAL(disp_workload_kind_of(sts), DISP_WORKLOAD_KIND_NONE);
+    CU_ASSERT_EQUAL(karmada_workload_kind_of(sts), KARMADA_WORKLOAD_KIND_NONE);
     json_object_put(sts);
-    CU_ASSERT_EQUAL(disp_workload_kind_of(NULL), DISP_WORKLOAD_KIND_NONE);
+    CU_ASSERT_EQUAL(karmada_workload_kind_of(NULL), KARMADA_WORKLOAD_KIND_NONE);
 
     expect_invalid(rb, NULL, MUSTER_EINVAL, "the resource template web is missing");
     json_object *other = copy(tmpl);
@@ -960,9 +964,9 @@ static void test_overflow(void)
     /* the RB's figures decide here, not the template's containers */
     put(json_object_array_get_idx(
             json_object_object_get(
-                json_object_object_get(json_object_object_get(json_object_object_get(tmpl, "spec"),
-                                                              "template"),
-                                       "spec"),
+                json_object_object_get(
+                    json_object_object_get(json_object_object_get(tmpl, "spec"), "template"),
+                    "spec"),
                 "containers"),
             0),
         NULL, "resources", NULL);
@@ -1045,7 +1049,7 @@ static json_object *cluster(const char *name, const char *labels, const char *ta
 static int allows(const char *labels, const char *taints)
 {
     json_object *c = cluster("c", labels, taints);
-    int ok = disp_workload_allows_cluster(&w, c);
+    int ok = karmada_workload_allows_cluster(&w, c);
     json_object_put(c);
     return ok;
 }
@@ -1083,9 +1087,9 @@ static void test_label_selector(void)
     json_object *a = cluster("a", "{}", "[]"), *b = cluster("b", "{\"tier\":\"backup\"}", "[]");
     json_object *z = cluster("z", "{}", "[]");
     char why[256];
-    CU_ASSERT_TRUE(disp_workload_allows_cluster(&w, a));
-    CU_ASSERT_TRUE(disp_workload_allows_cluster(&w, b));
-    CU_ASSERT_FALSE(disp_workload_explain_cluster(&w, z, why, sizeof(why)));
+    CU_ASSERT_TRUE(karmada_workload_allows_cluster(&w, a));
+    CU_ASSERT_TRUE(karmada_workload_allows_cluster(&w, b));
+    CU_ASSERT_FALSE(karmada_workload_explain_cluster(&w, z, why, sizeof(why)));
     CU_ASSERT_STRING_EQUAL(why, "z: matches none of spec.placement.clusterAffinities");
     json_object_put(a);
     json_object_put(b);
@@ -1098,9 +1102,9 @@ static void test_label_selector(void)
     CU_ASSERT_FALSE(allows("{}", "[{\"key\":\"k\",\"effect\":\"NoSchedule\"}]"));
 
     /* Malformed clusters are never allowed. */
-    CU_ASSERT_FALSE(disp_workload_allows_cluster(&w, NULL));
+    CU_ASSERT_FALSE(karmada_workload_allows_cluster(&w, NULL));
     json_object *c = parse("{\"metadata\":{}}");
-    CU_ASSERT_FALSE(disp_workload_explain_cluster(&w, c, why, sizeof(why)));
+    CU_ASSERT_FALSE(karmada_workload_explain_cluster(&w, c, why, sizeof(why)));
     CU_ASSERT_STRING_EQUAL(why, "a cluster without metadata.name");
     json_object_put(c);
     CU_ASSERT_FALSE(allows("[\"x\"]", "[]"));
@@ -1199,7 +1203,7 @@ static void test_bad_placement_refused(void)
         expect_invalid(rb, tmpl, MUSTER_EINVAL, cases[i].msg);
     }
     json_object *big = json_object_new_array();
-    for (int i = 0; i <= DISP_WORKLOAD_LIST_MAX; i++)
+    for (int i = 0; i <= KARMADA_WORKLOAD_LIST_MAX; i++)
         json_object_array_add(big, str("c"));
     put(rb, big, "spec", "placement", "clusterAffinity", "clusterNames", NULL);
     expect_invalid(rb, tmpl, MUSTER_ELIMIT, "1025 entries, more than 1024");
@@ -1231,7 +1235,7 @@ static void test_shared_objects(void)
     CU_ASSERT_EQUAL(w.suspend_dispatching, 1);
     CU_ASSERT_STRING_EQUAL(w.permanent_id, ""); /* that fixture has only the policy's id */
     char why[256];
-    CU_ASSERT_FALSE(disp_workload_explain_cluster(&w, c, why, sizeof(why)));
+    CU_ASSERT_FALSE(karmada_workload_explain_cluster(&w, c, why, sizeof(why)));
     CU_ASSERT_STRING_EQUAL(why, "member1: taint maintenance=planned:NoSchedule is not tolerated "
                                 "by spec.placement.clusterTolerations");
     json_object_put(rb);
@@ -1248,15 +1252,15 @@ static void test_links(void)
     put(rb, str(""), "spec", "schedulerName", NULL);
     CU_ASSERT_EQUAL(rd(rb, tmpl), 0);
     CU_ASSERT_STRING_EQUAL(w.scheduler_name, "default-scheduler");
-    CU_ASSERT_FALSE(disp_workload_assigns(&w, NULL));
+    CU_ASSERT_FALSE(karmada_workload_assigns(&w, NULL));
     put(rb, num(5), "spec", "schedulerName", NULL);
     expect_invalid(rb, tmpl, MUSTER_EINVAL, "spec.schedulerName: must be a string");
     put(rb, str("my scheduler"), "spec", "schedulerName", NULL);
     expect_invalid(rb, tmpl, MUSTER_EINVAL, "spec.schedulerName: not a scheduler name");
     put(rb, str("muster"), "spec", "schedulerName", NULL);
-    put(rb, str("-bad-"), "metadata", "labels", DISP_WORKLOAD_PERMANENT_ID_LABEL, NULL);
+    put(rb, str("-bad-"), "metadata", "labels", KARMADA_WORKLOAD_PERMANENT_ID_LABEL, NULL);
     expect_invalid(rb, tmpl, MUSTER_EINVAL, "label resourcebinding.karmada.io/permanent-id");
-    put(rb, NULL, "metadata", "labels", DISP_WORKLOAD_PERMANENT_ID_LABEL, NULL);
+    put(rb, NULL, "metadata", "labels", KARMADA_WORKLOAD_PERMANENT_ID_LABEL, NULL);
     CU_ASSERT_EQUAL(rd(rb, tmpl), 0);
     CU_ASSERT_STRING_EQUAL(w.permanent_id, "");
     put(rb, str("yes"), "spec", "suspension", "scheduling", NULL);
@@ -1288,7 +1292,7 @@ static void same_vec(const struct queue_resvec *a, const struct queue_resvec *b)
 }
 
 /* Everything a read gives, compared field by field; what = the case, for the log. */
-static void same_workload(const struct disp_workload *a, const struct disp_workload *b,
+static void same_workload(const struct karmada_workload *a, const struct karmada_workload *b,
                           const char *what)
 {
     int ok = a->reason == b->reason && strcmp(a->message, b->message) == 0 && a->kind == b->kind;
@@ -1296,7 +1300,7 @@ static void same_workload(const struct disp_workload *a, const struct disp_workl
         fprintf(stderr, "\n%s: whole %d \"%s\", pruned %d \"%s\"\n", what, a->reason, a->message,
                 b->reason, b->message);
     CU_ASSERT(ok);
-    if (a->reason != DISP_WORKLOAD_OK || b->reason != DISP_WORKLOAD_OK)
+    if (a->reason != KARMADA_WORKLOAD_OK || b->reason != KARMADA_WORKLOAD_OK)
         return;
     CU_ASSERT_STRING_EQUAL(a->queue, b->queue);
     CU_ASSERT_EQUAL(a->queue_explicit, b->queue_explicit);
@@ -1329,14 +1333,14 @@ static void same_workload(const struct disp_workload *a, const struct disp_workl
  * but for the binding's pruned fields. Takes both references. */
 static void check_pruned(json_object *rb, json_object *tmpl, const char *what)
 {
-    static struct disp_workload whole;
-    CU_ASSERT_EQUAL_FATAL(disp_workload_init(&whole), 0);
+    static struct karmada_workload whole;
+    CU_ASSERT_EQUAL_FATAL(karmada_workload_init(&whole), 0);
     char *before = strdup(json_object_to_json_string(tmpl));
-    int rc_whole = disp_workload_read(&whole, names, rb, tmpl);
+    int rc_whole = karmada_workload_read(&whole, names, rb, tmpl);
     json_object *rbc = copy(rb);
-    json_object *prb = disp_workload_prune_binding(rbc);
+    json_object *prb = karmada_workload_prune_binding(rbc);
     json_object_put(rbc);
-    json_object *ptmpl = disp_workload_prune_template(tmpl);
+    json_object *ptmpl = karmada_workload_prune_template(tmpl);
     CU_ASSERT_PTR_NOT_NULL_FATAL(prb);
     CU_ASSERT_PTR_NOT_NULL_FATAL(ptmpl);
     CU_ASSERT_STRING_EQUAL(json_object_to_json_string(tmpl), before);
@@ -1347,12 +1351,12 @@ static void check_pruned(json_object *rb, json_object *tmpl, const char *what)
     CU_ASSERT_EQUAL(rc_whole, rc_pruned);
     same_workload(&whole, &w, what);
     json_object *v;
-    CU_ASSERT_EQUAL(disp_webhook_rb_verdict(rb), disp_webhook_rb_verdict(prb));
+    CU_ASSERT_EQUAL(karmada_webhook_rb_verdict(rb), karmada_webhook_rb_verdict(prb));
     CU_ASSERT(!json_object_object_get_ex(jfind(prb, "metadata"), "managedFields", &v));
     CU_ASSERT(!json_object_object_get_ex(jfind(prb, "metadata"), "ownerReferences", &v));
-    disp_workload_close(&whole);
-    disp_workload_close(&w);
-    CU_ASSERT_EQUAL_FATAL(disp_workload_init(&w), 0);
+    karmada_workload_close(&whole);
+    karmada_workload_close(&w);
+    CU_ASSERT_EQUAL_FATAL(karmada_workload_init(&w), 0);
     json_object_put(prb);
     json_object_put(ptmpl);
     json_object_put(rb);
@@ -1388,10 +1392,12 @@ static void test_pruned_reads_equal(void)
         check_pruned(rb, tmpl, kinds[k]);
     }
     /* every key the read looks for, on the template, as a string and as something else */
-    static const char *const keys[] = {"scheduling.volcano.sh/queue-name", "volcano.sh/queue-name",
-                                       "kueue.x-k8s.io/queue-name", "yunikorn.apache.org/queue",
-                                       DISP_WORKLOAD_MIN_MEMBER_ANNOTATION,
-                                       DISP_WORKLOAD_PLACEMENT_ANNOTATION};
+    static const char *const keys[] = {"scheduling.volcano.sh/queue-name",
+                                       "volcano.sh/queue-name",
+                                       "kueue.x-k8s.io/queue-name",
+                                       "yunikorn.apache.org/queue",
+                                       KARMADA_WORKLOAD_MIN_MEMBER_ANNOTATION,
+                                       KARMADA_WORKLOAD_PLACEMENT_ANNOTATION};
     for (size_t k = 0; k < 4; k++)
         for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
             VARIANT(kinds[k], str("2"), "metadata", "labels", keys[i]);
@@ -1419,18 +1425,18 @@ static void test_pruned_reads_equal(void)
     {
         json_object *rb, *tmpl;
         pair("deployment", &rb, &tmpl);
-        put(rb, str("not a label value!"), "metadata", "labels", DISP_WORKLOAD_PERMANENT_ID_LABEL,
-            NULL);
+        put(rb, str("not a label value!"), "metadata", "labels",
+            KARMADA_WORKLOAD_PERMANENT_ID_LABEL, NULL);
         check_pruned(rb, tmpl, "bad permanent id");
         pair("deployment", &rb, &tmpl);
-        put(rb, NULL, "metadata", "labels", DISP_WORKLOAD_PERMANENT_ID_LABEL, NULL);
+        put(rb, NULL, "metadata", "labels", KARMADA_WORKLOAD_PERMANENT_ID_LABEL, NULL);
         check_pruned(rb, tmpl, "no permanent id");
     }
     {
         json_object *rb, *tmpl; /* the skip label, on a binding with nothing else */
         pair("job", &rb, &tmpl);
-        put(rb, str("true"), "metadata", "labels", DISP_WEBHOOK_SKIP_LABEL, NULL);
-        CU_ASSERT_EQUAL(disp_webhook_rb_verdict(rb), DISP_WEBHOOK_SKIP_LABEL_SET);
+        put(rb, str("true"), "metadata", "labels", KARMADA_WEBHOOK_SKIP_LABEL, NULL);
+        CU_ASSERT_EQUAL(karmada_webhook_rb_verdict(rb), KARMADA_WEBHOOK_SKIP_LABEL_SET);
         check_pruned(rb, tmpl, "skip label");
     }
     /* priority classes where each kind names them, well formed or not */
@@ -1449,8 +1455,9 @@ static void test_pruned_reads_equal(void)
     VARIANT("vcjob", num(1), "spec", "queue");
     VARIANT("vcjob", parse("[]"), "spec", "tasks");
     VARIANT("vcjob", parse("{}"), "spec", "tasks");
-    VARIANT("vcjob", parse("[{\"name\":\"task-1\",\"replicas\":9,\"template\":{}},"
-                           "{\"name\":\"task-2\",\"replicas\":1}]"),
+    VARIANT("vcjob",
+            parse("[{\"name\":\"task-1\",\"replicas\":9,\"template\":{}},"
+                  "{\"name\":\"task-2\",\"replicas\":1}]"),
             "spec", "tasks");
     VARIANT("vcjob", parse("[{\"name\":\"task-1\",\"replicas\":\"2\"},{\"replicas\":4}]"), "spec",
             "tasks");
@@ -1485,7 +1492,7 @@ static void test_pruned_template_is_small(void)
     begin();
     json_object *rb, *tmpl;
     pair("vcjob", &rb, &tmpl);
-    json_object *p = disp_workload_prune_template(tmpl);
+    json_object *p = karmada_workload_prune_template(tmpl);
     CU_ASSERT_STRING_EQUAL(
         json_object_to_json_string_ext(p, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE),
         "{\"apiVersion\":\"batch.volcano.sh/v1alpha1\",\"kind\":\"Job\",\"metadata\":{\"name\":"
@@ -1493,16 +1500,19 @@ static void test_pruned_template_is_small(void)
         "\"resourceVersion\":\"12001\",\"labels\":{\"volcano.sh/queue-name\":"
         "\"ignored-by-spec-queue\"}},\"spec\":{\"priorityClassName\":\"research-high\","
         "\"minAvailable\":5,\"queue\":\"research\",\"tasks\":[{\"name\":\"task-1\",\"replicas\":2,"
-        "\"minAvailable\":2,\"template\":{\"spec\":{\"containers\":[{\"resources\":{\"requests\":{\"cpu\":\"100m\","
-        "\"memory\":\"128Mi\"}}}]}}},{\"name\":\"task-2\",\"replicas\":4,\"minAvailable\":3,\"template\":{\"spec\":{"
-        "\"containers\":[{\"resources\":{\"requests\":{\"cpu\":\"200m\",\"memory\":\"256Mi\"}}}]}}}]}}");
+        "\"minAvailable\":2,\"template\":{\"spec\":{\"containers\":[{\"resources\":{\"requests\":{"
+        "\"cpu\":\"100m\","
+        "\"memory\":\"128Mi\"}}}]}}},{\"name\":\"task-2\",\"replicas\":4,\"minAvailable\":3,"
+        "\"template\":{\"spec\":{"
+        "\"containers\":[{\"resources\":{\"requests\":{\"cpu\":\"200m\",\"memory\":\"256Mi\"}}}]}}}"
+        "]}}");
     json_object_put(p);
     json_object_put(tmpl);
     json_object_put(rb);
     pair("deployment", &rb, &tmpl);
     put(tmpl, parse("{\"labels\":{\"app\":\"web\"},\"annotations\":{\"a\":\"b\"}}"), "spec",
         "template", "metadata", NULL);
-    p = disp_workload_prune_template(tmpl);
+    p = karmada_workload_prune_template(tmpl);
     CU_ASSERT_STRING_EQUAL(
         json_object_to_json_string_ext(jfind(p, "spec"), JSON_C_TO_STRING_PLAIN),
         "{\"template\":{\"metadata\":{\"annotations\":{}},\"spec\":{\"containers\":[{"
@@ -1523,9 +1533,9 @@ static void test_memory(void)
 {
     muster_mem_reset();
     muster_mem_fail_after(0);
-    struct disp_workload f;
-    CU_ASSERT_EQUAL(disp_workload_init(&f), MUSTER_ENOMEM);
-    disp_workload_close(&f);
+    struct karmada_workload f;
+    CU_ASSERT_EQUAL(karmada_workload_init(&f), MUSTER_ENOMEM);
+    karmada_workload_close(&f);
     muster_mem_reset();
 
     begin();
@@ -1586,8 +1596,9 @@ static void test_limits_count_as_requests(void)
     CU_ASSERT_EQUAL(res(&w.components[0].request, "memory"), 5LL * 1024 * 1024 * 1024 * 1000);
 
     /* an init container counts when it is larger than the containers together */
-    put(pod, parse("[{\"name\":\"fetch\",\"image\":\"x\",\"resources\":{\"limits\":"
-                   "{\"nvidia.com/gpu\":\"4\",\"cpu\":\"1\"}}}]"),
+    put(pod,
+        parse("[{\"name\":\"fetch\",\"image\":\"x\",\"resources\":{\"limits\":"
+              "{\"nvidia.com/gpu\":\"4\",\"cpu\":\"1\"}}}]"),
         "initContainers", NULL);
     CU_ASSERT_EQUAL(rd(rb, tmpl), 0);
     CU_ASSERT_EQUAL(res(&w.components[0].request, "nvidia.com/gpu"), 4000);
@@ -1654,4 +1665,4 @@ static CU_TestInfo tests[] = {
     CU_TEST_INFO_NULL,
 };
 
-MUSTER_TEST_MAIN("dispatcher/workload", tests)
+MUSTER_TEST_MAIN("karmada/workload", tests)

@@ -1,11 +1,12 @@
-/* Tests for dispatcher/webhook.c: the AdmissionReview fixtures of tests/fixtures/webhook answered,
- * each returned patch decoded and applied with the simulator's RFC 6902 code as the apiserver
- * applies it (suspension held, dispatching and dispatchingOnClusters kept, the result valid
- * against the ResourceBinding CRD), the pass-through cases unpatched, malformed reviews refused
- * with a sentence naming what is wrong, and allocation failures reported, never crashing. */
+/* Tests for cluster-adapters/karmada/webhook.c: the AdmissionReview fixtures of
+ * tests/fixtures/webhook answered, each returned patch decoded and applied with the simulator's RFC
+ * 6902 code as the apiserver applies it (suspension held, dispatching and dispatchingOnClusters
+ * kept, the result valid against the ResourceBinding CRD), the pass-through cases unpatched,
+ * malformed reviews refused with a sentence naming what is wrong, and allocation failures reported,
+ * never crashing. */
 #include "cluster-adapters/kube/schema.h"
 #include "cluster-adapters/sim/patch.h"
-#include "dispatcher/webhook.h"
+#include "cluster-adapters/karmada/webhook.h"
 #include "queue/errors.h"
 #include "queue/mem.h"
 #include "testing.h"
@@ -22,7 +23,7 @@ static char *read_fixture(const char *name, size_t *len)
     snprintf(path, sizeof(path), "%s/tests/fixtures/webhook/%s.json", src ? src : ".", name);
     FILE *f = fopen(path, "rb");
     CU_ASSERT_PTR_NOT_NULL_FATAL(f);
-    static char buf[DISP_WEBHOOK_REVIEW_MAX];
+    static char buf[KARMADA_WEBHOOK_REVIEW_MAX];
     *len = fread(buf, 1, sizeof(buf), f);
     fclose(f);
     char *copy = malloc(*len + 1);
@@ -85,16 +86,16 @@ static json_object *decode_patch(json_object *review)
 }
 
 /* Answers fixture name, checks the envelope, and returns the review (caller puts it). */
-static json_object *answer(const char *name, enum disp_webhook_verdict want, json_object **req)
+static json_object *answer(const char *name, enum karmada_webhook_verdict want, json_object **req)
 {
     size_t len;
     char *body = read_fixture(name, &len);
     json_object *in = json_tokener_parse(body);
     CU_ASSERT_PTR_NOT_NULL_FATAL(in);
     json_object *out = NULL;
-    enum disp_webhook_verdict v;
+    enum karmada_webhook_verdict v;
     char err[256];
-    int rc = disp_webhook_review(body, len, &out, &v, err, sizeof(err));
+    int rc = karmada_webhook_review(body, len, &out, &v, err, sizeof(err));
     if (rc)
         fprintf(stderr, "%s: %s\n", name, err);
     CU_ASSERT_EQUAL_FATAL(rc, 0);
@@ -112,7 +113,7 @@ static json_object *answer(const char *name, enum disp_webhook_verdict want, jso
 /* A held RB: the patch applied to the request's object holds scheduling and keeps the rest. */
 static json_object *held(const char *name)
 {
-    json_object *in, *out = answer(name, DISP_WEBHOOK_HELD, &in);
+    json_object *in, *out = answer(name, KARMADA_WEBHOOK_HELD, &in);
     CU_ASSERT_STRING_EQUAL(jstr(AT(out, "response", "patchType")), "JSONPatch");
     json_object *patch = decode_patch(out);
     json_object *obj = AT(in, "request", "object");
@@ -142,7 +143,7 @@ static json_object *held(const char *name)
 
 static void test_hold_without_suspension(void)
 {
-    json_object *in, *out = answer("create-deployment", DISP_WEBHOOK_HELD, &in);
+    json_object *in, *out = answer("create-deployment", KARMADA_WEBHOOK_HELD, &in);
     json_object *patch = decode_patch(out);
     CU_ASSERT_STRING_EQUAL(json_object_to_json_string_ext(
                                patch, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE),
@@ -161,7 +162,7 @@ static void test_hold_keeps_dispatching(void)
     in = held("create-pod-unsuspended");
     json_object_put(in);
     /* The exact patch: only the scheduling member is added, the object is not replaced. */
-    json_object *out = answer("create-job-suspended", DISP_WEBHOOK_HELD, &in);
+    json_object *out = answer("create-job-suspended", KARMADA_WEBHOOK_HELD, &in);
     json_object *patch = decode_patch(out);
     CU_ASSERT_STRING_EQUAL(json_object_to_json_string_ext(
                                patch, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE),
@@ -182,7 +183,7 @@ static void test_hold_keeps_dispatching(void)
 }
 
 /* The pass-through cases: allowed, and neither patch nor patchType. */
-static void passes(const char *name, enum disp_webhook_verdict want)
+static void passes(const char *name, enum karmada_webhook_verdict want)
 {
     json_object *in, *out = answer(name, want, &in);
     CU_ASSERT_PTR_NULL(AT(out, "response", "patch"));
@@ -193,16 +194,16 @@ static void passes(const char *name, enum disp_webhook_verdict want)
 
 static void test_passes_unchanged(void)
 {
-    passes("create-vcjob-held", DISP_WEBHOOK_ALREADY_HELD);
-    passes("create-pod-optout", DISP_WEBHOOK_SKIP_LABEL_SET);
-    passes("create-configmap", DISP_WEBHOOK_SKIP_KIND);
-    passes("update-deployment", DISP_WEBHOOK_SKIP_OPERATION);
-    passes("delete-deployment", DISP_WEBHOOK_SKIP_OPERATION);
+    passes("create-vcjob-held", KARMADA_WEBHOOK_ALREADY_HELD);
+    passes("create-pod-optout", KARMADA_WEBHOOK_SKIP_LABEL_SET);
+    passes("create-configmap", KARMADA_WEBHOOK_SKIP_KIND);
+    passes("update-deployment", KARMADA_WEBHOOK_SKIP_OPERATION);
+    passes("delete-deployment", KARMADA_WEBHOOK_SKIP_OPERATION);
 }
 
 /* Edits a fixture with fn and answers it. */
 static int edited(const char *name, void (*fn)(json_object *review), json_object **out,
-                  enum disp_webhook_verdict *v, char *err, size_t cap)
+                  enum karmada_webhook_verdict *v, char *err, size_t cap)
 {
     size_t len;
     char *body = read_fixture(name, &len);
@@ -210,7 +211,7 @@ static int edited(const char *name, void (*fn)(json_object *review), json_object
     free(body);
     fn(r);
     const char *text = json_object_to_json_string(r);
-    int rc = disp_webhook_review(text, strlen(text), out, v, err, cap);
+    int rc = karmada_webhook_review(text, strlen(text), out, v, err, cap);
     json_object_put(r);
     return rc;
 }
@@ -218,7 +219,7 @@ static int edited(const char *name, void (*fn)(json_object *review), json_object
 static void label_false(json_object *r)
 {
     json_object_object_add(AT(r, "request", "object", "metadata", "labels"),
-                           DISP_WEBHOOK_SKIP_LABEL, json_object_new_string("false"));
+                           KARMADA_WEBHOOK_SKIP_LABEL, json_object_new_string("false"));
 }
 
 static void other_resource(json_object *r)
@@ -235,19 +236,19 @@ static void no_kind(json_object *r)
 static void test_label_and_resource(void)
 {
     json_object *out = NULL;
-    enum disp_webhook_verdict v;
+    enum karmada_webhook_verdict v;
     char err[256];
     /* Only "true" opts out. */
     CU_ASSERT_EQUAL(edited("create-deployment", label_false, &out, &v, err, sizeof(err)), 0);
-    CU_ASSERT_EQUAL(v, DISP_WEBHOOK_HELD);
+    CU_ASSERT_EQUAL(v, KARMADA_WEBHOOK_HELD);
     json_object_put(out);
     CU_ASSERT_EQUAL(edited("create-deployment", other_resource, &out, &v, err, sizeof(err)), 0);
-    CU_ASSERT_EQUAL(v, DISP_WEBHOOK_SKIP_RESOURCE);
+    CU_ASSERT_EQUAL(v, KARMADA_WEBHOOK_SKIP_RESOURCE);
     CU_ASSERT_PTR_NULL(AT(out, "response", "patch"));
     json_object_put(out);
     /* Without request.kind the object's own apiVersion and kind decide. */
     CU_ASSERT_EQUAL(edited("create-deployment", no_kind, &out, &v, err, sizeof(err)), 0);
-    CU_ASSERT_EQUAL(v, DISP_WEBHOOK_HELD);
+    CU_ASSERT_EQUAL(v, KARMADA_WEBHOOK_HELD);
     json_object_put(out);
 }
 
@@ -293,49 +294,49 @@ static void test_malformed(void)
     for (size_t i = 0; i < sizeof(bad_reviews) / sizeof(bad_reviews[0]); i++) {
         const struct bad *b = &bad_reviews[i];
         json_object *out = (json_object *)1;
-        enum disp_webhook_verdict v = DISP_WEBHOOK_HELD;
+        enum karmada_webhook_verdict v = KARMADA_WEBHOOK_HELD;
         char err[256] = "";
-        int rc = disp_webhook_review(b->body, strlen(b->body), &out, &v, err, sizeof(err));
+        int rc = karmada_webhook_review(b->body, strlen(b->body), &out, &v, err, sizeof(err));
         if (rc != b->rc || !strstr(err, b->says))
             fprintf(stderr, "case %zu: rc %d err \"%s\", want \"%s\"\n", i, rc, err, b->says);
         CU_ASSERT_EQUAL(rc, b->rc);
         CU_ASSERT_PTR_NOT_NULL(strstr(err, b->says));
         CU_ASSERT_PTR_NULL(out);
-        CU_ASSERT_EQUAL(v, DISP_WEBHOOK_INVALID);
+        CU_ASSERT_EQUAL(v, KARMADA_WEBHOOK_INVALID);
     }
     /* A minimal valid review of an unknown resource is fine (allowed, no patch). */
     const char *min =
         RV_HEAD "\"request\":{\"uid\":\"u1\",\"operation\":\"CREATE\",\"object\":{}}}";
     json_object *out = NULL;
-    enum disp_webhook_verdict v;
-    CU_ASSERT_EQUAL(disp_webhook_review(min, strlen(min), &out, &v, NULL, 0), 0);
-    CU_ASSERT_EQUAL(v, DISP_WEBHOOK_SKIP_RESOURCE);
+    enum karmada_webhook_verdict v;
+    CU_ASSERT_EQUAL(karmada_webhook_review(min, strlen(min), &out, &v, NULL, 0), 0);
+    CU_ASSERT_EQUAL(v, KARMADA_WEBHOOK_SKIP_RESOURCE);
     json_object_put(out);
 }
 
 static void test_limits(void)
 {
     /* Over the size cap: refused before parsing. */
-    size_t n = DISP_WEBHOOK_REVIEW_MAX + 1;
+    size_t n = KARMADA_WEBHOOK_REVIEW_MAX + 1;
     char *big = malloc(n);
     CU_ASSERT_PTR_NOT_NULL_FATAL(big);
     memset(big, ' ', n);
     big[0] = '{';
     big[n - 1] = '}';
     json_object *out = NULL;
-    enum disp_webhook_verdict v;
+    enum karmada_webhook_verdict v;
     char err[256];
-    CU_ASSERT_EQUAL(disp_webhook_review(big, n, &out, &v, err, sizeof(err)), MUSTER_ELIMIT);
+    CU_ASSERT_EQUAL(karmada_webhook_review(big, n, &out, &v, err, sizeof(err)), MUSTER_ELIMIT);
     CU_ASSERT_PTR_NOT_NULL(strstr(err, "above the limit"));
     free(big);
     /* Nesting past the cap. */
-    char deep[4 * DISP_WEBHOOK_DEPTH_MAX + 8];
+    char deep[4 * KARMADA_WEBHOOK_DEPTH_MAX + 8];
     size_t k = 0;
-    for (int i = 0; i < 2 * DISP_WEBHOOK_DEPTH_MAX; i++)
+    for (int i = 0; i < 2 * KARMADA_WEBHOOK_DEPTH_MAX; i++)
         deep[k++] = '[';
-    for (int i = 0; i < 2 * DISP_WEBHOOK_DEPTH_MAX; i++)
+    for (int i = 0; i < 2 * KARMADA_WEBHOOK_DEPTH_MAX; i++)
         deep[k++] = ']';
-    CU_ASSERT_EQUAL(disp_webhook_review(deep, k, &out, &v, err, sizeof(err)), MUSTER_ELIMIT);
+    CU_ASSERT_EQUAL(karmada_webhook_review(deep, k, &out, &v, err, sizeof(err)), MUSTER_ELIMIT);
     CU_ASSERT_PTR_NOT_NULL(strstr(err, "nests deeper"));
     /* Trailing whitespace is fine; a NUL byte after the value is not. */
     size_t len;
@@ -343,10 +344,10 @@ static void test_limits(void)
     char *padded = malloc(len + 4);
     memcpy(padded, body, len);
     memcpy(padded + len, " \n\t", 3);
-    CU_ASSERT_EQUAL(disp_webhook_review(padded, len + 3, &out, &v, err, sizeof(err)), 0);
+    CU_ASSERT_EQUAL(karmada_webhook_review(padded, len + 3, &out, &v, err, sizeof(err)), 0);
     json_object_put(out);
     padded[len] = '\0';
-    CU_ASSERT_EQUAL(disp_webhook_review(padded, len + 1, &out, &v, err, sizeof(err)),
+    CU_ASSERT_EQUAL(karmada_webhook_review(padded, len + 1, &out, &v, err, sizeof(err)),
                     MUSTER_EINVAL);
     free(padded);
     free(body);
@@ -361,15 +362,15 @@ static void test_alloc_failures(void)
     for (long k = 0; k < 16 && !saw_ok; k++) {
         muster_mem_fail_after(k);
         json_object *out = NULL;
-        enum disp_webhook_verdict v;
-        int rc = disp_webhook_review(body, len, &out, &v, NULL, 0);
+        enum karmada_webhook_verdict v;
+        int rc = karmada_webhook_review(body, len, &out, &v, NULL, 0);
         muster_mem_fail_after(-1);
         if (rc == 0) {
             saw_ok = 1;
-            CU_ASSERT_EQUAL(v, DISP_WEBHOOK_HELD);
+            CU_ASSERT_EQUAL(v, KARMADA_WEBHOOK_HELD);
         } else {
             CU_ASSERT_EQUAL(rc, MUSTER_ENOMEM);
-            CU_ASSERT_EQUAL(v, DISP_WEBHOOK_INVALID);
+            CU_ASSERT_EQUAL(v, KARMADA_WEBHOOK_INVALID);
             CU_ASSERT_PTR_NULL(out);
         }
         json_object_put(out);
@@ -383,32 +384,33 @@ static void test_rb_verdict(void)
 {
     static const struct {
         const char *fixture;
-        enum disp_webhook_verdict want;
+        enum karmada_webhook_verdict want;
     } cases[] = {
-        {"create-deployment", DISP_WEBHOOK_HELD},
-        {"create-job-suspended", DISP_WEBHOOK_HELD},
-        {"create-pod-unsuspended", DISP_WEBHOOK_HELD},
-        {"create-vcjob-held", DISP_WEBHOOK_ALREADY_HELD},
-        {"create-pod-optout", DISP_WEBHOOK_SKIP_LABEL_SET},
-        {"create-configmap", DISP_WEBHOOK_SKIP_KIND},
+        {"create-deployment", KARMADA_WEBHOOK_HELD},
+        {"create-job-suspended", KARMADA_WEBHOOK_HELD},
+        {"create-pod-unsuspended", KARMADA_WEBHOOK_HELD},
+        {"create-vcjob-held", KARMADA_WEBHOOK_ALREADY_HELD},
+        {"create-pod-optout", KARMADA_WEBHOOK_SKIP_LABEL_SET},
+        {"create-configmap", KARMADA_WEBHOOK_SKIP_KIND},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         size_t len;
         char *body = read_fixture(cases[i].fixture, &len);
         json_object *r = json_tokener_parse(body);
-        CU_ASSERT_EQUAL(disp_webhook_rb_verdict(AT(r, "request", "object")), cases[i].want);
+        CU_ASSERT_EQUAL(karmada_webhook_rb_verdict(AT(r, "request", "object")), cases[i].want);
         json_object_put(r);
         free(body);
     }
-    CU_ASSERT_EQUAL(disp_webhook_rb_verdict(NULL), DISP_WEBHOOK_SKIP_KIND);
+    CU_ASSERT_EQUAL(karmada_webhook_rb_verdict(NULL), KARMADA_WEBHOOK_SKIP_KIND);
 }
 
 static void test_verdict_names(void)
 {
-    CU_ASSERT_STRING_EQUAL(disp_webhook_verdict_name(DISP_WEBHOOK_HELD), "held");
-    CU_ASSERT_STRING_EQUAL(disp_webhook_verdict_name(DISP_WEBHOOK_SKIP_LABEL_SET), "skip_label");
-    CU_ASSERT_STRING_EQUAL(disp_webhook_verdict_name(DISP_WEBHOOK_INVALID), "invalid");
-    CU_ASSERT_STRING_EQUAL(disp_webhook_verdict_name(DISP_WEBHOOK_VERDICTS), "unknown");
+    CU_ASSERT_STRING_EQUAL(karmada_webhook_verdict_name(KARMADA_WEBHOOK_HELD), "held");
+    CU_ASSERT_STRING_EQUAL(karmada_webhook_verdict_name(KARMADA_WEBHOOK_SKIP_LABEL_SET),
+                           "skip_label");
+    CU_ASSERT_STRING_EQUAL(karmada_webhook_verdict_name(KARMADA_WEBHOOK_INVALID), "invalid");
+    CU_ASSERT_STRING_EQUAL(karmada_webhook_verdict_name(KARMADA_WEBHOOK_VERDICTS), "unknown");
 }
 
 static void test_cleanup(void)
@@ -433,4 +435,4 @@ static CU_TestInfo tests[] = {
     CU_TEST_INFO_NULL,
 };
 
-MUSTER_TEST_MAIN("dispatcher/webhook", tests)
+MUSTER_TEST_MAIN("karmada/webhook", tests)

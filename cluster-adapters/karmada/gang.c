@@ -1,8 +1,9 @@
-/* The dispatch commit protocol's objects and patches (see gangobj.h and docs/gangobj.md). */
-#include "dispatcher/gangobj.h"
+/* The dispatch commit protocol's objects: names, the PodGroup Works, the OverridePolicy, and
+ * reading what Karmada rendered of them (see gang.h and docs/gangobj.md). */
+#include "cluster-adapters/karmada/gang.h"
 
-#include "dispatcher/rbpatch.h"
-#include "dispatcher/resjson.h"
+#include "cluster-adapters/karmada/paths.h"
+#include "cluster-adapters/kube/resources.h"
 #include "queue/errors.h"
 
 #include <inttypes.h>
@@ -11,7 +12,7 @@
 #include <string.h>
 
 #define HASH_DIGITS 10 /* 40 bits of the name's hash: collisions need ~10^6 long look-alikes */
-#define WORK_NAMESPACE_PREFIX "karmada-es-"
+#define WORK_NAMESPACE_PREFIX KARMADA_PATH_EXECUTION_PREFIX
 #define DNS_LABEL_MAX 63
 #define DEFAULT_POD_SCHEDULER "volcano"
 
@@ -88,7 +89,7 @@ static uint64_t fnv1a(uint64_t h, const char *s)
     return h;
 }
 
-/* Writes the concatenation of the n parts, cut to max characters as gangobj.h says. */
+/* Writes the concatenation of the n parts, cut to max characters as gang.h says. */
 static int make_name(char *buf, size_t cap, size_t max, size_t n, const char *const *parts)
 {
     size_t len = 0;
@@ -123,37 +124,37 @@ static int make_name(char *buf, size_t cap, size_t max, size_t n, const char *co
     return 0;
 }
 
-int gang_podgroup_name(const char *rb_name, char *buf, size_t cap)
+int karmada_gang_podgroup_name(const char *rb_name, char *buf, size_t cap)
 {
     if (cap)
         buf[0] = '\0';
     if (!rb_name || !*rb_name)
         return MUSTER_EINVAL;
     const char *parts[] = {"muster-", rb_name};
-    return make_name(buf, cap, GANG_NAME_MAX, 2, parts);
+    return make_name(buf, cap, KARMADA_GANG_NAME_MAX, 2, parts);
 }
 
-int gang_policy_name(const char *rb_name, char *buf, size_t cap)
+int karmada_gang_policy_name(const char *rb_name, char *buf, size_t cap)
 {
-    return gang_podgroup_name(rb_name, buf, cap);
+    return karmada_gang_podgroup_name(rb_name, buf, cap);
 }
 
-int gang_work_name(const char *rb_namespace, const char *rb_name, char *buf, size_t cap)
+int karmada_gang_work_name(const char *rb_namespace, const char *rb_name, char *buf, size_t cap)
 {
     if (cap)
         buf[0] = '\0';
     if (!rb_name || !*rb_name || !rb_namespace || !*rb_namespace)
         return MUSTER_EINVAL;
     const char *parts[] = {"muster-pg-", rb_namespace, ".", rb_name};
-    return make_name(buf, cap, GANG_NAME_MAX, 4, parts);
+    return make_name(buf, cap, KARMADA_GANG_NAME_MAX, 4, parts);
 }
 
 /* ---- input ---- */
 
-int gang_needs_objects(const struct disp_workload *w)
+int karmada_gang_needs_objects(const struct karmada_workload *w)
 {
-    return w && (w->kind == DISP_WORKLOAD_KIND_DEPLOYMENT || w->kind == DISP_WORKLOAD_KIND_JOB ||
-                 w->kind == DISP_WORKLOAD_KIND_POD);
+    return w && (w->kind == KARMADA_WORKLOAD_KIND_DEPLOYMENT ||
+                 w->kind == KARMADA_WORKLOAD_KIND_JOB || w->kind == KARMADA_WORKLOAD_KIND_POD);
 }
 
 static int why_not(char *why, size_t cap, const char *fmt, ...)
@@ -169,9 +170,9 @@ static int why_not(char *why, size_t cap, const char *fmt, ...)
 
 /* The object under the template whose metadata carries the pod annotations, and the pointer to
  * it: the pod template for Deployment and Job, the template itself for a Pod. */
-static json_object *pod_of(const struct gang_input *in, const char **base)
+static json_object *pod_of(const struct karmada_gang_input *in, const char **base)
 {
-    if (in->w->kind == DISP_WORKLOAD_KIND_POD) {
+    if (in->w->kind == KARMADA_WORKLOAD_KIND_POD) {
         *base = "";
         return in->tmpl;
     }
@@ -179,13 +180,13 @@ static json_object *pod_of(const struct gang_input *in, const char **base)
     return get(get(in->tmpl, "spec"), "template");
 }
 
-static int check_shares(const struct gang_input *in, char *why, size_t cap)
+static int check_shares(const struct karmada_gang_input *in, char *why, size_t cap)
 {
     if (!in->shares || in->nshares == 0)
         return why_not(why, cap, "no target cluster");
     int64_t sum = 0;
     for (uint32_t i = 0; i < in->nshares; i++) {
-        const struct gang_share *s = &in->shares[i];
+        const struct karmada_gang_share *s = &in->shares[i];
         if (!s->cluster || !*s->cluster)
             return why_not(why, cap, "share %" PRIu32 ": no cluster name", i);
         if (strlen(WORK_NAMESPACE_PREFIX) + strlen(s->cluster) > DNS_LABEL_MAX)
@@ -202,13 +203,13 @@ static int check_shares(const struct gang_input *in, char *why, size_t cap)
     return 0;
 }
 
-int gang_input_check(const struct gang_input *in, char *why, size_t cap)
+int karmada_gang_input_check(const struct karmada_gang_input *in, char *why, size_t cap)
 {
     if (why && cap)
         why[0] = '\0';
     if (!in || !in->rb || !in->w || !in->names)
         return why_not(why, cap, "rb, workload and resource names are required");
-    if (in->w->reason != DISP_WORKLOAD_OK || in->w->kind == DISP_WORKLOAD_KIND_NONE)
+    if (in->w->reason != KARMADA_WORKLOAD_OK || in->w->kind == KARMADA_WORKLOAD_KIND_NONE)
         return why_not(why, cap, "the workload was not read successfully");
     json_object *meta = get(in->rb, "metadata"), *res = get(get(in->rb, "spec"), "resource");
     if (!get_str(meta, "name") || !get_str(meta, "namespace"))
@@ -217,14 +218,15 @@ int gang_input_check(const struct gang_input *in, char *why, size_t cap)
         !get_str(res, "namespace"))
         return why_not(why, cap, "spec.resource lacks apiVersion, kind, namespace or name");
     if (!get_str(meta, "uid"))
-        return why_not(why, cap, "the ResourceBinding has no metadata.uid to label muster's "
-                                 "objects with");
+        return why_not(why, cap,
+                       "the ResourceBinding has no metadata.uid to label muster's "
+                       "objects with");
     if (!in->w->permanent_id[0])
         return why_not(why, cap,
                        "no resourcebinding.karmada.io/permanent-id label yet: muster could not "
                        "find the Works Karmada renders for it");
     int rc = check_shares(in, why, cap);
-    if (rc || !gang_needs_objects(in->w))
+    if (rc || !karmada_gang_needs_objects(in->w))
         return rc;
     if (in->w->ncomponents != 1)
         return why_not(why, cap, "%" PRIu32 " pod templates where one was expected",
@@ -243,8 +245,8 @@ int gang_input_check(const struct gang_input *in, char *why, size_t cap)
  * muster creates for an RB carries; *meta points at its metadata. On failure *bad is set and
  * whatever was built is still returned for the caller's one release. */
 static json_object *new_marked(const char *api_version, const char *kind, const char *name,
-                               const char *ns, const struct gang_input *in, json_object **meta,
-                               int *bad)
+                               const char *ns, const struct karmada_gang_input *in,
+                               json_object **meta, int *bad)
 {
     json_object *o = json_object_new_object();
     add_str(o, "apiVersion", api_version, bad);
@@ -254,19 +256,19 @@ static json_object *new_marked(const char *api_version, const char *kind, const 
     add_str(*meta, "namespace", ns, bad);
     json_object *rbm = get(in->rb, "metadata");
     json_object *labels = add_obj(*meta, "labels", bad);
-    add_str(labels, GANG_MANAGED_BY_LABEL, GANG_MANAGED_BY_VALUE, bad);
+    add_str(labels, KARMADA_GANG_MANAGED_BY_LABEL, KARMADA_GANG_MANAGED_BY_VALUE, bad);
     /* muster's own key, never Karmada's permanent-id: RB status aggregation aborts on any Work
      * with that label that does not hold the RB's own resource (docs/gangobj.md). */
-    add_str(labels, GANG_BINDING_UID_LABEL, get_str(rbm, "uid"), bad);
-    char key[2 * GANG_NAME_MAX + 2];
+    add_str(labels, KARMADA_GANG_BINDING_UID_LABEL, get_str(rbm, "uid"), bad);
+    char key[2 * KARMADA_GANG_NAME_MAX + 2];
     snprintf(key, sizeof(key), "%s/%s", get_str(rbm, "namespace"), get_str(rbm, "name"));
-    add_str(add_obj(*meta, "annotations", bad), GANG_BINDING_ANNOTATION, key, bad);
+    add_str(add_obj(*meta, "annotations", bad), KARMADA_GANG_BINDING_ANNOTATION, key, bad);
     return o;
 }
 
 /* ceil(share x min_member / replicas), within [1, share]: if every cluster's group holds its
  * part, at least min_member pods run in all, which floor would not promise. */
-static int32_t share_min_member(const struct disp_workload *w, int32_t share)
+static int32_t share_min_member(const struct karmada_workload *w, int32_t share)
 {
     if (w->min_member >= w->replicas || w->replicas <= 0)
         return share;
@@ -275,7 +277,7 @@ static int32_t share_min_member(const struct disp_workload *w, int32_t share)
 }
 
 /* share x the per-replica request as a quantity map, or NULL (overflow or ENOMEM). */
-static json_object *share_resources(const struct gang_input *in, int32_t share)
+static json_object *share_resources(const struct karmada_gang_input *in, int32_t share)
 {
     const struct queue_resvec *req = &in->w->components[0].request;
     struct queue_resvec v;
@@ -288,20 +290,21 @@ static json_object *share_resources(const struct gang_input *in, int32_t share)
              queue_resvec_set(&v, req->items[k].id, milli) == 0;
     }
     if (ok)
-        out = disp_resvec_json(in->names, &v);
+        out = kube_resvec_json(in->names, &v);
     queue_resvec_close(&v);
     return out;
 }
 
-json_object *gang_podgroup_work(const struct gang_input *in, uint32_t i)
+json_object *karmada_gang_podgroup_work(const struct karmada_gang_input *in, uint32_t i)
 {
-    if (gang_input_check(in, NULL, 0) || !gang_needs_objects(in->w) || i >= in->nshares)
+    if (karmada_gang_input_check(in, NULL, 0) || !karmada_gang_needs_objects(in->w) ||
+        i >= in->nshares)
         return NULL;
-    const struct gang_share *s = &in->shares[i];
+    const struct karmada_gang_share *s = &in->shares[i];
     json_object *rbm = get(in->rb, "metadata");
-    char pg[GANG_NAME_MAX + 1], work[GANG_NAME_MAX + 1], ns[DNS_LABEL_MAX + 1];
-    if (gang_podgroup_name(get_str(rbm, "name"), pg, sizeof(pg)) ||
-        gang_work_name(get_str(rbm, "namespace"), get_str(rbm, "name"), work, sizeof(work)))
+    char pg[KARMADA_GANG_NAME_MAX + 1], work[KARMADA_GANG_NAME_MAX + 1], ns[DNS_LABEL_MAX + 1];
+    if (karmada_gang_podgroup_name(get_str(rbm, "name"), pg, sizeof(pg)) ||
+        karmada_gang_work_name(get_str(rbm, "namespace"), get_str(rbm, "name"), work, sizeof(work)))
         return NULL;
     snprintf(ns, sizeof(ns), WORK_NAMESPACE_PREFIX "%s", s->cluster);
 
@@ -311,7 +314,7 @@ json_object *gang_podgroup_work(const struct gang_input *in, uint32_t i)
     /* Without the execution controller's finalizer Karmada never deletes the member PodGroup
      * (pkg/controllers/execution/execution_controller.go). */
     push(add(meta, "finalizers", json_object_new_array(), &bad),
-         json_object_new_string(GANG_WORK_FINALIZER), &bad);
+         json_object_new_string(KARMADA_GANG_WORK_FINALIZER), &bad);
     /* No suspendDispatching: the PodGroup must be in the member before any pod of the gang. */
     json_object *spec = add_obj(root, "spec", &bad);
     json_object *list =
@@ -325,10 +328,10 @@ json_object *gang_podgroup_work(const struct gang_input *in, uint32_t i)
     /* As Karmada's CreateOrUpdateWork marks a manifest (pkg/controllers/ctrlutil/work.go): the
      * execution controller updates or deletes only member objects labelled managed
      * (pkg/util/objectwatcher/objectwatcher.go). */
-    add_str(get(meta, "labels"), GANG_KARMADA_MANAGED_LABEL, "true", &bad);
+    add_str(get(meta, "labels"), KARMADA_MANAGED_LABEL, "true", &bad);
     json_object *ann = get(meta, "annotations");
-    add_str(ann, GANG_WORK_NAME_ANNOTATION, work, &bad);
-    add_str(ann, GANG_WORK_NAMESPACE_ANNOTATION, ns, &bad);
+    add_str(ann, KARMADA_GANG_WORK_NAME_ANNOTATION, work, &bad);
+    add_str(ann, KARMADA_GANG_WORK_NAMESPACE_ANNOTATION, ns, &bad);
     json_object *gs = add_obj(group, "spec", &bad);
     add(gs, "minMember", json_object_new_int(share_min_member(in->w, s->replicas)), &bad);
     if (in->w->components[0].request.len)
@@ -366,21 +369,21 @@ static void overrider(json_object *list, const char *path, json_object *value, i
 /* The overrider that puts the group-name annotation on the pod template, shaped by what the
  * template already has: `add` of a whole annotations object would replace the user's, and `add`
  * of one key under a missing object fails the render. */
-static void group_overrider(json_object *list, const struct gang_input *in, const char *pg,
+static void group_overrider(json_object *list, const struct karmada_gang_input *in, const char *pg,
                             int *bad)
 {
     const char *base;
     json_object *meta = get(pod_of(in, &base), "metadata");
     char key[64], path[160];
     json_object *value;
-    pointer_escape(key, sizeof(key), GANG_GROUP_NAME_ANNOTATION);
+    pointer_escape(key, sizeof(key), KARMADA_GANG_GROUP_NAME_ANNOTATION);
     if (json_object_is_type(get(meta, "annotations"), json_type_object)) {
         snprintf(path, sizeof(path), "%s/metadata/annotations/%s", base, key);
         value = json_object_new_string(pg);
     } else {
         int failed = 0;
         json_object *ann = json_object_new_object();
-        add_str(ann, GANG_GROUP_NAME_ANNOTATION, pg, &failed);
+        add_str(ann, KARMADA_GANG_GROUP_NAME_ANNOTATION, pg, &failed);
         if (json_object_is_type(meta, json_type_object)) {
             snprintf(path, sizeof(path), "%s/metadata/annotations", base);
             value = ann;
@@ -397,14 +400,14 @@ static void group_overrider(json_object *list, const struct gang_input *in, cons
     overrider(list, path, value, bad);
 }
 
-json_object *gang_override_policy(const struct gang_input *in)
+json_object *karmada_gang_override_policy(const struct karmada_gang_input *in)
 {
-    if (!in || !gang_needs_objects(in->w) || gang_input_check(in, NULL, 0))
+    if (!in || !karmada_gang_needs_objects(in->w) || karmada_gang_input_check(in, NULL, 0))
         return NULL;
     json_object *rbm = get(in->rb, "metadata"), *res = get(get(in->rb, "spec"), "resource");
-    char pg[GANG_NAME_MAX + 1], name[GANG_NAME_MAX + 1];
-    if (gang_podgroup_name(get_str(rbm, "name"), pg, sizeof(pg)) ||
-        gang_policy_name(get_str(rbm, "name"), name, sizeof(name)))
+    char pg[KARMADA_GANG_NAME_MAX + 1], name[KARMADA_GANG_NAME_MAX + 1];
+    if (karmada_gang_podgroup_name(get_str(rbm, "name"), pg, sizeof(pg)) ||
+        karmada_gang_policy_name(get_str(rbm, "name"), name, sizeof(name)))
         return NULL;
     const char *base;
     pod_of(in, &base);
@@ -444,130 +447,6 @@ json_object *gang_override_policy(const struct gang_input *in)
     return done(root, bad);
 }
 
-/* ---- RB patches ---- */
-
-/* Values of a suspension member in a patch: a boolean, JSON null (remove it), or left out. */
-#define LEAVE (-2)
-#define REMOVE (-1)
-
-/* k: null, which a merge patch reads as "remove k" (json-c stores a NULL value as null). */
-static void add_null(json_object *o, const char *k, int *bad)
-{
-    if (!*bad && (!o || json_object_object_add(o, k, NULL)))
-        *bad = 1;
-}
-
-/* k set as v says; a v outside LEAVE..1 fails (a caller's bad user_dispatching). */
-static void suspension_member(json_object *susp, const char *k, int v, int *bad)
-{
-    if (v == REMOVE)
-        add_null(susp, k, bad);
-    else if (v == 0 || v == 1)
-        add(susp, k, json_object_new_boolean(v), bad);
-    else if (v != LEAVE)
-        *bad = 1;
-}
-
-/* {"spec":{"suspension":{...}}} with scheduling and dispatching as suspension_member says;
- * *spec points inside for callers that add more. NULL on failure. */
-static json_object *suspension_patch(int scheduling, int dispatching, json_object **spec, int *bad)
-{
-    json_object *root = json_object_new_object();
-    *spec = add_obj(root, "spec", bad);
-    json_object *susp = add_obj(*spec, "suspension", bad);
-    suspension_member(susp, "scheduling", scheduling, bad);
-    suspension_member(susp, "dispatching", dispatching, bad);
-    return root;
-}
-
-json_object *gang_patch_assign(const struct gang_input *in, int barrier)
-{
-    if (!in || !in->rb || !in->shares || in->nshares == 0)
-        return NULL;
-    for (uint32_t i = 0; i < in->nshares; i++)
-        if (!in->shares[i].cluster || !*in->shares[i].cluster)
-            return NULL;
-    json_object *placement = get(get(in->rb, "spec"), "placement");
-    /* Go's encoder, which karmada-scheduler uses, escapes no '/'; member order is as read. */
-    const char *text = placement
-                           ? json_object_to_json_string_ext(
-                                 placement, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE)
-                           : "{}";
-    int bad = !text;
-    json_object *root = json_object_new_object();
-    add_str(add_obj(add_obj(root, "metadata", &bad), "annotations", &bad),
-            GANG_APPLIED_PLACEMENT_ANNOTATION, text, &bad);
-    json_object *spec = add_obj(root, "spec", &bad);
-    json_object *clusters = add(spec, "clusters", json_object_new_array(), &bad);
-    for (uint32_t i = 0; !bad && i < in->nshares; i++) {
-        json_object *c = push(clusters, json_object_new_object(), &bad);
-        add_str(c, "name", in->shares[i].cluster, &bad);
-        if (in->shares[i].replicas > 0) /* Go's omitempty, as karmada-scheduler writes it */
-            add(c, "replicas", json_object_new_int(in->shares[i].replicas), &bad);
-    }
-    if (barrier)
-        suspension_member(add_obj(spec, "suspension", &bad), "dispatching", 1, &bad);
-    return done(root, bad);
-}
-
-json_object *gang_patch_release(int user_dispatching)
-{
-    int bad = 0;
-    json_object *spec, *root = suspension_patch(0, user_dispatching, &spec, &bad);
-    return done(root, bad);
-}
-
-json_object *gang_patch_resume(void)
-{
-    int bad = 0;
-    json_object *spec, *root = suspension_patch(0, LEAVE, &spec, &bad);
-    return done(root, bad);
-}
-
-json_object *gang_patch_rollback_barrier(void)
-{
-    int bad = 0;
-    json_object *spec, *root = suspension_patch(LEAVE, 1, &spec, &bad);
-    return done(root, bad);
-}
-
-json_object *gang_patch_rollback_clear(int user_dispatching)
-{
-    int bad = 0;
-    json_object *spec;
-    json_object *root = suspension_patch(1, user_dispatching, &spec, &bad);
-    json_object *ann = add_obj(add_obj(root, "metadata", &bad), "annotations", &bad);
-    add_null(ann, GANG_APPLIED_PLACEMENT_ANNOTATION, &bad);
-    add_null(spec, "clusters", &bad);
-    /* An eviction (taint manager, application failover) keeps the evicted cluster's Works
-     * while its task lives; the whole gang is taken back here, so the tasks go with it, or
-     * the next placement would meet them again. */
-    add_null(spec, "gracefulEvictionTasks", &bad);
-    return done(root, bad);
-}
-
-
-json_object *gang_status_scheduled(json_object *rb, const char *now)
-{
-    json_object *patch = NULL;
-    if (!now || disp_rbpatch_condition(rb, "Scheduled", "True", "Success", GANG_SCHEDULED_MESSAGE,
-                                       now, 1, &patch))
-        return NULL;
-    json_object *gen = get(get(rb, "metadata"), "generation");
-    int bad = 0;
-    /* The resourceVersion makes the patch conditional: a merge patch replaces the conditions
-     * array whole, so one sent from a stale read could revert a FullyApplied Karmada wrote
-     * meanwhile. A 409 means: read the RB again and rebuild. */
-    const char *rv = get_str(get(rb, "metadata"), "resourceVersion");
-    if (rv)
-        add_str(add_obj(patch, "metadata", &bad), "resourceVersion", rv, &bad);
-    json_object *status = get(patch, "status");
-    add(status, "schedulerObservedGeneration",
-        json_object_new_int64(gen ? json_object_get_int64(gen) : 0), &bad);
-    add_str(status, "lastScheduledTime", now, &bad);
-    return done(patch, bad);
-}
-
 /* ---- reading what Karmada made of muster's objects ---- */
 
 static int condition_true(json_object *obj, const char *type)
@@ -583,13 +462,13 @@ static int condition_true(json_object *obj, const char *type)
     return 0;
 }
 
-int gang_work_applied(json_object *work)
+int karmada_gang_work_applied(json_object *work)
 {
     return work && !get(get(work, "metadata"), "deletionTimestamp") &&
            condition_true(work, "Applied");
 }
 
-const char *gang_work_podgroup_phase(json_object *work)
+const char *karmada_gang_work_podgroup_phase(json_object *work)
 {
     json_object *ms = get(get(work, "status"), "manifestStatuses");
     if (!json_object_is_type(ms, json_type_array) || json_object_array_length(ms) == 0)
@@ -602,7 +481,7 @@ const char *gang_work_podgroup_phase(json_object *work)
 static int overrides_name(json_object *work, const char *policy)
 {
     const char *text = get_str(get(get(work, "metadata"), "annotations"),
-                               GANG_APPLIED_OVERRIDES_ANNOTATION);
+                               KARMADA_GANG_APPLIED_OVERRIDES_ANNOTATION);
     if (!text)
         return 0;
     json_object *list = json_tokener_parse(text);
@@ -616,24 +495,26 @@ static int overrides_name(json_object *work, const char *policy)
     return found;
 }
 
-enum gang_rendered gang_rendered_work(json_object *work, const char *policy)
+enum karmada_gang_rendered karmada_gang_rendered_work(json_object *work, const char *policy)
 {
     if (!work || get(get(work, "metadata"), "deletionTimestamp"))
-        return GANG_RENDERED_MISSING;
+        return KARMADA_GANG_RENDERED_MISSING;
     json_object *sd = get(get(work, "spec"), "suspendDispatching");
     int suspended = json_object_is_type(sd, json_type_boolean) && json_object_get_boolean(sd);
     int in = overrides_name(work, policy);
     if (suspended)
-        return in ? GANG_RENDERED_READY : GANG_RENDERED_WAIT;
-    return in ? GANG_RENDERED_OPEN : GANG_RENDERED_VANISHED;
+        return in ? KARMADA_GANG_RENDERED_READY : KARMADA_GANG_RENDERED_WAIT;
+    return in ? KARMADA_GANG_RENDERED_OPEN : KARMADA_GANG_RENDERED_VANISHED;
 }
 
-enum gang_rendered gang_rendered_judge(json_object *items, const struct gang_share *shares,
-                                       uint32_t n, const char *policy, char *why, size_t cap)
+enum karmada_gang_rendered karmada_gang_rendered_judge(json_object *items,
+                                                       const struct karmada_gang_share *shares,
+                                                       uint32_t n, const char *policy, char *why,
+                                                       size_t cap)
 {
-    enum gang_rendered worst = GANG_RENDERED_READY;
-    size_t nitems = json_object_is_type(items, json_type_array) ? json_object_array_length(items)
-                                                                 : 0;
+    enum karmada_gang_rendered worst = KARMADA_GANG_RENDERED_READY;
+    size_t nitems =
+        json_object_is_type(items, json_type_array) ? json_object_array_length(items) : 0;
     if (why && cap)
         why[0] = '\0';
     for (uint32_t i = 0; i < n; i++) {
@@ -645,28 +526,29 @@ enum gang_rendered gang_rendered_judge(json_object *items, const struct gang_sha
             const char *wns = get_str(get(it, "metadata"), "namespace");
             /* muster's own Works never carry the permanent id; a hand-made one might */
             if (wns && strcmp(wns, ns) == 0 &&
-                !get_str(get(get(it, "metadata"), "labels"), GANG_BINDING_UID_LABEL))
+                !get_str(get(get(it, "metadata"), "labels"), KARMADA_GANG_BINDING_UID_LABEL))
                 work = it;
         }
-        enum gang_rendered r = gang_rendered_work(work, policy);
+        enum karmada_gang_rendered r = karmada_gang_rendered_work(work, policy);
         /* VANISHED beats everything (roll back); then MISSING/WAIT (check again); OPEN and
          * READY both let the lift go. */
-        int rank = r == GANG_RENDERED_VANISHED ? 3
-                   : r == GANG_RENDERED_MISSING || r == GANG_RENDERED_WAIT ? 2
-                                                                             : 1;
-        int wrank = worst == GANG_RENDERED_VANISHED ? 3
-                    : worst == GANG_RENDERED_MISSING || worst == GANG_RENDERED_WAIT ? 2
-                                                                                      : 1;
+        int rank = r == KARMADA_GANG_RENDERED_VANISHED                                     ? 3
+                   : r == KARMADA_GANG_RENDERED_MISSING || r == KARMADA_GANG_RENDERED_WAIT ? 2
+                                                                                           : 1;
+        int wrank = worst == KARMADA_GANG_RENDERED_VANISHED ? 3
+                    : worst == KARMADA_GANG_RENDERED_MISSING || worst == KARMADA_GANG_RENDERED_WAIT
+                        ? 2
+                        : 1;
         if (rank > wrank) {
             worst = r;
             if (why && cap)
                 snprintf(why, cap, "%s: %s", shares[i].cluster,
-                         r == GANG_RENDERED_VANISHED
+                         r == KARMADA_GANG_RENDERED_VANISHED
                              ? "its Work was released (suspendDispatching lifted) before the "
                                "OverridePolicy was in it"
-                         : r == GANG_RENDERED_MISSING ? "no Work rendered yet"
-                                                      : "the Work does not carry the "
-                                                        "OverridePolicy yet");
+                         : r == KARMADA_GANG_RENDERED_MISSING ? "no Work rendered yet"
+                                                              : "the Work does not carry the "
+                                                                "OverridePolicy yet");
         }
     }
     return worst;

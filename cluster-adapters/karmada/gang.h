@@ -1,0 +1,141 @@
+/* The objects of the dispatch commit protocol (DESIGN.md, "Dependent PodGroups, by kind" and
+ * "The commit protocol"): per target cluster a Work carrying a Volcano PodGroup, one
+ * OverridePolicy per RB that points the member's pods at their group, and reading what Karmada
+ * rendered of them; the RB patches of each step are in patch.h. Pure: json-c objects in, new
+ * json-c objects out; no I/O, no clock. docs/gangobj.md shows each object. */
+#ifndef MUSTER_KARMADA_GANG_H
+#define MUSTER_KARMADA_GANG_H
+
+#include "cluster-adapters/karmada/workload.h"
+#include "queue/resource.h"
+
+#include <json-c/json.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define KARMADA_GANG_MANAGED_BY_LABEL "app.kubernetes.io/managed-by"
+#define KARMADA_GANG_MANAGED_BY_VALUE "muster"
+#define KARMADA_GANG_BINDING_ANNOTATION                                                            \
+    "scheduling.muster.io/binding" /* "namespace/name" of the RB */
+/* The RB's metadata.uid, on every object muster creates: muster's own key, never Karmada's
+ * resourcebinding.karmada.io/permanent-id (docs/gangobj.md says why). */
+#define KARMADA_GANG_BINDING_UID_LABEL "scheduling.muster.io/binding-uid"
+/* What Karmada's CreateOrUpdateWork puts on a Work and its manifest (ctrlutil/work.go). */
+#define KARMADA_GANG_WORK_FINALIZER "karmada.io/execution-controller"
+#define KARMADA_MANAGED_LABEL "karmada.io/managed"
+#define KARMADA_GANG_WORK_NAME_ANNOTATION "work.karmada.io/name"
+#define KARMADA_GANG_WORK_NAMESPACE_ANNOTATION "work.karmada.io/namespace"
+/* On a rendered Work: the OverridePolicies applied to it, JSON [{policyName, overriders}]. */
+#define KARMADA_GANG_APPLIED_OVERRIDES_ANNOTATION "policy.karmada.io/applied-overrides"
+#define KARMADA_GANG_GROUP_NAME_ANNOTATION "scheduling.k8s.io/group-name"
+#define KARMADA_GANG_APPLIED_PLACEMENT_ANNOTATION "policy.karmada.io/applied-placement"
+#define KARMADA_GANG_NAME_MAX 253
+/* Karmada's own message on Scheduled=True, so `kubectl get rb` reads the same either way. */
+#define KARMADA_GANG_SCHEDULED_MESSAGE "Binding has been scheduled successfully."
+
+struct karmada_gang_share {
+    const char *cluster;
+    int32_t replicas;
+};
+
+struct karmada_gang_input {
+    json_object *rb;                         /* the ResourceBinding as read (borrowed) */
+    const struct karmada_workload *w;        /* what karmada_workload_read found in it */
+    const struct queue_resnames *names;      /* resource names for w's vectors */
+    const struct karmada_gang_share *shares; /* the placement: one entry per target cluster */
+    uint32_t nshares;
+    const char *pod_scheduler; /* schedulerName the OverridePolicy sets (NULL: "volcano") */
+    json_object *tmpl;         /* the resource template spec.resource names, as read
+                                  (borrowed): the OverridePolicy must know which pod-template
+                                  annotations already exist */
+};
+
+/* Object names, written to buf[0..cap) with a NUL:
+ *   PodGroup       "muster-<rb name>"                 (in the template's namespace, per member)
+ *   Work           "muster-pg-<rb namespace>.<rb name>" (in karmada-es-<cluster>)
+ *   OverridePolicy "muster-<rb name>"                 (in the RB's namespace)
+ * Work namespaces are shared by every RB of the hub, so the Work name carries the RB's namespace
+ * (a DNS label: no '.', so the first '.' ends it unambiguously). A name longer than
+ * KARMADA_GANG_NAME_MAX is cut and ends in "-" and 10 hex digits of a 64-bit FNV-1a hash of the
+ * whole name, so two long names that share their first 240 characters still differ. Returns 0,
+ * MUSTER_EINVAL (empty or NULL rb_name / rb_namespace) or MUSTER_ENOSPC (cap too small for the
+ * result; buf then holds ""). */
+int karmada_gang_podgroup_name(const char *rb_name, char *buf, size_t cap);
+int karmada_gang_work_name(const char *rb_namespace, const char *rb_name, char *buf, size_t cap);
+int karmada_gang_policy_name(const char *rb_name, char *buf, size_t cap);
+
+/* 1 when the kind gets PodGroup Works + an OverridePolicy (Deployment, batch Job, Pod), 0 for
+ * a Volcano Job (its member's Volcano makes the PodGroup) and for kinds muster does not handle. */
+int karmada_gang_needs_objects(const struct karmada_workload *w);
+
+/* Checks that in can build the objects of its kind: rb with metadata name, namespace and uid
+ * and spec.resource (apiVersion, kind, name), w, names, 1..n shares with a cluster name and
+ * positive replicas that add up to w->replicas, w->permanent_id set (the barrier check finds
+ * the Works Karmada renders by it), and for kinds that need objects one component and a
+ * template object. Returns 0 or MUSTER_EINVAL, with a sentence in why[0..cap) when why is not
+ * NULL. Call it once before step 1 of the protocol: the builders below return NULL for the same
+ * faults, and after a passing check NULL from them means only out of memory. */
+int karmada_gang_input_check(const struct karmada_gang_input *in, char *why, size_t cap);
+
+/* The Work (work.karmada.io/v1alpha1) carrying one scheduling.volcano.sh/v1beta1 PodGroup for
+ * shares[i], shaped as Karmada's own CreateOrUpdateWork shapes a Work (see docs/gangobj.md for
+ * the whole object): namespace karmada-es-<cluster>, finalizer KARMADA_GANG_WORK_FINALIZER, labels
+ * KARMADA_GANG_MANAGED_BY_LABEL and KARMADA_GANG_BINDING_UID_LABEL (the RB's uid), annotation
+ * KARMADA_GANG_BINDING_ANNOTATION, no suspendDispatching (the PodGroup goes to the member at once).
+ * The PodGroup, named karmada_gang_podgroup_name in the template's namespace, carries the same
+ * labels plus KARMADA_MANAGED_LABEL "true" and the annotations KARMADA_GANG_WORK_NAME_ANNOTATION
+ * and KARMADA_GANG_WORK_NAMESPACE_ANNOTATION (the Work's own), with minMember = ceil(share x
+ * min_member / replicas) (the share itself for a whole gang; at least 1), minResources = share x
+ * the per-replica request, queue = w->queue, priorityClassName = w->priority_class when set. New
+ * object owned by the caller; NULL when karmada_gang_input_check fails, i >= nshares, the kind
+ * needs no objects, minResources overflows, or on ENOMEM. */
+json_object *karmada_gang_podgroup_work(const struct karmada_gang_input *in, uint32_t i);
+
+/* The OverridePolicy (policy.karmada.io/v1alpha1), one per RB, in the template's namespace,
+ * labelled KARMADA_GANG_MANAGED_BY_LABEL + KARMADA_GANG_BINDING_UID_LABEL, annotated
+ * KARMADA_GANG_BINDING_ANNOTATION, owned (ownerReference, no controller) by the template so the
+ * hub's garbage collector removes it with the template. resourceSelectors names the template; ONE
+ * overrideRules entry without targetCluster (every cluster: the group has the same name everywhere)
+ * with two plaintext `add` overriders: the pod-template annotation
+ * KARMADA_GANG_GROUP_NAME_ANNOTATION = the PodGroup name, and schedulerName = in->pod_scheduler.
+ * Paths are under /spec/template for Deployment and Job, at the top for a Pod; the annotation is
+ * added as the one key when the template's annotations object exists (so the others survive), else
+ * as a whole annotations (or metadata) object. muster never deletes it on release or rollback: that
+ * would re-render the Works, and a Job's or Pod's pod template cannot change in a member. New
+ * object owned by the caller; NULL for kinds that need none, when karmada_gang_input_check fails,
+ * or on ENOMEM. */
+json_object *karmada_gang_override_policy(const struct karmada_gang_input *in);
+
+/* Reading muster's own PodGroup Works as Karmada reports them (borrowed objects):
+ * karmada_gang_work_applied: 1 when the Work is not being deleted and its condition Applied is True
+ *   (the execution controller created or updated the PodGroup in the member).
+ * karmada_gang_work_podgroup_phase: the member PodGroup's status.phase as Karmada reflects the
+ * whole status into status.manifestStatuses[0].status ("Pending", "Inqueue", "Running", ...), or
+ *   NULL when not reported. Borrowed from work. */
+int karmada_gang_work_applied(json_object *work);
+const char *karmada_gang_work_podgroup_phase(json_object *work);
+
+/* The barrier as the Works Karmada rendered for an RB show it (step 4 of the protocol). */
+enum karmada_gang_rendered {
+    KARMADA_GANG_RENDERED_READY, /* suspendDispatching true, muster's policy in applied-overrides */
+    KARMADA_GANG_RENDERED_OPEN, /* released, but with the policy in: its pods name their PodGroup */
+    KARMADA_GANG_RENDERED_WAIT, /* suspended, the policy not rendered in yet: check again */
+    KARMADA_GANG_RENDERED_MISSING, /* no Work for the cluster (or one being deleted): check again */
+    KARMADA_GANG_RENDERED_VANISHED /* released without the policy: pods without their group went out
+                                    */
+};
+
+/* The state of one rendered Work (NULL: MISSING) against policy, muster's OverridePolicy name. */
+enum karmada_gang_rendered karmada_gang_rendered_work(json_object *work, const char *policy);
+
+/* The barrier over the placement: items are the Works listed by the RB's permanent-id label
+ * (a JSON array; muster's own, labelled KARMADA_GANG_BINDING_UID_LABEL, are ignored), and each
+ * share's cluster is judged on the Work in karmada-es-<cluster>. Returns VANISHED if any cluster's
+ * is; else the first MISSING or WAIT; else READY (READY and OPEN Works alike let the lift go). why
+ * (may be NULL) names the cluster that decided and what it showed. */
+enum karmada_gang_rendered karmada_gang_rendered_judge(json_object *items,
+                                                       const struct karmada_gang_share *shares,
+                                                       uint32_t n, const char *policy, char *why,
+                                                       size_t cap);
+
+#endif

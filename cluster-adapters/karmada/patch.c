@@ -1,0 +1,400 @@
+/* Every ResourceBinding patch muster writes: holding, explaining, and the steps of the dispatch
+ * commit protocol (see patch.h, docs/rbpatch.md and docs/gangobj.md). */
+#include "cluster-adapters/karmada/patch.h"
+
+#include "queue/errors.h"
+
+#include <string.h>
+
+static json_object *member(json_object *o, const char *k)
+{
+    json_object *v = NULL;
+    return o && json_object_is_type(o, json_type_object) && json_object_object_get_ex(o, k, &v)
+               ? v
+               : NULL;
+}
+
+static int held(json_object *rb)
+{
+    json_object *s = member(member(member(rb, "spec"), "suspension"), "scheduling");
+    return s && json_object_is_type(s, json_type_boolean) && json_object_get_boolean(s);
+}
+
+int karmada_patch_hold(json_object *rb, json_object **out)
+{
+    *out = NULL;
+    if (held(rb))
+        return 0;
+    json_object *p = json_tokener_parse("{\"spec\":{\"suspension\":{\"scheduling\":true}}}");
+    if (!p)
+        return MUSTER_ENOMEM;
+    *out = p;
+    return 0;
+}
+
+int karmada_patch_webhook_hold(json_object *rb, json_object **out)
+{
+    *out = NULL;
+    json_object *spec = member(rb, "spec");
+    if (!spec)
+        return MUSTER_EINVAL;
+    const char *text;
+    json_object *susp = member(spec, "suspension");
+    if (held(rb))
+        text = "[]";
+    else if (!susp || !json_object_is_type(susp, json_type_object))
+        /* absent (or null): add the object; a non-object there is replaced by `add` too */
+        text = "[{\"op\":\"add\",\"path\":\"/spec/suspension\",\"value\":{\"scheduling\":true}}]";
+    else
+        text = "[{\"op\":\"add\",\"path\":\"/spec/suspension/scheduling\",\"value\":true}]";
+    json_object *p = json_tokener_parse(text);
+    if (!p)
+        return MUSTER_ENOMEM;
+    *out = p;
+    return 0;
+}
+
+static const char *str(json_object *o, const char *k)
+{
+    json_object *v = member(o, k);
+    return v && json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
+}
+
+static int same(const char *a, const char *b)
+{
+    return a && b && strcmp(a, b) == 0;
+}
+
+/* Adds k: v to o, taking v; on failure v is released. json-c leaves a value it could not
+ * insert with the caller, and a NULL value would silently become JSON null. */
+static int put(json_object *o, const char *k, json_object *v)
+{
+    if (!v || json_object_object_add(o, k, v)) {
+        json_object_put(v);
+        return -1;
+    }
+    return 0;
+}
+
+static int put_str(json_object *o, const char *k, const char *s)
+{
+    return put(o, k, json_object_new_string(s));
+}
+
+static int append(json_object *list, json_object *v)
+{
+    if (!v || json_object_array_add(list, v)) {
+        json_object_put(v);
+        return -1;
+    }
+    return 0;
+}
+
+int karmada_patch_condition(json_object *rb, const char *type, const char *status,
+                            const char *reason, const char *message, const char *now, int force,
+                            json_object **out)
+{
+    *out = NULL;
+    json_object *conds = member(member(rb, "status"), "conditions");
+    json_object *gen = member(member(rb, "metadata"), "generation");
+    int64_t generation = gen ? json_object_get_int64(gen) : 0;
+    json_object *old = NULL;
+    size_t n =
+        conds && json_object_is_type(conds, json_type_array) ? json_object_array_length(conds) : 0;
+    for (size_t i = 0; i < n; i++) {
+        json_object *c = json_object_array_get_idx(conds, i);
+        if (same(str(c, "type"), type))
+            old = c;
+    }
+    json_object *og = member(old, "observedGeneration");
+    if (!force && old && same(str(old, "status"), status) && same(str(old, "reason"), reason) &&
+        same(str(old, "message"), message) && og && json_object_get_int64(og) == generation)
+        return 0; /* already says this: no write */
+
+    const char *since = old && same(str(old, "status"), status) && str(old, "lastTransitionTime")
+                            ? str(old, "lastTransitionTime")
+                            : now;
+    /* Each local keeps its own reference and every link takes another, so one cleanup path
+     * serves success and failure alike. */
+    json_object *patch = json_object_new_object(), *st = json_object_new_object();
+    json_object *list = json_object_new_array(), *c = json_object_new_object();
+    int bad = !patch || !st || !list || !c || put(patch, "status", json_object_get(st)) ||
+              put(st, "conditions", json_object_get(list)) || put_str(c, "type", type) ||
+              put_str(c, "status", status) || put_str(c, "reason", reason) ||
+              put_str(c, "message", message) || put_str(c, "lastTransitionTime", since) ||
+              put(c, "observedGeneration", json_object_new_int64(generation));
+    /* Every other condition as it was, the new one in the old one's place (or last when new). */
+    int placed = 0;
+    for (size_t i = 0; !bad && i < n; i++) {
+        json_object *e = json_object_array_get_idx(conds, i);
+        placed |= e == old;
+        bad = append(list, json_object_get(e == old ? c : e));
+    }
+    if (!bad && !placed)
+        bad = append(list, json_object_get(c));
+    json_object_put(st);
+    json_object_put(list);
+    json_object_put(c);
+    if (bad) {
+        json_object_put(patch);
+        return MUSTER_ENOMEM;
+    }
+    *out = patch;
+    return 0;
+}
+
+int karmada_patch_waiting(json_object *rb, const char *reason, const char *message, const char *now,
+                          json_object **out)
+{
+    int rc = karmada_patch_condition(rb, "Scheduled", "False", reason, message, now, 0, out);
+    if (rc || !*out)
+        return rc;
+    /* Conditional on the RB as read: the patch carries every condition (a merge patch
+     * replaces the array), so from a stale read it could revert one Karmada wrote since; the
+     * API server answers 409 instead, and the caller writes again from a newer read. */
+    json_object *md = NULL, *rv = NULL, *pm = json_object_new_object();
+    if (json_object_object_get_ex(rb, "metadata", &md) &&
+        json_object_object_get_ex(md, "resourceVersion", &rv) &&
+        json_object_is_type(rv, json_type_string)) {
+        if (!pm || json_object_object_add(pm, "resourceVersion", json_object_get(rv)) ||
+            json_object_object_add(*out, "metadata", pm)) {
+            json_object_put(*out);
+            *out = NULL;
+            return MUSTER_ENOMEM;
+        }
+        return 0;
+    }
+    json_object_put(pm);
+    return 0;
+}
+
+/* ---- the gang protocol's patches: helpers with a sticky failure flag, so a builder is a
+ * straight list of adds and one check at the end; each value is linked into its parent as soon
+ * as it exists, so releasing the root on failure releases everything. ---- */
+
+static json_object *get(json_object *o, const char *k)
+{
+    json_object *v = NULL;
+    return o && json_object_is_type(o, json_type_object) && json_object_object_get_ex(o, k, &v)
+               ? v
+               : NULL;
+}
+
+static const char *get_str(json_object *o, const char *k)
+{
+    json_object *v = get(o, k);
+    return v && json_object_is_type(v, json_type_string) && json_object_get_string_len(v) > 0
+               ? json_object_get_string(v)
+               : NULL;
+}
+
+static json_object *add(json_object *o, const char *k, json_object *v, int *bad)
+{
+    if (*bad || !o || !v || json_object_object_add(o, k, v)) {
+        json_object_put(v);
+        *bad = 1;
+        return NULL;
+    }
+    return v;
+}
+
+static json_object *push(json_object *list, json_object *v, int *bad)
+{
+    if (*bad || !list || !v || json_object_array_add(list, v)) {
+        json_object_put(v);
+        *bad = 1;
+        return NULL;
+    }
+    return v;
+}
+
+static json_object *add_str(json_object *o, const char *k, const char *s, int *bad)
+{
+    return add(o, k, s ? json_object_new_string(s) : NULL, bad);
+}
+
+static json_object *add_obj(json_object *o, const char *k, int *bad)
+{
+    return add(o, k, json_object_new_object(), bad);
+}
+
+/* *out = root and 0, or root released, *out NULL and MUSTER_ENOMEM when anything failed. */
+static int done(json_object *root, int bad, json_object **out)
+{
+    if (bad || !root) {
+        json_object_put(root);
+        *out = NULL;
+        return MUSTER_ENOMEM;
+    }
+    *out = root;
+    return 0;
+}
+
+/* k: null, which a merge patch reads as "remove k" (json-c stores a NULL value as null). */
+static void add_null(json_object *o, const char *k, int *bad)
+{
+    if (!*bad && (!o || json_object_object_add(o, k, NULL)))
+        *bad = 1;
+}
+
+/* k set as d says: a boolean, null (remove it), or left out. */
+static void suspension_member(json_object *susp, const char *k, enum karmada_dispatching d,
+                              int *bad)
+{
+    switch (d) {
+    case KARMADA_DISPATCHING_KEEP:
+        break;
+    case KARMADA_DISPATCHING_REMOVE:
+        add_null(susp, k, bad);
+        break;
+    case KARMADA_DISPATCHING_FALSE:
+    case KARMADA_DISPATCHING_TRUE:
+        add(susp, k, json_object_new_boolean(d == KARMADA_DISPATCHING_TRUE), bad);
+        break;
+    }
+}
+
+static int dispatching_ok(enum karmada_dispatching d)
+{
+    return d == KARMADA_DISPATCHING_KEEP || d == KARMADA_DISPATCHING_REMOVE ||
+           d == KARMADA_DISPATCHING_FALSE || d == KARMADA_DISPATCHING_TRUE;
+}
+
+/* {"spec":{"suspension":{...}}} with scheduling and dispatching as suspension_member says;
+ * *spec points inside for callers that add more. */
+static json_object *suspension_patch(enum karmada_dispatching scheduling,
+                                     enum karmada_dispatching dispatching, json_object **spec,
+                                     int *bad)
+{
+    json_object *root = json_object_new_object();
+    *spec = add_obj(root, "spec", bad);
+    json_object *susp = add_obj(*spec, "suspension", bad);
+    suspension_member(susp, "scheduling", scheduling, bad);
+    suspension_member(susp, "dispatching", dispatching, bad);
+    return root;
+}
+
+enum karmada_dispatching karmada_dispatching_from(int found)
+{
+    return found < 0 ? KARMADA_DISPATCHING_REMOVE
+           : found   ? KARMADA_DISPATCHING_TRUE
+                     : KARMADA_DISPATCHING_FALSE;
+}
+
+/* The placement of in as a merge patch (step 3), lift: also spec.suspension.scheduling false
+ * (the combined assign+lift), barrier: also spec.suspension.dispatching true. */
+static int assign(const struct karmada_gang_input *in, int barrier, int lift, json_object **out)
+{
+    *out = NULL;
+    if (!in || !in->rb || !in->shares || in->nshares == 0)
+        return MUSTER_EINVAL;
+    for (uint32_t i = 0; i < in->nshares; i++)
+        if (!in->shares[i].cluster || !*in->shares[i].cluster)
+            return MUSTER_EINVAL;
+    json_object *placement = get(get(in->rb, "spec"), "placement");
+    /* Go's encoder, which karmada-scheduler uses, escapes no '/'; member order is as read. */
+    const char *text = placement
+                           ? json_object_to_json_string_ext(
+                                 placement, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE)
+                           : "{}";
+    int bad = !text;
+    json_object *root = json_object_new_object();
+    add_str(add_obj(add_obj(root, "metadata", &bad), "annotations", &bad),
+            KARMADA_GANG_APPLIED_PLACEMENT_ANNOTATION, text, &bad);
+    json_object *spec = add_obj(root, "spec", &bad);
+    json_object *clusters = add(spec, "clusters", json_object_new_array(), &bad);
+    for (uint32_t i = 0; !bad && i < in->nshares; i++) {
+        json_object *c = push(clusters, json_object_new_object(), &bad);
+        add_str(c, "name", in->shares[i].cluster, &bad);
+        if (in->shares[i].replicas > 0) /* Go's omitempty, as karmada-scheduler writes it */
+            add(c, "replicas", json_object_new_int(in->shares[i].replicas), &bad);
+    }
+    if (barrier || lift) {
+        json_object *susp = add_obj(spec, "suspension", &bad);
+        if (barrier)
+            suspension_member(susp, "dispatching", KARMADA_DISPATCHING_TRUE, &bad);
+        if (lift)
+            suspension_member(susp, "scheduling", KARMADA_DISPATCHING_FALSE, &bad);
+    }
+    return done(root, bad, out);
+}
+
+int karmada_patch_assign(const struct karmada_gang_input *in, int barrier, json_object **out)
+{
+    return assign(in, barrier, 0, out);
+}
+
+int karmada_patch_assign_lift(const struct karmada_gang_input *in, json_object **out)
+{
+    return assign(in, 0, 1, out);
+}
+
+int karmada_patch_release(enum karmada_dispatching user_dispatching, json_object **out)
+{
+    *out = NULL;
+    if (!dispatching_ok(user_dispatching))
+        return MUSTER_EINVAL;
+    int bad = 0;
+    json_object *spec,
+        *root = suspension_patch(KARMADA_DISPATCHING_FALSE, user_dispatching, &spec, &bad);
+    return done(root, bad, out);
+}
+
+int karmada_patch_resume(json_object **out)
+{
+    int bad = 0;
+    json_object *spec,
+        *root = suspension_patch(KARMADA_DISPATCHING_FALSE, KARMADA_DISPATCHING_KEEP, &spec, &bad);
+    return done(root, bad, out);
+}
+
+int karmada_patch_rollback_barrier(json_object **out)
+{
+    int bad = 0;
+    json_object *spec,
+        *root = suspension_patch(KARMADA_DISPATCHING_KEEP, KARMADA_DISPATCHING_TRUE, &spec, &bad);
+    return done(root, bad, out);
+}
+
+int karmada_patch_rollback_clear(enum karmada_dispatching user_dispatching, json_object **out)
+{
+    *out = NULL;
+    if (!dispatching_ok(user_dispatching))
+        return MUSTER_EINVAL;
+    int bad = 0;
+    json_object *spec;
+    json_object *root = suspension_patch(KARMADA_DISPATCHING_TRUE, user_dispatching, &spec, &bad);
+    json_object *ann = add_obj(add_obj(root, "metadata", &bad), "annotations", &bad);
+    add_null(ann, KARMADA_GANG_APPLIED_PLACEMENT_ANNOTATION, &bad);
+    add_null(spec, "clusters", &bad);
+    /* An eviction (taint manager, application failover) keeps the evicted cluster's Works
+     * while its task lives; the whole gang is taken back here, so the tasks go with it, or
+     * the next placement would meet them again. */
+    add_null(spec, "gracefulEvictionTasks", &bad);
+    return done(root, bad, out);
+}
+
+int karmada_patch_status_scheduled(json_object *rb, const char *now, json_object **out)
+{
+    json_object *patch = NULL;
+    *out = NULL;
+    if (!now)
+        return MUSTER_EINVAL;
+    int rc = karmada_patch_condition(rb, "Scheduled", "True", "Success",
+                                     KARMADA_GANG_SCHEDULED_MESSAGE, now, 1, &patch);
+    if (rc)
+        return rc;
+    json_object *gen = get(get(rb, "metadata"), "generation");
+    int bad = 0;
+    /* The resourceVersion makes the patch conditional: a merge patch replaces the conditions
+     * array whole, so one sent from a stale read could revert a FullyApplied Karmada wrote
+     * meanwhile. A 409 means: read the RB again and rebuild. */
+    const char *rv = get_str(get(rb, "metadata"), "resourceVersion");
+    if (rv)
+        add_str(add_obj(patch, "metadata", &bad), "resourceVersion", rv, &bad);
+    json_object *status = get(patch, "status");
+    add(status, "schedulerObservedGeneration",
+        json_object_new_int64(gen ? json_object_get_int64(gen) : 0), &bad);
+    add_str(status, "lastScheduledTime", now, &bad);
+    return done(patch, bad, out);
+}

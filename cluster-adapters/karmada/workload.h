@@ -1,0 +1,155 @@
+/* What muster reads from a ResourceBinding and its resource template (DESIGN.md, "What muster
+ * reads from a workload"): kind, queue, gang size, gang placement, priority, requests, allowed
+ * clusters, scheduler name, permanent id and suspension. Pure: json-c objects in, a struct out. */
+#ifndef MUSTER_KARMADA_WORKLOAD_H
+#define MUSTER_KARMADA_WORKLOAD_H
+
+#include "queue/resource.h"
+#include "queue/tree.h"
+
+#include <json-c/json.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Caps on what one binding may carry; past them the binding is refused as invalid, so a hostile
+ * or broken object can neither grow the struct nor make a cluster check slow. */
+#define KARMADA_WORKLOAD_COMPONENTS_MAX 32 /* spec.components entries (Volcano Job tasks) */
+#define KARMADA_WORKLOAD_LIST_MAX 1024     /* entries of any list in the placement */
+#define KARMADA_WORKLOAD_AFFINITIES_MAX 16 /* spec.placement.clusterAffinities groups */
+#define KARMADA_WORKLOAD_NAME_MAX 253      /* names: priority class, scheduler, component */
+#define KARMADA_WORKLOAD_LABEL_VALUE_MAX 63
+#define KARMADA_WORKLOAD_MSG_MAX 320 /* the sentence for an RB condition message */
+
+/* The annotations muster defines on a workload (template first, then the RB). */
+#define KARMADA_WORKLOAD_MIN_MEMBER_ANNOTATION "scheduling.muster.io/min-member"
+#define KARMADA_WORKLOAD_PLACEMENT_ANNOTATION "scheduling.muster.io/placement"
+#define KARMADA_WORKLOAD_PERMANENT_ID_LABEL "resourcebinding.karmada.io/permanent-id"
+#define KARMADA_WORKLOAD_DEFAULT_SCHEDULER "default-scheduler"
+/* The queue keys of DESIGN.md in order of precedence, as an X-macro: the read looks for them on
+ * the template's and the binding's labels and annotations, workload_prune.c keeps them. */
+#define KARMADA_WORKLOAD_QUEUE_KEYS(X)                                                             \
+    X("scheduling.volcano.sh/queue-name")                                                          \
+    X("volcano.sh/queue-name")                                                                     \
+    X("kueue.x-k8s.io/queue-name")                                                                 \
+    X("yunikorn.apache.org/queue")
+
+enum karmada_workload_kind {
+    KARMADA_WORKLOAD_KIND_NONE,       /* not a kind muster handles: leave the RB alone */
+    KARMADA_WORKLOAD_KIND_VCJOB,      /* batch.volcano.sh/v1alpha1 Job */
+    KARMADA_WORKLOAD_KIND_JOB,        /* batch/v1 Job */
+    KARMADA_WORKLOAD_KIND_DEPLOYMENT, /* apps/v1 Deployment */
+    KARMADA_WORKLOAD_KIND_POD,        /* v1 Pod */
+};
+
+enum karmada_workload_placement {
+    KARMADA_WORKLOAD_SINGLE_CLUSTER, /* every replica in one cluster (the default) */
+    KARMADA_WORKLOAD_SPREAD,         /* replicas divided over clusters, all or nothing */
+};
+
+/* Why a read failed, beside the MUSTER_* code: what the caller does with the RB. */
+enum karmada_workload_reason {
+    KARMADA_WORKLOAD_OK,
+    KARMADA_WORKLOAD_UNSUPPORTED, /* a kind muster does not handle: the webhook and watch skip it */
+    KARMADA_WORKLOAD_INVALID, /* a value is malformed or out of range: it waits with the message */
+    KARMADA_WORKLOAD_REFUSED, /* well formed, but asks for what muster will not do (spread
+                              Volcano Job, spread without Divided): it waits with the message */
+};
+
+enum karmada_workload_priority_from {
+    KARMADA_WORKLOAD_PRIORITY_DEFAULT, /* neither below: priority 0 */
+    KARMADA_WORKLOAD_PRIORITY_RB,      /* spec.schedulePriority.priority, in priority */
+    KARMADA_WORKLOAD_PRIORITY_CLASS,   /* a PriorityClass name in priority_class, for the caller to
+                                       resolve on the hub (priority stays 0 until it does) */
+};
+
+/* One pod shape of the gang: replicas pods each requesting request. */
+struct karmada_workload_component {
+    char name[KARMADA_WORKLOAD_NAME_MAX + 1]; /* "" for a single-template workload */
+    int32_t replicas;
+    struct queue_resvec request; /* per replica; ids in the caller's queue_resnames */
+};
+
+/* The result of one read. The caller owns the struct: _init once, read as often as needed
+ * (each read overwrites the last and reuses the memory _init reserved), _close once. */
+struct karmada_workload {
+    enum karmada_workload_reason reason;
+    char message[KARMADA_WORKLOAD_MSG_MAX]; /* on failure: a sentence fit for a condition */
+
+    enum karmada_workload_kind kind;
+    char queue[QUEUE_NAME_MAX + 1];
+    int queue_explicit;       /* 0 when nothing named a queue and queue is "default" */
+    const char *queue_source; /* where the name came from, static: "template label
+                                 volcano.sh/queue-name", "spec.queue", "default", ... */
+
+    int32_t replicas;              /* the whole gang: sum of the components' replicas */
+    int32_t min_member;            /* pods that must run for the gang to count as started */
+    const char *min_member_source; /* static: "annotation ...", "spec.minAvailable", "replicas" */
+    enum karmada_workload_placement placement;
+
+    enum karmada_workload_priority_from priority_from;
+    int32_t priority;
+    char priority_class[KARMADA_WORKLOAD_NAME_MAX + 1];
+
+    uint32_t ncomponents;
+    struct karmada_workload_component components[KARMADA_WORKLOAD_COMPONENTS_MAX];
+    /* Σ replicas × request over the components: the whole gang, what the queue admits. */
+    struct queue_resvec gang;
+
+    char
+        scheduler_name[KARMADA_WORKLOAD_NAME_MAX + 1]; /* "" in the RB reads as default-scheduler */
+    char
+        permanent_id[KARMADA_WORKLOAD_LABEL_VALUE_MAX + 1]; /* "" until Karmada's webhook sets it */
+
+    /* spec.suspension as found: -1 absent, 0 false, 1 true. suspension holds a reference to the
+     * RB's object (NULL when absent) so callers can copy dispatchingOnClusters when they merge. */
+    int suspend_scheduling;
+    int suspend_dispatching;
+    json_object *suspension;
+
+    /* References into the RB, validated by the read, for karmada_workload_allows_cluster. */
+    json_object *affinity;    /* spec.placement.clusterAffinity or NULL */
+    json_object *affinities;  /* spec.placement.clusterAffinities or NULL */
+    json_object *tolerations; /* spec.placement.clusterTolerations or NULL */
+
+    /* Reserved by _init for the template's pod requests (a container's requests and limits, the
+     * pod's sum), so a read allocates nothing. */
+    struct queue_resvec scratch[3];
+};
+
+/* Prepares w for reads, reserving every resource vector at QUEUE_REQUEST_RES_MAX entries so
+ * reads never allocate. Returns 0 or MUSTER_ENOMEM (w is then safe to _close). */
+int karmada_workload_init(struct karmada_workload *w);
+
+/* Frees what w owns and drops its references into the last RB read. Safe on a zeroed struct and
+ * after a failed _init. */
+void karmada_workload_close(struct karmada_workload *w);
+
+/* The kind of the template an RB binds (spec.resource apiVersion and kind), without validating
+ * anything else: lets the webhook decide cheaply whether the RB is muster's to hold. */
+enum karmada_workload_kind karmada_workload_kind_of(json_object *rb);
+
+/* The kind's name for messages: "Volcano Job", "Job", "Deployment", "Pod", "unhandled kind". */
+const char *karmada_workload_kind_name(enum karmada_workload_kind kind);
+
+/* Reads rb (a work.karmada.io/v1alpha2 ResourceBinding or ClusterResourceBinding) and tmpl (the
+ * resource template spec.resource names) into w; both are borrowed, and w keeps references to
+ * parts of rb until the next read or _close. Resource names are interned in names (the queue
+ * tree's table), which is the only thing a read may allocate.
+ * Returns 0 with w->reason KARMADA_WORKLOAD_OK, or on failure a negative code with w->reason and a
+ * sentence in w->message that names the field and what is wrong:
+ *   MUSTER_EINVAL  reason UNSUPPORTED (kind not handled), INVALID or REFUSED;
+ *   MUSTER_ERANGE  reason INVALID: replicas or the gang request overflow;
+ *   MUSTER_ELIMIT  reason INVALID: over a KARMADA_WORKLOAD_* cap or too many resource names;
+ *   MUSTER_ENOMEM  interning a resource name failed.
+ * After a failure only reason, message and kind are meaningful. */
+int karmada_workload_read(struct karmada_workload *w, struct queue_resnames *names, json_object *rb,
+                          json_object *tmpl);
+
+/* 1 when w's scheduler name is scheduler (muster's --scheduler-name): assign mode; 0: resume. */
+int karmada_workload_assigns(const struct karmada_workload *w, const char *scheduler);
+
+/* The RB condition reason for a failed read: "Unschedulable" for INVALID and REFUSED, NULL for
+ * OK and UNSUPPORTED (no condition is written on an RB muster leaves alone). */
+const char *karmada_workload_condition_reason(enum karmada_workload_reason reason);
+
+#endif

@@ -1,0 +1,438 @@
+/* Whether a ResourceBinding's placement allows a member cluster (see workload_clusters.h and
+ * docs/workload.md): the clusterAffinity, clusterAffinities and clusterTolerations of the RB are
+ * validated once when the RB is read, so matching a Cluster never meets a bad shape. */
+#include "cluster-adapters/karmada/workload_clusters.h"
+
+#include "queue/errors.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+/* JSON null reads as absent, as Kubernetes omits empty fields. */
+static json_object *get(json_object *o, const char *key)
+{
+    json_object *v = NULL;
+    if (!json_object_is_type(o, json_type_object) || !json_object_object_get_ex(o, key, &v))
+        return NULL;
+    return v;
+}
+
+static const char *get_str(json_object *o, const char *key)
+{
+    json_object *v = get(o, key);
+    return json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
+}
+
+__attribute__((format(printf, 4, 5))) static int fail(struct karmada_workload *w,
+                                                      enum karmada_workload_reason reason, int code,
+                                                      const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(w->message, sizeof(w->message), fmt, ap);
+    va_end(ap);
+    w->reason = reason;
+    return code;
+}
+
+#define INVALID(w, ...) fail((w), KARMADA_WORKLOAD_INVALID, MUSTER_EINVAL, __VA_ARGS__)
+
+/* ---- allowed clusters: validation at read time, so matching never meets a bad shape ---- */
+
+static int check_strings(struct karmada_workload *w, json_object *list, const char *path,
+                         int nonempty)
+{
+    if (!json_object_is_type(list, json_type_array))
+        return INVALID(w, "%s: must be a list of strings", path);
+    size_t n = json_object_array_length(list);
+    if (n > KARMADA_WORKLOAD_LIST_MAX)
+        return fail(w, KARMADA_WORKLOAD_INVALID, MUSTER_ELIMIT, "%s: %zu entries, more than %d",
+                    path, n, KARMADA_WORKLOAD_LIST_MAX);
+    if (nonempty && n == 0)
+        return INVALID(w, "%s: must not be empty for this operator", path);
+    for (size_t i = 0; i < n; i++)
+        if (!json_object_is_type(json_object_array_get_idx(list, i), json_type_string))
+            return INVALID(w, "%s[%zu]: must be a string", path, i);
+    return 0;
+}
+
+static int op_index(const char *op, const char *const *ops, int nops)
+{
+    for (int i = 0; op && i < nops; i++)
+        if (strcmp(op, ops[i]) == 0)
+            return i;
+    return -1;
+}
+
+static const char *const label_ops[] = {"In", "NotIn", "Exists", "DoesNotExist"};
+enum { OP_IN, OP_NOTIN, OP_EXISTS, OP_DOESNOTEXIST };
+
+/* matchExpressions of a label selector (fields = 0) or of Karmada's field selector (fields = 1:
+ * keys provider, region, zone; operators In and NotIn, as Karmada's validation allows). */
+static int check_expressions(struct karmada_workload *w, json_object *exprs, const char *path,
+                             int fields)
+{
+    if (!json_object_is_type(exprs, json_type_array))
+        return INVALID(w, "%s: must be a list", path);
+    size_t n = json_object_array_length(exprs);
+    if (n > KARMADA_WORKLOAD_LIST_MAX)
+        return fail(w, KARMADA_WORKLOAD_INVALID, MUSTER_ELIMIT, "%s: more than %d expressions",
+                    path, KARMADA_WORKLOAD_LIST_MAX);
+    for (size_t i = 0; i < n; i++) {
+        json_object *e = json_object_array_get_idx(exprs, i);
+        const char *key = get_str(e, "key");
+        int op = op_index(get_str(e, "operator"), label_ops, fields ? 2 : 4);
+        char p[160];
+        snprintf(p, sizeof(p), "%s[%zu]", path, i);
+        if (!key || !key[0])
+            return INVALID(w, "%s.key: must be a non-empty string", p);
+        if (fields && strcmp(key, "provider") != 0 && strcmp(key, "region") != 0 &&
+            strcmp(key, "zone") != 0)
+            return INVALID(w, "%s.key: must be provider, region or zone", p);
+        if (op < 0)
+            return INVALID(w, "%s.operator: must be %s", p,
+                           fields ? "In or NotIn" : "In, NotIn, Exists or DoesNotExist");
+        json_object *vals = get(e, "values");
+        snprintf(p, sizeof(p), "%s[%zu].values", path, i);
+        if (op == OP_IN || op == OP_NOTIN) {
+            int rc = check_strings(w, vals, p, 1);
+            if (rc)
+                return rc;
+        } else if (vals && (!json_object_is_type(vals, json_type_array) ||
+                            json_object_array_length(vals) > 0)) {
+            return INVALID(w, "%s: must be empty for operator %s", p, label_ops[op]);
+        }
+    }
+    return 0;
+}
+
+static int check_affinity(struct karmada_workload *w, json_object *aff, const char *path)
+{
+    char p[128];
+    if (!json_object_is_type(aff, json_type_object))
+        return INVALID(w, "%s: must be an object", path);
+    static const char *const lists[] = {"clusterNames", "exclude"};
+    for (int i = 0; i < 2; i++) {
+        json_object *l = get(aff, lists[i]);
+        snprintf(p, sizeof(p), "%s.%s", path, lists[i]);
+        int rc = l ? check_strings(w, l, p, 0) : 0;
+        if (rc)
+            return rc;
+    }
+    json_object *ls = get(aff, "labelSelector");
+    if (ls) {
+        json_object *ml = get(ls, "matchLabels");
+        if (!json_object_is_type(ls, json_type_object) ||
+            (ml && !json_object_is_type(ml, json_type_object)))
+            return INVALID(w, "%s.labelSelector: must be {matchLabels, matchExpressions}", path);
+        if (ml && json_object_object_length(ml) > KARMADA_WORKLOAD_LIST_MAX)
+            return fail(w, KARMADA_WORKLOAD_INVALID, MUSTER_ELIMIT,
+                        "%s.labelSelector.matchLabels: more than %d labels", path,
+                        KARMADA_WORKLOAD_LIST_MAX);
+        if (ml) {
+            json_object_object_foreach(ml, key, val)
+            {
+                if (!json_object_is_type(val, json_type_string))
+                    return INVALID(w, "%s.labelSelector.matchLabels.%.63s: must be a string", path,
+                                   key);
+            }
+        }
+        json_object *me = get(ls, "matchExpressions");
+        snprintf(p, sizeof(p), "%s.labelSelector.matchExpressions", path);
+        int rc = me ? check_expressions(w, me, p, 0) : 0;
+        if (rc)
+            return rc;
+    }
+    json_object *fs = get(aff, "fieldSelector");
+    if (fs) {
+        json_object *me = get(fs, "matchExpressions");
+        snprintf(p, sizeof(p), "%s.fieldSelector.matchExpressions", path);
+        if (!json_object_is_type(fs, json_type_object))
+            return INVALID(w, "%s.fieldSelector: must be an object", path);
+        int rc = me ? check_expressions(w, me, p, 1) : 0;
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+static int check_tolerations(struct karmada_workload *w, json_object *tols)
+{
+    const char *path = "spec.placement.clusterTolerations";
+    if (!json_object_is_type(tols, json_type_array))
+        return INVALID(w, "%s: must be a list", path);
+    size_t n = json_object_array_length(tols);
+    if (n > KARMADA_WORKLOAD_LIST_MAX)
+        return fail(w, KARMADA_WORKLOAD_INVALID, MUSTER_ELIMIT, "%s: more than %d tolerations",
+                    path, KARMADA_WORKLOAD_LIST_MAX);
+    static const char *const ops[] = {"", "Equal", "Exists"};
+    static const char *const effects[] = {"", "NoSchedule", "PreferNoSchedule", "NoExecute"};
+    for (size_t i = 0; i < n; i++) {
+        json_object *t = json_object_array_get_idx(tols, i);
+        if (!json_object_is_type(t, json_type_object))
+            return INVALID(w, "%s[%zu]: must be an object", path, i);
+        static const char *const strs[] = {"key", "operator", "value", "effect"};
+        for (int s = 0; s < 4; s++)
+            if (get(t, strs[s]) && !get_str(t, strs[s]))
+                return INVALID(w, "%s[%zu].%s: must be a string", path, i, strs[s]);
+        const char *key = get_str(t, "key"), *value = get_str(t, "value");
+        const char *opname = get_str(t, "operator");
+        int op = op_index(opname ? opname : "", ops, 3);
+        if (op < 0)
+            return INVALID(w, "%s[%zu].operator: must be Equal or Exists", path, i);
+        if (op_index(get_str(t, "effect") ? get_str(t, "effect") : "", effects, 4) < 0)
+            return INVALID(w,
+                           "%s[%zu].effect: must be NoSchedule, PreferNoSchedule or "
+                           "NoExecute",
+                           path, i);
+        if ((!key || !key[0]) && op != 2)
+            return INVALID(w, "%s[%zu]: an empty key needs operator Exists", path, i);
+        if (op == 2 && value && value[0])
+            return INVALID(w, "%s[%zu].value: must be empty for operator Exists", path, i);
+    }
+    return 0;
+}
+
+int karmada__workload_check_clusters(struct karmada_workload *w, json_object *spec)
+{
+    json_object *pl = get(spec, "placement");
+    if (!pl)
+        return 0;
+    if (!json_object_is_type(pl, json_type_object))
+        return INVALID(w, "spec.placement: must be an object");
+    json_object *aff = get(pl, "clusterAffinity");
+    int rc = aff ? check_affinity(w, aff, "spec.placement.clusterAffinity") : 0;
+    if (rc)
+        return rc;
+    json_object *affs = get(pl, "clusterAffinities");
+    if (affs) {
+        if (!json_object_is_type(affs, json_type_array))
+            return INVALID(w, "spec.placement.clusterAffinities: must be a list");
+        size_t n = json_object_array_length(affs);
+        if (n > KARMADA_WORKLOAD_AFFINITIES_MAX)
+            return fail(w, KARMADA_WORKLOAD_INVALID, MUSTER_ELIMIT,
+                        "spec.placement.clusterAffinities: more than %d groups",
+                        KARMADA_WORKLOAD_AFFINITIES_MAX);
+        for (size_t i = 0; i < n; i++) {
+            char p[64];
+            snprintf(p, sizeof(p), "spec.placement.clusterAffinities[%zu]", i);
+            rc = check_affinity(w, json_object_array_get_idx(affs, i), p);
+            if (rc)
+                return rc;
+        }
+    }
+    json_object *tols = get(pl, "clusterTolerations");
+    rc = tols ? check_tolerations(w, tols) : 0;
+    if (rc)
+        return rc;
+    w->affinity = json_object_get(aff);
+    w->affinities = affs && json_object_array_length(affs) ? json_object_get(affs) : NULL;
+    w->tolerations = json_object_get(tols);
+    return 0;
+}
+
+int karmada_workload_cluster_serves(json_object *cluster, const char *group_version,
+                                    const char *resource)
+{
+    json_object *en = get(get(cluster, "status"), "apiEnablements");
+    if (!json_object_is_type(en, json_type_array))
+        return -1;
+    for (size_t i = 0; i < json_object_array_length(en); i++) {
+        json_object *e = json_object_array_get_idx(en, i);
+        const char *gv = get_str(e, "groupVersion");
+        json_object *rs = get(e, "resources");
+        if (!gv || strcmp(gv, group_version) != 0 || !json_object_is_type(rs, json_type_array))
+            continue;
+        for (size_t j = 0; j < json_object_array_length(rs); j++) {
+            const char *n = get_str(json_object_array_get_idx(rs, j), "name");
+            if (n && strcmp(n, resource) == 0)
+                return 1;
+        }
+    }
+    return 0;
+}
+
+int karmada_workload_cluster_serves_podgroups(json_object *cluster)
+{
+    return karmada_workload_cluster_serves(cluster, "scheduling.volcano.sh/v1beta1", "podgroups");
+}
+
+/* ---- matching a Cluster ---- */
+
+static int list_has(json_object *list, const char *s)
+{
+    size_t n = json_object_is_type(list, json_type_array) ? json_object_array_length(list) : 0;
+    for (size_t i = 0; i < n; i++) {
+        const char *e = json_object_get_string(json_object_array_get_idx(list, i));
+        if (s && e && strcmp(e, s) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+/* One requirement against a value that may be absent (NULL), as apimachinery's labels do. */
+static int requirement_holds(int op, json_object *values, const char *have)
+{
+    switch (op) {
+    case OP_IN:
+        return have && list_has(values, have);
+    case OP_NOTIN:
+        return !have || !list_has(values, have);
+    case OP_EXISTS:
+        return have != NULL;
+    default:
+        return have == NULL;
+    }
+}
+
+/* Karmada's matchZones: In needs every zone of the cluster listed (and at least one zone),
+ * NotIn needs none listed; no zones and no values match. */
+static int zones_hold(int op, json_object *values, json_object *zones)
+{
+    size_t nz = json_object_is_type(zones, json_type_array) ? json_object_array_length(zones) : 0;
+    size_t nv = json_object_array_length(values);
+    if (nz == 0 && nv == 0)
+        return 1;
+    if (op == OP_IN && nz == 0)
+        return 0;
+    for (size_t i = 0; i < nz; i++) {
+        int listed = list_has(values, json_object_get_string(json_object_array_get_idx(zones, i)));
+        if (listed != (op == OP_IN))
+            return 0;
+    }
+    return 1;
+}
+
+__attribute__((format(printf, 3, 4))) static int deny(char *why, size_t cap, const char *fmt, ...)
+{
+    if (why && cap) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(why, cap, fmt, ap);
+        va_end(ap);
+    }
+    return 0;
+}
+
+static int affinity_allows(json_object *aff, const char *path, const char *name,
+                           json_object *cluster, char *why, size_t cap)
+{
+    if (list_has(get(aff, "exclude"), name))
+        return deny(why, cap, "%.63s: excluded by %s.exclude", name, path);
+    json_object *labels = get(get(cluster, "metadata"), "labels");
+    json_object *ls = get(aff, "labelSelector");
+    json_object *ml = get(ls, "matchLabels");
+    if (ml) {
+        json_object_object_foreach(ml, key, val)
+        {
+            const char *have = get_str(labels, key);
+            if (!have || strcmp(have, json_object_get_string(val)) != 0)
+                return deny(why, cap, "%.63s: label %.63s is not %.63s (%s.labelSelector)", name,
+                            key, json_object_get_string(val), path);
+        }
+    }
+    json_object *me = get(ls, "matchExpressions");
+    for (size_t i = 0; me && i < json_object_array_length(me); i++) {
+        json_object *e = json_object_array_get_idx(me, i);
+        const char *lkey = get_str(e, "key");
+        int op = op_index(get_str(e, "operator"), label_ops, 4);
+        if (!requirement_holds(op, get(e, "values"), get_str(labels, lkey)))
+            return deny(why, cap, "%.63s: label %.63s does not satisfy %s (%s.labelSelector)", name,
+                        lkey, label_ops[op], path);
+    }
+    me = get(get(aff, "fieldSelector"), "matchExpressions");
+    json_object *cspec = get(cluster, "spec");
+    for (size_t i = 0; me && i < json_object_array_length(me); i++) {
+        json_object *e = json_object_array_get_idx(me, i);
+        const char *key = get_str(e, "key");
+        int op = op_index(get_str(e, "operator"), label_ops, 2);
+        int ok;
+        if (strcmp(key, "zone") == 0) {
+            ok = zones_hold(op, get(e, "values"), get(cspec, "zones"));
+        } else {
+            const char *have = get_str(cspec, key);
+            ok = requirement_holds(op, get(e, "values"), have && have[0] ? have : NULL);
+        }
+        if (!ok)
+            return deny(why, cap, "%.63s: field %s does not satisfy %s (%s.fieldSelector)", name,
+                        key, label_ops[op], path);
+    }
+    json_object *names = get(aff, "clusterNames");
+    if (names && json_object_array_length(names) > 0 && !list_has(names, name))
+        return deny(why, cap, "%.63s: not in %s.clusterNames", name, path);
+    return 1;
+}
+
+/* core/v1 Toleration.ToleratesTaint. */
+static int tolerates(json_object *t, const char *key, const char *value, const char *effect)
+{
+    const char *tkey = get_str(t, "key"), *teffect = get_str(t, "effect");
+    const char *op = get_str(t, "operator"), *tvalue = get_str(t, "value");
+    if (teffect && teffect[0] && strcmp(teffect, effect) != 0)
+        return 0;
+    if (tkey && tkey[0] && strcmp(tkey, key) != 0)
+        return 0;
+    if (op && strcmp(op, "Exists") == 0)
+        return 1;
+    return strcmp(tvalue ? tvalue : "", value) == 0;
+}
+
+int karmada_workload_explain_cluster(const struct karmada_workload *w, json_object *cluster,
+                                     char *why, size_t cap)
+{
+    if (why && cap)
+        why[0] = '\0';
+    const char *name = get_str(get(cluster, "metadata"), "name");
+    if (!name || !name[0])
+        return deny(why, cap, "a cluster without metadata.name");
+    json_object *labels = get(get(cluster, "metadata"), "labels");
+    if (labels && !json_object_is_type(labels, json_type_object))
+        return deny(why, cap, "%.63s: metadata.labels is not an object", name);
+    if (w->affinity &&
+        !affinity_allows(w->affinity, "spec.placement.clusterAffinity", name, cluster, why, cap))
+        return 0;
+    if (w->affinities) {
+        /* Karmada tries the groups in order and falls back to the next; the set of clusters it
+         * may end up using is their union, and muster's own placement applies no order. */
+        int any = 0;
+        size_t n = json_object_array_length(w->affinities);
+        for (size_t i = 0; i < n && !any; i++)
+            any = affinity_allows(json_object_array_get_idx(w->affinities, i),
+                                  "spec.placement.clusterAffinities", name, cluster, NULL, 0);
+        if (!any)
+            return deny(why, cap, "%.63s: matches none of spec.placement.clusterAffinities", name);
+    }
+    json_object *taints = get(get(cluster, "spec"), "taints");
+    if (taints && !json_object_is_type(taints, json_type_array))
+        return deny(why, cap, "%.63s: spec.taints is not a list", name);
+    size_t nt = taints ? json_object_array_length(taints) : 0;
+    if (nt > KARMADA_WORKLOAD_LIST_MAX)
+        return deny(why, cap, "%.63s: more than %d taints", name, KARMADA_WORKLOAD_LIST_MAX);
+    for (size_t i = 0; i < nt; i++) {
+        json_object *t = json_object_array_get_idx(taints, i);
+        const char *key = get_str(t, "key"), *effect = get_str(t, "effect");
+        const char *value = get_str(t, "value");
+        if (!key || !effect)
+            return deny(why, cap, "%.63s: spec.taints[%zu] is malformed", name, i);
+        /* Karmada's TaintToleration filter: PreferNoSchedule never keeps work out. */
+        if (strcmp(effect, "NoSchedule") != 0 && strcmp(effect, "NoExecute") != 0)
+            continue;
+        int ok = 0;
+        size_t ntol = w->tolerations ? json_object_array_length(w->tolerations) : 0;
+        for (size_t j = 0; j < ntol && !ok; j++)
+            ok = tolerates(json_object_array_get_idx(w->tolerations, j), key, value ? value : "",
+                           effect);
+        if (!ok)
+            return deny(why, cap,
+                        "%.63s: taint %.63s%s%.63s:%s is not tolerated by "
+                        "spec.placement.clusterTolerations",
+                        name, key, value && value[0] ? "=" : "", value ? value : "", effect);
+    }
+    return 1;
+}
+
+int karmada_workload_allows_cluster(const struct karmada_workload *w, json_object *cluster)
+{
+    return karmada_workload_explain_cluster(w, cluster, NULL, 0);
+}

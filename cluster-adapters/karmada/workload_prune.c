@@ -1,0 +1,261 @@
+/* What the informers cache of a resource template and of a ResourceBinding (see
+ * workload_prune.h): the objects pruned to what workload.c and gang.c read of them. */
+#include "cluster-adapters/karmada/workload_prune.h"
+
+#include "cluster-adapters/karmada/webhook.h"
+
+#include <string.h>
+
+#define QKEY(k) k,
+
+/* ---- what the informers keep: objects pruned to what is read here and in gang.c ---- */
+
+/* obj[key] (JSON null included) added to dst under the same, static, key; 0 when absent.
+ * Values are shared, not copied: the pruned object is what survives of the original. */
+static int keep(json_object *dst, json_object *src, const char *key)
+{
+    json_object *v;
+    if (!json_object_is_type(src, json_type_object) || !json_object_object_get_ex(src, key, &v))
+        return 0;
+    if (json_object_object_add_ex(dst, key, json_object_get(v), JSON_C_OBJECT_ADD_CONSTANT_KEY) ==
+        0)
+        return 0;
+    json_object_put(v);
+    return -1;
+}
+
+/* dst[key] = val, taking val; -1 (val released) when val is NULL or the add fails. */
+static int put_new(json_object *dst, const char *key, json_object *val)
+{
+    if (!val || json_object_object_add_ex(dst, key, val, JSON_C_OBJECT_ADD_CONSTANT_KEY)) {
+        json_object_put(val);
+        return -1;
+    }
+    return 0;
+}
+
+/* The keys a template's or a binding's labels and annotations are read for (read_queue,
+ * annotation()). */
+static const char *const meta_keys[] = {KARMADA_WORKLOAD_QUEUE_KEYS(QKEY)
+                                            KARMADA_WORKLOAD_MIN_MEMBER_ANNOTATION,
+                                        KARMADA_WORKLOAD_PLACEMENT_ANNOTATION};
+#define NMETA_KEYS (sizeof(meta_keys) / sizeof(meta_keys[0]))
+
+/* md[where] with only meta_keys. An object stays an object even when nothing is left: gang.c
+ * shapes its OverridePolicy by whether a pod's annotations exist. Not an object: kept as is. */
+static int keep_meta_keys(json_object *dst, json_object *md, const char *where)
+{
+    json_object *v;
+    if (!json_object_object_get_ex(md, where, &v))
+        return 0;
+    if (!json_object_is_type(v, json_type_object))
+        return keep(dst, md, where);
+    json_object *out = json_object_new_object();
+    int bad = !out;
+    for (size_t i = 0; !bad && i < NMETA_KEYS; i++)
+        bad = keep(out, v, meta_keys[i]);
+    if (bad) {
+        json_object_put(out);
+        return -1;
+    }
+    return put_new(dst, where, out);
+}
+
+/* metadata: identity and version, and the labels and annotations muster reads. */
+static json_object *prune_meta(json_object *md)
+{
+    static const char *const ids[] = {"name", "namespace", "uid", "resourceVersion", "generation"};
+    json_object *out = json_object_new_object();
+    int bad = !out;
+    for (size_t i = 0; !bad && i < sizeof(ids) / sizeof(ids[0]); i++)
+        bad = keep(out, md, ids[i]);
+    if (!bad)
+        bad = keep_meta_keys(out, md, "labels") || keep_meta_keys(out, md, "annotations");
+    if (bad) {
+        json_object_put(out);
+        return NULL;
+    }
+    return out;
+}
+
+/* A pod spec (or a Volcano Job's spec): only what read_priority and read_components read, kept
+ * an object so karmada_gang_input_check still finds a pod spec. */
+static json_object *prune_spec(json_object *spec, int top);
+
+/* spec.template of a Deployment or Job: its metadata (annotations emptied: gang.c only asks
+ * whether they exist) and its pod spec's priorityClassName. */
+static json_object *prune_pod_template(json_object *t)
+{
+    if (!json_object_is_type(t, json_type_object))
+        return json_object_get(t);
+    json_object *out = json_object_new_object(), *md, *spec;
+    int bad = !out;
+    if (!bad && json_object_object_get_ex(t, "metadata", &md)) {
+        if (!json_object_is_type(md, json_type_object)) {
+            bad = keep(out, t, "metadata");
+        } else {
+            json_object *m = json_object_new_object(), *ann;
+            bad = !m;
+            if (!bad && json_object_object_get_ex(md, "annotations", &ann))
+                bad = json_object_is_type(ann, json_type_object)
+                          ? put_new(m, "annotations", json_object_new_object())
+                          : keep(m, md, "annotations");
+            if (bad)
+                json_object_put(m);
+            else
+                bad = put_new(out, "metadata", m);
+        }
+    }
+    if (!bad && json_object_object_get_ex(t, "spec", &spec))
+        bad = spec ? put_new(out, "spec", prune_spec(spec, 0)) : keep(out, t, "spec");
+    if (bad) {
+        json_object_put(out);
+        return NULL;
+    }
+    return out;
+}
+
+/* arr with each object element replaced by prune(element) (others kept as they are); arr
+ * itself when it is no array, NULL when out of memory. */
+static json_object *prune_each(json_object *arr, json_object *(*prune)(json_object *))
+{
+    if (!json_object_is_type(arr, json_type_array))
+        return json_object_get(arr);
+    size_t n = json_object_array_length(arr);
+    json_object *out = json_object_new_array_ext((int)(n ? n : 1));
+    int bad = !out;
+    for (size_t i = 0; !bad && i < n; i++) {
+        json_object *e = json_object_array_get_idx(arr, i);
+        json_object *p = json_object_is_type(e, json_type_object) ? prune(e) : json_object_get(e);
+        if ((e && !p) || json_object_array_add(out, p)) {
+            json_object_put(p);
+            bad = 1;
+        }
+    }
+    if (bad) {
+        json_object_put(out);
+        return NULL;
+    }
+    return out;
+}
+
+/* A Volcano Job task: its name, replicas, minAvailable and pruned pod template. */
+static json_object *prune_task(json_object *t)
+{
+    json_object *p = json_object_new_object(), *tt;
+    if (p && (keep(p, t, "name") || keep(p, t, "replicas") || keep(p, t, "minAvailable") ||
+              (json_object_object_get_ex(t, "template", &tt) &&
+               (tt ? put_new(p, "template", prune_pod_template(tt)) : keep(p, t, "template"))))) {
+        json_object_put(p);
+        p = NULL;
+    }
+    return p;
+}
+
+/* A pod spec's container or init container: its resources only (read_template_requests). */
+static json_object *prune_container(json_object *ct)
+{
+    json_object *p = json_object_new_object();
+    if (p && keep(p, ct, "resources")) {
+        json_object_put(p);
+        p = NULL;
+    }
+    return p;
+}
+
+static json_object *prune_spec(json_object *spec, int top)
+{
+    if (!json_object_is_type(spec, json_type_object))
+        return json_object_get(spec);
+    json_object *out = json_object_new_object(), *v;
+    int bad = !out || keep(out, spec, "priorityClassName");
+    static const char *const lists[] = {"containers", "initContainers"};
+    for (int l = 0; l < 2 && !bad; l++)
+        if (json_object_object_get_ex(spec, lists[l], &v))
+            bad = v ? put_new(out, lists[l], prune_each(v, prune_container))
+                    : keep(out, spec, lists[l]);
+    if (top) {
+        /* a Volcano Job's (read_components, read_min_member, read_queue) */
+        bad = bad || keep(out, spec, "minAvailable") || keep(out, spec, "queue");
+        if (!bad && json_object_object_get_ex(spec, "tasks", &v))
+            bad = v ? put_new(out, "tasks", prune_each(v, prune_task)) : keep(out, spec, "tasks");
+        /* a Deployment's or Job's pod template */
+        if (!bad && json_object_object_get_ex(spec, "template", &v))
+            bad = v ? put_new(out, "template", prune_pod_template(v)) : keep(out, spec, "template");
+    }
+    if (bad) {
+        json_object_put(out);
+        return NULL;
+    }
+    return out;
+}
+
+json_object *karmada_workload_prune_template(json_object *tmpl)
+{
+    json_object *md, *spec;
+    if (!json_object_is_type(tmpl, json_type_object) ||
+        !json_object_object_get_ex(tmpl, "metadata", &md) ||
+        !json_object_is_type(md, json_type_object))
+        return json_object_get(tmpl); /* not a shape to prune: the read will say what is wrong */
+    json_object *out = json_object_new_object();
+    int bad = !out || keep(out, tmpl, "apiVersion") || keep(out, tmpl, "kind") ||
+              put_new(out, "metadata", prune_meta(md));
+    if (!bad && json_object_object_get_ex(tmpl, "spec", &spec))
+        bad = spec ? put_new(out, "spec", prune_spec(spec, 1)) : keep(out, tmpl, "spec");
+    if (bad) {
+        json_object_put(out);
+        return NULL;
+    }
+    return out;
+}
+
+/* The labels of a binding muster reads: the queue keys, Karmada's permanent id (read_links) and
+ * the skip label (karmada_webhook_rb_verdict). */
+static const char *const rb_label_keys[] = {KARMADA_WORKLOAD_QUEUE_KEYS(QKEY)
+                                                KARMADA_WORKLOAD_PERMANENT_ID_LABEL,
+                                            KARMADA_WEBHOOK_SKIP_LABEL};
+
+/* md[where] filtered in place to keys[0..n) when it is an object; dropped when nothing is left. */
+static void filter_in_place(json_object *md, const char *where, const char *const *keys, size_t n)
+{
+    json_object *v;
+    if (!json_object_object_get_ex(md, where, &v) || !json_object_is_type(v, json_type_object))
+        return;
+    const char *drop[64];
+    size_t ndrop = 0, nkept = 0;
+    json_object_object_foreach(v, k, val)
+    {
+        (void)val;
+        size_t i = 0;
+        while (i < n && strcmp(keys[i], k) != 0)
+            i++;
+        if (i < n)
+            nkept++;
+        else if (ndrop < sizeof(drop) / sizeof(drop[0]))
+            drop[ndrop++] = k;
+        else
+            return; /* more than we can note: keep them all (kept is always safe) */
+    }
+    if (nkept == 0) {
+        json_object_object_del(md, where);
+        return;
+    }
+    for (size_t i = 0; i < ndrop; i++)
+        json_object_object_del(v, drop[i]);
+}
+
+json_object *karmada_workload_prune_binding(json_object *rb)
+{
+    json_object *md;
+    if (json_object_is_type(rb, json_type_object) &&
+        json_object_object_get_ex(rb, "metadata", &md) &&
+        json_object_is_type(md, json_type_object)) {
+        /* what the API server keeps for itself and for garbage collection */
+        json_object_object_del(md, "managedFields");
+        json_object_object_del(md, "ownerReferences");
+        filter_in_place(md, "labels", rb_label_keys,
+                        sizeof(rb_label_keys) / sizeof(rb_label_keys[0]));
+        filter_in_place(md, "annotations", meta_keys, NMETA_KEYS);
+    }
+    return json_object_get(rb);
+}
