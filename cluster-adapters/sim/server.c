@@ -5,6 +5,7 @@
 #include "cluster-adapters/kube/httpserver.h"
 
 #include "cluster-adapters/sim/discovery.h"
+#include "cluster-adapters/sim/karmada.h"
 #include "cluster-adapters/sim/patch.h"
 #include "cluster-adapters/sim/resources.h"
 #include "cluster-adapters/sim/selector.h"
@@ -1314,12 +1315,17 @@ static void serve_cluster_ready(struct sim_server *srv, h2o_req_t *req, h2o_iove
     if (!body)
         return;
     json_object *v = NULL;
-    if (!json_object_object_get_ex(body, "ready", &v) ||
-        !json_object_is_type(v, json_type_boolean)) {
-        respond_status(
-            req, sim_status_new(400, "BadRequest", "expected {\"ready\": true|false}", NULL, NULL));
-    } else if (srv->cfg.set_cluster_ready(srv->cfg.hook_data, cluster, json_object_get_boolean(v)) <
-               0) {
+    int health = -1;
+    if (json_object_object_get_ex(body, "ready", &v) && json_object_is_type(v, json_type_boolean))
+        health = json_object_get_boolean(v) ? SIM_CLUSTER_READY : SIM_CLUSTER_UNREACHABLE;
+    else if (v && json_object_is_type(v, json_type_string) &&
+             strcmp(json_object_get_string(v), "Unknown") == 0)
+        health = SIM_CLUSTER_UNKNOWN;
+    if (health < 0) {
+        respond_status(req,
+                       sim_status_new(400, "BadRequest",
+                                      "expected {\"ready\": true|false|\"Unknown\"}", NULL, NULL));
+    } else if (srv->cfg.set_cluster_ready(srv->cfg.hook_data, cluster, health) < 0) {
         respond_status(req,
                        sim_status_newf(404, "NotFound", NULL, cluster,
                                        "clusters.cluster.karmada.io \"%s\" not found", cluster));
