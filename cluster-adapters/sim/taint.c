@@ -163,7 +163,12 @@ static void evict(struct sim_karmada *k, json_object *rb, const char *cluster)
     }
     json_object *copy = sim__shallow_copy(rb);
     json_object *spec = sim__shallow_copy(sim__get_path(rb, "spec", NULL, NULL));
-    json_object_object_add(spec, "clusters", kept);
+    if (json_object_array_length(kept))
+        json_object_object_add(spec, "clusters", kept);
+    else { /* the last one: Clusters is omitempty */
+        json_object_put(kept);
+        json_object_object_del(spec, "clusters");
+    }
     json_object *old = sim__get_path(rb, "spec", "gracefulEvictionTasks", NULL);
     json_object *tasks = json_object_new_array();
     int listed = 0;

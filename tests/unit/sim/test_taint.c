@@ -84,6 +84,10 @@ static void test_eviction(void)
     CU_ASSERT_STRING_EQUAL(rb(&f, "spec|gracefulEvictionTasks|0|creationTimestamp"), now_str());
     /* A graceful task keeps the evicted cluster's Work (ObtainBindingSpecExistingClusters). */
     CU_ASSERT_EQUAL(fx_count(&f, FX_WORK, "karmada-es-n"), 1);
+    /* The last cluster: spec.clusters goes (omitempty), a second task comes. */
+    taint(&f, "m", "NoExecute");
+    CU_ASSERT_STRING_EQUAL(rb(&f, "spec|clusters"), "");
+    CU_ASSERT_STRING_EQUAL(rb(&f, "spec|gracefulEvictionTasks|1|fromCluster"), "m");
     fx_stop(&f);
 }
 
