@@ -15,6 +15,9 @@
 #include <string.h>
 
 #define APPLIED_PLACEMENT "policy.karmada.io/applied-placement"
+/* Tolerations used per RB whose tolerationSeconds are counted; beyond this many (a Cluster has
+ * a handful of taints) they tolerate for ever. */
+#define MAX_TIMED_TAINTS 64
 
 /* needEvictionWithCurrentTime's answer. */
 enum verdict {
@@ -106,7 +109,7 @@ static enum verdict needs_eviction(struct sim_karmada *k, json_object *cluster, 
         return TOLERATED; /* "the applied placement for ResourceBining can not be empty" */
     json_object *tols = sim__get_path(placement, "clusterTolerations", NULL, NULL);
     size_t ntols = json_object_is_type(tols, json_type_array) ? json_object_array_length(tols) : 0;
-    json_object *used[64];
+    json_object *used[MAX_TIMED_TAINTS];
     size_t nused = 0;
     enum verdict v = TOLERATED;
     for (size_t i = 0; i < n && v == TOLERATED; i++) {
