@@ -94,7 +94,8 @@ static json_object *render_manifest(struct sim_karmada *k, json_object *rb, json
     json_object_object_del(copy, "status");
     /* Divided placement: the member runs its share. */
     json_object *replicas = sim__get_path(target, "replicas", NULL, NULL);
-    if (replicas && spec && strcmp(av, "apps/v1") == 0 && strcmp(kind, "Deployment") == 0)
+    if (replicas && spec && strcmp(av, "apps/v1") == 0 &&
+        (strcmp(kind, "Deployment") == 0 || strcmp(kind, "StatefulSet") == 0))
         json_object_object_add(spec, "replicas", json_object_get(replicas));
     else if (replicas && spec && strcmp(av, "batch/v1") == 0 && strcmp(kind, "Job") == 0)
         json_object_object_add(spec, "parallelism", json_object_get(replicas));

@@ -50,6 +50,20 @@ json_object *sim_discovery_resource_list(sim_api_set served, const char *group, 
         if (r->categories[0])
             json_object_object_add(e, "categories", str_array(r->categories, 2));
         json_object_array_add(res, e);
+        if (r->has_scale) {
+            /* kube-apiserver lists the subresource with the Scale's own group and version. */
+            char name[96];
+            snprintf(name, sizeof(name), "%s/scale", r->plural);
+            json_object *s = json_object_new_object();
+            json_object_object_add(s, "name", json_object_new_string(name));
+            json_object_object_add(s, "singularName", json_object_new_string(""));
+            json_object_object_add(s, "namespaced", json_object_new_boolean(r->namespaced));
+            json_object_object_add(s, "group", json_object_new_string("autoscaling"));
+            json_object_object_add(s, "version", json_object_new_string("v1"));
+            json_object_object_add(s, "kind", json_object_new_string("Scale"));
+            json_object_object_add(s, "verbs", verbs_array(1));
+            json_object_array_add(res, s);
+        }
         if (r->has_status) {
             char name[96];
             snprintf(name, sizeof(name), "%s/status", r->plural);

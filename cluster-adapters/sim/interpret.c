@@ -131,7 +131,10 @@ size_t sim__workload_pods(json_object *obj, struct pod_set *out, size_t max)
     if (!av || !kind)
         return 0;
     json_object *v;
-    if (strcmp(av, "apps/v1") == 0 && strcmp(kind, "Deployment") == 0) {
+    if (strcmp(av, "apps/v1") == 0 &&
+        (strcmp(kind, "Deployment") == 0 || strcmp(kind, "StatefulSet") == 0)) {
+        /* deployReplica, statefulSetReplica (default/native/replica.go); the apiserver
+         * defaults a missing spec.replicas to 1 */
         v = sim__get_path(obj, "spec", "replicas", NULL);
         out[0].replicas = v ? json_object_get_int64(v) : 1;
         out[0].spec = sim__get_path(obj, "spec", "template", "spec");
@@ -168,6 +171,7 @@ size_t sim__workload_pods(json_object *obj, struct pod_set *out, size_t max)
 int sim__is_workload(const struct sim_resource *r)
 {
     return (strcmp(r->group, "apps") == 0 && strcmp(r->plural, "deployments") == 0) ||
+           (strcmp(r->group, "apps") == 0 && strcmp(r->plural, "statefulsets") == 0) ||
            (strcmp(r->group, "batch") == 0 && strcmp(r->plural, "jobs") == 0) ||
            (strcmp(r->group, "batch.volcano.sh") == 0 && strcmp(r->plural, "jobs") == 0) ||
            (r->group[0] == '\0' && strcmp(r->plural, "pods") == 0);

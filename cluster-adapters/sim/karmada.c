@@ -10,6 +10,8 @@
 #include "cluster-adapters/sim/binding.h"
 #include "cluster-adapters/sim/override.h"
 #include "cluster-adapters/sim/taint.h"
+#include "cluster-adapters/sim/cluster.h"
+#include "cluster-adapters/sim/gracefuleviction.h"
 
 #include "cluster-adapters/sim/patch.h"
 #include "cluster-adapters/sim/quantity.h"
@@ -400,6 +402,7 @@ static void on_event(void *data, const struct sim_event *ev)
     } else if (is(r, "policy.karmada.io", "overridepolicies")) {
         sim__override_event(k, ev);
     } else if (is(r, "work.karmada.io", "resourcebindings")) {
+        sim__graceful_eviction_event(k, ev);
         if (sim__rbstatus_wants(ev))
             sim__aggregate_binding(k, sim_meta_str(ev->obj, "namespace"),
                                    sim_meta_str(ev->obj, "name"));
@@ -414,6 +417,7 @@ static void on_event(void *data, const struct sim_event *ev)
             sim__taint_check_binding(k, ev->obj);
         }
     } else if (is(r, "cluster.karmada.io", "clusters")) {
+        sim__cluster_taint_by_condition(k, ev);
         sim__taint_cluster_changed(k, ev);
     } else if (is(r, "work.karmada.io", "works")) {
         on_work(k, ev);

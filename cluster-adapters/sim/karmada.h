@@ -25,9 +25,18 @@ struct sim_karmada_options {
     /* --feature-gates MultiplePodTemplatesScheduling=true: the detector interprets components
      * (pkg/features/features.go, default false). */
     int multiple_pod_templates;
-    /* karmada-controller-manager --enable-no-execute-taint-eviction (default false): NoExecute
-     * taints on a Cluster evict the RBs that do not tolerate them. */
+    /* The Failover feature gate (pkg/features/features.go, default false): without it
+     * karmada-controller-manager does not start the taint manager at all. */
+    int failover;
+    /* karmada-controller-manager --enable-no-execute-taint-eviction (default false): with
+     * Failover, NoExecute taints on a Cluster evict the RBs that do not tolerate them. */
     int taint_eviction;
+    /* --no-execute-taint-eviction-purge-mode Directly (default Gracefully): the purge mode of
+     * the taint manager's eviction tasks when the RB's spec.failover.cluster does not say. */
+    int taint_purge_directly;
+    /* --graceful-eviction-timeout in seconds (0: Karmada's default, 10 minutes): the graceful
+     * eviction controller drops a task that old. */
+    int64_t graceful_eviction_timeout_s;
     /* --no-podgroup-crd: the karmada-apiserver lacks Volcano's PodGroup CRD, so the execution
      * controller's RESTMapper cannot map a PodGroup manifest (the server hides the resource). */
     int no_podgroup_crd;
@@ -66,8 +75,22 @@ void sim_karmada_set_binding_admission(struct sim_karmada *k, sim_karmada_admit_
 /* Stops the controllers and frees k (the objects stay in the store). NULL is a no-op. */
 void sim_karmada_free(struct sim_karmada *k);
 
-/* Fault injection: marks cluster NotReady (ready = 0) or Ready. Returns 0 or MUSTER_ENOENT. */
-int sim_karmada_set_ready(struct sim_karmada *k, const char *cluster, int ready);
+/* A member cluster's health as the hub sees it (sim_karmada_set_ready). */
+enum sim_cluster_health {
+    /* The member stops answering: the cluster status controller reports Ready False,
+     * ClusterNotReachable (generateReadyCondition). */
+    SIM_CLUSTER_UNREACHABLE = 0,
+    SIM_CLUSTER_READY = 1,
+    /* Nothing posts the cluster's status any more (a Pull cluster's agent is gone): the cluster
+     * controller's health monitor sets Ready Unknown, ClusterStatusUnknown, and the rest of
+     * the status stays as last posted. */
+    SIM_CLUSTER_UNKNOWN = 2,
+};
+
+/* Fault injection: sets cluster's health (enum sim_cluster_health; 0 and 1 read as NotReady
+ * and Ready). Anything but Ready runs nothing and applies nothing until Ready again. Returns 0
+ * or MUSTER_ENOENT. */
+int sim_karmada_set_ready(struct sim_karmada *k, const char *cluster, int health);
 
 /* The objects of member cluster name (what the execution controller applied there from its
  * Works, and what stayed behind), each with the status the member reports, as a new JSON array

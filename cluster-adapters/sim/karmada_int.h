@@ -38,6 +38,7 @@ struct pgref;
 struct cluster {
     char name[64];
     int ready;
+    int unknown; /* not Ready, and its status no longer posted (SIM_CLUSTER_UNKNOWN) */
     /* What the member's API server serves: its status.apiEnablements, and what the execution
      * controller can create there (scenario `volcano: false` leaves Volcano's groups out). */
     sim_api_set api;
@@ -169,6 +170,7 @@ struct sim_karmada {
     struct keyset admitting; /* "namespace/name" of RBs whose admission is in flight */
     void (*on_override_due)(void *data, int64_t delay_ms);
     void *due_data;
+    int evicting; /* some RB has graceful eviction tasks: the tick looks at them */
 };
 
 struct pod_set {

@@ -42,8 +42,12 @@ static void usage(FILE *f)
                "  --access-log FILE             append one line per request\n"
                "  --validate-writes DIR         check client writes against the CRDs in DIR\n"
                "  --feature-gates LIST          Karmada feature gates, e.g.\n"
-               "                                MultiplePodTemplatesScheduling=true (default off)\n"
-               "  --enable-no-execute-taint-eviction BOOL  the taint manager evicts (false)\n"
+               "                                MultiplePodTemplatesScheduling=true,Failover=true\n"
+               "                                (each off by default, as in Karmada)\n"
+               "  --enable-no-execute-taint-eviction BOOL  with Failover: the taint manager\n"
+               "                                evicts (false)\n"
+               "  --no-execute-taint-eviction-purge-mode MODE  Gracefully (default), Directly\n"
+               "  --graceful-eviction-timeout SECONDS  eviction tasks expire (600)\n"
                "  --override-cache-lag-ms MS    OverridePolicy informer lag for renders (0)\n"
                "  --no-podgroup-crd             the hub lacks Volcano's PodGroup CRD\n"
                "  --stop-on-stdin-eof BOOL      stop as on SIGTERM when standard input (a pipe)\n"
@@ -81,6 +85,8 @@ static int parse_gates(const char *s, struct sim_karmada_options *o)
         *eq = '\0';
         if (strcmp(p, "MultiplePodTemplatesScheduling") == 0) {
             o->multiple_pod_templates = strcmp(eq + 1, "true") == 0;
+        } else if (strcmp(p, "Failover") == 0) {
+            o->failover = strcmp(eq + 1, "true") == 0;
         } else {
             fprintf(stderr, "muster-sim: --feature-gates: %s is not a gate the sim knows\n", p);
             return MUSTER_EINVAL;
@@ -208,6 +214,17 @@ int main(int argc, char **argv)
                 return 2;
             }
             kopts.taint_eviction = strcmp(v, "true") == 0;
+        } else if (strcmp(a, "--no-execute-taint-eviction-purge-mode") == 0) {
+            if (strcmp(v, "Gracefully") != 0 && strcmp(v, "Directly") != 0) {
+                fprintf(stderr, "muster-sim: %s: %s: Invalid mode (Gracefully or Directly)\n", a,
+                        v);
+                return 2;
+            }
+            kopts.taint_purge_directly = strcmp(v, "Directly") == 0;
+        } else if (strcmp(a, "--graceful-eviction-timeout") == 0) {
+            if (parse_long(a, v, 1, 86400 * 365, &n) < 0)
+                return 2;
+            kopts.graceful_eviction_timeout_s = n;
         } else if (strcmp(a, "--override-cache-lag-ms") == 0) {
             if (parse_long(a, v, 0, 3600000, &n) < 0)
                 return 2;
@@ -331,8 +348,8 @@ int main(int argc, char **argv)
         }
         /* Tests and musterd --demo read this line to learn the port when they asked for 0. */
         if (!app.stopping)
-            printf("muster-sim: listening on %s://%s:%d\n", cfg.tls_cert ? "https" : "http",
-                   host, sim_hub_port(app.hub));
+            printf("muster-sim: listening on %s://%s:%d\n", cfg.tls_cert ? "https" : "http", host,
+                   sim_hub_port(app.hub));
         fflush(stdout);
     }
     uv_run(&app.loop, UV_RUN_DEFAULT);

@@ -1,6 +1,8 @@
 /* The member clusters: each one's nodes, the shares it runs (first fit, gangs all or nothing,
  * scripted durations), what it reports, and the Cluster object's status. */
 #include "cluster-adapters/sim/execution.h"
+#include "cluster-adapters/sim/gracefuleviction.h"
+#include "cluster-adapters/sim/taint.h"
 #include "cluster-adapters/sim/interpret.h"
 #include "cluster-adapters/sim/member.h"
 #include "cluster-adapters/sim/rbstatus.h"
@@ -1058,6 +1060,9 @@ void sim_karmada_tick(struct sim_karmada *k)
     }
     for (size_t i = 0; timed && i < k->nclusters; i++)
         sim__cluster_sync(k, &k->clusters[i]);
+    /* The controllers that wait for time: tolerations and eviction tasks running out. */
+    sim__taint_tick(k);
+    sim__graceful_eviction_tick(k);
 }
 
 static json_object *resource_list(struct sim_karmada *k, const int64_t *v)
@@ -1175,6 +1180,35 @@ static void set_condition(json_object *conds, const char *type, const char *stat
     json_object_array_add(conds, cond);
 }
 
+/* monitorClusterHealth (cluster_controller.go) once the grace period is over with no status
+ * posted: Ready becomes Unknown, everything else stays as last posted. */
+static void post_unknown(struct sim_karmada *k, struct cluster *c, json_object *cur)
+{
+    json_object *was = sim__get_path(cur, "status", NULL, NULL);
+    json_object *status = sim__shallow_copy(was ? was : NULL);
+    if (!status)
+        status = json_object_new_object();
+    json_object *conds = json_object_new_array();
+    json_object *old = json_object_object_get(status, "conditions");
+    for (size_t i = 0;
+         json_object_is_type(old, json_type_array) && i < json_object_array_length(old); i++)
+        json_object_array_add(conds, json_object_get(json_object_array_get_idx(old, i)));
+    char ts[32];
+    sim_format_time(c->ready_since, ts, sizeof(ts));
+    set_condition(conds, "Ready", "Unknown", "ClusterStatusUnknown",
+                  "Cluster status controller stopped posting cluster status.", ts);
+    json_object_object_add(status, "conditions", conds);
+    if (!json_object_equal(status, was)) {
+        json_object *next = sim__shallow_copy(cur);
+        json_object_object_add(next, "status", status);
+        sim_store_update(k->store, sim__res_of("cluster.karmada.io", "v1alpha1", "clusters"), NULL,
+                         c->name, next, SIM_WRITE_INTERNAL | SIM_WRITE_SHARE, NULL, NULL);
+        json_object_put(next);
+    } else {
+        json_object_put(status);
+    }
+}
+
 void sim__cluster_sync(struct sim_karmada *k, struct cluster *c)
 {
     struct {
@@ -1193,6 +1227,11 @@ void sim__cluster_sync(struct sim_karmada *k, struct cluster *c)
     const struct sim_resource *cr = sim__res_of("cluster.karmada.io", "v1alpha1", "clusters");
     if (sim_store_get(k->store, cr, NULL, c->name, &cur, NULL) < 0)
         return;
+    if (c->unknown) {
+        post_unknown(k, c, cur);
+        json_object_put(cur);
+        return;
+    }
     json_object *next = sim__shallow_copy(cur);
     if (!next) {
         json_object_put(cur);
@@ -1225,10 +1264,11 @@ void sim__cluster_sync(struct sim_karmada *k, struct cluster *c)
     if (en)
         json_object_object_add(status, "apiEnablements", en);
     /* Ready changes time with readiness (ready_since). */
-    set_condition(
-        conds, "Ready", c->ready ? "True" : "False", c->ready ? "ClusterReady" : "ClusterNotReady",
-        c->ready ? "cluster is healthy and ready to accept workloads" : "cluster is not reachable",
-        ts);
+    set_condition(conds, "Ready", c->ready ? "True" : "False",
+                  c->ready ? "ClusterReady" : "ClusterNotReachable",
+                  c->ready ? "cluster is healthy and ready to accept workloads"
+                           : "cluster is not reachable",
+                  ts);
     json_object_object_add(status, "conditions", conds);
     json_object *ns = json_object_new_object();
     json_object_object_add(ns, "totalNum", json_object_new_int((int)c->nnodes));
@@ -1277,11 +1317,13 @@ int sim_karmada_member_objects(struct sim_karmada *k, const char *name, json_obj
     return *out ? 0 : MUSTER_ENOMEM;
 }
 
-int sim_karmada_set_ready(struct sim_karmada *k, const char *name, int ready)
+int sim_karmada_set_ready(struct sim_karmada *k, const char *name, int health)
 {
     struct cluster *c = sim__find_cluster(k, name);
     if (!c)
         return MUSTER_ENOENT;
+    int ready = health == SIM_CLUSTER_READY;
+    c->unknown = health == SIM_CLUSTER_UNKNOWN;
     int became_ready = ready && !c->ready;
     if (c->ready != !!ready) {
         c->ready = !!ready;

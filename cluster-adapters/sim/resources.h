@@ -18,6 +18,7 @@ struct sim_resource {
     int has_generation; /* metadata.generation is maintained */
     const char *short_names[3]; /* NULL-terminated */
     const char *categories[2];  /* NULL-terminated */
+    int has_scale;              /* a /scale subresource (autoscaling/v1 Scale; scale.h) exists */
 };
 
 /* The number of resources and the i-th one (NULL when i is out of range). */

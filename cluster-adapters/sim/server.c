@@ -5,9 +5,11 @@
 #include "cluster-adapters/kube/httpserver.h"
 
 #include "cluster-adapters/sim/discovery.h"
+#include "cluster-adapters/sim/karmada.h"
 #include "cluster-adapters/sim/patch.h"
 #include "cluster-adapters/sim/resources.h"
 #include "cluster-adapters/sim/selector.h"
+#include "cluster-adapters/sim/scale.h"
 #include "cluster-adapters/sim/status.h"
 #include "cluster-adapters/sim/validate.h"
 #include "cluster-adapters/sim/store.h"
@@ -663,6 +665,7 @@ struct route {
     char ns[254];
     char name[254];
     int has_ns, has_name, status;
+    int scale; /* NAME/scale */
 };
 
 /* Parses a JSON body, answering 400 or 415 itself on failure. */
@@ -916,11 +919,18 @@ static int has_prefix(h2o_iovec_t v, const char *prefix)
     return v.base && v.len >= n && memcmp(v.base, prefix, n) == 0;
 }
 
-static void serve_patch(struct sim_server *srv, h2o_req_t *req, const struct route *rt)
+static void method_not_allowed(h2o_req_t *req)
 {
-    int dry = dry_run_flag(req);
-    if (dry < 0)
-        return;
+    respond_status(req, sim_status_new(405, "MethodNotAllowed",
+                                       "the server does not allow this method on the requested "
+                                       "resource",
+                                       NULL, NULL));
+}
+
+/* Applies the request's patch body (merge, JSON or strategic merge patch) to cur (borrowed).
+ * Returns the patched object, or NULL when the request was answered (415, 400, 422). */
+static json_object *patch_request(h2o_req_t *req, json_object *cur)
+{
     h2o_iovec_t ct = header_value(req, H2O_TOKEN_CONTENT_TYPE);
     int kind; /* 0 merge, 1 json patch */
     if (has_prefix(ct, "application/json-patch+json"))
@@ -935,22 +945,20 @@ static void serve_patch(struct sim_server *srv, h2o_req_t *req, const struct rou
                                             "accepted media types include: "
                                             "application/json-patch+json, "
                                             "application/merge-patch+json"));
-        return;
+        return NULL;
     }
     json_object *patch = parse_body(req);
     if (!patch)
-        return;
-    json_object *cur = NULL, *status = NULL, *patched = NULL, *out = NULL;
-    if (sim_store_get(srv->store, rt->r, rt->ns, rt->name, &cur, &status) < 0) {
-        respond_status(req, status);
-        goto done;
-    }
+        return NULL;
+    json_object *patched = NULL;
     char err[512] = "";
     int rc = kind ? sim_json_patch(cur, patch, &patched, err, sizeof(err))
                   : sim_merge_patch(cur, patch, &patched);
+    json_object_put(patch);
     if (rc < 0 || !json_object_is_type(patched, json_type_object)) {
         /* The apiserver's NewGenericServerResponse(422): a fixed message, the reason in a
          * cause. */
+        json_object_put(patched);
         json_object *st = sim_status_new(422, "Invalid",
                                          "the server rejected our request due to an error in "
                                          "our request",
@@ -959,8 +967,24 @@ static void serve_patch(struct sim_server *srv, h2o_req_t *req, const struct rou
             sim_status_add_cause(st, "UnexpectedServerResponse",
                                  err[0] ? err : "the patch does not yield an object", "");
         respond_status(req, st);
+        return NULL;
+    }
+    return patched;
+}
+
+static void serve_patch(struct sim_server *srv, h2o_req_t *req, const struct route *rt)
+{
+    int dry = dry_run_flag(req);
+    if (dry < 0)
+        return;
+    json_object *cur = NULL, *status = NULL, *patched = NULL, *out = NULL;
+    if (sim_store_get(srv->store, rt->r, rt->ns, rt->name, &cur, &status) < 0) {
+        respond_status(req, status);
         goto done;
     }
+    patched = patch_request(req, cur);
+    if (!patched)
+        goto done;
     int flags = (rt->status ? SIM_WRITE_STATUS : 0) | dry;
     if (validate_write(srv, req, rt, patched, 0, flags & ~SIM_WRITE_DRY_RUN) < 0)
         ; /* answered */
@@ -973,7 +997,53 @@ done:
     json_object_put(out);
     json_object_put(patched);
     json_object_put(cur);
-    json_object_put(patch);
+}
+
+/* GET, PUT and PATCH of NAME/scale (scale.h): the Scale is read from the stored object; a
+ * written Scale (a PUT's body, or the current Scale patched) becomes an update of the object's
+ * spec.replicas, so the detector and everything else see an ordinary spec change. */
+static void serve_scale(struct sim_server *srv, h2o_req_t *req, const struct route *rt)
+{
+    int get = method_is(req, "GET"), put = method_is(req, "PUT"), patch = method_is(req, "PATCH");
+    if (!get && !put && !patch) {
+        method_not_allowed(req);
+        return;
+    }
+    int dry = get ? 0 : dry_run_flag(req);
+    if (dry < 0)
+        return;
+    json_object *cur = NULL, *status = NULL, *scale = NULL, *updated = NULL, *out = NULL;
+    if (sim_store_get(srv->store, rt->r, rt->ns, rt->name, &cur, &status) < 0) {
+        respond_status(req, status);
+        return;
+    }
+    if (get) {
+        respond_made(req, sim_scale_of(rt->r, cur));
+        goto done;
+    }
+    if (put) {
+        scale = parse_body(req);
+    } else {
+        json_object *now = sim_scale_of(rt->r, cur);
+        scale = now ? patch_request(req, now) : NULL;
+        json_object_put(now);
+    }
+    if (!scale)
+        goto done;
+    if (sim_scale_apply(rt->r, cur, scale, rt->name, &updated, &status) < 0) {
+        respond_status(req, status);
+        goto done;
+    }
+    if (sim_store_update(srv->store, rt->r, rt->ns, rt->name, updated, dry | SIM_WRITE_SHARE, &out,
+                         &status) < 0)
+        respond_status(req, status);
+    else
+        respond_made(req, sim_scale_of(rt->r, out));
+done:
+    json_object_put(out);
+    json_object_put(updated);
+    json_object_put(scale);
+    json_object_put(cur);
 }
 
 /* Deletes everything in a namespace that was just deleted (the namespace controller's job,
@@ -1073,14 +1143,6 @@ static void serve_delete_collection(struct sim_server *srv, h2o_req_t *req, cons
     sim_selector_free(fields);
 }
 
-static void method_not_allowed(h2o_req_t *req)
-{
-    respond_status(req, sim_status_new(405, "MethodNotAllowed",
-                                       "the server does not allow this method on the requested "
-                                       "resource",
-                                       NULL, NULL));
-}
-
 static void serve_resource(struct sim_server *srv, h2o_req_t *req, const struct route *rt)
 {
     if (!rt->has_name) {
@@ -1094,6 +1156,10 @@ static void serve_resource(struct sim_server *srv, h2o_req_t *req, const struct 
             serve_delete_collection(srv, req, rt);
         else
             method_not_allowed(req);
+        return;
+    }
+    if (rt->scale) {
+        serve_scale(srv, req, rt);
         return;
     }
     if (method_is(req, "GET")) {
@@ -1171,9 +1237,12 @@ static int parse_route(const struct sim_server *srv, h2o_iovec_t group, h2o_iove
             return MUSTER_ENOENT;
     }
     if (n == 3) {
-        if (!seg_is(rest[2], "status") || !rt->r->has_status)
+        if (seg_is(rest[2], "scale") && rt->r->has_scale)
+            rt->scale = 1;
+        else if (seg_is(rest[2], "status") && rt->r->has_status)
+            rt->status = 1;
+        else
             return MUSTER_ENOENT;
-        rt->status = 1;
     }
     if (rt->r->namespaced && !rt->has_ns && !rt->has_name) {
         /* Listing across namespaces is fine; creating needs a namespace. */
@@ -1246,12 +1315,17 @@ static void serve_cluster_ready(struct sim_server *srv, h2o_req_t *req, h2o_iove
     if (!body)
         return;
     json_object *v = NULL;
-    if (!json_object_object_get_ex(body, "ready", &v) ||
-        !json_object_is_type(v, json_type_boolean)) {
-        respond_status(
-            req, sim_status_new(400, "BadRequest", "expected {\"ready\": true|false}", NULL, NULL));
-    } else if (srv->cfg.set_cluster_ready(srv->cfg.hook_data, cluster, json_object_get_boolean(v)) <
-               0) {
+    int health = -1;
+    if (json_object_object_get_ex(body, "ready", &v) && json_object_is_type(v, json_type_boolean))
+        health = json_object_get_boolean(v) ? SIM_CLUSTER_READY : SIM_CLUSTER_UNREACHABLE;
+    else if (v && json_object_is_type(v, json_type_string) &&
+             strcmp(json_object_get_string(v), "Unknown") == 0)
+        health = SIM_CLUSTER_UNKNOWN;
+    if (health < 0) {
+        respond_status(req,
+                       sim_status_new(400, "BadRequest",
+                                      "expected {\"ready\": true|false|\"Unknown\"}", NULL, NULL));
+    } else if (srv->cfg.set_cluster_ready(srv->cfg.hook_data, cluster, health) < 0) {
         respond_status(req,
                        sim_status_newf(404, "NotFound", NULL, cluster,
                                        "clusters.cluster.karmada.io \"%s\" not found", cluster));

@@ -32,9 +32,10 @@ struct sim_server_config {
     /* Resources left out as if their CRD were not installed: absent from discovery and
      * OpenAPI, and 404 like any unknown path (--no-podgroup-crd). 0: serve every one. */
     sim_api_set hidden;
-    /* PUT /debug/sim/clusters/NAME/ready {"ready": bool} calls this (NULL: 404). Returns 0 or
-     * MUSTER_ENOENT for an unknown cluster. */
-    int (*set_cluster_ready)(void *data, const char *cluster, int ready);
+    /* PUT /debug/sim/clusters/NAME/ready {"ready": true|false|"Unknown"} calls this with an
+     * enum sim_cluster_health (karmada.h) (NULL: 404). Returns 0 or MUSTER_ENOENT for an
+     * unknown cluster. */
+    int (*set_cluster_ready)(void *data, const char *cluster, int health);
     /* GET /debug/sim/clusters/NAME/objects calls this (NULL: 404): *out gets a new JSON array
      * of the member's objects. Returns 0 or MUSTER_ENOENT for an unknown cluster. */
     int (*cluster_objects)(void *data, const char *cluster, json_object **out);

@@ -80,6 +80,15 @@ void sim_format_time(time_t t, char *buf, size_t cap)
     strftime(buf, cap, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
+time_t sim_parse_time(const char *s)
+{
+    struct tm tm;
+    memset(&tm, 0, sizeof(tm));
+    if (!s || !strptime(s, "%Y-%m-%dT%H:%M:%SZ", &tm))
+        return (time_t)-1;
+    return timegm(&tm);
+}
+
 void sim_uuid(char *buf, size_t cap)
 {
     unsigned char b[16];

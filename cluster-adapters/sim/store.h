@@ -134,6 +134,10 @@ void sim_store_each(struct sim_store *s, const struct sim_resource *r,
 /* Formats t as RFC 3339 in UTC ("2026-11-22T00:30:00Z"); buf needs 21 bytes. */
 void sim_format_time(time_t t, char *buf, size_t cap);
 
+/* Parses what sim_format_time writes (RFC 3339, UTC, whole seconds); (time_t)-1 when s is NULL
+ * or not that. */
+time_t sim_parse_time(const char *s);
+
 /* Writes a random (version 4) UUID; buf needs 37 bytes. */
 void sim_uuid(char *buf, size_t cap);
 

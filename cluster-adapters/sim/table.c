@@ -3,6 +3,7 @@
 #include "cluster-adapters/sim/table.h"
 
 #include "cluster-adapters/sim/resources.h"
+#include "cluster-adapters/sim/store.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -176,22 +177,13 @@ void sim_human_duration(long long s, char *buf, size_t cap)
         snprintf(buf, cap, "%lldy", y);
 }
 
-static time_t parse_rfc3339(const char *s)
-{
-    struct tm tm;
-    memset(&tm, 0, sizeof(tm));
-    if (!s || !strptime(s, "%Y-%m-%dT%H:%M:%SZ", &tm))
-        return (time_t)-1;
-    return timegm(&tm);
-}
-
 static json_object *cell(const struct column *c, json_object *obj, time_t now)
 {
     json_object *v = sim_jsonpath_first(obj, c->path);
     if (!v)
         return NULL;
     if (strcmp(c->type, "date") == 0) {
-        time_t t = parse_rfc3339(json_object_get_string(v));
+        time_t t = sim_parse_time(json_object_get_string(v));
         if (t == (time_t)-1)
             return NULL;
         char buf[32];

@@ -1,7 +1,10 @@
-/* Karmada's NoExecute taint manager (pkg/controllers/cluster/taint_manager.go), on with
- * karmada-controller-manager's --enable-no-execute-taint-eviction: an RB scheduled to a Cluster
- * with a NoExecute taint its applied placement does not tolerate loses that cluster
- * (ResourceBindingSpec.GracefulEvictCluster) and gains a graceful eviction task. */
+/* Karmada's NoExecute taint manager (pkg/controllers/cluster/taint_manager.go). It runs only
+ * with the Failover feature gate (cmd/controller-manager/app/controllermanager.go
+ * startClusterController, off by default) and evicts only with --enable-no-execute-taint-eviction
+ * (off by default). An RB listed on a Cluster with a NoExecute taint its applied placement's
+ * clusterTolerations do not tolerate (or no longer: tolerationSeconds after the taint's
+ * timeAdded) loses that cluster (ResourceBindingSpec.GracefulEvictCluster) and gains a graceful
+ * eviction task. Neither the RB's suspension nor its schedulerName matters. */
 #include "cluster-adapters/sim/taint.h"
 
 #include "cluster-adapters/sim/karmada_int.h"
@@ -12,10 +15,31 @@
 #include <string.h>
 
 #define APPLIED_PLACEMENT "policy.karmada.io/applied-placement"
+/* Tolerations used per RB whose tolerationSeconds are counted; beyond this many (a Cluster has
+ * a handful of taints) they tolerate for ever. */
+#define MAX_TIMED_TAINTS 64
+
+/* needEvictionWithCurrentTime's answer. */
+enum verdict {
+    TOLERATED,   /* tolerated for ever, or no applied placement (an error in Karmada) */
+    EVICT_NOW,   /* a NoExecute taint is not tolerated, or its tolerationSeconds ran out */
+    EVICT_LATER, /* tolerated until some toleration's seconds run out */
+};
 
 static const struct sim_resource *bindings(void)
 {
     return sim__res_of("work.karmada.io", "v1alpha2", "resourcebindings");
+}
+
+int sim__taint_manager_on(const struct sim_karmada *k)
+{
+    return k->opts.failover && k->opts.taint_eviction;
+}
+
+static int is_no_execute(json_object *taint)
+{
+    const char *e = sim__get_str(taint, "effect", NULL, NULL);
+    return e && strcmp(e, "NoExecute") == 0;
 }
 
 /* corev1 Toleration.ToleratesTaint (comparison operators off, as Karmada calls it). */
@@ -42,43 +66,86 @@ static int tolerates(json_object *tol, json_object *taint)
     return strcmp(tval ? tval : "", val ? val : "") == 0;
 }
 
-/* needEvictionWithCurrentTime: 1 when some NoExecute taint of cluster is not tolerated by the
- * applied placement's clusterTolerations. A toleration with tolerationSeconds counts as
- * tolerating (the timed eviction is not simulated). No applied placement: an error in Karmada,
- * no eviction. */
-static int needs_eviction(json_object *cluster, json_object *rb)
+/* GetMinTolerationTimeWithCurrentTime over the tolerations GetMatchingTolerations used (the
+ * first tolerating one per taint): the earliest timeAdded + tolerationSeconds among the pairs
+ * that tolerate; a taint without timeAdded, or a toleration without seconds, never runs out. */
+static enum verdict timed(json_object *taints, json_object **used, size_t nused, time_t now)
 {
-    const char *ap = sim__get_str(rb, "metadata", "annotations", APPLIED_PLACEMENT);
-    if (!ap)
-        return 0;
-    json_object *placement = json_tokener_parse(ap);
-    if (!placement)
-        return 0;
-    json_object *tols = sim__get_path(placement, "clusterTolerations", NULL, NULL);
-    json_object *taints = sim__get_path(cluster, "spec", "taints", NULL);
-    int evict = 0;
-    for (size_t i = 0; !evict && json_object_is_type(taints, json_type_array) &&
-                       i < json_object_array_length(taints);
-         i++) {
-        json_object *t = json_object_array_get_idx(taints, i);
-        const char *effect = sim__get_str(t, "effect", NULL, NULL);
-        if (!effect || strcmp(effect, "NoExecute") != 0)
+    int any = 0;
+    time_t first = 0;
+    for (size_t i = 0; i < nused; i++) {
+        json_object *secs = sim__get_path(used[i], "tolerationSeconds", NULL, NULL);
+        if (!secs)
             continue;
-        int ok = 0;
-        for (size_t j = 0; !ok && json_object_is_type(tols, json_type_array) &&
-                           j < json_object_array_length(tols);
-             j++)
-            ok = tolerates(json_object_array_get_idx(tols, j), t);
-        evict = !ok;
+        for (size_t j = 0; j < json_object_array_length(taints); j++) {
+            json_object *t = json_object_array_get_idx(taints, j);
+            time_t added = sim_parse_time(sim__get_str(t, "timeAdded", NULL, NULL));
+            if (!is_no_execute(t) || added == (time_t)-1 || !tolerates(used[i], t))
+                continue;
+            time_t at = added + (time_t)json_object_get_int64(secs);
+            if (!any || at < first)
+                first = at;
+            any = 1;
+        }
     }
-    json_object_put(placement);
-    return evict;
+    if (!any)
+        return TOLERATED;
+    return first <= now ? EVICT_NOW : EVICT_LATER;
 }
 
-/* GracefulEvictCluster with the taint manager's options (purge mode Gracefully, its default,
- * reason TaintUntolerated, producer TaintManager), written with the RB read just before.
- * The graceful eviction controller stamps a new task's creationTimestamp (evictiontask.go);
- * the sim does it here. */
+/* needEvictionWithCurrentTime: the verdict for rb on cluster (both as stored). */
+static enum verdict needs_eviction(struct sim_karmada *k, json_object *cluster, json_object *rb)
+{
+    json_object *taints = sim__get_path(cluster, "spec", "taints", NULL);
+    size_t n = json_object_is_type(taints, json_type_array) ? json_object_array_length(taints) : 0;
+    int noexec = 0;
+    for (size_t i = 0; i < n; i++)
+        noexec |= is_no_execute(json_object_array_get_idx(taints, i));
+    if (!noexec)
+        return TOLERATED;
+    const char *ap = sim__get_str(rb, "metadata", "annotations", APPLIED_PLACEMENT);
+    json_object *placement = ap ? json_tokener_parse(ap) : NULL;
+    if (!placement)
+        return TOLERATED; /* "the applied placement for ResourceBining can not be empty" */
+    json_object *tols = sim__get_path(placement, "clusterTolerations", NULL, NULL);
+    size_t ntols = json_object_is_type(tols, json_type_array) ? json_object_array_length(tols) : 0;
+    json_object *used[MAX_TIMED_TAINTS];
+    size_t nused = 0;
+    enum verdict v = TOLERATED;
+    for (size_t i = 0; i < n && v == TOLERATED; i++) {
+        json_object *t = json_object_array_get_idx(taints, i);
+        if (!is_no_execute(t))
+            continue;
+        json_object *hit = NULL;
+        for (size_t j = 0; j < ntols && !hit; j++)
+            if (tolerates(json_object_array_get_idx(tols, j), t))
+                hit = json_object_array_get_idx(tols, j);
+        if (!hit)
+            v = EVICT_NOW;
+        else if (nused < sizeof(used) / sizeof(used[0]))
+            used[nused++] = hit;
+    }
+    if (v == TOLERATED)
+        v = timed(taints, used, nused, sim__clock_now(k));
+    json_object_put(placement);
+    return v;
+}
+
+/* getPurgeMode: the RB's spec.failover.cluster.purgeMode (empty: Gracefully) when it has a
+ * cluster failover behaviour, else --no-execute-taint-eviction-purge-mode. */
+static const char *purge_mode(struct sim_karmada *k, json_object *rb)
+{
+    json_object *fc = sim__get_path(rb, "spec", "failover", "cluster");
+    if (fc) {
+        const char *m = sim__get_str(fc, "purgeMode", NULL, NULL);
+        return m && m[0] ? m : "Gracefully";
+    }
+    return k->opts.taint_purge_directly ? "Directly" : "Gracefully";
+}
+
+/* GracefulEvictCluster with the taint manager's options (purge mode, reason TaintUntolerated,
+ * producer TaintManager), written with the RB read just before (tc.Update). The task has no
+ * creationTimestamp: the graceful eviction controller stamps it (gracefuleviction.c). */
 static void evict(struct sim_karmada *k, json_object *rb, const char *cluster)
 {
     json_object *clusters = sim__get_path(rb, "spec", "clusters", NULL);
@@ -99,7 +166,12 @@ static void evict(struct sim_karmada *k, json_object *rb, const char *cluster)
     }
     json_object *copy = sim__shallow_copy(rb);
     json_object *spec = sim__shallow_copy(sim__get_path(rb, "spec", NULL, NULL));
-    json_object_object_add(spec, "clusters", kept);
+    if (json_object_array_length(kept))
+        json_object_object_add(spec, "clusters", kept);
+    else { /* the last one: Clusters is omitempty */
+        json_object_put(kept);
+        json_object_object_del(spec, "clusters");
+    }
     json_object *old = sim__get_path(rb, "spec", "gracefulEvictionTasks", NULL);
     json_object *tasks = json_object_new_array();
     int listed = 0;
@@ -113,15 +185,12 @@ static void evict(struct sim_karmada *k, json_object *rb, const char *cluster)
     if (!listed) {
         json_object *task = json_object_new_object();
         json_object_object_add(task, "fromCluster", json_object_new_string(cluster));
-        json_object_object_add(task, "purgeMode", json_object_new_string("Gracefully"));
+        json_object_object_add(task, "purgeMode", json_object_new_string(purge_mode(k, rb)));
         json_object *r = sim__get_path(gone, "replicas", NULL, NULL);
         if (r && json_object_get_int64(r) > 0)
             json_object_object_add(task, "replicas", json_object_get(r));
         json_object_object_add(task, "reason", json_object_new_string("TaintUntolerated"));
         json_object_object_add(task, "producer", json_object_new_string("TaintManager"));
-        char ts[32];
-        sim_format_time(sim__clock_now(k), ts, sizeof(ts));
-        json_object_object_add(task, "creationTimestamp", json_object_new_string(ts));
         json_object_array_add(tasks, task);
     }
     json_object_object_add(spec, "gracefulEvictionTasks", tasks);
@@ -133,7 +202,7 @@ static void evict(struct sim_karmada *k, json_object *rb, const char *cluster)
 
 void sim__taint_check_binding(struct sim_karmada *k, json_object *rb)
 {
-    if (!k->opts.taint_eviction || sim_meta_str(rb, "deletionTimestamp"))
+    if (!sim__taint_manager_on(k) || sim_meta_str(rb, "deletionTimestamp"))
         return;
     json_object *clusters = sim__get_path(rb, "spec", "clusters", NULL);
     const struct sim_resource *cr = sim__res_of("cluster.karmada.io", "v1alpha1", "clusters");
@@ -144,9 +213,9 @@ void sim__taint_check_binding(struct sim_karmada *k, json_object *rb)
         json_object *cluster = NULL;
         if (!name || sim_store_get(k->store, cr, NULL, name, &cluster, NULL) < 0)
             continue;
-        int go = needs_eviction(cluster, rb);
+        enum verdict v = needs_eviction(k, cluster, rb);
         json_object_put(cluster);
-        if (go) {
+        if (v == EVICT_NOW) {
             /* One cluster per write, as Karmada's worker does; the RB's update event brings the
              * next. */
             evict(k, rb, name);
@@ -155,25 +224,11 @@ void sim__taint_check_binding(struct sim_karmada *k, json_object *rb)
     }
 }
 
-void sim__taint_cluster_changed(struct sim_karmada *k, const struct sim_event *ev)
+/* syncCluster for the Cluster cluster (as stored): every RB listing it in spec.clusters
+ * (the ResourceBindingIndexByFieldCluster index), checked against the latest Cluster and RB. */
+static void sync_cluster(struct sim_karmada *k, json_object *cluster)
 {
-    if (!k->opts.taint_eviction || ev->type == SIM_EVENT_DELETED)
-        return;
-    if (ev->prev && json_object_equal(sim__get_path(ev->obj, "spec", "taints", NULL),
-                                      sim__get_path(ev->prev, "spec", "taints", NULL)))
-        return;
-    json_object *taints = sim__get_path(ev->obj, "spec", "taints", NULL);
-    int noexec = 0;
-    for (size_t i = 0; json_object_is_type(taints, json_type_array) &&
-                       i < json_object_array_length(taints) && !noexec;
-         i++) {
-        const char *e = sim__get_str(json_object_array_get_idx(taints, i), "effect", NULL, NULL);
-        noexec = e && strcmp(e, "NoExecute") == 0;
-    }
-    if (!noexec)
-        return;
-    /* syncCluster lists every binding: once per taint change, never per binding event. */
-    const char *name = sim_meta_str(ev->obj, "name");
+    const char *name = sim_meta_str(cluster, "name");
     json_object *list = NULL;
     if (!name || sim_store_list(k->store, bindings(), NULL, NULL, &list, NULL) < 0)
         return;
@@ -186,9 +241,54 @@ void sim__taint_cluster_changed(struct sim_karmada *k, const struct sim_event *e
         if (sim_store_get(k->store, bindings(), sim_meta_str(rb, "namespace"),
                           sim_meta_str(rb, "name"), &cur, NULL) < 0)
             continue;
-        if (!sim_meta_str(cur, "deletionTimestamp") && needs_eviction(ev->obj, cur))
+        /* syncBindingEviction: skipped when deleting or no longer scheduled there */
+        if (!sim_meta_str(cur, "deletionTimestamp") &&
+            sim__cluster_listed(sim__get_path(cur, "spec", "clusters", NULL), name) &&
+            needs_eviction(k, cluster, cur) == EVICT_NOW)
             evict(k, cur, name);
         json_object_put(cur);
     }
     json_object_put(list);
+}
+
+static int has_no_execute(json_object *cluster)
+{
+    json_object *taints = sim__get_path(cluster, "spec", "taints", NULL);
+    for (size_t i = 0;
+         json_object_is_type(taints, json_type_array) && i < json_object_array_length(taints); i++)
+        if (is_no_execute(json_object_array_get_idx(taints, i)))
+            return 1;
+    return 0;
+}
+
+void sim__taint_cluster_changed(struct sim_karmada *k, const struct sim_event *ev)
+{
+    if (!sim__taint_manager_on(k) || ev->type == SIM_EVENT_DELETED)
+        return;
+    if (ev->prev && json_object_equal(sim__get_path(ev->obj, "spec", "taints", NULL),
+                                      sim__get_path(ev->prev, "spec", "taints", NULL)))
+        return;
+    if (!has_no_execute(ev->obj))
+        return;
+    json_object *cur = NULL;
+    if (sim_store_get(k->store, sim__res_of("cluster.karmada.io", "v1alpha1", "clusters"), NULL,
+                      sim_meta_str(ev->obj, "name"), &cur, NULL) < 0)
+        return;
+    sync_cluster(k, cur);
+    json_object_put(cur);
+}
+
+void sim__taint_tick(struct sim_karmada *k)
+{
+    if (!sim__taint_manager_on(k))
+        return;
+    const struct sim_resource *cr = sim__res_of("cluster.karmada.io", "v1alpha1", "clusters");
+    for (size_t i = 0; i < k->nclusters; i++) {
+        json_object *cur = NULL;
+        if (sim_store_get(k->store, cr, NULL, k->clusters[i].name, &cur, NULL) < 0)
+            continue;
+        if (has_no_execute(cur))
+            sync_cluster(k, cur);
+        json_object_put(cur);
+    }
 }

@@ -13,7 +13,7 @@ NAME=dispatch_external TEST_NS=team
 . "$(dirname "$0")/dispatch_lib.sh"
 FIX=$SRC/tests/fixtures/dispatch
 
-start_sim "$FIX/two-clusters.yaml" --enable-no-execute-taint-eviction true
+start_sim "$FIX/two-clusters.yaml" --feature-gates Failover=true --enable-no-execute-taint-eviction true
 start_musterd
 queue q root '{"nvidia.com/gpu":"16"}'
 DUMP=/api/v1/bindings/team/spread-deployment

@@ -39,7 +39,7 @@ expect "$(cj gpu-east '{range .status.conditions[*]}{.type}={.status}/{.reason} 
 expect "$(cj gpu-east '{.status.apiEnablements[?(@.groupVersion=="scheduling.volcano.sh/v1beta1")].resources[*].name}')" \
     "podgroups queues" "gpu-east serves Volcano's PodGroups"
 expect "$(cj gpu-lab '{.status.conditions[0].status}/{.status.conditions[0].reason}')" \
-    "False/ClusterNotReady" "gpu-lab NotReady from the scenario"
+    "False/ClusterNotReachable" "gpu-lab NotReady from the scenario"
 expect "$(cj gpu-west '{.spec.resourceModels[8].ranges[0].name} {.spec.resourceModels[8].ranges[0].min} {.spec.resourceModels[8].ranges[0].max}')" \
     "cpu 128 9223372036854775807" "default resource models"
 expect "$(k get ns -o name | grep -c karmada-es-)" 3 "execution namespaces"
@@ -89,7 +89,7 @@ expect "$(curl -sf "$BASE/debug/sim/clusters/gpu-east/objects" | jq -c .items)" 
 expect "$(curl -s -X PUT -H 'Content-Type: application/json' --data '{"ready":false}' \
     "$BASE/debug/sim/clusters/gpu-west/ready")" '{"ready":false}' "NotReady endpoint"
 expect "$(cj gpu-west '{.status.conditions[?(@.type=="Ready")].status}/{.status.conditions[?(@.type=="Ready")].reason} {.status.nodeSummary.readyNum}')" \
-    "False/ClusterNotReady 0" "gpu-west NotReady"
+    "False/ClusterNotReachable 0" "gpu-west NotReady"
 expect "$(curl -s -o /dev/null -w '%{http_code}' -X PUT -H 'Content-Type: application/json' \
     --data '{"ready":true}' "$BASE/debug/sim/clusters/nope/ready")" 404 "unknown cluster"
 

@@ -53,6 +53,7 @@ for line in "resourcebindings rb work.karmada.io/v1alpha2 true ResourceBinding" 
             "queues q,queue-v1beta1 scheduling.volcano.sh/v1beta1 false Queue" \
             "priorityclasses pc scheduling.k8s.io/v1 false PriorityClass" \
             "deployments deploy apps/v1 true Deployment" \
+            "statefulsets sts apps/v1 true StatefulSet" \
             "jobs batch/v1 true Job" \
             "leases coordination.k8s.io/v1 true Lease" \
             "namespaces ns v1 false Namespace" \
@@ -68,7 +69,7 @@ for line in "resourcebindings rb work.karmada.io/v1alpha2 true ResourceBinding" 
     grep -qxF "$line" <<<"$res" || fail "api-resources lacks [$line]; got:
 $res"
 done
-expect "$(wc -l <<<"$res" | tr -d ' ')" 23 "api-resources count"
+expect "$(wc -l <<<"$res" | tr -d ' ')" 24 "api-resources count"
 expect "$(k api-resources --api-group=work.karmada.io -o name | sort | tr '\n' ' ')" \
     "clusterresourcebindings.work.karmada.io resourcebindings.work.karmada.io works.work.karmada.io " \
     "api-resources -o name"

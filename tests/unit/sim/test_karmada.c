@@ -238,7 +238,7 @@ static void test_clusters_detector_binding(void)
     json_object_put(c1);
     json_object *c2 = get(s, cl, NULL, "c2");
     CU_ASSERT_STRING_EQUAL(at(c2, "status|conditions|0|status"), "False");
-    CU_ASSERT_STRING_EQUAL(at(c2, "status|conditions|0|reason"), "ClusterNotReady");
+    CU_ASSERT_STRING_EQUAL(at(c2, "status|conditions|0|reason"), "ClusterNotReachable");
     json_object_put(c2);
     const struct sim_resource *nsr = R("", "v1", "namespaces");
     json_object *wns = get(s, nsr, NULL, "karmada-es-c1");

@@ -66,6 +66,24 @@ static void http(int port, const char *method, const char *path, const char *ext
     close(fd);
 }
 
+/* The same with a JSON body of content type ctype. */
+static void http_body(int port, const char *method, const char *path, const char *ctype,
+                      const char *body, char *buf, size_t cap)
+{
+    char headers[256];
+    snprintf(headers, sizeof(headers), "Content-Type: %s\r\nContent-Length: %zu\r\n", ctype,
+             strlen(body));
+    int fd = dial(port);
+    CU_ASSERT_FATAL(fd >= 0);
+    char req[4096];
+    int n =
+        snprintf(req, sizeof(req), "%s %s HTTP/1.1\r\nHost: sim\r\nConnection: close\r\n%s\r\n%s",
+                 method, path, headers, body);
+    CU_ASSERT_EQUAL(write(fd, req, (size_t)n), n);
+    read_all(fd, buf, cap);
+    close(fd);
+}
+
 static double now_ms(void)
 {
     struct timespec ts;
@@ -336,6 +354,64 @@ static void test_no_podgroup_crd(void)
     run(&cfg, client_no_crd);
 }
 
+/* The scale subresource of Deployments and StatefulSets (kube-apiserver's ScaleREST): listed in
+ * discovery under the Scale's group and version (what kubectl scale looks up), GET/PUT/PATCH,
+ * 409 on a stale resourceVersion, 405 for other verbs, 404 for kinds without it. */
+static void client_scale(struct harness *h)
+{
+    static char buf[16384];
+    http(h->port, "GET", "/apis/apps/v1", NULL, buf, sizeof(buf));
+    CU_ASSERT_PTR_NOT_NULL(strstr(buf, "{\"name\":\"deployments/scale\",\"singularName\":\"\","
+                                       "\"namespaced\":true,\"group\":\"autoscaling\",\"version\":"
+                                       "\"v1\",\"kind\":\"Scale\",\"verbs\":[\"get\",\"patch\","
+                                       "\"update\"]}"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(buf, "\"name\":\"statefulsets/scale\""));
+    http_body(h->port, "POST", "/apis/apps/v1/namespaces/a/deployments", "application/json",
+              "{\"metadata\":{\"name\":\"web\"},\"spec\":{\"replicas\":2,\"selector\":"
+              "{\"matchLabels\":{\"app\":\"web\"}}}}",
+              buf, sizeof(buf));
+    CU_ASSERT_PTR_NOT_NULL(strstr(buf, "HTTP/1.1 201"));
+    http(h->port, "GET", "/apis/apps/v1/namespaces/a/deployments/web/scale", NULL, buf,
+         sizeof(buf));
+    CU_ASSERT_PTR_NOT_NULL(strstr(buf, "HTTP/1.1 200"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(buf, "\"kind\":\"Scale\",\"apiVersion\":\"autoscaling/v1\""));
+    CU_ASSERT_PTR_NOT_NULL(strstr(buf, "\"spec\":{\"replicas\":2},\"status\":{\"replicas\":0,"
+                                       "\"selector\":\"app=web\"}"));
+    http_body(h->port, "PATCH", "/apis/apps/v1/namespaces/a/deployments/web/scale",
+              "application/merge-patch+json", "{\"spec\":{\"replicas\":5}}", buf, sizeof(buf));
+    CU_ASSERT_PTR_NOT_NULL(strstr(buf, "HTTP/1.1 200"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(buf, "\"spec\":{\"replicas\":5}"));
+    http(h->port, "GET", "/apis/apps/v1/namespaces/a/deployments/web", NULL, buf, sizeof(buf));
+    CU_ASSERT_PTR_NOT_NULL(strstr(buf, "\"replicas\":5"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(buf, "\"generation\":2"));
+    http_body(h->port, "PUT", "/apis/apps/v1/namespaces/a/deployments/web/scale",
+              "application/json",
+              "{\"kind\":\"Scale\",\"apiVersion\":\"autoscaling/v1\",\"metadata\":{\"name\":"
+              "\"web\",\"resourceVersion\":\"1\"},\"spec\":{\"replicas\":1}}",
+              buf, sizeof(buf));
+    CU_ASSERT_PTR_NOT_NULL(strstr(buf, "HTTP/1.1 409"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(buf, "\"reason\":\"Conflict\""));
+    http_body(h->port, "PUT", "/apis/apps/v1/namespaces/a/deployments/web/scale",
+              "application/json", "{\"metadata\":{\"name\":\"web\"},\"spec\":{\"replicas\":1}}",
+              buf, sizeof(buf));
+    CU_ASSERT_PTR_NOT_NULL(strstr(buf, "HTTP/1.1 200"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(buf, "\"spec\":{\"replicas\":1}"));
+    http(h->port, "DELETE", "/apis/apps/v1/namespaces/a/deployments/web/scale", NULL, buf,
+         sizeof(buf));
+    CU_ASSERT_PTR_NOT_NULL(strstr(buf, "HTTP/1.1 405"));
+    http(h->port, "GET", "/apis/apps/v1/namespaces/a/deployments/nope/scale", NULL, buf,
+         sizeof(buf));
+    CU_ASSERT_PTR_NOT_NULL(strstr(buf, "HTTP/1.1 404"));
+    http(h->port, "GET", "/apis/batch/v1/namespaces/a/jobs/x/scale", NULL, buf, sizeof(buf));
+    CU_ASSERT_PTR_NOT_NULL(strstr(buf, "HTTP/1.1 404"));
+}
+
+static void test_scale(void)
+{
+    struct sim_server_config cfg = {0};
+    run(&cfg, client_scale);
+}
+
 static CU_TestInfo tests[] = {
     {"bearer token", test_token},
     {"injected 500 and 429 with Retry-After", test_fault_errors},
@@ -343,6 +419,7 @@ static CU_TestInfo tests[] = {
     {"watch cut after N events, resumable; timeoutSeconds; shutdown", test_drop_watch_and_timeout},
     {"PartialObjectMetadata for metadata informers", test_metadata_only},
     {"a hub without the PodGroup CRD", test_no_podgroup_crd},
+    {"the scale subresource of Deployments and StatefulSets", test_scale},
     CU_TEST_INFO_NULL,
 };
 

@@ -1,5 +1,10 @@
-/* Tests for cluster-adapters/sim/taint.c: Karmada's NoExecute taint manager
- * (pkg/controllers/cluster/taint_manager.go, ResourceBindingSpec.GracefulEvictCluster). */
+/* Tests for cluster-adapters/sim/taint.c, cluster.c and gracefuleviction.c: Karmada's NoExecute
+ * taint manager (pkg/controllers/cluster/taint_manager.go,
+ * ResourceBindingSpec.GracefulEvictCluster, helper.GetMatchingTolerations /
+ * GetMinTolerationTimeWithCurrentTime), its gates (the Failover feature gate,
+ * --enable-no-execute-taint-eviction), the cluster controller's NoSchedule taints by condition
+ * (cluster_controller.go taintClusterByCondition) and the graceful eviction controller
+ * (gracefuleviction/evictiontask.go assessEvictionTasks). */
 #include "karmada_fixture.h"
 
 static const char yaml[] =
@@ -45,6 +50,14 @@ static void taint(struct fx *f, const char *cluster, const char *effect)
     CU_ASSERT_EQUAL(fx_patch(f, FX_CLUSTER, NULL, cluster, patch), 0);
 }
 
+/* The fixture's clock as the controllers write it. */
+static const char *now_str(void)
+{
+    static char ts[32];
+    sim_format_time(fx_clock, ts, sizeof(ts));
+    return ts;
+}
+
 static const char *rb(struct fx *f, const char *path)
 {
     return fx_field(f, FX_RB, "team", "web-deployment", path);
@@ -53,7 +66,7 @@ static const char *rb(struct fx *f, const char *path)
 static void test_eviction(void)
 {
     struct fx f;
-    struct sim_karmada_options on = {.taint_eviction = 1};
+    struct sim_karmada_options on = {.failover = 1, .taint_eviction = 1};
     fx_start(&f, yaml, &on);
     dispatch(&f, "[]");
     /* NoSchedule evicts nothing. */
@@ -67,15 +80,21 @@ static void test_eviction(void)
     CU_ASSERT_STRING_EQUAL(rb(&f, "spec|gracefulEvictionTasks|0|reason"), "TaintUntolerated");
     CU_ASSERT_STRING_EQUAL(rb(&f, "spec|gracefulEvictionTasks|0|producer"), "TaintManager");
     CU_ASSERT_STRING_EQUAL(rb(&f, "spec|gracefulEvictionTasks|0|replicas"), "1");
+    /* The graceful eviction controller stamps the task (the taint manager does not). */
+    CU_ASSERT_STRING_EQUAL(rb(&f, "spec|gracefulEvictionTasks|0|creationTimestamp"), now_str());
     /* A graceful task keeps the evicted cluster's Work (ObtainBindingSpecExistingClusters). */
     CU_ASSERT_EQUAL(fx_count(&f, FX_WORK, "karmada-es-n"), 1);
+    /* The last cluster: spec.clusters goes (omitempty), a second task comes. */
+    taint(&f, "m", "NoExecute");
+    CU_ASSERT_STRING_EQUAL(rb(&f, "spec|clusters"), "");
+    CU_ASSERT_STRING_EQUAL(rb(&f, "spec|gracefulEvictionTasks|1|fromCluster"), "m");
     fx_stop(&f);
 }
 
 static void test_tolerated_or_disabled(void)
 {
     struct fx f;
-    struct sim_karmada_options on = {.taint_eviction = 1};
+    struct sim_karmada_options on = {.failover = 1, .taint_eviction = 1};
     fx_start(&f, yaml, &on);
     dispatch(&f, "[{\\\"key\\\":\\\"maintenance\\\",\\\"operator\\\":\\\"Exists\\\"}]");
     CU_ASSERT_PTR_NOT_NULL(
@@ -85,12 +104,17 @@ static void test_tolerated_or_disabled(void)
     CU_ASSERT_STRING_EQUAL(rb(&f, "spec|gracefulEvictionTasks"), "");
     fx_stop(&f);
 
-    /* --enable-no-execute-taint-eviction defaults to false. */
-    fx_start(&f, yaml, NULL);
-    dispatch(&f, "[]");
-    taint(&f, "n", "NoExecute");
-    CU_ASSERT_STRING_EQUAL(rb(&f, "spec|clusters|1|name"), "n");
-    fx_stop(&f);
+    /* --enable-no-execute-taint-eviction defaults to false; the Failover gate too, and without
+     * it karmada-controller-manager does not start the taint manager at all. */
+    struct sim_karmada_options half[] = {{.taint_eviction = 1}, {.failover = 1}};
+    for (size_t i = 0; i < 3; i++) {
+        fx_start(&f, yaml, i < 2 ? &half[i] : NULL);
+        dispatch(&f, "[]");
+        taint(&f, "n", "NoExecute");
+        CU_ASSERT_STRING_EQUAL(rb(&f, "spec|clusters|1|name"), "n");
+        CU_ASSERT_STRING_EQUAL(rb(&f, "spec|gracefulEvictionTasks"), "");
+        fx_stop(&f);
+    }
 
     /* A tainted cluster evicts an RB placed there later, too. */
     fx_start(&f, yaml, &on);
@@ -101,9 +125,182 @@ static void test_tolerated_or_disabled(void)
     fx_stop(&f);
 }
 
+/* The taint manager looks at neither suspension nor schedulerName: an RB muster holds (its
+ * scheduler, scheduling suspended) is evicted like any other. Purge mode: the RB's
+ * spec.failover.cluster.purgeMode, else the flag's (Gracefully by default). */
+static void test_muster_rb_and_purge_mode(void)
+{
+    struct fx f;
+    struct sim_karmada_options on = {.failover = 1, .taint_eviction = 1};
+    fx_start(&f, yaml, &on);
+    dispatch(&f, "[]");
+    CU_ASSERT_EQUAL(fx_patch(&f, FX_RB, "team", "web-deployment",
+                             "{\"spec\":{\"schedulerName\":\"muster\",\"suspension\":"
+                             "{\"scheduling\":true,\"dispatching\":true}}}"),
+                    0);
+    taint(&f, "n", "NoExecute");
+    CU_ASSERT_STRING_EQUAL(rb(&f, "spec|clusters"), "[{\"name\":\"m\",\"replicas\":1}]");
+    CU_ASSERT_STRING_EQUAL(rb(&f, "spec|gracefulEvictionTasks|0|purgeMode"), "Gracefully");
+    fx_stop(&f);
+
+    struct sim_karmada_options directly = {
+        .failover = 1, .taint_eviction = 1, .taint_purge_directly = 1};
+    fx_start(&f, yaml, &directly);
+    dispatch(&f, "[]");
+    taint(&f, "n", "NoExecute");
+    CU_ASSERT_STRING_EQUAL(rb(&f, "spec|gracefulEvictionTasks|0|purgeMode"), "Directly");
+    /* A Directly purged cluster keeps no Work (ObtainBindingSpecExistingClusters). */
+    CU_ASSERT_EQUAL(fx_count(&f, FX_WORK, "karmada-es-n"), 0);
+    fx_stop(&f);
+
+    fx_start(&f, yaml, &directly);
+    dispatch(&f, "[]");
+    CU_ASSERT_EQUAL(fx_patch(&f, FX_RB, "team", "web-deployment",
+                             "{\"spec\":{\"failover\":{\"cluster\":{\"decisionConditions\":{}}}}}"),
+                    0);
+    taint(&f, "n", "NoExecute");
+    CU_ASSERT_STRING_EQUAL(rb(&f, "spec|gracefulEvictionTasks|0|purgeMode"), "Gracefully");
+    fx_stop(&f);
+}
+
+/* tolerationSeconds counts from the taint's timeAdded: evicted once it has run out (the tick);
+ * a taint without timeAdded is tolerated for ever (GetMinTolerationTimeWithCurrentTime skips
+ * it). */
+static void test_toleration_seconds(void)
+{
+    struct fx f;
+    struct sim_karmada_options on = {.failover = 1, .taint_eviction = 1};
+    fx_start(&f, yaml, &on);
+    dispatch(&f, "[{\\\"key\\\":\\\"maintenance\\\",\\\"operator\\\":\\\"Exists\\\","
+                 "\\\"effect\\\":\\\"NoExecute\\\",\\\"tolerationSeconds\\\":30}]");
+    char patch[256];
+    char ts[32];
+    sim_format_time(fx_clock, ts, sizeof(ts));
+    snprintf(patch, sizeof(patch),
+             "{\"spec\":{\"taints\":[{\"key\":\"maintenance\",\"effect\":\"NoExecute\","
+             "\"timeAdded\":\"%s\"}]}}",
+             ts);
+    CU_ASSERT_EQUAL(fx_patch(&f, FX_CLUSTER, NULL, "n", patch), 0);
+    CU_ASSERT_STRING_EQUAL(rb(&f, "spec|clusters|1|name"), "n");
+    fx_clock += 29;
+    sim_karmada_tick(f.k);
+    CU_ASSERT_STRING_EQUAL(rb(&f, "spec|clusters|1|name"), "n");
+    fx_clock += 1;
+    sim_karmada_tick(f.k);
+    CU_ASSERT_STRING_EQUAL(rb(&f, "spec|clusters"), "[{\"name\":\"m\",\"replicas\":1}]");
+    CU_ASSERT_STRING_EQUAL(rb(&f, "spec|gracefulEvictionTasks|0|fromCluster"), "n");
+    fx_stop(&f);
+
+    fx_start(&f, yaml, &on);
+    dispatch(&f, "[{\\\"key\\\":\\\"maintenance\\\",\\\"operator\\\":\\\"Exists\\\","
+                 "\\\"tolerationSeconds\\\":30}]");
+    taint(&f, "n", "NoExecute"); /* no timeAdded */
+    fx_clock += 3600;
+    sim_karmada_tick(f.k);
+    CU_ASSERT_STRING_EQUAL(rb(&f, "spec|clusters|1|name"), "n");
+    fx_stop(&f);
+}
+
+static const char *cluster(struct fx *f, const char *name, const char *path)
+{
+    return fx_field(f, FX_CLUSTER, NULL, name, path);
+}
+
+/* taintClusterByCondition: Ready False adds cluster.karmada.io/not-ready:NoSchedule, Unknown
+ * swaps it for unreachable, True removes both; other taints stay; never NoExecute. The member
+ * going NotReady reports False/ClusterNotReachable; Unknown is the health monitor's. */
+static void test_cluster_controller_taints(void)
+{
+    struct fx f;
+    fx_start(&f, yaml, NULL);
+    CU_ASSERT_STRING_EQUAL(cluster(&f, "n", "spec|taints"), "");
+    taint(&f, "n", "NoExecute");
+    CU_ASSERT_EQUAL(sim_karmada_set_ready(f.k, "n", SIM_CLUSTER_UNREACHABLE), 0);
+    CU_ASSERT_STRING_EQUAL(cluster(&f, "n", "status|conditions|1|type"), "Ready");
+    CU_ASSERT_STRING_EQUAL(cluster(&f, "n", "status|conditions|1|status"), "False");
+    CU_ASSERT_STRING_EQUAL(cluster(&f, "n", "status|conditions|1|reason"), "ClusterNotReachable");
+    CU_ASSERT_STRING_EQUAL(cluster(&f, "n", "spec|taints|0|key"), "maintenance");
+    CU_ASSERT_STRING_EQUAL(cluster(&f, "n", "spec|taints|1|key"), "cluster.karmada.io/not-ready");
+    CU_ASSERT_STRING_EQUAL(cluster(&f, "n", "spec|taints|1|effect"), "NoSchedule");
+    CU_ASSERT_STRING_EQUAL(cluster(&f, "n", "spec|taints|1|timeAdded"), now_str());
+    CU_ASSERT_EQUAL(sim_karmada_set_ready(f.k, "n", SIM_CLUSTER_UNKNOWN), 0);
+    CU_ASSERT_STRING_EQUAL(cluster(&f, "n", "status|conditions|1|status"), "Unknown");
+    CU_ASSERT_STRING_EQUAL(cluster(&f, "n", "status|conditions|1|reason"), "ClusterStatusUnknown");
+    CU_ASSERT_STRING_EQUAL(cluster(&f, "n", "status|conditions|1|message"),
+                           "Cluster status controller stopped posting cluster status.");
+    CU_ASSERT_STRING_EQUAL(cluster(&f, "n", "spec|taints|1|key"), "cluster.karmada.io/unreachable");
+    CU_ASSERT_STRING_EQUAL(cluster(&f, "n", "spec|taints|2|key"), "");
+    CU_ASSERT_EQUAL(sim_karmada_set_ready(f.k, "n", SIM_CLUSTER_READY), 0);
+    CU_ASSERT_STRING_EQUAL(cluster(&f, "n", "status|conditions|1|status"), "True");
+    CU_ASSERT_STRING_EQUAL(cluster(&f, "n", "spec|taints|0|key"), "maintenance");
+    CU_ASSERT_STRING_EQUAL(cluster(&f, "n", "spec|taints|1|key"), "");
+    /* Whoever writes the condition: a client's /status patch is acted on the same way. */
+    CU_ASSERT_EQUAL(fx_patch_status(&f, FX_CLUSTER, NULL, "m",
+                                    "{\"status\":{\"conditions\":[{\"type\":\"Ready\",\"status\":"
+                                    "\"False\",\"reason\":\"ClusterNotReady\"}]}}"),
+                    0);
+    CU_ASSERT_STRING_EQUAL(cluster(&f, "m", "spec|taints|0|key"), "cluster.karmada.io/not-ready");
+    fx_stop(&f);
+}
+
+/* assessEvictionTasks: a task goes once its RB is scheduled (schedulerObservedGeneration =
+ * generation) and every cluster left is Healthy, or once it is older than the timeout
+ * (gracePeriodSeconds, else 10 minutes); suppressDeletion true keeps it. */
+static void test_graceful_eviction_controller(void)
+{
+    struct fx f;
+    struct sim_karmada_options on = {.failover = 1, .taint_eviction = 1};
+    fx_start(&f, yaml, &on);
+    dispatch(&f, "[]");
+    taint(&f, "n", "NoExecute");
+    CU_ASSERT_STRING_EQUAL(rb(&f, "spec|gracefulEvictionTasks|0|fromCluster"), "n");
+    fx_clock += 600;
+    sim_karmada_tick(f.k);
+    CU_ASSERT_STRING_EQUAL(rb(&f, "spec|gracefulEvictionTasks|0|fromCluster"), "n");
+    fx_clock += 1;
+    sim_karmada_tick(f.k);
+    CU_ASSERT_STRING_EQUAL(rb(&f, "spec|gracefulEvictionTasks"), "");
+    /* The evicted cluster's Work goes with the task. */
+    CU_ASSERT_EQUAL(fx_count(&f, FX_WORK, "karmada-es-n"), 0);
+    fx_stop(&f);
+
+    fx_start(&f, yaml, &on);
+    dispatch(&f, "[]");
+    taint(&f, "n", "NoExecute");
+    char st[256];
+    snprintf(
+        st, sizeof(st),
+        "{\"status\":{\"schedulerObservedGeneration\":%s,\"aggregatedStatus\":[{\"clusterName\":"
+        "\"m\",\"applied\":true,\"health\":\"Healthy\"}]}}",
+        rb(&f, "metadata|generation"));
+    CU_ASSERT_EQUAL(fx_patch_status(&f, FX_RB, "team", "web-deployment", st), 0);
+    CU_ASSERT_STRING_EQUAL(rb(&f, "spec|gracefulEvictionTasks"), "");
+    fx_stop(&f);
+
+    fx_start(&f, yaml, &on);
+    dispatch(&f, "[]");
+    CU_ASSERT_EQUAL(fx_patch(&f, FX_RB, "team", "web-deployment",
+                             "{\"spec\":{\"gracefulEvictionTasks\":[{\"fromCluster\":\"x\","
+                             "\"reason\":\"r\",\"producer\":\"p\",\"suppressDeletion\":true},"
+                             "{\"fromCluster\":\"y\",\"reason\":\"r\",\"producer\":\"p\","
+                             "\"gracePeriodSeconds\":5}]}}"),
+                    0);
+    fx_clock += 6;
+    sim_karmada_tick(f.k);
+    CU_ASSERT_STRING_EQUAL(rb(&f, "spec|gracefulEvictionTasks|0|fromCluster"), "x");
+    CU_ASSERT_STRING_EQUAL(rb(&f, "spec|gracefulEvictionTasks|1|fromCluster"), "");
+    fx_stop(&f);
+}
+
 static CU_TestInfo tests[] = {
     {"NoExecute taints evict untolerating RBs with a graceful task", test_eviction},
-    {"tolerated taints and the default (off) evict nothing", test_tolerated_or_disabled},
+    {"tolerated taints and the defaults (off) evict nothing", test_tolerated_or_disabled},
+    {"muster's RBs are evicted too; purge modes", test_muster_rb_and_purge_mode},
+    {"tolerationSeconds from the taint's timeAdded", test_toleration_seconds},
+    {"cluster controller: NoSchedule taints by the Ready condition",
+     test_cluster_controller_taints},
+    {"graceful eviction controller: stamp, healthy, timeout, suppressDeletion",
+     test_graceful_eviction_controller},
     CU_TEST_INFO_NULL,
 };
 
