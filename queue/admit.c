@@ -210,18 +210,10 @@ __attribute__((format(printf, 4, 0))) static int entry_fail(struct queue_error *
     return code;
 }
 
-static int entry_new(struct queue_tree *t, const struct queue_entry_spec *spec,
-                     struct queue_entry **out, struct queue_error *err)
+/* A request an entry may carry: at least one resource, none negative, known names. */
+static int request_check(struct queue_tree *t, const struct queue_resvec *req,
+                         struct queue_error *err)
 {
-    const struct queue_resvec *req = spec->request;
-    if (queue_idmap_get(&t->entries, spec->id))
-        return entry_fail(err, MUSTER_EEXIST, "id", "entry id already present%s", NULL);
-    struct queue_node *q = queue_tree_find(t, spec->queue);
-    if (!q)
-        return entry_fail(err, MUSTER_ENOENT, "queue", "queue %s does not exist", spec->queue);
-    if (!queue__leaf(q))
-        return entry_fail(err, MUSTER_ENOTLEAF, "queue",
-                          "queue %s has child queues; work must name a leaf queue", spec->queue);
     if (req->len == 0 || queue_resvec_any_negative(req))
         return entry_fail(err, MUSTER_EINVAL, "request",
                           "request must name at least one resource and none negative%s", NULL);
@@ -234,6 +226,24 @@ static int entry_new(struct queue_tree *t, const struct queue_entry_spec *spec,
             return entry_fail(err, MUSTER_EINVAL, "request", "unknown resource id%s", NULL);
     if (queue__ensure_width(t, req->items[req->len - 1].id + 1))
         return entry_fail(err, MUSTER_ENOMEM, "", "out of memory%s", NULL);
+    return 0;
+}
+
+static int entry_new(struct queue_tree *t, const struct queue_entry_spec *spec,
+                     struct queue_entry **out, struct queue_error *err)
+{
+    const struct queue_resvec *req = spec->request;
+    if (queue_idmap_get(&t->entries, spec->id))
+        return entry_fail(err, MUSTER_EEXIST, "id", "entry id already present%s", NULL);
+    struct queue_node *q = queue_tree_find(t, spec->queue);
+    if (!q)
+        return entry_fail(err, MUSTER_ENOENT, "queue", "queue %s does not exist", spec->queue);
+    if (!queue__leaf(q))
+        return entry_fail(err, MUSTER_ENOTLEAF, "queue",
+                          "queue %s has child queues; work must name a leaf queue", spec->queue);
+    int rc = request_check(t, req, err);
+    if (rc)
+        return rc;
     struct queue_entry *e = muster_calloc(1, sizeof(*e));
     if (!e)
         return entry_fail(err, MUSTER_ENOMEM, "", "out of memory%s", NULL);
@@ -317,6 +327,30 @@ void queue_entry_remove(struct queue_tree *t, struct queue_entry *e)
     queue_idmap_del(&t->entries, e->id);
     queue__shape_unref(t, e->shape);
     muster_free(e);
+}
+
+int queue_entry_resize(struct queue_tree *t, struct queue_entry *e,
+                       const struct queue_resvec *request, struct queue_error *err)
+{
+    if (e->state != QUEUE_ENTRY_ADMITTED)
+        return entry_fail(err, MUSTER_EINVAL, "state", "only an admitted entry is resized%s",
+                          NULL);
+    int rc = request_check(t, request, err);
+    if (rc)
+        return rc;
+    struct queue_shape *old = e->shape, *shape;
+    if (queue__shape_get(t, request, &shape))
+        return entry_fail(err, MUSTER_ENOMEM, "", "out of memory%s", NULL);
+    /* Its size changed: as a reclaim victim it is another gang now. */
+    queue__gang_forget(t, e);
+    queue__usage_apply(t, e->leaf, &old->req, -1);
+    queue__usage_apply(t, e->leaf, &shape->req, 1);
+    e->shape = shape;
+    queue__shape_unref(t, old);
+    queue__order_refresh_up(t, e->leaf);
+    /* What it gave back (if anything) may let a waiting entry of the path in. */
+    queue__unblock_path(t, e->leaf);
+    return 0;
 }
 
 int queue_entry_admit(struct queue_tree *t, struct queue_entry *e, struct queue_limit *why)

@@ -171,6 +171,15 @@ const struct queue_resvec *queue_entry_request(const struct queue_entry *e);
 int32_t queue_entry_priority(const struct queue_entry *e);
 int64_t queue_entry_created(const struct queue_entry *e);
 
+/* Changes what an admitted entry holds to request (a gang scaled after dispatch): usage is
+ * moved along the path in O(depth) without an admission check. Shrinking always fits; the
+ * caller grows an entry only by what it has admitted already as an entry of its own (removed
+ * in the same step), so the queues never hold more than they admitted. MUSTER_EINVAL (not
+ * admitted, or an empty or negative request), MUSTER_ELIMIT, MUSTER_ENOMEM; e is unchanged on
+ * failure. */
+int queue_entry_resize(struct queue_tree *t, struct queue_entry *e,
+                       const struct queue_resvec *request, struct queue_error *err);
+
 /* Removes an entry, pending or admitted (an admitted one releases its usage). e is freed. */
 void queue_entry_remove(struct queue_tree *t, struct queue_entry *e);
 

@@ -335,6 +335,49 @@ static void test_share_counts_deserved_resources(void)
     queue_tree_free(t);
 }
 
+static void test_resize_admitted(void)
+{
+    /* A dispatched gang scaled down gives back at once; scaled up it holds what its delta was
+     * admitted for. A queue never holds more than it admitted. */
+    struct queue_tree *t = queue_tree_new();
+    struct queue_limit why;
+    struct queue_error err;
+    CU_ASSERT_EQUAL(mkq(t, "org", NULL, "", "", "nvidia.com/gpu=16"), 0);
+    CU_ASSERT_EQUAL(mkq(t, "a", "org", "", "", ""), 0);
+    CU_ASSERT_EQUAL(try_admit(t, 1, "a", "nvidia.com/gpu=12,cpu=12", &why), 0);
+    struct queue_entry *waiting = add(t, 2, "a", 0, 2, "nvidia.com/gpu=8");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(waiting);
+    CU_ASSERT_EQUAL(queue_entry_admit(t, waiting, &why), MUSTER_ELIMIT);
+    struct queue_resvec v = {0};
+    vec_of(t, &v, "nvidia.com/gpu=4,cpu=4");
+    CU_ASSERT_EQUAL(queue_entry_resize(t, queue_tree_entry(t, 1), &v, &err), 0);
+    CU_ASSERT_EQUAL(use_of(t, "a", "nvidia.com/gpu"), 4000);
+    CU_ASSERT_EQUAL(use_of(t, "root", "cpu"), 4000);
+    CU_ASSERT_EQUAL(queue_resvec_cmp(queue_entry_request(queue_tree_entry(t, 1)), &v), 0);
+    /* the room it gave back lets the waiting gang in */
+    queue_cycle_begin(t);
+    CU_ASSERT_PTR_EQUAL(queue_cycle_next(t), waiting);
+    CU_ASSERT_EQUAL(queue_entry_admit(t, waiting, &why), 0);
+    CU_ASSERT_EQUAL(use_of(t, "org", "nvidia.com/gpu"), 12000);
+    /* growing: the delta admitted as an entry of its own, then folded in */
+    struct queue_entry *delta = add(t, 3, "a", 0, 3, "nvidia.com/gpu=4");
+    CU_ASSERT_EQUAL(queue_entry_admit(t, delta, &why), 0);
+    queue_entry_remove(t, delta);
+    vec_of(t, &v, "nvidia.com/gpu=8,cpu=4");
+    CU_ASSERT_EQUAL(queue_entry_resize(t, queue_tree_entry(t, 1), &v, &err), 0);
+    CU_ASSERT_EQUAL(use_of(t, "org", "nvidia.com/gpu"), 16000);
+    CU_ASSERT_EQUAL(use_of(t, "a", "cpu"), 4000);
+    /* refused: pending entries, empty and negative requests; nothing changes */
+    queue_entry_remove(t, waiting);
+    struct queue_entry *p = add(t, 4, "a", 0, 4, "cpu=1");
+    CU_ASSERT_EQUAL(queue_entry_resize(t, p, &v, &err), MUSTER_EINVAL);
+    struct queue_resvec empty = {0};
+    CU_ASSERT_EQUAL(queue_entry_resize(t, queue_tree_entry(t, 1), &empty, &err), MUSTER_EINVAL);
+    CU_ASSERT_EQUAL(use_of(t, "org", "nvidia.com/gpu"), 8000);
+    queue_resvec_close(&v);
+    queue_tree_free(t);
+}
+
 static CU_TestInfo tests[] = {
     {"capability along the path", test_capability_along_path},
     {"explain matches the issue's example", test_explain_matches_issue_example},
@@ -344,6 +387,7 @@ static CU_TestInfo tests[] = {
     {"borrowing is visible", test_borrowing_visible},
     {"Closed and Draining", test_states},
     {"release and requeue", test_release_and_requeue},
+    {"resize an admitted entry", test_resize_admitted},
     {"overcommitted fleet keeps own guarantee", test_overcommitted_fleet_keeps_own_guarantee},
     {"replayed admissions and overflow", test_replayed_admissions_and_overflow},
     {"entry errors", test_entry_errors},
