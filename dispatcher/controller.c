@@ -281,16 +281,7 @@ void ctl_free(struct ctl *c)
     for (size_t i = 0; i < c->nbuckets; i++) {
         for (struct binding *b = c->bykey[i], *nx; b; b = nx) {
             nx = b->hnext;
-            json_object_put(b->rb);
-            json_object_put(b->tmpl);
-            json_object_put(b->reply);
-            json_object_put(b->fresh);
-            ctl__binding_clear_read(b);
-            muster_free(b->shares);
-            if (b->tkey != ctl__tkey_none)
-                muster_free(b->tkey);
-            muster_free(b->msg);
-            muster_free(b);
+            ctl__binding_destroy(b);
         }
     }
     for (uint32_t i = 0; i < c->fleet.ncl; i++)

@@ -177,6 +177,13 @@ static void binding_free(struct ctl *c, struct binding *b)
         queue_idmap_del(&c->byid, (uint64_t)b->ledger_id);
     if (c->sweep.cursor == b)
         c->sweep.cursor = NULL;
+    ctl__binding_destroy(b);
+    c->nbindings--;
+}
+
+/* Frees b and what it holds; it is in no table or list any more (or the tables go too). */
+void ctl__binding_destroy(struct binding *b)
+{
     json_object_put(b->rb);
     json_object_put(b->tmpl);
     json_object_put(b->reply);
@@ -187,7 +194,6 @@ static void binding_free(struct ctl *c, struct binding *b)
         muster_free(b->tkey);
     muster_free(b->msg);
     muster_free(b);
-    c->nbindings--;
 }
 
 /* A binding whose RB went is freed once no request and no ledger write refers to it. */

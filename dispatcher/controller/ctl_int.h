@@ -522,6 +522,7 @@ static inline int bool_at(json_object *o, const char *k)
 /* A binding's tkey until its RB names a template. */
 extern char ctl__tkey_none[1];
 void ctl__binding_clear_read(struct binding *b);
+void ctl__binding_destroy(struct binding *b);
 const char *ctl__binding_msg(const struct binding *b);
 struct binding *ctl__binding_new(struct ctl *c, const char *key);
 void ctl__binding_react(struct ctl *c, struct binding *b, int template_changed);
