@@ -3,6 +3,7 @@
 #include "cluster-adapters/kube/informer.h"
 
 #include "queue/errors.h"
+#include "queue/hash.h"
 #include "queue/mem.h"
 
 #include <json-c/linkhash.h>
@@ -23,10 +24,7 @@ struct kube_informer_entry {
 
 static size_t hash_key(const char *s)
 {
-    size_t h = 1469598103934665603ull; /* FNV-1a */
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ull;
-    return h;
+    return (size_t)queue_hash_fnv1a64_str(QUEUE_HASH_FNV64_BASIS, s);
 }
 
 static int make_key(const char *ns, const char *name, char *out, size_t cap)

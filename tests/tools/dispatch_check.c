@@ -34,6 +34,8 @@
  * An RB of check 3 that is not dispatched passes when it waits for quota: Scheduled=False/
  * QuotaExceeded, and Q's allocated cpu plus its own request is above Q's capability (the
  * queue really is full; check 4 says whether that usage is real). */
+#include "queue/hash.h"
+
 #include <curl/curl.h>
 #include <json-c/json.h>
 
@@ -170,10 +172,7 @@ static struct rb *rbs[4096];
 
 static unsigned hkey(const char *s)
 {
-    unsigned h = 2166136261u;
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 16777619u;
-    return h % 4096;
+    return (unsigned)(queue_hash_fnv1a64_str(QUEUE_HASH_FNV64_BASIS, s) % 4096);
 }
 
 static struct rb *rb_get(const char *key, int create)
