@@ -28,7 +28,7 @@
 #include "dispatcher/resjson.h"
 #include "dispatcher/webhook.h"
 #include "dispatcher/workload.h"
-#include "queue/errors.h"
+#include "dispatcher/errors.h"
 #include "queue/idmap.h"
 #include "queue/mem.h"
 #include "queue/quantity.h"

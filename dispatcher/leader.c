@@ -4,7 +4,7 @@
  * deadline while leading, and a bound on one attempt's requests. */
 #include "dispatcher/leader.h"
 
-#include "queue/errors.h"
+#include "cluster-adapters/kube/errors.h"
 #include "queue/mem.h"
 
 #include <inttypes.h>

@@ -2,7 +2,7 @@
 #include "dispatcher/recovery.h"
 
 #include "dispatcher/resjson.h"
-#include "queue/errors.h"
+#include "dispatcher/errors.h"
 #include "queue/hash.h"
 #include "queue/idmap.h"
 #include "queue/mem.h"

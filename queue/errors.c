@@ -1,30 +1,37 @@
-/* muster_strerror and muster_errname, generated from MUSTER_ERRNO_MAP. */
+/* queue_strerror and queue_errname, generated from QUEUE_ERRNO_MAP. */
 #include "queue/errors.h"
 
-const char *muster_strerror(int err)
+/* Every code in the engine's range: a code outside it could collide with another layer's. */
+#define XX(name, value, msg)                                                                       \
+    _Static_assert((value) >= QUEUE_ERRNO_LO && (value) <= QUEUE_ERRNO_HI,                         \
+                   "MUSTER_" #name " is outside queue's range");
+QUEUE_ERRNO_MAP(XX)
+#undef XX
+
+const char *queue_strerror(int err)
 {
     switch (err) {
     case MUSTER_OK:
         return "success";
-#define XX(name, msg)                                                                              \
+#define XX(name, value, msg)                                                                       \
     case MUSTER_##name:                                                                            \
         return msg;
-        MUSTER_ERRNO_MAP(XX)
+        QUEUE_ERRNO_MAP(XX)
 #undef XX
     default:
         return "unknown error";
     }
 }
 
-const char *muster_errname(int err)
+const char *queue_errname(int err)
 {
     switch (err) {
     case MUSTER_OK:
         return "OK";
-#define XX(name, msg)                                                                              \
+#define XX(name, value, msg)                                                                       \
     case MUSTER_##name:                                                                            \
         return #name;
-        MUSTER_ERRNO_MAP(XX)
+        QUEUE_ERRNO_MAP(XX)
 #undef XX
     default:
         return "UNKNOWN";

@@ -2,7 +2,7 @@
  * with a reflector; relists are diffed against it so each change is reported exactly once. */
 #include "cluster-adapters/kube/informer.h"
 
-#include "queue/errors.h"
+#include "cluster-adapters/kube/errors.h"
 #include "queue/hash.h"
 #include "queue/mem.h"
 

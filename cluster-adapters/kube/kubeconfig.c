@@ -1,7 +1,7 @@
 /* Kubeconfig (libyaml) and in-cluster service-account configuration, resolved to one server. */
 #include "cluster-adapters/kube/kubeconfig.h"
 
-#include "queue/errors.h"
+#include "cluster-adapters/kube/errors.h"
 #include "queue/mem.h"
 
 #include <errno.h>
@@ -264,7 +264,7 @@ int kube_config_load_incluster(struct kube_config *cfg, const char *dir, char *e
     }
     rc = token_reload(cfg, &st);
     if (rc < 0) {
-        set_err(err, errcap, path, "service-account token: cannot read (%s)", muster_strerror(rc));
+        set_err(err, errcap, path, "service-account token: cannot read (%s)", kube_strerror(rc));
         goto fail;
     }
 

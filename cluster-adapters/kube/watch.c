@@ -2,7 +2,7 @@
  * resume from the last version, relist on 410 Gone, jittered exponential back-off. */
 #include "cluster-adapters/kube/watch.h"
 
-#include "queue/errors.h"
+#include "cluster-adapters/kube/errors.h"
 #include "queue/mem.h"
 
 #include <stdio.h>

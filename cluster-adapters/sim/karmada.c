@@ -16,7 +16,7 @@
 #include "cluster-adapters/sim/resources.h"
 #include "cluster-adapters/sim/store.h"
 #include "cluster-adapters/sim/work_webhook.h"
-#include "queue/errors.h"
+#include "cluster-adapters/kube/errors.h"
 #include "queue/mem.h"
 
 #include <ctype.h>

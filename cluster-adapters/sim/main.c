@@ -1,7 +1,7 @@
 /* muster-sim: a simulated Karmada hub speaking the Kubernetes REST protocol (see docs/sim.md). */
 #include "cluster-adapters/sim/hub.h"
 #include "cluster-adapters/sim/karmada.h"
-#include "queue/errors.h"
+#include "cluster-adapters/kube/errors.h"
 #include "queue/mem.h"
 
 #include <errno.h>
@@ -307,7 +307,7 @@ int main(int argc, char **argv)
     int rc = sim_hub_start(&app.loop, &hcfg, &app.hub, err, sizeof(err));
     int status = 0;
     if (rc < 0) {
-        fprintf(stderr, "muster-sim: %s\n", err[0] ? err : muster_strerror(rc));
+        fprintf(stderr, "muster-sim: %s\n", err[0] ? err : kube_strerror(rc));
         status = 1;
     } else {
         uv_signal_init(&app.loop, &app.sigint);

@@ -5,7 +5,7 @@
 #include "cluster-adapters/sim/resources.h"
 #include "cluster-adapters/sim/selector.h"
 #include "cluster-adapters/sim/status.h"
-#include "queue/errors.h"
+#include "cluster-adapters/kube/errors.h"
 #include "queue/hash.h"
 #include "queue/mem.h"
 #include "queue/search.h"

@@ -3,7 +3,7 @@
 #include "dispatcher/api/api_int.h"
 
 #include "cluster-adapters/kube/kubeconfig.h"
-#include "queue/errors.h"
+#include "cluster-adapters/kube/errors.h"
 #include "queue/mem.h"
 
 #include <h2o/version.h>

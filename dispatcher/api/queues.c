@@ -5,7 +5,7 @@
 
 #include "dispatcher/events.h"
 #include "dispatcher/resjson.h"
-#include "queue/errors.h"
+#include "cluster-adapters/kube/errors.h"
 #include "queue/mem.h"
 
 #include <inttypes.h>

@@ -1,6 +1,6 @@
 /* musterctl's text formats: tables, JSON -> YAML output, YAML files -> JSON (see output.h). */
 #include "dispatcher/cli/output.h"
-#include "queue/errors.h"
+#include "cluster-adapters/kube/errors.h"
 #include "queue/mem.h"
 
 #include <ctype.h>

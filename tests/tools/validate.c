@@ -1,6 +1,6 @@
 /* muster-validate: checks objects on stdin against a CRD version (or a swagger definition). */
 #include "cluster-adapters/kube/schema.h"
-#include "queue/errors.h"
+#include "cluster-adapters/kube/errors.h"
 #include "queue/mem.h"
 
 #include <stdio.h>
@@ -92,13 +92,13 @@ int main(int argc, char **argv)
                  ? kube_schema_load_swagger(argv[1], argv[2], &s, err, sizeof err)
                  : kube_schema_load_crd(argv[1], argv[2], &s, err, sizeof err);
     if (rc) {
-        fprintf(stderr, "muster-validate: %s\n", err[0] ? err : muster_strerror(rc));
+        fprintf(stderr, "muster-validate: %s\n", err[0] ? err : kube_strerror(rc));
         return 2;
     }
     json_object *docs = NULL;
     rc = read_objects(&docs, err, sizeof err);
     if (rc) {
-        fprintf(stderr, "muster-validate: %s\n", err[0] ? err : muster_strerror(rc));
+        fprintf(stderr, "muster-validate: %s\n", err[0] ? err : kube_strerror(rc));
         kube_schema_free(s);
         return 2;
     }
@@ -116,7 +116,7 @@ int main(int argc, char **argv)
         if (rc == MUSTER_EINVAL)
             status = 1;
         else if (rc) {
-            fprintf(stderr, "muster-validate: %s\n", muster_strerror(rc));
+            fprintf(stderr, "muster-validate: %s\n", kube_strerror(rc));
             status = 2;
         }
     }

@@ -7,7 +7,7 @@
 #include "dispatcher/metrics.h"
 #include "dispatcher/recovery.h"
 #include "dispatcher/store.h"
-#include "queue/errors.h"
+#include "cluster-adapters/kube/errors.h"
 #include "queue/mem.h"
 #include "queue/tree.h"
 #include "testing.h"
