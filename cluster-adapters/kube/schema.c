@@ -3,6 +3,7 @@
 
 #include "cluster-adapters/kube/kubeconfig.h"
 
+#include "cluster-adapters/kube/json.h"
 #include "queue/errors.h"
 #include "queue/mem.h"
 
@@ -1110,14 +1111,6 @@ static int finish_load(struct bctx *b, int rc, struct kube_schema **out)
     return 0;
 }
 
-static const char *json_str(json_object *o, const char *key)
-{
-    json_object *v;
-    if (!json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, json_type_string))
-        return NULL;
-    return json_object_get_string(v);
-}
-
 static char *join_gv(const char *group, const char *version)
 {
     size_t gl = group ? strlen(group) : 0, vl = strlen(version);
@@ -1141,14 +1134,14 @@ static int crd_from_docs(json_object *docs, const char *path, const char *versio
     json_object *crd = NULL;
     for (size_t i = 0; i < json_object_array_length(docs); i++) {
         json_object *d = json_object_array_get_idx(docs, i);
-        const char *kind = json_str(d, "kind");
+        const char *kind = kube_json_str(d, "kind");
         if (kind && !strcmp(kind, "CustomResourceDefinition")) {
             crd = d;
             break;
         }
     }
     json_object *spec = NULL, *versions = NULL, *schema = NULL;
-    const char *av = crd ? json_str(crd, "apiVersion") : NULL;
+    const char *av = crd ? kube_json_str(crd, "apiVersion") : NULL;
     const char *group = NULL, *kind = NULL;
     if (!crd) {
         rc = b_fail(&b, MUSTER_EINVAL, "no CustomResourceDefinition document");
@@ -1163,8 +1156,8 @@ static int crd_from_docs(json_object *docs, const char *path, const char *versio
     if (json_object_object_get_ex(crd, "spec", &spec)) {
         json_object_object_get_ex(spec, "versions", &versions);
         json_object_object_get_ex(spec, "names", &names);
-        group = json_str(spec, "group");
-        kind = names ? json_str(names, "kind") : NULL;
+        group = kube_json_str(spec, "group");
+        kind = names ? kube_json_str(names, "kind") : NULL;
     }
     if (!json_object_is_type(versions, json_type_array) || !kind || !group) {
         rc = b_fail(&b, MUSTER_EINVAL, "spec.group, spec.names.kind or spec.versions missing");
@@ -1175,7 +1168,7 @@ static int crd_from_docs(json_object *docs, const char *path, const char *versio
     json_object *ver = NULL;
     for (size_t i = 0; i < json_object_array_length(versions); i++) {
         json_object *v = json_object_array_get_idx(versions, i);
-        const char *name = json_str(v, "name");
+        const char *name = kube_json_str(v, "name");
         if (name && !strcmp(name, version)) {
             ver = v;
             break;
@@ -1301,9 +1294,9 @@ int kube_schema_load_swagger(const char *path, const char *definition, struct ku
     if (json_object_object_get_ex(def, "x-kubernetes-group-version-kind", &gvks) &&
         json_object_is_type(gvks, json_type_array) && json_object_array_length(gvks) > 0) {
         gvk = json_object_array_get_idx(gvks, 0);
-        group = json_str(gvk, "group");
-        version = json_str(gvk, "version");
-        kind = json_str(gvk, "kind");
+        group = kube_json_str(gvk, "group");
+        version = kube_json_str(gvk, "version");
+        kind = kube_json_str(gvk, "kind");
     }
     b.s->api_version = join_gv(group, version ? version : "");
     b.s->kind = muster_strdup(kind ? kind : "");

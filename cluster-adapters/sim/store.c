@@ -6,6 +6,7 @@
 #include "cluster-adapters/sim/selector.h"
 #include "cluster-adapters/sim/status.h"
 #include "cluster-adapters/kube/errors.h"
+#include "cluster-adapters/kube/json.h"
 #include "queue/hash.h"
 #include "queue/mem.h"
 #include "queue/search.h"
@@ -101,19 +102,12 @@ void sim_uuid(char *buf, size_t cap)
 
 const char *sim_meta_str(json_object *obj, const char *key)
 {
-    json_object *meta = NULL, *v = NULL;
-    if (!obj || !json_object_object_get_ex(obj, "metadata", &meta) ||
-        !json_object_is_type(meta, json_type_object) || !json_object_object_get_ex(meta, key, &v) ||
-        !json_object_is_type(v, json_type_string))
-        return NULL;
-    return json_object_get_string(v);
+    return kube_json_path_str(obj, "metadata", key, NULL);
 }
 
 static json_object *meta_of(json_object *obj)
 {
-    json_object *meta = NULL;
-    json_object_object_get_ex(obj, "metadata", &meta);
-    return meta;
+    return kube_json_get(obj, "metadata");
 }
 
 int sim_store_new(size_t history, struct sim_store **out)

@@ -16,10 +16,10 @@ static const struct code codes[] = {
     QUEUE_ERRNO_MAP(XX)
 #undef XX
 #define XX(name, value, msg) {MUSTER_##name, #name, msg, 1},
-    KUBE_ERRNO_MAP(XX)
+        KUBE_ERRNO_MAP(XX)
 #undef XX
 #define XX(name, value, msg) {MUSTER_##name, #name, msg, 2},
-    DISP_ERRNO_MAP(XX)
+            DISP_ERRNO_MAP(XX)
 #undef XX
 };
 #define NCODES (sizeof(codes) / sizeof(codes[0]))
