@@ -1,7 +1,7 @@
 /* CRD / swagger schema loading (libyaml, json-c) and apiserver-style validation of objects. */
 #include "cluster-adapters/kube/schema.h"
 
-#include "cluster-adapters/kube/kubeconfig.h"
+#include "cluster-adapters/kube/file.h"
 
 #include "cluster-adapters/kube/json.h"
 #include "queue/errors.h"
@@ -21,15 +21,6 @@
 /* ---------------------------------------------------------------------------------------------
  * Files and YAML
  */
-
-/* The shared bounded reader, with the buffer as text. */
-static int read_file(const char *path, size_t cap, char **out, size_t *out_len, const char **why)
-{
-    unsigned char *buf = NULL;
-    int rc = kube_read_file(path, cap, &buf, out_len, why);
-    *out = (char *)buf;
-    return rc;
-}
 
 static int all_digits(const char *s, size_t len, const char *set)
 {
@@ -314,13 +305,12 @@ int kube_schema_parse_yaml(const char *text, size_t len, const char *name, json_
 int kube_schema_read_yaml(const char *path, json_object **docs, char *err, size_t errcap)
 {
     *docs = NULL;
-    char *text;
+    char *text, why[128];
     size_t len;
-    const char *why;
-    int rc = read_file(path, KUBE_SCHEMA_MAX_FILE_BYTES, &text, &len, &why);
+    int rc = kube_file_read(path, KUBE_SCHEMA_MAX_FILE_BYTES, &text, &len, why, sizeof(why));
     if (rc) {
         if (err && errcap)
-            snprintf(err, errcap, "%s: %s", path, rc == MUSTER_ENOMEM ? "out of memory" : why);
+            snprintf(err, errcap, "%s: %s", path, why);
         return rc;
     }
     rc = kube_schema_parse_yaml(text, len, path, docs, err, errcap);
@@ -1244,13 +1234,12 @@ int kube_schema_load_swagger(const char *path, const char *definition, struct ku
     if (!path || !definition || !out)
         return MUSTER_EINVAL;
     struct bctx b = {.file = path, .err = err, .errcap = errcap};
-    char *text;
+    char *text, why[128];
     size_t len;
-    const char *why;
-    int rc = read_file(path, KUBE_SCHEMA_MAX_FILE_BYTES, &text, &len, &why);
+    int rc = kube_file_read(path, KUBE_SCHEMA_MAX_FILE_BYTES, &text, &len, why, sizeof(why));
     if (rc) {
         if (err && errcap)
-            snprintf(err, errcap, "%s: %s", path, rc == MUSTER_ENOMEM ? "out of memory" : why);
+            snprintf(err, errcap, "%s: %s", path, why);
         return rc;
     }
     json_tokener *tok = json_tokener_new_ex(KUBE_SCHEMA_MAX_YAML_DEPTH);

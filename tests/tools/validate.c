@@ -1,6 +1,7 @@
 /* muster-validate: checks objects on stdin against a CRD version (or a swagger definition). */
 #include "cluster-adapters/kube/schema.h"
 #include "cluster-adapters/kube/errors.h"
+#include "cluster-adapters/kube/file.h"
 #include "queue/mem.h"
 
 #include <stdio.h>
@@ -26,33 +27,14 @@ static int ends_with(const char *s, const char *suffix)
 /* Reads stdin; JSON when it starts with '{' or '[' (exact integers), otherwise YAML documents. */
 static int read_objects(json_object **docs, char *err, size_t errcap)
 {
-    size_t len = 0, cap = 64 * 1024;
-    char *buf = muster_malloc(cap + 1);
-    if (!buf)
-        return MUSTER_ENOMEM;
-    for (;;) {
-        if (len == cap) {
-            if (cap >= VALIDATE_MAX_INPUT) {
-                muster_free(buf);
-                snprintf(err, errcap, "stdin: more than %d bytes", VALIDATE_MAX_INPUT);
-                return MUSTER_ELIMIT;
-            }
-            char *nb = muster_realloc(buf, cap * 2 + 1);
-            if (!nb) {
-                muster_free(buf);
-                return MUSTER_ENOMEM;
-            }
-            buf = nb;
-            cap *= 2;
-        }
-        size_t n = fread(buf + len, 1, cap - len, stdin);
-        len += n;
-        if (n == 0)
-            break;
+    char *buf, why[128];
+    size_t len;
+    int rc = kube_file_read_stream(stdin, VALIDATE_MAX_INPUT, &buf, &len, why, sizeof(why));
+    if (rc) {
+        snprintf(err, errcap, "stdin: %s", why);
+        return rc;
     }
-    buf[len] = 0;
     size_t i = strspn(buf, " \t\r\n");
-    int rc = 0;
     if (buf[i] == '{' || buf[i] == '[') {
         json_tokener *tok = json_tokener_new_ex(KUBE_SCHEMA_MAX_DEPTH);
         if (!tok) {
