@@ -8,28 +8,4 @@ DISP_ERRNO_MAP(XX)
 #undef XX
 _Static_assert(DISP_ERRNO_HI < KUBE_ERRNO_LO, "the dispatcher's range overlaps kube's");
 
-const char *muster_strerror(int err)
-{
-    switch (err) {
-#define XX(name, value, msg)                                                                       \
-    case MUSTER_##name:                                                                            \
-        return msg;
-        DISP_ERRNO_MAP(XX)
-#undef XX
-    default:
-        return kube_strerror(err);
-    }
-}
-
-const char *muster_errname(int err)
-{
-    switch (err) {
-#define XX(name, value, msg)                                                                       \
-    case MUSTER_##name:                                                                            \
-        return #name;
-        DISP_ERRNO_MAP(XX)
-#undef XX
-    default:
-        return kube_errname(err);
-    }
-}
+MUSTER_ERRNO_DEFINE(DISP_ERRNO_MAP, muster_strerror, muster_errname, kube_strerror, kube_errname)

@@ -8,32 +8,15 @@
 QUEUE_ERRNO_MAP(XX)
 #undef XX
 
-const char *queue_strerror(int err)
+/* The bottom of the chain: 0, and nothing else. */
+static const char *none_strerror(int err)
 {
-    switch (err) {
-    case MUSTER_OK:
-        return "success";
-#define XX(name, value, msg)                                                                       \
-    case MUSTER_##name:                                                                            \
-        return msg;
-        QUEUE_ERRNO_MAP(XX)
-#undef XX
-    default:
-        return "unknown error";
-    }
+    return err == MUSTER_OK ? "success" : "unknown error";
 }
 
-const char *queue_errname(int err)
+static const char *none_errname(int err)
 {
-    switch (err) {
-    case MUSTER_OK:
-        return "OK";
-#define XX(name, value, msg)                                                                       \
-    case MUSTER_##name:                                                                            \
-        return #name;
-        QUEUE_ERRNO_MAP(XX)
-#undef XX
-    default:
-        return "UNKNOWN";
-    }
+    return err == MUSTER_OK ? "OK" : "UNKNOWN";
 }
+
+MUSTER_ERRNO_DEFINE(QUEUE_ERRNO_MAP, queue_strerror, queue_errname, none_strerror, none_errname)

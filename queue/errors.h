@@ -33,6 +33,33 @@ enum queue_errno {
 #undef XX
 };
 
+/* For each layer's errors.c: MUSTER_ERRNO_DEFINE(MAP, strerror_fn, errname_fn, below_strerror,
+ * below_errname) defines strerror_fn and errname_fn: the message and the name of MAP's codes,
+ * and for any other value what the layer below answers. */
+#define MUSTER__ERR_CASE_MSG(name, value, msg)                                                     \
+    case MUSTER_##name:                                                                            \
+        return msg;
+#define MUSTER__ERR_CASE_NAME(name, value, msg)                                                    \
+    case MUSTER_##name:                                                                            \
+        return #name;
+#define MUSTER_ERRNO_DEFINE(MAP, strerror_fn, errname_fn, below_strerror, below_errname)           \
+    const char *strerror_fn(int err)                                                               \
+    {                                                                                              \
+        switch (err) {                                                                             \
+            MAP(MUSTER__ERR_CASE_MSG)                                                              \
+        default:                                                                                   \
+            return below_strerror(err);                                                            \
+        }                                                                                          \
+    }                                                                                              \
+    const char *errname_fn(int err)                                                                \
+    {                                                                                              \
+        switch (err) {                                                                             \
+            MAP(MUSTER__ERR_CASE_NAME)                                                             \
+        default:                                                                                   \
+            return below_errname(err);                                                             \
+        }                                                                                          \
+    }
+
 /* A static, human-readable message for 0 or a queue code; "unknown error" for any other value
  * (kube_strerror and muster_strerror know the codes of the layers above). */
 const char *queue_strerror(int err);

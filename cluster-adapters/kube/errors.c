@@ -8,28 +8,4 @@ KUBE_ERRNO_MAP(XX)
 #undef XX
 _Static_assert(KUBE_ERRNO_HI < QUEUE_ERRNO_LO, "kube's range overlaps queue's");
 
-const char *kube_strerror(int err)
-{
-    switch (err) {
-#define XX(name, value, msg)                                                                       \
-    case MUSTER_##name:                                                                            \
-        return msg;
-        KUBE_ERRNO_MAP(XX)
-#undef XX
-    default:
-        return queue_strerror(err);
-    }
-}
-
-const char *kube_errname(int err)
-{
-    switch (err) {
-#define XX(name, value, msg)                                                                       \
-    case MUSTER_##name:                                                                            \
-        return #name;
-        KUBE_ERRNO_MAP(XX)
-#undef XX
-    default:
-        return queue_errname(err);
-    }
-}
+MUSTER_ERRNO_DEFINE(KUBE_ERRNO_MAP, kube_strerror, kube_errname, queue_strerror, queue_errname)
