@@ -4,9 +4,11 @@
 #include "dispatcher/api/api_int.h"
 
 #include "queue/errors.h"
+#include "queue/search.h"
 #include "queue/mem.h"
 
 #include <json-c/json.h>
+#include <stddef.h>
 #include <string.h>
 
 void api__qrow_close(struct api_qrow *r)
@@ -95,15 +97,8 @@ int api__qrow_same_spec(const struct api_qrow *a, const struct api_qrow *b)
 
 size_t api__rows_lower_bound(const struct api_server *s, const char *name)
 {
-    size_t lo = 0, hi = s->nrows;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (strcmp(s->rows[mid].name, name) < 0)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
+    return queue_search_str(s->rows, s->nrows, sizeof(*s->rows), offsetof(struct api_qrow, name),
+                            name);
 }
 
 struct api_qrow *api__rows_find(struct api_server *s, const char *name)

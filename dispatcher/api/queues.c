@@ -4,8 +4,8 @@
 #include "dispatcher/api/api_int.h"
 
 #include "dispatcher/events.h"
+#include "cluster-adapters/kube/errors.h"
 #include "cluster-adapters/kube/resources.h"
-#include "queue/errors.h"
 #include "queue/mem.h"
 
 #include <inttypes.h>

@@ -2,7 +2,7 @@
  * libcurl easy requests, json-c for bodies, libyaml for `apply -f`; docs/musterctl.md. */
 #include "dispatcher/cli/describe.h"
 #include "dispatcher/cli/output.h"
-#include "queue/errors.h"
+#include "cluster-adapters/kube/errors.h"
 #include "queue/mem.h"
 
 #include <curl/curl.h>

@@ -7,7 +7,8 @@
 #include "dispatcher/metrics.h"
 #include "dispatcher/recovery.h"
 #include "dispatcher/store.h"
-#include "queue/errors.h"
+#include "cluster-adapters/kube/errors.h"
+#include "cluster-adapters/kube/json.h"
 #include "queue/mem.h"
 #include "queue/tree.h"
 #include "testing.h"
@@ -375,21 +376,17 @@ static long http_maybe(struct srv *s, const char *method, const char *path, cons
     return r->status;
 }
 
+/* The value at a dotted path ("metadata.name") as text, whatever its JSON type. */
 static const char *jstr(struct json_object *o, const char *path)
 {
-    char key[128];
-    struct json_object *cur = o;
-    while (cur && *path) {
-        const char *dot = strchr(path, '.');
-        size_t n = dot ? (size_t)(dot - path) : strlen(path);
-        snprintf(key, sizeof(key), "%.*s", (int)n, path);
-        struct json_object *next = NULL;
-        if (!json_object_object_get_ex(cur, key, &next))
-            return NULL;
-        cur = next;
-        path += n + (dot ? 1 : 0);
-    }
-    return cur ? json_object_get_string(cur) : NULL;
+    char buf[256], *save = NULL;
+    const char *keys[8];
+    size_t n = 0;
+    snprintf(buf, sizeof(buf), "%s", path);
+    for (char *k = strtok_r(buf, ".", &save); k && n < 8; k = strtok_r(NULL, ".", &save))
+        keys[n++] = k;
+    struct json_object *v = kube_json_pathv(o, keys, n);
+    return v ? json_object_get_string(v) : NULL;
 }
 
 /* The queues table and the audit row count, read through a second connection. */
