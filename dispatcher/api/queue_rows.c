@@ -124,6 +124,7 @@ int api__rows_reserve(struct api_server *s)
  * reserved room first, so this cannot fail. */
 void api__rows_put(struct api_server *s, struct api_qrow *r)
 {
+    s->rows_gen++;
     size_t i = api__rows_lower_bound(s, r->name);
     if (i < s->nrows && strcmp(s->rows[i].name, r->name) == 0) {
         api__qrow_close(&s->rows[i]);
@@ -137,6 +138,7 @@ void api__rows_put(struct api_server *s, struct api_qrow *r)
 
 void api__rows_remove(struct api_server *s, const char *name)
 {
+    s->rows_gen++;
     size_t i = api__rows_lower_bound(s, name);
     if (i >= s->nrows || strcmp(s->rows[i].name, name) != 0)
         return;
@@ -160,6 +162,7 @@ static int load_row_cb(void *ud, const struct store_queue *q)
 
 int api__rows_load(struct api_server *s)
 {
+    s->rows_gen++;
     return store_queue_foreach(s->app.store, load_row_cb, s);
 }
 
@@ -170,10 +173,12 @@ void api__rows_free(struct api_server *s)
     muster_free(s->rows);
     s->rows = NULL;
     s->nrows = s->caprows = 0;
+    api__snapshot_close(&s->qlist);
 }
 
 int api_server_reload(struct api_server *s, struct queue_tree *t)
 {
+    s->rows_gen++;
     for (size_t i = 0; i < s->nrows; i++)
         api__qrow_close(&s->rows[i]);
     s->nrows = 0;
