@@ -6,8 +6,8 @@
 #include "helpers.h"
 #include "testing.h"
 
-#define NQ 4      /* leaves: a1 a2 under a, b1 b2 under b */
-#define NG 48     /* gangs */
+#define NQ 4  /* leaves: a1 a2 under a, b1 b2 under b */
+#define NG 48 /* gangs */
 #define NSTEPS 4000
 
 static const char *const leaves[NQ] = {"a1", "a2", "b1", "b2"};
