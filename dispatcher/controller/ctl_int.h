@@ -207,6 +207,7 @@ struct binding {
     char (*dropped)[CTL_CLUSTER_NAME_MAX];
     uint32_t ndropped;
     int reread_due;
+    int resize_owed; /* the resize steps wait for the step in flight */
     int64_t resize_rv;
     /* why it waits: condition reason and message; dirty until written to the RB */
     char reason[16];
@@ -599,6 +600,7 @@ uint32_t ctl__shares_shrink(struct share *sh, uint32_t n, int32_t replicas);
 int ctl__resize_check(struct ctl *c, struct binding *b, int template_changed);
 void ctl__resize_apply(struct ctl *c, struct binding *b);
 void ctl__resize_resume(struct ctl *c, struct binding *b);
+void ctl__resize_from_row(struct ctl *c, struct binding *b, const struct queue_resvec *row_gang);
 
 /* cycle.c */
 void ctl__cycle(struct ctl *c);

@@ -788,6 +788,10 @@ static void step_done(struct ctl *c, struct binding *b)
     if (done == S_RESIZE_DROP)
         b->ndropped = 0;
     b->step = ctl__step_next(b);
+    if (b->step == S_NONE && b->resize_owed && (b->st == B_DISPATCHED || b->st == B_RUNNING)) {
+        ctl__resize_resume(c, b); /* a shrink committed while the step was out */
+        return;
+    }
     if (b->step == S_NONE && b->reread_due && (b->st == B_DISPATCHED || b->st == B_RUNNING)) {
         ctl__binding_react(c, b, 0); /* the RB changed while the step was out */
         return;

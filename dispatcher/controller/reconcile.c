@@ -10,6 +10,7 @@ struct live_row {
     char queue[QUEUE_NAME_MAX + 1];
     char state[16];
     char *clusters;
+    char *request; /* dispatched and running rows only: what the engine holds for them */
     int64_t id, created_at, admitted_at, dispatched_at, attempt, not_before;
     int barrier, user_dispatching, assign;
 };
@@ -39,6 +40,13 @@ static int live_cb(void *ud, const struct store_ledger_row *r)
     x->clusters = muster_strdup(r->clusters ? r->clusters : "[]");
     if (!x->clusters)
         return MUSTER_ENOMEM;
+    if (strcmp(r->state, "dispatched") == 0 || strcmp(r->state, "running") == 0) {
+        x->request = muster_strdup(r->request ? r->request : "{}");
+        if (!x->request) {
+            muster_free(x->clusters);
+            return MUSTER_ENOMEM;
+        }
+    }
     x->id = r->id;
     x->created_at = r->created_at;
     x->admitted_at = r->admitted_at;
@@ -455,6 +463,14 @@ static void reconcile_row(struct ctl *c, struct live_row *r)
         return;
     case RECON_FOLLOW:
         ctl__check_progress(c, b);
+        if (r->request && (b->st == B_DISPATCHED || b->st == B_RUNNING)) {
+            struct queue_resvec was = {0};
+            char err[128];
+            if (kube_resvec_parse_text(c->names, r->request, "request", &was, err, sizeof err) ==
+                0)
+                ctl__resize_from_row(c, b, &was); /* scaled down while no musterd led */
+            queue_resvec_close(&was);
+        }
         return;
     case RECON_RESIZE:
         ctl__resize_resume(c, b); /* then followed: step_done reads it again */
@@ -672,8 +688,10 @@ void ctl__reconcile(struct ctl *c)
     struct live_rows l = {0};
     int rc = store_ledger_foreach_live(c->s, live_cb, &l);
     if (rc) {
-        for (size_t i = 0; i < l.n; i++)
+        for (size_t i = 0; i < l.n; i++) {
             muster_free(l.v[i].clusters);
+            muster_free(l.v[i].request);
+        }
         muster_free(l.v);
         ctl__fatal(c, "reading the live ledger");
         return;
@@ -682,6 +700,7 @@ void ctl__reconcile(struct ctl *c)
     for (size_t i = 0; i < l.n; i++) {
         reconcile_row(c, &l.v[i]);
         muster_free(l.v[i].clusters);
+        muster_free(l.v[i].request);
     }
     muster_free(l.v);
     kube_informer_foreach(&c->rbs, reconcile_rb, c);

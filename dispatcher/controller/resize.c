@@ -265,7 +265,31 @@ void ctl__resize_resume(struct ctl *c, struct binding *b)
 {
     if (!b->assign || b->nshares == 0)
         return;
+    if (b->step != S_NONE || b->inflight) {
+        b->resize_owed = 1; /* after the step in flight (step_done) */
+        return;
+    }
+    b->resize_owed = 0;
     b->step = b->needs_objects ? S_RESIZE_WORKS : S_RESIZE_CLUSTERS;
-    if (b->inflight == 0)
-        ctl__step_run(c, b);
+    ctl__step_run(c, b);
+}
+
+/* At start-up, a dispatched or running row whose RB asks for less than the row holds: the
+ * workload was scaled down (or to 0) while no musterd led, so no event will say so. Judged on
+ * the whole request (the row keeps no per-replica one) and the replicas its shares hold. */
+void ctl__resize_from_row(struct ctl *c, struct binding *b, const struct queue_resvec *row_gang)
+{
+    if (b->step != S_NONE || b->inflight || b->lw_pending)
+        return;
+    int32_t held = 0;
+    for (uint32_t i = 0; i < b->nshares; i++)
+        held += b->shares[i].replicas;
+    if (b->replicas == 0) {
+        scaled_to_zero(c, b);
+        return;
+    }
+    if (queue_resvec_cmp(&b->gang, row_gang) == 0 || !queue_resvec_fits(&b->gang, row_gang, NULL) ||
+        (b->assign && b->replicas > held))
+        return; /* the same, or grown: followed as admitted */
+    shrunk(c, b, b->assign ? held : b->replicas);
 }

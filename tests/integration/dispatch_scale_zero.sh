@@ -61,6 +61,14 @@ YAML
 wait_until 10 "the idle Deployment's condition" is_eq "False/ScaledToZero" rb_cond idle-deployment Scheduled
 expect "$(rb_cond_msg idle-deployment Scheduled)" "scaled to 0: holds nothing" "its message"
 
+# A restart finds its pending row holding nothing: not queued, parked again.
+kill -TERM "$MUSTERD_PID"
+wait "$MUSTERD_PID" || dfail "musterd exit status $?"
+start_musterd
+wait_until 10 "musterd to lead again" eval "api GET /readyz"
+wait_until 10 "parked again after the restart" is_eq "pending/scaled to 0: holds nothing" \
+    eval "api GET $DUMP | jq -r '.state + \"/\" + .reason'"
+
 # --- scaled up again: queued as new ---
 k scale deployment spread --replicas=2 >/dev/null
 wait_until 20 "the gang to run again" is_eq running state spread-deployment
