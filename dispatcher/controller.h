@@ -46,6 +46,7 @@ struct ctl_stats {
     uint64_t seen, held, admitted, dispatched, running, rolled_back, released, cycles;
     uint64_t hub_errors, ledger_batches, conditions_written, orphans_deleted;
     uint64_t pending, parked, inflight; /* now */
+    uint64_t resized;                   /* dispatched gangs that shrank */
     double last_cycle_ms, max_cycle_ms;
 };
 

@@ -218,6 +218,12 @@ static int ledger_row_cb(void *ud, const struct store_ledger_row *row)
         return rc;
     }
     int admitted = strcmp(row->state, "pending") != 0;
+    if (!admitted && req->len == 0) {
+        /* a workload scaled to 0 keeps its pending row but holds nothing: it is not queued,
+         * and the dispatcher parks it with that reason (docs/dispatcher.md) */
+        queue_resvec_close(&scratch);
+        return 0;
+    }
     struct queue_entry_spec es = {(uint64_t)row->id, row->queue,
                                   row->priority < INT32_MIN   ? INT32_MIN
                                   : row->priority > INT32_MAX ? INT32_MAX

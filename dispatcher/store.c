@@ -63,8 +63,8 @@ static const char *const stmt_sql[ST__COUNT] = {
     [ST_LEDGER_UPDATE] = "UPDATE ledger SET state = ?2, clusters = coalesce(?3, clusters),"
                          " reason = coalesce(?4, reason), admitted_at = coalesce(?5, admitted_at),"
                          " updated_at = ?6, mode = coalesce(?7, mode), barrier = ?8,"
-                         " user_dispatching = ?9, dispatched_at = coalesce(?10, dispatched_at)"
-                         " WHERE id = ?1",
+                         " user_dispatching = ?9, dispatched_at = coalesce(?10, dispatched_at),"
+                         " request = coalesce(?11, request) WHERE id = ?1",
     /* The WHERE is the partial index ledger_live's, so SQLite walks that index in id order
      * instead of the whole history (schema/0001_init.sql). */
     [ST_LEDGER_LIVE] = "SELECT id, binding, uid, queue, request, priority, state, clusters, reason,"
@@ -960,6 +960,8 @@ static int ledger_update_one(struct store *s, const struct store_ledger_row *r)
     if (rc == SQLITE_OK)
         rc = r->dispatched_at ? sqlite3_bind_int64(st, 10, r->dispatched_at)
                               : sqlite3_bind_null(st, 10);
+    if (rc == SQLITE_OK)
+        rc = bind_text(st, 11, r->request);
     if (rc != SQLITE_OK)
         return store_fail(s, rc, "ledger: update: bind");
     int err = step_done(s, ST_LEDGER_UPDATE, "ledger: update");

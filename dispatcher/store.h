@@ -138,8 +138,9 @@ int store_queue_foreach(struct store *s, int (*cb)(void *ud, const struct store_
  * field (unknown state, request not a JSON object, clusters not a JSON array). */
 int store_ledger_insert(struct store *s, const struct store_ledger_row *row, int64_t *id);
 
-/* Updates the mutable columns of the row row->id: state and updated_at always; clusters and
- * reason unless NULL; admitted_at unless 0. The other fields are ignored. MUSTER_ENOENT if the
+/* Updates the mutable columns of the row row->id: state and updated_at always; clusters,
+ * reason and request (a gang that shrank while dispatched holds less) unless NULL; admitted_at
+ * unless 0. The other fields are ignored. MUSTER_ENOENT if the
  * row does not exist, MUSTER_EEXIST if it would make a second live row for its binding. */
 int store_ledger_update_state(struct store *s, const struct store_ledger_row *row);
 

@@ -196,6 +196,7 @@ void ctl__binding_destroy(struct binding *b)
     json_object_put(b->fresh);
     ctl__binding_clear_read(b);
     muster_free(b->shares);
+    muster_free(b->dropped);
     if (b->tkey != ctl__tkey_none)
         muster_free(b->tkey);
     muster_free(b->msg);
@@ -433,6 +434,14 @@ int ctl__binding_read(struct ctl *c, struct binding *b)
  * dispatch left on the hub, back-off over). */
 int ctl__engine_add(struct ctl *c, struct binding *b)
 {
+    if (b->replicas == 0) {
+        /* A Deployment scaled to 0 (or any workload without replicas): nothing to hold, so
+         * not queued; its row stays, and a scale up replaces it (binding_reread). */
+        ctl__set_reason(b, CTL_REASON_SCALED_TO_ZERO, "scaled to 0: holds nothing");
+        ctl__engine_forget(c, b);
+        ctl__set_state(c, b, B_PARKED);
+        return 0;
+    }
     if (b->not_before > now_ms(c)) {
         ctl__set_state(c, b, B_BACKOFF);
         return 0;
@@ -571,6 +580,15 @@ static void binding_reread(struct ctl *c, struct binding *b)
     binding_enqueue(c, b);
 }
 
+/* An RB event older than the answer to muster's last spec.clusters rewrite of a shrunk gang
+ * (the watch may bring it after the answer): it still shows the old placement, which is no
+ * one else's change. */
+static int rb_older_than_resize(const struct binding *b)
+{
+    const char *rv = kube_json_str(kube_json_get(b->rb, "metadata"), "resourceVersion");
+    return b->resize_rv && rv && strtoll(rv, NULL, 10) < b->resize_rv;
+}
+
 void ctl__binding_react(struct ctl *c, struct binding *b, int template_changed)
 {
     if (!ctl__leads(c) || !c->reconciled || c->stopping || b->gone)
@@ -600,6 +618,10 @@ void ctl__binding_react(struct ctl *c, struct binding *b, int template_changed)
         break;
     case B_DISPATCHED:
     case B_RUNNING:
+        if (rb_older_than_resize(b))
+            break; /* from before muster's own spec.clusters rewrite: nothing new */
+        if (ctl__resize_check(c, b, template_changed))
+            break; /* it shrank: its row is written first, its placement judged after */
         ctl__check_progress(c, b);
         break;
     default:

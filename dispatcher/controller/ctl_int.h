@@ -6,6 +6,7 @@
  *   ledger.c     everything decided in one loop iteration, in one transaction
  *   protocol.c   the commit protocol: one sender per step, the step transitions
  *   follow.c     after dispatch: following the shares, release, rollback, gang timeout
+ *   resize.c     after dispatch: a gang that shrinks, or is scaled to 0
  *   reconcile.c  start-up reconciliation of the ledger with the hub; the orphan sweep
  *   prereq.c     hub prerequisites (the PodGroup CRD)
  *   loop.c       the informers (a table row each), the tick, the per-iteration flush
@@ -21,7 +22,10 @@
  *   PENDING        an engine entry waiting its turn
  *   ADMITTED       the decision is in the ledger; the commit protocol runs forward
  *   DISPATCHED     every share released; the gang timeout runs (not while the user keeps the
- *                  RB's dispatching suspended: it counts from when the user lifts it)
+ *                  RB's dispatching suspended: it counts from when the user lifts it). A gang
+ *                  that shrinks here (or RUNNING) stays in its state: its row, the engine and
+ *                  the clusters hold the smaller gang, then the resize steps tell the hub; one
+ *                  scaled to 0 is released and undone, and waits PARKED holding nothing
  *   RUNNING        every share reported running
  *   DONE           released (finished, or its RB went); nothing more to do
  * Every transition that is a decision is written to the ledger (one transaction per loop
@@ -119,6 +123,10 @@ enum step {
     S_U_DELETE,  /* delete: the PodGroup Works (Karmada deletes the member PodGroups) */
     /* release */
     S_R_WORKS, /* delete the PodGroup Works */
+    /* a dispatched gang that shrank (resize.c) */
+    S_RESIZE_WORKS,    /* merge patch: each kept share's PodGroup Work, minMember/minResources */
+    S_RESIZE_CLUSTERS, /* RB merge patch: spec.clusters and applied-placement, the new shares */
+    S_RESIZE_DROP,     /* delete: the PodGroup Works of clusters the gang left */
     /* hold */
     S_HOLD,
 };
@@ -194,6 +202,15 @@ struct binding {
     json_object *fresh;  /* the RB as the hub last answered it (S_LIFT, S_STATUS_READ) */
     struct share *shares;
     uint32_t nshares;
+    /* A shrink (resize.c): clusters the gang left whose PodGroup Works go last (S_RESIZE_DROP);
+     * the RB changed while a step was in flight (read again when it is over); and the
+     * resourceVersion of muster's own spec.clusters rewrite, so an older RB event is not taken
+     * for someone else changing the placement. */
+    char (*dropped)[CTL_CLUSTER_NAME_MAX];
+    uint32_t ndropped;
+    int reread_due;
+    int resize_owed; /* the resize steps wait for the step in flight */
+    int64_t resize_rv;
     /* why it waits: condition reason and message; dirty until written to the RB */
     char reason[16];
     char *msg; /* NULL: none (binding_msg reads it as "") */
@@ -269,7 +286,9 @@ enum lw_kind {
     LW_ROLLBACK_NEW,
     LW_REPLACE_OLD,
     LW_ADOPT,
-    LW_ADOPT_ROW
+    LW_ADOPT_ROW,
+    LW_RESIZE,  /* a dispatched gang's row, updated in place: it holds less */
+    LW_ZERO_OLD /* a dispatched gang scaled to 0: released, a pending row takes its place */
 };
 
 struct request_ctx {
@@ -521,6 +540,32 @@ int ctl__cycle_snapshot(struct ctl *c);
 void ctl__shares_track(struct ctl *c, struct binding *b);
 void ctl__shares_untrack(struct ctl *c, struct binding *b);
 
+/* resize.c */
+/* The condition reason of a gang scaled to 0 (it waits, holding nothing). */
+#define CTL_REASON_SCALED_TO_ZERO "ScaledToZero"
+/* One side of a gang read again: its replicas, components and whole request (borrowed). */
+struct ctl_resize_side {
+    int32_t replicas;
+    uint32_t ncomp;
+    const struct queue_resvec *gang;
+    const struct comp *comp;
+};
+enum ctl_resize {
+    RESIZE_SAME,   /* it asks for what it holds */
+    RESIZE_SHRINK, /* nothing grows, something shrinks: capacity released */
+    RESIZE_GROW,   /* something grows: followed as admitted (not re-admitted yet) */
+    RESIZE_ZERO    /* scaled to 0: released */
+};
+enum ctl_resize ctl__resize_judge(const struct ctl_resize_side *was,
+                                  const struct ctl_resize_side *now);
+uint32_t ctl__shares_shrink(struct share *sh, uint32_t n, int32_t replicas);
+/* A dispatched or running binding whose RB or template changed: read again, and a gang that
+ * shrank or went to 0 acted on (returns 1; the row is written at the flush). */
+int ctl__resize_check(struct ctl *c, struct binding *b, int template_changed);
+void ctl__resize_apply(struct ctl *c, struct binding *b);
+void ctl__resize_resume(struct ctl *c, struct binding *b);
+void ctl__resize_from_row(struct ctl *c, struct binding *b, const struct queue_resvec *row_gang);
+
 /* cycle.c */
 void ctl__cycle(struct ctl *c);
 int ctl__rb_dispatching(json_object *rb);
@@ -576,6 +621,9 @@ struct ctl_recon_facts {
     int queued;         /* the start-up load put it in the engine */
     int whole;          /* the hub carries the row's whole placement, released */
     int scheduled_true; /* Scheduled=True written */
+    int resize_due;     /* lifted, and the hub still holds more than the row (a shrink cut
+                           short): spec.clusters above the row's shares, or a PodGroup Work
+                           built from the larger gang */
 };
 
 enum ctl_recon {
@@ -590,6 +638,7 @@ enum ctl_recon {
     RECON_READMIT, /* dispatched, but the hub does not carry the whole placement */
     RECON_STATUS,  /* dispatched; Scheduled=True still to write */
     RECON_FOLLOW,  /* dispatched or running: followed */
+    RECON_RESIZE,  /* dispatched or running, shrunk in the ledger, not yet on the hub */
 };
 
 enum ctl_recon ctl__reconcile_decide(const struct ctl_recon_facts *f);

@@ -15,6 +15,8 @@ static const char *const lw_crashpoint[] = {
     [LW_REPLACE_OLD] = "requeue.ledger",
     [LW_ADOPT] = "adopt.ledger",
     [LW_ADOPT_ROW] = "adopt.ledger",
+    [LW_RESIZE] = "resize.ledger",
+    [LW_ZERO_OLD] = "resize.zero",
 };
 
 struct lwrite *ctl__lw_add(struct ctl *c, struct binding *b, int kind, const char *state)
@@ -110,6 +112,8 @@ void ctl__ledger_flush(struct ctl *c)
             rows[i].reason = c->lw.v[i].reason;
         if (rows[i].clusters)
             rows[i].clusters = c->lw.v[i].clusters;
+        if (rows[i].request)
+            rows[i].request = c->lw.v[i].request;
     }
     int rc = store_ledger_write_batch(c->s, rows, n);
     c->st.ledger_batches++;
@@ -192,6 +196,9 @@ void ctl__ledger_flush(struct ctl *c)
                     b->step = b->needs_objects && b->assign ? S_R_WORKS : S_NONE;
                 ctl__step_run(c, b); /* a Scheduled=True still to write goes first (step_done) */
             }
+            break;
+        case LW_RESIZE:
+            ctl__resize_apply(c, b); /* the engine, the clusters, then the hub */
             break;
         default:
             break;

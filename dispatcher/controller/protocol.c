@@ -71,7 +71,8 @@ void ctl__on_response(int err, const struct kube_response *resp, void *ud)
         json_object_put(b->reply);
         b->reply = json_object_get(resp->body);
     }
-    int rb_step = step != S_OBJECTS && step != S_BARRIER && step != S_U_DELETE && step != S_R_WORKS;
+    int rb_step = step != S_OBJECTS && step != S_BARRIER && step != S_U_DELETE &&
+                  step != S_R_WORKS && step != S_RESIZE_WORKS && step != S_RESIZE_DROP;
     if (err == MUSTER_ECONFLICT && step == S_STATUS) {
         /* The RB changed since the status patch was built (its resourceVersion): read it
          * again and rebuild, so no condition Karmada wrote meanwhile is overwritten. */
@@ -307,7 +308,8 @@ static int forward_step(const struct binding *b)
     if (st == S_STATUS || st == S_STATUS_READ)
         return b->gone || kube_json_path(b->rb, "metadata", "deletionTimestamp", NULL) != NULL;
     return st == S_OBJECTS || st == S_APPLIED || st == S_ASSIGN || st == S_BARRIER ||
-           st == S_LIFT || st == S_ASSIGN_LIFT;
+           st == S_LIFT || st == S_ASSIGN_LIFT || st == S_RESIZE_WORKS || st == S_RESIZE_CLUSTERS ||
+           st == S_RESIZE_DROP;
 }
 
 /* What every step's sender needs: the RB's path and the name of its PodGroup Works. */
@@ -500,6 +502,50 @@ static enum step_sent send_delete_works(struct ctl *c, struct binding *b, const 
     return STEP_SENT;
 }
 
+/* A shrunk gang's PodGroup Works, one per kept share, merge-patched with the Work its new share
+ * builds (minMember and minResources follow; a merge patch replaces the manifests array
+ * whole). 404 counts as done: a Work that is gone has nothing to shrink. */
+static enum step_sent send_resize_works(struct ctl *c, struct binding *b, const struct step_ctx *x)
+{
+    struct karmada_gang_share gs[256];
+    struct karmada_gang_input in;
+    ctl__fill_gang_input(c, b, &in, gs);
+    for (uint32_t i = 0; i < b->nshares; i++) {
+        char wp[KUBE_MAX_URL_BYTES / 4];
+        work_path(b->shares[i].cluster, x->wname, wp, sizeof wp);
+        send_req(c, b, KUBE_MERGE_PATCH, wp, NULL, karmada_gang_podgroup_work(&in, i),
+                 MUSTER_ENOENT);
+    }
+    return STEP_SENT;
+}
+
+/* spec.clusters and the applied-placement annotation rewritten with the new shares, without
+ * the barrier (the shares run): Karmada renders each member's replicas from spec.clusters. The
+ * answer's resourceVersion tells later RB events from older ones (resize_rv). */
+static enum step_sent send_resize_clusters(struct ctl *c, struct binding *b,
+                                           const struct step_ctx *x)
+{
+    struct karmada_gang_share gs[256];
+    struct karmada_gang_input in;
+    json_object *body = NULL;
+    ctl__fill_gang_input(c, b, &in, gs);
+    karmada_patch_assign(&in, 0, &body);
+    send_req_ex(c, b, KUBE_MERGE_PATCH, x->path, NULL, body, 0, 1, NULL);
+    return STEP_SENT;
+}
+
+/* The PodGroup Works of the clusters the gang left, once spec.clusters no longer lists them
+ * (Karmada deletes the member's pods there first); 404 counts as done. */
+static enum step_sent send_resize_drop(struct ctl *c, struct binding *b, const struct step_ctx *x)
+{
+    for (uint32_t i = 0; i < b->ndropped; i++) {
+        char wp[KUBE_MAX_URL_BYTES / 4];
+        work_path(b->dropped[i], x->wname, wp, sizeof wp);
+        send_req(c, b, KUBE_DELETE, wp, NULL, NULL, MUSTER_ENOENT);
+    }
+    return STEP_SENT;
+}
+
 /* Each step: its sender, the crash point (crashpoint.h) passed when every request of the step
  * is acknowledged, and the one passed at each acknowledgement of a step that sends several
  * while others are still out (some PodGroup Works made, others not). The names are listed in
@@ -524,6 +570,9 @@ static const struct step_def {
     [S_U_DELETE] = {send_delete_works, "rollback.objects", "rollback.objects.one"},
     [S_R_WORKS] = {send_delete_works, "release.objects", NULL},
     [S_HOLD] = {send_hold, "hold", NULL},
+    [S_RESIZE_WORKS] = {send_resize_works, "resize.works", NULL},
+    [S_RESIZE_CLUSTERS] = {send_resize_clusters, "resize.clusters", NULL},
+    [S_RESIZE_DROP] = {send_resize_drop, "resize.drop", NULL},
 };
 
 static const char *step_crash_one(enum step st)
@@ -590,6 +639,15 @@ enum step ctl__step_next(const struct binding *b)
         return b->assign && b->needs_objects ? S_U_DELETE : S_NONE;
     case S_STATUS:
         /* released while the forward steps finished: its Works go */
+        return b->st == B_DONE ? ctl__step_released(b) : S_NONE;
+    case S_RESIZE_WORKS:
+        /* the PodGroups first: a member never runs fewer pods than its PodGroup's minMember */
+        return b->st == B_DONE ? ctl__step_released(b) : S_RESIZE_CLUSTERS;
+    case S_RESIZE_CLUSTERS:
+        if (b->st == B_DONE)
+            return ctl__step_released(b);
+        return b->ndropped && b->needs_objects ? S_RESIZE_DROP : S_NONE;
+    case S_RESIZE_DROP:
         return b->st == B_DONE ? ctl__step_released(b) : S_NONE;
     case S_RESUME:
     case S_U_DELETE:
@@ -721,7 +779,23 @@ static void step_done(struct ctl *c, struct binding *b)
         json_object_put(b->fresh);
         b->fresh = NULL;
     }
+    if (done == S_RESIZE_CLUSTERS) {
+        const char *rv = kube_json_str(kube_json_get(b->reply, "metadata"), "resourceVersion");
+        b->resize_rv = rv ? strtoll(rv, NULL, 10) : 0;
+        json_object_put(b->reply);
+        b->reply = NULL;
+    }
+    if (done == S_RESIZE_DROP)
+        b->ndropped = 0;
     b->step = ctl__step_next(b);
+    if (b->step == S_NONE && b->resize_owed && (b->st == B_DISPATCHED || b->st == B_RUNNING)) {
+        ctl__resize_resume(c, b); /* a shrink committed while the step was out */
+        return;
+    }
+    if (b->step == S_NONE && b->reread_due && (b->st == B_DISPATCHED || b->st == B_RUNNING)) {
+        ctl__binding_react(c, b, 0); /* the RB changed while the step was out */
+        return;
+    }
     if ((done == S_U_CLEAR || done == S_U_DELETE) && b->step == S_NONE) {
         b->nshares = 0;
         if (b->st == B_UNDO)

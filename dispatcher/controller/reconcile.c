@@ -10,6 +10,7 @@ struct live_row {
     char queue[QUEUE_NAME_MAX + 1];
     char state[16];
     char *clusters;
+    char *request; /* dispatched and running rows only: what the engine holds for them */
     int64_t id, created_at, admitted_at, dispatched_at, attempt, not_before;
     int barrier, user_dispatching, assign;
 };
@@ -39,6 +40,13 @@ static int live_cb(void *ud, const struct store_ledger_row *r)
     x->clusters = muster_strdup(r->clusters ? r->clusters : "[]");
     if (!x->clusters)
         return MUSTER_ENOMEM;
+    if (strcmp(r->state, "dispatched") == 0 || strcmp(r->state, "running") == 0) {
+        x->request = muster_strdup(r->request ? r->request : "{}");
+        if (!x->request) {
+            muster_free(x->clusters);
+            return MUSTER_ENOMEM;
+        }
+    }
     x->id = r->id;
     x->created_at = r->created_at;
     x->admitted_at = r->admitted_at;
@@ -157,6 +165,63 @@ static int objects_done(struct ctl *c, struct binding *b)
     return done;
 }
 
+/* A lifted, dispatched binding whose hub still holds more than its row: a shrink the ledger
+ * recorded and musterd died before the hub heard all of it. spec.clusters lists every share of
+ * the row with at least its replicas and is not the row's placement, or a PodGroup Work there
+ * still carries a PodGroup other than the row's shares build. The clusters it lists beyond the
+ * row's become the ones whose Works go last. */
+static int resize_due(struct ctl *c, struct binding *b)
+{
+    if (!b->assign || b->nshares == 0 ||
+        kube_json_bool(kube_json_path(b->rb, "spec", "suspension", NULL), "scheduling") == 1)
+        return 0;
+    json_object *cl = kube_json_path(b->rb, "spec", "clusters", NULL);
+    size_t n = ctl__rb_nclusters(b->rb);
+    int covers = 1;
+    for (uint32_t i = 0; covers && i < b->nshares; i++) {
+        int found = 0;
+        for (size_t j = 0; !found && j < n; j++) {
+            json_object *e = json_object_array_get_idx(cl, j);
+            const char *name = kube_json_str(e, "name");
+            json_object *r = kube_json_get(e, "replicas");
+            found = name && strcmp(name, b->shares[i].cluster) == 0 &&
+                    (r ? json_object_get_int(r) : 0) >= b->shares[i].replicas;
+        }
+        covers = found;
+    }
+    if (!covers)
+        return 0;
+    int due = !rb_placed_as_ledger(b);
+    if (!due && b->needs_objects && b->nshares <= 256) {
+        struct karmada_gang_share gs[256];
+        struct karmada_gang_input in;
+        ctl__fill_gang_input(c, b, &in, gs);
+        for (uint32_t i = 0; !due && i < b->nshares; i++) {
+            json_object *have = work_podgroup_spec(ctl__own_work(c, b, b->shares[i].cluster));
+            json_object *want = karmada_gang_podgroup_work(&in, i);
+            json_object *ws = work_podgroup_spec(want);
+            due = have && ws && !json_object_equal(have, ws);
+            json_object_put(want);
+        }
+    }
+    b->ndropped = 0;
+    for (size_t j = 0; due && j < n; j++) {
+        const char *name = kube_json_str(json_object_array_get_idx(cl, j), "name");
+        int mine = 0;
+        for (uint32_t i = 0; name && i < b->nshares; i++)
+            mine |= strcmp(name, b->shares[i].cluster) == 0;
+        if (!name || mine || strlen(name) >= CTL_CLUSTER_NAME_MAX)
+            continue;
+        char(*d)[CTL_CLUSTER_NAME_MAX] =
+            muster_realloc(b->dropped, (b->ndropped + 1) * sizeof(*b->dropped));
+        if (!d)
+            return 0; /* out of memory: the orphan sweep deletes those Works */
+        b->dropped = d;
+        snprintf(b->dropped[b->ndropped++], CTL_CLUSTER_NAME_MAX, "%s", name);
+    }
+    return due;
+}
+
 /* Runs b's dispatch from step st (a barrier check starts its back-off afresh). */
 void ctl__forward_from(struct ctl *c, struct binding *b, enum step st)
 {
@@ -262,6 +327,8 @@ enum ctl_recon ctl__reconcile_decide(const struct ctl_recon_facts *f)
     case B_ADMITTED:
         return RECON_FORWARD;
     default:
+        if (f->resize_due)
+            return RECON_RESIZE; /* the ledger says the smaller gang: the hub follows it */
         if (!f->whole)
             return RECON_READMIT;
         return !f->scheduled_true && f->assign ? RECON_STATUS : RECON_FOLLOW;
@@ -332,6 +399,7 @@ static void reconcile_row(struct ctl *c, struct live_row *r)
         for (uint32_t i = 0; f.whole && b->assign && i < b->nshares; i++)
             f.whole = ctl__rb_lists_cluster(rb, b->shares[i].cluster);
         f.scheduled_true = rb_scheduled_true(rb);
+        f.resize_due = (st == B_DISPATCHED || st == B_RUNNING) && resize_due(c, b);
     }
     switch (ctl__reconcile_decide(&f)) {
     case RECON_RELEASE:
@@ -397,6 +465,16 @@ static void reconcile_row(struct ctl *c, struct live_row *r)
         return;
     case RECON_FOLLOW:
         ctl__check_progress(c, b);
+        if (r->request && (b->st == B_DISPATCHED || b->st == B_RUNNING)) {
+            struct queue_resvec was = {0};
+            char err[128];
+            if (kube_resvec_parse_text(c->names, r->request, "request", &was, err, sizeof err) == 0)
+                ctl__resize_from_row(c, b, &was); /* scaled down while no musterd led */
+            queue_resvec_close(&was);
+        }
+        return;
+    case RECON_RESIZE:
+        ctl__resize_resume(c, b); /* then followed: step_done reads it again */
         return;
     }
 }
@@ -614,8 +692,10 @@ void ctl__reconcile(struct ctl *c)
     struct live_rows l = {0};
     int rc = store_ledger_foreach_live(c->s, live_cb, &l);
     if (rc) {
-        for (size_t i = 0; i < l.n; i++)
+        for (size_t i = 0; i < l.n; i++) {
             muster_free(l.v[i].clusters);
+            muster_free(l.v[i].request);
+        }
         muster_free(l.v);
         ctl__fatal(c, "reading the live ledger");
         return;
@@ -624,6 +704,7 @@ void ctl__reconcile(struct ctl *c)
     for (size_t i = 0; i < l.n; i++) {
         reconcile_row(c, &l.v[i]);
         muster_free(l.v[i].clusters);
+        muster_free(l.v[i].request);
     }
     muster_free(l.v);
     kube_informer_foreach(&c->rbs, reconcile_rb, c);

@@ -23,11 +23,15 @@ NAME=dispatch_crashpoints
 # The points and what makes the scenario pass them; "rollback" points add a gang that cannot
 # start (a user's OverridePolicy sends its pods in c2 and c3 to a PodGroup that does not exist),
 # rolled back after the queue's 2 s gang timeout; the fault goes when musterd dies, so the
-# attempt after the back-off (10 s) runs. Every other run is without it.
+# attempt after the back-off (10 s) runs. Every other run is without it, and scales two
+# Deployments once they run (issue 17): sd, spread over two clusters, down from 9 to 4 replicas
+# (its row shrinks, its PodGroup Works and spec.clusters follow, the cluster it leaves loses its
+# Work), and zd to 0 (released, its placement undone).
 POINTS=(
     queue.ledger hold requeue.ledger dispatch.ledger dispatch.objects.one dispatch.objects
     dispatch.applied dispatch.assign dispatch.barrier dispatch.lift dispatch.assign-lift
     dispatch.dispatched dispatch.status follow.running release.ledger release.objects
+    resize.ledger resize.works resize.clusters resize.drop resize.zero
     rollback:rollback.ledger rollback:rollback.barrier rollback:rollback.clear
     rollback:rollback.objects.one rollback:rollback.objects
 )
@@ -43,6 +47,13 @@ patch() { # PATH BODY: a JSON merge patch, as a user's kubectl would send it
         sleep 0.05
     done
     dfail "PATCH $1: $code"
+}
+
+running() { # RB: placed and lifted, Scheduled=True (dispatched, not only admitted)
+    curl -sf "$BASE/apis/work.karmada.io/v1alpha2/namespaces/$NS/resourcebindings/$1" |
+        jq -e '(.spec.clusters | length > 0) and .spec.suspension.scheduling == false and
+               ([.status.conditions[]? | select(.type == "Scheduled" and .status == "True")] | length == 1)' \
+            >/dev/null 2>&1
 }
 
 # one_point POINT WITH_ROLLBACK
@@ -63,14 +74,24 @@ one_point() {
     deployment dd 2 1     # deleted below: released because its RB goes
     job unfit-x 1 20 1 0  # no node holds it: held, NoClusterFit
     [ "$broken" = 1 ] && deployment broken 9 8 # 72 cpu: spread over two or three clusters
+    if [ "$broken" = 0 ]; then
+        deployment sd 9 8 # 72 cpu: at most 8 a cluster, so two clusters
+        deployment zd 2 1
+    fi
     # the unfit Job waits: a user lifts its hold (musterd holds it again), then its template
     # asks for more (its pending row is replaced)
     patch "apis/work.karmada.io/v1alpha2/namespaces/$NS/resourcebindings/unfit-x-job" \
         '{"spec":{"suspension":{"scheduling":false}}}'
     patch "apis/batch/v1/namespaces/$NS/jobs/unfit-x" '{"spec":{"parallelism":2}}'
-    local deadline=$((SECONDS + 20)) deleted=0
+    local deadline=$((SECONDS + 20)) deleted=0 scaled=$broken
     while kill -0 "$MD_PID" 2>/dev/null; do
         [ $SECONDS -lt "$deadline" ] || dfail "$point: musterd never reached the crash point"
+        if [ $scaled = 0 ] && [ $((SECONDS - t0)) -ge 2 ] && running sd-deployment &&
+            running zd-deployment; then
+            patch "apis/apps/v1/namespaces/$NS/deployments/sd/scale" '{"spec":{"replicas":4}}'
+            patch "apis/apps/v1/namespaces/$NS/deployments/zd/scale" '{"spec":{"replicas":0}}'
+            scaled=1
+        fi
         if [ $deleted = 0 ] && [ $((SECONDS - t0)) -ge 3 ]; then
             delete "apis/apps/v1/namespaces/$NS/deployments/dd"
             deleted=1

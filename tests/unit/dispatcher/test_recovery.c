@@ -72,6 +72,7 @@ static void test_loads_tree_and_ledger(void)
     put_row(s, "ns/d", "gone", "{\"nvidia.com/gpu\":\"1\"}", "pending");
     put_row(s, "ns/e", "research", "{\"nvidia.com/gpu\":\"1\"}", "pending"); /* not a leaf */
     put_row(s, "ns/f", "nlp", "{\"nvidia.com/gpu\":\"1\"}", "released");
+    put_row(s, "ns/g", "nlp", "{}", "pending"); /* scaled to 0: holds nothing, not queued */
 
     struct queue_tree *t = queue_tree_new();
     struct disp_load_stats st;
@@ -88,6 +89,7 @@ static void test_loads_tree_and_ledger(void)
     CU_ASSERT_EQUAL(queue_entry_state(b), QUEUE_ENTRY_PENDING);
     CU_ASSERT_EQUAL(queue_entry_created(b), 10);
     CU_ASSERT_PTR_NULL(queue_tree_entry(t, 6)); /* released rows are history */
+    CU_ASSERT_PTR_NULL(queue_tree_entry(t, 7)); /* nor is a row that holds nothing queued */
     /* The loaded spec is live: research's capability binds. */
     struct queue_limit why;
     CU_ASSERT_TRUE(queue_tree_can_admit(t, queue_tree_find(t, "nlp"),

@@ -441,6 +441,30 @@ static void test_ledger_rows(void)
     CU_ASSERT_EQUAL(seen.admitted[1], 0);
     CU_ASSERT_STRING_EQUAL(seen.clusters[1], "[]");
 
+    /* A dispatched gang that shrank: its request and clusters updated in place, with the
+     * reason; a request that is not a JSON object is refused and changes nothing. */
+    up = (struct store_ledger_row){.id = id1,
+                                   .state = "dispatched",
+                                   .clusters = "[{\"name\":\"a\",\"replicas\":1}]",
+                                   .request = "{\"cpu\":\"1\"}",
+                                   .reason = "scaled down from 2 to 1 replicas",
+                                   .updated_at = 6500};
+    CU_ASSERT_EQUAL(store_ledger_update_state(s, &up), 0);
+    CU_ASSERT_EQUAL(query_int(store__db(s), "SELECT request = '{\"cpu\":\"1\"}' AND reason = "
+                                            "'scaled down from 2 to 1 replicas' FROM ledger "
+                                            "WHERE id = 1"),
+                    1);
+    up.request = "[1]";
+    CU_ASSERT_NOT_EQUAL(store_ledger_update_state(s, &up), 0);
+    CU_ASSERT_EQUAL(query_int(store__db(s), "SELECT request = '{\"cpu\":\"1\"}' FROM ledger "
+                                            "WHERE id = 1"),
+                    1);
+    up = (struct store_ledger_row){.id = id1, .state = "admitted", .updated_at = 6600};
+    CU_ASSERT_EQUAL(store_ledger_update_state(s, &up), 0); /* NULL request: kept */
+    CU_ASSERT_EQUAL(query_int(store__db(s), "SELECT request = '{\"cpu\":\"1\"}' FROM ledger "
+                                            "WHERE id = 1"),
+                    1);
+
     /* Released rows leave the live set, and free the binding for a new attempt. */
     up = (struct store_ledger_row){.id = id1, .state = "released", .updated_at = 7000};
     CU_ASSERT_EQUAL(store_ledger_update_state(s, &up), 0);

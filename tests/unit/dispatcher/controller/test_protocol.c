@@ -129,7 +129,7 @@ static void test_every_walk_ends(void)
     /* From every step, in every mode and state, the protocol ends within a bounded number of
      * steps and never lifts a released binding. */
     static const enum bstate sts[] = {B_UNDO, B_ADMITTED, B_DISPATCHED, B_DONE};
-    for (int s = 0; s <= S_HOLD; s++)
+    for (int s = 0; s <= S_RESIZE_DROP; s++)
         for (size_t k = 0; k < sizeof sts / sizeof sts[0]; k++)
             for (int mode = 0; mode < 4; mode++) {
                 struct binding b = mk(sts[k], mode & 1, (mode >> 1) & 1, (enum step)s);

@@ -1,0 +1,157 @@
+/* A dispatched gang that shrinks (dispatcher/controller/resize.c), without a hub: how a gang
+ * read again is judged, which shares give up replicas, and the resize steps' order. */
+#include "dispatcher/controller/ctl_int.h"
+#include "testing.h"
+
+static struct queue_resnames *names;
+
+static void vec(struct queue_resvec *v, int64_t cpu, int64_t mem)
+{
+    uint32_t c, m;
+    queue_resvec_clear(v);
+    CU_ASSERT_EQUAL_FATAL(queue_resnames_intern(names, "cpu", 3, &c), 0);
+    CU_ASSERT_EQUAL_FATAL(queue_resnames_intern(names, "memory", 6, &m), 0);
+    if (cpu)
+        queue_resvec_set(v, c, cpu);
+    if (mem)
+        queue_resvec_set(v, m, mem);
+}
+
+/* A one-component gang of r replicas of (cpu, mem) each. */
+struct side {
+    struct comp comp;
+    struct queue_resvec gang;
+    struct ctl_resize_side s;
+};
+
+static void side(struct side *x, int32_t r, int64_t cpu, int64_t mem)
+{
+    memset(x, 0, sizeof *x);
+    vec(&x->comp.req, cpu, mem);
+    x->comp.replicas = r;
+    vec(&x->gang, cpu * r, mem * r);
+    x->s = (struct ctl_resize_side){r, 1, &x->gang, &x->comp};
+}
+
+static void side_close(struct side *x)
+{
+    queue_resvec_close(&x->comp.req);
+    queue_resvec_close(&x->gang);
+}
+
+static void test_judge(void)
+{
+    names = queue_resnames_new();
+    CU_ASSERT_PTR_NOT_NULL_FATAL(names);
+    struct side was, now;
+    side(&was, 8, 1000, 2000);
+    side(&now, 4, 1000, 2000);
+    CU_ASSERT_EQUAL(ctl__resize_judge(&was.s, &now.s), RESIZE_SHRINK); /* fewer replicas */
+    side_close(&now);
+    side(&now, 8, 500, 2000);
+    CU_ASSERT_EQUAL(ctl__resize_judge(&was.s, &now.s), RESIZE_SHRINK); /* smaller requests */
+    side_close(&now);
+    side(&now, 8, 1000, 2000);
+    CU_ASSERT_EQUAL(ctl__resize_judge(&was.s, &now.s), RESIZE_SAME);
+    side_close(&now);
+    side(&now, 9, 1000, 2000);
+    CU_ASSERT_EQUAL(ctl__resize_judge(&was.s, &now.s), RESIZE_GROW); /* scale up */
+    side_close(&now);
+    /* fewer replicas, but each asks more of one resource: a node may not hold it; growth */
+    side(&now, 4, 3000, 1000);
+    CU_ASSERT_EQUAL(ctl__resize_judge(&was.s, &now.s), RESIZE_GROW);
+    side_close(&now);
+    side(&now, 0, 1000, 2000);
+    CU_ASSERT_EQUAL(ctl__resize_judge(&was.s, &now.s), RESIZE_ZERO);
+    side_close(&now);
+    side_close(&was);
+    queue_resnames_free(names);
+}
+
+static void test_shares_shrink(void)
+{
+    /* spread over three clusters, the remainder last: the last-placed give up first */
+    struct share sh[3];
+    memset(sh, 0, sizeof sh);
+    snprintf(sh[0].cluster, sizeof sh[0].cluster, "c1");
+    snprintf(sh[1].cluster, sizeof sh[1].cluster, "c2");
+    snprintf(sh[2].cluster, sizeof sh[2].cluster, "c3");
+    sh[0].replicas = 4;
+    sh[1].replicas = 4;
+    sh[2].replicas = 1;
+    CU_ASSERT_EQUAL(ctl__shares_shrink(sh, 3, 9), 3); /* nothing to give */
+    CU_ASSERT_EQUAL(ctl__shares_shrink(sh, 3, 6), 2); /* c3 left, c2 gives 2 */
+    CU_ASSERT_EQUAL(sh[0].replicas, 4);
+    CU_ASSERT_EQUAL(sh[1].replicas, 2);
+    CU_ASSERT_EQUAL(sh[2].replicas, 0);
+    CU_ASSERT_EQUAL(ctl__shares_shrink(sh, 2, 1), 1); /* down to the first cluster */
+    CU_ASSERT_EQUAL(sh[0].replicas, 1);
+    CU_ASSERT_STRING_EQUAL(sh[0].cluster, "c1");
+}
+
+static struct binding mk(enum bstate st, int needs_objects, uint32_t ndropped)
+{
+    struct binding b;
+    memset(&b, 0, sizeof b);
+    b.st = st;
+    b.assign = 1;
+    b.needs_objects = needs_objects;
+    b.ndropped = ndropped;
+    return b;
+}
+
+static void test_steps(void)
+{
+    /* the PodGroups shrink first, then spec.clusters, then the Works of clusters left */
+    struct binding b = mk(B_RUNNING, 1, 1);
+    b.step = S_RESIZE_WORKS;
+    CU_ASSERT_EQUAL(ctl__step_next(&b), S_RESIZE_CLUSTERS);
+    b.step = S_RESIZE_CLUSTERS;
+    CU_ASSERT_EQUAL(ctl__step_next(&b), S_RESIZE_DROP);
+    b.step = S_RESIZE_DROP;
+    CU_ASSERT_EQUAL(ctl__step_next(&b), S_NONE);
+    /* no cluster left: over after spec.clusters */
+    b = mk(B_DISPATCHED, 1, 0);
+    b.step = S_RESIZE_CLUSTERS;
+    CU_ASSERT_EQUAL(ctl__step_next(&b), S_NONE);
+    /* a Volcano Job: spec.clusters only, no Works of muster's */
+    b = mk(B_DISPATCHED, 0, 0);
+    b.step = S_RESIZE_CLUSTERS;
+    CU_ASSERT_EQUAL(ctl__step_next(&b), S_NONE);
+    /* released mid-way (finished, its RB went): its Works go, nothing more is resized */
+    b = mk(B_DONE, 1, 1);
+    b.step = S_RESIZE_WORKS;
+    CU_ASSERT_EQUAL(ctl__step_next(&b), S_R_WORKS);
+    b.step = S_RESIZE_CLUSTERS;
+    CU_ASSERT_EQUAL(ctl__step_next(&b), S_R_WORKS);
+}
+
+static void test_reconcile_finishes_a_resize(void)
+{
+    /* the ledger says the smaller gang, the hub still the larger one: the resize steps run,
+     * not a readmit (which would raise the barrier over running shares) */
+    struct ctl_recon_facts f = {.st = B_RUNNING,
+                                .assign = 1,
+                                .scheduling = 0,
+                                .nclusters = 2,
+                                .whole = 0,
+                                .scheduled_true = 1,
+                                .resize_due = 1};
+    CU_ASSERT_EQUAL(ctl__reconcile_decide(&f), RECON_RESIZE);
+    f.st = B_DISPATCHED;
+    CU_ASSERT_EQUAL(ctl__reconcile_decide(&f), RECON_RESIZE);
+    f.resize_due = 0;
+    CU_ASSERT_EQUAL(ctl__reconcile_decide(&f), RECON_READMIT);
+    f.rb_gone = 1, f.resize_due = 1;
+    CU_ASSERT_EQUAL(ctl__reconcile_decide(&f), RECON_RELEASE);
+}
+
+static CU_TestInfo tests[] = {
+    {"a gang read again: same, shrunk, grown, zero", test_judge},
+    {"the last-placed shares give up first", test_shares_shrink},
+    {"resize steps", test_steps},
+    {"start-up finishes a half-done resize", test_reconcile_finishes_a_resize},
+    CU_TEST_INFO_NULL,
+};
+
+MUSTER_TEST_MAIN("dispatcher/controller/resize", tests)
