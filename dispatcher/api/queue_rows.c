@@ -63,6 +63,7 @@ static int qrow_from_store(struct api_qrow *r, const struct store_queue *q)
 
 void api__qrow_to_store(const struct api_qrow *r, struct store_queue *q)
 {
+    memset(q, 0, sizeof(*q));
     q->name = r->name;
     q->parent = r->parent;
     q->weight = r->weight;
