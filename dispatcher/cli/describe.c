@@ -199,11 +199,21 @@ const char *cli_queue_reclaim_mark(struct json_object *q)
     return b && l ? "borrows,lends" : b ? "borrows" : l ? "lends" : "-";
 }
 
-const char *cli_queue_preemption(struct json_object *q, int which)
+const char *cli_queue_preemption(struct json_object *q, enum cli_preempt_field which)
 {
-    static const char *const keys[] = {"withinQueue", "minRuntime", "maxPerMinute", "cooldown"};
-    static const char *const dflt[] = {"Never", "0s", "0", "0s"};
-    if (which < 0 || which > 3)
+    static const char *const keys[] = {
+        [CLI_PREEMPT_WITHIN_QUEUE] = "withinQueue",
+        [CLI_PREEMPT_MIN_RUNTIME] = "minRuntime",
+        [CLI_PREEMPT_MAX_PER_MINUTE] = "maxPerMinute",
+        [CLI_PREEMPT_COOLDOWN] = "cooldown",
+    };
+    static const char *const dflt[] = {
+        [CLI_PREEMPT_WITHIN_QUEUE] = "Never",
+        [CLI_PREEMPT_MIN_RUNTIME] = "0s",
+        [CLI_PREEMPT_MAX_PER_MINUTE] = "0",
+        [CLI_PREEMPT_COOLDOWN] = "0s",
+    };
+    if ((unsigned)which > CLI_PREEMPT_COOLDOWN)
         return NULL;
     struct json_object *p = NULL;
     json_object_object_get_ex(q, "preemption", &p);
@@ -244,8 +254,10 @@ void cli_describe_queue(struct json_object *q, FILE *f)
     line(f, "Capability:", cli_map_text(q, "capability", buf, sizeof(buf)));
     line(f, "Reclaimable:", str_of(q, "reclaimable") ? str_of(q, "reclaimable") : "true");
     snprintf(buf, sizeof(buf), "withinQueue=%s, minRuntime=%s, maxPerMinute=%s, cooldown=%s",
-             cli_queue_preemption(q, 0), cli_queue_preemption(q, 1), cli_queue_preemption(q, 2),
-             cli_queue_preemption(q, 3));
+             cli_queue_preemption(q, CLI_PREEMPT_WITHIN_QUEUE),
+             cli_queue_preemption(q, CLI_PREEMPT_MIN_RUNTIME),
+             cli_queue_preemption(q, CLI_PREEMPT_MAX_PER_MINUTE),
+             cli_queue_preemption(q, CLI_PREEMPT_COOLDOWN));
     line(f, "Preemption:", buf);
     line(f, "Version:", str_of(md, "resourceVersion"));
     line(f, "Created:", when(md, "createdAtMs", t, sizeof(t)));

@@ -34,10 +34,17 @@ void cli_describe_queue(struct json_object *q, FILE *f);
  * its status.lent does, "borrows,lends" for both, "-" for neither (or no status). */
 const char *cli_queue_reclaim_mark(struct json_object *q);
 
-/* A queue's preemption fields as cells: which is 0 withinQueue, 1 minRuntime, 2 maxPerMinute,
- * 3 cooldown; the server's text, or the default when the document lacks it ("Never", "0s",
- * "0", "0s"). The pointer is borrowed from q (or static). */
-const char *cli_queue_preemption(struct json_object *q, int which);
+/* The fields of a queue's preemption object, in the order the API documents them. */
+enum cli_preempt_field {
+    CLI_PREEMPT_WITHIN_QUEUE,
+    CLI_PREEMPT_MIN_RUNTIME,
+    CLI_PREEMPT_MAX_PER_MINUTE,
+    CLI_PREEMPT_COOLDOWN,
+};
+
+/* One preemption field of q as a cell: the server's text, or the default when the document
+ * lacks it ("Never", "0s", "0", "0s"). The pointer is borrowed from q (or static). */
+const char *cli_queue_preemption(struct json_object *q, enum cli_preempt_field which);
 
 /* status.preemptions as "MADE/SUFFERED" into buf ("0/0" without it). */
 const char *cli_queue_preempted(struct json_object *q, char *buf, size_t cap);

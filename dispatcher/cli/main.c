@@ -390,10 +390,10 @@ static int queue_row(struct cli_table *t, struct json_object *q)
         cli_map_text(q, "capability", cap, sizeof(cap)),
         sh,
         field_str(q, "reclaimable", rcl, sizeof(rcl)) ? rcl : "true",
-        cli_queue_preemption(q, 0),
-        cli_queue_preemption(q, 1),
-        cli_queue_preemption(q, 2),
-        cli_queue_preemption(q, 3),
+        cli_queue_preemption(q, CLI_PREEMPT_WITHIN_QUEUE),
+        cli_queue_preemption(q, CLI_PREEMPT_MIN_RUNTIME),
+        cli_queue_preemption(q, CLI_PREEMPT_MAX_PER_MINUTE),
+        cli_queue_preemption(q, CLI_PREEMPT_COOLDOWN),
         cli_map_text(st, "borrowed", bor, sizeof(bor)),
         cli_map_text(st, "lent", lent, sizeof(lent)),
         cli_queue_preempted(q, pre, sizeof(pre)),
@@ -879,24 +879,28 @@ static int cmd_delete_queue(struct cli *c, const char *name)
 
 /* ---- apply ---- */
 
+/* How a spec field compares: a scalar (with dflt_str or dflt_int), a quantity map, a boolean
+ * whose default is true, or the preemption object (each field with its default). */
+enum spec_kind { SPEC_SCALAR, SPEC_MAP, SPEC_BOOL_TRUE, SPEC_PREEMPTION };
+
 /* The spec fields and the server's defaults for absent ones (docs/admin-api.md, Queues). */
 static const struct {
     const char *key;
     const char *dflt_str;
     long long dflt_int;
-    int is_map; /* 1 a quantity map, 2 a boolean (default true), 3 preemption */
+    enum spec_kind kind;
 } spec_fields[] = {
-    {"parent", "root", 0, 0},
-    {"weight", NULL, 1, 0},
-    {"priority", NULL, 0, 0},
-    {"state", "Open", 0, 0},
-    {"queueingStrategy", "BestEffortFIFO", 0, 0},
-    {"gangTimeoutSeconds", NULL, 300, 0},
-    {"reclaimable", NULL, 0, 2},
-    {"preemption", NULL, 0, 3},
-    {"guarantee", NULL, 0, 1},
-    {"deserved", NULL, 0, 1},
-    {"capability", NULL, 0, 1},
+    {"parent", "root", 0, SPEC_SCALAR},
+    {"weight", NULL, 1, SPEC_SCALAR},
+    {"priority", NULL, 0, SPEC_SCALAR},
+    {"state", "Open", 0, SPEC_SCALAR},
+    {"queueingStrategy", "BestEffortFIFO", 0, SPEC_SCALAR},
+    {"gangTimeoutSeconds", NULL, 300, SPEC_SCALAR},
+    {"reclaimable", NULL, 0, SPEC_BOOL_TRUE},
+    {"preemption", NULL, 0, SPEC_PREEMPTION},
+    {"guarantee", NULL, 0, SPEC_MAP},
+    {"deserved", NULL, 0, SPEC_MAP},
+    {"capability", NULL, 0, SPEC_MAP},
 };
 
 static int scalar_eq(struct json_object *a, struct json_object *b)
@@ -1026,10 +1030,10 @@ static int same_spec(struct json_object *want, struct json_object *cur)
         struct json_object *w = NULL, *cv = NULL;
         int has_w = json_object_object_get_ex(want, spec_fields[i].key, &w);
         json_object_object_get_ex(cur, spec_fields[i].key, &cv);
-        if (spec_fields[i].is_map) {
-            int eq = spec_fields[i].is_map == 1   ? map_eq(w, cv)
-                     : spec_fields[i].is_map == 2 ? bool_eq(has_w ? w : NULL, cv)
-                                                  : preemption_eq(has_w ? w : NULL, cv);
+        if (spec_fields[i].kind != SPEC_SCALAR) {
+            int eq = spec_fields[i].kind == SPEC_MAP         ? map_eq(w, cv)
+                     : spec_fields[i].kind == SPEC_BOOL_TRUE ? bool_eq(has_w ? w : NULL, cv)
+                                                             : preemption_eq(has_w ? w : NULL, cv);
             if (!eq)
                 return 0;
             continue;

@@ -134,15 +134,15 @@ static void test_describe(void)
     CU_ASSERT_STRING_EQUAL(cli_queue_reclaim_mark(q), "lends");
     char cell[32];
     CU_ASSERT_STRING_EQUAL(cli_queue_preempted(q, cell, sizeof(cell)), "2/7");
-    CU_ASSERT_STRING_EQUAL(cli_queue_preemption(q, 2), "4");
+    CU_ASSERT_STRING_EQUAL(cli_queue_preemption(q, CLI_PREEMPT_MAX_PER_MINUTE), "4");
     json_object_put(q);
     q = json_tokener_parse("{\"status\":{\"borrowed\":{\"cpu\":\"1\"},\"lent\":{\"gpu\":\"1\"}}}");
     CU_ASSERT_STRING_EQUAL(cli_queue_reclaim_mark(q), "borrows,lends");
     json_object_put(q);
     q = json_tokener_parse("{\"status\":{\"borrowed\":{\"cpu\":\"1\"},\"lent\":{}}}");
     CU_ASSERT_STRING_EQUAL(cli_queue_reclaim_mark(q), "borrows");
-    CU_ASSERT_STRING_EQUAL(cli_queue_preemption(q, 0), "Never");
-    CU_ASSERT_STRING_EQUAL(cli_queue_preemption(q, 3), "0s");
+    CU_ASSERT_STRING_EQUAL(cli_queue_preemption(q, CLI_PREEMPT_WITHIN_QUEUE), "Never");
+    CU_ASSERT_STRING_EQUAL(cli_queue_preemption(q, CLI_PREEMPT_COOLDOWN), "0s");
     CU_ASSERT_STRING_EQUAL(cli_queue_preempted(q, cell, sizeof(cell)), "0/0");
     json_object_put(q);
 }
