@@ -31,7 +31,7 @@ static json_object *hook_clusters(void *ud)
             break;
         json_object_object_add(o, "name", json_object_new_string(k->name));
         json_object_object_add(o, "ready", json_object_new_boolean(k->ready));
-        json_object *labels = jpath(k->obj, "metadata", "labels");
+        json_object *labels = kube_json_path(k->obj, "metadata", "labels", NULL);
         json_object_object_add(o, "labels",
                                labels ? json_object_get(labels) : json_object_new_object());
         json_object_object_add(o, "capacity", kube_resvec_json(c->names, &k->capacity));

@@ -9,7 +9,7 @@
 #include "dispatcher/leader.h"
 #include "dispatcher/recovery.h"
 #include "dispatcher/metrics.h"
-#include "queue/errors.h"
+#include "dispatcher/errors.h"
 #include "queue/mem.h"
 
 #include <inttypes.h>

@@ -1,7 +1,7 @@
 /* muster-sim as musterd --demo's child process (see demo_hub.h). */
 #include "dispatcher/demo_hub.h"
 
-#include "queue/errors.h"
+#include "cluster-adapters/kube/errors.h"
 #include "queue/mem.h"
 
 #include <limits.h>

@@ -2,7 +2,7 @@
  * subscribers woken on each publish, and per-minute counters with latency histograms. */
 #include "dispatcher/events.h"
 
-#include "queue/errors.h"
+#include "cluster-adapters/kube/errors.h"
 #include "queue/mem.h"
 
 #include <inttypes.h>

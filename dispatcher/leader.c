@@ -4,7 +4,8 @@
  * deadline while leading, and a bound on one attempt's requests. */
 #include "dispatcher/leader.h"
 
-#include "queue/errors.h"
+#include "cluster-adapters/kube/errors.h"
+#include "cluster-adapters/kube/json.h"
 #include "queue/mem.h"
 
 #include <inttypes.h>
@@ -63,14 +64,6 @@ static void release_continue(struct disp_leader *l);
 
 /* ---- small helpers ---- */
 
-static json_object *member(json_object *o, const char *k)
-{
-    json_object *v = NULL;
-    return o && json_object_is_type(o, json_type_object) && json_object_object_get_ex(o, k, &v)
-               ? v
-               : NULL;
-}
-
 static void copy_str(char *dst, size_t cap, const char *src)
 {
     snprintf(dst, cap, "%s", src ? src : "");
@@ -119,7 +112,7 @@ static void set_lease(struct disp_leader *l, json_object *lease)
 /* Records what the lease says now; observed_at moves only when the record changed. */
 static int observe(struct disp_leader *l, json_object *lease)
 {
-    json_object *spec = member(lease, "spec");
+    json_object *spec = kube_json_get(lease, "spec");
     const char *text = spec ? json_object_to_json_string_ext(spec, JSON_C_TO_STRING_PLAIN) : "{}";
     if (!l->observed || strcmp(l->observed, text) != 0) {
         char *copy = muster_strdup(text);
@@ -129,7 +122,7 @@ static int observe(struct disp_leader *l, json_object *lease)
         l->observed = copy;
         l->observed_at = uv_now(l->loop);
     }
-    json_object *h = member(spec, "holderIdentity");
+    json_object *h = kube_json_get(spec, "holderIdentity");
     copy_str(l->holder, sizeof(l->holder),
              h && json_object_is_type(h, json_type_string) ? json_object_get_string(h) : "");
     set_lease(l, lease);
@@ -270,14 +263,14 @@ static json_object *claim(struct disp_leader *l, json_object *lease, int release
             return NULL;
         }
     }
-    json_object *old = member(o, "spec");
-    json_object *hid = member(old, "holderIdentity");
+    json_object *old = kube_json_get(o, "spec");
+    json_object *hid = kube_json_get(old, "holderIdentity");
     int mine = hid && json_object_is_type(hid, json_type_string) &&
                strcmp(json_object_get_string(hid), l->identity) == 0;
-    json_object *tr = member(old, "leaseTransitions");
+    json_object *tr = kube_json_get(old, "leaseTransitions");
     int64_t transitions =
         tr && json_object_is_type(tr, json_type_int) ? json_object_get_int64(tr) : 0;
-    json_object *acq = member(old, "acquireTime");
+    json_object *acq = kube_json_get(old, "acquireTime");
     char now[40];
     micro_time(now, sizeof(now));
     json_object *spec = json_object_new_object();
@@ -336,7 +329,7 @@ static void on_get(int err, const struct kube_response *resp, void *ud)
             attempt_done(l);
             return;
         }
-        json_object *d = member(member(resp->body, "spec"), "leaseDurationSeconds");
+        json_object *d = kube_json_get(kube_json_get(resp->body, "spec"), "leaseDurationSeconds");
         int64_t secs = d && json_object_is_type(d, json_type_int) ? json_object_get_int64(d) : 0;
         if (secs < 0)
             secs = 0;

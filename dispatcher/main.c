@@ -4,7 +4,7 @@
 #include "dispatcher/recovery.h"
 #include "dispatcher/store.h"
 #include "dispatcher/version.h"
-#include "queue/errors.h"
+#include "dispatcher/errors.h"
 
 #include <getopt.h>
 #include <stdio.h>

@@ -2,7 +2,8 @@
 #include "dispatcher/recovery.h"
 
 #include "cluster-adapters/kube/resources.h"
-#include "queue/errors.h"
+#include "dispatcher/errors.h"
+#include "queue/hash.h"
 #include "queue/idmap.h"
 #include "queue/mem.h"
 
@@ -160,22 +161,12 @@ struct lload {
     size_t errcap;
 };
 
-static uint64_t fnv(const char *s)
-{
-    uint64_t h = 1469598103934665603ULL;
-    for (; *s; s++) {
-        h ^= (unsigned char)*s;
-        h *= 1099511628211ULL;
-    }
-    return h;
-}
-
 #define REQ_CACHE_MAX 65536 /* bound the cache: a ledger of all-distinct requests parses each */
 
 static int request_of(struct lload *l, const struct store_ledger_row *row,
                       const struct queue_resvec **out, struct queue_resvec *scratch)
 {
-    uint64_t h = fnv(row->request);
+    uint64_t h = queue_hash_fnv1a64_str(QUEUE_HASH_FNV64_BASIS, row->request);
     for (struct req_cache_item *it = queue_idmap_get(&l->cache, h); it; it = it->next) {
         if (strcmp(it->text, row->request) == 0) {
             *out = &it->vec;

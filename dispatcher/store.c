@@ -7,7 +7,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "queue/errors.h"
+#include "dispatcher/errors.h"
 #include "queue/mem.h"
 #include "schema/migrations.h"
 

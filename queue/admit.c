@@ -272,6 +272,7 @@ static void count(struct queue_node *q, int64_t pending, int64_t admitted)
 int queue_entry_add(struct queue_tree *t, const struct queue_entry_spec *spec,
                     struct queue_entry **out, struct queue_error *err)
 {
+    t->version++;
     struct queue_entry *e;
     int rc = entry_new(t, spec, &e, err);
     if (rc)
@@ -292,6 +293,7 @@ int queue_entry_add(struct queue_tree *t, const struct queue_entry_spec *spec,
 int queue_entry_add_admitted(struct queue_tree *t, const struct queue_entry_spec *spec,
                              struct queue_entry **out, struct queue_error *err)
 {
+    t->version++;
     struct queue_entry *e;
     int rc = entry_new(t, spec, &e, err);
     if (rc)
@@ -318,6 +320,7 @@ static void release(struct queue_tree *t, struct queue_entry *e)
 
 void queue_entry_remove(struct queue_tree *t, struct queue_entry *e)
 {
+    t->version++;
     if (e->state == QUEUE_ENTRY_ADMITTED) {
         release(t, e);
     } else {
@@ -332,6 +335,7 @@ void queue_entry_remove(struct queue_tree *t, struct queue_entry *e)
 int queue_entry_resize(struct queue_tree *t, struct queue_entry *e,
                        const struct queue_resvec *request, struct queue_error *err)
 {
+    t->version++;
     if (e->state != QUEUE_ENTRY_ADMITTED)
         return entry_fail(err, MUSTER_EINVAL, "state", "only an admitted entry is resized%s",
                           NULL);
@@ -355,6 +359,7 @@ int queue_entry_resize(struct queue_tree *t, struct queue_entry *e,
 
 int queue_entry_admit(struct queue_tree *t, struct queue_entry *e, struct queue_limit *why)
 {
+    t->version++;
     if (e->state != QUEUE_ENTRY_PENDING)
         return MUSTER_EINVAL;
     if (!queue_tree_can_admit(t, e->leaf, &e->shape->req, why))
@@ -369,6 +374,7 @@ int queue_entry_admit(struct queue_tree *t, struct queue_entry *e, struct queue_
 
 int queue_entry_requeue(struct queue_tree *t, struct queue_entry *e)
 {
+    t->version++;
     if (e->state != QUEUE_ENTRY_ADMITTED)
         return MUSTER_EINVAL;
     release(t, e);

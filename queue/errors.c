@@ -1,32 +1,22 @@
-/* muster_strerror and muster_errname, generated from MUSTER_ERRNO_MAP. */
+/* queue_strerror and queue_errname, generated from QUEUE_ERRNO_MAP. */
 #include "queue/errors.h"
 
-const char *muster_strerror(int err)
-{
-    switch (err) {
-    case MUSTER_OK:
-        return "success";
-#define XX(name, msg)                                                                              \
-    case MUSTER_##name:                                                                            \
-        return msg;
-        MUSTER_ERRNO_MAP(XX)
+/* Every code in the engine's range: a code outside it could collide with another layer's. */
+#define XX(name, value, msg)                                                                       \
+    _Static_assert((value) >= QUEUE_ERRNO_LO && (value) <= QUEUE_ERRNO_HI,                         \
+                   "MUSTER_" #name " is outside queue's range");
+QUEUE_ERRNO_MAP(XX)
 #undef XX
-    default:
-        return "unknown error";
-    }
+
+/* The bottom of the chain: 0, and nothing else. */
+static const char *none_strerror(int err)
+{
+    return err == MUSTER_OK ? "success" : "unknown error";
 }
 
-const char *muster_errname(int err)
+static const char *none_errname(int err)
 {
-    switch (err) {
-    case MUSTER_OK:
-        return "OK";
-#define XX(name, msg)                                                                              \
-    case MUSTER_##name:                                                                            \
-        return #name;
-        MUSTER_ERRNO_MAP(XX)
-#undef XX
-    default:
-        return "UNKNOWN";
-    }
+    return err == MUSTER_OK ? "OK" : "UNKNOWN";
 }
+
+MUSTER_ERRNO_DEFINE(QUEUE_ERRNO_MAP, queue_strerror, queue_errname, none_strerror, none_errname)

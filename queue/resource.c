@@ -2,6 +2,7 @@
 #include "queue/resource.h"
 
 #include "queue/errors.h"
+#include "queue/hash.h"
 #include "queue/mem.h"
 
 #include <string.h>
@@ -14,16 +15,6 @@ struct queue_resnames {
     uint32_t nslots; /* power of two, kept at most half full */
     uint64_t refused; /* interns refused because the table was full */
 };
-
-static uint64_t hash_bytes(const char *s, size_t len)
-{
-    uint64_t h = 1469598103934665603ULL; /* FNV-1a */
-    for (size_t i = 0; i < len; i++) {
-        h ^= (unsigned char)s[i];
-        h *= 1099511628211ULL;
-    }
-    return h;
-}
 
 struct queue_resnames *queue_resnames_new(void)
 {
@@ -122,7 +113,8 @@ int queue_resname_valid(const char *name, size_t len)
 static uint32_t *slot_for(const struct queue_resnames *t, const char *name, size_t len)
 {
     uint32_t mask = t->nslots - 1;
-    for (uint32_t i = (uint32_t)hash_bytes(name, len) & mask;; i = (i + 1) & mask) {
+    uint32_t start = (uint32_t)queue_hash_fnv1a64(QUEUE_HASH_FNV64_BASIS, name, len) & mask;
+    for (uint32_t i = start;; i = (i + 1) & mask) {
         uint32_t v = t->slots[i];
         if (v == 0)
             return &t->slots[i];

@@ -763,6 +763,7 @@ static void settle(struct queue_tree *t)
 
 int queue_tree_create(struct queue_tree *t, const struct queue_spec *spec, struct queue_error *err)
 {
+    t->version++;
     int rc = queue_tree_validate(t, spec, 0, err);
     if (rc)
         return rc;
@@ -791,6 +792,7 @@ int queue_tree_create(struct queue_tree *t, const struct queue_spec *spec, struc
 
 int queue_tree_update(struct queue_tree *t, const struct queue_spec *spec, struct queue_error *err)
 {
+    t->version++;
     int rc = queue_tree_validate(t, spec, 1, err);
     if (rc)
         return rc;
@@ -844,6 +846,7 @@ int queue_tree_update(struct queue_tree *t, const struct queue_spec *spec, struc
 
 int queue_tree_remove(struct queue_tree *t, const char *name, struct queue_error *err)
 {
+    t->version++;
     struct queue_node *q = queue_tree_find(t, name);
     if (!q)
         return fail(err, MUSTER_ENOENT, "name", "queue %s does not exist", name ? name : "");
@@ -866,6 +869,7 @@ int queue_tree_remove(struct queue_tree *t, const char *name, struct queue_error
 
 int queue_tree_set_fleet(struct queue_tree *t, const struct queue_resvec *fleet)
 {
+    t->version++;
     if (queue__ensure_width(t, vec_max_id(fleet)))
         return MUSTER_ENOMEM;
     for (uint32_t r = 0; r < t->rcap; r++)
@@ -876,8 +880,14 @@ int queue_tree_set_fleet(struct queue_tree *t, const struct queue_resvec *fleet)
     return 0;
 }
 
+uint64_t queue_tree_version(const struct queue_tree *t)
+{
+    return t->version;
+}
+
 int queue_tree_set_lending(struct queue_tree *t, int on)
 {
+    t->version++;
     t->lending = on != 0;
     for (size_t i = 0; i < t->nnodes; i++)
         node_load_limits(t, t->nodes[i]);

@@ -118,6 +118,11 @@ int queue_tree_set_lending(struct queue_tree *t, int on);
 /* 1 when t lends unused guarantees, else 0. */
 int queue_tree_lending(const struct queue_tree *t);
 
+/* A number that changes whenever anything a queue's spec or status shows may have changed:
+ * queues created, changed or removed, entries added, admitted, requeued, resized or removed,
+ * the fleet or lending set. Readers cache what they built from the tree under it. */
+uint64_t queue_tree_version(const struct queue_tree *t);
+
 struct queue_node *queue_tree_find(const struct queue_tree *t, const char *name);
 struct queue_node *queue_tree_root(const struct queue_tree *t);
 size_t queue_tree_count(const struct queue_tree *t);

@@ -128,6 +128,8 @@ struct queue_node {
 };
 
 struct queue_tree {
+    /* Bumped by every change a queue's spec or status can show (queue_tree_version). */
+    uint64_t version;
     struct queue_resnames *names;
     uint32_t rcap; /* width of the dense arrays */
     uint32_t used; /* columns any spec or request has named so far (<= rcap); summaries and

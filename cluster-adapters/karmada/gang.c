@@ -1,6 +1,7 @@
 /* The dispatch commit protocol's objects: names, the PodGroup Works, the OverridePolicy, and
  * reading what Karmada rendered of them (see gang.h and docs/gangobj.md). */
 #include "cluster-adapters/karmada/gang.h"
+#include "cluster-adapters/kube/json.h"
 
 #include "cluster-adapters/karmada/paths.h"
 #include "cluster-adapters/kube/resources.h"
@@ -18,55 +19,16 @@
 
 /* ---- reading ---- */
 
-static json_object *get(json_object *o, const char *k)
-{
-    json_object *v = NULL;
-    return o && json_object_is_type(o, json_type_object) && json_object_object_get_ex(o, k, &v)
-               ? v
-               : NULL;
-}
-
+/* A non-empty string at k, or NULL. */
 static const char *get_str(json_object *o, const char *k)
 {
-    json_object *v = get(o, k);
-    return v && json_object_is_type(v, json_type_string) && json_object_get_string_len(v) > 0
-               ? json_object_get_string(v)
-               : NULL;
+    const char *v = kube_json_str(o, k);
+    return v && *v ? v : NULL;
 }
 
 /* ---- building: every helper takes a sticky failure flag, so a builder is a straight list of
  * adds and one check at the end; each value is linked into its parent as soon as it exists, so
  * releasing the root on failure releases everything. ---- */
-
-static json_object *add(json_object *o, const char *k, json_object *v, int *bad)
-{
-    if (*bad || !o || !v || json_object_object_add(o, k, v)) {
-        json_object_put(v);
-        *bad = 1;
-        return NULL;
-    }
-    return v;
-}
-
-static json_object *push(json_object *list, json_object *v, int *bad)
-{
-    if (*bad || !list || !v || json_object_array_add(list, v)) {
-        json_object_put(v);
-        *bad = 1;
-        return NULL;
-    }
-    return v;
-}
-
-static json_object *add_str(json_object *o, const char *k, const char *s, int *bad)
-{
-    return add(o, k, s ? json_object_new_string(s) : NULL, bad);
-}
-
-static json_object *add_obj(json_object *o, const char *k, int *bad)
-{
-    return add(o, k, json_object_new_object(), bad);
-}
 
 /* Returns root, or NULL after releasing it when anything failed. */
 static json_object *done(json_object *root, int bad)
@@ -177,7 +139,7 @@ static json_object *pod_of(const struct karmada_gang_input *in, const char **bas
         return in->tmpl;
     }
     *base = "/spec/template";
-    return get(get(in->tmpl, "spec"), "template");
+    return kube_json_get(kube_json_get(in->tmpl, "spec"), "template");
 }
 
 static int check_shares(const struct karmada_gang_input *in, char *why, size_t cap)
@@ -211,7 +173,8 @@ int karmada_gang_input_check(const struct karmada_gang_input *in, char *why, siz
         return why_not(why, cap, "rb, workload and resource names are required");
     if (in->w->reason != KARMADA_WORKLOAD_OK || in->w->kind == KARMADA_WORKLOAD_KIND_NONE)
         return why_not(why, cap, "the workload was not read successfully");
-    json_object *meta = get(in->rb, "metadata"), *res = get(get(in->rb, "spec"), "resource");
+    json_object *meta = kube_json_get(in->rb, "metadata"),
+                *res = kube_json_get(kube_json_get(in->rb, "spec"), "resource");
     if (!get_str(meta, "name") || !get_str(meta, "namespace"))
         return why_not(why, cap, "the ResourceBinding has no metadata.name or metadata.namespace");
     if (!get_str(res, "apiVersion") || !get_str(res, "kind") || !get_str(res, "name") ||
@@ -234,7 +197,7 @@ int karmada_gang_input_check(const struct karmada_gang_input *in, char *why, siz
     const char *base;
     json_object *pod = pod_of(in, &base);
     if (!json_object_is_type(in->tmpl, json_type_object) ||
-        !json_object_is_type(get(pod, "spec"), json_type_object))
+        !json_object_is_type(kube_json_get(pod, "spec"), json_type_object))
         return why_not(why, cap, "the template has no pod spec at %s/spec", base);
     return 0;
 }
@@ -249,20 +212,21 @@ static json_object *new_marked(const char *api_version, const char *kind, const 
                                json_object **meta, int *bad)
 {
     json_object *o = json_object_new_object();
-    add_str(o, "apiVersion", api_version, bad);
-    add_str(o, "kind", kind, bad);
-    *meta = add_obj(o, "metadata", bad);
-    add_str(*meta, "name", name, bad);
-    add_str(*meta, "namespace", ns, bad);
-    json_object *rbm = get(in->rb, "metadata");
-    json_object *labels = add_obj(*meta, "labels", bad);
-    add_str(labels, KARMADA_GANG_MANAGED_BY_LABEL, KARMADA_GANG_MANAGED_BY_VALUE, bad);
+    kube_json_add_str(o, "apiVersion", api_version, bad);
+    kube_json_add_str(o, "kind", kind, bad);
+    *meta = kube_json_add_obj(o, "metadata", bad);
+    kube_json_add_str(*meta, "name", name, bad);
+    kube_json_add_str(*meta, "namespace", ns, bad);
+    json_object *rbm = kube_json_get(in->rb, "metadata");
+    json_object *labels = kube_json_add_obj(*meta, "labels", bad);
+    kube_json_add_str(labels, KARMADA_GANG_MANAGED_BY_LABEL, KARMADA_GANG_MANAGED_BY_VALUE, bad);
     /* muster's own key, never Karmada's permanent-id: RB status aggregation aborts on any Work
      * with that label that does not hold the RB's own resource (docs/gangobj.md). */
-    add_str(labels, KARMADA_GANG_BINDING_UID_LABEL, get_str(rbm, "uid"), bad);
+    kube_json_add_str(labels, KARMADA_GANG_BINDING_UID_LABEL, get_str(rbm, "uid"), bad);
     char key[2 * KARMADA_GANG_NAME_MAX + 2];
     snprintf(key, sizeof(key), "%s/%s", get_str(rbm, "namespace"), get_str(rbm, "name"));
-    add_str(add_obj(*meta, "annotations", bad), KARMADA_GANG_BINDING_ANNOTATION, key, bad);
+    kube_json_add_str(kube_json_add_obj(*meta, "annotations", bad), KARMADA_GANG_BINDING_ANNOTATION,
+                      key, bad);
     return o;
 }
 
@@ -301,7 +265,7 @@ json_object *karmada_gang_podgroup_work(const struct karmada_gang_input *in, uin
         i >= in->nshares)
         return NULL;
     const struct karmada_gang_share *s = &in->shares[i];
-    json_object *rbm = get(in->rb, "metadata");
+    json_object *rbm = kube_json_get(in->rb, "metadata");
     char pg[KARMADA_GANG_NAME_MAX + 1], work[KARMADA_GANG_NAME_MAX + 1], ns[DNS_LABEL_MAX + 1];
     if (karmada_gang_podgroup_name(get_str(rbm, "name"), pg, sizeof(pg)) ||
         karmada_gang_work_name(get_str(rbm, "namespace"), get_str(rbm, "name"), work, sizeof(work)))
@@ -313,32 +277,33 @@ json_object *karmada_gang_podgroup_work(const struct karmada_gang_input *in, uin
     json_object *root = new_marked("work.karmada.io/v1alpha1", "Work", work, ns, in, &meta, &bad);
     /* Without the execution controller's finalizer Karmada never deletes the member PodGroup
      * (pkg/controllers/execution/execution_controller.go). */
-    push(add(meta, "finalizers", json_object_new_array(), &bad),
-         json_object_new_string(KARMADA_GANG_WORK_FINALIZER), &bad);
+    kube_json_push(kube_json_add(meta, "finalizers", json_object_new_array(), &bad),
+                   json_object_new_string(KARMADA_GANG_WORK_FINALIZER), &bad);
     /* No suspendDispatching: the PodGroup must be in the member before any pod of the gang. */
-    json_object *spec = add_obj(root, "spec", &bad);
-    json_object *list =
-        add(add_obj(spec, "workload", &bad), "manifests", json_object_new_array(), &bad);
+    json_object *spec = kube_json_add_obj(root, "spec", &bad);
+    json_object *list = kube_json_add(kube_json_add_obj(spec, "workload", &bad), "manifests",
+                                      json_object_new_array(), &bad);
 
-    json_object *group = push(list,
-                              new_marked("scheduling.volcano.sh/v1beta1", "PodGroup", pg,
-                                         get_str(get(get(in->rb, "spec"), "resource"), "namespace"),
-                                         in, &meta, &bad),
-                              &bad);
+    json_object *group = kube_json_push(
+        list,
+        new_marked("scheduling.volcano.sh/v1beta1", "PodGroup", pg,
+                   get_str(kube_json_get(kube_json_get(in->rb, "spec"), "resource"), "namespace"),
+                   in, &meta, &bad),
+        &bad);
     /* As Karmada's CreateOrUpdateWork marks a manifest (pkg/controllers/ctrlutil/work.go): the
      * execution controller updates or deletes only member objects labelled managed
      * (pkg/util/objectwatcher/objectwatcher.go). */
-    add_str(get(meta, "labels"), KARMADA_MANAGED_LABEL, "true", &bad);
-    json_object *ann = get(meta, "annotations");
-    add_str(ann, KARMADA_GANG_WORK_NAME_ANNOTATION, work, &bad);
-    add_str(ann, KARMADA_GANG_WORK_NAMESPACE_ANNOTATION, ns, &bad);
-    json_object *gs = add_obj(group, "spec", &bad);
-    add(gs, "minMember", json_object_new_int(share_min_member(in->w, s->replicas)), &bad);
+    kube_json_add_str(kube_json_get(meta, "labels"), KARMADA_MANAGED_LABEL, "true", &bad);
+    json_object *ann = kube_json_get(meta, "annotations");
+    kube_json_add_str(ann, KARMADA_GANG_WORK_NAME_ANNOTATION, work, &bad);
+    kube_json_add_str(ann, KARMADA_GANG_WORK_NAMESPACE_ANNOTATION, ns, &bad);
+    json_object *gs = kube_json_add_obj(group, "spec", &bad);
+    kube_json_add(gs, "minMember", json_object_new_int(share_min_member(in->w, s->replicas)), &bad);
     if (in->w->components[0].request.len)
-        add(gs, "minResources", share_resources(in, s->replicas), &bad);
-    add_str(gs, "queue", in->w->queue, &bad);
+        kube_json_add(gs, "minResources", share_resources(in, s->replicas), &bad);
+    kube_json_add_str(gs, "queue", in->w->queue, &bad);
     if (in->w->priority_class[0])
-        add_str(gs, "priorityClassName", in->w->priority_class, &bad);
+        kube_json_add_str(gs, "priorityClassName", in->w->priority_class, &bad);
     return done(root, bad);
 }
 
@@ -360,10 +325,10 @@ static void pointer_escape(char *buf, size_t cap, const char *s)
 /* Appends {path, operator: add, value}, taking value (NULL value: failure). */
 static void overrider(json_object *list, const char *path, json_object *value, int *bad)
 {
-    json_object *o = push(list, json_object_new_object(), bad);
-    add_str(o, "path", path, bad);
-    add_str(o, "operator", "add", bad);
-    add(o, "value", value, bad);
+    json_object *o = kube_json_push(list, json_object_new_object(), bad);
+    kube_json_add_str(o, "path", path, bad);
+    kube_json_add_str(o, "operator", "add", bad);
+    kube_json_add(o, "value", value, bad);
 }
 
 /* The overrider that puts the group-name annotation on the pod template, shaped by what the
@@ -373,24 +338,24 @@ static void group_overrider(json_object *list, const struct karmada_gang_input *
                             int *bad)
 {
     const char *base;
-    json_object *meta = get(pod_of(in, &base), "metadata");
+    json_object *meta = kube_json_get(pod_of(in, &base), "metadata");
     char key[64], path[160];
     json_object *value;
     pointer_escape(key, sizeof(key), KARMADA_GANG_GROUP_NAME_ANNOTATION);
-    if (json_object_is_type(get(meta, "annotations"), json_type_object)) {
+    if (json_object_is_type(kube_json_get(meta, "annotations"), json_type_object)) {
         snprintf(path, sizeof(path), "%s/metadata/annotations/%s", base, key);
         value = json_object_new_string(pg);
     } else {
         int failed = 0;
         json_object *ann = json_object_new_object();
-        add_str(ann, KARMADA_GANG_GROUP_NAME_ANNOTATION, pg, &failed);
+        kube_json_add_str(ann, KARMADA_GANG_GROUP_NAME_ANNOTATION, pg, &failed);
         if (json_object_is_type(meta, json_type_object)) {
             snprintf(path, sizeof(path), "%s/metadata/annotations", base);
             value = ann;
         } else {
             snprintf(path, sizeof(path), "%s/metadata", base);
             value = json_object_new_object();
-            add(value, "annotations", ann, &failed);
+            kube_json_add(value, "annotations", ann, &failed);
         }
         if (failed) {
             json_object_put(value);
@@ -404,7 +369,8 @@ json_object *karmada_gang_override_policy(const struct karmada_gang_input *in)
 {
     if (!in || !karmada_gang_needs_objects(in->w) || karmada_gang_input_check(in, NULL, 0))
         return NULL;
-    json_object *rbm = get(in->rb, "metadata"), *res = get(get(in->rb, "spec"), "resource");
+    json_object *rbm = kube_json_get(in->rb, "metadata"),
+                *res = kube_json_get(kube_json_get(in->rb, "spec"), "resource");
     char pg[KARMADA_GANG_NAME_MAX + 1], name[KARMADA_GANG_NAME_MAX + 1];
     if (karmada_gang_podgroup_name(get_str(rbm, "name"), pg, sizeof(pg)) ||
         karmada_gang_policy_name(get_str(rbm, "name"), name, sizeof(name)))
@@ -421,26 +387,27 @@ json_object *karmada_gang_override_policy(const struct karmada_gang_input *in)
     json_object *root = new_marked("policy.karmada.io/v1alpha1", "OverridePolicy", name,
                                    get_str(res, "namespace"), in, &meta, &bad);
     if (get_str(res, "uid")) {
-        json_object *owners = add(meta, "ownerReferences", json_object_new_array(), &bad);
-        json_object *owner = push(owners, json_object_new_object(), &bad);
-        add_str(owner, "apiVersion", get_str(res, "apiVersion"), &bad);
-        add_str(owner, "kind", get_str(res, "kind"), &bad);
-        add_str(owner, "name", get_str(res, "name"), &bad);
-        add_str(owner, "uid", get_str(res, "uid"), &bad);
+        json_object *owners = kube_json_add(meta, "ownerReferences", json_object_new_array(), &bad);
+        json_object *owner = kube_json_push(owners, json_object_new_object(), &bad);
+        kube_json_add_str(owner, "apiVersion", get_str(res, "apiVersion"), &bad);
+        kube_json_add_str(owner, "kind", get_str(res, "kind"), &bad);
+        kube_json_add_str(owner, "name", get_str(res, "name"), &bad);
+        kube_json_add_str(owner, "uid", get_str(res, "uid"), &bad);
     }
-    json_object *spec = add_obj(root, "spec", &bad);
-    json_object *sel = push(add(spec, "resourceSelectors", json_object_new_array(), &bad),
-                            json_object_new_object(), &bad);
-    add_str(sel, "apiVersion", get_str(res, "apiVersion"), &bad);
-    add_str(sel, "kind", get_str(res, "kind"), &bad);
-    add_str(sel, "namespace", get_str(res, "namespace"), &bad);
-    add_str(sel, "name", get_str(res, "name"), &bad);
+    json_object *spec = kube_json_add_obj(root, "spec", &bad);
+    json_object *sel =
+        kube_json_push(kube_json_add(spec, "resourceSelectors", json_object_new_array(), &bad),
+                       json_object_new_object(), &bad);
+    kube_json_add_str(sel, "apiVersion", get_str(res, "apiVersion"), &bad);
+    kube_json_add_str(sel, "kind", get_str(res, "kind"), &bad);
+    kube_json_add_str(sel, "namespace", get_str(res, "namespace"), &bad);
+    kube_json_add_str(sel, "name", get_str(res, "name"), &bad);
     /* One rule with no targetCluster: the group is named the same in every member, so the
      * policy does not depend on the placement and is written once per RB. */
-    json_object *rules = add(spec, "overrideRules", json_object_new_array(), &bad);
-    json_object *rule = push(rules, json_object_new_object(), &bad);
-    json_object *plain =
-        add(add_obj(rule, "overriders", &bad), "plaintext", json_object_new_array(), &bad);
+    json_object *rules = kube_json_add(spec, "overrideRules", json_object_new_array(), &bad);
+    json_object *rule = kube_json_push(rules, json_object_new_object(), &bad);
+    json_object *plain = kube_json_add(kube_json_add_obj(rule, "overriders", &bad), "plaintext",
+                                       json_object_new_array(), &bad);
     if (!bad)
         group_overrider(plain, in, pg, &bad);
     overrider(plain, sched_path, json_object_new_string(sched), &bad);
@@ -451,7 +418,7 @@ json_object *karmada_gang_override_policy(const struct karmada_gang_input *in)
 
 static int condition_true(json_object *obj, const char *type)
 {
-    json_object *conds = get(get(obj, "status"), "conditions");
+    json_object *conds = kube_json_get(kube_json_get(obj, "status"), "conditions");
     size_t n = json_object_is_type(conds, json_type_array) ? json_object_array_length(conds) : 0;
     for (size_t i = 0; i < n; i++) {
         json_object *c = json_object_array_get_idx(conds, i);
@@ -464,23 +431,23 @@ static int condition_true(json_object *obj, const char *type)
 
 int karmada_gang_work_applied(json_object *work)
 {
-    return work && !get(get(work, "metadata"), "deletionTimestamp") &&
+    return work && !kube_json_get(kube_json_get(work, "metadata"), "deletionTimestamp") &&
            condition_true(work, "Applied");
 }
 
 const char *karmada_gang_work_podgroup_phase(json_object *work)
 {
-    json_object *ms = get(get(work, "status"), "manifestStatuses");
+    json_object *ms = kube_json_get(kube_json_get(work, "status"), "manifestStatuses");
     if (!json_object_is_type(ms, json_type_array) || json_object_array_length(ms) == 0)
         return NULL;
-    return get_str(get(json_object_array_get_idx(ms, 0), "status"), "phase");
+    return get_str(kube_json_get(json_object_array_get_idx(ms, 0), "status"), "phase");
 }
 
 /* 1 when the Work's applied-overrides annotation (a JSON array of {policyName, overriders},
  * pkg/util/overridemanager/shadow.go) names policy. */
 static int overrides_name(json_object *work, const char *policy)
 {
-    const char *text = get_str(get(get(work, "metadata"), "annotations"),
+    const char *text = get_str(kube_json_get(kube_json_get(work, "metadata"), "annotations"),
                                KARMADA_GANG_APPLIED_OVERRIDES_ANNOTATION);
     if (!text)
         return 0;
@@ -497,9 +464,9 @@ static int overrides_name(json_object *work, const char *policy)
 
 enum karmada_gang_rendered karmada_gang_rendered_work(json_object *work, const char *policy)
 {
-    if (!work || get(get(work, "metadata"), "deletionTimestamp"))
+    if (!work || kube_json_get(kube_json_get(work, "metadata"), "deletionTimestamp"))
         return KARMADA_GANG_RENDERED_MISSING;
-    json_object *sd = get(get(work, "spec"), "suspendDispatching");
+    json_object *sd = kube_json_get(kube_json_get(work, "spec"), "suspendDispatching");
     int suspended = json_object_is_type(sd, json_type_boolean) && json_object_get_boolean(sd);
     int in = overrides_name(work, policy);
     if (suspended)
@@ -523,10 +490,11 @@ enum karmada_gang_rendered karmada_gang_rendered_judge(json_object *items,
         json_object *work = NULL;
         for (size_t k = 0; k < nitems && !work; k++) {
             json_object *it = json_object_array_get_idx(items, k);
-            const char *wns = get_str(get(it, "metadata"), "namespace");
+            const char *wns = get_str(kube_json_get(it, "metadata"), "namespace");
             /* muster's own Works never carry the permanent id; a hand-made one might */
             if (wns && strcmp(wns, ns) == 0 &&
-                !get_str(get(get(it, "metadata"), "labels"), KARMADA_GANG_BINDING_UID_LABEL))
+                !get_str(kube_json_get(kube_json_get(it, "metadata"), "labels"),
+                         KARMADA_GANG_BINDING_UID_LABEL))
                 work = it;
         }
         enum karmada_gang_rendered r = karmada_gang_rendered_work(work, policy);

@@ -1,22 +1,16 @@
 /* Every ResourceBinding patch muster writes: holding, explaining, and the steps of the dispatch
  * commit protocol (see patch.h, docs/rbpatch.md and docs/gangobj.md). */
 #include "cluster-adapters/karmada/patch.h"
+#include "cluster-adapters/kube/json.h"
 
 #include "queue/errors.h"
 
 #include <string.h>
 
-static json_object *member(json_object *o, const char *k)
-{
-    json_object *v = NULL;
-    return o && json_object_is_type(o, json_type_object) && json_object_object_get_ex(o, k, &v)
-               ? v
-               : NULL;
-}
-
 static int held(json_object *rb)
 {
-    json_object *s = member(member(member(rb, "spec"), "suspension"), "scheduling");
+    json_object *s =
+        kube_json_get(kube_json_get(kube_json_get(rb, "spec"), "suspension"), "scheduling");
     return s && json_object_is_type(s, json_type_boolean) && json_object_get_boolean(s);
 }
 
@@ -35,11 +29,11 @@ int karmada_patch_hold(json_object *rb, json_object **out)
 int karmada_patch_webhook_hold(json_object *rb, json_object **out)
 {
     *out = NULL;
-    json_object *spec = member(rb, "spec");
+    json_object *spec = kube_json_get(rb, "spec");
     if (!spec)
         return MUSTER_EINVAL;
     const char *text;
-    json_object *susp = member(spec, "suspension");
+    json_object *susp = kube_json_get(spec, "suspension");
     if (held(rb))
         text = "[]";
     else if (!susp || !json_object_is_type(susp, json_type_object))
@@ -52,12 +46,6 @@ int karmada_patch_webhook_hold(json_object *rb, json_object **out)
         return MUSTER_ENOMEM;
     *out = p;
     return 0;
-}
-
-static const char *str(json_object *o, const char *k)
-{
-    json_object *v = member(o, k);
-    return v && json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
 }
 
 static int same(const char *a, const char *b)
@@ -95,24 +83,27 @@ int karmada_patch_condition(json_object *rb, const char *type, const char *statu
                             json_object **out)
 {
     *out = NULL;
-    json_object *conds = member(member(rb, "status"), "conditions");
-    json_object *gen = member(member(rb, "metadata"), "generation");
+    json_object *conds = kube_json_get(kube_json_get(rb, "status"), "conditions");
+    json_object *gen = kube_json_get(kube_json_get(rb, "metadata"), "generation");
     int64_t generation = gen ? json_object_get_int64(gen) : 0;
     json_object *old = NULL;
     size_t n =
         conds && json_object_is_type(conds, json_type_array) ? json_object_array_length(conds) : 0;
     for (size_t i = 0; i < n; i++) {
         json_object *c = json_object_array_get_idx(conds, i);
-        if (same(str(c, "type"), type))
+        if (same(kube_json_str(c, "type"), type))
             old = c;
     }
-    json_object *og = member(old, "observedGeneration");
-    if (!force && old && same(str(old, "status"), status) && same(str(old, "reason"), reason) &&
-        same(str(old, "message"), message) && og && json_object_get_int64(og) == generation)
+    json_object *og = kube_json_get(old, "observedGeneration");
+    if (!force && old && same(kube_json_str(old, "status"), status) &&
+        same(kube_json_str(old, "reason"), reason) &&
+        same(kube_json_str(old, "message"), message) && og &&
+        json_object_get_int64(og) == generation)
         return 0; /* already says this: no write */
 
-    const char *since = old && same(str(old, "status"), status) && str(old, "lastTransitionTime")
-                            ? str(old, "lastTransitionTime")
+    const char *since = old && same(kube_json_str(old, "status"), status) &&
+                                kube_json_str(old, "lastTransitionTime")
+                            ? kube_json_str(old, "lastTransitionTime")
                             : now;
     /* Each local keeps its own reference and every link takes another, so one cleanup path
      * serves success and failure alike. */
@@ -172,50 +163,11 @@ int karmada_patch_waiting(json_object *rb, const char *reason, const char *messa
  * straight list of adds and one check at the end; each value is linked into its parent as soon
  * as it exists, so releasing the root on failure releases everything. ---- */
 
-static json_object *get(json_object *o, const char *k)
-{
-    json_object *v = NULL;
-    return o && json_object_is_type(o, json_type_object) && json_object_object_get_ex(o, k, &v)
-               ? v
-               : NULL;
-}
-
+/* A non-empty string at k, or NULL. */
 static const char *get_str(json_object *o, const char *k)
 {
-    json_object *v = get(o, k);
-    return v && json_object_is_type(v, json_type_string) && json_object_get_string_len(v) > 0
-               ? json_object_get_string(v)
-               : NULL;
-}
-
-static json_object *add(json_object *o, const char *k, json_object *v, int *bad)
-{
-    if (*bad || !o || !v || json_object_object_add(o, k, v)) {
-        json_object_put(v);
-        *bad = 1;
-        return NULL;
-    }
-    return v;
-}
-
-static json_object *push(json_object *list, json_object *v, int *bad)
-{
-    if (*bad || !list || !v || json_object_array_add(list, v)) {
-        json_object_put(v);
-        *bad = 1;
-        return NULL;
-    }
-    return v;
-}
-
-static json_object *add_str(json_object *o, const char *k, const char *s, int *bad)
-{
-    return add(o, k, s ? json_object_new_string(s) : NULL, bad);
-}
-
-static json_object *add_obj(json_object *o, const char *k, int *bad)
-{
-    return add(o, k, json_object_new_object(), bad);
+    const char *v = kube_json_str(o, k);
+    return v && *v ? v : NULL;
 }
 
 /* *out = root and 0, or root released, *out NULL and MUSTER_ENOMEM when anything failed. */
@@ -249,7 +201,7 @@ static void suspension_member(json_object *susp, const char *k, enum karmada_dis
         break;
     case KARMADA_DISPATCHING_FALSE:
     case KARMADA_DISPATCHING_TRUE:
-        add(susp, k, json_object_new_boolean(d == KARMADA_DISPATCHING_TRUE), bad);
+        kube_json_add(susp, k, json_object_new_boolean(d == KARMADA_DISPATCHING_TRUE), bad);
         break;
     }
 }
@@ -267,8 +219,8 @@ static json_object *suspension_patch(enum karmada_dispatching scheduling,
                                      int *bad)
 {
     json_object *root = json_object_new_object();
-    *spec = add_obj(root, "spec", bad);
-    json_object *susp = add_obj(*spec, "suspension", bad);
+    *spec = kube_json_add_obj(root, "spec", bad);
+    json_object *susp = kube_json_add_obj(*spec, "suspension", bad);
     suspension_member(susp, "scheduling", scheduling, bad);
     suspension_member(susp, "dispatching", dispatching, bad);
     return root;
@@ -291,7 +243,7 @@ static int assign(const struct karmada_gang_input *in, int barrier, int lift, js
     for (uint32_t i = 0; i < in->nshares; i++)
         if (!in->shares[i].cluster || !*in->shares[i].cluster)
             return MUSTER_EINVAL;
-    json_object *placement = get(get(in->rb, "spec"), "placement");
+    json_object *placement = kube_json_get(kube_json_get(in->rb, "spec"), "placement");
     /* Go's encoder, which karmada-scheduler uses, escapes no '/'; member order is as read. */
     const char *text = placement
                            ? json_object_to_json_string_ext(
@@ -299,18 +251,19 @@ static int assign(const struct karmada_gang_input *in, int barrier, int lift, js
                            : "{}";
     int bad = !text;
     json_object *root = json_object_new_object();
-    add_str(add_obj(add_obj(root, "metadata", &bad), "annotations", &bad),
-            KARMADA_GANG_APPLIED_PLACEMENT_ANNOTATION, text, &bad);
-    json_object *spec = add_obj(root, "spec", &bad);
-    json_object *clusters = add(spec, "clusters", json_object_new_array(), &bad);
+    kube_json_add_str(
+        kube_json_add_obj(kube_json_add_obj(root, "metadata", &bad), "annotations", &bad),
+        KARMADA_GANG_APPLIED_PLACEMENT_ANNOTATION, text, &bad);
+    json_object *spec = kube_json_add_obj(root, "spec", &bad);
+    json_object *clusters = kube_json_add(spec, "clusters", json_object_new_array(), &bad);
     for (uint32_t i = 0; !bad && i < in->nshares; i++) {
-        json_object *c = push(clusters, json_object_new_object(), &bad);
-        add_str(c, "name", in->shares[i].cluster, &bad);
+        json_object *c = kube_json_push(clusters, json_object_new_object(), &bad);
+        kube_json_add_str(c, "name", in->shares[i].cluster, &bad);
         if (in->shares[i].replicas > 0) /* Go's omitempty, as karmada-scheduler writes it */
-            add(c, "replicas", json_object_new_int(in->shares[i].replicas), &bad);
+            kube_json_add(c, "replicas", json_object_new_int(in->shares[i].replicas), &bad);
     }
     if (barrier || lift) {
-        json_object *susp = add_obj(spec, "suspension", &bad);
+        json_object *susp = kube_json_add_obj(spec, "suspension", &bad);
         if (barrier)
             suspension_member(susp, "dispatching", KARMADA_DISPATCHING_TRUE, &bad);
         if (lift)
@@ -364,7 +317,8 @@ int karmada_patch_rollback_clear(enum karmada_dispatching user_dispatching, json
     int bad = 0;
     json_object *spec;
     json_object *root = suspension_patch(KARMADA_DISPATCHING_TRUE, user_dispatching, &spec, &bad);
-    json_object *ann = add_obj(add_obj(root, "metadata", &bad), "annotations", &bad);
+    json_object *ann =
+        kube_json_add_obj(kube_json_add_obj(root, "metadata", &bad), "annotations", &bad);
     add_null(ann, KARMADA_GANG_APPLIED_PLACEMENT_ANNOTATION, &bad);
     add_null(spec, "clusters", &bad);
     /* An eviction (taint manager, application failover) keeps the evicted cluster's Works
@@ -384,17 +338,17 @@ int karmada_patch_status_scheduled(json_object *rb, const char *now, json_object
                                      KARMADA_GANG_SCHEDULED_MESSAGE, now, 1, &patch);
     if (rc)
         return rc;
-    json_object *gen = get(get(rb, "metadata"), "generation");
+    json_object *gen = kube_json_get(kube_json_get(rb, "metadata"), "generation");
     int bad = 0;
     /* The resourceVersion makes the patch conditional: a merge patch replaces the conditions
      * array whole, so one sent from a stale read could revert a FullyApplied Karmada wrote
      * meanwhile. A 409 means: read the RB again and rebuild. */
-    const char *rv = get_str(get(rb, "metadata"), "resourceVersion");
+    const char *rv = get_str(kube_json_get(rb, "metadata"), "resourceVersion");
     if (rv)
-        add_str(add_obj(patch, "metadata", &bad), "resourceVersion", rv, &bad);
-    json_object *status = get(patch, "status");
-    add(status, "schedulerObservedGeneration",
-        json_object_new_int64(gen ? json_object_get_int64(gen) : 0), &bad);
-    add_str(status, "lastScheduledTime", now, &bad);
+        kube_json_add_str(kube_json_add_obj(patch, "metadata", &bad), "resourceVersion", rv, &bad);
+    json_object *status = kube_json_get(patch, "status");
+    kube_json_add(status, "schedulerObservedGeneration",
+                  json_object_new_int64(gen ? json_object_get_int64(gen) : 0), &bad);
+    kube_json_add_str(status, "lastScheduledTime", now, &bad);
     return done(patch, bad, out);
 }

@@ -1,6 +1,7 @@
 /* The ResourceBinding admission webhook's decision (see webhook.h): parse and check the review,
  * decide by operation, resource, opt-out label and workload kind, answer with the hold patch. */
 #include "cluster-adapters/karmada/webhook.h"
+#include "cluster-adapters/kube/json.h"
 
 #include "cluster-adapters/karmada/patch.h"
 #include "cluster-adapters/karmada/workload.h"
@@ -33,20 +34,6 @@ __attribute__((format(printf, 4, 5))) static int fail(char *err, size_t cap, int
     return rc;
 }
 
-static json_object *member(json_object *o, const char *k)
-{
-    json_object *v = NULL;
-    return o && json_object_is_type(o, json_type_object) && json_object_object_get_ex(o, k, &v)
-               ? v
-               : NULL;
-}
-
-static const char *str(json_object *o, const char *k)
-{
-    json_object *v = member(o, k);
-    return v && json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
-}
-
 static int same(const char *a, const char *b)
 {
     return a && b && strcmp(a, b) == 0;
@@ -55,7 +42,7 @@ static int same(const char *a, const char *b)
 /* A string member that must be present: its value, or NULL with err saying what is wrong. */
 static const char *need_str(json_object *o, const char *k, const char *where, char *err, size_t cap)
 {
-    json_object *v = member(o, k);
+    json_object *v = kube_json_get(o, k);
     if (!v) {
         fail(err, cap, 0, "%s.%s is missing", where, k);
         return NULL;
@@ -172,8 +159,11 @@ static int answer(const char *uid, json_object *patch, json_object **out)
 
 enum karmada_webhook_verdict karmada_webhook_rb_verdict(json_object *rb)
 {
-    json_object *sched = member(member(member(rb, "spec"), "suspension"), "scheduling");
-    if (same(str(member(member(rb, "metadata"), "labels"), KARMADA_WEBHOOK_SKIP_LABEL), "true"))
+    json_object *sched =
+        kube_json_get(kube_json_get(kube_json_get(rb, "spec"), "suspension"), "scheduling");
+    if (same(kube_json_str(kube_json_get(kube_json_get(rb, "metadata"), "labels"),
+                           KARMADA_WEBHOOK_SKIP_LABEL),
+             "true"))
         return KARMADA_WEBHOOK_SKIP_LABEL_SET;
     if (karmada_workload_kind_of(rb) == KARMADA_WORKLOAD_KIND_NONE)
         return KARMADA_WEBHOOK_SKIP_KIND;
@@ -221,7 +211,7 @@ int karmada_webhook_review(const char *body, size_t len, json_object **out,
         fail(err, errcap, 0, "kind is \"%.64s\": expected AdmissionReview", s);
         goto done;
     }
-    req = member(rv, "request");
+    req = kube_json_get(rv, "request");
     if (!req || !json_object_is_type(req, json_type_object)) {
         fail(err, errcap, 0, "request is %s: expected an object",
              req ? "not an object" : "missing");
@@ -240,7 +230,7 @@ int karmada_webhook_review(const char *body, size_t len, json_object **out,
     const char *op = need_str(req, "operation", "request", err, errcap);
     if (!op)
         goto done;
-    obj = member(req, "object");
+    obj = kube_json_get(req, "object");
     int is_create = same(op, "CREATE");
     /* DELETE carries no object (null); only a CREATE needs one to decide. */
     if (is_create && (!obj || !json_object_is_type(obj, json_type_object))) {
@@ -250,13 +240,14 @@ int karmada_webhook_review(const char *body, size_t len, json_object **out,
     }
     rc = 0;
     json_object *patch = NULL;
-    json_object *gvk = member(req, "kind");
-    const char *group = gvk ? str(gvk, "group") : NULL, *version = gvk ? str(gvk, "version") : NULL,
-               *kind = gvk ? str(gvk, "kind") : NULL;
+    json_object *gvk = kube_json_get(req, "kind");
+    const char *group = gvk ? kube_json_str(gvk, "group") : NULL,
+               *version = gvk ? kube_json_str(gvk, "version") : NULL,
+               *kind = gvk ? kube_json_str(gvk, "kind") : NULL;
     int is_rb = gvk ? same(group, "work.karmada.io") && same(version, "v1alpha2") &&
                           same(kind, "ResourceBinding")
-                    : same(str(obj, "apiVersion"), "work.karmada.io/v1alpha2") &&
-                          same(str(obj, "kind"), "ResourceBinding");
+                    : same(kube_json_str(obj, "apiVersion"), "work.karmada.io/v1alpha2") &&
+                          same(kube_json_str(obj, "kind"), "ResourceBinding");
     if (!is_create)
         *verdict = KARMADA_WEBHOOK_SKIP_OPERATION;
     else if (!is_rb) /* a configuration edited to send other objects: never touch them */

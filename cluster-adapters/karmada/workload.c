@@ -2,6 +2,7 @@
  * docs/workload.md). Every value comes from users or Karmada, so each is type- and range-checked
  * here once; the rest of the dispatcher trusts struct karmada_workload. */
 #include "cluster-adapters/karmada/workload.h"
+#include "cluster-adapters/kube/json.h"
 
 #include "cluster-adapters/karmada/workload_clusters.h"
 #include "cluster-adapters/kube/resources.h"
@@ -14,21 +15,8 @@
 
 #define RB_API_VERSION "work.karmada.io/v1alpha2"
 
-/* ---- small JSON helpers: JSON null reads as absent, as Kubernetes omits empty fields ---- */
-
-static json_object *get(json_object *o, const char *key)
-{
-    json_object *v = NULL;
-    if (!json_object_is_type(o, json_type_object) || !json_object_object_get_ex(o, key, &v))
-        return NULL;
-    return v;
-}
-
-static const char *get_str(json_object *o, const char *key)
-{
-    json_object *v = get(o, key);
-    return json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
-}
+/* ---- small helpers (JSON through kube_json_*: a JSON null reads as absent, as Kubernetes
+ * omits empty fields) ---- */
 
 /* An int32 from a JSON integer, or a whole-number float (kube-openapi accepts 4.0 as 4). */
 static int to_int32(json_object *v, int32_t *out)
@@ -50,9 +38,8 @@ static int to_int32(json_object *v, int32_t *out)
     return -1;
 }
 
-__attribute__((format(printf, 4, 5))) static int fail(struct karmada_workload *w,
-                                                      enum karmada_workload_reason reason, int code,
-                                                      const char *fmt, ...)
+int karmada_workload_fail(struct karmada_workload *w, enum karmada_workload_reason reason, int code,
+                          const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -62,7 +49,8 @@ __attribute__((format(printf, 4, 5))) static int fail(struct karmada_workload *w
     return code;
 }
 
-#define INVALID(w, ...) fail((w), KARMADA_WORKLOAD_INVALID, MUSTER_EINVAL, __VA_ARGS__)
+#define INVALID(w, ...)                                                                            \
+    karmada_workload_fail((w), KARMADA_WORKLOAD_INVALID, MUSTER_EINVAL, __VA_ARGS__)
 
 /* Printable ASCII without spaces: names that end up in messages and patches. */
 static int plain(const char *s, size_t len, size_t max)
@@ -132,8 +120,8 @@ static enum karmada_workload_kind kind_of(const char *api_version, const char *k
 
 enum karmada_workload_kind karmada_workload_kind_of(json_object *rb)
 {
-    json_object *res = get(get(rb, "spec"), "resource");
-    return kind_of(get_str(res, "apiVersion"), get_str(res, "kind"));
+    json_object *res = kube_json_get(kube_json_get(rb, "spec"), "resource");
+    return kind_of(kube_json_str(res, "apiVersion"), kube_json_str(res, "kind"));
 }
 
 const char *karmada_workload_kind_name(enum karmada_workload_kind kind)
@@ -230,42 +218,43 @@ static int read_identity(struct karmada_workload *w, json_object *rb, json_objec
 {
     if (!json_object_is_type(rb, json_type_object))
         return INVALID(w, "the binding is not a JSON object");
-    json_object *v = get(rb, "apiVersion");
+    json_object *v = kube_json_get(rb, "apiVersion");
     if (v && (!json_object_is_type(v, json_type_string) ||
               strcmp(json_object_get_string(v), RB_API_VERSION) != 0))
         return INVALID(w, "apiVersion: must be " RB_API_VERSION);
-    const char *k = get_str(rb, "kind");
-    if (get(rb, "kind") &&
+    const char *k = kube_json_str(rb, "kind");
+    if (kube_json_get(rb, "kind") &&
         (!k || (strcmp(k, "ResourceBinding") != 0 && strcmp(k, "ClusterResourceBinding") != 0)))
         return INVALID(w, "kind: must be ResourceBinding or ClusterResourceBinding");
-    json_object *spec = get(rb, "spec");
+    json_object *spec = kube_json_get(rb, "spec");
     if (!json_object_is_type(spec, json_type_object))
         return INVALID(w, "spec: missing or not an object");
-    json_object *res = get(spec, "resource");
-    const char *av = get_str(res, "apiVersion"), *kind = get_str(res, "kind");
-    const char *name = get_str(res, "name");
+    json_object *res = kube_json_get(spec, "resource");
+    const char *av = kube_json_str(res, "apiVersion"), *kind = kube_json_str(res, "kind");
+    const char *name = kube_json_str(res, "name");
     if (!av || !kind || !name || !name[0])
         return INVALID(w, "spec.resource: apiVersion, kind and name must be strings");
     w->kind = kind_of(av, kind);
     if (w->kind == KARMADA_WORKLOAD_KIND_NONE)
-        return fail(w, KARMADA_WORKLOAD_UNSUPPORTED, MUSTER_EINVAL,
-                    "%.80s %.80s is not a kind muster queues (batch.volcano.sh/v1alpha1 Job, "
-                    "batch/v1 Job, apps/v1 Deployment, v1 Pod); Karmada schedules it as usual",
-                    av, kind);
+        return karmada_workload_fail(
+            w, KARMADA_WORKLOAD_UNSUPPORTED, MUSTER_EINVAL,
+            "%.80s %.80s is not a kind muster queues (batch.volcano.sh/v1alpha1 Job, "
+            "batch/v1 Job, apps/v1 Deployment, v1 Pod); Karmada schedules it as usual",
+            av, kind);
 
     /* The template is matched to spec.resource so a caller's cache mix-up cannot make one
      * workload queue under another's annotations. */
     if (!json_object_is_type(tmpl, json_type_object))
         return INVALID(w, "the resource template %.63s is missing", name);
-    const char *tav = get_str(tmpl, "apiVersion"), *tkind = get_str(tmpl, "kind");
-    json_object *meta = get(tmpl, "metadata");
-    const char *tname = get_str(meta, "name");
+    const char *tav = kube_json_str(tmpl, "apiVersion"), *tkind = kube_json_str(tmpl, "kind");
+    json_object *meta = kube_json_get(tmpl, "metadata");
+    const char *tname = kube_json_str(meta, "name");
     if ((tav && strcmp(tav, av) != 0) || (tkind && strcmp(tkind, kind) != 0) || !tname ||
         strcmp(tname, name) != 0)
         return INVALID(w, "the resource template is not %.80s %.80s %.63s named in spec.resource",
                        av, kind, name);
-    const char *ns = get_str(res, "namespace"), *tns = get_str(meta, "namespace");
-    const char *uid = get_str(res, "uid"), *tuid = get_str(meta, "uid");
+    const char *ns = kube_json_str(res, "namespace"), *tns = kube_json_str(meta, "namespace");
+    const char *uid = kube_json_str(res, "uid"), *tuid = kube_json_str(meta, "uid");
     if ((ns && tns && strcmp(ns, tns) != 0) || (uid && tuid && uid[0] && strcmp(uid, tuid) != 0))
         return INVALID(w, "the resource template's namespace or uid differs from spec.resource");
     *spec_out = spec;
@@ -276,7 +265,7 @@ static int read_identity(struct karmada_workload *w, json_object *rb, json_objec
 
 static int read_links(struct karmada_workload *w, json_object *rb, json_object *spec)
 {
-    json_object *v = get(spec, "schedulerName");
+    json_object *v = kube_json_get(spec, "schedulerName");
     const char *s = KARMADA_WORKLOAD_DEFAULT_SCHEDULER;
     if (v) {
         if (!json_object_is_type(v, json_type_string))
@@ -292,8 +281,8 @@ static int read_links(struct karmada_workload *w, json_object *rb, json_object *
     }
     copy_str(w->scheduler_name, sizeof(w->scheduler_name), s, strlen(s));
 
-    json_object *labels = get(get(rb, "metadata"), "labels");
-    v = get(labels, KARMADA_WORKLOAD_PERMANENT_ID_LABEL);
+    json_object *labels = kube_json_get(kube_json_get(rb, "metadata"), "labels");
+    v = kube_json_get(labels, KARMADA_WORKLOAD_PERMANENT_ID_LABEL);
     if (v) {
         size_t len = (size_t)json_object_get_string_len(v);
         if (!json_object_is_type(v, json_type_string) ||
@@ -302,7 +291,7 @@ static int read_links(struct karmada_workload *w, json_object *rb, json_object *
         copy_str(w->permanent_id, sizeof(w->permanent_id), json_object_get_string(v), len);
     }
 
-    json_object *susp = get(spec, "suspension");
+    json_object *susp = kube_json_get(spec, "suspension");
     if (!susp)
         return 0;
     if (!json_object_is_type(susp, json_type_object))
@@ -310,14 +299,14 @@ static int read_links(struct karmada_workload *w, json_object *rb, json_object *
     static const char *const flags[] = {"scheduling", "dispatching"};
     int *dst[] = {&w->suspend_scheduling, &w->suspend_dispatching};
     for (int i = 0; i < 2; i++) {
-        v = get(susp, flags[i]);
+        v = kube_json_get(susp, flags[i]);
         if (v && !json_object_is_type(v, json_type_boolean))
             return INVALID(w, "spec.suspension.%s: must be true or false", flags[i]);
         *dst[i] = v ? json_object_get_boolean(v) != 0 : -1;
     }
-    json_object *oc = get(susp, "dispatchingOnClusters");
+    json_object *oc = kube_json_get(susp, "dispatchingOnClusters");
     if (oc) {
-        json_object *names = get(oc, "clusterNames");
+        json_object *names = kube_json_get(oc, "clusterNames");
         if (!json_object_is_type(oc, json_type_object) ||
             (names && !json_object_is_type(names, json_type_array)))
             return INVALID(w, "spec.suspension.dispatchingOnClusters: must be {clusterNames: []}");
@@ -331,7 +320,7 @@ static int read_links(struct karmada_workload *w, json_object *rb, json_object *
 static int parse_request(struct karmada_workload *w, struct queue_resnames *names, json_object *rr,
                          const char *what, struct queue_resvec *out)
 {
-    json_object *req = get(rr, "resourceRequest");
+    json_object *req = kube_json_get(rr, "resourceRequest");
     if (rr && !json_object_is_type(rr, json_type_object))
         return INVALID(w, "%s: must be an object", what);
     if (!req)
@@ -349,7 +338,7 @@ static int parse_request(struct karmada_workload *w, struct queue_resnames *name
  * queue and the node-by-node fit see the whole job. */
 static int vcjob_task_counts(struct karmada_workload *w, json_object *tmpl)
 {
-    json_object *tasks = get(get(tmpl, "spec"), "tasks");
+    json_object *tasks = kube_json_get(kube_json_get(tmpl, "spec"), "tasks");
     if (tasks && !json_object_is_type(tasks, json_type_array))
         return INVALID(w, "the Volcano Job's spec.tasks: must be a list");
     size_t n = tasks ? json_object_array_length(tasks) : 0;
@@ -363,7 +352,7 @@ static int vcjob_task_counts(struct karmada_workload *w, json_object *tmpl)
         json_object *t = json_object_array_get_idx(tasks, i);
         char fallback[32];
         snprintf(fallback, sizeof(fallback), "task-%zu", i);
-        const char *tname = get_str(t, "name");
+        const char *tname = kube_json_str(t, "name");
         if (!tname || !tname[0])
             tname = fallback;
         if (strcmp(tname, c->name) != 0)
@@ -371,7 +360,7 @@ static int vcjob_task_counts(struct karmada_workload *w, json_object *tmpl)
                            "spec.components[%zu] is %.63s but the Volcano Job's task %zu is "
                            "%.63s; the binding is stale",
                            i, c->name, i, tname);
-        json_object *r = get(t, "replicas");
+        json_object *r = kube_json_get(t, "replicas");
         int32_t replicas;
         if (!r)
             continue; /* Karmada's count (minAvailable, default 1) is all we know */
@@ -394,7 +383,7 @@ static int vcjob_task_counts(struct karmada_workload *w, json_object *tmpl)
  * -1 when it is malformed or above the replicas. */
 static int32_t vcjob_task_min(json_object *task, int32_t replicas)
 {
-    json_object *m = get(task, "minAvailable");
+    json_object *m = kube_json_get(task, "minAvailable");
     int32_t v;
     if (!m)
         return replicas;
@@ -412,13 +401,14 @@ static int vcjob_tasks_as_components(struct karmada_workload *w, json_object *ta
 {
     size_t n = json_object_array_length(tasks);
     if (n > KARMADA_WORKLOAD_COMPONENTS_MAX)
-        return fail(w, KARMADA_WORKLOAD_INVALID, MUSTER_ELIMIT,
-                    "the Volcano Job's spec.tasks: %zu tasks, more than muster's limit of %d", n,
-                    KARMADA_WORKLOAD_COMPONENTS_MAX);
+        return karmada_workload_fail(
+            w, KARMADA_WORKLOAD_INVALID, MUSTER_ELIMIT,
+            "the Volcano Job's spec.tasks: %zu tasks, more than muster's limit of %d", n,
+            KARMADA_WORKLOAD_COMPONENTS_MAX);
     for (size_t i = 0; i < n; i++) {
         struct karmada_workload_component *c = &w->components[i];
         json_object *t = json_object_array_get_idx(tasks, i);
-        const char *tname = get_str(t, "name");
+        const char *tname = kube_json_str(t, "name");
         if (tname && tname[0] && !plain(tname, strlen(tname), KARMADA_WORKLOAD_NAME_MAX))
             return INVALID(w,
                            "the Volcano Job's spec.tasks[%zu].name: must be a name of at most "
@@ -431,7 +421,7 @@ static int vcjob_tasks_as_components(struct karmada_workload *w, json_object *ta
         for (size_t j = 0; j < i; j++)
             if (strcmp(w->components[j].name, c->name) == 0)
                 return INVALID(w, "the Volcano Job's task name %.63s appears twice", c->name);
-        json_object *r = get(t, "replicas");
+        json_object *r = kube_json_get(t, "replicas");
         c->replicas = 0; /* Go's zero value: Volcano runs no pod of a task without replicas */
         if (r && (to_int32(r, &c->replicas) || c->replicas < 0))
             return INVALID(w,
@@ -452,37 +442,37 @@ static int vcjob_tasks_as_components(struct karmada_workload *w, json_object *ta
 static int read_components(struct karmada_workload *w, struct queue_resnames *names,
                            json_object *spec, json_object *tmpl)
 {
-    json_object *comps = get(spec, "components");
+    json_object *comps = kube_json_get(spec, "components");
     if (comps && !json_object_is_type(comps, json_type_array))
         return INVALID(w, "spec.components: must be a list");
     size_t n = comps ? json_object_array_length(comps) : 0;
-    json_object *tasks = get(get(tmpl, "spec"), "tasks");
+    json_object *tasks = kube_json_get(kube_json_get(tmpl, "spec"), "tasks");
     if (w->kind == KARMADA_WORKLOAD_KIND_VCJOB &&
         (!json_object_is_type(tasks, json_type_array) || json_object_array_length(tasks) == 0))
         return INVALID(w, "the Volcano Job has no spec.tasks: there is nothing to run");
     if (n > KARMADA_WORKLOAD_COMPONENTS_MAX)
-        return fail(w, KARMADA_WORKLOAD_INVALID, MUSTER_ELIMIT,
-                    "spec.components: %zu entries, more than muster's limit of %d", n,
-                    KARMADA_WORKLOAD_COMPONENTS_MAX);
+        return karmada_workload_fail(w, KARMADA_WORKLOAD_INVALID, MUSTER_ELIMIT,
+                                     "spec.components: %zu entries, more than muster's limit of %d",
+                                     n, KARMADA_WORKLOAD_COMPONENTS_MAX);
     if (n == 0 && w->kind == KARMADA_WORKLOAD_KIND_VCJOB)
         return vcjob_tasks_as_components(w, tasks);
     if (n == 0) {
         /* One pod template: spec.replicas (omitted when 0) × spec.replicaRequirements. */
         struct karmada_workload_component *c = &w->components[0];
-        json_object *r = get(spec, "replicas");
+        json_object *r = kube_json_get(spec, "replicas");
         c->replicas = 0;
         if (r && to_int32(r, &c->replicas))
             return INVALID(w, "spec.replicas: must be a 32-bit integer");
         if (c->replicas < 0)
             return INVALID(w, "spec.replicas: %d is negative", c->replicas);
         w->ncomponents = 1;
-        return parse_request(w, names, get(spec, "replicaRequirements"), "spec.replicaRequirements",
-                             &c->request);
+        return parse_request(w, names, kube_json_get(spec, "replicaRequirements"),
+                             "spec.replicaRequirements", &c->request);
     }
     for (size_t i = 0; i < n; i++) {
         struct karmada_workload_component *c = &w->components[i];
         json_object *e = json_object_array_get_idx(comps, i);
-        json_object *nm = get(e, "name");
+        json_object *nm = kube_json_get(e, "name");
         size_t len = (size_t)json_object_get_string_len(nm);
         if (!json_object_is_type(nm, json_type_string) ||
             !plain(json_object_get_string(nm), len, KARMADA_WORKLOAD_NAME_MAX))
@@ -494,7 +484,7 @@ static int read_components(struct karmada_workload *w, struct queue_resnames *na
         for (size_t j = 0; j < i; j++)
             if (strcmp(w->components[j].name, c->name) == 0)
                 return INVALID(w, "spec.components[%zu].name: %.63s appears twice", i, c->name);
-        json_object *r = get(e, "replicas");
+        json_object *r = kube_json_get(e, "replicas");
         if (!r || to_int32(r, &c->replicas))
             return INVALID(w, "spec.components[%zu].replicas: must be a 32-bit integer", i);
         if (c->replicas < 0)
@@ -502,7 +492,8 @@ static int read_components(struct karmada_workload *w, struct queue_resnames *na
         char what[64];
         snprintf(what, sizeof(what), "spec.components[%zu].replicaRequirements", i);
         w->ncomponents = (uint32_t)i + 1;
-        int rc = parse_request(w, names, get(e, "replicaRequirements"), what, &c->request);
+        int rc =
+            parse_request(w, names, kube_json_get(e, "replicaRequirements"), what, &c->request);
         if (rc)
             return rc;
     }
@@ -522,7 +513,7 @@ static int read_components(struct karmada_workload *w, struct queue_resnames *na
 static int container_request(struct karmada_workload *w, struct queue_resnames *names,
                              json_object *ctr, const char *path, int init, struct queue_resvec *pod)
 {
-    json_object *res = get(ctr, "resources");
+    json_object *res = kube_json_get(ctr, "resources");
     if (!res)
         return 0;
     if (!json_object_is_type(res, json_type_object))
@@ -532,19 +523,20 @@ static int container_request(struct karmada_workload *w, struct queue_resnames *
     queue_resvec_clear(lim);
     char what[160];
     snprintf(what, sizeof(what), "%s.resources.requests", path);
-    int rc = get(res, "requests") ? kube_resvec_parse(names, get(res, "requests"), what, req,
-                                                      w->message, sizeof(w->message))
-                                  : 0;
+    int rc = kube_json_get(res, "requests")
+                 ? kube_resvec_parse(names, kube_json_get(res, "requests"), what, req, w->message,
+                                     sizeof(w->message))
+                 : 0;
     snprintf(what, sizeof(what), "%s.resources.limits", path);
-    if (!rc && get(res, "limits"))
-        rc =
-            kube_resvec_parse(names, get(res, "limits"), what, lim, w->message, sizeof(w->message));
+    if (!rc && kube_json_get(res, "limits"))
+        rc = kube_resvec_parse(names, kube_json_get(res, "limits"), what, lim, w->message,
+                               sizeof(w->message));
     for (uint32_t i = 0; !rc && i < lim->len; i++) {
         uint32_t id = lim->items[i].id;
-        json_object *reqs = get(res, "requests");
+        json_object *reqs = kube_json_get(res, "requests");
         const char *rn = queue_resnames_name(names, id);
         /* a listed request, even 0, stands; only a missing one takes the limit */
-        if (!(rn && json_object_is_type(reqs, json_type_object) && get(reqs, rn)))
+        if (!(rn && json_object_is_type(reqs, json_type_object) && kube_json_get(reqs, rn)))
             rc = queue_resvec_set(req, id, lim->items[i].milli) ? MUSTER_ENOMEM : 0;
     }
     for (uint32_t i = 0; !rc && i < req->len; i++) {
@@ -552,13 +544,14 @@ static int container_request(struct karmada_workload *w, struct queue_resnames *
         if (init)
             next = req->items[i].milli > have ? req->items[i].milli : have;
         else if (queue_milli_add(have, req->items[i].milli, &next))
-            rc = fail(w, KARMADA_WORKLOAD_INVALID, MUSTER_ERANGE,
-                      "%s: the pod's request overflows when the containers are added", path);
+            rc = karmada_workload_fail(
+                w, KARMADA_WORKLOAD_INVALID, MUSTER_ERANGE,
+                "%s: the pod's request overflows when the containers are added", path);
         if (!rc && queue_resvec_set(pod, req->items[i].id, next))
             rc = MUSTER_ENOMEM;
     }
     if (rc == MUSTER_ENOMEM)
-        return fail(w, KARMADA_WORKLOAD_INVALID, MUSTER_ENOMEM, "out of memory");
+        return karmada_workload_fail(w, KARMADA_WORKLOAD_INVALID, MUSTER_ENOMEM, "out of memory");
     if (rc)
         w->reason = KARMADA_WORKLOAD_INVALID;
     return rc;
@@ -576,7 +569,7 @@ static int raise_to_pod(struct karmada_workload *w, struct queue_resnames *names
     int rc = 0;
     static const char *const lists[2] = {"containers", "initContainers"};
     for (int l = 0; l < 2 && !rc; l++) {
-        json_object *ctrs = get(podspec, lists[l]);
+        json_object *ctrs = kube_json_get(podspec, lists[l]);
         if (ctrs && !json_object_is_type(ctrs, json_type_array)) {
             rc = INVALID(w, "%s.%s: must be a list", path, lists[l]);
             break;
@@ -591,30 +584,32 @@ static int raise_to_pod(struct karmada_workload *w, struct queue_resnames *names
     for (uint32_t i = 0; !rc && i < pod->len; i++)
         if (pod->items[i].milli > queue_resvec_get(&c->request, pod->items[i].id) &&
             queue_resvec_set(&c->request, pod->items[i].id, pod->items[i].milli))
-            rc = fail(w, KARMADA_WORKLOAD_INVALID, MUSTER_ENOMEM, "out of memory");
+            rc = karmada_workload_fail(w, KARMADA_WORKLOAD_INVALID, MUSTER_ENOMEM, "out of memory");
     return rc;
 }
 
 static int read_template_requests(struct karmada_workload *w, struct queue_resnames *names,
                                   json_object *tmpl)
 {
-    json_object *spec = get(tmpl, "spec");
+    json_object *spec = kube_json_get(tmpl, "spec");
     switch (w->kind) {
     case KARMADA_WORKLOAD_KIND_POD:
         return raise_to_pod(w, names, spec, "the Pod's spec", &w->components[0]);
     case KARMADA_WORKLOAD_KIND_DEPLOYMENT:
     case KARMADA_WORKLOAD_KIND_JOB:
-        return raise_to_pod(w, names, get(get(spec, "template"), "spec"),
+        return raise_to_pod(w, names, kube_json_get(kube_json_get(spec, "template"), "spec"),
                             "the template's spec.template.spec", &w->components[0]);
     case KARMADA_WORKLOAD_KIND_VCJOB: {
         /* vcjob_task_counts has matched components to tasks one to one */
-        json_object *tasks = get(spec, "tasks");
+        json_object *tasks = kube_json_get(spec, "tasks");
         for (uint32_t i = 0; i < w->ncomponents; i++) {
             char path[64];
             snprintf(path, sizeof(path), "the Volcano Job's spec.tasks[%u].template.spec", i);
-            int rc = raise_to_pod(w, names,
-                                  get(get(json_object_array_get_idx(tasks, i), "template"), "spec"),
-                                  path, &w->components[i]);
+            int rc = raise_to_pod(
+                w, names,
+                kube_json_get(kube_json_get(json_object_array_get_idx(tasks, i), "template"),
+                              "spec"),
+                path, &w->components[i]);
             if (rc)
                 return rc;
         }
@@ -634,26 +629,29 @@ static int sum_gang(struct karmada_workload *w, const struct queue_resnames *nam
         const struct karmada_workload_component *c = &w->components[i];
         total += c->replicas;
         if (total > INT32_MAX)
-            return fail(w, KARMADA_WORKLOAD_INVALID, MUSTER_ERANGE,
-                        "the workload has more than %d replicas in all", INT32_MAX);
+            return karmada_workload_fail(w, KARMADA_WORKLOAD_INVALID, MUSTER_ERANGE,
+                                         "the workload has more than %d replicas in all",
+                                         INT32_MAX);
         for (uint32_t j = 0; j < c->request.len; j++) {
             const struct queue_res *r = &c->request.items[j];
             int64_t part, sum;
             if (queue_milli_mul(r->milli, c->replicas, &part) ||
                 queue_milli_add(queue_resvec_get(&w->gang, r->id), part, &sum)) {
                 const char *rn = queue_resnames_name(names, r->id);
-                return fail(w, KARMADA_WORKLOAD_INVALID, MUSTER_ERANGE,
-                            "the gang's request for %.64s overflows: %d replicas%s%.63s cannot "
-                            "be added up exactly",
-                            rn ? rn : "a resource", c->replicas, c->name[0] ? " of " : "", c->name);
+                return karmada_workload_fail(
+                    w, KARMADA_WORKLOAD_INVALID, MUSTER_ERANGE,
+                    "the gang's request for %.64s overflows: %d replicas%s%.63s cannot "
+                    "be added up exactly",
+                    rn ? rn : "a resource", c->replicas, c->name[0] ? " of " : "", c->name);
             }
             if (sum != 0 && queue_resvec_get(&w->gang, r->id) == 0 &&
                 w->gang.len >= QUEUE_REQUEST_RES_MAX)
-                return fail(w, KARMADA_WORKLOAD_INVALID, MUSTER_ELIMIT,
-                            "the workload requests more than %d distinct resources",
-                            QUEUE_REQUEST_RES_MAX);
+                return karmada_workload_fail(
+                    w, KARMADA_WORKLOAD_INVALID, MUSTER_ELIMIT,
+                    "the workload requests more than %d distinct resources", QUEUE_REQUEST_RES_MAX);
             if (queue_resvec_set(&w->gang, r->id, sum))
-                return fail(w, KARMADA_WORKLOAD_INVALID, MUSTER_ENOMEM, "out of memory");
+                return karmada_workload_fail(w, KARMADA_WORKLOAD_INVALID, MUSTER_ENOMEM,
+                                             "out of memory");
         }
     }
     w->replicas = (int32_t)total;
@@ -668,7 +666,7 @@ static int meta_str(struct karmada_workload *w, json_object *obj, const char *wh
                     const char *where, const char *key, const char **out)
 {
     *out = NULL;
-    json_object *v = get(get(get(obj, "metadata"), where), key);
+    json_object *v = kube_json_get(kube_json_get(kube_json_get(obj, "metadata"), where), key);
     if (!v)
         return 0;
     if (!json_object_is_type(v, json_type_string))
@@ -731,7 +729,7 @@ static int read_min_member(struct karmada_workload *w, json_object *rb, json_obj
                                    : "binding annotation " KARMADA_WORKLOAD_MIN_MEMBER_ANNOTATION;
         return 0;
     }
-    json_object *ma = get(get(tmpl, "spec"), "minAvailable");
+    json_object *ma = kube_json_get(kube_json_get(tmpl, "spec"), "minAvailable");
     if (w->kind == KARMADA_WORKLOAD_KIND_VCJOB && ma) {
         int32_t v;
         if (to_int32(ma, &v) || v < 0)
@@ -751,7 +749,7 @@ static int read_min_member(struct karmada_workload *w, json_object *rb, json_obj
     if (w->kind == KARMADA_WORKLOAD_KIND_VCJOB) {
         /* Volcano's admission defaults an unset job minAvailable to the sum of the tasks'
          * minAvailable, each defaulting to its task's replicas. */
-        json_object *tasks = get(get(tmpl, "spec"), "tasks");
+        json_object *tasks = kube_json_get(kube_json_get(tmpl, "spec"), "tasks");
         int64_t sum = 0;
         for (size_t i = 0; i < json_object_array_length(tasks) && i < w->ncomponents; i++) {
             json_object *t = json_object_array_get_idx(tasks, i);
@@ -776,11 +774,11 @@ static int read_placement(struct karmada_workload *w, json_object *rb, json_obje
     int rc = annotation(w, tmpl, rb, KARMADA_WORKLOAD_PLACEMENT_ANNOTATION, &s, &who);
     if (rc)
         return rc;
-    json_object *rs = get(get(spec, "placement"), "replicaScheduling");
-    json_object *tv = get(rs, "replicaSchedulingType");
+    json_object *rs = kube_json_get(kube_json_get(spec, "placement"), "replicaScheduling");
+    json_object *tv = kube_json_get(rs, "replicaSchedulingType");
     if (rs && !json_object_is_type(rs, json_type_object))
         return INVALID(w, "spec.placement.replicaScheduling: must be an object");
-    const char *type = get_str(rs, "replicaSchedulingType");
+    const char *type = kube_json_str(rs, "replicaSchedulingType");
     if (tv && (!type || (strcmp(type, "Divided") != 0 && strcmp(type, "Duplicated") != 0)))
         return INVALID(w, "spec.placement.replicaScheduling.replicaSchedulingType: must be "
                           "Divided or Duplicated");
@@ -794,17 +792,18 @@ static int read_placement(struct karmada_workload *w, json_object *rb, json_obje
                        "neither single-cluster nor spread",
                        who, s);
     if (w->kind == KARMADA_WORKLOAD_KIND_VCJOB)
-        return fail(w, KARMADA_WORKLOAD_REFUSED, MUSTER_EINVAL,
-                    "placement spread is refused for a Volcano Job: Karmada does not divide "
-                    "Volcano Jobs, so muster places the whole job in one cluster; remove "
-                    "the " KARMADA_WORKLOAD_PLACEMENT_ANNOTATION
-                    " annotation or set it to single-cluster");
+        return karmada_workload_fail(
+            w, KARMADA_WORKLOAD_REFUSED, MUSTER_EINVAL,
+            "placement spread is refused for a Volcano Job: Karmada does not divide "
+            "Volcano Jobs, so muster places the whole job in one cluster; remove "
+            "the " KARMADA_WORKLOAD_PLACEMENT_ANNOTATION " annotation or set it to single-cluster");
     if (!type || strcmp(type, "Divided") != 0)
-        return fail(w, KARMADA_WORKLOAD_REFUSED, MUSTER_EINVAL,
-                    "placement spread needs spec.placement.replicaScheduling."
-                    "replicaSchedulingType Divided (it is %s): set it in the PropagationPolicy "
-                    "or use single-cluster",
-                    type ? type : "unset");
+        return karmada_workload_fail(
+            w, KARMADA_WORKLOAD_REFUSED, MUSTER_EINVAL,
+            "placement spread needs spec.placement.replicaScheduling."
+            "replicaSchedulingType Divided (it is %s): set it in the PropagationPolicy "
+            "or use single-cluster",
+            type ? type : "unset");
     w->placement = KARMADA_WORKLOAD_SPREAD;
     return 0;
 }
@@ -841,7 +840,7 @@ static int set_queue(struct karmada_workload *w, const char *name, const char *s
 static int read_queue(struct karmada_workload *w, json_object *rb, json_object *tmpl)
 {
     if (w->kind == KARMADA_WORKLOAD_KIND_VCJOB) {
-        json_object *q = get(get(tmpl, "spec"), "queue");
+        json_object *q = kube_json_get(kube_json_get(tmpl, "spec"), "queue");
         if (q && !json_object_is_type(q, json_type_string))
             return INVALID(w, "the Volcano Job's spec.queue: must be a string");
         if (q && json_object_get_string_len(q) > 0) /* "" is Volcano's unset */
@@ -866,9 +865,9 @@ static int read_queue(struct karmada_workload *w, json_object *rb, json_object *
 
 static int read_priority(struct karmada_workload *w, json_object *tmpl, json_object *spec)
 {
-    json_object *sp = get(spec, "schedulePriority");
+    json_object *sp = kube_json_get(spec, "schedulePriority");
     if (sp) {
-        json_object *p = get(sp, "priority");
+        json_object *p = kube_json_get(sp, "priority");
         if (!json_object_is_type(sp, json_type_object) || (p && to_int32(p, &w->priority)))
             return INVALID(w, "spec.schedulePriority.priority: must be a 32-bit integer");
         w->priority_from = KARMADA_WORKLOAD_PRIORITY_RB;
@@ -876,18 +875,18 @@ static int read_priority(struct karmada_workload *w, json_object *tmpl, json_obj
     }
     /* The pod spec's priorityClassName (a Volcano Job names it at the job level), then the copy
      * Karmada's interpreter puts in replicaRequirements. */
-    json_object *ts = get(tmpl, "spec");
+    json_object *ts = kube_json_get(tmpl, "spec");
     json_object *pod =
         w->kind == KARMADA_WORKLOAD_KIND_VCJOB || w->kind == KARMADA_WORKLOAD_KIND_POD
             ? ts
-            : get(get(ts, "template"), "spec");
+            : kube_json_get(kube_json_get(ts, "template"), "spec");
     const char *where =
         w->kind == KARMADA_WORKLOAD_KIND_VCJOB || w->kind == KARMADA_WORKLOAD_KIND_POD
             ? "the template's spec.priorityClassName"
             : "the template's spec.template.spec.priorityClassName";
-    json_object *v = get(pod, "priorityClassName");
+    json_object *v = kube_json_get(pod, "priorityClassName");
     if (!v) {
-        v = get(get(spec, "replicaRequirements"), "priorityClassName");
+        v = kube_json_get(kube_json_get(spec, "replicaRequirements"), "priorityClassName");
         where = "spec.replicaRequirements.priorityClassName";
     }
     if (!v)

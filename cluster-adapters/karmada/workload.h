@@ -131,6 +131,12 @@ enum karmada_workload_kind karmada_workload_kind_of(json_object *rb);
 /* The kind's name for messages: "Volcano Job", "Job", "Deployment", "Pod", "unhandled kind". */
 const char *karmada_workload_kind_name(enum karmada_workload_kind kind);
 
+/* Sets w's reason and its message (a sentence fit for a condition) and returns code: how the
+ * readers of workload.c and workload_clusters.c fail. */
+__attribute__((format(printf, 4, 5))) int karmada_workload_fail(struct karmada_workload *w,
+                                                                enum karmada_workload_reason reason,
+                                                                int code, const char *fmt, ...);
+
 /* Reads rb (a work.karmada.io/v1alpha2 ResourceBinding or ClusterResourceBinding) and tmpl (the
  * resource template spec.resource names) into w; both are borrowed, and w keeps references to
  * parts of rb until the next read or _close. Resource names are interned in names (the queue

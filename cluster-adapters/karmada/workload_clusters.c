@@ -2,6 +2,7 @@
  * docs/workload.md): the clusterAffinity, clusterAffinities and clusterTolerations of the RB are
  * validated once when the RB is read, so matching a Cluster never meets a bad shape. */
 #include "cluster-adapters/karmada/workload_clusters.h"
+#include "cluster-adapters/kube/json.h"
 
 #include "queue/errors.h"
 
@@ -9,34 +10,8 @@
 #include <stdio.h>
 #include <string.h>
 
-/* JSON null reads as absent, as Kubernetes omits empty fields. */
-static json_object *get(json_object *o, const char *key)
-{
-    json_object *v = NULL;
-    if (!json_object_is_type(o, json_type_object) || !json_object_object_get_ex(o, key, &v))
-        return NULL;
-    return v;
-}
-
-static const char *get_str(json_object *o, const char *key)
-{
-    json_object *v = get(o, key);
-    return json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
-}
-
-__attribute__((format(printf, 4, 5))) static int fail(struct karmada_workload *w,
-                                                      enum karmada_workload_reason reason, int code,
-                                                      const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(w->message, sizeof(w->message), fmt, ap);
-    va_end(ap);
-    w->reason = reason;
-    return code;
-}
-
-#define INVALID(w, ...) fail((w), KARMADA_WORKLOAD_INVALID, MUSTER_EINVAL, __VA_ARGS__)
+#define INVALID(w, ...)                                                                            \
+    karmada_workload_fail((w), KARMADA_WORKLOAD_INVALID, MUSTER_EINVAL, __VA_ARGS__)
 
 /* ---- allowed clusters: validation at read time, so matching never meets a bad shape ---- */
 
@@ -47,8 +22,9 @@ static int check_strings(struct karmada_workload *w, json_object *list, const ch
         return INVALID(w, "%s: must be a list of strings", path);
     size_t n = json_object_array_length(list);
     if (n > KARMADA_WORKLOAD_LIST_MAX)
-        return fail(w, KARMADA_WORKLOAD_INVALID, MUSTER_ELIMIT, "%s: %zu entries, more than %d",
-                    path, n, KARMADA_WORKLOAD_LIST_MAX);
+        return karmada_workload_fail(w, KARMADA_WORKLOAD_INVALID, MUSTER_ELIMIT,
+                                     "%s: %zu entries, more than %d", path, n,
+                                     KARMADA_WORKLOAD_LIST_MAX);
     if (nonempty && n == 0)
         return INVALID(w, "%s: must not be empty for this operator", path);
     for (size_t i = 0; i < n; i++)
@@ -77,12 +53,13 @@ static int check_expressions(struct karmada_workload *w, json_object *exprs, con
         return INVALID(w, "%s: must be a list", path);
     size_t n = json_object_array_length(exprs);
     if (n > KARMADA_WORKLOAD_LIST_MAX)
-        return fail(w, KARMADA_WORKLOAD_INVALID, MUSTER_ELIMIT, "%s: more than %d expressions",
-                    path, KARMADA_WORKLOAD_LIST_MAX);
+        return karmada_workload_fail(w, KARMADA_WORKLOAD_INVALID, MUSTER_ELIMIT,
+                                     "%s: more than %d expressions", path,
+                                     KARMADA_WORKLOAD_LIST_MAX);
     for (size_t i = 0; i < n; i++) {
         json_object *e = json_object_array_get_idx(exprs, i);
-        const char *key = get_str(e, "key");
-        int op = op_index(get_str(e, "operator"), label_ops, fields ? 2 : 4);
+        const char *key = kube_json_str(e, "key");
+        int op = op_index(kube_json_str(e, "operator"), label_ops, fields ? 2 : 4);
         char p[160];
         snprintf(p, sizeof(p), "%s[%zu]", path, i);
         if (!key || !key[0])
@@ -93,7 +70,7 @@ static int check_expressions(struct karmada_workload *w, json_object *exprs, con
         if (op < 0)
             return INVALID(w, "%s.operator: must be %s", p,
                            fields ? "In or NotIn" : "In, NotIn, Exists or DoesNotExist");
-        json_object *vals = get(e, "values");
+        json_object *vals = kube_json_get(e, "values");
         snprintf(p, sizeof(p), "%s[%zu].values", path, i);
         if (op == OP_IN || op == OP_NOTIN) {
             int rc = check_strings(w, vals, p, 1);
@@ -114,22 +91,22 @@ static int check_affinity(struct karmada_workload *w, json_object *aff, const ch
         return INVALID(w, "%s: must be an object", path);
     static const char *const lists[] = {"clusterNames", "exclude"};
     for (int i = 0; i < 2; i++) {
-        json_object *l = get(aff, lists[i]);
+        json_object *l = kube_json_get(aff, lists[i]);
         snprintf(p, sizeof(p), "%s.%s", path, lists[i]);
         int rc = l ? check_strings(w, l, p, 0) : 0;
         if (rc)
             return rc;
     }
-    json_object *ls = get(aff, "labelSelector");
+    json_object *ls = kube_json_get(aff, "labelSelector");
     if (ls) {
-        json_object *ml = get(ls, "matchLabels");
+        json_object *ml = kube_json_get(ls, "matchLabels");
         if (!json_object_is_type(ls, json_type_object) ||
             (ml && !json_object_is_type(ml, json_type_object)))
             return INVALID(w, "%s.labelSelector: must be {matchLabels, matchExpressions}", path);
         if (ml && json_object_object_length(ml) > KARMADA_WORKLOAD_LIST_MAX)
-            return fail(w, KARMADA_WORKLOAD_INVALID, MUSTER_ELIMIT,
-                        "%s.labelSelector.matchLabels: more than %d labels", path,
-                        KARMADA_WORKLOAD_LIST_MAX);
+            return karmada_workload_fail(w, KARMADA_WORKLOAD_INVALID, MUSTER_ELIMIT,
+                                         "%s.labelSelector.matchLabels: more than %d labels", path,
+                                         KARMADA_WORKLOAD_LIST_MAX);
         if (ml) {
             json_object_object_foreach(ml, key, val)
             {
@@ -138,15 +115,15 @@ static int check_affinity(struct karmada_workload *w, json_object *aff, const ch
                                    key);
             }
         }
-        json_object *me = get(ls, "matchExpressions");
+        json_object *me = kube_json_get(ls, "matchExpressions");
         snprintf(p, sizeof(p), "%s.labelSelector.matchExpressions", path);
         int rc = me ? check_expressions(w, me, p, 0) : 0;
         if (rc)
             return rc;
     }
-    json_object *fs = get(aff, "fieldSelector");
+    json_object *fs = kube_json_get(aff, "fieldSelector");
     if (fs) {
-        json_object *me = get(fs, "matchExpressions");
+        json_object *me = kube_json_get(fs, "matchExpressions");
         snprintf(p, sizeof(p), "%s.fieldSelector.matchExpressions", path);
         if (!json_object_is_type(fs, json_type_object))
             return INVALID(w, "%s.fieldSelector: must be an object", path);
@@ -164,8 +141,9 @@ static int check_tolerations(struct karmada_workload *w, json_object *tols)
         return INVALID(w, "%s: must be a list", path);
     size_t n = json_object_array_length(tols);
     if (n > KARMADA_WORKLOAD_LIST_MAX)
-        return fail(w, KARMADA_WORKLOAD_INVALID, MUSTER_ELIMIT, "%s: more than %d tolerations",
-                    path, KARMADA_WORKLOAD_LIST_MAX);
+        return karmada_workload_fail(w, KARMADA_WORKLOAD_INVALID, MUSTER_ELIMIT,
+                                     "%s: more than %d tolerations", path,
+                                     KARMADA_WORKLOAD_LIST_MAX);
     static const char *const ops[] = {"", "Equal", "Exists"};
     static const char *const effects[] = {"", "NoSchedule", "PreferNoSchedule", "NoExecute"};
     for (size_t i = 0; i < n; i++) {
@@ -174,14 +152,14 @@ static int check_tolerations(struct karmada_workload *w, json_object *tols)
             return INVALID(w, "%s[%zu]: must be an object", path, i);
         static const char *const strs[] = {"key", "operator", "value", "effect"};
         for (int s = 0; s < 4; s++)
-            if (get(t, strs[s]) && !get_str(t, strs[s]))
+            if (kube_json_get(t, strs[s]) && !kube_json_str(t, strs[s]))
                 return INVALID(w, "%s[%zu].%s: must be a string", path, i, strs[s]);
-        const char *key = get_str(t, "key"), *value = get_str(t, "value");
-        const char *opname = get_str(t, "operator");
+        const char *key = kube_json_str(t, "key"), *value = kube_json_str(t, "value");
+        const char *opname = kube_json_str(t, "operator");
         int op = op_index(opname ? opname : "", ops, 3);
         if (op < 0)
             return INVALID(w, "%s[%zu].operator: must be Equal or Exists", path, i);
-        if (op_index(get_str(t, "effect") ? get_str(t, "effect") : "", effects, 4) < 0)
+        if (op_index(kube_json_str(t, "effect") ? kube_json_str(t, "effect") : "", effects, 4) < 0)
             return INVALID(w,
                            "%s[%zu].effect: must be NoSchedule, PreferNoSchedule or "
                            "NoExecute",
@@ -196,24 +174,24 @@ static int check_tolerations(struct karmada_workload *w, json_object *tols)
 
 int karmada__workload_check_clusters(struct karmada_workload *w, json_object *spec)
 {
-    json_object *pl = get(spec, "placement");
+    json_object *pl = kube_json_get(spec, "placement");
     if (!pl)
         return 0;
     if (!json_object_is_type(pl, json_type_object))
         return INVALID(w, "spec.placement: must be an object");
-    json_object *aff = get(pl, "clusterAffinity");
+    json_object *aff = kube_json_get(pl, "clusterAffinity");
     int rc = aff ? check_affinity(w, aff, "spec.placement.clusterAffinity") : 0;
     if (rc)
         return rc;
-    json_object *affs = get(pl, "clusterAffinities");
+    json_object *affs = kube_json_get(pl, "clusterAffinities");
     if (affs) {
         if (!json_object_is_type(affs, json_type_array))
             return INVALID(w, "spec.placement.clusterAffinities: must be a list");
         size_t n = json_object_array_length(affs);
         if (n > KARMADA_WORKLOAD_AFFINITIES_MAX)
-            return fail(w, KARMADA_WORKLOAD_INVALID, MUSTER_ELIMIT,
-                        "spec.placement.clusterAffinities: more than %d groups",
-                        KARMADA_WORKLOAD_AFFINITIES_MAX);
+            return karmada_workload_fail(w, KARMADA_WORKLOAD_INVALID, MUSTER_ELIMIT,
+                                         "spec.placement.clusterAffinities: more than %d groups",
+                                         KARMADA_WORKLOAD_AFFINITIES_MAX);
         for (size_t i = 0; i < n; i++) {
             char p[64];
             snprintf(p, sizeof(p), "spec.placement.clusterAffinities[%zu]", i);
@@ -222,7 +200,7 @@ int karmada__workload_check_clusters(struct karmada_workload *w, json_object *sp
                 return rc;
         }
     }
-    json_object *tols = get(pl, "clusterTolerations");
+    json_object *tols = kube_json_get(pl, "clusterTolerations");
     rc = tols ? check_tolerations(w, tols) : 0;
     if (rc)
         return rc;
@@ -235,17 +213,17 @@ int karmada__workload_check_clusters(struct karmada_workload *w, json_object *sp
 int karmada_workload_cluster_serves(json_object *cluster, const char *group_version,
                                     const char *resource)
 {
-    json_object *en = get(get(cluster, "status"), "apiEnablements");
+    json_object *en = kube_json_get(kube_json_get(cluster, "status"), "apiEnablements");
     if (!json_object_is_type(en, json_type_array))
         return -1;
     for (size_t i = 0; i < json_object_array_length(en); i++) {
         json_object *e = json_object_array_get_idx(en, i);
-        const char *gv = get_str(e, "groupVersion");
-        json_object *rs = get(e, "resources");
+        const char *gv = kube_json_str(e, "groupVersion");
+        json_object *rs = kube_json_get(e, "resources");
         if (!gv || strcmp(gv, group_version) != 0 || !json_object_is_type(rs, json_type_array))
             continue;
         for (size_t j = 0; j < json_object_array_length(rs); j++) {
-            const char *n = get_str(json_object_array_get_idx(rs, j), "name");
+            const char *n = kube_json_str(json_object_array_get_idx(rs, j), "name");
             if (n && strcmp(n, resource) == 0)
                 return 1;
         }
@@ -318,47 +296,47 @@ __attribute__((format(printf, 3, 4))) static int deny(char *why, size_t cap, con
 static int affinity_allows(json_object *aff, const char *path, const char *name,
                            json_object *cluster, char *why, size_t cap)
 {
-    if (list_has(get(aff, "exclude"), name))
+    if (list_has(kube_json_get(aff, "exclude"), name))
         return deny(why, cap, "%.63s: excluded by %s.exclude", name, path);
-    json_object *labels = get(get(cluster, "metadata"), "labels");
-    json_object *ls = get(aff, "labelSelector");
-    json_object *ml = get(ls, "matchLabels");
+    json_object *labels = kube_json_get(kube_json_get(cluster, "metadata"), "labels");
+    json_object *ls = kube_json_get(aff, "labelSelector");
+    json_object *ml = kube_json_get(ls, "matchLabels");
     if (ml) {
         json_object_object_foreach(ml, key, val)
         {
-            const char *have = get_str(labels, key);
+            const char *have = kube_json_str(labels, key);
             if (!have || strcmp(have, json_object_get_string(val)) != 0)
                 return deny(why, cap, "%.63s: label %.63s is not %.63s (%s.labelSelector)", name,
                             key, json_object_get_string(val), path);
         }
     }
-    json_object *me = get(ls, "matchExpressions");
+    json_object *me = kube_json_get(ls, "matchExpressions");
     for (size_t i = 0; me && i < json_object_array_length(me); i++) {
         json_object *e = json_object_array_get_idx(me, i);
-        const char *lkey = get_str(e, "key");
-        int op = op_index(get_str(e, "operator"), label_ops, 4);
-        if (!requirement_holds(op, get(e, "values"), get_str(labels, lkey)))
+        const char *lkey = kube_json_str(e, "key");
+        int op = op_index(kube_json_str(e, "operator"), label_ops, 4);
+        if (!requirement_holds(op, kube_json_get(e, "values"), kube_json_str(labels, lkey)))
             return deny(why, cap, "%.63s: label %.63s does not satisfy %s (%s.labelSelector)", name,
                         lkey, label_ops[op], path);
     }
-    me = get(get(aff, "fieldSelector"), "matchExpressions");
-    json_object *cspec = get(cluster, "spec");
+    me = kube_json_get(kube_json_get(aff, "fieldSelector"), "matchExpressions");
+    json_object *cspec = kube_json_get(cluster, "spec");
     for (size_t i = 0; me && i < json_object_array_length(me); i++) {
         json_object *e = json_object_array_get_idx(me, i);
-        const char *key = get_str(e, "key");
-        int op = op_index(get_str(e, "operator"), label_ops, 2);
+        const char *key = kube_json_str(e, "key");
+        int op = op_index(kube_json_str(e, "operator"), label_ops, 2);
         int ok;
         if (strcmp(key, "zone") == 0) {
-            ok = zones_hold(op, get(e, "values"), get(cspec, "zones"));
+            ok = zones_hold(op, kube_json_get(e, "values"), kube_json_get(cspec, "zones"));
         } else {
-            const char *have = get_str(cspec, key);
-            ok = requirement_holds(op, get(e, "values"), have && have[0] ? have : NULL);
+            const char *have = kube_json_str(cspec, key);
+            ok = requirement_holds(op, kube_json_get(e, "values"), have && have[0] ? have : NULL);
         }
         if (!ok)
             return deny(why, cap, "%.63s: field %s does not satisfy %s (%s.fieldSelector)", name,
                         key, label_ops[op], path);
     }
-    json_object *names = get(aff, "clusterNames");
+    json_object *names = kube_json_get(aff, "clusterNames");
     if (names && json_object_array_length(names) > 0 && !list_has(names, name))
         return deny(why, cap, "%.63s: not in %s.clusterNames", name, path);
     return 1;
@@ -367,8 +345,8 @@ static int affinity_allows(json_object *aff, const char *path, const char *name,
 /* core/v1 Toleration.ToleratesTaint. */
 static int tolerates(json_object *t, const char *key, const char *value, const char *effect)
 {
-    const char *tkey = get_str(t, "key"), *teffect = get_str(t, "effect");
-    const char *op = get_str(t, "operator"), *tvalue = get_str(t, "value");
+    const char *tkey = kube_json_str(t, "key"), *teffect = kube_json_str(t, "effect");
+    const char *op = kube_json_str(t, "operator"), *tvalue = kube_json_str(t, "value");
     if (teffect && teffect[0] && strcmp(teffect, effect) != 0)
         return 0;
     if (tkey && tkey[0] && strcmp(tkey, key) != 0)
@@ -383,10 +361,10 @@ int karmada_workload_explain_cluster(const struct karmada_workload *w, json_obje
 {
     if (why && cap)
         why[0] = '\0';
-    const char *name = get_str(get(cluster, "metadata"), "name");
+    const char *name = kube_json_str(kube_json_get(cluster, "metadata"), "name");
     if (!name || !name[0])
         return deny(why, cap, "a cluster without metadata.name");
-    json_object *labels = get(get(cluster, "metadata"), "labels");
+    json_object *labels = kube_json_get(kube_json_get(cluster, "metadata"), "labels");
     if (labels && !json_object_is_type(labels, json_type_object))
         return deny(why, cap, "%.63s: metadata.labels is not an object", name);
     if (w->affinity &&
@@ -403,7 +381,7 @@ int karmada_workload_explain_cluster(const struct karmada_workload *w, json_obje
         if (!any)
             return deny(why, cap, "%.63s: matches none of spec.placement.clusterAffinities", name);
     }
-    json_object *taints = get(get(cluster, "spec"), "taints");
+    json_object *taints = kube_json_get(kube_json_get(cluster, "spec"), "taints");
     if (taints && !json_object_is_type(taints, json_type_array))
         return deny(why, cap, "%.63s: spec.taints is not a list", name);
     size_t nt = taints ? json_object_array_length(taints) : 0;
@@ -411,8 +389,8 @@ int karmada_workload_explain_cluster(const struct karmada_workload *w, json_obje
         return deny(why, cap, "%.63s: more than %d taints", name, KARMADA_WORKLOAD_LIST_MAX);
     for (size_t i = 0; i < nt; i++) {
         json_object *t = json_object_array_get_idx(taints, i);
-        const char *key = get_str(t, "key"), *effect = get_str(t, "effect");
-        const char *value = get_str(t, "value");
+        const char *key = kube_json_str(t, "key"), *effect = kube_json_str(t, "effect");
+        const char *value = kube_json_str(t, "value");
         if (!key || !effect)
             return deny(why, cap, "%.63s: spec.taints[%zu] is malformed", name, i);
         /* Karmada's TaintToleration filter: PreferNoSchedule never keeps work out. */

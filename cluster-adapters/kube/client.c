@@ -2,7 +2,7 @@
  * a token bucket and an in-flight bound in front of it, Status bodies turned into errors. */
 #include "cluster-adapters/kube/client.h"
 
-#include "queue/errors.h"
+#include "cluster-adapters/kube/errors.h"
 #include "queue/mem.h"
 
 #include <curl/curl.h>
@@ -595,7 +595,7 @@ static void call_finish_err(struct kube_client *c, struct kube_call *k, int err)
 {
     struct kube_response resp;
     memset(&resp, 0, sizeof(resp));
-    snprintf(resp.status.message, sizeof(resp.status.message), "%s", muster_strerror(err));
+    snprintf(resp.status.message, sizeof(resp.status.message), "%s", kube_strerror(err));
     call_finish(c, k, err, &resp);
 }
 
@@ -635,7 +635,7 @@ static void call_done(struct kube_client *c, struct kube_call *k, CURLcode res)
     } else if (k->abort_err) {
         err = k->abort_err;
         snprintf(resp.status.message, sizeof(resp.status.message), "%s%s",
-                 err == MUSTER_ELIMIT ? "response over its size cap: " : "", muster_strerror(err));
+                 err == MUSTER_ELIMIT ? "response over its size cap: " : "", kube_strerror(err));
     } else if (res != CURLE_OK) {
         err = kube__curl_err(res);
         snprintf(resp.status.message, sizeof(resp.status.message), "%s",

@@ -2,7 +2,7 @@
  * version), built into a new table and swapped in when the whole refresh is done. */
 #include "cluster-adapters/kube/discovery.h"
 
-#include "queue/errors.h"
+#include "cluster-adapters/kube/errors.h"
 #include "queue/mem.h"
 
 #include <stdio.h>

@@ -1,7 +1,7 @@
 /* Shared pieces of muster's h2o servers (see httpserver.h). */
 #include "cluster-adapters/kube/httpserver.h"
 
-#include "queue/errors.h"
+#include "cluster-adapters/kube/errors.h"
 #include "queue/mem.h"
 
 #include <h2o.h>

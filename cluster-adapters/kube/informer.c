@@ -2,7 +2,9 @@
  * with a reflector; relists are diffed against it so each change is reported exactly once. */
 #include "cluster-adapters/kube/informer.h"
 
-#include "queue/errors.h"
+#include "cluster-adapters/kube/errors.h"
+#include "cluster-adapters/kube/json.h"
+#include "queue/hash.h"
 #include "queue/mem.h"
 
 #include <json-c/linkhash.h>
@@ -23,10 +25,7 @@ struct kube_informer_entry {
 
 static size_t hash_key(const char *s)
 {
-    size_t h = 1469598103934665603ull; /* FNV-1a */
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ull;
-    return h;
+    return (size_t)queue_hash_fnv1a64_str(QUEUE_HASH_FNV64_BASIS, s);
 }
 
 static int make_key(const char *ns, const char *name, char *out, size_t cap)
@@ -37,22 +36,17 @@ static int make_key(const char *ns, const char *name, char *out, size_t cap)
 
 static int obj_key(struct json_object *obj, char *out, size_t cap)
 {
-    struct json_object *md, *ns = NULL, *name;
-    if (!json_object_object_get_ex(obj, "metadata", &md) ||
-        !json_object_object_get_ex(md, "name", &name) ||
-        !json_object_is_type(name, json_type_string))
+    struct json_object *md = kube_json_obj(obj, "metadata");
+    const char *name = kube_json_str(md, "name");
+    if (!name)
         return MUSTER_EPROTO;
-    json_object_object_get_ex(md, "namespace", &ns);
-    return make_key(ns ? json_object_get_string(ns) : NULL, json_object_get_string(name), out, cap);
+    return make_key(kube_json_str(md, "namespace"), name, out, cap);
 }
 
 static const char *obj_rv(struct json_object *obj)
 {
-    struct json_object *md, *rv;
-    if (json_object_object_get_ex(obj, "metadata", &md) &&
-        json_object_object_get_ex(md, "resourceVersion", &rv))
-        return json_object_get_string(rv);
-    return "";
+    const char *rv = kube_json_path_str(obj, "metadata", "resourceVersion", NULL);
+    return rv ? rv : "";
 }
 
 static struct kube_informer_entry **find_slot(const struct kube_informer *inf, const char *key,

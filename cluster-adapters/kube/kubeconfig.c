@@ -1,7 +1,8 @@
 /* Kubeconfig (libyaml) and in-cluster service-account configuration, resolved to one server. */
 #include "cluster-adapters/kube/kubeconfig.h"
 
-#include "queue/errors.h"
+#include "cluster-adapters/kube/errors.h"
+#include "cluster-adapters/kube/file.h"
 #include "queue/mem.h"
 
 #include <errno.h>
@@ -12,65 +13,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <yaml.h>
-
-int kube_read_file(const char *path, size_t cap, unsigned char **out, size_t *out_len,
-                   const char **why)
-{
-    *out = NULL;
-    *out_len = 0;
-    *why = "";
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        *why = strerror(errno);
-        return errno == ENOENT ? MUSTER_ENOENT : MUSTER_EIO;
-    }
-    size_t len = 0, alloc = 4096;
-    unsigned char *buf = muster_malloc(alloc + 1);
-    if (!buf) {
-        fclose(f);
-        return MUSTER_ENOMEM;
-    }
-    for (;;) {
-        if (len == alloc) {
-            if (alloc >= cap + 1) {
-                /* One byte past the cap has been read: the file is over it. */
-                muster_free(buf);
-                fclose(f);
-                *why = "file too large";
-                return MUSTER_ELIMIT;
-            }
-            size_t next = alloc * 2 > cap + 1 ? cap + 1 : alloc * 2;
-            unsigned char *nb = muster_realloc(buf, next + 1);
-            if (!nb) {
-                muster_free(buf);
-                fclose(f);
-                return MUSTER_ENOMEM;
-            }
-            buf = nb;
-            alloc = next;
-        }
-        size_t n = fread(buf + len, 1, alloc - len, f);
-        len += n;
-        if (n == 0)
-            break;
-    }
-    int failed = ferror(f);
-    fclose(f);
-    if (failed) {
-        muster_free(buf);
-        *why = "read error";
-        return MUSTER_EIO;
-    }
-    if (len > cap) {
-        muster_free(buf);
-        *why = "file too large";
-        return MUSTER_ELIMIT;
-    }
-    buf[len] = 0;
-    *out = buf;
-    *out_len = len;
-    return 0;
-}
 
 static int b64_value(unsigned char c)
 {
@@ -188,18 +130,17 @@ static void rtrim(char *s)
 /* (Re-)reads the token file. Returns 0 or a MUSTER_* code; on failure the old token stays. */
 static int token_reload(struct kube_config *cfg, const struct stat *st)
 {
-    unsigned char *data;
+    char *data, why[128];
     size_t len;
-    const char *why;
-    int rc = kube_read_file(cfg->token_file, KUBE_TOKEN_MAX_BYTES, &data, &len, &why);
+    int rc = kube_file_read(cfg->token_file, KUBE_TOKEN_MAX_BYTES, &data, &len, why, sizeof(why));
     if (rc < 0)
         return rc;
-    rtrim((char *)data);
+    rtrim(data);
     if (cfg->token) {
         memset(cfg->token, 0, strlen(cfg->token));
         muster_free(cfg->token);
     }
-    cfg->token = (char *)data;
+    cfg->token = data;
     cfg->token_mtime = st->st_mtim;
     cfg->token_size = st->st_size;
     return 0;
@@ -264,13 +205,14 @@ int kube_config_load_incluster(struct kube_config *cfg, const char *dir, char *e
     }
     rc = token_reload(cfg, &st);
     if (rc < 0) {
-        set_err(err, errcap, path, "service-account token: cannot read (%s)", muster_strerror(rc));
+        set_err(err, errcap, path, "service-account token: cannot read (%s)", kube_strerror(rc));
         goto fail;
     }
 
-    const char *why;
+    char why[128], *ca;
     snprintf(path, sizeof(path), "%s/ca.crt", dir);
-    rc = kube_read_file(path, KUBE_CONFIG_MAX_FILE_BYTES, &cfg->ca, &cfg->ca_len, &why);
+    rc = kube_file_read(path, KUBE_CONFIG_MAX_FILE_BYTES, &ca, &cfg->ca_len, why, sizeof(why));
+    cfg->ca = (unsigned char *)ca;
     if (rc < 0) {
         set_err(err, errcap, path, "service-account CA: %s", why);
         rc = MUSTER_ECONFIG;
@@ -278,11 +220,11 @@ int kube_config_load_incluster(struct kube_config *cfg, const char *dir, char *e
     }
 
     snprintf(path, sizeof(path), "%s/namespace", dir);
-    unsigned char *ns;
+    char *ns;
     size_t ns_len;
-    if (kube_read_file(path, 4096, &ns, &ns_len, &why) == 0) {
-        rtrim((char *)ns);
-        cfg->namespace = (char *)ns;
+    if (kube_file_read(path, 4096, &ns, &ns_len, why, sizeof(why)) == 0) {
+        rtrim(ns);
+        cfg->namespace = ns;
     } else {
         cfg->namespace = muster_strdup("default");
         if (!cfg->namespace) {
@@ -420,8 +362,9 @@ static int kc_blob(struct kc *p, yaml_node_t *map, const char *where, const char
         kc_fail(p, "%s.%s: path too long", where, key);
         return MUSTER_ECONFIG;
     }
-    const char *why;
-    rc = kube_read_file(path, KUBE_CONFIG_MAX_FILE_BYTES, out, out_len, &why);
+    char why[128], *bytes;
+    rc = kube_file_read(path, KUBE_CONFIG_MAX_FILE_BYTES, &bytes, out_len, why, sizeof(why));
+    *out = (unsigned char *)bytes;
     if (rc < 0) {
         kc_fail(p, "%s.%s: cannot read %s: %s", where, key, path, why);
         return rc == MUSTER_ENOMEM ? rc : MUSTER_ECONFIG;
@@ -625,15 +568,14 @@ int kube_config_load_file(struct kube_config *cfg, const char *path, const char 
                           size_t errcap)
 {
     memset(cfg, 0, sizeof(*cfg));
-    unsigned char *text;
+    char *text, why[128];
     size_t len;
-    const char *why;
-    int rc = kube_read_file(path, KUBE_CONFIG_MAX_BYTES, &text, &len, &why);
+    int rc = kube_file_read(path, KUBE_CONFIG_MAX_BYTES, &text, &len, why, sizeof(why));
     if (rc < 0) {
         set_err(err, errcap, path, "cannot read: %s", why);
         return rc == MUSTER_ENOMEM ? rc : MUSTER_ECONFIG;
     }
-    rc = kube_config_parse(cfg, (const char *)text, len, path, context, err, errcap);
+    rc = kube_config_parse(cfg, text, len, path, context, err, errcap);
     /* The text may hold inline keys and tokens. */
     memset(text, 0, len);
     muster_free(text);

@@ -77,13 +77,6 @@ const char *kube_config_token(struct kube_config *cfg, uint64_t now_ms);
 /* Frees everything cfg owns and zeroes it. Safe on a zeroed struct. */
 void kube_config_close(struct kube_config *cfg);
 
-/* Reads a whole file of at most cap bytes into a new NUL-terminated buffer (*out, the caller
- * frees it with muster_free; *out_len excludes the NUL): the one bounded reader for kubeconfigs,
- * credentials, CRDs and scenarios. Returns 0, MUSTER_ENOENT, MUSTER_ELIMIT (over cap),
- * MUSTER_EIO or MUSTER_ENOMEM, with a short detail for messages in *why. */
-int kube_read_file(const char *path, size_t cap, unsigned char **out, size_t *out_len,
-                   const char **why);
-
 /* Decodes standard base64 (ASCII whitespace ignored, padding required) into a new buffer of
  * *out_len bytes (plus a NUL not counted). Returns 0, MUSTER_EINVAL for bad input, or
  * MUSTER_ENOMEM. */

@@ -1,8 +1,9 @@
 /* CRD / swagger schema loading (libyaml, json-c) and apiserver-style validation of objects. */
 #include "cluster-adapters/kube/schema.h"
 
-#include "cluster-adapters/kube/kubeconfig.h"
+#include "cluster-adapters/kube/file.h"
 
+#include "cluster-adapters/kube/json.h"
 #include "queue/errors.h"
 #include "queue/mem.h"
 
@@ -20,15 +21,6 @@
 /* ---------------------------------------------------------------------------------------------
  * Files and YAML
  */
-
-/* The shared bounded reader, with the buffer as text. */
-static int read_file(const char *path, size_t cap, char **out, size_t *out_len, const char **why)
-{
-    unsigned char *buf = NULL;
-    int rc = kube_read_file(path, cap, &buf, out_len, why);
-    *out = (char *)buf;
-    return rc;
-}
 
 static int all_digits(const char *s, size_t len, const char *set)
 {
@@ -313,13 +305,12 @@ int kube_schema_parse_yaml(const char *text, size_t len, const char *name, json_
 int kube_schema_read_yaml(const char *path, json_object **docs, char *err, size_t errcap)
 {
     *docs = NULL;
-    char *text;
+    char *text, why[128];
     size_t len;
-    const char *why;
-    int rc = read_file(path, KUBE_SCHEMA_MAX_FILE_BYTES, &text, &len, &why);
+    int rc = kube_file_read(path, KUBE_SCHEMA_MAX_FILE_BYTES, &text, &len, why, sizeof(why));
     if (rc) {
         if (err && errcap)
-            snprintf(err, errcap, "%s: %s", path, rc == MUSTER_ENOMEM ? "out of memory" : why);
+            snprintf(err, errcap, "%s: %s", path, why);
         return rc;
     }
     rc = kube_schema_parse_yaml(text, len, path, docs, err, errcap);
@@ -1110,14 +1101,6 @@ static int finish_load(struct bctx *b, int rc, struct kube_schema **out)
     return 0;
 }
 
-static const char *json_str(json_object *o, const char *key)
-{
-    json_object *v;
-    if (!json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, json_type_string))
-        return NULL;
-    return json_object_get_string(v);
-}
-
 static char *join_gv(const char *group, const char *version)
 {
     size_t gl = group ? strlen(group) : 0, vl = strlen(version);
@@ -1141,14 +1124,14 @@ static int crd_from_docs(json_object *docs, const char *path, const char *versio
     json_object *crd = NULL;
     for (size_t i = 0; i < json_object_array_length(docs); i++) {
         json_object *d = json_object_array_get_idx(docs, i);
-        const char *kind = json_str(d, "kind");
+        const char *kind = kube_json_str(d, "kind");
         if (kind && !strcmp(kind, "CustomResourceDefinition")) {
             crd = d;
             break;
         }
     }
     json_object *spec = NULL, *versions = NULL, *schema = NULL;
-    const char *av = crd ? json_str(crd, "apiVersion") : NULL;
+    const char *av = crd ? kube_json_str(crd, "apiVersion") : NULL;
     const char *group = NULL, *kind = NULL;
     if (!crd) {
         rc = b_fail(&b, MUSTER_EINVAL, "no CustomResourceDefinition document");
@@ -1163,8 +1146,8 @@ static int crd_from_docs(json_object *docs, const char *path, const char *versio
     if (json_object_object_get_ex(crd, "spec", &spec)) {
         json_object_object_get_ex(spec, "versions", &versions);
         json_object_object_get_ex(spec, "names", &names);
-        group = json_str(spec, "group");
-        kind = names ? json_str(names, "kind") : NULL;
+        group = kube_json_str(spec, "group");
+        kind = names ? kube_json_str(names, "kind") : NULL;
     }
     if (!json_object_is_type(versions, json_type_array) || !kind || !group) {
         rc = b_fail(&b, MUSTER_EINVAL, "spec.group, spec.names.kind or spec.versions missing");
@@ -1175,7 +1158,7 @@ static int crd_from_docs(json_object *docs, const char *path, const char *versio
     json_object *ver = NULL;
     for (size_t i = 0; i < json_object_array_length(versions); i++) {
         json_object *v = json_object_array_get_idx(versions, i);
-        const char *name = json_str(v, "name");
+        const char *name = kube_json_str(v, "name");
         if (name && !strcmp(name, version)) {
             ver = v;
             break;
@@ -1251,13 +1234,12 @@ int kube_schema_load_swagger(const char *path, const char *definition, struct ku
     if (!path || !definition || !out)
         return MUSTER_EINVAL;
     struct bctx b = {.file = path, .err = err, .errcap = errcap};
-    char *text;
+    char *text, why[128];
     size_t len;
-    const char *why;
-    int rc = read_file(path, KUBE_SCHEMA_MAX_FILE_BYTES, &text, &len, &why);
+    int rc = kube_file_read(path, KUBE_SCHEMA_MAX_FILE_BYTES, &text, &len, why, sizeof(why));
     if (rc) {
         if (err && errcap)
-            snprintf(err, errcap, "%s: %s", path, rc == MUSTER_ENOMEM ? "out of memory" : why);
+            snprintf(err, errcap, "%s: %s", path, why);
         return rc;
     }
     json_tokener *tok = json_tokener_new_ex(KUBE_SCHEMA_MAX_YAML_DEPTH);
@@ -1301,9 +1283,9 @@ int kube_schema_load_swagger(const char *path, const char *definition, struct ku
     if (json_object_object_get_ex(def, "x-kubernetes-group-version-kind", &gvks) &&
         json_object_is_type(gvks, json_type_array) && json_object_array_length(gvks) > 0) {
         gvk = json_object_array_get_idx(gvks, 0);
-        group = json_str(gvk, "group");
-        version = json_str(gvk, "version");
-        kind = json_str(gvk, "kind");
+        group = kube_json_str(gvk, "group");
+        version = kube_json_str(gvk, "version");
+        kind = kube_json_str(gvk, "kind");
     }
     b.s->api_version = join_gv(group, version ? version : "");
     b.s->kind = muster_strdup(kind ? kind : "");

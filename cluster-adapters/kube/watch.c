@@ -2,7 +2,8 @@
  * resume from the last version, relist on 410 Gone, jittered exponential back-off. */
 #include "cluster-adapters/kube/watch.h"
 
-#include "queue/errors.h"
+#include "cluster-adapters/kube/errors.h"
+#include "cluster-adapters/kube/json.h"
 #include "queue/mem.h"
 
 #include <stdio.h>
@@ -90,12 +91,7 @@ static void next_now(struct kube_reflector *r, int relist)
 
 static const char *obj_rv(struct json_object *obj)
 {
-    struct json_object *md, *rv;
-    if (json_object_object_get_ex(obj, "metadata", &md) &&
-        json_object_object_get_ex(md, "resourceVersion", &rv) &&
-        json_object_is_type(rv, json_type_string))
-        return json_object_get_string(rv);
-    return NULL;
+    return kube_json_path_str(obj, "metadata", "resourceVersion", NULL);
 }
 
 static void set_rv(struct kube_reflector *r, const char *rv)

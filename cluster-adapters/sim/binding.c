@@ -13,6 +13,8 @@
 #include "cluster-adapters/sim/store.h"
 #include "cluster-adapters/sim/work_webhook.h"
 #include "queue/errors.h"
+#include "queue/hash.h"
+#include "queue/search.h"
 #include "queue/mem.h"
 
 #include <ctype.h>
@@ -37,12 +39,9 @@ void sim__work_name(json_object *rb, char *buf, size_t cap)
         snprintf(key, sizeof(key), "\"%s-%s-%s\"", ns, lname, kind ? kind : "");
     else
         snprintf(key, sizeof(key), "\"%s-%s\"", lname, kind ? kind : "");
-    uint32_t h = 2166136261u;
-    for (const char *p = key; *p; p++) {
-        unsigned char c = (unsigned char)tolower((unsigned char)*p);
-        h ^= c;
-        h *= 16777619u;
-    }
+    for (char *p = key; *p; p++)
+        *p = (char)tolower((unsigned char)*p);
+    uint32_t h = queue_hash_fnv1a32(QUEUE_HASH_FNV32_BASIS, key, strlen(key));
     char digits[16], enc[16];
     snprintf(digits, sizeof(digits), "%" PRIu32, h);
     static const char alphabet[] = "bcdfghjklmnpqrstvwxz2456789";
@@ -280,17 +279,22 @@ static int ref_cmp(const char *pid, const char *key, const struct pid_ref *r)
 }
 
 /* Index of the first ref >= (pid, key). */
+struct ref_probe {
+    const struct sim_karmada *k;
+    const char *pid, *key;
+};
+
+static int ref_at_cmp(const void *ctx, size_t i)
+{
+    const struct ref_probe *p = ctx;
+    int c = ref_cmp(p->pid, p->key, &p->k->refs[i]); /* the key against the ref: flip it */
+    return (c < 0) - (c > 0);
+}
+
 static size_t ref_lower_bound(const struct sim_karmada *k, const char *pid, const char *key)
 {
-    size_t lo = 0, hi = k->nrefs;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (ref_cmp(pid, key, &k->refs[mid]) > 0)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
+    struct ref_probe p = {k, pid, key};
+    return queue_search_lower(0, k->nrefs, ref_at_cmp, &p);
 }
 
 static void ref_add(struct sim_karmada *k, const char *pid, const char *key)

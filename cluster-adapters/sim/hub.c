@@ -6,7 +6,7 @@
 #include "cluster-adapters/sim/scenario.h"
 #include "cluster-adapters/sim/store.h"
 #include "cluster-adapters/sim/webhook_call.h"
-#include "queue/errors.h"
+#include "cluster-adapters/kube/errors.h"
 #include "queue/mem.h"
 
 #include <errno.h>

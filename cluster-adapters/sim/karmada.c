@@ -18,7 +18,8 @@
 #include "cluster-adapters/sim/resources.h"
 #include "cluster-adapters/sim/store.h"
 #include "cluster-adapters/sim/work_webhook.h"
-#include "queue/errors.h"
+#include "cluster-adapters/kube/errors.h"
+#include "cluster-adapters/kube/json.h"
 #include "queue/mem.h"
 
 #include <ctype.h>
@@ -39,21 +40,13 @@ time_t sim__clock_now(struct sim_karmada *k)
 
 json_object *sim__get_path(json_object *o, const char *a, const char *b, const char *c)
 {
-    json_object *v = o;
     const char *keys[] = {a, b, c};
-    for (int i = 0; i < 3 && keys[i] && v; i++) {
-        json_object *n = NULL;
-        if (!json_object_is_type(v, json_type_object) || !json_object_object_get_ex(v, keys[i], &n))
-            return NULL;
-        v = n;
-    }
-    return v;
+    return kube_json_pathv(o, keys, 3);
 }
 
 const char *sim__get_str(json_object *o, const char *a, const char *b, const char *c)
 {
-    json_object *v = sim__get_path(o, a, b, c);
-    return v && json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
+    return kube_json_path_str(o, a, b, c, NULL);
 }
 
 /* A new object holding references to o's members: enough to change top-level keys of a

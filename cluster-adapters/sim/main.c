@@ -1,7 +1,8 @@
 /* muster-sim: a simulated Karmada hub speaking the Kubernetes REST protocol (see docs/sim.md). */
 #include "cluster-adapters/sim/hub.h"
 #include "cluster-adapters/sim/karmada.h"
-#include "queue/errors.h"
+#include "cluster-adapters/kube/errors.h"
+#include "cluster-adapters/kube/file.h"
 #include "queue/mem.h"
 
 #include <errno.h>
@@ -96,15 +97,19 @@ static int parse_gates(const char *s, struct sim_karmada_options *o)
     return 0;
 }
 
+/* The token of --token-file into buf (cap bytes), trailing blanks cut; never printed. */
 static int read_token(const char *path, char *buf, size_t cap)
 {
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        fprintf(stderr, "muster-sim: --token-file %s: %s\n", path, strerror(errno));
-        return MUSTER_EIO;
+    char *data, why[128];
+    size_t n;
+    int rc = kube_file_read(path, cap - 1, &data, &n, why, sizeof(why));
+    if (rc) {
+        fprintf(stderr, "muster-sim: --token-file %s: %s\n", path, why);
+        return rc == MUSTER_ENOMEM ? rc : MUSTER_EIO;
     }
-    size_t n = fread(buf, 1, cap - 1, f);
-    fclose(f);
+    memcpy(buf, data, n);
+    memset(data, 0, n);
+    muster_free(data);
     while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == '\r' || buf[n - 1] == ' '))
         n--;
     buf[n] = '\0';
@@ -324,7 +329,7 @@ int main(int argc, char **argv)
     int rc = sim_hub_start(&app.loop, &hcfg, &app.hub, err, sizeof(err));
     int status = 0;
     if (rc < 0) {
-        fprintf(stderr, "muster-sim: %s\n", err[0] ? err : muster_strerror(rc));
+        fprintf(stderr, "muster-sim: %s\n", err[0] ? err : kube_strerror(rc));
         status = 1;
     } else {
         uv_signal_init(&app.loop, &app.sigint);

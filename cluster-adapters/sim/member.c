@@ -15,10 +15,12 @@
 #include "cluster-adapters/sim/resources.h"
 #include "cluster-adapters/sim/store.h"
 #include "queue/errors.h"
+#include "queue/search.h"
 #include "queue/mem.h"
 
 #include <ctype.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -88,15 +90,7 @@ int sim__str_cmp(const void *a, const void *b)
 /* Index of the first PodGroup named >= name. */
 static size_t pgs_lower_bound(const struct cluster *c, const char *name)
 {
-    size_t lo = 0, hi = c->npgs;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (strcmp(c->pgs[mid].name, name) < 0)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
+    return queue_search_str(c->pgs, c->npgs, sizeof(*c->pgs), offsetof(struct pgref, name), name);
 }
 
 static const struct pgref *pgs_find(const struct cluster *c, const char *name)
@@ -146,15 +140,7 @@ static int dep_key(const struct unit *u, char *buf, size_t cap)
 
 static size_t deps_lower_bound(const struct cluster *c, const char *key)
 {
-    size_t lo = 0, hi = c->ndeps;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (strcmp(c->deps[mid].key, key) < 0)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
+    return queue_search_str(c->deps, c->ndeps, sizeof(*c->deps), offsetof(struct dep, key), key);
 }
 
 /* Counts u, which the nodes now hold, under its dependency. */
@@ -211,18 +197,23 @@ static int pend_cmp(const struct pend *p, const struct mwork *mw, size_t unit)
     return c ? c : (p->unit > unit) - (p->unit < unit);
 }
 
+struct pend_probe {
+    const struct cluster *c;
+    const struct mwork *mw;
+    size_t unit;
+};
+
+static int pending_at_cmp(const void *ctx, size_t i)
+{
+    const struct pend_probe *p = ctx;
+    return pend_cmp(&p->c->pending[i], p->mw, p->unit);
+}
+
 /* Index of the first pending share >= (mw, unit) in Work order. */
 static size_t pending_lower_bound(const struct cluster *c, const struct mwork *mw, size_t unit)
 {
-    size_t lo = 0, hi = c->npending;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (pend_cmp(&c->pending[mid], mw, unit) < 0)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
+    struct pend_probe p = {c, mw, unit};
+    return queue_search_lower(0, c->npending, pending_at_cmp, &p);
 }
 
 static void pending_add(struct cluster *c, struct mwork *mw, size_t unit)
@@ -259,17 +250,21 @@ static const char *member_group(const struct pend *p)
     return p->mw->units[p->unit].group;
 }
 
+struct group_probe {
+    const struct cluster *c;
+    const char *group;
+};
+
+static int member_at_cmp(const void *ctx, size_t i)
+{
+    const struct group_probe *p = ctx;
+    return strcmp(member_group(&p->c->members[i]), p->group);
+}
+
 static size_t members_lower_bound(const struct cluster *c, const char *group)
 {
-    size_t lo = 0, hi = c->nmembers;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (strcmp(member_group(&c->members[mid]), group) < 0)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
+    struct group_probe p = {c, group};
+    return queue_search_lower(0, c->nmembers, member_at_cmp, &p);
 }
 
 static void members_add(struct cluster *c, struct mwork *mw, size_t unit)
@@ -442,17 +437,21 @@ void sim__mwork_free(struct mwork *mw)
     muster_free(mw);
 }
 
+struct work_probe {
+    const struct cluster *c;
+    const char *name;
+};
+
+static int work_at_cmp(const void *ctx, size_t i)
+{
+    const struct work_probe *p = ctx;
+    return strcmp(p->c->works[i]->name, p->name);
+}
+
 static size_t works_lower_bound(const struct cluster *c, const char *name)
 {
-    size_t lo = 0, hi = c->nworks;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (strcmp(c->works[mid]->name, name) < 0)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
+    struct work_probe p = {c, name};
+    return queue_search_lower(0, c->nworks, work_at_cmp, &p);
 }
 
 void sim__member_key(json_object *obj, char *buf, size_t cap)

@@ -15,10 +15,12 @@
 #include "cluster-adapters/sim/resources.h"
 #include "cluster-adapters/sim/store.h"
 #include "queue/errors.h"
+#include "queue/search.h"
 #include "queue/mem.h"
 
 #include <ctype.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -34,15 +36,7 @@ static int opc_cmp(const struct op_cached *c, const char *key)
 
 static size_t opc_lower_bound(const struct sim_karmada *k, const char *key)
 {
-    size_t lo = 0, hi = k->nopc;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (opc_cmp(&k->opc[mid], key) < 0)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
+    return queue_search_str(k->opc, k->nopc, sizeof(*k->opc), offsetof(struct op_cached, key), key);
 }
 
 /* The cached policy ns/name (borrowed), or NULL. */
@@ -208,15 +202,7 @@ static int override_selects(json_object *op, json_object *tmpl)
 /* Index of the first key >= key. */
 static size_t keyset_lower_bound(const struct keyset *ks, const char *key)
 {
-    size_t lo = 0, hi = ks->n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (strcmp(ks->v[mid], key) < 0)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
+    return queue_search_str(ks->v, ks->n, sizeof(*ks->v), 0, key);
 }
 
 int sim__keyset_add(struct keyset *ks, const char *key)

@@ -2,6 +2,7 @@
  * section 4) and the behaviour of evanphx/json-patch, which kube-apiserver uses. */
 #include "cluster-adapters/sim/patch.h"
 
+#include "cluster-adapters/kube/json.h"
 #include "queue/errors.h"
 #include "queue/mem.h"
 
@@ -273,18 +274,10 @@ static int remove_at(json_object *doc, const char *ptr, char *err, size_t errcap
     return MUSTER_EINVAL;
 }
 
-static const char *op_str(json_object *op, const char *key)
-{
-    json_object *v = NULL;
-    if (!json_object_object_get_ex(op, key, &v) || !json_object_is_type(v, json_type_string))
-        return NULL;
-    return json_object_get_string(v);
-}
-
 static int apply_op(json_object **docp, json_object *op, char *err, size_t errcap)
 {
-    const char *kind = op_str(op, "op");
-    const char *path = op_str(op, "path");
+    const char *kind = kube_json_str(op, "op");
+    const char *path = kube_json_str(op, "path");
     if (!kind || !path) {
         snprintf(err, errcap, "%s", !kind ? "Unexpected kind: unknown" : "missing path");
         return MUSTER_EINVAL;
@@ -320,7 +313,7 @@ static int apply_op(json_object **docp, json_object *op, char *err, size_t errca
         return 0;
     }
     if (strcmp(kind, "move") == 0 || strcmp(kind, "copy") == 0) {
-        const char *from = op_str(op, "from");
+        const char *from = kube_json_str(op, "from");
         if (!from) {
             snprintf(err, errcap, "missing from for %s operation", kind);
             return MUSTER_EINVAL;

@@ -1,9 +1,8 @@
 /* YAML to json-c for scenario files, on libyaml's event parser (see scenario.h). */
 #include "cluster-adapters/sim/scenario.h"
 
-#include "cluster-adapters/kube/kubeconfig.h"
-
-#include "queue/errors.h"
+#include "cluster-adapters/kube/errors.h"
+#include "cluster-adapters/kube/file.h"
 #include "queue/mem.h"
 
 #include <errno.h>
@@ -203,21 +202,20 @@ int sim_scenario_load(const char *path, json_object **out, char *err, size_t err
 {
     /* Scenarios are small; a cap keeps a wrong path (a disk image, say) from being slurped. */
     enum { SCENARIO_MAX_BYTES = 16 * 1024 * 1024 };
-    unsigned char *buf;
+    char *buf, why[128];
     size_t n;
-    const char *why;
-    int rc = kube_read_file(path, SCENARIO_MAX_BYTES, &buf, &n, &why);
+    int rc = kube_file_read(path, SCENARIO_MAX_BYTES, &buf, &n, why, sizeof(why));
     if (rc == MUSTER_ENOMEM)
         return rc;
     if (rc == MUSTER_ELIMIT) {
-        snprintf(err, errcap, "%s: larger than %d bytes", path, SCENARIO_MAX_BYTES);
+        snprintf(err, errcap, "%s: %s", path, why); /* "larger than N bytes" */
         return MUSTER_ETOOBIG;
     }
     if (rc) {
         snprintf(err, errcap, "%s: %s", path, why);
         return MUSTER_EIO;
     }
-    rc = sim_scenario_parse(path, (const char *)buf, n, out, err, errcap);
+    rc = sim_scenario_parse(path, buf, n, out, err, errcap);
     muster_free(buf);
     return rc;
 }

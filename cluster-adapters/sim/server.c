@@ -14,7 +14,7 @@
 #include "cluster-adapters/sim/validate.h"
 #include "cluster-adapters/sim/store.h"
 #include "cluster-adapters/sim/table.h"
-#include "queue/errors.h"
+#include "cluster-adapters/kube/errors.h"
 #include "queue/mem.h"
 
 #include <errno.h>

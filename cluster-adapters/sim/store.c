@@ -5,10 +5,14 @@
 #include "cluster-adapters/sim/resources.h"
 #include "cluster-adapters/sim/selector.h"
 #include "cluster-adapters/sim/status.h"
-#include "queue/errors.h"
+#include "cluster-adapters/kube/errors.h"
+#include "cluster-adapters/kube/json.h"
+#include "queue/hash.h"
 #include "queue/mem.h"
+#include "queue/search.h"
 
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -107,19 +111,12 @@ void sim_uuid(char *buf, size_t cap)
 
 const char *sim_meta_str(json_object *obj, const char *key)
 {
-    json_object *meta = NULL, *v = NULL;
-    if (!obj || !json_object_object_get_ex(obj, "metadata", &meta) ||
-        !json_object_is_type(meta, json_type_object) || !json_object_object_get_ex(meta, key, &v) ||
-        !json_object_is_type(v, json_type_string))
-        return NULL;
-    return json_object_get_string(v);
+    return kube_json_path_str(obj, "metadata", key, NULL);
 }
 
 static json_object *meta_of(json_object *obj)
 {
-    json_object *meta = NULL;
-    json_object_object_get_ex(obj, "metadata", &meta);
-    return meta;
+    return kube_json_get(obj, "metadata");
 }
 
 int sim_store_new(size_t history, struct sim_store **out)
@@ -192,25 +189,12 @@ static int make_key(const struct sim_resource *r, const char *ns, const char *na
 /* Index of the first entry whose key is >= key. */
 static size_t lower_bound(const struct table *t, const char *key)
 {
-    size_t lo = 0, hi = t->n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (strcmp(t->v[mid].key, key) < 0)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
+    return queue_search_str(t->v, t->n, sizeof(*t->v), offsetof(struct entry, key), key);
 }
 
 static size_t key_hash(const char *s)
 {
-    uint64_t h = 14695981039346656037u;
-    for (; *s; s++) {
-        h ^= (unsigned char)*s;
-        h *= 1099511628211u;
-    }
-    return (size_t)h;
+    return (size_t)queue_hash_fnv1a64_str(QUEUE_HASH_FNV64_BASIS, s);
 }
 
 /* The slot holding key, or the empty slot where it would go. */

@@ -13,7 +13,7 @@
 #include "cluster-adapters/sim/patch.h"
 #include "cluster-adapters/sim/resources.h"
 #include "cluster-adapters/sim/store.h"
-#include "queue/errors.h"
+#include "cluster-adapters/kube/errors.h"
 #include "queue/mem.h"
 
 #include <stdio.h>
@@ -208,7 +208,7 @@ static void on_response(int err, const struct kube_response *resp, void *ud)
         return; /* the shutdown closes the client; client_closed finishes */
     const struct hook *h = &call->hooks[call->at];
     if (err < 0) {
-        failed(call, resp->status.message[0] ? resp->status.message : muster_strerror(err));
+        failed(call, resp->status.message[0] ? resp->status.message : kube_strerror(err));
     } else {
         json_object *r = sim__get_path(resp->body, "response", NULL, NULL);
         json_object *allowed = sim__get_path(r, "allowed", NULL, NULL);
@@ -319,7 +319,7 @@ static void next_hook(struct wh_call *call)
         json_object_put(rev);
         if (rc == 0)
             return; /* on_response goes on */
-        failed(call, scheme ? muster_strerror(rc) : "the sim reaches webhooks by url only");
+        failed(call, scheme ? kube_strerror(rc) : "the sim reaches webhooks by url only");
         if (call->client) {
             kube_client_close(call->client, client_closed, call);
             return;

@@ -81,6 +81,16 @@ struct api_bucket {
 
 /* The server: h2o's configuration and context, the listener, and everything the files of
  * dispatcher/api/ read and count (api_server_start fills it; server.c frees it). */
+/* A list answer kept to be served again (snapshot.c). */
+struct api_snapshot {
+    uint64_t version, gen; /* queue_tree_version and the rows' generation it was built at */
+    size_t limit;
+    char *cont; /* the page's continue token; NULL for the first page */
+    char *body, *gz;
+    size_t len, gzlen;
+    char etag[80];
+};
+
 struct api_server {
     h2o_globalconf_t config;
     h2o_context_t ctx;
@@ -99,10 +109,12 @@ struct api_server {
     struct api_bucket buckets[API_RATE_CLIENTS_MAX];
     struct api_qrow *rows; /* sorted by name */
     size_t nrows, caprows;
+    uint64_t rows_gen;         /* bumped by every change of rows */
+    struct api_snapshot qlist; /* the last GET /api/v1/queues page */
     int port;
     size_t nconns;
     int closing, listener_closed, degraded;
-    int webhook_insecure;                            /* serve the webhook without TLS (tests) */
+    int webhook_insecure;                               /* serve the webhook without TLS (tests) */
     uint64_t webhook_reviews[KARMADA_WEBHOOK_VERDICTS]; /* muster_webhook_reviews_total */
     struct api_conn reserve; /* takes a connection to drop it when allocation fails */
     int reserve_busy;
@@ -159,6 +171,9 @@ void api__obj_add(struct json_object *o, const char *k, struct json_object *v, i
  * cont is not NULL: the last page has none). Takes items; NULL items (a page that could not be
  * built) sends a 500. */
 void api__send_page(h2o_req_t *req, struct json_object *items, const char *cont);
+/* The list document {"items": items, "metadata": {"continue": cont}} (items consumed); NULL when
+ * out of memory. */
+struct json_object *api__page_json(struct json_object *items, const char *cont);
 
 /* ---- query.c: the query string and the list pager ---- */
 
@@ -181,6 +196,20 @@ struct api_page {
 int api__page_parse(h2o_req_t *req, struct api_page *p);
 /* Sends the 400 for a continue token that is not one a previous page gave out. */
 void api__page_refuse(h2o_req_t *req);
+
+/* ---- snapshot.c ---- */
+
+/* Whether sn holds the page limit/cont built at version and gen. */
+int api__snapshot_valid(const struct api_snapshot *sn, uint64_t version, uint64_t gen, size_t limit,
+                        const char *cont);
+/* Keeps body[0..len) (copied; gzipped too when large) as that page: 0 or MUSTER_ENOMEM (sn is
+ * then empty). */
+int api__snapshot_fill(struct api_snapshot *sn, uint64_t version, uint64_t gen, size_t limit,
+                       const char *cont, const char *body, size_t len);
+/* Answers req from sn: 304 when If-None-Match names its ETag, else 200 with the body, gzipped
+ * when the client accepts it. */
+void api__snapshot_send(h2o_req_t *req, const struct api_snapshot *sn);
+void api__snapshot_close(struct api_snapshot *sn);
 
 /* ---- server.c ---- */
 

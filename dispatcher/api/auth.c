@@ -2,8 +2,8 @@
  * constant time, and the CN of a verified client certificate. */
 #include "dispatcher/api/api_int.h"
 
-#include "cluster-adapters/kube/kubeconfig.h"
-#include "queue/errors.h"
+#include "cluster-adapters/kube/errors.h"
+#include "cluster-adapters/kube/file.h"
 #include "queue/mem.h"
 
 #include <h2o/version.h>
@@ -129,21 +129,19 @@ int api__tokens_load(const char *path, struct api_token **out, size_t *n, char *
 {
     *out = NULL;
     *n = 0;
-    unsigned char *raw;
+    char *buf, why[128];
     size_t len;
-    const char *why;
-    int rc = kube_read_file(path, API_TOKEN_FILE_MAX, &raw, &len, &why);
+    int rc = kube_file_read(path, API_TOKEN_FILE_MAX, &buf, &len, why, sizeof(why));
     if (rc == MUSTER_ENOMEM)
         return rc;
     if (rc == MUSTER_ELIMIT) {
-        snprintf(err, errcap, "token file %s: larger than %d bytes", path, API_TOKEN_FILE_MAX);
+        snprintf(err, errcap, "token file %s: %s", path, why); /* "larger than N bytes" */
         return MUSTER_ECONFIG;
     }
     if (rc) {
         snprintf(err, errcap, "token file %s: %s", path, why);
         return MUSTER_EIO;
     }
-    char *buf = (char *)raw;
     struct api_token *toks = NULL;
     size_t cnt = 0, cap = 0, lineno = 0;
     for (size_t i = 0; !rc && i < len;) {

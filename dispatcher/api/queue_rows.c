@@ -3,10 +3,13 @@
  * api_server_reload, which re-reads them for a new leader's engine. */
 #include "dispatcher/api/api_int.h"
 
+#include "dispatcher/errors.h"
 #include "queue/errors.h"
+#include "queue/search.h"
 #include "queue/mem.h"
 
 #include <json-c/json.h>
+#include <stddef.h>
 #include <string.h>
 
 void api__qrow_close(struct api_qrow *r)
@@ -116,15 +119,8 @@ int api__qrow_same_spec(const struct api_qrow *a, const struct api_qrow *b)
 
 size_t api__rows_lower_bound(const struct api_server *s, const char *name)
 {
-    size_t lo = 0, hi = s->nrows;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (strcmp(s->rows[mid].name, name) < 0)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
+    return queue_search_str(s->rows, s->nrows, sizeof(*s->rows), offsetof(struct api_qrow, name),
+                            name);
 }
 
 struct api_qrow *api__rows_find(struct api_server *s, const char *name)
@@ -150,6 +146,7 @@ int api__rows_reserve(struct api_server *s)
  * reserved room first, so this cannot fail. */
 void api__rows_put(struct api_server *s, struct api_qrow *r)
 {
+    s->rows_gen++;
     size_t i = api__rows_lower_bound(s, r->name);
     if (i < s->nrows && strcmp(s->rows[i].name, r->name) == 0) {
         api__qrow_close(&s->rows[i]);
@@ -163,6 +160,7 @@ void api__rows_put(struct api_server *s, struct api_qrow *r)
 
 void api__rows_remove(struct api_server *s, const char *name)
 {
+    s->rows_gen++;
     size_t i = api__rows_lower_bound(s, name);
     if (i >= s->nrows || strcmp(s->rows[i].name, name) != 0)
         return;
@@ -186,6 +184,7 @@ static int load_row_cb(void *ud, const struct store_queue *q)
 
 int api__rows_load(struct api_server *s)
 {
+    s->rows_gen++;
     return store_queue_foreach(s->app.store, load_row_cb, s);
 }
 
@@ -196,10 +195,12 @@ void api__rows_free(struct api_server *s)
     muster_free(s->rows);
     s->rows = NULL;
     s->nrows = s->caprows = 0;
+    api__snapshot_close(&s->qlist);
 }
 
 int api_server_reload(struct api_server *s, struct queue_tree *t)
 {
+    s->rows_gen++;
     for (size_t i = 0; i < s->nrows; i++)
         api__qrow_close(&s->rows[i]);
     s->nrows = 0;

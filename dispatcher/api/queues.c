@@ -4,9 +4,9 @@
 #include "dispatcher/api/api_int.h"
 
 #include "dispatcher/events.h"
+#include "cluster-adapters/kube/errors.h"
 #include "cluster-adapters/kube/resources.h"
 #include "queue/duration.h"
-#include "queue/errors.h"
 #include "queue/mem.h"
 
 #include <inttypes.h>
@@ -198,6 +198,11 @@ void api__handle_queue_list(struct api_call *c)
     if (api__page_parse(c->req, &pg))
         return;
     struct api_server *s = c->srv;
+    uint64_t version = queue_tree_version(s->app.tree);
+    if (api__snapshot_valid(&s->qlist, version, s->rows_gen, pg.limit, pg.cont)) {
+        api__snapshot_send(c->req, &s->qlist);
+        return;
+    }
     /* The continue token is the last name of the previous page: queues created or deleted
      * between pages shift nothing, and an expired token cannot exist. */
     size_t i = pg.cont ? api__rows_lower_bound(s, pg.cont) : 0;
@@ -217,7 +222,18 @@ void api__handle_queue_list(struct api_call *c)
         json_object_put(items);
         items = NULL;
     }
-    api__send_page(c->req, items, i < s->nrows ? s->rows[i - 1].name : NULL);
+    struct json_object *out = api__page_json(items, i < s->nrows ? s->rows[i - 1].name : NULL);
+    size_t len = 0;
+    const char *text = out ? json_object_to_json_string_length(
+                                 out, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE, &len)
+                           : NULL;
+    if (!text ||
+        api__snapshot_fill(&s->qlist, version, s->rows_gen, pg.limit, pg.cont, text, len)) {
+        api__send_json(c->req, out ? 200 : 500, out); /* answered, just not kept */
+        return;
+    }
+    json_object_put(out);
+    api__snapshot_send(c->req, &s->qlist);
 }
 
 void api__handle_queue_get(struct api_call *c)

@@ -96,15 +96,20 @@ static void list_metadata(struct json_object *out, const char *cont)
     json_object_object_add(out, "metadata", m);
 }
 
-void api__send_page(h2o_req_t *req, struct json_object *items, const char *cont)
+struct json_object *api__page_json(struct json_object *items, const char *cont)
 {
     struct json_object *out = items ? json_object_new_object() : NULL;
     if (!out) {
         json_object_put(items);
-        api__send_json(req, 500, NULL);
-        return;
+        return NULL;
     }
     json_object_object_add(out, "items", items);
     list_metadata(out, cont);
-    api__send_json(req, 200, out);
+    return out;
+}
+
+void api__send_page(h2o_req_t *req, struct json_object *items, const char *cont)
+{
+    struct json_object *out = api__page_json(items, cont);
+    api__send_json(req, out ? 200 : 500, out);
 }

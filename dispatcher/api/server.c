@@ -4,7 +4,7 @@
 #include "dispatcher/api/api_int.h"
 
 #include "cluster-adapters/kube/httpserver.h"
-#include "queue/errors.h"
+#include "dispatcher/errors.h"
 #include "queue/mem.h"
 
 #include <h2o/http2.h>

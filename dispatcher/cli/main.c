@@ -2,8 +2,8 @@
  * libcurl easy requests, json-c for bodies, libyaml for `apply -f`; docs/musterctl.md. */
 #include "dispatcher/cli/describe.h"
 #include "dispatcher/cli/output.h"
+#include "cluster-adapters/kube/errors.h"
 #include "queue/duration.h"
-#include "queue/errors.h"
 #include "queue/mem.h"
 
 #include <curl/curl.h>

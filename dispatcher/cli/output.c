@@ -1,6 +1,7 @@
 /* musterctl's text formats: tables, JSON -> YAML output, YAML files -> JSON (see output.h). */
 #include "dispatcher/cli/output.h"
-#include "queue/errors.h"
+#include "cluster-adapters/kube/errors.h"
+#include "cluster-adapters/kube/file.h"
 #include "queue/mem.h"
 
 #include <ctype.h>
@@ -387,51 +388,17 @@ static struct json_object *yload_node(struct yload *y, yaml_node_t *n, int depth
     return NULL;
 }
 
+/* path, or stdin for "-", whole, up to CLI_YAML_FILE_MAX bytes; err says which and why. */
 static int read_all(const char *path, char **buf, size_t *len, char *err, size_t errcap)
 {
-    FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
-    if (!f) {
-        snprintf(err, errcap, "%s: %s", path, strerror(errno));
-        return MUSTER_EIO;
-    }
-    size_t cap = 4096, n = 0;
-    char *b = muster_malloc(cap);
-    int rc = b ? 0 : MUSTER_ENOMEM;
-    while (!rc) {
-        if (n == cap) {
-            if (cap >= CLI_YAML_FILE_MAX) {
-                snprintf(err, errcap, "%s: larger than %d bytes", path, CLI_YAML_FILE_MAX);
-                rc = MUSTER_ELIMIT;
-                break;
-            }
-            char *nb = muster_realloc(b, cap * 2);
-            if (!nb) {
-                rc = MUSTER_ENOMEM;
-                break;
-            }
-            b = nb;
-            cap *= 2;
-        }
-        size_t got = fread(b + n, 1, cap - n, f);
-        n += got;
-        if (got == 0) {
-            if (ferror(f)) {
-                snprintf(err, errcap, "%s: read error", path);
-                rc = MUSTER_EIO;
-            }
-            break;
-        }
-    }
-    if (f != stdin)
-        fclose(f);
-    if (rc == MUSTER_ENOMEM)
-        snprintf(err, errcap, "%s: out of memory", path);
+    char why[128];
+    int rc = strcmp(path, "-") == 0
+                 ? kube_file_read_stream(stdin, CLI_YAML_FILE_MAX, buf, len, why, sizeof(why))
+                 : kube_file_read(path, CLI_YAML_FILE_MAX, buf, len, why, sizeof(why));
     if (rc) {
-        muster_free(b);
-        return rc;
+        snprintf(err, errcap, "%s: %s", path, why);
+        return rc == MUSTER_ENOENT ? MUSTER_EIO : rc;
     }
-    *buf = b;
-    *len = n;
     return 0;
 }
 

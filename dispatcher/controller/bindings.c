@@ -30,13 +30,13 @@ int ctl__tables_grow(struct ctl *c)
     for (size_t i = 0; i < c->nbuckets; i++) {
         for (struct binding *b = c->bykey[i], *nx; b; b = nx) {
             nx = b->hnext;
-            size_t h = hash_str(b->key) & (n - 1);
+            size_t h = queue_hash_fnv1a64_str(QUEUE_HASH_FNV64_BASIS, b->key) & (n - 1);
             b->hnext = k[h];
             k[h] = b;
         }
         for (struct binding *b = c->bytkey[i], *nx; b; b = nx) {
             nx = b->tnext;
-            size_t h = hash_str(b->tkey) & (n - 1);
+            size_t h = queue_hash_fnv1a64_str(QUEUE_HASH_FNV64_BASIS, b->tkey) & (n - 1);
             b->tnext = t[h];
             t[h] = b;
         }
@@ -53,7 +53,9 @@ struct binding *ctl__find_key(const struct ctl *c, const char *key)
 {
     if (!c->nbuckets)
         return NULL;
-    for (struct binding *b = c->bykey[hash_str(key) & (c->nbuckets - 1)]; b; b = b->hnext)
+    for (struct binding *b =
+             c->bykey[queue_hash_fnv1a64_str(QUEUE_HASH_FNV64_BASIS, key) & (c->nbuckets - 1)];
+         b; b = b->hnext)
         if (strcmp(b->key, key) == 0)
             return b;
     return NULL;
@@ -63,7 +65,9 @@ static struct binding *find_tkey(const struct ctl *c, const char *tkey)
 {
     if (!c->nbuckets || !tkey[0])
         return NULL;
-    for (struct binding *b = c->bytkey[hash_str(tkey) & (c->nbuckets - 1)]; b; b = b->tnext)
+    for (struct binding *b =
+             c->bytkey[queue_hash_fnv1a64_str(QUEUE_HASH_FNV64_BASIS, tkey) & (c->nbuckets - 1)];
+         b; b = b->tnext)
         if (strcmp(b->tkey, tkey) == 0)
             return b;
     return NULL;
@@ -73,7 +77,8 @@ static void tkey_unlink(struct ctl *c, struct binding *b)
 {
     if (!b->tkey[0])
         return;
-    struct binding **p = &c->bytkey[hash_str(b->tkey) & (c->nbuckets - 1)];
+    struct binding **p =
+        &c->bytkey[queue_hash_fnv1a64_str(QUEUE_HASH_FNV64_BASIS, b->tkey) & (c->nbuckets - 1)];
     while (*p && *p != b)
         p = &(*p)->tnext;
     if (*p)
@@ -97,7 +102,7 @@ static void tkey_set(struct ctl *c, struct binding *b, const char *tkey)
     if (b->tkey == ctl__tkey_none)
         return;
     memcpy(b->tkey, tkey, n + 1);
-    size_t h = hash_str(b->tkey) & (c->nbuckets - 1);
+    size_t h = queue_hash_fnv1a64_str(QUEUE_HASH_FNV64_BASIS, b->tkey) & (c->nbuckets - 1);
     b->tnext = c->bytkey[h];
     c->bytkey[h] = b;
 }
@@ -133,7 +138,7 @@ struct binding *ctl__binding_new(struct ctl *c, const char *key)
     b->key = (char *)(b + 1);
     memcpy(b->key, key, kl);
     b->tkey = ctl__tkey_none;
-    size_t h = hash_str(key) & (c->nbuckets - 1);
+    size_t h = queue_hash_fnv1a64_str(QUEUE_HASH_FNV64_BASIS, key) & (c->nbuckets - 1);
     b->hnext = c->bykey[h];
     c->bykey[h] = b;
     c->nbindings++;
@@ -157,7 +162,8 @@ const char *ctl__binding_msg(const struct binding *b)
 
 static void binding_free(struct ctl *c, struct binding *b)
 {
-    struct binding **p = &c->bykey[hash_str(b->key) & (c->nbuckets - 1)];
+    struct binding **p =
+        &c->bykey[queue_hash_fnv1a64_str(QUEUE_HASH_FNV64_BASIS, b->key) & (c->nbuckets - 1)];
     while (*p && *p != b)
         p = &(*p)->hnext;
     if (*p)
@@ -319,8 +325,8 @@ static int tmpl_index(enum karmada_workload_kind k)
 /* The template key of an RB: "<informer>/<namespace>/<name>" of spec.resource. */
 static void rb_tkey(json_object *rb, enum karmada_workload_kind kind, char *buf, size_t cap)
 {
-    json_object *res = jpath(rb, "spec", "resource");
-    const char *ns = jstr(res, "namespace"), *name = jstr(res, "name");
+    json_object *res = kube_json_path(rb, "spec", "resource", NULL);
+    const char *ns = kube_json_str(res, "namespace"), *name = kube_json_str(res, "name");
     int ti = tmpl_index(kind);
     if (ti < 0 || !name) {
         buf[0] = '\0';
@@ -331,13 +337,13 @@ static void rb_tkey(json_object *rb, enum karmada_workload_kind kind, char *buf,
 
 static int64_t rb_generation(json_object *rb)
 {
-    json_object *g = jpath(rb, "metadata", "generation");
+    json_object *g = kube_json_path(rb, "metadata", "generation", NULL);
     return g ? json_object_get_int64(g) : 0;
 }
 
 static int64_t rb_created_ms(json_object *rb)
 {
-    const char *ts = jstr(jobj(rb, "metadata"), "creationTimestamp");
+    const char *ts = kube_json_str(kube_json_get(rb, "metadata"), "creationTimestamp");
     struct tm tm;
     memset(&tm, 0, sizeof tm);
     if (!ts || !strptime(ts, "%Y-%m-%dT%H:%M:%S", &tm))
@@ -354,9 +360,10 @@ int ctl__binding_read(struct ctl *c, struct binding *b)
     char tkey[CTL_TKEY_MAX];
     rb_tkey(b->rb, kind, tkey, sizeof tkey);
     tkey_set(c, b, tkey);
-    json_object *res = jpath(b->rb, "spec", "resource");
-    json_object *tmpl =
-        ti >= 0 ? kube_informer_get(&c->tmpl[ti], jstr(res, "namespace"), jstr(res, "name")) : NULL;
+    json_object *res = kube_json_path(b->rb, "spec", "resource", NULL);
+    json_object *tmpl = ti >= 0 ? kube_informer_get(&c->tmpl[ti], kube_json_str(res, "namespace"),
+                                                    kube_json_str(res, "name"))
+                                : NULL;
     if (!tmpl)
         return MUSTER_ENOENT;
     int rc = karmada_workload_read(&c->w, c->names, b->rb, tmpl);
@@ -385,7 +392,7 @@ int ctl__binding_read(struct ctl *c, struct binding *b)
     b->priority = w->priority;
     if (w->priority_from == KARMADA_WORKLOAD_PRIORITY_CLASS) {
         json_object *pc = kube_informer_get(&c->prios, NULL, w->priority_class);
-        json_object *v = jobj(pc, "value");
+        json_object *v = kube_json_get(pc, "value");
         b->priority = v ? json_object_get_int(v) : 0;
     }
     snprintf(b->queue, sizeof b->queue, "%s", w->queue);
@@ -412,7 +419,7 @@ int ctl__binding_read(struct ctl *c, struct binding *b)
     b->affinity = w->affinity;
     b->affinities = w->affinities;
     b->tolerations = w->tolerations;
-    const char *uid = jstr(jobj(b->rb, "metadata"), "uid");
+    const char *uid = kube_json_str(kube_json_get(b->rb, "metadata"), "uid");
     snprintf(b->uid, sizeof b->uid, "%s", uid ? uid : "");
     snprintf(b->pid, sizeof b->pid, "%s", w->permanent_id);
     if (!b->created_at)
@@ -486,7 +493,7 @@ void ctl__hold_if_needed(struct ctl *c, struct binding *b)
 {
     if (b->inflight || b->step != S_NONE || b->gone)
         return;
-    if (bool_at(jpath(b->rb, "spec", "suspension"), "scheduling") == 1)
+    if (kube_json_bool(kube_json_path(b->rb, "spec", "suspension", NULL), "scheduling") == 1)
         return;
     b->step = S_HOLD;
     ctl__step_run(c, b);
@@ -610,7 +617,7 @@ void ctl__rb_upsert(struct ctl *c, json_object *rb)
             binding_free(c, b);
         return;
     }
-    const char *uid = jstr(jobj(rb, "metadata"), "uid");
+    const char *uid = kube_json_str(kube_json_get(rb, "metadata"), "uid");
     if (b && b->st == B_DONE && uid && b->uid[0] && strcmp(uid, b->uid) != 0 && !b->inflight &&
         !b->lw_pending && !b->side_inflight) {
         binding_free(c, b); /* a new RB under an old name: start over */
@@ -633,12 +640,12 @@ void ctl__rb_upsert(struct ctl *c, json_object *rb)
     }
     /* the affinity pointers point into the RB: refresh them with it */
     if (b->st >= B_UNDO && b->st != B_DONE) {
-        json_object *pl = jpath(rb, "spec", "placement");
-        b->affinity = jobj(pl, "clusterAffinity");
-        b->affinities = jobj(pl, "clusterAffinities");
-        b->tolerations = jobj(pl, "clusterTolerations");
+        json_object *pl = kube_json_path(rb, "spec", "placement", NULL);
+        b->affinity = kube_json_get(pl, "clusterAffinity");
+        b->affinities = kube_json_get(pl, "clusterAffinities");
+        b->tolerations = kube_json_get(pl, "clusterTolerations");
     }
-    if (jpath(rb, "metadata", "deletionTimestamp")) {
+    if (kube_json_path(rb, "metadata", "deletionTimestamp", NULL)) {
         /* Being deleted (Karmada's binding-controller finalizer holds it while it deletes its
          * own Works): released now, and muster's Works deleted with it, not at the next
          * sweep. Nothing else is done for it. */
@@ -671,10 +678,11 @@ void ctl__rb_gone(struct ctl *c, json_object *rb)
 
 void ctl__tmpl_changed(struct ctl *c, int ti, json_object *obj)
 {
-    json_object *md = jobj(obj, "metadata");
+    json_object *md = kube_json_get(obj, "metadata");
     char tkey[CTL_TKEY_MAX];
-    snprintf(tkey, sizeof tkey, "%d/%s/%s", ti, jstr(md, "namespace") ? jstr(md, "namespace") : "",
-             jstr(md, "name") ? jstr(md, "name") : "");
+    snprintf(tkey, sizeof tkey, "%d/%s/%s", ti,
+             kube_json_str(md, "namespace") ? kube_json_str(md, "namespace") : "",
+             kube_json_str(md, "name") ? kube_json_str(md, "name") : "");
     struct binding *b = find_tkey(c, tkey);
     if (b)
         ctl__binding_react(c, b, 1);
@@ -684,12 +692,13 @@ void ctl__tmpl_changed(struct ctl *c, int ti, json_object *obj)
  * went: the binding it belongs to may move on. */
 void ctl__work_changed(struct ctl *c, json_object *wk, int deleted)
 {
-    json_object *md = jobj(wk, "metadata");
-    const char *key = jstr(jobj(md, "annotations"), KARMADA_GANG_BINDING_ANNOTATION);
+    json_object *md = kube_json_get(wk, "metadata");
+    const char *key =
+        kube_json_str(kube_json_get(md, "annotations"), KARMADA_GANG_BINDING_ANNOTATION);
     struct binding *b = key ? ctl__find_key(c, key) : NULL;
     if (!b || b->gone || !ctl__leads(c) || !c->reconciled || c->stopping)
         return;
-    const char *uid = jstr(jobj(md, "labels"), KARMADA_GANG_BINDING_UID_LABEL);
+    const char *uid = kube_json_str(kube_json_get(md, "labels"), KARMADA_GANG_BINDING_UID_LABEL);
     if (uid && b->uid[0] && strcmp(uid, b->uid) != 0)
         return; /* an earlier RB's under the same name */
     if (b->step == S_APPLIED && b->inflight == 0 && b->st == B_ADMITTED) {

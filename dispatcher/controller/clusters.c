@@ -69,8 +69,9 @@ static int resmap(struct ctl *c, struct cluster *k, const char *what, json_objec
  * a grade's nodes each have at least its ranges' minimums free. */
 static int cluster_grades(struct ctl *c, struct cluster *k, json_object *obj)
 {
-    json_object *models = jpath(obj, "spec", "resourceModels");
-    json_object *counts = jobj(jpath(obj, "status", "resourceSummary"), "allocatableModelings");
+    json_object *models = kube_json_path(obj, "spec", "resourceModels", NULL);
+    json_object *counts = kube_json_get(kube_json_path(obj, "status", "resourceSummary", NULL),
+                                        "allocatableModelings");
     for (uint32_t g = 0; g < k->ngrades; g++)
         queue_resvec_close(&k->grades[g].min);
     muster_free(k->grades);
@@ -87,13 +88,13 @@ static int cluster_grades(struct ctl *c, struct cluster *k, json_object *obj)
         return MUSTER_ENOMEM;
     for (size_t i = 0; i < n; i++) {
         json_object *m = json_object_array_get_idx(models, i);
-        json_object *ranges = jobj(m, "ranges");
-        json_object *gv = jobj(m, "grade");
+        json_object *ranges = kube_json_get(m, "ranges");
+        json_object *gv = kube_json_get(m, "grade");
         int64_t grade = gv ? json_object_get_int64(gv) : (int64_t)i;
         struct disp_grade *gr = &k->grades[k->ngrades];
         for (size_t r = 0; ranges && r < json_object_array_length(ranges); r++) {
             json_object *rg = json_object_array_get_idx(ranges, r);
-            const char *name = jstr(rg, "name"), *min = jstr(rg, "min");
+            const char *name = kube_json_str(rg, "name"), *min = kube_json_str(rg, "min");
             struct queue_qty q;
             uint32_t id;
             int irc = !name || !min ? MUSTER_EINVAL : queue_qty_parse(min, strlen(min), &q);
@@ -113,7 +114,7 @@ static int cluster_grades(struct ctl *c, struct cluster *k, json_object *obj)
         }
         for (size_t j = 0; j < json_object_array_length(counts); j++) {
             json_object *e = json_object_array_get_idx(counts, j);
-            json_object *ge = jobj(e, "grade"), *ce = jobj(e, "count");
+            json_object *ge = kube_json_get(e, "grade"), *ce = kube_json_get(e, "count");
             if (ge && ce && json_object_get_int64(ge) == grade) {
                 int64_t cnt = json_object_get_int64(ce);
                 gr->nodes = cnt > 0 ? (uint64_t)cnt : 0;
@@ -150,7 +151,7 @@ static void cluster_track_shares(struct ctl *c, struct cluster *k)
 
 void ctl__cluster_set(struct ctl *c, json_object *obj)
 {
-    const char *name = jstr(jobj(obj, "metadata"), "name");
+    const char *name = kube_json_str(kube_json_get(obj, "metadata"), "name");
     if (!name || strlen(name) >= CTL_CLUSTER_NAME_MAX)
         return;
     struct cluster *k = ctl__cluster_find(c, name);
@@ -174,9 +175,14 @@ void ctl__cluster_set(struct ctl *c, json_object *obj)
     k->obj = keep;
     k->gen++;
     uint64_t shape =
-        hash_str(json_object_to_json_string_ext(jpath(obj, "metadata", "labels"),
-                                                JSON_C_TO_STRING_PLAIN)) ^
-        (hash_str(json_object_to_json_string_ext(jobj(obj, "spec"), JSON_C_TO_STRING_PLAIN)) * 31);
+        queue_hash_fnv1a64_str(
+            QUEUE_HASH_FNV64_BASIS,
+            json_object_to_json_string_ext(kube_json_path(obj, "metadata", "labels", NULL),
+                                           JSON_C_TO_STRING_PLAIN)) ^
+        (queue_hash_fnv1a64_str(
+             QUEUE_HASH_FNV64_BASIS,
+             json_object_to_json_string_ext(kube_json_get(obj, "spec"), JSON_C_TO_STRING_PLAIN)) *
+         31);
     if (shape != k->shape || k->gen == 1) {
         k->shape = shape;
         c->fleet.epoch++;
@@ -202,19 +208,19 @@ void ctl__cluster_set(struct ctl *c, json_object *obj)
         ctl__missing_refresh(c);
     }
     k->ready = 0;
-    json_object *conds = jpath(obj, "status", "conditions");
+    json_object *conds = kube_json_path(obj, "status", "conditions", NULL);
     for (size_t i = 0; conds && i < json_object_array_length(conds); i++) {
         json_object *cd = json_object_array_get_idx(conds, i);
-        const char *type = jstr(cd, "type"), *status = jstr(cd, "status");
+        const char *type = kube_json_str(cd, "type"), *status = kube_json_str(cd, "status");
         if (type && status && strcmp(type, "Ready") == 0)
             k->ready = strcmp(status, "True") == 0;
     }
-    json_object *sum = jpath(obj, "status", "resourceSummary");
+    json_object *sum = kube_json_path(obj, "status", "resourceSummary", NULL);
     memcpy(k->res_prev, k->res_warned, sizeof k->res_prev);
     k->res_warned[0] = '\0';
-    if (resmap(c, k, "allocatable", jobj(sum, "allocatable"), &k->capacity) ||
-        resmap(c, k, "allocated", jobj(sum, "allocated"), &k->allocated) ||
-        resmap(c, k, "allocating", jobj(sum, "allocating"), &k->allocating) ||
+    if (resmap(c, k, "allocatable", kube_json_get(sum, "allocatable"), &k->capacity) ||
+        resmap(c, k, "allocated", kube_json_get(sum, "allocated"), &k->allocated) ||
+        resmap(c, k, "allocating", kube_json_get(sum, "allocating"), &k->allocating) ||
         cluster_grades(c, k, obj)) {
         k->ready = 0; /* a summary muster cannot read takes no work (cluster_res_warn said why) */
     }
@@ -244,7 +250,7 @@ void ctl__cluster_set(struct ctl *c, json_object *obj)
 
 void ctl__cluster_remove(struct ctl *c, json_object *obj)
 {
-    const char *name = jstr(jobj(obj, "metadata"), "name");
+    const char *name = kube_json_str(kube_json_get(obj, "metadata"), "name");
     struct cluster *k = name ? ctl__cluster_find(c, name) : NULL;
     if (!k)
         return;

@@ -39,12 +39,14 @@
 #include "cluster-adapters/karmada/workload_clusters.h"
 #include "cluster-adapters/karmada/workload_prune.h"
 #include "cluster-adapters/kube/informer.h"
+#include "cluster-adapters/kube/json.h"
 #include "cluster-adapters/kube/resources.h"
 #include "dispatcher/crashpoint.h"
 #include "dispatcher/events.h"
 #include "dispatcher/metrics.h"
 #include "dispatcher/placement.h"
-#include "queue/errors.h"
+#include "dispatcher/errors.h"
+#include "queue/hash.h"
 #include "queue/idmap.h"
 #include "queue/mem.h"
 #include "queue/quantity.h"
@@ -470,50 +472,11 @@ static inline void rfc3339(int64_t ms, char *buf, size_t cap)
     strftime(buf, cap, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
-static inline uint64_t hash_str(const char *s)
-{
-    uint64_t h = 1469598103934665603ull;
-    for (; *s; s++) {
-        h ^= (unsigned char)*s;
-        h *= 1099511628211ull;
-    }
-    return h;
-}
-
-static inline const char *jstr(json_object *o, const char *k)
-{
-    json_object *v;
-    if (!o || !json_object_object_get_ex(o, k, &v) || !json_object_is_type(v, json_type_string))
-        return NULL;
-    return json_object_get_string(v);
-}
-
-static inline json_object *jobj(json_object *o, const char *k)
-{
-    json_object *v;
-    if (!o || !json_object_object_get_ex(o, k, &v))
-        return NULL;
-    return v;
-}
-
-static inline json_object *jpath(json_object *o, const char *a, const char *b)
-{
-    return jobj(jobj(o, a), b);
-}
-
 static inline void obj_key(json_object *obj, char *buf, size_t cap)
 {
-    json_object *md = jobj(obj, "metadata");
-    const char *ns = jstr(md, "namespace"), *name = jstr(md, "name");
+    json_object *md = kube_json_get(obj, "metadata");
+    const char *ns = kube_json_str(md, "namespace"), *name = kube_json_str(md, "name");
     snprintf(buf, cap, "%s/%s", ns ? ns : "", name ? name : "");
-}
-
-static inline int bool_at(json_object *o, const char *k)
-{
-    json_object *v = jobj(o, k);
-    if (!v || !json_object_is_type(v, json_type_boolean))
-        return -1;
-    return json_object_get_boolean(v);
 }
 
 /* ---- shared between the controller's files, by the file that defines them ---- */

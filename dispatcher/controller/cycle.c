@@ -255,9 +255,9 @@ static void reserve_shares(struct ctl *c, const struct binding *b)
  * deletes Works in both. */
 int ctl__rb_lists_cluster(json_object *rb, const char *cluster)
 {
-    json_object *cl = jpath(rb, "spec", "clusters");
+    json_object *cl = kube_json_path(rb, "spec", "clusters", NULL);
     for (size_t i = 0; cl && i < json_object_array_length(cl); i++) {
-        const char *n = jstr(json_object_array_get_idx(cl, i), "name");
+        const char *n = kube_json_str(json_object_array_get_idx(cl, i), "name");
         if (n && strcmp(n, cluster) == 0)
             return 1;
     }
@@ -266,13 +266,13 @@ int ctl__rb_lists_cluster(json_object *rb, const char *cluster)
 
 size_t ctl__rb_nclusters(json_object *rb)
 {
-    json_object *cl = jpath(rb, "spec", "clusters");
+    json_object *cl = kube_json_path(rb, "spec", "clusters", NULL);
     return cl && json_object_is_type(cl, json_type_array) ? json_object_array_length(cl) : 0;
 }
 
 int ctl__rb_dispatching(json_object *rb)
 {
-    return bool_at(jpath(rb, "spec", "suspension"), "dispatching");
+    return kube_json_bool(kube_json_path(rb, "spec", "suspension", NULL), "dispatching");
 }
 
 /* The user keeps the dispatching of a dispatched gang suspended (muster's own barrier is lifted
@@ -280,12 +280,13 @@ int ctl__rb_dispatching(json_object *rb)
  * Its shares cannot start, and that is no failure: the gang timeout waits. */
 int ctl__user_holds_dispatching(const struct binding *b)
 {
-    json_object *susp = jpath(b->rb, "spec", "suspension");
+    json_object *susp = kube_json_path(b->rb, "spec", "suspension", NULL);
     if (!susp)
         return 0;
-    if (bool_at(susp, "dispatching") == 1)
+    if (kube_json_bool(susp, "dispatching") == 1)
         return 1;
-    json_object *names = jobj(jobj(susp, "dispatchingOnClusters"), "clusterNames");
+    json_object *names =
+        kube_json_get(kube_json_get(susp, "dispatchingOnClusters"), "clusterNames");
     for (size_t i = 0; names && i < json_object_array_length(names); i++) {
         const char *n = json_object_get_string(json_object_array_get_idx(names, i));
         for (uint32_t j = 0; n && j < b->nshares; j++)

@@ -106,10 +106,10 @@ static void rollback_ex(struct ctl *c, struct binding *b, const char *why, const
 
 static json_object *agg_entry(json_object *rb, const char *cluster)
 {
-    json_object *agg = jpath(rb, "status", "aggregatedStatus");
+    json_object *agg = kube_json_path(rb, "status", "aggregatedStatus", NULL);
     for (size_t i = 0; agg && i < json_object_array_length(agg); i++) {
         json_object *e = json_object_array_get_idx(agg, i);
-        const char *n = jstr(e, "clusterName");
+        const char *n = kube_json_str(e, "clusterName");
         if (n && strcmp(n, cluster) == 0)
             return e;
     }
@@ -126,12 +126,12 @@ static int share_running(enum karmada_workload_kind kind, json_object *e)
     if (!e)
         return 0;
     if (kind == KARMADA_WORKLOAD_KIND_VCJOB) {
-        const char *ph = jstr(jpath(e, "status", "state"), "phase");
+        const char *ph = kube_json_str(kube_json_path(e, "status", "state", NULL), "phase");
         return ph && (strcmp(ph, "Running") == 0 || strcmp(ph, "Completing") == 0 ||
                       strcmp(ph, "Completed") == 0);
     }
-    const char *h = jstr(e, "health");
-    return bool_at(e, "applied") == 1 && h && strcmp(h, "Healthy") == 0;
+    const char *h = kube_json_str(e, "health");
+    return kube_json_bool(e, "applied") == 1 && h && strcmp(h, "Healthy") == 0;
 }
 
 /* The member object's status says it is finished (succeeded or failed for good): a Job only
@@ -139,15 +139,15 @@ static int share_running(enum karmada_workload_kind kind, json_object *e)
  * its completions), a Volcano Job on a final phase, a Pod on Succeeded or Failed. */
 static int share_finished(enum karmada_workload_kind kind, json_object *e)
 {
-    json_object *st = jobj(e, "status");
+    json_object *st = kube_json_get(e, "status");
     if (!st)
         return 0;
     switch (kind) {
     case KARMADA_WORKLOAD_KIND_JOB: {
-        json_object *conds = jobj(st, "conditions");
+        json_object *conds = kube_json_get(st, "conditions");
         for (size_t i = 0; conds && i < json_object_array_length(conds); i++) {
             json_object *cd = json_object_array_get_idx(conds, i);
-            const char *t = jstr(cd, "type"), *s = jstr(cd, "status");
+            const char *t = kube_json_str(cd, "type"), *s = kube_json_str(cd, "status");
             if (t && s && strcmp(s, "True") == 0 &&
                 (strcmp(t, "Complete") == 0 || strcmp(t, "Failed") == 0))
                 return 1;
@@ -155,12 +155,12 @@ static int share_finished(enum karmada_workload_kind kind, json_object *e)
         return 0;
     }
     case KARMADA_WORKLOAD_KIND_VCJOB: {
-        const char *ph = jstr(jobj(st, "state"), "phase");
+        const char *ph = kube_json_str(kube_json_get(st, "state"), "phase");
         return ph && (strcmp(ph, "Completed") == 0 || strcmp(ph, "Failed") == 0 ||
                       strcmp(ph, "Aborted") == 0 || strcmp(ph, "Terminated") == 0);
     }
     case KARMADA_WORKLOAD_KIND_POD: {
-        const char *ph = jstr(st, "phase");
+        const char *ph = kube_json_str(st, "phase");
         return ph && (strcmp(ph, "Succeeded") == 0 || strcmp(ph, "Failed") == 0);
     }
     default:
@@ -183,23 +183,23 @@ static int share_gang_running(struct ctl *c, const struct binding *b, const char
  * someone else's. Writes what changed into why. */
 static int placement_changed(const struct binding *b, char *why, size_t cap)
 {
-    json_object *susp = jpath(b->rb, "spec", "suspension");
-    if (bool_at(susp, "scheduling") == 1)
+    json_object *susp = kube_json_path(b->rb, "spec", "suspension", NULL);
+    if (kube_json_bool(susp, "scheduling") == 1)
         return 0;
-    json_object *ev = jpath(b->rb, "spec", "gracefulEvictionTasks");
+    json_object *ev = kube_json_path(b->rb, "spec", "gracefulEvictionTasks", NULL);
     if (ev && json_object_is_type(ev, json_type_array) && json_object_array_length(ev) > 0) {
-        const char *from = jstr(json_object_array_get_idx(ev, 0), "fromCluster");
+        const char *from = kube_json_str(json_object_array_get_idx(ev, 0), "fromCluster");
         snprintf(why, cap, "Karmada is evicting it from %s (spec.gracefulEvictionTasks)",
                  from ? from : "a cluster");
         return 1;
     }
-    json_object *cl = jpath(b->rb, "spec", "clusters");
+    json_object *cl = kube_json_path(b->rb, "spec", "clusters", NULL);
     size_t n = cl && json_object_is_type(cl, json_type_array) ? json_object_array_length(cl) : 0;
     int same = n == b->nshares;
     for (size_t i = 0; same && i < n; i++) {
         json_object *e = json_object_array_get_idx(cl, i);
-        const char *name = jstr(e, "name");
-        json_object *r = jobj(e, "replicas");
+        const char *name = kube_json_str(e, "name");
+        json_object *r = kube_json_get(e, "replicas");
         int32_t rep = r ? json_object_get_int(r) : 0;
         int found = 0;
         for (uint32_t j = 0; name && j < b->nshares && !found; j++)
@@ -225,7 +225,7 @@ void ctl__check_progress(struct ctl *c, struct binding *b)
             return;
         }
     }
-    json_object *agg = jpath(b->rb, "status", "aggregatedStatus");
+    json_object *agg = kube_json_path(b->rb, "status", "aggregatedStatus", NULL);
     size_t nagg = agg ? json_object_array_length(agg) : 0;
     int all_running = 1, all_done = 1, any = 0;
     if (b->assign) {

@@ -148,7 +148,8 @@ void ctl__ledger_flush(struct ctl *c)
                 ctl__undo_start(c, b);
             } else {
                 ctl__engine_add(c, b);
-                if (bool_at(jpath(b->rb, "spec", "suspension"), "scheduling") != 1) {
+                if (kube_json_bool(kube_json_path(b->rb, "spec", "suspension", NULL),
+                                   "scheduling") != 1) {
                     b->step = S_HOLD;
                     ctl__step_run(c, b);
                 }

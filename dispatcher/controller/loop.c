@@ -282,12 +282,13 @@ void ctl__on_tick(uv_timer_t *h)
                 json_object *wk = ctl__own_work(c, b, b->shares[i].cluster);
                 if (karmada_gang_work_applied(wk))
                     continue;
-                json_object *conds = jpath(wk, "status", "conditions");
+                json_object *conds = kube_json_path(wk, "status", "conditions", NULL);
                 const char *msg = NULL;
                 for (size_t k = 0; conds && k < json_object_array_length(conds); k++) {
                     json_object *cd = json_object_array_get_idx(conds, k);
-                    if (jstr(cd, "type") && strcmp(jstr(cd, "type"), "Applied") == 0)
-                        msg = jstr(cd, "message");
+                    if (kube_json_str(cd, "type") &&
+                        strcmp(kube_json_str(cd, "type"), "Applied") == 0)
+                        msg = kube_json_str(cd, "message");
                 }
                 snprintf(detail, sizeof detail, " (%.63s: %.90s)", b->shares[i].cluster,
                          msg  ? msg

@@ -69,12 +69,12 @@ static void prereq_answer(int err, const struct kube_response *resp, void *ud)
                   CTL_SWEEP_ORPHANS_MS / 1000);
         return;
     } else {
-        json_object *rs = jobj(resp->body, "resources");
+        json_object *rs = kube_json_get(resp->body, "resources");
         c->pre.hub_pg = 0;
         for (size_t i = 0;
              rs && json_object_is_type(rs, json_type_array) && i < json_object_array_length(rs);
              i++) {
-            const char *n = jstr(json_object_array_get_idx(rs, i), "name");
+            const char *n = kube_json_str(json_object_array_get_idx(rs, i), "name");
             if (n && strcmp(n, "podgroups") == 0)
                 c->pre.hub_pg = 1;
         }

@@ -305,7 +305,7 @@ static int forward_step(const struct binding *b)
 {
     enum step st = b->step;
     if (st == S_STATUS || st == S_STATUS_READ)
-        return b->gone || jpath(b->rb, "metadata", "deletionTimestamp") != NULL;
+        return b->gone || kube_json_path(b->rb, "metadata", "deletionTimestamp", NULL) != NULL;
     return st == S_OBJECTS || st == S_APPLIED || st == S_ASSIGN || st == S_BARRIER ||
            st == S_LIFT || st == S_ASSIGN_LIFT;
 }
@@ -431,8 +431,8 @@ static enum step_sent send_status(struct ctl *c, struct binding *b, const struct
     /* From the newest read of the RB: the answer to muster's last patch or a fresh get,
      * unless the watch has brought a newer one since. */
     json_object *from = b->rb;
-    const char *frv = jstr(jobj(b->fresh, "metadata"), "resourceVersion");
-    const char *crv = jstr(jobj(b->rb, "metadata"), "resourceVersion");
+    const char *frv = kube_json_str(kube_json_get(b->fresh, "metadata"), "resourceVersion");
+    const char *crv = kube_json_str(kube_json_get(b->rb, "metadata"), "resourceVersion");
     if (frv && (!crv || strtoll(frv, NULL, 10) > strtoll(crv, NULL, 10)))
         from = b->fresh;
     json_object *body = NULL;
@@ -485,9 +485,9 @@ static enum step_sent send_delete_works(struct ctl *c, struct binding *b, const 
         work_path(b->shares[i].cluster, x->wname, wp, sizeof wp);
         send_req(c, b, KUBE_DELETE, wp, NULL, NULL, MUSTER_ENOENT);
     }
-    json_object *cl = jpath(b->rb, "spec", "clusters");
+    json_object *cl = kube_json_path(b->rb, "spec", "clusters", NULL);
     for (size_t i = 0; cl && i < json_object_array_length(cl); i++) {
-        const char *cn = jstr(json_object_array_get_idx(cl, i), "name");
+        const char *cn = kube_json_str(json_object_array_get_idx(cl, i), "name");
         int mine = 0;
         for (uint32_t j = 0; cn && j < b->nshares; j++)
             mine |= strcmp(b->shares[j].cluster, cn) == 0;
@@ -671,7 +671,7 @@ static void barrier_judged(struct ctl *c, struct binding *b)
     struct karmada_gang_share gs[256];
     for (uint32_t i = 0; i < b->nshares; i++)
         gs[i] = (struct karmada_gang_share){b->shares[i].cluster, b->shares[i].replicas};
-    enum karmada_gang_rendered r = karmada_gang_rendered_judge(jobj(b->reply, "items"), gs,
+    enum karmada_gang_rendered r = karmada_gang_rendered_judge(kube_json_get(b->reply, "items"), gs,
                                                                b->nshares, pname, why, sizeof why);
     json_object_put(b->reply);
     b->reply = NULL;

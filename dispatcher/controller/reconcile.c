@@ -62,8 +62,8 @@ static void shares_from_json(struct binding *b, json_object *arr)
     uint32_t k = 0;
     for (size_t i = 0; i < n; i++) {
         json_object *e = json_object_array_get_idx(arr, i);
-        const char *name = jstr(e, "name");
-        json_object *r = jobj(e, "replicas");
+        const char *name = kube_json_str(e, "name");
+        json_object *r = kube_json_get(e, "replicas");
         if (!name || strlen(name) >= CTL_CLUSTER_NAME_MAX)
             continue;
         snprintf(b->shares[k].cluster, sizeof b->shares[k].cluster, "%s", name);
@@ -81,7 +81,7 @@ static int has_objects(struct ctl *c, struct binding *b)
     const char *name;
     ctl__split_key(b->key, ns, sizeof ns, &name);
     karmada_gang_work_name(ns, name, wname, sizeof wname);
-    json_object *cl = jpath(b->rb, "spec", "clusters");
+    json_object *cl = kube_json_path(b->rb, "spec", "clusters", NULL);
     for (uint32_t i = 0; i < b->nshares; i++) {
         char wns[CTL_CLUSTER_NAME_MAX + 16];
         karmada_path_execution_namespace(wns, sizeof wns, b->shares[i].cluster);
@@ -89,7 +89,7 @@ static int has_objects(struct ctl *c, struct binding *b)
             return 1;
     }
     for (size_t i = 0; cl && i < json_object_array_length(cl); i++) {
-        const char *cn = jstr(json_object_array_get_idx(cl, i), "name");
+        const char *cn = kube_json_str(json_object_array_get_idx(cl, i), "name");
         char wns[CTL_CLUSTER_NAME_MAX + 16];
         if (cn && strlen(cn) < CTL_CLUSTER_NAME_MAX) {
             karmada_path_execution_namespace(wns, sizeof wns, cn);
@@ -103,13 +103,13 @@ static int has_objects(struct ctl *c, struct binding *b)
 /* The RB's spec.clusters is b's placement: the same clusters with the same replicas. */
 static int rb_placed_as_ledger(const struct binding *b)
 {
-    json_object *cl = jpath(b->rb, "spec", "clusters");
+    json_object *cl = kube_json_path(b->rb, "spec", "clusters", NULL);
     if (b->nshares == 0 || ctl__rb_nclusters(b->rb) != b->nshares)
         return 0;
     for (size_t i = 0; i < b->nshares; i++) {
         json_object *e = json_object_array_get_idx(cl, i);
-        const char *n = jstr(e, "name");
-        json_object *r = jobj(e, "replicas");
+        const char *n = kube_json_str(e, "name");
+        json_object *r = kube_json_get(e, "replicas");
         int found = 0;
         for (uint32_t j = 0; n && j < b->nshares && !found; j++)
             found = strcmp(n, b->shares[j].cluster) == 0 &&
@@ -123,11 +123,11 @@ static int rb_placed_as_ledger(const struct binding *b)
 /* The PodGroup a PodGroup Work carries: spec of its one manifest. */
 static json_object *work_podgroup_spec(json_object *work)
 {
-    json_object *ms = jpath(work, "spec", "workload");
-    ms = jobj(ms, "manifests");
+    json_object *ms = kube_json_path(work, "spec", "workload", NULL);
+    ms = kube_json_get(ms, "manifests");
     if (!ms || !json_object_is_type(ms, json_type_array) || json_object_array_length(ms) == 0)
         return NULL;
-    return jobj(json_object_array_get_idx(ms, 0), "spec");
+    return kube_json_get(json_object_array_get_idx(ms, 0), "spec");
 }
 
 /* This attempt's gang objects are on the hub and done, as the watches show them (step 2 over):
@@ -185,7 +185,8 @@ void ctl__forward_from(struct ctl *c, struct binding *b, enum step st)
 void ctl__forward_resume(struct ctl *c, struct binding *b)
 {
     int placed = b->assign && rb_placed_as_ledger(b);
-    int lifted = bool_at(jpath(b->rb, "spec", "suspension"), "scheduling") != 1;
+    int lifted =
+        kube_json_bool(kube_json_path(b->rb, "spec", "suspension", NULL), "scheduling") != 1;
     if (b->assign)
         lifted = lifted && placed;
     if (b->assign && b->needs_objects)
@@ -229,10 +230,10 @@ static void readmit(struct ctl *c, struct binding *b)
 
 static int rb_scheduled_true(json_object *rb)
 {
-    json_object *conds = jpath(rb, "status", "conditions");
+    json_object *conds = kube_json_path(rb, "status", "conditions", NULL);
     for (size_t i = 0; conds && i < json_object_array_length(conds); i++) {
         json_object *cd = json_object_array_get_idx(conds, i);
-        const char *t = jstr(cd, "type"), *st = jstr(cd, "status");
+        const char *t = kube_json_str(cd, "type"), *st = kube_json_str(cd, "status");
         if (t && st && strcmp(t, "Scheduled") == 0)
             return strcmp(st, "True") == 0;
     }
@@ -281,7 +282,7 @@ static void reconcile_row(struct ctl *c, struct live_row *r)
     const char *name;
     ctl__split_key(r->binding, ns, sizeof ns, &name);
     json_object *rb = kube_informer_get(&c->rbs, ns, name);
-    const char *uid = rb ? jstr(jobj(rb, "metadata"), "uid") : NULL;
+    const char *uid = rb ? kube_json_str(kube_json_get(rb, "metadata"), "uid") : NULL;
     b->ledger_id = r->id;
     queue_idmap_put(&c->byid, (uint64_t)r->id, b);
     b->created_at = r->created_at;
@@ -303,8 +304,9 @@ static void reconcile_row(struct ctl *c, struct live_row *r)
                                                            : B_RUNNING;
     ctl__set_state(c, b, st);
     struct ctl_recon_facts f = {.st = st,
-                                .rb_gone = !rb || (r->uid[0] && uid && strcmp(uid, r->uid) != 0) ||
-                                           jpath(rb, "metadata", "deletionTimestamp")};
+                                .rb_gone =
+                                    !rb || (r->uid[0] && uid && strcmp(uid, r->uid) != 0) ||
+                                    kube_json_path(rb, "metadata", "deletionTimestamp", NULL)};
     if (!f.rb_gone) {
         json_object *keep = json_object_get(rb);
         json_object_put(b->rb);
@@ -318,7 +320,7 @@ static void reconcile_row(struct ctl *c, struct live_row *r)
             b->assign = r->assign;
         }
         f.assign = b->assign;
-        f.scheduling = bool_at(jpath(rb, "spec", "suspension"), "scheduling");
+        f.scheduling = kube_json_bool(kube_json_path(rb, "spec", "suspension", NULL), "scheduling");
         f.nclusters = ctl__rb_nclusters(rb);
         /* looked up only where it decides: a million pending rows at start-up */
         f.has_objects = st == B_PENDING && f.scheduling == 1 && (!b->assign || f.nclusters == 0) &&
@@ -347,7 +349,7 @@ static void reconcile_row(struct ctl *c, struct live_row *r)
          * database that was not the leader's), not a rollback of ours (those carry a
          * back-off). Adopted as it stands rather than pulled from a running gang. */
         ctl__engine_forget(c, b);
-        shares_from_json(b, jpath(rb, "spec", "clusters"));
+        shares_from_json(b, kube_json_path(rb, "spec", "clusters", NULL));
         if (!b->assign)
             b->nshares = 0;
         struct lwrite *w = ctl__lw_add(c, b, LW_ADOPT_ROW, "dispatched");
@@ -426,9 +428,9 @@ static void reconcile_rb(void *ud, json_object *rb)
     struct binding *b = ctl__find_key(c, key);
     if ((b && (b->ledger_id || b->st != B_WAIT_TEMPLATE || b->inflight || b->lw_pending)) ||
         karmada_workload_kind_of(rb) == KARMADA_WORKLOAD_KIND_NONE || ctl__rb_skipped(rb) ||
-        jpath(rb, "metadata", "deletionTimestamp"))
+        kube_json_path(rb, "metadata", "deletionTimestamp", NULL))
         return; /* (one being deleted is not queued: rb_upsert's rule) */
-    const char *uid = jstr(jobj(rb, "metadata"), "uid");
+    const char *uid = kube_json_str(kube_json_get(rb, "metadata"), "uid");
     struct last_row last = {{0}, {0}, 0};
     store_ledger_foreach_binding(c->s, key, last_cb, &last);
     if (!b) {
@@ -449,10 +451,10 @@ static void reconcile_rb(void *ud, json_object *rb)
         /* A job that finished at once was released before its dispatch's last step, the
          * Scheduled=True status, was acknowledged, and musterd died between: it is still due
          * on an RB muster placed (a resume-mode RB is Karmada's scheduler's to tell). */
-        const char *sn = jstr(jobj(rb, "spec"), "schedulerName");
+        const char *sn = kube_json_str(kube_json_get(rb, "spec"), "schedulerName");
         if (ctl__rb_nclusters(rb) > 0 &&
-            bool_at(jpath(rb, "spec", "suspension"), "scheduling") != 1 && !rb_scheduled_true(rb) &&
-            sn && strcmp(sn, c->scheduler) == 0) {
+            kube_json_bool(kube_json_path(rb, "spec", "suspension", NULL), "scheduling") != 1 &&
+            !rb_scheduled_true(rb) && sn && strcmp(sn, c->scheduler) == 0) {
             b->step = S_STATUS;
             ctl__step_run(c, b);
         }
@@ -463,12 +465,12 @@ static void reconcile_rb(void *ud, json_object *rb)
         ctl__binding_try_queue(c, b);
         return;
     }
-    int sched = bool_at(jpath(rb, "spec", "suspension"), "scheduling");
+    int sched = kube_json_bool(kube_json_path(rb, "spec", "suspension", NULL), "scheduling");
     size_t ncl = ctl__rb_nclusters(rb);
     if (ncl && sched != 1) {
         /* Dispatched, by muster (assign: nobody else places these) or by Karmada's scheduler
          * after muster lifted the hold (resume): count it as admitted and follow it. */
-        shares_from_json(b, jpath(rb, "spec", "clusters"));
+        shares_from_json(b, kube_json_path(rb, "spec", "clusters", NULL));
         if (!b->assign)
             b->nshares = 0;
         struct lwrite *w = ctl__lw_add(c, b, LW_ADOPT, "dispatched");
@@ -491,7 +493,7 @@ static void reconcile_rb(void *ud, json_object *rb)
     }
     if (ncl && b->assign) {
         /* A dispatch of muster's that never finished: undone before it waits again. */
-        shares_from_json(b, jpath(rb, "spec", "clusters"));
+        shares_from_json(b, kube_json_path(rb, "spec", "clusters", NULL));
         b->barrier = 1;
         b->user_dispatching = -1;
         ctl__set_state(c, b, B_UNDO);
@@ -539,8 +541,9 @@ static int binding_owns(struct binding *b, const char *cluster)
 /* The binding a muster object was made for, if it is the same RB (its binding-uid label). */
 static struct binding *owner_of(struct ctl *c, json_object *md)
 {
-    const char *key = jstr(jobj(md, "annotations"), KARMADA_GANG_BINDING_ANNOTATION);
-    const char *uid = jstr(jobj(md, "labels"), KARMADA_GANG_BINDING_UID_LABEL);
+    const char *key =
+        kube_json_str(kube_json_get(md, "annotations"), KARMADA_GANG_BINDING_ANNOTATION);
+    const char *uid = kube_json_str(kube_json_get(md, "labels"), KARMADA_GANG_BINDING_UID_LABEL);
     struct binding *b = key ? ctl__find_key(c, key) : NULL;
     if (b && uid && b->uid[0] && strcmp(b->uid, uid) != 0)
         return NULL; /* a new RB under the old name: the object was the old one's */
@@ -550,11 +553,12 @@ static struct binding *owner_of(struct ctl *c, json_object *md)
 static void orphan_work(void *ud, json_object *wk)
 {
     struct ctl *c = ud;
-    json_object *md = jobj(wk, "metadata");
-    const char *key = jstr(jobj(md, "annotations"), KARMADA_GANG_BINDING_ANNOTATION);
-    const char *ns = jstr(md, "namespace"), *name = jstr(md, "name");
+    json_object *md = kube_json_get(wk, "metadata");
+    const char *key =
+        kube_json_str(kube_json_get(md, "annotations"), KARMADA_GANG_BINDING_ANNOTATION);
+    const char *ns = kube_json_str(md, "namespace"), *name = kube_json_str(md, "name");
     const char *cluster = karmada_path_execution_cluster(ns);
-    if (!cluster || !name || jobj(md, "deletionTimestamp"))
+    if (!cluster || !name || kube_json_get(md, "deletionTimestamp"))
         return;
     if (binding_owns(owner_of(c, md), cluster))
         return;
@@ -573,17 +577,18 @@ static void orphan_work(void *ud, json_object *wk)
 static void orphan_policy(void *ud, json_object *op)
 {
     struct ctl *c = ud;
-    json_object *md = jobj(op, "metadata");
-    const char *key = jstr(jobj(md, "annotations"), KARMADA_GANG_BINDING_ANNOTATION);
-    const char *uid = jstr(jobj(md, "labels"), KARMADA_GANG_BINDING_UID_LABEL);
-    const char *ns = jstr(md, "namespace"), *name = jstr(md, "name");
+    json_object *md = kube_json_get(op, "metadata");
+    const char *key =
+        kube_json_str(kube_json_get(md, "annotations"), KARMADA_GANG_BINDING_ANNOTATION);
+    const char *uid = kube_json_str(kube_json_get(md, "labels"), KARMADA_GANG_BINDING_UID_LABEL);
+    const char *ns = kube_json_str(md, "namespace"), *name = kube_json_str(md, "name");
     if (!ns || !name || !key)
         return;
     char rns[256];
     const char *rname;
     ctl__split_key(key, rns, sizeof rns, &rname);
     json_object *rb = kube_informer_get(&c->rbs, rns, rname);
-    const char *rb_uid = jstr(jobj(rb, "metadata"), "uid");
+    const char *rb_uid = kube_json_str(kube_json_get(rb, "metadata"), "uid");
     if (rb && (!uid || !rb_uid || strcmp(uid, rb_uid) == 0))
         return;
     char path[KUBE_MAX_URL_BYTES / 4];

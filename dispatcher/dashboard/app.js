@@ -101,7 +101,9 @@ class AuthError extends Error {}
 async function api(path) {
   const headers = { Accept: "application/json" };
   if (state.token) headers.Authorization = "Bearer " + state.token;
-  const r = await fetch(path, { headers, cache: "no-store" });
+  // no-cache, not no-store: an answer with an ETag is asked for again with If-None-Match, and
+  // a 304 costs the server nothing (the queue list).
+  const r = await fetch(path, { headers, cache: "no-cache" });
   if (r.status === 401) throw new AuthError("unauthorized");
   const body = await r.json().catch(() => null);
   if (!r.ok) {

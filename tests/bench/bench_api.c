@@ -13,7 +13,7 @@
 #include "dispatcher/recovery.h"
 #include "cluster-adapters/kube/resources.h"
 #include "dispatcher/store.h"
-#include "queue/errors.h"
+#include "dispatcher/errors.h"
 
 #include <arpa/inet.h>
 #include <curl/curl.h>

@@ -23,6 +23,7 @@
  *                            extrapolated to 1,000,000 pending (musterd_rss_mib_at_1m_pending)
  * MUSTER_BENCH_E2E_RBS sets N (default 2000). */
 #include "bench/bench.h"
+#include "queue/hash.h"
 
 #include <curl/curl.h>
 #include <errno.h>
@@ -211,9 +212,7 @@ struct watch {
 
 static int seen_add(struct watch *w, const char *name, size_t len)
 {
-    uint64_t h = 1469598103934665603ull;
-    for (size_t i = 0; i < len; i++)
-        h = (h ^ (unsigned char)name[i]) * 1099511628211ull;
+    uint64_t h = queue_hash_fnv1a64(QUEUE_HASH_FNV64_BASIS, name, len);
     for (size_t i = h & (w->seen_cap - 1);; i = (i + 1) & (w->seen_cap - 1)) {
         if (!w->seen[i]) {
             w->seen[i] = strndup(name, len);

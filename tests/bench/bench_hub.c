@@ -15,7 +15,7 @@
 #include "cluster-adapters/sim/hub.h"
 #include "cluster-adapters/sim/resources.h"
 #include "cluster-adapters/sim/store.h"
-#include "queue/errors.h"
+#include "dispatcher/errors.h"
 
 #include <curl/curl.h>
 #include <pthread.h>

@@ -6,7 +6,7 @@
 #include "dispatcher/recovery.h"
 #include "cluster-adapters/kube/resources.h"
 #include "dispatcher/store.h"
-#include "queue/errors.h"
+#include "dispatcher/errors.h"
 
 #include <stdio.h>
 #include <stdlib.h>

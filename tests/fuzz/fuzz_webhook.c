@@ -4,6 +4,7 @@
  * patch, applied to the request's object, leaves spec.suspension.scheduling true. */
 #include "cluster-adapters/sim/patch.h"
 #include "cluster-adapters/karmada/webhook.h"
+#include "cluster-adapters/kube/json.h"
 #include "queue/errors.h"
 
 #include <json-c/json.h>
@@ -13,14 +14,6 @@
 #include <string.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-static json_object *member(json_object *o, const char *k)
-{
-    json_object *v = NULL;
-    return o && json_object_is_type(o, json_type_object) && json_object_object_get_ex(o, k, &v)
-               ? v
-               : NULL;
-}
 
 /* The patch was held: decode it and apply it to the request's object as the apiserver would. */
 static void check_patch(const uint8_t *data, size_t size, const char *b64)
@@ -34,13 +27,12 @@ static void check_patch(const uint8_t *data, size_t size, const char *b64)
     struct json_tokener *tok = json_tokener_new_ex(KARMADA_WEBHOOK_DEPTH_MAX);
     json_object *review = json_tokener_parse_ex(tok, (const char *)data, (int)size);
     json_tokener_free(tok);
-    json_object *obj = member(member(review, "request"), "object");
+    json_object *obj = kube_json_path(review, "request", "object", NULL);
     json_object *res = NULL;
     char err[128];
     if (!ops || !obj || sim_json_patch(obj, ops, &res, err, sizeof(err)) != 0)
         abort();
-    json_object *s = member(member(member(res, "spec"), "suspension"), "scheduling");
-    if (!s || !json_object_is_type(s, json_type_boolean) || !json_object_get_boolean(s))
+    if (kube_json_bool(kube_json_path(res, "spec", "suspension", NULL), "scheduling") != 1)
         abort();
     json_object_put(res);
     json_object_put(review);
@@ -60,12 +52,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             abort();
         return 0;
     }
-    json_object *resp = member(out, "response");
-    json_object *uid = member(resp, "uid"), *allowed = member(resp, "allowed");
-    json_object *patch = member(resp, "patch");
-    if (!out || v == KARMADA_WEBHOOK_INVALID || !uid ||
-        !json_object_is_type(uid, json_type_string) || !allowed ||
-        !json_object_get_boolean(allowed) || (v == KARMADA_WEBHOOK_HELD) != !!patch)
+    json_object *resp = kube_json_get(out, "response");
+    json_object *uid = kube_json_get(resp, "uid"), *allowed = kube_json_get(resp, "allowed");
+    json_object *patch = kube_json_get(resp, "patch");
+    if (!out || v == KARMADA_WEBHOOK_INVALID || !uid || !json_object_is_type(uid, json_type_string) ||
+        !allowed || !json_object_get_boolean(allowed) || (v == KARMADA_WEBHOOK_HELD) != !!patch)
         abort();
     if (patch)
         check_patch(data, size, json_object_get_string(patch));

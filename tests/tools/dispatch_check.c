@@ -34,6 +34,9 @@
  * An RB of check 3 that is not dispatched passes when it waits for quota: Scheduled=False/
  * QuotaExceeded, and Q's allocated cpu plus its own request is above Q's capability (the
  * queue really is full; check 4 says whether that usage is real). */
+#include "cluster-adapters/kube/json.h"
+#include "queue/hash.h"
+
 #include <curl/curl.h>
 #include <json-c/json.h>
 
@@ -99,33 +102,10 @@ static json_object *get_json(CURL *h, const char *url, long *code)
     return o;
 }
 
-static json_object *jget(json_object *o, const char *k)
-{
-    json_object *v;
-    return o && json_object_object_get_ex(o, k, &v) ? v : NULL;
-}
-
-static const char *jstr(json_object *o, const char *k)
-{
-    json_object *v = jget(o, k);
-    return v && json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
-}
-
-static json_object *jpath(json_object *o, const char *a, const char *b)
-{
-    return jget(jget(o, a), b);
-}
-
-static int jbool(json_object *o, const char *k)
-{
-    json_object *v = jget(o, k);
-    return v && json_object_is_type(v, json_type_boolean) ? json_object_get_boolean(v) : -1;
-}
-
 /* cpu quantity in milli ("2", "1500m", "0.5"); -1 when absent. */
 static int64_t cpu_milli(json_object *req)
 {
-    const char *s = jstr(req, "cpu");
+    const char *s = kube_json_str(req, "cpu");
     if (!s)
         return -1;
     char *end;
@@ -142,9 +122,9 @@ static void placement(json_object *arr, char *out, size_t cap)
     out[0] = '\0';
     for (size_t i = 0; arr && i < json_object_array_length(arr) && n < cap; i++) {
         json_object *e = json_object_array_get_idx(arr, i);
-        json_object *r = jget(e, "replicas");
+        json_object *r = kube_json_get(e, "replicas");
         n += (size_t)snprintf(out + n, cap - n, "%s%s=%d", i ? "," : "",
-                              jstr(e, "name") ? jstr(e, "name") : "?",
+                              kube_json_str(e, "name") ? kube_json_str(e, "name") : "?",
                               r ? json_object_get_int(r) : 0);
     }
 }
@@ -170,10 +150,7 @@ static struct rb *rbs[4096];
 
 static unsigned hkey(const char *s)
 {
-    unsigned h = 2166136261u;
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 16777619u;
-    return h % 4096;
+    return (unsigned)(queue_hash_fnv1a64_str(QUEUE_HASH_FNV64_BASIS, s) % 4096);
 }
 
 static struct rb *rb_get(const char *key, int create)
@@ -214,8 +191,8 @@ static int read_events(const char *path, const char *ns)
             fprintf(stderr, "dispatch-check: %s:%zu: not JSON\n", path, n);
             continue;
         }
-        const char *type = jstr(ev, "type"), *evns = jstr(ev, "namespace");
-        json_object *obj = jget(ev, "object");
+        const char *type = kube_json_str(ev, "type"), *evns = kube_json_str(ev, "namespace");
+        json_object *obj = kube_json_get(ev, "object");
         if (!obj) {
             fprintf(stderr, "dispatch-check: the event log has no objects (--event-log-objects 1)\n");
             json_object_put(ev);
@@ -228,9 +205,9 @@ static int read_events(const char *path, const char *ns)
             continue;
         }
         char key[512], pl[512];
-        snprintf(key, sizeof key, "%s/%s", evns, jstr(ev, "name"));
+        snprintf(key, sizeof key, "%s/%s", evns, kube_json_str(ev, "name"));
         struct rb *r = rb_get(key, 1);
-        placement(jpath(obj, "spec", "clusters"), pl, sizeof pl);
+        placement(kube_json_path(obj, "spec", "clusters", NULL), pl, sizeof pl);
         nrb++;
         if (strcmp(pl, r->last) != 0) {
             if (!pl[0]) {
@@ -238,7 +215,7 @@ static int read_events(const char *path, const char *ns)
             } else if (!r->empty_between && strcmp(pl, r->last_nonempty) != 0) {
                 fail("%s: spec.clusters went from [%s] to [%s] with no empty placement between "
                      "(resourceVersion %s)",
-                     key, r->last_nonempty, pl, jstr(ev, "resourceVersion"));
+                     key, r->last_nonempty, pl, kube_json_str(ev, "resourceVersion"));
                 r->overlaps++;
             }
             if (pl[0] && (r->empty_between || strcmp(pl, r->last_nonempty) != 0)) {
@@ -251,8 +228,9 @@ static int read_events(const char *path, const char *ns)
             snprintf(r->last, sizeof r->last, "%s", pl);
             r->lifted = r->reraised = 0;
         }
-        json_object *susp = jpath(obj, "spec", "suspension");
-        int sched = jbool(susp, "scheduling") == 1, disp = jbool(susp, "dispatching") == 1;
+        json_object *susp = kube_json_path(obj, "spec", "suspension", NULL);
+        int sched = kube_json_bool(susp, "scheduling") == 1,
+            disp = kube_json_bool(susp, "dispatching") == 1;
         if (!pl[0]) {
             r->lifted = r->reraised = 0;
         } else if (r->lifted && !sched && disp) {
@@ -260,7 +238,7 @@ static int read_events(const char *path, const char *ns)
         } else if (r->reraised && !sched && !disp) {
             fail("%s: the placement [%s] was sent again after the lift: the dispatching barrier "
                  "went up and down over released shares (resourceVersion %s)",
-                 key, pl, jstr(ev, "resourceVersion"));
+                 key, pl, kube_json_str(ev, "resourceVersion"));
             r->reraised = 0;
         } else if (!sched && !disp) {
             r->lifted = 1;
@@ -277,12 +255,12 @@ static int read_events(const char *path, const char *ns)
 
 static json_object *find_item(json_object *list, const char *ns, const char *name)
 {
-    json_object *items = jget(list, "items");
+    json_object *items = kube_json_get(list, "items");
     for (size_t i = 0; items && i < json_object_array_length(items); i++) {
         json_object *it = json_object_array_get_idx(items, i);
-        json_object *md = jget(it, "metadata");
-        if (strcmp(jstr(md, "name") ? jstr(md, "name") : "", name) == 0 &&
-            strcmp(jstr(md, "namespace") ? jstr(md, "namespace") : "", ns) == 0)
+        json_object *md = kube_json_get(it, "metadata");
+        if (strcmp(kube_json_str(md, "name") ? kube_json_str(md, "name") : "", name) == 0 &&
+            strcmp(kube_json_str(md, "namespace") ? kube_json_str(md, "namespace") : "", ns) == 0)
             return it;
     }
     return NULL;
@@ -290,16 +268,16 @@ static json_object *find_item(json_object *list, const char *ns, const char *nam
 
 static int rb_dispatched(json_object *rb)
 {
-    json_object *cl = jpath(rb, "spec", "clusters");
+    json_object *cl = kube_json_path(rb, "spec", "clusters", NULL);
     return cl && json_object_array_length(cl) > 0 &&
-           jbool(jpath(rb, "spec", "suspension"), "scheduling") != 1;
+           kube_json_bool(kube_json_path(rb, "spec", "suspension", NULL), "scheduling") != 1;
 }
 
 static int rb_lists(json_object *rb, const char *cluster)
 {
-    json_object *cl = jpath(rb, "spec", "clusters");
+    json_object *cl = kube_json_path(rb, "spec", "clusters", NULL);
     for (size_t i = 0; cl && i < json_object_array_length(cl); i++) {
-        const char *n = jstr(json_object_array_get_idx(cl, i), "name");
+        const char *n = kube_json_str(json_object_array_get_idx(cl, i), "name");
         if (n && strcmp(n, cluster) == 0)
             return 1;
     }
@@ -308,10 +286,10 @@ static int rb_lists(json_object *rb, const char *cluster)
 
 static json_object *condition(json_object *rb, const char *type)
 {
-    json_object *cs = jpath(rb, "status", "conditions");
+    json_object *cs = kube_json_path(rb, "status", "conditions", NULL);
     for (size_t i = 0; cs && i < json_object_array_length(cs); i++) {
         json_object *c = json_object_array_get_idx(cs, i);
-        if (jstr(c, "type") && strcmp(jstr(c, "type"), type) == 0)
+        if (kube_json_str(c, "type") && strcmp(kube_json_str(c, "type"), type) == 0)
             return c;
     }
     return NULL;
@@ -320,52 +298,54 @@ static json_object *condition(json_object *rb, const char *type)
 /* The RB's whole request in cpu milli, as muster counts a gang of all replicas. */
 static int64_t rb_cpu(json_object *rb)
 {
-    json_object *spec = jget(rb, "spec");
-    json_object *comps = jget(spec, "components");
+    json_object *spec = kube_json_get(rb, "spec");
+    json_object *comps = kube_json_get(spec, "components");
     int64_t sum = 0;
     if (comps && json_object_array_length(comps) > 0) {
         for (size_t i = 0; i < json_object_array_length(comps); i++) {
             json_object *c = json_object_array_get_idx(comps, i);
-            json_object *r = jget(c, "replicas");
-            int64_t m = cpu_milli(jpath(c, "replicaRequirements", "resourceRequest"));
+            json_object *r = kube_json_get(c, "replicas");
+            int64_t m =
+                cpu_milli(kube_json_path(c, "replicaRequirements", "resourceRequest", NULL));
             sum += (r ? json_object_get_int64(r) : 0) * (m > 0 ? m : 0);
         }
         return sum;
     }
-    json_object *r = jget(spec, "replicas");
-    int64_t m = cpu_milli(jpath(spec, "replicaRequirements", "resourceRequest"));
+    json_object *r = kube_json_get(spec, "replicas");
+    int64_t m = cpu_milli(kube_json_path(spec, "replicaRequirements", "resourceRequest", NULL));
     return (r ? json_object_get_int64(r) : 0) * (m > 0 ? m : 0);
 }
 
 /* A batch Job or Volcano Job whose every listed share is finished. */
 static int rb_finished(json_object *rb)
 {
-    const char *kind = jstr(jpath(rb, "spec", "resource"), "kind");
+    const char *kind = kube_json_str(kube_json_path(rb, "spec", "resource", NULL), "kind");
     if (!kind || strcmp(kind, "Job") != 0)
         return 0;
-    json_object *cl = jpath(rb, "spec", "clusters");
-    json_object *agg = jpath(rb, "status", "aggregatedStatus");
+    json_object *cl = kube_json_path(rb, "spec", "clusters", NULL);
+    json_object *agg = kube_json_path(rb, "status", "aggregatedStatus", NULL);
     if (!cl || !json_object_array_length(cl))
         return 0;
     for (size_t i = 0; i < json_object_array_length(cl); i++) {
         json_object *c = json_object_array_get_idx(cl, i);
-        const char *name = jstr(c, "name");
-        json_object *rep = jget(c, "replicas");
+        const char *name = kube_json_str(c, "name");
+        json_object *rep = kube_json_get(c, "replicas");
         int done = 0;
         for (size_t j = 0; agg && j < json_object_array_length(agg); j++) {
             json_object *e = json_object_array_get_idx(agg, j);
-            if (!name || !jstr(e, "clusterName") || strcmp(jstr(e, "clusterName"), name))
+            if (!name || !kube_json_str(e, "clusterName") ||
+                strcmp(kube_json_str(e, "clusterName"), name))
                 continue;
-            json_object *st = jget(e, "status");
-            const char *ph = jstr(jget(st, "state"), "phase");
+            json_object *st = kube_json_get(e, "status");
+            const char *ph = kube_json_str(kube_json_get(st, "state"), "phase");
             if (ph && strcmp(ph, "Completed") == 0)
                 done = 1;
             /* a batch Job: only its Complete condition says so (muster's own rule) */
-            json_object *conds = jget(st, "conditions");
+            json_object *conds = kube_json_get(st, "conditions");
             for (size_t k = 0; conds && k < json_object_array_length(conds); k++) {
                 json_object *cd = json_object_array_get_idx(conds, k);
-                if (jstr(cd, "type") && !strcmp(jstr(cd, "type"), "Complete") &&
-                    jstr(cd, "status") && !strcmp(jstr(cd, "status"), "True"))
+                if (kube_json_str(cd, "type") && !strcmp(kube_json_str(cd, "type"), "Complete") &&
+                    kube_json_str(cd, "status") && !strcmp(kube_json_str(cd, "status"), "True"))
                     done = 1;
             }
             (void)rep;
@@ -418,7 +398,7 @@ int main(int argc, char **argv)
     json_object *ops = get_json(h, url, &code);
     snprintf(url, sizeof url, "%s/api/v1/queues/%s", api, queue);
     json_object *q = get_json(h, url, &code);
-    if (!rblist || !works || !ops || !q || !jget(rblist, "items")) {
+    if (!rblist || !works || !ops || !q || !kube_json_get(rblist, "items")) {
         fprintf(stderr, "dispatch-check: could not read the hub or the API\n");
         return 2;
     }
@@ -429,62 +409,66 @@ int main(int argc, char **argv)
         snprintf(url, sizeof url, "%s/api/v1/bindings?limit=1000%s%s", api,
                  cont[0] ? "&continue=" : "", cont);
         json_object *page = get_json(h, url, &code);
-        json_object *items = jget(page, "items");
+        json_object *items = kube_json_get(page, "items");
         if (!items) {
             fprintf(stderr, "dispatch-check: GET %s: %ld\n", url, code);
             return 2;
         }
         for (size_t i = 0; i < json_object_array_length(items); i++)
             json_object_array_add(live, json_object_get(json_object_array_get_idx(items, i)));
-        const char *c = jstr(jget(page, "metadata"), "continue");
+        const char *c = kube_json_str(kube_json_get(page, "metadata"), "continue");
         snprintf(cont, sizeof cont, "%s", c ? c : "");
         json_object_put(page);
     } while (cont[0]);
 
     /* 3 and 2: every RB of the namespace */
-    json_object *items = jget(rblist, "items");
+    json_object *items = kube_json_get(rblist, "items");
     size_t nrb = json_object_array_length(items), ndisp = 0, nheld = 0, nmulti = 0, nquota = 0;
-    int64_t q_alloc = cpu_milli(jpath(q, "status", "allocated"));
-    json_object *qspec = jget(q, "spec") ? jget(q, "spec") : q;
-    int64_t q_cap = cpu_milli(jget(qspec, "capability"));
+    int64_t q_alloc = cpu_milli(kube_json_path(q, "status", "allocated", NULL));
+    json_object *qspec = kube_json_get(q, "spec") ? kube_json_get(q, "spec") : q;
+    int64_t q_cap = cpu_milli(kube_json_get(qspec, "capability"));
     int64_t hub_cpu = 0;
     for (size_t i = 0; i < nrb; i++) {
         json_object *rb = json_object_array_get_idx(items, i);
-        const char *name = jstr(jget(rb, "metadata"), "name");
+        const char *name = kube_json_str(kube_json_get(rb, "metadata"), "name");
         char key[512], pl[512];
         snprintf(key, sizeof key, "%s/%s", ns, name);
-        json_object *susp = jpath(rb, "spec", "suspension");
+        json_object *susp = kube_json_path(rb, "spec", "suspension", NULL);
         json_object *sc = condition(rb, "Scheduled");
-        placement(jpath(rb, "spec", "clusters"), pl, sizeof pl);
+        placement(kube_json_path(rb, "spec", "clusters", NULL), pl, sizeof pl);
         int want_held = unfit && strncmp(name, unfit, strlen(unfit)) == 0;
-        if (jbool(susp, "dispatching") == 1)
+        if (kube_json_bool(susp, "dispatching") == 1)
             fail("%s: the dispatching barrier is left on", key);
-        if (pl[0] && jbool(susp, "scheduling") == 1)
+        if (pl[0] && kube_json_bool(susp, "scheduling") == 1)
             fail("%s: half done: spec.clusters [%s] with suspension.scheduling true", key, pl);
         if (want_held) {
             nheld++;
-            if (pl[0] || jbool(susp, "scheduling") != 1)
+            if (pl[0] || kube_json_bool(susp, "scheduling") != 1)
                 fail("%s: does not fit anywhere but is dispatched to [%s]", key, pl);
             /* NoClusterFit, or QuotaExceeded when its queue was full when it was last told */
-            const char *why = sc && jstr(sc, "reason") ? jstr(sc, "reason") : "";
-            if (!sc || strcmp(jstr(sc, "status") ? jstr(sc, "status") : "", "False") ||
+            const char *why = sc && kube_json_str(sc, "reason") ? kube_json_str(sc, "reason") : "";
+            if (!sc ||
+                strcmp(kube_json_str(sc, "status") ? kube_json_str(sc, "status") : "", "False") ||
                 (strcmp(why, "NoClusterFit") && strcmp(why, "QuotaExceeded")))
                 fail("%s: held without Scheduled=False/NoClusterFit (%s/%s)", key,
-                     sc ? jstr(sc, "status") : "none", sc ? jstr(sc, "reason") : "none");
+                     sc ? kube_json_str(sc, "status") : "none",
+                     sc ? kube_json_str(sc, "reason") : "none");
         } else {
-            const char *why = sc && jstr(sc, "reason") ? jstr(sc, "reason") : "";
-            int quota = !rb_dispatched(rb) && !pl[0] && jbool(susp, "scheduling") == 1 &&
+            const char *why = sc && kube_json_str(sc, "reason") ? kube_json_str(sc, "reason") : "";
+            int quota = !rb_dispatched(rb) && !pl[0] && kube_json_bool(susp, "scheduling") == 1 &&
                         strcmp(why, "QuotaExceeded") == 0 && q_cap >= 0 &&
                         (q_alloc > 0 ? q_alloc : 0) + rb_cpu(rb) > q_cap;
             if (quota) {
                 nquota++;
             } else if (!rb_dispatched(rb)) {
                 fail("%s: fits but is not dispatched (clusters [%s], scheduling %d, %s)", key, pl,
-                     jbool(susp, "scheduling"), why[0] ? why : "no Scheduled reason");
+                     kube_json_bool(susp, "scheduling"), why[0] ? why : "no Scheduled reason");
             } else {
                 ndisp++;
             }
-            if (!quota && (!sc || strcmp(jstr(sc, "status") ? jstr(sc, "status") : "", "True")))
+            if (!quota &&
+                (!sc ||
+                 strcmp(kube_json_str(sc, "status") ? kube_json_str(sc, "status") : "", "True")))
                 fail("%s: dispatched but Scheduled is not True", key);
         }
         if (rb_dispatched(rb) && !rb_finished(rb))
@@ -492,7 +476,7 @@ int main(int argc, char **argv)
         /* the ledger's history */
         snprintf(url, sizeof url, "%s/api/v1/bindings/%s/%s", api, ns, name);
         json_object *one = get_json(h, url, &code);
-        json_object *hist = jget(one, "history");
+        json_object *hist = kube_json_get(one, "history");
         struct rb *r = rb_get(key, 0);
         int nd = r ? r->ndisp : 0;
         if (nd > 1)
@@ -510,11 +494,11 @@ int main(int argc, char **argv)
             char hp[512], newest_pl[512] = "";
             for (size_t j = 0; j < json_object_array_length(hist); j++) {
                 json_object *row = json_object_array_get_idx(hist, j);
-                if (!jget(row, "admittedAtMs"))
+                if (!kube_json_get(row, "admittedAtMs"))
                     continue;
                 nadm++;
-                placement(jget(row, "clusters"), hp, sizeof hp);
-                newest = jstr(row, "state");
+                placement(kube_json_get(row, "clusters"), hp, sizeof hp);
+                newest = kube_json_str(row, "state");
                 snprintf(newest_pl, sizeof newest_pl, "%s", hp);
                 if (k < nd && k < MAXD && strcmp(hp, r->disp[k]) == 0)
                     k++;
@@ -534,21 +518,23 @@ int main(int argc, char **argv)
     int64_t ledger_cpu = 0;
     for (size_t i = 0; i < json_object_array_length(live); i++) {
         json_object *row = json_object_array_get_idx(live, i);
-        const char *st = jstr(row, "state"), *rns = jstr(row, "namespace"),
-                   *rname = jstr(row, "name"), *ruid = jstr(row, "uid");
+        const char *st = kube_json_str(row, "state"), *rns = kube_json_str(row, "namespace"),
+                   *rname = kube_json_str(row, "name"), *ruid = kube_json_str(row, "uid");
         json_object *rb = find_item(rblist, rns ? rns : "", rname ? rname : "");
         if (!rb)
             fail("%s/%s: live ledger row (%s) for an RB that does not exist", rns, rname, st);
         else if (ruid && ruid[0] &&
-                 strcmp(ruid, jstr(jget(rb, "metadata"), "uid") ? jstr(jget(rb, "metadata"), "uid") : ""))
+                 strcmp(ruid, kube_json_str(kube_json_get(rb, "metadata"), "uid")
+                                  ? kube_json_str(kube_json_get(rb, "metadata"), "uid")
+                                  : ""))
             fail("%s/%s: live ledger row of another uid", rns, rname);
-        if (st && strcmp(st, "pending") != 0 && jstr(row, "queue") &&
-            strcmp(jstr(row, "queue"), queue) == 0) {
-            int64_t m = cpu_milli(jget(row, "request"));
+        if (st && strcmp(st, "pending") != 0 && kube_json_str(row, "queue") &&
+            strcmp(kube_json_str(row, "queue"), queue) == 0) {
+            int64_t m = cpu_milli(kube_json_get(row, "request"));
             ledger_cpu += m > 0 ? m : 0;
         }
     }
-    int64_t alloc = cpu_milli(jpath(q, "status", "allocated"));
+    int64_t alloc = cpu_milli(kube_json_path(q, "status", "allocated", NULL));
     if (alloc < 0)
         alloc = 0;
     if (alloc != ledger_cpu || alloc != hub_cpu)
@@ -557,13 +543,14 @@ int main(int argc, char **argv)
              queue, (long long)alloc, (long long)ledger_cpu, (long long)hub_cpu);
 
     /* 5: orphans */
-    json_object *wi = jget(works, "items");
+    json_object *wi = kube_json_get(works, "items");
     size_t nworks = wi ? json_object_array_length(wi) : 0;
     for (size_t i = 0; i < nworks; i++) {
         json_object *w = json_object_array_get_idx(wi, i);
-        json_object *md = jget(w, "metadata");
-        const char *wns = jstr(md, "namespace"), *bkey = jstr(jget(md, "annotations"),
-                                                             "scheduling.muster.io/binding");
+        json_object *md = kube_json_get(w, "metadata");
+        const char *wns = kube_json_str(md, "namespace"),
+                   *bkey = kube_json_str(kube_json_get(md, "annotations"),
+                                         "scheduling.muster.io/binding");
         char bns[256] = "";
         const char *slash = bkey ? strchr(bkey, '/') : NULL;
         if (slash && (size_t)(slash - bkey) < sizeof bns)
@@ -571,29 +558,31 @@ int main(int argc, char **argv)
         json_object *rb = slash ? find_item(rblist, bns, slash + 1) : NULL;
         const char *cluster = wns && !strncmp(wns, "karmada-es-", 11) ? wns + 11 : "";
         if (!rb || !rb_dispatched(rb) || !rb_lists(rb, cluster))
-            fail("orphan PodGroup Work %s/%s (binding %s %s)", wns, jstr(md, "name"),
-                 bkey ? bkey : "?", rb ? "does not list that cluster or is not dispatched"
-                                       : "does not exist");
-        else if (jbool(jget(w, "spec"), "suspendDispatching") == 1)
+            fail("orphan PodGroup Work %s/%s (binding %s %s)", wns, kube_json_str(md, "name"),
+                 bkey ? bkey : "?",
+                 rb ? "does not list that cluster or is not dispatched" : "does not exist");
+        else if (kube_json_bool(kube_json_get(w, "spec"), "suspendDispatching") == 1)
             fail("PodGroup Work %s/%s of dispatched %s is left suspended", wns,
-                 jstr(md, "name"), bkey);
+                 kube_json_str(md, "name"), bkey);
     }
-    json_object *oi = jget(ops, "items");
+    json_object *oi = kube_json_get(ops, "items");
     size_t nops = oi ? json_object_array_length(oi) : 0;
     for (size_t i = 0; i < nops; i++) {
         json_object *o = json_object_array_get_idx(oi, i);
-        json_object *md = jget(o, "metadata");
-        const char *bkey = jstr(jget(md, "annotations"), "scheduling.muster.io/binding");
+        json_object *md = kube_json_get(o, "metadata");
+        const char *bkey =
+            kube_json_str(kube_json_get(md, "annotations"), "scheduling.muster.io/binding");
         char bns[256] = "";
         const char *slash = bkey ? strchr(bkey, '/') : NULL;
         if (slash && (size_t)(slash - bkey) < sizeof bns)
             memcpy(bns, bkey, (size_t)(slash - bkey));
         json_object *rb = slash ? find_item(rblist, bns, slash + 1) : NULL;
-        const char *uid = jstr(jget(md, "labels"), "scheduling.muster.io/binding-uid");
-        const char *rbuid = rb ? jstr(jget(rb, "metadata"), "uid") : NULL;
+        const char *uid =
+            kube_json_str(kube_json_get(md, "labels"), "scheduling.muster.io/binding-uid");
+        const char *rbuid = rb ? kube_json_str(kube_json_get(rb, "metadata"), "uid") : NULL;
         if (!rb || (uid && rbuid && strcmp(uid, rbuid) != 0))
-            fail("orphan OverridePolicy %s/%s (binding %s: %s)", jstr(md, "namespace"),
-                 jstr(md, "name"), bkey ? bkey : "?", !rb ? "gone" : "another RB's");
+            fail("orphan OverridePolicy %s/%s (binding %s: %s)", kube_json_str(md, "namespace"),
+                 kube_json_str(md, "name"), bkey ? bkey : "?", !rb ? "gone" : "another RB's");
     }
     printf("dispatch-check: %zu RBs (%zu dispatched, %zu held as unfit, %zu waiting for a full "
            "queue, %zu dispatched more than once), %zu live ledger rows, %zu PodGroup Works, %zu "

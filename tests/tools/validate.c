@@ -1,6 +1,7 @@
 /* muster-validate: checks objects on stdin against a CRD version (or a swagger definition). */
 #include "cluster-adapters/kube/schema.h"
-#include "queue/errors.h"
+#include "cluster-adapters/kube/errors.h"
+#include "cluster-adapters/kube/file.h"
 #include "queue/mem.h"
 
 #include <stdio.h>
@@ -26,33 +27,14 @@ static int ends_with(const char *s, const char *suffix)
 /* Reads stdin; JSON when it starts with '{' or '[' (exact integers), otherwise YAML documents. */
 static int read_objects(json_object **docs, char *err, size_t errcap)
 {
-    size_t len = 0, cap = 64 * 1024;
-    char *buf = muster_malloc(cap + 1);
-    if (!buf)
-        return MUSTER_ENOMEM;
-    for (;;) {
-        if (len == cap) {
-            if (cap >= VALIDATE_MAX_INPUT) {
-                muster_free(buf);
-                snprintf(err, errcap, "stdin: more than %d bytes", VALIDATE_MAX_INPUT);
-                return MUSTER_ELIMIT;
-            }
-            char *nb = muster_realloc(buf, cap * 2 + 1);
-            if (!nb) {
-                muster_free(buf);
-                return MUSTER_ENOMEM;
-            }
-            buf = nb;
-            cap *= 2;
-        }
-        size_t n = fread(buf + len, 1, cap - len, stdin);
-        len += n;
-        if (n == 0)
-            break;
+    char *buf, why[128];
+    size_t len;
+    int rc = kube_file_read_stream(stdin, VALIDATE_MAX_INPUT, &buf, &len, why, sizeof(why));
+    if (rc) {
+        snprintf(err, errcap, "stdin: %s", why);
+        return rc;
     }
-    buf[len] = 0;
     size_t i = strspn(buf, " \t\r\n");
-    int rc = 0;
     if (buf[i] == '{' || buf[i] == '[') {
         json_tokener *tok = json_tokener_new_ex(KUBE_SCHEMA_MAX_DEPTH);
         if (!tok) {
@@ -92,13 +74,13 @@ int main(int argc, char **argv)
                  ? kube_schema_load_swagger(argv[1], argv[2], &s, err, sizeof err)
                  : kube_schema_load_crd(argv[1], argv[2], &s, err, sizeof err);
     if (rc) {
-        fprintf(stderr, "muster-validate: %s\n", err[0] ? err : muster_strerror(rc));
+        fprintf(stderr, "muster-validate: %s\n", err[0] ? err : kube_strerror(rc));
         return 2;
     }
     json_object *docs = NULL;
     rc = read_objects(&docs, err, sizeof err);
     if (rc) {
-        fprintf(stderr, "muster-validate: %s\n", err[0] ? err : muster_strerror(rc));
+        fprintf(stderr, "muster-validate: %s\n", err[0] ? err : kube_strerror(rc));
         kube_schema_free(s);
         return 2;
     }
@@ -116,7 +98,7 @@ int main(int argc, char **argv)
         if (rc == MUSTER_EINVAL)
             status = 1;
         else if (rc) {
-            fprintf(stderr, "muster-validate: %s\n", muster_strerror(rc));
+            fprintf(stderr, "muster-validate: %s\n", kube_strerror(rc));
             status = 2;
         }
     }

@@ -7,7 +7,8 @@
 #include "dispatcher/metrics.h"
 #include "dispatcher/recovery.h"
 #include "dispatcher/store.h"
-#include "queue/errors.h"
+#include "cluster-adapters/kube/errors.h"
+#include "cluster-adapters/kube/json.h"
 #include "queue/mem.h"
 #include "queue/tree.h"
 #include "testing.h"
@@ -258,6 +259,7 @@ struct resp {
     char etag[64];
     char retry_after[32];
     int nosniff; /* X-Content-Type-Options: nosniff was sent */
+    int gzip;    /* Content-Encoding: gzip was sent */
     struct json_object *json;
 };
 
@@ -292,6 +294,8 @@ static size_t on_header(char *p, size_t sz, size_t n, void *ud)
     }
     if (len >= 31 && strncasecmp(p, "X-Content-Type-Options: nosniff", 31) == 0)
         r->nosniff = 1;
+    if (len >= 22 && strncasecmp(p, "Content-Encoding: gzip", 22) == 0)
+        r->gzip = 1;
     return len;
 }
 
@@ -375,21 +379,17 @@ static long http_maybe(struct srv *s, const char *method, const char *path, cons
     return r->status;
 }
 
+/* The value at a dotted path ("metadata.name") as text, whatever its JSON type. */
 static const char *jstr(struct json_object *o, const char *path)
 {
-    char key[128];
-    struct json_object *cur = o;
-    while (cur && *path) {
-        const char *dot = strchr(path, '.');
-        size_t n = dot ? (size_t)(dot - path) : strlen(path);
-        snprintf(key, sizeof(key), "%.*s", (int)n, path);
-        struct json_object *next = NULL;
-        if (!json_object_object_get_ex(cur, key, &next))
-            return NULL;
-        cur = next;
-        path += n + (dot ? 1 : 0);
-    }
-    return cur ? json_object_get_string(cur) : NULL;
+    char buf[256], *save = NULL;
+    const char *keys[8];
+    size_t n = 0;
+    snprintf(buf, sizeof(buf), "%s", path);
+    for (char *k = strtok_r(buf, ".", &save); k && n < 8; k = strtok_r(NULL, ".", &save))
+        keys[n++] = k;
+    struct json_object *v = kube_json_pathv(o, keys, n);
+    return v ? json_object_get_string(v) : NULL;
 }
 
 /* The queues table and the audit row count, read through a second connection. */
@@ -761,6 +761,88 @@ static void body_delete_refused(struct srv *s)
 static void test_delete_refused(void)
 {
     run_with_server("delete", 1, body_delete_refused);
+}
+
+static void body_list_snapshot(struct srv *s)
+{
+    for (int i = 0; i < 6; i++) {
+        char doc[128];
+        snprintf(doc, sizeof doc, "{\"name\":\"team-%d\",\"capability\":{\"cpu\":\"8\"}}", i);
+        expect(s, "POST", "/api/v1/queues", TOK_ADMIN, doc, NULL, 201);
+    }
+    struct resp a, b;
+    CU_ASSERT_EQUAL(http(s, "GET", "/api/v1/queues", TOK_VIEWER, NULL, 0, NULL, &a), 200);
+    REQUIRE(a.etag[0] && a.body);
+    /* served again: the same bytes under the same tag */
+    CU_ASSERT_EQUAL(http(s, "GET", "/api/v1/queues", TOK_VIEWER, NULL, 0, NULL, &b), 200);
+    CU_ASSERT_STRING_EQUAL(a.etag, b.etag);
+    CU_ASSERT_STRING_EQUAL(a.body, b.body);
+    resp_free(&b);
+    /* a client that has it gets 304 and no body, for the tag, its weak form, or "*" */
+    char inm[128];
+    snprintf(inm, sizeof inm, "If-None-Match: \"x\", %s", a.etag);
+    CU_ASSERT_EQUAL(http(s, "GET", "/api/v1/queues", TOK_VIEWER, NULL, 0, inm, &b), 304);
+    CU_ASSERT_EQUAL(b.len, 0);
+    CU_ASSERT_STRING_EQUAL(b.etag, a.etag);
+    resp_free(&b);
+    snprintf(inm, sizeof inm, "If-None-Match: W/%s", a.etag);
+    CU_ASSERT_EQUAL(http(s, "GET", "/api/v1/queues", TOK_VIEWER, NULL, 0, inm, &b), 304);
+    resp_free(&b);
+    CU_ASSERT_EQUAL(
+        http(s, "GET", "/api/v1/queues", TOK_VIEWER, NULL, 0, "If-None-Match: \"other\"", &b), 200);
+    resp_free(&b);
+    /* another page of the same version has its own tag */
+    CU_ASSERT_EQUAL(http(s, "GET", "/api/v1/queues?limit=2", TOK_VIEWER, NULL, 0, NULL, &b), 200);
+    CU_ASSERT_STRING_NOT_EQUAL(b.etag, a.etag);
+    CU_ASSERT_EQUAL(json_object_array_length(json_object_object_get(b.json, "items")), 2);
+    resp_free(&b);
+    /* gzip when asked: the same document, compressed; not when refused (q=0) */
+    CU_ASSERT_EQUAL(http(s, "GET", "/api/v1/queues", TOK_VIEWER, NULL, 0,
+                         "Accept-Encoding: deflate, gzip;q=0.5", &b),
+                    200);
+    CU_ASSERT_TRUE(b.gzip);
+    CU_ASSERT(b.len > 2 && (unsigned char)b.body[0] == 0x1f && (unsigned char)b.body[1] == 0x8b);
+    CU_ASSERT(b.len < a.len);
+    resp_free(&b);
+    CU_ASSERT_EQUAL(
+        http(s, "GET", "/api/v1/queues", TOK_VIEWER, NULL, 0, "Accept-Encoding: gzip;q=0", &b),
+        200);
+    CU_ASSERT_FALSE(b.gzip);
+    CU_ASSERT_STRING_EQUAL(b.body, a.body);
+    resp_free(&b);
+    /* the engine changes (a gang arrives): a new tag and the new figure at once */
+    struct entry_arg ea = {"team-3", -1};
+    on_loop(s, add_entry_fn, &ea);
+    REQUIRE(ea.rc == 0);
+    snprintf(inm, sizeof inm, "If-None-Match: %s", a.etag);
+    CU_ASSERT_EQUAL(http(s, "GET", "/api/v1/queues", TOK_VIEWER, NULL, 0, inm, &b), 200);
+    CU_ASSERT_STRING_NOT_EQUAL(b.etag, a.etag);
+    CU_ASSERT(strstr(b.body, "\"pending\":1") != NULL);
+    CU_ASSERT(strstr(a.body, "\"pending\":1") == NULL);
+    char e2[64];
+    snprintf(e2, sizeof e2, "%s", b.etag);
+    resp_free(&b);
+    /* a write is visible in the next read: no stale snapshot after a 2xx */
+    expect(s, "PATCH", "/api/v1/queues/team-5", TOK_ADMIN, "{\"weight\":7}", NULL, 200);
+    CU_ASSERT_EQUAL(http(s, "GET", "/api/v1/queues", TOK_VIEWER, NULL, 0, NULL, &b), 200);
+    CU_ASSERT_STRING_NOT_EQUAL(b.etag, e2);
+    struct json_object *items = json_object_object_get(b.json, "items");
+    int seen = 0;
+    for (size_t i = 0; items && i < json_object_array_length(items); i++) {
+        struct json_object *q = json_object_array_get_idx(items, i);
+        if (strcmp(jstr(q, "name"), "team-5") == 0) {
+            CU_ASSERT_STRING_EQUAL(jstr(q, "weight"), "7");
+            seen = 1;
+        }
+    }
+    CU_ASSERT_TRUE(seen);
+    resp_free(&b);
+    resp_free(&a);
+}
+
+static void test_list_snapshot(void)
+{
+    run_with_server("snapshot", 1, body_list_snapshot);
 }
 
 static void expect_field_method(struct srv *s, const char *method, const char *path,
@@ -3054,6 +3136,7 @@ static CU_TestInfo tests[] = {
     {"tokens: spaces and tabs trimmed on both sides", test_token_trim},
     {"CRUD round trip, If-Match, merge patch, audit", test_crud_round_trip},
     {"delete refused with children or work", test_delete_refused},
+    {"queue list: snapshot, ETag, 304, gzip, no stale read", test_list_snapshot},
     {"a restart reads the same queues back", test_restart_reads_the_store},
     {"validation errors name the field", test_validation},
     {"authorization matrix changes nothing when refused", test_authz_matrix},

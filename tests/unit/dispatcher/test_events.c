@@ -1,6 +1,6 @@
 /* Tests for dispatcher/events.c: the ring, resuming from an id, subscribers, the chart counters. */
 #include "dispatcher/events.h"
-#include "queue/errors.h"
+#include "cluster-adapters/kube/errors.h"
 #include "queue/mem.h"
 #include "testing.h"
 

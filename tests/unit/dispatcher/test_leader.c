@@ -8,7 +8,7 @@
 #include "cluster-adapters/kube/kubeconfig.h"
 #include "cluster-adapters/sim/hub.h"
 #include "dispatcher/leader.h"
-#include "queue/errors.h"
+#include "cluster-adapters/kube/errors.h"
 #include "queue/mem.h"
 #include "testing.h"
 

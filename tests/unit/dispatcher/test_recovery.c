@@ -1,7 +1,7 @@
 /* Tests for dispatcher/recovery.c: the engine rebuilt from SQLite at start-up, and refusals of
  * rows that do not hold up. */
 #include "dispatcher/recovery.h"
-#include "queue/errors.h"
+#include "dispatcher/errors.h"
 #include "testing.h"
 
 #include <string.h>

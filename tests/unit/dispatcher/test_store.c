@@ -1,7 +1,7 @@
 /* Tests for dispatcher/store.c: migrations, settings, queues, ledger, audit, crash safety. */
 #include "dispatcher/store.h"
 #include "dispatcher/store_int.h"
-#include "queue/errors.h"
+#include "dispatcher/errors.h"
 #include "queue/mem.h"
 #include "testing.h"
 

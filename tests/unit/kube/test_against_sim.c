@@ -7,7 +7,8 @@
 #include "cluster-adapters/sim/hub.h"
 #include "cluster-adapters/sim/resources.h"
 #include "cluster-adapters/sim/store.h"
-#include "queue/errors.h"
+#include "cluster-adapters/kube/errors.h"
+#include "cluster-adapters/kube/json.h"
 #include "queue/mem.h"
 #include "testing.h"
 
@@ -402,10 +403,7 @@ static int call(struct t *t, const struct kube_request *req, struct result *res)
 
 static const char *meta_str(json_object *obj, const char *key)
 {
-    json_object *md, *v;
-    if (!json_object_object_get_ex(obj, "metadata", &md) || !json_object_object_get_ex(md, key, &v))
-        return NULL;
-    return json_object_get_string(v);
+    return kube_json_path_str(obj, "metadata", key, NULL);
 }
 
 static int64_t meta_rv(json_object *obj)

@@ -3,7 +3,7 @@
  * connection reuse, and a clean loop close after each. */
 #include "cluster-adapters/kube/client.h"
 #include "fakeapi.h"
-#include "queue/errors.h"
+#include "cluster-adapters/kube/errors.h"
 #include "queue/mem.h"
 #include "testing.h"
 
@@ -472,7 +472,7 @@ static void test_cancel_and_close_in_flight(void)
     teardown(&t);
     CU_ASSERT_EQUAL(t.done, 2);
     if (t.err[1] != MUSTER_ECANCELED)
-        fprintf(stderr, "err[1] = %s (%s)\n", muster_errname(t.err[1]), t.message);
+        fprintf(stderr, "err[1] = %s (%s)\n", kube_errname(t.err[1]), t.message);
     CU_ASSERT_EQUAL(t.err[1], MUSTER_ECANCELED);
 }
 
@@ -664,7 +664,7 @@ static int tls_get(uv_loop_t *loop, const char *kubeconfig, char *name, size_t c
     kube_config_close(&cfg);
     snprintf(name, cap, "%s", t.name[0]);
     if (t.err[0])
-        fprintf(stderr, "[tls: %s: %s] ", muster_errname(t.err[0]), t.message);
+        fprintf(stderr, "[tls: %s: %s] ", kube_errname(t.err[0]), t.message);
     return t.err[0];
 }
 

@@ -2,7 +2,7 @@
  * tests/fixtures/discovery/, with one group version down (503) as aggregated APIs can be. */
 #include "cluster-adapters/kube/discovery.h"
 #include "fakeapi.h"
-#include "queue/errors.h"
+#include "cluster-adapters/kube/errors.h"
 #include "queue/mem.h"
 #include "testing.h"
 

@@ -2,7 +2,7 @@
  * that name the flag and the file (certificates from the openssl command line), and the
  * reason phrases. */
 #include "cluster-adapters/kube/httpserver.h"
-#include "queue/errors.h"
+#include "cluster-adapters/kube/errors.h"
 #include "testing.h"
 
 #include <stdlib.h>

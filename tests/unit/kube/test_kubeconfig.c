@@ -1,7 +1,7 @@
 /* Tests for cluster-adapters/kube/kubeconfig.c: fixtures, a kubectl-written file, in-cluster
  * config, lookup order, token rotation, and errors that name file and key but no secret. */
 #include "cluster-adapters/kube/kubeconfig.h"
-#include "queue/errors.h"
+#include "cluster-adapters/kube/errors.h"
 #include "queue/mem.h"
 #include "testing.h"
 

@@ -1,7 +1,7 @@
 /* Tests for cluster-adapters/kube/schema.c: the reference CRDs load, realistic objects pass, and
  * each kind of mistake is reported with the apiserver-style message. */
 #include "cluster-adapters/kube/schema.h"
-#include "queue/errors.h"
+#include "cluster-adapters/kube/errors.h"
 #include "queue/mem.h"
 #include "testing.h"
 
@@ -68,7 +68,7 @@ static struct kube_schema *load(const char *file, const char *version)
     int rc = strstr(file, ".json") ? kube_schema_load_swagger(path, version, &s, err, sizeof err)
                                    : kube_schema_load_crd(path, version, &s, err, sizeof err);
     if (rc)
-        fprintf(stderr, "\nload %s %s: %s (%s)\n", file, version, err, muster_errname(rc));
+        fprintf(stderr, "\nload %s %s: %s (%s)\n", file, version, err, kube_errname(rc));
     CU_ASSERT_EQUAL_FATAL(rc, 0);
     CU_ASSERT_PTR_NOT_NULL_FATAL(s);
     CU_ASSERT_EQUAL(kube_schema_unchecked_patterns(s), 0);

@@ -2,7 +2,7 @@
  * paginated list, watch resume after a dropped stream (bookmarks advance the version), 410
  * relist, over-size events, 429 Retry-After on a watch. */
 #include "cluster-adapters/kube/watch.h"
-#include "queue/errors.h"
+#include "cluster-adapters/kube/errors.h"
 #include "testing.h"
 #include "watchfake.h"
 

@@ -420,6 +420,44 @@ static void test_resize_admitted(void)
     queue_tree_free(t);
 }
 
+static void test_version(void)
+{
+    /* Every change a queue's status can show moves the version; reading does not. */
+    struct queue_tree *t = queue_tree_new();
+    struct queue_limit why;
+    uint64_t v = queue_tree_version(t);
+    CU_ASSERT_EQUAL(mkq(t, "a", NULL, "", "", "cpu=10"), 0);
+    CU_ASSERT(queue_tree_version(t) > v);
+    v = queue_tree_version(t);
+    struct queue_entry *e = add(t, 1, "a", 0, 1, "cpu=4");
+    CU_ASSERT(queue_tree_version(t) > v);
+    v = queue_tree_version(t);
+    struct queue_status st;
+    memset(&st, 0, sizeof(st));
+    CU_ASSERT_EQUAL(queue_node_status(t, queue_tree_find(t, "a"), &st), 0);
+    queue_status_close(&st);
+    CU_ASSERT(queue_tree_can_admit(t, queue_tree_find(t, "a"), queue_entry_request(e), &why));
+    CU_ASSERT_EQUAL(queue_tree_version(t), v);
+    CU_ASSERT_EQUAL(queue_entry_admit(t, e, &why), 0);
+    CU_ASSERT(queue_tree_version(t) > v);
+    v = queue_tree_version(t);
+    struct queue_resvec r = {0};
+    vec_of(t, &r, "cpu=2");
+    CU_ASSERT_EQUAL(queue_entry_resize(t, e, &r, NULL), 0);
+    CU_ASSERT(queue_tree_version(t) > v);
+    v = queue_tree_version(t);
+    CU_ASSERT_EQUAL(queue_entry_requeue(t, e), 0);
+    CU_ASSERT(queue_tree_version(t) > v);
+    v = queue_tree_version(t);
+    queue_entry_remove(t, e);
+    CU_ASSERT(queue_tree_version(t) > v);
+    v = queue_tree_version(t);
+    CU_ASSERT_EQUAL(queue_tree_set_fleet(t, &r), 0);
+    CU_ASSERT(queue_tree_version(t) > v);
+    queue_resvec_close(&r);
+    queue_tree_free(t);
+}
+
 static CU_TestInfo tests[] = {
     {"capability along the path", test_capability_along_path},
     {"explain matches the issue's example", test_explain_matches_issue_example},
@@ -431,6 +469,7 @@ static CU_TestInfo tests[] = {
     {"Closed and Draining", test_states},
     {"release and requeue", test_release_and_requeue},
     {"resize an admitted entry", test_resize_admitted},
+    {"the version moves with every change, not with reads", test_version},
     {"overcommitted fleet keeps own guarantee", test_overcommitted_fleet_keeps_own_guarantee},
     {"replayed admissions and overflow", test_replayed_admissions_and_overflow},
     {"entry errors", test_entry_errors},

@@ -58,7 +58,7 @@ static void check_parse_err_len(const char *in, size_t len, int want)
     bool ok = rc == want && q.milli == -42 && q.format == EXP;
     if (!ok)
         fprintf(stderr, "\n  parse \"%.*s\" (len %zu): rc %d, want %s\n", (int)len, in, len, rc,
-                muster_errname(want));
+                queue_errname(want));
     CU_ASSERT(ok);
 }
 

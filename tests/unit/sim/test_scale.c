@@ -3,6 +3,7 @@
  * scaleUpdatedObjectInfo; .../statefulset/storage/storage.go), and what Karmada's detector does
  * with a scaled template (pkg/detector/detector.go, default/native/replica.go deployReplica and
  * statefulSetReplica): the RB's spec.replicas follows. */
+#include "cluster-adapters/kube/errors.h"
 #include "cluster-adapters/sim/scale.h"
 #include "cluster-adapters/sim/status.h"
 #include "karmada_fixture.h"

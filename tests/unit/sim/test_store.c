@@ -4,7 +4,7 @@
 #include "cluster-adapters/sim/resources.h"
 #include "cluster-adapters/sim/selector.h"
 #include "cluster-adapters/sim/store.h"
-#include "queue/errors.h"
+#include "cluster-adapters/kube/errors.h"
 #include "testing.h"
 
 #include <string.h>

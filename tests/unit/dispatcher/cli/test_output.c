@@ -2,7 +2,7 @@
  * quoting, YAML files -> JSON (types, documents, errors, caps), the round trip, and every muster
  * allocation made to fail in turn. */
 #include "dispatcher/cli/output.h"
-#include "queue/errors.h"
+#include "cluster-adapters/kube/errors.h"
 #include "queue/mem.h"
 #include "testing.h"
 
