@@ -25,6 +25,8 @@
 #define API_LIST_LIMIT_DEFAULT 500     /* page size when `limit` is absent */
 #define API_LIST_LIMIT_MAX 1000        /* larger `limit` values are clamped to this */
 #define API_GANG_TIMEOUT_S_MAX 2592000 /* 30 days */
+/* preemption.minRuntime and preemption.cooldown at most (30 days, as "720h"). */
+#define API_PREEMPT_DURATION_MAX_MS (2592000LL * 1000)
 #define API_IDLE_TIMEOUT_MS_DEFAULT 10000
 /* Per-client rate limit: a token bucket per remote address (see docs/admin-api.md for why the
  * address and not the user). Over it is a 429 with Retry-After. */
@@ -180,12 +182,18 @@ struct api_queue_doc {
     int64_t weight, priority, gang_timeout_s;
     const char *state, *strategy;
     struct json_object *guarantee, *deserved, *capability; /* borrowed from the source object */
+    /* reclaimable and preemption.{withinQueue, minRuntime, maxPerMinute, cooldown} */
+    int reclaimable; /* 1 (the default) or 0 */
+    enum queue_within within_queue;
+    int64_t min_runtime_ms, max_per_minute, cooldown_ms;
 };
 
 /* Checks obj field by field: known fields only (metadata and status are accepted and ignored
- * as read-only), the right JSON types, integers in range, state and queueingStrategy names.
- * Absent fields get their defaults (weight 1, priority 0, Open, BestEffortFIFO, {} maps,
- * gangTimeoutSeconds 300). 0, or MUSTER_EINVAL with a 422 in err naming the field. */
+ * as read-only), the right JSON types, integers in range, state and queueingStrategy names,
+ * reclaimable a boolean, preemption an object (or null) of known fields with durations such
+ * as "10m" (queue/duration.h). Absent fields get their defaults (weight 1, priority 0, Open,
+ * BestEffortFIFO, {} maps, gangTimeoutSeconds 300, reclaimable true, withinQueue Never, the
+ * rest 0). 0, or MUSTER_EINVAL with a 422 in err naming the field ("preemption.minRuntime"). */
 int api_queue_doc_decode(struct json_object *obj, struct api_queue_doc *doc, struct api_error *err);
 
 /* RFC 7386 JSON merge patch: returns a new object, target with patch applied (target is not

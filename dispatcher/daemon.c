@@ -273,6 +273,8 @@ static void on_refresh(uv_timer_t *h)
         return;
     uint64_t t0 = uv_hrtime();
     struct queue_tree *t = queue_tree_new();
+    if (t)
+        queue_tree_set_lending(t, d->o->reclaim);
     char err[512];
     int rc = t ? disp_load(d->s, t, NULL, err, sizeof err) : MUSTER_ENOMEM;
     if (rc) {
@@ -305,6 +307,8 @@ static void on_started_leading(void *ud)
      * from the store, then reconcile with the hub (which adopts whatever the store lacks). */
     uv_timer_stop(&d->refresh);
     struct queue_tree *t = queue_tree_new();
+    if (t)
+        queue_tree_set_lending(t, d->o->reclaim);
     char err[512];
     struct disp_load_stats ls;
     int rc = t ? disp_load(d->s, t, &ls, err, sizeof err) : MUSTER_ENOMEM;

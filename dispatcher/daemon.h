@@ -33,6 +33,9 @@ struct daemon_options {
     /* --leader-elect: dispatch only while holding the Lease (dispatcher/leader.h); until then
      * serve the admin API read-only. 0 durations: Kubernetes' defaults. */
     int leader_elect;
+    /* --reclaim=on: every engine musterd builds lends the unused guarantees of reclaimable
+     * queues (queue_tree_set_lending); the caller sets it on the first one, *t. */
+    int reclaim;
     uint64_t lease_duration_ms, renew_deadline_ms, retry_period_ms;
     const char *lease_namespace, *lease_name;
 };

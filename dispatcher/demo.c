@@ -52,9 +52,19 @@ int disp_demo_seed_queues(struct store *s, struct queue_tree *t)
         const struct demo_queue *q = &demo_queues[i];
         /* batch gets a short gang timeout so the demo shows rollbacks (below) */
         int64_t timeout = strcmp(q->name, "batch") == 0 ? 30000 : 300000;
-        struct store_queue row = {q->name, q->parent ? q->parent : "root", q->weight,
-                                  q->priority, "Open", q->strategy, q->guarantee, q->deserved,
-                                  q->capability, timeout, 1, at, at};
+        struct store_queue row = {.name = q->name,
+                                  .parent = q->parent ? q->parent : "root",
+                                  .weight = q->weight,
+                                  .priority = q->priority,
+                                  .state = "Open",
+                                  .queueing_strategy = q->strategy,
+                                  .guarantee = q->guarantee,
+                                  .deserved = q->deserved,
+                                  .capability = q->capability,
+                                  .gang_timeout_ms = timeout,
+                                  .resource_version = 1,
+                                  .created_at = at,
+                                  .updated_at = at};
         struct queue_spec spec;
         char err[256];
         struct queue_error qe;

@@ -38,6 +38,9 @@ static void usage(FILE *f)
             "  --kube-api-qps Q        requests per second to the hub (default 200; -1: no limit)\n"
             "  --kube-api-burst N      burst of requests to the hub (default 400)\n"
             "  --grace-period S        on SIGTERM, seconds to finish requests in flight (default 10)\n"
+            "  --reclaim on|off        lend the unused guarantees of reclaimable queues to other\n"
+            "                          queues (default off: every guarantee is held; preempting\n"
+            "                          to take lent capacity back is not there yet, issue 18)\n"
             "  --leader-elect          dispatch only while holding a coordination.k8s.io Lease;\n"
             "                          until then serve the admin API read-only\n"
             "  --leader-elect-lease-duration D   (default 15s)\n"
@@ -90,6 +93,7 @@ int main(int argc, char **argv)
         {"grace-period", required_argument, NULL, 'g'},
         {"demo-rate", required_argument, NULL, 'r'},
         {"leader-elect", no_argument, NULL, 'L'},
+        {"reclaim", required_argument, NULL, 'R'},
         {"leader-elect-lease-duration", required_argument, NULL, '1'},
         {"leader-elect-renew-deadline", required_argument, NULL, '2'},
         {"leader-elect-retry-period", required_argument, NULL, '3'},
@@ -107,7 +111,7 @@ int main(int argc, char **argv)
     double seconds = 0, rate = 0, qps = 0, grace = 10;
     long burst = 0;
     const char *kubeconfig = NULL, *context = NULL, *scheduler = NULL, *pod_scheduler = NULL;
-    int leader_elect = 0;
+    int leader_elect = 0, reclaim = 0;
     uint64_t lease_ms[3] = {0, 0, 0};
     const char *lease_ns = NULL, *lease_name = NULL;
     int c;
@@ -178,6 +182,13 @@ int main(int argc, char **argv)
         }
         case 'L':
             leader_elect = 1;
+            break;
+        case 'R':
+            if (strcmp(optarg, "on") != 0 && strcmp(optarg, "off") != 0) {
+                fprintf(stderr, "musterd: --reclaim: expected on or off, got %s\n", optarg);
+                return 2;
+            }
+            reclaim = strcmp(optarg, "on") == 0;
             break;
         case '1':
         case '2':
@@ -259,6 +270,8 @@ int main(int argc, char **argv)
         return 1;
     }
     struct queue_tree *t = queue_tree_new();
+    if (t)
+        queue_tree_set_lending(t, reclaim);
     struct disp_load_stats ls;
     rc = t ? disp_load(s, t, &ls, err, sizeof(err)) : MUSTER_ENOMEM;
     if (rc) {
@@ -269,6 +282,8 @@ int main(int argc, char **argv)
     }
     printf("musterd %s: database %s: %zu queues, %zu pending, %zu admitted\n", disp_version(), db,
            ls.queues, ls.pending, ls.admitted);
+    printf("reclaim: %s\n", reclaim ? "on: unused guarantees of reclaimable queues are lent"
+                                     : "off: every guarantee is held for its queue");
     if (!token_file)
         printf("no --token-auth-file: the admin API accepts anyone and listens on loopback only\n");
     fflush(stdout);
@@ -285,6 +300,7 @@ int main(int argc, char **argv)
                                .demo_seconds = seconds,
                                .demo_rate = rate,
                                .leader_elect = leader_elect,
+                               .reclaim = reclaim,
                                .lease_duration_ms = lease_ms[0],
                                .renew_deadline_ms = lease_ms[1],
                                .retry_period_ms = lease_ms[2],

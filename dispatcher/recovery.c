@@ -49,6 +49,15 @@ int disp_queue_spec_from_row(struct queue_resnames *names, const struct store_qu
         snprintf(err, errcap, "unknown state or queueing strategy");
         return MUSTER_EINVAL;
     }
+    if ((q->within_queue && queue_within_parse(q->within_queue, &spec->within_queue)) ||
+        q->preempt_per_minute < 0 || q->preempt_per_minute > QUEUE_PREEMPT_PER_MINUTE_MAX) {
+        snprintf(err, errcap, "unknown preemption.withinQueue or maxPerMinute out of range");
+        return MUSTER_EINVAL;
+    }
+    spec->reclaimable = q->not_reclaimable ? QUEUE_NOT_RECLAIMABLE : QUEUE_RECLAIMABLE;
+    spec->min_runtime = q->min_runtime_ms; /* the dispatcher's unit for the engine: ms */
+    spec->max_per_minute = (int32_t)q->preempt_per_minute;
+    spec->cooldown = q->preempt_cooldown_ms;
     int rc = kube_resvec_parse_text(names, q->guarantee, "guarantee", &spec->guarantee, err,
                                     errcap);
     if (!rc)

@@ -21,6 +21,7 @@ enum stmt_id {
     ST_QUEUE_PUT,
     ST_QUEUE_DELETE,
     ST_QUEUE_ALL,
+    ST_PREEMPTIONS_ADD,
     ST_LEDGER_INSERT,
     ST_LEDGER_UPDATE,
     ST_LEDGER_LIVE,
@@ -44,17 +45,33 @@ static const char *const stmt_sql[ST__COUNT] = {
     [ST_QUEUE_PUT] =
         "INSERT INTO queues (name, parent, weight, priority, state, queueing_strategy,"
         " guarantee, deserved, capability, gang_timeout_ms, resource_version, created_at,"
-        " updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)"
+        " updated_at, reclaimable, within_queue, min_runtime_ms, preempt_per_minute,"
+        " preempt_cooldown_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13,"
+        " ?14, ?15, ?16, ?17, ?18)"
         " ON CONFLICT (name) DO UPDATE SET parent = excluded.parent,"
         " weight = excluded.weight, priority = excluded.priority, state = excluded.state,"
         " queueing_strategy = excluded.queueing_strategy, guarantee = excluded.guarantee,"
         " deserved = excluded.deserved, capability = excluded.capability,"
         " gang_timeout_ms = excluded.gang_timeout_ms,"
-        " resource_version = excluded.resource_version, updated_at = excluded.updated_at",
+        " resource_version = excluded.resource_version, updated_at = excluded.updated_at,"
+        " reclaimable = excluded.reclaimable, within_queue = excluded.within_queue,"
+        " min_runtime_ms = excluded.min_runtime_ms,"
+        " preempt_per_minute = excluded.preempt_per_minute,"
+        " preempt_cooldown_ms = excluded.preempt_cooldown_ms",
     [ST_QUEUE_DELETE] = "DELETE FROM queues WHERE name = ?1",
-    [ST_QUEUE_ALL] = "SELECT name, parent, weight, priority, state, queueing_strategy, guarantee,"
-                     " deserved, capability, gang_timeout_ms, resource_version, created_at,"
-                     " updated_at FROM queues ORDER BY name",
+    [ST_QUEUE_ALL] = "SELECT q.name, q.parent, q.weight, q.priority, q.state,"
+                     " q.queueing_strategy, q.guarantee, q.deserved, q.capability,"
+                     " q.gang_timeout_ms, q.resource_version, q.created_at, q.updated_at,"
+                     " q.reclaimable, q.within_queue, q.min_runtime_ms, q.preempt_per_minute,"
+                     " q.preempt_cooldown_ms, coalesce(p.made, 0), coalesce(p.suffered, 0)"
+                     " FROM queues AS q LEFT JOIN queue_preemptions AS p ON p.queue = q.name"
+                     " ORDER BY q.name",
+    /* A sum past int64 becomes a REAL in SQLite, which the STRICT table refuses: reported as
+     * an overflow by store_preemptions_add. */
+    [ST_PREEMPTIONS_ADD] =
+        "INSERT INTO queue_preemptions (queue, made, suffered, updated_at) VALUES (?1, ?2, ?3, ?4)"
+        " ON CONFLICT (queue) DO UPDATE SET made = made + excluded.made,"
+        " suffered = suffered + excluded.suffered, updated_at = excluded.updated_at",
     [ST_LEDGER_INSERT] =
         "INSERT INTO ledger (binding, uid, queue, request, priority, state, clusters, reason,"
         " created_at, admitted_at, updated_at, mode, barrier, user_dispatching, attempt,"
@@ -93,6 +110,8 @@ struct store {
 
 static const char *const queue_states[] = {"Open", "Closed", "Draining"};
 static const char *const queue_strategies[] = {"BestEffortFIFO", "StrictFIFO"};
+static const char *const queue_withins[] = {"Never", "LowerPriority"};
+#define STORE_PREEMPT_PER_MINUTE_MAX 10000 /* schema/0004_queue_preemption.sql's CHECK */
 static const char *const ledger_states[] = {"pending", "admitted", "dispatched",
                                             "running", "released", "rolledback"};
 /* The first four of ledger_states are live: what ST_LEDGER_LIVE may return. */
@@ -609,6 +628,15 @@ static int queue_check(struct store *s, const struct store_queue *q)
         return store_invalid(s, MUSTER_ERANGE, what, "weight is outside 1..1000000");
     if (q->gang_timeout_ms <= 0)
         return store_invalid(s, MUSTER_ERANGE, what, "gang_timeout_ms is not positive");
+    if (q->not_reclaimable < 0 || q->not_reclaimable > 1)
+        return store_invalid(s, MUSTER_EINVAL, what, "not_reclaimable is neither 0 nor 1");
+    if (q->within_queue && !in_set(q->within_queue, queue_withins, COUNT_OF(queue_withins)))
+        return store_invalid(s, MUSTER_EINVAL, what, "within_queue is not Never or LowerPriority");
+    if (q->min_runtime_ms < 0 || q->preempt_cooldown_ms < 0)
+        return store_invalid(s, MUSTER_ERANGE, what, "min_runtime_ms or preempt_cooldown_ms is "
+                                                     "negative");
+    if (q->preempt_per_minute < 0 || q->preempt_per_minute > STORE_PREEMPT_PER_MINUTE_MAX)
+        return store_invalid(s, MUSTER_ERANGE, what, "preempt_per_minute is outside 0..10000");
     return 0;
 }
 
@@ -646,6 +674,16 @@ int store_queue_put(struct store *s, const struct store_queue *q)
         rc = sqlite3_bind_int64(st, 12, q->created_at);
     if (rc == SQLITE_OK)
         rc = sqlite3_bind_int64(st, 13, q->updated_at);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_bind_int(st, 14, !q->not_reclaimable);
+    if (rc == SQLITE_OK)
+        rc = bind_text(st, 15, q->within_queue ? q->within_queue : "Never");
+    if (rc == SQLITE_OK)
+        rc = sqlite3_bind_int64(st, 16, q->min_runtime_ms);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_bind_int64(st, 17, q->preempt_per_minute);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_bind_int64(st, 18, q->preempt_cooldown_ms);
     if (rc != SQLITE_OK)
         return store_fail(s, rc, "queues: put: bind");
     return step_done(s, ST_QUEUE_PUT, "queues: put");
@@ -714,6 +752,13 @@ static const char *const queue_cols[] = {
     "resource_version",
     "created_at",
     "updated_at",
+    "reclaimable",
+    "within_queue",
+    "min_runtime_ms",
+    "preempt_per_minute",
+    "preempt_cooldown_ms",
+    "queue_preemptions.made",
+    "queue_preemptions.suffered",
 };
 
 /* Fills q from the current row of ST_QUEUE_ALL; a bad column is named in s->errmsg. */
@@ -781,6 +826,51 @@ static int queue_row(struct store *s, sqlite3_stmt *st, struct store_queue *q)
         bad = 12;
         err = col_int(st, 12, 0, &q->updated_at);
     }
+    int64_t reclaimable = 1;
+    if (!err) {
+        bad = 13;
+        err = col_int(st, 13, 0, &reclaimable);
+        if (!err && reclaimable != 0 && reclaimable != 1)
+            err = MUSTER_ESTORE;
+        q->not_reclaimable = !reclaimable;
+    }
+    if (!err) {
+        bad = 14;
+        err = col_text(st, 14, 0, &q->within_queue);
+        if (!err && !in_set(q->within_queue, queue_withins, COUNT_OF(queue_withins)))
+            err = MUSTER_ESTORE;
+    }
+    if (!err) {
+        bad = 15;
+        err = col_int(st, 15, 0, &q->min_runtime_ms);
+        if (!err && q->min_runtime_ms < 0)
+            err = MUSTER_ESTORE;
+    }
+    if (!err) {
+        bad = 16;
+        err = col_int(st, 16, 0, &q->preempt_per_minute);
+        if (!err && (q->preempt_per_minute < 0 ||
+                     q->preempt_per_minute > STORE_PREEMPT_PER_MINUTE_MAX))
+            err = MUSTER_ESTORE;
+    }
+    if (!err) {
+        bad = 17;
+        err = col_int(st, 17, 0, &q->preempt_cooldown_ms);
+        if (!err && q->preempt_cooldown_ms < 0)
+            err = MUSTER_ESTORE;
+    }
+    if (!err) {
+        bad = 18;
+        err = col_int(st, 18, 0, &q->preemptions_made);
+        if (!err && q->preemptions_made < 0)
+            err = MUSTER_ESTORE;
+    }
+    if (!err) {
+        bad = 19;
+        err = col_int(st, 19, 0, &q->preemptions_suffered);
+        if (!err && q->preemptions_suffered < 0)
+            err = MUSTER_ESTORE;
+    }
     if (err == MUSTER_ESTORE)
         msg_set(s->errmsg, sizeof s->errmsg, "queues: read: column %s holds an invalid value",
                 queue_cols[bad]);
@@ -836,6 +926,35 @@ int store_queue_foreach(struct store *s, int (*cb)(void *ud, const struct store_
         return store_invalid(s, MUSTER_EINVAL, "queues: foreach", "no callback");
     struct queue_walk w = {cb, ud};
     return store_walk(s, s->st[ST_QUEUE_ALL], "queues: read", queue_each_row, &w);
+}
+
+int store_preemptions_add(struct store *s, const char *queue, int64_t made, int64_t suffered,
+                          int64_t at_ms)
+{
+    const char *what = "queue_preemptions: add";
+    int err = store_enter(s);
+    if (err)
+        return err;
+    if (!queue || !queue[0])
+        return store_invalid(s, MUSTER_EINVAL, what, "queue is missing");
+    if (made < 0 || suffered < 0)
+        return store_invalid(s, MUSTER_EINVAL, what, "a count is negative");
+    sqlite3_stmt *st = s->st[ST_PREEMPTIONS_ADD];
+    int rc = bind_text(st, 1, queue);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_bind_int64(st, 2, made);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_bind_int64(st, 3, suffered);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_bind_int64(st, 4, at_ms);
+    if (rc != SQLITE_OK)
+        return store_fail(s, rc, "queue_preemptions: add: bind");
+    err = step_done(s, ST_PREEMPTIONS_ADD, what);
+    if (err == MUSTER_ECONFLICT)
+        return store_invalid(s, err, what, "no such queue");
+    if (err == MUSTER_EINVAL) /* made + n past int64 becomes a REAL, which STRICT refuses */
+        return store_invalid(s, MUSTER_ERANGE, what, "a count would overflow");
+    return err;
 }
 
 /* ---- ledger ---- */

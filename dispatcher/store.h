@@ -38,6 +38,16 @@ struct store_queue {
     int64_t resource_version;
     int64_t created_at; /* unix ms; kept from the first put */
     int64_t updated_at; /* unix ms */
+    /* Reclaim and preemption (schema/0004_queue_preemption.sql). Zero values are the
+     * defaults, as in struct queue_spec. */
+    int not_reclaimable;          /* 1: reclaimable: false; 0: true */
+    const char *within_queue;     /* "Never" or "LowerPriority"; NULL is "Never" */
+    int64_t min_runtime_ms;       /* >= 0 */
+    int64_t preempt_per_minute;   /* 0..10000; 0: no limit */
+    int64_t preempt_cooldown_ms;  /* >= 0 */
+    /* Read only: the queue's row of queue_preemptions (0 without one), filled by
+     * store_queue_foreach; store_queue_put ignores them (store_preemptions_add counts). */
+    int64_t preemptions_made, preemptions_suffered;
 };
 
 /* A row of the ledger. Text fields are borrowed as in struct store_queue. */
@@ -132,6 +142,14 @@ int store_queue_delete(struct store *s, const char *name);
  * arguments, SQLite) are returned without calling cb. */
 int store_queue_foreach(struct store *s, int (*cb)(void *ud, const struct store_queue *q),
                         void *ud);
+
+/* Adds made and suffered (each >= 0) to the preemption counts of queue, creating its row at
+ * the first count; updated_at is at_ms. Meant to run inside the transaction that records a
+ * preemption. MUSTER_EINVAL (no queue name, a negative count), MUSTER_ECONFLICT when no queue
+ * of that name exists, MUSTER_ERANGE when a count would overflow. Deleting a queue deletes its
+ * counts. */
+int store_preemptions_add(struct store *s, const char *queue, int64_t made, int64_t suffered,
+                          int64_t at_ms);
 
 /* Inserts row (its id is ignored) and stores the new id in *id (id may be NULL).
  * MUSTER_EEXIST if the binding already has a live row, MUSTER_EINVAL for a missing or malformed

@@ -235,6 +235,8 @@ static int spec_copy(struct queue_spec *dst, const struct queue_spec *src, const
     dst->reclaimable = src->reclaimable;
     dst->within_queue = src->within_queue;
     dst->min_runtime = src->min_runtime;
+    dst->max_per_minute = src->max_per_minute;
+    dst->cooldown = src->cooldown;
     if (!dst->name || (parent && !dst->parent) ||
         queue_resvec_copy(&dst->guarantee, &src->guarantee) ||
         queue_resvec_copy(&dst->deserved, &src->deserved) ||
@@ -680,8 +682,15 @@ int queue_tree_validate(const struct queue_tree *t, const struct queue_spec *spe
         return fail(err, MUSTER_EINVAL, "preemption.withinQueue",
                     "preemption.withinQueue must be Never or LowerPriority");
     if (spec->min_runtime < 0)
-        return fail(err, MUSTER_EINVAL, "minRuntime",
-                    "minRuntime must not be negative");
+        return fail(err, MUSTER_EINVAL, "preemption.minRuntime",
+                    "preemption.minRuntime must not be negative");
+    if (spec->max_per_minute < 0 || spec->max_per_minute > QUEUE_PREEMPT_PER_MINUTE_MAX)
+        return fail(err, MUSTER_EINVAL, "preemption.maxPerMinute",
+                    "preemption.maxPerMinute must be between 0 (no limit) and %d gangs",
+                    QUEUE_PREEMPT_PER_MINUTE_MAX);
+    if (spec->cooldown < 0)
+        return fail(err, MUSTER_EINVAL, "preemption.cooldown",
+                    "preemption.cooldown must not be negative");
     int rc = check_vector_signs(t, &spec->guarantee, "guarantee", err);
     if (!rc)
         rc = check_vector_signs(t, &spec->deserved, "deserved", err);
@@ -989,9 +998,13 @@ int queue_node_status(const struct queue_tree *t, const struct queue_node *q,
     uint32_t n = queue_resnames_count(t->names);
     for (uint32_t r = 0; r < n && r < t->rcap; r++) {
         int64_t d = queue_resvec_get(&q->spec.deserved, r);
+        int64_t g = queue_resvec_get(&q->spec.guarantee, r);
+        /* held is max(guarantee, usage) below q, with a lent guarantee counted as 0: what of
+         * the guarantee it does not cover is what others may be admitted into. */
         if (queue_resvec_set(&st->allocated, r, q->use[r]) ||
             queue_resvec_set(&st->held, r, q->held[r]) ||
-            queue_resvec_set(&st->borrowed, r, q->use[r] > d ? q->use[r] - d : 0)) {
+            queue_resvec_set(&st->borrowed, r, q->use[r] > d ? q->use[r] - d : 0) ||
+            queue_resvec_set(&st->lent, r, g > q->held[r] ? g - q->held[r] : 0)) {
             queue_status_close(st);
             return MUSTER_ENOMEM;
         }
@@ -1006,5 +1019,6 @@ void queue_status_close(struct queue_status *st)
 {
     queue_resvec_close(&st->allocated);
     queue_resvec_close(&st->borrowed);
+    queue_resvec_close(&st->lent);
     queue_resvec_close(&st->held);
 }

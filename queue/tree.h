@@ -15,6 +15,8 @@
  * stack so the hot path never allocates. */
 #define QUEUE_REQUEST_RES_MAX 64
 #define QUEUE_DEPTH_MAX 32
+/* Most gangs preemption.maxPerMinute may allow a queue to lose per minute (0: no limit). */
+#define QUEUE_PREEMPT_PER_MINUTE_MAX 10000
 
 enum queue_state { QUEUE_OPEN, QUEUE_CLOSED, QUEUE_DRAINING };
 enum queue_strategy { QUEUE_BEST_EFFORT_FIFO, QUEUE_STRICT_FIFO };
@@ -54,9 +56,18 @@ struct queue_spec {
     /* Reclaim and preemption (queue/reclaim.h); every zero value is the default. */
     enum queue_reclaimable reclaimable;
     enum queue_within within_queue;
-    /* minRuntime: a gang of this queue that has run less than this is never a victim. In the
-     * unit of the times given to the reclaim search (the dispatcher uses milliseconds). >= 0. */
+    /* preemption.minRuntime: a gang of this queue that has run less than this is never a
+     * victim. In the unit of the times given to the reclaim search (the dispatcher uses
+     * milliseconds). >= 0. */
     int64_t min_runtime;
+    /* preemption.maxPerMinute: at most this many gangs of this queue are preempted in any
+     * minute; 0 (the default) is no limit. 0..QUEUE_PREEMPT_PER_MINUTE_MAX. */
+    int32_t max_per_minute;
+    /* preemption.cooldown: a gang of this queue that was preempted is not preempted again
+     * before this much time has passed (min_runtime's unit). 0, the default, is none. >= 0.
+     * The engine only keeps both: the dispatcher, which owns the clock, turns them into the
+     * cooling gangs and queues of a reclaim request (queue/reclaim.h). */
+    int64_t cooldown;
 };
 
 /* A validation failure: the field path and the rule broken, as a person reads it. */
@@ -131,6 +142,11 @@ int queue_node_path(const struct queue_node *q, char *buf, size_t cap);
 struct queue_status {
     struct queue_resvec allocated; /* admitted usage of the subtree */
     struct queue_resvec borrowed;  /* allocated beyond deserved */
+    /* The part of q's own guarantee that is neither used by its subtree nor held for it, so
+     * other queues may be admitted into it: guarantee - held where positive. Non-zero only
+     * while the tree lends (queue_tree_set_lending) and q is reclaimable. It says what is
+     * offered, not that another queue occupies it now. */
+    struct queue_resvec lent;
     struct queue_resvec held;      /* max(guarantee, usage) counted up from the leaves */
     uint64_t pending;              /* entries waiting in the subtree */
     uint64_t admitted;             /* entries admitted in the subtree */

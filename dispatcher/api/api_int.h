@@ -37,6 +37,13 @@ struct api_stream; /* events.c */
 struct api_qrow {
     char *name, *parent, *state, *strategy, *guarantee, *deserved, *capability;
     int64_t weight, priority, gang_timeout_ms, rv, created_at, updated_at;
+    /* reclaimable and preemption, as the store keeps them (struct store_queue) */
+    int not_reclaimable;
+    enum queue_within within_queue;
+    int64_t min_runtime_ms, preempt_per_minute, preempt_cooldown_ms;
+    /* status.preemptions as read from the store at load (0 until eviction counts; a write
+     * through store_preemptions_add is seen at the next api_server_reload) */
+    int64_t preemptions_made, preemptions_suffered;
     /* guarantee, deserved, capability parsed once (lazily) and shared by reference into every
      * response: a list of 1,000 queues would otherwise parse 3,000 maps per request. */
     struct json_object *parsed[3];
@@ -216,7 +223,7 @@ int64_t api__now_ms(const struct api_server *s);
 void api__qrow_close(struct api_qrow *r);
 /* Points q's fields at r's (borrowed: q lives no longer than r). */
 void api__qrow_to_store(const struct api_qrow *r, struct store_queue *q);
-/* 1 when a and b have the same spec fields (maps compared as stored text). */
+/* 1 when a and b have the same spec fields (maps compared as stored text, durations as ms). */
 int api__qrow_same_spec(const struct api_qrow *a, const struct api_qrow *b);
 /* The index of the first row whose name is not less than name. */
 size_t api__rows_lower_bound(const struct api_server *s, const char *name);

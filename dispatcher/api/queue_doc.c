@@ -2,6 +2,7 @@
  * api_queue_doc_decode) and RFC 7386 merge patch (api_merge_patch). */
 #include "dispatcher/api/api_int.h"
 
+#include "queue/duration.h"
 #include "queue/errors.h"
 
 #include <inttypes.h>
@@ -39,6 +40,60 @@ static int get_str(struct json_object *v, const char *field, int nullable, const
     return 0;
 }
 
+/* A duration string ("10m", "1h30m", "500ms") of at most API_PREEMPT_DURATION_MAX_MS. */
+static int get_duration(struct json_object *v, const char *field, int64_t *ms,
+                        struct api_error *err)
+{
+    if (!json_object_is_type(v, json_type_string))
+        return api__fail(err, 422, "Invalid", field,
+                         "%s must be a duration string such as \"10m\" or \"1h30m\"", field);
+    const char *s = json_object_get_string(v);
+    int rc = queue_duration_parse(s, (size_t)json_object_get_string_len(v), ms);
+    if (rc == MUSTER_EINVAL)
+        return api__fail(err, 422, "Invalid", field,
+                         "%s: %.64s is not a duration: write whole milliseconds as numbers with "
+                         "units h, m, s or ms, such as \"10m\" or \"1h30m\"",
+                         field, s);
+    if (rc || *ms > API_PREEMPT_DURATION_MAX_MS)
+        return api__fail(err, 422, "Invalid", field, "%s must be at most 720h (30 days)", field);
+    return 0;
+}
+
+/* preemption: {withinQueue, minRuntime, maxPerMinute, cooldown}; null is every default. */
+static int get_preemption(struct json_object *v, struct api_queue_doc *doc, struct api_error *err)
+{
+    if (json_object_is_type(v, json_type_null))
+        return 0;
+    if (!json_object_is_type(v, json_type_object))
+        return api__fail(err, 422, "Invalid", "preemption",
+                         "preemption must be an object with withinQueue, minRuntime, "
+                         "maxPerMinute and cooldown");
+    json_object_object_foreach(v, key, val)
+    {
+        int rc = 0;
+        if (strcmp(key, "withinQueue") == 0) {
+            const char *w = NULL;
+            rc = get_str(val, "preemption.withinQueue", 0, &w, err);
+            if (!rc && queue_within_parse(w, &doc->within_queue))
+                rc = api__fail(err, 422, "Invalid", "preemption.withinQueue",
+                               "preemption.withinQueue must be Never or LowerPriority");
+        } else if (strcmp(key, "minRuntime") == 0) {
+            rc = get_duration(val, "preemption.minRuntime", &doc->min_runtime_ms, err);
+        } else if (strcmp(key, "cooldown") == 0) {
+            rc = get_duration(val, "preemption.cooldown", &doc->cooldown_ms, err);
+        } else if (strcmp(key, "maxPerMinute") == 0) {
+            rc = get_int(val, "preemption.maxPerMinute", 0, QUEUE_PREEMPT_PER_MINUTE_MAX,
+                         &doc->max_per_minute, err);
+        } else {
+            rc = api__fail(err, 422, "Invalid", "preemption", "unknown field preemption.%.64s",
+                           key);
+        }
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
 int api_queue_doc_decode(struct json_object *obj, struct api_queue_doc *doc, struct api_error *err)
 {
     memset(doc, 0, sizeof(*doc));
@@ -46,6 +101,7 @@ int api_queue_doc_decode(struct json_object *obj, struct api_queue_doc *doc, str
     doc->gang_timeout_s = API_GANG_TIMEOUT_S_DEFAULT;
     doc->state = "Open";
     doc->strategy = "BestEffortFIFO";
+    doc->reclaimable = 1;
     if (!json_object_is_type(obj, json_type_object))
         return api__fail(err, 422, "Invalid", "", "a queue must be a JSON object");
     json_object_object_foreach(obj, key, val)
@@ -90,6 +146,14 @@ int api_queue_doc_decode(struct json_object *obj, struct api_queue_doc *doc, str
                 doc->deserved = val;
             else
                 doc->capability = val;
+        } else if (strcmp(key, "reclaimable") == 0) {
+            if (!json_object_is_type(val, json_type_boolean))
+                rc = api__fail(err, 422, "Invalid", "reclaimable",
+                               "reclaimable must be true or false");
+            else
+                doc->reclaimable = json_object_get_boolean(val) ? 1 : 0;
+        } else if (strcmp(key, "preemption") == 0) {
+            rc = get_preemption(val, doc, err);
         } else if (strcmp(key, "metadata") == 0 || strcmp(key, "status") == 0) {
             /* Read-only: accepted so a client may PUT back what it got, and ignored. */
             if (!json_object_is_type(val, json_type_object) &&

@@ -3,6 +3,7 @@
  * api_server_reload, which re-reads them for a new leader's engine. */
 #include "dispatcher/api/api_int.h"
 
+#include "dispatcher/errors.h"
 #include "queue/errors.h"
 #include "queue/search.h"
 #include "queue/mem.h"
@@ -60,11 +61,23 @@ static int qrow_from_store(struct api_qrow *r, const struct store_queue *q)
     r->rv = q->resource_version;
     r->created_at = q->created_at;
     r->updated_at = q->updated_at;
+    r->not_reclaimable = q->not_reclaimable;
+    /* the store checked the name; NULL is the default */
+    if (q->within_queue && queue_within_parse(q->within_queue, &r->within_queue)) {
+        api__qrow_close(r);
+        return MUSTER_ESTORE;
+    }
+    r->min_runtime_ms = q->min_runtime_ms;
+    r->preempt_per_minute = q->preempt_per_minute;
+    r->preempt_cooldown_ms = q->preempt_cooldown_ms;
+    r->preemptions_made = q->preemptions_made;
+    r->preemptions_suffered = q->preemptions_suffered;
     return 0;
 }
 
 void api__qrow_to_store(const struct api_qrow *r, struct store_queue *q)
 {
+    memset(q, 0, sizeof(*q));
     q->name = r->name;
     q->parent = r->parent;
     q->weight = r->weight;
@@ -78,6 +91,11 @@ void api__qrow_to_store(const struct api_qrow *r, struct store_queue *q)
     q->resource_version = r->rv;
     q->created_at = r->created_at;
     q->updated_at = r->updated_at;
+    q->not_reclaimable = r->not_reclaimable;
+    q->within_queue = queue_within_name(r->within_queue);
+    q->min_runtime_ms = r->min_runtime_ms;
+    q->preempt_per_minute = r->preempt_per_minute;
+    q->preempt_cooldown_ms = r->preempt_cooldown_ms;
 }
 
 static int str_same(const char *a, const char *b)
@@ -92,7 +110,11 @@ int api__qrow_same_spec(const struct api_qrow *a, const struct api_qrow *b)
            str_same(a->state, b->state) && str_same(a->strategy, b->strategy) &&
            str_same(a->guarantee, b->guarantee) && str_same(a->deserved, b->deserved) &&
            str_same(a->capability, b->capability) && a->weight == b->weight &&
-           a->priority == b->priority && a->gang_timeout_ms == b->gang_timeout_ms;
+           a->priority == b->priority && a->gang_timeout_ms == b->gang_timeout_ms &&
+           a->not_reclaimable == b->not_reclaimable && a->within_queue == b->within_queue &&
+           a->min_runtime_ms == b->min_runtime_ms &&
+           a->preempt_per_minute == b->preempt_per_minute &&
+           a->preempt_cooldown_ms == b->preempt_cooldown_ms;
 }
 
 size_t api__rows_lower_bound(const struct api_server *s, const char *name)

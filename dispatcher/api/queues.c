@@ -6,6 +6,7 @@
 #include "dispatcher/events.h"
 #include "cluster-adapters/kube/errors.h"
 #include "cluster-adapters/kube/resources.h"
+#include "queue/duration.h"
 #include "queue/mem.h"
 
 #include <inttypes.h>
@@ -28,6 +29,34 @@ static struct json_object *row_map(const struct api_qrow *r, int which)
     return m->parsed[which] ? json_object_get(m->parsed[which]) : NULL;
 }
 
+/* A duration in ms as the API writes it ("10m"), or NULL when out of memory. */
+static struct json_object *duration_json(int64_t ms)
+{
+    char b[QUEUE_DURATION_STR_MAX];
+    if (queue_duration_format(ms, b, sizeof(b)) < 0)
+        return NULL;
+    return json_object_new_string(b);
+}
+
+/* preemption as a client writes it: every field, defaults included. */
+static struct json_object *preemption_json(const struct api_qrow *r)
+{
+    struct json_object *o = json_object_new_object();
+    int bad = !o;
+    if (o) {
+        api__obj_add(o, "withinQueue", json_object_new_string(queue_within_name(r->within_queue)),
+                     &bad);
+        api__obj_add(o, "minRuntime", duration_json(r->min_runtime_ms), &bad);
+        api__obj_add(o, "maxPerMinute", json_object_new_int64(r->preempt_per_minute), &bad);
+        api__obj_add(o, "cooldown", duration_json(r->preempt_cooldown_ms), &bad);
+    }
+    if (bad) {
+        json_object_put(o);
+        return NULL;
+    }
+    return o;
+}
+
 /* The spec fields of r as a client writes them (the input of a merge patch, audit rows). */
 static struct json_object *spec_json(const struct api_qrow *r)
 {
@@ -48,6 +77,8 @@ static struct json_object *spec_json(const struct api_qrow *r)
     api__obj_add(o, "deserved", row_map(r, 1), &bad);
     api__obj_add(o, "capability", row_map(r, 2), &bad);
     api__obj_add(o, "gangTimeoutSeconds", json_object_new_int64(r->gang_timeout_ms / 1000), &bad);
+    api__obj_add(o, "reclaimable", json_object_new_boolean(!r->not_reclaimable), &bad);
+    api__obj_add(o, "preemption", preemption_json(r), &bad);
     if (bad) {
         json_object_put(o);
         return NULL;
@@ -73,11 +104,29 @@ static struct json_object *metadata_json(const struct api_qrow *r)
     return m;
 }
 
-/* Status from the live engine. reserved is held - allocated: capacity the queue holds for its
- * own unused guarantee (held is max(guarantee, usage) summed up from the leaves). */
-static struct json_object *status_json(struct api_server *s, const char *name)
+/* status.preemptions: the counts the store keeps (0 until eviction counts). */
+static struct json_object *preemptions_json(const struct api_qrow *r)
 {
-    const struct queue_node *q = queue_tree_find(s->app.tree, name);
+    struct json_object *o = json_object_new_object();
+    int bad = !o;
+    if (o) {
+        api__obj_add(o, "made", json_object_new_int64(r->preemptions_made), &bad);
+        api__obj_add(o, "suffered", json_object_new_int64(r->preemptions_suffered), &bad);
+    }
+    if (bad) {
+        json_object_put(o);
+        return NULL;
+    }
+    return o;
+}
+
+/* Status from the live engine. reserved is held - allocated: capacity the queue holds for its
+ * own unused guarantee (held is max(guarantee, usage) summed up from the leaves); lent is the
+ * part of its guarantee that is neither used nor held, which others may use while the engine
+ * lends (queue_node_status). preemptions come from the row. */
+static struct json_object *status_json(struct api_server *s, const struct api_qrow *r)
+{
+    const struct queue_node *q = queue_tree_find(s->app.tree, r->name);
     if (!q)
         return json_object_new_object(); /* a row without an engine node: never after start */
     struct queue_status st;
@@ -98,6 +147,8 @@ static struct json_object *status_json(struct api_server *s, const char *name)
         api__obj_add(o, "allocated", kube_resvec_json(names, &st.allocated), &bad);
         api__obj_add(o, "reserved", kube_resvec_json(names, &reserved), &bad);
         api__obj_add(o, "borrowed", kube_resvec_json(names, &st.borrowed), &bad);
+        api__obj_add(o, "lent", kube_resvec_json(names, &st.lent), &bad);
+        api__obj_add(o, "preemptions", preemptions_json(r), &bad);
         api__obj_add(o, "pending", json_object_new_int64((int64_t)st.pending), &bad);
         api__obj_add(o, "admitted", json_object_new_int64((int64_t)st.admitted), &bad);
         /* JSON has no Infinity: a queue with nothing deserved that uses anything is last in
@@ -125,7 +176,7 @@ static struct json_object *queue_json(struct api_server *s, const struct api_qro
     if (o) {
         api__obj_add(o, "metadata", metadata_json(r), &bad);
         if (status)
-            api__obj_add(o, "status", status_json(s, r->name), &bad);
+            api__obj_add(o, "status", status_json(s, r), &bad);
     }
     if (bad) {
         json_object_put(o);
@@ -285,6 +336,11 @@ static int change_build(struct api_server *s, const struct api_queue_doc *doc, i
     ch->spec.parent = parent;
     ch->spec.weight = (int32_t)doc->weight;
     ch->spec.priority = (int32_t)doc->priority;
+    ch->spec.reclaimable = doc->reclaimable ? QUEUE_RECLAIMABLE : QUEUE_NOT_RECLAIMABLE;
+    ch->spec.within_queue = doc->within_queue;
+    ch->spec.min_runtime = doc->min_runtime_ms; /* the engine's unit here is ms */
+    ch->spec.max_per_minute = (int32_t)doc->max_per_minute;
+    ch->spec.cooldown = doc->cooldown_ms;
     queue_state_parse(doc->state, &ch->spec.state);
     queue_strategy_parse(doc->strategy, &ch->spec.strategy);
     int rc = map_parse(s, doc->guarantee, "guarantee", &ch->spec.guarantee, e);
@@ -316,6 +372,11 @@ static int change_build(struct api_server *s, const struct api_queue_doc *doc, i
     r->weight = doc->weight;
     r->priority = doc->priority;
     r->gang_timeout_ms = doc->gang_timeout_s * 1000;
+    r->not_reclaimable = !doc->reclaimable;
+    r->within_queue = doc->within_queue;
+    r->min_runtime_ms = doc->min_runtime_ms;
+    r->preempt_per_minute = doc->max_per_minute;
+    r->preempt_cooldown_ms = doc->cooldown_ms;
     return 0;
 }
 
@@ -457,6 +518,9 @@ static void commit_doc(struct api_call *c, const struct api_queue_doc *doc,
     ch.row.rv = exists ? old->rv + 1 : 1;
     ch.row.created_at = exists ? old->created_at : now;
     ch.row.updated_at = now;
+    /* counts are status: a spec change keeps them */
+    ch.row.preemptions_made = exists ? old->preemptions_made : 0;
+    ch.row.preemptions_suffered = exists ? old->preemptions_suffered : 0;
     if (persist(s, c->user, action, old, &ch.row, &e)) {
         change_close(&ch);
         queue_resnames_rollback(names, mark);

@@ -184,6 +184,54 @@ void cli_describe_binding(struct json_object *b, FILE *f)
     cli_table_free(tab);
 }
 
+static int map_nonempty(struct json_object *o, const char *k)
+{
+    struct json_object *m;
+    return o && json_object_object_get_ex(o, k, &m) && json_object_is_type(m, json_type_object) &&
+           json_object_object_length(m) > 0;
+}
+
+const char *cli_queue_reclaim_mark(struct json_object *q)
+{
+    struct json_object *st = NULL;
+    json_object_object_get_ex(q, "status", &st);
+    int b = map_nonempty(st, "borrowed"), l = map_nonempty(st, "lent");
+    return b && l ? "borrows,lends" : b ? "borrows" : l ? "lends" : "-";
+}
+
+const char *cli_queue_preemption(struct json_object *q, enum cli_preempt_field which)
+{
+    static const char *const keys[] = {
+        [CLI_PREEMPT_WITHIN_QUEUE] = "withinQueue",
+        [CLI_PREEMPT_MIN_RUNTIME] = "minRuntime",
+        [CLI_PREEMPT_MAX_PER_MINUTE] = "maxPerMinute",
+        [CLI_PREEMPT_COOLDOWN] = "cooldown",
+    };
+    static const char *const dflt[] = {
+        [CLI_PREEMPT_WITHIN_QUEUE] = "Never",
+        [CLI_PREEMPT_MIN_RUNTIME] = "0s",
+        [CLI_PREEMPT_MAX_PER_MINUTE] = "0",
+        [CLI_PREEMPT_COOLDOWN] = "0s",
+    };
+    if ((unsigned)which > CLI_PREEMPT_COOLDOWN)
+        return NULL;
+    struct json_object *p = NULL;
+    json_object_object_get_ex(q, "preemption", &p);
+    const char *v = str_of(p, keys[which]);
+    return v ? v : dflt[which];
+}
+
+const char *cli_queue_preempted(struct json_object *q, char *buf, size_t cap)
+{
+    struct json_object *st = NULL, *p = NULL;
+    json_object_object_get_ex(q, "status", &st);
+    if (st)
+        json_object_object_get_ex(st, "preemptions", &p);
+    const char *m = str_of(p, "made"), *s = str_of(p, "suffered");
+    snprintf(buf, cap, "%s/%s", m ? m : "0", s ? s : "0");
+    return buf;
+}
+
 void cli_describe_queue(struct json_object *q, FILE *f)
 {
     char buf[1024], t[32], num[64];
@@ -204,6 +252,13 @@ void cli_describe_queue(struct json_object *q, FILE *f)
     line(f, "Guarantee:", cli_map_text(q, "guarantee", buf, sizeof(buf)));
     line(f, "Deserved:", cli_map_text(q, "deserved", buf, sizeof(buf)));
     line(f, "Capability:", cli_map_text(q, "capability", buf, sizeof(buf)));
+    line(f, "Reclaimable:", str_of(q, "reclaimable") ? str_of(q, "reclaimable") : "true");
+    snprintf(buf, sizeof(buf), "withinQueue=%s, minRuntime=%s, maxPerMinute=%s, cooldown=%s",
+             cli_queue_preemption(q, CLI_PREEMPT_WITHIN_QUEUE),
+             cli_queue_preemption(q, CLI_PREEMPT_MIN_RUNTIME),
+             cli_queue_preemption(q, CLI_PREEMPT_MAX_PER_MINUTE),
+             cli_queue_preemption(q, CLI_PREEMPT_COOLDOWN));
+    line(f, "Preemption:", buf);
     line(f, "Version:", str_of(md, "resourceVersion"));
     line(f, "Created:", when(md, "createdAtMs", t, sizeof(t)));
     line(f, "Updated:", when(md, "updatedAtMs", t, sizeof(t)));
@@ -213,6 +268,13 @@ void cli_describe_queue(struct json_object *q, FILE *f)
     line(f, "  Allocated:", cli_map_text(st, "allocated", buf, sizeof(buf)));
     line(f, "  Reserved:", cli_map_text(st, "reserved", buf, sizeof(buf)));
     line(f, "  Borrowed:", cli_map_text(st, "borrowed", buf, sizeof(buf)));
+    line(f, "  Lent:", cli_map_text(st, "lent", buf, sizeof(buf)));
+    struct json_object *pre = NULL;
+    json_object_object_get_ex(st, "preemptions", &pre);
+    const char *made = str_of(pre, "made"), *suffered = str_of(pre, "suffered");
+    snprintf(buf, sizeof(buf), "made %s, suffered %s", made ? made : "0",
+             suffered ? suffered : "0");
+    line(f, "  Preempted:", buf);
     line(f, "  Pending:", str_of(st, "pending"));
     line(f, "  Admitted:", str_of(st, "admitted"));
     if (json_object_object_get_ex(st, "share", &v) && v) {

@@ -30,4 +30,23 @@ void cli_describe_binding(struct json_object *b, FILE *f);
 /* Prints one queue (GET /api/v1/queues/{name}: spec and status) as a describe page to f. */
 void cli_describe_queue(struct json_object *q, FILE *f);
 
+/* The RECLAIM cell of a queue: "borrows" when its status.borrowed names anything, "lends" when
+ * its status.lent does, "borrows,lends" for both, "-" for neither (or no status). */
+const char *cli_queue_reclaim_mark(struct json_object *q);
+
+/* The fields of a queue's preemption object, in the order the API documents them. */
+enum cli_preempt_field {
+    CLI_PREEMPT_WITHIN_QUEUE,
+    CLI_PREEMPT_MIN_RUNTIME,
+    CLI_PREEMPT_MAX_PER_MINUTE,
+    CLI_PREEMPT_COOLDOWN,
+};
+
+/* One preemption field of q as a cell: the server's text, or the default when the document
+ * lacks it ("Never", "0s", "0", "0s"). The pointer is borrowed from q (or static). */
+const char *cli_queue_preemption(struct json_object *q, enum cli_preempt_field which);
+
+/* status.preemptions as "MADE/SUFFERED" into buf ("0/0" without it). */
+const char *cli_queue_preempted(struct json_object *q, char *buf, size_t cap);
+
 #endif

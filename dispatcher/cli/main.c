@@ -3,6 +3,7 @@
 #include "dispatcher/cli/describe.h"
 #include "dispatcher/cli/output.h"
 #include "cluster-adapters/kube/errors.h"
+#include "queue/duration.h"
 #include "queue/mem.h"
 
 #include <curl/curl.h>
@@ -358,7 +359,8 @@ static const char *res_str(struct json_object *m, const char *res)
 static int queue_row(struct cli_table *t, struct json_object *q)
 {
     char name[256], parent[256], weight[32], prio[32], state[32], strat[64], gpu[96], pend[32],
-        adm[32], share[32], gua[1024], des[1024], cap[1024];
+        adm[32], share[32], gua[1024], des[1024], cap[1024], rcl[16], bor[1024], lent[1024],
+        pre[64];
     struct json_object *st = NULL, *alloc = NULL, *desm = NULL, *v;
     json_object_object_get_ex(q, "status", &st);
     if (st)
@@ -381,11 +383,20 @@ static int queue_row(struct cli_table *t, struct json_object *q)
         gpu,
         st ? field_str(st, "pending", pend, sizeof(pend)) : NULL,
         st ? field_str(st, "admitted", adm, sizeof(adm)) : NULL,
+        cli_queue_reclaim_mark(q),
         field_str(q, "queueingStrategy", strat, sizeof(strat)),
         cli_map_text(q, "guarantee", gua, sizeof(gua)),
         cli_map_text(q, "deserved", des, sizeof(des)),
         cli_map_text(q, "capability", cap, sizeof(cap)),
         sh,
+        field_str(q, "reclaimable", rcl, sizeof(rcl)) ? rcl : "true",
+        cli_queue_preemption(q, CLI_PREEMPT_WITHIN_QUEUE),
+        cli_queue_preemption(q, CLI_PREEMPT_MIN_RUNTIME),
+        cli_queue_preemption(q, CLI_PREEMPT_MAX_PER_MINUTE),
+        cli_queue_preemption(q, CLI_PREEMPT_COOLDOWN),
+        cli_map_text(st, "borrowed", bor, sizeof(bor)),
+        cli_map_text(st, "lent", lent, sizeof(lent)),
+        cli_queue_preempted(q, pre, sizeof(pre)),
     };
     return cli_table_add(t, row);
 }
@@ -415,10 +426,12 @@ static int print_table(struct cli_table *t, int (*row)(struct cli_table *, struc
 
 static int print_queues(const struct cli *c, struct json_object *items)
 {
-    static const char *const hdr[] = {"NAME",     "PARENT",     "WEIGHT",   "PRIORITY", "STATE",
-                                      "GPU",      "PENDING",    "ADMITTED", "STRATEGY", "GUARANTEE",
-                                      "DESERVED", "CAPABILITY", "SHARE"};
-    size_t ncols = c->out == CLI_OUT_WIDE ? 13 : 8;
+    static const char *const hdr[] = {
+        "NAME",        "PARENT",       "WEIGHT",      "PRIORITY", "STATE",    "GPU",
+        "PENDING",     "ADMITTED",     "RECLAIM",     "STRATEGY", "GUARANTEE", "DESERVED",
+        "CAPABILITY",  "SHARE",        "RECLAIMABLE", "WITHIN-QUEUE", "MIN-RUNTIME",
+        "MAX/MIN",     "COOLDOWN",     "BORROWED",    "LENT",     "PREEMPTED"};
+    size_t ncols = c->out == CLI_OUT_WIDE ? sizeof(hdr) / sizeof(hdr[0]) : 9;
     return print_table(cli_table_new(ncols, hdr), queue_row, items, NULL);
 }
 
@@ -758,6 +771,7 @@ static int add_resources(struct json_object *q, const char *key, const char *spe
 struct create_opts {
     const char *parent, *weight, *priority, *state, *strategy;
     const char *guarantee, *deserved, *capability;
+    const char *reclaimable, *within_queue, *min_runtime, *max_per_minute, *cooldown;
 };
 
 static int add_int(struct json_object *q, const char *key, const char *flag, const char *s)
@@ -771,6 +785,28 @@ static int add_int(struct json_object *q, const char *key, const char *flag, con
     }
     json_object_object_add(q, key, json_object_new_int64(v));
     return 0;
+}
+
+/* --within-queue, --min-runtime, --max-per-minute, --cooldown as q's preemption object (only
+ * those given); the server checks the values. 0, 1 (usage, said on stderr). */
+static int add_preemption(struct json_object *q, const struct create_opts *o)
+{
+    if (!o->within_queue && !o->min_runtime && !o->max_per_minute && !o->cooldown)
+        return 0;
+    struct json_object *p = json_object_new_object();
+    if (!p || json_object_object_add(q, "preemption", p)) {
+        json_object_put(p);
+        fprintf(stderr, "musterctl: out of memory\n");
+        return 1;
+    }
+    if (o->within_queue)
+        json_object_object_add(p, "withinQueue", json_object_new_string(o->within_queue));
+    if (o->min_runtime)
+        json_object_object_add(p, "minRuntime", json_object_new_string(o->min_runtime));
+    if (o->cooldown)
+        json_object_object_add(p, "cooldown", json_object_new_string(o->cooldown));
+    return o->max_per_minute ? add_int(p, "maxPerMinute", "max-per-minute", o->max_per_minute)
+                             : 0;
 }
 
 static int cmd_create_queue(struct cli *c, const char *name, const struct create_opts *o)
@@ -791,7 +827,18 @@ static int cmd_create_queue(struct cli *c, const char *name, const struct create
               (o->priority && add_int(q, "priority", "priority", o->priority)) ||
               (o->guarantee && add_resources(q, "guarantee", o->guarantee)) ||
               (o->deserved && add_resources(q, "deserved", o->deserved)) ||
-              (o->capability && add_resources(q, "capability", o->capability));
+              (o->capability && add_resources(q, "capability", o->capability)) ||
+              add_preemption(q, o);
+    if (!bad && o->reclaimable) {
+        if (strcmp(o->reclaimable, "true") != 0 && strcmp(o->reclaimable, "false") != 0) {
+            fprintf(stderr, "musterctl: --reclaimable: expected true or false, got %s\n",
+                    o->reclaimable);
+            bad = 1;
+        } else {
+            json_object_object_add(q, "reclaimable",
+                                   json_object_new_boolean(strcmp(o->reclaimable, "true") == 0));
+        }
+    }
     if (bad) {
         json_object_put(q);
         return 2;
@@ -832,22 +879,28 @@ static int cmd_delete_queue(struct cli *c, const char *name)
 
 /* ---- apply ---- */
 
+/* How a spec field compares: a scalar (with dflt_str or dflt_int), a quantity map, a boolean
+ * whose default is true, or the preemption object (each field with its default). */
+enum spec_kind { SPEC_SCALAR, SPEC_MAP, SPEC_BOOL_TRUE, SPEC_PREEMPTION };
+
 /* The spec fields and the server's defaults for absent ones (docs/admin-api.md, Queues). */
 static const struct {
     const char *key;
     const char *dflt_str;
     long long dflt_int;
-    int is_map;
+    enum spec_kind kind;
 } spec_fields[] = {
-    {"parent", "root", 0, 0},
-    {"weight", NULL, 1, 0},
-    {"priority", NULL, 0, 0},
-    {"state", "Open", 0, 0},
-    {"queueingStrategy", "BestEffortFIFO", 0, 0},
-    {"gangTimeoutSeconds", NULL, 300, 0},
-    {"guarantee", NULL, 0, 1},
-    {"deserved", NULL, 0, 1},
-    {"capability", NULL, 0, 1},
+    {"parent", "root", 0, SPEC_SCALAR},
+    {"weight", NULL, 1, SPEC_SCALAR},
+    {"priority", NULL, 0, SPEC_SCALAR},
+    {"state", "Open", 0, SPEC_SCALAR},
+    {"queueingStrategy", "BestEffortFIFO", 0, SPEC_SCALAR},
+    {"gangTimeoutSeconds", NULL, 300, SPEC_SCALAR},
+    {"reclaimable", NULL, 0, SPEC_BOOL_TRUE},
+    {"preemption", NULL, 0, SPEC_PREEMPTION},
+    {"guarantee", NULL, 0, SPEC_MAP},
+    {"deserved", NULL, 0, SPEC_MAP},
+    {"capability", NULL, 0, SPEC_MAP},
 };
 
 static int scalar_eq(struct json_object *a, struct json_object *b)
@@ -881,6 +934,85 @@ static int map_eq(struct json_object *a, struct json_object *b)
     return 1;
 }
 
+/* A boolean field: absent or null is true (reclaimable's default). Anything else than a
+ * boolean is never equal, so the server judges it. */
+static int bool_value(struct json_object *v, int *out)
+{
+    if (!v || json_object_is_type(v, json_type_null))
+        *out = 1;
+    else if (json_object_is_type(v, json_type_boolean))
+        *out = json_object_get_boolean(v) ? 1 : 0;
+    else
+        return -1;
+    return 0;
+}
+
+static int bool_eq(struct json_object *a, struct json_object *b)
+{
+    int va, vb;
+    return bool_value(a, &va) == 0 && bool_value(b, &vb) == 0 && va == vb;
+}
+
+/* The fields of preemption and their defaults (docs/admin-api.md, Queues). */
+static const struct {
+    const char *key, *dflt;
+    int duration;
+} preemption_fields[] = {{"withinQueue", "Never", 0},
+                         {"minRuntime", "0s", 1},
+                         {"maxPerMinute", "0", 0},
+                         {"cooldown", "0s", 1}};
+
+/* The text of a preemption field of p, or its default; NULL for an object or an array. */
+static const char *preemption_text(struct json_object *p, size_t i)
+{
+    struct json_object *v = NULL;
+    if (!p || !json_object_object_get_ex(p, preemption_fields[i].key, &v) || !v)
+        return preemption_fields[i].dflt;
+    if (json_object_is_type(v, json_type_object) || json_object_is_type(v, json_type_array))
+        return NULL;
+    return json_object_get_string(v);
+}
+
+/* Field i of want's preemption against the server's; durations compare as milliseconds
+ * ("600s" is "10m"), and anything unreadable is never equal. */
+static int preemption_field_eq(struct json_object *w, struct json_object *c, size_t i)
+{
+    const char *a = preemption_text(w, i), *b = preemption_text(c, i);
+    if (!a || !b)
+        return 0;
+    if (!preemption_fields[i].duration)
+        return strcmp(a, b) == 0;
+    int64_t ma, mb;
+    return queue_duration_parse(a, strlen(a), &ma) == 0 &&
+           queue_duration_parse(b, strlen(b), &mb) == 0 && ma == mb;
+}
+
+/* preemption of want (absent or null: every default) against the server's. A key the client
+ * does not know makes it "different", so the server judges it. */
+static int preemption_eq(struct json_object *w, struct json_object *c)
+{
+    if (w && json_object_is_type(w, json_type_null))
+        w = NULL;
+    if (w && !json_object_is_type(w, json_type_object))
+        return 0;
+    if (w) {
+        json_object_object_foreach(w, k, v)
+        {
+            (void)v;
+            size_t i = 0;
+            while (i < sizeof(preemption_fields) / sizeof(preemption_fields[0]) &&
+                   strcmp(preemption_fields[i].key, k) != 0)
+                i++;
+            if (i == sizeof(preemption_fields) / sizeof(preemption_fields[0]))
+                return 0;
+        }
+    }
+    for (size_t i = 0; i < sizeof(preemption_fields) / sizeof(preemption_fields[0]); i++)
+        if (!preemption_field_eq(w, c, i))
+            return 0;
+    return 1;
+}
+
 /* Does the server's queue cur already have every spec field of want (defaults for absent
  * ones)? A field the client does not know makes it "different", so the server judges it. */
 static int same_spec(struct json_object *want, struct json_object *cur)
@@ -898,8 +1030,11 @@ static int same_spec(struct json_object *want, struct json_object *cur)
         struct json_object *w = NULL, *cv = NULL;
         int has_w = json_object_object_get_ex(want, spec_fields[i].key, &w);
         json_object_object_get_ex(cur, spec_fields[i].key, &cv);
-        if (spec_fields[i].is_map) {
-            if (!map_eq(w, cv))
+        if (spec_fields[i].kind != SPEC_SCALAR) {
+            int eq = spec_fields[i].kind == SPEC_MAP         ? map_eq(w, cv)
+                     : spec_fields[i].kind == SPEC_BOOL_TRUE ? bool_eq(has_w ? w : NULL, cv)
+                                                             : preemption_eq(has_w ? w : NULL, cv);
+            if (!eq)
                 return 0;
             continue;
         }
@@ -1066,7 +1201,9 @@ static void usage(FILE *f)
             "  get clusters [NAME]            clusters (served with the dispatcher)\n"
             "  create queue NAME --parent P [--weight N] [--priority N] [--state S]\n"
             "               [--strategy S] [--guarantee R=Q,...] [--deserved R=Q,...]\n"
-            "               [--capability R=Q,...]\n"
+            "               [--capability R=Q,...] [--reclaimable true|false]\n"
+            "               [--within-queue Never|LowerPriority] [--min-runtime D]\n"
+            "               [--max-per-minute N] [--cooldown D]\n"
             "  apply -f FILE                  create or update every queue in FILE (- is stdin)\n"
             "  delete queue NAME\n"
             "  describe binding NS/NAME       a binding: state, reason, place in line, history\n"
@@ -1212,6 +1349,11 @@ int main(int argc, char **argv)
         O_GUARANTEE,
         O_DESERVED,
         O_CAPABILITY,
+        O_RECLAIMABLE,
+        O_WITHIN_QUEUE,
+        O_MIN_RUNTIME,
+        O_MAX_PER_MINUTE,
+        O_COOLDOWN,
         O_HELP
     };
     static const struct option longopts[] = {
@@ -1229,6 +1371,11 @@ int main(int argc, char **argv)
         {"guarantee", required_argument, NULL, O_GUARANTEE},
         {"deserved", required_argument, NULL, O_DESERVED},
         {"capability", required_argument, NULL, O_CAPABILITY},
+        {"reclaimable", required_argument, NULL, O_RECLAIMABLE},
+        {"within-queue", required_argument, NULL, O_WITHIN_QUEUE},
+        {"min-runtime", required_argument, NULL, O_MIN_RUNTIME},
+        {"max-per-minute", required_argument, NULL, O_MAX_PER_MINUTE},
+        {"cooldown", required_argument, NULL, O_COOLDOWN},
         {"help", no_argument, NULL, O_HELP},
         {NULL, 0, NULL, 0},
     };
@@ -1279,6 +1426,21 @@ int main(int argc, char **argv)
             break;
         case O_CAPABILITY:
             co.capability = optarg;
+            break;
+        case O_RECLAIMABLE:
+            co.reclaimable = optarg;
+            break;
+        case O_WITHIN_QUEUE:
+            co.within_queue = optarg;
+            break;
+        case O_MIN_RUNTIME:
+            co.min_runtime = optarg;
+            break;
+        case O_MAX_PER_MINUTE:
+            co.max_per_minute = optarg;
+            break;
+        case O_COOLDOWN:
+            co.cooldown = optarg;
             break;
         case 'o':
             if (strcmp(optarg, "table") == 0) {

@@ -447,6 +447,29 @@ function fillRow(tr, q) {
   }
   tr.querySelector("td.usage").replaceChildren(bars);
   tr.classList.toggle("borrowing", borrowing);
+  fillReclaim(tr, q, st);
+}
+
+// Reclaim in the tree: a "lending" mark on a queue whose unused guarantee the engine lends to
+// others (status.lent, musterd --reclaim on), and the preemptions it made and suffered in the
+// name's tooltip (0 until eviction lands).
+function fillReclaim(tr, q, st) {
+  const lent = Object.entries(st.lent || {}).filter(([, v]) => qty(v) > 0);
+  const nameTd = tr.querySelector("td.name");
+  let mark = nameTd.querySelector(".lend");
+  tr.classList.toggle("lending", lent.length > 0);
+  if (lent.length) {
+    if (!mark) { mark = el("span", { class: "lend" }); nameTd.append(mark); }
+    mark.textContent = "lending";
+    mark.title = "lends " + lent.map(([r, v]) => `${v} ${r}`).join(", ") +
+      " of its unused guarantee; reclaim takes it back";
+  } else if (mark) {
+    mark.remove();
+  }
+  const p = st.preemptions || {};
+  const link = nameTd.querySelector(".qname");
+  if (link) link.title = `Show its bindings (${q.reclaimable === false ? "not reclaimable; " : ""}` +
+    `preemptions made ${p.made || 0}, suffered ${p.suffered || 0})`;
 }
 
 function renderTotals() {

@@ -53,9 +53,19 @@ void bench_recovery(void)
         const struct queue_spec *sp = &f.queues[i].spec;
         char *g = json_text(names, &sp->guarantee), *d = json_text(names, &sp->deserved),
              *c = json_text(names, &sp->capability);
-        struct store_queue q = {sp->name, sp->parent, sp->weight, sp->priority,
-                                queue_state_name(sp->state), queue_strategy_name(sp->strategy),
-                                g, d, c, 300000, 1, 1, 1};
+        struct store_queue q = {.name = sp->name,
+                                .parent = sp->parent,
+                                .weight = sp->weight,
+                                .priority = sp->priority,
+                                .state = queue_state_name(sp->state),
+                                .queueing_strategy = queue_strategy_name(sp->strategy),
+                                .guarantee = g,
+                                .deserved = d,
+                                .capability = c,
+                                .gang_timeout_ms = 300000,
+                                .resource_version = 1,
+                                .created_at = 1,
+                                .updated_at = 1};
         if ((rc = store_queue_put(s, &q)))
             die("queue", rc, store_errmsg(s));
         free(g);

@@ -19,10 +19,10 @@ async function until(page, fn, arg, timeoutMs) {
   }
 }
 
-async function createQueue(url, name, token) {
+async function createQueue(url, name, token, spec = {}) {
   const headers = { "Content-Type": "application/json" };
   if (token) headers.Authorization = "Bearer " + token;
-  const r = await fetch(url + "/api/v1/queues", { method: "POST", headers, body: JSON.stringify({ name }) });
+  const r = await fetch(url + "/api/v1/queues", { method: "POST", headers, body: JSON.stringify({ name, ...spec }) });
   if (r.status !== 201) throw new Error(`POST /api/v1/queues: ${r.status} ${await r.text()}`);
 }
 
@@ -52,6 +52,19 @@ async function main() {
       const name = "browser-" + Date.now().toString(36);
       await createQueue(m.url, name);
       await page.waitForSelector(`#queue-tree tr[data-queue="${name}"]`, { timeout: 2000 });
+    });
+
+    const idle = "idle-" + Date.now().toString(36); // an unused guarantee, lent only with --reclaim on
+    await step("without --reclaim a queue's unused guarantee is not marked lending", async () => {
+      await createQueue(m.url, idle, undefined, { guarantee: { cpu: "1" }, deserved: { cpu: "1" } });
+      await page.waitForSelector(`#queue-tree tr[data-queue="${idle}"]`, { timeout: 2000 });
+      const marked = await page.evaluate((n) => {
+        const tr = document.querySelector(`#queue-tree tr[data-queue="${n}"]`);
+        return tr.classList.contains("lending") || !!tr.querySelector(".lend");
+      }, idle);
+      if (marked) throw new Error(`${idle} is marked lending while musterd does not lend`);
+      const title = await page.getAttribute(`#queue-tree tr[data-queue="${idle}"] .qname`, "title");
+      if (!/preemptions made 0, suffered 0/.test(title || "")) throw new Error(`no preemption counts in the title: ${title}`);
     });
 
     await step("a binding moves from pending to admitted live", async () => {
@@ -144,11 +157,20 @@ async function main() {
       const code = await stopMusterd(m); // with the page's event stream open
       if (code !== 0) throw new Error(`musterd exited with ${code} while a stream was open:\n${m.log()}`);
       await page.waitForSelector("#conn.down", { timeout: 10000 });
-      m = await startMusterd(a, { db, listen: "127.0.0.1:" + m.port });
+      // back with --reclaim on: the next step sees the idle queue's guarantee lent
+      m = await startMusterd(a, { db, listen: "127.0.0.1:" + m.port, extra: ["--reclaim", "on"] });
       await page.waitForSelector("#conn.live", { timeout: 20000 });
       const name = "after-restart-" + Date.now().toString(36);
       await createQueue(m.url, name);
       await page.waitForSelector(`#queue-tree tr[data-queue="${name}"]`, { timeout: 2000 });
+    });
+
+    await step("with --reclaim on the queue tree marks a queue that lends its unused guarantee", async () => {
+      // the restart's reset reloads the tree; the mark says what is lent
+      await page.waitForSelector(`#queue-tree tr[data-queue="${idle}"].lending .lend`, { timeout: 10000 });
+      const title = await page.getAttribute(`#queue-tree tr[data-queue="${idle}"] .lend`, "title");
+      if (!/lends 1 cpu of its unused guarantee/.test(title || "")) throw new Error(`lend mark title: ${title}`);
+      await shot("queues-lending.png", page.locator("#queues"));
     });
   } finally {
     await browser.close();

@@ -56,7 +56,7 @@ expect "$RC $(cat out)" "0 musterctl 0.1.0" "version"
 
 ctl --server "$SERVER" get queues
 expect "$RC" 0 "get queues: exit code"
-expect "$(head -1 out | tr -s ' ')" "NAME PARENT WEIGHT PRIORITY STATE GPU PENDING ADMITTED" \
+expect "$(head -1 out | tr -s ' ')" "NAME PARENT WEIGHT PRIORITY STATE GPU PENDING ADMITTED RECLAIM" \
     "get queues: header"
 expect "$(awk 'NR > 1 {print $1}' out | tr '\n' ' ')" \
     "batch default nlp production research root serving vision " "get queues: names"
@@ -64,12 +64,13 @@ expect "$(awk '$1 == "nlp" {print $2, $3, $5}' out)" "research 2 Open" "get queu
 
 export MUSTER_SERVER=$SERVER
 
-WIDE="STRATEGY GUARANTEE DESERVED CAPABILITY SHARE"
+WIDE="STRATEGY GUARANTEE DESERVED CAPABILITY SHARE RECLAIMABLE WITHIN-QUEUE MIN-RUNTIME MAX/MIN"
+WIDE="$WIDE COOLDOWN BORROWED LENT PREEMPTED"
 ctl get queues -o wide
 expect "$(head -1 out | tr -s ' ')" \
-    "NAME PARENT WEIGHT PRIORITY STATE GPU PENDING ADMITTED $WIDE" \
+    "NAME PARENT WEIGHT PRIORITY STATE GPU PENDING ADMITTED RECLAIM $WIDE" \
     "wide: header"
-expect "$(awk '$1 == "serving" {print $9, $10, $11, $12}' out)" \
+expect "$(awk '$1 == "serving" {print $10, $11, $12, $13}' out)" \
     "StrictFIFO nvidia.com/gpu=8 nvidia.com/gpu=10,cpu=128,memory=1Ti <none>" "wide: serving row"
 
 # -o json and -o yaml are read back by apply (YAML is a superset of JSON): every queue the server
@@ -96,8 +97,26 @@ expect "$RC $(cat out)" "0 queue/team-x created" "create queue"
 GPU=nvidia.com/gpu
 ctl get queues team-x -o wide
 expect "$(tail -n +2 out | tr -s ' ')" \
-    "team-x root 2 5 Open 0/2 0 0 StrictFIFO $GPU=1 cpu=4,$GPU=2 $GPU=4 0.000" \
+    "team-x root 2 5 Open 0/2 0 0 - StrictFIFO $GPU=1 cpu=4,$GPU=2 $GPU=4 0.000 true Never 0s 0 0s <none> <none> 0/0" \
     "get the created queue"
+# reclaim and preemption fields (issue 18): durations come back in their shortest form
+ctl create queue team-p --parent root --reclaimable false --within-queue LowerPriority \
+    --min-runtime 600s --max-per-minute 3 --cooldown 2m
+expect "$RC $(cat out)" "0 queue/team-p created" "create queue with preemption fields"
+ctl describe queue team-p
+expect "$(awk '$1 == "Reclaimable:" {print $2}' out)" false "describe: reclaimable"
+expect "$(sed -n 's/^Preemption: *//p' out)" \
+    "withinQueue=LowerPriority, minRuntime=10m, maxPerMinute=3, cooldown=2m" "describe: preemption"
+expect "$(sed -n 's/^  Preempted: *//p' out)" "made 0, suffered 0" "describe: preemptions"
+grep -q '^  Lent: *<none>$' out || fail "describe: no Lent line: $(cat out)"
+ctl create queue team-q --parent root --reclaimable maybe
+expect "$RC $(cat err)" "2 musterctl: --reclaimable: expected true or false, got maybe" \
+    "bad --reclaimable"
+ctl create queue team-q --parent root --min-runtime 10
+expect "$RC" 1 "bad --min-runtime: exit code"
+grep -q '\[field preemption.minRuntime\]$' err || fail "bad --min-runtime: $(cat err)"
+ctl delete queue team-p
+expect "$RC" 0 "delete team-p"
 ctl create queue team-x --parent root
 expect "$RC $(cat out)" "1 " "create an existing queue"
 expect "$(cat err)" "Error from server (AlreadyExists): queue team-x already exists [field name]" \
@@ -169,6 +188,7 @@ cat >queues.yaml <<'YAML'
   deserved:
     cpu: 8
     nvidia.com/gpu: "4"
+  preemption: {minRuntime: 600s, cooldown: 0s}
 ---
 apiVersion: muster.io/v1alpha1
 kind: Queue
@@ -177,6 +197,7 @@ metadata:
 spec:
   parent: ml
   priority: 2
+  reclaimable: false
   deserved: {nvidia.com/gpu: 2}
   guarantee: {nvidia.com/gpu: 1}
 YAML
@@ -209,6 +230,7 @@ cat >bad.yaml <<'YAML'
   weight: 4
   guarantee: {nvidia.com/gpu: 2}
   deserved: {cpu: 8, nvidia.com/gpu: "4"}
+  preemption: {minRuntime: 10m}
 YAML
 ctl apply -f bad.yaml
 expect "$RC" 1 "apply with a bad entry: exit code"
@@ -292,6 +314,30 @@ ctl --server http://ada:pa55word@127.0.0.1:1 get queues
 if grep -q pa55word err; then fail "a password in the server URL was printed: $(cat err)"; fi
 ctl --token "$(printf 'abc\r\nX-Evil: 1')" get queues
 expect "$RC $(cat err)" "1 musterctl: the token contains a control character" "a token with CR LF"
+stop_musterd
+
+# ---- --reclaim: the unused guarantee of a reclaimable queue is lent, and shown so ----
+RC=0
+"$MUSTERD" --reclaim maybe >out 2>err || RC=$?
+expect "$RC $(cat err)" "2 musterd: --reclaim: expected on or off, got maybe" "musterd --reclaim maybe"
+start_musterd reclaim.db --reclaim on
+export MUSTER_SERVER=$SERVER
+grep -q '^reclaim: on' sim.out || fail "musterd --reclaim on: not said at start: $(cat sim.out)"
+ctl create queue lender --parent root --guarantee nvidia.com/gpu=1 --deserved nvidia.com/gpu=1
+expect "$RC $(cat err)" "0 " "reclaim on: create lender"
+ctl create queue keeper --parent root --guarantee cpu=1 --deserved cpu=1 --reclaimable false
+ctl get queues lender
+expect "$(awk 'NR == 2 {print $9}' out)" lends "reclaim on: lender lends"
+ctl get queues keeper
+expect "$(awk 'NR == 2 {print $9}' out)" - "reclaim on: a queue that is not reclaimable lends nothing"
+ctl describe queue lender
+expect "$(sed -n 's/^  Lent: *//p' out)" "nvidia.com/gpu=1" "reclaim on: describe shows lent"
+stop_musterd
+start_musterd reclaim.db
+export MUSTER_SERVER=$SERVER
+grep -q '^reclaim: off' sim.out || fail "musterd without --reclaim: not said at start"
+ctl get queues lender
+expect "$(awk 'NR == 2 {print $9}' out)" - "reclaim off: nothing lent"
 stop_musterd
 
 # ---- bearer tokens: config file, environment, flags ----

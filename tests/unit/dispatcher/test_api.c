@@ -404,7 +404,8 @@ static char *snapshot(struct srv *s)
         " (SELECT name || '|' || coalesce(parent, '') || '|' || weight || '|' || priority || '|'"
         " || state || '|' || queueing_strategy || '|' || guarantee || '|' || deserved || '|' ||"
         " capability || '|' || gang_timeout_ms || '|' || resource_version || '|' || updated_at"
-        " AS r FROM queues ORDER BY name)";
+        " || '|' || reclaimable || '|' || within_queue || '|' || min_runtime_ms || '|' ||"
+        " preempt_per_minute || '|' || preempt_cooldown_ms AS r FROM queues ORDER BY name)";
     REQUIRE(sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK);
     int rc = sqlite3_step(st);
     if (rc != SQLITE_ROW)
@@ -889,6 +890,191 @@ static void body_validation(struct srv *s)
 static void test_validation(void)
 {
     run_with_server("valid", 1, body_validation);
+}
+
+/* ---- reclaim and preemption fields, status.lent and status.preemptions (issue 18) ---- */
+
+static void lend_fn(struct srv *s, void *arg)
+{
+    queue_tree_set_lending(s->tree, *(int *)arg);
+}
+
+static void count_preemptions_fn(struct srv *s, void *arg)
+{
+    (void)arg;
+    CU_ASSERT_EQUAL(store_preemptions_add(s->store, "team-r", 2, 5, 1), 0);
+    CU_ASSERT_EQUAL(api_server_reload(s->api, s->tree), 0);
+}
+
+static void body_reclaim_fields(struct srv *s)
+{
+    struct resp r;
+    /* defaults on a queue that never named them */
+    CU_ASSERT_EQUAL(http(s, "GET", "/api/v1/queues/default", TOK_VIEWER, NULL, 0, NULL, &r), 200);
+    CU_ASSERT_STRING_EQUAL(jstr(r.json, "reclaimable"), "true");
+    CU_ASSERT_STRING_EQUAL(jstr(r.json, "preemption.withinQueue"), "Never");
+    CU_ASSERT_STRING_EQUAL(jstr(r.json, "preemption.minRuntime"), "0s");
+    CU_ASSERT_STRING_EQUAL(jstr(r.json, "preemption.maxPerMinute"), "0");
+    CU_ASSERT_STRING_EQUAL(jstr(r.json, "preemption.cooldown"), "0s");
+    CU_ASSERT_STRING_EQUAL(jstr(r.json, "status.preemptions.made"), "0");
+    CU_ASSERT_STRING_EQUAL(jstr(r.json, "status.preemptions.suffered"), "0");
+    CU_ASSERT(jstr(r.json, "status.lent") != NULL);
+    resp_free(&r);
+
+    CU_ASSERT_EQUAL(http(s, "POST", "/api/v1/queues", TOK_ADMIN,
+                         "{\"name\":\"team-r\",\"guarantee\":{\"cpu\":\"4\"},"
+                         "\"deserved\":{\"cpu\":\"4\"},\"reclaimable\":false,"
+                         "\"preemption\":{\"withinQueue\":\"LowerPriority\",\"minRuntime\":"
+                         "\"600s\",\"maxPerMinute\":4,\"cooldown\":\"1.5m\"}}",
+                         -1, NULL, &r),
+                    201);
+    CU_ASSERT_STRING_EQUAL(jstr(r.json, "reclaimable"), "false");
+    CU_ASSERT_STRING_EQUAL(jstr(r.json, "preemption.withinQueue"), "LowerPriority");
+    CU_ASSERT_STRING_EQUAL(jstr(r.json, "preemption.minRuntime"), "10m"); /* canonical */
+    CU_ASSERT_STRING_EQUAL(jstr(r.json, "preemption.maxPerMinute"), "4");
+    CU_ASSERT_STRING_EQUAL(jstr(r.json, "preemption.cooldown"), "1m30s");
+    resp_free(&r);
+
+    /* a merge patch of one preemption field keeps the others */
+    CU_ASSERT_EQUAL(http(s, "PATCH", "/api/v1/queues/team-r", TOK_ADMIN,
+                         "{\"preemption\":{\"cooldown\":\"2m\"}}", -1, NULL, &r),
+                    200);
+    CU_ASSERT_STRING_EQUAL(jstr(r.json, "preemption.cooldown"), "2m");
+    CU_ASSERT_STRING_EQUAL(jstr(r.json, "preemption.minRuntime"), "10m");
+    CU_ASSERT_STRING_EQUAL(jstr(r.json, "preemption.withinQueue"), "LowerPriority");
+    CU_ASSERT_STRING_EQUAL(jstr(r.json, "metadata.resourceVersion"), "2");
+    resp_free(&r);
+    /* the same values written differently change nothing: no new version, no audit row */
+    char *before = snapshot(s);
+    CU_ASSERT_EQUAL(http(s, "PATCH", "/api/v1/queues/team-r", TOK_ADMIN,
+                         "{\"preemption\":{\"minRuntime\":\"0.05h420s\",\"cooldown\":\"120s\"}}",
+                         -1, NULL, &r),
+                    200);
+    CU_ASSERT_STRING_EQUAL(jstr(r.json, "metadata.resourceVersion"), "2");
+    resp_free(&r);
+    char *after = snapshot(s);
+    CU_ASSERT_STRING_EQUAL(before, after);
+    free(before);
+    free(after);
+    /* preemption: null is every default again; reclaimable back to true */
+    CU_ASSERT_EQUAL(http(s, "PATCH", "/api/v1/queues/team-r", TOK_ADMIN,
+                         "{\"preemption\":null,\"reclaimable\":true}", -1, NULL, &r),
+                    200);
+    CU_ASSERT_STRING_EQUAL(jstr(r.json, "preemption.minRuntime"), "0s");
+    CU_ASSERT_STRING_EQUAL(jstr(r.json, "preemption.withinQueue"), "Never");
+    CU_ASSERT_STRING_EQUAL(jstr(r.json, "reclaimable"), "true");
+    resp_free(&r);
+
+    /* lent: the unused guarantee, only while the engine lends */
+    CU_ASSERT_EQUAL(http(s, "GET", "/api/v1/queues/team-r", TOK_VIEWER, NULL, 0, NULL, &r), 200);
+    CU_ASSERT(jstr(r.json, "status.lent.cpu") == NULL);
+    CU_ASSERT_STRING_EQUAL(jstr(r.json, "status.reserved.cpu"), "4");
+    resp_free(&r);
+    int on = 1;
+    on_loop(s, lend_fn, &on);
+    CU_ASSERT_EQUAL(http(s, "GET", "/api/v1/queues/team-r", TOK_VIEWER, NULL, 0, NULL, &r), 200);
+    CU_ASSERT_STRING_EQUAL(jstr(r.json, "status.lent.cpu"), "4");
+    CU_ASSERT(jstr(r.json, "status.reserved.cpu") == NULL);
+    resp_free(&r);
+    /* a queue that is not reclaimable keeps its guarantee: nothing lent */
+    expect(s, "PATCH", "/api/v1/queues/team-r", TOK_ADMIN, "{\"reclaimable\":false}", NULL, 200);
+    CU_ASSERT_EQUAL(http(s, "GET", "/api/v1/queues/team-r", TOK_VIEWER, NULL, 0, NULL, &r), 200);
+    CU_ASSERT(jstr(r.json, "status.lent.cpu") == NULL);
+    resp_free(&r);
+    on = 0;
+    on_loop(s, lend_fn, &on);
+
+    /* the counts the store keeps, read through the API; a spec change keeps them */
+    on_loop(s, count_preemptions_fn, NULL);
+    expect(s, "PATCH", "/api/v1/queues/team-r", TOK_ADMIN, "{\"weight\":2}", NULL, 200);
+    CU_ASSERT_EQUAL(http(s, "GET", "/api/v1/queues/team-r", TOK_VIEWER, NULL, 0, NULL, &r), 200);
+    CU_ASSERT_STRING_EQUAL(jstr(r.json, "status.preemptions.made"), "2");
+    CU_ASSERT_STRING_EQUAL(jstr(r.json, "status.preemptions.suffered"), "5");
+    resp_free(&r);
+
+    /* refusals: the project's error shape, the field by its path, and nothing written */
+    before = snapshot(s);
+    expect_field(s, "{\"name\":\"b\",\"reclaimable\":\"yes\"}", "reclaimable");
+    expect_field(s, "{\"name\":\"b\",\"preemption\":5}", "preemption");
+    expect_field(s, "{\"name\":\"b\",\"preemption\":{\"withinQueue\":\"Always\"}}",
+                 "preemption.withinQueue");
+    expect_field(s, "{\"name\":\"b\",\"preemption\":{\"minRuntime\":\"10\"}}",
+                 "preemption.minRuntime");
+    expect_field(s, "{\"name\":\"b\",\"preemption\":{\"minRuntime\":600}}",
+                 "preemption.minRuntime");
+    expect_field(s, "{\"name\":\"b\",\"preemption\":{\"minRuntime\":\"-5m\"}}",
+                 "preemption.minRuntime");
+    expect_field(s, "{\"name\":\"b\",\"preemption\":{\"minRuntime\":\"721h\"}}",
+                 "preemption.minRuntime");
+    expect_field(s, "{\"name\":\"b\",\"preemption\":{\"cooldown\":\"1d\"}}",
+                 "preemption.cooldown");
+    expect_field(s, "{\"name\":\"b\",\"preemption\":{\"maxPerMinute\":-1}}",
+                 "preemption.maxPerMinute");
+    expect_field(s, "{\"name\":\"b\",\"preemption\":{\"maxPerMinute\":10001}}",
+                 "preemption.maxPerMinute");
+    expect_field(s, "{\"name\":\"b\",\"preemption\":{\"maxPerMinute\":\"3\"}}",
+                 "preemption.maxPerMinute");
+    expect_field(s, "{\"name\":\"b\",\"preemption\":{\"minRunTime\":\"5m\"}}", "preemption");
+    expect_field_method(s, "PATCH", "/api/v1/queues/team-r",
+                        "{\"preemption\":{\"cooldown\":\"soon\"}}", "preemption.cooldown");
+    CU_ASSERT_EQUAL(http(s, "POST", "/api/v1/queues", TOK_ADMIN,
+                         "{\"name\":\"b\",\"preemption\":{\"minRuntime\":\"10\"}}", -1, NULL, &r),
+                    422);
+    CU_ASSERT_STRING_EQUAL(jstr(r.json, "code"), "422");
+    CU_ASSERT_STRING_EQUAL(jstr(r.json, "message"),
+                           "preemption.minRuntime: 10 is not a duration: write whole "
+                           "milliseconds as numbers with units h, m, s or ms, such as \"10m\" or "
+                           "\"1h30m\"");
+    resp_free(&r);
+    CU_ASSERT_EQUAL(http(s, "POST", "/api/v1/queues", TOK_ADMIN,
+                         "{\"name\":\"b\",\"preemption\":{\"maxPerMinute\":10001}}", -1, NULL, &r),
+                    422);
+    CU_ASSERT_STRING_EQUAL(jstr(r.json, "message"),
+                           "preemption.maxPerMinute must be between 0 and 10000");
+    resp_free(&r);
+    CU_ASSERT_EQUAL(http(s, "POST", "/api/v1/queues", TOK_ADMIN,
+                         "{\"name\":\"b\",\"preemption\":{\"minRunTime\":\"5m\"}}", -1, NULL, &r),
+                    422);
+    CU_ASSERT_STRING_EQUAL(jstr(r.json, "message"), "unknown field preemption.minRunTime");
+    resp_free(&r);
+    /* an operator may still change only the state */
+    expect(s, "PATCH", "/api/v1/queues/team-r", TOK_OPERATOR, "{\"reclaimable\":true}", NULL, 403);
+    after = snapshot(s);
+    CU_ASSERT_STRING_EQUAL(before, after);
+    free(before);
+    free(after);
+}
+
+static void body_reclaim_restart_read(struct srv *s)
+{
+    struct resp r;
+    CU_ASSERT_EQUAL(http(s, "GET", "/api/v1/queues/team-r", TOK_VIEWER, NULL, 0, NULL, &r), 200);
+    CU_ASSERT_STRING_EQUAL(jstr(r.json, "reclaimable"), "false");
+    CU_ASSERT_STRING_EQUAL(jstr(r.json, "weight"), "2");
+    CU_ASSERT_STRING_EQUAL(jstr(r.json, "status.preemptions.made"), "2");
+    CU_ASSERT_STRING_EQUAL(jstr(r.json, "status.preemptions.suffered"), "5");
+    resp_free(&r);
+    expect(s, "PATCH", "/api/v1/queues/team-r", TOK_ADMIN,
+           "{\"preemption\":{\"minRuntime\":\"1h\",\"withinQueue\":\"LowerPriority\"}}", NULL, 200);
+}
+
+static void body_reclaim_restart_again(struct srv *s)
+{
+    struct resp r;
+    CU_ASSERT_EQUAL(http(s, "GET", "/api/v1/queues/team-r", TOK_VIEWER, NULL, 0, NULL, &r), 200);
+    CU_ASSERT_STRING_EQUAL(jstr(r.json, "preemption.minRuntime"), "1h");
+    CU_ASSERT_STRING_EQUAL(jstr(r.json, "preemption.withinQueue"), "LowerPriority");
+    resp_free(&r);
+}
+
+/* Written, read back through a restart (the store, the engine and the mirror agree). */
+static void test_reclaim_fields(void)
+{
+    run_with_server("reclaim", 1, body_reclaim_fields);
+    keep_db = 1;
+    run_with_server("reclaim", 1, body_reclaim_restart_read);
+    run_with_server("reclaim", 1, body_reclaim_restart_again);
+    keep_db = 0;
 }
 
 static void body_idle_connection(struct srv *s)
@@ -2965,6 +3151,7 @@ static CU_TestInfo tests[] = {
     {"rate limit: 429 with Retry-After, probes exempt", test_rate_limit},
     {"bad input is a clear 4xx and the server still serves", test_bad_input},
     {"every served route is in the OpenAPI document", test_openapi_covers_routes},
+    {"reclaimable, preemption, status.lent and preemptions", test_reclaim_fields},
     {"events: reset, resume, live, token in the query, close ends streams",
      test_events_and_clusters},
     {"dashboard files: ETag, 304, 404", test_dashboard_files},

@@ -22,8 +22,18 @@ static struct store *fresh(const char *name)
 static void put_queue(struct store *s, const char *name, const char *parent, const char *g,
                       const char *d, const char *c)
 {
-    struct store_queue q = {name, parent, 1, 0, "Open", "BestEffortFIFO", g, d, c,
-                            300000, 1, 1, 1};
+    struct store_queue q = {.name = name,
+                            .parent = parent,
+                            .weight = 1,
+                            .state = "Open",
+                            .queueing_strategy = "BestEffortFIFO",
+                            .guarantee = g,
+                            .deserved = d,
+                            .capability = c,
+                            .gang_timeout_ms = 300000,
+                            .resource_version = 1,
+                            .created_at = 1,
+                            .updated_at = 1};
     CU_ASSERT_EQUAL(store_queue_put(s, &q), 0);
 }
 
@@ -160,7 +170,49 @@ static void test_reload_is_identical(void)
     store_close(s);
 }
 
+/* A row's reclaim and preemption fields reach the engine's spec (durations in ms). */
+static void test_reclaim_fields_reach_engine(void)
+{
+    struct queue_tree *t = queue_tree_new();
+    struct store_queue q = {.name = "a",
+                            .parent = "root",
+                            .weight = 1,
+                            .state = "Open",
+                            .queueing_strategy = "BestEffortFIFO",
+                            .guarantee = "{}",
+                            .deserved = "{}",
+                            .capability = "{}",
+                            .gang_timeout_ms = 300000,
+                            .not_reclaimable = 1,
+                            .within_queue = "LowerPriority",
+                            .min_runtime_ms = 600000,
+                            .preempt_per_minute = 3,
+                            .preempt_cooldown_ms = 90000};
+    struct queue_spec sp;
+    char why[256];
+    CU_ASSERT_EQUAL_FATAL(disp_queue_spec_from_row(queue_tree_resnames(t), &q, &sp, why,
+                                                   sizeof(why)), 0);
+    CU_ASSERT_EQUAL(sp.reclaimable, QUEUE_NOT_RECLAIMABLE);
+    CU_ASSERT_EQUAL(sp.within_queue, QUEUE_WITHIN_LOWER_PRIORITY);
+    CU_ASSERT_EQUAL(sp.min_runtime, 600000);
+    CU_ASSERT_EQUAL(sp.max_per_minute, 3);
+    CU_ASSERT_EQUAL(sp.cooldown, 90000);
+    disp_queue_spec_close(&sp);
+    q.within_queue = "Sometimes";
+    CU_ASSERT_EQUAL(disp_queue_spec_from_row(queue_tree_resnames(t), &q, &sp, why, sizeof(why)),
+                    MUSTER_EINVAL);
+    q.within_queue = NULL; /* NULL is Never, and a zeroed row is every default */
+    q.not_reclaimable = 0;
+    CU_ASSERT_EQUAL_FATAL(disp_queue_spec_from_row(queue_tree_resnames(t), &q, &sp, why,
+                                                   sizeof(why)), 0);
+    CU_ASSERT_EQUAL(sp.reclaimable, QUEUE_RECLAIMABLE);
+    CU_ASSERT_EQUAL(sp.within_queue, QUEUE_WITHIN_NEVER);
+    disp_queue_spec_close(&sp);
+    queue_tree_free(t);
+}
+
 static CU_TestInfo tests[] = {
+    {"reclaim fields reach the engine", test_reclaim_fields_reach_engine},
     {"loads the tree and the live ledger", test_loads_tree_and_ledger},
     {"refuses bad rows with a clear message", test_refuses_bad_rows},
     {"reload is identical", test_reload_is_identical},

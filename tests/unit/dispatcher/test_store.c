@@ -1055,6 +1055,180 @@ static void test_ledger_protocol_columns(void)
     store_close(s);
 }
 
+/* ---- reclaim and preemption (schema/0004_queue_preemption.sql) ---- */
+
+/* One queue's reclaim fields and counts as store_queue_foreach hands them out. */
+struct reclaim_seen {
+    const char *want;
+    int found, not_reclaimable;
+    char within[32];
+    int64_t min_runtime_ms, per_minute, cooldown_ms, made, suffered;
+};
+
+static int collect_reclaim(void *ud, const struct store_queue *q)
+{
+    struct reclaim_seen *r = ud;
+    if (strcmp(q->name, r->want) != 0)
+        return 0;
+    r->found = 1;
+    r->not_reclaimable = q->not_reclaimable;
+    snprintf(r->within, sizeof r->within, "%s", q->within_queue ? q->within_queue : "(null)");
+    r->min_runtime_ms = q->min_runtime_ms;
+    r->per_minute = q->preempt_per_minute;
+    r->cooldown_ms = q->preempt_cooldown_ms;
+    r->made = q->preemptions_made;
+    r->suffered = q->preemptions_suffered;
+    return 0;
+}
+
+static struct reclaim_seen reclaim_of(struct store *s, const char *name)
+{
+    struct reclaim_seen r = {.want = name};
+    CU_ASSERT_EQUAL(store_queue_foreach(s, collect_reclaim, &r), 0);
+    CU_ASSERT(r.found);
+    return r;
+}
+
+/* The fields round-trip; zero values read back as the defaults; bad values are refused. */
+static void test_queue_reclaim_fields(void)
+{
+    struct store *s = open_ok(":memory:", STORE_SYNC_FULL);
+    struct store_queue a = queue_row("team-a", "root");
+    CU_ASSERT_EQUAL(store_queue_put(s, &a), 0);
+    struct reclaim_seen r = reclaim_of(s, "team-a");
+    CU_ASSERT_EQUAL(r.not_reclaimable, 0);
+    CU_ASSERT_STRING_EQUAL(r.within, "Never");
+    CU_ASSERT_EQUAL(r.min_runtime_ms + r.per_minute + r.cooldown_ms + r.made + r.suffered, 0);
+
+    a.not_reclaimable = 1;
+    a.within_queue = "LowerPriority";
+    a.min_runtime_ms = 600000;
+    a.preempt_per_minute = 4;
+    a.preempt_cooldown_ms = 120000;
+    CU_ASSERT_EQUAL(store_queue_put(s, &a), 0);
+    r = reclaim_of(s, "team-a");
+    CU_ASSERT_EQUAL(r.not_reclaimable, 1);
+    CU_ASSERT_STRING_EQUAL(r.within, "LowerPriority");
+    CU_ASSERT_EQUAL(r.min_runtime_ms, 600000);
+    CU_ASSERT_EQUAL(r.per_minute, 4);
+    CU_ASSERT_EQUAL(r.cooldown_ms, 120000);
+
+    struct store_queue bad = queue_row("bad", "root");
+    bad.within_queue = "Always";
+    CU_ASSERT_EQUAL(store_queue_put(s, &bad), MUSTER_EINVAL);
+    CU_ASSERT_PTR_NOT_NULL(strstr(store_errmsg(s), "within_queue"));
+    bad = queue_row("bad", "root");
+    bad.not_reclaimable = 2;
+    CU_ASSERT_EQUAL(store_queue_put(s, &bad), MUSTER_EINVAL);
+    bad = queue_row("bad", "root");
+    bad.min_runtime_ms = -1;
+    CU_ASSERT_EQUAL(store_queue_put(s, &bad), MUSTER_ERANGE);
+    bad = queue_row("bad", "root");
+    bad.preempt_per_minute = 10001;
+    CU_ASSERT_EQUAL(store_queue_put(s, &bad), MUSTER_ERANGE);
+    CU_ASSERT_PTR_NOT_NULL(strstr(store_errmsg(s), "preempt_per_minute"));
+
+    /* The schema refuses what C would have (a row written by another tool), and a bad value
+     * in the table stops a read naming the column. */
+    sqlite3 *db = store__db(s);
+    CU_ASSERT_NOT_EQUAL(sqlite3_exec(db, "UPDATE queues SET within_queue = 'x' WHERE name = "
+                                         "'team-a'", NULL, NULL, NULL), SQLITE_OK);
+    CU_ASSERT_NOT_EQUAL(sqlite3_exec(db, "UPDATE queues SET preempt_cooldown_ms = -1", NULL,
+                                     NULL, NULL), SQLITE_OK);
+    store_close(s);
+}
+
+/* Counts start at 0 without a row, add up, survive a spec change (a put does not touch them),
+ * refuse an unknown queue and negative counts, and go with their queue. */
+static void test_preemption_counts(void)
+{
+    struct store *s = open_ok(":memory:", STORE_SYNC_FULL);
+    struct store_queue a = queue_row("team-a", "root");
+    CU_ASSERT_EQUAL(store_queue_put(s, &a), 0);
+    CU_ASSERT_EQUAL(store_preemptions_add(s, "team-a", 1, 0, 5000), 0);
+    CU_ASSERT_EQUAL(store_begin(s), 0);
+    CU_ASSERT_EQUAL(store_preemptions_add(s, "team-a", 2, 3, 6000), 0);
+    CU_ASSERT_EQUAL(store_commit(s), 0);
+    a.weight = 7;
+    CU_ASSERT_EQUAL(store_queue_put(s, &a), 0);
+    struct reclaim_seen r = reclaim_of(s, "team-a");
+    CU_ASSERT_EQUAL(r.made, 3);
+    CU_ASSERT_EQUAL(r.suffered, 3);
+    r = reclaim_of(s, "default");
+    CU_ASSERT_EQUAL(r.made + r.suffered, 0);
+
+    CU_ASSERT_EQUAL(store_preemptions_add(s, "nope", 1, 0, 1), MUSTER_ECONFLICT);
+    CU_ASSERT_EQUAL(store_preemptions_add(s, "team-a", -1, 0, 1), MUSTER_EINVAL);
+    CU_ASSERT_EQUAL(store_preemptions_add(s, "", 1, 0, 1), MUSTER_EINVAL);
+    CU_ASSERT_EQUAL(store_preemptions_add(s, "team-a", INT64_MAX, 0, 1), MUSTER_ERANGE);
+    r = reclaim_of(s, "team-a");
+    CU_ASSERT_EQUAL(r.made, 3); /* the refused add changed nothing */
+
+    /* A rolled-back transaction takes its counts with it. */
+    CU_ASSERT_EQUAL(store_begin(s), 0);
+    CU_ASSERT_EQUAL(store_preemptions_add(s, "team-a", 10, 10, 7000), 0);
+    CU_ASSERT_EQUAL(store_rollback(s), 0);
+    r = reclaim_of(s, "team-a");
+    CU_ASSERT_EQUAL(r.suffered, 3);
+
+    CU_ASSERT_EQUAL(store_queue_delete(s, "team-a"), 0);
+    CU_ASSERT_EQUAL(query_int(store__db(s), "SELECT count(*) FROM queue_preemptions"), 0);
+    CU_ASSERT_EQUAL(store_queue_put(s, &a), 0);
+    r = reclaim_of(s, "team-a");
+    CU_ASSERT_EQUAL(r.made + r.suffered, 0);
+    store_close(s);
+}
+
+/* A database written before 0004 (migrations 1-3 only) with a queue in it opens, migrates, and
+ * its queue reads back with the defaults; the new fields then round-trip through a reopen. */
+static void test_migrate_to_queue_preemption(void)
+{
+    char path[512], err[512];
+    fresh_path(path, sizeof path, "pre0004.db");
+    sqlite3 *db = NULL;
+    CU_ASSERT_EQUAL_FATAL(sqlite3_open(path, &db), SQLITE_OK);
+    size_t old = 0;
+    while (old < schema_migrations_count && schema_migrations[old].version < 4)
+        old++;
+    CU_ASSERT_EQUAL_FATAL(old, 3);
+    CU_ASSERT_EQUAL_FATAL(store__migrate(db, schema_migrations, old, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(query_int(db, "PRAGMA user_version"), 3);
+    CU_ASSERT_EQUAL(sqlite3_exec(db,
+                                 "INSERT INTO queues (name, parent, weight, created_at, "
+                                 "updated_at) VALUES ('old', 'root', 3, 1, 1)",
+                                 NULL, NULL, NULL),
+                    SQLITE_OK);
+    sqlite3_close(db);
+
+    struct store *s = open_ok(path, STORE_SYNC_FULL);
+    CU_ASSERT(store_schema_version(s) >= 4);
+    struct reclaim_seen r = reclaim_of(s, "old");
+    CU_ASSERT_EQUAL(r.not_reclaimable, 0);
+    CU_ASSERT_STRING_EQUAL(r.within, "Never");
+    CU_ASSERT_EQUAL(r.min_runtime_ms + r.per_minute + r.cooldown_ms + r.made + r.suffered, 0);
+    struct store_queue q = queue_row("old", "root");
+    q.not_reclaimable = 1;
+    q.within_queue = "LowerPriority";
+    q.min_runtime_ms = 1;
+    q.preempt_per_minute = 2;
+    q.preempt_cooldown_ms = 3;
+    CU_ASSERT_EQUAL(store_queue_put(s, &q), 0);
+    CU_ASSERT_EQUAL(store_preemptions_add(s, "old", 4, 5, 10), 0);
+    store_close(s);
+
+    s = open_ok(path, STORE_SYNC_FULL);
+    r = reclaim_of(s, "old");
+    CU_ASSERT_EQUAL(r.not_reclaimable, 1);
+    CU_ASSERT_STRING_EQUAL(r.within, "LowerPriority");
+    CU_ASSERT_EQUAL(r.min_runtime_ms, 1);
+    CU_ASSERT_EQUAL(r.per_minute, 2);
+    CU_ASSERT_EQUAL(r.cooldown_ms, 3);
+    CU_ASSERT_EQUAL(r.made, 4);
+    CU_ASSERT_EQUAL(r.suffered, 5);
+    store_close(s);
+    db_remove(path);
+}
+
 static CU_TestInfo tests[] = {
     {"open fresh, reopen, settings", test_open_fresh_and_reopen},
     {"data version moves with other connections' commits", test_data_version},
@@ -1062,6 +1236,9 @@ static CU_TestInfo tests[] = {
     {"failed migration keeps old version", test_failed_migration_keeps_old_version},
     {"open errors", test_open_errors},
     {"queues", test_queues},
+    {"queue reclaim fields", test_queue_reclaim_fields},
+    {"preemption counts", test_preemption_counts},
+    {"migrate a database from before 0004", test_migrate_to_queue_preemption},
     {"ledger rows", test_ledger_rows},
     {"ledger re-entry refused", test_ledger_reentry_refused},
     {"ledger history of one binding", test_ledger_history},

@@ -133,6 +133,48 @@ static void test_lending_unused_guarantees(void)
     queue_tree_free(t);
 }
 
+static int64_t lent_of(struct queue_tree *t, const char *queue, const char *res)
+{
+    struct queue_status st;
+    uint32_t id;
+    CU_ASSERT_EQUAL_FATAL(queue_resnames_find(queue_tree_resnames(t), res, strlen(res), &id), 0);
+    CU_ASSERT_EQUAL_FATAL(queue_node_status(t, queue_tree_find(t, queue), &st), 0);
+    int64_t v = queue_resvec_get(&st.lent, id);
+    queue_status_close(&st);
+    return v;
+}
+
+/* status.lent is guarantee - held where positive: the unused guarantee that is not held for
+ * the queue, so others may be admitted into it. Nothing while the tree does not lend or the
+ * queue is not reclaimable; an inner queue's counts its subtree's. */
+static void test_status_lent(void)
+{
+    struct queue_tree *t = guarantee_tree();
+    struct queue_limit why;
+    CU_ASSERT_EQUAL(try_admit(t, 1, "b1", "nvidia.com/gpu=12", &why), 0);
+    CU_ASSERT_EQUAL(lent_of(t, "b1", "nvidia.com/gpu"), 0);
+    CU_ASSERT_EQUAL(lent_of(t, "b", "nvidia.com/gpu"), 0);
+    CU_ASSERT_EQUAL(queue_tree_set_lending(t, 1), 0);
+    CU_ASSERT_EQUAL(lent_of(t, "b1", "nvidia.com/gpu"), 18000); /* 30 - 12 */
+    CU_ASSERT_EQUAL(lent_of(t, "b2", "nvidia.com/gpu"), 10000);
+    CU_ASSERT_EQUAL(lent_of(t, "b", "nvidia.com/gpu"), 28000); /* 40 - 12 */
+    CU_ASSERT_EQUAL(lent_of(t, "a", "nvidia.com/gpu"), 60000);
+    CU_ASSERT_EQUAL(lent_of(t, "root", "nvidia.com/gpu"), 0); /* root guarantees nothing */
+    /* b2 keeps its guarantee: it lends nothing, and b's figure loses it */
+    struct queue_spec s = *queue_node_spec(queue_tree_find(t, "b2"));
+    s.reclaimable = QUEUE_NOT_RECLAIMABLE;
+    CU_ASSERT_EQUAL(queue_tree_update(t, &s, NULL), 0);
+    CU_ASSERT_EQUAL(lent_of(t, "b2", "nvidia.com/gpu"), 0);
+    CU_ASSERT_EQUAL(lent_of(t, "b", "nvidia.com/gpu"), 18000);
+    /* a guarantee in use is not lent; usage above it lends nothing either */
+    CU_ASSERT_EQUAL(try_admit(t, 2, "a", "nvidia.com/gpu=70", &why), 0);
+    CU_ASSERT_EQUAL(lent_of(t, "a", "nvidia.com/gpu"), 0);
+    CU_ASSERT_EQUAL(queue_tree_set_lending(t, 0), 0);
+    CU_ASSERT_EQUAL(lent_of(t, "b1", "nvidia.com/gpu"), 0);
+    CU_ASSERT_EQUAL(lent_of(t, "b", "nvidia.com/gpu"), 0);
+    queue_tree_free(t);
+}
+
 static void test_guarantee_inside_subtree(void)
 {
     /* b1 borrowing within b must leave b2's guarantee alone even when b has no capability. */
@@ -421,6 +463,7 @@ static CU_TestInfo tests[] = {
     {"explain matches the issue's example", test_explain_matches_issue_example},
     {"guarantee protection", test_guarantee_protection},
     {"lending unused guarantees", test_lending_unused_guarantees},
+    {"status.lent: unused guarantee not held", test_status_lent},
     {"guarantee inside a subtree", test_guarantee_inside_subtree},
     {"borrowing is visible", test_borrowing_visible},
     {"Closed and Draining", test_states},

@@ -208,8 +208,9 @@ static void test_weight_and_enums(void)
     queue_tree_free(t);
 }
 
-/* reclaimable, preemption.withinQueue and minRuntime: a zeroed spec gets the documented
- * defaults (true, Never, 0), bad values are refused naming the field, and values are kept. */
+/* reclaimable and preemption (withinQueue, minRuntime, maxPerMinute, cooldown): a zeroed spec
+ * gets the documented defaults (true, Never, 0, 0 = no limit, 0), bad values are refused
+ * naming the field, and values are kept. */
 static void test_reclaim_fields(void)
 {
     struct queue_tree *t = queue_tree_new();
@@ -220,6 +221,8 @@ static void test_reclaim_fields(void)
     CU_ASSERT_EQUAL(got->reclaimable, QUEUE_RECLAIMABLE);
     CU_ASSERT_EQUAL(got->within_queue, QUEUE_WITHIN_NEVER);
     CU_ASSERT_EQUAL(got->min_runtime, 0);
+    CU_ASSERT_EQUAL(got->max_per_minute, 0);
+    CU_ASSERT_EQUAL(got->cooldown, 0);
 
     s.reclaimable = (enum queue_reclaimable)2;
     CU_ASSERT_EQUAL(queue_tree_update(t, &s, &err), MUSTER_EINVAL);
@@ -232,14 +235,34 @@ static void test_reclaim_fields(void)
     s.within_queue = QUEUE_WITHIN_LOWER_PRIORITY;
     s.min_runtime = -1;
     CU_ASSERT_EQUAL(queue_tree_update(t, &s, &err), MUSTER_EINVAL);
-    CU_ASSERT_STRING_EQUAL(err.field, "minRuntime");
-    CU_ASSERT_STRING_EQUAL(err.msg, "minRuntime must not be negative");
+    CU_ASSERT_STRING_EQUAL(err.field, "preemption.minRuntime");
+    CU_ASSERT_STRING_EQUAL(err.msg, "preemption.minRuntime must not be negative");
     s.min_runtime = 600000;
+    s.max_per_minute = -1;
+    CU_ASSERT_EQUAL(queue_tree_validate(t, &s, 1, &err), MUSTER_EINVAL);
+    CU_ASSERT_STRING_EQUAL(err.field, "preemption.maxPerMinute");
+    CU_ASSERT_STRING_EQUAL(err.msg, "preemption.maxPerMinute must be between 0 (no limit) and "
+                                    "10000 gangs");
+    s.max_per_minute = QUEUE_PREEMPT_PER_MINUTE_MAX + 1;
+    CU_ASSERT_EQUAL(queue_tree_update(t, &s, &err), MUSTER_EINVAL);
+    CU_ASSERT_STRING_EQUAL(err.field, "preemption.maxPerMinute");
+    s.max_per_minute = QUEUE_PREEMPT_PER_MINUTE_MAX;
+    s.cooldown = -5;
+    CU_ASSERT_EQUAL(queue_tree_update(t, &s, &err), MUSTER_EINVAL);
+    CU_ASSERT_STRING_EQUAL(err.field, "preemption.cooldown");
+    CU_ASSERT_STRING_EQUAL(err.msg, "preemption.cooldown must not be negative");
+    /* refused updates changed nothing */
+    got = queue_node_spec(queue_tree_find(t, "r"));
+    CU_ASSERT_EQUAL(got->max_per_minute, 0);
+    CU_ASSERT_EQUAL(got->cooldown, 0);
+    s.cooldown = 120000;
     CU_ASSERT_EQUAL(queue_tree_update(t, &s, &err), 0);
     got = queue_node_spec(queue_tree_find(t, "r"));
     CU_ASSERT_EQUAL(got->reclaimable, QUEUE_NOT_RECLAIMABLE);
     CU_ASSERT_EQUAL(got->within_queue, QUEUE_WITHIN_LOWER_PRIORITY);
     CU_ASSERT_EQUAL(got->min_runtime, 600000);
+    CU_ASSERT_EQUAL(got->max_per_minute, QUEUE_PREEMPT_PER_MINUTE_MAX);
+    CU_ASSERT_EQUAL(got->cooldown, 120000);
 
     enum queue_within w;
     CU_ASSERT_EQUAL(queue_within_parse("LowerPriority", &w), 0);
@@ -414,7 +437,7 @@ static CU_TestInfo tests[] = {
     {"depth limit", test_depth_limit},
     {"remove rules", test_remove_rules},
     {"weight and enums", test_weight_and_enums},
-    {"reclaimable, withinQueue, minRuntime", test_reclaim_fields},
+    {"reclaimable and preemption fields", test_reclaim_fields},
     {"walk order", test_walk_order},
     {"allocation failures leave tree intact", test_allocation_failures_leave_tree_intact},
     {"moving the last child leaves no phantom usage", test_move_last_child_phantom_usage},

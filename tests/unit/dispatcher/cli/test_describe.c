@@ -108,6 +108,42 @@ static void test_describe(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(t, "Deserved:     <none>\n"));
     CU_ASSERT_PTR_NOT_NULL(strstr(t, "  Allocated:  nvidia.com/gpu=2\n"));
     CU_ASSERT_PTR_NOT_NULL(strstr(t, "  Share:      -\n"));
+    /* a server from before issue 18: the defaults, and no counts */
+    CU_ASSERT_PTR_NOT_NULL(strstr(t, "Reclaimable:  true\n"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(t, "Preemption:   withinQueue=Never, minRuntime=0s, "
+                                     "maxPerMinute=0, cooldown=0s\n"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(t, "  Lent:       <none>\n"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(t, "  Preempted:  made 0, suffered 0\n"));
+    CU_ASSERT_STRING_EQUAL(cli_queue_reclaim_mark(q), "-");
+    json_object_put(q);
+
+    q = json_tokener_parse(
+        "{\"name\":\"a\",\"reclaimable\":false,\"preemption\":{\"withinQueue\":"
+        "\"LowerPriority\",\"minRuntime\":\"10m\",\"maxPerMinute\":4,\"cooldown\":\"1m30s\"},"
+        "\"status\":{\"borrowed\":{},\"lent\":{\"nvidia.com/gpu\":\"4\"},"
+        "\"preemptions\":{\"made\":2,\"suffered\":7}}}");
+    f = tmpfile();
+    cli_describe_queue(q, f);
+    t = captured(f);
+    CU_ASSERT_PTR_NOT_NULL(strstr(t, "Reclaimable:  false\n"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(t, "Preemption:   withinQueue=LowerPriority, minRuntime=10m, "
+                                     "maxPerMinute=4, cooldown=1m30s\n"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(t, "  Borrowed:   <none>\n"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(t, "  Lent:       nvidia.com/gpu=4\n"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(t, "  Preempted:  made 2, suffered 7\n"));
+    CU_ASSERT_STRING_EQUAL(cli_queue_reclaim_mark(q), "lends");
+    char cell[32];
+    CU_ASSERT_STRING_EQUAL(cli_queue_preempted(q, cell, sizeof(cell)), "2/7");
+    CU_ASSERT_STRING_EQUAL(cli_queue_preemption(q, CLI_PREEMPT_MAX_PER_MINUTE), "4");
+    json_object_put(q);
+    q = json_tokener_parse("{\"status\":{\"borrowed\":{\"cpu\":\"1\"},\"lent\":{\"gpu\":\"1\"}}}");
+    CU_ASSERT_STRING_EQUAL(cli_queue_reclaim_mark(q), "borrows,lends");
+    json_object_put(q);
+    q = json_tokener_parse("{\"status\":{\"borrowed\":{\"cpu\":\"1\"},\"lent\":{}}}");
+    CU_ASSERT_STRING_EQUAL(cli_queue_reclaim_mark(q), "borrows");
+    CU_ASSERT_STRING_EQUAL(cli_queue_preemption(q, CLI_PREEMPT_WITHIN_QUEUE), "Never");
+    CU_ASSERT_STRING_EQUAL(cli_queue_preemption(q, CLI_PREEMPT_COOLDOWN), "0s");
+    CU_ASSERT_STRING_EQUAL(cli_queue_preempted(q, cell, sizeof(cell)), "0/0");
     json_object_put(q);
 }
 
