@@ -54,7 +54,7 @@ int disp_demo_seed_queues(struct store *s, struct queue_tree *t)
         int64_t timeout = strcmp(q->name, "batch") == 0 ? 30000 : 300000;
         struct store_queue row = {q->name, q->parent ? q->parent : "root", q->weight,
                                   q->priority, "Open", q->strategy, q->guarantee, q->deserved,
-                                  q->capability, timeout, 1, at, at};
+                                  q->capability, timeout, 1, at, at, "Requeue"};
         struct queue_spec spec;
         char err[256];
         struct queue_error qe;

@@ -48,6 +48,10 @@ int disp_queue_spec_from_row(struct queue_resnames *names, const struct store_qu
         snprintf(err, errcap, "unknown state or queueing strategy");
         return MUSTER_EINVAL;
     }
+    if (q->on_cluster_loss && queue_on_loss_parse(q->on_cluster_loss, &spec->on_cluster_loss)) {
+        snprintf(err, errcap, "unknown onClusterLoss");
+        return MUSTER_EINVAL;
+    }
     int rc = kube_resvec_parse_text(names, q->guarantee, "guarantee", &spec->guarantee, err,
                                     errcap);
     if (!rc)

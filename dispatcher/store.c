@@ -44,17 +44,18 @@ static const char *const stmt_sql[ST__COUNT] = {
     [ST_QUEUE_PUT] =
         "INSERT INTO queues (name, parent, weight, priority, state, queueing_strategy,"
         " guarantee, deserved, capability, gang_timeout_ms, resource_version, created_at,"
-        " updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)"
+        " updated_at, on_cluster_loss)"
+        " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)"
         " ON CONFLICT (name) DO UPDATE SET parent = excluded.parent,"
         " weight = excluded.weight, priority = excluded.priority, state = excluded.state,"
         " queueing_strategy = excluded.queueing_strategy, guarantee = excluded.guarantee,"
         " deserved = excluded.deserved, capability = excluded.capability,"
-        " gang_timeout_ms = excluded.gang_timeout_ms,"
+        " gang_timeout_ms = excluded.gang_timeout_ms, on_cluster_loss = excluded.on_cluster_loss,"
         " resource_version = excluded.resource_version, updated_at = excluded.updated_at",
     [ST_QUEUE_DELETE] = "DELETE FROM queues WHERE name = ?1",
     [ST_QUEUE_ALL] = "SELECT name, parent, weight, priority, state, queueing_strategy, guarantee,"
                      " deserved, capability, gang_timeout_ms, resource_version, created_at,"
-                     " updated_at FROM queues ORDER BY name",
+                     " updated_at, on_cluster_loss FROM queues ORDER BY name",
     [ST_LEDGER_INSERT] =
         "INSERT INTO ledger (binding, uid, queue, request, priority, state, clusters, reason,"
         " created_at, admitted_at, updated_at, mode, barrier, user_dispatching, attempt,"
@@ -93,6 +94,7 @@ struct store {
 
 static const char *const queue_states[] = {"Open", "Closed", "Draining"};
 static const char *const queue_strategies[] = {"BestEffortFIFO", "StrictFIFO"};
+static const char *const queue_on_loss[] = {"Requeue", "Replace"};
 static const char *const ledger_states[] = {"pending", "admitted", "dispatched",
                                             "running", "released", "rolledback"};
 /* The first four of ledger_states are live: what ST_LEDGER_LIVE may return. */
@@ -609,6 +611,8 @@ static int queue_check(struct store *s, const struct store_queue *q)
         return store_invalid(s, MUSTER_ERANGE, what, "weight is outside 1..1000000");
     if (q->gang_timeout_ms <= 0)
         return store_invalid(s, MUSTER_ERANGE, what, "gang_timeout_ms is not positive");
+    if (q->on_cluster_loss && !in_set(q->on_cluster_loss, queue_on_loss, COUNT_OF(queue_on_loss)))
+        return store_invalid(s, MUSTER_EINVAL, what, "on_cluster_loss is not Requeue or Replace");
     return 0;
 }
 
@@ -646,6 +650,8 @@ int store_queue_put(struct store *s, const struct store_queue *q)
         rc = sqlite3_bind_int64(st, 12, q->created_at);
     if (rc == SQLITE_OK)
         rc = sqlite3_bind_int64(st, 13, q->updated_at);
+    if (rc == SQLITE_OK)
+        rc = bind_text(st, 14, q->on_cluster_loss ? q->on_cluster_loss : "Requeue");
     if (rc != SQLITE_OK)
         return store_fail(s, rc, "queues: put: bind");
     return step_done(s, ST_QUEUE_PUT, "queues: put");
@@ -714,6 +720,7 @@ static const char *const queue_cols[] = {
     "resource_version",
     "created_at",
     "updated_at",
+    "on_cluster_loss",
 };
 
 /* Fills q from the current row of ST_QUEUE_ALL; a bad column is named in s->errmsg. */
@@ -780,6 +787,12 @@ static int queue_row(struct store *s, sqlite3_stmt *st, struct store_queue *q)
     if (!err) {
         bad = 12;
         err = col_int(st, 12, 0, &q->updated_at);
+    }
+    if (!err) {
+        bad = 13;
+        err = col_text(st, 13, 0, &q->on_cluster_loss);
+        if (!err && !in_set(q->on_cluster_loss, queue_on_loss, COUNT_OF(queue_on_loss)))
+            err = MUSTER_ESTORE;
     }
     if (err == MUSTER_ESTORE)
         msg_set(s->errmsg, sizeof s->errmsg, "queues: read: column %s holds an invalid value",

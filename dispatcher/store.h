@@ -38,6 +38,7 @@ struct store_queue {
     int64_t resource_version;
     int64_t created_at; /* unix ms; kept from the first put */
     int64_t updated_at; /* unix ms */
+    const char *on_cluster_loss; /* "Requeue" or "Replace"; NULL on write: "Requeue" */
 };
 
 /* A row of the ledger. Text fields are borrowed as in struct store_queue. */

@@ -37,6 +37,7 @@ struct api_stream; /* events.c */
 struct api_qrow {
     char *name, *parent, *state, *strategy, *guarantee, *deserved, *capability;
     int64_t weight, priority, gang_timeout_ms, rv, created_at, updated_at;
+    const char *on_loss; /* onClusterLoss, a static name (queue_on_loss_name) */
     /* guarantee, deserved, capability parsed once (lazily) and shared by reference into every
      * response: a list of 1,000 queues would otherwise parse 3,000 maps per request. */
     struct json_object *parsed[3];

@@ -55,6 +55,10 @@ static int qrow_from_store(struct api_qrow *r, const struct store_queue *q)
     r->weight = q->weight;
     r->priority = q->priority;
     r->gang_timeout_ms = q->gang_timeout_ms;
+    enum queue_on_loss l = QUEUE_ON_LOSS_REQUEUE;
+    if (q->on_cluster_loss)
+        (void)queue_on_loss_parse(q->on_cluster_loss, &l); /* the store checked it */
+    r->on_loss = queue_on_loss_name(l);
     r->rv = q->resource_version;
     r->created_at = q->created_at;
     r->updated_at = q->updated_at;
@@ -73,6 +77,7 @@ void api__qrow_to_store(const struct api_qrow *r, struct store_queue *q)
     q->deserved = r->deserved;
     q->capability = r->capability;
     q->gang_timeout_ms = r->gang_timeout_ms;
+    q->on_cluster_loss = r->on_loss;
     q->resource_version = r->rv;
     q->created_at = r->created_at;
     q->updated_at = r->updated_at;
@@ -90,7 +95,8 @@ int api__qrow_same_spec(const struct api_qrow *a, const struct api_qrow *b)
            str_same(a->state, b->state) && str_same(a->strategy, b->strategy) &&
            str_same(a->guarantee, b->guarantee) && str_same(a->deserved, b->deserved) &&
            str_same(a->capability, b->capability) && a->weight == b->weight &&
-           a->priority == b->priority && a->gang_timeout_ms == b->gang_timeout_ms;
+           a->priority == b->priority && a->gang_timeout_ms == b->gang_timeout_ms &&
+           str_same(a->on_loss, b->on_loss);
 }
 
 size_t api__rows_lower_bound(const struct api_server *s, const char *name)

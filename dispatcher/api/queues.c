@@ -48,6 +48,10 @@ static struct json_object *spec_json(const struct api_qrow *r)
     api__obj_add(o, "deserved", row_map(r, 1), &bad);
     api__obj_add(o, "capability", row_map(r, 2), &bad);
     api__obj_add(o, "gangTimeoutSeconds", json_object_new_int64(r->gang_timeout_ms / 1000), &bad);
+    api__obj_add(o, "onClusterLoss",
+                 json_object_new_string(r->on_loss ? r->on_loss
+                                                   : queue_on_loss_name(QUEUE_ON_LOSS_REQUEUE)),
+                 &bad);
     if (bad) {
         json_object_put(o);
         return NULL;
@@ -271,6 +275,8 @@ static int change_build(struct api_server *s, const struct api_queue_doc *doc, i
     ch->spec.priority = (int32_t)doc->priority;
     queue_state_parse(doc->state, &ch->spec.state);
     queue_strategy_parse(doc->strategy, &ch->spec.strategy);
+    if (doc->on_loss)
+        queue_on_loss_parse(doc->on_loss, &ch->spec.on_cluster_loss);
     int rc = map_parse(s, doc->guarantee, "guarantee", &ch->spec.guarantee, e);
     if (!rc)
         rc = map_parse(s, doc->deserved, "deserved", &ch->spec.deserved, e);
@@ -300,6 +306,7 @@ static int change_build(struct api_server *s, const struct api_queue_doc *doc, i
     r->weight = doc->weight;
     r->priority = doc->priority;
     r->gang_timeout_ms = doc->gang_timeout_s * 1000;
+    r->on_loss = queue_on_loss_name(ch->spec.on_cluster_loss);
     return 0;
 }
 

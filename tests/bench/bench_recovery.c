@@ -55,7 +55,7 @@ void bench_recovery(void)
              *c = json_text(names, &sp->capability);
         struct store_queue q = {sp->name, sp->parent, sp->weight, sp->priority,
                                 queue_state_name(sp->state), queue_strategy_name(sp->strategy),
-                                g, d, c, 300000, 1, 1, 1};
+                                g, d, c, 300000, 1, 1, 1, "Requeue"};
         if ((rc = store_queue_put(s, &q)))
             die("queue", rc, store_errmsg(s));
         free(g);

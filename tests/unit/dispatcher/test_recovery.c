@@ -23,7 +23,7 @@ static void put_queue(struct store *s, const char *name, const char *parent, con
                       const char *d, const char *c)
 {
     struct store_queue q = {name, parent, 1, 0, "Open", "BestEffortFIFO", g, d, c,
-                            300000, 1, 1, 1};
+                            300000, 1, 1, 1, "Requeue"};
     CU_ASSERT_EQUAL(store_queue_put(s, &q), 0);
 }
 
