@@ -53,7 +53,7 @@ int karmada_workload_noexecute(const struct karmada_workload *w, json_object *cl
 
 /* 1 when the RB's spec.gracefulEvictionTasks holds a task evicting it from cluster (Karmada's
  * taint manager, application failover, the descheduler), with its reason and producer in
- * why[0..cap) ("spec.gracefulEvictionTasks: TaintUntolerated by TaintManager"); else 0. */
+ * why[0..cap) ("TaintUntolerated by TaintManager"); else 0. */
 int karmada_workload_evicted_from(json_object *rb, const char *cluster, char *why, size_t cap);
 
 /* Cross-file internal of karmada_workload_read: validates spec.placement's clusterAffinity,

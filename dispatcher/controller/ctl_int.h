@@ -7,6 +7,8 @@
  *   protocol.c   the commit protocol: one sender per step, the step transitions
  *   follow.c     after dispatch: following the shares, release, rollback, gang timeout
  *   reconcile.c  start-up reconciliation of the ledger with the hub; the orphan sweep
+ *   loss.c       a cluster lost under a dispatched gang: the judgment, the queue's
+ *                onClusterLoss (requeue, or place the lost share again)
  *   prereq.c     hub prerequisites (the PodGroup CRD)
  *   loop.c       the informers (a table row each), the tick, the per-iteration flush
  * Functions one file defines for the others are named ctl__*.
@@ -202,6 +204,42 @@ struct binding {
      * per cluster-set epoch (allow_epoch) and RB version (affinity is evaluated on JSON:
      * costly per cycle) */
     uint8_t allow[256];
+    /* A cluster it held a share in was lost (loss.c): what and why, until it is admitted
+     * again. NULL: none. */
+    struct ctl_loss *loss;
+};
+
+/* Why a cluster is lost to a gang that holds a share there (loss.c). */
+enum ctl_loss_trigger {
+    CTL_LOSS_NONE,
+    CTL_LOSS_NOT_READY,  /* its Ready condition not True for longer than the grace period */
+    CTL_LOSS_NO_EXECUTE, /* a NoExecute taint the placement does not tolerate (any more) */
+    CTL_LOSS_EVICTED,    /* Karmada evicts the binding from it (gracefulEvictionTasks, or the
+                            cluster dropped from spec.clusters by another controller) */
+};
+
+/* What the queue's onClusterLoss decides (loss.c). */
+enum ctl_loss_decision {
+    CTL_LOSS_REQUEUE, /* roll the whole gang back; requeued in its place, no back-off */
+    CTL_LOSS_REPLACE, /* the lost share placed again, whole, on other clusters */
+};
+
+struct ctl_loss {
+    char cluster[CTL_CLUSTER_NAME_MAX];
+    enum ctl_loss_trigger trigger;
+    int replace_wanted; /* Replace: the next cycle places the lost share, or requeues */
+    char detail[160];   /* "NotReady for 5m0s" */
+};
+
+/* What muster knows of one cluster under one gang's share, for ctl__cluster_lost. */
+struct ctl_loss_facts {
+    int ready;               /* the Ready condition is True */
+    int64_t not_ready_since; /* unix ms it stopped being Ready (0: not known) */
+    int64_t grace_ms;        /* --cluster-lost-grace */
+    int noexec;              /* a NoExecute taint is not tolerated for ever */
+    int64_t noexec_until;    /* ... and from this unix ms not at all (0: never was) */
+    int evicted;             /* Karmada evicts the binding from it */
+    int64_t now;
 };
 
 struct cluster {
@@ -214,6 +252,11 @@ struct cluster {
     /* nor batch.volcano.sh/v1alpha1 jobs: a Volcano Job's Work would not apply there (the
      * member answers 404), so none is placed there */
     int no_vcjobs;
+    /* What loss.c judges: since when the Ready condition is not True (0 while it is: its
+     * lastTransitionTime, else when muster first saw it so), and whether spec.taints holds a
+     * NoExecute taint (tolerated or not: each gang's placement decides) */
+    int64_t unready_since;
+    int noexec;
     uint64_t gen;   /* bumped on every status change */
     uint64_t shape; /* hash of what placement constraints read: labels and spec */
     struct queue_resvec capacity, allocated, allocating, free;
@@ -267,7 +310,10 @@ enum lw_kind {
     LW_ROLLBACK_NEW,
     LW_REPLACE_OLD,
     LW_ADOPT,
-    LW_ADOPT_ROW
+    LW_ADOPT_ROW,
+    LW_LOSS_OLD,    /* a cluster lost, Requeue: the rolledback row (the pending one is
+                       LW_ROLLBACK_NEW) */
+    LW_LOSS_REPLACE /* a cluster lost, Replace: the row admitted again with the new placement */
 };
 
 struct request_ctx {
@@ -417,6 +463,9 @@ struct ctl {
         struct lwrite *v;
         size_t n, cap;
     } lw;
+    /* gangs whose lost share the next cycle places again (loss.c) */
+    uint32_t replacing;
+    int64_t last_loss_sweep;
     /* the queues' gang timeouts (follow.c) */
     struct {
         struct qtimeout *v;
@@ -563,6 +612,8 @@ int ctl__rb_dispatching(json_object *rb);
 int ctl__rb_lists_cluster(json_object *rb, const char *cluster);
 size_t ctl__rb_nclusters(json_object *rb);
 int ctl__shares_reserve(struct binding *b, uint32_t n);
+int64_t ctl__fits_all_components(const struct binding *b, const struct disp_cluster_cap *k);
+int ctl__cluster_allows(struct ctl *c, const struct binding *b, const struct cluster *k);
 int ctl__user_holds_dispatching(const struct binding *b);
 
 /* ledger.c */
@@ -589,12 +640,24 @@ void ctl__step_run(struct ctl *c, struct binding *b);
 void ctl__undo_finish(struct ctl *c, struct binding *b);
 void ctl__undo_start(struct ctl *c, struct binding *b);
 
+/* loss.c: ctl__cluster_lost and ctl__loss_decide are pure
+ * (tests/unit/dispatcher/controller/test_loss.c) */
+enum ctl_loss_trigger ctl__cluster_lost(const struct ctl_loss_facts *f);
+enum ctl_loss_decision ctl__loss_decide(enum queue_on_loss policy, int assign, int placed);
+const char *ctl__loss_trigger_name(enum ctl_loss_trigger t);
+void ctl__duration_text(int64_t ms, char *buf, size_t cap);
+int ctl__loss_check(struct ctl *c, struct binding *b);
+void ctl__losses_sweep(struct ctl *c);
+void ctl__losses_replace(struct ctl *c);
+int ctl__cluster_lost_to(struct ctl *c, const struct binding *b, const struct cluster *k);
+
 /* follow.c */
 void ctl__check_progress(struct ctl *c, struct binding *b);
 void ctl__engine_forget(struct ctl *c, struct binding *b);
 int64_t ctl__queue_timeout_ms(struct ctl *c, const char *queue);
 void ctl__release(struct ctl *c, struct binding *b, const char *why);
 void ctl__rollback(struct ctl *c, struct binding *b, const char *why);
+void ctl__rollback_lost(struct ctl *c, struct binding *b, const char *why, const char *waiting);
 void ctl__timeouts_refresh(struct ctl *c);
 
 /* reconcile.c */

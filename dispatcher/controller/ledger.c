@@ -15,6 +15,8 @@ static const char *const lw_crashpoint[] = {
     [LW_REPLACE_OLD] = "requeue.ledger",
     [LW_ADOPT] = "adopt.ledger",
     [LW_ADOPT_ROW] = "adopt.ledger",
+    [LW_LOSS_OLD] = "loss.ledger",
+    [LW_LOSS_REPLACE] = "loss.replace.ledger",
 };
 
 struct lwrite *ctl__lw_add(struct ctl *c, struct binding *b, int kind, const char *state)
@@ -181,6 +183,13 @@ void ctl__ledger_flush(struct ctl *c)
             } else {
                 ctl__forward_from(c, b, ctl__forward_first(b));
             }
+            break;
+        case LW_LOSS_REPLACE:
+            /* The lost share moved: the protocol runs forward for the new placement, from the
+             * gang objects (those of the shares that run are met by 409 and patched to this
+             * body: a grown share's minMember). */
+            if (b->st == B_ADMITTED && !b->gone)
+                ctl__forward_from(c, b, ctl__forward_first(b));
             break;
         case LW_RELEASE:
             /* The PodGroup Works go at once (the OverridePolicy stays: docs/gangobj.md). A
