@@ -59,23 +59,24 @@ static const char *const stmt_sql[ST__COUNT] = {
     [ST_LEDGER_INSERT] =
         "INSERT INTO ledger (binding, uid, queue, request, priority, state, clusters, reason,"
         " created_at, admitted_at, updated_at, mode, barrier, user_dispatching, attempt,"
-        " not_before, dispatched_at)"
-        " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)",
+        " not_before, dispatched_at, loss)"
+        " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)",
     [ST_LEDGER_UPDATE] = "UPDATE ledger SET state = ?2, clusters = coalesce(?3, clusters),"
                          " reason = coalesce(?4, reason), admitted_at = coalesce(?5, admitted_at),"
                          " updated_at = ?6, mode = coalesce(?7, mode), barrier = ?8,"
-                         " user_dispatching = ?9, dispatched_at = coalesce(?10, dispatched_at)"
+                         " user_dispatching = ?9, dispatched_at = coalesce(?10, dispatched_at),"
+                         " loss = coalesce(?11, loss)"
                          " WHERE id = ?1",
     /* The WHERE is the partial index ledger_live's, so SQLite walks that index in id order
      * instead of the whole history (schema/0001_init.sql). */
     [ST_LEDGER_LIVE] = "SELECT id, binding, uid, queue, request, priority, state, clusters, reason,"
                        " created_at, admitted_at, updated_at, mode, barrier, user_dispatching,"
-                       " attempt, not_before, dispatched_at FROM ledger"
+                       " attempt, not_before, dispatched_at, loss FROM ledger"
                        " WHERE state NOT IN ('released', 'rolledback') ORDER BY id",
     /* Walks the ledger_binding index (schema/0002_ledger_by_binding.sql). */
     [ST_LEDGER_BINDING] = "SELECT id, binding, uid, queue, request, priority, state, clusters,"
                           " reason, created_at, admitted_at, updated_at, mode, barrier,"
-                          " user_dispatching, attempt, not_before, dispatched_at FROM ledger"
+                          " user_dispatching, attempt, not_before, dispatched_at, loss FROM ledger"
                           " WHERE binding = ?1 ORDER BY id",
     [ST_AUDIT_APPEND] = "INSERT INTO audit (at, actor, action, object, before, after)"
                         " VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
@@ -940,6 +941,8 @@ static int ledger_insert_one(struct store *s, const struct store_ledger_row *r, 
     if (rc == SQLITE_OK)
         rc = r->dispatched_at ? sqlite3_bind_int64(st, 17, r->dispatched_at)
                               : sqlite3_bind_null(st, 17);
+    if (rc == SQLITE_OK)
+        rc = bind_text(st, 18, r->loss);
     if (rc != SQLITE_OK)
         return store_fail(s, rc, "ledger: insert: bind");
     int err = step_done(s, ST_LEDGER_INSERT, "ledger: insert");
@@ -973,6 +976,8 @@ static int ledger_update_one(struct store *s, const struct store_ledger_row *r)
     if (rc == SQLITE_OK)
         rc = r->dispatched_at ? sqlite3_bind_int64(st, 10, r->dispatched_at)
                               : sqlite3_bind_null(st, 10);
+    if (rc == SQLITE_OK)
+        rc = bind_text(st, 11, r->loss);
     if (rc != SQLITE_OK)
         return store_fail(s, rc, "ledger: update: bind");
     int err = step_done(s, ST_LEDGER_UPDATE, "ledger: update");
@@ -1074,6 +1079,7 @@ static const char *const ledger_cols[] = {
     "id",    "binding",  "uid",    "queue",      "request",     "priority",
     "state", "clusters", "reason", "created_at", "admitted_at", "updated_at",
     "mode",  "barrier",  "user_dispatching", "attempt", "not_before", "dispatched_at",
+    "loss",
 };
 
 /* Fills r from the current row of ST_LEDGER_LIVE (which runs once per live row at start-up) or
@@ -1169,6 +1175,10 @@ static int ledger_row(struct store *s, sqlite3_stmt *st, size_t nstates, struct 
     if (!err) {
         bad = 17;
         err = col_int(st, 17, 1, &r->dispatched_at);
+    }
+    if (!err) {
+        bad = 18;
+        err = col_text(st, 18, 1, &r->loss);
     }
     if (err == MUSTER_ESTORE)
         /* The id is ours, not the user's: safe to name so an operator can find the row. */

@@ -63,6 +63,9 @@ struct store_ledger_row {
     int64_t attempt;          /* rollbacks before this row */
     int64_t not_before;       /* unix ms; 0: no back-off */
     int64_t dispatched_at;    /* unix ms; 0: not yet (NULL in the table) */
+    /* A cluster lost under this row's dispatch (schema/0004_cluster_loss.sql): a JSON object,
+     * or NULL for none (an update with NULL keeps what the row holds). */
+    const char *loss;
 };
 
 /* One audit record. before/after are JSON text or NULL. */

@@ -297,6 +297,7 @@ struct lwrite {
     char clusters[1024];
     char reason[256];
     char *request; /* owned */
+    char *loss;    /* owned: the ledger's loss record (JSON), NULL for none */
     int kind;      /* what to do after the commit */
 };
 
@@ -646,6 +647,7 @@ enum ctl_loss_trigger ctl__cluster_lost(const struct ctl_loss_facts *f);
 enum ctl_loss_decision ctl__loss_decide(enum queue_on_loss policy, int assign, int placed);
 const char *ctl__loss_trigger_name(enum ctl_loss_trigger t);
 void ctl__duration_text(int64_t ms, char *buf, size_t cap);
+char *ctl__loss_record(const struct ctl_loss *l, const char *decision, const char *from);
 int ctl__loss_check(struct ctl *c, struct binding *b);
 void ctl__losses_sweep(struct ctl *c);
 void ctl__losses_replace(struct ctl *c);
@@ -657,7 +659,8 @@ void ctl__engine_forget(struct ctl *c, struct binding *b);
 int64_t ctl__queue_timeout_ms(struct ctl *c, const char *queue);
 void ctl__release(struct ctl *c, struct binding *b, const char *why);
 void ctl__rollback(struct ctl *c, struct binding *b, const char *why);
-void ctl__rollback_lost(struct ctl *c, struct binding *b, const char *why, const char *waiting);
+void ctl__rollback_lost(struct ctl *c, struct binding *b, const char *why, const char *waiting,
+                        char *loss);
 void ctl__timeouts_refresh(struct ctl *c);
 
 /* reconcile.c */

@@ -56,10 +56,17 @@ void ctl__rollback(struct ctl *c, struct binding *b, const char *why)
  * back as any rollback, but losing a cluster is not the gang's fault, so it is requeued without
  * back-off and its attempt is not counted; it keeps its place in line (created_at) as every
  * requeue does. why goes into the rolledback row, waiting into the new pending row and the
- * condition while it waits. */
-void ctl__rollback_lost(struct ctl *c, struct binding *b, const char *why, const char *waiting)
+ * condition while it waits; loss (owned, the ledger's loss record, may be NULL) goes into the
+ * rolledback row. */
+void ctl__rollback_lost(struct ctl *c, struct binding *b, const char *why, const char *waiting,
+                        char *loss)
 {
+    size_t at = c->lw.n; /* rollback_ex's first write: the rolledback row */
     rollback_ex(c, b, why, ROLLBACK_LOST, waiting);
+    if (c->lw.n > at && c->lw.v[at].b == b && c->lw.v[at].kind == LW_LOSS_OLD)
+        c->lw.v[at].loss = loss;
+    else
+        muster_free(loss);
 }
 
 /* waiting: NULL for a failure of the gang (back-off, attempt + 1); a loss's sentence for a
@@ -94,7 +101,9 @@ static void rollback_ex(struct ctl *c, struct binding *b, const char *why, const
     if (back > max)
         back = max;
     if (waiting) {
-        b->not_before = 0;
+        /* Due at once; and not 0, which start-up reconciliation reads as "never rolled back"
+         * (a pending row over a lifted placement is then adopted, not undone). */
+        b->not_before = now;
         ctl__set_reason(b, "Unschedulable", "%s", waiting);
     } else {
         b->attempt++;

@@ -112,13 +112,16 @@ void ctl__ledger_flush(struct ctl *c)
             rows[i].reason = c->lw.v[i].reason;
         if (rows[i].clusters)
             rows[i].clusters = c->lw.v[i].clusters;
+        rows[i].loss = c->lw.v[i].loss;
     }
     int rc = store_ledger_write_batch(c->s, rows, n);
     c->st.ledger_batches++;
     if (rc) {
         muster_free(rows);
-        for (size_t i = 0; i < n; i++)
+        for (size_t i = 0; i < n; i++) {
             muster_free(c->lw.v[i].request);
+            muster_free(c->lw.v[i].loss);
+        }
         c->lw.n = 0;
         ctl__fatal(c, "batch");
         return;
@@ -134,6 +137,8 @@ void ctl__ledger_flush(struct ctl *c)
         disp_crashpoint(lw_crashpoint[w->kind]);
         muster_free(w->request);
         w->request = NULL;
+        muster_free(w->loss);
+        w->loss = NULL;
         b->lw_pending--;
         switch (w->kind) {
         case LW_NEW:

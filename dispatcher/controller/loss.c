@@ -51,6 +51,27 @@ void ctl__duration_text(int64_t ms, char *buf, size_t cap)
         snprintf(buf, cap, "%" PRId64 "s", s);
 }
 
+/* The ledger's loss record (schema/0004_cluster_loss.sql) as JSON text: which cluster, the
+ * trigger, the sentence, the decision and the placement the gang held (from, a JSON array).
+ * Allocated; NULL when out of memory (the reason sentence still says it all). */
+char *ctl__loss_record(const struct ctl_loss *l, const char *decision, const char *from)
+{
+    json_object *o = json_object_new_object();
+    if (!o)
+        return NULL;
+    json_object_object_add(o, "cluster", json_object_new_string(l->cluster));
+    json_object_object_add(o, "trigger",
+                           json_object_new_string(ctl__loss_trigger_name(l->trigger)));
+    json_object_object_add(o, "detail", json_object_new_string(l->detail));
+    json_object_object_add(o, "decision", json_object_new_string(decision));
+    json_object *f = json_tokener_parse(from);
+    json_object_object_add(o, "from", f ? f : json_object_new_array());
+    const char *t = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
+    char *out = t ? muster_strdup(t) : NULL;
+    json_object_put(o);
+    return out;
+}
+
 static int64_t grace_ms(const struct ctl *c)
 {
     return c->opt.cluster_lost_grace_ms ? (int64_t)c->opt.cluster_lost_grace_ms
@@ -147,7 +168,9 @@ static void loss_requeue(struct ctl *c, struct binding *b, const char *extra)
              l->detail);
     if (c->opt.metrics)
         disp_metrics_cluster_loss(c->opt.metrics, ctl__loss_trigger_name(l->trigger), "requeued");
-    ctl__rollback_lost(c, b, why, waiting);
+    char from[1024];
+    ctl__clusters_text(b, from, sizeof from);
+    ctl__rollback_lost(c, b, why, waiting, ctl__loss_record(l, "Requeue", from));
 }
 
 /* b lost its share in cluster (share index i): the decision starts. Requeue is decided at
@@ -325,6 +348,8 @@ static void replace_one(struct ctl *c, struct binding *b)
         size_t len = strlen(to);
         snprintf(to + len, sizeof to - len, "%s%s", j ? ", " : "", name);
     }
+    char from[1024];
+    ctl__clusters_text(b, from, sizeof from);
     ctl__shares_untrack(c, b);
     if (ctl__shares_reserve(b, n)) {
         ctl__fatal(c, "out of memory");
@@ -359,6 +384,7 @@ static void replace_one(struct ctl *c, struct binding *b)
              " replicas replaced on %.30s (onClusterLoss: Replace)",
              l->cluster, l->detail, need, to);
     w->row.reason = w->reason;
+    w->loss = ctl__loss_record(l, "Replace", from);
     if (c->opt.metrics)
         disp_metrics_cluster_loss(c->opt.metrics, ctl__loss_trigger_name(l->trigger), "replaced");
     ctl__publish_binding(c, b, "admitted", w->reason);

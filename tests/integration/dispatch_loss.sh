@@ -61,6 +61,9 @@ requeue_case() { # TRIGGER_REGEX METRIC_TRIGGER LOSE_CMD...
     echo "rolled back: $reason"
     [[ "$reason" =~ ^cluster\ $lost\ lost:\ $re\;\ requeued\ \(onClusterLoss:\ Requeue\)$ ]] ||
         dfail "rolledback reason: $reason"
+    expect "$(api GET "$DUMP" | jq -c '[.history[] | select(.state == "rolledback")][0].loss |
+        [.cluster, .trigger, .decision, .from[0].name]')" "[\"$lost\",\"$trig\",\"Requeue\",\"$lost\"]" \
+        "the ledger's loss record"
     expect "$(losses "$trig" requeued)" 1 "muster_cluster_losses_total{trigger=$trig}"
     expect "$(curl -sf "$API/metrics" |
         sed -n 's/^muster_rollbacks_total{reason="cluster-lost"} //p')" 1 "counted as cluster-lost"
@@ -118,6 +121,9 @@ replace_case() { # TRIGGER_REGEX METRIC_TRIGGER LOSE_CMD...
         dfail "replace reason: $reason"
     api GET '/api/v1/bindings?queue=q' | jq -r '.items[0].reason' |
         grep -q "cluster $lost lost" || dfail "the API's reason names no loss"
+    expect "$(api GET "$DUMP" | jq -c '.history[-1].loss | [.cluster, .trigger, .decision,
+        (.from | map("\(.name)=\(.replicas)") | join(" ") + " ")]')" \
+        "[\"$lost\",\"$trig\",\"Replace\",\"$before\"]" "the ledger's loss record"
     expect "$(losses "$trig" replaced)" 1 "muster_cluster_losses_total{trigger=$trig,decision=replaced}"
     # the moved share's PodGroup Work was made where it went; muster's barrier is down again
     for c in $(rbj spread-deployment '{.spec.clusters[*].name}'); do

@@ -9,11 +9,15 @@
  *
  *  1. No overlapping dispatches. For every RB, the sequence of spec.clusters values the hub
  *     committed (from the event log) never goes from one non-empty placement to a different
- *     non-empty placement without an empty one in between. Each empty -> non-empty step is one
- *     dispatch.
+ *     non-empty placement without an empty one in between, unless the ledger records a
+ *     Replace of exactly that step (a row whose loss record says decision Replace, from the
+ *     first placement, and whose clusters are the second: a lost cluster's share moved while
+ *     the others ran, docs/dispatcher.md "A cluster lost"). Each empty -> non-empty step, and
+ *     each such Replace, is one dispatch.
  *  2. The ledger agrees: the RB's dispatches, in order, are a subsequence of its admitted ledger
- *     rows' placements (ledger id order) — so two dispatches need two admissions, the earlier
- *     one rolled back — and the last dispatch is the placement of the newest admitted row.
+ *     rows' placements (ledger id order; a Replace row stands for its loss record's "from" and
+ *     then its own clusters) — so two dispatches need two admissions, the earlier one rolled
+ *     back or replaced — and the last dispatch is the placement of the newest admitted row.
  *  3. Every RB in NS whose name does not start with PREFIX is dispatched: spec.clusters set,
  *     suspension.scheduling false, suspension.dispatching not true, Scheduled=True. Those with
  *     PREFIX are held: no clusters, scheduling true, Scheduled=False (NoClusterFit, or
@@ -152,6 +156,7 @@ static void placement(json_object *arr, char *out, size_t cap)
 /* ---- per-RB dispatch sequence from the event log ---- */
 
 #define MAXD 16
+#define MAXO 4 /* non-empty to non-empty steps kept per RB, for the ledger to explain */
 
 struct rb {
     char key[512];
@@ -161,6 +166,8 @@ struct rb {
     char disp[MAXD][512]; /* dispatches in order */
     int ndisp;
     int overlaps;
+    char ovl_from[MAXO][512], ovl_to[MAXO][512];
+    int ovl_ok[MAXO];
     int lifted;   /* check 6: placed and released, not suspended */
     int reraised; /* and then muster's barrier went up over the same placement */
     struct rb *next;
@@ -236,9 +243,16 @@ static int read_events(const char *path, const char *ns)
             if (!pl[0]) {
                 r->empty_between = 1;
             } else if (!r->empty_between && strcmp(pl, r->last_nonempty) != 0) {
-                fail("%s: spec.clusters went from [%s] to [%s] with no empty placement between "
-                     "(resourceVersion %s)",
-                     key, r->last_nonempty, pl, jstr(ev, "resourceVersion"));
+                /* judged once the ledger is read (a Replace explains it) */
+                if (r->overlaps < MAXO) {
+                    snprintf(r->ovl_from[r->overlaps], sizeof r->ovl_from[0], "%s",
+                             r->last_nonempty);
+                    snprintf(r->ovl_to[r->overlaps], sizeof r->ovl_to[0], "%s", pl);
+                } else {
+                    fail("%s: spec.clusters went from [%s] to [%s] with no empty placement "
+                         "between (resourceVersion %s)",
+                         key, r->last_nonempty, pl, jstr(ev, "resourceVersion"));
+                }
                 r->overlaps++;
             }
             if (pl[0] && (r->empty_between || strcmp(pl, r->last_nonempty) != 0)) {
@@ -513,7 +527,17 @@ int main(int argc, char **argv)
                 if (!jget(row, "admittedAtMs"))
                     continue;
                 nadm++;
+                json_object *loss = jget(row, "loss");
                 placement(jget(row, "clusters"), hp, sizeof hp);
+                if (loss && jstr(loss, "decision") && strcmp(jstr(loss, "decision"), "Replace") == 0) {
+                    char from[512];
+                    placement(jget(loss, "from"), from, sizeof from);
+                    for (int o = 0; o < r->overlaps && o < MAXO; o++)
+                        if (strcmp(r->ovl_from[o], from) == 0 && strcmp(r->ovl_to[o], hp) == 0)
+                            r->ovl_ok[o] = 1;
+                    if (k < nd && k < MAXD && strcmp(from, r->disp[k]) == 0)
+                        k++;
+                }
                 newest = jstr(row, "state");
                 snprintf(newest_pl, sizeof newest_pl, "%s", hp);
                 if (k < nd && k < MAXD && strcmp(hp, r->disp[k]) == 0)
@@ -529,6 +553,15 @@ int main(int argc, char **argv)
         }
         json_object_put(one);
     }
+
+    /* 1, what the ledger did not explain */
+    for (int i = 0; i < 4096; i++)
+        for (struct rb *r = rbs[i]; r; r = r->next)
+            for (int o = 0; o < r->overlaps && o < MAXO; o++)
+                if (!r->ovl_ok[o])
+                    fail("%s: spec.clusters went from [%s] to [%s] with no empty placement "
+                         "between, and no Replace in the ledger says so",
+                         r->key, r->ovl_from[o], r->ovl_to[o]);
 
     /* 4: usage */
     int64_t ledger_cpu = 0;
