@@ -648,6 +648,7 @@ enum ctl_loss_decision ctl__loss_decide(enum queue_on_loss policy, int assign, i
 const char *ctl__loss_trigger_name(enum ctl_loss_trigger t);
 void ctl__duration_text(int64_t ms, char *buf, size_t cap);
 char *ctl__loss_record(const struct ctl_loss *l, const char *decision, const char *from);
+void ctl__loss_restore(struct ctl *c, struct binding *b, const char *record);
 int ctl__loss_check(struct ctl *c, struct binding *b);
 void ctl__losses_sweep(struct ctl *c);
 void ctl__losses_replace(struct ctl *c);

@@ -127,6 +127,9 @@ static enum place_verdict place(struct ctl *c, struct binding *b)
     uint32_t nopg = 0;
     char np[128] = "";
     int needs = place_needs(b);
+    /* a cluster lost to it (loss.c) is judged only where one can be: a NoExecute taint on the
+     * cluster, or eviction tasks on the RB (read once here, not per cluster) */
+    int evicting = jpath(b->rb, "spec", "gracefulEvictionTasks") != NULL;
     for (uint32_t i = 0; i < c->fleet.ncl && n < 256; i++) {
         struct cluster *k = &c->fleet.cl[i];
         if (!b->allow[i])
@@ -137,7 +140,7 @@ static enum place_verdict place(struct ctl *c, struct binding *b)
                          k->name);
             continue;
         }
-        if (k->ready && ctl__cluster_lost_to(c, b, k))
+        if (k->ready && (k->noexec || evicting) && ctl__cluster_lost_to(c, b, k))
             continue; /* a NoExecute taint it no longer tolerates, or Karmada evicts it */
         if (!k->ready) {
             if (notready++ < 3)

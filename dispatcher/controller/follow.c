@@ -61,12 +61,15 @@ void ctl__rollback(struct ctl *c, struct binding *b, const char *why)
 void ctl__rollback_lost(struct ctl *c, struct binding *b, const char *why, const char *waiting,
                         char *loss)
 {
-    size_t at = c->lw.n; /* rollback_ex's first write: the rolledback row */
+    size_t at = c->lw.n; /* rollback_ex's writes: the rolledback row, the pending one */
     rollback_ex(c, b, why, ROLLBACK_LOST, waiting);
-    if (c->lw.n > at && c->lw.v[at].b == b && c->lw.v[at].kind == LW_LOSS_OLD)
+    if (c->lw.n == at + 2 && c->lw.v[at].b == b && c->lw.v[at].kind == LW_LOSS_OLD) {
+        /* both carry it: the pending one so that a restart still says why it waits */
+        c->lw.v[at + 1].loss = loss ? muster_strdup(loss) : NULL;
         c->lw.v[at].loss = loss;
-    else
+    } else {
         muster_free(loss);
+    }
 }
 
 /* waiting: NULL for a failure of the gang (back-off, attempt + 1); a loss's sentence for a

@@ -72,6 +72,26 @@ char *ctl__loss_record(const struct ctl_loss *l, const char *decision, const cha
     return out;
 }
 
+/* Start-up: a pending row written by a Requeue carries its loss record, so the binding says
+ * again why it waits (ctl__set_reason) until it is admitted. record NULL: nothing. */
+void ctl__loss_restore(struct ctl *c, struct binding *b, const char *record)
+{
+    json_object *o = record ? json_tokener_parse(record) : NULL;
+    const char *cluster = jstr(o, "cluster"), *detail = jstr(o, "detail");
+    if (cluster && detail) {
+        struct ctl_loss *l = b->loss ? b->loss : muster_calloc(1, sizeof(*l));
+        if (l) {
+            snprintf(l->cluster, sizeof l->cluster, "%s", cluster);
+            snprintf(l->detail, sizeof l->detail, "%s", detail);
+            l->replace_wanted = 0;
+            b->loss = l;
+        } else {
+            ctl__fatal(c, "out of memory");
+        }
+    }
+    json_object_put(o);
+}
+
 static int64_t grace_ms(const struct ctl *c)
 {
     return c->opt.cluster_lost_grace_ms ? (int64_t)c->opt.cluster_lost_grace_ms

@@ -10,6 +10,7 @@ struct live_row {
     char queue[QUEUE_NAME_MAX + 1];
     char state[16];
     char *clusters;
+    char *loss; /* a pending row requeued after a cluster was lost: its loss record */
     int64_t id, created_at, admitted_at, dispatched_at, attempt, not_before;
     int barrier, user_dispatching, assign;
 };
@@ -39,6 +40,10 @@ static int live_cb(void *ud, const struct store_ledger_row *r)
     x->clusters = muster_strdup(r->clusters ? r->clusters : "[]");
     if (!x->clusters)
         return MUSTER_ENOMEM;
+    if (r->loss && strcmp(r->state, "pending") == 0 && !(x->loss = muster_strdup(r->loss))) {
+        muster_free(x->clusters);
+        return MUSTER_ENOMEM;
+    }
     x->id = r->id;
     x->created_at = r->created_at;
     x->admitted_at = r->admitted_at;
@@ -297,6 +302,7 @@ static void reconcile_row(struct ctl *c, struct live_row *r)
     json_object *cl = json_tokener_parse(r->clusters);
     shares_from_json(b, cl);
     json_object_put(cl);
+    ctl__loss_restore(c, b, r->loss);
     enum bstate st = strcmp(r->state, "pending") == 0      ? B_PENDING
                      : strcmp(r->state, "admitted") == 0   ? B_ADMITTED
                      : strcmp(r->state, "dispatched") == 0 ? B_DISPATCHED
@@ -609,8 +615,10 @@ void ctl__reconcile(struct ctl *c)
     struct live_rows l = {0};
     int rc = store_ledger_foreach_live(c->s, live_cb, &l);
     if (rc) {
-        for (size_t i = 0; i < l.n; i++)
+        for (size_t i = 0; i < l.n; i++) {
             muster_free(l.v[i].clusters);
+            muster_free(l.v[i].loss);
+        }
         muster_free(l.v);
         ctl__fatal(c, "reading the live ledger");
         return;
@@ -619,6 +627,7 @@ void ctl__reconcile(struct ctl *c)
     for (size_t i = 0; i < l.n; i++) {
         reconcile_row(c, &l.v[i]);
         muster_free(l.v[i].clusters);
+        muster_free(l.v[i].loss);
     }
     muster_free(l.v);
     kube_informer_foreach(&c->rbs, reconcile_rb, c);

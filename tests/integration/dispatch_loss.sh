@@ -78,6 +78,13 @@ requeue_case() { # TRIGGER_REGEX METRIC_TRIGGER LOSE_CMD...
     echo "waiting: $(rb_cond_msg solo-deployment Scheduled)"
     api GET '/api/v1/bindings?queue=q' | jq -r '.items[0].reason' |
         grep -q "requeued after cluster $lost was lost" || dfail "the API's reason names no loss"
+    # A restart still says why it waits (the pending row carries the loss record).
+    kill -TERM "$MUSTERD_PID"
+    wait "$MUSTERD_PID" || dfail "musterd exit status $?"
+    MUSTERD_PID=
+    start_musterd "${MD_ARGS[@]}"
+    wait_until 10 "the restarted musterd to name the loss" eval \
+        "api GET '/api/v1/bindings?queue=q' | jq -r '.items[0].reason' | grep -q 'requeued after cluster $lost was lost'"
     # No back-off: opened, it runs at once (a failure would wait 10 s first), not where it was.
     api PATCH /api/v1/queues/q '{"state":"Open"}' >/dev/null
     wait_until 8 "the gang to run again" is_eq running state
@@ -147,7 +154,8 @@ lose_evicted() {
 case "$CASE" in
 notready-requeue)
     start_sim "$FIX/three-clusters.yaml"
-    start_musterd --cluster-lost-grace 2s
+    MD_ARGS=(--cluster-lost-grace 2s)
+    start_musterd "${MD_ARGS[@]}"
     requeue_case 'NotReady for [0-9]+s' NotReady lose_notready
     ready "$lost" true
     ;;
@@ -159,6 +167,7 @@ notready-replace)
     ;;
 taint)
     start_sim "$FIX/three-clusters.yaml"
+    MD_ARGS=()
     start_musterd
     requeue_case 'taint maintenance=now:NoExecute is not tolerated by spec.placement.clusterTolerations' \
         NoExecute lose_taint
