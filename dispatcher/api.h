@@ -186,7 +186,8 @@ struct api_queue_doc {
 /* Checks obj field by field: known fields only (metadata and status are accepted and ignored
  * as read-only), the right JSON types, integers in range, state, queueingStrategy and
  * onClusterLoss names. Absent fields get their defaults (weight 1, priority 0, Open,
- * BestEffortFIFO, {} maps, gangTimeoutSeconds 300, onClusterLoss Requeue). 0, or MUSTER_EINVAL with a 422 in err naming the field. */
+ * BestEffortFIFO, {} maps, gangTimeoutSeconds 300, onClusterLoss Requeue). 0, or MUSTER_EINVAL with
+ * a 422 in err naming the field. */
 int api_queue_doc_decode(struct json_object *obj, struct api_queue_doc *doc, struct api_error *err);
 
 /* RFC 7386 JSON merge patch: returns a new object, target with patch applied (target is not

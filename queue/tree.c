@@ -701,7 +701,8 @@ int queue_tree_validate(const struct queue_tree *t, const struct queue_spec *spe
         return fail(err, MUSTER_EINVAL, "minRuntime",
                     "minRuntime must not be negative");
     if ((unsigned)spec->on_cluster_loss > QUEUE_ON_LOSS_REPLACE)
-        return fail(err, MUSTER_EINVAL, "onClusterLoss", "onClusterLoss must be Requeue or Replace");
+        return fail(err, MUSTER_EINVAL, "onClusterLoss",
+                    "onClusterLoss must be Requeue or Replace");
     int rc = check_vector_signs(t, &spec->guarantee, "guarantee", err);
     if (!rc)
         rc = check_vector_signs(t, &spec->deserved, "deserved", err);

@@ -556,8 +556,8 @@ int karmada_workload_evicted_from(json_object *rb, const char *cluster, char *wh
             continue;
         if (why && cap) {
             const char *reason = get_str(t, "reason"), *producer = get_str(t, "producer");
-            snprintf(why, cap, "%.63s by %.63s",
-                     reason ? reason : "no reason", producer ? producer : "an unnamed producer");
+            snprintf(why, cap, "%.63s by %.63s", reason ? reason : "no reason",
+                     producer ? producer : "an unnamed producer");
         }
         return 1;
     }

@@ -48,10 +48,10 @@ static struct json_object *spec_json(const struct api_qrow *r)
     api__obj_add(o, "deserved", row_map(r, 1), &bad);
     api__obj_add(o, "capability", row_map(r, 2), &bad);
     api__obj_add(o, "gangTimeoutSeconds", json_object_new_int64(r->gang_timeout_ms / 1000), &bad);
-    api__obj_add(o, "onClusterLoss",
-                 json_object_new_string(r->on_loss ? r->on_loss
-                                                   : queue_on_loss_name(QUEUE_ON_LOSS_REQUEUE)),
-                 &bad);
+    api__obj_add(
+        o, "onClusterLoss",
+        json_object_new_string(r->on_loss ? r->on_loss : queue_on_loss_name(QUEUE_ON_LOSS_REQUEUE)),
+        &bad);
     if (bad) {
         json_object_put(o);
         return NULL;

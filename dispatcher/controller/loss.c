@@ -21,7 +21,7 @@ enum ctl_loss_decision ctl__loss_decide(enum queue_on_loss policy, int assign, i
 {
     /* Only muster's own placement can be placed again; resume mode is Karmada's to place. */
     return policy == QUEUE_ON_LOSS_REPLACE && assign && placed ? CTL_LOSS_REPLACE
-                                                                 : CTL_LOSS_REQUEUE;
+                                                               : CTL_LOSS_REQUEUE;
 }
 
 const char *ctl__loss_trigger_name(enum ctl_loss_trigger t)
@@ -119,8 +119,7 @@ static enum ctl_loss_trigger judge(struct ctl *c, const struct binding *b, const
         if (karmada_workload_evicted_from(b->rb, name, task, sizeof task)) {
             f.evicted = 1;
             snprintf(ev, sizeof ev, "spec.gracefulEvictionTasks: %s", task);
-        }
-        else if (dropped_from_rb(b, name)) {
+        } else if (dropped_from_rb(b, name)) {
             f.evicted = 1;
             snprintf(ev, sizeof ev, "dropped from spec.clusters by someone else");
         }
@@ -276,9 +275,9 @@ static uint32_t replace_place(struct ctl *c, struct binding *b, const char *lost
 {
     struct disp_cluster_cap caps[256];
     uint64_t fits[256];
-    int needs = !b->assign ? 0
-                           : (b->needs_objects ? 1 : 0) |
-                                 (b->kind == KARMADA_WORKLOAD_KIND_VCJOB ? 2 : 0);
+    int needs = !b->assign
+                    ? 0
+                    : (b->needs_objects ? 1 : 0) | (b->kind == KARMADA_WORKLOAD_KIND_VCJOB ? 2 : 0);
     for (int pass = 0; pass < 2; pass++) {
         uint32_t n = 0;
         for (uint32_t i = 0; i < c->fleet.ncl && n < 256; i++) {
@@ -336,8 +335,8 @@ static void replace_one(struct ctl *c, struct binding *b)
     uint32_t got = replace_place(c, b, l->cluster, need, out, idx);
     if (ctl__loss_decide(queue_policy(c, b), b->assign, got > 0) != CTL_LOSS_REPLACE) {
         char extra[96];
-        snprintf(extra, sizeof extra, "no other allowed Ready cluster holds its %" PRId32 " replicas: ",
-                 need);
+        snprintf(extra, sizeof extra,
+                 "no other allowed Ready cluster holds its %" PRId32 " replicas: ", need);
         loss_requeue(c, b, extra);
         return;
     }

@@ -529,7 +529,8 @@ int main(int argc, char **argv)
                 nadm++;
                 json_object *loss = jget(row, "loss");
                 placement(jget(row, "clusters"), hp, sizeof hp);
-                if (loss && jstr(loss, "decision") && strcmp(jstr(loss, "decision"), "Replace") == 0) {
+                if (loss && jstr(loss, "decision") &&
+                    strcmp(jstr(loss, "decision"), "Replace") == 0) {
                     char from[512];
                     placement(jget(loss, "from"), from, sizeof from);
                     for (int o = 0; o < r->overlaps && o < MAXO; o++)
@@ -573,7 +574,8 @@ int main(int argc, char **argv)
         if (!rb)
             fail("%s/%s: live ledger row (%s) for an RB that does not exist", rns, rname, st);
         else if (ruid && ruid[0] &&
-                 strcmp(ruid, jstr(jget(rb, "metadata"), "uid") ? jstr(jget(rb, "metadata"), "uid") : ""))
+                 strcmp(ruid,
+                        jstr(jget(rb, "metadata"), "uid") ? jstr(jget(rb, "metadata"), "uid") : ""))
             fail("%s/%s: live ledger row of another uid", rns, rname);
         if (st && strcmp(st, "pending") != 0 && jstr(row, "queue") &&
             strcmp(jstr(row, "queue"), queue) == 0) {
@@ -595,8 +597,8 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < nworks; i++) {
         json_object *w = json_object_array_get_idx(wi, i);
         json_object *md = jget(w, "metadata");
-        const char *wns = jstr(md, "namespace"), *bkey = jstr(jget(md, "annotations"),
-                                                             "scheduling.muster.io/binding");
+        const char *wns = jstr(md, "namespace"),
+                   *bkey = jstr(jget(md, "annotations"), "scheduling.muster.io/binding");
         char bns[256] = "";
         const char *slash = bkey ? strchr(bkey, '/') : NULL;
         if (slash && (size_t)(slash - bkey) < sizeof bns)
@@ -605,11 +607,11 @@ int main(int argc, char **argv)
         const char *cluster = wns && !strncmp(wns, "karmada-es-", 11) ? wns + 11 : "";
         if (!rb || !rb_dispatched(rb) || !rb_lists(rb, cluster))
             fail("orphan PodGroup Work %s/%s (binding %s %s)", wns, jstr(md, "name"),
-                 bkey ? bkey : "?", rb ? "does not list that cluster or is not dispatched"
-                                       : "does not exist");
+                 bkey ? bkey : "?",
+                 rb ? "does not list that cluster or is not dispatched" : "does not exist");
         else if (jbool(jget(w, "spec"), "suspendDispatching") == 1)
-            fail("PodGroup Work %s/%s of dispatched %s is left suspended", wns,
-                 jstr(md, "name"), bkey);
+            fail("PodGroup Work %s/%s of dispatched %s is left suspended", wns, jstr(md, "name"),
+                 bkey);
     }
     json_object *oi = jget(ops, "items");
     size_t nops = oi ? json_object_array_length(oi) : 0;

@@ -1021,8 +1021,10 @@ static void test_cluster_loss_columns(void)
     CU_ASSERT_EQUAL_FATAL(store_ledger_insert(s, &r, &id), 0);
     CU_ASSERT_EQUAL(store_ledger_foreach_binding(s, "ns/l", loss_of, got), 0);
     CU_ASSERT_STRING_EQUAL(got, "(null)");
-    struct store_ledger_row up = {.id = id, .state = "admitted", .updated_at = 2, .loss =
-        "{\"cluster\":\"m2\",\"decision\":\"Replace\"}"};
+    struct store_ledger_row up = {.id = id,
+                                  .state = "admitted",
+                                  .updated_at = 2,
+                                  .loss = "{\"cluster\":\"m2\",\"decision\":\"Replace\"}"};
     CU_ASSERT_EQUAL(store_ledger_update_state(s, &up), 0);
     up.loss = NULL;
     up.state = "dispatched";

@@ -1175,8 +1175,8 @@ static void test_noexecute_deadline(void)
     int found;
     char t[96];
     /* not tolerated at all: lost from the start */
-    CU_ASSERT_EQUAL(noexec("[{\"key\":\"other\",\"value\":\"x\",\"effect\":\"NoExecute\"}]",
-                           &found, t, sizeof t),
+    CU_ASSERT_EQUAL(noexec("[{\"key\":\"other\",\"value\":\"x\",\"effect\":\"NoExecute\"}]", &found,
+                           t, sizeof t),
                     0);
     CU_ASSERT_TRUE(found);
     CU_ASSERT_STRING_EQUAL(t, "other=x:NoExecute");
