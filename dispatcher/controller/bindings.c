@@ -229,7 +229,8 @@ void ctl__set_reason(struct binding *b, const char *reason, const char *fmt, ...
     /* A gang requeued after a cluster was lost says so while it waits, whatever else it waits
      * for (loss.c): the loss is why it is not running. */
     static const char after[] = "requeued after cluster ";
-    if (b->loss && !b->loss->replace_wanted && strncmp(msg, after, sizeof after - 1) != 0) {
+    if (b->loss && !b->loss->replace_wanted && !b->loss->replaced &&
+        strncmp(msg, after, sizeof after - 1) != 0) {
         size_t n = strlen(msg);
         snprintf(msg + n, sizeof msg - n, " (%s%s was lost: %s)", after, b->loss->cluster,
                  b->loss->detail);

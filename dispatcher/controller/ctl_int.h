@@ -228,6 +228,7 @@ struct ctl_loss {
     char cluster[CTL_CLUSTER_NAME_MAX];
     enum ctl_loss_trigger trigger;
     int replace_wanted; /* Replace: the next cycle places the lost share, or requeues */
+    int replaced;       /* ... and did: the lost share's Work goes once the row is committed */
     char detail[160];   /* "NotReady for 5m0s" */
 };
 
@@ -649,6 +650,7 @@ const char *ctl__loss_trigger_name(enum ctl_loss_trigger t);
 void ctl__duration_text(int64_t ms, char *buf, size_t cap);
 char *ctl__loss_record(const struct ctl_loss *l, const char *decision, const char *from);
 void ctl__loss_restore(struct ctl *c, struct binding *b, const char *record);
+void ctl__loss_replaced(struct ctl *c, struct binding *b);
 int ctl__loss_check(struct ctl *c, struct binding *b);
 void ctl__losses_sweep(struct ctl *c);
 void ctl__losses_replace(struct ctl *c);
@@ -698,6 +700,7 @@ enum ctl_recon {
 enum ctl_recon ctl__reconcile_decide(const struct ctl_recon_facts *f);
 void ctl__forward_from(struct ctl *c, struct binding *b, enum step st);
 void ctl__forward_resume(struct ctl *c, struct binding *b);
+void ctl__orphan_delete(struct ctl *c, const char *path);
 void ctl__orphans_sweep(struct ctl *c);
 void ctl__reconcile(struct ctl *c);
 

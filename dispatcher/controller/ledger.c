@@ -193,6 +193,7 @@ void ctl__ledger_flush(struct ctl *c)
             /* The lost share moved: the protocol runs forward for the new placement, from the
              * gang objects (those of the shares that run are met by 409 and patched to this
              * body: a grown share's minMember). */
+            ctl__loss_replaced(c, b);
             if (b->st == B_ADMITTED && !b->gone)
                 ctl__forward_from(c, b, ctl__forward_first(b));
             break;

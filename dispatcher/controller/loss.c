@@ -408,6 +408,27 @@ static void replace_one(struct ctl *c, struct binding *b)
         disp_metrics_cluster_loss(c->opt.metrics, ctl__loss_trigger_name(l->trigger), "replaced");
     ctl__publish_binding(c, b, "admitted", w->reason);
     ctl__notice(c, "warning", "%s: %s", b->key, w->reason);
+    l->replace_wanted = 0;
+    l->replaced = 1; /* kept until the commit: ctl__loss_replaced */
+}
+
+/* The Replace is committed (ledger.c, LW_LOSS_REPLACE): the lost share's PodGroup Work is
+ * deleted now, not at the next orphan sweep (which still covers a failed delete, or a crash
+ * before this). A NotReady member keeps it until it answers, as Karmada's execution controller
+ * does; Karmada deletes the member PodGroup through the Work's finalizer. */
+void ctl__loss_replaced(struct ctl *c, struct binding *b)
+{
+    struct ctl_loss *l = b->loss;
+    if (!l || !l->replaced)
+        return;
+    char path[KUBE_MAX_URL_BYTES / 4];
+    json_object *wk = b->assign && b->needs_objects ? ctl__own_work(c, b, l->cluster) : NULL;
+    const char *name = jstr(jobj(wk, "metadata"), "name");
+    int held = 0;
+    for (uint32_t i = 0; i < b->nshares; i++)
+        held |= strcmp(b->shares[i].cluster, l->cluster) == 0;
+    if (name && !held && karmada_path_work(path, sizeof path, l->cluster, name) == 0)
+        ctl__orphan_delete(c, path);
     muster_free(b->loss);
     b->loss = NULL;
 }

@@ -513,7 +513,9 @@ static void reconcile_rb(void *ud, json_object *rb)
     ctl__binding_try_queue(c, b);
 }
 
-static void orphan_delete(struct ctl *c, const char *path)
+/* Deletes a muster object no binding waits for (404 counts as done); a failure is left to the
+ * next sweep. */
+void ctl__orphan_delete(struct ctl *c, const char *path)
 {
     struct request_ctx *rq = muster_malloc(sizeof(*rq));
     if (!rq)
@@ -569,7 +571,7 @@ static void orphan_work(void *ud, json_object *wk)
         ctl__notice(c, "info",
                     "deleting orphan PodGroup Work %s/%s (binding %s holds no share there)", ns,
                     name, key ? key : "unknown");
-        orphan_delete(c, path);
+        ctl__orphan_delete(c, path);
     }
 }
 
@@ -596,7 +598,7 @@ static void orphan_policy(void *ud, json_object *op)
     if (karmada_path_policy(path, sizeof path, ns, name) == 0) {
         ctl__notice(c, "info", "deleting orphan OverridePolicy %s/%s (binding %s is gone)", ns,
                     name, key);
-        orphan_delete(c, path);
+        ctl__orphan_delete(c, path);
     }
 }
 

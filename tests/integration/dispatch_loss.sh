@@ -138,6 +138,8 @@ replace_case() { # TRIGGER_REGEX METRIC_TRIGGER LOSE_CMD...
     done
     expect "$(rbj spread-deployment '{.spec.suspension.scheduling}|{.spec.suspension.dispatching}')" \
         "false|" "lifted, no barrier left"
+    # the lost share's PodGroup Work deleted at the Replace, not left to the 30 s orphan sweep
+    wait_until 5 "the lost share's Work to be deleted" is_eq 0 muster_works_kept "$lost"
 }
 
 lose_notready() { ready "$1" false; }
