@@ -572,6 +572,7 @@ void ctl__binding_react(struct ctl *c, struct binding *b, int template_changed)
 {
     if (!ctl__leads(c) || !c->reconciled || c->stopping || b->gone)
         return;
+    ctl__loss_rb_seen(b);
     switch (b->st) {
     case B_WAIT_TEMPLATE:
     case B_PARKED:

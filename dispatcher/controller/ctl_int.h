@@ -187,6 +187,10 @@ struct binding {
     int lw_pending;
     int side_inflight; /* condition writes: not part of any step */
     int rb_missing;    /* a step's request found the RB gone: wait for its delete event */
+    /* A Replace rewrote spec.clusters of a lifted RB (loss.c): until the watch shows the RB
+     * placed as the shares say, a cached copy from before is not judged (it is lifted too, and
+     * would read as someone else's change) */
+    int rb_behind;
     uint64_t retry_ms;
     int64_t retry_at;
     uint32_t recheck_ms; /* the barrier check's back-off */
@@ -651,6 +655,7 @@ void ctl__duration_text(int64_t ms, char *buf, size_t cap);
 char *ctl__loss_record(const struct ctl_loss *l, const char *decision, const char *from);
 void ctl__loss_restore(struct ctl *c, struct binding *b, const char *record);
 void ctl__loss_replaced(struct ctl *c, struct binding *b);
+void ctl__loss_rb_seen(struct binding *b);
 int ctl__loss_check(struct ctl *c, struct binding *b);
 void ctl__losses_sweep(struct ctl *c);
 void ctl__losses_replace(struct ctl *c);

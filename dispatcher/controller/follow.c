@@ -253,7 +253,7 @@ void ctl__check_progress(struct ctl *c, struct binding *b)
         return; /* the next cycle decides */
     if (ctl__loss_check(c, b))
         return;
-    if (b->assign && b->step == S_NONE && b->inflight == 0 && !b->lw_pending) {
+    if (b->assign && b->step == S_NONE && b->inflight == 0 && !b->lw_pending && !b->rb_behind) {
         char why[200];
         if (placement_changed(b, why, sizeof why)) {
             rollback_ex(c, b, why, ROLLBACK_EXTERNAL, NULL);

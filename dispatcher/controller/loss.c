@@ -192,7 +192,7 @@ static void loss_requeue(struct ctl *c, struct binding *b, const char *extra)
     ctl__rollback_lost(c, b, why, waiting, ctl__loss_record(l, "Requeue", from));
 }
 
-/* b lost its share in cluster (share index i): the decision starts. Requeue is decided at
+/* b lost its share in cluster: the decision starts. Requeue is decided at
  * once; Replace waits for the next cycle, which places the share against its snapshot. */
 static void loss_start(struct ctl *c, struct binding *b, const char *cluster,
                        enum ctl_loss_trigger t, const char *detail)
@@ -209,6 +209,7 @@ static void loss_start(struct ctl *c, struct binding *b, const char *cluster,
     snprintf(l->cluster, sizeof l->cluster, "%s", cluster);
     snprintf(l->detail, sizeof l->detail, "%s", detail);
     l->trigger = t;
+    l->replaced = 0;
     ctl__notice(c, "warning", "%s: cluster %s lost: %s", b->key, cluster, detail);
     if (ctl__loss_decide(queue_policy(c, b), b->assign, 1) == CTL_LOSS_REPLACE) {
         l->replace_wanted = 1;
@@ -244,9 +245,30 @@ static int loss_check(struct ctl *c, struct binding *b, int check_rb)
     return 0;
 }
 
+/* Every RB event (bindings.c): once the cached RB lists exactly b's shares, the Replace that
+ * rewrote its spec.clusters is in the cache and the RB's fields are judged again. */
+void ctl__loss_rb_seen(struct binding *b)
+{
+    if (!b->rb_behind || ctl__rb_nclusters(b->rb) != b->nshares)
+        return;
+    json_object *cl = jpath(b->rb, "spec", "clusters");
+    for (uint32_t i = 0; i < b->nshares; i++) {
+        int found = 0;
+        for (size_t j = 0; j < b->nshares && !found; j++) {
+            json_object *e = json_object_array_get_idx(cl, j);
+            json_object *r = jobj(e, "replicas");
+            found = jstr(e, "name") && strcmp(jstr(e, "name"), b->shares[i].cluster) == 0 && r &&
+                    json_object_get_int(r) == b->shares[i].replicas;
+        }
+        if (!found)
+            return;
+    }
+    b->rb_behind = 0;
+}
+
 int ctl__loss_check(struct ctl *c, struct binding *b)
 {
-    return loss_check(c, b, 1);
+    return loss_check(c, b, !b->rb_behind);
 }
 
 /* Every second at most (the tick): the gangs with a share in a cluster that is not Ready, or
@@ -410,6 +432,7 @@ static void replace_one(struct ctl *c, struct binding *b)
     ctl__notice(c, "warning", "%s: %s", b->key, w->reason);
     l->replace_wanted = 0;
     l->replaced = 1; /* kept until the commit: ctl__loss_replaced */
+    b->rb_behind = 1;
 }
 
 /* The Replace is committed (ledger.c, LW_LOSS_REPLACE): the lost share's PodGroup Work is

@@ -89,12 +89,40 @@ static void test_texts(void)
     CU_ASSERT_STRING_EQUAL(ctl__loss_trigger_name(CTL_LOSS_EVICTED), "Evicted");
 }
 
+/* After a Replace rewrote spec.clusters of a lifted RB, a cached RB from before (lifted too) is
+ * not judged until the watch shows the RB placed as the shares say. */
+static void test_rb_behind_until_the_watch_catches_up(void)
+{
+    struct share sh[2] = {{.cluster = "east", .replicas = 4}, {.cluster = "north", .replicas = 2}};
+    struct binding b;
+    memset(&b, 0, sizeof b);
+    b.shares = sh;
+    b.nshares = 2;
+    b.rb_behind = 1;
+    b.rb = json_tokener_parse("{\"spec\":{\"clusters\":[{\"name\":\"east\",\"replicas\":4},"
+                              "{\"name\":\"west\",\"replicas\":2}]}}");
+    ctl__loss_rb_seen(&b); /* from before the Replace: west was lost */
+    CU_ASSERT_EQUAL(b.rb_behind, 1);
+    json_object_put(b.rb);
+    b.rb = json_tokener_parse("{\"spec\":{\"clusters\":[{\"name\":\"east\",\"replicas\":4},"
+                              "{\"name\":\"north\",\"replicas\":1}]}}");
+    ctl__loss_rb_seen(&b); /* replicas differ */
+    CU_ASSERT_EQUAL(b.rb_behind, 1);
+    json_object_put(b.rb);
+    b.rb = json_tokener_parse("{\"spec\":{\"clusters\":[{\"name\":\"north\",\"replicas\":2},"
+                              "{\"name\":\"east\",\"replicas\":4}]}}");
+    ctl__loss_rb_seen(&b); /* the Replace's placement, in any order */
+    CU_ASSERT_EQUAL(b.rb_behind, 0);
+    json_object_put(b.rb);
+}
+
 static CU_TestInfo tests[] = {
     {"NotReady is lost past the grace period", test_not_ready_past_the_grace_period},
     {"NoExecute taints: untolerated, timed, for ever", test_no_execute_taints},
     {"Karmada's eviction, then NoExecute, then NotReady", test_eviction_comes_first},
     {"onClusterLoss decides: Requeue, Replace if placed", test_policy_decides},
     {"durations and trigger names", test_texts},
+    {"a replaced RB is judged once the watch shows it", test_rb_behind_until_the_watch_catches_up},
     CU_TEST_INFO_NULL,
 };
 
