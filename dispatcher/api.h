@@ -181,6 +181,7 @@ struct api_queue_doc {
     const char *parent; /* NULL: null or absent (root) */
     int64_t weight, priority, gang_timeout_s;
     const char *state, *strategy;
+    const char *on_loss; /* onClusterLoss: "Requeue" (default) or "Replace" */
     struct json_object *guarantee, *deserved, *capability; /* borrowed from the source object */
     /* reclaimable and preemption.{withinQueue, minRuntime, maxPerMinute, cooldown} */
     int reclaimable; /* 1 (the default) or 0 */
@@ -189,11 +190,12 @@ struct api_queue_doc {
 };
 
 /* Checks obj field by field: known fields only (metadata and status are accepted and ignored
- * as read-only), the right JSON types, integers in range, state and queueingStrategy names,
- * reclaimable a boolean, preemption an object (or null) of known fields with durations such
- * as "10m" (queue/duration.h). Absent fields get their defaults (weight 1, priority 0, Open,
- * BestEffortFIFO, {} maps, gangTimeoutSeconds 300, reclaimable true, withinQueue Never, the
- * rest 0). 0, or MUSTER_EINVAL with a 422 in err naming the field ("preemption.minRuntime"). */
+ * as read-only), the right JSON types, integers in range, state, queueingStrategy and
+ * onClusterLoss names, reclaimable a boolean, preemption an object (or null) of known fields
+ * with durations such as "10m" (queue/duration.h). Absent fields get their defaults (weight 1,
+ * priority 0, Open, BestEffortFIFO, {} maps, gangTimeoutSeconds 300, onClusterLoss Requeue,
+ * reclaimable true, withinQueue Never, the rest 0). 0, or MUSTER_EINVAL with a 422 in err
+ * naming the field ("preemption.minRuntime"). */
 int api_queue_doc_decode(struct json_object *obj, struct api_queue_doc *doc, struct api_error *err);
 
 /* RFC 7386 JSON merge patch: returns a new object, target with patch applied (target is not

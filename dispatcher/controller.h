@@ -20,6 +20,7 @@
 #define CTL_POD_SCHEDULER_DEFAULT "volcano"
 #define CTL_BACKOFF_INITIAL_MS 10000
 #define CTL_BACKOFF_MAX_MS 600000
+#define CTL_CLUSTER_LOST_GRACE_MS 300000 /* --cluster-lost-grace: 5 minutes */
 /* Waiting conditions written per second at most, so 100,000 new RBs do not starve dispatch. */
 #define CTL_CONDITION_WRITES_PER_S 1000
 
@@ -31,6 +32,9 @@ struct ctl_options {
     const char *pod_scheduler;  /* schedulerName the OverridePolicy gives pods; NULL: default */
     uint64_t backoff_initial_ms; /* 0: CTL_BACKOFF_INITIAL_MS */
     uint64_t backoff_max_ms;     /* 0: CTL_BACKOFF_MAX_MS */
+    /* A member cluster NotReady (its Ready condition not True) this long is lost
+     * (--cluster-lost-grace); 0: CTL_CLUSTER_LOST_GRACE_MS. */
+    uint64_t cluster_lost_grace_ms;
     int64_t (*now_ms)(void);     /* unix ms; NULL: the wall clock */
     struct disp_events *events;   /* optional */
     struct disp_metrics *metrics; /* optional */

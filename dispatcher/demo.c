@@ -64,7 +64,8 @@ int disp_demo_seed_queues(struct store *s, struct queue_tree *t)
                                   .gang_timeout_ms = timeout,
                                   .resource_version = 1,
                                   .created_at = at,
-                                  .updated_at = at};
+                                  .updated_at = at,
+                                  .on_cluster_loss = "Requeue"};
         struct queue_spec spec;
         char err[256];
         struct queue_error qe;

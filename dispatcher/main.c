@@ -37,6 +37,8 @@ static void usage(FILE *f)
             "  --context NAME          kubeconfig context (default: its current-context)\n"
             "  --kube-api-qps Q        requests per second to the hub (default 200; -1: no limit)\n"
             "  --kube-api-burst N      burst of requests to the hub (default 400)\n"
+            "  --cluster-lost-grace D  a member cluster NotReady this long is lost: gangs with a share\n"
+            "                          there follow their queue's onClusterLoss (default 5m)\n"
             "  --grace-period S        on SIGTERM, seconds to finish requests in flight (default 10)\n"
             "  --reclaim on|off        lend the unused guarantees of reclaimable queues to other\n"
             "                          queues (default off: every guarantee is held; preempting\n"
@@ -94,6 +96,7 @@ int main(int argc, char **argv)
         {"demo-rate", required_argument, NULL, 'r'},
         {"leader-elect", no_argument, NULL, 'L'},
         {"reclaim", required_argument, NULL, 'R'},
+        {"cluster-lost-grace", required_argument, NULL, 'G'},
         {"leader-elect-lease-duration", required_argument, NULL, '1'},
         {"leader-elect-renew-deadline", required_argument, NULL, '2'},
         {"leader-elect-retry-period", required_argument, NULL, '3'},
@@ -113,6 +116,7 @@ int main(int argc, char **argv)
     const char *kubeconfig = NULL, *context = NULL, *scheduler = NULL, *pod_scheduler = NULL;
     int leader_elect = 0, reclaim = 0;
     uint64_t lease_ms[3] = {0, 0, 0};
+    uint64_t lost_grace_ms = 0;
     const char *lease_ns = NULL, *lease_name = NULL;
     int c;
     while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
@@ -189,6 +193,15 @@ int main(int argc, char **argv)
                 return 2;
             }
             reclaim = strcmp(optarg, "on") == 0;
+            break;
+        case 'G':
+            if (parse_duration_ms(optarg, &lost_grace_ms) || lost_grace_ms == 0) {
+                fprintf(stderr,
+                        "musterd: --cluster-lost-grace: not a positive duration (e.g. 5m, 30s): "
+                        "%s\n",
+                        optarg);
+                return 2;
+            }
             break;
         case '1':
         case '2':
@@ -292,7 +305,9 @@ int main(int argc, char **argv)
                                .kube_qps = qps,
                                .kube_burst = (int)burst,
                                .api = &api,
-                               .ctl = {.scheduler_name = scheduler, .pod_scheduler = pod_scheduler},
+                               .ctl = {.scheduler_name = scheduler,
+                                       .pod_scheduler = pod_scheduler,
+                                       .cluster_lost_grace_ms = lost_grace_ms},
                                .grace_ms = (uint64_t)(grace * 1000),
                                .demo = demo,
                                .scenario = scenario,

@@ -123,6 +123,7 @@ enum family_id {
     F_CLUSTER_CAPACITY,
     F_CLUSTER_RESERVED,
     F_DROPPED,
+    F_CLUSTER_LOSSES,
     NFAMILIES
 };
 
@@ -189,6 +190,12 @@ static const struct family {
                    {NULL},
                    "Metric updates dropped because a family was at its series cap, a label "
                    "value was too long, or memory ran out."},
+    [F_CLUSTER_LOSSES] = {"muster_cluster_losses_total",
+                          COUNTER,
+                          {"trigger", "decision"},
+                          "Shares of dispatched gangs lost with their cluster, by trigger "
+                          "(NotReady, NoExecute, Evicted) and what the queue's onClusterLoss "
+                          "decided (requeued, replaced)."},
 };
 
 /* Prometheus-style buckets for latencies from 1 ms to 10 min: 1-2.5-5 steps, then minutes. */
@@ -386,6 +393,11 @@ void disp_metrics_admission(struct disp_metrics *m, const char *queue)
 void disp_metrics_rollback(struct disp_metrics *m, const char *reason)
 {
     count(m, F_ROLLBACKS, reason, NULL);
+}
+
+void disp_metrics_cluster_loss(struct disp_metrics *m, const char *trigger, const char *decision)
+{
+    count(m, F_CLUSTER_LOSSES, trigger, decision);
 }
 
 void disp_metrics_requeue(struct disp_metrics *m)

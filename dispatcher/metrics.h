@@ -18,6 +18,10 @@ void disp_metrics_admission(struct disp_metrics *m, const char *queue);
 void disp_metrics_rollback(struct disp_metrics *m, const char *reason);
 void disp_metrics_requeue(struct disp_metrics *m);
 void disp_metrics_release(struct disp_metrics *m, const char *reason);
+/* muster_cluster_losses_total{trigger, decision}: a dispatched gang lost its share in a cluster
+ * (trigger NotReady, NoExecute or Evicted) and its queue's onClusterLoss decided (requeued,
+ * replaced). */
+void disp_metrics_cluster_loss(struct disp_metrics *m, const char *trigger, const char *decision);
 
 /* Histograms, in seconds: muster_admission_wait_seconds (RB seen to admitted),
  * muster_dispatch_latency_seconds (admitted to RB released to its clusters),

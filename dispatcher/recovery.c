@@ -58,6 +58,10 @@ int disp_queue_spec_from_row(struct queue_resnames *names, const struct store_qu
     spec->min_runtime = q->min_runtime_ms; /* the dispatcher's unit for the engine: ms */
     spec->max_per_minute = (int32_t)q->preempt_per_minute;
     spec->cooldown = q->preempt_cooldown_ms;
+    if (q->on_cluster_loss && queue_on_loss_parse(q->on_cluster_loss, &spec->on_cluster_loss)) {
+        snprintf(err, errcap, "unknown onClusterLoss");
+        return MUSTER_EINVAL;
+    }
     int rc = kube_resvec_parse_text(names, q->guarantee, "guarantee", &spec->guarantee, err,
                                     errcap);
     if (!rc)

@@ -46,8 +46,8 @@ static const char *const stmt_sql[ST__COUNT] = {
         "INSERT INTO queues (name, parent, weight, priority, state, queueing_strategy,"
         " guarantee, deserved, capability, gang_timeout_ms, resource_version, created_at,"
         " updated_at, reclaimable, within_queue, min_runtime_ms, preempt_per_minute,"
-        " preempt_cooldown_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13,"
-        " ?14, ?15, ?16, ?17, ?18)"
+        " preempt_cooldown_ms, on_cluster_loss) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10,"
+        " ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)"
         " ON CONFLICT (name) DO UPDATE SET parent = excluded.parent,"
         " weight = excluded.weight, priority = excluded.priority, state = excluded.state,"
         " queueing_strategy = excluded.queueing_strategy, guarantee = excluded.guarantee,"
@@ -57,13 +57,15 @@ static const char *const stmt_sql[ST__COUNT] = {
         " reclaimable = excluded.reclaimable, within_queue = excluded.within_queue,"
         " min_runtime_ms = excluded.min_runtime_ms,"
         " preempt_per_minute = excluded.preempt_per_minute,"
-        " preempt_cooldown_ms = excluded.preempt_cooldown_ms",
+        " preempt_cooldown_ms = excluded.preempt_cooldown_ms,"
+        " on_cluster_loss = excluded.on_cluster_loss",
     [ST_QUEUE_DELETE] = "DELETE FROM queues WHERE name = ?1",
     [ST_QUEUE_ALL] = "SELECT q.name, q.parent, q.weight, q.priority, q.state,"
                      " q.queueing_strategy, q.guarantee, q.deserved, q.capability,"
                      " q.gang_timeout_ms, q.resource_version, q.created_at, q.updated_at,"
                      " q.reclaimable, q.within_queue, q.min_runtime_ms, q.preempt_per_minute,"
-                     " q.preempt_cooldown_ms, coalesce(p.made, 0), coalesce(p.suffered, 0)"
+                     " q.preempt_cooldown_ms, coalesce(p.made, 0), coalesce(p.suffered, 0),"
+                     " q.on_cluster_loss"
                      " FROM queues AS q LEFT JOIN queue_preemptions AS p ON p.queue = q.name"
                      " ORDER BY q.name",
     /* A sum past int64 becomes a REAL in SQLite, which the STRICT table refuses: reported as
@@ -75,23 +77,24 @@ static const char *const stmt_sql[ST__COUNT] = {
     [ST_LEDGER_INSERT] =
         "INSERT INTO ledger (binding, uid, queue, request, priority, state, clusters, reason,"
         " created_at, admitted_at, updated_at, mode, barrier, user_dispatching, attempt,"
-        " not_before, dispatched_at)"
-        " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)",
+        " not_before, dispatched_at, loss)"
+        " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)",
     [ST_LEDGER_UPDATE] = "UPDATE ledger SET state = ?2, clusters = coalesce(?3, clusters),"
                          " reason = coalesce(?4, reason), admitted_at = coalesce(?5, admitted_at),"
                          " updated_at = ?6, mode = coalesce(?7, mode), barrier = ?8,"
                          " user_dispatching = ?9, dispatched_at = coalesce(?10, dispatched_at),"
-                         " request = coalesce(?11, request) WHERE id = ?1",
+                         " request = coalesce(?11, request), loss = coalesce(?12, loss)"
+                         " WHERE id = ?1",
     /* The WHERE is the partial index ledger_live's, so SQLite walks that index in id order
      * instead of the whole history (schema/0001_init.sql). */
     [ST_LEDGER_LIVE] = "SELECT id, binding, uid, queue, request, priority, state, clusters, reason,"
                        " created_at, admitted_at, updated_at, mode, barrier, user_dispatching,"
-                       " attempt, not_before, dispatched_at FROM ledger"
+                       " attempt, not_before, dispatched_at, loss FROM ledger"
                        " WHERE state NOT IN ('released', 'rolledback') ORDER BY id",
     /* Walks the ledger_binding index (schema/0002_ledger_by_binding.sql). */
     [ST_LEDGER_BINDING] = "SELECT id, binding, uid, queue, request, priority, state, clusters,"
                           " reason, created_at, admitted_at, updated_at, mode, barrier,"
-                          " user_dispatching, attempt, not_before, dispatched_at FROM ledger"
+                          " user_dispatching, attempt, not_before, dispatched_at, loss FROM ledger"
                           " WHERE binding = ?1 ORDER BY id",
     [ST_AUDIT_APPEND] = "INSERT INTO audit (at, actor, action, object, before, after)"
                         " VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
@@ -112,6 +115,7 @@ static const char *const queue_states[] = {"Open", "Closed", "Draining"};
 static const char *const queue_strategies[] = {"BestEffortFIFO", "StrictFIFO"};
 static const char *const queue_withins[] = {"Never", "LowerPriority"};
 #define STORE_PREEMPT_PER_MINUTE_MAX 10000 /* schema/0004_queue_preemption.sql's CHECK */
+static const char *const queue_on_loss[] = {"Requeue", "Replace"};
 static const char *const ledger_states[] = {"pending", "admitted", "dispatched",
                                             "running", "released", "rolledback"};
 /* The first four of ledger_states are live: what ST_LEDGER_LIVE may return. */
@@ -637,6 +641,8 @@ static int queue_check(struct store *s, const struct store_queue *q)
                                                      "negative");
     if (q->preempt_per_minute < 0 || q->preempt_per_minute > STORE_PREEMPT_PER_MINUTE_MAX)
         return store_invalid(s, MUSTER_ERANGE, what, "preempt_per_minute is outside 0..10000");
+    if (q->on_cluster_loss && !in_set(q->on_cluster_loss, queue_on_loss, COUNT_OF(queue_on_loss)))
+        return store_invalid(s, MUSTER_EINVAL, what, "on_cluster_loss is not Requeue or Replace");
     return 0;
 }
 
@@ -684,6 +690,8 @@ int store_queue_put(struct store *s, const struct store_queue *q)
         rc = sqlite3_bind_int64(st, 17, q->preempt_per_minute);
     if (rc == SQLITE_OK)
         rc = sqlite3_bind_int64(st, 18, q->preempt_cooldown_ms);
+    if (rc == SQLITE_OK)
+        rc = bind_text(st, 19, q->on_cluster_loss ? q->on_cluster_loss : "Requeue");
     if (rc != SQLITE_OK)
         return store_fail(s, rc, "queues: put: bind");
     return step_done(s, ST_QUEUE_PUT, "queues: put");
@@ -759,6 +767,7 @@ static const char *const queue_cols[] = {
     "preempt_cooldown_ms",
     "queue_preemptions.made",
     "queue_preemptions.suffered",
+    "on_cluster_loss",
 };
 
 /* Fills q from the current row of ST_QUEUE_ALL; a bad column is named in s->errmsg. */
@@ -869,6 +878,12 @@ static int queue_row(struct store *s, sqlite3_stmt *st, struct store_queue *q)
         bad = 19;
         err = col_int(st, 19, 0, &q->preemptions_suffered);
         if (!err && q->preemptions_suffered < 0)
+            err = MUSTER_ESTORE;
+    }
+    if (!err) {
+        bad = 20;
+        err = col_text(st, 20, 0, &q->on_cluster_loss);
+        if (!err && !in_set(q->on_cluster_loss, queue_on_loss, COUNT_OF(queue_on_loss)))
             err = MUSTER_ESTORE;
     }
     if (err == MUSTER_ESTORE)
@@ -1046,6 +1061,8 @@ static int ledger_insert_one(struct store *s, const struct store_ledger_row *r, 
     if (rc == SQLITE_OK)
         rc = r->dispatched_at ? sqlite3_bind_int64(st, 17, r->dispatched_at)
                               : sqlite3_bind_null(st, 17);
+    if (rc == SQLITE_OK)
+        rc = bind_text(st, 18, r->loss);
     if (rc != SQLITE_OK)
         return store_fail(s, rc, "ledger: insert: bind");
     int err = step_done(s, ST_LEDGER_INSERT, "ledger: insert");
@@ -1081,6 +1098,8 @@ static int ledger_update_one(struct store *s, const struct store_ledger_row *r)
                               : sqlite3_bind_null(st, 10);
     if (rc == SQLITE_OK)
         rc = bind_text(st, 11, r->request);
+    if (rc == SQLITE_OK)
+        rc = bind_text(st, 12, r->loss);
     if (rc != SQLITE_OK)
         return store_fail(s, rc, "ledger: update: bind");
     int err = step_done(s, ST_LEDGER_UPDATE, "ledger: update");
@@ -1182,6 +1201,7 @@ static const char *const ledger_cols[] = {
     "id",    "binding",  "uid",    "queue",      "request",     "priority",
     "state", "clusters", "reason", "created_at", "admitted_at", "updated_at",
     "mode",  "barrier",  "user_dispatching", "attempt", "not_before", "dispatched_at",
+    "loss",
 };
 
 /* Fills r from the current row of ST_LEDGER_LIVE (which runs once per live row at start-up) or
@@ -1277,6 +1297,10 @@ static int ledger_row(struct store *s, sqlite3_stmt *st, size_t nstates, struct 
     if (!err) {
         bad = 17;
         err = col_int(st, 17, 1, &r->dispatched_at);
+    }
+    if (!err) {
+        bad = 18;
+        err = col_text(st, 18, 1, &r->loss);
     }
     if (err == MUSTER_ESTORE)
         /* The id is ours, not the user's: safe to name so an operator can find the row. */

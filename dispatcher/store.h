@@ -48,6 +48,7 @@ struct store_queue {
     /* Read only: the queue's row of queue_preemptions (0 without one), filled by
      * store_queue_foreach; store_queue_put ignores them (store_preemptions_add counts). */
     int64_t preemptions_made, preemptions_suffered;
+    const char *on_cluster_loss; /* "Requeue" or "Replace"; NULL on write: "Requeue" */
 };
 
 /* A row of the ledger. Text fields are borrowed as in struct store_queue. */
@@ -72,6 +73,9 @@ struct store_ledger_row {
     int64_t attempt;          /* rollbacks before this row */
     int64_t not_before;       /* unix ms; 0: no back-off */
     int64_t dispatched_at;    /* unix ms; 0: not yet (NULL in the table) */
+    /* A cluster lost under this row's dispatch (schema/0005_cluster_loss.sql): a JSON object,
+     * or NULL for none (an update with NULL keeps what the row holds). */
+    const char *loss;
 };
 
 /* One audit record. before/after are JSON text or NULL. */

@@ -14,6 +14,7 @@
 static const char *const state_names[] = {"Open", "Closed", "Draining"};
 static const char *const strategy_names[] = {"BestEffortFIFO", "StrictFIFO"};
 static const char *const within_names[] = {"Never", "LowerPriority"};
+static const char *const on_loss_names[] = {"Requeue", "Replace"};
 
 const char *queue_state_name(enum queue_state s)
 {
@@ -28,6 +29,22 @@ const char *queue_strategy_name(enum queue_strategy s)
 const char *queue_within_name(enum queue_within w)
 {
     return (unsigned)w < 2 ? within_names[w] : "Unknown";
+}
+
+const char *queue_on_loss_name(enum queue_on_loss l)
+{
+    return (unsigned)l < 2 ? on_loss_names[l] : "Unknown";
+}
+
+int queue_on_loss_parse(const char *s, enum queue_on_loss *out)
+{
+    for (int i = 0; i < 2; i++) {
+        if (strcmp(s, on_loss_names[i]) == 0) {
+            *out = (enum queue_on_loss)i;
+            return 0;
+        }
+    }
+    return MUSTER_EINVAL;
 }
 
 int queue_within_parse(const char *s, enum queue_within *out)
@@ -237,6 +254,7 @@ static int spec_copy(struct queue_spec *dst, const struct queue_spec *src, const
     dst->min_runtime = src->min_runtime;
     dst->max_per_minute = src->max_per_minute;
     dst->cooldown = src->cooldown;
+    dst->on_cluster_loss = src->on_cluster_loss;
     if (!dst->name || (parent && !dst->parent) ||
         queue_resvec_copy(&dst->guarantee, &src->guarantee) ||
         queue_resvec_copy(&dst->deserved, &src->deserved) ||
@@ -691,6 +709,9 @@ int queue_tree_validate(const struct queue_tree *t, const struct queue_spec *spe
     if (spec->cooldown < 0)
         return fail(err, MUSTER_EINVAL, "preemption.cooldown",
                     "preemption.cooldown must not be negative");
+    if ((unsigned)spec->on_cluster_loss > QUEUE_ON_LOSS_REPLACE)
+        return fail(err, MUSTER_EINVAL, "onClusterLoss",
+                    "onClusterLoss must be Requeue or Replace");
     int rc = check_vector_signs(t, &spec->guarantee, "guarantee", err);
     if (!rc)
         rc = check_vector_signs(t, &spec->deserved, "deserved", err);

@@ -26,6 +26,11 @@ enum queue_reclaimable { QUEUE_RECLAIMABLE, QUEUE_NOT_RECLAIMABLE };
 /* preemption.withinQueue: may a higher-priority pending gang preempt lower-priority running
  * gangs of its own queue. Never is the default (the zero value). */
 enum queue_within { QUEUE_WITHIN_NEVER, QUEUE_WITHIN_LOWER_PRIORITY };
+/* onClusterLoss: what happens to a dispatched gang when a cluster holding a share of it is lost
+ * (docs/dispatcher.md, "A cluster lost"). Requeue, the default (the zero value), rolls the whole
+ * gang back and requeues it in its place in line; Replace places the lost share again, whole,
+ * on other clusters when it fits, and requeues otherwise. */
+enum queue_on_loss { QUEUE_ON_LOSS_REQUEUE, QUEUE_ON_LOSS_REPLACE };
 
 /* True when s[0..len) is a valid queue name: lowercase alphanumerics, '-' and '.', at most 63
  * characters, each dot-separated part alphanumeric at both ends — a valid DNS subdomain and a
@@ -36,10 +41,13 @@ const char *queue_state_name(enum queue_state s);
 const char *queue_strategy_name(enum queue_strategy s);
 /* "Never" / "LowerPriority", as the spec spells preemption.withinQueue. */
 const char *queue_within_name(enum queue_within w);
+/* "Requeue" / "Replace", as the spec spells onClusterLoss. */
+const char *queue_on_loss_name(enum queue_on_loss l);
 /* 0 and *out set, or MUSTER_EINVAL for an unknown name. */
 int queue_state_parse(const char *s, enum queue_state *out);
 int queue_strategy_parse(const char *s, enum queue_strategy *out);
 int queue_within_parse(const char *s, enum queue_within *out);
+int queue_on_loss_parse(const char *s, enum queue_on_loss *out);
 
 /* What an operator declares for a queue. Vectors use the ids of queue_tree_resnames(). A
  * resource absent from guarantee or deserved is 0; absent from capability is unlimited. */
@@ -68,6 +76,8 @@ struct queue_spec {
      * The engine only keeps both: the dispatcher, which owns the clock, turns them into the
      * cooling gangs and queues of a reclaim request (queue/reclaim.h). */
     int64_t cooldown;
+    /* onClusterLoss; the zero value is the default (Requeue). */
+    enum queue_on_loss on_cluster_loss;
 };
 
 /* A validation failure: the field path and the rule broken, as a person reads it. */

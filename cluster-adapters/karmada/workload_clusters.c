@@ -414,3 +414,130 @@ int karmada_workload_allows_cluster(const struct karmada_workload *w, json_objec
 {
     return karmada_workload_explain_cluster(w, cluster, NULL, 0);
 }
+
+/* ---- a member lost: its Ready condition, NoExecute taints, Karmada's evictions ---- */
+
+/* An RFC 3339 time as Kubernetes writes metav1.Time ("2026-11-26T21:00:00Z", an offset or
+ * fractional seconds allowed) in unix ms; 0 when s is not one. */
+static int64_t time_ms(const char *s)
+{
+    int y, mo, d, h, mi, sec, n = 0;
+    if (!s || sscanf(s, "%4d-%2d-%2dT%2d:%2d:%2d%n", &y, &mo, &d, &h, &mi, &sec, &n) != 6)
+        return 0;
+    if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || sec > 60)
+        return 0;
+    const char *p = s + n;
+    int64_t ms = 0;
+    if (*p == '.') {
+        int64_t scale = 100;
+        for (p++; *p >= '0' && *p <= '9'; p++, scale /= 10)
+            ms += (*p - '0') * scale;
+    }
+    int64_t off = 0;
+    if (*p == '+' || *p == '-') {
+        int oh, om;
+        if (sscanf(p + 1, "%2d:%2d", &oh, &om) != 2)
+            return 0;
+        off = (*p == '+' ? 1 : -1) * ((int64_t)oh * 3600 + om * 60);
+    } else if (*p != 'Z' && *p != 'z') {
+        return 0;
+    }
+    /* days from the civil date (Howard Hinnant's days_from_civil): no timegm, no TZ */
+    int yy = mo <= 2 ? y - 1 : y;
+    int64_t era = (yy >= 0 ? yy : yy - 399) / 400;
+    int64_t yoe = yy - era * 400;
+    int64_t doy = (153 * (mo + (mo > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+    int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    int64_t days = era * 146097 + doe - 719468;
+    return ((days * 86400 + h * 3600 + mi * 60 + sec) - off) * 1000 + ms;
+}
+
+int karmada_workload_cluster_ready(json_object *cluster, int64_t *since_ms)
+{
+    json_object *conds = kube_json_get(kube_json_get(cluster, "status"), "conditions");
+    size_t n = json_object_is_type(conds, json_type_array) ? json_object_array_length(conds) : 0;
+    *since_ms = 0;
+    for (size_t i = 0; i < n; i++) {
+        json_object *cd = json_object_array_get_idx(conds, i);
+        const char *type = kube_json_str(cd, "type"), *status = kube_json_str(cd, "status");
+        if (!type || strcmp(type, "Ready") != 0)
+            continue;
+        *since_ms = time_ms(kube_json_str(cd, "lastTransitionTime"));
+        return status && strcmp(status, "True") == 0;
+    }
+    return 0;
+}
+
+int karmada_workload_noexecute(const struct karmada_workload *w, json_object *cluster,
+                               int64_t *until_ms, char *taint, size_t cap)
+{
+    json_object *taints = kube_json_get(kube_json_get(cluster, "spec"), "taints");
+    size_t nt = json_object_is_type(taints, json_type_array) ? json_object_array_length(taints) : 0;
+    size_t ntol = w && w->tolerations ? json_object_array_length(w->tolerations) : 0;
+    int found = 0;
+    if (taint && cap)
+        taint[0] = '\0';
+    for (size_t i = 0; i < nt && i < KARMADA_WORKLOAD_LIST_MAX; i++) {
+        json_object *t = json_object_array_get_idx(taints, i);
+        const char *key = kube_json_str(t, "key"), *effect = kube_json_str(t, "effect");
+        const char *value = kube_json_str(t, "value");
+        if (!key || !effect || strcmp(effect, "NoExecute") != 0)
+            continue;
+        /* core/v1 GetMatchingTolerations and GetMinTolerationTime, as Karmada's taint manager
+         * uses them: a matching toleration without tolerationSeconds tolerates for ever,
+         * else the least tolerationSeconds counts from the taint's timeAdded; no match is
+         * no toleration at all. */
+        int matched = 0, forever = 0;
+        int64_t least = INT64_MAX;
+        for (size_t j = 0; j < ntol && !forever; j++) {
+            json_object *tol = json_object_array_get_idx(w->tolerations, j);
+            if (!tolerates(tol, key, value ? value : "", "NoExecute"))
+                continue;
+            matched = 1;
+            json_object *secs = kube_json_get(tol, "tolerationSeconds");
+            if (!json_object_is_type(secs, json_type_int)) {
+                forever = 1;
+                continue;
+            }
+            int64_t s = json_object_get_int64(secs);
+            if (s < least)
+                least = s;
+        }
+        if (forever)
+            continue;
+        int64_t at = 0;
+        if (matched) {
+            int64_t added = time_ms(kube_json_str(t, "timeAdded"));
+            if (!added)
+                continue; /* Karmada skips a taint without timeAdded: tolerated for ever */
+            at = added + (least > 0 ? least * 1000 : 0);
+        }
+        if (!found || at < *until_ms) {
+            *until_ms = at;
+            if (taint && cap)
+                snprintf(taint, cap, "%.63s%s%.63s:NoExecute", key, value && value[0] ? "=" : "",
+                         value ? value : "");
+        }
+        found = 1;
+    }
+    return found;
+}
+
+int karmada_workload_evicted_from(json_object *rb, const char *cluster, char *why, size_t cap)
+{
+    json_object *tasks = kube_json_get(kube_json_get(rb, "spec"), "gracefulEvictionTasks");
+    size_t n = json_object_is_type(tasks, json_type_array) ? json_object_array_length(tasks) : 0;
+    for (size_t i = 0; i < n; i++) {
+        json_object *t = json_object_array_get_idx(tasks, i);
+        const char *from = kube_json_str(t, "fromCluster");
+        if (!from || strcmp(from, cluster) != 0)
+            continue;
+        if (why && cap) {
+            const char *reason = kube_json_str(t, "reason"), *producer = kube_json_str(t, "producer");
+            snprintf(why, cap, "%.63s by %.63s", reason ? reason : "no reason",
+                     producer ? producer : "an unnamed producer");
+        }
+        return 1;
+    }
+    return 0;
+}

@@ -35,6 +35,27 @@ int karmada_workload_cluster_serves_podgroups(json_object *cluster);
 int karmada_workload_cluster_serves(json_object *cluster, const char *group_version,
                                     const char *resource);
 
+/* A member's Ready condition (status.conditions, type Ready): 1 when its status is True, else 0
+ * (False, Unknown, or no such condition). *since_ms is its lastTransitionTime in unix ms, 0
+ * when absent or unreadable. */
+int karmada_workload_cluster_ready(json_object *cluster, int64_t *since_ms);
+
+/* The cluster's NoExecute taints (spec.taints) against the RB read into w (its
+ * spec.placement.clusterTolerations; w NULL or without tolerations: none), with Kubernetes'
+ * toleration semantics as Karmada's taint manager applies them: 1 when some NoExecute taint
+ * is not tolerated for ever, with *until_ms the earliest time one stops being tolerated (0: one
+ * is not tolerated at all; else the taint's timeAdded plus the least tolerationSeconds of the
+ * tolerations that match it) and that taint named in taint[0..cap) ("key=value:NoExecute").
+ * A taint without timeAdded that a toleration with tolerationSeconds matches is tolerated for
+ * ever, as Karmada skips it. 0 when every NoExecute taint is tolerated for ever, or none. */
+int karmada_workload_noexecute(const struct karmada_workload *w, json_object *cluster,
+                               int64_t *until_ms, char *taint, size_t cap);
+
+/* 1 when the RB's spec.gracefulEvictionTasks holds a task evicting it from cluster (Karmada's
+ * taint manager, application failover, the descheduler), with its reason and producer in
+ * why[0..cap) ("TaintUntolerated by TaintManager"); else 0. */
+int karmada_workload_evicted_from(json_object *rb, const char *cluster, char *why, size_t cap);
+
 /* Cross-file internal of karmada_workload_read: validates spec.placement's clusterAffinity,
  * clusterAffinities and clusterTolerations of the RB being read (spec borrowed) and keeps
  * references to them in w for the matching above. Returns 0, or MUSTER_EINVAL / MUSTER_ELIMIT

@@ -44,6 +44,7 @@ struct api_qrow {
     /* status.preemptions as read from the store at load (0 until eviction counts; a write
      * through store_preemptions_add is seen at the next api_server_reload) */
     int64_t preemptions_made, preemptions_suffered;
+    const char *on_loss; /* onClusterLoss, a static name (queue_on_loss_name) */
     /* guarantee, deserved, capability parsed once (lazily) and shared by reference into every
      * response: a list of 1,000 queues would otherwise parse 3,000 maps per request. */
     struct json_object *parsed[3];

@@ -387,6 +387,8 @@ static int history_cb(void *ud, const struct store_ledger_row *row)
             api__obj_add(h, "admittedAtMs", json_object_new_int64(row->admitted_at), &bad);
         api__obj_add(h, "updatedAtMs", json_object_new_int64(row->updated_at), &bad);
         api__obj_add(h, "clusters", api__stored_json(row->clusters ? row->clusters : "[]"), &bad);
+        if (row->loss)
+            api__obj_add(h, "loss", api__stored_json(row->loss), &bad);
     }
     if (bad || json_object_array_add(b->history, h)) {
         json_object_put(h);

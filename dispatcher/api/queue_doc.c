@@ -102,6 +102,7 @@ int api_queue_doc_decode(struct json_object *obj, struct api_queue_doc *doc, str
     doc->state = "Open";
     doc->strategy = "BestEffortFIFO";
     doc->reclaimable = 1;
+    doc->on_loss = queue_on_loss_name(QUEUE_ON_LOSS_REQUEUE);
     if (!json_object_is_type(obj, json_type_object))
         return api__fail(err, 422, "Invalid", "", "a queue must be a JSON object");
     json_object_object_foreach(obj, key, val)
@@ -133,6 +134,12 @@ int api_queue_doc_decode(struct json_object *obj, struct api_queue_doc *doc, str
             if (!rc && queue_strategy_parse(doc->strategy, &s))
                 rc = api__fail(err, 422, "Invalid", "queueingStrategy",
                                "queueingStrategy must be BestEffortFIFO or StrictFIFO");
+        } else if (strcmp(key, "onClusterLoss") == 0) {
+            enum queue_on_loss l;
+            rc = get_str(val, "onClusterLoss", 0, &doc->on_loss, err);
+            if (!rc && queue_on_loss_parse(doc->on_loss, &l))
+                rc = api__fail(err, 422, "Invalid", "onClusterLoss",
+                               "onClusterLoss must be Requeue or Replace");
         } else if (strcmp(key, "guarantee") == 0 || strcmp(key, "deserved") == 0 ||
                    strcmp(key, "capability") == 0) {
             if (json_object_is_type(val, json_type_null))

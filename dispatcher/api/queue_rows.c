@@ -58,6 +58,10 @@ static int qrow_from_store(struct api_qrow *r, const struct store_queue *q)
     r->weight = q->weight;
     r->priority = q->priority;
     r->gang_timeout_ms = q->gang_timeout_ms;
+    enum queue_on_loss l = QUEUE_ON_LOSS_REQUEUE;
+    if (q->on_cluster_loss)
+        (void)queue_on_loss_parse(q->on_cluster_loss, &l); /* the store checked it */
+    r->on_loss = queue_on_loss_name(l);
     r->rv = q->resource_version;
     r->created_at = q->created_at;
     r->updated_at = q->updated_at;
@@ -88,6 +92,7 @@ void api__qrow_to_store(const struct api_qrow *r, struct store_queue *q)
     q->deserved = r->deserved;
     q->capability = r->capability;
     q->gang_timeout_ms = r->gang_timeout_ms;
+    q->on_cluster_loss = r->on_loss;
     q->resource_version = r->rv;
     q->created_at = r->created_at;
     q->updated_at = r->updated_at;
@@ -114,7 +119,7 @@ int api__qrow_same_spec(const struct api_qrow *a, const struct api_qrow *b)
            a->not_reclaimable == b->not_reclaimable && a->within_queue == b->within_queue &&
            a->min_runtime_ms == b->min_runtime_ms &&
            a->preempt_per_minute == b->preempt_per_minute &&
-           a->preempt_cooldown_ms == b->preempt_cooldown_ms;
+           a->preempt_cooldown_ms == b->preempt_cooldown_ms && str_same(a->on_loss, b->on_loss);
 }
 
 size_t api__rows_lower_bound(const struct api_server *s, const char *name)

@@ -79,6 +79,10 @@ static struct json_object *spec_json(const struct api_qrow *r)
     api__obj_add(o, "gangTimeoutSeconds", json_object_new_int64(r->gang_timeout_ms / 1000), &bad);
     api__obj_add(o, "reclaimable", json_object_new_boolean(!r->not_reclaimable), &bad);
     api__obj_add(o, "preemption", preemption_json(r), &bad);
+    api__obj_add(
+        o, "onClusterLoss",
+        json_object_new_string(r->on_loss ? r->on_loss : queue_on_loss_name(QUEUE_ON_LOSS_REQUEUE)),
+        &bad);
     if (bad) {
         json_object_put(o);
         return NULL;
@@ -343,6 +347,8 @@ static int change_build(struct api_server *s, const struct api_queue_doc *doc, i
     ch->spec.cooldown = doc->cooldown_ms;
     queue_state_parse(doc->state, &ch->spec.state);
     queue_strategy_parse(doc->strategy, &ch->spec.strategy);
+    if (doc->on_loss)
+        queue_on_loss_parse(doc->on_loss, &ch->spec.on_cluster_loss);
     int rc = map_parse(s, doc->guarantee, "guarantee", &ch->spec.guarantee, e);
     if (!rc)
         rc = map_parse(s, doc->deserved, "deserved", &ch->spec.deserved, e);
@@ -377,6 +383,7 @@ static int change_build(struct api_server *s, const struct api_queue_doc *doc, i
     r->min_runtime_ms = doc->min_runtime_ms;
     r->preempt_per_minute = doc->max_per_minute;
     r->preempt_cooldown_ms = doc->cooldown_ms;
+    r->on_loss = queue_on_loss_name(ch->spec.on_cluster_loss);
     return 0;
 }
 

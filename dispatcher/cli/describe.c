@@ -249,6 +249,8 @@ void cli_describe_queue(struct json_object *q, FILE *f)
         snprintf(num, sizeof(num), "%ss", gang);
         line(f, "Gang timeout:", num);
     }
+    if (str_of(q, "onClusterLoss"))
+        line(f, "On cluster loss:", str_of(q, "onClusterLoss"));
     line(f, "Guarantee:", cli_map_text(q, "guarantee", buf, sizeof(buf)));
     line(f, "Deserved:", cli_map_text(q, "deserved", buf, sizeof(buf)));
     line(f, "Capability:", cli_map_text(q, "capability", buf, sizeof(buf)));

@@ -769,7 +769,7 @@ static int add_resources(struct json_object *q, const char *key, const char *spe
 }
 
 struct create_opts {
-    const char *parent, *weight, *priority, *state, *strategy;
+    const char *parent, *weight, *priority, *state, *strategy, *on_loss;
     const char *guarantee, *deserved, *capability;
     const char *reclaimable, *within_queue, *min_runtime, *max_per_minute, *cooldown;
 };
@@ -847,6 +847,8 @@ static int cmd_create_queue(struct cli *c, const char *name, const struct create
         json_object_object_add(q, "state", json_object_new_string(o->state));
     if (o->strategy)
         json_object_object_add(q, "queueingStrategy", json_object_new_string(o->strategy));
+    if (o->on_loss)
+        json_object_object_add(q, "onClusterLoss", json_object_new_string(o->on_loss));
     struct cli_resp r = {0};
     int rc = cli_request(c, "POST", "/api/v1/queues", q, NULL, &r);
     json_object_put(q);
@@ -896,6 +898,7 @@ static const struct {
     {"state", "Open", 0, SPEC_SCALAR},
     {"queueingStrategy", "BestEffortFIFO", 0, SPEC_SCALAR},
     {"gangTimeoutSeconds", NULL, 300, SPEC_SCALAR},
+    {"onClusterLoss", "Requeue", 0, SPEC_SCALAR},
     {"reclaimable", NULL, 0, SPEC_BOOL_TRUE},
     {"preemption", NULL, 0, SPEC_PREEMPTION},
     {"guarantee", NULL, 0, SPEC_MAP},
@@ -1201,7 +1204,8 @@ static void usage(FILE *f)
             "  get clusters [NAME]            clusters (served with the dispatcher)\n"
             "  create queue NAME --parent P [--weight N] [--priority N] [--state S]\n"
             "               [--strategy S] [--guarantee R=Q,...] [--deserved R=Q,...]\n"
-            "               [--capability R=Q,...] [--reclaimable true|false]\n"
+            "               [--capability R=Q,...] [--on-cluster-loss Requeue|Replace]\n"
+            "               [--reclaimable true|false]\n"
             "               [--within-queue Never|LowerPriority] [--min-runtime D]\n"
             "               [--max-per-minute N] [--cooldown D]\n"
             "  apply -f FILE                  create or update every queue in FILE (- is stdin)\n"
@@ -1346,6 +1350,7 @@ int main(int argc, char **argv)
         O_PRIORITY,
         O_STATE,
         O_STRATEGY,
+        O_ON_LOSS,
         O_GUARANTEE,
         O_DESERVED,
         O_CAPABILITY,
@@ -1368,6 +1373,7 @@ int main(int argc, char **argv)
         {"priority", required_argument, NULL, O_PRIORITY},
         {"state", required_argument, NULL, O_STATE},
         {"strategy", required_argument, NULL, O_STRATEGY},
+        {"on-cluster-loss", required_argument, NULL, O_ON_LOSS},
         {"guarantee", required_argument, NULL, O_GUARANTEE},
         {"deserved", required_argument, NULL, O_DESERVED},
         {"capability", required_argument, NULL, O_CAPABILITY},
@@ -1417,6 +1423,9 @@ int main(int argc, char **argv)
             break;
         case O_STRATEGY:
             co.strategy = optarg;
+            break;
+        case O_ON_LOSS:
+            co.on_loss = optarg;
             break;
         case O_GUARANTEE:
             co.guarantee = optarg;

@@ -197,6 +197,7 @@ void ctl__binding_destroy(struct binding *b)
     ctl__binding_clear_read(b);
     muster_free(b->shares);
     muster_free(b->dropped);
+    muster_free(b->loss);
     if (b->tkey != ctl__tkey_none)
         muster_free(b->tkey);
     muster_free(b->msg);
@@ -238,6 +239,15 @@ void ctl__set_reason(struct binding *b, const char *reason, const char *fmt, ...
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
+    /* A gang requeued after a cluster was lost says so while it waits, whatever else it waits
+     * for (loss.c): the loss is why it is not running. */
+    static const char after[] = "requeued after cluster ";
+    if (b->loss && !b->loss->replace_wanted && !b->loss->replaced &&
+        strncmp(msg, after, sizeof after - 1) != 0) {
+        size_t n = strlen(msg);
+        snprintf(msg + n, sizeof msg - n, " (%s%s was lost: %s)", after, b->loss->cluster,
+                 b->loss->detail);
+    }
     if (strcmp(b->reason, reason) != 0 || strcmp(ctl__binding_msg(b), msg) != 0) {
         snprintf(b->reason, sizeof b->reason, "%s", reason);
         size_t n = strlen(msg);
@@ -593,6 +603,7 @@ void ctl__binding_react(struct ctl *c, struct binding *b, int template_changed)
 {
     if (!ctl__leads(c) || !c->reconciled || c->stopping || b->gone)
         return;
+    ctl__loss_rb_seen(b);
     switch (b->st) {
     case B_WAIT_TEMPLATE:
     case B_PARKED:

@@ -207,6 +207,21 @@ void ctl__cluster_set(struct ctl *c, json_object *obj)
                         : "serves Volcano Jobs again");
         ctl__missing_refresh(c);
     }
+    /* What a loss is judged on (loss.c): since when Ready is not True, by its
+     * lastTransitionTime (a restart does not start the grace period again), else from when
+     * muster first saw it so; and whether a NoExecute taint is there. */
+    int64_t since = 0;
+    if (karmada_workload_cluster_ready(obj, &since))
+        k->unready_since = 0;
+    else if (since > 0)
+        k->unready_since = since;
+    else if (!k->unready_since)
+        k->unready_since = now_ms(c);
+    int64_t until;
+    int noexec = karmada_workload_noexecute(NULL, obj, &until, NULL, 0);
+    if (noexec && !k->noexec)
+        ctl__kick(c);
+    k->noexec = noexec;
     k->ready = 0;
     json_object *conds = kube_json_path(obj, "status", "conditions", NULL);
     for (size_t i = 0; conds && i < json_object_array_length(conds); i++) {

@@ -8,6 +8,8 @@
  *   follow.c     after dispatch: following the shares, release, rollback, gang timeout
  *   resize.c     after dispatch: a gang that shrinks, or is scaled to 0
  *   reconcile.c  start-up reconciliation of the ledger with the hub; the orphan sweep
+ *   loss.c       a cluster lost under a dispatched gang: the judgment, the queue's
+ *                onClusterLoss (requeue, or place the lost share again)
  *   prereq.c     hub prerequisites (the PodGroup CRD)
  *   loop.c       the informers (a table row each), the tick, the per-iteration flush
  * Functions one file defines for the others are named ctl__*.
@@ -195,6 +197,10 @@ struct binding {
     int lw_pending;
     int side_inflight; /* condition writes: not part of any step */
     int rb_missing;    /* a step's request found the RB gone: wait for its delete event */
+    /* A Replace rewrote spec.clusters of a lifted RB (loss.c): until the watch shows the RB
+     * placed as the shares say, a cached copy from before is not judged (it is lifted too, and
+     * would read as someone else's change) */
+    int rb_behind;
     uint64_t retry_ms;
     int64_t retry_at;
     uint32_t recheck_ms; /* the barrier check's back-off */
@@ -221,6 +227,43 @@ struct binding {
      * per cluster-set epoch (allow_epoch) and RB version (affinity is evaluated on JSON:
      * costly per cycle) */
     uint8_t allow[256];
+    /* A cluster it held a share in was lost (loss.c): what and why, until it is admitted
+     * again. NULL: none. */
+    struct ctl_loss *loss;
+};
+
+/* Why a cluster is lost to a gang that holds a share there (loss.c). */
+enum ctl_loss_trigger {
+    CTL_LOSS_NONE,
+    CTL_LOSS_NOT_READY,  /* its Ready condition not True for longer than the grace period */
+    CTL_LOSS_NO_EXECUTE, /* a NoExecute taint the placement does not tolerate (any more) */
+    CTL_LOSS_EVICTED,    /* Karmada evicts the binding from it (gracefulEvictionTasks, or the
+                            cluster dropped from spec.clusters by another controller) */
+};
+
+/* What the queue's onClusterLoss decides (loss.c). */
+enum ctl_loss_decision {
+    CTL_LOSS_REQUEUE, /* roll the whole gang back; requeued in its place, no back-off */
+    CTL_LOSS_REPLACE, /* the lost share placed again, whole, on other clusters */
+};
+
+struct ctl_loss {
+    char cluster[CTL_CLUSTER_NAME_MAX];
+    enum ctl_loss_trigger trigger;
+    int replace_wanted; /* Replace: the next cycle places the lost share, or requeues */
+    int replaced;       /* ... and did: the lost share's Work goes once the row is committed */
+    char detail[160];   /* "NotReady for 5m0s" */
+};
+
+/* What muster knows of one cluster under one gang's share, for ctl__cluster_lost. */
+struct ctl_loss_facts {
+    int ready;               /* the Ready condition is True */
+    int64_t not_ready_since; /* unix ms it stopped being Ready (0: not known) */
+    int64_t grace_ms;        /* --cluster-lost-grace */
+    int noexec;              /* a NoExecute taint is not tolerated for ever */
+    int64_t noexec_until;    /* ... and from this unix ms not at all (0: never was) */
+    int evicted;             /* Karmada evicts the binding from it */
+    int64_t now;
 };
 
 struct cluster {
@@ -233,6 +276,11 @@ struct cluster {
     /* nor batch.volcano.sh/v1alpha1 jobs: a Volcano Job's Work would not apply there (the
      * member answers 404), so none is placed there */
     int no_vcjobs;
+    /* What loss.c judges: since when the Ready condition is not True (0 while it is: its
+     * lastTransitionTime, else when muster first saw it so), and whether spec.taints holds a
+     * NoExecute taint (tolerated or not: each gang's placement decides) */
+    int64_t unready_since;
+    int noexec;
     uint64_t gen;   /* bumped on every status change */
     uint64_t shape; /* hash of what placement constraints read: labels and spec */
     struct queue_resvec capacity, allocated, allocating, free;
@@ -273,6 +321,7 @@ struct lwrite {
     char clusters[1024];
     char reason[256];
     char *request; /* owned */
+    char *loss;    /* owned: the ledger's loss record (JSON), NULL for none */
     int kind;      /* what to do after the commit */
 };
 
@@ -287,8 +336,11 @@ enum lw_kind {
     LW_REPLACE_OLD,
     LW_ADOPT,
     LW_ADOPT_ROW,
-    LW_RESIZE,  /* a dispatched gang's row, updated in place: it holds less */
-    LW_ZERO_OLD /* a dispatched gang scaled to 0: released, a pending row takes its place */
+    LW_RESIZE,   /* a dispatched gang's row, updated in place: it holds less */
+    LW_ZERO_OLD, /* a dispatched gang scaled to 0: released, a pending row takes its place */
+    LW_LOSS_OLD, /* a cluster lost, Requeue: the rolledback row (the pending one is
+                    LW_ROLLBACK_NEW) */
+    LW_LOSS_REPLACE /* a cluster lost, Replace: the row admitted again with the new placement */
 };
 
 struct request_ctx {
@@ -438,6 +490,9 @@ struct ctl {
         struct lwrite *v;
         size_t n, cap;
     } lw;
+    /* gangs whose lost share the next cycle places again (loss.c) */
+    uint32_t replacing;
+    int64_t last_loss_sweep;
     /* the queues' gang timeouts (follow.c) */
     struct {
         struct qtimeout *v;
@@ -572,6 +627,8 @@ int ctl__rb_dispatching(json_object *rb);
 int ctl__rb_lists_cluster(json_object *rb, const char *cluster);
 size_t ctl__rb_nclusters(json_object *rb);
 int ctl__shares_reserve(struct binding *b, uint32_t n);
+int64_t ctl__fits_all_components(const struct binding *b, const struct disp_cluster_cap *k);
+int ctl__cluster_allows(struct ctl *c, const struct binding *b, const struct cluster *k);
 int ctl__user_holds_dispatching(const struct binding *b);
 
 /* ledger.c */
@@ -598,12 +655,29 @@ void ctl__step_run(struct ctl *c, struct binding *b);
 void ctl__undo_finish(struct ctl *c, struct binding *b);
 void ctl__undo_start(struct ctl *c, struct binding *b);
 
+/* loss.c: ctl__cluster_lost and ctl__loss_decide are pure
+ * (tests/unit/dispatcher/controller/test_loss.c) */
+enum ctl_loss_trigger ctl__cluster_lost(const struct ctl_loss_facts *f);
+enum ctl_loss_decision ctl__loss_decide(enum queue_on_loss policy, int assign, int placed);
+const char *ctl__loss_trigger_name(enum ctl_loss_trigger t);
+void ctl__duration_text(int64_t ms, char *buf, size_t cap);
+char *ctl__loss_record(const struct ctl_loss *l, const char *decision, const char *from);
+void ctl__loss_restore(struct ctl *c, struct binding *b, const char *record);
+void ctl__loss_replaced(struct ctl *c, struct binding *b);
+void ctl__loss_rb_seen(struct binding *b);
+int ctl__loss_check(struct ctl *c, struct binding *b);
+void ctl__losses_sweep(struct ctl *c);
+void ctl__losses_replace(struct ctl *c);
+int ctl__cluster_lost_to(struct ctl *c, const struct binding *b, const struct cluster *k);
+
 /* follow.c */
 void ctl__check_progress(struct ctl *c, struct binding *b);
 void ctl__engine_forget(struct ctl *c, struct binding *b);
 int64_t ctl__queue_timeout_ms(struct ctl *c, const char *queue);
 void ctl__release(struct ctl *c, struct binding *b, const char *why);
 void ctl__rollback(struct ctl *c, struct binding *b, const char *why);
+void ctl__rollback_lost(struct ctl *c, struct binding *b, const char *why, const char *waiting,
+                        char *loss);
 void ctl__timeouts_refresh(struct ctl *c);
 
 /* reconcile.c */
@@ -644,6 +718,7 @@ enum ctl_recon {
 enum ctl_recon ctl__reconcile_decide(const struct ctl_recon_facts *f);
 void ctl__forward_from(struct ctl *c, struct binding *b, enum step st);
 void ctl__forward_resume(struct ctl *c, struct binding *b);
+void ctl__orphan_delete(struct ctl *c, const char *path);
 void ctl__orphans_sweep(struct ctl *c);
 void ctl__reconcile(struct ctl *c);
 

@@ -9,7 +9,7 @@ enum place_verdict {
     PLACE_FAILED, /* out of memory: tried again next cycle */
 };
 
-static int cluster_allows(struct ctl *c, const struct binding *b, const struct cluster *k)
+int ctl__cluster_allows(struct ctl *c, const struct binding *b, const struct cluster *k)
 {
     c->aw.affinity = b->affinity;
     c->aw.affinities = b->affinities;
@@ -33,7 +33,7 @@ int ctl__shares_reserve(struct binding *b, uint32_t n)
 /* The replicas of every component fit in k together (a Volcano Job goes whole to one
  * cluster). Works on a deep copy, so k is unchanged. Returns the room left for the first
  * component's shape afterwards (the best fit is the least), or -1 when it does not fit. */
-static int64_t fits_all_components(const struct binding *b, const struct disp_cluster_cap *k)
+int64_t ctl__fits_all_components(const struct binding *b, const struct disp_cluster_cap *k)
 {
     struct disp_cluster_cap t = {.name = k->name, .ngrades = k->ngrades};
     struct disp_grade g[64];
@@ -106,7 +106,7 @@ static enum place_verdict place(struct ctl *c, struct binding *b)
     char nr[128] = "";
     if (b->allow_epoch != c->fleet.epoch) {
         for (uint32_t i = 0; i < c->fleet.ncl && i < 256; i++)
-            b->allow[i] = (uint8_t)(cluster_allows(c, b, &c->fleet.cl[i]) != 0);
+            b->allow[i] = (uint8_t)(ctl__cluster_allows(c, b, &c->fleet.cl[i]) != 0);
         b->allow_epoch = c->fleet.epoch;
     }
     uint32_t nallow = c->fleet.ncl < 256 ? c->fleet.ncl : 256;
@@ -127,6 +127,9 @@ static enum place_verdict place(struct ctl *c, struct binding *b)
     uint32_t nopg = 0;
     char np[128] = "";
     int needs = place_needs(b);
+    /* a cluster lost to it (loss.c) is judged only where one can be: a NoExecute taint on the
+     * cluster, or eviction tasks on the RB (read once here, not per cluster) */
+    int evicting = kube_json_path(b->rb, "spec", "gracefulEvictionTasks", NULL) != NULL;
     for (uint32_t i = 0; i < c->fleet.ncl && n < 256; i++) {
         struct cluster *k = &c->fleet.cl[i];
         if (!b->allow[i])
@@ -137,6 +140,8 @@ static enum place_verdict place(struct ctl *c, struct binding *b)
                          k->name);
             continue;
         }
+        if (k->ready && (k->noexec || evicting) && ctl__cluster_lost_to(c, b, k))
+            continue; /* a NoExecute taint it no longer tolerates, or Karmada evicts it */
         if (!k->ready) {
             if (notready++ < 3)
                 snprintf(nr + strlen(nr), sizeof nr - strlen(nr), "%s%s", notready > 1 ? ", " : "",
@@ -172,7 +177,7 @@ static enum place_verdict place(struct ctl *c, struct binding *b)
         int64_t best = -1;
         uint32_t at = 0;
         for (uint32_t i = 0; i < n; i++) {
-            int64_t left = fits_all_components(b, &caps[i]);
+            int64_t left = ctl__fits_all_components(b, &caps[i]);
             if (left >= 0 && (best < 0 || left < best)) {
                 best = left;
                 at = i;
@@ -300,6 +305,8 @@ static void admit(struct ctl *c, struct binding *b)
 {
     int64_t now = now_ms(c);
     b->admitted_at = now;
+    muster_free(b->loss); /* its waiting sentence named the loss; admitted, it is history */
+    b->loss = NULL;
     b->nofit = 0;
     b->nofit_memo = 0;
     if (b->assign && b->needs_objects) {
@@ -362,6 +369,7 @@ void ctl__cycle(struct ctl *c)
         ctl__fatal(c, "out of memory");
         return;
     }
+    ctl__losses_replace(c);
     if (!c->cyc.forced && !c->cyc.last_cut && c->cyc.last_grow == c->fleet.grow_seq &&
         c->cyc.last_epoch == c->fleet.epoch)
         return; /* every gang the engine offers would meet the verdict it met last time */

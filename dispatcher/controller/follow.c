@@ -6,8 +6,10 @@
 #define ROLLBACK_TIMEOUT "gang-timeout"
 #define ROLLBACK_BARRIER "barrier-vanished"
 #define ROLLBACK_EXTERNAL "placement-changed"
+#define ROLLBACK_LOST "cluster-lost"
 
-static void rollback_ex(struct ctl *c, struct binding *b, const char *why, const char *metric);
+static void rollback_ex(struct ctl *c, struct binding *b, const char *why, const char *metric,
+                        const char *waiting);
 
 void ctl__engine_forget(struct ctl *c, struct binding *b)
 {
@@ -47,14 +49,37 @@ void ctl__release(struct ctl *c, struct binding *b, const char *why)
 
 void ctl__rollback(struct ctl *c, struct binding *b, const char *why)
 {
-    rollback_ex(c, b, why, strstr(why, "barrier") ? ROLLBACK_BARRIER : ROLLBACK_TIMEOUT);
+    rollback_ex(c, b, why, strstr(why, "barrier") ? ROLLBACK_BARRIER : ROLLBACK_TIMEOUT, NULL);
 }
 
-static void rollback_ex(struct ctl *c, struct binding *b, const char *why, const char *metric)
+/* A cluster lost under the gang, and its queue's onClusterLoss requeues it (loss.c): rolled
+ * back as any rollback, but losing a cluster is not the gang's fault, so it is requeued without
+ * back-off and its attempt is not counted; it keeps its place in line (created_at) as every
+ * requeue does. why goes into the rolledback row, waiting into the new pending row and the
+ * condition while it waits; loss (owned, the ledger's loss record, may be NULL) goes into the
+ * rolledback row. */
+void ctl__rollback_lost(struct ctl *c, struct binding *b, const char *why, const char *waiting,
+                        char *loss)
+{
+    size_t at = c->lw.n; /* rollback_ex's writes: the rolledback row, the pending one */
+    rollback_ex(c, b, why, ROLLBACK_LOST, waiting);
+    if (c->lw.n == at + 2 && c->lw.v[at].b == b && c->lw.v[at].kind == LW_LOSS_OLD) {
+        /* both carry it: the pending one so that a restart still says why it waits */
+        c->lw.v[at + 1].loss = loss ? muster_strdup(loss) : NULL;
+        c->lw.v[at].loss = loss;
+    } else {
+        muster_free(loss);
+    }
+}
+
+/* waiting: NULL for a failure of the gang (back-off, attempt + 1); a loss's sentence for a
+ * cluster lost (no back-off). */
+static void rollback_ex(struct ctl *c, struct binding *b, const char *why, const char *metric,
+                        const char *waiting)
 {
     int64_t now = now_ms(c);
     ctl__engine_forget(c, b);
-    struct lwrite *w = ctl__lw_add(c, b, LW_ROLLBACK_OLD, "rolledback");
+    struct lwrite *w = ctl__lw_add(c, b, waiting ? LW_LOSS_OLD : LW_ROLLBACK_OLD, "rolledback");
     if (!w) {
         ctl__fatal(c, "out of memory");
         return;
@@ -78,16 +103,27 @@ static void rollback_ex(struct ctl *c, struct binding *b, const char *why, const
         back *= 2;
     if (back > max)
         back = max;
-    b->attempt++;
-    b->not_before = now + (int64_t)back;
-    ctl__set_reason(b, "Unschedulable",
-                    "rolled back (attempt %" PRId64 "): %s; queued again, not "
-                    "before %" PRId64 " s from the rollback",
-                    b->attempt, why, (int64_t)(back / 1000));
+    if (waiting) {
+        /* Due at once; and not 0, which start-up reconciliation reads as "never rolled back"
+         * (a pending row over a lifted placement is then adopted, not undone). */
+        b->not_before = now;
+        ctl__set_reason(b, "Unschedulable", "%s", waiting);
+    } else {
+        b->attempt++;
+        b->not_before = now + (int64_t)back;
+        ctl__set_reason(b, "Unschedulable",
+                        "rolled back (attempt %" PRId64 "): %s; queued again, not "
+                        "before %" PRId64 " s from the rollback",
+                        b->attempt, why, (int64_t)(back / 1000));
+    }
     struct lwrite *n = ctl__lw_add(c, b, LW_ROLLBACK_NEW, "pending");
     if (!n || ctl__lw_fill_new(c, n, b)) {
         ctl__fatal(c, "out of memory");
         return;
+    }
+    if (waiting) {
+        snprintf(n->reason, sizeof n->reason, "%s", waiting);
+        n->row.reason = n->reason;
     }
     n->row.barrier = 1;
     n->row.user_dispatching = b->user_dispatching;
@@ -176,23 +212,18 @@ static int share_gang_running(struct ctl *c, const struct binding *b, const char
     return ph && strcmp(ph, "Running") == 0;
 }
 
-/* Someone else changed a dispatched RB's placement: the taint manager or application
- * failover evicting a cluster (gracefulEvictionTasks), the descheduler or a person rewriting
- * spec.clusters. Judged only on an RB read after muster's lift (scheduling not suspended), so
- * muster's own patches, which the watch may bring after their answers, are never taken for
- * someone else's. Writes what changed into why. */
+/* Someone else changed a dispatched RB's placement in a way no lost cluster explains (loss.c
+ * judges evictions from muster's clusters, by gracefulEvictionTasks or a cluster dropped from
+ * spec.clusters, first): a cluster added, or a share's replicas rewritten (the descheduler, a
+ * person). An eviction task from a cluster muster no longer uses (one a Replace moved away
+ * from) is no change. Judged only on an RB read after muster's lift (scheduling not
+ * suspended), so muster's own patches, which the watch may bring after their answers, are
+ * never taken for someone else's. Writes what changed into why. */
 static int placement_changed(const struct binding *b, char *why, size_t cap)
 {
     json_object *susp = kube_json_path(b->rb, "spec", "suspension", NULL);
     if (kube_json_bool(susp, "scheduling") == 1)
         return 0;
-    json_object *ev = kube_json_path(b->rb, "spec", "gracefulEvictionTasks", NULL);
-    if (ev && json_object_is_type(ev, json_type_array) && json_object_array_length(ev) > 0) {
-        const char *from = kube_json_str(json_object_array_get_idx(ev, 0), "fromCluster");
-        snprintf(why, cap, "Karmada is evicting it from %s (spec.gracefulEvictionTasks)",
-                 from ? from : "a cluster");
-        return 1;
-    }
     json_object *cl = kube_json_path(b->rb, "spec", "clusters", NULL);
     size_t n = cl && json_object_is_type(cl, json_type_array) ? json_object_array_length(cl) : 0;
     int same = n == b->nshares;
@@ -218,10 +249,14 @@ void ctl__check_progress(struct ctl *c, struct binding *b)
 {
     if (b->st != B_DISPATCHED && b->st != B_RUNNING)
         return;
-    if (b->assign && b->step == S_NONE && b->inflight == 0 && !b->lw_pending) {
+    if (b->loss && b->loss->replace_wanted)
+        return; /* the next cycle decides */
+    if (ctl__loss_check(c, b))
+        return;
+    if (b->assign && b->step == S_NONE && b->inflight == 0 && !b->lw_pending && !b->rb_behind) {
         char why[200];
         if (placement_changed(b, why, sizeof why)) {
-            rollback_ex(c, b, why, ROLLBACK_EXTERNAL);
+            rollback_ex(c, b, why, ROLLBACK_EXTERNAL, NULL);
             return;
         }
     }

@@ -17,6 +17,8 @@ static const char *const lw_crashpoint[] = {
     [LW_ADOPT_ROW] = "adopt.ledger",
     [LW_RESIZE] = "resize.ledger",
     [LW_ZERO_OLD] = "resize.zero",
+    [LW_LOSS_OLD] = "loss.ledger",
+    [LW_LOSS_REPLACE] = "loss.replace.ledger",
 };
 
 struct lwrite *ctl__lw_add(struct ctl *c, struct binding *b, int kind, const char *state)
@@ -114,13 +116,16 @@ void ctl__ledger_flush(struct ctl *c)
             rows[i].clusters = c->lw.v[i].clusters;
         if (rows[i].request)
             rows[i].request = c->lw.v[i].request;
+        rows[i].loss = c->lw.v[i].loss;
     }
     int rc = store_ledger_write_batch(c->s, rows, n);
     c->st.ledger_batches++;
     if (rc) {
         muster_free(rows);
-        for (size_t i = 0; i < n; i++)
+        for (size_t i = 0; i < n; i++) {
             muster_free(c->lw.v[i].request);
+            muster_free(c->lw.v[i].loss);
+        }
         c->lw.n = 0;
         ctl__fatal(c, "batch");
         return;
@@ -136,6 +141,8 @@ void ctl__ledger_flush(struct ctl *c)
         disp_crashpoint(lw_crashpoint[w->kind]);
         muster_free(w->request);
         w->request = NULL;
+        muster_free(w->loss);
+        w->loss = NULL;
         b->lw_pending--;
         switch (w->kind) {
         case LW_NEW:
@@ -186,6 +193,14 @@ void ctl__ledger_flush(struct ctl *c)
             } else {
                 ctl__forward_from(c, b, ctl__forward_first(b));
             }
+            break;
+        case LW_LOSS_REPLACE:
+            /* The lost share moved: the protocol runs forward for the new placement, from the
+             * gang objects (those of the shares that run are met by 409 and patched to this
+             * body: a grown share's minMember). */
+            ctl__loss_replaced(c, b);
+            if (b->st == B_ADMITTED && !b->gone)
+                ctl__forward_from(c, b, ctl__forward_first(b));
             break;
         case LW_RELEASE:
             /* The PodGroup Works go at once (the OverridePolicy stays: docs/gangobj.md). A

@@ -303,7 +303,8 @@ void ctl__on_tick(uv_timer_t *h)
             ctl__rollback(c, b, why);
             continue;
         }
-        if (b->st != B_DISPATCHED || !b->assign || b->inflight || b->lw_pending)
+        if (b->st != B_DISPATCHED || !b->assign || b->inflight || b->lw_pending ||
+            (b->loss && b->loss->replace_wanted))
             continue;
         if (ctl__user_holds_dispatching(b)) {
             b->dispatched_at = now; /* the timeout counts from when the user lets it go */
@@ -320,6 +321,7 @@ void ctl__on_tick(uv_timer_t *h)
             ctl__rollback(c, b, why);
         }
     }
+    ctl__losses_sweep(c);
     sweep_waiting(c, now);
     if (now - c->sweep.last_orphans >= CTL_SWEEP_ORPHANS_MS && c->lw.n == 0)
         ctl__orphans_sweep(c);

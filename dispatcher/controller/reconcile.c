@@ -11,6 +11,7 @@ struct live_row {
     char state[16];
     char *clusters;
     char *request; /* dispatched and running rows only: what the engine holds for them */
+    char *loss; /* a pending row requeued after a cluster was lost: its loss record */
     int64_t id, created_at, admitted_at, dispatched_at, attempt, not_before;
     int barrier, user_dispatching, assign;
 };
@@ -46,6 +47,10 @@ static int live_cb(void *ud, const struct store_ledger_row *r)
             muster_free(x->clusters);
             return MUSTER_ENOMEM;
         }
+    }
+    if (r->loss && strcmp(r->state, "pending") == 0 && !(x->loss = muster_strdup(r->loss))) {
+        muster_free(x->clusters);
+        return MUSTER_ENOMEM;
     }
     x->id = r->id;
     x->created_at = r->created_at;
@@ -365,6 +370,7 @@ static void reconcile_row(struct ctl *c, struct live_row *r)
     json_object *cl = json_tokener_parse(r->clusters);
     shares_from_json(b, cl);
     json_object_put(cl);
+    ctl__loss_restore(c, b, r->loss);
     enum bstate st = strcmp(r->state, "pending") == 0      ? B_PENDING
                      : strcmp(r->state, "admitted") == 0   ? B_ADMITTED
                      : strcmp(r->state, "dispatched") == 0 ? B_DISPATCHED
@@ -587,7 +593,9 @@ static void reconcile_rb(void *ud, json_object *rb)
     ctl__binding_try_queue(c, b);
 }
 
-static void orphan_delete(struct ctl *c, const char *path)
+/* Deletes a muster object no binding waits for (404 counts as done); a failure is left to the
+ * next sweep. */
+void ctl__orphan_delete(struct ctl *c, const char *path)
 {
     struct request_ctx *rq = muster_malloc(sizeof(*rq));
     if (!rq)
@@ -645,7 +653,7 @@ static void orphan_work(void *ud, json_object *wk)
         ctl__notice(c, "info",
                     "deleting orphan PodGroup Work %s/%s (binding %s holds no share there)", ns,
                     name, key ? key : "unknown");
-        orphan_delete(c, path);
+        ctl__orphan_delete(c, path);
     }
 }
 
@@ -673,7 +681,7 @@ static void orphan_policy(void *ud, json_object *op)
     if (karmada_path_policy(path, sizeof path, ns, name) == 0) {
         ctl__notice(c, "info", "deleting orphan OverridePolicy %s/%s (binding %s is gone)", ns,
                     name, key);
-        orphan_delete(c, path);
+        ctl__orphan_delete(c, path);
     }
 }
 
@@ -695,6 +703,7 @@ void ctl__reconcile(struct ctl *c)
         for (size_t i = 0; i < l.n; i++) {
             muster_free(l.v[i].clusters);
             muster_free(l.v[i].request);
+            muster_free(l.v[i].loss);
         }
         muster_free(l.v);
         ctl__fatal(c, "reading the live ledger");
@@ -705,6 +714,7 @@ void ctl__reconcile(struct ctl *c)
         reconcile_row(c, &l.v[i]);
         muster_free(l.v[i].clusters);
         muster_free(l.v[i].request);
+        muster_free(l.v[i].loss);
     }
     muster_free(l.v);
     kube_informer_foreach(&c->rbs, reconcile_rb, c);

@@ -65,7 +65,8 @@ void bench_recovery(void)
                                 .gang_timeout_ms = 300000,
                                 .resource_version = 1,
                                 .created_at = 1,
-                                .updated_at = 1};
+                                .updated_at = 1,
+                                .on_cluster_loss = "Requeue"};
         if ((rc = store_queue_put(s, &q)))
             die("queue", rc, store_errmsg(s));
         free(g);

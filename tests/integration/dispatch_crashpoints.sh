@@ -23,10 +23,13 @@ NAME=dispatch_crashpoints
 # The points and what makes the scenario pass them; "rollback" points add a gang that cannot
 # start (a user's OverridePolicy sends its pods in c2 and c3 to a PodGroup that does not exist),
 # rolled back after the queue's 2 s gang timeout; the fault goes when musterd dies, so the
-# attempt after the back-off (10 s) runs. Every other run is without it, and scales two
-# Deployments once they run (issue 17): sd, spread over two clusters, down from 9 to 4 replicas
-# (its row shrinks, its PodGroup Works and spec.clusters follow, the cluster it leaves loses its
-# Work), and zd to 0 (released, its placement undone).
+# attempt after the back-off (10 s) runs. "loss" and "replace" points add a Deployment whose
+# cluster, once it runs there, gets a NoExecute taint it does not tolerate (a cluster lost,
+# docs/dispatcher.md "A cluster lost"), under a queue with onClusterLoss Requeue / Replace; the
+# taint goes when musterd dies. Every other run is without them, and scales two Deployments once
+# they run (issue 17): sd, spread over two clusters, down from 9 to 4 replicas (its row shrinks,
+# its PodGroup Works and spec.clusters follow, the cluster it leaves loses its Work), and zd to 0
+# (released, its placement undone).
 POINTS=(
     queue.ledger hold requeue.ledger dispatch.ledger dispatch.objects.one dispatch.objects
     dispatch.applied dispatch.assign dispatch.barrier dispatch.lift dispatch.assign-lift
@@ -34,6 +37,7 @@ POINTS=(
     resize.ledger resize.works resize.clusters resize.drop resize.zero
     rollback:rollback.ledger rollback:rollback.barrier rollback:rollback.clear
     rollback:rollback.objects.one rollback:rollback.objects
+    loss:loss.ledger replace:loss.replace.ledger
 )
 
 BREAK='{"apiVersion":"policy.karmada.io/v1alpha1","kind":"OverridePolicy","metadata":{"name":"zz-break","namespace":"crash"},"spec":{"resourceSelectors":[{"apiVersion":"apps/v1","kind":"Deployment","namespace":"crash","name":"broken"}],"overrideRules":[{"targetCluster":{"clusterNames":["c2","c3"]},"overriders":{"plaintext":[{"path":"/spec/template/metadata/annotations/scheduling.k8s.io~1group-name","operator":"add","value":"no-such-group"}]}}]}}'
@@ -56,16 +60,23 @@ running() { # RB: placed and lifted, Scheduled=True (dispatched, not only admitt
             >/dev/null 2>&1
 }
 
-# one_point POINT WITH_ROLLBACK
+# lost_cluster: the cluster the Deployment ld runs in, once muster lifted its hold; else "".
+lost_cluster() {
+    curl -sf "$BASE/apis/work.karmada.io/v1alpha2/namespaces/$NS/resourcebindings/ld-deployment" |
+        jq -r 'if .spec.suspension.scheduling == false then (.spec.clusters // [])[0].name // ""
+               else "" end' 2>/dev/null || true
+}
+
+# one_point POINT WITH_ROLLBACK [LOSS_POLICY]
 one_point() {
-    local point=$1 broken=$2 t0=$SECONDS rc=0
+    local point=$1 broken=$2 loss=${3:-} t0=$SECONDS rc=0 tainted=
     rm -f "$TMP/events.log" "$TMP"/muster.db* "$TMP"/md.* "$TMP/doomed" "$TMP/check.out"
     start_sim
     export MUSTER_CRASH_AT=$point
     start_musterd
     unset MUSTER_CRASH_AT
     curl -sf -XPOST "$API/api/v1/queues" -H 'Content-Type: application/json' \
-        -d "{\"name\":\"$Q\",\"parent\":\"root\",\"capability\":{\"cpu\":\"200\"},\"gangTimeoutSeconds\":2}" \
+        -d "{\"name\":\"$Q\",\"parent\":\"root\",\"capability\":{\"cpu\":\"200\"},\"gangTimeoutSeconds\":2${loss:+,\"onClusterLoss\":\"$loss\"}}" \
         >/dev/null || dfail "$point: could not create queue $Q"
     [ "$broken" = 1 ] && post "apis/policy.karmada.io/v1alpha1/namespaces/$NS/overridepolicies" "$BREAK"
     job sj 9 8 2 1        # 72 cpu, spread over two clusters (64 each at most): two PodGroup
@@ -74,16 +85,18 @@ one_point() {
     deployment dd 2 1     # deleted below: released because its RB goes
     job unfit-x 1 20 1 0  # no node holds it: held, NoClusterFit
     [ "$broken" = 1 ] && deployment broken 9 8 # 72 cpu: spread over two or three clusters
-    if [ "$broken" = 0 ]; then
+    if [ "$broken" = 0 ] && [ -z "$loss" ]; then
         deployment sd 9 8 # 72 cpu: at most 8 a cluster, so two clusters
         deployment zd 2 1
     fi
+    [ -n "$loss" ] && deployment ld 2 1 # its cluster is lost once it runs
     # the unfit Job waits: a user lifts its hold (musterd holds it again), then its template
     # asks for more (its pending row is replaced)
     patch "apis/work.karmada.io/v1alpha2/namespaces/$NS/resourcebindings/unfit-x-job" \
         '{"spec":{"suspension":{"scheduling":false}}}'
     patch "apis/batch/v1/namespaces/$NS/jobs/unfit-x" '{"spec":{"parallelism":2}}'
     local deadline=$((SECONDS + 20)) deleted=0 scaled=$broken
+    [ -n "$loss" ] && scaled=1 # the loss runs scale nothing
     while kill -0 "$MD_PID" 2>/dev/null; do
         [ $SECONDS -lt "$deadline" ] || dfail "$point: musterd never reached the crash point"
         if [ $scaled = 0 ] && [ $((SECONDS - t0)) -ge 2 ] && running sd-deployment &&
@@ -91,6 +104,11 @@ one_point() {
             patch "apis/apps/v1/namespaces/$NS/deployments/sd/scale" '{"spec":{"replicas":4}}'
             patch "apis/apps/v1/namespaces/$NS/deployments/zd/scale" '{"spec":{"replicas":0}}'
             scaled=1
+        fi
+        if [ -n "$loss" ] && [ -z "$tainted" ]; then
+            tainted=$(lost_cluster)
+            [ -n "$tainted" ] && patch "apis/cluster.karmada.io/v1alpha1/clusters/$tainted" \
+                '{"spec":{"taints":[{"key":"crash-loss","effect":"NoExecute"}]}}'
         fi
         if [ $deleted = 0 ] && [ $((SECONDS - t0)) -ge 3 ]; then
             delete "apis/apps/v1/namespaces/$NS/deployments/dd"
@@ -103,6 +121,8 @@ one_point() {
     [ "$rc" = 137 ] || dfail "$point: musterd exited with $rc, not 137"
     grep -q "crash point $point reached" "$TMP/md.err" || dfail "$point: no crash line on stderr"
     [ "$broken" = 1 ] && delete "apis/policy.karmada.io/v1alpha1/namespaces/$NS/overridepolicies/zz-break"
+    [ -n "$tainted" ] && patch "apis/cluster.karmada.io/v1alpha1/clusters/$tainted" \
+        '{"spec":{"taints":null}}'
     [ $deleted = 1 ] || delete "apis/apps/v1/namespaces/$NS/deployments/dd"
     start_musterd
     converge 60
@@ -113,12 +133,16 @@ one_point() {
 start_all=$SECONDS
 n=0
 for p in "${POINTS[@]}"; do
-    broken=0
-    case $p in rollback:*) broken=1 p=${p#rollback:} ;; esac
+    broken=0 loss=
+    case $p in
+    rollback:*) broken=1 p=${p#rollback:} ;;
+    loss:*) loss=Requeue p=${p#loss:} ;;
+    replace:*) loss=Replace p=${p#replace:} ;;
+    esac
     if [ -n "${MUSTER_CRASH_ONLY:-}" ] && [[ ",$MUSTER_CRASH_ONLY," != *",$p,"* ]]; then
         continue
     fi
-    one_point "$p" "$broken"
+    one_point "$p" "$broken" "$loss"
     n=$((n + 1))
 done
 echo "dispatch_crashpoints: ok ($n points, $((SECONDS - start_all)) s)"

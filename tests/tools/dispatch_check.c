@@ -11,10 +11,15 @@
  *     committed (from the event log) never goes from one non-empty placement to a different
  *     non-empty placement without an empty one in between, except a shrink (issue 17: every
  *     cluster of the new one was in the old one with at least as many replicas), which is the
- *     same dispatch holding less. Each empty -> non-empty step is one dispatch.
+ *     same dispatch holding less, or unless the ledger records a Replace of exactly that step
+ *     (a row whose loss record says decision Replace, from the first placement, and whose
+ *     clusters are the second: a lost cluster's share moved while the others ran,
+ *     docs/dispatcher.md "A cluster lost"). Each empty -> non-empty step, and each such
+ *     Replace, is one dispatch.
  *  2. The ledger agrees: the RB's dispatches, in order, are a subsequence of its admitted ledger
- *     rows' placements (ledger id order) — so two dispatches need two admissions, the earlier
- *     one rolled back — and the last dispatch is the placement of the newest admitted row.
+ *     rows' placements (ledger id order; a Replace row stands for its loss record's "from" and
+ *     then its own clusters) — so two dispatches need two admissions, the earlier one rolled
+ *     back or replaced — and the last dispatch is the placement of the newest admitted row.
  *  3. Every RB in NS whose name does not start with PREFIX and whose workload has replicas is
  *     dispatched (one scaled to 0 is held, Scheduled=False/ScaledToZero): spec.clusters set,
  *     suspension.scheduling false, suspension.dispatching not true, Scheduled=True. Those with
@@ -162,6 +167,7 @@ static int shrink_of(const char *a, const char *b)
 /* ---- per-RB dispatch sequence from the event log ---- */
 
 #define MAXD 16
+#define MAXO 4 /* non-empty to non-empty steps kept per RB, for the ledger to explain */
 
 struct rb {
     char key[512];
@@ -172,6 +178,8 @@ struct rb {
     int ndisp;
     int overlaps;
     int shrinks;
+    char ovl_from[MAXO][512], ovl_to[MAXO][512];
+    int ovl_ok[MAXO];
     int lifted;   /* check 6: placed and released, not suspended */
     int reraised; /* and then muster's barrier went up over the same placement */
     struct rb *next;
@@ -250,9 +258,16 @@ static int read_events(const char *path, const char *ns)
             } else if (!pl[0]) {
                 r->empty_between = 1;
             } else if (!r->empty_between && strcmp(pl, r->last_nonempty) != 0) {
-                fail("%s: spec.clusters went from [%s] to [%s] with no empty placement between "
-                     "(resourceVersion %s)",
-                     key, r->last_nonempty, pl, kube_json_str(ev, "resourceVersion"));
+                /* judged once the ledger is read (a Replace explains it) */
+                if (r->overlaps < MAXO) {
+                    snprintf(r->ovl_from[r->overlaps], sizeof r->ovl_from[0], "%s",
+                             r->last_nonempty);
+                    snprintf(r->ovl_to[r->overlaps], sizeof r->ovl_to[0], "%s", pl);
+                } else {
+                    fail("%s: spec.clusters went from [%s] to [%s] with no empty placement "
+                         "between (resourceVersion %s)",
+                         key, r->last_nonempty, pl, kube_json_str(ev, "resourceVersion"));
+                }
                 r->overlaps++;
             }
             if (pl[0] && (r->empty_between || strcmp(pl, r->last_nonempty) != 0)) {
@@ -543,7 +558,18 @@ int main(int argc, char **argv)
                 if (!kube_json_get(row, "admittedAtMs"))
                     continue;
                 nadm++;
+                json_object *loss = kube_json_get(row, "loss");
                 placement(kube_json_get(row, "clusters"), hp, sizeof hp);
+                if (loss && kube_json_str(loss, "decision") &&
+                    strcmp(kube_json_str(loss, "decision"), "Replace") == 0) {
+                    char from[512];
+                    placement(kube_json_get(loss, "from"), from, sizeof from);
+                    for (int o = 0; o < r->overlaps && o < MAXO; o++)
+                        if (strcmp(r->ovl_from[o], from) == 0 && strcmp(r->ovl_to[o], hp) == 0)
+                            r->ovl_ok[o] = 1;
+                    if (k < nd && k < MAXD && strcmp(from, r->disp[k]) == 0)
+                        k++;
+                }
                 newest = kube_json_str(row, "state");
                 snprintf(newest_pl, sizeof newest_pl, "%s", hp);
                 /* the row may already hold less than the hub shows: a shrink whose
@@ -563,6 +589,15 @@ int main(int argc, char **argv)
         }
         json_object_put(one);
     }
+
+    /* 1, what the ledger did not explain */
+    for (int i = 0; i < 4096; i++)
+        for (struct rb *r = rbs[i]; r; r = r->next)
+            for (int o = 0; o < r->overlaps && o < MAXO; o++)
+                if (!r->ovl_ok[o])
+                    fail("%s: spec.clusters went from [%s] to [%s] with no empty placement "
+                         "between, and no Replace in the ledger says so",
+                         r->key, r->ovl_from[o], r->ovl_to[o]);
 
     /* 4: usage */
     int64_t ledger_cpu = 0;

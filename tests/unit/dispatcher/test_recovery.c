@@ -33,7 +33,8 @@ static void put_queue(struct store *s, const char *name, const char *parent, con
                             .gang_timeout_ms = 300000,
                             .resource_version = 1,
                             .created_at = 1,
-                            .updated_at = 1};
+                            .updated_at = 1,
+                            .on_cluster_loss = "Requeue"};
     CU_ASSERT_EQUAL(store_queue_put(s, &q), 0);
 }
 

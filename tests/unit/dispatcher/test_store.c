@@ -686,13 +686,15 @@ static void test_bad_rows_out_of_sqlite(void)
                                  "CREATE TABLE ledger (id INTEGER PRIMARY KEY, binding, uid, queue,"
                                  " request, priority, state, clusters, reason, created_at,"
                                  " admitted_at, updated_at, mode, barrier, user_dispatching,"
-                                 " attempt, not_before, dispatched_at);"
+                                 " attempt, not_before, dispatched_at, loss);"
                                  "CREATE INDEX ledger_live ON ledger (id)"
                                  " WHERE state NOT IN ('released', 'rolledback');"
                                  "INSERT INTO ledger VALUES (1, 'ns/a', '', 'q', '{}', 0,"
-                                 " 'pending', '[]', '', 1, NULL, 1, 'assign', 0, -1, 0, 0, NULL);"
+                                 " 'pending', '[]', '', 1, NULL, 1, 'assign', 0, -1, 0, 0, NULL,"
+                                 " NULL);"
                                  "INSERT INTO ledger VALUES (2, NULL, '', 'q', '{}', 0,"
-                                 " 'pending', '[]', '', 1, NULL, 1, 'assign', 0, -1, 0, 0, NULL);",
+                                 " 'pending', '[]', '', 1, NULL, 1, 'assign', 0, -1, 0, 0, NULL,"
+                                 " NULL);",
                                  NULL, NULL, NULL),
                     SQLITE_OK);
     sqlite3_close(db);
@@ -1007,6 +1009,57 @@ static int collect_proto(void *ud, const struct store_ledger_row *r)
 
 /* The commit protocol's columns survive a round trip, an update that leaves mode NULL keeps
  * it, and values outside their range are refused before any write. */
+/* schema/0005: a queue's onClusterLoss and a row's loss record round-trip; an update without
+ * a loss record keeps the row's; a record that is not a JSON object is refused. */
+static int loss_of(void *ud, const struct store_ledger_row *row)
+{
+    snprintf(ud, 256, "%s", row->loss ? row->loss : "(null)");
+    return 0;
+}
+
+static int on_loss_of(void *ud, const struct store_queue *q)
+{
+    if (strcmp(q->name, "lq") == 0)
+        snprintf(ud, 16, "%s", q->on_cluster_loss);
+    return 0;
+}
+
+static void test_cluster_loss_columns(void)
+{
+    struct store *s = open_ok(":memory:", STORE_SYNC_FULL);
+    struct store_queue q = queue_row("lq", "root");
+    char pol[16] = "";
+    CU_ASSERT_EQUAL_FATAL(store_queue_put(s, &q), 0);
+    CU_ASSERT_EQUAL(store_queue_foreach(s, on_loss_of, pol), 0);
+    CU_ASSERT_STRING_EQUAL(pol, "Requeue"); /* NULL writes the default */
+    q.on_cluster_loss = "Replace";
+    CU_ASSERT_EQUAL(store_queue_put(s, &q), 0);
+    CU_ASSERT_EQUAL(store_queue_foreach(s, on_loss_of, pol), 0);
+    CU_ASSERT_STRING_EQUAL(pol, "Replace");
+    q.on_cluster_loss = "Maybe";
+    CU_ASSERT_EQUAL(store_queue_put(s, &q), MUSTER_EINVAL);
+
+    struct store_ledger_row r = ledger_row("ns/l", "dispatched");
+    int64_t id = 0;
+    char got[256] = "";
+    CU_ASSERT_EQUAL_FATAL(store_ledger_insert(s, &r, &id), 0);
+    CU_ASSERT_EQUAL(store_ledger_foreach_binding(s, "ns/l", loss_of, got), 0);
+    CU_ASSERT_STRING_EQUAL(got, "(null)");
+    struct store_ledger_row up = {.id = id,
+                                  .state = "admitted",
+                                  .updated_at = 2,
+                                  .loss = "{\"cluster\":\"m2\",\"decision\":\"Replace\"}"};
+    CU_ASSERT_EQUAL(store_ledger_update_state(s, &up), 0);
+    up.loss = NULL;
+    up.state = "dispatched";
+    CU_ASSERT_EQUAL(store_ledger_update_state(s, &up), 0);
+    CU_ASSERT_EQUAL(store_ledger_foreach_binding(s, "ns/l", loss_of, got), 0);
+    CU_ASSERT_STRING_EQUAL(got, "{\"cluster\":\"m2\",\"decision\":\"Replace\"}");
+    up.loss = "[1]";
+    CU_ASSERT_NOT_EQUAL(store_ledger_update_state(s, &up), 0);
+    store_close(s);
+}
+
 static void test_ledger_protocol_columns(void)
 {
     struct store *s = open_ok(":memory:", STORE_SYNC_FULL);
@@ -1244,6 +1297,7 @@ static CU_TestInfo tests[] = {
     {"ledger history of one binding", test_ledger_history},
     {"ledger batch all or nothing", test_ledger_batch},
     {"ledger protocol columns", test_ledger_protocol_columns},
+    {"onClusterLoss and the loss record (schema/0005)", test_cluster_loss_columns},
     {"bad rows out of sqlite", test_bad_rows_out_of_sqlite},
     {"audit", test_audit},
     {"audit pages", test_audit_foreach},

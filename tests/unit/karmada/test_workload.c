@@ -1149,6 +1149,85 @@ static void test_taints_and_tolerations(void)
     end();
 }
 
+/* When a NoExecute taint stops being tolerated (karmada_workload_noexecute), as Karmada's
+ * taint manager judges it: no matching toleration, a timed one from timeAdded, a forever one. */
+static int64_t noexec(const char *taints, int *found, char *taint, size_t cap)
+{
+    json_object *c = cluster("c", "{}", taints);
+    int64_t until = -1;
+    *found = karmada_workload_noexecute(&w, c, &until, taint, cap);
+    json_object_put(c);
+    return until;
+}
+
+static void test_noexecute_deadline(void)
+{
+    begin();
+    json_object *rb, *tmpl;
+    pair("pod", &rb, &tmpl);
+    set_placement(rb, "{\"clusterTolerations\":["
+                      "{\"key\":\"timed\",\"operator\":\"Exists\",\"effect\":\"NoExecute\","
+                      "\"tolerationSeconds\":30},"
+                      "{\"key\":\"timed\",\"operator\":\"Exists\",\"effect\":\"NoExecute\","
+                      "\"tolerationSeconds\":60},"
+                      "{\"key\":\"forever\",\"operator\":\"Exists\"}]}");
+    CU_ASSERT_EQUAL_FATAL(rd(rb, tmpl), 0);
+    int found;
+    char t[96];
+    /* not tolerated at all: lost from the start */
+    CU_ASSERT_EQUAL(noexec("[{\"key\":\"other\",\"value\":\"x\",\"effect\":\"NoExecute\"}]", &found,
+                           t, sizeof t),
+                    0);
+    CU_ASSERT_TRUE(found);
+    CU_ASSERT_STRING_EQUAL(t, "other=x:NoExecute");
+    /* the least tolerationSeconds, from timeAdded (2026-11-26T21:00:00Z) */
+    int64_t added = INT64_C(1795726800000);
+    CU_ASSERT_EQUAL(noexec("[{\"key\":\"timed\",\"effect\":\"NoExecute\","
+                           "\"timeAdded\":\"2026-11-26T21:00:00Z\"}]",
+                           &found, t, sizeof t),
+                    added + 30000);
+    CU_ASSERT_TRUE(found);
+    /* a timed toleration of a taint without timeAdded: Karmada skips it, tolerated for ever */
+    noexec("[{\"key\":\"timed\",\"effect\":\"NoExecute\"}]", &found, t, sizeof t);
+    CU_ASSERT_FALSE(found);
+    /* tolerated for ever; NoSchedule taints are no NoExecute loss */
+    noexec("[{\"key\":\"forever\",\"effect\":\"NoExecute\"},"
+           "{\"key\":\"other\",\"effect\":\"NoSchedule\"}]",
+           &found, t, sizeof t);
+    CU_ASSERT_FALSE(found);
+    /* without tolerations (NULL): every NoExecute taint counts */
+    json_object *c = cluster("c", "{}", "[{\"key\":\"forever\",\"effect\":\"NoExecute\"}]");
+    int64_t until = -1;
+    CU_ASSERT_TRUE(karmada_workload_noexecute(NULL, c, &until, NULL, 0));
+    CU_ASSERT_EQUAL(until, 0);
+    json_object_put(c);
+
+    /* the Ready condition and since when */
+    c = parse("{\"metadata\":{\"name\":\"m2\"},\"status\":{\"conditions\":["
+              "{\"type\":\"Ready\",\"status\":\"False\","
+              "\"lastTransitionTime\":\"2026-11-26T21:00:05Z\"}]}}");
+    CU_ASSERT_FALSE(karmada_workload_cluster_ready(c, &until));
+    CU_ASSERT_EQUAL(until, added + 5000);
+    json_object_put(c);
+    c = parse("{\"metadata\":{\"name\":\"m2\"},\"status\":{\"conditions\":["
+              "{\"type\":\"Ready\",\"status\":\"True\"}]}}");
+    CU_ASSERT_TRUE(karmada_workload_cluster_ready(c, &until));
+    CU_ASSERT_EQUAL(until, 0);
+    json_object_put(c);
+
+    /* an eviction task names the cluster it evicts from */
+    char why[128];
+    c = parse("{\"spec\":{\"gracefulEvictionTasks\":[{\"fromCluster\":\"m2\","
+              "\"reason\":\"TaintUntolerated\",\"producer\":\"TaintManager\"}]}}");
+    CU_ASSERT_TRUE(karmada_workload_evicted_from(c, "m2", why, sizeof why));
+    CU_ASSERT_STRING_EQUAL(why, "TaintUntolerated by TaintManager");
+    CU_ASSERT_FALSE(karmada_workload_evicted_from(c, "m1", why, sizeof why));
+    json_object_put(c);
+    json_object_put(rb);
+    json_object_put(tmpl);
+    end();
+}
+
 static void test_bad_placement_refused(void)
 {
     begin();
@@ -1655,6 +1734,7 @@ static CU_TestInfo tests[] = {
     {"overflow", test_overflow},
     {"label selector and affinity groups", test_label_selector},
     {"taints and tolerations", test_taints_and_tolerations},
+    {"a lost member: NoExecute deadlines, Ready, eviction tasks", test_noexecute_deadline},
     {"malformed placement refused", test_bad_placement_refused},
     {"shared hub objects", test_shared_objects},
     {"scheduler name, permanent id, suspension", test_links},

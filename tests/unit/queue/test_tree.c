@@ -275,6 +275,33 @@ static void test_reclaim_fields(void)
     queue_tree_free(t);
 }
 
+/* onClusterLoss: Requeue by default, Replace kept, anything else refused naming the field. */
+static void test_on_cluster_loss(void)
+{
+    struct queue_tree *t = queue_tree_new();
+    struct queue_spec s;
+    spec_init(&s, "l", NULL);
+    CU_ASSERT_EQUAL(queue_tree_create(t, &s, &err), 0);
+    CU_ASSERT_EQUAL(queue_node_spec(queue_tree_find(t, "l"))->on_cluster_loss,
+                    QUEUE_ON_LOSS_REQUEUE);
+    s.on_cluster_loss = (enum queue_on_loss)2;
+    CU_ASSERT_EQUAL(queue_tree_update(t, &s, &err), MUSTER_EINVAL);
+    CU_ASSERT_STRING_EQUAL(err.field, "onClusterLoss");
+    s.on_cluster_loss = QUEUE_ON_LOSS_REPLACE;
+    CU_ASSERT_EQUAL(queue_tree_update(t, &s, &err), 0);
+    CU_ASSERT_EQUAL(queue_node_spec(queue_tree_find(t, "l"))->on_cluster_loss,
+                    QUEUE_ON_LOSS_REPLACE);
+    enum queue_on_loss l = QUEUE_ON_LOSS_REQUEUE;
+    CU_ASSERT_EQUAL(queue_on_loss_parse("Replace", &l), 0);
+    CU_ASSERT_EQUAL(l, QUEUE_ON_LOSS_REPLACE);
+    CU_ASSERT_EQUAL(queue_on_loss_parse("Requeue", &l), 0);
+    CU_ASSERT_EQUAL(l, QUEUE_ON_LOSS_REQUEUE);
+    CU_ASSERT_EQUAL(queue_on_loss_parse("replace", &l), MUSTER_EINVAL);
+    CU_ASSERT_STRING_EQUAL(queue_on_loss_name(QUEUE_ON_LOSS_REPLACE), "Replace");
+    CU_ASSERT_STRING_EQUAL(queue_on_loss_name((enum queue_on_loss)7), "Unknown");
+    queue_tree_free(t);
+}
+
 static int count_cb(void *ud, const struct queue_node *q)
 {
     (void)q;
@@ -438,6 +465,7 @@ static CU_TestInfo tests[] = {
     {"remove rules", test_remove_rules},
     {"weight and enums", test_weight_and_enums},
     {"reclaimable and preemption fields", test_reclaim_fields},
+    {"onClusterLoss: Requeue by default, Replace, refused otherwise", test_on_cluster_loss},
     {"walk order", test_walk_order},
     {"allocation failures leave tree intact", test_allocation_failures_leave_tree_intact},
     {"moving the last child leaves no phantom usage", test_move_last_child_phantom_usage},

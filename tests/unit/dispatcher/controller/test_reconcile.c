@@ -98,12 +98,36 @@ static void test_dispatched(void)
     CU_ASSERT_EQUAL(ctl__reconcile_decide(&f), RECON_READMIT);
 }
 
+/* A cluster lost (docs/dispatcher.md, "A cluster lost"), musterd killed after the decision was
+ * committed and before the hub heard of it. Requeue: the rolledback and pending rows are in,
+ * the hub still carries the lifted placement. The pending row is due at once (not_before is the
+ * loss's time, no back-off) but not 0: the dispatch is undone, not adopted as another replica's.
+ * Replace: the row is admitted again with the new placement over the old, lifted one: the
+ * protocol resumes from what the hub shows (forward_resume). */
+static void test_half_done_loss(void)
+{
+    struct ctl_recon_facts f = pending_clean();
+    f.scheduling = 0;
+    f.nclusters = 1;
+    f.has_objects = 1;
+    f.not_before = f.now - 5; /* the loss's time: due */
+    f.queued = 0;
+    CU_ASSERT_EQUAL(ctl__reconcile_decide(&f), RECON_UNDO);
+    f.not_before = 0; /* a row never rolled back, over a lifted placement: another replica's */
+    CU_ASSERT_EQUAL(ctl__reconcile_decide(&f), RECON_ADOPT);
+    f = dispatched_whole();
+    f.st = B_ADMITTED;
+    f.whole = 0; /* lifted, but placed as before the loss, not as the row says */
+    CU_ASSERT_EQUAL(ctl__reconcile_decide(&f), RECON_FORWARD);
+}
+
 static CU_TestInfo tests[] = {
     {"an RB gone releases, whatever the row says", test_rb_gone_releases_whatever_the_state},
     {"pending rows", test_pending},
     {"pending rows with traces of a dispatch", test_pending_with_traces_of_a_dispatch},
     {"admitted rows resume the protocol", test_admitted_resumes},
     {"dispatched and running rows", test_dispatched},
+    {"a cluster lost, half done: Requeue undone, Replace resumed", test_half_done_loss},
     CU_TEST_INFO_NULL,
 };
 
