@@ -22,6 +22,7 @@
 #define API_TOKEN_MAX 512              /* bytes of one bearer token */
 #define API_TOKEN_FILE_MAX (1 << 20)   /* bytes of the token file */
 #define API_TOKEN_USER_MAX 128         /* bytes of a user name in the token file */
+#define API_SCOPE_MAX 512              /* bytes of a token's scope path (research/nlp) */
 #define API_LIST_LIMIT_DEFAULT 500     /* page size when `limit` is absent */
 #define API_LIST_LIMIT_MAX 1000        /* larger `limit` values are clamped to this */
 #define API_GANG_TIMEOUT_S_MAX 2592000 /* 30 days */

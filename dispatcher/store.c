@@ -28,6 +28,7 @@ enum stmt_id {
     ST_LEDGER_BINDING,
     ST_AUDIT_APPEND,
     ST_AUDIT_PAGE,
+    ST_AUDIT_PAGE_OBJECT,
     ST_DATA_VERSION,
     ST__COUNT
 };
@@ -100,6 +101,8 @@ static const char *const stmt_sql[ST__COUNT] = {
                         " VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
     [ST_AUDIT_PAGE] = "SELECT id, at, actor, action, object, before, after FROM audit"
                       " WHERE id > ?1 ORDER BY id LIMIT ?2",
+    [ST_AUDIT_PAGE_OBJECT] = "SELECT id, at, actor, action, object, before, after FROM audit"
+                             " WHERE id > ?1 AND object = ?3 ORDER BY id LIMIT ?2",
     [ST_DATA_VERSION] = "PRAGMA data_version",
 };
 
@@ -1425,15 +1428,25 @@ static int audit_each_row(struct store *s, sqlite3_stmt *st, void *ctx)
 int store_audit_foreach(struct store *s, int64_t after_id, size_t limit,
                         int (*cb)(void *ud, int64_t id, const struct store_audit *rec), void *ud)
 {
+    return store_audit_foreach_object(s, NULL, after_id, limit, cb, ud);
+}
+
+int store_audit_foreach_object(struct store *s, const char *object, int64_t after_id,
+                               size_t limit,
+                               int (*cb)(void *ud, int64_t id, const struct store_audit *rec),
+                               void *ud)
+{
     int err = store_enter(s);
     if (err)
         return err;
     if (!cb)
         return store_invalid(s, MUSTER_EINVAL, "audit: foreach", "no callback");
-    sqlite3_stmt *st = s->st[ST_AUDIT_PAGE];
+    sqlite3_stmt *st = s->st[object ? ST_AUDIT_PAGE_OBJECT : ST_AUDIT_PAGE];
     int rc = sqlite3_bind_int64(st, 1, after_id);
     if (rc == SQLITE_OK)
         rc = sqlite3_bind_int64(st, 2, limit > INT64_MAX ? INT64_MAX : (int64_t)limit);
+    if (rc == SQLITE_OK && object)
+        rc = bind_text(st, 3, object);
     if (rc != SQLITE_OK)
         return store_fail(s, rc, "audit: foreach: bind");
     struct audit_walk w = {cb, ud};

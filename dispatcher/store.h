@@ -195,4 +195,10 @@ int store_audit_append(struct store *s, const struct store_audit *rec, int64_t *
 int store_audit_foreach(struct store *s, int64_t after_id, size_t limit,
                         int (*cb)(void *ud, int64_t id, const struct store_audit *rec), void *ud);
 
+/* The same for the rows of one object only ("queues/team-a": who changed that queue). */
+int store_audit_foreach_object(struct store *s, const char *object, int64_t after_id,
+                               size_t limit,
+                               int (*cb)(void *ud, int64_t id, const struct store_audit *rec),
+                               void *ud);
+
 #endif

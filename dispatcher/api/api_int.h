@@ -140,6 +140,7 @@ struct api_call {
     h2o_req_t *req;
     const char *user;
     enum api_role role;
+    const char *scope; /* the subtree the caller may change (a queue path); NULL: every queue */
     char name[API_PATH_NAME_MAX + 1]; /* the path's {...} segments joined with '/' */
 };
 
@@ -253,7 +254,7 @@ int api__tokens_load(const char *path, struct api_token **out, size_t *n, char *
 void api__tokens_free(struct api_token *t, size_t n);
 /* The caller's user and role: 0, or MUSTER_EUNAUTHORIZED. query_ok takes ?access_token=. */
 int api__authenticate(struct api_server *s, h2o_req_t *req, int query_ok, const char **user,
-                      enum api_role *role);
+                      enum api_role *role, const char **scope);
 /* Sends the 401 with its WWW-Authenticate challenge. */
 void api__send_unauthorized(h2o_req_t *req);
 

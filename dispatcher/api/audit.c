@@ -61,13 +61,24 @@ void api__handle_audit_list(struct api_call *c)
         }
         after = v;
     }
+    /* ?queue=Q: the changes of that queue only (its audit object "queues/Q") */
+    char queue[QUEUE_NAME_MAX + 1], object[QUEUE_NAME_MAX + 16];
+    int qp = api__query_param(c->req, "queue", queue, sizeof(queue));
+    if (qp < 0 || (qp == 1 && (!api__url_unescape(queue) ||
+                               !queue_name_valid(queue, strlen(queue))))) {
+        api__send_fail(c->req, 400, "BadRequest", "queue must be a queue name");
+        return;
+    }
+    if (qp == 1)
+        snprintf(object, sizeof(object), "queues/%s", queue);
     struct audit_page p = {json_object_new_array(), 0, 0};
     if (!p.items) {
         api__send_json(c->req, 500, NULL);
         return;
     }
     /* One row more than the page tells whether another page follows. */
-    int rc = store_audit_foreach(c->srv->app.store, after, limit + 1, audit_cb, &p);
+    int rc = store_audit_foreach_object(c->srv->app.store, qp == 1 ? object : NULL, after,
+                                        limit + 1, audit_cb, &p);
     if (rc) {
         json_object_put(p.items);
         api__send_fail(c->req, 500, "StoreError", "reading the audit log: %s",

@@ -5,6 +5,7 @@
 #include "cluster-adapters/kube/errors.h"
 #include "cluster-adapters/kube/file.h"
 #include "queue/mem.h"
+#include "queue/tree.h"
 
 #include <h2o/version.h>
 #include <openssl/crypto.h>
@@ -20,6 +21,8 @@ struct api_token {
     unsigned char hash[API_SHA256_LEN];
     char *user;
     enum api_role role;
+    char *scope; /* the subtree it may change: "research" for the column "research" + "/" +
+                  * two stars; NULL: every queue */
     int cert_only; /* empty token field: the user signs in by client certificate only */
 };
 
@@ -71,15 +74,40 @@ static void trim(const char **s, size_t *n)
         (*n)--;
 }
 
-/* One line "token,user,role". Messages name the line, never the token. */
+/* The scope column: PATH, a slash and two stars (the queues under PATH, a queue path such as
+ * research/nlp), or two stars alone (every queue; also what an empty column means). *out is
+ * the path (allocated), NULL for every queue. */
+static int scope_parse(const char *s, size_t n, char **out)
+{
+    *out = NULL;
+    if (n == 0 || (n == 2 && memcmp(s, "**", 2) == 0))
+        return 0;
+    if (n < 4 || memcmp(s + n - 3, "/**", 3) != 0 || n - 3 > API_SCOPE_MAX)
+        return MUSTER_EINVAL;
+    size_t plen = n - 3;
+    for (size_t i = 0;;) {
+        const char *seg = s + i, *slash = memchr(seg, '/', plen - i);
+        size_t sl = slash ? (size_t)(slash - seg) : plen - i;
+        /* an empty segment (a leading, doubled or trailing slash) is no queue name */
+        if (!queue_name_valid(seg, sl) || (sl == 4 && memcmp(seg, "root", 4) == 0))
+            return MUSTER_EINVAL;
+        if (!slash)
+            break;
+        i += sl + 1;
+    }
+    *out = muster_strndup(s, plen);
+    return *out ? 0 : MUSTER_ENOMEM;
+}
+
+/* One line "token,user,role[,scope]". Messages name the line, never the token. */
 static int token_line(const char *line, size_t len, size_t lineno, struct api_token *t, char *err,
                       size_t errcap, const char *path)
 {
-    const char *f[3];
-    size_t fl[3];
+    const char *f[4];
+    size_t fl[4];
     size_t nf = 0;
     const char *p = line, *end = line + len;
-    while (nf < 3) {
+    while (nf < 4) {
         const char *c = memchr(p, ',', (size_t)(end - p));
         f[nf] = p;
         fl[nf] = c ? (size_t)(c - p) : (size_t)(end - p);
@@ -88,14 +116,15 @@ static int token_line(const char *line, size_t len, size_t lineno, struct api_to
         if (!c)
             break;
         p = c + 1;
-        if (nf == 3) {
-            snprintf(err, errcap, "%s:%zu: expected token,user,role (3 fields), found more", path,
-                     lineno);
+        if (nf == 4) {
+            snprintf(err, errcap,
+                     "%s:%zu: expected token,user,role[,scope] (at most 4 fields), found more",
+                     path, lineno);
             return MUSTER_ECONFIG;
         }
     }
-    if (nf != 3 || !fl[1]) {
-        snprintf(err, errcap, "%s:%zu: expected token,user,role", path, lineno);
+    if (nf < 3 || !fl[1]) {
+        snprintf(err, errcap, "%s:%zu: expected token,user,role[,scope]", path, lineno);
         return MUSTER_ECONFIG;
     }
     if (fl[0] > API_TOKEN_MAX || fl[1] > API_TOKEN_USER_MAX) {
@@ -107,6 +136,16 @@ static int token_line(const char *line, size_t len, size_t lineno, struct api_to
         snprintf(err, errcap, "%s:%zu: role must be viewer, operator or admin", path, lineno);
         return MUSTER_ECONFIG;
     }
+    int rc = nf == 4 ? scope_parse(f[3], fl[3], &t->scope) : 0;
+    if (rc == MUSTER_EINVAL) {
+        snprintf(err, errcap,
+                 "%s:%zu: scope must be PATH/** (a queue path under root, e.g. research/**) or "
+                 "**",
+                 path, lineno);
+        return MUSTER_ECONFIG;
+    }
+    if (rc)
+        return rc;
     t->cert_only = fl[0] == 0;
     if (!t->cert_only && sha256(f[0], fl[0], t->hash))
         return MUSTER_EIO;
@@ -119,6 +158,7 @@ void api__tokens_free(struct api_token *t, size_t n)
     for (size_t i = 0; i < n; i++) {
         OPENSSL_cleanse(t[i].hash, sizeof(t[i].hash));
         muster_free(t[i].user);
+        muster_free(t[i].scope);
     }
     muster_free(t);
 }
@@ -225,8 +265,9 @@ static int client_cn(h2o_req_t *req, char *cn, size_t cap)
  * column, none when unlisted), else the Authorization header. Every stored hash is compared,
  * in constant time, so timing says nothing about which token (or how much of one) matched. */
 int api__authenticate(struct api_server *s, h2o_req_t *req, int query_ok, const char **user,
-                      enum api_role *role)
+                      enum api_role *role, const char **scope)
 {
+    *scope = NULL;
     if (s->client_certs) {
         char cn[API_CERT_CN_MAX + 1];
         if (client_cn(req, cn, sizeof(cn))) {
@@ -236,6 +277,7 @@ int api__authenticate(struct api_server *s, h2o_req_t *req, int query_ok, const 
                 if (strcmp(s->tokens[k].user, cn) == 0) {
                     *user = s->tokens[k].user;
                     *role = s->tokens[k].role;
+                    *scope = s->tokens[k].scope;
                 }
             }
             if (!*user)
@@ -285,6 +327,7 @@ int api__authenticate(struct api_server *s, h2o_req_t *req, int query_ok, const 
         return MUSTER_EUNAUTHORIZED;
     *user = found->user;
     *role = found->role;
+    *scope = found->scope;
     return 0;
 }
 

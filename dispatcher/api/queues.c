@@ -487,6 +487,56 @@ static struct json_object *read_body(struct api_call *c, struct api_error *e)
     return obj;
 }
 
+/* ---- scopes: a token may change only the queues under its subtree (docs/admin-api.md) ---- */
+
+#define API_QUEUE_PATH_MAX ((QUEUE_DEPTH_MAX + 1) * (QUEUE_NAME_MAX + 1))
+
+/* Whether path ("research/nlp/a") lies under scope ("research"); NULL scope holds every queue. */
+static int scope_holds(const char *scope, const char *path)
+{
+    if (!scope)
+        return 1;
+    size_t n = strlen(scope);
+    return strncmp(path, scope, n) == 0 && path[n] == '/';
+}
+
+/* The path of queue name as the engine has it now, into buf: 0, or -1 when there is none. */
+static int path_now(struct api_server *s, const char *name, char *buf, size_t cap)
+{
+    const struct queue_node *q = queue_tree_find(s->app.tree, name);
+    return q && queue_node_path(q, buf, cap) >= 0 ? 0 : -1;
+}
+
+/* 0 when the caller's scope holds queue name where it is now (if it exists) and where it would
+ * be under parent (if parent is not NULL: a create or a change); else the 403 is sent and 1 is
+ * returned. Nothing has changed yet. */
+static int scope_refuses(struct api_call *c, const char *name, const char *parent)
+{
+    if (!c->scope)
+        return 0;
+    char now[API_QUEUE_PATH_MAX], then[2 * API_QUEUE_PATH_MAX];
+    const char *where = NULL;
+    if (path_now(c->srv, name, now, sizeof now) == 0 && !scope_holds(c->scope, now))
+        where = now;
+    if (!where && parent) {
+        char pp[API_QUEUE_PATH_MAX];
+        if (strcmp(parent, QUEUE_ROOT) == 0)
+            snprintf(then, sizeof then, "%s", name);
+        else if (path_now(c->srv, parent, pp, sizeof pp) == 0)
+            snprintf(then, sizeof then, "%s/%s", pp, name);
+        else
+            snprintf(then, sizeof then, "%s/%s", parent, name); /* refused by validation next */
+        if (!scope_holds(c->scope, then))
+            where = then;
+    }
+    if (!where)
+        return 0;
+    api__send_fail(c->req, 403, "Forbidden",
+                   "user %s may change only the queues under %s/** (its token's scope), not %s",
+                   c->user, c->scope, where);
+    return 1;
+}
+
 /* Create, replace and patch end here: doc is validated, saved, applied, mirrored, answered. */
 static void commit_doc(struct api_call *c, const struct api_queue_doc *doc,
                        const struct api_qrow *old, const char *action)
@@ -500,6 +550,8 @@ static void commit_doc(struct api_call *c, const struct api_queue_doc *doc,
         api__send_error(c->req, &e);
         return;
     }
+    if (scope_refuses(c, doc->name, doc->parent ? doc->parent : QUEUE_ROOT))
+        return;
     /* Resource names the document brings are interned to build the change, but kept only if
      * it commits: the table is bounded, and refused requests must not fill it. */
     struct queue_resnames *names = queue_tree_resnames(s->app.tree);
@@ -689,6 +741,8 @@ void api__handle_queue_delete(struct api_call *c)
         return;
     }
     if (check_if_match(c, r, 0))
+        return;
+    if (scope_refuses(c, c->name, NULL))
         return;
     if (strcmp(c->name, QUEUE_ROOT) == 0 || strcmp(c->name, QUEUE_DEFAULT) == 0) {
         api__send_fail(c->req, 409, "Conflict", "queue %s always exists and cannot be deleted",

@@ -195,7 +195,7 @@ static void serve(struct api_server *s, h2o_req_t *req, const char **route)
         /* EventSource cannot send headers: the event stream alone also takes the token as
          * ?access_token= (docs/decisions.md). */
         int query_ok = strcmp(*route, "/api/v1/events") == 0;
-        if (api__authenticate(s, req, query_ok, &c.user, &c.role)) {
+        if (api__authenticate(s, req, query_ok, &c.user, &c.role, &c.scope)) {
             api__send_unauthorized(req);
             return;
         }

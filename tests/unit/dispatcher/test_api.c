@@ -29,6 +29,9 @@
 #define TOK_VIEWER "tok-viewer-0123456789"
 #define TOK_OPERATOR "tok-operator-0123456789"
 #define TOK_ADMIN "tok-admin-0123456789"
+/* sam may change only the queues under research, as admin; sid as operator */
+#define TOK_SCOPED "tok-scoped-0123456789"
+#define TOK_SCOPED_OP "tok-scoped-op-0123456789"
 
 /* ---- a server on a loop thread ---- */
 
@@ -128,7 +131,9 @@ static void srv_start(struct srv *s, const char *tag, int with_tokens)
     test_tmp_path(s->tokens, sizeof(s->tokens), name);
     /* cleo has no token: she signs in by client certificate only. */
     write_file(s->tokens, "# token,user,role\n" TOK_VIEWER ",vera,viewer\n" TOK_OPERATOR
-                          ", otto , operator\n\n" TOK_ADMIN ",ada,admin\n,cleo,operator\n");
+                          ", otto , operator\n\n" TOK_ADMIN ",ada,admin\n,cleo,operator\n"
+                          TOK_SCOPED ",sam,admin, research/** \n"
+                          TOK_SCOPED_OP ",sid,operator,research/**\n");
     char err[256];
     /* A short busy timeout: the store-failure test holds the write lock from outside. */
     struct store_options so = {.sync = STORE_SYNC_NORMAL, .busy_timeout_ms = 100};
@@ -516,6 +521,18 @@ static void test_start_and_close(void)
     CU_ASSERT_EQUAL(api_server_start(&loop, &opt, &ctx, &api, err, sizeof(err)), MUSTER_ECONFIG);
     CU_ASSERT(strstr(err, ":1:") != NULL);
     CU_ASSERT(strstr(err, "sometoken") == NULL); /* never echo a token */
+    /* A scope is PATH/ followed by two stars, PATH a queue path under root, or two stars alone. */
+    static const char *const bad_scopes[] = {"research", "root/**", "a//b/**", "/a/**",
+                                             "a/b/**,extra", "A/**", "a/**/x"};
+    for (size_t i = 0; i < sizeof(bad_scopes) / sizeof(bad_scopes[0]); i++) {
+        char line[128];
+        snprintf(line, sizeof line, "# scopes\nsometoken,someone,admin,%s\n", bad_scopes[i]);
+        write_file(bad, line);
+        CU_ASSERT_EQUAL(api_server_start(&loop, &opt, &ctx, &api, err, sizeof(err)),
+                        MUSTER_ECONFIG);
+        CU_ASSERT(strstr(err, ":2:") != NULL);
+        CU_ASSERT(strstr(err, "sometoken") == NULL);
+    }
     write_file(bad, "");
     CU_ASSERT_EQUAL(api_server_start(&loop, &opt, &ctx, &api, err, sizeof(err)), MUSTER_ECONFIG);
     remove(bad);
@@ -1633,6 +1650,97 @@ static void body_authz_matrix(struct srv *s)
 static void test_authz_matrix(void)
 {
     run_with_server("authz", 1, body_authz_matrix);
+}
+
+/* A token scoped to the queues under research changes only those: every write route, inside,
+ * outside and at an ancestor, as admin and as operator. Refused changes change nothing;
+ * reads are not scoped. */
+static void body_scope_matrix(struct srv *s)
+{
+    expect(s, "POST", "/api/v1/queues", TOK_ADMIN, "{\"name\":\"research\"}", NULL, 201);
+    expect(s, "POST", "/api/v1/queues", TOK_ADMIN, "{\"name\":\"nlp\",\"parent\":\"research\"}",
+           NULL, 201);
+    expect(s, "POST", "/api/v1/queues", TOK_ADMIN, "{\"name\":\"gone\",\"parent\":\"research\"}",
+           NULL, 201);
+    expect(s, "POST", "/api/v1/queues", TOK_ADMIN, "{\"name\":\"other\"}", NULL, 201);
+    /* research2 is not under research, though its name begins the same */
+    expect(s, "POST", "/api/v1/queues", TOK_ADMIN, "{\"name\":\"research2\"}", NULL, 201);
+    static const struct {
+        const char *method, *path, *body, *hdr;
+        long admin, op; /* sam (admin) and sid (operator), both scoped to research */
+    } cases[] = {
+        /* inside */
+        {"POST", "/api/v1/queues", "{\"name\":\"cv\",\"parent\":\"research\"}", NULL, 201, 403},
+        {"PATCH", "/api/v1/queues/nlp", "{\"weight\":3}", NULL, 200, 403},
+        {"PATCH", "/api/v1/queues/nlp", "{\"state\":\"Draining\"}", NULL, 200, 200},
+        {"PUT", "/api/v1/queues/nlp", "{\"name\":\"nlp\",\"parent\":\"research\"}",
+         "If-Match: *", 200, 403},
+        {"DELETE", "/api/v1/queues/gone", NULL, NULL, 200, 403},
+        /* outside: another subtree, a look-alike name, a move out, a move in */
+        {"POST", "/api/v1/queues", "{\"name\":\"x\",\"parent\":\"other\"}", NULL, 403, 403},
+        {"POST", "/api/v1/queues", "{\"name\":\"z\",\"parent\":\"research2\"}", NULL, 403, 403},
+        {"PATCH", "/api/v1/queues/other", "{\"state\":\"Closed\"}", NULL, 403, 403},
+        {"PATCH", "/api/v1/queues/nlp", "{\"parent\":\"other\"}", NULL, 403, 403},
+        {"PATCH", "/api/v1/queues/other", "{\"parent\":\"research\"}", NULL, 403, 403},
+        {"PUT", "/api/v1/queues/other", "{\"name\":\"other\"}", "If-Match: *", 403, 403},
+        {"DELETE", "/api/v1/queues/research2", NULL, NULL, 403, 403},
+        /* an ancestor: the scope's root itself, and root */
+        {"POST", "/api/v1/queues", "{\"name\":\"top\"}", NULL, 403, 403},
+        {"PATCH", "/api/v1/queues/research", "{\"weight\":2}", NULL, 403, 403},
+        {"PATCH", "/api/v1/queues/research", "{\"state\":\"Closed\"}", NULL, 403, 403},
+        {"DELETE", "/api/v1/queues/research", NULL, NULL, 403, 403},
+        /* reads are not scoped */
+        {"GET", "/api/v1/queues/other", NULL, NULL, 200, 200},
+        {"GET", "/api/v1/queues", NULL, NULL, 200, 200},
+    };
+    const char *toks[2] = {TOK_SCOPED_OP, TOK_SCOPED}; /* the operator first: admin changes */
+    for (int t = 0; t < 2; t++) {
+        for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+            long want = t ? cases[i].admin : cases[i].op;
+            char *before = snapshot(s);
+            struct resp r;
+            long got = http(s, cases[i].method, cases[i].path, toks[t], cases[i].body, -1,
+                            cases[i].hdr, &r);
+            if (got != want)
+                fprintf(stderr, "%s %s %s as %s: want %ld, got %ld: %s\n", cases[i].method,
+                        cases[i].path, cases[i].body ? cases[i].body : "", t ? "sam" : "sid", want,
+                        got, r.body ? r.body : "");
+            CU_ASSERT_EQUAL(got, want);
+            if (got == 403) {
+                char *after = snapshot(s);
+                CU_ASSERT_STRING_EQUAL(before, after);
+                free(after);
+                CU_ASSERT_STRING_EQUAL(jstr(r.json, "reason"), "Forbidden");
+            }
+            resp_free(&r);
+            free(before);
+        }
+    }
+    /* the audit log names who changed a queue, per queue */
+    struct resp r;
+    CU_ASSERT_EQUAL(http(s, "GET", "/api/v1/audit?queue=nlp", TOK_ADMIN, NULL, 0, NULL, &r), 200);
+    struct json_object *items = json_object_object_get(r.json, "items");
+    size_t n = items ? json_object_array_length(items) : 0;
+    int by_sam = 0, by_sid = 0;
+    CU_ASSERT(n >= 3); /* created by ada, patched by sid and sam, replaced by sam */
+    for (size_t i = 0; i < n; i++) {
+        struct json_object *row = json_object_array_get_idx(items, i);
+        CU_ASSERT_STRING_EQUAL(jstr(row, "object"), "queues/nlp");
+        by_sam |= strcmp(jstr(row, "actor"), "sam") == 0;
+        by_sid |= strcmp(jstr(row, "actor"), "sid") == 0;
+    }
+    CU_ASSERT(by_sam && by_sid);
+    resp_free(&r);
+    expect(s, "GET", "/api/v1/audit?queue=Not%20A%20Name", TOK_ADMIN, NULL, NULL, 400);
+    CU_ASSERT_EQUAL(http(s, "GET", "/api/v1/audit?queue=nosuch", TOK_ADMIN, NULL, 0, NULL, &r),
+                    200);
+    CU_ASSERT_EQUAL(json_object_array_length(json_object_object_get(r.json, "items")), 0);
+    resp_free(&r);
+}
+
+static void test_scope_matrix(void)
+{
+    run_with_server("scope", 1, body_scope_matrix);
 }
 
 /* ---- bad input ---- */
@@ -3140,6 +3248,7 @@ static CU_TestInfo tests[] = {
     {"a restart reads the same queues back", test_restart_reads_the_store},
     {"validation errors name the field", test_validation},
     {"authorization matrix changes nothing when refused", test_authz_matrix},
+    {"token scopes: a subtree's token changes only its subtree", test_scope_matrix},
     {"bindings: list by queue and state, positions, reasons, history", test_bindings},
     {"a store failure changes nothing", test_store_failure_changes_nothing},
     {"allocation failures: all or nothing, still serving", test_allocation_failures},
