@@ -786,8 +786,11 @@ static int read_min_member(struct karmada_workload *w, json_object *rb, json_obj
         w->min_member_source = "pod annotation " KARMADA_WORKLOAD_YK_TASK_GROUPS;
         return 0;
     }
-    if (w->group_total == 1 && w->dialect == KARMADA_WORKLOAD_DIALECT_KUEUE) {
-        w->min_member = w->replicas;
+    if (w->group_total > 0 && w->group_total <= w->replicas &&
+        w->dialect == KARMADA_WORKLOAD_DIALECT_KUEUE) {
+        /* a group within this one RB (a Pod of total 1, a StatefulSet's pods); a larger group
+         * spans several RBs: recorded for composite gangs (issue 20), the gang stays this RB */
+        w->min_member = w->group_total;
         w->min_member_source = "pod annotation " KARMADA_WORKLOAD_KUEUE_GROUP_TOTAL;
         return 0;
     }

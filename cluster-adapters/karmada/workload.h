@@ -34,11 +34,11 @@
     X("yunikorn.apache.org/queue")
 
 enum karmada_workload_kind {
-    KARMADA_WORKLOAD_KIND_NONE,       /* not a kind muster handles: leave the RB alone */
-    KARMADA_WORKLOAD_KIND_VCJOB,      /* batch.volcano.sh/v1alpha1 Job */
-    KARMADA_WORKLOAD_KIND_JOB,        /* batch/v1 Job */
-    KARMADA_WORKLOAD_KIND_DEPLOYMENT, /* apps/v1 Deployment */
-    KARMADA_WORKLOAD_KIND_POD,        /* v1 Pod */
+    KARMADA_WORKLOAD_KIND_NONE,        /* not a kind muster handles: leave the RB alone */
+    KARMADA_WORKLOAD_KIND_VCJOB,       /* batch.volcano.sh/v1alpha1 Job */
+    KARMADA_WORKLOAD_KIND_JOB,         /* batch/v1 Job */
+    KARMADA_WORKLOAD_KIND_DEPLOYMENT,  /* apps/v1 Deployment */
+    KARMADA_WORKLOAD_KIND_POD,         /* v1 Pod */
     KARMADA_WORKLOAD_KIND_STATEFULSET, /* apps/v1 StatefulSet (appended: the ledger keeps kinds) */
 };
 

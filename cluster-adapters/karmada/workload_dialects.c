@@ -30,8 +30,8 @@ static json_object *pod_meta(const struct karmada_workload *w, json_object *tmpl
 
 /* metadata.<where>[key] as a string: 0 with *out NULL when absent (or when the labels or
  * annotations are no object: the queue read reports that), MUSTER_EINVAL when not a string. */
-static int pod_str(struct karmada_workload *w, json_object *md, const char *where,
-                   const char *key, const char **out)
+static int pod_str(struct karmada_workload *w, json_object *md, const char *where, const char *key,
+                   const char **out)
 {
     *out = NULL;
     json_object *v = kube_json_get(kube_json_get(md, where), key);
@@ -89,8 +89,9 @@ static void copy_name(char *dst, size_t cap, const char *s)
 static int yk_group(struct karmada_workload *w, json_object *g, size_t i, int64_t *sum)
 {
     if (!json_object_is_type(g, json_type_object))
-        return INVALID(w, "pod annotation " KARMADA_WORKLOAD_YK_TASK_GROUPS "[%zu]: must be an "
-                          "object",
+        return INVALID(w,
+                       "pod annotation " KARMADA_WORKLOAD_YK_TASK_GROUPS "[%zu]: must be an "
+                       "object",
                        i);
     const char *name = kube_json_str(g, "name");
     if (!name || !group_name_ok(name))
@@ -127,8 +128,8 @@ static int yk_task_groups(struct karmada_workload *w, const char *text, json_obj
     if (!tok)
         return karmada_workload_fail(w, KARMADA_WORKLOAD_INVALID, MUSTER_ENOMEM, "out of memory");
     json_object *arr = json_tokener_parse_ex(tok, text, (int)n);
-    int complete = json_tokener_get_error(tok) == json_tokener_success &&
-                   json_tokener_get_parse_end(tok) == n;
+    int complete =
+        json_tokener_get_error(tok) == json_tokener_success && json_tokener_get_parse_end(tok) == n;
     json_tokener_free(tok);
     if (!complete || !json_object_is_type(arr, json_type_array)) {
         json_object_put(arr);
@@ -226,8 +227,9 @@ static int read_yunikorn(struct karmada_workload *w, json_object *md)
     if (groups && (rc = yk_task_groups(w, groups, &arr)) != 0)
         return rc;
     if (name && !group_name_ok(name))
-        rc = INVALID(w, "pod annotation " KARMADA_WORKLOAD_YK_TASK_GROUP_NAME ": \"%.63s\" is not "
-                        "a task group name",
+        rc = INVALID(w,
+                     "pod annotation " KARMADA_WORKLOAD_YK_TASK_GROUP_NAME ": \"%.63s\" is not "
+                     "a task group name",
                      name);
     int listed = !arr;
     for (size_t i = 0; !rc && name && arr && i < json_object_array_length(arr); i++)
@@ -252,7 +254,9 @@ static int read_yunikorn(struct karmada_workload *w, json_object *md)
 }
 
 /* ---- Kueue pod groups (kubernetes-sigs/kueue pkg/controller/jobs/pod/constants/constants.go:
- * GroupNameLabel, GroupTotalCountAnnotation; the pod webhook asks for both together) ---- */
+ * GroupNameLabel, GroupTotalCountAnnotation): on plain Pods, and on a StatefulSet's pod template
+ * where Kueue's StatefulSet webhook writes them with the total = replicas
+ * (pkg/controller/jobs/statefulset/statefulset_webhook.go) ---- */
 
 static int read_kueue(struct karmada_workload *w, json_object *md)
 {
@@ -263,11 +267,13 @@ static int read_kueue(struct karmada_workload *w, json_object *md)
     if (rc || (!name && !total))
         return rc;
     if (!name || !total)
-        return INVALID(w, "a Kueue pod group needs both the label " KARMADA_WORKLOAD_KUEUE_GROUP_NAME
-                          " and the annotation " KARMADA_WORKLOAD_KUEUE_GROUP_TOTAL);
+        return INVALID(w,
+                       "a Kueue pod group needs both the label " KARMADA_WORKLOAD_KUEUE_GROUP_NAME
+                       " and the annotation " KARMADA_WORKLOAD_KUEUE_GROUP_TOTAL);
     if (!group_name_ok(name))
-        return INVALID(w, "pod label " KARMADA_WORKLOAD_KUEUE_GROUP_NAME ": \"%.63s\" is not a "
-                          "group name",
+        return INVALID(w,
+                       "pod label " KARMADA_WORKLOAD_KUEUE_GROUP_NAME ": \"%.63s\" is not a "
+                       "group name",
                        name);
     int32_t n;
     if (count_of(total, strlen(total), &n) || n == 0)
@@ -309,8 +315,9 @@ int karmada__workload_read_dialects(struct karmada_workload *w, json_object *tmp
     if (!md)
         return 0;
     int rc = read_yunikorn(w, md);
-    if (!rc && w->kind == KARMADA_WORKLOAD_KIND_POD)
-        rc = read_kueue(w, md); /* Kueue's pod integration: plain Pods only */
+    if (!rc &&
+        (w->kind == KARMADA_WORKLOAD_KIND_POD || w->kind == KARMADA_WORKLOAD_KIND_STATEFULSET))
+        rc = read_kueue(w, md); /* the kinds whose pods Kueue groups by these keys */
     if (!rc)
         rc = read_named_group(w, md, "labels", KARMADA_WORKLOAD_COSCHED_GROUP,
                               KARMADA_WORKLOAD_DIALECT_COSCHEDULING);

@@ -36,10 +36,10 @@ static int put_new(json_object *dst, const char *key, json_object *val)
 
 /* The keys a template's or a binding's labels and annotations are read for (read_queue,
  * annotation()). */
-static const char *const meta_keys[] = {
-    KARMADA_WORKLOAD_QUEUE_KEYS(QKEY) KARMADA_WORKLOAD_POD_META_KEYS(QKEY)
-        KARMADA_WORKLOAD_MIN_MEMBER_ANNOTATION,
-    KARMADA_WORKLOAD_PLACEMENT_ANNOTATION};
+static const char *const meta_keys[] = {KARMADA_WORKLOAD_QUEUE_KEYS(QKEY)
+                                            KARMADA_WORKLOAD_POD_META_KEYS(QKEY)
+                                                KARMADA_WORKLOAD_MIN_MEMBER_ANNOTATION,
+                                        KARMADA_WORKLOAD_PLACEMENT_ANNOTATION};
 #define NMETA_KEYS (sizeof(meta_keys) / sizeof(meta_keys[0]))
 
 /* The keys of a pod template's labels and annotations read by the gang dialects
@@ -49,8 +49,8 @@ static const char *const pod_keys[] = {KARMADA_WORKLOAD_POD_META_KEYS(QKEY)};
 
 /* md[where] with only keys[0..n). An object stays an object even when nothing is left: gang.c
  * shapes its OverridePolicy by whether a pod's annotations exist. Not an object: kept as is. */
-static int keep_keys(json_object *dst, json_object *md, const char *where,
-                     const char *const *keys, size_t n)
+static int keep_keys(json_object *dst, json_object *md, const char *where, const char *const *keys,
+                     size_t n)
 {
     json_object *v;
     if (!json_object_object_get_ex(md, where, &v))

@@ -1463,8 +1463,8 @@ static void check_pruned(json_object *rb, json_object *tmpl, const char *what)
 static void test_pruned_reads_equal(void)
 {
     begin();
-    static const char *const kinds[] = {"deployment",   "job",      "pod",    "vcjob", "statefulset",
-                                        "yunikorn-job", "kueue-pod", "cosched"};
+    static const char *const kinds[] = {"deployment",  "job",          "pod",       "vcjob",
+                                        "statefulset", "yunikorn-job", "kueue-pod", "cosched"};
     for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
         json_object *rb, *tmpl;
         pair(kinds[k], &rb, &tmpl);
@@ -1617,12 +1617,13 @@ static void test_pruned_template_is_small(void)
     end();
 }
 
-
 /* ---- StatefulSet and the gang dialects (issue 19) ---- */
 
 /* The pod template's metadata of a fixture template, for putting dialect keys on it. */
-#define POD_ANN(t, key, val) put((t), (val), "spec", "template", "metadata", "annotations", (key), NULL)
-#define POD_LABEL(t, key, val) put((t), (val), "spec", "template", "metadata", "labels", (key), NULL)
+#define POD_ANN(t, key, val)                                                                       \
+    put((t), (val), "spec", "template", "metadata", "annotations", (key), NULL)
+#define POD_LABEL(t, key, val)                                                                     \
+    put((t), (val), "spec", "template", "metadata", "labels", (key), NULL)
 
 /* A copy of fixture pair name, changed by edit, read whole and pruned (check_pruned), and then
  * read again for the caller's asserts: returns the read's code. */
@@ -1890,6 +1891,35 @@ static void cs_on_vcjob(json_object *rb, json_object *t)
     put(t, str("ignored"), "metadata", "labels", KARMADA_WORKLOAD_COSCHED_GROUP, NULL);
 }
 
+static void kq_sts(json_object *rb, json_object *t)
+{
+    (void)rb;
+    POD_LABEL(t, KARMADA_WORKLOAD_KUEUE_GROUP_NAME, str("statefulset-web-3f2a1"));
+    POD_ANN(t, KARMADA_WORKLOAD_KUEUE_GROUP_TOTAL, str(yk_text));
+}
+
+/* Kueue's StatefulSet webhook puts the pod group on the pod template, total = replicas
+ * (kubernetes-sigs/kueue pkg/controller/jobs/statefulset/statefulset_webhook.go). */
+static void test_kueue_statefulset(void)
+{
+    begin();
+    yk_text = "3";
+    CU_ASSERT_EQUAL(read_variant("statefulset", kq_sts), 0);
+    CU_ASSERT_EQUAL(w.dialect, KARMADA_WORKLOAD_DIALECT_KUEUE);
+    CU_ASSERT_EQUAL(w.min_member, 3);
+    CU_ASSERT_STRING_EQUAL(w.min_member_source,
+                           "pod annotation kueue.x-k8s.io/pod-group-total-count");
+    yk_text = "2";
+    CU_ASSERT_EQUAL(read_variant("statefulset", kq_sts), 0);
+    CU_ASSERT_EQUAL(w.min_member, 2);
+    yk_text = "5"; /* more than this RB: recorded for issue 20, the gang is every replica */
+    CU_ASSERT_EQUAL(read_variant("statefulset", kq_sts), 0);
+    CU_ASSERT_EQUAL(w.group_total, 5);
+    CU_ASSERT_EQUAL(w.min_member, 3);
+    CU_ASSERT_STRING_EQUAL(w.min_member_source, "replicas");
+    end();
+}
+
 /* PodGroups named from the pods: recorded and validated; the hub PodGroup is not read yet. */
 static void test_named_groups(void)
 {
@@ -2050,6 +2080,7 @@ static CU_TestInfo tests[] = {
     {"StatefulSet", test_statefulset},
     {"YuniKorn task groups and scheduling policy", test_yunikorn},
     {"Kueue pod groups", test_kueue},
+    {"Kueue pod groups on a StatefulSet", test_kueue_statefulset},
     {"coscheduling and Volcano PodGroups named by the pods", test_named_groups},
     {"a pruned template keeps only what is read", test_pruned_template_is_small},
     CU_TEST_INFO_NULL,
