@@ -116,6 +116,7 @@ int karmada_gang_work_name(const char *rb_namespace, const char *rb_name, char *
 int karmada_gang_needs_objects(const struct karmada_workload *w)
 {
     return w && (w->kind == KARMADA_WORKLOAD_KIND_DEPLOYMENT ||
+                 w->kind == KARMADA_WORKLOAD_KIND_STATEFULSET ||
                  w->kind == KARMADA_WORKLOAD_KIND_JOB || w->kind == KARMADA_WORKLOAD_KIND_POD);
 }
 
@@ -131,7 +132,7 @@ static int why_not(char *why, size_t cap, const char *fmt, ...)
 }
 
 /* The object under the template whose metadata carries the pod annotations, and the pointer to
- * it: the pod template for Deployment and Job, the template itself for a Pod. */
+ * it: the pod template for Deployment, StatefulSet and Job, the template itself for a Pod. */
 static json_object *pod_of(const struct karmada_gang_input *in, const char **base)
 {
     if (in->w->kind == KARMADA_WORKLOAD_KIND_POD) {

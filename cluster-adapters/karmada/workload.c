@@ -5,6 +5,7 @@
 #include "cluster-adapters/kube/json.h"
 
 #include "cluster-adapters/karmada/workload_clusters.h"
+#include "cluster-adapters/karmada/workload_dialects.h"
 #include "cluster-adapters/kube/resources.h"
 #include "queue/errors.h"
 #include "queue/quantity.h"
@@ -115,6 +116,8 @@ static enum karmada_workload_kind kind_of(const char *api_version, const char *k
         return KARMADA_WORKLOAD_KIND_DEPLOYMENT;
     if (strcmp(kind, "Pod") == 0 && strcmp(api_version, "v1") == 0)
         return KARMADA_WORKLOAD_KIND_POD;
+    if (strcmp(kind, "StatefulSet") == 0 && strcmp(api_version, "apps/v1") == 0)
+        return KARMADA_WORKLOAD_KIND_STATEFULSET;
     return KARMADA_WORKLOAD_KIND_NONE;
 }
 
@@ -135,6 +138,8 @@ const char *karmada_workload_kind_name(enum karmada_workload_kind kind)
         return "Deployment";
     case KARMADA_WORKLOAD_KIND_POD:
         return "Pod";
+    case KARMADA_WORKLOAD_KIND_STATEFULSET:
+        return "StatefulSet";
     case KARMADA_WORKLOAD_KIND_NONE:
         break;
     }
@@ -196,6 +201,11 @@ static void reset(struct karmada_workload *w)
     w->replicas = w->min_member = 0;
     w->min_member_source = "replicas";
     w->placement = KARMADA_WORKLOAD_SINGLE_CLUSTER;
+    w->dialect = KARMADA_WORKLOAD_DIALECT_NONE;
+    w->group_name[0] = w->task_group[0] = '\0';
+    w->group_total = w->task_group_min = w->gang_timeout_s = 0;
+    w->task_groups = 0;
+    w->gang_soft = 0;
     w->priority_from = KARMADA_WORKLOAD_PRIORITY_DEFAULT;
     w->priority = 0;
     w->priority_class[0] = '\0';
@@ -239,7 +249,8 @@ static int read_identity(struct karmada_workload *w, json_object *rb, json_objec
         return karmada_workload_fail(
             w, KARMADA_WORKLOAD_UNSUPPORTED, MUSTER_EINVAL,
             "%.80s %.80s is not a kind muster queues (batch.volcano.sh/v1alpha1 Job, "
-            "batch/v1 Job, apps/v1 Deployment, v1 Pod); Karmada schedules it as usual",
+            "batch/v1 Job, apps/v1 Deployment, apps/v1 StatefulSet, v1 Pod); Karmada "
+            "schedules it as usual",
             av, kind);
 
     /* The template is matched to spec.resource so a caller's cache mix-up cannot make one
@@ -596,6 +607,7 @@ static int read_template_requests(struct karmada_workload *w, struct queue_resna
     case KARMADA_WORKLOAD_KIND_POD:
         return raise_to_pod(w, names, spec, "the Pod's spec", &w->components[0]);
     case KARMADA_WORKLOAD_KIND_DEPLOYMENT:
+    case KARMADA_WORKLOAD_KIND_STATEFULSET:
     case KARMADA_WORKLOAD_KIND_JOB:
         return raise_to_pod(w, names, kube_json_get(kube_json_get(spec, "template"), "spec"),
                             "the template's spec.template.spec", &w->components[0]);
@@ -762,8 +774,51 @@ static int read_min_member(struct karmada_workload *w, json_object *rb, json_obj
             return 0;
         }
     }
+    if (w->task_group_min > 0) {
+        /* YuniKorn gangs the placeholders of every task group before any real pod runs */
+        if (w->task_group_min > w->replicas)
+            return INVALID(w,
+                           "pod annotation " KARMADA_WORKLOAD_YK_TASK_GROUPS ": the task groups' "
+                           "minMember add up to %d, more than the workload's %d replicas (a gang "
+                           "of several workloads is not supported yet)",
+                           w->task_group_min, w->replicas);
+        w->min_member = w->task_group_min;
+        w->min_member_source = "pod annotation " KARMADA_WORKLOAD_YK_TASK_GROUPS;
+        return 0;
+    }
+    if (w->group_total > 0 && w->group_total <= w->replicas &&
+        w->dialect == KARMADA_WORKLOAD_DIALECT_KUEUE) {
+        /* a group within this one RB (a Pod of total 1, a StatefulSet's pods); a larger group
+         * spans several RBs: recorded for composite gangs (issue 20), the gang stays this RB */
+        w->min_member = w->group_total;
+        w->min_member_source = "pod annotation " KARMADA_WORKLOAD_KUEUE_GROUP_TOTAL;
+        return 0;
+    }
     w->min_member = w->replicas;
     w->min_member_source = "replicas";
+    return 0;
+}
+
+/* A StatefulSet's pods start one after another under podManagementPolicy OrderedReady (the
+ * default): pod i+1 is created only once pod i is Ready, and a member-side gang of more than one
+ * holds pod 0 until the others exist, so the gang would never start. */
+static int read_statefulset(struct karmada_workload *w, json_object *tmpl)
+{
+    if (w->kind != KARMADA_WORKLOAD_KIND_STATEFULSET)
+        return 0;
+    json_object *v = kube_json_get(kube_json_get(tmpl, "spec"), "podManagementPolicy");
+    const char *p = json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
+    if (v && (!p || (strcmp(p, "OrderedReady") != 0 && strcmp(p, "Parallel") != 0)))
+        return INVALID(w, "the StatefulSet's spec.podManagementPolicy: must be OrderedReady or "
+                          "Parallel");
+    if (w->min_member > 1 && !(p && strcmp(p, "Parallel") == 0))
+        return karmada_workload_fail(
+            w, KARMADA_WORKLOAD_REFUSED, MUSTER_EINVAL,
+            "a StatefulSet with podManagementPolicy OrderedReady (the default) creates each pod "
+            "only once the previous one is Ready, so a gang of %d would never start: set "
+            "spec.podManagementPolicy: Parallel, or the " KARMADA_WORKLOAD_MIN_MEMBER_ANNOTATION
+            " annotation to 1",
+            w->min_member);
     return 0;
 }
 
@@ -921,7 +976,11 @@ int karmada_workload_read(struct karmada_workload *w, struct queue_resnames *nam
     if (!rc)
         rc = sum_gang(w, names);
     if (!rc)
+        rc = karmada__workload_read_dialects(w, tmpl);
+    if (!rc)
         rc = read_min_member(w, rb, tmpl);
+    if (!rc)
+        rc = read_statefulset(w, tmpl);
     if (!rc)
         rc = read_placement(w, rb, tmpl, spec);
     if (!rc)

@@ -34,11 +34,42 @@
     X("yunikorn.apache.org/queue")
 
 enum karmada_workload_kind {
-    KARMADA_WORKLOAD_KIND_NONE,       /* not a kind muster handles: leave the RB alone */
-    KARMADA_WORKLOAD_KIND_VCJOB,      /* batch.volcano.sh/v1alpha1 Job */
-    KARMADA_WORKLOAD_KIND_JOB,        /* batch/v1 Job */
-    KARMADA_WORKLOAD_KIND_DEPLOYMENT, /* apps/v1 Deployment */
-    KARMADA_WORKLOAD_KIND_POD,        /* v1 Pod */
+    KARMADA_WORKLOAD_KIND_NONE,        /* not a kind muster handles: leave the RB alone */
+    KARMADA_WORKLOAD_KIND_VCJOB,       /* batch.volcano.sh/v1alpha1 Job */
+    KARMADA_WORKLOAD_KIND_JOB,         /* batch/v1 Job */
+    KARMADA_WORKLOAD_KIND_DEPLOYMENT,  /* apps/v1 Deployment */
+    KARMADA_WORKLOAD_KIND_POD,         /* v1 Pod */
+    KARMADA_WORKLOAD_KIND_STATEFULSET, /* apps/v1 StatefulSet (appended: the ledger keeps kinds) */
+};
+
+/* The keys of other gang dialects read from the pod metadata (the pod template's, a Pod's own),
+ * docs/workload.md "Gang dialects". workload_prune.c keeps them. */
+#define KARMADA_WORKLOAD_YK_TASK_GROUPS "yunikorn.apache.org/task-groups"
+#define KARMADA_WORKLOAD_YK_TASK_GROUP_NAME "yunikorn.apache.org/task-group-name"
+#define KARMADA_WORKLOAD_YK_POLICY "yunikorn.apache.org/schedulingPolicyParameters"
+#define KARMADA_WORKLOAD_KUEUE_GROUP_NAME "kueue.x-k8s.io/pod-group-name"         /* label */
+#define KARMADA_WORKLOAD_KUEUE_GROUP_TOTAL "kueue.x-k8s.io/pod-group-total-count" /* annotation */
+#define KARMADA_WORKLOAD_COSCHED_GROUP "scheduling.x-k8s.io/pod-group"            /* label */
+#define KARMADA_WORKLOAD_VOLCANO_GROUP "scheduling.k8s.io/group-name"             /* annotation */
+#define KARMADA_WORKLOAD_POD_META_KEYS(X)                                                          \
+    X(KARMADA_WORKLOAD_YK_TASK_GROUPS)                                                             \
+    X(KARMADA_WORKLOAD_YK_TASK_GROUP_NAME)                                                         \
+    X(KARMADA_WORKLOAD_YK_POLICY)                                                                  \
+    X(KARMADA_WORKLOAD_KUEUE_GROUP_NAME)                                                           \
+    X(KARMADA_WORKLOAD_KUEUE_GROUP_TOTAL)                                                          \
+    X(KARMADA_WORKLOAD_COSCHED_GROUP)                                                              \
+    X(KARMADA_WORKLOAD_VOLCANO_GROUP)
+#define KARMADA_WORKLOAD_TASK_GROUPS_MAX 32     /* entries of yunikorn.apache.org/task-groups */
+#define KARMADA_WORKLOAD_DIALECT_TEXT_MAX 16384 /* bytes of a JSON or parameter annotation */
+
+/* Which dialect named a gang or a group on the pods, beside muster's own annotation and a
+ * Volcano Job's minAvailable (both KARMADA_WORKLOAD_DIALECT_NONE). */
+enum karmada_workload_dialect {
+    KARMADA_WORKLOAD_DIALECT_NONE,
+    KARMADA_WORKLOAD_DIALECT_YUNIKORN,     /* task groups: min member = Σ minMember */
+    KARMADA_WORKLOAD_DIALECT_KUEUE,        /* pod group name + total count (issue 20) */
+    KARMADA_WORKLOAD_DIALECT_COSCHEDULING, /* a scheduler-plugins PodGroup named by label */
+    KARMADA_WORKLOAD_DIALECT_VOLCANO,      /* a Volcano PodGroup named by group-name */
 };
 
 enum karmada_workload_placement {
@@ -86,6 +117,22 @@ struct karmada_workload {
     const char *min_member_source; /* static: "annotation ...", "spec.minAvailable", "replicas" */
     enum karmada_workload_placement placement;
 
+    /* The gang as another dialect states it on the pods (docs/workload.md, "Gang dialects"):
+     * every dialect present is validated; dialect is the first in the order YuniKorn, Kueue,
+     * coscheduling, Volcano PodGroup. group_name is the Kueue, coscheduling or Volcano group
+     * the pods name (the last two live on the hub and are not looked up yet), group_total the
+     * Kueue total count (0: none), task_groups / task_group_min the YuniKorn task groups and
+     * their Σ minMember, task_group the pod's task-group-name; gang_timeout_s YuniKorn's
+     * placeholderTimeoutInSeconds (0: unset), gang_soft 1 for gangSchedulingStyle Soft. */
+    enum karmada_workload_dialect dialect;
+    char group_name[KARMADA_WORKLOAD_NAME_MAX + 1];
+    int32_t group_total;
+    uint32_t task_groups;
+    int32_t task_group_min;
+    char task_group[KARMADA_WORKLOAD_NAME_MAX + 1];
+    int32_t gang_timeout_s;
+    int gang_soft;
+
     enum karmada_workload_priority_from priority_from;
     int32_t priority;
     char priority_class[KARMADA_WORKLOAD_NAME_MAX + 1];
@@ -128,7 +175,8 @@ void karmada_workload_close(struct karmada_workload *w);
  * anything else: lets the webhook decide cheaply whether the RB is muster's to hold. */
 enum karmada_workload_kind karmada_workload_kind_of(json_object *rb);
 
-/* The kind's name for messages: "Volcano Job", "Job", "Deployment", "Pod", "unhandled kind". */
+/* The kind's name for messages: "Volcano Job", "Job", "Deployment", "Pod", "StatefulSet",
+ * "unhandled kind". */
 const char *karmada_workload_kind_name(enum karmada_workload_kind kind);
 
 /* Sets w's reason and its message (a sentence fit for a condition) and returns code: how the

@@ -37,13 +37,20 @@ static int put_new(json_object *dst, const char *key, json_object *val)
 /* The keys a template's or a binding's labels and annotations are read for (read_queue,
  * annotation()). */
 static const char *const meta_keys[] = {KARMADA_WORKLOAD_QUEUE_KEYS(QKEY)
-                                            KARMADA_WORKLOAD_MIN_MEMBER_ANNOTATION,
+                                            KARMADA_WORKLOAD_POD_META_KEYS(QKEY)
+                                                KARMADA_WORKLOAD_MIN_MEMBER_ANNOTATION,
                                         KARMADA_WORKLOAD_PLACEMENT_ANNOTATION};
 #define NMETA_KEYS (sizeof(meta_keys) / sizeof(meta_keys[0]))
 
-/* md[where] with only meta_keys. An object stays an object even when nothing is left: gang.c
+/* The keys of a pod template's labels and annotations read by the gang dialects
+ * (workload_dialects.c). */
+static const char *const pod_keys[] = {KARMADA_WORKLOAD_POD_META_KEYS(QKEY)};
+#define NPOD_KEYS (sizeof(pod_keys) / sizeof(pod_keys[0]))
+
+/* md[where] with only keys[0..n). An object stays an object even when nothing is left: gang.c
  * shapes its OverridePolicy by whether a pod's annotations exist. Not an object: kept as is. */
-static int keep_meta_keys(json_object *dst, json_object *md, const char *where)
+static int keep_keys(json_object *dst, json_object *md, const char *where, const char *const *keys,
+                     size_t n)
 {
     json_object *v;
     if (!json_object_object_get_ex(md, where, &v))
@@ -52,13 +59,18 @@ static int keep_meta_keys(json_object *dst, json_object *md, const char *where)
         return keep(dst, md, where);
     json_object *out = json_object_new_object();
     int bad = !out;
-    for (size_t i = 0; !bad && i < NMETA_KEYS; i++)
-        bad = keep(out, v, meta_keys[i]);
+    for (size_t i = 0; !bad && i < n; i++)
+        bad = keep(out, v, keys[i]);
     if (bad) {
         json_object_put(out);
         return -1;
     }
     return put_new(dst, where, out);
+}
+
+static int keep_meta_keys(json_object *dst, json_object *md, const char *where)
+{
+    return keep_keys(dst, md, where, meta_keys, NMETA_KEYS);
 }
 
 /* metadata: identity and version, and the labels and annotations muster reads. */
@@ -82,8 +94,9 @@ static json_object *prune_meta(json_object *md)
  * an object so karmada_gang_input_check still finds a pod spec. */
 static json_object *prune_spec(json_object *spec, int top);
 
-/* spec.template of a Deployment or Job: its metadata (annotations emptied: gang.c only asks
- * whether they exist) and its pod spec's priorityClassName. */
+/* spec.template of a Deployment, StatefulSet or Job: its metadata (labels and annotations with
+ * only the gang dialects' keys: gang.c only asks whether annotations exist) and its pod spec's
+ * priorityClassName. */
 static json_object *prune_pod_template(json_object *t)
 {
     if (!json_object_is_type(t, json_type_object))
@@ -94,12 +107,9 @@ static json_object *prune_pod_template(json_object *t)
         if (!json_object_is_type(md, json_type_object)) {
             bad = keep(out, t, "metadata");
         } else {
-            json_object *m = json_object_new_object(), *ann;
-            bad = !m;
-            if (!bad && json_object_object_get_ex(md, "annotations", &ann))
-                bad = json_object_is_type(ann, json_type_object)
-                          ? put_new(m, "annotations", json_object_new_object())
-                          : keep(m, md, "annotations");
+            json_object *m = json_object_new_object();
+            bad = !m || keep_keys(m, md, "labels", pod_keys, NPOD_KEYS) ||
+                  keep_keys(m, md, "annotations", pod_keys, NPOD_KEYS);
             if (bad)
                 json_object_put(m);
             else
@@ -177,6 +187,8 @@ static json_object *prune_spec(json_object *spec, int top)
     if (top) {
         /* a Volcano Job's (read_components, read_min_member, read_queue) */
         bad = bad || keep(out, spec, "minAvailable") || keep(out, spec, "queue");
+        /* a StatefulSet's (read_statefulset) */
+        bad = bad || keep(out, spec, "podManagementPolicy");
         if (!bad && json_object_object_get_ex(spec, "tasks", &v))
             bad = v ? put_new(out, "tasks", prune_each(v, prune_task)) : keep(out, spec, "tasks");
         /* a Deployment's or Job's pod template */

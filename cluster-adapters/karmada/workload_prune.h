@@ -8,14 +8,16 @@
 
 #include <json-c/json.h>
 
-/* What the informers cache of a resource template (Deployment, batch Job, Volcano Job, Pod): a
+/* What the informers cache of a resource template (Deployment, StatefulSet, batch Job, Volcano
+ * Job, Pod): a
  * new object holding only what karmada_workload_read and gang.c read of it, so a million cached
  * templates do not keep their pod specs: apiVersion, kind; metadata name, namespace, uid,
  * resourceVersion, generation, and of labels and annotations only muster's keys (the queue
- * keys, KARMADA_WORKLOAD_MIN_MEMBER_ANNOTATION, KARMADA_WORKLOAD_PLACEMENT_ANNOTATION; an object
- * left empty stays, as gang.c asks whether a pod's annotations exist); spec priorityClassName,
- * minAvailable, queue, tasks[] name and replicas; spec.template metadata (annotations emptied)
- * and spec.template.spec priorityClassName. A value of an unexpected type is kept as it is, so
+ * keys, the gang dialects' KARMADA_WORKLOAD_POD_META_KEYS, KARMADA_WORKLOAD_MIN_MEMBER_ANNOTATION,
+ * KARMADA_WORKLOAD_PLACEMENT_ANNOTATION; an object left empty stays, as gang.c asks whether a
+ * pod's annotations exist); spec priorityClassName, minAvailable, queue, podManagementPolicy,
+ * tasks[] name and replicas; spec.template metadata (labels and annotations with only the
+ * dialects' keys) and spec.template.spec priorityClassName and containers' resources. A value of an unexpected type is kept as it is, so
  * the read of the pruned object fails exactly as the read of the whole one. Values are shared
  * with tmpl, which is not changed. Returns a new reference, or NULL when out of memory.
  * Whatever is added to the reads of templates must be added here (tests/unit/karmada/

@@ -328,6 +328,8 @@ static int tmpl_index(enum karmada_workload_kind k)
         return 2;
     case KARMADA_WORKLOAD_KIND_POD:
         return 3;
+    case KARMADA_WORKLOAD_KIND_STATEFULSET:
+        return 4;
     default:
         return -1;
     }

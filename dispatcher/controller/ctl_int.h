@@ -367,6 +367,7 @@ enum ctl_watch_id {
     CTL_W_JOBS,
     CTL_W_VCJOBS,
     CTL_W_PODS,
+    CTL_W_STATEFULSETS,
     CTL_NWATCHES
 };
 
@@ -453,7 +454,7 @@ struct ctl {
 
     /* the informers (loop.c's ctl__watches) */
     struct kube_informer rbs, clusters, works, policies, prios;
-    struct kube_informer tmpl[4]; /* deployments, jobs, volcano jobs, pods */
+    struct kube_informer tmpl[5]; /* deployments, jobs, volcano jobs, pods, statefulsets */
     struct {
         struct inf_tag tags[CTL_NWATCHES];
         int started, open, nsynced;

@@ -295,7 +295,8 @@ void ctl__check_progress(struct ctl *c, struct binding *b)
     }
     if (!any)
         return;
-    if (all_done && b->kind != KARMADA_WORKLOAD_KIND_DEPLOYMENT) {
+    if (all_done && b->kind != KARMADA_WORKLOAD_KIND_DEPLOYMENT &&
+        b->kind != KARMADA_WORKLOAD_KIND_STATEFULSET) {
         ctl__release(c, b, "completed");
         return;
     }

@@ -80,6 +80,8 @@ const struct ctl_watch ctl__watches[CTL_NWATCHES] = {
                       tmpl_set, NULL},
     [CTL_W_PODS] = {"other", "", "v1", "pods", offsetof(struct ctl, tmpl[3]), 0, 0, 1, 3,
                     karmada_workload_prune_template, tmpl_set, NULL},
+    [CTL_W_STATEFULSETS] = {"other", "apps", "v1", "statefulsets", offsetof(struct ctl, tmpl[4]),
+                            0, 0, 1, 4, karmada_workload_prune_template, tmpl_set, NULL},
 };
 
 static void on_add(void *ud, json_object *o)

@@ -76,7 +76,7 @@ work.karmada.io|resourcebindings/status|patch
 work.karmada.io|works|create delete list watch patch
 cluster.karmada.io|clusters|get list watch
 policy.karmada.io|overridepolicies|create delete list watch get patch
-apps|deployments|get list watch
+apps|deployments statefulsets|get list watch
 batch|jobs|get list watch
 batch.volcano.sh|jobs|get list watch
 |pods|get list watch

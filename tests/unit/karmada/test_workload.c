@@ -176,8 +176,10 @@ static void test_fixtures_validate(void)
     CU_ASSERT_EQUAL_FATAL(kube_schema_load_crd(p, "v1alpha2", &rbs, err, sizeof(err)), 0);
     path_of(p, sizeof(p), "tests/fixtures/reference/crds/volcano_batch.volcano.sh_jobs.yaml");
     CU_ASSERT_EQUAL_FATAL(kube_schema_load_crd(p, "v1alpha1", &jobs, err, sizeof(err)), 0);
-    static const char *const kinds[] = {"deployment", "job", "pod", "vcjob", "vcjob-tasks"};
-    for (size_t i = 0; i < 5; i++) {
+    static const char *const kinds[] = {"deployment", "job",          "pod",
+                                        "vcjob",      "vcjob-tasks",  "statefulset",
+                                        "cosched",    "yunikorn-job", "kueue-pod"};
+    for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
         json_object *rb, *tmpl;
         pair(kinds[i], &rb, &tmpl);
         struct kube_schema_errors errs;
@@ -186,7 +188,7 @@ static void test_fixtures_validate(void)
         for (size_t e = 0; e < errs.count; e++)
             fprintf(stderr, "\n%s-rb.json: %s", kinds[i], errs.msgs[e]);
         CU_ASSERT_EQUAL(rc, 0);
-        if (i >= 3) {
+        if (strncmp(kinds[i], "vcjob", 5) == 0) {
             rc = kube_schema_validate(jobs, tmpl, &errs);
             for (size_t e = 0; e < errs.count; e++)
                 fprintf(stderr, "\n%s.yaml: %s", kinds[i], errs.msgs[e]);
@@ -905,12 +907,12 @@ static void test_unknown_kind_and_identity(void)
     json_object *rb, *tmpl;
     pair("deployment", &rb, &tmpl);
     json_object *sts = copy(rb);
-    put(sts, str("StatefulSet"), "spec", "resource", "kind", NULL);
+    put(sts, str("DaemonSet"), "spec", "resource", "kind", NULL);
     CU_ASSERT_EQUAL(karmada_workload_kind_of(sts), KARMADA_WORKLOAD_KIND_NONE);
     CU_ASSERT_EQUAL(rd(sts, NULL), MUSTER_EINVAL); /* no template needed to say no */
     CU_ASSERT_EQUAL(w.reason, KARMADA_WORKLOAD_UNSUPPORTED);
     CU_ASSERT_EQUAL(w.kind, KARMADA_WORKLOAD_KIND_NONE);
-    CU_ASSERT_TRUE(has(w.message, "apps/v1 StatefulSet is not a kind muster queues"));
+    CU_ASSERT_TRUE(has(w.message, "apps/v1 DaemonSet is not a kind muster queues"));
     CU_ASSERT_PTR_NULL(karmada_workload_condition_reason(w.reason));
     put(sts, str("Job"), "spec", "resource", "kind", NULL); /* apps/v1 Job: no such kind */
     CU_ASSERT_EQUAL(rd(sts, NULL), MUSTER_EINVAL);
@@ -1400,6 +1402,14 @@ static void same_workload(const struct karmada_workload *a, const struct karmada
     same_vec(&a->gang, &b->gang);
     CU_ASSERT_STRING_EQUAL(a->scheduler_name, b->scheduler_name);
     CU_ASSERT_STRING_EQUAL(a->permanent_id, b->permanent_id);
+    CU_ASSERT_EQUAL(a->dialect, b->dialect);
+    CU_ASSERT_STRING_EQUAL(a->group_name, b->group_name);
+    CU_ASSERT_EQUAL(a->group_total, b->group_total);
+    CU_ASSERT_EQUAL(a->task_groups, b->task_groups);
+    CU_ASSERT_EQUAL(a->task_group_min, b->task_group_min);
+    CU_ASSERT_STRING_EQUAL(a->task_group, b->task_group);
+    CU_ASSERT_EQUAL(a->gang_timeout_s, b->gang_timeout_s);
+    CU_ASSERT_EQUAL(a->gang_soft, b->gang_soft);
     CU_ASSERT_EQUAL(a->suspend_scheduling, b->suspend_scheduling);
     CU_ASSERT_EQUAL(a->suspend_dispatching, b->suspend_dispatching);
     CU_ASSERT(json_object_equal(a->suspension, b->suspension));
@@ -1453,8 +1463,9 @@ static void check_pruned(json_object *rb, json_object *tmpl, const char *what)
 static void test_pruned_reads_equal(void)
 {
     begin();
-    static const char *const kinds[] = {"deployment", "job", "pod", "vcjob"};
-    for (size_t k = 0; k < 4; k++) {
+    static const char *const kinds[] = {"deployment",  "job",          "pod",       "vcjob",
+                                        "statefulset", "yunikorn-job", "kueue-pod", "cosched"};
+    for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
         json_object *rb, *tmpl;
         pair(kinds[k], &rb, &tmpl);
         /* what a real hub adds, none of which is read */
@@ -1594,7 +1605,7 @@ static void test_pruned_template_is_small(void)
     p = karmada_workload_prune_template(tmpl);
     CU_ASSERT_STRING_EQUAL(
         json_object_to_json_string_ext(jfind(p, "spec"), JSON_C_TO_STRING_PLAIN),
-        "{\"template\":{\"metadata\":{\"annotations\":{}},\"spec\":{\"containers\":[{"
+        "{\"template\":{\"metadata\":{\"labels\":{},\"annotations\":{}},\"spec\":{\"containers\":[{"
         "\"resources\":{\"requests\":{\"cpu\":\"2\",\"memory\":\"4Gi\"}}}]}}}");
     CU_ASSERT_STRING_EQUAL(
         json_object_to_json_string_ext(jfind(jfind(p, "metadata"), "annotations"),
@@ -1603,6 +1614,331 @@ static void test_pruned_template_is_small(void)
     json_object_put(p);
     json_object_put(tmpl);
     json_object_put(rb);
+    end();
+}
+
+/* ---- StatefulSet and the gang dialects (issue 19) ---- */
+
+/* The pod template's metadata of a fixture template, for putting dialect keys on it. */
+#define POD_ANN(t, key, val)                                                                       \
+    put((t), (val), "spec", "template", "metadata", "annotations", (key), NULL)
+#define POD_LABEL(t, key, val)                                                                     \
+    put((t), (val), "spec", "template", "metadata", "labels", (key), NULL)
+
+/* A copy of fixture pair name, changed by edit, read whole and pruned (check_pruned), and then
+ * read again for the caller's asserts: returns the read's code. */
+static int read_variant(const char *name, void (*edit)(json_object *rb, json_object *tmpl))
+{
+    json_object *rb, *tmpl;
+    pair(name, &rb, &tmpl);
+    if (edit)
+        edit(rb, tmpl);
+    check_pruned(copy(rb), copy(tmpl), name);
+    int rc = rd(rb, tmpl);
+    json_object_put(rb);
+    json_object_put(tmpl);
+    return rc;
+}
+
+static void sts_ordered(json_object *rb, json_object *t)
+{
+    (void)rb;
+    put(t, NULL, "spec", "podManagementPolicy", NULL);
+}
+
+static void sts_ordered_one(json_object *rb, json_object *t)
+{
+    sts_ordered(rb, t);
+    with_tmpl_annotation(t, KARMADA_WORKLOAD_MIN_MEMBER_ANNOTATION, "1");
+}
+
+static void sts_bad_policy(json_object *rb, json_object *t)
+{
+    (void)rb;
+    put(t, str("Sometimes"), "spec", "podManagementPolicy", NULL);
+}
+
+static void sts_priority(json_object *rb, json_object *t)
+{
+    (void)rb;
+    put(t, str("web-high"), "spec", "template", "spec", "priorityClassName", NULL);
+    put(t, parse("[{\"name\":\"c\",\"resources\":{\"limits\":{\"nvidia.com/gpu\":\"1\"}}}]"),
+        "spec", "template", "spec", "containers", NULL);
+}
+
+static void test_statefulset(void)
+{
+    begin();
+    json_object *rb, *tmpl;
+    pair("statefulset", &rb, &tmpl);
+    CU_ASSERT_EQUAL(karmada_workload_kind_of(rb), KARMADA_WORKLOAD_KIND_STATEFULSET);
+    CU_ASSERT_EQUAL_FATAL(rd(rb, tmpl), 0);
+    CU_ASSERT_EQUAL(w.kind, KARMADA_WORKLOAD_KIND_STATEFULSET);
+    CU_ASSERT_STRING_EQUAL(karmada_workload_kind_name(w.kind), "StatefulSet");
+    CU_ASSERT_EQUAL(w.replicas, 3);
+    CU_ASSERT_EQUAL(w.min_member, 3);
+    CU_ASSERT_EQUAL(w.ncomponents, 1);
+    CU_ASSERT_EQUAL(res(&w.gang, "cpu"), 1500);
+    CU_ASSERT_EQUAL(res(&w.gang, "memory"), 3 * 256 * MI);
+    CU_ASSERT_STRING_EQUAL(w.queue, "default");
+    CU_ASSERT_EQUAL(w.dialect, KARMADA_WORKLOAD_DIALECT_NONE);
+    /* the webhook holds it like the other kinds */
+    put(rb, NULL, "spec", "suspension", NULL);
+    CU_ASSERT_EQUAL(karmada_webhook_rb_verdict(rb), KARMADA_WEBHOOK_HELD);
+    json_object_put(rb);
+    json_object_put(tmpl);
+
+    /* OrderedReady (the default) with a gang of 3: refused, saying what to change */
+    CU_ASSERT_EQUAL(read_variant("statefulset", sts_ordered), MUSTER_EINVAL);
+    CU_ASSERT_EQUAL(w.reason, KARMADA_WORKLOAD_REFUSED);
+    CU_ASSERT_TRUE(has(w.message, "set spec.podManagementPolicy: Parallel"));
+    CU_ASSERT_EQUAL(read_variant("statefulset", sts_ordered_one), 0);
+    CU_ASSERT_EQUAL(w.min_member, 1);
+    CU_ASSERT_EQUAL(read_variant("statefulset", sts_bad_policy), MUSTER_EINVAL);
+    CU_ASSERT_EQUAL(w.reason, KARMADA_WORKLOAD_INVALID);
+    CU_ASSERT_TRUE(has(w.message, "podManagementPolicy: must be OrderedReady or Parallel"));
+    /* the pod template's priority class and limits, as for a Deployment */
+    CU_ASSERT_EQUAL(read_variant("statefulset", sts_priority), 0);
+    CU_ASSERT_EQUAL(w.priority_from, KARMADA_WORKLOAD_PRIORITY_CLASS);
+    CU_ASSERT_STRING_EQUAL(w.priority_class, "web-high");
+    CU_ASSERT_EQUAL(res(&w.gang, "nvidia.com/gpu"), 3000);
+    end();
+}
+
+static const char *yk_text;
+static void yk_groups(json_object *rb, json_object *t)
+{
+    (void)rb;
+    POD_ANN(t, KARMADA_WORKLOAD_YK_TASK_GROUPS, str(yk_text));
+}
+static void yk_policy_text(json_object *rb, json_object *t)
+{
+    (void)rb;
+    POD_ANN(t, KARMADA_WORKLOAD_YK_POLICY, yk_text ? str(yk_text) : NULL);
+}
+static void yk_group_name(json_object *rb, json_object *t)
+{
+    (void)rb;
+    POD_ANN(t, KARMADA_WORKLOAD_YK_TASK_GROUP_NAME, str(yk_text));
+}
+static void yk_muster_wins(json_object *rb, json_object *t)
+{
+    (void)rb;
+    with_tmpl_annotation(t, KARMADA_WORKLOAD_MIN_MEMBER_ANNOTATION, "2");
+}
+static void yk_not_string(json_object *rb, json_object *t)
+{
+    (void)rb;
+    POD_ANN(t, KARMADA_WORKLOAD_YK_TASK_GROUPS, num(4));
+}
+
+/* YuniKorn's own example (tests/fixtures/workloads/yunikorn-job.yaml), then each value wrong. */
+static void test_yunikorn(void)
+{
+    begin();
+    CU_ASSERT_EQUAL_FATAL(read_variant("yunikorn-job", NULL), 0);
+    CU_ASSERT_EQUAL(w.dialect, KARMADA_WORKLOAD_DIALECT_YUNIKORN);
+    CU_ASSERT_EQUAL(w.replicas, 4);
+    CU_ASSERT_EQUAL(w.min_member, 4);
+    CU_ASSERT_STRING_EQUAL(w.min_member_source, "pod annotation yunikorn.apache.org/task-groups");
+    CU_ASSERT_EQUAL(w.task_groups, 1);
+    CU_ASSERT_EQUAL(w.task_group_min, 4);
+    CU_ASSERT_STRING_EQUAL(w.task_group, "sched-style");
+    CU_ASSERT_EQUAL(w.gang_timeout_s, 60);
+    CU_ASSERT_EQUAL(w.gang_soft, 0);
+
+    /* two groups: Σ minMember; 1 + 2 = 3 of 4 replicas */
+    yk_text = "[{\"name\":\"driver\",\"minMember\":1,\"minResource\":{\"cpu\":\"1\"}},"
+              "{\"name\":\"sched-style\",\"minMember\":2,\"minResource\":{\"cpu\":\"1\"},"
+              "\"nodeSelector\":{},\"tolerations\":[]}]";
+    CU_ASSERT_EQUAL(read_variant("yunikorn-job", yk_groups), 0);
+    CU_ASSERT_EQUAL(w.min_member, 3);
+    CU_ASSERT_EQUAL(w.task_groups, 2);
+
+    static const struct {
+        const char *text, *msg;
+    } bad[] = {
+        {"[{\"name\":\"a\",\"minMember\":3,\"minResource\":{}},"
+         "{\"name\":\"sched-style\",\"minMember\":2,\"minResource\":{}}]",
+         "minMember add up to 5, more than the workload's 4 replicas"},
+        {"[{\"name\":\"sched-style\",\"minMember\":0,\"minResource\":{}}]",
+         "minMember must be a whole number above 0"},
+        {"[{\"name\":\"sched-style\",\"minMember\":-1,\"minResource\":{}}]",
+         "minMember must be a whole number above 0"},
+        {"[{\"name\":\"sched-style\",\"minMember\":2}]", "minResource must be an object"},
+        {"[{\"minMember\":2,\"minResource\":{}}]", "task-groups[0].name: must be a name"},
+        {"[{\"name\":\"sched-style\",\"minMember\":1,\"minResource\":{}},"
+         "{\"name\":\"sched-style\",\"minMember\":1,\"minResource\":{}}]",
+         "task group sched-style appears twice"},
+        {"{\"name\":\"x\"}", "not a JSON list of task groups"},
+        {"[{\"name\":\"x\",", "not a JSON list of task groups"},
+        {"[1]", "task-groups[0]: must be an object"},
+    };
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        yk_text = bad[i].text;
+        CU_ASSERT_EQUAL(read_variant("yunikorn-job", yk_groups), MUSTER_EINVAL);
+        CU_ASSERT_EQUAL(w.reason, KARMADA_WORKLOAD_INVALID);
+        CU_ASSERT_TRUE(has(w.message, bad[i].msg));
+    }
+    CU_ASSERT_EQUAL(read_variant("yunikorn-job", yk_not_string), MUSTER_EINVAL);
+    CU_ASSERT_TRUE(has(w.message, "yunikorn.apache.org/task-groups: must be a string"));
+
+    /* the scheduling policy: YuniKorn's default style is Soft; unknown keys ignored */
+    yk_text = NULL;
+    CU_ASSERT_EQUAL(read_variant("yunikorn-job", yk_policy_text), 0);
+    CU_ASSERT_EQUAL(w.gang_soft, 1);
+    CU_ASSERT_EQUAL(w.gang_timeout_s, 0);
+    yk_text = "unknownPara=x  gangSchedulingStyle=Soft placeholderTimeoutInSeconds=30";
+    CU_ASSERT_EQUAL(read_variant("yunikorn-job", yk_policy_text), 0);
+    CU_ASSERT_EQUAL(w.gang_soft, 1);
+    CU_ASSERT_EQUAL(w.gang_timeout_s, 30);
+    static const struct {
+        const char *text, *msg;
+    } badp[] = {
+        {"placeholderTimeoutInSeconds=oneSecond", "placeholderTimeoutInSeconds must be a whole"},
+        {"placeholderTimeoutInSeconds=-5", "placeholderTimeoutInSeconds must be a whole"},
+        {"gangSchedulingStyle=abc", "gangSchedulingStyle must be Hard or Soft"},
+        {"placeholderTimeoutInSeconds=50=25", "is not key=value"},
+        {"gangSchedulingStyle", "is not key=value"},
+    };
+    for (size_t i = 0; i < sizeof(badp) / sizeof(badp[0]); i++) {
+        yk_text = badp[i].text;
+        CU_ASSERT_EQUAL(read_variant("yunikorn-job", yk_policy_text), MUSTER_EINVAL);
+        CU_ASSERT_TRUE(has(w.message, badp[i].msg));
+    }
+    /* the pod's task group must be one the list defines */
+    yk_text = "other";
+    CU_ASSERT_EQUAL(read_variant("yunikorn-job", yk_group_name), MUSTER_EINVAL);
+    CU_ASSERT_TRUE(has(w.message, "other is not one of the task groups"));
+    yk_text = "Not a name";
+    CU_ASSERT_EQUAL(read_variant("yunikorn-job", yk_group_name), MUSTER_EINVAL);
+    CU_ASSERT_TRUE(has(w.message, "is not a task group name"));
+    /* muster's own annotation comes first; the task groups are still validated and recorded */
+    CU_ASSERT_EQUAL(read_variant("yunikorn-job", yk_muster_wins), 0);
+    CU_ASSERT_EQUAL(w.min_member, 2);
+    CU_ASSERT_EQUAL(w.dialect, KARMADA_WORKLOAD_DIALECT_YUNIKORN);
+    CU_ASSERT_EQUAL(w.task_group_min, 4);
+    end();
+}
+
+static void kq_total(json_object *rb, json_object *t)
+{
+    (void)rb;
+    put(t, yk_text ? str(yk_text) : NULL, "metadata", "annotations",
+        KARMADA_WORKLOAD_KUEUE_GROUP_TOTAL, NULL);
+}
+static void kq_name(json_object *rb, json_object *t)
+{
+    (void)rb;
+    put(t, yk_text ? str(yk_text) : NULL, "metadata", "labels", KARMADA_WORKLOAD_KUEUE_GROUP_NAME,
+        NULL);
+}
+
+/* Kueue's plain-pod group example (tests/fixtures/workloads/kueue-pod.yaml). */
+static void test_kueue(void)
+{
+    begin();
+    CU_ASSERT_EQUAL_FATAL(read_variant("kueue-pod", NULL), 0);
+    CU_ASSERT_EQUAL(w.kind, KARMADA_WORKLOAD_KIND_POD);
+    CU_ASSERT_EQUAL(w.dialect, KARMADA_WORKLOAD_DIALECT_KUEUE);
+    CU_ASSERT_STRING_EQUAL(w.group_name, "sample-group");
+    CU_ASSERT_EQUAL(w.group_total, 2);
+    /* a group of two Pods is two RBs: this one's gang is itself until issue 20 */
+    CU_ASSERT_EQUAL(w.min_member, 1);
+    CU_ASSERT_STRING_EQUAL(w.min_member_source, "replicas");
+    CU_ASSERT_STRING_EQUAL(w.queue, "user-queue");
+    CU_ASSERT_EQUAL(res(&w.gang, "cpu"), 3000);
+    yk_text = "1";
+    CU_ASSERT_EQUAL(read_variant("kueue-pod", kq_total), 0);
+    CU_ASSERT_EQUAL(w.group_total, 1);
+    CU_ASSERT_STRING_EQUAL(w.min_member_source,
+                           "pod annotation kueue.x-k8s.io/pod-group-total-count");
+    static const char *const bad[] = {"0", "two", "-1", "99999999999", ""};
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        yk_text = bad[i];
+        CU_ASSERT_EQUAL(read_variant("kueue-pod", kq_total), MUSTER_EINVAL);
+        CU_ASSERT_TRUE(has(w.message, "pod-group-total-count: \""));
+    }
+    yk_text = NULL;
+    CU_ASSERT_EQUAL(read_variant("kueue-pod", kq_total), MUSTER_EINVAL);
+    CU_ASSERT_TRUE(has(w.message, "a Kueue pod group needs both"));
+    CU_ASSERT_EQUAL(read_variant("kueue-pod", kq_name), MUSTER_EINVAL);
+    CU_ASSERT_TRUE(has(w.message, "a Kueue pod group needs both"));
+    yk_text = "-bad-";
+    CU_ASSERT_EQUAL(read_variant("kueue-pod", kq_name), MUSTER_EINVAL);
+    CU_ASSERT_TRUE(has(w.message, "is not a group name"));
+    end();
+}
+
+static void cs_add_volcano(json_object *rb, json_object *t)
+{
+    (void)rb;
+    POD_ANN(t, KARMADA_WORKLOAD_VOLCANO_GROUP, str("flyte-task-pg"));
+}
+static void cs_only_volcano(json_object *rb, json_object *t)
+{
+    cs_add_volcano(rb, t);
+    POD_LABEL(t, KARMADA_WORKLOAD_COSCHED_GROUP, NULL);
+}
+static void cs_bad_name(json_object *rb, json_object *t)
+{
+    (void)rb;
+    POD_LABEL(t, KARMADA_WORKLOAD_COSCHED_GROUP, str("bad name"));
+}
+static void cs_on_vcjob(json_object *rb, json_object *t)
+{
+    (void)rb;
+    put(t, str("ignored"), "metadata", "labels", KARMADA_WORKLOAD_COSCHED_GROUP, NULL);
+}
+
+static void kq_sts(json_object *rb, json_object *t)
+{
+    (void)rb;
+    POD_LABEL(t, KARMADA_WORKLOAD_KUEUE_GROUP_NAME, str("statefulset-web-3f2a1"));
+    POD_ANN(t, KARMADA_WORKLOAD_KUEUE_GROUP_TOTAL, str(yk_text));
+}
+
+/* Kueue's StatefulSet webhook puts the pod group on the pod template, total = replicas
+ * (kubernetes-sigs/kueue pkg/controller/jobs/statefulset/statefulset_webhook.go). */
+static void test_kueue_statefulset(void)
+{
+    begin();
+    yk_text = "3";
+    CU_ASSERT_EQUAL(read_variant("statefulset", kq_sts), 0);
+    CU_ASSERT_EQUAL(w.dialect, KARMADA_WORKLOAD_DIALECT_KUEUE);
+    CU_ASSERT_EQUAL(w.min_member, 3);
+    CU_ASSERT_STRING_EQUAL(w.min_member_source,
+                           "pod annotation kueue.x-k8s.io/pod-group-total-count");
+    yk_text = "2";
+    CU_ASSERT_EQUAL(read_variant("statefulset", kq_sts), 0);
+    CU_ASSERT_EQUAL(w.min_member, 2);
+    yk_text = "5"; /* more than this RB: recorded for issue 20, the gang is every replica */
+    CU_ASSERT_EQUAL(read_variant("statefulset", kq_sts), 0);
+    CU_ASSERT_EQUAL(w.group_total, 5);
+    CU_ASSERT_EQUAL(w.min_member, 3);
+    CU_ASSERT_STRING_EQUAL(w.min_member_source, "replicas");
+    end();
+}
+
+/* PodGroups named from the pods: recorded and validated; the hub PodGroup is not read yet. */
+static void test_named_groups(void)
+{
+    begin();
+    CU_ASSERT_EQUAL_FATAL(read_variant("cosched", NULL), 0);
+    CU_ASSERT_EQUAL(w.dialect, KARMADA_WORKLOAD_DIALECT_COSCHEDULING);
+    CU_ASSERT_STRING_EQUAL(w.group_name, "nginx");
+    CU_ASSERT_EQUAL(w.min_member, 6);
+    CU_ASSERT_STRING_EQUAL(w.min_member_source, "replicas");
+    CU_ASSERT_EQUAL(read_variant("cosched", cs_add_volcano), 0);
+    CU_ASSERT_EQUAL(w.dialect, KARMADA_WORKLOAD_DIALECT_COSCHEDULING); /* first match */
+    CU_ASSERT_EQUAL(read_variant("cosched", cs_only_volcano), 0);
+    CU_ASSERT_EQUAL(w.dialect, KARMADA_WORKLOAD_DIALECT_VOLCANO);
+    CU_ASSERT_STRING_EQUAL(w.group_name, "flyte-task-pg");
+    CU_ASSERT_EQUAL(read_variant("cosched", cs_bad_name), MUSTER_EINVAL);
+    CU_ASSERT_TRUE(has(w.message, "scheduling.x-k8s.io/pod-group: \"bad name\" is not a PodGroup"));
+    /* a Volcano Job's own labels are no pod metadata: nothing read */
+    CU_ASSERT_EQUAL(read_variant("vcjob", cs_on_vcjob), 0);
+    CU_ASSERT_EQUAL(w.dialect, KARMADA_WORKLOAD_DIALECT_NONE);
     end();
 }
 
@@ -1741,6 +2077,11 @@ static CU_TestInfo tests[] = {
     {"no allocation per read", test_memory},
     {"limits count where requests are missing", test_limits_count_as_requests},
     {"pruned templates and bindings read as the whole ones", test_pruned_reads_equal},
+    {"StatefulSet", test_statefulset},
+    {"YuniKorn task groups and scheduling policy", test_yunikorn},
+    {"Kueue pod groups", test_kueue},
+    {"Kueue pod groups on a StatefulSet", test_kueue_statefulset},
+    {"coscheduling and Volcano PodGroups named by the pods", test_named_groups},
     {"a pruned template keeps only what is read", test_pruned_template_is_small},
     CU_TEST_INFO_NULL,
 };
