@@ -38,7 +38,8 @@ static int put_new(json_object *dst, const char *key, json_object *val)
  * annotation()). */
 static const char *const meta_keys[] = {KARMADA_WORKLOAD_QUEUE_KEYS(QKEY)
                                             KARMADA_WORKLOAD_MIN_MEMBER_ANNOTATION,
-                                        KARMADA_WORKLOAD_PLACEMENT_ANNOTATION};
+                                        KARMADA_WORKLOAD_PLACEMENT_ANNOTATION,
+                                        KARMADA_WORKLOAD_ELASTIC_ANNOTATION};
 #define NMETA_KEYS (sizeof(meta_keys) / sizeof(meta_keys[0]))
 
 /* md[where] with only meta_keys. An object stays an object even when nothing is left: gang.c
