@@ -614,6 +614,32 @@ enum ctl_resize {
 enum ctl_resize ctl__resize_judge(const struct ctl_resize_side *was,
                                   const struct ctl_resize_side *now);
 uint32_t ctl__shares_shrink(struct share *sh, uint32_t n, int32_t replicas);
+/* Growth (docs/dispatcher.md, "Scale up"): the pure parts the delta admission is built on. */
+/* What a gang that grew (RESIZE_GROW) asks for beyond what it holds: *dreplicas = now's
+ * replicas - was's (0 or more), delta = per resource max(0, now - was) of the whole request, so
+ * the delta is admitted as an entry of its own and the gang's entry grown by no more than it
+ * (queue_entry_resize's contract). 0, or MUSTER_ENOMEM (delta cleared). Pure. */
+int ctl__grow_delta(const struct ctl_resize_side *was, const struct ctl_resize_side *now,
+                    struct queue_resvec *delta, int32_t *dreplicas);
+/* The whole request of a one-component gang at `replicas`: what an elastic gang is admitted at
+ * when only its minimum fits (replicas = min-member). 0, MUSTER_EINVAL for several components
+ * or replicas outside [0, comp's], MUSTER_ERANGE on overflow, MUSTER_ENOMEM. Pure. */
+int ctl__gang_at(const struct comp *comp, uint32_t ncomp, int32_t replicas,
+                 struct queue_resvec *out);
+/* One cluster a delta may use and how many more replicas of the gang it can take. */
+struct ctl_grow_room {
+    const char *cluster;
+    int32_t fits;
+};
+/* Places `add` more replicas over the gang's shares sh[0..*n) (capacity cap), preferring the
+ * clusters the gang already uses, in their order, then the others of room[] in room's order
+ * (a new share appended). room[] names each allowed cluster once. Returns the replicas left
+ * unplaced (0: all placed); sh and *n are changed only when 0 is returned. Pure. */
+int32_t ctl__shares_grow(struct share *sh, uint32_t *n, uint32_t cap,
+                         const struct ctl_grow_room *room, uint32_t nroom, int32_t add);
+/* The sentence an RB's condition and the API give while a delta waits:
+ * "scale up by <d> replicas waits: <why>" (why: the queue's or placement's own sentence). */
+void ctl__grow_wait_message(char *buf, size_t cap, int32_t dreplicas, const char *why);
 /* A dispatched or running binding whose RB or template changed: read again, and a gang that
  * shrank or went to 0 acted on (returns 1; the row is written at the flush). */
 int ctl__resize_check(struct ctl *c, struct binding *b, int template_changed);

@@ -47,6 +47,107 @@ uint32_t ctl__shares_shrink(struct share *sh, uint32_t n, int32_t replicas)
     return kept;
 }
 
+int ctl__grow_delta(const struct ctl_resize_side *was, const struct ctl_resize_side *now,
+                    struct queue_resvec *delta, int32_t *dreplicas)
+{
+    queue_resvec_clear(delta);
+    *dreplicas = now->replicas > was->replicas ? now->replicas - was->replicas : 0;
+    for (uint32_t i = 0; i < now->gang->len; i++) {
+        const struct queue_res *r = &now->gang->items[i];
+        int64_t d = r->milli - queue_resvec_get(was->gang, r->id);
+        if (d > 0 && queue_resvec_set(delta, r->id, d)) {
+            queue_resvec_clear(delta);
+            return MUSTER_ENOMEM;
+        }
+    }
+    return 0;
+}
+
+int ctl__gang_at(const struct comp *comp, uint32_t ncomp, int32_t replicas,
+                 struct queue_resvec *out)
+{
+    queue_resvec_clear(out);
+    if (ncomp != 1 || replicas < 0 || replicas > comp[0].replicas)
+        return MUSTER_EINVAL;
+    for (uint32_t i = 0; i < comp[0].req.len; i++) {
+        const struct queue_res *r = &comp[0].req.items[i];
+        int64_t m;
+        if (__builtin_mul_overflow(r->milli, (int64_t)replicas, &m)) {
+            queue_resvec_clear(out);
+            return MUSTER_ERANGE;
+        }
+        if (m != 0 && queue_resvec_set(out, r->id, m)) {
+            queue_resvec_clear(out);
+            return MUSTER_ENOMEM;
+        }
+    }
+    return 0;
+}
+
+static const struct ctl_grow_room *room_of(const struct ctl_grow_room *room, uint32_t nroom,
+                                           const char *cluster)
+{
+    for (uint32_t i = 0; i < nroom; i++)
+        if (strcmp(room[i].cluster, cluster) == 0)
+            return &room[i];
+    return NULL;
+}
+
+int32_t ctl__shares_grow(struct share *sh, uint32_t *n, uint32_t cap,
+                         const struct ctl_grow_room *room, uint32_t nroom, int32_t add)
+{
+    /* a dry run first, so a delta that does not fit leaves the shares as they were */
+    int32_t left = add;
+    uint32_t added = 0;
+    for (uint32_t i = 0; i < *n && left > 0; i++) {
+        const struct ctl_grow_room *r = room_of(room, nroom, sh[i].cluster);
+        if (r && r->fits > 0)
+            left -= r->fits < left ? r->fits : left;
+    }
+    for (uint32_t i = 0; i < nroom && left > 0; i++) {
+        int used = 0;
+        for (uint32_t j = 0; j < *n && !used; j++)
+            used = strcmp(sh[j].cluster, room[i].cluster) == 0;
+        if (used || room[i].fits <= 0)
+            continue;
+        if (*n + added >= cap)
+            break;
+        left -= room[i].fits < left ? room[i].fits : left;
+        added++;
+    }
+    if (left > 0)
+        return left;
+    left = add;
+    uint32_t was_n = *n;
+    for (uint32_t i = 0; i < was_n && left > 0; i++) {
+        const struct ctl_grow_room *r = room_of(room, nroom, sh[i].cluster);
+        if (!r || r->fits <= 0)
+            continue;
+        int32_t g = r->fits < left ? r->fits : left;
+        sh[i].replicas += g;
+        left -= g;
+    }
+    for (uint32_t i = 0; i < nroom && left > 0; i++) {
+        int used = 0;
+        for (uint32_t j = 0; j < was_n && !used; j++)
+            used = strcmp(sh[j].cluster, room[i].cluster) == 0;
+        if (used || room[i].fits <= 0)
+            continue;
+        struct share *x = &sh[(*n)++];
+        memset(x, 0, sizeof *x);
+        snprintf(x->cluster, sizeof x->cluster, "%s", room[i].cluster);
+        x->replicas = room[i].fits < left ? room[i].fits : left;
+        left -= x->replicas;
+    }
+    return 0;
+}
+
+void ctl__grow_wait_message(char *buf, size_t cap, int32_t dreplicas, const char *why)
+{
+    snprintf(buf, cap, "scale up by %" PRId32 " replica%s waits: %s", dreplicas,
+             dreplicas == 1 ? "" : "s", why);
+}
+
 /* What the binding read last, moved aside while it is read again (binding_read frees it). */
 struct read_kept {
     struct comp *comp;
