@@ -485,10 +485,10 @@ static void reconcile_row(struct ctl *c, struct live_row *r)
     case RECON_STATUS:
         /* The ledger said dispatched before Scheduled=True was written (the last step): a
          * crash between leaves it to do (or a waiting scale-up wrote Scheduled=False). */
+        follow_row(c, b, r); /* first: a grown gang goes back to what it holds */
         b->step = S_STATUS;
         ctl__step_run(c, b);
         ctl__check_progress(c, b);
-        follow_row(c, b, r);
         return;
     case RECON_FOLLOW:
         ctl__check_progress(c, b);

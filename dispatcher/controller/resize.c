@@ -378,7 +378,14 @@ static void grow_from_row(struct ctl *c, struct binding *b, const struct queue_r
                           int32_t held)
 {
     struct queue_resvec at = {0};
-    if (ctl__gang_at(b->comp, b->ncomp, held, &at) || queue_resvec_cmp(&at, row_gang) != 0) {
+    uint32_t pods;
+    /* the replica's shape counts a pod each for placement; the queues do not (binding_read) */
+    int rc = queue_resnames_intern(c->names, "pods", 4, &pods);
+    if (!rc)
+        rc = ctl__gang_at(b->comp, b->ncomp, held, &at);
+    if (!rc && queue_resvec_get(&b->gang, pods) == 0)
+        rc = queue_resvec_set(&at, pods, 0);
+    if (rc || queue_resvec_cmp(&at, row_gang) != 0) {
         queue_resvec_close(&at);
         return; /* not the same shape: followed as admitted, as before */
     }
@@ -386,7 +393,7 @@ static void grow_from_row(struct ctl *c, struct binding *b, const struct queue_r
     struct ctl_resize_side was = {held, 1, &at, b->comp}, now = {want, 1, &b->gang, b->comp};
     struct queue_resvec d = {0};
     int32_t dr = 0;
-    int rc = ctl__grow_delta(&was, &now, &d, &dr);
+    rc = ctl__grow_delta(&was, &now, &d, &dr);
     queue_resvec_close(&b->gang);
     b->gang = at; /* what it holds */
     b->replicas = held;
@@ -758,17 +765,19 @@ void ctl__resize_resume(struct ctl *c, struct binding *b)
  * the whole request (the row keeps no per-replica one) and the replicas its shares hold. */
 void ctl__resize_from_row(struct ctl *c, struct binding *b, const struct queue_resvec *row_gang)
 {
-    if (b->step != S_NONE || b->inflight || b->lw_pending)
-        return;
     int32_t held = 0;
     for (uint32_t i = 0; i < b->nshares; i++)
         held += b->shares[i].replicas;
-    if (b->replicas == 0) {
-        scaled_to_zero(c, b);
-        return;
-    }
+    /* A growth is judged whatever is in flight (Scheduled=True still to write, say): b must go
+     * back to what it holds before any step builds from its read, and the delta only waits. */
     if (b->assign && b->ncomp == 1 && b->replicas > held && held > 0) {
         grow_from_row(c, b, row_gang, held); /* scaled up while no musterd led, or waiting */
+        return;
+    }
+    if (b->step != S_NONE || b->inflight || b->lw_pending)
+        return;
+    if (b->replicas == 0) {
+        scaled_to_zero(c, b);
         return;
     }
     if (queue_resvec_cmp(&b->gang, row_gang) == 0 || !queue_resvec_fits(&b->gang, row_gang, NULL) ||
