@@ -774,16 +774,22 @@ void ctl__resize_from_row(struct ctl *c, struct binding *b, const struct queue_r
         grow_from_row(c, b, row_gang, held); /* scaled up while no musterd led, or waiting */
         return;
     }
-    if (b->step != S_NONE || b->inflight || b->lw_pending)
+    /* from here its row's delta, if any, no longer stands: it asks for no more */
+    if (b->step != S_NONE || b->inflight || b->lw_pending) {
+        ctl__grow_cancel(c, b); /* the row's record goes with its next update */
         return;
+    }
     if (b->replicas == 0) {
-        scaled_to_zero(c, b);
+        scaled_to_zero(c, b); /* released: the delta with it */
         return;
     }
     if (queue_resvec_cmp(&b->gang, row_gang) == 0 || !queue_resvec_fits(&b->gang, row_gang, NULL) ||
-        (b->assign && b->replicas > held))
+        (b->assign && b->replicas > held)) {
+        if (b->grow)
+            grow_withdrawn(c, b);
         return; /* the same, or grown otherwise: followed as admitted */
-    shrunk(c, b, b->assign ? held : b->replicas);
+    }
+    shrunk(c, b, b->assign ? held : b->replicas); /* the delta cancelled, cleared on the row */
 }
 
 void ctl__grows_sweep(struct ctl *c)
