@@ -241,10 +241,10 @@ struct binding {
 
 /* A delta waiting to be admitted: what the gang asks for beyond what it holds. */
 struct ctl_grow {
-    int32_t replicas;       /* to add */
+    int32_t replicas;        /* to add */
     struct queue_resvec req; /* the delta's whole request (ctl__grow_delta) */
-    int64_t since;          /* its place in line: when the scale-up was asked for */
-    int admitted;           /* this cycle admitted it: folded into the gang after the walk */
+    int64_t since;           /* its place in line: when the scale-up was asked for */
+    int admitted;            /* this cycle admitted it: folded into the gang after the walk */
 };
 
 /* Why a cluster is lost to a gang that holds a share there (loss.c). */

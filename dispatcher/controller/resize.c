@@ -348,9 +348,8 @@ static void grow_withdrawn(struct ctl *c, struct binding *b)
  * Job goes whole to one cluster and a changed shape would change the running pods. */
 static int grow_shape_same(const struct binding *b, const struct read_kept *k)
 {
-    return b->assign && k->assign && b->ncomp == 1 && k->ncomp == 1 &&
-           b->replicas > k->replicas && k->replicas > 0 &&
-           queue_resvec_cmp(&b->comp[0].req, &k->comp[0].req) == 0 &&
+    return b->assign && k->assign && b->ncomp == 1 && k->ncomp == 1 && b->replicas > k->replicas &&
+           k->replicas > 0 && queue_resvec_cmp(&b->comp[0].req, &k->comp[0].req) == 0 &&
            strcmp(k->queue, b->queue) == 0 && k->priority == b->priority && k->kind == b->kind;
 }
 
@@ -411,8 +410,9 @@ void ctl__grow_restore(struct ctl *c, struct binding *b, const char *record)
     json_object *r = kube_json_get(o, "replicas"), *s = kube_json_get(o, "since");
     struct ctl_grow *g = muster_calloc(1, sizeof(*g));
     char err[128];
-    if (!g || !r || kube_resvec_parse(c->names, kube_json_get(o, "request"), "request", &g->req,
-                                      err, sizeof err)) {
+    if (!g || !r ||
+        kube_resvec_parse(c->names, kube_json_get(o, "request"), "request", &g->req, err,
+                          sizeof err)) {
         if (g)
             queue_resvec_close(&g->req);
         muster_free(g);
@@ -464,9 +464,9 @@ int ctl__grow_offer(struct ctl *c, struct queue_entry *e)
 {
     struct binding *b = queue_idmap_get(&c->byid, queue_entry_id(e) & ~CTL_GROW_ID);
     struct ctl_grow *g = b ? b->grow : NULL;
-    if (!g || g->admitted || (b->st != B_DISPATCHED && b->st != B_RUNNING) ||
-        b->step != S_NONE || b->inflight || b->lw_pending || b->reread_due || b->loss ||
-        b->rb_behind || b->nshares == 0 || b->nshares > 256)
+    if (!g || g->admitted || (b->st != B_DISPATCHED && b->st != B_RUNNING) || b->step != S_NONE ||
+        b->inflight || b->lw_pending || b->reread_due || b->loss || b->rb_behind ||
+        b->nshares == 0 || b->nshares > 256)
         return 1; /* judged once what is in flight is over */
     /* the gang as it asks now (the RB and template are the newest): what the delta admits */
     struct read_kept k;

@@ -685,8 +685,9 @@ int main(int argc, char **argv)
     printf("dispatch-check: %zu RBs (%zu dispatched, %zu held as unfit, %zu waiting for a full "
            "queue, %zu dispatched more than once, %zu shrunk, %zu grown, %zu scaled to 0), %zu "
            "live ledger rows, %zu PodGroup Works, %zu OverridePolicies, queue %s cpu %lldm: %s\n",
-           nrb, ndisp, nheld, nquota, nmulti, nshrunk, ngrown, nzero, json_object_array_length(live),
-           nworks, nops, queue, (long long)alloc, failures ? "FAILED" : "ok");
+           nrb, ndisp, nheld, nquota, nmulti, nshrunk, ngrown, nzero,
+           json_object_array_length(live), nworks, nops, queue, (long long)alloc,
+           failures ? "FAILED" : "ok");
     json_object_put(rblist);
     json_object_put(works);
     json_object_put(ops);

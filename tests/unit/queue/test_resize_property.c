@@ -110,8 +110,8 @@ static void put_entry(struct queue_tree *t, struct gang *g, int i, int delta, in
                                   .queue = leaves[g[i].leaf],
                                   .created_at = delta ? g[i].dcreated : g[i].created,
                                   .request = &v};
-    int rc = admitted ? queue_entry_add_admitted(t, &es, &e, &err)
-                      : queue_entry_add(t, &es, &e, &err);
+    int rc =
+        admitted ? queue_entry_add_admitted(t, &es, &e, &err) : queue_entry_add(t, &es, &e, &err);
     CU_ASSERT_EQUAL_FATAL(rc, 0);
     queue_resvec_close(&v);
 }
