@@ -78,25 +78,27 @@ static const char *const stmt_sql[ST__COUNT] = {
     [ST_LEDGER_INSERT] =
         "INSERT INTO ledger (binding, uid, queue, request, priority, state, clusters, reason,"
         " created_at, admitted_at, updated_at, mode, barrier, user_dispatching, attempt,"
-        " not_before, dispatched_at, loss)"
-        " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)",
+        " not_before, dispatched_at, loss, grow)"
+        " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18,"
+        " nullif(?19, ''))",
     [ST_LEDGER_UPDATE] = "UPDATE ledger SET state = ?2, clusters = coalesce(?3, clusters),"
                          " reason = coalesce(?4, reason), admitted_at = coalesce(?5, admitted_at),"
                          " updated_at = ?6, mode = coalesce(?7, mode), barrier = ?8,"
                          " user_dispatching = ?9, dispatched_at = coalesce(?10, dispatched_at),"
-                         " request = coalesce(?11, request), loss = coalesce(?12, loss)"
+                         " request = coalesce(?11, request), loss = coalesce(?12, loss),"
+                         " grow = CASE WHEN ?13 IS NULL THEN grow ELSE nullif(?13, '') END"
                          " WHERE id = ?1",
     /* The WHERE is the partial index ledger_live's, so SQLite walks that index in id order
      * instead of the whole history (schema/0001_init.sql). */
     [ST_LEDGER_LIVE] = "SELECT id, binding, uid, queue, request, priority, state, clusters, reason,"
                        " created_at, admitted_at, updated_at, mode, barrier, user_dispatching,"
-                       " attempt, not_before, dispatched_at, loss FROM ledger"
+                       " attempt, not_before, dispatched_at, loss, grow FROM ledger"
                        " WHERE state NOT IN ('released', 'rolledback') ORDER BY id",
     /* Walks the ledger_binding index (schema/0002_ledger_by_binding.sql). */
     [ST_LEDGER_BINDING] = "SELECT id, binding, uid, queue, request, priority, state, clusters,"
                           " reason, created_at, admitted_at, updated_at, mode, barrier,"
-                          " user_dispatching, attempt, not_before, dispatched_at, loss FROM ledger"
-                          " WHERE binding = ?1 ORDER BY id",
+                          " user_dispatching, attempt, not_before, dispatched_at, loss, grow"
+                          " FROM ledger WHERE binding = ?1 ORDER BY id",
     [ST_AUDIT_APPEND] = "INSERT INTO audit (at, actor, action, object, before, after)"
                         " VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
     [ST_AUDIT_PAGE] = "SELECT id, at, actor, action, object, before, after FROM audit"
@@ -1066,6 +1068,8 @@ static int ledger_insert_one(struct store *s, const struct store_ledger_row *r, 
                               : sqlite3_bind_null(st, 17);
     if (rc == SQLITE_OK)
         rc = bind_text(st, 18, r->loss);
+    if (rc == SQLITE_OK)
+        rc = bind_text(st, 19, r->grow);
     if (rc != SQLITE_OK)
         return store_fail(s, rc, "ledger: insert: bind");
     int err = step_done(s, ST_LEDGER_INSERT, "ledger: insert");
@@ -1103,6 +1107,8 @@ static int ledger_update_one(struct store *s, const struct store_ledger_row *r)
         rc = bind_text(st, 11, r->request);
     if (rc == SQLITE_OK)
         rc = bind_text(st, 12, r->loss);
+    if (rc == SQLITE_OK)
+        rc = bind_text(st, 13, r->grow);
     if (rc != SQLITE_OK)
         return store_fail(s, rc, "ledger: update: bind");
     int err = step_done(s, ST_LEDGER_UPDATE, "ledger: update");
@@ -1204,7 +1210,7 @@ static const char *const ledger_cols[] = {
     "id",    "binding",  "uid",    "queue",      "request",     "priority",
     "state", "clusters", "reason", "created_at", "admitted_at", "updated_at",
     "mode",  "barrier",  "user_dispatching", "attempt", "not_before", "dispatched_at",
-    "loss",
+    "loss", "grow",
 };
 
 /* Fills r from the current row of ST_LEDGER_LIVE (which runs once per live row at start-up) or
@@ -1304,6 +1310,10 @@ static int ledger_row(struct store *s, sqlite3_stmt *st, size_t nstates, struct 
     if (!err) {
         bad = 18;
         err = col_text(st, 18, 1, &r->loss);
+    }
+    if (!err) {
+        bad = 19;
+        err = col_text(st, 19, 1, &r->grow);
     }
     if (err == MUSTER_ESTORE)
         /* The id is ours, not the user's: safe to name so an operator can find the row. */

@@ -76,6 +76,10 @@ struct store_ledger_row {
     /* A cluster lost under this row's dispatch (schema/0005_cluster_loss.sql): a JSON object,
      * or NULL for none (an update with NULL keeps what the row holds). */
     const char *loss;
+    /* A scale-up (or an elastic gang's rest) waiting to be admitted
+     * (schema/0006_ledger_growth.sql): a JSON object. NULL keeps what the row holds on an
+     * update (none on an insert); "" clears it. */
+    const char *grow;
 };
 
 /* One audit record. before/after are JSON text or NULL. */

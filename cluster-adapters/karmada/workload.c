@@ -199,6 +199,7 @@ static void reset(struct karmada_workload *w)
     w->queue_explicit = 0;
     w->queue_source = "default";
     w->replicas = w->min_member = 0;
+    w->elastic = 0;
     w->min_member_source = "replicas";
     w->placement = KARMADA_WORKLOAD_SINGLE_CLUSTER;
     w->dialect = KARMADA_WORKLOAD_DIALECT_NONE;
@@ -822,6 +823,24 @@ static int read_statefulset(struct karmada_workload *w, json_object *tmpl)
     return 0;
 }
 
+/* After read_min_member: elastic only where there is room to grow (min_member < replicas); a
+ * "true" on a gang whose minimum is the whole reads as a plain gang, not as an error, so that
+ * scaling down to the minimum does not make a running workload invalid. */
+static int read_elastic(struct karmada_workload *w, json_object *rb, json_object *tmpl)
+{
+    const char *s, *who;
+    int rc = annotation(w, tmpl, rb, KARMADA_WORKLOAD_ELASTIC_ANNOTATION, &s, &who);
+    if (rc || !s)
+        return rc;
+    if (strcmp(s, "true") != 0 && strcmp(s, "false") != 0)
+        return INVALID(w,
+                       "%s annotation " KARMADA_WORKLOAD_ELASTIC_ANNOTATION ": \"%.32s\" is "
+                       "neither \"true\" nor \"false\"",
+                       who, s);
+    w->elastic = s[0] == 't' && w->min_member < w->replicas;
+    return 0;
+}
+
 static int read_placement(struct karmada_workload *w, json_object *rb, json_object *tmpl,
                           json_object *spec)
 {
@@ -981,6 +1000,8 @@ int karmada_workload_read(struct karmada_workload *w, struct queue_resnames *nam
         rc = read_min_member(w, rb, tmpl);
     if (!rc)
         rc = read_statefulset(w, tmpl);
+    if (!rc)
+        rc = read_elastic(w, rb, tmpl);
     if (!rc)
         rc = read_placement(w, rb, tmpl, spec);
     if (!rc)

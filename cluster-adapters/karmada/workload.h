@@ -23,6 +23,9 @@
 /* The annotations muster defines on a workload (template first, then the RB). */
 #define KARMADA_WORKLOAD_MIN_MEMBER_ANNOTATION "scheduling.muster.io/min-member"
 #define KARMADA_WORKLOAD_PLACEMENT_ANNOTATION "scheduling.muster.io/placement"
+/* "true": partial admission, opt in: when the whole gang does not fit but its min-member does,
+ * the minimum may be admitted and the gang grown towards its replicas (docs/workload.md). */
+#define KARMADA_WORKLOAD_ELASTIC_ANNOTATION "scheduling.muster.io/elastic"
 #define KARMADA_WORKLOAD_PERMANENT_ID_LABEL "resourcebinding.karmada.io/permanent-id"
 #define KARMADA_WORKLOAD_DEFAULT_SCHEDULER "default-scheduler"
 /* The queue keys of DESIGN.md in order of precedence, as an X-macro: the read looks for them on
@@ -115,6 +118,8 @@ struct karmada_workload {
     int32_t replicas;              /* the whole gang: sum of the components' replicas */
     int32_t min_member;            /* pods that must run for the gang to count as started */
     const char *min_member_source; /* static: "annotation ...", "spec.minAvailable", "replicas" */
+    int elastic; /* 1: the elastic annotation says "true" and min_member < replicas, so the gang
+                    may be admitted at min_member and grown; 0 otherwise */
     enum karmada_workload_placement placement;
 
     /* The gang as another dialect states it on the pods (docs/workload.md, "Gang dialects"):

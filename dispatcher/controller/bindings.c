@@ -198,6 +198,9 @@ void ctl__binding_destroy(struct binding *b)
     muster_free(b->shares);
     muster_free(b->dropped);
     muster_free(b->loss);
+    if (b->grow)
+        queue_resvec_close(&b->grow->req);
+    muster_free(b->grow);
     if (b->tkey != ctl__tkey_none)
         muster_free(b->tkey);
     muster_free(b->msg);

@@ -230,6 +230,21 @@ struct binding {
     /* A cluster it held a share in was lost (loss.c): what and why, until it is admitted
      * again. NULL: none. */
     struct ctl_loss *loss;
+    /* A dispatched or running gang that grew: the difference waits as an admission of its own
+     * (resize.c, docs/dispatcher.md "Scale up"). NULL: nothing waits. */
+    struct ctl_grow *grow;
+};
+
+/* The engine id of a binding's waiting delta: its row's id with this bit, so the delta is an
+ * entry of its own beside the gang's (ledger ids are SQLite rowids, far below it). */
+#define CTL_GROW_ID (UINT64_C(1) << 62)
+
+/* A delta waiting to be admitted: what the gang asks for beyond what it holds. */
+struct ctl_grow {
+    int32_t replicas;        /* to add */
+    struct queue_resvec req; /* the delta's whole request (ctl__grow_delta) */
+    int64_t since;           /* its place in line: when the scale-up was asked for */
+    int admitted;            /* this cycle admitted it: folded into the gang after the walk */
 };
 
 /* Why a cluster is lost to a gang that holds a share there (loss.c). */
@@ -322,6 +337,7 @@ struct lwrite {
     char reason[256];
     char *request; /* owned */
     char *loss;    /* owned: the ledger's loss record (JSON), NULL for none */
+    char *grow;    /* owned: the row's waiting delta (JSON), "" clears it, NULL keeps it */
     int kind;      /* what to do after the commit */
 };
 
@@ -340,7 +356,9 @@ enum lw_kind {
     LW_ZERO_OLD, /* a dispatched gang scaled to 0: released, a pending row takes its place */
     LW_LOSS_OLD, /* a cluster lost, Requeue: the rolledback row (the pending one is
                     LW_ROLLBACK_NEW) */
-    LW_LOSS_REPLACE /* a cluster lost, Replace: the row admitted again with the new placement */
+    LW_LOSS_REPLACE, /* a cluster lost, Replace: the row admitted again with the new placement */
+    LW_GROW_ASK,     /* a dispatched gang grew: its delta recorded on the row, then queued */
+    LW_GROW          /* the delta admitted: the row admitted again, grown, with the new placement */
 };
 
 struct request_ctx {
@@ -493,6 +511,9 @@ struct ctl {
     } lw;
     /* gangs whose lost share the next cycle places again (loss.c) */
     uint32_t replacing;
+    /* deltas this cycle admitted, folded into their gangs once the walk is over, and deltas
+     * waiting in the engine, whose reasons each cycle refreshes (resize.c) */
+    uint32_t growing, grows_waiting;
     int64_t last_loss_sweep;
     /* the queues' gang timeouts (follow.c) */
     struct {
@@ -609,18 +630,60 @@ struct ctl_resize_side {
 enum ctl_resize {
     RESIZE_SAME,   /* it asks for what it holds */
     RESIZE_SHRINK, /* nothing grows, something shrinks: capacity released */
-    RESIZE_GROW,   /* something grows: followed as admitted (not re-admitted yet) */
+    RESIZE_GROW,   /* something grows: the difference is admitted as a delta of its own */
     RESIZE_ZERO    /* scaled to 0: released */
 };
 enum ctl_resize ctl__resize_judge(const struct ctl_resize_side *was,
                                   const struct ctl_resize_side *now);
 uint32_t ctl__shares_shrink(struct share *sh, uint32_t n, int32_t replicas);
+/* Growth (docs/dispatcher.md, "Scale up"): the pure parts the delta admission is built on. */
+/* What a gang that grew (RESIZE_GROW) asks for beyond what it holds: *dreplicas = now's
+ * replicas - was's (0 or more), delta = per resource max(0, now - was) of the whole request, so
+ * the delta is admitted as an entry of its own and the gang's entry grown by no more than it
+ * (queue_entry_resize's contract). 0, or MUSTER_ENOMEM (delta cleared). Pure. */
+int ctl__grow_delta(const struct ctl_resize_side *was, const struct ctl_resize_side *now,
+                    struct queue_resvec *delta, int32_t *dreplicas);
+/* The whole request of a one-component gang at `replicas`: what an elastic gang is admitted at
+ * when only its minimum fits (replicas = min-member). 0, MUSTER_EINVAL for several components
+ * or replicas outside [0, comp's], MUSTER_ERANGE on overflow, MUSTER_ENOMEM. Pure. */
+int ctl__gang_at(const struct comp *comp, uint32_t ncomp, int32_t replicas,
+                 struct queue_resvec *out);
+/* One cluster a delta may use and how many more replicas of the gang it can take. */
+struct ctl_grow_room {
+    const char *cluster;
+    int32_t fits;
+};
+/* Places `add` more replicas over the gang's shares sh[0..*n) (capacity cap), preferring the
+ * clusters the gang already uses, in their order, then the others of room[] in room's order
+ * (a new share appended). room[] names each allowed cluster once. Returns the replicas left
+ * unplaced (0: all placed); sh and *n are changed only when 0 is returned. Pure. */
+int32_t ctl__shares_grow(struct share *sh, uint32_t *n, uint32_t cap,
+                         const struct ctl_grow_room *room, uint32_t nroom, int32_t add);
+/* The sentence an RB's condition and the API give while a delta waits:
+ * "scale up by <d> replicas waits: <why>" (why: the queue's or placement's own sentence). */
+void ctl__grow_wait_message(char *buf, size_t cap, int32_t dreplicas, const char *why);
 /* A dispatched or running binding whose RB or template changed: read again, and a gang that
  * shrank or went to 0 acted on (returns 1; the row is written at the flush). */
 int ctl__resize_check(struct ctl *c, struct binding *b, int template_changed);
 void ctl__resize_apply(struct ctl *c, struct binding *b);
 void ctl__resize_resume(struct ctl *c, struct binding *b);
 void ctl__resize_from_row(struct ctl *c, struct binding *b, const struct queue_resvec *row_gang);
+/* The cycle offers a delta's engine entry (id & CTL_GROW_ID): placed preferring the gang's
+ * clusters and admitted through the queues. 0 when admitted (the row goes back to admitted
+ * with the grown placement; the entry is folded into the gang's by ctl__grows_fold), 1 when it
+ * waits (its reason says why) or cannot be judged now. */
+int ctl__grow_offer(struct ctl *c, struct queue_entry *e);
+/* After the cycle's walk: each delta admitted is removed and its gang's entry grown by it. */
+void ctl__grows_fold(struct ctl *c);
+/* Each cycle: why each waiting delta the queues refuse waits (QuotaExceeded, with figures),
+ * on the RB's condition and in the API; the engine does not offer those to the cycle. */
+void ctl__grows_sweep(struct ctl *c);
+/* b's delta is committed to the ledger: its engine entry is added (LW_GROW_ASK). */
+void ctl__grow_queued(struct ctl *c, struct binding *b);
+/* b's waiting delta, if any, leaves the engine and b. Returns 1 when there was one. */
+int ctl__grow_cancel(struct ctl *c, struct binding *b);
+/* At start-up: a dispatched or running row's waiting delta (its grow record) back in b. */
+void ctl__grow_restore(struct ctl *c, struct binding *b, const char *record);
 
 /* cycle.c */
 void ctl__cycle(struct ctl *c);

@@ -370,6 +370,7 @@ void ctl__cycle(struct ctl *c)
         return;
     }
     ctl__losses_replace(c);
+    ctl__grows_sweep(c);
     if (!c->cyc.forced && !c->cyc.last_cut && c->cyc.last_grow == c->fleet.grow_seq &&
         c->cyc.last_epoch == c->fleet.epoch)
         return; /* every gang the engine offers would meet the verdict it met last time */
@@ -381,6 +382,11 @@ void ctl__cycle(struct ctl *c)
     unsigned nofit = 0;
     struct queue_entry *e;
     while ((e = queue_cycle_next(c->t))) {
+        if (queue_entry_id(e) & CTL_GROW_ID) { /* a dispatched gang's scale-up (resize.c) */
+            if (ctl__grow_offer(c, e) && queue_cycle_skip(c->t, e))
+                goto cut;
+            continue;
+        }
         struct binding *b = queue_idmap_get(&c->byid, queue_entry_id(e));
         if (!b || b->st != B_PENDING) {
             if (queue_cycle_skip(c->t, e))
@@ -414,7 +420,8 @@ void ctl__cycle(struct ctl *c)
         admit(c, b);
     }
     c->cyc.last_cut = 0;
-cut:;
+cut:
+    ctl__grows_fold(c); /* the walk is over: admitted deltas join their gangs */
     uint64_t t1 = uv_hrtime();
     c->cyc.next_ns = t1 - t0 >= CTL_CYCLE_PACE_FROM_NS ? t1 + (CTL_CYCLE_DUTY - 1) * (t1 - t0) : 0;
     double ms = (double)(t1 - t0) / 1e6;

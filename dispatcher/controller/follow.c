@@ -16,6 +16,7 @@ void ctl__engine_forget(struct ctl *c, struct binding *b)
     struct queue_entry *e = b->ledger_id ? queue_tree_entry(c->t, (uint64_t)b->ledger_id) : NULL;
     if (e)
         queue_entry_remove(c->t, e);
+    ctl__grow_cancel(c, b); /* a waiting delta ends with the gang's admission */
     c->cyc.wanted = 1;
     c->cyc.forced = 1;
 }

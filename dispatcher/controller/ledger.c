@@ -19,6 +19,8 @@ static const char *const lw_crashpoint[] = {
     [LW_ZERO_OLD] = "resize.zero",
     [LW_LOSS_OLD] = "loss.ledger",
     [LW_LOSS_REPLACE] = "loss.replace.ledger",
+    [LW_GROW_ASK] = "grow.ledger",
+    [LW_GROW] = "grow.admit",
 };
 
 struct lwrite *ctl__lw_add(struct ctl *c, struct binding *b, int kind, const char *state)
@@ -117,6 +119,7 @@ void ctl__ledger_flush(struct ctl *c)
         if (rows[i].request)
             rows[i].request = c->lw.v[i].request;
         rows[i].loss = c->lw.v[i].loss;
+        rows[i].grow = c->lw.v[i].grow;
     }
     int rc = store_ledger_write_batch(c->s, rows, n);
     c->st.ledger_batches++;
@@ -125,6 +128,7 @@ void ctl__ledger_flush(struct ctl *c)
         for (size_t i = 0; i < n; i++) {
             muster_free(c->lw.v[i].request);
             muster_free(c->lw.v[i].loss);
+            muster_free(c->lw.v[i].grow);
         }
         c->lw.n = 0;
         ctl__fatal(c, "batch");
@@ -143,6 +147,8 @@ void ctl__ledger_flush(struct ctl *c)
         w->request = NULL;
         muster_free(w->loss);
         w->loss = NULL;
+        muster_free(w->grow);
+        w->grow = NULL;
         b->lw_pending--;
         switch (w->kind) {
         case LW_NEW:
@@ -214,6 +220,16 @@ void ctl__ledger_flush(struct ctl *c)
             break;
         case LW_RESIZE:
             ctl__resize_apply(c, b); /* the engine, the clusters, then the hub */
+            break;
+        case LW_GROW_ASK:
+            ctl__grow_queued(c, b); /* the delta waits in the engine */
+            break;
+        case LW_GROW:
+            /* The delta is in the gang: the protocol runs forward for the grown placement, as
+             * after a Replace (the running shares' Works are met by 409 and patched to the
+             * new minMember; a new cluster's is created; the barrier covers the rendering). */
+            if (b->st == B_ADMITTED && !b->gone)
+                ctl__forward_from(c, b, ctl__forward_first(b));
             break;
         default:
             break;

@@ -12,6 +12,7 @@ struct live_row {
     char *clusters;
     char *request; /* dispatched and running rows only: what the engine holds for them */
     char *loss; /* a pending row requeued after a cluster was lost: its loss record */
+    char *grow; /* dispatched and running rows: a scale-up still waiting (schema/0006) */
     int64_t id, created_at, admitted_at, dispatched_at, attempt, not_before;
     int barrier, user_dispatching, assign;
 };
@@ -50,6 +51,11 @@ static int live_cb(void *ud, const struct store_ledger_row *r)
     }
     if (r->loss && strcmp(r->state, "pending") == 0 && !(x->loss = muster_strdup(r->loss))) {
         muster_free(x->clusters);
+        return MUSTER_ENOMEM;
+    }
+    if (r->grow && x->request && !(x->grow = muster_strdup(r->grow))) {
+        muster_free(x->clusters);
+        muster_free(x->request);
         return MUSTER_ENOMEM;
     }
     x->id = r->id;
@@ -340,6 +346,20 @@ enum ctl_recon ctl__reconcile_decide(const struct ctl_recon_facts *f)
     }
 }
 
+/* A dispatched or running row followed: its waiting scale-up back in the engine, and a gang
+ * resized while no musterd led acted on (shrunk, or grown: a delta asked for). */
+static void follow_row(struct ctl *c, struct binding *b, const struct live_row *r)
+{
+    if (!r->request || (b->st != B_DISPATCHED && b->st != B_RUNNING))
+        return;
+    ctl__grow_restore(c, b, r->grow);
+    struct queue_resvec was = {0};
+    char err[128];
+    if (kube_resvec_parse_text(c->names, r->request, "request", &was, err, sizeof err) == 0)
+        ctl__resize_from_row(c, b, &was);
+    queue_resvec_close(&was);
+}
+
 static void reconcile_row(struct ctl *c, struct live_row *r)
 {
     struct binding *b = ctl__find_key(c, r->binding);
@@ -464,20 +484,15 @@ static void reconcile_row(struct ctl *c, struct live_row *r)
         return;
     case RECON_STATUS:
         /* The ledger said dispatched before Scheduled=True was written (the last step): a
-         * crash between leaves it to do. */
+         * crash between leaves it to do (or a waiting scale-up wrote Scheduled=False). */
+        follow_row(c, b, r); /* first: a grown gang goes back to what it holds */
         b->step = S_STATUS;
         ctl__step_run(c, b);
         ctl__check_progress(c, b);
         return;
     case RECON_FOLLOW:
         ctl__check_progress(c, b);
-        if (r->request && (b->st == B_DISPATCHED || b->st == B_RUNNING)) {
-            struct queue_resvec was = {0};
-            char err[128];
-            if (kube_resvec_parse_text(c->names, r->request, "request", &was, err, sizeof err) == 0)
-                ctl__resize_from_row(c, b, &was); /* scaled down while no musterd led */
-            queue_resvec_close(&was);
-        }
+        follow_row(c, b, r);
         return;
     case RECON_RESIZE:
         ctl__resize_resume(c, b); /* then followed: step_done reads it again */
@@ -704,6 +719,7 @@ void ctl__reconcile(struct ctl *c)
             muster_free(l.v[i].clusters);
             muster_free(l.v[i].request);
             muster_free(l.v[i].loss);
+            muster_free(l.v[i].grow);
         }
         muster_free(l.v);
         ctl__fatal(c, "reading the live ledger");
@@ -715,6 +731,7 @@ void ctl__reconcile(struct ctl *c)
         muster_free(l.v[i].clusters);
         muster_free(l.v[i].request);
         muster_free(l.v[i].loss);
+        muster_free(l.v[i].grow);
     }
     muster_free(l.v);
     kube_informer_foreach(&c->rbs, reconcile_rb, c);

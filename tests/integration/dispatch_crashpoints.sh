@@ -29,7 +29,10 @@ NAME=dispatch_crashpoints
 # taint goes when musterd dies. Every other run is without them, and scales two Deployments once
 # they run (issue 17): sd, spread over two clusters, down from 9 to 4 replicas (its row shrinks,
 # its PodGroup Works and spec.clusters follow, the cluster it leaves loses its Work), and zd to 0
-# (released, its placement undone).
+# (released, its placement undone). "grow" points add instead a Deployment gd, spread, scaled up
+# from 2 to 5 replicas once it runs (issue 17, docs/dispatcher.md "Scale up"): its delta is
+# recorded on its row (grow.ledger), admitted and folded into the row, which goes back to
+# admitted with the grown placement (grow.admit); the commit protocol's points then run again.
 POINTS=(
     queue.ledger hold requeue.ledger dispatch.ledger dispatch.objects.one dispatch.objects
     dispatch.applied dispatch.assign dispatch.barrier dispatch.lift dispatch.assign-lift
@@ -38,6 +41,7 @@ POINTS=(
     rollback:rollback.ledger rollback:rollback.barrier rollback:rollback.clear
     rollback:rollback.objects.one rollback:rollback.objects
     loss:loss.ledger replace:loss.replace.ledger
+    grow:grow.ledger grow:grow.admit
 )
 
 BREAK='{"apiVersion":"policy.karmada.io/v1alpha1","kind":"OverridePolicy","metadata":{"name":"zz-break","namespace":"crash"},"spec":{"resourceSelectors":[{"apiVersion":"apps/v1","kind":"Deployment","namespace":"crash","name":"broken"}],"overrideRules":[{"targetCluster":{"clusterNames":["c2","c3"]},"overriders":{"plaintext":[{"path":"/spec/template/metadata/annotations/scheduling.k8s.io~1group-name","operator":"add","value":"no-such-group"}]}}]}}'
@@ -69,7 +73,7 @@ lost_cluster() {
 
 # one_point POINT WITH_ROLLBACK [LOSS_POLICY]
 one_point() {
-    local point=$1 broken=$2 loss=${3:-} t0=$SECONDS rc=0 tainted=
+    local point=$1 broken=$2 loss=${3:-} grow=${4:-} t0=$SECONDS rc=0 tainted=
     rm -f "$TMP/events.log" "$TMP"/muster.db* "$TMP"/md.* "$TMP/doomed" "$TMP/check.out"
     start_sim
     export MUSTER_CRASH_AT=$point
@@ -85,10 +89,11 @@ one_point() {
     deployment dd 2 1     # deleted below: released because its RB goes
     job unfit-x 1 20 1 0  # no node holds it: held, NoClusterFit
     [ "$broken" = 1 ] && deployment broken 9 8 # 72 cpu: spread over two or three clusters
-    if [ "$broken" = 0 ] && [ -z "$loss" ]; then
+    if [ "$broken" = 0 ] && [ -z "$loss" ] && [ -z "$grow" ]; then
         deployment sd 9 8 # 72 cpu: at most 8 a cluster, so two clusters
         deployment zd 2 1
     fi
+    [ -n "$grow" ] && deployment gd 2 8 # scaled up to 5 once it runs
     [ -n "$loss" ] && deployment ld 2 1 # its cluster is lost once it runs
     # the unfit Job waits: a user lifts its hold (musterd holds it again), then its template
     # asks for more (its pending row is replaced)
@@ -97,6 +102,7 @@ one_point() {
     patch "apis/batch/v1/namespaces/$NS/jobs/unfit-x" '{"spec":{"parallelism":2}}'
     local deadline=$((SECONDS + 20)) deleted=0 scaled=$broken
     [ -n "$loss" ] && scaled=1 # the loss runs scale nothing
+    [ -n "$grow" ] && scaled=1 # the grow runs scale gd only
     while kill -0 "$MD_PID" 2>/dev/null; do
         [ $SECONDS -lt "$deadline" ] || dfail "$point: musterd never reached the crash point"
         if [ $scaled = 0 ] && [ $((SECONDS - t0)) -ge 2 ] && running sd-deployment &&
@@ -104,6 +110,10 @@ one_point() {
             patch "apis/apps/v1/namespaces/$NS/deployments/sd/scale" '{"spec":{"replicas":4}}'
             patch "apis/apps/v1/namespaces/$NS/deployments/zd/scale" '{"spec":{"replicas":0}}'
             scaled=1
+        fi
+        if [ "$grow" = 1 ] && running gd-deployment; then
+            patch "apis/apps/v1/namespaces/$NS/deployments/gd/scale" '{"spec":{"replicas":5}}'
+            grow=2
         fi
         if [ -n "$loss" ] && [ -z "$tainted" ]; then
             tainted=$(lost_cluster)
@@ -133,16 +143,17 @@ one_point() {
 start_all=$SECONDS
 n=0
 for p in "${POINTS[@]}"; do
-    broken=0 loss=
+    broken=0 loss= grow=
     case $p in
     rollback:*) broken=1 p=${p#rollback:} ;;
     loss:*) loss=Requeue p=${p#loss:} ;;
     replace:*) loss=Replace p=${p#replace:} ;;
+    grow:*) grow=1 p=${p#grow:} ;;
     esac
     if [ -n "${MUSTER_CRASH_ONLY:-}" ] && [[ ",$MUSTER_CRASH_ONLY," != *",$p,"* ]]; then
         continue
     fi
-    one_point "$p" "$broken" "$loss"
+    one_point "$p" "$broken" "$loss" "$grow"
     n=$((n + 1))
 done
 echo "dispatch_crashpoints: ok ($n points, $((SECONDS - start_all)) s)"

@@ -11,7 +11,10 @@
  *     committed (from the event log) never goes from one non-empty placement to a different
  *     non-empty placement without an empty one in between, except a shrink (issue 17: every
  *     cluster of the new one was in the old one with at least as many replicas), which is the
- *     same dispatch holding less, or unless the ledger records a Replace of exactly that step
+ *     same dispatch holding less, or a growth (every cluster of the old one is in the new one
+ *     with at most as many replicas: a scale up's delta admitted into the same row,
+ *     docs/dispatcher.md "Scale up"), the same dispatch holding more, or unless the ledger
+ *     records a Replace of exactly that step
  *     (a row whose loss record says decision Replace, from the first placement, and whose
  *     clusters are the second: a lost cluster's share moved while the others ran,
  *     docs/dispatcher.md "A cluster lost"). Each empty -> non-empty step, and each such
@@ -177,7 +180,7 @@ struct rb {
     char disp[MAXD][512]; /* dispatches in order */
     int ndisp;
     int overlaps;
-    int shrinks;
+    int shrinks, grows;
     char ovl_from[MAXO][512], ovl_to[MAXO][512];
     int ovl_ok[MAXO];
     int lifted;   /* check 6: placed and released, not suspended */
@@ -255,6 +258,13 @@ static int read_events(const char *path, const char *ns)
                     snprintf(r->disp[r->ndisp - 1], sizeof r->disp[0], "%s", pl);
                 snprintf(r->last_nonempty, sizeof r->last_nonempty, "%s", pl);
                 r->shrinks++;
+            } else if (pl[0] && !r->empty_between && r->last_nonempty[0] &&
+                       shrink_of(pl, r->last_nonempty)) {
+                /* the dispatch grew: the same row now says the larger placement */
+                if (r->ndisp > 0 && r->ndisp <= MAXD)
+                    snprintf(r->disp[r->ndisp - 1], sizeof r->disp[0], "%s", pl);
+                snprintf(r->last_nonempty, sizeof r->last_nonempty, "%s", pl);
+                r->grows++;
             } else if (!pl[0]) {
                 r->empty_between = 1;
             } else if (!r->empty_between && strcmp(pl, r->last_nonempty) != 0) {
@@ -476,7 +486,7 @@ int main(int argc, char **argv)
     /* 3 and 2: every RB of the namespace */
     json_object *items = kube_json_get(rblist, "items");
     size_t nrb = json_object_array_length(items), ndisp = 0, nheld = 0, nmulti = 0, nquota = 0,
-           nzero = 0, nshrunk = 0;
+           nzero = 0, nshrunk = 0, ngrown = 0;
     int64_t q_alloc = cpu_milli(kube_json_path(q, "status", "allocated", NULL));
     json_object *qspec = kube_json_get(q, "spec") ? kube_json_get(q, "spec") : q;
     int64_t q_cap = cpu_milli(kube_json_get(qspec, "capability"));
@@ -542,6 +552,8 @@ int main(int argc, char **argv)
             nmulti++;
         if (r && r->shrinks)
             nshrunk++;
+        if (r && r->grows)
+            ngrown++;
         if (pl[0] && (!r || nd == 0))
             fail("%s: dispatched on the hub but the event log saw no dispatch", key);
         if (nd > MAXD)
@@ -576,7 +588,8 @@ int main(int argc, char **argv)
                  * spec.clusters rewrite is still on its way (the "placed at" check below
                  * waits for it) */
                 if (k < nd && k < MAXD &&
-                    (strcmp(hp, r->disp[k]) == 0 || shrink_of(r->disp[k], hp)))
+                    (strcmp(hp, r->disp[k]) == 0 || shrink_of(r->disp[k], hp) ||
+                     shrink_of(hp, r->disp[k])))
                     k++;
             }
             if (k < nd)
@@ -670,10 +683,11 @@ int main(int argc, char **argv)
                  kube_json_str(md, "name"), bkey ? bkey : "?", !rb ? "gone" : "another RB's");
     }
     printf("dispatch-check: %zu RBs (%zu dispatched, %zu held as unfit, %zu waiting for a full "
-           "queue, %zu dispatched more than once, %zu shrunk, %zu scaled to 0), %zu live ledger "
-           "rows, %zu PodGroup Works, %zu OverridePolicies, queue %s cpu %lldm: %s\n",
-           nrb, ndisp, nheld, nquota, nmulti, nshrunk, nzero, json_object_array_length(live),
-           nworks, nops, queue, (long long)alloc, failures ? "FAILED" : "ok");
+           "queue, %zu dispatched more than once, %zu shrunk, %zu grown, %zu scaled to 0), %zu "
+           "live ledger rows, %zu PodGroup Works, %zu OverridePolicies, queue %s cpu %lldm: %s\n",
+           nrb, ndisp, nheld, nquota, nmulti, nshrunk, ngrown, nzero,
+           json_object_array_length(live), nworks, nops, queue, (long long)alloc,
+           failures ? "FAILED" : "ok");
     json_object_put(rblist);
     json_object_put(works);
     json_object_put(ops);

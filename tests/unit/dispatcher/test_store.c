@@ -686,15 +686,15 @@ static void test_bad_rows_out_of_sqlite(void)
                                  "CREATE TABLE ledger (id INTEGER PRIMARY KEY, binding, uid, queue,"
                                  " request, priority, state, clusters, reason, created_at,"
                                  " admitted_at, updated_at, mode, barrier, user_dispatching,"
-                                 " attempt, not_before, dispatched_at, loss);"
+                                 " attempt, not_before, dispatched_at, loss, grow);"
                                  "CREATE INDEX ledger_live ON ledger (id)"
                                  " WHERE state NOT IN ('released', 'rolledback');"
                                  "INSERT INTO ledger VALUES (1, 'ns/a', '', 'q', '{}', 0,"
                                  " 'pending', '[]', '', 1, NULL, 1, 'assign', 0, -1, 0, 0, NULL,"
-                                 " NULL);"
+                                 " NULL, NULL);"
                                  "INSERT INTO ledger VALUES (2, NULL, '', 'q', '{}', 0,"
                                  " 'pending', '[]', '', 1, NULL, 1, 'assign', 0, -1, 0, 0, NULL,"
-                                 " NULL);",
+                                 " NULL, NULL);",
                                  NULL, NULL, NULL),
                     SQLITE_OK);
     sqlite3_close(db);
@@ -1060,6 +1060,42 @@ static void test_cluster_loss_columns(void)
     store_close(s);
 }
 
+/* schema/0006: a waiting delta on the live row round-trips; an update without one keeps it, ""
+ * clears it (the delta admitted in the same update as the grown request); not an object is
+ * refused. */
+static int grow_of(void *ud, const struct store_ledger_row *row)
+{
+    snprintf(ud, 256, "%s|%s", row->grow ? row->grow : "(null)", row->request);
+    return 0;
+}
+
+static void test_growth_column(void)
+{
+    struct store *s = open_ok(":memory:", STORE_SYNC_FULL);
+    struct store_ledger_row r = ledger_row("ns/g", "running");
+    int64_t id = 0;
+    char got[256] = "";
+    CU_ASSERT_EQUAL_FATAL(store_ledger_insert(s, &r, &id), 0);
+    CU_ASSERT_EQUAL(store_ledger_foreach_live(s, grow_of, got), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(got, "(null)|"));
+    const char *d = "{\"replicas\":4,\"request\":{\"cpu\":\"4\"},\"since\":7}";
+    struct store_ledger_row up = {.id = id, .state = "running", .updated_at = 2, .grow = d};
+    CU_ASSERT_EQUAL(store_ledger_update_state(s, &up), 0);
+    up.grow = NULL;
+    CU_ASSERT_EQUAL(store_ledger_update_state(s, &up), 0); /* kept */
+    CU_ASSERT_EQUAL(store_ledger_foreach_live(s, grow_of, got), 0);
+    CU_ASSERT_EQUAL(strncmp(got, d, strlen(d)), 0);
+    up.grow = "[4]";
+    CU_ASSERT_NOT_EQUAL(store_ledger_update_state(s, &up), 0);
+    up.grow = "";
+    up.state = "admitted";
+    up.request = "{\"cpu\":\"8\"}";
+    CU_ASSERT_EQUAL(store_ledger_update_state(s, &up), 0); /* admitted: cleared, grown */
+    CU_ASSERT_EQUAL(store_ledger_foreach_binding(s, "ns/g", grow_of, got), 0);
+    CU_ASSERT_STRING_EQUAL(got, "(null)|{\"cpu\":\"8\"}");
+    store_close(s);
+}
+
 static void test_ledger_protocol_columns(void)
 {
     struct store *s = open_ok(":memory:", STORE_SYNC_FULL);
@@ -1298,6 +1334,7 @@ static CU_TestInfo tests[] = {
     {"ledger batch all or nothing", test_ledger_batch},
     {"ledger protocol columns", test_ledger_protocol_columns},
     {"onClusterLoss and the loss record (schema/0005)", test_cluster_loss_columns},
+    {"a waiting delta on the live row (schema/0006)", test_growth_column},
     {"bad rows out of sqlite", test_bad_rows_out_of_sqlite},
     {"audit", test_audit},
     {"audit pages", test_audit_foreach},

@@ -697,6 +697,42 @@ static void test_min_member_row(void)
     end();
 }
 
+static void test_elastic_row(void)
+{
+    begin();
+    json_object *rb, *tmpl;
+    pair("deployment", &rb, &tmpl); /* 4 replicas */
+    CU_ASSERT_EQUAL_FATAL(rd(rb, tmpl), 0);
+    CU_ASSERT_EQUAL(w.elastic, 0);
+    /* elastic without a minimum below the replicas: nothing to grow, a plain gang */
+    with_tmpl_annotation(tmpl, KARMADA_WORKLOAD_ELASTIC_ANNOTATION, "true");
+    CU_ASSERT_EQUAL_FATAL(rd(rb, tmpl), 0);
+    CU_ASSERT_EQUAL(w.elastic, 0);
+    put(tmpl, str("2"), "metadata", "annotations", KARMADA_WORKLOAD_MIN_MEMBER_ANNOTATION, NULL);
+    CU_ASSERT_EQUAL_FATAL(rd(rb, tmpl), 0);
+    CU_ASSERT_EQUAL(w.elastic, 1);
+    CU_ASSERT_EQUAL(w.min_member, 2);
+    with_tmpl_annotation(tmpl, KARMADA_WORKLOAD_ELASTIC_ANNOTATION, "false");
+    CU_ASSERT_EQUAL_FATAL(rd(rb, tmpl), 0);
+    CU_ASSERT_EQUAL(w.elastic, 0);
+    /* the template's first, then the binding's */
+    put(tmpl, json_object_new_object(), "metadata", "annotations", NULL);
+    put(tmpl, str("2"), "metadata", "annotations", KARMADA_WORKLOAD_MIN_MEMBER_ANNOTATION, NULL);
+    put(rb, str("true"), "metadata", "annotations", KARMADA_WORKLOAD_ELASTIC_ANNOTATION, NULL);
+    CU_ASSERT_EQUAL_FATAL(rd(rb, tmpl), 0);
+    CU_ASSERT_EQUAL(w.elastic, 1);
+    static const char *const bad[] = {"yes", "True", "1", ""};
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        with_tmpl_annotation(tmpl, KARMADA_WORKLOAD_ELASTIC_ANNOTATION, bad[i]);
+        CU_ASSERT_EQUAL(rd(rb, tmpl), MUSTER_EINVAL);
+        CU_ASSERT_TRUE(has(w.message, "is neither \"true\" nor \"false\""));
+        CU_ASSERT_EQUAL(w.elastic, 0);
+    }
+    json_object_put(rb);
+    json_object_put(tmpl);
+    end();
+}
+
 static void test_placement_row(void)
 {
     begin();
@@ -1487,7 +1523,8 @@ static void test_pruned_reads_equal(void)
                                        "kueue.x-k8s.io/queue-name",
                                        "yunikorn.apache.org/queue",
                                        KARMADA_WORKLOAD_MIN_MEMBER_ANNOTATION,
-                                       KARMADA_WORKLOAD_PLACEMENT_ANNOTATION};
+                                       KARMADA_WORKLOAD_PLACEMENT_ANNOTATION,
+                                       KARMADA_WORKLOAD_ELASTIC_ANNOTATION};
     for (size_t k = 0; k < 4; k++)
         for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
             VARIANT(kinds[k], str("2"), "metadata", "labels", keys[i]);
@@ -2063,6 +2100,7 @@ static CU_TestInfo tests[] = {
     {"a member's PodGroup support from apiEnablements", test_cluster_podgroups},
     {"queue row", test_queue_row},
     {"min-member row", test_min_member_row},
+    {"elastic row", test_elastic_row},
     {"placement row and refusals", test_placement_row},
     {"priority row", test_priority_row},
     {"bad requests and replicas", test_bad_requests},

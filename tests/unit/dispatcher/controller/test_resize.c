@@ -89,6 +89,125 @@ static void test_shares_shrink(void)
     CU_ASSERT_STRING_EQUAL(sh[0].cluster, "c1");
 }
 
+static void test_grow_delta(void)
+{
+    names = queue_resnames_new();
+    CU_ASSERT_PTR_NOT_NULL_FATAL(names);
+    uint32_t cpu, mem;
+    CU_ASSERT_EQUAL_FATAL(queue_resnames_intern(names, "cpu", 3, &cpu), 0);
+    CU_ASSERT_EQUAL_FATAL(queue_resnames_intern(names, "memory", 6, &mem), 0);
+    struct side was, now;
+    struct queue_resvec d = {0};
+    int32_t dr = -1;
+    /* scale up from 4 to 7: the delta is 3 replicas' worth */
+    side(&was, 4, 1000, 2000);
+    side(&now, 7, 1000, 2000);
+    CU_ASSERT_EQUAL(ctl__grow_delta(&was.s, &now.s, &d, &dr), 0);
+    CU_ASSERT_EQUAL(dr, 3);
+    CU_ASSERT_EQUAL(queue_resvec_get(&d, cpu), 3000);
+    CU_ASSERT_EQUAL(queue_resvec_get(&d, mem), 6000);
+    /* the gang's entry grown by the delta is exactly what it now asks for */
+    struct queue_resvec sum = {0};
+    CU_ASSERT_EQUAL(queue_resvec_copy(&sum, &was.gang), 0);
+    CU_ASSERT_EQUAL(queue_resvec_add(&sum, &d), 0);
+    CU_ASSERT_EQUAL(queue_resvec_cmp(&sum, &now.gang), 0);
+    side_close(&now);
+    /* fewer replicas, more cpu each: no replicas to add, the cpu grows, the memory that shrank
+     * is not a negative delta (the entry is grown by no more than what the delta admitted) */
+    side(&now, 2, 3000, 1000);
+    CU_ASSERT_EQUAL(ctl__grow_delta(&was.s, &now.s, &d, &dr), 0);
+    CU_ASSERT_EQUAL(dr, 0);
+    CU_ASSERT_EQUAL(queue_resvec_get(&d, cpu), 2000);
+    CU_ASSERT_EQUAL(queue_resvec_get(&d, mem), 0);
+    CU_ASSERT_FALSE(queue_resvec_any_negative(&d));
+    side_close(&now);
+    /* the same gang: nothing to admit */
+    side(&now, 4, 1000, 2000);
+    CU_ASSERT_EQUAL(ctl__grow_delta(&was.s, &now.s, &d, &dr), 0);
+    CU_ASSERT_EQUAL(dr, 0);
+    CU_ASSERT_EQUAL(d.len, 0);
+    side_close(&now);
+
+    /* an elastic gang at its minimum: min-member x the per-replica request */
+    struct queue_resvec at = {0};
+    CU_ASSERT_EQUAL(ctl__gang_at(&was.comp, 1, 2, &at), 0);
+    CU_ASSERT_EQUAL(queue_resvec_get(&at, cpu), 2000);
+    CU_ASSERT_EQUAL(queue_resvec_get(&at, mem), 4000);
+    CU_ASSERT_EQUAL(ctl__gang_at(&was.comp, 1, 4, &at), 0);
+    CU_ASSERT_EQUAL(queue_resvec_cmp(&at, &was.gang), 0);
+    CU_ASSERT_EQUAL(ctl__gang_at(&was.comp, 1, 5, &at), MUSTER_EINVAL); /* above the gang */
+    CU_ASSERT_EQUAL(ctl__gang_at(&was.comp, 2, 2, &at), MUSTER_EINVAL); /* several components */
+    CU_ASSERT_EQUAL(at.len, 0);
+    struct comp big = {.replicas = 4};
+    CU_ASSERT_EQUAL(queue_resvec_set(&big.req, cpu, INT64_MAX / 2), 0);
+    CU_ASSERT_EQUAL(ctl__gang_at(&big, 1, 3, &at), MUSTER_ERANGE);
+    queue_resvec_close(&big.req);
+    queue_resvec_close(&at);
+    queue_resvec_close(&sum);
+    queue_resvec_close(&d);
+    side_close(&was);
+    queue_resnames_free(names);
+}
+
+static void share_set(struct share *s, const char *cluster, int32_t r)
+{
+    memset(s, 0, sizeof *s);
+    snprintf(s->cluster, sizeof s->cluster, "%s", cluster);
+    s->replicas = r;
+}
+
+static void test_shares_grow(void)
+{
+    struct share sh[4];
+    uint32_t n = 2;
+    share_set(&sh[0], "c1", 4);
+    share_set(&sh[1], "c2", 2);
+    /* c9 has the most room, but the gang's own clusters come first, in their order */
+    struct ctl_grow_room room[] = {{"c9", 10}, {"c2", 1}, {"c1", 2}, {"c3", 5}};
+    CU_ASSERT_EQUAL(ctl__shares_grow(sh, &n, 4, room, 4, 3), 0);
+    CU_ASSERT_EQUAL(n, 2);
+    CU_ASSERT_EQUAL(sh[0].replicas, 6);
+    CU_ASSERT_EQUAL(sh[1].replicas, 3);
+    /* the gang's clusters are full: a new share in room's order (the allowed clusters) */
+    room[1].fits = room[2].fits = 0;
+    CU_ASSERT_EQUAL(ctl__shares_grow(sh, &n, 4, room, 4, 12), 0);
+    CU_ASSERT_EQUAL(n, 4);
+    CU_ASSERT_STRING_EQUAL(sh[2].cluster, "c9");
+    CU_ASSERT_EQUAL(sh[2].replicas, 10);
+    CU_ASSERT_STRING_EQUAL(sh[3].cluster, "c3");
+    CU_ASSERT_EQUAL(sh[3].replicas, 2);
+    /* does not fit: the shares are left as they were, the shortfall said */
+    struct share before[4];
+    memcpy(before, sh, sizeof sh);
+    n = 2;
+    CU_ASSERT_EQUAL(ctl__shares_grow(sh, &n, 4, room, 4, 20), 5);
+    CU_ASSERT_EQUAL(n, 2);
+    CU_ASSERT_EQUAL(memcmp(before, sh, sizeof sh), 0);
+    /* no room for another share: what the gang's clusters and the capacity allow only */
+    n = 2;
+    CU_ASSERT_EQUAL(ctl__shares_grow(sh, &n, 3, room, 4, 12), 2);
+    CU_ASSERT_EQUAL(n, 2);
+    /* a cluster not in room (not allowed any more) takes nothing */
+    struct ctl_grow_room only[] = {{"c3", 1}};
+    n = 2;
+    CU_ASSERT_EQUAL(ctl__shares_grow(sh, &n, 4, only, 1, 1), 0);
+    CU_ASSERT_EQUAL(n, 3);
+    CU_ASSERT_EQUAL(sh[0].replicas, 6);
+    CU_ASSERT_STRING_EQUAL(sh[2].cluster, "c3");
+    CU_ASSERT_EQUAL(sh[2].replicas, 1);
+}
+
+static void test_grow_wait_message(void)
+{
+    char m[128];
+    ctl__grow_wait_message(m, sizeof m, 4,
+                           "queue research/nlp: nvidia.com/gpu 60 of 64 in use, needs 8");
+    CU_ASSERT_STRING_EQUAL(m, "scale up by 4 replicas waits: queue research/nlp: nvidia.com/gpu "
+                              "60 of 64 in use, needs 8");
+    ctl__grow_wait_message(m, sizeof m, 1, "no cluster fits");
+    CU_ASSERT_STRING_EQUAL(m, "scale up by 1 replica waits: no cluster fits");
+}
+
 static struct binding mk(enum bstate st, int needs_objects, uint32_t ndropped)
 {
     struct binding b;
@@ -149,6 +268,9 @@ static void test_reconcile_finishes_a_resize(void)
 static CU_TestInfo tests[] = {
     {"a gang read again: same, shrunk, grown, zero", test_judge},
     {"the last-placed shares give up first", test_shares_shrink},
+    {"growth: the delta's request, an elastic gang's minimum", test_grow_delta},
+    {"growth: the gang's own clusters first, then the others allowed", test_shares_grow},
+    {"growth: why a delta waits", test_grow_wait_message},
     {"resize steps", test_steps},
     {"start-up finishes a half-done resize", test_reconcile_finishes_a_resize},
     CU_TEST_INFO_NULL,
