@@ -493,6 +493,13 @@ struct ctl {
     /* gangs whose lost share the next cycle places again (loss.c) */
     uint32_t replacing;
     int64_t last_loss_sweep;
+    /* reclaim.c: clusters' stable ids in the victim index (names[id]), and a sequence bumped
+     * whenever the index changes (a search that found nothing is not repeated before) */
+    struct {
+        char (*names)[CTL_CLUSTER_NAME_MAX];
+        uint32_t n, cap;
+        uint64_t change_seq;
+    } rcl;
     /* the queues' gang timeouts (follow.c) */
     struct {
         struct qtimeout *v;
@@ -679,6 +686,38 @@ void ctl__rollback(struct ctl *c, struct binding *b, const char *why);
 void ctl__rollback_lost(struct ctl *c, struct binding *b, const char *why, const char *waiting,
                         char *loss);
 void ctl__timeouts_refresh(struct ctl *c);
+
+/* reclaim.c: the ctl__reclaim_*_cooling rules and ctl__reclaim_should_search are pure
+ * (tests/unit/dispatcher/controller/test_reclaim.c) */
+#define CTL_RECLAIM_MINUTE_MS 60000
+/* A cycle runs at most this many victim searches: a backlog of gangs that reclaim cannot help
+ * must not make cycles slow (docs/reclaim.md, "The dispatcher's side"). */
+#define CTL_RECLAIM_SEARCHES_PER_CYCLE 2
+/* What a pending gang's last victim search found, so it is not searched for again in vain. */
+struct ctl_reclaim_memo {
+    int searched;
+    int found_nothing;
+    uint64_t change_seq; /* c->rcl.change_seq when it searched */
+};
+/* 1 when preempted_at[0..n) (unix ms) holds max_per_minute or more in the minute up to now:
+ * the queue may lose no gang now (preemption.maxPerMinute; 0 is no limit). */
+int ctl__reclaim_queue_cooling(const int64_t *preempted_at, size_t n, int64_t now,
+                               uint32_t max_per_minute);
+/* 1 when a gang preempted at preempted_at (0: never) may not be preempted now: its
+ * preemption.cooldown counts from when it was admitted again (admitted_at). */
+int ctl__reclaim_gang_cooling(int64_t preempted_at, int64_t admitted_at, int64_t now,
+                              int64_t cooldown_ms);
+/* 1 when a pending gang should be searched for in this cycle: fewer than
+ * CTL_RECLAIM_SEARCHES_PER_CYCLE searches ran in it, and the gang's last search did not find
+ * nothing with the index as it is now (change_seq). */
+int ctl__reclaim_should_search(const struct ctl_reclaim_memo *m, uint64_t change_seq,
+                               uint32_t searched_this_cycle);
+/* The stable id of cluster name in the victim index (-1: none left). */
+int32_t ctl__reclaim_cluster_id(struct ctl *c, const char *name);
+/* Records b, RUNNING, in the victim index: since its dispatch, its shares per cluster. A gang
+ * that cannot be recorded is logged and is no victim. */
+void ctl__reclaim_record(struct ctl *c, struct binding *b);
+void ctl__reclaim_close(struct ctl *c);
 
 /* reconcile.c */
 /* What the hub shows of one live ledger row at start-up. */

@@ -471,6 +471,7 @@ static void reconcile_row(struct ctl *c, struct live_row *r)
         return;
     case RECON_FOLLOW:
         ctl__check_progress(c, b);
+        ctl__reclaim_record(c, b); /* a running row: in the victim index again */
         if (r->request && (b->st == B_DISPATCHED || b->st == B_RUNNING)) {
             struct queue_resvec was = {0};
             char err[128];
