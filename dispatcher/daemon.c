@@ -501,6 +501,7 @@ static int start_dispatching(struct daemon *d)
     co.events = d->events;
     co.metrics = d->metrics;
     co.log = co.log ? co.log : d->out;
+    co.reclaim = o->reclaim;
     int rc = ctl_new(&d->loop, d->kube, d->s, *d->t, &co, &d->ctl);
     if (rc)
         return rc;

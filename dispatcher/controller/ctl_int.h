@@ -714,8 +714,8 @@ int ctl__reclaim_should_search(const struct ctl_reclaim_memo *m, uint64_t change
                                uint32_t searched_this_cycle);
 /* The stable id of cluster name in the victim index (-1: none left). */
 int32_t ctl__reclaim_cluster_id(struct ctl *c, const char *name);
-/* Records b, RUNNING, in the victim index: since its dispatch, its shares per cluster. A gang
- * that cannot be recorded is logged and is no victim. */
+/* With --reclaim on, records b, RUNNING, in the victim index: since its dispatch, its shares
+ * per cluster (off: nothing). A gang that cannot be recorded is logged and is no victim. */
 void ctl__reclaim_record(struct ctl *c, struct binding *b);
 void ctl__reclaim_close(struct ctl *c);
 

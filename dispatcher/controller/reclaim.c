@@ -94,7 +94,7 @@ static int resvec_times(struct queue_resvec *v, const struct queue_resvec *per, 
 
 void ctl__reclaim_record(struct ctl *c, struct binding *b)
 {
-    if (!b->ledger_id || b->st != B_RUNNING)
+    if (!c->opt.reclaim || !b->ledger_id || b->st != B_RUNNING)
         return;
     struct queue_entry *e = queue_tree_entry(c->t, (uint64_t)b->ledger_id);
     if (!e || queue_entry_state(e) != QUEUE_ENTRY_ADMITTED)
