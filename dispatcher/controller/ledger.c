@@ -118,7 +118,20 @@ void ctl__ledger_flush(struct ctl *c)
             rows[i].request = c->lw.v[i].request;
         rows[i].loss = c->lw.v[i].loss;
     }
-    int rc = store_ledger_write_batch(c->s, rows, n);
+    /* Preemptions decided in this iteration: their counts commit with the victims' rows. */
+    int preempting = c->rcl.ncnt > 0, rc;
+    if (preempting) {
+        rc = store_begin(c->s);
+        if (!rc)
+            rc = store_ledger_write_batch(c->s, rows, n);
+        if (!rc)
+            rc = ctl__reclaim_flush_counts(c, now_ms(c));
+        rc = rc ? (store_rollback(c->s), rc) : store_commit(c->s);
+        if (!rc)
+            disp_crashpoint("reclaim.ledger");
+    } else {
+        rc = store_ledger_write_batch(c->s, rows, n);
+    }
     c->st.ledger_batches++;
     if (rc) {
         muster_free(rows);

@@ -174,6 +174,10 @@ void ctl__pending_reason(struct ctl *c, struct binding *b)
 {
     if (b->st != B_PENDING || b->nofit)
         return;
+    if (b->rc_wait && b->rc_until > now_ms(c)) {
+        ctl__set_reason(b, "Unschedulable", "%s", b->rc_wait); /* reclaim.c: what it waits for */
+        return;
+    }
     struct queue_entry *e = queue_tree_entry(c->t, (uint64_t)b->ledger_id);
     struct queue_limit why;
     if (!e || queue_tree_can_admit(c->t, queue_entry_queue(e), queue_entry_request(e), &why))
