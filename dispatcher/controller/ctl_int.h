@@ -763,8 +763,10 @@ void ctl__reclaim_consider(struct ctl *c, struct binding *b);
  * recording the decision in this iteration's ledger transaction. */
 void ctl__reclaim_run(struct ctl *c);
 /* The counts to add in the ledger transaction that is about to be written (0, or a store
- * error: the transaction is rolled back by the caller). Forgets them on success. */
+ * error: the transaction is rolled back by the caller). */
 int ctl__reclaim_flush_counts(struct ctl *c, int64_t now);
+/* That transaction committed: the counts go to opt.preempted, and are forgotten. */
+void ctl__reclaim_counted(struct ctl *c);
 
 /* reconcile.c */
 /* What the hub shows of one live ledger row at start-up. */

@@ -398,13 +398,15 @@ void ctl__cycle(struct ctl *c)
     }
     ctl__losses_replace(c);
     if (!c->cyc.forced && !c->cyc.last_cut && c->cyc.last_grow == c->fleet.grow_seq &&
-        c->cyc.last_epoch == c->fleet.epoch)
+        c->cyc.last_epoch == c->fleet.epoch) {
+        if (c->rcl.nwant)
+            ctl__reclaim_run(c); /* gangs the tick's sweep found refused (loop.c) */
         return; /* every gang the engine offers would meet the verdict it met last time */
+    }
     c->cyc.forced = 0;
     c->cyc.last_grow = c->fleet.grow_seq;
     c->cyc.last_epoch = c->fleet.epoch;
     c->cyc.last_cut = 1; /* until the engine has nothing more to offer */
-    c->rcl.nwant = 0;
     queue_cycle_begin(c->t);
     unsigned nofit = 0;
     struct queue_entry *e;

@@ -127,8 +127,10 @@ void ctl__ledger_flush(struct ctl *c)
         if (!rc)
             rc = ctl__reclaim_flush_counts(c, now_ms(c));
         rc = rc ? (store_rollback(c->s), rc) : store_commit(c->s);
-        if (!rc)
+        if (!rc) {
             disp_crashpoint("reclaim.ledger");
+            ctl__reclaim_counted(c);
+        }
     } else {
         rc = store_ledger_write_batch(c->s, rows, n);
     }

@@ -190,6 +190,8 @@ void ctl__pending_reason(struct ctl *c, struct binding *b)
      * then). */
     ctl__set_reason(b, strncmp(msg, "fleet: ", 7) == 0 ? "NoClusterFit" : "QuotaExceeded", "%s",
                     msg);
+    if (c->opt.reclaim)
+        ctl__reclaim_consider(c, b); /* the engine never offers it: reclaim may help */
 }
 
 static void sweep_waiting(struct ctl *c, int64_t now)

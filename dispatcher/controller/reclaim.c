@@ -161,9 +161,14 @@ void ctl__reclaim_consider(struct ctl *c, struct binding *b)
 {
     if (beneficiary_waits(c, b, now_ms(c)) || !b->assign || b->ncomp != 1 || !b->ledger_id)
         return; /* several components (a Volcano Job): see docs/reclaim.md, known limits */
+    for (uint32_t i = 0; i < c->rcl.nwant; i++)
+        if (c->rcl.want[i] == (uint64_t)b->ledger_id)
+            return;
     if (!ctl__reclaim_should_search(&b->rcm, c->rcl.change_seq, c->rcl.nwant))
         return;
     c->rcl.want[c->rcl.nwant++] = (uint64_t)b->ledger_id;
+    c->cyc.wanted = 1; /* the cycle runs the search, after its pass */
+    ctl__kick(c);
 }
 
 /* The dry run's context: b's usable clusters, by fleet index and stable id. */
@@ -390,8 +395,15 @@ static void search_for(struct ctl *c, struct binding *b, int64_t now)
     b->rcm.change_seq = c->rcl.change_seq;
     b->rcm.found_nothing = 1;
     int err = d.n ? queue_reclaim_search(c->rcl.rc, c->t, &req) : MUSTER_EINVAL;
-    if (err || queue_reclaim_outcome(c->rcl.rc) != QUEUE_RECLAIM_VICTIMS)
+    if (err || queue_reclaim_outcome(c->rcl.rc) != QUEUE_RECLAIM_VICTIMS) {
+        /* Said once per change of the index (the memo): why reclaim does not help it. */
+        char no[KARMADA_WORKLOAD_MSG_MAX] = "";
+        if (!err)
+            queue_reclaim_explain_wait(c->rcl.rc, c->t, no, sizeof no);
+        ctl__logf(c, "reclaim: nothing preempted for %s (%" PRIu64 " running gangs indexed): %s",
+                  b->key, queue_reclaim_gang_count(c->t), err ? muster_strerror(err) : no);
         goto out;
+    }
     b->rcm.found_nothing = 0;
     /* Read and explained before the first eviction changes the tree. */
     char wait[KARMADA_WORKLOAD_MSG_MAX];
@@ -462,6 +474,13 @@ int ctl__reclaim_flush_counts(struct ctl *c, int64_t now)
         if (err)
             return err;
     }
-    c->rcl.ncnt = 0;
     return 0;
+}
+
+void ctl__reclaim_counted(struct ctl *c)
+{
+    for (uint32_t i = 0; i < c->rcl.ncnt && c->opt.preempted; i++)
+        c->opt.preempted(c->opt.preempted_ud, c->rcl.cnt[i].queue, c->rcl.cnt[i].made,
+                         c->rcl.cnt[i].suffered);
+    c->rcl.ncnt = 0;
 }

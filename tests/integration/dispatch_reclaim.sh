@@ -1,0 +1,136 @@
+#!/usr/bin/env bash
+# Issue 18, musterd --reclaim on against muster-sim: a queue takes back what another borrowed,
+# by preempting whole running gangs (docs/reclaim.md, "The dispatcher's side"). One point per
+# CASE, on three clusters of two 4-GPU nodes (24 GPUs):
+#   spread  queue a is guaranteed 16 GPUs and idle; b borrows all 24 with six 4-GPU gangs, two
+#           per cluster. a submits 16 GPUs that must spread over two clusters: exactly four of
+#           b's gangs are preempted, whole, the newest first as far as placement allows, in the
+#           clusters a's gang then runs in only; a's gang runs; b's other two gangs never stop.
+#           The victims say Preempted (condition, API, ledger), keep their place in line, are
+#           counted (status.preemptions, muster_preemptions_total) and wait while a's gang
+#           takes the room.
+#   nofit   a's gang asks for more than the fleet holds even with b gone: nothing is preempted.
+# Every write is checked against the CRDs.
+# Usage: dispatch_reclaim.sh MUSTER_SIM MUSTERD SOURCE_DIR CASE
+set -euo pipefail
+SIM=$1 MUSTERD=$2 SRC=$3 CASE=$4
+NAME=dispatch_reclaim_$CASE TEST_NS=team
+# shellcheck source=dispatch_lib.sh
+. "$(dirname "$0")/dispatch_lib.sh"
+FIX=$SRC/tests/fixtures/dispatch
+# musterd's reclaim lines (what it searched, what it preempted) with any failure
+eval "lib_$(declare -f dfail)"
+dfail() {
+    grep -h 'reclaim\|preempt\|DEBUG' "$TMP/musterd.out" "$TMP/musterd.err" 2>/dev/null | tail -20 | sed 's/^/musterd: /' >&2 || true
+    lib_dfail "$@"
+}
+
+# deploy NAME QUEUE REPLICAS GPUS_PER_REPLICA [spread]
+deploy() {
+    local ann=
+    [ "${5:-}" == spread ] && ann='annotations: {scheduling.muster.io/placement: spread}'
+    k create -f - >/dev/null <<YAML
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: $1
+  namespace: team
+  labels: {app: $1, volcano.sh/queue-name: $2}
+  $ann
+spec:
+  replicas: $3
+  selector: {matchLabels: {app: $1}}
+  template:
+    metadata: {labels: {app: $1}}
+    spec:
+      containers:
+        - name: w
+          image: registry.example/w:1
+          resources:
+            requests: {cpu: "1", memory: 1Gi, nvidia.com/gpu: "$4"}
+YAML
+}
+bstate() { api GET "/api/v1/bindings/team/$1-deployment" | jq -r .state; }
+brows() {
+    api GET "/api/v1/bindings/team/$1-deployment" |
+        jq "[.history[] | select(.state == \"$2\")] | length"
+}
+preempted_metric() {
+    curl -sf "$API/metrics" |
+        sed -n "s/^muster_preemptions_total{queue=\"$1\",reason=\"$2\"} //p"
+}
+
+start_sim "$FIX/three-clusters.yaml"
+start_musterd --reclaim on
+queue a root '{"nvidia.com/gpu":"24"}' \
+    '"guarantee":{"nvidia.com/gpu":"16"},"deserved":{"nvidia.com/gpu":"16"}'
+queue b root '{"nvidia.com/gpu":"24"}'
+# b borrows everything: six gangs of 2 x 2 GPUs, one cluster each, started one after another
+# so that "newest" is well defined
+for i in 1 2 3 4 5 6; do
+    deploy "b$i" b 2 2
+    wait_until 20 "b$i to run" is_eq running bstate "b$i"
+    sleep 0.05
+done
+declare -A where
+for i in 1 2 3 4 5 6; do
+    where[b$i]=$(rb_clusters "b$i-deployment")
+    echo "b$i on ${where[b$i]}"
+done
+
+case "$CASE" in
+spread)
+    deploy big a 8 2 spread
+    DUMP=/api/v1/bindings/team/big-deployment
+    wait_until 30 "a's gang to run" is_eq running bstate big
+    placed=$(rb_clusters big-deployment)
+    echo "a's gang on $placed"
+    victims=()
+    for i in 1 2 3 4 5 6; do
+        [ "$(brows "b$i" rolledback)" == 0 ] || victims+=("b$i")
+    done
+    echo "preempted: ${victims[*]}"
+    expect "${#victims[@]}" 4 "gangs preempted"
+    for v in "${victims[@]}"; do
+        c=${where[$v]%%=*}
+        [[ "$placed" == *"$c="* ]] || dfail "$v was preempted in $c, where a's gang does not run"
+        reason=$(api GET "/api/v1/bindings/team/$v-deployment" |
+            jq -r '[.history[] | select(.state == "rolledback")][0].reason')
+        expect "$reason" "preempted to reclaim for a (binding team/big-deployment)" "$v's ledger row"
+    done
+    # the two that stay never stopped
+    for i in 1 2 3 4 5 6; do
+        [[ " ${victims[*]} " == *" b$i "* ]] && continue
+        expect "$(bstate "b$i")" running "b$i untouched"
+    done
+    # a victim waits, says Preempted, keeps its place in line
+    v=${victims[0]}
+    st=$(bstate "$v")
+    [[ "$st" != running ]] || dfail "$v runs again in the room reclaimed for a"
+    wait_until 10 "$v's condition to say Preempted" eval \
+        "rb_cond $v-deployment Scheduled | grep -q '/Preempted$'"
+    echo "$v: $(rb_cond_msg "$v-deployment" Scheduled)"
+    expect "$(api GET /api/v1/queues/a | jq -c .status.preemptions)" '{"made":4,"suffered":0}' \
+        "a's preemptions"
+    expect "$(api GET /api/v1/queues/b | jq -c .status.preemptions)" '{"made":0,"suffered":4}' \
+        "b's preemptions"
+    expect "$(preempted_metric b reclaim)" 4 "muster_preemptions_total{queue=b,reason=reclaim}"
+    curl -sf "$API/metrics" | grep -q '^muster_reclaim_wait_seconds_count 1$' ||
+        dfail "muster_reclaim_wait_seconds counts no wait"
+    ;;
+nofit)
+    # 26 GPUs: more than the fleet's 24 even with every gang of b gone
+    deploy big a 13 2 spread
+    DUMP=/api/v1/bindings/team/big-deployment
+    wait_until 20 "a's gang to be seen" is_eq pending bstate big
+    sleep 3
+    for i in 1 2 3 4 5 6; do
+        expect "$(bstate "b$i")" running "b$i untouched"
+        expect "$(brows "b$i" rolledback)" 0 "b$i never rolled back"
+    done
+    expect "$(api GET /api/v1/queues/b | jq -c .status.preemptions)" '{"made":0,"suffered":0}' \
+        "b's preemptions"
+    ;;
+*) dfail "unknown case $CASE" ;;
+esac
+finish
