@@ -534,6 +534,9 @@ struct ctl {
         char (*names)[CTL_CLUSTER_NAME_MAX];
         uint32_t n, cap;
         uint64_t change_seq;
+        /* No search before this (unix ms): an earlier preemption's victims are still being
+         * evicted, or their room not yet taken by its beneficiary (cleared when it is) */
+        int64_t busy_until;
         struct queue_reclaim *rc; /* the search's workspace */
         /* this cycle's gangs to search for, after the engine's pass */
         uint64_t want[CTL_RECLAIM_SEARCHES_PER_CYCLE];
@@ -754,6 +757,9 @@ int32_t ctl__reclaim_cluster_id(struct ctl *c, const char *name);
  * per cluster (off: nothing). A gang that cannot be recorded is logged and is no victim. */
 void ctl__reclaim_record(struct ctl *c, struct binding *b);
 void ctl__reclaim_close(struct ctl *c);
+/* Start-up: b's pending row is in back-off (a preemption's victim among them, perhaps
+ * mid-eviction): no search until it ends (at most CTL_RECLAIM_HOLD_MS from now). */
+void ctl__reclaim_restored(struct ctl *c, const struct binding *b);
 /* The cycle met b (entry e), pending, refused by its queues or by every cluster: with
  * --reclaim on, it may be searched for after the engine's pass (ctl__reclaim_run). A
  * beneficiary still waiting for its victims' room gets its waiting sentence back. */

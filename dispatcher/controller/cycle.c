@@ -331,6 +331,8 @@ static void admit(struct ctl *c, struct binding *b)
     if (b->rc_until && c->opt.metrics)
         disp_metrics_reclaim_wait(c->opt.metrics, (double)(now - b->rc_until + CTL_RECLAIM_HOLD_MS) /
                                                       1000.0);
+    if (b->rc_until)
+        c->rcl.busy_until = 0; /* the room reclaimed for it is taken: others may search */
     b->rc_until = 0; /* the room reclaimed for it is taken */
     muster_free(b->rc_wait);
     b->rc_wait = NULL;

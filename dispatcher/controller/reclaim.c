@@ -159,8 +159,11 @@ static int beneficiary_waits(struct ctl *c, struct binding *b, int64_t now)
 
 void ctl__reclaim_consider(struct ctl *c, struct binding *b)
 {
-    if (beneficiary_waits(c, b, now_ms(c)) || !b->assign || b->ncomp != 1 || !b->ledger_id)
+    int64_t now = now_ms(c);
+    if (beneficiary_waits(c, b, now) || !b->assign || b->ncomp != 1 || !b->ledger_id)
         return; /* several components (a Volcano Job): see docs/reclaim.md, known limits */
+    if (now < c->rcl.busy_until)
+        return; /* one preemption at a time: its room is its beneficiary's */
     for (uint32_t i = 0; i < c->rcl.nwant; i++)
         if (c->rcl.want[i] == (uint64_t)b->ledger_id)
             return;
@@ -444,6 +447,7 @@ static void search_for(struct ctl *c, struct binding *b, int64_t now)
     muster_free(b->rc_wait);
     b->rc_wait = muster_strdup(wait);
     b->rc_until = now + CTL_RECLAIM_HOLD_MS;
+    c->rcl.busy_until = b->rc_until;
     ctl__set_reason(b, "Unschedulable", "%s", wait);
     c->rcl.change_seq++;
 out:
@@ -457,11 +461,22 @@ void ctl__reclaim_run(struct ctl *c)
     int64_t now = now_ms(c);
     uint32_t n = c->rcl.nwant;
     c->rcl.nwant = 0;
-    for (uint32_t i = 0; i < n; i++) {
+    for (uint32_t i = 0; i < n && now >= c->rcl.busy_until; i++) {
         struct binding *b = queue_idmap_get(&c->byid, c->rcl.want[i]);
         if (b)
             search_for(c, b, now);
     }
+}
+
+void ctl__reclaim_restored(struct ctl *c, const struct binding *b)
+{
+    int64_t now = now_ms(c);
+    if (!c->opt.reclaim || b->not_before <= now)
+        return;
+    int64_t until = b->not_before < now + CTL_RECLAIM_HOLD_MS ? b->not_before
+                                                              : now + CTL_RECLAIM_HOLD_MS;
+    if (until > c->rcl.busy_until)
+        c->rcl.busy_until = until;
 }
 
 int ctl__reclaim_flush_counts(struct ctl *c, int64_t now)

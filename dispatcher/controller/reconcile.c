@@ -371,6 +371,7 @@ static void reconcile_row(struct ctl *c, struct live_row *r)
     shares_from_json(b, cl);
     json_object_put(cl);
     ctl__loss_restore(c, b, r->loss);
+    ctl__reclaim_restored(c, b);
     enum bstate st = strcmp(r->state, "pending") == 0      ? B_PENDING
                      : strcmp(r->state, "admitted") == 0   ? B_ADMITTED
                      : strcmp(r->state, "dispatched") == 0 ? B_DISPATCHED

@@ -10,6 +10,12 @@
 #           counted (status.preemptions, muster_preemptions_total) and wait while a's gang
 #           takes the room.
 #   nofit   a's gang asks for more than the fleet holds even with b gone: nothing is preempted.
+#   crash-POINT  spread, with musterd killed at crash point POINT of the eviction
+#           (reclaim.ledger: the decision committed, nothing sent; rollback.barrier,
+#           rollback.clear, rollback.objects: an undo step of a victim) and started again on
+#           the same database: it converges, a's gang runs, exactly four of b's gangs were
+#           preempted and none is left half-evicted (each either held with no clusters, or
+#           running again whole).
 # Every write is checked against the CRDs.
 # Usage: dispatch_reclaim.sh MUSTER_SIM MUSTERD SOURCE_DIR CASE
 set -euo pipefail
@@ -61,7 +67,11 @@ preempted_metric() {
 }
 
 start_sim "$FIX/three-clusters.yaml"
+POINT=
+[[ "$CASE" == crash-* ]] && POINT=${CASE#crash-}
+[ -n "$POINT" ] && export MUSTER_CRASH_AT=$POINT
 start_musterd --reclaim on
+unset MUSTER_CRASH_AT
 queue a root '{"nvidia.com/gpu":"24"}' \
     '"guarantee":{"nvidia.com/gpu":"16"},"deserved":{"nvidia.com/gpu":"16"}'
 queue b root '{"nvidia.com/gpu":"24"}'
@@ -79,6 +89,39 @@ for i in 1 2 3 4 5 6; do
 done
 
 case "$CASE" in
+crash-*)
+    deploy big a 8 2 spread
+    DUMP=/api/v1/bindings/team/big-deployment
+    end=$((SECONDS + 20))
+    while kill -0 "$MUSTERD_PID" 2>/dev/null; do
+        [ $SECONDS -lt $end ] || dfail "musterd never reached crash point $POINT"
+        sleep 0.1
+    done
+    rc=0
+    wait "$MUSTERD_PID" || rc=$?
+    MUSTERD_PID=
+    expect "$rc" 137 "musterd's exit at $POINT"
+    grep -q "crash point $POINT reached" "$TMP/musterd.err" || dfail "no crash line for $POINT"
+    start_musterd --reclaim on
+    wait_until 60 "a's gang to run after the restart" is_eq running bstate big
+    placed=$(rb_clusters big-deployment)
+    echo "a's gang on $placed"
+    victims=()
+    for i in 1 2 3 4 5 6; do
+        [ "$(brows "b$i" rolledback)" == 0 ] || victims+=("b$i")
+    done
+    echo "preempted: ${victims[*]}"
+    expect "${#victims[@]}" 4 "gangs preempted"
+    for i in 1 2 3 4 5 6; do
+        if [[ " ${victims[*]} " == *" b$i "* ]]; then
+            # held, nothing placed, muster's Works gone: wholly evicted
+            wait_until 15 "b$i to be wholly evicted" is_eq "true|" \
+                rbj "b$i-deployment" '{.spec.suspension.scheduling}|{.spec.clusters}'
+        else
+            expect "$(bstate "b$i")" running "b$i untouched"
+        fi
+    done
+    ;;
 spread)
     deploy big a 8 2 spread
     DUMP=/api/v1/bindings/team/big-deployment
