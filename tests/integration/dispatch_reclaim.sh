@@ -158,8 +158,8 @@ spread)
     expect "$(api GET /api/v1/queues/b | jq -c .status.preemptions)" '{"made":0,"suffered":4}' \
         "b's preemptions"
     expect "$(preempted_metric b reclaim)" 4 "muster_preemptions_total{queue=b,reason=reclaim}"
-    curl -sf "$API/metrics" | grep -q '^muster_reclaim_wait_seconds_count 1$' ||
-        dfail "muster_reclaim_wait_seconds counts no wait"
+    expect "$(curl -sf "$API/metrics" | sed -n 's/^muster_reclaim_wait_seconds_count //p')" 1 \
+        "muster_reclaim_wait_seconds_count"
     ;;
 nofit)
     # 26 GPUs: more than the fleet's 24 even with every gang of b gone
