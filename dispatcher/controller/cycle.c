@@ -328,12 +328,14 @@ static void admit(struct ctl *c, struct binding *b)
     b->admitted_at = now;
     muster_free(b->loss); /* its waiting sentence named the loss; admitted, it is history */
     b->loss = NULL;
-    if (b->rc_until && c->opt.metrics)
-        disp_metrics_reclaim_wait(c->opt.metrics, (double)(now - b->rc_until + CTL_RECLAIM_HOLD_MS) /
-                                                      1000.0);
-    if (b->rc_until)
-        c->rcl.busy_until = 0; /* the room reclaimed for it is taken: others may search */
-    b->rc_until = 0; /* the room reclaimed for it is taken */
+    if (b->rc_until) {
+        /* it preempted: the room reclaimed for it is taken, others may search */
+        if (c->opt.metrics)
+            disp_metrics_reclaim_wait(c->opt.metrics,
+                                      (double)(now - b->rc_until + CTL_RECLAIM_HOLD_MS) / 1000.0);
+        c->rcl.busy_until = 0;
+    }
+    b->rc_until = 0;
     muster_free(b->rc_wait);
     b->rc_wait = NULL;
     b->nofit = 0;

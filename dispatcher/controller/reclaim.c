@@ -473,8 +473,8 @@ void ctl__reclaim_restored(struct ctl *c, const struct binding *b)
     int64_t now = now_ms(c);
     if (!c->opt.reclaim || b->not_before <= now)
         return;
-    int64_t until = b->not_before < now + CTL_RECLAIM_HOLD_MS ? b->not_before
-                                                              : now + CTL_RECLAIM_HOLD_MS;
+    int64_t until =
+        b->not_before < now + CTL_RECLAIM_HOLD_MS ? b->not_before : now + CTL_RECLAIM_HOLD_MS;
     if (until > c->rcl.busy_until)
         c->rcl.busy_until = until;
 }

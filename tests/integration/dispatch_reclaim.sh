@@ -10,6 +10,10 @@
 #           counted (status.preemptions, muster_preemptions_total) and wait while a's gang
 #           takes the room.
 #   nofit   a's gang asks for more than the fleet holds even with b gone: nothing is preempted.
+#   priority-on / priority-off  one queue q (withinQueue LowerPriority / Never) runs six gangs
+#           of priority 0 filling the fleet; a priority 100 gang of q (a PriorityClass) asking
+#           for one cluster's worth preempts exactly one of them (the newest in a cluster where
+#           it then runs) when on, and nothing when off.
 #   crash-POINT  spread, with musterd killed at crash point POINT of the eviction
 #           (reclaim.ledger: the decision committed, nothing sent; rollback.barrier,
 #           rollback.clear, rollback.objects: an undo step of a victim) and started again on
@@ -31,10 +35,11 @@ dfail() {
     lib_dfail "$@"
 }
 
-# deploy NAME QUEUE REPLICAS GPUS_PER_REPLICA [spread]
+# deploy NAME QUEUE REPLICAS GPUS_PER_REPLICA [spread] [PRIORITY_CLASS]
 deploy() {
-    local ann=
+    local ann= pc=
     [ "${5:-}" == spread ] && ann='annotations: {scheduling.muster.io/placement: spread}'
+    [ -n "${6:-}" ] && pc="priorityClassName: $6"
     k create -f - >/dev/null <<YAML
 apiVersion: apps/v1
 kind: Deployment
@@ -49,6 +54,7 @@ spec:
   template:
     metadata: {labels: {app: $1}}
     spec:
+      $pc
       containers:
         - name: w
           image: registry.example/w:1
@@ -74,7 +80,9 @@ start_musterd --reclaim on
 unset MUSTER_CRASH_AT
 queue a root '{"nvidia.com/gpu":"24"}' \
     '"guarantee":{"nvidia.com/gpu":"16"},"deserved":{"nvidia.com/gpu":"16"}'
-queue b root '{"nvidia.com/gpu":"24"}'
+within=Never
+[ "$CASE" == priority-on ] && within=LowerPriority
+queue b root '{"nvidia.com/gpu":"24"}' "\"preemption\":{\"withinQueue\":\"$within\"}"
 # b borrows everything: six gangs of 2 x 2 GPUs, one cluster each, started one after another
 # so that "newest" is well defined
 for i in 1 2 3 4 5 6; do
@@ -160,6 +168,43 @@ spread)
     expect "$(preempted_metric b reclaim)" 4 "muster_preemptions_total{queue=b,reason=reclaim}"
     expect "$(curl -sf "$API/metrics" | sed -n 's/^muster_reclaim_wait_seconds_count //p')" 1 \
         "muster_reclaim_wait_seconds_count"
+    ;;
+priority-on | priority-off)
+    k create -f - >/dev/null <<YAML
+apiVersion: scheduling.k8s.io/v1
+kind: PriorityClass
+metadata: {name: high}
+value: 100
+YAML
+    deploy hi b 2 2 "" high
+    DUMP=/api/v1/bindings/team/hi-deployment
+    wait_until 20 "the high-priority gang to be seen" is_eq 100 \
+        eval "api GET $DUMP | jq -r .priority"
+    if [ "$CASE" == priority-on ]; then
+        wait_until 30 "the high-priority gang to run" is_eq running bstate hi
+        placed=$(rb_clusters hi-deployment)
+        victims=()
+        for i in 1 2 3 4 5 6; do
+            [ "$(brows "b$i" rolledback)" == 0 ] || victims+=("b$i")
+        done
+        echo "hi on $placed; preempted: ${victims[*]}"
+        expect "${#victims[@]}" 1 "gangs preempted"
+        v=${victims[0]}
+        [[ "$placed" == "${where[$v]%%=*}="* ]] || dfail "$v preempted where hi does not run"
+        expect "$(api GET "/api/v1/bindings/team/$v-deployment" |
+            jq -r '[.history[] | select(.state == "rolledback")][0].reason')" \
+            "preempted by a priority 100 gang of its queue b (binding team/hi-deployment)" \
+            "$v's ledger row"
+        expect "$(api GET /api/v1/queues/b | jq -c .status.preemptions)" \
+            '{"made":1,"suffered":1}' "b's preemptions"
+        expect "$(preempted_metric b priority)" 1 "muster_preemptions_total{queue=b,reason=priority}"
+    else
+        sleep 3
+        expect "$(bstate hi)" pending "the high-priority gang waits"
+        for i in 1 2 3 4 5 6; do
+            expect "$(brows "b$i" rolledback)" 0 "b$i never rolled back"
+        done
+    fi
     ;;
 nofit)
     # 26 GPUs: more than the fleet's 24 even with every gang of b gone

@@ -39,8 +39,10 @@ static void test_gang_cooldown_from_readmission(void)
     again = pre + 10 * MINUTE_;
     CU_ASSERT_EQUAL(ctl__reclaim_gang_cooling(pre, again, again + SEC, 5 * MINUTE_), 1);
     /* an admission from before the preemption is not a re-admission */
-    CU_ASSERT_EQUAL(ctl__reclaim_gang_cooling(pre, pre - MINUTE_, pre + 4 * MINUTE_, 5 * MINUTE_), 1);
-    CU_ASSERT_EQUAL(ctl__reclaim_gang_cooling(pre, pre - MINUTE_, pre + 5 * MINUTE_, 5 * MINUTE_), 0);
+    CU_ASSERT_EQUAL(ctl__reclaim_gang_cooling(pre, pre - MINUTE_, pre + 4 * MINUTE_, 5 * MINUTE_),
+                    1);
+    CU_ASSERT_EQUAL(ctl__reclaim_gang_cooling(pre, pre - MINUTE_, pre + 5 * MINUTE_, 5 * MINUTE_),
+                    0);
 }
 
 static void test_search_bound(void)
@@ -60,8 +62,7 @@ static void test_search_bound(void)
 }
 
 static CU_TestInfo tests[] = {
-    {"maxPerMinute: a queue that lost that many in the last minute cools",
-     test_queue_rate_limit},
+    {"maxPerMinute: a queue that lost that many in the last minute cools", test_queue_rate_limit},
     {"cooldown counts from re-admission", test_gang_cooldown_from_readmission},
     {"searches per cycle are bounded, and not repeated in vain", test_search_bound},
     CU_TEST_INFO_NULL,
