@@ -14,6 +14,8 @@
 #           of priority 0 filling the fleet; a priority 100 gang of q (a PriorityClass) asking
 #           for one cluster's worth preempts exactly one of them (the newest in a cluster where
 #           it then runs) when on, and nothing when off.
+#   rate    b has preemption.maxPerMinute 1: a's first 4-GPU gang preempts one of b's gangs and
+#           runs; a's second, arriving right after, finds b cooling and preempts nothing.
 #   crash-POINT  spread, with musterd killed at crash point POINT of the eviction
 #           (reclaim.ledger: the decision committed, nothing sent; rollback.barrier,
 #           rollback.clear, rollback.objects: an undo step of a victim) and started again on
@@ -80,9 +82,11 @@ start_musterd --reclaim on
 unset MUSTER_CRASH_AT
 queue a root '{"nvidia.com/gpu":"24"}' \
     '"guarantee":{"nvidia.com/gpu":"16"},"deserved":{"nvidia.com/gpu":"16"}'
-within=Never
+within=Never rate=0
 [ "$CASE" == priority-on ] && within=LowerPriority
-queue b root '{"nvidia.com/gpu":"24"}' "\"preemption\":{\"withinQueue\":\"$within\"}"
+[ "$CASE" == rate ] && rate=1
+queue b root '{"nvidia.com/gpu":"24"}' \
+    "\"preemption\":{\"withinQueue\":\"$within\",\"maxPerMinute\":$rate}"
 # b borrows everything: six gangs of 2 x 2 GPUs, one cluster each, started one after another
 # so that "newest" is well defined
 for i in 1 2 3 4 5 6; do
@@ -205,6 +209,24 @@ YAML
             expect "$(brows "b$i" rolledback)" 0 "b$i never rolled back"
         done
     fi
+    ;;
+rate)
+    deploy a1 a 2 2
+    wait_until 30 "a's first gang to run" is_eq running bstate a1
+    deploy a2 a 2 2
+    DUMP=/api/v1/bindings/team/a2-deployment
+    wait_until 20 "a's second gang to be searched for" \
+        grep -q 'nothing preempted for team/a2-deployment' "$TMP/musterd.out"
+    grep 'nothing preempted for team/a2-deployment' "$TMP/musterd.out" | head -1
+    sleep 2
+    n=0
+    for i in 1 2 3 4 5 6; do
+        [ "$(brows "b$i" rolledback)" == 0 ] || n=$((n + 1))
+    done
+    expect "$n" 1 "gangs of b preempted within the minute"
+    expect "$(bstate a2)" pending "a's second gang waits"
+    expect "$(api GET /api/v1/queues/b | jq -c .status.preemptions)" '{"made":0,"suffered":1}' \
+        "b's preemptions"
     ;;
 nofit)
     # 26 GPUs: more than the fleet's 24 even with every gang of b gone
