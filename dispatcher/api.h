@@ -133,6 +133,12 @@ int api_server_start(uv_loop_t *loop, const struct api_options *opt, struct api_
  * (then /readyz reports the server degraded). */
 int api_server_reload(struct api_server *s, struct queue_tree *t);
 
+/* Adds made and suffered to queue's status.preemptions as the API shows them, after the
+ * dispatcher committed the same counts to the store (store_preemptions_add): the mirror moves
+ * live. No-op for a queue it does not know. */
+void api_server_preemptions_add(struct api_server *s, const char *queue, int64_t made,
+                                int64_t suffered);
+
 /* The port the server listens on (the ephemeral one when opt->port was 0). */
 int api_server_port(const struct api_server *s);
 

@@ -288,6 +288,7 @@ void ctl_free(struct ctl *c)
     for (uint32_t i = 0; i < c->fleet.ncl; i++)
         ctl__cluster_close(&c->fleet.cl[i]);
     muster_free(c->fleet.cl);
+    ctl__reclaim_close(c);
     for (size_t i = 0; i < c->lw.n; i++)
         muster_free(c->lw.v[i].request);
     muster_free(c->lw.v);

@@ -35,6 +35,13 @@ struct ctl_options {
     /* A member cluster NotReady (its Ready condition not True) this long is lost
      * (--cluster-lost-grace); 0: CTL_CLUSTER_LOST_GRACE_MS. */
     uint64_t cluster_lost_grace_ms;
+    /* --reclaim on (issue 18, docs/reclaim.md): running gangs are kept in the victim search's
+     * index. Off, nothing of reclaim costs the cycle anything. */
+    int reclaim;
+    /* Told of preemption counts once the ledger transaction holding them committed (the admin
+     * API's mirror of status.preemptions); optional. */
+    void (*preempted)(void *ud, const char *queue, int64_t made, int64_t suffered);
+    void *preempted_ud;
     int64_t (*now_ms)(void);     /* unix ms; NULL: the wall clock */
     struct disp_events *events;   /* optional */
     struct disp_metrics *metrics; /* optional */

@@ -489,6 +489,14 @@ static int fence(void *ud)
     return d->el && disp_leader_is_leader(d->el);
 }
 
+/* The controller committed preemption counts: the admin API shows them at once. */
+static void preempted(void *ud, const char *queue, int64_t made, int64_t suffered)
+{
+    struct daemon *d = ud;
+    if (d->api)
+        api_server_preemptions_add(d->api, queue, made, suffered);
+}
+
 /* The leader's part: the dispatch loop (and the demo's workload stream). */
 static int start_dispatching(struct daemon *d)
 {
@@ -501,6 +509,9 @@ static int start_dispatching(struct daemon *d)
     co.events = d->events;
     co.metrics = d->metrics;
     co.log = co.log ? co.log : d->out;
+    co.reclaim = o->reclaim;
+    co.preempted = preempted;
+    co.preempted_ud = d;
     int rc = ctl_new(&d->loop, d->kube, d->s, *d->t, &co, &d->ctl);
     if (rc)
         return rc;

@@ -117,6 +117,7 @@ enum family_id {
     F_ADMISSION_WAIT,
     F_DISPATCH_LATENCY,
     F_CYCLE,
+    F_RECLAIM_WAIT,
     F_HUB_REQUESTS,
     F_HUB_ERRORS,
     F_WATCH_RESTARTS,
@@ -124,6 +125,7 @@ enum family_id {
     F_CLUSTER_RESERVED,
     F_DROPPED,
     F_CLUSTER_LOSSES,
+    F_PREEMPTIONS,
     NFAMILIES
 };
 
@@ -163,6 +165,10 @@ static const struct family {
                  HISTOGRAM,
                  {NULL},
                  "Duration of one dispatch cycle."},
+    [F_RECLAIM_WAIT] = {"muster_reclaim_wait_seconds",
+                        HISTOGRAM,
+                        {NULL},
+                        "Time from a preemption decided for a gang to the gang's admission."},
     [F_HUB_REQUESTS] = {"muster_hub_requests_total",
                         COUNTER,
                         {"verb", "code"},
@@ -196,6 +202,11 @@ static const struct family {
                           "Shares of dispatched gangs lost with their cluster, by trigger "
                           "(NotReady, NoExecute, Evicted) and what the queue's onClusterLoss "
                           "decided (requeued, replaced)."},
+    [F_PREEMPTIONS] = {"muster_preemptions_total",
+                       COUNTER,
+                       {"queue", "reason"},
+                       "Running gangs preempted, by their leaf queue and why: reclaim (taken "
+                       "back for another queue) or priority (withinQueue: LowerPriority)."},
 };
 
 /* Prometheus-style buckets for latencies from 1 ms to 10 min: 1-2.5-5 steps, then minutes. */
@@ -232,7 +243,8 @@ struct histogram {
 
 struct disp_metrics {
     struct table t[NFAMILIES];
-    struct histogram h[3]; /* F_ADMISSION_WAIT, F_DISPATCH_LATENCY, F_CYCLE in that order */
+    struct histogram h[4]; /* F_ADMISSION_WAIT, F_DISPATCH_LATENCY, F_CYCLE, F_RECLAIM_WAIT in
+                              that order */
     uint64_t requeues, dropped;
     void (*leader)(void *ud, struct disp_metrics_leader *out);
     void *leader_ud;
@@ -409,6 +421,16 @@ void disp_metrics_requeue(struct disp_metrics *m)
 void disp_metrics_release(struct disp_metrics *m, const char *reason)
 {
     count(m, F_RELEASES, reason, NULL);
+}
+
+void disp_metrics_preemption(struct disp_metrics *m, const char *queue, const char *reason)
+{
+    count(m, F_PREEMPTIONS, queue, reason);
+}
+
+void disp_metrics_reclaim_wait(struct disp_metrics *m, double seconds)
+{
+    observe(m, F_RECLAIM_WAIT - F_ADMISSION_WAIT, seconds);
 }
 
 void disp_metrics_admission_wait(struct disp_metrics *m, double seconds)

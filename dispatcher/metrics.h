@@ -27,6 +27,10 @@ void disp_metrics_cluster_loss(struct disp_metrics *m, const char *trigger, cons
  * muster_dispatch_latency_seconds (admitted to RB released to its clusters),
  * muster_cycle_duration_seconds. */
 void disp_metrics_admission_wait(struct disp_metrics *m, double seconds);
+/* A running gang of queue preempted; reason "reclaim" or "priority" (issue 18). */
+void disp_metrics_preemption(struct disp_metrics *m, const char *queue, const char *reason);
+/* A gang that preempted is admitted: how long since the preemption was decided. */
+void disp_metrics_reclaim_wait(struct disp_metrics *m, double seconds);
 void disp_metrics_dispatch_latency(struct disp_metrics *m, double seconds);
 void disp_metrics_cycle(struct disp_metrics *m, double seconds);
 

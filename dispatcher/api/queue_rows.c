@@ -203,6 +203,17 @@ void api__rows_free(struct api_server *s)
     api__snapshot_close(&s->qlist);
 }
 
+void api_server_preemptions_add(struct api_server *s, const char *queue, int64_t made,
+                                int64_t suffered)
+{
+    struct api_qrow *r = s && queue ? api__rows_find(s, queue) : NULL;
+    if (!r)
+        return;
+    r->preemptions_made += made;
+    r->preemptions_suffered += suffered;
+    s->rows_gen++; /* a cached list page shows the old counts */
+}
+
 int api_server_reload(struct api_server *s, struct queue_tree *t)
 {
     s->rows_gen++;

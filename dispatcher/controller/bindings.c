@@ -190,6 +190,7 @@ static void binding_free(struct ctl *c, struct binding *b)
 /* Frees b and what it holds; it is in no table or list any more (or the tables go too). */
 void ctl__binding_destroy(struct binding *b)
 {
+    muster_free(b->rc_wait);
     json_object_put(b->rb);
     json_object_put(b->tmpl);
     json_object_put(b->reply);

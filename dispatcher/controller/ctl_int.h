@@ -89,6 +89,15 @@
  * waits until (CTL_CYCLE_DUTY - 1) x T has passed: cycles take at most 1/CTL_CYCLE_DUTY of the
  * loop, and the reports that came meanwhile are met by one cycle. A cheap cycle never waits. */
 #define CTL_CYCLE_DUTY 5
+/* Reclaim (reclaim.c, docs/reclaim.md "The dispatcher's side"). A cycle runs at most
+ * CTL_RECLAIM_SEARCHES_PER_CYCLE victim searches: a backlog of gangs that reclaim cannot help
+ * must not make cycles slow. A victim is not re-admitted, and its beneficiary does not search
+ * again, for CTL_RECLAIM_HOLD_MS after a preemption: room freed for the beneficiary is its own
+ * until its clusters have reported it (Karmada reports every 10 s). */
+#define CTL_RECLAIM_MINUTE_MS 60000
+#define CTL_RECLAIM_SEARCHES_PER_CYCLE 2
+#define CTL_RECLAIM_HOLD_MS 30000
+#define CTL_RECLAIM_HISTORY 512
 #define CTL_CYCLE_PACE_FROM_NS 200000
 
 enum bstate {
@@ -144,6 +153,13 @@ struct share {
     int running;
     uint64_t confirm_gen; /* the cluster's status generation when it was seen running */
     int64_t running_at;   /* when it was seen running */
+};
+
+/* What a pending gang's last victim search found, so it is not searched for again in vain. */
+struct ctl_reclaim_memo {
+    int searched;
+    int found_nothing;
+    uint64_t change_seq; /* c->rcl.change_seq when it searched */
 };
 
 struct comp {
@@ -230,6 +246,12 @@ struct binding {
     /* A cluster it held a share in was lost (loss.c): what and why, until it is admitted
      * again. NULL: none. */
     struct ctl_loss *loss;
+    /* Reclaim (reclaim.c): when it was last preempted (0: never); as a beneficiary, until when
+     * it waits for the room its victims free (no new search meanwhile) and the sentence it
+     * waits with (owned, NULL: none); what its last search found. */
+    int64_t preempted_at, rc_until;
+    char *rc_wait;
+    struct ctl_reclaim_memo rcm;
     /* A dispatched or running gang that grew: the difference waits as an admission of its own
      * (resize.c, docs/dispatcher.md "Scale up"). NULL: nothing waits. */
     struct ctl_grow *grow;
@@ -327,6 +349,19 @@ struct cluster {
 struct kres {
     uint64_t aseq;
     uint32_t share;
+};
+
+/* A preemption remembered for the cooling rules (reclaim.c). */
+struct ctl_rc_hist {
+    char key[CTL_KEY_MAX];
+    char queue[QUEUE_NAME_MAX + 1];
+    int64_t at;
+};
+
+/* Preemption counts of one queue, to be added in the next ledger transaction. */
+struct ctl_rc_count {
+    char queue[QUEUE_NAME_MAX + 1];
+    int64_t made, suffered;
 };
 
 /* A ledger write waiting for the end of the loop iteration. */
@@ -515,6 +550,26 @@ struct ctl {
      * waiting in the engine, whose reasons each cycle refreshes (resize.c) */
     uint32_t growing, grows_waiting;
     int64_t last_loss_sweep;
+    /* reclaim.c: clusters' stable ids in the victim index (names[id]), and a sequence bumped
+     * whenever the index changes (a search that found nothing is not repeated before) */
+    struct {
+        char (*names)[CTL_CLUSTER_NAME_MAX];
+        uint32_t n, cap;
+        uint64_t change_seq;
+        /* No search before this (unix ms): an earlier preemption's victims are still being
+         * evicted, or their room not yet taken by its beneficiary (cleared when it is) */
+        int64_t busy_until;
+        struct queue_reclaim *rc; /* the search's workspace */
+        /* this cycle's gangs to search for, after the engine's pass */
+        uint64_t want[CTL_RECLAIM_SEARCHES_PER_CYCLE];
+        uint32_t nwant;
+        /* the last CTL_RECLAIM_HISTORY preemptions, a ring: for the cooling rules */
+        struct ctl_rc_hist *hist;
+        uint32_t hist_at, nhist;
+        /* preemption counts decided since the last flush: written in its transaction */
+        struct ctl_rc_count *cnt;
+        uint32_t ncnt, capcnt;
+    } rcl;
     /* the queues' gang timeouts (follow.c) */
     struct {
         struct qtimeout *v;
@@ -694,6 +749,7 @@ int ctl__shares_reserve(struct binding *b, uint32_t n);
 int64_t ctl__fits_all_components(const struct binding *b, const struct disp_cluster_cap *k);
 int ctl__cluster_allows(struct ctl *c, const struct binding *b, const struct cluster *k);
 int ctl__user_holds_dispatching(const struct binding *b);
+int ctl__place_usable(struct ctl *c, struct binding *b, uint32_t i);
 
 /* ledger.c */
 void ctl__clusters_text(const struct binding *b, char *buf, size_t cap);
@@ -743,6 +799,44 @@ void ctl__rollback(struct ctl *c, struct binding *b, const char *why);
 void ctl__rollback_lost(struct ctl *c, struct binding *b, const char *why, const char *waiting,
                         char *loss);
 void ctl__timeouts_refresh(struct ctl *c);
+
+/* reclaim.c: the ctl__reclaim_*_cooling rules and ctl__reclaim_should_search are pure
+ * (tests/unit/dispatcher/controller/test_reclaim.c) */
+/* 1 when preempted_at[0..n) (unix ms) holds max_per_minute or more in the minute up to now:
+ * the queue may lose no gang now (preemption.maxPerMinute; 0 is no limit). */
+int ctl__reclaim_queue_cooling(const int64_t *preempted_at, size_t n, int64_t now,
+                               uint32_t max_per_minute);
+/* 1 when a gang preempted at preempted_at (0: never) may not be preempted now: its
+ * preemption.cooldown counts from when it was admitted again (admitted_at). */
+int ctl__reclaim_gang_cooling(int64_t preempted_at, int64_t admitted_at, int64_t now,
+                              int64_t cooldown_ms);
+/* 1 when a pending gang should be searched for in this cycle: fewer than
+ * CTL_RECLAIM_SEARCHES_PER_CYCLE searches ran in it, and the gang's last search did not find
+ * nothing with the index as it is now (change_seq). */
+int ctl__reclaim_should_search(const struct ctl_reclaim_memo *m, uint64_t change_seq,
+                               uint32_t searched_this_cycle);
+/* The stable id of cluster name in the victim index (-1: none left). */
+int32_t ctl__reclaim_cluster_id(struct ctl *c, const char *name);
+/* With --reclaim on, records b, RUNNING, in the victim index: since its dispatch, its shares
+ * per cluster (off: nothing). A gang that cannot be recorded is logged and is no victim. */
+void ctl__reclaim_record(struct ctl *c, struct binding *b);
+void ctl__reclaim_close(struct ctl *c);
+/* Start-up: b's pending row is in back-off (a preemption's victim among them, perhaps
+ * mid-eviction): no search until it ends (at most CTL_RECLAIM_HOLD_MS from now). */
+void ctl__reclaim_restored(struct ctl *c, const struct binding *b);
+/* The cycle met b (entry e), pending, refused by its queues or by every cluster: with
+ * --reclaim on, it may be searched for after the engine's pass (ctl__reclaim_run). A
+ * beneficiary still waiting for its victims' room gets its waiting sentence back. */
+void ctl__reclaim_consider(struct ctl *c, struct binding *b);
+/* After the engine's pass: searches for the gangs considered, and preempts the victims of each
+ * search that found some (rolled back and requeued in place, held for CTL_RECLAIM_HOLD_MS),
+ * recording the decision in this iteration's ledger transaction. */
+void ctl__reclaim_run(struct ctl *c);
+/* The counts to add in the ledger transaction that is about to be written (0, or a store
+ * error: the transaction is rolled back by the caller). */
+int ctl__reclaim_flush_counts(struct ctl *c, int64_t now);
+/* That transaction committed: the counts go to opt.preempted, and are forgotten. */
+void ctl__reclaim_counted(struct ctl *c);
 
 /* reconcile.c */
 /* What the hub shows of one live ledger row at start-up. */

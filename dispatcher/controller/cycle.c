@@ -97,6 +97,27 @@ static int nofit_same(const struct ctl *c, const struct binding *b, uint32_t nal
            queue_resvec_cmp(&c->nl.req, &b->comp[0].req) == 0;
 }
 
+/* Cluster i of the fleet is one place() would consider for b (reclaim's dry run asks the same
+ * question): allowed by b's placement, serving the APIs it needs, not lost to it, Ready. */
+int ctl__place_usable(struct ctl *c, struct binding *b, uint32_t i)
+{
+    if (i >= 256)
+        return 0;
+    if (b->allow_epoch != c->fleet.epoch) {
+        for (uint32_t j = 0; j < c->fleet.ncl && j < 256; j++)
+            b->allow[j] = (uint8_t)(ctl__cluster_allows(c, b, &c->fleet.cl[j]) != 0);
+        b->allow_epoch = c->fleet.epoch;
+    }
+    struct cluster *k = &c->fleet.cl[i];
+    int needs = place_needs(b);
+    if (!b->allow[i] || ((needs & 1) && k->no_podgroups) || ((needs & 2) && k->no_vcjobs))
+        return 0;
+    int evicting = kube_json_path(b->rb, "spec", "gracefulEvictionTasks", NULL) != NULL;
+    if (k->ready && (k->noexec || evicting) && ctl__cluster_lost_to(c, b, k))
+        return 0;
+    return k->ready;
+}
+
 /* Finds where b's whole gang goes in this cycle's snapshot and fills b->shares; PLACE_FITS
  * when it fits, PLACE_NO_FIT with the NoClusterFit sentence set when it does not. */
 static enum place_verdict place(struct ctl *c, struct binding *b)
@@ -307,6 +328,16 @@ static void admit(struct ctl *c, struct binding *b)
     b->admitted_at = now;
     muster_free(b->loss); /* its waiting sentence named the loss; admitted, it is history */
     b->loss = NULL;
+    if (b->rc_until) {
+        /* it preempted: the room reclaimed for it is taken, others may search */
+        if (c->opt.metrics)
+            disp_metrics_reclaim_wait(c->opt.metrics,
+                                      (double)(now - b->rc_until + CTL_RECLAIM_HOLD_MS) / 1000.0);
+        c->rcl.busy_until = 0;
+    }
+    b->rc_until = 0;
+    muster_free(b->rc_wait);
+    b->rc_wait = NULL;
     b->nofit = 0;
     b->nofit_memo = 0;
     if (b->assign && b->needs_objects) {
@@ -372,8 +403,11 @@ void ctl__cycle(struct ctl *c)
     ctl__losses_replace(c);
     ctl__grows_sweep(c);
     if (!c->cyc.forced && !c->cyc.last_cut && c->cyc.last_grow == c->fleet.grow_seq &&
-        c->cyc.last_epoch == c->fleet.epoch)
+        c->cyc.last_epoch == c->fleet.epoch) {
+        if (c->rcl.nwant)
+            ctl__reclaim_run(c); /* gangs the tick's sweep found refused (loop.c) */
         return; /* every gang the engine offers would meet the verdict it met last time */
+    }
     c->cyc.forced = 0;
     c->cyc.last_grow = c->fleet.grow_seq;
     c->cyc.last_epoch = c->fleet.epoch;
@@ -402,6 +436,8 @@ void ctl__cycle(struct ctl *c)
                     b->nofit_epoch = c->fleet.epoch;
                 }
                 b->nofit = 1;
+                if (v == PLACE_NO_FIT && c->opt.reclaim)
+                    ctl__reclaim_consider(c, b);
                 if (queue_cycle_skip(c->t, e) || ++nofit >= CTL_CYCLE_NOFIT_MAX)
                     goto cut;
                 continue;
@@ -409,6 +445,8 @@ void ctl__cycle(struct ctl *c)
         }
         struct queue_limit why;
         if (queue_entry_admit(c->t, e, &why)) {
+            if (c->opt.reclaim)
+                ctl__reclaim_consider(c, b);
             if (queue_cycle_skip(c->t, e))
                 goto cut;
             continue;
@@ -422,6 +460,8 @@ void ctl__cycle(struct ctl *c)
     c->cyc.last_cut = 0;
 cut:
     ctl__grows_fold(c); /* the walk is over: admitted deltas join their gangs */
+    if (c->rcl.nwant)
+        ctl__reclaim_run(c); /* after the pass: a search must not change the tree under it */
     uint64_t t1 = uv_hrtime();
     c->cyc.next_ns = t1 - t0 >= CTL_CYCLE_PACE_FROM_NS ? t1 + (CTL_CYCLE_DUTY - 1) * (t1 - t0) : 0;
     double ms = (double)(t1 - t0) / 1e6;

@@ -303,6 +303,7 @@ void ctl__check_progress(struct ctl *c, struct binding *b)
     }
     if (all_running && b->st == B_DISPATCHED) {
         ctl__set_state(c, b, B_RUNNING);
+        ctl__reclaim_record(c, b); /* a victim the search may choose from now on */
         struct lwrite *w = ctl__lw_add(c, b, LW_RUNNING, "running");
         if (!w) {
             ctl__fatal(c, "out of memory");

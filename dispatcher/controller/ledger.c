@@ -121,7 +121,22 @@ void ctl__ledger_flush(struct ctl *c)
         rows[i].loss = c->lw.v[i].loss;
         rows[i].grow = c->lw.v[i].grow;
     }
-    int rc = store_ledger_write_batch(c->s, rows, n);
+    /* Preemptions decided in this iteration: their counts commit with the victims' rows. */
+    int preempting = c->rcl.ncnt > 0, rc;
+    if (preempting) {
+        rc = store_begin(c->s);
+        if (!rc)
+            rc = store_ledger_write_batch(c->s, rows, n);
+        if (!rc)
+            rc = ctl__reclaim_flush_counts(c, now_ms(c));
+        rc = rc ? (store_rollback(c->s), rc) : store_commit(c->s);
+        if (!rc) {
+            disp_crashpoint("reclaim.ledger");
+            ctl__reclaim_counted(c);
+        }
+    } else {
+        rc = store_ledger_write_batch(c->s, rows, n);
+    }
     c->st.ledger_batches++;
     if (rc) {
         muster_free(rows);

@@ -176,6 +176,10 @@ void ctl__pending_reason(struct ctl *c, struct binding *b)
 {
     if (b->st != B_PENDING || b->nofit)
         return;
+    if (b->rc_wait && b->rc_until > now_ms(c)) {
+        ctl__set_reason(b, "Unschedulable", "%s", b->rc_wait); /* reclaim.c: what it waits for */
+        return;
+    }
     struct queue_entry *e = queue_tree_entry(c->t, (uint64_t)b->ledger_id);
     struct queue_limit why;
     if (!e || queue_tree_can_admit(c->t, queue_entry_queue(e), queue_entry_request(e), &why))
@@ -188,6 +192,8 @@ void ctl__pending_reason(struct ctl *c, struct binding *b)
      * then). */
     ctl__set_reason(b, strncmp(msg, "fleet: ", 7) == 0 ? "NoClusterFit" : "QuotaExceeded", "%s",
                     msg);
+    if (c->opt.reclaim)
+        ctl__reclaim_consider(c, b); /* the engine never offers it: reclaim may help */
 }
 
 static void sweep_waiting(struct ctl *c, int64_t now)

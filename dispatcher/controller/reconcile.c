@@ -391,6 +391,7 @@ static void reconcile_row(struct ctl *c, struct live_row *r)
     shares_from_json(b, cl);
     json_object_put(cl);
     ctl__loss_restore(c, b, r->loss);
+    ctl__reclaim_restored(c, b);
     enum bstate st = strcmp(r->state, "pending") == 0      ? B_PENDING
                      : strcmp(r->state, "admitted") == 0   ? B_ADMITTED
                      : strcmp(r->state, "dispatched") == 0 ? B_DISPATCHED
@@ -493,6 +494,7 @@ static void reconcile_row(struct ctl *c, struct live_row *r)
     case RECON_FOLLOW:
         ctl__check_progress(c, b);
         follow_row(c, b, r);
+        ctl__reclaim_record(c, b); /* a running row: in the victim index again */
         return;
     case RECON_RESIZE:
         ctl__resize_resume(c, b); /* then followed: step_done reads it again */

@@ -741,6 +741,7 @@ void ctl__resize_apply(struct ctl *c, struct binding *b)
         ctl__notice(c, "warning", "%s: queue %s could not count its new size: %s", b->key, b->queue,
                     qe.msg);
     ctl__shares_track(c, b);
+    ctl__reclaim_record(c, b); /* the resize took it out of the victim index: its new shares */
     c->cyc.wanted = 1;
     c->cyc.forced = 1;
     ctl__kick(c);

@@ -1,0 +1,246 @@
+#!/usr/bin/env bash
+# Issue 18, musterd --reclaim on against muster-sim: a queue takes back what another borrowed,
+# by preempting whole running gangs (docs/reclaim.md, "The dispatcher's side"). One point per
+# CASE, on three clusters of two 4-GPU nodes (24 GPUs):
+#   spread  queue a is guaranteed 16 GPUs and idle; b borrows all 24 with six 4-GPU gangs, two
+#           per cluster. a submits 16 GPUs that must spread over two clusters: exactly four of
+#           b's gangs are preempted, whole, the newest first as far as placement allows, in the
+#           clusters a's gang then runs in only; a's gang runs; b's other two gangs never stop.
+#           The victims say Preempted (condition, API, ledger), keep their place in line, are
+#           counted (status.preemptions, muster_preemptions_total) and wait while a's gang
+#           takes the room.
+#   nofit   a's gang asks for more than the fleet holds even with b gone: nothing is preempted.
+#   priority-on / priority-off  one queue q (withinQueue LowerPriority / Never) runs six gangs
+#           of priority 0 filling the fleet; a priority 100 gang of q (a PriorityClass) asking
+#           for one cluster's worth preempts exactly one of them (the newest in a cluster where
+#           it then runs) when on, and nothing when off.
+#   rate    b has preemption.maxPerMinute 1: a's first 4-GPU gang preempts one of b's gangs and
+#           runs; a's second, arriving right after, finds b cooling and preempts nothing.
+#   crash-POINT  spread, with musterd killed at crash point POINT of the eviction
+#           (reclaim.ledger: the decision committed, nothing sent; rollback.barrier,
+#           rollback.clear, rollback.objects: an undo step of a victim) and started again on
+#           the same database: it converges, a's gang runs, exactly four of b's gangs were
+#           preempted and none is left half-evicted (each either held with no clusters, or
+#           running again whole).
+# Every write is checked against the CRDs.
+# Usage: dispatch_reclaim.sh MUSTER_SIM MUSTERD SOURCE_DIR CASE
+set -euo pipefail
+SIM=$1 MUSTERD=$2 SRC=$3 CASE=$4
+NAME=dispatch_reclaim_$CASE TEST_NS=team
+# shellcheck source=dispatch_lib.sh
+. "$(dirname "$0")/dispatch_lib.sh"
+FIX=$SRC/tests/fixtures/dispatch
+# musterd's reclaim lines (what it searched, what it preempted) with any failure
+eval "lib_$(declare -f dfail)"
+dfail() {
+    grep -h 'reclaim\|preempt\|DEBUG' "$TMP/musterd.out" "$TMP/musterd.err" 2>/dev/null | tail -20 | sed 's/^/musterd: /' >&2 || true
+    lib_dfail "$@"
+}
+
+# deploy NAME QUEUE REPLICAS GPUS_PER_REPLICA [spread] [PRIORITY_CLASS]
+deploy() {
+    local ann= pc=
+    [ "${5:-}" == spread ] && ann='annotations: {scheduling.muster.io/placement: spread}'
+    [ -n "${6:-}" ] && pc="priorityClassName: $6"
+    k create -f - >/dev/null <<YAML
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: $1
+  namespace: team
+  labels: {app: $1, volcano.sh/queue-name: $2}
+  $ann
+spec:
+  replicas: $3
+  selector: {matchLabels: {app: $1}}
+  template:
+    metadata: {labels: {app: $1}}
+    spec:
+      $pc
+      containers:
+        - name: w
+          image: registry.example/w:1
+          resources:
+            requests: {cpu: "1", memory: 1Gi, nvidia.com/gpu: "$4"}
+YAML
+}
+bstate() { api GET "/api/v1/bindings/team/$1-deployment" | jq -r .state; }
+brows() {
+    api GET "/api/v1/bindings/team/$1-deployment" |
+        jq "[.history[] | select(.state == \"$2\")] | length"
+}
+preempted_metric() {
+    curl -sf "$API/metrics" |
+        sed -n "s/^muster_preemptions_total{queue=\"$1\",reason=\"$2\"} //p"
+}
+
+start_sim "$FIX/three-clusters.yaml"
+POINT=
+[[ "$CASE" == crash-* ]] && POINT=${CASE#crash-}
+[ -n "$POINT" ] && export MUSTER_CRASH_AT=$POINT
+start_musterd --reclaim on
+unset MUSTER_CRASH_AT
+queue a root '{"nvidia.com/gpu":"24"}' \
+    '"guarantee":{"nvidia.com/gpu":"16"},"deserved":{"nvidia.com/gpu":"16"}'
+within=Never rate=0
+[ "$CASE" == priority-on ] && within=LowerPriority
+[ "$CASE" == rate ] && rate=1
+queue b root '{"nvidia.com/gpu":"24"}' \
+    "\"preemption\":{\"withinQueue\":\"$within\",\"maxPerMinute\":$rate}"
+# b borrows everything: six gangs of 2 x 2 GPUs, one cluster each, started one after another
+# so that "newest" is well defined
+for i in 1 2 3 4 5 6; do
+    deploy "b$i" b 2 2
+    wait_until 20 "b$i to run" is_eq running bstate "b$i"
+    sleep 0.05
+done
+declare -A where
+for i in 1 2 3 4 5 6; do
+    where[b$i]=$(rb_clusters "b$i-deployment")
+    echo "b$i on ${where[b$i]}"
+done
+
+case "$CASE" in
+crash-*)
+    deploy big a 8 2 spread
+    DUMP=/api/v1/bindings/team/big-deployment
+    end=$((SECONDS + 20))
+    while kill -0 "$MUSTERD_PID" 2>/dev/null; do
+        [ $SECONDS -lt $end ] || dfail "musterd never reached crash point $POINT"
+        sleep 0.1
+    done
+    rc=0
+    wait "$MUSTERD_PID" || rc=$?
+    MUSTERD_PID=
+    expect "$rc" 137 "musterd's exit at $POINT"
+    grep -q "crash point $POINT reached" "$TMP/musterd.err" || dfail "no crash line for $POINT"
+    start_musterd --reclaim on
+    wait_until 60 "a's gang to run after the restart" is_eq running bstate big
+    placed=$(rb_clusters big-deployment)
+    echo "a's gang on $placed"
+    victims=()
+    for i in 1 2 3 4 5 6; do
+        [ "$(brows "b$i" rolledback)" == 0 ] || victims+=("b$i")
+    done
+    echo "preempted: ${victims[*]}"
+    expect "${#victims[@]}" 4 "gangs preempted"
+    for i in 1 2 3 4 5 6; do
+        if [[ " ${victims[*]} " == *" b$i "* ]]; then
+            # held, nothing placed, muster's Works gone: wholly evicted
+            wait_until 15 "b$i to be wholly evicted" is_eq "true|" \
+                rbj "b$i-deployment" '{.spec.suspension.scheduling}|{.spec.clusters}'
+        else
+            expect "$(bstate "b$i")" running "b$i untouched"
+        fi
+    done
+    ;;
+spread)
+    deploy big a 8 2 spread
+    DUMP=/api/v1/bindings/team/big-deployment
+    wait_until 30 "a's gang to run" is_eq running bstate big
+    placed=$(rb_clusters big-deployment)
+    echo "a's gang on $placed"
+    victims=()
+    for i in 1 2 3 4 5 6; do
+        [ "$(brows "b$i" rolledback)" == 0 ] || victims+=("b$i")
+    done
+    echo "preempted: ${victims[*]}"
+    expect "${#victims[@]}" 4 "gangs preempted"
+    for v in "${victims[@]}"; do
+        c=${where[$v]%%=*}
+        [[ "$placed" == *"$c="* ]] || dfail "$v was preempted in $c, where a's gang does not run"
+        reason=$(api GET "/api/v1/bindings/team/$v-deployment" |
+            jq -r '[.history[] | select(.state == "rolledback")][0].reason')
+        expect "$reason" "preempted to reclaim for a (binding team/big-deployment)" "$v's ledger row"
+    done
+    # the two that stay never stopped
+    for i in 1 2 3 4 5 6; do
+        [[ " ${victims[*]} " == *" b$i "* ]] && continue
+        expect "$(bstate "b$i")" running "b$i untouched"
+    done
+    # a victim waits, says Preempted, keeps its place in line
+    v=${victims[0]}
+    st=$(bstate "$v")
+    [[ "$st" != running ]] || dfail "$v runs again in the room reclaimed for a"
+    wait_until 10 "$v's condition to say Preempted" eval \
+        "rb_cond $v-deployment Scheduled | grep -q '/Preempted$'"
+    echo "$v: $(rb_cond_msg "$v-deployment" Scheduled)"
+    expect "$(api GET /api/v1/queues/a | jq -c .status.preemptions)" '{"made":4,"suffered":0}' \
+        "a's preemptions"
+    expect "$(api GET /api/v1/queues/b | jq -c .status.preemptions)" '{"made":0,"suffered":4}' \
+        "b's preemptions"
+    expect "$(preempted_metric b reclaim)" 4 "muster_preemptions_total{queue=b,reason=reclaim}"
+    expect "$(curl -sf "$API/metrics" | sed -n 's/^muster_reclaim_wait_seconds_count //p')" 1 \
+        "muster_reclaim_wait_seconds_count"
+    ;;
+priority-on | priority-off)
+    k create -f - >/dev/null <<YAML
+apiVersion: scheduling.k8s.io/v1
+kind: PriorityClass
+metadata: {name: high}
+value: 100
+YAML
+    deploy hi b 2 2 "" high
+    DUMP=/api/v1/bindings/team/hi-deployment
+    wait_until 20 "the high-priority gang to be seen" is_eq 100 \
+        eval "api GET $DUMP | jq -r .priority"
+    if [ "$CASE" == priority-on ]; then
+        wait_until 30 "the high-priority gang to run" is_eq running bstate hi
+        placed=$(rb_clusters hi-deployment)
+        victims=()
+        for i in 1 2 3 4 5 6; do
+            [ "$(brows "b$i" rolledback)" == 0 ] || victims+=("b$i")
+        done
+        echo "hi on $placed; preempted: ${victims[*]}"
+        expect "${#victims[@]}" 1 "gangs preempted"
+        v=${victims[0]}
+        [[ "$placed" == "${where[$v]%%=*}="* ]] || dfail "$v preempted where hi does not run"
+        expect "$(api GET "/api/v1/bindings/team/$v-deployment" |
+            jq -r '[.history[] | select(.state == "rolledback")][0].reason')" \
+            "preempted by a priority 100 gang of its queue b (binding team/hi-deployment)" \
+            "$v's ledger row"
+        expect "$(api GET /api/v1/queues/b | jq -c .status.preemptions)" \
+            '{"made":1,"suffered":1}' "b's preemptions"
+        expect "$(preempted_metric b priority)" 1 "muster_preemptions_total{queue=b,reason=priority}"
+    else
+        sleep 3
+        expect "$(bstate hi)" pending "the high-priority gang waits"
+        for i in 1 2 3 4 5 6; do
+            expect "$(brows "b$i" rolledback)" 0 "b$i never rolled back"
+        done
+    fi
+    ;;
+rate)
+    deploy a1 a 2 2
+    wait_until 30 "a's first gang to run" is_eq running bstate a1
+    deploy a2 a 2 2
+    DUMP=/api/v1/bindings/team/a2-deployment
+    wait_until 20 "a's second gang to be searched for" \
+        grep -q 'nothing preempted for team/a2-deployment' "$TMP/musterd.out"
+    grep 'nothing preempted for team/a2-deployment' "$TMP/musterd.out" | head -1
+    sleep 2
+    n=0
+    for i in 1 2 3 4 5 6; do
+        [ "$(brows "b$i" rolledback)" == 0 ] || n=$((n + 1))
+    done
+    expect "$n" 1 "gangs of b preempted within the minute"
+    expect "$(bstate a2)" pending "a's second gang waits"
+    expect "$(api GET /api/v1/queues/b | jq -c .status.preemptions)" '{"made":0,"suffered":1}' \
+        "b's preemptions"
+    ;;
+nofit)
+    # 26 GPUs: more than the fleet's 24 even with every gang of b gone
+    deploy big a 13 2 spread
+    DUMP=/api/v1/bindings/team/big-deployment
+    wait_until 20 "a's gang to be seen" is_eq pending bstate big
+    sleep 3
+    for i in 1 2 3 4 5 6; do
+        expect "$(bstate "b$i")" running "b$i untouched"
+        expect "$(brows "b$i" rolledback)" 0 "b$i never rolled back"
+    done
+    expect "$(api GET /api/v1/queues/b | jq -c .status.preemptions)" '{"made":0,"suffered":0}' \
+        "b's preemptions"
+    ;;
+*) dfail "unknown case $CASE" ;;
+esac
+finish
