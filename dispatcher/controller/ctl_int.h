@@ -757,6 +757,9 @@ void ctl__fatal(struct ctl *c, const char *what);
 int ctl__leads(const struct ctl *c);
 void ctl__ledger_flush(struct ctl *c);
 struct lwrite *ctl__lw_add(struct ctl *c, struct binding *b, int kind, const char *state);
+/* A write that marks b's live row admitted, with b's shares as its placement, at `at` (the
+ * cycle's admission, a Replace, a readmit at start-up). NULL once out of memory (ctl__fatal). */
+struct lwrite *ctl__lw_admitted(struct ctl *c, struct binding *b, int kind, int64_t at);
 int ctl__lw_fill_new(struct ctl *c, struct lwrite *w, struct binding *b);
 
 /* protocol.c: the step transitions are pure (tests/unit/dispatcher/controller/test_protocol.c) */

@@ -349,15 +349,9 @@ static void admit(struct ctl *c, struct binding *b)
     c->fleet.admitting = 1; /* reserve_shares took its shares out of the snapshot already */
     ctl__set_state(c, b, B_ADMITTED);
     c->fleet.admitting = 0;
-    struct lwrite *w = ctl__lw_add(c, b, LW_ADMIT, "admitted");
-    if (!w) {
-        ctl__fatal(c, "out of memory");
+    struct lwrite *w = ctl__lw_admitted(c, b, LW_ADMIT, now);
+    if (!w)
         return;
-    }
-    w->row.id = b->ledger_id;
-    ctl__clusters_text(b, w->clusters, sizeof w->clusters);
-    w->row.clusters = w->clusters;
-    w->row.admitted_at = now;
     snprintf(w->reason, sizeof w->reason, "admitted");
     w->row.reason = w->reason;
     c->st.admitted++;

@@ -47,6 +47,20 @@ struct lwrite *ctl__lw_add(struct ctl *c, struct binding *b, int kind, const cha
     return w;
 }
 
+struct lwrite *ctl__lw_admitted(struct ctl *c, struct binding *b, int kind, int64_t at)
+{
+    struct lwrite *w = ctl__lw_add(c, b, kind, "admitted");
+    if (!w) {
+        ctl__fatal(c, "out of memory");
+        return NULL;
+    }
+    w->row.id = b->ledger_id;
+    ctl__clusters_text(b, w->clusters, sizeof w->clusters);
+    w->row.clusters = w->clusters;
+    w->row.admitted_at = at;
+    return w;
+}
+
 void ctl__clusters_text(const struct binding *b, char *buf, size_t cap)
 {
     size_t n = (size_t)snprintf(buf, cap, "[");

@@ -411,15 +411,9 @@ static void replace_one(struct ctl *c, struct binding *b)
     b->admitted_at = now;
     b->step = S_NONE;
     ctl__set_state(c, b, B_ADMITTED);
-    struct lwrite *w = ctl__lw_add(c, b, LW_LOSS_REPLACE, "admitted");
-    if (!w) {
-        ctl__fatal(c, "out of memory");
+    struct lwrite *w = ctl__lw_admitted(c, b, LW_LOSS_REPLACE, now);
+    if (!w)
         return;
-    }
-    w->row.id = b->ledger_id;
-    ctl__clusters_text(b, w->clusters, sizeof w->clusters);
-    w->row.clusters = w->clusters;
-    w->row.admitted_at = now;
     snprintf(w->reason, sizeof w->reason,
              "cluster %.40s lost: %.100s; its %" PRId32
              " replicas replaced on %.30s (onClusterLoss: Replace)",

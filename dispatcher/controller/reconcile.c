@@ -293,15 +293,7 @@ static void readmit(struct ctl *c, struct binding *b)
     }
     b->resume = 1; /* the committed row resumes from the hub (ledger_flush) */
     ctl__set_state(c, b, B_ADMITTED);
-    struct lwrite *w = ctl__lw_add(c, b, LW_ADMIT, "admitted");
-    if (!w) {
-        ctl__fatal(c, "out of memory");
-        return;
-    }
-    w->row.id = b->ledger_id;
-    ctl__clusters_text(b, w->clusters, sizeof w->clusters);
-    w->row.clusters = w->clusters;
-    w->row.admitted_at = b->admitted_at;
+    ctl__lw_admitted(c, b, LW_ADMIT, b->admitted_at);
 }
 
 static int rb_scheduled_true(json_object *rb)
