@@ -512,9 +512,15 @@ async function loadBindings() {
   }
   state.bindingPage.next = (page.metadata && page.metadata.continue) || "";
   const body = $("#binding-table tbody");
+  // A live refresh replaces the rows; a keyboard user's focus must not fall to <body> with them.
+  const focused = body.contains(document.activeElement) ? document.activeElement.dataset.name : undefined;
   const frag = document.createDocumentFragment();
   for (const b of page.items || []) frag.append(bindingRow(b));
   body.replaceChildren(frag);
+  if (focused) {
+    const again = body.querySelector(`tr[data-name="${CSS.escape(focused)}"]`);
+    if (again) again.focus({ preventScroll: true });
+  }
   if (!(page.items || []).length) body.append(el("tr", null, el("td", { colspan: 7, class: "empty", text: "no bindings match" })));
   const n = state.bindingPage.stack.length;
   $("#page-info").textContent = `page ${n + 1}`;

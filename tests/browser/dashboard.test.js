@@ -120,9 +120,27 @@ async function main() {
     });
 
     await step("the detail pane shows a binding's decision history; Enter opens it, Escape closes it", async () => {
-      await page.focus("#binding-table tr[data-name]");
-      await page.keyboard.press("Enter");
-      await page.waitForSelector("#detail:not([hidden]) #detail-fields", { timeout: 5000 });
+      // The demo's Jobs finish and leave, so a row may be gone by the time its detail loads
+      // ("muster has no record of it"): open the test's own pending Job, else try the next row.
+      let opened = false;
+      for (let attempt = 0; attempt < 5 && !opened; attempt++) {
+        const name = await page.evaluate(() => {
+          const rows = [...document.querySelectorAll("#binding-table tr[data-name]")];
+          const r = rows.find((r) => r.querySelector("td.st").dataset.state === "pending") || rows[0];
+          return r ? r.dataset.name : "";
+        });
+        if (!name) { await page.waitForTimeout(500); continue; }
+        await page.focus(`#binding-table tr[data-name="${name}"]`);
+        await page.keyboard.press("Enter");
+        await until(page, (n) => !document.querySelector("#detail").hidden
+          && document.querySelector("#detail-h").textContent === n, name, 5000);
+        opened = await page.evaluate(() => !!document.querySelector("#detail-fields"));
+        if (!opened) {
+          console.log(`     ${name} left before its detail loaded; trying another`);
+          await page.keyboard.press("Escape");
+        }
+      }
+      if (!opened) throw new Error("no binding's detail opened in 5 attempts");
       await page.waitForSelector("#detail-body table tbody tr", { timeout: 5000 });
       await shot("binding-detail.png");
       await page.keyboard.press("Escape");
