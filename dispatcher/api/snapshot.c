@@ -17,11 +17,25 @@
 /* Smaller bodies go as they are: the gzip header would eat the gain. */
 #define SNAPSHOT_GZIP_MIN 1024
 
+/* The bodies are h2o shared buffers: each answer links the one it sends into its request's
+ * pool, so a snapshot replaced while a slow client still reads the old body frees it only
+ * when that request is done, and no answer copies the body (h2o_send_inline would). */
+static char *shared_alloc(size_t len)
+{
+    return h2o_mem_alloc_shared(NULL, len ? len : 1, NULL);
+}
+
+static void shared_release(char *p)
+{
+    if (p)
+        h2o_mem_release_shared(p);
+}
+
 void api__snapshot_close(struct api_snapshot *sn)
 {
     muster_free(sn->cont);
-    muster_free(sn->body);
-    muster_free(sn->gz);
+    shared_release(sn->body);
+    shared_release(sn->gz);
     memset(sn, 0, sizeof(*sn));
 }
 
@@ -32,7 +46,7 @@ int api__snapshot_valid(const struct api_snapshot *sn, uint64_t version, uint64_
            (cont ? sn->cont && strcmp(sn->cont, cont) == 0 : !sn->cont);
 }
 
-/* body[0..len) gzipped with h2o's own compressor into a buffer of ours; NULL when it cannot be
+/* body[0..len) gzipped with h2o's own compressor into a shared buffer; NULL when it cannot be
  * (the answer then goes uncompressed). */
 static char *gzip_of(const char *body, size_t len, size_t *outlen)
 {
@@ -46,7 +60,7 @@ static char *gzip_of(const char *body, size_t len, size_t *outlen)
         z->transform(z, &in, 1, H2O_SEND_STATE_FINAL, &bufs, &nbufs);
         for (size_t i = 0; i < nbufs; i++)
             total += bufs[i].len;
-        out = total ? muster_malloc(total) : NULL;
+        out = total ? shared_alloc(total) : NULL;
         for (size_t i = 0, at = 0; out && i < nbufs; at += bufs[i].len, i++)
             memcpy(out + at, bufs[i].base, bufs[i].len);
         *outlen = total;
@@ -59,7 +73,7 @@ int api__snapshot_fill(struct api_snapshot *sn, uint64_t version, uint64_t gen, 
                        const char *cont, const char *body, size_t len)
 {
     api__snapshot_close(sn);
-    sn->body = muster_malloc(len ? len : 1);
+    sn->body = shared_alloc(len);
     sn->cont = cont ? muster_strdup(cont) : NULL;
     if (!sn->body || (cont && !sn->cont)) {
         api__snapshot_close(sn);
@@ -140,6 +154,21 @@ static int accepts_gzip(h2o_req_t *req)
     return 0;
 }
 
+/* Sends buf (a shared buffer of the snapshot) as the whole body without copying it. */
+static void send_shared(h2o_req_t *req, char *buf, size_t len)
+{
+    static h2o_generator_t generator = {NULL, NULL};
+    h2o_mem_link_shared(&req->pool, buf);
+    req->res.content_length = len;
+    h2o_start_response(req, &generator);
+    if (h2o_memis(req->input.method.base, req->input.method.len, H2O_STRLIT("HEAD"))) {
+        h2o_send(req, NULL, 0, H2O_SEND_STATE_FINAL);
+        return;
+    }
+    h2o_iovec_t body = h2o_iovec_init(buf, len);
+    h2o_send(req, &body, 1, H2O_SEND_STATE_FINAL);
+}
+
 void api__snapshot_send(h2o_req_t *req, const struct api_snapshot *sn)
 {
     api__add_header(req, H2O_TOKEN_ETAG, sn->etag);
@@ -163,8 +192,8 @@ void api__snapshot_send(h2o_req_t *req, const struct api_snapshot *sn)
     if (sn->gz && accepts_gzip(req)) {
         h2o_add_header(&req->pool, &req->res.headers, H2O_TOKEN_CONTENT_ENCODING, NULL,
                        H2O_STRLIT("gzip"));
-        h2o_send_inline(req, sn->gz, sn->gzlen);
+        send_shared(req, sn->gz, sn->gzlen);
         return;
     }
-    h2o_send_inline(req, sn->body, sn->len);
+    send_shared(req, sn->body, sn->len);
 }
