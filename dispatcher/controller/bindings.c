@@ -596,15 +596,6 @@ static void binding_reread(struct ctl *c, struct binding *b)
     binding_enqueue(c, b);
 }
 
-/* An RB event older than the answer to muster's last spec.clusters rewrite of a shrunk gang
- * (the watch may bring it after the answer): it still shows the old placement, which is no
- * one else's change. */
-static int rb_older_than_resize(const struct binding *b)
-{
-    const char *rv = kube_json_str(kube_json_get(b->rb, "metadata"), "resourceVersion");
-    return b->resize_rv && rv && strtoll(rv, NULL, 10) < b->resize_rv;
-}
-
 void ctl__binding_react(struct ctl *c, struct binding *b, int template_changed)
 {
     if (!ctl__leads(c) || !c->reconciled || c->stopping || b->gone)
@@ -635,7 +626,7 @@ void ctl__binding_react(struct ctl *c, struct binding *b, int template_changed)
         break;
     case B_DISPATCHED:
     case B_RUNNING:
-        if (rb_older_than_resize(b))
+        if (ctl__rb_older_than_resize(b))
             break; /* from before muster's own spec.clusters rewrite: nothing new */
         if (ctl__resize_check(c, b, template_changed))
             break; /* it shrank: its row is written first, its placement judged after */

@@ -213,6 +213,15 @@ static int share_gang_running(struct ctl *c, const struct binding *b, const char
     return ph && strcmp(ph, "Running") == 0;
 }
 
+/* An RB event older than the answer to muster's last spec.clusters rewrite of a shrunk gang
+ * (the watch may bring it after the answer): it still shows the old placement, which is no
+ * one else's change. */
+int ctl__rb_older_than_resize(const struct binding *b)
+{
+    const char *rv = kube_json_str(kube_json_get(b->rb, "metadata"), "resourceVersion");
+    return b->resize_rv && rv && strtoll(rv, NULL, 10) < b->resize_rv;
+}
+
 /* Someone else changed a dispatched RB's placement in a way no lost cluster explains (loss.c
  * judges evictions from muster's clusters, by gracefulEvictionTasks or a cluster dropped from
  * spec.clusters, first): a cluster added, or a share's replicas rewritten (the descheduler, a
@@ -224,6 +233,11 @@ static int placement_changed(const struct binding *b, char *why, size_t cap)
 {
     json_object *susp = kube_json_path(b->rb, "spec", "suspension", NULL);
     if (kube_json_bool(susp, "scheduling") == 1)
+        return 0;
+    /* The cached RB may be older than muster's own shrink when something else calls for a
+     * look (a PodGroup Work's status moving with the new minMember comes before the RB's event
+     * often enough): that is not someone else's change either. */
+    if (ctl__rb_older_than_resize(b))
         return 0;
     json_object *cl = kube_json_path(b->rb, "spec", "clusters", NULL);
     size_t n = cl && json_object_is_type(cl, json_type_array) ? json_object_array_length(cl) : 0;

@@ -265,6 +265,29 @@ static void test_reconcile_finishes_a_resize(void)
     CU_ASSERT_EQUAL(ctl__reconcile_decide(&f), RECON_RELEASE);
 }
 
+/* After muster's own spec.clusters rewrite of a shrunk gang, an RB cached from before it (a
+ * PodGroup Work's event may ask for a look first) is muster's old placement, not someone
+ * else's change: only an RB at or after the rewrite's answer is judged. */
+static void test_rb_older_than_resize(void)
+{
+    struct binding b;
+    memset(&b, 0, sizeof b);
+    b.rb = json_tokener_parse("{\"metadata\":{\"resourceVersion\":\"41\"}}");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(b.rb);
+    CU_ASSERT_FALSE(ctl__rb_older_than_resize(&b)); /* no rewrite yet */
+    b.resize_rv = 42;
+    CU_ASSERT_TRUE(ctl__rb_older_than_resize(&b));
+    b.resize_rv = 41;
+    CU_ASSERT_FALSE(ctl__rb_older_than_resize(&b)); /* the rewrite's own answer */
+    b.resize_rv = 40;
+    CU_ASSERT_FALSE(ctl__rb_older_than_resize(&b));
+    json_object_put(b.rb);
+    b.rb = json_tokener_parse("{\"metadata\":{}}");
+    b.resize_rv = 42;
+    CU_ASSERT_FALSE(ctl__rb_older_than_resize(&b)); /* no version: judged */
+    json_object_put(b.rb);
+}
+
 static CU_TestInfo tests[] = {
     {"a gang read again: same, shrunk, grown, zero", test_judge},
     {"the last-placed shares give up first", test_shares_shrink},
@@ -273,6 +296,7 @@ static CU_TestInfo tests[] = {
     {"growth: why a delta waits", test_grow_wait_message},
     {"resize steps", test_steps},
     {"start-up finishes a half-done resize", test_reconcile_finishes_a_resize},
+    {"an RB older than muster's own shrink is not someone else's change", test_rb_older_than_resize},
     CU_TEST_INFO_NULL,
 };
 
