@@ -3,6 +3,7 @@
  * validated once when the RB is read, so matching a Cluster never meets a bad shape. */
 #include "cluster-adapters/karmada/workload_clusters.h"
 #include "cluster-adapters/kube/json.h"
+#include "cluster-adapters/kube/selector.h"
 
 #include "queue/errors.h"
 
@@ -300,25 +301,10 @@ static int affinity_allows(json_object *aff, const char *path, const char *name,
         return deny(why, cap, "%.63s: excluded by %s.exclude", name, path);
     json_object *labels = kube_json_get(kube_json_get(cluster, "metadata"), "labels");
     json_object *ls = kube_json_get(aff, "labelSelector");
-    json_object *ml = kube_json_get(ls, "matchLabels");
-    if (ml) {
-        json_object_object_foreach(ml, key, val)
-        {
-            const char *have = kube_json_str(labels, key);
-            if (!have || strcmp(have, json_object_get_string(val)) != 0)
-                return deny(why, cap, "%.63s: label %.63s is not %.63s (%s.labelSelector)", name,
-                            key, json_object_get_string(val), path);
-        }
-    }
-    json_object *me = kube_json_get(ls, "matchExpressions");
-    for (size_t i = 0; me && i < json_object_array_length(me); i++) {
-        json_object *e = json_object_array_get_idx(me, i);
-        const char *lkey = kube_json_str(e, "key");
-        int op = op_index(kube_json_str(e, "operator"), label_ops, 4);
-        if (!requirement_holds(op, kube_json_get(e, "values"), kube_json_str(labels, lkey)))
-            return deny(why, cap, "%.63s: label %.63s does not satisfy %s (%s.labelSelector)", name,
-                        lkey, label_ops[op], path);
-    }
+    char term[200];
+    if (ls && !kube_selector_matches(ls, labels, term, sizeof term))
+        return deny(why, cap, "%.63s: %s (%s.labelSelector)", name, term, path);
+    json_object *me;
     me = kube_json_get(kube_json_get(aff, "fieldSelector"), "matchExpressions");
     json_object *cspec = kube_json_get(cluster, "spec");
     for (size_t i = 0; me && i < json_object_array_length(me); i++) {

@@ -291,8 +291,8 @@ static void test_batch_job(void)
     CU_ASSERT_TRUE(karmada_workload_explain_cluster(&w, c, why, sizeof(why)));
     put(c, str("us-east-1"), "metadata", "labels", "region", NULL);
     CU_ASSERT_FALSE(karmada_workload_explain_cluster(&w, c, why, sizeof(why)));
-    CU_ASSERT_STRING_EQUAL(why, "member1: label region does not satisfy In "
-                                "(spec.placement.clusterAffinity.labelSelector)");
+    CU_ASSERT_STRING_EQUAL(why, "member1: label region does not satisfy In [eu-west-1 "
+                                "eu-central-1] (spec.placement.clusterAffinity.labelSelector)");
     put(c, str("eu-central-1"), "metadata", "labels", "region", NULL);
     CU_ASSERT_TRUE(karmada_workload_allows_cluster(&w, c));
     put(c, str("yes"), "metadata", "labels", "decommissioned", NULL);
