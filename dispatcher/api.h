@@ -194,12 +194,15 @@ struct api_queue_doc {
     int reclaimable; /* 1 (the default) or 0 */
     enum queue_within within_queue;
     int64_t min_runtime_ms, max_per_minute, cooldown_ms;
+    /* namespaceSelector: a checked metav1.LabelSelector, borrowed; NULL: none (inherited) */
+    struct json_object *ns_selector;
 };
 
 /* Checks obj field by field: known fields only (metadata and status are accepted and ignored
  * as read-only), the right JSON types, integers in range, state, queueingStrategy and
  * onClusterLoss names, reclaimable a boolean, preemption an object (or null) of known fields
- * with durations such as "10m" (queue/duration.h). Absent fields get their defaults (weight 1,
+ * with durations such as "10m" (queue/duration.h), namespaceSelector a label selector (or
+ * null) as the apiserver checks one (kube/selector.h). Absent fields get their defaults (weight 1,
  * priority 0, Open, BestEffortFIFO, {} maps, gangTimeoutSeconds 300, onClusterLoss Requeue,
  * reclaimable true, withinQueue Never, the rest 0). 0, or MUSTER_EINVAL with a 422 in err
  * naming the field ("preemption.minRuntime"). */

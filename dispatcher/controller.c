@@ -83,20 +83,10 @@ static void hook_queues_changed(void *ud, const char *name)
     struct ctl *c = ud;
     (void)name;
     ctl__timeouts_refresh(c);
-    /* Each binding waiting now is visited once: one that stays parked goes back to the tail
-     * (set_state), so walking to the end would meet it again, and again. */
-    struct binding *last = c->waiting.prev;
-    for (struct binding *b = c->waiting.next, *nx; b != &c->waiting; b = nx) {
-        nx = b->next;
-        int end = b == last;
-        if (b->st == B_PARKED)
-            ctl__binding_react(c, b, 0);
-        if (end)
-            break;
-    }
-    c->cyc.wanted = 1;
-    c->cyc.forced = 1;
-    ctl__kick(c);
+    ctl__tenancy_refresh(c);
+    /* a parked binding may queue now (its queue came, a selector admits it), a pending one
+     * may no longer be admitted by its queue's selector */
+    ctl__tenancy_rejudge(c, NULL);
 }
 
 void ctl_api_hooks(struct ctl *c, struct api_dispatcher *out)
@@ -236,11 +226,9 @@ static void drain_closed(uv_handle_t *h)
     uv_close((uv_handle_t *)&c->soon, on_handle_closed);
     if (c->pre.call)
         kube_call_cancel(c->pre.call);
-    struct kube_informer *all[] = {&c->rbs,     &c->clusters, &c->works,   &c->policies, &c->prios,
-                                   &c->tmpl[0], &c->tmpl[1],  &c->tmpl[2], &c->tmpl[3],
-                                   &c->tmpl[4]};
     for (int i = 0; i < c->watch.started; i++)
-        kube_informer_close(all[i], on_informer_closed);
+        kube_informer_close((struct kube_informer *)((char *)c + ctl__watches[i].informer),
+                            on_informer_closed);
     ctl__stop_maybe_done(c);
 }
 
@@ -295,6 +283,7 @@ void ctl_free(struct ctl *c)
     muster_free(c->bykey);
     muster_free(c->bytkey);
     muster_free(c->qt.v);
+    ctl__tenancy_close(c);
     queue_idmap_close(&c->byid);
     queue_idmap_close(&c->fleet.byseq);
     queue_resvec_close(&c->fleet.scratch);

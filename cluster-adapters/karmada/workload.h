@@ -34,7 +34,10 @@
     X("scheduling.volcano.sh/queue-name")                                                          \
     X("volcano.sh/queue-name")                                                                     \
     X("kueue.x-k8s.io/queue-name")                                                                 \
-    X("yunikorn.apache.org/queue")
+    X(KARMADA_WORKLOAD_YUNIKORN_QUEUE_KEY)
+/* YuniKorn's queue is a dotted path in its tree (root.org.team), which muster resolves in its
+ * own tree (dispatcher/controller/tenancy.c). */
+#define KARMADA_WORKLOAD_YUNIKORN_QUEUE_KEY "yunikorn.apache.org/queue"
 
 enum karmada_workload_kind {
     KARMADA_WORKLOAD_KIND_NONE,        /* not a kind muster handles: leave the RB alone */

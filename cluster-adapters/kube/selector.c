@@ -21,8 +21,8 @@ static int op_of(const char *s)
     return -1;
 }
 
-__attribute__((format(printf, 4, 5))) static int say(int rc, char *why, size_t cap,
-                                                     const char *fmt, ...)
+__attribute__((format(printf, 4, 5))) static int say(int rc, char *why, size_t cap, const char *fmt,
+                                                     ...)
 {
     if (why && cap) {
         va_list ap;
@@ -204,8 +204,8 @@ static int listed(json_object *vals, const char *s)
 /* The values of an expression as the selector's String() writes them: [a b]. */
 static void values_text(json_object *vals, char *out, size_t cap)
 {
-    size_t at = 0, n = json_object_is_type(vals, json_type_array) ? json_object_array_length(vals)
-                                                                     : 0;
+    size_t at = 0,
+           n = json_object_is_type(vals, json_type_array) ? json_object_array_length(vals) : 0;
     out[0] = '\0';
     for (size_t i = 0; i < n && at < cap; i++) {
         int w = snprintf(out + at, cap - at, "%s%s", i ? " " : "",

@@ -2,6 +2,7 @@
  * api_queue_doc_decode) and RFC 7386 merge patch (api_merge_patch). */
 #include "dispatcher/api/api_int.h"
 
+#include "cluster-adapters/kube/selector.h"
 #include "queue/duration.h"
 #include "queue/errors.h"
 
@@ -161,6 +162,20 @@ int api_queue_doc_decode(struct json_object *obj, struct api_queue_doc *doc, str
                 doc->reclaimable = json_object_get_boolean(val) ? 1 : 0;
         } else if (strcmp(key, "preemption") == 0) {
             rc = get_preemption(val, doc, err);
+        } else if (strcmp(key, "namespaceSelector") == 0) {
+            char why[320];
+            if (json_object_is_type(val, json_type_null))
+                continue; /* none: the parent's applies */
+            if (kube_selector_check(val, "namespaceSelector", why, sizeof why)) {
+                /* "namespaceSelector.matchExpressions[0].operator: must be ...": the field is
+                 * the part before ": " */
+                const char *colon = strstr(why, ": ");
+                char field[96];
+                snprintf(field, sizeof field, "%.*s", colon ? (int)(colon - why) : 17, why);
+                rc = api__fail(err, 422, "Invalid", field, "%s", why);
+            } else {
+                doc->ns_selector = val;
+            }
         } else if (strcmp(key, "metadata") == 0 || strcmp(key, "status") == 0) {
             /* Read-only: accepted so a client may PUT back what it got, and ignored. */
             if (!json_object_is_type(val, json_type_object) &&

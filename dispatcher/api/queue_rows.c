@@ -23,6 +23,7 @@ void api__qrow_close(struct api_qrow *r)
     muster_free(r->guarantee);
     muster_free(r->deserved);
     muster_free(r->capability);
+    muster_free(r->ns_selector);
     memset(r, 0, sizeof(*r));
 }
 
@@ -51,6 +52,8 @@ static int qrow_from_store(struct api_qrow *r, const struct store_queue *q)
         rc = dup_or_null(q->deserved ? q->deserved : "{}", &r->deserved);
     if (!rc)
         rc = dup_or_null(q->capability ? q->capability : "{}", &r->capability);
+    if (!rc)
+        rc = dup_or_null(q->namespace_selector, &r->ns_selector);
     if (rc) {
         api__qrow_close(r);
         return rc;
@@ -93,6 +96,7 @@ void api__qrow_to_store(const struct api_qrow *r, struct store_queue *q)
     q->capability = r->capability;
     q->gang_timeout_ms = r->gang_timeout_ms;
     q->on_cluster_loss = r->on_loss;
+    q->namespace_selector = r->ns_selector;
     q->resource_version = r->rv;
     q->created_at = r->created_at;
     q->updated_at = r->updated_at;
@@ -119,7 +123,8 @@ int api__qrow_same_spec(const struct api_qrow *a, const struct api_qrow *b)
            a->not_reclaimable == b->not_reclaimable && a->within_queue == b->within_queue &&
            a->min_runtime_ms == b->min_runtime_ms &&
            a->preempt_per_minute == b->preempt_per_minute &&
-           a->preempt_cooldown_ms == b->preempt_cooldown_ms && str_same(a->on_loss, b->on_loss);
+           a->preempt_cooldown_ms == b->preempt_cooldown_ms && str_same(a->on_loss, b->on_loss) &&
+           str_same(a->ns_selector, b->ns_selector);
 }
 
 size_t api__rows_lower_bound(const struct api_server *s, const char *name)

@@ -83,6 +83,8 @@ static struct json_object *spec_json(const struct api_qrow *r)
         o, "onClusterLoss",
         json_object_new_string(r->on_loss ? r->on_loss : queue_on_loss_name(QUEUE_ON_LOSS_REQUEUE)),
         &bad);
+    if (r->ns_selector)
+        api__obj_add(o, "namespaceSelector", json_tokener_parse(r->ns_selector), &bad);
     if (bad) {
         json_object_put(o);
         return NULL;
@@ -372,8 +374,9 @@ static int change_build(struct api_server *s, const struct api_queue_doc *doc, i
     r->guarantee = map_text(doc->guarantee);
     r->deserved = map_text(doc->deserved);
     r->capability = map_text(doc->capability);
+    r->ns_selector = doc->ns_selector ? map_text(doc->ns_selector) : NULL;
     if (!r->name || (parent && !r->parent) || !r->state || !r->strategy || !r->guarantee ||
-        !r->deserved || !r->capability)
+        !r->deserved || !r->capability || (doc->ns_selector && !r->ns_selector))
         return api__fail(e, 500, "InternalError", NULL, "out of memory");
     r->weight = doc->weight;
     r->priority = doc->priority;

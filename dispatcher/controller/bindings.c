@@ -413,6 +413,28 @@ int ctl__binding_read(struct ctl *c, struct binding *b)
         b->priority = v ? json_object_get_int(v) : 0;
     }
     snprintf(b->queue, sizeof b->queue, "%s", w->queue);
+    char ns[256];
+    const char *nm;
+    ctl__split_key(b->key, ns, sizeof ns, &nm);
+    if (!w->queue_explicit) {
+        /* the namespace's own default replaces the global one (tenancy.c) */
+        const char *dq = ctl__tenancy_default_queue(c, ns);
+        if (dq && !queue_name_valid(dq, strlen(dq))) {
+            ctl__set_reason(b, "Unschedulable",
+                            "namespace %s: annotation " CTL_DEFAULT_QUEUE_ANNOTATION
+                            " \"%.63s\" is not a valid queue name",
+                            ns, dq);
+            return MUSTER_EINVAL;
+        }
+        if (dq)
+            snprintf(b->queue, sizeof b->queue, "%s", dq);
+    } else if (strstr(w->queue_source, KARMADA_WORKLOAD_YUNIKORN_QUEUE_KEY)) {
+        char why[KARMADA_WORKLOAD_MSG_MAX];
+        if (ctl__tenancy_path(c, w->queue, b->queue, sizeof b->queue, why, sizeof why)) {
+            ctl__set_reason(b, "Unschedulable", "%s", why);
+            return MUSTER_EINVAL;
+        }
+    }
     ctl__binding_clear_read(b);
     if (queue_resvec_copy(&b->gang, &w->gang))
         return MUSTER_ENOMEM;
@@ -469,6 +491,16 @@ int ctl__engine_add(struct ctl *c, struct binding *b)
                                   .request = &b->gang};
     struct queue_error qe;
     struct queue_entry *e = queue_tree_entry(c->t, (uint64_t)b->ledger_id);
+    char ns[256], why[KARMADA_WORKLOAD_MSG_MAX];
+    const char *nm;
+    ctl__split_key(b->key, ns, sizeof ns, &nm);
+    if (!e && !ctl__tenancy_admits(c, b->queue, ns, why, sizeof why)) {
+        /* parked with its row: its place in line is kept for when a label or the selector
+         * changes (tenancy.c judges it again then) */
+        ctl__set_reason(b, "Unschedulable", "%s", why);
+        ctl__set_state(c, b, B_PARKED);
+        return MUSTER_EFORBIDDEN;
+    }
     int rc = e ? 0 : queue_entry_add(c->t, &es, &e, &qe);
     if (rc == MUSTER_ENOENT) {
         ctl__set_reason(b, "Unschedulable",

@@ -56,6 +56,7 @@
 #include "queue/idmap.h"
 #include "queue/mem.h"
 #include "queue/quantity.h"
+#include "queue/search.h"
 
 #include <inttypes.h>
 #include <stdarg.h>
@@ -421,6 +422,7 @@ enum ctl_watch_id {
     CTL_W_VCJOBS,
     CTL_W_PODS,
     CTL_W_STATEFULSETS,
+    CTL_W_NAMESPACES, /* labels and the default-queue annotation (tenancy.c) */
     CTL_NWATCHES
 };
 
@@ -448,6 +450,15 @@ struct inf_tag {
     const struct ctl_watch *w;
     int synced;
 };
+
+/* A queue that sets a namespaceSelector (tenancy.c), by name. */
+struct ctl_ten_queue {
+    char name[QUEUE_NAME_MAX + 1];
+    json_object *sel; /* checked */
+};
+
+/* A namespace's own default queue, replacing "default" for its workloads that name none. */
+#define CTL_DEFAULT_QUEUE_ANNOTATION "scheduling.muster.io/default-queue"
 
 struct qtimeout {
     char name[QUEUE_NAME_MAX + 1];
@@ -508,6 +519,7 @@ struct ctl {
     /* the informers (loop.c's ctl__watches) */
     struct kube_informer rbs, clusters, works, policies, prios;
     struct kube_informer tmpl[5]; /* deployments, jobs, volcano jobs, pods, statefulsets */
+    struct kube_informer namespaces;
     struct {
         struct inf_tag tags[CTL_NWATCHES];
         int started, open, nsynced;
@@ -575,6 +587,11 @@ struct ctl {
         struct qtimeout *v;
         size_t n, cap;
     } qt;
+    /* the queues that set a namespaceSelector, sorted by name (tenancy.c) */
+    struct {
+        struct ctl_ten_queue *v;
+        size_t n, cap;
+    } ten;
 
     uv_timer_t tick;
     uv_idle_t kick;  /* runs the cycle and the ledger flush once per loop iteration */
@@ -899,5 +916,29 @@ void ctl__soon_arm(struct ctl *c, int64_t at);
 
 /* controller.c */
 void ctl__stop_maybe_done(struct ctl *c);
+
+/* ---- tenancy.c ---- */
+/* The queues' namespaceSelectors read again from the store (at start and on any queue change). */
+void ctl__tenancy_refresh(struct ctl *c);
+void ctl__tenancy_close(struct ctl *c);
+/* The selector that applies to queue: its own, else its nearest ancestor's (that queue's name in
+ * *from); NULL when none does (every namespace may submit). */
+json_object *ctl__tenancy_selector(const struct ctl *c, const char *queue, const char **from);
+/* 1 when namespace ns may submit to queue; else 0 and why says which queue refused and why. */
+int ctl__tenancy_admits(const struct ctl *c, const char *queue, const char *ns, char *why,
+                        size_t cap);
+/* The default-queue annotation of namespace ns, or NULL. */
+const char *ctl__tenancy_default_queue(const struct ctl *c, const char *ns);
+/* A YuniKorn queue path (root.a.b) as muster's queue: the leaf into leaf. 0, or MUSTER_EINVAL
+ * with why when the leaf exists under other parents than the path says. A path whose leaf does
+ * not exist gives the leaf (the binding then waits for that queue). */
+int ctl__tenancy_path(const struct ctl *c, const char *path, char *leaf, size_t cap, char *why,
+                      size_t whycap);
+/* Waiting bindings (of namespace ns; NULL: all) judged again: a parked one may queue, a pending
+ * one no longer admitted is parked. */
+void ctl__tenancy_rejudge(struct ctl *c, const char *ns);
+/* The namespaces informer: what is kept of a Namespace, and its events. */
+json_object *ctl__namespace_prune(json_object *ns);
+void ctl__namespace_changed(struct ctl *c, json_object *ns);
 
 #endif

@@ -46,6 +46,11 @@ static void tmpl_set(struct ctl *c, const struct ctl_watch *w, json_object *o)
     ctl__tmpl_changed(c, w->tmpl, o);
 }
 
+static void namespace_set(struct ctl *c, const struct ctl_watch *w, json_object *o)
+{
+    ctl__namespace_changed(c, o);
+}
+
 static json_object *keep_whole(json_object *obj)
 {
     return json_object_get(obj);
@@ -82,6 +87,8 @@ const struct ctl_watch ctl__watches[CTL_NWATCHES] = {
                     karmada_workload_prune_template, tmpl_set, NULL},
     [CTL_W_STATEFULSETS] = {"other", "apps", "v1", "statefulsets", offsetof(struct ctl, tmpl[4]),
                             0, 0, 1, 4, karmada_workload_prune_template, tmpl_set, NULL},
+    [CTL_W_NAMESPACES] = {"other", "", "v1", "namespaces", offsetof(struct ctl, namespaces), 0, 0,
+                          0, -1, ctl__namespace_prune, namespace_set, namespace_set},
 };
 
 static void on_add(void *ud, json_object *o)

@@ -720,6 +720,7 @@ void ctl__reconcile(struct ctl *c)
         return;
     }
     ctl__timeouts_refresh(c);
+    ctl__tenancy_refresh(c);
     for (size_t i = 0; i < l.n; i++) {
         reconcile_row(c, &l.v[i]);
         muster_free(l.v[i].clusters);
@@ -731,6 +732,9 @@ void ctl__reconcile(struct ctl *c)
     kube_informer_foreach(&c->rbs, reconcile_rb, c);
     c->reconciled = 1;
     c->fleet.all_stale = 1; /* the rows' shares and requests were read after they were tracked */
+    /* the start-up load put every pending row in the engine: a namespace that a selector no
+     * longer admits (changed while no musterd led) is parked now */
+    ctl__tenancy_rejudge(c, NULL);
     size_t resumed = 0, undone = 0;
     for (size_t i = 0; i < c->nbuckets; i++)
         for (const struct binding *b = c->bykey[i]; b; b = b->hnext) {

@@ -80,6 +80,7 @@ apps|deployments statefulsets|get list watch
 batch|jobs|get list watch
 batch.volcano.sh|jobs|get list watch
 |pods|get list watch
+|namespaces|get list watch
 scheduling.k8s.io|priorityclasses|get list watch
 coordination.k8s.io|leases|get create update
 |events|create

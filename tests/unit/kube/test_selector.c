@@ -63,10 +63,11 @@ static void test_check(void)
     CU_ASSERT_EQUAL(check("{\"matchLabels\":{\"team\":1}}", why, sizeof why), MUSTER_EINVAL);
     CU_ASSERT_PTR_NOT_NULL(strstr(why, "matchLabels.team: must be a label value"));
     CU_ASSERT_EQUAL(check("{\"matchLabels\":{\"bad key\":\"x\"}}", why, sizeof why), MUSTER_EINVAL);
-    CU_ASSERT_EQUAL(check("{\"matchExpressions\":[{\"key\":\"a\",\"operator\":\"In\"}]}", why,
-                          sizeof why),
-                    MUSTER_EINVAL);
-    CU_ASSERT_PTR_NOT_NULL(strstr(why, "matchExpressions[0].values: must be non-empty for operator In"));
+    CU_ASSERT_EQUAL(
+        check("{\"matchExpressions\":[{\"key\":\"a\",\"operator\":\"In\"}]}", why, sizeof why),
+        MUSTER_EINVAL);
+    CU_ASSERT_PTR_NOT_NULL(
+        strstr(why, "matchExpressions[0].values: must be non-empty for operator In"));
     CU_ASSERT_EQUAL(check("{\"matchExpressions\":[{\"key\":\"a\",\"operator\":\"Exists\","
                           "\"values\":[\"b\"]}]}",
                           why, sizeof why),
@@ -110,8 +111,8 @@ static void test_match(void)
     CU_ASSERT_TRUE(kube_selector_matches(NULL, NULL, NULL, 0));
     CU_ASSERT_TRUE(matches("{\"matchLabels\":{\"team\":\"nlp\"}}", "{\"team\":\"nlp\",\"x\":\"y\"}",
                            why, sizeof why));
-    CU_ASSERT_FALSE(matches("{\"matchLabels\":{\"team\":\"nlp\"}}", "{\"team\":\"cv\"}", why,
-                            sizeof why));
+    CU_ASSERT_FALSE(
+        matches("{\"matchLabels\":{\"team\":\"nlp\"}}", "{\"team\":\"cv\"}", why, sizeof why));
     CU_ASSERT_STRING_EQUAL(why, "label team is not nlp");
     CU_ASSERT_FALSE(matches("{\"matchLabels\":{\"team\":\"nlp\"}}", NULL, why, sizeof why));
     const char *in = "{\"matchExpressions\":[{\"key\":\"tier\",\"operator\":\"In\",\"values\":"

@@ -1,0 +1,243 @@
+/* Tenancy (issue 21, docs/queue.md "Tenancy"): which namespaces may submit to which queue, a
+ * namespace's default queue, and YuniKorn's dotted queue paths. A queue's namespaceSelector is
+ * kept by the store (the engine has no use for it); a child without one inherits its nearest
+ * ancestor's. The hub's namespaces are watched for their labels and the default-queue
+ * annotation only. A refused binding is parked with its ledger row (its place in line kept),
+ * and is judged again when its namespace's labels or any queue change. What is admitted stays:
+ * a selector narrowed later does not evict running work. */
+#include "dispatcher/controller/ctl_int.h"
+
+#include "cluster-adapters/kube/selector.h"
+
+/* ---- the queues' selectors, from the store ---- */
+
+static int ten_cb(void *ud, const struct store_queue *q)
+{
+    struct ctl *c = ud;
+    if (!q->namespace_selector)
+        return 0;
+    if (c->ten.n == c->ten.cap) {
+        size_t cap = c->ten.cap ? c->ten.cap * 2 : 16;
+        struct ctl_ten_queue *n = muster_realloc(c->ten.v, cap * sizeof(*n));
+        if (!n)
+            return MUSTER_ENOMEM;
+        c->ten.v = n;
+        c->ten.cap = cap;
+    }
+    json_object *sel = json_tokener_parse(q->namespace_selector);
+    char why[256];
+    if (!sel || kube_selector_check(sel, "namespaceSelector", why, sizeof why)) {
+        /* the API checked it before the store took it: a row written by hand */
+        ctl__logf(c, "queue %s: namespaceSelector ignored: %s", q->name, sel ? why : "not JSON");
+        json_object_put(sel);
+        return 0;
+    }
+    struct ctl_ten_queue *t = &c->ten.v[c->ten.n++];
+    snprintf(t->name, sizeof t->name, "%s", q->name);
+    t->sel = sel;
+    return 0;
+}
+
+static void ten_clear(struct ctl *c)
+{
+    for (size_t i = 0; i < c->ten.n; i++)
+        json_object_put(c->ten.v[i].sel);
+    c->ten.n = 0;
+}
+
+void ctl__tenancy_refresh(struct ctl *c)
+{
+    ten_clear(c);
+    /* store_queue_foreach walks the rows by name, so the table is sorted for the search */
+    if (store_queue_foreach(c->s, ten_cb, c))
+        ctl__logf(c, "reading the queues' namespace selectors: %s", store_errmsg(c->s));
+}
+
+void ctl__tenancy_close(struct ctl *c)
+{
+    ten_clear(c);
+    muster_free(c->ten.v);
+    c->ten.v = NULL;
+    c->ten.cap = 0;
+}
+
+struct ten_probe {
+    const struct ctl_ten_queue *v;
+    const char *key;
+};
+
+static int ten_cmp(const void *ctx, size_t i)
+{
+    const struct ten_probe *p = ctx;
+    return strcmp(p->v[i].name, p->key);
+}
+
+static json_object *own_selector(const struct ctl *c, const char *queue)
+{
+    struct ten_probe p = {c->ten.v, queue};
+    size_t i = queue_search_lower(0, c->ten.n, ten_cmp, &p);
+    return i < c->ten.n && strcmp(c->ten.v[i].name, queue) == 0 ? c->ten.v[i].sel : NULL;
+}
+
+json_object *ctl__tenancy_selector(const struct ctl *c, const char *queue, const char **from)
+{
+    const struct queue_node *q = queue_tree_find(c->t, queue);
+    for (; q; q = queue_node_parent(q)) {
+        json_object *sel = own_selector(c, queue_node_name(q));
+        if (sel) {
+            if (from)
+                *from = queue_node_name(q);
+            return sel;
+        }
+    }
+    return NULL;
+}
+
+/* ---- the hub's namespaces ---- */
+
+json_object *ctl__namespace_prune(json_object *ns)
+{
+    /* What tenancy reads: the name, the labels and one annotation. A cluster's thousands of
+     * namespaces then cost little each. */
+    json_object *md = kube_json_get(ns, "metadata");
+    json_object *out = json_object_new_object(), *m = NULL;
+    int bad = !out;
+    m = kube_json_add_obj(out, "metadata", &bad);
+    static const char *const keep[] = {"name", "resourceVersion", "uid"};
+    for (size_t i = 0; i < sizeof keep / sizeof keep[0]; i++) {
+        const char *v = kube_json_str(md, keep[i]);
+        if (v)
+            kube_json_add_str(m, keep[i], v, &bad);
+    }
+    json_object *labels = kube_json_obj(md, "labels");
+    if (labels)
+        kube_json_add(m, "labels", json_object_get(labels), &bad);
+    const char *dq = kube_json_str(kube_json_obj(md, "annotations"), CTL_DEFAULT_QUEUE_ANNOTATION);
+    if (dq) {
+        json_object *a = kube_json_add_obj(m, "annotations", &bad);
+        kube_json_add_str(a, CTL_DEFAULT_QUEUE_ANNOTATION, dq, &bad);
+    }
+    if (bad) {
+        json_object_put(out);
+        return json_object_get(ns); /* kept whole rather than lost */
+    }
+    return out;
+}
+
+const char *ctl__tenancy_default_queue(const struct ctl *c, const char *ns)
+{
+    json_object *o = kube_informer_get(&c->namespaces, NULL, ns);
+    const char *q =
+        kube_json_path_str(o, "metadata", "annotations", CTL_DEFAULT_QUEUE_ANNOTATION, NULL);
+    return q && q[0] ? q : NULL;
+}
+
+int ctl__tenancy_admits(const struct ctl *c, const char *queue, const char *ns, char *why,
+                        size_t cap)
+{
+    const char *from = NULL;
+    json_object *sel = ctl__tenancy_selector(c, queue, &from);
+    if (!sel)
+        return 1;
+    json_object *o = kube_informer_get(&c->namespaces, NULL, ns);
+    char term[256];
+    if (!o) {
+        snprintf(why, cap,
+                 "queue %s admits namespaces by a namespaceSelector%s%s, and namespace %s has "
+                 "not been seen on the hub",
+                 queue, strcmp(from, queue) != 0 ? " inherited from " : "",
+                 strcmp(from, queue) != 0 ? from : "", ns);
+        return 0;
+    }
+    if (kube_selector_matches(sel, kube_json_path(o, "metadata", "labels", NULL), term,
+                              sizeof term))
+        return 1;
+    if (strcmp(from, queue) == 0)
+        snprintf(why, cap,
+                 "namespace %s may not submit to queue %s: its namespaceSelector does not match "
+                 "(%s)",
+                 ns, queue, term);
+    else
+        snprintf(why, cap,
+                 "namespace %s may not submit to queue %s: the namespaceSelector it inherits "
+                 "from queue %s does not match (%s)",
+                 ns, queue, from, term);
+    return 0;
+}
+
+/* ---- YuniKorn's queue paths ---- */
+
+int ctl__tenancy_path(const struct ctl *c, const char *path, char *leaf, size_t cap, char *why,
+                      size_t whycap)
+{
+    /* A queue named with the dots itself is that queue (muster's names may hold dots). */
+    if (queue_tree_find(c->t, path) || !strchr(path, '.')) {
+        snprintf(leaf, cap, "%s", path);
+        return 0;
+    }
+    /* root.a.b names b, whose parent is a, whose parent is root: the segments are read right
+     * to left beside the queue's ancestors. */
+    const char *dot = strrchr(path, '.');
+    snprintf(leaf, cap, "%s", dot + 1);
+    const struct queue_node *q = queue_tree_find(c->t, leaf);
+    if (!q)
+        return 0; /* it waits for its queue like a binding naming any unknown queue */
+    const struct queue_node *child = q, *p = queue_node_parent(q);
+    for (size_t end = (size_t)(dot - path);; child = p, p = queue_node_parent(p)) {
+        size_t start = end;
+        while (start > 0 && path[start - 1] != '.')
+            start--;
+        size_t wl = end - start;
+        if (!p || strlen(queue_node_name(p)) != wl ||
+            strncmp(queue_node_name(p), path + start, wl) != 0) {
+            snprintf(why, whycap, "YuniKorn queue path %s: queue %s is under %s, not %.*s", path,
+                     queue_node_name(child), p ? queue_node_name(p) : "nothing", (int)wl,
+                     path + start);
+            return MUSTER_EINVAL;
+        }
+        if (start == 0)
+            return 0;
+        end = start - 1;
+    }
+}
+
+/* ---- judging again ---- */
+
+void ctl__tenancy_rejudge(struct ctl *c, const char *ns)
+{
+    if (!ctl__leads(c) || !c->reconciled || c->stopping)
+        return;
+    int selectors = c->ten.n > 0; /* without any, no pending binding can be refused */
+    /* Each waiting binding is visited once: one parked again goes to the tail. */
+    struct binding *last = c->waiting.prev;
+    for (struct binding *b = c->waiting.next, *nx; b != &c->waiting; b = nx) {
+        nx = b->next;
+        int end = b == last;
+        char bns[256];
+        const char *name;
+        ctl__split_key(b->key, bns, sizeof bns, &name);
+        if (!ns || strcmp(ns, bns) == 0) {
+            if (b->st == B_PARKED) {
+                ctl__binding_react(c, b, 0);
+            } else if (selectors && b->st == B_PENDING && b->ledger_id && !b->lw_pending &&
+                       !b->inflight) {
+                char why[KARMADA_WORKLOAD_MSG_MAX];
+                if (!ctl__tenancy_admits(c, b->queue, bns, why, sizeof why)) {
+                    ctl__engine_forget(c, b);
+                    ctl__set_reason(b, "Unschedulable", "%s", why);
+                    ctl__set_state(c, b, B_PARKED);
+                }
+            }
+        }
+        if (end)
+            break;
+    }
+    c->cyc.wanted = 1;
+    c->cyc.forced = 1;
+    ctl__kick(c);
+}
+
+void ctl__namespace_changed(struct ctl *c, json_object *ns)
+{
+    ctl__tenancy_rejudge(c, kube_json_path_str(ns, "metadata", "name", NULL));
+}

@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# Issue 21, musterd against muster-sim: which namespaces may submit to which queue
+# (docs/queue.md, "Tenancy").
+# - research sets a namespaceSelector (org=research) and nlp under it inherits it: a gang from an
+#   unlabelled namespace is parked, its condition naming the queue and the inherited selector;
+#   labelling the namespace (kubectl label) lets it run.
+# - a namespace's scheduling.muster.io/default-queue annotation replaces "default".
+# - a YuniKorn path root.research.nlp is queue nlp; root.open.nlp is parked with the reason.
+# - narrowing the selector parks a waiting gang of a namespace it no longer admits; the running
+#   gang keeps running.
+# - a bad selector is refused with 422 naming the field, and the store keeps the queue as it was.
+# Usage: dispatch_tenancy.sh MUSTER_SIM MUSTERD SOURCE_DIR
+set -euo pipefail
+SIM=$1 MUSTERD=$2 SRC=$3
+NAME=dispatch_tenancy TEST_NS=team
+# shellcheck source=dispatch_lib.sh
+. "$(dirname "$0")/dispatch_lib.sh"
+FIX=$SRC/tests/fixtures/dispatch
+
+start_sim "$FIX/two-clusters.yaml"
+start_musterd
+# (team comes with the scenario; kubectl create namespace sends protobuf, which muster-sim does not decode: docs/sim.md)
+for ns in lab; do printf 'apiVersion: v1\nkind: Namespace\nmetadata: {name: %s}\n' $ns | k create -f - >/dev/null; done
+k create -f - >/dev/null <<'YAML'
+apiVersion: policy.karmada.io/v1alpha1
+kind: PropagationPolicy
+metadata: {name: to-muster, namespace: lab}
+spec:
+  schedulerName: muster
+  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment}]
+  placement:
+    clusterAffinity: {clusterNames: [east, west]}
+    replicaScheduling: {replicaSchedulingType: Divided, replicaDivisionPreference: Weighted}
+YAML
+k annotate namespace lab scheduling.muster.io/default-queue=open >/dev/null
+queue research root '{"nvidia.com/gpu":"16"}' '"namespaceSelector":{"matchLabels":{"org":"research"}}'
+queue nlp research '{"nvidia.com/gpu":"6"}'
+queue open root '{"nvidia.com/gpu":"8"}'
+state() { api GET "/api/v1/bindings/$1" | jq -r .state; }
+reason() { api GET "/api/v1/bindings/$1" | jq -r '.reason // ""'; }
+bqueue() { api GET "/api/v1/bindings/$1" | jq -r .queue; }
+# deploy NAMESPACE NAME REPLICAS [LABEL=VALUE]: 2 GPUs a replica
+deploy() {
+    local labels="app: $2"
+    [ -n "${4:-}" ] && labels="$labels, ${4%%=*}: ${4#*=}"
+    k create -f - >/dev/null <<YAML
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: $2, namespace: $1, labels: {$labels}}
+spec:
+  replicas: $3
+  selector: {matchLabels: {app: $2}}
+  template:
+    metadata: {labels: {app: $2}}
+    spec:
+      containers:
+        - {name: c, image: registry.example/c:1, resources: {requests: {cpu: "1", nvidia.com/gpu: "2"}}}
+YAML
+}
+
+# --- refused by the inherited selector, then admitted once the namespace is labelled ---
+deploy team first 1 volcano.sh/queue-name=nlp
+DUMP=/api/v1/bindings/team/first-deployment
+wait_until 20 "first to be parked" is_eq "False/Unschedulable" rb_cond first-deployment Scheduled
+msg=$(rb_cond_msg first-deployment Scheduled)
+[[ "$msg" == *"namespace team may not submit to queue nlp: the namespaceSelector it inherits from queue research does not match (label org is not research)"* ]] ||
+    dfail "the condition says who refused it and why: $msg"
+[[ "$(reason team/first-deployment)" == *"inherits from queue research"* ]] ||
+    dfail "the API says why: $(reason team/first-deployment)"
+expect "$(rbj first-deployment '{.spec.clusters}')" "" "a parked gang is placed nowhere"
+k label namespace team org=research >/dev/null
+wait_until 20 "first to run once team is labelled" is_eq running state team/first-deployment
+
+# --- a namespace's default queue ---
+deploy lab plain 1
+wait_until 20 "plain to run" is_eq running state lab/plain-deployment
+expect "$(bqueue lab/plain-deployment)" open "the lab namespace's default queue"
+
+# --- YuniKorn paths ---
+deploy team yk 1 yunikorn.apache.org/queue=root.research.nlp
+wait_until 20 "yk to run" is_eq running state team/yk-deployment
+expect "$(bqueue team/yk-deployment)" nlp "root.research.nlp is nlp"
+deploy team ykbad 1 yunikorn.apache.org/queue=root.open.nlp
+wait_until 20 "ykbad to be parked" is_eq "False/Unschedulable" rb_cond ykbad-deployment Scheduled
+msg=$(rb_cond_msg ykbad-deployment Scheduled)
+[[ "$msg" == *"YuniKorn queue path root.open.nlp: queue nlp is under research, not open"* ]] ||
+    dfail "the path's reason: $msg"
+
+# --- narrowing the selector parks what waits, and leaves what runs ---
+deploy team waiter 2 volcano.sh/queue-name=nlp # 4 GPUs; nlp holds 4 of its 6 already
+wait_until 20 "waiter to wait on its quota" is_eq "False/QuotaExceeded" rb_cond waiter-deployment Scheduled
+api PATCH /api/v1/queues/research '{"namespaceSelector":{"matchLabels":{"org":"other"}}}' >/dev/null
+wait_until 20 "waiter to be parked by the narrowed selector" is_eq "False/Unschedulable" \
+    rb_cond waiter-deployment Scheduled
+[[ "$(rb_cond_msg waiter-deployment Scheduled)" == *"label org is not other"* ]] ||
+    dfail "the narrowed selector's reason: $(rb_cond_msg waiter-deployment Scheduled)"
+expect "$(state team/first-deployment)" running "what runs keeps running"
+# and widening it back (null: the queue sets none) lets it queue again, in its place
+api PATCH /api/v1/queues/research '{"namespaceSelector":null}' >/dev/null
+wait_until 20 "waiter back on its quota" is_eq "False/QuotaExceeded" rb_cond waiter-deployment Scheduled
+expect "$(api GET /api/v1/queues/research | jq -c '.namespaceSelector // "none"')" '"none"' \
+    "null removed the selector"
+
+# --- a bad selector: 422 naming the field, nothing changed ---
+before=$(api GET /api/v1/queues/open | jq -c .)
+out=$(curl -s -w '\n%{http_code}' -X PATCH -H 'Content-Type: application/merge-patch+json' \
+    --data '{"namespaceSelector":{"matchExpressions":[{"key":"org","operator":"Has"}]}}' \
+    "$API/api/v1/queues/open")
+expect "${out##*$'\n'}" 422 "a bad operator is refused"
+jq -e '.field == "namespaceSelector.matchExpressions[0].operator"' <<<"${out%$'\n'*}" >/dev/null ||
+    dfail "the refusal names the field: ${out%$'\n'*}"
+expect "$(api GET /api/v1/queues/open | jq -c .)" "$before" "the refused patch changed nothing"
+finish

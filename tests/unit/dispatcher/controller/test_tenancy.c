@@ -1,0 +1,133 @@
+/* Tenancy without a hub (dispatcher/controller/tenancy.c): which selector applies to a queue
+ * (its own, else the nearest ancestor's), YuniKorn paths resolved in muster's tree, and what is
+ * kept of a Namespace. Matching itself is kube/selector's (tests/unit/kube/test_selector.c);
+ * refusal, parking and judging again run end to end in integration/dispatch_tenancy. */
+#include "dispatcher/controller/ctl_int.h"
+#include "testing.h"
+
+static void add_queue(struct queue_tree *t, const char *name, const char *parent)
+{
+    struct queue_spec s;
+    memset(&s, 0, sizeof s);
+    s.name = name;
+    s.parent = parent;
+    s.weight = 1;
+    struct queue_error qe;
+    CU_ASSERT_EQUAL_FATAL(queue_tree_create(t, &s, &qe), 0);
+}
+
+/* root > research > {nlp > llm, vision}; root > default (the tree's own) */
+static void tree(struct ctl *c)
+{
+    memset(c, 0, sizeof *c);
+    c->t = queue_tree_new();
+    CU_ASSERT_PTR_NOT_NULL_FATAL(c->t);
+    add_queue(c->t, "research", "root");
+    add_queue(c->t, "nlp", "research");
+    add_queue(c->t, "llm", "nlp");
+    add_queue(c->t, "vision", "research");
+}
+
+/* c->ten as ctl__tenancy_refresh leaves it: the queues that set a selector, by name. */
+static void selectors(struct ctl *c, const char *const *names, const char *const *sels, size_t n)
+{
+    c->ten.v = muster_calloc(n, sizeof(*c->ten.v));
+    CU_ASSERT_PTR_NOT_NULL_FATAL(c->ten.v);
+    for (size_t i = 0; i < n; i++) {
+        snprintf(c->ten.v[i].name, sizeof c->ten.v[i].name, "%s", names[i]);
+        c->ten.v[i].sel = json_tokener_parse(sels[i]);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(c->ten.v[i].sel);
+    }
+    c->ten.n = c->ten.cap = n;
+}
+
+static void done(struct ctl *c)
+{
+    ctl__tenancy_close(c);
+    queue_tree_free(c->t);
+}
+
+static void test_inheritance(void)
+{
+    struct ctl c;
+    tree(&c);
+    const char *from = NULL;
+    CU_ASSERT_PTR_NULL(ctl__tenancy_selector(&c, "llm", &from)); /* none anywhere */
+    static const char *const names[] = {"nlp", "research"};
+    static const char *const sels[] = {"{\"matchLabels\":{\"team\":\"nlp\"}}",
+                                       "{\"matchLabels\":{\"org\":\"research\"}}"};
+    selectors(&c, names, sels, 2);
+    json_object *s = ctl__tenancy_selector(&c, "llm", &from);
+    CU_ASSERT_PTR_EQUAL(s, c.ten.v[0].sel); /* the nearest ancestor's: nlp's */
+    CU_ASSERT_STRING_EQUAL(from, "nlp");
+    s = ctl__tenancy_selector(&c, "nlp", &from);
+    CU_ASSERT_STRING_EQUAL(from, "nlp"); /* its own */
+    s = ctl__tenancy_selector(&c, "vision", &from);
+    CU_ASSERT_PTR_EQUAL(s, c.ten.v[1].sel);
+    CU_ASSERT_STRING_EQUAL(from, "research");
+    CU_ASSERT_PTR_NULL(ctl__tenancy_selector(&c, "default", &from)); /* outside research */
+    CU_ASSERT_PTR_NULL(ctl__tenancy_selector(&c, "nosuch", &from));
+    done(&c);
+}
+
+static void test_yunikorn_paths(void)
+{
+    struct ctl c;
+    tree(&c);
+    char leaf[QUEUE_NAME_MAX + 1], why[256];
+    CU_ASSERT_EQUAL(
+        ctl__tenancy_path(&c, "root.research.nlp.llm", leaf, sizeof leaf, why, sizeof why), 0);
+    CU_ASSERT_STRING_EQUAL(leaf, "llm");
+    CU_ASSERT_EQUAL(ctl__tenancy_path(&c, "root.research", leaf, sizeof leaf, why, sizeof why), 0);
+    CU_ASSERT_STRING_EQUAL(leaf, "research");
+    CU_ASSERT_EQUAL(ctl__tenancy_path(&c, "vision", leaf, sizeof leaf, why, sizeof why), 0);
+    CU_ASSERT_STRING_EQUAL(leaf, "vision"); /* no dots: a plain name */
+    CU_ASSERT_EQUAL(ctl__tenancy_path(&c, "root.vision.llm", leaf, sizeof leaf, why, sizeof why),
+                    MUSTER_EINVAL);
+    CU_ASSERT_STRING_EQUAL(why, "YuniKorn queue path root.vision.llm: queue llm is under nlp, not "
+                                "vision");
+    CU_ASSERT_EQUAL(ctl__tenancy_path(&c, "root.nlp.llm", leaf, sizeof leaf, why, sizeof why),
+                    MUSTER_EINVAL); /* one level missing */
+    CU_ASSERT_EQUAL(ctl__tenancy_path(&c, "other.research.nlp", leaf, sizeof leaf, why, sizeof why),
+                    MUSTER_EINVAL);
+    CU_ASSERT_STRING_EQUAL(why, "YuniKorn queue path other.research.nlp: queue research is under "
+                                "root, not other");
+    /* a leaf muster does not have yet: the binding waits for that queue */
+    CU_ASSERT_EQUAL(
+        ctl__tenancy_path(&c, "root.research.speech", leaf, sizeof leaf, why, sizeof why), 0);
+    CU_ASSERT_STRING_EQUAL(leaf, "speech");
+    /* a queue named with the dots itself is that queue */
+    add_queue(c.t, "root.research.nlp", "root");
+    CU_ASSERT_EQUAL(ctl__tenancy_path(&c, "root.research.nlp", leaf, sizeof leaf, why, sizeof why),
+                    0);
+    CU_ASSERT_STRING_EQUAL(leaf, "root.research.nlp");
+    done(&c);
+}
+
+static void test_namespace_prune(void)
+{
+    json_object *ns = json_tokener_parse(
+        "{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":{\"name\":\"lab\","
+        "\"resourceVersion\":\"7\",\"uid\":\"u\",\"labels\":{\"org\":\"research\"},"
+        "\"annotations\":{\"scheduling.muster.io/default-queue\":\"open\",\"other\":\"x\"},"
+        "\"managedFields\":[{}]},\"spec\":{\"finalizers\":[\"kubernetes\"]},"
+        "\"status\":{\"phase\":\"Active\"}}");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(ns);
+    json_object *kept = ctl__namespace_prune(ns);
+    CU_ASSERT_STRING_EQUAL(json_object_to_json_string_ext(kept, JSON_C_TO_STRING_PLAIN |
+                                                                    JSON_C_TO_STRING_NOSLASHESCAPE),
+                           "{\"metadata\":{\"name\":\"lab\",\"resourceVersion\":\"7\",\"uid\":"
+                           "\"u\",\"labels\":{\"org\":\"research\"},\"annotations\":{"
+                           "\"scheduling.muster.io/default-queue\":\"open\"}}}");
+    json_object_put(kept);
+    json_object_put(ns);
+}
+
+static CU_TestInfo tests[] = {
+    {"a queue's selector: its own, else the nearest ancestor's", test_inheritance},
+    {"YuniKorn paths in muster's tree", test_yunikorn_paths},
+    {"what is kept of a Namespace", test_namespace_prune},
+    CU_TEST_INFO_NULL,
+};
+
+MUSTER_TEST_MAIN("dispatcher/controller/tenancy", tests)
