@@ -49,7 +49,7 @@ struct store_queue {
      * store_queue_foreach; store_queue_put ignores them (store_preemptions_add counts). */
     int64_t preemptions_made, preemptions_suffered;
     const char *on_cluster_loss; /* "Requeue" or "Replace"; NULL on write: "Requeue" */
-    /* Tenancy (schema/0007_tenancy.sql): the namespaceSelector as JSON text (a checked
+    /* Tenancy (schema/0008_tenancy.sql): the namespaceSelector as JSON text (a checked
      * metav1.LabelSelector), NULL when the queue sets none (it inherits its parent's). */
     const char *namespace_selector;
 };
