@@ -1220,10 +1220,14 @@ static void test_queue_reclaim_fields(void)
     /* The schema refuses what C would have (a row written by another tool), and a bad value
      * in the table stops a read naming the column. */
     sqlite3 *db = store__db(s);
-    CU_ASSERT_NOT_EQUAL(sqlite3_exec(db, "UPDATE queues SET within_queue = 'x' WHERE name = "
-                                         "'team-a'", NULL, NULL, NULL), SQLITE_OK);
-    CU_ASSERT_NOT_EQUAL(sqlite3_exec(db, "UPDATE queues SET preempt_cooldown_ms = -1", NULL,
-                                     NULL, NULL), SQLITE_OK);
+    CU_ASSERT_NOT_EQUAL(sqlite3_exec(db,
+                                     "UPDATE queues SET within_queue = 'x' WHERE name = "
+                                     "'team-a'",
+                                     NULL, NULL, NULL),
+                        SQLITE_OK);
+    CU_ASSERT_NOT_EQUAL(
+        sqlite3_exec(db, "UPDATE queues SET preempt_cooldown_ms = -1", NULL, NULL, NULL),
+        SQLITE_OK);
     store_close(s);
 }
 
@@ -1318,6 +1322,64 @@ static void test_migrate_to_queue_preemption(void)
     db_remove(path);
 }
 
+/* schema/0008: a queue's namespaceSelector round-trips and NULL stays NULL; a database of the
+ * version before it opens with every queue kept and no selector on any. */
+static int selector_of(void *ud, const struct store_queue *q)
+{
+    if (strcmp(q->name, "tq") == 0)
+        snprintf(ud, 256, "%s", q->namespace_selector ? q->namespace_selector : "(null)");
+    return 0;
+}
+
+static int count_queues(void *ud, const struct store_queue *q)
+{
+    (void)q;
+    ++*(int *)ud;
+    return 0;
+}
+
+static void test_tenancy_column(void)
+{
+    struct store *s = open_ok(":memory:", STORE_SYNC_FULL);
+    struct store_queue q = queue_row("tq", "root");
+    char got[256] = "";
+    CU_ASSERT_EQUAL_FATAL(store_queue_put(s, &q), 0);
+    CU_ASSERT_EQUAL(store_queue_foreach(s, selector_of, got), 0);
+    CU_ASSERT_STRING_EQUAL(got, "(null)");
+    q.namespace_selector = "{\"matchLabels\":{\"org\":\"research\"}}";
+    CU_ASSERT_EQUAL(store_queue_put(s, &q), 0);
+    CU_ASSERT_EQUAL(store_queue_foreach(s, selector_of, got), 0);
+    CU_ASSERT_STRING_EQUAL(got, "{\"matchLabels\":{\"org\":\"research\"}}");
+    q.namespace_selector = "[]"; /* the table keeps only JSON objects */
+    CU_ASSERT_NOT_EQUAL(store_queue_put(s, &q), 0);
+    store_close(s);
+
+    /* the version before: queues written there are all kept by the upgrade */
+    char path[512], err[256];
+    fresh_path(path, sizeof path, "pre-tenancy.db");
+    sqlite3 *db = NULL;
+    CU_ASSERT_EQUAL_FATAL(sqlite3_open(path, &db), SQLITE_OK);
+    CU_ASSERT_EQUAL_FATAL(
+        store__migrate(db, schema_migrations, schema_migrations_count - 1, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(sqlite3_exec(db,
+                                 "INSERT INTO queues (name, parent, created_at, updated_at) VALUES"
+                                 " ('a', 'root', 1, 1), ('tq', 'a', 1, 1)",
+                                 NULL, NULL, NULL),
+                    SQLITE_OK);
+    long long before = query_int(db, "SELECT count(*) FROM queues");
+    CU_ASSERT(before >= 3); /* root (and what the first migration seeds) and these two */
+    sqlite3_close(db);
+    s = open_ok(path, STORE_SYNC_FULL);
+    CU_ASSERT_EQUAL(store_schema_version(s), highest_version());
+    int n = 0;
+    CU_ASSERT_EQUAL(store_queue_foreach(s, count_queues, &n), 0);
+    CU_ASSERT_EQUAL(n, before);
+    CU_ASSERT_EQUAL(store_queue_foreach(s, selector_of, got), 0);
+    CU_ASSERT_STRING_EQUAL(got, "(null)");
+    store_close(s);
+    db_remove(path);
+}
+
 static CU_TestInfo tests[] = {
     {"open fresh, reopen, settings", test_open_fresh_and_reopen},
     {"data version moves with other connections' commits", test_data_version},
@@ -1335,6 +1397,8 @@ static CU_TestInfo tests[] = {
     {"ledger protocol columns", test_ledger_protocol_columns},
     {"onClusterLoss and the loss record (schema/0005)", test_cluster_loss_columns},
     {"a waiting delta on the live row (schema/0006)", test_growth_column},
+    {"a queue's namespaceSelector, and an upgrade that keeps every queue (schema/0008)",
+     test_tenancy_column},
     {"bad rows out of sqlite", test_bad_rows_out_of_sqlite},
     {"audit", test_audit},
     {"audit pages", test_audit_foreach},
