@@ -26,6 +26,7 @@
 #define API_LIST_LIMIT_DEFAULT 500     /* page size when `limit` is absent */
 #define API_LIST_LIMIT_MAX 1000        /* larger `limit` values are clamped to this */
 #define API_GANG_TIMEOUT_S_MAX 2592000 /* 30 days */
+#define API_LOCAL_QUEUES_MAX 256       /* Kueue LocalQueues one queue takes */
 /* preemption.minRuntime and preemption.cooldown at most (30 days, as "720h"). */
 #define API_PREEMPT_DURATION_MAX_MS (2592000LL * 1000)
 #define API_IDLE_TIMEOUT_MS_DEFAULT 10000
@@ -196,13 +197,17 @@ struct api_queue_doc {
     int64_t min_runtime_ms, max_per_minute, cooldown_ms;
     /* namespaceSelector: a checked metav1.LabelSelector, borrowed; NULL: none (inherited) */
     struct json_object *ns_selector;
+    /* localQueues: Kueue LocalQueues this queue takes, checked "<namespace>/<name>" strings,
+     * borrowed; NULL: none */
+    struct json_object *local_queues;
 };
 
 /* Checks obj field by field: known fields only (metadata and status are accepted and ignored
  * as read-only), the right JSON types, integers in range, state, queueingStrategy and
  * onClusterLoss names, reclaimable a boolean, preemption an object (or null) of known fields
  * with durations such as "10m" (queue/duration.h), namespaceSelector a label selector (or
- * null) as the apiserver checks one (kube/selector.h). Absent fields get their defaults (weight 1,
+ * null) as the apiserver checks one (kube/selector.h), localQueues a list (or null) of distinct
+ * "<namespace>/<name>" strings, each part a queue-name-shaped DNS name. Absent fields get their defaults (weight 1,
  * priority 0, Open, BestEffortFIFO, {} maps, gangTimeoutSeconds 300, onClusterLoss Requeue,
  * reclaimable true, withinQueue Never, the rest 0). 0, or MUSTER_EINVAL with a 422 in err
  * naming the field ("preemption.minRuntime"). */

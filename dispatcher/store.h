@@ -52,6 +52,8 @@ struct store_queue {
     /* Tenancy (schema/0008_tenancy.sql): the namespaceSelector as JSON text (a checked
      * metav1.LabelSelector), NULL when the queue sets none (it inherits its parent's). */
     const char *namespace_selector;
+    /* Kueue LocalQueues taken, a JSON array of "<namespace>/<name>"; NULL: none. */
+    const char *local_queues;
 };
 
 /* A row of the ledger. Text fields are borrowed as in struct store_queue. */

@@ -4,3 +4,9 @@
 ALTER TABLE queues ADD COLUMN namespace_selector TEXT
     CHECK (namespace_selector IS NULL OR
            (json_valid(namespace_selector) AND json_type(namespace_selector) = 'object'));
+
+-- Kueue's LocalQueues this queue takes, as LocalQueue -> ClusterQueue in Kueue: a JSON array of
+-- "<namespace>/<name>" (a workload's kueue.x-k8s.io/queue-name is a LocalQueue of its own
+-- namespace). NULL: none. A LocalQueue is taken by at most one queue (the admin API checks).
+ALTER TABLE queues ADD COLUMN local_queues TEXT
+    CHECK (local_queues IS NULL OR (json_valid(local_queues) AND json_type(local_queues) = 'array'));

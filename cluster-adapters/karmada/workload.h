@@ -33,11 +33,14 @@
 #define KARMADA_WORKLOAD_QUEUE_KEYS(X)                                                             \
     X("scheduling.volcano.sh/queue-name")                                                          \
     X("volcano.sh/queue-name")                                                                     \
-    X("kueue.x-k8s.io/queue-name")                                                                 \
+    X(KARMADA_WORKLOAD_KUEUE_QUEUE_KEY)                                                            \
     X(KARMADA_WORKLOAD_YUNIKORN_QUEUE_KEY)
 /* YuniKorn's queue is a dotted path in its tree (root.org.team), which muster resolves in its
  * own tree (dispatcher/controller/tenancy.c). */
 #define KARMADA_WORKLOAD_YUNIKORN_QUEUE_KEY "yunikorn.apache.org/queue"
+/* Kueue's queue name is a LocalQueue of the workload's namespace, which muster maps to one of
+ * its queues (a queue's localQueues, dispatcher/controller/tenancy.c). */
+#define KARMADA_WORKLOAD_KUEUE_QUEUE_KEY "kueue.x-k8s.io/queue-name"
 
 enum karmada_workload_kind {
     KARMADA_WORKLOAD_KIND_NONE,        /* not a kind muster handles: leave the RB alone */

@@ -60,6 +60,38 @@ static int get_duration(struct json_object *v, const char *field, int64_t *ms,
     return 0;
 }
 
+/* localQueues: at most API_LOCAL_QUEUES_MAX distinct "<namespace>/<name>" (Kueue's LocalQueue
+ * of a namespace; both parts lowercase DNS names of at most 63, as queue names are). */
+static int get_local_queues(struct json_object *v, struct api_queue_doc *doc, struct api_error *err)
+{
+    if (!json_object_is_type(v, json_type_array))
+        return api__fail(err, 422, "Invalid", "localQueues",
+                         "localQueues must be a list of \"<namespace>/<name>\" strings");
+    size_t n = json_object_array_length(v);
+    if (n > API_LOCAL_QUEUES_MAX)
+        return api__fail(err, 422, "Invalid", "localQueues",
+                         "localQueues: at most %d LocalQueues per queue", API_LOCAL_QUEUES_MAX);
+    for (size_t i = 0; i < n; i++) {
+        struct json_object *e = json_object_array_get_idx(v, i);
+        char field[48];
+        snprintf(field, sizeof field, "localQueues[%zu]", i);
+        const char *s = json_object_is_type(e, json_type_string) ? json_object_get_string(e) : NULL;
+        const char *slash = s ? strchr(s, '/') : NULL;
+        if (!slash || !queue_name_valid(s, (size_t)(slash - s)) ||
+            !queue_name_valid(slash + 1, strlen(slash + 1)) || strchr(slash + 1, '/'))
+            return api__fail(err, 422, "Invalid", field,
+                             "%s must be \"<namespace>/<name>\", each a lowercase DNS name of at "
+                             "most 63",
+                             field);
+        for (size_t j = 0; j < i; j++)
+            if (strcmp(json_object_get_string(json_object_array_get_idx(v, j)), s) == 0)
+                return api__fail(err, 422, "Invalid", field, "%s: %.130s is listed twice", field,
+                                 s);
+    }
+    doc->local_queues = n ? v : NULL;
+    return 0;
+}
+
 /* preemption: {withinQueue, minRuntime, maxPerMinute, cooldown}; null is every default. */
 static int get_preemption(struct json_object *v, struct api_queue_doc *doc, struct api_error *err)
 {
@@ -86,8 +118,8 @@ static int get_preemption(struct json_object *v, struct api_queue_doc *doc, stru
             rc = get_int(val, "preemption.maxPerMinute", 0, QUEUE_PREEMPT_PER_MINUTE_MAX,
                          &doc->max_per_minute, err);
         } else {
-            rc = api__fail(err, 422, "Invalid", "preemption", "unknown field preemption.%.64s",
-                           key);
+            rc =
+                api__fail(err, 422, "Invalid", "preemption", "unknown field preemption.%.64s", key);
         }
         if (rc)
             return rc;
@@ -162,6 +194,10 @@ int api_queue_doc_decode(struct json_object *obj, struct api_queue_doc *doc, str
                 doc->reclaimable = json_object_get_boolean(val) ? 1 : 0;
         } else if (strcmp(key, "preemption") == 0) {
             rc = get_preemption(val, doc, err);
+        } else if (strcmp(key, "localQueues") == 0) {
+            if (json_object_is_type(val, json_type_null))
+                continue;
+            rc = get_local_queues(val, doc, err);
         } else if (strcmp(key, "namespaceSelector") == 0) {
             char why[320];
             if (json_object_is_type(val, json_type_null))

@@ -24,6 +24,7 @@ void api__qrow_close(struct api_qrow *r)
     muster_free(r->deserved);
     muster_free(r->capability);
     muster_free(r->ns_selector);
+    muster_free(r->local_queues);
     memset(r, 0, sizeof(*r));
 }
 
@@ -54,6 +55,8 @@ static int qrow_from_store(struct api_qrow *r, const struct store_queue *q)
         rc = dup_or_null(q->capability ? q->capability : "{}", &r->capability);
     if (!rc)
         rc = dup_or_null(q->namespace_selector, &r->ns_selector);
+    if (!rc)
+        rc = dup_or_null(q->local_queues, &r->local_queues);
     if (rc) {
         api__qrow_close(r);
         return rc;
@@ -97,6 +100,7 @@ void api__qrow_to_store(const struct api_qrow *r, struct store_queue *q)
     q->gang_timeout_ms = r->gang_timeout_ms;
     q->on_cluster_loss = r->on_loss;
     q->namespace_selector = r->ns_selector;
+    q->local_queues = r->local_queues;
     q->resource_version = r->rv;
     q->created_at = r->created_at;
     q->updated_at = r->updated_at;
@@ -124,7 +128,7 @@ int api__qrow_same_spec(const struct api_qrow *a, const struct api_qrow *b)
            a->min_runtime_ms == b->min_runtime_ms &&
            a->preempt_per_minute == b->preempt_per_minute &&
            a->preempt_cooldown_ms == b->preempt_cooldown_ms && str_same(a->on_loss, b->on_loss) &&
-           str_same(a->ns_selector, b->ns_selector);
+           str_same(a->ns_selector, b->ns_selector) && str_same(a->local_queues, b->local_queues);
 }
 
 size_t api__rows_lower_bound(const struct api_server *s, const char *name)

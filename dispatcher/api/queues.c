@@ -85,6 +85,8 @@ static struct json_object *spec_json(const struct api_qrow *r)
         &bad);
     if (r->ns_selector)
         api__obj_add(o, "namespaceSelector", json_tokener_parse(r->ns_selector), &bad);
+    if (r->local_queues)
+        api__obj_add(o, "localQueues", json_tokener_parse(r->local_queues), &bad);
     if (bad) {
         json_object_put(o);
         return NULL;
@@ -330,6 +332,39 @@ static int map_parse(struct api_server *s, struct json_object *m, const char *wh
     return api__fail(e, 422, "Invalid", field, "%s", why);
 }
 
+/* A LocalQueue is taken by one queue, as a LocalQueue points at one ClusterQueue in Kueue: 0,
+ * or a 409 naming the first of doc's that another queue takes already. */
+static int local_queues_free(const struct api_server *s, const struct api_queue_doc *doc,
+                             struct api_error *e)
+{
+    size_t n = doc->local_queues ? json_object_array_length(doc->local_queues) : 0;
+    for (size_t r = 0; n && r < s->nrows; r++) {
+        if (!s->rows[r].local_queues || strcmp(s->rows[r].name, doc->name) == 0)
+            continue;
+        struct json_object *taken = json_tokener_parse(s->rows[r].local_queues);
+        size_t nt =
+            json_object_is_type(taken, json_type_array) ? json_object_array_length(taken) : 0;
+        for (size_t i = 0; i < n; i++) {
+            const char *want =
+                json_object_get_string(json_object_array_get_idx(doc->local_queues, i));
+            for (size_t j = 0; j < nt; j++) {
+                const char *have = json_object_get_string(json_object_array_get_idx(taken, j));
+                if (have && strcmp(have, want) == 0) {
+                    char field[48];
+                    snprintf(field, sizeof field, "localQueues[%zu]", i);
+                    api__fail(e, 409, "Conflict", field,
+                              "LocalQueue %.130s is already taken by queue %s", want,
+                              s->rows[r].name);
+                    json_object_put(taken);
+                    return -1;
+                }
+            }
+        }
+        json_object_put(taken);
+    }
+    return 0;
+}
+
 /* Builds ch from doc, then asks the engine whether it may be applied. 0, or e filled. */
 static int change_build(struct api_server *s, const struct api_queue_doc *doc, int exists,
                         struct change *ch, struct api_error *e)
@@ -356,6 +391,8 @@ static int change_build(struct api_server *s, const struct api_queue_doc *doc, i
         rc = map_parse(s, doc->deserved, "deserved", &ch->spec.deserved, e);
     if (!rc)
         rc = map_parse(s, doc->capability, "capability", &ch->spec.capability, e);
+    if (!rc)
+        rc = local_queues_free(s, doc, e);
     if (rc)
         return rc;
     struct queue_error qe = {{0}, {0}};
@@ -375,8 +412,10 @@ static int change_build(struct api_server *s, const struct api_queue_doc *doc, i
     r->deserved = map_text(doc->deserved);
     r->capability = map_text(doc->capability);
     r->ns_selector = doc->ns_selector ? map_text(doc->ns_selector) : NULL;
+    r->local_queues = doc->local_queues ? map_text(doc->local_queues) : NULL;
     if (!r->name || (parent && !r->parent) || !r->state || !r->strategy || !r->guarantee ||
-        !r->deserved || !r->capability || (doc->ns_selector && !r->ns_selector))
+        !r->deserved || !r->capability || (doc->ns_selector && !r->ns_selector) ||
+        (doc->local_queues && !r->local_queues))
         return api__fail(e, 500, "InternalError", NULL, "out of memory");
     r->weight = doc->weight;
     r->priority = doc->priority;

@@ -428,6 +428,19 @@ int ctl__binding_read(struct ctl *c, struct binding *b)
         }
         if (dq)
             snprintf(b->queue, sizeof b->queue, "%s", dq);
+    } else if (strstr(w->queue_source, KARMADA_WORKLOAD_KUEUE_QUEUE_KEY)) {
+        /* the LocalQueue ns/name: the queue that takes it, else (as before LocalQueues were
+         * mapped) the queue of that name */
+        const char *to = ctl__tenancy_local_queue(c, ns, w->queue);
+        if (to) {
+            snprintf(b->queue, sizeof b->queue, "%s", to);
+        } else if (!queue_tree_find(c->t, w->queue)) {
+            ctl__set_reason(b, "Unschedulable",
+                            "Kueue LocalQueue %s/%s: no queue takes it (localQueues) and no "
+                            "queue is named %s",
+                            ns, w->queue, w->queue);
+            return MUSTER_EINVAL;
+        }
     } else if (strstr(w->queue_source, KARMADA_WORKLOAD_YUNIKORN_QUEUE_KEY)) {
         char why[KARMADA_WORKLOAD_MSG_MAX];
         if (ctl__tenancy_path(c, w->queue, b->queue, sizeof b->queue, why, sizeof why)) {

@@ -457,6 +457,12 @@ struct ctl_ten_queue {
     json_object *sel; /* checked */
 };
 
+/* A Kueue LocalQueue "<namespace>/<name>" and the queue that takes it (tenancy.c). */
+struct ctl_local_queue {
+    char key[2 * QUEUE_NAME_MAX + 2];
+    char queue[QUEUE_NAME_MAX + 1];
+};
+
 /* A namespace's own default queue, replacing "default" for its workloads that name none. */
 #define CTL_DEFAULT_QUEUE_ANNOTATION "scheduling.muster.io/default-queue"
 
@@ -591,6 +597,8 @@ struct ctl {
     struct {
         struct ctl_ten_queue *v;
         size_t n, cap;
+        struct ctl_local_queue *lq; /* sorted by key */
+        size_t nlq, caplq;
     } ten;
 
     uv_timer_t tick;
@@ -927,6 +935,8 @@ json_object *ctl__tenancy_selector(const struct ctl *c, const char *queue, const
 /* 1 when namespace ns may submit to queue; else 0 and why says which queue refused and why. */
 int ctl__tenancy_admits(const struct ctl *c, const char *queue, const char *ns, char *why,
                         size_t cap);
+/* The queue that takes Kueue's LocalQueue ns/name, or NULL. */
+const char *ctl__tenancy_local_queue(const struct ctl *c, const char *ns, const char *name);
 /* The default-queue annotation of namespace ns, or NULL. */
 const char *ctl__tenancy_default_queue(const struct ctl *c, const char *ns);
 /* A YuniKorn queue path (root.a.b) as muster's queue: the leaf into leaf. 0, or MUSTER_EINVAL

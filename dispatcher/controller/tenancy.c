@@ -11,9 +11,44 @@
 
 /* ---- the queues' selectors, from the store ---- */
 
+/* The LocalQueues q takes, into c->ten.lq (sorted after the walk). */
+static int lq_add(struct ctl *c, const struct store_queue *q)
+{
+    json_object *l = json_tokener_parse(q->local_queues);
+    size_t n = json_object_is_type(l, json_type_array) ? json_object_array_length(l) : 0;
+    for (size_t i = 0; i < n; i++) {
+        const char *k = json_object_get_string(json_object_array_get_idx(l, i));
+        if (!k)
+            continue;
+        if (c->ten.nlq == c->ten.caplq) {
+            size_t cap = c->ten.caplq ? c->ten.caplq * 2 : 16;
+            struct ctl_local_queue *nv = muster_realloc(c->ten.lq, cap * sizeof(*nv));
+            if (!nv) {
+                json_object_put(l);
+                return MUSTER_ENOMEM;
+            }
+            c->ten.lq = nv;
+            c->ten.caplq = cap;
+        }
+        struct ctl_local_queue *e = &c->ten.lq[c->ten.nlq++];
+        snprintf(e->key, sizeof e->key, "%s", k);
+        snprintf(e->queue, sizeof e->queue, "%s", q->name);
+    }
+    json_object_put(l);
+    return 0;
+}
+
+static int lq_order(const void *a, const void *b)
+{
+    return strcmp(((const struct ctl_local_queue *)a)->key,
+                  ((const struct ctl_local_queue *)b)->key);
+}
+
 static int ten_cb(void *ud, const struct store_queue *q)
 {
     struct ctl *c = ud;
+    if (q->local_queues && lq_add(c, q))
+        return MUSTER_ENOMEM;
     if (!q->namespace_selector)
         return 0;
     if (c->ten.n == c->ten.cap) {
@@ -43,6 +78,7 @@ static void ten_clear(struct ctl *c)
     for (size_t i = 0; i < c->ten.n; i++)
         json_object_put(c->ten.v[i].sel);
     c->ten.n = 0;
+    c->ten.nlq = 0;
 }
 
 void ctl__tenancy_refresh(struct ctl *c)
@@ -51,14 +87,17 @@ void ctl__tenancy_refresh(struct ctl *c)
     /* store_queue_foreach walks the rows by name, so the table is sorted for the search */
     if (store_queue_foreach(c->s, ten_cb, c))
         ctl__logf(c, "reading the queues' namespace selectors: %s", store_errmsg(c->s));
+    qsort(c->ten.lq, c->ten.nlq, sizeof(*c->ten.lq), lq_order);
 }
 
 void ctl__tenancy_close(struct ctl *c)
 {
     ten_clear(c);
     muster_free(c->ten.v);
+    muster_free(c->ten.lq);
     c->ten.v = NULL;
-    c->ten.cap = 0;
+    c->ten.lq = NULL;
+    c->ten.cap = c->ten.caplq = 0;
 }
 
 struct ten_probe {
@@ -91,6 +130,26 @@ json_object *ctl__tenancy_selector(const struct ctl *c, const char *queue, const
         }
     }
     return NULL;
+}
+
+struct lq_probe {
+    const struct ctl_local_queue *v;
+    const char *key;
+};
+
+static int lq_cmp(const void *ctx, size_t i)
+{
+    const struct lq_probe *p = ctx;
+    return strcmp(p->v[i].key, p->key);
+}
+
+const char *ctl__tenancy_local_queue(const struct ctl *c, const char *ns, const char *name)
+{
+    char key[2 * QUEUE_NAME_MAX + 2];
+    snprintf(key, sizeof key, "%s/%s", ns, name);
+    struct lq_probe p = {c->ten.lq, key};
+    size_t i = queue_search_lower(0, c->ten.nlq, lq_cmp, &p);
+    return i < c->ten.nlq && strcmp(c->ten.lq[i].key, key) == 0 ? c->ten.lq[i].queue : NULL;
 }
 
 /* ---- the hub's namespaces ---- */

@@ -76,6 +76,21 @@ deploy lab plain 1
 wait_until 20 "plain to run" is_eq running state lab/plain-deployment
 expect "$(bqueue lab/plain-deployment)" open "the lab namespace's default queue"
 
+# --- Kueue LocalQueues: lab/gpu feeds open; an unmapped name is parked with what was looked up ---
+api PATCH /api/v1/queues/open '{"localQueues":["lab/gpu"]}' >/dev/null
+deploy lab kq 1 kueue.x-k8s.io/queue-name=gpu
+wait_until 20 "kq to run" is_eq running state lab/kq-deployment
+expect "$(bqueue lab/kq-deployment)" open "LocalQueue lab/gpu is taken by open"
+deploy lab kqbad 1 kueue.x-k8s.io/queue-name=nomap
+lab_cond() { k -n lab get rb "$1" -o jsonpath='{.status.conditions[?(@.type=="Scheduled")].status}/{.status.conditions[?(@.type=="Scheduled")].reason}'; }
+wait_until 20 "kqbad to be parked" is_eq "False/Unschedulable" lab_cond kqbad-deployment
+msg=$(k -n lab get rb kqbad-deployment -o jsonpath='{.status.conditions[?(@.type=="Scheduled")].message}')
+[[ "$msg" == *"Kueue LocalQueue lab/nomap: no queue takes it (localQueues) and no queue is named nomap"* ]] ||
+    dfail "the LocalQueue's reason: $msg"
+out=$(curl -s -w '\n%{http_code}' -X PATCH -H 'Content-Type: application/merge-patch+json' \
+    --data '{"localQueues":["lab/gpu"]}' "$API/api/v1/queues/research")
+expect "${out##*$'\n'}" 409 "a LocalQueue feeds one queue"
+
 # --- YuniKorn paths ---
 deploy team yk 1 yunikorn.apache.org/queue=root.research.nlp
 wait_until 20 "yk to run" is_eq running state team/yk-deployment

@@ -104,6 +104,30 @@ static void test_yunikorn_paths(void)
     done(&c);
 }
 
+/* Kueue LocalQueues: found by "<namespace>/<name>" in the table the refresh sorts. */
+static void test_local_queues(void)
+{
+    struct ctl c;
+    tree(&c);
+    CU_ASSERT_PTR_NULL(ctl__tenancy_local_queue(&c, "lab", "gpu")); /* none mapped */
+    static const char *const keys[][2] = {
+        {"a/x", "nlp"}, {"lab/gpu", "vision"}, {"lab/gpu-large", "llm"}, {"team/gpu", "nlp"}};
+    c.ten.lq = muster_calloc(4, sizeof(*c.ten.lq));
+    CU_ASSERT_PTR_NOT_NULL_FATAL(c.ten.lq);
+    for (size_t i = 0; i < 4; i++) {
+        snprintf(c.ten.lq[i].key, sizeof c.ten.lq[i].key, "%s", keys[i][0]);
+        snprintf(c.ten.lq[i].queue, sizeof c.ten.lq[i].queue, "%s", keys[i][1]);
+    }
+    c.ten.nlq = c.ten.caplq = 4;
+    CU_ASSERT_STRING_EQUAL(ctl__tenancy_local_queue(&c, "lab", "gpu"), "vision");
+    CU_ASSERT_STRING_EQUAL(ctl__tenancy_local_queue(&c, "lab", "gpu-large"), "llm");
+    CU_ASSERT_STRING_EQUAL(ctl__tenancy_local_queue(&c, "team", "gpu"), "nlp");
+    CU_ASSERT_PTR_NULL(ctl__tenancy_local_queue(&c, "lab", "gp")); /* whole names only */
+    CU_ASSERT_PTR_NULL(
+        ctl__tenancy_local_queue(&c, "other", "gpu")); /* a LocalQueue is per namespace */
+    done(&c);
+}
+
 static void test_namespace_prune(void)
 {
     json_object *ns = json_tokener_parse(
@@ -126,6 +150,7 @@ static void test_namespace_prune(void)
 static CU_TestInfo tests[] = {
     {"a queue's selector: its own, else the nearest ancestor's", test_inheritance},
     {"YuniKorn paths in muster's tree", test_yunikorn_paths},
+    {"Kueue LocalQueues by namespace and name", test_local_queues},
     {"what is kept of a Namespace", test_namespace_prune},
     CU_TEST_INFO_NULL,
 };
