@@ -27,6 +27,7 @@
 #define API_LIST_LIMIT_MAX 1000        /* larger `limit` values are clamped to this */
 #define API_GANG_TIMEOUT_S_MAX 2592000 /* 30 days */
 #define API_LOCAL_QUEUES_MAX 256       /* Kueue LocalQueues one queue takes */
+#define API_NS_GANGS_MAX 1000000       /* namespaceLimits.gangs */
 /* preemption.minRuntime and preemption.cooldown at most (30 days, as "720h"). */
 #define API_PREEMPT_DURATION_MAX_MS (2592000LL * 1000)
 #define API_IDLE_TIMEOUT_MS_DEFAULT 10000
@@ -200,6 +201,8 @@ struct api_queue_doc {
     /* localQueues: Kueue LocalQueues this queue takes, checked "<namespace>/<name>" strings,
      * borrowed; NULL: none */
     struct json_object *local_queues;
+    /* namespaceLimits: {gangs, resources}, checked, borrowed; NULL: none */
+    struct json_object *ns_limits;
 };
 
 /* Checks obj field by field: known fields only (metadata and status are accepted and ignored

@@ -54,6 +54,9 @@ struct store_queue {
     const char *namespace_selector;
     /* Kueue LocalQueues taken, a JSON array of "<namespace>/<name>"; NULL: none. */
     const char *local_queues;
+    /* Limits on each namespace in the subtree, JSON {"gangs": N, "resources": {...}}; NULL:
+     * none. */
+    const char *namespace_limits;
 };
 
 /* A row of the ledger. Text fields are borrowed as in struct store_queue. */

@@ -10,3 +10,9 @@ ALTER TABLE queues ADD COLUMN namespace_selector TEXT
 -- namespace). NULL: none. A LocalQueue is taken by at most one queue (the admin API checks).
 ALTER TABLE queues ADD COLUMN local_queues TEXT
     CHECK (local_queues IS NULL OR (json_valid(local_queues) AND json_type(local_queues) = 'array'));
+
+-- Limits on each namespace inside the queue's subtree, as the operator wrote them:
+-- {"gangs": 2, "resources": {"nvidia.com/gpu": "8"}} (either may be absent). NULL: none.
+ALTER TABLE queues ADD COLUMN namespace_limits TEXT
+    CHECK (namespace_limits IS NULL OR
+           (json_valid(namespace_limits) AND json_type(namespace_limits) = 'object'));

@@ -174,6 +174,7 @@ struct binding {
     enum bstate st;
     int assign;
     int nofit; /* the last cycle found no cluster for it */
+    int ns_limited; /* the last cycle held it at its namespace's limit (tenancy.c) */
     /* That verdict holds while no cluster it may use grows (cluster.grew <= nofit_grow) and
      * the cluster set and its constraints stay (nofit_epoch): caps that only shrink cannot
      * make a gang fit, so it is not placed again until then. */
@@ -451,10 +452,22 @@ struct inf_tag {
     int synced;
 };
 
-/* A queue that sets a namespaceSelector (tenancy.c), by name. */
+/* A queue that sets a namespaceSelector or namespaceLimits (tenancy.c), by name. */
 struct ctl_ten_queue {
     char name[QUEUE_NAME_MAX + 1];
-    json_object *sel; /* checked */
+    json_object *sel; /* checked; NULL: none */
+    /* namespaceLimits: each namespace's gangs (0: no limit) and resources (an absent resource
+     * is no limit) in the queue's subtree */
+    int limited;
+    int64_t max_gangs;
+    struct queue_resvec max_res;
+};
+
+/* What one namespace holds in one limited queue's subtree, keyed "<queue>/<namespace>". */
+struct ctl_ns_use {
+    char key[2 * QUEUE_NAME_MAX + 2];
+    int64_t gangs;
+    struct queue_resvec use;
 };
 
 /* A Kueue LocalQueue "<namespace>/<name>" and the queue that takes it (tenancy.c). */
@@ -599,6 +612,9 @@ struct ctl {
         size_t n, cap;
         struct ctl_local_queue *lq; /* sorted by key */
         size_t nlq, caplq;
+        size_t nlimited;         /* entries of v with limits */
+        struct ctl_ns_use *use; /* sorted by key; rebuilt each cycle while nlimited */
+        size_t nuse, capuse;
     } ten;
 
     uv_timer_t tick;
@@ -947,6 +963,13 @@ int ctl__tenancy_path(const struct ctl *c, const char *path, char *leaf, size_t 
 /* Waiting bindings (of namespace ns; NULL: all) judged again: a parked one may queue, a pending
  * one no longer admitted is parked. */
 void ctl__tenancy_rejudge(struct ctl *c, const char *ns);
+/* namespaceLimits: what each namespace holds in each limited queue, counted again from the
+ * gangs that hold capacity (called before the cycle's walk; nothing while no queue is limited);
+ * whether b may be admitted within them (else why names the namespace, queue and limit); and b
+ * counted once admitted in the walk. */
+void ctl__tenancy_usage(struct ctl *c);
+int ctl__tenancy_within_limits(struct ctl *c, const struct binding *b, char *why, size_t cap);
+void ctl__tenancy_admitted(struct ctl *c, const struct binding *b);
 /* The namespaces informer: what is kept of a Namespace, and its events. */
 json_object *ctl__namespace_prune(json_object *ns);
 void ctl__namespace_changed(struct ctl *c, json_object *ns);

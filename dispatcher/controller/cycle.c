@@ -406,6 +406,7 @@ void ctl__cycle(struct ctl *c)
     c->cyc.last_grow = c->fleet.grow_seq;
     c->cyc.last_epoch = c->fleet.epoch;
     c->cyc.last_cut = 1; /* until the engine has nothing more to offer */
+    ctl__tenancy_usage(c); /* namespaceLimits: what each namespace holds now */
     queue_cycle_begin(c->t);
     unsigned nofit = 0;
     struct queue_entry *e;
@@ -421,6 +422,16 @@ void ctl__cycle(struct ctl *c)
                 goto cut;
             continue;
         }
+        char lim[KARMADA_WORKLOAD_MSG_MAX];
+        if (!ctl__tenancy_within_limits(c, b, lim, sizeof lim)) {
+            /* its namespace's share of the queue is full: no placement, no reclaim */
+            ctl__set_reason(b, "QuotaExceeded", "%s", lim);
+            b->ns_limited = 1;
+            if (queue_cycle_skip(c->t, e))
+                goto cut;
+            continue;
+        }
+        b->ns_limited = 0;
         if (b->assign) {
             enum place_verdict v = nofit_holds(c, b) ? PLACE_NO_FIT : place(c, b);
             if (v != PLACE_FITS) {
@@ -450,6 +461,7 @@ void ctl__cycle(struct ctl *c)
         else
             b->nshares = 0;
         admit(c, b);
+        ctl__tenancy_admitted(c, b);
     }
     c->cyc.last_cut = 0;
 cut:

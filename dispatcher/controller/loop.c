@@ -181,8 +181,8 @@ int ctl__watches_start(struct ctl *c)
  * engine's own admission check, which is what the next cycle meets. */
 void ctl__pending_reason(struct ctl *c, struct binding *b)
 {
-    if (b->st != B_PENDING || b->nofit)
-        return;
+    if (b->st != B_PENDING || b->nofit || b->ns_limited)
+        return; /* the cycle's own sentence stands */
     if (b->rc_wait && b->rc_until > now_ms(c)) {
         ctl__set_reason(b, "Unschedulable", "%s", b->rc_wait); /* reclaim.c: what it waits for */
         return;

@@ -44,12 +44,38 @@ static int lq_order(const void *a, const void *b)
                   ((const struct ctl_local_queue *)b)->key);
 }
 
+/* q's namespaceLimits into t; 0, or a sentence in why for a row the API would not have taken
+ * (one written by hand). */
+static int limits_read(struct ctl *c, const char *text, struct ctl_ten_queue *t, char *why,
+                       size_t cap)
+{
+    json_object *o = json_tokener_parse(text);
+    json_object *g = kube_json_get(o, "gangs");
+    json_object *r = kube_json_get(o, "resources");
+    int rc = 0;
+    if (!json_object_is_type(o, json_type_object) ||
+        (g && (!json_object_is_type(g, json_type_int) || json_object_get_int64(g) < 1))) {
+        snprintf(why, cap, "not {gangs, resources}");
+        rc = MUSTER_EINVAL;
+    } else if (r) {
+        /* a listed 0 is a limit (none of it), as in a capability */
+        rc = kube_resvec_parse_limits(c->names, r, "namespaceLimits.resources", &t->max_res, why,
+                                      cap);
+    }
+    if (!rc) {
+        t->limited = 1;
+        t->max_gangs = g ? json_object_get_int64(g) : 0;
+    }
+    json_object_put(o);
+    return rc;
+}
+
 static int ten_cb(void *ud, const struct store_queue *q)
 {
     struct ctl *c = ud;
     if (q->local_queues && lq_add(c, q))
         return MUSTER_ENOMEM;
-    if (!q->namespace_selector)
+    if (!q->namespace_selector && !q->namespace_limits)
         return 0;
     if (c->ten.n == c->ten.cap) {
         size_t cap = c->ten.cap ? c->ten.cap * 2 : 16;
@@ -59,26 +85,41 @@ static int ten_cb(void *ud, const struct store_queue *q)
         c->ten.v = n;
         c->ten.cap = cap;
     }
-    json_object *sel = json_tokener_parse(q->namespace_selector);
-    char why[256];
-    if (!sel || kube_selector_check(sel, "namespaceSelector", why, sizeof why)) {
-        /* the API checked it before the store took it: a row written by hand */
-        ctl__logf(c, "queue %s: namespaceSelector ignored: %s", q->name, sel ? why : "not JSON");
-        json_object_put(sel);
-        return 0;
-    }
-    struct ctl_ten_queue *t = &c->ten.v[c->ten.n++];
+    struct ctl_ten_queue *t = &c->ten.v[c->ten.n];
+    memset(t, 0, sizeof *t);
     snprintf(t->name, sizeof t->name, "%s", q->name);
-    t->sel = sel;
+    char why[256];
+    if (q->namespace_selector) {
+        t->sel = json_tokener_parse(q->namespace_selector);
+        if (!t->sel || kube_selector_check(t->sel, "namespaceSelector", why, sizeof why)) {
+            /* the API checked it before the store took it: a row written by hand */
+            ctl__logf(c, "queue %s: namespaceSelector ignored: %s", q->name,
+                      t->sel ? why : "not JSON");
+            json_object_put(t->sel);
+            t->sel = NULL;
+        }
+    }
+    if (q->namespace_limits && limits_read(c, q->namespace_limits, t, why, sizeof why)) {
+        ctl__logf(c, "queue %s: namespaceLimits ignored: %s", q->name, why);
+        queue_resvec_close(&t->max_res);
+        t->limited = 0;
+    }
+    if (!t->sel && !t->limited)
+        return 0;
+    c->ten.nlimited += t->limited;
+    c->ten.n++;
     return 0;
 }
 
 static void ten_clear(struct ctl *c)
 {
-    for (size_t i = 0; i < c->ten.n; i++)
+    for (size_t i = 0; i < c->ten.n; i++) {
         json_object_put(c->ten.v[i].sel);
+        queue_resvec_close(&c->ten.v[i].max_res);
+    }
     c->ten.n = 0;
     c->ten.nlq = 0;
+    c->ten.nlimited = 0;
 }
 
 void ctl__tenancy_refresh(struct ctl *c)
@@ -93,6 +134,9 @@ void ctl__tenancy_refresh(struct ctl *c)
 void ctl__tenancy_close(struct ctl *c)
 {
     ten_clear(c);
+    for (size_t i = 0; i < c->ten.capuse; i++)
+        queue_resvec_close(&c->ten.use[i].use);
+    muster_free(c->ten.use);
     muster_free(c->ten.v);
     muster_free(c->ten.lq);
     c->ten.v = NULL;
@@ -111,11 +155,17 @@ static int ten_cmp(const void *ctx, size_t i)
     return strcmp(p->v[i].name, p->key);
 }
 
-static json_object *own_selector(const struct ctl *c, const char *queue)
+static const struct ctl_ten_queue *ten_find(const struct ctl *c, const char *queue)
 {
     struct ten_probe p = {c->ten.v, queue};
     size_t i = queue_search_lower(0, c->ten.n, ten_cmp, &p);
-    return i < c->ten.n && strcmp(c->ten.v[i].name, queue) == 0 ? c->ten.v[i].sel : NULL;
+    return i < c->ten.n && strcmp(c->ten.v[i].name, queue) == 0 ? &c->ten.v[i] : NULL;
+}
+
+static json_object *own_selector(const struct ctl *c, const char *queue)
+{
+    const struct ctl_ten_queue *t = ten_find(c, queue);
+    return t ? t->sel : NULL;
 }
 
 json_object *ctl__tenancy_selector(const struct ctl *c, const char *queue, const char **from)
@@ -258,6 +308,161 @@ int ctl__tenancy_path(const struct ctl *c, const char *path, char *leaf, size_t 
             return 0;
         end = start - 1;
     }
+}
+
+/* ---- namespaceLimits ---- */
+
+struct use_probe {
+    const struct ctl_ns_use *v;
+    const char *key;
+};
+
+static int use_cmp(const void *ctx, size_t i)
+{
+    const struct use_probe *p = ctx;
+    return strcmp(p->v[i].key, p->key);
+}
+
+/* The usage of key, made (zero) when absent and make is set; NULL when absent (or no memory). */
+static struct ctl_ns_use *use_at(struct ctl *c, const char *key, int make)
+{
+    struct use_probe p = {c->ten.use, key};
+    size_t i = queue_search_lower(0, c->ten.nuse, use_cmp, &p);
+    if (i < c->ten.nuse && strcmp(c->ten.use[i].key, key) == 0)
+        return &c->ten.use[i];
+    if (!make)
+        return NULL;
+    if (c->ten.nuse == c->ten.capuse) {
+        size_t cap = c->ten.capuse ? c->ten.capuse * 2 : 16;
+        struct ctl_ns_use *n = muster_realloc(c->ten.use, cap * sizeof(*n));
+        if (!n)
+            return NULL;
+        memset(n + c->ten.capuse, 0, (cap - c->ten.capuse) * sizeof(*n));
+        c->ten.use = n;
+        c->ten.capuse = cap;
+    }
+    /* the slot past the end keeps its vector's buffer: moved into place, not lost */
+    struct ctl_ns_use spare = c->ten.use[c->ten.nuse];
+    memmove(&c->ten.use[i + 1], &c->ten.use[i], (c->ten.nuse - i) * sizeof(*c->ten.use));
+    c->ten.use[i] = spare;
+    c->ten.nuse++;
+    struct ctl_ns_use *u = &c->ten.use[i];
+    snprintf(u->key, sizeof u->key, "%s", key);
+    u->gangs = 0;
+    queue_resvec_clear(&u->use);
+    return u;
+}
+
+/* Calls fn for each limited queue over b's queue (itself included) with the usage key. */
+static void each_limit(struct ctl *c, const struct binding *b,
+                       int (*fn)(struct ctl *c, const struct binding *b,
+                                 const struct ctl_ten_queue *t, const char *key, void *ud),
+                       void *ud)
+{
+    char ns[QUEUE_NAME_MAX + 1];
+    const char *nm;
+    ctl__split_key(b->key, ns, sizeof ns, &nm);
+    for (const struct queue_node *q = queue_tree_find(c->t, b->queue); q;
+         q = queue_node_parent(q)) {
+        const struct ctl_ten_queue *t = ten_find(c, queue_node_name(q));
+        if (!t || !t->limited)
+            continue;
+        char key[sizeof c->ten.use[0].key];
+        snprintf(key, sizeof key, "%s/%s", t->name, ns);
+        if (fn(c, b, t, key, ud))
+            return;
+    }
+}
+
+static int count_in(struct ctl *c, const struct binding *b, const struct ctl_ten_queue *t,
+                    const char *key, void *ud)
+{
+    (void)t;
+    (void)ud;
+    struct ctl_ns_use *u = use_at(c, key, 1);
+    if (u) {
+        u->gangs++;
+        if (queue_resvec_add(&u->use, &b->gang) == 0)
+            return 0;
+    }
+    ctl__logf(c, "namespaceLimits: cannot count %s (out of memory or overflow)", b->key);
+    return 0;
+}
+
+static int holds_capacity(enum bstate st)
+{
+    return st == B_ADMITTED || st == B_DISPATCHED || st == B_RUNNING;
+}
+
+void ctl__tenancy_usage(struct ctl *c)
+{
+    c->ten.nuse = 0;
+    if (!c->ten.nlimited)
+        return;
+    for (size_t i = 0; i < c->nbuckets; i++)
+        for (const struct binding *b = c->bykey[i]; b; b = b->hnext)
+            if (holds_capacity(b->st))
+                each_limit(c, b, count_in, NULL);
+}
+
+void ctl__tenancy_admitted(struct ctl *c, const struct binding *b)
+{
+    if (c->ten.nlimited)
+        each_limit(c, b, count_in, NULL);
+}
+
+struct limit_verdict {
+    char *why;
+    size_t cap;
+    int over;
+};
+
+static int judge_limit(struct ctl *c, const struct binding *b, const struct ctl_ten_queue *t,
+                       const char *key, void *ud)
+{
+    struct limit_verdict *v = ud;
+    const struct ctl_ns_use *u = use_at(c, key, 0);
+    const char *ns = key + strlen(t->name) + 1;
+    int64_t gangs = u ? u->gangs : 0;
+    if (t->max_gangs && gangs + 1 > t->max_gangs) {
+        snprintf(v->why, v->cap,
+                 "namespace %s holds %" PRId64 " gang(s) in queue %s, the most a namespace may "
+                 "(namespaceLimits.gangs %" PRId64 ")",
+                 ns, gangs, t->name, t->max_gangs);
+        v->over = 1;
+        return 1;
+    }
+    struct queue_resvec sum = {0};
+    uint32_t first = 0;
+    int fits =
+        (!u || queue_resvec_copy(&sum, &u->use) == 0) && queue_resvec_add(&sum, &b->gang) == 0;
+    /* an absent resource of max_res is no limit: only the listed ones are compared */
+    for (uint32_t i = 0; fits && i < t->max_res.len; i++) {
+        first = t->max_res.items[i].id;
+        fits = queue_resvec_get(&sum, first) <= t->max_res.items[i].milli;
+    }
+    if (!fits) {
+        char have[32], lim[32];
+        queue_qty_format_auto(queue_resvec_get(&sum, first), have, sizeof have);
+        queue_qty_format_auto(queue_resvec_get(&t->max_res, first), lim, sizeof lim);
+        const char *rn = queue_resnames_name(c->names, first);
+        snprintf(v->why, v->cap,
+                 "namespace %s would hold %s %s in queue %s, more than the %s a namespace may "
+                 "(namespaceLimits.resources)",
+                 ns, have, rn ? rn : "?", t->name, lim);
+        v->over = 1;
+    }
+    queue_resvec_close(&sum);
+    return v->over;
+}
+
+int ctl__tenancy_within_limits(struct ctl *c, const struct binding *b, char *why, size_t cap)
+{
+    if (!c->ten.nlimited)
+        return 1;
+    struct limit_verdict v = {why, cap, 0};
+    each_limit(c, b, judge_limit, &v);
+    return !v.over;
 }
 
 /* ---- judging again ---- */

@@ -116,6 +116,32 @@ wait_until 20 "waiter back on its quota" is_eq "False/QuotaExceeded" rb_cond wai
 expect "$(api GET /api/v1/queues/research | jq -c '.namespaceSelector // "none"')" '"none"' \
     "null removed the selector"
 
+# --- namespaceLimits: a tenant's third gang waits while another tenant's runs ---
+queue shared root '{"nvidia.com/gpu":"8"}' '"namespaceLimits":{"gangs":2,"resources":{"nvidia.com/gpu":"4"}}'
+for i in 1 2 3; do deploy team t$i 1 volcano.sh/queue-name=shared; done
+deploy lab l1 1 volcano.sh/queue-name=shared
+wait_until 20 "lab's gang to run beside team's" is_eq running state lab/l1-deployment
+wait_until 20 "two of team's gangs to run" is_eq 2 eval \
+    "api GET '/api/v1/bindings?queue=shared&state=running' | jq '[.items[] | select(.namespace == \"team\")] | length'"
+third=$(api GET '/api/v1/bindings?queue=shared' | jq -r '[.items[] | select(.namespace == "team" and .state == "pending")][0].name')
+[ -n "$third" ] && [ "$third" != null ] || dfail "no team gang waits in shared"
+wait_until 20 "the third to say why" is_eq "False/QuotaExceeded" rb_cond "$third" Scheduled
+msg=$(rb_cond_msg "$third" Scheduled)
+[[ "$msg" == *"namespace team holds 2 gang(s) in queue shared, the most a namespace may (namespaceLimits.gangs 2)"* ]] ||
+    dfail "the namespace limit's reason: $msg"
+# a running one goes: the third takes its place
+running=$(api GET '/api/v1/bindings?queue=shared&state=running' | jq -r '[.items[] | select(.namespace == "team")][0].name')
+k delete deployment "${running%-deployment}" >/dev/null
+wait_until 20 "the third to run once a team gang left" is_eq running state "team/$third"
+# the resource limit (the gang limit dropped): one more 2-GPU gang would take team to 6 of its 4
+# GPUs, while the queue (8) and the fleet still have room for it
+api PATCH /api/v1/queues/shared '{"namespaceLimits":{"gangs":null}}' >/dev/null # a merge patch: resources stay
+deploy team big 1 volcano.sh/queue-name=shared
+wait_until 20 "big to wait on the namespace's GPUs" is_eq "False/QuotaExceeded" rb_cond big-deployment Scheduled
+msg=$(rb_cond_msg big-deployment Scheduled)
+[[ "$msg" == *"namespace team would hold 6 nvidia.com/gpu in queue shared, more than the 4 a namespace may (namespaceLimits.resources)"* ]] ||
+    dfail "the resource limit's reason: $msg"
+
 # --- a bad selector: 422 naming the field, nothing changed ---
 before=$(api GET /api/v1/queues/open | jq -c .)
 out=$(curl -s -w '\n%{http_code}' -X PATCH -H 'Content-Type: application/merge-patch+json' \

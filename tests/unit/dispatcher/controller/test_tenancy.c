@@ -128,6 +128,68 @@ static void test_local_queues(void)
     done(&c);
 }
 
+/* A gang of namespace/name in queue asking gpus GPUs. */
+static void gang(struct ctl *c, struct binding *b, const char *key, const char *queue, int64_t gpus)
+{
+    memset(b, 0, sizeof *b);
+    b->key = (char *)key; /* borrowed: the test never frees it */
+    snprintf(b->queue, sizeof b->queue, "%s", queue);
+    uint32_t id;
+    CU_ASSERT_EQUAL_FATAL(queue_resnames_intern(c->names, "nvidia.com/gpu", 14, &id), 0);
+    CU_ASSERT_EQUAL_FATAL(queue_resvec_set(&b->gang, id, gpus * 1000), 0);
+}
+
+/* namespaceLimits on research (2 gangs, 8 GPUs a namespace) hold for nlp and llm under it, per
+ * namespace; vision's own limit (0 GPUs listed: none at all) only for vision. */
+static void test_namespace_limits(void)
+{
+    struct ctl c;
+    tree(&c);
+    c.names = queue_tree_resnames(c.t);
+    c.ten.v = muster_calloc(2, sizeof(*c.ten.v));
+    CU_ASSERT_PTR_NOT_NULL_FATAL(c.ten.v);
+    uint32_t gpu;
+    CU_ASSERT_EQUAL_FATAL(queue_resnames_intern(c.names, "nvidia.com/gpu", 14, &gpu), 0);
+    snprintf(c.ten.v[0].name, sizeof c.ten.v[0].name, "research");
+    c.ten.v[0].limited = 1;
+    c.ten.v[0].max_gangs = 2;
+    CU_ASSERT_EQUAL(queue_resvec_set(&c.ten.v[0].max_res, gpu, 8000), 0);
+    snprintf(c.ten.v[1].name, sizeof c.ten.v[1].name, "vision");
+    c.ten.v[1].limited = 1;
+    CU_ASSERT_EQUAL(queue_resvec_put(&c.ten.v[1].max_res, gpu, 0), 0);
+    c.ten.n = c.ten.cap = 2;
+    c.ten.nlimited = 2;
+    ctl__tenancy_usage(&c); /* no bindings: nothing held */
+    struct binding a1, a2, a3, b1, big, v1;
+    char why[320];
+    gang(&c, &a1, "team-a/one", "nlp", 2);
+    gang(&c, &a2, "team-a/two", "llm", 2);
+    gang(&c, &a3, "team-a/three", "nlp", 2);
+    gang(&c, &b1, "team-b/one", "llm", 2);
+    gang(&c, &big, "team-b/big", "nlp", 7);
+    gang(&c, &v1, "team-b/v", "vision", 1);
+    CU_ASSERT_TRUE(ctl__tenancy_within_limits(&c, &a1, why, sizeof why));
+    ctl__tenancy_admitted(&c, &a1);
+    CU_ASSERT_TRUE(ctl__tenancy_within_limits(&c, &a2, why, sizeof why)); /* llm is under it too */
+    ctl__tenancy_admitted(&c, &a2);
+    CU_ASSERT_FALSE(ctl__tenancy_within_limits(&c, &a3, why, sizeof why));
+    CU_ASSERT_STRING_EQUAL(why, "namespace team-a holds 2 gang(s) in queue research, the most a "
+                                "namespace may (namespaceLimits.gangs 2)");
+    CU_ASSERT_TRUE(ctl__tenancy_within_limits(&c, &b1, why, sizeof why)); /* another tenant */
+    ctl__tenancy_admitted(&c, &b1);
+    CU_ASSERT_FALSE(ctl__tenancy_within_limits(&c, &big, why, sizeof why)); /* 2 + 7 > 8 */
+    CU_ASSERT_STRING_EQUAL(why, "namespace team-b would hold 9 nvidia.com/gpu in queue research, "
+                                "more than the 8 a namespace may (namespaceLimits.resources)");
+    CU_ASSERT_FALSE(ctl__tenancy_within_limits(&c, &v1, why, sizeof why)); /* a listed 0 */
+    /* a new cycle counts from the gangs holding capacity: none is in the table here */
+    ctl__tenancy_usage(&c);
+    CU_ASSERT_TRUE(ctl__tenancy_within_limits(&c, &a3, why, sizeof why));
+    struct binding *all[] = {&a1, &a2, &a3, &b1, &big, &v1};
+    for (size_t i = 0; i < 6; i++)
+        queue_resvec_close(&all[i]->gang);
+    done(&c);
+}
+
 static void test_namespace_prune(void)
 {
     json_object *ns = json_tokener_parse(
@@ -151,6 +213,7 @@ static CU_TestInfo tests[] = {
     {"a queue's selector: its own, else the nearest ancestor's", test_inheritance},
     {"YuniKorn paths in muster's tree", test_yunikorn_paths},
     {"Kueue LocalQueues by namespace and name", test_local_queues},
+    {"namespaceLimits: gangs and resources per namespace in a subtree", test_namespace_limits},
     {"what is kept of a Namespace", test_namespace_prune},
     CU_TEST_INFO_NULL,
 };
