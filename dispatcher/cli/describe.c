@@ -7,6 +7,8 @@
 
 #include <inttypes.h>
 #include <json-c/json.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
 
@@ -232,6 +234,90 @@ const char *cli_queue_preempted(struct json_object *q, char *buf, size_t cap)
     return buf;
 }
 
+/* Appends fmt to buf at *n (cut at cap, kept NUL-terminated). */
+__attribute__((format(printf, 4, 5))) static void put(char *buf, size_t cap, size_t *n,
+                                                      const char *fmt, ...)
+{
+    if (*n >= cap)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    int w = vsnprintf(buf + *n, cap - *n, fmt, ap);
+    va_end(ap);
+    *n = w < 0 ? cap : *n + (size_t)w;
+}
+
+const char *cli_queue_selector_text(struct json_object *q, char *buf, size_t cap)
+{
+    struct json_object *sel = NULL, *ml = NULL, *me = NULL;
+    if (!json_object_object_get_ex(q, "namespaceSelector", &sel) || !sel)
+        return NULL;
+    size_t n = 0;
+    buf[0] = '\0';
+    if (json_object_object_get_ex(sel, "matchLabels", &ml) && ml) {
+        json_object_object_foreach(ml, k, v)
+        {
+            put(buf, cap, &n, "%s%s=%s", n ? "," : "", k, json_object_get_string(v));
+        }
+    }
+    size_t ne = json_object_object_get_ex(sel, "matchExpressions", &me) &&
+                        json_object_is_type(me, json_type_array)
+                    ? json_object_array_length(me)
+                    : 0;
+    for (size_t i = 0; i < ne; i++) {
+        struct json_object *e = json_object_array_get_idx(me, i), *vals = NULL;
+        const char *key = str_of(e, "key"), *op = str_of(e, "operator");
+        if (!key || !op)
+            continue;
+        /* as kubectl prints a selector: k in (a,b), k notin (a), k, !k */
+        if (strcmp(op, "Exists") == 0 || strcmp(op, "DoesNotExist") == 0) {
+            put(buf, cap, &n, "%s%s%s", n ? "," : "", op[0] == 'D' ? "!" : "", key);
+            continue;
+        }
+        put(buf, cap, &n, "%s%s %s (", n ? "," : "", key, op[0] == 'I' ? "in" : "notin");
+        json_object_object_get_ex(e, "values", &vals);
+        size_t nv =
+            vals && json_object_is_type(vals, json_type_array) ? json_object_array_length(vals) : 0;
+        for (size_t j = 0; j < nv; j++)
+            put(buf, cap, &n, "%s%s", j ? "," : "",
+                json_object_get_string(json_object_array_get_idx(vals, j)));
+        put(buf, cap, &n, ")");
+    }
+    return n ? buf : "<all>"; /* {} selects every namespace */
+}
+
+const char *cli_queue_ns_limits_text(struct json_object *q, char *buf, size_t cap)
+{
+    struct json_object *l = NULL, *g = NULL, *r = NULL;
+    if (!json_object_object_get_ex(q, "namespaceLimits", &l) || !l)
+        return NULL;
+    size_t n = 0;
+    buf[0] = '\0';
+    if (json_object_object_get_ex(l, "gangs", &g) && g)
+        put(buf, cap, &n, "gangs=%s", json_object_get_string(g));
+    if (json_object_object_get_ex(l, "resources", &r) && r) {
+        json_object_object_foreach(r, k, v)
+        {
+            put(buf, cap, &n, "%s%s=%s", n ? "," : "", k, json_object_get_string(v));
+        }
+    }
+    return n ? buf : NULL;
+}
+
+const char *cli_queue_local_queues_text(struct json_object *q, char *buf, size_t cap)
+{
+    struct json_object *l = NULL;
+    if (!json_object_object_get_ex(q, "localQueues", &l) ||
+        !json_object_is_type(l, json_type_array))
+        return NULL;
+    size_t n = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < json_object_array_length(l); i++)
+        put(buf, cap, &n, "%s%s", i ? "," : "",
+            json_object_get_string(json_object_array_get_idx(l, i)));
+    return n ? buf : NULL;
+}
+
 void cli_describe_queue(struct json_object *q, FILE *f)
 {
     char buf[1024], t[32], num[64];
@@ -261,6 +347,9 @@ void cli_describe_queue(struct json_object *q, FILE *f)
              cli_queue_preemption(q, CLI_PREEMPT_MAX_PER_MINUTE),
              cli_queue_preemption(q, CLI_PREEMPT_COOLDOWN));
     line(f, "Preemption:", buf);
+    line(f, "Namespaces:", cli_queue_selector_text(q, buf, sizeof(buf)) ? buf : "(its parent's)");
+    line(f, "Namespace limits:", cli_queue_ns_limits_text(q, buf, sizeof(buf)));
+    line(f, "Local queues:", cli_queue_local_queues_text(q, buf, sizeof(buf)));
     line(f, "Version:", str_of(md, "resourceVersion"));
     line(f, "Created:", when(md, "createdAtMs", t, sizeof(t)));
     line(f, "Updated:", when(md, "updatedAtMs", t, sizeof(t)));

@@ -34,6 +34,13 @@ void cli_describe_queue(struct json_object *q, FILE *f);
  * its status.lent does, "borrows,lends" for both, "-" for neither (or no status). */
 const char *cli_queue_reclaim_mark(struct json_object *q);
 
+/* A queue's tenancy as -o wide and describe print it (NULL when the queue sets none): its
+ * namespaceSelector as kubectl prints a selector ("org=research,tier in (a,b),!x"; "<all>" for
+ * {}), its namespaceLimits ("gangs=2,nvidia.com/gpu=8") and its localQueues ("lab/gpu,..."). */
+const char *cli_queue_selector_text(struct json_object *q, char *buf, size_t cap);
+const char *cli_queue_ns_limits_text(struct json_object *q, char *buf, size_t cap);
+const char *cli_queue_local_queues_text(struct json_object *q, char *buf, size_t cap);
+
 /* The fields of a queue's preemption object, in the order the API documents them. */
 enum cli_preempt_field {
     CLI_PREEMPT_WITHIN_QUEUE,

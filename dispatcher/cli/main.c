@@ -360,7 +360,7 @@ static int queue_row(struct cli_table *t, struct json_object *q)
 {
     char name[256], parent[256], weight[32], prio[32], state[32], strat[64], gpu[96], pend[32],
         adm[32], share[32], gua[1024], des[1024], cap[1024], rcl[16], bor[1024], lent[1024],
-        pre[64];
+        pre[64], nsel[512], nlim[512], lqs[512];
     struct json_object *st = NULL, *alloc = NULL, *desm = NULL, *v;
     json_object_object_get_ex(q, "status", &st);
     if (st)
@@ -397,6 +397,9 @@ static int queue_row(struct cli_table *t, struct json_object *q)
         cli_map_text(st, "borrowed", bor, sizeof(bor)),
         cli_map_text(st, "lent", lent, sizeof(lent)),
         cli_queue_preempted(q, pre, sizeof(pre)),
+        cli_queue_selector_text(q, nsel, sizeof(nsel)),
+        cli_queue_ns_limits_text(q, nlim, sizeof(nlim)),
+        cli_queue_local_queues_text(q, lqs, sizeof(lqs)),
     };
     return cli_table_add(t, row);
 }
@@ -427,10 +430,11 @@ static int print_table(struct cli_table *t, int (*row)(struct cli_table *, struc
 static int print_queues(const struct cli *c, struct json_object *items)
 {
     static const char *const hdr[] = {
-        "NAME",        "PARENT",       "WEIGHT",      "PRIORITY", "STATE",    "GPU",
-        "PENDING",     "ADMITTED",     "RECLAIM",     "STRATEGY", "GUARANTEE", "DESERVED",
-        "CAPABILITY",  "SHARE",        "RECLAIMABLE", "WITHIN-QUEUE", "MIN-RUNTIME",
-        "MAX/MIN",     "COOLDOWN",     "BORROWED",    "LENT",     "PREEMPTED"};
+        "NAME",         "PARENT",      "WEIGHT",     "PRIORITY",  "STATE",
+        "GPU",          "PENDING",     "ADMITTED",   "RECLAIM",   "STRATEGY",
+        "GUARANTEE",    "DESERVED",    "CAPABILITY", "SHARE",     "RECLAIMABLE",
+        "WITHIN-QUEUE", "MIN-RUNTIME", "MAX/MIN",    "COOLDOWN",  "BORROWED",
+        "LENT",         "PREEMPTED",   "NAMESPACES", "NS-LIMITS", "LOCALQUEUES"};
     size_t ncols = c->out == CLI_OUT_WIDE ? sizeof(hdr) / sizeof(hdr[0]) : 9;
     return print_table(cli_table_new(ncols, hdr), queue_row, items, NULL);
 }
@@ -805,8 +809,7 @@ static int add_preemption(struct json_object *q, const struct create_opts *o)
         json_object_object_add(p, "minRuntime", json_object_new_string(o->min_runtime));
     if (o->cooldown)
         json_object_object_add(p, "cooldown", json_object_new_string(o->cooldown));
-    return o->max_per_minute ? add_int(p, "maxPerMinute", "max-per-minute", o->max_per_minute)
-                             : 0;
+    return o->max_per_minute ? add_int(p, "maxPerMinute", "max-per-minute", o->max_per_minute) : 0;
 }
 
 static int cmd_create_queue(struct cli *c, const char *name, const struct create_opts *o)
@@ -882,8 +885,9 @@ static int cmd_delete_queue(struct cli *c, const char *name)
 /* ---- apply ---- */
 
 /* How a spec field compares: a scalar (with dflt_str or dflt_int), a quantity map, a boolean
- * whose default is true, or the preemption object (each field with its default). */
-enum spec_kind { SPEC_SCALAR, SPEC_MAP, SPEC_BOOL_TRUE, SPEC_PREEMPTION };
+ * whose default is true, the preemption object (each field with its default), or any JSON
+ * whose absence (or null) is its default (the tenancy fields). */
+enum spec_kind { SPEC_SCALAR, SPEC_MAP, SPEC_BOOL_TRUE, SPEC_PREEMPTION, SPEC_JSON };
 
 /* The spec fields and the server's defaults for absent ones (docs/admin-api.md, Queues). */
 static const struct {
@@ -904,7 +908,20 @@ static const struct {
     {"guarantee", NULL, 0, SPEC_MAP},
     {"deserved", NULL, 0, SPEC_MAP},
     {"capability", NULL, 0, SPEC_MAP},
+    {"namespaceSelector", NULL, 0, SPEC_JSON},
+    {"namespaceLimits", NULL, 0, SPEC_JSON},
+    {"localQueues", NULL, 0, SPEC_JSON},
 };
+
+/* Equal JSON, absent and null being the same (no value set). */
+static int json_eq(struct json_object *a, struct json_object *b)
+{
+    if (a && json_object_is_type(a, json_type_null))
+        a = NULL;
+    if (b && json_object_is_type(b, json_type_null))
+        b = NULL;
+    return (!a && !b) || (a && b && json_object_equal(a, b));
+}
 
 static int scalar_eq(struct json_object *a, struct json_object *b)
 {
@@ -1036,6 +1053,7 @@ static int same_spec(struct json_object *want, struct json_object *cur)
         if (spec_fields[i].kind != SPEC_SCALAR) {
             int eq = spec_fields[i].kind == SPEC_MAP         ? map_eq(w, cv)
                      : spec_fields[i].kind == SPEC_BOOL_TRUE ? bool_eq(has_w ? w : NULL, cv)
+                     : spec_fields[i].kind == SPEC_JSON      ? json_eq(has_w ? w : NULL, cv)
                                                              : preemption_eq(has_w ? w : NULL, cv);
             if (!eq)
                 return 0;

@@ -65,7 +65,7 @@ expect "$(awk '$1 == "nlp" {print $2, $3, $5}' out)" "research 2 Open" "get queu
 export MUSTER_SERVER=$SERVER
 
 WIDE="STRATEGY GUARANTEE DESERVED CAPABILITY SHARE RECLAIMABLE WITHIN-QUEUE MIN-RUNTIME MAX/MIN"
-WIDE="$WIDE COOLDOWN BORROWED LENT PREEMPTED"
+WIDE="$WIDE COOLDOWN BORROWED LENT PREEMPTED NAMESPACES NS-LIMITS LOCALQUEUES"
 ctl get queues -o wide
 expect "$(head -1 out | tr -s ' ')" \
     "NAME PARENT WEIGHT PRIORITY STATE GPU PENDING ADMITTED RECLAIM $WIDE" \
@@ -97,8 +97,32 @@ expect "$RC $(cat out)" "0 queue/team-x created" "create queue"
 GPU=nvidia.com/gpu
 ctl get queues team-x -o wide
 expect "$(tail -n +2 out | tr -s ' ')" \
-    "team-x root 2 5 Open 0/2 0 0 - StrictFIFO $GPU=1 cpu=4,$GPU=2 $GPU=4 0.000 true Never 0s 0 0s <none> <none> 0/0" \
+    "team-x root 2 5 Open 0/2 0 0 - StrictFIFO $GPU=1 cpu=4,$GPU=2 $GPU=4 0.000 true Never 0s 0 0s <none> <none> 0/0 <none> <none> <none>" \
     "get the created queue"
+# tenancy (issue 21): apply shows and keeps a queue's namespaceSelector, namespaceLimits and
+# localQueues; applying the same file again changes nothing; a file without them removes them
+cat >tenant.yaml <<'YAML'
+name: tenant
+parent: root
+namespaceSelector:
+  matchLabels: {org: research}
+  matchExpressions: [{key: tier, operator: In, values: [gpu]}]
+namespaceLimits: {gangs: 2, resources: {nvidia.com/gpu: "8"}}
+localQueues: [lab/gpu]
+YAML
+ctl apply -f tenant.yaml
+expect "$RC $(cat out)" "0 queue/tenant created" "apply a queue with tenancy"
+ctl get queues tenant -o wide
+grep -q 'org=research,tier in (gpu) *gangs=2,nvidia.com/gpu=8 *lab/gpu$' out ||
+    fail "wide: tenancy columns: $(cat out)"
+ctl apply -f tenant.yaml
+expect "$(cat out)" "queue/tenant unchanged" "apply the same tenancy again"
+printf 'name: tenant\nparent: root\n' >plain.yaml
+ctl apply -f plain.yaml
+expect "$(cat out)" "queue/tenant configured" "apply without tenancy"
+ctl describe queue tenant
+expect "$(sed -n 's/^Namespaces: *//p' out)" "(its parent's)" "describe: no selector of its own"
+ctl delete queue tenant
 # reclaim and preemption fields (issue 18): durations come back in their shortest form
 ctl create queue team-p --parent root --reclaimable false --within-queue LowerPriority \
     --min-runtime 600s --max-per-minute 3 --cooldown 2m

@@ -147,10 +147,40 @@ static void test_describe(void)
     json_object_put(q);
 }
 
+/* A queue's tenancy as -o wide and describe print it. */
+static void test_tenancy_text(void)
+{
+    char buf[256];
+    struct json_object *q = json_tokener_parse(
+        "{\"namespaceSelector\":{\"matchLabels\":{\"org\":\"research\"},\"matchExpressions\":"
+        "[{\"key\":\"tier\",\"operator\":\"In\",\"values\":[\"a\",\"b\"]},{\"key\":\"x\","
+        "\"operator\":\"NotIn\",\"values\":[\"c\"]},{\"key\":\"y\",\"operator\":\"Exists\"},"
+        "{\"key\":\"z\",\"operator\":\"DoesNotExist\"}]},\"namespaceLimits\":{\"gangs\":2,"
+        "\"resources\":{\"nvidia.com/gpu\":\"8\"}},\"localQueues\":[\"lab/gpu\",\"team/gpu\"]}");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(q);
+    CU_ASSERT_STRING_EQUAL(cli_queue_selector_text(q, buf, sizeof buf),
+                           "org=research,tier in (a,b),x notin (c),y,!z");
+    CU_ASSERT_STRING_EQUAL(cli_queue_ns_limits_text(q, buf, sizeof buf),
+                           "gangs=2,nvidia.com/gpu=8");
+    CU_ASSERT_STRING_EQUAL(cli_queue_local_queues_text(q, buf, sizeof buf), "lab/gpu,team/gpu");
+    char tiny[8];
+    CU_ASSERT_EQUAL(strlen(cli_queue_selector_text(q, tiny, sizeof tiny)), 7); /* cut, ended */
+    json_object_put(q);
+    q = json_tokener_parse("{\"namespaceSelector\":{}}");
+    CU_ASSERT_STRING_EQUAL(cli_queue_selector_text(q, buf, sizeof buf), "<all>");
+    CU_ASSERT_PTR_NULL(cli_queue_ns_limits_text(q, buf, sizeof buf));
+    CU_ASSERT_PTR_NULL(cli_queue_local_queues_text(q, buf, sizeof buf));
+    json_object_put(q);
+    q = json_tokener_parse("{\"name\":\"x\"}");
+    CU_ASSERT_PTR_NULL(cli_queue_selector_text(q, buf, sizeof buf)); /* its parent's */
+    json_object_put(q);
+}
+
 static CU_TestInfo tests[] = {
     {"names are checked before they become path segments", test_names},
     {"bindings table, wide, empty", test_bindings_table},
     {"describe binding and queue", test_describe},
+    {"a queue's tenancy in a table cell", test_tenancy_text},
     CU_TEST_INFO_NULL,
 };
 
