@@ -126,6 +126,8 @@ enum family_id {
     F_DROPPED,
     F_CLUSTER_LOSSES,
     F_PREEMPTIONS,
+    F_NS_HOLDING,
+    F_NS_PENDING,
     NFAMILIES
 };
 
@@ -196,6 +198,17 @@ static const struct family {
                    {NULL},
                    "Metric updates dropped because a family was at its series cap, a label "
                    "value was too long, or memory ran out."},
+    [F_NS_HOLDING] = {"muster_namespace_gangs",
+                      GAUGE_MILLI,
+                      {"queue", "namespace"},
+                      "Gangs holding capacity (admitted, dispatched, running), by leaf queue and "
+                      "namespace; past the series cap the rest are summed under queue and "
+                      "namespace \"_other\"."},
+    [F_NS_PENDING] = {"muster_namespace_pending",
+                      GAUGE_MILLI,
+                      {"queue", "namespace"},
+                      "Bindings waiting (pending or parked), by queue and namespace; past the "
+                      "series cap the rest are summed under queue and namespace \"_other\"."},
     [F_CLUSTER_LOSSES] = {"muster_cluster_losses_total",
                           COUNTER,
                           {"trigger", "decision"},
@@ -321,6 +334,20 @@ static int index_rebuild(struct table *t, uint32_t nslots)
     return 0;
 }
 
+/* The series of t with the joined labels key[0..len) and their hash h, or NULL. */
+static struct series *lookup(struct table *t, const char *key, size_t len, uint64_t h)
+{
+    if (!t->nslots)
+        return NULL;
+    uint32_t mask = t->nslots - 1;
+    for (uint32_t at = (uint32_t)h & mask; t->slots[at]; at = (at + 1) & mask) {
+        struct series *s = &t->s[t->slots[at] - 1];
+        if (s->hash == h && s->labels_len == len && memcmp(s->labels, key, len) == 0)
+            return s;
+    }
+    return NULL;
+}
+
 /* The series of family f with label values a (and b), created when new; NULL (and the update
  * counted as dropped) at the cap, for a too-long value, or when memory runs out. */
 static struct series *series_get(struct disp_metrics *m, enum family_id f, const char *a,
@@ -334,14 +361,9 @@ static struct series *series_get(struct disp_metrics *m, enum family_id f, const
         return NULL;
     }
     uint64_t h = hash_of(key, len);
-    if (t->nslots) {
-        uint32_t mask = t->nslots - 1;
-        for (uint32_t at = (uint32_t)h & mask; t->slots[at]; at = (at + 1) & mask) {
-            struct series *s = &t->s[t->slots[at] - 1];
-            if (s->hash == h && s->labels_len == len && memcmp(s->labels, key, len) == 0)
-                return s;
-        }
-    }
+    struct series *found = lookup(t, key, len, h);
+    if (found)
+        return found;
     if (t->n >= DISP_METRICS_SERIES_MAX) {
         m->dropped++;
         return NULL;
@@ -484,6 +506,47 @@ void disp_metrics_cluster_reserved(struct disp_metrics *m, const char *cluster,
                                    const char *resource, int64_t milli)
 {
     gauge(m, F_CLUSTER_RESERVED, cluster, resource, milli);
+}
+
+/* Forgets every series of family f (same index size, so it never fails). */
+static void family_clear(struct disp_metrics *m, enum family_id f)
+{
+    struct table *t = &m->t[f];
+    for (uint32_t i = 0; i < t->n; i++)
+        muster_free(t->s[i].labels);
+    t->n = 0;
+    if (t->slots)
+        memset(t->slots, 0, t->nslots * sizeof(*t->slots));
+}
+
+void disp_metrics_namespaces_reset(struct disp_metrics *m)
+{
+    if (!m)
+        return;
+    family_clear(m, F_NS_HOLDING);
+    family_clear(m, F_NS_PENDING);
+}
+
+void disp_metrics_namespace_add(struct disp_metrics *m, const char *queue, const char *ns,
+                                int holding)
+{
+    if (!m)
+        return;
+    enum family_id f = holding ? F_NS_HOLDING : F_NS_PENDING;
+    struct table *t = &m->t[f];
+    /* the last slot is kept for "_other", so every binding is counted somewhere */
+    struct series *s = NULL;
+    if (t->n < DISP_METRICS_NS_SERIES_MAX - 1) {
+        s = series_get(m, f, queue, ns);
+    } else {
+        char key[2 * DISP_METRICS_LABEL_MAX + 2];
+        size_t len = join(key, queue, ns);
+        s = len ? lookup(t, key, len, hash_of(key, len)) : NULL;
+    }
+    if (!s)
+        s = series_get(m, f, "_other", "_other");
+    if (s)
+        s->milli += 1000;
 }
 
 void disp_metrics_cluster_forget(struct disp_metrics *m, const char *cluster)

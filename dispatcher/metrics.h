@@ -49,6 +49,13 @@ void disp_metrics_cluster_capacity(struct disp_metrics *m, const char *cluster,
 void disp_metrics_cluster_reserved(struct disp_metrics *m, const char *cluster,
                                    const char *resource, int64_t milli);
 void disp_metrics_cluster_forget(struct disp_metrics *m, const char *cluster);
+/* Tenancy (docs/metrics.md): the per-namespace gauges counted again from zero, then one
+ * binding added to muster_namespace_gangs (holding) or muster_namespace_pending. At most
+ * DISP_METRICS_NS_SERIES_MAX series each; past that the rest go to queue="_other",
+ * namespace="_other". */
+void disp_metrics_namespaces_reset(struct disp_metrics *m);
+void disp_metrics_namespace_add(struct disp_metrics *m, const char *queue, const char *ns,
+                                int holding);
 
 /* Leader election (docs/metrics.md): muster_leader_is_leader (gauge) and the elector's
  * muster_leader_{attempts,writes,conflicts,failures,transitions}_total, read from read(ud, out)
@@ -77,6 +84,8 @@ int disp_metrics_render(const struct disp_metrics *m, char **buf, size_t *len, s
  * muster_metrics_dropped_series_total, so label values a bug or a hostile name supplies cannot
  * grow memory or a scrape without bound. 100 clusters x 40 resources fit. */
 #define DISP_METRICS_SERIES_MAX 4096
+/* Series of each per-namespace family: queues x namespaces can be large on a shared fleet. */
+#define DISP_METRICS_NS_SERIES_MAX 1000
 /* Longest label value kept (a Kubernetes resource name is at most 317 bytes); longer is dropped
  * and counted like an overflow rather than cut, which could merge two series. */
 #define DISP_METRICS_LABEL_MAX 320

@@ -70,6 +70,8 @@
 #define CTL_CLUSTER_NAME_MAX 64
 #define CTL_UID_MAX 64
 #define CTL_TICK_MS 200
+/* How often the per-namespace gauges are counted again: a walk of every binding. */
+#define CTL_NS_METRICS_MS 5000
 #define CTL_SWEEP_ORPHANS_MS 30000
 #define CTL_RETRY_INITIAL_MS 500
 #define CTL_RETRY_MAX_MS 30000
@@ -615,6 +617,7 @@ struct ctl {
         size_t nlimited;         /* entries of v with limits */
         struct ctl_ns_use *use; /* sorted by key; rebuilt each cycle while nlimited */
         size_t nuse, capuse;
+        int64_t metrics_at; /* when the per-namespace gauges are counted again */
     } ten;
 
     uv_timer_t tick;
@@ -970,6 +973,9 @@ void ctl__tenancy_rejudge(struct ctl *c, const char *ns);
 void ctl__tenancy_usage(struct ctl *c);
 int ctl__tenancy_within_limits(struct ctl *c, const struct binding *b, char *why, size_t cap);
 void ctl__tenancy_admitted(struct ctl *c, const struct binding *b);
+/* Every CTL_NS_METRICS_MS: muster_namespace_gangs and muster_namespace_pending counted again
+ * from the bindings (docs/metrics.md). */
+void ctl__tenancy_metrics(struct ctl *c, int64_t now);
 /* The namespaces informer: what is kept of a Namespace, and its events. */
 json_object *ctl__namespace_prune(json_object *ns);
 void ctl__namespace_changed(struct ctl *c, json_object *ns);

@@ -338,6 +338,7 @@ void ctl__on_tick(uv_timer_t *h)
     }
     ctl__losses_sweep(c);
     sweep_waiting(c, now);
+    ctl__tenancy_metrics(c, now);
     if (now - c->sweep.last_orphans >= CTL_SWEEP_ORPHANS_MS && c->lw.n == 0)
         ctl__orphans_sweep(c);
     c->cyc.wanted = 1;

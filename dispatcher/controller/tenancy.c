@@ -465,6 +465,25 @@ int ctl__tenancy_within_limits(struct ctl *c, const struct binding *b, char *why
     return !v.over;
 }
 
+void ctl__tenancy_metrics(struct ctl *c, int64_t now)
+{
+    if (!c->opt.metrics || now < c->ten.metrics_at)
+        return;
+    c->ten.metrics_at = now + CTL_NS_METRICS_MS;
+    disp_metrics_namespaces_reset(c->opt.metrics);
+    for (size_t i = 0; i < c->nbuckets; i++)
+        for (const struct binding *b = c->bykey[i]; b; b = b->hnext) {
+            int holding = holds_capacity(b->st);
+            if (!b->queue[0] || (!holding && b->st != B_PENDING && b->st != B_BACKOFF &&
+                                 b->st != B_PARKED))
+                continue;
+            char ns[QUEUE_NAME_MAX + 1];
+            const char *nm;
+            ctl__split_key(b->key, ns, sizeof ns, &nm);
+            disp_metrics_namespace_add(c->opt.metrics, b->queue, ns, holding);
+        }
+}
+
 /* ---- judging again ---- */
 
 void ctl__tenancy_rejudge(struct ctl *c, const char *ns)

@@ -133,6 +133,11 @@ msg=$(rb_cond_msg "$third" Scheduled)
 running=$(api GET '/api/v1/bindings?queue=shared&state=running' | jq -r '[.items[] | select(.namespace == "team")][0].name')
 k delete deployment "${running%-deployment}" >/dev/null
 wait_until 20 "the third to run once a team gang left" is_eq running state "team/$third"
+# per-namespace gauges (counted again every 5 s)
+ns_gauge() { curl -sf "$API/metrics" | sed -n "s/^muster_namespace_$1{queue=\"$2\",namespace=\"$3\"} //p"; }
+wait_until 15 "muster_namespace_gangs for team in shared" is_eq 2 ns_gauge gangs shared team
+expect "$(ns_gauge gangs shared lab)" 1 "muster_namespace_gangs for lab in shared"
+expect "$(ns_gauge pending nlp team)" 2 "muster_namespace_pending: the waiter and ykbad, parked in nlp"
 # the resource limit (the gang limit dropped): one more 2-GPU gang would take team to 6 of its 4
 # GPUs, while the queue (8) and the fleet still have room for it
 api PATCH /api/v1/queues/shared '{"namespaceLimits":{"gangs":null}}' >/dev/null # a merge patch: resources stay

@@ -339,6 +339,43 @@ static void test_leader_source(void)
     disp_metrics_free(m);
 }
 
+/* Tenancy's gauges: counted from zero each time, bounded, the rest summed under "_other". */
+static void test_namespace_gauges(void)
+{
+    struct disp_metrics *m = disp_metrics_new();
+    CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+    disp_metrics_namespace_add(m, "nlp", "team-a", 1);
+    disp_metrics_namespace_add(m, "nlp", "team-a", 1);
+    disp_metrics_namespace_add(m, "nlp", "team-b", 0);
+    char *t = render(m);
+    contains(t, "muster_namespace_gangs{queue=\"nlp\",namespace=\"team-a\"} 2\n");
+    contains(t, "muster_namespace_pending{queue=\"nlp\",namespace=\"team-b\"} 1\n");
+    muster_free(t);
+    disp_metrics_namespaces_reset(m); /* a new count: what left is gone */
+    disp_metrics_namespace_add(m, "nlp", "team-b", 1);
+    t = render(m);
+    lacks(t, "team-a");
+    contains(t, "muster_namespace_gangs{queue=\"nlp\",namespace=\"team-b\"} 1\n");
+    muster_free(t);
+    disp_metrics_namespaces_reset(m);
+    char ns[32];
+    for (int i = 0; i < DISP_METRICS_NS_SERIES_MAX + 5; i++) {
+        snprintf(ns, sizeof ns, "ns%d", i);
+        disp_metrics_namespace_add(m, "q", ns, 1);
+    }
+    disp_metrics_namespace_add(m, "q", "ns0", 1); /* an existing series still counts */
+    t = render(m);
+    contains(t, "muster_namespace_gangs{queue=\"q\",namespace=\"ns0\"} 2\n");
+    snprintf(ns, sizeof ns, "namespace=\"ns%d\"} 1\n", DISP_METRICS_NS_SERIES_MAX - 2);
+    contains(t, ns);
+    snprintf(ns, sizeof ns, "namespace=\"ns%d\"}", DISP_METRICS_NS_SERIES_MAX - 1);
+    lacks(t, ns);
+    contains(t, "muster_namespace_gangs{queue=\"_other\",namespace=\"_other\"} 6\n");
+    contains(t, "\nmuster_metrics_dropped_series_total 0\n");
+    muster_free(t);
+    disp_metrics_free(m);
+}
+
 static CU_TestInfo tests[] = {
     {"leader election source", test_leader_source},
     {"counters and gauges, exact text", test_counters_and_gauges_exact},
@@ -348,6 +385,7 @@ static CU_TestInfo tests[] = {
     {"float values: shortest round trip, Inf, NaN", test_text_double},
     {"series cap and the dropped counter", test_series_cap},
     {"forgetting a cluster", test_cluster_forget},
+    {"per-namespace gauges: reset, bounded, _other", test_namespace_gauges},
     {"NULL registry, allocation failures", test_null_registry_and_allocation_failure},
     CU_TEST_INFO_NULL,
 };
