@@ -169,6 +169,8 @@ struct blist {
     const char *queue; /* NULL: every queue, in ledger id order */
     const char *state; /* NULL: every live state */
     const char *name;  /* NULL: every binding; else a substring of "namespace/name" */
+    const char *ns;    /* NULL: every namespace; else exactly this one */
+    size_t nslen;
     struct bkey after;
     int has_after;
     size_t want; /* rows to collect before stopping early (id order only) */
@@ -185,7 +187,9 @@ static int blist_match(const struct blist *l, const struct store_ledger_row *row
 {
     return (!l->queue || strcmp(row->queue, l->queue) == 0) &&
            (!l->state || strcmp(row->state, l->state) == 0) &&
-           (!l->name || strstr(row->binding, l->name) != NULL);
+           (!l->name || strstr(row->binding, l->name) != NULL) &&
+           (!l->ns ||
+            (strncmp(row->binding, l->ns, l->nslen) == 0 && row->binding[l->nslen] == '/'));
 }
 
 /* First walk: the keys of the matching rows after the continue key. */
@@ -245,11 +249,20 @@ static int blist_rows_cb(void *ud, const struct store_ledger_row *row)
     return l->objs[idx] ? 0 : MUSTER_ENOMEM;
 }
 
-/* Reads queue=, state= and name=: 0, or a 400 already sent. name is a plain substring of
- * "namespace/name" (the dashboard's search box), matched as it is sent. */
+/* Reads queue=, state=, name= and namespace=: 0, or a 400 already sent. name is a plain
+ * substring of "namespace/name" (the dashboard's search box), matched as it is sent; namespace
+ * is one namespace, whole. */
 static int binding_filters(struct api_call *c, char *queue, size_t qcap, char *state, size_t scap,
-                           char *name, size_t ncap, struct blist *l)
+                           char *name, size_t ncap, char *ns, size_t nscap, struct blist *l)
 {
+    int gotns = api__query_param(c->req, "namespace", ns, nscap);
+    if (gotns < 0 || (gotns && (!ns[0] || !queue_name_valid(ns, strlen(ns)) || strlen(ns) > 63))) {
+        api__send_fail(c->req, 400, "BadRequest",
+                       "namespace must be a namespace name (a DNS label of 1 to 63 bytes)");
+        return MUSTER_EINVAL;
+    }
+    l->ns = gotns ? ns : NULL;
+    l->nslen = gotns ? strlen(ns) : 0;
     int gotn = api__query_param(c->req, "name", name, ncap);
     if (gotn < 0 || (gotn && !api__url_unescape(name))) {
         api__send_fail(c->req, 400, "BadRequest", "name must be at most %zu bytes, URL-encoded",
@@ -296,12 +309,14 @@ static void blist_close(struct blist *l)
 void api__handle_binding_list(struct api_call *c)
 {
     struct blist l = {.srv = c->srv};
-    char queue[API_QUERY_VALUE_MAX], state[API_QUERY_VALUE_MAX], name[API_QUERY_VALUE_MAX];
+    char queue[API_QUERY_VALUE_MAX], state[API_QUERY_VALUE_MAX], name[API_QUERY_VALUE_MAX],
+        ns[API_QUERY_VALUE_MAX];
     struct api_page pg;
     if (api__page_parse(c->req, &pg))
         return;
     size_t limit = pg.limit;
-    if (binding_filters(c, queue, sizeof(queue), state, sizeof(state), name, sizeof(name), &l))
+    if (binding_filters(c, queue, sizeof(queue), state, sizeof(state), name, sizeof(name), ns,
+                        sizeof(ns), &l))
         return;
     if (pg.cont && bkey_parse(pg.cont, &l.after)) {
         api__page_refuse(c->req);

@@ -448,6 +448,37 @@ function fillRow(tr, q) {
   tr.querySelector("td.usage").replaceChildren(bars);
   tr.classList.toggle("borrowing", borrowing);
   fillReclaim(tr, q, st);
+  fillTenants(tr, q);
+}
+
+// Tenancy in the tree: which namespaces the queue admits (its own namespaceSelector, as kubectl
+// prints a selector), with its namespace limits and Kueue LocalQueues in the tooltip.
+function selectorText(sel) {
+  const parts = Object.entries(sel.matchLabels || {}).map(([k, v]) => `${k}=${v}`);
+  for (const e of sel.matchExpressions || []) {
+    if (e.operator === "Exists") parts.push(e.key);
+    else if (e.operator === "DoesNotExist") parts.push("!" + e.key);
+    else parts.push(`${e.key} ${e.operator === "In" ? "in" : "notin"} (${(e.values || []).join(",")})`);
+  }
+  return parts.join(",") || "all namespaces";
+}
+
+function fillTenants(tr, q) {
+  const nameTd = tr.querySelector("td.name");
+  let mark = nameTd.querySelector(".tenants");
+  if (!q.namespaceSelector && !q.namespaceLimits && !q.localQueues) {
+    if (mark) mark.remove();
+    return;
+  }
+  if (!mark) { mark = el("span", { class: "tenants" }); nameTd.append(mark); }
+  mark.textContent = q.namespaceSelector ? "ns: " + selectorText(q.namespaceSelector) : "tenants";
+  const lim = q.namespaceLimits || {};
+  const limText = [lim.gangs ? `${lim.gangs} gangs` : "",
+    ...Object.entries(lim.resources || {}).map(([r, v]) => `${v} ${r}`)].filter(Boolean).join(", ");
+  mark.title = [q.namespaceSelector ? "admits namespaces " + selectorText(q.namespaceSelector)
+    : "admits the namespaces its parent admits",
+  limText ? "each namespace at most " + limText : "",
+  q.localQueues ? "Kueue LocalQueues " + q.localQueues.join(", ") : ""].filter(Boolean).join("; ");
 }
 
 // Reclaim in the tree: a "lending" mark on a queue whose unused guarantee the engine lends to
@@ -494,7 +525,10 @@ function resetPaging() { state.bindingPage = { stack: [], cont: "", next: "" }; 
 function bindingQuery() {
   const p = new URLSearchParams();
   const q = $("#f-queue").value.trim(), s = $("#f-state").value, n = $("#f-name").value.trim();
+  const ns = $("#f-namespace").value.trim();
   if (q) p.set("queue", q);
+  // only a whole namespace name is sent (the API refuses anything else)
+  if (/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/.test(ns)) p.set("namespace", ns);
   if (s) p.set("state", s);
   if (n) p.set("name", n);
   p.set("limit", String(PAGE));
@@ -567,6 +601,7 @@ function setupBindings() {
   const refilter = () => { clearTimeout(t); t = setTimeout(() => { resetPaging(); run(loadBindings); }, 250); };
   $("#f-queue").addEventListener("input", refilter);
   $("#f-name").addEventListener("input", refilter);
+  $("#f-namespace").addEventListener("input", refilter);
   $("#f-state").addEventListener("change", refilter);
   $("#binding-filters").addEventListener("submit", (ev) => { ev.preventDefault(); refilter(); });
   $("#page-next").addEventListener("click", () => {

@@ -153,6 +153,27 @@ async function main() {
       await page.waitForSelector("#event-list li.warning, #event-list li.error", { timeout: 5000 });
     });
 
+    await step("a queue's tenants show in the tree, and the namespace filter narrows the bindings", async () => {
+      const name = "tenants-" + Date.now().toString(36);
+      await createQueue(m.url, name, undefined,
+        { namespaceSelector: { matchLabels: { org: "vision" } }, namespaceLimits: { gangs: 3 } });
+      await until(page, (n) => {
+        const t = document.querySelector(`#queue-tree tr[data-queue="${n}"] .tenants`);
+        return !!t && t.textContent === "ns: org=vision" && t.title.includes("each namespace at most 3 gangs");
+      }, name, 5000);
+      await page.fill("#f-queue", "");
+      await page.selectOption("#f-state", "");
+      await page.fill("#f-namespace", "team-vision");
+      await until(page, () => {
+        const rows = [...document.querySelectorAll("#binding-table tr[data-name]")];
+        return rows.length > 0 && rows.every((r) => r.dataset.name.startsWith("team-vision/"));
+      }, null, 5000);
+      await page.fill("#f-namespace", "team-visio"); // a name matched whole: no row of team-vision
+      await until(page, () => ![...document.querySelectorAll("#binding-table tr[data-name]")]
+        .some((r) => r.dataset.name.startsWith("team-vision/")), null, 5000);
+      await page.fill("#f-namespace", "");
+    });
+
     await step("screenshots of the main views", async () => {
       await page.fill("#f-queue", "");
       await page.selectOption("#f-state", "pending");

@@ -147,6 +147,13 @@ msg=$(rb_cond_msg big-deployment Scheduled)
 [[ "$msg" == *"namespace team would hold 6 nvidia.com/gpu in queue shared, more than the 4 a namespace may (namespaceLimits.resources)"* ]] ||
     dfail "the resource limit's reason: $msg"
 
+# --- the bindings list by namespace ---
+expect "$(api GET '/api/v1/bindings?namespace=lab' | jq -c '[.items[].namespace] | unique')" '["lab"]' \
+    "namespace=lab lists lab's bindings only"
+expect "$(api GET '/api/v1/bindings?namespace=la' | jq '.items | length')" 0 "a namespace is matched whole"
+expect "$(curl -s -o /dev/null -w '%{http_code}' "$API/api/v1/bindings?namespace=Bad_NS")" 400 \
+    "a bad namespace is a 400"
+
 # --- a bad selector: 422 naming the field, nothing changed ---
 before=$(api GET /api/v1/queues/open | jq -c .)
 out=$(curl -s -w '\n%{http_code}' -X PATCH -H 'Content-Type: application/merge-patch+json' \
