@@ -43,6 +43,14 @@ enum karmada_workload_kind {
     KARMADA_WORKLOAD_KIND_DEPLOYMENT,  /* apps/v1 Deployment */
     KARMADA_WORKLOAD_KIND_POD,         /* v1 Pod */
     KARMADA_WORKLOAD_KIND_STATEFULSET, /* apps/v1 StatefulSet (appended: the ledger keeps kinds) */
+    /* Issue 19's kinds, read from their templates by workload_kinds.c; each goes whole to one
+     * cluster (Karmada has no replica reviser for any of them). */
+    KARMADA_WORKLOAD_KIND_JOBSET,      /* jobset.x-k8s.io/v1alpha2 JobSet */
+    KARMADA_WORKLOAD_KIND_LWS,         /* leaderworkerset.x-k8s.io/v1 LeaderWorkerSet */
+    KARMADA_WORKLOAD_KIND_PYTORCHJOB,  /* kubeflow.org/v1 PyTorchJob */
+    KARMADA_WORKLOAD_KIND_MPIJOB,      /* kubeflow.org/v1 MPIJob */
+    KARMADA_WORKLOAD_KIND_RAYCLUSTER,  /* ray.io/v1 RayCluster */
+    KARMADA_WORKLOAD_KIND_RAYJOB,      /* ray.io/v1 RayJob */
 };
 
 /* The keys of other gang dialects read from the pod metadata (the pod template's, a Pod's own),
@@ -121,6 +129,10 @@ struct karmada_workload {
     int elastic; /* 1: the elastic annotation says "true" and min_member < replicas, so the gang
                     may be admitted at min_member and grown; 0 otherwise */
     enum karmada_workload_placement placement;
+    /* The gang size the kind itself implies (workload_kinds.c: a LeaderWorkerSet's group size),
+     * 0 when it has none; read after muster's annotation. */
+    int32_t kind_min;
+    const char *kind_min_source; /* static */
 
     /* The gang as another dialect states it on the pods (docs/workload.md, "Gang dialects"):
      * every dialect present is validated; dialect is the first in the order YuniKorn, Kueue,

@@ -421,6 +421,12 @@ enum ctl_watch_id {
     CTL_W_VCJOBS,
     CTL_W_PODS,
     CTL_W_STATEFULSETS,
+    CTL_W_JOBSETS, /* issue 19's kinds: optional, a hub without the CRD serves none */
+    CTL_W_LWS,
+    CTL_W_PYTORCHJOBS,
+    CTL_W_MPIJOBS,
+    CTL_W_RAYCLUSTERS,
+    CTL_W_RAYJOBS,
     CTL_NWATCHES
 };
 
@@ -507,7 +513,9 @@ struct ctl {
 
     /* the informers (loop.c's ctl__watches) */
     struct kube_informer rbs, clusters, works, policies, prios;
-    struct kube_informer tmpl[5]; /* deployments, jobs, volcano jobs, pods, statefulsets */
+    /* deployments, jobs, volcano jobs, pods, statefulsets, then issue 19's kinds in the order
+     * of CTL_W_JOBSETS.. */
+    struct kube_informer tmpl[11];
     struct {
         struct inf_tag tags[CTL_NWATCHES];
         int started, open, nsynced;
