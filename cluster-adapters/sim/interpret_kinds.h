@@ -1,0 +1,20 @@
+/* Issue 19's kinds in the simulated hub (docs/sim.md): the pods each runs in a member, as its
+ * controller runs them, and the components Karmada's thirdparty customizations give its RB under
+ * MultiplePodTemplatesScheduling (PyTorchJob, RayCluster, RayJob; none for JobSet, LWS or the v1
+ * MPIJob). Private to the simulator's Karmada (karmada_int.h). */
+#ifndef MUSTER_SIM_INTERPRET_KINDS_H
+#define MUSTER_SIM_INTERPRET_KINDS_H
+
+#include "cluster-adapters/sim/karmada_int.h"
+
+/* 1 when obj (apiVersion, kind) is one of issue 19's kinds. */
+int sim__is_kind19(json_object *obj);
+
+/* The pod sets obj runs (at most max); 0 when it is none of issue 19's kinds. */
+size_t sim__kind19_pods(json_object *obj, struct pod_set *out, size_t max);
+
+/* Karmada's spec.components for obj, a new array, or NULL when no customization of Karmada's
+ * interprets its components. */
+json_object *sim__kind19_components(json_object *obj);
+
+#endif
