@@ -167,3 +167,107 @@ json_object *sim__kind19_components(json_object *obj)
     }
     return out;
 }
+
+static void add_cond(json_object *conds, const char *type, const char *ts)
+{
+    json_object *c = json_object_new_object();
+    json_object_object_add(c, "type", json_object_new_string(type));
+    json_object_object_add(c, "status", json_object_new_string("True"));
+    if (ts)
+        json_object_object_add(c, "lastTransitionTime", json_object_new_string(ts));
+    json_object_array_add(conds, c);
+}
+
+int sim__kind19_status(json_object *obj, json_object *st, int all_running, int done,
+                       const char *ts)
+{
+    enum k19 k = kind19(obj);
+    if (k == K_NONE)
+        return 0;
+    json_object *conds = json_object_new_array();
+    switch (k) {
+    case K_JOBSET: /* jobset_types.go JobSetCompleted */
+        if (done)
+            add_cond(conds, "Completed", ts);
+        break;
+    case K_PYTORCH:
+    case K_MPI: /* training-operator common_types.go: Created, Running, Succeeded */
+        add_cond(conds, "Created", ts);
+        if (done)
+            add_cond(conds, "Succeeded", ts);
+        else if (all_running)
+            add_cond(conds, "Running", ts);
+        break;
+    case K_RAYCLUSTER:
+        if (all_running) {
+            add_cond(conds, "HeadPodReady", ts);
+            add_cond(conds, "RayClusterProvisioned", ts);
+            json_object_object_add(st, "state", json_object_new_string("ready"));
+        }
+        break;
+    case K_RAYJOB: /* rayjob_types.go JobDeploymentStatus and JobStatus */
+        json_object_object_add(st, "jobDeploymentStatus",
+                               json_object_new_string(done          ? "Complete"
+                                                      : all_running ? "Running"
+                                                                    : "Initializing"));
+        json_object_object_add(st, "jobStatus",
+                               json_object_new_string(done          ? "SUCCEEDED"
+                                                      : all_running ? "RUNNING"
+                                                                    : "PENDING"));
+        break;
+    case K_LWS: {
+        int64_t groups = int_or(sim__get_path(obj, "spec", NULL, NULL), "replicas", 1);
+        json_object_object_add(st, "replicas", json_object_new_int64(groups));
+        json_object_object_add(st, "readyReplicas", json_object_new_int64(all_running ? groups : 0));
+        break;
+    }
+    default:
+        break;
+    }
+    if (json_object_array_length(conds))
+        json_object_object_add(st, "conditions", conds);
+    else
+        json_object_put(conds);
+    return 1;
+}
+
+static int has_cond(json_object *st, const char *type)
+{
+    json_object *conds = sim__get_path(st, "conditions", NULL, NULL);
+    for (size_t i = 0; json_object_is_type(conds, json_type_array) &&
+                       i < json_object_array_length(conds);
+         i++) {
+        json_object *c = json_object_array_get_idx(conds, i);
+        const char *t = sim__get_str(c, "type", NULL, NULL), *v = sim__get_str(c, "status", NULL, NULL);
+        if (t && v && strcmp(t, type) == 0 && strcmp(v, "True") == 0)
+            return 1;
+    }
+    return 0;
+}
+
+const char *sim__kind19_health(json_object *obj, json_object *st)
+{
+    int ok;
+    switch (kind19(obj)) {
+    case K_NONE:
+        return NULL;
+    case K_PYTORCH: /* kubeflow.org/v1/PyTorchJob InterpretHealth */
+        ok = sim__get_path(st, "conditions", NULL, NULL) && !has_cond(st, "Failed");
+        break;
+    case K_RAYCLUSTER: /* ray.io/v1/RayCluster InterpretHealth */
+        ok = has_cond(st, "HeadPodReady") && has_cond(st, "RayClusterProvisioned") &&
+             !has_cond(st, "RayClusterReplicaFailure");
+        break;
+    case K_RAYJOB: { /* ray.io/v1/RayJob InterpretHealth */
+        const char *d = sim__get_str(st, "jobDeploymentStatus", NULL, NULL);
+        const char *j = sim__get_str(st, "jobStatus", NULL, NULL);
+        ok = (d && strcmp(d, "Running") == 0) ||
+             (d && j && strcmp(d, "Complete") == 0 && strcmp(j, "SUCCEEDED") == 0);
+        break;
+    }
+    default: /* no healthInterpretation: treated as healthy */
+        ok = 1;
+        break;
+    }
+    return ok ? "Healthy" : "Unhealthy";
+}

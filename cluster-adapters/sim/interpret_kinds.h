@@ -17,4 +17,18 @@ size_t sim__kind19_pods(json_object *obj, struct pod_set *out, size_t max);
  * interprets its components. */
 json_object *sim__kind19_components(json_object *obj);
 
+/* Adds to st the status obj's controller reports, given whether every pod runs and whether it
+ * finished (its scripted duration passed): a JobSet's Completed condition, a Kubeflow job's
+ * Created, Running and Succeeded, a RayJob's jobDeploymentStatus and jobStatus, a RayCluster's
+ * HeadPodReady and RayClusterProvisioned, a LeaderWorkerSet's replicas and readyReplicas. ts stamps the
+ * conditions (may be NULL). 0 when obj is none of issue 19's kinds (st untouched). */
+int sim__kind19_status(json_object *obj, json_object *st, int all_running, int done,
+                       const char *ts);
+
+/* Karmada's health of obj with status st: "Healthy" or "Unhealthy" as the kind's
+ * healthInterpretation says (PyTorchJob, RayCluster, RayJob), "Healthy" for the kinds without
+ * one (JobSet, LeaderWorkerSet, the v1 MPIJob: work_status_controller.go interpretHealth);
+ * NULL when obj is none of issue 19's kinds. */
+const char *sim__kind19_health(json_object *obj, json_object *st);
+
 #endif
