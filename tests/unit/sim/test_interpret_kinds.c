@@ -99,9 +99,64 @@ static void test_pods(void)
     json_object_put(o);
 }
 
+/* The status each controller reports, and Karmada's health of it. */
+static void test_status_health(void)
+{
+    static const struct {
+        const char *obj;
+        int all_running, done;
+        const char *health, *has;
+    } cases[] = {
+        /* no health interpreter: healthy whatever it reports */
+        {"{\"apiVersion\":\"jobset.x-k8s.io/v1alpha2\",\"kind\":\"JobSet\"}", 0, 0, "Healthy",
+         NULL},
+        {"{\"apiVersion\":\"jobset.x-k8s.io/v1alpha2\",\"kind\":\"JobSet\"}", 0, 1, "Healthy",
+         "\"type\":\"Completed\""},
+        {"{\"apiVersion\":\"kubeflow.org/v1\",\"kind\":\"MPIJob\"}", 0, 1, "Healthy",
+         "\"type\":\"Succeeded\""},
+        /* PyTorchJob: conditions and none Failed */
+        {"{\"apiVersion\":\"kubeflow.org/v1\",\"kind\":\"PyTorchJob\"}", 0, 0, "Healthy",
+         "\"type\":\"Created\""},
+        {"{\"apiVersion\":\"kubeflow.org/v1\",\"kind\":\"PyTorchJob\"}", 1, 0, "Healthy",
+         "\"type\":\"Running\""},
+        /* RayCluster: head ready and provisioned */
+        {"{\"apiVersion\":\"ray.io/v1\",\"kind\":\"RayCluster\"}", 0, 0, "Unhealthy", NULL},
+        {"{\"apiVersion\":\"ray.io/v1\",\"kind\":\"RayCluster\"}", 1, 0, "Healthy",
+         "\"type\":\"HeadPodReady\""},
+        /* RayJob: Running, or Complete and SUCCEEDED */
+        {"{\"apiVersion\":\"ray.io/v1\",\"kind\":\"RayJob\"}", 0, 0, "Unhealthy",
+         "\"jobDeploymentStatus\":\"Initializing\""},
+        {"{\"apiVersion\":\"ray.io/v1\",\"kind\":\"RayJob\"}", 1, 0, "Healthy",
+         "\"jobDeploymentStatus\":\"Running\""},
+        {"{\"apiVersion\":\"ray.io/v1\",\"kind\":\"RayJob\"}", 0, 1, "Healthy",
+         "\"jobStatus\":\"SUCCEEDED\""},
+        {"{\"apiVersion\":\"leaderworkerset.x-k8s.io/v1\",\"kind\":\"LeaderWorkerSet\","
+         "\"spec\":{\"replicas\":3}}",
+         1, 0, "Healthy", "\"readyReplicas\":3"},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        json_object *o = json_tokener_parse(cases[i].obj), *st = json_object_new_object();
+        CU_ASSERT_EQUAL(sim__kind19_status(o, st, cases[i].all_running, cases[i].done, NULL), 1);
+        const char *text = json_object_to_json_string_ext(st, JSON_C_TO_STRING_PLAIN);
+        if (cases[i].has && !strstr(text, cases[i].has))
+            fprintf(stderr, "\ncase %zu: %s lacks %s", i, text, cases[i].has);
+        CU_ASSERT_TRUE(!cases[i].has || strstr(text, cases[i].has) != NULL);
+        CU_ASSERT_STRING_EQUAL(sim__kind19_health(o, st), cases[i].health);
+        json_object_put(st);
+        json_object_put(o);
+    }
+    json_object *d = json_tokener_parse("{\"apiVersion\":\"apps/v1\",\"kind\":\"Deployment\"}");
+    json_object *st = json_object_new_object();
+    CU_ASSERT_EQUAL(sim__kind19_status(d, st, 1, 0, NULL), 0);
+    CU_ASSERT_PTR_NULL(sim__kind19_health(d, st));
+    json_object_put(st);
+    json_object_put(d);
+}
+
 static CU_TestInfo tests[] = {
     {"RB: no replicas; components under the gate where Karmada interprets them", test_rb_gate},
     {"member pods as the controllers run them", test_pods},
+    {"status per controller, health per Karmada's customizations", test_status_health},
     CU_TEST_INFO_NULL,
 };
 
