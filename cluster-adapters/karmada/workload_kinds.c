@@ -63,6 +63,17 @@ const char *karmada__workload_kinds_resource(enum karmada_workload_kind kind)
     return i < NKINDS ? kinds[i].resource : NULL;
 }
 
+int karmada_workload_kind_api(enum karmada_workload_kind kind, const char **group_version,
+                              const char **resource)
+{
+    size_t i = row_of(kind);
+    if (i >= NKINDS)
+        return MUSTER_ENOENT;
+    *group_version = kinds[i].api_version;
+    *resource = kinds[i].resource;
+    return 0;
+}
+
 /* ---- one pod template: a component ---- */
 
 /* Printable ASCII without spaces, as workload.c checks component names. */

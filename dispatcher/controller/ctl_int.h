@@ -313,6 +313,9 @@ struct cluster {
     /* nor batch.volcano.sh/v1alpha1 jobs: a Volcano Job's Work would not apply there (the
      * member answers 404), so none is placed there */
     int no_vcjobs;
+    /* the issue 19 kinds (KARMADA_WORKLOAD_KIND_API_BIT) whose CRD its apiEnablements do not
+     * list: their Works would not apply there either */
+    uint32_t no_kinds;
     /* What loss.c judges: since when the Ready condition is not True (0 while it is: its
      * lastTransitionTime, else when muster first saw it so), and whether spec.taints holds a
      * NoExecute taint (tolerated or not: each gang's placement decides) */
@@ -344,6 +347,14 @@ struct cluster {
      * previous update is not logged again. */
     char res_warned[192], res_prev[192];
 };
+/* k lacks an API a gang needs there: needs is cycle.c's place_needs (1 PodGroups, 2 Volcano
+ * Jobs, bits 8 and up the KARMADA_WORKLOAD_KIND_API_BIT of an issue 19 kind). */
+static inline int ctl__cluster_lacks(const struct cluster *k, int needs)
+{
+    return ((needs & 1) && k->no_podgroups) || ((needs & 2) && k->no_vcjobs) ||
+           (((uint32_t)needs >> 8) & k->no_kinds) != 0;
+}
+
 
 /* A share reserved in a cluster's cap: the binding's aseq and the share's index. */
 struct kres {

@@ -4,7 +4,8 @@
 # of tests/fixtures/workloads) is created with kubectl; Karmada's detector makes an RB with no
 # replicas, requirements or components; the webhook rule holds it, musterd reads the gang from
 # the template, admits it in its queue and places it whole on one cluster (spec.clusters has one
-# entry with every pod), although the policy says Divided. The batch kinds (JobSet, PyTorchJob,
+# entry with every pod), although the policy says Divided; the JobSet on west, the one member
+# whose apiEnablements list the JobSet CRD. The batch kinds (JobSet, PyTorchJob,
 # MPIJob, RayJob) run 4 s in the simulated members and are released as completed when their
 # controllers' status says so; the LeaderWorkerSet and the RayCluster run on, holding their
 # share of the queue. Every write is checked against the CRDs.
@@ -63,7 +64,9 @@ for row in "${KINDS[@]}"; do
         "$fx: spec.components ($CASE)"
     wait_until 20 "$fx to be dispatched" is_eq True/Success rb_cond "$rb" Scheduled
     clusters=$(rb_clusters "$rb")
-    case "$clusters" in "east=$pods " | "west=$pods ") ;; *) dfail "$fx: spec.clusters: [$clusters]" ;; esac
+    case "$fx:$clusters" in jobset:"west=$pods " | [!j]*:"east=$pods " | [!j]*:"west=$pods ") ;;
+    *) dfail "$fx: spec.clusters: [$clusters]" ;;
+    esac
     b=$(api GET "/api/v1/bindings/team/$rb")
     expect "$(jq -r .queue <<<"$b")" q "$fx: queued in q"
     expect "$(jq -r '.request.cpu // "0"' <<<"$b")" "$cpu" "$fx: the gang's CPU"
