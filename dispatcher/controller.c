@@ -236,10 +236,10 @@ static void drain_closed(uv_handle_t *h)
     uv_close((uv_handle_t *)&c->soon, on_handle_closed);
     if (c->pre.call)
         kube_call_cancel(c->pre.call);
-    struct kube_informer *all[] = {&c->rbs,     &c->clusters, &c->works,   &c->policies, &c->prios,
-                                   &c->tmpl[0], &c->tmpl[1],  &c->tmpl[2], &c->tmpl[3],
-                                   &c->tmpl[4], &c->tmpl[5],  &c->tmpl[6], &c->tmpl[7],
-                                   &c->tmpl[8], &c->tmpl[9],  &c->tmpl[10]};
+    struct kube_informer *all[] = {&c->rbs,     &c->clusters, &c->works,   &c->policies,
+                                   &c->prios,   &c->tmpl[0],  &c->tmpl[1], &c->tmpl[2],
+                                   &c->tmpl[3], &c->tmpl[4],  &c->tmpl[5], &c->tmpl[6],
+                                   &c->tmpl[7], &c->tmpl[8],  &c->tmpl[9], &c->tmpl[10]};
     for (int i = 0; i < c->watch.started; i++)
         kube_informer_close(all[i], on_informer_closed);
     ctl__stop_maybe_done(c);

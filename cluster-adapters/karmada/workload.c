@@ -582,8 +582,8 @@ static int container_request(struct karmada_workload *w, struct queue_resnames *
 
 /* Raises c->request to the effective request of the pod spec at podspec (path names it). */
 int karmada__workload_raise_to_pod(struct karmada_workload *w, struct queue_resnames *names,
-                        json_object *podspec, const char *path,
-                        struct karmada_workload_component *c)
+                                   json_object *podspec, const char *path,
+                                   struct karmada_workload_component *c)
 {
     if (!podspec)
         return 0;
@@ -892,8 +892,8 @@ static int read_placement(struct karmada_workload *w, json_object *rb, json_obje
         return karmada_workload_fail(
             w, KARMADA_WORKLOAD_REFUSED, MUSTER_EINVAL,
             "placement spread is refused for a %s: Karmada has no replica reviser for it, so "
-            "the whole object goes to one cluster; remove the " KARMADA_WORKLOAD_PLACEMENT_ANNOTATION
-            " annotation or set it to single-cluster",
+            "the whole object goes to one cluster; remove "
+            "the " KARMADA_WORKLOAD_PLACEMENT_ANNOTATION " annotation or set it to single-cluster",
             karmada_workload_kind_name(w->kind));
     if (!type || strcmp(type, "Divided") != 0)
         return karmada_workload_fail(

@@ -45,12 +45,12 @@ enum karmada_workload_kind {
     KARMADA_WORKLOAD_KIND_STATEFULSET, /* apps/v1 StatefulSet (appended: the ledger keeps kinds) */
     /* Issue 19's kinds, read from their templates by workload_kinds.c; each goes whole to one
      * cluster (Karmada has no replica reviser for any of them). */
-    KARMADA_WORKLOAD_KIND_JOBSET,      /* jobset.x-k8s.io/v1alpha2 JobSet */
-    KARMADA_WORKLOAD_KIND_LWS,         /* leaderworkerset.x-k8s.io/v1 LeaderWorkerSet */
-    KARMADA_WORKLOAD_KIND_PYTORCHJOB,  /* kubeflow.org/v1 PyTorchJob */
-    KARMADA_WORKLOAD_KIND_MPIJOB,      /* kubeflow.org/v1 MPIJob */
-    KARMADA_WORKLOAD_KIND_RAYCLUSTER,  /* ray.io/v1 RayCluster */
-    KARMADA_WORKLOAD_KIND_RAYJOB,      /* ray.io/v1 RayJob */
+    KARMADA_WORKLOAD_KIND_JOBSET,     /* jobset.x-k8s.io/v1alpha2 JobSet */
+    KARMADA_WORKLOAD_KIND_LWS,        /* leaderworkerset.x-k8s.io/v1 LeaderWorkerSet */
+    KARMADA_WORKLOAD_KIND_PYTORCHJOB, /* kubeflow.org/v1 PyTorchJob */
+    KARMADA_WORKLOAD_KIND_MPIJOB,     /* kubeflow.org/v1 MPIJob */
+    KARMADA_WORKLOAD_KIND_RAYCLUSTER, /* ray.io/v1 RayCluster */
+    KARMADA_WORKLOAD_KIND_RAYJOB,     /* ray.io/v1 RayJob */
 };
 
 /* The keys of other gang dialects read from the pod metadata (the pod template's, a Pod's own),
@@ -201,7 +201,7 @@ int karmada_workload_kind_api(enum karmada_workload_kind kind, const char **grou
                               const char **resource);
 #define KARMADA_WORKLOAD_KIND_API_BIT(kind)                                                        \
     ((kind) >= KARMADA_WORKLOAD_KIND_JOBSET && (kind) <= KARMADA_WORKLOAD_KIND_RAYJOB              \
-         ? 1u << ((kind) - KARMADA_WORKLOAD_KIND_JOBSET)                                           \
+         ? 1u << ((kind)-KARMADA_WORKLOAD_KIND_JOBSET)                                             \
          : 0u)
 
 /* The kind's name for messages: "Volcano Job", "Job", "Deployment", "Pod", "StatefulSet",

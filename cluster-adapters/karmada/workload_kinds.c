@@ -239,8 +239,8 @@ static int read_ray(struct karmada_workload *w, struct queue_resnames *names, js
 {
     char path[128];
     snprintf(path, sizeof(path), "%s.headGroupSpec.template.spec", base);
-    int rc = add(w, names, "ray-head", 1, kube_json_path(cs, "headGroupSpec", "template", "spec", NULL),
-                 path);
+    int rc = add(w, names, "ray-head", 1,
+                 kube_json_path(cs, "headGroupSpec", "template", "spec", NULL), path);
     json_object *wgs = kube_json_get(cs, "workerGroupSpecs");
     if (!rc && wgs && !json_object_is_type(wgs, json_type_array))
         return INVALID(w, "the %s's %s.workerGroupSpecs: must be a list",
@@ -284,8 +284,9 @@ static int pair_rb_components(struct karmada_workload *w, struct queue_resnames 
             if (strcmp(w->components[j].name, nm) == 0)
                 c = &w->components[j];
         if (!c)
-            return INVALID(w, "spec.components[%zu] (%.63s) is not a pod template of the %s; "
-                              "the binding is stale",
+            return INVALID(w,
+                           "spec.components[%zu] (%.63s) is not a pod template of the %s; "
+                           "the binding is stale",
                            i, nm ? nm : "no name", kn);
         json_object *req = kube_json_path(e, "replicaRequirements", "resourceRequest", NULL);
         if (!req)
@@ -293,8 +294,7 @@ static int pair_rb_components(struct karmada_workload *w, struct queue_resnames 
         struct queue_resvec *rv = &w->scratch[0];
         queue_resvec_clear(rv);
         char what[80];
-        snprintf(what, sizeof(what), "spec.components[%zu].replicaRequirements.resourceRequest",
-                 i);
+        snprintf(what, sizeof(what), "spec.components[%zu].replicaRequirements.resourceRequest", i);
         int rc = kube_resvec_parse(names, req, what, rv, w->message, sizeof(w->message));
         if (rc) {
             w->reason = KARMADA_WORKLOAD_INVALID;
@@ -332,8 +332,7 @@ int karmada__workload_kinds_read(struct karmada_workload *w, struct queue_resnam
         rc = read_lws(w, names, spec);
         break;
     case KARMADA_WORKLOAD_KIND_PYTORCHJOB:
-        rc = read_replica_specs(w, names, spec, "pytorchReplicaSpecs", pt_types, pt_names,
-                                pt_dflt);
+        rc = read_replica_specs(w, names, spec, "pytorchReplicaSpecs", pt_types, pt_names, pt_dflt);
         break;
     case KARMADA_WORKLOAD_KIND_MPIJOB:
         rc = read_replica_specs(w, names, spec, "mpiReplicaSpecs", mpi_types, mpi_types, mpi_dflt);
@@ -378,9 +377,9 @@ json_object *karmada__workload_kinds_priority_pod(const struct karmada_workload 
     }
     case KARMADA_WORKLOAD_KIND_PYTORCHJOB:
     case KARMADA_WORKLOAD_KIND_MPIJOB: {
-        json_object *specs = kube_json_get(spec, w->kind == KARMADA_WORKLOAD_KIND_MPIJOB
-                                                     ? "mpiReplicaSpecs"
-                                                     : "pytorchReplicaSpecs");
+        json_object *specs =
+            kube_json_get(spec, w->kind == KARMADA_WORKLOAD_KIND_MPIJOB ? "mpiReplicaSpecs"
+                                                                        : "pytorchReplicaSpecs");
         const char *first = w->kind == KARMADA_WORKLOAD_KIND_MPIJOB ? "Launcher" : "Master";
         json_object *rs = kube_json_get(specs, first);
         if (!rs)

@@ -217,8 +217,9 @@ json_object *karmada_workload_prune_template(json_object *tmpl)
               put_new(out, "metadata", prune_meta(md));
     /* Issue 19's kinds keep their spec whole: their pod templates sit at a different path per
      * kind (workload_kinds.c), and such objects are few and seldom large. */
-    int whole = karmada__workload_kinds_of(kube_json_str(tmpl, "apiVersion"),
-                                           kube_json_str(tmpl, "kind")) != KARMADA_WORKLOAD_KIND_NONE;
+    int whole =
+        karmada__workload_kinds_of(kube_json_str(tmpl, "apiVersion"),
+                                   kube_json_str(tmpl, "kind")) != KARMADA_WORKLOAD_KIND_NONE;
     if (!bad && json_object_object_get_ex(tmpl, "spec", &spec))
         bad = spec && !whole ? put_new(out, "spec", prune_spec(spec, 1)) : keep(out, tmpl, "spec");
     if (bad) {

@@ -60,8 +60,8 @@ static size_t ray(json_object *cs, struct set19 *out, size_t max, int karmada)
     if (head && n < max)
         out[n++] = (struct set19){"ray-head", 1, head};
     json_object *wgs = sim__get_path(cs, "workerGroupSpecs", NULL, NULL);
-    for (size_t i = 0; json_object_is_type(wgs, json_type_array) &&
-                       i < json_object_array_length(wgs) && n < max;
+    for (size_t i = 0;
+         json_object_is_type(wgs, json_type_array) && i < json_object_array_length(wgs) && n < max;
          i++) {
         json_object *g = json_object_array_get_idx(wgs, i);
         struct set19 *s = &out[n++];
@@ -178,8 +178,7 @@ static void add_cond(json_object *conds, const char *type, const char *ts)
     json_object_array_add(conds, c);
 }
 
-int sim__kind19_status(json_object *obj, json_object *st, int all_running, int done,
-                       const char *ts)
+int sim__kind19_status(json_object *obj, json_object *st, int all_running, int done, const char *ts)
 {
     enum k19 k = kind19(obj);
     if (k == K_NONE)
@@ -218,7 +217,8 @@ int sim__kind19_status(json_object *obj, json_object *st, int all_running, int d
     case K_LWS: {
         int64_t groups = int_or(sim__get_path(obj, "spec", NULL, NULL), "replicas", 1);
         json_object_object_add(st, "replicas", json_object_new_int64(groups));
-        json_object_object_add(st, "readyReplicas", json_object_new_int64(all_running ? groups : 0));
+        json_object_object_add(st, "readyReplicas",
+                               json_object_new_int64(all_running ? groups : 0));
         break;
     }
     default:
@@ -234,11 +234,11 @@ int sim__kind19_status(json_object *obj, json_object *st, int all_running, int d
 static int has_cond(json_object *st, const char *type)
 {
     json_object *conds = sim__get_path(st, "conditions", NULL, NULL);
-    for (size_t i = 0; json_object_is_type(conds, json_type_array) &&
-                       i < json_object_array_length(conds);
-         i++) {
+    for (size_t i = 0;
+         json_object_is_type(conds, json_type_array) && i < json_object_array_length(conds); i++) {
         json_object *c = json_object_array_get_idx(conds, i);
-        const char *t = sim__get_str(c, "type", NULL, NULL), *v = sim__get_str(c, "status", NULL, NULL);
+        const char *t = sim__get_str(c, "type", NULL, NULL),
+                   *v = sim__get_str(c, "status", NULL, NULL);
         if (t && v && strcmp(t, type) == 0 && strcmp(v, "True") == 0)
             return 1;
     }

@@ -20,8 +20,8 @@ json_object *sim__kind19_components(json_object *obj);
 /* Adds to st the status obj's controller reports, given whether every pod runs and whether it
  * finished (its scripted duration passed): a JobSet's Completed condition, a Kubeflow job's
  * Created, Running and Succeeded, a RayJob's jobDeploymentStatus and jobStatus, a RayCluster's
- * HeadPodReady and RayClusterProvisioned, a LeaderWorkerSet's replicas and readyReplicas. ts stamps the
- * conditions (may be NULL). 0 when obj is none of issue 19's kinds (st untouched). */
+ * HeadPodReady and RayClusterProvisioned, a LeaderWorkerSet's replicas and readyReplicas. ts stamps
+ * the conditions (may be NULL). 0 when obj is none of issue 19's kinds (st untouched). */
 int sim__kind19_status(json_object *obj, json_object *st, int all_running, int done,
                        const char *ts);
 

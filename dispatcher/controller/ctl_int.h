@@ -355,7 +355,6 @@ static inline int ctl__cluster_lacks(const struct cluster *k, int needs)
            (((uint32_t)needs >> 8) & k->no_kinds) != 0;
 }
 
-
 /* A share reserved in a cluster's cap: the binding's aseq and the share's index. */
 struct kres {
     uint64_t aseq;

@@ -175,9 +175,8 @@ static int share_running(enum karmada_workload_kind kind, json_object *e)
 static int cond_final(json_object *st, const char *done, const char *failed)
 {
     json_object *conds = kube_json_get(st, "conditions");
-    for (size_t i = 0; json_object_is_type(conds, json_type_array) &&
-                       i < json_object_array_length(conds);
-         i++) {
+    for (size_t i = 0;
+         json_object_is_type(conds, json_type_array) && i < json_object_array_length(conds); i++) {
         json_object *cd = json_object_array_get_idx(conds, i);
         const char *t = kube_json_str(cd, "type"), *s = kube_json_str(cd, "status");
         if (t && s && strcmp(s, "True") == 0 && (strcmp(t, done) == 0 || strcmp(t, failed) == 0))

@@ -83,8 +83,8 @@ const struct ctl_watch ctl__watches[CTL_NWATCHES] = {
     [CTL_W_STATEFULSETS] = {"other", "apps", "v1", "statefulsets", offsetof(struct ctl, tmpl[4]),
                             0, 0, 1, 4, karmada_workload_prune_template, tmpl_set, NULL},
     [CTL_W_JOBSETS] = {"other", "jobset.x-k8s.io", "v1alpha2", "jobsets",
-                       offsetof(struct ctl, tmpl[5]), 0, 0, 1, 5,
-                       karmada_workload_prune_template, tmpl_set, NULL},
+                       offsetof(struct ctl, tmpl[5]), 0, 0, 1, 5, karmada_workload_prune_template,
+                       tmpl_set, NULL},
     [CTL_W_LWS] = {"other", "leaderworkerset.x-k8s.io", "v1", "leaderworkersets",
                    offsetof(struct ctl, tmpl[6]), 0, 0, 1, 6, karmada_workload_prune_template,
                    tmpl_set, NULL},
@@ -93,10 +93,10 @@ const struct ctl_watch ctl__watches[CTL_NWATCHES] = {
                            karmada_workload_prune_template, tmpl_set, NULL},
     [CTL_W_MPIJOBS] = {"other", "kubeflow.org", "v1", "mpijobs", offsetof(struct ctl, tmpl[8]), 0,
                        0, 1, 8, karmada_workload_prune_template, tmpl_set, NULL},
-    [CTL_W_RAYCLUSTERS] = {"other", "ray.io", "v1", "rayclusters", offsetof(struct ctl, tmpl[9]),
-                           0, 0, 1, 9, karmada_workload_prune_template, tmpl_set, NULL},
-    [CTL_W_RAYJOBS] = {"other", "ray.io", "v1", "rayjobs", offsetof(struct ctl, tmpl[10]), 0, 0,
-                       1, 10, karmada_workload_prune_template, tmpl_set, NULL},
+    [CTL_W_RAYCLUSTERS] = {"other", "ray.io", "v1", "rayclusters", offsetof(struct ctl, tmpl[9]), 0,
+                           0, 1, 9, karmada_workload_prune_template, tmpl_set, NULL},
+    [CTL_W_RAYJOBS] = {"other", "ray.io", "v1", "rayjobs", offsetof(struct ctl, tmpl[10]), 0, 0, 1,
+                       10, karmada_workload_prune_template, tmpl_set, NULL},
 };
 
 static void on_add(void *ud, json_object *o)

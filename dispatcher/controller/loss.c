@@ -309,8 +309,8 @@ static uint32_t replace_place(struct ctl *c, struct binding *b, const char *lost
             for (uint32_t j = 0; j < b->nshares && !used; j++)
                 used = strcmp(b->shares[j].cluster, k->name) == 0;
             if (strcmp(k->name, lost) == 0 || (pass == 0 && !used) || !k->ready ||
-                ctl__cluster_lacks(k, needs) ||
-                !ctl__cluster_allows(c, b, k) || ctl__cluster_lost_to(c, b, k))
+                ctl__cluster_lacks(k, needs) || !ctl__cluster_allows(c, b, k) ||
+                ctl__cluster_lost_to(c, b, k))
                 continue;
             caps[n] = k->cap;
             idx[n++] = i;

@@ -411,15 +411,15 @@ static void test_rb_verdict(void)
  * (deploy/karmada/webhook.yaml) list exactly the kinds the reader accepts. */
 static void test_new_kinds_held(void)
 {
-    static const char *const fixtures[] = {"jobset", "lws", "pytorchjob", "mpijob", "raycluster",
-                                           "rayjob"};
+    static const char *const fixtures[] = {"jobset", "lws",        "pytorchjob",
+                                           "mpijob", "raycluster", "rayjob"};
     const char *src = getenv("MUSTER_SOURCE_DIR");
     char fpath[1024], err[256];
     snprintf(fpath, sizeof(fpath), "%s/deploy/karmada/webhook.yaml", src ? src : ".");
     json_object *docs = NULL;
     CU_ASSERT_EQUAL_FATAL(kube_schema_read_yaml(fpath, &docs, err, sizeof(err)), 0);
-    json_object *wh = json_object_array_get_idx(
-        AT(json_object_array_get_idx(docs, 0), "webhooks"), 0);
+    json_object *wh =
+        json_object_array_get_idx(AT(json_object_array_get_idx(docs, 0), "webhooks"), 0);
     const char *expr = json_object_get_string(
         AT(json_object_array_get_idx(AT(wh, "matchConditions"), 0), "expression"));
     CU_ASSERT_PTR_NOT_NULL_FATAL(expr);

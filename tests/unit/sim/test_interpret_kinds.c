@@ -52,8 +52,7 @@ static void test_rb_gate(void)
     for (int i = 0; i < 2; i++) {
         CU_ASSERT_STRING_EQUAL(fx_field(&f, FX_RB, "team", rbs[i], "spec|components"), "");
         CU_ASSERT_STRING_EQUAL(fx_field(&f, FX_RB, "team", rbs[i], "spec|replicas"), "");
-        CU_ASSERT_STRING_EQUAL(fx_field(&f, FX_RB, "team", rbs[i], "spec|replicaRequirements"),
-                               "");
+        CU_ASSERT_STRING_EQUAL(fx_field(&f, FX_RB, "team", rbs[i], "spec|replicaRequirements"), "");
     }
     fx_stop(&f);
 
@@ -61,10 +60,10 @@ static void test_rb_gate(void)
     fx_start(&f, yaml, &on);
     CU_ASSERT_EQUAL(fx_create(&f, FX_RAYCLUSTER, "team", raycluster), 0);
     CU_ASSERT_EQUAL(fx_create(&f, FX_JOBSET, "team", jobset), 0);
-    CU_ASSERT_STRING_EQUAL(
-        fx_field(&f, FX_RB, "team", "rc-raycluster", "spec|components|0|name"), "ray-head");
-    CU_ASSERT_STRING_EQUAL(
-        fx_field(&f, FX_RB, "team", "rc-raycluster", "spec|components|1|name"), "small-group");
+    CU_ASSERT_STRING_EQUAL(fx_field(&f, FX_RB, "team", "rc-raycluster", "spec|components|0|name"),
+                           "ray-head");
+    CU_ASSERT_STRING_EQUAL(fx_field(&f, FX_RB, "team", "rc-raycluster", "spec|components|1|name"),
+                           "small-group");
     /* Karmada's Lua counts replicas, not numOfHosts */
     CU_ASSERT_STRING_EQUAL(
         fx_field(&f, FX_RB, "team", "rc-raycluster", "spec|components|1|replicas"), "3");
