@@ -147,6 +147,11 @@ static int read_jobset(struct karmada_workload *w, struct queue_resnames *names,
         json_object *rj = json_object_array_get_idx(rjs, i);
         char path[96];
         snprintf(path, sizeof(path), "spec.replicatedJobs[%zu]", i);
+        if (!plain_name(kube_json_str(rj, "name")))
+            return INVALID(w,
+                           "the JobSet's %s.name: must be a name of at most %d printable "
+                           "characters",
+                           path, KARMADA_WORKLOAD_NAME_MAX);
         int32_t replicas, par, comp;
         json_object *js = kube_json_path(rj, "template", "spec", NULL);
         int rc = count_at(w, rj, "replicas", 1, 0, path, &replicas);

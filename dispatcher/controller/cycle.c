@@ -232,14 +232,14 @@ static enum place_verdict place(struct ctl *c, struct binding *b)
     }
     /* The members left out for lack of the API, named in every verdict: the gang may fit
      * only there (docs/operations.md, "Hub prerequisites"). */
-    char kapi[128];
+    char kapi[96];
     const char *gv = NULL, *res = NULL;
     if ((needs >> 8) && karmada_workload_kind_api(b->kind, &gv, &res) == 0)
         snprintf(kapi, sizeof kapi, "%ss (no %s %s", karmada_workload_kind_name(b->kind), gv, res);
     const char *api = (needs >> 8) && gv ? kapi
                       : (needs & 2)      ? "Volcano Jobs (no batch.volcano.sh/v1alpha1 jobs"
                                          : "PodGroups (no scheduling.volcano.sh/v1beta1 podgroups";
-    char lack[256] = "";
+    char lack[320] = "";
     if (nopg)
         snprintf(lack, sizeof lack, "; not serving %s in status.apiEnablements): %s", api, np);
     if (n == 0 && nopg)
@@ -253,7 +253,7 @@ static enum place_verdict place(struct ctl *c, struct binding *b)
         ctl__set_reason(b, "NoClusterFit",
                         "%s: no %s holds %" PRId32 " replicas of %s node by node "
                         "(%s%s%s%s)",
-                        b->ncomp > 1 ? "Volcano Job" : "gang",
+                        b->ncomp > 1 ? karmada_workload_kind_name(b->kind) : "gang",
                         b->spread ? "set of allowed Ready clusters"
                                   : "single allowed Ready cluster",
                         b->replicas, req, holds, notready ? "; not Ready: " : "", nr, lack);

@@ -242,6 +242,9 @@ static void test_jobset(void)
     set(rj1, "name", json_object_new_string("workers"));
     CU_ASSERT_EQUAL(rd(rb, t), MUSTER_EINVAL);
     CU_ASSERT_TRUE(has(w.message, "workers appears twice"));
+    set(rj1, "name", NULL);
+    CU_ASSERT_EQUAL(rd(rb, t), MUSTER_EINVAL);
+    CU_ASSERT_TRUE(has(w.message, "spec.replicatedJobs[1].name"));
     set(rj1, "name", json_object_new_string("driver"));
     set(rj0, "replicas", json_object_new_int(-1));
     CU_ASSERT_EQUAL(rd(rb, t), MUSTER_EINVAL);
