@@ -6,6 +6,7 @@
 
 #include "cluster-adapters/karmada/workload_clusters.h"
 #include "cluster-adapters/karmada/workload_dialects.h"
+#include "cluster-adapters/karmada/workload_kinds.h"
 #include "cluster-adapters/kube/resources.h"
 #include "queue/errors.h"
 #include "queue/quantity.h"
@@ -20,7 +21,7 @@
  * omits empty fields) ---- */
 
 /* An int32 from a JSON integer, or a whole-number float (kube-openapi accepts 4.0 as 4). */
-static int to_int32(json_object *v, int32_t *out)
+int karmada__workload_int32(json_object *v, int32_t *out)
 {
     if (json_object_is_type(v, json_type_int)) {
         int64_t x = json_object_get_int64(v);
@@ -38,6 +39,7 @@ static int to_int32(json_object *v, int32_t *out)
     }
     return -1;
 }
+#define to_int32 karmada__workload_int32
 
 int karmada_workload_fail(struct karmada_workload *w, enum karmada_workload_reason reason, int code,
                           const char *fmt, ...)
@@ -118,7 +120,7 @@ static enum karmada_workload_kind kind_of(const char *api_version, const char *k
         return KARMADA_WORKLOAD_KIND_POD;
     if (strcmp(kind, "StatefulSet") == 0 && strcmp(api_version, "apps/v1") == 0)
         return KARMADA_WORKLOAD_KIND_STATEFULSET;
-    return KARMADA_WORKLOAD_KIND_NONE;
+    return karmada__workload_kinds_of(api_version, kind);
 }
 
 enum karmada_workload_kind karmada_workload_kind_of(json_object *rb)
@@ -141,6 +143,10 @@ const char *karmada_workload_kind_name(enum karmada_workload_kind kind)
     case KARMADA_WORKLOAD_KIND_STATEFULSET:
         return "StatefulSet";
     case KARMADA_WORKLOAD_KIND_NONE:
+        break;
+    default:
+        if (karmada__workload_kinds_name(kind))
+            return karmada__workload_kinds_name(kind);
         break;
     }
     return "unhandled kind";
@@ -201,6 +207,8 @@ static void reset(struct karmada_workload *w)
     w->replicas = w->min_member = 0;
     w->elastic = 0;
     w->min_member_source = "replicas";
+    w->kind_min = 0;
+    w->kind_min_source = NULL;
     w->placement = KARMADA_WORKLOAD_SINGLE_CLUSTER;
     w->dialect = KARMADA_WORKLOAD_DIALECT_NONE;
     w->group_name[0] = w->task_group[0] = '\0';
@@ -250,8 +258,9 @@ static int read_identity(struct karmada_workload *w, json_object *rb, json_objec
         return karmada_workload_fail(
             w, KARMADA_WORKLOAD_UNSUPPORTED, MUSTER_EINVAL,
             "%.80s %.80s is not a kind muster queues (batch.volcano.sh/v1alpha1 Job, "
-            "batch/v1 Job, apps/v1 Deployment, apps/v1 StatefulSet, v1 Pod); Karmada "
-            "schedules it as usual",
+            "batch/v1 Job, apps/v1 Deployment, apps/v1 StatefulSet, v1 Pod, JobSet, "
+            "LeaderWorkerSet, PyTorchJob, MPIJob, RayCluster, RayJob); Karmada schedules it "
+            "as usual",
             av, kind);
 
     /* The template is matched to spec.resource so a caller's cache mix-up cannot make one
@@ -468,6 +477,8 @@ static int read_components(struct karmada_workload *w, struct queue_resnames *na
                                      n, KARMADA_WORKLOAD_COMPONENTS_MAX);
     if (n == 0 && w->kind == KARMADA_WORKLOAD_KIND_VCJOB)
         return vcjob_tasks_as_components(w, tasks);
+    if (karmada__workload_kinds_handles(w->kind))
+        return karmada__workload_kinds_read(w, names, spec, tmpl);
     if (n == 0) {
         /* One pod template: spec.replicas (omitted when 0) × spec.replicaRequirements. */
         struct karmada_workload_component *c = &w->components[0];
@@ -570,9 +581,9 @@ static int container_request(struct karmada_workload *w, struct queue_resnames *
 }
 
 /* Raises c->request to the effective request of the pod spec at podspec (path names it). */
-static int raise_to_pod(struct karmada_workload *w, struct queue_resnames *names,
-                        json_object *podspec, const char *path,
-                        struct karmada_workload_component *c)
+int karmada__workload_raise_to_pod(struct karmada_workload *w, struct queue_resnames *names,
+                                   json_object *podspec, const char *path,
+                                   struct karmada_workload_component *c)
 {
     if (!podspec)
         return 0;
@@ -599,6 +610,7 @@ static int raise_to_pod(struct karmada_workload *w, struct queue_resnames *names
             rc = karmada_workload_fail(w, KARMADA_WORKLOAD_INVALID, MUSTER_ENOMEM, "out of memory");
     return rc;
 }
+#define raise_to_pod karmada__workload_raise_to_pod
 
 static int read_template_requests(struct karmada_workload *w, struct queue_resnames *names,
                                   json_object *tmpl)
@@ -742,6 +754,11 @@ static int read_min_member(struct karmada_workload *w, json_object *rb, json_obj
                                    : "binding annotation " KARMADA_WORKLOAD_MIN_MEMBER_ANNOTATION;
         return 0;
     }
+    if (w->kind_min > 0 && w->kind_min <= w->replicas) {
+        w->min_member = w->kind_min;
+        w->min_member_source = w->kind_min_source;
+        return 0;
+    }
     json_object *ma = kube_json_get(kube_json_get(tmpl, "spec"), "minAvailable");
     if (w->kind == KARMADA_WORKLOAD_KIND_VCJOB && ma) {
         int32_t v;
@@ -871,6 +888,13 @@ static int read_placement(struct karmada_workload *w, json_object *rb, json_obje
             "placement spread is refused for a Volcano Job: Karmada does not divide "
             "Volcano Jobs, so muster places the whole job in one cluster; remove "
             "the " KARMADA_WORKLOAD_PLACEMENT_ANNOTATION " annotation or set it to single-cluster");
+    if (karmada__workload_kinds_handles(w->kind))
+        return karmada_workload_fail(
+            w, KARMADA_WORKLOAD_REFUSED, MUSTER_EINVAL,
+            "placement spread is refused for a %s: Karmada has no replica reviser for it, so "
+            "the whole object goes to one cluster; remove "
+            "the " KARMADA_WORKLOAD_PLACEMENT_ANNOTATION " annotation or set it to single-cluster",
+            karmada_workload_kind_name(w->kind));
     if (!type || strcmp(type, "Divided") != 0)
         return karmada_workload_fail(
             w, KARMADA_WORKLOAD_REFUSED, MUSTER_EINVAL,
@@ -958,6 +982,8 @@ static int read_priority(struct karmada_workload *w, json_object *tmpl, json_obj
         w->kind == KARMADA_WORKLOAD_KIND_VCJOB || w->kind == KARMADA_WORKLOAD_KIND_POD
             ? "the template's spec.priorityClassName"
             : "the template's spec.template.spec.priorityClassName";
+    if (karmada__workload_kinds_handles(w->kind))
+        pod = karmada__workload_kinds_priority_pod(w, tmpl, &where);
     json_object *v = kube_json_get(pod, "priorityClassName");
     if (!v) {
         v = kube_json_get(kube_json_get(spec, "replicaRequirements"), "priorityClassName");

@@ -49,6 +49,14 @@ enum karmada_workload_kind {
     KARMADA_WORKLOAD_KIND_DEPLOYMENT,  /* apps/v1 Deployment */
     KARMADA_WORKLOAD_KIND_POD,         /* v1 Pod */
     KARMADA_WORKLOAD_KIND_STATEFULSET, /* apps/v1 StatefulSet (appended: the ledger keeps kinds) */
+    /* Issue 19's kinds, read from their templates by workload_kinds.c; each goes whole to one
+     * cluster (Karmada has no replica reviser for any of them). */
+    KARMADA_WORKLOAD_KIND_JOBSET,     /* jobset.x-k8s.io/v1alpha2 JobSet */
+    KARMADA_WORKLOAD_KIND_LWS,        /* leaderworkerset.x-k8s.io/v1 LeaderWorkerSet */
+    KARMADA_WORKLOAD_KIND_PYTORCHJOB, /* kubeflow.org/v1 PyTorchJob */
+    KARMADA_WORKLOAD_KIND_MPIJOB,     /* kubeflow.org/v1 MPIJob */
+    KARMADA_WORKLOAD_KIND_RAYCLUSTER, /* ray.io/v1 RayCluster */
+    KARMADA_WORKLOAD_KIND_RAYJOB,     /* ray.io/v1 RayJob */
 };
 
 /* The keys of other gang dialects read from the pod metadata (the pod template's, a Pod's own),
@@ -127,6 +135,10 @@ struct karmada_workload {
     int elastic; /* 1: the elastic annotation says "true" and min_member < replicas, so the gang
                     may be admitted at min_member and grown; 0 otherwise */
     enum karmada_workload_placement placement;
+    /* The gang size the kind itself implies (workload_kinds.c: a LeaderWorkerSet's group size),
+     * 0 when it has none; read after muster's annotation. */
+    int32_t kind_min;
+    const char *kind_min_source; /* static */
 
     /* The gang as another dialect states it on the pods (docs/workload.md, "Gang dialects"):
      * every dialect present is validated; dialect is the first in the order YuniKorn, Kueue,
@@ -185,6 +197,18 @@ void karmada_workload_close(struct karmada_workload *w);
 /* The kind of the template an RB binds (spec.resource apiVersion and kind), without validating
  * anything else: lets the webhook decide cheaply whether the RB is muster's to hold. */
 enum karmada_workload_kind karmada_workload_kind_of(json_object *rb);
+
+/* For issue 19's kinds (JobSet, LeaderWorkerSet, PyTorchJob, MPIJob, RayCluster, RayJob): the
+ * API a member must serve for the kind's Work to apply there (Karmada's APIEnablement plugin
+ * checks it; muster's assign mode bypasses that plugin), as a group/version and a resource, and
+ * a bit of its own (KARMADA_WORKLOAD_KIND_API_BIT) for a per-cluster mask. Returns 0, or
+ * MUSTER_ENOENT for the other kinds. */
+int karmada_workload_kind_api(enum karmada_workload_kind kind, const char **group_version,
+                              const char **resource);
+#define KARMADA_WORKLOAD_KIND_API_BIT(kind)                                                        \
+    ((kind) >= KARMADA_WORKLOAD_KIND_JOBSET && (kind) <= KARMADA_WORKLOAD_KIND_RAYJOB              \
+         ? 1u << ((kind)-KARMADA_WORKLOAD_KIND_JOBSET)                                             \
+         : 0u)
 
 /* The kind's name for messages: "Volcano Job", "Job", "Deployment", "Pod", "StatefulSet",
  * "unhandled kind". */

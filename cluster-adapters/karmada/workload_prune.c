@@ -3,6 +3,8 @@
 #include "cluster-adapters/karmada/workload_prune.h"
 
 #include "cluster-adapters/karmada/webhook.h"
+#include "cluster-adapters/karmada/workload_kinds.h"
+#include "cluster-adapters/kube/json.h"
 
 #include <string.h>
 
@@ -213,8 +215,13 @@ json_object *karmada_workload_prune_template(json_object *tmpl)
     json_object *out = json_object_new_object();
     int bad = !out || keep(out, tmpl, "apiVersion") || keep(out, tmpl, "kind") ||
               put_new(out, "metadata", prune_meta(md));
+    /* Issue 19's kinds keep their spec whole: their pod templates sit at a different path per
+     * kind (workload_kinds.c), and such objects are few and seldom large. */
+    int whole =
+        karmada__workload_kinds_of(kube_json_str(tmpl, "apiVersion"),
+                                   kube_json_str(tmpl, "kind")) != KARMADA_WORKLOAD_KIND_NONE;
     if (!bad && json_object_object_get_ex(tmpl, "spec", &spec))
-        bad = spec ? put_new(out, "spec", prune_spec(spec, 1)) : keep(out, tmpl, "spec");
+        bad = spec && !whole ? put_new(out, "spec", prune_spec(spec, 1)) : keep(out, tmpl, "spec");
     if (bad) {
         json_object_put(out);
         return NULL;

@@ -3,6 +3,7 @@
 #include "cluster-adapters/sim/member.h"
 #include "cluster-adapters/sim/rbstatus.h"
 #include "cluster-adapters/sim/detector.h"
+#include "cluster-adapters/sim/interpret_kinds.h"
 #include "cluster-adapters/sim/binding.h"
 
 #include "cluster-adapters/sim/patch.h"
@@ -171,6 +172,16 @@ static void fill_rb_spec(struct sim_karmada *k, json_object *spec, json_object *
         json_object_object_del(spec, "replicaRequirements");
         if (k->opts.multiple_pod_templates)
             json_object_object_add(spec, "components", sim_karmada_vcjob_components(obj));
+        else
+            json_object_object_del(spec, "components");
+    } else if (sim__is_kind19(obj)) {
+        /* No replica interpretation for issue 19's kinds; components only under the gate, and
+         * only for the kinds a thirdparty customization interprets (interpret_kinds.c). */
+        json_object_object_del(spec, "replicas");
+        json_object_object_del(spec, "replicaRequirements");
+        json_object *comps = k->opts.multiple_pod_templates ? sim__kind19_components(obj) : NULL;
+        if (comps)
+            json_object_object_add(spec, "components", comps);
         else
             json_object_object_del(spec, "components");
     } else {

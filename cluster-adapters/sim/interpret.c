@@ -1,6 +1,7 @@
 /* Karmada's built-in resource interpreters as the simulated hub needs them: per-replica
  * requests of a pod template, the Volcano Job components, the pod sets of a workload. */
 #include "cluster-adapters/sim/interpret.h"
+#include "cluster-adapters/sim/interpret_kinds.h"
 #include "cluster-adapters/sim/member.h"
 #include "cluster-adapters/sim/rbstatus.h"
 #include "cluster-adapters/sim/detector.h"
@@ -165,7 +166,7 @@ size_t sim__workload_pods(json_object *obj, struct pod_set *out, size_t max)
         }
         return n;
     }
-    return 0;
+    return sim__kind19_pods(obj, out, max);
 }
 
 int sim__is_workload(const struct sim_resource *r)
@@ -174,5 +175,12 @@ int sim__is_workload(const struct sim_resource *r)
            (strcmp(r->group, "apps") == 0 && strcmp(r->plural, "statefulsets") == 0) ||
            (strcmp(r->group, "batch") == 0 && strcmp(r->plural, "jobs") == 0) ||
            (strcmp(r->group, "batch.volcano.sh") == 0 && strcmp(r->plural, "jobs") == 0) ||
-           (r->group[0] == '\0' && strcmp(r->plural, "pods") == 0);
+           (r->group[0] == '\0' && strcmp(r->plural, "pods") == 0) ||
+           /* issue 19's kinds (interpret_kinds.c) */
+           strcmp(r->group, "jobset.x-k8s.io") == 0 ||
+           strcmp(r->group, "leaderworkerset.x-k8s.io") == 0 ||
+           (strcmp(r->group, "kubeflow.org") == 0 &&
+            (strcmp(r->plural, "pytorchjobs") == 0 || strcmp(r->plural, "mpijobs") == 0)) ||
+           (strcmp(r->group, "ray.io") == 0 &&
+            (strcmp(r->plural, "rayclusters") == 0 || strcmp(r->plural, "rayjobs") == 0));
 }

@@ -180,6 +180,20 @@ static int load_cluster(struct sim_karmada *k, json_object *spec, size_t idx, ti
     if (volcano && !json_object_get_boolean(volcano))
         c->api = sim_api_without(sim_api_without(c->api, "batch.volcano.sh", NULL, NULL),
                                  "scheduling.volcano.sh", NULL, NULL);
+    /* `withoutGroups: [jobset.x-k8s.io, ...]`: API groups (CRDs) the member does not serve */
+    json_object *wg = sim__get_path(spec, "withoutGroups", NULL, NULL);
+    if (wg && !json_object_is_type(wg, json_type_array)) {
+        snprintf(err, cap, "scenario: clusters[%s].withoutGroups: a list of API groups", name);
+        return MUSTER_EINVAL;
+    }
+    for (size_t g = 0; wg && g < json_object_array_length(wg); g++) {
+        json_object *gn = json_object_array_get_idx(wg, g);
+        if (!json_object_is_type(gn, json_type_string) || !json_object_get_string_len(gn)) {
+            snprintf(err, cap, "scenario: clusters[%s].withoutGroups[%zu]: an API group", name, g);
+            return MUSTER_EINVAL;
+        }
+        c->api = sim_api_without(c->api, json_object_get_string(gn), NULL, NULL);
+    }
     json_object *groups = sim__get_path(spec, "nodes", NULL, NULL);
     size_t total = 0;
     for (size_t g = 0;

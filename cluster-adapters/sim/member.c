@@ -4,6 +4,7 @@
 #include "cluster-adapters/sim/gracefuleviction.h"
 #include "cluster-adapters/sim/taint.h"
 #include "cluster-adapters/sim/interpret.h"
+#include "cluster-adapters/sim/interpret_kinds.h"
 #include "cluster-adapters/sim/member.h"
 #include "cluster-adapters/sim/rbstatus.h"
 #include "cluster-adapters/sim/detector.h"
@@ -616,6 +617,9 @@ json_object *sim__share_status(const struct unit *u, const char *ts_start, const
     const char *kind = sim__get_str(u->obj, "kind", NULL, NULL);
     const char *av = sim__get_str(u->obj, "apiVersion", NULL, NULL);
     int done = u->share && u->share->finished;
+    if (sim__kind19_status(u->obj, st, u->running == u->desired, done,
+                           ts_done ? ts_done : ts_start))
+        return st;
     if (strcmp(av, "apps/v1") == 0) {
         set_int(st, "replicas", u->desired);
         set_int(st, "updatedReplicas", u->desired);
@@ -667,6 +671,12 @@ json_object *sim__share_status(const struct unit *u, const char *ts_start, const
  * run. */
 const char *sim__health_of(const struct unit *u)
 {
+    if (sim__is_kind19(u->obj)) {
+        json_object *st = sim__share_status(u, NULL, NULL);
+        const char *h = sim__kind19_health(u->obj, st);
+        json_object_put(st);
+        return h;
+    }
     const char *av = sim__get_str(u->obj, "apiVersion", NULL, NULL);
     if (av && (strcmp(av, "batch/v1") == 0 || strcmp(av, "batch.volcano.sh/v1alpha1") == 0))
         return "Healthy";

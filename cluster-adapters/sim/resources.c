@@ -59,6 +59,18 @@ static const struct sim_resource resources[] = {
      0, 1, {"pg", "podgroup-v1beta1"}, {NULL}, 0},
     {"scheduling.volcano.sh", "v1beta1", "queues", "queue", "Queue", "QueueList", 0, 1, 1,
      {"q", "queue-v1beta1"}, {NULL}, 0},
+    /* Issue 19's kinds, from their CRDs (tests/fixtures/reference/crds): served without the
+     * /scale that LeaderWorkerSet and PyTorchJob declare (docs/sim.md). */
+    {"jobset.x-k8s.io", "v1alpha2", "jobsets", "jobset", "JobSet", "JobSetList", 1, 1, 1, {NULL},
+     {NULL}, 0},
+    {"leaderworkerset.x-k8s.io", "v1", "leaderworkersets", "leaderworkerset", "LeaderWorkerSet",
+     "LeaderWorkerSetList", 1, 1, 1, {"lws"}, {NULL}, 0},
+    {"kubeflow.org", "v1", "pytorchjobs", "pytorchjob", "PyTorchJob", "PyTorchJobList", 1, 1, 1,
+     {NULL}, {NULL}, 0},
+    {"kubeflow.org", "v1", "mpijobs", "mpijob", "MPIJob", "MPIJobList", 1, 1, 1, {NULL}, {NULL}, 0},
+    {"ray.io", "v1", "rayclusters", "raycluster", "RayCluster", "RayClusterList", 1, 1, 1, {NULL},
+     {"all"}, 0},
+    {"ray.io", "v1", "rayjobs", "rayjob", "RayJob", "RayJobList", 1, 1, 1, {NULL}, {"all"}, 0},
 };
 /* clang-format on */
 

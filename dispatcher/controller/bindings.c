@@ -334,6 +334,18 @@ static int tmpl_index(enum karmada_workload_kind k)
         return 3;
     case KARMADA_WORKLOAD_KIND_STATEFULSET:
         return 4;
+    case KARMADA_WORKLOAD_KIND_JOBSET:
+        return 5;
+    case KARMADA_WORKLOAD_KIND_LWS:
+        return 6;
+    case KARMADA_WORKLOAD_KIND_PYTORCHJOB:
+        return 7;
+    case KARMADA_WORKLOAD_KIND_MPIJOB:
+        return 8;
+    case KARMADA_WORKLOAD_KIND_RAYCLUSTER:
+        return 9;
+    case KARMADA_WORKLOAD_KIND_RAYJOB:
+        return 10;
     default:
         return -1;
     }

@@ -207,6 +207,26 @@ void ctl__cluster_set(struct ctl *c, json_object *obj)
                         : "serves Volcano Jobs again");
         ctl__missing_refresh(c);
     }
+    uint32_t no_kinds = 0;
+    char lacking[160] = "";
+    for (int kd = KARMADA_WORKLOAD_KIND_JOBSET; kd <= KARMADA_WORKLOAD_KIND_RAYJOB; kd++) {
+        const char *gv, *res;
+        if (karmada_workload_kind_api((enum karmada_workload_kind)kd, &gv, &res) == 0 &&
+            karmada_workload_cluster_serves(obj, gv, res) == 0) {
+            no_kinds |= KARMADA_WORKLOAD_KIND_API_BIT(kd);
+            size_t l = strlen(lacking);
+            snprintf(lacking + l, sizeof lacking - l, "%s%s", l ? ", " : "", res);
+        }
+    }
+    if (no_kinds != k->no_kinds) {
+        k->no_kinds = no_kinds;
+        c->fleet.epoch++;
+        ctl__logf(c, "cluster %s: %s%s", k->name,
+                  no_kinds ? "status.apiEnablements lists none of these, which are not placed "
+                             "there until it does: "
+                           : "serves every kind muster queues again",
+                  lacking);
+    }
     /* What a loss is judged on (loss.c): since when Ready is not True, by its
      * lastTransitionTime (a restart does not start the grace period again), else from when
      * muster first saw it so; and whether a NoExecute taint is there. */

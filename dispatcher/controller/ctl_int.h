@@ -317,6 +317,9 @@ struct cluster {
     /* nor batch.volcano.sh/v1alpha1 jobs: a Volcano Job's Work would not apply there (the
      * member answers 404), so none is placed there */
     int no_vcjobs;
+    /* the issue 19 kinds (KARMADA_WORKLOAD_KIND_API_BIT) whose CRD its apiEnablements do not
+     * list: their Works would not apply there either */
+    uint32_t no_kinds;
     /* What loss.c judges: since when the Ready condition is not True (0 while it is: its
      * lastTransitionTime, else when muster first saw it so), and whether spec.taints holds a
      * NoExecute taint (tolerated or not: each gang's placement decides) */
@@ -348,6 +351,13 @@ struct cluster {
      * previous update is not logged again. */
     char res_warned[192], res_prev[192];
 };
+/* k lacks an API a gang needs there: needs is cycle.c's place_needs (1 PodGroups, 2 Volcano
+ * Jobs, bits 8 and up the KARMADA_WORKLOAD_KIND_API_BIT of an issue 19 kind). */
+static inline int ctl__cluster_lacks(const struct cluster *k, int needs)
+{
+    return ((needs & 1) && k->no_podgroups) || ((needs & 2) && k->no_vcjobs) ||
+           (((uint32_t)needs >> 8) & k->no_kinds) != 0;
+}
 
 /* A share reserved in a cluster's cap: the binding's aseq and the share's index. */
 struct kres {
@@ -425,6 +435,12 @@ enum ctl_watch_id {
     CTL_W_VCJOBS,
     CTL_W_PODS,
     CTL_W_STATEFULSETS,
+    CTL_W_JOBSETS, /* issue 19's kinds: optional, a hub without the CRD serves none */
+    CTL_W_LWS,
+    CTL_W_PYTORCHJOBS,
+    CTL_W_MPIJOBS,
+    CTL_W_RAYCLUSTERS,
+    CTL_W_RAYJOBS,
     CTL_W_NAMESPACES, /* labels and the default-queue annotation (tenancy.c) */
     CTL_NWATCHES
 };
@@ -539,7 +555,9 @@ struct ctl {
 
     /* the informers (loop.c's ctl__watches) */
     struct kube_informer rbs, clusters, works, policies, prios;
-    struct kube_informer tmpl[5]; /* deployments, jobs, volcano jobs, pods, statefulsets */
+    /* deployments, jobs, volcano jobs, pods, statefulsets, then issue 19's kinds in the order
+     * of CTL_W_JOBSETS.. */
+    struct kube_informer tmpl[11];
     struct kube_informer namespaces;
     struct {
         struct inf_tag tags[CTL_NWATCHES];

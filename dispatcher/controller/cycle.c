@@ -82,7 +82,8 @@ static int place_needs(const struct binding *b)
 {
     return !b->assign
                ? 0
-               : (b->needs_objects ? 1 : 0) | (b->kind == KARMADA_WORKLOAD_KIND_VCJOB ? 2 : 0);
+               : (b->needs_objects ? 1 : 0) | (b->kind == KARMADA_WORKLOAD_KIND_VCJOB ? 2 : 0) |
+                     (int)(KARMADA_WORKLOAD_KIND_API_BIT(b->kind) << 8);
 }
 
 /* b is a one-component gang that asks what the last NoClusterFit verdict's gang asked, of
@@ -110,7 +111,7 @@ int ctl__place_usable(struct ctl *c, struct binding *b, uint32_t i)
     }
     struct cluster *k = &c->fleet.cl[i];
     int needs = place_needs(b);
-    if (!b->allow[i] || ((needs & 1) && k->no_podgroups) || ((needs & 2) && k->no_vcjobs))
+    if (!b->allow[i] || ctl__cluster_lacks(k, needs))
         return 0;
     int evicting = kube_json_path(b->rb, "spec", "gracefulEvictionTasks", NULL) != NULL;
     if (k->ready && (k->noexec || evicting) && ctl__cluster_lost_to(c, b, k))
@@ -155,7 +156,7 @@ static enum place_verdict place(struct ctl *c, struct binding *b)
         struct cluster *k = &c->fleet.cl[i];
         if (!b->allow[i])
             continue;
-        if (((needs & 1) && k->no_podgroups) || ((needs & 2) && k->no_vcjobs)) {
+        if (ctl__cluster_lacks(k, needs)) {
             if (nopg++ < 3)
                 snprintf(np + strlen(np), sizeof np - strlen(np), "%s%s", nopg > 1 ? ", " : "",
                          k->name);
@@ -231,9 +232,14 @@ static enum place_verdict place(struct ctl *c, struct binding *b)
     }
     /* The members left out for lack of the API, named in every verdict: the gang may fit
      * only there (docs/operations.md, "Hub prerequisites"). */
-    const char *api = (needs & 2) ? "Volcano Jobs (no batch.volcano.sh/v1alpha1 jobs"
-                                  : "PodGroups (no scheduling.volcano.sh/v1beta1 podgroups";
-    char lack[256] = "";
+    char kapi[96];
+    const char *gv = NULL, *res = NULL;
+    if ((needs >> 8) && karmada_workload_kind_api(b->kind, &gv, &res) == 0)
+        snprintf(kapi, sizeof kapi, "%ss (no %s %s", karmada_workload_kind_name(b->kind), gv, res);
+    const char *api = (needs >> 8) && gv ? kapi
+                      : (needs & 2)      ? "Volcano Jobs (no batch.volcano.sh/v1alpha1 jobs"
+                                         : "PodGroups (no scheduling.volcano.sh/v1beta1 podgroups";
+    char lack[320] = "";
     if (nopg)
         snprintf(lack, sizeof lack, "; not serving %s in status.apiEnablements): %s", api, np);
     if (n == 0 && nopg)
@@ -247,7 +253,7 @@ static enum place_verdict place(struct ctl *c, struct binding *b)
         ctl__set_reason(b, "NoClusterFit",
                         "%s: no %s holds %" PRId32 " replicas of %s node by node "
                         "(%s%s%s%s)",
-                        b->ncomp > 1 ? "Volcano Job" : "gang",
+                        b->ncomp > 1 ? karmada_workload_kind_name(b->kind) : "gang",
                         b->spread ? "set of allowed Ready clusters"
                                   : "single allowed Ready cluster",
                         b->replicas, req, holds, notready ? "; not Ready: " : "", nr, lack);

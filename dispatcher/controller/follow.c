@@ -171,25 +171,45 @@ static int share_running(enum karmada_workload_kind kind, json_object *e)
     return kube_json_bool(e, "applied") == 1 && h && strcmp(h, "Healthy") == 0;
 }
 
+/* status.conditions holds a True condition of type done or failed. */
+static int cond_final(json_object *st, const char *done, const char *failed)
+{
+    json_object *conds = kube_json_get(st, "conditions");
+    for (size_t i = 0;
+         json_object_is_type(conds, json_type_array) && i < json_object_array_length(conds); i++) {
+        json_object *cd = json_object_array_get_idx(conds, i);
+        const char *t = kube_json_str(cd, "type"), *s = kube_json_str(cd, "status");
+        if (t && s && strcmp(s, "True") == 0 && (strcmp(t, done) == 0 || strcmp(t, failed) == 0))
+            return 1;
+    }
+    return 0;
+}
+
 /* The member object's status says it is finished (succeeded or failed for good): a Job only
  * on its Complete or Failed condition (succeeded counts pods, and a share's parallelism is not
- * its completions), a Volcano Job on a final phase, a Pod on Succeeded or Failed. */
+ * its completions), a Volcano Job on a final phase, a Pod on Succeeded or Failed; issue 19's
+ * batch kinds as their controllers finish them: a JobSet's Completed or Failed condition
+ * (jobset api/jobset/v1alpha2 JobSetCompleted, JobSetFailed), a Kubeflow v1 job's Succeeded or
+ * Failed (training-operator common_types.go JobSucceeded, JobFailed), a RayJob's
+ * jobDeploymentStatus Complete or Failed (kuberay rayjob_types.go). Karmada reflects their whole
+ * status (no statusReflection in their customizations). A LeaderWorkerSet or RayCluster, like a
+ * Deployment, never finishes. */
 static int share_finished(enum karmada_workload_kind kind, json_object *e)
 {
     json_object *st = kube_json_get(e, "status");
     if (!st)
         return 0;
     switch (kind) {
-    case KARMADA_WORKLOAD_KIND_JOB: {
-        json_object *conds = kube_json_get(st, "conditions");
-        for (size_t i = 0; conds && i < json_object_array_length(conds); i++) {
-            json_object *cd = json_object_array_get_idx(conds, i);
-            const char *t = kube_json_str(cd, "type"), *s = kube_json_str(cd, "status");
-            if (t && s && strcmp(s, "True") == 0 &&
-                (strcmp(t, "Complete") == 0 || strcmp(t, "Failed") == 0))
-                return 1;
-        }
-        return 0;
+    case KARMADA_WORKLOAD_KIND_JOB:
+        return cond_final(st, "Complete", "Failed");
+    case KARMADA_WORKLOAD_KIND_JOBSET:
+        return cond_final(st, "Completed", "Failed");
+    case KARMADA_WORKLOAD_KIND_PYTORCHJOB:
+    case KARMADA_WORKLOAD_KIND_MPIJOB:
+        return cond_final(st, "Succeeded", "Failed");
+    case KARMADA_WORKLOAD_KIND_RAYJOB: {
+        const char *d = kube_json_str(st, "jobDeploymentStatus");
+        return d && (strcmp(d, "Complete") == 0 || strcmp(d, "Failed") == 0);
     }
     case KARMADA_WORKLOAD_KIND_VCJOB: {
         const char *ph = kube_json_str(kube_json_get(st, "state"), "phase");
@@ -311,7 +331,8 @@ void ctl__check_progress(struct ctl *c, struct binding *b)
     if (!any)
         return;
     if (all_done && b->kind != KARMADA_WORKLOAD_KIND_DEPLOYMENT &&
-        b->kind != KARMADA_WORKLOAD_KIND_STATEFULSET) {
+        b->kind != KARMADA_WORKLOAD_KIND_STATEFULSET && b->kind != KARMADA_WORKLOAD_KIND_LWS &&
+        b->kind != KARMADA_WORKLOAD_KIND_RAYCLUSTER) {
         ctl__release(c, b, "completed");
         return;
     }

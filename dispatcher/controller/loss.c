@@ -297,9 +297,10 @@ static uint32_t replace_place(struct ctl *c, struct binding *b, const char *lost
 {
     struct disp_cluster_cap caps[256];
     uint64_t fits[256];
-    int needs = !b->assign
-                    ? 0
-                    : (b->needs_objects ? 1 : 0) | (b->kind == KARMADA_WORKLOAD_KIND_VCJOB ? 2 : 0);
+    int needs = !b->assign ? 0
+                           : (b->needs_objects ? 1 : 0) |
+                                 (b->kind == KARMADA_WORKLOAD_KIND_VCJOB ? 2 : 0) |
+                                 (int)(KARMADA_WORKLOAD_KIND_API_BIT(b->kind) << 8);
     for (int pass = 0; pass < 2; pass++) {
         uint32_t n = 0;
         for (uint32_t i = 0; i < c->fleet.ncl && n < 256; i++) {
@@ -308,8 +309,8 @@ static uint32_t replace_place(struct ctl *c, struct binding *b, const char *lost
             for (uint32_t j = 0; j < b->nshares && !used; j++)
                 used = strcmp(b->shares[j].cluster, k->name) == 0;
             if (strcmp(k->name, lost) == 0 || (pass == 0 && !used) || !k->ready ||
-                ((needs & 1) && k->no_podgroups) || ((needs & 2) && k->no_vcjobs) ||
-                !ctl__cluster_allows(c, b, k) || ctl__cluster_lost_to(c, b, k))
+                ctl__cluster_lacks(k, needs) || !ctl__cluster_allows(c, b, k) ||
+                ctl__cluster_lost_to(c, b, k))
                 continue;
             caps[n] = k->cap;
             idx[n++] = i;

@@ -79,6 +79,10 @@ policy.karmada.io|overridepolicies|create delete list watch get patch
 apps|deployments statefulsets|get list watch
 batch|jobs|get list watch
 batch.volcano.sh|jobs|get list watch
+jobset.x-k8s.io|jobsets|get list watch
+leaderworkerset.x-k8s.io|leaderworkersets|get list watch
+kubeflow.org|pytorchjobs mpijobs|get list watch
+ray.io|rayclusters rayjobs|get list watch
 |pods|get list watch
 |namespaces|get list watch
 scheduling.k8s.io|priorityclasses|get list watch

@@ -65,11 +65,17 @@ for line in "resourcebindings rb work.karmada.io/v1alpha2 true ResourceBinding" 
             "persistentvolumeclaims pvc v1 true PersistentVolumeClaim" \
             "clusterroles rbac.authorization.k8s.io/v1 false ClusterRole" \
             "clusterrolebindings rbac.authorization.k8s.io/v1 false ClusterRoleBinding" \
-            "mutatingwebhookconfigurations admissionregistration.k8s.io/v1 false MutatingWebhookConfiguration"; do
+            "mutatingwebhookconfigurations admissionregistration.k8s.io/v1 false MutatingWebhookConfiguration" \
+            "jobsets jobset.x-k8s.io/v1alpha2 true JobSet" \
+            "leaderworkersets lws leaderworkerset.x-k8s.io/v1 true LeaderWorkerSet" \
+            "pytorchjobs kubeflow.org/v1 true PyTorchJob" \
+            "mpijobs kubeflow.org/v1 true MPIJob" \
+            "rayclusters ray.io/v1 true RayCluster" \
+            "rayjobs ray.io/v1 true RayJob"; do
     grep -qxF "$line" <<<"$res" || fail "api-resources lacks [$line]; got:
 $res"
 done
-expect "$(wc -l <<<"$res" | tr -d ' ')" 24 "api-resources count"
+expect "$(wc -l <<<"$res" | tr -d ' ')" 30 "api-resources count"
 expect "$(k api-resources --api-group=work.karmada.io -o name | sort | tr '\n' ' ')" \
     "clusterresourcebindings.work.karmada.io resourcebindings.work.karmada.io works.work.karmada.io " \
     "api-resources -o name"

@@ -7,6 +7,7 @@
 #include "cluster-adapters/kube/schema.h"
 #include "cluster-adapters/sim/patch.h"
 #include "cluster-adapters/karmada/webhook.h"
+#include "cluster-adapters/karmada/workload.h"
 #include "queue/errors.h"
 #include "queue/mem.h"
 #include "testing.h"
@@ -404,6 +405,91 @@ static void test_rb_verdict(void)
     CU_ASSERT_EQUAL(karmada_webhook_rb_verdict(NULL), KARMADA_WEBHOOK_SKIP_KIND);
 }
 
+/* Issue 19's kinds are held like the others: each fixture RB of tests/fixtures/workloads, not
+ * yet suspended, gets HELD from the RB rule and a hold patch from a whole review; another version
+ * of the same group is not muster's. And the MutatingWebhookConfiguration's matchConditions
+ * (deploy/karmada/webhook.yaml) list exactly the kinds the reader accepts. */
+static void test_new_kinds_held(void)
+{
+    static const char *const fixtures[] = {"jobset", "lws",        "pytorchjob",
+                                           "mpijob", "raycluster", "rayjob"};
+    const char *src = getenv("MUSTER_SOURCE_DIR");
+    char fpath[1024], err[256];
+    snprintf(fpath, sizeof(fpath), "%s/deploy/karmada/webhook.yaml", src ? src : ".");
+    json_object *docs = NULL;
+    CU_ASSERT_EQUAL_FATAL(kube_schema_read_yaml(fpath, &docs, err, sizeof(err)), 0);
+    json_object *wh =
+        json_object_array_get_idx(AT(json_object_array_get_idx(docs, 0), "webhooks"), 0);
+    const char *expr = json_object_get_string(
+        AT(json_object_array_get_idx(AT(wh, "matchConditions"), 0), "expression"));
+    CU_ASSERT_PTR_NOT_NULL_FATAL(expr);
+    /* every quoted "group/version/Kind" of the list is a kind the reader handles */
+    size_t listed = 0;
+    for (const char *q = strchr(expr, '['); q && (q = strchr(q, '"'));) {
+        const char *e = strchr(q + 1, '"');
+        CU_ASSERT_PTR_NOT_NULL_FATAL(e);
+        char gvk[128];
+        snprintf(gvk, sizeof(gvk), "%.*s", (int)(e - q - 1), q + 1);
+        char *slash = strrchr(gvk, '/');
+        CU_ASSERT_PTR_NOT_NULL_FATAL(slash);
+        *slash = '\0';
+        char rbtext[512];
+        snprintf(rbtext, sizeof(rbtext),
+                 "{\"spec\":{\"resource\":{\"apiVersion\":\"%s\",\"kind\":\"%s\"}}}", gvk,
+                 slash + 1);
+        json_object *rb = json_tokener_parse(rbtext);
+        if (karmada_workload_kind_of(rb) == KARMADA_WORKLOAD_KIND_NONE)
+            fprintf(stderr, "\nwebhook.yaml lists %s/%s, which muster does not queue", gvk,
+                    slash + 1);
+        CU_ASSERT_NOT_EQUAL(karmada_workload_kind_of(rb), KARMADA_WORKLOAD_KIND_NONE);
+        json_object_put(rb);
+        listed++;
+        q = e + 1;
+    }
+    /* Volcano Job, Job, Deployment, Pod, StatefulSet and issue 19's six */
+    CU_ASSERT_EQUAL(listed, 5 + sizeof(fixtures) / sizeof(fixtures[0]));
+    for (size_t i = 0; i < sizeof(fixtures) / sizeof(fixtures[0]); i++) {
+        snprintf(fpath, sizeof(fpath), "%s/tests/fixtures/workloads/%s-rb.json", src ? src : ".",
+                 fixtures[i]);
+        json_object *rb = json_object_from_file(fpath);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(rb);
+        json_object *res = AT(rb, "spec", "resource");
+        char gvk[160];
+        snprintf(gvk, sizeof(gvk), "\"%s/%s\"", json_object_get_string(AT(res, "apiVersion")),
+                 json_object_get_string(AT(res, "kind")));
+        CU_ASSERT_PTR_NOT_NULL(strstr(expr, gvk));
+        CU_ASSERT_EQUAL(karmada_webhook_rb_verdict(rb), KARMADA_WEBHOOK_ALREADY_HELD);
+        json_object_object_del(json_object_object_get(rb, "spec"), "suspension");
+        CU_ASSERT_EQUAL(karmada_webhook_rb_verdict(rb), KARMADA_WEBHOOK_HELD);
+        /* a whole review: the hold patch */
+        json_object *review = json_object_new_object(), *req = json_object_new_object();
+        json_object_object_add(review, "apiVersion", json_object_new_string("admission.k8s.io/v1"));
+        json_object_object_add(review, "kind", json_object_new_string("AdmissionReview"));
+        json_object_object_add(req, "uid", json_object_new_string("0b1c2d3e-kinds"));
+        json_object_object_add(req, "operation", json_object_new_string("CREATE"));
+        json_object *rsrc = json_object_new_object();
+        json_object_object_add(rsrc, "group", json_object_new_string("work.karmada.io"));
+        json_object_object_add(rsrc, "version", json_object_new_string("v1alpha2"));
+        json_object_object_add(rsrc, "resource", json_object_new_string("resourcebindings"));
+        json_object_object_add(req, "resource", rsrc);
+        json_object_object_add(req, "object", json_object_get(rb));
+        json_object_object_add(review, "request", req);
+        const char *body = json_object_to_json_string(review);
+        json_object *out = NULL;
+        enum karmada_webhook_verdict v;
+        CU_ASSERT_EQUAL(karmada_webhook_review(body, strlen(body), &out, &v, err, sizeof(err)), 0);
+        CU_ASSERT_EQUAL(v, KARMADA_WEBHOOK_HELD);
+        CU_ASSERT_PTR_NOT_NULL(AT(out, "response", "patch"));
+        json_object_put(out);
+        json_object_put(review);
+        /* another version of the group is not a kind muster reads */
+        json_object_object_add(res, "apiVersion", json_object_new_string("example.io/v0"));
+        CU_ASSERT_EQUAL(karmada_webhook_rb_verdict(rb), KARMADA_WEBHOOK_SKIP_KIND);
+        json_object_put(rb);
+    }
+    json_object_put(docs);
+}
+
 static void test_verdict_names(void)
 {
     CU_ASSERT_STRING_EQUAL(karmada_webhook_verdict_name(KARMADA_WEBHOOK_HELD), "held");
@@ -430,6 +516,7 @@ static CU_TestInfo tests[] = {
     {"size and nesting caps, trailing bytes", test_limits},
     {"allocation failures: ENOMEM, nothing half-built", test_alloc_failures},
     {"the RB rule the watch path shares", test_rb_verdict},
+    {"issue 19's kinds held; webhook.yaml lists the kinds muster reads", test_new_kinds_held},
     {"verdict names", test_verdict_names},
     {"cleanup", test_cleanup},
     CU_TEST_INFO_NULL,

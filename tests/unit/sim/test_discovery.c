@@ -58,7 +58,7 @@ static void test_groups(void)
     CU_ASSERT_PTR_NULL(sim_discovery_group(SIM_API_ALL, "nope.io"));
     json_object *list = sim_discovery_group_list(SIM_API_ALL);
     json_object *groups = json_object_object_get(list, "groups");
-    char names[512] = "";
+    char names[640] = "";
     for (size_t i = 0; i < json_object_array_length(groups); i++) {
         strncat(names,
                 json_object_get_string(
@@ -70,7 +70,8 @@ static void test_groups(void)
                                   "admissionregistration.k8s.io coordination.k8s.io "
                                   "scheduling.k8s.io "
                                   "cluster.karmada.io work.karmada.io policy.karmada.io "
-                                  "batch.volcano.sh scheduling.volcano.sh ");
+                                  "batch.volcano.sh scheduling.volcano.sh "
+                                  "jobset.x-k8s.io leaderworkerset.x-k8s.io kubeflow.org ray.io ");
     CU_ASSERT_STRING_EQUAL(json_object_get_string(json_object_object_get(list, "kind")),
                            "APIGroupList");
     json_object_put(list);

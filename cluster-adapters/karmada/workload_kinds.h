@@ -1,0 +1,49 @@
+/* Reading issue 19's workload kinds: JobSet, LeaderWorkerSet, Kubeflow PyTorchJob and MPIJob,
+ * KubeRay RayCluster and RayJob (docs/workload.md, "Issue 19's kinds"). Each lists its pods as
+ * several pod templates with counts; the template is read directly, because Karmada's detector
+ * gives their RB no replicas or requirements (and components only with the
+ * MultiplePodTemplatesScheduling gate, for the kinds a customization interprets). Pure: json-c in,
+ * the components of struct karmada_workload out. */
+#ifndef MUSTER_KARMADA_WORKLOAD_KINDS_H
+#define MUSTER_KARMADA_WORKLOAD_KINDS_H
+
+#include "cluster-adapters/karmada/workload.h"
+
+#include <json-c/json.h>
+
+/* The kind of apiVersion + kind among this module's, KARMADA_WORKLOAD_KIND_NONE otherwise. */
+enum karmada_workload_kind karmada__workload_kinds_of(const char *api_version, const char *kind);
+
+/* 1 when kind is one of this module's. */
+int karmada__workload_kinds_handles(enum karmada_workload_kind kind);
+
+/* The kind's name for messages ("JobSet", "LeaderWorkerSet", ...), NULL when not this module's. */
+const char *karmada__workload_kinds_name(enum karmada_workload_kind kind);
+
+/* The API resource (plural) the kind is served as, for a member's apiEnablements; NULL when not
+ * this module's. */
+const char *karmada__workload_kinds_resource(enum karmada_workload_kind kind);
+
+/* For workload.c's read_components: fills w's components from tmpl, one per pod template, named
+ * as Karmada's component interpreter names them, with the pods the member will run and each
+ * pod's effective request; when the RB's spec (rb_spec) has spec.components (Karmada's
+ * interpretation under MultiplePodTemplatesScheduling), they must pair with the template's by
+ * count and name (else the binding is stale) and their requests count too (the larger of the
+ * two per resource). Sets w->kind_min for a kind whose gang is less than the whole. Returns 0 or
+ * a negative MUSTER_* code with w's reason and message. */
+int karmada__workload_kinds_read(struct karmada_workload *w, struct queue_resnames *names,
+                                 json_object *rb_spec, json_object *tmpl);
+
+/* The pod spec whose priorityClassName stands for the workload's (the first pod template:
+ * the JobSet's first replicated job, the leader, the master, the launcher, the Ray head), and
+ * *where names it for messages. NULL when absent. */
+json_object *karmada__workload_kinds_priority_pod(const struct karmada_workload *w,
+                                                  json_object *tmpl, const char **where);
+
+/* Defined in workload.c, shared with this module. */
+int karmada__workload_int32(json_object *v, int32_t *out);
+int karmada__workload_raise_to_pod(struct karmada_workload *w, struct queue_resnames *names,
+                                   json_object *podspec, const char *path,
+                                   struct karmada_workload_component *c);
+
+#endif
