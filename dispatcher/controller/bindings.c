@@ -424,41 +424,12 @@ int ctl__binding_read(struct ctl *c, struct binding *b)
         json_object *v = kube_json_get(pc, "value");
         b->priority = v ? json_object_get_int(v) : 0;
     }
-    snprintf(b->queue, sizeof b->queue, "%s", w->queue);
-    char ns[256];
+    char ns[QUEUE_NAME_MAX + 1], why[KARMADA_WORKLOAD_MSG_MAX];
     const char *nm;
     ctl__split_key(b->key, ns, sizeof ns, &nm);
-    if (!w->queue_explicit) {
-        /* the namespace's own default replaces the global one (tenancy.c) */
-        const char *dq = ctl__tenancy_default_queue(c, ns);
-        if (dq && !queue_name_valid(dq, strlen(dq))) {
-            ctl__set_reason(b, "Unschedulable",
-                            "namespace %s: annotation " CTL_DEFAULT_QUEUE_ANNOTATION
-                            " \"%.63s\" is not a valid queue name",
-                            ns, dq);
-            return MUSTER_EINVAL;
-        }
-        if (dq)
-            snprintf(b->queue, sizeof b->queue, "%s", dq);
-    } else if (strstr(w->queue_source, KARMADA_WORKLOAD_KUEUE_QUEUE_KEY)) {
-        /* the LocalQueue ns/name: the queue that takes it, else (as before LocalQueues were
-         * mapped) the queue of that name */
-        const char *to = ctl__tenancy_local_queue(c, ns, w->queue);
-        if (to) {
-            snprintf(b->queue, sizeof b->queue, "%s", to);
-        } else if (!queue_tree_find(c->t, w->queue)) {
-            ctl__set_reason(b, "Unschedulable",
-                            "Kueue LocalQueue %s/%s: no queue takes it (localQueues) and no "
-                            "queue is named %s",
-                            ns, w->queue, w->queue);
-            return MUSTER_EINVAL;
-        }
-    } else if (strstr(w->queue_source, KARMADA_WORKLOAD_YUNIKORN_QUEUE_KEY)) {
-        char why[KARMADA_WORKLOAD_MSG_MAX];
-        if (ctl__tenancy_path(c, w->queue, b->queue, sizeof b->queue, why, sizeof why)) {
-            ctl__set_reason(b, "Unschedulable", "%s", why);
-            return MUSTER_EINVAL;
-        }
+    if (ctl__queue_resolve(c, w, ns, b->queue, sizeof b->queue, why, sizeof why)) {
+        ctl__set_reason(b, "Unschedulable", "%s", why);
+        return MUSTER_EINVAL;
     }
     ctl__binding_clear_read(b);
     if (queue_resvec_copy(&b->gang, &w->gang))

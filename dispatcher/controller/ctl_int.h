@@ -972,6 +972,11 @@ json_object *ctl__tenancy_selector(const struct ctl *c, const char *queue, const
 /* 1 when namespace ns may submit to queue; else 0 and why says which queue refused and why. */
 int ctl__tenancy_admits(const struct ctl *c, const char *queue, const char *ns, char *why,
                         size_t cap);
+/* The muster queue a workload read in namespace ns goes to, into out: what it names, resolved
+ * as its dialect means it (a Kueue LocalQueue through localQueues, a YuniKorn path in the tree),
+ * or its namespace's default queue when it names none. 0, or MUSTER_EINVAL with why. */
+int ctl__queue_resolve(const struct ctl *c, const struct karmada_workload *w, const char *ns,
+                       char *out, size_t cap, char *why, size_t whycap);
 /* The queue that takes Kueue's LocalQueue ns/name, or NULL. */
 const char *ctl__tenancy_local_queue(const struct ctl *c, const char *ns, const char *name);
 /* The default-queue annotation of namespace ns, or NULL. */

@@ -202,6 +202,43 @@ const char *ctl__tenancy_local_queue(const struct ctl *c, const char *ns, const 
     return i < c->ten.nlq && strcmp(c->ten.lq[i].key, key) == 0 ? c->ten.lq[i].queue : NULL;
 }
 
+/* ---- which queue ---- */
+
+int ctl__queue_resolve(const struct ctl *c, const struct karmada_workload *w, const char *ns,
+                       char *out, size_t cap, char *why, size_t whycap)
+{
+    snprintf(out, cap, "%s", w->queue);
+    if (!w->queue_explicit) {
+        /* the namespace's own default replaces the global one */
+        const char *dq = ctl__tenancy_default_queue(c, ns);
+        if (dq && !queue_name_valid(dq, strlen(dq))) {
+            snprintf(why, whycap,
+                     "namespace %s: annotation " CTL_DEFAULT_QUEUE_ANNOTATION
+                     " \"%.63s\" is not a valid queue name",
+                     ns, dq);
+            return MUSTER_EINVAL;
+        }
+        if (dq)
+            snprintf(out, cap, "%s", dq);
+    } else if (strstr(w->queue_source, KARMADA_WORKLOAD_KUEUE_QUEUE_KEY)) {
+        /* the LocalQueue ns/name: the queue that takes it, else (as before LocalQueues were
+         * mapped) the queue of that name */
+        const char *to = ctl__tenancy_local_queue(c, ns, w->queue);
+        if (to) {
+            snprintf(out, cap, "%s", to);
+        } else if (!queue_tree_find(c->t, w->queue)) {
+            snprintf(why, whycap,
+                     "Kueue LocalQueue %s/%s: no queue takes it (localQueues) and no queue is "
+                     "named %s",
+                     ns, w->queue, w->queue);
+            return MUSTER_EINVAL;
+        }
+    } else if (strstr(w->queue_source, KARMADA_WORKLOAD_YUNIKORN_QUEUE_KEY)) {
+        return ctl__tenancy_path(c, w->queue, out, cap, why, whycap);
+    }
+    return 0;
+}
+
 /* ---- the hub's namespaces ---- */
 
 json_object *ctl__namespace_prune(json_object *ns)
