@@ -28,6 +28,11 @@
 #define API_GANG_TIMEOUT_S_MAX 2592000 /* 30 days */
 #define API_LOCAL_QUEUES_MAX 256       /* Kueue LocalQueues one queue takes */
 #define API_NS_GANGS_MAX 1000000       /* namespaceLimits.gangs */
+/* How long a webhook review waits for the dispatcher to see the RB's template (Karmada's
+ * detector creates the RB right after it sees the template; musterd's watch may lag), asking
+ * every API_WEBHOOK_POLL_MS; well inside the webhook's timeoutSeconds (5 in deploy/). */
+#define API_WEBHOOK_WAIT_MS 2000
+#define API_WEBHOOK_POLL_MS 25
 /* preemption.minRuntime and preemption.cooldown at most (30 days, as "720h"). */
 #define API_PREEMPT_DURATION_MAX_MS (2592000LL * 1000)
 #define API_IDLE_TIMEOUT_MS_DEFAULT 10000
@@ -104,6 +109,11 @@ struct api_dispatcher {
      * line each, or NULL: /readyz names it while staying ready (musterd runs degraded rather
      * than refuse the webhook). Borrowed until the loop runs again. */
     const char *(*degraded)(void *ud);
+    /* The admission webhook asks before it holds a new RB: 1 to deny its creation with why
+     * (musterd --webhook-tenancy on: its queue does not admit its namespace), 0 to hold it,
+     * -1 when the dispatcher cannot tell yet (its template not seen): the review is asked again
+     * for a moment (API_WEBHOOK_WAIT_MS) and then held. NULL: never denied. */
+    int (*webhook_refuse)(void *ud, struct json_object *rb, char *why, size_t cap);
 };
 
 struct api_ctx {

@@ -89,6 +89,11 @@ static void hook_queues_changed(void *ud, const char *name)
     ctl__tenancy_rejudge(c, NULL);
 }
 
+static int hook_webhook_refuse(void *ud, json_object *rb, char *why, size_t cap)
+{
+    return ctl__tenancy_refuses(ud, rb, why, cap);
+}
+
 void ctl_api_hooks(struct ctl *c, struct api_dispatcher *out)
 {
     *out = (struct api_dispatcher){.ud = c,
@@ -97,7 +102,9 @@ void ctl_api_hooks(struct ctl *c, struct api_dispatcher *out)
                                    .hub_synced = hook_synced,
                                    .queues_changed = hook_queues_changed,
                                    .leading = hook_leading,
-                                   .degraded = hook_degraded};
+                                   .degraded = hook_degraded,
+                                   .webhook_refuse = c->opt.webhook_tenancy ? hook_webhook_refuse
+                                                                            : NULL};
 }
 
 int ctl_new(uv_loop_t *loop, struct kube_client *kube, struct store *s, struct queue_tree *t,

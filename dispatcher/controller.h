@@ -38,6 +38,10 @@ struct ctl_options {
     /* --reclaim on (issue 18, docs/reclaim.md): running gangs are kept in the victim search's
      * index. Off, nothing of reclaim costs the cycle anything. */
     int reclaim;
+    /* --webhook-tenancy on (issue 21, docs/queue.md "Tenancy"): the admission webhook denies a
+     * new RB whose queue's namespaceSelector does not admit its namespace, rather than let it
+     * be created and parked. */
+    int webhook_tenancy;
     /* Told of preemption counts once the ledger transaction holding them committed (the admin
      * API's mirror of status.preemptions); optional. */
     void (*preempted)(void *ud, const char *queue, int64_t made, int64_t suffered);

@@ -250,6 +250,18 @@ static const char *h_degraded(void *ud)
     return h.degraded(h.ud);
 }
 
+/* --webhook-tenancy on: the leader's controller judges a new RB's namespace; a follower (or a
+ * controller not started yet) holds it, and the leader parks it if its queue refuses it. */
+static int h_webhook_refuse(void *ud, json_object *rb, char *why, size_t cap)
+{
+    struct daemon *d = ud;
+    struct api_dispatcher h;
+    if (!d->ctl || !d->leading)
+        return 0;
+    ctl_api_hooks(d->ctl, &h);
+    return h.webhook_refuse ? h.webhook_refuse(h.ud, rb, why, cap) : 0;
+}
+
 static int start_dispatching(struct daemon *d);
 
 /* A follower's admin API reads the engine it loaded; the leader changes the store under it.
@@ -591,7 +603,9 @@ static int start_serving(struct daemon *d)
                                        .hub_synced = h_synced,
                                        .queues_changed = h_queues_changed,
                                        .leading = h_leading,
-                                       .degraded = h_degraded}};
+                                       .degraded = h_degraded,
+                                       .webhook_refuse =
+                                           o->ctl.webhook_tenancy ? h_webhook_refuse : NULL}};
         rc = api_server_start(&d->loop, o->api, &ctx, &d->api, err, sizeof err);
         if (rc) {
             fprintf(stderr, "musterd: admin API: %s\n", err);

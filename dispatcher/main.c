@@ -43,6 +43,9 @@ static void usage(FILE *f)
             "  --reclaim on|off        lend the unused guarantees of reclaimable queues to other\n"
             "                          queues (default off: every guarantee is held; preempting\n"
             "                          to take lent capacity back is not there yet, issue 18)\n"
+            "  --webhook-tenancy on|off   the admission webhook denies a new ResourceBinding\n"
+            "                          whose queue's namespaceSelector does not admit its\n"
+            "                          namespace (default off: it is created and parked)\n"
             "  --leader-elect          dispatch only while holding a coordination.k8s.io Lease;\n"
             "                          until then serve the admin API read-only\n"
             "  --leader-elect-lease-duration D   (default 15s)\n"
@@ -96,6 +99,7 @@ int main(int argc, char **argv)
         {"demo-rate", required_argument, NULL, 'r'},
         {"leader-elect", no_argument, NULL, 'L'},
         {"reclaim", required_argument, NULL, 'R'},
+        {"webhook-tenancy", required_argument, NULL, 'W'},
         {"cluster-lost-grace", required_argument, NULL, 'G'},
         {"leader-elect-lease-duration", required_argument, NULL, '1'},
         {"leader-elect-renew-deadline", required_argument, NULL, '2'},
@@ -114,7 +118,7 @@ int main(int argc, char **argv)
     double seconds = 0, rate = 0, qps = 0, grace = 10;
     long burst = 0;
     const char *kubeconfig = NULL, *context = NULL, *scheduler = NULL, *pod_scheduler = NULL;
-    int leader_elect = 0, reclaim = 0;
+    int leader_elect = 0, reclaim = 0, webhook_tenancy = 0;
     uint64_t lease_ms[3] = {0, 0, 0};
     uint64_t lost_grace_ms = 0;
     const char *lease_ns = NULL, *lease_name = NULL;
@@ -193,6 +197,14 @@ int main(int argc, char **argv)
                 return 2;
             }
             reclaim = strcmp(optarg, "on") == 0;
+            break;
+        case 'W':
+            if (strcmp(optarg, "on") != 0 && strcmp(optarg, "off") != 0) {
+                fprintf(stderr, "musterd: --webhook-tenancy: expected on or off, got %s\n",
+                        optarg);
+                return 2;
+            }
+            webhook_tenancy = strcmp(optarg, "on") == 0;
             break;
         case 'G':
             if (parse_duration_ms(optarg, &lost_grace_ms) || lost_grace_ms == 0) {
@@ -307,7 +319,8 @@ int main(int argc, char **argv)
                                .api = &api,
                                .ctl = {.scheduler_name = scheduler,
                                        .pod_scheduler = pod_scheduler,
-                                       .cluster_lost_grace_ms = lost_grace_ms},
+                                       .cluster_lost_grace_ms = lost_grace_ms,
+                                       .webhook_tenancy = webhook_tenancy},
                                .grace_ms = (uint64_t)(grace * 1000),
                                .demo = demo,
                                .scenario = scenario,

@@ -14,7 +14,8 @@
 #include <string.h>
 
 static const char *const verdict_names[KARMADA_WEBHOOK_VERDICTS] = {
-    "held", "already_held", "skip_kind", "skip_label", "skip_operation", "skip_resource", "invalid",
+    "held",          "already_held",  "skip_kind", "skip_label",
+    "skip_operation", "skip_resource", "refused",   "invalid",
 };
 
 const char *karmada_webhook_verdict_name(enum karmada_webhook_verdict v)
@@ -134,6 +135,30 @@ static int put(json_object *o, const char *k, json_object *v)
 }
 
 /* The AdmissionReview answer: allowed, with patch when patch is non-NULL. */
+/* A denial: allowed false, and the Status the apiserver returns to the creator. */
+static int deny(const char *uid, const char *why, json_object **out)
+{
+    json_object *r = json_object_new_object();
+    if (!r)
+        return MUSTER_ENOMEM;
+    json_object *resp = json_object_new_object(), *st = json_object_new_object();
+    int bad = put(r, "apiVersion", json_object_new_string("admission.k8s.io/v1"));
+    bad |= put(r, "kind", json_object_new_string("AdmissionReview"));
+    bad |= put(resp, "uid", json_object_new_string(uid));
+    bad |= put(resp, "allowed", json_object_new_boolean(0));
+    bad |= put(st, "code", json_object_new_int(403));
+    bad |= put(st, "reason", json_object_new_string("Forbidden"));
+    bad |= put(st, "message", json_object_new_string(why));
+    bad |= put(resp, "status", st);
+    bad |= put(r, "response", resp);
+    if (bad) {
+        json_object_put(r);
+        return MUSTER_ENOMEM;
+    }
+    *out = r;
+    return 0;
+}
+
 static int answer(const char *uid, json_object *patch, json_object **out)
 {
     json_object *r = json_object_new_object();
@@ -175,6 +200,13 @@ enum karmada_webhook_verdict karmada_webhook_rb_verdict(json_object *rb)
 
 int karmada_webhook_review(const char *body, size_t len, json_object **out,
                            enum karmada_webhook_verdict *verdict, char *err, size_t errcap)
+{
+    return karmada_webhook_review_with(body, len, NULL, NULL, out, verdict, err, errcap);
+}
+
+int karmada_webhook_review_with(const char *body, size_t len, karmada_webhook_refuse_fn refuse,
+                                void *ud, json_object **out,
+                                enum karmada_webhook_verdict *verdict, char *err, size_t errcap)
 {
     char scratch[1];
     if (!err || !errcap) {
@@ -256,6 +288,17 @@ int karmada_webhook_review(const char *body, size_t len, json_object **out,
         *verdict = karmada_webhook_rb_verdict(obj);
     /* The kind is known when HELD, so spec.resource and thereby spec are objects: the only
      * failure left in karmada_patch_webhook_hold is out of memory. */
+    char why[512];
+    int no = *verdict == KARMADA_WEBHOOK_HELD && refuse ? refuse(ud, obj, why, sizeof why) : 0;
+    if (no < 0) {
+        rc = MUSTER_EBUSY;
+        goto done;
+    }
+    if (no) {
+        *verdict = KARMADA_WEBHOOK_REFUSED;
+        rc = deny(uid, why, out);
+        goto done;
+    }
     if (*verdict == KARMADA_WEBHOOK_HELD)
         rc = karmada_patch_webhook_hold(obj, &patch);
     if (!rc)

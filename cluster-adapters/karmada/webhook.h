@@ -34,12 +34,13 @@ enum karmada_webhook_verdict {
     KARMADA_WEBHOOK_SKIP_LABEL_SET, /* the RB carries scheduling.muster.io/skip: "true" */
     KARMADA_WEBHOOK_SKIP_OPERATION, /* not a CREATE (UPDATE, DELETE, CONNECT) */
     KARMADA_WEBHOOK_SKIP_RESOURCE,  /* not a work.karmada.io/v1alpha2 ResourceBinding */
+    KARMADA_WEBHOOK_REFUSED,        /* denied: its queue does not admit its namespace */
     KARMADA_WEBHOOK_INVALID,        /* malformed review: HTTP 400/413, no AdmissionReview */
     KARMADA_WEBHOOK_VERDICTS
 };
 
 /* The verdict's metric label: "held", "already_held", "skip_kind", "skip_label",
- * "skip_operation", "skip_resource", "invalid". */
+ * "skip_operation", "skip_resource", "refused", "invalid". */
 const char *karmada_webhook_verdict_name(enum karmada_webhook_verdict v);
 
 /* The rule for one ResourceBinding as read (borrowed), shared by the webhook and the watch
@@ -60,5 +61,17 @@ enum karmada_webhook_verdict karmada_webhook_rb_verdict(json_object *rb);
  * an allocation fails. Never keeps a reference to body. */
 int karmada_webhook_review(const char *body, size_t len, json_object **out,
                            enum karmada_webhook_verdict *verdict, char *err, size_t errcap);
+
+/* Asked about an RB the webhook would hold: 1 to deny its creation, with why[0..cap) the
+ * message the apiserver hands back to its creator (Karmada's detector puts it in an
+ * ApplyPolicyFailed event on the template), 0 to hold it, -1 when it cannot tell yet. */
+typedef int (*karmada_webhook_refuse_fn)(void *ud, json_object *rb, char *why, size_t cap);
+
+/* karmada_webhook_review, with refuse (NULL: never) asked about each RB it would hold: a
+ * refusal answers allowed: false with status 403 Forbidden and the message, verdict REFUSED;
+ * "cannot tell yet" returns MUSTER_EBUSY with *out NULL (the caller asks again later). */
+int karmada_webhook_review_with(const char *body, size_t len, karmada_webhook_refuse_fn refuse,
+                                void *ud, json_object **out,
+                                enum karmada_webhook_verdict *verdict, char *err, size_t errcap);
 
 #endif

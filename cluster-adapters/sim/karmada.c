@@ -435,13 +435,115 @@ struct admitting {
     struct sim_karmada *k;
     char ns[NAME_MAX_LEN];
     char key[2 * NAME_MAX_LEN + 2];
+    /* the template it binds and the policy that claimed it, for a denial's event and retry */
+    char api_version[128], kind[64], tname[NAME_MAX_LEN], policy[2 * NAME_MAX_LEN + 2];
 };
+
+static struct detect_retry *retry_find(struct sim_karmada *k, const struct admitting *a)
+{
+    for (size_t i = 0; i < k->nretries; i++) {
+        struct detect_retry *r = &k->retries[i];
+        if (strcmp(r->ns, a->ns) == 0 && strcmp(r->name, a->tname) == 0 &&
+            strcmp(r->kind, a->kind) == 0 && strcmp(r->api_version, a->api_version) == 0)
+            return r;
+    }
+    return NULL;
+}
+
+/* The detector's ApplyPolicy failed (pkg/detector/detector.go): a Warning event
+ * ApplyPolicyFailed on the template from "resource-detector", and the key requeued with the
+ * controller's exponential back-off (5 ms doubling to 1000 s, ratelimiterflag.go), here in
+ * whole seconds of the sim's clock: 1 s, 2 s, 4 s, ... 1000 s. */
+static void detect_failed(struct sim_karmada *k, const struct admitting *a, const char *message)
+{
+    time_t now = sim__clock_now(k);
+    const struct sim_resource *tr = sim_resource_by_kind(a->api_version, a->kind);
+    json_object *tmpl = NULL;
+    if (!tr || sim_store_get(k->store, tr, a->ns, a->tname, &tmpl, NULL) < 0)
+        return; /* the template is gone: nothing to requeue */
+    char ts[40];
+    sim_format_time(now, ts, sizeof ts);
+    json_object *ev = json_object_new_object(), *md = json_object_new_object(),
+                *io = json_object_new_object(), *src = json_object_new_object();
+    char gen[NAME_MAX_LEN + 2], msg[1024];
+    snprintf(gen, sizeof gen, "%.200s.", a->tname);
+    snprintf(msg, sizeof msg, "Apply policy(%s) failed: %s", a->policy, message ? message : "");
+    json_object_object_add(md, "generateName", json_object_new_string(gen));
+    json_object_object_add(md, "namespace", json_object_new_string(a->ns));
+    json_object_object_add(ev, "metadata", md);
+    json_object_object_add(io, "apiVersion", json_object_new_string(a->api_version));
+    json_object_object_add(io, "kind", json_object_new_string(a->kind));
+    json_object_object_add(io, "namespace", json_object_new_string(a->ns));
+    json_object_object_add(io, "name", json_object_new_string(a->tname));
+    const char *uid = sim_meta_str(tmpl, "uid");
+    if (uid)
+        json_object_object_add(io, "uid", json_object_new_string(uid));
+    json_object_object_add(ev, "involvedObject", io);
+    json_object_object_add(ev, "reason", json_object_new_string("ApplyPolicyFailed"));
+    json_object_object_add(ev, "message", json_object_new_string(msg));
+    json_object_object_add(ev, "type", json_object_new_string("Warning"));
+    json_object_object_add(src, "component", json_object_new_string("resource-detector"));
+    json_object_object_add(ev, "source", src);
+    json_object_object_add(ev, "firstTimestamp", json_object_new_string(ts));
+    json_object_object_add(ev, "lastTimestamp", json_object_new_string(ts));
+    json_object_object_add(ev, "count", json_object_new_int(1));
+    sim_store_create(k->store, sim__res_of("", "v1", "events"), a->ns, ev, now, SIM_WRITE_INTERNAL,
+                     NULL, NULL);
+    json_object_put(ev);
+    json_object_put(tmpl);
+    struct detect_retry *r = retry_find(k, a);
+    if (!r) {
+        if (k->nretries == k->capretries) {
+            size_t cap = k->capretries ? k->capretries * 2 : 8;
+            struct detect_retry *n = muster_realloc(k->retries, cap * sizeof(*n));
+            if (!n)
+                return;
+            k->retries = n;
+            k->capretries = cap;
+        }
+        r = &k->retries[k->nretries++];
+        memset(r, 0, sizeof *r);
+        snprintf(r->api_version, sizeof r->api_version, "%s", a->api_version);
+        snprintf(r->kind, sizeof r->kind, "%s", a->kind);
+        snprintf(r->ns, sizeof r->ns, "%s", a->ns);
+        snprintf(r->name, sizeof r->name, "%s", a->tname);
+    }
+    r->failures++;
+    time_t delay = r->failures >= 10 ? 1000 : (time_t)1 << (r->failures - 1);
+    r->due = now + (delay > 1000 ? 1000 : delay);
+}
+
+void sim__detect_retry_tick(struct sim_karmada *k)
+{
+    time_t now = sim__clock_now(k);
+    for (size_t i = 0; i < k->nretries;) {
+        struct detect_retry *r = &k->retries[i];
+        if (r->due > now) {
+            i++;
+            continue;
+        }
+        const struct sim_resource *tr = sim_resource_by_kind(r->api_version, r->kind);
+        json_object *tmpl = NULL;
+        if (tr && sim_store_get(k->store, tr, r->ns, r->name, &tmpl, NULL) == 0) {
+            r->due = now + 1000; /* until the create's answer: success drops it, a denial
+                                    sets the next back-off */
+            sim__detect(k, tmpl);
+            json_object_put(tmpl);
+            i++;
+        } else {
+            k->retries[i] = k->retries[--k->nretries]; /* the template is gone */
+        }
+    }
+}
 
 static void admitted(void *data, int rc, json_object *obj, const char *message)
 {
     struct admitting *a = data;
     struct sim_karmada *k = a->k;
     sim__keyset_remove(&k->admitting, a->key);
+    struct detect_retry *r = retry_find(k, a);
+    if (rc == 0 && r)
+        k->retries[r - k->retries] = k->retries[--k->nretries]; /* bound at last */
     if (rc == 0) {
         json_object *st = NULL;
         if (sim_store_create(k->store,
@@ -457,6 +559,7 @@ static void admitted(void *data, int rc, json_object *obj, const char *message)
          * template's next change. */
         fprintf(stderr, "muster-sim: detector: resourcebindings.work.karmada.io \"%s\": %s\n",
                 a->key, message ? message : "refused");
+        detect_failed(k, a, message);
     }
     muster_free(a);
 }
@@ -471,6 +574,15 @@ void sim__admit_binding(struct sim_karmada *k, const char *ns, json_object *rb)
         a->k = k;
         snprintf(a->ns, sizeof(a->ns), "%s", ns);
         snprintf(a->key, sizeof(a->key), "%s/%s", ns, sim_meta_str(rb, "name"));
+        const char *av = sim__get_str(rb, "spec", "resource", "apiVersion");
+        const char *kd = sim__get_str(rb, "spec", "resource", "kind");
+        const char *tn = sim__get_str(rb, "spec", "resource", "name");
+        const char *pn =
+            sim__get_str(rb, "metadata", "annotations", "propagationpolicy.karmada.io/name");
+        snprintf(a->api_version, sizeof a->api_version, "%s", av ? av : "");
+        snprintf(a->kind, sizeof a->kind, "%s", kd ? kd : "");
+        snprintf(a->tname, sizeof a->tname, "%s", tn ? tn : "");
+        snprintf(a->policy, sizeof a->policy, "%s/%s", ns, pn ? pn : "");
         if (sim__keyset_has(&k->admitting, a->key)) {
             muster_free(a); /* one create in flight per RB */
             return;
@@ -614,6 +726,7 @@ void sim_karmada_free(struct sim_karmada *k)
     muster_free(k->refs);
     sim__override_free(k);
     sim__keyset_free(&k->admitting);
+    muster_free(k->retries);
     for (size_t i = 0; i < k->nres; i++)
         muster_free(k->res[i]);
     muster_free(k);

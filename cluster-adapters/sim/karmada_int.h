@@ -171,6 +171,16 @@ struct sim_karmada {
     void (*on_override_due)(void *data, int64_t delay_ms);
     void *due_data;
     int evicting; /* some RB has graceful eviction tasks: the tick looks at them */
+    /* Templates whose RB create was denied: the detector retries each (docs/sim.md). */
+    struct detect_retry *retries;
+    size_t nretries, capretries;
+};
+
+/* A template the detector failed to bind, tried again at `due` (the sim's clock, seconds). */
+struct detect_retry {
+    char api_version[128], kind[64], ns[NAME_MAX_LEN], name[NAME_MAX_LEN];
+    unsigned failures;
+    time_t due;
 };
 
 struct pod_set {
@@ -233,6 +243,8 @@ struct pgref {
 time_t sim__clock_now(struct sim_karmada *k);
 void sim__ensure_namespace(struct sim_karmada *k, const char *name);
 json_object *sim__get_path(json_object *o, const char *a, const char *b, const char *c);
+/* The detector's back-off: templates whose RB create was denied, tried again when due. */
+void sim__detect_retry_tick(struct sim_karmada *k);
 const char *sim__get_str(json_object *o, const char *a, const char *b, const char *c);
 int sim__res_index(struct sim_karmada *k, const char *name, int add);
 const struct sim_resource *sim__res_of(const char *group, const char *version, const char *plural);

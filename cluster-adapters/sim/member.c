@@ -1072,6 +1072,7 @@ void sim_karmada_tick(struct sim_karmada *k)
     /* The controllers that wait for time: tolerations and eviction tasks running out. */
     sim__taint_tick(k);
     sim__graceful_eviction_tick(k);
+    sim__detect_retry_tick(k); /* the detector's requeued templates */
 }
 
 static json_object *resource_list(struct sim_karmada *k, const int64_t *v)

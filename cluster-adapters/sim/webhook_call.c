@@ -353,6 +353,12 @@ int sim_webhooks_admit_create(struct sim_webhooks *w, const struct sim_resource 
     }
     json_object_deep_copy(obj, &call->obj, NULL);
     snprintf(call->ns, sizeof(call->ns), "%s", ns ? ns : "");
+    /* The create handler sets the object's namespace from the request's before admission
+     * (apiserver/pkg/endpoints/handlers/create.go: EnsureObjectNamespaceMatchesRequestNamespace),
+     * so a webhook reads it in request.object. */
+    json_object *md = call->obj ? sim__get_path(call->obj, "metadata", NULL, NULL) : NULL;
+    if (r->namespaced && ns && ns[0] && json_object_is_type(md, json_type_object))
+        json_object_object_add(md, "namespace", json_object_new_string(ns));
     sim_uuid(call->uid, sizeof(call->uid));
     call->done = done;
     call->data = data;

@@ -124,6 +124,7 @@ struct api_server {
     int reserve_busy;
     struct api_guard guard; /* the rules every request meets first (reqguard.h) */
     char listen_host[INET6_ADDRSTRLEN];
+    struct api_review *reviews; /* webhook reviews waiting for the dispatcher (admission.c) */
     struct api_stream *streams; /* open GET /api/v1/events responses */
     size_t nstreams;
     uv_timer_t heartbeat; /* initialised with ctx->events only */
@@ -279,6 +280,8 @@ extern const char *const api__audit_actions[API_AUDIT_NACTIONS];
 void api__events_heartbeat(uv_timer_t *t);
 /* Ends every open event stream (each sends what it holds first). */
 void api__events_end_all(struct api_server *s);
+/* Answers every webhook review still waiting (held, as at its deadline). */
+void api__reviews_end_all(struct api_server *s);
 
 /* ---- router.c ---- */
 

@@ -333,6 +333,7 @@ static void on_deadline(uv_timer_t *t)
     struct api_server *s = t->data;
     s->cut = 1;
     api__events_end_all(s);
+    api__reviews_end_all(s);
     for (struct api_conn *c = s->conns; c; c = c->next) {
         uv_os_fd_t fd;
         if (!uv_is_closing((uv_handle_t *)&c->tcp) && uv_fileno((uv_handle_t *)&c->tcp, &fd) == 0)
@@ -374,6 +375,7 @@ void api_server_close(struct api_server *s, void (*cb)(void *ud), void *ud)
     s->close_ud = ud;
     /* Event streams never end by themselves: end them now (each sends what it holds first). */
     api__events_end_all(s);
+    api__reviews_end_all(s);
     if (s->heartbeat_live)
         uv_close((uv_handle_t *)&s->heartbeat, on_heartbeat_closed);
     uv_close((uv_handle_t *)&s->listener, on_listener_closed);

@@ -382,17 +382,22 @@ static int64_t rb_created_ms(json_object *rb)
 
 /* Reads the RB and its template into b. 0 when it can be queued; otherwise b is left with the
  * reason it cannot (WAIT_TEMPLATE, or a condition reason and message) and a MUSTER_* code. */
+json_object *ctl__template_of(const struct ctl *c, json_object *rb)
+{
+    int ti = tmpl_index(karmada_workload_kind_of(rb));
+    json_object *res = kube_json_path(rb, "spec", "resource", NULL);
+    return ti >= 0 ? kube_informer_get(&c->tmpl[ti], kube_json_str(res, "namespace"),
+                                       kube_json_str(res, "name"))
+                   : NULL;
+}
+
 int ctl__binding_read(struct ctl *c, struct binding *b)
 {
     enum karmada_workload_kind kind = karmada_workload_kind_of(b->rb);
-    int ti = tmpl_index(kind);
     char tkey[CTL_TKEY_MAX];
     rb_tkey(b->rb, kind, tkey, sizeof tkey);
     tkey_set(c, b, tkey);
-    json_object *res = kube_json_path(b->rb, "spec", "resource", NULL);
-    json_object *tmpl = ti >= 0 ? kube_informer_get(&c->tmpl[ti], kube_json_str(res, "namespace"),
-                                                    kube_json_str(res, "name"))
-                                : NULL;
+    json_object *tmpl = ctl__template_of(c, b->rb);
     if (!tmpl)
         return MUSTER_ENOENT;
     int rc = karmada_workload_read(&c->w, c->names, b->rb, tmpl);

@@ -986,6 +986,15 @@ const char *ctl__tenancy_default_queue(const struct ctl *c, const char *ns);
  * not exist gives the leaf (the binding then waits for that queue). */
 int ctl__tenancy_path(const struct ctl *c, const char *path, char *leaf, size_t cap, char *why,
                       size_t whycap);
+/* The admission webhook's question (--webhook-tenancy on): 1 when the new RB rb names (through
+ * its template) a queue whose namespaceSelector does not admit the RB's namespace, with the
+ * sentence a parked binding would get in why; -1 while its template is not cached yet (asked
+ * again); 0 when it may be created: admitted, or not judged here (an unknown or unreadable
+ * queue, not leading), since the controller parks such an RB with its reason anyway. */
+int ctl__tenancy_refuses(struct ctl *c, json_object *rb, char *why, size_t cap);
+/* The cached template an RB binds (spec.resource), or NULL (not cached, a kind muster does not
+ * queue). Borrowed from the informer. */
+json_object *ctl__template_of(const struct ctl *c, json_object *rb);
 /* Waiting bindings (of namespace ns; NULL: all) judged again: a parked one may queue, a pending
  * one no longer admitted is parked. */
 void ctl__tenancy_rejudge(struct ctl *c, const char *ns);

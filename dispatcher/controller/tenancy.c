@@ -239,6 +239,23 @@ int ctl__queue_resolve(const struct ctl *c, const struct karmada_workload *w, co
     return 0;
 }
 
+int ctl__tenancy_refuses(struct ctl *c, json_object *rb, char *why, size_t cap)
+{
+    if (!ctl__leads(c) || !c->reconciled || c->stopping || (!c->ten.n && !c->ten.nlq))
+        return 0;
+    const char *ns = kube_json_path_str(rb, "metadata", "namespace", NULL);
+    json_object *tmpl = ns ? ctl__template_of(c, rb) : NULL;
+    if (ns && !tmpl)
+        return -1; /* Karmada made the RB as it saw the template; our watch may not have yet */
+    if (!tmpl || karmada_workload_read(&c->w, c->names, rb, tmpl))
+        return 0;
+    char queue[QUEUE_NAME_MAX + 1], unused[KARMADA_WORKLOAD_MSG_MAX];
+    if (ctl__queue_resolve(c, &c->w, ns, queue, sizeof queue, unused, sizeof unused) ||
+        !queue_tree_find(c->t, queue))
+        return 0;
+    return !ctl__tenancy_admits(c, queue, ns, why, cap);
+}
+
 /* ---- the hub's namespaces ---- */
 
 json_object *ctl__namespace_prune(json_object *ns)

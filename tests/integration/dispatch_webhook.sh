@@ -5,10 +5,14 @@
 # The RB Karmada's detector creates must be stored held from its first version on (the sim's
 # event log shows the ADDED object), musterd must count the review, and the gang must then be
 # dispatched as usual.
-# Usage: dispatch_webhook.sh MUSTER_SIM MUSTERD SOURCE_DIR
+# CASE tenancy (issue 21): musterd --webhook-tenancy on denies the RB of a namespace its queue's
+# namespaceSelector does not admit; Karmada's detector (as muster-sim plays it) records an
+# ApplyPolicyFailed event on the template with the webhook's message and retries with back-off,
+# so once the namespace is labelled the RB is created, held and dispatched.
+# Usage: dispatch_webhook.sh MUSTER_SIM MUSTERD SOURCE_DIR [hold|tenancy]
 set -euo pipefail
-SIM=$1 MUSTERD=$2 SRC=$3
-NAME=dispatch_webhook TEST_NS=team
+SIM=$1 MUSTERD=$2 SRC=$3 CASE=${4:-hold}
+NAME=dispatch_webhook_$CASE TEST_NS=team
 # shellcheck source=dispatch_lib.sh
 . "$(dirname "$0")/dispatch_lib.sh"
 FIX=$SRC/tests/fixtures/dispatch
@@ -19,6 +23,7 @@ openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyou
     -out "$TMP/s.crt" -subj /CN=127.0.0.1 -addext subjectAltName=IP:127.0.0.1 -days 1 2>/dev/null
 "$MUSTERD" --kubeconfig "$KUBECONFIG" --db "$TMP/muster.db" --listen 127.0.0.1:0 \
     --kube-api-qps -1 --tls-cert-file "$TMP/s.crt" --tls-private-key-file "$TMP/s.key" \
+    $([ "$CASE" = tenancy ] && echo --webhook-tenancy on) \
     >"$TMP/musterd.out" 2>"$TMP/musterd.err" &
 MUSTERD_PID=$!
 HOOK=
@@ -50,6 +55,49 @@ webhooks:
         operations: ["CREATE"]
         resources: ["resourcebindings"]
 YAML
+
+if [ "$CASE" = tenancy ]; then
+    sapi() { curl -sf --cacert "$TMP/s.crt" -X "$1" -H 'Content-Type: application/json' ${3:+--data "$3"} "$HOOK$2"; }
+    sapi POST /api/v1/queues '{"name":"research","namespaceSelector":{"matchLabels":{"org":"research"}}}' >/dev/null ||
+        dfail "creating the queue research"
+    k create -f - >/dev/null <<YAML
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: denied, namespace: team, labels: {volcano.sh/queue-name: research}}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: denied}}
+  template:
+    metadata: {labels: {app: denied}}
+    spec:
+      containers:
+        - {name: c, image: busybox, resources: {requests: {cpu: "1"}}}
+YAML
+    # (muster-sim serves only metadata.name/namespace field selectors: filtered here instead)
+    ev() { k get events -o json | jq -r "[.items[] | select(.reason == \"ApplyPolicyFailed\")][0] | $1 // empty"; }
+    ev_msg() { ev .message; }
+    wait_until 20 "an ApplyPolicyFailed event on the Deployment" eval '[ -n "$(ev_msg)" ]'
+    msg=$(ev_msg)
+    [[ "$msg" == *'admission webhook "rb.muster.io" denied the request: namespace team may not submit to queue research: its namespaceSelector does not match (label org is not research)'* ]] ||
+        dfail "the event carries the webhook's message: $msg"
+    expect "$(ev '"\(.involvedObject.kind)/\(.involvedObject.name) \(.type) \(.source.component)"')" \
+        "Deployment/denied Warning resource-detector" "the event, as Karmada's detector records it"
+    k get rb denied-deployment >/dev/null 2>&1 && dfail "the denied RB was created"
+    m=$(curl -s --cacert "$TMP/s.crt" "$HOOK/metrics")
+    grep -Eq '^muster_webhook_reviews_total\{result="refused"\} [1-9]' <<<"$m" ||
+        dfail "musterd counted no refusal: $(grep muster_webhook <<<"$m" | head -9)"
+    # the detector retries with back-off: once the namespace is admitted the RB is made, held
+    k label namespace team org=research >/dev/null
+    wait_until 30 "the RB once team is labelled" k get rb denied-deployment
+    wait_until 30 "denied-deployment Scheduled=True" is_eq True/Success rb_cond denied-deployment Scheduled
+    kill -TERM "$MUSTERD_PID"
+    rc=0
+    wait "$MUSTERD_PID" || rc=$?
+    MUSTERD_PID=
+    [ "$rc" == 0 ] || dfail "musterd exit status $rc after SIGTERM"
+    echo "$NAME: ok"
+    exit 0
+fi
 
 k create -f - >/dev/null <<YAML
 apiVersion: apps/v1

@@ -490,12 +490,74 @@ static void test_new_kinds_held(void)
     json_object_put(docs);
 }
 
+/* The refusal hook of --webhook-tenancy: asked only about RBs the webhook would hold; 1 denies
+ * with 403 and the message, -1 asks to be asked again (EBUSY, nothing answered), 0 holds. */
+static int asked;
+static int refuse_answer;
+
+static int refuse(void *ud, json_object *rb, char *why, size_t cap)
+{
+    asked++;
+    CU_ASSERT_PTR_EQUAL(ud, &asked);
+    CU_ASSERT_STRING_EQUAL(jstr(AT(rb, "kind")), "ResourceBinding");
+    snprintf(why, cap, "namespace team may not submit to queue research");
+    return refuse_answer;
+}
+
+static void test_refusal(void)
+{
+    size_t len;
+    char *body = read_fixture("create-deployment", &len);
+    json_object *out = NULL;
+    enum karmada_webhook_verdict v;
+    char err[256];
+    asked = 0;
+    refuse_answer = 1;
+    CU_ASSERT_EQUAL_FATAL(
+        karmada_webhook_review_with(body, len, refuse, &asked, &out, &v, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(asked, 1);
+    CU_ASSERT_EQUAL(v, KARMADA_WEBHOOK_REFUSED);
+    json_object *allowed = AT(out, "response", "allowed");
+    CU_ASSERT(allowed && !json_object_get_boolean(allowed));
+    CU_ASSERT_PTR_NULL(AT(out, "response", "patch"));
+    CU_ASSERT_EQUAL(json_object_get_int(AT(out, "response", "status", "code")), 403);
+    CU_ASSERT_STRING_EQUAL(jstr(AT(out, "response", "status", "reason")), "Forbidden");
+    CU_ASSERT_STRING_EQUAL(jstr(AT(out, "response", "status", "message")),
+                           "namespace team may not submit to queue research");
+    json_object_put(out);
+    out = NULL;
+    refuse_answer = -1; /* cannot tell yet */
+    CU_ASSERT_EQUAL(
+        karmada_webhook_review_with(body, len, refuse, &asked, &out, &v, err, sizeof err),
+        MUSTER_EBUSY);
+    CU_ASSERT_PTR_NULL(out);
+    refuse_answer = 0; /* held as without the hook */
+    CU_ASSERT_EQUAL_FATAL(
+        karmada_webhook_review_with(body, len, refuse, &asked, &out, &v, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(v, KARMADA_WEBHOOK_HELD);
+    CU_ASSERT_PTR_NOT_NULL(AT(out, "response", "patch"));
+    json_object_put(out);
+    free(body);
+    /* never asked about what it would not hold */
+    asked = 0;
+    refuse_answer = 1;
+    body = read_fixture("update-deployment", &len);
+    out = NULL;
+    CU_ASSERT_EQUAL_FATAL(
+        karmada_webhook_review_with(body, len, refuse, &asked, &out, &v, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(v, KARMADA_WEBHOOK_SKIP_OPERATION);
+    CU_ASSERT_EQUAL(asked, 0);
+    json_object_put(out);
+    free(body);
+}
+
 static void test_verdict_names(void)
 {
     CU_ASSERT_STRING_EQUAL(karmada_webhook_verdict_name(KARMADA_WEBHOOK_HELD), "held");
     CU_ASSERT_STRING_EQUAL(karmada_webhook_verdict_name(KARMADA_WEBHOOK_SKIP_LABEL_SET),
                            "skip_label");
     CU_ASSERT_STRING_EQUAL(karmada_webhook_verdict_name(KARMADA_WEBHOOK_INVALID), "invalid");
+    CU_ASSERT_STRING_EQUAL(karmada_webhook_verdict_name(KARMADA_WEBHOOK_REFUSED), "refused");
     CU_ASSERT_STRING_EQUAL(karmada_webhook_verdict_name(KARMADA_WEBHOOK_VERDICTS), "unknown");
 }
 
@@ -517,6 +579,7 @@ static CU_TestInfo tests[] = {
     {"allocation failures: ENOMEM, nothing half-built", test_alloc_failures},
     {"the RB rule the watch path shares", test_rb_verdict},
     {"issue 19's kinds held; webhook.yaml lists the kinds muster reads", test_new_kinds_held},
+    {"--webhook-tenancy: denied with 403, asked again, or held", test_refusal},
     {"verdict names", test_verdict_names},
     {"cleanup", test_cleanup},
     CU_TEST_INFO_NULL,
