@@ -332,7 +332,7 @@ static void admit(struct ctl *c, struct binding *b)
         /* it preempted: the room reclaimed for it is taken, others may search */
         if (c->opt.metrics)
             disp_metrics_reclaim_wait(c->opt.metrics,
-                                      (double)(now - b->rc_until + CTL_RECLAIM_HOLD_MS) / 1000.0);
+                                      (double)(now - b->rc_until + ctl__reclaim_hold_ms(c)) / 1000.0);
         c->rcl.busy_until = 0;
     }
     b->rc_until = 0;
