@@ -265,6 +265,23 @@ spread)
     done
     echo "preempted: ${victims[*]}"
     expect "${#victims[@]}" 4 "gangs preempted"
+    # B's newest as far as placement allows: of the sets that empty two clusters (the least
+    # that frees 16 GPUs there), the first in preference order, newest first rank by rank
+    best=
+    for c1 in $(for i in 1 2 3 4 5 6; do echo "${where[b$i]%%=*}"; done | sort -u); do
+        for c2 in $(for i in 1 2 3 4 5 6; do echo "${where[b$i]%%=*}"; done | sort -u); do
+            [[ "$c1" < "$c2" ]] || continue
+            set=
+            for i in 6 5 4 3 2 1; do
+                if [[ "${where[b$i]%%=*}" == "$c1" || "${where[b$i]%%=*}" == "$c2" ]]; then
+                    set+=$i
+                fi
+            done
+            if [[ "$set" > "$best" ]]; then best=$set; fi
+        done
+    done
+    got=$(for v in "${victims[@]}"; do echo "${v#b}"; done | sort -rn | tr -d '\n')
+    expect "$got" "$best" "the victims, newest first (the newest two clusters' gangs)"
     for v in "${victims[@]}"; do
         c=${where[$v]%%=*}
         [[ "$placed" == *"$c="* ]] || dfail "$v was preempted in $c, where a's gang does not run"
