@@ -833,6 +833,11 @@ void ctl__reclaim_close(struct ctl *c);
  * CTL_RECLAIM_HISTORY preemptions) read back from the ledger's rolledback rows, and each
  * binding's latest preemption time with it, so a restart cools what was cooling. */
 void ctl__reclaim_history_load(struct ctl *c);
+/* Its read: ring (CTL_RECLAIM_HISTORY entries) gets the last preemptions in the ledger, oldest
+ * first, *nhist of them, and *hist_at the next slot to write. 0, or the store's error with the
+ * ring empty (tests/unit/dispatcher/controller/test_reclaim.c). */
+int ctl__reclaim_history_read(struct store *s, struct ctl_rc_hist *ring, uint32_t *nhist,
+                              uint32_t *hist_at);
 /* Start-up: b's pending row is in back-off (a preemption's victim among them, perhaps
  * mid-eviction): no search until it ends (at most CTL_RECLAIM_HOLD_MS from now). */
 void ctl__reclaim_restored(struct ctl *c, const struct binding *b);

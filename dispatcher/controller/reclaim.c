@@ -324,7 +324,7 @@ static void hist_add(struct ctl *c, const struct binding *vb, int64_t now)
 /* ---- the history after a restart ---- */
 
 struct hist_load {
-    struct ctl *c;
+    struct ctl_rc_hist *ring;
     uint32_t n;
 };
 
@@ -334,11 +334,24 @@ static int hist_load_row(void *ud, const struct store_ledger_row *r)
     struct hist_load *l = ud;
     if (l->n >= CTL_RECLAIM_HISTORY)
         return 1;
-    struct ctl_rc_hist *h = &l->c->rcl.hist[CTL_RECLAIM_HISTORY - 1 - l->n++];
+    struct ctl_rc_hist *h = &l->ring[CTL_RECLAIM_HISTORY - 1 - l->n++];
     snprintf(h->key, sizeof h->key, "%s", r->binding);
     snprintf(h->queue, sizeof h->queue, "%s", r->queue);
     h->at = r->updated_at;
     return 0;
+}
+
+int ctl__reclaim_history_read(struct store *s, struct ctl_rc_hist *ring, uint32_t *nhist,
+                              uint32_t *hist_at)
+{
+    struct hist_load l = {.ring = ring};
+    int err = store_ledger_foreach_preempted(s, CTL_RECLAIM_HISTORY, hist_load_row, &l);
+    if (err < 0)
+        l.n = 0;
+    memmove(ring, ring + (CTL_RECLAIM_HISTORY - l.n), l.n * sizeof *ring);
+    *nhist = l.n;
+    *hist_at = l.n % CTL_RECLAIM_HISTORY;
+    return err < 0 ? err : 0;
 }
 
 void ctl__reclaim_history_load(struct ctl *c)
@@ -350,29 +363,23 @@ void ctl__reclaim_history_load(struct ctl *c)
                      "next preemption");
         return;
     }
-    struct hist_load l = {.c = c};
-    int err = store_ledger_foreach_preempted(c->s, CTL_RECLAIM_HISTORY, hist_load_row, &l);
-    if (err < 0) {
+    int err = ctl__reclaim_history_read(c->s, c->rcl.hist, &c->rcl.nhist, &c->rcl.hist_at);
+    if (err)
         /* The search's own rules still hold; only the rate limits and cool-downs of the
          * preemptions before the restart are forgotten. */
         ctl__logf(c, "reclaim: reading the preemption history: %s: nothing cools until the next "
                      "preemption",
                   muster_strerror(err));
-        l.n = 0;
-    }
-    memmove(c->rcl.hist, c->rcl.hist + (CTL_RECLAIM_HISTORY - l.n), l.n * sizeof *c->rcl.hist);
-    c->rcl.nhist = l.n;
-    c->rcl.hist_at = l.n % CTL_RECLAIM_HISTORY;
     /* Oldest first: a gang's preempted_at ends as its latest preemption, as evict() leaves it. */
-    for (uint32_t i = 0; i < l.n; i++) {
+    for (uint32_t i = 0; i < c->rcl.nhist; i++) {
         struct binding *vb = ctl__find_key(c, c->rcl.hist[i].key);
         if (vb && c->rcl.hist[i].at > vb->preempted_at)
             vb->preempted_at = c->rcl.hist[i].at;
     }
-    if (l.n)
+    if (c->rcl.nhist)
         ctl__logf(c, "reclaim: %" PRIu32 " preemptions read back from the ledger for the cooling "
                      "rules",
-                  l.n);
+                  c->rcl.nhist);
 }
 
 /* Preempts vb for b: the rollback protocol on a running gang, requeued in its place without

@@ -277,6 +277,7 @@ spread)
                     set+=$i
                 fi
             done
+            # shellcheck disable=SC2071 # rank by rank: the digits of equal-length sets, as text
             if [[ "$set" > "$best" ]]; then best=$set; fi
         done
     done
