@@ -208,8 +208,8 @@ int main(int argc, char **argv)
             }
             break;
         case 'H':
-            /* Zero would let a victim back into its beneficiary's room at once; past an hour
-             * a victim waits longer than any gang timeout muster knows, for nothing. */
+            /* Zero would let a victim back into its beneficiary's room at once; a victim kept
+             * out of line for more than an hour is a typo rather than a choice. */
             if (parse_duration_ms(optarg, &reclaim_hold_ms) || reclaim_hold_ms == 0 ||
                 reclaim_hold_ms > 3600000) {
                 fprintf(stderr,
