@@ -517,6 +517,9 @@ static void search_for(struct ctl *c, struct binding *b, int64_t now)
     b->rc_until = now + ctl__reclaim_hold_ms(c);
     c->rcl.busy_until = b->rc_until;
     ctl__set_reason(b, "Unschedulable", "%s", wait);
+    /* The condition may never show it (written after a grace, and the room often comes
+     * sooner): the log keeps what the gang waited for. */
+    ctl__logf(c, "reclaim: %s waits: %s", b->key, wait);
     c->rcl.change_seq++;
 out:
     muster_free(room);

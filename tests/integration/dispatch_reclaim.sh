@@ -265,6 +265,9 @@ spread)
     done
     echo "preempted: ${victims[*]}"
     expect "${#victims[@]}" 4 "gangs preempted"
+    # what it waited for, as its condition said until it was admitted
+    grep -qF "reclaim: team/big-deployment waits: waiting for 16 nvidia.com/gpu to be reclaimed from b (4 gangs preempting)" \
+        "$TMP/musterd.out" || dfail "no wait sentence for a's gang: $(grep 'waits:' "$TMP/musterd.out")"
     # B's newest as far as placement allows: of the sets that empty two clusters (the least
     # that frees 16 GPUs there), the first in preference order, newest first rank by rank
     best=
