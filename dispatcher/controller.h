@@ -42,6 +42,10 @@ struct ctl_options {
      * new RB whose queue's namespaceSelector does not admit its namespace, rather than let it
      * be created and parked. */
     int webhook_tenancy;
+    /* --reclaim-hold: how long a preemption's victims stay out of the room freed for its
+     * beneficiary, and the beneficiary waits for it before searching again; 0:
+     * CTL_RECLAIM_HOLD_MS. */
+    uint64_t reclaim_hold_ms;
     /* Told of preemption counts once the ledger transaction holding them committed (the admin
      * API's mirror of status.preemptions); optional. */
     void (*preempted)(void *ud, const char *queue, int64_t made, int64_t suffered);

@@ -41,8 +41,11 @@ static void usage(FILE *f)
             "                          there follow their queue's onClusterLoss (default 5m)\n"
             "  --grace-period S        on SIGTERM, seconds to finish requests in flight (default 10)\n"
             "  --reclaim on|off        lend the unused guarantees of reclaimable queues to other\n"
-            "                          queues (default off: every guarantee is held; preempting\n"
-            "                          to take lent capacity back is not there yet, issue 18)\n"
+            "                          queues and take them back by preempting borrowers' gangs\n"
+            "                          (default off: every guarantee is held, nothing preempted)\n"
+            "  --reclaim-hold D        with --reclaim on: how long a preemption's victims keep out\n"
+            "                          of the room freed for its beneficiary (default 30s; more\n"
+            "                          than the members' status period, Karmada's is 10s)\n"
             "  --webhook-tenancy on|off   the admission webhook denies a new ResourceBinding\n"
             "                          whose queue's namespaceSelector does not admit its\n"
             "                          namespace (default off: it is created and parked)\n"
@@ -101,6 +104,7 @@ int main(int argc, char **argv)
         {"reclaim", required_argument, NULL, 'R'},
         {"webhook-tenancy", required_argument, NULL, 'W'},
         {"cluster-lost-grace", required_argument, NULL, 'G'},
+        {"reclaim-hold", required_argument, NULL, 'H'},
         {"leader-elect-lease-duration", required_argument, NULL, '1'},
         {"leader-elect-renew-deadline", required_argument, NULL, '2'},
         {"leader-elect-retry-period", required_argument, NULL, '3'},
@@ -120,7 +124,7 @@ int main(int argc, char **argv)
     const char *kubeconfig = NULL, *context = NULL, *scheduler = NULL, *pod_scheduler = NULL;
     int leader_elect = 0, reclaim = 0, webhook_tenancy = 0;
     uint64_t lease_ms[3] = {0, 0, 0};
-    uint64_t lost_grace_ms = 0;
+    uint64_t lost_grace_ms = 0, reclaim_hold_ms = 0;
     const char *lease_ns = NULL, *lease_name = NULL;
     int c;
     while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
@@ -211,6 +215,17 @@ int main(int argc, char **argv)
                 fprintf(stderr,
                         "musterd: --cluster-lost-grace: not a positive duration (e.g. 5m, 30s): "
                         "%s\n",
+                        optarg);
+                return 2;
+            }
+            break;
+        case 'H':
+            /* Zero would let a victim back into its beneficiary's room at once; a victim kept
+             * out of line for more than an hour is a typo rather than a choice. */
+            if (parse_duration_ms(optarg, &reclaim_hold_ms) || reclaim_hold_ms == 0 ||
+                reclaim_hold_ms > 3600000) {
+                fprintf(stderr,
+                        "musterd: --reclaim-hold: not a duration from 1ms to 1h (e.g. 30s): %s\n",
                         optarg);
                 return 2;
             }
@@ -320,7 +335,8 @@ int main(int argc, char **argv)
                                .ctl = {.scheduler_name = scheduler,
                                        .pod_scheduler = pod_scheduler,
                                        .cluster_lost_grace_ms = lost_grace_ms,
-                                       .webhook_tenancy = webhook_tenancy},
+                                       .webhook_tenancy = webhook_tenancy,
+                                       .reclaim_hold_ms = reclaim_hold_ms},
                                .grace_ms = (uint64_t)(grace * 1000),
                                .demo = demo,
                                .scenario = scenario,

@@ -26,6 +26,7 @@ enum stmt_id {
     ST_LEDGER_UPDATE,
     ST_LEDGER_LIVE,
     ST_LEDGER_BINDING,
+    ST_LEDGER_PREEMPTED,
     ST_AUDIT_APPEND,
     ST_AUDIT_PAGE,
     ST_AUDIT_PAGE_OBJECT,
@@ -104,6 +105,13 @@ static const char *const stmt_sql[ST__COUNT] = {
                           " reason, created_at, admitted_at, updated_at, mode, barrier,"
                           " user_dispatching, attempt, not_before, dispatched_at, loss, grow"
                           " FROM ledger WHERE binding = ?1 ORDER BY id",
+    /* The WHERE is the partial index ledger_preempted's (schema/0007_reclaim_cooling.sql):
+     * the walk reads the preemptions only, never the rest of the history. */
+    [ST_LEDGER_PREEMPTED] = "SELECT id, binding, uid, queue, request, priority, state, clusters,"
+                            " reason, created_at, admitted_at, updated_at, mode, barrier,"
+                            " user_dispatching, attempt, not_before, dispatched_at, loss, grow"
+                            " FROM ledger WHERE state = 'rolledback'"
+                            " AND substr(reason, 1, 10) = 'preempted ' ORDER BY id DESC LIMIT ?1",
     [ST_AUDIT_APPEND] = "INSERT INTO audit (at, actor, action, object, before, after)"
                         " VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
     [ST_AUDIT_PAGE] = "SELECT id, at, actor, action, object, before, after FROM audit"
@@ -1391,6 +1399,27 @@ int store_ledger_foreach_binding(struct store *s, const char *binding,
     if (rc != SQLITE_OK) {
         sqlite3_reset(st);
         return store_fail(s, rc, "ledger: history: bind");
+    }
+    struct ledger_walk w = {cb, ud, COUNT_OF(ledger_states)};
+    err = store_walk(s, st, "ledger: read", ledger_each_row, &w);
+    sqlite3_clear_bindings(st);
+    return err;
+}
+
+int store_ledger_foreach_preempted(struct store *s, size_t limit,
+                                   int (*cb)(void *ud, const struct store_ledger_row *row),
+                                   void *ud)
+{
+    int err = store_enter(s);
+    if (err)
+        return err;
+    if (!cb || limit == 0 || limit > INT64_MAX)
+        return store_invalid(s, MUSTER_EINVAL, "ledger: preemptions", "no callback or limit");
+    sqlite3_stmt *st = s->st[ST_LEDGER_PREEMPTED];
+    int rc = sqlite3_bind_int64(st, 1, (sqlite3_int64)limit);
+    if (rc != SQLITE_OK) {
+        sqlite3_reset(st);
+        return store_fail(s, rc, "ledger: preemptions: bind");
     }
     struct ledger_walk w = {cb, ud, COUNT_OF(ledger_states)};
     err = store_walk(s, st, "ledger: read", ledger_each_row, &w);

@@ -197,6 +197,14 @@ int store_ledger_foreach_live(struct store *s,
 int store_ledger_foreach_binding(struct store *s, const char *binding,
                                  int (*cb)(void *ud, const struct store_ledger_row *row), void *ud);
 
+/* Calls cb for the last limit (1 or more) preemptions, newest first: the rolledback rows whose
+ * reason starts "preempted " (a preempted victim's, dispatcher/controller/reclaim.c), whose
+ * updated_at is the preemption's time. Rows, stopping and errors as in
+ * store_ledger_foreach_live; MUSTER_EINVAL for no callback or a limit of 0. */
+int store_ledger_foreach_preempted(struct store *s, size_t limit,
+                                   int (*cb)(void *ud, const struct store_ledger_row *row),
+                                   void *ud);
+
 /* Appends rec to the audit log and stores its id in *id (id may be NULL). MUSTER_EINVAL if
  * actor, action or object is missing or before/after is not JSON. */
 int store_audit_append(struct store *s, const struct store_audit *rec, int64_t *id);

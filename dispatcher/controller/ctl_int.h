@@ -866,6 +866,9 @@ void ctl__release(struct ctl *c, struct binding *b, const char *why);
 void ctl__rollback(struct ctl *c, struct binding *b, const char *why);
 void ctl__rollback_lost(struct ctl *c, struct binding *b, const char *why, const char *waiting,
                         char *loss);
+/* reclaim.c's eviction: rolled back as a lost cluster's Requeue, why as its reason and its
+ * waiting sentence, counted as a preemption and not as a failure. */
+void ctl__rollback_preempted(struct ctl *c, struct binding *b, const char *why);
 void ctl__timeouts_refresh(struct ctl *c);
 
 /* reclaim.c: the ctl__reclaim_*_cooling rules and ctl__reclaim_should_search are pure
@@ -883,12 +886,23 @@ int ctl__reclaim_gang_cooling(int64_t preempted_at, int64_t admitted_at, int64_t
  * nothing with the index as it is now (change_seq). */
 int ctl__reclaim_should_search(const struct ctl_reclaim_memo *m, uint64_t change_seq,
                                uint32_t searched_this_cycle);
+/* The victims' hold (--reclaim-hold; CTL_RECLAIM_HOLD_MS when not given). */
+int64_t ctl__reclaim_hold_ms(const struct ctl *c);
 /* The stable id of cluster name in the victim index (-1: none left). */
 int32_t ctl__reclaim_cluster_id(struct ctl *c, const char *name);
 /* With --reclaim on, records b, RUNNING, in the victim index: since its dispatch, its shares
  * per cluster (off: nothing). A gang that cannot be recorded is logged and is no victim. */
 void ctl__reclaim_record(struct ctl *c, struct binding *b);
 void ctl__reclaim_close(struct ctl *c);
+/* Start-up, once the live rows are restored: the cooling history (the last
+ * CTL_RECLAIM_HISTORY preemptions) read back from the ledger's rolledback rows, and each
+ * binding's latest preemption time with it, so a restart cools what was cooling. */
+void ctl__reclaim_history_load(struct ctl *c);
+/* Its read: ring (CTL_RECLAIM_HISTORY entries) gets the last preemptions in the ledger, oldest
+ * first, *nhist of them, and *hist_at the next slot to write. 0, or the store's error with the
+ * ring empty (tests/unit/dispatcher/controller/test_reclaim.c). */
+int ctl__reclaim_history_read(struct store *s, struct ctl_rc_hist *ring, uint32_t *nhist,
+                              uint32_t *hist_at);
 /* Start-up: b's pending row is in back-off (a preemption's victim among them, perhaps
  * mid-eviction): no search until it ends (at most CTL_RECLAIM_HOLD_MS from now). */
 void ctl__reclaim_restored(struct ctl *c, const struct binding *b);

@@ -336,9 +336,10 @@ static void admit(struct ctl *c, struct binding *b)
     b->loss = NULL;
     if (b->rc_until) {
         /* it preempted: the room reclaimed for it is taken, others may search */
-        if (c->opt.metrics)
-            disp_metrics_reclaim_wait(c->opt.metrics,
-                                      (double)(now - b->rc_until + CTL_RECLAIM_HOLD_MS) / 1000.0);
+        if (c->opt.metrics) {
+            int64_t decided = b->rc_until - ctl__reclaim_hold_ms(c);
+            disp_metrics_reclaim_wait(c->opt.metrics, (double)(now - decided) / 1000.0);
+        }
         c->rcl.busy_until = 0;
     }
     b->rc_until = 0;

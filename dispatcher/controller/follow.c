@@ -7,6 +7,8 @@
 #define ROLLBACK_BARRIER "barrier-vanished"
 #define ROLLBACK_EXTERNAL "placement-changed"
 #define ROLLBACK_LOST "cluster-lost"
+/* Not a failure of the gang: counted apart, and out of the events' rollbacks per minute. */
+#define ROLLBACK_PREEMPTED "preempted"
 
 static void rollback_ex(struct ctl *c, struct binding *b, const char *why, const char *metric,
                         const char *waiting);
@@ -73,6 +75,14 @@ void ctl__rollback_lost(struct ctl *c, struct binding *b, const char *why, const
     }
 }
 
+/* A running gang preempted (reclaim.c): the undo and requeue of a lost cluster's Requeue (no
+ * back-off, its place in line kept, its attempt not counted, no loss record), counted as
+ * muster_rollbacks_total{reason="preempted"} and not among the events' failed rollbacks. */
+void ctl__rollback_preempted(struct ctl *c, struct binding *b, const char *why)
+{
+    rollback_ex(c, b, why, ROLLBACK_PREEMPTED, why);
+}
+
 /* waiting: NULL for a failure of the gang (back-off, attempt + 1); a loss's sentence for a
  * cluster lost (no back-off). */
 static void rollback_ex(struct ctl *c, struct binding *b, const char *why, const char *metric,
@@ -135,7 +145,7 @@ static void rollback_ex(struct ctl *c, struct binding *b, const char *why, const
         disp_metrics_rollback(c->opt.metrics, metric);
         disp_metrics_requeue(c->opt.metrics);
     }
-    if (c->opt.events)
+    if (c->opt.events && strcmp(metric, ROLLBACK_PREEMPTED) != 0)
         disp_events_record_rollback(c->opt.events, now);
     ctl__publish_binding(c, b, "rolledback", why);
     ctl__notice(c, "warning", "%s rolled back: %s", b->key, why);

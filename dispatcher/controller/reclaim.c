@@ -45,6 +45,11 @@ int ctl__reclaim_should_search(const struct ctl_reclaim_memo *m, uint64_t change
     return !(m->searched && m->found_nothing && m->change_seq == change_seq);
 }
 
+int64_t ctl__reclaim_hold_ms(const struct ctl *c)
+{
+    return c->opt.reclaim_hold_ms ? (int64_t)c->opt.reclaim_hold_ms : CTL_RECLAIM_HOLD_MS;
+}
+
 /* ---- stable cluster ids ---- */
 
 /* The id of the cluster named name in the search's index: assigned on first sight and never
@@ -316,8 +321,69 @@ static void hist_add(struct ctl *c, const struct binding *vb, int64_t now)
         c->rcl.nhist++;
 }
 
+/* ---- the history after a restart ---- */
+
+struct hist_load {
+    struct ctl_rc_hist *ring;
+    uint32_t n;
+};
+
+/* Rows come newest first: filled from the ring's end down, moved to its front after. */
+static int hist_load_row(void *ud, const struct store_ledger_row *r)
+{
+    struct hist_load *l = ud;
+    if (l->n >= CTL_RECLAIM_HISTORY)
+        return 1;
+    struct ctl_rc_hist *h = &l->ring[CTL_RECLAIM_HISTORY - 1 - l->n++];
+    snprintf(h->key, sizeof h->key, "%s", r->binding);
+    snprintf(h->queue, sizeof h->queue, "%s", r->queue);
+    h->at = r->updated_at;
+    return 0;
+}
+
+int ctl__reclaim_history_read(struct store *s, struct ctl_rc_hist *ring, uint32_t *nhist,
+                              uint32_t *hist_at)
+{
+    struct hist_load l = {.ring = ring};
+    int err = store_ledger_foreach_preempted(s, CTL_RECLAIM_HISTORY, hist_load_row, &l);
+    if (err < 0)
+        l.n = 0;
+    memmove(ring, ring + (CTL_RECLAIM_HISTORY - l.n), l.n * sizeof *ring);
+    *nhist = l.n;
+    *hist_at = l.n % CTL_RECLAIM_HISTORY;
+    return err < 0 ? err : 0;
+}
+
+void ctl__reclaim_history_load(struct ctl *c)
+{
+    if (!c->opt.reclaim)
+        return;
+    if (!c->rcl.hist && !(c->rcl.hist = muster_calloc(CTL_RECLAIM_HISTORY, sizeof *c->rcl.hist))) {
+        ctl__logf(c, "reclaim: no memory for the preemption history: nothing cools until the "
+                     "next preemption");
+        return;
+    }
+    int err = ctl__reclaim_history_read(c->s, c->rcl.hist, &c->rcl.nhist, &c->rcl.hist_at);
+    if (err)
+        /* The search's own rules still hold; only the rate limits and cool-downs of the
+         * preemptions before the restart are forgotten. */
+        ctl__logf(c, "reclaim: reading the preemption history: %s: nothing cools until the next "
+                     "preemption",
+                  muster_strerror(err));
+    /* Oldest first: a gang's preempted_at ends as its latest preemption, as evict() leaves it. */
+    for (uint32_t i = 0; i < c->rcl.nhist; i++) {
+        struct binding *vb = ctl__find_key(c, c->rcl.hist[i].key);
+        if (vb && c->rcl.hist[i].at > vb->preempted_at)
+            vb->preempted_at = c->rcl.hist[i].at;
+    }
+    if (c->rcl.nhist)
+        ctl__logf(c, "reclaim: %" PRIu32 " preemptions read back from the ledger for the cooling "
+                     "rules",
+                  c->rcl.nhist);
+}
+
 /* Preempts vb for b: the rollback protocol on a running gang, requeued in its place without
- * back-off, held for CTL_RECLAIM_HOLD_MS (the room is b's), Preempted. */
+ * back-off, held for the hold (--reclaim-hold: the room is b's), Preempted. */
 static void evict(struct ctl *c, struct binding *vb, const struct binding *b, int within,
                   int64_t now)
 {
@@ -330,13 +396,15 @@ static void evict(struct ctl *c, struct binding *vb, const struct binding *b, in
     else
         snprintf(why, sizeof why, "preempted to reclaim for %s (binding %s)", b->queue, b->key);
     size_t at = c->lw.n;
-    ctl__rollback_lost(c, vb, why, why, NULL);
+    ctl__rollback_preempted(c, vb, why);
     if (c->lw.n != at + 2)
         return; /* out of memory: ctl__fatal ran */
     /* Not re-admitted into the room freed for b before b: its new pending row waits. */
-    vb->not_before = now + CTL_RECLAIM_HOLD_MS;
+    vb->not_before = now + ctl__reclaim_hold_ms(c);
     c->lw.v[at + 1].row.not_before = vb->not_before;
     vb->preempted_at = now;
+    /* The rolledback row's time is the preemption's: start-up rebuilds the history from it. */
+    c->lw.v[at].row.updated_at = now;
     ctl__set_reason(vb, "Preempted", "%s", why);
     hist_add(c, vb, now);
     if (count_add(c, vb->queue, 0, 1) || count_add(c, b->queue, 1, 0)) {
@@ -446,9 +514,12 @@ static void search_for(struct ctl *c, struct binding *b, int64_t now)
     muster_free(within);
     muster_free(b->rc_wait);
     b->rc_wait = muster_strdup(wait);
-    b->rc_until = now + CTL_RECLAIM_HOLD_MS;
+    b->rc_until = now + ctl__reclaim_hold_ms(c);
     c->rcl.busy_until = b->rc_until;
     ctl__set_reason(b, "Unschedulable", "%s", wait);
+    /* The condition may never show it (written after a grace, and the room often comes
+     * sooner): the log keeps what the gang waited for. */
+    ctl__logf(c, "reclaim: %s waits: %s", b->key, wait);
     c->rcl.change_seq++;
 out:
     muster_free(room);
@@ -473,8 +544,8 @@ void ctl__reclaim_restored(struct ctl *c, const struct binding *b)
     int64_t now = now_ms(c);
     if (!c->opt.reclaim || b->not_before <= now)
         return;
-    int64_t until =
-        b->not_before < now + CTL_RECLAIM_HOLD_MS ? b->not_before : now + CTL_RECLAIM_HOLD_MS;
+    int64_t hold = ctl__reclaim_hold_ms(c);
+    int64_t until = b->not_before < now + hold ? b->not_before : now + hold;
     if (until > c->rcl.busy_until)
         c->rcl.busy_until = until;
 }

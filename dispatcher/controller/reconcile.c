@@ -730,6 +730,7 @@ void ctl__reconcile(struct ctl *c)
     }
     muster_free(l.v);
     kube_informer_foreach(&c->rbs, reconcile_rb, c);
+    ctl__reclaim_history_load(c);
     c->reconciled = 1;
     c->fleet.all_stale = 1; /* the rows' shares and requests were read after they were tracked */
     /* the start-up load put every pending row in the engine: a namespace that a selector no

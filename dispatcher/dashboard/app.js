@@ -226,7 +226,12 @@ function connect() {
 function onBinding(d) {
   const name = `${d.namespace}/${d.name}`;
   const label = d.state === "rolledback" ? "rolled back" : d.state;
-  addEvent(d.state, d, `${name} ${label} (${d.queue})${d.reason ? ": " + d.reason : ""}`, d.state);
+  // An eviction (--reclaim on) says it all in its reason: "preempted to reclaim for Q (binding
+  // B)", or "preempted by a priority P gang of its queue Q (binding B)".
+  const text = d.state === "preempted" && d.reason
+    ? `${name} (${d.queue}) ${d.reason}`
+    : `${name} ${label} (${d.queue})${d.reason ? ": " + d.reason : ""}`;
+  addEvent(d.state, d, text, d.state);
   markQueue(d.queue);
   // The row on screen changes at once; the page itself is refetched shortly after.
   const tr = document.querySelector(`#binding-table tr[data-name="${CSS.escape(name)}"]`);

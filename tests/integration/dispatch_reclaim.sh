@@ -16,6 +16,17 @@
 #           it then runs) when on, and nothing when off.
 #   rate    b has preemption.maxPerMinute 1: a's first 4-GPU gang preempts one of b's gangs and
 #           runs; a's second, arriving right after, finds b cooling and preempts nothing.
+#   cooldown  b has preemption.cooldown 60s, musterd --reclaim-hold 2s (so a test can see a
+#           victim run again): four rounds of a's arrivals, each a 4-GPU gang that preempts,
+#           runs and leaves, after which b's victim takes its room back; after each round b
+#           gets a new gang too, which waits (the fleet is full). Every one of a's gangs runs
+#           (its guarantee), and no gang of b is preempted twice within the cool-down: each
+#           round takes a gang that has not run since a preemption of less than 60 s ago.
+#   cooldown-off  the same with cooldown 0s: the victim that ran again is the newest gang and
+#           is taken again in the next round (the thrash the cool-down is there to stop).
+#   cooldown-restart  cooldown, one round, then musterd is restarted on the same database and
+#           a's next gang arrives: the cooling history is read back from the ledger, so the
+#           gang preempted before the restart is not taken again.
 #   crash-POINT  spread, with musterd killed at crash point POINT of the eviction
 #           (reclaim.ledger: the decision committed, nothing sent; rollback.barrier,
 #           rollback.clear, rollback.objects: an undo step of a victim) and started again on
@@ -78,7 +89,13 @@ start_sim "$FIX/three-clusters.yaml"
 POINT=
 [[ "$CASE" == crash-* ]] && POINT=${CASE#crash-}
 [ -n "$POINT" ] && export MUSTER_CRASH_AT=$POINT
-start_musterd --reclaim on
+HOLD=2 cool=0s
+case "$CASE" in cooldown | cooldown-restart) cool=60s ;; esac
+if [[ "$CASE" == cooldown* ]]; then
+    start_musterd --reclaim on --reclaim-hold ${HOLD}s
+else
+    start_musterd --reclaim on
+fi
 unset MUSTER_CRASH_AT
 queue a root '{"nvidia.com/gpu":"24"}' \
     '"guarantee":{"nvidia.com/gpu":"16"},"deserved":{"nvidia.com/gpu":"16"}'
@@ -86,7 +103,7 @@ within=Never rate=0
 [ "$CASE" == priority-on ] && within=LowerPriority
 [ "$CASE" == rate ] && rate=1
 queue b root '{"nvidia.com/gpu":"24"}' \
-    "\"preemption\":{\"withinQueue\":\"$within\",\"maxPerMinute\":$rate}"
+    "\"preemption\":{\"withinQueue\":\"$within\",\"maxPerMinute\":$rate,\"cooldown\":\"$cool\"}"
 # b borrows everything: six gangs of 2 x 2 GPUs, one cluster each, started one after another
 # so that "newest" is well defined
 for i in 1 2 3 4 5 6; do
@@ -100,7 +117,109 @@ for i in 1 2 3 4 5 6; do
     echo "b$i on ${where[b$i]}"
 done
 
+# the times (unix ms) gang NAME of b was preempted, one a line
+preempted_at() {
+    api GET "/api/v1/bindings/team/$1-deployment" |
+        jq -r '.history[] | select(.state == "rolledback" and (.reason | startswith("preempted ")))
+               | .updatedAtMs'
+}
+preempts() { preempted_at "$1" | wc -l; }
+# round I: a's gang aI arrives and runs, preempting; it leaves; b's victims take its room back;
+# then b's gang nI arrives and waits. Sets victims to this round's.
+bgangs=(b1 b2 b3 b4 b5 b6)
+round() {
+    local i=$1 g
+    declare -A before
+    for g in "${bgangs[@]}"; do before[$g]=$(preempts "$g"); done
+    deploy "a$i" a 2 2
+    DUMP=/api/v1/bindings/team/a$i-deployment
+    wait_until 30 "a's gang a$i to run" is_eq running bstate "a$i"
+    victims=()
+    for g in "${bgangs[@]}"; do
+        [ "$(preempts "$g")" -gt "${before[$g]}" ] && victims+=("$g")
+    done
+    echo "round $i: a$i on $(rb_clusters "a$i-deployment"); preempted ${victims[*]}"
+    [ ${#victims[@]} -ge 1 ] || dfail "a$i runs but nothing was preempted for it"
+    sleep "$HOLD" # the victims' hold passes: they are back in line, first of b's
+    k delete deployment "a$i" >/dev/null
+    for g in "${victims[@]}"; do
+        wait_until 30 "$g to run again" is_eq running bstate "$g"
+    done
+    deploy "n$i" b 2 2
+    wait_until 20 "b's new gang n$i to be seen" is_eq pending bstate "n$i"
+    bgangs+=("n$i")
+}
+# every gang of b: no two preemptions closer than the cool-down (60 s)
+check_cooldown() {
+    local g prev t
+    for g in "${bgangs[@]}"; do
+        prev=
+        for t in $(preempted_at "$g" | sort -n); do
+            [ -z "$prev" ] || [ $((t - prev)) -ge 60000 ] ||
+                dfail "$g preempted twice $((t - prev)) ms apart, within its 60 s cool-down"
+            prev=$t
+        done
+    done
+}
+# each preemption counted once as such, as a rollback of its own reason, never as a loss
+check_counted() {
+    local n=0 g
+    for g in "${bgangs[@]}"; do n=$((n + $(preempts "$g"))); done
+    expect "$(preempted_metric b reclaim)" "$n" "muster_preemptions_total{queue=b,reason=reclaim}"
+    expect "$(curl -sf "$API/metrics" |
+        sed -n 's/^muster_rollbacks_total{reason="preempted"} //p')" "$n" \
+        'muster_rollbacks_total{reason="preempted"}'
+    expect "$(curl -sf "$API/metrics" | grep -c '^muster_rollbacks_total{reason="cluster-lost"}' ||
+        true)" 0 'muster_rollbacks_total{reason="cluster-lost"} series'
+}
+
 case "$CASE" in
+cooldown | cooldown-off)
+    # a hold of nothing, of more than an hour or of no duration is refused, naming the flag
+    for bad in 0s 2h soon; do
+        rc=0
+        out=$("$MUSTERD" --db "$TMP/unused.db" --reclaim on --reclaim-hold "$bad" 2>&1) || rc=$?
+        expect "$rc" 2 "musterd --reclaim-hold $bad: exit status"
+        [[ "$out" == *"--reclaim-hold: not a duration from 1ms to 1h"*"$bad"* ]] ||
+            dfail "musterd --reclaim-hold $bad said: $out"
+    done
+    for r in 1 2 3 4; do round "$r"; done
+    most=0
+    for g in "${bgangs[@]}"; do
+        n=$(preempts "$g")
+        echo "$g preempted $n times"
+        [ "$n" -le "$most" ] || most=$n
+    done
+    if [ "$CASE" == cooldown ]; then
+        check_cooldown
+        for i in 1 2 3 4; do
+            expect "$(bstate "n$i")" pending "b's arrival n$i waits (the fleet is full)"
+        done
+    else
+        # without a cool-down the gang that ran again is the newest, and goes again
+        [ "$most" -ge 2 ] || dfail "no gang preempted twice without a cool-down: no thrash to stop"
+    fi
+    check_counted
+    ;;
+cooldown-restart)
+    round 1
+    first=("${victims[@]}")
+    cp "$TMP/musterd.out" "$TMP/musterd.1.out"
+    kill -TERM "$MUSTERD_PID"
+    rc=0
+    wait "$MUSTERD_PID" || rc=$?
+    MUSTERD_PID=
+    expect "$rc" 0 "musterd's exit on SIGTERM"
+    start_musterd --reclaim on --reclaim-hold ${HOLD}s
+    wait_until 20 "the preemption history to be read back" \
+        grep -q "preemptions read back from the ledger" "$TMP/musterd.out"
+    grep "preemptions read back" "$TMP/musterd.out"
+    round 2
+    for g in "${first[@]}"; do
+        expect "$(preempts "$g")" 1 "$g, preempted before the restart, taken again within its cool-down"
+    done
+    check_cooldown # (the metrics started again at zero with the restart)
+    ;;
 crash-*)
     deploy big a 8 2 spread
     DUMP=/api/v1/bindings/team/big-deployment
@@ -146,6 +265,27 @@ spread)
     done
     echo "preempted: ${victims[*]}"
     expect "${#victims[@]}" 4 "gangs preempted"
+    # what it waited for, as its condition said until it was admitted
+    grep -qF "reclaim: team/big-deployment waits: waiting for 16 nvidia.com/gpu to be reclaimed from b (4 gangs preempting)" \
+        "$TMP/musterd.out" || dfail "no wait sentence for a's gang: $(grep 'waits:' "$TMP/musterd.out")"
+    # B's newest as far as placement allows: of the sets that empty two clusters (the least
+    # that frees 16 GPUs there), the first in preference order, newest first rank by rank
+    best=
+    for c1 in $(for i in 1 2 3 4 5 6; do echo "${where[b$i]%%=*}"; done | sort -u); do
+        for c2 in $(for i in 1 2 3 4 5 6; do echo "${where[b$i]%%=*}"; done | sort -u); do
+            [[ "$c1" < "$c2" ]] || continue
+            set=
+            for i in 6 5 4 3 2 1; do
+                if [[ "${where[b$i]%%=*}" == "$c1" || "${where[b$i]%%=*}" == "$c2" ]]; then
+                    set+=$i
+                fi
+            done
+            # shellcheck disable=SC2071 # rank by rank: the digits of equal-length sets, as text
+            if [[ "$set" > "$best" ]]; then best=$set; fi
+        done
+    done
+    got=$(for v in "${victims[@]}"; do echo "${v#b}"; done | sort -rn | tr -d '\n')
+    expect "$got" "$best" "the victims, newest first (the newest two clusters' gangs)"
     for v in "${victims[@]}"; do
         c=${where[$v]%%=*}
         [[ "$placed" == *"$c="* ]] || dfail "$v was preempted in $c, where a's gang does not run"
@@ -170,6 +310,7 @@ spread)
     expect "$(api GET /api/v1/queues/b | jq -c .status.preemptions)" '{"made":0,"suffered":4}' \
         "b's preemptions"
     expect "$(preempted_metric b reclaim)" 4 "muster_preemptions_total{queue=b,reason=reclaim}"
+    check_counted
     expect "$(curl -sf "$API/metrics" | sed -n 's/^muster_reclaim_wait_seconds_count //p')" 1 \
         "muster_reclaim_wait_seconds_count"
     ;;

@@ -1380,6 +1380,84 @@ static void test_tenancy_column(void)
     db_remove(path);
 }
 
+/* Reclaim's cooling history read back at start-up (schema/0007_reclaim_cooling.sql): the
+ * preempted victims' rolledback rows only, newest first, at most limit of them, through the
+ * partial index. */
+static void test_ledger_preempted(void)
+{
+    struct store *s = open_ok(":memory:", STORE_SYNC_FULL);
+    /* id order: a preempted (reclaim), a gang timeout, b released with a "preempted" reason
+     * (not a rollback), c preempted (priority), a preempted again; and a live row of a */
+    static const struct {
+        const char *binding, *state, *reason;
+        int64_t at;
+    } rows[] = {
+        {"ns/a", "rolledback", "preempted to reclaim for q (binding ns/big)", 1000},
+        {"ns/a", "rolledback", "gang timeout: share in m1 did not run", 2000},
+        {"ns/b", "released", "preempted workload finished", 3000},
+        {"ns/c", "rolledback", "preempted by a priority 5 gang of its queue q (binding ns/hi)",
+         4000},
+        {"ns/a", "rolledback", "preempted to reclaim for q (binding ns/big2)", 5000},
+        {"ns/a", "pending", "preempted to reclaim for q (binding ns/big2)", 5000},
+    };
+    int64_t ids[6];
+    for (size_t i = 0; i < 6; i++) {
+        struct store_ledger_row r = ledger_row(rows[i].binding, "pending");
+        r.queue = i == 3 ? "team-c" : "team-a";
+        CU_ASSERT_EQUAL_FATAL(store_ledger_insert(s, &r, &ids[i]), 0);
+        if (strcmp(rows[i].state, "pending") == 0)
+            continue;
+        struct store_ledger_row up = {.id = ids[i],
+                                      .state = rows[i].state,
+                                      .reason = rows[i].reason,
+                                      .updated_at = rows[i].at};
+        CU_ASSERT_EQUAL_FATAL(store_ledger_update_state(s, &up), 0);
+    }
+    struct live_seen seen = {0};
+    CU_ASSERT_EQUAL(store_ledger_foreach_preempted(s, 512, collect_live, &seen), 0);
+    CU_ASSERT_EQUAL_FATAL(seen.n, 3);
+    CU_ASSERT_EQUAL(seen.ids[0], ids[4]);
+    CU_ASSERT_EQUAL(seen.ids[1], ids[3]);
+    CU_ASSERT_EQUAL(seen.ids[2], ids[0]);
+    CU_ASSERT_STRING_EQUAL(seen.bindings[1], "ns/c");
+    CU_ASSERT_STRING_EQUAL(seen.states[2], "rolledback");
+
+    /* the limit keeps the newest */
+    memset(&seen, 0, sizeof seen);
+    CU_ASSERT_EQUAL(store_ledger_foreach_preempted(s, 2, collect_live, &seen), 0);
+    CU_ASSERT_EQUAL_FATAL(seen.n, 2);
+    CU_ASSERT_EQUAL(seen.ids[0], ids[4]);
+    CU_ASSERT_EQUAL(seen.ids[1], ids[3]);
+    /* the statement's limit was reset with its binding: the next walk sees all again */
+    memset(&seen, 0, sizeof seen);
+    CU_ASSERT_EQUAL(store_ledger_foreach_preempted(s, 512, collect_live, &seen), 0);
+    CU_ASSERT_EQUAL(seen.n, 3);
+
+    CU_ASSERT_EQUAL(store_ledger_foreach_preempted(s, 0, collect_live, &seen), MUSTER_EINVAL);
+    CU_ASSERT_EQUAL(store_ledger_foreach_preempted(s, 1, NULL, NULL), MUSTER_EINVAL);
+    CU_ASSERT_EQUAL(store_ledger_foreach_preempted(s, 1, reenter, s), MUSTER_EBUSY);
+    memset(&seen, 0, sizeof seen);
+    seen.stop_after = 1;
+    CU_ASSERT_EQUAL(store_ledger_foreach_preempted(s, 512, collect_live, &seen), 42);
+    CU_ASSERT_EQUAL(seen.n, 1);
+
+    /* the walk goes through the partial index, not a scan of the whole history */
+    sqlite3_stmt *st = NULL;
+    CU_ASSERT_EQUAL_FATAL(sqlite3_prepare_v2(store__db(s),
+                                             "EXPLAIN QUERY PLAN SELECT id FROM ledger"
+                                             " WHERE state = 'rolledback'"
+                                             " AND substr(reason, 1, 10) = 'preempted '"
+                                             " ORDER BY id DESC LIMIT 512",
+                                             -1, &st, NULL),
+                          SQLITE_OK);
+    int indexed = 0;
+    while (sqlite3_step(st) == SQLITE_ROW)
+        indexed |= strstr((const char *)sqlite3_column_text(st, 3), "ledger_preempted") != NULL;
+    sqlite3_finalize(st);
+    CU_ASSERT(indexed);
+    store_close(s);
+}
+
 static CU_TestInfo tests[] = {
     {"open fresh, reopen, settings", test_open_fresh_and_reopen},
     {"data version moves with other connections' commits", test_data_version},
@@ -1393,6 +1471,7 @@ static CU_TestInfo tests[] = {
     {"ledger rows", test_ledger_rows},
     {"ledger re-entry refused", test_ledger_reentry_refused},
     {"ledger history of one binding", test_ledger_history},
+    {"the preemptions read back newest first (schema/0007)", test_ledger_preempted},
     {"ledger batch all or nothing", test_ledger_batch},
     {"ledger protocol columns", test_ledger_protocol_columns},
     {"onClusterLoss and the loss record (schema/0005)", test_cluster_loss_columns},
