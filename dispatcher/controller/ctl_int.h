@@ -396,7 +396,8 @@ enum lw_kind {
                     LW_ROLLBACK_NEW) */
     LW_LOSS_REPLACE, /* a cluster lost, Replace: the row admitted again with the new placement */
     LW_GROW_ASK,     /* a dispatched gang grew: its delta recorded on the row, then queued */
-    LW_GROW          /* the delta admitted: the row admitted again, grown, with the new placement */
+    LW_GROW,         /* the delta admitted: the row admitted again, grown, with the new placement */
+    LW_ADMIT_MIN     /* an elastic gang admitted at its minimum, the rest recorded (elastic.c) */
 };
 
 struct request_ctx {

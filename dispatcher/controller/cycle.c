@@ -404,7 +404,7 @@ static void admit(struct ctl *c, struct binding *b, int partial)
     c->fleet.admitting = 1; /* reserve_shares took its shares out of the snapshot already */
     ctl__set_state(c, b, B_ADMITTED);
     c->fleet.admitting = 0;
-    struct lwrite *w = ctl__lw_admitted(c, b, LW_ADMIT, now);
+    struct lwrite *w = ctl__lw_admitted(c, b, partial ? LW_ADMIT_MIN : LW_ADMIT, now);
     if (!w)
         return;
     snprintf(w->reason, sizeof w->reason, "admitted");
