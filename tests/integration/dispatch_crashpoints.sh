@@ -117,7 +117,7 @@ one_point() {
         deployment zd 2 1
     fi
     [ -n "$grow" ] && deployment gd 2 8 # scaled up to 5 once it runs
-    [ -n "$elastic" ] && post apis/apps/v1/namespaces/$NS/deployments "$ELASTIC"
+    [ -n "$elastic" ] && post "apis/apps/v1/namespaces/$NS/deployments" "$ELASTIC"
     [ -n "$loss" ] && deployment ld 2 1 # its cluster is lost once it runs
     # the unfit Job waits: a user lifts its hold (musterd holds it again), then its template
     # asks for more (its pending row is replaced)
