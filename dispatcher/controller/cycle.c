@@ -495,7 +495,7 @@ void ctl__cycle(struct ctl *c)
                 goto cut;
             continue;
         }
-        if (b->elastic && b->ncomp == 1) {
+        if (b->elastic && b->assign && b->ncomp == 1) {
             int partial, refused;
             enum place_verdict v = elastic_offer(c, b, e, &partial, &refused);
             if (v == PLACE_FITS) {

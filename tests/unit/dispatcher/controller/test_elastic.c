@@ -78,6 +78,7 @@ static void test_split(void)
     CU_ASSERT_EQUAL(queue_resvec_get(&at, gpu), 2000);
     CU_ASSERT_EQUAL(queue_resvec_get(&delta, gpu), 6000);
     /* a gang that counts pods keeps them in both parts */
+    queue_resvec_close(&comp.req);
     gang4(&comp, &gang, 1);
     CU_ASSERT_EQUAL(ctl__elastic_split(&comp, 1, 3, &gang, pods, &at, &delta, &dr), 0);
     CU_ASSERT_EQUAL(queue_resvec_get(&at, pods), 3000);
