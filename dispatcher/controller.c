@@ -10,6 +10,8 @@ static const char *hook_reason(void *ud, int64_t id)
         return NULL;
     if (b->st == B_PENDING && !ctl__binding_msg(b)[0])
         ctl__pending_reason(c, b);
+    if (b->grow && !b->grow->admitted && strncmp(ctl__binding_msg(b), "scale up by ", 12) == 0)
+        return b->msg; /* a dispatched gang's waiting delta: why the rest waits (resize.c) */
     return ctl__binding_msg(b)[0] && b->st < B_ADMITTED ? b->msg : NULL;
 }
 

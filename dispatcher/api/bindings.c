@@ -121,6 +121,36 @@ static struct json_object *request_json(struct api_server *s, const char *text)
     return o;
 }
 
+/* The row's waiting delta (a scale up, or the rest of a gang admitted at its minimum): how
+ * many replicas and what they ask for in all, since when, and why they wait. */
+static struct json_object *grow_json(struct api_server *s, const struct store_ledger_row *row,
+                                     const char *reason)
+{
+    struct json_object *rec = json_tokener_parse(row->grow);
+    struct json_object *o = json_object_new_object(), *v;
+    int bad = !o;
+    if (json_object_object_get_ex(rec, "replicas", &v))
+        api__obj_add(o, "replicas", json_object_new_int(json_object_get_int(v)), &bad);
+    if (json_object_object_get_ex(rec, "request", &v))
+        api__obj_add(o, "request",
+                     request_json(s, json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN)),
+                     &bad);
+    if (json_object_object_get_ex(rec, "since", &v))
+        api__obj_add(o, "sinceMs", json_object_new_int64(json_object_get_int64(v)), &bad);
+    const char *why = strcmp(row->state, "admitted") == 0
+                          ? "queued once the admitted part is dispatched"
+                      : reason && strncmp(reason, "scale up by ", 12) == 0
+                          ? reason
+                          : "waiting for the next dispatch cycle";
+    api__obj_add(o, "reason", json_object_new_string(why), &bad);
+    json_object_put(rec);
+    if (bad) {
+        json_object_put(o);
+        return NULL;
+    }
+    return o;
+}
+
 /* A ledger row as the API shows it. position > 0 is added (a pending entry's place in line);
  * reason is added when not empty. */
 static struct json_object *binding_json(struct api_server *s, const struct store_ledger_row *row,
@@ -151,6 +181,8 @@ static struct json_object *binding_json(struct api_server *s, const struct store
         api__obj_add(o, "position", json_object_new_int64((int64_t)position), &bad);
     if (reason && reason[0])
         api__obj_add(o, "reason", json_object_new_string(reason), &bad);
+    if (row->grow && row->grow[0] && strcmp(row->state, "pending") != 0)
+        api__obj_add(o, "grow", grow_json(s, row, reason), &bad);
     if (bad) {
         json_object_put(o);
         return NULL;

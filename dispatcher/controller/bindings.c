@@ -456,6 +456,10 @@ int ctl__binding_read(struct ctl *c, struct binding *b)
             queue_resvec_set(&b->comp[i].req, pods, 1000))
             return MUSTER_ENOMEM;
     }
+    /* Partial admission needs muster's own placement of replicas of one shape: Karmada renders
+     * each member's replicas from spec.clusters (binding/common.go ensureWork, ReviseReplica). */
+    b->elastic = w->elastic && b->assign && w->ncomponents == 1 &&
+                 w->kind != KARMADA_WORKLOAD_KIND_VCJOB && w->min_member >= 1;
     b->affinity = w->affinity;
     b->affinities = w->affinities;
     b->tolerations = w->tolerations;
@@ -485,24 +489,40 @@ int ctl__engine_add(struct ctl *c, struct binding *b)
         ctl__set_state(c, b, B_BACKOFF);
         return 0;
     }
+    struct queue_resvec at_min = {0};
+    const struct queue_resvec *req;
+    if (ctl__engine_request(c, b, &at_min, &req)) {
+        queue_resvec_close(&at_min);
+        ctl__fatal(c, "out of memory");
+        return MUSTER_ENOMEM;
+    }
     struct queue_entry_spec es = {.id = (uint64_t)b->ledger_id,
                                   .queue = b->queue,
                                   .priority = b->priority,
                                   .created_at = b->created_at,
-                                  .request = &b->gang};
+                                  .request = req};
     struct queue_error qe;
     struct queue_entry *e = queue_tree_entry(c->t, (uint64_t)b->ledger_id);
-    char ns[256], why[KARMADA_WORKLOAD_MSG_MAX];
+    if (e && queue_entry_state(e) == QUEUE_ENTRY_PENDING &&
+        queue_resvec_cmp(queue_entry_request(e), req) != 0) {
+        /* loaded from its row (the whole gang) while an elastic gang waits with its minimum,
+         * or the other way round after the annotation changed */
+        queue_entry_remove(c->t, e);
+        e = NULL;
+    }
+    char ns[QUEUE_NAME_MAX + 1], why[KARMADA_WORKLOAD_MSG_MAX];
     const char *nm;
     ctl__split_key(b->key, ns, sizeof ns, &nm);
     if (!e && !ctl__tenancy_admits(c, b->queue, ns, why, sizeof why)) {
         /* parked with its row: its place in line is kept for when a label or the selector
          * changes (tenancy.c judges it again then) */
+        queue_resvec_close(&at_min);
         ctl__set_reason(b, "Unschedulable", "%s", why);
         ctl__set_state(c, b, B_PARKED);
         return MUSTER_EFORBIDDEN;
     }
     int rc = e ? 0 : queue_entry_add(c->t, &es, &e, &qe);
+    queue_resvec_close(&at_min);
     if (rc == MUSTER_ENOENT) {
         ctl__set_reason(b, "Unschedulable",
                         "queue %s does not exist; the binding waits until it is "

@@ -259,6 +259,9 @@ struct binding {
     /* A dispatched or running gang that grew: the difference waits as an admission of its own
      * (resize.c, docs/dispatcher.md "Scale up"). NULL: nothing waits. */
     struct ctl_grow *grow;
+    /* Partial admission opted in (elastic.c): one component, assign mode, min_member below its
+     * replicas. While pending its engine entry holds its minimum (ctl__engine_request). */
+    int elastic;
 };
 
 /* The engine id of a binding's waiting delta: its row's id with this bit, so the delta is an
@@ -407,7 +410,8 @@ enum lw_kind {
                     LW_ROLLBACK_NEW) */
     LW_LOSS_REPLACE, /* a cluster lost, Replace: the row admitted again with the new placement */
     LW_GROW_ASK,     /* a dispatched gang grew: its delta recorded on the row, then queued */
-    LW_GROW          /* the delta admitted: the row admitted again, grown, with the new placement */
+    LW_GROW,         /* the delta admitted: the row admitted again, grown, with the new placement */
+    LW_ADMIT_MIN     /* an elastic gang admitted at its minimum, the rest recorded (elastic.c) */
 };
 
 struct request_ctx {
@@ -801,6 +805,41 @@ void ctl__grow_queued(struct ctl *c, struct binding *b);
 int ctl__grow_cancel(struct ctl *c, struct binding *b);
 /* At start-up: a dispatched or running row's waiting delta (its grow record) back in b. */
 void ctl__grow_restore(struct ctl *c, struct binding *b, const char *record);
+
+/* elastic.c: partial admission (docs/dispatcher.md, "Partial admission"). */
+enum ctl_elastic {
+    ELASTIC_WHOLE, /* the whole gang fits its queues and a placement: admitted whole */
+    ELASTIC_MIN,   /* only its minimum fits: admitted at min-member, the rest waits as a delta */
+    ELASTIC_WAIT   /* not even its minimum: it waits */
+};
+/* Whole first (what the user asked for), then the minimum, for a gang that opted in; a gang
+ * that did not gets only the whole. Pure. */
+enum ctl_elastic ctl__elastic_judge(int elastic, int whole_quota, int whole_fits, int min_quota,
+                                    int min_fits);
+/* A one-component gang of comp[0].replicas asking `gang` in all, split at min_member: at_min
+ * its whole request at min_member, delta what the rest asks (gang - at_min, per resource, never
+ * negative), *dreplicas the replicas the rest is. The pods resource is counted in at_min only
+ * when gang counts it (the queues do not; placement does). 0, MUSTER_EINVAL (not one component,
+ * or min_member outside [1, replicas)), MUSTER_ERANGE, MUSTER_ENOMEM. Pure. */
+int ctl__elastic_split(const struct comp *comp, uint32_t ncomp, int32_t min_member,
+                       const struct queue_resvec *gang, uint32_t pods, struct queue_resvec *at_min,
+                       struct queue_resvec *delta, int32_t *dreplicas);
+/* The request a pending b waits with in the engine: its minimum when elastic (so the queues
+ * offer it once the minimum fits), else its whole gang. *req points at b->gang or at out; the
+ * caller closes out either way. */
+int ctl__engine_request(struct ctl *c, const struct binding *b, struct queue_resvec *out,
+                        const struct queue_resvec **req);
+/* b (read at its full size) holds only its minimum: b goes to min-member and the rest becomes
+ * its waiting delta (b->grow, in line from its creation). 0 or MUSTER_*; b unchanged on error. */
+int ctl__elastic_hold_min(struct ctl *c, struct binding *b);
+/* b's row holds fewer replicas than b reads and records the rest as its delta (an admitted row
+ * of a partial admission, at start-up): b goes back to what its shares hold, the delta back
+ * into b->grow (queued once dispatched). */
+void ctl__elastic_restore(struct ctl *c, struct binding *b, const char *grow_record);
+/* b's waiting delta rejoins b before a requeue: the pending row asks for the whole again. */
+void ctl__elastic_whole(struct binding *b);
+/* The row's grow record of a delta (JSON: replicas, request, since), or NULL (ENOMEM). */
+char *ctl__grow_record(struct ctl *c, const struct ctl_grow *g);
 
 /* cycle.c */
 void ctl__cycle(struct ctl *c);

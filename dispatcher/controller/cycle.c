@@ -328,7 +328,62 @@ int ctl__user_holds_dispatching(const struct binding *b)
     return 0;
 }
 
-static void admit(struct ctl *c, struct binding *b)
+static int nofit_holds(const struct ctl *c, struct binding *b);
+
+/* An elastic gang offered by the engine (its entry holds its minimum, so the queues take at
+ * least that): whole first, as the user asked, then at min-member. PLACE_FITS with e admitted
+ * and b->shares set (*partial: at its minimum, b held there and the rest in b->grow);
+ * otherwise *refused when the queues refused it (no placement verdict), else the placement's
+ * verdict (its reason names the minimum: even that does not fit). */
+static enum place_verdict elastic_offer(struct ctl *c, struct binding *b, struct queue_entry *e,
+                                        int *partial, int *refused)
+{
+    *partial = *refused = 0;
+    if (nofit_holds(c, b))
+        return PLACE_NO_FIT; /* memoised only when not even its minimum was placed */
+    int whole_quota = queue_tree_can_admit(c->t, queue_entry_queue(e), &b->gang, NULL);
+    enum place_verdict whole = whole_quota ? place(c, b) : PLACE_NO_FIT;
+    if (whole == PLACE_FAILED)
+        return PLACE_FAILED;
+    struct queue_limit why;
+    struct queue_error qe;
+    enum place_verdict min = PLACE_NO_FIT;
+    if (whole != PLACE_FITS) {
+        int32_t r = b->replicas;
+        b->replicas = b->comp[0].replicas = b->min_member; /* placed at its minimum */
+        min = place(c, b);
+        b->replicas = b->comp[0].replicas = r;
+        if (min == PLACE_FAILED)
+            return PLACE_FAILED;
+    }
+    switch (ctl__elastic_judge(1, whole_quota, whole == PLACE_FITS, 1, min == PLACE_FITS)) {
+    case ELASTIC_WHOLE:
+        /* the whole fits every queue of the path: the entry admitted, then counted whole */
+        if (queue_entry_admit(c->t, e, &why) || queue_entry_resize(c->t, e, &b->gang, &qe)) {
+            if (queue_entry_state(e) == QUEUE_ENTRY_ADMITTED)
+                queue_entry_requeue(c->t, e);
+            *refused = 1;
+            return PLACE_NO_FIT;
+        }
+        return PLACE_FITS;
+    case ELASTIC_MIN:
+        if (queue_entry_admit(c->t, e, &why)) {
+            *refused = 1;
+            return PLACE_NO_FIT;
+        }
+        if (ctl__elastic_hold_min(c, b)) {
+            queue_entry_requeue(c->t, e);
+            return PLACE_FAILED;
+        }
+        *partial = 1;
+        return PLACE_FITS;
+    case ELASTIC_WAIT:
+        break;
+    }
+    return PLACE_NO_FIT;
+}
+
+static void admit(struct ctl *c, struct binding *b, int partial)
 {
     int64_t now = now_ms(c);
     b->admitted_at = now;
@@ -356,11 +411,30 @@ static void admit(struct ctl *c, struct binding *b)
     c->fleet.admitting = 1; /* reserve_shares took its shares out of the snapshot already */
     ctl__set_state(c, b, B_ADMITTED);
     c->fleet.admitting = 0;
-    struct lwrite *w = ctl__lw_admitted(c, b, LW_ADMIT, now);
+    struct lwrite *w = ctl__lw_admitted(c, b, partial ? LW_ADMIT_MIN : LW_ADMIT, now);
     if (!w)
         return;
     snprintf(w->reason, sizeof w->reason, "admitted");
     w->row.reason = w->reason;
+    if (partial) {
+        /* The row holds the minimum and records the rest as its waiting delta, both before any
+         * request: a restart resumes the minimum's dispatch and queues the rest after it. */
+        json_object *req = kube_resvec_json(c->names, &b->gang);
+        const char *txt = req ? json_object_to_json_string_ext(req, JSON_C_TO_STRING_PLAIN) : NULL;
+        w->request = txt ? muster_strdup(txt) : NULL;
+        json_object_put(req);
+        w->grow = ctl__grow_record(c, b->grow);
+        if (!w->request || !w->grow) {
+            ctl__fatal(c, "out of memory");
+            return;
+        }
+        w->row.request = w->request;
+        snprintf(w->reason, sizeof w->reason,
+                 "admitted at its minimum, %" PRId32 " of %" PRId32
+                 " replicas: the whole does not fit; %" PRId32 " more wait as a scale up",
+                 b->replicas, b->replicas + b->grow->replicas, b->grow->replicas);
+        ctl__notice(c, "info", "%s: %s", b->key, w->reason);
+    }
     c->st.admitted++;
     if (c->opt.metrics) {
         disp_metrics_admission(c->opt.metrics, b->queue);
@@ -439,6 +513,29 @@ void ctl__cycle(struct ctl *c)
             continue;
         }
         b->ns_limited = 0;
+        if (b->elastic && b->assign && b->ncomp == 1) {
+            int partial, refused;
+            enum place_verdict v = elastic_offer(c, b, e, &partial, &refused);
+            if (v == PLACE_FITS) {
+                reserve_shares(c, b);
+                admit(c, b, partial);
+                ctl__tenancy_admitted(c, b);
+                continue;
+            }
+            if (v == PLACE_NO_FIT && !refused) {
+                if (!b->nofit_memo) {
+                    b->nofit_memo = 1;
+                    b->nofit_grow = c->fleet.grow_seq;
+                    b->nofit_epoch = c->fleet.epoch;
+                }
+                b->nofit = 1;
+            }
+            if (v == PLACE_NO_FIT && c->opt.reclaim)
+                ctl__reclaim_consider(c, b);
+            if (queue_cycle_skip(c->t, e) || (!refused && ++nofit >= CTL_CYCLE_NOFIT_MAX))
+                goto cut;
+            continue;
+        }
         if (b->assign) {
             enum place_verdict v = nofit_holds(c, b) ? PLACE_NO_FIT : place(c, b);
             if (v != PLACE_FITS) {
@@ -467,7 +564,7 @@ void ctl__cycle(struct ctl *c)
             reserve_shares(c, b);
         else
             b->nshares = 0;
-        admit(c, b);
+        admit(c, b, 0);
         ctl__tenancy_admitted(c, b);
     }
     c->cyc.last_cut = 0;

@@ -89,6 +89,7 @@ static void rollback_ex(struct ctl *c, struct binding *b, const char *why, const
                         const char *waiting)
 {
     int64_t now = now_ms(c);
+    ctl__elastic_whole(b); /* requeued, it asks for the whole again (and its minimum after) */
     ctl__engine_forget(c, b);
     struct lwrite *w = ctl__lw_add(c, b, waiting ? LW_LOSS_OLD : LW_ROLLBACK_OLD, "rolledback");
     if (!w) {

@@ -21,6 +21,7 @@ static const char *const lw_crashpoint[] = {
     [LW_LOSS_REPLACE] = "loss.replace.ledger",
     [LW_GROW_ASK] = "grow.ledger",
     [LW_GROW] = "grow.admit",
+    [LW_ADMIT_MIN] = "elastic.ledger",
 };
 
 struct lwrite *ctl__lw_add(struct ctl *c, struct binding *b, int kind, const char *state)
@@ -218,6 +219,7 @@ void ctl__ledger_flush(struct ctl *c)
             break;
         }
         case LW_ADMIT:
+        case LW_ADMIT_MIN:
             /* A fresh admission starts at step 2: nothing of this attempt is on the hub, and
              * an earlier attempt's Works may still look done in the cache while their delete
              * is on its way. A row taken back to admitted at start-up (readmit) goes on from

@@ -240,6 +240,17 @@ void ctl__fill_gang_input(struct ctl *c, struct binding *b, struct karmada_gang_
     /* gangobj reads what karmada_workload_read found; re-read into the scratch (the RB and the
      * template are the ones admitted). */
     karmada_workload_read(&c->w, c->names, b->rb, b->tmpl);
+    /* The gang objects are those of what its shares hold: a gang admitted at its minimum, or
+     * with a scale up waiting, holds fewer replicas than its RB asks for, and its PodGroups'
+     * minMember is then each share's part of min-member (docs/dispatcher.md, "Partial
+     * admission"). */
+    int32_t held = 0;
+    for (uint32_t i = 0; i < b->nshares; i++)
+        held += b->shares[i].replicas;
+    if (c->w.ncomponents == 1 && held > 0 && held < c->w.replicas) {
+        c->w.replicas = held;
+        c->w.components[0].replicas = held;
+    }
     *in = (struct karmada_gang_input){.rb = b->rb,
                                       .w = &c->w,
                                       .names = c->names,
@@ -704,6 +715,7 @@ void ctl__mark_dispatched(struct ctl *c, struct binding *b)
     int64_t now = now_ms(c);
     b->dispatched_at = now;
     ctl__set_state(c, b, B_DISPATCHED);
+    ctl__grow_queued(c, b); /* a partial admission's rest, on its row since the admission */
     struct lwrite *w = ctl__lw_add(c, b, LW_DISPATCHED, "dispatched");
     if (!w) {
         ctl__fatal(c, "out of memory");

@@ -210,6 +210,15 @@ static int dry_grades(struct dry *d, const struct queue_reclaim_try *try, const 
     return 0;
 }
 
+/* The replicas a search frees room for: an elastic gang's minimum (it is admitted at that, and
+ * grows later without preempting anyone), else the whole gang. */
+static int32_t search_replicas(const struct binding *b)
+{
+    return b->elastic && b->min_member >= 1 && b->min_member < b->comp[0].replicas
+               ? b->min_member
+               : b->comp[0].replicas;
+}
+
 /* queue_reclaim_req.fits: place() on the snapshot with the victims' room added, through the
  * same disp_cluster_fits and disp_place_fits, over the clusters place() would use. */
 static int dry_fits(void *ud, const struct queue_reclaim_try *try)
@@ -240,7 +249,7 @@ static int dry_fits(void *ud, const struct queue_reclaim_try *try)
     }
     if (!ok || !d->n)
         return 0; /* out of memory: not known to fit, so nothing is preempted for it */
-    return disp_place_fits(caps, fits, d->n, (uint64_t)b->comp[0].replicas,
+    return disp_place_fits(caps, fits, d->n, (uint64_t)search_replicas(b),
                            b->spread ? DISP_SPREAD : DISP_SINGLE_CLUSTER, out) > 0;
 }
 
@@ -449,7 +458,7 @@ static void search_for(struct ctl *c, struct binding *b, int64_t now)
         .queue = queue_entry_queue(e),
         .priority = b->priority,
         .per_replica = &b->comp[0].req,
-        .replicas = (uint32_t)b->comp[0].replicas,
+        .replicas = (uint32_t)search_replicas(b),
         .allowed = d.id,
         .nallowed = d.n,
         .room = room,

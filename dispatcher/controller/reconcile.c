@@ -53,7 +53,9 @@ static int live_cb(void *ud, const struct store_ledger_row *r)
         muster_free(x->clusters);
         return MUSTER_ENOMEM;
     }
-    if (r->grow && x->request && !(x->grow = muster_strdup(r->grow))) {
+    /* an admitted row's too: a partial admission's rest, recorded before any request */
+    if (r->grow && (x->request || strcmp(r->state, "admitted") == 0) &&
+        !(x->grow = muster_strdup(r->grow))) {
         muster_free(x->clusters);
         muster_free(x->request);
         return MUSTER_ENOMEM;
@@ -468,11 +470,15 @@ static void reconcile_row(struct ctl *c, struct live_row *r)
         ctl__engine_add(c, b); /* the start-up load left it out: its queue is gone; parks it */
         return;
     case RECON_WAIT:
+        if (b->elastic)
+            ctl__engine_add(c, b); /* loaded with its row's whole request: it waits at its min */
         return;
     case RECON_FORWARD:
+        ctl__elastic_restore(c, b, r->grow); /* admitted at its minimum: back to what it holds */
         ctl__forward_resume(c, b);
         return;
     case RECON_READMIT:
+        ctl__elastic_restore(c, b, r->grow);
         readmit(c, b);
         return;
     case RECON_STATUS:

@@ -210,7 +210,7 @@ static void read_restore(struct binding *b, struct read_kept *k)
 }
 
 /* Growth: the delta's record on the row, its engine entry, its admission. */
-static char *grow_record(struct ctl *c, const struct ctl_grow *g)
+char *ctl__grow_record(struct ctl *c, const struct ctl_grow *g)
 {
     json_object *o = json_object_new_object();
     json_object *req = kube_resvec_json(c->names, &g->req);
@@ -296,7 +296,7 @@ static void grow_write(struct ctl *c, struct binding *b, const char *reason)
         return;
     }
     w->row.id = b->ledger_id;
-    w->grow = b->grow ? grow_record(c, b->grow) : muster_strdup("");
+    w->grow = b->grow ? ctl__grow_record(c, b->grow) : muster_strdup("");
     if (!w->grow) {
         ctl__fatal(c, "out of memory");
         return;

@@ -33,6 +33,13 @@ NAME=dispatch_crashpoints
 # from 2 to 5 replicas once it runs (issue 17, docs/dispatcher.md "Scale up"): its delta is
 # recorded on its row (grow.ledger), admitted and folded into the row, which goes back to
 # admitted with the grown placement (grow.admit); the commit protocol's points then run again.
+# "elastic" points cap the queue at 7 cpu and add an elastic spread Deployment ed (8 x 1 cpu,
+# min-member 2; docs/dispatcher.md "Partial admission") that never fits whole under that cap:
+# it is admitted at its minimum (elastic.ledger: the row holds 2 replicas and records the other
+# 6 as its delta; vj and dd take 5 cpu, sj waits), and once it is lifted (Scheduled=False says
+# that its rest waits) the cap goes up to 200 cpu,
+# so the rest is admitted (grow.admit) and sj runs. After the crash the cap goes up (if it had
+# not), so both converge.
 POINTS=(
     queue.ledger hold requeue.ledger dispatch.ledger dispatch.objects.one dispatch.objects
     dispatch.applied dispatch.assign dispatch.barrier dispatch.lift dispatch.assign-lift
@@ -42,9 +49,17 @@ POINTS=(
     rollback:rollback.objects.one rollback:rollback.objects
     loss:loss.ledger replace:loss.replace.ledger
     grow:grow.ledger grow:grow.admit
+    elastic:elastic.ledger elastic:grow.admit
 )
 
 BREAK='{"apiVersion":"policy.karmada.io/v1alpha1","kind":"OverridePolicy","metadata":{"name":"zz-break","namespace":"crash"},"spec":{"resourceSelectors":[{"apiVersion":"apps/v1","kind":"Deployment","namespace":"crash","name":"broken"}],"overrideRules":[{"targetCluster":{"clusterNames":["c2","c3"]},"overriders":{"plaintext":[{"path":"/spec/template/metadata/annotations/scheduling.k8s.io~1group-name","operator":"add","value":"no-such-group"}]}}]}}'
+
+ELASTIC='{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"ed","labels":{"volcano.sh/queue-name":"'$Q'"},"annotations":{"scheduling.muster.io/placement":"spread","scheduling.muster.io/min-member":"2","scheduling.muster.io/elastic":"true"}},"spec":{"replicas":8,"selector":{"matchLabels":{"app":"ed"}},"template":{"metadata":{"labels":{"app":"ed"}},"spec":{"containers":[{"name":"c","image":"x","resources":{"requests":{"cpu":"1"}}}]}}}}'
+
+uncap() { # the queue's capability back to the other runs' 200 cpu
+    curl -sf -XPATCH "$API/api/v1/queues/$Q" -H 'Content-Type: application/merge-patch+json' \
+        -d '{"capability":{"cpu":"200"}}' >/dev/null || dfail "could not raise $Q's capability"
+}
 
 patch() { # PATH BODY: a JSON merge patch, as a user's kubectl would send it
     local try code
@@ -64,6 +79,12 @@ running() { # RB: placed and lifted, Scheduled=True (dispatched, not only admitt
             >/dev/null 2>&1
 }
 
+lifted() { # RB: placed and lifted (its Scheduled may say that a scale up waits)
+    curl -sf "$BASE/apis/work.karmada.io/v1alpha2/namespaces/$NS/resourcebindings/$1" |
+        jq -e '(.spec.clusters | length > 0) and .spec.suspension.scheduling == false' \
+            >/dev/null 2>&1
+}
+
 # lost_cluster: the cluster the Deployment ld runs in, once muster lifted its hold; else "".
 lost_cluster() {
     curl -sf "$BASE/apis/work.karmada.io/v1alpha2/namespaces/$NS/resourcebindings/ld-deployment" |
@@ -73,14 +94,16 @@ lost_cluster() {
 
 # one_point POINT WITH_ROLLBACK [LOSS_POLICY]
 one_point() {
-    local point=$1 broken=$2 loss=${3:-} grow=${4:-} t0=$SECONDS rc=0 tainted=
+    local point=$1 broken=$2 loss=${3:-} grow=${4:-} elastic=${5:-} t0=$SECONDS rc=0 tainted=
     rm -f "$TMP/events.log" "$TMP"/muster.db* "$TMP"/md.* "$TMP/doomed" "$TMP/check.out"
     start_sim
     export MUSTER_CRASH_AT=$point
     start_musterd
     unset MUSTER_CRASH_AT
+    local cap=200
+    [ -n "$elastic" ] && cap=7 # ed fits only at its minimum until uncap
     curl -sf -XPOST "$API/api/v1/queues" -H 'Content-Type: application/json' \
-        -d "{\"name\":\"$Q\",\"parent\":\"root\",\"capability\":{\"cpu\":\"200\"},\"gangTimeoutSeconds\":2${loss:+,\"onClusterLoss\":\"$loss\"}}" \
+        -d "{\"name\":\"$Q\",\"parent\":\"root\",\"capability\":{\"cpu\":\"$cap\"},\"gangTimeoutSeconds\":2${loss:+,\"onClusterLoss\":\"$loss\"}}" \
         >/dev/null || dfail "$point: could not create queue $Q"
     [ "$broken" = 1 ] && post "apis/policy.karmada.io/v1alpha1/namespaces/$NS/overridepolicies" "$BREAK"
     job sj 9 8 2 1        # 72 cpu, spread over two clusters (64 each at most): two PodGroup
@@ -89,11 +112,12 @@ one_point() {
     deployment dd 2 1     # deleted below: released because its RB goes
     job unfit-x 1 20 1 0  # no node holds it: held, NoClusterFit
     [ "$broken" = 1 ] && deployment broken 9 8 # 72 cpu: spread over two or three clusters
-    if [ "$broken" = 0 ] && [ -z "$loss" ] && [ -z "$grow" ]; then
+    if [ "$broken" = 0 ] && [ -z "$loss" ] && [ -z "$grow" ] && [ -z "$elastic" ]; then
         deployment sd 9 8 # 72 cpu: at most 8 a cluster, so two clusters
         deployment zd 2 1
     fi
     [ -n "$grow" ] && deployment gd 2 8 # scaled up to 5 once it runs
+    [ -n "$elastic" ] && post "apis/apps/v1/namespaces/$NS/deployments" "$ELASTIC"
     [ -n "$loss" ] && deployment ld 2 1 # its cluster is lost once it runs
     # the unfit Job waits: a user lifts its hold (musterd holds it again), then its template
     # asks for more (its pending row is replaced)
@@ -103,6 +127,7 @@ one_point() {
     local deadline=$((SECONDS + 20)) deleted=0 scaled=$broken
     [ -n "$loss" ] && scaled=1 # the loss runs scale nothing
     [ -n "$grow" ] && scaled=1 # the grow runs scale gd only
+    [ -n "$elastic" ] && scaled=1 # the elastic runs scale nothing
     while kill -0 "$MD_PID" 2>/dev/null; do
         [ $SECONDS -lt "$deadline" ] || dfail "$point: musterd never reached the crash point"
         if [ $scaled = 0 ] && [ $((SECONDS - t0)) -ge 2 ] && running sd-deployment &&
@@ -114,6 +139,10 @@ one_point() {
         if [ "$grow" = 1 ] && running gd-deployment; then
             patch "apis/apps/v1/namespaces/$NS/deployments/gd/scale" '{"spec":{"replicas":5}}'
             grow=2
+        fi
+        if [ "$elastic" = 1 ] && lifted ed-deployment; then
+            uncap
+            elastic=2
         fi
         if [ -n "$loss" ] && [ -z "$tainted" ]; then
             tainted=$(lost_cluster)
@@ -135,6 +164,7 @@ one_point() {
         '{"spec":{"taints":null}}'
     [ $deleted = 1 ] || delete "apis/apps/v1/namespaces/$NS/deployments/dd"
     start_musterd
+    [ "$elastic" = 1 ] && uncap
     converge 60
     finish
     echo "$point: converged in $((SECONDS - t0)) s ($(grep -o 'resuming [0-9]* half-done dispatches, undoing [0-9]*' "$TMP/md.out" | tail -1))"
@@ -143,17 +173,18 @@ one_point() {
 start_all=$SECONDS
 n=0
 for p in "${POINTS[@]}"; do
-    broken=0 loss= grow=
+    broken=0 loss= grow= elastic=
     case $p in
     rollback:*) broken=1 p=${p#rollback:} ;;
     loss:*) loss=Requeue p=${p#loss:} ;;
     replace:*) loss=Replace p=${p#replace:} ;;
     grow:*) grow=1 p=${p#grow:} ;;
+    elastic:*) elastic=1 p=${p#elastic:} ;;
     esac
     if [ -n "${MUSTER_CRASH_ONLY:-}" ] && [[ ",$MUSTER_CRASH_ONLY," != *",$p,"* ]]; then
         continue
     fi
-    one_point "$p" "$broken" "$loss" "$grow"
+    one_point "$p" "$broken" "$loss" "$grow" "$elastic"
     n=$((n + 1))
 done
 echo "dispatch_crashpoints: ok ($n points, $((SECONDS - start_all)) s)"

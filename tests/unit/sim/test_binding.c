@@ -104,6 +104,21 @@ static void test_work_shape(void)
     fx_stop(&f);
 }
 
+/* ensureWork revises the replicas to the target cluster's whatever the template asks and
+ * whatever the replica scheduling type (the policy here has none: not Divided): a gang placed at
+ * fewer replicas than its template (an elastic gang admitted at its minimum) runs that many. */
+static void test_work_replicas_from_clusters(void)
+{
+    struct fx f;
+    fx_start(&f, yaml, NULL);
+    place(&f, "[{\"name\":\"m\",\"replicas\":1}]");
+    CU_ASSERT_STRING_EQUAL(work(&f, "m", "spec|workload|manifests|0|spec|replicas"), "1");
+    CU_ASSERT_STRING_EQUAL(fx_field(&f, FX_RB, "team", "web-deployment", "spec|replicas"), "2");
+    place(&f, "[{\"name\":\"m\",\"replicas\":2}]"); /* grown: the same Work follows */
+    CU_ASSERT_STRING_EQUAL(work(&f, "m", "spec|workload|manifests|0|spec|replicas"), "2");
+    fx_stop(&f);
+}
+
 /* The Work webhook on a client's Work: a permanent id when missing, kept when present. */
 static void test_work_webhook(void)
 {
@@ -204,6 +219,7 @@ static void test_override_cache_lag(void)
 }
 
 static CU_TestInfo tests[] = {
+    {"member replicas from spec.clusters, not the template", test_work_replicas_from_clusters},
     {"Works shaped as ensureWork/CreateOrUpdateWork, GenerateWorkName, applied-overrides",
      test_work_shape},
     {"the Work webhook labels every Work", test_work_webhook},

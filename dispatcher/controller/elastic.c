@@ -1,0 +1,120 @@
+/* Partial admission of elastic gangs (issue 17; docs/dispatcher.md, "Partial admission"): a gang
+ * that opted in waits in the engine with its minimum, is admitted whole when the whole fits,
+ * and otherwise at min-member, the rest recorded on its row as a waiting delta before any
+ * request; once dispatched that delta grows the gang through the scale-up path (resize.c). */
+#include "dispatcher/controller/ctl_int.h"
+
+enum ctl_elastic ctl__elastic_judge(int elastic, int whole_quota, int whole_fits, int min_quota,
+                                    int min_fits)
+{
+    if (whole_quota && whole_fits)
+        return ELASTIC_WHOLE;
+    if (elastic && min_quota && min_fits)
+        return ELASTIC_MIN;
+    return ELASTIC_WAIT;
+}
+
+int ctl__elastic_split(const struct comp *comp, uint32_t ncomp, int32_t min_member,
+                       const struct queue_resvec *gang, uint32_t pods, struct queue_resvec *at_min,
+                       struct queue_resvec *delta, int32_t *dreplicas)
+{
+    queue_resvec_clear(at_min);
+    queue_resvec_clear(delta);
+    if (ncomp != 1 || min_member < 1 || min_member >= comp[0].replicas)
+        return MUSTER_EINVAL;
+    int rc = ctl__gang_at(comp, ncomp, min_member, at_min);
+    if (!rc && queue_resvec_get(gang, pods) == 0)
+        rc = queue_resvec_set(at_min, pods, 0);
+    for (uint32_t i = 0; !rc && i < gang->len; i++) {
+        int64_t d = gang->items[i].milli - queue_resvec_get(at_min, gang->items[i].id);
+        if (d > 0)
+            rc = queue_resvec_set(delta, gang->items[i].id, d);
+    }
+    if (rc) {
+        queue_resvec_clear(at_min);
+        queue_resvec_clear(delta);
+        return rc;
+    }
+    *dreplicas = comp[0].replicas - min_member;
+    return 0;
+}
+
+int ctl__engine_request(struct ctl *c, const struct binding *b, struct queue_resvec *out,
+                        const struct queue_resvec **req)
+{
+    *req = &b->gang;
+    if (!b->elastic)
+        return 0;
+    uint32_t pods;
+    struct queue_resvec delta = {0};
+    int32_t dr;
+    int rc = queue_resnames_intern(c->names, "pods", 4, &pods);
+    if (!rc)
+        rc = ctl__elastic_split(b->comp, b->ncomp, b->min_member, &b->gang, pods, out, &delta,
+                                &dr);
+    queue_resvec_close(&delta);
+    if (rc == MUSTER_EINVAL)
+        return 0; /* not splittable after all: it waits whole */
+    if (!rc)
+        *req = out;
+    return rc;
+}
+
+int ctl__elastic_hold_min(struct ctl *c, struct binding *b)
+{
+    uint32_t pods;
+    struct queue_resvec at = {0};
+    struct ctl_grow *g = muster_calloc(1, sizeof(*g));
+    int32_t dr = 0;
+    int rc = g ? queue_resnames_intern(c->names, "pods", 4, &pods) : MUSTER_ENOMEM;
+    if (!rc)
+        rc = ctl__elastic_split(b->comp, b->ncomp, b->min_member, &b->gang, pods, &at, &g->req,
+                                &dr);
+    if (rc || b->grow) {
+        queue_resvec_close(&at);
+        if (g)
+            queue_resvec_close(&g->req);
+        muster_free(g);
+        return rc ? rc : MUSTER_EINVAL;
+    }
+    g->replicas = dr;
+    g->since = b->created_at; /* the rest keeps the gang's place in line */
+    b->grow = g;
+    queue_resvec_close(&b->gang);
+    b->gang = at;
+    b->replicas = b->min_member;
+    b->comp[0].replicas = b->min_member;
+    return 0;
+}
+
+void ctl__elastic_restore(struct ctl *c, struct binding *b, const char *grow_record)
+{
+    int32_t held = 0;
+    for (uint32_t i = 0; i < b->nshares; i++)
+        held += b->shares[i].replicas;
+    if (!grow_record || !grow_record[0] || b->grow || !b->elastic || held != b->min_member ||
+        b->replicas <= held)
+        return; /* not a partial admission's row: followed as the row and the RB say */
+    int rc = ctl__elastic_hold_min(c, b);
+    if (rc == MUSTER_ENOMEM)
+        ctl__fatal(c, "out of memory");
+    if (rc)
+        return;
+    /* the row's record wins for its place in line (the split above is what the RB asks now) */
+    json_object *o = json_tokener_parse(grow_record);
+    json_object *s = kube_json_get(o, "since");
+    if (s)
+        b->grow->since = json_object_get_int64(s);
+    json_object_put(o);
+}
+
+void ctl__elastic_whole(struct binding *b)
+{
+    struct ctl_grow *g = b->grow;
+    if (!g || b->ncomp != 1 || g->admitted)
+        return;
+    if (queue_resvec_add(&b->gang, &g->req))
+        return; /* kept at what it held: a re-read of the RB asks again */
+    b->replicas += g->replicas;
+    b->comp[0].replicas += g->replicas;
+}
