@@ -211,8 +211,8 @@ struct api_queue_doc {
     /* localQueues: Kueue LocalQueues this queue takes, checked "<namespace>/<name>" strings,
      * borrowed; NULL: none */
     struct json_object *local_queues;
-    /* namespaceLimits: {gangs, resources}, checked, borrowed; NULL: none */
-    struct json_object *ns_limits;
+    /* namespaceLimits, ownerLimits: {gangs, resources}, checked, borrowed; NULL: none */
+    struct json_object *ns_limits, *owner_limits;
 };
 
 /* Checks obj field by field: known fields only (metadata and status are accepted and ignored

@@ -42,6 +42,9 @@ struct ctl_options {
      * new RB whose queue's namespaceSelector does not admit its namespace, rather than let it
      * be created and parked. */
     int webhook_tenancy;
+    /* --owner-annotation: the annotation of a workload's template that names its owner, for
+     * queues' ownerLimits (issue 21); NULL: owners are not read. A checked label key. */
+    const char *owner_annotation;
     /* --reclaim-hold: how long a preemption's victims stay out of the room freed for its
      * beneficiary, and the beneficiary waits for it before searching again; 0:
      * CTL_RECLAIM_HOLD_MS. */

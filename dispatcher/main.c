@@ -1,4 +1,5 @@
 /* musterd: the multi-cluster queue dispatcher. Flags follow Kubernetes components. */
+#include "cluster-adapters/kube/selector.h"
 #include "dispatcher/crashpoint.h"
 #include "dispatcher/daemon.h"
 #include "dispatcher/recovery.h"
@@ -46,6 +47,8 @@ static void usage(FILE *f)
             "  --reclaim-hold D        with --reclaim on: how long a preemption's victims keep out\n"
             "                          of the room freed for its beneficiary (default 30s; more\n"
             "                          than the members' status period, Karmada's is 10s)\n"
+            "  --owner-annotation KEY  the workload template's annotation naming its owner, for\n"
+            "                          queues' ownerLimits (default: owners are not read)\n"
             "  --webhook-tenancy on|off   the admission webhook denies a new ResourceBinding\n"
             "                          whose queue's namespaceSelector does not admit its\n"
             "                          namespace (default off: it is created and parked)\n"
@@ -103,6 +106,7 @@ int main(int argc, char **argv)
         {"leader-elect", no_argument, NULL, 'L'},
         {"reclaim", required_argument, NULL, 'R'},
         {"webhook-tenancy", required_argument, NULL, 'W'},
+        {"owner-annotation", required_argument, NULL, 'O'},
         {"cluster-lost-grace", required_argument, NULL, 'G'},
         {"reclaim-hold", required_argument, NULL, 'H'},
         {"leader-elect-lease-duration", required_argument, NULL, '1'},
@@ -123,6 +127,7 @@ int main(int argc, char **argv)
     long burst = 0;
     const char *kubeconfig = NULL, *context = NULL, *scheduler = NULL, *pod_scheduler = NULL;
     int leader_elect = 0, reclaim = 0, webhook_tenancy = 0;
+    const char *owner_annotation = NULL;
     uint64_t lease_ms[3] = {0, 0, 0};
     uint64_t lost_grace_ms = 0, reclaim_hold_ms = 0;
     const char *lease_ns = NULL, *lease_name = NULL;
@@ -201,6 +206,16 @@ int main(int argc, char **argv)
                 return 2;
             }
             reclaim = strcmp(optarg, "on") == 0;
+            break;
+        case 'O':
+            if (!kube_label_key_valid(optarg)) {
+                fprintf(stderr,
+                        "musterd: --owner-annotation: %s is not an annotation key (an optional "
+                        "DNS prefix and '/', then at most 63 of [A-Za-z0-9-_.])\n",
+                        optarg);
+                return 2;
+            }
+            owner_annotation = optarg;
             break;
         case 'W':
             if (strcmp(optarg, "on") != 0 && strcmp(optarg, "off") != 0) {
@@ -336,6 +351,7 @@ int main(int argc, char **argv)
                                        .pod_scheduler = pod_scheduler,
                                        .cluster_lost_grace_ms = lost_grace_ms,
                                        .webhook_tenancy = webhook_tenancy,
+                                       .owner_annotation = owner_annotation,
                                        .reclaim_hold_ms = reclaim_hold_ms},
                                .grace_ms = (uint64_t)(grace * 1000),
                                .demo = demo,

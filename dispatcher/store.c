@@ -49,8 +49,8 @@ static const char *const stmt_sql[ST__COUNT] = {
         " guarantee, deserved, capability, gang_timeout_ms, resource_version, created_at,"
         " updated_at, reclaimable, within_queue, min_runtime_ms, preempt_per_minute,"
         " preempt_cooldown_ms, on_cluster_loss, namespace_selector, local_queues,"
-        " namespace_limits) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14,"
-        " ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22)"
+        " namespace_limits, owner_limits) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11,"
+        " ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23)"
         " ON CONFLICT (name) DO UPDATE SET parent = excluded.parent,"
         " weight = excluded.weight, priority = excluded.priority, state = excluded.state,"
         " queueing_strategy = excluded.queueing_strategy, guarantee = excluded.guarantee,"
@@ -64,7 +64,7 @@ static const char *const stmt_sql[ST__COUNT] = {
         " on_cluster_loss = excluded.on_cluster_loss,"
         " namespace_selector = excluded.namespace_selector,"
         " local_queues = excluded.local_queues,"
-        " namespace_limits = excluded.namespace_limits",
+        " namespace_limits = excluded.namespace_limits, owner_limits = excluded.owner_limits",
     [ST_QUEUE_DELETE] = "DELETE FROM queues WHERE name = ?1",
     [ST_QUEUE_ALL] = "SELECT q.name, q.parent, q.weight, q.priority, q.state,"
                      " q.queueing_strategy, q.guarantee, q.deserved, q.capability,"
@@ -72,7 +72,7 @@ static const char *const stmt_sql[ST__COUNT] = {
                      " q.reclaimable, q.within_queue, q.min_runtime_ms, q.preempt_per_minute,"
                      " q.preempt_cooldown_ms, coalesce(p.made, 0), coalesce(p.suffered, 0),"
                      " q.on_cluster_loss, q.namespace_selector, q.local_queues,"
-                     " q.namespace_limits"
+                     " q.namespace_limits, q.owner_limits"
                      " FROM queues AS q LEFT JOIN queue_preemptions AS p ON p.queue = q.name"
                      " ORDER BY q.name",
     /* A sum past int64 becomes a REAL in SQLite, which the STRICT table refuses: reported as
@@ -716,6 +716,8 @@ int store_queue_put(struct store *s, const struct store_queue *q)
         rc = bind_text(st, 21, q->local_queues);
     if (rc == SQLITE_OK)
         rc = bind_text(st, 22, q->namespace_limits);
+    if (rc == SQLITE_OK)
+        rc = bind_text(st, 23, q->owner_limits);
     if (rc != SQLITE_OK)
         return store_fail(s, rc, "queues: put: bind");
     return step_done(s, ST_QUEUE_PUT, "queues: put");
@@ -795,6 +797,7 @@ static const char *const queue_cols[] = {
     "namespace_selector",
     "local_queues",
     "namespace_limits",
+    "owner_limits",
 };
 
 /* Fills q from the current row of ST_QUEUE_ALL; a bad column is named in s->errmsg. */
@@ -924,6 +927,10 @@ static int queue_row(struct store *s, sqlite3_stmt *st, struct store_queue *q)
     if (!err) {
         bad = 23;
         err = col_text(st, 23, 1, &q->namespace_limits);
+    }
+    if (!err) {
+        bad = 24;
+        err = col_text(st, 24, 1, &q->owner_limits);
     }
     if (err == MUSTER_ESTORE)
         msg_set(s->errmsg, sizeof s->errmsg, "queues: read: column %s holds an invalid value",

@@ -57,6 +57,8 @@ struct store_queue {
     /* Limits on each namespace in the subtree, JSON {"gangs": N, "resources": {...}}; NULL:
      * none. */
     const char *namespace_limits;
+    /* The same per owner (--owner-annotation), JSON; NULL: none. */
+    const char *owner_limits;
 };
 
 /* A row of the ledger. Text fields are borrowed as in struct store_queue. */

@@ -16,3 +16,9 @@ ALTER TABLE queues ADD COLUMN local_queues TEXT
 ALTER TABLE queues ADD COLUMN namespace_limits TEXT
     CHECK (namespace_limits IS NULL OR
            (json_valid(namespace_limits) AND json_type(namespace_limits) = 'object'));
+
+-- The same limits on each owner (the value of musterd's --owner-annotation on the workload's
+-- template) inside the queue's subtree. NULL: none.
+ALTER TABLE queues ADD COLUMN owner_limits TEXT
+    CHECK (owner_limits IS NULL OR
+           (json_valid(owner_limits) AND json_type(owner_limits) = 'object'));

@@ -48,6 +48,7 @@ struct api_qrow {
     char *ns_selector;   /* namespaceSelector as canonical JSON text; NULL: none */
     char *local_queues;  /* localQueues as canonical JSON text; NULL: none */
     char *ns_limits;     /* namespaceLimits as canonical JSON text; NULL: none */
+    char *owner_limits;  /* ownerLimits as canonical JSON text; NULL: none */
     /* guarantee, deserved, capability parsed once (lazily) and shared by reference into every
      * response: a list of 1,000 queues would otherwise parse 3,000 maps per request. */
     struct json_object *parsed[3];

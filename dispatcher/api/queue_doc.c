@@ -92,29 +92,33 @@ static int get_local_queues(struct json_object *v, struct api_queue_doc *doc, st
     return 0;
 }
 
-/* namespaceLimits: {gangs, resources}; the quantities are parsed with the other maps
- * (queues.c), so only the shape is checked here. */
-static int get_ns_limits(struct json_object *v, struct api_queue_doc *doc, struct api_error *err)
+/* namespaceLimits or ownerLimits (field): {gangs, resources} into *out; the quantities are
+ * parsed with the other maps (queues.c), so only the shape is checked here. */
+static int get_limits(struct json_object *v, const char *field, struct json_object **out,
+                      struct api_error *err)
 {
     if (!json_object_is_type(v, json_type_object))
-        return api__fail(err, 422, "Invalid", "namespaceLimits",
-                         "namespaceLimits must be an object with gangs and resources");
+        return api__fail(err, 422, "Invalid", field,
+                         "%s must be an object with gangs and resources", field);
+    char sub[48];
     json_object_object_foreach(v, key, val)
     {
         int64_t g;
         int rc = 0;
-        if (strcmp(key, "gangs") == 0)
-            rc = get_int(val, "namespaceLimits.gangs", 1, API_NS_GANGS_MAX, &g, err);
-        else if (strcmp(key, "resources") == 0 && !json_object_is_type(val, json_type_object))
-            rc = api__fail(err, 422, "Invalid", "namespaceLimits.resources",
-                           "namespaceLimits.resources must be an object of resource quantities");
-        else if (strcmp(key, "resources") != 0)
-            rc = api__fail(err, 422, "Invalid", "namespaceLimits",
-                           "unknown field namespaceLimits.%.64s", key);
+        if (strcmp(key, "gangs") == 0) {
+            snprintf(sub, sizeof sub, "%s.gangs", field);
+            rc = get_int(val, sub, 1, API_NS_GANGS_MAX, &g, err);
+        } else if (strcmp(key, "resources") == 0 && !json_object_is_type(val, json_type_object)) {
+            snprintf(sub, sizeof sub, "%s.resources", field);
+            rc = api__fail(err, 422, "Invalid", sub, "%s must be an object of resource quantities",
+                           sub);
+        } else if (strcmp(key, "resources") != 0) {
+            rc = api__fail(err, 422, "Invalid", field, "unknown field %s.%.64s", field, key);
+        }
         if (rc)
             return rc;
     }
-    doc->ns_limits = json_object_object_length(v) ? v : NULL;
+    *out = json_object_object_length(v) ? v : NULL;
     return 0;
 }
 
@@ -220,10 +224,10 @@ int api_queue_doc_decode(struct json_object *obj, struct api_queue_doc *doc, str
                 doc->reclaimable = json_object_get_boolean(val) ? 1 : 0;
         } else if (strcmp(key, "preemption") == 0) {
             rc = get_preemption(val, doc, err);
-        } else if (strcmp(key, "namespaceLimits") == 0) {
+        } else if (strcmp(key, "namespaceLimits") == 0 || strcmp(key, "ownerLimits") == 0) {
             if (json_object_is_type(val, json_type_null))
                 continue;
-            rc = get_ns_limits(val, doc, err);
+            rc = get_limits(val, key, key[0] == 'n' ? &doc->ns_limits : &doc->owner_limits, err);
         } else if (strcmp(key, "localQueues") == 0) {
             if (json_object_is_type(val, json_type_null))
                 continue;

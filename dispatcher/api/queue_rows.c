@@ -26,6 +26,7 @@ void api__qrow_close(struct api_qrow *r)
     muster_free(r->ns_selector);
     muster_free(r->local_queues);
     muster_free(r->ns_limits);
+    muster_free(r->owner_limits);
     memset(r, 0, sizeof(*r));
 }
 
@@ -60,6 +61,8 @@ static int qrow_from_store(struct api_qrow *r, const struct store_queue *q)
         rc = dup_or_null(q->local_queues, &r->local_queues);
     if (!rc)
         rc = dup_or_null(q->namespace_limits, &r->ns_limits);
+    if (!rc)
+        rc = dup_or_null(q->owner_limits, &r->owner_limits);
     if (rc) {
         api__qrow_close(r);
         return rc;
@@ -105,6 +108,7 @@ void api__qrow_to_store(const struct api_qrow *r, struct store_queue *q)
     q->namespace_selector = r->ns_selector;
     q->local_queues = r->local_queues;
     q->namespace_limits = r->ns_limits;
+    q->owner_limits = r->owner_limits;
     q->resource_version = r->rv;
     q->created_at = r->created_at;
     q->updated_at = r->updated_at;
@@ -133,7 +137,7 @@ int api__qrow_same_spec(const struct api_qrow *a, const struct api_qrow *b)
            a->preempt_per_minute == b->preempt_per_minute &&
            a->preempt_cooldown_ms == b->preempt_cooldown_ms && str_same(a->on_loss, b->on_loss) &&
            str_same(a->ns_selector, b->ns_selector) && str_same(a->local_queues, b->local_queues) &&
-           str_same(a->ns_limits, b->ns_limits);
+           str_same(a->ns_limits, b->ns_limits) && str_same(a->owner_limits, b->owner_limits);
 }
 
 size_t api__rows_lower_bound(const struct api_server *s, const char *name)

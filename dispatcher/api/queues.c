@@ -89,6 +89,8 @@ static struct json_object *spec_json(const struct api_qrow *r)
         api__obj_add(o, "localQueues", json_tokener_parse(r->local_queues), &bad);
     if (r->ns_limits)
         api__obj_add(o, "namespaceLimits", json_tokener_parse(r->ns_limits), &bad);
+    if (r->owner_limits)
+        api__obj_add(o, "ownerLimits", json_tokener_parse(r->owner_limits), &bad);
     if (bad) {
         json_object_put(o);
         return NULL;
@@ -317,7 +319,8 @@ static int map_parse(struct api_server *s, struct json_object *m, const char *wh
     char why[256];
     /* an explicit 0 in a capability is a limit, elsewhere it is the same as absent */
     int rc =
-        strcmp(what, "capability") == 0 || strcmp(what, "namespaceLimits.resources") == 0
+        strcmp(what, "capability") == 0 || strcmp(what, "namespaceLimits.resources") == 0 ||
+                strcmp(what, "ownerLimits.resources") == 0
             ? kube_resvec_parse_limits(queue_tree_resnames(s->app.tree), m, what, out, why,
                                        sizeof(why))
             : kube_resvec_parse(queue_tree_resnames(s->app.tree), m, what, out, why, sizeof(why));
@@ -401,6 +404,12 @@ static int change_build(struct api_server *s, const struct api_queue_doc *doc, i
                        "namespaceLimits.resources", &v, e);
         queue_resvec_close(&v);
     }
+    if (!rc && doc->owner_limits) {
+        struct queue_resvec v = {0};
+        rc = map_parse(s, json_object_object_get(doc->owner_limits, "resources"),
+                       "ownerLimits.resources", &v, e);
+        queue_resvec_close(&v);
+    }
     if (rc)
         return rc;
     struct queue_error qe = {{0}, {0}};
@@ -422,9 +431,11 @@ static int change_build(struct api_server *s, const struct api_queue_doc *doc, i
     r->ns_selector = doc->ns_selector ? map_text(doc->ns_selector) : NULL;
     r->local_queues = doc->local_queues ? map_text(doc->local_queues) : NULL;
     r->ns_limits = doc->ns_limits ? map_text(doc->ns_limits) : NULL;
+    r->owner_limits = doc->owner_limits ? map_text(doc->owner_limits) : NULL;
     if (!r->name || (parent && !r->parent) || !r->state || !r->strategy || !r->guarantee ||
         !r->deserved || !r->capability || (doc->ns_selector && !r->ns_selector) ||
-        (doc->local_queues && !r->local_queues) || (doc->ns_limits && !r->ns_limits))
+        (doc->local_queues && !r->local_queues) || (doc->ns_limits && !r->ns_limits) ||
+        (doc->owner_limits && !r->owner_limits))
         return api__fail(e, 500, "InternalError", NULL, "out of memory");
     r->weight = doc->weight;
     r->priority = doc->priority;

@@ -286,10 +286,11 @@ const char *cli_queue_selector_text(struct json_object *q, char *buf, size_t cap
     return n ? buf : "<all>"; /* {} selects every namespace */
 }
 
-const char *cli_queue_ns_limits_text(struct json_object *q, char *buf, size_t cap)
+/* A limits object of q (namespaceLimits, ownerLimits) as "gangs=2,nvidia.com/gpu=8". */
+static const char *limits_text(struct json_object *q, const char *field, char *buf, size_t cap)
 {
     struct json_object *l = NULL, *g = NULL, *r = NULL;
-    if (!json_object_object_get_ex(q, "namespaceLimits", &l) || !l)
+    if (!json_object_object_get_ex(q, field, &l) || !l)
         return NULL;
     size_t n = 0;
     buf[0] = '\0';
@@ -302,6 +303,16 @@ const char *cli_queue_ns_limits_text(struct json_object *q, char *buf, size_t ca
         }
     }
     return n ? buf : NULL;
+}
+
+const char *cli_queue_ns_limits_text(struct json_object *q, char *buf, size_t cap)
+{
+    return limits_text(q, "namespaceLimits", buf, cap);
+}
+
+const char *cli_queue_owner_limits_text(struct json_object *q, char *buf, size_t cap)
+{
+    return limits_text(q, "ownerLimits", buf, cap);
 }
 
 const char *cli_queue_local_queues_text(struct json_object *q, char *buf, size_t cap)
@@ -349,6 +360,7 @@ void cli_describe_queue(struct json_object *q, FILE *f)
     line(f, "Preemption:", buf);
     line(f, "Namespaces:", cli_queue_selector_text(q, buf, sizeof(buf)) ? buf : "(its parent's)");
     line(f, "Namespace limits:", cli_queue_ns_limits_text(q, buf, sizeof(buf)));
+    line(f, "Owner limits:", cli_queue_owner_limits_text(q, buf, sizeof(buf)));
     line(f, "Local queues:", cli_queue_local_queues_text(q, buf, sizeof(buf)));
     line(f, "Version:", str_of(md, "resourceVersion"));
     line(f, "Created:", when(md, "createdAtMs", t, sizeof(t)));

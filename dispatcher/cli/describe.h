@@ -39,6 +39,7 @@ const char *cli_queue_reclaim_mark(struct json_object *q);
  * {}), its namespaceLimits ("gangs=2,nvidia.com/gpu=8") and its localQueues ("lab/gpu,..."). */
 const char *cli_queue_selector_text(struct json_object *q, char *buf, size_t cap);
 const char *cli_queue_ns_limits_text(struct json_object *q, char *buf, size_t cap);
+const char *cli_queue_owner_limits_text(struct json_object *q, char *buf, size_t cap);
 const char *cli_queue_local_queues_text(struct json_object *q, char *buf, size_t cap);
 
 /* The fields of a queue's preemption object, in the order the API documents them. */

@@ -360,7 +360,7 @@ static int queue_row(struct cli_table *t, struct json_object *q)
 {
     char name[256], parent[256], weight[32], prio[32], state[32], strat[64], gpu[96], pend[32],
         adm[32], share[32], gua[1024], des[1024], cap[1024], rcl[16], bor[1024], lent[1024],
-        pre[64], nsel[512], nlim[512], lqs[512];
+        pre[64], nsel[512], nlim[512], olim[512], lqs[512];
     struct json_object *st = NULL, *alloc = NULL, *desm = NULL, *v;
     json_object_object_get_ex(q, "status", &st);
     if (st)
@@ -399,6 +399,7 @@ static int queue_row(struct cli_table *t, struct json_object *q)
         cli_queue_preempted(q, pre, sizeof(pre)),
         cli_queue_selector_text(q, nsel, sizeof(nsel)),
         cli_queue_ns_limits_text(q, nlim, sizeof(nlim)),
+        cli_queue_owner_limits_text(q, olim, sizeof(olim)),
         cli_queue_local_queues_text(q, lqs, sizeof(lqs)),
     };
     return cli_table_add(t, row);
@@ -430,11 +431,11 @@ static int print_table(struct cli_table *t, int (*row)(struct cli_table *, struc
 static int print_queues(const struct cli *c, struct json_object *items)
 {
     static const char *const hdr[] = {
-        "NAME",         "PARENT",      "WEIGHT",     "PRIORITY",  "STATE",
-        "GPU",          "PENDING",     "ADMITTED",   "RECLAIM",   "STRATEGY",
-        "GUARANTEE",    "DESERVED",    "CAPABILITY", "SHARE",     "RECLAIMABLE",
-        "WITHIN-QUEUE", "MIN-RUNTIME", "MAX/MIN",    "COOLDOWN",  "BORROWED",
-        "LENT",         "PREEMPTED",   "NAMESPACES", "NS-LIMITS", "LOCALQUEUES"};
+        "NAME",         "PARENT",     "WEIGHT",      "PRIORITY",     "STATE",       "GPU",
+        "PENDING",      "ADMITTED",   "RECLAIM",     "STRATEGY",     "GUARANTEE",   "DESERVED",
+        "CAPABILITY",   "SHARE",      "RECLAIMABLE", "WITHIN-QUEUE", "MIN-RUNTIME", "MAX/MIN",
+        "COOLDOWN",     "BORROWED",   "LENT",        "PREEMPTED",    "NAMESPACES",  "NS-LIMITS",
+        "OWNER-LIMITS", "LOCALQUEUES"};
     size_t ncols = c->out == CLI_OUT_WIDE ? sizeof(hdr) / sizeof(hdr[0]) : 9;
     return print_table(cli_table_new(ncols, hdr), queue_row, items, NULL);
 }
@@ -910,6 +911,7 @@ static const struct {
     {"capability", NULL, 0, SPEC_MAP},
     {"namespaceSelector", NULL, 0, SPEC_JSON},
     {"namespaceLimits", NULL, 0, SPEC_JSON},
+    {"ownerLimits", NULL, 0, SPEC_JSON},
     {"localQueues", NULL, 0, SPEC_JSON},
 };
 

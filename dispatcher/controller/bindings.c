@@ -196,6 +196,7 @@ void ctl__binding_destroy(struct binding *b)
     json_object_put(b->reply);
     json_object_put(b->fresh);
     ctl__binding_clear_read(b);
+    muster_free(b->owner);
     muster_free(b->shares);
     muster_free(b->dropped);
     muster_free(b->loss);
@@ -439,6 +440,20 @@ int ctl__binding_read(struct ctl *c, struct binding *b)
     ctl__binding_clear_read(b);
     if (queue_resvec_copy(&b->gang, &w->gang))
         return MUSTER_ENOMEM;
+    const char *owner =
+        c->opt.owner_annotation
+            ? kube_json_path_str(b->tmpl, "metadata", "annotations", c->opt.owner_annotation, NULL)
+            : NULL;
+    /* kept apart from the read's other parts: a resize that goes back to what it read before
+     * (resize.c) keeps the owner too */
+    muster_free(b->owner);
+    b->owner = NULL;
+    if (owner && owner[0]) {
+        b->owner = muster_malloc(CTL_OWNER_MAX + 1);
+        if (!b->owner)
+            return MUSTER_ENOMEM;
+        snprintf(b->owner, CTL_OWNER_MAX + 1, "%s", owner);
+    }
     b->comp = muster_calloc(w->ncomponents ? w->ncomponents : 1, sizeof(*b->comp));
     if (!b->comp)
         return MUSTER_ENOMEM;

@@ -195,6 +195,7 @@ struct binding {
     char *tkey; /* never NULL: tkey_none until the RB names its template */
     char uid[CTL_UID_MAX];
     char pid[CTL_UID_MAX];
+    char *owner; /* owned: its template's --owner-annotation value; NULL: none (or not asked) */
     json_object *rb;   /* the latest RB (a reference) */
     json_object *tmpl; /* the template when last read (a reference) */
     int64_t generation;
@@ -474,20 +475,31 @@ struct inf_tag {
     int synced;
 };
 
-/* A queue that sets a namespaceSelector or namespaceLimits (tenancy.c), by name. */
-struct ctl_ten_queue {
-    char name[QUEUE_NAME_MAX + 1];
-    json_object *sel; /* checked; NULL: none */
-    /* namespaceLimits: each namespace's gangs (0: no limit) and resources (an absent resource
-     * is no limit) in the queue's subtree */
-    int limited;
+/* The longest owner value kept (an annotation value is free text: longer is cut). */
+#define CTL_OWNER_MAX 253
+
+/* namespaceLimits or ownerLimits: what each tenant may hold in a queue's subtree, its gangs
+ * (0: no limit) and resources (an absent resource is no limit). */
+struct ctl_limit {
+    int on;
     int64_t max_gangs;
     struct queue_resvec max_res;
 };
 
-/* What one namespace holds in one limited queue's subtree, keyed "<queue>/<namespace>". */
+/* Who a limit counts: the binding's namespace, or its owner (--owner-annotation). */
+enum ctl_tenant { CTL_TENANT_NAMESPACE, CTL_TENANT_OWNER, CTL_NTENANTS };
+
+/* A queue that sets a namespaceSelector, namespaceLimits or ownerLimits (tenancy.c), by name. */
+struct ctl_ten_queue {
+    char name[QUEUE_NAME_MAX + 1];
+    json_object *sel; /* checked; NULL: none */
+    struct ctl_limit lim[CTL_NTENANTS];
+};
+
+/* What one tenant holds in one limited queue's subtree, keyed "<queue>/<namespace>" or
+ * "<queue>/@<owner>". */
 struct ctl_ns_use {
-    char key[2 * QUEUE_NAME_MAX + 2];
+    char key[QUEUE_NAME_MAX + 2 + CTL_OWNER_MAX + 2];
     int64_t gangs;
     struct queue_resvec use;
 };

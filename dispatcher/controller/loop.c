@@ -152,7 +152,26 @@ static void on_error(void *ud, int err, const struct kube_status *st)
 static json_object *transform(void *ud, json_object *obj)
 {
     const struct inf_tag *t = ud;
-    return t->w->cache(obj);
+    json_object *kept = t->w->cache(obj);
+    const char *key = t->c->opt.owner_annotation;
+    /* a template keeps the operator's owner annotation too (tenancy.c's ownerLimits) */
+    const char *owner =
+        t->w->tmpl >= 0 && key ? kube_json_path_str(obj, "metadata", "annotations", key, NULL)
+                               : NULL;
+    json_object *md = owner ? kube_json_obj(kept, "metadata") : NULL;
+    if (md) {
+        json_object *ann = kube_json_obj(md, "annotations");
+        if (!ann) {
+            ann = json_object_new_object();
+            if (ann && json_object_object_add(md, "annotations", ann)) {
+                json_object_put(ann);
+                ann = NULL;
+            }
+        }
+        if (ann)
+            json_object_object_add(ann, key, json_object_new_string(owner));
+    }
+    return kept;
 }
 
 /* Starts the informer of one row of ctl__watches. */

@@ -44,10 +44,13 @@ static int lq_order(const void *a, const void *b)
                   ((const struct ctl_local_queue *)b)->key);
 }
 
-/* q's namespaceLimits into t; 0, or a sentence in why for a row the API would not have taken
- * (one written by hand). */
-static int limits_read(struct ctl *c, const char *text, struct ctl_ten_queue *t, char *why,
-                       size_t cap)
+static const char *const tenant_word[CTL_NTENANTS] = {"namespace", "owner"};
+static const char *const limits_field[CTL_NTENANTS] = {"namespaceLimits", "ownerLimits"};
+
+/* A queue's namespaceLimits or ownerLimits text into l; 0, or a sentence in why for a row the
+ * API would not have taken (one written by hand). */
+static int limits_read(struct ctl *c, const char *text, enum ctl_tenant who, struct ctl_limit *l,
+                       char *why, size_t cap)
 {
     json_object *o = json_tokener_parse(text);
     json_object *g = kube_json_get(o, "gangs");
@@ -59,12 +62,15 @@ static int limits_read(struct ctl *c, const char *text, struct ctl_ten_queue *t,
         rc = MUSTER_EINVAL;
     } else if (r) {
         /* a listed 0 is a limit (none of it), as in a capability */
-        rc = kube_resvec_parse_limits(c->names, r, "namespaceLimits.resources", &t->max_res, why,
-                                      cap);
+        char what[48];
+        snprintf(what, sizeof what, "%s.resources", limits_field[who]);
+        rc = kube_resvec_parse_limits(c->names, r, what, &l->max_res, why, cap);
     }
     if (!rc) {
-        t->limited = 1;
-        t->max_gangs = g ? json_object_get_int64(g) : 0;
+        l->on = 1;
+        l->max_gangs = g ? json_object_get_int64(g) : 0;
+    } else {
+        queue_resvec_close(&l->max_res);
     }
     json_object_put(o);
     return rc;
@@ -75,7 +81,7 @@ static int ten_cb(void *ud, const struct store_queue *q)
     struct ctl *c = ud;
     if (q->local_queues && lq_add(c, q))
         return MUSTER_ENOMEM;
-    if (!q->namespace_selector && !q->namespace_limits)
+    if (!q->namespace_selector && !q->namespace_limits && !q->owner_limits)
         return 0;
     if (c->ten.n == c->ten.cap) {
         size_t cap = c->ten.cap ? c->ten.cap * 2 : 16;
@@ -99,14 +105,16 @@ static int ten_cb(void *ud, const struct store_queue *q)
             t->sel = NULL;
         }
     }
-    if (q->namespace_limits && limits_read(c, q->namespace_limits, t, why, sizeof why)) {
-        ctl__logf(c, "queue %s: namespaceLimits ignored: %s", q->name, why);
-        queue_resvec_close(&t->max_res);
-        t->limited = 0;
+    const char *texts[CTL_NTENANTS] = {q->namespace_limits, q->owner_limits};
+    int limited = 0;
+    for (int k = 0; k < CTL_NTENANTS; k++) {
+        if (texts[k] && limits_read(c, texts[k], (enum ctl_tenant)k, &t->lim[k], why, sizeof why))
+            ctl__logf(c, "queue %s: %s ignored: %s", q->name, limits_field[k], why);
+        limited |= t->lim[k].on;
     }
-    if (!t->sel && !t->limited)
+    if (!t->sel && !limited)
         return 0;
-    c->ten.nlimited += t->limited;
+    c->ten.nlimited += limited;
     c->ten.n++;
     return 0;
 }
@@ -115,7 +123,8 @@ static void ten_clear(struct ctl *c)
 {
     for (size_t i = 0; i < c->ten.n; i++) {
         json_object_put(c->ten.v[i].sel);
-        queue_resvec_close(&c->ten.v[i].max_res);
+        for (int k = 0; k < CTL_NTENANTS; k++)
+            queue_resvec_close(&c->ten.v[i].lim[k].max_res);
     }
     c->ten.n = 0;
     c->ten.nlq = 0;
@@ -407,31 +416,39 @@ static struct ctl_ns_use *use_at(struct ctl *c, const char *key, int make)
     return u;
 }
 
-/* Calls fn for each limited queue over b's queue (itself included) with the usage key. */
-static void each_limit(struct ctl *c, const struct binding *b,
-                       int (*fn)(struct ctl *c, const struct binding *b,
-                                 const struct ctl_ten_queue *t, const char *key, void *ud),
-                       void *ud)
+typedef int (*limit_fn)(struct ctl *c, const struct binding *b, const struct ctl_ten_queue *t,
+                        enum ctl_tenant who, const char *tenant, const char *key, void *ud);
+
+/* Calls fn for each limit over b (its namespace's, and its owner's when it has one) in each
+ * limited queue over b's queue, itself included, with the usage key; stops at a non-zero. */
+static void each_limit(struct ctl *c, const struct binding *b, limit_fn fn, void *ud)
 {
     char ns[QUEUE_NAME_MAX + 1];
     const char *nm;
     ctl__split_key(b->key, ns, sizeof ns, &nm);
+    const char *tenant[CTL_NTENANTS] = {ns, b->owner};
     for (const struct queue_node *q = queue_tree_find(c->t, b->queue); q;
          q = queue_node_parent(q)) {
         const struct ctl_ten_queue *t = ten_find(c, queue_node_name(q));
-        if (!t || !t->limited)
-            continue;
-        char key[sizeof c->ten.use[0].key];
-        snprintf(key, sizeof key, "%s/%s", t->name, ns);
-        if (fn(c, b, t, key, ud))
-            return;
+        for (int k = 0; t && k < CTL_NTENANTS; k++) {
+            if (!t->lim[k].on || !tenant[k])
+                continue;
+            char key[sizeof c->ten.use[0].key];
+            /* '@' is in no namespace name, so an owner never meets a namespace's count */
+            snprintf(key, sizeof key, "%s/%s%s", t->name, k == CTL_TENANT_OWNER ? "@" : "",
+                     tenant[k]);
+            if (fn(c, b, t, (enum ctl_tenant)k, tenant[k], key, ud))
+                return;
+        }
     }
 }
 
 static int count_in(struct ctl *c, const struct binding *b, const struct ctl_ten_queue *t,
-                    const char *key, void *ud)
+                    enum ctl_tenant who, const char *tenant, const char *key, void *ud)
 {
     (void)t;
+    (void)who;
+    (void)tenant;
     (void)ud;
     struct ctl_ns_use *u = use_at(c, key, 1);
     if (u) {
@@ -439,7 +456,7 @@ static int count_in(struct ctl *c, const struct binding *b, const struct ctl_ten
         if (queue_resvec_add(&u->use, &b->gang) == 0)
             return 0;
     }
-    ctl__logf(c, "namespaceLimits: cannot count %s (out of memory or overflow)", b->key);
+    ctl__logf(c, "tenant limits: cannot count %s (out of memory or overflow)", b->key);
     return 0;
 }
 
@@ -472,17 +489,18 @@ struct limit_verdict {
 };
 
 static int judge_limit(struct ctl *c, const struct binding *b, const struct ctl_ten_queue *t,
-                       const char *key, void *ud)
+                       enum ctl_tenant who, const char *tenant, const char *key, void *ud)
 {
     struct limit_verdict *v = ud;
+    const struct ctl_limit *l = &t->lim[who];
     const struct ctl_ns_use *u = use_at(c, key, 0);
-    const char *ns = key + strlen(t->name) + 1;
     int64_t gangs = u ? u->gangs : 0;
-    if (t->max_gangs && gangs + 1 > t->max_gangs) {
+    if (l->max_gangs && gangs + 1 > l->max_gangs) {
         snprintf(v->why, v->cap,
-                 "namespace %s holds %" PRId64 " gang(s) in queue %s, the most a namespace may "
-                 "(namespaceLimits.gangs %" PRId64 ")",
-                 ns, gangs, t->name, t->max_gangs);
+                 "%s %s holds %" PRId64 " gang(s) in queue %s, the most %s %s may (%s.gangs "
+                 "%" PRId64 ")",
+                 tenant_word[who], tenant, gangs, t->name, who == CTL_TENANT_OWNER ? "an" : "a",
+                 tenant_word[who], limits_field[who], l->max_gangs);
         v->over = 1;
         return 1;
     }
@@ -491,19 +509,20 @@ static int judge_limit(struct ctl *c, const struct binding *b, const struct ctl_
     int fits =
         (!u || queue_resvec_copy(&sum, &u->use) == 0) && queue_resvec_add(&sum, &b->gang) == 0;
     /* an absent resource of max_res is no limit: only the listed ones are compared */
-    for (uint32_t i = 0; fits && i < t->max_res.len; i++) {
-        first = t->max_res.items[i].id;
-        fits = queue_resvec_get(&sum, first) <= t->max_res.items[i].milli;
+    for (uint32_t i = 0; fits && i < l->max_res.len; i++) {
+        first = l->max_res.items[i].id;
+        fits = queue_resvec_get(&sum, first) <= l->max_res.items[i].milli;
     }
     if (!fits) {
         char have[32], lim[32];
         queue_qty_format_auto(queue_resvec_get(&sum, first), have, sizeof have);
-        queue_qty_format_auto(queue_resvec_get(&t->max_res, first), lim, sizeof lim);
+        queue_qty_format_auto(queue_resvec_get(&l->max_res, first), lim, sizeof lim);
         const char *rn = queue_resnames_name(c->names, first);
         snprintf(v->why, v->cap,
-                 "namespace %s would hold %s %s in queue %s, more than the %s a namespace may "
-                 "(namespaceLimits.resources)",
-                 ns, have, rn ? rn : "?", t->name, lim);
+                 "%s %s would hold %s %s in queue %s, more than the %s %s %s may "
+                 "(%s.resources)",
+                 tenant_word[who], tenant, have, rn ? rn : "?", t->name, lim,
+                 who == CTL_TENANT_OWNER ? "an" : "a", tenant_word[who], limits_field[who]);
         v->over = 1;
     }
     queue_resvec_close(&sum);
@@ -528,8 +547,8 @@ void ctl__tenancy_metrics(struct ctl *c, int64_t now)
     for (size_t i = 0; i < c->nbuckets; i++)
         for (const struct binding *b = c->bykey[i]; b; b = b->hnext) {
             int holding = holds_capacity(b->st);
-            if (!b->queue[0] || (!holding && b->st != B_PENDING && b->st != B_BACKOFF &&
-                                 b->st != B_PARKED))
+            if (!b->queue[0] ||
+                (!holding && b->st != B_PENDING && b->st != B_BACKOFF && b->st != B_PARKED))
                 continue;
             char ns[QUEUE_NAME_MAX + 1];
             const char *nm;

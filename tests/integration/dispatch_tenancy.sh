@@ -18,7 +18,7 @@ NAME=dispatch_tenancy TEST_NS=team
 FIX=$SRC/tests/fixtures/dispatch
 
 start_sim "$FIX/two-clusters.yaml"
-start_musterd
+start_musterd --owner-annotation example.com/owner
 # (team comes with the scenario; kubectl create namespace sends protobuf, which muster-sim does not decode: docs/sim.md)
 for ns in lab; do printf 'apiVersion: v1\nkind: Namespace\nmetadata: {name: %s}\n' $ns | k create -f - >/dev/null; done
 k create -f - >/dev/null <<'YAML'
@@ -146,6 +146,34 @@ wait_until 20 "big to wait on the namespace's GPUs" is_eq "False/QuotaExceeded" 
 msg=$(rb_cond_msg big-deployment Scheduled)
 [[ "$msg" == *"namespace team would hold 6 nvidia.com/gpu in queue shared, more than the 4 a namespace may (namespaceLimits.resources)"* ]] ||
     dfail "the resource limit's reason: $msg"
+
+# --- ownerLimits: one owner across namespaces (musterd --owner-annotation example.com/owner) ---
+queue owned root '{"cpu":"8"}' '"ownerLimits":{"gangs":1}'
+owned() { # NAMESPACE NAME OWNER: one CPU-only replica in queue owned
+    k create -f - >/dev/null <<YAML
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: $2, namespace: $1, labels: {volcano.sh/queue-name: owned},
+           annotations: {example.com/owner: $3}}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: $2}}
+  template:
+    metadata: {labels: {app: $2}}
+    spec:
+      containers:
+        - {name: c, image: registry.example/c:1, resources: {requests: {cpu: "1"}}}
+YAML
+}
+owned team alice1 alice
+wait_until 20 "alice's first gang to run" is_eq running state team/alice1-deployment
+owned lab alice2 alice
+owned lab bob1 bob
+wait_until 20 "bob's gang to run beside alice's" is_eq running state lab/bob1-deployment
+wait_until 20 "alice's second to wait" is_eq "False/QuotaExceeded" eval \
+    "k -n lab get rb alice2-deployment -o jsonpath='{.status.conditions[?(@.type==\"Scheduled\")].status}/{.status.conditions[?(@.type==\"Scheduled\")].reason}'"
+[[ "$(reason lab/alice2-deployment)" == *"owner alice holds 1 gang(s) in queue owned, the most an owner may (ownerLimits.gangs 1)"* ]] ||
+    dfail "the owner limit's reason: $(reason lab/alice2-deployment)"
 
 # --- the bindings list by namespace ---
 expect "$(api GET '/api/v1/bindings?namespace=lab' | jq -c '[.items[].namespace] | unique')" '["lab"]' \

@@ -65,7 +65,7 @@ expect "$(awk '$1 == "nlp" {print $2, $3, $5}' out)" "research 2 Open" "get queu
 export MUSTER_SERVER=$SERVER
 
 WIDE="STRATEGY GUARANTEE DESERVED CAPABILITY SHARE RECLAIMABLE WITHIN-QUEUE MIN-RUNTIME MAX/MIN"
-WIDE="$WIDE COOLDOWN BORROWED LENT PREEMPTED NAMESPACES NS-LIMITS LOCALQUEUES"
+WIDE="$WIDE COOLDOWN BORROWED LENT PREEMPTED NAMESPACES NS-LIMITS OWNER-LIMITS LOCALQUEUES"
 ctl get queues -o wide
 expect "$(head -1 out | tr -s ' ')" \
     "NAME PARENT WEIGHT PRIORITY STATE GPU PENDING ADMITTED RECLAIM $WIDE" \
@@ -97,7 +97,7 @@ expect "$RC $(cat out)" "0 queue/team-x created" "create queue"
 GPU=nvidia.com/gpu
 ctl get queues team-x -o wide
 expect "$(tail -n +2 out | tr -s ' ')" \
-    "team-x root 2 5 Open 0/2 0 0 - StrictFIFO $GPU=1 cpu=4,$GPU=2 $GPU=4 0.000 true Never 0s 0 0s <none> <none> 0/0 <none> <none> <none>" \
+    "team-x root 2 5 Open 0/2 0 0 - StrictFIFO $GPU=1 cpu=4,$GPU=2 $GPU=4 0.000 true Never 0s 0 0s <none> <none> 0/0 <none> <none> <none> <none>" \
     "get the created queue"
 # tenancy (issue 21): apply shows and keeps a queue's namespaceSelector, namespaceLimits and
 # localQueues; applying the same file again changes nothing; a file without them removes them
@@ -108,12 +108,13 @@ namespaceSelector:
   matchLabels: {org: research}
   matchExpressions: [{key: tier, operator: In, values: [gpu]}]
 namespaceLimits: {gangs: 2, resources: {nvidia.com/gpu: "8"}}
+ownerLimits: {gangs: 1}
 localQueues: [lab/gpu]
 YAML
 ctl apply -f tenant.yaml
 expect "$RC $(cat out)" "0 queue/tenant created" "apply a queue with tenancy"
 ctl get queues tenant -o wide
-grep -q 'org=research,tier in (gpu) *gangs=2,nvidia.com/gpu=8 *lab/gpu$' out ||
+grep -q 'org=research,tier in (gpu) *gangs=2,nvidia.com/gpu=8 *gangs=1 *lab/gpu$' out ||
     fail "wide: tenancy columns: $(cat out)"
 ctl apply -f tenant.yaml
 expect "$(cat out)" "queue/tenant unchanged" "apply the same tenancy again"

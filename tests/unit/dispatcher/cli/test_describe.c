@@ -163,6 +163,7 @@ static void test_tenancy_text(void)
     CU_ASSERT_STRING_EQUAL(cli_queue_ns_limits_text(q, buf, sizeof buf),
                            "gangs=2,nvidia.com/gpu=8");
     CU_ASSERT_STRING_EQUAL(cli_queue_local_queues_text(q, buf, sizeof buf), "lab/gpu,team/gpu");
+    CU_ASSERT_PTR_NULL(cli_queue_owner_limits_text(q, buf, sizeof buf));
     char tiny[8];
     CU_ASSERT_EQUAL(strlen(cli_queue_selector_text(q, tiny, sizeof tiny)), 7); /* cut, ended */
     json_object_put(q);

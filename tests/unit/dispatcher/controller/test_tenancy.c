@@ -151,12 +151,13 @@ static void test_namespace_limits(void)
     uint32_t gpu;
     CU_ASSERT_EQUAL_FATAL(queue_resnames_intern(c.names, "nvidia.com/gpu", 14, &gpu), 0);
     snprintf(c.ten.v[0].name, sizeof c.ten.v[0].name, "research");
-    c.ten.v[0].limited = 1;
-    c.ten.v[0].max_gangs = 2;
-    CU_ASSERT_EQUAL(queue_resvec_set(&c.ten.v[0].max_res, gpu, 8000), 0);
+    struct ctl_limit *ns0 = &c.ten.v[0].lim[CTL_TENANT_NAMESPACE];
+    ns0->on = 1;
+    ns0->max_gangs = 2;
+    CU_ASSERT_EQUAL(queue_resvec_set(&ns0->max_res, gpu, 8000), 0);
     snprintf(c.ten.v[1].name, sizeof c.ten.v[1].name, "vision");
-    c.ten.v[1].limited = 1;
-    CU_ASSERT_EQUAL(queue_resvec_put(&c.ten.v[1].max_res, gpu, 0), 0);
+    c.ten.v[1].lim[CTL_TENANT_NAMESPACE].on = 1;
+    CU_ASSERT_EQUAL(queue_resvec_put(&c.ten.v[1].lim[CTL_TENANT_NAMESPACE].max_res, gpu, 0), 0);
     c.ten.n = c.ten.cap = 2;
     c.ten.nlimited = 2;
     ctl__tenancy_usage(&c); /* no bindings: nothing held */
@@ -190,6 +191,41 @@ static void test_namespace_limits(void)
     done(&c);
 }
 
+/* ownerLimits: one owner across namespaces, counted apart from the namespaces; a gang without
+ * an owner is not held by them. */
+static void test_owner_limits(void)
+{
+    struct ctl c;
+    tree(&c);
+    c.names = queue_tree_resnames(c.t);
+    c.ten.v = muster_calloc(1, sizeof(*c.ten.v));
+    CU_ASSERT_PTR_NOT_NULL_FATAL(c.ten.v);
+    snprintf(c.ten.v[0].name, sizeof c.ten.v[0].name, "research");
+    c.ten.v[0].lim[CTL_TENANT_OWNER].on = 1;
+    c.ten.v[0].lim[CTL_TENANT_OWNER].max_gangs = 1;
+    c.ten.n = c.ten.cap = 1;
+    c.ten.nlimited = 1;
+    ctl__tenancy_usage(&c);
+    struct binding a, b, anon;
+    char why[320];
+    gang(&c, &a, "team-a/one", "nlp", 1);
+    gang(&c, &b, "team-b/two", "vision", 1);
+    gang(&c, &anon, "team-a/three", "nlp", 1);
+    char alice[] = "alice@example.com";
+    a.owner = alice;
+    b.owner = alice;
+    CU_ASSERT_TRUE(ctl__tenancy_within_limits(&c, &a, why, sizeof why));
+    ctl__tenancy_admitted(&c, &a);
+    CU_ASSERT_FALSE(ctl__tenancy_within_limits(&c, &b, why, sizeof why)); /* another namespace */
+    CU_ASSERT_STRING_EQUAL(why, "owner alice@example.com holds 1 gang(s) in queue research, the "
+                                "most an owner may (ownerLimits.gangs 1)");
+    CU_ASSERT_TRUE(ctl__tenancy_within_limits(&c, &anon, why, sizeof why)); /* no owner */
+    queue_resvec_close(&a.gang);
+    queue_resvec_close(&b.gang);
+    queue_resvec_close(&anon.gang);
+    done(&c);
+}
+
 static void test_namespace_prune(void)
 {
     json_object *ns = json_tokener_parse(
@@ -214,6 +250,7 @@ static CU_TestInfo tests[] = {
     {"YuniKorn paths in muster's tree", test_yunikorn_paths},
     {"Kueue LocalQueues by namespace and name", test_local_queues},
     {"namespaceLimits: gangs and resources per namespace in a subtree", test_namespace_limits},
+    {"ownerLimits: per owner across namespaces; no owner, no limit", test_owner_limits},
     {"what is kept of a Namespace", test_namespace_prune},
     CU_TEST_INFO_NULL,
 };
