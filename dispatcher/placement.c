@@ -268,3 +268,24 @@ uint32_t disp_place_fits(const struct disp_cluster_cap *clusters, const uint64_t
     }
     return total == replicas ? used : 0;
 }
+
+uint32_t disp_place_groups(const struct disp_cluster_cap *clusters, const uint64_t *fits,
+                           uint32_t n, uint64_t replicas, uint64_t group, enum disp_spread mode,
+                           struct disp_share *out)
+{
+    if (group <= 1)
+        return disp_place_fits(clusters, fits, n, replicas, mode, out);
+    if (replicas % group != 0)
+        return 0;
+    uint64_t gfits[1024];
+    if (n > 1024)
+        n = 1024;
+    for (uint32_t i = 0; i < n; i++)
+        gfits[i] = fits[i] == UINT64_MAX ? UINT64_MAX : fits[i] / group;
+    /* the same choice over groups as units: the fewest clusters, the roomiest first, each
+     * taking whole groups */
+    uint32_t got = disp_place_fits(clusters, gfits, n, replicas / group, mode, out);
+    for (uint32_t i = 0; i < got; i++)
+        out[i].replicas *= group;
+    return got;
+}

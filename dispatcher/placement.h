@@ -75,6 +75,13 @@ uint32_t disp_place(const struct disp_cluster_cap *clusters, uint32_t n,
                     const struct queue_resvec *replica, uint64_t replicas, enum disp_spread mode,
                     struct disp_share *out);
 
+/* disp_place_fits in whole groups of `group` replicas (issue 20's group-size): a cluster holds
+ * fits[i] / group groups, every share is a multiple of group, so no group is split between
+ * clusters; replicas must be a multiple of group. group 1 is disp_place_fits. */
+uint32_t disp_place_groups(const struct disp_cluster_cap *clusters, const uint64_t *fits,
+                           uint32_t n, uint64_t replicas, uint64_t group, enum disp_spread mode,
+                           struct disp_share *out);
+
 /* disp_place with fits[i] = disp_cluster_fits(&clusters[i], replica) already known (the
  * dispatch cycle remembers them per cluster while its room does not change): the same
  * choice, without the node-by-node arithmetic. At most 1024 clusters are considered. */

@@ -206,6 +206,7 @@ static void reset(struct karmada_workload *w)
     w->queue_source = "default";
     w->replicas = w->min_member = 0;
     w->elastic = 0;
+    w->group_size = 1;
     w->min_member_source = "replicas";
     w->kind_min = 0;
     w->kind_min_source = NULL;
@@ -843,6 +844,34 @@ static int read_statefulset(struct karmada_workload *w, json_object *tmpl)
 /* After read_min_member: elastic only where there is room to grow (min_member < replicas); a
  * "true" on a gang whose minimum is the whole reads as a plain gang, not as an error, so that
  * scaling down to the minimum does not make a running workload invalid. */
+/* After read_placement: a group size only where the workload may be divided at all. */
+static int read_group_size(struct karmada_workload *w, json_object *rb, json_object *tmpl)
+{
+    const char *s, *who;
+    int rc = annotation(w, tmpl, rb, KARMADA_WORKLOAD_GROUP_SIZE_ANNOTATION, &s, &who);
+    if (rc || !s)
+        return rc;
+    int32_t v;
+    if (parse_count(s, &v) || v == 0)
+        return INVALID(w,
+                       "%s annotation " KARMADA_WORKLOAD_GROUP_SIZE_ANNOTATION ": \"%.32s\" is "
+                       "not a positive whole number",
+                       who, s);
+    if (w->ncomponents != 1)
+        return karmada_workload_fail(w, KARMADA_WORKLOAD_REFUSED, MUSTER_EINVAL,
+                                     "%s annotation " KARMADA_WORKLOAD_GROUP_SIZE_ANNOTATION
+                                     ": a %s has %u pod templates; groups cut one "
+                                     "divisible pod template",
+                                     who, karmada_workload_kind_name(w->kind), w->ncomponents);
+    if (w->replicas % v != 0)
+        return INVALID(w,
+                       "%s annotation " KARMADA_WORKLOAD_GROUP_SIZE_ANNOTATION ": %d replicas are "
+                       "not a whole number of groups of %d",
+                       who, w->replicas, v);
+    w->group_size = v;
+    return 0;
+}
+
 static int read_elastic(struct karmada_workload *w, json_object *rb, json_object *tmpl)
 {
     const char *s, *who;
@@ -1030,6 +1059,8 @@ int karmada_workload_read(struct karmada_workload *w, struct queue_resnames *nam
         rc = read_elastic(w, rb, tmpl);
     if (!rc)
         rc = read_placement(w, rb, tmpl, spec);
+    if (!rc)
+        rc = read_group_size(w, rb, tmpl);
     if (!rc)
         rc = read_queue(w, rb, tmpl);
     if (!rc)

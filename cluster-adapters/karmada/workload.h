@@ -26,6 +26,9 @@
 /* "true": partial admission, opt in: when the whole gang does not fit but its min-member does,
  * the minimum may be admitted and the gang grown towards its replicas (docs/workload.md). */
 #define KARMADA_WORKLOAD_ELASTIC_ANNOTATION "scheduling.muster.io/elastic"
+/* Cuts a divisible one-component workload into groups of N pods that placement never splits
+ * between clusters (issue 20: a tensor-parallel shard). */
+#define KARMADA_WORKLOAD_GROUP_SIZE_ANNOTATION "scheduling.muster.io/group-size"
 #define KARMADA_WORKLOAD_PERMANENT_ID_LABEL "resourcebinding.karmada.io/permanent-id"
 #define KARMADA_WORKLOAD_DEFAULT_SCHEDULER "default-scheduler"
 /* The queue keys of DESIGN.md in order of precedence, as an X-macro: the read looks for them on
@@ -134,6 +137,9 @@ struct karmada_workload {
     const char *min_member_source; /* static: "annotation ...", "spec.minAvailable", "replicas" */
     int elastic; /* 1: the elastic annotation says "true" and min_member < replicas, so the gang
                     may be admitted at min_member and grown; 0 otherwise */
+    /* group-size: the pods of one group, which go to one cluster together; 1 (the default):
+     * no groups. The replicas are a whole number of groups. */
+    int32_t group_size;
     enum karmada_workload_placement placement;
     /* The gang size the kind itself implies (workload_kinds.c: a LeaderWorkerSet's group size),
      * 0 when it has none; read after muster's annotation. */

@@ -42,7 +42,8 @@ static const char *const meta_keys[] = {KARMADA_WORKLOAD_QUEUE_KEYS(QKEY)
                                             KARMADA_WORKLOAD_POD_META_KEYS(QKEY)
                                                 KARMADA_WORKLOAD_MIN_MEMBER_ANNOTATION,
                                         KARMADA_WORKLOAD_PLACEMENT_ANNOTATION,
-                                        KARMADA_WORKLOAD_ELASTIC_ANNOTATION};
+                                        KARMADA_WORKLOAD_ELASTIC_ANNOTATION,
+                                        KARMADA_WORKLOAD_GROUP_SIZE_ANNOTATION};
 #define NMETA_KEYS (sizeof(meta_keys) / sizeof(meta_keys[0]))
 
 /* The keys of a pod template's labels and annotations read by the gang dialects

@@ -424,6 +424,7 @@ int ctl__binding_read(struct ctl *c, struct binding *b)
     b->needs_objects = karmada_gang_needs_objects(w);
     b->replicas = w->replicas;
     b->min_member = w->min_member;
+    b->group_size = w->group_size > 0 ? w->group_size : 1;
     b->priority = w->priority;
     if (w->priority_from == KARMADA_WORKLOAD_PRIORITY_CLASS) {
         json_object *pc = kube_informer_get(&c->prios, NULL, w->priority_class);

@@ -202,6 +202,7 @@ struct binding {
     enum karmada_workload_kind kind;
     int spread, needs_objects;
     int32_t replicas, min_member, priority;
+    int32_t group_size; /* scheduling.muster.io/group-size: pods never split between clusters */
     char queue[QUEUE_NAME_MAX + 1];
     struct queue_resvec gang;
     uint32_t ncomp;

@@ -330,8 +330,8 @@ static uint32_t replace_place(struct ctl *c, struct binding *b, const char *lost
         }
         for (uint32_t i = 0; i < n; i++)
             fits[i] = disp_cluster_fits(&caps[i], &b->comp[0].req);
-        uint32_t got = disp_place_fits(caps, fits, n, (uint64_t)need,
-                                       b->spread ? DISP_SPREAD : DISP_SINGLE_CLUSTER, out);
+        uint32_t got = disp_place_groups(caps, fits, n, (uint64_t)need, (uint64_t)b->group_size,
+                                         b->spread ? DISP_SPREAD : DISP_SINGLE_CLUSTER, out);
         if (got)
             return got;
     }

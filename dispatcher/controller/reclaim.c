@@ -249,8 +249,9 @@ static int dry_fits(void *ud, const struct queue_reclaim_try *try)
     }
     if (!ok || !d->n)
         return 0; /* out of memory: not known to fit, so nothing is preempted for it */
-    return disp_place_fits(caps, fits, d->n, (uint64_t)search_replicas(b),
-                           b->spread ? DISP_SPREAD : DISP_SINGLE_CLUSTER, out) > 0;
+    uint64_t want = (uint64_t)search_replicas(b), group = (uint64_t)b->group_size;
+    return disp_place_groups(caps, fits, d->n, want, want % group ? 1 : group,
+                             b->spread ? DISP_SPREAD : DISP_SINGLE_CLUSTER, out) > 0;
 }
 
 static int hist_cmp_u64(const void *a, const void *b)

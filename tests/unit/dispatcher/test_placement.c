@@ -263,6 +263,45 @@ static void test_place_from_given_fits(void)
     queue_resvec_close(&r);
 }
 
+/* Issue 20's group-size: 4 shards of 8 one-GPU pods over two clusters of 20 GPUs. Spread fills
+ * the roomiest first and cuts a shard (20 + 12); in whole groups it is 16 + 16 and no shard is
+ * cut. A cluster too small for one group takes none; a group no cluster holds places nothing. */
+static void test_groups_never_split(void)
+{
+    struct disp_cluster_cap cs[3] = {
+        {.name = "east", .free = vec3(1000, 10000, 20), .grades = NULL, .ngrades = 0},
+        {.name = "west", .free = vec3(1000, 10000, 20), .grades = NULL, .ngrades = 0},
+        {.name = "tiny", .free = vec3(1000, 10000, 7), .grades = NULL, .ngrades = 0},
+    };
+    struct queue_resvec r = vec3(1, 1, 1);
+    uint64_t fits[3];
+    for (int i = 0; i < 3; i++)
+        fits[i] = disp_cluster_fits(&cs[i], &r);
+    struct disp_share out[3];
+    CU_ASSERT_EQUAL_FATAL(disp_place_fits(cs, fits, 3, 32, DISP_SPREAD, out), 2);
+    CU_ASSERT_EQUAL(out[0].replicas, 20); /* today's spread: a shard cut 4 + 4 */
+    CU_ASSERT_EQUAL(out[1].replicas, 12);
+    CU_ASSERT_EQUAL_FATAL(disp_place_groups(cs, fits, 3, 32, 8, DISP_SPREAD, out), 2);
+    CU_ASSERT_EQUAL(out[0].replicas, 16);
+    CU_ASSERT_EQUAL(out[1].replicas, 16);
+    CU_ASSERT_EQUAL(out[0].replicas % 8, 0);
+    /* 5 shards: 16 + 16 + tiny cannot take a whole one: nothing */
+    CU_ASSERT_EQUAL(disp_place_groups(cs, fits, 3, 40, 8, DISP_SPREAD, out), 0);
+    /* a group larger than any cluster: nothing, though the sum would hold it */
+    CU_ASSERT_EQUAL(disp_place_groups(cs, fits, 3, 24, 24, DISP_SPREAD, out), 0);
+    CU_ASSERT_EQUAL(disp_place_fits(cs, fits, 3, 24, DISP_SPREAD, out), 2);
+    /* replicas that are not whole groups are refused, group 1 is plain spread */
+    CU_ASSERT_EQUAL(disp_place_groups(cs, fits, 3, 30, 8, DISP_SPREAD, out), 0);
+    CU_ASSERT_EQUAL(disp_place_groups(cs, fits, 3, 32, 1, DISP_SPREAD, out), 2);
+    CU_ASSERT_EQUAL(out[0].replicas, 20);
+    /* single-cluster with groups: the whole gang in one cluster, as before */
+    CU_ASSERT_EQUAL(disp_place_groups(cs, fits, 3, 16, 8, DISP_SINGLE_CLUSTER, out), 1);
+    CU_ASSERT_EQUAL(out[0].replicas, 16);
+    for (int i = 0; i < 3; i++)
+        queue_resvec_close(&cs[i].free);
+    queue_resvec_close(&r);
+}
+
 static CU_TestInfo tests[] = {
     {"fits in sum but not node by node", test_fit_in_sum_but_not_node_by_node},
     {"models from a minimum of 0 (Karmada's grades)", test_models_from_zero},
@@ -275,6 +314,7 @@ static CU_TestInfo tests[] = {
     {"single-cluster best fit", test_single_cluster_best_fit},
     {"spread over the fewest clusters, all or nothing", test_spread_fewest_clusters_all_or_nothing},
     {"placement from given fits", test_place_from_given_fits},
+    {"group-size: whole groups only, none split between clusters", test_groups_never_split},
     CU_TEST_INFO_NULL,
 };
 

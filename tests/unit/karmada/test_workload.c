@@ -697,6 +697,35 @@ static void test_min_member_row(void)
     end();
 }
 
+/* Issue 20's group-size: whole groups of a divisible workload; a count that is not, replicas
+ * that are not whole groups, and a kind of several pod templates are refused. */
+static void test_group_size_row(void)
+{
+    begin();
+    json_object *rb, *tmpl;
+    pair("deployment", &rb, &tmpl); /* 4 replicas */
+    CU_ASSERT_EQUAL_FATAL(rd(rb, tmpl), 0);
+    CU_ASSERT_EQUAL(w.group_size, 1);
+    with_tmpl_annotation(tmpl, KARMADA_WORKLOAD_GROUP_SIZE_ANNOTATION, "2");
+    CU_ASSERT_EQUAL_FATAL(rd(rb, tmpl), 0);
+    CU_ASSERT_EQUAL(w.group_size, 2);
+    with_tmpl_annotation(tmpl, KARMADA_WORKLOAD_GROUP_SIZE_ANNOTATION, "4");
+    CU_ASSERT_EQUAL_FATAL(rd(rb, tmpl), 0);
+    CU_ASSERT_EQUAL(w.group_size, 4);
+    with_tmpl_annotation(tmpl, KARMADA_WORKLOAD_GROUP_SIZE_ANNOTATION, "3");
+    CU_ASSERT_EQUAL(rd(rb, tmpl), MUSTER_EINVAL);
+    CU_ASSERT_TRUE(has(w.message, "4 replicas are not a whole number of groups of 3"));
+    static const char *const bad[] = {"0", "-2", "two", ""};
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        with_tmpl_annotation(tmpl, KARMADA_WORKLOAD_GROUP_SIZE_ANNOTATION, bad[i]);
+        CU_ASSERT_EQUAL(rd(rb, tmpl), MUSTER_EINVAL);
+        CU_ASSERT_TRUE(has(w.message, "is not a positive whole number"));
+    }
+    json_object_put(rb);
+    json_object_put(tmpl);
+    end();
+}
+
 static void test_elastic_row(void)
 {
     begin();
@@ -2101,6 +2130,7 @@ static CU_TestInfo tests[] = {
     {"queue row", test_queue_row},
     {"min-member row", test_min_member_row},
     {"elastic row", test_elastic_row},
+    {"group-size row", test_group_size_row},
     {"placement row and refusals", test_placement_row},
     {"priority row", test_priority_row},
     {"bad requests and replicas", test_bad_requests},
