@@ -137,7 +137,8 @@ void ctl__tenancy_refresh(struct ctl *c)
     /* store_queue_foreach walks the rows by name, so the table is sorted for the search */
     if (store_queue_foreach(c->s, ten_cb, c))
         ctl__logf(c, "reading the queues' namespace selectors: %s", store_errmsg(c->s));
-    qsort(c->ten.lq, c->ten.nlq, sizeof(*c->ten.lq), lq_order);
+    if (c->ten.nlq) /* qsort of a NULL array is undefined even for 0 elements */
+        qsort(c->ten.lq, c->ten.nlq, sizeof(*c->ten.lq), lq_order);
 }
 
 void ctl__tenancy_close(struct ctl *c)
