@@ -104,6 +104,9 @@ struct api_dispatcher {
      * line each, or NULL: /readyz names it while staying ready (musterd runs degraded rather
      * than refuse the webhook). Borrowed until the loop runs again. */
     const char *(*degraded)(void *ud);
+    /* After PATCH /api/v1/clusters/{name} wrote a gang dialect override to the store: the
+     * dispatcher reads the overrides again. 0, or the store's error. NULL: not running. */
+    int (*dialects_changed)(void *ud);
 };
 
 struct api_ctx {

@@ -13,7 +13,8 @@
 
 /* The audit actions, in the order of audit_writes. */
 const char *const api__audit_actions[API_AUDIT_NACTIONS] = {"queue.create", "queue.update",
-                                                            "queue.patch", "queue.delete"};
+                                                            "queue.patch", "queue.delete",
+                                                            "cluster.patch"};
 
 struct audit_page {
     struct json_object *items;

@@ -76,13 +76,14 @@ static uint64_t cluster_fits(struct cluster *k, const struct queue_resvec *repli
 }
 
 /* The member APIs b's placement asks for, in assign mode (Karmada's scheduler, which checks
- * the template's own kind with its APIEnablement plugin, is bypassed there): 1 PodGroups
- * (its PodGroup Works), 2 Volcano Jobs (its Work is the Job). */
+ * the template's own kind with its APIEnablement plugin, is bypassed there): 1 a gang dialect
+ * (a member-side gang: not for a gang of min-member 1, which a member of dialect none may
+ * take), 2 Volcano Jobs (its Work is the Job). */
 static int place_needs(const struct binding *b)
 {
     return !b->assign
                ? 0
-               : (b->needs_objects ? 1 : 0) | (b->kind == KARMADA_WORKLOAD_KIND_VCJOB ? 2 : 0) |
+               : (b->needs_objects && b->min_member > 1 ? 1 : 0) | (b->kind == KARMADA_WORKLOAD_KIND_VCJOB ? 2 : 0) |
                      (int)(KARMADA_WORKLOAD_KIND_API_BIT(b->kind) << 8);
 }
 
@@ -237,12 +238,24 @@ static enum place_verdict place(struct ctl *c, struct binding *b)
     if ((needs >> 8) && karmada_workload_kind_api(b->kind, &gv, &res) == 0)
         snprintf(kapi, sizeof kapi, "%ss (no %s %s", karmada_workload_kind_name(b->kind), gv, res);
     const char *api = (needs >> 8) && gv ? kapi
-                      : (needs & 2)      ? "Volcano Jobs (no batch.volcano.sh/v1alpha1 jobs"
-                                         : "PodGroups (no scheduling.volcano.sh/v1beta1 podgroups";
-    char lack[320] = "";
-    if (nopg)
+                      : (needs & 2) ? "Volcano Jobs (no batch.volcano.sh/v1alpha1 jobs"
+                                    : NULL;
+    /* a member of dialect none: no gang object it understands (docs/gangobj.md, "Dialects") */
+    static const char nodialect[] =
+        "speaking no gang dialect (neither Volcano's scheduling.volcano.sh/v1beta1 nor "
+        "coscheduling's scheduling.x-k8s.io/v1alpha1 podgroups in status.apiEnablements, or "
+        "gangDialect none)";
+    char lack[384] = "";
+    if (nopg && !api)
+        snprintf(lack, sizeof lack, "; %s: %s", nodialect, np);
+    else if (nopg)
         snprintf(lack, sizeof lack, "; not serving %s in status.apiEnablements): %s", api, np);
-    if (n == 0 && nopg)
+    if (n == 0 && nopg && !api)
+        ctl__set_reason(b, "NoClusterFit",
+                        "the gang needs a member-side gang of %" PRId32
+                        " pods and no allowed Ready cluster can hold one, %s: %s%s%s",
+                        b->min_member, nodialect, np, notready ? "; not Ready: " : "", nr);
+    else if (n == 0 && nopg)
         ctl__set_reason(b, "NoClusterFit",
                         "no allowed Ready cluster serves %s in status.apiEnablements: %s)%s%s%s",
                         api, np, notready ? "; not Ready: " : "", nr, "");
