@@ -110,20 +110,22 @@ for rb in big-deployment vbig-job; do
     expect "$(rb_clusters $rb)|$(rbj $rb '{.spec.suspension.scheduling}')" "|true" "$rb not placed"
 done
 expect "$(works_in east)" 0 "no Work in east"
-# A gang that needs no more than west holds still goes (the loop is alive; west has Volcano).
-deploy small 4
-wait_until 15 "small on west" is_eq "west=1 " rb_clusters small-deployment
+# A gang of two that needs no more than west holds still goes (the loop is alive; west has Volcano).
+deploy small 4 2
+wait_until 15 "small on west" is_eq "west=2 " rb_clusters small-deployment
 # A gang of one pod needs no member-side gang: east (no dialect) takes it, with no Work.
 deploy one 8
 wait_until 15 "one on east" is_eq "east=1 " rb_clusters one-deployment
 expect "$(own_works_in east)" 0 "no PodGroup Work in east for a gang of one"
-# north, with Volcano, becomes Ready: its apiEnablements appear and both gangs land there.
+# north, with Volcano, becomes Ready: its apiEnablements appear and both gangs land there, one
+# after the other (big's two pods leave neither of north's nodes the 8 GPUs vbig asks).
 ready north true
 wait_until 10 "north's apiEnablements" eval "k get cluster north -o jsonpath='{.status.apiEnablements[*].groupVersion}' | grep -q scheduling.volcano.sh/v1beta1"
 wait_until 20 "big on north" is_eq "north=2 " rb_clusters big-deployment
-wait_until 20 "vbig on north" is_eq "north=1 " rb_clusters vbig-job
 wait_until 20 "big to run" is_eq Healthy rbj big-deployment '{.status.aggregatedStatus[0].health}'
 expect "$(rb_cond big-deployment Scheduled)" True/Success "big Scheduled"
+k delete deployment big >/dev/null
+wait_until 20 "vbig on north" is_eq "north=1 " rb_clusters vbig-job
 expect "$(own_works_in east)" 0 "still no PodGroup Work in east"
 r=$(readyz)
 grep -q "not given gangs that need one: east$" <<<"$r" || dfail "/readyz no longer names east: $r"
