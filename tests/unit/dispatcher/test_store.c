@@ -1380,7 +1380,44 @@ static void test_tenancy_column(void)
     db_remove(path);
 }
 
+static int dialect_row(void *ud, const char *name, const char *dialect)
+{
+    char *out = ud;
+    size_t l = strlen(out);
+    snprintf(out + l, 256 - l, "%s=%s ", name, dialect);
+    return 0;
+}
+
+/* schema/0009_cluster_dialect.sql: an override per cluster, replaced by a new one, removed by
+ * NULL, kept across a reopen; a name the table does not know as a dialect is refused. */
+static void test_cluster_dialect_table(void)
+{
+    char path[512];
+    fresh_path(path, sizeof path, "dialect.db");
+    struct store *s = open_ok(path, STORE_SYNC_FULL);
+    char got[256] = "";
+    CU_ASSERT_EQUAL(store_cluster_dialect_foreach(s, dialect_row, got), 0);
+    CU_ASSERT_STRING_EQUAL(got, "");
+    CU_ASSERT_EQUAL(store_cluster_dialect_put(s, "west", "yunikorn", 1), 0);
+    CU_ASSERT_EQUAL(store_cluster_dialect_put(s, "east", "none", 2), 0);
+    CU_ASSERT_EQUAL(store_cluster_dialect_put(s, "west", "coscheduling", 3), 0);
+    CU_ASSERT_NOT_EQUAL(store_cluster_dialect_put(s, "north", "slurm", 4), 0);
+    CU_ASSERT_EQUAL(store_cluster_dialect_put(s, "", "none", 4), MUSTER_EINVAL);
+    CU_ASSERT_EQUAL(store_cluster_dialect_foreach(s, dialect_row, got), 0);
+    CU_ASSERT_STRING_EQUAL(got, "east=none west=coscheduling ");
+    store_close(s);
+    s = open_ok(path, STORE_SYNC_FULL);
+    got[0] = '\0';
+    CU_ASSERT_EQUAL(store_cluster_dialect_put(s, "east", NULL, 5), 0);
+    CU_ASSERT_EQUAL(store_cluster_dialect_put(s, "nowhere", NULL, 5), 0); /* nothing to remove */
+    CU_ASSERT_EQUAL(store_cluster_dialect_foreach(s, dialect_row, got), 0);
+    CU_ASSERT_STRING_EQUAL(got, "west=coscheduling ");
+    store_close(s);
+    db_remove(path);
+}
+
 static CU_TestInfo tests[] = {
+    {"cluster gang dialect overrides (0009)", test_cluster_dialect_table},
     {"open fresh, reopen, settings", test_open_fresh_and_reopen},
     {"data version moves with other connections' commits", test_data_version},
     {"newer database refused", test_newer_database_refused},
