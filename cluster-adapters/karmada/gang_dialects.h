@@ -30,8 +30,9 @@ int karmada_gang_dialect_parse(const char *s, enum karmada_gang_dialect *out);
  * Volcano (scheduling.volcano.sh/v1beta1 podgroups) first, as before dialects existed and
  * because Volcano also queues by the PodGroup's queue; then coscheduling
  * (scheduling.x-k8s.io/v1alpha1 podgroups); else none. A Cluster that reports no
- * apiEnablements at all (not collected yet) reads as Volcano: it is not judged, as before. YuniKorn has no CRD and the Kubernetes
- * Workload API is not written yet, so neither is ever detected: an operator sets YuniKorn. */
+ * apiEnablements at all (not collected yet) reads as Volcano: it is not judged, as before. YuniKorn
+ * has no CRD and the Kubernetes Workload API is not written yet, so neither is ever detected: an
+ * operator sets YuniKorn. */
 enum karmada_gang_dialect karmada_gang_dialect_detect(json_object *cluster);
 
 /* 1 when a member of dialect d gets a PodGroup Work (Volcano, coscheduling). */

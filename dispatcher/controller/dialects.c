@@ -11,8 +11,7 @@ static const struct ctl_dialect_override *override_of(const struct ctl *c, const
     return NULL;
 }
 
-enum karmada_gang_dialect ctl__cluster_dialect(const struct ctl *c, const char *name,
-                                               int *override)
+enum karmada_gang_dialect ctl__cluster_dialect(const struct ctl *c, const char *name, int *override)
 {
     const struct ctl_dialect_override *o = override_of(c, name);
     if (override)
@@ -34,12 +33,12 @@ enum karmada_gang_dialect ctl__cluster_dialect_apply(struct ctl *c, struct clust
         k->no_podgroups = no_pg;
         c->fleet.epoch++; /* where a gang that needs a member-side gang may go changed */
         ctl__logf(c, "cluster %s: %s", k->name,
-                  !no_pg  ? "speaks a gang dialect again"
-                  : over  ? "gangDialect set to none by an operator: gangs that need a "
-                            "member-side gang are not placed there"
-                          : "status.apiEnablements lists no Volcano (scheduling.volcano.sh/v1beta1) "
-                            "or coscheduling (scheduling.x-k8s.io/v1alpha1) podgroups: gangs "
-                            "that need a member-side gang are not placed there until it does");
+                  !no_pg ? "speaks a gang dialect again"
+                  : over ? "gangDialect set to none by an operator: gangs that need a "
+                           "member-side gang are not placed there"
+                         : "status.apiEnablements lists no Volcano (scheduling.volcano.sh/v1beta1) "
+                           "or coscheduling (scheduling.x-k8s.io/v1alpha1) podgroups: gangs "
+                           "that need a member-side gang are not placed there until it does");
         ctl__missing_refresh(c);
     }
     return d;

@@ -228,7 +228,8 @@ static void test_cosched_work(void)
     CU_ASSERT_PTR_NOT_NULL_FATAL(cw);
     valid_as(WORK, vw);
     valid_as(WORK, cw);
-    json_object *vpg = at(vw, "spec/workload/manifests/0"), *cpg = at(cw, "spec/workload/manifests/0");
+    json_object *vpg = at(vw, "spec/workload/manifests/0"),
+                *cpg = at(cw, "spec/workload/manifests/0");
     valid_as(VOLCANO_PG, vpg);
     valid_as(COSCHED_PG, cpg);
     CU_ASSERT_STRING_EQUAL(s_at(vpg, "apiVersion"), "scheduling.volcano.sh/v1beta1");
@@ -307,9 +308,9 @@ static void test_mixed_policy(void)
     json_object *rules = at(op, "spec/overrideRules");
     CU_ASSERT_EQUAL_FATAL(json_object_array_length(rules), 3);
     for (size_t i = 0; i < 3; i++)
-        CU_ASSERT_STRING_EQUAL(s_at(json_object_array_get_idx(rules, i),
-                                    "targetCluster/clusterNames/0"),
-                               shares[i].cluster);
+        CU_ASSERT_STRING_EQUAL(
+            s_at(json_object_array_get_idx(rules, i), "targetCluster/clusterNames/0"),
+            shares[i].cluster);
     size_t nops;
     /* Volcano: the group-name annotation (added as an object: the template has none) */
     json_object *out = overridden(op, "vc1", &nops);
@@ -404,8 +405,7 @@ static void test_barrier_none(void)
     CU_ASSERT_EQUAL(karmada_gang_rendered_judge(items, shares, 2, "muster-x", why, sizeof(why)),
                     KARMADA_GANG_RENDERED_WAIT);
     /* released without the policy: a none member is OPEN, a Volcano one VANISHED */
-    json_object_object_add(at(items, "0/spec"), "suspendDispatching",
-                           json_object_new_boolean(0));
+    json_object_object_add(at(items, "0/spec"), "suspendDispatching", json_object_new_boolean(0));
     CU_ASSERT_EQUAL(
         karmada_gang_rendered_judge_dialects(items, shares, d, 2, "muster-x", why, sizeof(why)),
         KARMADA_GANG_RENDERED_READY);
