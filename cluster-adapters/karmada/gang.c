@@ -405,8 +405,7 @@ static void yunikorn_overriders(json_object *list, const struct karmada_gang_inp
 {
     json_object *rbm = kube_json_get(in->rb, "metadata");
     char app[KARMADA_GANG_NAME_MAX + 1], params[96];
-    if (karmada_gang_work_name(get_str(rbm, "namespace"), get_str(rbm, "name"), app,
-                               sizeof(app))) {
+    if (karmada_gang_work_name(get_str(rbm, "namespace"), get_str(rbm, "name"), app, sizeof(app))) {
         *bad = 1;
         return;
     }
@@ -429,8 +428,9 @@ static void yunikorn_overriders(json_object *list, const struct karmada_gang_inp
     /* Hard: the placeholders never give way to a partial gang; muster rolls back at the gang
      * timeout, which is also how long YuniKorn keeps the placeholders. */
     if (in->gang_timeout_s > 0)
-        snprintf(params, sizeof(params), "placeholderTimeoutInSeconds=%" PRId32
-                 " gangSchedulingStyle=Hard", in->gang_timeout_s);
+        snprintf(params, sizeof(params),
+                 "placeholderTimeoutInSeconds=%" PRId32 " gangSchedulingStyle=Hard",
+                 in->gang_timeout_s);
     else
         snprintf(params, sizeof(params), "gangSchedulingStyle=Hard");
     const char *keys[] = {KARMADA_GANG_YK_APP_ID, KARMADA_GANG_YK_TASK_GROUP_NAME,
@@ -447,8 +447,8 @@ static void dialect_rule(json_object *rules, const struct karmada_gang_input *in
 {
     json_object *rule = kube_json_push(rules, json_object_new_object(), bad);
     if (cluster)
-        kube_json_push(kube_json_add(kube_json_add_obj(rule, "targetCluster", bad),
-                                     "clusterNames", json_object_new_array(), bad),
+        kube_json_push(kube_json_add(kube_json_add_obj(rule, "targetCluster", bad), "clusterNames",
+                                     json_object_new_array(), bad),
                        json_object_new_string(cluster), bad);
     json_object *plain = kube_json_add(kube_json_add_obj(rule, "overriders", bad), "plaintext",
                                        json_object_new_array(), bad);
@@ -600,10 +600,10 @@ enum karmada_gang_rendered karmada_gang_rendered_judge(json_object *items,
     return karmada_gang_rendered_judge_dialects(items, shares, NULL, n, policy, why, cap);
 }
 
-enum karmada_gang_rendered karmada_gang_rendered_judge_dialects(
-    json_object *items, const struct karmada_gang_share *shares,
-    const enum karmada_gang_dialect *dialects, uint32_t n, const char *policy, char *why,
-    size_t cap)
+enum karmada_gang_rendered
+karmada_gang_rendered_judge_dialects(json_object *items, const struct karmada_gang_share *shares,
+                                     const enum karmada_gang_dialect *dialects, uint32_t n,
+                                     const char *policy, char *why, size_t cap)
 {
     enum karmada_gang_rendered worst = KARMADA_GANG_RENDERED_READY;
     size_t nitems =

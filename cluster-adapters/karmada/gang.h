@@ -36,9 +36,9 @@
 /* The gang object a member understands (gang_dialects.h: detection, names, overrides;
  * docs/gangobj.md, "Dialects"). VOLCANO is 0 so a share built without one is written as before. */
 enum karmada_gang_dialect {
-    KARMADA_GANG_DIALECT_VOLCANO = 0, /* scheduling.volcano.sh/v1beta1 PodGroup in a Work */
+    KARMADA_GANG_DIALECT_VOLCANO = 0,  /* scheduling.volcano.sh/v1beta1 PodGroup in a Work */
     KARMADA_GANG_DIALECT_COSCHEDULING, /* scheduling.x-k8s.io/v1alpha1 PodGroup in a Work */
-    KARMADA_GANG_DIALECT_YUNIKORN, /* no object: task-group annotations on the pods */
+    KARMADA_GANG_DIALECT_YUNIKORN,     /* no object: task-group annotations on the pods */
     KARMADA_GANG_DIALECT_NONE /* no gang in the member: only gangs of min-member 1 go there */
 };
 
@@ -59,9 +59,9 @@ struct karmada_gang_input {
                                   annotations already exist */
     /* dialects[i] is shares[i]'s cluster's dialect; NULL: every one Volcano */
     const enum karmada_gang_dialect *dialects;
-    int32_t gang_timeout_s;    /* the gang timeout: a coscheduling PodGroup's
-                                  scheduleTimeoutSeconds, YuniKorn's placeholderTimeoutInSeconds
-                                  (0: left out) */
+    int32_t gang_timeout_s; /* the gang timeout: a coscheduling PodGroup's
+                               scheduleTimeoutSeconds, YuniKorn's placeholderTimeoutInSeconds
+                               (0: left out) */
 };
 
 /* Object names, written to buf[0..cap) with a NUL:
@@ -168,9 +168,9 @@ enum karmada_gang_rendered karmada_gang_rendered_judge(json_object *items,
 /* The same with each share's dialect (dialects NULL: every one Volcano): a share of dialect
  * none has no rule in the policy, so its rendered Work is judged by its suspension alone
  * (READY suspended, OPEN released). */
-enum karmada_gang_rendered karmada_gang_rendered_judge_dialects(
-    json_object *items, const struct karmada_gang_share *shares,
-    const enum karmada_gang_dialect *dialects, uint32_t n, const char *policy, char *why,
-    size_t cap);
+enum karmada_gang_rendered
+karmada_gang_rendered_judge_dialects(json_object *items, const struct karmada_gang_share *shares,
+                                     const enum karmada_gang_dialect *dialects, uint32_t n,
+                                     const char *policy, char *why, size_t cap);
 
 #endif

@@ -129,9 +129,9 @@ json_object *sim_validator_check(struct sim_validator *v, const struct sim_resou
                     !json_object_object_get_ex(m, "kind", &kind))
                     continue;
                 const char *a = json_object_get_string(av);
-                int pgi = strncmp(a, "scheduling.volcano.sh/", 22) == 0   ? V_PG
-                            : strncmp(a, "scheduling.x-k8s.io/", 20) == 0 ? V_COPG
-                                                                            : -1;
+                int pgi = strncmp(a, "scheduling.volcano.sh/", 22) == 0 ? V_PG
+                          : strncmp(a, "scheduling.x-k8s.io/", 20) == 0 ? V_COPG
+                                                                        : -1;
                 if (pgi < 0 || strcmp(json_object_get_string(kind), "PodGroup") != 0)
                     continue;
                 char prefix[64];

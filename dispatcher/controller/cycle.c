@@ -81,10 +81,10 @@ static uint64_t cluster_fits(struct cluster *k, const struct queue_resvec *repli
  * take), 2 Volcano Jobs (its Work is the Job). */
 static int place_needs(const struct binding *b)
 {
-    return !b->assign
-               ? 0
-               : (b->needs_objects && b->min_member > 1 ? 1 : 0) | (b->kind == KARMADA_WORKLOAD_KIND_VCJOB ? 2 : 0) |
-                     (int)(KARMADA_WORKLOAD_KIND_API_BIT(b->kind) << 8);
+    return !b->assign ? 0
+                      : (b->needs_objects && b->min_member > 1 ? 1 : 0) |
+                            (b->kind == KARMADA_WORKLOAD_KIND_VCJOB ? 2 : 0) |
+                            (int)(KARMADA_WORKLOAD_KIND_API_BIT(b->kind) << 8);
 }
 
 /* b is a one-component gang that asks what the last NoClusterFit verdict's gang asked, of
@@ -238,8 +238,8 @@ static enum place_verdict place(struct ctl *c, struct binding *b)
     if ((needs >> 8) && karmada_workload_kind_api(b->kind, &gv, &res) == 0)
         snprintf(kapi, sizeof kapi, "%ss (no %s %s", karmada_workload_kind_name(b->kind), gv, res);
     const char *api = (needs >> 8) && gv ? kapi
-                      : (needs & 2) ? "Volcano Jobs (no batch.volcano.sh/v1alpha1 jobs"
-                                    : NULL;
+                      : (needs & 2)      ? "Volcano Jobs (no batch.volcano.sh/v1alpha1 jobs"
+                                         : NULL;
     /* a member of dialect none: no gang object it understands (docs/gangobj.md, "Dialects") */
     static const char nodialect[] =
         "speaking no gang dialect (neither Volcano's scheduling.volcano.sh/v1beta1 nor "

@@ -303,8 +303,8 @@ void ctl__check_progress(struct ctl *c, struct binding *b)
             json_object *e = agg_entry(b->rb, b->shares[i].cluster);
             /* a YuniKorn or none member has no PodGroup to read: its share runs as the
              * aggregated status says, as for a kind without PodGroup Works */
-            int run = b->needs_objects && karmada_gang_dialect_has_work(ctl__cluster_dialect(
-                                              c, b->shares[i].cluster, NULL))
+            int run = b->needs_objects && karmada_gang_dialect_has_work(
+                                              ctl__cluster_dialect(c, b->shares[i].cluster, NULL))
                           ? share_gang_running(c, b, b->shares[i].cluster)
                           : share_running(b->kind, e);
             int done = share_finished(b->kind, e);

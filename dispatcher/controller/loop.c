@@ -311,8 +311,8 @@ void ctl__on_tick(uv_timer_t *h)
             for (uint32_t i = 0; b->step == S_APPLIED && i < b->nshares && !detail[0]; i++) {
                 json_object *wk = ctl__own_work(c, b, b->shares[i].cluster);
                 if (karmada_gang_work_applied(wk) ||
-                    !karmada_gang_dialect_has_work(ctl__cluster_dialect(c, b->shares[i].cluster,
-                                                                        NULL)))
+                    !karmada_gang_dialect_has_work(
+                        ctl__cluster_dialect(c, b->shares[i].cluster, NULL)))
                     continue; /* applied, or a member that gets no Work (YuniKorn, none) */
                 json_object *conds = kube_json_path(wk, "status", "conditions", NULL);
                 const char *msg = NULL;

@@ -2926,9 +2926,8 @@ static void body_cluster_dialect(struct srv *s)
     STR_EQ(jstr(x.json, "gangDialectSource"), "detected");
     resp_free(&x);
     /* an override: saved, read back by the dispatcher, shown, audited with its author */
-    CU_ASSERT_EQUAL(http(s, "PATCH", p, TOK_OPERATOR, "{\"gangDialect\":\"yunikorn\"}", -1,
-                         NULL, &x),
-                    200);
+    CU_ASSERT_EQUAL(
+        http(s, "PATCH", p, TOK_OPERATOR, "{\"gangDialect\":\"yunikorn\"}", -1, NULL, &x), 200);
     STR_EQ(jstr(x.json, "gangDialect"), "yunikorn");
     STR_EQ(jstr(x.json, "gangDialectSource"), "override");
     resp_free(&x);
@@ -2937,9 +2936,8 @@ static void body_cluster_dialect(struct srv *s)
     STR_EQ(jstr(x.json, "gangDialect"), "volcano");
     STR_EQ(jstr(x.json, "gangDialectSource"), "detected");
     resp_free(&x);
-    CU_ASSERT_EQUAL(http(s, "PATCH", p, TOK_ADMIN, "{\"gangDialect\":\"coscheduling\"}", -1,
-                         NULL, &x),
-                    200);
+    CU_ASSERT_EQUAL(
+        http(s, "PATCH", p, TOK_ADMIN, "{\"gangDialect\":\"coscheduling\"}", -1, NULL, &x), 200);
     resp_free(&x);
     CU_ASSERT_EQUAL(http(s, "GET", "/api/v1/audit", TOK_ADMIN, NULL, 0, NULL, &x), 200);
     struct json_object *items = json_object_object_get(x.json, "items");

@@ -216,17 +216,16 @@ static void test_gating_and_podgroup_phases(void)
 static void cosched_deployment_work(struct fx *f, const char *name, int replicas)
 {
     char w[2048];
-    snprintf(
-        w, sizeof(w),
-        "{\"metadata\":{\"name\":\"%s\",\"finalizers\":[\"karmada.io/execution-controller\"]},"
-        "\"spec\":{\"workload\":{\"manifests\":[{\"apiVersion\":\"apps/v1\",\"kind\":"
-        "\"Deployment\",\"metadata\":{\"name\":\"%s\",\"namespace\":\"team\",\"labels\":{"
-        "\"karmada.io/managed\":\"true\"},\"annotations\":{\"work.karmada.io/name\":\"%s\","
-        "\"work.karmada.io/namespace\":\"karmada-es-m\"}},\"spec\":{\"replicas\":%d,"
-        "\"template\":{\"metadata\":{\"labels\":{\"scheduling.x-k8s.io/pod-group\":\"g\"}},"
-        "\"spec\":{\"containers\":[{\"name\":\"c\",\"resources\":{\"requests\":{\"cpu\":"
-        "\"1\"}}}]}}}}]}}}",
-        name, name, name, replicas);
+    snprintf(w, sizeof(w),
+             "{\"metadata\":{\"name\":\"%s\",\"finalizers\":[\"karmada.io/execution-controller\"]},"
+             "\"spec\":{\"workload\":{\"manifests\":[{\"apiVersion\":\"apps/v1\",\"kind\":"
+             "\"Deployment\",\"metadata\":{\"name\":\"%s\",\"namespace\":\"team\",\"labels\":{"
+             "\"karmada.io/managed\":\"true\"},\"annotations\":{\"work.karmada.io/name\":\"%s\","
+             "\"work.karmada.io/namespace\":\"karmada-es-m\"}},\"spec\":{\"replicas\":%d,"
+             "\"template\":{\"metadata\":{\"labels\":{\"scheduling.x-k8s.io/pod-group\":\"g\"}},"
+             "\"spec\":{\"containers\":[{\"name\":\"c\",\"resources\":{\"requests\":{\"cpu\":"
+             "\"1\"}}}]}}}}]}}}",
+             name, name, name, replicas);
     CU_ASSERT_EQUAL(fx_create(f, FX_WORK, "karmada-es-m", w), 0);
 }
 
@@ -250,13 +249,14 @@ static void cosched_podgroup_work(struct fx *f, const char *work, int min_member
  * the plugin ignores the label. */
 static void test_coscheduling_gating(void)
 {
-    static const char cos_yaml[] = "clusters:\n"
-                                   "  - name: m\n"
-                                   "    volcano: false\n"
-                                   "    coscheduling: true\n"
-                                   "    nodes: [{count: 2, allocatable: {cpu: \"4\", pods: \"10\"}}]\n"
-                                   "objects:\n"
-                                   "  - {apiVersion: v1, kind: Namespace, metadata: {name: team}}\n";
+    static const char cos_yaml[] =
+        "clusters:\n"
+        "  - name: m\n"
+        "    volcano: false\n"
+        "    coscheduling: true\n"
+        "    nodes: [{count: 2, allocatable: {cpu: \"4\", pods: \"10\"}}]\n"
+        "objects:\n"
+        "  - {apiVersion: v1, kind: Namespace, metadata: {name: team}}\n";
     struct fx f;
     fx_start(&f, cos_yaml, NULL);
     cosched_deployment_work(&f, "gang", 3);
