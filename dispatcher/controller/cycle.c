@@ -126,6 +126,7 @@ static enum place_verdict place(struct ctl *c, struct binding *b)
 {
     struct disp_cluster_cap caps[256];
     uint32_t idx[256], n = 0, notready = 0;
+    uint8_t one_pod[256]; /* a member of no gang dialect: one pod of a spread gang at most */
     char nr[128] = "";
     if (b->allow_epoch != c->fleet.epoch) {
         for (uint32_t i = 0; i < c->fleet.ncl && i < 256; i++)
@@ -157,7 +158,11 @@ static enum place_verdict place(struct ctl *c, struct binding *b)
         struct cluster *k = &c->fleet.cl[i];
         if (!b->allow[i])
             continue;
-        if (ctl__cluster_lacks(k, needs)) {
+        /* A member of no gang dialect may still take one pod of a spread gang: a share of one
+         * needs no member-side gang (docs/gangobj.md, "Dialects"). */
+        int one = (needs & 1) && b->spread && b->ncomp == 1 &&
+                  ctl__cluster_lacks(k, needs) && !ctl__cluster_lacks(k, needs & ~1);
+        if (ctl__cluster_lacks(k, needs) && !one) {
             if (nopg++ < 3)
                 snprintf(np + strlen(np), sizeof np - strlen(np), "%s%s", nopg > 1 ? ", " : "",
                          k->name);
@@ -172,6 +177,7 @@ static enum place_verdict place(struct ctl *c, struct binding *b)
             continue;
         }
         caps[n] = k->cap;
+        one_pod[n] = (uint8_t)one;
         idx[n++] = i;
     }
     if (b->ncomp == 0) {
@@ -181,8 +187,11 @@ static enum place_verdict place(struct ctl *c, struct binding *b)
     if (b->ncomp == 1) {
         struct disp_share out[256];
         uint64_t fits[256];
-        for (uint32_t i = 0; i < n; i++)
+        for (uint32_t i = 0; i < n; i++) {
             fits[i] = cluster_fits(&c->fleet.cl[idx[i]], &b->comp[0].req);
+            if (one_pod[i] && fits[i] > 1)
+                fits[i] = 1;
+        }
         uint32_t got = n ? disp_place_fits(caps, fits, n, (uint64_t)b->comp[0].replicas,
                                            b->spread ? DISP_SPREAD : DISP_SINGLE_CLUSTER, out)
                          : 0;
@@ -216,7 +225,7 @@ static enum place_verdict place(struct ctl *c, struct binding *b)
         }
     }
     /* Why not: what each allowed Ready cluster holds of the (first) replica shape. */
-    char req[160] = "", holds[200] = "";
+    char req[160] = "", holds[320] = "";
     json_object *rj = kube_resvec_json(c->names, &b->comp[0].req);
     if (rj)
         json_object_object_del(rj, "pods"); /* implied: one per replica */
@@ -228,8 +237,10 @@ static enum place_verdict place(struct ctl *c, struct binding *b)
     for (uint32_t i = 0; i < n && i < 4; i++) {
         uint64_t f = cluster_fits(&c->fleet.cl[idx[i]], &b->comp[0].req);
         size_t l = strlen(holds);
-        snprintf(holds + l, sizeof holds - l, "%s%s holds %" PRIu64, i ? ", " : "", caps[i].name,
-                 f);
+        if (one_pod[i] && f > 1)
+            f = 1;
+        snprintf(holds + l, sizeof holds - l, "%s%s holds %" PRIu64 "%s", i ? ", " : "",
+                 caps[i].name, f, one_pod[i] ? " (no gang dialect: one pod)" : "");
     }
     /* The members left out for lack of the API, named in every verdict: the gang may fit
      * only there (docs/operations.md, "Hub prerequisites"). */

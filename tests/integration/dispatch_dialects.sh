@@ -4,7 +4,8 @@
 # both gets a Volcano PodGroup in east and a scheduler-plugins PodGroup in west, each with
 # minMember = that cluster's share, the pods pointed at them per cluster, and runs; then an
 # operator sets west to YuniKorn through the admin API and a new gang gets YuniKorn's task-group
-# annotations there instead of an object. Every write is checked against the CRDs.
+# annotations there instead of an object; set to none, west takes one pod of a spread gang and
+# no more. Every write is checked against the CRDs.
 # Usage: dispatch_dialects.sh MUSTER_SIM MUSTERD SOURCE_DIR
 set -euo pipefail
 SIM=$1 MUSTERD=$2 SRC=$3
@@ -99,6 +100,32 @@ expect "$(jq -r '[.spec.schedulerName, .metadata.annotations["yunikorn.apache.or
 tg=$(jq -r '.metadata.annotations["yunikorn.apache.org/task-groups"]' <<<"$t")
 expect "$(jq -r '.[0] | .name + " " + (.minMember|tostring) + " " + .minResource["nvidia.com/gpu"]' <<<"$tg")" \
     "muster $w 2" "west: one task group of its share"
+# --- west speaks no dialect: it takes one pod of a spread gang (a share of one needs no gang) ---
+expect "$(api PATCH /api/v1/clusters/west '{"gangDialect":"none"}' | jq -r .gangDialect)" none \
+    "west overridden to none"
+k delete deployment second >/dev/null
+wait_until 20 "the second gang's Works to go" is_eq null own_work east second
+# five pods of 2 GPUs: east's two 4-GPU nodes hold four, west may take only one
+sed 's/name: spread$/name: third/; s/app: spread/app: third/g; s/replicas: 6/replicas: 5/' \
+    "$FIX/spread-deploy.yaml" | k create -f - >/dev/null
+wait_until 30 "the third gang to run" is_eq "Healthy Healthy" \
+    rbj third-deployment '{.status.aggregatedStatus[*].health}'
+expect "$(share east third) $(share west third)" "4 1" "one pod in west"
+expect "$(own_work west third)" null "west: no PodGroup Work"
+expect "$(member_pg east third | jq -r '.spec.minMember')" 4 "east's Volcano PodGroup of 4"
+t=$(pod_tmpl west third)
+expect "$(jq -r '[(.spec.schedulerName // "default"), (.metadata.annotations // {} | keys | map(select(startswith("yunikorn") or startswith("scheduling.k8s.io"))) | length), (.metadata.labels["scheduling.x-k8s.io/pod-group"] // "none")] | join(" ")' <<<"$t")" \
+    "default 0 none" "west: pods pointed at no gang"
+# six would need two pods in west: it waits
+k delete deployment third >/dev/null
+wait_until 20 "the third gang's Works to go" is_eq null own_work east third
+sed 's/name: spread$/name: fourth/; s/app: spread/app: fourth/g' "$FIX/spread-deploy.yaml" |
+    k create -f - >/dev/null
+wait_until 15 "the fourth gang to wait" is_eq False/NoClusterFit rb_cond fourth-deployment Scheduled
+expect "$(rb_clusters fourth-deployment)" "" "fourth not placed"
+m=$(rb_cond_msg fourth-deployment Scheduled)
+[[ "$m" == *"west holds 1 (no gang dialect: one pod)"* ]] || dfail "fourth's reason: $m"
+k delete deployment fourth >/dev/null
 # back to detection
 expect "$(api PATCH /api/v1/clusters/west '{"gangDialect":null}' | jq -r '.gangDialect + "/" + .gangDialectSource')" \
     coscheduling/detected "west detected again"
