@@ -114,6 +114,9 @@ struct api_dispatcher {
      * -1 when the dispatcher cannot tell yet (its template not seen): the review is asked again
      * for a moment (API_WEBHOOK_WAIT_MS) and then held. NULL: never denied. */
     int (*webhook_refuse)(void *ud, struct json_object *rb, char *why, size_t cap);
+    /* After PATCH /api/v1/clusters/{name} wrote a gang dialect override to the store: the
+     * dispatcher reads the overrides again. 0, or the store's error. NULL: not running. */
+    int (*dialects_changed)(void *ud);
 };
 
 struct api_ctx {

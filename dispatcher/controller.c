@@ -33,6 +33,12 @@ static json_object *hook_clusters(void *ud)
             break;
         json_object_object_add(o, "name", json_object_new_string(k->name));
         json_object_object_add(o, "ready", json_object_new_boolean(k->ready));
+        int over;
+        enum karmada_gang_dialect d = ctl__cluster_dialect(c, k->name, &over);
+        json_object_object_add(o, "gangDialect",
+                               json_object_new_string(karmada_gang_dialect_name(d)));
+        json_object_object_add(o, "gangDialectSource",
+                               json_object_new_string(over ? "override" : "detected"));
         json_object *labels = kube_json_path(k->obj, "metadata", "labels", NULL);
         json_object_object_add(o, "labels",
                                labels ? json_object_get(labels) : json_object_new_object());
@@ -80,6 +86,11 @@ static int hook_synced(void *ud)
     return ((struct ctl *)ud)->reconciled;
 }
 
+static int hook_dialects_changed(void *ud)
+{
+    return ctl__dialects_refresh((struct ctl *)ud);
+}
+
 static void hook_queues_changed(void *ud, const char *name)
 {
     struct ctl *c = ud;
@@ -106,7 +117,8 @@ void ctl_api_hooks(struct ctl *c, struct api_dispatcher *out)
                                    .leading = hook_leading,
                                    .degraded = hook_degraded,
                                    .webhook_refuse = c->opt.webhook_tenancy ? hook_webhook_refuse
-                                                                            : NULL};
+                                                                            : NULL,
+                                   .dialects_changed = hook_dialects_changed};
 }
 
 int ctl_new(uv_loop_t *loop, struct kube_client *kube, struct store *s, struct queue_tree *t,
@@ -147,6 +159,7 @@ int ctl_new(uv_loop_t *loop, struct kube_client *kube, struct store *s, struct q
     c->tick.data = c->kick.data = c->pace.data = c->soon.data = c;
     c->handles_open = 4;
     c->pre.hub_pg = -1;
+    ctl__dialects_refresh(c); /* before the clusters' first events: their dialects hold at once */
     *out = c;
     return 0;
 }
@@ -285,6 +298,7 @@ void ctl_free(struct ctl *c)
     for (uint32_t i = 0; i < c->fleet.ncl; i++)
         ctl__cluster_close(&c->fleet.cl[i]);
     muster_free(c->fleet.cl);
+    muster_free(c->dov);
     ctl__reclaim_close(c);
     for (size_t i = 0; i < c->lw.n; i++)
         muster_free(c->lw.v[i].request);

@@ -216,6 +216,16 @@ static json_object *h_clusters(void *ud)
     return h.clusters(h.ud);
 }
 
+static int h_dialects_changed(void *ud)
+{
+    struct daemon *d = ud;
+    struct api_dispatcher h;
+    if (!d->ctl)
+        return 0; /* the next leader's controller reads them at start */
+    ctl_api_hooks(d->ctl, &h);
+    return h.dialects_changed(h.ud);
+}
+
 static int h_synced(void *ud)
 {
     struct daemon *d = ud;
@@ -605,7 +615,8 @@ static int start_serving(struct daemon *d)
                                        .leading = h_leading,
                                        .degraded = h_degraded,
                                        .webhook_refuse =
-                                           o->ctl.webhook_tenancy ? h_webhook_refuse : NULL}};
+                                           o->ctl.webhook_tenancy ? h_webhook_refuse : NULL,
+                                       .dialects_changed = h_dialects_changed}};
         rc = api_server_start(&d->loop, o->api, &ctx, &d->api, err, sizeof err);
         if (rc) {
             fprintf(stderr, "musterd: admin API: %s\n", err);

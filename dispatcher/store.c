@@ -31,6 +31,9 @@ enum stmt_id {
     ST_AUDIT_PAGE,
     ST_AUDIT_PAGE_OBJECT,
     ST_DATA_VERSION,
+    ST_DIALECT_PUT,
+    ST_DIALECT_DELETE,
+    ST_DIALECT_ALL,
     ST__COUNT
 };
 
@@ -119,6 +122,11 @@ static const char *const stmt_sql[ST__COUNT] = {
     [ST_AUDIT_PAGE_OBJECT] = "SELECT id, at, actor, action, object, before, after FROM audit"
                              " WHERE id > ?1 AND object = ?3 ORDER BY id LIMIT ?2",
     [ST_DATA_VERSION] = "PRAGMA data_version",
+    [ST_DIALECT_PUT] = "INSERT INTO cluster_dialect (name, dialect, updated_at) VALUES (?1, ?2, ?3)"
+                       " ON CONFLICT (name) DO UPDATE SET dialect = excluded.dialect,"
+                       " updated_at = excluded.updated_at",
+    [ST_DIALECT_DELETE] = "DELETE FROM cluster_dialect WHERE name = ?1",
+    [ST_DIALECT_ALL] = "SELECT name, dialect FROM cluster_dialect ORDER BY name",
 };
 
 struct store {
@@ -1523,4 +1531,50 @@ int store_audit_foreach_object(struct store *s, const char *object, int64_t afte
         return store_fail(s, rc, "audit: foreach: bind");
     struct audit_walk w = {cb, ud};
     return store_walk(s, st, "audit: read", audit_each_row, &w);
+}
+
+/* ---- cluster gang dialects (schema/0009_cluster_dialect.sql) ---- */
+
+int store_cluster_dialect_put(struct store *s, const char *name, const char *dialect, int64_t at)
+{
+    int err = store_enter(s);
+    if (err)
+        return err;
+    const char *what = "cluster dialect: put";
+    if (!name || !name[0])
+        return store_invalid(s, MUSTER_EINVAL, what, "no cluster name");
+    enum stmt_id id = dialect ? ST_DIALECT_PUT : ST_DIALECT_DELETE;
+    sqlite3_stmt *st = s->st[id];
+    int rc = bind_text(st, 1, name);
+    if (rc == SQLITE_OK && dialect)
+        rc = bind_text(st, 2, dialect);
+    if (rc == SQLITE_OK && dialect)
+        rc = sqlite3_bind_int64(st, 3, at);
+    if (rc != SQLITE_OK) {
+        sqlite3_reset(st);
+        return store_fail(s, rc, "cluster dialect: put: bind");
+    }
+    return step_done(s, id, what);
+}
+
+int store_cluster_dialect_foreach(struct store *s,
+                                  int (*cb)(void *ud, const char *name, const char *dialect),
+                                  void *ud)
+{
+    int err = store_enter(s);
+    if (err)
+        return err;
+    sqlite3_stmt *st = s->st[ST_DIALECT_ALL];
+    int rc;
+    s->iterating = 1;
+    while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        const char *n = (const char *)sqlite3_column_text(st, 0),
+                   *d = (const char *)sqlite3_column_text(st, 1);
+        err = n && d ? cb(ud, n, d) : store_invalid(s, MUSTER_ESTORE, "cluster dialect", "null");
+    }
+    s->iterating = 0;
+    if (!err && rc != SQLITE_DONE)
+        err = store_fail(s, rc, "cluster dialect: read");
+    sqlite3_reset(st);
+    return err;
 }

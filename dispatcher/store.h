@@ -223,4 +223,15 @@ int store_audit_foreach_object(struct store *s, const char *object, int64_t afte
                                int (*cb)(void *ud, int64_t id, const struct store_audit *rec),
                                void *ud);
 
+/* The gang dialect an operator set for cluster name (schema/0009_cluster_dialect.sql): dialect
+ * is "volcano", "coscheduling", "yunikorn" or "none" (the table's CHECK refuses others), NULL
+ * removes the override (the dialect is detected again). at is unix ms. 0 or a MUSTER_* code. */
+int store_cluster_dialect_put(struct store *s, const char *name, const char *dialect, int64_t at);
+
+/* Calls cb for every override, by name; a non-zero return from cb stops the walk and is
+ * returned. cb must not call back into s. */
+int store_cluster_dialect_foreach(struct store *s,
+                                  int (*cb)(void *ud, const char *name, const char *dialect),
+                                  void *ud);
+
 #endif

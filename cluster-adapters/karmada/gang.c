@@ -3,6 +3,7 @@
 #include "cluster-adapters/karmada/gang.h"
 #include "cluster-adapters/kube/json.h"
 
+#include "cluster-adapters/karmada/gang_dialects.h"
 #include "cluster-adapters/karmada/paths.h"
 #include "cluster-adapters/kube/resources.h"
 #include "queue/errors.h"
@@ -10,12 +11,15 @@
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define HASH_DIGITS 10 /* 40 bits of the name's hash: collisions need ~10^6 long look-alikes */
 #define WORK_NAMESPACE_PREFIX KARMADA_PATH_EXECUTION_PREFIX
 #define DNS_LABEL_MAX 63
 #define DEFAULT_POD_SCHEDULER "volcano"
+/* shares[i]'s dialect: Volcano when the caller gave none */
+#define DIALECT(in, i) ((in)->dialects ? (in)->dialects[i] : KARMADA_GANG_DIALECT_VOLCANO)
 
 /* ---- reading ---- */
 
@@ -260,12 +264,20 @@ static json_object *share_resources(const struct karmada_gang_input *in, int32_t
     return out;
 }
 
+int karmada_gang_share_has_work(const struct karmada_gang_input *in, uint32_t i)
+{
+    return in && in->shares && i < in->nshares &&
+           (DIALECT(in, i) == KARMADA_GANG_DIALECT_VOLCANO ||
+            DIALECT(in, i) == KARMADA_GANG_DIALECT_COSCHEDULING);
+}
+
 json_object *karmada_gang_podgroup_work(const struct karmada_gang_input *in, uint32_t i)
 {
     if (karmada_gang_input_check(in, NULL, 0) || !karmada_gang_needs_objects(in->w) ||
-        i >= in->nshares)
+        i >= in->nshares || !karmada_gang_share_has_work(in, i))
         return NULL;
     const struct karmada_gang_share *s = &in->shares[i];
+    int cosched = DIALECT(in, i) == KARMADA_GANG_DIALECT_COSCHEDULING;
     json_object *rbm = kube_json_get(in->rb, "metadata");
     char pg[KARMADA_GANG_NAME_MAX + 1], work[KARMADA_GANG_NAME_MAX + 1], ns[DNS_LABEL_MAX + 1];
     if (karmada_gang_podgroup_name(get_str(rbm, "name"), pg, sizeof(pg)) ||
@@ -287,7 +299,8 @@ json_object *karmada_gang_podgroup_work(const struct karmada_gang_input *in, uin
 
     json_object *group = kube_json_push(
         list,
-        new_marked("scheduling.volcano.sh/v1beta1", "PodGroup", pg,
+        new_marked(cosched ? "scheduling.x-k8s.io/v1alpha1" : "scheduling.volcano.sh/v1beta1",
+                   "PodGroup", pg,
                    get_str(kube_json_get(kube_json_get(in->rb, "spec"), "resource"), "namespace"),
                    in, &meta, &bad),
         &bad);
@@ -302,6 +315,15 @@ json_object *karmada_gang_podgroup_work(const struct karmada_gang_input *in, uin
     kube_json_add(gs, "minMember", json_object_new_int(share_min_member(in->w, s->replicas)), &bad);
     if (in->w->components[0].request.len)
         kube_json_add(gs, "minResources", share_resources(in, s->replicas), &bad);
+    if (cosched) {
+        /* scheduler-plugins' PodGroupSpec has no queue nor priority class; its timeout is how
+         * long the Coscheduling plugin holds the group's pods at Permit: the gang timeout,
+         * after which muster rolls the attempt back anyway. */
+        if (in->gang_timeout_s > 0)
+            kube_json_add(gs, "scheduleTimeoutSeconds", json_object_new_int(in->gang_timeout_s),
+                          &bad);
+        return done(root, bad);
+    }
     kube_json_add_str(gs, "queue", in->w->queue, &bad);
     if (in->w->priority_class[0])
         kube_json_add_str(gs, "priorityClassName", in->w->priority_class, &bad);
@@ -332,38 +354,124 @@ static void overrider(json_object *list, const char *path, json_object *value, i
     kube_json_add(o, "value", value, bad);
 }
 
-/* The overrider that puts the group-name annotation on the pod template, shaped by what the
- * template already has: `add` of a whole annotations object would replace the user's, and `add`
- * of one key under a missing object fails the render. */
-static void group_overrider(json_object *list, const struct karmada_gang_input *in, const char *pg,
-                            int *bad)
+/* The overrider that puts keys[0..n) = vals[0..n) into the pod template's metadata.<field>
+ * (annotations or labels), shaped by what the template already has: `add` of a whole object
+ * would replace the user's, and `add` of one key under a missing object fails the render. */
+static void meta_overriders(json_object *list, const struct karmada_gang_input *in,
+                            const char *field, const char *const *keys, const char *const *vals,
+                            size_t n, int *bad)
 {
     const char *base;
     json_object *meta = kube_json_get(pod_of(in, &base), "metadata");
-    char key[64], path[160];
-    json_object *value;
-    pointer_escape(key, sizeof(key), KARMADA_GANG_GROUP_NAME_ANNOTATION);
-    if (json_object_is_type(kube_json_get(meta, "annotations"), json_type_object)) {
-        snprintf(path, sizeof(path), "%s/metadata/annotations/%s", base, key);
-        value = json_object_new_string(pg);
+    char key[96], path[192];
+    if (json_object_is_type(kube_json_get(meta, field), json_type_object)) {
+        for (size_t i = 0; i < n; i++) {
+            pointer_escape(key, sizeof(key), keys[i]);
+            snprintf(path, sizeof(path), "%s/metadata/%s/%s", base, field, key);
+            overrider(list, path, json_object_new_string(vals[i]), bad);
+        }
+        return;
+    }
+    int failed = 0;
+    json_object *obj = json_object_new_object(), *value;
+    for (size_t i = 0; i < n; i++)
+        kube_json_add_str(obj, keys[i], vals[i], &failed);
+    if (json_object_is_type(meta, json_type_object)) {
+        snprintf(path, sizeof(path), "%s/metadata/%s", base, field);
+        value = obj;
     } else {
-        int failed = 0;
-        json_object *ann = json_object_new_object();
-        kube_json_add_str(ann, KARMADA_GANG_GROUP_NAME_ANNOTATION, pg, &failed);
-        if (json_object_is_type(meta, json_type_object)) {
-            snprintf(path, sizeof(path), "%s/metadata/annotations", base);
-            value = ann;
-        } else {
-            snprintf(path, sizeof(path), "%s/metadata", base);
-            value = json_object_new_object();
-            kube_json_add(value, "annotations", ann, &failed);
-        }
-        if (failed) {
-            json_object_put(value);
-            value = NULL;
-        }
+        snprintf(path, sizeof(path), "%s/metadata", base);
+        value = json_object_new_object();
+        kube_json_add(value, field, obj, &failed);
+    }
+    if (failed) {
+        json_object_put(value);
+        value = NULL;
     }
     overrider(list, path, value, bad);
+}
+
+static void group_overrider(json_object *list, const struct karmada_gang_input *in, const char *pg,
+                            int *bad)
+{
+    const char *k = KARMADA_GANG_GROUP_NAME_ANNOTATION;
+    meta_overriders(list, in, "annotations", &k, &pg, 1, bad);
+}
+
+/* YuniKorn's gang on the pods of one member (yunikorn-k8shim's gang scheduling annotations):
+ * one task group holding the share, each member asking the per-replica request. */
+static void yunikorn_overriders(json_object *list, const struct karmada_gang_input *in,
+                                int32_t min_member, int *bad)
+{
+    json_object *rbm = kube_json_get(in->rb, "metadata");
+    char app[KARMADA_GANG_NAME_MAX + 1], params[96];
+    if (karmada_gang_work_name(get_str(rbm, "namespace"), get_str(rbm, "name"), app, sizeof(app))) {
+        *bad = 1;
+        return;
+    }
+    int failed = 0;
+    json_object *groups = json_object_new_array();
+    json_object *g = kube_json_push(groups, json_object_new_object(), &failed);
+    kube_json_add_str(g, "name", KARMADA_GANG_YK_GROUP, &failed);
+    kube_json_add(g, "minMember", json_object_new_int(min_member), &failed);
+    kube_json_add(g, "minResource", kube_resvec_json(in->names, &in->w->components[0].request),
+                  &failed);
+    char *groups_text = NULL;
+    if (!failed)
+        groups_text = strdup(json_object_to_json_string_ext(
+            groups, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
+    json_object_put(groups);
+    if (!groups_text) {
+        *bad = 1;
+        return;
+    }
+    /* Hard: the placeholders never give way to a partial gang; muster rolls back at the gang
+     * timeout, which is also how long YuniKorn keeps the placeholders. */
+    if (in->gang_timeout_s > 0)
+        snprintf(params, sizeof(params),
+                 "placeholderTimeoutInSeconds=%" PRId32 " gangSchedulingStyle=Hard",
+                 in->gang_timeout_s);
+    else
+        snprintf(params, sizeof(params), "gangSchedulingStyle=Hard");
+    const char *keys[] = {KARMADA_GANG_YK_APP_ID, KARMADA_GANG_YK_TASK_GROUP_NAME,
+                          KARMADA_GANG_YK_TASK_GROUPS, KARMADA_GANG_YK_POLICY};
+    const char *vals[] = {app, KARMADA_GANG_YK_GROUP, groups_text, params};
+    meta_overriders(list, in, "annotations", keys, vals, 4, bad);
+    free(groups_text);
+}
+
+/* One rule in dialect d for cluster (NULL: every cluster) with min_member its share's. */
+static void dialect_rule(json_object *rules, const struct karmada_gang_input *in,
+                         const char *cluster, enum karmada_gang_dialect d, int32_t min_member,
+                         const char *pg, const char *sched_path, const char *sched, int *bad)
+{
+    json_object *rule = kube_json_push(rules, json_object_new_object(), bad);
+    if (cluster)
+        kube_json_push(kube_json_add(kube_json_add_obj(rule, "targetCluster", bad), "clusterNames",
+                                     json_object_new_array(), bad),
+                       json_object_new_string(cluster), bad);
+    json_object *plain = kube_json_add(kube_json_add_obj(rule, "overriders", bad), "plaintext",
+                                       json_object_new_array(), bad);
+    if (*bad)
+        return;
+    switch (d) {
+    case KARMADA_GANG_DIALECT_COSCHEDULING: {
+        /* No schedulerName: scheduler-plugins' own install enables Coscheduling in the
+         * member's default-scheduler profile (doc/install.md); a second-scheduler install
+         * names its scheduler in the workload's template, which stays as the user wrote it. */
+        const char *k = KARMADA_GANG_COSCHED_LABEL;
+        meta_overriders(plain, in, "labels", &k, &pg, 1, bad);
+        break;
+    }
+    case KARMADA_GANG_DIALECT_YUNIKORN:
+        yunikorn_overriders(plain, in, min_member, bad);
+        overrider(plain, sched_path, json_object_new_string(KARMADA_GANG_YK_SCHEDULER), bad);
+        break;
+    default:
+        group_overrider(plain, in, pg, bad);
+        overrider(plain, sched_path, json_object_new_string(sched), bad);
+        break;
+    }
 }
 
 json_object *karmada_gang_override_policy(const struct karmada_gang_input *in)
@@ -403,15 +511,24 @@ json_object *karmada_gang_override_policy(const struct karmada_gang_input *in)
     kube_json_add_str(sel, "kind", get_str(res, "kind"), &bad);
     kube_json_add_str(sel, "namespace", get_str(res, "namespace"), &bad);
     kube_json_add_str(sel, "name", get_str(res, "name"), &bad);
-    /* One rule with no targetCluster: the group is named the same in every member, so the
-     * policy does not depend on the placement and is written once per RB. */
     json_object *rules = kube_json_add(spec, "overrideRules", json_object_new_array(), &bad);
-    json_object *rule = kube_json_push(rules, json_object_new_object(), &bad);
-    json_object *plain = kube_json_add(kube_json_add_obj(rule, "overriders", &bad), "plaintext",
-                                       json_object_new_array(), &bad);
-    if (!bad)
-        group_overrider(plain, in, pg, &bad);
-    overrider(plain, sched_path, json_object_new_string(sched), &bad);
+    enum karmada_gang_dialect d0 = DIALECT(in, 0);
+    int one = d0 == KARMADA_GANG_DIALECT_VOLCANO || d0 == KARMADA_GANG_DIALECT_COSCHEDULING;
+    for (uint32_t i = 1; one && i < in->nshares; i++)
+        one = DIALECT(in, i) == d0;
+    if (one) {
+        /* One rule with no targetCluster: the group is named the same in every member, so the
+         * policy does not depend on the placement and is written once per RB. */
+        dialect_rule(rules, in, NULL, d0, 0, pg, sched_path, sched, &bad);
+        return done(root, bad);
+    }
+    /* Members of several dialects (or YuniKorn, whose annotations carry the share): one rule
+     * per cluster, so the policy changes with the placement. */
+    for (uint32_t i = 0; i < in->nshares && !bad; i++)
+        if (DIALECT(in, i) != KARMADA_GANG_DIALECT_NONE)
+            dialect_rule(rules, in, in->shares[i].cluster, DIALECT(in, i),
+                         share_min_member(in->w, in->shares[i].replicas), pg, sched_path, sched,
+                         &bad);
     return done(root, bad);
 }
 
@@ -480,6 +597,14 @@ enum karmada_gang_rendered karmada_gang_rendered_judge(json_object *items,
                                                        uint32_t n, const char *policy, char *why,
                                                        size_t cap)
 {
+    return karmada_gang_rendered_judge_dialects(items, shares, NULL, n, policy, why, cap);
+}
+
+enum karmada_gang_rendered
+karmada_gang_rendered_judge_dialects(json_object *items, const struct karmada_gang_share *shares,
+                                     const enum karmada_gang_dialect *dialects, uint32_t n,
+                                     const char *policy, char *why, size_t cap)
+{
     enum karmada_gang_rendered worst = KARMADA_GANG_RENDERED_READY;
     size_t nitems =
         json_object_is_type(items, json_type_array) ? json_object_array_length(items) : 0;
@@ -499,6 +624,12 @@ enum karmada_gang_rendered karmada_gang_rendered_judge(json_object *items,
                 work = it;
         }
         enum karmada_gang_rendered r = karmada_gang_rendered_work(work, policy);
+        /* no rule targets a member of dialect none: its Work never names the policy */
+        int none = dialects && dialects[i] == KARMADA_GANG_DIALECT_NONE;
+        if (none && r == KARMADA_GANG_RENDERED_WAIT)
+            r = KARMADA_GANG_RENDERED_READY;
+        else if (none && r == KARMADA_GANG_RENDERED_VANISHED)
+            r = KARMADA_GANG_RENDERED_OPEN;
         /* VANISHED beats everything (roll back); then MISSING/WAIT (check again); OPEN and
          * READY both let the lift go. */
         int rank = r == KARMADA_GANG_RENDERED_VANISHED                                     ? 3

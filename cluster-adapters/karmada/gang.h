@@ -33,6 +33,15 @@
 /* Karmada's own message on Scheduled=True, so `kubectl get rb` reads the same either way. */
 #define KARMADA_GANG_SCHEDULED_MESSAGE "Binding has been scheduled successfully."
 
+/* The gang object a member understands (gang_dialects.h: detection, names, overrides;
+ * docs/gangobj.md, "Dialects"). VOLCANO is 0 so a share built without one is written as before. */
+enum karmada_gang_dialect {
+    KARMADA_GANG_DIALECT_VOLCANO = 0,  /* scheduling.volcano.sh/v1beta1 PodGroup in a Work */
+    KARMADA_GANG_DIALECT_COSCHEDULING, /* scheduling.x-k8s.io/v1alpha1 PodGroup in a Work */
+    KARMADA_GANG_DIALECT_YUNIKORN,     /* no object: task-group annotations on the pods */
+    KARMADA_GANG_DIALECT_NONE /* no gang in the member: only gangs of min-member 1 go there */
+};
+
 struct karmada_gang_share {
     const char *cluster;
     int32_t replicas;
@@ -48,6 +57,11 @@ struct karmada_gang_input {
     json_object *tmpl;         /* the resource template spec.resource names, as read
                                   (borrowed): the OverridePolicy must know which pod-template
                                   annotations already exist */
+    /* dialects[i] is shares[i]'s cluster's dialect; NULL: every one Volcano */
+    const enum karmada_gang_dialect *dialects;
+    int32_t gang_timeout_s; /* the gang timeout: a coscheduling PodGroup's
+                               scheduleTimeoutSeconds, YuniKorn's placeholderTimeoutInSeconds
+                               (0: left out) */
 };
 
 /* Object names, written to buf[0..cap) with a NUL:
@@ -91,6 +105,13 @@ int karmada_gang_input_check(const struct karmada_gang_input *in, char *why, siz
  * needs no objects, minResources overflows, or on ENOMEM. */
 json_object *karmada_gang_podgroup_work(const struct karmada_gang_input *in, uint32_t i);
 
+/* 1 when shares[i] gets a PodGroup Work (its dialect is Volcano or coscheduling), 0 when its
+ * member gets none (YuniKorn, none): karmada_gang_podgroup_work returns NULL for those, and the
+ * dispatcher neither creates, waits for nor reads a Work there. A coscheduling share's Work
+ * carries a scheduling.x-k8s.io/v1alpha1 PodGroup (minMember as above, minResources,
+ * scheduleTimeoutSeconds = in->gang_timeout_s when set; no queue: the type has none). */
+int karmada_gang_share_has_work(const struct karmada_gang_input *in, uint32_t i);
+
 /* The OverridePolicy (policy.karmada.io/v1alpha1), one per RB, in the template's namespace,
  * labelled KARMADA_GANG_MANAGED_BY_LABEL + KARMADA_GANG_BINDING_UID_LABEL, annotated
  * KARMADA_GANG_BINDING_ANNOTATION, owned (ownerReference, no controller) by the template so the
@@ -103,7 +124,14 @@ json_object *karmada_gang_podgroup_work(const struct karmada_gang_input *in, uin
  * as a whole annotations (or metadata) object. muster never deletes it on release or rollback: that
  * would re-render the Works, and a Job's or Pod's pod template cannot change in a member. New
  * object owned by the caller; NULL for kinds that need none, when karmada_gang_input_check fails,
- * or on ENOMEM. */
+ * or on ENOMEM.
+ * When the shares do not all speak one of Volcano or coscheduling, the rules are per cluster
+ * instead (targetCluster.clusterNames = [the share's cluster]), each in its member's dialect:
+ * Volcano as above; coscheduling the pod label scheduling.x-k8s.io/pod-group = the PodGroup name
+ * and no schedulerName (the member's default profile runs the plugin, docs/gangobj.md); YuniKorn
+ * the annotations app-id, task-group-name, task-groups (minMember = the share's) and
+ * schedulingPolicyParameters, and schedulerName yunikorn; none no rule. All coscheduling: one
+ * rule without targetCluster, as for all Volcano. */
 json_object *karmada_gang_override_policy(const struct karmada_gang_input *in);
 
 /* Reading muster's own PodGroup Works as Karmada reports them (borrowed objects):
@@ -137,5 +165,12 @@ enum karmada_gang_rendered karmada_gang_rendered_judge(json_object *items,
                                                        const struct karmada_gang_share *shares,
                                                        uint32_t n, const char *policy, char *why,
                                                        size_t cap);
+/* The same with each share's dialect (dialects NULL: every one Volcano): a share of dialect
+ * none has no rule in the policy, so its rendered Work is judged by its suspension alone
+ * (READY suspended, OPEN released). */
+enum karmada_gang_rendered
+karmada_gang_rendered_judge_dialects(json_object *items, const struct karmada_gang_share *shares,
+                                     const enum karmada_gang_dialect *dialects, uint32_t n,
+                                     const char *policy, char *why, size_t cap);
 
 #endif

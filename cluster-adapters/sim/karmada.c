@@ -180,6 +180,15 @@ static int load_cluster(struct sim_karmada *k, json_object *spec, size_t idx, ti
     if (volcano && !json_object_get_boolean(volcano))
         c->api = sim_api_without(sim_api_without(c->api, "batch.volcano.sh", NULL, NULL),
                                  "scheduling.volcano.sh", NULL, NULL);
+    /* `coscheduling: true`: scheduler-plugins' PodGroup CRD and its Coscheduling plugin in the
+     * default scheduler (a member has neither unless the scenario says so) */
+    json_object *cosched = sim__get_path(spec, "coscheduling", NULL, NULL);
+    if (cosched && !json_object_is_type(cosched, json_type_boolean)) {
+        snprintf(err, cap, "scenario: clusters[%s].coscheduling: true or false", name);
+        return MUSTER_EINVAL;
+    }
+    if (!cosched || !json_object_get_boolean(cosched))
+        c->api = sim_api_without(c->api, "scheduling.x-k8s.io", NULL, NULL);
     /* `withoutGroups: [jobset.x-k8s.io, ...]`: API groups (CRDs) the member does not serve */
     json_object *wg = sim__get_path(spec, "withoutGroups", NULL, NULL);
     if (wg && !json_object_is_type(wg, json_type_array)) {

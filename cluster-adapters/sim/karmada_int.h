@@ -190,6 +190,9 @@ struct pod_set {
 
 #define DURATION_ANNOTATION "sim.muster.io/duration"
 #define GROUP_ANNOTATION "scheduling.k8s.io/group-name"
+/* scheduler-plugins' coscheduling PodGroup and the label that names it on a pod */
+#define COSCHED_API_VERSION "scheduling.x-k8s.io/v1alpha1"
+#define COSCHED_LABEL "scheduling.x-k8s.io/pod-group"
 /* muster's PodGroup Works (cluster-adapters/karmada/gang.h): the RB they gang, "namespace/name" */
 #define MANAGED_BY_LABEL "app.kubernetes.io/managed-by"
 #define MANAGED_BY_MUSTER "muster"

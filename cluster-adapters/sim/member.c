@@ -411,6 +411,16 @@ static void mwork_fill(struct cluster *c, struct mwork *mw, json_object *obj)
             snprintf(u->groupkey, sizeof(u->groupkey), "%s/%s", ns ? ns : "", g);
             u->group = u->groupkey;
         }
+    } else if (sim_api_has(c->api, sim_resource_by_kind(COSCHED_API_VERSION, "PodGroup"))) {
+        /* A member running scheduler-plugins' Coscheduling in its default profile
+         * (doc/install.md): a pod labelled scheduling.x-k8s.io/pod-group waits in PreFilter
+         * until its PodGroup exists, then minMember of them are permitted together or none
+         * (pkg/coscheduling/coscheduling.go PreFilter, Permit). */
+        const char *g = sim__get_str(pod_template_meta(obj), "labels", COSCHED_LABEL, NULL);
+        if (g) {
+            snprintf(u->groupkey, sizeof(u->groupkey), "%s/%s", ns ? ns : "", g);
+            u->group = u->groupkey;
+        }
     }
     if (u->duration)
         c->timed = 1;
@@ -736,9 +746,14 @@ static int min_resources_fit(struct sim_karmada *k, const struct cluster *c, jso
 /* What Volcano reports for a PodGroup (scheduling.volcano.sh/v1beta1 PodGroupPhase): Running
  * once minMember of its pods run, Completed when its pods finished, Inqueue when admitted
  * (its minResources fit) but its pods are not running yet, else Pending. */
+static json_object *cosched_status(const struct cluster *c, const struct mwork *mw);
+
 static json_object *podgroup_status(struct sim_karmada *k, const struct cluster *c,
                                     const struct mwork *mw)
 {
+    const char *av = sim__get_str(mw->obj, "apiVersion", NULL, NULL);
+    if (av && strcmp(av, COSCHED_API_VERSION) == 0)
+        return cosched_status(c, mw);
     json_object *mm = sim__get_path(mw->obj, "spec", "minMember", NULL);
     int64_t min = mm ? json_object_get_int64(mm) : 1, running = 0, succeeded = 0, members = 0;
     for (size_t i = members_lower_bound(c, mw->pgkey);
@@ -753,6 +768,34 @@ static json_object *podgroup_status(struct sim_karmada *k, const struct cluster 
                         : members && running >= min                    ? "Running"
                         : c->ready && min_resources_fit(k, c, mw->obj) ? "Inqueue"
                                                                        : "Pending";
+    json_object *st = json_object_new_object();
+    json_object_object_add(st, "phase", json_object_new_string(phase));
+    set_int(st, "running", running);
+    if (succeeded)
+        set_int(st, "succeeded", succeeded);
+    return st;
+}
+
+/* What scheduler-plugins' PodGroup controller reports (pkg/controllers/podgroup_controller.go,
+ * apis/scheduling/v1alpha1 PodGroupPhase): Pending while no pod of the group runs, Scheduling
+ * while fewer than minMember run or finished, Running once minMember do, Finished when its pods
+ * finished and none runs; with running and succeeded counts. */
+static json_object *cosched_status(const struct cluster *c, const struct mwork *mw)
+{
+    json_object *mm = sim__get_path(mw->obj, "spec", "minMember", NULL);
+    int64_t min = mm ? json_object_get_int64(mm) : 1, running = 0, succeeded = 0, members = 0;
+    for (size_t i = members_lower_bound(c, mw->pgkey);
+         i < c->nmembers && strcmp(member_group(&c->members[i]), mw->pgkey) == 0; i++) {
+        const struct unit *u = &c->members[i].mw->units[c->members[i].unit];
+        members++;
+        running += u->running;
+        if (u->share->finished)
+            succeeded += u->desired;
+    }
+    const char *phase = members && succeeded >= min && !running ? "Finished"
+                        : members && running + succeeded >= min ? "Running"
+                        : running                               ? "Scheduling"
+                                                                : "Pending";
     json_object *st = json_object_new_object();
     json_object_object_add(st, "phase", json_object_new_string(phase));
     set_int(st, "running", running);

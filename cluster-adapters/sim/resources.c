@@ -59,6 +59,10 @@ static const struct sim_resource resources[] = {
      0, 1, {"pg", "podgroup-v1beta1"}, {NULL}, 0},
     {"scheduling.volcano.sh", "v1beta1", "queues", "queue", "Queue", "QueueList", 0, 1, 1,
      {"q", "queue-v1beta1"}, {NULL}, 0},
+    /* scheduler-plugins' coscheduling PodGroup (issue 19's member dialects): its CRD declares
+     * a status subresource. Members serve it only when the scenario says `coscheduling: true`. */
+    {"scheduling.x-k8s.io", "v1alpha1", "podgroups", "podgroup", "PodGroup", "PodGroupList", 1, 1,
+     1, {NULL}, {NULL}, 0},
     /* Issue 19's kinds, from their CRDs (tests/fixtures/reference/crds): served without the
      * /scale that LeaderWorkerSet and PyTorchJob declare (docs/sim.md). */
     {"jobset.x-k8s.io", "v1alpha2", "jobsets", "jobset", "JobSet", "JobSetList", 1, 1, 1, {NULL},

@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-enum { V_RB, V_WORK, V_OP, V_PG, V_N };
+enum { V_RB, V_WORK, V_OP, V_PG, V_COPG, V_N };
 
 static const struct {
     const char *group, *plural, *file, *version;
@@ -22,6 +22,8 @@ static const struct {
               "karmada_policy.karmada.io_overridepolicies.yaml", "v1alpha1"},
     [V_PG] = {"scheduling.volcano.sh", "podgroups", "volcano_scheduling.volcano.sh_podgroups.yaml",
               "v1beta1"},
+    [V_COPG] = {"scheduling.x-k8s.io", "podgroups",
+                "schedulerplugins_scheduling.x-k8s.io_podgroups.yaml", "v1alpha1"},
 };
 
 struct sim_validator {
@@ -127,14 +129,16 @@ json_object *sim_validator_check(struct sim_validator *v, const struct sim_resou
                     !json_object_object_get_ex(m, "kind", &kind))
                     continue;
                 const char *a = json_object_get_string(av);
-                if (strncmp(a, "scheduling.volcano.sh/", 22) != 0 ||
-                    strcmp(json_object_get_string(kind), "PodGroup") != 0)
+                int pgi = strncmp(a, "scheduling.volcano.sh/", 22) == 0 ? V_PG
+                          : strncmp(a, "scheduling.x-k8s.io/", 20) == 0 ? V_COPG
+                                                                        : -1;
+                if (pgi < 0 || strcmp(json_object_get_string(kind), "PodGroup") != 0)
                     continue;
                 char prefix[64];
                 snprintf(prefix, sizeof(prefix), "spec.workload.manifests[%zu].", k);
                 v->checked++;
                 size_t before = errs.count + errs.dropped;
-                check_one(v, V_PG, m, prefix, &errs);
+                check_one(v, pgi, m, prefix, &errs);
                 if (errs.count + errs.dropped > before)
                     v->rejected++;
             }

@@ -26,7 +26,7 @@
  * muster_api_requests_dropped_series_total instead of growing memory. */
 #define API_REQ_SERIES_MAX 512
 #define API_RATE_KEY_LEN API_GUARD_KEY_LEN
-#define API_AUDIT_NACTIONS 4 /* the entries of api__audit_actions */
+#define API_AUDIT_NACTIONS 5 /* the entries of api__audit_actions */
 
 struct api_token;  /* auth.c */
 struct api_stream; /* events.c */
@@ -308,6 +308,7 @@ void api__handle_binding_list(struct api_call *c); /* bindings.c */
 void api__handle_binding_get(struct api_call *c);
 void api__handle_cluster_list(struct api_call *c); /* clusters.c */
 void api__handle_cluster_get(struct api_call *c);
+void api__handle_cluster_patch(struct api_call *c);
 void api__handle_events(struct api_call *c); /* events.c */
 void api__handle_stats(struct api_call *c);
 void api__handle_webhook(struct api_call *c); /* admission.c */

@@ -12,8 +12,8 @@
 #include <string.h>
 
 /* The audit actions, in the order of audit_writes. */
-const char *const api__audit_actions[API_AUDIT_NACTIONS] = {"queue.create", "queue.update",
-                                                            "queue.patch", "queue.delete"};
+const char *const api__audit_actions[API_AUDIT_NACTIONS] = {
+    "queue.create", "queue.update", "queue.patch", "queue.delete", "cluster.patch"};
 
 struct audit_page {
     struct json_object *items;

@@ -24,6 +24,7 @@ static const struct api_route_info route_info[] = {
     {"GET", "/api/v1/bindings/{namespace}/{name}", API_ROLE_VIEWER},
     {"GET", "/api/v1/clusters", API_ROLE_VIEWER},
     {"GET", "/api/v1/clusters/{name}", API_ROLE_VIEWER},
+    {"PATCH", "/api/v1/clusters/{name}", API_ROLE_OPERATOR},
     {"GET", "/api/v1/events", API_ROLE_VIEWER},
     {"GET", "/api/v1/stats", API_ROLE_VIEWER},
     /* The dashboard's files carry no data: the page asks for a token before it calls the API. */
@@ -41,6 +42,7 @@ static void (*const route_fn[])(struct api_call *c) = {
     api__handle_queue_get,      api__handle_queue_replace, api__handle_queue_patch,
     api__handle_queue_delete,   api__handle_audit_list,    api__handle_binding_list,
     api__handle_binding_get,    api__handle_cluster_list,  api__handle_cluster_get,
+    api__handle_cluster_patch,
     api__handle_events,         api__handle_stats,         api__handle_dashboard_index,
     api__handle_dashboard_file, api__handle_webhook,
 };

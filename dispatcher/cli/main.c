@@ -445,7 +445,8 @@ static int print_queues(const struct cli *c, struct json_object *items)
 static int cluster_row(struct cli_table *t, struct json_object *cl)
 {
     static const char gpu[] = "nvidia.com/gpu";
-    char name[256], fits[256] = "", cap[512], used[512], rsv[512], free_[512], labels[512];
+    char name[256], fits[256] = "", cap[512], used[512], rsv[512], free_[512], labels[512],
+                    dialect[64];
     struct json_object *v = NULL, *m;
     int ready = json_object_object_get_ex(cl, "ready", &v) && json_object_get_boolean(v);
     size_t n = 0;
@@ -466,6 +467,7 @@ static int cluster_row(struct cli_table *t, struct json_object *cl)
     const char *row[] = {
         field_str(cl, "name", name, sizeof(name)),
         ready ? "True" : "False",
+        field_str(cl, "gangDialect", dialect, sizeof(dialect)),
         json_object_object_get_ex(cl, "capacity", &m) ? res_str(m, gpu) : NULL,
         json_object_object_get_ex(cl, "allocated", &m) ? res_str(m, gpu) : NULL,
         json_object_object_get_ex(cl, "reserved", &m) ? res_str(m, gpu) : NULL,
@@ -483,12 +485,12 @@ static int cluster_row(struct cli_table *t, struct json_object *cl)
 /* get clusters as a table: a list ({"items": [...]}) or one cluster. */
 static int print_clusters(const struct cli *c, struct json_object *doc)
 {
-    static const char *const hdr[] = {"NAME",         "READY",    "GPU",  "GPU-USED",
-                                      "GPU-RESERVED", "GPU-FREE", "FITS", "CAPACITY",
-                                      "ALLOCATED",    "RESERVED", "FREE", "LABELS"};
+    static const char *const hdr[] = {
+        "NAME", "READY",    "DIALECT",   "GPU",      "GPU-USED", "GPU-RESERVED", "GPU-FREE",
+        "FITS", "CAPACITY", "ALLOCATED", "RESERVED", "FREE",     "LABELS"};
     struct json_object *items = NULL;
     int one = !json_object_object_get_ex(doc, "items", &items);
-    return print_table(cli_table_new(c->out == CLI_OUT_WIDE ? 12 : 7, hdr), cluster_row, items,
+    return print_table(cli_table_new(c->out == CLI_OUT_WIDE ? 13 : 8, hdr), cluster_row, items,
                        one ? doc : NULL);
 }
 

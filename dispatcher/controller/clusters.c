@@ -187,16 +187,8 @@ void ctl__cluster_set(struct ctl *c, json_object *obj)
         k->shape = shape;
         c->fleet.epoch++;
     }
-    int no_pg = karmada_workload_cluster_serves_podgroups(obj) == 0;
-    if (no_pg != k->no_podgroups) {
-        k->no_podgroups = no_pg;
-        c->fleet.epoch++; /* where a gang that needs a PodGroup may go changed */
-        ctl__logf(c, "cluster %s: %s", k->name,
-                  no_pg ? "status.apiEnablements lists no scheduling.volcano.sh/v1beta1 podgroups: "
-                          "gangs that need a PodGroup are not placed there until it does"
-                        : "serves PodGroups again");
-        ctl__missing_refresh(c);
-    }
+    k->dialect_detected = karmada_gang_dialect_detect(obj);
+    ctl__cluster_dialect_apply(c, k);
     int no_vc = karmada_workload_cluster_serves(obj, "batch.volcano.sh/v1alpha1", "jobs") == 0;
     if (no_vc != k->no_vcjobs) {
         k->no_vcjobs = no_vc;

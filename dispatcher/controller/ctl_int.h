@@ -38,6 +38,7 @@
 #include "dispatcher/controller.h"
 
 #include "cluster-adapters/karmada/gang.h"
+#include "cluster-adapters/karmada/gang_dialects.h"
 #include "cluster-adapters/karmada/patch.h"
 #include "cluster-adapters/karmada/paths.h"
 #include "cluster-adapters/karmada/webhook.h"
@@ -316,9 +317,11 @@ struct cluster {
     char name[CTL_CLUSTER_NAME_MAX];
     json_object *obj;
     int ready;
-    /* status.apiEnablements lists no scheduling.volcano.sh/v1beta1 podgroups: the member
-     * cannot take a PodGroup, so gangs that need one are not placed there */
+    /* The member speaks no gang dialect (dialects.c: none detected from status.apiEnablements,
+     * or the operator's override says none): gangs that need a member-side gang are not
+     * placed there */
     int no_podgroups;
+    enum karmada_gang_dialect dialect_detected; /* from status.apiEnablements */
     /* nor batch.volcano.sh/v1alpha1 jobs: a Volcano Job's Work would not apply there (the
      * member answers 404), so none is placed there */
     int no_vcjobs;
@@ -558,6 +561,12 @@ struct ctl_prereq {
     char missing[768];
 };
 
+/* An operator's gang dialect for a cluster (schema/0009_cluster_dialect.sql), by name. */
+struct ctl_dialect_override {
+    char name[CTL_CLUSTER_NAME_MAX];
+    enum karmada_gang_dialect dialect;
+};
+
 struct ctl {
     uv_loop_t *loop;
     struct kube_client *kube;
@@ -572,6 +581,11 @@ struct ctl {
 
     /* the informers (loop.c's ctl__watches) */
     struct kube_informer rbs, clusters, works, policies, prios;
+    /* the operators' gang dialects (dialects.c), read from the store */
+    struct ctl_dialect_override *dov;
+    uint32_t ndov;
+    /* ctl__fill_gang_input's scratch: each share's dialect, as c->w is its workload */
+    enum karmada_gang_dialect gang_dialects[256];
     /* deployments, jobs, volcano jobs, pods, statefulsets, then issue 19's kinds in the order
      * of CTL_W_JOBSETS.. */
     struct kube_informer tmpl[11];
@@ -1077,5 +1091,18 @@ void ctl__tenancy_metrics(struct ctl *c, int64_t now);
 /* The namespaces informer: what is kept of a Namespace, and its events. */
 json_object *ctl__namespace_prune(json_object *ns);
 void ctl__namespace_changed(struct ctl *c, json_object *ns);
+
+/* ---- gang dialects (dialects.c) ---- */
+/* Reads the operators' overrides from the store again (at start, after a PATCH) and applies
+ * them to every cluster. 0 or the store's error (the old overrides stay). */
+int ctl__dialects_refresh(struct ctl *c);
+/* k's dialect: the operator's override, else what its apiEnablements show; *override (may be
+ * NULL) says which. Recomputes k->no_podgroups, logging and bumping the fleet epoch when it
+ * changes. */
+enum karmada_gang_dialect ctl__cluster_dialect_apply(struct ctl *c, struct cluster *k);
+/* The dialect of the cluster named name (Volcano for one muster does not know); *override as
+ * above. */
+enum karmada_gang_dialect ctl__cluster_dialect(const struct ctl *c, const char *name,
+                                               int *override);
 
 #endif

@@ -86,14 +86,15 @@ static int group_fits_somewhere(struct ctl *c, const struct binding *b, const ui
 }
 
 /* The member APIs b's placement asks for, in assign mode (Karmada's scheduler, which checks
- * the template's own kind with its APIEnablement plugin, is bypassed there): 1 PodGroups
- * (its PodGroup Works), 2 Volcano Jobs (its Work is the Job). */
+ * the template's own kind with its APIEnablement plugin, is bypassed there): 1 a gang dialect
+ * (a member-side gang: not for a gang of min-member 1, which a member of dialect none may
+ * take), 2 Volcano Jobs (its Work is the Job). */
 static int place_needs(const struct binding *b)
 {
-    return !b->assign
-               ? 0
-               : (b->needs_objects ? 1 : 0) | (b->kind == KARMADA_WORKLOAD_KIND_VCJOB ? 2 : 0) |
-                     (int)(KARMADA_WORKLOAD_KIND_API_BIT(b->kind) << 8);
+    return !b->assign ? 0
+                      : (b->needs_objects && b->min_member > 1 ? 1 : 0) |
+                            (b->kind == KARMADA_WORKLOAD_KIND_VCJOB ? 2 : 0) |
+                            (int)(KARMADA_WORKLOAD_KIND_API_BIT(b->kind) << 8);
 }
 
 /* b is a one-component gang that asks what the last NoClusterFit verdict's gang asked, of
@@ -135,6 +136,7 @@ static enum place_verdict place(struct ctl *c, struct binding *b)
 {
     struct disp_cluster_cap caps[256];
     uint32_t idx[256], n = 0, notready = 0;
+    uint8_t one_pod[256]; /* a member of no gang dialect: one pod of a spread gang at most */
     char nr[128] = "";
     if (b->allow_epoch != c->fleet.epoch) {
         for (uint32_t i = 0; i < c->fleet.ncl && i < 256; i++)
@@ -166,7 +168,11 @@ static enum place_verdict place(struct ctl *c, struct binding *b)
         struct cluster *k = &c->fleet.cl[i];
         if (!b->allow[i])
             continue;
-        if (ctl__cluster_lacks(k, needs)) {
+        /* A member of no gang dialect may still take one pod of a spread gang: a share of one
+         * needs no member-side gang (docs/gangobj.md, "Dialects"). */
+        int one = (needs & 1) && b->spread && b->ncomp == 1 &&
+                  ctl__cluster_lacks(k, needs) && !ctl__cluster_lacks(k, needs & ~1);
+        if (ctl__cluster_lacks(k, needs) && !one) {
             if (nopg++ < 3)
                 snprintf(np + strlen(np), sizeof np - strlen(np), "%s%s", nopg > 1 ? ", " : "",
                          k->name);
@@ -181,6 +187,7 @@ static enum place_verdict place(struct ctl *c, struct binding *b)
             continue;
         }
         caps[n] = k->cap;
+        one_pod[n] = (uint8_t)one;
         idx[n++] = i;
     }
     if (b->ncomp == 0) {
@@ -190,8 +197,11 @@ static enum place_verdict place(struct ctl *c, struct binding *b)
     if (b->ncomp == 1) {
         struct disp_share out[256];
         uint64_t fits[256];
-        for (uint32_t i = 0; i < n; i++)
+        for (uint32_t i = 0; i < n; i++) {
             fits[i] = cluster_fits(&c->fleet.cl[idx[i]], &b->comp[0].req);
+            if (one_pod[i] && fits[i] > 1)
+                fits[i] = 1;
+        }
         uint32_t got = n ? disp_place_groups(caps, fits, n, (uint64_t)b->comp[0].replicas,
                                              (uint64_t)b->group_size,
                                              b->spread ? DISP_SPREAD : DISP_SINGLE_CLUSTER, out)
@@ -226,7 +236,7 @@ static enum place_verdict place(struct ctl *c, struct binding *b)
         }
     }
     /* Why not: what each allowed Ready cluster holds of the (first) replica shape. */
-    char req[160] = "", holds[200] = "";
+    char req[160] = "", holds[320] = "";
     json_object *rj = kube_resvec_json(c->names, &b->comp[0].req);
     if (rj)
         json_object_object_del(rj, "pods"); /* implied: one per replica */
@@ -238,8 +248,10 @@ static enum place_verdict place(struct ctl *c, struct binding *b)
     for (uint32_t i = 0; i < n && i < 4; i++) {
         uint64_t f = cluster_fits(&c->fleet.cl[idx[i]], &b->comp[0].req);
         size_t l = strlen(holds);
-        snprintf(holds + l, sizeof holds - l, "%s%s holds %" PRIu64, i ? ", " : "", caps[i].name,
-                 f);
+        if (one_pod[i] && f > 1)
+            f = 1;
+        snprintf(holds + l, sizeof holds - l, "%s%s holds %" PRIu64 "%s", i ? ", " : "",
+                 caps[i].name, f, one_pod[i] ? " (no gang dialect: one pod)" : "");
     }
     /* The members left out for lack of the API, named in every verdict: the gang may fit
      * only there (docs/operations.md, "Hub prerequisites"). */
@@ -249,11 +261,23 @@ static enum place_verdict place(struct ctl *c, struct binding *b)
         snprintf(kapi, sizeof kapi, "%ss (no %s %s", karmada_workload_kind_name(b->kind), gv, res);
     const char *api = (needs >> 8) && gv ? kapi
                       : (needs & 2)      ? "Volcano Jobs (no batch.volcano.sh/v1alpha1 jobs"
-                                         : "PodGroups (no scheduling.volcano.sh/v1beta1 podgroups";
-    char lack[320] = "";
-    if (nopg)
+                                         : NULL;
+    /* a member of dialect none: no gang object it understands (docs/gangobj.md, "Dialects") */
+    static const char nodialect[] =
+        "speaking no gang dialect (neither Volcano's scheduling.volcano.sh/v1beta1 nor "
+        "coscheduling's scheduling.x-k8s.io/v1alpha1 podgroups in status.apiEnablements, or "
+        "gangDialect none)";
+    char lack[384] = "";
+    if (nopg && !api)
+        snprintf(lack, sizeof lack, "; %s: %s", nodialect, np);
+    else if (nopg)
         snprintf(lack, sizeof lack, "; not serving %s in status.apiEnablements): %s", api, np);
-    if (n == 0 && nopg)
+    if (n == 0 && nopg && !api)
+        ctl__set_reason(b, "NoClusterFit",
+                        "the gang needs a member-side gang of %" PRId32
+                        " pods and no allowed Ready cluster can hold one, %s: %s%s%s",
+                        b->min_member, nodialect, np, notready ? "; not Ready: " : "", nr);
+    else if (n == 0 && nopg)
         ctl__set_reason(b, "NoClusterFit",
                         "no allowed Ready cluster serves %s in status.apiEnablements: %s)%s%s%s",
                         api, np, notready ? "; not Ready: " : "", nr, "");

@@ -312,8 +312,12 @@ void ctl__check_progress(struct ctl *c, struct binding *b)
     if (b->assign) {
         for (uint32_t i = 0; i < b->nshares; i++) {
             json_object *e = agg_entry(b->rb, b->shares[i].cluster);
-            int run = b->needs_objects ? share_gang_running(c, b, b->shares[i].cluster)
-                                       : share_running(b->kind, e);
+            /* a YuniKorn or none member has no PodGroup to read: its share runs as the
+             * aggregated status says, as for a kind without PodGroup Works */
+            int run = b->needs_objects && karmada_gang_dialect_has_work(
+                                              ctl__cluster_dialect(c, b->shares[i].cluster, NULL))
+                          ? share_gang_running(c, b, b->shares[i].cluster)
+                          : share_running(b->kind, e);
             int done = share_finished(b->kind, e);
             if ((run || done) && !b->shares[i].running) {
                 struct cluster *k = ctl__cluster_find(c, b->shares[i].cluster);

@@ -329,8 +329,10 @@ void ctl__on_tick(uv_timer_t *h)
              * (Applied=False: a member without the CRD, a conflict with a leftover object). */
             for (uint32_t i = 0; b->step == S_APPLIED && i < b->nshares && !detail[0]; i++) {
                 json_object *wk = ctl__own_work(c, b, b->shares[i].cluster);
-                if (karmada_gang_work_applied(wk))
-                    continue;
+                if (karmada_gang_work_applied(wk) ||
+                    !karmada_gang_dialect_has_work(
+                        ctl__cluster_dialect(c, b->shares[i].cluster, NULL)))
+                    continue; /* applied, or a member that gets no Work (YuniKorn, none) */
                 json_object *conds = kube_json_path(wk, "status", "conditions", NULL);
                 const char *msg = NULL;
                 for (size_t k = 0; conds && k < json_object_array_length(conds); k++) {

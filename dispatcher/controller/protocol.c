@@ -235,8 +235,10 @@ int ctl__send_condition(struct ctl *c, struct binding *b)
 void ctl__fill_gang_input(struct ctl *c, struct binding *b, struct karmada_gang_input *in,
                           struct karmada_gang_share *gs)
 {
-    for (uint32_t i = 0; i < b->nshares; i++)
+    for (uint32_t i = 0; i < b->nshares && i < 256; i++) {
         gs[i] = (struct karmada_gang_share){b->shares[i].cluster, b->shares[i].replicas};
+        c->gang_dialects[i] = ctl__cluster_dialect(c, b->shares[i].cluster, NULL);
+    }
     /* gangobj reads what karmada_workload_read found; re-read into the scratch (the RB and the
      * template are the ones admitted). */
     karmada_workload_read(&c->w, c->names, b->rb, b->tmpl);
@@ -257,7 +259,10 @@ void ctl__fill_gang_input(struct ctl *c, struct binding *b, struct karmada_gang_
                                       .shares = gs,
                                       .nshares = b->nshares,
                                       .pod_scheduler = c->pod_scheduler,
-                                      .tmpl = b->tmpl};
+                                      .tmpl = b->tmpl,
+                                      .dialects = c->gang_dialects,
+                                      .gang_timeout_s =
+                                          (int32_t)(ctl__queue_timeout_ms(c, b->queue) / 1000)};
 }
 
 static void work_path(const char *cluster, const char *name, char *buf, size_t cap)
@@ -289,7 +294,8 @@ json_object *ctl__own_work(struct ctl *c, const struct binding *b, const char *c
 static int works_applied(struct ctl *c, const struct binding *b)
 {
     for (uint32_t i = 0; i < b->nshares; i++)
-        if (!karmada_gang_work_applied(ctl__own_work(c, b, b->shares[i].cluster)))
+        if (karmada_gang_dialect_has_work(ctl__cluster_dialect(c, b->shares[i].cluster, NULL)) &&
+            !karmada_gang_work_applied(ctl__own_work(c, b, b->shares[i].cluster)))
             return 0;
     return 1;
 }
@@ -362,6 +368,8 @@ static enum step_sent send_objects(struct ctl *c, struct binding *b, const struc
     }
     for (uint32_t i = 0; i < b->nshares; i++) {
         char wp[KUBE_MAX_URL_BYTES / 4], one[KUBE_MAX_URL_BYTES / 4];
+        if (!karmada_gang_share_has_work(&in, i))
+            continue; /* YuniKorn or none: the policy alone carries the gang */
         work_path(b->shares[i].cluster, NULL, wp, sizeof wp);
         work_path(b->shares[i].cluster, x->wname, one, sizeof one);
         send_req_ex(c, b, KUBE_CREATE, wp, NULL, karmada_gang_podgroup_work(&in, i), 0, 0, one);
@@ -523,6 +531,8 @@ static enum step_sent send_resize_works(struct ctl *c, struct binding *b, const 
     ctl__fill_gang_input(c, b, &in, gs);
     for (uint32_t i = 0; i < b->nshares; i++) {
         char wp[KUBE_MAX_URL_BYTES / 4];
+        if (!karmada_gang_share_has_work(&in, i))
+            continue;
         work_path(b->shares[i].cluster, x->wname, wp, sizeof wp);
         send_req(c, b, KUBE_MERGE_PATCH, wp, NULL, karmada_gang_podgroup_work(&in, i),
                  MUSTER_ENOENT);
@@ -739,10 +749,13 @@ static void barrier_judged(struct ctl *c, struct binding *b)
     ctl__split_key(b->key, ns, sizeof ns, &name);
     karmada_gang_policy_name(name, pname, sizeof pname);
     struct karmada_gang_share gs[256];
-    for (uint32_t i = 0; i < b->nshares; i++)
+    enum karmada_gang_dialect ds[256];
+    for (uint32_t i = 0; i < b->nshares; i++) {
         gs[i] = (struct karmada_gang_share){b->shares[i].cluster, b->shares[i].replicas};
-    enum karmada_gang_rendered r = karmada_gang_rendered_judge(kube_json_get(b->reply, "items"), gs,
-                                                               b->nshares, pname, why, sizeof why);
+        ds[i] = ctl__cluster_dialect(c, b->shares[i].cluster, NULL);
+    }
+    enum karmada_gang_rendered r = karmada_gang_rendered_judge_dialects(
+        kube_json_get(b->reply, "items"), gs, ds, b->nshares, pname, why, sizeof why);
     json_object_put(b->reply);
     b->reply = NULL;
     switch (r) {

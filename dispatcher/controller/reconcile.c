@@ -169,6 +169,8 @@ static int objects_done(struct ctl *c, struct binding *b)
     ctl__fill_gang_input(c, b, &in, gs);
     int done = 1;
     for (uint32_t i = 0; done && i < b->nshares; i++) {
+        if (!karmada_gang_share_has_work(&in, i))
+            continue;
         json_object *have = ctl__own_work(c, b, b->shares[i].cluster);
         json_object *want = karmada_gang_podgroup_work(&in, i);
         json_object *hs = work_podgroup_spec(have), *ws = work_podgroup_spec(want);
@@ -727,6 +729,7 @@ void ctl__reconcile(struct ctl *c)
     }
     ctl__timeouts_refresh(c);
     ctl__tenancy_refresh(c);
+    ctl__dialects_refresh(c); /* another musterd may have led since this one read them */
     for (size_t i = 0; i < l.n; i++) {
         reconcile_row(c, &l.v[i]);
         muster_free(l.v[i].clusters);

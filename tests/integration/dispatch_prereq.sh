@@ -24,7 +24,7 @@ apiVersion: apps/v1
 kind: Deployment
 metadata: {name: $1, namespace: team, labels: {volcano.sh/queue-name: q}}
 spec:
-  replicas: 1
+  replicas: ${3:-1}
   selector: {matchLabels: {app: $1}}
   template:
     metadata: {labels: {app: $1}}
@@ -53,6 +53,7 @@ spec:
 YAML
 }
 works_in() { k get works -n "karmada-es-$1" -o name | wc -l; }
+own_works_in() { k get works -n "karmada-es-$1" -l app.kubernetes.io/managed-by=muster -o name | wc -l; }
 ready() {
     expect "$(curl -s -X PUT -H 'Content-Type: application/json' --data "{\"ready\":$2}" \
         "$BASE/debug/sim/clusters/$1/ready")" "{\"ready\":$2}" "$1 ready=$2"
@@ -89,15 +90,17 @@ grep -q "not given Volcano Jobs: east$" <<<"$r" || dfail "/readyz does not name 
 grep -q north <<<"$r" && dfail "/readyz judges north, which reports no apiEnablements: $r"
 grep -q "karmada-apiserver" <<<"$r" && dfail "/readyz: the hub has the CRD: $r"
 
-deploy big 8 # one pod of 8 GPUs: of the Ready members only east's node holds it
+# two pods of 5 GPUs: a gang of 2 needs a member-side gang, which east (no dialect) cannot hold,
+# and west's 4-GPU nodes hold none
+deploy big 5 2
 vcjob vbig 8
 DUMP=/api/v1/bindings/team/big-deployment
 wait_until 15 "big to wait" is_eq False/NoClusterFit rb_cond big-deployment Scheduled
 wait_until 15 "vbig to wait" is_eq False/NoClusterFit rb_cond vbig-job Scheduled
 m=$(rb_cond_msg big-deployment Scheduled)
 echo "big: $m"
-[[ "$m" == *"not serving PodGroups (no scheduling.volcano.sh/v1beta1 podgroups in status.apiEnablements): east"* ]] ||
-    dfail "big's reason does not name east's missing PodGroup support: $m"
+[[ "$m" == *"speaking no gang dialect (neither Volcano's scheduling.volcano.sh/v1beta1 nor coscheduling's scheduling.x-k8s.io/v1alpha1 podgroups in status.apiEnablements, or gangDialect none): east"* ]] ||
+    dfail "big's reason does not name east's missing gang dialect: $m"
 m=$(rb_cond_msg vbig-job Scheduled)
 echo "vbig: $m"
 [[ "$m" == *"not serving Volcano Jobs (no batch.volcano.sh/v1alpha1 jobs in status.apiEnablements): east"* ]] ||
@@ -107,17 +110,23 @@ for rb in big-deployment vbig-job; do
     expect "$(rb_clusters $rb)|$(rbj $rb '{.spec.suspension.scheduling}')" "|true" "$rb not placed"
 done
 expect "$(works_in east)" 0 "no Work in east"
-# A gang that needs no more than west holds still goes (the loop is alive; west has Volcano).
-deploy small 4
-wait_until 15 "small on west" is_eq "west=1 " rb_clusters small-deployment
-# north, with Volcano, becomes Ready: its apiEnablements appear and both gangs land there.
+# A gang of two that needs no more than west holds still goes (the loop is alive; west has Volcano).
+deploy small 4 2
+wait_until 15 "small on west" is_eq "west=2 " rb_clusters small-deployment
+# A gang of one pod needs no member-side gang: east (no dialect) takes it, with no Work.
+deploy one 8
+wait_until 15 "one on east" is_eq "east=1 " rb_clusters one-deployment
+expect "$(own_works_in east)" 0 "no PodGroup Work in east for a gang of one"
+# north, with Volcano, becomes Ready: its apiEnablements appear and both gangs land there, one
+# after the other (big's two pods leave neither of north's nodes the 8 GPUs vbig asks).
 ready north true
 wait_until 10 "north's apiEnablements" eval "k get cluster north -o jsonpath='{.status.apiEnablements[*].groupVersion}' | grep -q scheduling.volcano.sh/v1beta1"
-wait_until 20 "big on north" is_eq "north=1 " rb_clusters big-deployment
-wait_until 20 "vbig on north" is_eq "north=1 " rb_clusters vbig-job
+wait_until 20 "big on north" is_eq "north=2 " rb_clusters big-deployment
 wait_until 20 "big to run" is_eq Healthy rbj big-deployment '{.status.aggregatedStatus[0].health}'
 expect "$(rb_cond big-deployment Scheduled)" True/Success "big Scheduled"
-expect "$(works_in east)" 0 "still no Work in east"
+k delete deployment big >/dev/null
+wait_until 20 "vbig on north" is_eq "north=1 " rb_clusters vbig-job
+expect "$(own_works_in east)" 0 "still no PodGroup Work in east"
 r=$(readyz)
 grep -q "not given gangs that need one: east$" <<<"$r" || dfail "/readyz no longer names east: $r"
 stop

@@ -316,9 +316,11 @@ expect "$RC" 1 "describe an unknown binding"
 # the dispatcher serves the clusters it watches
 ctl get clusters
 expect "$RC" 0 "get clusters: exit code ($(cat err))"
-expect "$(head -1 out | tr -s ' ')" "NAME READY GPU GPU-USED GPU-RESERVED GPU-FREE FITS" \
+expect "$(head -1 out | tr -s ' ')" "NAME READY DIALECT GPU GPU-USED GPU-RESERVED GPU-FREE FITS" \
     "get clusters: table header"
 grep -q '^gpu-east' out || fail "get clusters: no gpu-east row in $(cat out)"
+grep -qE '^gpu-east +(True|False) +volcano ' out ||
+    fail "get clusters: gpu-east (Volcano's podgroups served) not shown as volcano: $(cat out)"
 ctl get clusters -o wide
 grep -q 'CAPACITY *ALLOCATED *RESERVED *FREE *LABELS$' out || fail "clusters -o wide: $(head -1 out)"
 ctl get cluster gpu-east -o json

@@ -99,6 +99,7 @@ static void write_file(const char *path, const char *text)
 /* The feed and the cluster view the next srv_start lends the API (NULL: none, so 501). */
 static struct disp_events *srv_events;
 static struct json_object *(*srv_clusters)(void *ud);
+static int (*srv_dialects_changed)(void *ud);
 /* What the dispatch loop would say the hub lacks (NULL: nothing); a test sets it. */
 static const char *degraded_text;
 static const char *srv_degraded(void *ud)
@@ -151,7 +152,9 @@ static void srv_start(struct srv *s, const char *tag, int with_tokens)
                               .now_ms = fixed_now,
                               .metrics = next_metrics,
                               .events = srv_events,
-                              .disp = {.clusters = srv_clusters, .degraded = srv_degraded}};
+                              .disp = {.clusters = srv_clusters,
+                                       .degraded = srv_degraded,
+                                       .dialects_changed = srv_dialects_changed}};
     struct api_options opt = {.host = "127.0.0.1",
                               .port = 0,
                               .token_file = with_tokens ? s->tokens : NULL,
@@ -1576,6 +1579,7 @@ static const struct call matrix[] = {
     {"GET", "/api/v1/clusters", NULL, NULL, {401, 501, 501, 501}},
     {"GET", "/api/v1/events", NULL, NULL, {401, 501, 501, 501}},
     {"GET", "/api/v1/clusters/c1", NULL, NULL, {401, 501, 501, 501}},
+    {"PATCH", "/api/v1/clusters/c1", "{\"gangDialect\":\"none\"}", NULL, {401, 403, 501, 501}},
     {"GET", "/api/v1/stats", NULL, NULL, {401, 501, 501, 501}},
     /* The dashboard's files need no token (the page asks for one before calling the API). */
     {"GET", "/", NULL, NULL, {200, 200, 200, 200}},
@@ -2869,6 +2873,116 @@ static void test_events_and_clusters(void)
     srv_clusters = NULL;
 }
 
+/* A dispatcher of one cluster, member-a, whose gang dialect is what the store's override says
+ * (read again by the dialects_changed hook on the loop, as the controller does), else detected
+ * volcano. */
+static struct store *dialect_store;
+static char fake_dialect[32];
+static int fake_dialect_cb(void *ud, const char *name, const char *dialect)
+{
+    (void)ud;
+    if (strcmp(name, "member-a") == 0)
+        snprintf(fake_dialect, sizeof(fake_dialect), "%s", dialect);
+    return 0;
+}
+static int fake_dialects_changed(void *ud)
+{
+    (void)ud;
+    fake_dialect[0] = '\0';
+    return store_cluster_dialect_foreach(dialect_store, fake_dialect_cb, NULL);
+}
+static struct json_object *dialect_clusters(void *ud)
+{
+    (void)ud;
+    struct json_object *a = json_object_new_array(), *c = named("member-a");
+    json_object_object_add(c, "ready", json_object_new_boolean(1));
+    json_object_object_add(c, "gangDialect",
+                           json_object_new_string(fake_dialect[0] ? fake_dialect : "volcano"));
+    json_object_object_add(c, "gangDialectSource",
+                           json_object_new_string(fake_dialect[0] ? "override" : "detected"));
+    json_object_array_add(a, c);
+    return a;
+}
+
+static void body_cluster_dialect(struct srv *s)
+{
+    struct resp x;
+    dialect_store = s->store;
+    const char *p = "/api/v1/clusters/member-a";
+    /* who may: an operator, not a viewer, not a token scoped to a subtree of queues */
+    expect(s, "PATCH", p, TOK_VIEWER, "{\"gangDialect\":\"none\"}", NULL, 403);
+    expect(s, "PATCH", p, TOK_SCOPED_OP, "{\"gangDialect\":\"none\"}", NULL, 403);
+    expect(s, "PATCH", "/api/v1/clusters/member-z", TOK_OPERATOR, "{\"gangDialect\":\"none\"}",
+           NULL, 404);
+    /* what: one of the four names or null, and nothing else */
+    const char *bad[] = {"{\"gangDialect\":\"kueue\"}", "{\"gangDialect\":3}",
+                         "{\"gangDialect\":\"none\",\"ready\":false}", "{}"};
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        CU_ASSERT_EQUAL(http(s, "PATCH", p, TOK_OPERATOR, bad[i], -1, NULL, &x), 422);
+        resp_free(&x);
+    }
+    CU_ASSERT_EQUAL(http(s, "GET", p, TOK_VIEWER, NULL, 0, NULL, &x), 200);
+    STR_EQ(jstr(x.json, "gangDialect"), "volcano");
+    STR_EQ(jstr(x.json, "gangDialectSource"), "detected");
+    resp_free(&x);
+    /* an override: saved, read back by the dispatcher, shown, audited with its author */
+    CU_ASSERT_EQUAL(
+        http(s, "PATCH", p, TOK_OPERATOR, "{\"gangDialect\":\"yunikorn\"}", -1, NULL, &x), 200);
+    STR_EQ(jstr(x.json, "gangDialect"), "yunikorn");
+    STR_EQ(jstr(x.json, "gangDialectSource"), "override");
+    resp_free(&x);
+    /* null: detected again */
+    CU_ASSERT_EQUAL(http(s, "PATCH", p, TOK_ADMIN, "{\"gangDialect\":null}", -1, NULL, &x), 200);
+    STR_EQ(jstr(x.json, "gangDialect"), "volcano");
+    STR_EQ(jstr(x.json, "gangDialectSource"), "detected");
+    resp_free(&x);
+    CU_ASSERT_EQUAL(
+        http(s, "PATCH", p, TOK_ADMIN, "{\"gangDialect\":\"coscheduling\"}", -1, NULL, &x), 200);
+    resp_free(&x);
+    CU_ASSERT_EQUAL(http(s, "GET", "/api/v1/audit", TOK_ADMIN, NULL, 0, NULL, &x), 200);
+    struct json_object *items = json_object_object_get(x.json, "items");
+    int n = 0;
+    for (size_t i = 0; items && i < json_object_array_length(items); i++) {
+        struct json_object *it = json_object_array_get_idx(items, i);
+        if (strcmp(jstr(it, "action"), "cluster.patch") != 0)
+            continue;
+        STR_EQ(jstr(it, "object"), "clusters/member-a");
+        STR_EQ(jstr(it, "actor"), n == 0 ? "otto" : "ada");
+        const char *want = n == 0 ? "yunikorn" : n == 1 ? NULL : "coscheduling";
+        const char *got = jstr(json_object_object_get(it, "after"), "gangDialect");
+        CU_ASSERT(want ? got && strcmp(got, want) == 0 : got == NULL);
+        n++;
+    }
+    CU_ASSERT_EQUAL(n, 3); /* the refused ones wrote nothing */
+    resp_free(&x);
+}
+
+/* The override outlives the server: a new one on the same database reads it. */
+static void body_cluster_dialect_restart(struct srv *s)
+{
+    struct resp x;
+    dialect_store = s->store;
+    fake_dialects_changed(NULL);
+    CU_ASSERT_EQUAL(http(s, "GET", "/api/v1/clusters/member-a", TOK_VIEWER, NULL, 0, NULL, &x),
+                    200);
+    STR_EQ(jstr(x.json, "gangDialect"), "coscheduling");
+    STR_EQ(jstr(x.json, "gangDialectSource"), "override");
+    resp_free(&x);
+}
+
+static void test_cluster_dialect(void)
+{
+    srv_clusters = dialect_clusters;
+    srv_dialects_changed = fake_dialects_changed;
+    fake_dialect[0] = '\0';
+    run_with_server("dialect", 1, body_cluster_dialect);
+    keep_db = 1;
+    run_with_server("dialect", 1, body_cluster_dialect_restart);
+    keep_db = 0;
+    srv_clusters = NULL;
+    srv_dialects_changed = NULL;
+}
+
 static void body_dashboard(struct srv *s)
 {
     struct resp r;
@@ -3265,6 +3379,8 @@ static CU_TestInfo tests[] = {
      test_events_and_clusters},
     {"dashboard files: ETag, 304, 404", test_dashboard_files},
     {"event streams: a slow client is cut, at most API_SSE_STREAMS_MAX", test_stream_limits},
+    {"PATCH clusters/{name}: gangDialect override, who, what, audit, restart",
+     test_cluster_dialect},
     {"merge patch follows RFC 7386", test_merge_patch_rfc7386},
     {"body decoder limits and defaults", test_body_decoder},
     {"HTTP/1 framing: two lengths or a length and chunks are a 400 and a close", test_smuggling},

@@ -1359,8 +1359,12 @@ static void test_tenancy_column(void)
     fresh_path(path, sizeof path, "pre-tenancy.db");
     sqlite3 *db = NULL;
     CU_ASSERT_EQUAL_FATAL(sqlite3_open(path, &db), SQLITE_OK);
+    size_t before_tenancy = 0; /* the migrations up to 0007 */
+    while (before_tenancy < schema_migrations_count &&
+           schema_migrations[before_tenancy].version < 8)
+        before_tenancy++;
     CU_ASSERT_EQUAL_FATAL(
-        store__migrate(db, schema_migrations, schema_migrations_count - 1, err, sizeof err), 0);
+        store__migrate(db, schema_migrations, before_tenancy, err, sizeof err), 0);
     CU_ASSERT_EQUAL(sqlite3_exec(db,
                                  "INSERT INTO queues (name, parent, created_at, updated_at) VALUES"
                                  " ('a', 'root', 1, 1), ('tq', 'a', 1, 1)",
@@ -1458,6 +1462,42 @@ static void test_ledger_preempted(void)
     store_close(s);
 }
 
+static int dialect_row(void *ud, const char *name, const char *dialect)
+{
+    char *out = ud;
+    size_t l = strlen(out);
+    snprintf(out + l, 256 - l, "%s=%s ", name, dialect);
+    return 0;
+}
+
+/* schema/0009_cluster_dialect.sql: an override per cluster, replaced by a new one, removed by
+ * NULL, kept across a reopen; a name the table does not know as a dialect is refused. */
+static void test_cluster_dialect_table(void)
+{
+    char path[512];
+    fresh_path(path, sizeof path, "dialect.db");
+    struct store *s = open_ok(path, STORE_SYNC_FULL);
+    char got[256] = "";
+    CU_ASSERT_EQUAL(store_cluster_dialect_foreach(s, dialect_row, got), 0);
+    CU_ASSERT_STRING_EQUAL(got, "");
+    CU_ASSERT_EQUAL(store_cluster_dialect_put(s, "west", "yunikorn", 1), 0);
+    CU_ASSERT_EQUAL(store_cluster_dialect_put(s, "east", "none", 2), 0);
+    CU_ASSERT_EQUAL(store_cluster_dialect_put(s, "west", "coscheduling", 3), 0);
+    CU_ASSERT_NOT_EQUAL(store_cluster_dialect_put(s, "north", "slurm", 4), 0);
+    CU_ASSERT_EQUAL(store_cluster_dialect_put(s, "", "none", 4), MUSTER_EINVAL);
+    CU_ASSERT_EQUAL(store_cluster_dialect_foreach(s, dialect_row, got), 0);
+    CU_ASSERT_STRING_EQUAL(got, "east=none west=coscheduling ");
+    store_close(s);
+    s = open_ok(path, STORE_SYNC_FULL);
+    got[0] = '\0';
+    CU_ASSERT_EQUAL(store_cluster_dialect_put(s, "east", NULL, 5), 0);
+    CU_ASSERT_EQUAL(store_cluster_dialect_put(s, "nowhere", NULL, 5), 0); /* nothing to remove */
+    CU_ASSERT_EQUAL(store_cluster_dialect_foreach(s, dialect_row, got), 0);
+    CU_ASSERT_STRING_EQUAL(got, "west=coscheduling ");
+    store_close(s);
+    db_remove(path);
+}
+
 static CU_TestInfo tests[] = {
     {"open fresh, reopen, settings", test_open_fresh_and_reopen},
     {"data version moves with other connections' commits", test_data_version},
@@ -1478,6 +1518,7 @@ static CU_TestInfo tests[] = {
     {"a waiting delta on the live row (schema/0006)", test_growth_column},
     {"a queue's namespaceSelector, and an upgrade that keeps every queue (schema/0008)",
      test_tenancy_column},
+    {"cluster gang dialect overrides (0009)", test_cluster_dialect_table},
     {"bad rows out of sqlite", test_bad_rows_out_of_sqlite},
     {"audit", test_audit},
     {"audit pages", test_audit_foreach},

@@ -211,6 +211,82 @@ static void test_gating_and_podgroup_phases(void)
     fx_stop(&f);
 }
 
+/* A Deployment Work whose pods carry scheduler-plugins' pod-group label (group g), and a Work
+ * with a coscheduling PodGroup g of min_member. */
+static void cosched_deployment_work(struct fx *f, const char *name, int replicas)
+{
+    char w[2048];
+    snprintf(w, sizeof(w),
+             "{\"metadata\":{\"name\":\"%s\",\"finalizers\":[\"karmada.io/execution-controller\"]},"
+             "\"spec\":{\"workload\":{\"manifests\":[{\"apiVersion\":\"apps/v1\",\"kind\":"
+             "\"Deployment\",\"metadata\":{\"name\":\"%s\",\"namespace\":\"team\",\"labels\":{"
+             "\"karmada.io/managed\":\"true\"},\"annotations\":{\"work.karmada.io/name\":\"%s\","
+             "\"work.karmada.io/namespace\":\"karmada-es-m\"}},\"spec\":{\"replicas\":%d,"
+             "\"template\":{\"metadata\":{\"labels\":{\"scheduling.x-k8s.io/pod-group\":\"g\"}},"
+             "\"spec\":{\"containers\":[{\"name\":\"c\",\"resources\":{\"requests\":{\"cpu\":"
+             "\"1\"}}}]}}}}]}}}",
+             name, name, name, replicas);
+    CU_ASSERT_EQUAL(fx_create(f, FX_WORK, "karmada-es-m", w), 0);
+}
+
+static void cosched_podgroup_work(struct fx *f, const char *work, int min_member)
+{
+    char w[2048];
+    snprintf(w, sizeof(w),
+             "{\"metadata\":{\"name\":\"%s\",\"finalizers\":[\"karmada.io/"
+             "execution-controller\"]},\"spec\":{\"workload\":{\"manifests\":[{\"apiVersion\":"
+             "\"scheduling.x-k8s.io/v1alpha1\",\"kind\":\"PodGroup\",\"metadata\":{\"name\":"
+             "\"g\",\"namespace\":\"team\",\"labels\":{\"karmada.io/managed\":\"true\"},"
+             "\"annotations\":{\"work.karmada.io/name\":\"%s\",\"work.karmada.io/namespace\":"
+             "\"karmada-es-m\"}},\"spec\":{\"minMember\":%d,\"scheduleTimeoutSeconds\":60}}]}}}",
+             work, work, min_member);
+    CU_ASSERT_EQUAL(fx_create(f, FX_WORK, "karmada-es-m", w), 0);
+}
+
+/* scheduler-plugins' Coscheduling in a member that runs it (scenario coscheduling: true): pods
+ * labelled with their group wait in PreFilter until the PodGroup exists, then minMember start
+ * together (Permit); the group's phase is its controller's (Pending, Running). A member without
+ * the plugin ignores the label. */
+static void test_coscheduling_gating(void)
+{
+    static const char cos_yaml[] =
+        "clusters:\n"
+        "  - name: m\n"
+        "    volcano: false\n"
+        "    coscheduling: true\n"
+        "    nodes: [{count: 2, allocatable: {cpu: \"4\", pods: \"10\"}}]\n"
+        "objects:\n"
+        "  - {apiVersion: v1, kind: Namespace, metadata: {name: team}}\n";
+    struct fx f;
+    fx_start(&f, cos_yaml, NULL);
+    cosched_deployment_work(&f, "gang", 3);
+    CU_ASSERT_STRING_EQUAL(ready(&f, "gang"), "0");
+    cosched_podgroup_work(&f, "pg", 3);
+    CU_ASSERT_STRING_EQUAL(
+        fx_field(&f, FX_WORK, "karmada-es-m", "pg", "status|conditions|0|status"), "True");
+    CU_ASSERT_STRING_EQUAL(ready(&f, "gang"), "3");
+    CU_ASSERT_STRING_EQUAL(phase(&f, "pg"), "Running");
+    CU_ASSERT_STRING_EQUAL(
+        fx_field(&f, FX_WORK, "karmada-es-m", "pg", "status|manifestStatuses|0|status|running"),
+        "3");
+    json_object *pg = fx_member(&f, "m", "PodGroup", "g");
+    CU_ASSERT_STRING_EQUAL(fx_at(pg, "apiVersion"), "scheduling.x-k8s.io/v1alpha1");
+    json_object_put(pg);
+    fx_stop(&f);
+    /* a group larger than what fits: none of its pods start, the group stays Pending */
+    fx_start(&f, cos_yaml, NULL);
+    cosched_podgroup_work(&f, "pg", 9);
+    cosched_deployment_work(&f, "gang", 9);
+    CU_ASSERT_STRING_EQUAL(ready(&f, "gang"), "0");
+    CU_ASSERT_STRING_EQUAL(phase(&f, "pg"), "Pending");
+    fx_stop(&f);
+    /* a member without the plugin (and without the CRD) runs labelled pods ungated */
+    fx_start(&f, yaml, NULL);
+    cosched_deployment_work(&f, "gang", 3);
+    CU_ASSERT_STRING_EQUAL(ready(&f, "gang"), "3");
+    fx_stop(&f);
+}
+
 /* A batch Job that finishes reports the Job controller's Complete condition. */
 static void test_job_completes(void)
 {
@@ -297,6 +373,7 @@ static CU_TestInfo tests[] = {
     {"NotReady cluster keeps the deleting Work; suspended Works reach nothing",
      test_not_ready_and_suspended},
     {"Volcano gating by schedulerName and group; PodGroup phases", test_gating_and_podgroup_phases},
+    {"coscheduling gating by the pod-group label; its PodGroup phases", test_coscheduling_gating},
     {"a finished Job reports Complete", test_job_completes},
     {"a kind the member or the hub does not serve is not applied", test_missing_api},
     CU_TEST_INFO_NULL,

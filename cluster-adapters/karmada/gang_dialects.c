@@ -1,0 +1,50 @@
+/* Member gang dialects: names and detection (gang_dialects.h). */
+#include "cluster-adapters/karmada/gang_dialects.h"
+
+#include "cluster-adapters/karmada/workload_clusters.h"
+#include "queue/errors.h"
+
+#include <string.h>
+
+static const char *const dialect_names[] = {
+    [KARMADA_GANG_DIALECT_VOLCANO] = "volcano",
+    [KARMADA_GANG_DIALECT_COSCHEDULING] = "coscheduling",
+    [KARMADA_GANG_DIALECT_YUNIKORN] = "yunikorn",
+    [KARMADA_GANG_DIALECT_NONE] = "none",
+};
+#define NDIALECTS (sizeof dialect_names / sizeof dialect_names[0])
+
+const char *karmada_gang_dialect_name(enum karmada_gang_dialect d)
+{
+    return (unsigned)d < NDIALECTS ? dialect_names[d] : NULL;
+}
+
+int karmada_gang_dialect_parse(const char *s, enum karmada_gang_dialect *out)
+{
+    for (unsigned i = 0; s && i < NDIALECTS; i++)
+        if (strcmp(s, dialect_names[i]) == 0) {
+            *out = (enum karmada_gang_dialect)i;
+            return 0;
+        }
+    return MUSTER_EINVAL;
+}
+
+enum karmada_gang_dialect karmada_gang_dialect_detect(json_object *cluster)
+{
+    /* -1: no apiEnablements reported yet (not collected): not judged, as before dialects */
+    if (karmada_workload_cluster_serves(cluster, "scheduling.volcano.sh/v1beta1", "podgroups") != 0)
+        return KARMADA_GANG_DIALECT_VOLCANO;
+    if (karmada_workload_cluster_serves(cluster, "scheduling.x-k8s.io/v1alpha1", "podgroups") > 0)
+        return KARMADA_GANG_DIALECT_COSCHEDULING;
+    return KARMADA_GANG_DIALECT_NONE;
+}
+
+int karmada_gang_dialect_gangs(enum karmada_gang_dialect d)
+{
+    return d != KARMADA_GANG_DIALECT_NONE && (unsigned)d < NDIALECTS;
+}
+
+int karmada_gang_dialect_has_work(enum karmada_gang_dialect d)
+{
+    return d == KARMADA_GANG_DIALECT_VOLCANO || d == KARMADA_GANG_DIALECT_COSCHEDULING;
+}

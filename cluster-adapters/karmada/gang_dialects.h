@@ -1,0 +1,44 @@
+/* Which gang object each member cluster understands (issue 19, "Write"): detected from the
+ * Cluster's status.apiEnablements, or set by the operator; and the names of the dialects in the
+ * admin API. The objects themselves are built by gang.c. docs/gangobj.md, "Dialects". */
+#ifndef MUSTER_KARMADA_GANG_DIALECTS_H
+#define MUSTER_KARMADA_GANG_DIALECTS_H
+
+#include "cluster-adapters/karmada/gang.h"
+
+#include <json-c/json.h>
+
+/* What a coscheduling member's pods carry to join their group (scheduler-plugins
+ * apis/scheduling/v1alpha1/types.go, PodGroupLabel). */
+#define KARMADA_GANG_COSCHED_LABEL "scheduling.x-k8s.io/pod-group"
+/* YuniKorn's gang annotations (yunikorn-k8shim pkg/common/constants). */
+#define KARMADA_GANG_YK_APP_ID "yunikorn.apache.org/app-id"
+#define KARMADA_GANG_YK_TASK_GROUP_NAME "yunikorn.apache.org/task-group-name"
+#define KARMADA_GANG_YK_TASK_GROUPS "yunikorn.apache.org/task-groups"
+#define KARMADA_GANG_YK_POLICY "yunikorn.apache.org/schedulingPolicyParameters"
+#define KARMADA_GANG_YK_SCHEDULER "yunikorn"
+/* The one task group muster writes per member: the member's share of the gang. */
+#define KARMADA_GANG_YK_GROUP "muster"
+
+/* "volcano", "coscheduling", "yunikorn", "none" (NULL for a value outside the enum). */
+const char *karmada_gang_dialect_name(enum karmada_gang_dialect d);
+
+/* The dialect named s (exactly one of the names above) into *out: 0, or MUSTER_EINVAL. */
+int karmada_gang_dialect_parse(const char *s, enum karmada_gang_dialect *out);
+
+/* The dialect a Cluster's status.apiEnablements shows, in muster's order of preference:
+ * Volcano (scheduling.volcano.sh/v1beta1 podgroups) first, as before dialects existed and
+ * because Volcano also queues by the PodGroup's queue; then coscheduling
+ * (scheduling.x-k8s.io/v1alpha1 podgroups); else none. A Cluster that reports no
+ * apiEnablements at all (not collected yet) reads as Volcano: it is not judged, as before. YuniKorn
+ * has no CRD and the Kubernetes Workload API is not written yet, so neither is ever detected: an
+ * operator sets YuniKorn. */
+enum karmada_gang_dialect karmada_gang_dialect_detect(json_object *cluster);
+
+/* 1 when a member of dialect d gets a PodGroup Work (Volcano, coscheduling). */
+int karmada_gang_dialect_has_work(enum karmada_gang_dialect d);
+
+/* 1 when a member of dialect d gangs the pods muster sends it (every dialect but none). */
+int karmada_gang_dialect_gangs(enum karmada_gang_dialect d);
+
+#endif

@@ -1,0 +1,86 @@
+/* Which gang object each member gets (docs/gangobj.md, "Dialects"): the dialect detected from
+ * a Cluster's status.apiEnablements, or the one an operator set through the admin API and the
+ * store keeps (schema/0009_cluster_dialect.sql). */
+#include "dispatcher/controller/ctl_int.h"
+
+static const struct ctl_dialect_override *override_of(const struct ctl *c, const char *name)
+{
+    for (uint32_t i = 0; i < c->ndov; i++)
+        if (strcmp(c->dov[i].name, name) == 0)
+            return &c->dov[i];
+    return NULL;
+}
+
+enum karmada_gang_dialect ctl__cluster_dialect(const struct ctl *c, const char *name, int *override)
+{
+    const struct ctl_dialect_override *o = override_of(c, name);
+    if (override)
+        *override = o != NULL;
+    if (o)
+        return o->dialect;
+    for (uint32_t i = 0; i < c->fleet.ncl; i++)
+        if (strcmp(c->fleet.cl[i].name, name) == 0)
+            return c->fleet.cl[i].dialect_detected;
+    return KARMADA_GANG_DIALECT_VOLCANO;
+}
+
+enum karmada_gang_dialect ctl__cluster_dialect_apply(struct ctl *c, struct cluster *k)
+{
+    int over;
+    enum karmada_gang_dialect d = ctl__cluster_dialect(c, k->name, &over);
+    int no_pg = !karmada_gang_dialect_gangs(d);
+    if (no_pg != k->no_podgroups) {
+        k->no_podgroups = no_pg;
+        c->fleet.epoch++; /* where a gang that needs a member-side gang may go changed */
+        ctl__logf(c, "cluster %s: %s", k->name,
+                  !no_pg ? "speaks a gang dialect again"
+                  : over ? "gangDialect set to none by an operator: gangs that need a "
+                           "member-side gang are not placed there"
+                         : "status.apiEnablements lists no Volcano (scheduling.volcano.sh/v1beta1) "
+                           "or coscheduling (scheduling.x-k8s.io/v1alpha1) podgroups: gangs "
+                           "that need a member-side gang are not placed there until it does");
+        ctl__missing_refresh(c);
+    }
+    return d;
+}
+
+struct load {
+    struct ctl_dialect_override *v;
+    uint32_t n, cap;
+};
+
+static int load_one(void *ud, const char *name, const char *dialect)
+{
+    struct load *l = ud;
+    enum karmada_gang_dialect d;
+    if (strlen(name) >= CTL_CLUSTER_NAME_MAX || karmada_gang_dialect_parse(dialect, &d))
+        return 0; /* the table's CHECK keeps these out; a name too long names no cluster */
+    if (l->n == l->cap) {
+        uint32_t cap = l->cap ? l->cap * 2 : 8;
+        struct ctl_dialect_override *n = muster_realloc(l->v, cap * sizeof(*n));
+        if (!n)
+            return MUSTER_ENOMEM;
+        l->v = n;
+        l->cap = cap;
+    }
+    snprintf(l->v[l->n].name, sizeof l->v[l->n].name, "%s", name);
+    l->v[l->n++].dialect = d;
+    return 0;
+}
+
+int ctl__dialects_refresh(struct ctl *c)
+{
+    struct load l = {0};
+    int rc = store_cluster_dialect_foreach(c->s, load_one, &l);
+    if (rc) {
+        muster_free(l.v);
+        ctl__logf(c, "gang dialect overrides not read again: %s", store_errmsg(c->s));
+        return rc;
+    }
+    muster_free(c->dov);
+    c->dov = l.v;
+    c->ndov = l.n;
+    for (uint32_t i = 0; i < c->fleet.ncl; i++)
+        ctl__cluster_dialect_apply(c, &c->fleet.cl[i]);
+    return 0;
+}

@@ -1,0 +1,445 @@
+/* Tests for cluster-adapters/karmada/gang_dialects.c and the dialect writers of gang.c: each
+ * member's dialect detected from its Cluster's status.apiEnablements, the coscheduling PodGroup
+ * Work checked against scheduler-plugins' CRD, the per-cluster OverridePolicy rules (coscheduling
+ * label, YuniKorn annotations, none) checked against Karmada's CRD and applied to the template as
+ * Karmada applies them (RFC 6902), and the barrier judged for a member of dialect none. */
+#include "cluster-adapters/karmada/gang_dialects.h"
+
+#include "cluster-adapters/kube/schema.h"
+#include "cluster-adapters/sim/patch.h"
+#include "queue/errors.h"
+#include "testing.h"
+
+#include <string.h>
+
+enum { WORK, VOLCANO_PG, COSCHED_PG, POLICY, NSCHEMAS };
+static struct kube_schema *schemas[NSCHEMAS];
+static const struct {
+    const char *file, *version;
+} crds[NSCHEMAS] = {
+    {"karmada_work.karmada.io_works.yaml", "v1alpha1"},
+    {"volcano_scheduling.volcano.sh_podgroups.yaml", "v1beta1"},
+    {"schedulerplugins_scheduling.x-k8s.io_podgroups.yaml", "v1alpha1"},
+    {"karmada_policy.karmada.io_overridepolicies.yaml", "v1alpha1"},
+};
+
+static struct queue_resnames *names;
+static struct karmada_workload w;
+static json_object *rb, *tmpl;
+
+static void path_of(char *buf, size_t cap, const char *rel)
+{
+    const char *src = getenv("MUSTER_SOURCE_DIR");
+    snprintf(buf, cap, "%s/%s", src ? src : ".", rel);
+}
+
+static void valid_as(int which, json_object *o)
+{
+    if (!schemas[which]) {
+        char rel[256], path[1024], err[512];
+        snprintf(rel, sizeof(rel), "tests/fixtures/reference/crds/%s", crds[which].file);
+        path_of(path, sizeof(path), rel);
+        CU_ASSERT_EQUAL_FATAL(
+            kube_schema_load_crd(path, crds[which].version, &schemas[which], err, sizeof(err)), 0);
+    }
+    struct kube_schema_errors errs;
+    kube_schema_errors_init(&errs);
+    int rc = kube_schema_validate(schemas[which], o, &errs);
+    for (size_t i = 0; i < errs.count; i++)
+        fprintf(stderr, "\n%s: %s", crds[which].file, errs.msgs[i]);
+    CU_ASSERT_EQUAL(rc, 0);
+    kube_schema_errors_close(&errs);
+}
+
+static json_object *at(json_object *o, const char *path)
+{
+    char key[256];
+    while (o && *path) {
+        const char *slash = strchr(path, '/');
+        size_t len = slash ? (size_t)(slash - path) : strlen(path);
+        snprintf(key, sizeof(key), "%.*s", (int)len, path);
+        if (json_object_is_type(o, json_type_array))
+            o = json_object_array_get_idx(o, (size_t)strtoul(key, NULL, 10));
+        else if (!json_object_object_get_ex(o, key, &o))
+            o = NULL;
+        path += len + (slash ? 1 : 0);
+    }
+    return o;
+}
+
+static const char *s_at(json_object *o, const char *path)
+{
+    json_object *v = at(o, path);
+    return v && json_object_is_type(v, json_type_string) ? json_object_get_string(v) : "<none>";
+}
+
+static void load(const char *kind)
+{
+    char rel[256], path[1024], err[256];
+    json_object_put(rb);
+    json_object_put(tmpl);
+    snprintf(rel, sizeof(rel), "tests/fixtures/workloads/%s-rb.json", kind);
+    path_of(path, sizeof(path), rel);
+    rb = json_object_from_file(path);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(rb);
+    snprintf(rel, sizeof(rel), "tests/fixtures/workloads/%s.yaml", kind);
+    path_of(path, sizeof(path), rel);
+    json_object *docs = NULL;
+    CU_ASSERT_EQUAL_FATAL(kube_schema_read_yaml(path, &docs, err, sizeof(err)), 0);
+    tmpl = json_object_get(json_object_array_get_idx(docs, 0));
+    json_object_put(docs);
+    if (!names) {
+        names = queue_resnames_new();
+        CU_ASSERT_PTR_NOT_NULL_FATAL(names);
+        CU_ASSERT_EQUAL_FATAL(karmada_workload_init(&w), 0);
+    }
+    CU_ASSERT_EQUAL_FATAL(karmada_workload_read(&w, names, rb, tmpl), 0);
+}
+
+static struct karmada_gang_input input(const struct karmada_gang_share *shares,
+                                       const enum karmada_gang_dialect *d, uint32_t n)
+{
+    return (struct karmada_gang_input){.rb = rb,
+                                       .w = &w,
+                                       .names = names,
+                                       .shares = shares,
+                                       .nshares = n,
+                                       .pod_scheduler = "volcano",
+                                       .tmpl = tmpl,
+                                       .dialects = d,
+                                       .gang_timeout_s = 300};
+}
+
+/* The template as Karmada renders it for cluster: every rule that targets it (or every
+ * cluster) applied in order (pkg/util/overridemanager). *nops gets the overriders applied. */
+static json_object *overridden(json_object *policy, const char *cluster, size_t *nops)
+{
+    json_object *rules = at(policy, "spec/overrideRules"), *ops = json_object_new_array();
+    for (size_t r = 0; r < json_object_array_length(rules); r++) {
+        json_object *rule = json_object_array_get_idx(rules, r);
+        if (at(rule, "targetCluster") &&
+            strcmp(s_at(rule, "targetCluster/clusterNames/0"), cluster) != 0)
+            continue;
+        json_object *plain = at(rule, "overriders/plaintext");
+        for (size_t p = 0; p < json_object_array_length(plain); p++) {
+            json_object *o = json_object_array_get_idx(plain, p), *op = json_object_new_object();
+            json_object_object_add(op, "op", json_object_new_string(s_at(o, "operator")));
+            json_object_object_add(op, "path", json_object_new_string(s_at(o, "path")));
+            json_object_object_add(op, "value", json_object_get(at(o, "value")));
+            json_object_array_add(ops, op);
+        }
+    }
+    *nops = json_object_array_length(ops);
+    json_object *out = NULL;
+    char err[256] = "";
+    int rc = sim_json_patch(tmpl, ops, &out, err, sizeof(err));
+    if (rc)
+        fprintf(stderr, "\njson patch: %s\n", err);
+    CU_ASSERT_EQUAL_FATAL(rc, 0);
+    json_object_put(ops);
+    return out;
+}
+
+/* A Cluster whose status.apiEnablements lists gvs[i] with resources res[i]. */
+static json_object *cluster_with(const char *const *gvs, const char *const *res, size_t n)
+{
+    json_object *c = json_object_new_object(), *st = json_object_new_object(),
+                *en = json_object_new_array();
+    for (size_t i = 0; i < n; i++) {
+        json_object *e = json_object_new_object(), *rs = json_object_new_array(),
+                    *r = json_object_new_object();
+        json_object_object_add(r, "name", json_object_new_string(res[i]));
+        json_object_object_add(r, "kind", json_object_new_string("X"));
+        json_object_array_add(rs, r);
+        json_object_object_add(e, "groupVersion", json_object_new_string(gvs[i]));
+        json_object_object_add(e, "resources", rs);
+        json_object_array_add(en, e);
+    }
+    json_object_object_add(st, "apiEnablements", en);
+    json_object_object_add(c, "status", st);
+    return c;
+}
+
+/* ---- detection ---- */
+
+static void test_detect(void)
+{
+    static const char *const vc = "scheduling.volcano.sh/v1beta1",
+                             *co = "scheduling.x-k8s.io/v1alpha1", *apps = "apps/v1";
+    struct {
+        const char *gvs[3], *res[3];
+        size_t n;
+        enum karmada_gang_dialect want;
+    } cases[] = {
+        {{apps, vc}, {"deployments", "podgroups"}, 2, KARMADA_GANG_DIALECT_VOLCANO},
+        {{apps, co}, {"deployments", "podgroups"}, 2, KARMADA_GANG_DIALECT_COSCHEDULING},
+        /* both: Volcano first */
+        {{co, vc}, {"podgroups", "podgroups"}, 2, KARMADA_GANG_DIALECT_VOLCANO},
+        /* the group without its podgroups (Volcano's queues alone) is no dialect */
+        {{apps, vc}, {"deployments", "queues"}, 2, KARMADA_GANG_DIALECT_NONE},
+        {{apps}, {"deployments"}, 1, KARMADA_GANG_DIALECT_NONE},
+        /* an empty list is a report: none */
+        {{NULL}, {NULL}, 0, KARMADA_GANG_DIALECT_NONE},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        json_object *c = cluster_with(cases[i].gvs, cases[i].res, cases[i].n);
+        enum karmada_gang_dialect got = karmada_gang_dialect_detect(c);
+        if (got != cases[i].want)
+            fprintf(stderr, "\ncase %zu: %s\n", i, karmada_gang_dialect_name(got));
+        CU_ASSERT_EQUAL(got, cases[i].want);
+        json_object_put(c);
+    }
+    /* No apiEnablements at all (not collected yet): not judged, as before dialects. */
+    json_object *bare = json_tokener_parse("{\"status\":{}}");
+    CU_ASSERT_EQUAL(karmada_gang_dialect_detect(bare), KARMADA_GANG_DIALECT_VOLCANO);
+    json_object_put(bare);
+}
+
+static void test_names_parse(void)
+{
+    const char *all[] = {"volcano", "coscheduling", "yunikorn", "none"};
+    for (int i = 0; i < 4; i++) {
+        enum karmada_gang_dialect d;
+        CU_ASSERT_EQUAL(karmada_gang_dialect_parse(all[i], &d), 0);
+        CU_ASSERT_STRING_EQUAL(karmada_gang_dialect_name(d), all[i]);
+        CU_ASSERT_EQUAL(karmada_gang_dialect_gangs(d), i != 3);
+        CU_ASSERT_EQUAL(karmada_gang_dialect_has_work(d), i < 2);
+    }
+    enum karmada_gang_dialect d = KARMADA_GANG_DIALECT_YUNIKORN;
+    CU_ASSERT_EQUAL(karmada_gang_dialect_parse("Volcano", &d), MUSTER_EINVAL);
+    CU_ASSERT_EQUAL(karmada_gang_dialect_parse("", &d), MUSTER_EINVAL);
+    CU_ASSERT_EQUAL(karmada_gang_dialect_parse(NULL, &d), MUSTER_EINVAL);
+    CU_ASSERT_EQUAL(d, KARMADA_GANG_DIALECT_YUNIKORN); /* untouched on failure */
+    CU_ASSERT_PTR_NULL(karmada_gang_dialect_name((enum karmada_gang_dialect)9));
+}
+
+/* ---- the coscheduling PodGroup Work ---- */
+
+static void test_cosched_work(void)
+{
+    load("deployment"); /* 4 x (2 CPU, 4Gi) */
+    struct karmada_gang_share shares[] = {{"vc1", 3}, {"co1", 1}};
+    enum karmada_gang_dialect d[] = {KARMADA_GANG_DIALECT_VOLCANO,
+                                     KARMADA_GANG_DIALECT_COSCHEDULING};
+    struct karmada_gang_input in = input(shares, d, 2);
+    CU_ASSERT_TRUE(karmada_gang_share_has_work(&in, 0) && karmada_gang_share_has_work(&in, 1));
+    json_object *vw = karmada_gang_podgroup_work(&in, 0), *cw = karmada_gang_podgroup_work(&in, 1);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(vw);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(cw);
+    valid_as(WORK, vw);
+    valid_as(WORK, cw);
+    json_object *vpg = at(vw, "spec/workload/manifests/0"),
+                *cpg = at(cw, "spec/workload/manifests/0");
+    valid_as(VOLCANO_PG, vpg);
+    valid_as(COSCHED_PG, cpg);
+    CU_ASSERT_STRING_EQUAL(s_at(vpg, "apiVersion"), "scheduling.volcano.sh/v1beta1");
+    CU_ASSERT_STRING_EQUAL(s_at(cpg, "apiVersion"), "scheduling.x-k8s.io/v1alpha1");
+    CU_ASSERT_STRING_EQUAL(s_at(cpg, "kind"), "PodGroup");
+    CU_ASSERT_STRING_EQUAL(s_at(cpg, "metadata/name"), "muster-web-deployment");
+    CU_ASSERT_STRING_EQUAL(s_at(cw, "metadata/namespace"), "karmada-es-co1");
+    /* the Karmada shapes as for Volcano's */
+    CU_ASSERT_STRING_EQUAL(s_at(cw, "metadata/finalizers/0"), "karmada.io/execution-controller");
+    json_object *lab = at(cpg, "metadata/labels"), *v = NULL;
+    CU_ASSERT_TRUE(json_object_object_get_ex(lab, "karmada.io/managed", &v));
+    CU_ASSERT_TRUE(json_object_object_get_ex(lab, "scheduling.muster.io/binding-uid", &v));
+    CU_ASSERT_FALSE(json_object_object_get_ex(lab, "resourcebinding.karmada.io/permanent-id", &v));
+    /* minMember = the share, minResources = the share's, the gang timeout; no Volcano queue */
+    CU_ASSERT_EQUAL(json_object_get_int(at(cpg, "spec/minMember")), 1);
+    CU_ASSERT_STRING_EQUAL(s_at(cpg, "spec/minResources/cpu"), "2");
+    CU_ASSERT_STRING_EQUAL(s_at(cpg, "spec/minResources/memory"), "4Gi");
+    CU_ASSERT_EQUAL(json_object_get_int(at(cpg, "spec/scheduleTimeoutSeconds")), 300);
+    CU_ASSERT_PTR_NULL(at(cpg, "spec/queue"));
+    CU_ASSERT_EQUAL(json_object_get_int(at(vpg, "spec/minMember")), 3);
+    CU_ASSERT_PTR_NULL(at(vpg, "spec/scheduleTimeoutSeconds"));
+    json_object_put(vw);
+    json_object_put(cw);
+    /* no timeout: none written */
+    in.gang_timeout_s = 0;
+    cw = karmada_gang_podgroup_work(&in, 1);
+    CU_ASSERT_PTR_NULL(at(cw, "spec/workload/manifests/0/spec/scheduleTimeoutSeconds"));
+    json_object_put(cw);
+}
+
+static void test_cosched_min_member_scaled(void)
+{
+    load("job"); /* parallelism 3, a gang of 2 */
+    struct karmada_gang_share shares[] = {{"co1", 2}, {"co2", 1}};
+    enum karmada_gang_dialect d[] = {KARMADA_GANG_DIALECT_COSCHEDULING,
+                                     KARMADA_GANG_DIALECT_COSCHEDULING};
+    struct karmada_gang_input in = input(shares, d, 2);
+    json_object *w0 = karmada_gang_podgroup_work(&in, 0);
+    valid_as(COSCHED_PG, at(w0, "spec/workload/manifests/0"));
+    /* ceil(2 x 2 / 3) = 2 */
+    CU_ASSERT_EQUAL(json_object_get_int(at(w0, "spec/workload/manifests/0/spec/minMember")), 2);
+    json_object_put(w0);
+    /* every member coscheduling: one rule for all, the label added with the pod's metadata (the
+     * Job's pod template has none), and no schedulerName */
+    json_object *op = karmada_gang_override_policy(&in);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(op);
+    valid_as(POLICY, op);
+    CU_ASSERT_EQUAL(json_object_array_length(at(op, "spec/overrideRules")), 1);
+    CU_ASSERT_PTR_NULL(at(op, "spec/overrideRules/0/targetCluster"));
+    size_t nops;
+    json_object *out = overridden(op, "co1", &nops);
+    CU_ASSERT_EQUAL(nops, 1);
+    json_object *l = at(out, "spec/template/metadata/labels"), *v = NULL;
+    CU_ASSERT_TRUE(json_object_object_get_ex(l, "scheduling.x-k8s.io/pod-group", &v));
+    CU_ASSERT_STRING_EQUAL(json_object_get_string(v), "muster-etl-job");
+    CU_ASSERT_PTR_NULL(at(out, "spec/template/spec/schedulerName"));
+    json_object_put(out);
+    json_object_put(op);
+}
+
+/* ---- the OverridePolicy over members of several dialects ---- */
+
+static void test_mixed_policy(void)
+{
+    load("deployment");
+    struct karmada_gang_share shares[] = {{"vc1", 1}, {"co1", 1}, {"yk1", 2}};
+    enum karmada_gang_dialect d[] = {KARMADA_GANG_DIALECT_VOLCANO,
+                                     KARMADA_GANG_DIALECT_COSCHEDULING,
+                                     KARMADA_GANG_DIALECT_YUNIKORN};
+    struct karmada_gang_input in = input(shares, d, 3);
+    CU_ASSERT_FALSE(karmada_gang_share_has_work(&in, 2));
+    CU_ASSERT_PTR_NULL(karmada_gang_podgroup_work(&in, 2)); /* YuniKorn: no object */
+    json_object *op = karmada_gang_override_policy(&in);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(op);
+    valid_as(POLICY, op);
+    json_object *rules = at(op, "spec/overrideRules");
+    CU_ASSERT_EQUAL_FATAL(json_object_array_length(rules), 3);
+    for (size_t i = 0; i < 3; i++)
+        CU_ASSERT_STRING_EQUAL(
+            s_at(json_object_array_get_idx(rules, i), "targetCluster/clusterNames/0"),
+            shares[i].cluster);
+    size_t nops;
+    /* Volcano: the group-name annotation (added as an object: the template has none) */
+    json_object *out = overridden(op, "vc1", &nops);
+    CU_ASSERT_EQUAL(nops, 2);
+    json_object *v = NULL;
+    CU_ASSERT_TRUE(json_object_object_get_ex(at(out, "spec/template/metadata/annotations"),
+                                             "scheduling.k8s.io/group-name", &v));
+    CU_ASSERT_STRING_EQUAL(s_at(out, "spec/template/spec/schedulerName"), "volcano");
+    json_object_put(out);
+    /* coscheduling: the pod-group label next to the template's own */
+    out = overridden(op, "co1", &nops);
+    CU_ASSERT_EQUAL(nops, 1);
+    json_object *l = at(out, "spec/template/metadata/labels");
+    CU_ASSERT_STRING_EQUAL(s_at(l, "app"), "web");
+    CU_ASSERT_TRUE(json_object_object_get_ex(l, "scheduling.x-k8s.io/pod-group", &v));
+    CU_ASSERT_STRING_EQUAL(json_object_get_string(v), "muster-web-deployment");
+    CU_ASSERT_PTR_NULL(at(out, "spec/template/metadata/annotations"));
+    json_object_put(out);
+    /* YuniKorn: the task group of the share (minMember 2, the per-pod request) */
+    out = overridden(op, "yk1", &nops);
+    CU_ASSERT_EQUAL(nops, 2);
+    json_object *a = at(out, "spec/template/metadata/annotations");
+    CU_ASSERT_STRING_EQUAL(s_at(out, "spec/template/spec/schedulerName"), "yunikorn");
+    CU_ASSERT_TRUE(json_object_object_get_ex(a, KARMADA_GANG_YK_TASK_GROUP_NAME, &v));
+    CU_ASSERT_STRING_EQUAL(json_object_get_string(v), "muster");
+    CU_ASSERT_TRUE(json_object_object_get_ex(a, KARMADA_GANG_YK_APP_ID, &v));
+    CU_ASSERT_STRING_EQUAL(json_object_get_string(v), "muster-pg-team-a.web-deployment");
+    CU_ASSERT_TRUE(json_object_object_get_ex(a, KARMADA_GANG_YK_POLICY, &v));
+    CU_ASSERT_STRING_EQUAL(json_object_get_string(v),
+                           "placeholderTimeoutInSeconds=300 gangSchedulingStyle=Hard");
+    CU_ASSERT_TRUE_FATAL(json_object_object_get_ex(a, KARMADA_GANG_YK_TASK_GROUPS, &v));
+    json_object *tg = json_tokener_parse(json_object_get_string(v));
+    CU_ASSERT_PTR_NOT_NULL_FATAL(tg);
+    CU_ASSERT_EQUAL(json_object_array_length(tg), 1);
+    CU_ASSERT_STRING_EQUAL(s_at(tg, "0/name"), "muster");
+    CU_ASSERT_EQUAL(json_object_get_int(at(tg, "0/minMember")), 2);
+    CU_ASSERT_STRING_EQUAL(s_at(tg, "0/minResource/cpu"), "2");
+    CU_ASSERT_STRING_EQUAL(s_at(tg, "0/minResource/memory"), "4Gi");
+    json_object_put(tg);
+    json_object_put(out);
+    json_object_put(op);
+}
+
+/* A member of dialect none gets no rule (and no Work); an annotation the template has already
+ * survives the YuniKorn keys, added one by one. */
+static void test_none_and_existing_annotations(void)
+{
+    load("deployment");
+    json_object *pm = at(tmpl, "spec/template/metadata"), *ann = json_object_new_object();
+    json_object_object_add(ann, "team", json_object_new_string("a"));
+    json_object_object_add(pm, "annotations", ann);
+    struct karmada_gang_share shares[] = {{"yk1", 3}, {"none1", 1}};
+    enum karmada_gang_dialect d[] = {KARMADA_GANG_DIALECT_YUNIKORN, KARMADA_GANG_DIALECT_NONE};
+    struct karmada_gang_input in = input(shares, d, 2);
+    CU_ASSERT_PTR_NULL(karmada_gang_podgroup_work(&in, 1));
+    json_object *op = karmada_gang_override_policy(&in);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(op);
+    valid_as(POLICY, op);
+    CU_ASSERT_EQUAL(json_object_array_length(at(op, "spec/overrideRules")), 1);
+    size_t nops;
+    json_object *out = overridden(op, "none1", &nops);
+    CU_ASSERT_EQUAL(nops, 0);
+    CU_ASSERT_PTR_NULL(at(out, "spec/template/spec/schedulerName"));
+    json_object_put(out);
+    out = overridden(op, "yk1", &nops);
+    CU_ASSERT_EQUAL(nops, 5); /* four keys, then schedulerName */
+    json_object *a = at(out, "spec/template/metadata/annotations");
+    CU_ASSERT_STRING_EQUAL(s_at(a, "team"), "a");
+    CU_ASSERT_EQUAL(json_object_object_length(a), 5);
+    json_object_put(out);
+    json_object_put(op);
+}
+
+/* The barrier: no rule names a member of dialect none, so its Work is judged by its suspension
+ * alone; a Volcano member's still needs the policy. */
+static void test_barrier_none(void)
+{
+    json_object *items = json_tokener_parse(
+        "[{\"metadata\":{\"name\":\"w\",\"namespace\":\"karmada-es-none1\"},"
+        "\"spec\":{\"suspendDispatching\":true}},"
+        "{\"metadata\":{\"name\":\"w\",\"namespace\":\"karmada-es-vc1\",\"annotations\":{"
+        "\"policy.karmada.io/applied-overrides\":\"[{\\\"policyName\\\":\\\"muster-x\\\"}]\"}},"
+        "\"spec\":{\"suspendDispatching\":true}}]");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(items);
+    struct karmada_gang_share shares[] = {{"none1", 1}, {"vc1", 1}};
+    enum karmada_gang_dialect d[] = {KARMADA_GANG_DIALECT_NONE, KARMADA_GANG_DIALECT_VOLCANO};
+    char why[200];
+    CU_ASSERT_EQUAL(
+        karmada_gang_rendered_judge_dialects(items, shares, d, 2, "muster-x", why, sizeof(why)),
+        KARMADA_GANG_RENDERED_READY);
+    /* judged as Volcano everywhere, none1's Work waits for a policy no rule brings */
+    CU_ASSERT_EQUAL(karmada_gang_rendered_judge(items, shares, 2, "muster-x", why, sizeof(why)),
+                    KARMADA_GANG_RENDERED_WAIT);
+    /* released without the policy: a none member is OPEN, a Volcano one VANISHED */
+    json_object_object_add(at(items, "0/spec"), "suspendDispatching", json_object_new_boolean(0));
+    CU_ASSERT_EQUAL(
+        karmada_gang_rendered_judge_dialects(items, shares, d, 2, "muster-x", why, sizeof(why)),
+        KARMADA_GANG_RENDERED_READY);
+    d[0] = KARMADA_GANG_DIALECT_VOLCANO;
+    CU_ASSERT_EQUAL(
+        karmada_gang_rendered_judge_dialects(items, shares, d, 2, "muster-x", why, sizeof(why)),
+        KARMADA_GANG_RENDERED_VANISHED);
+    json_object_put(items);
+}
+
+static void test_cleanup(void)
+{
+    for (int i = 0; i < NSCHEMAS; i++) {
+        kube_schema_free(schemas[i]);
+        schemas[i] = NULL;
+    }
+    json_object_put(rb);
+    json_object_put(tmpl);
+    rb = tmpl = NULL;
+    karmada_workload_close(&w);
+    queue_resnames_free(names);
+    names = NULL;
+}
+
+static CU_TestInfo tests[] = {
+    {"dialect detected from apiEnablements, Volcano first", test_detect},
+    {"dialect names parse and print", test_names_parse},
+    {"coscheduling PodGroup Work beside a Volcano one, valid", test_cosched_work},
+    {"coscheduling: minMember scaled, one rule, the label", test_cosched_min_member_scaled},
+    {"members of three dialects: one rule each, applied", test_mixed_policy},
+    {"none: no rule, no Work; existing annotations kept", test_none_and_existing_annotations},
+    {"the barrier over a member of dialect none", test_barrier_none},
+    {"cleanup", test_cleanup},
+    CU_TEST_INFO_NULL,
+};
+
+MUSTER_TEST_MAIN("karmada/gang_dialects", tests)
