@@ -326,3 +326,108 @@ int karmada__workload_read_dialects(struct karmada_workload *w, json_object *tmp
                               KARMADA_WORKLOAD_DIALECT_VOLCANO);
     return rc;
 }
+
+/* ---- The PodGroup itself, on the hub: Volcano's scheduling.volcano.sh/v1beta1 (volcano-sh/apis
+ * pkg/apis/scheduling/v1beta1/types.go PodGroupSpec: minMember, minResources, queue,
+ * priorityClassName) and coscheduling's scheduling.x-k8s.io/v1alpha1 (kubernetes-sigs/
+ * scheduler-plugins apis/scheduling/v1alpha1/types.go PodGroupSpec: minMember, minResources,
+ * scheduleTimeoutSeconds) ---- */
+
+/* spec.<key> as a whole number from 0 to INT32_MAX: 0 and *out untouched when absent. */
+static int group_int(struct karmada_workload *w, const char *what, json_object *spec,
+                     const char *key, int32_t *out)
+{
+    json_object *v = kube_json_get(spec, key);
+    if (!v)
+        return 0;
+    int64_t n = json_object_is_type(v, json_type_int) ? json_object_get_int64(v) : -1;
+    if (n < 0 || n > INT32_MAX)
+        return INVALID(w, "the hub's %s %.63s: spec.%s must be a whole number from 0 to 2^31-1",
+                       what, w->group_name, key);
+    *out = (int32_t)n;
+    return 0;
+}
+
+/* spec.<key> as a name of at most cap-1 characters, "" when absent. */
+static int group_str(struct karmada_workload *w, const char *what, json_object *spec,
+                     const char *key, char *out, size_t cap)
+{
+    out[0] = '\0';
+    json_object *v = kube_json_get(spec, key);
+    if (!v)
+        return 0;
+    size_t n = (size_t)json_object_get_string_len(v);
+    const char *s = json_object_get_string(v);
+    int ok = json_object_is_type(v, json_type_string) && n < cap;
+    for (size_t i = 0; ok && i < n; i++)
+        ok = (s[i] >= 'a' && s[i] <= 'z') || (s[i] >= '0' && s[i] <= '9') || s[i] == '-' ||
+             s[i] == '.';
+    if (!ok)
+        return INVALID(w,
+                       "the hub's %s %.63s: spec.%s must be a name of at most %zu lowercase "
+                       "letters, digits, '-' and '.'",
+                       what, w->group_name, key, cap - 1);
+    copy_name(out, cap, s);
+    return 0;
+}
+
+int karmada__workload_read_hub_group(struct karmada_workload *w,
+                                     const struct karmada_workload_hub *hub, json_object *rb,
+                                     json_object *tmpl)
+{
+    int cos = w->dialect == KARMADA_WORKLOAD_DIALECT_COSCHEDULING;
+    if ((!cos && w->dialect != KARMADA_WORKLOAD_DIALECT_VOLCANO) || !w->group_name[0] ||
+        !hub->podgroup)
+        return 0;
+    /* A PodGroup lives in the namespace of its pods, which is the template's. */
+    const char *ns = kube_json_path_str(tmpl, "metadata", "namespace", NULL);
+    if (!ns)
+        ns = kube_json_path_str(rb, "metadata", "namespace", NULL);
+    if (!ns)
+        return 0; /* a cluster-scoped binding has no pods of its own to group */
+    int served = 0;
+    json_object *pg = hub->podgroup(hub->ud, w->dialect, ns, w->group_name, &served);
+    const char *what = cos ? "coscheduling PodGroup" : "Volcano PodGroup";
+    if (!served)
+        return 0; /* the CRD is not on the hub: the name alone, as before */
+    if (!pg) {
+        w->group_found = 0;
+        if (cos) /* scheduler-plugins schedules the pods of a missing PodGroup as lone pods
+                    (pkg/coscheduling/core/core.go PreFilter): no gang to read, muster's own
+                    rows decide */
+            return 0;
+        /* Volcano's scheduler holds pods until the PodGroup they name exists */
+        return karmada_workload_fail(w, KARMADA_WORKLOAD_REFUSED, MUSTER_EINVAL,
+                                     "waiting for the Volcano PodGroup %s/%.63s that its pods "
+                                     "name (annotation " KARMADA_WORKLOAD_VOLCANO_GROUP
+                                     ") to be created on the hub",
+                                     ns, w->group_name);
+    }
+    json_object *spec = kube_json_get(pg, "spec");
+    if (spec && !json_object_is_type(spec, json_type_object))
+        return INVALID(w, "the hub's %s %.63s: spec must be an object", what, w->group_name);
+    json_object *mr = kube_json_get(spec, "minResources");
+    if (mr && !json_object_is_type(mr, json_type_object))
+        return INVALID(w, "the hub's %s %.63s: spec.minResources must be an object of quantities",
+                       what, w->group_name);
+    int32_t min = 0;
+    int rc = group_int(w, what, spec, "minMember", &min);
+    if (!rc && cos) {
+        int32_t t = 0;
+        rc = group_int(w, what, spec, "scheduleTimeoutSeconds", &t);
+        if (!rc && t > 0 && !w->gang_timeout_s)
+            w->gang_timeout_s = t;
+    } else if (!rc) {
+        rc = group_str(w, what, spec, "queue", w->group_queue, sizeof(w->group_queue));
+        if (!rc && strcmp(w->group_queue, "default") == 0)
+            w->group_queue[0] = '\0'; /* the CRD's default: every PodGroup naming none has it */
+        if (!rc)
+            rc = group_str(w, what, spec, "priorityClassName", w->group_priority_class,
+                           sizeof(w->group_priority_class));
+    }
+    if (rc)
+        return rc;
+    w->group_found = 1;
+    w->group_min = min;
+    return 0;
+}
