@@ -57,11 +57,6 @@ static const struct sim_resource resources[] = {
      * resource, so has_status is 0 here on purpose. */
     {"scheduling.volcano.sh", "v1beta1", "podgroups", "podgroup", "PodGroup", "PodGroupList", 1,
      0, 1, {"pg", "podgroup-v1beta1"}, {NULL}, 0},
-    /* The coscheduling (scheduler-plugins) PodGroup: `subresources: {status: {}}` in its CRD
-     * (tests/fixtures/reference/crds/scheduling.x-k8s.io_podgroups.yaml); its short name pg
-     * is Volcano's too, as on a real cluster with both CRDs. */
-    {"scheduling.x-k8s.io", "v1alpha1", "podgroups", "podgroup", "PodGroup", "PodGroupList", 1, 1,
-     1, {"pg", "pgs"}, {NULL}, 0},
     {"scheduling.volcano.sh", "v1beta1", "queues", "queue", "Queue", "QueueList", 0, 1, 1,
      {"q", "queue-v1beta1"}, {NULL}, 0},
     /* Issue 19's kinds, from their CRDs (tests/fixtures/reference/crds): served without the
@@ -76,6 +71,11 @@ static const struct sim_resource resources[] = {
     {"ray.io", "v1", "rayclusters", "raycluster", "RayCluster", "RayClusterList", 1, 1, 1, {NULL},
      {"all"}, 0},
     {"ray.io", "v1", "rayjobs", "rayjob", "RayJob", "RayJobList", 1, 1, 1, {NULL}, {"all"}, 0},
+    /* The coscheduling (scheduler-plugins) PodGroup: `subresources: {status: {}}` in its CRD
+     * (tests/fixtures/reference/crds/scheduling.x-k8s.io_podgroups.yaml); its short name pg
+     * is Volcano's too, as on a real cluster with both CRDs. */
+    {"scheduling.x-k8s.io", "v1alpha1", "podgroups", "podgroup", "PodGroup", "PodGroupList", 1, 1,
+     1, {"pg", "pgs"}, {NULL}, 0},
 };
 /* clang-format on */
 
