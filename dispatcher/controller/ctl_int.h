@@ -193,6 +193,7 @@ struct binding {
      * the longest name Kubernetes allows. key lives in the binding's own allocation. */
     char *key;
     char *tkey; /* never NULL: tkey_none until the RB names its template */
+    struct ctl_hubpg_ent *hubpg; /* the hub PodGroup its last read asked for (hubgroups.c) */
     char uid[CTL_UID_MAX];
     char pid[CTL_UID_MAX];
     json_object *rb;   /* the latest RB (a reference) */
@@ -427,6 +428,12 @@ struct request_ctx {
     char *again_path, *again_body;
 };
 
+/* hubgroups.c's index of bindings by the hub PodGroup they name: fixed chains (a PodGroup's
+ * event walks one), keys "dialect/namespace/name". */
+#define CTL_HUBPG_BUCKETS 4096
+#define CTL_HUBPG_KEY_MAX (4 + 64 + KARMADA_WORKLOAD_NAME_MAX + 1)
+struct ctl_hubpg_ent;
+
 /* The controller's watches, one informer each (loop.c's ctl__watches). */
 enum ctl_watch_id {
     CTL_W_RBS,
@@ -446,6 +453,8 @@ enum ctl_watch_id {
     CTL_W_RAYCLUSTERS,
     CTL_W_RAYJOBS,
     CTL_W_NAMESPACES, /* labels and the default-queue annotation (tenancy.c) */
+    CTL_W_VCPODGROUPS,     /* the hub's PodGroups that pods name (hubgroups.c): optional */
+    CTL_W_COSCHEDPODGROUPS,
     CTL_NWATCHES
 };
 
@@ -472,6 +481,7 @@ struct inf_tag {
     struct ctl *c;
     const struct ctl_watch *w;
     int synced;
+    int absent; /* an optional kind the hub does not serve (its list answered 404) */
 };
 
 /* A queue that sets a namespaceSelector or namespaceLimits (tenancy.c), by name. */
@@ -563,6 +573,11 @@ struct ctl {
      * of CTL_W_JOBSETS.. */
     struct kube_informer tmpl[11];
     struct kube_informer namespaces;
+    struct kube_informer hub_pgs[2]; /* Volcano's, coscheduling's PodGroups (hubgroups.c) */
+    struct {
+        struct ctl_hubpg_ent **v; /* CTL_HUBPG_BUCKETS chains, allocated at the first note */
+        char asked[CTL_HUBPG_KEY_MAX]; /* what the last ctl__workload_read looked up, "" none */
+    } hubpg;
     struct {
         struct inf_tag tags[CTL_NWATCHES];
         int started, open, nsynced;
@@ -1007,6 +1022,17 @@ void ctl__prereq_check(struct ctl *c);
 
 /* loop.c */
 int ctl__watches_start(struct ctl *c);
+
+/* hubgroups.c: the hub PodGroups that pods name (docs/workload.md, "Gang dialects").
+ * ctl__workload_read is karmada_workload_read into c->w with the PodGroup looked up in the
+ * informers, recording what it asked for; ctl__hubpg_note indexes b under that (after
+ * ctl__binding_read's read), _forget drops b's entry; _changed re-reads the bindings that named
+ * a PodGroup that was added, changed or deleted. */
+int ctl__workload_read(struct ctl *c, json_object *rb, json_object *tmpl);
+void ctl__hubpg_note(struct ctl *c, struct binding *b);
+void ctl__hubpg_forget(struct ctl *c, struct binding *b);
+void ctl__hubpg_changed(struct ctl *c, enum karmada_workload_dialect d, json_object *pg);
+void ctl__hubpg_close(struct ctl *c);
 void ctl__kick(struct ctl *c);
 void ctl__on_tick(uv_timer_t *h);
 void ctl__pending_reason(struct ctl *c, struct binding *b);

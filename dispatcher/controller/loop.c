@@ -51,6 +51,15 @@ static void namespace_set(struct ctl *c, const struct ctl_watch *w, json_object 
     ctl__namespace_changed(c, o);
 }
 
+/* A hub PodGroup's add, update or delete: the bindings whose pods name it read again. */
+static void hubpg_set(struct ctl *c, const struct ctl_watch *w, json_object *o)
+{
+    ctl__hubpg_changed(c,
+                       w == &ctl__watches[CTL_W_VCPODGROUPS] ? KARMADA_WORKLOAD_DIALECT_VOLCANO
+                                                             : KARMADA_WORKLOAD_DIALECT_COSCHEDULING,
+                       o);
+}
+
 static json_object *keep_whole(json_object *obj)
 {
     return json_object_get(obj);
@@ -104,6 +113,12 @@ const struct ctl_watch ctl__watches[CTL_NWATCHES] = {
                        10, karmada_workload_prune_template, tmpl_set, NULL},
     [CTL_W_NAMESPACES] = {"other", "", "v1", "namespaces", offsetof(struct ctl, namespaces), 0, 0,
                           0, -1, ctl__namespace_prune, namespace_set, namespace_set},
+    [CTL_W_VCPODGROUPS] = {"other", "scheduling.volcano.sh", "v1beta1", "podgroups",
+                           offsetof(struct ctl, hub_pgs[0]), 0, 0, 1, -1, keep_whole, hubpg_set,
+                           hubpg_set},
+    [CTL_W_COSCHEDPODGROUPS] = {"other", "scheduling.x-k8s.io", "v1alpha1", "podgroups",
+                                offsetof(struct ctl, hub_pgs[1]), 0, 0, 1, -1, keep_whole,
+                                hubpg_set, hubpg_set},
 };
 
 static void on_add(void *ud, json_object *o)
@@ -142,6 +157,7 @@ static void on_error(void *ud, int err, const struct kube_status *st)
         /* The hub does not serve this kind (no Volcano CRDs, say): nothing of it to watch. */
         ctl__logf(t->c, "watch %s: not served by the hub (%s); going on without it", t->w->resource,
                   st && st->message[0] ? st->message : "404");
+        t->absent = 1;
         on_synced(ud);
         return;
     }
@@ -166,7 +182,7 @@ static int watch_start(struct ctl *c, enum ctl_watch_id id)
         return rc;
     static const char managed[] = KARMADA_GANG_MANAGED_BY_LABEL "=" KARMADA_GANG_MANAGED_BY_VALUE;
     struct inf_tag *tag = &c->watch.tags[id];
-    *tag = (struct inf_tag){c, w, 0};
+    *tag = (struct inf_tag){c, w, 0, 0};
     struct kube_reflector_opts ro = {.path = path,
                                      .label_selector = w->managed_only ? managed : NULL,
                                      .metadata_only = w->metadata_only};

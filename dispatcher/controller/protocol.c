@@ -237,9 +237,9 @@ void ctl__fill_gang_input(struct ctl *c, struct binding *b, struct karmada_gang_
 {
     for (uint32_t i = 0; i < b->nshares; i++)
         gs[i] = (struct karmada_gang_share){b->shares[i].cluster, b->shares[i].replicas};
-    /* gangobj reads what karmada_workload_read found; re-read into the scratch (the RB and the
+    /* gangobj reads what the workload read found; re-read into the scratch (the RB and the
      * template are the ones admitted). */
-    karmada_workload_read(&c->w, c->names, b->rb, b->tmpl);
+    ctl__workload_read(c, b->rb, b->tmpl);
     /* The gang objects are those of what its shares hold: a gang admitted at its minimum, or
      * with a scale up waiting, holds fewer replicas than its RB asks for, and its PodGroups'
      * minMember is then each share's part of min-member (docs/dispatcher.md, "Partial
