@@ -472,6 +472,7 @@ int ctl__binding_read(struct ctl *c, struct binding *b)
         b->created_at = rb_created_ms(b->rb);
     if (!b->created_at)
         b->created_at = now_ms(c);
+    ctl__soft_apply(c, b, w);
     return 0;
 }
 

@@ -194,6 +194,10 @@ struct binding {
     char *key;
     char *tkey; /* never NULL: tkey_none until the RB names its template */
     struct ctl_hubpg_ent *hubpg; /* the hub PodGroup its last read asked for (hubgroups.c) */
+    /* YuniKorn Soft (soft.c): when its gang guarantee lapses (unix ms, 0 never); soft: it has,
+     * and it reads as min-member 1 */
+    int64_t soft_at;
+    int soft;
     char uid[CTL_UID_MAX];
     char pid[CTL_UID_MAX];
     json_object *rb;   /* the latest RB (a reference) */
@@ -820,6 +824,19 @@ void ctl__grow_queued(struct ctl *c, struct binding *b);
 int ctl__grow_cancel(struct ctl *c, struct binding *b);
 /* At start-up: a dispatched or running row's waiting delta (its grow record) back in b. */
 void ctl__grow_restore(struct ctl *c, struct binding *b, const char *record);
+
+/* soft.c: YuniKorn's Soft style. ctl__soft_deadline is when a gang read into w that has been
+ * waiting since since_ms (unix ms) gives up its gang guarantee: 0 for none (no YuniKorn task
+ * groups, Hard style, min-member 1 already). ctl__soft_lapsed: whether a gang judged at `at`
+ * (unix ms; 0 never) is past deadline. Both pure. ctl__soft_apply, at the end of
+ * ctl__binding_read: sets b->soft_at, and when it lapsed (now for a waiting gang, at its
+ * admission for an admitted one) b->soft, min-member 1 and the elastic path. */
+#define CTL_SOFT_DEFAULT_TIMEOUT_S 900 /* YuniKorn's placeholderTimeoutInSeconds default */
+int64_t ctl__soft_deadline(const struct karmada_workload *w, int64_t since_ms);
+int ctl__soft_lapsed(int64_t deadline, int64_t at);
+void ctl__soft_apply(struct ctl *c, struct binding *b, const struct karmada_workload *w);
+/* The admission's sentence of a gang admitted soft (partial: at its minimum, the rest in grow). */
+void ctl__soft_reason(char *buf, size_t cap, const struct binding *b, int partial);
 
 /* elastic.c: partial admission (docs/dispatcher.md, "Partial admission"). */
 enum ctl_elastic {

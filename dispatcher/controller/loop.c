@@ -247,6 +247,13 @@ static void sweep_waiting(struct ctl *c, int64_t now)
         struct binding *next = b->next;
         if (b->st == B_BACKOFF && b->not_before <= now) {
             ctl__engine_add(c, b);
+        } else if (b->st == B_PENDING && !b->soft && !b->lw_pending &&
+                   ctl__soft_lapsed(b->soft_at, now)) {
+            /* a YuniKorn Soft gang past its placeholder timeout (soft.c): read again, it asks
+             * for min-member 1 from now on, and the engine holds what that asks */
+            ctl__binding_react(c, b, 1);
+            if (b->st == B_PENDING && b->soft)
+                ctl__engine_add(c, b);
         } else {
             ctl__pending_reason(c, b);
             if (b->cond_dirty && c->sweep.budget > 0 && b->rb && !b->gone &&
