@@ -816,16 +816,20 @@ static int read_min_member(struct karmada_workload *w, json_object *rb, json_obj
         return 0;
     }
     if (w->group_found == 1 && w->group_min > 0) {
-        int cos = w->dialect == KARMADA_WORKLOAD_DIALECT_COSCHEDULING;
+        static const char *const src[] = {
+            [KARMADA_WORKLOAD_DIALECT_COSCHEDULING] =
+                "the hub's coscheduling PodGroup spec.minMember",
+            [KARMADA_WORKLOAD_DIALECT_VOLCANO] = "the hub's Volcano PodGroup spec.minMember",
+            [KARMADA_WORKLOAD_DIALECT_WORKLOAD_API] =
+                "the hub's Workload API PodGroup spec.schedulingPolicy",
+        };
         if (w->group_min > w->replicas)
             return INVALID(w,
-                           "the hub's %s PodGroup %.63s: spec.minMember %d is more than the "
-                           "workload's %d replicas, so its gang could never start",
-                           cos ? "coscheduling" : "Volcano", w->group_name, w->group_min,
-                           w->replicas);
+                           "%s %d (PodGroup %.63s) is more than the workload's %d replicas, so "
+                           "its gang could never start",
+                           src[w->dialect], w->group_min, w->group_name, w->replicas);
         w->min_member = w->group_min;
-        w->min_member_source = cos ? "the hub's coscheduling PodGroup spec.minMember"
-                                   : "the hub's Volcano PodGroup spec.minMember";
+        w->min_member_source = src[w->dialect];
         return 0;
     }
     w->min_member = w->replicas;

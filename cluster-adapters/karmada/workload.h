@@ -68,6 +68,9 @@ enum karmada_workload_kind {
 #define KARMADA_WORKLOAD_KUEUE_GROUP_TOTAL "kueue.x-k8s.io/pod-group-total-count" /* annotation */
 #define KARMADA_WORKLOAD_COSCHED_GROUP "scheduling.x-k8s.io/pod-group"            /* label */
 #define KARMADA_WORKLOAD_VOLCANO_GROUP "scheduling.k8s.io/group-name"             /* annotation */
+/* The pod spec field naming a Workload API PodGroup (Kubernetes 1.36 core/v1
+ * PodSpec.SchedulingGroup, PodSchedulingGroup.PodGroupName; feature gate GenericWorkload). */
+#define KARMADA_WORKLOAD_SCHEDULING_GROUP "schedulingGroup"
 #define KARMADA_WORKLOAD_POD_META_KEYS(X)                                                          \
     X(KARMADA_WORKLOAD_YK_TASK_GROUPS)                                                             \
     X(KARMADA_WORKLOAD_YK_TASK_GROUP_NAME)                                                         \
@@ -87,6 +90,9 @@ enum karmada_workload_dialect {
     KARMADA_WORKLOAD_DIALECT_KUEUE,        /* pod group name + total count (issue 20) */
     KARMADA_WORKLOAD_DIALECT_COSCHEDULING, /* a scheduler-plugins PodGroup named by label */
     KARMADA_WORKLOAD_DIALECT_VOLCANO,      /* a Volcano PodGroup named by group-name */
+    /* the Kubernetes Workload API (1.36, scheduling.k8s.io/v1alpha2): a PodGroup named by the
+     * pod spec's schedulingGroup.podGroupName */
+    KARMADA_WORKLOAD_DIALECT_WORKLOAD_API,
 };
 
 enum karmada_workload_placement {
@@ -247,7 +253,8 @@ int karmada_workload_read(struct karmada_workload *w, struct queue_resnames *nam
 
 /* How a read finds the PodGroup the pods name on the hub (docs/workload.md, "Gang dialects"):
  * podgroup returns the PodGroup of dialect d (KARMADA_WORKLOAD_DIALECT_COSCHEDULING: a
- * scheduling.x-k8s.io/v1alpha1 PodGroup; _VOLCANO: scheduling.volcano.sh/v1beta1) named name in
+ * scheduling.x-k8s.io/v1alpha1 PodGroup; _VOLCANO: scheduling.volcano.sh/v1beta1;
+ * _WORKLOAD_API: scheduling.k8s.io/v1alpha2) named name in
  * namespace ns, borrowed, or NULL when there is none; it sets *served to 0 when the hub does
  * not serve that kind at all (the CRD is not installed), 1 otherwise. */
 struct karmada_workload_hub {
@@ -257,8 +264,8 @@ struct karmada_workload_hub {
 };
 
 /* karmada_workload_read, and the PodGroup the pods name looked up through hub (NULL: not looked
- * up, as karmada_workload_read does). Beside karmada_workload_read's failures: a Volcano
- * PodGroup that the hub serves but does not hold fails with reason REFUSED (the RB waits with a
+ * up, as karmada_workload_read does). Beside karmada_workload_read's failures: a Volcano or
+ * Workload API PodGroup that the hub serves but does not hold fails with reason REFUSED (the RB waits with a
  * sentence naming it, as Volcano's pods wait for theirs); a PodGroup whose fields are malformed,
  * or whose minMember is above the replicas, with INVALID. */
 int karmada_workload_read_hub(struct karmada_workload *w, struct queue_resnames *names,

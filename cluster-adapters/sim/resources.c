@@ -76,6 +76,13 @@ static const struct sim_resource resources[] = {
      * is Volcano's too, as on a real cluster with both CRDs. */
     {"scheduling.x-k8s.io", "v1alpha1", "podgroups", "podgroup", "PodGroup", "PodGroupList", 1, 1,
      1, {"pg", "pgs"}, {NULL}, 0},
+    /* The Kubernetes Workload API as 1.36 serves it behind the GenericWorkload gate
+     * (staging/src/k8s.io/api/scheduling/v1alpha2/types.go): PodGroup with /status, Workload
+     * without; built-in, so no short names. v1 stays the group's preferred version. */
+    {"scheduling.k8s.io", "v1alpha2", "podgroups", "podgroup", "PodGroup", "PodGroupList", 1, 1, 1,
+     {NULL}, {NULL}, 0},
+    {"scheduling.k8s.io", "v1alpha2", "workloads", "workload", "Workload", "WorkloadList", 1, 0, 1,
+     {NULL}, {NULL}, 0},
 };
 /* clang-format on */
 

@@ -459,6 +459,7 @@ enum ctl_watch_id {
     CTL_W_NAMESPACES, /* labels and the default-queue annotation (tenancy.c) */
     CTL_W_VCPODGROUPS,     /* the hub's PodGroups that pods name (hubgroups.c): optional */
     CTL_W_COSCHEDPODGROUPS,
+    CTL_W_WLPODGROUPS, /* the Workload API's (scheduling.k8s.io/v1alpha2) */
     CTL_NWATCHES
 };
 
@@ -577,7 +578,8 @@ struct ctl {
      * of CTL_W_JOBSETS.. */
     struct kube_informer tmpl[11];
     struct kube_informer namespaces;
-    struct kube_informer hub_pgs[2]; /* Volcano's, coscheduling's PodGroups (hubgroups.c) */
+    struct kube_informer hub_pgs[3]; /* Volcano's, coscheduling's, the Workload API's
+                                        PodGroups (hubgroups.c) */
     struct {
         struct ctl_hubpg_ent **v; /* CTL_HUBPG_BUCKETS chains, allocated at the first note */
         char asked[CTL_HUBPG_KEY_MAX]; /* what the last ctl__workload_read looked up, "" none */

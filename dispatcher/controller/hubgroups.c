@@ -1,8 +1,8 @@
 /* The PodGroups on the hub that workloads' pods name (issue 19, docs/workload.md "Gang
- * dialects"): the workload reader looks them up in two optional informers (Volcano's and
- * coscheduling's PodGroups), and a PodGroup's add, change or delete re-reads the bindings whose
- * last read asked for it, as a template's change does. The index maps "dialect/ns/name" to the
- * bindings that asked; a binding asks for at most one. */
+ * dialects"): the workload reader looks them up in three optional informers (Volcano's,
+ * coscheduling's and the Workload API's PodGroups), and a PodGroup's add, change or delete
+ * re-reads the bindings whose last read asked for it, as a template's change does. The index
+ * maps "dialect/ns/name" to the bindings that asked; a binding asks for at most one. */
 #include "dispatcher/controller/ctl_int.h"
 
 #include "queue/hash.h"
@@ -17,6 +17,7 @@ static int watch_of(enum karmada_workload_dialect d)
 {
     return d == KARMADA_WORKLOAD_DIALECT_VOLCANO        ? CTL_W_VCPODGROUPS
            : d == KARMADA_WORKLOAD_DIALECT_COSCHEDULING ? CTL_W_COSCHEDPODGROUPS
+           : d == KARMADA_WORKLOAD_DIALECT_WORKLOAD_API ? CTL_W_WLPODGROUPS
                                                         : -1;
 }
 

@@ -55,8 +55,9 @@ static void namespace_set(struct ctl *c, const struct ctl_watch *w, json_object 
 static void hubpg_set(struct ctl *c, const struct ctl_watch *w, json_object *o)
 {
     ctl__hubpg_changed(c,
-                       w == &ctl__watches[CTL_W_VCPODGROUPS] ? KARMADA_WORKLOAD_DIALECT_VOLCANO
-                                                             : KARMADA_WORKLOAD_DIALECT_COSCHEDULING,
+                       w == &ctl__watches[CTL_W_VCPODGROUPS]       ? KARMADA_WORKLOAD_DIALECT_VOLCANO
+                       : w == &ctl__watches[CTL_W_COSCHEDPODGROUPS] ? KARMADA_WORKLOAD_DIALECT_COSCHEDULING
+                                                                    : KARMADA_WORKLOAD_DIALECT_WORKLOAD_API,
                        o);
 }
 
@@ -119,6 +120,9 @@ const struct ctl_watch ctl__watches[CTL_NWATCHES] = {
     [CTL_W_COSCHEDPODGROUPS] = {"other", "scheduling.x-k8s.io", "v1alpha1", "podgroups",
                                 offsetof(struct ctl, hub_pgs[1]), 0, 0, 1, -1, keep_whole,
                                 hubpg_set, hubpg_set},
+    [CTL_W_WLPODGROUPS] = {"other", "scheduling.k8s.io", "v1alpha2", "podgroups",
+                           offsetof(struct ctl, hub_pgs[2]), 0, 0, 1, -1, keep_whole, hubpg_set,
+                           hubpg_set},
 };
 
 static void on_add(void *ud, json_object *o)

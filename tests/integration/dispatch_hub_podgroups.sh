@@ -12,6 +12,9 @@
 #     admitted without the gang guarantee once its timeout passed: its admission says so, it
 #     runs at min-member 1 (1 replica, the rest waiting as a scale up) and the member's PodGroup
 #     says minMember 1. A Hard gang of the same shape beside it still waits.
+# (d) A Deployment whose pod spec names a Workload API PodGroup (Kubernetes 1.36,
+#     scheduling.k8s.io/v1alpha2, spec.schedulingGroup.podGroupName) with gang.minCount 2: the
+#     member's PodGroup says minMember 2.
 # Usage: dispatch_hub_podgroups.sh MUSTER_SIM MUSTERD SOURCE_DIR
 set -euo pipefail
 SIM=$1 MUSTERD=$2 SRC=$3
@@ -82,6 +85,34 @@ deploy cs 4 '{labels: {app: cs, scheduling.x-k8s.io/pod-group: nginx}}' q
 wait_until 20 "the coscheduling gang to run" is_eq running state cs-deployment
 cl=$(rbj cs-deployment '{.spec.clusters[0].name}')
 wait_until 10 "the member's PodGroup" is_eq 3 member "$cl" PodGroup muster-cs-deployment .spec.minMember
+
+# (d) the Workload API (Kubernetes 1.36, scheduling.k8s.io/v1alpha2): the pod spec names the
+#     PodGroup, whose gang.minCount is the gang
+k create -f - >/dev/null <<'YAML'
+apiVersion: scheduling.k8s.io/v1alpha2
+kind: PodGroup
+metadata: {name: training-pg-0, namespace: team}
+spec:
+  podGroupTemplateRef: {workload: {workloadName: training, podGroupTemplateName: workers}}
+  schedulingPolicy: {gang: {minCount: 2}}
+YAML
+k create -f - >/dev/null <<'YAML'
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: wl, namespace: team, labels: {app: wl, volcano.sh/queue-name: q}}
+spec:
+  replicas: 4
+  selector: {matchLabels: {app: wl}}
+  template:
+    metadata: {labels: {app: wl}}
+    spec:
+      schedulingGroup: {podGroupName: training-pg-0}
+      containers:
+        - {name: c, image: registry.example/c:1, resources: {requests: {cpu: "1", nvidia.com/gpu: "1"}}}
+YAML
+wait_until 20 "the Workload API gang to run" is_eq running state wl-deployment
+cl=$(rbj wl-deployment '{.spec.clusters[0].name}')
+wait_until 10 "the member's PodGroup" is_eq 2 member "$cl" PodGroup muster-wl-deployment .spec.minMember
 
 # (c) YuniKorn: 4 x 1 GPU in a queue of 4 that a blocker holds 2 of
 deploy blocker 2 '{labels: {app: blocker}}' small

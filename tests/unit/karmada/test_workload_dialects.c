@@ -6,6 +6,7 @@
  * site/content/en/docs/plugins/coscheduling.md "nginx" PodGroup), each validated against its
  * vendored CRD. */
 #include "cluster-adapters/karmada/workload.h"
+#include "cluster-adapters/karmada/workload_prune.h"
 
 #include "cluster-adapters/kube/schema.h"
 #include "queue/errors.h"
@@ -305,7 +306,7 @@ static void test_invalid(void)
         int volcano;
         const char *field, *json, *says;
     } cases[] = {
-        {0, "minMember", "7", "spec.minMember 7 is more than the workload's 6 replicas"},
+        {0, "minMember", "7", "spec.minMember 7 (PodGroup nginx) is more than the workload's 6"},
         {0, "minMember", "\"3\"", "spec.minMember must be a whole number"},
         {0, "minMember", "-1", "spec.minMember must be a whole number"},
         {0, "scheduleTimeoutSeconds", "1.5", "spec.scheduleTimeoutSeconds must be a whole"},
@@ -329,8 +330,9 @@ static void test_invalid(void)
         hub_state.pg = pg;
         CU_ASSERT_EQUAL(rd(rb, tmpl), MUSTER_EINVAL);
         CU_ASSERT_EQUAL(w.reason, KARMADA_WORKLOAD_INVALID);
-        CU_ASSERT_TRUE(has(w.message, cases[i].volcano ? "the hub's Volcano PodGroup flyte-task-pg"
-                                                       : "the hub's coscheduling PodGroup nginx"));
+        CU_ASSERT_TRUE(has(w.message, cases[i].volcano ? "the hub's Volcano PodGroup"
+                                                       : "the hub's coscheduling PodGroup"));
+        CU_ASSERT_TRUE(has(w.message, cases[i].volcano ? "flyte-task-pg" : "nginx"));
         CU_ASSERT_TRUE(has(w.message, cases[i].says));
         json_object_put(pg);
         json_object_put(rb);
@@ -339,12 +341,85 @@ static void test_invalid(void)
     }
 }
 
+/* The pods name a Workload API PodGroup in their pod spec instead of the coscheduling one. */
+static void to_workload_api(json_object *tmpl, const char *name)
+{
+    POD_LABEL(tmpl, KARMADA_WORKLOAD_COSCHED_GROUP, NULL);
+    put(tmpl, json_object_new_string(name), "spec", "template", "spec", "schedulingGroup",
+        "podGroupName", NULL);
+}
+
+/* Kubernetes 1.36's Workload API: the PodGroup's gang.minCount is the gang, basic is none; a
+ * PodGroup not there yet is waited for, as kube-scheduler's pods wait for theirs. */
+static void test_workload_api(void)
+{
+    begin();
+    json_object *rb, *tmpl;
+    pair(&rb, &tmpl);
+    to_workload_api(tmpl, "training-pg-0");
+    json_object *pg = load_yaml("tests/fixtures/workloads/hub-podgroup-workload-api.yaml");
+    hub_state.pg = pg;
+    CU_ASSERT_EQUAL_FATAL(rd(rb, tmpl), 0);
+    CU_ASSERT_EQUAL(w.dialect, KARMADA_WORKLOAD_DIALECT_WORKLOAD_API);
+    CU_ASSERT_EQUAL(hub_state.d, KARMADA_WORKLOAD_DIALECT_WORKLOAD_API);
+    CU_ASSERT_STRING_EQUAL(hub_state.ns, "team-s");
+    CU_ASSERT_STRING_EQUAL(hub_state.name, "training-pg-0");
+    CU_ASSERT_EQUAL(w.min_member, 4);
+    CU_ASSERT_STRING_EQUAL(w.min_member_source,
+                           "the hub's Workload API PodGroup spec.schedulingPolicy");
+    /* the informers' pruned template keeps the reference */
+    json_object *pruned = karmada_workload_prune_template(tmpl);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(pruned);
+    hub_state.calls = 0;
+    CU_ASSERT_EQUAL_FATAL(rd(rb, pruned), 0);
+    CU_ASSERT_EQUAL(hub_state.calls, 1);
+    CU_ASSERT_EQUAL(w.min_member, 4);
+    json_object_put(pruned);
+    /* basic: standard scheduling, no all-or-nothing */
+    put(pg, NULL, "spec", "schedulingPolicy", "gang", NULL);
+    put(pg, json_object_new_object(), "spec", "schedulingPolicy", "basic", NULL);
+    CU_ASSERT_EQUAL_FATAL(rd(rb, tmpl), 0);
+    CU_ASSERT_EQUAL(w.min_member, 1);
+    /* both, or neither */
+    put(pg, json_tokener_parse("{\"minCount\": 2}"), "spec", "schedulingPolicy", "gang", NULL);
+    CU_ASSERT_EQUAL(rd(rb, tmpl), MUSTER_EINVAL);
+    CU_ASSERT_TRUE(has(w.message, "spec.schedulingPolicy must set exactly one of gang and basic"));
+    put(pg, NULL, "spec", "schedulingPolicy", "basic", NULL);
+    put(pg, json_tokener_parse("{\"minCount\": 0}"), "spec", "schedulingPolicy", "gang", NULL);
+    CU_ASSERT_EQUAL(rd(rb, tmpl), MUSTER_EINVAL);
+    CU_ASSERT_TRUE(has(w.message, "gang.minCount must be a whole number above 0"));
+    put(pg, json_tokener_parse("{\"minCount\": 9}"), "spec", "schedulingPolicy", "gang", NULL);
+    CU_ASSERT_EQUAL(rd(rb, tmpl), MUSTER_EINVAL);
+    CU_ASSERT_TRUE(has(w.message, "9 (PodGroup training-pg-0) is more than the workload's 6"));
+    /* not there yet: waits, naming it */
+    hub_state.pg = NULL;
+    CU_ASSERT_EQUAL(rd(rb, tmpl), MUSTER_EINVAL);
+    CU_ASSERT_EQUAL(w.reason, KARMADA_WORKLOAD_REFUSED);
+    CU_ASSERT_TRUE(has(w.message, "waiting for the Workload API PodGroup team-s/training-pg-0 "
+                                  "that its pods name (spec.schedulingGroup.podGroupName)"));
+    /* a hub without the API (feature gate off): the reference alone */
+    hub_state.served = 0;
+    CU_ASSERT_EQUAL_FATAL(rd(rb, tmpl), 0);
+    CU_ASSERT_EQUAL(w.min_member, 6);
+    /* a malformed reference */
+    to_workload_api(tmpl, "Not_A_Name");
+    CU_ASSERT_EQUAL(rd(rb, tmpl), MUSTER_EINVAL);
+    CU_ASSERT_TRUE(has(w.message, "spec.schedulingGroup.podGroupName: \"Not_A_Name\""));
+    put(tmpl, json_object_new_string("x"), "spec", "template", "spec", "schedulingGroup", NULL);
+    CU_ASSERT_EQUAL(rd(rb, tmpl), MUSTER_EINVAL);
+    json_object_put(pg);
+    json_object_put(rb);
+    json_object_put(tmpl);
+    end();
+}
+
 static CU_TestInfo tests[] = {
     {"hub PodGroup fixtures validate against their CRDs", test_fixtures_validate},
     {"a Volcano PodGroup sets gang size, queue and priority class", test_volcano},
     {"a missing Volcano PodGroup waits; an unserved kind is skipped", test_volcano_missing},
     {"a coscheduling PodGroup sets gang size and timeout", test_cosched},
     {"malformed hub PodGroups are refused with a sentence", test_invalid},
+    {"a Workload API PodGroup (1.36) sets the gang size", test_workload_api},
     CU_TEST_INFO_NULL,
 };
 
