@@ -81,6 +81,9 @@ spec: {minMember: 3, scheduleTimeoutSeconds: 10}
 YAML
 expect "$(k get podgroups.scheduling.x-k8s.io -o jsonpath='{.items[*].spec.minMember}')" 3 \
     "kubectl lists the hub's coscheduling PodGroup"
+expect "$(k get cluster east -o jsonpath='{.status.apiEnablements[*].groupVersion}' | tr ' ' '\n' |
+    grep -c -e scheduling.x-k8s.io -e scheduling.k8s.io/v1alpha2 || true)" 0 \
+    "a plain member serves neither hub-only gang API"
 deploy cs 4 '{labels: {app: cs, scheduling.x-k8s.io/pod-group: nginx}}' q
 wait_until 20 "the coscheduling gang to run" is_eq running state cs-deployment
 cl=$(rbj cs-deployment '{.spec.clusters[0].name}')
