@@ -265,9 +265,9 @@ struct karmada_workload_hub {
 
 /* karmada_workload_read, and the PodGroup the pods name looked up through hub (NULL: not looked
  * up, as karmada_workload_read does). Beside karmada_workload_read's failures: a Volcano or
- * Workload API PodGroup that the hub serves but does not hold fails with reason REFUSED (the RB waits with a
- * sentence naming it, as Volcano's pods wait for theirs); a PodGroup whose fields are malformed,
- * or whose minMember is above the replicas, with INVALID. */
+ * Workload API PodGroup that the hub serves but does not hold fails with reason REFUSED (the RB
+ * waits with a sentence naming it, as Volcano's pods wait for theirs); a PodGroup whose fields are
+ * malformed, or whose minMember is above the replicas, with INVALID. */
 int karmada_workload_read_hub(struct karmada_workload *w, struct queue_resnames *names,
                               json_object *rb, json_object *tmpl,
                               const struct karmada_workload_hub *hub);

@@ -322,7 +322,8 @@ static int read_scheduling_group(struct karmada_workload *w, json_object *tmpl)
     if (!sg)
         return 0;
     json_object *n = kube_json_get(sg, "podGroupName");
-    if (!json_object_is_type(sg, json_type_object) || (n && !json_object_is_type(n, json_type_string)))
+    if (!json_object_is_type(sg, json_type_object) ||
+        (n && !json_object_is_type(n, json_type_string)))
         return INVALID(w, "pod spec.schedulingGroup: must be an object whose podGroupName is a "
                           "string");
     if (!n)
@@ -416,12 +417,14 @@ static int workload_api_group(struct karmada_workload *w, json_object *spec)
     json_object *mc = kube_json_get(gang, "minCount");
     int64_t n = json_object_is_type(mc, json_type_int) ? json_object_get_int64(mc) : 0;
     if (!gang == !basic)
-        return INVALID(w, "the hub's Workload API PodGroup %.63s: spec.schedulingPolicy must set "
-                          "exactly one of gang and basic",
+        return INVALID(w,
+                       "the hub's Workload API PodGroup %.63s: spec.schedulingPolicy must set "
+                       "exactly one of gang and basic",
                        w->group_name);
     if (gang && (n < 1 || n > INT32_MAX))
-        return INVALID(w, "the hub's Workload API PodGroup %.63s: "
-                          "spec.schedulingPolicy.gang.minCount must be a whole number above 0",
+        return INVALID(w,
+                       "the hub's Workload API PodGroup %.63s: "
+                       "spec.schedulingPolicy.gang.minCount must be a whole number above 0",
                        w->group_name);
     w->group_found = 1;
     w->group_min = gang ? (int32_t)n : 1;

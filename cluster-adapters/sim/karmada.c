@@ -196,7 +196,8 @@ static int load_cluster(struct sim_karmada *k, json_object *spec, size_t idx, ti
             snprintf(err, cap, "scenario: clusters[%s].withGroups[%zu]: an API group", name, g);
             return MUSTER_EINVAL;
         }
-        c->api |= SIM_API_ALL & ~sim_api_without(SIM_API_ALL, json_object_get_string(gn), NULL, NULL);
+        c->api |=
+            SIM_API_ALL & ~sim_api_without(SIM_API_ALL, json_object_get_string(gn), NULL, NULL);
     }
     /* `withoutGroups: [jobset.x-k8s.io, ...]`: API groups (CRDs) the member does not serve */
     json_object *wg = sim__get_path(spec, "withoutGroups", NULL, NULL);

@@ -456,8 +456,8 @@ enum ctl_watch_id {
     CTL_W_MPIJOBS,
     CTL_W_RAYCLUSTERS,
     CTL_W_RAYJOBS,
-    CTL_W_NAMESPACES, /* labels and the default-queue annotation (tenancy.c) */
-    CTL_W_VCPODGROUPS,     /* the hub's PodGroups that pods name (hubgroups.c): optional */
+    CTL_W_NAMESPACES,  /* labels and the default-queue annotation (tenancy.c) */
+    CTL_W_VCPODGROUPS, /* the hub's PodGroups that pods name (hubgroups.c): optional */
     CTL_W_COSCHEDPODGROUPS,
     CTL_W_WLPODGROUPS, /* the Workload API's (scheduling.k8s.io/v1alpha2) */
     CTL_NWATCHES
@@ -581,7 +581,7 @@ struct ctl {
     struct kube_informer hub_pgs[3]; /* Volcano's, coscheduling's, the Workload API's
                                         PodGroups (hubgroups.c) */
     struct {
-        struct ctl_hubpg_ent **v; /* CTL_HUBPG_BUCKETS chains, allocated at the first note */
+        struct ctl_hubpg_ent **v;      /* CTL_HUBPG_BUCKETS chains, allocated at the first note */
         char asked[CTL_HUBPG_KEY_MAX]; /* what the last ctl__workload_read looked up, "" none */
     } hubpg;
     struct {

@@ -55,9 +55,10 @@ static void namespace_set(struct ctl *c, const struct ctl_watch *w, json_object 
 static void hubpg_set(struct ctl *c, const struct ctl_watch *w, json_object *o)
 {
     ctl__hubpg_changed(c,
-                       w == &ctl__watches[CTL_W_VCPODGROUPS]       ? KARMADA_WORKLOAD_DIALECT_VOLCANO
-                       : w == &ctl__watches[CTL_W_COSCHEDPODGROUPS] ? KARMADA_WORKLOAD_DIALECT_COSCHEDULING
-                                                                    : KARMADA_WORKLOAD_DIALECT_WORKLOAD_API,
+                       w == &ctl__watches[CTL_W_VCPODGROUPS] ? KARMADA_WORKLOAD_DIALECT_VOLCANO
+                       : w == &ctl__watches[CTL_W_COSCHEDPODGROUPS]
+                           ? KARMADA_WORKLOAD_DIALECT_COSCHEDULING
+                           : KARMADA_WORKLOAD_DIALECT_WORKLOAD_API,
                        o);
 }
 
@@ -95,8 +96,8 @@ const struct ctl_watch ctl__watches[CTL_NWATCHES] = {
                       tmpl_set, NULL},
     [CTL_W_PODS] = {"other", "", "v1", "pods", offsetof(struct ctl, tmpl[3]), 0, 0, 1, 3,
                     karmada_workload_prune_template, tmpl_set, NULL},
-    [CTL_W_STATEFULSETS] = {"other", "apps", "v1", "statefulsets", offsetof(struct ctl, tmpl[4]),
-                            0, 0, 1, 4, karmada_workload_prune_template, tmpl_set, NULL},
+    [CTL_W_STATEFULSETS] = {"other", "apps", "v1", "statefulsets", offsetof(struct ctl, tmpl[4]), 0,
+                            0, 1, 4, karmada_workload_prune_template, tmpl_set, NULL},
     [CTL_W_JOBSETS] = {"other", "jobset.x-k8s.io", "v1alpha2", "jobsets",
                        offsetof(struct ctl, tmpl[5]), 0, 0, 1, 5, karmada_workload_prune_template,
                        tmpl_set, NULL},

@@ -201,10 +201,9 @@ static void test_volcano(void)
 
     /* what the workload names itself comes first: its queue label, its priority class, its
      * min-member annotation */
-    put(tmpl, json_object_new_string("batch"), "metadata", "labels", "volcano.sh/queue-name",
+    put(tmpl, json_object_new_string("batch"), "metadata", "labels", "volcano.sh/queue-name", NULL);
+    put(tmpl, json_object_new_string("low-prio"), "spec", "template", "spec", "priorityClassName",
         NULL);
-    put(tmpl, json_object_new_string("low-prio"), "spec", "template", "spec",
-        "priorityClassName", NULL);
     put(tmpl, json_object_new_string("2"), "metadata", "annotations",
         KARMADA_WORKLOAD_MIN_MEMBER_ANNOTATION, NULL);
     CU_ASSERT_EQUAL_FATAL(rd(rb, tmpl), 0);
