@@ -216,6 +216,9 @@ static void reset(struct karmada_workload *w)
     w->group_total = w->task_group_min = w->gang_timeout_s = 0;
     w->task_groups = 0;
     w->gang_soft = 0;
+    w->group_found = -1;
+    w->group_min = 0;
+    w->group_queue[0] = w->group_priority_class[0] = '\0';
     w->priority_from = KARMADA_WORKLOAD_PRIORITY_DEFAULT;
     w->priority = 0;
     w->priority_class[0] = '\0';
@@ -813,6 +816,23 @@ static int read_min_member(struct karmada_workload *w, json_object *rb, json_obj
         w->min_member_source = "pod annotation " KARMADA_WORKLOAD_KUEUE_GROUP_TOTAL;
         return 0;
     }
+    if (w->group_found == 1 && w->group_min > 0) {
+        static const char *const src[] = {
+            [KARMADA_WORKLOAD_DIALECT_COSCHEDULING] =
+                "the hub's coscheduling PodGroup spec.minMember",
+            [KARMADA_WORKLOAD_DIALECT_VOLCANO] = "the hub's Volcano PodGroup spec.minMember",
+            [KARMADA_WORKLOAD_DIALECT_WORKLOAD_API] =
+                "the hub's Workload API PodGroup spec.schedulingPolicy",
+        };
+        if (w->group_min > w->replicas)
+            return INVALID(w,
+                           "%s %d (PodGroup %.63s) is more than the workload's %d replicas, so "
+                           "its gang could never start",
+                           src[w->dialect], w->group_min, w->group_name, w->replicas);
+        w->min_member = w->group_min;
+        w->min_member_source = src[w->dialect];
+        return 0;
+    }
     w->min_member = w->replicas;
     w->min_member_source = "replicas";
     return 0;
@@ -986,7 +1006,19 @@ static int read_queue(struct karmada_workload *w, json_object *rb, json_object *
                 if (s)
                     return set_queue(w, s, queue_sources[o][m][k]);
             }
+    if (w->group_queue[0]) /* after every key on the objects: the PodGroup is another object */
+        return set_queue(w, w->group_queue, "the hub's Volcano PodGroup spec.queue");
     copy_str(w->queue, sizeof(w->queue), QUEUE_DEFAULT, strlen(QUEUE_DEFAULT));
+    return 0;
+}
+
+/* The hub PodGroup's priorityClassName, when nothing on the RB or the template names one. */
+static int group_priority(struct karmada_workload *w)
+{
+    if (w->group_priority_class[0]) {
+        memcpy(w->priority_class, w->group_priority_class, sizeof(w->priority_class));
+        w->priority_from = KARMADA_WORKLOAD_PRIORITY_CLASS;
+    }
     return 0;
 }
 
@@ -1019,12 +1051,12 @@ static int read_priority(struct karmada_workload *w, json_object *tmpl, json_obj
         where = "spec.replicaRequirements.priorityClassName";
     }
     if (!v)
-        return 0;
+        return group_priority(w);
     size_t len = (size_t)json_object_get_string_len(v);
     if (!json_object_is_type(v, json_type_string))
         return INVALID(w, "%s: must be a string", where);
     if (len == 0)
-        return 0;
+        return group_priority(w);
     if (!subdomain_ok(json_object_get_string(v), len))
         return INVALID(w, "%s: \"%.63s\" is not a PriorityClass name", where,
                        json_object_get_string(v));
@@ -1037,6 +1069,13 @@ static int read_priority(struct karmada_workload *w, json_object *tmpl, json_obj
 
 int karmada_workload_read(struct karmada_workload *w, struct queue_resnames *names, json_object *rb,
                           json_object *tmpl)
+{
+    return karmada_workload_read_hub(w, names, rb, tmpl, NULL);
+}
+
+int karmada_workload_read_hub(struct karmada_workload *w, struct queue_resnames *names,
+                              json_object *rb, json_object *tmpl,
+                              const struct karmada_workload_hub *hub)
 {
     reset(w);
     json_object *spec = NULL;
@@ -1051,6 +1090,8 @@ int karmada_workload_read(struct karmada_workload *w, struct queue_resnames *nam
         rc = sum_gang(w, names);
     if (!rc)
         rc = karmada__workload_read_dialects(w, tmpl);
+    if (!rc && hub)
+        rc = karmada__workload_read_hub_group(w, hub, rb, tmpl);
     if (!rc)
         rc = read_min_member(w, rb, tmpl);
     if (!rc)

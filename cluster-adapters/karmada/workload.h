@@ -71,6 +71,9 @@ enum karmada_workload_kind {
 #define KARMADA_WORKLOAD_KUEUE_GROUP_TOTAL "kueue.x-k8s.io/pod-group-total-count" /* annotation */
 #define KARMADA_WORKLOAD_COSCHED_GROUP "scheduling.x-k8s.io/pod-group"            /* label */
 #define KARMADA_WORKLOAD_VOLCANO_GROUP "scheduling.k8s.io/group-name"             /* annotation */
+/* The pod spec field naming a Workload API PodGroup (Kubernetes 1.36 core/v1
+ * PodSpec.SchedulingGroup, PodSchedulingGroup.PodGroupName; feature gate GenericWorkload). */
+#define KARMADA_WORKLOAD_SCHEDULING_GROUP "schedulingGroup"
 #define KARMADA_WORKLOAD_POD_META_KEYS(X)                                                          \
     X(KARMADA_WORKLOAD_YK_TASK_GROUPS)                                                             \
     X(KARMADA_WORKLOAD_YK_TASK_GROUP_NAME)                                                         \
@@ -90,6 +93,9 @@ enum karmada_workload_dialect {
     KARMADA_WORKLOAD_DIALECT_KUEUE,        /* pod group name + total count (issue 20) */
     KARMADA_WORKLOAD_DIALECT_COSCHEDULING, /* a scheduler-plugins PodGroup named by label */
     KARMADA_WORKLOAD_DIALECT_VOLCANO,      /* a Volcano PodGroup named by group-name */
+    /* the Kubernetes Workload API (1.36, scheduling.k8s.io/v1alpha2): a PodGroup named by the
+     * pod spec's schedulingGroup.podGroupName */
+    KARMADA_WORKLOAD_DIALECT_WORKLOAD_API,
 };
 
 enum karmada_workload_placement {
@@ -149,7 +155,7 @@ struct karmada_workload {
     /* The gang as another dialect states it on the pods (docs/workload.md, "Gang dialects"):
      * every dialect present is validated; dialect is the first in the order YuniKorn, Kueue,
      * coscheduling, Volcano PodGroup. group_name is the Kueue, coscheduling or Volcano group
-     * the pods name (the last two live on the hub and are not looked up yet), group_total the
+     * the pods name (the last two live on the hub: see group_found), group_total the
      * Kueue total count (0: none), task_groups / task_group_min the YuniKorn task groups and
      * their Σ minMember, task_group the pod's task-group-name; gang_timeout_s YuniKorn's
      * placeholderTimeoutInSeconds (0: unset), gang_soft 1 for gangSchedulingStyle Soft. */
@@ -161,6 +167,17 @@ struct karmada_workload {
     char task_group[KARMADA_WORKLOAD_NAME_MAX + 1];
     int32_t gang_timeout_s;
     int gang_soft;
+    /* The hub's PodGroup that group_name names, for the coscheduling and Volcano dialects, when
+     * read through karmada_workload_read_hub (workload_dialects.c): group_found 1 when read, 0
+     * when the hub serves the kind and has no such PodGroup (coscheduling only: a Volcano read
+     * waits for its PodGroup), -1 when not looked up; group_min its spec.minMember (0: unset);
+     * group_queue and group_priority_class Volcano's spec.queue (its default "default" reads as
+     * unset) and spec.priorityClassName, "" when unset. A coscheduling PodGroup's
+     * scheduleTimeoutSeconds goes to gang_timeout_s. */
+    int group_found;
+    int32_t group_min;
+    char group_queue[QUEUE_NAME_MAX + 1];
+    char group_priority_class[KARMADA_WORKLOAD_NAME_MAX + 1];
 
     enum karmada_workload_priority_from priority_from;
     int32_t priority;
@@ -239,6 +256,27 @@ __attribute__((format(printf, 4, 5))) int karmada_workload_fail(struct karmada_w
  * After a failure only reason, message and kind are meaningful. */
 int karmada_workload_read(struct karmada_workload *w, struct queue_resnames *names, json_object *rb,
                           json_object *tmpl);
+
+/* How a read finds the PodGroup the pods name on the hub (docs/workload.md, "Gang dialects"):
+ * podgroup returns the PodGroup of dialect d (KARMADA_WORKLOAD_DIALECT_COSCHEDULING: a
+ * scheduling.x-k8s.io/v1alpha1 PodGroup; _VOLCANO: scheduling.volcano.sh/v1beta1;
+ * _WORKLOAD_API: scheduling.k8s.io/v1alpha2) named name in
+ * namespace ns, borrowed, or NULL when there is none; it sets *served to 0 when the hub does
+ * not serve that kind at all (the CRD is not installed), 1 otherwise. */
+struct karmada_workload_hub {
+    json_object *(*podgroup)(void *ud, enum karmada_workload_dialect d, const char *ns,
+                             const char *name, int *served);
+    void *ud;
+};
+
+/* karmada_workload_read, and the PodGroup the pods name looked up through hub (NULL: not looked
+ * up, as karmada_workload_read does). Beside karmada_workload_read's failures: a Volcano or
+ * Workload API PodGroup that the hub serves but does not hold fails with reason REFUSED (the RB
+ * waits with a sentence naming it, as Volcano's pods wait for theirs); a PodGroup whose fields are
+ * malformed, or whose minMember is above the replicas, with INVALID. */
+int karmada_workload_read_hub(struct karmada_workload *w, struct queue_resnames *names,
+                              json_object *rb, json_object *tmpl,
+                              const struct karmada_workload_hub *hub);
 
 /* 1 when w's scheduler name is scheduler (muster's --scheduler-name): assign mode; 0: resume. */
 int karmada_workload_assigns(const struct karmada_workload *w, const char *scheduler);

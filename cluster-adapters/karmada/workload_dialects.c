@@ -309,6 +309,41 @@ static int read_named_group(struct karmada_workload *w, json_object *md, const c
     return 0;
 }
 
+/* ---- The Kubernetes Workload API, 1.36 (kubernetes/kubernetes staging/src/k8s.io/api/core/v1
+ * types.go PodSpec.SchedulingGroup, PodSchedulingGroup.PodGroupName; scheduling/v1alpha2
+ * types.go PodGroup): the pod spec names a PodGroup of its namespace ---- */
+
+static int read_scheduling_group(struct karmada_workload *w, json_object *tmpl)
+{
+    json_object *ps = w->kind == KARMADA_WORKLOAD_KIND_POD
+                          ? kube_json_get(tmpl, "spec")
+                          : kube_json_path(tmpl, "spec", "template", "spec", NULL);
+    json_object *sg = kube_json_get(ps, KARMADA_WORKLOAD_SCHEDULING_GROUP);
+    if (!sg)
+        return 0;
+    json_object *n = kube_json_get(sg, "podGroupName");
+    if (!json_object_is_type(sg, json_type_object) ||
+        (n && !json_object_is_type(n, json_type_string)))
+        return INVALID(w, "pod spec.schedulingGroup: must be an object whose podGroupName is a "
+                          "string");
+    if (!n)
+        return 0; /* the one member of a union that may grow: nothing muster reads */
+    const char *s = json_object_get_string(n);
+    size_t len = (size_t)json_object_get_string_len(n);
+    int ok = len > 0 && len <= KARMADA_WORKLOAD_NAME_MAX;
+    for (size_t i = 0; ok && i < len; i++)
+        ok = (s[i] >= 'a' && s[i] <= 'z') || (s[i] >= '0' && s[i] <= '9') ||
+             ((s[i] == '-' || s[i] == '.') && i > 0 && i < len - 1);
+    if (!ok)
+        return INVALID(w, "pod spec.schedulingGroup.podGroupName: \"%.63s\" is not a PodGroup name",
+                       s);
+    if (w->dialect == KARMADA_WORKLOAD_DIALECT_NONE) {
+        w->dialect = KARMADA_WORKLOAD_DIALECT_WORKLOAD_API;
+        copy_name(w->group_name, sizeof(w->group_name), s);
+    }
+    return 0;
+}
+
 int karmada__workload_read_dialects(struct karmada_workload *w, json_object *tmpl)
 {
     json_object *md = pod_meta(w, tmpl);
@@ -324,5 +359,142 @@ int karmada__workload_read_dialects(struct karmada_workload *w, json_object *tmp
     if (!rc)
         rc = read_named_group(w, md, "annotations", KARMADA_WORKLOAD_VOLCANO_GROUP,
                               KARMADA_WORKLOAD_DIALECT_VOLCANO);
+    if (!rc)
+        rc = read_scheduling_group(w, tmpl);
     return rc;
+}
+
+/* ---- The PodGroup itself, on the hub: Volcano's scheduling.volcano.sh/v1beta1 (volcano-sh/apis
+ * pkg/apis/scheduling/v1beta1/types.go PodGroupSpec: minMember, minResources, queue,
+ * priorityClassName) and coscheduling's scheduling.x-k8s.io/v1alpha1 (kubernetes-sigs/
+ * scheduler-plugins apis/scheduling/v1alpha1/types.go PodGroupSpec: minMember, minResources,
+ * scheduleTimeoutSeconds) ---- */
+
+/* spec.<key> as a whole number from 0 to INT32_MAX: 0 and *out untouched when absent. */
+static int group_int(struct karmada_workload *w, const char *what, json_object *spec,
+                     const char *key, int32_t *out)
+{
+    json_object *v = kube_json_get(spec, key);
+    if (!v)
+        return 0;
+    int64_t n = json_object_is_type(v, json_type_int) ? json_object_get_int64(v) : -1;
+    if (n < 0 || n > INT32_MAX)
+        return INVALID(w, "the hub's %s %.63s: spec.%s must be a whole number from 0 to 2^31-1",
+                       what, w->group_name, key);
+    *out = (int32_t)n;
+    return 0;
+}
+
+/* spec.<key> as a name of at most cap-1 characters, "" when absent. */
+static int group_str(struct karmada_workload *w, const char *what, json_object *spec,
+                     const char *key, char *out, size_t cap)
+{
+    out[0] = '\0';
+    json_object *v = kube_json_get(spec, key);
+    if (!v)
+        return 0;
+    size_t n = (size_t)json_object_get_string_len(v);
+    const char *s = json_object_get_string(v);
+    int ok = json_object_is_type(v, json_type_string) && n < cap;
+    for (size_t i = 0; ok && i < n; i++)
+        ok = (s[i] >= 'a' && s[i] <= 'z') || (s[i] >= '0' && s[i] <= '9') || s[i] == '-' ||
+             s[i] == '.';
+    if (!ok)
+        return INVALID(w,
+                       "the hub's %s %.63s: spec.%s must be a name of at most %zu lowercase "
+                       "letters, digits, '-' and '.'",
+                       what, w->group_name, key, cap - 1);
+    copy_name(out, cap, s);
+    return 0;
+}
+
+/* A Workload API PodGroup's spec.schedulingPolicy: exactly one of gang (minCount, at least 1)
+ * and basic (no gang: min-member 1), copied by its controller from the Workload's template. */
+static int workload_api_group(struct karmada_workload *w, json_object *spec)
+{
+    json_object *pol = kube_json_get(spec, "schedulingPolicy");
+    json_object *gang = kube_json_get(pol, "gang"), *basic = kube_json_get(pol, "basic");
+    json_object *mc = kube_json_get(gang, "minCount");
+    int64_t n = json_object_is_type(mc, json_type_int) ? json_object_get_int64(mc) : 0;
+    if (!gang == !basic)
+        return INVALID(w,
+                       "the hub's Workload API PodGroup %.63s: spec.schedulingPolicy must set "
+                       "exactly one of gang and basic",
+                       w->group_name);
+    if (gang && (n < 1 || n > INT32_MAX))
+        return INVALID(w,
+                       "the hub's Workload API PodGroup %.63s: "
+                       "spec.schedulingPolicy.gang.minCount must be a whole number above 0",
+                       w->group_name);
+    w->group_found = 1;
+    w->group_min = gang ? (int32_t)n : 1;
+    return 0;
+}
+
+int karmada__workload_read_hub_group(struct karmada_workload *w,
+                                     const struct karmada_workload_hub *hub, json_object *rb,
+                                     json_object *tmpl)
+{
+    int cos = w->dialect == KARMADA_WORKLOAD_DIALECT_COSCHEDULING;
+    int wl = w->dialect == KARMADA_WORKLOAD_DIALECT_WORKLOAD_API;
+    if ((!cos && !wl && w->dialect != KARMADA_WORKLOAD_DIALECT_VOLCANO) || !w->group_name[0] ||
+        !hub->podgroup)
+        return 0;
+    /* A PodGroup lives in the namespace of its pods, which is the template's. */
+    const char *ns = kube_json_path_str(tmpl, "metadata", "namespace", NULL);
+    if (!ns)
+        ns = kube_json_path_str(rb, "metadata", "namespace", NULL);
+    if (!ns)
+        return 0; /* a cluster-scoped binding has no pods of its own to group */
+    int served = 0;
+    json_object *pg = hub->podgroup(hub->ud, w->dialect, ns, w->group_name, &served);
+    const char *what = cos  ? "coscheduling PodGroup"
+                       : wl ? "Workload API PodGroup"
+                            : "Volcano PodGroup";
+    if (!served)
+        return 0; /* the CRD is not on the hub: the name alone, as before */
+    if (!pg) {
+        w->group_found = 0;
+        if (cos) /* scheduler-plugins schedules the pods of a missing PodGroup as lone pods
+                    (pkg/coscheduling/core/core.go PreFilter): no gang to read, muster's own
+                    rows decide */
+            return 0;
+        /* Volcano's scheduler holds pods until the PodGroup they name exists, and so does
+         * kube-scheduler's GangScheduling plugin ("waiting for PodGroup", KEP-5832) */
+        return karmada_workload_fail(w, KARMADA_WORKLOAD_REFUSED, MUSTER_EINVAL,
+                                     "waiting for the %s %s/%.63s that its pods name (%s) to be "
+                                     "created on the hub",
+                                     what, ns, w->group_name,
+                                     wl ? "spec.schedulingGroup.podGroupName"
+                                        : "annotation " KARMADA_WORKLOAD_VOLCANO_GROUP);
+    }
+    json_object *spec = kube_json_get(pg, "spec");
+    if (spec && !json_object_is_type(spec, json_type_object))
+        return INVALID(w, "the hub's %s %.63s: spec must be an object", what, w->group_name);
+    if (wl)
+        return workload_api_group(w, spec);
+    json_object *mr = kube_json_get(spec, "minResources");
+    if (mr && !json_object_is_type(mr, json_type_object))
+        return INVALID(w, "the hub's %s %.63s: spec.minResources must be an object of quantities",
+                       what, w->group_name);
+    int32_t min = 0;
+    int rc = group_int(w, what, spec, "minMember", &min);
+    if (!rc && cos) {
+        int32_t t = 0;
+        rc = group_int(w, what, spec, "scheduleTimeoutSeconds", &t);
+        if (!rc && t > 0 && !w->gang_timeout_s)
+            w->gang_timeout_s = t;
+    } else if (!rc) {
+        rc = group_str(w, what, spec, "queue", w->group_queue, sizeof(w->group_queue));
+        if (!rc && strcmp(w->group_queue, "default") == 0)
+            w->group_queue[0] = '\0'; /* the CRD's default: every PodGroup naming none has it */
+        if (!rc)
+            rc = group_str(w, what, spec, "priorityClassName", w->group_priority_class,
+                           sizeof(w->group_priority_class));
+    }
+    if (rc)
+        return rc;
+    w->group_found = 1;
+    w->group_min = min;
+    return 0;
 }

@@ -16,4 +16,13 @@
  * MUSTER_EINVAL / MUSTER_ELIMIT with w's reason INVALID and a message naming the key. */
 int karmada__workload_read_dialects(struct karmada_workload *w, json_object *tmpl);
 
+/* For workload.c's read, after the above: when the pods name a coscheduling or Volcano PodGroup,
+ * looks it up through hub in the template's namespace and fills group_found, group_min,
+ * group_queue, group_priority_class (and gang_timeout_s from a coscheduling PodGroup's
+ * scheduleTimeoutSeconds when nothing set it). Fails REFUSED for a Volcano PodGroup the hub
+ * serves but does not hold, INVALID for malformed fields. */
+int karmada__workload_read_hub_group(struct karmada_workload *w,
+                                     const struct karmada_workload_hub *hub, json_object *rb,
+                                     json_object *tmpl);
+
 #endif

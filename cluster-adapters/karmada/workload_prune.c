@@ -183,6 +183,8 @@ static json_object *prune_spec(json_object *spec, int top)
         return json_object_get(spec);
     json_object *out = json_object_new_object(), *v;
     int bad = !out || keep(out, spec, "priorityClassName");
+    /* the Workload API's PodGroup reference (read_scheduling_group); top: a Pod's own spec */
+    bad = bad || keep(out, spec, KARMADA_WORKLOAD_SCHEDULING_GROUP);
     static const char *const lists[] = {"containers", "initContainers"};
     for (int l = 0; l < 2 && !bad; l++)
         if (json_object_object_get_ex(spec, lists[l], &v))

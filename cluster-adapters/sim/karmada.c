@@ -180,15 +180,33 @@ static int load_cluster(struct sim_karmada *k, json_object *spec, size_t idx, ti
     if (volcano && !json_object_get_boolean(volcano))
         c->api = sim_api_without(sim_api_without(c->api, "batch.volcano.sh", NULL, NULL),
                                  "scheduling.volcano.sh", NULL, NULL);
-    /* `coscheduling: true`: scheduler-plugins' PodGroup CRD and its Coscheduling plugin in the
-     * default scheduler (a member has neither unless the scenario says so) */
+    /* The gang APIs muster reads on the hub only (coscheduling's CRD, the Workload API's alpha
+     * version) are not on a plain member: `withGroups: [scheduling.x-k8s.io, ...]` adds them
+     * (every version of each group named), and `coscheduling: true` adds scheduler-plugins'
+     * PodGroup CRD with its Coscheduling plugin in the default scheduler. */
+    c->api = sim_api_without(sim_api_without(c->api, "scheduling.x-k8s.io", NULL, NULL),
+                             "scheduling.k8s.io", "v1alpha2", NULL);
     json_object *cosched = sim__get_path(spec, "coscheduling", NULL, NULL);
     if (cosched && !json_object_is_type(cosched, json_type_boolean)) {
         snprintf(err, cap, "scenario: clusters[%s].coscheduling: true or false", name);
         return MUSTER_EINVAL;
     }
-    if (!cosched || !json_object_get_boolean(cosched))
-        c->api = sim_api_without(c->api, "scheduling.x-k8s.io", NULL, NULL);
+    if (cosched && json_object_get_boolean(cosched))
+        c->api |= SIM_API_ALL & ~sim_api_without(SIM_API_ALL, "scheduling.x-k8s.io", NULL, NULL);
+    json_object *with = sim__get_path(spec, "withGroups", NULL, NULL);
+    if (with && !json_object_is_type(with, json_type_array)) {
+        snprintf(err, cap, "scenario: clusters[%s].withGroups: a list of API groups", name);
+        return MUSTER_EINVAL;
+    }
+    for (size_t g = 0; with && g < json_object_array_length(with); g++) {
+        json_object *gn = json_object_array_get_idx(with, g);
+        if (!json_object_is_type(gn, json_type_string) || !json_object_get_string_len(gn)) {
+            snprintf(err, cap, "scenario: clusters[%s].withGroups[%zu]: an API group", name, g);
+            return MUSTER_EINVAL;
+        }
+        c->api |=
+            SIM_API_ALL & ~sim_api_without(SIM_API_ALL, json_object_get_string(gn), NULL, NULL);
+    }
     /* `withoutGroups: [jobset.x-k8s.io, ...]`: API groups (CRDs) the member does not serve */
     json_object *wg = sim__get_path(spec, "withoutGroups", NULL, NULL);
     if (wg && !json_object_is_type(wg, json_type_array)) {

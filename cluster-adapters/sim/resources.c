@@ -59,10 +59,6 @@ static const struct sim_resource resources[] = {
      0, 1, {"pg", "podgroup-v1beta1"}, {NULL}, 0},
     {"scheduling.volcano.sh", "v1beta1", "queues", "queue", "Queue", "QueueList", 0, 1, 1,
      {"q", "queue-v1beta1"}, {NULL}, 0},
-    /* scheduler-plugins' coscheduling PodGroup (issue 19's member dialects): its CRD declares
-     * a status subresource. Members serve it only when the scenario says `coscheduling: true`. */
-    {"scheduling.x-k8s.io", "v1alpha1", "podgroups", "podgroup", "PodGroup", "PodGroupList", 1, 1,
-     1, {NULL}, {NULL}, 0},
     /* Issue 19's kinds, from their CRDs (tests/fixtures/reference/crds): served without the
      * /scale that LeaderWorkerSet and PyTorchJob declare (docs/sim.md). */
     {"jobset.x-k8s.io", "v1alpha2", "jobsets", "jobset", "JobSet", "JobSetList", 1, 1, 1, {NULL},
@@ -75,6 +71,19 @@ static const struct sim_resource resources[] = {
     {"ray.io", "v1", "rayclusters", "raycluster", "RayCluster", "RayClusterList", 1, 1, 1, {NULL},
      {"all"}, 0},
     {"ray.io", "v1", "rayjobs", "rayjob", "RayJob", "RayJobList", 1, 1, 1, {NULL}, {"all"}, 0},
+    /* The coscheduling (scheduler-plugins) PodGroup: `subresources: {status: {}}` in its CRD
+     * (tests/fixtures/reference/crds/schedulerplugins_scheduling.x-k8s.io_podgroups.yaml); its
+     * short name pg is Volcano's too, as on a real cluster with both CRDs. On the hub always; a
+     * member serves it only with `coscheduling: true` or `withGroups` in the scenario. */
+    {"scheduling.x-k8s.io", "v1alpha1", "podgroups", "podgroup", "PodGroup", "PodGroupList", 1, 1,
+     1, {"pg", "pgs"}, {NULL}, 0},
+    /* The Kubernetes Workload API as 1.36 serves it behind the GenericWorkload gate
+     * (staging/src/k8s.io/api/scheduling/v1alpha2/types.go): PodGroup with /status, Workload
+     * without; built-in, so no short names. v1 stays the group's preferred version. */
+    {"scheduling.k8s.io", "v1alpha2", "podgroups", "podgroup", "PodGroup", "PodGroupList", 1, 1, 1,
+     {NULL}, {NULL}, 0},
+    {"scheduling.k8s.io", "v1alpha2", "workloads", "workload", "Workload", "WorkloadList", 1, 0, 1,
+     {NULL}, {NULL}, 0},
 };
 /* clang-format on */
 

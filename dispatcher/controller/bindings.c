@@ -169,6 +169,7 @@ static void binding_free(struct ctl *c, struct binding *b)
     if (*p)
         *p = b->hnext;
     tkey_unlink(c, b);
+    ctl__hubpg_forget(c, b);
     if (b->list == 2)
         ctl__shares_untrack(c, b);
     list_unlink(b);
@@ -401,7 +402,8 @@ int ctl__binding_read(struct ctl *c, struct binding *b)
     json_object *tmpl = ctl__template_of(c, b->rb);
     if (!tmpl)
         return MUSTER_ENOENT;
-    int rc = karmada_workload_read(&c->w, c->names, b->rb, tmpl);
+    int rc = ctl__workload_read(c, b->rb, tmpl);
+    ctl__hubpg_note(c, b); /* before the outcome: a PodGroup it waits for re-reads it */
     b->kind = c->w.kind;
     b->nofit_memo = 0; /* what it asks for may have changed */
     if (rc) {
@@ -486,6 +488,7 @@ int ctl__binding_read(struct ctl *c, struct binding *b)
         b->created_at = rb_created_ms(b->rb);
     if (!b->created_at)
         b->created_at = now_ms(c);
+    ctl__soft_apply(c, b, w);
     return 0;
 }
 

@@ -194,6 +194,11 @@ struct binding {
      * the longest name Kubernetes allows. key lives in the binding's own allocation. */
     char *key;
     char *tkey; /* never NULL: tkey_none until the RB names its template */
+    struct ctl_hubpg_ent *hubpg; /* the hub PodGroup its last read asked for (hubgroups.c) */
+    /* YuniKorn Soft (soft.c): when its gang guarantee lapses (unix ms, 0 never); soft: it has,
+     * and it reads as min-member 1 */
+    int64_t soft_at;
+    int soft;
     char uid[CTL_UID_MAX];
     char pid[CTL_UID_MAX];
     char *owner; /* owned: its template's --owner-annotation value; NULL: none (or not asked) */
@@ -432,6 +437,12 @@ struct request_ctx {
     char *again_path, *again_body;
 };
 
+/* hubgroups.c's index of bindings by the hub PodGroup they name: fixed chains (a PodGroup's
+ * event walks one), keys "dialect/namespace/name". */
+#define CTL_HUBPG_BUCKETS 4096
+#define CTL_HUBPG_KEY_MAX (4 + 64 + KARMADA_WORKLOAD_NAME_MAX + 1)
+struct ctl_hubpg_ent;
+
 /* The controller's watches, one informer each (loop.c's ctl__watches). */
 enum ctl_watch_id {
     CTL_W_RBS,
@@ -450,7 +461,10 @@ enum ctl_watch_id {
     CTL_W_MPIJOBS,
     CTL_W_RAYCLUSTERS,
     CTL_W_RAYJOBS,
-    CTL_W_NAMESPACES, /* labels and the default-queue annotation (tenancy.c) */
+    CTL_W_NAMESPACES,  /* labels and the default-queue annotation (tenancy.c) */
+    CTL_W_VCPODGROUPS, /* the hub's PodGroups that pods name (hubgroups.c): optional */
+    CTL_W_COSCHEDPODGROUPS,
+    CTL_W_WLPODGROUPS, /* the Workload API's (scheduling.k8s.io/v1alpha2) */
     CTL_NWATCHES
 };
 
@@ -477,6 +491,7 @@ struct inf_tag {
     struct ctl *c;
     const struct ctl_watch *w;
     int synced;
+    int absent; /* an optional kind the hub does not serve (its list answered 404) */
 };
 
 /* The longest owner value kept (an annotation value is free text: longer is cut). */
@@ -590,6 +605,12 @@ struct ctl {
      * of CTL_W_JOBSETS.. */
     struct kube_informer tmpl[11];
     struct kube_informer namespaces;
+    struct kube_informer hub_pgs[3]; /* Volcano's, coscheduling's, the Workload API's
+                                        PodGroups (hubgroups.c) */
+    struct {
+        struct ctl_hubpg_ent **v;      /* CTL_HUBPG_BUCKETS chains, allocated at the first note */
+        char asked[CTL_HUBPG_KEY_MAX]; /* what the last ctl__workload_read looked up, "" none */
+    } hubpg;
     struct {
         struct inf_tag tags[CTL_NWATCHES];
         int started, open, nsynced;
@@ -833,6 +854,19 @@ int ctl__grow_cancel(struct ctl *c, struct binding *b);
 /* At start-up: a dispatched or running row's waiting delta (its grow record) back in b. */
 void ctl__grow_restore(struct ctl *c, struct binding *b, const char *record);
 
+/* soft.c: YuniKorn's Soft style. ctl__soft_deadline is when a gang read into w that has been
+ * waiting since since_ms (unix ms) gives up its gang guarantee: 0 for none (no YuniKorn task
+ * groups, Hard style, min-member 1 already). ctl__soft_lapsed: whether a gang judged at `at`
+ * (unix ms; 0 never) is past deadline. Both pure. ctl__soft_apply, at the end of
+ * ctl__binding_read: sets b->soft_at, and when it lapsed (now for a waiting gang, at its
+ * admission for an admitted one) b->soft, min-member 1 and the elastic path. */
+#define CTL_SOFT_DEFAULT_TIMEOUT_S 900 /* YuniKorn's placeholderTimeoutInSeconds default */
+int64_t ctl__soft_deadline(const struct karmada_workload *w, int64_t since_ms);
+int ctl__soft_lapsed(int64_t deadline, int64_t at);
+void ctl__soft_apply(struct ctl *c, struct binding *b, const struct karmada_workload *w);
+/* The admission's sentence of a gang admitted soft (partial: at its minimum, the rest in grow). */
+void ctl__soft_reason(char *buf, size_t cap, const struct binding *b, int partial);
+
 /* elastic.c: partial admission (docs/dispatcher.md, "Partial admission"). */
 enum ctl_elastic {
     ELASTIC_WHOLE, /* the whole gang fits its queues and a placement: admitted whole */
@@ -1034,6 +1068,17 @@ void ctl__prereq_check(struct ctl *c);
 
 /* loop.c */
 int ctl__watches_start(struct ctl *c);
+
+/* hubgroups.c: the hub PodGroups that pods name (docs/workload.md, "Gang dialects").
+ * ctl__workload_read is karmada_workload_read into c->w with the PodGroup looked up in the
+ * informers, recording what it asked for; ctl__hubpg_note indexes b under that (after
+ * ctl__binding_read's read), _forget drops b's entry; _changed re-reads the bindings that named
+ * a PodGroup that was added, changed or deleted. */
+int ctl__workload_read(struct ctl *c, json_object *rb, json_object *tmpl);
+void ctl__hubpg_note(struct ctl *c, struct binding *b);
+void ctl__hubpg_forget(struct ctl *c, struct binding *b);
+void ctl__hubpg_changed(struct ctl *c, enum karmada_workload_dialect d, json_object *pg);
+void ctl__hubpg_close(struct ctl *c);
 void ctl__kick(struct ctl *c);
 void ctl__on_tick(uv_timer_t *h);
 void ctl__pending_reason(struct ctl *c, struct binding *b);

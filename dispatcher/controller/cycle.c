@@ -485,8 +485,11 @@ static void admit(struct ctl *c, struct binding *b, int partial)
                  "admitted at its minimum, %" PRId32 " of %" PRId32
                  " replicas: the whole does not fit; %" PRId32 " more wait as a scale up",
                  b->replicas, b->replicas + b->grow->replicas, b->grow->replicas);
-        ctl__notice(c, "info", "%s: %s", b->key, w->reason);
     }
+    if (b->soft) /* YuniKorn Soft past its placeholder timeout (soft.c): say so */
+        ctl__soft_reason(w->reason, sizeof w->reason, b, partial);
+    if (partial || b->soft)
+        ctl__notice(c, "info", "%s: %s", b->key, w->reason);
     c->st.admitted++;
     if (c->opt.metrics) {
         disp_metrics_admission(c->opt.metrics, b->queue);

@@ -51,6 +51,17 @@ static void namespace_set(struct ctl *c, const struct ctl_watch *w, json_object 
     ctl__namespace_changed(c, o);
 }
 
+/* A hub PodGroup's add, update or delete: the bindings whose pods name it read again. */
+static void hubpg_set(struct ctl *c, const struct ctl_watch *w, json_object *o)
+{
+    ctl__hubpg_changed(c,
+                       w == &ctl__watches[CTL_W_VCPODGROUPS] ? KARMADA_WORKLOAD_DIALECT_VOLCANO
+                       : w == &ctl__watches[CTL_W_COSCHEDPODGROUPS]
+                           ? KARMADA_WORKLOAD_DIALECT_COSCHEDULING
+                           : KARMADA_WORKLOAD_DIALECT_WORKLOAD_API,
+                       o);
+}
+
 static json_object *keep_whole(json_object *obj)
 {
     return json_object_get(obj);
@@ -85,8 +96,8 @@ const struct ctl_watch ctl__watches[CTL_NWATCHES] = {
                       tmpl_set, NULL},
     [CTL_W_PODS] = {"other", "", "v1", "pods", offsetof(struct ctl, tmpl[3]), 0, 0, 1, 3,
                     karmada_workload_prune_template, tmpl_set, NULL},
-    [CTL_W_STATEFULSETS] = {"other", "apps", "v1", "statefulsets", offsetof(struct ctl, tmpl[4]),
-                            0, 0, 1, 4, karmada_workload_prune_template, tmpl_set, NULL},
+    [CTL_W_STATEFULSETS] = {"other", "apps", "v1", "statefulsets", offsetof(struct ctl, tmpl[4]), 0,
+                            0, 1, 4, karmada_workload_prune_template, tmpl_set, NULL},
     [CTL_W_JOBSETS] = {"other", "jobset.x-k8s.io", "v1alpha2", "jobsets",
                        offsetof(struct ctl, tmpl[5]), 0, 0, 1, 5, karmada_workload_prune_template,
                        tmpl_set, NULL},
@@ -104,6 +115,15 @@ const struct ctl_watch ctl__watches[CTL_NWATCHES] = {
                        10, karmada_workload_prune_template, tmpl_set, NULL},
     [CTL_W_NAMESPACES] = {"other", "", "v1", "namespaces", offsetof(struct ctl, namespaces), 0, 0,
                           0, -1, ctl__namespace_prune, namespace_set, namespace_set},
+    [CTL_W_VCPODGROUPS] = {"other", "scheduling.volcano.sh", "v1beta1", "podgroups",
+                           offsetof(struct ctl, hub_pgs[0]), 0, 0, 1, -1, keep_whole, hubpg_set,
+                           hubpg_set},
+    [CTL_W_COSCHEDPODGROUPS] = {"other", "scheduling.x-k8s.io", "v1alpha1", "podgroups",
+                                offsetof(struct ctl, hub_pgs[1]), 0, 0, 1, -1, keep_whole,
+                                hubpg_set, hubpg_set},
+    [CTL_W_WLPODGROUPS] = {"other", "scheduling.k8s.io", "v1alpha2", "podgroups",
+                           offsetof(struct ctl, hub_pgs[2]), 0, 0, 1, -1, keep_whole, hubpg_set,
+                           hubpg_set},
 };
 
 static void on_add(void *ud, json_object *o)
@@ -142,6 +162,7 @@ static void on_error(void *ud, int err, const struct kube_status *st)
         /* The hub does not serve this kind (no Volcano CRDs, say): nothing of it to watch. */
         ctl__logf(t->c, "watch %s: not served by the hub (%s); going on without it", t->w->resource,
                   st && st->message[0] ? st->message : "404");
+        t->absent = 1;
         on_synced(ud);
         return;
     }
@@ -185,7 +206,7 @@ static int watch_start(struct ctl *c, enum ctl_watch_id id)
         return rc;
     static const char managed[] = KARMADA_GANG_MANAGED_BY_LABEL "=" KARMADA_GANG_MANAGED_BY_VALUE;
     struct inf_tag *tag = &c->watch.tags[id];
-    *tag = (struct inf_tag){c, w, 0};
+    *tag = (struct inf_tag){c, w, 0, 0};
     struct kube_reflector_opts ro = {.path = path,
                                      .label_selector = w->managed_only ? managed : NULL,
                                      .metadata_only = w->metadata_only};
@@ -250,6 +271,13 @@ static void sweep_waiting(struct ctl *c, int64_t now)
         struct binding *next = b->next;
         if (b->st == B_BACKOFF && b->not_before <= now) {
             ctl__engine_add(c, b);
+        } else if (b->st == B_PENDING && !b->soft && !b->lw_pending &&
+                   ctl__soft_lapsed(b->soft_at, now)) {
+            /* a YuniKorn Soft gang past its placeholder timeout (soft.c): read again, it asks
+             * for min-member 1 from now on, and the engine holds what that asks */
+            ctl__binding_react(c, b, 1);
+            if (b->st == B_PENDING && b->soft)
+                ctl__engine_add(c, b);
         } else {
             ctl__pending_reason(c, b);
             if (b->cond_dirty && c->sweep.budget > 0 && b->rb && !b->gone &&

@@ -239,9 +239,11 @@ void ctl__fill_gang_input(struct ctl *c, struct binding *b, struct karmada_gang_
         gs[i] = (struct karmada_gang_share){b->shares[i].cluster, b->shares[i].replicas};
         c->gang_dialects[i] = ctl__cluster_dialect(c, b->shares[i].cluster, NULL);
     }
-    /* gangobj reads what karmada_workload_read found; re-read into the scratch (the RB and the
+    /* gangobj reads what the workload read found; re-read into the scratch (the RB and the
      * template are the ones admitted). */
-    karmada_workload_read(&c->w, c->names, b->rb, b->tmpl);
+    ctl__workload_read(c, b->rb, b->tmpl);
+    if (b->soft && c->w.min_member > b->min_member)
+        c->w.min_member = b->min_member; /* a YuniKorn Soft gang past its timeout (soft.c) */
     /* The gang objects are those of what its shares hold: a gang admitted at its minimum, or
      * with a scale up waiting, holds fewer replicas than its RB asks for, and its PodGroups'
      * minMember is then each share's part of min-member (docs/dispatcher.md, "Partial

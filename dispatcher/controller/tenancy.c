@@ -257,7 +257,7 @@ int ctl__tenancy_refuses(struct ctl *c, json_object *rb, char *why, size_t cap)
     json_object *tmpl = ns ? ctl__template_of(c, rb) : NULL;
     if (ns && !tmpl)
         return -1; /* Karmada made the RB as it saw the template; our watch may not have yet */
-    if (!tmpl || karmada_workload_read(&c->w, c->names, rb, tmpl))
+    if (!tmpl || ctl__workload_read(c, rb, tmpl))
         return 0;
     char queue[QUEUE_NAME_MAX + 1], unused[KARMADA_WORKLOAD_MSG_MAX];
     if (ctl__queue_resolve(c, &c->w, ns, queue, sizeof queue, unused, sizeof unused) ||

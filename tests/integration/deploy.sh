@@ -86,6 +86,7 @@ ray.io|rayclusters rayjobs|get list watch
 |pods|get list watch
 |namespaces|get list watch
 scheduling.k8s.io|priorityclasses|get list watch
+scheduling.volcano.sh scheduling.x-k8s.io scheduling.k8s.io|podgroups|get list watch
 coordination.k8s.io|leases|get create update
 |events|create
 events.k8s.io|events|create

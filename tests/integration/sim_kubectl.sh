@@ -72,11 +72,13 @@ for line in "resourcebindings rb work.karmada.io/v1alpha2 true ResourceBinding" 
             "mpijobs kubeflow.org/v1 true MPIJob" \
             "rayclusters ray.io/v1 true RayCluster" \
             "rayjobs ray.io/v1 true RayJob" \
-            "podgroups scheduling.x-k8s.io/v1alpha1 true PodGroup"; do
+            "podgroups pg,pgs scheduling.x-k8s.io/v1alpha1 true PodGroup" \
+            "podgroups scheduling.k8s.io/v1alpha2 true PodGroup" \
+            "workloads scheduling.k8s.io/v1alpha2 true Workload"; do
     grep -qxF "$line" <<<"$res" || fail "api-resources lacks [$line]; got:
 $res"
 done
-expect "$(wc -l <<<"$res" | tr -d ' ')" 31 "api-resources count"
+expect "$(wc -l <<<"$res" | tr -d ' ')" 33 "api-resources count"
 expect "$(k api-resources --api-group=work.karmada.io -o name | sort | tr '\n' ' ')" \
     "clusterresourcebindings.work.karmada.io resourcebindings.work.karmada.io works.work.karmada.io " \
     "api-resources -o name"

@@ -70,8 +70,9 @@ static void test_groups(void)
                                   "admissionregistration.k8s.io coordination.k8s.io "
                                   "scheduling.k8s.io "
                                   "cluster.karmada.io work.karmada.io policy.karmada.io "
-                                  "batch.volcano.sh scheduling.volcano.sh scheduling.x-k8s.io "
-                                  "jobset.x-k8s.io leaderworkerset.x-k8s.io kubeflow.org ray.io ");
+                                  "batch.volcano.sh scheduling.volcano.sh "
+                                  "jobset.x-k8s.io leaderworkerset.x-k8s.io kubeflow.org ray.io "
+                                  "scheduling.x-k8s.io ");
     CU_ASSERT_STRING_EQUAL(json_object_get_string(json_object_object_get(list, "kind")),
                            "APIGroupList");
     json_object_put(list);

@@ -1,0 +1,127 @@
+/* The PodGroups on the hub that workloads' pods name (issue 19, docs/workload.md "Gang
+ * dialects"): the workload reader looks them up in three optional informers (Volcano's,
+ * coscheduling's and the Workload API's PodGroups), and a PodGroup's add, change or delete
+ * re-reads the bindings whose last read asked for it, as a template's change does. The index
+ * maps "dialect/ns/name" to the bindings that asked; a binding asks for at most one. */
+#include "dispatcher/controller/ctl_int.h"
+
+#include "queue/hash.h"
+
+struct ctl_hubpg_ent {
+    struct ctl_hubpg_ent *next;
+    struct binding *b;
+    char key[]; /* "d/ns/name" */
+};
+
+static int watch_of(enum karmada_workload_dialect d)
+{
+    return d == KARMADA_WORKLOAD_DIALECT_VOLCANO        ? CTL_W_VCPODGROUPS
+           : d == KARMADA_WORKLOAD_DIALECT_COSCHEDULING ? CTL_W_COSCHEDPODGROUPS
+           : d == KARMADA_WORKLOAD_DIALECT_WORKLOAD_API ? CTL_W_WLPODGROUPS
+                                                        : -1;
+}
+
+static json_object *lookup(void *ud, enum karmada_workload_dialect d, const char *ns,
+                           const char *name, int *served)
+{
+    struct ctl *c = ud;
+    int id = watch_of(d);
+    *served = 0;
+    if (id < 0)
+        return NULL;
+    snprintf(c->hubpg.asked, sizeof c->hubpg.asked, "%d/%s/%s", (int)d, ns, name);
+    /* a hub without the CRD (the informer's list answered 404) serves none of that kind */
+    *served = !c->watch.tags[id].absent;
+    return kube_informer_get((struct kube_informer *)((char *)c + ctl__watches[id].informer), ns,
+                             name);
+}
+
+int ctl__workload_read(struct ctl *c, json_object *rb, json_object *tmpl)
+{
+    const struct karmada_workload_hub hub = {lookup, c};
+    c->hubpg.asked[0] = '\0';
+    return karmada_workload_read_hub(&c->w, c->names, rb, tmpl, &hub);
+}
+
+static size_t bucket(const struct ctl *c, const char *key)
+{
+    return queue_hash_fnv1a64_str(QUEUE_HASH_FNV64_BASIS, key) & (CTL_HUBPG_BUCKETS - 1);
+}
+
+void ctl__hubpg_forget(struct ctl *c, struct binding *b)
+{
+    struct ctl_hubpg_ent *e = b->hubpg;
+    if (!e)
+        return;
+    struct ctl_hubpg_ent **p = &c->hubpg.v[bucket(c, e->key)];
+    while (*p && *p != e)
+        p = &(*p)->next;
+    if (*p)
+        *p = e->next;
+    muster_free(e);
+    b->hubpg = NULL;
+}
+
+void ctl__hubpg_note(struct ctl *c, struct binding *b)
+{
+    const char *key = c->hubpg.asked;
+    if (b->hubpg && strcmp(b->hubpg->key, key) == 0)
+        return;
+    ctl__hubpg_forget(c, b);
+    if (!key[0])
+        return;
+    if (!c->hubpg.v) {
+        c->hubpg.v = muster_calloc(CTL_HUBPG_BUCKETS, sizeof(*c->hubpg.v));
+        if (!c->hubpg.v)
+            return; /* out of memory: re-read on its RB's or template's next change only */
+    }
+    size_t n = strlen(key);
+    struct ctl_hubpg_ent *e = muster_malloc(sizeof(*e) + n + 1);
+    if (!e)
+        return;
+    memcpy(e->key, key, n + 1);
+    e->b = b;
+    size_t h = bucket(c, key);
+    e->next = c->hubpg.v[h];
+    c->hubpg.v[h] = e;
+    b->hubpg = e;
+}
+
+void ctl__hubpg_changed(struct ctl *c, enum karmada_workload_dialect d, json_object *pg)
+{
+    if (!c->hubpg.v || !ctl__leads(c) || !c->reconciled || c->stopping)
+        return;
+    json_object *md = kube_json_get(pg, "metadata");
+    const char *ns = kube_json_str(md, "namespace"), *name = kube_json_str(md, "name");
+    char key[sizeof c->hubpg.asked];
+    snprintf(key, sizeof key, "%d/%s/%s", (int)d, ns ? ns : "", name ? name : "");
+    /* collected first: a re-read notes its binding again, which may change the chain */
+    size_t n = 0;
+    for (struct ctl_hubpg_ent *e = c->hubpg.v[bucket(c, key)]; e; e = e->next)
+        n += strcmp(e->key, key) == 0;
+    if (!n)
+        return;
+    struct binding **bs = muster_malloc(n * sizeof(*bs));
+    if (!bs) {
+        ctl__fatal(c, "out of memory");
+        return;
+    }
+    size_t i = 0;
+    for (struct ctl_hubpg_ent *e = c->hubpg.v[bucket(c, key)]; e; e = e->next)
+        if (strcmp(e->key, key) == 0)
+            bs[i++] = e->b;
+    for (i = 0; i < n; i++)
+        ctl__binding_react(c, bs[i], 1);
+    muster_free(bs);
+}
+
+void ctl__hubpg_close(struct ctl *c)
+{
+    for (size_t i = 0; c->hubpg.v && i < CTL_HUBPG_BUCKETS; i++)
+        for (struct ctl_hubpg_ent *e = c->hubpg.v[i], *nx; e; e = nx) {
+            nx = e->next;
+            muster_free(e);
+        }
+    muster_free(c->hubpg.v);
+    c->hubpg.v = NULL;
+}
