@@ -249,7 +249,8 @@ static int dry_fits(void *ud, const struct queue_reclaim_try *try)
     }
     if (!ok || !d->n)
         return 0; /* out of memory: not known to fit, so nothing is preempted for it */
-    uint64_t want = (uint64_t)search_replicas(b), group = (uint64_t)b->group_size;
+    uint64_t want = (uint64_t)search_replicas(b),
+             group = b->group_size > 1 ? (uint64_t)b->group_size : 1;
     return disp_place_groups(caps, fits, d->n, want, want % group ? 1 : group,
                              b->spread ? DISP_SPREAD : DISP_SINGLE_CLUSTER, out) > 0;
 }
