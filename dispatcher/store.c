@@ -150,7 +150,7 @@ static const char *const ledger_states[] = {"pending", "admitted", "dispatched",
 
 /* The one place SQLite result codes become muster codes. Extended codes are on, so constraint
  * failures can be told apart: a duplicate is the caller's conflict, a CHECK is a bad value. */
-static int store_code(int rc)
+int store__code(int rc)
 {
     switch (rc & 0xff) {
     case SQLITE_OK:
@@ -184,10 +184,7 @@ static int store_code(int rc)
     }
 }
 
-static void msg_set(char *buf, size_t cap, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static void msg_set(char *buf, size_t cap, const char *fmt, ...)
+void store__msg_set(char *buf, size_t cap, const char *fmt, ...)
 {
     if (!buf || cap == 0)
         return;
@@ -202,13 +199,13 @@ static void msg_set(char *buf, size_t cap, const char *fmt, ...)
  * may be secret) reaches the buffer. */
 static int store_fail(struct store *s, int rc, const char *what)
 {
-    msg_set(s->errmsg, sizeof s->errmsg, "%s: %s", what, sqlite3_errmsg(s->db));
-    return store_code(rc);
+    store__msg_set(s->errmsg, sizeof s->errmsg, "%s: %s", what, sqlite3_errmsg(s->db));
+    return store__code(rc);
 }
 
 static int store_invalid(struct store *s, int code, const char *what, const char *why)
 {
-    msg_set(s->errmsg, sizeof s->errmsg, "%s: %s", what, why);
+    store__msg_set(s->errmsg, sizeof s->errmsg, "%s: %s", what, why);
     return code;
 }
 
@@ -262,169 +259,11 @@ static int in_set(const char *v, const char *const *set, size_t n)
     return 0;
 }
 
-static int64_t now_ms(void)
+int64_t store__now_ms(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-/* ---- migrations ---- */
-
-static int read_user_version(sqlite3 *db, int *out)
-{
-    sqlite3_stmt *st = NULL;
-    int rc = sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, NULL);
-    if (rc == SQLITE_OK) {
-        rc = sqlite3_step(st);
-        if (rc == SQLITE_ROW) {
-            *out = sqlite3_column_int(st, 0);
-            rc = SQLITE_OK;
-        }
-    }
-    sqlite3_finalize(st);
-    return rc;
-}
-
-/* A migration whose SQL fails is a schema problem; but a busy, full or unreadable database is
- * reported as itself, so the operator fixes the right thing. */
-static int migration_code(int rc)
-{
-    int code = store_code(rc);
-    if (code == MUSTER_EBUSY || code == MUSTER_EIO || code == MUSTER_ENOMEM)
-        return code;
-    return MUSTER_ESCHEMA;
-}
-
-static void rollback_quietly(sqlite3 *db)
-{
-    /* Some errors (IOERR, FULL, NOMEM) have already rolled the transaction back. */
-    if (!sqlite3_get_autocommit(db))
-        sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
-}
-
-/* Sets *found when PRAGMA foreign_key_check reports any row. */
-static int foreign_key_violations(sqlite3 *db, int *found)
-{
-    sqlite3_stmt *st = NULL;
-    int rc = sqlite3_prepare_v2(db, "PRAGMA foreign_key_check", -1, &st, NULL);
-    if (rc == SQLITE_OK) {
-        rc = sqlite3_step(st);
-        *found = rc == SQLITE_ROW;
-        if (rc == SQLITE_ROW || rc == SQLITE_DONE)
-            rc = SQLITE_OK;
-    }
-    sqlite3_finalize(st);
-    return rc;
-}
-
-/* Records migration m as applied, inside the caller's transaction. */
-static int record_migration(sqlite3 *db, const struct schema_migration *m)
-{
-    sqlite3_stmt *st = NULL;
-    int rc = sqlite3_prepare_v2(
-        db, "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?1, ?2, ?3)", -1,
-        &st, NULL);
-    if (rc == SQLITE_OK)
-        rc = sqlite3_bind_int(st, 1, m->version);
-    if (rc == SQLITE_OK)
-        rc = sqlite3_bind_text(st, 2, m->name, -1, SQLITE_STATIC);
-    if (rc == SQLITE_OK)
-        rc = sqlite3_bind_int64(st, 3, now_ms());
-    if (rc == SQLITE_OK) {
-        rc = sqlite3_step(st);
-        if (rc == SQLITE_DONE)
-            rc = SQLITE_OK;
-    }
-    sqlite3_finalize(st);
-    if (rc != SQLITE_OK)
-        return rc;
-    /* PRAGMA takes no parameters; the version is an int we control. */
-    char sql[64];
-    snprintf(sql, sizeof sql, "PRAGMA user_version = %d", m->version);
-    return sqlite3_exec(db, sql, NULL, NULL, NULL);
-}
-
-int store__migrate(sqlite3 *db, const struct schema_migration *table, size_t n, char *err,
-                   size_t errcap)
-{
-    if (!db || (!table && n > 0))
-        return MUSTER_EINVAL;
-    for (size_t i = 0; i < n; i++) {
-        if (!table[i].sql || !table[i].name || table[i].version <= 0 ||
-            (i > 0 && table[i].version <= table[i - 1].version)) {
-            msg_set(err, errcap, "migration table entry %zu is malformed or out of order", i);
-            return MUSTER_ESCHEMA;
-        }
-    }
-    int highest = n ? table[n - 1].version : 0;
-
-    /* One migration per transaction, and the version is re-read under the write lock each
-     * time, so two musterd starting on one file cannot apply a migration twice. */
-    for (;;) {
-        int rc = sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
-        if (rc != SQLITE_OK) {
-            msg_set(err, errcap, "migrations: begin: %s", sqlite3_errmsg(db));
-            return store_code(rc);
-        }
-        int cur = 0;
-        rc = read_user_version(db, &cur);
-        if (rc != SQLITE_OK) {
-            msg_set(err, errcap, "migrations: read user_version: %s", sqlite3_errmsg(db));
-            rollback_quietly(db);
-            return store_code(rc);
-        }
-        if (cur > highest) {
-            rollback_quietly(db);
-            msg_set(err, errcap,
-                    "database schema version %d is newer than this musterd supports (%d): "
-                    "run a musterd at least as new as the one that wrote it, or restore a "
-                    "backup taken before the upgrade",
-                    cur, highest);
-            return MUSTER_ESCHEMA;
-        }
-        size_t i = 0;
-        while (i < n && table[i].version <= cur)
-            i++;
-        if (i == n) {
-            rollback_quietly(db); /* nothing was written */
-            return 0;
-        }
-        char *emsg = NULL;
-        rc = sqlite3_exec(db, table[i].sql, NULL, NULL, &emsg);
-        if (rc != SQLITE_OK) {
-            msg_set(err, errcap,
-                    "migration %s (version %d) failed: %s; database left at version %d",
-                    table[i].name, table[i].version, emsg ? emsg : sqlite3_errstr(rc), cur);
-            sqlite3_free(emsg);
-            rollback_quietly(db);
-            return migration_code(rc);
-        }
-        /* Foreign keys are off while migrating (a table rebuild needs that), so check here
-         * what they would have refused. */
-        int violations = 0;
-        rc = foreign_key_violations(db, &violations);
-        if (rc == SQLITE_OK && violations) {
-            msg_set(err, errcap,
-                    "migration %s (version %d) leaves foreign key violations; database left at "
-                    "version %d",
-                    table[i].name, table[i].version, cur);
-            rollback_quietly(db);
-            return MUSTER_ESCHEMA;
-        }
-        if (rc == SQLITE_OK)
-            rc = record_migration(db, &table[i]);
-        if (rc == SQLITE_OK)
-            rc = sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
-        if (rc != SQLITE_OK) {
-            msg_set(err, errcap,
-                    "migration %s (version %d): recording it failed: %s; database left at "
-                    "version %d",
-                    table[i].name, table[i].version, sqlite3_errmsg(db), cur);
-            rollback_quietly(db);
-            return migration_code(rc);
-        }
-    }
 }
 
 /* ---- open / close ---- */
@@ -460,21 +299,21 @@ static int configure(struct store *s, const char *path, enum store_sync sync, in
     char mode[32];
     int rc = pragma_text(db, "PRAGMA journal_mode = WAL", mode, sizeof mode);
     if (rc != SQLITE_OK) {
-        msg_set(err, errcap, "store: %s: setting WAL mode: %s", path, sqlite3_errmsg(db));
-        return store_code(rc);
+        store__msg_set(err, errcap, "store: %s: setting WAL mode: %s", path, sqlite3_errmsg(db));
+        return store__code(rc);
     }
     /* In-memory and temporary databases (tests) have no file and cannot use WAL. */
     const char *file = sqlite3_db_filename(db, "main");
     if (file && file[0] && strcmp(mode, "wal") != 0) {
-        msg_set(err, errcap, "store: %s: WAL mode refused (journal_mode is %s)", path, mode);
+        store__msg_set(err, errcap, "store: %s: WAL mode refused (journal_mode is %s)", path, mode);
         return MUSTER_ESTORE;
     }
     rc = sqlite3_exec(
         db, sync == STORE_SYNC_NORMAL ? "PRAGMA synchronous = NORMAL" : "PRAGMA synchronous = FULL",
         NULL, NULL, NULL);
     if (rc != SQLITE_OK) {
-        msg_set(err, errcap, "store: %s: setting synchronous: %s", path, sqlite3_errmsg(db));
-        return store_code(rc);
+        store__msg_set(err, errcap, "store: %s: setting synchronous: %s", path, sqlite3_errmsg(db));
+        return store__code(rc);
     }
     return 0;
 }
@@ -491,33 +330,33 @@ static void store_free(struct store *s)
 int store_open(const char *path, const struct store_options *opt, struct store **out, char *err,
                size_t errcap)
 {
-    msg_set(err, errcap, "%s", "");
+    store__msg_set(err, errcap, "%s", "");
     if (out)
         *out = NULL;
     if (!path || !out) {
-        msg_set(err, errcap, "store: open: no path or no result pointer");
+        store__msg_set(err, errcap, "store: open: no path or no result pointer");
         return MUSTER_EINVAL;
     }
     enum store_sync sync = opt ? opt->sync : STORE_SYNC_FULL;
     int busy_ms =
         opt && opt->busy_timeout_ms > 0 ? opt->busy_timeout_ms : STORE_DEFAULT_BUSY_TIMEOUT_MS;
     if (sync != STORE_SYNC_FULL && sync != STORE_SYNC_NORMAL) {
-        msg_set(err, errcap, "store: open: unknown synchronous setting %d", (int)sync);
+        store__msg_set(err, errcap, "store: open: unknown synchronous setting %d", (int)sync);
         return MUSTER_EINVAL;
     }
 
     struct store *s = muster_calloc(1, sizeof *s);
     if (!s) {
-        msg_set(err, errcap, "store: open: out of memory");
+        store__msg_set(err, errcap, "store: open: out of memory");
         return MUSTER_ENOMEM;
     }
     /* NOMUTEX: a store belongs to the event loop thread; SQLite's per-call mutex is waste. */
     int rc = sqlite3_open_v2(
         path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL);
     if (rc != SQLITE_OK) {
-        msg_set(err, errcap, "store: open %s: %s", path,
-                s->db ? sqlite3_errmsg(s->db) : sqlite3_errstr(rc));
-        int code = store_code(rc);
+        store__msg_set(err, errcap, "store: open %s: %s", path,
+                       s->db ? sqlite3_errmsg(s->db) : sqlite3_errstr(rc));
+        int code = store__code(rc);
         store_free(s);
         return code;
     }
@@ -532,24 +371,25 @@ int store_open(const char *path, const struct store_options *opt, struct store *
         if (rc == SQLITE_OK)
             rc = pragma_text(s->db, "PRAGMA foreign_keys", fk, sizeof fk);
         if (rc != SQLITE_OK || strcmp(fk, "1") != 0) {
-            msg_set(err, errcap, "store: %s: foreign keys cannot be enabled", path);
-            code = rc != SQLITE_OK ? store_code(rc) : MUSTER_ESTORE;
+            store__msg_set(err, errcap, "store: %s: foreign keys cannot be enabled", path);
+            code = rc != SQLITE_OK ? store__code(rc) : MUSTER_ESTORE;
         }
     }
     if (code == 0) {
-        rc = read_user_version(s->db, &s->schema_version);
+        rc = store__read_user_version(s->db, &s->schema_version);
         if (rc != SQLITE_OK) {
-            msg_set(err, errcap, "store: %s: read user_version: %s", path, sqlite3_errmsg(s->db));
-            code = store_code(rc);
+            store__msg_set(err, errcap, "store: %s: read user_version: %s", path,
+                           sqlite3_errmsg(s->db));
+            code = store__code(rc);
         }
     }
     for (size_t i = 0; code == 0 && i < ST__COUNT; i++) {
         rc = sqlite3_prepare_v3(s->db, stmt_sql[i], -1, SQLITE_PREPARE_PERSISTENT, &s->st[i], NULL);
         if (rc != SQLITE_OK) {
             /* The schema is not the one this binary expects (or was tampered with). */
-            msg_set(err, errcap, "store: %s: preparing statement %zu: %s", path, i,
-                    sqlite3_errmsg(s->db));
-            code = migration_code(rc);
+            store__msg_set(err, errcap, "store: %s: preparing statement %zu: %s", path, i,
+                           sqlite3_errmsg(s->db));
+            code = store__migration_code(rc);
         }
     }
     if (code != 0) {
@@ -663,8 +503,9 @@ static int queue_check(struct store *s, const struct store_queue *q)
     if (q->within_queue && !in_set(q->within_queue, queue_withins, COUNT_OF(queue_withins)))
         return store_invalid(s, MUSTER_EINVAL, what, "within_queue is not Never or LowerPriority");
     if (q->min_runtime_ms < 0 || q->preempt_cooldown_ms < 0)
-        return store_invalid(s, MUSTER_ERANGE, what, "min_runtime_ms or preempt_cooldown_ms is "
-                                                     "negative");
+        return store_invalid(s, MUSTER_ERANGE, what,
+                             "min_runtime_ms or preempt_cooldown_ms is "
+                             "negative");
     if (q->preempt_per_minute < 0 || q->preempt_per_minute > STORE_PREEMPT_PER_MINUTE_MAX)
         return store_invalid(s, MUSTER_ERANGE, what, "preempt_per_minute is outside 0..10000");
     if (q->on_cluster_loss && !in_set(q->on_cluster_loss, queue_on_loss, COUNT_OF(queue_on_loss)))
@@ -896,8 +737,8 @@ static int queue_row(struct store *s, sqlite3_stmt *st, struct store_queue *q)
     if (!err) {
         bad = 16;
         err = col_int(st, 16, 0, &q->preempt_per_minute);
-        if (!err && (q->preempt_per_minute < 0 ||
-                     q->preempt_per_minute > STORE_PREEMPT_PER_MINUTE_MAX))
+        if (!err &&
+            (q->preempt_per_minute < 0 || q->preempt_per_minute > STORE_PREEMPT_PER_MINUTE_MAX))
             err = MUSTER_ESTORE;
     }
     if (!err) {
@@ -941,8 +782,8 @@ static int queue_row(struct store *s, sqlite3_stmt *st, struct store_queue *q)
         err = col_text(st, 24, 1, &q->owner_limits);
     }
     if (err == MUSTER_ESTORE)
-        msg_set(s->errmsg, sizeof s->errmsg, "queues: read: column %s holds an invalid value",
-                queue_cols[bad]);
+        store__msg_set(s->errmsg, sizeof s->errmsg,
+                       "queues: read: column %s holds an invalid value", queue_cols[bad]);
     else if (err)
         store_invalid(s, err, "queues: read", "out of memory");
     return err;
@@ -1256,10 +1097,10 @@ int store_ledger_write_batch(struct store *s, struct store_ledger_row *rows, siz
 }
 
 static const char *const ledger_cols[] = {
-    "id",    "binding",  "uid",    "queue",      "request",     "priority",
-    "state", "clusters", "reason", "created_at", "admitted_at", "updated_at",
-    "mode",  "barrier",  "user_dispatching", "attempt", "not_before", "dispatched_at",
-    "loss", "grow",
+    "id",          "binding",    "uid",           "queue",   "request",
+    "priority",    "state",      "clusters",      "reason",  "created_at",
+    "admitted_at", "updated_at", "mode",          "barrier", "user_dispatching",
+    "attempt",     "not_before", "dispatched_at", "loss",    "grow",
 };
 
 /* Fills r from the current row of ST_LEDGER_LIVE (which runs once per live row at start-up) or
@@ -1366,10 +1207,10 @@ static int ledger_row(struct store *s, sqlite3_stmt *st, size_t nstates, struct 
     }
     if (err == MUSTER_ESTORE)
         /* The id is ours, not the user's: safe to name so an operator can find the row. */
-        msg_set(s->errmsg, sizeof s->errmsg,
-                "ledger: read: row %lld: column %s holds an "
-                "invalid value",
-                (long long)sqlite3_column_int64(st, 0), ledger_cols[bad]);
+        store__msg_set(s->errmsg, sizeof s->errmsg,
+                       "ledger: read: row %lld: column %s holds an "
+                       "invalid value",
+                       (long long)sqlite3_column_int64(st, 0), ledger_cols[bad]);
     else if (err)
         store_invalid(s, err, "ledger: read", "out of memory");
     return err;
@@ -1499,7 +1340,8 @@ static int audit_each_row(struct store *s, sqlite3_stmt *st, void *ctx)
     if (!err)
         err = col_text(st, 6, 1, &a.after);
     if (err == MUSTER_ESTORE)
-        msg_set(s->errmsg, sizeof s->errmsg, "audit: read: row %lld is invalid", (long long)id);
+        store__msg_set(s->errmsg, sizeof s->errmsg, "audit: read: row %lld is invalid",
+                       (long long)id);
     else if (err)
         store_invalid(s, err, "audit: read", "out of memory");
     return err ? err : w->cb(w->ud, id, &a);
@@ -1511,8 +1353,7 @@ int store_audit_foreach(struct store *s, int64_t after_id, size_t limit,
     return store_audit_foreach_object(s, NULL, after_id, limit, cb, ud);
 }
 
-int store_audit_foreach_object(struct store *s, const char *object, int64_t after_id,
-                               size_t limit,
+int store_audit_foreach_object(struct store *s, const char *object, int64_t after_id, size_t limit,
                                int (*cb)(void *ud, int64_t id, const struct store_audit *rec),
                                void *ud)
 {
