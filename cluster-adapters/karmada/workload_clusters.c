@@ -239,25 +239,14 @@ int karmada_workload_cluster_serves_podgroups(json_object *cluster)
 
 /* ---- matching a Cluster ---- */
 
-static int list_has(json_object *list, const char *s)
-{
-    size_t n = json_object_is_type(list, json_type_array) ? json_object_array_length(list) : 0;
-    for (size_t i = 0; i < n; i++) {
-        const char *e = json_object_get_string(json_object_array_get_idx(list, i));
-        if (s && e && strcmp(e, s) == 0)
-            return 1;
-    }
-    return 0;
-}
-
 /* One requirement against a value that may be absent (NULL), as apimachinery's labels do. */
 static int requirement_holds(int op, json_object *values, const char *have)
 {
     switch (op) {
     case OP_IN:
-        return have && list_has(values, have);
+        return have && kube_json_has_str(values, have);
     case OP_NOTIN:
-        return !have || !list_has(values, have);
+        return !have || !kube_json_has_str(values, have);
     case OP_EXISTS:
         return have != NULL;
     default:
@@ -276,7 +265,8 @@ static int zones_hold(int op, json_object *values, json_object *zones)
     if (op == OP_IN && nz == 0)
         return 0;
     for (size_t i = 0; i < nz; i++) {
-        int listed = list_has(values, json_object_get_string(json_object_array_get_idx(zones, i)));
+        int listed =
+            kube_json_has_str(values, json_object_get_string(json_object_array_get_idx(zones, i)));
         if (listed != (op == OP_IN))
             return 0;
     }
@@ -297,7 +287,7 @@ __attribute__((format(printf, 3, 4))) static int deny(char *why, size_t cap, con
 static int affinity_allows(json_object *aff, const char *path, const char *name,
                            json_object *cluster, char *why, size_t cap)
 {
-    if (list_has(kube_json_get(aff, "exclude"), name))
+    if (kube_json_has_str(kube_json_get(aff, "exclude"), name))
         return deny(why, cap, "%.63s: excluded by %s.exclude", name, path);
     json_object *labels = kube_json_get(kube_json_get(cluster, "metadata"), "labels");
     json_object *ls = kube_json_get(aff, "labelSelector");
@@ -323,7 +313,7 @@ static int affinity_allows(json_object *aff, const char *path, const char *name,
                         key, label_ops[op], path);
     }
     json_object *names = kube_json_get(aff, "clusterNames");
-    if (names && json_object_array_length(names) > 0 && !list_has(names, name))
+    if (names && json_object_array_length(names) > 0 && !kube_json_has_str(names, name))
         return deny(why, cap, "%.63s: not in %s.clusterNames", name, path);
     return 1;
 }
@@ -519,7 +509,8 @@ int karmada_workload_evicted_from(json_object *rb, const char *cluster, char *wh
         if (!from || strcmp(from, cluster) != 0)
             continue;
         if (why && cap) {
-            const char *reason = kube_json_str(t, "reason"), *producer = kube_json_str(t, "producer");
+            const char *reason = kube_json_str(t, "reason"),
+                       *producer = kube_json_str(t, "producer");
             snprintf(why, cap, "%.63s by %.63s", reason ? reason : "no reason",
                      producer ? producer : "an unnamed producer");
         }

@@ -5,6 +5,7 @@
 
 #include <json-c/json.h>
 #include <stdarg.h>
+#include <string.h>
 
 struct json_object *kube_json_get(struct json_object *o, const char *key)
 {
@@ -118,4 +119,15 @@ struct json_object *kube_json_add_str(struct json_object *o, const char *key, co
 struct json_object *kube_json_add_obj(struct json_object *o, const char *key, int *bad)
 {
     return kube_json_add(o, key, json_object_new_object(), bad);
+}
+
+int kube_json_has_str(struct json_object *list, const char *s)
+{
+    size_t n = json_object_is_type(list, json_type_array) ? json_object_array_length(list) : 0;
+    for (size_t i = 0; s && i < n; i++) {
+        json_object *v = json_object_array_get_idx(list, i);
+        if (json_object_is_type(v, json_type_string) && strcmp(json_object_get_string(v), s) == 0)
+            return 1;
+    }
+    return 0;
 }

@@ -33,6 +33,9 @@ int kube_json_bool(struct json_object *o, const char *key);
  * Integers beyond int64 are clamped by json-c to INT64_MIN/INT64_MAX. */
 int kube_json_int64(struct json_object *o, const char *key, int64_t *out);
 
+/* 1 when the array list (NULL or not an array: none) holds the string s (NULL: never). */
+int kube_json_has_str(struct json_object *list, const char *s);
+
 /* The value at the path of keys (o.k1.k2...), any type; the list ends at the first NULL:
  * kube_json_path(obj, "metadata", "labels", NULL). NULL when a step is absent or not an object. */
 struct json_object *kube_json_path(struct json_object *o, const char *key, ...)

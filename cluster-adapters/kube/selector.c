@@ -190,17 +190,6 @@ int kube_selector_check(json_object *sel, const char *path, char *why, size_t ca
     return 0;
 }
 
-static int listed(json_object *vals, const char *s)
-{
-    size_t n = json_object_is_type(vals, json_type_array) ? json_object_array_length(vals) : 0;
-    for (size_t i = 0; i < n; i++) {
-        const char *v = json_object_get_string(json_object_array_get_idx(vals, i));
-        if (v && s && strcmp(v, s) == 0)
-            return 1;
-    }
-    return 0;
-}
-
 /* The values of an expression as the selector's String() writes them: [a b]. */
 static void values_text(json_object *vals, char *out, size_t cap)
 {
@@ -239,10 +228,10 @@ int kube_selector_matches(json_object *sel, json_object *labels, char *why, size
         int ok;
         switch (op) {
         case OP_IN:
-            ok = have && listed(vals, have);
+            ok = have && kube_json_has_str(vals, have);
             break;
         case OP_NOTIN:
-            ok = !have || !listed(vals, have);
+            ok = !have || !kube_json_has_str(vals, have);
             break;
         case OP_EXISTS:
             ok = have != NULL;

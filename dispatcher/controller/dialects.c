@@ -1,4 +1,4 @@
-/* Which gang object each member gets (docs/gangobj.md, "Dialects"): the dialect detected from
+/* The gang object each member is given (docs/gangobj.md, "Dialects"): the dialect detected from
  * a Cluster's status.apiEnablements, or the one an operator set through the admin API and the
  * store keeps (schema/0009_cluster_dialect.sql). */
 #include "dispatcher/controller/ctl_int.h"

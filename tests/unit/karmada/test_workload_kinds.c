@@ -69,9 +69,10 @@ static json_object *at(json_object *o, ...)
 {
     va_list ap;
     va_start(ap, o);
-    for (const char *k; o && (k = va_arg(ap, const char *));) {
+    for (const char *k = o ? va_arg(ap, const char *) : NULL; o && k;
+         k = va_arg(ap, const char *)) {
         if (json_object_is_type(o, json_type_array))
-            o = json_object_array_get_idx(o, (size_t)atoi(k));
+            o = json_object_array_get_idx(o, (size_t)strtoul(k, NULL, 10));
         else if (!json_object_object_get_ex(o, k, &o))
             o = NULL;
     }

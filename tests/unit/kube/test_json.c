@@ -129,7 +129,24 @@ static void test_build(void)
     json_object_put(root);
 }
 
+static void test_has_str(void)
+{
+    json_object *l = json_tokener_parse("[\"a\", 1, \"bc\"]");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(l);
+    CU_ASSERT_TRUE(kube_json_has_str(l, "a"));
+    CU_ASSERT_TRUE(kube_json_has_str(l, "bc"));
+    CU_ASSERT_FALSE(kube_json_has_str(l, "b"));
+    CU_ASSERT_FALSE(kube_json_has_str(l, "1")); /* a number is no string */
+    CU_ASSERT_FALSE(kube_json_has_str(l, NULL));
+    CU_ASSERT_FALSE(kube_json_has_str(NULL, "a"));
+    json_object *o = json_tokener_parse("{\"a\":\"a\"}");
+    CU_ASSERT_FALSE(kube_json_has_str(o, "a")); /* not an array */
+    json_object_put(o);
+    json_object_put(l);
+}
+
 static CU_TestInfo tests[] = {
+    {"a string in an array", test_has_str},
     {"string, object, array: the type or NULL", test_str_obj_arr},
     {"NULL and non-object documents", test_null_and_non_object},
     {"bool: true, false, absent", test_bool},
