@@ -960,6 +960,9 @@ void ctl__check_progress(struct ctl *c, struct binding *b);
 /* Whether b's cached RB is older than the answer to muster's last spec.clusters rewrite of a
  * shrunk gang (its placement is then muster's old one, not someone else's change). */
 int ctl__rb_older_than_resize(const struct binding *b);
+/* Whether an RB change put off while a step or a ledger write was out (reread_due) is to be
+ * judged now: both are over and the gang is still dispatched or running. */
+int ctl__reread_owed(const struct binding *b);
 void ctl__engine_forget(struct ctl *c, struct binding *b);
 int64_t ctl__queue_timeout_ms(struct ctl *c, const char *queue);
 void ctl__release(struct ctl *c, struct binding *b, const char *why);

@@ -265,6 +265,11 @@ void ctl__ledger_flush(struct ctl *c)
         default:
             break;
         }
+        /* An RB change met while this write was out (ctl__resize_check) waits for no further
+         * event: a dispatched gang's RB may not change again, and until it is judged its
+         * waiting delta is not offered (ctl__grow_offer). */
+        if (ctl__reread_owed(b))
+            ctl__binding_react(c, b, 0);
         ctl__maybe_free(c, b);
     }
     muster_free(rows);

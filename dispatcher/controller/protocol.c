@@ -819,7 +819,7 @@ static void step_done(struct ctl *c, struct binding *b)
         ctl__resize_resume(c, b); /* a shrink committed while the step was out */
         return;
     }
-    if (b->step == S_NONE && b->reread_due && (b->st == B_DISPATCHED || b->st == B_RUNNING)) {
+    if (ctl__reread_owed(b)) {
         ctl__binding_react(c, b, 0); /* the RB changed while the step was out */
         return;
     }

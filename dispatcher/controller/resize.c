@@ -681,6 +681,12 @@ static void shrunk(struct ctl *c, struct binding *b, int32_t was_replicas)
     ctl__notice(c, "info", "%s %s: capacity released", b->key, w->reason);
 }
 
+int ctl__reread_owed(const struct binding *b)
+{
+    return b->reread_due && b->step == S_NONE && !b->inflight && !b->lw_pending && !b->gone &&
+           (b->st == B_DISPATCHED || b->st == B_RUNNING);
+}
+
 int ctl__resize_check(struct ctl *c, struct binding *b, int template_changed)
 {
     if (b->st != B_DISPATCHED && b->st != B_RUNNING)

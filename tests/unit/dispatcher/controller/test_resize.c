@@ -288,6 +288,32 @@ static void test_rb_older_than_resize(void)
     json_object_put(b.rb);
 }
 
+/* An RB change met while a step or a ledger write was out is judged once both are over; the
+ * ledger write's commit must count too (a dispatched gang's RB may not change again, and its
+ * waiting delta is not offered until the change is judged). */
+static void test_reread_owed(void)
+{
+    struct binding b;
+    memset(&b, 0, sizeof b);
+    b.st = B_RUNNING;
+    CU_ASSERT_FALSE(ctl__reread_owed(&b)); /* nothing put off */
+    b.reread_due = 1;
+    b.lw_pending = 1;
+    CU_ASSERT_FALSE(ctl__reread_owed(&b)); /* the write is still out */
+    b.lw_pending = 0;
+    CU_ASSERT_TRUE(ctl__reread_owed(&b));
+    b.step = S_STATUS;
+    CU_ASSERT_FALSE(ctl__reread_owed(&b));
+    b.step = S_NONE, b.inflight = 1;
+    CU_ASSERT_FALSE(ctl__reread_owed(&b));
+    b.inflight = 0, b.st = B_DISPATCHED;
+    CU_ASSERT_TRUE(ctl__reread_owed(&b));
+    b.st = B_ADMITTED;
+    CU_ASSERT_FALSE(ctl__reread_owed(&b)); /* not yet dispatched: read as admitted */
+    b.st = B_RUNNING, b.gone = 1;
+    CU_ASSERT_FALSE(ctl__reread_owed(&b));
+}
+
 static CU_TestInfo tests[] = {
     {"a gang read again: same, shrunk, grown, zero", test_judge},
     {"the last-placed shares give up first", test_shares_shrink},
@@ -297,6 +323,7 @@ static CU_TestInfo tests[] = {
     {"resize steps", test_steps},
     {"start-up finishes a half-done resize", test_reconcile_finishes_a_resize},
     {"an RB older than muster's own shrink is not someone else's change", test_rb_older_than_resize},
+    {"an RB change put off is judged once the step and the write are over", test_reread_owed},
     CU_TEST_INFO_NULL,
 };
 
