@@ -10,9 +10,10 @@
  *   curl_loop_rbs_per_s      the yardstick, same sim, same run, first (musterd not started; its
  *                            objects deleted afterwards, namespace yard): a bare libcurl
  *                            multi loop creating N more Deployments and, per RB, the requests
- *                            muster makes for a single-cluster gang with objects (patch assign +
- *                            barrier, create PodGroup Work, create OverridePolicy, patch lift,
- *                            patch Work release, patch status), 64 RBs in flight
+ *                            muster makes for a single-cluster gang with objects, in its order
+ *                            (patch hold, create PodGroup Work, create OverridePolicy, patch
+ *                            assign + barrier, list the rendered Works, patch lift, patch
+ *                            status), 64 RBs in flight
  *   e2e_vs_curl_loop_ratio
  *   dispatch_latency_p99_ms  a one-node cluster held by a running 4-cpu Deployment with another
  *                            waiting: from the DELETE of the running one until the watch sees the
@@ -363,7 +364,7 @@ static void op_setup(struct op *o, const char *method, const char *ctype)
     curl_easy_setopt(o->h, CURLOPT_NOSIGNAL, 1L); /* no sigaction pair per transfer */
     curl_easy_setopt(o->h, CURLOPT_CUSTOMREQUEST, method);
     curl_easy_setopt(o->h, CURLOPT_HTTPHEADER, o->hd);
-    if (strcmp(method, "DELETE") != 0)
+    if (strcmp(method, "DELETE") != 0 && strcmp(method, "GET") != 0)
         curl_easy_setopt(o->h, CURLOPT_POSTFIELDS, o->body);
     curl_easy_setopt(o->h, CURLOPT_WRITEFUNCTION, sbuf_write);
     curl_easy_setopt(o->h, CURLOPT_PRIVATE, o);
@@ -372,7 +373,7 @@ static void op_setup(struct op *o, const char *method, const char *ctype)
 /* The yardstick's requests for RB i (name y<i>-deployment) in cluster c<i%50>, in order. */
 static int yard_prepare(struct op *o, const char *base, int i)
 {
-    char rb[128], work[160];
+    char rb[128];
     snprintf(rb, sizeof rb, "%s/apis/work.karmada.io/v1alpha2/namespaces/yard/resourcebindings/y%d-deployment", base, i);
     int cl = i % 50;
     switch (o->step) {
@@ -381,17 +382,12 @@ static int yard_prepare(struct op *o, const char *base, int i)
         deploy_body(o->body, sizeof o->body, "y", i, 1);
         op_setup(o, "POST", "application/json");
         return 1;
-    case 1: /* clusters, applied placement, dispatching barrier */
+    case 1: /* the hold (no webhook here held it at create): its answer gives the RB's id */
         snprintf(o->url, sizeof o->url, "%s", rb);
-        snprintf(o->body, sizeof o->body,
-                 "{\"metadata\":{\"annotations\":{\"policy.karmada.io/applied-placement\":"
-                 "\"{\\\"clusterAffinity\\\":{\\\"clusterNames\\\":[\\\"c%d\\\"]}}\"}},\"spec\":{"
-                 "\"clusters\":[{\"name\":\"c%d\",\"replicas\":1}],\"suspension\":{"
-                 "\"dispatching\":true}}}",
-                 cl, cl);
+        snprintf(o->body, sizeof o->body, "{\"spec\":{\"suspension\":{\"scheduling\":true}}}");
         op_setup(o, "PATCH", "application/merge-patch+json");
         return 1;
-    case 2: /* the PodGroup Work, suspended: muster's labels and annotation */
+    case 2: /* the PodGroup Work: muster's labels and annotation */
         snprintf(o->url, sizeof o->url, "%s/apis/work.karmada.io/v1alpha1/namespaces/karmada-es-c%d/works", base, cl);
         snprintf(o->body, sizeof o->body,
                  "{\"apiVersion\":\"work.karmada.io/v1alpha1\",\"kind\":\"Work\",\"metadata\":{"
@@ -399,7 +395,7 @@ static int yard_prepare(struct op *o, const char *base, int i)
                  "\"app.kubernetes.io/managed-by\":\"yardstick\","
                  "\"resourcebinding.karmada.io/permanent-id\":\"%s\"},\"annotations\":{"
                  "\"scheduling.muster.io/binding\":\"yard/y%d-deployment\"}},\"spec\":{"
-                 "\"suspendDispatching\":true,\"workload\":{\"manifests\":[{\"apiVersion\":"
+                 "\"workload\":{\"manifests\":[{\"apiVersion\":"
                  "\"scheduling.volcano.sh/v1beta1\",\"kind\":\"PodGroup\",\"metadata\":{\"name\":"
                  "\"muster-y%d-deployment\",\"namespace\":\"yard\",\"labels\":{"
                  "\"app.kubernetes.io/managed-by\":\"yardstick\","
@@ -429,19 +425,30 @@ static int yard_prepare(struct op *o, const char *base, int i)
                  i, o->pid, i, i, o->uid, i, cl, i);
         op_setup(o, "POST", "application/json");
         return 1;
-    case 4: /* scheduling lifted, dispatching restored */
+    case 4: /* clusters, applied placement, dispatching barrier */
+        snprintf(o->url, sizeof o->url, "%s", rb);
+        snprintf(o->body, sizeof o->body,
+                 "{\"metadata\":{\"annotations\":{\"policy.karmada.io/applied-placement\":"
+                 "\"{\\\"clusterAffinity\\\":{\\\"clusterNames\\\":[\\\"c%d\\\"]}}\"}},\"spec\":{"
+                 "\"clusters\":[{\"name\":\"c%d\",\"replicas\":1}],\"suspension\":{"
+                 "\"dispatching\":true}}}",
+                 cl, cl);
+        op_setup(o, "PATCH", "application/merge-patch+json");
+        return 1;
+    case 5: /* the barrier check: the Works Karmada rendered for the RB, by its permanent id */
+        snprintf(o->url, sizeof o->url,
+                 "%s/apis/work.karmada.io/v1alpha1/works?labelSelector="
+                 "resourcebinding.karmada.io%%2Fpermanent-id%%3D%s",
+                 base, o->pid);
+        op_setup(o, "GET", NULL);
+        return 1;
+    case 6: /* scheduling lifted, dispatching restored */
         snprintf(o->url, sizeof o->url, "%s", rb);
         snprintf(o->body, sizeof o->body,
                  "{\"spec\":{\"suspension\":{\"scheduling\":false,\"dispatching\":null}}}");
         op_setup(o, "PATCH", "application/merge-patch+json");
         return 1;
-    case 5: /* the PodGroup Work released */
-        snprintf(work, sizeof work, "muster-pg-bench.y%d-deployment", i);
-        snprintf(o->url, sizeof o->url, "%s/apis/work.karmada.io/v1alpha1/namespaces/karmada-es-c%d/works/%s", base, cl, work);
-        snprintf(o->body, sizeof o->body, "{\"spec\":{\"suspendDispatching\":false}}");
-        op_setup(o, "PATCH", "application/merge-patch+json");
-        return 1;
-    case 6: /* Scheduled=True */
+    case 7: /* Scheduled=True */
         snprintf(o->url, sizeof o->url, "%s/status", rb);
         snprintf(o->body, sizeof o->body,
                  "{\"status\":{\"schedulerObservedGeneration\":2,\"lastScheduledTime\":"
