@@ -69,6 +69,7 @@ struct kube_client {
     uint64_t seq;
     int ncanceled; /* cancellations the pump has not delivered yet */
     int inflight; /* active calls that are not watches */
+    int watching; /* active watches: each holds a connection of the cache while it streams */
     struct kube_sock *socks;
     int open_handles; /* socket pollers still to see their close callback */
     int timers_open;
@@ -600,6 +601,16 @@ static void call_finish_err(struct kube_client *c, struct kube_call *k, int err)
 }
 
 /* Takes a finished transfer off the multi and either schedules its 429 retry or completes it. */
+/* libcurl counts the connections in use in its cache too, so the cache must hold every open
+ * watch (one connection each over HTTP/1.1) besides the max_inflight calls: a cache sized for the
+ * calls alone is full once a few dozen informers stream, and then each finished call's
+ * connection is closed and the next call connects again. */
+static void conn_cache_fit(struct kube_client *c)
+{
+    curl_multi_setopt(c->multi, CURLMOPT_MAXCONNECTS,
+                      (long)c->opts.max_inflight + c->watching + 16);
+}
+
 static void call_done(struct kube_client *c, struct kube_call *k, CURLcode res)
 {
     curl_multi_remove_handle(c->multi, k->easy);
@@ -607,6 +618,8 @@ static void call_done(struct kube_client *c, struct kube_call *k, CURLcode res)
     k->active = 0;
     if (k->verb != KUBE_WATCH)
         c->inflight--;
+    else
+        c->watching--;
     long conns = 0;
     curl_easy_getinfo(k->easy, CURLINFO_NUM_CONNECTS, &conns);
     c->stats.connections += (uint64_t)conns;
@@ -802,6 +815,9 @@ static int call_start(struct kube_client *c, struct kube_call *k)
         c->inflight++;
         if (c->inflight > c->stats.max_inflight_seen)
             c->stats.max_inflight_seen = c->inflight;
+    } else {
+        c->watching++;
+        conn_cache_fit(c);
     }
     c->stats.started++;
     return 0;
@@ -854,6 +870,8 @@ static void on_pump(uv_timer_t *t)
             list_unlink(&c->active, k);
             if (k->verb != KUBE_WATCH)
                 c->inflight--;
+            else
+                c->watching--;
             call_finish_err(c, k, MUSTER_ECANCELED);
         }
         struct call_list *queues[] = {&c->pend_watch, &c->pend_call, &c->delayed};
@@ -1018,7 +1036,7 @@ int kube_client_new(uv_loop_t *loop, struct kube_config *cfg, const struct kube_
     curl_multi_setopt(c->multi, CURLMOPT_PIPELINING, (long)CURLPIPE_MULTIPLEX);
     /* libcurl's default cache size follows the number of transfers added at the moment, so it
      * shrinks between bursts and closes connections we are about to need again. */
-    curl_multi_setopt(c->multi, CURLMOPT_MAXCONNECTS, (long)c->opts.max_inflight + 16);
+    conn_cache_fit(c);
     uv_timer_init(loop, &c->curl_timer);
     uv_timer_init(loop, &c->pump_timer);
     c->curl_timer.data = c;

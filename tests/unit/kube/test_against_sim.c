@@ -1666,6 +1666,58 @@ static void test_kubectl_written_kubeconfig(void)
     hub_stop(&h);
 }
 
+/* ---- 8. connection reuse beside many watches ---- */
+
+static int results_done(void *arg)
+{
+    const struct result *r = arg;
+    for (int i = 0; i < 200; i++)
+        if (!r[i].done)
+            return 0;
+    return 1;
+}
+
+/* musterd streams a few dozen informers while it sends its calls. libcurl counts the
+ * connections in use in its cache, so a cache sized for the calls alone is full of watches, and
+ * every finished call's connection is closed and the next call connects again: one new TCP
+ * connection per request (seen as connect/close in every dispatch of the end-to-end bench). */
+static void test_calls_reuse_connections_beside_watches(void)
+{
+    struct hub h;
+    struct sim_hub_config hc = {0};
+    hub_start(&h, &hc);
+    struct seed_job seed = {.ns = NS, .from = 0, .count = 4};
+    hub_call(&h, job_seed, &seed);
+    struct t t;
+    char kc[1024];
+    kubeconfig_text(kc, sizeof(kc), "http", h.port, "{}");
+    struct kube_client_opts o = {.qps = -1, .max_inflight = 4};
+    CU_ASSERT_FATAL(client_setup(&t, kc, &o) == 0);
+    enum { WATCHERS = 24 };
+    static struct watcher w[WATCHERS];
+    struct kube_reflector_opts ropt = {.path = RB_PATH};
+    for (int i = 0; i < WATCHERS; i++)
+        watcher_start(&w[i], &t, &ropt);
+    struct kube_client_stats before;
+    kube_client_stats(t.client, &before);
+    static struct result r[200];
+    memset(r, 0, sizeof r);
+    struct kube_request req = {.verb = KUBE_GET, .path = RB_PATH, .discard_body = 1};
+    for (int i = 0; i < 200; i++)
+        CU_ASSERT_EQUAL_FATAL(kube_request(t.client, &req, on_result, &r[i]), 0);
+    CU_ASSERT(pump_until(&t, results_done, r, 10000));
+    for (int i = 0; i < 200; i++)
+        CU_ASSERT_EQUAL(r[i].http, 200);
+    struct kube_client_stats after;
+    kube_client_stats(t.client, &after);
+    /* the watches' connections stay theirs; the calls share at most max_inflight more */
+    CU_ASSERT(after.connections - before.connections <= 4);
+    for (int i = 0; i < WATCHERS; i++)
+        watcher_close(&w[i]);
+    client_teardown(&t);
+    hub_stop(&h);
+}
+
 static CU_TestInfo tests[] = {
     {"watch: continuity across dropped streams", test_watch_continuity_across_drops},
     {"watch: an informer started during churn", test_informer_started_during_churn},
@@ -1677,6 +1729,8 @@ static CU_TestInfo tests[] = {
     {"TLS: client certificate, HTTP/2", test_tls_client_certificate},
     {"auth: bearer token", test_token_auth},
     {"kubeconfig: written by kubectl config view --raw", test_kubectl_written_kubeconfig},
+    {"connections: calls reuse theirs beside 24 open watches",
+     test_calls_reuse_connections_beside_watches},
     CU_TEST_INFO_NULL,
 };
 
