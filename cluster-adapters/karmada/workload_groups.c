@@ -15,8 +15,8 @@
 #include <string.h>
 
 __attribute__((format(printf, 4, 5))) static int fail(struct karmada_groups_error *err,
-                                                      enum karmada_workload_reason reason,
-                                                      int code, const char *fmt, ...)
+                                                      enum karmada_workload_reason reason, int code,
+                                                      const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -191,9 +191,9 @@ add(struct build *b, int32_t parent, enum karmada_group_source src, uint32_t min
     g->pods = pods;
     g->indivisible = indivisible;
     b->unit[*at] = (uint8_t)unit;
-    if (pods > 0 && (queue_resvec_copy(&g->pod, req) ||
-                     (!queue_resvec_get(&g->pod, b->pods_id) &&
-                      queue_resvec_set(&g->pod, b->pods_id, 1000))))
+    if (pods > 0 &&
+        (queue_resvec_copy(&g->pod, req) ||
+         (!queue_resvec_get(&g->pod, b->pods_id) && queue_resvec_set(&g->pod, b->pods_id, 1000))))
         return fail(b->err, KARMADA_WORKLOAD_INVALID, MUSTER_ENOMEM, "out of memory");
     return 0;
 }
@@ -203,8 +203,8 @@ static int add_root(struct build *b, enum karmada_group_source src, uint32_t min
     int32_t at;
     const char *name = kube_json_path_str(b->tmpl, "metadata", "name", NULL);
     /* "Kind/name": never a DNS label, so never the name of one of its groups */
-    return add(b, -1, src, min, 0, NULL, b->w->placement == KARMADA_WORKLOAD_SINGLE_CLUSTER, 0,
-               &at, "%s/%s", karmada_workload_kind_name(b->w->kind), name ? name : "");
+    return add(b, -1, src, min, 0, NULL, b->w->placement == KARMADA_WORKLOAD_SINGLE_CLUSTER, 0, &at,
+               "%s/%s", karmada_workload_kind_name(b->w->kind), name ? name : "");
 }
 
 /* scheduling.muster.io/group-size: N on one divisible pod template: replicas / N leaves of N
@@ -309,8 +309,8 @@ static int from_jobset(struct build *b, json_object *spec)
     uint32_t active = 0;
     int32_t jobs[KARMADA_WORKLOAD_COMPONENTS_MAX], pods[KARMADA_WORKLOAD_COMPONENTS_MAX];
     if (n != w->ncomponents)
-        return INVALID(b->err, "the JobSet has %zu replicated jobs but the workload read has %u",
-                       n, w->ncomponents);
+        return INVALID(b->err, "the JobSet has %zu replicated jobs but the workload read has %u", n,
+                       w->ncomponents);
     for (size_t i = 0; i < n; i++) {
         json_object *rj = json_object_array_get_idx(rjs, i);
         const char *nm = kube_json_str(rj, "name");
@@ -318,9 +318,13 @@ static int from_jobset(struct build *b, json_object *spec)
         if (rc)
             return rc;
         if (!nm || strcmp(nm, w->components[i].name) != 0)
-            return INVALID(b->err, "the JobSet's spec.replicatedJobs[%zu] is not the workload "
-                                   "read's; read the workload again",
+            return INVALID(b->err,
+                           "the JobSet's spec.replicatedJobs[%zu] is not the workload "
+                           "read's; read the workload again",
                            i);
+    }
+    for (size_t i = 0; i < n; i++) {
+        const char *nm = w->components[i].name;
         if (jobs[i] == 0 || pods[i] == 0)
             continue;
         active++;
@@ -494,8 +498,8 @@ static int apply_topo(struct build *b, const struct topo_ann ann[NTOPO])
             return REFUSED(b->err,
                            "%s annotation %s: a spread over %u %ss needs at least as many groups, "
                            "and the gang has %u",
-                           ann[k].who, topo_keys[k].key, ann[k].topo.min_domains,
-                           ann[k].topo.level, units);
+                           ann[k].who, topo_keys[k].key, ann[k].topo.min_domains, ann[k].topo.level,
+                           units);
         for (uint32_t i = 0; i < t->n; i++) {
             struct karmada_group *g = &t->g[i];
             if (topo_keys[k].each_group ? !b->unit[i] : i != 0)
