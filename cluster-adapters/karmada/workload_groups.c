@@ -26,6 +26,8 @@ __attribute__((format(printf, 4, 5))) static int fail(struct karmada_groups_erro
     return code;
 }
 
+#define ONE_POD 1000 /* "pods" 1, in milli-units */
+
 #define INVALID(e, ...) fail((e), KARMADA_WORKLOAD_INVALID, MUSTER_EINVAL, __VA_ARGS__)
 #define REFUSED(e, ...) fail((e), KARMADA_WORKLOAD_REFUSED, MUSTER_EINVAL, __VA_ARGS__)
 
@@ -183,8 +185,9 @@ add(struct build *b, int32_t parent, enum karmada_group_source src, uint32_t min
     if (!b->t->g)
         return 0;
     struct karmada_group *g = &b->t->g[*at];
-    memcpy(g->name, name, sizeof(g->name) - 1);
-    g->name[sizeof(g->name) - 1] = '\0';
+    size_t nl = strnlen(name, KARMADA_GROUP_NAME_MAX); /* checked or cut to it above */
+    memcpy(g->name, name, nl);
+    g->name[nl] = '\0';
     g->parent = parent;
     g->source = src;
     g->min_count = min;
@@ -192,8 +195,8 @@ add(struct build *b, int32_t parent, enum karmada_group_source src, uint32_t min
     g->indivisible = indivisible;
     b->unit[*at] = (uint8_t)unit;
     if (pods > 0 &&
-        (queue_resvec_copy(&g->pod, req) ||
-         (!queue_resvec_get(&g->pod, b->pods_id) && queue_resvec_set(&g->pod, b->pods_id, 1000))))
+        (queue_resvec_copy(&g->pod, req) || (!queue_resvec_get(&g->pod, b->pods_id) &&
+                                             queue_resvec_set(&g->pod, b->pods_id, ONE_POD))))
         return fail(b->err, KARMADA_WORKLOAD_INVALID, MUSTER_ENOMEM, "out of memory");
     return 0;
 }
@@ -587,8 +590,11 @@ int karmada_workload_groups_read(struct karmada_group_tree *t, struct karmada_gr
         return 0;
     }
     struct build b = {.t = t, .err = err, .names = names, .w = w, .tmpl = tmpl};
-    if (queue_resnames_intern(names, "pods", 4, &b.pods_id))
-        return fail(err, KARMADA_WORKLOAD_INVALID, MUSTER_ENOMEM, "out of memory");
+    rc = queue_resnames_intern(names, "pods", 4, &b.pods_id);
+    if (rc)
+        return fail(err, KARMADA_WORKLOAD_INVALID, rc,
+                    rc == MUSTER_ENOMEM ? "out of memory"
+                                        : "the resource name table is full: no room for pods");
     rc = run(&b, read, size); /* count and validate */
     if (rc || t->n == 0) {
         t->n = 0;

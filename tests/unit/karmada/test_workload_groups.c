@@ -4,6 +4,7 @@
  * min_count per level, pods and requests per leaf; the topology annotations; every refusal; a
  * Cluster's value per level. */
 #include "cluster-adapters/karmada/workload_groups.h"
+#include "cluster-adapters/karmada/workload_prune.h"
 
 #include "cluster-adapters/kube/schema.h"
 #include "queue/errors.h"
@@ -685,6 +686,61 @@ static void test_out_of_memory(void)
     unload();
 }
 
+/* The informers cache pruned templates and bindings (workload_prune.c): the tree read from them
+ * is the tree read from the whole objects, annotations, tasks and replicated jobs included. */
+static void same_tree_pruned(const char *fixture, const char *group_size)
+{
+    load(fixture);
+    if (group_size)
+        annotate(tmpl, KARMADA_WORKLOAD_GROUP_SIZE_ANNOTATION, group_size);
+    annotate(tmpl, KARMADA_GROUPS_TOPOLOGY_REQUIRED, "region");
+    annotate(rb, KARMADA_GROUPS_TOPOLOGY_PREFERRED, "zone");
+    annotate(tmpl, KARMADA_GROUPS_GROUP_TOPOLOGY_REQUIRED, "muster.io/fabric");
+    annotate(rb, KARMADA_GROUPS_GROUP_TOPOLOGY_PREFERRED, "cluster");
+    annotate(tmpl, KARMADA_GROUPS_SPREAD_PREFERRED, "topology.kubernetes.io/zone:2");
+    annotate(rb, KARMADA_GROUPS_SPREAD_REQUIRED, "zone:2");
+    if (strcmp(fixture, "deployment") != 0) { /* the single-cluster kinds cannot spread */
+        annotate(tmpl, KARMADA_GROUPS_SPREAD_PREFERRED, NULL);
+        annotate(rb, KARMADA_GROUPS_SPREAD_REQUIRED, NULL);
+    }
+    CU_ASSERT_EQUAL_FATAL(rd(), 0);
+    struct karmada_group_tree whole = t;
+    t.g = NULL;
+    t.n = 0;
+    json_object *rb_copy = NULL;
+    CU_ASSERT_EQUAL_FATAL(json_object_deep_copy(rb, &rb_copy, NULL), 0);
+    json_object *ptmpl = karmada_workload_prune_template(tmpl);
+    json_object *prb = karmada_workload_prune_binding(rb_copy);
+    json_object_put(rb_copy);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(ptmpl);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(prb);
+    CU_ASSERT_EQUAL(karmada_workload_read(&w, names, prb, ptmpl), 0);
+    CU_ASSERT_EQUAL(karmada_workload_groups_read(&t, &err, names, &w, prb, ptmpl), 0);
+    CU_ASSERT_EQUAL_FATAL(t.n, whole.n);
+    CU_ASSERT(whole.g[0].ntopo >= 2);
+    for (uint32_t i = 0; i < t.n; i++) {
+        const struct karmada_group *a = &whole.g[i], *b = &t.g[i];
+        CU_ASSERT_STRING_EQUAL(a->name, b->name);
+        CU_ASSERT(a->parent == b->parent && a->min_count == b->min_count && a->pods == b->pods &&
+                  a->indivisible == b->indivisible && a->source == b->source);
+        CU_ASSERT_EQUAL(queue_resvec_cmp(&a->pod, &b->pod), 0);
+        CU_ASSERT_EQUAL_FATAL(a->ntopo, b->ntopo);
+        CU_ASSERT_EQUAL(memcmp(a->topo, b->topo, a->ntopo * sizeof(a->topo[0])), 0);
+    }
+    karmada_group_tree_close(&whole);
+    json_object_put(ptmpl);
+    json_object_put(prb);
+    unload();
+}
+
+static void test_pruned(void)
+{
+    same_tree_pruned("deployment", "2");
+    same_tree_pruned("vcjob-tasks", NULL);
+    same_tree_pruned("jobset", NULL);
+    same_tree_pruned("lws", NULL);
+}
+
 static CU_TestInfo tests[] = {
     {"JobSet: a group per replicated job, a leaf per Job", test_jobset},
     {"LeaderWorkerSet: a group per replica, split when the leader differs", test_lws},
@@ -695,6 +751,7 @@ static CU_TestInfo tests[] = {
     {"topology levels", test_levels},
     {"a Cluster's value per level", test_cluster_values},
     {"out of memory at every allocation", test_out_of_memory},
+    {"the informers' pruned objects give the same tree", test_pruned},
     CU_TEST_INFO_NULL,
 };
 
