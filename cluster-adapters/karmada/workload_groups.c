@@ -179,7 +179,7 @@ add(struct build *b, int32_t parent, enum karmada_group_source src, uint32_t min
                        name, KARMADA_GROUP_NAME_MAX);
     if (b->t->n >= KARMADA_GROUPS_MAX)
         return fail(b->err, KARMADA_WORKLOAD_INVALID, MUSTER_ELIMIT,
-                    "the workload makes more than muster's limit of %d groups",
+                    "the workload makes more than %d groups, muster's limit",
                     KARMADA_GROUPS_MAX - 1);
     *at = (int32_t)b->t->n++;
     if (!b->t->g)
@@ -219,7 +219,7 @@ static int from_group_size(struct build *b, int32_t size)
     if (replicas == 0)
         return 0;
     uint32_t k = (uint32_t)(replicas / size);
-    uint32_t min = w->min_member > 0 ? (uint32_t)((w->min_member + size - 1) / size) : k;
+    uint32_t min = w->min_member > 0 ? (uint32_t)(((int64_t)w->min_member + size - 1) / size) : k;
     int rc = add_root(b, KARMADA_GROUP_SOURCE_GROUP_SIZE, min < k ? min : k);
     for (uint32_t i = 0; !rc && i < k; i++)
         rc = add(b, 0, KARMADA_GROUP_SOURCE_GROUP_SIZE, (uint32_t)size, (uint32_t)size,
