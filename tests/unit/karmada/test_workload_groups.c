@@ -686,6 +686,87 @@ static void test_out_of_memory(void)
     unload();
 }
 
+/* A read of a template that changed since (or of another object): each field is checked again,
+ * as the caller may hold a workload read from an older version. */
+static int again(void)
+{
+    return karmada_workload_groups_read(&t, &err, names, &w, rb, tmpl);
+}
+
+static void test_stale(void)
+{
+    load("vcjob-tasks");
+    CU_ASSERT_EQUAL(rd(), 0);
+    json_object_object_add(task(1), "minAvailable", json_object_new_string("x"));
+    CU_ASSERT_EQUAL(again(), MUSTER_EINVAL);
+    CU_ASSERT(has(err.message, "the Volcano Job's spec.tasks[1].minAvailable: must be a 32-bit "
+                               "integer of at least 0"));
+    json_object_object_add(task(1), "minAvailable", json_object_new_int(4));
+    CU_ASSERT_EQUAL(again(), MUSTER_EINVAL);
+    CU_ASSERT(has(err.message, "spec.tasks[1].minAvailable 4 is more than the task's 3 replicas"));
+    json_object_object_del(task(1), "minAvailable");
+    json_object *tasks = json_object_object_get(json_object_object_get(tmpl, "spec"), "tasks");
+    json_object_array_add(tasks, json_object_get(task(0)));
+    CU_ASSERT_EQUAL(again(), MUSTER_EINVAL);
+    CU_ASSERT(has(err.message, "the Volcano Job has 3 tasks but the workload read has 2"));
+    CU_ASSERT_EQUAL(t.n, 0);
+    unload();
+
+    load("jobset");
+    CU_ASSERT_EQUAL(rd(), 0);
+    json_object *rjs =
+        json_object_object_get(json_object_object_get(tmpl, "spec"), "replicatedJobs");
+    json_object *rj1 = json_object_array_get_idx(rjs, 1);
+    json_object_object_add(rj1, "replicas", json_object_new_int(-1));
+    CU_ASSERT_EQUAL(again(), MUSTER_EINVAL);
+    CU_ASSERT(has(err.message, "the JobSet's spec.replicatedJobs[1].replicas: must be a 32-bit "
+                               "integer of at least 0"));
+    json_object_object_add(rj1, "replicas", json_object_new_int(1));
+    json_object_object_add(rj1, "name", json_object_new_string("coordinator"));
+    CU_ASSERT_EQUAL(again(), MUSTER_EINVAL);
+    CU_ASSERT(has(err.message, "spec.replicatedJobs[1] is not the workload read's"));
+    json_object_array_del_idx(rjs, 1, 1);
+    CU_ASSERT_EQUAL(again(), MUSTER_EINVAL);
+    CU_ASSERT(has(err.message, "the JobSet has 1 replicated jobs but the workload read has 2"));
+    unload();
+
+    load("lws");
+    CU_ASSERT_EQUAL(rd(), 0);
+    json_object *lwt =
+        json_object_object_get(json_object_object_get(tmpl, "spec"), "leaderWorkerTemplate");
+    json_object_object_add(lwt, "size", json_object_new_int(0));
+    CU_ASSERT_EQUAL(again(), MUSTER_EINVAL);
+    CU_ASSERT(has(err.message, "the LeaderWorkerSet's spec.leaderWorkerTemplate.size: must be a "
+                               "32-bit integer of at least 1"));
+    json_object_object_add(lwt, "size", json_object_new_int(4));
+    snprintf(w.components[1].name, sizeof(w.components[1].name), "workers");
+    CU_ASSERT_EQUAL(again(), MUSTER_EINVAL);
+    CU_ASSERT(has(err.message, "the LeaderWorkerSet is not the workload read"));
+    CU_ASSERT_EQUAL(t.n, 0);
+    unload();
+}
+
+/* "pods" counted on every leaf needs a name in the table; a full table says so. */
+static void test_names_full(void)
+{
+    load("deployment");
+    annotate(tmpl, KARMADA_WORKLOAD_GROUP_SIZE_ANNOTATION, "2");
+    CU_ASSERT_EQUAL(karmada_workload_read(&w, names, rb, tmpl), 0);
+    char nm[32];
+    uint32_t id;
+    int rc = 0;
+    for (int i = 0; rc == 0; i++) {
+        snprintf(nm, sizeof(nm), "example.com/r%d", i);
+        rc = queue_resnames_intern(names, nm, strlen(nm), &id);
+    }
+    CU_ASSERT_EQUAL(rc, MUSTER_ELIMIT);
+    CU_ASSERT_EQUAL(again(), MUSTER_ELIMIT);
+    CU_ASSERT_EQUAL(err.reason, KARMADA_WORKLOAD_INVALID);
+    CU_ASSERT(has(err.message, "the resource name table is full"));
+    CU_ASSERT_EQUAL(t.n, 0);
+    unload();
+}
+
 /* The informers cache pruned templates and bindings (workload_prune.c): the tree read from them
  * is the tree read from the whole objects, annotations, tasks and replicated jobs included. */
 static void same_tree_pruned(const char *fixture, const char *group_size)
@@ -752,6 +833,8 @@ static CU_TestInfo tests[] = {
     {"a Cluster's value per level", test_cluster_values},
     {"out of memory at every allocation", test_out_of_memory},
     {"the informers' pruned objects give the same tree", test_pruned},
+    {"a read older than its objects", test_stale},
+    {"a full resource name table", test_names_full},
     CU_TEST_INFO_NULL,
 };
 
