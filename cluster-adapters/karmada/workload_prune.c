@@ -2,6 +2,7 @@
  * workload_prune.h): the objects pruned to what workload.c and gang.c read of them. */
 #include "cluster-adapters/karmada/workload_prune.h"
 
+#include "cluster-adapters/karmada/groups.h"
 #include "cluster-adapters/karmada/webhook.h"
 #include "cluster-adapters/karmada/workload_kinds.h"
 #include "cluster-adapters/kube/json.h"
@@ -43,7 +44,14 @@ static const char *const meta_keys[] = {KARMADA_WORKLOAD_QUEUE_KEYS(QKEY)
                                                 KARMADA_WORKLOAD_MIN_MEMBER_ANNOTATION,
                                         KARMADA_WORKLOAD_PLACEMENT_ANNOTATION,
                                         KARMADA_WORKLOAD_ELASTIC_ANNOTATION,
-                                        KARMADA_WORKLOAD_GROUP_SIZE_ANNOTATION};
+                                        KARMADA_WORKLOAD_GROUP_SIZE_ANNOTATION,
+                                        /* issue 20's topology (workload_groups.c) */
+                                        KARMADA_GROUPS_TOPOLOGY_REQUIRED,
+                                        KARMADA_GROUPS_TOPOLOGY_PREFERRED,
+                                        KARMADA_GROUPS_GROUP_TOPOLOGY_REQUIRED,
+                                        KARMADA_GROUPS_GROUP_TOPOLOGY_PREFERRED,
+                                        KARMADA_GROUPS_SPREAD_REQUIRED,
+                                        KARMADA_GROUPS_SPREAD_PREFERRED};
 #define NMETA_KEYS (sizeof(meta_keys) / sizeof(meta_keys[0]))
 
 /* The keys of a pod template's labels and annotations read by the gang dialects

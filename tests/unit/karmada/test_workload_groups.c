@@ -1,0 +1,841 @@
+/* Tests for cluster-adapters/karmada/workload_groups.c: the group tree of each source read from
+ * the upstream examples in tests/fixtures/workloads/ (JobSet's paralleljobs, LWS's
+ * multi-template, Volcano's tf-example-gpu, the deployment fixture cut by group-size): shape,
+ * min_count per level, pods and requests per leaf; the topology annotations; every refusal; a
+ * Cluster's value per level. */
+#include "cluster-adapters/karmada/workload_groups.h"
+#include "cluster-adapters/karmada/workload_prune.h"
+
+#include "cluster-adapters/kube/schema.h"
+#include "queue/errors.h"
+#include "queue/mem.h"
+#include "testing.h"
+
+#include <string.h>
+
+#define MI (1024LL * 1024 * 1000)
+
+static struct queue_resnames *names;
+static struct karmada_workload w;
+static struct karmada_group_tree t;
+static struct karmada_groups_error err;
+static json_object *rb, *tmpl;
+
+static void path_of(char *buf, size_t cap, const char *rel)
+{
+    const char *src = getenv("MUSTER_SOURCE_DIR");
+    snprintf(buf, cap, "%s/%s", src ? src : ".", rel);
+}
+
+/* Loads the fixture pair <name>-rb.json and <name>.yaml into rb and tmpl. */
+static void load(const char *name)
+{
+    char rel[256], p[1024], e[256];
+    names = queue_resnames_new();
+    CU_ASSERT_PTR_NOT_NULL_FATAL(names);
+    CU_ASSERT_EQUAL_FATAL(karmada_workload_init(&w), 0);
+    snprintf(rel, sizeof(rel), "tests/fixtures/workloads/%s-rb.json", name);
+    path_of(p, sizeof(p), rel);
+    rb = json_object_from_file(p);
+    snprintf(rel, sizeof(rel), "tests/fixtures/workloads/%s.yaml", name);
+    path_of(p, sizeof(p), rel);
+    json_object *docs = NULL;
+    if (kube_schema_read_yaml(p, &docs, e, sizeof(e)))
+        fprintf(stderr, "\n%s\n", e);
+    tmpl = json_object_get(json_object_array_get_idx(docs, 0));
+    json_object_put(docs);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(rb);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(tmpl);
+}
+
+static void unload(void)
+{
+    karmada_group_tree_close(&t);
+    karmada_workload_close(&w);
+    queue_resnames_free(names);
+    json_object_put(rb);
+    json_object_put(tmpl);
+    names = NULL;
+    rb = tmpl = NULL;
+}
+
+/* Reads the workload, then its tree: the tree's return code. */
+static int rd(void)
+{
+    int rc = karmada_workload_read(&w, names, rb, tmpl);
+    if (rc)
+        fprintf(stderr, "\nworkload read: %s\n", w.message);
+    CU_ASSERT_EQUAL_FATAL(rc, 0);
+    rc = karmada_workload_groups_read(&t, &err, names, &w, rb, tmpl);
+    if (rc && err.reason == KARMADA_WORKLOAD_OK)
+        CU_FAIL("a failed read must set its reason");
+    return rc;
+}
+
+static int64_t res(const struct queue_resvec *v, const char *name)
+{
+    uint32_t id;
+    if (queue_resnames_find(names, name, strlen(name), &id))
+        return 0;
+    return queue_resvec_get(v, id);
+}
+
+static int has(const char *haystack, const char *needle)
+{
+    if (!strstr(haystack, needle)) {
+        fprintf(stderr, "\n\"%s\" does not contain \"%s\"\n", haystack, needle);
+        return 0;
+    }
+    return 1;
+}
+
+static json_object *annotations(json_object *obj)
+{
+    json_object *meta = NULL, *a = NULL;
+    json_object_object_get_ex(obj, "metadata", &meta);
+    if (!json_object_object_get_ex(meta, "annotations", &a)) {
+        a = json_object_new_object();
+        json_object_object_add(meta, "annotations", a);
+    }
+    return a;
+}
+
+static void annotate(json_object *obj, const char *key, const char *val)
+{
+    if (val)
+        json_object_object_add(annotations(obj), key, json_object_new_string(val));
+    else
+        json_object_object_del(annotations(obj), key);
+}
+
+/* The index of the group named name, -1 when none. */
+static int find(const char *name)
+{
+    for (uint32_t i = 0; i < t.n; i++)
+        if (strcmp(t.g[i].name, name) == 0)
+            return (int)i;
+    return -1;
+}
+
+/* The tree's shape holds for every tree: parents before children, leaves with pods and a pod
+ * vector counting "pods" 1, inner groups without, min_count within the children or pods, names
+ * unique. */
+static void check_shape(void)
+{
+    CU_ASSERT_FATAL(t.n > 0);
+    CU_ASSERT_EQUAL(t.g[0].parent, -1);
+    for (uint32_t i = 0; i < t.n; i++) {
+        const struct karmada_group *g = &t.g[i];
+        uint32_t children = 0;
+        for (uint32_t j = i + 1; j < t.n; j++)
+            children += t.g[j].parent == (int32_t)i;
+        if (i > 0)
+            CU_ASSERT(g->parent >= 0 && (uint32_t)g->parent < i);
+        if (g->pods > 0) {
+            CU_ASSERT_EQUAL(children, 0);
+            CU_ASSERT(g->min_count <= g->pods);
+            CU_ASSERT_EQUAL(res(&g->pod, "pods"), 1000);
+            CU_ASSERT(g->indivisible);
+        } else {
+            CU_ASSERT(children > 0);
+            CU_ASSERT(g->min_count >= 1 && g->min_count <= children);
+            CU_ASSERT_EQUAL(g->pod.len, 0);
+        }
+        for (uint32_t j = 0; j < i; j++)
+            CU_ASSERT(strcmp(g->name, t.g[j].name) != 0);
+    }
+}
+
+/* ---- JobSet ---- */
+
+static void test_jobset(void)
+{
+    load("jobset"); /* paralleljobs: workers (1 Job × 4 pods of 1 CPU), driver (1 × 1 of 500m) */
+    CU_ASSERT_EQUAL(rd(), 0);
+    check_shape();
+    CU_ASSERT_EQUAL(t.n, 5);
+    CU_ASSERT_STRING_EQUAL(t.g[0].name, "JobSet/paralleljobs");
+    CU_ASSERT_EQUAL(t.g[0].min_count, 2);
+    CU_ASSERT_EQUAL(t.g[0].source, KARMADA_GROUP_SOURCE_JOBSET);
+    CU_ASSERT(t.g[0].indivisible); /* a JobSet is placed single-cluster (Karmada cannot divide) */
+    int wk = find("workers"), w0 = find("workers-0"), d0 = find("driver-0");
+    CU_ASSERT_FATAL(wk > 0 && w0 > 0 && d0 > 0);
+    CU_ASSERT_EQUAL(t.g[wk].parent, 0);
+    CU_ASSERT_FALSE(t.g[wk].indivisible); /* Jobs of a replicated job may part */
+    CU_ASSERT_EQUAL(t.g[wk].min_count, 1);
+    CU_ASSERT_EQUAL(t.g[w0].parent, wk);
+    CU_ASSERT_EQUAL(t.g[w0].pods, 4);
+    CU_ASSERT_EQUAL(t.g[w0].min_count, 4);
+    CU_ASSERT_EQUAL(res(&t.g[w0].pod, "cpu"), 1000);
+    CU_ASSERT_EQUAL(res(&t.g[w0].pod, "memory"), 1024 * MI);
+    CU_ASSERT_EQUAL(t.g[d0].pods, 1);
+    CU_ASSERT_EQUAL(res(&t.g[d0].pod, "cpu"), 500);
+
+    /* 4 shards × 8 pods (issue 20's example): parallelism above completions is capped */
+    json_object *rj0 = json_object_array_get_idx(
+        json_object_object_get(json_object_object_get(tmpl, "spec"), "replicatedJobs"), 0);
+    json_object *js = json_object_object_get(json_object_object_get(rj0, "template"), "spec");
+    json_object_object_add(rj0, "replicas", json_object_new_int(4));
+    json_object_object_add(js, "parallelism", json_object_new_int(10));
+    json_object_object_add(js, "completions", json_object_new_int(8));
+    CU_ASSERT_EQUAL(rd(), 0);
+    check_shape();
+    CU_ASSERT_EQUAL(t.n, 1 + 1 + 4 + 1 + 1);
+    wk = find("workers");
+    CU_ASSERT_EQUAL(t.g[wk].min_count, 4);
+    for (int j = 0; j < 4; j++) {
+        char nm[16];
+        snprintf(nm, sizeof(nm), "workers-%d", j);
+        int at = find(nm);
+        CU_ASSERT_FATAL(at > 0);
+        CU_ASSERT_EQUAL(t.g[at].pods, 8);
+        CU_ASSERT_EQUAL(t.g[at].parent, wk);
+        CU_ASSERT_EQUAL(t.g[at].source, KARMADA_GROUP_SOURCE_JOBSET);
+    }
+    CU_ASSERT_EQUAL(find("workers-4"), -1);
+
+    /* a replicated job with no pods is no group */
+    json_object_object_add(rj0, "replicas", json_object_new_int(0));
+    CU_ASSERT_EQUAL(rd(), 0);
+    CU_ASSERT_EQUAL(t.n, 3);
+    CU_ASSERT_EQUAL(t.g[0].min_count, 1);
+    CU_ASSERT_EQUAL(find("workers"), -1);
+
+    /* past the cap: refused, not allocated */
+    json_object_object_add(rj0, "replicas", json_object_new_int(2000));
+    json_object_object_add(js, "parallelism", json_object_new_int(1));
+    CU_ASSERT_EQUAL(rd(), MUSTER_ELIMIT);
+    CU_ASSERT_EQUAL(err.reason, KARMADA_WORKLOAD_INVALID);
+    CU_ASSERT(has(err.message, "more than 1023 groups, muster's limit"));
+    CU_ASSERT_EQUAL(t.n, 0);
+    CU_ASSERT_PTR_NULL(t.g);
+
+    /* a replicated job named like another's Job */
+    json_object_object_add(rj0, "replicas", json_object_new_int(2));
+    json_object *rj1 = json_object_array_get_idx(
+        json_object_object_get(json_object_object_get(tmpl, "spec"), "replicatedJobs"), 1);
+    json_object_object_add(rj1, "name", json_object_new_string("workers-1"));
+    CU_ASSERT_EQUAL(rd(), MUSTER_EINVAL);
+    CU_ASSERT_EQUAL(err.reason, KARMADA_WORKLOAD_REFUSED);
+    CU_ASSERT(has(err.message, "workers-1 has the name of a Job of replicated job workers"));
+    /* ... and one whose Jobs stop before that index is fine */
+    json_object_object_add(rj1, "name", json_object_new_string("workers-2"));
+    CU_ASSERT_EQUAL(rd(), 0);
+    CU_ASSERT(find("workers-2") > 0 && find("workers-2-0") > 0);
+
+    /* a name no group can have */
+    json_object_object_add(rj1, "name", json_object_new_string("Driver"));
+    CU_ASSERT_EQUAL(rd(), MUSTER_EINVAL);
+    CU_ASSERT(has(err.message, "\"Driver\" is not a DNS-1123 label"));
+    json_object_object_add(rj1, "name", json_object_new_string("driver"));
+
+    /* group-size on a JobSet, which has groups of its own (workload.c refuses it first for
+     * two replicated jobs: the read here is the one before the annotation) */
+    CU_ASSERT_EQUAL(rd(), 0);
+    annotate(tmpl, KARMADA_WORKLOAD_GROUP_SIZE_ANNOTATION, "1");
+    CU_ASSERT_EQUAL(karmada_workload_groups_read(&t, &err, names, &w, rb, tmpl), MUSTER_EINVAL);
+    CU_ASSERT_EQUAL(err.reason, KARMADA_WORKLOAD_REFUSED);
+    CU_ASSERT(has(err.message, "a JobSet is already made of groups"));
+    unload();
+}
+
+/* ---- LeaderWorkerSet ---- */
+
+static void test_lws(void)
+{
+    load("lws"); /* 3 groups of size 4, leader and workers asking 50m each */
+    CU_ASSERT_EQUAL(rd(), 0);
+    check_shape();
+    CU_ASSERT_EQUAL(t.n, 4);
+    CU_ASSERT_STRING_EQUAL(t.g[0].name, "LeaderWorkerSet/leaderworkerset-multi-template");
+    CU_ASSERT_EQUAL(t.g[0].min_count, 3);
+    for (int i = 1; i <= 3; i++) {
+        CU_ASSERT_EQUAL(t.g[i].pods, 4);
+        CU_ASSERT_EQUAL(t.g[i].min_count, 4);
+        CU_ASSERT_EQUAL(t.g[i].source, KARMADA_GROUP_SOURCE_LWS);
+        CU_ASSERT_EQUAL(res(&t.g[i].pod, "cpu"), 50);
+    }
+    CU_ASSERT(find("group-2") == 3);
+
+    /* a leader asking more than a worker: each group an indivisible pair of leaves */
+    json_object *lwt =
+        json_object_object_get(json_object_object_get(tmpl, "spec"), "leaderWorkerTemplate");
+    json_object *ctr = json_object_array_get_idx(
+        json_object_object_get(
+            json_object_object_get(json_object_object_get(lwt, "leaderTemplate"), "spec"),
+            "containers"),
+        0);
+    json_object *req = json_object_object_get(json_object_object_get(ctr, "resources"), "requests");
+    json_object_object_add(req, "cpu", json_object_new_string("2"));
+    CU_ASSERT_EQUAL(rd(), 0);
+    check_shape();
+    CU_ASSERT_EQUAL(t.n, 1 + 3 * 3);
+    int g1 = find("group-1"), l1 = find("group-1-leader"), w1 = find("group-1-workers");
+    CU_ASSERT_FATAL(g1 > 0 && l1 > 0 && w1 > 0);
+    CU_ASSERT(t.g[g1].indivisible);
+    CU_ASSERT_EQUAL(t.g[g1].min_count, 2);
+    CU_ASSERT_EQUAL(t.g[g1].pods, 0);
+    CU_ASSERT_EQUAL(t.g[l1].parent, g1);
+    CU_ASSERT_EQUAL(t.g[l1].pods, 1);
+    CU_ASSERT_EQUAL(res(&t.g[l1].pod, "cpu"), 2000);
+    CU_ASSERT_EQUAL(t.g[w1].pods, 3);
+    CU_ASSERT_EQUAL(t.g[w1].min_count, 3);
+    CU_ASSERT_EQUAL(res(&t.g[w1].pod, "cpu"), 50);
+
+    /* size 1: the leader alone, one leaf */
+    json_object_object_add(lwt, "size", json_object_new_int(1));
+    CU_ASSERT_EQUAL(rd(), 0);
+    CU_ASSERT_EQUAL(t.n, 4);
+    CU_ASSERT_EQUAL(t.g[1].pods, 1);
+    CU_ASSERT_EQUAL(res(&t.g[1].pod, "cpu"), 2000);
+
+    /* group-level topology lands on each leader+workers group, not on its leaves */
+    json_object_object_add(lwt, "size", json_object_new_int(4));
+    annotate(tmpl, KARMADA_GROUPS_GROUP_TOPOLOGY_REQUIRED, "zone");
+    CU_ASSERT_EQUAL(rd(), 0);
+    g1 = find("group-1");
+    l1 = find("group-1-leader");
+    CU_ASSERT_EQUAL(t.g[g1].ntopo, 1);
+    CU_ASSERT_STRING_EQUAL(t.g[g1].topo[0].level, "zone");
+    CU_ASSERT_EQUAL(t.g[l1].ntopo, 0);
+    CU_ASSERT_EQUAL(t.g[0].ntopo, 0);
+
+    /* no replicas: nothing to place, no tree */
+    json_object_object_add(json_object_object_get(tmpl, "spec"), "replicas",
+                           json_object_new_int(0));
+    CU_ASSERT_EQUAL(rd(), 0);
+    CU_ASSERT_EQUAL(t.n, 0);
+    unload();
+}
+
+/* ---- Volcano Job ---- */
+
+static json_object *task(int i)
+{
+    return json_object_array_get_idx(
+        json_object_object_get(json_object_object_get(tmpl, "spec"), "tasks"), (size_t)i);
+}
+
+static void test_vcjob(void)
+{
+    load("vcjob-tasks"); /* ps: 1, worker: 3 (1 GPU each); job minAvailable 4 */
+    CU_ASSERT_EQUAL(rd(), 0);
+    check_shape();
+    CU_ASSERT_EQUAL(t.n, 3);
+    CU_ASSERT_STRING_EQUAL(t.g[0].name, "Volcano Job/tensorflow-benchmark-gpu");
+    CU_ASSERT_EQUAL(t.g[0].min_count, 2); /* every task */
+    CU_ASSERT(t.g[0].indivisible);
+    int ps = find("ps"), wk = find("worker");
+    CU_ASSERT_FATAL(ps > 0 && wk > 0);
+    CU_ASSERT_EQUAL(t.g[ps].pods, 1);
+    CU_ASSERT_EQUAL(t.g[ps].min_count, 1);
+    CU_ASSERT_EQUAL(t.g[wk].pods, 3);
+    CU_ASSERT_EQUAL(t.g[wk].min_count, 3);
+    CU_ASSERT_EQUAL(res(&t.g[wk].pod, "nvidia.com/gpu"), 1000);
+    CU_ASSERT_EQUAL(t.g[wk].source, KARMADA_GROUP_SOURCE_VCJOB_TASK);
+
+    /* task minimums below the job's: raised in task order up to the job's minAvailable */
+    json_object_object_add(task(1), "minAvailable", json_object_new_int(1));
+    CU_ASSERT_EQUAL(rd(), 0);
+    CU_ASSERT_EQUAL(t.g[find("ps")].min_count, 1);
+    CU_ASSERT_EQUAL(t.g[find("worker")].min_count, 3); /* 1 + 1 raised to 4 in all */
+    json_object_object_add(json_object_object_get(tmpl, "spec"), "minAvailable",
+                           json_object_new_int(3));
+    CU_ASSERT_EQUAL(rd(), 0);
+    CU_ASSERT_EQUAL(t.g[find("worker")].min_count, 2);
+    json_object_object_add(task(0), "minAvailable", json_object_new_int(0));
+    json_object_object_add(json_object_object_get(tmpl, "spec"), "minAvailable",
+                           json_object_new_int(1));
+    CU_ASSERT_EQUAL(rd(), 0);
+    CU_ASSERT_EQUAL(t.g[find("ps")].min_count, 0); /* Volcano lets the ps wait */
+    CU_ASSERT_EQUAL(t.g[find("worker")].min_count, 1);
+
+    /* a task without replicas is no group */
+    json_object_object_add(task(0), "replicas", json_object_new_int(0));
+    CU_ASSERT_EQUAL(rd(), 0);
+    CU_ASSERT_EQUAL(t.n, 2);
+    CU_ASSERT_EQUAL(find("ps"), -1);
+    CU_ASSERT_EQUAL(t.g[0].min_count, 1);
+    json_object_object_add(task(0), "replicas", json_object_new_int(1));
+
+    /* a task name Volcano's admission would refuse */
+    json_object_object_add(task(0), "name", json_object_new_string("PS"));
+    CU_ASSERT_EQUAL(rd(), MUSTER_EINVAL);
+    CU_ASSERT(has(err.message, "spec.tasks[0].name \"PS\" is not a DNS-1123 label"));
+    json_object_object_add(task(0), "name", json_object_new_string("ps"));
+
+    /* a spread needs a gang that may leave one cluster; a Volcano Job may not */
+    annotate(rb, KARMADA_GROUPS_SPREAD_PREFERRED, "zone:2");
+    CU_ASSERT_EQUAL(rd(), MUSTER_EINVAL);
+    CU_ASSERT_EQUAL(err.reason, KARMADA_WORKLOAD_REFUSED);
+    CU_ASSERT(has(err.message, "binding annotation scheduling.muster.io/spread-preferred"));
+    CU_ASSERT(has(err.message, "goes whole to one cluster"));
+    unload();
+}
+
+/* ---- group-size ---- */
+
+static void test_group_size(void)
+{
+    load("deployment"); /* 4 replicas of 2 CPU, 4Gi; spread, Divided */
+    CU_ASSERT_EQUAL(rd(), 0);
+    CU_ASSERT_EQUAL(t.n, 0); /* no annotation: no groups */
+    CU_ASSERT_PTR_NULL(t.g);
+
+    annotate(tmpl, KARMADA_WORKLOAD_GROUP_SIZE_ANNOTATION, "2");
+    CU_ASSERT_EQUAL(rd(), 0);
+    check_shape();
+    CU_ASSERT_EQUAL(t.n, 3);
+    CU_ASSERT_STRING_EQUAL(t.g[0].name, "Deployment/web");
+    CU_ASSERT_EQUAL(t.g[0].min_count, 2);
+    CU_ASSERT_FALSE(t.g[0].indivisible); /* spread */
+    CU_ASSERT_EQUAL(t.g[0].source, KARMADA_GROUP_SOURCE_GROUP_SIZE);
+    CU_ASSERT_STRING_EQUAL(t.g[2].name, "group-1");
+    CU_ASSERT_EQUAL(t.g[2].pods, 2);
+    CU_ASSERT_EQUAL(t.g[2].min_count, 2);
+    CU_ASSERT_EQUAL(res(&t.g[2].pod, "cpu"), 2000);
+    CU_ASSERT_EQUAL(res(&t.g[2].pod, "memory"), 4096 * MI);
+
+    /* min-member 3 of groups of 2: two groups hold it */
+    annotate(tmpl, KARMADA_WORKLOAD_MIN_MEMBER_ANNOTATION, "3");
+    annotate(tmpl, KARMADA_WORKLOAD_GROUP_SIZE_ANNOTATION, "1");
+    CU_ASSERT_EQUAL(rd(), 0);
+    CU_ASSERT_EQUAL(t.n, 5);
+    CU_ASSERT_EQUAL(t.g[0].min_count, 3);
+    annotate(tmpl, KARMADA_WORKLOAD_GROUP_SIZE_ANNOTATION, "2");
+    CU_ASSERT_EQUAL(rd(), 0);
+    CU_ASSERT_EQUAL(t.g[0].min_count, 2);
+    annotate(tmpl, KARMADA_WORKLOAD_MIN_MEMBER_ANNOTATION, "1");
+    CU_ASSERT_EQUAL(rd(), 0);
+    CU_ASSERT_EQUAL(t.g[0].min_count, 1);
+    annotate(tmpl, KARMADA_WORKLOAD_MIN_MEMBER_ANNOTATION, NULL);
+
+    /* single-cluster: the root goes whole */
+    annotate(tmpl, KARMADA_WORKLOAD_PLACEMENT_ANNOTATION, "single-cluster");
+    CU_ASSERT_EQUAL(rd(), 0);
+    CU_ASSERT(t.g[0].indivisible);
+    annotate(tmpl, KARMADA_WORKLOAD_PLACEMENT_ANNOTATION, "spread");
+
+    /* the binding's annotation when the template has none */
+    annotate(tmpl, KARMADA_WORKLOAD_GROUP_SIZE_ANNOTATION, NULL);
+    annotate(rb, KARMADA_WORKLOAD_GROUP_SIZE_ANNOTATION, "4");
+    CU_ASSERT_EQUAL(rd(), 0);
+    CU_ASSERT_EQUAL(t.n, 2);
+    CU_ASSERT_EQUAL(t.g[1].pods, 4);
+
+    /* the cap: 2,000 groups of one */
+    annotate(rb, KARMADA_WORKLOAD_GROUP_SIZE_ANNOTATION, "1");
+    json_object_object_add(json_object_object_get(tmpl, "spec"), "replicas",
+                           json_object_new_int(2000));
+    json_object_object_add(json_object_object_get(rb, "spec"), "replicas",
+                           json_object_new_int(2000));
+    CU_ASSERT_EQUAL(rd(), MUSTER_ELIMIT);
+    CU_ASSERT(has(err.message, "more than 1023 groups, muster's limit"));
+    CU_ASSERT_PTR_NULL(t.g);
+    json_object_object_add(json_object_object_get(tmpl, "spec"), "replicas",
+                           json_object_new_int(1023));
+    json_object_object_add(json_object_object_get(rb, "spec"), "replicas",
+                           json_object_new_int(1023));
+    CU_ASSERT_EQUAL(rd(), 0);
+    CU_ASSERT_EQUAL(t.n, KARMADA_GROUPS_MAX);
+
+    /* scaled to 0: nothing to place */
+    json_object_object_add(json_object_object_get(rb, "spec"), "replicas", json_object_new_int(0));
+    json_object_object_add(json_object_object_get(tmpl, "spec"), "replicas",
+                           json_object_new_int(0));
+    CU_ASSERT_EQUAL(rd(), 0);
+    CU_ASSERT_EQUAL(t.n, 0);
+    unload();
+}
+
+/* The group-size refusals the tree reader makes itself (a caller whose read is older than the
+ * annotations it passes gets the same sentences as workload.c gives). */
+static void test_group_size_refusals(void)
+{
+    load("deployment");
+    CU_ASSERT_EQUAL(karmada_workload_read(&w, names, rb, tmpl), 0);
+    static const char *const bad[] = {"0", "-2", "2x", "", "99999999999"};
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        annotate(tmpl, KARMADA_WORKLOAD_GROUP_SIZE_ANNOTATION, bad[i]);
+        CU_ASSERT_EQUAL(karmada_workload_groups_read(&t, &err, names, &w, rb, tmpl), MUSTER_EINVAL);
+        CU_ASSERT_EQUAL(err.reason, KARMADA_WORKLOAD_INVALID);
+        CU_ASSERT(has(err.message, "is not a positive whole number"));
+    }
+    annotate(tmpl, KARMADA_WORKLOAD_GROUP_SIZE_ANNOTATION, "3");
+    CU_ASSERT_EQUAL(karmada_workload_groups_read(&t, &err, names, &w, rb, tmpl), MUSTER_EINVAL);
+    CU_ASSERT(has(err.message, "4 replicas are not a whole number of groups of 3"));
+    json_object_object_add(annotations(tmpl), KARMADA_WORKLOAD_GROUP_SIZE_ANNOTATION,
+                           json_object_new_int(2));
+    CU_ASSERT_EQUAL(karmada_workload_groups_read(&t, &err, names, &w, rb, tmpl), MUSTER_EINVAL);
+    CU_ASSERT(has(err.message, "template annotation scheduling.muster.io/group-size: must be a "
+                               "string"));
+    CU_ASSERT_EQUAL(t.n, 0);
+    unload();
+
+    load("pytorchjob"); /* several pod templates that go whole: no groups, no group-size */
+    CU_ASSERT_EQUAL(rd(), 0);
+    CU_ASSERT_EQUAL(t.n, 0);
+    annotate(tmpl, KARMADA_WORKLOAD_GROUP_SIZE_ANNOTATION, "1");
+    CU_ASSERT_EQUAL(karmada_workload_groups_read(&t, &err, names, &w, rb, tmpl), MUSTER_EINVAL);
+    CU_ASSERT_EQUAL(err.reason, KARMADA_WORKLOAD_REFUSED);
+    CU_ASSERT(has(err.message, "a PyTorchJob goes whole to one cluster"));
+    unload();
+}
+
+/* ---- topology annotations ---- */
+
+static void test_topology(void)
+{
+    load("deployment");
+    annotate(tmpl, KARMADA_WORKLOAD_GROUP_SIZE_ANNOTATION, "1");
+    annotate(tmpl, KARMADA_GROUPS_TOPOLOGY_REQUIRED, "region");
+    annotate(rb, KARMADA_GROUPS_TOPOLOGY_PREFERRED, "topology.kubernetes.io/zone");
+    annotate(tmpl, KARMADA_GROUPS_SPREAD_REQUIRED, "muster.io/fabric:2");
+    annotate(rb, KARMADA_GROUPS_SPREAD_PREFERRED, "zone:4");
+    annotate(tmpl, KARMADA_GROUPS_GROUP_TOPOLOGY_REQUIRED, "cluster");
+    annotate(rb, KARMADA_GROUPS_GROUP_TOPOLOGY_PREFERRED, "zone");
+    CU_ASSERT_EQUAL(rd(), 0);
+    CU_ASSERT_EQUAL(t.n, 5);
+    const struct karmada_group *r = &t.g[0];
+    CU_ASSERT_EQUAL_FATAL(r->ntopo, 4);
+    CU_ASSERT_STRING_EQUAL(r->topo[0].level, "region");
+    CU_ASSERT_EQUAL(r->topo[0].mode, KARMADA_TOPO_PACK);
+    CU_ASSERT_EQUAL(r->topo[0].required, 1);
+    CU_ASSERT_STRING_EQUAL(r->topo[1].level, "topology.kubernetes.io/zone");
+    CU_ASSERT_EQUAL(r->topo[1].required, 0);
+    CU_ASSERT_STRING_EQUAL(r->topo[2].level, "muster.io/fabric");
+    CU_ASSERT_EQUAL(r->topo[2].mode, KARMADA_TOPO_SPREAD);
+    CU_ASSERT_EQUAL(r->topo[2].min_domains, 2);
+    CU_ASSERT_EQUAL(r->topo[2].required, 1);
+    CU_ASSERT_STRING_EQUAL(r->topo[3].level, "zone");
+    CU_ASSERT_EQUAL(r->topo[3].min_domains, 4);
+    CU_ASSERT_EQUAL(r->topo[3].required, 0);
+    for (uint32_t i = 1; i < t.n; i++) {
+        CU_ASSERT_EQUAL_FATAL(t.g[i].ntopo, 2);
+        CU_ASSERT_STRING_EQUAL(t.g[i].topo[0].level, "cluster");
+        CU_ASSERT_EQUAL(t.g[i].topo[0].required, 1);
+        CU_ASSERT_EQUAL(t.g[i].topo[0].mode, KARMADA_TOPO_PACK);
+        CU_ASSERT_STRING_EQUAL(t.g[i].topo[1].level, "zone");
+        CU_ASSERT_EQUAL(t.g[i].topo[1].required, 0);
+    }
+
+    /* the template's wins over the binding's */
+    annotate(rb, KARMADA_GROUPS_TOPOLOGY_REQUIRED, "zone");
+    CU_ASSERT_EQUAL(rd(), 0);
+    CU_ASSERT_STRING_EQUAL(t.g[0].topo[0].level, "region");
+
+    /* more domains than groups */
+    annotate(rb, KARMADA_GROUPS_SPREAD_PREFERRED, "zone:5");
+    CU_ASSERT_EQUAL(rd(), MUSTER_EINVAL);
+    CU_ASSERT_EQUAL(err.reason, KARMADA_WORKLOAD_REFUSED);
+    CU_ASSERT(has(err.message, "a spread over 5 zones needs at least as many groups, and the gang "
+                               "has 4"));
+    annotate(rb, KARMADA_GROUPS_SPREAD_PREFERRED, NULL);
+
+    /* packed into one region and spread over two: contradictory */
+    annotate(tmpl, KARMADA_GROUPS_SPREAD_REQUIRED, "region:2");
+    CU_ASSERT_EQUAL(rd(), MUSTER_EINVAL);
+    CU_ASSERT_EQUAL(err.reason, KARMADA_WORKLOAD_REFUSED);
+    CU_ASSERT(has(err.message, "the gang in one region cannot spread over 2 regions"));
+    annotate(tmpl, KARMADA_GROUPS_TOPOLOGY_REQUIRED, "cluster");
+    annotate(tmpl, KARMADA_GROUPS_SPREAD_REQUIRED, "zone:2");
+    CU_ASSERT_EQUAL(rd(), MUSTER_EINVAL);
+    CU_ASSERT(has(err.message, "the gang in one cluster cannot spread over 2 zones"));
+    annotate(tmpl, KARMADA_GROUPS_SPREAD_REQUIRED, NULL);
+
+    /* malformed values, each named */
+    static const struct {
+        const char *key, *val, *says;
+    } bad[] = {
+        {KARMADA_GROUPS_TOPOLOGY_REQUIRED, "", "is not a topology level"},
+        {KARMADA_GROUPS_TOPOLOGY_REQUIRED, "Region!", "is not a topology level"},
+        {KARMADA_GROUPS_TOPOLOGY_PREFERRED, "zone:2", "is not a topology level"},
+        {KARMADA_GROUPS_GROUP_TOPOLOGY_REQUIRED, "-bad.example/x", "is not a topology level"},
+        {KARMADA_GROUPS_GROUP_TOPOLOGY_PREFERRED,
+         "a-very-long-prefix.example.com/and-a-rather-long-name-after-it-too", "at most 63"},
+        {KARMADA_GROUPS_SPREAD_REQUIRED, "zone", "is not <level>:<count>"},
+        {KARMADA_GROUPS_SPREAD_REQUIRED, "zone:", "is not <level>:<count>"},
+        {KARMADA_GROUPS_SPREAD_REQUIRED, "zone:x2", "is not <level>:<count>"},
+        {KARMADA_GROUPS_SPREAD_REQUIRED, "zone:-2", "is not <level>:<count>"},
+        {KARMADA_GROUPS_SPREAD_PREFERRED, "zone:1", "the count must be at least 2"},
+        {KARMADA_GROUPS_SPREAD_PREFERRED, ":2", "is not a topology level"},
+        {KARMADA_GROUPS_SPREAD_PREFERRED, "a:b:2", "is not <level>:<count>"},
+    };
+    annotate(tmpl, KARMADA_GROUPS_TOPOLOGY_REQUIRED, NULL);
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        annotate(tmpl, bad[i].key, bad[i].val);
+        CU_ASSERT_EQUAL(rd(), MUSTER_EINVAL);
+        CU_ASSERT_EQUAL(err.reason, KARMADA_WORKLOAD_INVALID);
+        CU_ASSERT(has(err.message, "template annotation"));
+        CU_ASSERT(has(err.message, bad[i].key));
+        CU_ASSERT(has(err.message, bad[i].says));
+        CU_ASSERT_EQUAL(t.n, 0);
+        annotate(tmpl, bad[i].key, NULL);
+    }
+    json_object_object_add(annotations(rb), KARMADA_GROUPS_SPREAD_REQUIRED, json_object_new_int(2));
+    CU_ASSERT_EQUAL(rd(), MUSTER_EINVAL);
+    CU_ASSERT(has(err.message, "binding annotation scheduling.muster.io/spread-required: must be "
+                               "a string"));
+    annotate(rb, KARMADA_GROUPS_SPREAD_REQUIRED, NULL);
+
+    /* topology without groups: nothing to place by it */
+    annotate(tmpl, KARMADA_WORKLOAD_GROUP_SIZE_ANNOTATION, NULL);
+    annotate(tmpl, KARMADA_GROUPS_TOPOLOGY_REQUIRED, "region");
+    annotate(rb, KARMADA_GROUPS_TOPOLOGY_PREFERRED, NULL);
+    annotate(rb, KARMADA_GROUPS_GROUP_TOPOLOGY_PREFERRED, NULL);
+    annotate(tmpl, KARMADA_GROUPS_GROUP_TOPOLOGY_REQUIRED, NULL);
+    CU_ASSERT_EQUAL(rd(), MUSTER_EINVAL);
+    CU_ASSERT_EQUAL(err.reason, KARMADA_WORKLOAD_REFUSED);
+    CU_ASSERT(has(err.message, "a Deployment has no groups to place; set "
+                               "scheduling.muster.io/group-size"));
+    unload();
+
+    /* a JobSet's groups: the level on its Jobs, not on the replicated jobs */
+    load("jobset");
+    annotate(tmpl, KARMADA_GROUPS_GROUP_TOPOLOGY_REQUIRED, "muster.io/fabric");
+    annotate(tmpl, KARMADA_GROUPS_TOPOLOGY_REQUIRED, "region");
+    CU_ASSERT_EQUAL(rd(), 0);
+    CU_ASSERT_EQUAL(t.g[0].ntopo, 1);
+    CU_ASSERT_EQUAL(t.g[find("workers")].ntopo, 0);
+    CU_ASSERT_EQUAL(t.g[find("workers-0")].ntopo, 1);
+    CU_ASSERT_STRING_EQUAL(t.g[find("driver-0")].topo[0].level, "muster.io/fabric");
+    unload();
+}
+
+/* ---- levels and a Cluster's values ---- */
+
+static void test_levels(void)
+{
+    static const char *const good[] = {
+        "cluster",          "region", "zone",    "topology.kubernetes.io/zone",
+        "muster.io/fabric", "rack",   "Rack_1.a"};
+    for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++)
+        CU_ASSERT(karmada_group_level_valid(good[i], strlen(good[i])));
+    static const char *const bad[] = {"",    "/zone", "zone/", "Example.com/x",
+                                      "a b", "-x",    "x-",    "a/b/c"};
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+        CU_ASSERT_FALSE(karmada_group_level_valid(bad[i], strlen(bad[i])));
+    CU_ASSERT_FALSE(karmada_group_level_valid("zone\0x", 6));
+    char longkey[80];
+    memset(longkey, 'a', sizeof(longkey));
+    CU_ASSERT(karmada_group_level_valid(longkey, 63));
+    CU_ASSERT_FALSE(karmada_group_level_valid(longkey, 64));
+    CU_ASSERT_FALSE(karmada_group_level_valid(NULL, 0));
+}
+
+static void test_cluster_values(void)
+{
+    char p[1024];
+    path_of(p, sizeof(p), "tests/fixtures/objects/cluster.json");
+    json_object *c = json_object_from_file(p); /* member1: eu-west-1, zones a and b */
+    CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+    CU_ASSERT_STRING_EQUAL(karmada_group_level_value(c, "cluster"), "member1");
+    CU_ASSERT_STRING_EQUAL(karmada_group_level_value(c, "region"), "eu-west-1");
+    CU_ASSERT_STRING_EQUAL(karmada_group_level_value(c, "zone"), "eu-west-1a");
+    CU_ASSERT_STRING_EQUAL(karmada_group_level_value(c, "gpu"), "a100");
+    CU_ASSERT_PTR_NULL(karmada_group_level_value(c, "topology.kubernetes.io/zone"));
+    /* "region" is the field, even when a label of that name says otherwise */
+    json_object *meta = json_object_object_get(c, "metadata");
+    json_object *spec = json_object_object_get(c, "spec");
+    json_object_object_add(json_object_object_get(meta, "labels"), "region",
+                           json_object_new_string("elsewhere"));
+    CU_ASSERT_STRING_EQUAL(karmada_group_level_value(c, "region"), "eu-west-1");
+    /* the deprecated spec.zone, when set, before spec.zones */
+    json_object_object_add(spec, "zone", json_object_new_string("z9"));
+    CU_ASSERT_STRING_EQUAL(karmada_group_level_value(c, "zone"), "z9");
+    json_object_object_add(spec, "zone", json_object_new_string(""));
+    CU_ASSERT_STRING_EQUAL(karmada_group_level_value(c, "zone"), "eu-west-1a");
+    /* absent, empty or of the wrong type: no value, in no domain */
+    json_object_object_del(spec, "zones");
+    CU_ASSERT_PTR_NULL(karmada_group_level_value(c, "zone"));
+    json_object_object_add(spec, "zones", json_object_new_string("eu-west-1a"));
+    CU_ASSERT_PTR_NULL(karmada_group_level_value(c, "zone"));
+    json_object_object_add(spec, "region", json_object_new_string(""));
+    CU_ASSERT_PTR_NULL(karmada_group_level_value(c, "region"));
+    json_object_object_add(json_object_object_get(meta, "labels"), "gpu", json_object_new_int(1));
+    CU_ASSERT_PTR_NULL(karmada_group_level_value(c, "gpu"));
+    json_object_object_add(meta, "labels", json_object_new_string("x"));
+    CU_ASSERT_PTR_NULL(karmada_group_level_value(c, "gpu"));
+    CU_ASSERT_PTR_NULL(karmada_group_level_value(NULL, "cluster"));
+    CU_ASSERT_PTR_NULL(karmada_group_level_value(c, NULL));
+    json_object_put(c);
+}
+
+/* Every allocation the read makes can fail: the tree is then empty and nothing leaks (ASan). */
+static void test_out_of_memory(void)
+{
+    load("jobset");
+    CU_ASSERT_EQUAL(rd(), 0);
+    int failed_once = 0;
+    for (long k = 0; k < 64; k++) {
+        muster_mem_fail_after(k);
+        int rc = karmada_workload_groups_read(&t, &err, names, &w, rb, tmpl);
+        muster_mem_fail_after(-1);
+        if (rc == 0) {
+            CU_ASSERT_EQUAL(t.n, 5);
+            break;
+        }
+        failed_once = 1;
+        CU_ASSERT_EQUAL(rc, MUSTER_ENOMEM);
+        CU_ASSERT_STRING_EQUAL(err.message, "out of memory");
+        CU_ASSERT_EQUAL(t.n, 0);
+        CU_ASSERT_PTR_NULL(t.g);
+    }
+    CU_ASSERT(failed_once);
+    muster_mem_reset();
+    unload();
+}
+
+/* A read of a template that changed since (or of another object): each field is checked again,
+ * as the caller may hold a workload read from an older version. */
+static int again(void)
+{
+    return karmada_workload_groups_read(&t, &err, names, &w, rb, tmpl);
+}
+
+static void test_stale(void)
+{
+    load("vcjob-tasks");
+    CU_ASSERT_EQUAL(rd(), 0);
+    json_object_object_add(task(1), "minAvailable", json_object_new_string("x"));
+    CU_ASSERT_EQUAL(again(), MUSTER_EINVAL);
+    CU_ASSERT(has(err.message, "the Volcano Job's spec.tasks[1].minAvailable: must be a 32-bit "
+                               "integer of at least 0"));
+    json_object_object_add(task(1), "minAvailable", json_object_new_int(4));
+    CU_ASSERT_EQUAL(again(), MUSTER_EINVAL);
+    CU_ASSERT(has(err.message, "spec.tasks[1].minAvailable 4 is more than the task's 3 replicas"));
+    json_object_object_del(task(1), "minAvailable");
+    json_object *tasks = json_object_object_get(json_object_object_get(tmpl, "spec"), "tasks");
+    json_object_array_add(tasks, json_object_get(task(0)));
+    CU_ASSERT_EQUAL(again(), MUSTER_EINVAL);
+    CU_ASSERT(has(err.message, "the Volcano Job has 3 tasks but the workload read has 2"));
+    CU_ASSERT_EQUAL(t.n, 0);
+    unload();
+
+    load("jobset");
+    CU_ASSERT_EQUAL(rd(), 0);
+    json_object *rjs =
+        json_object_object_get(json_object_object_get(tmpl, "spec"), "replicatedJobs");
+    json_object *rj1 = json_object_array_get_idx(rjs, 1);
+    json_object_object_add(rj1, "replicas", json_object_new_int(-1));
+    CU_ASSERT_EQUAL(again(), MUSTER_EINVAL);
+    CU_ASSERT(has(err.message, "the JobSet's spec.replicatedJobs[1].replicas: must be a 32-bit "
+                               "integer of at least 0"));
+    json_object_object_add(rj1, "replicas", json_object_new_int(1));
+    json_object_object_add(rj1, "name", json_object_new_string("coordinator"));
+    CU_ASSERT_EQUAL(again(), MUSTER_EINVAL);
+    CU_ASSERT(has(err.message, "spec.replicatedJobs[1] is not the workload read's"));
+    json_object_array_del_idx(rjs, 1, 1);
+    CU_ASSERT_EQUAL(again(), MUSTER_EINVAL);
+    CU_ASSERT(has(err.message, "the JobSet has 1 replicated jobs but the workload read has 2"));
+    unload();
+
+    load("lws");
+    CU_ASSERT_EQUAL(rd(), 0);
+    json_object *lwt =
+        json_object_object_get(json_object_object_get(tmpl, "spec"), "leaderWorkerTemplate");
+    json_object_object_add(lwt, "size", json_object_new_int(0));
+    CU_ASSERT_EQUAL(again(), MUSTER_EINVAL);
+    CU_ASSERT(has(err.message, "the LeaderWorkerSet's spec.leaderWorkerTemplate.size: must be a "
+                               "32-bit integer of at least 1"));
+    json_object_object_add(lwt, "size", json_object_new_int(4));
+    snprintf(w.components[1].name, sizeof(w.components[1].name), "workers");
+    CU_ASSERT_EQUAL(again(), MUSTER_EINVAL);
+    CU_ASSERT(has(err.message, "the LeaderWorkerSet is not the workload read"));
+    CU_ASSERT_EQUAL(t.n, 0);
+    unload();
+}
+
+/* "pods" counted on every leaf needs a name in the table; a full table says so. */
+static void test_names_full(void)
+{
+    load("deployment");
+    annotate(tmpl, KARMADA_WORKLOAD_GROUP_SIZE_ANNOTATION, "2");
+    CU_ASSERT_EQUAL(karmada_workload_read(&w, names, rb, tmpl), 0);
+    char nm[32];
+    uint32_t id;
+    int rc = 0;
+    for (int i = 0; rc == 0; i++) {
+        snprintf(nm, sizeof(nm), "example.com/r%d", i);
+        rc = queue_resnames_intern(names, nm, strlen(nm), &id);
+    }
+    CU_ASSERT_EQUAL(rc, MUSTER_ELIMIT);
+    CU_ASSERT_EQUAL(again(), MUSTER_ELIMIT);
+    CU_ASSERT_EQUAL(err.reason, KARMADA_WORKLOAD_INVALID);
+    CU_ASSERT(has(err.message, "the resource name table is full"));
+    CU_ASSERT_EQUAL(t.n, 0);
+    unload();
+}
+
+/* The informers cache pruned templates and bindings (workload_prune.c): the tree read from them
+ * is the tree read from the whole objects, annotations, tasks and replicated jobs included. */
+static void same_tree_pruned(const char *fixture, const char *group_size)
+{
+    load(fixture);
+    if (group_size)
+        annotate(tmpl, KARMADA_WORKLOAD_GROUP_SIZE_ANNOTATION, group_size);
+    annotate(tmpl, KARMADA_GROUPS_TOPOLOGY_REQUIRED, "region");
+    annotate(rb, KARMADA_GROUPS_TOPOLOGY_PREFERRED, "zone");
+    annotate(tmpl, KARMADA_GROUPS_GROUP_TOPOLOGY_REQUIRED, "muster.io/fabric");
+    annotate(rb, KARMADA_GROUPS_GROUP_TOPOLOGY_PREFERRED, "cluster");
+    annotate(tmpl, KARMADA_GROUPS_SPREAD_PREFERRED, "topology.kubernetes.io/zone:2");
+    annotate(rb, KARMADA_GROUPS_SPREAD_REQUIRED, "zone:2");
+    if (strcmp(fixture, "deployment") != 0) { /* the single-cluster kinds cannot spread */
+        annotate(tmpl, KARMADA_GROUPS_SPREAD_PREFERRED, NULL);
+        annotate(rb, KARMADA_GROUPS_SPREAD_REQUIRED, NULL);
+    }
+    CU_ASSERT_EQUAL_FATAL(rd(), 0);
+    struct karmada_group_tree whole = t;
+    t.g = NULL;
+    t.n = 0;
+    json_object *rb_copy = NULL;
+    CU_ASSERT_EQUAL_FATAL(json_object_deep_copy(rb, &rb_copy, NULL), 0);
+    json_object *ptmpl = karmada_workload_prune_template(tmpl);
+    json_object *prb = karmada_workload_prune_binding(rb_copy);
+    json_object_put(rb_copy);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(ptmpl);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(prb);
+    CU_ASSERT_EQUAL(karmada_workload_read(&w, names, prb, ptmpl), 0);
+    CU_ASSERT_EQUAL(karmada_workload_groups_read(&t, &err, names, &w, prb, ptmpl), 0);
+    CU_ASSERT_EQUAL_FATAL(t.n, whole.n);
+    CU_ASSERT(whole.g[0].ntopo >= 2);
+    for (uint32_t i = 0; i < t.n; i++) {
+        const struct karmada_group *a = &whole.g[i], *b = &t.g[i];
+        CU_ASSERT_STRING_EQUAL(a->name, b->name);
+        CU_ASSERT(a->parent == b->parent && a->min_count == b->min_count && a->pods == b->pods &&
+                  a->indivisible == b->indivisible && a->source == b->source);
+        CU_ASSERT_EQUAL(queue_resvec_cmp(&a->pod, &b->pod), 0);
+        CU_ASSERT_EQUAL_FATAL(a->ntopo, b->ntopo);
+        CU_ASSERT_EQUAL(memcmp(a->topo, b->topo, a->ntopo * sizeof(a->topo[0])), 0);
+    }
+    karmada_group_tree_close(&whole);
+    json_object_put(ptmpl);
+    json_object_put(prb);
+    unload();
+}
+
+static void test_pruned(void)
+{
+    same_tree_pruned("deployment", "2");
+    same_tree_pruned("vcjob-tasks", NULL);
+    same_tree_pruned("jobset", NULL);
+    same_tree_pruned("lws", NULL);
+}
+
+static CU_TestInfo tests[] = {
+    {"JobSet: a group per replicated job, a leaf per Job", test_jobset},
+    {"LeaderWorkerSet: a group per replica, split when the leader differs", test_lws},
+    {"Volcano Job: a leaf per task, the job's minimum on the leaves", test_vcjob},
+    {"group-size: replicas / N leaves, the root's min from min-member", test_group_size},
+    {"group-size refusals", test_group_size_refusals},
+    {"topology annotations", test_topology},
+    {"topology levels", test_levels},
+    {"a Cluster's value per level", test_cluster_values},
+    {"out of memory at every allocation", test_out_of_memory},
+    {"the informers' pruned objects give the same tree", test_pruned},
+    {"a read older than its objects", test_stale},
+    {"a full resource name table", test_names_full},
+    CU_TEST_INFO_NULL,
+};
+
+MUSTER_TEST_MAIN("karmada/workload_groups", tests)
