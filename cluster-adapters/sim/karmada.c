@@ -731,6 +731,7 @@ void sim_karmada_free(struct sim_karmada *k)
         return;
     sim_store_unwatch(k->store, k->watch);
     sim_store_set_admission(k->store, NULL, NULL);
+    json_object_put(k->kind19_scratch);
     for (size_t i = 0; i < k->nclusters; i++) {
         muster_free(k->clusters[i].nodes);
         muster_free(k->clusters[i].ranges);

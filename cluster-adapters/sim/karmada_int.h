@@ -165,6 +165,9 @@ struct sim_karmada {
     size_t nopc, capopc;
     struct op_pending *opq;
     size_t qhead, nopq, capopq;
+    /* What the last TrainJob's pod sets point into (interpret_kinds.c): its runtime and the
+     * pod specs merged with its resourcesPerNode */
+    json_object *kind19_scratch;
     sim_karmada_admit_fn admit; /* RB creates through the hub's webhooks, or NULL */
     void *admit_data;
     struct keyset admitting; /* "namespace/name" of RBs whose admission is in flight */

@@ -356,7 +356,8 @@ static const char *scheduler_of(json_object *pod_spec)
 }
 
 /* Reads member object obj into mw (cleared), adding its PodGroup or share to c's mirror. */
-static void mwork_fill(struct cluster *c, struct mwork *mw, json_object *obj)
+static void mwork_fill(struct sim_karmada *k, struct cluster *c, struct mwork *mw,
+                       json_object *obj)
 {
     mw->obj = json_object_get(obj);
     touch(c, mw);
@@ -372,7 +373,7 @@ static void mwork_fill(struct cluster *c, struct mwork *mw, json_object *obj)
     const char *kind = sim__get_str(obj, "kind", NULL, NULL);
     const char *name = sim_meta_str(obj, "name");
     struct pod_set sets[16];
-    size_t nsets = sim__workload_pods(obj, sets, 16);
+    size_t nsets = sim__workload_pods(k, obj, sets, 16);
     if (!nsets) {
         if (kind && strcmp(kind, "PodGroup") == 0 && name) {
             snprintf(mw->pgkey, sizeof(mw->pgkey), "%s/%s", ns ? ns : "", name);
@@ -536,7 +537,7 @@ void sim__member_apply(struct sim_karmada *k, struct cluster *c, const char *key
         c->works[i] = mw;
         c->nworks++;
     }
-    mwork_fill(c, mw, obj);
+    mwork_fill(k, c, mw, obj);
     member_changed(k, c);
 }
 
@@ -545,7 +546,7 @@ void sim__member_apply(struct sim_karmada *k, struct cluster *c, const char *key
 static int64_t expand_pods(struct sim_karmada *k, json_object *obj, int64_t **reqs)
 {
     struct pod_set sets[16];
-    size_t n = sim__workload_pods(obj, sets, 16);
+    size_t n = sim__workload_pods(k, obj, sets, 16);
     int64_t total = 0;
     for (size_t s = 0; s < n; s++)
         total += sets[s].replicas > 0 ? sets[s].replicas : 0;

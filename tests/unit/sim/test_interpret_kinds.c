@@ -82,19 +82,19 @@ static void test_pods(void)
     struct pod_set sets[16];
     json_object *o = json_tokener_parse(raycluster);
     CU_ASSERT_TRUE(sim__is_kind19(o));
-    CU_ASSERT_EQUAL_FATAL(sim__workload_pods(o, sets, 16), 2);
+    CU_ASSERT_EQUAL_FATAL(sim__workload_pods(NULL, o, sets, 16), 2);
     CU_ASSERT_EQUAL(sets[0].replicas, 1);
     CU_ASSERT_EQUAL(sets[1].replicas, 6); /* 3 replicas × numOfHosts 2 */
     json_object_put(o);
     o = json_tokener_parse(jobset);
-    CU_ASSERT_EQUAL_FATAL(sim__workload_pods(o, sets, 16), 2);
+    CU_ASSERT_EQUAL_FATAL(sim__workload_pods(NULL, o, sets, 16), 2);
     CU_ASSERT_EQUAL(sets[0].replicas, 6); /* 2 Jobs × min(parallelism 4, completions 3) */
     CU_ASSERT_EQUAL(sets[1].replicas, 1);
-    CU_ASSERT_EQUAL(sim__workload_pods(o, sets, 1), 1);
+    CU_ASSERT_EQUAL(sim__workload_pods(NULL, o, sets, 1), 1);
     json_object_put(o);
     o = json_tokener_parse("{\"apiVersion\":\"jobset.x-k8s.io/v1alpha1\",\"kind\":\"JobSet\"}");
     CU_ASSERT_FALSE(sim__is_kind19(o));
-    CU_ASSERT_EQUAL(sim__workload_pods(o, sets, 16), 0);
+    CU_ASSERT_EQUAL(sim__workload_pods(NULL, o, sets, 16), 0);
     json_object_put(o);
 }
 
