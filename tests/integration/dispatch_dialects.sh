@@ -83,6 +83,11 @@ if [ "$CASE" == workload-api ]; then
     op=$(k get op muster-spread-deployment -o json)
     expect "$(jq -r '[.spec.overrideRules[].targetCluster.clusterNames[0]] | sort | join(" ")' <<<"$op")" \
         "east west" "one rule per member dialect"
+    # musterctl get clusters shows each member's dialect
+    ctl=$(dirname "$MUSTERD")/musterctl
+    [ -x "$ctl" ] || dfail "no musterctl beside musterd"
+    expect "$(MUSTER_SERVER=$API "$ctl" get clusters | awk '$1 == "west" || $1 == "east" {print $1 "=" $3}' | sort | tr '\n' ' ')" \
+        "east=volcano west=workload-api " "musterctl get clusters: DIALECT"
     # the override: set, shown, and detection back
     expect "$(api PATCH /api/v1/clusters/east '{"gangDialect":"workload-api"}' | jq -r '.gangDialect + "/" + .gangDialectSource')" \
         workload-api/override "east overridden"
