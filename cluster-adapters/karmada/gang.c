@@ -595,9 +595,8 @@ const char *karmada_gang_work_podgroup_phase(json_object *work)
      * True once the gang's pods are bound (KEP-5832, "PodGroup Status Lifecycle"), which is
      * what Running means for the others. */
     json_object *conds = kube_json_get(st, "conditions");
-    for (size_t i = 0; json_object_is_type(conds, json_type_array) &&
-                       i < json_object_array_length(conds);
-         i++) {
+    for (size_t i = 0;
+         json_object_is_type(conds, json_type_array) && i < json_object_array_length(conds); i++) {
         json_object *c = json_object_array_get_idx(conds, i);
         const char *t = get_str(c, "type"), *v = get_str(c, "status");
         if (t && v && strcmp(t, KARMADA_GANG_WL_SCHEDULED) == 0)

@@ -228,10 +228,10 @@ void karmada_workload_close(struct karmada_workload *w);
 enum karmada_workload_kind karmada_workload_kind_of(json_object *rb);
 
 /* For issue 19's kinds (JobSet, LeaderWorkerSet, PyTorchJob, MPIJob, RayCluster, RayJob,
- * TrainJob): the API a member must serve for the kind's Work to apply there (Karmada's APIEnablement plugin
- * checks it; muster's assign mode bypasses that plugin), as a group/version and a resource, and
- * a bit of its own (KARMADA_WORKLOAD_KIND_API_BIT) for a per-cluster mask. Returns 0, or
- * MUSTER_ENOENT for the other kinds. */
+ * TrainJob): the API a member must serve for the kind's Work to apply there (Karmada's
+ * APIEnablement plugin checks it; muster's assign mode bypasses that plugin), as a group/version
+ * and a resource, and a bit of its own (KARMADA_WORKLOAD_KIND_API_BIT) for a per-cluster mask.
+ * Returns 0, or MUSTER_ENOENT for the other kinds. */
 int karmada_workload_kind_api(enum karmada_workload_kind kind, const char **group_version,
                               const char **resource);
 #define KARMADA_WORKLOAD_KIND_API_BIT(kind)                                                        \

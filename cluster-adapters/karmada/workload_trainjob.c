@@ -58,7 +58,8 @@ static int lookup_runtime(struct karmada_workload *w, json_object *spec, json_ob
         return INVALID(w, "the TrainJob's spec.runtimeRef.name: must name a runtime (a DNS "
                           "subdomain of at most 253 characters)");
     if ((g && !json_object_is_type(g, json_type_string)) || strcmp(group, KARMADA_TRAINJOB_GROUP))
-        return INVALID(w, "the TrainJob's spec.runtimeRef.apiGroup: must be " KARMADA_TRAINJOB_GROUP);
+        return INVALID(w,
+                       "the TrainJob's spec.runtimeRef.apiGroup: must be " KARMADA_TRAINJOB_GROUP);
     int cluster = strcmp(kind, "ClusterTrainingRuntime") == 0;
     if ((k && !json_object_is_type(k, json_type_string)) ||
         (!cluster && strcmp(kind, "TrainingRuntime") != 0))
@@ -94,8 +95,8 @@ static int merge_node(struct karmada_workload *w, json_object *podspec, json_obj
     *out = NULL;
     json_object *ctrs = kube_json_get(podspec, "containers");
     json_object *node = NULL;
-    for (size_t i = 0; json_object_is_type(ctrs, json_type_array) && !node &&
-                       i < json_object_array_length(ctrs);
+    for (size_t i = 0;
+         json_object_is_type(ctrs, json_type_array) && !node && i < json_object_array_length(ctrs);
          i++) {
         const char *nm = kube_json_str(json_object_array_get_idx(ctrs, i), "name");
         if (nm && strcmp(nm, "node") == 0)
@@ -177,7 +178,8 @@ int karmada__workload_trainjob_read(struct karmada_workload *w, struct queue_res
         return INVALID(w, "the TrainJob's %s: spec.mlPolicy must be an object", what);
     json_object *mpi = kube_json_get(ml, "mpi");
     json_object *lan = kube_json_get(mpi, "runLauncherAsNode");
-    int launcher_as_node = json_object_is_type(lan, json_type_boolean) && json_object_get_boolean(lan);
+    int launcher_as_node =
+        json_object_is_type(lan, json_type_boolean) && json_object_get_boolean(lan);
     int32_t ml_nodes = 1;
     char path[160];
     snprintf(path, sizeof path, "%s spec.mlPolicy", what);
@@ -195,9 +197,8 @@ int karmada__workload_trainjob_read(struct karmada_workload *w, struct queue_res
     for (size_t i = 0; i < json_object_array_length(rjs); i++) {
         json_object *rj = json_object_array_get_idx(rjs, i);
         const char *name = kube_json_str(rj, "name");
-        const char *anc =
-            kube_json_path_str(rj, "template", "metadata", "labels",
-                               KARMADA_TRAINJOB_ANCESTOR_LABEL, NULL);
+        const char *anc = kube_json_path_str(rj, "template", "metadata", "labels",
+                                             KARMADA_TRAINJOB_ANCESTOR_LABEL, NULL);
         int is_trainer = anc && strcmp(anc, "trainer") == 0;
         int one_replica = is_trainer || (anc && (strcmp(anc, "dataset-initializer") == 0 ||
                                                  strcmp(anc, "model-initializer") == 0));
@@ -222,7 +223,8 @@ int karmada__workload_trainjob_read(struct karmada_workload *w, struct queue_res
         node_seen |= name && strcmp(name, "node") == 0;
         trainer_seen |= is_trainer;
         json_object *pod = kube_json_path(js, "template", "spec", NULL), *merged = NULL;
-        if (rpn && ((is_trainer && ml) || (launcher_as_node && name && strcmp(name, "node") == 0))) {
+        if (rpn &&
+            ((is_trainer && ml) || (launcher_as_node && name && strcmp(name, "node") == 0))) {
             rc = merge_node(w, pod, rpn, &merged);
             if (rc)
                 return rc;

@@ -125,8 +125,7 @@ json_object *sim_karmada_vcjob_components(json_object *job)
 }
 
 /* The pod templates a workload runs: (replicas, pod spec) pairs; returns how many (<= max). */
-size_t sim__workload_pods(struct sim_karmada *k, json_object *obj, struct pod_set *out,
-                          size_t max)
+size_t sim__workload_pods(struct sim_karmada *k, json_object *obj, struct pod_set *out, size_t max)
 {
     const char *av = sim__get_str(obj, "apiVersion", NULL, NULL);
     const char *kind = sim__get_str(obj, "kind", NULL, NULL);

@@ -88,8 +88,8 @@ static void tj_merge(struct sim_karmada *k, json_object **spec, json_object *rpn
     json_object_array_add(k->kind19_scratch, copy);
     *spec = copy;
     json_object *ctrs = sim__get_path(copy, "containers", NULL, NULL);
-    for (size_t i = 0; json_object_is_type(ctrs, json_type_array) && i < json_object_array_length(ctrs);
-         i++) {
+    for (size_t i = 0;
+         json_object_is_type(ctrs, json_type_array) && i < json_object_array_length(ctrs); i++) {
         json_object *c = json_object_array_get_idx(ctrs, i);
         const char *nm = sim__get_str(c, "name", NULL, NULL);
         if (!nm || strcmp(nm, "node") != 0)
@@ -135,8 +135,7 @@ static size_t trainjob(struct sim_karmada *k, json_object *obj, struct set19 *ou
         "trainer.kubeflow.org/v1alpha1", cluster ? "ClusterTrainingRuntime" : "TrainingRuntime");
     json_object *rt = NULL;
     if (!rn || !r ||
-        sim_store_get(k->store, r, cluster ? NULL : sim_meta_str(obj, "namespace"), rn, &rt,
-                      NULL))
+        sim_store_get(k->store, r, cluster ? NULL : sim_meta_str(obj, "namespace"), rn, &rt, NULL))
         return 0;
     json_object_put(k->kind19_scratch);
     k->kind19_scratch = json_object_new_array();
@@ -152,14 +151,14 @@ static size_t trainjob(struct sim_karmada *k, json_object *obj, struct set19 *ou
     rjs = sim__get_path(rjs, "replicatedJobs", NULL, NULL);
     int trainer_seen = 0, node_seen = 0;
     size_t n = 0;
-    for (size_t i = 0; json_object_is_type(rjs, json_type_array) &&
-                       i < json_object_array_length(rjs) && n < max;
+    for (size_t i = 0;
+         json_object_is_type(rjs, json_type_array) && i < json_object_array_length(rjs) && n < max;
          i++) {
         json_object *rj = json_object_array_get_idx(rjs, i);
         const char *nm = sim__get_str(rj, "name", NULL, NULL);
         json_object *labels = sim__get_path(rj, "template", "metadata", "labels");
-        const char *anc = sim__get_str(labels, "trainer.kubeflow.org/trainjob-ancestor-step",
-                                       NULL, NULL);
+        const char *anc =
+            sim__get_str(labels, "trainer.kubeflow.org/trainjob-ancestor-step", NULL, NULL);
         int is_trainer = anc && strcmp(anc, "trainer") == 0;
         int is_node = nm && strcmp(nm, "node") == 0;
         json_object *js = sim__get_path(rj, "template", "spec", NULL);

@@ -202,7 +202,8 @@ static int load_cluster(struct sim_karmada *k, json_object *spec, size_t idx, ti
         return MUSTER_EINVAL;
     }
     if (wlapi && json_object_get_boolean(wlapi))
-        c->api |= SIM_API_ALL & ~sim_api_without(SIM_API_ALL, "scheduling.k8s.io", "v1alpha2", NULL);
+        c->api |=
+            SIM_API_ALL & ~sim_api_without(SIM_API_ALL, "scheduling.k8s.io", "v1alpha2", NULL);
     json_object *with = sim__get_path(spec, "withGroups", NULL, NULL);
     if (with && !json_object_is_type(with, json_type_array)) {
         snprintf(err, cap, "scenario: clusters[%s].withGroups: a list of API groups", name);

@@ -356,8 +356,7 @@ static const char *scheduler_of(json_object *pod_spec)
 }
 
 /* Reads member object obj into mw (cleared), adding its PodGroup or share to c's mirror. */
-static void mwork_fill(struct sim_karmada *k, struct cluster *c, struct mwork *mw,
-                       json_object *obj)
+static void mwork_fill(struct sim_karmada *k, struct cluster *c, struct mwork *mw, json_object *obj)
 {
     mw->obj = json_object_get(obj);
     touch(c, mw);

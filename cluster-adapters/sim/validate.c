@@ -133,8 +133,8 @@ json_object *sim_validator_check(struct sim_validator *v, const struct sim_resou
                     !json_object_object_get_ex(m, "kind", &kind))
                     continue;
                 const char *a = json_object_get_string(av);
-                int pgi = strncmp(a, "scheduling.volcano.sh/", 22) == 0 ? V_PG
-                          : strncmp(a, "scheduling.x-k8s.io/", 20) == 0 ? V_COPG
+                int pgi = strncmp(a, "scheduling.volcano.sh/", 22) == 0  ? V_PG
+                          : strncmp(a, "scheduling.x-k8s.io/", 20) == 0  ? V_COPG
                           : strcmp(a, "scheduling.k8s.io/v1alpha2") == 0 ? V_WLPG
                                                                          : -1;
                 if (pgi < 0 || strcmp(json_object_get_string(kind), "PodGroup") != 0)

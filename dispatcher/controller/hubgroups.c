@@ -40,8 +40,8 @@ static json_object *lookup(void *ud, enum karmada_workload_dialect d, const char
 
 /* A TrainJob's runtime, asked for under "rt/ns/name" (a TrainingRuntime) or "crt//name" (a
  * ClusterTrainingRuntime); a TrainJob reads no pod dialect, so it asks for nothing else. */
-static json_object *lookup_runtime(void *ud, int cluster_scoped, const char *ns,
-                                   const char *name, int *served)
+static json_object *lookup_runtime(void *ud, int cluster_scoped, const char *ns, const char *name,
+                                   int *served)
 {
     struct ctl *c = ud;
     int id = cluster_scoped ? CTL_W_CLUSTERTRAININGRUNTIMES : CTL_W_TRAININGRUNTIMES;

@@ -185,7 +185,9 @@ static void test_detect(void)
         /* the Workload API's alpha podgroups (its workloads alone are no PodGroup to write) */
         {{apps, wl}, {"deployments", "podgroups"}, 2, KARMADA_GANG_DIALECT_WORKLOAD_API},
         {{apps, wl}, {"deployments", "workloads"}, 2, KARMADA_GANG_DIALECT_NONE},
-        {{"scheduling.k8s.io/v1", apps}, {"podgroups", "deployments"}, 2,
+        {{"scheduling.k8s.io/v1", apps},
+         {"podgroups", "deployments"},
+         2,
          KARMADA_GANG_DIALECT_NONE},
         /* after Volcano and coscheduling, installed on purpose */
         {{wl, co}, {"podgroups", "podgroups"}, 2, KARMADA_GANG_DIALECT_COSCHEDULING},
@@ -334,10 +336,10 @@ static void test_workload_api_work(void)
     CU_ASSERT_PTR_NULL(at(pg, "spec/schedulingPolicy/basic"));
     json_object_put(ww);
     /* the schema written from types.go refuses what the API server would */
-    json_object *bad = json_tokener_parse(
-        "{\"apiVersion\":\"scheduling.k8s.io/v1alpha2\",\"kind\":\"PodGroup\","
-        "\"metadata\":{\"name\":\"x\"},\"spec\":{\"schedulingPolicy\":{\"gang\":"
-        "{\"minCount\":0},\"basic\":{}},\"minMember\":3}}");
+    json_object *bad =
+        json_tokener_parse("{\"apiVersion\":\"scheduling.k8s.io/v1alpha2\",\"kind\":\"PodGroup\","
+                           "\"metadata\":{\"name\":\"x\"},\"spec\":{\"schedulingPolicy\":{\"gang\":"
+                           "{\"minCount\":0},\"basic\":{}},\"minMember\":3}}");
     struct kube_schema_errors errs;
     kube_schema_errors_init(&errs);
     CU_ASSERT_NOT_EQUAL(kube_schema_validate(schemas[WL_PG], bad, &errs), 0);
@@ -352,9 +354,9 @@ static void test_workload_api_work(void)
     in = input(two, dd, 2);
     ww = karmada_gang_podgroup_work(&in, 0);
     valid_as(WL_PG, at(ww, "spec/workload/manifests/0"));
-    CU_ASSERT_EQUAL(
-        json_object_get_int(at(ww, "spec/workload/manifests/0/spec/schedulingPolicy/gang/minCount")),
-        2);
+    CU_ASSERT_EQUAL(json_object_get_int(
+                        at(ww, "spec/workload/manifests/0/spec/schedulingPolicy/gang/minCount")),
+                    2);
     json_object_put(ww);
     /* every member Workload API: one rule, the pods' schedulingGroup, no schedulerName */
     json_object *op = karmada_gang_override_policy(&in);
@@ -393,8 +395,7 @@ static void test_workload_api_running(void)
         {"{\"conditions\":[{\"type\":\"PodGroupScheduled\",\"status\":\"False\","
          "\"reason\":\"Unschedulable\"}]}",
          "Pending"},
-        {"{\"conditions\":[{\"type\":\"PodGroupScheduled\",\"status\":\"Unknown\"}]}",
-         "Pending"},
+        {"{\"conditions\":[{\"type\":\"PodGroupScheduled\",\"status\":\"Unknown\"}]}", "Pending"},
         {"{\"conditions\":[{\"type\":\"Other\",\"status\":\"True\"}]}", NULL},
         {"{}", NULL},
     };

@@ -411,9 +411,8 @@ static void test_rb_verdict(void)
  * (deploy/karmada/webhook.yaml) list exactly the kinds the reader accepts. */
 static void test_new_kinds_held(void)
 {
-    static const char *const fixtures[] = {"jobset", "lws",        "pytorchjob",
-                                           "mpijob", "raycluster", "rayjob",
-                                           "trainjob"};
+    static const char *const fixtures[] = {"jobset",     "lws",    "pytorchjob", "mpijob",
+                                           "raycluster", "rayjob", "trainjob"};
     const char *src = getenv("MUSTER_SOURCE_DIR");
     char fpath[1024], err[256];
     snprintf(fpath, sizeof(fpath), "%s/deploy/karmada/webhook.yaml", src ? src : ".");

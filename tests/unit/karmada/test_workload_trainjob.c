@@ -92,8 +92,10 @@ static void begin(void)
     CU_ASSERT_EQUAL_FATAL(karmada_workload_init(&w), 0);
     memset(&hubst, 0, sizeof hubst);
     hubst.served = 1;
-    hubst.ns_rt[0] = load_yaml("tests/fixtures/workloads/trainingruntime-torch-with-dataset-init.yaml");
-    hubst.cl_rt[0] = load_yaml("tests/fixtures/workloads/clustertrainingruntime-torch-distributed.yaml");
+    hubst.ns_rt[0] =
+        load_yaml("tests/fixtures/workloads/trainingruntime-torch-with-dataset-init.yaml");
+    hubst.cl_rt[0] =
+        load_yaml("tests/fixtures/workloads/clustertrainingruntime-torch-distributed.yaml");
     hubst.cl_rt[1] =
         load_yaml("tests/fixtures/workloads/clustertrainingruntime-deepspeed-distributed.yaml");
     char p[1024];
@@ -209,7 +211,8 @@ static void test_fixtures_validate(void)
          "kubeflow_trainer.kubeflow.org_clustertrainingruntimes.yaml"},
     };
     char rel[256], p[1024], err[512];
-    path_of(p, sizeof p, "tests/fixtures/reference/crds/karmada_work.karmada.io_resourcebindings.yaml");
+    path_of(p, sizeof p,
+            "tests/fixtures/reference/crds/karmada_work.karmada.io_resourcebindings.yaml");
     struct kube_schema *rbs = NULL;
     CU_ASSERT_EQUAL_FATAL(kube_schema_load_crd(p, "v1alpha2", &rbs, err, sizeof err), 0);
     struct kube_schema_errors errs;
@@ -460,12 +463,14 @@ static void test_refusals(void)
     json_object *rtspec = at(hubst.ns_rt[0], "spec", NULL);
     json_object *rjs = json_object_get(at(rtspec, "template", "spec", "replicatedJobs", NULL));
     set(at(rtspec, "template", "spec", NULL), "replicatedJobs", json_object_new_array());
-    expect_invalid(rb0, t, "TrainingRuntime torch-with-dataset-init has no "
-                           "spec.template.spec.replicatedJobs");
+    expect_invalid(rb0, t,
+                   "TrainingRuntime torch-with-dataset-init has no "
+                   "spec.template.spec.replicatedJobs");
     set(at(rtspec, "template", "spec", NULL), "replicatedJobs", rjs);
     set(at(rjs, "0", NULL), "replicas", json_object_new_int(-1));
-    expect_invalid(rb0, t, "TrainingRuntime torch-with-dataset-init "
-                           "spec.template.spec.replicatedJobs[0].replicas");
+    expect_invalid(rb0, t,
+                   "TrainingRuntime torch-with-dataset-init "
+                   "spec.template.spec.replicatedJobs[0].replicas");
     set(at(rjs, "0", NULL), "replicas", json_object_new_int(1));
     set(at(rtspec, "mlPolicy", NULL), "numNodes", json_object_new_int(-1));
     expect_invalid(rb0, t, "spec.mlPolicy.numNodes");
@@ -473,8 +478,7 @@ static void test_refusals(void)
     /* spread is refused: Karmada divides no TrainJob */
     json_object *rb = copy(rb0);
     json_object *md = at(rb, "metadata", NULL);
-    set(md, "annotations",
-        json_tokener_parse("{\"scheduling.muster.io/placement\": \"spread\"}"));
+    set(md, "annotations", json_tokener_parse("{\"scheduling.muster.io/placement\": \"spread\"}"));
     CU_ASSERT_EQUAL(rd(rb, t), MUSTER_EINVAL);
     CU_ASSERT_EQUAL(w.reason, KARMADA_WORKLOAD_REFUSED);
     CU_ASSERT_TRUE(has(w.message, "placement spread is refused for a TrainJob"));

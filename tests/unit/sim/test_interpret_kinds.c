@@ -181,28 +181,26 @@ static void test_trainjob(void)
     CU_ASSERT_EQUAL_FATAL(sim__workload_pods(f.k, tj, sets, 16), 2);
     CU_ASSERT_EQUAL(sets[0].replicas, 3);
     CU_ASSERT_EQUAL(sets[1].replicas, 1);
-    json_object *c0 = json_object_array_get_idx(sim__get_path(sets[0].spec, "containers", NULL,
-                                                              NULL),
-                                                0);
-    json_object *c1 = json_object_array_get_idx(sim__get_path(sets[1].spec, "containers", NULL,
-                                                              NULL),
-                                                0);
+    json_object *c0 =
+        json_object_array_get_idx(sim__get_path(sets[0].spec, "containers", NULL, NULL), 0);
+    json_object *c1 =
+        json_object_array_get_idx(sim__get_path(sets[1].spec, "containers", NULL, NULL), 0);
     CU_ASSERT_EQUAL(json_object_get_int(sim__get_path(c0, "resources", "limits", "nvidia.com/gpu")),
                     2);
     CU_ASSERT_EQUAL(json_object_get_int(sim__get_path(c1, "resources", "limits", "nvidia.com/gpu")),
                     2);
     CU_ASSERT_STRING_EQUAL(sim__get_str(c1, "resources", "requests", "cpu"), "1");
     /* the runtime in the store is not changed by the merge */
-    CU_ASSERT_STRING_EQUAL(fx_field(&f, fx_res("trainer.kubeflow.org", "v1alpha1",
-                                               "clustertrainingruntimes"),
-                                    NULL, "mpi", "spec|mlPolicy|numNodes"),
-                           "1");
-    CU_ASSERT_STRING_EQUAL(fx_field(&f, fx_res("trainer.kubeflow.org", "v1alpha1",
-                                               "clustertrainingruntimes"),
-                                    NULL, "mpi",
-                                    "spec|template|spec|replicatedJobs|0|template|spec|template|"
-                                    "spec|containers|0|resources"),
-                           "");
+    CU_ASSERT_STRING_EQUAL(
+        fx_field(&f, fx_res("trainer.kubeflow.org", "v1alpha1", "clustertrainingruntimes"), NULL,
+                 "mpi", "spec|mlPolicy|numNodes"),
+        "1");
+    CU_ASSERT_STRING_EQUAL(
+        fx_field(&f, fx_res("trainer.kubeflow.org", "v1alpha1", "clustertrainingruntimes"), NULL,
+                 "mpi",
+                 "spec|template|spec|replicatedJobs|0|template|spec|template|"
+                 "spec|containers|0|resources"),
+        "");
     /* no store, or no such runtime: no pods */
     CU_ASSERT_EQUAL(sim__workload_pods(NULL, tj, sets, 16), 0);
     json_object_object_add(sim__get_path(tj, "spec", "runtimeRef", NULL), "name",
