@@ -2914,10 +2914,9 @@ static void body_cluster_dialect(struct srv *s)
     expect(s, "PATCH", p, TOK_SCOPED_OP, "{\"gangDialect\":\"none\"}", NULL, 403);
     expect(s, "PATCH", "/api/v1/clusters/member-z", TOK_OPERATOR, "{\"gangDialect\":\"none\"}",
            NULL, 404);
-    /* what: one of the four names or null, and nothing else */
+    /* what: one of the five names or null, and nothing else */
     const char *bad[] = {"{\"gangDialect\":\"kueue\"}", "{\"gangDialect\":\"workload_api\"}",
-                         "{\"gangDialect\":3}",
-                         "{\"gangDialect\":\"none\",\"ready\":false}", "{}"};
+                         "{\"gangDialect\":3}", "{\"gangDialect\":\"none\",\"ready\":false}", "{}"};
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         CU_ASSERT_EQUAL(http(s, "PATCH", p, TOK_OPERATOR, bad[i], -1, NULL, &x), 422);
         resp_free(&x);
