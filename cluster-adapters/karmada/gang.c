@@ -266,9 +266,7 @@ static json_object *share_resources(const struct karmada_gang_input *in, int32_t
 
 int karmada_gang_share_has_work(const struct karmada_gang_input *in, uint32_t i)
 {
-    return in && in->shares && i < in->nshares &&
-           (DIALECT(in, i) == KARMADA_GANG_DIALECT_VOLCANO ||
-            DIALECT(in, i) == KARMADA_GANG_DIALECT_COSCHEDULING);
+    return in && in->shares && i < in->nshares && karmada_gang_dialect_has_work(DIALECT(in, i));
 }
 
 json_object *karmada_gang_podgroup_work(const struct karmada_gang_input *in, uint32_t i)
@@ -278,6 +276,7 @@ json_object *karmada_gang_podgroup_work(const struct karmada_gang_input *in, uin
         return NULL;
     const struct karmada_gang_share *s = &in->shares[i];
     int cosched = DIALECT(in, i) == KARMADA_GANG_DIALECT_COSCHEDULING;
+    int wl = DIALECT(in, i) == KARMADA_GANG_DIALECT_WORKLOAD_API;
     json_object *rbm = kube_json_get(in->rb, "metadata");
     char pg[KARMADA_GANG_NAME_MAX + 1], work[KARMADA_GANG_NAME_MAX + 1], ns[DNS_LABEL_MAX + 1];
     if (karmada_gang_podgroup_name(get_str(rbm, "name"), pg, sizeof(pg)) ||
@@ -299,7 +298,9 @@ json_object *karmada_gang_podgroup_work(const struct karmada_gang_input *in, uin
 
     json_object *group = kube_json_push(
         list,
-        new_marked(cosched ? "scheduling.x-k8s.io/v1alpha1" : "scheduling.volcano.sh/v1beta1",
+        new_marked(cosched ? "scheduling.x-k8s.io/v1alpha1"
+                   : wl    ? KARMADA_GANG_WL_API_VERSION
+                           : "scheduling.volcano.sh/v1beta1",
                    "PodGroup", pg,
                    get_str(kube_json_get(kube_json_get(in->rb, "spec"), "resource"), "namespace"),
                    in, &meta, &bad),
@@ -312,6 +313,16 @@ json_object *karmada_gang_podgroup_work(const struct karmada_gang_input *in, uin
     kube_json_add_str(ann, KARMADA_GANG_WORK_NAME_ANNOTATION, work, &bad);
     kube_json_add_str(ann, KARMADA_GANG_WORK_NAMESPACE_ANNOTATION, ns, &bad);
     json_object *gs = kube_json_add_obj(group, "spec", &bad);
+    if (wl) {
+        /* PodGroupSpec: schedulingPolicy, exactly one of basic and gang (minCount at least 1);
+         * no template reference (optional: muster writes the group itself, from no Workload),
+         * no resources, queue, priority or timeout (the API has none) */
+        json_object *gang =
+            kube_json_add_obj(kube_json_add_obj(gs, "schedulingPolicy", &bad), "gang", &bad);
+        int32_t m = share_min_member(in->w, s->replicas);
+        kube_json_add(gang, "minCount", json_object_new_int(m < 1 ? 1 : m), &bad);
+        return done(root, bad);
+    }
     kube_json_add(gs, "minMember", json_object_new_int(share_min_member(in->w, s->replicas)), &bad);
     if (in->w->components[0].request.len)
         kube_json_add(gs, "minResources", share_resources(in, s->replicas), &bad);
@@ -463,6 +474,24 @@ static void dialect_rule(json_object *rules, const struct karmada_gang_input *in
         meta_overriders(plain, in, "labels", &k, &pg, 1, bad);
         break;
     }
+    case KARMADA_GANG_DIALECT_WORKLOAD_API: {
+        /* core/v1 PodSpec.schedulingGroup {podGroupName}: the pods join the member's PodGroup;
+         * no schedulerName, as kube-scheduler's own GangScheduling plugin gangs them. An add
+         * replaces a schedulingGroup the template names (the hub's group, read as the gang). */
+        const char *base;
+        char path[64];
+        pod_of(in, &base);
+        snprintf(path, sizeof(path), "%s/spec/schedulingGroup", base);
+        int failed = 0;
+        json_object *sg = json_object_new_object();
+        kube_json_add_str(sg, "podGroupName", pg, &failed);
+        if (failed) {
+            json_object_put(sg);
+            sg = NULL;
+        }
+        overrider(plain, path, sg, bad);
+        break;
+    }
     case KARMADA_GANG_DIALECT_YUNIKORN:
         yunikorn_overriders(plain, in, min_member, bad);
         overrider(plain, sched_path, json_object_new_string(KARMADA_GANG_YK_SCHEDULER), bad);
@@ -513,7 +542,7 @@ json_object *karmada_gang_override_policy(const struct karmada_gang_input *in)
     kube_json_add_str(sel, "name", get_str(res, "name"), &bad);
     json_object *rules = kube_json_add(spec, "overrideRules", json_object_new_array(), &bad);
     enum karmada_gang_dialect d0 = DIALECT(in, 0);
-    int one = d0 == KARMADA_GANG_DIALECT_VOLCANO || d0 == KARMADA_GANG_DIALECT_COSCHEDULING;
+    int one = karmada_gang_dialect_has_work(d0);
     for (uint32_t i = 1; one && i < in->nshares; i++)
         one = DIALECT(in, i) == d0;
     if (one) {
@@ -558,7 +587,22 @@ const char *karmada_gang_work_podgroup_phase(json_object *work)
     json_object *ms = kube_json_get(kube_json_get(work, "status"), "manifestStatuses");
     if (!json_object_is_type(ms, json_type_array) || json_object_array_length(ms) == 0)
         return NULL;
-    return get_str(kube_json_get(json_object_array_get_idx(ms, 0), "status"), "phase");
+    json_object *st = kube_json_get(json_object_array_get_idx(ms, 0), "status");
+    const char *phase = get_str(st, "phase");
+    if (phase)
+        return phase;
+    /* A Workload API PodGroup has conditions, no phase: its scheduler sets PodGroupScheduled
+     * True once the gang's pods are bound (KEP-5832, "PodGroup Status Lifecycle"), which is
+     * what Running means for the others. */
+    json_object *conds = kube_json_get(st, "conditions");
+    for (size_t i = 0;
+         json_object_is_type(conds, json_type_array) && i < json_object_array_length(conds); i++) {
+        json_object *c = json_object_array_get_idx(conds, i);
+        const char *t = get_str(c, "type"), *v = get_str(c, "status");
+        if (t && v && strcmp(t, KARMADA_GANG_WL_SCHEDULED) == 0)
+            return strcmp(v, "True") == 0 ? "Running" : "Pending";
+    }
+    return NULL;
 }
 
 /* 1 when the Work's applied-overrides annotation (a JSON array of {policyName, overriders},

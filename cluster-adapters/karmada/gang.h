@@ -39,7 +39,10 @@ enum karmada_gang_dialect {
     KARMADA_GANG_DIALECT_VOLCANO = 0,  /* scheduling.volcano.sh/v1beta1 PodGroup in a Work */
     KARMADA_GANG_DIALECT_COSCHEDULING, /* scheduling.x-k8s.io/v1alpha1 PodGroup in a Work */
     KARMADA_GANG_DIALECT_YUNIKORN,     /* no object: task-group annotations on the pods */
-    KARMADA_GANG_DIALECT_NONE /* no gang in the member: only gangs of min-member 1 go there */
+    KARMADA_GANG_DIALECT_NONE, /* no gang in the member: only gangs of min-member 1 go there */
+    /* the Kubernetes Workload API (1.36, GenericWorkload): a scheduling.k8s.io/v1alpha2
+     * PodGroup in a Work, named by the pods' spec.schedulingGroup.podGroupName */
+    KARMADA_GANG_DIALECT_WORKLOAD_API
 };
 
 struct karmada_gang_share {

@@ -11,6 +11,7 @@ static const char *const dialect_names[] = {
     [KARMADA_GANG_DIALECT_COSCHEDULING] = "coscheduling",
     [KARMADA_GANG_DIALECT_YUNIKORN] = "yunikorn",
     [KARMADA_GANG_DIALECT_NONE] = "none",
+    [KARMADA_GANG_DIALECT_WORKLOAD_API] = "workload-api",
 };
 #define NDIALECTS (sizeof dialect_names / sizeof dialect_names[0])
 
@@ -36,6 +37,8 @@ enum karmada_gang_dialect karmada_gang_dialect_detect(json_object *cluster)
         return KARMADA_GANG_DIALECT_VOLCANO;
     if (karmada_workload_cluster_serves(cluster, "scheduling.x-k8s.io/v1alpha1", "podgroups") > 0)
         return KARMADA_GANG_DIALECT_COSCHEDULING;
+    if (karmada_workload_cluster_serves(cluster, KARMADA_GANG_WL_API_VERSION, "podgroups") > 0)
+        return KARMADA_GANG_DIALECT_WORKLOAD_API;
     return KARMADA_GANG_DIALECT_NONE;
 }
 
@@ -46,5 +49,6 @@ int karmada_gang_dialect_gangs(enum karmada_gang_dialect d)
 
 int karmada_gang_dialect_has_work(enum karmada_gang_dialect d)
 {
-    return d == KARMADA_GANG_DIALECT_VOLCANO || d == KARMADA_GANG_DIALECT_COSCHEDULING;
+    return d == KARMADA_GANG_DIALECT_VOLCANO || d == KARMADA_GANG_DIALECT_COSCHEDULING ||
+           d == KARMADA_GANG_DIALECT_WORKLOAD_API;
 }

@@ -11,6 +11,11 @@
 /* What a coscheduling member's pods carry to join their group (scheduler-plugins
  * apis/scheduling/v1alpha1/types.go, PodGroupLabel). */
 #define KARMADA_GANG_COSCHED_LABEL "scheduling.x-k8s.io/pod-group"
+/* The Kubernetes Workload API's PodGroup (1.36: staging/src/k8s.io/api/scheduling/v1alpha2/
+ * types.go) and the condition its scheduler sets once the gang's pods are bound
+ * (PodGroupConditionTypeScheduled). */
+#define KARMADA_GANG_WL_API_VERSION "scheduling.k8s.io/v1alpha2"
+#define KARMADA_GANG_WL_SCHEDULED "PodGroupScheduled"
 /* YuniKorn's gang annotations (yunikorn-k8shim pkg/common/constants). */
 #define KARMADA_GANG_YK_APP_ID "yunikorn.apache.org/app-id"
 #define KARMADA_GANG_YK_TASK_GROUP_NAME "yunikorn.apache.org/task-group-name"
@@ -20,7 +25,8 @@
 /* The one task group muster writes per member: the member's share of the gang. */
 #define KARMADA_GANG_YK_GROUP "muster"
 
-/* "volcano", "coscheduling", "yunikorn", "none" (NULL for a value outside the enum). */
+/* "volcano", "coscheduling", "yunikorn", "none", "workload-api" (NULL for a value outside the
+ * enum). */
 const char *karmada_gang_dialect_name(enum karmada_gang_dialect d);
 
 /* The dialect named s (exactly one of the names above) into *out: 0, or MUSTER_EINVAL. */
@@ -29,13 +35,14 @@ int karmada_gang_dialect_parse(const char *s, enum karmada_gang_dialect *out);
 /* The dialect a Cluster's status.apiEnablements shows, in muster's order of preference:
  * Volcano (scheduling.volcano.sh/v1beta1 podgroups) first, as before dialects existed and
  * because Volcano also queues by the PodGroup's queue; then coscheduling
- * (scheduling.x-k8s.io/v1alpha1 podgroups); else none. A Cluster that reports no
- * apiEnablements at all (not collected yet) reads as Volcano: it is not judged, as before. YuniKorn
- * has no CRD and the Kubernetes Workload API is not written yet, so neither is ever detected: an
- * operator sets YuniKorn. */
+ * (scheduling.x-k8s.io/v1alpha1 podgroups), a scheduler installed on purpose; then the
+ * Kubernetes Workload API (scheduling.k8s.io/v1alpha2 podgroups: the alpha version served, with
+ * the GenericWorkload gate, by the member's own API server); else none. A Cluster that reports
+ * no apiEnablements at all (not collected yet) reads as Volcano: it is not judged, as before.
+ * YuniKorn has no CRD, so it is never detected: an operator sets it. */
 enum karmada_gang_dialect karmada_gang_dialect_detect(json_object *cluster);
 
-/* 1 when a member of dialect d gets a PodGroup Work (Volcano, coscheduling). */
+/* 1 when a member of dialect d gets a PodGroup Work (Volcano, coscheduling, Workload API). */
 int karmada_gang_dialect_has_work(enum karmada_gang_dialect d);
 
 /* 1 when a member of dialect d gangs the pods muster sends it (every dialect but none). */

@@ -7,6 +7,7 @@
 #include "cluster-adapters/karmada/workload_clusters.h"
 #include "cluster-adapters/karmada/workload_dialects.h"
 #include "cluster-adapters/karmada/workload_kinds.h"
+#include "cluster-adapters/karmada/workload_trainjob.h"
 #include "cluster-adapters/kube/resources.h"
 #include "queue/errors.h"
 #include "queue/quantity.h"
@@ -167,7 +168,8 @@ static void drop_refs(struct karmada_workload *w)
     json_object_put(w->affinity);
     json_object_put(w->affinities);
     json_object_put(w->tolerations);
-    w->suspension = w->affinity = w->affinities = w->tolerations = NULL;
+    json_object_put(w->runtime);
+    w->suspension = w->affinity = w->affinities = w->tolerations = w->runtime = NULL;
 }
 
 int karmada_workload_init(struct karmada_workload *w)
@@ -465,7 +467,8 @@ static int vcjob_tasks_as_components(struct karmada_workload *w, json_object *ta
 }
 
 static int read_components(struct karmada_workload *w, struct queue_resnames *names,
-                           json_object *spec, json_object *tmpl)
+                           json_object *spec, json_object *tmpl,
+                           const struct karmada_workload_hub *hub)
 {
     json_object *comps = kube_json_get(spec, "components");
     if (comps && !json_object_is_type(comps, json_type_array))
@@ -481,6 +484,8 @@ static int read_components(struct karmada_workload *w, struct queue_resnames *na
                                      n, KARMADA_WORKLOAD_COMPONENTS_MAX);
     if (n == 0 && w->kind == KARMADA_WORKLOAD_KIND_VCJOB)
         return vcjob_tasks_as_components(w, tasks);
+    if (w->kind == KARMADA_WORKLOAD_KIND_TRAINJOB) /* its pods are its runtime's */
+        return karmada__workload_trainjob_read(w, names, spec, tmpl, hub);
     if (karmada__workload_kinds_handles(w->kind))
         return karmada__workload_kinds_read(w, names, spec, tmpl);
     if (n == 0) {
@@ -1083,7 +1088,7 @@ int karmada_workload_read_hub(struct karmada_workload *w, struct queue_resnames 
     if (!rc)
         rc = read_links(w, rb, spec);
     if (!rc)
-        rc = read_components(w, names, spec, tmpl);
+        rc = read_components(w, names, spec, tmpl, hub);
     if (!rc)
         rc = read_template_requests(w, names, tmpl);
     if (!rc)

@@ -60,6 +60,9 @@ enum karmada_workload_kind {
     KARMADA_WORKLOAD_KIND_MPIJOB,     /* kubeflow.org/v1 MPIJob */
     KARMADA_WORKLOAD_KIND_RAYCLUSTER, /* ray.io/v1 RayCluster */
     KARMADA_WORKLOAD_KIND_RAYJOB,     /* ray.io/v1 RayJob */
+    /* trainer.kubeflow.org/v1alpha1 TrainJob: its pods come from the (Cluster)TrainingRuntime
+     * it names, looked up on the hub (workload_trainjob.c) */
+    KARMADA_WORKLOAD_KIND_TRAINJOB,
 };
 
 /* The keys of other gang dialects read from the pod metadata (the pod template's, a Pod's own),
@@ -203,6 +206,9 @@ struct karmada_workload {
     json_object *affinity;    /* spec.placement.clusterAffinity or NULL */
     json_object *affinities;  /* spec.placement.clusterAffinities or NULL */
     json_object *tolerations; /* spec.placement.clusterTolerations or NULL */
+    /* A TrainJob's (Cluster)TrainingRuntime as looked up on the hub, a reference kept until the
+     * next read or _close (its first replicated job's pods name the priority class) */
+    json_object *runtime;
 
     /* Reserved by _init for the template's pod requests (a container's requests and limits, the
      * pod's sum), so a read allocates nothing. */
@@ -221,15 +227,15 @@ void karmada_workload_close(struct karmada_workload *w);
  * anything else: lets the webhook decide cheaply whether the RB is muster's to hold. */
 enum karmada_workload_kind karmada_workload_kind_of(json_object *rb);
 
-/* For issue 19's kinds (JobSet, LeaderWorkerSet, PyTorchJob, MPIJob, RayCluster, RayJob): the
- * API a member must serve for the kind's Work to apply there (Karmada's APIEnablement plugin
- * checks it; muster's assign mode bypasses that plugin), as a group/version and a resource, and
- * a bit of its own (KARMADA_WORKLOAD_KIND_API_BIT) for a per-cluster mask. Returns 0, or
- * MUSTER_ENOENT for the other kinds. */
+/* For issue 19's kinds (JobSet, LeaderWorkerSet, PyTorchJob, MPIJob, RayCluster, RayJob,
+ * TrainJob): the API a member must serve for the kind's Work to apply there (Karmada's
+ * APIEnablement plugin checks it; muster's assign mode bypasses that plugin), as a group/version
+ * and a resource, and a bit of its own (KARMADA_WORKLOAD_KIND_API_BIT) for a per-cluster mask.
+ * Returns 0, or MUSTER_ENOENT for the other kinds. */
 int karmada_workload_kind_api(enum karmada_workload_kind kind, const char **group_version,
                               const char **resource);
 #define KARMADA_WORKLOAD_KIND_API_BIT(kind)                                                        \
-    ((kind) >= KARMADA_WORKLOAD_KIND_JOBSET && (kind) <= KARMADA_WORKLOAD_KIND_RAYJOB              \
+    ((kind) >= KARMADA_WORKLOAD_KIND_JOBSET && (kind) <= KARMADA_WORKLOAD_KIND_TRAINJOB            \
          ? 1u << ((kind)-KARMADA_WORKLOAD_KIND_JOBSET)                                             \
          : 0u)
 
@@ -267,6 +273,12 @@ struct karmada_workload_hub {
     json_object *(*podgroup)(void *ud, enum karmada_workload_dialect d, const char *ns,
                              const char *name, int *served);
     void *ud;
+    /* A TrainJob's runtime (docs/workload.md, "Kubeflow Trainer's TrainJob"): the
+     * trainer.kubeflow.org/v1alpha1 ClusterTrainingRuntime (cluster_scoped 1, ns NULL) or the
+     * TrainingRuntime in ns named name, borrowed, or NULL when there is none; *served as for
+     * podgroup. NULL: no runtime is looked up, and a TrainJob cannot be read. */
+    json_object *(*runtime)(void *ud, int cluster_scoped, const char *ns, const char *name,
+                            int *served);
 };
 
 /* karmada_workload_read, and the PodGroup the pods name looked up through hub (NULL: not looked

@@ -27,6 +27,9 @@ static const struct {
     {KARMADA_WORKLOAD_KIND_MPIJOB, "kubeflow.org/v1", "MPIJob", "mpijobs", "MPIJob"},
     {KARMADA_WORKLOAD_KIND_RAYCLUSTER, "ray.io/v1", "RayCluster", "rayclusters", "RayCluster"},
     {KARMADA_WORKLOAD_KIND_RAYJOB, "ray.io/v1", "RayJob", "rayjobs", "RayJob"},
+    /* read by workload_trainjob.c, which looks its runtime up on the hub */
+    {KARMADA_WORKLOAD_KIND_TRAINJOB, "trainer.kubeflow.org/v1alpha1", "TrainJob", "trainjobs",
+     "TrainJob"},
 };
 #define NKINDS (sizeof(kinds) / sizeof(kinds[0]))
 
@@ -400,7 +403,38 @@ json_object *karmada__workload_kinds_priority_pod(const struct karmada_workload 
     case KARMADA_WORKLOAD_KIND_RAYJOB:
         *where = "the RayJob's spec.rayClusterSpec.headGroupSpec.template.spec.priorityClassName";
         return kube_json_path(spec, "rayClusterSpec", "headGroupSpec", "template", "spec", NULL);
+    case KARMADA_WORKLOAD_KIND_TRAINJOB:
+        /* the runtime's, as the JobSet Trainer builds from it carries it */
+        *where = "the runtime's spec.template.spec.replicatedJobs[0].template.spec.template.spec."
+                 "priorityClassName";
+        return kube_json_path(
+            json_object_array_get_idx(
+                kube_json_path(w->runtime, "spec", "template", "spec", "replicatedJobs", NULL), 0),
+            "template", "spec", "template", "spec", NULL);
     default:
         return NULL;
     }
+}
+
+/* For workload_trainjob.c, whose runtime is a JobSet template read as read_jobset reads one. */
+int karmada__workload_kinds_count(struct karmada_workload *w, json_object *obj, const char *key,
+                                  int32_t dflt, int positive, const char *path, int32_t *out)
+{
+    return count_at(w, obj, key, dflt, positive, path, out);
+}
+
+int karmada__workload_kinds_add(struct karmada_workload *w, struct queue_resnames *names,
+                                const char *name, int64_t replicas, json_object *podspec,
+                                const char *path)
+{
+    return add(w, names, name, replicas, podspec, path);
+}
+
+int karmada__workload_kinds_pair(struct karmada_workload *w, struct queue_resnames *names,
+                                 json_object *rb_spec)
+{
+    json_object *comps = kube_json_get(rb_spec, "components");
+    if (comps && !json_object_is_type(comps, json_type_array))
+        return INVALID(w, "spec.components: must be a list");
+    return comps && json_object_array_length(comps) > 0 ? pair_rb_components(w, names, comps) : 0;
 }

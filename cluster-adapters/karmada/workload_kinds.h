@@ -40,6 +40,18 @@ int karmada__workload_kinds_read(struct karmada_workload *w, struct queue_resnam
 json_object *karmada__workload_kinds_priority_pod(const struct karmada_workload *w,
                                                   json_object *tmpl, const char **where);
 
+/* For workload_trainjob.c: a count at obj[key] (dflt when absent, else a non-negative int32,
+ * at least 1 when positive); one component of replicas pods of podspec, checked and raised to
+ * the pod's effective request; the RB's spec.components paired with w's, as for the kinds
+ * above. Each returns 0 or a negative MUSTER_* code with w's reason and message. */
+int karmada__workload_kinds_count(struct karmada_workload *w, json_object *obj, const char *key,
+                                  int32_t dflt, int positive, const char *path, int32_t *out);
+int karmada__workload_kinds_add(struct karmada_workload *w, struct queue_resnames *names,
+                                const char *name, int64_t replicas, json_object *podspec,
+                                const char *path);
+int karmada__workload_kinds_pair(struct karmada_workload *w, struct queue_resnames *names,
+                                 json_object *rb_spec);
+
 /* Defined in workload.c, shared with this module. */
 int karmada__workload_int32(json_object *v, int32_t *out);
 int karmada__workload_raise_to_pod(struct karmada_workload *w, struct queue_resnames *names,

@@ -186,7 +186,7 @@ static void fill_rb_spec(struct sim_karmada *k, json_object *spec, json_object *
             json_object_object_del(spec, "components");
     } else {
         struct pod_set ps[1];
-        if (sim__workload_pods(obj, ps, 1) == 1) {
+        if (sim__workload_pods(k, obj, ps, 1) == 1) {
             json_object_object_add(spec, "replicas", json_object_new_int64(ps[0].replicas));
             json_object *rr = json_object_new_object();
             json_object_object_add(rr, "resourceRequest", sim_karmada_pod_requests(ps[0].spec));

@@ -125,7 +125,7 @@ json_object *sim_karmada_vcjob_components(json_object *job)
 }
 
 /* The pod templates a workload runs: (replicas, pod spec) pairs; returns how many (<= max). */
-size_t sim__workload_pods(json_object *obj, struct pod_set *out, size_t max)
+size_t sim__workload_pods(struct sim_karmada *k, json_object *obj, struct pod_set *out, size_t max)
 {
     const char *av = sim__get_str(obj, "apiVersion", NULL, NULL);
     const char *kind = sim__get_str(obj, "kind", NULL, NULL);
@@ -166,7 +166,7 @@ size_t sim__workload_pods(json_object *obj, struct pod_set *out, size_t max)
         }
         return n;
     }
-    return sim__kind19_pods(obj, out, max);
+    return sim__kind19_pods(k, obj, out, max);
 }
 
 int sim__is_workload(const struct sim_resource *r)
@@ -182,5 +182,6 @@ int sim__is_workload(const struct sim_resource *r)
            (strcmp(r->group, "kubeflow.org") == 0 &&
             (strcmp(r->plural, "pytorchjobs") == 0 || strcmp(r->plural, "mpijobs") == 0)) ||
            (strcmp(r->group, "ray.io") == 0 &&
-            (strcmp(r->plural, "rayclusters") == 0 || strcmp(r->plural, "rayjobs") == 0));
+            (strcmp(r->plural, "rayclusters") == 0 || strcmp(r->plural, "rayjobs") == 0)) ||
+           (strcmp(r->group, "trainer.kubeflow.org") == 0 && strcmp(r->plural, "trainjobs") == 0);
 }

@@ -7,6 +7,7 @@
 #include "cluster-adapters/sim/karmada_int.h"
 
 int sim__is_workload(const struct sim_resource *r);
-size_t sim__workload_pods(json_object *obj, struct pod_set *out, size_t max);
+/* The pod sets of obj; k (may be NULL) looks up what a TrainJob's pods come from. */
+size_t sim__workload_pods(struct sim_karmada *k, json_object *obj, struct pod_set *out, size_t max);
 
 #endif

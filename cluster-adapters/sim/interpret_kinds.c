@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-enum k19 { K_NONE, K_JOBSET, K_LWS, K_PYTORCH, K_MPI, K_RAYCLUSTER, K_RAYJOB };
+enum k19 { K_NONE, K_JOBSET, K_LWS, K_PYTORCH, K_MPI, K_RAYCLUSTER, K_RAYJOB, K_TRAINJOB };
 
 static enum k19 kind19(json_object *obj)
 {
@@ -28,6 +28,7 @@ static enum k19 kind19(json_object *obj)
         {"kubeflow.org/v1", "MPIJob", K_MPI},
         {"ray.io/v1", "RayCluster", K_RAYCLUSTER},
         {"ray.io/v1", "RayJob", K_RAYJOB},
+        {"trainer.kubeflow.org/v1alpha1", "TrainJob", K_TRAINJOB},
     };
     for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
         if (strcmp(av, t[i].av) == 0 && strcmp(kind, t[i].kind) == 0)
@@ -77,7 +78,115 @@ static size_t ray(json_object *cs, struct set19 *out, size_t max, int karmada)
     return n;
 }
 
-static size_t sets19(json_object *obj, struct set19 *out, size_t max, int karmada)
+/* The container named "node" of the pod spec at *spec with resourcesPerNode merged into its
+ * requests and limits key by key; the copy is kept in k's scratch until the next call. */
+static void tj_merge(struct sim_karmada *k, json_object **spec, json_object *rpn)
+{
+    json_object *copy = NULL;
+    if (json_object_deep_copy(*spec, &copy, NULL) || !copy)
+        return;
+    json_object_array_add(k->kind19_scratch, copy);
+    *spec = copy;
+    json_object *ctrs = sim__get_path(copy, "containers", NULL, NULL);
+    for (size_t i = 0;
+         json_object_is_type(ctrs, json_type_array) && i < json_object_array_length(ctrs); i++) {
+        json_object *c = json_object_array_get_idx(ctrs, i);
+        const char *nm = sim__get_str(c, "name", NULL, NULL);
+        if (!nm || strcmp(nm, "node") != 0)
+            continue;
+        json_object *res = sim__get_path(c, "resources", NULL, NULL);
+        if (!json_object_is_type(res, json_type_object)) {
+            res = json_object_new_object();
+            json_object_object_add(c, "resources", res);
+        }
+        static const char *const keys[2] = {"requests", "limits"};
+        for (int r = 0; r < 2; r++) {
+            json_object *src = sim__get_path(rpn, keys[r], NULL, NULL), *dst;
+            if (!json_object_is_type(src, json_type_object))
+                continue;
+            dst = sim__get_path(res, keys[r], NULL, NULL);
+            if (!json_object_is_type(dst, json_type_object)) {
+                dst = json_object_new_object();
+                json_object_object_add(res, keys[r], dst);
+            }
+            json_object_object_foreach(src, key, val)
+            {
+                json_object_object_add(dst, key, json_object_get(val));
+            }
+        }
+        return;
+    }
+}
+
+/* A TrainJob as Kubeflow Trainer builds its JobSet (kubeflow/trainer pkg/runtime/core/
+ * trainingruntime.go newRuntimeInfo; plugins torch.go, plainml.go, mpi.go EnforceMLPolicy;
+ * plugins/jobset/jobset.go syncParallelCount, builder.go): one pod set per replicated job of
+ * the runtime it names, found on the hub (a simplification: the member's Trainer reads the
+ * runtime Karmada propagated there, and the simulator reads the hub's). No runtime: no pods. */
+static size_t trainjob(struct sim_karmada *k, json_object *obj, struct set19 *out, size_t max)
+{
+    if (!k)
+        return 0;
+    json_object *spec = sim__get_path(obj, "spec", NULL, NULL);
+    const char *rk = sim__get_str(spec, "runtimeRef", "kind", NULL);
+    const char *rn = sim__get_str(spec, "runtimeRef", "name", NULL);
+    int cluster = !rk || strcmp(rk, "ClusterTrainingRuntime") == 0;
+    const struct sim_resource *r = sim_resource_by_kind(
+        "trainer.kubeflow.org/v1alpha1", cluster ? "ClusterTrainingRuntime" : "TrainingRuntime");
+    json_object *rt = NULL;
+    if (!rn || !r ||
+        sim_store_get(k->store, r, cluster ? NULL : sim_meta_str(obj, "namespace"), rn, &rt, NULL))
+        return 0;
+    json_object_put(k->kind19_scratch);
+    k->kind19_scratch = json_object_new_array();
+    json_object_array_add(k->kind19_scratch, rt); /* the runtime lives as long as the sets */
+    json_object *ml = sim__get_path(rt, "spec", "mlPolicy", NULL);
+    json_object *mpi = sim__get_path(ml, "mpi", NULL, NULL);
+    json_object *lan = sim__get_path(mpi, "runLauncherAsNode", NULL, NULL);
+    int as_node = json_object_is_type(lan, json_type_boolean) && json_object_get_boolean(lan);
+    json_object *trainer = sim__get_path(spec, "trainer", NULL, NULL);
+    json_object *nn = sim__get_path(trainer, "numNodes", NULL, NULL);
+    json_object *rpn = sim__get_path(trainer, "resourcesPerNode", NULL, NULL);
+    json_object *rjs = sim__get_path(rt, "spec", "template", "spec");
+    rjs = sim__get_path(rjs, "replicatedJobs", NULL, NULL);
+    int trainer_seen = 0, node_seen = 0;
+    size_t n = 0;
+    for (size_t i = 0;
+         json_object_is_type(rjs, json_type_array) && i < json_object_array_length(rjs) && n < max;
+         i++) {
+        json_object *rj = json_object_array_get_idx(rjs, i);
+        const char *nm = sim__get_str(rj, "name", NULL, NULL);
+        json_object *labels = sim__get_path(rj, "template", "metadata", "labels");
+        const char *anc =
+            sim__get_str(labels, "trainer.kubeflow.org/trainjob-ancestor-step", NULL, NULL);
+        int is_trainer = anc && strcmp(anc, "trainer") == 0;
+        int is_node = nm && strcmp(nm, "node") == 0;
+        json_object *js = sim__get_path(rj, "template", "spec", NULL);
+        int64_t replicas = int_or(rj, "replicas", 1), count = int_or(js, "parallelism", 1);
+        if (is_trainer || (anc && strstr(anc, "-initializer")))
+            replicas = 1; /* builder.go Initializer, Trainer */
+        if (is_trainer && ml)
+            count = int_or(ml, "numNodes", 1);
+        if (nn && mpi && is_node && !node_seen) {
+            int64_t v = json_object_get_int64(nn);
+            count = as_node ? (v - 1 > 1 ? v - 1 : 1) : v;
+        } else if (nn && !mpi && is_trainer && !trainer_seen) {
+            count = json_object_get_int64(nn);
+        }
+        trainer_seen |= is_trainer;
+        node_seen |= is_node;
+        struct set19 *s = &out[n++];
+        snprintf(s->name, sizeof(s->name), "%s", nm ? nm : "");
+        s->replicas = replicas * count;
+        s->spec = sim__get_path(js, "template", "spec", NULL);
+        if (rpn && s->spec && ((is_trainer && ml) || (as_node && is_node)))
+            tj_merge(k, &s->spec, rpn);
+    }
+    return n;
+}
+
+static size_t sets19(struct sim_karmada *k, json_object *obj, struct set19 *out, size_t max,
+                     int karmada)
 {
     json_object *spec = sim__get_path(obj, "spec", NULL, NULL);
     size_t n = 0;
@@ -131,19 +240,21 @@ static size_t sets19(json_object *obj, struct set19 *out, size_t max, int karmad
         return ray(spec, out, max, karmada);
     case K_RAYJOB:
         return ray(sim__get_path(spec, "rayClusterSpec", NULL, NULL), out, max, karmada);
+    case K_TRAINJOB:
+        return trainjob(k, obj, out, max);
     default:
         return 0;
     }
 }
 
-size_t sim__kind19_pods(json_object *obj, struct pod_set *out, size_t max)
+size_t sim__kind19_pods(struct sim_karmada *k, json_object *obj, struct pod_set *out, size_t max)
 {
     struct set19 s[16];
-    size_t n = sets19(obj, s, max < 16 ? max : 16, 0), k = 0;
+    size_t n = sets19(k, obj, s, max < 16 ? max : 16, 0), m = 0;
     for (size_t i = 0; i < n; i++)
         if (s[i].spec && s[i].replicas > 0)
-            out[k++] = (struct pod_set){s[i].replicas, s[i].spec};
-    return k;
+            out[m++] = (struct pod_set){s[i].replicas, s[i].spec};
+    return m;
 }
 
 json_object *sim__kind19_components(json_object *obj)
@@ -152,7 +263,7 @@ json_object *sim__kind19_components(json_object *obj)
     if (k != K_PYTORCH && k != K_RAYCLUSTER && k != K_RAYJOB)
         return NULL;
     struct set19 s[16];
-    size_t n = sets19(obj, s, 16, 1);
+    size_t n = sets19(NULL, obj, s, 16, 1);
     json_object *out = json_object_new_array();
     for (size_t i = 0; i < n; i++) {
         json_object *c = json_object_new_object();
@@ -188,6 +299,10 @@ int sim__kind19_status(json_object *obj, json_object *st, int all_running, int d
     case K_JOBSET: /* jobset_types.go JobSetCompleted */
         if (done)
             add_cond(conds, "Completed", ts);
+        break;
+    case K_TRAINJOB: /* trainer trainjob_types.go TrainJobComplete */
+        if (done)
+            add_cond(conds, "Complete", ts);
         break;
     case K_PYTORCH:
     case K_MPI: /* training-operator common_types.go: Created, Running, Succeeded */

@@ -10,8 +10,10 @@
 /* 1 when obj (apiVersion, kind) is one of issue 19's kinds. */
 int sim__is_kind19(json_object *obj);
 
-/* The pod sets obj runs (at most max); 0 when it is none of issue 19's kinds. */
-size_t sim__kind19_pods(json_object *obj, struct pod_set *out, size_t max);
+/* The pod sets obj runs (at most max); 0 when it is none of issue 19's kinds. A TrainJob's are
+ * its runtime's, looked up in k's store (k NULL: none); their specs stay valid until the next
+ * call with k. */
+size_t sim__kind19_pods(struct sim_karmada *k, json_object *obj, struct pod_set *out, size_t max);
 
 /* Karmada's spec.components for obj, a new array, or NULL when no customization of Karmada's
  * interprets its components. */

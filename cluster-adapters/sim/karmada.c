@@ -193,6 +193,17 @@ static int load_cluster(struct sim_karmada *k, json_object *spec, size_t idx, ti
     }
     if (cosched && json_object_get_boolean(cosched))
         c->api |= SIM_API_ALL & ~sim_api_without(SIM_API_ALL, "scheduling.x-k8s.io", NULL, NULL);
+    /* `workloadAPI: true`: the member's API server serves the Workload API's alpha version
+     * (scheduling.k8s.io/v1alpha2 podgroups and workloads, the GenericWorkload gate on) and
+     * kube-scheduler gangs pods by it (member.c) */
+    json_object *wlapi = sim__get_path(spec, "workloadAPI", NULL, NULL);
+    if (wlapi && !json_object_is_type(wlapi, json_type_boolean)) {
+        snprintf(err, cap, "scenario: clusters[%s].workloadAPI: true or false", name);
+        return MUSTER_EINVAL;
+    }
+    if (wlapi && json_object_get_boolean(wlapi))
+        c->api |=
+            SIM_API_ALL & ~sim_api_without(SIM_API_ALL, "scheduling.k8s.io", "v1alpha2", NULL);
     json_object *with = sim__get_path(spec, "withGroups", NULL, NULL);
     if (with && !json_object_is_type(with, json_type_array)) {
         snprintf(err, cap, "scenario: clusters[%s].withGroups: a list of API groups", name);
@@ -731,6 +742,7 @@ void sim_karmada_free(struct sim_karmada *k)
         return;
     sim_store_unwatch(k->store, k->watch);
     sim_store_set_admission(k->store, NULL, NULL);
+    json_object_put(k->kind19_scratch);
     for (size_t i = 0; i < k->nclusters; i++) {
         muster_free(k->clusters[i].nodes);
         muster_free(k->clusters[i].ranges);

@@ -165,6 +165,9 @@ struct sim_karmada {
     size_t nopc, capopc;
     struct op_pending *opq;
     size_t qhead, nopq, capopq;
+    /* What the last TrainJob's pod sets point into (interpret_kinds.c): its runtime and the
+     * pod specs merged with its resourcesPerNode */
+    json_object *kind19_scratch;
     sim_karmada_admit_fn admit; /* RB creates through the hub's webhooks, or NULL */
     void *admit_data;
     struct keyset admitting; /* "namespace/name" of RBs whose admission is in flight */
@@ -193,6 +196,9 @@ struct pod_set {
 /* scheduler-plugins' coscheduling PodGroup and the label that names it on a pod */
 #define COSCHED_API_VERSION "scheduling.x-k8s.io/v1alpha1"
 #define COSCHED_LABEL "scheduling.x-k8s.io/pod-group"
+/* The Kubernetes Workload API (1.36, GenericWorkload): its PodGroup, named by the pod spec's
+ * schedulingGroup.podGroupName (staging/src/k8s.io/api/scheduling/v1alpha2/types.go) */
+#define WL_API_VERSION "scheduling.k8s.io/v1alpha2"
 /* muster's PodGroup Works (cluster-adapters/karmada/gang.h): the RB they gang, "namespace/name" */
 #define MANAGED_BY_LABEL "app.kubernetes.io/managed-by"
 #define MANAGED_BY_MUSTER "muster"

@@ -356,7 +356,7 @@ static const char *scheduler_of(json_object *pod_spec)
 }
 
 /* Reads member object obj into mw (cleared), adding its PodGroup or share to c's mirror. */
-static void mwork_fill(struct cluster *c, struct mwork *mw, json_object *obj)
+static void mwork_fill(struct sim_karmada *k, struct cluster *c, struct mwork *mw, json_object *obj)
 {
     mw->obj = json_object_get(obj);
     touch(c, mw);
@@ -372,11 +372,16 @@ static void mwork_fill(struct cluster *c, struct mwork *mw, json_object *obj)
     const char *kind = sim__get_str(obj, "kind", NULL, NULL);
     const char *name = sim_meta_str(obj, "name");
     struct pod_set sets[16];
-    size_t nsets = sim__workload_pods(obj, sets, 16);
+    size_t nsets = sim__workload_pods(k, obj, sets, 16);
     if (!nsets) {
         if (kind && strcmp(kind, "PodGroup") == 0 && name) {
             snprintf(mw->pgkey, sizeof(mw->pgkey), "%s/%s", ns ? ns : "", name);
             json_object *mm = sim__get_path(obj, "spec", "minMember", NULL);
+            const char *av = sim__get_str(obj, "apiVersion", NULL, NULL);
+            if (av && strcmp(av, WL_API_VERSION) == 0) /* gang.minCount; basic: no gang, 1 */
+                mm = sim__get_path(obj, "spec", "schedulingPolicy", "gang");
+            if (mm && av && strcmp(av, WL_API_VERSION) == 0)
+                mm = sim__get_path(mm, "minCount", NULL, NULL);
             if (pgs_add(c, mw->pgkey, mm ? json_object_get_int64(mm) : 1, mw) < 0)
                 mw->pgkey[0] = '\0';
             else if (!c->full && running_depends(c, mw->pgkey))
@@ -417,6 +422,19 @@ static void mwork_fill(struct cluster *c, struct mwork *mw, json_object *obj)
          * until its PodGroup exists, then minMember of them are permitted together or none
          * (pkg/coscheduling/coscheduling.go PreFilter, Permit). */
         const char *g = sim__get_str(pod_template_meta(obj), "labels", COSCHED_LABEL, NULL);
+        if (g) {
+            snprintf(u->groupkey, sizeof(u->groupkey), "%s/%s", ns ? ns : "", g);
+            u->group = u->groupkey;
+        }
+    }
+    if (!u->group && strcmp(scheduler_of(sets[0].spec), "volcano") != 0 &&
+        sim_api_has(c->api, sim_resource_by_kind(WL_API_VERSION, "PodGroup"))) {
+        /* kube-scheduler's GangScheduling plugin (Kubernetes 1.36, GenericWorkload): a pod whose
+         * spec.schedulingGroup names a PodGroup waits in PreEnqueue until that PodGroup exists
+         * and then until its gang.minCount pods are there, which are placed together or not at
+         * all (pkg/scheduler/framework/plugins/gangscheduling/gangscheduling.go PreEnqueue,
+         * PlacementFeasible). */
+        const char *g = sim__get_str(sets[0].spec, "schedulingGroup", "podGroupName", NULL);
         if (g) {
             snprintf(u->groupkey, sizeof(u->groupkey), "%s/%s", ns ? ns : "", g);
             u->group = u->groupkey;
@@ -536,7 +554,7 @@ void sim__member_apply(struct sim_karmada *k, struct cluster *c, const char *key
         c->works[i] = mw;
         c->nworks++;
     }
-    mwork_fill(c, mw, obj);
+    mwork_fill(k, c, mw, obj);
     member_changed(k, c);
 }
 
@@ -545,7 +563,7 @@ void sim__member_apply(struct sim_karmada *k, struct cluster *c, const char *key
 static int64_t expand_pods(struct sim_karmada *k, json_object *obj, int64_t **reqs)
 {
     struct pod_set sets[16];
-    size_t n = sim__workload_pods(obj, sets, 16);
+    size_t n = sim__workload_pods(k, obj, sets, 16);
     int64_t total = 0;
     for (size_t s = 0; s < n; s++)
         total += sets[s].replicas > 0 ? sets[s].replicas : 0;
@@ -747,6 +765,7 @@ static int min_resources_fit(struct sim_karmada *k, const struct cluster *c, jso
  * once minMember of its pods run, Completed when its pods finished, Inqueue when admitted
  * (its minResources fit) but its pods are not running yet, else Pending. */
 static json_object *cosched_status(const struct cluster *c, const struct mwork *mw);
+static json_object *wl_status(const struct cluster *c, const struct mwork *mw);
 
 static json_object *podgroup_status(struct sim_karmada *k, const struct cluster *c,
                                     const struct mwork *mw)
@@ -754,6 +773,8 @@ static json_object *podgroup_status(struct sim_karmada *k, const struct cluster 
     const char *av = sim__get_str(mw->obj, "apiVersion", NULL, NULL);
     if (av && strcmp(av, COSCHED_API_VERSION) == 0)
         return cosched_status(c, mw);
+    if (av && strcmp(av, WL_API_VERSION) == 0)
+        return wl_status(c, mw);
     json_object *mm = sim__get_path(mw->obj, "spec", "minMember", NULL);
     int64_t min = mm ? json_object_get_int64(mm) : 1, running = 0, succeeded = 0, members = 0;
     for (size_t i = members_lower_bound(c, mw->pgkey);
@@ -773,6 +794,37 @@ static json_object *podgroup_status(struct sim_karmada *k, const struct cluster 
     set_int(st, "running", running);
     if (succeeded)
         set_int(st, "succeeded", succeeded);
+    return st;
+}
+
+/* What kube-scheduler reports for a Workload API PodGroup (types.go PodGroupStatus; KEP-5832,
+ * "PodGroup Status Lifecycle"): no phase, a PodGroupScheduled condition, True (reason Scheduled)
+ * once the gang's minCount pods are bound, False (Unschedulable) while its pods wait; none before
+ * any pod of it exists (muster writes the PodGroup itself: no controller initialises it). */
+static json_object *wl_status(const struct cluster *c, const struct mwork *mw)
+{
+    json_object *gang = sim__get_path(mw->obj, "spec", "schedulingPolicy", "gang");
+    json_object *mc = sim__get_path(gang, "minCount", NULL, NULL);
+    int64_t min = mc ? json_object_get_int64(mc) : 1, running = 0, succeeded = 0, members = 0;
+    for (size_t i = members_lower_bound(c, mw->pgkey);
+         i < c->nmembers && strcmp(member_group(&c->members[i]), mw->pgkey) == 0; i++) {
+        const struct unit *u = &c->members[i].mw->units[c->members[i].unit];
+        members++;
+        running += u->running;
+        if (u->share->finished)
+            succeeded += u->desired;
+    }
+    json_object *st = json_object_new_object();
+    if (!members)
+        return st;
+    int ok = running + succeeded >= min;
+    json_object *conds = json_object_new_array(), *cond = json_object_new_object();
+    json_object_object_add(cond, "type", json_object_new_string("PodGroupScheduled"));
+    json_object_object_add(cond, "status", json_object_new_string(ok ? "True" : "False"));
+    json_object_object_add(cond, "reason",
+                           json_object_new_string(ok ? "Scheduled" : "Unschedulable"));
+    json_object_array_add(conds, cond);
+    json_object_object_add(st, "conditions", conds);
     return st;
 }
 

@@ -71,6 +71,15 @@ static const struct sim_resource resources[] = {
     {"ray.io", "v1", "rayclusters", "raycluster", "RayCluster", "RayClusterList", 1, 1, 1, {NULL},
      {"all"}, 0},
     {"ray.io", "v1", "rayjobs", "rayjob", "RayJob", "RayJobList", 1, 1, 1, {NULL}, {"all"}, 0},
+    /* Kubeflow Trainer (tests/fixtures/reference/crds/kubeflow_trainer.kubeflow.org_*.yaml): the
+     * TrainJob with its status subresource, the namespaced TrainingRuntime and the
+     * cluster-scoped ClusterTrainingRuntime, neither with a status; no short names. */
+    {"trainer.kubeflow.org", "v1alpha1", "trainjobs", "trainjob", "TrainJob", "TrainJobList", 1, 1,
+     1, {NULL}, {NULL}, 0},
+    {"trainer.kubeflow.org", "v1alpha1", "trainingruntimes", "trainingruntime", "TrainingRuntime",
+     "TrainingRuntimeList", 1, 0, 1, {NULL}, {NULL}, 0},
+    {"trainer.kubeflow.org", "v1alpha1", "clustertrainingruntimes", "clustertrainingruntime",
+     "ClusterTrainingRuntime", "ClusterTrainingRuntimeList", 0, 0, 1, {NULL}, {NULL}, 0},
     /* The coscheduling (scheduler-plugins) PodGroup: `subresources: {status: {}}` in its CRD
      * (tests/fixtures/reference/crds/schedulerplugins_scheduling.x-k8s.io_podgroups.yaml); its
      * short name pg is Volcano's too, as on a real cluster with both CRDs. On the hub always; a

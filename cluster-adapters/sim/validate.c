@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-enum { V_RB, V_WORK, V_OP, V_PG, V_COPG, V_N };
+enum { V_RB, V_WORK, V_OP, V_PG, V_COPG, V_WLPG, V_N };
 
 static const struct {
     const char *group, *plural, *file, *version;
@@ -24,6 +24,10 @@ static const struct {
               "v1beta1"},
     [V_COPG] = {"scheduling.x-k8s.io", "podgroups",
                 "schedulerplugins_scheduling.x-k8s.io_podgroups.yaml", "v1alpha1"},
+    /* the Workload API's built-in alpha PodGroup: a schema written from its types.go (the file's
+     * header says so; Kubernetes ships no CRD for it) */
+    [V_WLPG] = {"scheduling.k8s.io", "podgroups", "kubernetes_scheduling.k8s.io_podgroups.yaml",
+                "v1alpha2"},
 };
 
 struct sim_validator {
@@ -129,9 +133,10 @@ json_object *sim_validator_check(struct sim_validator *v, const struct sim_resou
                     !json_object_object_get_ex(m, "kind", &kind))
                     continue;
                 const char *a = json_object_get_string(av);
-                int pgi = strncmp(a, "scheduling.volcano.sh/", 22) == 0 ? V_PG
-                          : strncmp(a, "scheduling.x-k8s.io/", 20) == 0 ? V_COPG
-                                                                        : -1;
+                int pgi = strncmp(a, "scheduling.volcano.sh/", 22) == 0  ? V_PG
+                          : strncmp(a, "scheduling.x-k8s.io/", 20) == 0  ? V_COPG
+                          : strcmp(a, "scheduling.k8s.io/v1alpha2") == 0 ? V_WLPG
+                                                                         : -1;
                 if (pgi < 0 || strcmp(json_object_get_string(kind), "PodGroup") != 0)
                     continue;
                 char prefix[64];

@@ -103,7 +103,8 @@ void api__handle_cluster_get(struct api_call *c)
     api__send_json(c->req, 200, hit);
 }
 
-/* PATCH /api/v1/clusters/{name}: {"gangDialect": "volcano"|"coscheduling"|"yunikorn"|"none"|null}
+/* PATCH /api/v1/clusters/{name}: {"gangDialect": "volcano"|"coscheduling"|"yunikorn"|"none"|
+ * "workload-api"|null}
  * (null: detect it again from status.apiEnablements). Written to the store with its audit row
  * in one transaction, then the dispatcher reads the overrides again (docs/admin-api.md). */
 void api__handle_cluster_patch(struct api_call *c)
@@ -139,14 +140,14 @@ void api__handle_cluster_patch(struct api_call *c)
         !json_object_object_get_ex(patch, "gangDialect", &v))
         api__fail(&e, 422, "Invalid", NULL,
                   "a cluster's patch holds gangDialect alone: {\"gangDialect\": \"volcano\"|"
-                  "\"coscheduling\"|\"yunikorn\"|\"none\"|null}");
+                  "\"coscheduling\"|\"yunikorn\"|\"none\"|\"workload-api\"|null}");
     else if (v && (!json_object_is_type(v, json_type_string) ||
                    (strcmp((dialect = json_object_get_string(v)), "volcano") != 0 &&
                     strcmp(dialect, "coscheduling") != 0 && strcmp(dialect, "yunikorn") != 0 &&
-                    strcmp(dialect, "none") != 0)))
+                    strcmp(dialect, "none") != 0 && strcmp(dialect, "workload-api") != 0)))
         api__fail(&e, 422, "Invalid", "gangDialect",
-                  "gangDialect is one of volcano, coscheduling, yunikorn, none, or null to "
-                  "detect it from status.apiEnablements");
+                  "gangDialect is one of volcano, coscheduling, yunikorn, none, workload-api, or "
+                  "null to detect it from status.apiEnablements");
     if (e.status) {
         json_object_put(patch);
         json_object_put(hit);

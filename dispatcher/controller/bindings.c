@@ -348,6 +348,8 @@ static int tmpl_index(enum karmada_workload_kind k)
         return 9;
     case KARMADA_WORKLOAD_KIND_RAYJOB:
         return 10;
+    case KARMADA_WORKLOAD_KIND_TRAINJOB:
+        return 11;
     default:
         return -1;
     }

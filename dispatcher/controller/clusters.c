@@ -201,7 +201,7 @@ void ctl__cluster_set(struct ctl *c, json_object *obj)
     }
     uint32_t no_kinds = 0;
     char lacking[160] = "";
-    for (int kd = KARMADA_WORKLOAD_KIND_JOBSET; kd <= KARMADA_WORKLOAD_KIND_RAYJOB; kd++) {
+    for (int kd = KARMADA_WORKLOAD_KIND_JOBSET; kd <= KARMADA_WORKLOAD_KIND_TRAINJOB; kd++) {
         const char *gv, *res;
         if (karmada_workload_kind_api((enum karmada_workload_kind)kd, &gv, &res) == 0 &&
             karmada_workload_cluster_serves(obj, gv, res) == 0) {

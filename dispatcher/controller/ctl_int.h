@@ -465,6 +465,9 @@ enum ctl_watch_id {
     CTL_W_VCPODGROUPS, /* the hub's PodGroups that pods name (hubgroups.c): optional */
     CTL_W_COSCHEDPODGROUPS,
     CTL_W_WLPODGROUPS, /* the Workload API's (scheduling.k8s.io/v1alpha2) */
+    CTL_W_TRAINJOBS,   /* Kubeflow Trainer's TrainJobs (tmpl[11]) and the runtimes they name */
+    CTL_W_TRAININGRUNTIMES,
+    CTL_W_CLUSTERTRAININGRUNTIMES,
     CTL_NWATCHES
 };
 
@@ -603,10 +606,11 @@ struct ctl {
     enum karmada_gang_dialect gang_dialects[256];
     /* deployments, jobs, volcano jobs, pods, statefulsets, then issue 19's kinds in the order
      * of CTL_W_JOBSETS.. */
-    struct kube_informer tmpl[11];
+    struct kube_informer tmpl[12];
     struct kube_informer namespaces;
     struct kube_informer hub_pgs[3]; /* Volcano's, coscheduling's, the Workload API's
                                         PodGroups (hubgroups.c) */
+    struct kube_informer runtimes[2]; /* TrainingRuntimes, ClusterTrainingRuntimes (hubgroups.c) */
     struct {
         struct ctl_hubpg_ent **v;      /* CTL_HUBPG_BUCKETS chains, allocated at the first note */
         char asked[CTL_HUBPG_KEY_MAX]; /* what the last ctl__workload_read looked up, "" none */
@@ -1081,6 +1085,10 @@ int ctl__workload_read(struct ctl *c, json_object *rb, json_object *tmpl);
 void ctl__hubpg_note(struct ctl *c, struct binding *b);
 void ctl__hubpg_forget(struct ctl *c, struct binding *b);
 void ctl__hubpg_changed(struct ctl *c, enum karmada_workload_dialect d, json_object *pg);
+/* The same for a TrainJob's runtime (cluster_scoped: a ClusterTrainingRuntime), which a
+ * TrainJob's read looks up as it looks up a PodGroup (docs/workload.md, "Kubeflow Trainer's
+ * TrainJob"). */
+void ctl__hubrt_changed(struct ctl *c, int cluster_scoped, json_object *rt);
 void ctl__hubpg_close(struct ctl *c);
 void ctl__kick(struct ctl *c);
 void ctl__on_tick(uv_timer_t *h);

@@ -34,11 +34,13 @@ enum karmada_gang_dialect ctl__cluster_dialect_apply(struct ctl *c, struct clust
         c->fleet.epoch++; /* where a gang that needs a member-side gang may go changed */
         ctl__logf(c, "cluster %s: %s", k->name,
                   !no_pg ? "speaks a gang dialect again"
-                  : over ? "gangDialect set to none by an operator: gangs that need a "
-                           "member-side gang are not placed there"
-                         : "status.apiEnablements lists no Volcano (scheduling.volcano.sh/v1beta1) "
-                           "or coscheduling (scheduling.x-k8s.io/v1alpha1) podgroups: gangs "
-                           "that need a member-side gang are not placed there until it does");
+                  : over
+                      ? "gangDialect set to none by an operator: gangs that need a "
+                        "member-side gang are not placed there"
+                      : "status.apiEnablements lists no Volcano (scheduling.volcano.sh/v1beta1), "
+                        "coscheduling (scheduling.x-k8s.io/v1alpha1) or Workload API "
+                        "(scheduling.k8s.io/v1alpha2) podgroups: gangs that need a "
+                        "member-side gang are not placed there until it does");
         ctl__missing_refresh(c);
     }
     return d;

@@ -202,7 +202,8 @@ static int cond_final(json_object *st, const char *done, const char *failed)
  * batch kinds as their controllers finish them: a JobSet's Completed or Failed condition
  * (jobset api/jobset/v1alpha2 JobSetCompleted, JobSetFailed), a Kubeflow v1 job's Succeeded or
  * Failed (training-operator common_types.go JobSucceeded, JobFailed), a RayJob's
- * jobDeploymentStatus Complete or Failed (kuberay rayjob_types.go). Karmada reflects their whole
+ * jobDeploymentStatus Complete or Failed (kuberay rayjob_types.go), a TrainJob's Complete or
+ * Failed (trainer trainjob_types.go). Karmada reflects their whole
  * status (no statusReflection in their customizations). A LeaderWorkerSet or RayCluster, like a
  * Deployment, never finishes. */
 static int share_finished(enum karmada_workload_kind kind, json_object *e)
@@ -218,6 +219,8 @@ static int share_finished(enum karmada_workload_kind kind, json_object *e)
     case KARMADA_WORKLOAD_KIND_PYTORCHJOB:
     case KARMADA_WORKLOAD_KIND_MPIJOB:
         return cond_final(st, "Succeeded", "Failed");
+    case KARMADA_WORKLOAD_KIND_TRAINJOB: /* trainjob_types.go TrainJobComplete, TrainJobFailed */
+        return cond_final(st, "Complete", "Failed");
     case KARMADA_WORKLOAD_KIND_RAYJOB: {
         const char *d = kube_json_str(st, "jobDeploymentStatus");
         return d && (strcmp(d, "Complete") == 0 || strcmp(d, "Failed") == 0);

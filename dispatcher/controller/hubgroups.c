@@ -2,7 +2,9 @@
  * dialects"): the workload reader looks them up in three optional informers (Volcano's,
  * coscheduling's and the Workload API's PodGroups), and a PodGroup's add, change or delete
  * re-reads the bindings whose last read asked for it, as a template's change does. The index
- * maps "dialect/ns/name" to the bindings that asked; a binding asks for at most one. */
+ * maps "dialect/ns/name" to the bindings that asked; a binding asks for at most one. A
+ * TrainJob's runtime (TrainingRuntime, ClusterTrainingRuntime) is looked up and indexed the same
+ * way, under "rt/ns/name" and "crt//name". */
 #include "dispatcher/controller/ctl_int.h"
 
 #include "queue/hash.h"
@@ -36,9 +38,23 @@ static json_object *lookup(void *ud, enum karmada_workload_dialect d, const char
                              name);
 }
 
+/* A TrainJob's runtime, asked for under "rt/ns/name" (a TrainingRuntime) or "crt//name" (a
+ * ClusterTrainingRuntime); a TrainJob reads no pod dialect, so it asks for nothing else. */
+static json_object *lookup_runtime(void *ud, int cluster_scoped, const char *ns, const char *name,
+                                   int *served)
+{
+    struct ctl *c = ud;
+    int id = cluster_scoped ? CTL_W_CLUSTERTRAININGRUNTIMES : CTL_W_TRAININGRUNTIMES;
+    snprintf(c->hubpg.asked, sizeof c->hubpg.asked, "%s/%s/%s", cluster_scoped ? "crt" : "rt",
+             cluster_scoped || !ns ? "" : ns, name);
+    *served = !c->watch.tags[id].absent;
+    return kube_informer_get((struct kube_informer *)((char *)c + ctl__watches[id].informer),
+                             cluster_scoped ? NULL : ns, name);
+}
+
 int ctl__workload_read(struct ctl *c, json_object *rb, json_object *tmpl)
 {
-    const struct karmada_workload_hub hub = {lookup, c};
+    const struct karmada_workload_hub hub = {lookup, c, lookup_runtime};
     c->hubpg.asked[0] = '\0';
     return karmada_workload_read_hub(&c->w, c->names, rb, tmpl, &hub);
 }
@@ -87,14 +103,9 @@ void ctl__hubpg_note(struct ctl *c, struct binding *b)
     b->hubpg = e;
 }
 
-void ctl__hubpg_changed(struct ctl *c, enum karmada_workload_dialect d, json_object *pg)
+/* Re-reads the bindings indexed under key. */
+static void reread(struct ctl *c, const char *key)
 {
-    if (!c->hubpg.v || !ctl__leads(c) || !c->reconciled || c->stopping)
-        return;
-    json_object *md = kube_json_get(pg, "metadata");
-    const char *ns = kube_json_str(md, "namespace"), *name = kube_json_str(md, "name");
-    char key[sizeof c->hubpg.asked];
-    snprintf(key, sizeof key, "%d/%s/%s", (int)d, ns ? ns : "", name ? name : "");
     /* collected first: a re-read notes its binding again, which may change the chain */
     size_t n = 0;
     for (struct ctl_hubpg_ent *e = c->hubpg.v[bucket(c, key)]; e; e = e->next)
@@ -113,6 +124,29 @@ void ctl__hubpg_changed(struct ctl *c, enum karmada_workload_dialect d, json_obj
     for (i = 0; i < n; i++)
         ctl__binding_react(c, bs[i], 1);
     muster_free(bs);
+}
+
+void ctl__hubpg_changed(struct ctl *c, enum karmada_workload_dialect d, json_object *pg)
+{
+    if (!c->hubpg.v || !ctl__leads(c) || !c->reconciled || c->stopping)
+        return;
+    json_object *md = kube_json_get(pg, "metadata");
+    const char *ns = kube_json_str(md, "namespace"), *name = kube_json_str(md, "name");
+    char key[sizeof c->hubpg.asked];
+    snprintf(key, sizeof key, "%d/%s/%s", (int)d, ns ? ns : "", name ? name : "");
+    reread(c, key);
+}
+
+void ctl__hubrt_changed(struct ctl *c, int cluster_scoped, json_object *rt)
+{
+    if (!c->hubpg.v || !ctl__leads(c) || !c->reconciled || c->stopping)
+        return;
+    json_object *md = kube_json_get(rt, "metadata");
+    const char *ns = kube_json_str(md, "namespace"), *name = kube_json_str(md, "name");
+    char key[sizeof c->hubpg.asked];
+    snprintf(key, sizeof key, "%s/%s/%s", cluster_scoped ? "crt" : "rt",
+             cluster_scoped || !ns ? "" : ns, name ? name : "");
+    reread(c, key);
 }
 
 void ctl__hubpg_close(struct ctl *c)

@@ -67,6 +67,12 @@ static json_object *keep_whole(json_object *obj)
     return json_object_get(obj);
 }
 
+/* A TrainJob runtime's add, update or delete: the TrainJobs that name it read again. */
+static void hubrt_set(struct ctl *c, const struct ctl_watch *w, json_object *o)
+{
+    ctl__hubrt_changed(c, w == &ctl__watches[CTL_W_CLUSTERTRAININGRUNTIMES], o);
+}
+
 /* What the controller watches (docs/dispatcher.md, "What it watches"), one row per informer:
  * where it lists, what it caches of each object (templates pruned to what the workload reader
  * and the gang objects read, RBs without what nothing reads; every cached object is also
@@ -124,6 +130,15 @@ const struct ctl_watch ctl__watches[CTL_NWATCHES] = {
     [CTL_W_WLPODGROUPS] = {"other", "scheduling.k8s.io", "v1alpha2", "podgroups",
                            offsetof(struct ctl, hub_pgs[2]), 0, 0, 1, -1, keep_whole, hubpg_set,
                            hubpg_set},
+    [CTL_W_TRAINJOBS] = {"other", "trainer.kubeflow.org", "v1alpha1", "trainjobs",
+                         offsetof(struct ctl, tmpl[11]), 0, 0, 1, 11,
+                         karmada_workload_prune_template, tmpl_set, NULL},
+    [CTL_W_TRAININGRUNTIMES] = {"other", "trainer.kubeflow.org", "v1alpha1", "trainingruntimes",
+                                offsetof(struct ctl, runtimes[0]), 0, 0, 1, -1, keep_whole,
+                                hubrt_set, hubrt_set},
+    [CTL_W_CLUSTERTRAININGRUNTIMES] = {"other", "trainer.kubeflow.org", "v1alpha1",
+                                       "clustertrainingruntimes", offsetof(struct ctl, runtimes[1]),
+                                       0, 0, 1, -1, keep_whole, hubrt_set, hubrt_set},
 };
 
 static void on_add(void *ud, json_object *o)

@@ -83,6 +83,7 @@ jobset.x-k8s.io|jobsets|get list watch
 leaderworkerset.x-k8s.io|leaderworkersets|get list watch
 kubeflow.org|pytorchjobs mpijobs|get list watch
 ray.io|rayclusters rayjobs|get list watch
+trainer.kubeflow.org|trainjobs trainingruntimes clustertrainingruntimes|get list watch
 |pods|get list watch
 |namespaces|get list watch
 scheduling.k8s.io|priorityclasses|get list watch

@@ -6,21 +6,33 @@
 # operator sets west to YuniKorn through the admin API and a new gang gets YuniKorn's task-group
 # annotations there instead of an object; set to none, west takes one pod of a spread gang and
 # no more. Every write is checked against the CRDs.
-# Usage: dispatch_dialects.sh MUSTER_SIM MUSTERD SOURCE_DIR
+# CASE workload-api: west speaks the Kubernetes Workload API instead (dialects-workload-api.yaml):
+# the spread gang gets a Volcano PodGroup in east and a scheduling.k8s.io/v1alpha2 PodGroup in
+# west (gang.minCount = west's share; checked against the schema written from Kubernetes'
+# types.go), west's pods name it in spec.schedulingGroup.podGroupName, both run, west's PodGroup
+# reports PodGroupScheduled; the gangDialect override accepts and shows workload-api.
+# Usage: dispatch_dialects.sh MUSTER_SIM MUSTERD SOURCE_DIR [coscheduling|workload-api]
 set -euo pipefail
-SIM=$1 MUSTERD=$2 SRC=$3
-NAME=dispatch_dialects TEST_NS=team
+SIM=$1 MUSTERD=$2 SRC=$3 CASE=${4:-coscheduling}
+NAME=dispatch_dialects_$CASE TEST_NS=team
+[ "$CASE" == coscheduling ] && NAME=dispatch_dialects
 # shellcheck source=dispatch_lib.sh
 . "$(dirname "$0")/dispatch_lib.sh"
 FIX=$SRC/tests/fixtures/dispatch
 
-start_sim "$FIX/dialects.yaml"
+case $CASE in
+coscheduling) start_sim "$FIX/dialects.yaml" ;;
+workload-api) start_sim "$FIX/dialects-workload-api.yaml" ;;
+*) dfail "CASE: coscheduling or workload-api" ;;
+esac
 start_musterd
 queue q root '{"nvidia.com/gpu":"16"}' '"gangTimeoutSeconds":30'
 
 # --- each member's dialect, detected from status.apiEnablements ---
 dialect() { api GET "/api/v1/clusters/$1" | jq -r '.gangDialect + "/" + .gangDialectSource'; }
-wait_until 10 "west detected as coscheduling" is_eq coscheduling/detected dialect west
+WEST=coscheduling
+[ "$CASE" == workload-api ] && WEST=workload-api
+wait_until 10 "west detected as $WEST" is_eq "$WEST/detected" dialect west
 expect "$(dialect east)" volcano/detected "east's dialect"
 
 # own_work CLUSTER GANG: muster's PodGroup Work for the gang's RB in CLUSTER (JSON, or "null")
@@ -42,6 +54,50 @@ member_pg() {
 }
 # share CLUSTER GANG: the cluster's replicas in the RB's spec.clusters
 share() { rb_clusters "$2-deployment" | tr ' ' '\n' | sed -n "s/^$1=//p"; }
+
+if [ "$CASE" == workload-api ]; then
+    # --- a spread gang over a Volcano member and a Workload API member ---
+    k create -f "$FIX/spread-deploy.yaml" >/dev/null
+    wait_until 30 "the spread gang to run" is_eq "Healthy Healthy" \
+        rbj spread-deployment '{.status.aggregatedStatus[*].health}'
+    e=$(share east spread) w=$(share west spread)
+    [ -n "$e" ] && [ -n "$w" ] && [ $((e + w)) == 6 ] || dfail "spec.clusters: $(rb_clusters spread-deployment)"
+    pg=$(member_pg east spread)
+    expect "$(jq -r '.apiVersion + " " + (.spec.minMember|tostring)' <<<"$pg")" \
+        "scheduling.volcano.sh/v1beta1 $e" "east: a Volcano PodGroup of its share"
+    # west: the Workload API's PodGroup, gang.minCount = its share, nothing else in its spec
+    pg=$(member_pg west spread)
+    expect "$(jq -r '.apiVersion + " " + (.spec.schedulingPolicy.gang.minCount|tostring) + " " + (.spec | keys | join(","))' <<<"$pg")" \
+        "scheduling.k8s.io/v1alpha2 $w schedulingPolicy" "west: a Workload API PodGroup of its share"
+    t=$(pod_tmpl west spread)
+    expect "$(jq -r '[.spec.schedulingGroup.podGroupName, (.spec.schedulerName // "default"), (.metadata.annotations["scheduling.k8s.io/group-name"] // "none"), (.metadata.labels["scheduling.x-k8s.io/pod-group"] // "none")] | join(" ")' <<<"$t")" \
+        "muster-spread-deployment default none none" "west: pods name the Workload API PodGroup"
+    t=$(pod_tmpl east spread)
+    expect "$(jq -r '[(.spec.schedulingGroup.podGroupName // "none"), .spec.schedulerName] | join(" ")' <<<"$t")" \
+        "none volcano" "east: pods keep to Volcano"
+    expect "$(own_work east spread | jq -r '.status.manifestStatuses[0].status.phase')" Running \
+        "east PodGroup Running"
+    expect "$(own_work west spread | jq -r '.status.manifestStatuses[0].status.conditions[] | select(.type == "PodGroupScheduled") | .status + "/" + .reason')" \
+        True/Scheduled "west PodGroup scheduled"
+    expect "$(api GET /api/v1/bindings/team/spread-deployment | jq -r .state)" running "the gang runs"
+    op=$(k get op muster-spread-deployment -o json)
+    expect "$(jq -r '[.spec.overrideRules[].targetCluster.clusterNames[0]] | sort | join(" ")' <<<"$op")" \
+        "east west" "one rule per member dialect"
+    # musterctl get clusters shows each member's dialect
+    ctl=$(dirname "$MUSTERD")/musterctl
+    [ -x "$ctl" ] || dfail "no musterctl beside musterd"
+    expect "$(MUSTER_SERVER=$API "$ctl" get clusters | awk '$1 == "west" || $1 == "east" {print $1 "=" $3}' | sort | tr '\n' ' ')" \
+        "east=volcano west=workload-api " "musterctl get clusters: DIALECT"
+    # the override: set, shown, and detection back
+    expect "$(api PATCH /api/v1/clusters/east '{"gangDialect":"workload-api"}' | jq -r '.gangDialect + "/" + .gangDialectSource')" \
+        workload-api/override "east overridden"
+    expect "$(api PATCH /api/v1/clusters/east '{"gangDialect":null}' | jq -r '.gangDialect + "/" + .gangDialectSource')" \
+        volcano/detected "east detected again"
+    k delete deployment spread >/dev/null
+    wait_until 20 "the gang's Works to go" is_eq null own_work west spread
+    finish
+    exit 0
+fi
 
 # --- a spread gang over a Volcano member and a coscheduling member ---
 k create -f "$FIX/spread-deploy.yaml" >/dev/null

@@ -1,14 +1,18 @@
 #!/usr/bin/env bash
 # Issue 19's kinds, musterd against muster-sim with Karmada's default feature gates: one object
-# of each (JobSet, LeaderWorkerSet, PyTorchJob, MPIJob, RayCluster, RayJob; the upstream examples
+# of each (JobSet, LeaderWorkerSet, PyTorchJob, MPIJob, RayCluster, RayJob, TrainJob; the upstream examples
 # of tests/fixtures/workloads) is created with kubectl; Karmada's detector makes an RB with no
 # replicas, requirements or components; the webhook rule holds it, musterd reads the gang from
 # the template, admits it in its queue and places it whole on one cluster (spec.clusters has one
 # entry with every pod), although the policy says Divided; the JobSet on west, the one member
 # whose apiEnablements list the JobSet CRD. The batch kinds (JobSet, PyTorchJob,
-# MPIJob, RayJob) run 4 s in the simulated members and are released as completed when their
+# MPIJob, RayJob, TrainJob) run 4 s in the simulated members and are released as completed when their
 # controllers' status says so; the LeaderWorkerSet and the RayCluster run on, holding their
 # share of the queue. Every write is checked against the CRDs.
+# The TrainJob (Kubeflow Trainer's multi-step example) is created before the TrainingRuntime it
+# names: its RB waits (Unschedulable, naming the runtime) until the runtime is created on the
+# hub, then it is read again, with the runtime's pods and the TrainJob's numNodes and
+# resourcesPerNode (1 initializer pod + 2 nodes of 2 CPU), and placed whole.
 # CASE components turns MultiplePodTemplatesScheduling on: the RBs of the kinds Karmada's
 # thirdparty customizations interpret (PyTorchJob, RayCluster, RayJob) carry spec.components,
 # which musterd pairs with the template by name; the others still carry none.
@@ -38,6 +42,7 @@ KINDS=(
     "mpijob tensorflow-mnist-mpijob 3 5 0 - yes"
     "raycluster raycluster-kuberay-raycluster 2 2 0 ray-head,workergroup no"
     "rayjob rayjob-sample-rayjob 2 1200m 0 ray-head,small-group yes"
+    "trainjob multi-step-example-trainjob 3 4 0 - yes"
 )
 for row in "${KINDS[@]}"; do
     read -r fx _ _ _ _ _ fin <<<"$row"
@@ -50,6 +55,17 @@ for row in "${KINDS[@]}"; do
             .metadata.annotations = ((.metadata.annotations // {}) + $dur)' |
         k create -f - >/dev/null
 done
+# the TrainJob waits for its TrainingRuntime, which is not on the hub yet, and is read again
+# when it is created
+tj=multi-step-example-trainjob
+wait_until 10 "the RB $tj" eval "k get rb $tj -o name"
+wait_until 20 "the TrainJob to wait for its runtime" is_eq False/Unschedulable rb_cond $tj Scheduled
+msg=$(rb_cond_msg $tj Scheduled)
+grep -qF "waiting for the TrainingRuntime torch-with-dataset-init in namespace team that the \
+TrainJob names (spec.runtimeRef) to be created on the hub" <<<"$msg" ||
+    dfail "the TrainJob's wait names its runtime: $msg"
+expect "$(rbj $tj '{.spec.clusters}')" "" "no placement while the TrainJob waits"
+k create -f "$FIX/workloads/trainingruntime-torch-with-dataset-init.yaml" >/dev/null
 # the binding's history holds a release for REASON
 released() { api GET "/api/v1/bindings/team/$1" | jq -e --arg r "$2" '.history | any(.state == "released" and .reason == $r)'; }
 

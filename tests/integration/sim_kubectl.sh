@@ -72,13 +72,16 @@ for line in "resourcebindings rb work.karmada.io/v1alpha2 true ResourceBinding" 
             "mpijobs kubeflow.org/v1 true MPIJob" \
             "rayclusters ray.io/v1 true RayCluster" \
             "rayjobs ray.io/v1 true RayJob" \
+            "trainjobs trainer.kubeflow.org/v1alpha1 true TrainJob" \
+            "trainingruntimes trainer.kubeflow.org/v1alpha1 true TrainingRuntime" \
+            "clustertrainingruntimes trainer.kubeflow.org/v1alpha1 false ClusterTrainingRuntime" \
             "podgroups pg,pgs scheduling.x-k8s.io/v1alpha1 true PodGroup" \
             "podgroups scheduling.k8s.io/v1alpha2 true PodGroup" \
             "workloads scheduling.k8s.io/v1alpha2 true Workload"; do
     grep -qxF "$line" <<<"$res" || fail "api-resources lacks [$line]; got:
 $res"
 done
-expect "$(wc -l <<<"$res" | tr -d ' ')" 33 "api-resources count"
+expect "$(wc -l <<<"$res" | tr -d ' ')" 36 "api-resources count"
 expect "$(k api-resources --api-group=work.karmada.io -o name | sort | tr '\n' ' ')" \
     "clusterresourcebindings.work.karmada.io resourcebindings.work.karmada.io works.work.karmada.io " \
     "api-resources -o name"

@@ -2914,9 +2914,9 @@ static void body_cluster_dialect(struct srv *s)
     expect(s, "PATCH", p, TOK_SCOPED_OP, "{\"gangDialect\":\"none\"}", NULL, 403);
     expect(s, "PATCH", "/api/v1/clusters/member-z", TOK_OPERATOR, "{\"gangDialect\":\"none\"}",
            NULL, 404);
-    /* what: one of the four names or null, and nothing else */
-    const char *bad[] = {"{\"gangDialect\":\"kueue\"}", "{\"gangDialect\":3}",
-                         "{\"gangDialect\":\"none\",\"ready\":false}", "{}"};
+    /* what: one of the five names or null, and nothing else */
+    const char *bad[] = {"{\"gangDialect\":\"kueue\"}", "{\"gangDialect\":\"workload_api\"}",
+                         "{\"gangDialect\":3}", "{\"gangDialect\":\"none\",\"ready\":false}", "{}"};
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         CU_ASSERT_EQUAL(http(s, "PATCH", p, TOK_OPERATOR, bad[i], -1, NULL, &x), 422);
         resp_free(&x);
@@ -2954,6 +2954,16 @@ static void body_cluster_dialect(struct srv *s)
         n++;
     }
     CU_ASSERT_EQUAL(n, 3); /* the refused ones wrote nothing */
+    resp_free(&x);
+    /* the Workload API: accepted by the API and by the table's CHECK (schema/0010) */
+    CU_ASSERT_EQUAL(
+        http(s, "PATCH", p, TOK_ADMIN, "{\"gangDialect\":\"workload-api\"}", -1, NULL, &x), 200);
+    STR_EQ(jstr(x.json, "gangDialect"), "workload-api");
+    STR_EQ(jstr(x.json, "gangDialectSource"), "override");
+    resp_free(&x);
+    /* back to coscheduling, which the next test finds after a restart */
+    CU_ASSERT_EQUAL(
+        http(s, "PATCH", p, TOK_ADMIN, "{\"gangDialect\":\"coscheduling\"}", -1, NULL, &x), 200);
     resp_free(&x);
 }
 

@@ -1498,6 +1498,45 @@ static void test_cluster_dialect_table(void)
     db_remove(path);
 }
 
+/* schema/0010_cluster_dialect_workload_api.sql: a database at 0009 with overrides in it opens,
+ * rebuilds the table with its rows, and then takes workload-api (which 0009's CHECK refused). */
+static void test_cluster_dialect_workload_api(void)
+{
+    char path[512], err[512];
+    fresh_path(path, sizeof path, "pre0010.db");
+    sqlite3 *db = NULL;
+    CU_ASSERT_EQUAL_FATAL(sqlite3_open(path, &db), SQLITE_OK);
+    size_t old = 0;
+    while (old < schema_migrations_count && schema_migrations[old].version < 10)
+        old++;
+    CU_ASSERT_EQUAL_FATAL(old, 9);
+    CU_ASSERT_EQUAL_FATAL(store__migrate(db, schema_migrations, old, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(sqlite3_exec(db,
+                                 "INSERT INTO cluster_dialect (name, dialect, updated_at) VALUES "
+                                 "('west', 'yunikorn', 1), ('east', 'none', 2)",
+                                 NULL, NULL, NULL),
+                    SQLITE_OK);
+    CU_ASSERT_NOT_EQUAL(sqlite3_exec(db,
+                                     "INSERT INTO cluster_dialect (name, dialect, updated_at) "
+                                     "VALUES ('north', 'workload-api', 3)",
+                                     NULL, NULL, NULL),
+                        SQLITE_OK);
+    sqlite3_close(db);
+
+    struct store *s = open_ok(path, STORE_SYNC_FULL);
+    CU_ASSERT(store_schema_version(s) >= 10);
+    char got[256] = "";
+    CU_ASSERT_EQUAL(store_cluster_dialect_foreach(s, dialect_row, got), 0);
+    CU_ASSERT_STRING_EQUAL(got, "east=none west=yunikorn ");
+    CU_ASSERT_EQUAL(store_cluster_dialect_put(s, "north", "workload-api", 3), 0);
+    CU_ASSERT_NOT_EQUAL(store_cluster_dialect_put(s, "south", "workload_api", 3), 0);
+    got[0] = '\0';
+    CU_ASSERT_EQUAL(store_cluster_dialect_foreach(s, dialect_row, got), 0);
+    CU_ASSERT_STRING_EQUAL(got, "east=none north=workload-api west=yunikorn ");
+    store_close(s);
+    db_remove(path);
+}
+
 static CU_TestInfo tests[] = {
     {"open fresh, reopen, settings", test_open_fresh_and_reopen},
     {"data version moves with other connections' commits", test_data_version},
@@ -1519,6 +1558,8 @@ static CU_TestInfo tests[] = {
     {"a queue's namespaceSelector, and an upgrade that keeps every queue (schema/0008)",
      test_tenancy_column},
     {"cluster gang dialect overrides (0009)", test_cluster_dialect_table},
+    {"cluster gang dialects take workload-api, rows kept (0010)",
+     test_cluster_dialect_workload_api},
     {"bad rows out of sqlite", test_bad_rows_out_of_sqlite},
     {"audit", test_audit},
     {"audit pages", test_audit_foreach},

@@ -1,6 +1,7 @@
 /* Tests for cluster-adapters/karmada/gang_dialects.c and the dialect writers of gang.c: each
  * member's dialect detected from its Cluster's status.apiEnablements, the coscheduling PodGroup
- * Work checked against scheduler-plugins' CRD, the per-cluster OverridePolicy rules (coscheduling
+ * Work checked against scheduler-plugins' CRD, the Workload API's against a schema written from
+ * Kubernetes' types.go, the per-cluster OverridePolicy rules (coscheduling
  * label, YuniKorn annotations, none) checked against Karmada's CRD and applied to the template as
  * Karmada applies them (RFC 6902), and the barrier judged for a member of dialect none. */
 #include "cluster-adapters/karmada/gang_dialects.h"
@@ -12,7 +13,7 @@
 
 #include <string.h>
 
-enum { WORK, VOLCANO_PG, COSCHED_PG, POLICY, NSCHEMAS };
+enum { WORK, VOLCANO_PG, COSCHED_PG, POLICY, WL_PG, NSCHEMAS };
 static struct kube_schema *schemas[NSCHEMAS];
 static const struct {
     const char *file, *version;
@@ -21,6 +22,8 @@ static const struct {
     {"volcano_scheduling.volcano.sh_podgroups.yaml", "v1beta1"},
     {"schedulerplugins_scheduling.x-k8s.io_podgroups.yaml", "v1alpha1"},
     {"karmada_policy.karmada.io_overridepolicies.yaml", "v1alpha1"},
+    /* written from Kubernetes' types.go: no CRD exists for the built-in alpha type */
+    {"kubernetes_scheduling.k8s.io_podgroups.yaml", "v1alpha2"},
 };
 
 static struct queue_resnames *names;
@@ -165,7 +168,8 @@ static json_object *cluster_with(const char *const *gvs, const char *const *res,
 static void test_detect(void)
 {
     static const char *const vc = "scheduling.volcano.sh/v1beta1",
-                             *co = "scheduling.x-k8s.io/v1alpha1", *apps = "apps/v1";
+                             *co = "scheduling.x-k8s.io/v1alpha1", *apps = "apps/v1",
+                             *wl = "scheduling.k8s.io/v1alpha2";
     struct {
         const char *gvs[3], *res[3];
         size_t n;
@@ -178,6 +182,16 @@ static void test_detect(void)
         /* the group without its podgroups (Volcano's queues alone) is no dialect */
         {{apps, vc}, {"deployments", "queues"}, 2, KARMADA_GANG_DIALECT_NONE},
         {{apps}, {"deployments"}, 1, KARMADA_GANG_DIALECT_NONE},
+        /* the Workload API's alpha podgroups (its workloads alone are no PodGroup to write) */
+        {{apps, wl}, {"deployments", "podgroups"}, 2, KARMADA_GANG_DIALECT_WORKLOAD_API},
+        {{apps, wl}, {"deployments", "workloads"}, 2, KARMADA_GANG_DIALECT_NONE},
+        {{"scheduling.k8s.io/v1", apps},
+         {"podgroups", "deployments"},
+         2,
+         KARMADA_GANG_DIALECT_NONE},
+        /* after Volcano and coscheduling, installed on purpose */
+        {{wl, co}, {"podgroups", "podgroups"}, 2, KARMADA_GANG_DIALECT_COSCHEDULING},
+        {{wl, vc}, {"podgroups", "podgroups"}, 2, KARMADA_GANG_DIALECT_VOLCANO},
         /* an empty list is a report: none */
         {{NULL}, {NULL}, 0, KARMADA_GANG_DIALECT_NONE},
     };
@@ -197,14 +211,16 @@ static void test_detect(void)
 
 static void test_names_parse(void)
 {
-    const char *all[] = {"volcano", "coscheduling", "yunikorn", "none"};
-    for (int i = 0; i < 4; i++) {
+    const char *all[] = {"volcano", "coscheduling", "yunikorn", "none", "workload-api"};
+    for (int i = 0; i < 5; i++) {
         enum karmada_gang_dialect d;
         CU_ASSERT_EQUAL(karmada_gang_dialect_parse(all[i], &d), 0);
         CU_ASSERT_STRING_EQUAL(karmada_gang_dialect_name(d), all[i]);
         CU_ASSERT_EQUAL(karmada_gang_dialect_gangs(d), i != 3);
-        CU_ASSERT_EQUAL(karmada_gang_dialect_has_work(d), i < 2);
+        CU_ASSERT_EQUAL(karmada_gang_dialect_has_work(d), i < 2 || i == 4);
     }
+    CU_ASSERT_EQUAL(karmada_gang_dialect_parse("workload_api", &(enum karmada_gang_dialect){0}),
+                    MUSTER_EINVAL);
     enum karmada_gang_dialect d = KARMADA_GANG_DIALECT_YUNIKORN;
     CU_ASSERT_EQUAL(karmada_gang_dialect_parse("Volcano", &d), MUSTER_EINVAL);
     CU_ASSERT_EQUAL(karmada_gang_dialect_parse("", &d), MUSTER_EINVAL);
@@ -288,6 +304,115 @@ static void test_cosched_min_member_scaled(void)
     CU_ASSERT_PTR_NULL(at(out, "spec/template/spec/schedulerName"));
     json_object_put(out);
     json_object_put(op);
+}
+
+/* ---- the Workload API's PodGroup Work ---- */
+
+static void test_workload_api_work(void)
+{
+    load("deployment"); /* 4 x (2 CPU, 4Gi), the whole the gang */
+    struct karmada_gang_share shares[] = {{"vc1", 3}, {"wl1", 1}};
+    enum karmada_gang_dialect d[] = {KARMADA_GANG_DIALECT_VOLCANO,
+                                     KARMADA_GANG_DIALECT_WORKLOAD_API};
+    struct karmada_gang_input in = input(shares, d, 2);
+    CU_ASSERT_TRUE(karmada_gang_share_has_work(&in, 1));
+    json_object *ww = karmada_gang_podgroup_work(&in, 1);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(ww);
+    valid_as(WORK, ww);
+    json_object *pg = at(ww, "spec/workload/manifests/0");
+    valid_as(WL_PG, pg);
+    CU_ASSERT_STRING_EQUAL(s_at(pg, "apiVersion"), "scheduling.k8s.io/v1alpha2");
+    CU_ASSERT_STRING_EQUAL(s_at(pg, "kind"), "PodGroup");
+    CU_ASSERT_STRING_EQUAL(s_at(pg, "metadata/name"), "muster-web-deployment");
+    CU_ASSERT_STRING_EQUAL(s_at(pg, "metadata/namespace"), "team-a");
+    CU_ASSERT_STRING_EQUAL(s_at(ww, "metadata/namespace"), "karmada-es-wl1");
+    /* the Karmada shapes as for the others: the execution controller's finalizer, managed */
+    CU_ASSERT_STRING_EQUAL(s_at(ww, "metadata/finalizers/0"), "karmada.io/execution-controller");
+    json_object *v = NULL;
+    CU_ASSERT_TRUE(json_object_object_get_ex(at(pg, "metadata/labels"), "karmada.io/managed", &v));
+    /* the gang policy: minCount = the member's share; nothing the API does not have */
+    CU_ASSERT_EQUAL(json_object_get_int(at(pg, "spec/schedulingPolicy/gang/minCount")), 1);
+    CU_ASSERT_EQUAL(json_object_object_length(at(pg, "spec")), 1);
+    CU_ASSERT_PTR_NULL(at(pg, "spec/schedulingPolicy/basic"));
+    json_object_put(ww);
+    /* the schema written from types.go refuses what the API server would */
+    json_object *bad =
+        json_tokener_parse("{\"apiVersion\":\"scheduling.k8s.io/v1alpha2\",\"kind\":\"PodGroup\","
+                           "\"metadata\":{\"name\":\"x\"},\"spec\":{\"schedulingPolicy\":{\"gang\":"
+                           "{\"minCount\":0},\"basic\":{}},\"minMember\":3}}");
+    struct kube_schema_errors errs;
+    kube_schema_errors_init(&errs);
+    CU_ASSERT_NOT_EQUAL(kube_schema_validate(schemas[WL_PG], bad, &errs), 0);
+    CU_ASSERT_TRUE(errs.count >= 2); /* minCount below 1, both policies, an unknown field */
+    kube_schema_errors_close(&errs);
+    json_object_put(bad);
+    /* the minCount scaled as the others' minMember: a gang of 2 of 3, 2 pods here: ceil(4/3) */
+    load("job");
+    struct karmada_gang_share two[] = {{"wl1", 2}, {"wl2", 1}};
+    enum karmada_gang_dialect dd[] = {KARMADA_GANG_DIALECT_WORKLOAD_API,
+                                      KARMADA_GANG_DIALECT_WORKLOAD_API};
+    in = input(two, dd, 2);
+    ww = karmada_gang_podgroup_work(&in, 0);
+    valid_as(WL_PG, at(ww, "spec/workload/manifests/0"));
+    CU_ASSERT_EQUAL(json_object_get_int(
+                        at(ww, "spec/workload/manifests/0/spec/schedulingPolicy/gang/minCount")),
+                    2);
+    json_object_put(ww);
+    /* every member Workload API: one rule, the pods' schedulingGroup, no schedulerName */
+    json_object *op = karmada_gang_override_policy(&in);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(op);
+    valid_as(POLICY, op);
+    CU_ASSERT_EQUAL(json_object_array_length(at(op, "spec/overrideRules")), 1);
+    CU_ASSERT_PTR_NULL(at(op, "spec/overrideRules/0/targetCluster"));
+    size_t nops;
+    json_object *out = overridden(op, "wl2", &nops);
+    CU_ASSERT_EQUAL(nops, 1);
+    CU_ASSERT_STRING_EQUAL(s_at(out, "spec/template/spec/schedulingGroup/podGroupName"),
+                           "muster-etl-job");
+    CU_ASSERT_PTR_NULL(at(out, "spec/template/spec/schedulerName"));
+    json_object_put(out);
+    /* a schedulingGroup the template already names (the hub's group) is replaced */
+    json_object_object_add(at(tmpl, "spec/template/spec"), "schedulingGroup",
+                           json_tokener_parse("{\"podGroupName\":\"hub-pg\"}"));
+    out = overridden(op, "wl1", &nops);
+    CU_ASSERT_STRING_EQUAL(s_at(out, "spec/template/spec/schedulingGroup/podGroupName"),
+                           "muster-etl-job");
+    json_object_put(out);
+    json_object_put(op);
+}
+
+/* What Karmada reflects of a Workload API PodGroup is its conditions: PodGroupScheduled True
+ * reads as Running, as a Volcano or coscheduling phase does. */
+static void test_workload_api_running(void)
+{
+    static const struct {
+        const char *status, *want;
+    } cases[] = {
+        {"{\"phase\":\"Running\"}", "Running"},
+        {"{\"conditions\":[{\"type\":\"PodGroupScheduled\",\"status\":\"True\","
+         "\"reason\":\"Scheduled\"}]}",
+         "Running"},
+        {"{\"conditions\":[{\"type\":\"PodGroupScheduled\",\"status\":\"False\","
+         "\"reason\":\"Unschedulable\"}]}",
+         "Pending"},
+        {"{\"conditions\":[{\"type\":\"PodGroupScheduled\",\"status\":\"Unknown\"}]}", "Pending"},
+        {"{\"conditions\":[{\"type\":\"Other\",\"status\":\"True\"}]}", NULL},
+        {"{}", NULL},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        char text[512];
+        snprintf(text, sizeof text, "{\"status\":{\"manifestStatuses\":[{\"status\":%s}]}}",
+                 cases[i].status);
+        json_object *work = json_tokener_parse(text);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(work);
+        const char *got = karmada_gang_work_podgroup_phase(work);
+        if (cases[i].want) {
+            CU_ASSERT_STRING_EQUAL(got ? got : "<null>", cases[i].want);
+        } else {
+            CU_ASSERT_PTR_NULL(got);
+        }
+        json_object_put(work);
+    }
 }
 
 /* ---- the OverridePolicy over members of several dialects ---- */
@@ -435,6 +560,9 @@ static CU_TestInfo tests[] = {
     {"dialect names parse and print", test_names_parse},
     {"coscheduling PodGroup Work beside a Volcano one, valid", test_cosched_work},
     {"coscheduling: minMember scaled, one rule, the label", test_cosched_min_member_scaled},
+    {"Workload API PodGroup Work beside a Volcano one, valid; schedulingGroup",
+     test_workload_api_work},
+    {"Workload API: PodGroupScheduled reads as Running", test_workload_api_running},
     {"members of three dialects: one rule each, applied", test_mixed_policy},
     {"none: no rule, no Work; existing annotations kept", test_none_and_existing_annotations},
     {"the barrier over a member of dialect none", test_barrier_none},

@@ -411,8 +411,8 @@ static void test_rb_verdict(void)
  * (deploy/karmada/webhook.yaml) list exactly the kinds the reader accepts. */
 static void test_new_kinds_held(void)
 {
-    static const char *const fixtures[] = {"jobset", "lws",        "pytorchjob",
-                                           "mpijob", "raycluster", "rayjob"};
+    static const char *const fixtures[] = {"jobset",     "lws",    "pytorchjob", "mpijob",
+                                           "raycluster", "rayjob", "trainjob"};
     const char *src = getenv("MUSTER_SOURCE_DIR");
     char fpath[1024], err[256];
     snprintf(fpath, sizeof(fpath), "%s/deploy/karmada/webhook.yaml", src ? src : ".");
@@ -446,7 +446,7 @@ static void test_new_kinds_held(void)
         listed++;
         q = e + 1;
     }
-    /* Volcano Job, Job, Deployment, Pod, StatefulSet and issue 19's six */
+    /* Volcano Job, Job, Deployment, Pod, StatefulSet and issue 19's seven */
     CU_ASSERT_EQUAL(listed, 5 + sizeof(fixtures) / sizeof(fixtures[0]));
     for (size_t i = 0; i < sizeof(fixtures) / sizeof(fixtures[0]); i++) {
         snprintf(fpath, sizeof(fpath), "%s/tests/fixtures/workloads/%s-rb.json", src ? src : ".",

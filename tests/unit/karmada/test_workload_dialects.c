@@ -39,7 +39,7 @@ static json_object *lookup(void *ud, enum karmada_workload_dialect d, const char
     return hub_state.pg;
 }
 
-static const struct karmada_workload_hub hub = {lookup, &hub_state};
+static const struct karmada_workload_hub hub = {lookup, &hub_state, NULL};
 
 static void begin(void)
 {

@@ -66,13 +66,14 @@ static void test_groups(void)
                 sizeof(names) - strlen(names) - 2);
         strcat(names, " ");
     }
-    CU_ASSERT_STRING_EQUAL(names, "apps batch rbac.authorization.k8s.io "
-                                  "admissionregistration.k8s.io coordination.k8s.io "
-                                  "scheduling.k8s.io "
-                                  "cluster.karmada.io work.karmada.io policy.karmada.io "
-                                  "batch.volcano.sh scheduling.volcano.sh "
-                                  "jobset.x-k8s.io leaderworkerset.x-k8s.io kubeflow.org ray.io "
-                                  "scheduling.x-k8s.io ");
+    CU_ASSERT_STRING_EQUAL(
+        names, "apps batch rbac.authorization.k8s.io "
+               "admissionregistration.k8s.io coordination.k8s.io "
+               "scheduling.k8s.io "
+               "cluster.karmada.io work.karmada.io policy.karmada.io "
+               "batch.volcano.sh scheduling.volcano.sh "
+               "jobset.x-k8s.io leaderworkerset.x-k8s.io kubeflow.org ray.io trainer.kubeflow.org "
+               "scheduling.x-k8s.io ");
     CU_ASSERT_STRING_EQUAL(json_object_get_string(json_object_object_get(list, "kind")),
                            "APIGroupList");
     json_object_put(list);

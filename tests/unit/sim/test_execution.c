@@ -287,6 +287,85 @@ static void test_coscheduling_gating(void)
     fx_stop(&f);
 }
 
+static void wl_deployment_work(struct fx *f, const char *name, int replicas)
+{
+    char w[2048];
+    snprintf(w, sizeof(w),
+             "{\"metadata\":{\"name\":\"%s\",\"finalizers\":[\"karmada.io/execution-controller\"]},"
+             "\"spec\":{\"workload\":{\"manifests\":[{\"apiVersion\":\"apps/v1\",\"kind\":"
+             "\"Deployment\",\"metadata\":{\"name\":\"%s\",\"namespace\":\"team\",\"labels\":{"
+             "\"karmada.io/managed\":\"true\"},\"annotations\":{\"work.karmada.io/name\":\"%s\","
+             "\"work.karmada.io/namespace\":\"karmada-es-m\"}},\"spec\":{\"replicas\":%d,"
+             "\"template\":{\"spec\":{\"schedulingGroup\":{\"podGroupName\":\"g\"},"
+             "\"containers\":[{\"name\":\"c\",\"resources\":{\"requests\":{\"cpu\":"
+             "\"1\"}}}]}}}}]}}}",
+             name, name, name, replicas);
+    CU_ASSERT_EQUAL(fx_create(f, FX_WORK, "karmada-es-m", w), 0);
+}
+
+static void wl_podgroup_work(struct fx *f, const char *work, int min_count)
+{
+    char w[2048];
+    snprintf(w, sizeof(w),
+             "{\"metadata\":{\"name\":\"%s\",\"finalizers\":[\"karmada.io/"
+             "execution-controller\"]},\"spec\":{\"workload\":{\"manifests\":[{\"apiVersion\":"
+             "\"scheduling.k8s.io/v1alpha2\",\"kind\":\"PodGroup\",\"metadata\":{\"name\":"
+             "\"g\",\"namespace\":\"team\",\"labels\":{\"karmada.io/managed\":\"true\"},"
+             "\"annotations\":{\"work.karmada.io/name\":\"%s\",\"work.karmada.io/namespace\":"
+             "\"karmada-es-m\"}},\"spec\":{\"schedulingPolicy\":{\"gang\":{\"minCount\":%d}}}}]}}}",
+             work, work, min_count);
+    CU_ASSERT_EQUAL(fx_create(f, FX_WORK, "karmada-es-m", w), 0);
+}
+
+/* kube-scheduler's GangScheduling plugin in a member serving the Workload API (scenario
+ * workloadAPI: true): pods naming a PodGroup in spec.schedulingGroup wait until it exists, then
+ * its gang.minCount start together; the group reports PodGroupScheduled, no phase. A member
+ * without the API runs such pods ungated. */
+static void test_workload_api_gating(void)
+{
+    static const char wl_yaml[] =
+        "clusters:\n"
+        "  - name: m\n"
+        "    volcano: false\n"
+        "    workloadAPI: true\n"
+        "    nodes: [{count: 2, allocatable: {cpu: \"4\", pods: \"10\"}}]\n"
+        "objects:\n"
+        "  - {apiVersion: v1, kind: Namespace, metadata: {name: team}}\n";
+    struct fx f;
+    fx_start(&f, wl_yaml, NULL);
+    wl_deployment_work(&f, "gang", 3);
+    CU_ASSERT_STRING_EQUAL(ready(&f, "gang"), "0");
+    wl_podgroup_work(&f, "pg", 3);
+    CU_ASSERT_STRING_EQUAL(
+        fx_field(&f, FX_WORK, "karmada-es-m", "pg", "status|conditions|0|status"), "True");
+    CU_ASSERT_STRING_EQUAL(ready(&f, "gang"), "3");
+    CU_ASSERT_STRING_EQUAL(phase(&f, "pg"), "");
+    CU_ASSERT_STRING_EQUAL(fx_field(&f, FX_WORK, "karmada-es-m", "pg",
+                                    "status|manifestStatuses|0|status|conditions|0|type"),
+                           "PodGroupScheduled");
+    CU_ASSERT_STRING_EQUAL(fx_field(&f, FX_WORK, "karmada-es-m", "pg",
+                                    "status|manifestStatuses|0|status|conditions|0|status"),
+                           "True");
+    json_object *pg = fx_member(&f, "m", "PodGroup", "g");
+    CU_ASSERT_STRING_EQUAL(fx_at(pg, "apiVersion"), "scheduling.k8s.io/v1alpha2");
+    json_object_put(pg);
+    fx_stop(&f);
+    /* a gang larger than what fits: none of its pods start, PodGroupScheduled False */
+    fx_start(&f, wl_yaml, NULL);
+    wl_podgroup_work(&f, "pg", 9);
+    wl_deployment_work(&f, "gang", 9);
+    CU_ASSERT_STRING_EQUAL(ready(&f, "gang"), "0");
+    CU_ASSERT_STRING_EQUAL(fx_field(&f, FX_WORK, "karmada-es-m", "pg",
+                                    "status|manifestStatuses|0|status|conditions|0|reason"),
+                           "Unschedulable");
+    fx_stop(&f);
+    /* a member without the API runs the pods ungated */
+    fx_start(&f, yaml, NULL);
+    wl_deployment_work(&f, "gang", 3);
+    CU_ASSERT_STRING_EQUAL(ready(&f, "gang"), "3");
+    fx_stop(&f);
+}
+
 /* A batch Job that finishes reports the Job controller's Complete condition. */
 static void test_job_completes(void)
 {
@@ -374,6 +453,7 @@ static CU_TestInfo tests[] = {
      test_not_ready_and_suspended},
     {"Volcano gating by schedulerName and group; PodGroup phases", test_gating_and_podgroup_phases},
     {"coscheduling gating by the pod-group label; its PodGroup phases", test_coscheduling_gating},
+    {"Workload API gating by spec.schedulingGroup; PodGroupScheduled", test_workload_api_gating},
     {"a finished Job reports Complete", test_job_completes},
     {"a kind the member or the hub does not serve is not applied", test_missing_api},
     CU_TEST_INFO_NULL,

@@ -82,19 +82,19 @@ static void test_pods(void)
     struct pod_set sets[16];
     json_object *o = json_tokener_parse(raycluster);
     CU_ASSERT_TRUE(sim__is_kind19(o));
-    CU_ASSERT_EQUAL_FATAL(sim__workload_pods(o, sets, 16), 2);
+    CU_ASSERT_EQUAL_FATAL(sim__workload_pods(NULL, o, sets, 16), 2);
     CU_ASSERT_EQUAL(sets[0].replicas, 1);
     CU_ASSERT_EQUAL(sets[1].replicas, 6); /* 3 replicas × numOfHosts 2 */
     json_object_put(o);
     o = json_tokener_parse(jobset);
-    CU_ASSERT_EQUAL_FATAL(sim__workload_pods(o, sets, 16), 2);
+    CU_ASSERT_EQUAL_FATAL(sim__workload_pods(NULL, o, sets, 16), 2);
     CU_ASSERT_EQUAL(sets[0].replicas, 6); /* 2 Jobs × min(parallelism 4, completions 3) */
     CU_ASSERT_EQUAL(sets[1].replicas, 1);
-    CU_ASSERT_EQUAL(sim__workload_pods(o, sets, 1), 1);
+    CU_ASSERT_EQUAL(sim__workload_pods(NULL, o, sets, 1), 1);
     json_object_put(o);
     o = json_tokener_parse("{\"apiVersion\":\"jobset.x-k8s.io/v1alpha1\",\"kind\":\"JobSet\"}");
     CU_ASSERT_FALSE(sim__is_kind19(o));
-    CU_ASSERT_EQUAL(sim__workload_pods(o, sets, 16), 0);
+    CU_ASSERT_EQUAL(sim__workload_pods(NULL, o, sets, 16), 0);
     json_object_put(o);
 }
 
@@ -152,10 +152,77 @@ static void test_status_health(void)
     json_object_put(d);
 }
 
+/* A TrainJob's pods are its runtime's, found in the hub's store, as Kubeflow Trainer builds the
+ * JobSet: MPI with runLauncherAsNode, numNodes 4: the "node" job 3 pods, the launcher (the
+ * trainer) 1, both with resourcesPerNode merged into their "node" container; a TrainJob whose
+ * runtime is missing runs nothing; it reports Complete when done and is Healthy (no Karmada
+ * customization). */
+static void test_trainjob(void)
+{
+    struct fx f;
+    fx_start(&f, yaml, NULL);
+    CU_ASSERT_EQUAL_FATAL(
+        fx_create(&f, fx_res("trainer.kubeflow.org", "v1alpha1", "clustertrainingruntimes"), NULL,
+                  "{\"apiVersion\":\"trainer.kubeflow.org/v1alpha1\",\"kind\":"
+                  "\"ClusterTrainingRuntime\",\"metadata\":{\"name\":\"mpi\"},\"spec\":{"
+                  "\"mlPolicy\":{\"numNodes\":1,\"mpi\":{\"runLauncherAsNode\":true}},"
+                  "\"template\":{\"spec\":{\"replicatedJobs\":[{\"name\":\"node\",\"template\":{"
+                  "\"spec\":{\"template\":{\"spec\":{\"containers\":[{\"name\":\"node\"}]}}}}},"
+                  "{\"name\":\"launcher\",\"template\":{\"metadata\":{\"labels\":{"
+                  "\"trainer.kubeflow.org/trainjob-ancestor-step\":\"trainer\"}},\"spec\":{"
+                  "\"template\":{\"spec\":{\"containers\":[{\"name\":\"node\",\"resources\":{"
+                  "\"requests\":{\"cpu\":\"1\"}}}]}}}}}]}}}}"),
+        0);
+    json_object *tj = json_tokener_parse(
+        "{\"apiVersion\":\"trainer.kubeflow.org/v1alpha1\",\"kind\":\"TrainJob\",\"metadata\":{"
+        "\"name\":\"t\",\"namespace\":\"team\"},\"spec\":{\"runtimeRef\":{\"name\":\"mpi\"},"
+        "\"trainer\":{\"numNodes\":4,\"resourcesPerNode\":{\"limits\":{\"nvidia.com/gpu\":2}}}}}");
+    struct pod_set sets[16];
+    CU_ASSERT_EQUAL_FATAL(sim__workload_pods(f.k, tj, sets, 16), 2);
+    CU_ASSERT_EQUAL(sets[0].replicas, 3);
+    CU_ASSERT_EQUAL(sets[1].replicas, 1);
+    json_object *c0 =
+        json_object_array_get_idx(sim__get_path(sets[0].spec, "containers", NULL, NULL), 0);
+    json_object *c1 =
+        json_object_array_get_idx(sim__get_path(sets[1].spec, "containers", NULL, NULL), 0);
+    CU_ASSERT_EQUAL(json_object_get_int(sim__get_path(c0, "resources", "limits", "nvidia.com/gpu")),
+                    2);
+    CU_ASSERT_EQUAL(json_object_get_int(sim__get_path(c1, "resources", "limits", "nvidia.com/gpu")),
+                    2);
+    CU_ASSERT_STRING_EQUAL(sim__get_str(c1, "resources", "requests", "cpu"), "1");
+    /* the runtime in the store is not changed by the merge */
+    CU_ASSERT_STRING_EQUAL(
+        fx_field(&f, fx_res("trainer.kubeflow.org", "v1alpha1", "clustertrainingruntimes"), NULL,
+                 "mpi", "spec|mlPolicy|numNodes"),
+        "1");
+    CU_ASSERT_STRING_EQUAL(
+        fx_field(&f, fx_res("trainer.kubeflow.org", "v1alpha1", "clustertrainingruntimes"), NULL,
+                 "mpi",
+                 "spec|template|spec|replicatedJobs|0|template|spec|template|"
+                 "spec|containers|0|resources"),
+        "");
+    /* no store, or no such runtime: no pods */
+    CU_ASSERT_EQUAL(sim__workload_pods(NULL, tj, sets, 16), 0);
+    json_object_object_add(sim__get_path(tj, "spec", "runtimeRef", NULL), "name",
+                           json_object_new_string("gone"));
+    CU_ASSERT_EQUAL(sim__workload_pods(f.k, tj, sets, 16), 0);
+    /* status and health: Complete when done; healthy without a customization */
+    json_object *st = json_object_new_object();
+    CU_ASSERT_EQUAL(sim__kind19_status(tj, st, 1, 1, NULL), 1);
+    json_object *cond = json_object_array_get_idx(sim__get_path(st, "conditions", NULL, NULL), 0);
+    CU_ASSERT_STRING_EQUAL(sim__get_str(cond, "type", NULL, NULL), "Complete");
+    CU_ASSERT_STRING_EQUAL(sim__kind19_health(tj, st), "Healthy");
+    CU_ASSERT_PTR_NULL(sim__kind19_components(tj));
+    json_object_put(st);
+    json_object_put(tj);
+    fx_stop(&f);
+}
+
 static CU_TestInfo tests[] = {
     {"RB: no replicas; components under the gate where Karmada interprets them", test_rb_gate},
     {"member pods as the controllers run them", test_pods},
     {"status per controller, health per Karmada's customizations", test_status_health},
+    {"a TrainJob's pods from its runtime on the hub, Complete, no components", test_trainjob},
     CU_TEST_INFO_NULL,
 };
 
