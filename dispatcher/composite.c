@@ -1,0 +1,1222 @@
+/* Composite gang placement: a branch and bound over a tree's leaves (see composite.h). */
+#include "dispatcher/composite.h"
+
+#include "queue/errors.h"
+#include "queue/mem.h"
+#include "queue/quantity.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define LEVEL_CLUSTER 0 /* levels[0] is "cluster": each cluster its own domain */
+#define NLEVELS (DISP_COMPOSITE_LEVELS_MAX + 1)
+#define RES_MAX 16 /* resources the bounds look at; more only weakens them */
+#define UNBOUNDED INT64_MAX
+
+/* One topology constraint of one group, and what the search has placed under it. */
+struct con {
+    uint32_t g;
+    uint32_t level;
+    enum karmada_topo_mode mode;
+    uint32_t k;
+    int required;
+    uint32_t n;     /* pack: placed leaves under g */
+    int32_t dom;    /* pack: the domain of the first of them */
+    uint32_t bad;   /* pack: placed leaves outside it (or in no domain) */
+    uint32_t *cnt;  /* spread: placed leaves per domain */
+    uint32_t distinct;
+};
+
+/* A cluster's working copy: reservations are made here and undone on the way back. */
+struct ccl {
+    struct disp_cluster_cap cap;
+    uint64_t whole;   /* sum of its grades' nodes */
+    uint32_t leaves;  /* placed here */
+    uint32_t cls;     /* the first cluster identical to it in room and level values */
+    uint32_t clsnext; /* the next one of its class, or UINT32_MAX */
+};
+
+/* A cluster's state before a leaf's reservation, one per depth. */
+struct undo {
+    struct queue_resvec free;
+    struct queue_resvec part[DISP_PARTIAL_MAX];
+    uint32_t npart;
+    uint64_t *nodes;
+    uint64_t whole;
+};
+
+struct cand {
+    uint32_t c;
+    uint64_t fit;
+    int used;
+};
+
+struct cs {
+    const struct disp_composite_in *in;
+    const struct karmada_group *g;
+    uint32_t n, ncl, nl;
+    uint32_t *leaf;   /* leaf group indexes in tree order; a depth is a position here */
+    uint32_t *nch, *need, *und, *pl, *chd;
+    struct con *con;
+    uint32_t ncon, nprefs;
+    uint32_t *lcon, *lcon_at; /* constraints on a leaf and its ancestors: lcon[lcon_at[d]..] */
+    const char *levels[NLEVELS];
+    uint32_t nlevels;
+    int32_t *dom[NLEVELS];    /* [level][cluster]: domain id or -1 */
+    uint32_t ndom[NLEVELS];
+    const char **dname[NLEVELS]; /* [level][domain]: the value */
+    struct ccl *cl;
+    struct undo *u;
+    int32_t *asg, *best_asg;
+    int *fitany, *same_prev;
+    uint64_t *rem_pods;
+    uint32_t nres, res[RES_MAX];
+    int64_t *rem_dem;  /* [(nl + 1) * nres] suffix demand of the leaves that fit somewhere */
+    int64_t *maxnode;  /* [nres] most one whole node holds; UNBOUNDED */
+    int nodeless;      /* a cluster without models: opens no node for any amount */
+    int64_t *freeinit; /* [ncl * nres] */
+    uint32_t *order;   /* [nres * ncl] clusters by initial free, most first */
+    int64_t *proom;    /* [ncl * nres] room of part-taken nodes; UNBOUNDED */
+    int64_t pfin[RES_MAX];  /* over all clusters: the finite part-taken room... */
+    uint32_t pinf[RES_MAX]; /* ...and how many clusters' is without bound */
+    uint32_t *ustack, nused;
+    uint32_t *ustack_greedy; /* [nl] the explanation's placements, to undo them */
+    struct cand *cand; /* [nl * ncl] */
+    uint64_t placed_pods, opened, steps, budget;
+    uint32_t packs_broken;
+    int have, stopped, err;
+    struct disp_composite_score best;
+};
+
+int disp_composite_score_cmp(const struct disp_composite_score *a,
+                             const struct disp_composite_score *b)
+{
+    if (a->pods != b->pods)
+        return a->pods > b->pods ? -1 : 1;
+    if (a->prefs_met != b->prefs_met)
+        return a->prefs_met > b->prefs_met ? -1 : 1;
+    if (a->clusters != b->clusters)
+        return a->clusters < b->clusters ? -1 : 1;
+    if (a->opened != b->opened)
+        return a->opened < b->opened ? -1 : 1;
+    return 0;
+}
+
+void disp_composite_result_close(struct disp_composite_result *r)
+{
+    muster_free(r->cluster);
+    r->cluster = NULL;
+    r->n = 0;
+}
+
+static void why(struct disp_composite_result *out, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static void why(struct disp_composite_result *out, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(out->why, sizeof(out->why), fmt, ap);
+    va_end(ap);
+}
+
+static int64_t sat_add(int64_t a, int64_t b)
+{
+    int64_t r;
+    return __builtin_add_overflow(a, b, &r) ? UNBOUNDED : r;
+}
+
+static int64_t sat_mul(int64_t a, int64_t b)
+{
+    int64_t r;
+    return __builtin_mul_overflow(a, b, &r) ? UNBOUNDED : r;
+}
+
+static uint64_t whole_nodes(const struct disp_cluster_cap *c)
+{
+    uint64_t w = 0;
+    for (uint32_t i = 0; i < c->ngrades; i++)
+        w += c->grades[i].nodes;
+    return w;
+}
+
+/* ---- set-up ---- */
+
+static int check_tree(const struct karmada_group_tree *t, struct disp_composite_result *out)
+{
+    if (!t || !t->g || t->n == 0 || t->n > KARMADA_GROUPS_MAX) {
+        why(out, "the group tree is empty or has more than %d groups", KARMADA_GROUPS_MAX);
+        return MUSTER_EINVAL;
+    }
+    if (t->g[0].parent != -1) {
+        why(out, "group %s is first but has a parent", t->g[0].name);
+        return MUSTER_EINVAL;
+    }
+    for (uint32_t i = 1; i < t->n; i++)
+        if (t->g[i].parent < 0 || (uint32_t)t->g[i].parent >= i) {
+            why(out, "group %s: its parent must come before it", t->g[i].name);
+            return MUSTER_EINVAL;
+        }
+    for (uint32_t i = 0; i < t->n; i++) {
+        const struct karmada_group *g = &t->g[i];
+        if (g->ntopo > KARMADA_GROUP_TOPO_MAX) {
+            why(out, "group %s has more than %d topology constraints", g->name,
+                KARMADA_GROUP_TOPO_MAX);
+            return MUSTER_EINVAL;
+        }
+        for (uint32_t j = 0; j < g->ntopo; j++)
+            if ((g->topo[j].mode != KARMADA_TOPO_PACK && g->topo[j].mode != KARMADA_TOPO_SPREAD) ||
+                !g->topo[j].level[0]) {
+                why(out, "group %s: topology constraint %u has no level or an unknown mode",
+                    g->name, j);
+                return MUSTER_EINVAL;
+            }
+    }
+    return 0;
+}
+
+static uint32_t level_of(struct cs *s, const char *name)
+{
+    if (strcmp(name, "cluster") == 0)
+        return LEVEL_CLUSTER;
+    for (uint32_t l = 1; l < s->nlevels; l++)
+        if (strcmp(s->levels[l], name) == 0)
+            return l;
+    if (s->nlevels >= NLEVELS)
+        return UINT32_MAX;
+    s->levels[s->nlevels] = name;
+    return s->nlevels++;
+}
+
+/* Domain ids per level: clusters with equal values share one. */
+static int intern_domains(struct cs *s)
+{
+    const struct disp_composite_in *in = s->in;
+    for (uint32_t l = 0; l < s->nlevels; l++) {
+        s->dom[l] = muster_calloc(s->ncl ? s->ncl : 1, sizeof(int32_t));
+        s->dname[l] = muster_calloc(s->ncl ? s->ncl : 1, sizeof(char *));
+        if (!s->dom[l] || !s->dname[l])
+            return MUSTER_ENOMEM;
+        for (uint32_t c = 0; c < s->ncl; c++) {
+            if (l == LEVEL_CLUSTER) {
+                s->dom[l][c] = (int32_t)c;
+                s->dname[l][c] = in->clusters[c].name;
+                continue;
+            }
+            const char *v = in->level_value ? in->level_value(in->ud, c, s->levels[l]) : NULL;
+            int32_t id = -1;
+            for (uint32_t k = 0; v && k < s->ndom[l] && id < 0; k++)
+                if (strcmp(s->dname[l][k], v) == 0)
+                    id = (int32_t)k;
+            if (v && id < 0) {
+                id = (int32_t)s->ndom[l];
+                s->dname[l][s->ndom[l]++] = v;
+            }
+            s->dom[l][c] = id;
+        }
+        if (l == LEVEL_CLUSTER)
+            s->ndom[l] = s->ncl;
+    }
+    return 0;
+}
+
+static int add_con(struct cs *s, uint32_t g, uint32_t level, enum karmada_topo_mode mode,
+                   uint32_t k, int required)
+{
+    struct con *c = &s->con[s->ncon++];
+    memset(c, 0, sizeof(*c));
+    c->g = g;
+    c->level = level;
+    c->mode = mode;
+    c->k = k;
+    c->required = required;
+    c->dom = -1;
+    if (mode == KARMADA_TOPO_SPREAD) {
+        c->cnt = muster_calloc(s->ndom[level] ? s->ndom[level] : 1, sizeof(uint32_t));
+        if (!c->cnt)
+            return MUSTER_ENOMEM;
+    }
+    s->nprefs += !required;
+    return 0;
+}
+
+static int copy_cluster(struct ccl *dst, const struct disp_cluster_cap *src)
+{
+    memset(dst, 0, sizeof(*dst));
+    dst->cap.name = src->name;
+    if (queue_resvec_copy(&dst->cap.free, &src->free))
+        return MUSTER_ENOMEM;
+    if (src->ngrades) {
+        dst->cap.grades = muster_calloc(src->ngrades, sizeof(struct disp_grade));
+        if (!dst->cap.grades)
+            return MUSTER_ENOMEM;
+        dst->cap.ngrades = src->ngrades;
+        for (uint32_t i = 0; i < src->ngrades; i++) {
+            dst->cap.grades[i].nodes = src->grades[i].nodes;
+            if (queue_resvec_copy(&dst->cap.grades[i].min, &src->grades[i].min))
+                return MUSTER_ENOMEM;
+        }
+    }
+    if (disp_cluster_cap_copy_parts(&dst->cap, src))
+        return MUSTER_ENOMEM;
+    dst->whole = whole_nodes(&dst->cap);
+    return 0;
+}
+
+static void close_cluster(struct ccl *c)
+{
+    queue_resvec_close(&c->cap.free);
+    for (uint32_t i = 0; c->cap.grades && i < c->cap.ngrades; i++)
+        queue_resvec_close(&c->cap.grades[i].min);
+    muster_free(c->cap.grades);
+    disp_cluster_cap_close_parts(&c->cap);
+}
+
+static int same_cluster(const struct cs *s, uint32_t a, uint32_t b)
+{
+    const struct disp_cluster_cap *x = &s->cl[a].cap, *y = &s->cl[b].cap;
+    if (queue_resvec_cmp(&x->free, &y->free) || x->ngrades != y->ngrades || x->npart != y->npart)
+        return 0;
+    for (uint32_t i = 0; i < x->ngrades; i++)
+        if (x->grades[i].nodes != y->grades[i].nodes ||
+            queue_resvec_cmp(&x->grades[i].min, &y->grades[i].min))
+            return 0;
+    for (uint32_t i = 0; i < x->npart; i++)
+        if (queue_resvec_cmp(&x->part[i], &y->part[i]))
+            return 0;
+    for (uint32_t l = 1; l < s->nlevels; l++)
+        if (s->dom[l][a] != s->dom[l][b])
+            return 0;
+    return 1;
+}
+
+static void part_room(struct cs *s, uint32_t c)
+{
+    const struct disp_cluster_cap *cap = &s->cl[c].cap;
+    for (uint32_t r = 0; r < s->nres; r++) {
+        int64_t sum = 0;
+        for (uint32_t i = 0; i < cap->npart && sum != UNBOUNDED; i++) {
+            int present = 0;
+            for (uint32_t j = 0; j < cap->part[i].len && !present; j++)
+                present = cap->part[i].items[j].id == s->res[r];
+            int64_t v = queue_resvec_get(&cap->part[i], s->res[r]);
+            sum = present ? sat_add(sum, v > 0 ? v : 0) : UNBOUNDED;
+        }
+        int64_t *at = &s->proom[(size_t)c * s->nres + r];
+        if (*at == UNBOUNDED)
+            s->pinf[r]--;
+        else
+            s->pfin[r] -= *at;
+        *at = sum;
+        if (sum == UNBOUNDED)
+            s->pinf[r]++;
+        else
+            s->pfin[r] = sat_add(s->pfin[r], sum);
+    }
+}
+
+static int64_t pod_need(const struct karmada_group *g, uint32_t id)
+{
+    int64_t v = queue_resvec_get(&g->pod, id);
+    return v > 0 ? v : 0;
+}
+
+/* Whether leaf position d may use cluster c at all, whatever else is placed: every required
+ * constraint on it or above it needs a value of its level there. */
+static int static_ok(const struct cs *s, uint32_t d, uint32_t c)
+{
+    for (uint32_t i = s->lcon_at[d]; i < s->lcon_at[d + 1]; i++) {
+        const struct con *k = &s->con[s->lcon[i]];
+        if (k->required && s->dom[k->level][c] < 0)
+            return 0;
+    }
+    return 1;
+}
+
+struct byfree {
+    int64_t free;
+    uint32_t c;
+};
+
+static int cmp_by_free(const void *a, const void *b)
+{
+    const struct byfree *x = a, *y = b;
+    if (x->free != y->free)
+        return x->free > y->free ? -1 : 1;
+    return x->c < y->c ? -1 : x->c > y->c;
+}
+
+static int setup(struct cs *s, struct disp_composite_result *out)
+{
+    const struct karmada_group_tree *t = s->in->tree;
+    s->g = t->g;
+    s->n = t->n;
+    s->ncl = s->in->nclusters;
+    s->budget = s->in->budget ? s->in->budget : DISP_COMPOSITE_BUDGET;
+    uint32_t n = s->n, ncl = s->ncl;
+    s->nch = muster_calloc(n, sizeof(uint32_t));
+    s->need = muster_calloc(n, sizeof(uint32_t));
+    s->und = muster_calloc(n, sizeof(uint32_t));
+    s->pl = muster_calloc(n, sizeof(uint32_t));
+    s->chd = muster_calloc(n, sizeof(uint32_t));
+    s->leaf = muster_calloc(n, sizeof(uint32_t));
+    if (!s->nch || !s->need || !s->und || !s->pl || !s->chd || !s->leaf)
+        return MUSTER_ENOMEM;
+    for (uint32_t i = 1; i < n; i++)
+        s->nch[s->g[i].parent]++;
+    for (uint32_t i = 0; i < n; i++) {
+        const struct karmada_group *g = &s->g[i];
+        if (s->nch[i] == 0) {
+            if (g->pods == 0) {
+                why(out, "group %s has no children and no pods", g->name);
+                return MUSTER_EINVAL;
+            }
+            s->leaf[s->nl++] = i;
+        } else if (g->pods) {
+            why(out, "group %s has both children and pods of its own", g->name);
+            return MUSTER_EINVAL;
+        }
+        s->need[i] = g->min_count ? g->min_count : 1;
+    }
+    /* undecided leaves per group */
+    for (uint32_t d = 0; d < s->nl; d++)
+        for (int32_t x = (int32_t)s->leaf[d]; x >= 0; x = s->g[x].parent)
+            s->und[x]++;
+    /* levels, then constraints (an indivisible inner group packs at "cluster") */
+    s->nlevels = 1;
+    s->levels[0] = "cluster";
+    uint32_t maxcon = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        maxcon += s->g[i].ntopo + 1;
+        for (uint32_t j = 0; j < s->g[i].ntopo; j++)
+            if (level_of(s, s->g[i].topo[j].level) == UINT32_MAX) {
+                why(out, "the tree names more than %d topology levels", DISP_COMPOSITE_LEVELS_MAX);
+                return MUSTER_EINVAL;
+            }
+    }
+    int rc = intern_domains(s);
+    if (rc)
+        return rc;
+    s->con = muster_calloc(maxcon, sizeof(struct con));
+    if (!s->con)
+        return MUSTER_ENOMEM;
+    for (uint32_t i = 0; i < n; i++) {
+        const struct karmada_group *g = &s->g[i];
+        if (g->indivisible && s->nch[i]) {
+            rc = add_con(s, i, LEVEL_CLUSTER, KARMADA_TOPO_PACK, 0, 1);
+            if (rc)
+                return rc;
+        }
+        for (uint32_t j = 0; j < g->ntopo; j++) {
+            const struct karmada_group_topo *tp = &g->topo[j];
+            rc = add_con(s, i, level_of(s, tp->level), tp->mode,
+                         tp->min_domains ? tp->min_domains : 1, tp->required != 0);
+            if (rc)
+                return rc;
+        }
+    }
+    /* per leaf: the constraints on it and its ancestors */
+    uint32_t total = 0;
+    s->lcon_at = muster_calloc(s->nl + 1, sizeof(uint32_t));
+    if (!s->lcon_at)
+        return MUSTER_ENOMEM;
+    for (uint32_t d = 0; d < s->nl; d++)
+        for (int32_t x = (int32_t)s->leaf[d]; x >= 0; x = s->g[x].parent)
+            for (uint32_t k = 0; k < s->ncon; k++)
+                total += s->con[k].g == (uint32_t)x;
+    s->lcon = muster_calloc(total ? total : 1, sizeof(uint32_t));
+    if (!s->lcon)
+        return MUSTER_ENOMEM;
+    total = 0;
+    for (uint32_t d = 0; d < s->nl; d++) {
+        s->lcon_at[d] = total;
+        for (int32_t x = (int32_t)s->leaf[d]; x >= 0; x = s->g[x].parent)
+            for (uint32_t k = 0; k < s->ncon; k++)
+                if (s->con[k].g == (uint32_t)x)
+                    s->lcon[total++] = k;
+    }
+    s->lcon_at[s->nl] = total;
+    /* working clusters and their symmetry classes */
+    s->cl = muster_calloc(ncl ? ncl : 1, sizeof(struct ccl));
+    if (!s->cl)
+        return MUSTER_ENOMEM;
+    for (uint32_t c = 0; c < ncl; c++) {
+        if (copy_cluster(&s->cl[c], &s->in->clusters[c]))
+            return MUSTER_ENOMEM;
+        s->cl[c].cls = c;
+        s->cl[c].clsnext = UINT32_MAX;
+        for (uint32_t p = 0; p < c; p++)
+            if (s->cl[p].cls == p && same_cluster(s, p, c)) {
+                s->cl[c].cls = p;
+                uint32_t last = p;
+                while (s->cl[last].clsnext != UINT32_MAX)
+                    last = s->cl[last].clsnext;
+                s->cl[last].clsnext = c;
+                break;
+            }
+        if (!s->cl[c].cap.ngrades)
+            s->nodeless = 1;
+    }
+    /* the resources the bounds count */
+    for (uint32_t d = 0; d < s->nl; d++) {
+        const struct queue_resvec *p = &s->g[s->leaf[d]].pod;
+        for (uint32_t i = 0; i < p->len; i++) {
+            uint32_t r = 0;
+            while (r < s->nres && s->res[r] != p->items[i].id)
+                r++;
+            if (r == s->nres && s->nres < RES_MAX && p->items[i].milli > 0)
+                s->res[s->nres++] = p->items[i].id;
+        }
+    }
+    uint32_t nr = s->nres ? s->nres : 1;
+    s->asg = muster_calloc(s->nl, sizeof(int32_t));
+    s->best_asg = muster_calloc(s->nl, sizeof(int32_t));
+    s->fitany = muster_calloc(s->nl, sizeof(int));
+    s->same_prev = muster_calloc(s->nl, sizeof(int));
+    s->rem_pods = muster_calloc(s->nl + 1, sizeof(uint64_t));
+    s->rem_dem = muster_calloc((size_t)(s->nl + 1) * nr, sizeof(int64_t));
+    s->maxnode = muster_calloc(nr, sizeof(int64_t));
+    s->freeinit = muster_calloc((size_t)(ncl ? ncl : 1) * nr, sizeof(int64_t));
+    s->order = muster_calloc((size_t)(ncl ? ncl : 1) * nr, sizeof(uint32_t));
+    s->proom = muster_calloc((size_t)(ncl ? ncl : 1) * nr, sizeof(int64_t));
+    s->ustack = muster_calloc(ncl ? ncl : 1, sizeof(uint32_t));
+    s->ustack_greedy = muster_calloc(s->nl, sizeof(uint32_t));
+    s->u = muster_calloc(s->nl, sizeof(struct undo));
+    s->cand = muster_calloc((size_t)s->nl * (ncl ? ncl : 1), sizeof(struct cand));
+    if (!s->asg || !s->best_asg || !s->fitany || !s->same_prev || !s->rem_pods || !s->rem_dem ||
+        !s->maxnode || !s->freeinit || !s->order || !s->proom || !s->ustack || !s->ustack_greedy || !s->u || !s->cand)
+        return MUSTER_ENOMEM;
+    uint32_t maxgrades = 0;
+    for (uint32_t c = 0; c < ncl; c++)
+        if (s->cl[c].cap.ngrades > maxgrades)
+            maxgrades = s->cl[c].cap.ngrades;
+    for (uint32_t d = 0; d < s->nl; d++) {
+        s->u[d].nodes = muster_calloc(maxgrades ? maxgrades : 1, sizeof(uint64_t));
+        if (!s->u[d].nodes)
+            return MUSTER_ENOMEM;
+    }
+    for (uint32_t d = 0; d < s->nl; d++) {
+        const struct karmada_group *lg = &s->g[s->leaf[d]];
+        for (uint32_t c = 0; c < ncl && !s->fitany[d]; c++)
+            s->fitany[d] = static_ok(s, d, c) &&
+                           disp_cluster_fits(&s->cl[c].cap, &lg->pod) >= lg->pods;
+        if (d > 0) {
+            const struct karmada_group *pg = &s->g[s->leaf[d - 1]];
+            s->same_prev[d] = pg->parent == lg->parent && pg->pods == lg->pods &&
+                              !queue_resvec_cmp(&pg->pod, &lg->pod) && pg->ntopo == lg->ntopo &&
+                              !memcmp(pg->topo, lg->topo, sizeof(pg->topo[0]) * lg->ntopo);
+        }
+        s->asg[d] = DISP_COMPOSITE_NONE;
+    }
+    for (uint32_t d = s->nl; d-- > 0;) {
+        const struct karmada_group *lg = &s->g[s->leaf[d]];
+        s->rem_pods[d] = s->rem_pods[d + 1] + (s->fitany[d] ? lg->pods : 0);
+        for (uint32_t r = 0; r < s->nres; r++)
+            s->rem_dem[(size_t)d * nr + r] =
+                sat_add(s->rem_dem[(size_t)(d + 1) * nr + r],
+                        s->fitany[d] ? sat_mul(pod_need(lg, s->res[r]), lg->pods) : 0);
+    }
+    for (uint32_t r = 0; r < s->nres; r++) {
+        int64_t most = 0;
+        for (uint32_t c = 0; c < ncl; c++) {
+            const struct disp_cluster_cap *cap = &s->cl[c].cap;
+            s->freeinit[(size_t)c * nr + r] = queue_resvec_get(&cap->free, s->res[r]);
+            for (uint32_t gi = 0; gi < cap->ngrades; gi++) {
+                if (!cap->grades[gi].nodes)
+                    continue;
+                int present = 0;
+                for (uint32_t j = 0; j < cap->grades[gi].min.len && !present; j++)
+                    present = cap->grades[gi].min.items[j].id == s->res[r];
+                int64_t v = queue_resvec_get(&cap->grades[gi].min, s->res[r]);
+                if (!present)
+                    most = UNBOUNDED;
+                else if (most != UNBOUNDED && v > most)
+                    most = v;
+            }
+        }
+        s->maxnode[r] = most;
+        struct byfree *bf = muster_calloc(ncl ? ncl : 1, sizeof(*bf));
+        if (!bf)
+            return MUSTER_ENOMEM;
+        for (uint32_t c = 0; c < ncl; c++)
+            bf[c] = (struct byfree){s->freeinit[(size_t)c * nr + r], c};
+        qsort(bf, ncl, sizeof(*bf), cmp_by_free);
+        for (uint32_t c = 0; c < ncl; c++)
+            s->order[(size_t)r * ncl + c] = bf[c].c;
+        muster_free(bf);
+    }
+    for (uint32_t c = 0; c < ncl; c++)
+        part_room(s, c);
+    return 0;
+}
+
+static void teardown(struct cs *s)
+{
+    muster_free(s->nch);
+    muster_free(s->need);
+    muster_free(s->und);
+    muster_free(s->pl);
+    muster_free(s->chd);
+    muster_free(s->leaf);
+    for (uint32_t i = 0; s->con && i < s->ncon; i++)
+        muster_free(s->con[i].cnt);
+    muster_free(s->con);
+    muster_free(s->lcon);
+    muster_free(s->lcon_at);
+    for (uint32_t l = 0; l < NLEVELS; l++) {
+        muster_free(s->dom[l]);
+        muster_free((void *)s->dname[l]);
+    }
+    for (uint32_t c = 0; s->cl && c < s->ncl; c++)
+        close_cluster(&s->cl[c]);
+    muster_free(s->cl);
+    for (uint32_t d = 0; s->u && d < s->nl; d++) {
+        queue_resvec_close(&s->u[d].free);
+        for (uint32_t i = 0; i < DISP_PARTIAL_MAX; i++)
+            queue_resvec_close(&s->u[d].part[i]);
+        muster_free(s->u[d].nodes);
+    }
+    muster_free(s->u);
+    muster_free(s->asg);
+    muster_free(s->best_asg);
+    muster_free(s->fitany);
+    muster_free(s->same_prev);
+    muster_free(s->rem_pods);
+    muster_free(s->rem_dem);
+    muster_free(s->maxnode);
+    muster_free(s->freeinit);
+    muster_free(s->order);
+    muster_free(s->proom);
+    muster_free(s->ustack);
+    muster_free(s->ustack_greedy);
+    muster_free(s->cand);
+}
+
+/* ---- the search ---- */
+
+/* A leaf decided (placed or not) or undone: the counts of undecided and placed leaves up the
+ * tree, and of each group's dead children (all decided, none placed). */
+static void tree_apply(struct cs *s, uint32_t li, int placed, int undo)
+{
+    for (int32_t x = (int32_t)li; x >= 0;) {
+        int32_t p = s->g[x].parent;
+        if (undo) {
+            int was_placed = placed && s->pl[x] == 1;
+            int was_dead = !placed && s->und[x] == 0 && s->pl[x] == 0;
+            s->und[x]++;
+            s->pl[x] -= placed ? 1 : 0;
+            if (p >= 0 && was_dead)
+                s->chd[p]--;
+            (void)was_placed;
+        } else {
+            s->und[x]--;
+            s->pl[x] += placed ? 1 : 0;
+            if (p >= 0 && !placed && s->und[x] == 0 && s->pl[x] == 0)
+                s->chd[p]++;
+        }
+        x = p;
+    }
+}
+
+/* After a decision at depth d: can every group above it still meet its min_count and its
+ * required spreads? A group with a placed leaf must; the root must. */
+static int still_possible(const struct cs *s, uint32_t d)
+{
+    for (int32_t x = s->g[s->leaf[d]].parent; x >= 0; x = s->g[x].parent)
+        if ((s->pl[x] > 0 || x == 0) && s->nch[x] - s->chd[x] < s->need[x])
+            return 0;
+    for (uint32_t i = s->lcon_at[d]; i < s->lcon_at[d + 1]; i++) {
+        const struct con *k = &s->con[s->lcon[i]];
+        if (k->required && k->mode == KARMADA_TOPO_SPREAD && s->pl[k->g] > 0 &&
+            k->distinct + s->und[k->g] < k->k)
+            return 0;
+    }
+    return 1;
+}
+
+static int allowed(const struct cs *s, uint32_t d, uint32_t c)
+{
+    for (uint32_t i = s->lcon_at[d]; i < s->lcon_at[d + 1]; i++) {
+        const struct con *k = &s->con[s->lcon[i]];
+        int32_t dm = s->dom[k->level][c];
+        if (!k->required)
+            continue;
+        if (dm < 0 || (k->mode == KARMADA_TOPO_PACK && k->n > 0 && k->dom != dm))
+            return 0;
+    }
+    return 1;
+}
+
+static void con_apply(struct cs *s, uint32_t d, uint32_t c, int undo)
+{
+    for (uint32_t i = s->lcon_at[d]; i < s->lcon_at[d + 1]; i++) {
+        struct con *k = &s->con[s->lcon[i]];
+        int32_t dm = s->dom[k->level][c];
+        if (k->mode == KARMADA_TOPO_PACK) {
+            if (!undo && k->n == 0)
+                k->dom = dm;
+            int bad = dm < 0 || dm != k->dom;
+            if (undo) {
+                k->n--;
+                if (bad && --k->bad == 0 && !k->required)
+                    s->packs_broken--;
+                if (k->n == 0)
+                    k->dom = -1;
+            } else {
+                k->n++;
+                if (bad && k->bad++ == 0 && !k->required)
+                    s->packs_broken++;
+            }
+        } else if (dm >= 0) {
+            if (undo)
+                k->distinct -= --k->cnt[dm] == 0;
+            else
+                k->distinct += k->cnt[dm]++ == 0;
+        }
+    }
+}
+
+static int place(struct cs *s, uint32_t d, uint32_t c)
+{
+    struct ccl *cl = &s->cl[c];
+    struct undo *u = &s->u[d];
+    const struct karmada_group *lg = &s->g[s->leaf[d]];
+    if (queue_resvec_copy(&u->free, &cl->cap.free)) {
+        s->err = MUSTER_ENOMEM;
+        return 0;
+    }
+    for (uint32_t i = 0; i < cl->cap.npart; i++)
+        if (queue_resvec_copy(&u->part[i], &cl->cap.part[i])) {
+            s->err = MUSTER_ENOMEM;
+            return 0;
+        }
+    u->npart = cl->cap.npart;
+    for (uint32_t i = 0; i < cl->cap.ngrades; i++)
+        u->nodes[i] = cl->cap.grades[i].nodes;
+    u->whole = cl->whole;
+    int rc = disp_cluster_reserve(&cl->cap, &lg->pod, lg->pods);
+    if (rc) {
+        if (rc != MUSTER_ERANGE)
+            s->err = rc;
+        return 0;
+    }
+    cl->whole = whole_nodes(&cl->cap);
+    s->opened += u->whole - cl->whole;
+    if (cl->leaves++ == 0)
+        s->ustack[s->nused++] = c;
+    s->placed_pods += lg->pods;
+    part_room(s, c);
+    con_apply(s, d, c, 0);
+    tree_apply(s, s->leaf[d], 1, 0);
+    s->asg[d] = (int32_t)c;
+    return 1;
+}
+
+static void unplace(struct cs *s, uint32_t d, uint32_t c)
+{
+    struct ccl *cl = &s->cl[c];
+    struct undo *u = &s->u[d];
+    const struct karmada_group *lg = &s->g[s->leaf[d]];
+    tree_apply(s, s->leaf[d], 1, 1);
+    con_apply(s, d, c, 1);
+    s->placed_pods -= lg->pods;
+    if (--cl->leaves == 0)
+        s->nused--;
+    s->opened -= u->whole - cl->whole;
+    /* the saved state goes back by swapping, so undoing allocates nothing */
+    struct queue_resvec tmp = cl->cap.free;
+    cl->cap.free = u->free;
+    u->free = tmp;
+    for (uint32_t i = 0; i < DISP_PARTIAL_MAX; i++) {
+        tmp = cl->cap.part[i];
+        cl->cap.part[i] = u->part[i];
+        u->part[i] = tmp;
+    }
+    cl->cap.npart = u->npart;
+    /* what lies past npart must hold nothing: reserve writes there without closing */
+    for (uint32_t i = u->npart; i < DISP_PARTIAL_MAX; i++)
+        queue_resvec_close(&cl->cap.part[i]);
+    for (uint32_t i = 0; i < cl->cap.ngrades; i++)
+        cl->cap.grades[i].nodes = u->nodes[i];
+    cl->whole = u->whole;
+    part_room(s, c);
+    s->asg[d] = DISP_COMPOSITE_NONE;
+}
+
+static void score_now(const struct cs *s, struct disp_composite_score *sc)
+{
+    sc->pods = s->placed_pods;
+    sc->clusters = s->nused;
+    sc->opened = s->opened;
+    sc->prefs = s->nprefs;
+    sc->prefs_met = 0;
+    for (uint32_t i = 0; i < s->ncon; i++) {
+        const struct con *k = &s->con[i];
+        if (k->required)
+            continue;
+        if (s->pl[k->g] == 0)
+            sc->prefs_met++;
+        else if (k->mode == KARMADA_TOPO_PACK)
+            sc->prefs_met += k->bad == 0;
+        else
+            sc->prefs_met += k->distinct >= k->k;
+    }
+}
+
+/* Fewest clusters the remaining demand can still be placed in, all of it: the used ones' free
+ * room, then unused clusters roomiest first, resource by resource (the summary bound). */
+static uint32_t clusters_lb(const struct cs *s, uint32_t d)
+{
+    uint32_t lb = s->nused, nr = s->nres;
+    for (uint32_t r = 0; r < nr; r++) {
+        int64_t need = s->rem_dem[(size_t)d * nr + r];
+        if (need == UNBOUNDED)
+            continue;
+        for (uint32_t i = 0; i < s->nused && need > 0; i++) {
+            int64_t f = queue_resvec_get(&s->cl[s->ustack[i]].cap.free, s->res[r]);
+            need -= f > 0 ? f : 0;
+        }
+        uint32_t k = 0;
+        for (uint32_t i = 0; i < s->ncl && need > 0; i++) {
+            uint32_t c = s->order[(size_t)r * s->ncl + i];
+            if (s->cl[c].leaves)
+                continue;
+            int64_t f = s->freeinit[(size_t)c * nr + r];
+            if (f <= 0)
+                break;
+            need -= f;
+            k++;
+        }
+        if (need > 0)
+            return UINT32_MAX; /* the whole fleet does not hold it */
+        if (s->nused + k > lb)
+            lb = s->nused + k;
+    }
+    return lb;
+}
+
+/* Whole nodes the remaining demand opens at least: what part-taken room cannot hold, in the
+ * largest whole node there is. */
+static uint64_t opened_lb(const struct cs *s, uint32_t d)
+{
+    if (s->nodeless)
+        return 0;
+    uint64_t lb = 0;
+    uint32_t nr = s->nres;
+    for (uint32_t r = 0; r < nr; r++) {
+        int64_t need = s->rem_dem[(size_t)d * nr + r], room = s->pfin[r];
+        if (need == UNBOUNDED || s->maxnode[r] == UNBOUNDED || s->maxnode[r] <= 0 ||
+            s->pinf[r])
+            continue;
+        if (room == UNBOUNDED || need <= room)
+            continue;
+        uint64_t k = (uint64_t)((need - room + s->maxnode[r] - 1) / s->maxnode[r]);
+        if (k > lb)
+            lb = k;
+    }
+    return lb;
+}
+
+/* 1 when no completion of the current partial placement (with `extra` more clusters) can
+ * beat the best found. */
+static int cut(const struct cs *s, uint32_t d, int extra, int full)
+{
+    if (!s->have)
+        return 0;
+    uint64_t ubp = s->placed_pods + s->rem_pods[d];
+    if (ubp != s->best.pods)
+        return ubp < s->best.pods;
+    uint32_t ubpref = s->nprefs - s->packs_broken;
+    if (ubpref != s->best.prefs_met)
+        return ubpref < s->best.prefs_met;
+    /* every leaf still undecided that fits somewhere must be placed from here on */
+    uint32_t lbc = s->nused + (uint32_t)extra;
+    if (full) {
+        lbc = clusters_lb(s, d);
+        if (lbc == UINT32_MAX)
+            return 1;
+    }
+    if (lbc != s->best.clusters)
+        return lbc > s->best.clusters;
+    uint64_t lbo = s->opened + (full ? opened_lb(s, d) : 0);
+    return lbo >= s->best.opened;
+}
+
+static int cmp_cand(const void *a, const void *b)
+{
+    const struct cand *x = a, *y = b;
+    if (x->used != y->used)
+        return x->used ? -1 : 1;
+    if (x->fit != y->fit)
+        return (x->used ? x->fit < y->fit : x->fit > y->fit) ? -1 : 1;
+    return x->c < y->c ? -1 : x->c > y->c;
+}
+
+static void solution(struct cs *s)
+{
+    if (s->pl[0] == 0)
+        return;
+    struct disp_composite_score sc;
+    score_now(s, &sc);
+    if (s->have && disp_composite_score_cmp(&sc, &s->best) >= 0)
+        return;
+    s->best = sc;
+    s->have = 1;
+    memcpy(s->best_asg, s->asg, s->nl * sizeof(int32_t));
+}
+
+static void dfs(struct cs *s, uint32_t d)
+{
+    if (s->err || s->stopped)
+        return;
+    if (d == s->nl) {
+        solution(s);
+        return;
+    }
+    if (s->steps >= s->budget) {
+        s->stopped = 1;
+        return;
+    }
+    s->steps++;
+    if (cut(s, d, 0, 1))
+        return;
+    const struct karmada_group *lg = &s->g[s->leaf[d]];
+    uint32_t lowest = 0; /* identical siblings take clusters in non-decreasing order */
+    if (s->same_prev[d])
+        lowest = s->asg[d - 1] < 0 ? s->ncl : (uint32_t)s->asg[d - 1];
+    struct cand *cand = &s->cand[(size_t)d * s->ncl];
+    uint32_t nc = 0;
+    int new_ok = !cut(s, d, 1, 0);
+    for (uint32_t c = lowest; s->fitany[d] && c < s->ncl; c++) {
+        int used = s->cl[c].leaves > 0;
+        if (!used && !new_ok)
+            continue;
+        if (!used) { /* of identical unused clusters, only the first */
+            int twin = 0;
+            for (uint32_t m = s->cl[c].cls; m != c && !twin; m = s->cl[m].clsnext)
+                twin = s->cl[m].leaves == 0;
+            if (twin)
+                continue;
+        }
+        if (!allowed(s, d, c))
+            continue;
+        uint64_t f = disp_cluster_fits(&s->cl[c].cap, &lg->pod);
+        if (f < lg->pods)
+            continue;
+        cand[nc++] = (struct cand){c, f, used};
+    }
+    qsort(cand, nc, sizeof(*cand), cmp_cand);
+    for (uint32_t i = 0; i < nc; i++) {
+        uint32_t c = cand[i].c;
+        if (!cand[i].used && cut(s, d, 1, 0))
+            break; /* the best found since may have closed the door to another cluster */
+        if (!place(s, d, c)) {
+            if (s->err)
+                return;
+            continue;
+        }
+        if (still_possible(s, d))
+            dfs(s, d + 1);
+        unplace(s, d, c);
+        if (s->err || s->stopped)
+            return;
+    }
+    tree_apply(s, s->leaf[d], 0, 0);
+    if (still_possible(s, d))
+        dfs(s, d + 1);
+    tree_apply(s, s->leaf[d], 0, 1);
+}
+
+/* ---- why nothing fits ---- */
+
+static void fmt_pod(const struct cs *s, const struct karmada_group *g, char *buf, size_t cap)
+{
+    size_t l = (size_t)snprintf(buf, cap, "%" PRIu32 " × {", g->pods);
+    int first = 1;
+    for (uint32_t i = 0; i < g->pod.len && l < cap; i++) {
+        const char *name = s->in->names ? queue_resnames_name(s->in->names, g->pod.items[i].id)
+                                        : NULL;
+        if (name && strcmp(name, "pods") == 0)
+            continue; /* one per pod: implied */
+        char q[48];
+        if (queue_qty_format_auto(g->pod.items[i].milli, q, sizeof q) < 0)
+            snprintf(q, sizeof q, "%" PRId64 "m", g->pod.items[i].milli);
+        if (name)
+            l += (size_t)snprintf(buf + l, cap - l, "%s%s: %s", first ? "" : ", ", name, q);
+        else
+            l += (size_t)snprintf(buf + l, cap - l, "%sresource#%" PRIu32 ": %s",
+                                  first ? "" : ", ", g->pod.items[i].id, q);
+        first = 0;
+    }
+    if (l < cap)
+        snprintf(buf + l, cap - l, "}");
+}
+
+static const char *gname(const struct cs *s, uint32_t g)
+{
+    return g == 0 ? "the whole gang" : s->g[g].name;
+}
+
+/* Whether group g can be placed, counting leaves that fit somewhere alone (static_ok and
+ * room in one cluster), min_count and required spreads that have too few domains. */
+static int static_feasible(const struct cs *s, uint32_t g, const int *leaf_ok)
+{
+    if (s->nch[g] == 0)
+        return leaf_ok[g];
+    for (uint32_t i = 0; i < s->ncon; i++) {
+        const struct con *k = &s->con[i];
+        if (k->g != g || !k->required)
+            continue;
+        if (k->mode == KARMADA_TOPO_SPREAD && s->ndom[k->level] < k->k)
+            return 0;
+        if (k->mode == KARMADA_TOPO_PACK && s->ndom[k->level] == 0)
+            return 0;
+    }
+    uint32_t ok = 0;
+    for (uint32_t c = g + 1; c < s->n; c++)
+        if (s->g[c].parent == (int32_t)g)
+            ok += static_feasible(s, c, leaf_ok);
+    return ok >= s->need[g];
+}
+
+/* The leaf message: where it fits best, or that it fits only where the constraints say no. */
+static void explain_leaf(const struct cs *s, uint32_t d, struct disp_composite_result *out,
+                         const char *ctx)
+{
+    const struct karmada_group *lg = &s->g[s->leaf[d]];
+    char pod[160];
+    fmt_pod(s, lg, pod, sizeof pod);
+    uint64_t most = 0;
+    int32_t at = -1;
+    int fits_elsewhere = 0;
+    for (uint32_t c = 0; c < s->ncl; c++) {
+        uint64_t f = disp_cluster_fits(&s->in->clusters[c], &lg->pod);
+        fits_elsewhere |= f >= lg->pods;
+        if (at < 0 || f > most) {
+            most = f;
+            at = (int32_t)c;
+        }
+    }
+    if (s->ncl == 0) {
+        why(out, "group %s (%s): no Ready cluster is allowed%s", lg->name, pod, ctx);
+    } else if (fits_elsewhere) {
+        /* room there is, in clusters a required level leaves out */
+        const char *lvl = "?";
+        for (uint32_t i = s->lcon_at[d]; i < s->lcon_at[d + 1]; i++) {
+            const struct con *k = &s->con[s->lcon[i]];
+            if (k->required && k->level != LEVEL_CLUSTER) {
+                lvl = s->levels[k->level];
+                break;
+            }
+        }
+        why(out, "group %s (%s) fits only in clusters without a %s, which its required "
+                 "topology cannot use%s",
+            lg->name, pod, lvl, ctx);
+    } else {
+        why(out, "group %s (%s) fits in no single cluster: largest free block is %" PRIu64
+                 " on %s%s",
+            lg->name, pod, most, s->in->clusters[at].name, ctx);
+    }
+}
+
+/* Greedy count of g's children that fit when g is held to domain dm of level: each child's
+ * leaves first fit, in tree order, over that domain's clusters; a child that does not fit whole
+ * gives its room back. An estimate for the message, not a proof. */
+static int under(const struct cs *s, uint32_t x, uint32_t g)
+{
+    int32_t y = (int32_t)x;
+    while (y >= 0 && y != (int32_t)g)
+        y = s->g[y].parent;
+    return y >= 0;
+}
+
+static uint32_t greedy_in_domain(struct cs *s, uint32_t g, uint32_t level, int32_t dm,
+                                 uint32_t *stack)
+{
+    uint32_t fitted = 0, top = 0;
+    for (uint32_t ch = g + 1; ch < s->n && !s->err; ch++) {
+        if (s->g[ch].parent != (int32_t)g)
+            continue;
+        uint32_t mark = top;
+        int ok = 1;
+        for (uint32_t d = 0; d < s->nl && ok; d++) {
+            if (!under(s, s->leaf[d], ch))
+                continue;
+            uint32_t c = 0;
+            while (c < s->ncl && !(s->dom[level][c] == dm && place(s, d, c)))
+                c++;
+            if (c < s->ncl)
+                stack[top++] = d;
+            else
+                ok = 0;
+        }
+        if (ok) {
+            fitted++;
+            continue;
+        }
+        while (top > mark) { /* a child that does not fit whole gives its room back */
+            top--;
+            unplace(s, stack[top], (uint32_t)s->asg[stack[top]]);
+        }
+    }
+    while (top > 0) {
+        top--;
+        unplace(s, stack[top], (uint32_t)s->asg[stack[top]]);
+    }
+    return fitted;
+}
+
+static int explain_pack(struct cs *s, uint32_t g, struct disp_composite_result *out)
+{
+    for (uint32_t i = 0; i < s->ncon; i++) {
+        const struct con *k = &s->con[i];
+        if (k->g != g || !k->required || k->mode != KARMADA_TOPO_PACK || s->nch[g] == 0)
+            continue;
+        uint32_t bestn = 0;
+        int32_t bestd = -1;
+        for (uint32_t dm = 0; dm < s->ndom[k->level] && !s->err; dm++) {
+            uint32_t f = greedy_in_domain(s, g, k->level, (int32_t)dm, s->ustack_greedy);
+            if (bestd < 0 || f > bestn) {
+                bestn = f;
+                bestd = (int32_t)dm;
+            }
+        }
+        if (bestd >= 0 && bestn < s->need[g]) {
+            why(out, "no %s holds %s: %s holds %" PRIu32 " of %" PRIu32 " groups (%" PRIu32
+                     " needed)",
+                s->levels[k->level], gname(s, g), s->dname[k->level][bestd], bestn, s->nch[g],
+                s->need[g]);
+            return 1;
+        }
+    }
+    for (uint32_t c = g + 1; c < s->n; c++)
+        if (s->g[c].parent == (int32_t)g && explain_pack(s, c, out))
+            return 1;
+    return 0;
+}
+
+/* The first reason, from the top of the tree down, that g cannot be placed by the static
+ * checks; 1 when one was written. */
+static int explain_static(const struct cs *s, uint32_t g, const int *leaf_ok,
+                          struct disp_composite_result *out)
+{
+    if (s->nch[g] == 0) {
+        for (uint32_t d = 0; d < s->nl; d++)
+            if (s->leaf[d] == g) {
+                char ctx[160] = "";
+                int32_t p = s->g[g].parent;
+                if (p >= 0) {
+                    uint32_t ok = 0;
+                    for (uint32_t c = (uint32_t)p + 1; c < s->n; c++)
+                        if (s->g[c].parent == p)
+                            ok += static_feasible(s, c, leaf_ok);
+                    snprintf(ctx, sizeof ctx,
+                             "; %s needs %" PRIu32 " of its %" PRIu32 " groups, %" PRIu32
+                             " fit",
+                             p == 0 ? "the gang" : s->g[p].name, s->need[p], s->nch[p], ok);
+                }
+                explain_leaf(s, d, out, ctx);
+                return 1;
+            }
+        return 0;
+    }
+    if (s->need[g] > s->nch[g]) {
+        why(out, "group %s needs %" PRIu32 " of its children and has only %" PRIu32,
+            s->g[g].name, s->need[g], s->nch[g]);
+        return 1;
+    }
+    for (uint32_t i = 0; i < s->ncon; i++) {
+        const struct con *k = &s->con[i];
+        if (k->g != g || !k->required)
+            continue;
+        if (k->mode == KARMADA_TOPO_SPREAD && s->ndom[k->level] < k->k) {
+            why(out, "%s must spread over %" PRIu32 " %ss and the allowed clusters have %" PRIu32
+                     "%s%s",
+                gname(s, g), k->k, s->levels[k->level], s->ndom[k->level],
+                s->ndom[k->level] ? ": " : "", s->ndom[k->level] ? s->dname[k->level][0] : "");
+            return 1;
+        }
+        if (k->mode == KARMADA_TOPO_PACK && s->ndom[k->level] == 0) {
+            why(out, "%s must be in one %s and no allowed cluster has a %s", gname(s, g),
+                s->levels[k->level], s->levels[k->level]);
+            return 1;
+        }
+    }
+    for (uint32_t c = g + 1; c < s->n; c++)
+        if (s->g[c].parent == (int32_t)g && !static_feasible(s, c, leaf_ok) &&
+            explain_static(s, c, leaf_ok, out))
+            return 1;
+    return 0;
+}
+
+static int explain(struct cs *s, struct disp_composite_result *out)
+{
+    int *leaf_ok = muster_calloc(s->n, sizeof(int));
+    if (!leaf_ok)
+        return MUSTER_ENOMEM;
+    for (uint32_t d = 0; d < s->nl; d++)
+        leaf_ok[s->leaf[d]] = s->fitany[d];
+    int done = !static_feasible(s, 0, leaf_ok) && explain_static(s, 0, leaf_ok, out);
+    muster_free(leaf_ok);
+    if (done)
+        return 0;
+    /* every part fits somewhere alone: a required pack that no one domain holds? */
+    if (!s->stopped && explain_pack(s, 0, out))
+        return s->err;
+    if (s->stopped)
+        why(out, "no placement of the gang (%" PRIu32 " of %" PRIu32 " groups) found within the "
+                 "search budget of %" PRIu64 " steps",
+            s->need[0], s->nch[0] ? s->nch[0] : 1, s->budget);
+    else
+        why(out, "no set of allowed clusters holds the gang's %" PRIu32 " of %" PRIu32
+                 " groups node by node under its constraints",
+            s->need[0], s->nch[0] ? s->nch[0] : 1);
+    return s->err;
+}
+
+int disp_composite_place(const struct disp_composite_in *in, struct disp_composite_result *out)
+{
+    memset(out, 0, sizeof(*out));
+    int rc = check_tree(in->tree, out);
+    if (rc)
+        return rc;
+    if (in->nclusters > DISP_COMPOSITE_CLUSTERS_MAX || (in->nclusters && !in->clusters)) {
+        why(out, "more than %d clusters", DISP_COMPOSITE_CLUSTERS_MAX);
+        return MUSTER_EINVAL;
+    }
+    out->cluster = muster_malloc(in->tree->n * sizeof(int32_t));
+    if (!out->cluster)
+        return MUSTER_ENOMEM;
+    out->n = in->tree->n;
+    for (uint32_t i = 0; i < out->n; i++)
+        out->cluster[i] = DISP_COMPOSITE_NONE;
+    struct cs s;
+    memset(&s, 0, sizeof(s));
+    s.in = in;
+    rc = setup(&s, out);
+    if (!rc) {
+        dfs(&s, 0);
+        rc = s.err;
+    }
+    if (!rc) {
+        out->steps = s.steps;
+        out->complete = !s.stopped;
+        if (s.have) {
+            out->placed = 1;
+            out->score = s.best;
+            for (uint32_t d = 0; d < s.nl; d++)
+                out->cluster[s.leaf[d]] = s.best_asg[d];
+        } else {
+            rc = explain(&s, out);
+        }
+    }
+    teardown(&s);
+    if (rc == MUSTER_ENOMEM) {
+        out->placed = 0;
+        for (uint32_t i = 0; i < out->n; i++)
+            out->cluster[i] = DISP_COMPOSITE_NONE;
+    }
+    return rc;
+}
