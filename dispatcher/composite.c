@@ -13,7 +13,8 @@
 
 #define LEVEL_CLUSTER 0 /* levels[0] is "cluster": each cluster its own domain */
 #define NLEVELS (DISP_COMPOSITE_LEVELS_MAX + 1)
-#define RES_MAX 16 /* resources the bounds look at; more only weakens them */
+#define RES_MAX 16    /* resources the bounds look at; more only weakens them */
+#define SHAPES_MAX 16 /* leaf shapes (pods x pod) the room bound tracks; more: not bounded */
 #define UNBOUNDED INT64_MAX
 
 /* One topology constraint of one group, and what the search has placed under it. */
@@ -23,10 +24,10 @@ struct con {
     enum karmada_topo_mode mode;
     uint32_t k;
     int required;
-    uint32_t n;     /* pack: placed leaves under g */
-    int32_t dom;    /* pack: the domain of the first of them */
-    uint32_t bad;   /* pack: placed leaves outside it (or in no domain) */
-    uint32_t *cnt;  /* spread: placed leaves per domain */
+    uint32_t n;    /* pack: placed leaves under g */
+    int32_t dom;   /* pack: the domain of the first of them */
+    uint32_t bad;  /* pack: placed leaves outside it (or in no domain) */
+    uint32_t *cnt; /* spread: placed leaves per domain */
     uint32_t distinct;
 };
 
@@ -52,39 +53,55 @@ struct cand {
     uint32_t c;
     uint64_t fit;
     int used;
+    int gain; /* minus the preferred packs it breaks */
 };
 
 struct cs {
     const struct disp_composite_in *in;
     const struct karmada_group *g;
     uint32_t n, ncl, nl;
-    uint32_t *leaf;   /* leaf group indexes in tree order; a depth is a position here */
+    uint32_t *leaf; /* leaf group indexes in tree order; a depth is a position here */
     uint32_t *nch, *need, *und, *pl, *chd;
     struct con *con;
     uint32_t ncon, nprefs;
     uint32_t *lcon, *lcon_at; /* constraints on a leaf and its ancestors: lcon[lcon_at[d]..] */
     const char *levels[NLEVELS];
     uint32_t nlevels;
-    int32_t *dom[NLEVELS];    /* [level][cluster]: domain id or -1 */
+    int32_t *dom[NLEVELS]; /* [level][cluster]: domain id or -1 */
     uint32_t ndom[NLEVELS];
     const char **dname[NLEVELS]; /* [level][domain]: the value */
     struct ccl *cl;
     struct undo *u;
     int32_t *asg, *best_asg;
     int *fitany, *same_prev;
-    uint64_t *rem_pods;
     uint32_t nres, res[RES_MAX];
-    int64_t *rem_dem;  /* [(nl + 1) * nres] suffix demand of the leaves that fit somewhere */
-    int64_t *maxnode;  /* [nres] most one whole node holds; UNBOUNDED */
-    int nodeless;      /* a cluster without models: opens no node for any amount */
-    int64_t *freeinit; /* [ncl * nres] */
-    uint32_t *order;   /* [nres * ncl] clusters by initial free, most first */
-    int64_t *proom;    /* [ncl * nres] room of part-taken nodes; UNBOUNDED */
+    uint64_t *rem_pods;     /* [nl + 1] pods of the leaves that fit somewhere, from d on */
+    int64_t *rem_dem;       /* [(nl + 1) * nres] suffix demand of the leaves that fit somewhere */
+    int64_t *maxnode;       /* [nres] most one whole node holds; UNBOUNDED */
+    int nodeless;           /* a cluster without models: opens no node for any amount */
+    int64_t *freeinit;      /* [ncl * nres] */
+    uint32_t *order;        /* [nres * ncl] clusters by initial free, most first */
+    int64_t *proom;         /* [ncl * nres] room of part-taken nodes; UNBOUNDED */
     int64_t pfin[RES_MAX];  /* over all clusters: the finite part-taken room... */
     uint32_t pinf[RES_MAX]; /* ...and how many clusters' is without bound */
     uint32_t *ustack, nused;
+    /* Room per leaf shape: how many more leaves of shape k cluster c holds node by node
+     * (slots[k * ncl + c]), kept as reservations come and go. */
+    uint32_t nshapes;
+    const struct karmada_group *shape[SHAPES_MAX];
+    uint32_t *shape_of;        /* [nl] shape index, or SHAPES_MAX when untracked */
+    uint64_t *slots;           /* [nshapes * ncl] */
+    uint64_t *slots0;          /* [nshapes * ncl] the same before any reservation */
+    uint32_t *sorder;          /* [nshapes * ncl] clusters by slots0, most first */
+    uint32_t *rem_shape;       /* [(nl + 1) * SHAPES_MAX] fitting leaves of each shape from d on */
+    uint64_t *rem_free_pods;   /* [nl + 1] pods of fitting untracked leaves from d on */
+    uint32_t *rem_free_leaves; /* [nl + 1] how many */
+    uint8_t *root_ok;          /* [ncl] clusters the root's required constraints allow... */
+    int32_t root_key[KARMADA_GROUP_TOPO_MAX + 1]; /* ...for these root pack domains */
+    int root_valid;
+    uint32_t chp_root;       /* root's children with a placed leaf */
     uint32_t *ustack_greedy; /* [nl] the explanation's placements, to undo them */
-    struct cand *cand; /* [nl * ncl] */
+    struct cand *cand;       /* [nl * ncl] */
     uint64_t placed_pods, opened, steps, budget;
     uint32_t packs_broken;
     int have, stopped, err;
@@ -348,6 +365,8 @@ static int cmp_by_free(const void *a, const void *b)
     return x->c < y->c ? -1 : x->c > y->c;
 }
 
+static int setup_shapes(struct cs *s);
+
 static int setup(struct cs *s, struct disp_composite_result *out)
 {
     const struct karmada_group_tree *t = s->in->tree;
@@ -486,7 +505,8 @@ static int setup(struct cs *s, struct disp_composite_result *out)
     s->u = muster_calloc(s->nl, sizeof(struct undo));
     s->cand = muster_calloc((size_t)s->nl * (ncl ? ncl : 1), sizeof(struct cand));
     if (!s->asg || !s->best_asg || !s->fitany || !s->same_prev || !s->rem_pods || !s->rem_dem ||
-        !s->maxnode || !s->freeinit || !s->order || !s->proom || !s->ustack || !s->ustack_greedy || !s->u || !s->cand)
+        !s->maxnode || !s->freeinit || !s->order || !s->proom || !s->ustack || !s->ustack_greedy ||
+        !s->u || !s->cand)
         return MUSTER_ENOMEM;
     uint32_t maxgrades = 0;
     for (uint32_t c = 0; c < ncl; c++)
@@ -499,14 +519,18 @@ static int setup(struct cs *s, struct disp_composite_result *out)
     }
     for (uint32_t d = 0; d < s->nl; d++) {
         const struct karmada_group *lg = &s->g[s->leaf[d]];
-        for (uint32_t c = 0; c < ncl && !s->fitany[d]; c++)
-            s->fitany[d] = static_ok(s, d, c) &&
-                           disp_cluster_fits(&s->cl[c].cap, &lg->pod) >= lg->pods;
         if (d > 0) {
             const struct karmada_group *pg = &s->g[s->leaf[d - 1]];
             s->same_prev[d] = pg->parent == lg->parent && pg->pods == lg->pods &&
                               !queue_resvec_cmp(&pg->pod, &lg->pod) && pg->ntopo == lg->ntopo &&
                               !memcmp(pg->topo, lg->topo, sizeof(pg->topo[0]) * lg->ntopo);
+        }
+        if (s->same_prev[d]) {
+            s->fitany[d] = s->fitany[d - 1];
+        } else {
+            for (uint32_t c = 0; c < ncl && !s->fitany[d]; c++)
+                s->fitany[d] =
+                    static_ok(s, d, c) && disp_cluster_fits(&s->cl[c].cap, &lg->pod) >= lg->pods;
         }
         s->asg[d] = DISP_COMPOSITE_NONE;
     }
@@ -549,11 +573,99 @@ static int setup(struct cs *s, struct disp_composite_result *out)
     }
     for (uint32_t c = 0; c < ncl; c++)
         part_room(s, c);
+    return setup_shapes(s);
+}
+
+static void slots_update(struct cs *s, uint32_t c)
+{
+    for (uint32_t k = 0; k < s->nshapes; k++) {
+        uint64_t f = disp_cluster_fits(&s->cl[c].cap, &s->shape[k]->pod);
+        s->slots[(size_t)k * s->ncl + c] = f == UINT64_MAX ? UINT64_MAX : f / s->shape[k]->pods;
+    }
+}
+
+struct byslots {
+    uint64_t slots;
+    uint32_t c;
+};
+
+static int cmp_by_slots(const void *a, const void *b)
+{
+    const struct byslots *x = a, *y = b;
+    if (x->slots != y->slots)
+        return x->slots > y->slots ? -1 : 1;
+    return x->c < y->c ? -1 : x->c > y->c;
+}
+
+/* The leaf shapes, what each cluster holds of them, and how many of each are left from each
+ * depth on: the room bound (room_bound) that cuts a branch whose minimum cannot fit. */
+static int setup_shapes(struct cs *s)
+{
+    uint32_t nl = s->nl, ncl = s->ncl ? s->ncl : 1;
+    s->shape_of = muster_calloc(nl, sizeof(uint32_t));
+    s->rem_shape = muster_calloc((size_t)(nl + 1) * SHAPES_MAX, sizeof(uint32_t));
+    s->rem_free_pods = muster_calloc(nl + 1, sizeof(uint64_t));
+    s->rem_free_leaves = muster_calloc(nl + 1, sizeof(uint32_t));
+    s->root_ok = muster_calloc(ncl, 1);
+    if (!s->shape_of || !s->rem_shape || !s->rem_free_pods || !s->rem_free_leaves || !s->root_ok)
+        return MUSTER_ENOMEM;
+    for (uint32_t d = 0; d < nl; d++) {
+        const struct karmada_group *lg = &s->g[s->leaf[d]];
+        uint32_t k = 0;
+        while (k < s->nshapes &&
+               (s->shape[k]->pods != lg->pods || queue_resvec_cmp(&s->shape[k]->pod, &lg->pod)))
+            k++;
+        if (k == s->nshapes && k < SHAPES_MAX)
+            s->shape[s->nshapes++] = lg;
+        s->shape_of[d] = k < SHAPES_MAX ? k : SHAPES_MAX;
+    }
+    for (uint32_t d = nl; d-- > 0;) {
+        memcpy(&s->rem_shape[(size_t)d * SHAPES_MAX], &s->rem_shape[(size_t)(d + 1) * SHAPES_MAX],
+               SHAPES_MAX * sizeof(uint32_t));
+        s->rem_free_pods[d] = s->rem_free_pods[d + 1];
+        s->rem_free_leaves[d] = s->rem_free_leaves[d + 1];
+        if (!s->fitany[d])
+            continue;
+        if (s->shape_of[d] < SHAPES_MAX) {
+            s->rem_shape[(size_t)d * SHAPES_MAX + s->shape_of[d]]++;
+        } else {
+            s->rem_free_pods[d] += s->g[s->leaf[d]].pods;
+            s->rem_free_leaves[d]++;
+        }
+    }
+    size_t ns = (size_t)(s->nshapes ? s->nshapes : 1) * ncl;
+    s->slots = muster_calloc(ns, sizeof(uint64_t));
+    s->slots0 = muster_calloc(ns, sizeof(uint64_t));
+    s->sorder = muster_calloc(ns, sizeof(uint32_t));
+    struct byslots *bs = muster_calloc(ncl, sizeof(*bs));
+    if (!s->slots || !s->slots0 || !s->sorder || !bs) {
+        muster_free(bs);
+        return MUSTER_ENOMEM;
+    }
+    for (uint32_t c = 0; c < s->ncl; c++)
+        slots_update(s, c);
+    memcpy(s->slots0, s->slots, ns * sizeof(uint64_t));
+    for (uint32_t k = 0; k < s->nshapes; k++) {
+        for (uint32_t c = 0; c < s->ncl; c++)
+            bs[c] = (struct byslots){s->slots0[(size_t)k * s->ncl + c], c};
+        qsort(bs, s->ncl, sizeof(*bs), cmp_by_slots);
+        for (uint32_t c = 0; c < s->ncl; c++)
+            s->sorder[(size_t)k * s->ncl + c] = bs[c].c;
+    }
+    muster_free(bs);
     return 0;
 }
 
 static void teardown(struct cs *s)
 {
+    muster_free(s->shape_of);
+    muster_free(s->rem_shape);
+    muster_free(s->rem_free_pods);
+    muster_free(s->rem_free_leaves);
+    muster_free(s->root_ok);
+    muster_free(s->slots);
+    muster_free(s->slots0);
+    muster_free(s->sorder);
     muster_free(s->nch);
     muster_free(s->need);
     muster_free(s->und);
@@ -607,12 +719,15 @@ static void tree_apply(struct cs *s, uint32_t li, int placed, int undo)
             int was_dead = !placed && s->und[x] == 0 && s->pl[x] == 0;
             s->und[x]++;
             s->pl[x] -= placed ? 1 : 0;
+            if (p == 0 && was_placed)
+                s->chp_root--;
             if (p >= 0 && was_dead)
                 s->chd[p]--;
-            (void)was_placed;
         } else {
             s->und[x]--;
             s->pl[x] += placed ? 1 : 0;
+            if (p == 0 && placed && s->pl[x] == 1)
+                s->chp_root++;
             if (p >= 0 && !placed && s->und[x] == 0 && s->pl[x] == 0)
                 s->chd[p]++;
         }
@@ -708,6 +823,7 @@ static int place(struct cs *s, uint32_t d, uint32_t c)
         s->ustack[s->nused++] = c;
     s->placed_pods += lg->pods;
     part_room(s, c);
+    slots_update(s, c);
     con_apply(s, d, c, 0);
     tree_apply(s, s->leaf[d], 1, 0);
     s->asg[d] = (int32_t)c;
@@ -742,6 +858,7 @@ static void unplace(struct cs *s, uint32_t d, uint32_t c)
         cl->cap.grades[i].nodes = u->nodes[i];
     cl->whole = u->whole;
     part_room(s, c);
+    slots_update(s, c);
     s->asg[d] = DISP_COMPOSITE_NONE;
 }
 
@@ -763,6 +880,84 @@ static void score_now(const struct cs *s, struct disp_composite_score *sc)
         else
             sc->prefs_met += k->distinct >= k->k;
     }
+}
+
+/* Upper bounds on the pods and the leaves still placeable from depth d: of each shape, no
+ * more than are left nor than the clusters the root's required constraints still allow hold
+ * of it node by node (each shape counted as if alone). Fills root_ok. */
+static void room_bound(struct cs *s, uint32_t d, uint64_t *pods, uint64_t *leaves)
+{
+    /* root_ok changes only when a required pack of the root takes or leaves its domain */
+    int32_t key[KARMADA_GROUP_TOPO_MAX + 1];
+    uint32_t nk = 0;
+    for (uint32_t i = s->lcon_at[0]; i < s->lcon_at[1] && nk <= KARMADA_GROUP_TOPO_MAX; i++) {
+        const struct con *k = &s->con[s->lcon[i]];
+        if (k->g == 0 && k->required && k->mode == KARMADA_TOPO_PACK)
+            key[nk++] = k->n > 0 ? k->dom : -1;
+    }
+    int same = s->root_valid;
+    for (uint32_t i = 0; i < nk && same; i++)
+        same = key[i] == s->root_key[i];
+    for (uint32_t c = 0; c < s->ncl && !same; c++) {
+        uint8_t ok = 1;
+        for (uint32_t i = s->lcon_at[0]; i < s->lcon_at[1] && ok; i++) {
+            const struct con *k = &s->con[s->lcon[i]];
+            if (k->g != 0 || !k->required)
+                continue;
+            int32_t dm = s->dom[k->level][c];
+            ok = dm >= 0 && !(k->mode == KARMADA_TOPO_PACK && k->n > 0 && k->dom != dm);
+        }
+        s->root_ok[c] = ok;
+    }
+    memcpy(s->root_key, key, nk * sizeof(key[0]));
+    s->root_valid = 1;
+    *pods = s->rem_free_pods[d];
+    *leaves = s->rem_free_leaves[d];
+    for (uint32_t k = 0; k < s->nshapes; k++) {
+        uint64_t left = s->rem_shape[(size_t)d * SHAPES_MAX + k], room = 0;
+        if (!left)
+            continue;
+        const uint64_t *sl = &s->slots[(size_t)k * s->ncl];
+        for (uint32_t c = 0; c < s->ncl && room < left; c++)
+            if (s->root_ok[c])
+                room = sl[c] > left ? left : room + sl[c];
+        uint64_t m = room < left ? room : left;
+        *pods += m * s->shape[k]->pods;
+        *leaves += m;
+    }
+}
+
+/* Fewest clusters the remaining leaves of each shape fit in, node by node: the used clusters'
+ * room, then unused ones the root allows, roomiest first (root_ok as room_bound left it). */
+static uint32_t clusters_lb_shapes(const struct cs *s, uint32_t d)
+{
+    uint32_t lb = s->nused;
+    for (uint32_t k = 0; k < s->nshapes; k++) {
+        uint64_t left = s->rem_shape[(size_t)d * SHAPES_MAX + k];
+        const uint64_t *sl = &s->slots[(size_t)k * s->ncl];
+        for (uint32_t i = 0; i < s->nused && left; i++) {
+            uint32_t c = s->ustack[i];
+            if (s->root_ok[c])
+                left = sl[c] >= left ? 0 : left - sl[c];
+        }
+        uint32_t more = 0;
+        for (uint32_t i = 0; i < s->ncl && left; i++) {
+            uint32_t c = s->sorder[(size_t)k * s->ncl + i];
+            if (s->cl[c].leaves || !s->root_ok[c])
+                continue;
+            if (s->slots0[(size_t)k * s->ncl + c] == 0)
+                break;
+            left = s->slots0[(size_t)k * s->ncl + c] >= left
+                       ? 0
+                       : left - s->slots0[(size_t)k * s->ncl + c];
+            more++;
+        }
+        if (left)
+            return UINT32_MAX;
+        if (s->nused + more > lb)
+            lb = s->nused + more;
+    }
+    return lb;
 }
 
 /* Fewest clusters the remaining demand can still be placed in, all of it: the used ones' free
@@ -807,8 +1002,7 @@ static uint64_t opened_lb(const struct cs *s, uint32_t d)
     uint32_t nr = s->nres;
     for (uint32_t r = 0; r < nr; r++) {
         int64_t need = s->rem_dem[(size_t)d * nr + r], room = s->pfin[r];
-        if (need == UNBOUNDED || s->maxnode[r] == UNBOUNDED || s->maxnode[r] <= 0 ||
-            s->pinf[r])
+        if (need == UNBOUNDED || s->maxnode[r] == UNBOUNDED || s->maxnode[r] <= 0 || s->pinf[r])
             continue;
         if (room == UNBOUNDED || need <= room)
             continue;
@@ -821,22 +1015,26 @@ static uint64_t opened_lb(const struct cs *s, uint32_t d)
 
 /* 1 when no completion of the current partial placement (with `extra` more clusters) can
  * beat the best found. */
-static int cut(const struct cs *s, uint32_t d, int extra, int full)
+static int cut(const struct cs *s, uint32_t d, int extra, int full, uint64_t rest_pods)
 {
     if (!s->have)
         return 0;
-    uint64_t ubp = s->placed_pods + s->rem_pods[d];
+    uint64_t ubp = s->placed_pods + rest_pods;
     if (ubp != s->best.pods)
         return ubp < s->best.pods;
     uint32_t ubpref = s->nprefs - s->packs_broken;
     if (ubpref != s->best.prefs_met)
         return ubpref < s->best.prefs_met;
-    /* every leaf still undecided that fits somewhere must be placed from here on */
+    /* When every leaf still undecided that fits somewhere must be placed to tie, the remaining
+     * demand is known, and so are bounds on the clusters and nodes it needs. */
+    full = full && s->placed_pods + s->rem_pods[d] == s->best.pods;
     uint32_t lbc = s->nused + (uint32_t)extra;
     if (full) {
         lbc = clusters_lb(s, d);
-        if (lbc == UINT32_MAX)
+        uint32_t lbs = lbc == UINT32_MAX ? lbc : clusters_lb_shapes(s, d);
+        if (lbs == UINT32_MAX)
             return 1;
+        lbc = lbs > lbc ? lbs : lbc;
     }
     if (lbc != s->best.clusters)
         return lbc > s->best.clusters;
@@ -844,9 +1042,27 @@ static int cut(const struct cs *s, uint32_t d, int extra, int full)
     return lbo >= s->best.opened;
 }
 
+/* Preferred packs first in the order clusters are tried, since preferences rank above the
+ * cluster count: minus the preferred packs a cluster would break. (Sending a leaf to a new
+ * domain for a spread early costs clusters in the first placements found; the search finds the
+ * spread without the hint.) */
+static int pref_gain(const struct cs *s, uint32_t d, uint32_t c)
+{
+    int gain = 0;
+    for (uint32_t i = s->lcon_at[d]; i < s->lcon_at[d + 1]; i++) {
+        const struct con *k = &s->con[s->lcon[i]];
+        int32_t dm = s->dom[k->level][c];
+        if (k->mode == KARMADA_TOPO_PACK && !k->required)
+            gain -= dm < 0 || (k->n > 0 && dm != k->dom);
+    }
+    return gain;
+}
+
 static int cmp_cand(const void *a, const void *b)
 {
     const struct cand *x = a, *y = b;
+    if (x->gain != y->gain)
+        return x->gain > y->gain ? -1 : 1;
     if (x->used != y->used)
         return x->used ? -1 : 1;
     if (x->fit != y->fit)
@@ -880,15 +1096,20 @@ static void dfs(struct cs *s, uint32_t d)
         return;
     }
     s->steps++;
-    if (cut(s, d, 0, 1))
+    uint64_t rest_pods, rest_leaves;
+    room_bound(s, d, &rest_pods, &rest_leaves);
+    if (s->nch[0] && s->chp_root < s->need[0] && rest_leaves < s->need[0] - s->chp_root)
+        return; /* the root's minimum no longer fits */
+    if (cut(s, d, 0, 1, rest_pods))
         return;
     const struct karmada_group *lg = &s->g[s->leaf[d]];
     uint32_t lowest = 0; /* identical siblings take clusters in non-decreasing order */
     if (s->same_prev[d])
         lowest = s->asg[d - 1] < 0 ? s->ncl : (uint32_t)s->asg[d - 1];
     struct cand *cand = &s->cand[(size_t)d * s->ncl];
+    uint32_t shape = s->shape_of[d];
     uint32_t nc = 0;
-    int new_ok = !cut(s, d, 1, 0);
+    int new_ok = !cut(s, d, 1, 0, rest_pods);
     for (uint32_t c = lowest; s->fitany[d] && c < s->ncl; c++) {
         int used = s->cl[c].leaves > 0;
         if (!used && !new_ok)
@@ -902,15 +1123,17 @@ static void dfs(struct cs *s, uint32_t d)
         }
         if (!allowed(s, d, c))
             continue;
-        uint64_t f = disp_cluster_fits(&s->cl[c].cap, &lg->pod);
-        if (f < lg->pods)
+        /* in leaves of this shape, as the room bound keeps them */
+        uint64_t f = shape < SHAPES_MAX ? s->slots[(size_t)shape * s->ncl + c]
+                                        : disp_cluster_fits(&s->cl[c].cap, &lg->pod) / lg->pods;
+        if (f == 0)
             continue;
-        cand[nc++] = (struct cand){c, f, used};
+        cand[nc++] = (struct cand){c, f, used, pref_gain(s, d, c)};
     }
     qsort(cand, nc, sizeof(*cand), cmp_cand);
     for (uint32_t i = 0; i < nc; i++) {
         uint32_t c = cand[i].c;
-        if (!cand[i].used && cut(s, d, 1, 0))
+        if (!cand[i].used && cut(s, d, 1, 0, rest_pods))
             break; /* the best found since may have closed the door to another cluster */
         if (!place(s, d, c)) {
             if (s->err)
@@ -936,8 +1159,8 @@ static void fmt_pod(const struct cs *s, const struct karmada_group *g, char *buf
     size_t l = (size_t)snprintf(buf, cap, "%" PRIu32 " × {", g->pods);
     int first = 1;
     for (uint32_t i = 0; i < g->pod.len && l < cap; i++) {
-        const char *name = s->in->names ? queue_resnames_name(s->in->names, g->pod.items[i].id)
-                                        : NULL;
+        const char *name =
+            s->in->names ? queue_resnames_name(s->in->names, g->pod.items[i].id) : NULL;
         if (name && strcmp(name, "pods") == 0)
             continue; /* one per pod: implied */
         char q[48];
@@ -946,8 +1169,8 @@ static void fmt_pod(const struct cs *s, const struct karmada_group *g, char *buf
         if (name)
             l += (size_t)snprintf(buf + l, cap - l, "%s%s: %s", first ? "" : ", ", name, q);
         else
-            l += (size_t)snprintf(buf + l, cap - l, "%sresource#%" PRIu32 ": %s",
-                                  first ? "" : ", ", g->pod.items[i].id, q);
+            l += (size_t)snprintf(buf + l, cap - l, "%sresource#%" PRIu32 ": %s", first ? "" : ", ",
+                                  g->pod.items[i].id, q);
         first = 0;
     }
     if (l < cap)
@@ -1011,12 +1234,13 @@ static void explain_leaf(const struct cs *s, uint32_t d, struct disp_composite_r
                 break;
             }
         }
-        why(out, "group %s (%s) fits only in clusters without a %s, which its required "
-                 "topology cannot use%s",
+        why(out,
+            "group %s (%s) fits only in clusters without a %s, which its required "
+            "topology cannot use%s",
             lg->name, pod, lvl, ctx);
     } else {
-        why(out, "group %s (%s) fits in no single cluster: largest free block is %" PRIu64
-                 " on %s%s",
+        why(out,
+            "group %s (%s) fits in no single cluster: largest free block is %" PRIu64 " on %s%s",
             lg->name, pod, most, s->in->clusters[at].name, ctx);
     }
 }
@@ -1084,8 +1308,8 @@ static int explain_pack(struct cs *s, uint32_t g, struct disp_composite_result *
             }
         }
         if (bestd >= 0 && bestn < s->need[g]) {
-            why(out, "no %s holds %s: %s holds %" PRIu32 " of %" PRIu32 " groups (%" PRIu32
-                     " needed)",
+            why(out,
+                "no %s holds %s: %s holds %" PRIu32 " of %" PRIu32 " groups (%" PRIu32 " needed)",
                 s->levels[k->level], gname(s, g), s->dname[k->level][bestd], bestn, s->nch[g],
                 s->need[g]);
             return 1;
@@ -1113,8 +1337,7 @@ static int explain_static(const struct cs *s, uint32_t g, const int *leaf_ok,
                         if (s->g[c].parent == p)
                             ok += static_feasible(s, c, leaf_ok);
                     snprintf(ctx, sizeof ctx,
-                             "; %s needs %" PRIu32 " of its %" PRIu32 " groups, %" PRIu32
-                             " fit",
+                             "; %s needs %" PRIu32 " of its %" PRIu32 " groups, %" PRIu32 " fit",
                              p == 0 ? "the gang" : s->g[p].name, s->need[p], s->nch[p], ok);
                 }
                 explain_leaf(s, d, out, ctx);
@@ -1123,8 +1346,8 @@ static int explain_static(const struct cs *s, uint32_t g, const int *leaf_ok,
         return 0;
     }
     if (s->need[g] > s->nch[g]) {
-        why(out, "group %s needs %" PRIu32 " of its children and has only %" PRIu32,
-            s->g[g].name, s->need[g], s->nch[g]);
+        why(out, "group %s needs %" PRIu32 " of its children and has only %" PRIu32, s->g[g].name,
+            s->need[g], s->nch[g]);
         return 1;
     }
     for (uint32_t i = 0; i < s->ncon; i++) {
@@ -1132,8 +1355,8 @@ static int explain_static(const struct cs *s, uint32_t g, const int *leaf_ok,
         if (k->g != g || !k->required)
             continue;
         if (k->mode == KARMADA_TOPO_SPREAD && s->ndom[k->level] < k->k) {
-            why(out, "%s must spread over %" PRIu32 " %ss and the allowed clusters have %" PRIu32
-                     "%s%s",
+            why(out,
+                "%s must spread over %" PRIu32 " %ss and the allowed clusters have %" PRIu32 "%s%s",
                 gname(s, g), k->k, s->levels[k->level], s->ndom[k->level],
                 s->ndom[k->level] ? ": " : "", s->ndom[k->level] ? s->dname[k->level][0] : "");
             return 1;
@@ -1166,12 +1389,14 @@ static int explain(struct cs *s, struct disp_composite_result *out)
     if (!s->stopped && explain_pack(s, 0, out))
         return s->err;
     if (s->stopped)
-        why(out, "no placement of the gang (%" PRIu32 " of %" PRIu32 " groups) found within the "
-                 "search budget of %" PRIu64 " steps",
+        why(out,
+            "no placement of the gang (%" PRIu32 " of %" PRIu32 " groups) found within the "
+            "search budget of %" PRIu64 " steps",
             s->need[0], s->nch[0] ? s->nch[0] : 1, s->budget);
     else
-        why(out, "no set of allowed clusters holds the gang's %" PRIu32 " of %" PRIu32
-                 " groups node by node under its constraints",
+        why(out,
+            "no set of allowed clusters holds the gang's %" PRIu32 " of %" PRIu32
+            " groups node by node under its constraints",
             s->need[0], s->nch[0] ? s->nch[0] : 1);
     return s->err;
 }

@@ -49,10 +49,10 @@
 
 #include <stdint.h>
 
-#define DISP_COMPOSITE_BUDGET 20000     /* search steps when the caller gives 0 */
+#define DISP_COMPOSITE_BUDGET 5000       /* search steps when the caller gives 0 */
 #define DISP_COMPOSITE_CLUSTERS_MAX 1024 /* more allowed clusters are refused (EINVAL) */
-#define DISP_COMPOSITE_LEVELS_MAX 8     /* distinct levels one tree names, "cluster" aside */
-#define DISP_COMPOSITE_NONE (-1)        /* a leaf not placed; every inner group */
+#define DISP_COMPOSITE_LEVELS_MAX 8      /* distinct levels one tree names, "cluster" aside */
+#define DISP_COMPOSITE_NONE (-1)         /* a leaf not placed; every inner group */
 #define DISP_COMPOSITE_WHY_MAX 512
 
 /* The value of topology level `level` ("region", "zone", a label key) for clusters[cluster],
@@ -80,10 +80,10 @@ struct disp_composite_score {
 };
 
 struct disp_composite_result {
-    int placed;      /* 1: cluster[] holds a valid placement; 0: nothing is placed */
-    int complete;    /* 1: the search ran out of branches, so the placement is the best there
-                        is; 0: the budget stopped it first */
-    uint64_t steps;  /* search steps taken */
+    int placed;       /* 1: cluster[] holds a valid placement; 0: nothing is placed */
+    int complete;     /* 1: the search ran out of branches, so the placement is the best there
+                         is; 0: the budget stopped it first */
+    uint64_t steps;   /* search steps taken */
     int32_t *cluster; /* tree->n entries: a leaf's cluster index, or DISP_COMPOSITE_NONE */
     uint32_t n;
     struct disp_composite_score score;

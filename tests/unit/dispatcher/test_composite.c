@@ -451,8 +451,8 @@ static void test_explanations(void)
     CU_ASSERT_EQUAL_FATAL(disp_composite_place(&in, &r), 0);
     CU_ASSERT_FALSE(r.placed);
     CU_ASSERT(r.complete);
-    CU_ASSERT_STRING_EQUAL(r.why,
-                           "no region holds the whole gang: us-east holds 3 of 4 groups (4 needed)");
+    CU_ASSERT_STRING_EQUAL(
+        r.why, "no region holds the whole gang: us-east holds 3 of 4 groups (4 needed)");
     disp_composite_result_close(&r);
 
     /* the groups fit only where a required level has no value */
@@ -567,8 +567,8 @@ static void random_case(uint64_t *s, struct fleet *f, struct tree *t, char nm[][
             f->gr[c][0].min = node_vec(gpus > 1 ? gpus / 2 : 1);
             f->gr[c][0].nodes = 1 + rnd(s) % 2;
             cl->ngrades = 2;
-            struct queue_resvec more = node_vec((gpus > 1 ? gpus / 2 : 1) *
-                                                (int64_t)f->gr[c][0].nodes);
+            struct queue_resvec more =
+                node_vec((gpus > 1 ? gpus / 2 : 1) * (int64_t)f->gr[c][0].nodes);
             queue_resvec_add(&cl->free, &more);
             queue_resvec_close(&more);
         }
@@ -624,7 +624,7 @@ static void random_case(uint64_t *s, struct fleet *f, struct tree *t, char nm[][
 static void test_random_agreement(void)
 {
     uint64_t seed = 0x2545f4914f6cdd1dULL;
-    int placed = 0, cases = 400;
+    int placed = 0, cases = 600;
     for (int i = 0; i < cases; i++) {
         struct fleet f = {0};
         struct tree t = {0};
@@ -641,8 +641,9 @@ static void test_random_agreement(void)
         CU_ASSERT(r.complete);
         CU_ASSERT_EQUAL(r.placed, found);
         if (r.placed != found || (found && cm_cmp(&best, &r.score) != 0))
-            fprintf(stderr, "case %d: engine placed %d pods %llu prefs %u clusters %u opened %llu; "
-                            "naive found %d pods %llu prefs %u clusters %u opened %llu\n",
+            fprintf(stderr,
+                    "case %d: engine placed %d pods %llu prefs %u clusters %u opened %llu; "
+                    "naive found %d pods %llu prefs %u clusters %u opened %llu\n",
                     i, r.placed, (unsigned long long)r.score.pods, r.score.prefs_met,
                     r.score.clusters, (unsigned long long)r.score.opened, found,
                     (unsigned long long)best.pods, best.prefs_met, best.clusters,
