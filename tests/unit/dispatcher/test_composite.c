@@ -4,6 +4,7 @@
  * (composite_model.h). */
 #include "dispatcher/composite.h"
 #include "queue/errors.h"
+#include "queue/mem.h"
 #include "testing.h"
 #include "composite_model.h"
 
@@ -521,6 +522,53 @@ static void test_budget_keeps_best(void)
     fleet_close(&f);
 }
 
+/* Every allocation failing in turn: 0 or MUSTER_ENOMEM, never a leak, nothing placed on a
+ * failure; a placement and a refusal with its explanation (which reserves too). */
+static void test_out_of_memory(void)
+{
+    struct fleet f = {0};
+    add_cluster(&f, "e1", 2, 8, "us-east", "a");
+    add_cluster(&f, "e2", 1, 8, "us-east", "b");
+    add_cluster(&f, "w1", 2, 8, "us-west", "c");
+    struct tree t = {0};
+    int32_t root = (int32_t)add_group(&t, "job", -1, 3, 0);
+    char nm[4][16];
+    for (int i = 0; i < 4; i++) {
+        snprintf(nm[i], sizeof nm[i], "s%d", i);
+        add_leaf(&t, nm[i], root, 1, 8);
+    }
+    add_topo(&t, 0, "region", KARMADA_TOPO_PACK, 0, 1);
+    struct disp_composite_in in = input(&t, &f);
+    for (int pass = 0; pass < 2; pass++) {
+        t.g[0].min_count = pass ? 4 : 3; /* 3 fit in us-east; 4 fit nowhere */
+        int clean = 0;
+        for (long k = 0; k < 100000 && !clean; k++) {
+            struct muster_mem_stats st;
+            struct disp_composite_result r;
+            muster_mem_reset();
+            muster_mem_fail_after(k);
+            int rc = disp_composite_place(&in, &r);
+            muster_mem_fail_after(-1);
+            muster_mem_stats(&st);
+            CU_ASSERT(rc == 0 || rc == MUSTER_ENOMEM);
+            if (rc)
+                CU_ASSERT_FALSE(r.placed);
+            clean = st.failed == 0;
+            if (clean) {
+                CU_ASSERT_EQUAL(rc, 0);
+                CU_ASSERT_EQUAL(r.placed, !pass);
+            }
+            disp_composite_result_close(&r);
+            muster_mem_stats(&st);
+            CU_ASSERT_EQUAL(st.allocs, st.frees);
+        }
+        CU_ASSERT(clean);
+    }
+    muster_mem_reset();
+    tree_close(&t);
+    fleet_close(&f);
+}
+
 static uint64_t rnd(uint64_t *s)
 {
     *s ^= *s << 13;
@@ -673,6 +721,7 @@ static CU_TestInfo tests[] = {
     {"spread over zones", test_spread_zones},
     {"explanations", test_explanations},
     {"at the budget, the best so far", test_budget_keeps_best},
+    {"out of memory", test_out_of_memory},
     {"random cases agree with the naive search", test_random_agreement},
     CU_TEST_INFO_NULL,
 };
