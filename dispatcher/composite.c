@@ -85,6 +85,7 @@ struct cs {
     int64_t pfin[RES_MAX];  /* over all clusters: the finite part-taken room... */
     uint32_t pinf[RES_MAX]; /* ...and how many clusters' is without bound */
     uint32_t *ustack, nused;
+    uint64_t *stamp; /* [ncl] per class: the step that offered an unused member of it */
     /* Room per leaf shape: how many more leaves of shape k cluster c holds node by node
      * (slots[k * ncl + c]), kept as reservations come and go. */
     uint32_t nshapes;
@@ -178,6 +179,10 @@ static int check_tree(const struct karmada_group_tree *t, struct disp_composite_
         }
     for (uint32_t i = 0; i < t->n; i++) {
         const struct karmada_group *g = &t->g[i];
+        if (!memchr(g->name, 0, sizeof(g->name))) {
+            why(out, "group %u: its name is not terminated", i);
+            return MUSTER_EINVAL;
+        }
         if (g->ntopo > KARMADA_GROUP_TOPO_MAX) {
             why(out, "group %s has more than %d topology constraints", g->name,
                 KARMADA_GROUP_TOPO_MAX);
@@ -185,7 +190,7 @@ static int check_tree(const struct karmada_group_tree *t, struct disp_composite_
         }
         for (uint32_t j = 0; j < g->ntopo; j++)
             if ((g->topo[j].mode != KARMADA_TOPO_PACK && g->topo[j].mode != KARMADA_TOPO_SPREAD) ||
-                !g->topo[j].level[0]) {
+                !g->topo[j].level[0] || !memchr(g->topo[j].level, 0, sizeof(g->topo[j].level))) {
                 why(out, "group %s: topology constraint %u has no level or an unknown mode",
                     g->name, j);
                 return MUSTER_EINVAL;
@@ -436,27 +441,36 @@ static int setup(struct cs *s, struct disp_composite_result *out)
                 return rc;
         }
     }
-    /* per leaf: the constraints on it and its ancestors */
+    /* per leaf: the constraints on it and its ancestors (a group's are contiguous in con[],
+     * added in group order) */
     uint32_t total = 0;
+    uint32_t *first = muster_calloc(n + 1, sizeof(uint32_t));
     s->lcon_at = muster_calloc(s->nl + 1, sizeof(uint32_t));
-    if (!s->lcon_at)
+    if (!first || !s->lcon_at) {
+        muster_free(first);
         return MUSTER_ENOMEM;
+    }
+    for (uint32_t k = 0; k < s->ncon; k++)
+        first[s->con[k].g + 1]++;
+    for (uint32_t i = 0; i < n; i++)
+        first[i + 1] += first[i];
     for (uint32_t d = 0; d < s->nl; d++)
         for (int32_t x = (int32_t)s->leaf[d]; x >= 0; x = s->g[x].parent)
-            for (uint32_t k = 0; k < s->ncon; k++)
-                total += s->con[k].g == (uint32_t)x;
+            total += first[x + 1] - first[x];
     s->lcon = muster_calloc(total ? total : 1, sizeof(uint32_t));
-    if (!s->lcon)
+    if (!s->lcon) {
+        muster_free(first);
         return MUSTER_ENOMEM;
+    }
     total = 0;
     for (uint32_t d = 0; d < s->nl; d++) {
         s->lcon_at[d] = total;
         for (int32_t x = (int32_t)s->leaf[d]; x >= 0; x = s->g[x].parent)
-            for (uint32_t k = 0; k < s->ncon; k++)
-                if (s->con[k].g == (uint32_t)x)
-                    s->lcon[total++] = k;
+            for (uint32_t k = first[x]; k < first[x + 1]; k++)
+                s->lcon[total++] = k;
     }
     s->lcon_at[s->nl] = total;
+    muster_free(first);
     /* working clusters and their symmetry classes */
     s->cl = muster_calloc(ncl ? ncl : 1, sizeof(struct ccl));
     if (!s->cl)
@@ -501,12 +515,13 @@ static int setup(struct cs *s, struct disp_composite_result *out)
     s->order = muster_calloc((size_t)(ncl ? ncl : 1) * nr, sizeof(uint32_t));
     s->proom = muster_calloc((size_t)(ncl ? ncl : 1) * nr, sizeof(int64_t));
     s->ustack = muster_calloc(ncl ? ncl : 1, sizeof(uint32_t));
+    s->stamp = muster_calloc(ncl ? ncl : 1, sizeof(uint64_t));
     s->ustack_greedy = muster_calloc(s->nl, sizeof(uint32_t));
     s->u = muster_calloc(s->nl, sizeof(struct undo));
     s->cand = muster_calloc((size_t)s->nl * (ncl ? ncl : 1), sizeof(struct cand));
     if (!s->asg || !s->best_asg || !s->fitany || !s->same_prev || !s->rem_pods || !s->rem_dem ||
-        !s->maxnode || !s->freeinit || !s->order || !s->proom || !s->ustack || !s->ustack_greedy ||
-        !s->u || !s->cand)
+        !s->maxnode || !s->freeinit || !s->order || !s->proom || !s->ustack || !s->stamp ||
+        !s->ustack_greedy || !s->u || !s->cand)
         return MUSTER_ENOMEM;
     uint32_t maxgrades = 0;
     for (uint32_t c = 0; c < ncl; c++)
@@ -702,6 +717,7 @@ static void teardown(struct cs *s)
     muster_free(s->order);
     muster_free(s->proom);
     muster_free(s->ustack);
+    muster_free(s->stamp);
     muster_free(s->ustack_greedy);
     muster_free(s->cand);
 }
@@ -1115,11 +1131,10 @@ static void dfs(struct cs *s, uint32_t d)
         if (!used && !new_ok)
             continue;
         if (!used) { /* of identical unused clusters, only the first */
-            int twin = 0;
-            for (uint32_t m = s->cl[c].cls; m != c && !twin; m = s->cl[m].clsnext)
-                twin = s->cl[m].leaves == 0;
-            if (twin)
+            uint32_t rep = s->cl[c].cls;
+            if (s->stamp[rep] == s->steps)
                 continue;
+            s->stamp[rep] = s->steps;
         }
         if (!allowed(s, d, c))
             continue;

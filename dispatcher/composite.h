@@ -32,8 +32,9 @@
  *   then the first found in the search's order (deterministic).
  *
  * The search is a depth-first branch and bound over the leaves in tree order: a leaf tries the
- * clusters the gang already uses (best fit first), then unused ones (roomiest first; of
- * unused clusters identical in room and level values only the first), then "not placed". A
+ * clusters that break no preferred pack first, and among them the clusters the gang already
+ * uses (best fit first), then unused ones (roomiest first; of unused clusters identical in room
+ * and level values only the first), then "not placed". A
  * branch is cut when a bound on the objective (pods still placeable, preferences not yet
  * broken, clusters used plus those the remaining demand needs at least, whole nodes opened
  * plus what the remaining demand needs beyond part-taken room) cannot beat the best found;

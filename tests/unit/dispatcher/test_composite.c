@@ -678,8 +678,6 @@ static void test_random_agreement(void)
         struct tree t = {0};
         char nm[CM_GROUPS_MAX][16];
         random_case(&seed, &f, &t, nm);
-        if (getenv("CM_DEBUG"))
-            fprintf(stderr, "case %d: %u clusters, %u groups\n", i, f.n, t.t.n);
         struct disp_composite_in in = input(&t, &f);
         struct disp_composite_result r;
         struct disp_composite_score best = {0};
