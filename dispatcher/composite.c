@@ -94,6 +94,8 @@ struct cs {
     uint64_t *slots;           /* [nshapes * ncl] */
     uint64_t *slots0;          /* [nshapes * ncl] the same before any reservation */
     uint32_t *sorder;          /* [nshapes * ncl] clusters by slots0, most first */
+    uint32_t *srank;           /* [nshapes * ncl] a cluster's place in sorder */
+    uint32_t *run_end;         /* [nl] the last depth of the run of identical siblings d is in */
     uint32_t *rem_shape;       /* [(nl + 1) * SHAPES_MAX] fitting leaves of each shape from d on */
     uint64_t *rem_free_pods;   /* [nl + 1] pods of fitting untracked leaves from d on */
     uint32_t *rem_free_leaves; /* [nl + 1] how many */
@@ -652,8 +654,10 @@ static int setup_shapes(struct cs *s)
     s->slots = muster_calloc(ns, sizeof(uint64_t));
     s->slots0 = muster_calloc(ns, sizeof(uint64_t));
     s->sorder = muster_calloc(ns, sizeof(uint32_t));
+    s->srank = muster_calloc(ns, sizeof(uint32_t));
+    s->run_end = muster_calloc(nl ? nl : 1, sizeof(uint32_t));
     struct byslots *bs = muster_calloc(ncl, sizeof(*bs));
-    if (!s->slots || !s->slots0 || !s->sorder || !bs) {
+    if (!s->slots || !s->slots0 || !s->sorder || !s->srank || !s->run_end || !bs) {
         muster_free(bs);
         return MUSTER_ENOMEM;
     }
@@ -664,10 +668,14 @@ static int setup_shapes(struct cs *s)
         for (uint32_t c = 0; c < s->ncl; c++)
             bs[c] = (struct byslots){s->slots0[(size_t)k * s->ncl + c], c};
         qsort(bs, s->ncl, sizeof(*bs), cmp_by_slots);
-        for (uint32_t c = 0; c < s->ncl; c++)
+        for (uint32_t c = 0; c < s->ncl; c++) {
             s->sorder[(size_t)k * s->ncl + c] = bs[c].c;
+            s->srank[(size_t)k * s->ncl + bs[c].c] = c;
+        }
     }
     muster_free(bs);
+    for (uint32_t d = nl; d-- > 0;)
+        s->run_end[d] = d + 1 < nl && s->same_prev[d + 1] ? s->run_end[d + 1] : d;
     return 0;
 }
 
@@ -681,6 +689,8 @@ static void teardown(struct cs *s)
     muster_free(s->slots);
     muster_free(s->slots0);
     muster_free(s->sorder);
+    muster_free(s->srank);
+    muster_free(s->run_end);
     muster_free(s->nch);
     muster_free(s->need);
     muster_free(s->und);
@@ -723,6 +733,23 @@ static void teardown(struct cs *s)
 }
 
 /* ---- the search ---- */
+
+/* The symmetry order at depth d: clusters by what they held of the leaf's shape at the start,
+ * most first, ties by index (identity for an untracked shape). Identical sibling leaves take
+ * clusters in non-decreasing rank, and of identical unused clusters only the first in this
+ * order is tried: both keep the lexicographically least of every set of equivalent placements,
+ * so together they lose no best. Ordering by room makes the first ranks the ones the search
+ * tries first, so the restriction rarely hides room it needs. The rank depth d may start at. */
+static uint32_t sym_lowest(const struct cs *s, uint32_t d)
+{
+    if (!s->same_prev[d])
+        return 0;
+    int32_t prev = s->asg[d - 1];
+    if (prev < 0)
+        return s->ncl; /* the sibling before is not placed: neither is this one */
+    uint32_t k = s->shape_of[d];
+    return k < SHAPES_MAX ? s->srank[(size_t)k * s->ncl + (uint32_t)prev] : (uint32_t)prev;
+}
 
 /* A leaf decided (placed or not) or undone: the counts of undecided and placed leaves up the
  * tree, and of each group's dead children (all decided, none placed). */
@@ -929,6 +956,9 @@ static void room_bound(struct cs *s, uint32_t d, uint64_t *pods, uint64_t *leave
     s->root_valid = 1;
     *pods = s->rem_free_pods[d];
     *leaves = s->rem_free_leaves[d];
+    /* the run of identical siblings d is in may only go on from its last leaf's rank */
+    uint32_t rk = s->shape_of[d], from = sym_lowest(s, d);
+    uint64_t run = s->fitany[d] && rk < SHAPES_MAX ? s->run_end[d] - d + 1 : 0;
     for (uint32_t k = 0; k < s->nshapes; k++) {
         uint64_t left = s->rem_shape[(size_t)d * SHAPES_MAX + k], room = 0;
         if (!left)
@@ -938,6 +968,16 @@ static void room_bound(struct cs *s, uint32_t d, uint64_t *pods, uint64_t *leave
             if (s->root_ok[c])
                 room = sl[c] > left ? left : room + sl[c];
         uint64_t m = room < left ? room : left;
+        if (k == rk && run && from > 0) {
+            uint64_t rroom = 0;
+            for (uint32_t i = from; i < s->ncl && rroom < run; i++) {
+                uint32_t c = s->sorder[(size_t)k * s->ncl + i];
+                if (s->root_ok[c])
+                    rroom = sl[c] > run ? run : rroom + sl[c];
+            }
+            uint64_t alt = (rroom < run ? rroom : run) + (left - run);
+            m = alt < m ? alt : m;
+        }
         *pods += m * s->shape[k]->pods;
         *leaves += m;
     }
@@ -1119,14 +1159,13 @@ static void dfs(struct cs *s, uint32_t d)
     if (cut(s, d, 0, 1, rest_pods))
         return;
     const struct karmada_group *lg = &s->g[s->leaf[d]];
-    uint32_t lowest = 0; /* identical siblings take clusters in non-decreasing order */
-    if (s->same_prev[d])
-        lowest = s->asg[d - 1] < 0 ? s->ncl : (uint32_t)s->asg[d - 1];
-    struct cand *cand = &s->cand[(size_t)d * s->ncl];
     uint32_t shape = s->shape_of[d];
+    uint32_t lowest = sym_lowest(s, d);
+    struct cand *cand = &s->cand[(size_t)d * s->ncl];
     uint32_t nc = 0;
     int new_ok = !cut(s, d, 1, 0, rest_pods);
-    for (uint32_t c = lowest; s->fitany[d] && c < s->ncl; c++) {
+    for (uint32_t i = lowest; s->fitany[d] && i < s->ncl; i++) {
+        uint32_t c = shape < SHAPES_MAX ? s->sorder[(size_t)shape * s->ncl + i] : i;
         int used = s->cl[c].leaves > 0;
         if (!used && !new_ok)
             continue;

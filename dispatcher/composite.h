@@ -38,9 +38,9 @@
  * branch is cut when a bound on the objective (pods still placeable, preferences not yet
  * broken, clusters used plus those the remaining demand needs at least, whole nodes opened
  * plus what the remaining demand needs beyond part-taken room) cannot beat the best found;
- * identical sibling leaves take clusters in non-decreasing order. A step is one leaf decision
- * tried. At the budget the search stops and returns the best placement found so far (or none),
- * with complete = 0: the same input gives the same answer, never a clock's. */
+ * identical sibling leaves take clusters in non-decreasing order of room. A step is one leaf
+ * decision tried. At the budget the search stops and returns the best placement found so far (or
+ * none), with complete = 0: the same input gives the same answer, never a clock's. */
 #ifndef MUSTER_DISPATCHER_COMPOSITE_H
 #define MUSTER_DISPATCHER_COMPOSITE_H
 

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #define CM_CLUSTERS_MAX 8
-#define CM_GROUPS_MAX 16
+#define CM_GROUPS_MAX 32
 
 static inline int cm_under(const struct karmada_group_tree *t, uint32_t x, uint32_t g)
 {

@@ -522,6 +522,31 @@ static void test_budget_keeps_best(void)
     fleet_close(&f);
 }
 
+/* More leaf shapes than the room bound tracks (16): the rest are searched without it, in index
+ * order, and still placed validly and in the fewest clusters. */
+static void test_many_shapes(void)
+{
+    struct fleet f = {0};
+    add_cluster(&f, "small", 4, 8, "r", "a");
+    add_cluster(&f, "big", 40, 8, "r", "b");
+    struct tree t = {0};
+    int32_t root = (int32_t)add_group(&t, "job", -1, 18, 0);
+    char nm[18][16];
+    for (int i = 0; i < 18; i++) { /* 18 shapes: 1 to 18 pods of 1 GPU, 171 in all */
+        snprintf(nm[i], sizeof nm[i], "s%d", i);
+        add_leaf(&t, nm[i], root, 1 + (uint32_t)i, 1);
+    }
+    struct disp_composite_in in = input(&t, &f);
+    struct disp_composite_result r;
+    CU_ASSERT_EQUAL_FATAL(disp_composite_place(&in, &r), 0);
+    check_valid(&in, &r);
+    CU_ASSERT_EQUAL(r.score.clusters, 1);
+    CU_ASSERT_EQUAL(leaves_in(&t, &r, 1), 18);
+    disp_composite_result_close(&r);
+    tree_close(&t);
+    fleet_close(&f);
+}
+
 /* Every allocation failing in turn: 0 or MUSTER_ENOMEM, never a leak, nothing placed on a
  * failure; a placement and a refusal with its explanation (which reserves too). */
 static void test_out_of_memory(void)
@@ -719,6 +744,7 @@ static CU_TestInfo tests[] = {
     {"spread over zones", test_spread_zones},
     {"explanations", test_explanations},
     {"at the budget, the best so far", test_budget_keeps_best},
+    {"more leaf shapes than the bound tracks", test_many_shapes},
     {"out of memory", test_out_of_memory},
     {"random cases agree with the naive search", test_random_agreement},
     CU_TEST_INFO_NULL,
