@@ -1,115 +1,14 @@
 /* Composite gang placement: a branch and bound over a tree's leaves (see composite.h). */
 #include "dispatcher/composite.h"
+#include "dispatcher/composite_int.h"
 
 #include "queue/errors.h"
 #include "queue/mem.h"
-#include "queue/quantity.h"
 
-#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define LEVEL_CLUSTER 0 /* levels[0] is "cluster": each cluster its own domain */
-#define NLEVELS (DISP_COMPOSITE_LEVELS_MAX + 1)
-#define RES_MAX 16    /* resources the bounds look at; more only weakens them */
-#define SHAPES_MAX 16 /* leaf shapes (pods x pod) the room bound tracks; more: not bounded */
-#define UNBOUNDED INT64_MAX
-
-/* One topology constraint of one group, and what the search has placed under it. */
-struct con {
-    uint32_t g;
-    uint32_t level;
-    enum karmada_topo_mode mode;
-    uint32_t k;
-    int required;
-    uint32_t n;    /* pack: placed leaves under g */
-    int32_t dom;   /* pack: the domain of the first of them */
-    uint32_t bad;  /* pack: placed leaves outside it (or in no domain) */
-    uint32_t *cnt; /* spread: placed leaves per domain */
-    uint32_t distinct;
-};
-
-/* A cluster's working copy: reservations are made here and undone on the way back. */
-struct ccl {
-    struct disp_cluster_cap cap;
-    uint64_t whole;   /* sum of its grades' nodes */
-    uint32_t leaves;  /* placed here */
-    uint32_t cls;     /* the first cluster identical to it in room and level values */
-    uint32_t clsnext; /* the next one of its class, or UINT32_MAX */
-};
-
-/* A cluster's state before a leaf's reservation, one per depth. */
-struct undo {
-    struct queue_resvec free;
-    struct queue_resvec part[DISP_PARTIAL_MAX];
-    uint32_t npart;
-    uint64_t *nodes;
-    uint64_t whole;
-};
-
-struct cand {
-    uint32_t c;
-    uint64_t fit;
-    int used;
-    int gain; /* minus the preferred packs it breaks */
-};
-
-struct cs {
-    const struct disp_composite_in *in;
-    const struct karmada_group *g;
-    uint32_t n, ncl, nl;
-    uint32_t *leaf; /* leaf group indexes in tree order; a depth is a position here */
-    uint32_t *nch, *need, *und, *pl, *chd;
-    struct con *con;
-    uint32_t ncon, nprefs;
-    uint32_t *lcon, *lcon_at; /* constraints on a leaf and its ancestors: lcon[lcon_at[d]..] */
-    const char *levels[NLEVELS];
-    uint32_t nlevels;
-    int32_t *dom[NLEVELS]; /* [level][cluster]: domain id or -1 */
-    uint32_t ndom[NLEVELS];
-    const char **dname[NLEVELS]; /* [level][domain]: the value */
-    struct ccl *cl;
-    struct undo *u;
-    int32_t *asg, *best_asg;
-    int *fitany, *same_prev;
-    uint32_t nres, res[RES_MAX];
-    uint64_t *rem_pods;     /* [nl + 1] pods of the leaves that fit somewhere, from d on */
-    int64_t *rem_dem;       /* [(nl + 1) * nres] suffix demand of the leaves that fit somewhere */
-    int64_t *maxnode;       /* [nres] most one whole node holds; UNBOUNDED */
-    int nodeless;           /* a cluster without models: opens no node for any amount */
-    int64_t *freeinit;      /* [ncl * nres] */
-    uint32_t *order;        /* [nres * ncl] clusters by initial free, most first */
-    int64_t *proom;         /* [ncl * nres] room of part-taken nodes; UNBOUNDED */
-    int64_t pfin[RES_MAX];  /* over all clusters: the finite part-taken room... */
-    uint32_t pinf[RES_MAX]; /* ...and how many clusters' is without bound */
-    uint32_t *ustack, nused;
-    uint64_t *stamp; /* [ncl] per class: the step that offered an unused member of it */
-    /* Room per leaf shape: how many more leaves of shape k cluster c holds node by node
-     * (slots[k * ncl + c]), kept as reservations come and go. */
-    uint32_t nshapes;
-    const struct karmada_group *shape[SHAPES_MAX];
-    uint32_t *shape_of;        /* [nl] shape index, or SHAPES_MAX when untracked */
-    uint64_t *slots;           /* [nshapes * ncl] */
-    uint64_t *slots0;          /* [nshapes * ncl] the same before any reservation */
-    uint32_t *sorder;          /* [nshapes * ncl] clusters by slots0, most first */
-    uint32_t *srank;           /* [nshapes * ncl] a cluster's place in sorder */
-    uint32_t *run_end;         /* [nl] the last depth of the run of identical siblings d is in */
-    uint32_t *rem_shape;       /* [(nl + 1) * SHAPES_MAX] fitting leaves of each shape from d on */
-    uint64_t *rem_free_pods;   /* [nl + 1] pods of fitting untracked leaves from d on */
-    uint32_t *rem_free_leaves; /* [nl + 1] how many */
-    uint8_t *root_ok;          /* [ncl] clusters the root's required constraints allow... */
-    int32_t root_key[KARMADA_GROUP_TOPO_MAX + 1]; /* ...for these root pack domains */
-    int root_valid;
-    uint32_t chp_root;       /* root's children with a placed leaf */
-    uint32_t *ustack_greedy; /* [nl] the explanation's placements, to undo them */
-    struct cand *cand;       /* [nl * ncl] */
-    uint64_t placed_pods, opened, steps, budget;
-    uint32_t packs_broken;
-    int have, stopped, err;
-    struct disp_composite_score best;
-};
 
 int disp_composite_score_cmp(const struct disp_composite_score *a,
                              const struct disp_composite_score *b)
@@ -132,9 +31,7 @@ void disp_composite_result_close(struct disp_composite_result *r)
     r->n = 0;
 }
 
-static void why(struct disp_composite_result *out, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-static void why(struct disp_composite_result *out, const char *fmt, ...)
+void disp__composite_why(struct disp_composite_result *out, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -145,13 +42,13 @@ static void why(struct disp_composite_result *out, const char *fmt, ...)
 static int64_t sat_add(int64_t a, int64_t b)
 {
     int64_t r;
-    return __builtin_add_overflow(a, b, &r) ? UNBOUNDED : r;
+    return __builtin_add_overflow(a, b, &r) ? COMP_UNBOUNDED : r;
 }
 
 static int64_t sat_mul(int64_t a, int64_t b)
 {
     int64_t r;
-    return __builtin_mul_overflow(a, b, &r) ? UNBOUNDED : r;
+    return __builtin_mul_overflow(a, b, &r) ? COMP_UNBOUNDED : r;
 }
 
 static uint64_t whole_nodes(const struct disp_cluster_cap *c)
@@ -167,33 +64,35 @@ static uint64_t whole_nodes(const struct disp_cluster_cap *c)
 static int check_tree(const struct karmada_group_tree *t, struct disp_composite_result *out)
 {
     if (!t || !t->g || t->n == 0 || t->n > KARMADA_GROUPS_MAX) {
-        why(out, "the group tree is empty or has more than %d groups", KARMADA_GROUPS_MAX);
+        disp__composite_why(out, "the group tree is empty or has more than %d groups",
+                            KARMADA_GROUPS_MAX);
         return MUSTER_EINVAL;
     }
     if (t->g[0].parent != -1) {
-        why(out, "group %s is first but has a parent", t->g[0].name);
+        disp__composite_why(out, "group %s is first but has a parent", t->g[0].name);
         return MUSTER_EINVAL;
     }
     for (uint32_t i = 1; i < t->n; i++)
         if (t->g[i].parent < 0 || (uint32_t)t->g[i].parent >= i) {
-            why(out, "group %s: its parent must come before it", t->g[i].name);
+            disp__composite_why(out, "group %s: its parent must come before it", t->g[i].name);
             return MUSTER_EINVAL;
         }
     for (uint32_t i = 0; i < t->n; i++) {
         const struct karmada_group *g = &t->g[i];
         if (!memchr(g->name, 0, sizeof(g->name))) {
-            why(out, "group %u: its name is not terminated", i);
+            disp__composite_why(out, "group %u: its name is not terminated", i);
             return MUSTER_EINVAL;
         }
         if (g->ntopo > KARMADA_GROUP_TOPO_MAX) {
-            why(out, "group %s has more than %d topology constraints", g->name,
-                KARMADA_GROUP_TOPO_MAX);
+            disp__composite_why(out, "group %s has more than %d topology constraints", g->name,
+                                KARMADA_GROUP_TOPO_MAX);
             return MUSTER_EINVAL;
         }
         for (uint32_t j = 0; j < g->ntopo; j++)
             if ((g->topo[j].mode != KARMADA_TOPO_PACK && g->topo[j].mode != KARMADA_TOPO_SPREAD) ||
                 !g->topo[j].level[0] || !memchr(g->topo[j].level, 0, sizeof(g->topo[j].level))) {
-                why(out, "group %s: topology constraint %u has no level or an unknown mode",
+                disp__composite_why(
+                    out, "group %s: topology constraint %u has no level or an unknown mode",
                     g->name, j);
                 return MUSTER_EINVAL;
             }
@@ -201,21 +100,21 @@ static int check_tree(const struct karmada_group_tree *t, struct disp_composite_
     return 0;
 }
 
-static uint32_t level_of(struct cs *s, const char *name)
+static uint32_t level_of(struct comp_search *s, const char *name)
 {
     if (strcmp(name, "cluster") == 0)
-        return LEVEL_CLUSTER;
+        return COMP_LEVEL_CLUSTER;
     for (uint32_t l = 1; l < s->nlevels; l++)
         if (strcmp(s->levels[l], name) == 0)
             return l;
-    if (s->nlevels >= NLEVELS)
+    if (s->nlevels >= COMP_NLEVELS)
         return UINT32_MAX;
     s->levels[s->nlevels] = name;
     return s->nlevels++;
 }
 
 /* Domain ids per level: clusters with equal values share one. */
-static int intern_domains(struct cs *s)
+static int intern_domains(struct comp_search *s)
 {
     const struct disp_composite_in *in = s->in;
     for (uint32_t l = 0; l < s->nlevels; l++) {
@@ -224,7 +123,7 @@ static int intern_domains(struct cs *s)
         if (!s->dom[l] || !s->dname[l])
             return MUSTER_ENOMEM;
         for (uint32_t c = 0; c < s->ncl; c++) {
-            if (l == LEVEL_CLUSTER) {
+            if (l == COMP_LEVEL_CLUSTER) {
                 s->dom[l][c] = (int32_t)c;
                 s->dname[l][c] = in->clusters[c].name;
                 continue;
@@ -240,16 +139,16 @@ static int intern_domains(struct cs *s)
             }
             s->dom[l][c] = id;
         }
-        if (l == LEVEL_CLUSTER)
+        if (l == COMP_LEVEL_CLUSTER)
             s->ndom[l] = s->ncl;
     }
     return 0;
 }
 
-static int add_con(struct cs *s, uint32_t g, uint32_t level, enum karmada_topo_mode mode,
+static int add_con(struct comp_search *s, uint32_t g, uint32_t level, enum karmada_topo_mode mode,
                    uint32_t k, int required)
 {
-    struct con *c = &s->con[s->ncon++];
+    struct comp_con *c = &s->con[s->ncon++];
     memset(c, 0, sizeof(*c));
     c->g = g;
     c->level = level;
@@ -266,7 +165,7 @@ static int add_con(struct cs *s, uint32_t g, uint32_t level, enum karmada_topo_m
     return 0;
 }
 
-static int copy_cluster(struct ccl *dst, const struct disp_cluster_cap *src)
+static int copy_cluster(struct comp_cluster *dst, const struct disp_cluster_cap *src)
 {
     memset(dst, 0, sizeof(*dst));
     dst->cap.name = src->name;
@@ -289,7 +188,7 @@ static int copy_cluster(struct ccl *dst, const struct disp_cluster_cap *src)
     return 0;
 }
 
-static void close_cluster(struct ccl *c)
+static void close_cluster(struct comp_cluster *c)
 {
     queue_resvec_close(&c->cap.free);
     for (uint32_t i = 0; c->cap.grades && i < c->cap.ngrades; i++)
@@ -298,7 +197,7 @@ static void close_cluster(struct ccl *c)
     disp_cluster_cap_close_parts(&c->cap);
 }
 
-static int same_cluster(const struct cs *s, uint32_t a, uint32_t b)
+static int same_cluster(const struct comp_search *s, uint32_t a, uint32_t b)
 {
     const struct disp_cluster_cap *x = &s->cl[a].cap, *y = &s->cl[b].cap;
     if (queue_resvec_cmp(&x->free, &y->free) || x->ngrades != y->ngrades || x->npart != y->npart)
@@ -316,25 +215,25 @@ static int same_cluster(const struct cs *s, uint32_t a, uint32_t b)
     return 1;
 }
 
-static void part_room(struct cs *s, uint32_t c)
+static void part_room(struct comp_search *s, uint32_t c)
 {
     const struct disp_cluster_cap *cap = &s->cl[c].cap;
     for (uint32_t r = 0; r < s->nres; r++) {
         int64_t sum = 0;
-        for (uint32_t i = 0; i < cap->npart && sum != UNBOUNDED; i++) {
+        for (uint32_t i = 0; i < cap->npart && sum != COMP_UNBOUNDED; i++) {
             int present = 0;
             for (uint32_t j = 0; j < cap->part[i].len && !present; j++)
                 present = cap->part[i].items[j].id == s->res[r];
             int64_t v = queue_resvec_get(&cap->part[i], s->res[r]);
-            sum = present ? sat_add(sum, v > 0 ? v : 0) : UNBOUNDED;
+            sum = present ? sat_add(sum, v > 0 ? v : 0) : COMP_UNBOUNDED;
         }
         int64_t *at = &s->proom[(size_t)c * s->nres + r];
-        if (*at == UNBOUNDED)
+        if (*at == COMP_UNBOUNDED)
             s->pinf[r]--;
         else
             s->pfin[r] -= *at;
         *at = sum;
-        if (sum == UNBOUNDED)
+        if (sum == COMP_UNBOUNDED)
             s->pinf[r]++;
         else
             s->pfin[r] = sat_add(s->pfin[r], sum);
@@ -349,10 +248,10 @@ static int64_t pod_need(const struct karmada_group *g, uint32_t id)
 
 /* Whether leaf position d may use cluster c at all, whatever else is placed: every required
  * constraint on it or above it needs a value of its level there. */
-static int static_ok(const struct cs *s, uint32_t d, uint32_t c)
+int disp__composite_static_ok(const struct comp_search *s, uint32_t d, uint32_t c)
 {
     for (uint32_t i = s->lcon_at[d]; i < s->lcon_at[d + 1]; i++) {
-        const struct con *k = &s->con[s->lcon[i]];
+        const struct comp_con *k = &s->con[s->lcon[i]];
         if (k->required && s->dom[k->level][c] < 0)
             return 0;
     }
@@ -372,9 +271,9 @@ static int cmp_by_free(const void *a, const void *b)
     return x->c < y->c ? -1 : x->c > y->c;
 }
 
-static int setup_shapes(struct cs *s);
+static int setup_shapes(struct comp_search *s);
 
-static int setup(struct cs *s, struct disp_composite_result *out)
+static int setup(struct comp_search *s, struct disp_composite_result *out)
 {
     const struct karmada_group_tree *t = s->in->tree;
     s->g = t->g;
@@ -396,12 +295,12 @@ static int setup(struct cs *s, struct disp_composite_result *out)
         const struct karmada_group *g = &s->g[i];
         if (s->nch[i] == 0) {
             if (g->pods == 0) {
-                why(out, "group %s has no children and no pods", g->name);
+                disp__composite_why(out, "group %s has no children and no pods", g->name);
                 return MUSTER_EINVAL;
             }
             s->leaf[s->nl++] = i;
         } else if (g->pods) {
-            why(out, "group %s has both children and pods of its own", g->name);
+            disp__composite_why(out, "group %s has both children and pods of its own", g->name);
             return MUSTER_EINVAL;
         }
         s->need[i] = g->min_count ? g->min_count : 1;
@@ -418,20 +317,21 @@ static int setup(struct cs *s, struct disp_composite_result *out)
         maxcon += s->g[i].ntopo + 1;
         for (uint32_t j = 0; j < s->g[i].ntopo; j++)
             if (level_of(s, s->g[i].topo[j].level) == UINT32_MAX) {
-                why(out, "the tree names more than %d topology levels", DISP_COMPOSITE_LEVELS_MAX);
+                disp__composite_why(out, "the tree names more than %d topology levels",
+                                    DISP_COMPOSITE_LEVELS_MAX);
                 return MUSTER_EINVAL;
             }
     }
     int rc = intern_domains(s);
     if (rc)
         return rc;
-    s->con = muster_calloc(maxcon, sizeof(struct con));
+    s->con = muster_calloc(maxcon, sizeof(struct comp_con));
     if (!s->con)
         return MUSTER_ENOMEM;
     for (uint32_t i = 0; i < n; i++) {
         const struct karmada_group *g = &s->g[i];
         if (g->indivisible && s->nch[i]) {
-            rc = add_con(s, i, LEVEL_CLUSTER, KARMADA_TOPO_PACK, 0, 1);
+            rc = add_con(s, i, COMP_LEVEL_CLUSTER, KARMADA_TOPO_PACK, 0, 1);
             if (rc)
                 return rc;
         }
@@ -474,7 +374,7 @@ static int setup(struct cs *s, struct disp_composite_result *out)
     s->lcon_at[s->nl] = total;
     muster_free(first);
     /* working clusters and their symmetry classes */
-    s->cl = muster_calloc(ncl ? ncl : 1, sizeof(struct ccl));
+    s->cl = muster_calloc(ncl ? ncl : 1, sizeof(struct comp_cluster));
     if (!s->cl)
         return MUSTER_ENOMEM;
     for (uint32_t c = 0; c < ncl; c++) {
@@ -501,7 +401,7 @@ static int setup(struct cs *s, struct disp_composite_result *out)
             uint32_t r = 0;
             while (r < s->nres && s->res[r] != p->items[i].id)
                 r++;
-            if (r == s->nres && s->nres < RES_MAX && p->items[i].milli > 0)
+            if (r == s->nres && s->nres < COMP_RES_MAX && p->items[i].milli > 0)
                 s->res[s->nres++] = p->items[i].id;
         }
     }
@@ -519,8 +419,8 @@ static int setup(struct cs *s, struct disp_composite_result *out)
     s->ustack = muster_calloc(ncl ? ncl : 1, sizeof(uint32_t));
     s->stamp = muster_calloc(ncl ? ncl : 1, sizeof(uint64_t));
     s->ustack_greedy = muster_calloc(s->nl, sizeof(uint32_t));
-    s->u = muster_calloc(s->nl, sizeof(struct undo));
-    s->cand = muster_calloc((size_t)s->nl * (ncl ? ncl : 1), sizeof(struct cand));
+    s->u = muster_calloc(s->nl, sizeof(struct comp_undo));
+    s->cand = muster_calloc((size_t)s->nl * (ncl ? ncl : 1), sizeof(struct comp_cand));
     if (!s->asg || !s->best_asg || !s->fitany || !s->same_prev || !s->rem_pods || !s->rem_dem ||
         !s->maxnode || !s->freeinit || !s->order || !s->proom || !s->ustack || !s->stamp ||
         !s->ustack_greedy || !s->u || !s->cand)
@@ -546,8 +446,8 @@ static int setup(struct cs *s, struct disp_composite_result *out)
             s->fitany[d] = s->fitany[d - 1];
         } else {
             for (uint32_t c = 0; c < ncl && !s->fitany[d]; c++)
-                s->fitany[d] =
-                    static_ok(s, d, c) && disp_cluster_fits(&s->cl[c].cap, &lg->pod) >= lg->pods;
+                s->fitany[d] = disp__composite_static_ok(s, d, c) &&
+                               disp_cluster_fits(&s->cl[c].cap, &lg->pod) >= lg->pods;
         }
         s->asg[d] = DISP_COMPOSITE_NONE;
     }
@@ -572,8 +472,8 @@ static int setup(struct cs *s, struct disp_composite_result *out)
                     present = cap->grades[gi].min.items[j].id == s->res[r];
                 int64_t v = queue_resvec_get(&cap->grades[gi].min, s->res[r]);
                 if (!present)
-                    most = UNBOUNDED;
-                else if (most != UNBOUNDED && v > most)
+                    most = COMP_UNBOUNDED;
+                else if (most != COMP_UNBOUNDED && v > most)
                     most = v;
             }
         }
@@ -593,7 +493,7 @@ static int setup(struct cs *s, struct disp_composite_result *out)
     return setup_shapes(s);
 }
 
-static void slots_update(struct cs *s, uint32_t c)
+static void slots_update(struct comp_search *s, uint32_t c)
 {
     for (uint32_t k = 0; k < s->nshapes; k++) {
         uint64_t f = disp_cluster_fits(&s->cl[c].cap, &s->shape[k]->pod);
@@ -616,11 +516,11 @@ static int cmp_by_slots(const void *a, const void *b)
 
 /* The leaf shapes, what each cluster holds of them, and how many of each are left from each
  * depth on: the room bound (room_bound) that cuts a branch whose minimum cannot fit. */
-static int setup_shapes(struct cs *s)
+static int setup_shapes(struct comp_search *s)
 {
     uint32_t nl = s->nl, ncl = s->ncl ? s->ncl : 1;
     s->shape_of = muster_calloc(nl, sizeof(uint32_t));
-    s->rem_shape = muster_calloc((size_t)(nl + 1) * SHAPES_MAX, sizeof(uint32_t));
+    s->rem_shape = muster_calloc((size_t)(nl + 1) * COMP_SHAPES_MAX, sizeof(uint32_t));
     s->rem_free_pods = muster_calloc(nl + 1, sizeof(uint64_t));
     s->rem_free_leaves = muster_calloc(nl + 1, sizeof(uint32_t));
     s->root_ok = muster_calloc(ncl, 1);
@@ -632,19 +532,20 @@ static int setup_shapes(struct cs *s)
         while (k < s->nshapes &&
                (s->shape[k]->pods != lg->pods || queue_resvec_cmp(&s->shape[k]->pod, &lg->pod)))
             k++;
-        if (k == s->nshapes && k < SHAPES_MAX)
+        if (k == s->nshapes && k < COMP_SHAPES_MAX)
             s->shape[s->nshapes++] = lg;
-        s->shape_of[d] = k < SHAPES_MAX ? k : SHAPES_MAX;
+        s->shape_of[d] = k < COMP_SHAPES_MAX ? k : COMP_SHAPES_MAX;
     }
     for (uint32_t d = nl; d-- > 0;) {
-        memcpy(&s->rem_shape[(size_t)d * SHAPES_MAX], &s->rem_shape[(size_t)(d + 1) * SHAPES_MAX],
-               SHAPES_MAX * sizeof(uint32_t));
+        memcpy(&s->rem_shape[(size_t)d * COMP_SHAPES_MAX],
+               &s->rem_shape[(size_t)(d + 1) * COMP_SHAPES_MAX],
+               COMP_SHAPES_MAX * sizeof(uint32_t));
         s->rem_free_pods[d] = s->rem_free_pods[d + 1];
         s->rem_free_leaves[d] = s->rem_free_leaves[d + 1];
         if (!s->fitany[d])
             continue;
-        if (s->shape_of[d] < SHAPES_MAX) {
-            s->rem_shape[(size_t)d * SHAPES_MAX + s->shape_of[d]]++;
+        if (s->shape_of[d] < COMP_SHAPES_MAX) {
+            s->rem_shape[(size_t)d * COMP_SHAPES_MAX + s->shape_of[d]]++;
         } else {
             s->rem_free_pods[d] += s->g[s->leaf[d]].pods;
             s->rem_free_leaves[d]++;
@@ -679,7 +580,7 @@ static int setup_shapes(struct cs *s)
     return 0;
 }
 
-static void teardown(struct cs *s)
+static void teardown(struct comp_search *s)
 {
     muster_free(s->shape_of);
     muster_free(s->rem_shape);
@@ -702,7 +603,7 @@ static void teardown(struct cs *s)
     muster_free(s->con);
     muster_free(s->lcon);
     muster_free(s->lcon_at);
-    for (uint32_t l = 0; l < NLEVELS; l++) {
+    for (uint32_t l = 0; l < COMP_NLEVELS; l++) {
         muster_free(s->dom[l]);
         muster_free((void *)s->dname[l]);
     }
@@ -740,7 +641,7 @@ static void teardown(struct cs *s)
  * order is tried: both keep the lexicographically least of every set of equivalent placements,
  * so together they lose no best. Ordering by room makes the first ranks the ones the search
  * tries first, so the restriction rarely hides room it needs. The rank depth d may start at. */
-static uint32_t sym_lowest(const struct cs *s, uint32_t d)
+static uint32_t sym_lowest(const struct comp_search *s, uint32_t d)
 {
     if (!s->same_prev[d])
         return 0;
@@ -748,12 +649,12 @@ static uint32_t sym_lowest(const struct cs *s, uint32_t d)
     if (prev < 0)
         return s->ncl; /* the sibling before is not placed: neither is this one */
     uint32_t k = s->shape_of[d];
-    return k < SHAPES_MAX ? s->srank[(size_t)k * s->ncl + (uint32_t)prev] : (uint32_t)prev;
+    return k < COMP_SHAPES_MAX ? s->srank[(size_t)k * s->ncl + (uint32_t)prev] : (uint32_t)prev;
 }
 
 /* A leaf decided (placed or not) or undone: the counts of undecided and placed leaves up the
  * tree, and of each group's dead children (all decided, none placed). */
-static void tree_apply(struct cs *s, uint32_t li, int placed, int undo)
+static void tree_apply(struct comp_search *s, uint32_t li, int placed, int undo)
 {
     for (int32_t x = (int32_t)li; x >= 0;) {
         int32_t p = s->g[x].parent;
@@ -780,13 +681,13 @@ static void tree_apply(struct cs *s, uint32_t li, int placed, int undo)
 
 /* After a decision at depth d: can every group above it still meet its min_count and its
  * required spreads? A group with a placed leaf must; the root must. */
-static int still_possible(const struct cs *s, uint32_t d)
+static int still_possible(const struct comp_search *s, uint32_t d)
 {
     for (int32_t x = s->g[s->leaf[d]].parent; x >= 0; x = s->g[x].parent)
         if ((s->pl[x] > 0 || x == 0) && s->nch[x] - s->chd[x] < s->need[x])
             return 0;
     for (uint32_t i = s->lcon_at[d]; i < s->lcon_at[d + 1]; i++) {
-        const struct con *k = &s->con[s->lcon[i]];
+        const struct comp_con *k = &s->con[s->lcon[i]];
         if (k->required && k->mode == KARMADA_TOPO_SPREAD && s->pl[k->g] > 0 &&
             k->distinct + s->und[k->g] < k->k)
             return 0;
@@ -794,10 +695,10 @@ static int still_possible(const struct cs *s, uint32_t d)
     return 1;
 }
 
-static int allowed(const struct cs *s, uint32_t d, uint32_t c)
+static int allowed(const struct comp_search *s, uint32_t d, uint32_t c)
 {
     for (uint32_t i = s->lcon_at[d]; i < s->lcon_at[d + 1]; i++) {
-        const struct con *k = &s->con[s->lcon[i]];
+        const struct comp_con *k = &s->con[s->lcon[i]];
         int32_t dm = s->dom[k->level][c];
         if (!k->required)
             continue;
@@ -807,10 +708,10 @@ static int allowed(const struct cs *s, uint32_t d, uint32_t c)
     return 1;
 }
 
-static void con_apply(struct cs *s, uint32_t d, uint32_t c, int undo)
+static void con_apply(struct comp_search *s, uint32_t d, uint32_t c, int undo)
 {
     for (uint32_t i = s->lcon_at[d]; i < s->lcon_at[d + 1]; i++) {
-        struct con *k = &s->con[s->lcon[i]];
+        struct comp_con *k = &s->con[s->lcon[i]];
         int32_t dm = s->dom[k->level][c];
         if (k->mode == KARMADA_TOPO_PACK) {
             if (!undo && k->n == 0)
@@ -836,10 +737,10 @@ static void con_apply(struct cs *s, uint32_t d, uint32_t c, int undo)
     }
 }
 
-static int place(struct cs *s, uint32_t d, uint32_t c)
+int disp__composite_place_leaf(struct comp_search *s, uint32_t d, uint32_t c)
 {
-    struct ccl *cl = &s->cl[c];
-    struct undo *u = &s->u[d];
+    struct comp_cluster *cl = &s->cl[c];
+    struct comp_undo *u = &s->u[d];
     const struct karmada_group *lg = &s->g[s->leaf[d]];
     if (queue_resvec_copy(&u->free, &cl->cap.free)) {
         s->err = MUSTER_ENOMEM;
@@ -873,10 +774,10 @@ static int place(struct cs *s, uint32_t d, uint32_t c)
     return 1;
 }
 
-static void unplace(struct cs *s, uint32_t d, uint32_t c)
+void disp__composite_unplace_leaf(struct comp_search *s, uint32_t d, uint32_t c)
 {
-    struct ccl *cl = &s->cl[c];
-    struct undo *u = &s->u[d];
+    struct comp_cluster *cl = &s->cl[c];
+    struct comp_undo *u = &s->u[d];
     const struct karmada_group *lg = &s->g[s->leaf[d]];
     tree_apply(s, s->leaf[d], 1, 1);
     con_apply(s, d, c, 1);
@@ -905,7 +806,7 @@ static void unplace(struct cs *s, uint32_t d, uint32_t c)
     s->asg[d] = DISP_COMPOSITE_NONE;
 }
 
-static void score_now(const struct cs *s, struct disp_composite_score *sc)
+static void score_now(const struct comp_search *s, struct disp_composite_score *sc)
 {
     sc->pods = s->placed_pods;
     sc->clusters = s->nused;
@@ -913,7 +814,7 @@ static void score_now(const struct cs *s, struct disp_composite_score *sc)
     sc->prefs = s->nprefs;
     sc->prefs_met = 0;
     for (uint32_t i = 0; i < s->ncon; i++) {
-        const struct con *k = &s->con[i];
+        const struct comp_con *k = &s->con[i];
         if (k->required)
             continue;
         if (s->pl[k->g] == 0)
@@ -928,13 +829,13 @@ static void score_now(const struct cs *s, struct disp_composite_score *sc)
 /* Upper bounds on the pods and the leaves still placeable from depth d: of each shape, no
  * more than are left nor than the clusters the root's required constraints still allow hold
  * of it node by node (each shape counted as if alone). Fills root_ok. */
-static void room_bound(struct cs *s, uint32_t d, uint64_t *pods, uint64_t *leaves)
+static void room_bound(struct comp_search *s, uint32_t d, uint64_t *pods, uint64_t *leaves)
 {
     /* root_ok changes only when a required pack of the root takes or leaves its domain */
     int32_t key[KARMADA_GROUP_TOPO_MAX + 1];
     uint32_t nk = 0;
     for (uint32_t i = s->lcon_at[0]; i < s->lcon_at[1] && nk <= KARMADA_GROUP_TOPO_MAX; i++) {
-        const struct con *k = &s->con[s->lcon[i]];
+        const struct comp_con *k = &s->con[s->lcon[i]];
         if (k->g == 0 && k->required && k->mode == KARMADA_TOPO_PACK)
             key[nk++] = k->n > 0 ? k->dom : -1;
     }
@@ -944,7 +845,7 @@ static void room_bound(struct cs *s, uint32_t d, uint64_t *pods, uint64_t *leave
     for (uint32_t c = 0; c < s->ncl && !same; c++) {
         uint8_t ok = 1;
         for (uint32_t i = s->lcon_at[0]; i < s->lcon_at[1] && ok; i++) {
-            const struct con *k = &s->con[s->lcon[i]];
+            const struct comp_con *k = &s->con[s->lcon[i]];
             if (k->g != 0 || !k->required)
                 continue;
             int32_t dm = s->dom[k->level][c];
@@ -958,9 +859,9 @@ static void room_bound(struct cs *s, uint32_t d, uint64_t *pods, uint64_t *leave
     *leaves = s->rem_free_leaves[d];
     /* the run of identical siblings d is in may only go on from its last leaf's rank */
     uint32_t rk = s->shape_of[d], from = sym_lowest(s, d);
-    uint64_t run = s->fitany[d] && rk < SHAPES_MAX ? s->run_end[d] - d + 1 : 0;
+    uint64_t run = s->fitany[d] && rk < COMP_SHAPES_MAX ? s->run_end[d] - d + 1 : 0;
     for (uint32_t k = 0; k < s->nshapes; k++) {
-        uint64_t left = s->rem_shape[(size_t)d * SHAPES_MAX + k], room = 0;
+        uint64_t left = s->rem_shape[(size_t)d * COMP_SHAPES_MAX + k], room = 0;
         if (!left)
             continue;
         const uint64_t *sl = &s->slots[(size_t)k * s->ncl];
@@ -985,11 +886,11 @@ static void room_bound(struct cs *s, uint32_t d, uint64_t *pods, uint64_t *leave
 
 /* Fewest clusters the remaining leaves of each shape fit in, node by node: the used clusters'
  * room, then unused ones the root allows, roomiest first (root_ok as room_bound left it). */
-static uint32_t clusters_lb_shapes(const struct cs *s, uint32_t d)
+static uint32_t clusters_lb_shapes(const struct comp_search *s, uint32_t d)
 {
     uint32_t lb = s->nused;
     for (uint32_t k = 0; k < s->nshapes; k++) {
-        uint64_t left = s->rem_shape[(size_t)d * SHAPES_MAX + k];
+        uint64_t left = s->rem_shape[(size_t)d * COMP_SHAPES_MAX + k];
         const uint64_t *sl = &s->slots[(size_t)k * s->ncl];
         for (uint32_t i = 0; i < s->nused && left; i++) {
             uint32_t c = s->ustack[i];
@@ -1018,12 +919,12 @@ static uint32_t clusters_lb_shapes(const struct cs *s, uint32_t d)
 
 /* Fewest clusters the remaining demand can still be placed in, all of it: the used ones' free
  * room, then unused clusters roomiest first, resource by resource (the summary bound). */
-static uint32_t clusters_lb(const struct cs *s, uint32_t d)
+static uint32_t clusters_lb(const struct comp_search *s, uint32_t d)
 {
     uint32_t lb = s->nused, nr = s->nres;
     for (uint32_t r = 0; r < nr; r++) {
         int64_t need = s->rem_dem[(size_t)d * nr + r];
-        if (need == UNBOUNDED)
+        if (need == COMP_UNBOUNDED)
             continue;
         for (uint32_t i = 0; i < s->nused && need > 0; i++) {
             int64_t f = queue_resvec_get(&s->cl[s->ustack[i]].cap.free, s->res[r]);
@@ -1050,7 +951,7 @@ static uint32_t clusters_lb(const struct cs *s, uint32_t d)
 
 /* Whole nodes the remaining demand opens at least: what part-taken room cannot hold, in the
  * largest whole node there is. */
-static uint64_t opened_lb(const struct cs *s, uint32_t d)
+static uint64_t opened_lb(const struct comp_search *s, uint32_t d)
 {
     if (s->nodeless)
         return 0;
@@ -1058,9 +959,10 @@ static uint64_t opened_lb(const struct cs *s, uint32_t d)
     uint32_t nr = s->nres;
     for (uint32_t r = 0; r < nr; r++) {
         int64_t need = s->rem_dem[(size_t)d * nr + r], room = s->pfin[r];
-        if (need == UNBOUNDED || s->maxnode[r] == UNBOUNDED || s->maxnode[r] <= 0 || s->pinf[r])
+        if (need == COMP_UNBOUNDED || s->maxnode[r] == COMP_UNBOUNDED || s->maxnode[r] <= 0 ||
+            s->pinf[r])
             continue;
-        if (room == UNBOUNDED || need <= room)
+        if (room == COMP_UNBOUNDED || need <= room)
             continue;
         uint64_t k = (uint64_t)((need - room + s->maxnode[r] - 1) / s->maxnode[r]);
         if (k > lb)
@@ -1071,7 +973,7 @@ static uint64_t opened_lb(const struct cs *s, uint32_t d)
 
 /* 1 when no completion of the current partial placement (with `extra` more clusters) can
  * beat the best found. */
-static int cut(const struct cs *s, uint32_t d, int extra, int full, uint64_t rest_pods)
+static int cut(const struct comp_search *s, uint32_t d, int extra, int full, uint64_t rest_pods)
 {
     if (!s->have)
         return 0;
@@ -1102,11 +1004,11 @@ static int cut(const struct cs *s, uint32_t d, int extra, int full, uint64_t res
  * cluster count: minus the preferred packs a cluster would break. (Sending a leaf to a new
  * domain for a spread early costs clusters in the first placements found; the search finds the
  * spread without the hint.) */
-static int pref_gain(const struct cs *s, uint32_t d, uint32_t c)
+static int pref_gain(const struct comp_search *s, uint32_t d, uint32_t c)
 {
     int gain = 0;
     for (uint32_t i = s->lcon_at[d]; i < s->lcon_at[d + 1]; i++) {
-        const struct con *k = &s->con[s->lcon[i]];
+        const struct comp_con *k = &s->con[s->lcon[i]];
         int32_t dm = s->dom[k->level][c];
         if (k->mode == KARMADA_TOPO_PACK && !k->required)
             gain -= dm < 0 || (k->n > 0 && dm != k->dom);
@@ -1116,7 +1018,7 @@ static int pref_gain(const struct cs *s, uint32_t d, uint32_t c)
 
 static int cmp_cand(const void *a, const void *b)
 {
-    const struct cand *x = a, *y = b;
+    const struct comp_cand *x = a, *y = b;
     if (x->gain != y->gain)
         return x->gain > y->gain ? -1 : 1;
     if (x->used != y->used)
@@ -1126,7 +1028,7 @@ static int cmp_cand(const void *a, const void *b)
     return x->c < y->c ? -1 : x->c > y->c;
 }
 
-static void solution(struct cs *s)
+static void solution(struct comp_search *s)
 {
     if (s->pl[0] == 0)
         return;
@@ -1139,7 +1041,7 @@ static void solution(struct cs *s)
     memcpy(s->best_asg, s->asg, s->nl * sizeof(int32_t));
 }
 
-static void dfs(struct cs *s, uint32_t d)
+static void dfs(struct comp_search *s, uint32_t d)
 {
     if (s->err || s->stopped)
         return;
@@ -1161,11 +1063,11 @@ static void dfs(struct cs *s, uint32_t d)
     const struct karmada_group *lg = &s->g[s->leaf[d]];
     uint32_t shape = s->shape_of[d];
     uint32_t lowest = sym_lowest(s, d);
-    struct cand *cand = &s->cand[(size_t)d * s->ncl];
+    struct comp_cand *cand = &s->cand[(size_t)d * s->ncl];
     uint32_t nc = 0;
     int new_ok = !cut(s, d, 1, 0, rest_pods);
     for (uint32_t i = lowest; s->fitany[d] && i < s->ncl; i++) {
-        uint32_t c = shape < SHAPES_MAX ? s->sorder[(size_t)shape * s->ncl + i] : i;
+        uint32_t c = shape < COMP_SHAPES_MAX ? s->sorder[(size_t)shape * s->ncl + i] : i;
         int used = s->cl[c].leaves > 0;
         if (!used && !new_ok)
             continue;
@@ -1178,25 +1080,26 @@ static void dfs(struct cs *s, uint32_t d)
         if (!allowed(s, d, c))
             continue;
         /* in leaves of this shape, as the room bound keeps them */
-        uint64_t f = shape < SHAPES_MAX ? s->slots[(size_t)shape * s->ncl + c]
-                                        : disp_cluster_fits(&s->cl[c].cap, &lg->pod) / lg->pods;
+        uint64_t f = shape < COMP_SHAPES_MAX
+                         ? s->slots[(size_t)shape * s->ncl + c]
+                         : disp_cluster_fits(&s->cl[c].cap, &lg->pod) / lg->pods;
         if (f == 0)
             continue;
-        cand[nc++] = (struct cand){c, f, used, pref_gain(s, d, c)};
+        cand[nc++] = (struct comp_cand){c, f, used, pref_gain(s, d, c)};
     }
     qsort(cand, nc, sizeof(*cand), cmp_cand);
     for (uint32_t i = 0; i < nc; i++) {
         uint32_t c = cand[i].c;
         if (!cand[i].used && cut(s, d, 1, 0, rest_pods))
             break; /* the best found since may have closed the door to another cluster */
-        if (!place(s, d, c)) {
+        if (!disp__composite_place_leaf(s, d, c)) {
             if (s->err)
                 return;
             continue;
         }
         if (still_possible(s, d))
             dfs(s, d + 1);
-        unplace(s, d, c);
+        disp__composite_unplace_leaf(s, d, c);
         if (s->err || s->stopped)
             return;
     }
@@ -1206,255 +1109,6 @@ static void dfs(struct cs *s, uint32_t d)
     tree_apply(s, s->leaf[d], 0, 1);
 }
 
-/* ---- why nothing fits ---- */
-
-static void fmt_pod(const struct cs *s, const struct karmada_group *g, char *buf, size_t cap)
-{
-    size_t l = (size_t)snprintf(buf, cap, "%" PRIu32 " × {", g->pods);
-    int first = 1;
-    for (uint32_t i = 0; i < g->pod.len && l < cap; i++) {
-        const char *name =
-            s->in->names ? queue_resnames_name(s->in->names, g->pod.items[i].id) : NULL;
-        if (name && strcmp(name, "pods") == 0)
-            continue; /* one per pod: implied */
-        char q[48];
-        if (queue_qty_format_auto(g->pod.items[i].milli, q, sizeof q) < 0)
-            snprintf(q, sizeof q, "%" PRId64 "m", g->pod.items[i].milli);
-        if (name)
-            l += (size_t)snprintf(buf + l, cap - l, "%s%s: %s", first ? "" : ", ", name, q);
-        else
-            l += (size_t)snprintf(buf + l, cap - l, "%sresource#%" PRIu32 ": %s", first ? "" : ", ",
-                                  g->pod.items[i].id, q);
-        first = 0;
-    }
-    if (l < cap)
-        snprintf(buf + l, cap - l, "}");
-}
-
-static const char *gname(const struct cs *s, uint32_t g)
-{
-    return g == 0 ? "the whole gang" : s->g[g].name;
-}
-
-/* Whether group g can be placed, counting leaves that fit somewhere alone (static_ok and
- * room in one cluster), min_count and required spreads that have too few domains. */
-static int static_feasible(const struct cs *s, uint32_t g, const int *leaf_ok)
-{
-    if (s->nch[g] == 0)
-        return leaf_ok[g];
-    for (uint32_t i = 0; i < s->ncon; i++) {
-        const struct con *k = &s->con[i];
-        if (k->g != g || !k->required)
-            continue;
-        if (k->mode == KARMADA_TOPO_SPREAD && s->ndom[k->level] < k->k)
-            return 0;
-        if (k->mode == KARMADA_TOPO_PACK && s->ndom[k->level] == 0)
-            return 0;
-    }
-    uint32_t ok = 0;
-    for (uint32_t c = g + 1; c < s->n; c++)
-        if (s->g[c].parent == (int32_t)g)
-            ok += static_feasible(s, c, leaf_ok);
-    return ok >= s->need[g];
-}
-
-/* The leaf message: where it fits best, or that it fits only where the constraints say no. */
-static void explain_leaf(const struct cs *s, uint32_t d, struct disp_composite_result *out,
-                         const char *ctx)
-{
-    const struct karmada_group *lg = &s->g[s->leaf[d]];
-    char pod[160];
-    fmt_pod(s, lg, pod, sizeof pod);
-    uint64_t most = 0;
-    int32_t at = -1;
-    int fits_elsewhere = 0;
-    for (uint32_t c = 0; c < s->ncl; c++) {
-        uint64_t f = disp_cluster_fits(&s->in->clusters[c], &lg->pod);
-        fits_elsewhere |= f >= lg->pods;
-        if (at < 0 || f > most) {
-            most = f;
-            at = (int32_t)c;
-        }
-    }
-    if (s->ncl == 0) {
-        why(out, "group %s (%s): no Ready cluster is allowed%s", lg->name, pod, ctx);
-    } else if (fits_elsewhere) {
-        /* room there is, in clusters a required level leaves out */
-        const char *lvl = "?";
-        for (uint32_t i = s->lcon_at[d]; i < s->lcon_at[d + 1]; i++) {
-            const struct con *k = &s->con[s->lcon[i]];
-            if (k->required && k->level != LEVEL_CLUSTER) {
-                lvl = s->levels[k->level];
-                break;
-            }
-        }
-        why(out,
-            "group %s (%s) fits only in clusters without a %s, which its required "
-            "topology cannot use%s",
-            lg->name, pod, lvl, ctx);
-    } else {
-        why(out,
-            "group %s (%s) fits in no single cluster: largest free block is %" PRIu64 " on %s%s",
-            lg->name, pod, most, s->in->clusters[at].name, ctx);
-    }
-}
-
-/* Greedy count of g's children that fit when g is held to domain dm of level: each child's
- * leaves first fit, in tree order, over that domain's clusters; a child that does not fit whole
- * gives its room back. An estimate for the message, not a proof. */
-static int under(const struct cs *s, uint32_t x, uint32_t g)
-{
-    int32_t y = (int32_t)x;
-    while (y >= 0 && y != (int32_t)g)
-        y = s->g[y].parent;
-    return y >= 0;
-}
-
-static uint32_t greedy_in_domain(struct cs *s, uint32_t g, uint32_t level, int32_t dm,
-                                 uint32_t *stack)
-{
-    uint32_t fitted = 0, top = 0;
-    for (uint32_t ch = g + 1; ch < s->n && !s->err; ch++) {
-        if (s->g[ch].parent != (int32_t)g)
-            continue;
-        uint32_t mark = top;
-        int ok = 1;
-        for (uint32_t d = 0; d < s->nl && ok; d++) {
-            if (!under(s, s->leaf[d], ch))
-                continue;
-            uint32_t c = 0;
-            while (c < s->ncl && !(s->dom[level][c] == dm && place(s, d, c)))
-                c++;
-            if (c < s->ncl)
-                stack[top++] = d;
-            else
-                ok = 0;
-        }
-        if (ok) {
-            fitted++;
-            continue;
-        }
-        while (top > mark) { /* a child that does not fit whole gives its room back */
-            top--;
-            unplace(s, stack[top], (uint32_t)s->asg[stack[top]]);
-        }
-    }
-    while (top > 0) {
-        top--;
-        unplace(s, stack[top], (uint32_t)s->asg[stack[top]]);
-    }
-    return fitted;
-}
-
-static int explain_pack(struct cs *s, uint32_t g, struct disp_composite_result *out)
-{
-    for (uint32_t i = 0; i < s->ncon; i++) {
-        const struct con *k = &s->con[i];
-        if (k->g != g || !k->required || k->mode != KARMADA_TOPO_PACK || s->nch[g] == 0)
-            continue;
-        uint32_t bestn = 0;
-        int32_t bestd = -1;
-        for (uint32_t dm = 0; dm < s->ndom[k->level] && !s->err; dm++) {
-            uint32_t f = greedy_in_domain(s, g, k->level, (int32_t)dm, s->ustack_greedy);
-            if (bestd < 0 || f > bestn) {
-                bestn = f;
-                bestd = (int32_t)dm;
-            }
-        }
-        if (bestd >= 0 && bestn < s->need[g]) {
-            why(out,
-                "no %s holds %s: %s holds %" PRIu32 " of %" PRIu32 " groups (%" PRIu32 " needed)",
-                s->levels[k->level], gname(s, g), s->dname[k->level][bestd], bestn, s->nch[g],
-                s->need[g]);
-            return 1;
-        }
-    }
-    for (uint32_t c = g + 1; c < s->n; c++)
-        if (s->g[c].parent == (int32_t)g && explain_pack(s, c, out))
-            return 1;
-    return 0;
-}
-
-/* The first reason, from the top of the tree down, that g cannot be placed by the static
- * checks; 1 when one was written. */
-static int explain_static(const struct cs *s, uint32_t g, const int *leaf_ok,
-                          struct disp_composite_result *out)
-{
-    if (s->nch[g] == 0) {
-        for (uint32_t d = 0; d < s->nl; d++)
-            if (s->leaf[d] == g) {
-                char ctx[160] = "";
-                int32_t p = s->g[g].parent;
-                if (p >= 0) {
-                    uint32_t ok = 0;
-                    for (uint32_t c = (uint32_t)p + 1; c < s->n; c++)
-                        if (s->g[c].parent == p)
-                            ok += static_feasible(s, c, leaf_ok);
-                    snprintf(ctx, sizeof ctx,
-                             "; %s needs %" PRIu32 " of its %" PRIu32 " groups, %" PRIu32 " fit",
-                             p == 0 ? "the gang" : s->g[p].name, s->need[p], s->nch[p], ok);
-                }
-                explain_leaf(s, d, out, ctx);
-                return 1;
-            }
-        return 0;
-    }
-    if (s->need[g] > s->nch[g]) {
-        why(out, "group %s needs %" PRIu32 " of its children and has only %" PRIu32, s->g[g].name,
-            s->need[g], s->nch[g]);
-        return 1;
-    }
-    for (uint32_t i = 0; i < s->ncon; i++) {
-        const struct con *k = &s->con[i];
-        if (k->g != g || !k->required)
-            continue;
-        if (k->mode == KARMADA_TOPO_SPREAD && s->ndom[k->level] < k->k) {
-            why(out,
-                "%s must spread over %" PRIu32 " %ss and the allowed clusters have %" PRIu32 "%s%s",
-                gname(s, g), k->k, s->levels[k->level], s->ndom[k->level],
-                s->ndom[k->level] ? ": " : "", s->ndom[k->level] ? s->dname[k->level][0] : "");
-            return 1;
-        }
-        if (k->mode == KARMADA_TOPO_PACK && s->ndom[k->level] == 0) {
-            why(out, "%s must be in one %s and no allowed cluster has a %s", gname(s, g),
-                s->levels[k->level], s->levels[k->level]);
-            return 1;
-        }
-    }
-    for (uint32_t c = g + 1; c < s->n; c++)
-        if (s->g[c].parent == (int32_t)g && !static_feasible(s, c, leaf_ok) &&
-            explain_static(s, c, leaf_ok, out))
-            return 1;
-    return 0;
-}
-
-static int explain(struct cs *s, struct disp_composite_result *out)
-{
-    int *leaf_ok = muster_calloc(s->n, sizeof(int));
-    if (!leaf_ok)
-        return MUSTER_ENOMEM;
-    for (uint32_t d = 0; d < s->nl; d++)
-        leaf_ok[s->leaf[d]] = s->fitany[d];
-    int done = !static_feasible(s, 0, leaf_ok) && explain_static(s, 0, leaf_ok, out);
-    muster_free(leaf_ok);
-    if (done)
-        return 0;
-    /* every part fits somewhere alone: a required pack that no one domain holds? */
-    if (!s->stopped && explain_pack(s, 0, out))
-        return s->err;
-    if (s->stopped)
-        why(out,
-            "no placement of the gang (%" PRIu32 " of %" PRIu32 " groups) found within the "
-            "search budget of %" PRIu64 " steps",
-            s->need[0], s->nch[0] ? s->nch[0] : 1, s->budget);
-    else
-        why(out,
-            "no set of allowed clusters holds the gang's %" PRIu32 " of %" PRIu32
-            " groups node by node under its constraints",
-            s->need[0], s->nch[0] ? s->nch[0] : 1);
-    return s->err;
-}
-
 int disp_composite_place(const struct disp_composite_in *in, struct disp_composite_result *out)
 {
     memset(out, 0, sizeof(*out));
@@ -1462,7 +1116,7 @@ int disp_composite_place(const struct disp_composite_in *in, struct disp_composi
     if (rc)
         return rc;
     if (in->nclusters > DISP_COMPOSITE_CLUSTERS_MAX || (in->nclusters && !in->clusters)) {
-        why(out, "more than %d clusters", DISP_COMPOSITE_CLUSTERS_MAX);
+        disp__composite_why(out, "more than %d clusters", DISP_COMPOSITE_CLUSTERS_MAX);
         return MUSTER_EINVAL;
     }
     out->cluster = muster_malloc(in->tree->n * sizeof(int32_t));
@@ -1471,7 +1125,7 @@ int disp_composite_place(const struct disp_composite_in *in, struct disp_composi
     out->n = in->tree->n;
     for (uint32_t i = 0; i < out->n; i++)
         out->cluster[i] = DISP_COMPOSITE_NONE;
-    struct cs s;
+    struct comp_search s;
     memset(&s, 0, sizeof(s));
     s.in = in;
     rc = setup(&s, out);
@@ -1488,7 +1142,7 @@ int disp_composite_place(const struct disp_composite_in *in, struct disp_composi
             for (uint32_t d = 0; d < s.nl; d++)
                 out->cluster[s.leaf[d]] = s.best_asg[d];
         } else {
-            rc = explain(&s, out);
+            rc = disp__composite_explain(&s, out);
         }
     }
     teardown(&s);
