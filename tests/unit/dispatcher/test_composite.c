@@ -467,6 +467,14 @@ static void test_explanations(void)
     CU_ASSERT(strstr(r.why, "fits only in clusters without a region") != NULL);
     disp_composite_result_close(&r);
 
+    /* no level values at all (no callback): a required region has nowhere to go */
+    in.level_value = NULL;
+    CU_ASSERT_EQUAL_FATAL(disp_composite_place(&in, &r), 0);
+    CU_ASSERT_FALSE(r.placed);
+    CU_ASSERT_STRING_EQUAL(
+        r.why, "the whole gang must be in one region and no allowed cluster has a region");
+    disp_composite_result_close(&r);
+
     /* a budget too small to find anything says so */
     fleet_close(&f);
     t.g[0].ntopo = 0;
