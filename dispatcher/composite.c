@@ -1153,3 +1153,75 @@ int disp_composite_place(const struct disp_composite_in *in, struct disp_composi
     }
     return rc;
 }
+
+/* A cluster's room before disp_composite_reserve touched it. */
+struct comp_saved {
+    struct disp_cluster_cap cap; /* free and parts; grades' nodes in nodes */
+    uint64_t *nodes;
+    int taken; /* a leaf went here: saved is being or was filled */
+    int saved; /* filled: what to put back */
+};
+
+static void saved_close(struct comp_saved *sv, uint32_t n)
+{
+    for (uint32_t c = 0; sv && c < n; c++) {
+        queue_resvec_close(&sv[c].cap.free);
+        disp_cluster_cap_close_parts(&sv[c].cap);
+        muster_free(sv[c].nodes);
+    }
+    muster_free(sv);
+}
+
+int disp_composite_reserve(const struct karmada_group_tree *t,
+                           const struct disp_composite_result *r, struct disp_cluster_cap *clusters,
+                           uint32_t n)
+{
+    if (!t || !r || r->n != t->n || (n && !clusters))
+        return MUSTER_EINVAL;
+    if (!r->placed)
+        return 0;
+    for (uint32_t i = 0; i < t->n; i++)
+        if (r->cluster[i] >= (int32_t)n || (r->cluster[i] >= 0 && !t->g[i].pods))
+            return MUSTER_EINVAL;
+    struct comp_saved *sv = muster_calloc(n ? n : 1, sizeof(*sv));
+    if (!sv)
+        return MUSTER_ENOMEM;
+    int rc = 0;
+    for (uint32_t i = 0; i < t->n && !rc; i++) {
+        int32_t c = r->cluster[i];
+        if (c < 0)
+            continue;
+        struct comp_saved *v = &sv[c];
+        if (!v->taken) { /* first leaf here: keep what to put back */
+            v->taken = 1;
+            v->nodes =
+                muster_calloc(clusters[c].ngrades ? clusters[c].ngrades : 1, sizeof(uint64_t));
+            if (!v->nodes || queue_resvec_copy(&v->cap.free, &clusters[c].free) ||
+                disp_cluster_cap_copy_parts(&v->cap, &clusters[c])) {
+                rc = MUSTER_ENOMEM;
+                break;
+            }
+            for (uint32_t g = 0; g < clusters[c].ngrades; g++)
+                v->nodes[g] = clusters[c].grades[g].nodes;
+            v->saved = 1;
+        }
+        rc = disp_cluster_reserve(&clusters[c], &t->g[i].pod, t->g[i].pods);
+    }
+    for (uint32_t c = 0; rc && c < n; c++) {
+        if (!sv[c].saved)
+            continue;
+        /* put back: swapped in, so it cannot fail for memory */
+        struct queue_resvec tmp = clusters[c].free;
+        clusters[c].free = sv[c].cap.free;
+        sv[c].cap.free = tmp;
+        disp_cluster_cap_close_parts(&clusters[c]);
+        memcpy(clusters[c].part, sv[c].cap.part, sizeof(clusters[c].part));
+        clusters[c].npart = sv[c].cap.npart;
+        memset(sv[c].cap.part, 0, sizeof(sv[c].cap.part));
+        sv[c].cap.npart = 0;
+        for (uint32_t g = 0; g < clusters[c].ngrades; g++)
+            clusters[c].grades[g].nodes = sv[c].nodes[g];
+    }
+    saved_close(sv, n);
+    return rc;
+}

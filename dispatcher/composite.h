@@ -106,4 +106,14 @@ int disp_composite_place(const struct disp_composite_in *in, struct disp_composi
 
 void disp_composite_result_close(struct disp_composite_result *r);
 
+/* Takes r's placement out of clusters[0..n) (the clusters it was placed over, in the same
+ * order): each placed leaf's pods reserved in its cluster, leaves in tree order, as the search
+ * counted them, so a gang placed next in the same cycle is never promised the same room.
+ * All or nothing: 0; MUSTER_ERANGE when a cluster no longer holds its leaves (the snapshot
+ * changed since), MUSTER_EINVAL when r does not fit t or n, MUSTER_ENOMEM; then nothing is
+ * taken. */
+int disp_composite_reserve(const struct karmada_group_tree *t,
+                           const struct disp_composite_result *r, struct disp_cluster_cap *clusters,
+                           uint32_t n);
+
 #endif

@@ -206,6 +206,59 @@ static void test_split_at_boundary(void)
     fleet_close(&f);
 }
 
+static uint64_t whole(const struct fleet *f)
+{
+    uint64_t w = 0;
+    for (uint32_t c = 0; c < f->n; c++)
+        for (uint32_t g = 0; g < f->cl[c].ngrades; g++)
+            w += f->gr[c][g].nodes;
+    return w;
+}
+
+/* disp_composite_reserve takes the placement out of the snapshot as the search counted it, so
+ * the next gang in the cycle sees the room left; all or nothing. */
+static void test_reserve_placement(void)
+{
+    struct fleet f = {0};
+    add_cluster(&f, "east", 5, 4, "us", "a");
+    add_cluster(&f, "west", 6, 4, "us", "b");
+    struct tree t = {0};
+    int32_t root = (int32_t)add_group(&t, "job", -1, 4, 0);
+    char nm[4][16];
+    for (int i = 0; i < 4; i++) {
+        snprintf(nm[i], sizeof nm[i], "shard-%d", i);
+        add_leaf(&t, nm[i], root, 8, 1);
+    }
+    struct disp_composite_in in = input(&t, &f);
+    struct disp_composite_result r, again;
+    CU_ASSERT_EQUAL_FATAL(disp_composite_place(&in, &r), 0);
+    CU_ASSERT_FATAL(r.placed);
+    uint64_t before = whole(&f);
+    CU_ASSERT_EQUAL(disp_composite_reserve(&t.t, &r, f.cl, f.n), 0);
+    CU_ASSERT_EQUAL(before - whole(&f), r.score.opened);
+    CU_ASSERT_EQUAL(queue_resvec_get(&f.cl[0].free, GPU) + queue_resvec_get(&f.cl[1].free, GPU),
+                    (44 - 32) * 1000);
+    /* the same gang again: 12 GPUs are left, so nothing */
+    CU_ASSERT_EQUAL_FATAL(disp_composite_place(&in, &again), 0);
+    CU_ASSERT_FALSE(again.placed);
+    disp_composite_result_close(&again);
+    /* reserving it twice does not fit: nothing more is taken */
+    uint64_t w = whole(&f);
+    int64_t g0 = queue_resvec_get(&f.cl[0].free, GPU), g1 = queue_resvec_get(&f.cl[1].free, GPU);
+    uint32_t p0 = f.cl[0].npart, p1 = f.cl[1].npart;
+    CU_ASSERT_EQUAL(disp_composite_reserve(&t.t, &r, f.cl, f.n), MUSTER_ERANGE);
+    CU_ASSERT_EQUAL(whole(&f), w);
+    CU_ASSERT_EQUAL(queue_resvec_get(&f.cl[0].free, GPU), g0);
+    CU_ASSERT_EQUAL(queue_resvec_get(&f.cl[1].free, GPU), g1);
+    CU_ASSERT_EQUAL(f.cl[0].npart, p0);
+    CU_ASSERT_EQUAL(f.cl[1].npart, p1);
+    /* a result for another tree is refused */
+    CU_ASSERT_EQUAL(disp_composite_reserve(&t.t, &r, f.cl, 1), MUSTER_EINVAL);
+    disp_composite_result_close(&r);
+    tree_close(&t);
+    fleet_close(&f);
+}
+
 static void test_reserve_as_placed(void)
 {
     /* Two nodes of 8 GPUs and 16 free: two 8-GPU pods fit, a third does not, though each alone
@@ -597,6 +650,28 @@ static void test_out_of_memory(void)
         }
         CU_ASSERT(clean);
     }
+    /* taking a placement out of the snapshot: all of it, or on a failure nothing */
+    t.g[0].min_count = 3;
+    struct disp_composite_result r;
+    CU_ASSERT_EQUAL_FATAL(disp_composite_place(&in, &r), 0);
+    CU_ASSERT_FATAL(r.placed);
+    uint64_t w = whole(&f);
+    int clean = 0;
+    for (long k = 0; k < 100000 && !clean; k++) {
+        struct muster_mem_stats st;
+        muster_mem_reset();
+        muster_mem_fail_after(k);
+        int rc = disp_composite_reserve(&t.t, &r, f.cl, f.n);
+        muster_mem_fail_after(-1);
+        muster_mem_stats(&st);
+        clean = st.failed == 0;
+        CU_ASSERT_EQUAL(rc, clean ? 0 : MUSTER_ENOMEM);
+        CU_ASSERT_EQUAL(whole(&f), clean ? w - r.score.opened : w);
+        CU_ASSERT_EQUAL(st.allocs - st.frees,
+                        clean ? (unsigned long)(f.cl[0].npart + f.cl[1].npart) : 0);
+    }
+    CU_ASSERT(clean);
+    disp_composite_result_close(&r);
     muster_mem_reset();
     tree_close(&t);
     fleet_close(&f);
@@ -747,6 +822,7 @@ static void test_random_agreement(void)
 static CU_TestInfo tests[] = {
     {"split at group boundaries", test_split_at_boundary},
     {"reservations as leaves are placed", test_reserve_as_placed},
+    {"the placement taken out of the snapshot", test_reserve_placement},
     {"min_count at each level", test_min_count_levels},
     {"required and preferred region and zone", test_region_zone},
     {"spread over zones", test_spread_zones},
