@@ -25,4 +25,8 @@ void bench_e2e(void);
  * clusters, and the naive every-subset model on a small tree (bench_reclaim.c). */
 void bench_reclaim(void);
 
+/* Composite placement (issue 20): p99 of a 64-group gang over 100 clusters of 100 nodes, and
+ * the naive every-assignment search on a small case, checked to agree (bench_composite.c). */
+void bench_composite(void);
+
 #endif

@@ -1,5 +1,5 @@
 /* muster-bench: runs every benchmark, or those named on the command line (store, engine,
- * recovery, hub, api, e2e, reclaim). Each prints `BENCH <name> <value> <unit>` lines. */
+ * recovery, hub, api, e2e, reclaim, composite). Each prints `BENCH <name> <value> <unit>` lines. */
 #include "bench/bench.h"
 
 #include <stdio.h>
@@ -9,7 +9,8 @@ static const struct {
     const char *name;
     void (*run)(void);
 } benches[] = {
-    {"api", bench_api},           {"e2e", bench_e2e},       {"engine", bench_engine},
+    {"api", bench_api},           {"composite", bench_composite},
+    {"e2e", bench_e2e},           {"engine", bench_engine},
     {"hub", bench_hub},           {"reclaim", bench_reclaim}, {"recovery", bench_recovery},
     {"store", bench_store},
 };
@@ -29,7 +30,7 @@ int main(int argc, char **argv)
         }
     }
     if (!ran) {
-        fprintf(stderr, "usage: muster-bench [api|e2e|engine|hub|reclaim|recovery|store]...\n");
+        fprintf(stderr, "usage: muster-bench [api|composite|e2e|engine|hub|reclaim|recovery|store]...\n");
         return 2;
     }
     return 0;
