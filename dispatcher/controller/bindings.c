@@ -2,6 +2,8 @@
  * template, queueing, the waiting reason, and the RB and template events. */
 #include "dispatcher/controller/ctl_int.h"
 
+#include "cluster-adapters/karmada/workload_groups.h"
+
 const char *const ctl__state_names[] = {"waiting",  "parked",     "undoing", "backoff", "pending",
                                         "admitted", "dispatched", "running", "done"};
 
@@ -199,6 +201,7 @@ void ctl__binding_destroy(struct binding *b)
     ctl__binding_clear_read(b);
     muster_free(b->owner);
     muster_free(b->shares);
+    karmada_group_tree_close(&b->tree);
     muster_free(b->dropped);
     muster_free(b->loss);
     if (b->grow)
@@ -478,6 +481,16 @@ int ctl__binding_read(struct ctl *c, struct binding *b)
     }
     /* Partial admission needs muster's own placement of replicas of one shape: Karmada renders
      * each member's replicas from spec.clusters (binding/common.go ensureWork, ReviseReplica). */
+    /* the gang's groups (issue 20): read once the components are, from the same objects */
+    struct karmada_groups_error gerr;
+    int grc = karmada_workload_groups_read(&b->tree, &gerr, c->names, w, b->rb, b->tmpl);
+    if (grc == MUSTER_ENOMEM)
+        return grc;
+    if (grc) {
+        const char *cond = karmada_workload_condition_reason(gerr.reason);
+        ctl__set_reason(b, cond ? cond : "Unschedulable", "%s", gerr.message);
+        return MUSTER_EINVAL;
+    }
     b->elastic = w->elastic && b->assign && w->ncomponents == 1 &&
                  w->kind != KARMADA_WORKLOAD_KIND_VCJOB && w->min_member >= 1;
     b->affinity = w->affinity;

@@ -39,6 +39,7 @@
 
 #include "cluster-adapters/karmada/gang.h"
 #include "cluster-adapters/karmada/gang_dialects.h"
+#include "cluster-adapters/karmada/groups.h"
 #include "cluster-adapters/karmada/patch.h"
 #include "cluster-adapters/karmada/paths.h"
 #include "cluster-adapters/karmada/webhook.h"
@@ -209,6 +210,9 @@ struct binding {
     int spread, needs_objects;
     int32_t replicas, min_member, priority;
     int32_t group_size; /* scheduling.muster.io/group-size: pods never split between clusters */
+    /* issue 20: the gang as a tree of groups (karmada/workload_groups.c); n 0 when the workload
+     * has no group structure. A gang with a tree is placed by treeplace.c. */
+    struct karmada_group_tree tree;
     char queue[QUEUE_NAME_MAX + 1];
     struct queue_resvec gang;
     uint32_t ncomp;
@@ -905,6 +909,22 @@ void ctl__elastic_restore(struct ctl *c, struct binding *b, const char *grow_rec
 void ctl__elastic_whole(struct binding *b);
 /* The row's grow record of a delta (JSON: replicas, request, since), or NULL (ENOMEM). */
 char *ctl__grow_record(struct ctl *c, const struct ctl_grow *g);
+
+/* treeplace.c: a gang read as a tree of groups */
+struct ctl_tree_share {
+    uint32_t cluster; /* index into the candidates */
+    uint64_t pods;
+};
+/* The shares of a composite placement (cluster[i]: leaf i's candidate, or < 0): per cluster,
+ * in order of first use, the pods of the leaves placed there, taking whole leaves in tree
+ * order until target pods; 0 when the placed leaves cannot make exactly target (a group would
+ * be cut, or too few are placed). out holds at least ncl entries. Pure. */
+uint32_t ctl__tree_shares(const struct karmada_group_tree *t, const int32_t *cluster,
+                          uint32_t ncl, int64_t target, struct ctl_tree_share *out);
+/* Places b's tree over the candidates caps[0..n) (fleet indexes idx): 1 with b->shares set,
+ * 0 with the NoClusterFit (or Unschedulable) sentence set, or MUSTER_ENOMEM. */
+int ctl__place_tree(struct ctl *c, struct binding *b, const struct disp_cluster_cap *caps,
+                    const uint32_t *idx, uint32_t n);
 
 /* cycle.c */
 void ctl__cycle(struct ctl *c);

@@ -154,7 +154,7 @@ static enum place_verdict place(struct ctl *c, struct binding *b)
             "podgroups: install Volcano's PodGroup CRD on the hub (docs/operations.md)");
         return PLACE_NO_FIT;
     }
-    if (b->ncomp == 1 && nofit_same(c, b, nallow)) {
+    if (b->ncomp == 1 && b->tree.n == 0 && nofit_same(c, b, nallow)) {
         ctl__set_reason(b, c->nl.reason, "%s", c->nl.msg);
         return PLACE_NO_FIT;
     }
@@ -193,6 +193,19 @@ static enum place_verdict place(struct ctl *c, struct binding *b)
     if (b->ncomp == 0) {
         ctl__set_reason(b, "Unschedulable", "the workload has no replicas to place");
         return PLACE_NO_FIT;
+    }
+    if (b->ncomp >= 1 && b->tree.n > 0) {
+        /* issue 20: split only at group boundaries, topology constraints held. A member of no
+         * gang dialect takes no group (a group needs its member-side gang). */
+        struct disp_cluster_cap tc[256];
+        uint32_t tidx[256], tn = 0;
+        for (uint32_t i = 0; i < n; i++)
+            if (!one_pod[i]) {
+                tc[tn] = caps[i];
+                tidx[tn++] = idx[i];
+            }
+        int rc = ctl__place_tree(c, b, tc, tidx, tn);
+        return rc < 0 ? PLACE_FAILED : rc ? PLACE_FITS : PLACE_NO_FIT;
     }
     if (b->ncomp == 1) {
         struct disp_share out[256];

@@ -53,6 +53,6 @@ wait_until 30 "tp's GPUs back" is_eq 0 eval "api GET /api/v1/queues/q | jq -r '.
 sharded big 24 24
 wait_until 20 "big to wait" is_eq "False/NoClusterFit" rb_cond big-deployment Scheduled
 msg=$(rb_cond_msg big-deployment Scheduled)
-[[ "$msg" == *'a group of 24 × {"cpu":"1","nvidia.com/gpu":"1"} fits in no single allowed Ready cluster (scheduling.muster.io/group-size): the most one holds is 20 on '* ]] ||
+[[ "$msg" == 'group group-0 (24 × {cpu: 1, nvidia.com/gpu: 1}) fits in no single cluster: largest free block is 20 on '* ]] ||
     dfail "the group's reason: $msg"
 finish
