@@ -721,10 +721,8 @@ static int annotation(struct karmada_workload *w, json_object *tmpl, json_object
     return meta_str(w, rb, "binding", "annotations", key, out);
 }
 
-/* Whole decimal number, no sign, no leading '+', within int32: atoi would take "4x" and "-1". */
-static int parse_count(const char *s, int32_t *out)
+int karmada_workload_parse_count(const char *s, size_t n, int32_t *out)
 {
-    size_t n = strlen(s);
     if (n == 0 || n > 10)
         return -1;
     int64_t v = 0;
@@ -747,7 +745,7 @@ static int read_min_member(struct karmada_workload *w, json_object *rb, json_obj
         return rc;
     if (s) {
         int32_t v;
-        if (parse_count(s, &v) || v == 0)
+        if (karmada_workload_parse_count(s, strlen(s), &v) || v == 0)
             return INVALID(w,
                            "%s annotation " KARMADA_WORKLOAD_MIN_MEMBER_ANNOTATION ": \"%.32s\" "
                            "is not a positive whole number",
@@ -877,7 +875,7 @@ static int read_group_size(struct karmada_workload *w, json_object *rb, json_obj
     if (rc || !s)
         return rc;
     int32_t v;
-    if (parse_count(s, &v) || v == 0)
+    if (karmada_workload_parse_count(s, strlen(s), &v) || v == 0)
         return INVALID(w,
                        "%s annotation " KARMADA_WORKLOAD_GROUP_SIZE_ANNOTATION ": \"%.32s\" is "
                        "not a positive whole number",

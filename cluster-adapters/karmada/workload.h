@@ -297,4 +297,8 @@ int karmada_workload_assigns(const struct karmada_workload *w, const char *sched
  * OK and UNSUPPORTED (no condition is written on an RB muster leaves alone). */
 const char *karmada_workload_condition_reason(enum karmada_workload_reason reason);
 
+/* s[0..n) as a whole decimal number, no sign, at most INT32_MAX, into *out: 0, or -1 (atoi
+ * would take "4x" and "-1"). Every count muster reads from an annotation goes through it. */
+int karmada_workload_parse_count(const char *s, size_t n, int32_t *out);
+
 #endif

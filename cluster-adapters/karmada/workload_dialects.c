@@ -59,23 +59,6 @@ static int group_name_ok(const char *s)
     return 1;
 }
 
-/* A whole decimal number without sign, at most INT32_MAX. */
-static int count_of(const char *s, size_t n, int32_t *out)
-{
-    if (n == 0 || n > 10)
-        return -1;
-    int64_t v = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (s[i] < '0' || s[i] > '9')
-            return -1;
-        v = v * 10 + (s[i] - '0');
-    }
-    if (v > INT32_MAX)
-        return -1;
-    *out = (int32_t)v;
-    return 0;
-}
-
 static void copy_name(char *dst, size_t cap, const char *s)
 {
     snprintf(dst, cap, "%s", s);
@@ -197,7 +180,7 @@ static int yk_policy(struct karmada_workload *w, const char *text)
         size_t klen = (size_t)(eq - p), vlen = i - start - klen - 1;
         const char *v = eq + 1;
         if (klen == 27 && memcmp(p, "placeholderTimeoutInSeconds", 27) == 0) {
-            if (count_of(v, vlen, &w->gang_timeout_s))
+            if (karmada_workload_parse_count(v, vlen, &w->gang_timeout_s))
                 return INVALID(w, "pod annotation " KARMADA_WORKLOAD_YK_POLICY ": "
                                   "placeholderTimeoutInSeconds must be a whole number of seconds");
         } else if (klen == 19 && memcmp(p, "gangSchedulingStyle", 19) == 0) {
@@ -276,7 +259,7 @@ static int read_kueue(struct karmada_workload *w, json_object *md)
                        "group name",
                        name);
     int32_t n;
-    if (count_of(total, strlen(total), &n) || n == 0)
+    if (karmada_workload_parse_count(total, strlen(total), &n) || n == 0)
         return INVALID(w,
                        "pod annotation " KARMADA_WORKLOAD_KUEUE_GROUP_TOTAL ": \"%.32s\" is not a "
                        "positive whole number",

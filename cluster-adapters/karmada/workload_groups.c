@@ -97,23 +97,6 @@ static int dns_label(const char *s)
     return 1;
 }
 
-/* Whole decimal number, no sign, within int32 (atoi would take "4x" and "-1"). */
-static int parse_count(const char *s, size_t n, int32_t *out)
-{
-    if (n == 0 || n > 10)
-        return -1;
-    int64_t v = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (s[i] < '0' || s[i] > '9')
-            return -1;
-        v = v * 10 + (s[i] - '0');
-    }
-    if (v > INT32_MAX)
-        return -1;
-    *out = (int32_t)v;
-    return 0;
-}
-
 /* The annotation key of the template, else of the binding (*who says whose). */
 static int annotation(struct karmada_groups_error *err, json_object *tmpl, json_object *rb,
                       const char *key, const char **out, const char **who)
@@ -336,7 +319,8 @@ static int from_jobset(struct build *b, json_object *spec)
             const char *rest = nm + l;
             int32_t idx;
             if (j != i && strncmp(nm, w->components[j].name, l) == 0 && rest[0] == '-' &&
-                !parse_count(rest + 1, strlen(rest + 1), &idx) && idx < jobs[j] && pods[j] > 0)
+                !karmada_workload_parse_count(rest + 1, strlen(rest + 1), &idx) && idx < jobs[j] &&
+                pods[j] > 0)
                 return REFUSED(b->err,
                                "the JobSet's replicated job %.63s has the name of a Job of "
                                "replicated job %.63s: muster names each group after its Job; "
@@ -441,7 +425,7 @@ static int parse_topo(struct karmada_groups_error *err, json_object *tmpl, json_
         int32_t n = 0;
         if (topo_keys[k].mode == KARMADA_TOPO_SPREAD) {
             const char *colon = strchr(s, ':');
-            if (!colon || parse_count(colon + 1, strlen(colon + 1), &n))
+            if (!colon || karmada_workload_parse_count(colon + 1, strlen(colon + 1), &n))
                 return INVALID(err,
                                "%s annotation %s: \"%.63s\" is not <level>:<count> (for "
                                "example zone:2)",
@@ -554,7 +538,7 @@ int karmada_workload_groups_read(struct karmada_group_tree *t, struct karmada_gr
     if (rc)
         return rc;
     int32_t size = 0;
-    if (gs && (parse_count(gs, strlen(gs), &size) || size == 0))
+    if (gs && (karmada_workload_parse_count(gs, strlen(gs), &size) || size == 0))
         return INVALID(err,
                        "%s annotation " KARMADA_WORKLOAD_GROUP_SIZE_ANNOTATION ": \"%.32s\" is "
                        "not a positive whole number",

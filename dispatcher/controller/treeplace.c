@@ -1,7 +1,8 @@
 /* Placement of a gang read as a tree of groups (issue 20; the tree is karmada/groups.h, the
- * search dispatcher/composite.c): the dispatch cycle's place() hands a gang with a tree here, and its shares become the pods of the leaves each cluster got. Groups are never
- * split between clusters, topology constraints hold, and a gang that does not fit says which
- * level fails where (docs/composite.md). */
+ * search dispatcher/composite.c): the dispatch cycle's place() hands a gang with a tree here, and
+ * its shares become the pods of the leaves each cluster got. Groups are never split between
+ * clusters, topology constraints hold, and a gang that does not fit says which level fails where
+ * (docs/composite.md). */
 #include "dispatcher/controller/ctl_int.h"
 
 #include "cluster-adapters/karmada/workload_groups.h"
@@ -18,8 +19,8 @@ static const char *level_of(void *ud, uint32_t cluster, const char *level)
     return karmada_group_level_value(x->c->fleet.cl[x->idx[cluster]].obj, level);
 }
 
-uint32_t ctl__tree_shares(const struct karmada_group_tree *t, const int32_t *cluster,
-                          uint32_t ncl, int64_t target, struct ctl_tree_share *out)
+uint32_t ctl__tree_shares(const struct karmada_group_tree *t, const int32_t *cluster, uint32_t ncl,
+                          int64_t target, struct ctl_tree_share *out)
 {
     uint32_t n = 0;
     int64_t taken = 0;
