@@ -62,6 +62,9 @@ struct karmada_gang_input {
     int32_t gang_timeout_s; /* the gang timeout: a coscheduling PodGroup's
                                scheduleTimeoutSeconds, YuniKorn's placeholderTimeoutInSeconds
                                (0: left out) */
+    /* A gang made of several RBs (a Kueue pod group of plain Pods): the name of the RB whose
+     * PodGroup the pods join (the gang's lead); NULL: in->rb's own. */
+    const char *group_rb_name;
 };
 
 /* Object names, written to buf[0..cap) with a NUL:

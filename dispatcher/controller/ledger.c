@@ -22,6 +22,7 @@ static const char *const lw_crashpoint[] = {
     [LW_GROW_ASK] = "grow.ledger",
     [LW_GROW] = "grow.admit",
     [LW_ADMIT_MIN] = "elastic.ledger",
+    [LW_MEMBER] = NULL,
 };
 
 struct lwrite *ctl__lw_add(struct ctl *c, struct binding *b, int kind, const char *state)

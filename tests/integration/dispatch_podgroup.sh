@@ -1,0 +1,127 @@
+#!/usr/bin/env bash
+# Issue 19, "one gang, several objects" (docs/dispatcher.md, "One gang, several RBs"): the plain
+# Pods of a Kueue pod group, one RB each, are admitted, placed and released as one gang.
+# (a) Three Pods of group "sample-group" (label kueue.x-k8s.io/pod-group-name, annotation
+#     kueue.x-k8s.io/pod-group-total-count "3", as Kueue's kueue-pod-group.yaml example writes
+#     them): the first two wait, held, and say "2 of 3 pods present"; the third arrives and all
+#     three are dispatched together to one cluster, each RB lifted, the member's PodGroup
+#     minMember 3, the queue holding the sum. They finish (sim.muster.io/duration) and the
+#     queue's usage goes back to 0, every member's row released.
+# (b) A group of three Pods of 4 GPUs in a queue of 8: all present, it waits whole on its
+#     queue, none of its RBs placed or lifted.
+# Usage: dispatch_podgroup.sh MUSTER_SIM MUSTERD SOURCE_DIR
+set -euo pipefail
+SIM=$1 MUSTERD=$2 SRC=$3
+NAME=dispatch_podgroup TEST_NS=team
+# shellcheck source=dispatch_lib.sh
+. "$(dirname "$0")/dispatch_lib.sh"
+FIX=$SRC/tests/fixtures/dispatch
+
+start_sim "$FIX/two-clusters.yaml"
+start_musterd
+# Kueue's LocalQueue names: a muster queue of the same name takes each (docs/queue.md)
+queue user-queue root '{"nvidia.com/gpu":"16"}'
+queue tight root '{"nvidia.com/gpu":"8"}'
+k create -f - >/dev/null <<'YAML'
+apiVersion: policy.karmada.io/v1alpha1
+kind: PropagationPolicy
+metadata: {name: pods-to-muster, namespace: team}
+spec:
+  schedulerName: muster
+  resourceSelectors: [{apiVersion: v1, kind: Pod}]
+  placement:
+    clusterAffinity: {clusterNames: [east, west]}
+    replicaScheduling: {replicaSchedulingType: Divided, replicaDivisionPreference: Weighted}
+YAML
+B=/api/v1/bindings/team
+state() { api GET "$B/$1-pod" | jq -r .state; }
+reason() { api GET "$B/$1-pod" | jq -r .reason; }
+used() { api GET "/api/v1/queues/$1" | jq -r '.status.allocated["nvidia.com/gpu"] // "0"'; }
+member() { # CLUSTER KIND NAME JQ: a field of a member object, or "none"
+    curl -sf "$BASE/debug/sim/clusters/$1/objects" |
+        jq -r "[.items[] | select(.kind == \"$2\" and .metadata.name == \"$3\") | $4][0] // \"none\""
+}
+# NAME GROUP QUEUE GPUS [DURATION]: one plain Pod of a Kueue pod group of 3
+pod() {
+    k create -f - >/dev/null <<YAML
+apiVersion: v1
+kind: Pod
+metadata:
+  name: $1
+  namespace: team
+  labels:
+    kueue.x-k8s.io/queue-name: $3
+    kueue.x-k8s.io/pod-group-name: "$2"
+  annotations:
+    kueue.x-k8s.io/pod-group-total-count: "3"
+    ${5:+sim.muster.io/duration: $5}
+spec:
+  restartPolicy: Never
+  containers:
+  - name: sleep
+    image: busybox
+    command: [sleep]
+    args: [3s]
+    resources:
+      requests: {cpu: "1", nvidia.com/gpu: "$4"}
+YAML
+}
+
+# (a) two of three: they wait, held
+pod sample-a sample-group user-queue 1 4s
+pod sample-b sample-group user-queue 1 4s
+for p in sample-a sample-b; do
+    wait_until 20 "$p to wait for its group" is_eq \
+        "pod group sample-group: 2 of 3 pods present; the gang is queued once all are" reason $p
+    expect "$(state $p)" pending "$p waits"
+    expect "$(rbj $p-pod '{.spec.suspension.scheduling}')" true "$p is held"
+    expect "$(rbj $p-pod '{.spec.clusters}')" "" "$p is not placed"
+done
+wait_until 10 "the wait on the RB's condition" is_eq "False/Unschedulable" rb_cond sample-a-pod Scheduled
+expect "$(used user-queue)" 0 "nothing admitted while the group is incomplete"
+
+# the third: all three together
+pod sample-c sample-group user-queue 1 4s
+for p in sample-a sample-b sample-c; do
+    wait_until 20 "$p to be dispatched" is_eq false rbj $p-pod '{.spec.suspension.scheduling}'
+done
+cl=$(rbj sample-a-pod '{.spec.clusters[0].name}')
+for p in sample-a sample-b sample-c; do
+    expect "$(rb_clusters $p-pod)" "$cl=1 " "$p placed with the others, on $cl"
+done
+expect "$(used user-queue)" 3 "the queue holds the gang's sum"
+lead=$(for p in sample-a sample-b sample-c; do
+    if [ "$(member "$cl" PodGroup "muster-$p-pod" .spec.minMember)" != none ]; then echo $p; fi
+done)
+[ "$(echo "$lead" | wc -w)" == 1 ] || dfail "one PodGroup for the group, got: $lead"
+expect "$(member "$cl" PodGroup "muster-$lead-pod" .spec.minMember)" 3 "the member's PodGroup holds the 3 pods"
+for p in sample-a sample-b sample-c; do
+    expect "$(member "$cl" Pod "$p" '.metadata.annotations["scheduling.k8s.io/group-name"]')" \
+        "muster-$lead-pod" "$p joins the gang's PodGroup"
+done
+for p in sample-a sample-b sample-c; do
+    wait_until 20 "$p to run" is_eq running state $p
+done
+# they finish: the gang is released, every member's row with it
+for p in sample-a sample-b sample-c; do
+    wait_until 30 "$p to be released" is_eq released state $p
+done
+expect "$(used user-queue)" 0 "the gang's usage is released"
+
+# (b) a group that does not fit its queue waits whole
+for p in big-a big-b big-c; do pod $p big-group tight 4; done
+for p in big-a big-b big-c; do
+    wait_until 20 "$p to be present" is_eq pending state $p
+done
+wait_until 20 "the gang to wait on its queue" is_eq "False/QuotaExceeded" rb_cond big-a-pod Scheduled
+for p in big-b big-c; do
+    wait_until 20 "$p to wait with the gang" is_eq "False/Unschedulable" rb_cond $p-pod Scheduled
+done
+sleep 1 # a wrong admission of one pod would have happened by now (nothing to poll for)
+for p in big-a big-b big-c; do
+    expect "$(state $p)" pending "$p still waits"
+    expect "$(rbj $p-pod '{.spec.clusters}')" "" "$p is not placed"
+    expect "$(rbj $p-pod '{.spec.suspension.scheduling}')" true "$p is held"
+done
+expect "$(used tight)" 0 "nothing of the group admitted"
+finish
