@@ -1195,6 +1195,9 @@ uint32_t ctl__pg_rbs(struct binding *b, struct binding ***out);
  * member takes the state in memory. */
 void ctl__pg_mirror(struct ctl *c, struct binding *lead, enum bstate st, const char *state,
                     const char *reason);
+/* Start-up: lead's gang as the ledger recorded it (lead read, its members' rows naming it):
+ * formed again around members[0..n) of its group, and lead folded. 0 or MUSTER_*. */
+int ctl__pg_restore(struct ctl *c, struct binding *lead, struct binding **members, uint32_t n);
 /* b leaves its group (its RB went, or it was released): the gang before dispatch goes back to
  * waiting (rolled back when admitted); after dispatch the rest goes on. */
 void ctl__pg_leave(struct ctl *c, struct binding *b, const char *why);

@@ -392,6 +392,7 @@ void ctl__pg_mirror(struct ctl *c, struct binding *lead, enum bstate st, const c
             w->row.barrier = m->barrier;
             w->row.user_dispatching = m->user_dispatching;
             w->row.admitted_at = m->admitted_at;
+            w->row.gang_lead = lead->ledger_id; /* a restart knows the lead counts it */
             snprintf(w->clusters, sizeof w->clusters, "[{\"name\":\"%s\",\"replicas\":%" PRId32 "}]",
                      lead->nshares ? lead->shares[0].cluster : "", m->replicas);
             w->row.clusters = w->clusters;
@@ -399,6 +400,8 @@ void ctl__pg_mirror(struct ctl *c, struct binding *lead, enum bstate st, const c
         if (st == B_DISPATCHED)
             w->row.dispatched_at = m->dispatched_at = lead->dispatched_at;
         if (st == B_PENDING) {
+            /* gang_lead stays: a restart before the undo is over undoes this RB itself rather
+             * than adopt its placement as someone else's (reconcile.c) */
             snprintf(w->clusters, sizeof w->clusters, "[]");
             w->row.clusters = w->clusters; /* the flush points at the entry's buffer */
         }
@@ -411,6 +414,20 @@ void ctl__pg_mirror(struct ctl *c, struct binding *lead, enum bstate st, const c
             ctl__set_reason(m, "Unschedulable", "pod group %s: %s", g->name, reason ? reason : "");
         ctl__set_state(c, m, st);
     }
+}
+
+int ctl__pg_restore(struct ctl *c, struct binding *lead, struct binding **members, uint32_t n)
+{
+    struct ctl_pgroup *g = lead->pg;
+    if (!g)
+        return MUSTER_EINVAL;
+    g->lead = lead;
+    g->nin = 0;
+    g->in[g->nin++] = lead;
+    for (uint32_t i = 0; i < n; i++)
+        if (members[i]->pg == g && members[i] != lead && g->nin < g->cap)
+            g->in[g->nin++] = members[i];
+    return ctl__pg_fold(c, lead);
 }
 
 void ctl__pg_leave(struct ctl *c, struct binding *b, const char *why)

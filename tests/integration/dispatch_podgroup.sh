@@ -7,7 +7,9 @@
 #     three are dispatched together to one cluster, each RB lifted, the member's PodGroup
 #     minMember 3, the queue holding the sum. They finish (sim.muster.io/duration) and the
 #     queue's usage goes back to 0, every member's row released.
-# (b) A group of three Pods of 4 GPUs in a queue of 8: all present, it waits whole on its
+# (b) musterd killed while two of three wait, and again while the three run: nothing is counted
+#     twice, and the gang is followed and released whole.
+# (c) A group of three Pods of 4 GPUs in a queue of 8: all present, it waits whole on its
 #     queue, none of its RBs placed or lifted.
 # Usage: dispatch_podgroup.sh MUSTER_SIM MUSTERD SOURCE_DIR
 set -euo pipefail
@@ -108,7 +110,35 @@ for p in sample-a sample-b sample-c; do
 done
 expect "$(used user-queue)" 0 "the gang's usage is released"
 
-# (b) a group that does not fit its queue waits whole
+# (b) a restart: while two of three wait, and while the three run (musterd killed each time):
+#     the ledger says who is in the gang, so the waiting pods still wait, the running gang is
+#     counted once (its lead's entry, not once per pod), followed and released whole
+pod r-a r-group user-queue 1 8s
+pod r-b r-group user-queue 1 8s
+wait_until 20 "r-a to wait" is_eq \
+    "pod group r-group: 2 of 3 pods present; the gang is queued once all are" reason r-a
+kill -KILL "$MUSTERD_PID"
+wait "$MUSTERD_PID" 2>/dev/null || true
+start_musterd
+wait_until 20 "r-b to wait again after the restart" is_eq \
+    "pod group r-group: 2 of 3 pods present; the gang is queued once all are" reason r-b
+expect "$(used user-queue)" 0 "nothing admitted after the restart"
+pod r-c r-group user-queue 1 8s
+for p in r-a r-b r-c; do wait_until 20 "$p to run" is_eq running state $p; done
+cl=$(rbj r-a-pod '{.spec.clusters[0].name}')
+kill -KILL "$MUSTERD_PID"
+wait "$MUSTERD_PID" 2>/dev/null || true
+start_musterd
+for p in r-a r-b r-c; do
+    wait_until 10 "$p to be followed after the restart" is_eq running state $p
+    expect "$(rb_clusters $p-pod)" "$cl=1 " "$p still placed on $cl"
+    expect "$(rbj $p-pod '{.spec.suspension.scheduling}')" false "$p still lifted"
+done
+expect "$(used user-queue)" 3 "the running gang is counted once after the restart"
+for p in r-a r-b r-c; do wait_until 30 "$p to be released" is_eq released state $p; done
+expect "$(used user-queue)" 0 "the gang's usage is released after the restart"
+
+# (c) a group that does not fit its queue waits whole
 for p in big-a big-b big-c; do pod $p big-group tight 4; done
 for p in big-a big-b big-c; do
     wait_until 20 "$p to be present" is_eq pending state $p
