@@ -314,7 +314,9 @@ json_object *karmada_gang_podgroup_work(const struct karmada_gang_input *in, uin
     kube_json_add_str(ann, KARMADA_GANG_WORK_NAMESPACE_ANNOTATION, ns, &bad);
     json_object *gs = kube_json_add_obj(group, "spec", &bad);
     kube_json_add(gs, "minMember", json_object_new_int(share_min_member(in->w, s->replicas)), &bad);
-    if (in->w->components[0].request.len)
+    if (in->gang_request && in->nshares == 1)
+        kube_json_add(gs, "minResources", kube_resvec_json(in->names, in->gang_request), &bad);
+    else if (in->w->components[0].request.len)
         kube_json_add(gs, "minResources", share_resources(in, s->replicas), &bad);
     if (cosched) {
         /* scheduler-plugins' PodGroupSpec has no queue nor priority class; its timeout is how

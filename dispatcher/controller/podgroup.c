@@ -175,9 +175,10 @@ int ctl__pg_fold(struct ctl *c, struct binding *b)
     if (!comp)
         return MUSTER_ENOMEM;
     struct queue_resvec sum = {0};
+    const struct queue_resvec **reqs = muster_calloc(g->nin, sizeof(*reqs));
     int32_t replicas = 0;
     uint32_t k = 0;
-    int rc = 0;
+    int rc = reqs ? 0 : MUSTER_ENOMEM;
     for (uint32_t i = 0; i < g->nin && !rc; i++) {
         struct binding *m = g->in[i];
         /* the lead's own read is b's; a member's is its own (only the lead is folded) */
@@ -186,9 +187,11 @@ int ctl__pg_fold(struct ctl *c, struct binding *b)
             rc = queue_resvec_copy(&comp[k].req, &m->comp[j].req);
         }
         replicas += m->replicas;
-        if (!rc)
-            rc = queue_resvec_add(&sum, &m->gang);
+        reqs[i] = &m->gang;
     }
+    if (!rc)
+        rc = ctl__pg_sum(reqs, g->nin, &sum);
+    muster_free(reqs);
     if (rc) {
         for (uint32_t j = 0; j < k; j++)
             queue_resvec_close(&comp[j].req);

@@ -255,7 +255,8 @@ void ctl__fill_gang_input(struct ctl *c, struct binding *b, struct karmada_gang_
         c->w.replicas = held;
         c->w.components[0].replicas = held;
     }
-    if (b->pg_folded && c->w.ncomponents == 1 && held > 0) {
+    int folded = b->pg_folded && c->w.ncomponents == 1 && held > 0;
+    if (folded) {
         /* a pod group's lead: its PodGroup holds every pod of the gang (podgroup.c) */
         c->w.replicas = held;
         c->w.components[0].replicas = held;
@@ -270,7 +271,8 @@ void ctl__fill_gang_input(struct ctl *c, struct binding *b, struct karmada_gang_
                                       .tmpl = b->tmpl,
                                       .dialects = c->gang_dialects,
                                       .gang_timeout_s =
-                                          (int32_t)(ctl__queue_timeout_ms(c, b->queue) / 1000)};
+                                          (int32_t)(ctl__queue_timeout_ms(c, b->queue) / 1000),
+                                      .gang_request = folded ? &b->gang : NULL};
 }
 
 /* The input of member m of lead b's pod group (podgroup.c): m's RB and template, its own pods

@@ -4,8 +4,9 @@
 # (a) Three Pods of group "sample-group" (label kueue.x-k8s.io/pod-group-name, annotation
 #     kueue.x-k8s.io/pod-group-total-count "3", as Kueue's kueue-pod-group.yaml example writes
 #     them): the first two wait, held, and say "2 of 3 pods present"; the third arrives and all
-#     three are dispatched together to one cluster, each RB lifted, the member's PodGroup
-#     minMember 3, the queue holding the sum. They finish (sim.muster.io/duration) and the
+#     three (one of them of another shape) are dispatched together to one cluster, each RB
+#     lifted, the member's PodGroup minMember 3 with the summed minResources, the queue holding
+#     the sum. They finish (sim.muster.io/duration) and the
 #     queue's usage goes back to 0, every member's row released.
 # (b) musterd killed while two of three wait, and again while the three run: nothing is counted
 #     twice, and the gang is followed and released whole.
@@ -83,7 +84,7 @@ wait_until 10 "the wait on the RB's condition" is_eq "False/Unschedulable" rb_co
 expect "$(used user-queue)" 0 "nothing admitted while the group is incomplete"
 
 # the third: all three together
-pod sample-c sample-group user-queue 1 4s
+pod sample-c sample-group user-queue 2 4s # another shape: Kueue's groups may mix roles
 for p in sample-a sample-b sample-c; do
     wait_until 20 "$p to be dispatched" is_eq false rbj $p-pod '{.spec.suspension.scheduling}'
 done
@@ -91,12 +92,14 @@ cl=$(rbj sample-a-pod '{.spec.clusters[0].name}')
 for p in sample-a sample-b sample-c; do
     expect "$(rb_clusters $p-pod)" "$cl=1 " "$p placed with the others, on $cl"
 done
-expect "$(used user-queue)" 3 "the queue holds the gang's sum"
+expect "$(used user-queue)" 4 "the queue holds the gang's sum (1 + 1 + 2 GPUs)"
 lead=$(for p in sample-a sample-b sample-c; do
     if [ "$(member "$cl" PodGroup "muster-$p-pod" .spec.minMember)" != none ]; then echo $p; fi
 done)
 [ "$(echo "$lead" | wc -w)" == 1 ] || dfail "one PodGroup for the group, got: $lead"
 expect "$(member "$cl" PodGroup "muster-$lead-pod" .spec.minMember)" 3 "the member's PodGroup holds the 3 pods"
+expect "$(member "$cl" PodGroup "muster-$lead-pod" '.spec.minResources["nvidia.com/gpu"]')" 4 \
+    "its minResources is the gang's sum"
 for p in sample-a sample-b sample-c; do
     expect "$(member "$cl" Pod "$p" '.metadata.annotations["scheduling.k8s.io/group-name"]')" \
         "muster-$lead-pod" "$p joins the gang's PodGroup"
