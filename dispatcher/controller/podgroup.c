@@ -222,7 +222,7 @@ static void wait_all(struct ctl *c, struct ctl_pgroup *g, const char *why)
 {
     for (uint32_t i = 0; i < g->n; i++) {
         struct binding *m = g->m[i];
-        if (m->gone || !m->ledger_id || m->lw_pending || m->st > B_PENDING || m->st < B_BACKOFF)
+        if (m->gone || !m->ledger_id || m->st > B_PENDING || m->st < B_BACKOFF)
             continue;
         ctl__set_reason(m, "Unschedulable", "%s", why);
         if (m->st != B_BACKOFF)

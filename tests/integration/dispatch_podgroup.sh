@@ -11,7 +11,7 @@
 # (b) musterd killed while two of three wait, and again while the three run: nothing is counted
 #     twice, and the gang is followed and released whole.
 # (c) A group of three Pods of 4 GPUs in a queue of 8: all present, it waits whole on its
-#     queue, none of its RBs placed or lifted.
+#     queue, none of its RBs placed or lifted; one deleted, the others wait for it again.
 # Usage: dispatch_podgroup.sh MUSTER_SIM MUSTERD SOURCE_DIR
 set -euo pipefail
 SIM=$1 MUSTERD=$2 SRC=$3
@@ -155,6 +155,19 @@ for p in big-a big-b big-c; do
     expect "$(state $p)" pending "$p still waits"
     expect "$(rbj $p-pod '{.spec.clusters}')" "" "$p is not placed"
     expect "$(rbj $p-pod '{.spec.suspension.scheduling}')" true "$p is held"
+done
+expect "$(used tight)" 0 "nothing of the group admitted"
+# one of them deleted: the others wait for it again, and the gang forms anew when it is back
+k delete pod big-b >/dev/null
+for p in big-a big-c; do
+    wait_until 20 "$p to wait for its group again" is_eq \
+        "pod group big-group: 2 of 3 pods present; the gang is queued once all are" reason $p
+done
+pod big-b big-group tight 4
+wait_until 20 "the gang to wait on its queue again" is_eq "False/QuotaExceeded" rb_cond big-a-pod Scheduled
+for p in big-a big-b big-c; do
+    wait_until 20 "$p to be pending again" is_eq pending state $p
+    expect "$(rbj $p-pod '{.spec.clusters}')" "" "$p is not placed"
 done
 expect "$(used tight)" 0 "nothing of the group admitted"
 finish
