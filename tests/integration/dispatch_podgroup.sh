@@ -12,6 +12,8 @@
 #     twice, and the gang is followed and released whole.
 # (c) A group of three Pods of 4 GPUs in a queue of 8: all present, it waits whole on its
 #     queue, none of its RBs placed or lifted; one deleted, the others wait for it again.
+# (d) Two plain Pods labelled scheduling.x-k8s.io/pod-group with the hub's coscheduling PodGroup
+#     (minMember 2): the first waits, both go together, one member PodGroup of 2, released.
 # Usage: dispatch_podgroup.sh MUSTER_SIM MUSTERD SOURCE_DIR
 set -euo pipefail
 SIM=$1 MUSTERD=$2 SRC=$3
@@ -170,4 +172,43 @@ for p in big-a big-b big-c; do
     expect "$(rbj $p-pod '{.spec.clusters}')" "" "$p is not placed"
 done
 expect "$(used tight)" 0 "nothing of the group admitted"
+
+# (d) a coscheduling group of separate Pods: the hub's PodGroup (minMember 2) is the gang's size
+k create -f - >/dev/null <<'YAML'
+apiVersion: scheduling.x-k8s.io/v1alpha1
+kind: PodGroup
+metadata: {name: cs-group, namespace: team}
+spec: {minMember: 2, scheduleTimeoutSeconds: 30}
+YAML
+cspod() {
+    k create -f - >/dev/null <<YAML
+apiVersion: v1
+kind: Pod
+metadata:
+  name: $1
+  namespace: team
+  labels: {scheduling.x-k8s.io/pod-group: cs-group, volcano.sh/queue-name: user-queue}
+  annotations: {sim.muster.io/duration: 3s}
+spec:
+  restartPolicy: Never
+  containers:
+  - {name: c, image: busybox, resources: {requests: {cpu: "1", nvidia.com/gpu: "1"}}}
+YAML
+}
+cspod cs-a
+wait_until 20 "cs-a to wait for its group" is_eq \
+    "pod group cs-group: 1 of 2 pods present; the gang is queued once all are" reason cs-a
+expect "$(rbj cs-a-pod '{.spec.clusters}')" "" "cs-a is not placed alone"
+cspod cs-b
+for p in cs-a cs-b; do wait_until 20 "$p to run" is_eq running state $p; done
+cl=$(rbj cs-a-pod '{.spec.clusters[0].name}')
+expect "$(rb_clusters cs-b-pod)" "$cl=1 " "cs-b placed with cs-a"
+n=0
+for p in cs-a cs-b; do
+    v=$(member "$cl" PodGroup "muster-$p-pod" .spec.minMember)
+    [ "$v" == none ] || { expect "$v" 2 "the member's PodGroup holds both pods"; n=$((n + 1)); }
+done
+expect "$n" 1 "one member PodGroup for the coscheduling group"
+for p in cs-a cs-b; do wait_until 30 "$p to be released" is_eq released state $p; done
+expect "$(used user-queue)" 0 "the coscheduling gang's usage is released"
 finish
