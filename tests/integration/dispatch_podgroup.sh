@@ -14,6 +14,8 @@
 #     queue, none of its RBs placed or lifted; one deleted, the others wait for it again.
 # (d) Two plain Pods labelled scheduling.x-k8s.io/pod-group with the hub's coscheduling PodGroup
 #     (minMember 2): the first waits, both go together, one member PodGroup of 2, released.
+# (e) musterd ended at the protocol's step boundaries (dispatch.ledger, dispatch.objects.one,
+#     dispatch.assign, dispatch.lift) while a group is dispatched: it converges whole.
 # Usage: dispatch_podgroup.sh MUSTER_SIM MUSTERD SOURCE_DIR
 set -euo pipefail
 SIM=$1 MUSTERD=$2 SRC=$3
@@ -211,4 +213,33 @@ done
 expect "$n" 1 "one member PodGroup for the coscheduling group"
 for p in cs-a cs-b; do wait_until 30 "$p to be released" is_eq released state $p; done
 expect "$(used user-queue)" 0 "the coscheduling gang's usage is released"
+
+# (e) musterd ended at a step boundary of the gang's commit protocol (MUSTER_CRASH_AT), then
+#     started again on the same database: the gang converges whole (every RB placed once on one
+#     cluster and lifted, counted once) and is released
+n=0
+for point in dispatch.ledger dispatch.objects.one dispatch.assign dispatch.lift; do
+    n=$((n + 1))
+    kill -TERM "$MUSTERD_PID"
+    wait "$MUSTERD_PID" || dfail "musterd did not stop cleanly before $point"
+    export MUSTER_CRASH_AT=$point
+    start_musterd
+    unset MUSTER_CRASH_AT
+    for p in a b c; do pod "x$n-$p" "x$n-group" user-queue 1 3s; done
+    wait_until 20 "musterd to end itself at $point" eval '! kill -0 "$MUSTERD_PID" 2>/dev/null'
+    rc=0
+    wait "$MUSTERD_PID" || rc=$?
+    expect "$rc" 137 "musterd's exit at $point"
+    grep -q "crash point $point reached" "$TMP/musterd.err" || dfail "no crash at $point"
+    start_musterd
+    for p in a b c; do wait_until 20 "x$n-$p to run after $point" is_eq running state "x$n-$p"; done
+    cl=$(rbj "x$n-a-pod" '{.spec.clusters[0].name}')
+    for p in a b c; do
+        expect "$(rb_clusters "x$n-$p-pod")" "$cl=1 " "x$n-$p placed with the others after $point"
+        expect "$(rbj "x$n-$p-pod" '{.spec.suspension.dispatching}')" "" "x$n-$p has no barrier left"
+    done
+    expect "$(used user-queue)" 3 "the gang counted once after $point"
+    for p in a b c; do wait_until 30 "x$n-$p to be released" is_eq released state "x$n-$p"; done
+    expect "$(used user-queue)" 0 "released after $point"
+done
 finish
