@@ -661,6 +661,7 @@ static void binding_reread(struct ctl *c, struct binding *b)
         }
         return;
     }
+    ctl__pg_member_changed(c, b);
     ctl__engine_forget(c, b);
     struct lwrite *w = ctl__lw_add(c, b, LW_REPLACE_OLD, "released");
     if (!w) {

@@ -8,6 +8,7 @@
  *   follow.c     after dispatch: following the shares, release, rollback, gang timeout
  *   resize.c     after dispatch: a gang that shrinks, or is scaled to 0
  *   reconcile.c  start-up reconciliation of the ledger with the hub; the orphan sweep
+ *   podgroup.c   one gang made of several RBs (a Kueue pod group's Pods): waiting, the lead
  *   loss.c       a cluster lost under a dispatched gang: the judgment, the queue's
  *                onClusterLoss (requeue, or place the lost share again)
  *   prereq.c     hub prerequisites (the PodGroup CRD)
@@ -1201,6 +1202,9 @@ int ctl__pg_restore(struct ctl *c, struct binding *lead, struct binding **member
 /* b leaves its group (its RB went, or it was released): the gang before dispatch goes back to
  * waiting (rolled back when admitted); after dispatch the rest goes on. */
 void ctl__pg_leave(struct ctl *c, struct binding *b, const char *why);
+/* b, a member waiting in a formed gang, asks for something else now (its row is replaced):
+ * the gang's lead leaves the engine and the gang forms anew once b's new row is written. */
+void ctl__pg_member_changed(struct ctl *c, struct binding *b);
 /* b is freed: no group refers to it any more. */
 void ctl__pg_forget(struct ctl *c, struct binding *b);
 void ctl__pg_close(struct ctl *c);

@@ -290,7 +290,11 @@ int ctl__pg_gate(struct ctl *c, struct binding *b)
         }
         return 1;
     }
-    if (!g->lead || !present(g->lead, b)) {
+    /* formed around members that are all still there (none parked, replaced or gone since) */
+    int stale = !g->lead || !present(g->lead, b) || g->nin != n;
+    for (uint32_t i = 0; !stale && i < g->nin; i++)
+        stale = !present(g->in[i], b);
+    if (stale) {
         unform(c, g);
         struct binding *lead = pick_lead(g, b);
         if (!lead)
@@ -324,6 +328,15 @@ int ctl__pg_gate(struct ctl *c, struct binding *b)
     if (lead->st != B_PENDING || !queue_tree_entry(c->t, (uint64_t)lead->ledger_id))
         ctl__engine_add(c, lead);
     return 1;
+}
+
+void ctl__pg_member_changed(struct ctl *c, struct binding *b)
+{
+    struct ctl_pgroup *g = b->pg;
+    if (!g || !g->lead || g->lead == b ||
+        (g->lead->st != B_PENDING && g->lead->st != B_BACKOFF))
+        return;
+    unform(c, g); /* the lead's sum had the member's old request: formed anew once it is back */
 }
 
 void ctl__pg_note(struct ctl *c, struct binding *b, const struct karmada_workload *w)
