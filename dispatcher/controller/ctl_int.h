@@ -429,7 +429,8 @@ enum lw_kind {
     LW_GROW_ASK,     /* a dispatched gang grew: its delta recorded on the row, then queued */
     LW_GROW,         /* the delta admitted: the row admitted again, grown, with the new placement */
     LW_ADMIT_MIN,    /* an elastic gang admitted at its minimum, the rest recorded (elastic.c) */
-    LW_MEMBER        /* a member's row following its pod group's lead (podgroup.c): no action */
+    LW_MEMBER,       /* a member's row following its pod group's lead (podgroup.c): no action */
+    LW_MEMBER_UNDO   /* a member's row back to pending, its lead gone mid-protocol: its undo */
 };
 
 struct request_ctx {
@@ -1202,6 +1203,10 @@ int ctl__pg_restore(struct ctl *c, struct binding *lead, struct binding **member
 /* b leaves its group (its RB went, or it was released): the gang before dispatch goes back to
  * waiting (rolled back when admitted); after dispatch the rest goes on. */
 void ctl__pg_leave(struct ctl *c, struct binding *b, const char *why);
+/* lead's RB went while the gang was admitted or being undone: each member's row goes back to
+ * pending and, once committed, the member undoes what the protocol did to its RB itself
+ * (LW_MEMBER_UNDO); the gang is dissolved and the members wait again. */
+void ctl__pg_abandon(struct ctl *c, struct binding *lead, const char *why);
 /* b, a member waiting in a formed gang, asks for something else now (its row is replaced):
  * the gang's lead leaves the engine and the gang forms anew once b's new row is written. */
 void ctl__pg_member_changed(struct ctl *c, struct binding *b);

@@ -31,7 +31,9 @@ void ctl__release(struct ctl *c, struct binding *b, const char *why)
         return;
     }
     int had_objects = b->st >= B_ADMITTED && b->assign && b->needs_objects;
-    if (b->pg && b->pg->lead == b && b->st >= B_ADMITTED) {
+    if (b->pg && b->pg->lead == b && b->pg_folded && (b->st == B_ADMITTED || b->st == B_UNDO)) {
+        ctl__pg_abandon(c, b, why); /* the gang never ran: its members undo and wait again */
+    } else if (b->pg && b->pg->lead == b && b->st >= B_ADMITTED) {
         ctl__pg_mirror(c, b, B_DONE, "released", why); /* the gang's usage goes with its lead */
         b->pg->lead = NULL;
         b->pg->nin = 0;

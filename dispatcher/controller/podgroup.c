@@ -330,6 +330,36 @@ int ctl__pg_gate(struct ctl *c, struct binding *b)
     return 1;
 }
 
+void ctl__pg_abandon(struct ctl *c, struct binding *lead, const char *why)
+{
+    struct ctl_pgroup *g = lead->pg;
+    if (!g || g->lead != lead)
+        return;
+    for (uint32_t i = 0; i < g->nin; i++) {
+        struct binding *m = g->in[i];
+        if (m == lead || m->gone || !m->ledger_id || m->st == B_DONE)
+            continue;
+        struct lwrite *w = ctl__lw_add(c, m, LW_MEMBER_UNDO, "pending");
+        if (!w) {
+            ctl__fatal(c, "out of memory");
+            return;
+        }
+        w->row.id = m->ledger_id;
+        snprintf(w->clusters, sizeof w->clusters, "[]");
+        w->row.clusters = w->clusters;
+        snprintf(w->reason, sizeof w->reason,
+                 "pod group %s: its lead %s went before the gang was dispatched (%s)", g->name,
+                 lead->key, why);
+        w->row.reason = w->reason;
+        ctl__set_reason(m, "Unschedulable", "%s", w->reason);
+        m->step = S_NONE;
+        ctl__set_state(c, m, B_UNDO); /* the undo starts once the row is committed */
+    }
+    g->lead = NULL;
+    g->nin = 0;
+    lead->pg_folded = 0;
+}
+
 void ctl__pg_member_changed(struct ctl *c, struct binding *b)
 {
     struct ctl_pgroup *g = b->pg;

@@ -459,6 +459,40 @@ static void restore_lead(struct ctl *c, struct binding *b, const struct live_row
         ctl__fatal(c, "out of memory");
 }
 
+/* After every row: an admitted member whose lead was not formed again (its lead's RB went, or
+ * its row is no longer live) waits again, undoing what the protocol did to its RB when the gang
+ * never ran; a dispatched or running one is released (its lead's row held the gang's usage). */
+static void orphan_member(struct ctl *c, const struct live_row *r)
+{
+    struct binding *b = ctl__find_key(c, r->binding);
+    if (!b || b->ledger_id != r->id || b->st < B_ADMITTED || b->st > B_RUNNING)
+        return;
+    struct binding *lead = b->pg ? b->pg->lead : NULL;
+    if (lead && lead->ledger_id == r->gang_lead && lead->pg_folded)
+        return;
+    int undo = b->st == B_ADMITTED;
+    struct lwrite *w = ctl__lw_add(c, b, undo ? LW_MEMBER_UNDO : LW_MEMBER,
+                                   undo ? "pending" : "released");
+    if (!w) {
+        ctl__fatal(c, "out of memory");
+        return;
+    }
+    w->row.id = b->ledger_id;
+    snprintf(w->reason, sizeof w->reason,
+             "its pod group's lead went while muster was not running%s",
+             undo ? ", before the gang was dispatched" : "");
+    w->row.reason = w->reason;
+    if (undo) {
+        snprintf(w->clusters, sizeof w->clusters, "[]");
+        w->row.clusters = w->clusters;
+        ctl__set_reason(b, "Unschedulable", "%s", w->reason);
+        ctl__set_state(c, b, B_UNDO);
+    } else {
+        queue_idmap_del(&c->byid, (uint64_t)b->ledger_id);
+        ctl__set_state(c, b, B_DONE);
+    }
+}
+
 static void reconcile_row(struct ctl *c, struct live_row *r, const struct live_rows *l)
 {
     struct binding *b = ctl__find_key(c, r->binding);
@@ -859,6 +893,9 @@ void ctl__reconcile(struct ctl *c)
         if (!l.v[i].gang_lead || strcmp(l.v[i].state, "pending") == 0)
             reconcile_row(c, &l.v[i], &l);
     }
+    for (size_t i = 0; i < l.n; i++)
+        if (l.v[i].gang_lead && strcmp(l.v[i].state, "pending") != 0)
+            orphan_member(c, &l.v[i]);
     for (size_t i = 0; i < l.n; i++) {
         muster_free(l.v[i].clusters);
         muster_free(l.v[i].request);

@@ -16,6 +16,8 @@
 #     (minMember 2): the first waits, both go together, one member PodGroup of 2, released.
 # (e) musterd ended at the protocol's step boundaries (dispatch.ledger, dispatch.objects.one,
 #     dispatch.assign, dispatch.lift) while a group is dispatched: it converges whole.
+# (f) The lead's Pod deleted while musterd is down mid-protocol: the other members undo their
+#     placement and wait again; the Pod back, the gang forms anew and runs.
 # Usage: dispatch_podgroup.sh MUSTER_SIM MUSTERD SOURCE_DIR
 set -euo pipefail
 SIM=$1 MUSTERD=$2 SRC=$3
@@ -242,4 +244,37 @@ for point in dispatch.ledger dispatch.objects.one dispatch.assign dispatch.lift;
     for p in a b c; do wait_until 30 "x$n-$p to be released" is_eq released state "x$n-$p"; done
     expect "$(used user-queue)" 0 "released after $point"
 done
+
+# (f) the lead's Pod deleted while musterd is down mid-protocol (after dispatch.assign): the
+#     other members undo their placement and wait for their group again; the Pod back, the gang
+#     forms anew and runs
+kill -TERM "$MUSTERD_PID"
+wait "$MUSTERD_PID" || dfail "musterd did not stop cleanly before (f)"
+export MUSTER_CRASH_AT=dispatch.assign
+start_musterd
+unset MUSTER_CRASH_AT
+for p in a b c; do pod "f-$p" f-group user-queue 1 3s; done
+wait_until 20 "musterd to end itself at dispatch.assign" eval '! kill -0 "$MUSTERD_PID" 2>/dev/null'
+wait "$MUSTERD_PID" || true
+lead=$(grep -o "queued as one gang led by team/f-[abc]-pod" "$TMP/musterd.out" | sed 's#.*team/##; s#-pod$##')
+[ -n "$lead" ] || dfail "no lead logged for f-group"
+for p in a b c; do
+    [ -n "$(rb_clusters "f-$p-pod")" ] || dfail "f-$p was not assigned before the crash"
+done
+k delete pod "$lead" >/dev/null
+wait_until 20 "$lead's RB to go" eval "! kubectl --request-timeout=10s get rb $lead-pod >/dev/null 2>&1"
+start_musterd
+for p in a b c; do
+    [ "f-$p" == "$lead" ] && continue
+    wait_until 20 "f-$p to wait for its group again" is_eq \
+        "pod group f-group: 2 of 3 pods present; the gang is queued once all are" reason "f-$p"
+    wait_until 20 "f-$p's placement undone" is_eq "" rbj "f-$p-pod" '{.spec.clusters}'
+    expect "$(rbj "f-$p-pod" '{.spec.suspension.scheduling}')" true "f-$p held again"
+    expect "$(state "f-$p")" pending "f-$p pending again"
+done
+expect "$(used user-queue)" 0 "nothing held while f-group waits"
+pod "$lead" f-group user-queue 1 3s
+for p in a b c; do wait_until 20 "f-$p to run" is_eq running state "f-$p"; done
+expect "$(used user-queue)" 3 "the gang formed anew"
+for p in a b c; do wait_until 30 "f-$p to be released" is_eq released state "f-$p"; done
 finish
