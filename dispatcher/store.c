@@ -965,7 +965,8 @@ static int ledger_insert_one(struct store *s, const struct store_ledger_row *r, 
     if (rc == SQLITE_OK)
         rc = bind_text(st, 19, r->grow);
     if (rc == SQLITE_OK)
-        rc = r->gang_lead > 0 ? sqlite3_bind_int64(st, 20, r->gang_lead) : sqlite3_bind_null(st, 20);
+        rc =
+            r->gang_lead > 0 ? sqlite3_bind_int64(st, 20, r->gang_lead) : sqlite3_bind_null(st, 20);
     if (rc != SQLITE_OK)
         return store_fail(s, rc, "ledger: insert: bind");
     int err = step_done(s, ST_LEDGER_INSERT, "ledger: insert");

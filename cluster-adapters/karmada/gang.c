@@ -280,8 +280,8 @@ json_object *karmada_gang_podgroup_work(const struct karmada_gang_input *in, uin
     int cosched = DIALECT(in, i) == KARMADA_GANG_DIALECT_COSCHEDULING;
     json_object *rbm = kube_json_get(in->rb, "metadata");
     char pg[KARMADA_GANG_NAME_MAX + 1], work[KARMADA_GANG_NAME_MAX + 1], ns[DNS_LABEL_MAX + 1];
-    if (karmada_gang_podgroup_name(in->group_rb_name ? in->group_rb_name : get_str(rbm, "name"),
-                                   pg, sizeof(pg)) ||
+    if (karmada_gang_podgroup_name(in->group_rb_name ? in->group_rb_name : get_str(rbm, "name"), pg,
+                                   sizeof(pg)) ||
         karmada_gang_work_name(get_str(rbm, "namespace"), get_str(rbm, "name"), work, sizeof(work)))
         return NULL;
     snprintf(ns, sizeof(ns), WORK_NAMESPACE_PREFIX "%s", s->cluster);
@@ -484,8 +484,8 @@ json_object *karmada_gang_override_policy(const struct karmada_gang_input *in)
     json_object *rbm = kube_json_get(in->rb, "metadata"),
                 *res = kube_json_get(kube_json_get(in->rb, "spec"), "resource");
     char pg[KARMADA_GANG_NAME_MAX + 1], name[KARMADA_GANG_NAME_MAX + 1];
-    if (karmada_gang_podgroup_name(in->group_rb_name ? in->group_rb_name : get_str(rbm, "name"),
-                                   pg, sizeof(pg)) ||
+    if (karmada_gang_podgroup_name(in->group_rb_name ? in->group_rb_name : get_str(rbm, "name"), pg,
+                                   sizeof(pg)) ||
         karmada_gang_policy_name(get_str(rbm, "name"), name, sizeof(name)))
         return NULL;
     const char *base;

@@ -30,7 +30,8 @@ int ctl__pg_key(const struct karmada_workload *w, const char *ns, char *key, siz
              w->kind == KARMADA_WORKLOAD_KIND_POD && w->group_found == 1)
         t = w->group_min;
     /* A group within the RB (a Pod of total 1, a StatefulSet's pods) is the RB's own gang. */
-    if (t <= 1 || t <= w->replicas || (size_t)w->dialect >= sizeof dialect_names / sizeof *dialect_names)
+    if (t <= 1 || t <= w->replicas ||
+        (size_t)w->dialect >= sizeof dialect_names / sizeof *dialect_names)
         return 0;
     int n = snprintf(key, cap, "%s/%s/%s", ns, dialect_names[w->dialect], w->group_name);
     if (n < 0 || (size_t)n >= cap) {
@@ -363,8 +364,7 @@ void ctl__pg_abandon(struct ctl *c, struct binding *lead, const char *why)
 void ctl__pg_member_changed(struct ctl *c, struct binding *b)
 {
     struct ctl_pgroup *g = b->pg;
-    if (!g || !g->lead || g->lead == b ||
-        (g->lead->st != B_PENDING && g->lead->st != B_BACKOFF))
+    if (!g || !g->lead || g->lead == b || (g->lead->st != B_PENDING && g->lead->st != B_BACKOFF))
         return;
     unform(c, g); /* the lead's sum had the member's old request: formed anew once it is back */
 }
@@ -439,7 +439,8 @@ void ctl__pg_mirror(struct ctl *c, struct binding *lead, enum bstate st, const c
             w->row.user_dispatching = m->user_dispatching;
             w->row.admitted_at = m->admitted_at;
             w->row.gang_lead = lead->ledger_id; /* a restart knows the lead counts it */
-            snprintf(w->clusters, sizeof w->clusters, "[{\"name\":\"%s\",\"replicas\":%" PRId32 "}]",
+            snprintf(w->clusters, sizeof w->clusters,
+                     "[{\"name\":\"%s\",\"replicas\":%" PRId32 "}]",
                      lead->nshares ? lead->shares[0].cluster : "", m->replicas);
             w->row.clusters = w->clusters;
         }

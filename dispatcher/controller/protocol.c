@@ -483,7 +483,8 @@ static enum step_sent send_barrier(struct ctl *c, struct binding *b, const struc
     char gsel[4096];
     if (nrbs > 1) {
         /* a pod group: the Works of every member's RB, in one list */
-        size_t at = (size_t)snprintf(gsel, sizeof gsel, "%s in (", KARMADA_WORKLOAD_PERMANENT_ID_LABEL);
+        size_t at =
+            (size_t)snprintf(gsel, sizeof gsel, "%s in (", KARMADA_WORKLOAD_PERMANENT_ID_LABEL);
         for (uint32_t r = 0; r < nrbs && at < sizeof gsel; r++)
             at += (size_t)snprintf(gsel + at, sizeof gsel - at, "%s%s", r ? "," : "", rbs[r]->pid);
         if (at + 2 >= sizeof gsel) {
@@ -498,8 +499,8 @@ static enum step_sent send_barrier(struct ctl *c, struct binding *b, const struc
         return STEP_SENT;
     }
     *rq = (struct request_ctx){c, b, b->step, 0, 0, KUBE_LIST, 1, NULL, NULL};
-    struct kube_request req = {.verb = KUBE_LIST, .path = wp,
-                               .label_selector = nrbs > 1 ? gsel : sel};
+    struct kube_request req = {
+        .verb = KUBE_LIST, .path = wp, .label_selector = nrbs > 1 ? gsel : sel};
     b->inflight++;
     if (kube_request(c->kube, &req, ctl__on_response, rq)) {
         b->inflight--;
@@ -895,8 +896,8 @@ static enum karmada_gang_rendered rb_rendered(struct ctl *c, const struct bindin
     json_object *mine = json_object_new_array();
     for (size_t i = 0; mine && i < json_object_array_length(items); i++) {
         json_object *it = json_object_array_get_idx(items, i);
-        const char *pid = kube_json_path_str(it, "metadata", "labels",
-                                             KARMADA_WORKLOAD_PERMANENT_ID_LABEL, NULL);
+        const char *pid =
+            kube_json_path_str(it, "metadata", "labels", KARMADA_WORKLOAD_PERMANENT_ID_LABEL, NULL);
         if (pid && strcmp(pid, m->pid) == 0)
             json_object_array_add(mine, json_object_get(it));
     }

@@ -471,8 +471,8 @@ static void orphan_member(struct ctl *c, const struct live_row *r)
     if (lead && lead->ledger_id == r->gang_lead && lead->pg_folded)
         return;
     int undo = b->st == B_ADMITTED;
-    struct lwrite *w = ctl__lw_add(c, b, undo ? LW_MEMBER_UNDO : LW_MEMBER,
-                                   undo ? "pending" : "released");
+    struct lwrite *w =
+        ctl__lw_add(c, b, undo ? LW_MEMBER_UNDO : LW_MEMBER, undo ? "pending" : "released");
     if (!w) {
         ctl__fatal(c, "out of memory");
         return;

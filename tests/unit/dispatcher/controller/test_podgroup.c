@@ -117,7 +117,8 @@ static void test_complete(void)
     CU_ASSERT_EQUAL(ctl__pg_complete("sample-group", 3, 3, why, sizeof why), 1);
     /* more Pods than the total: Kueue would not admit the excess either; none is guessed at */
     CU_ASSERT_EQUAL(ctl__pg_complete("g", 4, 3, why, sizeof why), 0);
-    CU_ASSERT_STRING_EQUAL(why, "pod group g: 4 pods name a group of 3; it is queued once only 3 do");
+    CU_ASSERT_STRING_EQUAL(why,
+                           "pod group g: 4 pods name a group of 3; it is queued once only 3 do");
     CU_ASSERT_EQUAL(ctl__pg_complete("g", 0, 3, NULL, 0), 0);
     CU_ASSERT_EQUAL(ctl__pg_complete("g", 0, 0, why, sizeof why), 0);
 }
