@@ -306,6 +306,7 @@ void ctl_free(struct ctl *c)
     muster_free(c->bykey);
     muster_free(c->bytkey);
     ctl__hubpg_close(c);
+    ctl__pg_close(c);
     muster_free(c->qt.v);
     ctl__tenancy_close(c);
     queue_idmap_close(&c->byid);

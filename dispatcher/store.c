@@ -87,33 +87,35 @@ static const char *const stmt_sql[ST__COUNT] = {
     [ST_LEDGER_INSERT] =
         "INSERT INTO ledger (binding, uid, queue, request, priority, state, clusters, reason,"
         " created_at, admitted_at, updated_at, mode, barrier, user_dispatching, attempt,"
-        " not_before, dispatched_at, loss, grow)"
+        " not_before, dispatched_at, loss, grow, gang_lead)"
         " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18,"
-        " nullif(?19, ''))",
+        " nullif(?19, ''), ?20)",
     [ST_LEDGER_UPDATE] = "UPDATE ledger SET state = ?2, clusters = coalesce(?3, clusters),"
                          " reason = coalesce(?4, reason), admitted_at = coalesce(?5, admitted_at),"
                          " updated_at = ?6, mode = coalesce(?7, mode), barrier = ?8,"
                          " user_dispatching = ?9, dispatched_at = coalesce(?10, dispatched_at),"
                          " request = coalesce(?11, request), loss = coalesce(?12, loss),"
-                         " grow = CASE WHEN ?13 IS NULL THEN grow ELSE nullif(?13, '') END"
+                         " grow = CASE WHEN ?13 IS NULL THEN grow ELSE nullif(?13, '') END,"
+                         " gang_lead = CASE WHEN ?14 IS NULL THEN gang_lead"
+                         " ELSE nullif(?14, 0) END"
                          " WHERE id = ?1",
     /* The WHERE is the partial index ledger_live's, so SQLite walks that index in id order
      * instead of the whole history (schema/0001_init.sql). */
     [ST_LEDGER_LIVE] = "SELECT id, binding, uid, queue, request, priority, state, clusters, reason,"
                        " created_at, admitted_at, updated_at, mode, barrier, user_dispatching,"
-                       " attempt, not_before, dispatched_at, loss, grow FROM ledger"
+                       " attempt, not_before, dispatched_at, loss, grow, gang_lead FROM ledger"
                        " WHERE state NOT IN ('released', 'rolledback') ORDER BY id",
     /* Walks the ledger_binding index (schema/0002_ledger_by_binding.sql). */
     [ST_LEDGER_BINDING] = "SELECT id, binding, uid, queue, request, priority, state, clusters,"
                           " reason, created_at, admitted_at, updated_at, mode, barrier,"
-                          " user_dispatching, attempt, not_before, dispatched_at, loss, grow"
-                          " FROM ledger WHERE binding = ?1 ORDER BY id",
+                          " user_dispatching, attempt, not_before, dispatched_at, loss, grow,"
+                          " gang_lead FROM ledger WHERE binding = ?1 ORDER BY id",
     /* The WHERE is the partial index ledger_preempted's (schema/0007_reclaim_cooling.sql):
      * the walk reads the preemptions only, never the rest of the history. */
     [ST_LEDGER_PREEMPTED] = "SELECT id, binding, uid, queue, request, priority, state, clusters,"
                             " reason, created_at, admitted_at, updated_at, mode, barrier,"
-                            " user_dispatching, attempt, not_before, dispatched_at, loss, grow"
-                            " FROM ledger WHERE state = 'rolledback'"
+                            " user_dispatching, attempt, not_before, dispatched_at, loss, grow,"
+                            " gang_lead FROM ledger WHERE state = 'rolledback'"
                             " AND substr(reason, 1, 10) = 'preempted ' ORDER BY id DESC LIMIT ?1",
     [ST_AUDIT_APPEND] = "INSERT INTO audit (at, actor, action, object, before, after)"
                         " VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
@@ -882,6 +884,8 @@ static int ledger_check_protocol(struct store *s, const struct store_ledger_row 
         return store_invalid(s, MUSTER_EINVAL, what, "user_dispatching is not -1, 0 or 1");
     if (r->attempt < 0 || r->not_before < 0 || r->dispatched_at < 0)
         return store_invalid(s, MUSTER_ERANGE, what, "attempt or a time is negative");
+    if (r->gang_lead < -1)
+        return store_invalid(s, MUSTER_EINVAL, what, "gang_lead is below -1");
     return 0;
 }
 
@@ -960,6 +964,9 @@ static int ledger_insert_one(struct store *s, const struct store_ledger_row *r, 
         rc = bind_text(st, 18, r->loss);
     if (rc == SQLITE_OK)
         rc = bind_text(st, 19, r->grow);
+    if (rc == SQLITE_OK)
+        rc =
+            r->gang_lead > 0 ? sqlite3_bind_int64(st, 20, r->gang_lead) : sqlite3_bind_null(st, 20);
     if (rc != SQLITE_OK)
         return store_fail(s, rc, "ledger: insert: bind");
     int err = step_done(s, ST_LEDGER_INSERT, "ledger: insert");
@@ -999,6 +1006,9 @@ static int ledger_update_one(struct store *s, const struct store_ledger_row *r)
         rc = bind_text(st, 12, r->loss);
     if (rc == SQLITE_OK)
         rc = bind_text(st, 13, r->grow);
+    if (rc == SQLITE_OK) /* 0 keeps it, -1 clears it */
+        rc = r->gang_lead ? sqlite3_bind_int64(st, 14, r->gang_lead < 0 ? 0 : r->gang_lead)
+                          : sqlite3_bind_null(st, 14);
     if (rc != SQLITE_OK)
         return store_fail(s, rc, "ledger: update: bind");
     int err = step_done(s, ST_LEDGER_UPDATE, "ledger: update");
@@ -1101,6 +1111,7 @@ static const char *const ledger_cols[] = {
     "priority",    "state",      "clusters",      "reason",  "created_at",
     "admitted_at", "updated_at", "mode",          "barrier", "user_dispatching",
     "attempt",     "not_before", "dispatched_at", "loss",    "grow",
+    "gang_lead",
 };
 
 /* Fills r from the current row of ST_LEDGER_LIVE (which runs once per live row at start-up) or
@@ -1204,6 +1215,13 @@ static int ledger_row(struct store *s, sqlite3_stmt *st, size_t nstates, struct 
     if (!err) {
         bad = 19;
         err = col_text(st, 19, 1, &r->grow);
+    }
+    if (!err) {
+        bad = 20;
+        r->gang_lead = 0;
+        err = col_int(st, 20, 1, &r->gang_lead);
+        if (!err && r->gang_lead < 0)
+            err = MUSTER_ESTORE;
     }
     if (err == MUSTER_ESTORE)
         /* The id is ours, not the user's: safe to name so an operator can find the row. */

@@ -90,6 +90,10 @@ struct store_ledger_row {
      * (schema/0006_ledger_growth.sql): a JSON object. NULL keeps what the row holds on an
      * update (none on an insert); "" clears it. */
     const char *grow;
+    /* A member of a gang made of several RBs (schema/0011_pod_groups.sql): its lead's row id.
+     * 0: none on an insert and a read; on an update 0 keeps what the row holds and -1 clears
+     * it. */
+    int64_t gang_lead;
 };
 
 /* One audit record. before/after are JSON text or NULL. */

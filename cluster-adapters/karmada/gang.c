@@ -279,7 +279,8 @@ json_object *karmada_gang_podgroup_work(const struct karmada_gang_input *in, uin
     int wl = DIALECT(in, i) == KARMADA_GANG_DIALECT_WORKLOAD_API;
     json_object *rbm = kube_json_get(in->rb, "metadata");
     char pg[KARMADA_GANG_NAME_MAX + 1], work[KARMADA_GANG_NAME_MAX + 1], ns[DNS_LABEL_MAX + 1];
-    if (karmada_gang_podgroup_name(get_str(rbm, "name"), pg, sizeof(pg)) ||
+    if (karmada_gang_podgroup_name(in->group_rb_name ? in->group_rb_name : get_str(rbm, "name"), pg,
+                                   sizeof(pg)) ||
         karmada_gang_work_name(get_str(rbm, "namespace"), get_str(rbm, "name"), work, sizeof(work)))
         return NULL;
     snprintf(ns, sizeof(ns), WORK_NAMESPACE_PREFIX "%s", s->cluster);
@@ -324,7 +325,9 @@ json_object *karmada_gang_podgroup_work(const struct karmada_gang_input *in, uin
         return done(root, bad);
     }
     kube_json_add(gs, "minMember", json_object_new_int(share_min_member(in->w, s->replicas)), &bad);
-    if (in->w->components[0].request.len)
+    if (in->gang_request && in->nshares == 1)
+        kube_json_add(gs, "minResources", kube_resvec_json(in->names, in->gang_request), &bad);
+    else if (in->w->components[0].request.len)
         kube_json_add(gs, "minResources", share_resources(in, s->replicas), &bad);
     if (cosched) {
         /* scheduler-plugins' PodGroupSpec has no queue nor priority class; its timeout is how
@@ -510,7 +513,8 @@ json_object *karmada_gang_override_policy(const struct karmada_gang_input *in)
     json_object *rbm = kube_json_get(in->rb, "metadata"),
                 *res = kube_json_get(kube_json_get(in->rb, "spec"), "resource");
     char pg[KARMADA_GANG_NAME_MAX + 1], name[KARMADA_GANG_NAME_MAX + 1];
-    if (karmada_gang_podgroup_name(get_str(rbm, "name"), pg, sizeof(pg)) ||
+    if (karmada_gang_podgroup_name(in->group_rb_name ? in->group_rb_name : get_str(rbm, "name"), pg,
+                                   sizeof(pg)) ||
         karmada_gang_policy_name(get_str(rbm, "name"), name, sizeof(name)))
         return NULL;
     const char *base;

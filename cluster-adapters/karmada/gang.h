@@ -65,6 +65,13 @@ struct karmada_gang_input {
     int32_t gang_timeout_s; /* the gang timeout: a coscheduling PodGroup's
                                scheduleTimeoutSeconds, YuniKorn's placeholderTimeoutInSeconds
                                (0: left out) */
+    /* A gang made of several RBs (a Kueue pod group of plain Pods): the name of the RB whose
+     * PodGroup the pods join (the gang's lead); NULL: in->rb's own. */
+    const char *group_rb_name;
+    /* ... and, on the lead's input, the gang's whole request (its pods may differ in shape):
+     * the PodGroup's minResources when one share holds the whole gang. NULL: share x the
+     * per-replica request. */
+    const struct queue_resvec *gang_request;
 };
 
 /* Object names, written to buf[0..cap) with a NUL:

@@ -827,6 +827,14 @@ static int read_min_member(struct karmada_workload *w, json_object *rb, json_obj
             [KARMADA_WORKLOAD_DIALECT_WORKLOAD_API] =
                 "the hub's Workload API PodGroup spec.schedulingPolicy",
         };
+        if (w->group_min > w->replicas && w->kind == KARMADA_WORKLOAD_KIND_POD) {
+            /* one Pod of a group of separate Pods (a coscheduling group, Flyte's pods): a gang of
+             * several RBs, which the dispatcher joins (docs/dispatcher.md, "One gang, several
+             * RBs"); this RB's own part is its Pod */
+            w->min_member = w->replicas;
+            w->min_member_source = "replicas (one Pod of the hub PodGroup's group)";
+            return 0;
+        }
         if (w->group_min > w->replicas)
             return INVALID(w,
                            "%s %d (PodGroup %.63s) is more than the workload's %d replicas, so "

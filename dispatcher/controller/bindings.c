@@ -172,6 +172,7 @@ static void binding_free(struct ctl *c, struct binding *b)
         *p = b->hnext;
     tkey_unlink(c, b);
     ctl__hubpg_forget(c, b);
+    ctl__pg_forget(c, b);
     if (b->list == 2)
         ctl__shares_untrack(c, b);
     list_unlink(b);
@@ -504,6 +505,10 @@ int ctl__binding_read(struct ctl *c, struct binding *b)
     if (!b->created_at)
         b->created_at = now_ms(c);
     ctl__soft_apply(c, b, w);
+    /* a Pod of a larger group joins it; the gang's lead reads as the whole gang */
+    ctl__pg_note(c, b, w);
+    if (b->pg && b->pg->lead == b && b->pg->nin && ctl__pg_fold(c, b))
+        return MUSTER_ENOMEM;
     return 0;
 }
 
@@ -523,6 +528,8 @@ int ctl__engine_add(struct ctl *c, struct binding *b)
         ctl__set_state(c, b, B_BACKOFF);
         return 0;
     }
+    if (b->pg && ctl__pg_gate(c, b))
+        return 0; /* its pod group waits for members, or its lead holds the entry */
     struct queue_resvec at_min = {0};
     const struct queue_resvec *req;
     if (ctl__engine_request(c, b, &at_min, &req)) {
@@ -669,6 +676,7 @@ static void binding_reread(struct ctl *c, struct binding *b)
         }
         return;
     }
+    ctl__pg_member_changed(c, b);
     ctl__engine_forget(c, b);
     struct lwrite *w = ctl__lw_add(c, b, LW_REPLACE_OLD, "released");
     if (!w) {
@@ -688,6 +696,13 @@ void ctl__binding_react(struct ctl *c, struct binding *b, int template_changed)
     if (!ctl__leads(c) || !c->reconciled || c->stopping || b->gone)
         return;
     ctl__loss_rb_seen(b);
+    if (ctl__pg_follower(b) && b->st >= B_ADMITTED && b->st <= B_RUNNING) {
+        /* a member of an admitted gang: its lead judges the gang, this RB with the others */
+        struct binding *lead = b->pg->lead;
+        if (lead->st == B_DISPATCHED || lead->st == B_RUNNING)
+            ctl__check_progress(c, lead);
+        return;
+    }
     switch (b->st) {
     case B_WAIT_TEMPLATE:
     case B_PARKED:

@@ -8,6 +8,7 @@
  *   follow.c     after dispatch: following the shares, release, rollback, gang timeout
  *   resize.c     after dispatch: a gang that shrinks, or is scaled to 0
  *   reconcile.c  start-up reconciliation of the ledger with the hub; the orphan sweep
+ *   podgroup.c   one gang made of several RBs (a Kueue pod group's Pods): waiting, the lead
  *   loss.c       a cluster lost under a dispatched gang: the judgment, the queue's
  *                onClusterLoss (requeue, or place the lost share again)
  *   prereq.c     hub prerequisites (the PodGroup CRD)
@@ -274,6 +275,12 @@ struct binding {
     /* Partial admission opted in (elastic.c): one component, assign mode, min_member below its
      * replicas. While pending its engine entry holds its minimum (ctl__engine_request). */
     int elastic;
+    /* A member of a gang made of several RBs (podgroup.c, docs/dispatcher.md "One gang, several
+     * RBs"): its group, NULL for none. The group's lead holds the gang's engine entry, row and
+     * protocol; its own read is folded with the members' (pg_folded) once all are present. */
+    struct ctl_pgroup *pg;
+    int pg_folded;
+    int32_t pg_own_replicas; /* its own pods, before a lead's fold */
 };
 
 /* The engine id of a binding's waiting delta: its row's id with this bit, so the delta is an
@@ -425,7 +432,9 @@ enum lw_kind {
     LW_LOSS_REPLACE, /* a cluster lost, Replace: the row admitted again with the new placement */
     LW_GROW_ASK,     /* a dispatched gang grew: its delta recorded on the row, then queued */
     LW_GROW,         /* the delta admitted: the row admitted again, grown, with the new placement */
-    LW_ADMIT_MIN     /* an elastic gang admitted at its minimum, the rest recorded (elastic.c) */
+    LW_ADMIT_MIN,    /* an elastic gang admitted at its minimum, the rest recorded (elastic.c) */
+    LW_MEMBER,       /* a member's row following its pod group's lead (podgroup.c): no action */
+    LW_MEMBER_UNDO   /* a member's row back to pending, its lead gone mid-protocol: its undo */
 };
 
 struct request_ctx {
@@ -649,6 +658,8 @@ struct ctl {
         char msg[KARMADA_WORKLOAD_MSG_MAX];
     } nl;
     struct ctl_prereq pre;
+    /* gangs made of several RBs, by group key (podgroup.c): CTL_PG_BUCKETS chains */
+    struct ctl_pgroup **pgroups;
 
     /* the ledger writes of this loop iteration (ledger.c) */
     struct {
@@ -1167,6 +1178,69 @@ void ctl__tenancy_metrics(struct ctl *c, int64_t now);
 /* The namespaces informer: what is kept of a Namespace, and its events. */
 json_object *ctl__namespace_prune(json_object *ns);
 void ctl__namespace_changed(struct ctl *c, json_object *ns);
+
+/* ---- gangs made of several RBs (podgroup.c, docs/dispatcher.md "One gang, several RBs") ---- */
+#define CTL_PG_BUCKETS 1024
+#define CTL_PG_KEY_MAX (QUEUE_NAME_MAX + 16 + KARMADA_WORKLOAD_NAME_MAX + 3)
+struct ctl_pgroup {
+    char key[CTL_PG_KEY_MAX]; /* "<namespace>/<dialect>/<group name>" */
+    const char *name;         /* the group name, in key */
+    int32_t total;            /* the gang's size: the pods it waits for */
+    struct binding **m;       /* its members (the lead among them) */
+    uint32_t n, cap;
+    struct binding **in; /* the members of the formed gang (cap entries), the lead first */
+    uint32_t nin;
+    struct binding *lead; /* NULL while it waits for its members */
+    struct ctl_pgroup *next;
+};
+/* The group key of a workload read in namespace ns, into key[0..cap): 1 when its pods name a
+ * group larger than the RB (a Kueue pod group whose total count is above the RB's replicas, or
+ * a Pod naming a coscheduling, Volcano or Workload API PodGroup on the hub whose minMember is),
+ * with *total the gang's size; 0 when the RB is a gang of its own. Pure. */
+int ctl__pg_key(const struct karmada_workload *w, const char *ns, char *key, size_t cap,
+                int32_t *total);
+/* A group of `total` pods with `present` members queued: 1 when it may be queued as one gang
+ * (exactly total), and the waiting sentence in why otherwise (more than total: Kueue's excess
+ * pods, which it would not admit either). Pure. */
+int ctl__pg_complete(const char *name, uint32_t present, int32_t total, char *why, size_t cap);
+/* out = the sum of reqs[0..n): what the gang of the members asks its queue for. 0 or
+ * MUSTER_ENOMEM / MUSTER_ERANGE. Pure. */
+int ctl__pg_sum(const struct queue_resvec *const *reqs, uint32_t n, struct queue_resvec *out);
+/* After a read: b joins the group its workload names (or leaves the one it was in). */
+void ctl__pg_note(struct ctl *c, struct binding *b, const struct karmada_workload *w);
+/* At the end of ctl__binding_read: a lead's read folded with its members'. */
+int ctl__pg_fold(struct ctl *c, struct binding *b);
+/* ctl__engine_add's gate: 1 when b must not enter the engine itself (its group waits for
+ * members, or b is a member whose lead holds the entry). May form the gang and queue its lead. */
+int ctl__pg_gate(struct ctl *c, struct binding *b);
+/* b is a member (not the lead) of a gang whose lead is admitted or further. */
+static inline int ctl__pg_follower(const struct binding *b)
+{
+    return b->pg && b->pg->lead && b->pg->lead != b;
+}
+/* The gang's RBs of lead b: *out the members (lead first); returns how many (1 for a plain
+ * gang: b alone). */
+uint32_t ctl__pg_rbs(struct binding *b, struct binding ***out);
+/* The lead's row changed state: every member's row follows (state, its share, reason), and the
+ * member takes the state in memory. */
+void ctl__pg_mirror(struct ctl *c, struct binding *lead, enum bstate st, const char *state,
+                    const char *reason);
+/* Start-up: lead's gang as the ledger recorded it (lead read, its members' rows naming it):
+ * formed again around members[0..n) of its group, and lead folded. 0 or MUSTER_*. */
+int ctl__pg_restore(struct ctl *c, struct binding *lead, struct binding **members, uint32_t n);
+/* b leaves its group (its RB went, or it was released): the gang before dispatch goes back to
+ * waiting (rolled back when admitted); after dispatch the rest goes on. */
+void ctl__pg_leave(struct ctl *c, struct binding *b, const char *why);
+/* lead's RB went while the gang was admitted or being undone: each member's row goes back to
+ * pending and, once committed, the member undoes what the protocol did to its RB itself
+ * (LW_MEMBER_UNDO); the gang is dissolved and the members wait again. */
+void ctl__pg_abandon(struct ctl *c, struct binding *lead, const char *why);
+/* b, a member waiting in a formed gang, asks for something else now (its row is replaced):
+ * the gang's lead leaves the engine and the gang forms anew once b's new row is written. */
+void ctl__pg_member_changed(struct ctl *c, struct binding *b);
+/* b is freed: no group refers to it any more. */
+void ctl__pg_forget(struct ctl *c, struct binding *b);
+void ctl__pg_close(struct ctl *c);
 
 /* ---- gang dialects (dialects.c) ---- */
 /* Reads the operators' overrides from the store again (at start, after a PATCH) and applies

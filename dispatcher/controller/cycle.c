@@ -480,6 +480,7 @@ static void admit(struct ctl *c, struct binding *b, int partial)
         return;
     snprintf(w->reason, sizeof w->reason, "admitted");
     w->row.reason = w->reason;
+    ctl__pg_mirror(c, b, B_ADMITTED, "admitted", "admitted as one gang"); /* its pod group */
     if (partial) {
         /* The row holds the minimum and records the rest as its waiting delta, both before any
          * request: a restart resumes the minimum's dispatch and queues the rest after it. */

@@ -31,6 +31,15 @@ void ctl__release(struct ctl *c, struct binding *b, const char *why)
         return;
     }
     int had_objects = b->st >= B_ADMITTED && b->assign && b->needs_objects;
+    if (b->pg && b->pg->lead == b && b->pg_folded && (b->st == B_ADMITTED || b->st == B_UNDO)) {
+        ctl__pg_abandon(c, b, why); /* the gang never ran: its members undo and wait again */
+    } else if (b->pg && b->pg->lead == b && b->st >= B_ADMITTED) {
+        ctl__pg_mirror(c, b, B_DONE, "released", why); /* the gang's usage goes with its lead */
+        b->pg->lead = NULL;
+        b->pg->nin = 0;
+        b->pg_folded = 0;
+    } else if (b->pg)
+        ctl__pg_leave(c, b, why);
     ctl__engine_forget(c, b);
     struct lwrite *w = ctl__lw_add(c, b, LW_RELEASE, "released");
     if (!w) {
@@ -139,6 +148,7 @@ static void rollback_ex(struct ctl *c, struct binding *b, const char *why, const
     }
     n->row.barrier = 1;
     n->row.user_dispatching = b->user_dispatching;
+    ctl__pg_mirror(c, b, B_PENDING, "pending", why); /* its members wait with it */
     ctl__set_state(c, b, B_UNDO);
     b->step = S_NONE;
     c->st.rolled_back++;
@@ -282,8 +292,10 @@ static int placement_changed(const struct binding *b, char *why, size_t cap)
         json_object *r = kube_json_get(e, "replicas");
         int32_t rep = r ? json_object_get_int(r) : 0;
         int found = 0;
+        /* a pod group's lead holds the gang's pods; its own RB carries its own (podgroup.c) */
         for (uint32_t j = 0; name && j < b->nshares && !found; j++)
-            found = strcmp(b->shares[j].cluster, name) == 0 && b->shares[j].replicas == rep;
+            found = strcmp(b->shares[j].cluster, name) == 0 &&
+                    (b->pg_folded ? b->pg_own_replicas : b->shares[j].replicas) == rep;
         same = found;
     }
     if (!same)
@@ -348,6 +360,18 @@ void ctl__check_progress(struct ctl *c, struct binding *b)
     }
     if (!any)
         return;
+    if (b->pg_folded && b->pg && b->pg->lead == b) {
+        /* a pod group: done when every member's Pod is (a member whose RB went counts) */
+        for (uint32_t i = 0; i < b->pg->nin && all_done; i++) {
+            struct binding *m = b->pg->in[i];
+            if (m == b || m->gone || m->st == B_DONE)
+                continue;
+            int done = 0;
+            for (uint32_t j = 0; j < b->nshares; j++)
+                done |= share_finished(m->kind, agg_entry(m->rb, b->shares[j].cluster));
+            all_done &= done;
+        }
+    }
     if (all_done && b->kind != KARMADA_WORKLOAD_KIND_DEPLOYMENT &&
         b->kind != KARMADA_WORKLOAD_KIND_STATEFULSET && b->kind != KARMADA_WORKLOAD_KIND_LWS &&
         b->kind != KARMADA_WORKLOAD_KIND_RAYCLUSTER) {
@@ -363,6 +387,7 @@ void ctl__check_progress(struct ctl *c, struct binding *b)
             return;
         }
         w->row.id = b->ledger_id;
+        ctl__pg_mirror(c, b, B_RUNNING, "running", "");
         c->st.running++;
         ctl__publish_binding(c, b, "running", "");
     }

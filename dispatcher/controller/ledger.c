@@ -22,6 +22,8 @@ static const char *const lw_crashpoint[] = {
     [LW_GROW_ASK] = "grow.ledger",
     [LW_GROW] = "grow.admit",
     [LW_ADMIT_MIN] = "elastic.ledger",
+    [LW_MEMBER] = NULL,
+    [LW_MEMBER_UNDO] = NULL,
 };
 
 struct lwrite *ctl__lw_add(struct ctl *c, struct binding *b, int kind, const char *state)
@@ -251,6 +253,10 @@ void ctl__ledger_flush(struct ctl *c)
             break;
         case LW_RESIZE:
             ctl__resize_apply(c, b); /* the engine, the clusters, then the hub */
+            break;
+        case LW_MEMBER_UNDO:
+            if (!b->gone && b->st == B_UNDO)
+                ctl__undo_start(c, b); /* its lead went mid-protocol (podgroup.c) */
             break;
         case LW_GROW_ASK:
             ctl__grow_queued(c, b); /* the delta waits in the engine */

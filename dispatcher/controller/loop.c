@@ -363,6 +363,8 @@ void ctl__on_tick(uv_timer_t *h)
      * PodGroups never report Applied or whose barrier is never rendered, both within it */
     for (struct binding *b = c->active.next, *nx; b != &c->active; b = nx) {
         nx = b->next;
+        if (ctl__pg_follower(b))
+            continue; /* a pod group's member: its lead's timeout is the gang's */
         if (b->st == B_ADMITTED && b->assign && b->needs_objects && !b->inflight &&
             !b->lw_pending && (b->step == S_APPLIED || b->step == S_BARRIER) &&
             now - b->admitted_at > ctl__queue_timeout_ms(c, b->queue)) {

@@ -255,6 +255,13 @@ void ctl__fill_gang_input(struct ctl *c, struct binding *b, struct karmada_gang_
         c->w.replicas = held;
         c->w.components[0].replicas = held;
     }
+    int folded = b->pg_folded && c->w.ncomponents == 1 && held > 0;
+    if (folded) {
+        /* a pod group's lead: its PodGroup holds every pod of the gang (podgroup.c) */
+        c->w.replicas = held;
+        c->w.components[0].replicas = held;
+        c->w.min_member = held;
+    }
     *in = (struct karmada_gang_input){.rb = b->rb,
                                       .w = &c->w,
                                       .names = c->names,
@@ -264,7 +271,33 @@ void ctl__fill_gang_input(struct ctl *c, struct binding *b, struct karmada_gang_
                                       .tmpl = b->tmpl,
                                       .dialects = c->gang_dialects,
                                       .gang_timeout_s =
-                                          (int32_t)(ctl__queue_timeout_ms(c, b->queue) / 1000)};
+                                          (int32_t)(ctl__queue_timeout_ms(c, b->queue) / 1000),
+                                      .gang_request = folded ? &b->gang : NULL};
+}
+
+/* The input of member m of lead b's pod group (podgroup.c): m's RB and template, its own pods
+ * on the lead's cluster, its pods pointed at the lead's PodGroup. */
+static void fill_member_input(struct ctl *c, const struct binding *b, struct binding *m,
+                              struct karmada_gang_input *in, struct karmada_gang_share *gs)
+{
+    gs[0] = (struct karmada_gang_share){b->nshares ? b->shares[0].cluster : "",
+                                        m == b ? b->pg_own_replicas : m->replicas};
+    c->gang_dialects[0] = ctl__cluster_dialect(c, gs[0].cluster, NULL);
+    ctl__workload_read(c, m->rb, m->tmpl);
+    c->w.min_member = c->w.replicas; /* the gang's minMember is on the lead's PodGroup */
+    *in = (struct karmada_gang_input){.rb = m->rb,
+                                      .w = &c->w,
+                                      .names = c->names,
+                                      .shares = gs,
+                                      .nshares = 1,
+                                      .pod_scheduler = c->pod_scheduler,
+                                      .tmpl = m->tmpl,
+                                      .dialects = c->gang_dialects,
+                                      .gang_timeout_s =
+                                          (int32_t)(ctl__queue_timeout_ms(c, b->queue) / 1000),
+                                      .group_rb_name = NULL};
+    const char *slash = strchr(b->key, '/');
+    in->group_rb_name = slash ? slash + 1 : b->key;
 }
 
 static void work_path(const char *cluster, const char *name, char *buf, size_t cap)
@@ -376,6 +409,23 @@ static enum step_sent send_objects(struct ctl *c, struct binding *b, const struc
         work_path(b->shares[i].cluster, x->wname, one, sizeof one);
         send_req_ex(c, b, KUBE_CREATE, wp, NULL, karmada_gang_podgroup_work(&in, i), 0, 0, one);
     }
+    /* a pod group's other RBs: each its own policy, naming the lead's PodGroup */
+    struct binding **rbs;
+    uint32_t nrbs = ctl__pg_rbs(b, &rbs);
+    for (uint32_t r = 0; r < nrbs; r++) {
+        if (rbs[r] == b)
+            continue;
+        fill_member_input(c, b, rbs[r], &in, gs);
+        json_object *mp = karmada_gang_override_policy(&in);
+        if (!mp) {
+            b->step_failed = 1;
+            continue;
+        }
+        char pp[KUBE_MAX_URL_BYTES / 4], one[KUBE_MAX_URL_BYTES / 4];
+        policy_path(rbs[r], 0, pp, sizeof pp);
+        policy_path(rbs[r], 1, one, sizeof one);
+        send_req_ex(c, b, KUBE_CREATE, pp, NULL, mp, 0, 0, one);
+    }
     return STEP_SENT;
 }
 
@@ -392,7 +442,10 @@ static enum step_sent send_assign(struct ctl *c, struct binding *b, const struct
     struct karmada_gang_share gs[256];
     struct karmada_gang_input in;
     json_object *body = NULL;
-    ctl__fill_gang_input(c, b, &in, gs);
+    if (b->pg_folded)
+        fill_member_input(c, b, b, &in, gs); /* a pod group's lead: its own RB, its own pods */
+    else
+        ctl__fill_gang_input(c, b, &in, gs);
     /* S_ASSIGN_LIFT: one patch, placement and the suspension lifted together (nothing else to
      * create, so no barrier is needed) */
     if (b->step == S_ASSIGN_LIFT)
@@ -400,6 +453,21 @@ static enum step_sent send_assign(struct ctl *c, struct binding *b, const struct
     else
         karmada_patch_assign(&in, 1, &body);
     send_req_ex(c, b, KUBE_MERGE_PATCH, x->path, NULL, body, 0, b->step == S_ASSIGN_LIFT, NULL);
+    struct binding **rbs;
+    uint32_t nrbs = ctl__pg_rbs(b, &rbs);
+    for (uint32_t r = 0; r < nrbs; r++) {
+        char mp[KUBE_MAX_URL_BYTES / 4];
+        if (rbs[r] == b)
+            continue;
+        fill_member_input(c, b, rbs[r], &in, gs);
+        body = NULL;
+        if (b->step == S_ASSIGN_LIFT)
+            karmada_patch_assign_lift(&in, &body);
+        else
+            karmada_patch_assign(&in, 1, &body);
+        rb_path(rbs[r], mp, sizeof mp);
+        send_req(c, b, KUBE_MERGE_PATCH, mp, NULL, body, 0);
+    }
     return STEP_SENT;
 }
 
@@ -410,13 +478,29 @@ static enum step_sent send_barrier(struct ctl *c, struct binding *b, const struc
     char wp[KUBE_MAX_URL_BYTES / 4], sel[KARMADA_WORKLOAD_LABEL_VALUE_MAX + 64];
     karmada_path_works(wp, sizeof wp);
     karmada_path_works_selector(sel, sizeof sel, b->pid);
+    struct binding **rbs;
+    uint32_t nrbs = ctl__pg_rbs(b, &rbs);
+    char gsel[4096];
+    if (nrbs > 1) {
+        /* a pod group: the Works of every member's RB, in one list */
+        size_t at =
+            (size_t)snprintf(gsel, sizeof gsel, "%s in (", KARMADA_WORKLOAD_PERMANENT_ID_LABEL);
+        for (uint32_t r = 0; r < nrbs && at < sizeof gsel; r++)
+            at += (size_t)snprintf(gsel + at, sizeof gsel - at, "%s%s", r ? "," : "", rbs[r]->pid);
+        if (at + 2 >= sizeof gsel) {
+            b->step_failed = 1;
+            return STEP_SENT;
+        }
+        snprintf(gsel + at, sizeof gsel - at, ")");
+    }
     struct request_ctx *rq = muster_calloc(1, sizeof(*rq));
     if (!rq) {
         b->step_failed = 1;
         return STEP_SENT;
     }
     *rq = (struct request_ctx){c, b, b->step, 0, 0, KUBE_LIST, 1, NULL, NULL};
-    struct kube_request req = {.verb = KUBE_LIST, .path = wp, .label_selector = sel};
+    struct kube_request req = {
+        .verb = KUBE_LIST, .path = wp, .label_selector = nrbs > 1 ? gsel : sel};
     b->inflight++;
     if (kube_request(c->kube, &req, ctl__on_response, rq)) {
         b->inflight--;
@@ -438,6 +522,17 @@ static enum step_sent send_lift(struct ctl *c, struct binding *b, const struct s
     json_object *body = NULL;
     karmada_patch_release(dispatching_restored(b), &body);
     send_req_ex(c, b, KUBE_MERGE_PATCH, x->path, NULL, body, 0, 1, NULL);
+    struct binding **rbs; /* a pod group's RBs are lifted together, after the one barrier */
+    uint32_t nrbs = ctl__pg_rbs(b, &rbs);
+    for (uint32_t r = 0; r < nrbs; r++) {
+        char mp[KUBE_MAX_URL_BYTES / 4];
+        if (rbs[r] == b)
+            continue;
+        body = NULL;
+        karmada_patch_release(dispatching_restored(rbs[r]), &body);
+        rb_path(rbs[r], mp, sizeof mp);
+        send_req(c, b, KUBE_MERGE_PATCH, mp, NULL, body, 0);
+    }
     return STEP_SENT;
 }
 
@@ -461,6 +556,18 @@ static enum step_sent send_status(struct ctl *c, struct binding *b, const struct
     json_object *body = NULL;
     karmada_patch_status_scheduled(from, ts, &body);
     send_req(c, b, KUBE_MERGE_PATCH, x->path, KARMADA_PATH_RB_STATUS, body, 0);
+    struct binding **rbs;
+    uint32_t nrbs = ctl__pg_rbs(b, &rbs);
+    for (uint32_t r = 0; r < nrbs; r++) {
+        char mp[KUBE_MAX_URL_BYTES / 4];
+        if (rbs[r] == b || rbs[r]->gone)
+            continue;
+        body = NULL;
+        karmada_patch_status_scheduled(rbs[r]->rb, ts, &body);
+        rb_path(rbs[r], mp, sizeof mp);
+        /* a member's 409 is met again by the whole step after the lead's read */
+        send_req(c, b, KUBE_MERGE_PATCH, mp, KARMADA_PATH_RB_STATUS, body, MUSTER_ENOENT);
+    }
     return STEP_SENT;
 }
 
@@ -483,6 +590,17 @@ static enum step_sent send_undo_barrier(struct ctl *c, struct binding *b, const 
     json_object *body = NULL;
     karmada_patch_rollback_barrier(&body);
     send_req(c, b, KUBE_MERGE_PATCH, x->path, NULL, body, 0);
+    struct binding **rbs;
+    uint32_t nrbs = ctl__pg_rbs(b, &rbs);
+    for (uint32_t r = 0; r < nrbs; r++) {
+        char mp[KUBE_MAX_URL_BYTES / 4];
+        if (rbs[r] == b || rbs[r]->gone)
+            continue;
+        body = NULL;
+        karmada_patch_rollback_barrier(&body);
+        rb_path(rbs[r], mp, sizeof mp);
+        send_req(c, b, KUBE_MERGE_PATCH, mp, NULL, body, MUSTER_ENOENT);
+    }
     return STEP_SENT;
 }
 
@@ -496,6 +614,17 @@ static enum step_sent send_undo_clear(struct ctl *c, struct binding *b, const st
         return STEP_HANDLED;
     }
     send_req(c, b, KUBE_MERGE_PATCH, x->path, NULL, body, 0);
+    struct binding **rbs;
+    uint32_t nrbs = ctl__pg_rbs(b, &rbs);
+    for (uint32_t r = 0; r < nrbs; r++) {
+        char mp[KUBE_MAX_URL_BYTES / 4];
+        if (rbs[r] == b || rbs[r]->gone)
+            continue;
+        body = NULL;
+        karmada_patch_rollback_clear(dispatching_restored(rbs[r]), &body);
+        rb_path(rbs[r], mp, sizeof mp);
+        send_req(c, b, KUBE_MERGE_PATCH, mp, NULL, body, MUSTER_ENOENT);
+    }
     return STEP_SENT;
 }
 
@@ -735,6 +864,7 @@ void ctl__mark_dispatched(struct ctl *c, struct binding *b)
     }
     w->row.id = b->ledger_id;
     w->row.dispatched_at = now;
+    ctl__pg_mirror(c, b, B_DISPATCHED, "dispatched", "dispatched as one gang");
     c->st.dispatched++;
     if (c->opt.metrics)
         disp_metrics_dispatch_latency(c->opt.metrics, (double)(now - b->admitted_at) / 1000.0);
@@ -744,20 +874,63 @@ void ctl__mark_dispatched(struct ctl *c, struct binding *b)
 }
 
 /* The rendered Works, as the barrier check listed them: lift, check again, or roll back. */
-static void barrier_judged(struct ctl *c, struct binding *b)
+/* One RB's rendered Works among items (all of them for a plain gang; a pod group's list holds
+ * every member's, told apart by the permanent-id label). */
+static enum karmada_gang_rendered rb_rendered(struct ctl *c, const struct binding *lead,
+                                              const struct binding *m, json_object *items,
+                                              char *why, size_t cap)
 {
-    char ns[256], pname[KARMADA_GANG_NAME_MAX + 1], why[200];
+    char ns[256], pname[KARMADA_GANG_NAME_MAX + 1];
     const char *name;
-    ctl__split_key(b->key, ns, sizeof ns, &name);
+    ctl__split_key(m->key, ns, sizeof ns, &name);
     karmada_gang_policy_name(name, pname, sizeof pname);
     struct karmada_gang_share gs[256];
     enum karmada_gang_dialect ds[256];
-    for (uint32_t i = 0; i < b->nshares; i++) {
-        gs[i] = (struct karmada_gang_share){b->shares[i].cluster, b->shares[i].replicas};
-        ds[i] = ctl__cluster_dialect(c, b->shares[i].cluster, NULL);
+    if (!lead->pg_folded) {
+        for (uint32_t i = 0; i < lead->nshares; i++) {
+            gs[i] = (struct karmada_gang_share){lead->shares[i].cluster, lead->shares[i].replicas};
+            ds[i] = ctl__cluster_dialect(c, lead->shares[i].cluster, NULL);
+        }
+        return karmada_gang_rendered_judge_dialects(items, gs, ds, lead->nshares, pname, why, cap);
     }
-    enum karmada_gang_rendered r = karmada_gang_rendered_judge_dialects(
-        kube_json_get(b->reply, "items"), gs, ds, b->nshares, pname, why, sizeof why);
+    json_object *mine = json_object_new_array();
+    for (size_t i = 0; mine && i < json_object_array_length(items); i++) {
+        json_object *it = json_object_array_get_idx(items, i);
+        const char *pid =
+            kube_json_path_str(it, "metadata", "labels", KARMADA_WORKLOAD_PERMANENT_ID_LABEL, NULL);
+        if (pid && strcmp(pid, m->pid) == 0)
+            json_object_array_add(mine, json_object_get(it));
+    }
+    gs[0] = (struct karmada_gang_share){lead->nshares ? lead->shares[0].cluster : "",
+                                        m == lead ? lead->pg_own_replicas : m->replicas};
+    ds[0] = ctl__cluster_dialect(c, gs[0].cluster, NULL);
+    enum karmada_gang_rendered r =
+        mine ? karmada_gang_rendered_judge_dialects(mine, gs, ds, 1, pname, why, cap)
+             : KARMADA_GANG_RENDERED_WAIT;
+    json_object_put(mine);
+    return r;
+}
+
+/* The rendered Works, as the barrier check listed them: lift, check again, or roll back. */
+static void barrier_judged(struct ctl *c, struct binding *b)
+{
+    char why[200] = "";
+    json_object *items = kube_json_get(b->reply, "items");
+    struct binding **rbs;
+    uint32_t nrbs = ctl__pg_rbs(b, &rbs);
+    enum karmada_gang_rendered r = KARMADA_GANG_RENDERED_READY;
+    /* every RB of a pod group must be ready before any is lifted; one vanished rolls all back */
+    for (uint32_t k = 0; k < nrbs && r != KARMADA_GANG_RENDERED_VANISHED; k++) {
+        if (rbs[k]->gone)
+            continue;
+        enum karmada_gang_rendered one = rb_rendered(c, b, rbs[k], items, why, sizeof why);
+        if (one == KARMADA_GANG_RENDERED_VANISHED ||
+            ((one == KARMADA_GANG_RENDERED_WAIT || one == KARMADA_GANG_RENDERED_MISSING) &&
+             r != KARMADA_GANG_RENDERED_WAIT))
+            r = one;
+        else if (r == KARMADA_GANG_RENDERED_READY && one == KARMADA_GANG_RENDERED_OPEN)
+            r = one;
+    }
     json_object_put(b->reply);
     b->reply = NULL;
     switch (r) {

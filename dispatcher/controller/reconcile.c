@@ -14,6 +14,7 @@ struct live_row {
     char *loss; /* a pending row requeued after a cluster was lost: its loss record */
     char *grow; /* dispatched and running rows: a scale-up still waiting (schema/0006) */
     int64_t id, created_at, admitted_at, dispatched_at, attempt, not_before;
+    int64_t gang_lead; /* a pod group member's lead row (schema/0011), 0 none */
     int barrier, user_dispatching, assign;
 };
 
@@ -69,6 +70,7 @@ static int live_cb(void *ud, const struct store_ledger_row *r)
     x->barrier = r->barrier;
     x->user_dispatching = r->user_dispatching;
     x->assign = !r->mode || strcmp(r->mode, "assign") == 0;
+    x->gang_lead = r->gang_lead;
     l->n++;
     return 0;
 }
@@ -134,8 +136,37 @@ static int rb_placed_as_ledger(const struct binding *b)
         int found = 0;
         for (uint32_t j = 0; n && j < b->nshares && !found; j++)
             found = strcmp(n, b->shares[j].cluster) == 0 &&
-                    (r ? json_object_get_int(r) : 0) == b->shares[j].replicas;
+                    (r ? json_object_get_int(r) : 0) ==
+                        (b->pg_folded ? b->pg_own_replicas : b->shares[j].replicas);
         if (!found)
+            return 0;
+    }
+    return 1;
+}
+
+/* A pod group's lead (podgroup.c): every other member's RB on the lead's cluster, lifted, with
+ * muster's barrier down, and (with want_policy) its OverridePolicy listed. 1 for a plain gang. */
+static int members_lifted(struct ctl *c, struct binding *b, int want_policy)
+{
+    struct binding **rbs;
+    uint32_t n = ctl__pg_rbs(b, &rbs);
+    for (uint32_t i = 0; i < n; i++) {
+        struct binding *m = rbs[i];
+        if (m == b || m->gone)
+            continue;
+        if (want_policy) {
+            char ns[256], pname[KARMADA_GANG_NAME_MAX + 1];
+            const char *name;
+            ctl__split_key(m->key, ns, sizeof ns, &name);
+            karmada_gang_policy_name(name, pname, sizeof pname);
+            if (!kube_informer_get(&c->policies, ns, pname))
+                return 0;
+            continue;
+        }
+        if (!m->rb || !b->nshares || ctl__rb_nclusters(m->rb) != 1 ||
+            !ctl__rb_lists_cluster(m->rb, b->shares[0].cluster) ||
+            kube_json_bool(kube_json_path(m->rb, "spec", "suspension", NULL), "scheduling") == 1 ||
+            (ctl__rb_dispatching(m->rb) == 1 && m->user_dispatching != 1))
             return 0;
     }
     return 1;
@@ -162,7 +193,8 @@ static int objects_done(struct ctl *c, struct binding *b)
     const char *name;
     ctl__split_key(b->key, ns, sizeof ns, &name);
     karmada_gang_policy_name(name, pname, sizeof pname);
-    if (b->nshares == 0 || b->nshares > 256 || !kube_informer_get(&c->policies, ns, pname))
+    if (b->nshares == 0 || b->nshares > 256 || !kube_informer_get(&c->policies, ns, pname) ||
+        !members_lifted(c, b, 1))
         return 0;
     struct karmada_gang_share gs[256];
     struct karmada_gang_input in;
@@ -271,6 +303,7 @@ void ctl__forward_resume(struct ctl *c, struct binding *b)
         lifted = lifted && placed;
     if (b->assign && b->needs_objects)
         lifted = lifted && (ctl__rb_dispatching(b->rb) != 1 || b->user_dispatching == 1);
+    lifted = lifted && members_lifted(c, b, 0); /* a pod group is lifted whole or not at all */
     if (lifted) {
         ctl__mark_dispatched(c, b);
         ctl__forward_from(c, b, b->assign ? S_STATUS : S_NONE);
@@ -356,7 +389,111 @@ static void follow_row(struct ctl *c, struct binding *b, const struct live_row *
     queue_resvec_close(&was);
 }
 
-static void reconcile_row(struct ctl *c, struct live_row *r)
+/* Start-up: a member of an admitted pod group (its row names its lead's): restored holding
+ * nothing of its own (the lead's row and entry hold the gang), judged with its lead. One whose
+ * RB went is released; its lead, if not dispatched yet, is rolled back (reconcile_row). */
+static void reconcile_member(struct ctl *c, struct live_row *r)
+{
+    struct binding *b = ctl__find_key(c, r->binding);
+    if (!b && !(b = ctl__binding_new(c, r->binding))) {
+        ctl__fatal(c, "out of memory");
+        return;
+    }
+    char ns[256];
+    const char *name;
+    ctl__split_key(r->binding, ns, sizeof ns, &name);
+    json_object *rb = kube_informer_get(&c->rbs, ns, name);
+    const char *uid = rb ? kube_json_str(kube_json_get(rb, "metadata"), "uid") : NULL;
+    b->ledger_id = r->id;
+    queue_idmap_put(&c->byid, (uint64_t)r->id, b);
+    b->created_at = r->created_at;
+    b->admitted_at = r->admitted_at;
+    b->dispatched_at = r->dispatched_at;
+    b->attempt = r->attempt;
+    b->barrier = r->barrier;
+    b->user_dispatching = r->user_dispatching;
+    b->nshares = 0;
+    snprintf(b->uid, sizeof b->uid, "%s", r->uid);
+    enum bstate st = strcmp(r->state, "admitted") == 0     ? B_ADMITTED
+                     : strcmp(r->state, "dispatched") == 0 ? B_DISPATCHED
+                                                           : B_RUNNING;
+    if (!rb || (r->uid[0] && uid && strcmp(uid, r->uid) != 0) ||
+        kube_json_path(rb, "metadata", "deletionTimestamp", NULL)) {
+        struct lwrite *w = ctl__lw_add(c, b, LW_MEMBER, "released");
+        if (!w) {
+            ctl__fatal(c, "out of memory");
+            return;
+        }
+        w->row.id = b->ledger_id;
+        snprintf(w->reason, sizeof w->reason, "deleted while muster was not running");
+        w->row.reason = w->reason;
+        queue_idmap_del(&c->byid, (uint64_t)b->ledger_id);
+        ctl__set_state(c, b, B_DONE);
+        b->gone = !rb;
+        return;
+    }
+    json_object *keep = json_object_get(rb);
+    json_object_put(b->rb);
+    b->rb = keep;
+    b->allow_epoch = 0;
+    ctl__binding_read(c, b); /* joins its group */
+    snprintf(b->queue, sizeof b->queue, "%s", r->queue);
+    b->assign = r->assign;
+    ctl__set_state(c, b, st);
+}
+
+/* Start-up: b, a live row that is the lead of an admitted pod group (other live rows name it),
+ * formed again with those members. */
+static void restore_lead(struct ctl *c, struct binding *b, const struct live_rows *l)
+{
+    struct binding *ms[256];
+    uint32_t n = 0;
+    for (size_t i = 0; i < l->n && n < 256; i++) {
+        if (l->v[i].gang_lead != b->ledger_id || strcmp(l->v[i].state, "pending") == 0)
+            continue;
+        struct binding *m = ctl__find_key(c, l->v[i].binding);
+        if (m && m->ledger_id == l->v[i].id && m->st != B_DONE)
+            ms[n++] = m;
+    }
+    if (n && ctl__pg_restore(c, b, ms, n))
+        ctl__fatal(c, "out of memory");
+}
+
+/* After every row: an admitted member whose lead was not formed again (its lead's RB went, or
+ * its row is no longer live) waits again, undoing what the protocol did to its RB when the gang
+ * never ran; a dispatched or running one is released (its lead's row held the gang's usage). */
+static void orphan_member(struct ctl *c, const struct live_row *r)
+{
+    struct binding *b = ctl__find_key(c, r->binding);
+    if (!b || b->ledger_id != r->id || b->st < B_ADMITTED || b->st > B_RUNNING)
+        return;
+    struct binding *lead = b->pg ? b->pg->lead : NULL;
+    if (lead && lead->ledger_id == r->gang_lead && lead->pg_folded)
+        return;
+    int undo = b->st == B_ADMITTED;
+    struct lwrite *w =
+        ctl__lw_add(c, b, undo ? LW_MEMBER_UNDO : LW_MEMBER, undo ? "pending" : "released");
+    if (!w) {
+        ctl__fatal(c, "out of memory");
+        return;
+    }
+    w->row.id = b->ledger_id;
+    snprintf(w->reason, sizeof w->reason,
+             "its pod group's lead went while muster was not running%s",
+             undo ? ", before the gang was dispatched" : "");
+    w->row.reason = w->reason;
+    if (undo) {
+        snprintf(w->clusters, sizeof w->clusters, "[]");
+        w->row.clusters = w->clusters;
+        ctl__set_reason(b, "Unschedulable", "%s", w->reason);
+        ctl__set_state(c, b, B_UNDO);
+    } else {
+        queue_idmap_del(&c->byid, (uint64_t)b->ledger_id);
+        ctl__set_state(c, b, B_DONE);
+    }
+}
+
+static void reconcile_row(struct ctl *c, struct live_row *r, const struct live_rows *l)
 {
     struct binding *b = ctl__find_key(c, r->binding);
     if (!b) {
@@ -403,6 +540,8 @@ static void reconcile_row(struct ctl *c, struct live_row *r)
         b->rb = keep;
         b->allow_epoch = 0;
         f.unreadable = ctl__binding_read(c, b) != 0;
+        if (st != B_PENDING && b->pg)
+            restore_lead(c, b, l); /* a pod group's lead: its members, as their rows say */
         if (!f.unreadable || st != B_PENDING) {
             /* binding_read took the queue from the workload; the row's is what the engine
              * holds */
@@ -421,10 +560,20 @@ static void reconcile_row(struct ctl *c, struct live_row *r)
         f.whole = f.scheduling != 1 && (!b->assign || f.nclusters == b->nshares);
         for (uint32_t i = 0; f.whole && b->assign && i < b->nshares; i++)
             f.whole = ctl__rb_lists_cluster(rb, b->shares[i].cluster);
+        f.whole = f.whole && members_lifted(c, b, 0);
         f.scheduled_true = rb_scheduled_true(rb);
         f.resize_due = (st == B_DISPATCHED || st == B_RUNNING) && resize_due(c, b);
     }
-    switch (ctl__reconcile_decide(&f)) {
+    enum ctl_recon d = ctl__reconcile_decide(&f);
+    if (d == RECON_ADOPT && r->gang_lead)
+        d = RECON_UNDO; /* a member of a gang rolled back before its undo was over */
+    if (!f.rb_gone && st == B_ADMITTED && b->pg && b->pg->lead == b &&
+        b->pg->nin < (uint32_t)b->pg->total) {
+        /* a member went while muster was not running, before the gang was dispatched */
+        ctl__rollback(c, b, "a member of its pod group went while muster was not running");
+        return;
+    }
+    switch (d) {
     case RECON_RELEASE:
         b->needs_objects = 1; /* its Works go too */
         ctl__release(c, b, "deleted while muster was not running");
@@ -472,8 +621,14 @@ static void reconcile_row(struct ctl *c, struct live_row *r)
         ctl__engine_add(c, b); /* the start-up load left it out: its queue is gone; parks it */
         return;
     case RECON_WAIT:
-        if (b->elastic)
+        if (b->pg) {
+            /* a pod group's member: the start-up load queued its row alone; the group decides
+             * (its lead alone is queued once every member is present) */
+            ctl__engine_forget(c, b);
+            ctl__engine_add(c, b);
+        } else if (b->elastic) {
             ctl__engine_add(c, b); /* loaded with its row's whole request: it waits at its min */
+        }
         return;
     case RECON_FORWARD:
         ctl__elastic_restore(c, b, r->grow); /* admitted at its minimum: back to what it holds */
@@ -730,8 +885,18 @@ void ctl__reconcile(struct ctl *c)
     ctl__timeouts_refresh(c);
     ctl__tenancy_refresh(c);
     ctl__dialects_refresh(c); /* another musterd may have led since this one read them */
+    /* an admitted pod group's members first: their lead is formed again around them */
+    for (size_t i = 0; i < l.n; i++)
+        if (l.v[i].gang_lead && strcmp(l.v[i].state, "pending") != 0)
+            reconcile_member(c, &l.v[i]);
     for (size_t i = 0; i < l.n; i++) {
-        reconcile_row(c, &l.v[i]);
+        if (!l.v[i].gang_lead || strcmp(l.v[i].state, "pending") == 0)
+            reconcile_row(c, &l.v[i], &l);
+    }
+    for (size_t i = 0; i < l.n; i++)
+        if (l.v[i].gang_lead && strcmp(l.v[i].state, "pending") != 0)
+            orphan_member(c, &l.v[i]);
+    for (size_t i = 0; i < l.n; i++) {
         muster_free(l.v[i].clusters);
         muster_free(l.v[i].request);
         muster_free(l.v[i].loss);

@@ -686,15 +686,15 @@ static void test_bad_rows_out_of_sqlite(void)
                                  "CREATE TABLE ledger (id INTEGER PRIMARY KEY, binding, uid, queue,"
                                  " request, priority, state, clusters, reason, created_at,"
                                  " admitted_at, updated_at, mode, barrier, user_dispatching,"
-                                 " attempt, not_before, dispatched_at, loss, grow);"
+                                 " attempt, not_before, dispatched_at, loss, grow, gang_lead);"
                                  "CREATE INDEX ledger_live ON ledger (id)"
                                  " WHERE state NOT IN ('released', 'rolledback');"
                                  "INSERT INTO ledger VALUES (1, 'ns/a', '', 'q', '{}', 0,"
                                  " 'pending', '[]', '', 1, NULL, 1, 'assign', 0, -1, 0, 0, NULL,"
-                                 " NULL, NULL);"
+                                 " NULL, NULL, NULL);"
                                  "INSERT INTO ledger VALUES (2, NULL, '', 'q', '{}', 0,"
                                  " 'pending', '[]', '', 1, NULL, 1, 'assign', 0, -1, 0, 0, NULL,"
-                                 " NULL, NULL);",
+                                 " NULL, NULL, NULL);",
                                  NULL, NULL, NULL),
                     SQLITE_OK);
     sqlite3_close(db);
@@ -1537,6 +1537,45 @@ static void test_cluster_dialect_workload_api(void)
     db_remove(path);
 }
 
+/* schema/0011: a pod group member's row names its lead's; an update with 0 keeps it, -1 clears
+ * it (the gang rolled back), and below -1 is refused; history reads it too. */
+static int lead_of(void *ud, const struct store_ledger_row *row)
+{
+    int64_t *v = ud;
+    v[row->id] = row->gang_lead;
+    return 0;
+}
+
+static void test_gang_lead_column(void)
+{
+    struct store *s = open_ok(":memory:", STORE_SYNC_FULL);
+    struct store_ledger_row a = ledger_row("ns/a", "pending"), b = ledger_row("ns/b", "pending");
+    int64_t ida = 0, idb = 0, got[8] = {0};
+    CU_ASSERT_EQUAL_FATAL(store_ledger_insert(s, &a, &ida), 0);
+    b.gang_lead = ida;
+    CU_ASSERT_EQUAL_FATAL(store_ledger_insert(s, &b, &idb), 0);
+    CU_ASSERT_FATAL(ida > 0 && idb > ida && idb < 8);
+    CU_ASSERT_EQUAL(store_ledger_foreach_live(s, lead_of, got), 0);
+    CU_ASSERT_EQUAL(got[ida], 0);
+    CU_ASSERT_EQUAL(got[idb], ida);
+    struct store_ledger_row up = {.id = idb, .state = "admitted", .updated_at = 2};
+    CU_ASSERT_EQUAL(store_ledger_update_state(s, &up), 0); /* 0: kept */
+    got[idb] = 0;
+    CU_ASSERT_EQUAL(store_ledger_foreach_live(s, lead_of, got), 0);
+    CU_ASSERT_EQUAL(got[idb], ida);
+    up.gang_lead = -2;
+    CU_ASSERT_EQUAL(store_ledger_update_state(s, &up), MUSTER_EINVAL);
+    up.gang_lead = -1;
+    up.state = "pending";
+    CU_ASSERT_EQUAL(store_ledger_update_state(s, &up), 0); /* cleared */
+    CU_ASSERT_EQUAL(store_ledger_foreach_binding(s, "ns/b", lead_of, got), 0);
+    CU_ASSERT_EQUAL(got[idb], 0);
+    CU_ASSERT_EQUAL(
+        sqlite3_exec(store__db(s), "UPDATE ledger SET gang_lead = -3", NULL, NULL, NULL) & 0xff,
+        SQLITE_CONSTRAINT);
+    store_close(s);
+}
+
 static CU_TestInfo tests[] = {
     {"open fresh, reopen, settings", test_open_fresh_and_reopen},
     {"data version moves with other connections' commits", test_data_version},
@@ -1560,6 +1599,7 @@ static CU_TestInfo tests[] = {
     {"cluster gang dialect overrides (0009)", test_cluster_dialect_table},
     {"cluster gang dialects take workload-api, rows kept (0010)",
      test_cluster_dialect_workload_api},
+    {"a pod group member's lead (schema/0011)", test_gang_lead_column},
     {"bad rows out of sqlite", test_bad_rows_out_of_sqlite},
     {"audit", test_audit},
     {"audit pages", test_audit_foreach},

@@ -323,6 +323,47 @@ static void test_deployment_work(void)
     muster_mem_reset();
 }
 
+/* A gang of several RBs (the dispatcher's pod groups): a member's policy points its pods at the
+ * lead's PodGroup (group_rb_name), and the lead's PodGroup holds every pod, its minResources the
+ * gang's summed request (gang_request) rather than share x the lead's own pod. Kueue's plain-pod
+ * example, a Pod of 3 CPUs, leading a gang of 2 whose other Pod asks 2 CPUs. */
+static void test_pod_group(void)
+{
+    load("kueue-pod");
+    struct karmada_gang_share one[] = {{"member1", 1}};
+    struct karmada_gang_input in = input(one, 1);
+    in.group_rb_name = "lead-pod";
+    json_object *op = karmada_gang_override_policy(&in);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(op);
+    CU_ASSERT_STRING_EQUAL(s_at(op, "metadata/name"), "muster-sample-pod-x7k2q-pod");
+    CU_ASSERT_PTR_NOT_NULL(strstr(json_object_to_json_string(op), "\"muster-lead-pod\""));
+    json_object_put(op);
+
+    uint32_t cpu;
+    CU_ASSERT_EQUAL_FATAL(queue_resnames_intern(names, "cpu", 3, &cpu), 0);
+    struct queue_resvec sum = {0};
+    CU_ASSERT_EQUAL_FATAL(queue_resvec_set(&sum, cpu, 5000), 0);
+    struct karmada_gang_share both[] = {{"member1", 2}};
+    w.replicas = 2;
+    w.components[0].replicas = 2;
+    w.min_member = 2;
+    in = input(both, 1);
+    in.gang_request = &sum;
+    json_object *work = karmada_gang_podgroup_work(&in, 0);
+    valid_work(work);
+    json_object *pg = at(work, "spec/workload/manifests/0");
+    CU_ASSERT_STRING_EQUAL(s_at(pg, "metadata/name"), "muster-sample-pod-x7k2q-pod");
+    equal_json(at(pg, "spec"), "{\"minMember\":2,\"minResources\":{\"cpu\":\"5\"},"
+                               "\"queue\":\"user-queue\"}");
+    json_object_put(work);
+    in.gang_request = NULL; /* without it: 2 x the lead's own 3 CPUs */
+    work = karmada_gang_podgroup_work(&in, 0);
+    CU_ASSERT_STRING_EQUAL(s_at(work, "spec/workload/manifests/0/spec/minResources/cpu"), "6");
+    json_object_put(work);
+    queue_resvec_close(&sum);
+    reread();
+}
+
 /* A gang smaller than its replicas: each cluster's group holds ceil(share x min / replicas). */
 static void test_job_work_min_member(void)
 {
@@ -985,6 +1026,7 @@ static CU_TestInfo tests[] = {
     {"names: prefixed, namespaced Works, long names cut and hashed apart", test_names},
     {"Deployment: one PodGroup Work per share, exact", test_deployment_work},
     {"Job: min-member below the gang scales per share", test_job_work_min_member},
+    {"a pod group of several RBs: the lead's PodGroup, a member's policy", test_pod_group},
     {"input check refuses what would build wrong objects", test_input_check},
     {"Deployment OverridePolicy, applied to the template", test_deployment_policy},
     {"an existing pod-template annotation survives", test_existing_annotation_kept},

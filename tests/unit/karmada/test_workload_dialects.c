@@ -298,6 +298,40 @@ static void test_cosched(void)
     end();
 }
 
+/* A plain Pod naming a coscheduling PodGroup of minMember 3 (separate Pods, one RB each): not
+ * refused as a Deployment of fewer replicas is; its own part is its Pod, the group is recorded
+ * for the dispatcher to join the RBs. */
+static void test_pod_of_larger_group(void)
+{
+    begin();
+    char p[1024];
+    path_of(p, sizeof p, "tests/fixtures/workloads/pod-rb.json");
+    json_object *rb = json_object_from_file(p);
+    json_object *tmpl = load_yaml("tests/fixtures/workloads/pod.yaml");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(rb);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(tmpl);
+    put(tmpl, json_object_new_string("nginx"), "metadata", "labels", KARMADA_WORKLOAD_COSCHED_GROUP,
+        NULL);
+    json_object *pg = load_yaml("tests/fixtures/workloads/hub-podgroup-cosched.yaml");
+    put(pg, json_object_new_int(3), "spec", "minMember", NULL);
+    hub_state.pg = pg;
+    CU_ASSERT_EQUAL_FATAL(rd(rb, tmpl), 0);
+    CU_ASSERT_EQUAL(w.kind, KARMADA_WORKLOAD_KIND_POD);
+    CU_ASSERT_EQUAL(w.dialect, KARMADA_WORKLOAD_DIALECT_COSCHEDULING);
+    CU_ASSERT_STRING_EQUAL(w.group_name, "nginx");
+    CU_ASSERT_EQUAL(w.group_found, 1);
+    CU_ASSERT_EQUAL(w.group_min, 3);
+    CU_ASSERT_EQUAL(w.replicas, 1);
+    CU_ASSERT_EQUAL(w.min_member, 1);
+    CU_ASSERT_TRUE(has(w.min_member_source, "one Pod of the hub PodGroup's group"));
+    /* a Deployment of fewer replicas than the PodGroup is still refused (test_invalid) */
+    hub_state.pg = NULL;
+    json_object_put(pg);
+    json_object_put(rb);
+    json_object_put(tmpl);
+    end();
+}
+
 /* Malformed PodGroups keep the RB waiting with a sentence naming the PodGroup and the field. */
 static void test_invalid(void)
 {
@@ -413,6 +447,7 @@ static void test_workload_api(void)
 }
 
 static CU_TestInfo tests[] = {
+    {"a Pod of a larger coscheduling group", test_pod_of_larger_group},
     {"hub PodGroup fixtures validate against their CRDs", test_fixtures_validate},
     {"a Volcano PodGroup sets gang size, queue and priority class", test_volcano},
     {"a missing Volcano PodGroup waits; an unserved kind is skipped", test_volcano_missing},
