@@ -108,7 +108,9 @@ int karmada_gang_needs_objects(const struct karmada_workload *w);
  * the Works Karmada renders by it), and for kinds that need objects one component and a
  * template object. Returns 0 or MUSTER_EINVAL, with a sentence in why[0..cap) when why is not
  * NULL. Call it once before step 1 of the protocol: the builders below return NULL for the same
- * faults, and after a passing check NULL from them means only out of memory. */
+ * faults, and after a passing check NULL from them means only out of memory. With in->split set
+ * the share checks are karmada_gang_split_check's instead (gang_split.h), and
+ * karmada_gang_podgroup_work and karmada_gang_override_policy build the split's objects. */
 int karmada_gang_input_check(const struct karmada_gang_input *in, char *why, size_t cap);
 
 /* The Work (work.karmada.io/v1alpha1) carrying one scheduling.volcano.sh/v1beta1 PodGroup for

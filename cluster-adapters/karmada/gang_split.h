@@ -82,8 +82,11 @@ json_object *karmada_gang_split_podgroup_work(const struct karmada_gang_input *i
  * KARMADA_GANG_GROUP_OFFSET_ANNOTATION and KARMADA_GANG_GROUP_TOTAL_ANNOTATION plus the share's
  * dialect's pointer to its group (Volcano: the group-name annotation and schedulerName;
  * coscheduling: the pod-group label; none: nothing). The offsets follow share order, so the
- * caller keeps the shares in one order over a gang's attempts. NULL when
- * karmada_gang_input_check fails or on ENOMEM. */
+ * caller keeps the shares in one order over a gang's attempts. Every cluster has a rule here, a
+ * member of dialect none included (its count): judge the barrier with
+ * karmada_gang_rendered_judge (no dialects), never letting a Work go out before it names the
+ * policy, or that member would run the whole template. NULL when karmada_gang_input_check fails
+ * or on ENOMEM. */
 json_object *karmada_gang_split_override_policy(const struct karmada_gang_input *in);
 
 #endif
