@@ -51,7 +51,6 @@ struct set19 {
     char name[64];
     int64_t replicas;
     json_object *spec;
-    json_object *meta; /* the pod template's metadata (JobSet and LeaderWorkerSet only) */
 };
 
 static size_t ray(json_object *cs, struct set19 *out, size_t max, int karmada)
@@ -59,14 +58,13 @@ static size_t ray(json_object *cs, struct set19 *out, size_t max, int karmada)
     size_t n = 0;
     json_object *head = sim__get_path(cs, "headGroupSpec", "template", "spec");
     if (head && n < max)
-        out[n++] = (struct set19){"ray-head", 1, head, NULL};
+        out[n++] = (struct set19){"ray-head", 1, head};
     json_object *wgs = sim__get_path(cs, "workerGroupSpecs", NULL, NULL);
     for (size_t i = 0;
          json_object_is_type(wgs, json_type_array) && i < json_object_array_length(wgs) && n < max;
          i++) {
         json_object *g = json_object_array_get_idx(wgs, i);
         struct set19 *s = &out[n++];
-        *s = (struct set19){.replicas = 0};
         const char *gn = sim__get_str(g, "groupName", NULL, NULL);
         if (gn && gn[0])
             snprintf(s->name, sizeof(s->name), "%s", gn);
@@ -93,12 +91,10 @@ static size_t sets19(json_object *obj, struct set19 *out, size_t max, int karmad
             json_object *js = sim__get_path(rj, "template", "spec", NULL);
             int64_t par = int_or(js, "parallelism", 1), comp = int_or(js, "completions", par);
             struct set19 *s = &out[n++];
-            *s = (struct set19){.replicas = 0};
             const char *nm = sim__get_str(rj, "name", NULL, NULL);
             snprintf(s->name, sizeof(s->name), "%s", nm ? nm : "");
             s->replicas = int_or(rj, "replicas", 1) * (comp < par ? comp : par);
             s->spec = sim__get_path(js, "template", "spec", NULL);
-            s->meta = sim__get_path(js, "template", "metadata", NULL);
         }
         return n;
     }
@@ -107,12 +103,10 @@ static size_t sets19(json_object *obj, struct set19 *out, size_t max, int karmad
         int64_t groups = int_or(spec, "replicas", 1), size = int_or(lwt, "size", 1);
         json_object *worker = sim__get_path(lwt, "workerTemplate", "spec", NULL);
         json_object *leader = sim__get_path(lwt, "leaderTemplate", "spec", NULL);
-        json_object *wmeta = sim__get_path(lwt, "workerTemplate", "metadata", NULL);
-        json_object *lmeta = leader ? sim__get_path(lwt, "leaderTemplate", "metadata", NULL) : wmeta;
         if (max >= 1)
-            out[n++] = (struct set19){"leader", groups, leader ? leader : worker, lmeta};
+            out[n++] = (struct set19){"leader", groups, leader ? leader : worker};
         if (max >= 2 && size > 1)
-            out[n++] = (struct set19){"worker", groups * (size - 1), worker, wmeta};
+            out[n++] = (struct set19){"worker", groups * (size - 1), worker};
         return n;
     }
     case K_PYTORCH:
@@ -127,7 +121,6 @@ static size_t sets19(json_object *obj, struct set19 *out, size_t max, int karmad
             if (!rs)
                 continue;
             struct set19 *s = &out[n++];
-            *s = (struct set19){.replicas = 0};
             snprintf(s->name, sizeof(s->name), "%s", mpi ? mp[t] : ptn[t]);
             s->replicas = int_or(rs, "replicas", mpi && t == 1 ? 0 : 1);
             s->spec = sim__get_path(rs, "template", "spec", NULL);
@@ -155,14 +148,33 @@ size_t sim__kind19_pods(json_object *obj, struct pod_set *out, size_t max)
 
 json_object *sim__kind19_pod_meta(json_object *obj)
 {
-    if (kind19(obj) != K_JOBSET && kind19(obj) != K_LWS)
+    json_object *spec = sim__get_path(obj, "spec", NULL, NULL);
+    switch (kind19(obj)) {
+    case K_JOBSET: {
+        /* the first replicated job that runs pods: a split sets the others to 0 Jobs here */
+        json_object *rjs = sim__get_path(spec, "replicatedJobs", NULL, NULL);
+        for (size_t i = 0;
+             json_object_is_type(rjs, json_type_array) && i < json_object_array_length(rjs); i++) {
+            json_object *rj = json_object_array_get_idx(rjs, i);
+            json_object *js = sim__get_path(rj, "template", "spec", NULL);
+            if (int_or(rj, "replicas", 1) > 0 && int_or(js, "parallelism", 1) > 0 &&
+                int_or(js, "completions", 1) > 0)
+                return sim__get_path(js, "template", "metadata", NULL);
+        }
         return NULL;
-    struct set19 s[16];
-    size_t n = sets19(obj, s, 16, 0);
-    for (size_t i = 0; i < n; i++)
-        if (s[i].replicas > 0)
-            return s[i].meta;
-    return NULL;
+    }
+    case K_LWS: {
+        /* the leader's template, the workerTemplate when it has none (as LWS makes leaders) */
+        json_object *lwt = sim__get_path(spec, "leaderWorkerTemplate", NULL, NULL);
+        if (int_or(spec, "replicas", 1) <= 0)
+            return NULL;
+        json_object *leader = sim__get_path(lwt, "leaderTemplate", NULL, NULL);
+        return sim__get_path(leader ? leader : sim__get_path(lwt, "workerTemplate", NULL, NULL),
+                             "metadata", NULL, NULL);
+    }
+    default:
+        return NULL;
+    }
 }
 
 json_object *sim__kind19_components(json_object *obj)

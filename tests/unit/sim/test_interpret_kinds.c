@@ -98,6 +98,42 @@ static void test_pods(void)
     json_object_put(o);
 }
 
+/* Where the member's scheduler reads the pods' group: the first pod template that runs pods (a
+ * split JobSet's replicated job set to 0 runs none), a LeaderWorkerSet's leader template (its
+ * worker template when it has none). */
+static void test_pod_meta(void)
+{
+    json_object *o = json_tokener_parse(
+        "{\"apiVersion\":\"jobset.x-k8s.io/v1alpha2\",\"kind\":\"JobSet\",\"spec\":{"
+        "\"replicatedJobs\":[{\"name\":\"a\",\"replicas\":0,\"template\":{\"spec\":{\"template\":"
+        "{\"metadata\":{\"labels\":{\"x\":\"a\"}},\"spec\":{}}}}},{\"name\":\"b\",\"template\":{"
+        "\"spec\":{\"template\":{\"metadata\":{\"labels\":{\"x\":\"b\"}},\"spec\":{}}}}}]}}");
+    CU_ASSERT_STRING_EQUAL(json_object_to_json_string(sim__kind19_pod_meta(o)),
+                           "{ \"labels\": { \"x\": \"b\" } }");
+    struct pod_set sets[16];
+    CU_ASSERT_EQUAL(sim__workload_pods(o, sets, 16), 1); /* a's 0 Jobs run no pod */
+    json_object_put(o);
+    o = json_tokener_parse(
+        "{\"apiVersion\":\"leaderworkerset.x-k8s.io/v1\",\"kind\":\"LeaderWorkerSet\",\"spec\":{"
+        "\"replicas\":2,\"leaderWorkerTemplate\":{\"size\":3,\"leaderTemplate\":{\"metadata\":{"
+        "\"labels\":{\"x\":\"l\"}},\"spec\":{}},\"workerTemplate\":{\"metadata\":{\"labels\":{"
+        "\"x\":\"w\"}},\"spec\":{}}}}}");
+    CU_ASSERT_STRING_EQUAL(json_object_to_json_string(sim__kind19_pod_meta(o)),
+                           "{ \"labels\": { \"x\": \"l\" } }");
+    CU_ASSERT_EQUAL_FATAL(sim__workload_pods(o, sets, 16), 2);
+    CU_ASSERT_EQUAL(sets[0].replicas, 2);
+    CU_ASSERT_EQUAL(sets[1].replicas, 4);
+    json_object_object_del(json_object_object_get(json_object_object_get(o, "spec"),
+                                                  "leaderWorkerTemplate"),
+                           "leaderTemplate");
+    CU_ASSERT_STRING_EQUAL(json_object_to_json_string(sim__kind19_pod_meta(o)),
+                           "{ \"labels\": { \"x\": \"w\" } }");
+    json_object_put(o);
+    o = json_tokener_parse(raycluster);
+    CU_ASSERT_PTR_NULL(sim__kind19_pod_meta(o));
+    json_object_put(o);
+}
+
 /* The status each controller reports, and Karmada's health of it. */
 static void test_status_health(void)
 {
@@ -150,42 +186,6 @@ static void test_status_health(void)
     CU_ASSERT_PTR_NULL(sim__kind19_health(d, st));
     json_object_put(st);
     json_object_put(d);
-}
-
-/* Where the member's scheduler reads the pods' group: the first pod template that runs pods (a
- * split JobSet's replicated job set to 0 runs none), a LeaderWorkerSet's leader template (its
- * worker template when it has none). */
-static void test_pod_meta(void)
-{
-    json_object *o = json_tokener_parse(
-        "{\"apiVersion\":\"jobset.x-k8s.io/v1alpha2\",\"kind\":\"JobSet\",\"spec\":{"
-        "\"replicatedJobs\":[{\"name\":\"a\",\"replicas\":0,\"template\":{\"spec\":{\"template\":"
-        "{\"metadata\":{\"labels\":{\"x\":\"a\"}},\"spec\":{}}}}},{\"name\":\"b\",\"template\":{"
-        "\"spec\":{\"template\":{\"metadata\":{\"labels\":{\"x\":\"b\"}},\"spec\":{}}}}}]}}");
-    CU_ASSERT_STRING_EQUAL(json_object_to_json_string(sim__kind19_pod_meta(o)),
-                           "{ \"labels\": { \"x\": \"b\" } }");
-    struct pod_set sets[16];
-    CU_ASSERT_EQUAL(sim__workload_pods(o, sets, 16), 1); /* a's 0 Jobs run no pod */
-    json_object_put(o);
-    o = json_tokener_parse(
-        "{\"apiVersion\":\"leaderworkerset.x-k8s.io/v1\",\"kind\":\"LeaderWorkerSet\",\"spec\":{"
-        "\"replicas\":2,\"leaderWorkerTemplate\":{\"size\":3,\"leaderTemplate\":{\"metadata\":{"
-        "\"labels\":{\"x\":\"l\"}},\"spec\":{}},\"workerTemplate\":{\"metadata\":{\"labels\":{"
-        "\"x\":\"w\"}},\"spec\":{}}}}}");
-    CU_ASSERT_STRING_EQUAL(json_object_to_json_string(sim__kind19_pod_meta(o)),
-                           "{ \"labels\": { \"x\": \"l\" } }");
-    CU_ASSERT_EQUAL_FATAL(sim__workload_pods(o, sets, 16), 2);
-    CU_ASSERT_EQUAL(sets[0].replicas, 2);
-    CU_ASSERT_EQUAL(sets[1].replicas, 4);
-    json_object_object_del(json_object_object_get(json_object_object_get(o, "spec"),
-                                                  "leaderWorkerTemplate"),
-                           "leaderTemplate");
-    CU_ASSERT_STRING_EQUAL(json_object_to_json_string(sim__kind19_pod_meta(o)),
-                           "{ \"labels\": { \"x\": \"w\" } }");
-    json_object_put(o);
-    o = json_tokener_parse(raycluster);
-    CU_ASSERT_PTR_NULL(sim__kind19_pod_meta(o));
-    json_object_put(o);
 }
 
 static CU_TestInfo tests[] = {
