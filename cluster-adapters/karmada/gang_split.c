@@ -204,12 +204,15 @@ int karmada_gang_split_check(const struct karmada_gang_input *in, char *why, siz
         if (strlen(KARMADA_PATH_EXECUTION_PREFIX) + strlen(s->cluster) > DNS_LABEL_MAX)
             return why_not(why, cap, "cluster %.80s: karmada-es-<cluster> would pass 63 characters",
                            s->cluster);
-        if (DIALECT(in, i) == KARMADA_GANG_DIALECT_YUNIKORN)
+        enum karmada_gang_dialect d = DIALECT(in, i);
+        if (d != KARMADA_GANG_DIALECT_VOLCANO && d != KARMADA_GANG_DIALECT_COSCHEDULING &&
+            d != KARMADA_GANG_DIALECT_NONE) {
+            const char *dn = karmada_gang_dialect_name(d);
             return why_not(why, cap,
-                           "cluster %s speaks YuniKorn, whose task groups muster does not write "
-                           "per group: a placement by groups needs Volcano, coscheduling or no "
-                           "gang there",
-                           s->cluster);
+                           "cluster %s speaks %s, whose gang muster does not write per group: a "
+                           "placement by groups needs Volcano, coscheduling or no gang there",
+                           s->cluster, dn ? dn : "an unknown dialect");
+        }
         uint64_t groups = 0, pods = 0;
         for (uint32_t j = 0; j < n; j++) {
             groups += CELL(in, i, j)->groups;

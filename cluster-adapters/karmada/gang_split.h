@@ -60,8 +60,9 @@ int karmada_gang_input_needs_objects(const struct karmada_gang_input *in);
  * the kind splits, nsets is the template's set count, every share names a cluster and runs at
  * least one group, shares[i].replicas = the pods of its groups, per set the groups over all
  * shares are at most the template's (fewer: the rest run nowhere), min_groups <= groups,
- * group_min <= the group's pods, each set's pod request is known, and no share is YuniKorn (its
- * task groups have no per-group split here). Returns 0 or MUSTER_EINVAL with a sentence in
+ * group_min <= the group's pods, each set's pod request is known, and every share's dialect is
+ * Volcano, coscheduling or none (YuniKorn's task groups, or any other dialect's gang, are not
+ * written per group here). Returns 0 or MUSTER_EINVAL with a sentence in
  * why[0..cap). */
 int karmada_gang_split_check(const struct karmada_gang_input *in, char *why, size_t cap);
 

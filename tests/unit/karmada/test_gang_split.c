@@ -432,7 +432,7 @@ static void test_check(void)
         {{2, 2, 9}, {2, 2, 0}, 16, 16, 1, 0, "shard: 9 pods of a group must run, a group has 8"},
         {{2, 2, 0}, {0, 0, 0}, 16, 1, 1, 0, "cluster west runs no group"},
         {{2, 2, 0}, {2, 2, 0}, 16, 16, 2, 0, "the split has 2 sets of groups, the template 1"},
-        {{2, 2, 0}, {2, 2, 0}, 16, 16, 1, KARMADA_GANG_DIALECT_YUNIKORN, "speaks YuniKorn"},
+        {{2, 2, 0}, {2, 2, 0}, 16, 16, 1, KARMADA_GANG_DIALECT_YUNIKORN, "speaks yunikorn"},
     };
     for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
         struct karmada_gang_share shares[] = {{"east", cases[k].ra}, {"west", cases[k].rb}};
