@@ -103,6 +103,70 @@ int karmada_gang_split_sets(const struct karmada_workload *w, json_object *tmpl,
     return 0;
 }
 
+/* The share of leaf g: share_of[g] checked against nshares; -1 when not placed. */
+static int leaf_share(const int32_t *share_of, uint32_t g, uint32_t nshares, int32_t *out)
+{
+    *out = share_of[g];
+    return *out < -1 || (*out >= 0 && (uint32_t)*out >= nshares) ? MUSTER_EINVAL : 0;
+}
+
+int karmada_gang_split_from_tree(const struct karmada_workload *w, json_object *tmpl,
+                                 const struct karmada_group_tree *t, const int32_t *share_of,
+                                 uint32_t nshares, struct karmada_gang_split *split, uint32_t nsets,
+                                 int32_t *replicas)
+{
+    struct karmada_gang_set sets[KARMADA_GANG_SPLIT_SETS_MAX];
+    uint32_t n;
+    if (!t || !share_of || !split || !replicas ||
+        karmada_gang_split_sets(w, tmpl, sets, KARMADA_GANG_SPLIT_SETS_MAX, &n) || n != nsets)
+        return MUSTER_EINVAL;
+    memset(split, 0, (size_t)nshares * nsets * sizeof(*split));
+    memset(replicas, 0, (size_t)nshares * sizeof(*replicas));
+    int jobset = w->kind == KARMADA_WORKLOAD_KIND_JOBSET;
+    for (uint32_t g = 1; g < t->n; g++) {
+        const struct karmada_group *grp = &t->g[g];
+        int32_t s = -1;
+        uint32_t j = 0;
+        if (jobset) {
+            if (grp->pods == 0)
+                continue; /* a replicated job's inner group */
+            if (grp->parent <= 0)
+                return MUSTER_EINVAL;
+            while (j < n && strcmp(sets[j].name, t->g[grp->parent].name) != 0)
+                j++;
+            if (j == n || grp->pods != sets[j].group_pods || leaf_share(share_of, g, nshares, &s))
+                return MUSTER_EINVAL;
+        } else {
+            if (grp->parent != 0)
+                continue; /* a leader or workers leaf: counted with its group */
+            if (grp->pods) {
+                if (grp->pods != sets[0].group_pods || leaf_share(share_of, g, nshares, &s))
+                    return MUSTER_EINVAL;
+            } else {
+                /* an indivisible group: its leaves all in one share, or none placed */
+                int first = 1;
+                for (uint32_t k = g + 1; k < t->n; k++) {
+                    int32_t ks;
+                    if (t->g[k].parent != (int32_t)g)
+                        continue;
+                    if (leaf_share(share_of, k, nshares, &ks) || (!first && ks != s))
+                        return MUSTER_EINVAL;
+                    s = ks;
+                    first = 0;
+                }
+            }
+        }
+        if (s < 0)
+            continue;
+        struct karmada_gang_split *cell = &split[(size_t)s * nsets + j];
+        cell->groups++;
+        cell->min_groups++;
+        if (__builtin_add_overflow(replicas[s], (int32_t)sets[j].group_pods, &replicas[s]))
+            return MUSTER_EINVAL;
+    }
+    return 0;
+}
+
 /* The request of component name (NULL when w has none of that name). */
 static const struct queue_resvec *request_of(const struct karmada_workload *w, const char *name)
 {

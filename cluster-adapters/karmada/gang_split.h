@@ -10,6 +10,7 @@
 #define MUSTER_KARMADA_GANG_SPLIT_H
 
 #include "cluster-adapters/karmada/gang.h"
+#include "cluster-adapters/karmada/groups.h"
 
 #include <json-c/json.h>
 #include <stddef.h>
@@ -52,6 +53,22 @@ int karmada_gang_split_kind(const struct karmada_workload *w);
  * MUSTER_ENOSPC (more than cap sets). */
 int karmada_gang_split_sets(const struct karmada_workload *w, json_object *tmpl,
                             struct karmada_gang_set *sets, uint32_t cap, uint32_t *n);
+
+/* A composite placement of w's group tree turned into the split's cells (issue 20). t is the
+ * tree karmada/workload_groups.c builds: for a JobSet, under the root one inner group per
+ * replicated job that runs, named as it, each with one leaf per Job; for a LeaderWorkerSet, under
+ * the root one group per replica, a leaf of the whole group or an indivisible inner group of a
+ * leader leaf and a workers leaf. share_of[g] (t->n entries) is the share a leaf's pods go to
+ * (0..nshares-1) or -1 when it is not placed; inner groups' entries are not read. Fills
+ * split[nshares * nsets] (groups; min_groups = groups and group_min 0: the commit is all or
+ * nothing, so every placed group must run whole) and replicas[nshares] (the pods of each share's
+ * groups: its karmada_gang_share.replicas). Returns 0 or MUSTER_EINVAL: not a JobSet or LWS, nsets
+ * not the template's, a leaf whose replicated job the template does not have or whose pods are
+ * not its group's, a share index out of range, or an LWS group's leaves in different shares. */
+int karmada_gang_split_from_tree(const struct karmada_workload *w, json_object *tmpl,
+                                 const struct karmada_group_tree *t, const int32_t *share_of,
+                                 uint32_t nshares, struct karmada_gang_split *split, uint32_t nsets,
+                                 int32_t *replicas);
 
 /* 1 when in makes objects at all: the kinds of karmada_gang_needs_objects, or a split. */
 int karmada_gang_input_needs_objects(const struct karmada_gang_input *in);

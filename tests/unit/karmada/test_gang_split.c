@@ -415,6 +415,111 @@ static void test_no_split(void)
     CU_ASSERT_EQUAL(karmada_gang_split_sets(&w, tmpl, sets, 0, &n), MUSTER_ENOSPC);
 }
 
+/* A group of tree t (stack-held: no pod vectors, nothing to close). */
+static void node(struct karmada_group *g, uint32_t at, const char *name, int32_t parent,
+                 uint32_t pods)
+{
+    memset(&g[at], 0, sizeof(g[at]));
+    snprintf(g[at].name, sizeof(g[at].name), "%s", name);
+    g[at].parent = parent;
+    g[at].pods = pods;
+    g[at].min_count = pods;
+    g[at].indivisible = 1;
+}
+
+/* A composite placement of the JobSet's tree (root, the replicated job, a leaf per Job) gives the
+ * split and the shares' replicas that pass the check and build east's 2 shards. */
+static void test_from_tree_jobset(void)
+{
+    load("jobset-shards");
+    struct karmada_group g[6];
+    node(g, 0, "train", -1, 0);
+    node(g, 1, "shard", 0, 0);
+    for (uint32_t j = 0; j < 4; j++) {
+        char nm[16];
+        snprintf(nm, sizeof(nm), "shard-%u", j);
+        node(g, 2 + j, nm, 1, 8);
+    }
+    struct karmada_group_tree t = {.g = g, .n = 6};
+    int32_t share_of[6] = {-1, -1, 1, 0, 1, 0}; /* shard-1 and -3 in share 0 */
+    struct karmada_gang_split split[2];
+    int32_t replicas[2];
+    CU_ASSERT_EQUAL_FATAL(
+        karmada_gang_split_from_tree(&w, tmpl, &t, share_of, 2, split, 1, replicas), 0);
+    CU_ASSERT_EQUAL(split[0].groups, 2);
+    CU_ASSERT_EQUAL(split[0].min_groups, 2);
+    CU_ASSERT_EQUAL(split[0].group_min, 0);
+    CU_ASSERT_EQUAL(split[1].groups, 2);
+    CU_ASSERT_EQUAL(replicas[0], 16);
+    CU_ASSERT_EQUAL(replicas[1], 16);
+    struct karmada_gang_share shares[] = {{"east", replicas[0]}, {"west", replicas[1]}};
+    struct karmada_gang_input in = input(shares, 2, split, 1);
+    CU_ASSERT_EQUAL(karmada_gang_input_check(&in, NULL, 0), 0);
+    /* one shard not placed (a tree whose minCount lets it out): 3 run */
+    share_of[5] = -1;
+    CU_ASSERT_EQUAL(karmada_gang_split_from_tree(&w, tmpl, &t, share_of, 2, split, 1, replicas),
+                    0);
+    CU_ASSERT_EQUAL(split[0].groups, 1);
+    CU_ASSERT_EQUAL(replicas[0], 8);
+    /* faults: a share out of range, a leaf of another size, a replicated job the template lacks */
+    share_of[5] = 2;
+    CU_ASSERT_EQUAL(karmada_gang_split_from_tree(&w, tmpl, &t, share_of, 2, split, 1, replicas),
+                    MUSTER_EINVAL);
+    share_of[5] = 0;
+    g[5].pods = 7;
+    CU_ASSERT_EQUAL(karmada_gang_split_from_tree(&w, tmpl, &t, share_of, 2, split, 1, replicas),
+                    MUSTER_EINVAL);
+    g[5].pods = 8;
+    snprintf(g[1].name, sizeof(g[1].name), "other");
+    CU_ASSERT_EQUAL(karmada_gang_split_from_tree(&w, tmpl, &t, share_of, 2, split, 1, replicas),
+                    MUSTER_EINVAL);
+    CU_ASSERT_EQUAL(karmada_gang_split_from_tree(&w, tmpl, &t, share_of, 2, split, 2, replicas),
+                    MUSTER_EINVAL);
+}
+
+/* A LeaderWorkerSet's groups: a group of a leader leaf and a workers leaf goes where its leaves
+ * go, together or not at all. */
+static void test_from_tree_lws(void)
+{
+    load("lws"); /* 3 groups of 4 */
+    struct karmada_group g[10];
+    node(g, 0, "lws", -1, 0);
+    for (uint32_t i = 0; i < 3; i++) {
+        char nm[32];
+        snprintf(nm, sizeof(nm), "group-%u", i);
+        node(g, 1 + 3 * i, nm, 0, 0);
+        snprintf(nm, sizeof(nm), "group-%u-leader", i);
+        node(g, 2 + 3 * i, nm, (int32_t)(1 + 3 * i), 1);
+        snprintf(nm, sizeof(nm), "group-%u-workers", i);
+        node(g, 3 + 3 * i, nm, (int32_t)(1 + 3 * i), 3);
+    }
+    struct karmada_group_tree t = {.g = g, .n = 10};
+    int32_t share_of[10] = {-1, -1, 1, 1, -1, 0, 0, -1, 1, 1};
+    struct karmada_gang_split split[2];
+    int32_t replicas[2];
+    CU_ASSERT_EQUAL_FATAL(
+        karmada_gang_split_from_tree(&w, tmpl, &t, share_of, 2, split, 1, replicas), 0);
+    CU_ASSERT_EQUAL(split[0].groups, 1);
+    CU_ASSERT_EQUAL(split[1].groups, 2);
+    CU_ASSERT_EQUAL(replicas[0], 4);
+    CU_ASSERT_EQUAL(replicas[1], 8);
+    share_of[6] = 1; /* group-1's workers away from its leader */
+    CU_ASSERT_EQUAL(karmada_gang_split_from_tree(&w, tmpl, &t, share_of, 2, split, 1, replicas),
+                    MUSTER_EINVAL);
+    /* groups as single leaves of size pods */
+    struct karmada_group h[4];
+    node(h, 0, "lws", -1, 0);
+    node(h, 1, "group-0", 0, 4);
+    node(h, 2, "group-1", 0, 4);
+    node(h, 3, "group-2", 0, 4);
+    struct karmada_group_tree u = {.g = h, .n = 4};
+    int32_t of[4] = {-1, 0, -1, 0};
+    CU_ASSERT_EQUAL(karmada_gang_split_from_tree(&w, tmpl, &u, of, 2, split, 1, replicas), 0);
+    CU_ASSERT_EQUAL(split[0].groups, 2);
+    CU_ASSERT_EQUAL(split[1].groups, 0);
+    CU_ASSERT_EQUAL(replicas[0], 8);
+}
+
 /* Each fault of a split is refused with a sentence naming it. */
 static void test_check(void)
 {
@@ -479,6 +584,8 @@ static CU_TestInfo tests[] = {
     {"coscheduling and no-gang members", test_dialects},
     {"no split: today's whole-to-one-cluster", test_no_split},
     {"faults refused with a reason", test_check},
+    {"a composite placement of a JobSet's tree as the split", test_from_tree_jobset},
+    {"a composite placement of a LeaderWorkerSet's tree as the split", test_from_tree_lws},
     {"cleanup", test_cleanup},
     CU_TEST_INFO_NULL,
 };
