@@ -4,6 +4,8 @@
 #include "cluster-adapters/kube/json.h"
 
 #include "cluster-adapters/karmada/gang_dialects.h"
+#include "cluster-adapters/karmada/gang_int.h"
+#include "cluster-adapters/karmada/gang_split.h"
 #include "cluster-adapters/karmada/paths.h"
 #include "cluster-adapters/kube/resources.h"
 #include "queue/errors.h"
@@ -193,6 +195,8 @@ int karmada_gang_input_check(const struct karmada_gang_input *in, char *why, siz
         return why_not(why, cap,
                        "no resourcebinding.karmada.io/permanent-id label yet: muster could not "
                        "find the Works Karmada renders for it");
+    if (in->split) /* issue 20: a kind split by groups has its own rules */
+        return karmada_gang_split_check(in, why, cap);
     int rc = check_shares(in, why, cap);
     if (rc || !karmada_gang_needs_objects(in->w))
         return rc;
@@ -271,6 +275,8 @@ int karmada_gang_share_has_work(const struct karmada_gang_input *in, uint32_t i)
 
 json_object *karmada_gang_podgroup_work(const struct karmada_gang_input *in, uint32_t i)
 {
+    if (in && in->split)
+        return karmada_gang_split_podgroup_work(in, i);
     if (karmada_gang_input_check(in, NULL, 0) || !karmada_gang_needs_objects(in->w) ||
         i >= in->nshares || !karmada_gang_share_has_work(in, i))
         return NULL;
@@ -369,40 +375,14 @@ static void overrider(json_object *list, const char *path, json_object *value, i
 }
 
 /* The overrider that puts keys[0..n) = vals[0..n) into the pod template's metadata.<field>
- * (annotations or labels), shaped by what the template already has: `add` of a whole object
- * would replace the user's, and `add` of one key under a missing object fails the render. */
+ * (annotations or labels): karmada__gang_meta_overriders_at on in's one pod template. */
 static void meta_overriders(json_object *list, const struct karmada_gang_input *in,
                             const char *field, const char *const *keys, const char *const *vals,
                             size_t n, int *bad)
 {
     const char *base;
-    json_object *meta = kube_json_get(pod_of(in, &base), "metadata");
-    char key[96], path[192];
-    if (json_object_is_type(kube_json_get(meta, field), json_type_object)) {
-        for (size_t i = 0; i < n; i++) {
-            pointer_escape(key, sizeof(key), keys[i]);
-            snprintf(path, sizeof(path), "%s/metadata/%s/%s", base, field, key);
-            overrider(list, path, json_object_new_string(vals[i]), bad);
-        }
-        return;
-    }
-    int failed = 0;
-    json_object *obj = json_object_new_object(), *value;
-    for (size_t i = 0; i < n; i++)
-        kube_json_add_str(obj, keys[i], vals[i], &failed);
-    if (json_object_is_type(meta, json_type_object)) {
-        snprintf(path, sizeof(path), "%s/metadata/%s", base, field);
-        value = obj;
-    } else {
-        snprintf(path, sizeof(path), "%s/metadata", base);
-        value = json_object_new_object();
-        kube_json_add(value, field, obj, &failed);
-    }
-    if (failed) {
-        json_object_put(value);
-        value = NULL;
-    }
-    overrider(list, path, value, bad);
+    json_object *pod = pod_of(in, &base);
+    karmada__gang_meta_overriders_at(list, pod, base, field, keys, vals, n, bad);
 }
 
 static void group_overrider(json_object *list, const struct karmada_gang_input *in, const char *pg,
@@ -508,10 +488,11 @@ static void dialect_rule(json_object *rules, const struct karmada_gang_input *in
 
 json_object *karmada_gang_override_policy(const struct karmada_gang_input *in)
 {
+    if (in && in->split)
+        return karmada_gang_split_override_policy(in);
     if (!in || !karmada_gang_needs_objects(in->w) || karmada_gang_input_check(in, NULL, 0))
         return NULL;
-    json_object *rbm = kube_json_get(in->rb, "metadata"),
-                *res = kube_json_get(kube_json_get(in->rb, "spec"), "resource");
+    json_object *rbm = kube_json_get(in->rb, "metadata");
     char pg[KARMADA_GANG_NAME_MAX + 1], name[KARMADA_GANG_NAME_MAX + 1];
     if (karmada_gang_podgroup_name(in->group_rb_name ? in->group_rb_name : get_str(rbm, "name"), pg,
                                    sizeof(pg)) ||
@@ -525,26 +506,8 @@ json_object *karmada_gang_override_policy(const struct karmada_gang_input *in)
         in->pod_scheduler && *in->pod_scheduler ? in->pod_scheduler : DEFAULT_POD_SCHEDULER;
 
     int bad = 0;
-    json_object *meta;
-    json_object *root = new_marked("policy.karmada.io/v1alpha1", "OverridePolicy", name,
-                                   get_str(res, "namespace"), in, &meta, &bad);
-    if (get_str(res, "uid")) {
-        json_object *owners = kube_json_add(meta, "ownerReferences", json_object_new_array(), &bad);
-        json_object *owner = kube_json_push(owners, json_object_new_object(), &bad);
-        kube_json_add_str(owner, "apiVersion", get_str(res, "apiVersion"), &bad);
-        kube_json_add_str(owner, "kind", get_str(res, "kind"), &bad);
-        kube_json_add_str(owner, "name", get_str(res, "name"), &bad);
-        kube_json_add_str(owner, "uid", get_str(res, "uid"), &bad);
-    }
-    json_object *spec = kube_json_add_obj(root, "spec", &bad);
-    json_object *sel =
-        kube_json_push(kube_json_add(spec, "resourceSelectors", json_object_new_array(), &bad),
-                       json_object_new_object(), &bad);
-    kube_json_add_str(sel, "apiVersion", get_str(res, "apiVersion"), &bad);
-    kube_json_add_str(sel, "kind", get_str(res, "kind"), &bad);
-    kube_json_add_str(sel, "namespace", get_str(res, "namespace"), &bad);
-    kube_json_add_str(sel, "name", get_str(res, "name"), &bad);
-    json_object *rules = kube_json_add(spec, "overrideRules", json_object_new_array(), &bad);
+    json_object *rules;
+    json_object *root = karmada__gang_policy_new(in, name, &rules, &bad);
     enum karmada_gang_dialect d0 = DIALECT(in, 0);
     int one = karmada_gang_dialect_has_work(d0);
     for (uint32_t i = 1; one && i < in->nshares; i++)
@@ -700,4 +663,84 @@ karmada_gang_rendered_judge_dialects(json_object *items, const struct karmada_ga
         }
     }
     return worst;
+}
+
+/* ---- shared with gang_split.c (gang_int.h) ---- */
+
+json_object *karmada__gang_new_marked(const char *api_version, const char *kind, const char *name,
+                                      const char *ns, const struct karmada_gang_input *in,
+                                      json_object **meta, int *bad)
+{
+    return new_marked(api_version, kind, name, ns, in, meta, bad);
+}
+
+json_object *karmada__gang_done(json_object *root, int bad)
+{
+    return done(root, bad);
+}
+
+void karmada__gang_overrider(json_object *list, const char *path, json_object *value, int *bad)
+{
+    overrider(list, path, value, bad);
+}
+
+void karmada__gang_meta_overriders_at(json_object *list, json_object *pod, const char *base,
+                                      const char *field, const char *const *keys,
+                                      const char *const *vals, size_t n, int *bad)
+{
+    /* Shaped by what the template already has: `add` of a whole object would replace the
+     * user's, and `add` of one key under a missing object fails the render. */
+    json_object *meta = kube_json_get(pod, "metadata");
+    char key[96], path[256];
+    if (json_object_is_type(kube_json_get(meta, field), json_type_object)) {
+        for (size_t i = 0; i < n; i++) {
+            pointer_escape(key, sizeof(key), keys[i]);
+            snprintf(path, sizeof(path), "%s/metadata/%s/%s", base, field, key);
+            overrider(list, path, json_object_new_string(vals[i]), bad);
+        }
+        return;
+    }
+    int failed = 0;
+    json_object *obj = json_object_new_object(), *value;
+    for (size_t i = 0; i < n; i++)
+        kube_json_add_str(obj, keys[i], vals[i], &failed);
+    if (json_object_is_type(meta, json_type_object)) {
+        snprintf(path, sizeof(path), "%s/metadata/%s", base, field);
+        value = obj;
+    } else {
+        snprintf(path, sizeof(path), "%s/metadata", base);
+        value = json_object_new_object();
+        kube_json_add(value, field, obj, &failed);
+    }
+    if (failed) {
+        json_object_put(value);
+        value = NULL;
+    }
+    overrider(list, path, value, bad);
+}
+
+json_object *karmada__gang_policy_new(const struct karmada_gang_input *in, const char *name,
+                                      json_object **rules, int *bad)
+{
+    json_object *res = kube_json_get(kube_json_get(in->rb, "spec"), "resource"), *meta;
+    json_object *root = new_marked("policy.karmada.io/v1alpha1", "OverridePolicy", name,
+                                   get_str(res, "namespace"), in, &meta, bad);
+    if (get_str(res, "uid")) {
+        json_object *owners = kube_json_add(meta, "ownerReferences", json_object_new_array(), bad);
+        json_object *owner = kube_json_push(owners, json_object_new_object(), bad);
+        kube_json_add_str(owner, "apiVersion", get_str(res, "apiVersion"), bad);
+        kube_json_add_str(owner, "kind", get_str(res, "kind"), bad);
+        kube_json_add_str(owner, "name", get_str(res, "name"), bad);
+        kube_json_add_str(owner, "uid", get_str(res, "uid"), bad);
+    }
+    json_object *spec = kube_json_add_obj(root, "spec", bad);
+    json_object *sel =
+        kube_json_push(kube_json_add(spec, "resourceSelectors", json_object_new_array(), bad),
+                       json_object_new_object(), bad);
+    kube_json_add_str(sel, "apiVersion", get_str(res, "apiVersion"), bad);
+    kube_json_add_str(sel, "kind", get_str(res, "kind"), bad);
+    kube_json_add_str(sel, "namespace", get_str(res, "namespace"), bad);
+    kube_json_add_str(sel, "name", get_str(res, "name"), bad);
+    *rules = kube_json_add(spec, "overrideRules", json_object_new_array(), bad);
+    return root;
 }

@@ -50,6 +50,19 @@ struct karmada_gang_share {
     int32_t replicas;
 };
 
+/* Issue 20: one set of groups in one cluster of a placement made group by group. A set is one
+ * JobSet replicated job (its groups are its Jobs) or a LeaderWorkerSet's groups (one set: leader
+ * + workers each). Karmada sends such a kind whole to every cluster of spec.clusters, so the
+ * OverridePolicy sets each cluster's count and the cluster's gang object covers exactly its
+ * groups (gang_split.h, docs/gangobj.md "Split by groups"). */
+struct karmada_gang_split {
+    uint32_t groups;     /* the set's groups this cluster runs: the count written there (0: none) */
+    uint32_t min_groups; /* of them, how many must run (the subgroup gang's minSubGroups);
+                            <= groups */
+    uint32_t group_min;  /* pods of one group that must run (the group tree's leaf min_count);
+                            0: every pod of the group */
+};
+
 struct karmada_gang_input {
     json_object *rb;                         /* the ResourceBinding as read (borrowed) */
     const struct karmada_workload *w;        /* what karmada_workload_read found in it */
@@ -72,6 +85,13 @@ struct karmada_gang_input {
      * the PodGroup's minResources when one share holds the whole gang. NULL: share x the
      * per-replica request. */
     const struct queue_resvec *gang_request;
+    /* Issue 20, a JobSet or LeaderWorkerSet placed group by group (gang_split.h). NULL: the
+     * kind goes whole to one cluster and gets no objects, as before. Else nshares x nsets
+     * entries, split[i * nsets + j] being shares[i]'s part of set j (JobSet: spec.replicatedJobs[j]
+     * in template order; LeaderWorkerSet: nsets 1), and shares[i].replicas the pods of its
+     * groups. */
+    const struct karmada_gang_split *split;
+    uint32_t nsets;
 };
 
 /* Object names, written to buf[0..cap) with a NUL:
@@ -98,7 +118,9 @@ int karmada_gang_needs_objects(const struct karmada_workload *w);
  * the Works Karmada renders by it), and for kinds that need objects one component and a
  * template object. Returns 0 or MUSTER_EINVAL, with a sentence in why[0..cap) when why is not
  * NULL. Call it once before step 1 of the protocol: the builders below return NULL for the same
- * faults, and after a passing check NULL from them means only out of memory. */
+ * faults, and after a passing check NULL from them means only out of memory. With in->split set
+ * the share checks are karmada_gang_split_check's instead (gang_split.h), and
+ * karmada_gang_podgroup_work and karmada_gang_override_policy build the split's objects. */
 int karmada_gang_input_check(const struct karmada_gang_input *in, char *why, size_t cap);
 
 /* The Work (work.karmada.io/v1alpha1) carrying one scheduling.volcano.sh/v1beta1 PodGroup for

@@ -257,6 +257,37 @@ size_t sim__kind19_pods(struct sim_karmada *k, json_object *obj, struct pod_set 
     return m;
 }
 
+json_object *sim__kind19_pod_meta(json_object *obj)
+{
+    json_object *spec = sim__get_path(obj, "spec", NULL, NULL);
+    switch (kind19(obj)) {
+    case K_JOBSET: {
+        /* the first replicated job that runs pods: a split sets the others to 0 Jobs here */
+        json_object *rjs = sim__get_path(spec, "replicatedJobs", NULL, NULL);
+        for (size_t i = 0;
+             json_object_is_type(rjs, json_type_array) && i < json_object_array_length(rjs); i++) {
+            json_object *rj = json_object_array_get_idx(rjs, i);
+            json_object *js = sim__get_path(rj, "template", "spec", NULL);
+            if (int_or(rj, "replicas", 1) > 0 && int_or(js, "parallelism", 1) > 0 &&
+                int_or(js, "completions", 1) > 0)
+                return sim__get_path(js, "template", "metadata", NULL);
+        }
+        return NULL;
+    }
+    case K_LWS: {
+        /* the leader's template, the workerTemplate when it has none (as LWS makes leaders) */
+        json_object *lwt = sim__get_path(spec, "leaderWorkerTemplate", NULL, NULL);
+        if (int_or(spec, "replicas", 1) <= 0)
+            return NULL;
+        json_object *leader = sim__get_path(lwt, "leaderTemplate", NULL, NULL);
+        return sim__get_path(leader ? leader : sim__get_path(lwt, "workerTemplate", NULL, NULL),
+                             "metadata", NULL, NULL);
+    }
+    default:
+        return NULL;
+    }
+}
+
 json_object *sim__kind19_components(json_object *obj)
 {
     enum k19 k = kind19(obj);

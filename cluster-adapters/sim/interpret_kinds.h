@@ -15,6 +15,13 @@ int sim__is_kind19(json_object *obj);
  * call with k. */
 size_t sim__kind19_pods(struct sim_karmada *k, json_object *obj, struct pod_set *out, size_t max);
 
+/* The metadata of the first pod template of a JobSet or LeaderWorkerSet that runs pods (a
+ * JobSet's replicated job set to 0 in this member runs none), borrowed from obj; NULL for the
+ * other kinds or when it has none. Where the member's scheduler looks for the pods' group
+ * (docs/gangobj.md, "Split by groups": every running template of a split points at the
+ * cluster's one PodGroup). */
+json_object *sim__kind19_pod_meta(json_object *obj);
+
 /* Karmada's spec.components for obj, a new array, or NULL when no customization of Karmada's
  * interprets its components. */
 json_object *sim__kind19_components(json_object *obj);

@@ -79,6 +79,8 @@ static json_object *pod_template_meta(json_object *obj)
     const char *kind = sim__get_str(obj, "kind", NULL, NULL);
     if (kind && strcmp(kind, "Pod") == 0)
         return sim__get_path(obj, "metadata", NULL, NULL);
+    if (sim__is_kind19(obj))
+        return sim__kind19_pod_meta(obj);
     return sim__get_path(obj, "spec", "template", "metadata");
 }
 

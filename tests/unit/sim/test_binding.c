@@ -218,6 +218,113 @@ static void test_override_cache_lag(void)
     fx_stop(&f);
 }
 
+/* Issue 20: a JobSet placed group by group over two clusters. Karmada has no ReviseReplica for
+ * it (pkg/resourceinterpreter/default/native/revisereplica.go; no thirdparty customization), so
+ * ensureWork sends the whole template to each cluster and the OverridePolicy's rule for that
+ * cluster sets its count (pkg/controllers/binding/common.go); each member's JobSet controller
+ * then runs exactly those Jobs, and its pods wait for that member's PodGroup. */
+static const char split_yaml[] =
+    "clusters:\n"
+    "  - name: m\n"
+    "    nodes: [{count: 1, allocatable: {cpu: \"8\", pods: \"20\"}}]\n"
+    "  - name: n\n"
+    "    nodes: [{count: 1, allocatable: {cpu: \"8\", pods: \"20\"}}]\n"
+    "objects:\n"
+    "  - {apiVersion: v1, kind: Namespace, metadata: {name: team}}\n"
+    "  - apiVersion: policy.karmada.io/v1alpha1\n"
+    "    kind: PropagationPolicy\n"
+    "    metadata: {name: pp, namespace: team}\n"
+    "    spec:\n"
+    "      schedulerName: muster\n"
+    "      resourceSelectors: [{apiVersion: jobset.x-k8s.io/v1alpha2, kind: JobSet}]\n"
+    "  - apiVersion: jobset.x-k8s.io/v1alpha2\n"
+    "    kind: JobSet\n"
+    "    metadata: {name: train, namespace: team}\n"
+    "    spec:\n"
+    "      replicatedJobs:\n"
+    "        - name: shard\n"
+    "          replicas: 4\n"
+    "          template:\n"
+    "            spec:\n"
+    "              parallelism: 2\n"
+    "              completions: 2\n"
+    "              template:\n"
+    "                metadata: {labels: {app: t}}\n"
+    "                spec: {containers: [{name: c, resources: {requests: {cpu: \"1\"}}}]}\n";
+
+/* The rule muster writes for one cluster of a split (karmada/gang_split.c). */
+#define SPLIT_RULE(cluster, count)                                                                 \
+    "{\"targetCluster\":{\"clusterNames\":[\"" cluster "\"]},\"overriders\":{\"plaintext\":["     \
+    "{\"path\":\"/spec/replicatedJobs/0/replicas\",\"operator\":\"add\",\"value\":" count "},"     \
+    "{\"path\":\"/spec/replicatedJobs/0/template/spec/template/metadata/annotations\","           \
+    "\"operator\":\"add\",\"value\":{\"scheduling.k8s.io/group-name\":\"muster-train-jobset\"}},"  \
+    "{\"path\":\"/spec/replicatedJobs/0/template/spec/template/spec/schedulerName\","              \
+    "\"operator\":\"add\",\"value\":\"volcano\"}]}}"
+
+static const char *split_work(struct fx *f, const char *cluster, const char *path)
+{
+    char ns[64];
+    snprintf(ns, sizeof(ns), "karmada-es-%s", cluster);
+    static char name[256];
+    snprintf(name, sizeof(name), "%s", fx_work_named(f, ns, "train-"));
+    return fx_field(f, FX_WORK, ns, name, path);
+}
+
+static void test_split_jobset(void)
+{
+    const struct sim_resource *jobsets = fx_res("jobset.x-k8s.io", "v1alpha2", "jobsets");
+    struct fx f;
+    fx_start(&f, split_yaml, NULL);
+    CU_ASSERT_EQUAL(
+        fx_create(&f, FX_OP, "team",
+                  "{\"metadata\":{\"name\":\"muster-train-jobset\"},\"spec\":{"
+                  "\"resourceSelectors\":[{\"apiVersion\":\"jobset.x-k8s.io/v1alpha2\","
+                  "\"kind\":\"JobSet\",\"name\":\"train\"}],\"overrideRules\":[" SPLIT_RULE(
+                      "m", "3") "," SPLIT_RULE("n", "1") "]}}"),
+        0);
+    CU_ASSERT_EQUAL(fx_patch(&f, FX_RB, "team", "train-jobset",
+                             "{\"spec\":{\"clusters\":[{\"name\":\"m\",\"replicas\":6},{\"name\":"
+                             "\"n\",\"replicas\":2}],\"suspension\":{\"scheduling\":false}}}"),
+                    0);
+    /* the whole template in each Work, its count the cluster's rule's, not spec.clusters' */
+    CU_ASSERT_STRING_EQUAL(split_work(&f, "m", "spec|workload|manifests|0|spec|replicatedJobs|0|"
+                                               "replicas"),
+                           "3");
+    CU_ASSERT_STRING_EQUAL(split_work(&f, "n", "spec|workload|manifests|0|spec|replicatedJobs|0|"
+                                               "replicas"),
+                           "1");
+    CU_ASSERT_STRING_EQUAL(
+        split_work(&f, "n", "spec|workload|manifests|0|spec|replicatedJobs|0|template|spec|"
+                            "template|metadata|labels|app"),
+        "t");
+    CU_ASSERT_STRING_EQUAL(fx_field(&f, jobsets, "team", "train", "spec|replicatedJobs|0|replicas"),
+                           "4");
+    /* the members run exactly their Jobs, and wait for their PodGroup */
+    json_object *js = fx_member(&f, "m", "JobSet", "train");
+    CU_ASSERT_STRING_EQUAL(fx_at(js, "spec|replicatedJobs|0|replicas"), "3");
+    json_object_put(js);
+    CU_ASSERT_STRING_EQUAL(fx_field(&f, FX_CLUSTER, NULL, "m", "status|resourceSummary|allocated|cpu"),
+                           "0");
+    CU_ASSERT_STRING_EQUAL(
+        fx_field(&f, FX_CLUSTER, NULL, "m", "status|resourceSummary|allocating|pods"), "6");
+    CU_ASSERT_STRING_EQUAL(
+        fx_field(&f, FX_CLUSTER, NULL, "n", "status|resourceSummary|allocating|pods"), "2");
+    char pg[2048];
+    fx_podgroup_work(pg, sizeof(pg), "muster-pg-team.train-jobset", "m", "muster-train-jobset", 6,
+                     "", 1, 1);
+    CU_ASSERT_EQUAL(fx_create(&f, FX_WORK, "karmada-es-m", pg), 0);
+    fx_podgroup_work(pg, sizeof(pg), "muster-pg-team.train-jobset", "n", "muster-train-jobset", 2,
+                     "", 1, 1);
+    CU_ASSERT_EQUAL(fx_create(&f, FX_WORK, "karmada-es-n", pg), 0);
+    CU_ASSERT_STRING_EQUAL(fx_field(&f, FX_CLUSTER, NULL, "m", "status|resourceSummary|allocated|cpu"),
+                           "6");
+    CU_ASSERT_STRING_EQUAL(fx_field(&f, FX_CLUSTER, NULL, "n", "status|resourceSummary|allocated|cpu"),
+                           "2");
+    CU_ASSERT_STRING_EQUAL(
+        fx_field(&f, FX_CLUSTER, NULL, "n", "status|resourceSummary|allocating|pods"), "0");
+    fx_stop(&f);
+}
+
 static CU_TestInfo tests[] = {
     {"member replicas from spec.clusters, not the template", test_work_replicas_from_clusters},
     {"Works shaped as ensureWork/CreateOrUpdateWork, GenerateWorkName, applied-overrides",
@@ -225,6 +332,8 @@ static CU_TestInfo tests[] = {
     {"the Work webhook labels every Work", test_work_webhook},
     {"orphan Works; the RB's Works go before it", test_orphans_and_rb_deletion},
     {"renders read a lagging OverridePolicy cache", test_override_cache_lag},
+    {"a JobSet split over two clusters: whole template each, per-cluster counts, member gangs",
+     test_split_jobset},
     CU_TEST_INFO_NULL,
 };
 

@@ -98,6 +98,37 @@ static void test_pods(void)
     json_object_put(o);
 }
 
+/* Where the member's scheduler reads the pods' group: the first pod template that runs pods (a
+ * split JobSet's replicated job set to 0 runs none), a LeaderWorkerSet's leader template (its
+ * worker template when it has none). */
+static void test_pod_meta(void)
+{
+    json_object *o = json_tokener_parse(
+        "{\"apiVersion\":\"jobset.x-k8s.io/v1alpha2\",\"kind\":\"JobSet\",\"spec\":{"
+        "\"replicatedJobs\":[{\"name\":\"a\",\"replicas\":0,\"template\":{\"spec\":{\"template\":"
+        "{\"metadata\":{\"labels\":{\"x\":\"a\"}},\"spec\":{}}}}},{\"name\":\"b\",\"template\":{"
+        "\"spec\":{\"template\":{\"metadata\":{\"labels\":{\"x\":\"b\"}},\"spec\":{}}}}}]}}");
+    CU_ASSERT_STRING_EQUAL(json_object_to_json_string(sim__kind19_pod_meta(o)),
+                           "{ \"labels\": { \"x\": \"b\" } }");
+    json_object_put(o);
+    o = json_tokener_parse(
+        "{\"apiVersion\":\"leaderworkerset.x-k8s.io/v1\",\"kind\":\"LeaderWorkerSet\",\"spec\":{"
+        "\"replicas\":2,\"leaderWorkerTemplate\":{\"size\":3,\"leaderTemplate\":{\"metadata\":{"
+        "\"labels\":{\"x\":\"l\"}},\"spec\":{}},\"workerTemplate\":{\"metadata\":{\"labels\":{"
+        "\"x\":\"w\"}},\"spec\":{}}}}}");
+    CU_ASSERT_STRING_EQUAL(json_object_to_json_string(sim__kind19_pod_meta(o)),
+                           "{ \"labels\": { \"x\": \"l\" } }");
+    json_object_object_del(json_object_object_get(json_object_object_get(o, "spec"),
+                                                  "leaderWorkerTemplate"),
+                           "leaderTemplate");
+    CU_ASSERT_STRING_EQUAL(json_object_to_json_string(sim__kind19_pod_meta(o)),
+                           "{ \"labels\": { \"x\": \"w\" } }");
+    json_object_put(o);
+    o = json_tokener_parse(raycluster);
+    CU_ASSERT_PTR_NULL(sim__kind19_pod_meta(o));
+    json_object_put(o);
+}
+
 /* The status each controller reports, and Karmada's health of it. */
 static void test_status_health(void)
 {
@@ -221,6 +252,7 @@ static void test_trainjob(void)
 static CU_TestInfo tests[] = {
     {"RB: no replicas; components under the gate where Karmada interprets them", test_rb_gate},
     {"member pods as the controllers run them", test_pods},
+    {"the pod template whose group the member's scheduler reads", test_pod_meta},
     {"status per controller, health per Karmada's customizations", test_status_health},
     {"a TrainJob's pods from its runtime on the hub, Complete, no components", test_trainjob},
     CU_TEST_INFO_NULL,
