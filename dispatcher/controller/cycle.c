@@ -194,7 +194,8 @@ static enum place_verdict place(struct ctl *c, struct binding *b)
         ctl__set_reason(b, "Unschedulable", "the workload has no replicas to place");
         return PLACE_NO_FIT;
     }
-    if (b->ncomp >= 1 && b->tree.n > 0) {
+    int tree_nofit = 0; /* the composite search's sentence is set: add what was left out */
+    if (b->tree.n > 0) {
         /* issue 20: split only at group boundaries, topology constraints held. A member of no
          * gang dialect takes no group (a group needs its member-side gang). */
         struct disp_cluster_cap tc[256];
@@ -204,10 +205,13 @@ static enum place_verdict place(struct ctl *c, struct binding *b)
                 tc[tn] = caps[i];
                 tidx[tn++] = idx[i];
             }
-        int rc = ctl__place_tree(c, b, tc, tidx, tn);
-        return rc < 0 ? PLACE_FAILED : rc ? PLACE_FITS : PLACE_NO_FIT;
-    }
-    if (b->ncomp == 1) {
+        int rc = tn ? ctl__place_tree(c, b, tc, tidx, tn) : 0;
+        if (rc < 0)
+            return PLACE_FAILED;
+        if (rc)
+            return PLACE_FITS;
+        tree_nofit = tn > 0;
+    } else if (b->ncomp == 1) {
         struct disp_share out[256];
         uint64_t fits[256];
         for (uint32_t i = 0; i < n; i++) {
@@ -284,7 +288,13 @@ static enum place_verdict place(struct ctl *c, struct binding *b)
         snprintf(lack, sizeof lack, "; %s: %s", nodialect, np);
     else if (nopg)
         snprintf(lack, sizeof lack, "; not serving %s in status.apiEnablements): %s", api, np);
-    if (n == 0 && nopg && !api)
+    if (tree_nofit) {
+        char tm[KARMADA_WORKLOAD_MSG_MAX];
+        snprintf(tm, sizeof tm, "%s", ctl__binding_msg(b));
+        char reason[sizeof b->reason];
+        snprintf(reason, sizeof reason, "%s", b->reason);
+        ctl__set_reason(b, reason, "%s%s%s%s", tm, notready ? "; not Ready: " : "", nr, lack);
+    } else if (n == 0 && nopg && !api)
         ctl__set_reason(b, "NoClusterFit",
                         "the gang needs a member-side gang of %" PRId32
                         " pods and no allowed Ready cluster can hold one, %s: %s%s%s",
@@ -321,7 +331,7 @@ static enum place_verdict place(struct ctl *c, struct binding *b)
                         b->spread ? "set of allowed Ready clusters"
                                   : "single allowed Ready cluster",
                         b->replicas, req, holds, notready ? "; not Ready: " : "", nr, lack);
-    if (b->ncomp == 1 && !queue_resvec_copy(&c->nl.req, &b->comp[0].req)) {
+    if (b->ncomp == 1 && b->tree.n == 0 && !queue_resvec_copy(&c->nl.req, &b->comp[0].req)) {
         c->nl.valid = 1;
         c->nl.cap_changes = c->fleet.cap_changes;
         c->nl.epoch = c->fleet.epoch;
