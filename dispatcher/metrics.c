@@ -4,6 +4,7 @@
 #include "dispatcher/metrics.h"
 
 #include "queue/errors.h"
+#include "queue/hash.h"
 #include "queue/mem.h"
 
 #include <inttypes.h>
@@ -304,12 +305,7 @@ static size_t join(char *key, const char *a, const char *b)
 
 static uint64_t hash_of(const char *key, size_t len)
 {
-    uint64_t h = 0xcbf29ce484222325ULL;
-    for (size_t i = 0; i < len; i++) {
-        h ^= (unsigned char)key[i];
-        h *= 0x100000001b3ULL;
-    }
-    return h;
+    return queue_hash_fnv1a64(QUEUE_HASH_FNV64_BASIS, key, len);
 }
 
 static void index_put(struct table *t, uint32_t i)

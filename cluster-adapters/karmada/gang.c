@@ -9,6 +9,7 @@
 #include "cluster-adapters/karmada/paths.h"
 #include "cluster-adapters/kube/resources.h"
 #include "queue/errors.h"
+#include "queue/hash.h"
 
 #include <inttypes.h>
 #include <stdarg.h>
@@ -48,25 +49,16 @@ static json_object *done(json_object *root, int bad)
 
 /* ---- names ---- */
 
-static uint64_t fnv1a(uint64_t h, const char *s)
-{
-    for (; *s; s++) {
-        h ^= (unsigned char)*s;
-        h *= 0x100000001b3ULL;
-    }
-    return h;
-}
-
 /* Writes the concatenation of the n parts, cut to max characters as gang.h says. */
 static int make_name(char *buf, size_t cap, size_t max, size_t n, const char *const *parts)
 {
     size_t len = 0;
-    uint64_t h = 0xcbf29ce484222325ULL;
+    uint64_t h = QUEUE_HASH_FNV64_BASIS;
     if (cap)
         buf[0] = '\0';
     for (size_t i = 0; i < n; i++) {
         len += strlen(parts[i]);
-        h = fnv1a(h, parts[i]);
+        h = queue_hash_fnv1a64_str(h, parts[i]);
     }
     size_t keep = len <= max ? len : max - 1 - HASH_DIGITS;
     size_t out = len <= max ? len : max;
