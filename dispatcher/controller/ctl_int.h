@@ -406,7 +406,10 @@ struct ctl_rc_count {
 struct lwrite {
     struct binding *b;
     struct store_ledger_row row;
-    char clusters[1024];
+    /* owned: the shares as the row's JSON text (ctl__lw_set_clusters), or NULL. Not inline: a
+     * burst of new rows (an informer's first list of a million pending RBs) is one batch, and
+     * 1 KiB per entry was most of the batch's peak memory. */
+    char *clusters;
     char reason[256];
     char *request; /* owned */
     char *loss;    /* owned: the ledger's loss record (JSON), NULL for none */
@@ -950,6 +953,8 @@ int ctl__place_usable(struct ctl *c, struct binding *b, uint32_t i);
 
 /* ledger.c */
 void ctl__clusters_text(const struct binding *b, char *buf, size_t cap);
+/* w's row gets b's shares as text (owned by w, freed with the batch): 0 or MUSTER_ENOMEM. */
+int ctl__lw_set_clusters(struct lwrite *w, const struct binding *b);
 void ctl__fatal(struct ctl *c, const char *what);
 int ctl__leads(const struct ctl *c);
 void ctl__ledger_flush(struct ctl *c);

@@ -58,10 +58,22 @@ struct lwrite *ctl__lw_admitted(struct ctl *c, struct binding *b, int kind, int6
         return NULL;
     }
     w->row.id = b->ledger_id;
-    ctl__clusters_text(b, w->clusters, sizeof w->clusters);
-    w->row.clusters = w->clusters;
+    if (ctl__lw_set_clusters(w, b)) {
+        ctl__fatal(c, "out of memory");
+        return NULL;
+    }
     w->row.admitted_at = at;
     return w;
+}
+
+int ctl__lw_set_clusters(struct lwrite *w, const struct binding *b)
+{
+    char buf[1024];
+    ctl__clusters_text(b, buf, sizeof buf);
+    muster_free(w->clusters);
+    w->clusters = muster_strdup(buf);
+    w->row.clusters = w->clusters;
+    return w->clusters ? 0 : MUSTER_ENOMEM;
 }
 
 void ctl__clusters_text(const struct binding *b, char *buf, size_t cap)
@@ -92,9 +104,7 @@ int ctl__lw_fill_new(struct ctl *c, struct lwrite *w, struct binding *b)
     w->row.created_at = b->created_at;
     w->row.attempt = b->attempt;
     w->row.not_before = b->not_before;
-    ctl__clusters_text(b, w->clusters, sizeof w->clusters);
-    w->row.clusters = w->clusters;
-    return 0;
+    return ctl__lw_set_clusters(w, b);
 }
 
 /* Leading, as far as the clock says too (ctl_options.fence). */
@@ -131,8 +141,6 @@ void ctl__ledger_flush(struct ctl *c)
          * was filled in: point at them where they are now. */
         if (rows[i].reason)
             rows[i].reason = c->lw.v[i].reason;
-        if (rows[i].clusters)
-            rows[i].clusters = c->lw.v[i].clusters;
         if (rows[i].request)
             rows[i].request = c->lw.v[i].request;
         rows[i].loss = c->lw.v[i].loss;
@@ -161,6 +169,7 @@ void ctl__ledger_flush(struct ctl *c)
             muster_free(c->lw.v[i].request);
             muster_free(c->lw.v[i].loss);
             muster_free(c->lw.v[i].grow);
+            muster_free(c->lw.v[i].clusters);
         }
         c->lw.n = 0;
         ctl__fatal(c, "batch");
@@ -181,6 +190,8 @@ void ctl__ledger_flush(struct ctl *c)
         w->loss = NULL;
         muster_free(w->grow);
         w->grow = NULL;
+        muster_free(w->clusters);
+        w->clusters = NULL;
         b->lw_pending--;
         switch (w->kind) {
         case LW_NEW:

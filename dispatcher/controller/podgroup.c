@@ -346,8 +346,7 @@ void ctl__pg_abandon(struct ctl *c, struct binding *lead, const char *why)
             return;
         }
         w->row.id = m->ledger_id;
-        snprintf(w->clusters, sizeof w->clusters, "[]");
-        w->row.clusters = w->clusters;
+        w->row.clusters = "[]";
         snprintf(w->reason, sizeof w->reason,
                  "pod group %s: its lead %s went before the gang was dispatched (%s)", g->name,
                  lead->key, why);
@@ -439,18 +438,22 @@ void ctl__pg_mirror(struct ctl *c, struct binding *lead, enum bstate st, const c
             w->row.user_dispatching = m->user_dispatching;
             w->row.admitted_at = m->admitted_at;
             w->row.gang_lead = lead->ledger_id; /* a restart knows the lead counts it */
-            snprintf(w->clusters, sizeof w->clusters,
-                     "[{\"name\":\"%s\",\"replicas\":%" PRId32 "}]",
+            char one[CTL_CLUSTER_NAME_MAX + 64];
+            snprintf(one, sizeof one, "[{\"name\":\"%s\",\"replicas\":%" PRId32 "}]",
                      lead->nshares ? lead->shares[0].cluster : "", m->replicas);
+            w->clusters = muster_strdup(one);
             w->row.clusters = w->clusters;
+            if (!w->clusters) {
+                ctl__fatal(c, "out of memory");
+                return;
+            }
         }
         if (st == B_DISPATCHED)
             w->row.dispatched_at = m->dispatched_at = lead->dispatched_at;
         if (st == B_PENDING) {
             /* gang_lead stays: a restart before the undo is over undoes this RB itself rather
              * than adopt its placement as someone else's (reconcile.c) */
-            snprintf(w->clusters, sizeof w->clusters, "[]");
-            w->row.clusters = w->clusters; /* the flush points at the entry's buffer */
+            w->row.clusters = "[]";
         }
         snprintf(w->reason, sizeof w->reason, "pod group %s: %s", g->name,
                  reason && reason[0] ? reason : state);

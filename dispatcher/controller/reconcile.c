@@ -483,8 +483,7 @@ static void orphan_member(struct ctl *c, const struct live_row *r)
              undo ? ", before the gang was dispatched" : "");
     w->row.reason = w->reason;
     if (undo) {
-        snprintf(w->clusters, sizeof w->clusters, "[]");
-        w->row.clusters = w->clusters;
+        w->row.clusters = "[]";
         ctl__set_reason(b, "Unschedulable", "%s", w->reason);
         ctl__set_state(c, b, B_UNDO);
     } else {
@@ -600,8 +599,10 @@ static void reconcile_row(struct ctl *c, struct live_row *r, const struct live_r
         int64_t now = now_ms(c);
         b->admitted_at = b->dispatched_at = now;
         w->row.id = b->ledger_id;
-        ctl__clusters_text(b, w->clusters, sizeof w->clusters);
-        w->row.clusters = w->clusters;
+        if (ctl__lw_set_clusters(w, b)) {
+            ctl__fatal(c, "out of memory");
+            return;
+        }
         w->row.admitted_at = now;
         w->row.dispatched_at = now;
         snprintf(w->reason, sizeof w->reason, "adopted from the hub at start-up");
