@@ -347,8 +347,8 @@ static int read_scheduling_group(struct karmada_workload *w, json_object *tmpl)
 int karmada__workload_read_dialects(struct karmada_workload *w, json_object *tmpl)
 {
     json_object *md = pod_meta(w, tmpl);
-    if (!md)
-        return 0;
+    if (!md) /* no labels nor annotations; the pod spec may still name its PodGroup */
+        return read_scheduling_group(w, tmpl);
     int rc = read_yunikorn(w, md);
     if (!rc &&
         (w->kind == KARMADA_WORKLOAD_KIND_POD || w->kind == KARMADA_WORKLOAD_KIND_STATEFULSET))
