@@ -139,8 +139,9 @@ static int hub_wl_hidden(json_object *scn, sim_api_set *hidden, char *err, size_
     if (scn)
         json_object_object_get_ex(scn, "hubWorkloadAPI", &v);
     const char *s = json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
-    const char *keep = !v ? "v1beta1" : s && (!strcmp(s, "v1beta1") || !strcmp(s, "v1alpha2")) ? s
-                                                                                              : NULL;
+    const char *keep = !v                                                       ? "v1beta1"
+                       : s && (!strcmp(s, "v1beta1") || !strcmp(s, "v1alpha2")) ? s
+                                                                                : NULL;
     if (v && !keep && !(json_object_is_type(v, json_type_boolean) && !json_object_get_boolean(v))) {
         snprintf(err, errcap, "scenario: hubWorkloadAPI: v1beta1, v1alpha2 or false");
         return MUSTER_EINVAL;

@@ -184,10 +184,10 @@ static int load_cluster(struct sim_karmada *k, json_object *spec, size_t idx, ti
      * version) are not on a plain member: `withGroups: [scheduling.x-k8s.io, ...]` adds them
      * (every version of each group named), and `coscheduling: true` adds scheduler-plugins'
      * PodGroup CRD with its Coscheduling plugin in the default scheduler. */
-    c->api = sim_api_without(
-        sim_api_without(sim_api_without(c->api, "scheduling.x-k8s.io", NULL, NULL),
-                        "scheduling.k8s.io", "v1alpha2", NULL),
-        "scheduling.k8s.io", "v1beta1", NULL);
+    c->api =
+        sim_api_without(sim_api_without(sim_api_without(c->api, "scheduling.x-k8s.io", NULL, NULL),
+                                        "scheduling.k8s.io", "v1alpha2", NULL),
+                        "scheduling.k8s.io", "v1beta1", NULL);
     json_object *cosched = sim__get_path(spec, "coscheduling", NULL, NULL);
     if (cosched && !json_object_is_type(cosched, json_type_boolean)) {
         snprintf(err, cap, "scenario: clusters[%s].coscheduling: true or false", name);

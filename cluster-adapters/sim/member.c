@@ -378,8 +378,8 @@ static void mwork_fill(struct sim_karmada *k, struct cluster *c, struct mwork *m
             snprintf(mw->pgkey, sizeof(mw->pgkey), "%s/%s", ns ? ns : "", name);
             json_object *mm = sim__get_path(obj, "spec", "minMember", NULL);
             const char *av = sim__get_str(obj, "apiVersion", NULL, NULL);
-            int wl = av && (strcmp(av, WL_API_VERSION) == 0 ||
-                            strcmp(av, WL_API_VERSION_V1BETA1) == 0);
+            int wl =
+                av && (strcmp(av, WL_API_VERSION) == 0 || strcmp(av, WL_API_VERSION_V1BETA1) == 0);
             if (wl) /* gang.minCount, the same in both versions; basic: no gang, 1 */
                 mm = sim__get_path(obj, "spec", "schedulingPolicy", "gang");
             if (mm && wl)
@@ -432,10 +432,10 @@ static void mwork_fill(struct sim_karmada *k, struct cluster *c, struct mwork *m
     if (!u->group && strcmp(scheduler_of(sets[0].spec), "volcano") != 0 &&
         (sim_api_has(c->api, sim_resource_by_kind(WL_API_VERSION, "PodGroup")) ||
          sim_api_has(c->api, sim_resource_by_kind(WL_API_VERSION_V1BETA1, "PodGroup")))) {
-        /* kube-scheduler's GangScheduling plugin (Kubernetes 1.36 and 1.37, GenericWorkload): a pod whose
-         * spec.schedulingGroup names a PodGroup waits in PreEnqueue until that PodGroup exists
-         * and then until its gang.minCount pods are there, which are placed together or not at
-         * all (pkg/scheduler/framework/plugins/gangscheduling/gangscheduling.go PreEnqueue,
+        /* kube-scheduler's GangScheduling plugin (Kubernetes 1.36 and 1.37, GenericWorkload): a pod
+         * whose spec.schedulingGroup names a PodGroup waits in PreEnqueue until that PodGroup
+         * exists and then until its gang.minCount pods are there, which are placed together or not
+         * at all (pkg/scheduler/framework/plugins/gangscheduling/gangscheduling.go PreEnqueue,
          * PlacementFeasible). */
         const char *g = sim__get_str(sets[0].spec, "schedulingGroup", "podGroupName", NULL);
         if (g) {

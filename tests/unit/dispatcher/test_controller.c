@@ -801,8 +801,8 @@ static void hub_wl_read(const char *head, const char *served, const char *other)
     snprintf(text, sizeof text, pg_fmt, other);
     json_object *pg = json_tokener_parse(text);
     CU_ASSERT_EQUAL_FATAL(sim_store_create(sim_hub_store(e.hub),
-                                           res("scheduling.k8s.io", other, "podgroups"), "team",
-                                           pg, time(NULL), 0, NULL, NULL),
+                                           res("scheduling.k8s.io", other, "podgroups"), "team", pg,
+                                           time(NULL), 0, NULL, NULL),
                           0);
     json_object_put(pg);
     static const char job[] =

@@ -171,8 +171,7 @@ static void test_detect(void)
 {
     static const char *const vc = "scheduling.volcano.sh/v1beta1",
                              *co = "scheduling.x-k8s.io/v1alpha1", *apps = "apps/v1",
-                             *wl = "scheduling.k8s.io/v1alpha2",
-                             *wlb = "scheduling.k8s.io/v1beta1";
+                             *wl = "scheduling.k8s.io/v1alpha2", *wlb = "scheduling.k8s.io/v1beta1";
     struct {
         const char *gvs[3], *res[3];
         size_t n;

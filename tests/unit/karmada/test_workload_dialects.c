@@ -171,8 +171,8 @@ static void test_fixtures_validate(void)
         kube_schema_errors_close(&errs);
         /* the CRD refuses what the reader refuses: a minMember (minCount) that is no integer */
         if (strstr(cases[i].fixture, "workload-api"))
-            put(pg, json_object_new_string("three"), "spec", "schedulingPolicy", "gang",
-                "minCount", NULL);
+            put(pg, json_object_new_string("three"), "spec", "schedulingPolicy", "gang", "minCount",
+                NULL);
         else
             put(pg, json_object_new_string("three"), "spec", "minMember", NULL);
         kube_schema_errors_init(&errs);
