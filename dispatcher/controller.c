@@ -39,6 +39,10 @@ static json_object *hook_clusters(void *ud)
                                json_object_new_string(karmada_gang_dialect_name(d)));
         json_object_object_add(o, "gangDialectSource",
                                json_object_new_string(over ? "override" : "detected"));
+        if (d == KARMADA_GANG_DIALECT_WORKLOAD_API) /* which PodGroup its Works carry */
+            json_object_object_add(o, "workloadAPIVersion",
+                                   json_object_new_string(karmada_gang_wl_api_version(
+                                       ctl__cluster_wl_version(c, k->name))));
         json_object *labels = kube_json_path(k->obj, "metadata", "labels", NULL);
         json_object_object_add(o, "labels",
                                labels ? json_object_get(labels) : json_object_new_object());

@@ -23,6 +23,7 @@
 #define DEFAULT_POD_SCHEDULER "volcano"
 /* shares[i]'s dialect: Volcano when the caller gave none */
 #define DIALECT(in, i) ((in)->dialects ? (in)->dialects[i] : KARMADA_GANG_DIALECT_VOLCANO)
+#define WL_VERSION(in, i) ((in)->wl_versions ? (in)->wl_versions[i] : KARMADA_GANG_WL_V1BETA1)
 
 /* ---- reading ---- */
 
@@ -298,7 +299,7 @@ json_object *karmada_gang_podgroup_work(const struct karmada_gang_input *in, uin
     json_object *group = kube_json_push(
         list,
         new_marked(cosched ? "scheduling.x-k8s.io/v1alpha1"
-                   : wl    ? KARMADA_GANG_WL_API_VERSION
+                   : wl    ? karmada_gang_wl_api_version(WL_VERSION(in, i))
                            : "scheduling.volcano.sh/v1beta1",
                    "PodGroup", pg,
                    get_str(kube_json_get(kube_json_get(in->rb, "spec"), "resource"), "namespace"),
@@ -313,9 +314,12 @@ json_object *karmada_gang_podgroup_work(const struct karmada_gang_input *in, uin
     kube_json_add_str(ann, KARMADA_GANG_WORK_NAMESPACE_ANNOTATION, ns, &bad);
     json_object *gs = kube_json_add_obj(group, "spec", &bad);
     if (wl) {
-        /* PodGroupSpec: schedulingPolicy, exactly one of basic and gang (minCount at least 1);
-         * no template reference (optional: muster writes the group itself, from no Workload),
-         * no resources, queue, priority or timeout (the API has none) */
+        /* PodGroupSpec: schedulingPolicy, exactly one of basic and gang (minCount at least 1),
+         * the same in v1alpha2 and v1beta1; no template reference (optional: v1alpha2's
+         * podGroupTemplateRef, v1beta1's workloadRef; muster writes the group itself, from no
+         * Workload); no resources, queue or timeout (neither version has them), and none of
+         * v1beta1's priorityClassName, priority, disruptionMode or resourceClaims (optional:
+         * the member's defaults, as before) */
         json_object *gang =
             kube_json_add_obj(kube_json_add_obj(gs, "schedulingPolicy", &bad), "gang", &bad);
         int32_t m = share_min_member(in->w, s->replicas);
@@ -551,14 +555,17 @@ const char *karmada_gang_work_podgroup_phase(json_object *work)
     if (phase)
         return phase;
     /* A Workload API PodGroup has conditions, no phase: its scheduler sets PodGroupScheduled
-     * True once the gang's pods are bound (KEP-5832, "PodGroup Status Lifecycle"), which is
-     * what Running means for the others. */
+     * (v1alpha2) or PodGroupInitiallyScheduled (v1beta1, the same condition renamed) True once
+     * the gang's pods are bound (KEP-5832, "PodGroup Status Lifecycle"), which is what Running
+     * means for the others. Either name is read: each version's scheduler sets only its own. */
     json_object *conds = kube_json_get(st, "conditions");
     for (size_t i = 0;
          json_object_is_type(conds, json_type_array) && i < json_object_array_length(conds); i++) {
         json_object *c = json_object_array_get_idx(conds, i);
         const char *t = get_str(c, "type"), *v = get_str(c, "status");
-        if (t && v && strcmp(t, KARMADA_GANG_WL_SCHEDULED) == 0)
+        if (t && v &&
+            (strcmp(t, KARMADA_GANG_WL_SCHEDULED) == 0 ||
+             strcmp(t, KARMADA_GANG_WL_SCHEDULED_V1ALPHA2) == 0))
             return strcmp(v, "True") == 0 ? "Running" : "Pending";
     }
     return NULL;

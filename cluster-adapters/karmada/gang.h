@@ -40,9 +40,18 @@ enum karmada_gang_dialect {
     KARMADA_GANG_DIALECT_COSCHEDULING, /* scheduling.x-k8s.io/v1alpha1 PodGroup in a Work */
     KARMADA_GANG_DIALECT_YUNIKORN,     /* no object: task-group annotations on the pods */
     KARMADA_GANG_DIALECT_NONE, /* no gang in the member: only gangs of min-member 1 go there */
-    /* the Kubernetes Workload API (1.36, GenericWorkload): a scheduling.k8s.io/v1alpha2
-     * PodGroup in a Work, named by the pods' spec.schedulingGroup.podGroupName */
+    /* the Kubernetes Workload API (GenericWorkload): a scheduling.k8s.io PodGroup in a Work,
+     * in the version its member serves (enum karmada_gang_wl_version), named by the pods'
+     * spec.schedulingGroup.podGroupName */
     KARMADA_GANG_DIALECT_WORKLOAD_API
+};
+
+/* Which version of the Workload API's PodGroup a Workload API member gets: the one its API
+ * server serves (gang_dialects.h, karmada_gang_wl_version_detect). V1BETA1 is 0 so a share
+ * built without one is written in the current release's version. */
+enum karmada_gang_wl_version {
+    KARMADA_GANG_WL_V1BETA1 = 0, /* Kubernetes 1.37: scheduling.k8s.io/v1beta1 */
+    KARMADA_GANG_WL_V1ALPHA2     /* Kubernetes 1.36: scheduling.k8s.io/v1alpha2 */
 };
 
 struct karmada_gang_share {
@@ -75,6 +84,9 @@ struct karmada_gang_input {
                                   annotations already exist */
     /* dialects[i] is shares[i]'s cluster's dialect; NULL: every one Volcano */
     const enum karmada_gang_dialect *dialects;
+    /* wl_versions[i]: the Workload API version shares[i]'s member serves, read for a
+     * KARMADA_GANG_DIALECT_WORKLOAD_API share; NULL: every one v1beta1 */
+    const enum karmada_gang_wl_version *wl_versions;
     int32_t gang_timeout_s; /* the gang timeout: a coscheduling PodGroup's
                                scheduleTimeoutSeconds, YuniKorn's placeholderTimeoutInSeconds
                                (0: left out) */

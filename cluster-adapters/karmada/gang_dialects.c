@@ -37,9 +37,37 @@ enum karmada_gang_dialect karmada_gang_dialect_detect(json_object *cluster)
         return KARMADA_GANG_DIALECT_VOLCANO;
     if (karmada_workload_cluster_serves(cluster, "scheduling.x-k8s.io/v1alpha1", "podgroups") > 0)
         return KARMADA_GANG_DIALECT_COSCHEDULING;
-    if (karmada_workload_cluster_serves(cluster, KARMADA_GANG_WL_API_VERSION, "podgroups") > 0)
+    if (karmada_workload_cluster_serves(cluster, KARMADA_GANG_WL_API_VERSION, "podgroups") > 0 ||
+        karmada_workload_cluster_serves(cluster, KARMADA_GANG_WL_API_VERSION_V1ALPHA2,
+                                        "podgroups") > 0)
         return KARMADA_GANG_DIALECT_WORKLOAD_API;
     return KARMADA_GANG_DIALECT_NONE;
+}
+
+enum karmada_gang_wl_version karmada_gang_wl_version_detect(json_object *cluster)
+{
+    /* v1beta1 first: no release serves both (1.37 added v1beta1 and removed v1alpha2), but a
+     * Cluster whose apiEnablements list both takes the version that stays */
+    if (karmada_workload_cluster_serves(cluster, KARMADA_GANG_WL_API_VERSION, "podgroups") > 0)
+        return KARMADA_GANG_WL_V1BETA1;
+    if (karmada_workload_cluster_serves(cluster, KARMADA_GANG_WL_API_VERSION_V1ALPHA2,
+                                        "podgroups") > 0)
+        return KARMADA_GANG_WL_V1ALPHA2;
+    return KARMADA_GANG_WL_V1BETA1;
+}
+
+const char *karmada_gang_wl_api_version(enum karmada_gang_wl_version v)
+{
+    return v == KARMADA_GANG_WL_V1BETA1    ? KARMADA_GANG_WL_API_VERSION
+           : v == KARMADA_GANG_WL_V1ALPHA2 ? KARMADA_GANG_WL_API_VERSION_V1ALPHA2
+                                           : NULL;
+}
+
+const char *karmada_gang_wl_scheduled_condition(enum karmada_gang_wl_version v)
+{
+    return v == KARMADA_GANG_WL_V1BETA1    ? KARMADA_GANG_WL_SCHEDULED
+           : v == KARMADA_GANG_WL_V1ALPHA2 ? KARMADA_GANG_WL_SCHEDULED_V1ALPHA2
+                                           : NULL;
 }
 
 int karmada_gang_dialect_gangs(enum karmada_gang_dialect d)

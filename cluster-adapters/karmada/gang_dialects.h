@@ -11,11 +11,15 @@
 /* What a coscheduling member's pods carry to join their group (scheduler-plugins
  * apis/scheduling/v1alpha1/types.go, PodGroupLabel). */
 #define KARMADA_GANG_COSCHED_LABEL "scheduling.x-k8s.io/pod-group"
-/* The Kubernetes Workload API's PodGroup (1.36: staging/src/k8s.io/api/scheduling/v1alpha2/
- * types.go) and the condition its scheduler sets once the gang's pods are bound
- * (PodGroupConditionTypeScheduled). */
-#define KARMADA_GANG_WL_API_VERSION "scheduling.k8s.io/v1alpha2"
-#define KARMADA_GANG_WL_SCHEDULED "PodGroupScheduled"
+/* The Kubernetes Workload API's PodGroup in each version served (kubernetes/kubernetes
+ * staging/src/k8s.io/api/scheduling/<version>/types.go) and the condition its scheduler sets
+ * once the gang's pods are bound: 1.36's v1alpha2 PodGroupConditionTypeScheduled, renamed
+ * PodGroupInitiallyScheduled in 1.37's v1beta1 (kubernetes/kubernetes#139743; v1alpha2 was
+ * removed in 1.37). */
+#define KARMADA_GANG_WL_API_VERSION "scheduling.k8s.io/v1beta1"
+#define KARMADA_GANG_WL_API_VERSION_V1ALPHA2 "scheduling.k8s.io/v1alpha2"
+#define KARMADA_GANG_WL_SCHEDULED "PodGroupInitiallyScheduled"
+#define KARMADA_GANG_WL_SCHEDULED_V1ALPHA2 "PodGroupScheduled"
 /* YuniKorn's gang annotations (yunikorn-k8shim pkg/common/constants). */
 #define KARMADA_GANG_YK_APP_ID "yunikorn.apache.org/app-id"
 #define KARMADA_GANG_YK_TASK_GROUP_NAME "yunikorn.apache.org/task-group-name"
@@ -36,11 +40,22 @@ int karmada_gang_dialect_parse(const char *s, enum karmada_gang_dialect *out);
  * Volcano (scheduling.volcano.sh/v1beta1 podgroups) first, as before dialects existed and
  * because Volcano also queues by the PodGroup's queue; then coscheduling
  * (scheduling.x-k8s.io/v1alpha1 podgroups), a scheduler installed on purpose; then the
- * Kubernetes Workload API (scheduling.k8s.io/v1alpha2 podgroups: the alpha version served, with
- * the GenericWorkload gate, by the member's own API server); else none. A Cluster that reports
+ * Kubernetes Workload API (scheduling.k8s.io/v1beta1 or v1alpha2 podgroups, served with the
+ * GenericWorkload gate by the member's own API server); else none. A Cluster that reports
  * no apiEnablements at all (not collected yet) reads as Volcano: it is not judged, as before.
  * YuniKorn has no CRD, so it is never detected: an operator sets it. */
 enum karmada_gang_dialect karmada_gang_dialect_detect(json_object *cluster);
+
+/* The Workload API version a Cluster's status.apiEnablements show it serves: v1beta1
+ * (Kubernetes 1.37) when it lists scheduling.k8s.io/v1beta1 podgroups, else v1alpha2 (1.36) when
+ * it lists scheduling.k8s.io/v1alpha2 podgroups, else v1beta1 (apiEnablements say nothing: the
+ * current release, for an operator's workload-api override). */
+enum karmada_gang_wl_version karmada_gang_wl_version_detect(json_object *cluster);
+
+/* "scheduling.k8s.io/v1beta1" or "scheduling.k8s.io/v1alpha2" (NULL outside the enum), and the
+ * PodGroup condition that version's scheduler sets True once the gang is bound. */
+const char *karmada_gang_wl_api_version(enum karmada_gang_wl_version v);
+const char *karmada_gang_wl_scheduled_condition(enum karmada_gang_wl_version v);
 
 /* 1 when a member of dialect d gets a PodGroup Work (Volcano, coscheduling, Workload API). */
 int karmada_gang_dialect_has_work(enum karmada_gang_dialect d);

@@ -96,8 +96,8 @@ enum karmada_workload_dialect {
     KARMADA_WORKLOAD_DIALECT_KUEUE,        /* pod group name + total count (issue 20) */
     KARMADA_WORKLOAD_DIALECT_COSCHEDULING, /* a scheduler-plugins PodGroup named by label */
     KARMADA_WORKLOAD_DIALECT_VOLCANO,      /* a Volcano PodGroup named by group-name */
-    /* the Kubernetes Workload API (1.36, scheduling.k8s.io/v1alpha2): a PodGroup named by the
-     * pod spec's schedulingGroup.podGroupName */
+    /* the Kubernetes Workload API (scheduling.k8s.io/v1beta1 in 1.37, v1alpha2 in 1.36): a
+     * PodGroup named by the pod spec's schedulingGroup.podGroupName */
     KARMADA_WORKLOAD_DIALECT_WORKLOAD_API,
 };
 
@@ -266,7 +266,8 @@ int karmada_workload_read(struct karmada_workload *w, struct queue_resnames *nam
 /* How a read finds the PodGroup the pods name on the hub (docs/workload.md, "Gang dialects"):
  * podgroup returns the PodGroup of dialect d (KARMADA_WORKLOAD_DIALECT_COSCHEDULING: a
  * scheduling.x-k8s.io/v1alpha1 PodGroup; _VOLCANO: scheduling.volcano.sh/v1beta1;
- * _WORKLOAD_API: scheduling.k8s.io/v1alpha2) named name in
+ * _WORKLOAD_API: scheduling.k8s.io/v1beta1 or v1alpha2, whichever the hub serves: the spec
+ * read is the same in both) named name in
  * namespace ns, borrowed, or NULL when there is none; it sets *served to 0 when the hub does
  * not serve that kind at all (the CRD is not installed), 1 otherwise. */
 struct karmada_workload_hub {

@@ -292,9 +292,11 @@ static int read_named_group(struct karmada_workload *w, json_object *md, const c
     return 0;
 }
 
-/* ---- The Kubernetes Workload API, 1.36 (kubernetes/kubernetes staging/src/k8s.io/api/core/v1
- * types.go PodSpec.SchedulingGroup, PodSchedulingGroup.PodGroupName; scheduling/v1alpha2
- * types.go PodGroup): the pod spec names a PodGroup of its namespace ---- */
+/* ---- The Kubernetes Workload API, 1.36 and 1.37 (kubernetes/kubernetes
+ * staging/src/k8s.io/api/core/v1 types.go PodSpec.SchedulingGroup,
+ * PodSchedulingGroup.PodGroupName; scheduling/v1alpha2 and scheduling/v1beta1 types.go
+ * PodGroup, whose spec.schedulingPolicy is the same in both): the pod spec names a PodGroup of
+ * its namespace ---- */
 
 static int read_scheduling_group(struct karmada_workload *w, json_object *tmpl)
 {
@@ -330,8 +332,8 @@ static int read_scheduling_group(struct karmada_workload *w, json_object *tmpl)
 int karmada__workload_read_dialects(struct karmada_workload *w, json_object *tmpl)
 {
     json_object *md = pod_meta(w, tmpl);
-    if (!md)
-        return 0;
+    if (!md) /* no labels nor annotations; the pod spec may still name its PodGroup */
+        return read_scheduling_group(w, tmpl);
     int rc = read_yunikorn(w, md);
     if (!rc &&
         (w->kind == KARMADA_WORKLOAD_KIND_POD || w->kind == KARMADA_WORKLOAD_KIND_STATEFULSET))

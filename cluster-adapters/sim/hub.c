@@ -129,6 +129,30 @@ static int cluster_objects(void *data, const char *cluster, json_object **out)
     return sim_karmada_member_objects(hub->karmada, cluster, out);
 }
 
+/* The Workload API versions the karmada-apiserver does not serve, from the scenario's
+ * `hubWorkloadAPI`: v1beta1 (the default: Kubernetes 1.37, which removed v1alpha2), v1alpha2
+ * (1.36) or false (the GenericWorkload gate off). Each version's objects are kept apart (no
+ * conversion), so a hub serves one, as a real one does. */
+static int hub_wl_hidden(json_object *scn, sim_api_set *hidden, char *err, size_t errcap)
+{
+    json_object *v = NULL;
+    if (scn)
+        json_object_object_get_ex(scn, "hubWorkloadAPI", &v);
+    const char *s = json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
+    const char *keep = !v                                                       ? "v1beta1"
+                       : s && (!strcmp(s, "v1beta1") || !strcmp(s, "v1alpha2")) ? s
+                                                                                : NULL;
+    if (v && !keep && !(json_object_is_type(v, json_type_boolean) && !json_object_get_boolean(v))) {
+        snprintf(err, errcap, "scenario: hubWorkloadAPI: v1beta1, v1alpha2 or false");
+        return MUSTER_EINVAL;
+    }
+    static const char *const versions[] = {"v1beta1", "v1alpha2"};
+    for (size_t i = 0; i < 2; i++)
+        if (!keep || strcmp(keep, versions[i]) != 0)
+            *hidden |= ~sim_api_without(SIM_API_ALL, "scheduling.k8s.io", versions[i], NULL);
+    return 0;
+}
+
 int sim_hub_start(uv_loop_t *loop, const struct sim_hub_config *cfg, struct sim_hub **out,
                   char *err, size_t errcap)
 {
@@ -158,12 +182,16 @@ int sim_hub_start(uv_loop_t *loop, const struct sim_hub_config *cfg, struct sim_
         rc = sim_karmada_new(hub->store, scn, NULL, &hub->karmada, err, errcap);
     if (rc == 0)
         sim_karmada_set_options(hub->karmada, &cfg->karmada);
+    sim_api_set wl_hidden = 0;
+    if (rc == 0)
+        rc = hub_wl_hidden(scn, &wl_hidden, err, errcap);
     json_object_put(scn);
     if (rc < 0) {
         sim_hub_free(hub);
         return rc;
     }
     struct sim_server_config scfg = cfg->server;
+    scfg.hidden |= wl_hidden;
     if (cfg->karmada.no_podgroup_crd)
         scfg.hidden |=
             ~sim_api_without(SIM_API_ALL, "scheduling.volcano.sh", "v1beta1", "podgroups");

@@ -184,8 +184,10 @@ static int load_cluster(struct sim_karmada *k, json_object *spec, size_t idx, ti
      * version) are not on a plain member: `withGroups: [scheduling.x-k8s.io, ...]` adds them
      * (every version of each group named), and `coscheduling: true` adds scheduler-plugins'
      * PodGroup CRD with its Coscheduling plugin in the default scheduler. */
-    c->api = sim_api_without(sim_api_without(c->api, "scheduling.x-k8s.io", NULL, NULL),
-                             "scheduling.k8s.io", "v1alpha2", NULL);
+    c->api =
+        sim_api_without(sim_api_without(sim_api_without(c->api, "scheduling.x-k8s.io", NULL, NULL),
+                                        "scheduling.k8s.io", "v1alpha2", NULL),
+                        "scheduling.k8s.io", "v1beta1", NULL);
     json_object *cosched = sim__get_path(spec, "coscheduling", NULL, NULL);
     if (cosched && !json_object_is_type(cosched, json_type_boolean)) {
         snprintf(err, cap, "scenario: clusters[%s].coscheduling: true or false", name);
@@ -193,17 +195,25 @@ static int load_cluster(struct sim_karmada *k, json_object *spec, size_t idx, ti
     }
     if (cosched && json_object_get_boolean(cosched))
         c->api |= SIM_API_ALL & ~sim_api_without(SIM_API_ALL, "scheduling.x-k8s.io", NULL, NULL);
-    /* `workloadAPI: true`: the member's API server serves the Workload API's alpha version
-     * (scheduling.k8s.io/v1alpha2 podgroups and workloads, the GenericWorkload gate on) and
-     * kube-scheduler gangs pods by it (member.c) */
+    /* `workloadAPI: true`: the member's API server serves the Workload API as Kubernetes 1.37
+     * does (scheduling.k8s.io/v1beta1 podgroups and workloads, the GenericWorkload gate on);
+     * `workloadAPI: v1alpha2` as 1.36 did; either way kube-scheduler gangs pods by it
+     * (member.c) */
     json_object *wlapi = sim__get_path(spec, "workloadAPI", NULL, NULL);
-    if (wlapi && !json_object_is_type(wlapi, json_type_boolean)) {
-        snprintf(err, cap, "scenario: clusters[%s].workloadAPI: true or false", name);
+    const char *wlv = NULL;
+    if (json_object_is_type(wlapi, json_type_boolean))
+        wlv = json_object_get_boolean(wlapi) ? "v1beta1" : NULL;
+    else if (json_object_is_type(wlapi, json_type_string) &&
+             (strcmp(json_object_get_string(wlapi), "v1beta1") == 0 ||
+              strcmp(json_object_get_string(wlapi), "v1alpha2") == 0))
+        wlv = json_object_get_string(wlapi);
+    else if (wlapi) {
+        snprintf(err, cap, "scenario: clusters[%s].workloadAPI: true, false, v1beta1 or v1alpha2",
+                 name);
         return MUSTER_EINVAL;
     }
-    if (wlapi && json_object_get_boolean(wlapi))
-        c->api |=
-            SIM_API_ALL & ~sim_api_without(SIM_API_ALL, "scheduling.k8s.io", "v1alpha2", NULL);
+    if (wlv)
+        c->api |= SIM_API_ALL & ~sim_api_without(SIM_API_ALL, "scheduling.k8s.io", wlv, NULL);
     json_object *with = sim__get_path(spec, "withGroups", NULL, NULL);
     if (with && !json_object_is_type(with, json_type_array)) {
         snprintf(err, cap, "scenario: clusters[%s].withGroups: a list of API groups", name);

@@ -196,9 +196,14 @@ struct pod_set {
 /* scheduler-plugins' coscheduling PodGroup and the label that names it on a pod */
 #define COSCHED_API_VERSION "scheduling.x-k8s.io/v1alpha1"
 #define COSCHED_LABEL "scheduling.x-k8s.io/pod-group"
-/* The Kubernetes Workload API (1.36, GenericWorkload): its PodGroup, named by the pod spec's
- * schedulingGroup.podGroupName (staging/src/k8s.io/api/scheduling/v1alpha2/types.go) */
+/* The Kubernetes Workload API (GenericWorkload): its PodGroup, named by the pod spec's
+ * schedulingGroup.podGroupName, in 1.36's version (staging/src/k8s.io/api/scheduling/v1alpha2/
+ * types.go) and 1.37's (scheduling/v1beta1/types.go), and the condition each version's
+ * kube-scheduler sets (PodGroupScheduled, renamed PodGroupInitiallyScheduled in v1beta1) */
 #define WL_API_VERSION "scheduling.k8s.io/v1alpha2"
+#define WL_API_VERSION_V1BETA1 "scheduling.k8s.io/v1beta1"
+#define WL_SCHEDULED "PodGroupScheduled"
+#define WL_SCHEDULED_V1BETA1 "PodGroupInitiallyScheduled"
 /* muster's PodGroup Works (cluster-adapters/karmada/gang.h): the RB they gang, "namespace/name" */
 #define MANAGED_BY_LABEL "app.kubernetes.io/managed-by"
 #define MANAGED_BY_MUSTER "muster"

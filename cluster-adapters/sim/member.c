@@ -380,9 +380,11 @@ static void mwork_fill(struct sim_karmada *k, struct cluster *c, struct mwork *m
             snprintf(mw->pgkey, sizeof(mw->pgkey), "%s/%s", ns ? ns : "", name);
             json_object *mm = sim__get_path(obj, "spec", "minMember", NULL);
             const char *av = sim__get_str(obj, "apiVersion", NULL, NULL);
-            if (av && strcmp(av, WL_API_VERSION) == 0) /* gang.minCount; basic: no gang, 1 */
+            int wl =
+                av && (strcmp(av, WL_API_VERSION) == 0 || strcmp(av, WL_API_VERSION_V1BETA1) == 0);
+            if (wl) /* gang.minCount, the same in both versions; basic: no gang, 1 */
                 mm = sim__get_path(obj, "spec", "schedulingPolicy", "gang");
-            if (mm && av && strcmp(av, WL_API_VERSION) == 0)
+            if (mm && wl)
                 mm = sim__get_path(mm, "minCount", NULL, NULL);
             if (pgs_add(c, mw->pgkey, mm ? json_object_get_int64(mm) : 1, mw) < 0)
                 mw->pgkey[0] = '\0';
@@ -430,11 +432,12 @@ static void mwork_fill(struct sim_karmada *k, struct cluster *c, struct mwork *m
         }
     }
     if (!u->group && strcmp(scheduler_of(sets[0].spec), "volcano") != 0 &&
-        sim_api_has(c->api, sim_resource_by_kind(WL_API_VERSION, "PodGroup"))) {
-        /* kube-scheduler's GangScheduling plugin (Kubernetes 1.36, GenericWorkload): a pod whose
-         * spec.schedulingGroup names a PodGroup waits in PreEnqueue until that PodGroup exists
-         * and then until its gang.minCount pods are there, which are placed together or not at
-         * all (pkg/scheduler/framework/plugins/gangscheduling/gangscheduling.go PreEnqueue,
+        (sim_api_has(c->api, sim_resource_by_kind(WL_API_VERSION, "PodGroup")) ||
+         sim_api_has(c->api, sim_resource_by_kind(WL_API_VERSION_V1BETA1, "PodGroup")))) {
+        /* kube-scheduler's GangScheduling plugin (Kubernetes 1.36 and 1.37, GenericWorkload): a pod
+         * whose spec.schedulingGroup names a PodGroup waits in PreEnqueue until that PodGroup
+         * exists and then until its gang.minCount pods are there, which are placed together or not
+         * at all (pkg/scheduler/framework/plugins/gangscheduling/gangscheduling.go PreEnqueue,
          * PlacementFeasible). */
         const char *g = sim__get_str(sets[0].spec, "schedulingGroup", "podGroupName", NULL);
         if (g) {
@@ -775,7 +778,7 @@ static json_object *podgroup_status(struct sim_karmada *k, const struct cluster 
     const char *av = sim__get_str(mw->obj, "apiVersion", NULL, NULL);
     if (av && strcmp(av, COSCHED_API_VERSION) == 0)
         return cosched_status(c, mw);
-    if (av && strcmp(av, WL_API_VERSION) == 0)
+    if (av && (strcmp(av, WL_API_VERSION) == 0 || strcmp(av, WL_API_VERSION_V1BETA1) == 0))
         return wl_status(c, mw);
     json_object *mm = sim__get_path(mw->obj, "spec", "minMember", NULL);
     int64_t min = mm ? json_object_get_int64(mm) : 1, running = 0, succeeded = 0, members = 0;
@@ -800,9 +803,10 @@ static json_object *podgroup_status(struct sim_karmada *k, const struct cluster 
 }
 
 /* What kube-scheduler reports for a Workload API PodGroup (types.go PodGroupStatus; KEP-5832,
- * "PodGroup Status Lifecycle"): no phase, a PodGroupScheduled condition, True (reason Scheduled)
- * once the gang's minCount pods are bound, False (Unschedulable) while its pods wait; none before
- * any pod of it exists (muster writes the PodGroup itself: no controller initialises it). */
+ * "PodGroup Status Lifecycle"): no phase, a PodGroupScheduled condition (v1alpha2; v1beta1 calls
+ * it PodGroupInitiallyScheduled), True (reason Scheduled) once the gang's minCount pods are
+ * bound, False (Unschedulable) while its pods wait; none before any pod of it exists (muster
+ * writes the PodGroup itself: no controller initialises it). */
 static json_object *wl_status(const struct cluster *c, const struct mwork *mw)
 {
     json_object *gang = sim__get_path(mw->obj, "spec", "schedulingPolicy", "gang");
@@ -821,7 +825,11 @@ static json_object *wl_status(const struct cluster *c, const struct mwork *mw)
         return st;
     int ok = running + succeeded >= min;
     json_object *conds = json_object_new_array(), *cond = json_object_new_object();
-    json_object_object_add(cond, "type", json_object_new_string("PodGroupScheduled"));
+    const char *av = sim__get_str(mw->obj, "apiVersion", NULL, NULL);
+    json_object_object_add(cond, "type",
+                           json_object_new_string(av && strcmp(av, WL_API_VERSION_V1BETA1) == 0
+                                                      ? WL_SCHEDULED_V1BETA1
+                                                      : WL_SCHEDULED));
     json_object_object_add(cond, "status", json_object_new_string(ok ? "True" : "False"));
     json_object_object_add(cond, "reason",
                            json_object_new_string(ok ? "Scheduled" : "Unschedulable"));

@@ -86,9 +86,17 @@ static const struct sim_resource resources[] = {
      * member serves it only with `coscheduling: true` or `withGroups` in the scenario. */
     {"scheduling.x-k8s.io", "v1alpha1", "podgroups", "podgroup", "PodGroup", "PodGroupList", 1, 1,
      1, {"pg", "pgs"}, {NULL}, 0},
-    /* The Kubernetes Workload API as 1.36 serves it behind the GenericWorkload gate
-     * (staging/src/k8s.io/api/scheduling/v1alpha2/types.go): PodGroup with /status, Workload
-     * without; built-in, so no short names. v1 stays the group's preferred version. */
+    /* The Kubernetes Workload API behind the GenericWorkload gate: 1.37's v1beta1
+     * (staging/src/k8s.io/api/scheduling/v1beta1/types.go) before 1.36's v1alpha2
+     * (staging/src/k8s.io/api/scheduling/v1alpha2/types.go; removed in 1.37), in the order
+     * kube-apiserver lists a group's versions; PodGroup with /status, Workload without;
+     * built-in, so no short names. v1 stays the group's preferred version. A member or hub
+     * serves one of them (karmada.c, hub.c): the sim keeps each version's objects apart, with
+     * no conversion between them. */
+    {"scheduling.k8s.io", "v1beta1", "podgroups", "podgroup", "PodGroup", "PodGroupList", 1, 1, 1,
+     {NULL}, {NULL}, 0},
+    {"scheduling.k8s.io", "v1beta1", "workloads", "workload", "Workload", "WorkloadList", 1, 0, 1,
+     {NULL}, {NULL}, 0},
     {"scheduling.k8s.io", "v1alpha2", "podgroups", "podgroup", "PodGroup", "PodGroupList", 1, 1, 1,
      {NULL}, {NULL}, 0},
     {"scheduling.k8s.io", "v1alpha2", "workloads", "workload", "Workload", "WorkloadList", 1, 0, 1,

@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-enum { V_RB, V_WORK, V_OP, V_PG, V_COPG, V_WLPG, V_N };
+enum { V_RB, V_WORK, V_OP, V_PG, V_COPG, V_WLPG, V_WLPG_B, V_N };
 
 static const struct {
     const char *group, *plural, *file, *version;
@@ -28,6 +28,9 @@ static const struct {
      * header says so; Kubernetes ships no CRD for it) */
     [V_WLPG] = {"scheduling.k8s.io", "podgroups", "kubernetes_scheduling.k8s.io_podgroups.yaml",
                 "v1alpha2"},
+    /* and its beta (Kubernetes 1.37), in the same file */
+    [V_WLPG_B] = {"scheduling.k8s.io", "podgroups", "kubernetes_scheduling.k8s.io_podgroups.yaml",
+                  "v1beta1"},
 };
 
 struct sim_validator {
@@ -68,7 +71,8 @@ void sim_validator_free(struct sim_validator *v)
 static int which(const struct sim_resource *r)
 {
     for (int i = 0; i < V_N; i++)
-        if (strcmp(r->group, crds[i].group) == 0 && strcmp(r->plural, crds[i].plural) == 0)
+        if (strcmp(r->group, crds[i].group) == 0 && strcmp(r->plural, crds[i].plural) == 0 &&
+            strcmp(r->version, crds[i].version) == 0)
             return i;
     return -1;
 }
@@ -136,6 +140,7 @@ json_object *sim_validator_check(struct sim_validator *v, const struct sim_resou
                 int pgi = strncmp(a, "scheduling.volcano.sh/", 22) == 0  ? V_PG
                           : strncmp(a, "scheduling.x-k8s.io/", 20) == 0  ? V_COPG
                           : strcmp(a, "scheduling.k8s.io/v1alpha2") == 0 ? V_WLPG
+                          : strcmp(a, "scheduling.k8s.io/v1beta1") == 0  ? V_WLPG_B
                                                                          : -1;
                 if (pgi < 0 || strcmp(json_object_get_string(kind), "PodGroup") != 0)
                     continue;

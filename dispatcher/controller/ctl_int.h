@@ -338,6 +338,8 @@ struct cluster {
      * placed there */
     int no_podgroups;
     enum karmada_gang_dialect dialect_detected; /* from status.apiEnablements */
+    /* the Workload API version its apiEnablements show (v1beta1 when they show none) */
+    enum karmada_gang_wl_version wl_version;
     /* nor batch.volcano.sh/v1alpha1 jobs: a Volcano Job's Work would not apply there (the
      * member answers 404), so none is placed there */
     int no_vcjobs;
@@ -484,6 +486,9 @@ enum ctl_watch_id {
     CTL_W_TRAINJOBS,   /* Kubeflow Trainer's TrainJobs (tmpl[11]) and the runtimes they name */
     CTL_W_TRAININGRUNTIMES,
     CTL_W_CLUSTERTRAININGRUNTIMES,
+    /* the Workload API's PodGroups at v1beta1 (Kubernetes 1.37); CTL_W_WLPODGROUPS is 1.36's
+     * v1alpha2: a hub serves one of them, and hubgroups.c reads v1beta1 when it is served */
+    CTL_W_WLPODGROUPS_V1BETA1,
     CTL_NWATCHES
 };
 
@@ -620,6 +625,7 @@ struct ctl {
     uint32_t ndov;
     /* ctl__fill_gang_input's scratch: each share's dialect, as c->w is its workload */
     enum karmada_gang_dialect gang_dialects[256];
+    enum karmada_gang_wl_version gang_wl_versions[256]; /* and its Workload API version */
     /* deployments, jobs, volcano jobs, pods, statefulsets, then issue 19's kinds in the order
      * of CTL_W_JOBSETS.. */
     struct kube_informer tmpl[12];
@@ -627,6 +633,7 @@ struct ctl {
     struct kube_informer hub_pgs[3]; /* Volcano's, coscheduling's, the Workload API's
                                         PodGroups (hubgroups.c) */
     struct kube_informer runtimes[2]; /* TrainingRuntimes, ClusterTrainingRuntimes (hubgroups.c) */
+    struct kube_informer hub_wlpgs_v1beta1; /* the Workload API's PodGroups at v1beta1 */
     struct {
         struct ctl_hubpg_ent **v;      /* CTL_HUBPG_BUCKETS chains, allocated at the first note */
         char asked[CTL_HUBPG_KEY_MAX]; /* what the last ctl__workload_read looked up, "" none */
@@ -1259,5 +1266,9 @@ enum karmada_gang_dialect ctl__cluster_dialect_apply(struct ctl *c, struct clust
  * above. */
 enum karmada_gang_dialect ctl__cluster_dialect(const struct ctl *c, const char *name,
                                                int *override);
+/* The Workload API version a workload-api share of the cluster named name is written in: the
+ * one its apiEnablements show, v1beta1 preferred (v1beta1 for a cluster muster does not know or
+ * whose apiEnablements show none), whether the dialect was detected or set by an operator. */
+enum karmada_gang_wl_version ctl__cluster_wl_version(const struct ctl *c, const char *name);
 
 #endif

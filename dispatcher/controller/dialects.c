@@ -24,6 +24,16 @@ enum karmada_gang_dialect ctl__cluster_dialect(const struct ctl *c, const char *
     return KARMADA_GANG_DIALECT_VOLCANO;
 }
 
+enum karmada_gang_wl_version ctl__cluster_wl_version(const struct ctl *c, const char *name)
+{
+    /* an override to workload-api takes the version the member serves too: the PodGroup must
+     * be one its API server knows (v1beta1 when its apiEnablements say nothing) */
+    for (uint32_t i = 0; i < c->fleet.ncl; i++)
+        if (strcmp(c->fleet.cl[i].name, name) == 0)
+            return c->fleet.cl[i].wl_version;
+    return KARMADA_GANG_WL_V1BETA1;
+}
+
 enum karmada_gang_dialect ctl__cluster_dialect_apply(struct ctl *c, struct cluster *k)
 {
     int over;
@@ -39,7 +49,7 @@ enum karmada_gang_dialect ctl__cluster_dialect_apply(struct ctl *c, struct clust
                         "member-side gang are not placed there"
                       : "status.apiEnablements lists no Volcano (scheduling.volcano.sh/v1beta1), "
                         "coscheduling (scheduling.x-k8s.io/v1alpha1) or Workload API "
-                        "(scheduling.k8s.io/v1alpha2) podgroups: gangs that need a "
+                        "(scheduling.k8s.io/v1beta1 or v1alpha2) podgroups: gangs that need a "
                         "member-side gang are not placed there until it does");
         ctl__missing_refresh(c);
     }

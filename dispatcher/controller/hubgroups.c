@@ -1,6 +1,7 @@
 /* The PodGroups on the hub that workloads' pods name (issue 19, docs/workload.md "Gang
- * dialects"): the workload reader looks them up in three optional informers (Volcano's,
- * coscheduling's and the Workload API's PodGroups), and a PodGroup's add, change or delete
+ * dialects"): the workload reader looks them up in optional informers (Volcano's,
+ * coscheduling's and the Workload API's PodGroups, the last at v1beta1 and at v1alpha2, of which
+ * a hub serves one), and a PodGroup's add, change or delete
  * re-reads the bindings whose last read asked for it, as a template's change does. The index
  * maps "dialect/ns/name" to the bindings that asked; a binding asks for at most one. A
  * TrainJob's runtime (TrainingRuntime, ClusterTrainingRuntime) is looked up and indexed the same
@@ -31,6 +32,10 @@ static json_object *lookup(void *ud, enum karmada_workload_dialect d, const char
     *served = 0;
     if (id < 0)
         return NULL;
+    /* The Workload API: 1.37's v1beta1 when the hub serves it, else 1.36's v1alpha2 (1.37
+     * removed it); the spec muster reads is the same in both. */
+    if (id == CTL_W_WLPODGROUPS && !c->watch.tags[CTL_W_WLPODGROUPS_V1BETA1].absent)
+        id = CTL_W_WLPODGROUPS_V1BETA1;
     snprintf(c->hubpg.asked, sizeof c->hubpg.asked, "%d/%s/%s", (int)d, ns, name);
     /* a hub without the CRD (the informer's list answered 404) serves none of that kind */
     *served = !c->watch.tags[id].absent;

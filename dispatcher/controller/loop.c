@@ -139,6 +139,9 @@ const struct ctl_watch ctl__watches[CTL_NWATCHES] = {
     [CTL_W_CLUSTERTRAININGRUNTIMES] = {"other", "trainer.kubeflow.org", "v1alpha1",
                                        "clustertrainingruntimes", offsetof(struct ctl, runtimes[1]),
                                        0, 0, 1, -1, keep_whole, hubrt_set, hubrt_set},
+    [CTL_W_WLPODGROUPS_V1BETA1] = {"other", "scheduling.k8s.io", "v1beta1", "podgroups",
+                                   offsetof(struct ctl, hub_wlpgs_v1beta1), 0, 0, 1, -1, keep_whole,
+                                   hubpg_set, hubpg_set},
 };
 
 static void on_add(void *ud, json_object *o)

@@ -26,8 +26,9 @@ void ctl__missing_refresh(struct ctl *c)
                 : api  ? "members without Volcano Job support (status.apiEnablements lists no "
                          "batch.volcano.sh/v1alpha1 jobs), not given Volcano Jobs: "
                        : "members speaking no gang dialect (status.apiEnablements lists no "
-                         "scheduling.volcano.sh/v1beta1, scheduling.x-k8s.io/v1alpha1 or "
-                         "scheduling.k8s.io/v1alpha2 podgroups, or gangDialect none), not given "
+                         "scheduling.volcano.sh/v1beta1, scheduling.x-k8s.io/v1alpha1, "
+                         "scheduling.k8s.io/v1beta1 or scheduling.k8s.io/v1alpha2 podgroups, or "
+                         "gangDialect none), not given "
                          "gangs that need one: ",
                 c->fleet.cl[i].name);
             first = 0;

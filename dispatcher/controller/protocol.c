@@ -238,6 +238,7 @@ void ctl__fill_gang_input(struct ctl *c, struct binding *b, struct karmada_gang_
     for (uint32_t i = 0; i < b->nshares && i < 256; i++) {
         gs[i] = (struct karmada_gang_share){b->shares[i].cluster, b->shares[i].replicas};
         c->gang_dialects[i] = ctl__cluster_dialect(c, b->shares[i].cluster, NULL);
+        c->gang_wl_versions[i] = ctl__cluster_wl_version(c, b->shares[i].cluster);
     }
     /* gangobj reads what the workload read found; re-read into the scratch (the RB and the
      * template are the ones admitted). */
@@ -270,6 +271,7 @@ void ctl__fill_gang_input(struct ctl *c, struct binding *b, struct karmada_gang_
                                       .pod_scheduler = c->pod_scheduler,
                                       .tmpl = b->tmpl,
                                       .dialects = c->gang_dialects,
+                                      .wl_versions = c->gang_wl_versions,
                                       .gang_timeout_s =
                                           (int32_t)(ctl__queue_timeout_ms(c, b->queue) / 1000),
                                       .gang_request = folded ? &b->gang : NULL};

@@ -6,12 +6,18 @@
 # operator sets west to YuniKorn through the admin API and a new gang gets YuniKorn's task-group
 # annotations there instead of an object; set to none, west takes one pod of a spread gang and
 # no more. Every write is checked against the CRDs.
-# CASE workload-api: west speaks the Kubernetes Workload API instead (dialects-workload-api.yaml):
-# the spread gang gets a Volcano PodGroup in east and a scheduling.k8s.io/v1alpha2 PodGroup in
-# west (gang.minCount = west's share; checked against the schema written from Kubernetes'
-# types.go), west's pods name it in spec.schedulingGroup.podGroupName, both run, west's PodGroup
-# reports PodGroupScheduled; the gangDialect override accepts and shows workload-api.
-# Usage: dispatch_dialects.sh MUSTER_SIM MUSTERD SOURCE_DIR [coscheduling|workload-api]
+# CASE workload-api: west speaks the Kubernetes Workload API instead (dialects-workload-api.yaml),
+# as Kubernetes 1.37 serves it: the spread gang gets a Volcano PodGroup in east and a
+# scheduling.k8s.io/v1beta1 PodGroup in west (gang.minCount = west's share; checked against the
+# schema written from Kubernetes' types.go), west's pods name it in
+# spec.schedulingGroup.podGroupName, both run, west's PodGroup reports
+# PodGroupInitiallyScheduled; the gangDialect override accepts and shows workload-api.
+# CASE workload-api-v1alpha2: the same with west and the hub on Kubernetes 1.36
+# (workloadAPI: v1alpha2, hubWorkloadAPI: v1alpha2): a scheduling.k8s.io/v1alpha2 PodGroup that
+# reports PodGroupScheduled; east overridden to workload-api would get v1beta1 (its
+# apiEnablements list neither).
+# Usage: dispatch_dialects.sh MUSTER_SIM MUSTERD SOURCE_DIR
+#        [coscheduling|workload-api|workload-api-v1alpha2]
 set -euo pipefail
 SIM=$1 MUSTERD=$2 SRC=$3 CASE=${4:-coscheduling}
 NAME=dispatch_dialects_$CASE TEST_NS=team
@@ -23,15 +29,23 @@ FIX=$SRC/tests/fixtures/dispatch
 case $CASE in
 coscheduling) start_sim "$FIX/dialects.yaml" ;;
 workload-api) start_sim "$FIX/dialects-workload-api.yaml" ;;
-*) dfail "CASE: coscheduling or workload-api" ;;
+workload-api-v1alpha2)
+    { echo "hubWorkloadAPI: v1alpha2"; sed 's/workloadAPI: true/workloadAPI: v1alpha2/' \
+        "$FIX/dialects-workload-api.yaml"; } >"$TMP/dialects-v1alpha2.yaml"
+    start_sim "$TMP/dialects-v1alpha2.yaml"
+    ;;
+*) dfail "CASE: coscheduling, workload-api or workload-api-v1alpha2" ;;
 esac
+# the Workload API version west serves and the condition its kube-scheduler sets
+WLV=v1beta1 WLCOND=PodGroupInitiallyScheduled
+[ "$CASE" == workload-api-v1alpha2 ] && WLV=v1alpha2 WLCOND=PodGroupScheduled
 start_musterd
 queue q root '{"nvidia.com/gpu":"16"}' '"gangTimeoutSeconds":30'
 
 # --- each member's dialect, detected from status.apiEnablements ---
 dialect() { api GET "/api/v1/clusters/$1" | jq -r '.gangDialect + "/" + .gangDialectSource'; }
 WEST=coscheduling
-[ "$CASE" == workload-api ] && WEST=workload-api
+[ "$CASE" != coscheduling ] && WEST=workload-api
 wait_until 10 "west detected as $WEST" is_eq "$WEST/detected" dialect west
 expect "$(dialect east)" volcano/detected "east's dialect"
 
@@ -55,7 +69,11 @@ member_pg() {
 # share CLUSTER GANG: the cluster's replicas in the RB's spec.clusters
 share() { rb_clusters "$2-deployment" | tr ' ' '\n' | sed -n "s/^$1=//p"; }
 
-if [ "$CASE" == workload-api ]; then
+if [ "$CASE" != coscheduling ]; then
+    expect "$(api GET /api/v1/clusters/west | jq -r .workloadAPIVersion)" "scheduling.k8s.io/$WLV" \
+        "west's Workload API version"
+    expect "$(api GET /api/v1/clusters/east | jq -r '.workloadAPIVersion // "none"')" none \
+        "no Workload API version for a Volcano member"
     # --- a spread gang over a Volcano member and a Workload API member ---
     k create -f "$FIX/spread-deploy.yaml" >/dev/null
     wait_until 30 "the spread gang to run" is_eq "Healthy Healthy" \
@@ -68,7 +86,7 @@ if [ "$CASE" == workload-api ]; then
     # west: the Workload API's PodGroup, gang.minCount = its share, nothing else in its spec
     pg=$(member_pg west spread)
     expect "$(jq -r '.apiVersion + " " + (.spec.schedulingPolicy.gang.minCount|tostring) + " " + (.spec | keys | join(","))' <<<"$pg")" \
-        "scheduling.k8s.io/v1alpha2 $w schedulingPolicy" "west: a Workload API PodGroup of its share"
+        "scheduling.k8s.io/$WLV $w schedulingPolicy" "west: a Workload API PodGroup of its share"
     t=$(pod_tmpl west spread)
     expect "$(jq -r '[.spec.schedulingGroup.podGroupName, (.spec.schedulerName // "default"), (.metadata.annotations["scheduling.k8s.io/group-name"] // "none"), (.metadata.labels["scheduling.x-k8s.io/pod-group"] // "none")] | join(" ")' <<<"$t")" \
         "muster-spread-deployment default none none" "west: pods name the Workload API PodGroup"
@@ -77,8 +95,8 @@ if [ "$CASE" == workload-api ]; then
         "none volcano" "east: pods keep to Volcano"
     expect "$(own_work east spread | jq -r '.status.manifestStatuses[0].status.phase')" Running \
         "east PodGroup Running"
-    expect "$(own_work west spread | jq -r '.status.manifestStatuses[0].status.conditions[] | select(.type == "PodGroupScheduled") | .status + "/" + .reason')" \
-        True/Scheduled "west PodGroup scheduled"
+    expect "$(own_work west spread | jq -r --arg c "$WLCOND" '.status.manifestStatuses[0].status.conditions[] | select(.type == $c) | .status + "/" + .reason')" \
+        True/Scheduled "west PodGroup scheduled ($WLCOND)"
     expect "$(api GET /api/v1/bindings/team/spread-deployment | jq -r .state)" running "the gang runs"
     op=$(k get op muster-spread-deployment -o json)
     expect "$(jq -r '[.spec.overrideRules[].targetCluster.clusterNames[0]] | sort | join(" ")' <<<"$op")" \
@@ -89,8 +107,8 @@ if [ "$CASE" == workload-api ]; then
     expect "$(MUSTER_SERVER=$API "$ctl" get clusters | awk '$1 == "west" || $1 == "east" {print $1 "=" $3}' | sort | tr '\n' ' ')" \
         "east=volcano west=workload-api " "musterctl get clusters: DIALECT"
     # the override: set, shown, and detection back
-    expect "$(api PATCH /api/v1/clusters/east '{"gangDialect":"workload-api"}' | jq -r '.gangDialect + "/" + .gangDialectSource')" \
-        workload-api/override "east overridden"
+    expect "$(api PATCH /api/v1/clusters/east '{"gangDialect":"workload-api"}' | jq -r '.gangDialect + "/" + .gangDialectSource + " " + .workloadAPIVersion')" \
+        "workload-api/override scheduling.k8s.io/v1beta1" "east overridden (its apiEnablements list no Workload API: v1beta1)"
     expect "$(api PATCH /api/v1/clusters/east '{"gangDialect":null}' | jq -r '.gangDialect + "/" + .gangDialectSource')" \
         volcano/detected "east detected again"
     k delete deployment spread >/dev/null

@@ -12,8 +12,8 @@
 #     admitted without the gang guarantee once its timeout passed: its admission says so, it
 #     runs at min-member 1 (1 replica, the rest waiting as a scale up) and the member's PodGroup
 #     says minMember 1. A Hard gang of the same shape beside it still waits.
-# (d) A Deployment whose pod spec names a Workload API PodGroup (Kubernetes 1.36,
-#     scheduling.k8s.io/v1alpha2, spec.schedulingGroup.podGroupName) with gang.minCount 2: the
+# (d) A Deployment whose pod spec names a Workload API PodGroup (Kubernetes 1.37,
+#     scheduling.k8s.io/v1beta1, spec.schedulingGroup.podGroupName) with gang.minCount 2: the
 #     member's PodGroup says minMember 2.
 # Usage: dispatch_hub_podgroups.sh MUSTER_SIM MUSTERD SOURCE_DIR
 set -euo pipefail
@@ -82,21 +82,22 @@ YAML
 expect "$(k get podgroups.scheduling.x-k8s.io -o jsonpath='{.items[*].spec.minMember}')" 3 \
     "kubectl lists the hub's coscheduling PodGroup"
 expect "$(k get cluster east -o jsonpath='{.status.apiEnablements[*].groupVersion}' | tr ' ' '\n' |
-    grep -c -e scheduling.x-k8s.io -e scheduling.k8s.io/v1alpha2 || true)" 0 \
+    grep -c -e scheduling.x-k8s.io -e scheduling.k8s.io/v1alpha2 -e scheduling.k8s.io/v1beta1 || true)" 0 \
     "a plain member serves neither hub-only gang API"
 deploy cs 4 '{labels: {app: cs, scheduling.x-k8s.io/pod-group: nginx}}' q
 wait_until 20 "the coscheduling gang to run" is_eq running state cs-deployment
 cl=$(rbj cs-deployment '{.spec.clusters[0].name}')
 wait_until 10 "the member's PodGroup" is_eq 3 member "$cl" PodGroup muster-cs-deployment .spec.minMember
 
-# (d) the Workload API (Kubernetes 1.36, scheduling.k8s.io/v1alpha2): the pod spec names the
-#     PodGroup, whose gang.minCount is the gang
+# (d) the Workload API (Kubernetes 1.37, scheduling.k8s.io/v1beta1, the hub's version by default;
+#     1.36's v1alpha2 is not served): the pod spec names the PodGroup, whose gang.minCount is
+#     the gang
 k create -f - >/dev/null <<'YAML'
-apiVersion: scheduling.k8s.io/v1alpha2
+apiVersion: scheduling.k8s.io/v1beta1
 kind: PodGroup
 metadata: {name: training-pg-0, namespace: team}
 spec:
-  podGroupTemplateRef: {workload: {workloadName: training, podGroupTemplateName: workers}}
+  workloadRef: {workloadName: training, templateName: workers}
   schedulingPolicy: {gang: {minCount: 2}}
 YAML
 k create -f - >/dev/null <<'YAML'

@@ -99,7 +99,7 @@ wait_until 15 "big to wait" is_eq False/NoClusterFit rb_cond big-deployment Sche
 wait_until 15 "vbig to wait" is_eq False/NoClusterFit rb_cond vbig-job Scheduled
 m=$(rb_cond_msg big-deployment Scheduled)
 echo "big: $m"
-[[ "$m" == *"speaking no gang dialect (no scheduling.volcano.sh/v1beta1, scheduling.x-k8s.io/v1alpha1 or scheduling.k8s.io/v1alpha2 podgroups in status.apiEnablements, or gangDialect none): east"* ]] ||
+[[ "$m" == *"speaking no gang dialect (no scheduling.volcano.sh/v1beta1, scheduling.x-k8s.io/v1alpha1 or scheduling.k8s.io podgroups in status.apiEnablements, or gangDialect none): east"* ]] ||
     dfail "big's reason does not name east's missing gang dialect: $m"
 m=$(rb_cond_msg vbig-job Scheduled)
 echo "vbig: $m"

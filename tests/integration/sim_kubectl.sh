@@ -76,8 +76,8 @@ for line in "resourcebindings rb work.karmada.io/v1alpha2 true ResourceBinding" 
             "trainingruntimes trainer.kubeflow.org/v1alpha1 true TrainingRuntime" \
             "clustertrainingruntimes trainer.kubeflow.org/v1alpha1 false ClusterTrainingRuntime" \
             "podgroups pg,pgs scheduling.x-k8s.io/v1alpha1 true PodGroup" \
-            "podgroups scheduling.k8s.io/v1alpha2 true PodGroup" \
-            "workloads scheduling.k8s.io/v1alpha2 true Workload"; do
+            "podgroups scheduling.k8s.io/v1beta1 true PodGroup" \
+            "workloads scheduling.k8s.io/v1beta1 true Workload"; do
     grep -qxF "$line" <<<"$res" || fail "api-resources lacks [$line]; got:
 $res"
 done

@@ -45,6 +45,9 @@ static const char scenario_text[] =
     "        replicaScheduling: {replicaSchedulingType: Divided, replicaDivisionPreference: "
     "Weighted}\n";
 
+/* Written before scenario_text by env_start when set (a test's own top-level keys). */
+static const char *scenario_head;
+
 struct env {
     uv_loop_t loop;
     uv_timer_t wake;
@@ -137,6 +140,8 @@ static void env_start(struct env *e, const char *name)
     test_tmp_path(e->scenario, sizeof e->scenario, "ctl-scenario.yaml");
     FILE *f = fopen(e->scenario, "w");
     CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    if (scenario_head)
+        fputs(scenario_head, f);
     fputs(scenario_text, f);
     fclose(f);
     test_tmp_path(e->db, sizeof e->db, name);
@@ -777,6 +782,80 @@ static void test_released_before_status_gets_it(void)
     env_stop(&e);
 }
 
+/* The Workload API PodGroup the pods name (docs/workload.md, "Gang dialects") is looked up at
+ * the version the hub serves: v1beta1 (Kubernetes 1.37, the sim's default) or v1alpha2 (1.36,
+ * hubWorkloadAPI: v1alpha2). One of the other version, put in the hub's store behind its API,
+ * is not read: the gang waits for its PodGroup; one of the served version lets it go. */
+static void hub_wl_read(const char *head, const char *served, const char *other)
+{
+    scenario_head = head;
+    struct env e;
+    env_start(&e, "ctl-hubwl.db");
+    scenario_head = NULL;
+    ctl_up(&e);
+    static const char pg_fmt[] =
+        "{\"apiVersion\":\"scheduling.k8s.io/%s\",\"kind\":\"PodGroup\",\"metadata\":"
+        "{\"name\":\"pg\",\"namespace\":\"team\"},\"spec\":{\"schedulingPolicy\":"
+        "{\"gang\":{\"minCount\":2}}}}";
+    char text[512];
+    snprintf(text, sizeof text, pg_fmt, other);
+    json_object *pg = json_tokener_parse(text);
+    CU_ASSERT_EQUAL_FATAL(sim_store_create(sim_hub_store(e.hub),
+                                           res("scheduling.k8s.io", other, "podgroups"), "team", pg,
+                                           time(NULL), 0, NULL, NULL),
+                          0);
+    json_object_put(pg);
+    static const char job[] =
+        "{\"apiVersion\":\"batch/v1\",\"kind\":\"Job\",\"metadata\":{\"name\":\"wl\","
+        "\"namespace\":\"team\",\"labels\":{\"volcano.sh/queue-name\":\"nlp\"}},\"spec\":"
+        "{\"parallelism\":2,\"completions\":2,\"template\":{\"spec\":{\"restartPolicy\":"
+        "\"Never\",\"schedulingGroup\":{\"podGroupName\":\"pg\"},\"containers\":[{\"name\":"
+        "\"main\",\"image\":\"x\",\"resources\":{\"requests\":{\"nvidia.com/gpu\":\"1\","
+        "\"cpu\":\"1\"}}}]}}}}";
+    struct kube_request req = {
+        .verb = KUBE_CREATE, .path = "/apis/batch/v1/namespaces/team/jobs", .body = job};
+    int done = 0;
+    CU_ASSERT_EQUAL_FATAL(kube_request(e.kube, &req, created, &done), 0);
+    CU_ASSERT_FATAL(pump_until(&e, flag_set, &done, 5000));
+    CU_ASSERT_EQUAL(done, 1);
+    struct rbwait w = {"wl-job", 2};
+    int waited = pump_until(&e, rb_state, &w, 10000);
+    json_object *rb =
+        get_obj(&e, res("work.karmada.io", "v1alpha2", "resourcebindings"), "team", "wl-job");
+    if (!waited)
+        fprintf(stderr, "\n%s: %s\n", served, json_object_to_json_string(rb));
+    CU_ASSERT_FATAL(waited);
+    const char *msg = condition(rb, "Scheduled", "message");
+    CU_ASSERT(msg && strstr(msg, "waiting for the Workload API PodGroup team/pg"));
+    if (!msg || !strstr(msg, "waiting for the Workload API PodGroup team/pg"))
+        fprintf(stderr, "\n%s: %s\n", served, msg ? msg : "(no message)");
+    json_object_put(rb);
+    /* the served version's PodGroup appears: the gang is read again and goes */
+    snprintf(text, sizeof text, pg_fmt, served);
+    pg = json_tokener_parse(text);
+    CU_ASSERT_EQUAL_FATAL(sim_store_create(sim_hub_store(e.hub),
+                                           res("scheduling.k8s.io", served, "podgroups"), "team",
+                                           pg, time(NULL), 0, NULL, NULL),
+                          0);
+    json_object_put(pg);
+    w.want = 1;
+    int went = pump_until(&e, rb_state, &w, 10000);
+    CU_ASSERT(went);
+    if (!went) {
+        rb = get_obj(&e, res("work.karmada.io", "v1alpha2", "resourcebindings"), "team", "wl-job");
+        msg = condition(rb, "Scheduled", "message");
+        fprintf(stderr, "\n%s: still %s\n", served, msg ? msg : "(no message)");
+        json_object_put(rb);
+    }
+    env_stop(&e);
+}
+
+static void test_hub_workload_api_versions(void)
+{
+    hub_wl_read(NULL, "v1beta1", "v1alpha2");
+    hub_wl_read("hubWorkloadAPI: v1alpha2\n", "v1alpha2", "v1beta1");
+}
+
 static CU_TestInfo tests[] = {
     {"dispatch, then restart", test_dispatch_and_restart},
     {"release on completion", test_release_on_completion},
@@ -791,6 +870,7 @@ static CU_TestInfo tests[] = {
     {"a parked binding keeps its row", test_parked_binding_keeps_its_row},
     {"dispatched, held again: lifted again", test_dispatched_held_again_is_lifted},
     {"released before Scheduled=True: written at start-up", test_released_before_status_gets_it},
+    {"the hub's Workload API PodGroup read at the version served", test_hub_workload_api_versions},
     CU_TEST_INFO_NULL,
 };
 

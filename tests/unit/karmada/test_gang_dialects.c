@@ -13,7 +13,7 @@
 
 #include <string.h>
 
-enum { WORK, VOLCANO_PG, COSCHED_PG, POLICY, WL_PG, NSCHEMAS };
+enum { WORK, VOLCANO_PG, COSCHED_PG, POLICY, WL_PG, WL_PG_A2, NSCHEMAS };
 static struct kube_schema *schemas[NSCHEMAS];
 static const struct {
     const char *file, *version;
@@ -22,7 +22,9 @@ static const struct {
     {"volcano_scheduling.volcano.sh_podgroups.yaml", "v1beta1"},
     {"schedulerplugins_scheduling.x-k8s.io_podgroups.yaml", "v1alpha1"},
     {"karmada_policy.karmada.io_overridepolicies.yaml", "v1alpha1"},
-    /* written from Kubernetes' types.go: no CRD exists for the built-in alpha type */
+    /* written from Kubernetes' types.go: no CRD exists for the built-in type; 1.37's version
+     * and 1.36's */
+    {"kubernetes_scheduling.k8s.io_podgroups.yaml", "v1beta1"},
     {"kubernetes_scheduling.k8s.io_podgroups.yaml", "v1alpha2"},
 };
 
@@ -169,7 +171,7 @@ static void test_detect(void)
 {
     static const char *const vc = "scheduling.volcano.sh/v1beta1",
                              *co = "scheduling.x-k8s.io/v1alpha1", *apps = "apps/v1",
-                             *wl = "scheduling.k8s.io/v1alpha2";
+                             *wl = "scheduling.k8s.io/v1alpha2", *wlb = "scheduling.k8s.io/v1beta1";
     struct {
         const char *gvs[3], *res[3];
         size_t n;
@@ -189,9 +191,14 @@ static void test_detect(void)
          {"podgroups", "deployments"},
          2,
          KARMADA_GANG_DIALECT_NONE},
+        /* 1.37's beta podgroups, alone or beside 1.36's */
+        {{apps, wlb}, {"deployments", "podgroups"}, 2, KARMADA_GANG_DIALECT_WORKLOAD_API},
+        {{wl, wlb}, {"podgroups", "podgroups"}, 2, KARMADA_GANG_DIALECT_WORKLOAD_API},
+        {{apps, wlb}, {"deployments", "workloads"}, 2, KARMADA_GANG_DIALECT_NONE},
         /* after Volcano and coscheduling, installed on purpose */
         {{wl, co}, {"podgroups", "podgroups"}, 2, KARMADA_GANG_DIALECT_COSCHEDULING},
         {{wl, vc}, {"podgroups", "podgroups"}, 2, KARMADA_GANG_DIALECT_VOLCANO},
+        {{wlb, co}, {"podgroups", "podgroups"}, 2, KARMADA_GANG_DIALECT_COSCHEDULING},
         /* an empty list is a report: none */
         {{NULL}, {NULL}, 0, KARMADA_GANG_DIALECT_NONE},
     };
@@ -207,6 +214,47 @@ static void test_detect(void)
     json_object *bare = json_tokener_parse("{\"status\":{}}");
     CU_ASSERT_EQUAL(karmada_gang_dialect_detect(bare), KARMADA_GANG_DIALECT_VOLCANO);
     json_object_put(bare);
+}
+
+/* The version a Workload API member gets: v1beta1 when it serves it, else v1alpha2 when it
+ * serves that, else v1beta1 (an override on a member whose apiEnablements say nothing). */
+static void test_wl_version_detect(void)
+{
+    static const char *const wl = "scheduling.k8s.io/v1alpha2", *wlb = "scheduling.k8s.io/v1beta1",
+                             *apps = "apps/v1";
+    struct {
+        const char *gvs[3], *res[3];
+        size_t n;
+        enum karmada_gang_wl_version want;
+    } cases[] = {
+        {{apps, wlb}, {"deployments", "podgroups"}, 2, KARMADA_GANG_WL_V1BETA1},
+        {{apps, wl}, {"deployments", "podgroups"}, 2, KARMADA_GANG_WL_V1ALPHA2},
+        {{wl, wlb}, {"podgroups", "podgroups"}, 2, KARMADA_GANG_WL_V1BETA1},
+        {{wlb, wl}, {"podgroups", "podgroups"}, 2, KARMADA_GANG_WL_V1BETA1},
+        /* beta workloads alone are no beta PodGroup: the alpha podgroups are what it serves */
+        {{wlb, wl}, {"workloads", "podgroups"}, 2, KARMADA_GANG_WL_V1ALPHA2},
+        {{apps}, {"deployments"}, 1, KARMADA_GANG_WL_V1BETA1},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        json_object *c = cluster_with(cases[i].gvs, cases[i].res, cases[i].n);
+        enum karmada_gang_wl_version got = karmada_gang_wl_version_detect(c);
+        if (got != cases[i].want)
+            fprintf(stderr, "\ncase %zu: %s\n", i, karmada_gang_wl_api_version(got));
+        CU_ASSERT_EQUAL(got, cases[i].want);
+        json_object_put(c);
+    }
+    json_object *bare = json_tokener_parse("{\"status\":{}}");
+    CU_ASSERT_EQUAL(karmada_gang_wl_version_detect(bare), KARMADA_GANG_WL_V1BETA1);
+    json_object_put(bare);
+    CU_ASSERT_STRING_EQUAL(karmada_gang_wl_api_version(KARMADA_GANG_WL_V1BETA1),
+                           "scheduling.k8s.io/v1beta1");
+    CU_ASSERT_STRING_EQUAL(karmada_gang_wl_api_version(KARMADA_GANG_WL_V1ALPHA2),
+                           "scheduling.k8s.io/v1alpha2");
+    CU_ASSERT_STRING_EQUAL(karmada_gang_wl_scheduled_condition(KARMADA_GANG_WL_V1BETA1),
+                           "PodGroupInitiallyScheduled");
+    CU_ASSERT_STRING_EQUAL(karmada_gang_wl_scheduled_condition(KARMADA_GANG_WL_V1ALPHA2),
+                           "PodGroupScheduled");
+    CU_ASSERT_PTR_NULL(karmada_gang_wl_api_version((enum karmada_gang_wl_version)7));
 }
 
 static void test_names_parse(void)
@@ -321,7 +369,8 @@ static void test_workload_api_work(void)
     valid_as(WORK, ww);
     json_object *pg = at(ww, "spec/workload/manifests/0");
     valid_as(WL_PG, pg);
-    CU_ASSERT_STRING_EQUAL(s_at(pg, "apiVersion"), "scheduling.k8s.io/v1alpha2");
+    /* no versions given: 1.37's */
+    CU_ASSERT_STRING_EQUAL(s_at(pg, "apiVersion"), "scheduling.k8s.io/v1beta1");
     CU_ASSERT_STRING_EQUAL(s_at(pg, "kind"), "PodGroup");
     CU_ASSERT_STRING_EQUAL(s_at(pg, "metadata/name"), "muster-web-deployment");
     CU_ASSERT_STRING_EQUAL(s_at(pg, "metadata/namespace"), "team-a");
@@ -341,11 +390,77 @@ static void test_workload_api_work(void)
                            "\"metadata\":{\"name\":\"x\"},\"spec\":{\"schedulingPolicy\":{\"gang\":"
                            "{\"minCount\":0},\"basic\":{}},\"minMember\":3}}");
     struct kube_schema_errors errs;
-    kube_schema_errors_init(&errs);
-    CU_ASSERT_NOT_EQUAL(kube_schema_validate(schemas[WL_PG], bad, &errs), 0);
-    CU_ASSERT_TRUE(errs.count >= 2); /* minCount below 1, both policies, an unknown field */
-    kube_schema_errors_close(&errs);
+    json_object *basic = json_tokener_parse("{\"spec\":{\"schedulingPolicy\":{\"basic\":{}}}}");
+    for (int k = WL_PG; k <= WL_PG_A2; k++) {
+        valid_as(k, basic); /* loads it */
+        kube_schema_errors_init(&errs);
+        CU_ASSERT_NOT_EQUAL(kube_schema_validate(schemas[k], bad, &errs), 0);
+        CU_ASSERT_TRUE(errs.count >= 2); /* minCount below 1, both policies, an unknown field */
+        kube_schema_errors_close(&errs);
+    }
+    json_object_put(basic);
     json_object_put(bad);
+    /* what each version renamed is refused by the other's schema: v1alpha2's template
+     * reference and topology constraints are v1beta1's workloadRef and topology */
+    static const char *const a2 =
+        "{\"spec\":{\"podGroupTemplateRef\":{\"workload\":{\"workloadName\":\"w\","
+        "\"podGroupTemplateName\":\"t\"}},\"schedulingPolicy\":{\"basic\":{}},"
+        "\"schedulingConstraints\":{\"topologyConstraints\":[{\"topologyKey\":\"rack\"}]}}}";
+    static const char *const b1 =
+        "{\"spec\":{\"workloadRef\":{\"workloadName\":\"w\",\"templateName\":\"t\"},"
+        "\"schedulingPolicy\":{\"gang\":{\"minCount\":2}},\"schedulingConstraints\":"
+        "{\"topology\":[{\"key\":\"rack\"}]},\"disruptionMode\":{\"single\":{}},"
+        "\"priorityClassName\":\"high\",\"priority\":1000,\"preemptionPolicy\":\"Never\","
+        "\"resourceClaims\":[{\"name\":\"gpu\",\"resourceClaimTemplateName\":\"t\"}]}}";
+    struct {
+        const char *text;
+        int schema, ok;
+    } renamed[] = {{a2, WL_PG_A2, 1}, {a2, WL_PG, 0}, {b1, WL_PG, 1}, {b1, WL_PG_A2, 0}};
+    for (size_t k = 0; k < sizeof renamed / sizeof renamed[0]; k++) {
+        json_object *o = json_tokener_parse(renamed[k].text);
+        kube_schema_errors_init(&errs);
+        int rc = kube_schema_validate(schemas[renamed[k].schema], o, &errs);
+        if ((rc == 0) != renamed[k].ok)
+            fprintf(stderr, "\nrenamed case %zu: rc %d\n", k, rc);
+        CU_ASSERT_EQUAL(rc == 0, renamed[k].ok);
+        kube_schema_errors_close(&errs);
+        json_object_put(o);
+    }
+    /* v1beta1's unions: one disruption mode, a claim naming exactly one source */
+    static const char *const b1bad[] = {
+        "{\"spec\":{\"schedulingPolicy\":{\"basic\":{}},\"disruptionMode\":{\"single\":{},"
+        "\"all\":{}}}}",
+        "{\"spec\":{\"schedulingPolicy\":{\"basic\":{}},\"resourceClaims\":[{\"name\":\"g\","
+        "\"resourceClaimName\":\"a\",\"resourceClaimTemplateName\":\"b\"}]}}",
+        "{\"spec\":{\"schedulingPolicy\":{\"basic\":{}},\"preemptionPolicy\":\"Always\"}}",
+        "{\"spec\":{\"schedulingPolicy\":{\"basic\":{}},\"priority\":1000000001}}",
+    };
+    for (size_t k = 0; k < sizeof b1bad / sizeof b1bad[0]; k++) {
+        json_object *o = json_tokener_parse(b1bad[k]);
+        kube_schema_errors_init(&errs);
+        CU_ASSERT_NOT_EQUAL(kube_schema_validate(schemas[WL_PG], o, &errs), 0);
+        kube_schema_errors_close(&errs);
+        json_object_put(o);
+    }
+    /* a member serving 1.36's version gets 1.36's PodGroup, the same spec, valid there */
+    enum karmada_gang_wl_version vs[] = {KARMADA_GANG_WL_V1BETA1, KARMADA_GANG_WL_V1ALPHA2};
+    in.wl_versions = vs;
+    ww = karmada_gang_podgroup_work(&in, 1);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(ww);
+    valid_as(WORK, ww);
+    pg = at(ww, "spec/workload/manifests/0");
+    valid_as(WL_PG_A2, pg);
+    CU_ASSERT_STRING_EQUAL(s_at(pg, "apiVersion"), "scheduling.k8s.io/v1alpha2");
+    CU_ASSERT_STRING_EQUAL(s_at(pg, "kind"), "PodGroup");
+    CU_ASSERT_STRING_EQUAL(s_at(pg, "metadata/name"), "muster-web-deployment");
+    CU_ASSERT_EQUAL(json_object_get_int(at(pg, "spec/schedulingPolicy/gang/minCount")), 1);
+    CU_ASSERT_EQUAL(json_object_object_length(at(pg, "spec")), 1);
+    json_object_put(ww);
+    /* the Volcano share is not touched by a version */
+    ww = karmada_gang_podgroup_work(&in, 0);
+    CU_ASSERT_STRING_EQUAL(s_at(ww, "spec/workload/manifests/0/apiVersion"),
+                           "scheduling.volcano.sh/v1beta1");
+    json_object_put(ww);
     /* the minCount scaled as the others' minMember: a gang of 2 of 3, 2 pods here: ceil(4/3) */
     load("job");
     struct karmada_gang_share two[] = {{"wl1", 2}, {"wl2", 1}};
@@ -381,8 +496,9 @@ static void test_workload_api_work(void)
     json_object_put(op);
 }
 
-/* What Karmada reflects of a Workload API PodGroup is its conditions: PodGroupScheduled True
- * reads as Running, as a Volcano or coscheduling phase does. */
+/* What Karmada reflects of a Workload API PodGroup is its conditions: PodGroupScheduled
+ * (v1alpha2) or PodGroupInitiallyScheduled (v1beta1) True reads as Running, as a Volcano or
+ * coscheduling phase does. */
 static void test_workload_api_running(void)
 {
     static const struct {
@@ -396,6 +512,14 @@ static void test_workload_api_running(void)
          "\"reason\":\"Unschedulable\"}]}",
          "Pending"},
         {"{\"conditions\":[{\"type\":\"PodGroupScheduled\",\"status\":\"Unknown\"}]}", "Pending"},
+        /* v1beta1's name for it (kubernetes/kubernetes#139743), after another condition */
+        {"{\"conditions\":[{\"type\":\"DisruptionTarget\",\"status\":\"False\"},"
+         "{\"type\":\"PodGroupInitiallyScheduled\",\"status\":\"True\"}]}",
+         "Running"},
+        {"{\"conditions\":[{\"type\":\"PodGroupInitiallyScheduled\",\"status\":\"False\","
+         "\"reason\":\"Unschedulable\"}]}",
+         "Pending"},
+        {"{\"conditions\":[{\"type\":\"DisruptionTarget\",\"status\":\"True\"}]}", NULL},
         {"{\"conditions\":[{\"type\":\"Other\",\"status\":\"True\"}]}", NULL},
         {"{}", NULL},
     };
@@ -557,12 +681,13 @@ static void test_cleanup(void)
 
 static CU_TestInfo tests[] = {
     {"dialect detected from apiEnablements, Volcano first", test_detect},
+    {"Workload API version detected: v1beta1, else v1alpha2", test_wl_version_detect},
     {"dialect names parse and print", test_names_parse},
     {"coscheduling PodGroup Work beside a Volcano one, valid", test_cosched_work},
     {"coscheduling: minMember scaled, one rule, the label", test_cosched_min_member_scaled},
     {"Workload API PodGroup Work beside a Volcano one, valid; schedulingGroup",
      test_workload_api_work},
-    {"Workload API: PodGroupScheduled reads as Running", test_workload_api_running},
+    {"Workload API: PodGroup(Initially)Scheduled reads as Running", test_workload_api_running},
     {"members of three dialects: one rule each, applied", test_mixed_policy},
     {"none: no rule, no Work; existing annotations kept", test_none_and_existing_annotations},
     {"the barrier over a member of dialect none", test_barrier_none},

@@ -149,6 +149,10 @@ static void test_fixtures_validate(void)
     } cases[] = {
         {"hub-podgroup-volcano", "volcano_scheduling.volcano.sh_podgroups.yaml", "v1beta1"},
         {"hub-podgroup-cosched", "schedulerplugins_scheduling.x-k8s.io_podgroups.yaml", "v1alpha1"},
+        /* the Workload API's, against the schemas written from Kubernetes' types.go */
+        {"hub-podgroup-workload-api", "kubernetes_scheduling.k8s.io_podgroups.yaml", "v1alpha2"},
+        {"hub-podgroup-workload-api-v1beta1", "kubernetes_scheduling.k8s.io_podgroups.yaml",
+         "v1beta1"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char rel[256], p[1024], err[512];
@@ -165,8 +169,12 @@ static void test_fixtures_validate(void)
             fprintf(stderr, "\n%s: %s", cases[i].fixture, errs.msgs[e]);
         CU_ASSERT_EQUAL(rc, 0);
         kube_schema_errors_close(&errs);
-        /* the CRD refuses what the reader refuses: a minMember that is no integer */
-        put(pg, json_object_new_string("three"), "spec", "minMember", NULL);
+        /* the CRD refuses what the reader refuses: a minMember (minCount) that is no integer */
+        if (strstr(cases[i].fixture, "workload-api"))
+            put(pg, json_object_new_string("three"), "spec", "schedulingPolicy", "gang", "minCount",
+                NULL);
+        else
+            put(pg, json_object_new_string("three"), "spec", "minMember", NULL);
         kube_schema_errors_init(&errs);
         CU_ASSERT_NOT_EQUAL(kube_schema_validate(s, pg, &errs), 0);
         kube_schema_errors_close(&errs);
@@ -446,6 +454,39 @@ static void test_workload_api(void)
     end();
 }
 
+/* Kubernetes 1.37's v1beta1 PodGroup reads as 1.36's: the hub lookup answers whichever version
+ * the hub serves (dispatcher/controller/hubgroups.c), and the spec muster reads is the same. A
+ * pod template with no metadata at all still names its PodGroup in its spec. */
+static void test_workload_api_v1beta1(void)
+{
+    begin();
+    json_object *rb, *tmpl;
+    pair(&rb, &tmpl);
+    to_workload_api(tmpl, "training-pg-0");
+    json_object *pg = load_yaml("tests/fixtures/workloads/hub-podgroup-workload-api-v1beta1.yaml");
+    hub_state.pg = pg;
+    CU_ASSERT_EQUAL_FATAL(rd(rb, tmpl), 0);
+    CU_ASSERT_EQUAL(w.dialect, KARMADA_WORKLOAD_DIALECT_WORKLOAD_API);
+    CU_ASSERT_STRING_EQUAL(hub_state.name, "training-pg-0");
+    CU_ASSERT_EQUAL(w.min_member, 4);
+    /* a malformed beta PodGroup is refused as the alpha one is */
+    put(pg, json_object_new_object(), "spec", "schedulingPolicy", "basic", NULL);
+    CU_ASSERT_EQUAL(rd(rb, tmpl), MUSTER_EINVAL);
+    CU_ASSERT_TRUE(has(w.message, "spec.schedulingPolicy must set exactly one of gang and basic"));
+    put(pg, NULL, "spec", "schedulingPolicy", "basic", NULL);
+    /* no labels nor annotations on the pod template */
+    put(tmpl, NULL, "spec", "template", "metadata", NULL);
+    hub_state.calls = 0;
+    CU_ASSERT_EQUAL_FATAL(rd(rb, tmpl), 0);
+    CU_ASSERT_EQUAL(hub_state.calls, 1);
+    CU_ASSERT_EQUAL(w.dialect, KARMADA_WORKLOAD_DIALECT_WORKLOAD_API);
+    CU_ASSERT_EQUAL(w.min_member, 4);
+    json_object_put(pg);
+    json_object_put(rb);
+    json_object_put(tmpl);
+    end();
+}
+
 static CU_TestInfo tests[] = {
     {"a Pod of a larger coscheduling group", test_pod_of_larger_group},
     {"hub PodGroup fixtures validate against their CRDs", test_fixtures_validate},
@@ -454,6 +495,8 @@ static CU_TestInfo tests[] = {
     {"a coscheduling PodGroup sets gang size and timeout", test_cosched},
     {"malformed hub PodGroups are refused with a sentence", test_invalid},
     {"a Workload API PodGroup (1.36) sets the gang size", test_workload_api},
+    {"a Workload API PodGroup (1.37, v1beta1) sets it too; no pod metadata",
+     test_workload_api_v1beta1},
     CU_TEST_INFO_NULL,
 };
 

@@ -303,67 +303,86 @@ static void wl_deployment_work(struct fx *f, const char *name, int replicas)
     CU_ASSERT_EQUAL(fx_create(f, FX_WORK, "karmada-es-m", w), 0);
 }
 
-static void wl_podgroup_work(struct fx *f, const char *work, int min_count)
+static void wl_podgroup_work(struct fx *f, const char *work, int min_count, const char *version)
 {
     char w[2048];
     snprintf(w, sizeof(w),
              "{\"metadata\":{\"name\":\"%s\",\"finalizers\":[\"karmada.io/"
              "execution-controller\"]},\"spec\":{\"workload\":{\"manifests\":[{\"apiVersion\":"
-             "\"scheduling.k8s.io/v1alpha2\",\"kind\":\"PodGroup\",\"metadata\":{\"name\":"
+             "\"scheduling.k8s.io/%s\",\"kind\":\"PodGroup\",\"metadata\":{\"name\":"
              "\"g\",\"namespace\":\"team\",\"labels\":{\"karmada.io/managed\":\"true\"},"
              "\"annotations\":{\"work.karmada.io/name\":\"%s\",\"work.karmada.io/namespace\":"
              "\"karmada-es-m\"}},\"spec\":{\"schedulingPolicy\":{\"gang\":{\"minCount\":%d}}}}]}}}",
-             work, work, min_count);
+             work, version, work, min_count);
     CU_ASSERT_EQUAL(fx_create(f, FX_WORK, "karmada-es-m", w), 0);
 }
 
 /* kube-scheduler's GangScheduling plugin in a member serving the Workload API (scenario
- * workloadAPI: true): pods naming a PodGroup in spec.schedulingGroup wait until it exists, then
- * its gang.minCount start together; the group reports PodGroupScheduled, no phase. A member
- * without the API runs such pods ungated. */
-static void test_workload_api_gating(void)
+ * workloadAPI: true, Kubernetes 1.37's v1beta1; workloadAPI: v1alpha2, 1.36's): pods naming a
+ * PodGroup in spec.schedulingGroup wait until it exists, then its gang.minCount start together;
+ * the group reports PodGroupInitiallyScheduled (v1beta1) or PodGroupScheduled (v1alpha2), no
+ * phase. A member without the API runs such pods ungated. */
+static void workload_api_gating(const char *scenario_value, const char *version,
+                                const char *condition)
 {
-    static const char wl_yaml[] =
-        "clusters:\n"
-        "  - name: m\n"
-        "    volcano: false\n"
-        "    workloadAPI: true\n"
-        "    nodes: [{count: 2, allocatable: {cpu: \"4\", pods: \"10\"}}]\n"
-        "objects:\n"
-        "  - {apiVersion: v1, kind: Namespace, metadata: {name: team}}\n";
+    char wl_yaml[512];
+    snprintf(wl_yaml, sizeof wl_yaml,
+             "clusters:\n"
+             "  - name: m\n"
+             "    volcano: false\n"
+             "    workloadAPI: %s\n"
+             "    nodes: [{count: 2, allocatable: {cpu: \"4\", pods: \"10\"}}]\n"
+             "objects:\n"
+             "  - {apiVersion: v1, kind: Namespace, metadata: {name: team}}\n",
+             scenario_value);
     struct fx f;
     fx_start(&f, wl_yaml, NULL);
     wl_deployment_work(&f, "gang", 3);
     CU_ASSERT_STRING_EQUAL(ready(&f, "gang"), "0");
-    wl_podgroup_work(&f, "pg", 3);
+    wl_podgroup_work(&f, "pg", 3, version);
     CU_ASSERT_STRING_EQUAL(
         fx_field(&f, FX_WORK, "karmada-es-m", "pg", "status|conditions|0|status"), "True");
     CU_ASSERT_STRING_EQUAL(ready(&f, "gang"), "3");
     CU_ASSERT_STRING_EQUAL(phase(&f, "pg"), "");
     CU_ASSERT_STRING_EQUAL(fx_field(&f, FX_WORK, "karmada-es-m", "pg",
                                     "status|manifestStatuses|0|status|conditions|0|type"),
-                           "PodGroupScheduled");
+                           condition);
     CU_ASSERT_STRING_EQUAL(fx_field(&f, FX_WORK, "karmada-es-m", "pg",
                                     "status|manifestStatuses|0|status|conditions|0|status"),
                            "True");
     json_object *pg = fx_member(&f, "m", "PodGroup", "g");
-    CU_ASSERT_STRING_EQUAL(fx_at(pg, "apiVersion"), "scheduling.k8s.io/v1alpha2");
+    char av[64];
+    snprintf(av, sizeof av, "scheduling.k8s.io/%s", version);
+    CU_ASSERT_STRING_EQUAL(fx_at(pg, "apiVersion"), av);
     json_object_put(pg);
     fx_stop(&f);
-    /* a gang larger than what fits: none of its pods start, PodGroupScheduled False */
+    /* a gang larger than what fits: none of its pods start, the condition False */
     fx_start(&f, wl_yaml, NULL);
-    wl_podgroup_work(&f, "pg", 9);
+    wl_podgroup_work(&f, "pg", 9, version);
     wl_deployment_work(&f, "gang", 9);
     CU_ASSERT_STRING_EQUAL(ready(&f, "gang"), "0");
     CU_ASSERT_STRING_EQUAL(fx_field(&f, FX_WORK, "karmada-es-m", "pg",
                                     "status|manifestStatuses|0|status|conditions|0|reason"),
                            "Unschedulable");
     fx_stop(&f);
+    /* the other version's PodGroup is not served there: its Work does not apply */
+    fx_start(&f, wl_yaml, NULL);
+    wl_podgroup_work(&f, "pg", 3, strcmp(version, "v1beta1") == 0 ? "v1alpha2" : "v1beta1");
+    CU_ASSERT_STRING_EQUAL(
+        fx_field(&f, FX_WORK, "karmada-es-m", "pg", "status|conditions|0|status"), "False");
+    fx_stop(&f);
     /* a member without the API runs the pods ungated */
     fx_start(&f, yaml, NULL);
     wl_deployment_work(&f, "gang", 3);
     CU_ASSERT_STRING_EQUAL(ready(&f, "gang"), "3");
     fx_stop(&f);
+}
+
+static void test_workload_api_gating(void)
+{
+    workload_api_gating("true", "v1beta1", "PodGroupInitiallyScheduled");
+    workload_api_gating("v1alpha2", "v1alpha2", "PodGroupScheduled");
+    workload_api_gating("v1beta1", "v1beta1", "PodGroupInitiallyScheduled");
 }
 
 /* A batch Job that finishes reports the Job controller's Complete condition. */
@@ -453,7 +472,7 @@ static CU_TestInfo tests[] = {
      test_not_ready_and_suspended},
     {"Volcano gating by schedulerName and group; PodGroup phases", test_gating_and_podgroup_phases},
     {"coscheduling gating by the pod-group label; its PodGroup phases", test_coscheduling_gating},
-    {"Workload API gating by spec.schedulingGroup; PodGroupScheduled", test_workload_api_gating},
+    {"Workload API gating by spec.schedulingGroup, v1beta1 and v1alpha2", test_workload_api_gating},
     {"a finished Job reports Complete", test_job_completes},
     {"a kind the member or the hub does not serve is not applied", test_missing_api},
     CU_TEST_INFO_NULL,
