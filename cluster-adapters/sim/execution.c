@@ -97,9 +97,11 @@ static int apply_manifest(struct sim_karmada *k, struct cluster *c, json_object 
     const char *av = sim__get_str(man, "apiVersion", NULL, NULL);
     const char *kind = sim__get_str(man, "kind", NULL, NULL);
     const struct sim_resource *r = sim_resource_by_kind(av, kind);
-    if (r && k->opts.no_podgroup_crd &&
-        !sim_api_has(sim_api_without(SIM_API_ALL, "scheduling.volcano.sh", "v1beta1", "podgroups"),
-                     r)) {
+    sim_api_set hub_hidden = k->hub_hidden;
+    if (k->opts.no_podgroup_crd)
+        hub_hidden |=
+            ~sim_api_without(SIM_API_ALL, "scheduling.volcano.sh", "v1beta1", "podgroups");
+    if (r && sim_api_has(hub_hidden, r)) {
         /* GetObjectFromCache maps the kind with the hub's RESTMapper first: a kind the
          * karmada-apiserver does not serve fails there (meta.NoKindMatchError). */
         snprintf(msg, cap, "no matches for kind \"%s\" in version \"%s\"", kind, av);

@@ -153,6 +153,25 @@ static int hub_wl_hidden(json_object *scn, sim_api_set *hidden, char *err, size_
     return 0;
 }
 
+/* The scenario's `hubCoscheduling: false`: the karmada-apiserver lacks scheduler-plugins'
+ * PodGroup CRD (scheduling.x-k8s.io/v1alpha1), as a hub whose operator installed it only in the
+ * members. Default: served. */
+static int hub_cosched_hidden(json_object *scn, sim_api_set *hidden, char *err, size_t errcap)
+{
+    json_object *v = NULL;
+    if (scn)
+        json_object_object_get_ex(scn, "hubCoscheduling", &v);
+    if (!v)
+        return 0;
+    if (!json_object_is_type(v, json_type_boolean)) {
+        snprintf(err, errcap, "scenario: hubCoscheduling: true or false");
+        return MUSTER_EINVAL;
+    }
+    if (!json_object_get_boolean(v))
+        *hidden |= ~sim_api_without(SIM_API_ALL, "scheduling.x-k8s.io", "v1alpha1", "podgroups");
+    return 0;
+}
+
 int sim_hub_start(uv_loop_t *loop, const struct sim_hub_config *cfg, struct sim_hub **out,
                   char *err, size_t errcap)
 {
@@ -185,6 +204,8 @@ int sim_hub_start(uv_loop_t *loop, const struct sim_hub_config *cfg, struct sim_
     sim_api_set wl_hidden = 0;
     if (rc == 0)
         rc = hub_wl_hidden(scn, &wl_hidden, err, errcap);
+    if (rc == 0)
+        rc = hub_cosched_hidden(scn, &wl_hidden, err, errcap);
     json_object_put(scn);
     if (rc < 0) {
         sim_hub_free(hub);
@@ -195,6 +216,7 @@ int sim_hub_start(uv_loop_t *loop, const struct sim_hub_config *cfg, struct sim_
     if (cfg->karmada.no_podgroup_crd)
         scfg.hidden |=
             ~sim_api_without(SIM_API_ALL, "scheduling.volcano.sh", "v1beta1", "podgroups");
+    sim_karmada_set_hub_hidden(hub->karmada, scfg.hidden);
     scfg.set_cluster_ready = set_cluster_ready;
     scfg.cluster_objects = cluster_objects;
     scfg.hook_data = hub;

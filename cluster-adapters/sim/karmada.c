@@ -663,6 +663,11 @@ void sim_karmada_set_binding_admission(struct sim_karmada *k, sim_karmada_admit_
     k->admit_data = data;
 }
 
+void sim_karmada_set_hub_hidden(struct sim_karmada *k, sim_api_set hidden)
+{
+    k->hub_hidden = hidden;
+}
+
 void sim_karmada_set_options(struct sim_karmada *k, const struct sim_karmada_options *opts)
 {
     k->opts = *opts;

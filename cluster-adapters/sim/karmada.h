@@ -6,6 +6,8 @@
 #ifndef MUSTER_SIM_KARMADA_H
 #define MUSTER_SIM_KARMADA_H
 
+#include "cluster-adapters/sim/resources.h"
+
 #include <json-c/json.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -58,6 +60,11 @@ void sim_karmada_on_override_due(struct sim_karmada *k, void (*cb)(void *data, i
 
 /* Applies opts (copied). Call it right after sim_karmada_new. */
 void sim_karmada_set_options(struct sim_karmada *k, const struct sim_karmada_options *opts);
+
+/* The resources the karmada-apiserver does not serve (sim_server_config.hidden): the execution
+ * controller maps a Work's manifest kind with the hub's RESTMapper before anything else, so a
+ * manifest of such a kind is never applied (execution.c). */
+void sim_karmada_set_hub_hidden(struct sim_karmada *k, sim_api_set hidden);
 
 /* The karmada-apiserver's admission of a ResourceBinding create: fn starts admitting obj
  * (borrowed) in ns and returns 0, after which done(done_data, rc, obj, message) runs once

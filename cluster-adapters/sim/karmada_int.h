@@ -138,6 +138,7 @@ struct op_pending {
 
 struct sim_karmada {
     struct sim_karmada_options opts;
+    sim_api_set hub_hidden; /* what the karmada-apiserver does not serve */
     struct sim_store *store;
     struct sim_store_watch *watch;
     time_t (*now)(void);

@@ -285,6 +285,21 @@ static void test_coscheduling_gating(void)
     cosched_deployment_work(&f, "gang", 3);
     CU_ASSERT_STRING_EQUAL(ready(&f, "gang"), "3");
     fx_stop(&f);
+    /* a karmada-apiserver without the CRD (scenario hubCoscheduling: false): the execution
+     * controller's RESTMapper cannot map the PodGroup, so its Work never applies, though the
+     * member serves it */
+    fx_start(&f, cos_yaml, NULL);
+    sim_karmada_set_hub_hidden(
+        f.k, ~sim_api_without(SIM_API_ALL, "scheduling.x-k8s.io", "v1alpha1", "podgroups"));
+    cosched_podgroup_work(&f, "pg", 3);
+    CU_ASSERT_STRING_EQUAL(
+        fx_field(&f, FX_WORK, "karmada-es-m", "pg", "status|conditions|0|message"),
+        "Failed to apply all manifests (0/1): no matches for kind \"PodGroup\" in version "
+        "\"scheduling.x-k8s.io/v1alpha1\"");
+    json_object *none = fx_member(&f, "m", "PodGroup", "g");
+    CU_ASSERT_PTR_NULL(none);
+    json_object_put(none);
+    fx_stop(&f);
 }
 
 static void wl_deployment_work(struct fx *f, const char *name, int replicas)
