@@ -163,6 +163,8 @@ int ctl_new(uv_loop_t *loop, struct kube_client *kube, struct store *s, struct q
     c->tick.data = c->kick.data = c->pace.data = c->soon.data = c;
     c->handles_open = 4;
     c->pre.hub_pg = -1;
+    for (int a = 0; a < CTL_HUB_APIS; a++)
+        c->pre.hub_api[a] = -1; /* not asked yet: held against no member */
     ctl__dialects_refresh(c); /* before the clusters' first events: their dialects hold at once */
     *out = c;
     return 0;
@@ -250,8 +252,9 @@ static void drain_closed(uv_handle_t *h)
     uv_close((uv_handle_t *)&c->kick, on_handle_closed);
     uv_close((uv_handle_t *)&c->pace, on_handle_closed);
     uv_close((uv_handle_t *)&c->soon, on_handle_closed);
-    if (c->pre.call)
-        kube_call_cancel(c->pre.call);
+    for (int a = 0; a < CTL_HUB_APIS; a++)
+        if (c->pre.call[a])
+            kube_call_cancel(c->pre.call[a]);
     for (int i = 0; i < c->watch.started; i++)
         kube_informer_close((struct kube_informer *)((char *)c + ctl__watches[i].informer),
                             on_informer_closed);

@@ -590,15 +590,36 @@ struct ctl_pace {
     uint64_t last_grow, last_epoch;
 };
 
-/* Hub prerequisites (prereq.c, docs/operations.md): the PodGroup CRD on the karmada-apiserver
- * (-1 not known yet, 0 missing, 1 served), and what is missing, for /readyz and the log. */
-struct ctl_prereq {
-    int hub_pg;
-    int inflight;
-    struct kube_call *call; /* the discovery request in flight, cancelled on stop */
-    int64_t last;
-    char missing[768];
+/* Hub prerequisites (prereq.c, docs/operations.md): the gang-object APIs on the
+ * karmada-apiserver (-1 not known yet, 0 missing, 1 served; Karmada's execution controller maps
+ * a Work's manifest with the hub's RESTMapper, so a member's PodGroup is only ever applied when
+ * the hub serves its kind too), and what is missing, for /readyz and the log. */
+enum ctl_hub_api {
+    CTL_HUB_VOLCANO,       /* scheduling.volcano.sh/v1beta1 podgroups */
+    CTL_HUB_COSCHEDULING,  /* scheduling.x-k8s.io/v1alpha1 podgroups */
+    CTL_HUB_WL_V1BETA1,    /* scheduling.k8s.io/v1beta1 podgroups (Kubernetes 1.37) */
+    CTL_HUB_WL_V1ALPHA2,   /* scheduling.k8s.io/v1alpha2 podgroups (1.36) */
+    CTL_HUB_APIS
 };
+struct ctl_prereq {
+    int hub_pg; /* hub_api[CTL_HUB_VOLCANO]: what every gang of the Volcano dialect needs */
+    int hub_api[CTL_HUB_APIS];
+    int inflight;
+    struct kube_call *call[CTL_HUB_APIS]; /* discovery requests in flight, cancelled on stop */
+    struct ctl_prereq_ask {
+        struct ctl *c;
+        enum ctl_hub_api api;
+    } ask[CTL_HUB_APIS];
+    int64_t last;
+    char missing[1024];
+};
+/* The hub API a member of dialect d (Workload API at version v) needs for its PodGroup Work;
+ * CTL_HUB_APIS for a dialect that gets none. */
+enum ctl_hub_api ctl__hub_api_of(enum karmada_gang_dialect d, enum karmada_gang_wl_version v);
+/* 1 when the hub serves what a member of dialect d (version v) is sent, or is not known yet not
+ * to (a hub not yet asked is not held against a member). */
+int ctl__hub_serves(const struct ctl *c, enum karmada_gang_dialect d,
+                    enum karmada_gang_wl_version v);
 
 /* An operator's gang dialect for a cluster (schema/0009_cluster_dialect.sql), by name. */
 struct ctl_dialect_override {

@@ -282,7 +282,8 @@ static enum place_verdict place(struct ctl *c, struct binding *b)
     /* a member of dialect none: no gang object it understands (docs/gangobj.md, "Dialects") */
     static const char nodialect[] =
         "speaking no gang dialect (no scheduling.volcano.sh/v1beta1, scheduling.x-k8s.io/v1alpha1 "
-        "or scheduling.k8s.io podgroups in status.apiEnablements, or gangDialect none)";
+        "or scheduling.k8s.io podgroups in status.apiEnablements or on the hub, or gangDialect "
+        "none)";
     char lack[384] = "";
     if (nopg && !api)
         snprintf(lack, sizeof lack, "; %s: %s", nodialect, np);

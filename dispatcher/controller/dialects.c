@@ -38,19 +38,25 @@ enum karmada_gang_dialect ctl__cluster_dialect_apply(struct ctl *c, struct clust
 {
     int over;
     enum karmada_gang_dialect d = ctl__cluster_dialect(c, k->name, &over);
-    int no_pg = !karmada_gang_dialect_gangs(d);
+    /* A dialect whose PodGroup the karmada-apiserver does not serve is as good as none there:
+     * Karmada's execution controller would never apply the Work (prereq.c). */
+    int hub_lacks = karmada_gang_dialect_gangs(d) && !ctl__hub_serves(c, d, k->wl_version);
+    int no_pg = !karmada_gang_dialect_gangs(d) || hub_lacks;
     if (no_pg != k->no_podgroups) {
         k->no_podgroups = no_pg;
         c->fleet.epoch++; /* where a gang that needs a member-side gang may go changed */
-        ctl__logf(c, "cluster %s: %s", k->name,
-                  !no_pg ? "speaks a gang dialect again"
-                  : over
-                      ? "gangDialect set to none by an operator: gangs that need a "
-                        "member-side gang are not placed there"
-                      : "status.apiEnablements lists no Volcano (scheduling.volcano.sh/v1beta1), "
-                        "coscheduling (scheduling.x-k8s.io/v1alpha1) or Workload API "
-                        "(scheduling.k8s.io/v1beta1 or v1alpha2) podgroups: gangs that need a "
-                        "member-side gang are not placed there until it does");
+        ctl__logf(
+            c, "cluster %s: %s", k->name,
+            !no_pg      ? "speaks a gang dialect again"
+            : hub_lacks ? "its gang dialect's PodGroup API is not served by the karmada-apiserver "
+                          "(Karmada could not apply its PodGroup Works): gangs that need a "
+                          "member-side gang are not placed there until it is"
+            : over      ? "gangDialect set to none by an operator: gangs that need a "
+                          "member-side gang are not placed there"
+                        : "status.apiEnablements lists no Volcano (scheduling.volcano.sh/v1beta1), "
+                          "coscheduling (scheduling.x-k8s.io/v1alpha1) or Workload API "
+                          "(scheduling.k8s.io/v1beta1 or v1alpha2) podgroups: gangs that need a "
+                          "member-side gang are not placed there until it does");
         ctl__missing_refresh(c);
     }
     return d;

@@ -7,7 +7,12 @@
 # member with Volcano is Ready, both are dispatched there. (b) A karmada-apiserver without the
 # PodGroup CRD (muster-sim --no-podgroup-crd): /readyz degraded naming the CRD, logged once; a
 # Deployment gang (which needs PodGroup Works) waits saying so, a Volcano Job (no PodGroup
-# Work) is still dispatched. Every write is checked against the CRDs. See docs/operations.md.
+# Work) is still dispatched. (c) A karmada-apiserver without scheduler-plugins' PodGroup CRD
+# (scenario hubCoscheduling: false) and a coscheduling member: /readyz names the member; a gang
+# that needs a PodGroup there waits naming it (it may take one pod of a spread gang, which needs
+# none), one that fits the Volcano member goes there, and no PodGroup Work reaches the
+# coscheduling member. Every write is checked against the CRDs. See
+# docs/operations.md.
 # Usage: dispatch_prereq.sh MUSTER_SIM MUSTERD SOURCE_DIR
 set -euo pipefail
 SIM=$1 MUSTERD=$2 SRC=$3
@@ -99,7 +104,7 @@ wait_until 15 "big to wait" is_eq False/NoClusterFit rb_cond big-deployment Sche
 wait_until 15 "vbig to wait" is_eq False/NoClusterFit rb_cond vbig-job Scheduled
 m=$(rb_cond_msg big-deployment Scheduled)
 echo "big: $m"
-[[ "$m" == *"speaking no gang dialect (no scheduling.volcano.sh/v1beta1, scheduling.x-k8s.io/v1alpha1 or scheduling.k8s.io podgroups in status.apiEnablements, or gangDialect none): east"* ]] ||
+[[ "$m" == *"speaking no gang dialect (no scheduling.volcano.sh/v1beta1, scheduling.x-k8s.io/v1alpha1 or scheduling.k8s.io podgroups in status.apiEnablements or on the hub, or gangDialect none): east"* ]] ||
     dfail "big's reason does not name east's missing gang dialect: $m"
 m=$(rb_cond_msg vbig-job Scheduled)
 echo "vbig: $m"
@@ -156,4 +161,36 @@ expect "$(rb_clusters div-deployment)|$(rbj div-deployment '{.spec.suspension.sc
 expect "$(k get works -A -l app.kubernetes.io/managed-by=muster -o name | wc -l)" 0 "no PodGroup Work"
 expect "$(cat "$TMP/musterd.out" "$TMP/musterd.err" | grep -c 'running degraded: the karmada-apiserver does not serve')" \
     1 "the degraded line logged once"
+stop
+
+# --- (c) a karmada-apiserver without scheduler-plugins' PodGroup CRD ---
+# west speaks coscheduling, but Karmada maps a Work's manifest with the hub's RESTMapper, so a
+# coscheduling PodGroup Work could never apply there: west takes no gang that needs one.
+rm -f "$TMP/muster.db"* "$TMP/sim.out" "$TMP/musterd.out" "$TMP/musterd.err"
+{ echo "hubCoscheduling: false"; cat "$FIX/dialects.yaml"; } >"$TMP/no-hub-cosched.yaml"
+start_sim "$TMP/no-hub-cosched.yaml"
+expect "$(curl -s -o /dev/null -w '%{http_code}' "$BASE/apis/scheduling.x-k8s.io/v1alpha1/podgroups")" \
+    404 "the hub serves no coscheduling podgroups"
+start_musterd
+queue q root '{"nvidia.com/gpu":"64"}'
+wait_until 10 "/readyz to name west" eval "readyz | grep -q 'scheduling.x-k8s.io/v1alpha1 podgroups (scheduler-plugins.* PodGroup CRD), so Karmada cannot apply these members.* PodGroups: west$'"
+echo "readyz: $(readyz)"
+# 4 pods of 4 GPUs spread: east (Volcano, two 4-GPU nodes) holds 2, west would need 2, but a
+# member whose gang object the hub cannot carry takes one pod of a spread gang at most (a share
+# of one needs no PodGroup), so the gang waits
+deploy wide 4 4
+DUMP=/api/v1/bindings/team/wide-deployment
+k annotate deployment wide scheduling.muster.io/placement=spread >/dev/null
+# (read once before its annotation and once after: the spread verdict is the one awaited)
+wait_until 15 "wide to wait spread" eval "rb_cond_msg wide-deployment Scheduled | grep -q 'set of allowed Ready clusters'"
+expect "$(rb_cond wide-deployment Scheduled)" False/NoClusterFit "wide's condition"
+m=$(rb_cond_msg wide-deployment Scheduled)
+echo "wide: $m"
+[[ "$m" == *"west holds 1 (no gang dialect: one pod)"* ]] || dfail "wide's reason does not name west: $m"
+expect "$(rb_clusters wide-deployment)" "" "wide not placed"
+# a gang that fits in east alone goes there
+deploy pair 4 2
+wait_until 15 "pair on east" is_eq "east=2 " rb_clusters pair-deployment
+expect "$(k get works -n karmada-es-west -l app.kubernetes.io/managed-by=muster -o name | wc -l)" 0 \
+    "no PodGroup Work in west"
 finish
