@@ -51,8 +51,26 @@ expect "$(rbj whole-jobset '{.spec.clusters}')" "" "nothing placed without the o
 k delete jobset whole >/dev/null
 wait_until 20 "the waiting JobSet's RB to go" eval '! k get rb whole-jobset -o name'
 
-# (b) spread: 2 shards in each cluster, none cut
+# (b) spread: 2 shards in each cluster, none cut. musterd dies once after one object of the
+# split is acknowledged and once after the barrier check, before the lift: each restart rebuilds
+# the split from the row's shares and goes on with the same objects.
+# crashed POINT: musterd reached the crash point armed and exited
+crashed() {
+    wait_until 30 "musterd to crash at $1" eval '! kill -0 $MUSTERD_PID'
+    wait "$MUSTERD_PID" || true
+    grep -q "crash point $1 reached" "$TMP/musterd.err" || dfail "musterd did not stop at $1"
+}
+kill -TERM "$MUSTERD_PID"
+wait "$MUSTERD_PID" || dfail "musterd exit status $?"
+export MUSTER_CRASH_AT=dispatch.objects.one
+start_musterd
 jobset train '{"scheduling.muster.io/placement": "spread", "sim.muster.io/duration": "6s"}'
+crashed dispatch.objects.one
+export MUSTER_CRASH_AT=dispatch.barrier
+start_musterd
+crashed dispatch.barrier
+unset MUSTER_CRASH_AT
+start_musterd
 wait_until 30 "the split JobSet to run" is_eq running state train-jobset
 cl=$(rb_clusters train-jobset)
 case "$cl" in "east=16 west=16 " | "west=16 east=16 ") ;; *) dfail "spec.clusters: [$cl]" ;; esac
