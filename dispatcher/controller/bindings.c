@@ -426,7 +426,18 @@ int ctl__binding_read(struct ctl *c, struct binding *b)
      * workload.c accepts it for one set of groups only) gets per-cluster objects */
     uint32_t split_pods = 0;
     if (karmada_gang_split_kind(w) && w->placement == KARMADA_WORKLOAD_SPREAD &&
-        karmada_workload_assigns(w, c->scheduler)) {
+        !karmada_workload_assigns(w, c->scheduler)) {
+        /* only muster's own placement writes the per-cluster counts: Karmada's scheduler would
+         * send the whole template to every cluster it picks */
+        ctl__set_reason(b, "Unschedulable",
+                        "placement spread splits a %s by groups only when muster places it "
+                        "(the PropagationPolicy's schedulerName %s); remove the %s annotation "
+                        "or set it to single-cluster",
+                        karmada_workload_kind_name(w->kind), c->scheduler,
+                        KARMADA_WORKLOAD_PLACEMENT_ANNOTATION);
+        return MUSTER_EINVAL;
+    }
+    if (karmada_gang_split_kind(w) && w->placement == KARMADA_WORKLOAD_SPREAD) {
         struct karmada_gang_set sets[KARMADA_GANG_SPLIT_SETS_MAX];
         uint32_t nsets = 0;
         if (karmada_gang_split_sets(w, tmpl, sets, KARMADA_GANG_SPLIT_SETS_MAX, &nsets) ||
