@@ -6,7 +6,9 @@
 #   (b) the same JobSet with scheduling.muster.io/placement: spread runs split, 2 shards in each
 #       cluster, none cut: each cluster's rendered JobSet has replicatedJobs[0].replicas 2 and
 #       the group offset of its share (0 and 2, total 4), each member's PodGroup minMember 16
-#       with a subGroupPolicy of 2 subgroups of 8; it runs, completes and is released;
+#       with a subGroupPolicy of 2 subgroups of 8; musterd is killed after one object of the
+#       split and after the barrier check, and each restart goes on from the row; it runs, and is
+#       released "completed" once both copies are;
 #   (c) a LeaderWorkerSet of 3 groups (a CPU leader and 4 workers of 2 GPUs: 8 GPUs a group)
 #       split 2 + 1 (a cluster holds 2 groups), the leader and its workers never apart: the
 #       rendered copies have spec.replicas 2 and 1, offsets 0 and 2, PodGroups of 10 and 5.
@@ -24,7 +26,7 @@ start_musterd
 queue q root '{"cpu":"256","nvidia.com/gpu":"40"}'
 state() { api GET "/api/v1/bindings/team/$1" | jq -r .state; }
 gpus() { api GET /api/v1/queues/q | jq -r '.status.allocated["nvidia.com/gpu"] // "0"'; }
-released() { api GET "/api/v1/bindings/team/$1" | jq -e '.history | any(.state == "released")'; }
+released() { api GET "/api/v1/bindings/team/$1" | jq -e '.history | any(.state == "released" and .reason == "completed")'; }
 # jobset NAME ANNOTATIONS_JSON: the fixture's JobSet, queued in q
 jobset() {
     k create --dry-run=client -o json -f "$FIX/dispatch/composite-jobset-4x8.yaml" |
