@@ -620,10 +620,10 @@ struct ctl {
     /* the operators' gang dialects (dialects.c), read from the store */
     struct ctl_dialect_override *dov;
     uint32_t ndov;
+    /* ctl__fill_gang_input's scratch: a split gang's cells (ctl__split_fill) */
+    struct karmada_gang_split gang_split[256];
     /* ctl__fill_gang_input's scratch: each share's dialect, as c->w is its workload */
     enum karmada_gang_dialect gang_dialects[256];
-    /* ... and a split gang's cells (ctl__split_fill) */
-    struct karmada_gang_split gang_split[256];
     /* deployments, jobs, volcano jobs, pods, statefulsets, then issue 19's kinds in the order
      * of CTL_W_JOBSETS.. */
     struct kube_informer tmpl[12];

@@ -199,19 +199,11 @@ static enum place_verdict place(struct ctl *c, struct binding *b)
          * gang dialect takes no group (a group needs its member-side gang). */
         struct disp_cluster_cap tc[256];
         uint32_t tidx[256], tn = 0;
-        for (uint32_t i = 0; i < n; i++) {
-            /* a split's groups are written per cluster for Volcano and coscheduling members
-             * only (gang_split.h): YuniKorn's task groups, the Workload API, take none */
-            enum karmada_gang_dialect d =
-                b->split_pods ? ctl__cluster_dialect(c, c->fleet.cl[idx[i]].name, NULL)
-                              : KARMADA_GANG_DIALECT_VOLCANO;
-            if (d != KARMADA_GANG_DIALECT_VOLCANO && d != KARMADA_GANG_DIALECT_COSCHEDULING)
-                continue;
+        for (uint32_t i = 0; i < n; i++)
             if (!one_pod[i]) {
                 tc[tn] = caps[i];
                 tidx[tn++] = idx[i];
             }
-        }
         int rc = ctl__place_tree(c, b, tc, tidx, tn);
         return rc < 0 ? PLACE_FAILED : rc ? PLACE_FITS : PLACE_NO_FIT;
     }

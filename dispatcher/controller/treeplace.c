@@ -120,6 +120,23 @@ static int split_shares(struct ctl *c, struct binding *b, const int32_t *cluster
 int ctl__place_tree(struct ctl *c, struct binding *b, const struct disp_cluster_cap *caps,
                     const uint32_t *idx, uint32_t n)
 {
+    struct disp_cluster_cap sc[256];
+    uint32_t sidx[256];
+    if (b->split_pods) {
+        /* a split's groups are written per cluster for Volcano and coscheduling members only
+         * (gang_split.h): YuniKorn's task groups and the Workload API take none */
+        uint32_t m = 0;
+        for (uint32_t i = 0; i < n && i < 256; i++) {
+            enum karmada_gang_dialect d = ctl__cluster_dialect(c, c->fleet.cl[idx[i]].name, NULL);
+            if (d == KARMADA_GANG_DIALECT_VOLCANO || d == KARMADA_GANG_DIALECT_COSCHEDULING) {
+                sc[m] = caps[i];
+                sidx[m++] = idx[i];
+            }
+        }
+        caps = sc;
+        idx = sidx;
+        n = m;
+    }
     struct level_ctx x = {c, idx};
     struct disp_composite_in in = {.tree = &b->tree,
                                    .clusters = caps,
