@@ -117,6 +117,19 @@ static int split_shares(struct ctl *c, struct binding *b, const int32_t *cluster
     return 1;
 }
 
+/* b kept whole in one cluster could be split by groups had its user opted in (a JobSet of one
+ * replicated job, a LeaderWorkerSet of several groups): its reason says how. */
+static int split_would_help(const struct binding *b)
+{
+    if (b->split_pods || !b->tree.n || !b->tree.g[0].indivisible || !b->ncomp)
+        return 0;
+    uint32_t leaves = 0;
+    for (uint32_t i = 0; i < b->tree.n; i++)
+        leaves += b->tree.g[i].pods > 0;
+    return (b->kind == KARMADA_WORKLOAD_KIND_JOBSET && b->ncomp == 1 && leaves > 1) ||
+           (b->kind == KARMADA_WORKLOAD_KIND_LWS && b->comp[0].replicas > 1);
+}
+
 int ctl__place_tree(struct ctl *c, struct binding *b, const struct disp_cluster_cap *caps,
                     const uint32_t *idx, uint32_t n)
 {
@@ -155,7 +168,11 @@ int ctl__place_tree(struct ctl *c, struct binding *b, const struct disp_cluster_
         if (!n)
             ctl__set_reason(b, "NoClusterFit", "no allowed Ready cluster can hold a group of it");
         else
-            ctl__set_reason(b, rc ? "Unschedulable" : "NoClusterFit", "%s", r.why);
+            ctl__set_reason(b, rc ? "Unschedulable" : "NoClusterFit", "%s%s", r.why,
+                            !rc && split_would_help(b)
+                                ? "; it goes whole to one cluster unless "
+                                  "scheduling.muster.io/placement: spread lets its groups part"
+                                : "");
         disp_composite_result_close(&r);
         return 0;
     }

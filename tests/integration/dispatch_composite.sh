@@ -48,7 +48,10 @@ share_index() { rbj "$1" '{.spec.clusters[*].name}' | tr ' ' '\n' | grep -nx "$2
 jobset whole '{}'
 wait_until 20 "the JobSet without the opt-in to wait" is_eq False/NoClusterFit \
     rb_cond whole-jobset Scheduled
-echo "whole: $(rb_cond_msg whole-jobset Scheduled)"
+m=$(rb_cond_msg whole-jobset Scheduled)
+echo "whole: $m"
+[[ "$m" == *"it goes whole to one cluster unless scheduling.muster.io/placement: spread lets its groups part"* ]] ||
+    dfail "the reason says how its shards could part: $m"
 expect "$(rbj whole-jobset '{.spec.clusters}')" "" "nothing placed without the opt-in"
 k delete jobset whole >/dev/null
 wait_until 20 "the waiting JobSet's RB to go" eval '! k get rb whole-jobset -o name'
