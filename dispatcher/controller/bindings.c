@@ -2,6 +2,7 @@
  * template, queueing, the waiting reason, and the RB and template events. */
 #include "dispatcher/controller/ctl_int.h"
 
+#include "cluster-adapters/karmada/gang_split.h"
 #include "cluster-adapters/karmada/workload_groups.h"
 
 const char *const ctl__state_names[] = {"waiting",  "parked",     "undoing", "backoff", "pending",
@@ -421,7 +422,35 @@ int ctl__binding_read(struct ctl *c, struct binding *b)
     json_object_put(b->tmpl);
     b->tmpl = keep;
     const struct karmada_workload *w = &c->w;
-    if (karmada_gang_needs_objects(w) && !w->permanent_id[0]) {
+    /* issue 20: a JobSet or LeaderWorkerSet opted in to a split by groups (placement spread;
+     * workload.c accepts it for one set of groups only) gets per-cluster objects */
+    uint32_t split_pods = 0;
+    if (karmada_gang_split_kind(w) && w->placement == KARMADA_WORKLOAD_SPREAD &&
+        !karmada_workload_assigns(w, c->scheduler)) {
+        /* only muster's own placement writes the per-cluster counts: Karmada's scheduler would
+         * send the whole template to every cluster it picks */
+        ctl__set_reason(b, "Unschedulable",
+                        "placement spread splits a %s by groups only when muster places it "
+                        "(the PropagationPolicy's schedulerName %s); remove the %s annotation "
+                        "or set it to single-cluster",
+                        karmada_workload_kind_name(w->kind), c->scheduler,
+                        KARMADA_WORKLOAD_PLACEMENT_ANNOTATION);
+        return MUSTER_EINVAL;
+    }
+    if (karmada_gang_split_kind(w) && w->placement == KARMADA_WORKLOAD_SPREAD) {
+        struct karmada_gang_set sets[KARMADA_GANG_SPLIT_SETS_MAX];
+        uint32_t nsets = 0;
+        if (karmada_gang_split_sets(w, tmpl, sets, KARMADA_GANG_SPLIT_SETS_MAX, &nsets) ||
+            nsets != 1 || sets[0].group_pods == 0) {
+            ctl__set_reason(b, "Unschedulable",
+                            "placement spread: the %s's groups cannot be split (one set of "
+                            "groups with pods is needed)",
+                            karmada_workload_kind_name(w->kind));
+            return MUSTER_EINVAL;
+        }
+        split_pods = sets[0].group_pods;
+    }
+    if ((karmada_gang_needs_objects(w) || split_pods) && !w->permanent_id[0]) {
         ctl__set_reason(b, "Unschedulable", "waiting for Karmada to label it with %s",
                         KARMADA_WORKLOAD_PERMANENT_ID_LABEL);
         return MUSTER_EINVAL;
@@ -429,7 +458,8 @@ int ctl__binding_read(struct ctl *c, struct binding *b)
     b->generation = rb_generation(b->rb);
     b->assign = karmada_workload_assigns(w, c->scheduler);
     b->spread = w->placement == KARMADA_WORKLOAD_SPREAD;
-    b->needs_objects = karmada_gang_needs_objects(w);
+    b->needs_objects = karmada_gang_needs_objects(w) || split_pods;
+    b->split_pods = split_pods;
     b->replicas = w->replicas;
     b->min_member = w->min_member;
     b->group_size = w->group_size > 0 ? w->group_size : 1;
@@ -492,7 +522,7 @@ int ctl__binding_read(struct ctl *c, struct binding *b)
         ctl__set_reason(b, cond ? cond : "Unschedulable", "%s", gerr.message);
         return MUSTER_EINVAL;
     }
-    b->elastic = w->elastic && b->assign && w->ncomponents == 1 &&
+    b->elastic = w->elastic && b->assign && w->ncomponents == 1 && !b->split_pods &&
                  w->kind != KARMADA_WORKLOAD_KIND_VCJOB && w->min_member >= 1;
     b->affinity = w->affinity;
     b->affinities = w->affinities;

@@ -297,7 +297,7 @@ void ctl__cap_take(struct ctl *c, struct cluster *k, const struct binding *b,
                    const struct share *sh)
 {
     for (uint32_t j = 0; j < b->ncomp; j++) {
-        int64_t n = b->ncomp == 1 ? sh->replicas : b->comp[j].replicas;
+        int64_t n = ctl__share_comp_pods(b, sh, j);
         if (disp_cluster_reserve(&k->cap, &b->comp[j].req, (uint64_t)n)) {
             queue_resvec_clear(&k->cap.free);
             k->cap.ngrades = 0;

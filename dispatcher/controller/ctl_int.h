@@ -214,6 +214,11 @@ struct binding {
     /* issue 20: the gang as a tree of groups (karmada/workload_groups.c); n 0 when the workload
      * has no group structure. A gang with a tree is placed by treeplace.c. */
     struct karmada_group_tree tree;
+    /* A JobSet or LeaderWorkerSet opted in to a split by groups (placement spread, one set of
+     * groups: gang_split.h): the pods of one group; 0: not split. Each share then runs
+     * replicas / split_pods whole groups, so the split is derived from the row's shares, in
+     * their order (treeplace.c, ctl__split_fill). */
+    uint32_t split_pods;
     char queue[QUEUE_NAME_MAX + 1];
     struct queue_resvec gang;
     uint32_t ncomp;
@@ -644,6 +649,8 @@ struct ctl {
     /* the operators' gang dialects (dialects.c), read from the store */
     struct ctl_dialect_override *dov;
     uint32_t ndov;
+    /* ctl__fill_gang_input's scratch: a split gang's cells (ctl__split_fill) */
+    struct karmada_gang_split gang_split[256];
     /* ctl__fill_gang_input's scratch: each share's dialect, as c->w is its workload */
     enum karmada_gang_dialect gang_dialects[256];
     enum karmada_gang_wl_version gang_wl_versions[256]; /* and its Workload API version */
@@ -967,6 +974,15 @@ uint32_t ctl__tree_shares(const struct karmada_group_tree *t, const int32_t *clu
  * 0 with the NoClusterFit (or Unschedulable) sentence set, or MUSTER_ENOMEM. */
 int ctl__place_tree(struct ctl *c, struct binding *b, const struct disp_cluster_cap *caps,
                     const uint32_t *idx, uint32_t n);
+/* The split of b (b->split_pods set) from its shares into cells[0..b->nshares): each share's
+ * whole groups, all of which must run (the commit is all or nothing). 1 when b is split and
+ * every share is a whole number of groups, else 0 (not split, or a share that is not: nothing
+ * is filled). Pure. */
+int ctl__split_fill(const struct binding *b, struct karmada_gang_split *cells);
+/* Of share sh of b, the pods of component j: a split LeaderWorkerSet's share holds a leader
+ * and split_pods - 1 workers per group; any other gang of several shapes goes whole to one
+ * cluster (its components' replicas); one shape, the share's replicas. */
+int64_t ctl__share_comp_pods(const struct binding *b, const struct share *sh, uint32_t j);
 
 /* cycle.c */
 void ctl__cycle(struct ctl *c);

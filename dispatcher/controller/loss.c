@@ -211,7 +211,10 @@ static void loss_start(struct ctl *c, struct binding *b, const char *cluster,
     l->trigger = t;
     l->replaced = 0;
     ctl__notice(c, "warning", "%s: cluster %s lost: %s", b->key, cluster, detail);
-    if (ctl__loss_decide(queue_policy(c, b), b->assign, 1) == CTL_LOSS_REPLACE) {
+    /* A split by groups is requeued whole: a share moved would change the other clusters'
+     * offsets, which their member copies keep for life (docs/gangobj.md). */
+    if (ctl__loss_decide(queue_policy(c, b), b->assign && !b->split_pods, 1) ==
+        CTL_LOSS_REPLACE) {
         l->replace_wanted = 1;
         c->replacing++;
         c->cyc.wanted = 1;
@@ -356,7 +359,8 @@ static void replace_one(struct ctl *c, struct binding *b)
     struct disp_share out[256];
     uint32_t idx[256];
     uint32_t got = replace_place(c, b, l->cluster, need, out, idx);
-    if (ctl__loss_decide(queue_policy(c, b), b->assign, got > 0) != CTL_LOSS_REPLACE) {
+    if (ctl__loss_decide(queue_policy(c, b), b->assign && !b->split_pods, got > 0) !=
+        CTL_LOSS_REPLACE) {
         char extra[96];
         snprintf(extra, sizeof extra,
                  "no other allowed Ready cluster holds its %" PRId32 " replicas: ", need);

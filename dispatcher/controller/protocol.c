@@ -252,11 +252,14 @@ void ctl__fill_gang_input(struct ctl *c, struct binding *b, struct karmada_gang_
     int32_t held = 0;
     for (uint32_t i = 0; i < b->nshares; i++)
         held += b->shares[i].replicas;
-    if (c->w.ncomponents == 1 && held > 0 && held < c->w.replicas) {
+    /* a split (issue 20): each share's whole groups, derived from the shares in row order, so a
+     * restart rebuilds the same cells, counts and offsets (docs/dispatcher.md) */
+    int split = b->nshares <= 256 && ctl__split_fill(b, c->gang_split);
+    if (!split && c->w.ncomponents == 1 && held > 0 && held < c->w.replicas) {
         c->w.replicas = held;
         c->w.components[0].replicas = held;
     }
-    int folded = b->pg_folded && c->w.ncomponents == 1 && held > 0;
+    int folded = !split && b->pg_folded && c->w.ncomponents == 1 && held > 0;
     if (folded) {
         /* a pod group's lead: its PodGroup holds every pod of the gang (podgroup.c) */
         c->w.replicas = held;
@@ -274,7 +277,9 @@ void ctl__fill_gang_input(struct ctl *c, struct binding *b, struct karmada_gang_
                                       .wl_versions = c->gang_wl_versions,
                                       .gang_timeout_s =
                                           (int32_t)(ctl__queue_timeout_ms(c, b->queue) / 1000),
-                                      .gang_request = folded ? &b->gang : NULL};
+                                      .gang_request = folded ? &b->gang : NULL,
+                                      .split = split ? c->gang_split : NULL,
+                                      .nsets = split ? 1 : 0};
 }
 
 /* The input of member m of lead b's pod group (podgroup.c): m's RB and template, its own pods
@@ -397,6 +402,8 @@ static enum step_sent send_objects(struct ctl *c, struct binding *b, const struc
      * Karmada renders nothing again), a correction when an older musterd wrote it per
      * cluster (its rules would miss a cluster of this placement). */
     json_object *op = karmada_gang_override_policy(&in);
+    if (!op && in.split)
+        b->step_failed = 1; /* a split's counts are in its policy: never go on without it */
     if (op) {
         char pp[KUBE_MAX_URL_BYTES / 4], one[KUBE_MAX_URL_BYTES / 4];
         policy_path(b, 0, pp, sizeof pp);
@@ -893,6 +900,10 @@ static enum karmada_gang_rendered rb_rendered(struct ctl *c, const struct bindin
             gs[i] = (struct karmada_gang_share){lead->shares[i].cluster, lead->shares[i].replicas};
             ds[i] = ctl__cluster_dialect(c, lead->shares[i].cluster, NULL);
         }
+        /* a split's every cluster has a rule, a member of dialect none included (its count):
+         * no Work of it may go out before it names the policy (gang_split.h) */
+        if (lead->split_pods)
+            return karmada_gang_rendered_judge(items, gs, lead->nshares, pname, why, cap);
         return karmada_gang_rendered_judge_dialects(items, gs, ds, lead->nshares, pname, why, cap);
     }
     json_object *mine = json_object_new_array();

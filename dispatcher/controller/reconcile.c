@@ -193,13 +193,21 @@ static int objects_done(struct ctl *c, struct binding *b)
     const char *name;
     ctl__split_key(b->key, ns, sizeof ns, &name);
     karmada_gang_policy_name(name, pname, sizeof pname);
-    if (b->nshares == 0 || b->nshares > 256 || !kube_informer_get(&c->policies, ns, pname) ||
-        !members_lifted(c, b, 1))
+    json_object *pol = kube_informer_get(&c->policies, ns, pname);
+    if (b->nshares == 0 || b->nshares > 256 || !pol || !members_lifted(c, b, 1))
         return 0;
     struct karmada_gang_share gs[256];
     struct karmada_gang_input in;
     ctl__fill_gang_input(c, b, &in, gs);
     int done = 1;
+    if (in.split) {
+        /* a split's policy carries this attempt's counts and offsets, which an earlier
+         * attempt's (kept on the hub) may not: its rules are compared too */
+        json_object *want = karmada_gang_override_policy(&in);
+        done = want && json_object_equal(kube_json_path(pol, "spec", "overrideRules", NULL),
+                                         kube_json_path(want, "spec", "overrideRules", NULL));
+        json_object_put(want);
+    }
     for (uint32_t i = 0; done && i < b->nshares; i++) {
         if (!karmada_gang_share_has_work(&in, i))
             continue;

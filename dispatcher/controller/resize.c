@@ -702,12 +702,19 @@ int ctl__resize_check(struct ctl *c, struct binding *b, int template_changed)
     b->reread_due = 0;
     struct read_kept k;
     int32_t was_replicas = b->replicas;
+    uint32_t was_split = b->split_pods;
     read_keep(b, &k);
     int rc = ctl__binding_read(c, b);
     b->generation = gen;
     struct ctl_resize_side was = {k.replicas, k.ncomp, &k.gang, k.comp},
                            now = {b->replicas, b->ncomp, &b->gang, b->comp};
     enum ctl_resize r = rc ? RESIZE_SAME : ctl__resize_judge(&was, &now);
+    if (!rc && (was_split || b->split_pods) && r != RESIZE_ZERO && r != RESIZE_SAME) {
+        /* a split by groups is never re-split in place (its member copies keep their counts
+         * and offsets: docs/gangobj.md): followed as admitted, as placed */
+        ctl__logf(c, "%s: resized while dispatched split by groups; followed as placed", b->key);
+        r = RESIZE_SAME;
+    }
     /* only what it asks for: its queue, priority, kind and mode are the row's */
     if (!rc && (strcmp(k.queue, b->queue) != 0 || k.priority != b->priority || k.kind != b->kind ||
                 k.assign != b->assign))
@@ -723,6 +730,7 @@ int ctl__resize_check(struct ctl *c, struct binding *b, int template_changed)
         grow_withdrawn(c, b); /* scaled back to what it holds */
     if (rc || r == RESIZE_SAME || r == RESIZE_GROW) {
         read_restore(b, &k);
+        b->split_pods = was_split; /* its objects are built as it was placed */
         return 0;
     }
     read_drop(&k);
@@ -772,6 +780,8 @@ void ctl__resize_resume(struct ctl *c, struct binding *b)
  * the whole request (the row keeps no per-replica one) and the replicas its shares hold. */
 void ctl__resize_from_row(struct ctl *c, struct binding *b, const struct queue_resvec *row_gang)
 {
+    if (b->split_pods)
+        return; /* a split is not resized in place (ctl__resize_check) */
     int32_t held = 0;
     for (uint32_t i = 0; i < b->nshares; i++)
         held += b->shares[i].replicas;

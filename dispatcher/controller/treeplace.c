@@ -5,6 +5,7 @@
  * (docs/composite.md). */
 #include "dispatcher/controller/ctl_int.h"
 
+#include "cluster-adapters/karmada/gang_split.h"
 #include "cluster-adapters/karmada/workload_groups.h"
 #include "dispatcher/composite.h"
 
@@ -40,9 +41,115 @@ uint32_t ctl__tree_shares(const struct karmada_group_tree *t, const int32_t *clu
     return taken == target ? n : 0;
 }
 
+int ctl__split_fill(const struct binding *b, struct karmada_gang_split *cells)
+{
+    if (!b->split_pods)
+        return 0;
+    for (uint32_t i = 0; i < b->nshares; i++)
+        if (b->shares[i].replicas <= 0 || (uint32_t)b->shares[i].replicas % b->split_pods)
+            return 0;
+    for (uint32_t i = 0; i < b->nshares; i++) {
+        uint32_t g = (uint32_t)b->shares[i].replicas / b->split_pods;
+        cells[i] = (struct karmada_gang_split){.groups = g, .min_groups = g, .group_min = 0};
+    }
+    return 1;
+}
+
+int64_t ctl__share_comp_pods(const struct binding *b, const struct share *sh, uint32_t j)
+{
+    if (b->ncomp == 1)
+        return sh->replicas;
+    if (b->split_pods && b->kind == KARMADA_WORKLOAD_KIND_LWS && b->ncomp == 2) {
+        int64_t groups = sh->replicas / b->split_pods;
+        return j == 0 ? groups : sh->replicas - groups;
+    }
+    return b->comp[j].replicas;
+}
+
+/* The shares of a split gang's placement (issue 20): the clusters in order of their first leaf
+ * in tree order (the order the offsets follow, kept on the row), each share's pods those of its
+ * whole groups as karmada_gang_split_from_tree counts them. 1 with b->shares set, 0 when not
+ * every group is placed (the commit is all or nothing; the reason is set), or MUSTER_ENOMEM. */
+static int split_shares(struct ctl *c, struct binding *b, const int32_t *cluster, uint32_t ncl,
+                        const uint32_t *idx)
+{
+    int32_t share_of[KARMADA_GROUPS_MAX];
+    int32_t share_at[256];
+    uint32_t cand[256], nsh = 0;
+    for (uint32_t i = 0; i < ncl && i < 256; i++)
+        share_at[i] = -1;
+    for (uint32_t g = 0; g < b->tree.n && g < KARMADA_GROUPS_MAX; g++) {
+        share_of[g] = -1;
+        if (b->tree.g[g].pods == 0 || cluster[g] < 0 || (uint32_t)cluster[g] >= ncl ||
+            cluster[g] >= 256)
+            continue;
+        if (share_at[cluster[g]] < 0) {
+            cand[nsh] = (uint32_t)cluster[g];
+            share_at[cluster[g]] = (int32_t)nsh++;
+        }
+        share_of[g] = share_at[cluster[g]];
+    }
+    struct karmada_gang_split cells[256];
+    int32_t replicas[256];
+    int64_t sum = 0;
+    /* the workload as its template says (c->w is the read's scratch: read again for b) */
+    int rc = ctl__workload_read(c, b->rb, b->tmpl);
+    if (!rc)
+        rc = karmada_gang_split_from_tree(&c->w, b->tmpl, &b->tree, share_of, nsh, cells, 1,
+                                          replicas);
+    for (uint32_t i = 0; !rc && i < nsh; i++)
+        sum += replicas[i];
+    if (rc || !nsh || sum != b->replicas) {
+        ctl__set_reason(b, "NoClusterFit",
+                        "only part of its %" PRId32 " pods can be placed in whole groups "
+                        "over the allowed Ready clusters",
+                        b->replicas);
+        return 0;
+    }
+    if (ctl__shares_reserve(b, nsh))
+        return MUSTER_ENOMEM;
+    for (uint32_t i = 0; i < nsh; i++) {
+        snprintf(b->shares[i].cluster, sizeof b->shares[i].cluster, "%s",
+                 c->fleet.cl[idx[cand[i]]].name);
+        b->shares[i].replicas = replicas[i];
+    }
+    b->nshares = nsh;
+    return 1;
+}
+
+/* b kept whole in one cluster could be split by groups had its user opted in (a JobSet of one
+ * replicated job, a LeaderWorkerSet of several groups): its reason says how. */
+static int split_would_help(const struct binding *b)
+{
+    if (b->split_pods || !b->tree.n || !b->tree.g[0].indivisible || !b->ncomp)
+        return 0;
+    uint32_t leaves = 0;
+    for (uint32_t i = 0; i < b->tree.n; i++)
+        leaves += b->tree.g[i].pods > 0;
+    return (b->kind == KARMADA_WORKLOAD_KIND_JOBSET && b->ncomp == 1 && leaves > 1) ||
+           (b->kind == KARMADA_WORKLOAD_KIND_LWS && b->comp[0].replicas > 1);
+}
+
 int ctl__place_tree(struct ctl *c, struct binding *b, const struct disp_cluster_cap *caps,
                     const uint32_t *idx, uint32_t n)
 {
+    struct disp_cluster_cap sc[256];
+    uint32_t sidx[256];
+    if (b->split_pods) {
+        /* a split's groups are written per cluster for Volcano and coscheduling members only
+         * (gang_split.h): YuniKorn's task groups and the Workload API take none */
+        uint32_t m = 0;
+        for (uint32_t i = 0; i < n && i < 256; i++) {
+            enum karmada_gang_dialect d = ctl__cluster_dialect(c, c->fleet.cl[idx[i]].name, NULL);
+            if (d == KARMADA_GANG_DIALECT_VOLCANO || d == KARMADA_GANG_DIALECT_COSCHEDULING) {
+                sc[m] = caps[i];
+                sidx[m++] = idx[i];
+            }
+        }
+        caps = sc;
+        idx = sidx;
+        n = m;
+    }
     struct level_ctx x = {c, idx};
     struct disp_composite_in in = {.tree = &b->tree,
                                    .clusters = caps,
@@ -61,9 +168,18 @@ int ctl__place_tree(struct ctl *c, struct binding *b, const struct disp_cluster_
         if (!n)
             ctl__set_reason(b, "NoClusterFit", "no allowed Ready cluster can hold a group of it");
         else
-            ctl__set_reason(b, rc ? "Unschedulable" : "NoClusterFit", "%s", r.why);
+            ctl__set_reason(b, rc ? "Unschedulable" : "NoClusterFit", "%s%s", r.why,
+                            !rc && split_would_help(b)
+                                ? "; it goes whole to one cluster unless "
+                                  "scheduling.muster.io/placement: spread lets its groups part"
+                                : "");
         disp_composite_result_close(&r);
         return 0;
+    }
+    if (b->split_pods) {
+        rc = split_shares(c, b, r.cluster, n, idx);
+        disp_composite_result_close(&r);
+        return rc;
     }
     struct ctl_tree_share ts[256];
     /* Several shapes (a Volcano Job's tasks, a LeaderWorkerSet's leader and workers) go whole

@@ -260,13 +260,17 @@ static void test_jobset(void)
     CU_ASSERT_TRUE(has(w.message, "nothing to run"));
     json_object_put(t);
 
-    /* spread is refused: Karmada divides no JobSet */
+    /* spread splits a JobSet of one replicated job by its Jobs (issue 20); one of several is
+     * refused, not yet split */
     json_object *t2 = copy(tmpl);
     set(at(t2, "metadata", NULL), "annotations",
         json_tokener_parse("{\"scheduling.muster.io/placement\": \"spread\"}"));
     CU_ASSERT_EQUAL(rd(rb, t2), MUSTER_EINVAL);
     CU_ASSERT_EQUAL(w.reason, KARMADA_WORKLOAD_REFUSED);
-    CU_ASSERT_TRUE(has(w.message, "JobSet"));
+    CU_ASSERT_TRUE(has(w.message, "JobSet of 2 replicated jobs"));
+    json_object_array_del_idx(at(t2, "spec", "replicatedJobs", NULL), 1, 1);
+    CU_ASSERT_EQUAL_FATAL(rd(rb, t2), 0);
+    CU_ASSERT_EQUAL(w.placement, KARMADA_WORKLOAD_SPREAD);
     /* muster's min-member annotation still sets a smaller gang */
     set(at(t2, "metadata", NULL), "annotations",
         json_tokener_parse("{\"scheduling.muster.io/min-member\": \"2\"}"));
@@ -292,9 +296,16 @@ static void test_lws(void)
     CU_ASSERT_EQUAL(w.min_member, 4); /* one leader+workers group */
     CU_ASSERT_TRUE(has(w.min_member_source, "size"));
     CU_ASSERT_EQUAL(res(&w.gang, "cpu"), 600);
+    CU_ASSERT_EQUAL(w.placement, KARMADA_WORKLOAD_SINGLE_CLUSTER);
     check_pruned(rb, tmpl);
 
     json_object *t = copy(tmpl);
+    /* spread opts in to a split by groups (issue 20) */
+    set(at(t, "metadata", NULL), "annotations",
+        json_tokener_parse("{\"scheduling.muster.io/placement\": \"spread\"}"));
+    CU_ASSERT_EQUAL_FATAL(rd(rb, t), 0);
+    CU_ASSERT_EQUAL(w.placement, KARMADA_WORKLOAD_SPREAD);
+    set(at(t, "metadata", NULL), "annotations", NULL);
     json_object *lwt = at(t, "spec", "leaderWorkerTemplate", NULL);
     /* without a leaderTemplate the leader is a worker pod */
     set(at(lwt, "workerTemplate", "spec", "containers", "0", "resources", NULL), "requests",

@@ -54,7 +54,50 @@ static void test_whole_leaves_only(void)
     karmada_group_tree_close(&t);
 }
 
+/* A split JobSet or LeaderWorkerSet (issue 20): the cells are derived from the shares, in their
+ * order, each share's whole groups all required; a share that is not whole groups is no split. */
+static void test_split_from_shares(void)
+{
+    struct share sh[3] = {{.cluster = "east", .replicas = 16}, {.cluster = "west", .replicas = 8},
+                          {.cluster = "north", .replicas = 8}};
+    struct binding b = {.shares = sh, .nshares = 3, .ncomp = 1};
+    struct karmada_gang_split cells[3] = {{9, 9, 9}, {9, 9, 9}, {9, 9, 9}};
+    CU_ASSERT_EQUAL(ctl__split_fill(&b, cells), 0); /* not split: nothing filled */
+    CU_ASSERT_EQUAL(cells[0].groups, 9);
+    b.split_pods = 8;
+    CU_ASSERT_EQUAL_FATAL(ctl__split_fill(&b, cells), 1);
+    CU_ASSERT_EQUAL(cells[0].groups, 2);
+    CU_ASSERT_EQUAL(cells[0].min_groups, 2);
+    CU_ASSERT_EQUAL(cells[0].group_min, 0); /* every pod of a group */
+    CU_ASSERT_EQUAL(cells[1].groups, 1);
+    CU_ASSERT_EQUAL(cells[2].groups, 1);
+    sh[1].replicas = 12; /* a group cut: refused, the cells as they were */
+    cells[0].groups = 7;
+    CU_ASSERT_EQUAL(ctl__split_fill(&b, cells), 0);
+    CU_ASSERT_EQUAL(cells[0].groups, 7);
+    sh[1].replicas = 0;
+    CU_ASSERT_EQUAL(ctl__split_fill(&b, cells), 0);
+}
+
+/* What a share reserves of each shape: a split LeaderWorkerSet's share one leader and size-1
+ * workers per group; a gang of several shapes otherwise whole; one shape, the share. */
+static void test_share_comp_pods(void)
+{
+    struct comp comp[2] = {{.replicas = 3}, {.replicas = 9}};
+    struct share sh = {.cluster = "east", .replicas = 8};
+    struct binding b = {.ncomp = 2, .comp = comp, .kind = KARMADA_WORKLOAD_KIND_LWS};
+    CU_ASSERT_EQUAL(ctl__share_comp_pods(&b, &sh, 0), 3); /* whole: not split */
+    CU_ASSERT_EQUAL(ctl__share_comp_pods(&b, &sh, 1), 9);
+    b.split_pods = 4; /* 2 groups of a leader and 3 workers */
+    CU_ASSERT_EQUAL(ctl__share_comp_pods(&b, &sh, 0), 2);
+    CU_ASSERT_EQUAL(ctl__share_comp_pods(&b, &sh, 1), 6);
+    b.ncomp = 1;
+    CU_ASSERT_EQUAL(ctl__share_comp_pods(&b, &sh, 0), 8);
+}
+
 static CU_TestInfo tests[] = {
+    {"a split's cells derived from its shares", test_split_from_shares},
+    {"each shape of a share reserved", test_share_comp_pods},
     {"the leaves' pods per cluster, in order of first use", test_shares_per_cluster},
     {"whole leaves only, up to the count asked for", test_whole_leaves_only},
     CU_TEST_INFO_NULL,
