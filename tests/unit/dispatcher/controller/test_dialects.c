@@ -12,6 +12,8 @@ static void fleet(struct ctl *c, struct store *s, FILE *log)
     c->s = s;
     c->log = log;
     c->fleet.epoch = 1;
+    for (int a = 0; a < CTL_HUB_APIS; a++)
+        c->pre.hub_api[a] = -1; /* as ctl_new: the hub not asked yet */
     c->fleet.capcl = c->fleet.ncl = 3;
     c->fleet.cl = muster_calloc(3, sizeof(*c->fleet.cl));
     CU_ASSERT_PTR_NOT_NULL_FATAL(c->fleet.cl);
@@ -42,6 +44,23 @@ static void test_override_and_detection(void)
     CU_ASSERT_EQUAL(c.fleet.cl[2].no_podgroups, 1);
     CU_ASSERT_EQUAL(c.fleet.cl[0].no_podgroups + c.fleet.cl[1].no_podgroups, 0);
     CU_ASSERT_TRUE(ctl__cluster_lacks(&c.fleet.cl[2], 1));
+    /* the hub answers that it lacks scheduler-plugins' CRD: west's PodGroup Works could never
+     * be applied (Karmada maps them with the hub's RESTMapper), so west is as good as none;
+     * east (Volcano: judged for every gang at once, cycle.c) is not touched */
+    c.pre.hub_api[CTL_HUB_COSCHEDULING] = 0;
+    ctl__cluster_dialect_apply(&c, &c.fleet.cl[1]);
+    ctl__cluster_dialect_apply(&c, &c.fleet.cl[0]);
+    CU_ASSERT_EQUAL(c.fleet.cl[1].no_podgroups, 1);
+    CU_ASSERT_EQUAL(c.fleet.cl[0].no_podgroups, 0);
+    CU_ASSERT_FALSE(
+        ctl__hub_serves(&c, KARMADA_GANG_DIALECT_COSCHEDULING, KARMADA_GANG_WL_V1BETA1));
+    CU_ASSERT_EQUAL(ctl__hub_api_of(KARMADA_GANG_DIALECT_WORKLOAD_API, KARMADA_GANG_WL_V1ALPHA2),
+                    CTL_HUB_WL_V1ALPHA2);
+    CU_ASSERT_EQUAL(ctl__hub_api_of(KARMADA_GANG_DIALECT_YUNIKORN, KARMADA_GANG_WL_V1BETA1),
+                    CTL_HUB_APIS);
+    c.pre.hub_api[CTL_HUB_COSCHEDULING] = 1;
+    ctl__cluster_dialect_apply(&c, &c.fleet.cl[1]);
+    CU_ASSERT_EQUAL(c.fleet.cl[1].no_podgroups, 0);
 
     /* the operator: south is YuniKorn, east none */
     CU_ASSERT_EQUAL(store_cluster_dialect_put(s, "south", "yunikorn", 1), 0);
