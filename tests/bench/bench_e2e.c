@@ -10,10 +10,11 @@
  *   curl_loop_rbs_per_s      the yardstick, same sim, same run, first (musterd not started; its
  *                            objects deleted afterwards, namespace yard): a bare libcurl
  *                            multi loop creating N more Deployments and, per RB, the requests
- *                            muster makes for a single-cluster gang with objects, in its order
- *                            (patch hold, create PodGroup Work, create OverridePolicy, patch
- *                            assign + barrier, list the rendered Works, patch lift, patch
- *                            status), 64 RBs in flight
+ *                            muster makes for a single-cluster gang with objects (patch assign
+ *                            + barrier, create PodGroup Work, create OverridePolicy, list the
+ *                            rendered Works, patch lift, patch status; the hub holds the RB at
+ *                            create, standing in for muster's webhook, so no hold), 64 RBs in
+ *                            flight
  *   e2e_vs_curl_loop_ratio
  *   dispatch_latency_p99_ms  a one-node cluster held by a running 4-cpu Deployment with another
  *                            waiting: from the DELETE of the running one until the watch sees the
@@ -382,9 +383,14 @@ static int yard_prepare(struct op *o, const char *base, int i)
         deploy_body(o->body, sizeof o->body, "y", i, 1);
         op_setup(o, "POST", "application/json");
         return 1;
-    case 1: /* the hold (no webhook here held it at create): its answer gives the RB's id */
+    case 1: /* clusters, applied placement, dispatching barrier: its answer gives the RB's id */
         snprintf(o->url, sizeof o->url, "%s", rb);
-        snprintf(o->body, sizeof o->body, "{\"spec\":{\"suspension\":{\"scheduling\":true}}}");
+        snprintf(o->body, sizeof o->body,
+                 "{\"metadata\":{\"annotations\":{\"policy.karmada.io/applied-placement\":"
+                 "\"{\\\"clusterAffinity\\\":{\\\"clusterNames\\\":[\\\"c%d\\\"]}}\"}},\"spec\":{"
+                 "\"clusters\":[{\"name\":\"c%d\",\"replicas\":1}],\"suspension\":{"
+                 "\"dispatching\":true}}}",
+                 cl, cl);
         op_setup(o, "PATCH", "application/merge-patch+json");
         return 1;
     case 2: /* the PodGroup Work: muster's labels and annotation */
@@ -425,30 +431,20 @@ static int yard_prepare(struct op *o, const char *base, int i)
                  i, o->pid, i, i, o->uid, i, cl, i);
         op_setup(o, "POST", "application/json");
         return 1;
-    case 4: /* clusters, applied placement, dispatching barrier */
-        snprintf(o->url, sizeof o->url, "%s", rb);
-        snprintf(o->body, sizeof o->body,
-                 "{\"metadata\":{\"annotations\":{\"policy.karmada.io/applied-placement\":"
-                 "\"{\\\"clusterAffinity\\\":{\\\"clusterNames\\\":[\\\"c%d\\\"]}}\"}},\"spec\":{"
-                 "\"clusters\":[{\"name\":\"c%d\",\"replicas\":1}],\"suspension\":{"
-                 "\"dispatching\":true}}}",
-                 cl, cl);
-        op_setup(o, "PATCH", "application/merge-patch+json");
-        return 1;
-    case 5: /* the barrier check: the Works Karmada rendered for the RB, by its permanent id */
+    case 4: /* the barrier check: the Works Karmada rendered for the RB, by its permanent id */
         snprintf(o->url, sizeof o->url,
                  "%s/apis/work.karmada.io/v1alpha1/works?labelSelector="
                  "resourcebinding.karmada.io%%2Fpermanent-id%%3D%s",
                  base, o->pid);
         op_setup(o, "GET", NULL);
         return 1;
-    case 6: /* scheduling lifted, dispatching restored */
+    case 5: /* scheduling lifted, dispatching restored */
         snprintf(o->url, sizeof o->url, "%s", rb);
         snprintf(o->body, sizeof o->body,
                  "{\"spec\":{\"suspension\":{\"scheduling\":false,\"dispatching\":null}}}");
         op_setup(o, "PATCH", "application/merge-patch+json");
         return 1;
-    case 7: /* Scheduled=True */
+    case 6: /* Scheduled=True */
         snprintf(o->url, sizeof o->url, "%s/status", rb);
         snprintf(o->body, sizeof o->body,
                  "{\"status\":{\"schedulerObservedGeneration\":2,\"lastScheduledTime\":"
