@@ -9,13 +9,11 @@
 #include "cluster-adapters/karmada/webhook.h"
 #include "queue/errors.h"
 #include "queue/mem.h"
+#include "fixtures.h"
 #include "testing.h"
 
 #include <stdarg.h>
 #include <string.h>
-
-#define GI (1024LL * 1024 * 1024 * 1000)
-#define MI (1024LL * 1024 * 1000)
 
 static struct queue_resnames *names;
 static struct karmada_workload w;
@@ -34,45 +32,14 @@ static void end(void)
     names = NULL;
 }
 
-static void path_of(char *buf, size_t cap, const char *rel)
-{
-    const char *src = getenv("MUSTER_SOURCE_DIR");
-    snprintf(buf, cap, "%s/%s", src ? src : ".", rel);
-}
-
-static json_object *load_json(const char *rel)
-{
-    char p[1024];
-    path_of(p, sizeof(p), rel);
-    json_object *o = json_object_from_file(p);
-    if (!o)
-        fprintf(stderr, "\ncannot read %s\n", p);
-    return o;
-}
-
-/* The first document of a YAML file, owned by the caller. */
-static json_object *load_yaml(const char *rel)
-{
-    char p[1024], err[256];
-    path_of(p, sizeof(p), rel);
-    json_object *docs = NULL;
-    if (kube_schema_read_yaml(p, &docs, err, sizeof(err))) {
-        fprintf(stderr, "\n%s\n", err);
-        return NULL;
-    }
-    json_object *doc = json_object_get(json_object_array_get_idx(docs, 0));
-    json_object_put(docs);
-    return doc;
-}
-
 /* A fixture pair: tests/fixtures/workloads/<name>-rb.json and <name>.yaml. */
 static void pair(const char *name, json_object **rb, json_object **tmpl)
 {
     char rel[256];
     snprintf(rel, sizeof(rel), "tests/fixtures/workloads/%s-rb.json", name);
-    *rb = load_json(rel);
+    *rb = fx_load_json(rel);
     snprintf(rel, sizeof(rel), "tests/fixtures/workloads/%s.yaml", name);
-    *tmpl = load_yaml(rel);
+    *tmpl = fx_load_yaml(rel);
     CU_ASSERT_PTR_NOT_NULL_FATAL(*rb);
     CU_ASSERT_PTR_NOT_NULL_FATAL(*tmpl);
 }
@@ -150,15 +117,6 @@ static int64_t res(const struct queue_resvec *v, const char *name)
     return queue_resvec_get(v, id);
 }
 
-static int has(const char *haystack, const char *needle)
-{
-    if (!strstr(haystack, needle)) {
-        fprintf(stderr, "\n\"%s\" does not contain \"%s\"\n", haystack, needle);
-        return 0;
-    }
-    return 1;
-}
-
 /* A fresh copy of a fixture RB and template with one annotation set on the template. */
 static void with_tmpl_annotation(json_object *tmpl, const char *key, const char *value)
 {
@@ -170,11 +128,11 @@ static void with_tmpl_annotation(json_object *tmpl, const char *key, const char 
 static void test_fixtures_validate(void)
 {
     char p[1024], err[512];
-    path_of(p, sizeof(p),
+    fx_path(p, sizeof(p),
             "tests/fixtures/reference/crds/karmada_work.karmada.io_resourcebindings.yaml");
     struct kube_schema *rbs = NULL, *jobs = NULL;
     CU_ASSERT_EQUAL_FATAL(kube_schema_load_crd(p, "v1alpha2", &rbs, err, sizeof(err)), 0);
-    path_of(p, sizeof(p), "tests/fixtures/reference/crds/volcano_batch.volcano.sh_jobs.yaml");
+    fx_path(p, sizeof(p), "tests/fixtures/reference/crds/volcano_batch.volcano.sh_jobs.yaml");
     CU_ASSERT_EQUAL_FATAL(kube_schema_load_crd(p, "v1alpha1", &jobs, err, sizeof(err)), 0);
     static const char *const kinds[] = {"deployment", "job",          "pod",
                                         "vcjob",      "vcjob-tasks",  "statefulset",
@@ -285,7 +243,7 @@ static void test_batch_job(void)
     CU_ASSERT_TRUE(json_object_object_get_ex(w.suspension, "dispatchingOnClusters", &oc));
 
     /* The shared Cluster fixture: gpu=a100, region=eu-west-1, taint maintenance=planned. */
-    json_object *c = load_json("tests/fixtures/objects/cluster.json");
+    json_object *c = fx_load_json("tests/fixtures/objects/cluster.json");
     CU_ASSERT_PTR_NOT_NULL_FATAL(c);
     char why[256];
     CU_ASSERT_TRUE(karmada_workload_explain_cluster(&w, c, why, sizeof(why)));
@@ -400,7 +358,7 @@ static void test_volcano_job(void)
      * reference vectors). */
     json_object *docs = NULL;
     char p[1024], err[256];
-    path_of(p, sizeof(p),
+    fx_path(p, sizeof(p),
             "tests/fixtures/reference/examples/karmada_vcjob_interpretcomponent-test.yaml");
     CU_ASSERT_EQUAL_FATAL(kube_schema_read_yaml(p, &docs, err, sizeof(err)), 0);
     json_object *out = NULL, *comps = NULL, *spec = NULL;
@@ -488,7 +446,7 @@ static void test_volcano_job_without_components(void)
     CU_ASSERT_STRING_EQUAL(w.components[0].name, "task-0");
     put(json_object_array_get_idx(tasks, 1), num(5), "minAvailable", NULL);
     CU_ASSERT_EQUAL(rd(rb, t2), MUSTER_EINVAL);
-    CU_ASSERT_TRUE(has(w.message, "spec.tasks[1].minAvailable"));
+    CU_ASSERT_TRUE(fx_has(w.message, "spec.tasks[1].minAvailable"));
     json_object_put(t2);
 
     /* The pruned template reads the same. */
@@ -505,7 +463,7 @@ static void test_volcano_job_without_components(void)
 /* A member's PodGroup support, from its Cluster's status.apiEnablements. */
 static void test_cluster_podgroups(void)
 {
-    json_object *c = load_json("tests/fixtures/objects/cluster.json");
+    json_object *c = fx_load_json("tests/fixtures/objects/cluster.json");
     CU_ASSERT_PTR_NOT_NULL_FATAL(c);
     CU_ASSERT_EQUAL(karmada_workload_cluster_serves_podgroups(c), 1);
     CU_ASSERT_EQUAL(karmada_workload_cluster_serves(c, "batch.volcano.sh/v1alpha1", "jobs"), 1);
@@ -528,7 +486,7 @@ static void test_reference_vectors(void)
     json_object *rb0, *tmpl0, *docs = NULL;
     pair("vcjob", &rb0, &tmpl0);
     char p[1024], err[256];
-    path_of(p, sizeof(p),
+    fx_path(p, sizeof(p),
             "tests/fixtures/reference/examples/karmada_vcjob_interpretcomponent-test.yaml");
     CU_ASSERT_EQUAL_FATAL(kube_schema_read_yaml(p, &docs, err, sizeof(err)), 0);
     size_t n = json_object_array_length(docs);
@@ -546,7 +504,7 @@ static void test_reference_vectors(void)
         if (nc == 0) { /* "VCJob with empty or nil tasks" */
             CU_ASSERT_EQUAL(rc, MUSTER_EINVAL);
             CU_ASSERT_EQUAL(w.reason, KARMADA_WORKLOAD_INVALID);
-            CU_ASSERT_TRUE(has(w.message, "no spec.tasks"));
+            CU_ASSERT_TRUE(fx_has(w.message, "no spec.tasks"));
         } else {
             CU_ASSERT_EQUAL(rc, 0);
             CU_ASSERT_EQUAL(w.ncomponents, nc);
@@ -666,7 +624,7 @@ static void test_min_member_row(void)
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         with_tmpl_annotation(tmpl, KARMADA_WORKLOAD_MIN_MEMBER_ANNOTATION, bad[i]);
         CU_ASSERT_EQUAL(rd(rb, tmpl), MUSTER_EINVAL);
-        CU_ASSERT_TRUE(has(w.message, "is not a positive whole number"));
+        CU_ASSERT_TRUE(fx_has(w.message, "is not a positive whole number"));
     }
     put(tmpl, num(3), "metadata", "annotations", KARMADA_WORKLOAD_MIN_MEMBER_ANNOTATION, NULL);
     CU_ASSERT_EQUAL(rd(rb, tmpl), MUSTER_EINVAL);
@@ -714,12 +672,12 @@ static void test_group_size_row(void)
     CU_ASSERT_EQUAL(w.group_size, 4);
     with_tmpl_annotation(tmpl, KARMADA_WORKLOAD_GROUP_SIZE_ANNOTATION, "3");
     CU_ASSERT_EQUAL(rd(rb, tmpl), MUSTER_EINVAL);
-    CU_ASSERT_TRUE(has(w.message, "4 replicas are not a whole number of groups of 3"));
+    CU_ASSERT_TRUE(fx_has(w.message, "4 replicas are not a whole number of groups of 3"));
     static const char *const bad[] = {"0", "-2", "two", ""};
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         with_tmpl_annotation(tmpl, KARMADA_WORKLOAD_GROUP_SIZE_ANNOTATION, bad[i]);
         CU_ASSERT_EQUAL(rd(rb, tmpl), MUSTER_EINVAL);
-        CU_ASSERT_TRUE(has(w.message, "is not a positive whole number"));
+        CU_ASSERT_TRUE(fx_has(w.message, "is not a positive whole number"));
     }
     json_object_put(rb);
     json_object_put(tmpl);
@@ -754,7 +712,7 @@ static void test_elastic_row(void)
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         with_tmpl_annotation(tmpl, KARMADA_WORKLOAD_ELASTIC_ANNOTATION, bad[i]);
         CU_ASSERT_EQUAL(rd(rb, tmpl), MUSTER_EINVAL);
-        CU_ASSERT_TRUE(has(w.message, "is neither \"true\" nor \"false\""));
+        CU_ASSERT_TRUE(fx_has(w.message, "is neither \"true\" nor \"false\""));
         CU_ASSERT_EQUAL(w.elastic, 0);
     }
     json_object_put(rb);
@@ -790,7 +748,7 @@ static void test_placement_row(void)
     put(rb, NULL, "spec", "placement", "replicaScheduling", NULL);
     CU_ASSERT_EQUAL(rd(rb, tmpl), MUSTER_EINVAL);
     CU_ASSERT_EQUAL(w.reason, KARMADA_WORKLOAD_REFUSED);
-    CU_ASSERT_TRUE(has(w.message, "(it is unset)"));
+    CU_ASSERT_TRUE(fx_has(w.message, "(it is unset)"));
     put(rb, str("Sideways"), "spec", "placement", "replicaScheduling", "replicaSchedulingType",
         NULL);
     CU_ASSERT_EQUAL(rd(rb, tmpl), MUSTER_EINVAL);
@@ -813,8 +771,8 @@ static void test_placement_row(void)
     CU_ASSERT_EQUAL(rd(rb, tmpl), MUSTER_EINVAL);
     CU_ASSERT_EQUAL(w.reason, KARMADA_WORKLOAD_REFUSED);
     CU_ASSERT_EQUAL(w.kind, KARMADA_WORKLOAD_KIND_VCJOB);
-    CU_ASSERT_TRUE(has(w.message, "placement spread is refused for a Volcano Job: Karmada does "
-                                  "not divide Volcano Jobs"));
+    CU_ASSERT_TRUE(fx_has(w.message, "placement spread is refused for a Volcano Job: Karmada does "
+                                     "not divide Volcano Jobs"));
     json_object_put(rb);
     json_object_put(tmpl);
     end();
@@ -872,7 +830,7 @@ static void expect_invalid(json_object *rb, json_object *tmpl, int code, const c
 {
     CU_ASSERT_EQUAL(rd(rb, tmpl), code);
     CU_ASSERT_EQUAL(w.reason, KARMADA_WORKLOAD_INVALID);
-    CU_ASSERT_TRUE(has(w.message, msg));
+    CU_ASSERT_TRUE(fx_has(w.message, msg));
     /* nothing half-read survives a failure */
     CU_ASSERT_EQUAL(w.ncomponents, 0);
     CU_ASSERT_EQUAL(w.gang.len, 0);
@@ -977,7 +935,7 @@ static void test_unknown_kind_and_identity(void)
     CU_ASSERT_EQUAL(rd(sts, NULL), MUSTER_EINVAL); /* no template needed to say no */
     CU_ASSERT_EQUAL(w.reason, KARMADA_WORKLOAD_UNSUPPORTED);
     CU_ASSERT_EQUAL(w.kind, KARMADA_WORKLOAD_KIND_NONE);
-    CU_ASSERT_TRUE(has(w.message, "apps/v1 DaemonSet is not a kind muster queues"));
+    CU_ASSERT_TRUE(fx_has(w.message, "apps/v1 DaemonSet is not a kind muster queues"));
     CU_ASSERT_PTR_NULL(karmada_workload_condition_reason(w.reason));
     put(sts, str("Job"), "spec", "resource", "kind", NULL); /* apps/v1 Job: no such kind */
     CU_ASSERT_EQUAL(rd(sts, NULL), MUSTER_EINVAL);
@@ -1363,8 +1321,8 @@ static void test_bad_placement_refused(void)
 static void test_shared_objects(void)
 {
     begin();
-    json_object *rb = load_json("tests/fixtures/objects/resourcebinding.json");
-    json_object *c = load_json("tests/fixtures/objects/cluster.json");
+    json_object *rb = fx_load_json("tests/fixtures/objects/resourcebinding.json");
+    json_object *c = fx_load_json("tests/fixtures/objects/cluster.json");
     CU_ASSERT_PTR_NOT_NULL_FATAL(rb);
     CU_ASSERT_PTR_NOT_NULL_FATAL(c);
     json_object *tmpl = parse("{\"apiVersion\":\"batch.volcano.sh/v1alpha1\",\"kind\":\"Job\","
@@ -1757,12 +1715,12 @@ static void test_statefulset(void)
     /* OrderedReady (the default) with a gang of 3: refused, saying what to change */
     CU_ASSERT_EQUAL(read_variant("statefulset", sts_ordered), MUSTER_EINVAL);
     CU_ASSERT_EQUAL(w.reason, KARMADA_WORKLOAD_REFUSED);
-    CU_ASSERT_TRUE(has(w.message, "set spec.podManagementPolicy: Parallel"));
+    CU_ASSERT_TRUE(fx_has(w.message, "set spec.podManagementPolicy: Parallel"));
     CU_ASSERT_EQUAL(read_variant("statefulset", sts_ordered_one), 0);
     CU_ASSERT_EQUAL(w.min_member, 1);
     CU_ASSERT_EQUAL(read_variant("statefulset", sts_bad_policy), MUSTER_EINVAL);
     CU_ASSERT_EQUAL(w.reason, KARMADA_WORKLOAD_INVALID);
-    CU_ASSERT_TRUE(has(w.message, "podManagementPolicy: must be OrderedReady or Parallel"));
+    CU_ASSERT_TRUE(fx_has(w.message, "podManagementPolicy: must be OrderedReady or Parallel"));
     /* the pod template's priority class and limits, as for a Deployment */
     CU_ASSERT_EQUAL(read_variant("statefulset", sts_priority), 0);
     CU_ASSERT_EQUAL(w.priority_from, KARMADA_WORKLOAD_PRIORITY_CLASS);
@@ -1844,10 +1802,10 @@ static void test_yunikorn(void)
         yk_text = bad[i].text;
         CU_ASSERT_EQUAL(read_variant("yunikorn-job", yk_groups), MUSTER_EINVAL);
         CU_ASSERT_EQUAL(w.reason, KARMADA_WORKLOAD_INVALID);
-        CU_ASSERT_TRUE(has(w.message, bad[i].msg));
+        CU_ASSERT_TRUE(fx_has(w.message, bad[i].msg));
     }
     CU_ASSERT_EQUAL(read_variant("yunikorn-job", yk_not_string), MUSTER_EINVAL);
-    CU_ASSERT_TRUE(has(w.message, "yunikorn.apache.org/task-groups: must be a string"));
+    CU_ASSERT_TRUE(fx_has(w.message, "yunikorn.apache.org/task-groups: must be a string"));
 
     /* the scheduling policy: YuniKorn's default style is Soft; unknown keys ignored */
     yk_text = NULL;
@@ -1870,15 +1828,15 @@ static void test_yunikorn(void)
     for (size_t i = 0; i < sizeof(badp) / sizeof(badp[0]); i++) {
         yk_text = badp[i].text;
         CU_ASSERT_EQUAL(read_variant("yunikorn-job", yk_policy_text), MUSTER_EINVAL);
-        CU_ASSERT_TRUE(has(w.message, badp[i].msg));
+        CU_ASSERT_TRUE(fx_has(w.message, badp[i].msg));
     }
     /* the pod's task group must be one the list defines */
     yk_text = "other";
     CU_ASSERT_EQUAL(read_variant("yunikorn-job", yk_group_name), MUSTER_EINVAL);
-    CU_ASSERT_TRUE(has(w.message, "other is not one of the task groups"));
+    CU_ASSERT_TRUE(fx_has(w.message, "other is not one of the task groups"));
     yk_text = "Not a name";
     CU_ASSERT_EQUAL(read_variant("yunikorn-job", yk_group_name), MUSTER_EINVAL);
-    CU_ASSERT_TRUE(has(w.message, "is not a task group name"));
+    CU_ASSERT_TRUE(fx_has(w.message, "is not a task group name"));
     /* muster's own annotation comes first; the task groups are still validated and recorded */
     CU_ASSERT_EQUAL(read_variant("yunikorn-job", yk_muster_wins), 0);
     CU_ASSERT_EQUAL(w.min_member, 2);
@@ -1923,16 +1881,16 @@ static void test_kueue(void)
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         yk_text = bad[i];
         CU_ASSERT_EQUAL(read_variant("kueue-pod", kq_total), MUSTER_EINVAL);
-        CU_ASSERT_TRUE(has(w.message, "pod-group-total-count: \""));
+        CU_ASSERT_TRUE(fx_has(w.message, "pod-group-total-count: \""));
     }
     yk_text = NULL;
     CU_ASSERT_EQUAL(read_variant("kueue-pod", kq_total), MUSTER_EINVAL);
-    CU_ASSERT_TRUE(has(w.message, "a Kueue pod group needs both"));
+    CU_ASSERT_TRUE(fx_has(w.message, "a Kueue pod group needs both"));
     CU_ASSERT_EQUAL(read_variant("kueue-pod", kq_name), MUSTER_EINVAL);
-    CU_ASSERT_TRUE(has(w.message, "a Kueue pod group needs both"));
+    CU_ASSERT_TRUE(fx_has(w.message, "a Kueue pod group needs both"));
     yk_text = "-bad-";
     CU_ASSERT_EQUAL(read_variant("kueue-pod", kq_name), MUSTER_EINVAL);
-    CU_ASSERT_TRUE(has(w.message, "is not a group name"));
+    CU_ASSERT_TRUE(fx_has(w.message, "is not a group name"));
     end();
 }
 
@@ -2001,7 +1959,8 @@ static void test_named_groups(void)
     CU_ASSERT_EQUAL(w.dialect, KARMADA_WORKLOAD_DIALECT_VOLCANO);
     CU_ASSERT_STRING_EQUAL(w.group_name, "flyte-task-pg");
     CU_ASSERT_EQUAL(read_variant("cosched", cs_bad_name), MUSTER_EINVAL);
-    CU_ASSERT_TRUE(has(w.message, "scheduling.x-k8s.io/pod-group: \"bad name\" is not a PodGroup"));
+    CU_ASSERT_TRUE(
+        fx_has(w.message, "scheduling.x-k8s.io/pod-group: \"bad name\" is not a PodGroup"));
     /* a Volcano Job's own labels are no pod metadata: nothing read */
     CU_ASSERT_EQUAL(read_variant("vcjob", cs_on_vcjob), 0);
     CU_ASSERT_EQUAL(w.dialect, KARMADA_WORKLOAD_DIALECT_NONE);

@@ -10,6 +10,7 @@
 
 #include "cluster-adapters/kube/schema.h"
 #include "queue/errors.h"
+#include "fixtures.h"
 #include "testing.h"
 
 #include <stdarg.h>
@@ -57,36 +58,15 @@ static void end(void)
     names = NULL;
 }
 
-static void path_of(char *buf, size_t cap, const char *rel)
-{
-    const char *src = getenv("MUSTER_SOURCE_DIR");
-    snprintf(buf, cap, "%s/%s", src ? src : ".", rel);
-}
-
-static json_object *load_yaml(const char *rel)
-{
-    char p[1024], err[256];
-    path_of(p, sizeof(p), rel);
-    json_object *docs = NULL;
-    if (kube_schema_read_yaml(p, &docs, err, sizeof(err))) {
-        fprintf(stderr, "\n%s\n", err);
-        return NULL;
-    }
-    json_object *doc = json_object_get(json_object_array_get_idx(docs, 0));
-    json_object_put(docs);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(doc);
-    return doc;
-}
-
 /* The cosched fixture pair: a Deployment of 6 replicas whose pods carry the label
  * scheduling.x-k8s.io/pod-group: nginx, in namespace team-s. */
 static void pair(json_object **rb, json_object **tmpl)
 {
     char p[1024];
-    path_of(p, sizeof p, "tests/fixtures/workloads/cosched-rb.json");
+    fx_path(p, sizeof p, "tests/fixtures/workloads/cosched-rb.json");
     *rb = json_object_from_file(p);
     CU_ASSERT_PTR_NOT_NULL_FATAL(*rb);
-    *tmpl = load_yaml("tests/fixtures/workloads/cosched.yaml");
+    *tmpl = fx_load_yaml("tests/fixtures/workloads/cosched.yaml");
 }
 
 /* Sets root.k1...kn = val (taking val), creating objects on the way; val NULL deletes. */
@@ -134,14 +114,6 @@ static int rd(json_object *rb, json_object *tmpl)
     return karmada_workload_read_hub(&w, names, rb, tmpl, &hub);
 }
 
-static int has(const char *haystack, const char *needle)
-{
-    int r = strstr(haystack, needle) != NULL;
-    if (!r)
-        fprintf(stderr, "\n\"%s\" not in \"%s\"\n", needle, haystack);
-    return r;
-}
-
 static void test_fixtures_validate(void)
 {
     static const struct {
@@ -157,11 +129,11 @@ static void test_fixtures_validate(void)
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char rel[256], p[1024], err[512];
         snprintf(rel, sizeof rel, "tests/fixtures/reference/crds/%s", cases[i].crd);
-        path_of(p, sizeof p, rel);
+        fx_path(p, sizeof p, rel);
         struct kube_schema *s = NULL;
         CU_ASSERT_EQUAL_FATAL(kube_schema_load_crd(p, cases[i].version, &s, err, sizeof err), 0);
         snprintf(rel, sizeof rel, "tests/fixtures/workloads/%s.yaml", cases[i].fixture);
-        json_object *pg = load_yaml(rel);
+        json_object *pg = fx_load_yaml(rel);
         struct kube_schema_errors errs;
         kube_schema_errors_init(&errs);
         int rc = kube_schema_validate(s, pg, &errs);
@@ -190,7 +162,7 @@ static void test_volcano(void)
     json_object *rb, *tmpl;
     pair(&rb, &tmpl);
     to_volcano(tmpl);
-    json_object *pg = load_yaml("tests/fixtures/workloads/hub-podgroup-volcano.yaml");
+    json_object *pg = fx_load_yaml("tests/fixtures/workloads/hub-podgroup-volcano.yaml");
     hub_state.pg = pg;
     CU_ASSERT_EQUAL_FATAL(rd(rb, tmpl), 0);
     CU_ASSERT_EQUAL(hub_state.calls, 1);
@@ -222,7 +194,7 @@ static void test_volcano(void)
 
     /* Volcano's CRD defaults spec.queue to "default": that names nothing */
     json_object_put(tmpl);
-    tmpl = load_yaml("tests/fixtures/workloads/cosched.yaml");
+    tmpl = fx_load_yaml("tests/fixtures/workloads/cosched.yaml");
     to_volcano(tmpl);
     put(pg, json_object_new_string("default"), "spec", "queue", NULL);
     put(pg, NULL, "spec", "priorityClassName", NULL);
@@ -252,8 +224,8 @@ static void test_volcano_missing(void)
     CU_ASSERT_EQUAL(rd(rb, tmpl), MUSTER_EINVAL);
     CU_ASSERT_EQUAL(w.reason, KARMADA_WORKLOAD_REFUSED);
     CU_ASSERT_STRING_EQUAL(karmada_workload_condition_reason(w.reason), "Unschedulable");
-    CU_ASSERT_TRUE(has(w.message, "waiting for the Volcano PodGroup team-s/flyte-task-pg"));
-    CU_ASSERT_TRUE(has(w.message, "scheduling.k8s.io/group-name"));
+    CU_ASSERT_TRUE(fx_has(w.message, "waiting for the Volcano PodGroup team-s/flyte-task-pg"));
+    CU_ASSERT_TRUE(fx_has(w.message, "scheduling.k8s.io/group-name"));
     hub_state.served = 0;
     CU_ASSERT_EQUAL_FATAL(rd(rb, tmpl), 0);
     CU_ASSERT_EQUAL(w.group_found, -1);
@@ -274,7 +246,7 @@ static void test_cosched(void)
     begin();
     json_object *rb, *tmpl;
     pair(&rb, &tmpl);
-    json_object *pg = load_yaml("tests/fixtures/workloads/hub-podgroup-cosched.yaml");
+    json_object *pg = fx_load_yaml("tests/fixtures/workloads/hub-podgroup-cosched.yaml");
     hub_state.pg = pg;
     CU_ASSERT_EQUAL_FATAL(rd(rb, tmpl), 0);
     CU_ASSERT_EQUAL(hub_state.d, KARMADA_WORKLOAD_DIALECT_COSCHEDULING);
@@ -313,14 +285,14 @@ static void test_pod_of_larger_group(void)
 {
     begin();
     char p[1024];
-    path_of(p, sizeof p, "tests/fixtures/workloads/pod-rb.json");
+    fx_path(p, sizeof p, "tests/fixtures/workloads/pod-rb.json");
     json_object *rb = json_object_from_file(p);
-    json_object *tmpl = load_yaml("tests/fixtures/workloads/pod.yaml");
+    json_object *tmpl = fx_load_yaml("tests/fixtures/workloads/pod.yaml");
     CU_ASSERT_PTR_NOT_NULL_FATAL(rb);
     CU_ASSERT_PTR_NOT_NULL_FATAL(tmpl);
     put(tmpl, json_object_new_string("nginx"), "metadata", "labels", KARMADA_WORKLOAD_COSCHED_GROUP,
         NULL);
-    json_object *pg = load_yaml("tests/fixtures/workloads/hub-podgroup-cosched.yaml");
+    json_object *pg = fx_load_yaml("tests/fixtures/workloads/hub-podgroup-cosched.yaml");
     put(pg, json_object_new_int(3), "spec", "minMember", NULL);
     hub_state.pg = pg;
     CU_ASSERT_EQUAL_FATAL(rd(rb, tmpl), 0);
@@ -331,7 +303,7 @@ static void test_pod_of_larger_group(void)
     CU_ASSERT_EQUAL(w.group_min, 3);
     CU_ASSERT_EQUAL(w.replicas, 1);
     CU_ASSERT_EQUAL(w.min_member, 1);
-    CU_ASSERT_TRUE(has(w.min_member_source, "one Pod of the hub PodGroup's group"));
+    CU_ASSERT_TRUE(fx_has(w.min_member_source, "one Pod of the hub PodGroup's group"));
     /* a Deployment of fewer replicas than the PodGroup is still refused (test_invalid) */
     hub_state.pg = NULL;
     json_object_put(pg);
@@ -363,18 +335,18 @@ static void test_invalid(void)
         json_object *pg;
         if (cases[i].volcano) {
             to_volcano(tmpl);
-            pg = load_yaml("tests/fixtures/workloads/hub-podgroup-volcano.yaml");
+            pg = fx_load_yaml("tests/fixtures/workloads/hub-podgroup-volcano.yaml");
         } else {
-            pg = load_yaml("tests/fixtures/workloads/hub-podgroup-cosched.yaml");
+            pg = fx_load_yaml("tests/fixtures/workloads/hub-podgroup-cosched.yaml");
         }
         put(pg, json_tokener_parse(cases[i].json), "spec", cases[i].field, NULL);
         hub_state.pg = pg;
         CU_ASSERT_EQUAL(rd(rb, tmpl), MUSTER_EINVAL);
         CU_ASSERT_EQUAL(w.reason, KARMADA_WORKLOAD_INVALID);
-        CU_ASSERT_TRUE(has(w.message, cases[i].volcano ? "the hub's Volcano PodGroup"
-                                                       : "the hub's coscheduling PodGroup"));
-        CU_ASSERT_TRUE(has(w.message, cases[i].volcano ? "flyte-task-pg" : "nginx"));
-        CU_ASSERT_TRUE(has(w.message, cases[i].says));
+        CU_ASSERT_TRUE(fx_has(w.message, cases[i].volcano ? "the hub's Volcano PodGroup"
+                                                          : "the hub's coscheduling PodGroup"));
+        CU_ASSERT_TRUE(fx_has(w.message, cases[i].volcano ? "flyte-task-pg" : "nginx"));
+        CU_ASSERT_TRUE(fx_has(w.message, cases[i].says));
         json_object_put(pg);
         json_object_put(rb);
         json_object_put(tmpl);
@@ -398,7 +370,7 @@ static void test_workload_api(void)
     json_object *rb, *tmpl;
     pair(&rb, &tmpl);
     to_workload_api(tmpl, "training-pg-0");
-    json_object *pg = load_yaml("tests/fixtures/workloads/hub-podgroup-workload-api.yaml");
+    json_object *pg = fx_load_yaml("tests/fixtures/workloads/hub-podgroup-workload-api.yaml");
     hub_state.pg = pg;
     CU_ASSERT_EQUAL_FATAL(rd(rb, tmpl), 0);
     CU_ASSERT_EQUAL(w.dialect, KARMADA_WORKLOAD_DIALECT_WORKLOAD_API);
@@ -424,20 +396,21 @@ static void test_workload_api(void)
     /* both, or neither */
     put(pg, json_tokener_parse("{\"minCount\": 2}"), "spec", "schedulingPolicy", "gang", NULL);
     CU_ASSERT_EQUAL(rd(rb, tmpl), MUSTER_EINVAL);
-    CU_ASSERT_TRUE(has(w.message, "spec.schedulingPolicy must set exactly one of gang and basic"));
+    CU_ASSERT_TRUE(
+        fx_has(w.message, "spec.schedulingPolicy must set exactly one of gang and basic"));
     put(pg, NULL, "spec", "schedulingPolicy", "basic", NULL);
     put(pg, json_tokener_parse("{\"minCount\": 0}"), "spec", "schedulingPolicy", "gang", NULL);
     CU_ASSERT_EQUAL(rd(rb, tmpl), MUSTER_EINVAL);
-    CU_ASSERT_TRUE(has(w.message, "gang.minCount must be a whole number above 0"));
+    CU_ASSERT_TRUE(fx_has(w.message, "gang.minCount must be a whole number above 0"));
     put(pg, json_tokener_parse("{\"minCount\": 9}"), "spec", "schedulingPolicy", "gang", NULL);
     CU_ASSERT_EQUAL(rd(rb, tmpl), MUSTER_EINVAL);
-    CU_ASSERT_TRUE(has(w.message, "9 (PodGroup training-pg-0) is more than the workload's 6"));
+    CU_ASSERT_TRUE(fx_has(w.message, "9 (PodGroup training-pg-0) is more than the workload's 6"));
     /* not there yet: waits, naming it */
     hub_state.pg = NULL;
     CU_ASSERT_EQUAL(rd(rb, tmpl), MUSTER_EINVAL);
     CU_ASSERT_EQUAL(w.reason, KARMADA_WORKLOAD_REFUSED);
-    CU_ASSERT_TRUE(has(w.message, "waiting for the Workload API PodGroup team-s/training-pg-0 "
-                                  "that its pods name (spec.schedulingGroup.podGroupName)"));
+    CU_ASSERT_TRUE(fx_has(w.message, "waiting for the Workload API PodGroup team-s/training-pg-0 "
+                                     "that its pods name (spec.schedulingGroup.podGroupName)"));
     /* a hub without the API (feature gate off): the reference alone */
     hub_state.served = 0;
     CU_ASSERT_EQUAL_FATAL(rd(rb, tmpl), 0);
@@ -445,7 +418,7 @@ static void test_workload_api(void)
     /* a malformed reference */
     to_workload_api(tmpl, "Not_A_Name");
     CU_ASSERT_EQUAL(rd(rb, tmpl), MUSTER_EINVAL);
-    CU_ASSERT_TRUE(has(w.message, "spec.schedulingGroup.podGroupName: \"Not_A_Name\""));
+    CU_ASSERT_TRUE(fx_has(w.message, "spec.schedulingGroup.podGroupName: \"Not_A_Name\""));
     put(tmpl, json_object_new_string("x"), "spec", "template", "spec", "schedulingGroup", NULL);
     CU_ASSERT_EQUAL(rd(rb, tmpl), MUSTER_EINVAL);
     json_object_put(pg);
@@ -463,7 +436,8 @@ static void test_workload_api_v1beta1(void)
     json_object *rb, *tmpl;
     pair(&rb, &tmpl);
     to_workload_api(tmpl, "training-pg-0");
-    json_object *pg = load_yaml("tests/fixtures/workloads/hub-podgroup-workload-api-v1beta1.yaml");
+    json_object *pg =
+        fx_load_yaml("tests/fixtures/workloads/hub-podgroup-workload-api-v1beta1.yaml");
     hub_state.pg = pg;
     CU_ASSERT_EQUAL_FATAL(rd(rb, tmpl), 0);
     CU_ASSERT_EQUAL(w.dialect, KARMADA_WORKLOAD_DIALECT_WORKLOAD_API);
@@ -472,7 +446,8 @@ static void test_workload_api_v1beta1(void)
     /* a malformed beta PodGroup is refused as the alpha one is */
     put(pg, json_object_new_object(), "spec", "schedulingPolicy", "basic", NULL);
     CU_ASSERT_EQUAL(rd(rb, tmpl), MUSTER_EINVAL);
-    CU_ASSERT_TRUE(has(w.message, "spec.schedulingPolicy must set exactly one of gang and basic"));
+    CU_ASSERT_TRUE(
+        fx_has(w.message, "spec.schedulingPolicy must set exactly one of gang and basic"));
     put(pg, NULL, "spec", "schedulingPolicy", "basic", NULL);
     /* no labels nor annotations on the pod template */
     put(tmpl, NULL, "spec", "template", "metadata", NULL);

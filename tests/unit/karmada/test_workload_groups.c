@@ -9,23 +9,16 @@
 #include "cluster-adapters/kube/schema.h"
 #include "queue/errors.h"
 #include "queue/mem.h"
+#include "fixtures.h"
 #include "testing.h"
 
 #include <string.h>
-
-#define MI (1024LL * 1024 * 1000)
 
 static struct queue_resnames *names;
 static struct karmada_workload w;
 static struct karmada_group_tree t;
 static struct karmada_groups_error err;
 static json_object *rb, *tmpl;
-
-static void path_of(char *buf, size_t cap, const char *rel)
-{
-    const char *src = getenv("MUSTER_SOURCE_DIR");
-    snprintf(buf, cap, "%s/%s", src ? src : ".", rel);
-}
 
 /* Loads the fixture pair <name>-rb.json and <name>.yaml into rb and tmpl. */
 static void load(const char *name)
@@ -35,10 +28,10 @@ static void load(const char *name)
     CU_ASSERT_PTR_NOT_NULL_FATAL(names);
     CU_ASSERT_EQUAL_FATAL(karmada_workload_init(&w), 0);
     snprintf(rel, sizeof(rel), "tests/fixtures/workloads/%s-rb.json", name);
-    path_of(p, sizeof(p), rel);
+    fx_path(p, sizeof(p), rel);
     rb = json_object_from_file(p);
     snprintf(rel, sizeof(rel), "tests/fixtures/workloads/%s.yaml", name);
-    path_of(p, sizeof(p), rel);
+    fx_path(p, sizeof(p), rel);
     json_object *docs = NULL;
     if (kube_schema_read_yaml(p, &docs, e, sizeof(e)))
         fprintf(stderr, "\n%s\n", e);
@@ -78,15 +71,6 @@ static int64_t res(const struct queue_resvec *v, const char *name)
     if (queue_resnames_find(names, name, strlen(name), &id))
         return 0;
     return queue_resvec_get(v, id);
-}
-
-static int has(const char *haystack, const char *needle)
-{
-    if (!strstr(haystack, needle)) {
-        fprintf(stderr, "\n\"%s\" does not contain \"%s\"\n", haystack, needle);
-        return 0;
-    }
-    return 1;
 }
 
 static json_object *annotations(json_object *obj)
@@ -206,7 +190,7 @@ static void test_jobset(void)
     json_object_object_add(js, "parallelism", json_object_new_int(1));
     CU_ASSERT_EQUAL(rd(), MUSTER_ELIMIT);
     CU_ASSERT_EQUAL(err.reason, KARMADA_WORKLOAD_INVALID);
-    CU_ASSERT(has(err.message, "more than 1023 groups, muster's limit"));
+    CU_ASSERT(fx_has(err.message, "more than 1023 groups, muster's limit"));
     CU_ASSERT_EQUAL(t.n, 0);
     CU_ASSERT_PTR_NULL(t.g);
 
@@ -217,7 +201,7 @@ static void test_jobset(void)
     json_object_object_add(rj1, "name", json_object_new_string("workers-1"));
     CU_ASSERT_EQUAL(rd(), MUSTER_EINVAL);
     CU_ASSERT_EQUAL(err.reason, KARMADA_WORKLOAD_REFUSED);
-    CU_ASSERT(has(err.message, "workers-1 has the name of a Job of replicated job workers"));
+    CU_ASSERT(fx_has(err.message, "workers-1 has the name of a Job of replicated job workers"));
     /* ... and one whose Jobs stop before that index is fine */
     json_object_object_add(rj1, "name", json_object_new_string("workers-2"));
     CU_ASSERT_EQUAL(rd(), 0);
@@ -226,7 +210,7 @@ static void test_jobset(void)
     /* a name no group can have */
     json_object_object_add(rj1, "name", json_object_new_string("Driver"));
     CU_ASSERT_EQUAL(rd(), MUSTER_EINVAL);
-    CU_ASSERT(has(err.message, "\"Driver\" is not a DNS-1123 label"));
+    CU_ASSERT(fx_has(err.message, "\"Driver\" is not a DNS-1123 label"));
     json_object_object_add(rj1, "name", json_object_new_string("driver"));
 
     /* group-size on a JobSet, which has groups of its own (workload.c refuses it first for
@@ -235,7 +219,7 @@ static void test_jobset(void)
     annotate(tmpl, KARMADA_WORKLOAD_GROUP_SIZE_ANNOTATION, "1");
     CU_ASSERT_EQUAL(karmada_workload_groups_read(&t, &err, names, &w, rb, tmpl), MUSTER_EINVAL);
     CU_ASSERT_EQUAL(err.reason, KARMADA_WORKLOAD_REFUSED);
-    CU_ASSERT(has(err.message, "a JobSet is already made of groups"));
+    CU_ASSERT(fx_has(err.message, "a JobSet is already made of groups"));
     unload();
 }
 
@@ -361,15 +345,15 @@ static void test_vcjob(void)
     /* a task name Volcano's admission would refuse */
     json_object_object_add(task(0), "name", json_object_new_string("PS"));
     CU_ASSERT_EQUAL(rd(), MUSTER_EINVAL);
-    CU_ASSERT(has(err.message, "spec.tasks[0].name \"PS\" is not a DNS-1123 label"));
+    CU_ASSERT(fx_has(err.message, "spec.tasks[0].name \"PS\" is not a DNS-1123 label"));
     json_object_object_add(task(0), "name", json_object_new_string("ps"));
 
     /* a spread needs a gang that may leave one cluster; a Volcano Job may not */
     annotate(rb, KARMADA_GROUPS_SPREAD_PREFERRED, "zone:2");
     CU_ASSERT_EQUAL(rd(), MUSTER_EINVAL);
     CU_ASSERT_EQUAL(err.reason, KARMADA_WORKLOAD_REFUSED);
-    CU_ASSERT(has(err.message, "binding annotation scheduling.muster.io/spread-preferred"));
-    CU_ASSERT(has(err.message, "goes whole to one cluster"));
+    CU_ASSERT(fx_has(err.message, "binding annotation scheduling.muster.io/spread-preferred"));
+    CU_ASSERT(fx_has(err.message, "goes whole to one cluster"));
     unload();
 }
 
@@ -430,7 +414,7 @@ static void test_group_size(void)
     json_object_object_add(json_object_object_get(rb, "spec"), "replicas",
                            json_object_new_int(2000));
     CU_ASSERT_EQUAL(rd(), MUSTER_ELIMIT);
-    CU_ASSERT(has(err.message, "more than 1023 groups, muster's limit"));
+    CU_ASSERT(fx_has(err.message, "more than 1023 groups, muster's limit"));
     CU_ASSERT_PTR_NULL(t.g);
     json_object_object_add(json_object_object_get(tmpl, "spec"), "replicas",
                            json_object_new_int(1023));
@@ -459,16 +443,16 @@ static void test_group_size_refusals(void)
         annotate(tmpl, KARMADA_WORKLOAD_GROUP_SIZE_ANNOTATION, bad[i]);
         CU_ASSERT_EQUAL(karmada_workload_groups_read(&t, &err, names, &w, rb, tmpl), MUSTER_EINVAL);
         CU_ASSERT_EQUAL(err.reason, KARMADA_WORKLOAD_INVALID);
-        CU_ASSERT(has(err.message, "is not a positive whole number"));
+        CU_ASSERT(fx_has(err.message, "is not a positive whole number"));
     }
     annotate(tmpl, KARMADA_WORKLOAD_GROUP_SIZE_ANNOTATION, "3");
     CU_ASSERT_EQUAL(karmada_workload_groups_read(&t, &err, names, &w, rb, tmpl), MUSTER_EINVAL);
-    CU_ASSERT(has(err.message, "4 replicas are not a whole number of groups of 3"));
+    CU_ASSERT(fx_has(err.message, "4 replicas are not a whole number of groups of 3"));
     json_object_object_add(annotations(tmpl), KARMADA_WORKLOAD_GROUP_SIZE_ANNOTATION,
                            json_object_new_int(2));
     CU_ASSERT_EQUAL(karmada_workload_groups_read(&t, &err, names, &w, rb, tmpl), MUSTER_EINVAL);
-    CU_ASSERT(has(err.message, "template annotation scheduling.muster.io/group-size: must be a "
-                               "string"));
+    CU_ASSERT(fx_has(err.message, "template annotation scheduling.muster.io/group-size: must be a "
+                                  "string"));
     CU_ASSERT_EQUAL(t.n, 0);
     unload();
 
@@ -478,7 +462,7 @@ static void test_group_size_refusals(void)
     annotate(tmpl, KARMADA_WORKLOAD_GROUP_SIZE_ANNOTATION, "1");
     CU_ASSERT_EQUAL(karmada_workload_groups_read(&t, &err, names, &w, rb, tmpl), MUSTER_EINVAL);
     CU_ASSERT_EQUAL(err.reason, KARMADA_WORKLOAD_REFUSED);
-    CU_ASSERT(has(err.message, "a PyTorchJob goes whole to one cluster"));
+    CU_ASSERT(fx_has(err.message, "a PyTorchJob goes whole to one cluster"));
     unload();
 }
 
@@ -528,19 +512,20 @@ static void test_topology(void)
     annotate(rb, KARMADA_GROUPS_SPREAD_PREFERRED, "zone:5");
     CU_ASSERT_EQUAL(rd(), MUSTER_EINVAL);
     CU_ASSERT_EQUAL(err.reason, KARMADA_WORKLOAD_REFUSED);
-    CU_ASSERT(has(err.message, "a spread over 5 zones needs at least as many groups, and the gang "
-                               "has 4"));
+    CU_ASSERT(fx_has(err.message,
+                     "a spread over 5 zones needs at least as many groups, and the gang "
+                     "has 4"));
     annotate(rb, KARMADA_GROUPS_SPREAD_PREFERRED, NULL);
 
     /* packed into one region and spread over two: contradictory */
     annotate(tmpl, KARMADA_GROUPS_SPREAD_REQUIRED, "region:2");
     CU_ASSERT_EQUAL(rd(), MUSTER_EINVAL);
     CU_ASSERT_EQUAL(err.reason, KARMADA_WORKLOAD_REFUSED);
-    CU_ASSERT(has(err.message, "the gang in one region cannot spread over 2 regions"));
+    CU_ASSERT(fx_has(err.message, "the gang in one region cannot spread over 2 regions"));
     annotate(tmpl, KARMADA_GROUPS_TOPOLOGY_REQUIRED, "cluster");
     annotate(tmpl, KARMADA_GROUPS_SPREAD_REQUIRED, "zone:2");
     CU_ASSERT_EQUAL(rd(), MUSTER_EINVAL);
-    CU_ASSERT(has(err.message, "the gang in one cluster cannot spread over 2 zones"));
+    CU_ASSERT(fx_has(err.message, "the gang in one cluster cannot spread over 2 zones"));
     annotate(tmpl, KARMADA_GROUPS_SPREAD_REQUIRED, NULL);
 
     /* malformed values, each named */
@@ -566,16 +551,17 @@ static void test_topology(void)
         annotate(tmpl, bad[i].key, bad[i].val);
         CU_ASSERT_EQUAL(rd(), MUSTER_EINVAL);
         CU_ASSERT_EQUAL(err.reason, KARMADA_WORKLOAD_INVALID);
-        CU_ASSERT(has(err.message, "template annotation"));
-        CU_ASSERT(has(err.message, bad[i].key));
-        CU_ASSERT(has(err.message, bad[i].says));
+        CU_ASSERT(fx_has(err.message, "template annotation"));
+        CU_ASSERT(fx_has(err.message, bad[i].key));
+        CU_ASSERT(fx_has(err.message, bad[i].says));
         CU_ASSERT_EQUAL(t.n, 0);
         annotate(tmpl, bad[i].key, NULL);
     }
     json_object_object_add(annotations(rb), KARMADA_GROUPS_SPREAD_REQUIRED, json_object_new_int(2));
     CU_ASSERT_EQUAL(rd(), MUSTER_EINVAL);
-    CU_ASSERT(has(err.message, "binding annotation scheduling.muster.io/spread-required: must be "
-                               "a string"));
+    CU_ASSERT(fx_has(err.message,
+                     "binding annotation scheduling.muster.io/spread-required: must be "
+                     "a string"));
     annotate(rb, KARMADA_GROUPS_SPREAD_REQUIRED, NULL);
 
     /* topology without groups: nothing to place by it */
@@ -586,8 +572,8 @@ static void test_topology(void)
     annotate(tmpl, KARMADA_GROUPS_GROUP_TOPOLOGY_REQUIRED, NULL);
     CU_ASSERT_EQUAL(rd(), MUSTER_EINVAL);
     CU_ASSERT_EQUAL(err.reason, KARMADA_WORKLOAD_REFUSED);
-    CU_ASSERT(has(err.message, "a Deployment has no groups to place; set "
-                               "scheduling.muster.io/group-size"));
+    CU_ASSERT(fx_has(err.message, "a Deployment has no groups to place; set "
+                                  "scheduling.muster.io/group-size"));
     unload();
 
     /* a JobSet's groups: the level on its Jobs, not on the replicated jobs */
@@ -626,7 +612,7 @@ static void test_levels(void)
 static void test_cluster_values(void)
 {
     char p[1024];
-    path_of(p, sizeof(p), "tests/fixtures/objects/cluster.json");
+    fx_path(p, sizeof(p), "tests/fixtures/objects/cluster.json");
     json_object *c = json_object_from_file(p); /* member1: eu-west-1, zones a and b */
     CU_ASSERT_PTR_NOT_NULL_FATAL(c);
     CU_ASSERT_STRING_EQUAL(karmada_group_level_value(c, "cluster"), "member1");
@@ -699,16 +685,17 @@ static void test_stale(void)
     CU_ASSERT_EQUAL(rd(), 0);
     json_object_object_add(task(1), "minAvailable", json_object_new_string("x"));
     CU_ASSERT_EQUAL(again(), MUSTER_EINVAL);
-    CU_ASSERT(has(err.message, "the Volcano Job's spec.tasks[1].minAvailable: must be a 32-bit "
-                               "integer of at least 0"));
+    CU_ASSERT(fx_has(err.message, "the Volcano Job's spec.tasks[1].minAvailable: must be a 32-bit "
+                                  "integer of at least 0"));
     json_object_object_add(task(1), "minAvailable", json_object_new_int(4));
     CU_ASSERT_EQUAL(again(), MUSTER_EINVAL);
-    CU_ASSERT(has(err.message, "spec.tasks[1].minAvailable 4 is more than the task's 3 replicas"));
+    CU_ASSERT(
+        fx_has(err.message, "spec.tasks[1].minAvailable 4 is more than the task's 3 replicas"));
     json_object_object_del(task(1), "minAvailable");
     json_object *tasks = json_object_object_get(json_object_object_get(tmpl, "spec"), "tasks");
     json_object_array_add(tasks, json_object_get(task(0)));
     CU_ASSERT_EQUAL(again(), MUSTER_EINVAL);
-    CU_ASSERT(has(err.message, "the Volcano Job has 3 tasks but the workload read has 2"));
+    CU_ASSERT(fx_has(err.message, "the Volcano Job has 3 tasks but the workload read has 2"));
     CU_ASSERT_EQUAL(t.n, 0);
     unload();
 
@@ -719,15 +706,15 @@ static void test_stale(void)
     json_object *rj1 = json_object_array_get_idx(rjs, 1);
     json_object_object_add(rj1, "replicas", json_object_new_int(-1));
     CU_ASSERT_EQUAL(again(), MUSTER_EINVAL);
-    CU_ASSERT(has(err.message, "the JobSet's spec.replicatedJobs[1].replicas: must be a 32-bit "
-                               "integer of at least 0"));
+    CU_ASSERT(fx_has(err.message, "the JobSet's spec.replicatedJobs[1].replicas: must be a 32-bit "
+                                  "integer of at least 0"));
     json_object_object_add(rj1, "replicas", json_object_new_int(1));
     json_object_object_add(rj1, "name", json_object_new_string("coordinator"));
     CU_ASSERT_EQUAL(again(), MUSTER_EINVAL);
-    CU_ASSERT(has(err.message, "spec.replicatedJobs[1] is not the workload read's"));
+    CU_ASSERT(fx_has(err.message, "spec.replicatedJobs[1] is not the workload read's"));
     json_object_array_del_idx(rjs, 1, 1);
     CU_ASSERT_EQUAL(again(), MUSTER_EINVAL);
-    CU_ASSERT(has(err.message, "the JobSet has 1 replicated jobs but the workload read has 2"));
+    CU_ASSERT(fx_has(err.message, "the JobSet has 1 replicated jobs but the workload read has 2"));
     unload();
 
     load("lws");
@@ -736,12 +723,12 @@ static void test_stale(void)
         json_object_object_get(json_object_object_get(tmpl, "spec"), "leaderWorkerTemplate");
     json_object_object_add(lwt, "size", json_object_new_int(0));
     CU_ASSERT_EQUAL(again(), MUSTER_EINVAL);
-    CU_ASSERT(has(err.message, "the LeaderWorkerSet's spec.leaderWorkerTemplate.size: must be a "
-                               "32-bit integer of at least 1"));
+    CU_ASSERT(fx_has(err.message, "the LeaderWorkerSet's spec.leaderWorkerTemplate.size: must be a "
+                                  "32-bit integer of at least 1"));
     json_object_object_add(lwt, "size", json_object_new_int(4));
     snprintf(w.components[1].name, sizeof(w.components[1].name), "workers");
     CU_ASSERT_EQUAL(again(), MUSTER_EINVAL);
-    CU_ASSERT(has(err.message, "the LeaderWorkerSet is not the workload read"));
+    CU_ASSERT(fx_has(err.message, "the LeaderWorkerSet is not the workload read"));
     CU_ASSERT_EQUAL(t.n, 0);
     unload();
 }
@@ -762,7 +749,7 @@ static void test_names_full(void)
     CU_ASSERT_EQUAL(rc, MUSTER_ELIMIT);
     CU_ASSERT_EQUAL(again(), MUSTER_ELIMIT);
     CU_ASSERT_EQUAL(err.reason, KARMADA_WORKLOAD_INVALID);
-    CU_ASSERT(has(err.message, "the resource name table is full"));
+    CU_ASSERT(fx_has(err.message, "the resource name table is full"));
     CU_ASSERT_EQUAL(t.n, 0);
     unload();
 }

@@ -9,13 +9,11 @@
 
 #include "cluster-adapters/kube/schema.h"
 #include "queue/errors.h"
+#include "fixtures.h"
 #include "testing.h"
 
 #include <stdarg.h>
 #include <string.h>
-
-#define GI (1024LL * 1024 * 1024 * 1000)
-#define MI (1024LL * 1024 * 1000)
 
 static struct queue_resnames *names;
 static struct karmada_workload w;
@@ -34,30 +32,14 @@ static void end(void)
     names = NULL;
 }
 
-static void path_of(char *buf, size_t cap, const char *rel)
-{
-    const char *src = getenv("MUSTER_SOURCE_DIR");
-    snprintf(buf, cap, "%s/%s", src ? src : ".", rel);
-}
-
-static json_object *load_docs(const char *rel)
-{
-    char p[1024], err[256];
-    path_of(p, sizeof(p), rel);
-    json_object *docs = NULL;
-    if (kube_schema_read_yaml(p, &docs, err, sizeof(err)))
-        fprintf(stderr, "\n%s\n", err);
-    return docs;
-}
-
 static void pair(const char *name, json_object **rb, json_object **tmpl)
 {
     char rel[256], p[1024];
     snprintf(rel, sizeof(rel), "tests/fixtures/workloads/%s-rb.json", name);
-    path_of(p, sizeof(p), rel);
+    fx_path(p, sizeof(p), rel);
     *rb = json_object_from_file(p);
     snprintf(rel, sizeof(rel), "tests/fixtures/workloads/%s.yaml", name);
-    json_object *docs = load_docs(rel);
+    json_object *docs = fx_load_docs(rel);
     *tmpl = json_object_get(json_object_array_get_idx(docs, 0));
     json_object_put(docs);
     CU_ASSERT_PTR_NOT_NULL_FATAL(*rb);
@@ -109,15 +91,6 @@ static int64_t res(const struct queue_resvec *v, const char *name)
     return queue_resvec_get(v, id);
 }
 
-static int has(const char *haystack, const char *needle)
-{
-    if (!strstr(haystack, needle)) {
-        fprintf(stderr, "\n\"%s\" does not contain \"%s\"\n", haystack, needle);
-        return 0;
-    }
-    return 1;
-}
-
 static void expect_comp(uint32_t i, const char *name, int32_t replicas, int64_t cpu, int64_t mem)
 {
     CU_ASSERT_FATAL(i < w.ncomponents);
@@ -155,14 +128,14 @@ static void test_fixtures_validate(void)
         {"rayjob", "kuberay_ray.io_rayjobs.yaml", "v1"},
     };
     char p[1024], err[512];
-    path_of(p, sizeof(p),
+    fx_path(p, sizeof(p),
             "tests/fixtures/reference/crds/karmada_work.karmada.io_resourcebindings.yaml");
     struct kube_schema *rbs = NULL;
     CU_ASSERT_EQUAL_FATAL(kube_schema_load_crd(p, "v1alpha2", &rbs, err, sizeof(err)), 0);
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         char rel[256];
         snprintf(rel, sizeof(rel), "tests/fixtures/reference/crds/%s", cases[i].crd);
-        path_of(p, sizeof(p), rel);
+        fx_path(p, sizeof(p), rel);
         struct kube_schema *s = NULL;
         int rc = kube_schema_load_crd(p, cases[i].version, &s, err, sizeof(err));
         if (rc)
@@ -242,22 +215,22 @@ static void test_jobset(void)
     /* refusals: a repeated name, a negative count, no pod spec, none at all */
     set(rj1, "name", json_object_new_string("workers"));
     CU_ASSERT_EQUAL(rd(rb, t), MUSTER_EINVAL);
-    CU_ASSERT_TRUE(has(w.message, "workers appears twice"));
+    CU_ASSERT_TRUE(fx_has(w.message, "workers appears twice"));
     set(rj1, "name", NULL);
     CU_ASSERT_EQUAL(rd(rb, t), MUSTER_EINVAL);
-    CU_ASSERT_TRUE(has(w.message, "spec.replicatedJobs[1].name"));
+    CU_ASSERT_TRUE(fx_has(w.message, "spec.replicatedJobs[1].name"));
     set(rj1, "name", json_object_new_string("driver"));
     set(rj0, "replicas", json_object_new_int(-1));
     CU_ASSERT_EQUAL(rd(rb, t), MUSTER_EINVAL);
-    CU_ASSERT_TRUE(has(w.message, "spec.replicatedJobs[0].replicas"));
+    CU_ASSERT_TRUE(fx_has(w.message, "spec.replicatedJobs[0].replicas"));
     set(rj0, "replicas", json_object_new_int(1));
     set(at(rj1, "template", "spec", "template", NULL), "spec", NULL);
     CU_ASSERT_EQUAL(rd(rb, t), MUSTER_EINVAL);
-    CU_ASSERT_TRUE(has(w.message, "spec.replicatedJobs[1].template.spec.template.spec"));
+    CU_ASSERT_TRUE(fx_has(w.message, "spec.replicatedJobs[1].template.spec.template.spec"));
     set(at(t, "spec", NULL), "replicatedJobs", json_object_new_array());
     CU_ASSERT_EQUAL(rd(rb, t), MUSTER_EINVAL);
     CU_ASSERT_EQUAL(w.reason, KARMADA_WORKLOAD_INVALID);
-    CU_ASSERT_TRUE(has(w.message, "nothing to run"));
+    CU_ASSERT_TRUE(fx_has(w.message, "nothing to run"));
     json_object_put(t);
 
     /* spread splits a JobSet of one replicated job by its Jobs (issue 20); one of several is
@@ -267,7 +240,7 @@ static void test_jobset(void)
         json_tokener_parse("{\"scheduling.muster.io/placement\": \"spread\"}"));
     CU_ASSERT_EQUAL(rd(rb, t2), MUSTER_EINVAL);
     CU_ASSERT_EQUAL(w.reason, KARMADA_WORKLOAD_REFUSED);
-    CU_ASSERT_TRUE(has(w.message, "JobSet of 2 replicated jobs"));
+    CU_ASSERT_TRUE(fx_has(w.message, "JobSet of 2 replicated jobs"));
     json_object_array_del_idx(at(t2, "spec", "replicatedJobs", NULL), 1, 1);
     CU_ASSERT_EQUAL_FATAL(rd(rb, t2), 0);
     CU_ASSERT_EQUAL(w.placement, KARMADA_WORKLOAD_SPREAD);
@@ -294,7 +267,7 @@ static void test_lws(void)
     expect_comp(1, "worker", 9, 50, 0);
     CU_ASSERT_EQUAL(w.replicas, 12);
     CU_ASSERT_EQUAL(w.min_member, 4); /* one leader+workers group */
-    CU_ASSERT_TRUE(has(w.min_member_source, "size"));
+    CU_ASSERT_TRUE(fx_has(w.min_member_source, "size"));
     CU_ASSERT_EQUAL(res(&w.gang, "cpu"), 600);
     CU_ASSERT_EQUAL(w.placement, KARMADA_WORKLOAD_SINGLE_CLUSTER);
     check_pruned(rb, tmpl);
@@ -327,11 +300,11 @@ static void test_lws(void)
     CU_ASSERT_EQUAL(w.replicas, 1);
     set(lwt, "size", json_object_new_int(0));
     CU_ASSERT_EQUAL(rd(rb, t), MUSTER_EINVAL);
-    CU_ASSERT_TRUE(has(w.message, "size: must be a positive"));
+    CU_ASSERT_TRUE(fx_has(w.message, "size: must be a positive"));
     set(lwt, "size", json_object_new_int(2));
     set(lwt, "workerTemplate", NULL);
     CU_ASSERT_EQUAL(rd(rb, t), MUSTER_EINVAL);
-    CU_ASSERT_TRUE(has(w.message, "workerTemplate.spec"));
+    CU_ASSERT_TRUE(fx_has(w.message, "workerTemplate.spec"));
     json_object_put(t);
     json_object_put(rb);
     json_object_put(tmpl);
@@ -362,7 +335,7 @@ static void test_pytorchjob(void)
     CU_ASSERT_EQUAL(res(&w.gang, "nvidia.com/gpu"), 4000);
     set(specs, "Chief", json_object_get(at(specs, "Worker", NULL)));
     CU_ASSERT_EQUAL(rd(rb, t), MUSTER_EINVAL);
-    CU_ASSERT_TRUE(has(w.message, "Chief"));
+    CU_ASSERT_TRUE(fx_has(w.message, "Chief"));
     json_object_put(t);
     json_object_put(rb);
     json_object_put(tmpl);
@@ -419,7 +392,7 @@ static void test_ray(void)
     CU_ASSERT_EQUAL(w.replicas, 1);
     set(at(t, "spec", NULL), "headGroupSpec", NULL);
     CU_ASSERT_EQUAL(rd(rb, t), MUSTER_EINVAL);
-    CU_ASSERT_TRUE(has(w.message, "spec.headGroupSpec.template.spec"));
+    CU_ASSERT_TRUE(fx_has(w.message, "spec.headGroupSpec.template.spec"));
     json_object_put(t);
     json_object_put(rb);
     json_object_put(tmpl);
@@ -436,7 +409,7 @@ static void test_ray(void)
     set(at(t, "spec", NULL), "clusterSelector", json_tokener_parse("{\"ray.io/cluster\": \"a\"}"));
     CU_ASSERT_EQUAL(rd(rb, t), MUSTER_EINVAL);
     CU_ASSERT_EQUAL(w.reason, KARMADA_WORKLOAD_REFUSED);
-    CU_ASSERT_TRUE(has(w.message, "clusterSelector"));
+    CU_ASSERT_TRUE(fx_has(w.message, "clusterSelector"));
     json_object_put(t);
     json_object_put(rb);
     json_object_put(tmpl);
@@ -463,7 +436,7 @@ static void vectors(const char *file, const char *fixture, const char *objkey, s
 {
     json_object *rb0, *tmpl0;
     pair(fixture, &rb0, &tmpl0);
-    json_object *docs = load_docs(file);
+    json_object *docs = fx_load_docs(file);
     CU_ASSERT_PTR_NOT_NULL_FATAL(docs);
     CU_ASSERT_EQUAL(json_object_array_length(docs), ncases);
     for (size_t i = 0; i < json_object_array_length(docs); i++) {
@@ -484,7 +457,7 @@ static void vectors(const char *file, const char *fixture, const char *objkey, s
                 want_fail = differs[d].why;
         if (want_fail) {
             CU_ASSERT_EQUAL(rc, MUSTER_EINVAL);
-            CU_ASSERT_TRUE(has(w.message, want_fail));
+            CU_ASSERT_TRUE(fx_has(w.message, want_fail));
         } else {
             if (rc)
                 fprintf(stderr, "\n%s: %s", cname, w.message);
@@ -508,7 +481,7 @@ static void vectors(const char *file, const char *fixture, const char *objkey, s
             json_object *c0 = json_object_array_get_idx(at(rb, "spec", "components", NULL), 0);
             set(c0, "name", json_object_new_string("renamed"));
             CU_ASSERT_EQUAL(rd(rb, obj), MUSTER_EINVAL);
-            CU_ASSERT_TRUE(has(w.message, "stale"));
+            CU_ASSERT_TRUE(fx_has(w.message, "stale"));
         }
         json_object_put(rb);
         json_object_put(obj);
@@ -547,7 +520,7 @@ static void test_rb_request_counts(void)
     set(at(rb, "spec", NULL), "components",
         json_tokener_parse("[{\"name\": \"ray-head\", \"replicas\": 1}]"));
     CU_ASSERT_EQUAL(rd(rb, tmpl), MUSTER_EINVAL);
-    CU_ASSERT_TRUE(has(w.message, "stale"));
+    CU_ASSERT_TRUE(fx_has(w.message, "stale"));
     json_object_put(rb);
     json_object_put(tmpl);
     end();

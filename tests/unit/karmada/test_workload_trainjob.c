@@ -7,12 +7,11 @@
 
 #include "cluster-adapters/kube/schema.h"
 #include "queue/errors.h"
+#include "fixtures.h"
 #include "testing.h"
 
 #include <stdarg.h>
 #include <string.h>
-
-#define GI (1024LL * 1024 * 1024 * 1000)
 
 static struct queue_resnames *names;
 static struct karmada_workload w;
@@ -64,25 +63,6 @@ static json_object *rt_lookup(void *ud, int cluster_scoped, const char *ns, cons
 
 static const struct karmada_workload_hub hub = {pg_lookup, NULL, rt_lookup};
 
-static void path_of(char *buf, size_t cap, const char *rel)
-{
-    const char *src = getenv("MUSTER_SOURCE_DIR");
-    snprintf(buf, cap, "%s/%s", src ? src : ".", rel);
-}
-
-static json_object *load_yaml(const char *rel)
-{
-    char p[1024], err[256];
-    path_of(p, sizeof(p), rel);
-    json_object *docs = NULL;
-    if (kube_schema_read_yaml(p, &docs, err, sizeof(err)))
-        fprintf(stderr, "\n%s\n", err);
-    json_object *o = json_object_get(json_object_array_get_idx(docs, 0));
-    json_object_put(docs);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(o);
-    return o;
-}
-
 static json_object *rb0, *tj0;
 
 static void begin(void)
@@ -93,16 +73,16 @@ static void begin(void)
     memset(&hubst, 0, sizeof hubst);
     hubst.served = 1;
     hubst.ns_rt[0] =
-        load_yaml("tests/fixtures/workloads/trainingruntime-torch-with-dataset-init.yaml");
+        fx_load_yaml("tests/fixtures/workloads/trainingruntime-torch-with-dataset-init.yaml");
     hubst.cl_rt[0] =
-        load_yaml("tests/fixtures/workloads/clustertrainingruntime-torch-distributed.yaml");
+        fx_load_yaml("tests/fixtures/workloads/clustertrainingruntime-torch-distributed.yaml");
     hubst.cl_rt[1] =
-        load_yaml("tests/fixtures/workloads/clustertrainingruntime-deepspeed-distributed.yaml");
+        fx_load_yaml("tests/fixtures/workloads/clustertrainingruntime-deepspeed-distributed.yaml");
     char p[1024];
-    path_of(p, sizeof p, "tests/fixtures/workloads/trainjob-rb.json");
+    fx_path(p, sizeof p, "tests/fixtures/workloads/trainjob-rb.json");
     rb0 = json_object_from_file(p);
     CU_ASSERT_PTR_NOT_NULL_FATAL(rb0);
-    tj0 = load_yaml("tests/fixtures/workloads/trainjob.yaml");
+    tj0 = fx_load_yaml("tests/fixtures/workloads/trainjob.yaml");
 }
 
 static void end(void)
@@ -163,15 +143,6 @@ static int64_t res(const struct queue_resvec *v, const char *name)
     return queue_resvec_get(v, id);
 }
 
-static int has(const char *haystack, const char *needle)
-{
-    if (!strstr(haystack, needle)) {
-        fprintf(stderr, "\n\"%s\" does not contain \"%s\"\n", haystack, needle);
-        return 0;
-    }
-    return 1;
-}
-
 static void expect_comp(uint32_t i, const char *name, int32_t replicas, int64_t cpu, int64_t mem)
 {
     CU_ASSERT_FATAL(i < w.ncomponents);
@@ -211,7 +182,7 @@ static void test_fixtures_validate(void)
          "kubeflow_trainer.kubeflow.org_clustertrainingruntimes.yaml"},
     };
     char rel[256], p[1024], err[512];
-    path_of(p, sizeof p,
+    fx_path(p, sizeof p,
             "tests/fixtures/reference/crds/karmada_work.karmada.io_resourcebindings.yaml");
     struct kube_schema *rbs = NULL;
     CU_ASSERT_EQUAL_FATAL(kube_schema_load_crd(p, "v1alpha2", &rbs, err, sizeof err), 0);
@@ -220,11 +191,11 @@ static void test_fixtures_validate(void)
     CU_ASSERT_EQUAL(kube_schema_validate(rbs, rb0, &errs), 0);
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         snprintf(rel, sizeof rel, "tests/fixtures/reference/crds/%s", cases[i].crd);
-        path_of(p, sizeof p, rel);
+        fx_path(p, sizeof p, rel);
         struct kube_schema *s = NULL;
         CU_ASSERT_EQUAL_FATAL(kube_schema_load_crd(p, "v1alpha1", &s, err, sizeof err), 0);
         snprintf(rel, sizeof rel, "tests/fixtures/workloads/%s", cases[i].fixture);
-        json_object *o = load_yaml(rel);
+        json_object *o = fx_load_yaml(rel);
         kube_schema_errors_close(&errs);
         kube_schema_errors_init(&errs);
         int rc = kube_schema_validate(s, o, &errs);
@@ -396,25 +367,25 @@ static void test_runtime_missing(void)
     CU_ASSERT_EQUAL(rd(rb0, t), MUSTER_EINVAL);
     CU_ASSERT_EQUAL(w.reason, KARMADA_WORKLOAD_REFUSED);
     CU_ASSERT_STRING_EQUAL(karmada_workload_condition_reason(w.reason), "Unschedulable");
-    CU_ASSERT_TRUE(has(w.message, "waiting for the TrainingRuntime no-such-runtime in namespace "
-                                  "team that the TrainJob names (spec.runtimeRef) to be created "
-                                  "on the hub"));
+    CU_ASSERT_TRUE(fx_has(w.message, "waiting for the TrainingRuntime no-such-runtime in namespace "
+                                     "team that the TrainJob names (spec.runtimeRef) to be created "
+                                     "on the hub"));
     json_object_put(t);
     /* a ClusterTrainingRuntime is not a TrainingRuntime of the same name */
     t = trainjob_on("TrainingRuntime", "torch-distributed", 2);
     CU_ASSERT_EQUAL(rd(rb0, t), MUSTER_EINVAL);
-    CU_ASSERT_TRUE(has(w.message, "waiting for the TrainingRuntime torch-distributed"));
+    CU_ASSERT_TRUE(fx_has(w.message, "waiting for the TrainingRuntime torch-distributed"));
     json_object_put(t);
     /* the hub without the CRD */
     hubst.served = 0;
     CU_ASSERT_EQUAL(rd(rb0, tj0), MUSTER_EINVAL);
     CU_ASSERT_EQUAL(w.reason, KARMADA_WORKLOAD_REFUSED);
-    CU_ASSERT_TRUE(has(w.message, "the hub serves no trainer.kubeflow.org runtimes"));
+    CU_ASSERT_TRUE(fx_has(w.message, "the hub serves no trainer.kubeflow.org runtimes"));
     hubst.served = 1;
     /* karmada_workload_read looks nothing up */
     CU_ASSERT_EQUAL(karmada_workload_read(&w, names, rb0, tj0), MUSTER_EINVAL);
     CU_ASSERT_EQUAL(w.reason, KARMADA_WORKLOAD_REFUSED);
-    CU_ASSERT_TRUE(has(w.message, "which this read does not look up"));
+    CU_ASSERT_TRUE(fx_has(w.message, "which this read does not look up"));
     /* and once the runtime is there, the same TrainJob reads */
     CU_ASSERT_EQUAL(rd(rb0, tj0), 0);
     CU_ASSERT_EQUAL(w.replicas, 3);
@@ -427,7 +398,7 @@ static void expect_invalid(json_object *rb, json_object *t, const char *needle)
 {
     CU_ASSERT_EQUAL(rd(rb, t), MUSTER_EINVAL);
     CU_ASSERT_EQUAL(w.reason, KARMADA_WORKLOAD_INVALID);
-    CU_ASSERT_TRUE(has(w.message, needle));
+    CU_ASSERT_TRUE(fx_has(w.message, needle));
 }
 
 static void test_refusals(void)
@@ -481,7 +452,7 @@ static void test_refusals(void)
     set(md, "annotations", json_tokener_parse("{\"scheduling.muster.io/placement\": \"spread\"}"));
     CU_ASSERT_EQUAL(rd(rb, t), MUSTER_EINVAL);
     CU_ASSERT_EQUAL(w.reason, KARMADA_WORKLOAD_REFUSED);
-    CU_ASSERT_TRUE(has(w.message, "placement spread is refused for a TrainJob"));
+    CU_ASSERT_TRUE(fx_has(w.message, "placement spread is refused for a TrainJob"));
     json_object_put(rb);
     /* an RB with components (as MultiplePodTemplatesScheduling would, had Karmada a component
      * interpreter for it) pairs by name, else it is stale */
