@@ -64,4 +64,43 @@ static inline int fx_has(const char *haystack, const char *needle)
     return 1;
 }
 
+/* Validates o against a vendored CRD (tests/fixtures/reference/crds/<file>) at version, loaded
+ * into *slot the first time; every schema error on stderr. */
+static inline void fx_valid_as(struct kube_schema **slot, const char *file, const char *version,
+                               json_object *o)
+{
+    CU_ASSERT_PTR_NOT_NULL_FATAL(o);
+    if (!*slot) {
+        char rel[256], path[1024], err[512];
+        snprintf(rel, sizeof(rel), "tests/fixtures/reference/crds/%s", file);
+        fx_path(path, sizeof(path), rel);
+        CU_ASSERT_EQUAL_FATAL(kube_schema_load_crd(path, version, slot, err, sizeof(err)), 0);
+    }
+    struct kube_schema_errors errs;
+    kube_schema_errors_init(&errs);
+    int rc = kube_schema_validate(*slot, o, &errs);
+    for (size_t i = 0; i < errs.count; i++)
+        fprintf(stderr, "\n%s: %s", file, errs.msgs[i]);
+    CU_ASSERT_EQUAL(rc, 0);
+    kube_schema_errors_close(&errs);
+}
+
+/* The value at a slash-separated path ("spec/replicatedJobs/0/replicas"): object keys, and
+ * indexes where the value is an array; NULL when absent. */
+static inline json_object *fx_at(json_object *o, const char *path)
+{
+    char key[256];
+    while (o && *path) {
+        const char *slash = strchr(path, '/');
+        size_t len = slash ? (size_t)(slash - path) : strlen(path);
+        snprintf(key, sizeof(key), "%.*s", (int)len, path);
+        if (json_object_is_type(o, json_type_array))
+            o = json_object_array_get_idx(o, (size_t)strtoul(key, NULL, 10));
+        else if (!json_object_object_get_ex(o, key, &o))
+            o = NULL;
+        path += len + (slash ? 1 : 0);
+    }
+    return o;
+}
+
 #endif

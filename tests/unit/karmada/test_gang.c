@@ -11,6 +11,7 @@
 #include "cluster-adapters/karmada/patch.h"
 #include "queue/errors.h"
 #include "queue/mem.h"
+#include "fixtures.h"
 #include "testing.h"
 
 #include <regex.h>
@@ -33,35 +34,16 @@ static const struct {
     {"karmada_policy.karmada.io_overridepolicies.yaml", "v1alpha1"},
 };
 
+static void valid_as(int which, json_object *o)
+{
+    fx_valid_as(&schemas[which], crds[which].file, crds[which].version, o);
+}
+
 static struct queue_resnames *names;
 static struct karmada_workload w;
 static json_object *rb, *tmpl;
 
 /* ---- fixtures and helpers ---- */
-
-static void path_of(char *buf, size_t cap, const char *rel)
-{
-    const char *src = getenv("MUSTER_SOURCE_DIR");
-    snprintf(buf, cap, "%s/%s", src ? src : ".", rel);
-}
-
-static void valid_as(int which, json_object *o)
-{
-    if (!schemas[which]) {
-        char rel[256], path[1024], err[512];
-        snprintf(rel, sizeof(rel), "tests/fixtures/reference/crds/%s", crds[which].file);
-        path_of(path, sizeof(path), rel);
-        CU_ASSERT_EQUAL_FATAL(
-            kube_schema_load_crd(path, crds[which].version, &schemas[which], err, sizeof(err)), 0);
-    }
-    struct kube_schema_errors errs;
-    kube_schema_errors_init(&errs);
-    int rc = kube_schema_validate(schemas[which], o, &errs);
-    for (size_t i = 0; i < errs.count; i++)
-        fprintf(stderr, "\n%s: %s", crds[which].file, errs.msgs[i]);
-    CU_ASSERT_EQUAL(rc, 0);
-    kube_schema_errors_close(&errs);
-}
 
 /* A Work and the PodGroup it carries, each against its CRD. */
 static void valid_work(json_object *work)
@@ -76,26 +58,9 @@ static void valid_work(json_object *work)
     valid_as(PODGROUP, json_object_array_get_idx(m, 0));
 }
 
-/* The value at a slash-separated path of object keys ("spec/suspension/dispatching"). */
-static json_object *at(json_object *o, const char *path)
-{
-    char key[256];
-    while (o && *path) {
-        const char *slash = strchr(path, '/');
-        size_t len = slash ? (size_t)(slash - path) : strlen(path);
-        snprintf(key, sizeof(key), "%.*s", (int)len, path);
-        if (json_object_is_type(o, json_type_array))
-            o = json_object_array_get_idx(o, (size_t)strtoul(key, NULL, 10));
-        else if (!json_object_object_get_ex(o, key, &o))
-            o = NULL;
-        path += len + (slash ? 1 : 0);
-    }
-    return o;
-}
-
 static const char *s_at(json_object *o, const char *path)
 {
-    json_object *v = at(o, path);
+    json_object *v = fx_at(o, path);
     return v && json_object_is_type(v, json_type_string) ? json_object_get_string(v) : "<none>";
 }
 
@@ -123,11 +88,11 @@ static void load(const char *kind)
     json_object_put(rb);
     json_object_put(tmpl);
     snprintf(rel, sizeof(rel), "tests/fixtures/workloads/%s-rb.json", kind);
-    path_of(path, sizeof(path), rel);
+    fx_path(path, sizeof(path), rel);
     rb = json_object_from_file(path);
     CU_ASSERT_PTR_NOT_NULL_FATAL(rb);
     snprintf(rel, sizeof(rel), "tests/fixtures/workloads/%s.yaml", kind);
-    path_of(path, sizeof(path), rel);
+    fx_path(path, sizeof(path), rel);
     json_object *docs = NULL;
     CU_ASSERT_EQUAL_FATAL(kube_schema_read_yaml(path, &docs, err, sizeof(err)), 0);
     tmpl = json_object_get(json_object_array_get_idx(docs, 0));
@@ -172,18 +137,18 @@ static json_object *merged(json_object *target, json_object *patch)
  * the sim's binding controller) does, and returns the overridden template. */
 static json_object *overridden(json_object *policy, const char *cluster)
 {
-    json_object *rules = at(policy, "spec/overrideRules"), *ops = json_object_new_array();
+    json_object *rules = fx_at(policy, "spec/overrideRules"), *ops = json_object_new_array();
     for (size_t r = 0; r < json_object_array_length(rules); r++) {
         json_object *rule = json_object_array_get_idx(rules, r);
-        if (at(rule, "targetCluster") &&
+        if (fx_at(rule, "targetCluster") &&
             strcmp(s_at(rule, "targetCluster/clusterNames/0"), cluster) != 0)
             continue;
-        json_object *plain = at(rule, "overriders/plaintext");
+        json_object *plain = fx_at(rule, "overriders/plaintext");
         for (size_t p = 0; p < json_object_array_length(plain); p++) {
             json_object *o = json_object_array_get_idx(plain, p), *op = json_object_new_object();
             json_object_object_add(op, "op", json_object_new_string(s_at(o, "operator")));
             json_object_object_add(op, "path", json_object_new_string(s_at(o, "path")));
-            json_object_object_add(op, "value", json_object_get(at(o, "value")));
+            json_object_object_add(op, "value", json_object_get(fx_at(o, "value")));
             json_object_array_add(ops, op);
         }
     }
@@ -303,13 +268,13 @@ static void test_deployment_work(void)
     work = karmada_gang_podgroup_work(&in, 1);
     valid_work(work);
     CU_ASSERT_STRING_EQUAL(s_at(work, "metadata/namespace"), "karmada-es-member2");
-    CU_ASSERT_PTR_NULL(at(work, "spec/suspendDispatching"));
-    json_object *pg = at(work, "spec/workload/manifests/0");
-    CU_ASSERT_EQUAL(json_object_get_int(at(pg, "spec/minMember")), 1);
+    CU_ASSERT_PTR_NULL(fx_at(work, "spec/suspendDispatching"));
+    json_object *pg = fx_at(work, "spec/workload/manifests/0");
+    CU_ASSERT_EQUAL(json_object_get_int(fx_at(pg, "spec/minMember")), 1);
     CU_ASSERT_STRING_EQUAL(s_at(pg, "spec/minResources/cpu"), "2");
     CU_ASSERT_STRING_EQUAL(s_at(pg, "spec/minResources/memory"), "4Gi");
     json_object *wns = NULL;
-    CU_ASSERT_TRUE(json_object_object_get_ex(at(pg, "metadata/annotations"),
+    CU_ASSERT_TRUE(json_object_object_get_ex(fx_at(pg, "metadata/annotations"),
                                              KARMADA_GANG_WORK_NAMESPACE_ANNOTATION, &wns));
     CU_ASSERT_STRING_EQUAL(json_object_get_string(wns), "karmada-es-member2");
     json_object_put(work);
@@ -351,10 +316,10 @@ static void test_pod_group(void)
     in.gang_request = &sum;
     json_object *work = karmada_gang_podgroup_work(&in, 0);
     valid_work(work);
-    json_object *pg = at(work, "spec/workload/manifests/0");
+    json_object *pg = fx_at(work, "spec/workload/manifests/0");
     CU_ASSERT_STRING_EQUAL(s_at(pg, "metadata/name"), "muster-sample-pod-x7k2q-pod");
-    equal_json(at(pg, "spec"), "{\"minMember\":2,\"minResources\":{\"cpu\":\"5\"},"
-                               "\"queue\":\"user-queue\"}");
+    equal_json(fx_at(pg, "spec"), "{\"minMember\":2,\"minResources\":{\"cpu\":\"5\"},"
+                                  "\"queue\":\"user-queue\"}");
     json_object_put(work);
     in.gang_request = NULL; /* without it: 2 x the lead's own 3 CPUs */
     work = karmada_gang_podgroup_work(&in, 0);
@@ -372,10 +337,10 @@ static void test_job_work_min_member(void)
     struct karmada_gang_input in = input(one, 1);
     json_object *work = karmada_gang_podgroup_work(&in, 0);
     valid_work(work);
-    json_object *pg = at(work, "spec/workload/manifests/0");
-    equal_json(at(pg, "spec"), "{\"minMember\":2,\"minResources\":{\"cpu\":\"1500m\","
-                               "\"memory\":\"3Gi\",\"nvidia.com/gpu\":\"3\"},"
-                               "\"queue\":\"batch\",\"priorityClassName\":\"high-priority\"}");
+    json_object *pg = fx_at(work, "spec/workload/manifests/0");
+    equal_json(fx_at(pg, "spec"), "{\"minMember\":2,\"minResources\":{\"cpu\":\"1500m\","
+                                  "\"memory\":\"3Gi\",\"nvidia.com/gpu\":\"3\"},"
+                                  "\"queue\":\"batch\",\"priorityClassName\":\"high-priority\"}");
     CU_ASSERT_STRING_EQUAL(s_at(pg, "metadata/namespace"), "team-b");
     json_object_put(work);
 
@@ -385,7 +350,7 @@ static void test_job_work_min_member(void)
     for (uint32_t i = 0; i < 2; i++) {
         work = karmada_gang_podgroup_work(&in, i);
         valid_work(work);
-        int32_t m = json_object_get_int(at(work, "spec/workload/manifests/0/spec/minMember"));
+        int32_t m = json_object_get_int(fx_at(work, "spec/workload/manifests/0/spec/minMember"));
         CU_ASSERT_EQUAL(m, i == 0 ? 2 : 1);
         sum += m;
         json_object_put(work);
@@ -416,17 +381,17 @@ static void test_input_check(void)
     CU_ASSERT_PTR_NULL(karmada_gang_override_policy(&in));
 
     /* Without the RB's uid muster could not label its objects with it. */
-    json_object *uid = json_object_get(at(rb, "metadata/uid"));
-    json_object_object_del(at(rb, "metadata"), "uid");
+    json_object *uid = json_object_get(fx_at(rb, "metadata/uid"));
+    json_object_object_del(fx_at(rb, "metadata"), "uid");
     in = input(ok, 1);
     CU_ASSERT_EQUAL(karmada_gang_input_check(&in, why, sizeof(why)), MUSTER_EINVAL);
     CU_ASSERT_PTR_NOT_NULL(strstr(why, "metadata.uid"));
     CU_ASSERT_PTR_NULL(karmada_gang_podgroup_work(&in, 0));
-    json_object_object_add(at(rb, "metadata"), "uid", uid);
+    json_object_object_add(fx_at(rb, "metadata"), "uid", uid);
 
     /* Without the permanent id muster could not find the Works Karmada renders (the barrier
      * check): refuse to build them. */
-    json_object_object_del(at(rb, "metadata/labels"), KARMADA_WORKLOAD_PERMANENT_ID_LABEL);
+    json_object_object_del(fx_at(rb, "metadata/labels"), KARMADA_WORKLOAD_PERMANENT_ID_LABEL);
     reread();
     in = input(ok, 1);
     CU_ASSERT_EQUAL(karmada_gang_input_check(&in, why, sizeof(why)), MUSTER_EINVAL);
@@ -472,7 +437,7 @@ static void test_deployment_policy(void)
     CU_ASSERT_TRUE(json_object_equal(op, op2));
     json_object_put(op2);
     json_object *t = overridden(op, "member2");
-    json_object *ann = at(t, "spec/template/metadata/annotations");
+    json_object *ann = fx_at(t, "spec/template/metadata/annotations");
     json_object *v = NULL;
     CU_ASSERT_TRUE(json_object_object_get_ex(ann, KARMADA_GANG_GROUP_NAME_ANNOTATION, &v));
     CU_ASSERT_STRING_EQUAL(json_object_get_string(v), "muster-web-deployment");
@@ -488,18 +453,18 @@ static void test_existing_annotation_kept(void)
     load("deployment");
     json_object *ann = json_object_new_object();
     json_object_object_add(ann, "prometheus.io/scrape", json_object_new_string("true"));
-    json_object_object_add(at(tmpl, "spec/template/metadata"), "annotations", ann);
+    json_object_object_add(fx_at(tmpl, "spec/template/metadata"), "annotations", ann);
     struct karmada_gang_share shares[] = {{"member1", 4}};
     struct karmada_gang_input in = input(shares, 1);
     json_object *op = karmada_gang_override_policy(&in);
     CU_ASSERT_PTR_NOT_NULL_FATAL(op);
     valid_as(POLICY, op);
-    json_object *plain = at(op, "spec/overrideRules/0/overriders/plaintext");
+    json_object *plain = fx_at(op, "spec/overrideRules/0/overriders/plaintext");
     equal_json(json_object_array_get_idx(plain, 0),
                "{\"path\":\"/spec/template/metadata/annotations/scheduling.k8s.io~1group-name\","
                "\"operator\":\"add\",\"value\":\"muster-web-deployment\"}");
     json_object *t = overridden(op, "member1");
-    equal_json(at(t, "spec/template/metadata/annotations"),
+    equal_json(fx_at(t, "spec/template/metadata/annotations"),
                "{\"prometheus.io/scrape\":\"true\","
                "\"scheduling.k8s.io/group-name\":\"muster-web-deployment\"}");
     json_object_put(t);
@@ -510,7 +475,7 @@ static void test_existing_annotation_kept(void)
 static void test_job_policy_without_pod_metadata(void)
 {
     load("job");
-    CU_ASSERT_PTR_NULL(at(tmpl, "spec/template/metadata"));
+    CU_ASSERT_PTR_NULL(fx_at(tmpl, "spec/template/metadata"));
     struct karmada_gang_share shares[] = {{"member1", 3}};
     struct karmada_gang_input in = input(shares, 1);
     json_object *op = karmada_gang_override_policy(&in);
@@ -519,7 +484,7 @@ static void test_job_policy_without_pod_metadata(void)
     CU_ASSERT_STRING_EQUAL(s_at(op, "spec/overrideRules/0/overriders/plaintext/0/path"),
                            "/spec/template/metadata");
     json_object *t = overridden(op, "member1");
-    equal_json(at(t, "spec/template/metadata"),
+    equal_json(fx_at(t, "spec/template/metadata"),
                "{\"annotations\":{\"scheduling.k8s.io/group-name\":\"muster-etl-job\"}}");
     CU_ASSERT_STRING_EQUAL(s_at(t, "spec/template/spec/schedulerName"), "volcano");
     CU_ASSERT_STRING_EQUAL(s_at(t, "spec/template/spec/restartPolicy"), "Never");
@@ -541,7 +506,7 @@ static void test_pod_paths(void)
     json_object *op = karmada_gang_override_policy(&in);
     CU_ASSERT_PTR_NOT_NULL_FATAL(op);
     valid_as(POLICY, op);
-    equal_json(at(op, "spec/overrideRules/0/overriders/plaintext"),
+    equal_json(fx_at(op, "spec/overrideRules/0/overriders/plaintext"),
                "[{\"path\":\"/metadata/annotations\",\"operator\":\"add\",\"value\":"
                "{\"scheduling.k8s.io/group-name\":\"muster-debug-pod\"}},"
                "{\"path\":\"/spec/schedulerName\",\"operator\":\"add\","
@@ -549,7 +514,7 @@ static void test_pod_paths(void)
     json_object *t = overridden(op, "member3");
     CU_ASSERT_STRING_EQUAL(s_at(t, "spec/schedulerName"), "volcano-custom");
     json_object *v = NULL;
-    CU_ASSERT_TRUE(json_object_object_get_ex(at(t, "metadata/annotations"),
+    CU_ASSERT_TRUE(json_object_object_get_ex(fx_at(t, "metadata/annotations"),
                                              KARMADA_GANG_GROUP_NAME_ANNOTATION, &v));
     CU_ASSERT_STRING_EQUAL(json_object_get_string(v), "muster-debug-pod");
     CU_ASSERT_STRING_EQUAL(s_at(t, "metadata/name"), "debug");
@@ -559,13 +524,13 @@ static void test_pod_paths(void)
     /* With annotations on the Pod: one key under them, the others kept. */
     json_object *ann = json_object_new_object();
     json_object_object_add(ann, "owner", json_object_new_string("sre"));
-    json_object_object_add(at(tmpl, "metadata"), "annotations", ann);
+    json_object_object_add(fx_at(tmpl, "metadata"), "annotations", ann);
     op = karmada_gang_override_policy(&in);
     valid_as(POLICY, op);
     CU_ASSERT_STRING_EQUAL(s_at(op, "spec/overrideRules/0/overriders/plaintext/0/path"),
                            "/metadata/annotations/scheduling.k8s.io~1group-name");
     t = overridden(op, "member3");
-    equal_json(at(t, "metadata/annotations"),
+    equal_json(fx_at(t, "metadata/annotations"),
                "{\"owner\":\"sre\",\"scheduling.k8s.io/group-name\":\"muster-debug-pod\"}");
     json_object_put(t);
     json_object_put(op);
@@ -589,7 +554,7 @@ static void test_vcjob_gets_no_objects(void)
     /* It is still placed and released with the same RB patches. */
     json_object *p = PATCH(karmada_patch_assign, &in, 1);
     json_object *out = merged(rb, p);
-    equal_json(at(out, "spec/clusters"), "[{\"name\":\"member1\",\"replicas\":6}]");
+    equal_json(fx_at(out, "spec/clusters"), "[{\"name\":\"member1\",\"replicas\":6}]");
     valid_as(RB, out);
     json_object_put(out);
     json_object_put(p);
@@ -605,16 +570,16 @@ static void test_assign_patch(void)
     json_object *p = PATCH(karmada_patch_assign, &in, 1);
     json_object *out = merged(rb, p);
     valid_as(RB, out);
-    equal_json(at(out, "spec/clusters"),
+    equal_json(fx_at(out, "spec/clusters"),
                "[{\"name\":\"member1\",\"replicas\":3},{\"name\":\"member2\",\"replicas\":1}]");
-    CU_ASSERT_TRUE(json_object_get_boolean(at(out, "spec/suspension/scheduling")));
-    CU_ASSERT_TRUE(json_object_get_boolean(at(out, "spec/suspension/dispatching")));
+    CU_ASSERT_TRUE(json_object_get_boolean(fx_at(out, "spec/suspension/scheduling")));
+    CU_ASSERT_TRUE(json_object_get_boolean(fx_at(out, "spec/suspension/dispatching")));
     /* The annotation is spec.placement's JSON text, as karmada-scheduler writes it. */
-    json_object *ann = at(out, "metadata/annotations"), *text = NULL;
+    json_object *ann = fx_at(out, "metadata/annotations"), *text = NULL;
     CU_ASSERT_TRUE_FATAL(
         json_object_object_get_ex(ann, KARMADA_GANG_APPLIED_PLACEMENT_ANNOTATION, &text));
     json_object *placement = json_tokener_parse(json_object_get_string(text));
-    CU_ASSERT_TRUE(json_object_equal(placement, at(rb, "spec/placement")));
+    CU_ASSERT_TRUE(json_object_equal(placement, fx_at(rb, "spec/placement")));
     CU_ASSERT_PTR_NULL(strchr(json_object_get_string(text), ' '));
     json_object_put(placement);
     CU_ASSERT_EQUAL(json_object_object_length(ann), 3); /* the policy's two are kept */
@@ -623,9 +588,9 @@ static void test_assign_patch(void)
 
     /* No barrier: the patch says nothing about suspension. */
     p = PATCH(karmada_patch_assign, &in, 0);
-    CU_ASSERT_PTR_NULL(at(p, "spec/suspension"));
+    CU_ASSERT_PTR_NULL(fx_at(p, "spec/suspension"));
     out = merged(rb, p);
-    CU_ASSERT_PTR_NULL(at(out, "spec/suspension/dispatching"));
+    CU_ASSERT_PTR_NULL(fx_at(out, "spec/suspension/dispatching"));
     valid_as(RB, out);
     json_object_put(out);
     json_object_put(p);
@@ -637,7 +602,7 @@ static void test_assign_patch(void)
     p = PATCH(karmada_patch_assign, &in, 1);
     out = merged(rb, p);
     valid_as(RB, out);
-    CU_ASSERT_TRUE(json_object_get_boolean(at(out, "spec/suspension/dispatching")));
+    CU_ASSERT_TRUE(json_object_get_boolean(fx_at(out, "spec/suspension/dispatching")));
     CU_ASSERT_STRING_EQUAL(s_at(out, "spec/suspension/dispatchingOnClusters/clusterNames/0"),
                            "member2");
     json_object_put(out);
@@ -666,8 +631,8 @@ static void test_release_restores_dispatching(void)
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         p = PATCH(karmada_patch_release, cases[i].user);
         json_object *out = merged(barred, p);
-        equal_json(at(out, "spec/suspension"), cases[i].want);
-        CU_ASSERT_PTR_NOT_NULL(at(out, "spec/clusters"));
+        equal_json(fx_at(out, "spec/suspension"), cases[i].want);
+        CU_ASSERT_PTR_NOT_NULL(fx_at(out, "spec/clusters"));
         valid_as(RB, out);
         json_object_put(out);
         json_object_put(p);
@@ -679,9 +644,9 @@ static void test_release_restores_dispatching(void)
 
     /* assign+lift: the placement and the suspension lifted in one patch, no barrier */
     p = PATCH(karmada_patch_assign_lift, &in);
-    equal_json(at(p, "spec/suspension"), "{\"scheduling\":false}");
+    equal_json(fx_at(p, "spec/suspension"), "{\"scheduling\":false}");
     json_object *lifted = merged(rb, p);
-    equal_json(at(lifted, "spec/clusters"), "[{\"name\":\"member1\",\"replicas\":4}]");
+    equal_json(fx_at(lifted, "spec/clusters"), "[{\"name\":\"member1\",\"replicas\":4}]");
     valid_as(RB, lifted);
     json_object_put(lifted);
     json_object_put(p);
@@ -714,18 +679,18 @@ static void test_rollback_patches(void)
     equal_json(p, "{\"spec\":{\"suspension\":{\"dispatching\":true}}}");
     json_object *barred = merged(released, p);
     valid_as(RB, barred);
-    CU_ASSERT_TRUE(json_object_get_boolean(at(barred, "spec/suspension/dispatching")));
+    CU_ASSERT_TRUE(json_object_get_boolean(fx_at(barred, "spec/suspension/dispatching")));
     json_object_put(p);
 
     p = PATCH(karmada_patch_rollback_clear, KARMADA_DISPATCHING_FALSE);
     json_object *out = merged(barred, p);
     valid_as(RB, out);
-    CU_ASSERT_PTR_NULL(at(out, "spec/clusters"));
-    json_object *ann = at(out, "metadata/annotations");
+    CU_ASSERT_PTR_NULL(fx_at(out, "spec/clusters"));
+    json_object *ann = fx_at(out, "metadata/annotations");
     CU_ASSERT_FALSE(
         json_object_object_get_ex(ann, KARMADA_GANG_APPLIED_PLACEMENT_ANNOTATION, NULL));
     CU_ASSERT_TRUE(json_object_object_get_ex(ann, "propagationpolicy.karmada.io/name", NULL));
-    equal_json(at(out, "spec/suspension"),
+    equal_json(fx_at(out, "spec/suspension"),
                "{\"scheduling\":true,\"dispatching\":false,"
                "\"dispatchingOnClusters\":{\"clusterNames\":[\"member2\"]}}");
     /* Back to exactly the RB as the detector and webhook left it. */
@@ -735,7 +700,7 @@ static void test_rollback_patches(void)
 
     p = PATCH(karmada_patch_rollback_clear, KARMADA_DISPATCHING_REMOVE);
     out = merged(barred, p);
-    CU_ASSERT_PTR_NULL(at(out, "spec/suspension/dispatching"));
+    CU_ASSERT_PTR_NULL(fx_at(out, "spec/suspension/dispatching"));
     valid_as(RB, out);
     json_object_put(out);
     /* The taint manager evicted a cluster (spec.gracefulEvictionTasks): the whole gang is taken
@@ -743,13 +708,13 @@ static void test_rollback_patches(void)
     json_object *evicted = NULL;
     json_object_deep_copy(barred, &evicted, NULL);
     json_object_object_add(
-        at(evicted, "spec"), "gracefulEvictionTasks",
+        fx_at(evicted, "spec"), "gracefulEvictionTasks",
         json_tokener_parse("[{\"fromCluster\":\"member1\",\"reason\":\"TaintUntolerated\","
                            "\"producer\":\"TaintManager\"}]"));
     valid_as(RB, evicted);
     out = merged(evicted, p);
-    CU_ASSERT_PTR_NULL(at(out, "spec/gracefulEvictionTasks"));
-    CU_ASSERT_PTR_NULL(at(out, "spec/clusters"));
+    CU_ASSERT_PTR_NULL(fx_at(out, "spec/gracefulEvictionTasks"));
+    CU_ASSERT_PTR_NULL(fx_at(out, "spec/clusters"));
     valid_as(RB, out);
     json_object_put(out);
     json_object_put(evicted);
@@ -763,7 +728,7 @@ static void test_rollback_patches(void)
 
 static json_object *condition(json_object *o, const char *type)
 {
-    json_object *conds = at(o, "status/conditions");
+    json_object *conds = fx_at(o, "status/conditions");
     for (size_t i = 0; conds && i < json_object_array_length(conds); i++) {
         json_object *c = json_object_array_get_idx(conds, i);
         if (strcmp(s_at(c, "type"), type) == 0)
@@ -775,7 +740,7 @@ static json_object *condition(json_object *o, const char *type)
 static void test_status_scheduled(void)
 {
     char path[1024];
-    path_of(path, sizeof(path), "tests/fixtures/objects/resourcebinding.json");
+    fx_path(path, sizeof(path), "tests/fixtures/objects/resourcebinding.json");
     json_object *scheduled = json_object_from_file(path); /* Scheduled=True, FullyApplied */
     CU_ASSERT_PTR_NOT_NULL_FATAL(scheduled);
     json_object *p = PATCH(karmada_patch_status_scheduled, scheduled, "2026-11-22T03:00:00Z");
@@ -786,10 +751,10 @@ static void test_status_scheduled(void)
     CU_ASSERT_STRING_EQUAL(s_at(c, "lastTransitionTime"), "2026-11-21T09:12:46Z");
     CU_ASSERT_STRING_EQUAL(s_at(c, "message"), KARMADA_GANG_SCHEDULED_MESSAGE);
     CU_ASSERT_STRING_EQUAL(s_at(out, "status/lastScheduledTime"), "2026-11-22T03:00:00Z");
-    CU_ASSERT_EQUAL(json_object_get_int(at(out, "status/schedulerObservedGeneration")), 3);
+    CU_ASSERT_EQUAL(json_object_get_int(fx_at(out, "status/schedulerObservedGeneration")), 3);
     CU_ASSERT_TRUE(
         json_object_equal(condition(out, "FullyApplied"), condition(scheduled, "FullyApplied")));
-    CU_ASSERT_EQUAL(json_object_array_length(at(out, "status/conditions")), 2);
+    CU_ASSERT_EQUAL(json_object_array_length(fx_at(out, "status/conditions")), 2);
     json_object_put(out);
     json_object_put(p);
 
@@ -821,8 +786,8 @@ static void test_status_scheduled(void)
     p = PATCH(karmada_patch_status_scheduled, rb, "2026-11-22T03:00:00Z");
     out = merged(rb, p);
     valid_as(RB, out);
-    CU_ASSERT_EQUAL(json_object_array_length(at(out, "status/conditions")), 1);
-    CU_ASSERT_EQUAL(json_object_get_int(at(out, "status/schedulerObservedGeneration")), 1);
+    CU_ASSERT_EQUAL(json_object_array_length(fx_at(out, "status/conditions")), 1);
+    CU_ASSERT_EQUAL(json_object_get_int(fx_at(out, "status/schedulerObservedGeneration")), 1);
     json_object_put(out);
     json_object_put(p);
     json_object_put(scheduled);
@@ -874,7 +839,7 @@ static void test_rendered_barrier(void)
                     KARMADA_GANG_RENDERED_READY);
     /* muster's own Work in the list (a hand-made permanent-id label) is not the rendered one */
     json_object *mine = rendered("member1", 0, NULL);
-    json_object_object_add(at(mine, "metadata/labels"), KARMADA_GANG_BINDING_UID_LABEL,
+    json_object_object_add(fx_at(mine, "metadata/labels"), KARMADA_GANG_BINDING_UID_LABEL,
                            json_object_new_string("u"));
     json_object_array_add(items, mine);
     CU_ASSERT_EQUAL(karmada_gang_rendered_judge(items, shares, 2, pol, NULL, 0),
@@ -893,7 +858,7 @@ static void test_rendered_barrier(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(why, "member1"));
     /* a Work being deleted counts as missing */
     json_object *dying = rendered("member1", 1, pol);
-    json_object_object_add(at(dying, "metadata"), "deletionTimestamp",
+    json_object_object_add(fx_at(dying, "metadata"), "deletionTimestamp",
                            json_object_new_string("2026-11-22T03:00:00Z"));
     CU_ASSERT_EQUAL(karmada_gang_rendered_work(dying, pol), KARMADA_GANG_RENDERED_MISSING);
     json_object_put(dying);
@@ -924,7 +889,7 @@ static void test_work_status_read(void)
     valid_as(WORK, work);
     CU_ASSERT_TRUE(karmada_gang_work_applied(work));
     CU_ASSERT_STRING_EQUAL(karmada_gang_work_podgroup_phase(work), "Inqueue");
-    json_object_object_add(at(work, "metadata"), "deletionTimestamp",
+    json_object_object_add(fx_at(work, "metadata"), "deletionTimestamp",
                            json_object_new_string("2026-11-22T03:00:00Z"));
     CU_ASSERT_FALSE(karmada_gang_work_applied(work)); /* being deleted: not this attempt's */
     json_object_put(work);
@@ -983,8 +948,8 @@ static void test_pruned_objects_equal(void)
         check_pruned_objects(kinds[k]);
         /* with the pod's annotations present */
         load(kinds[k]);
-        json_object *pod = k == 2 ? tmpl : at(tmpl, "spec/template");
-        json_object *md = at(pod, "metadata");
+        json_object *pod = k == 2 ? tmpl : fx_at(tmpl, "spec/template");
+        json_object *md = fx_at(pod, "metadata");
         if (!md) {
             md = json_object_new_object();
             json_object_object_add(pod, "metadata", md);
@@ -995,14 +960,14 @@ static void test_pruned_objects_equal(void)
         check_pruned_objects(kinds[k]);
         /* pod metadata without annotations; for the Pod, its own metadata */
         load(kinds[k]);
-        pod = k == 2 ? tmpl : at(tmpl, "spec/template");
-        if (!at(pod, "metadata"))
+        pod = k == 2 ? tmpl : fx_at(tmpl, "spec/template");
+        if (!fx_at(pod, "metadata"))
             json_object_object_add(pod, "metadata", json_object_new_object());
-        json_object_object_del(at(pod, "metadata"), "annotations");
+        json_object_object_del(fx_at(pod, "metadata"), "annotations");
         check_pruned_objects(kinds[k]);
         /* with what a real hub adds to the binding */
         load(kinds[k]);
-        json_object_object_add(at(rb, "metadata"), "managedFields",
+        json_object_object_add(fx_at(rb, "metadata"), "managedFields",
                                json_tokener_parse("[{\"manager\":\"karmada\"}]"));
         check_pruned_objects(kinds[k]);
     }

@@ -9,6 +9,7 @@
 #include "cluster-adapters/kube/schema.h"
 #include "cluster-adapters/sim/patch.h"
 #include "queue/errors.h"
+#include "fixtures.h"
 #include "testing.h"
 
 #include <string.h>
@@ -28,53 +29,18 @@ static const struct {
     {"kubernetes_scheduling.k8s.io_podgroups.yaml", "v1alpha2"},
 };
 
+static void valid_as(int which, json_object *o)
+{
+    fx_valid_as(&schemas[which], crds[which].file, crds[which].version, o);
+}
+
 static struct queue_resnames *names;
 static struct karmada_workload w;
 static json_object *rb, *tmpl;
 
-static void path_of(char *buf, size_t cap, const char *rel)
-{
-    const char *src = getenv("MUSTER_SOURCE_DIR");
-    snprintf(buf, cap, "%s/%s", src ? src : ".", rel);
-}
-
-static void valid_as(int which, json_object *o)
-{
-    if (!schemas[which]) {
-        char rel[256], path[1024], err[512];
-        snprintf(rel, sizeof(rel), "tests/fixtures/reference/crds/%s", crds[which].file);
-        path_of(path, sizeof(path), rel);
-        CU_ASSERT_EQUAL_FATAL(
-            kube_schema_load_crd(path, crds[which].version, &schemas[which], err, sizeof(err)), 0);
-    }
-    struct kube_schema_errors errs;
-    kube_schema_errors_init(&errs);
-    int rc = kube_schema_validate(schemas[which], o, &errs);
-    for (size_t i = 0; i < errs.count; i++)
-        fprintf(stderr, "\n%s: %s", crds[which].file, errs.msgs[i]);
-    CU_ASSERT_EQUAL(rc, 0);
-    kube_schema_errors_close(&errs);
-}
-
-static json_object *at(json_object *o, const char *path)
-{
-    char key[256];
-    while (o && *path) {
-        const char *slash = strchr(path, '/');
-        size_t len = slash ? (size_t)(slash - path) : strlen(path);
-        snprintf(key, sizeof(key), "%.*s", (int)len, path);
-        if (json_object_is_type(o, json_type_array))
-            o = json_object_array_get_idx(o, (size_t)strtoul(key, NULL, 10));
-        else if (!json_object_object_get_ex(o, key, &o))
-            o = NULL;
-        path += len + (slash ? 1 : 0);
-    }
-    return o;
-}
-
 static const char *s_at(json_object *o, const char *path)
 {
-    json_object *v = at(o, path);
+    json_object *v = fx_at(o, path);
     return v && json_object_is_type(v, json_type_string) ? json_object_get_string(v) : "<none>";
 }
 
@@ -84,11 +50,11 @@ static void load(const char *kind)
     json_object_put(rb);
     json_object_put(tmpl);
     snprintf(rel, sizeof(rel), "tests/fixtures/workloads/%s-rb.json", kind);
-    path_of(path, sizeof(path), rel);
+    fx_path(path, sizeof(path), rel);
     rb = json_object_from_file(path);
     CU_ASSERT_PTR_NOT_NULL_FATAL(rb);
     snprintf(rel, sizeof(rel), "tests/fixtures/workloads/%s.yaml", kind);
-    path_of(path, sizeof(path), rel);
+    fx_path(path, sizeof(path), rel);
     json_object *docs = NULL;
     CU_ASSERT_EQUAL_FATAL(kube_schema_read_yaml(path, &docs, err, sizeof(err)), 0);
     tmpl = json_object_get(json_object_array_get_idx(docs, 0));
@@ -119,18 +85,18 @@ static struct karmada_gang_input input(const struct karmada_gang_share *shares,
  * cluster) applied in order (pkg/util/overridemanager). *nops gets the overriders applied. */
 static json_object *overridden(json_object *policy, const char *cluster, size_t *nops)
 {
-    json_object *rules = at(policy, "spec/overrideRules"), *ops = json_object_new_array();
+    json_object *rules = fx_at(policy, "spec/overrideRules"), *ops = json_object_new_array();
     for (size_t r = 0; r < json_object_array_length(rules); r++) {
         json_object *rule = json_object_array_get_idx(rules, r);
-        if (at(rule, "targetCluster") &&
+        if (fx_at(rule, "targetCluster") &&
             strcmp(s_at(rule, "targetCluster/clusterNames/0"), cluster) != 0)
             continue;
-        json_object *plain = at(rule, "overriders/plaintext");
+        json_object *plain = fx_at(rule, "overriders/plaintext");
         for (size_t p = 0; p < json_object_array_length(plain); p++) {
             json_object *o = json_object_array_get_idx(plain, p), *op = json_object_new_object();
             json_object_object_add(op, "op", json_object_new_string(s_at(o, "operator")));
             json_object_object_add(op, "path", json_object_new_string(s_at(o, "path")));
-            json_object_object_add(op, "value", json_object_get(at(o, "value")));
+            json_object_object_add(op, "value", json_object_get(fx_at(o, "value")));
             json_object_array_add(ops, op);
         }
     }
@@ -292,8 +258,8 @@ static void test_cosched_work(void)
     CU_ASSERT_PTR_NOT_NULL_FATAL(cw);
     valid_as(WORK, vw);
     valid_as(WORK, cw);
-    json_object *vpg = at(vw, "spec/workload/manifests/0"),
-                *cpg = at(cw, "spec/workload/manifests/0");
+    json_object *vpg = fx_at(vw, "spec/workload/manifests/0"),
+                *cpg = fx_at(cw, "spec/workload/manifests/0");
     valid_as(VOLCANO_PG, vpg);
     valid_as(COSCHED_PG, cpg);
     CU_ASSERT_STRING_EQUAL(s_at(vpg, "apiVersion"), "scheduling.volcano.sh/v1beta1");
@@ -303,24 +269,24 @@ static void test_cosched_work(void)
     CU_ASSERT_STRING_EQUAL(s_at(cw, "metadata/namespace"), "karmada-es-co1");
     /* the Karmada shapes as for Volcano's */
     CU_ASSERT_STRING_EQUAL(s_at(cw, "metadata/finalizers/0"), "karmada.io/execution-controller");
-    json_object *lab = at(cpg, "metadata/labels"), *v = NULL;
+    json_object *lab = fx_at(cpg, "metadata/labels"), *v = NULL;
     CU_ASSERT_TRUE(json_object_object_get_ex(lab, "karmada.io/managed", &v));
     CU_ASSERT_TRUE(json_object_object_get_ex(lab, "scheduling.muster.io/binding-uid", &v));
     CU_ASSERT_FALSE(json_object_object_get_ex(lab, "resourcebinding.karmada.io/permanent-id", &v));
     /* minMember = the share, minResources = the share's, the gang timeout; no Volcano queue */
-    CU_ASSERT_EQUAL(json_object_get_int(at(cpg, "spec/minMember")), 1);
+    CU_ASSERT_EQUAL(json_object_get_int(fx_at(cpg, "spec/minMember")), 1);
     CU_ASSERT_STRING_EQUAL(s_at(cpg, "spec/minResources/cpu"), "2");
     CU_ASSERT_STRING_EQUAL(s_at(cpg, "spec/minResources/memory"), "4Gi");
-    CU_ASSERT_EQUAL(json_object_get_int(at(cpg, "spec/scheduleTimeoutSeconds")), 300);
-    CU_ASSERT_PTR_NULL(at(cpg, "spec/queue"));
-    CU_ASSERT_EQUAL(json_object_get_int(at(vpg, "spec/minMember")), 3);
-    CU_ASSERT_PTR_NULL(at(vpg, "spec/scheduleTimeoutSeconds"));
+    CU_ASSERT_EQUAL(json_object_get_int(fx_at(cpg, "spec/scheduleTimeoutSeconds")), 300);
+    CU_ASSERT_PTR_NULL(fx_at(cpg, "spec/queue"));
+    CU_ASSERT_EQUAL(json_object_get_int(fx_at(vpg, "spec/minMember")), 3);
+    CU_ASSERT_PTR_NULL(fx_at(vpg, "spec/scheduleTimeoutSeconds"));
     json_object_put(vw);
     json_object_put(cw);
     /* no timeout: none written */
     in.gang_timeout_s = 0;
     cw = karmada_gang_podgroup_work(&in, 1);
-    CU_ASSERT_PTR_NULL(at(cw, "spec/workload/manifests/0/spec/scheduleTimeoutSeconds"));
+    CU_ASSERT_PTR_NULL(fx_at(cw, "spec/workload/manifests/0/spec/scheduleTimeoutSeconds"));
     json_object_put(cw);
 }
 
@@ -332,24 +298,24 @@ static void test_cosched_min_member_scaled(void)
                                      KARMADA_GANG_DIALECT_COSCHEDULING};
     struct karmada_gang_input in = input(shares, d, 2);
     json_object *w0 = karmada_gang_podgroup_work(&in, 0);
-    valid_as(COSCHED_PG, at(w0, "spec/workload/manifests/0"));
+    valid_as(COSCHED_PG, fx_at(w0, "spec/workload/manifests/0"));
     /* ceil(2 x 2 / 3) = 2 */
-    CU_ASSERT_EQUAL(json_object_get_int(at(w0, "spec/workload/manifests/0/spec/minMember")), 2);
+    CU_ASSERT_EQUAL(json_object_get_int(fx_at(w0, "spec/workload/manifests/0/spec/minMember")), 2);
     json_object_put(w0);
     /* every member coscheduling: one rule for all, the label added with the pod's metadata (the
      * Job's pod template has none), and no schedulerName */
     json_object *op = karmada_gang_override_policy(&in);
     CU_ASSERT_PTR_NOT_NULL_FATAL(op);
     valid_as(POLICY, op);
-    CU_ASSERT_EQUAL(json_object_array_length(at(op, "spec/overrideRules")), 1);
-    CU_ASSERT_PTR_NULL(at(op, "spec/overrideRules/0/targetCluster"));
+    CU_ASSERT_EQUAL(json_object_array_length(fx_at(op, "spec/overrideRules")), 1);
+    CU_ASSERT_PTR_NULL(fx_at(op, "spec/overrideRules/0/targetCluster"));
     size_t nops;
     json_object *out = overridden(op, "co1", &nops);
     CU_ASSERT_EQUAL(nops, 1);
-    json_object *l = at(out, "spec/template/metadata/labels"), *v = NULL;
+    json_object *l = fx_at(out, "spec/template/metadata/labels"), *v = NULL;
     CU_ASSERT_TRUE(json_object_object_get_ex(l, "scheduling.x-k8s.io/pod-group", &v));
     CU_ASSERT_STRING_EQUAL(json_object_get_string(v), "muster-etl-job");
-    CU_ASSERT_PTR_NULL(at(out, "spec/template/spec/schedulerName"));
+    CU_ASSERT_PTR_NULL(fx_at(out, "spec/template/spec/schedulerName"));
     json_object_put(out);
     json_object_put(op);
 }
@@ -367,7 +333,7 @@ static void test_workload_api_work(void)
     json_object *ww = karmada_gang_podgroup_work(&in, 1);
     CU_ASSERT_PTR_NOT_NULL_FATAL(ww);
     valid_as(WORK, ww);
-    json_object *pg = at(ww, "spec/workload/manifests/0");
+    json_object *pg = fx_at(ww, "spec/workload/manifests/0");
     valid_as(WL_PG, pg);
     /* no versions given: 1.37's */
     CU_ASSERT_STRING_EQUAL(s_at(pg, "apiVersion"), "scheduling.k8s.io/v1beta1");
@@ -378,11 +344,12 @@ static void test_workload_api_work(void)
     /* the Karmada shapes as for the others: the execution controller's finalizer, managed */
     CU_ASSERT_STRING_EQUAL(s_at(ww, "metadata/finalizers/0"), "karmada.io/execution-controller");
     json_object *v = NULL;
-    CU_ASSERT_TRUE(json_object_object_get_ex(at(pg, "metadata/labels"), "karmada.io/managed", &v));
+    CU_ASSERT_TRUE(
+        json_object_object_get_ex(fx_at(pg, "metadata/labels"), "karmada.io/managed", &v));
     /* the gang policy: minCount = the member's share; nothing the API does not have */
-    CU_ASSERT_EQUAL(json_object_get_int(at(pg, "spec/schedulingPolicy/gang/minCount")), 1);
-    CU_ASSERT_EQUAL(json_object_object_length(at(pg, "spec")), 1);
-    CU_ASSERT_PTR_NULL(at(pg, "spec/schedulingPolicy/basic"));
+    CU_ASSERT_EQUAL(json_object_get_int(fx_at(pg, "spec/schedulingPolicy/gang/minCount")), 1);
+    CU_ASSERT_EQUAL(json_object_object_length(fx_at(pg, "spec")), 1);
+    CU_ASSERT_PTR_NULL(fx_at(pg, "spec/schedulingPolicy/basic"));
     json_object_put(ww);
     /* the schema written from types.go refuses what the API server would */
     json_object *bad =
@@ -448,13 +415,13 @@ static void test_workload_api_work(void)
     ww = karmada_gang_podgroup_work(&in, 1);
     CU_ASSERT_PTR_NOT_NULL_FATAL(ww);
     valid_as(WORK, ww);
-    pg = at(ww, "spec/workload/manifests/0");
+    pg = fx_at(ww, "spec/workload/manifests/0");
     valid_as(WL_PG_A2, pg);
     CU_ASSERT_STRING_EQUAL(s_at(pg, "apiVersion"), "scheduling.k8s.io/v1alpha2");
     CU_ASSERT_STRING_EQUAL(s_at(pg, "kind"), "PodGroup");
     CU_ASSERT_STRING_EQUAL(s_at(pg, "metadata/name"), "muster-web-deployment");
-    CU_ASSERT_EQUAL(json_object_get_int(at(pg, "spec/schedulingPolicy/gang/minCount")), 1);
-    CU_ASSERT_EQUAL(json_object_object_length(at(pg, "spec")), 1);
+    CU_ASSERT_EQUAL(json_object_get_int(fx_at(pg, "spec/schedulingPolicy/gang/minCount")), 1);
+    CU_ASSERT_EQUAL(json_object_object_length(fx_at(pg, "spec")), 1);
     json_object_put(ww);
     /* the Volcano share is not touched by a version */
     ww = karmada_gang_podgroup_work(&in, 0);
@@ -468,26 +435,26 @@ static void test_workload_api_work(void)
                                       KARMADA_GANG_DIALECT_WORKLOAD_API};
     in = input(two, dd, 2);
     ww = karmada_gang_podgroup_work(&in, 0);
-    valid_as(WL_PG, at(ww, "spec/workload/manifests/0"));
+    valid_as(WL_PG, fx_at(ww, "spec/workload/manifests/0"));
     CU_ASSERT_EQUAL(json_object_get_int(
-                        at(ww, "spec/workload/manifests/0/spec/schedulingPolicy/gang/minCount")),
+                        fx_at(ww, "spec/workload/manifests/0/spec/schedulingPolicy/gang/minCount")),
                     2);
     json_object_put(ww);
     /* every member Workload API: one rule, the pods' schedulingGroup, no schedulerName */
     json_object *op = karmada_gang_override_policy(&in);
     CU_ASSERT_PTR_NOT_NULL_FATAL(op);
     valid_as(POLICY, op);
-    CU_ASSERT_EQUAL(json_object_array_length(at(op, "spec/overrideRules")), 1);
-    CU_ASSERT_PTR_NULL(at(op, "spec/overrideRules/0/targetCluster"));
+    CU_ASSERT_EQUAL(json_object_array_length(fx_at(op, "spec/overrideRules")), 1);
+    CU_ASSERT_PTR_NULL(fx_at(op, "spec/overrideRules/0/targetCluster"));
     size_t nops;
     json_object *out = overridden(op, "wl2", &nops);
     CU_ASSERT_EQUAL(nops, 1);
     CU_ASSERT_STRING_EQUAL(s_at(out, "spec/template/spec/schedulingGroup/podGroupName"),
                            "muster-etl-job");
-    CU_ASSERT_PTR_NULL(at(out, "spec/template/spec/schedulerName"));
+    CU_ASSERT_PTR_NULL(fx_at(out, "spec/template/spec/schedulerName"));
     json_object_put(out);
     /* a schedulingGroup the template already names (the hub's group) is replaced */
-    json_object_object_add(at(tmpl, "spec/template/spec"), "schedulingGroup",
+    json_object_object_add(fx_at(tmpl, "spec/template/spec"), "schedulingGroup",
                            json_tokener_parse("{\"podGroupName\":\"hub-pg\"}"));
     out = overridden(op, "wl1", &nops);
     CU_ASSERT_STRING_EQUAL(s_at(out, "spec/template/spec/schedulingGroup/podGroupName"),
@@ -554,7 +521,7 @@ static void test_mixed_policy(void)
     json_object *op = karmada_gang_override_policy(&in);
     CU_ASSERT_PTR_NOT_NULL_FATAL(op);
     valid_as(POLICY, op);
-    json_object *rules = at(op, "spec/overrideRules");
+    json_object *rules = fx_at(op, "spec/overrideRules");
     CU_ASSERT_EQUAL_FATAL(json_object_array_length(rules), 3);
     for (size_t i = 0; i < 3; i++)
         CU_ASSERT_STRING_EQUAL(
@@ -565,23 +532,23 @@ static void test_mixed_policy(void)
     json_object *out = overridden(op, "vc1", &nops);
     CU_ASSERT_EQUAL(nops, 2);
     json_object *v = NULL;
-    CU_ASSERT_TRUE(json_object_object_get_ex(at(out, "spec/template/metadata/annotations"),
+    CU_ASSERT_TRUE(json_object_object_get_ex(fx_at(out, "spec/template/metadata/annotations"),
                                              "scheduling.k8s.io/group-name", &v));
     CU_ASSERT_STRING_EQUAL(s_at(out, "spec/template/spec/schedulerName"), "volcano");
     json_object_put(out);
     /* coscheduling: the pod-group label next to the template's own */
     out = overridden(op, "co1", &nops);
     CU_ASSERT_EQUAL(nops, 1);
-    json_object *l = at(out, "spec/template/metadata/labels");
+    json_object *l = fx_at(out, "spec/template/metadata/labels");
     CU_ASSERT_STRING_EQUAL(s_at(l, "app"), "web");
     CU_ASSERT_TRUE(json_object_object_get_ex(l, "scheduling.x-k8s.io/pod-group", &v));
     CU_ASSERT_STRING_EQUAL(json_object_get_string(v), "muster-web-deployment");
-    CU_ASSERT_PTR_NULL(at(out, "spec/template/metadata/annotations"));
+    CU_ASSERT_PTR_NULL(fx_at(out, "spec/template/metadata/annotations"));
     json_object_put(out);
     /* YuniKorn: the task group of the share (minMember 2, the per-pod request) */
     out = overridden(op, "yk1", &nops);
     CU_ASSERT_EQUAL(nops, 2);
-    json_object *a = at(out, "spec/template/metadata/annotations");
+    json_object *a = fx_at(out, "spec/template/metadata/annotations");
     CU_ASSERT_STRING_EQUAL(s_at(out, "spec/template/spec/schedulerName"), "yunikorn");
     CU_ASSERT_TRUE(json_object_object_get_ex(a, KARMADA_GANG_YK_TASK_GROUP_NAME, &v));
     CU_ASSERT_STRING_EQUAL(json_object_get_string(v), "muster");
@@ -595,7 +562,7 @@ static void test_mixed_policy(void)
     CU_ASSERT_PTR_NOT_NULL_FATAL(tg);
     CU_ASSERT_EQUAL(json_object_array_length(tg), 1);
     CU_ASSERT_STRING_EQUAL(s_at(tg, "0/name"), "muster");
-    CU_ASSERT_EQUAL(json_object_get_int(at(tg, "0/minMember")), 2);
+    CU_ASSERT_EQUAL(json_object_get_int(fx_at(tg, "0/minMember")), 2);
     CU_ASSERT_STRING_EQUAL(s_at(tg, "0/minResource/cpu"), "2");
     CU_ASSERT_STRING_EQUAL(s_at(tg, "0/minResource/memory"), "4Gi");
     json_object_put(tg);
@@ -608,7 +575,7 @@ static void test_mixed_policy(void)
 static void test_none_and_existing_annotations(void)
 {
     load("deployment");
-    json_object *pm = at(tmpl, "spec/template/metadata"), *ann = json_object_new_object();
+    json_object *pm = fx_at(tmpl, "spec/template/metadata"), *ann = json_object_new_object();
     json_object_object_add(ann, "team", json_object_new_string("a"));
     json_object_object_add(pm, "annotations", ann);
     struct karmada_gang_share shares[] = {{"yk1", 3}, {"none1", 1}};
@@ -618,15 +585,15 @@ static void test_none_and_existing_annotations(void)
     json_object *op = karmada_gang_override_policy(&in);
     CU_ASSERT_PTR_NOT_NULL_FATAL(op);
     valid_as(POLICY, op);
-    CU_ASSERT_EQUAL(json_object_array_length(at(op, "spec/overrideRules")), 1);
+    CU_ASSERT_EQUAL(json_object_array_length(fx_at(op, "spec/overrideRules")), 1);
     size_t nops;
     json_object *out = overridden(op, "none1", &nops);
     CU_ASSERT_EQUAL(nops, 0);
-    CU_ASSERT_PTR_NULL(at(out, "spec/template/spec/schedulerName"));
+    CU_ASSERT_PTR_NULL(fx_at(out, "spec/template/spec/schedulerName"));
     json_object_put(out);
     out = overridden(op, "yk1", &nops);
     CU_ASSERT_EQUAL(nops, 5); /* four keys, then schedulerName */
-    json_object *a = at(out, "spec/template/metadata/annotations");
+    json_object *a = fx_at(out, "spec/template/metadata/annotations");
     CU_ASSERT_STRING_EQUAL(s_at(a, "team"), "a");
     CU_ASSERT_EQUAL(json_object_object_length(a), 5);
     json_object_put(out);
@@ -654,7 +621,8 @@ static void test_barrier_none(void)
     CU_ASSERT_EQUAL(karmada_gang_rendered_judge(items, shares, 2, "muster-x", why, sizeof(why)),
                     KARMADA_GANG_RENDERED_WAIT);
     /* released without the policy: a none member is OPEN, a Volcano one VANISHED */
-    json_object_object_add(at(items, "0/spec"), "suspendDispatching", json_object_new_boolean(0));
+    json_object_object_add(fx_at(items, "0/spec"), "suspendDispatching",
+                           json_object_new_boolean(0));
     CU_ASSERT_EQUAL(
         karmada_gang_rendered_judge_dialects(items, shares, d, 2, "muster-x", why, sizeof(why)),
         KARMADA_GANG_RENDERED_READY);

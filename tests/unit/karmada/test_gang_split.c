@@ -10,6 +10,7 @@
 #include "cluster-adapters/kube/schema.h"
 #include "cluster-adapters/sim/patch.h"
 #include "queue/errors.h"
+#include "fixtures.h"
 #include "testing.h"
 
 #include <string.h>
@@ -27,58 +28,21 @@ static const struct {
     {"lws_leaderworkerset.x-k8s.io_leaderworkersets.yaml", "v1"},
 };
 
+static void valid_as(int which, json_object *o)
+{
+    fx_valid_as(&schemas[which], crds[which].file, crds[which].version, o);
+}
+
 static struct queue_resnames *names;
 static struct karmada_workload w;
 static json_object *rb, *tmpl;
 
 /* ---- fixtures and helpers ---- */
 
-static void path_of(char *buf, size_t cap, const char *rel)
-{
-    const char *src = getenv("MUSTER_SOURCE_DIR");
-    snprintf(buf, cap, "%s/%s", src ? src : ".", rel);
-}
-
-static void valid_as(int which, json_object *o)
-{
-    CU_ASSERT_PTR_NOT_NULL_FATAL(o);
-    if (!schemas[which]) {
-        char rel[256], path[1024], err[512];
-        snprintf(rel, sizeof(rel), "tests/fixtures/reference/crds/%s", crds[which].file);
-        path_of(path, sizeof(path), rel);
-        CU_ASSERT_EQUAL_FATAL(
-            kube_schema_load_crd(path, crds[which].version, &schemas[which], err, sizeof(err)), 0);
-    }
-    struct kube_schema_errors errs;
-    kube_schema_errors_init(&errs);
-    int rc = kube_schema_validate(schemas[which], o, &errs);
-    for (size_t i = 0; i < errs.count; i++)
-        fprintf(stderr, "\n%s: %s", crds[which].file, errs.msgs[i]);
-    CU_ASSERT_EQUAL(rc, 0);
-    kube_schema_errors_close(&errs);
-}
-
-/* The value at a slash-separated path ("spec/replicatedJobs/0/replicas"). */
-static json_object *at(json_object *o, const char *path)
-{
-    char key[256];
-    while (o && *path) {
-        const char *slash = strchr(path, '/');
-        size_t len = slash ? (size_t)(slash - path) : strlen(path);
-        snprintf(key, sizeof(key), "%.*s", (int)len, path);
-        if (json_object_is_type(o, json_type_array))
-            o = json_object_array_get_idx(o, (size_t)strtoul(key, NULL, 10));
-        else if (!json_object_object_get_ex(o, key, &o))
-            o = NULL;
-        path += len + (slash ? 1 : 0);
-    }
-    return o;
-}
-
 /* The JSON text at path, strings unquoted ("<none>" when absent). */
 static const char *t_at(json_object *o, const char *path)
 {
-    json_object *v = at(o, path);
+    json_object *v = fx_at(o, path);
     if (!v)
         return "<none>";
     return json_object_is_type(v, json_type_string)
@@ -93,11 +57,11 @@ static void load(const char *kind)
     json_object_put(rb);
     json_object_put(tmpl);
     snprintf(rel, sizeof(rel), "tests/fixtures/workloads/%s-rb.json", kind);
-    path_of(path, sizeof(path), rel);
+    fx_path(path, sizeof(path), rel);
     rb = json_object_from_file(path);
     CU_ASSERT_PTR_NOT_NULL_FATAL(rb);
     snprintf(rel, sizeof(rel), "tests/fixtures/workloads/%s.yaml", kind);
-    path_of(path, sizeof(path), rel);
+    fx_path(path, sizeof(path), rel);
     json_object *docs = NULL;
     CU_ASSERT_EQUAL_FATAL(kube_schema_read_yaml(path, &docs, err, sizeof(err)), 0);
     tmpl = json_object_get(json_object_array_get_idx(docs, 0));
@@ -132,19 +96,19 @@ static struct karmada_gang_input input(const struct karmada_gang_share *shares, 
  * (none without a target: a split's rules are all per cluster), applied as one JSON patch. */
 static json_object *rendered_for(json_object *policy, const char *cluster)
 {
-    json_object *rules = at(policy, "spec/overrideRules"), *ops = json_object_new_array();
+    json_object *rules = fx_at(policy, "spec/overrideRules"), *ops = json_object_new_array();
     for (size_t r = 0; r < json_object_array_length(rules); r++) {
         json_object *rule = json_object_array_get_idx(rules, r);
-        CU_ASSERT_PTR_NOT_NULL(at(rule, "targetCluster"));
-        CU_ASSERT_EQUAL(json_object_array_length(at(rule, "targetCluster/clusterNames")), 1);
+        CU_ASSERT_PTR_NOT_NULL(fx_at(rule, "targetCluster"));
+        CU_ASSERT_EQUAL(json_object_array_length(fx_at(rule, "targetCluster/clusterNames")), 1);
         if (strcmp(t_at(rule, "targetCluster/clusterNames/0"), cluster) != 0)
             continue;
-        json_object *plain = at(rule, "overriders/plaintext");
+        json_object *plain = fx_at(rule, "overriders/plaintext");
         for (size_t p = 0; p < json_object_array_length(plain); p++) {
             json_object *o = json_object_array_get_idx(plain, p), *op = json_object_new_object();
             json_object_object_add(op, "op", json_object_new_string(t_at(o, "operator")));
             json_object_object_add(op, "path", json_object_new_string(t_at(o, "path")));
-            json_object_object_add(op, "value", json_object_get(at(o, "value")));
+            json_object_object_add(op, "value", json_object_get(fx_at(o, "value")));
             json_object_array_add(ops, op);
         }
     }
@@ -161,7 +125,7 @@ static json_object *rendered_for(json_object *policy, const char *cluster)
 /* The one manifest of a Work. */
 static json_object *manifest(json_object *work)
 {
-    return at(work, "spec/workload/manifests/0");
+    return fx_at(work, "spec/workload/manifests/0");
 }
 
 #define POD0 "spec/replicatedJobs/0/template/spec/template"
@@ -188,13 +152,13 @@ static void test_jobset_two_clusters(void)
     valid_as(POLICY, op);
     CU_ASSERT_STRING_EQUAL(t_at(op, "metadata/name"), "muster-train-jobset");
     CU_ASSERT_STRING_EQUAL(t_at(op, "spec/resourceSelectors/0/kind"), "JobSet");
-    CU_ASSERT_EQUAL(json_object_array_length(at(op, "spec/overrideRules")), 2);
+    CU_ASSERT_EQUAL(json_object_array_length(fx_at(op, "spec/overrideRules")), 2);
     static const char *const cl[] = {"east", "west"}, *const offset[] = {"0", "2"};
     for (int c = 0; c < 2; c++) {
         json_object *js = rendered_for(op, cl[c]);
         valid_as(JOBSET, js);
         CU_ASSERT_STRING_EQUAL(t_at(js, "spec/replicatedJobs/0/replicas"), "2");
-        json_object *ann = at(js, POD0 "/metadata/annotations"), *v = NULL;
+        json_object *ann = fx_at(js, POD0 "/metadata/annotations"), *v = NULL;
         CU_ASSERT_TRUE(json_object_object_get_ex(ann, KARMADA_GANG_GROUP_OFFSET_ANNOTATION, &v));
         CU_ASSERT_STRING_EQUAL(json_object_get_string(v), offset[c]);
         CU_ASSERT_TRUE(json_object_object_get_ex(ann, KARMADA_GANG_GROUP_TOTAL_ANNOTATION, &v));
@@ -215,19 +179,20 @@ static void test_jobset_two_clusters(void)
         snprintf(ns, sizeof(ns), "karmada-es-%s", cl[c]);
         CU_ASSERT_STRING_EQUAL(t_at(work, "metadata/namespace"), ns);
         CU_ASSERT_STRING_EQUAL(t_at(pg, "metadata/name"), "muster-train-jobset");
-        CU_ASSERT_TRUE(json_object_object_get_ex(at(pg, "metadata/labels"), "karmada.io/managed", &v));
+        CU_ASSERT_TRUE(
+            json_object_object_get_ex(fx_at(pg, "metadata/labels"), "karmada.io/managed", &v));
         CU_ASSERT_STRING_EQUAL(v ? json_object_get_string(v) : "", "true");
         CU_ASSERT_STRING_EQUAL(t_at(pg, "spec/minMember"), "16");
-        json_object *mr = at(pg, "spec/minResources");
+        json_object *mr = fx_at(pg, "spec/minResources");
         CU_ASSERT_TRUE(json_object_object_get_ex(mr, "nvidia.com/gpu", &v));
         CU_ASSERT_STRING_EQUAL(json_object_get_string(v), "16");
         CU_ASSERT_STRING_EQUAL(t_at(mr, "cpu"), "16");
         CU_ASSERT_STRING_EQUAL(t_at(mr, "memory"), "64Gi");
         CU_ASSERT_STRING_EQUAL(t_at(pg, "spec/queue"), "default");
-        CU_ASSERT_EQUAL(json_object_array_length(at(pg, "spec/subGroupPolicy")), 1);
-        json_object *sg = at(pg, "spec/subGroupPolicy/0");
+        CU_ASSERT_EQUAL(json_object_array_length(fx_at(pg, "spec/subGroupPolicy")), 1);
+        json_object *sg = fx_at(pg, "spec/subGroupPolicy/0");
         CU_ASSERT_STRING_EQUAL(t_at(sg, "name"), "shard");
-        json_object *ml = at(sg, "labelSelector/matchLabels");
+        json_object *ml = fx_at(sg, "labelSelector/matchLabels");
         CU_ASSERT_EQUAL(json_object_object_length(ml), 2);
         CU_ASSERT_TRUE(json_object_object_get_ex(ml, KARMADA_JOBSET_NAME_LABEL, &v));
         CU_ASSERT_STRING_EQUAL(json_object_get_string(v), "train");
@@ -248,8 +213,10 @@ static void test_jobset_sets_apart(void)
 {
     load("jobset"); /* workers: 1 Job of 4 pods; driver: 1 Job of 1 pod */
     struct karmada_gang_share shares[] = {{"member1", 1}, {"member2", 4}};
-    struct karmada_gang_split split[] = {{0, 0, 0}, {1, 1, 0}, /* member1: the driver */
-                                         {1, 1, 0}, {0, 0, 0}}; /* member2: the workers */
+    struct karmada_gang_split split[] = {{0, 0, 0},
+                                         {1, 1, 0}, /* member1: the driver */
+                                         {1, 1, 0},
+                                         {0, 0, 0}}; /* member2: the workers */
     struct karmada_gang_input in = input(shares, 2, split, 2);
     char why[256];
     CU_ASSERT_EQUAL_FATAL(karmada_gang_input_check(&in, why, sizeof(why)), 0);
@@ -278,7 +245,7 @@ static void test_jobset_sets_apart(void)
     valid_as(PODGROUP, manifest(w2));
     CU_ASSERT_STRING_EQUAL(t_at(manifest(w1), "spec/minMember"), "1");
     CU_ASSERT_STRING_EQUAL(t_at(manifest(w1), "spec/minResources/cpu"), "500m");
-    CU_ASSERT_EQUAL(json_object_array_length(at(manifest(w1), "spec/subGroupPolicy")), 1);
+    CU_ASSERT_EQUAL(json_object_array_length(fx_at(manifest(w1), "spec/subGroupPolicy")), 1);
     CU_ASSERT_STRING_EQUAL(t_at(manifest(w1), "spec/subGroupPolicy/0/name"), "driver");
     CU_ASSERT_STRING_EQUAL(t_at(manifest(w1), "spec/subGroupPolicy/0/subGroupSize"), "1");
     CU_ASSERT_STRING_EQUAL(t_at(manifest(w2), "spec/minMember"), "4");
@@ -314,8 +281,9 @@ static void test_lws(void)
         for (int p = 0; p < 2; p++) {
             char path[128];
             snprintf(path, sizeof(path), "%s/metadata/annotations", tp[p]);
-            json_object *ann = at(lws, path), *v = NULL;
-            CU_ASSERT_TRUE(json_object_object_get_ex(ann, KARMADA_GANG_GROUP_OFFSET_ANNOTATION, &v));
+            json_object *ann = fx_at(lws, path), *v = NULL;
+            CU_ASSERT_TRUE(
+                json_object_object_get_ex(ann, KARMADA_GANG_GROUP_OFFSET_ANNOTATION, &v));
             CU_ASSERT_STRING_EQUAL(v ? json_object_get_string(v) : "", offset[c]);
             CU_ASSERT_TRUE(json_object_object_get_ex(ann, KARMADA_GANG_GROUP_TOTAL_ANNOTATION, &v));
             CU_ASSERT_STRING_EQUAL(v ? json_object_get_string(v) : "", "3");
@@ -331,9 +299,9 @@ static void test_lws(void)
     /* 1 group of 3 pods: the leader and 2 workers */
     CU_ASSERT_STRING_EQUAL(t_at(manifest(e), "spec/minMember"), "3");
     CU_ASSERT_STRING_EQUAL(t_at(manifest(e), "spec/minResources/cpu"), "150m");
-    json_object *sg = at(manifest(e), "spec/subGroupPolicy/0"), *v = NULL;
+    json_object *sg = fx_at(manifest(e), "spec/subGroupPolicy/0"), *v = NULL;
     CU_ASSERT_STRING_EQUAL(t_at(sg, "name"), KARMADA_GANG_LWS_SET_NAME);
-    CU_ASSERT_TRUE(json_object_object_get_ex(at(sg, "labelSelector/matchLabels"),
+    CU_ASSERT_TRUE(json_object_object_get_ex(fx_at(sg, "labelSelector/matchLabels"),
                                              KARMADA_LWS_NAME_LABEL, &v));
     CU_ASSERT_STRING_EQUAL(v ? json_object_get_string(v) : "", "leaderworkerset-multi-template");
     CU_ASSERT_STRING_EQUAL(t_at(sg, "matchLabelKeys"),
@@ -366,8 +334,8 @@ static void test_dialects(void)
     CU_ASSERT_STRING_EQUAL(t_at(manifest(work), "apiVersion"), "scheduling.x-k8s.io/v1alpha1");
     CU_ASSERT_STRING_EQUAL(t_at(manifest(work), "spec/minMember"), "24");
     CU_ASSERT_STRING_EQUAL(t_at(manifest(work), "spec/scheduleTimeoutSeconds"), "300");
-    CU_ASSERT_PTR_NULL(at(manifest(work), "spec/subGroupPolicy"));
-    CU_ASSERT_PTR_NULL(at(manifest(work), "spec/queue"));
+    CU_ASSERT_PTR_NULL(fx_at(manifest(work), "spec/subGroupPolicy"));
+    CU_ASSERT_PTR_NULL(fx_at(manifest(work), "spec/queue"));
     json_object_put(work);
     CU_ASSERT_FALSE(karmada_gang_share_has_work(&in, 1));
     CU_ASSERT_PTR_NULL(karmada_gang_podgroup_work(&in, 1));
@@ -379,17 +347,17 @@ static void test_dialects(void)
     valid_as(JOBSET, west);
     CU_ASSERT_STRING_EQUAL(t_at(east, "spec/replicatedJobs/0/replicas"), "3");
     json_object *v = NULL;
-    CU_ASSERT_TRUE(json_object_object_get_ex(at(east, POD0 "/metadata/labels"),
+    CU_ASSERT_TRUE(json_object_object_get_ex(fx_at(east, POD0 "/metadata/labels"),
                                              "scheduling.x-k8s.io/pod-group", &v));
     CU_ASSERT_STRING_EQUAL(v ? json_object_get_string(v) : "", "muster-train-jobset");
     CU_ASSERT_STRING_EQUAL(t_at(east, POD0 "/spec/schedulerName"), "<none>");
     CU_ASSERT_STRING_EQUAL(t_at(west, "spec/replicatedJobs/0/replicas"), "1");
-    json_object *ann = at(west, POD0 "/metadata/annotations");
+    json_object *ann = fx_at(west, POD0 "/metadata/annotations");
     CU_ASSERT_TRUE(json_object_object_get_ex(ann, KARMADA_GANG_GROUP_OFFSET_ANNOTATION, &v));
     CU_ASSERT_STRING_EQUAL(v ? json_object_get_string(v) : "", "3");
     CU_ASSERT_FALSE(json_object_object_get_ex(ann, KARMADA_GANG_GROUP_NAME_ANNOTATION, NULL));
     CU_ASSERT_STRING_EQUAL(t_at(west, POD0 "/spec/schedulerName"), "<none>");
-    CU_ASSERT_EQUAL(json_object_object_length(at(west, POD0 "/metadata/labels")), 1);
+    CU_ASSERT_EQUAL(json_object_object_length(fx_at(west, POD0 "/metadata/labels")), 1);
     json_object_put(east);
     json_object_put(west);
     json_object_put(op);
@@ -457,8 +425,7 @@ static void test_from_tree_jobset(void)
     CU_ASSERT_EQUAL(karmada_gang_input_check(&in, NULL, 0), 0);
     /* one shard not placed (a tree whose minCount lets it out): 3 run */
     share_of[5] = -1;
-    CU_ASSERT_EQUAL(karmada_gang_split_from_tree(&w, tmpl, &t, share_of, 2, split, 1, replicas),
-                    0);
+    CU_ASSERT_EQUAL(karmada_gang_split_from_tree(&w, tmpl, &t, share_of, 2, split, 1, replicas), 0);
     CU_ASSERT_EQUAL(split[0].groups, 1);
     CU_ASSERT_EQUAL(replicas[0], 8);
     /* faults: a share out of range, a leaf of another size, a replicated job the template lacks */
