@@ -397,21 +397,22 @@ static void follow_row(struct ctl *c, struct binding *b, const struct live_row *
     queue_resvec_close(&was);
 }
 
-/* Start-up: a member of an admitted pod group (its row names its lead's): restored holding
- * nothing of its own (the lead's row and entry hold the gang), judged with its lead. One whose
- * RB went is released; its lead, if not dispatched yet, is rolled back (reconcile_row). */
-static void reconcile_member(struct ctl *c, struct live_row *r)
+/* Start-up: the binding of a live row (found, or made for it), given the row's identity and
+ * times, and its RB as the hub lists it now (*rb NULL when gone; *uid its uid). NULL when out of
+ * memory (fatal said). */
+static struct binding *row_binding(struct ctl *c, const struct live_row *r, json_object **rb,
+                                   const char **uid)
 {
     struct binding *b = ctl__find_key(c, r->binding);
     if (!b && !(b = ctl__binding_new(c, r->binding))) {
         ctl__fatal(c, "out of memory");
-        return;
+        return NULL;
     }
     char ns[256];
     const char *name;
     ctl__split_key(r->binding, ns, sizeof ns, &name);
-    json_object *rb = kube_informer_get(&c->rbs, ns, name);
-    const char *uid = rb ? kube_json_str(kube_json_get(rb, "metadata"), "uid") : NULL;
+    *rb = kube_informer_get(&c->rbs, ns, name);
+    *uid = *rb ? kube_json_str(kube_json_get(*rb, "metadata"), "uid") : NULL;
     b->ledger_id = r->id;
     queue_idmap_put(&c->byid, (uint64_t)r->id, b);
     b->created_at = r->created_at;
@@ -420,8 +421,21 @@ static void reconcile_member(struct ctl *c, struct live_row *r)
     b->attempt = r->attempt;
     b->barrier = r->barrier;
     b->user_dispatching = r->user_dispatching;
-    b->nshares = 0;
     snprintf(b->uid, sizeof b->uid, "%s", r->uid);
+    return b;
+}
+
+/* Start-up: a member of an admitted pod group (its row names its lead's): restored holding
+ * nothing of its own (the lead's row and entry hold the gang), judged with its lead. One whose
+ * RB went is released; its lead, if not dispatched yet, is rolled back (reconcile_row). */
+static void reconcile_member(struct ctl *c, struct live_row *r)
+{
+    json_object *rb;
+    const char *uid;
+    struct binding *b = row_binding(c, r, &rb, &uid);
+    if (!b)
+        return;
+    b->nshares = 0;
     enum bstate st = strcmp(r->state, "admitted") == 0     ? B_ADMITTED
                      : strcmp(r->state, "dispatched") == 0 ? B_DISPATCHED
                                                            : B_RUNNING;
@@ -502,31 +516,14 @@ static void orphan_member(struct ctl *c, const struct live_row *r)
 
 static void reconcile_row(struct ctl *c, struct live_row *r, const struct live_rows *l)
 {
-    struct binding *b = ctl__find_key(c, r->binding);
-    if (!b) {
-        b = ctl__binding_new(c, r->binding);
-        if (!b) {
-            ctl__fatal(c, "out of memory");
-            return;
-        }
-    }
-    char ns[256];
-    const char *name;
-    ctl__split_key(r->binding, ns, sizeof ns, &name);
-    json_object *rb = kube_informer_get(&c->rbs, ns, name);
-    const char *uid = rb ? kube_json_str(kube_json_get(rb, "metadata"), "uid") : NULL;
-    b->ledger_id = r->id;
-    queue_idmap_put(&c->byid, (uint64_t)r->id, b);
-    b->created_at = r->created_at;
-    b->admitted_at = r->admitted_at;
-    b->dispatched_at = r->dispatched_at;
-    b->attempt = r->attempt;
+    json_object *rb;
+    const char *uid;
+    struct binding *b = row_binding(c, r, &rb, &uid);
+    if (!b)
+        return;
     b->not_before = r->not_before;
-    b->barrier = r->barrier;
-    b->user_dispatching = r->user_dispatching;
     b->assign = r->assign;
     snprintf(b->queue, sizeof b->queue, "%s", r->queue);
-    snprintf(b->uid, sizeof b->uid, "%s", r->uid);
     json_object *cl = json_tokener_parse(r->clusters);
     shares_from_json(b, cl);
     json_object_put(cl);
