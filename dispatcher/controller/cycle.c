@@ -75,16 +75,6 @@ static uint64_t cluster_fits(struct cluster *k, const struct queue_resvec *repli
     return f;
 }
 
-/* Whether some allowed cluster holds one whole group of b (group-size). */
-static int group_fits_somewhere(struct ctl *c, const struct binding *b, const uint32_t *idx,
-                                uint32_t n)
-{
-    for (uint32_t i = 0; i < n; i++)
-        if (cluster_fits(&c->fleet.cl[idx[i]], &b->comp[0].req) >= (uint64_t)b->group_size)
-            return 1;
-    return 0;
-}
-
 /* The member APIs b's placement asks for, in assign mode (Karmada's scheduler, which checks
  * the template's own kind with its APIEnablement plugin, is bypassed there): 1 a gang dialect
  * (a member-side gang: not for a gang of min-member 1, which a member of dialect none may
@@ -219,9 +209,9 @@ static enum place_verdict place(struct ctl *c, struct binding *b)
             if (one_pod[i] && fits[i] > 1)
                 fits[i] = 1;
         }
-        uint32_t got = n ? disp_place_groups(caps, fits, n, (uint64_t)b->comp[0].replicas,
-                                             (uint64_t)b->group_size,
-                                             b->spread ? DISP_SPREAD : DISP_SINGLE_CLUSTER, out)
+        /* a group-size gang has a tree, placed above: here every replica is its own group */
+        uint32_t got = n ? disp_place_fits(caps, fits, n, (uint64_t)b->comp[0].replicas,
+                                           b->spread ? DISP_SPREAD : DISP_SINGLE_CLUSTER, out)
                          : 0;
         if (got) {
             if (ctl__shares_reserve(b, got))
@@ -307,24 +297,7 @@ static enum place_verdict place(struct ctl *c, struct binding *b)
     else if (n == 0)
         ctl__set_reason(b, "NoClusterFit", "no Ready cluster is allowed by its placement%s%s%s",
                         notready ? " (not Ready: " : "", nr, notready ? ")" : "");
-    else if (b->ncomp == 1 && b->group_size > 1 && !group_fits_somewhere(c, b, idx, n)) {
-        /* the split it cannot survive: name the largest block there is */
-        uint64_t most = 0;
-        uint32_t at = 0;
-        for (uint32_t i = 0; i < n; i++) {
-            uint64_t f = cluster_fits(&c->fleet.cl[idx[i]], &b->comp[0].req);
-            if (f > most) {
-                most = f;
-                at = i;
-            }
-        }
-        ctl__set_reason(b, "NoClusterFit",
-                        "a group of %" PRId32 " × %s fits in no single allowed Ready cluster "
-                        "(scheduling.muster.io/group-size): the most one holds is %" PRIu64
-                        " on %s%s%s%s",
-                        b->group_size, req, most, caps[at].name, notready ? "; not Ready: " : "",
-                        nr, lack);
-    } else
+    else
         ctl__set_reason(b, "NoClusterFit",
                         "%s: no %s holds %" PRId32 " replicas of %s node by node "
                         "(%s%s%s%s)",
