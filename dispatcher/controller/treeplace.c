@@ -52,8 +52,12 @@ static uint32_t set_pods(const struct binding *b, uint32_t j)
     for (uint32_t i = 0; i < j; i++)
         k += b->comp[i].replicas > 0;
     for (uint32_t g = 1; g < b->tree.n; g++) {
-        if (b->tree.g[g].parent != 0 || k--)
+        if (b->tree.g[g].parent != 0)
             continue;
+        if (k > 0) {
+            k--; /* an earlier replicated job's group */
+            continue;
+        }
         for (uint32_t l = g + 1; l < b->tree.n; l++)
             if (b->tree.g[l].parent == (int32_t)g)
                 return b->tree.g[l].pods;
