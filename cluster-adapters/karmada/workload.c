@@ -945,18 +945,14 @@ static int read_placement(struct karmada_workload *w, json_object *rb, json_obje
     if (w->kind == KARMADA_WORKLOAD_KIND_VCJOB)
         return karmada_workload_fail(
             w, KARMADA_WORKLOAD_REFUSED, MUSTER_EINVAL,
-            "placement spread is refused for a Volcano Job: Karmada does not divide "
-            "Volcano Jobs, so muster places the whole job in one cluster; remove "
+            "placement spread is refused for a Volcano Job: Volcano wires its tasks together "
+            "(master address, world size, ranks) from each cluster's copy alone, so muster "
+            "places the whole job in one cluster; remove "
             "the " KARMADA_WORKLOAD_PLACEMENT_ANNOTATION " annotation or set it to single-cluster");
-    if (w->kind == KARMADA_WORKLOAD_KIND_JOBSET && w->ncomponents != 1)
-        return karmada_workload_fail(
-            w, KARMADA_WORKLOAD_REFUSED, MUSTER_EINVAL,
-            "placement spread is refused for a JobSet of %u replicated jobs: muster splits a "
-            "JobSet of one replicated job by its Jobs, not yet one of several; remove "
-            "the " KARMADA_WORKLOAD_PLACEMENT_ANNOTATION " annotation or set it to single-cluster",
-            w->ncomponents);
     if (w->kind == KARMADA_WORKLOAD_KIND_JOBSET || w->kind == KARMADA_WORKLOAD_KIND_LWS) {
-        /* Opted in (issue 20): split by groups, whole Jobs or LWS groups per cluster. Karmada
+        /* Opted in (issue 20): split by groups, whole Jobs or LWS groups per cluster (a JobSet
+         * of several replicated jobs too: the ledger keeps each share's Jobs per replicated
+         * job, docs/store.md). Karmada
          * divides nothing of these kinds whatever replicaSchedulingType says (no replica
          * reviser); muster's OverridePolicy sets each cluster's count (docs/gangobj.md, "Split
          * by groups"), so Divided is not asked for. */

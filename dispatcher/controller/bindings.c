@@ -422,9 +422,9 @@ int ctl__binding_read(struct ctl *c, struct binding *b)
     json_object_put(b->tmpl);
     b->tmpl = keep;
     const struct karmada_workload *w = &c->w;
-    /* issue 20: a JobSet or LeaderWorkerSet opted in to a split by groups (placement spread;
-     * workload.c accepts it for one set of groups only) gets per-cluster objects */
-    uint32_t split_pods = 0;
+    /* issue 20: a JobSet or LeaderWorkerSet opted in to a split by groups (placement spread)
+     * gets per-cluster objects */
+    uint32_t split_pods = 0, split_sets = 0;
     if (karmada_gang_split_kind(w) && w->placement == KARMADA_WORKLOAD_SPREAD &&
         !karmada_workload_assigns(w, c->scheduler)) {
         /* only muster's own placement writes the per-cluster counts: Karmada's scheduler would
@@ -440,15 +440,31 @@ int ctl__binding_read(struct ctl *c, struct binding *b)
     if (karmada_gang_split_kind(w) && w->placement == KARMADA_WORKLOAD_SPREAD) {
         struct karmada_gang_set sets[KARMADA_GANG_SPLIT_SETS_MAX];
         uint32_t nsets = 0;
-        if (karmada_gang_split_sets(w, tmpl, sets, KARMADA_GANG_SPLIT_SETS_MAX, &nsets) ||
-            nsets != 1 || sets[0].group_pods == 0) {
+        int rc2 = karmada_gang_split_sets(w, tmpl, sets, KARMADA_GANG_SPLIT_SETS_MAX, &nsets);
+        for (uint32_t j = 0; !rc2 && j < nsets; j++) {
+            if (sets[j].groups && !sets[j].group_pods) {
+                /* its Jobs run no pod, so no tree leaf says where they go: each cluster's
+                 * count of them would be a guess */
+                ctl__set_reason(b, "Unschedulable",
+                                "placement spread: replicated job %s has %" PRIu32
+                                " Jobs of no pod (parallelism or completions 0), which muster "
+                                "cannot place by groups; give them pods or drop them",
+                                sets[j].name, sets[j].groups);
+                return MUSTER_EINVAL;
+            }
+            if (sets[j].groups > UINT16_MAX)
+                rc2 = MUSTER_EINVAL;
+            if (!split_pods && sets[j].groups)
+                split_pods = sets[j].group_pods;
+        }
+        if (rc2 || nsets > CTL_SPLIT_SETS_MAX || !split_pods) {
             ctl__set_reason(b, "Unschedulable",
-                            "placement spread: the %s's groups cannot be split (one set of "
+                            "placement spread: the %s's groups cannot be split (a set of "
                             "groups with pods is needed)",
                             karmada_workload_kind_name(w->kind));
             return MUSTER_EINVAL;
         }
-        split_pods = sets[0].group_pods;
+        split_sets = nsets;
     }
     if ((karmada_gang_needs_objects(w) || split_pods) && !w->permanent_id[0]) {
         ctl__set_reason(b, "Unschedulable", "waiting for Karmada to label it with %s",
@@ -460,6 +476,7 @@ int ctl__binding_read(struct ctl *c, struct binding *b)
     b->spread = w->placement == KARMADA_WORKLOAD_SPREAD;
     b->needs_objects = karmada_gang_needs_objects(w) || split_pods;
     b->split_pods = split_pods;
+    b->split_sets = split_sets;
     b->replicas = w->replicas;
     b->min_member = w->min_member;
     b->group_size = w->group_size > 0 ? w->group_size : 1;

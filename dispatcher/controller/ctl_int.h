@@ -71,6 +71,8 @@
 #define CTL_KEY_MAX (2 * 253 + 2)       /* namespace/name */
 #define CTL_TKEY_MAX (64 + CTL_KEY_MAX) /* kind/namespace/name of a template */
 #define CTL_CLUSTER_NAME_MAX 64
+/* The sets of groups a split gang may have (a JobSet's replicated jobs, gang_split.h). */
+#define CTL_SPLIT_SETS_MAX KARMADA_WORKLOAD_COMPONENTS_MAX
 #define CTL_UID_MAX 64
 #define CTL_TICK_MS 200
 /* How often the per-namespace gauges are counted again: a walk of every binding. */
@@ -159,6 +161,10 @@ struct share {
     int running;
     uint64_t confirm_gen; /* the cluster's status generation when it was seen running */
     int64_t running_at;   /* when it was seen running */
+    /* A split by groups (issue 20): the groups (a JobSet's Jobs, an LWS's groups) of each set
+     * the share runs, set by set in template order; all 0 when not recorded. Kept on the ledger
+     * row's clusters (docs/store.md), so a restart writes the same counts. */
+    uint16_t groups[CTL_SPLIT_SETS_MAX];
 };
 
 /* What a pending gang's last victim search found, so it is not searched for again in vain. */
@@ -214,11 +220,15 @@ struct binding {
     /* issue 20: the gang as a tree of groups (karmada/workload_groups.c); n 0 when the workload
      * has no group structure. A gang with a tree is placed by treeplace.c. */
     struct karmada_group_tree tree;
-    /* A JobSet or LeaderWorkerSet opted in to a split by groups (placement spread, one set of
-     * groups: gang_split.h): the pods of one group; 0: not split. Each share then runs
-     * replicas / split_pods whole groups, so the split is derived from the row's shares, in
-     * their order (treeplace.c, ctl__split_fill). */
+    /* A JobSet or LeaderWorkerSet opted in to a split by groups (placement spread:
+     * gang_split.h): the pods of one group of its first set with pods; 0: not split. With one
+     * set each share runs replicas / split_pods whole groups, so a row written before the
+     * counts were kept still gives the split, in its shares' order (treeplace.c,
+     * ctl__split_fill). */
     uint32_t split_pods;
+    /* ... and its sets of groups (a JobSet's replicated jobs, in template order; 1 for an
+     * LWS): with more than one, each share's groups per set are on the row (share.groups). */
+    uint32_t split_sets;
     char queue[QUEUE_NAME_MAX + 1];
     struct queue_resvec gang;
     uint32_t ncomp;
@@ -650,7 +660,7 @@ struct ctl {
     struct ctl_dialect_override *dov;
     uint32_t ndov;
     /* ctl__fill_gang_input's scratch: a split gang's cells (ctl__split_fill) */
-    struct karmada_gang_split gang_split[256];
+    struct karmada_gang_split gang_split[256 * CTL_SPLIT_SETS_MAX];
     /* ctl__fill_gang_input's scratch: each share's dialect, as c->w is its workload */
     enum karmada_gang_dialect gang_dialects[256];
     enum karmada_gang_wl_version gang_wl_versions[256]; /* and its Workload API version */
@@ -974,13 +984,18 @@ uint32_t ctl__tree_shares(const struct karmada_group_tree *t, const int32_t *clu
  * 0 with the NoClusterFit (or Unschedulable) sentence set, or MUSTER_ENOMEM. */
 int ctl__place_tree(struct ctl *c, struct binding *b, const struct disp_cluster_cap *caps,
                     const uint32_t *idx, uint32_t n);
-/* The split of b (b->split_pods set) from its shares into cells[0..b->nshares): each share's
- * whole groups, all of which must run (the commit is all or nothing). 1 when b is split and
- * every share is a whole number of groups, else 0 (not split, or a share that is not: nothing
- * is filled). Pure. */
+/* The split of b (b->split_pods set) from its shares into cells[0..b->nshares x
+ * ctl__split_nsets(b)), share by share: each share's whole groups per set, all of which must
+ * run (the commit is all or nothing). The groups the row recorded per share (share.groups)
+ * when it has them, and they hold exactly each share's replicas; else, for one set only, each
+ * share's replicas / split_pods. 1 when filled, else 0 (not split, several sets without
+ * counts, or counts that do not hold the replicas: nothing is filled). Pure. */
 int ctl__split_fill(const struct binding *b, struct karmada_gang_split *cells);
+/* The sets of groups of a split b (1 for a LeaderWorkerSet or a row of one set). */
+uint32_t ctl__split_nsets(const struct binding *b);
 /* Of share sh of b, the pods of component j: a split LeaderWorkerSet's share holds a leader
- * and split_pods - 1 workers per group; any other gang of several shapes goes whole to one
+ * and split_pods - 1 workers per group, a split JobSet's its groups of replicated job j
+ * (share.groups) times that job's pods; any other gang of several shapes goes whole to one
  * cluster (its components' replicas); one shape, the share's replicas. */
 int64_t ctl__share_comp_pods(const struct binding *b, const struct share *sh, uint32_t j);
 
@@ -996,6 +1011,8 @@ int ctl__user_holds_dispatching(const struct binding *b);
 int ctl__place_usable(struct ctl *c, struct binding *b, uint32_t i);
 
 /* ledger.c */
+/* b's shares as the ledger row's clusters JSON into buf (cut at cap): name, replicas and, for
+ * a split by groups, the groups per set ("groups": docs/store.md). */
 void ctl__clusters_text(const struct binding *b, char *buf, size_t cap);
 /* w's row gets b's shares as text (owned by w, freed with the batch): 0 or MUSTER_ENOMEM. */
 int ctl__lw_set_clusters(struct lwrite *w, const struct binding *b);

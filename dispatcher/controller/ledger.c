@@ -68,20 +68,48 @@ struct lwrite *ctl__lw_admitted(struct ctl *c, struct binding *b, int kind, int6
 
 int ctl__lw_set_clusters(struct lwrite *w, const struct binding *b)
 {
-    char buf[1024];
-    ctl__clusters_text(b, buf, sizeof buf);
+    /* sized for the longest share: a name, a count, and a split's groups per set, so the row
+     * never holds cut JSON (the store would refuse it) */
+    size_t cap = 4 + (size_t)b->nshares * (CTL_CLUSTER_NAME_MAX + 48 + CTL_SPLIT_SETS_MAX * 7);
+    char *buf = muster_malloc(cap);
+    if (!buf)
+        return MUSTER_ENOMEM;
+    ctl__clusters_text(b, buf, cap);
     muster_free(w->clusters);
-    w->clusters = muster_strdup(buf);
+    w->clusters = buf;
     w->row.clusters = w->clusters;
-    return w->clusters ? 0 : MUSTER_ENOMEM;
+    return 0;
+}
+
+/* The groups share sh runs per set (share.groups), as ,"groups":[..] at buf; nothing when
+ * b is not split or none is recorded. */
+static size_t groups_text(const struct binding *b, const struct share *sh, char *buf, size_t cap)
+{
+    uint32_t nsets = b->split_sets < CTL_SPLIT_SETS_MAX ? b->split_sets : CTL_SPLIT_SETS_MAX;
+    int any = 0;
+    for (uint32_t j = 0; b->split_pods && j < nsets; j++)
+        any |= sh->groups[j] != 0;
+    if (!any || cap == 0)
+        return 0;
+    size_t n = (size_t)snprintf(buf, cap, ",\"groups\":[");
+    for (uint32_t j = 0; j < nsets && n < cap; j++)
+        n += (size_t)snprintf(buf + n, cap - n, "%s%u", j ? "," : "", (unsigned)sh->groups[j]);
+    if (n < cap)
+        n += (size_t)snprintf(buf + n, cap - n, "]");
+    return n;
 }
 
 void ctl__clusters_text(const struct binding *b, char *buf, size_t cap)
 {
     size_t n = (size_t)snprintf(buf, cap, "[");
-    for (uint32_t i = 0; i < b->nshares && n < cap; i++)
-        n += (size_t)snprintf(buf + n, cap - n, "%s{\"name\":\"%s\",\"replicas\":%" PRId32 "}",
+    for (uint32_t i = 0; i < b->nshares && n < cap; i++) {
+        n += (size_t)snprintf(buf + n, cap - n, "%s{\"name\":\"%s\",\"replicas\":%" PRId32,
                               i ? "," : "", b->shares[i].cluster, b->shares[i].replicas);
+        if (n < cap)
+            n += groups_text(b, &b->shares[i], buf + n, cap - n);
+        if (n < cap)
+            n += (size_t)snprintf(buf + n, cap - n, "}");
+    }
     if (n < cap)
         snprintf(buf + n, cap - n, "]");
 }

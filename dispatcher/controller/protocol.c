@@ -252,8 +252,9 @@ void ctl__fill_gang_input(struct ctl *c, struct binding *b, struct karmada_gang_
     int32_t held = 0;
     for (uint32_t i = 0; i < b->nshares; i++)
         held += b->shares[i].replicas;
-    /* a split (issue 20): each share's whole groups, derived from the shares in row order, so a
-     * restart rebuilds the same cells, counts and offsets (docs/dispatcher.md) */
+    /* a split (issue 20): each share's whole groups, as the row records them per share and set
+     * (or, for one set, derived from the replicas), in row order, so a restart rebuilds the
+     * same cells, counts and offsets (docs/dispatcher.md) */
     int split = b->nshares <= 256 && ctl__split_fill(b, c->gang_split);
     if (!split && c->w.ncomponents == 1 && held > 0 && held < c->w.replicas) {
         c->w.replicas = held;
@@ -279,7 +280,7 @@ void ctl__fill_gang_input(struct ctl *c, struct binding *b, struct karmada_gang_
                                           (int32_t)(ctl__queue_timeout_ms(c, b->queue) / 1000),
                                       .gang_request = folded ? &b->gang : NULL,
                                       .split = split ? c->gang_split : NULL,
-                                      .nsets = split ? 1 : 0};
+                                      .nsets = split ? ctl__split_nsets(b) : 0};
 }
 
 /* The input of member m of lead b's pod group (podgroup.c): m's RB and template, its own pods
@@ -402,8 +403,9 @@ static enum step_sent send_objects(struct ctl *c, struct binding *b, const struc
      * Karmada renders nothing again), a correction when an older musterd wrote it per
      * cluster (its rules would miss a cluster of this placement). */
     json_object *op = karmada_gang_override_policy(&in);
-    if (!op && in.split)
-        b->step_failed = 1; /* a split's counts are in its policy: never go on without it */
+    if (!op && (in.split || b->split_pods))
+        b->step_failed = 1; /* a split's counts are in its policy: never go on without it (nor
+                             * without its cells: every cluster would run the whole template) */
     if (op) {
         char pp[KUBE_MAX_URL_BYTES / 4], one[KUBE_MAX_URL_BYTES / 4];
         policy_path(b, 0, pp, sizeof pp);

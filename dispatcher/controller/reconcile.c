@@ -91,6 +91,19 @@ static void shares_from_json(struct binding *b, json_object *arr)
             continue;
         snprintf(b->shares[k].cluster, sizeof b->shares[k].cluster, "%s", name);
         b->shares[k].replicas = r ? json_object_get_int(r) : 0;
+        /* a split's groups per set (the row's; spec.clusters has none): a count out of range
+         * leaves them all unrecorded, which ctl__split_fill refuses for several sets */
+        json_object *g = kube_json_get(e, "groups");
+        size_t ng = json_object_is_type(g, json_type_array) ? json_object_array_length(g) : 0;
+        for (size_t j = 0; j < ng && j < CTL_SPLIT_SETS_MAX; j++) {
+            json_object *v = json_object_array_get_idx(g, j);
+            int64_t x = json_object_is_type(v, json_type_int) ? json_object_get_int64(v) : -1;
+            if (x < 0 || x > UINT16_MAX || ng > CTL_SPLIT_SETS_MAX) {
+                memset(b->shares[k].groups, 0, sizeof b->shares[k].groups);
+                break;
+            }
+            b->shares[k].groups[j] = (uint16_t)x;
+        }
         k++;
     }
     b->nshares = k;

@@ -702,7 +702,7 @@ int ctl__resize_check(struct ctl *c, struct binding *b, int template_changed)
     b->reread_due = 0;
     struct read_kept k;
     int32_t was_replicas = b->replicas;
-    uint32_t was_split = b->split_pods;
+    uint32_t was_split = b->split_pods, was_sets = b->split_sets;
     read_keep(b, &k);
     int rc = ctl__binding_read(c, b);
     b->generation = gen;
@@ -731,6 +731,7 @@ int ctl__resize_check(struct ctl *c, struct binding *b, int template_changed)
     if (rc || r == RESIZE_SAME || r == RESIZE_GROW) {
         read_restore(b, &k);
         b->split_pods = was_split; /* its objects are built as it was placed */
+        b->split_sets = was_sets;
         return 0;
     }
     read_drop(&k);

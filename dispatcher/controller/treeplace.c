@@ -41,10 +41,77 @@ uint32_t ctl__tree_shares(const struct karmada_group_tree *t, const int32_t *clu
     return taken == target ? n : 0;
 }
 
+/* The pods of one group of b's set j (a JobSet's replicated job j): its first Job's leaf in
+ * the tree, whose root's children are the replicated jobs with pods, in template order
+ * (workload_groups.c). 0 for a set without pods. */
+static uint32_t set_pods(const struct binding *b, uint32_t j)
+{
+    if (j >= b->ncomp || b->comp[j].replicas <= 0)
+        return 0;
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < j; i++)
+        k += b->comp[i].replicas > 0;
+    for (uint32_t g = 1; g < b->tree.n; g++) {
+        if (b->tree.g[g].parent != 0)
+            continue;
+        if (k > 0) {
+            k--; /* an earlier replicated job's group */
+            continue;
+        }
+        for (uint32_t l = g + 1; l < b->tree.n; l++)
+            if (b->tree.g[l].parent == (int32_t)g)
+                return b->tree.g[l].pods;
+        return b->tree.g[g].pods;
+    }
+    return 0;
+}
+
+uint32_t ctl__split_nsets(const struct binding *b)
+{
+    return b->split_sets > 1 ? b->split_sets : 1;
+}
+
+/* The cells from the groups the row recorded per share and set: each share's groups hold
+ * exactly its replicas. */
+static int split_from_groups(const struct binding *b, uint32_t nsets,
+                             struct karmada_gang_split *cells)
+{
+    int jobset = b->kind == KARMADA_WORKLOAD_KIND_JOBSET;
+    for (uint32_t i = 0; i < b->nshares; i++) {
+        int64_t pods = 0, groups = 0;
+        for (uint32_t j = 0; j < nsets; j++) {
+            uint32_t g = b->shares[i].groups[j];
+            uint32_t p = jobset ? set_pods(b, j) : b->split_pods;
+            if (g && !p)
+                return 0;
+            pods += (int64_t)g * p;
+            groups += g;
+        }
+        if (!groups || pods != b->shares[i].replicas)
+            return 0;
+    }
+    for (uint32_t i = 0; i < b->nshares; i++)
+        for (uint32_t j = 0; j < nsets; j++) {
+            uint32_t g = b->shares[i].groups[j];
+            cells[i * nsets + j] = (struct karmada_gang_split){.groups = g, .min_groups = g};
+        }
+    return 1;
+}
+
 int ctl__split_fill(const struct binding *b, struct karmada_gang_split *cells)
 {
-    if (!b->split_pods)
+    uint32_t nsets = ctl__split_nsets(b);
+    if (!b->split_pods || nsets > CTL_SPLIT_SETS_MAX)
         return 0;
+    int recorded = 0;
+    for (uint32_t i = 0; i < b->nshares && !recorded; i++)
+        for (uint32_t j = 0; j < nsets; j++)
+            recorded |= b->shares[i].groups[j] != 0;
+    if (recorded)
+        return split_from_groups(b, nsets, cells);
+    if (nsets != 1)
+        return 0; /* which replicated job's Jobs went where is not in the replicas */
+    /* one set and a row from before the groups were kept: derived from the replicas */
     for (uint32_t i = 0; i < b->nshares; i++)
         if (b->shares[i].replicas <= 0 || (uint32_t)b->shares[i].replicas % b->split_pods)
             return 0;
@@ -63,6 +130,8 @@ int64_t ctl__share_comp_pods(const struct binding *b, const struct share *sh, ui
         int64_t groups = sh->replicas / b->split_pods;
         return j == 0 ? groups : sh->replicas - groups;
     }
+    if (b->split_pods && b->kind == KARMADA_WORKLOAD_KIND_JOBSET && j < CTL_SPLIT_SETS_MAX)
+        return (int64_t)sh->groups[j] * set_pods(b, j);
     return b->comp[j].replicas;
 }
 
@@ -89,36 +158,47 @@ static int split_shares(struct ctl *c, struct binding *b, const int32_t *cluster
         }
         share_of[g] = share_at[cluster[g]];
     }
-    struct karmada_gang_split cells[256];
+    uint32_t nsets = ctl__split_nsets(b);
+    struct karmada_gang_split *cells = muster_malloc((size_t)(nsh ? nsh : 1) * nsets * sizeof(*cells));
     int32_t replicas[256];
     int64_t sum = 0;
+    if (!cells)
+        return MUSTER_ENOMEM;
     /* the workload as its template says (c->w is the read's scratch: read again for b) */
     int rc = ctl__workload_read(c, b->rb, b->tmpl);
     if (!rc)
-        rc = karmada_gang_split_from_tree(&c->w, b->tmpl, &b->tree, share_of, nsh, cells, 1,
+        rc = karmada_gang_split_from_tree(&c->w, b->tmpl, &b->tree, share_of, nsh, cells, nsets,
                                           replicas);
     for (uint32_t i = 0; !rc && i < nsh; i++)
         sum += replicas[i];
     if (rc || !nsh || sum != b->replicas) {
+        muster_free(cells);
         ctl__set_reason(b, "NoClusterFit",
                         "only part of its %" PRId32 " pods can be placed in whole groups "
                         "over the allowed Ready clusters",
                         b->replicas);
         return 0;
     }
-    if (ctl__shares_reserve(b, nsh))
+    if (ctl__shares_reserve(b, nsh)) {
+        muster_free(cells);
         return MUSTER_ENOMEM;
+    }
     for (uint32_t i = 0; i < nsh; i++) {
         snprintf(b->shares[i].cluster, sizeof b->shares[i].cluster, "%s",
                  c->fleet.cl[idx[cand[i]]].name);
         b->shares[i].replicas = replicas[i];
+        /* recorded with the share (the row's clusters), so a restart builds these counts
+         * rather than guess them from the replicas */
+        for (uint32_t j = 0; j < nsets; j++)
+            b->shares[i].groups[j] = (uint16_t)cells[(size_t)i * nsets + j].groups;
     }
     b->nshares = nsh;
+    muster_free(cells);
     return 1;
 }
 
-/* b kept whole in one cluster could be split by groups had its user opted in (a JobSet of one
- * replicated job, a LeaderWorkerSet of several groups): its reason says how. */
+/* b kept whole in one cluster could be split by groups had its user opted in (a JobSet of
+ * several Jobs, a LeaderWorkerSet of several groups): its reason says how. */
 static int split_would_help(const struct binding *b)
 {
     if (b->split_pods || !b->tree.n || !b->tree.g[0].indivisible || !b->ncomp)
@@ -126,7 +206,7 @@ static int split_would_help(const struct binding *b)
     uint32_t leaves = 0;
     for (uint32_t i = 0; i < b->tree.n; i++)
         leaves += b->tree.g[i].pods > 0;
-    return (b->kind == KARMADA_WORKLOAD_KIND_JOBSET && b->ncomp == 1 && leaves > 1) ||
+    return (b->kind == KARMADA_WORKLOAD_KIND_JOBSET && leaves > 1) ||
            (b->kind == KARMADA_WORKLOAD_KIND_LWS && b->comp[0].replicas > 1);
 }
 

@@ -257,6 +257,114 @@ static void test_jobset_sets_apart(void)
     json_object_put(op);
 }
 
+static void node(struct karmada_group *g, uint32_t at, const char *name, int32_t parent,
+                 uint32_t pods);
+
+/* The string at key of the object at path (keys with '/' cannot be a path step). */
+static const char *key_at(json_object *o, const char *path, const char *key)
+{
+    json_object *v = NULL;
+    if (!json_object_object_get_ex(fx_at(o, path), key, &v))
+        return "<none>";
+    return json_object_get_string(v);
+}
+
+/* A JobSet of two replicated jobs, each split over both clusters (issue 20): 4 shards of 8 and
+ * 2 evaluators of 4 go 2 + 1 to each. Each cluster's copy runs 2 shards and 1 evaluator, each
+ * replicated job with its own offset and total; each PodGroup gangs all 20 pods as one
+ * subgroup per replicated job. The tree's placement gives the same cells. */
+static void test_jobset_sets_split(void)
+{
+    load("jobset-sets");
+    CU_ASSERT_EQUAL(w.placement, KARMADA_WORKLOAD_SPREAD);
+    struct karmada_gang_share shares[] = {{"east", 20}, {"west", 20}};
+    struct karmada_gang_split split[] = {{2, 2, 0}, {1, 1, 0}, {2, 2, 0}, {1, 1, 0}};
+    struct karmada_gang_input in = input(shares, 2, split, 2);
+    char why[256];
+    int rc = karmada_gang_input_check(&in, why, sizeof(why));
+    if (rc)
+        fprintf(stderr, "\n%s\n", why);
+    CU_ASSERT_EQUAL_FATAL(rc, 0);
+    json_object *op = karmada_gang_override_policy(&in);
+    valid_as(POLICY, op);
+    CU_ASSERT_EQUAL(json_object_array_length(fx_at(op, "spec/overrideRules")), 2);
+    static const char *const cl[] = {"east", "west"}, *const soff[] = {"0", "2"},
+                             *const eoff[] = {"0", "1"};
+#define POD1 "spec/replicatedJobs/1/template/spec/template"
+    for (int c = 0; c < 2; c++) {
+        json_object *js = rendered_for(op, cl[c]);
+        valid_as(JOBSET, js);
+        CU_ASSERT_STRING_EQUAL(t_at(js, "spec/replicatedJobs/0/replicas"), "2");
+        CU_ASSERT_STRING_EQUAL(t_at(js, "spec/replicatedJobs/1/replicas"), "1");
+        CU_ASSERT_STRING_EQUAL(
+            key_at(js, POD0 "/metadata/annotations", KARMADA_GANG_GROUP_OFFSET_ANNOTATION), soff[c]);
+        CU_ASSERT_STRING_EQUAL(
+            key_at(js, POD0 "/metadata/annotations", KARMADA_GANG_GROUP_TOTAL_ANNOTATION), "4");
+        CU_ASSERT_STRING_EQUAL(
+            key_at(js, POD1 "/metadata/annotations", KARMADA_GANG_GROUP_OFFSET_ANNOTATION), eoff[c]);
+        CU_ASSERT_STRING_EQUAL(
+            key_at(js, POD1 "/metadata/annotations", KARMADA_GANG_GROUP_TOTAL_ANNOTATION), "2");
+        CU_ASSERT_STRING_EQUAL(
+            key_at(js, POD1 "/metadata/annotations", KARMADA_GANG_GROUP_NAME_ANNOTATION),
+            "muster-sets-jobset");
+        CU_ASSERT_STRING_EQUAL(t_at(js, POD0 "/metadata/labels/app"), "train"); /* kept */
+        CU_ASSERT_STRING_EQUAL(t_at(js, POD1 "/spec/schedulerName"), "volcano");
+        json_object_put(js);
+
+        json_object *work = karmada_gang_podgroup_work(&in, (uint32_t)c);
+        valid_as(WORK, work);
+        json_object *pg = manifest(work);
+        valid_as(PODGROUP, pg);
+        CU_ASSERT_STRING_EQUAL(t_at(pg, "spec/minMember"), "20");
+        CU_ASSERT_STRING_EQUAL(key_at(pg, "spec/minResources", "nvidia.com/gpu"), "20");
+        CU_ASSERT_STRING_EQUAL(t_at(pg, "spec/minResources/cpu"), "18"); /* 16 x 1 + 4 x 500m */
+        CU_ASSERT_EQUAL(json_object_array_length(fx_at(pg, "spec/subGroupPolicy")), 2);
+        CU_ASSERT_STRING_EQUAL(t_at(pg, "spec/subGroupPolicy/0/name"), "shard");
+        CU_ASSERT_STRING_EQUAL(t_at(pg, "spec/subGroupPolicy/0/subGroupSize"), "8");
+        CU_ASSERT_STRING_EQUAL(t_at(pg, "spec/subGroupPolicy/0/minSubGroups"), "2");
+        CU_ASSERT_STRING_EQUAL(t_at(pg, "spec/subGroupPolicy/1/name"), "eval");
+        CU_ASSERT_STRING_EQUAL(
+            key_at(pg, "spec/subGroupPolicy/1/labelSelector/matchLabels",
+                   KARMADA_JOBSET_REPLICATED_JOB_LABEL),
+            "eval");
+        CU_ASSERT_STRING_EQUAL(t_at(pg, "spec/subGroupPolicy/1/subGroupSize"), "4");
+        CU_ASSERT_STRING_EQUAL(t_at(pg, "spec/subGroupPolicy/1/minSubGroups"), "1");
+        json_object_put(work);
+    }
+#undef POD1
+    json_object_put(op);
+
+    /* the cells from a placement of the tree: shard-0, -1 and eval-0 east, the rest west */
+    struct karmada_group g[9];
+    node(g, 0, "sets", -1, 0);
+    node(g, 1, "shard", 0, 0);
+    for (uint32_t j = 0; j < 4; j++) {
+        char nm[16];
+        snprintf(nm, sizeof(nm), "shard-%u", j);
+        node(g, 2 + j, nm, 1, 8);
+    }
+    node(g, 6, "eval", 0, 0);
+    node(g, 7, "eval-0", 6, 4);
+    node(g, 8, "eval-1", 6, 4);
+    struct karmada_group_tree t = {.g = g, .n = 9};
+    int32_t share_of[9] = {-1, -1, 0, 0, 1, 1, -1, 0, 1};
+    struct karmada_gang_split got[4];
+    int32_t replicas[2];
+    CU_ASSERT_EQUAL_FATAL(
+        karmada_gang_split_from_tree(&w, tmpl, &t, share_of, 2, got, 2, replicas), 0);
+    for (int i = 0; i < 4; i++) {
+        CU_ASSERT_EQUAL(got[i].groups, split[i].groups);
+        CU_ASSERT_EQUAL(got[i].min_groups, split[i].min_groups);
+    }
+    CU_ASSERT_EQUAL(replicas[0], 20);
+    CU_ASSERT_EQUAL(replicas[1], 20);
+    /* a count that does not match a share's replicas is refused */
+    struct karmada_gang_split off[] = {{3, 3, 0}, {1, 1, 0}, {1, 1, 0}, {1, 1, 0}};
+    in = input(shares, 2, off, 2);
+    CU_ASSERT_EQUAL(karmada_gang_input_check(&in, why, sizeof(why)), MUSTER_EINVAL);
+    CU_ASSERT_PTR_NOT_NULL(strstr(why, "cluster east: a share of 20 replicas, its groups have 28"));
+}
+
 /* A LeaderWorkerSet of 3 groups of 4 (leader + 3 workers, 50m each): 2 groups in east, 1 in
  * west; east's gang needs only 1 group of at least 3 pods. */
 static void test_lws(void)
@@ -547,6 +655,7 @@ static void test_cleanup(void)
 static CU_TestInfo tests[] = {
     {"JobSet: 2 shards per cluster, counts, offsets, PodGroup subgroups", test_jobset_two_clusters},
     {"JobSet: replicated jobs in different clusters (0 elsewhere)", test_jobset_sets_apart},
+    {"JobSet: two replicated jobs each split over both clusters", test_jobset_sets_split},
     {"LeaderWorkerSet: groups per cluster, a partial minimum", test_lws},
     {"coscheduling and no-gang members", test_dialects},
     {"no split: today's whole-to-one-cluster", test_no_split},

@@ -771,8 +771,9 @@ static void test_placement_row(void)
     CU_ASSERT_EQUAL(rd(rb, tmpl), MUSTER_EINVAL);
     CU_ASSERT_EQUAL(w.reason, KARMADA_WORKLOAD_REFUSED);
     CU_ASSERT_EQUAL(w.kind, KARMADA_WORKLOAD_KIND_VCJOB);
-    CU_ASSERT_TRUE(fx_has(w.message, "placement spread is refused for a Volcano Job: Karmada does "
-                                     "not divide Volcano Jobs"));
+    CU_ASSERT_TRUE(fx_has(w.message, "placement spread is refused for a Volcano Job: Volcano "
+                                     "wires its tasks together (master address, world size, "
+                                     "ranks) from each cluster's copy alone"));
     json_object_put(rb);
     json_object_put(tmpl);
     end();

@@ -233,14 +233,13 @@ static void test_jobset(void)
     CU_ASSERT_TRUE(fx_has(w.message, "nothing to run"));
     json_object_put(t);
 
-    /* spread splits a JobSet of one replicated job by its Jobs (issue 20); one of several is
-     * refused, not yet split */
+    /* spread splits a JobSet by its Jobs (issue 20), of several replicated jobs as of one */
     json_object *t2 = copy(tmpl);
     set(at(t2, "metadata", NULL), "annotations",
         json_tokener_parse("{\"scheduling.muster.io/placement\": \"spread\"}"));
-    CU_ASSERT_EQUAL(rd(rb, t2), MUSTER_EINVAL);
-    CU_ASSERT_EQUAL(w.reason, KARMADA_WORKLOAD_REFUSED);
-    CU_ASSERT_TRUE(fx_has(w.message, "JobSet of 2 replicated jobs"));
+    CU_ASSERT_EQUAL_FATAL(rd(rb, t2), 0);
+    CU_ASSERT_EQUAL(w.ncomponents, 2);
+    CU_ASSERT_EQUAL(w.placement, KARMADA_WORKLOAD_SPREAD);
     json_object_array_del_idx(at(t2, "spec", "replicatedJobs", NULL), 1, 1);
     CU_ASSERT_EQUAL_FATAL(rd(rb, t2), 0);
     CU_ASSERT_EQUAL(w.placement, KARMADA_WORKLOAD_SPREAD);

@@ -1,6 +1,10 @@
 /* A gang placed as a tree of groups (dispatcher/controller/treeplace.c), without a hub: how the
  * leaves the composite search placed become the gang's shares. */
 #include "dispatcher/controller/ctl_int.h"
+#include "cluster-adapters/karmada/gang_split.h"
+#include "cluster-adapters/karmada/workload_groups.h"
+#include "cluster-adapters/kube/schema.h"
+#include "dispatcher/composite.h"
 #include "testing.h"
 
 /* A root and nleaves leaves of pods[i] pods each. */
@@ -95,11 +99,169 @@ static void test_share_comp_pods(void)
     CU_ASSERT_EQUAL(ctl__share_comp_pods(&b, &sh, 0), 8);
 }
 
+static json_object *fixture(const char *rel, int yaml)
+{
+    char p[1024], err[256];
+    const char *src = getenv("MUSTER_SOURCE_DIR");
+    snprintf(p, sizeof p, "%s/%s", src ? src : ".", rel);
+    if (!yaml)
+        return json_object_from_file(p);
+    json_object *docs = NULL;
+    if (kube_schema_read_yaml(p, &docs, err, sizeof err))
+        return NULL;
+    json_object *doc = json_object_get(json_object_array_get_idx(docs, 0));
+    json_object_put(docs);
+    return doc;
+}
+
+/* A member of five nodes of 4 GPUs (32 CPUs, 256Gi, 110 pods), as composite-20gpu.yaml. */
+static void gpu_cluster(struct queue_resnames *names, struct disp_cluster_cap *cl,
+                        struct disp_grade *gr, const char *name)
+{
+    static const struct {
+        const char *r;
+        int64_t milli;
+    } node[] = {{"cpu", 32000},
+                {"memory", 256LL * 1073741824 * 1000},
+                {"pods", 110000},
+                {"nvidia.com/gpu", 4000}};
+    memset(cl, 0, sizeof *cl);
+    memset(gr, 0, sizeof *gr);
+    cl->name = name;
+    for (size_t i = 0; i < sizeof node / sizeof node[0]; i++) {
+        uint32_t id;
+        CU_ASSERT_EQUAL_FATAL(queue_resnames_intern(names, node[i].r, strlen(node[i].r), &id), 0);
+        CU_ASSERT_EQUAL_FATAL(queue_resvec_set(&gr->min, id, node[i].milli), 0);
+        CU_ASSERT_EQUAL_FATAL(queue_resvec_set(&cl->free, id, node[i].milli * 5), 0);
+    }
+    gr->nodes = 5;
+    cl->grades = gr;
+    cl->ngrades = 1;
+}
+
+/* A JobSet of two replicated jobs with placement spread (tests/fixtures/workloads/jobset-sets:
+ * 4 shards of 8 and 2 evaluators of 4 one-GPU pods, 40 GPUs) over two members of 20 GPUs
+ * (issue 20): the tree's placement, counted as treeplace.c's split_shares counts it, runs 2
+ * shards and 1 evaluator in each, no Job cut; the counts go on the row's clusters with each
+ * share, and the split rebuilt from the shares (a restart) is the same, each replicated job
+ * reserved by its own pods. */
+static void test_jobset_two_sets_placed(void)
+{
+    struct queue_resnames *names = queue_resnames_new();
+    struct karmada_workload w;
+    CU_ASSERT_PTR_NOT_NULL_FATAL(names);
+    CU_ASSERT_EQUAL_FATAL(karmada_workload_init(&w), 0);
+    json_object *rb = fixture("tests/fixtures/workloads/jobset-sets-rb.json", 0);
+    json_object *tmpl = fixture("tests/fixtures/workloads/jobset-sets.yaml", 1);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(rb);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(tmpl);
+    CU_ASSERT_EQUAL_FATAL(karmada_workload_read(&w, names, rb, tmpl), 0);
+    CU_ASSERT_EQUAL(w.placement, KARMADA_WORKLOAD_SPREAD);
+    struct karmada_group_tree t = {0};
+    struct karmada_groups_error gerr;
+    CU_ASSERT_EQUAL_FATAL(karmada_workload_groups_read(&t, &gerr, names, &w, rb, tmpl), 0);
+    CU_ASSERT_EQUAL(t.g[0].indivisible, 0); /* spread: the root may part */
+
+    struct disp_cluster_cap cl[2];
+    struct disp_grade gr[2];
+    gpu_cluster(names, &cl[0], &gr[0], "east");
+    gpu_cluster(names, &cl[1], &gr[1], "west");
+    struct disp_composite_in in = {.tree = &t, .clusters = cl, .nclusters = 2, .names = names};
+    struct disp_composite_result r;
+    memset(&r, 0, sizeof r);
+    CU_ASSERT_EQUAL_FATAL(disp_composite_place(&in, &r), 0);
+    CU_ASSERT_EQUAL_FATAL(r.placed, 1);
+    /* shares in order of each cluster's first leaf, as split_shares orders them */
+    int32_t share_of[KARMADA_GROUPS_MAX], share_at[2] = {-1, -1};
+    uint32_t cand[2], nsh = 0;
+    for (uint32_t g = 0; g < t.n; g++) {
+        share_of[g] = -1;
+        if (!t.g[g].pods)
+            continue;
+        CU_ASSERT_FATAL(r.cluster[g] == 0 || r.cluster[g] == 1); /* every Job placed, whole */
+        if (share_at[r.cluster[g]] < 0) {
+            cand[nsh] = (uint32_t)r.cluster[g];
+            share_at[r.cluster[g]] = (int32_t)nsh++;
+        }
+        share_of[g] = share_at[r.cluster[g]];
+    }
+    CU_ASSERT_EQUAL_FATAL(nsh, 2);
+    struct karmada_gang_split cells[4];
+    int32_t replicas[2];
+    CU_ASSERT_EQUAL_FATAL(
+        karmada_gang_split_from_tree(&w, tmpl, &t, share_of, 2, cells, 2, replicas), 0);
+    for (uint32_t i = 0; i < 2; i++) {
+        CU_ASSERT_EQUAL(cells[i * 2].groups, 2);     /* shards */
+        CU_ASSERT_EQUAL(cells[i * 2 + 1].groups, 1); /* evaluators */
+        CU_ASSERT_EQUAL(replicas[i], 20);
+    }
+
+    struct comp comp[2] = {{.replicas = w.components[0].replicas},
+                           {.replicas = w.components[1].replicas}};
+    CU_ASSERT_EQUAL(comp[0].replicas, 32);
+    CU_ASSERT_EQUAL(comp[1].replicas, 8);
+    struct share sh[2];
+    memset(sh, 0, sizeof sh);
+    for (uint32_t i = 0; i < 2; i++) {
+        snprintf(sh[i].cluster, sizeof sh[i].cluster, "%s", cl[cand[i]].name);
+        sh[i].replicas = replicas[i];
+        for (uint32_t j = 0; j < 2; j++)
+            sh[i].groups[j] = (uint16_t)cells[i * 2 + j].groups;
+    }
+    struct binding b = {.kind = KARMADA_WORKLOAD_KIND_JOBSET, .split_pods = 8, .split_sets = 2,
+                        .ncomp = 2, .comp = comp, .tree = t, .shares = sh, .nshares = 2};
+    CU_ASSERT_EQUAL(ctl__split_nsets(&b), 2);
+    CU_ASSERT_EQUAL(ctl__share_comp_pods(&b, &sh[0], 0), 16);
+    CU_ASSERT_EQUAL(ctl__share_comp_pods(&b, &sh[0], 1), 4);
+    char text[512];
+    ctl__clusters_text(&b, text, sizeof text);
+    json_object *row = json_tokener_parse(text);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(row);
+    CU_ASSERT_EQUAL(json_object_array_length(row), 2);
+    json_object *e = json_object_array_get_idx(row, 0);
+    CU_ASSERT_STRING_EQUAL(kube_json_str(e, "name"), sh[0].cluster);
+    CU_ASSERT_STRING_EQUAL(json_object_to_json_string_ext(kube_json_get(e, "groups"),
+                                                          JSON_C_TO_STRING_PLAIN),
+                           "[2,1]");
+    json_object_put(row);
+
+    struct karmada_gang_split again[4];
+    memset(again, 0, sizeof again);
+    CU_ASSERT_EQUAL_FATAL(ctl__split_fill(&b, again), 1);
+    for (int i = 0; i < 4; i++) {
+        CU_ASSERT_EQUAL(again[i].groups, cells[i].groups);
+        CU_ASSERT_EQUAL(again[i].min_groups, cells[i].groups);
+    }
+    /* counts that do not hold a share's replicas, or none kept for two sets: no split (its
+     * objects are then never written, protocol.c) */
+    sh[1].groups[1] = 2;
+    CU_ASSERT_EQUAL(ctl__split_fill(&b, again), 0);
+    sh[1].groups[1] = 1;
+    memset(sh[0].groups, 0, sizeof sh[0].groups);
+    memset(sh[1].groups, 0, sizeof sh[1].groups);
+    CU_ASSERT_EQUAL(ctl__split_fill(&b, again), 0);
+    ctl__clusters_text(&b, text, sizeof text);
+    CU_ASSERT_PTR_NULL(strstr(text, "groups")); /* nothing recorded, nothing written */
+
+    disp_composite_result_close(&r);
+    for (uint32_t i = 0; i < 2; i++) {
+        queue_resvec_close(&cl[i].free);
+        queue_resvec_close(&gr[i].min);
+        disp_cluster_cap_close_parts(&cl[i]);
+    }
+    karmada_group_tree_close(&t);
+    json_object_put(rb);
+    json_object_put(tmpl);
+    karmada_workload_close(&w);
+    queue_resnames_free(names);
+}
+
 static CU_TestInfo tests[] = {
     {"a split's cells derived from its shares", test_split_from_shares},
     {"each shape of a share reserved", test_share_comp_pods},
     {"the leaves' pods per cluster, in order of first use", test_shares_per_cluster},
     {"whole leaves only, up to the count asked for", test_whole_leaves_only},
+    {"a JobSet of two replicated jobs split, its counts on the row", test_jobset_two_sets_placed},
     CU_TEST_INFO_NULL,
 };
 
