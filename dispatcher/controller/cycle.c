@@ -380,7 +380,8 @@ int ctl__user_holds_dispatching(const struct binding *b)
 static int nofit_holds(const struct ctl *c, struct binding *b);
 
 /* The request of b (one component) at `size` replicas, as its queues count it. */
-static int request_at(struct ctl *c, const struct binding *b, int32_t size, struct queue_resvec *out)
+static int request_at(struct ctl *c, const struct binding *b, int32_t size,
+                      struct queue_resvec *out)
 {
     uint32_t pods;
     int32_t dr;
@@ -446,8 +447,7 @@ static enum place_verdict tree_offer(struct ctl *c, struct binding *b, struct qu
         return PLACE_FAILED;
     }
     /* the entry holds the minimum: admitted at that, then counted at what it takes */
-    if (queue_entry_admit(c->t, e, &why) ||
-        (at > min && queue_entry_resize(c->t, e, &req, &qe))) {
+    if (queue_entry_admit(c->t, e, &why) || (at > min && queue_entry_resize(c->t, e, &req, &qe))) {
         if (queue_entry_state(e) == QUEUE_ENTRY_ADMITTED)
             queue_entry_requeue(c->t, e);
         queue_resvec_close(&req);
@@ -583,12 +583,13 @@ static void admit(struct ctl *c, struct binding *b, int partial)
     }
     if (!partial && b->kind == KARMADA_WORKLOAD_KIND_VCJOB && b->assign && b->nshares == 1 &&
         b->tree_placed > 0 && b->tree_placed < b->replicas)
-        snprintf(w->reason, sizeof w->reason,
-                 "admitted at its minimum on %.63s: %" PRId64 " of its %" PRId32
-                 " pods fit there (each task at its minAvailable); Volcano starts the other %" PRId64
-                 " as room frees",
-                 b->shares[0].cluster, b->tree_placed, b->replicas,
-                 (int64_t)b->replicas - b->tree_placed);
+        snprintf(
+            w->reason, sizeof w->reason,
+            "admitted at its minimum on %.63s: %" PRId64 " of its %" PRId32
+            " pods fit there (each task at its minAvailable); Volcano starts the other %" PRId64
+            " as room frees",
+            b->shares[0].cluster, b->tree_placed, b->replicas,
+            (int64_t)b->replicas - b->tree_placed);
     if (b->soft) /* YuniKorn Soft past its placeholder timeout (soft.c): say so */
         ctl__soft_reason(w->reason, sizeof w->reason, b, partial);
     if (partial || b->soft || strncmp(w->reason, "admitted at its minimum on ", 27) == 0)

@@ -50,8 +50,8 @@ int ctl__engine_request(struct ctl *c, const struct binding *b, struct queue_res
     int32_t dr;
     int rc = queue_resnames_intern(c->names, "pods", 4, &pods);
     if (!rc)
-        rc = ctl__elastic_split(b->comp, b->ncomp, ctl__elastic_min(b), &b->gang, pods, out,
-                                &delta, &dr);
+        rc = ctl__elastic_split(b->comp, b->ncomp, ctl__elastic_min(b), &b->gang, pods, out, &delta,
+                                &dr);
     queue_resvec_close(&delta);
     if (rc == MUSTER_EINVAL)
         return 0; /* not splittable after all: it waits whole */
@@ -64,8 +64,8 @@ int ctl__tree_min(const struct binding *b)
 {
     return b->tree.n > 1 && b->tree.g[0].source == KARMADA_GROUP_SOURCE_GROUP_SIZE &&
            b->tree.g[1].pods > 0 && b->tree.g[0].min_count >= 1 &&
-           b->tree.g[0].min_count < b->tree.n - 1 && b->assign && b->ncomp == 1 &&
-           !b->split_pods && b->kind != KARMADA_WORKLOAD_KIND_VCJOB;
+           b->tree.g[0].min_count < b->tree.n - 1 && b->assign && b->ncomp == 1 && !b->split_pods &&
+           b->kind != KARMADA_WORKLOAD_KIND_VCJOB;
 }
 
 int32_t ctl__elastic_unit(const struct binding *b)
@@ -131,8 +131,7 @@ int ctl__elastic_hold_at(struct ctl *c, struct binding *b, int32_t at_replicas)
     int32_t dr = 0;
     int rc = g ? queue_resnames_intern(c->names, "pods", 4, &pods) : MUSTER_ENOMEM;
     if (!rc)
-        rc = ctl__elastic_split(b->comp, b->ncomp, at_replicas, &b->gang, pods, &at, &g->req,
-                                &dr);
+        rc = ctl__elastic_split(b->comp, b->ncomp, at_replicas, &b->gang, pods, &at, &g->req, &dr);
     if (rc || b->grow) {
         queue_resvec_close(&at);
         if (g)

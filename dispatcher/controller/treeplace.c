@@ -211,10 +211,10 @@ int ctl__place_tree(struct ctl *c, struct binding *b, const struct disp_cluster_
      * rest as room frees (docs/composite.md, "Admitted at its minimum"). */
     struct karmada_group mbuf[KARMADA_WORKLOAD_COMPONENTS_MAX + 1];
     struct karmada_group_tree mt = {0};
-    int64_t min_pods = !rc && n && !r.placed && b->kind == KARMADA_WORKLOAD_KIND_VCJOB
-                           ? ctl__vcjob_min_tree(&b->tree, mbuf, KARMADA_WORKLOAD_COMPONENTS_MAX + 1,
-                                                 &mt)
-                           : 0;
+    int64_t min_pods =
+        !rc && n && !r.placed && b->kind == KARMADA_WORKLOAD_KIND_VCJOB
+            ? ctl__vcjob_min_tree(&b->tree, mbuf, KARMADA_WORKLOAD_COMPONENTS_MAX + 1, &mt)
+            : 0;
     if (min_pods > 0) {
         struct disp_composite_result mr;
         memset(&mr, 0, sizeof mr);

@@ -220,7 +220,10 @@ static void test_min_pods_two_levels(void)
 static void test_tree_min_gate(void)
 {
     struct comp comp = {.replicas = 32};
-    struct binding b = {.assign = 1, .ncomp = 1, .comp = &comp, .min_member = 12,
+    struct binding b = {.assign = 1,
+                        .ncomp = 1,
+                        .comp = &comp,
+                        .min_member = 12,
                         .kind = KARMADA_WORKLOAD_KIND_DEPLOYMENT};
     gs_tree(&b.tree, 4, 8, 2);
     CU_ASSERT_EQUAL(ctl__tree_min(&b), 1);
@@ -291,9 +294,8 @@ static void test_admitted_at_minimum(void)
     memset(&r, 0, sizeof r);
     CU_ASSERT_EQUAL_FATAL(disp_composite_place(&in, &r), 0);
     CU_ASSERT_EQUAL(r.placed, 0);
-    CU_ASSERT_EQUAL(ctl__tree_admit_size(32, 16, 8, r.placed ? (int64_t)r.score.pods : 0,
-                                         quota_all, NULL),
-                    0);
+    CU_ASSERT_EQUAL(
+        ctl__tree_admit_size(32, 16, 8, r.placed ? (int64_t)r.score.pods : 0, quota_all, NULL), 0);
     CU_ASSERT_STRING_EQUAL(r.why, "no set of allowed clusters holds the gang's 2 of 4 groups "
                                   "node by node under its constraints");
     disp_composite_result_close(&r);
