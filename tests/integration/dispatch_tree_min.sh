@@ -10,10 +10,15 @@
 # tree whose minimum fits no node (big) waits, naming the group that fits nowhere and the level
 # that needs it. Once the blocker goes, tp's rest is admitted in whole groups on the freed cluster.
 # Last, a Volcano Job whose whole fits no cluster goes whole where its minimum fits.
-# Usage: dispatch_tree_min.sh MUSTER_SIM MUSTERD SOURCE_DIR
+# CASE above: a smaller blocker leaves room for 3 of tp's 4 groups (2 in one cluster, 1 in the
+# other, 4 GPUs free in each): tp is admitted with 3 groups, musterd again killed on the row and
+# restarted (a row above the minimum is read back as held), and its last group waits with 8 GPUs
+# free in the fleet, 4 per cluster: no cluster holds a whole group, so it is not cut 4 + 4; once
+# the blocker goes it lands whole.
+# Usage: dispatch_tree_min.sh MUSTER_SIM MUSTERD SOURCE_DIR [min|above]
 set -euo pipefail
-SIM=$1 MUSTERD=$2 SRC=$3
-NAME=dispatch_tree_min TEST_NS=team
+SIM=$1 MUSTERD=$2 SRC=$3 CASE=${4:-min}
+NAME=dispatch_tree_min_$CASE TEST_NS=team
 # shellcheck source=dispatch_lib.sh
 . "$(dirname "$0")/dispatch_lib.sh"
 
@@ -48,6 +53,59 @@ YAML
 }
 TREE='scheduling.muster.io/placement: spread, scheduling.muster.io/group-size: "8", scheduling.muster.io/min-member: "16"'
 
+# admit_tp: tp created with musterd armed to die on its partial admission's ledger row, then
+# musterd restarted on the same database
+admit_tp() {
+    kill -TERM "$MUSTERD_PID"
+    wait "$MUSTERD_PID" || true
+    export MUSTER_CRASH_AT=elastic.ledger
+    start_musterd
+    unset MUSTER_CRASH_AT
+    deploy tp 32 1 "$TREE"
+    wait_until 20 "musterd to die at elastic.ledger" eval "! kill -0 $MUSTERD_PID"
+    wait "$MUSTERD_PID" || true
+    grep -q "crash point elastic.ledger reached" "$TMP/musterd.err" ||
+        dfail "musterd did not reach elastic.ledger: $(tail -5 "$TMP/musterd.err")"
+    expect "$(rbj tp-deployment '{.spec.clusters}')" "" "nothing requested before the row"
+    start_musterd
+}
+
+if [ "$CASE" = above ]; then
+    # 2 x 4 GPUs: one cluster keeps 12, room for 1 group; the other 2 groups
+    deploy blocker 2 4 'team.example/role: blocker'
+    wait_until 20 "the blocker to run" is_eq running state blocker-deployment
+    bl=$(rbj blocker-deployment '{.spec.clusters[0].name}')
+    ot=east
+    [ "$bl" != east ] || ot=west
+    admit_tp
+    wait_until 30 "tp to run with 3 groups" is_eq running state tp-deployment
+    cl=$(rb_clusters tp-deployment)
+    [ "$cl" = "$ot=16 $bl=8 " ] || [ "$cl" = "$bl=8 $ot=16 " ] ||
+        dfail "spec.clusters: 2 groups on $ot, 1 on $bl: [$cl]"
+    expect "$(api GET $DUMP | jq -c '[.request["nvidia.com/gpu"], .grow.replicas]')" '["24",8]' \
+        "the row holds 3 groups and records the fourth"
+    expect "$(api GET $DUMP | jq '.history | length')" 1 "one ledger row across the restart"
+    api GET $DUMP | jq -e '[.history[].reason] | any(test("admitted with 3 of its 4 groups of 8 \\(its minimum is 2\\): the whole does not fit; 1 more group \\(8 replicas\\) waits as a scale up"))' \
+        >/dev/null || dfail "the row's reason: $(api GET $DUMP | jq -c '[.history[].reason]')"
+    wait_until 10 "the member Deployments to run 16 and 8" is_eq "16 8" eval \
+        "echo \$(member $ot Deployment tp .spec.replicas) \$(member $bl Deployment tp .spec.replicas)"
+    # min-member 16 over 24 held: ceil(16 x 16 / 24), ceil(8 x 16 / 24)
+    expect "$(member "$ot" PodGroup muster-tp-deployment .spec.minMember) $(member "$bl" PodGroup muster-tp-deployment .spec.minMember)" \
+        "11 6" "each PodGroup's part of min-member"
+    wait_until 10 "the last group to wait on NoClusterFit" is_eq "False/NoClusterFit" rb_cond tp-deployment Scheduled
+    msg=$(rb_cond_msg tp-deployment Scheduled)
+    [[ "$msg" == "scale up by 8 replicas waits: no set of its allowed Ready clusters holds 8 more replicas in whole groups of 8 node by node ("*"holds 0, "*"holds 0)" ]] ||
+        dfail "the condition says no cluster holds the whole group: $msg"
+    expect "$(rb_clusters tp-deployment | wc -w)" 2 "the group is not cut 4 + 4"
+    k delete deployment blocker >/dev/null
+    wait_until 30 "the last group on the freed cluster" is_eq "east=16 west=16 " eval \
+        "rb_clusters tp-deployment | tr ' ' '\n' | sort | tr '\n' ' ' | sed 's/^ //'"
+    wait_until 20 "the grown tp to run" is_eq running state tp-deployment
+    expect "$(api GET $DUMP | jq -r '.grow // "none"')" none "nothing of tp waits any more"
+    finish
+    exit 0
+fi
+
 # a tree whose minimum (1 of its 2 groups of 2 five-GPU pods) fits no node, though the fleet's
 # sum holds it: not admitted in part, and its reason names the group and the level
 deploy big 4 5 'scheduling.muster.io/placement: spread, scheduling.muster.io/group-size: "2", scheduling.muster.io/min-member: "2"'
@@ -66,18 +124,7 @@ ot=east
 [ "$bl" != east ] || ot=west
 
 # the admission of tp at its minimum is the first partial admission: musterd dies on its row
-kill -TERM "$MUSTERD_PID"
-wait "$MUSTERD_PID" || true
-export MUSTER_CRASH_AT=elastic.ledger
-start_musterd
-unset MUSTER_CRASH_AT
-deploy tp 32 1 "$TREE"
-wait_until 20 "musterd to die at elastic.ledger" eval "! kill -0 $MUSTERD_PID"
-wait "$MUSTERD_PID" || true
-grep -q "crash point elastic.ledger reached" "$TMP/musterd.err" ||
-    dfail "musterd did not reach elastic.ledger: $(tail -5 "$TMP/musterd.err")"
-expect "$(rbj tp-deployment '{.spec.clusters}')" "" "nothing requested before the row"
-start_musterd
+admit_tp
 
 wait_until 30 "tp to run at its minimum" is_eq running state tp-deployment
 expect "$(rb_clusters tp-deployment)" "$ot=16 " "spec.clusters holds its 2 groups on the free cluster"
