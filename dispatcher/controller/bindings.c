@@ -541,6 +541,10 @@ int ctl__binding_read(struct ctl *c, struct binding *b)
     }
     b->elastic = w->elastic && b->assign && w->ncomponents == 1 && !b->split_pods &&
                  w->kind != KARMADA_WORKLOAD_KIND_VCJOB && w->min_member >= 1;
+    /* issue 20: a tree whose levels need fewer groups than it has is admitted at what fits of
+     * it, at least its minimum, without the opt-in (docs/composite.md) */
+    if (ctl__tree_min(b))
+        b->elastic = 1;
     b->affinity = w->affinity;
     b->affinities = w->affinities;
     b->tolerations = w->tolerations;

@@ -296,6 +296,9 @@ struct binding {
     struct ctl_pgroup *pg;
     int pg_folded;
     int32_t pg_own_replicas; /* its own pods, before a lead's fold */
+    /* issue 20: the pods the last composite search placed (treeplace.c), whole or not: what a
+     * gang with a group minimum may be admitted at (elastic.c) */
+    int64_t tree_placed;
 };
 
 /* The engine id of a binding's waiting delta: its row's id with this bit, so the delta is an
@@ -960,6 +963,34 @@ int ctl__engine_request(struct ctl *c, const struct binding *b, struct queue_res
 /* b (read at its full size) holds only its minimum: b goes to min-member and the rest becomes
  * its waiting delta (b->grow, in line from its creation). 0 or MUSTER_*; b unchanged on error. */
 int ctl__elastic_hold_min(struct ctl *c, struct binding *b);
+/* b holds at_replicas of its replicas (its minimum or, for a gang with a group minimum, whole
+ * groups above it), the rest its waiting delta. */
+int ctl__elastic_hold_at(struct ctl *c, struct binding *b, int32_t at_replicas);
+/* Issue 20 (docs/composite.md, "Admitted at its minimum"): b is a group-size gang in assign
+ * mode whose root needs fewer groups than it has; it goes the partial-admission path without
+ * the elastic opt-in, in whole groups. Pure. */
+int ctl__tree_min(const struct binding *b);
+/* The pods b is admitted at when only its minimum fits: a tree minimum's (ctl__tree_min_pods
+ * of the root), else min-member. Pure. */
+int32_t ctl__elastic_min(const struct binding *b);
+/* The step of a partial admission above the minimum: a group's pods, else 1 (never used). */
+int32_t ctl__elastic_unit(const struct binding *b);
+/* The fewest pods group `at` of t can be placed with: a leaf its pods (never cut), an inner
+ * group the sum of its min_count smallest children's minimums. Pure. */
+int64_t ctl__tree_min_pods(const struct karmada_group_tree *t, uint32_t at);
+/* The size a gang with a group minimum is admitted at when the whole does not both fit and
+ * pass its queues: the most pods in whole groups of unit above min, no more than the search
+ * placed (placed) nor whole, that quota(ud, size) says the queues take; min when none does
+ * (the engine offered the entry, which holds the minimum); 0 when the search placed less than
+ * min (it waits). Pure but for quota. */
+int32_t ctl__tree_admit_size(int32_t whole, int32_t min, int32_t unit, int64_t placed,
+                             int (*quota)(void *ud, int32_t size), void *ud);
+/* The tree of a Volcano Job's minimum (treeplace.c): t's flat tree of tasks with each leaf at
+ * its min_count (tasks of 0 left out) and the root needing every leaf left, in buf (cap
+ * groups; the leaves' requests are t's, borrowed). Its pods, or 0 when t is not a Volcano
+ * Job's tree, or its minimum is the whole (*out then empty). Pure. */
+int64_t ctl__vcjob_min_tree(const struct karmada_group_tree *t, struct karmada_group *buf,
+                            uint32_t cap, struct karmada_group_tree *out);
 /* b's row holds fewer replicas than b reads and records the rest as its delta (an admitted row
  * of a partial admission, at start-up): b goes back to what its shares hold, the delta back
  * into b->grow (queued once dispatched). */

@@ -128,6 +128,7 @@ static enum place_verdict place(struct ctl *c, struct binding *b)
     uint32_t idx[256], n = 0, notready = 0;
     uint8_t one_pod[256]; /* a member of no gang dialect: one pod of a spread gang at most */
     char nr[128] = "";
+    b->tree_placed = 0;
     if (b->allow_epoch != c->fleet.epoch) {
         for (uint32_t i = 0; i < c->fleet.ncl && i < 256; i++)
             b->allow[i] = (uint8_t)(ctl__cluster_allows(c, b, &c->fleet.cl[i]) != 0);
@@ -378,6 +379,90 @@ int ctl__user_holds_dispatching(const struct binding *b)
 
 static int nofit_holds(const struct ctl *c, struct binding *b);
 
+/* The request of b (one component) at `size` replicas, as its queues count it. */
+static int request_at(struct ctl *c, const struct binding *b, int32_t size,
+                      struct queue_resvec *out)
+{
+    uint32_t pods;
+    int32_t dr;
+    struct queue_resvec delta = {0};
+    if (size == b->replicas)
+        return queue_resvec_copy(out, &b->gang);
+    int rc = queue_resnames_intern(c->names, "pods", 4, &pods);
+    if (!rc)
+        rc = ctl__elastic_split(b->comp, b->ncomp, size, &b->gang, pods, out, &delta, &dr);
+    queue_resvec_close(&delta);
+    return rc;
+}
+
+struct tree_quota {
+    struct ctl *c;
+    const struct binding *b;
+    struct queue_entry *e;
+};
+
+/* The queues of e's path take b at size replicas now. */
+static int tree_quota_takes(void *ud, int32_t size)
+{
+    struct tree_quota *q = ud;
+    struct queue_resvec at = {0};
+    int ok = !request_at(q->c, q->b, size, &at) &&
+             queue_tree_can_admit(q->c->t, queue_entry_queue(q->e), &at, NULL);
+    queue_resvec_close(&at);
+    return ok;
+}
+
+/* A gang with a group minimum (issue 20, docs/composite.md "Admitted at its minimum") offered
+ * by the engine (its entry holds the minimum): the search places what fits of the whole tree,
+ * and the gang is admitted at the most whole groups of that the queues take, whole when all,
+ * never below the minimum. PLACE_FITS with e admitted (counted at that size) and b->shares set
+ * (*partial: b held there, the rest in b->grow); otherwise as elastic_offer. */
+static enum place_verdict tree_offer(struct ctl *c, struct binding *b, struct queue_entry *e,
+                                     int *partial, int *refused)
+{
+    *partial = *refused = 0;
+    if (nofit_holds(c, b))
+        return PLACE_NO_FIT;
+    int32_t whole = b->replicas, min = ctl__elastic_min(b), unit = ctl__elastic_unit(b);
+    enum place_verdict v = place(c, b); /* the whole tree: its reason names the failing level */
+    if (v == PLACE_FAILED)
+        return v;
+    struct tree_quota q = {c, b, e};
+    int32_t at = ctl__tree_admit_size(whole, min, unit, v == PLACE_FITS ? whole : b->tree_placed,
+                                      tree_quota_takes, &q);
+    if (!at)
+        return PLACE_NO_FIT;
+    if (at < whole) {
+        b->replicas = b->comp[0].replicas = at; /* placed as the tree of its first groups */
+        v = place(c, b);
+        b->replicas = b->comp[0].replicas = whole;
+        if (v != PLACE_FITS)
+            return v;
+    }
+    struct queue_resvec req = {0};
+    struct queue_limit why;
+    struct queue_error qe;
+    if (request_at(c, b, at, &req)) {
+        queue_resvec_close(&req);
+        return PLACE_FAILED;
+    }
+    /* the entry holds the minimum: admitted at that, then counted at what it takes */
+    if (queue_entry_admit(c->t, e, &why) || (at > min && queue_entry_resize(c->t, e, &req, &qe))) {
+        if (queue_entry_state(e) == QUEUE_ENTRY_ADMITTED)
+            queue_entry_requeue(c->t, e);
+        queue_resvec_close(&req);
+        *refused = 1;
+        return PLACE_NO_FIT;
+    }
+    queue_resvec_close(&req);
+    if (at < whole && ctl__elastic_hold_at(c, b, at)) {
+        queue_entry_requeue(c->t, e);
+        return PLACE_FAILED;
+    }
+    *partial = at < whole;
+    return PLACE_FITS;
+}
+
 /* An elastic gang offered by the engine (its entry holds its minimum, so the queues take at
  * least that): whole first, as the user asked, then at min-member. PLACE_FITS with e admitted
  * and b->shares set (*partial: at its minimum, b held there and the rest in b->grow);
@@ -386,6 +471,8 @@ static int nofit_holds(const struct ctl *c, struct binding *b);
 static enum place_verdict elastic_offer(struct ctl *c, struct binding *b, struct queue_entry *e,
                                         int *partial, int *refused)
 {
+    if (ctl__tree_min(b))
+        return tree_offer(c, b, e, partial, refused);
     *partial = *refused = 0;
     if (nofit_holds(c, b))
         return PLACE_NO_FIT; /* memoised only when not even its minimum was placed */
@@ -478,14 +565,34 @@ static void admit(struct ctl *c, struct binding *b, int partial)
             return;
         }
         w->row.request = w->request;
-        snprintf(w->reason, sizeof w->reason,
-                 "admitted at its minimum, %" PRId32 " of %" PRId32
-                 " replicas: the whole does not fit; %" PRId32 " more wait as a scale up",
-                 b->replicas, b->replicas + b->grow->replicas, b->grow->replicas);
+        int32_t unit = ctl__elastic_unit(b);
+        if (ctl__tree_min(b))
+            snprintf(w->reason, sizeof w->reason,
+                     "admitted with %" PRId32 " of its %" PRId32 " groups of %" PRId32
+                     " (its minimum is %" PRId32 "): the whole does not fit; %" PRId32
+                     " more group%s (%" PRId32 " replicas) wait%s as a scale up",
+                     b->replicas / unit, (b->replicas + b->grow->replicas) / unit, unit,
+                     ctl__elastic_min(b) / unit, b->grow->replicas / unit,
+                     b->grow->replicas == unit ? "" : "s", b->grow->replicas,
+                     b->grow->replicas == unit ? "s" : "");
+        else
+            snprintf(w->reason, sizeof w->reason,
+                     "admitted at its minimum, %" PRId32 " of %" PRId32
+                     " replicas: the whole does not fit; %" PRId32 " more wait as a scale up",
+                     b->replicas, b->replicas + b->grow->replicas, b->grow->replicas);
     }
+    if (!partial && b->kind == KARMADA_WORKLOAD_KIND_VCJOB && b->assign && b->nshares == 1 &&
+        b->tree_placed > 0 && b->tree_placed < b->replicas)
+        snprintf(
+            w->reason, sizeof w->reason,
+            "admitted at its minimum on %.63s: %" PRId64 " of its %" PRId32
+            " pods fit there (each task at its minAvailable); Volcano starts the other %" PRId64
+            " as room frees",
+            b->shares[0].cluster, b->tree_placed, b->replicas,
+            (int64_t)b->replicas - b->tree_placed);
     if (b->soft) /* YuniKorn Soft past its placeholder timeout (soft.c): say so */
         ctl__soft_reason(w->reason, sizeof w->reason, b, partial);
-    if (partial || b->soft)
+    if (partial || b->soft || strncmp(w->reason, "admitted at its minimum on ", 27) == 0)
         ctl__notice(c, "info", "%s: %s", b->key, w->reason);
     c->st.admitted++;
     if (c->opt.metrics) {

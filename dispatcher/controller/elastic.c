@@ -50,7 +50,7 @@ int ctl__engine_request(struct ctl *c, const struct binding *b, struct queue_res
     int32_t dr;
     int rc = queue_resnames_intern(c->names, "pods", 4, &pods);
     if (!rc)
-        rc = ctl__elastic_split(b->comp, b->ncomp, b->min_member, &b->gang, pods, out, &delta,
+        rc = ctl__elastic_split(b->comp, b->ncomp, ctl__elastic_min(b), &b->gang, pods, out, &delta,
                                 &dr);
     queue_resvec_close(&delta);
     if (rc == MUSTER_EINVAL)
@@ -60,7 +60,70 @@ int ctl__engine_request(struct ctl *c, const struct binding *b, struct queue_res
     return rc;
 }
 
-int ctl__elastic_hold_min(struct ctl *c, struct binding *b)
+int ctl__tree_min(const struct binding *b)
+{
+    return b->tree.n > 1 && b->tree.g[0].source == KARMADA_GROUP_SOURCE_GROUP_SIZE &&
+           b->tree.g[1].pods > 0 && b->tree.g[0].min_count >= 1 &&
+           b->tree.g[0].min_count < b->tree.n - 1 && b->assign && b->ncomp == 1 && !b->split_pods &&
+           b->kind != KARMADA_WORKLOAD_KIND_VCJOB;
+}
+
+int32_t ctl__elastic_unit(const struct binding *b)
+{
+    return ctl__tree_min(b) ? (int32_t)b->tree.g[1].pods : 1;
+}
+
+int32_t ctl__elastic_min(const struct binding *b)
+{
+    if (!ctl__tree_min(b))
+        return b->min_member;
+    int64_t m = ctl__tree_min_pods(&b->tree, 0);
+    return m > INT32_MAX ? INT32_MAX : (int32_t)m;
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+int64_t ctl__tree_min_pods(const struct karmada_group_tree *t, uint32_t at)
+{
+    if (at >= t->n)
+        return 0;
+    if (t->g[at].pods > 0)
+        return t->g[at].pods;
+    /* the min_count smallest children: what the level needs at the least (a group's parent
+     * is before it in the array, so its children follow it) */
+    int64_t kids[KARMADA_GROUPS_MAX];
+    uint32_t nk = 0;
+    for (uint32_t i = at + 1; i < t->n && nk < KARMADA_GROUPS_MAX; i++)
+        if (t->g[i].parent == (int32_t)at)
+            kids[nk++] = ctl__tree_min_pods(t, i);
+    qsort(kids, nk, sizeof kids[0], cmp_i64);
+    uint32_t need = t->g[at].min_count ? t->g[at].min_count : 1;
+    if (need > nk)
+        need = nk;
+    int64_t sum = 0;
+    for (uint32_t i = 0; i < need; i++)
+        sum += kids[i];
+    return sum;
+}
+
+int32_t ctl__tree_admit_size(int32_t whole, int32_t min, int32_t unit, int64_t placed,
+                             int (*quota)(void *ud, int32_t size), void *ud)
+{
+    if (unit < 1 || min < 1 || min > whole || placed < min)
+        return 0;
+    int64_t top = placed < whole ? placed : whole;
+    top = min + (top - min) / unit * unit; /* whole groups above the minimum */
+    for (int64_t s = top; s > min; s -= unit)
+        if (quota(ud, (int32_t)s))
+            return (int32_t)s;
+    return min; /* the engine offered its entry: the queues take at least the minimum */
+}
+
+int ctl__elastic_hold_at(struct ctl *c, struct binding *b, int32_t at_replicas)
 {
     uint32_t pods;
     struct queue_resvec at = {0};
@@ -68,8 +131,7 @@ int ctl__elastic_hold_min(struct ctl *c, struct binding *b)
     int32_t dr = 0;
     int rc = g ? queue_resnames_intern(c->names, "pods", 4, &pods) : MUSTER_ENOMEM;
     if (!rc)
-        rc = ctl__elastic_split(b->comp, b->ncomp, b->min_member, &b->gang, pods, &at, &g->req,
-                                &dr);
+        rc = ctl__elastic_split(b->comp, b->ncomp, at_replicas, &b->gang, pods, &at, &g->req, &dr);
     if (rc || b->grow) {
         queue_resvec_close(&at);
         if (g)
@@ -82,9 +144,14 @@ int ctl__elastic_hold_min(struct ctl *c, struct binding *b)
     b->grow = g;
     queue_resvec_close(&b->gang);
     b->gang = at;
-    b->replicas = b->min_member;
-    b->comp[0].replicas = b->min_member;
+    b->replicas = at_replicas;
+    b->comp[0].replicas = at_replicas;
     return 0;
+}
+
+int ctl__elastic_hold_min(struct ctl *c, struct binding *b)
+{
+    return ctl__elastic_hold_at(c, b, ctl__elastic_min(b));
 }
 
 void ctl__elastic_restore(struct ctl *c, struct binding *b, const char *grow_record)
@@ -92,10 +159,12 @@ void ctl__elastic_restore(struct ctl *c, struct binding *b, const char *grow_rec
     int32_t held = 0;
     for (uint32_t i = 0; i < b->nshares; i++)
         held += b->shares[i].replicas;
-    if (!grow_record || !grow_record[0] || b->grow || !b->elastic || held != b->min_member ||
-        b->replicas <= held)
+    /* a gang with a group minimum (issue 20) may have been admitted above it, in whole groups */
+    int32_t min = ctl__elastic_min(b), unit = ctl__elastic_unit(b);
+    int at = held == min || (ctl__tree_min(b) && held > min && (held - min) % unit == 0);
+    if (!grow_record || !grow_record[0] || b->grow || !b->elastic || !at || b->replicas <= held)
         return; /* not a partial admission's row: followed as the row and the RB say */
-    int rc = ctl__elastic_hold_min(c, b);
+    int rc = ctl__elastic_hold_at(c, b, held);
     if (rc == MUSTER_ENOMEM)
         ctl__fatal(c, "out of memory");
     if (rc)

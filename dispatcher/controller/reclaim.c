@@ -214,9 +214,8 @@ static int dry_grades(struct dry *d, const struct queue_reclaim_try *try, const 
  * grows later without preempting anyone), else the whole gang. */
 static int32_t search_replicas(const struct binding *b)
 {
-    return b->elastic && b->min_member >= 1 && b->min_member < b->comp[0].replicas
-               ? b->min_member
-               : b->comp[0].replicas;
+    int32_t min = ctl__elastic_min(b); /* a group minimum's whole groups (issue 20) */
+    return b->elastic && min >= 1 && min < b->comp[0].replicas ? min : b->comp[0].replicas;
 }
 
 /* queue_reclaim_req.fits: place() on the snapshot with the victims' room added, through the

@@ -445,6 +445,13 @@ static uint32_t grow_room(struct ctl *c, struct binding *b, struct ctl_grow_room
                           uint32_t cap)
 {
     uint32_t n = 0;
+    /* A gang of groups (issue 20) grows in whole groups; one with a required topology only in
+     * the clusters it uses, where every pack and spread it holds stays held. */
+    int32_t unit = b->tree.n > 1 && b->group_size > 1 ? (int32_t)b->group_size : 1;
+    int tree_required = 0;
+    for (uint32_t i = 0; i < b->tree.n && unit > 1; i++)
+        for (uint32_t j = 0; j < b->tree.g[i].ntopo; j++)
+            tree_required |= b->tree.g[i].topo[j].required;
     for (uint32_t i = 0; i < c->fleet.ncl && n < cap; i++) {
         struct cluster *k = &c->fleet.cl[i];
         int used = 0;
@@ -453,7 +460,10 @@ static uint32_t grow_room(struct ctl *c, struct binding *b, struct ctl_grow_room
         if (!k->ready || (!b->spread && !used) || (b->needs_objects && k->no_podgroups) ||
             !ctl__cluster_allows(c, b, k) || ctl__cluster_lost_to(c, b, k))
             continue;
+        if (!used && tree_required)
+            continue;
         uint64_t f = disp_cluster_fits(&k->cap, &b->comp[0].req);
+        f -= f % (uint64_t)unit; /* whole groups only: a share stays whole groups */
         room[n].cluster = k->name;
         room[n++].fits = f > INT32_MAX ? INT32_MAX : (int32_t)f;
     }
@@ -490,9 +500,12 @@ int ctl__grow_offer(struct ctl *c, struct queue_entry *e)
             snprintf(holds + l, sizeof holds - l, "%s%s holds %" PRId32, i ? ", " : "",
                      room[i].cluster, room[i].fits);
         }
-        snprintf(why, sizeof why, "no %s holds %" PRId32 " more replicas node by node (%s)",
+        char groups[64] = "";
+        if (b->tree.n > 1 && b->group_size > 1)
+            snprintf(groups, sizeof groups, " in whole groups of %" PRId32, b->group_size);
+        snprintf(why, sizeof why, "no %s holds %" PRId32 " more replicas%s node by node (%s)",
                  b->spread ? "set of its allowed Ready clusters" : "room in its cluster",
-                 g->replicas, nroom ? holds : "no allowed Ready cluster");
+                 g->replicas, groups, nroom ? holds : "no allowed Ready cluster");
         grow_waits(c, b, "NoClusterFit", why);
         return 1;
     }

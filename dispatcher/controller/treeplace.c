@@ -197,6 +197,37 @@ static int split_shares(struct ctl *c, struct binding *b, const int32_t *cluster
     return 1;
 }
 
+int64_t ctl__vcjob_min_tree(const struct karmada_group_tree *t, struct karmada_group *buf,
+                            uint32_t cap, struct karmada_group_tree *out)
+{
+    int64_t pods = 0, all = 0;
+    out->g = buf;
+    out->n = 0;
+    if (t->n < 2 || cap < t->n || t->g[0].source != KARMADA_GROUP_SOURCE_VCJOB_TASK)
+        return 0;
+    buf[0] = t->g[0];
+    out->n = 1;
+    for (uint32_t i = 1; i < t->n; i++) {
+        if (t->g[i].parent != 0 || t->g[i].pods == 0) {
+            out->n = 0; /* not the flat tree of tasks workload_groups.c reads */
+            return 0;
+        }
+        all += t->g[i].pods;
+        if (t->g[i].min_count == 0)
+            continue; /* a task the job's minimum does not need: Volcano lets it wait */
+        buf[out->n] = t->g[i];
+        buf[out->n].pods = t->g[i].min_count < t->g[i].pods ? t->g[i].min_count : t->g[i].pods;
+        pods += buf[out->n].pods;
+        out->n++;
+    }
+    buf[0].min_count = out->n - 1;
+    if (out->n < 2 || pods >= all) {
+        out->n = 0;
+        return 0;
+    }
+    return pods;
+}
+
 /* b kept whole in one cluster could be split by groups had its user opted in (a JobSet of
  * several Jobs, a LeaderWorkerSet of several groups): its reason says how. */
 static int split_would_help(const struct binding *b)
@@ -231,7 +262,17 @@ int ctl__place_tree(struct ctl *c, struct binding *b, const struct disp_cluster_
         n = m;
     }
     struct level_ctx x = {c, idx};
-    struct disp_composite_in in = {.tree = &b->tree,
+    /* A gang with a group minimum placed at fewer pods than its tree holds (elastic.c, at its
+     * minimum or whole groups above it) is placed as the tree of its first groups: a prefix of
+     * the array is a tree, its leaves are alike, and the search then keeps every constraint
+     * for exactly the groups admitted (taking some of a larger placement could break a
+     * spread). */
+    struct karmada_group_tree view = b->tree;
+    int32_t unit = ctl__elastic_unit(b);
+    if (ctl__tree_min(b) && b->comp[0].replicas % unit == 0 &&
+        (uint32_t)(b->comp[0].replicas / unit) < view.n - 1)
+        view.n = 1 + (uint32_t)(b->comp[0].replicas / unit);
+    struct disp_composite_in in = {.tree = &view,
                                    .clusters = caps,
                                    .nclusters = n,
                                    .level_value = level_of,
@@ -240,9 +281,43 @@ int ctl__place_tree(struct ctl *c, struct binding *b, const struct disp_cluster_
     struct disp_composite_result r;
     memset(&r, 0, sizeof r);
     int rc = n ? disp_composite_place(&in, &r) : 0;
+    b->tree_placed = !rc && r.placed ? (int64_t)r.score.pods : 0;
     if (rc == MUSTER_ENOMEM) {
         disp_composite_result_close(&r);
         return rc;
+    }
+    /* A Volcano Job whose whole fits in no cluster goes where its minimum does (every task at
+     * its minAvailable): the Job is still written whole, and its member's Volcano starts the
+     * rest as room frees (docs/composite.md, "Admitted at its minimum"). */
+    struct karmada_group mbuf[KARMADA_WORKLOAD_COMPONENTS_MAX + 1];
+    struct karmada_group_tree mt = {0};
+    int64_t min_pods =
+        !rc && n && !r.placed && b->kind == KARMADA_WORKLOAD_KIND_VCJOB
+            ? ctl__vcjob_min_tree(&b->tree, mbuf, KARMADA_WORKLOAD_COMPONENTS_MAX + 1, &mt)
+            : 0;
+    if (min_pods > 0) {
+        struct disp_composite_result mr;
+        memset(&mr, 0, sizeof mr);
+        in.tree = &mt;
+        int mrc = disp_composite_place(&in, &mr);
+        if (mrc == MUSTER_ENOMEM) {
+            disp_composite_result_close(&mr);
+            disp_composite_result_close(&r);
+            return mrc;
+        }
+        if (!mrc && mr.placed) {
+            disp_composite_result_close(&r);
+            r = mr; /* owned by r from here */
+            view = mt;
+            b->tree_placed = (int64_t)r.score.pods;
+        } else {
+            disp_composite_result_close(&mr);
+            size_t l = strlen(r.why);
+            snprintf(r.why + l, sizeof r.why - l,
+                     "; not even its minimum (%" PRId64 " of its %" PRId32
+                     " pods, each task at its minAvailable) fits in one cluster",
+                     min_pods, b->replicas);
+        }
     }
     if (rc || !n || !r.placed) {
         if (!n)
@@ -268,7 +343,9 @@ int ctl__place_tree(struct ctl *c, struct binding *b, const struct disp_cluster_
     int64_t target = b->ncomp == 1 ? b->comp[0].replicas : 0;
     for (uint32_t i = 0; b->ncomp > 1 && i < b->ncomp; i++)
         target += b->comp[i].replicas;
-    uint32_t got = ctl__tree_shares(&b->tree, r.cluster, n, target, ts);
+    if (view.g == mbuf)
+        target = b->tree_placed; /* a Volcano Job at its minimum: its one cluster is what counts */
+    uint32_t got = ctl__tree_shares(&view, r.cluster, n, target, ts);
     if (b->ncomp > 1 && got == 1)
         ts[0].pods = (uint64_t)b->replicas;
     else if (b->ncomp > 1)

@@ -256,7 +256,321 @@ static void test_jobset_two_sets_placed(void)
     queue_resnames_free(names);
 }
 
+/* ---- a tree admitted at its minimum (issue 20, docs/composite.md "Admitted at its minimum") */
+
+enum { T_GPU, T_PODS };
+
+/* A cluster of `nodes` nodes of 4 GPUs (and 110 pods) each, all free. */
+static void min_gpu_cluster(struct disp_cluster_cap *cl, struct disp_grade *g, const char *name,
+                        uint64_t nodes)
+{
+    memset(cl, 0, sizeof(*cl));
+    memset(g, 0, sizeof(*g));
+    cl->name = name;
+    CU_ASSERT_EQUAL_FATAL(queue_resvec_set(&g->min, T_GPU, 4000), 0);
+    CU_ASSERT_EQUAL_FATAL(queue_resvec_set(&g->min, T_PODS, 110000), 0);
+    g->nodes = nodes;
+    CU_ASSERT_EQUAL_FATAL(queue_resvec_set(&cl->free, T_GPU, 4000 * (int64_t)nodes), 0);
+    CU_ASSERT_EQUAL_FATAL(queue_resvec_set(&cl->free, T_PODS, 110000 * (int64_t)nodes), 0);
+    cl->grades = g;
+    cl->ngrades = 1;
+}
+
+static void min_cluster_close(struct disp_cluster_cap *cl)
+{
+    queue_resvec_close(&cl->free);
+    for (uint32_t i = 0; i < cl->ngrades; i++)
+        queue_resvec_close(&cl->grades[i].min);
+    disp_cluster_cap_close_parts(cl);
+}
+
+/* A group-size tree: leaves of `size` one-GPU pods, the root needing min of them. */
+static void gs_tree(struct karmada_group_tree *t, uint32_t leaves, uint32_t size, uint32_t min)
+{
+    t->n = leaves + 1;
+    t->g = muster_calloc(t->n, sizeof(*t->g));
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t->g);
+    snprintf(t->g[0].name, sizeof t->g[0].name, "Deployment/tp");
+    t->g[0].parent = -1;
+    t->g[0].min_count = min;
+    t->g[0].source = KARMADA_GROUP_SOURCE_GROUP_SIZE;
+    for (uint32_t i = 1; i < t->n; i++) {
+        snprintf(t->g[i].name, sizeof t->g[i].name, "group-%u", i - 1);
+        t->g[i].parent = 0;
+        t->g[i].source = KARMADA_GROUP_SOURCE_GROUP_SIZE;
+        t->g[i].pods = size;
+        t->g[i].min_count = size;
+        t->g[i].indivisible = 1;
+        CU_ASSERT_EQUAL_FATAL(queue_resvec_set(&t->g[i].pod, T_GPU, 1000), 0);
+        CU_ASSERT_EQUAL_FATAL(queue_resvec_set(&t->g[i].pod, T_PODS, 1000), 0);
+    }
+}
+
+static int quota_all(void *ud, int32_t size)
+{
+    (void)ud;
+    (void)size;
+    return 1;
+}
+
+static int quota_upto(void *ud, int32_t size)
+{
+    return size <= *(const int32_t *)ud;
+}
+
+/* The size a gang with a group minimum is admitted at: the most whole groups the search placed
+ * that the queues take, whole when all, never below the minimum; 0 below it. */
+static void test_admit_size(void)
+{
+    int32_t q = 24;
+    CU_ASSERT_EQUAL(ctl__tree_admit_size(32, 16, 8, 32, quota_all, NULL), 32); /* whole */
+    CU_ASSERT_EQUAL(ctl__tree_admit_size(32, 16, 8, 24, quota_all, NULL), 24); /* 3 of 4 fit */
+    CU_ASSERT_EQUAL(ctl__tree_admit_size(32, 16, 8, 16, quota_all, NULL), 16); /* the minimum */
+    CU_ASSERT_EQUAL(ctl__tree_admit_size(32, 16, 8, 8, quota_all, NULL), 0);   /* below it */
+    CU_ASSERT_EQUAL(ctl__tree_admit_size(32, 16, 8, 0, quota_all, NULL), 0);
+    CU_ASSERT_EQUAL(ctl__tree_admit_size(32, 16, 8, 32, quota_upto, &q), 24); /* the queues */
+    q = 20; /* 20 is no whole number of groups above 16: the minimum */
+    CU_ASSERT_EQUAL(ctl__tree_admit_size(32, 16, 8, 32, quota_upto, &q), 16);
+    q = 0; /* the engine offered the entry, which holds the minimum: that is admitted */
+    CU_ASSERT_EQUAL(ctl__tree_admit_size(32, 16, 8, 32, quota_upto, &q), 16);
+    /* a placement that is not whole groups above the minimum is counted down to them */
+    CU_ASSERT_EQUAL(ctl__tree_admit_size(32, 16, 8, 30, quota_all, NULL), 24);
+    CU_ASSERT_EQUAL(ctl__tree_admit_size(32, 16, 0, 32, quota_all, NULL), 0); /* bad input */
+    CU_ASSERT_EQUAL(ctl__tree_admit_size(32, 40, 8, 32, quota_all, NULL), 0);
+}
+
+/* The fewest pods each level can be placed with: leaves whole, an inner group its min_count
+ * smallest children's minimums, at two levels. */
+static void test_min_pods_two_levels(void)
+{
+    struct karmada_group_tree t = {0};
+    gs_tree(&t, 4, 8, 2);
+    CU_ASSERT_EQUAL(ctl__tree_min_pods(&t, 0), 16);
+    CU_ASSERT_EQUAL(ctl__tree_min_pods(&t, 1), 8); /* a leaf: its pods, never cut */
+    t.g[0].min_count = 4;
+    CU_ASSERT_EQUAL(ctl__tree_min_pods(&t, 0), 32);
+    t.g[0].min_count = 0; /* at least one child */
+    CU_ASSERT_EQUAL(ctl__tree_min_pods(&t, 0), 8);
+    karmada_group_tree_close(&t);
+    /* root (2 of 3) -> a (2 of leaves 4, 2, 8), b (1 of leaves 8, 8), c (3 of leaves 1, 1, 1):
+     * a 6, b 8, c 3; the root the two smallest, 3 + 6 */
+    static const struct {
+        int32_t parent;
+        uint32_t min, pods;
+    } gs[] = {{-1, 2, 0}, {0, 2, 0}, {1, 4, 4}, {1, 2, 2}, {1, 8, 8}, {0, 1, 0},
+              {5, 8, 8},  {5, 8, 8}, {0, 3, 0}, {8, 1, 1}, {8, 1, 1}, {8, 1, 1}};
+    t.n = sizeof gs / sizeof gs[0];
+    t.g = muster_calloc(t.n, sizeof(*t.g));
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t.g);
+    for (uint32_t i = 0; i < t.n; i++) {
+        t.g[i].parent = gs[i].parent;
+        t.g[i].min_count = gs[i].min;
+        t.g[i].pods = gs[i].pods;
+    }
+    CU_ASSERT_EQUAL(ctl__tree_min_pods(&t, 1), 6);
+    CU_ASSERT_EQUAL(ctl__tree_min_pods(&t, 5), 8);
+    CU_ASSERT_EQUAL(ctl__tree_min_pods(&t, 8), 3);
+    CU_ASSERT_EQUAL(ctl__tree_min_pods(&t, 0), 9);
+    CU_ASSERT_EQUAL(ctl__tree_min_pods(&t, 99), 0);
+    karmada_group_tree_close(&t);
+}
+
+/* Which binding goes the group-minimum path: a group-size tree in assign mode whose root needs
+ * fewer groups than it has; its minimum is whole groups (min-member 12 of groups of 8: 16). */
+static void test_tree_min_gate(void)
+{
+    struct comp comp = {.replicas = 32};
+    struct binding b = {.assign = 1,
+                        .ncomp = 1,
+                        .comp = &comp,
+                        .min_member = 12,
+                        .kind = KARMADA_WORKLOAD_KIND_DEPLOYMENT};
+    gs_tree(&b.tree, 4, 8, 2);
+    CU_ASSERT_EQUAL(ctl__tree_min(&b), 1);
+    CU_ASSERT_EQUAL(ctl__elastic_min(&b), 16);
+    CU_ASSERT_EQUAL(ctl__elastic_unit(&b), 8);
+    b.tree.g[0].min_count = 4; /* every group: all or nothing, as before */
+    CU_ASSERT_EQUAL(ctl__tree_min(&b), 0);
+    CU_ASSERT_EQUAL(ctl__elastic_min(&b), 12);
+    CU_ASSERT_EQUAL(ctl__elastic_unit(&b), 1);
+    b.tree.g[0].min_count = 2;
+    b.assign = 0; /* Karmada's scheduler places it: muster does not cut it */
+    CU_ASSERT_EQUAL(ctl__tree_min(&b), 0);
+    b.assign = 1;
+    b.tree.g[0].source = KARMADA_GROUP_SOURCE_JOBSET;
+    CU_ASSERT_EQUAL(ctl__tree_min(&b), 0);
+    karmada_group_tree_close(&b.tree);
+    CU_ASSERT_EQUAL(ctl__tree_min(&b), 0); /* no tree */
+}
+
+/* 4 groups of 8 one-GPU pods, the root needing 2, over two clusters of 5 four-GPU nodes of
+ * which one is full: the whole does not fit, the search places the 2 groups the free cluster
+ * holds, the gang is admitted at its minimum, and the tree of its first 2 groups is placed
+ * whole there, none cut. With one group's room anywhere nothing is admitted, and the reason
+ * names the level. */
+static void test_admitted_at_minimum(void)
+{
+    struct disp_cluster_cap cl[2];
+    struct disp_grade g[2];
+    struct queue_resnames *nm = queue_resnames_new();
+    uint32_t id;
+    CU_ASSERT_PTR_NOT_NULL_FATAL(nm);
+    CU_ASSERT_EQUAL_FATAL(queue_resnames_intern(nm, "nvidia.com/gpu", 14, &id), 0);
+    CU_ASSERT_EQUAL_FATAL(id, T_GPU);
+    CU_ASSERT_EQUAL_FATAL(queue_resnames_intern(nm, "pods", 4, &id), 0);
+    CU_ASSERT_EQUAL_FATAL(id, T_PODS);
+    min_gpu_cluster(&cl[0], &g[0], "east", 0); /* full */
+    min_gpu_cluster(&cl[1], &g[1], "west", 5);
+    struct karmada_group_tree t = {0};
+    gs_tree(&t, 4, 8, 2);
+    struct disp_composite_in in = {.tree = &t, .clusters = cl, .nclusters = 2, .names = nm};
+    struct disp_composite_result r;
+    memset(&r, 0, sizeof r);
+    CU_ASSERT_EQUAL_FATAL(disp_composite_place(&in, &r), 0);
+    CU_ASSERT_EQUAL_FATAL(r.placed, 1);
+    CU_ASSERT_EQUAL(r.score.pods, 16);
+    struct ctl_tree_share out[2];
+    CU_ASSERT_EQUAL(ctl__tree_shares(&t, r.cluster, 2, 32, out), 0); /* not whole */
+    int32_t at = ctl__tree_admit_size(32, (int32_t)ctl__tree_min_pods(&t, 0), 8,
+                                      (int64_t)r.score.pods, quota_all, NULL);
+    CU_ASSERT_EQUAL(at, 16);
+    disp_composite_result_close(&r);
+    /* placed as the tree of its first 2 groups (treeplace.c's view): all placed, in west */
+    struct karmada_group_tree view = t;
+    view.n = 1 + (uint32_t)at / 8;
+    in.tree = &view;
+    memset(&r, 0, sizeof r);
+    CU_ASSERT_EQUAL_FATAL(disp_composite_place(&in, &r), 0);
+    CU_ASSERT_EQUAL_FATAL(r.placed, 1);
+    CU_ASSERT_EQUAL(r.score.pods, 16);
+    CU_ASSERT_EQUAL_FATAL(ctl__tree_shares(&view, r.cluster, 2, at, out), 1);
+    CU_ASSERT_EQUAL(out[0].cluster, 1);
+    CU_ASSERT_EQUAL(out[0].pods, 16);
+    disp_composite_result_close(&r);
+    /* west holds one group only: not even the minimum, nothing placed, the root level named */
+    min_cluster_close(&cl[1]);
+    min_gpu_cluster(&cl[1], &g[1], "west", 3);
+    in.tree = &t;
+    memset(&r, 0, sizeof r);
+    CU_ASSERT_EQUAL_FATAL(disp_composite_place(&in, &r), 0);
+    CU_ASSERT_EQUAL(r.placed, 0);
+    CU_ASSERT_EQUAL(
+        ctl__tree_admit_size(32, 16, 8, r.placed ? (int64_t)r.score.pods : 0, quota_all, NULL), 0);
+    CU_ASSERT_STRING_EQUAL(r.why, "no set of allowed clusters holds the gang's 2 of 4 groups "
+                                  "node by node under its constraints");
+    disp_composite_result_close(&r);
+    karmada_group_tree_close(&t);
+    min_cluster_close(&cl[0]);
+    min_cluster_close(&cl[1]);
+    queue_resnames_free(nm);
+}
+
+/* Two levels, each with a minimum: 3 shards (the root needs 2), each of 3 leaves of 4 pods (a
+ * shard needs 2). 16 GPUs free: 2 shards at their minimum (4 leaves, 16 pods) are placed and
+ * the search never goes below a shard's minimum; 12 free: nothing. */
+static void test_two_level_minimum(void)
+{
+    struct disp_cluster_cap cl[1];
+    struct disp_grade g[1];
+    struct karmada_group_tree t = {0};
+    t.n = 13;
+    t.g = muster_calloc(t.n, sizeof(*t.g));
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t.g);
+    snprintf(t.g[0].name, sizeof t.g[0].name, "JobSet/train");
+    t.g[0].parent = -1;
+    t.g[0].min_count = 2;
+    for (uint32_t s = 0, i = 1; s < 3; s++) {
+        uint32_t sh = i++;
+        snprintf(t.g[sh].name, sizeof t.g[sh].name, "shard-%u", s);
+        t.g[sh].parent = 0;
+        t.g[sh].min_count = 2;
+        for (uint32_t l = 0; l < 3; l++, i++) {
+            snprintf(t.g[i].name, sizeof t.g[i].name, "shard-%u-%u", s, l);
+            t.g[i].parent = (int32_t)sh;
+            t.g[i].pods = 4;
+            t.g[i].min_count = 4;
+            t.g[i].indivisible = 1;
+            CU_ASSERT_EQUAL_FATAL(queue_resvec_set(&t.g[i].pod, T_GPU, 1000), 0);
+            CU_ASSERT_EQUAL_FATAL(queue_resvec_set(&t.g[i].pod, T_PODS, 1000), 0);
+        }
+    }
+    CU_ASSERT_EQUAL(ctl__tree_min_pods(&t, 0), 16);
+    min_gpu_cluster(&cl[0], &g[0], "east", 4);
+    struct disp_composite_in in = {.tree = &t, .clusters = cl, .nclusters = 1};
+    struct disp_composite_result r;
+    memset(&r, 0, sizeof r);
+    CU_ASSERT_EQUAL_FATAL(disp_composite_place(&in, &r), 0);
+    CU_ASSERT_EQUAL_FATAL(r.placed, 1);
+    CU_ASSERT_EQUAL(r.score.pods, 16);
+    uint32_t per[3] = {0};
+    for (uint32_t i = 1; i < t.n; i++)
+        if (t.g[i].pods && r.cluster[i] >= 0)
+            per[(i - 1) / 4]++;
+    uint32_t shards = 0;
+    for (uint32_t s = 0; s < 3; s++) {
+        CU_ASSERT(per[s] == 0 || per[s] >= 2); /* a shard placed has its minimum */
+        shards += per[s] > 0;
+    }
+    CU_ASSERT_EQUAL(shards, 2);
+    CU_ASSERT_EQUAL(ctl__tree_admit_size(36, 16, 4, (int64_t)r.score.pods, quota_all, NULL), 16);
+    disp_composite_result_close(&r);
+    min_cluster_close(&cl[0]);
+    min_gpu_cluster(&cl[0], &g[0], "east", 3);
+    memset(&r, 0, sizeof r);
+    CU_ASSERT_EQUAL_FATAL(disp_composite_place(&in, &r), 0);
+    CU_ASSERT_EQUAL(r.placed, 0);
+    CU_ASSERT_STRING_EQUAL(r.why, "no set of allowed clusters holds the gang's 2 of 3 groups "
+                                  "node by node under its constraints");
+    disp_composite_result_close(&r);
+    min_cluster_close(&cl[0]);
+    karmada_group_tree_close(&t);
+}
+
+/* A Volcano Job's minimum as a tree: each task at its min_count, a task of 0 left out, the root
+ * needing every task left; none when the minimum is the whole or the tree is not a job's. */
+static void test_vcjob_min_tree(void)
+{
+    struct karmada_group_tree t = {0};
+    gs_tree(&t, 3, 4, 3); /* ps, worker, eval: 4 pods each */
+    for (uint32_t i = 0; i < t.n; i++)
+        t.g[i].source = KARMADA_GROUP_SOURCE_VCJOB_TASK;
+    t.g[1].min_count = 1;
+    t.g[2].min_count = 2;
+    t.g[3].min_count = 0;
+    struct karmada_group buf[4];
+    struct karmada_group_tree m;
+    CU_ASSERT_EQUAL(ctl__vcjob_min_tree(&t, buf, 4, &m), 3);
+    CU_ASSERT_EQUAL_FATAL(m.n, 3);
+    CU_ASSERT_PTR_EQUAL(m.g, buf);
+    CU_ASSERT_EQUAL(m.g[0].min_count, 2);
+    CU_ASSERT_EQUAL(m.g[1].pods, 1);
+    CU_ASSERT_STRING_EQUAL(m.g[1].name, "group-0");
+    CU_ASSERT_EQUAL(m.g[2].pods, 2);
+    CU_ASSERT_EQUAL(m.g[2].parent, 0);
+    CU_ASSERT_EQUAL(t.g[0].min_count, 3); /* t is unchanged */
+    CU_ASSERT_EQUAL(t.g[1].pods, 4);
+    CU_ASSERT_EQUAL(ctl__vcjob_min_tree(&t, buf, 3, &m), 0); /* no room */
+    for (uint32_t i = 1; i < t.n; i++)
+        t.g[i].min_count = 4;
+    CU_ASSERT_EQUAL(ctl__vcjob_min_tree(&t, buf, 4, &m), 0); /* the minimum is the whole */
+    CU_ASSERT_EQUAL(m.n, 0);
+    t.g[1].min_count = 0;
+    t.g[2].min_count = 0;
+    t.g[3].min_count = 0;
+    CU_ASSERT_EQUAL(ctl__vcjob_min_tree(&t, buf, 4, &m), 0); /* nothing needed: no tree */
+    t.g[1].min_count = 1;
+    t.g[0].source = KARMADA_GROUP_SOURCE_GROUP_SIZE;
+    CU_ASSERT_EQUAL(ctl__vcjob_min_tree(&t, buf, 4, &m), 0); /* not a Volcano Job's */
+    karmada_group_tree_close(&t);
+}
+
 static CU_TestInfo tests[] = {
+    {"a Volcano Job's minimum as a tree", test_vcjob_min_tree},
+    {"the size admitted with a group minimum", test_admit_size},
+    {"the minimum's pods at two levels", test_min_pods_two_levels},
+    {"which gangs have a group minimum", test_tree_min_gate},
+    {"a tree admitted at its minimum, or not at all", test_admitted_at_minimum},
+    {"a minimum at two levels", test_two_level_minimum},
     {"a split's cells derived from its shares", test_split_from_shares},
     {"each shape of a share reserved", test_share_comp_pods},
     {"the leaves' pods per cluster, in order of first use", test_shares_per_cluster},
