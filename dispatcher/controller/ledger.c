@@ -208,7 +208,7 @@ void ctl__ledger_flush(struct ctl *c)
                 ctl__undo_start(c, b);
             } else {
                 ctl__engine_add(c, b);
-                if (kube_json_bool(kube_json_path(b->rb, "spec", "suspension", NULL),
+                if (kube_json_bool(kube_json_path(ctl__rb(c, b), "spec", "suspension", NULL),
                                    "scheduling") != 1) {
                     b->step = S_HOLD;
                     ctl__step_run(c, b);

@@ -234,6 +234,9 @@ static int watch_start(struct ctl *c, enum ctl_watch_id id)
     if (rc)
         return rc;
     kube_informer_set_transform(inf, transform);
+    /* one RB and one template per pending gang: packed (cool.c) */
+    if (id == CTL_W_RBS || w->tmpl >= 0)
+        kube_informer_set_frozen(inf);
     c->watch.open++;
     c->watch.started++;
     return kube_informer_start(inf);
@@ -298,7 +301,7 @@ static void sweep_waiting(struct ctl *c, int64_t now)
                 ctl__engine_add(c, b);
         } else {
             ctl__pending_reason(c, b);
-            if (b->cond_dirty && c->sweep.budget > 0 && b->rb && !b->gone &&
+            if (b->cond_dirty && c->sweep.budget > 0 && ctl__rb(c, b) && !b->gone &&
                 now - b->waiting_since >= CTL_CONDITION_GRACE_MS) {
                 if (ctl__send_condition(c, b))
                     c->sweep.budget--;
