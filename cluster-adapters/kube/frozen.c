@@ -9,6 +9,7 @@
 #include "queue/mem.h"
 
 #include <json-c/json.h>
+#include <json-c/linkhash.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -280,6 +281,28 @@ uint8_t *kube_frozen_pack(struct json_object *v, size_t *len)
     return fit ? fit : w.p;
 }
 
+/* The smallest table json-c's own load factor (LH_LOAD_FACTOR, 0.66) accepts for count keys.
+ * Not smaller: lh_table_resize re-inserts into the new table, which would double itself past
+ * the load factor while the old table records the size asked for, and lookups would then hash
+ * into the wrong size. */
+static int fit_size(int count)
+{
+    int size = count + 1;
+    while ((double)count >= (double)size * LH_LOAD_FACTOR)
+        size++;
+    return size;
+}
+
+void kube_frozen_fit(struct json_object *o)
+{
+    if (!json_object_is_type(o, json_type_object))
+        return;
+    struct lh_table *t = json_object_get_object(o);
+    int size = fit_size(lh_table_length(t));
+    if (size < t->size)
+        (void)lh_table_resize(t, size); /* on failure the table stays as it was */
+}
+
 /* ---- thawing ---- */
 
 struct rbuf {
@@ -459,6 +482,7 @@ static struct json_object *thaw(struct rbuf *r, int depth, int *bad)
             }
         }
         muster_free(heap);
+        kube_frozen_fit(o); /* a thawed tree weighs what the cached one did before */
         return o;
     }
     }

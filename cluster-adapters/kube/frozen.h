@@ -30,6 +30,12 @@ uint8_t *kube_frozen_pack(struct json_object *v, size_t *len);
  * for a packed JSON null. */
 struct json_object *kube_frozen_thaw(const uint8_t *p, size_t len);
 
+/* Shrinks the hash table of object o (json-c gives every object 16 slots, ~780 bytes) to the
+ * smallest json-c's load factor takes for what it holds; o stays writable (an insert grows it
+ * again). Relies on json-c's lh_table_resize (exported, versioned JSONC_PRIVATE, in every
+ * json-c since 0.10). Anything but an object is left as it is. */
+void kube_frozen_fit(struct json_object *o);
+
 /* 1 when the values under key k are unique per object (name, uid, resourceVersion, timestamps,
  * messages, Karmada's permanent id): they are never shared, which would only fill the table. */
 int kube_frozen_key_unique(const char *k);

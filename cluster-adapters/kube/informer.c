@@ -96,18 +96,6 @@ static void report(struct kube_informer *inf, int err, const char *msg)
     inf->h.on_error(inf->ud, err, &st);
 }
 
-/* The smallest table json-c's own load factor (LH_LOAD_FACTOR, 0.66) accepts for count keys.
- * Not smaller: lh_table_resize re-inserts into the new table, which would double itself past
- * the load factor while the old table records the size asked for, and lookups would then hash
- * into the wrong size. */
-static int compact_size(int count)
-{
-    int size = count + 1;
-    while ((double)count >= (double)size * LH_LOAD_FACTOR)
-        size++;
-    return size;
-}
-
 /* The keys of cached objects, one copy each for the process: "metadata", "name" and the label
  * keys of a million objects are the same few hundred strings. Bounded, so objects with keys made
  * up per object (managedFields' "f:..." entries) cannot grow it without end: past the bound, or
@@ -234,10 +222,7 @@ static struct json_object *compact_with(struct json_object *obj, struct json_obj
             return NULL;
         }
     }
-    struct lh_table *t = json_object_get_object(out);
-    int size = compact_size(lh_table_length(t));
-    if (size < t->size)
-        (void)lh_table_resize(t, size); /* on failure the table stays as it was */
+    kube_frozen_fit(out);
     return out;
 }
 

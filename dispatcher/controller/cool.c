@@ -49,31 +49,42 @@ void ctl__cool_forget(struct ctl *c, struct binding *b)
     b->cool_at = 0;
 }
 
-/* Waiting, with nothing of it in flight or owed: what it reads again comes from the informers
- * as they are then, which is what its next event would have brought. A gang in play keeps the
- * exact objects it was decided on. */
-static int waits(const struct binding *b)
+/* Waiting: what it reads again comes from the informers as they are then, which is what its
+ * next event would have brought. A gang in play keeps the exact objects it was decided on. */
+static int waiting_state(const struct binding *b)
 {
     return (b->st == B_PENDING || b->st == B_BACKOFF || b->st == B_PARKED ||
             b->st == B_WAIT_TEMPLATE) &&
-           b->step == S_NONE && !b->inflight && !b->side_inflight && !b->lw_pending &&
-           !b->reread_due && !b->rb_behind && !b->resize_owed && !b->gone && !b->pg &&
-           !b->grow && !b->loss && !b->reply && !b->fresh;
+           !b->gone && !b->pg && !b->grow && !b->loss;
+}
+
+/* ... with nothing of it in flight: a step's answer is judged against the RB it was sent for.
+ * A row not written yet is no obstacle: the flush reads the RB again through ctl__rb. */
+static int settled(const struct binding *b)
+{
+    return b->step == S_NONE && !b->inflight && !b->side_inflight && !b->reread_due &&
+           !b->rb_behind && !b->resize_owed && !b->reply && !b->fresh;
 }
 
 void ctl__cool_run(struct ctl *c)
 {
+    size_t keep = 0;
     for (size_t i = 0; i < c->cool.n; i++) {
         struct binding *b = c->cool.v[i];
         b->cool_at = 0;
-        if (!waits(b))
+        if (!waiting_state(b))
+            continue; /* in play: it keeps its trees, and leaves the list */
+        if (!settled(b)) {
+            c->cool.v[keep++] = b; /* looked at again next iteration */
+            b->cool_at = (uint32_t)keep;
             continue;
+        }
         json_object_put(b->rb);
         json_object_put(b->tmpl);
         b->rb = b->tmpl = NULL;
         b->affinity = b->affinities = b->tolerations = NULL;
     }
-    c->cool.n = 0;
+    c->cool.n = keep;
     kube_informer_trim(&c->rbs);
     for (int i = 0; i < CTL_NTMPL; i++)
         kube_informer_trim(&c->tmpl[i]);

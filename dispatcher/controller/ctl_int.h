@@ -1325,10 +1325,19 @@ enum karmada_gang_wl_version ctl__cluster_wl_version(const struct ctl *c, const 
  * the RB is gone, the template not cached); ctl__cool_later notes that b took a tree this
  * iteration, ctl__cool_forget drops b from that note (freed), ctl__cool_run (once per loop
  * iteration, after the events) lets the waiting ones' trees go and trims the informers. */
+#define CTL_COOL_BATCH 256
 json_object *ctl__rb(struct ctl *c, struct binding *b);
 json_object *ctl__tmpl(struct ctl *c, struct binding *b);
 void ctl__cool_later(struct ctl *c, struct binding *b);
 void ctl__cool_forget(struct ctl *c, struct binding *b);
 void ctl__cool_run(struct ctl *c);
+/* Between two bindings of a walk over many (a burst of events, a flush, a cycle, the start-up):
+ * runs ctl__cool_run once CTL_COOL_BATCH bindings took a tree, so a walk over a million does
+ * not hold a million trees. Only where nothing holds a binding's tree borrowed. */
+static inline void ctl__cool_point(struct ctl *c)
+{
+    if (c->cool.n >= CTL_COOL_BATCH)
+        ctl__cool_run(c);
+}
 
 #endif

@@ -546,6 +546,7 @@ void ctl__cycle(struct ctl *c)
     unsigned nofit = 0;
     struct queue_entry *e;
     while ((e = queue_cycle_next(c->t))) {
+        ctl__cool_point(c);
         if (queue_entry_id(e) & CTL_GROW_ID) { /* a dispatched gang's scale-up (resize.c) */
             if (ctl__grow_offer(c, e) && queue_cycle_skip(c->t, e))
                 goto cut;

@@ -193,6 +193,7 @@ void ctl__ledger_flush(struct ctl *c)
         muster_free(w->clusters);
         w->clusters = NULL;
         b->lw_pending--;
+        ctl__cool_point(c);
         switch (w->kind) {
         case LW_NEW:
         case LW_ROLLBACK_NEW:

@@ -683,6 +683,7 @@ static int last_cb(void *ud, const struct store_ledger_row *r)
 static void reconcile_rb(void *ud, json_object *rb)
 {
     struct ctl *c = ud;
+    ctl__cool_point(c); /* a start-up over a million RBs holds no million trees */
     char key[CTL_KEY_MAX];
     obj_key(rb, key, sizeof key);
     /* The RB watch's first events made a binding for every RB before this ran (rb_upsert
