@@ -24,6 +24,7 @@ enum {
     F_VAL,  /* index into the value table */
     F_OBJ,  /* count, then per member a key (varint: 0 inline length + bytes, else index + 1) */
     F_ARR,  /* count, then the values */
+    F_UUID, /* 16 bytes: a string that is a UUID in its canonical lowercase form (uids, ids) */
 };
 #define IMM_MAX 15
 
@@ -102,13 +103,12 @@ void kube_frozen_stats(struct kube_frozen_stats *out)
     pthread_mutex_lock(&tab_mu);
     out->keys = keys.count;
     out->values = vals.count;
-    out->bytes = keys.bytes + vals.bytes +
-                 (keys.slots ? (size_t)keys.max * (2 * sizeof(uint32_t) + sizeof(char *) +
-                                                   sizeof(uint32_t))
-                             : 0) +
-                 (vals.slots ? (size_t)vals.max * (2 * sizeof(uint32_t) + sizeof(char *) +
-                                                   sizeof(uint32_t))
-                             : 0);
+    out->bytes =
+        keys.bytes + vals.bytes +
+        (keys.slots ? (size_t)keys.max * (2 * sizeof(uint32_t) + sizeof(char *) + sizeof(uint32_t))
+                    : 0) +
+        (vals.slots ? (size_t)vals.max * (2 * sizeof(uint32_t) + sizeof(char *) + sizeof(uint32_t))
+                    : 0);
     pthread_mutex_unlock(&tab_mu);
 }
 
@@ -190,8 +190,40 @@ static void wtag(struct wbuf *w, unsigned type, uint64_t num)
         wvarint(w, num);
 }
 
+/* A UUID as Kubernetes writes uids (8-4-4-4-12 lowercase hex digits) into its 16 bytes; 0, or
+ * -1 when s is anything else (which is then kept as it is, so the text comes back exact). */
+static int uuid_bytes(const char *s, size_t len, uint8_t out[16])
+{
+    if (len != 36)
+        return -1;
+    for (size_t i = 0, o = 0; i < 36; i++) {
+        if (i == 8 || i == 13 || i == 18 || i == 23) {
+            if (s[i] != '-')
+                return -1;
+            continue;
+        }
+        int v = s[i] >= '0' && s[i] <= '9'   ? s[i] - '0'
+                : s[i] >= 'a' && s[i] <= 'f' ? s[i] - 'a' + 10
+                                             : -1;
+        if (v < 0)
+            return -1;
+        if (o % 2 == 0)
+            out[o / 2] = (uint8_t)(v << 4);
+        else
+            out[o / 2] |= (uint8_t)v;
+        o++;
+    }
+    return 0;
+}
+
 static void wstring(struct wbuf *w, const char *s, size_t len, int share)
 {
+    uint8_t u[16];
+    if (uuid_bytes(s, len, u) == 0) {
+        wtag(w, F_UUID, 0);
+        wbytes(w, u, sizeof u);
+        return;
+    }
     int64_t id = share ? tab_index(&vals, s, len, 1) : -1;
     if (id >= 0) {
         wtag(w, F_VAL, (uint64_t)id);
@@ -383,6 +415,27 @@ static struct json_object *thaw(struct rbuf *r, int depth, int *bad)
         double d;
         memcpy(&d, &bits, sizeof d);
         struct json_object *o = json_object_new_double(d);
+        *bad |= !o;
+        return o;
+    }
+    case F_UUID: {
+        if (r->end - r->p < 16) {
+            *bad = 1;
+            return NULL;
+        }
+        static const char hex[] = "0123456789abcdef";
+        char text[36];
+        for (size_t i = 0, o = 0; i < 36; i++) {
+            if (i == 8 || i == 13 || i == 18 || i == 23) {
+                text[i] = '-';
+                continue;
+            }
+            uint8_t byte = r->p[o / 2];
+            text[i] = hex[o % 2 == 0 ? byte >> 4 : byte & 0x0f];
+            o++;
+        }
+        r->p += 16;
+        struct json_object *o = json_object_new_string_len(text, 36);
         *bad |= !o;
         return o;
     }

@@ -165,7 +165,8 @@ static int members_lifted(struct ctl *c, struct binding *b, int want_policy)
         }
         if (!ctl__rb(c, m) || !b->nshares || ctl__rb_nclusters(ctl__rb(c, m)) != 1 ||
             !ctl__rb_lists_cluster(ctl__rb(c, m), b->shares[0].cluster) ||
-            kube_json_bool(kube_json_path(ctl__rb(c, m), "spec", "suspension", NULL), "scheduling") == 1 ||
+            kube_json_bool(kube_json_path(ctl__rb(c, m), "spec", "suspension", NULL),
+                           "scheduling") == 1 ||
             (ctl__rb_dispatching(ctl__rb(c, m)) == 1 && m->user_dispatching != 1))
             return 0;
     }
@@ -228,7 +229,8 @@ static int objects_done(struct ctl *c, struct binding *b)
 static int resize_due(struct ctl *c, struct binding *b)
 {
     if (!b->assign || b->nshares == 0 ||
-        kube_json_bool(kube_json_path(ctl__rb(c, b), "spec", "suspension", NULL), "scheduling") == 1)
+        kube_json_bool(kube_json_path(ctl__rb(c, b), "spec", "suspension", NULL), "scheduling") ==
+            1)
         return 0;
     json_object *cl = kube_json_path(ctl__rb(c, b), "spec", "clusters", NULL);
     size_t n = ctl__rb_nclusters(ctl__rb(c, b));
@@ -305,8 +307,8 @@ void ctl__forward_from(struct ctl *c, struct binding *b, enum step st)
 void ctl__forward_resume(struct ctl *c, struct binding *b)
 {
     int placed = b->assign && rb_placed_as_ledger(b);
-    int lifted =
-        kube_json_bool(kube_json_path(ctl__rb(c, b), "spec", "suspension", NULL), "scheduling") != 1;
+    int lifted = kube_json_bool(kube_json_path(ctl__rb(c, b), "spec", "suspension", NULL),
+                                "scheduling") != 1;
     if (b->assign)
         lifted = lifted && placed;
     if (b->assign && b->needs_objects)

@@ -88,6 +88,37 @@ static void test_unique_values_not_shared(void)
     CU_ASSERT(s1.keys - s0.keys <= 4);
 }
 
+/* uids pack into 16 bytes and come back as written; anything close to one stays as it is */
+static void test_uuids(void)
+{
+    static const char *const texts[] = {
+        "0b6e2f7a-6c2d-4d8e-9a51-3f0c1c2d4e5f", /* packed */
+        "0B6E2F7A-6C2D-4D8E-9A51-3F0C1C2D4E5F", /* upper case: kept as text */
+        "0b6e2f7a-6c2d-4d8e-9a51-3f0c1c2d4e5",  /* 35 */
+        "0b6e2f7a-6c2d-4d8e-9a51_3f0c1c2d4e5f", /* a dash moved */
+        "0b6e2f7a-6c2d-4d8e-9a51-3f0c1c2d4e5g", /* not hex */
+    };
+    size_t first = 0;
+    for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++) {
+        struct json_object *o = json_object_new_object();
+        json_object_object_add(o, "uid", json_object_new_string(texts[i]));
+        size_t len;
+        uint8_t *p = kube_frozen_pack(o, &len);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+        if (i == 0)
+            first = len;
+        else
+            CU_ASSERT(len > first + 16); /* the text, not 16 bytes */
+        struct json_object *t = kube_frozen_thaw(p, len);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+        assert_same(o, t);
+        json_object_put(t);
+        json_object_put(o);
+        muster_free(p);
+    }
+    CU_ASSERT(first <= 1 + 2 + 1 + 16);
+}
+
 static void test_long_and_odd_strings(void)
 {
     /* a key longer than the key table takes, a value with a NUL, a long value, unicode */
@@ -180,8 +211,8 @@ static void test_damaged_refused(void)
 
 static CU_TestInfo tests[] = {
     {"an RB thaws back equal, keys in order, and packs small", test_round_trip},
-    {"names and versions are kept inline, not in the shared table",
-     test_unique_values_not_shared},
+    {"names and versions are kept inline, not in the shared table", test_unique_values_not_shared},
+    {"uids in 16 bytes, exact text back, near misses kept as text", test_uuids},
     {"long keys and values, a NUL, unicode, int64 and double extremes", test_long_and_odd_strings},
     {"5,000 elements; nesting past the bound refused", test_wide_and_deep},
     {"a truncated or damaged block is refused, never read past", test_damaged_refused},
