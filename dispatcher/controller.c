@@ -125,6 +125,11 @@ void ctl_api_hooks(struct ctl *c, struct api_dispatcher *out)
                                    .dialects_changed = hook_dialects_changed};
 }
 
+static void on_cool(uv_check_t *h)
+{
+    ctl__cool_run(h->data);
+}
+
 int ctl_new(uv_loop_t *loop, struct kube_client *kube, struct store *s, struct queue_tree *t,
             const struct ctl_options *opt, struct ctl **out)
 {
@@ -160,8 +165,11 @@ int ctl_new(uv_loop_t *loop, struct kube_client *kube, struct store *s, struct q
     uv_idle_init(loop, &c->kick);
     uv_timer_init(loop, &c->pace);
     uv_timer_init(loop, &c->soon);
-    c->tick.data = c->kick.data = c->pace.data = c->soon.data = c;
-    c->handles_open = 4;
+    uv_check_init(loop, &c->coolh);
+    c->tick.data = c->kick.data = c->pace.data = c->soon.data = c->coolh.data = c;
+    c->handles_open = 5;
+    uv_check_start(&c->coolh, on_cool);
+    uv_unref((uv_handle_t *)&c->coolh); /* it runs while the loop does, keeps nothing alive */
     c->pre.hub_pg = -1;
     for (int a = 0; a < CTL_HUB_APIS; a++)
         c->pre.hub_api[a] = -1; /* not asked yet: held against no member */
@@ -252,6 +260,7 @@ static void drain_closed(uv_handle_t *h)
     uv_close((uv_handle_t *)&c->kick, on_handle_closed);
     uv_close((uv_handle_t *)&c->pace, on_handle_closed);
     uv_close((uv_handle_t *)&c->soon, on_handle_closed);
+    uv_close((uv_handle_t *)&c->coolh, on_handle_closed);
     for (int a = 0; a < CTL_HUB_APIS; a++)
         if (c->pre.call[a])
             kube_call_cancel(c->pre.call[a]);
@@ -305,6 +314,7 @@ void ctl_free(struct ctl *c)
     for (uint32_t i = 0; i < c->fleet.ncl; i++)
         ctl__cluster_close(&c->fleet.cl[i]);
     muster_free(c->fleet.cl);
+    muster_free(c->cool.v);
     muster_free(c->dov);
     ctl__reclaim_close(c);
     for (size_t i = 0; i < c->lw.n; i++)

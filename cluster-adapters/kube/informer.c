@@ -3,6 +3,7 @@
 #include "cluster-adapters/kube/informer.h"
 
 #include "cluster-adapters/kube/errors.h"
+#include "cluster-adapters/kube/frozen.h"
 #include "cluster-adapters/kube/json.h"
 #include "queue/hash.h"
 #include "queue/mem.h"
@@ -15,17 +16,24 @@
 
 struct kube_informer_entry {
     struct kube_informer_entry *next;
-    struct json_object *obj; /* one reference held */
+    /* one reference held; frozen: the thawed tree until the next trim, or NULL */
+    struct json_object *obj;
     unsigned gen;
-    size_t hash;
-    char key[]; /* "namespace/name", or "name" when cluster-scoped */
+    uint32_t tidx;   /* frozen: its index in inf->thawed while obj is set, else NO_TIDX */
+    uint32_t hash;   /* of key, for the buckets */
+    uint32_t blen;   /* frozen: the packed object's length */
+    uint16_t rvoff;  /* frozen: where its resourceVersion starts in key[] */
+    char key[];      /* "namespace/name", or "name" when cluster-scoped; frozen: then NUL, the
+                        resourceVersion, NUL, and the packed object (kube/frozen.h) */
 };
+#define NO_TIDX UINT32_MAX
 
 #define KEY_MAX 512 /* namespace (63) + name (253) fit with room to spare */
 
-static size_t hash_key(const char *s)
+static uint32_t hash_key(const char *s)
 {
-    return (size_t)queue_hash_fnv1a64_str(QUEUE_HASH_FNV64_BASIS, s);
+    uint64_t h = queue_hash_fnv1a64_str(QUEUE_HASH_FNV64_BASIS, s);
+    return (uint32_t)(h ^ (h >> 32));
 }
 
 static int make_key(const char *ns, const char *name, char *out, size_t cap)
@@ -50,7 +58,7 @@ static const char *obj_rv(struct json_object *obj)
 }
 
 static struct kube_informer_entry **find_slot(const struct kube_informer *inf, const char *key,
-                                              size_t h)
+                                              uint32_t h)
 {
     struct kube_informer_entry **pp = &inf->buckets[h % inf->nbuckets];
     while (*pp && ((*pp)->hash != h || strcmp((*pp)->key, key) != 0))
@@ -86,18 +94,6 @@ static void report(struct kube_informer *inf, int err, const char *msg)
     memset(&st, 0, sizeof(st));
     snprintf(st.message, sizeof(st.message), "%s", msg);
     inf->h.on_error(inf->ud, err, &st);
-}
-
-/* The smallest table json-c's own load factor (LH_LOAD_FACTOR, 0.66) accepts for count keys.
- * Not smaller: lh_table_resize re-inserts into the new table, which would double itself past
- * the load factor while the old table records the size asked for, and lookups would then hash
- * into the wrong size. */
-static int compact_size(int count)
-{
-    int size = count + 1;
-    while ((double)count >= (double)size * LH_LOAD_FACTOR)
-        size++;
-    return size;
 }
 
 /* The keys of cached objects, one copy each for the process: "metadata", "name" and the label
@@ -147,18 +143,6 @@ static const char *key_intern(const char *k)
 static _Thread_local struct json_object **vslots; /* 2 x KUBE_VALUE_INTERN_MAX */
 static _Thread_local size_t vcount;
 static _Thread_local struct json_object *vbool[2];
-
-/* Values of these keys are unique per object: sharing them would only fill the table. */
-static int unique_key(const char *k)
-{
-    static const char *const keys[] = {"name",          "uid",   "resourceVersion",
-                                       "creationTimestamp", "lastTransitionTime", "message",
-                                       "generateName"};
-    for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
-        if (strcmp(k, keys[i]) == 0)
-            return 1;
-    return 0;
-}
 
 /* A new reference to the thread's shared copy of scalar v, or NULL when it is not shared. */
 static struct json_object *value_intern(struct json_object *v)
@@ -229,7 +213,7 @@ static struct json_object *compact_with(struct json_object *obj, struct json_obj
         if (prev && json_object_object_get_ex(prev, k, &pv) && json_object_equal(v, pv))
             c = json_object_get(pv);
         else
-            c = compact_with(v, pv, !unique_key(k));
+            c = compact_with(v, pv, !kube_frozen_key_unique(k));
         const char *ik = key_intern(k);
         unsigned opts = JSON_C_OBJECT_ADD_KEY_IS_NEW | (ik ? JSON_C_OBJECT_ADD_CONSTANT_KEY : 0);
         if ((v && !c) || json_object_object_add_ex(out, ik ? ik : k, c, opts)) {
@@ -238,10 +222,7 @@ static struct json_object *compact_with(struct json_object *obj, struct json_obj
             return NULL;
         }
     }
-    struct lh_table *t = json_object_get_object(out);
-    int size = compact_size(lh_table_length(t));
-    if (size < t->size)
-        (void)lh_table_resize(t, size); /* on failure the table stays as it was */
+    kube_frozen_fit(out);
     return out;
 }
 
@@ -268,16 +249,177 @@ static struct json_object *cached_form(struct kube_informer *inf, struct json_ob
     return small;
 }
 
+/* ---- frozen mode (kube_informer_set_frozen): each entry holds its object packed ---- */
+
+static const char *entry_rv(const struct kube_informer_entry *e)
+{
+    return e->key + e->rvoff;
+}
+
+static const uint8_t *entry_blob(const struct kube_informer_entry *e)
+{
+    const char *rv = entry_rv(e);
+    return (const uint8_t *)rv + strlen(rv) + 1;
+}
+
+/* Remembers that e holds a thawed tree, so the next trim lets it go. */
+static void thawed_push(struct kube_informer *inf, struct kube_informer_entry *e)
+{
+    if (inf->nthawed == inf->thawcap) {
+        size_t cap = inf->thawcap ? inf->thawcap * 2 : 256;
+        struct kube_informer_entry **t = muster_realloc(inf->thawed, cap * sizeof(*t));
+        if (!t)
+            return; /* kept untracked: let go when the entry changes or goes */
+        inf->thawed = t;
+        inf->thawcap = cap;
+    }
+    e->tidx = (uint32_t)inf->nthawed;
+    inf->thawed[inf->nthawed++] = e;
+}
+
+static void thawed_drop(struct kube_informer *inf, struct kube_informer_entry *e)
+{
+    if (e->tidx == NO_TIDX)
+        return;
+    struct kube_informer_entry *last = inf->thawed[--inf->nthawed];
+    inf->thawed[e->tidx] = last;
+    last->tidx = e->tidx;
+    e->tidx = NO_TIDX;
+}
+
+/* The entry's tree, thawed into the cache until the next trim when it is not there. */
+static struct json_object *entry_obj(struct kube_informer *inf, struct kube_informer_entry *e)
+{
+    if (e->obj || !inf->frozen)
+        return e->obj;
+    e->obj = kube_frozen_thaw(entry_blob(e), e->blen);
+    if (e->obj)
+        thawed_push(inf, e);
+    else
+        report(inf, MUSTER_ENOMEM, "out of memory thawing a cached object");
+    return e->obj;
+}
+
+/* A packed item: "key" NUL "resourceVersion" NUL, then obj packed. NULL when out of memory or
+ * when obj cannot be packed (then it is cached as a tree: see upsert). */
+static char *item_pack(struct json_object *obj, size_t *n)
+{
+    char key[KEY_MAX];
+    if (obj_key(obj, key, sizeof key) < 0)
+        return NULL;
+    const char *rv = obj_rv(obj);
+    size_t kl = strlen(key), rl = strlen(rv), blen;
+    if (kl + 1 > UINT16_MAX)
+        return NULL;
+    uint8_t *blob = kube_frozen_pack(obj, &blen);
+    if (!blob || blen > UINT32_MAX) {
+        muster_free(blob);
+        return NULL;
+    }
+    char *item = muster_malloc(kl + rl + 2 + blen);
+    if (item) {
+        memcpy(item, key, kl + 1);
+        memcpy(item + kl + 1, rv, rl + 1);
+        memcpy(item + kl + rl + 2, blob, blen);
+        *n = kl + rl + 2 + blen;
+    }
+    muster_free(blob);
+    return item;
+}
+
+static void entry_free(struct kube_informer *inf, struct kube_informer_entry *e)
+{
+    thawed_drop(inf, e);
+    json_object_put(e->obj);
+    muster_free(e);
+}
+
+/* Adds or replaces the packed item (n bytes); tree is the object it was packed from (a
+ * reference taken over, handed to the handler and kept until the next trim), or NULL to thaw
+ * one for the handler. */
+static void upsert_frozen(struct kube_informer *inf, const char *item, size_t n,
+                          struct json_object *tree)
+{
+    const char *key = item, *rv = item + strlen(item) + 1;
+    size_t kl = strlen(key), hdr = kl + 1 + strlen(rv) + 1;
+    uint32_t h = hash_key(key);
+    struct kube_informer_entry **pp = find_slot(inf, key, h);
+    struct kube_informer_entry *old = *pp;
+    if (old) {
+        old->gen = inf->gen;
+        if (strcmp(entry_rv(old), rv) == 0) { /* a replay */
+            json_object_put(tree);
+            return;
+        }
+    } else if (inf->count + 1 > inf->nbuckets && grow(inf) == 0) {
+        pp = find_slot(inf, key, h);
+    }
+    struct kube_informer_entry *e = muster_malloc(sizeof(*e) + n);
+    if (!e) {
+        json_object_put(tree);
+        report(inf, MUSTER_ENOMEM, "out of memory caching an object");
+        return;
+    }
+    memcpy(e->key, item, n);
+    e->hash = h;
+    e->gen = inf->gen;
+    e->rvoff = (uint16_t)(kl + 1);
+    e->blen = (uint32_t)(n - hdr);
+    e->tidx = NO_TIDX;
+    e->obj = NULL;
+    e->next = old ? old->next : NULL;
+    *pp = e;
+    if (tree) {
+        e->obj = tree;
+        thawed_push(inf, e);
+    }
+    struct json_object *now = entry_obj(inf, e);
+    if (!old) {
+        inf->count++;
+        if (inf->h.on_add && now)
+            inf->h.on_add(inf->ud, now);
+        return;
+    }
+    if (inf->h.on_update && now)
+        inf->h.on_update(inf->ud, old->obj, now);
+    entry_free(inf, old);
+}
+
+void kube_informer_trim(struct kube_informer *inf)
+{
+    while (inf->nthawed) {
+        struct kube_informer_entry *e = inf->thawed[--inf->nthawed];
+        e->tidx = NO_TIDX;
+        json_object_put(e->obj);
+        e->obj = NULL;
+    }
+}
+
 /* Adds or replaces obj (formed: already in its cached form); tells the handler if something
  * changed. */
 static void upsert(struct kube_informer *inf, struct json_object *obj, int formed)
 {
+    if (inf->frozen && !formed) {
+        struct json_object *out = inf->transform ? inf->transform(inf->ud, obj) : NULL;
+        if (!out)
+            out = json_object_get(obj);
+        size_t n;
+        char *item = item_pack(out, &n);
+        if (item) {
+            upsert_frozen(inf, item, n, out);
+            muster_free(item);
+            return;
+        }
+        report(inf, MUSTER_ENOMEM, "out of memory packing an object");
+        json_object_put(out);
+        return;
+    }
     char key[KEY_MAX];
     if (obj_key(obj, key, sizeof(key)) < 0) {
         report(inf, MUSTER_EPROTO, "object without metadata.name, or name over its cap");
         return;
     }
-    size_t h = hash_key(key);
+    uint32_t h = hash_key(key);
     struct kube_informer_entry **pp = find_slot(inf, key, h);
     struct kube_informer_entry *e = *pp;
     if (e) {
@@ -303,6 +445,9 @@ static void upsert(struct kube_informer *inf, struct json_object *obj, int forme
     memcpy(e->key, key, kl + 1);
     e->hash = h;
     e->gen = inf->gen;
+    e->tidx = NO_TIDX;
+    e->blen = 0;
+    e->rvoff = 0;
     e->obj = formed ? json_object_get(obj) : cached_form(inf, obj, NULL);
     e->next = NULL;
     *pp = e;
@@ -317,10 +462,10 @@ static void entry_remove(struct kube_informer *inf, struct kube_informer_entry *
     struct kube_informer_entry *e = *pp;
     *pp = e->next;
     inf->count--;
-    if (inf->h.on_delete)
-        inf->h.on_delete(inf->ud, final ? final : e->obj);
-    json_object_put(e->obj);
-    muster_free(e);
+    struct json_object *last = final ? final : entry_obj(inf, e);
+    if (inf->h.on_delete && last)
+        inf->h.on_delete(inf->ud, last);
+    entry_free(inf, e);
 }
 
 static void on_list(void *ud, struct json_object *items, const char *rv)
@@ -329,8 +474,18 @@ static void on_list(void *ud, struct json_object *items, const char *rv)
     inf->gen++;
     size_t n = json_object_array_length(items);
     /* the items are in their cached form already (list_item) */
-    for (size_t i = 0; i < n; i++)
-        upsert(inf, json_object_array_get_idx(items, i), 1);
+    for (size_t i = 0; i < n; i++) {
+        struct json_object *it = json_object_array_get_idx(items, i);
+        if (!inf->frozen || !json_object_is_type(it, json_type_string)) {
+            upsert(inf, it, 1);
+            continue;
+        }
+        upsert_frozen(inf, json_object_get_string(it), (size_t)json_object_get_string_len(it),
+                      NULL);
+        /* a list of a million: the handlers were told of these and keep what they want */
+        if (inf->nthawed >= 1024)
+            kube_informer_trim(inf);
+    }
     /* What the new list does not hold was deleted while we were not watching. */
     for (size_t b = 0; b < inf->nbuckets; b++) {
         struct kube_informer_entry **pp = &inf->buckets[b];
@@ -363,14 +518,30 @@ static void on_event(void *ud, enum kube_event_type type, struct json_object *ob
     struct kube_informer_entry **pp = find_slot(inf, key, hash_key(key));
     if (!*pp)
         return;
-    struct json_object *final = cached_form(inf, obj, (*pp)->obj);
+    struct json_object *final =
+        inf->frozen ? (inf->transform ? inf->transform(inf->ud, obj) : json_object_get(obj))
+                    : cached_form(inf, obj, (*pp)->obj);
     entry_remove(inf, pp, final);
     json_object_put(final);
 }
 
 static struct json_object *list_item(void *ud, struct json_object *obj)
 {
-    return cached_form(ud, obj, NULL);
+    struct kube_informer *inf = ud;
+    if (!inf->frozen)
+        return cached_form(inf, obj, NULL);
+    /* a page of a list is held until the last page: packed, as a string (on_list unpacks) */
+    struct json_object *out = inf->transform ? inf->transform(inf->ud, obj) : NULL;
+    size_t n;
+    char *item = item_pack(out ? out : obj, &n);
+    struct json_object *s = item ? json_object_new_string_len(item, (int)n) : NULL;
+    muster_free(item);
+    if (!s) {
+        json_object_put(s);
+        s = out ? json_object_get(out) : json_object_get(obj); /* cached as a tree */
+    }
+    json_object_put(out);
+    return s;
 }
 
 static void on_error(void *ud, int err, const struct kube_status *st)
@@ -419,12 +590,14 @@ static void on_reflector_closed(struct kube_reflector *r)
         struct kube_informer_entry *e = inf->buckets[b], *next;
         for (; e; e = next) {
             next = e->next;
-            json_object_put(e->obj);
-            muster_free(e);
+            entry_free(inf, e);
         }
     }
     muster_free(inf->buckets);
     inf->buckets = NULL;
+    muster_free(inf->thawed);
+    inf->thawed = NULL;
+    inf->nthawed = inf->thawcap = 0;
     inf->nbuckets = inf->count = 0;
     if (inf->close_cb)
         inf->close_cb(inf);
@@ -446,7 +619,8 @@ struct json_object *kube_informer_get(const struct kube_informer *inf, const cha
     if (!inf->buckets || !name || make_key(ns, name, key, sizeof(key)) < 0)
         return NULL;
     struct kube_informer_entry **pp = find_slot(inf, key, hash_key(key));
-    return *pp ? (*pp)->obj : NULL;
+    /* thawing fills a cache the caller cannot see: the informer is const to it */
+    return *pp ? entry_obj((struct kube_informer *)inf, *pp) : NULL;
 }
 
 size_t kube_informer_size(const struct kube_informer *inf)
@@ -458,6 +632,20 @@ void kube_informer_foreach(const struct kube_informer *inf,
                            void (*fn)(void *ud, struct json_object *obj), void *ud)
 {
     for (size_t b = 0; b < inf->nbuckets; b++)
-        for (struct kube_informer_entry *e = inf->buckets[b]; e; e = e->next)
-            fn(ud, e->obj);
+        for (struct kube_informer_entry *e = inf->buckets[b]; e; e = e->next) {
+            if (e->obj) {
+                fn(ud, e->obj);
+                continue;
+            }
+            /* thawed for this call only: a walk over a million must not hold them all */
+            struct json_object *o = kube_frozen_thaw(entry_blob(e), e->blen);
+            if (o)
+                fn(ud, o);
+            json_object_put(o);
+        }
+}
+
+void kube_informer_set_frozen(struct kube_informer *inf)
+{
+    inf->frozen = 1;
 }

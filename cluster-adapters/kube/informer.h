@@ -42,6 +42,9 @@ struct kube_informer {
     unsigned gen; /* relist generation, to find what a new list no longer holds */
     int synced;
     kube_informer_transform_fn transform;
+    int frozen;
+    struct kube_informer_entry **thawed; /* frozen: the entries holding a thawed tree */
+    size_t nthawed, thawcap;
     void (*close_cb)(struct kube_informer *inf);
 };
 
@@ -55,6 +58,20 @@ int kube_informer_init(struct kube_informer *inf, uv_loop_t *loop, struct kube_c
  * before kube_informer_start. ADDED, MODIFIED, DELETED and listed objects are all transformed,
  * so the handler always sees the same shape; a replay of a cached version is not. */
 void kube_informer_set_transform(struct kube_informer *inf, kube_informer_transform_fn fn);
+
+/* Caches every object packed (kube/frozen.h) instead of as a tree: a few hundred bytes for what
+ * a json-c tree keeps in kilobytes, for the informers that hold one object per pending gang
+ * (issue 22). The handlers still get trees. kube_informer_get thaws the packed object back into
+ * a tree kept in the cache until kube_informer_trim, which the owner calls when nothing holds a
+ * borrowed object any more (a holder takes a reference); a list of many objects trims itself
+ * every 1,024 between its items. kube_informer_foreach thaws each object for the call only.
+ * The old object on_update gets is NULL unless it was thawed. Call before
+ * kube_informer_start. */
+void kube_informer_set_frozen(struct kube_informer *inf);
+
+/* Lets go of the trees a frozen informer thawed (a no-op for others): objects borrowed from
+ * it before are invalid from here on unless the borrower took a reference. */
+void kube_informer_trim(struct kube_informer *inf);
 
 /* A new reference to a compact copy of obj, which is not changed: json-c gives every parsed
  * object a 16-slot hash table (~780 bytes) and every array 32 slots, and copies every key and
@@ -78,7 +95,8 @@ int kube_informer_start(struct kube_informer *inf);
  * after which the cache is empty and inf may be freed. No callback runs after close_cb. */
 void kube_informer_close(struct kube_informer *inf, void (*close_cb)(struct kube_informer *inf));
 
-/* The cached object for ns/name (ns NULL or "" for cluster-scoped), borrowed; NULL if none. */
+/* The cached object for ns/name (ns NULL or "" for cluster-scoped), borrowed (for a frozen
+ * informer until the next kube_informer_trim); NULL if none. */
 struct json_object *kube_informer_get(const struct kube_informer *inf, const char *ns,
                                       const char *name);
 

@@ -188,6 +188,7 @@ static void binding_free(struct ctl *c, struct binding *b)
         queue_idmap_del(&c->byid, (uint64_t)b->ledger_id);
     if (c->sweep.cursor == b)
         c->sweep.cursor = NULL;
+    ctl__cool_forget(c, b);
     ctl__binding_destroy(b);
     c->nbindings--;
 }
@@ -227,6 +228,12 @@ void ctl__set_state(struct ctl *c, struct binding *b, enum bstate st)
     int was_active = b->list == 2;
     b->st = st;
     if (st >= B_ADMITTED && st <= B_RUNNING) {
+        /* in play: it holds its RB and template from here on (cool.c), so the protocol's
+         * steps may read them as they are */
+        if (!was_active) {
+            (void)ctl__rb(c, b);
+            (void)ctl__tmpl(c, b);
+        }
         list_push(&c->active, b, 2);
         if (!was_active)
             ctl__shares_track(c, b);
@@ -402,14 +409,17 @@ json_object *ctl__template_of(const struct ctl *c, json_object *rb)
 
 int ctl__binding_read(struct ctl *c, struct binding *b)
 {
-    enum karmada_workload_kind kind = karmada_workload_kind_of(b->rb);
+    json_object *rb = ctl__rb(c, b);
+    if (!rb)
+        return MUSTER_ENOENT; /* gone from the hub: its delete event follows */
+    enum karmada_workload_kind kind = karmada_workload_kind_of(rb);
     char tkey[CTL_TKEY_MAX];
-    rb_tkey(b->rb, kind, tkey, sizeof tkey);
+    rb_tkey(rb, kind, tkey, sizeof tkey);
     tkey_set(c, b, tkey);
-    json_object *tmpl = ctl__template_of(c, b->rb);
+    json_object *tmpl = ctl__template_of(c, rb);
     if (!tmpl)
         return MUSTER_ENOENT;
-    int rc = ctl__workload_read(c, b->rb, tmpl);
+    int rc = ctl__workload_read(c, rb, tmpl);
     ctl__hubpg_note(c, b); /* before the outcome: a PodGroup it waits for re-reads it */
     b->kind = c->w.kind;
     b->nofit_memo = 0; /* what it asks for may have changed */
@@ -421,6 +431,7 @@ int ctl__binding_read(struct ctl *c, struct binding *b)
     json_object *keep = json_object_get(tmpl); /* before the put: it may be the same object */
     json_object_put(b->tmpl);
     b->tmpl = keep;
+    ctl__cool_later(c, b);
     const struct karmada_workload *w = &c->w;
     /* issue 20: a JobSet or LeaderWorkerSet opted in to a split by groups (placement spread)
      * gets per-cluster objects */
@@ -471,7 +482,7 @@ int ctl__binding_read(struct ctl *c, struct binding *b)
                         KARMADA_WORKLOAD_PERMANENT_ID_LABEL);
         return MUSTER_EINVAL;
     }
-    b->generation = rb_generation(b->rb);
+    b->generation = rb_generation(rb);
     b->assign = karmada_workload_assigns(w, c->scheduler);
     b->spread = w->placement == KARMADA_WORKLOAD_SPREAD;
     b->needs_objects = karmada_gang_needs_objects(w) || split_pods;
@@ -531,7 +542,7 @@ int ctl__binding_read(struct ctl *c, struct binding *b)
      * each member's replicas from spec.clusters (binding/common.go ensureWork, ReviseReplica). */
     /* the gang's groups (issue 20): read once the components are, from the same objects */
     struct karmada_groups_error gerr;
-    int grc = karmada_workload_groups_read(&b->tree, &gerr, c->names, w, b->rb, b->tmpl);
+    int grc = karmada_workload_groups_read(&b->tree, &gerr, c->names, w, rb, b->tmpl);
     if (grc == MUSTER_ENOMEM)
         return grc;
     if (grc) {
@@ -548,11 +559,11 @@ int ctl__binding_read(struct ctl *c, struct binding *b)
     b->affinity = w->affinity;
     b->affinities = w->affinities;
     b->tolerations = w->tolerations;
-    const char *uid = kube_json_str(kube_json_get(b->rb, "metadata"), "uid");
+    const char *uid = kube_json_str(kube_json_get(rb, "metadata"), "uid");
     snprintf(b->uid, sizeof b->uid, "%s", uid ? uid : "");
     snprintf(b->pid, sizeof b->pid, "%s", w->permanent_id);
     if (!b->created_at)
-        b->created_at = rb_created_ms(b->rb);
+        b->created_at = rb_created_ms(rb);
     if (!b->created_at)
         b->created_at = now_ms(c);
     ctl__soft_apply(c, b, w);
@@ -663,7 +674,8 @@ void ctl__hold_if_needed(struct ctl *c, struct binding *b)
 {
     if (b->inflight || b->step != S_NONE || b->gone)
         return;
-    if (kube_json_bool(kube_json_path(b->rb, "spec", "suspension", NULL), "scheduling") == 1)
+    json_object *susp = kube_json_path(ctl__rb(c, b), "spec", "suspension", NULL);
+    if (kube_json_bool(susp, "scheduling") == 1)
         return;
     b->step = S_HOLD;
     ctl__step_run(c, b);
@@ -768,7 +780,7 @@ void ctl__binding_react(struct ctl *c, struct binding *b, int template_changed)
     case B_BACKOFF:
         if (b->lw_pending)
             break; /* its row is not written yet: look again after */
-        if (template_changed || rb_generation(b->rb) != b->generation)
+        if (template_changed || rb_generation(ctl__rb(c, b)) != b->generation)
             binding_reread(c, b);
         if (b->st == B_PENDING || b->st == B_BACKOFF)
             ctl__hold_if_needed(c, b);
@@ -816,6 +828,7 @@ void ctl__rb_upsert(struct ctl *c, json_object *rb)
     json_object *keep = json_object_get(rb); /* before the put: it may be the same object */
     json_object_put(b->rb);
     b->rb = keep;
+    ctl__cool_later(c, b);
     b->allow_epoch = 0;  /* its placement constraints may have changed */
     if (b->nofit_memo) { /* so its NoClusterFit verdict goes: place it again soon */
         c->cyc.wanted = 1;

@@ -210,8 +210,11 @@ struct binding {
     char uid[CTL_UID_MAX];
     char pid[CTL_UID_MAX];
     char *owner; /* owned: its template's --owner-annotation value; NULL: none (or not asked) */
-    json_object *rb;   /* the latest RB (a reference) */
-    json_object *tmpl; /* the template when last read (a reference) */
+    /* The latest RB and the template when last read (references), or NULL while it only waits
+     * (cool.c): read them through ctl__rb and ctl__tmpl, which thaw them back. */
+    json_object *rb;
+    json_object *tmpl;
+    uint32_t cool_at; /* its index + 1 in c->cool, 0 when not there */
     int64_t generation;
     enum karmada_workload_kind kind;
     int spread, needs_objects;
@@ -645,6 +648,8 @@ struct ctl_dialect_override {
     enum karmada_gang_dialect dialect;
 };
 
+#define CTL_NTMPL 12 /* template informers: one per kind muster reads (ctl__watches' tmpl) */
+
 struct ctl {
     uv_loop_t *loop;
     struct kube_client *kube;
@@ -669,7 +674,14 @@ struct ctl {
     enum karmada_gang_wl_version gang_wl_versions[256]; /* and its Workload API version */
     /* deployments, jobs, volcano jobs, pods, statefulsets, then issue 19's kinds in the order
      * of CTL_W_JOBSETS.. */
-    struct kube_informer tmpl[12];
+    struct kube_informer tmpl[CTL_NTMPL];
+    /* the bindings that took a tree this loop iteration (cool.c), and the check handle that
+     * lets the waiting ones' go */
+    struct {
+        struct binding **v;
+        size_t n, cap;
+    } cool;
+    uv_check_t coolh;
     struct kube_informer namespaces;
     struct kube_informer hub_pgs[3]; /* Volcano's, coscheduling's, the Workload API's
                                         PodGroups (hubgroups.c) */
@@ -1037,7 +1049,7 @@ int ctl__rb_lists_cluster(json_object *rb, const char *cluster);
 size_t ctl__rb_nclusters(json_object *rb);
 int ctl__shares_reserve(struct binding *b, uint32_t n);
 int64_t ctl__fits_all_components(const struct binding *b, const struct disp_cluster_cap *k);
-int ctl__cluster_allows(struct ctl *c, const struct binding *b, const struct cluster *k);
+int ctl__cluster_allows(struct ctl *c, struct binding *b, const struct cluster *k);
 int ctl__user_holds_dispatching(const struct binding *b);
 int ctl__place_usable(struct ctl *c, struct binding *b, uint32_t i);
 
@@ -1355,5 +1367,25 @@ enum karmada_gang_dialect ctl__cluster_dialect(const struct ctl *c, const char *
  * one its apiEnablements show, v1beta1 preferred (v1beta1 for a cluster muster does not know or
  * whose apiEnablements show none), whether the dialect was detected or set by an operator. */
 enum karmada_gang_wl_version ctl__cluster_wl_version(const struct ctl *c, const char *name);
+
+/* cool.c: bindings that wait hold no tree (issue 22). ctl__rb and ctl__tmpl are b's RB and
+ * template, thawed back from the informers when b let them go (NULL: the informer has none:
+ * the RB is gone, the template not cached); ctl__cool_later notes that b took a tree this
+ * iteration, ctl__cool_forget drops b from that note (freed), ctl__cool_run (once per loop
+ * iteration, after the events) lets the waiting ones' trees go and trims the informers. */
+#define CTL_COOL_BATCH 256
+json_object *ctl__rb(struct ctl *c, struct binding *b);
+json_object *ctl__tmpl(struct ctl *c, struct binding *b);
+void ctl__cool_later(struct ctl *c, struct binding *b);
+void ctl__cool_forget(struct ctl *c, struct binding *b);
+void ctl__cool_run(struct ctl *c);
+/* Between two bindings of a walk over many (a burst of events, a flush, a cycle, the start-up):
+ * runs ctl__cool_run once CTL_COOL_BATCH bindings took a tree, so a walk over a million does
+ * not hold a million trees. Only where nothing holds a binding's tree borrowed. */
+static inline void ctl__cool_point(struct ctl *c)
+{
+    if (c->cool.n >= CTL_COOL_BATCH)
+        ctl__cool_run(c);
+}
 
 #endif

@@ -9,8 +9,9 @@ enum place_verdict {
     PLACE_FAILED, /* out of memory: tried again next cycle */
 };
 
-int ctl__cluster_allows(struct ctl *c, const struct binding *b, const struct cluster *k)
+int ctl__cluster_allows(struct ctl *c, struct binding *b, const struct cluster *k)
 {
+    (void)ctl__rb(c, b); /* the constraints point into it: thawed when b let it go (cool.c) */
     c->aw.affinity = b->affinity;
     c->aw.affinities = b->affinities;
     c->aw.tolerations = b->tolerations;
@@ -114,7 +115,7 @@ int ctl__place_usable(struct ctl *c, struct binding *b, uint32_t i)
     int needs = place_needs(b);
     if (!b->allow[i] || ctl__cluster_lacks(k, needs))
         return 0;
-    int evicting = kube_json_path(b->rb, "spec", "gracefulEvictionTasks", NULL) != NULL;
+    int evicting = kube_json_path(ctl__rb(c, b), "spec", "gracefulEvictionTasks", NULL) != NULL;
     if (k->ready && (k->noexec || evicting) && ctl__cluster_lost_to(c, b, k))
         return 0;
     return k->ready;
@@ -154,7 +155,7 @@ static enum place_verdict place(struct ctl *c, struct binding *b)
     int needs = place_needs(b);
     /* a cluster lost to it (loss.c) is judged only where one can be: a NoExecute taint on the
      * cluster, or eviction tasks on the RB (read once here, not per cluster) */
-    int evicting = kube_json_path(b->rb, "spec", "gracefulEvictionTasks", NULL) != NULL;
+    int evicting = kube_json_path(ctl__rb(c, b), "spec", "gracefulEvictionTasks", NULL) != NULL;
     for (uint32_t i = 0; i < c->fleet.ncl && n < 256; i++) {
         struct cluster *k = &c->fleet.cl[i];
         if (!b->allow[i])
@@ -361,6 +362,7 @@ int ctl__rb_dispatching(json_object *rb)
  * Its shares cannot start, and that is no failure: the gang timeout waits. */
 int ctl__user_holds_dispatching(const struct binding *b)
 {
+    /* a dispatched gang: it holds its RB (cool.c lets only waiting ones' go) */
     json_object *susp = kube_json_path(b->rb, "spec", "suspension", NULL);
     if (!susp)
         return 0;
@@ -539,7 +541,7 @@ static void admit(struct ctl *c, struct binding *b, int partial)
     b->nofit_memo = 0;
     if (b->assign && b->needs_objects) {
         b->barrier = 1;
-        b->user_dispatching = ctl__rb_dispatching(b->rb);
+        b->user_dispatching = ctl__rb_dispatching(ctl__rb(c, b));
     } else {
         b->barrier = 0;
     }
@@ -651,6 +653,7 @@ void ctl__cycle(struct ctl *c)
     unsigned nofit = 0;
     struct queue_entry *e;
     while ((e = queue_cycle_next(c->t))) {
+        ctl__cool_point(c);
         if (queue_entry_id(e) & CTL_GROW_ID) { /* a dispatched gang's scale-up (resize.c) */
             if (ctl__grow_offer(c, e) && queue_cycle_skip(c->t, e))
                 goto cut;

@@ -116,7 +116,7 @@ static void rollback_ex(struct ctl *c, struct binding *b, const char *why, const
      * crash recovery). A gang that had no barrier of muster's (a Volcano Job) gets back what
      * it has now: muster never wrote its dispatching. */
     if (!b->barrier)
-        b->user_dispatching = ctl__rb_dispatching(b->rb);
+        b->user_dispatching = ctl__rb_dispatching(ctl__rb(c, b));
     b->barrier = 1;
     uint64_t back = c->opt.backoff_initial_ms ? c->opt.backoff_initial_ms : CTL_BACKOFF_INITIAL_MS;
     uint64_t max = c->opt.backoff_max_ms ? c->opt.backoff_max_ms : CTL_BACKOFF_MAX_MS;
@@ -321,12 +321,12 @@ void ctl__check_progress(struct ctl *c, struct binding *b)
             return;
         }
     }
-    json_object *agg = kube_json_path(b->rb, "status", "aggregatedStatus", NULL);
+    json_object *agg = kube_json_path(ctl__rb(c, b), "status", "aggregatedStatus", NULL);
     size_t nagg = agg ? json_object_array_length(agg) : 0;
     int all_running = 1, all_done = 1, any = 0;
     if (b->assign) {
         for (uint32_t i = 0; i < b->nshares; i++) {
-            json_object *e = agg_entry(b->rb, b->shares[i].cluster);
+            json_object *e = agg_entry(ctl__rb(c, b), b->shares[i].cluster);
             /* a YuniKorn or none member has no PodGroup to read: its share runs as the
              * aggregated status says, as for a kind without PodGroup Works */
             int run = b->needs_objects && karmada_gang_dialect_has_work(
@@ -368,7 +368,7 @@ void ctl__check_progress(struct ctl *c, struct binding *b)
                 continue;
             int done = 0;
             for (uint32_t j = 0; j < b->nshares; j++)
-                done |= share_finished(m->kind, agg_entry(m->rb, b->shares[j].cluster));
+                done |= share_finished(m->kind, agg_entry(ctl__rb(c, m), b->shares[j].cluster));
             all_done &= done;
         }
     }

@@ -221,6 +221,7 @@ void ctl__ledger_flush(struct ctl *c)
         muster_free(w->clusters);
         w->clusters = NULL;
         b->lw_pending--;
+        ctl__cool_point(c);
         switch (w->kind) {
         case LW_NEW:
         case LW_ROLLBACK_NEW:
@@ -236,7 +237,7 @@ void ctl__ledger_flush(struct ctl *c)
                 ctl__undo_start(c, b);
             } else {
                 ctl__engine_add(c, b);
-                if (kube_json_bool(kube_json_path(b->rb, "spec", "suspension", NULL),
+                if (kube_json_bool(kube_json_path(ctl__rb(c, b), "spec", "suspension", NULL),
                                    "scheduling") != 1) {
                     b->step = S_HOLD;
                     ctl__step_run(c, b);

@@ -149,6 +149,9 @@ static void on_add(void *ud, json_object *o)
     struct inf_tag *t = ud;
     if (t->w->set)
         t->w->set(t->c, t->w, o);
+    /* a burst of thousands of events in one iteration: the waiting bindings let their trees
+     * go as it goes, not all at its end (cool.c) */
+    ctl__cool_point(t->c);
 }
 
 static void on_update(void *ud, json_object *old, json_object *o)
@@ -234,6 +237,9 @@ static int watch_start(struct ctl *c, enum ctl_watch_id id)
     if (rc)
         return rc;
     kube_informer_set_transform(inf, transform);
+    /* one RB and one template per pending gang: packed (cool.c) */
+    if (id == CTL_W_RBS || w->tmpl >= 0)
+        kube_informer_set_frozen(inf);
     c->watch.open++;
     c->watch.started++;
     return kube_informer_start(inf);
@@ -287,6 +293,7 @@ static void sweep_waiting(struct ctl *c, int64_t now)
         c->sweep.cursor && c->sweep.cursor->list == 1 ? c->sweep.cursor : c->waiting.next;
     for (int n = 0; n < 5000 && b != &c->waiting; n++) {
         struct binding *next = b->next;
+        ctl__cool_point(c);
         if (b->st == B_BACKOFF && b->not_before <= now) {
             ctl__engine_add(c, b);
         } else if (b->st == B_PENDING && !b->soft && !b->lw_pending &&
@@ -298,7 +305,7 @@ static void sweep_waiting(struct ctl *c, int64_t now)
                 ctl__engine_add(c, b);
         } else {
             ctl__pending_reason(c, b);
-            if (b->cond_dirty && c->sweep.budget > 0 && b->rb && !b->gone &&
+            if (b->cond_dirty && c->sweep.budget > 0 && ctl__rb(c, b) && !b->gone &&
                 now - b->waiting_since >= CTL_CONDITION_GRACE_MS) {
                 if (ctl__send_condition(c, b))
                     c->sweep.budget--;

@@ -245,7 +245,7 @@ static void unform(struct ctl *c, struct ctl_pgroup *g)
     }
     ctl__engine_forget(c, lead);
     lead->pg_folded = 0;
-    if (!lead->gone && lead->rb && ctl__binding_read(c, lead) == 0 && lead->ledger_id)
+    if (!lead->gone && ctl__rb(c, lead) && ctl__binding_read(c, lead) == 0 && lead->ledger_id)
         row_request(c, lead, "its pod group lost a member while it waited");
 }
 
@@ -432,7 +432,7 @@ void ctl__pg_mirror(struct ctl *c, struct binding *lead, enum bstate st, const c
         w->row.id = m->ledger_id;
         if (st == B_ADMITTED) {
             m->barrier = lead->barrier;
-            m->user_dispatching = ctl__rb_dispatching(m->rb);
+            m->user_dispatching = ctl__rb_dispatching(ctl__rb(c, m));
             m->admitted_at = lead->admitted_at;
             w->row.barrier = m->barrier;
             w->row.user_dispatching = m->user_dispatching;

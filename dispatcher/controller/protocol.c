@@ -202,8 +202,8 @@ int ctl__send_condition(struct ctl *c, struct binding *b)
     json_object *body = NULL;
     rfc3339(now_ms(c), ts, sizeof ts);
     b->cond_dirty = 0;
-    if (!b->reason[0] || karmada_patch_waiting(b->rb, b->reason, ctl__binding_msg(b), ts, &body) ||
-        !body)
+    if (!b->reason[0] ||
+        karmada_patch_waiting(ctl__rb(c, b), b->reason, ctl__binding_msg(b), ts, &body) || !body)
         return 0;
     const char *txt = json_object_to_json_string_ext(body, JSON_C_TO_STRING_PLAIN);
     struct request_ctx *rq = muster_malloc(sizeof(*rq));
@@ -242,7 +242,7 @@ void ctl__fill_gang_input(struct ctl *c, struct binding *b, struct karmada_gang_
     }
     /* gangobj reads what the workload read found; re-read into the scratch (the RB and the
      * template are the ones admitted). */
-    ctl__workload_read(c, b->rb, b->tmpl);
+    ctl__workload_read(c, ctl__rb(c, b), ctl__tmpl(c, b));
     if (b->soft && c->w.min_member > b->min_member)
         c->w.min_member = b->min_member; /* a YuniKorn Soft gang past its timeout (soft.c) */
     /* The gang objects are those of what its shares hold: a gang admitted at its minimum, or
@@ -267,13 +267,13 @@ void ctl__fill_gang_input(struct ctl *c, struct binding *b, struct karmada_gang_
         c->w.components[0].replicas = held;
         c->w.min_member = held;
     }
-    *in = (struct karmada_gang_input){.rb = b->rb,
+    *in = (struct karmada_gang_input){.rb = ctl__rb(c, b),
                                       .w = &c->w,
                                       .names = c->names,
                                       .shares = gs,
                                       .nshares = b->nshares,
                                       .pod_scheduler = c->pod_scheduler,
-                                      .tmpl = b->tmpl,
+                                      .tmpl = ctl__tmpl(c, b),
                                       .dialects = c->gang_dialects,
                                       .wl_versions = c->gang_wl_versions,
                                       .gang_timeout_s =
@@ -291,15 +291,15 @@ static void fill_member_input(struct ctl *c, const struct binding *b, struct bin
     gs[0] = (struct karmada_gang_share){b->nshares ? b->shares[0].cluster : "",
                                         m == b ? b->pg_own_replicas : m->replicas};
     c->gang_dialects[0] = ctl__cluster_dialect(c, gs[0].cluster, NULL);
-    ctl__workload_read(c, m->rb, m->tmpl);
+    ctl__workload_read(c, ctl__rb(c, m), ctl__tmpl(c, m));
     c->w.min_member = c->w.replicas; /* the gang's minMember is on the lead's PodGroup */
-    *in = (struct karmada_gang_input){.rb = m->rb,
+    *in = (struct karmada_gang_input){.rb = ctl__rb(c, m),
                                       .w = &c->w,
                                       .names = c->names,
                                       .shares = gs,
                                       .nshares = 1,
                                       .pod_scheduler = c->pod_scheduler,
-                                      .tmpl = m->tmpl,
+                                      .tmpl = ctl__tmpl(c, m),
                                       .dialects = c->gang_dialects,
                                       .gang_timeout_s =
                                           (int32_t)(ctl__queue_timeout_ms(c, b->queue) / 1000),
@@ -385,7 +385,7 @@ enum step_sent { STEP_SENT, STEP_HANDLED };
 static enum step_sent send_hold(struct ctl *c, struct binding *b, const struct step_ctx *x)
 {
     json_object *body = NULL;
-    if (karmada_patch_hold(b->rb, &body) || !body) {
+    if (karmada_patch_hold(ctl__rb(c, b), &body) || !body) {
         b->step = S_NONE;
         return STEP_HANDLED;
     }
@@ -559,9 +559,9 @@ static enum step_sent send_status(struct ctl *c, struct binding *b, const struct
     rfc3339(now_ms(c), ts, sizeof ts);
     /* From the newest read of the RB: the answer to muster's last patch or a fresh get,
      * unless the watch has brought a newer one since. */
-    json_object *from = b->rb;
+    json_object *from = ctl__rb(c, b);
     const char *frv = kube_json_str(kube_json_get(b->fresh, "metadata"), "resourceVersion");
-    const char *crv = kube_json_str(kube_json_get(b->rb, "metadata"), "resourceVersion");
+    const char *crv = kube_json_str(kube_json_get(ctl__rb(c, b), "metadata"), "resourceVersion");
     if (frv && (!crv || strtoll(frv, NULL, 10) > strtoll(crv, NULL, 10)))
         from = b->fresh;
     json_object *body = NULL;
@@ -620,7 +620,7 @@ static enum step_sent send_undo_clear(struct ctl *c, struct binding *b, const st
     json_object *body = NULL;
     if (b->assign)
         karmada_patch_rollback_clear(dispatching_restored(b), &body);
-    else if (karmada_patch_hold(b->rb, &body) || !body) {
+    else if (karmada_patch_hold(ctl__rb(c, b), &body) || !body) {
         step_done(c, b);
         return STEP_HANDLED;
     }
@@ -648,7 +648,7 @@ static enum step_sent send_delete_works(struct ctl *c, struct binding *b, const 
         work_path(b->shares[i].cluster, x->wname, wp, sizeof wp);
         send_req(c, b, KUBE_DELETE, wp, NULL, NULL, MUSTER_ENOENT);
     }
-    json_object *cl = kube_json_path(b->rb, "spec", "clusters", NULL);
+    json_object *cl = kube_json_path(ctl__rb(c, b), "spec", "clusters", NULL);
     for (size_t i = 0; cl && i < json_object_array_length(cl); i++) {
         const char *cn = kube_json_str(json_object_array_get_idx(cl, i), "name");
         int mine = 0;
@@ -857,7 +857,7 @@ void ctl__undo_start(struct ctl *c, struct binding *b)
  * here when the event arrives. */
 void ctl__undo_finish(struct ctl *c, struct binding *b)
 {
-    if (b->assign && ctl__rb_nclusters(b->rb) > 0)
+    if (b->assign && ctl__rb_nclusters(ctl__rb(c, b)) > 0)
         return;
     ctl__engine_add(c, b);
 }

@@ -117,7 +117,7 @@ static int has_objects(struct ctl *c, struct binding *b)
     const char *name;
     ctl__split_key(b->key, ns, sizeof ns, &name);
     karmada_gang_work_name(ns, name, wname, sizeof wname);
-    json_object *cl = kube_json_path(b->rb, "spec", "clusters", NULL);
+    json_object *cl = kube_json_path(ctl__rb(c, b), "spec", "clusters", NULL);
     for (uint32_t i = 0; i < b->nshares; i++) {
         char wns[CTL_CLUSTER_NAME_MAX + 16];
         karmada_path_execution_namespace(wns, sizeof wns, b->shares[i].cluster);
@@ -176,10 +176,11 @@ static int members_lifted(struct ctl *c, struct binding *b, int want_policy)
                 return 0;
             continue;
         }
-        if (!m->rb || !b->nshares || ctl__rb_nclusters(m->rb) != 1 ||
-            !ctl__rb_lists_cluster(m->rb, b->shares[0].cluster) ||
-            kube_json_bool(kube_json_path(m->rb, "spec", "suspension", NULL), "scheduling") == 1 ||
-            (ctl__rb_dispatching(m->rb) == 1 && m->user_dispatching != 1))
+        if (!ctl__rb(c, m) || !b->nshares || ctl__rb_nclusters(ctl__rb(c, m)) != 1 ||
+            !ctl__rb_lists_cluster(ctl__rb(c, m), b->shares[0].cluster) ||
+            kube_json_bool(kube_json_path(ctl__rb(c, m), "spec", "suspension", NULL),
+                           "scheduling") == 1 ||
+            (ctl__rb_dispatching(ctl__rb(c, m)) == 1 && m->user_dispatching != 1))
             return 0;
     }
     return 1;
@@ -241,10 +242,11 @@ static int objects_done(struct ctl *c, struct binding *b)
 static int resize_due(struct ctl *c, struct binding *b)
 {
     if (!b->assign || b->nshares == 0 ||
-        kube_json_bool(kube_json_path(b->rb, "spec", "suspension", NULL), "scheduling") == 1)
+        kube_json_bool(kube_json_path(ctl__rb(c, b), "spec", "suspension", NULL), "scheduling") ==
+            1)
         return 0;
-    json_object *cl = kube_json_path(b->rb, "spec", "clusters", NULL);
-    size_t n = ctl__rb_nclusters(b->rb);
+    json_object *cl = kube_json_path(ctl__rb(c, b), "spec", "clusters", NULL);
+    size_t n = ctl__rb_nclusters(ctl__rb(c, b));
     int covers = 1;
     for (uint32_t i = 0; covers && i < b->nshares; i++) {
         int found = 0;
@@ -318,12 +320,12 @@ void ctl__forward_from(struct ctl *c, struct binding *b, enum step st)
 void ctl__forward_resume(struct ctl *c, struct binding *b)
 {
     int placed = b->assign && rb_placed_as_ledger(b);
-    int lifted =
-        kube_json_bool(kube_json_path(b->rb, "spec", "suspension", NULL), "scheduling") != 1;
+    int lifted = kube_json_bool(kube_json_path(ctl__rb(c, b), "spec", "suspension", NULL),
+                                "scheduling") != 1;
     if (b->assign)
         lifted = lifted && placed;
     if (b->assign && b->needs_objects)
-        lifted = lifted && (ctl__rb_dispatching(b->rb) != 1 || b->user_dispatching == 1);
+        lifted = lifted && (ctl__rb_dispatching(ctl__rb(c, b)) != 1 || b->user_dispatching == 1);
     lifted = lifted && members_lifted(c, b, 0); /* a pod group is lifted whole or not at all */
     if (lifted) {
         ctl__mark_dispatched(c, b);
@@ -347,7 +349,7 @@ static void readmit(struct ctl *c, struct binding *b)
 {
     if (b->assign && b->needs_objects && !b->barrier) {
         b->barrier = 1;
-        b->user_dispatching = ctl__rb_dispatching(b->rb);
+        b->user_dispatching = ctl__rb_dispatching(ctl__rb(c, b));
     }
     b->resume = 1; /* the committed row resumes from the hub (ledger_flush) */
     ctl__set_state(c, b, B_ADMITTED);
@@ -696,6 +698,7 @@ static int last_cb(void *ud, const struct store_ledger_row *r)
 static void reconcile_rb(void *ud, json_object *rb)
 {
     struct ctl *c = ud;
+    ctl__cool_point(c); /* a start-up over a million RBs holds no million trees */
     char key[CTL_KEY_MAX];
     obj_key(rb, key, sizeof key);
     /* The RB watch's first events made a binding for every RB before this ran (rb_upsert

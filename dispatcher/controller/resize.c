@@ -432,7 +432,7 @@ static void grow_waits(struct ctl *c, struct binding *b, const char *reason, con
     char m[KARMADA_WORKLOAD_MSG_MAX];
     ctl__grow_wait_message(m, sizeof m, b->grow->replicas, why);
     ctl__set_reason(b, reason, "%s", m);
-    if (b->cond_dirty && !b->side_inflight && b->rb && !b->gone) {
+    if (b->cond_dirty && !b->side_inflight && ctl__rb(c, b) && !b->gone) {
         ctl__publish_binding(c, b, ctl__state_names[b->st], m);
         ctl__send_condition(c, b);
     }
@@ -553,7 +553,7 @@ int ctl__grow_offer(struct ctl *c, struct queue_entry *e)
     b->step = S_NONE;
     if (b->needs_objects) {
         b->barrier = 1;
-        b->user_dispatching = ctl__rb_dispatching(b->rb);
+        b->user_dispatching = ctl__rb_dispatching(ctl__rb(c, b));
     }
     ctl__set_state(c, b, B_ADMITTED);
     struct lwrite *w = ctl__lw_add(c, b, LW_GROW, "admitted");
@@ -632,7 +632,7 @@ static void scaled_to_zero(struct ctl *c, struct binding *b)
     queue_idmap_del(&c->byid, (uint64_t)b->ledger_id);
     b->ledger_id = 0;
     if (!b->barrier)
-        b->user_dispatching = ctl__rb_dispatching(b->rb);
+        b->user_dispatching = ctl__rb_dispatching(ctl__rb(c, b));
     b->barrier = 1;
     b->not_before = now_ms(c);
     struct lwrite *n = ctl__lw_add(c, b, LW_ROLLBACK_NEW, "pending");
@@ -704,7 +704,7 @@ int ctl__resize_check(struct ctl *c, struct binding *b, int template_changed)
 {
     if (b->st != B_DISPATCHED && b->st != B_RUNNING)
         return 0;
-    json_object *g = kube_json_path(b->rb, "metadata", "generation", NULL);
+    json_object *g = kube_json_path(ctl__rb(c, b), "metadata", "generation", NULL);
     int64_t gen = g ? json_object_get_int64(g) : 0;
     if (!template_changed && !b->reread_due && gen == b->generation)
         return 0;

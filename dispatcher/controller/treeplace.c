@@ -165,10 +165,10 @@ static int split_shares(struct ctl *c, struct binding *b, const int32_t *cluster
     if (!cells)
         return MUSTER_ENOMEM;
     /* the workload as its template says (c->w is the read's scratch: read again for b) */
-    int rc = ctl__workload_read(c, b->rb, b->tmpl);
+    int rc = ctl__workload_read(c, ctl__rb(c, b), ctl__tmpl(c, b));
     if (!rc)
-        rc = karmada_gang_split_from_tree(&c->w, b->tmpl, &b->tree, share_of, nsh, cells, nsets,
-                                          replicas);
+        rc = karmada_gang_split_from_tree(&c->w, ctl__tmpl(c, b), &b->tree, share_of, nsh, cells,
+                                          nsets, replicas);
     for (uint32_t i = 0; !rc && i < nsh; i++)
         sum += replicas[i];
     if (rc || !nsh || sum != b->replicas) {

@@ -48,12 +48,16 @@ static void i_closed(struct kube_informer *inf)
 
 static const struct kube_informer_handler handler = {i_add, i_update, i_delete, i_synced, i_error};
 
+static int frozen_mode; /* the next start packs its cache (kube_informer_set_frozen) */
+
 static void start_with(struct it *t, const struct kube_informer_handler *h)
 {
     wf_setup(&t->w, NULL);
     struct kube_reflector_opts o = {
         .path = RB_PATH, .page_size = 2, .backoff_initial_ms = 10, .backoff_max_ms = 40};
     CU_ASSERT_FATAL(kube_informer_init(&t->inf, &t->w.loop, t->w.client, &o, h, t) == 0);
+    if (frozen_mode)
+        kube_informer_set_frozen(&t->inf);
     CU_ASSERT_FATAL(kube_informer_start(&t->inf) == 0);
 }
 
@@ -730,8 +734,37 @@ static void test_live_server_converges(void)
     kube_config_close(&l.cfg);
 }
 
+/* Frozen: the same scenarios see the same changes, and a lookup after a trim thaws an equal
+ * object anew. */
+static void test_frozen_same_changes(void)
+{
+    frozen_mode = 1;
+    test_resume_after_drop();
+    test_relist_diff_after_410_event();
+
+    struct it t;
+    resume_scenario(&t);
+    start(&t);
+    CU_ASSERT(wf_run_until(&t.w, seven, 5000));
+    struct json_object *a = kube_informer_get(&t.inf, "ns1", "a");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+    struct json_object *kept = json_object_get(a);
+    CU_ASSERT_PTR_EQUAL(kube_informer_get(&t.inf, "ns1", "a"), a); /* cached until a trim */
+    kube_informer_trim(&t.inf);
+    struct json_object *again = kube_informer_get(&t.inf, "ns1", "a");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(again);
+    CU_ASSERT_PTR_NOT_EQUAL(again, kept); /* thawed anew */
+    CU_ASSERT_TRUE(json_object_equal(again, kept));
+    CU_ASSERT_STRING_EQUAL(rv_of(again), "22");
+    json_object_put(kept);
+    CU_ASSERT_PTR_NULL(kube_informer_get(&t.inf, "ns1", "b"));
+    stop(&t);
+    frozen_mode = 0;
+}
+
 static CU_TestInfo tests[] = {
     {"resume after a dropped stream: nothing lost or repeated", test_resume_after_drop},
+    {"frozen: the same changes, lookups thawed anew after a trim", test_frozen_same_changes},
     {"relist after a 410 ERROR event, diffed", test_relist_diff_after_410_event},
     {"relist after HTTP 410, diffed", test_relist_diff_after_http_410},
     {"client closed before the informer", test_client_closed_first},

@@ -1,0 +1,49 @@
+/* Frozen objects: a JSON value packed into one flat byte string, for caches that hold a great many
+ * objects and read few of them at a time (issue 22: a million pending RBs in under 1 GiB).
+ *
+ * A json-c tree pays a hash table per object and a heap block per value: a pruned RB weighs
+ * kilobytes. Frozen, the same RB is a few hundred bytes: a tag byte per value, keys and common
+ * short strings ("apps/v1", a namespace, a cluster name, a quantity) as small numbers into
+ * process-wide tables, everything else inline. Reading one thaws it back into a json-c tree equal
+ * to what was frozen (same keys in the same order, same values), which the caller owns.
+ * The tables are bounded (8,192 keys of at most 64 bytes, 65,536 values of at most 32 bytes):
+ * past them a key or value is stored inline, so nothing made up per object grows them without
+ * end. A value shared once stays in the table for the life of the process. */
+#ifndef MUSTER_KUBE_FROZEN_H
+#define MUSTER_KUBE_FROZEN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct json_object;
+
+/* Packs v into a new block of *len bytes (muster_malloc; free with muster_free). NULL when out
+ * of memory, or when v nests deeper than KUBE_FROZEN_DEPTH_MAX or is larger than
+ * KUBE_FROZEN_SIZE_MAX packed (*len then 0 for the depth or size, and the caller keeps the tree).
+ * Integers beyond int64 are kept as json-c reads them (clamped); doubles keep their bits. */
+#define KUBE_FROZEN_DEPTH_MAX 64
+#define KUBE_FROZEN_SIZE_MAX (64u << 20)
+uint8_t *kube_frozen_pack(struct json_object *v, size_t *len);
+
+/* A new tree equal to what was packed into p[0..len); NULL when out of memory or when p is not
+ * what kube_frozen_pack made (a truncated or damaged block is refused, never read past), and
+ * for a packed JSON null. */
+struct json_object *kube_frozen_thaw(const uint8_t *p, size_t len);
+
+/* Shrinks the hash table of object o (json-c gives every object 16 slots, ~780 bytes) to the
+ * smallest json-c's load factor takes for what it holds; o stays writable (an insert grows it
+ * again). Relies on json-c's lh_table_resize (exported, versioned JSONC_PRIVATE, in every
+ * json-c since 0.10). Anything but an object is left as it is. */
+void kube_frozen_fit(struct json_object *o);
+
+/* 1 when the values under key k are unique per object (name, uid, resourceVersion, timestamps,
+ * messages, Karmada's permanent id): they are never shared, which would only fill the table. */
+int kube_frozen_key_unique(const char *k);
+
+/* What the process-wide tables hold: keys and shared values, and the bytes they take. */
+struct kube_frozen_stats {
+    size_t keys, values, bytes;
+};
+void kube_frozen_stats(struct kube_frozen_stats *out);
+
+#endif

@@ -1,0 +1,120 @@
+/* Bindings that wait hold no tree (issue 22: a million pending RBs in under 1 GiB).
+ *
+ * The RB and template informers cache their objects packed (kube/frozen.h). A binding keeps a
+ * reference to its RB and template trees only while it is in play: read on an event, placed by
+ * a cycle, admitted, dispatched, followed. Once per loop iteration, after the events (a uv check
+ * handle), every binding that took a tree in that iteration and now only waits (pending, in
+ * back-off, parked, waiting for its template, nothing in flight) lets its trees go, and the
+ * informers let go of what they thawed. ctl__rb and ctl__tmpl thaw them back from the informers
+ * when a waiting binding is looked at again: by the cycle that places it, a condition write, a
+ * re-read. What a cycle needs of a waiting gang (its request, queue, allowed clusters) is in the
+ * binding itself. */
+#include "dispatcher/controller/ctl_int.h"
+
+#include "cluster-adapters/kube/json.h"
+#include "queue/mem.h"
+
+/* The placement's constraints point into the RB: taken again with it. */
+static void placement_terms(struct binding *b)
+{
+    json_object *pl = kube_json_path(b->rb, "spec", "placement", NULL);
+    b->affinity = kube_json_get(pl, "clusterAffinity");
+    b->affinities = kube_json_get(pl, "clusterAffinities");
+    b->tolerations = kube_json_get(pl, "clusterTolerations");
+}
+
+void ctl__cool_later(struct ctl *c, struct binding *b)
+{
+    if (b->cool_at)
+        return;
+    if (c->cool.n == c->cool.cap) {
+        size_t cap = c->cool.cap ? c->cool.cap * 2 : 1024;
+        struct binding **v = muster_realloc(c->cool.v, cap * sizeof(*v));
+        if (!v)
+            return; /* it keeps its trees: more memory, same behaviour */
+        c->cool.v = v;
+        c->cool.cap = cap;
+    }
+    c->cool.v[c->cool.n++] = b;
+    b->cool_at = (uint32_t)c->cool.n;
+}
+
+void ctl__cool_forget(struct ctl *c, struct binding *b)
+{
+    if (!b->cool_at)
+        return;
+    struct binding *last = c->cool.v[--c->cool.n];
+    c->cool.v[b->cool_at - 1] = last;
+    last->cool_at = b->cool_at;
+    b->cool_at = 0;
+}
+
+/* Waiting: what it reads again comes from the informers as they are then, which is what its
+ * next event would have brought. A gang in play keeps the exact objects it was decided on. */
+static int waiting_state(const struct binding *b)
+{
+    return (b->st == B_PENDING || b->st == B_BACKOFF || b->st == B_PARKED ||
+            b->st == B_WAIT_TEMPLATE) &&
+           !b->gone && !b->pg && !b->grow && !b->loss;
+}
+
+/* ... with nothing of it in flight: a step's answer is judged against the RB it was sent for.
+ * A row not written yet is no obstacle: the flush reads the RB again through ctl__rb. */
+static int settled(const struct binding *b)
+{
+    return b->step == S_NONE && !b->inflight && !b->side_inflight && !b->reread_due &&
+           !b->rb_behind && !b->resize_owed && !b->reply && !b->fresh;
+}
+
+void ctl__cool_run(struct ctl *c)
+{
+    size_t keep = 0;
+    for (size_t i = 0; i < c->cool.n; i++) {
+        struct binding *b = c->cool.v[i];
+        b->cool_at = 0;
+        if (!waiting_state(b))
+            continue; /* in play: it keeps its trees, and leaves the list */
+        if (!settled(b)) {
+            c->cool.v[keep++] = b; /* looked at again next iteration */
+            b->cool_at = (uint32_t)keep;
+            continue;
+        }
+        json_object_put(b->rb);
+        json_object_put(b->tmpl);
+        b->rb = b->tmpl = NULL;
+        b->affinity = b->affinities = b->tolerations = NULL;
+    }
+    c->cool.n = keep;
+    kube_informer_trim(&c->rbs);
+    for (int i = 0; i < CTL_NTMPL; i++)
+        kube_informer_trim(&c->tmpl[i]);
+}
+
+json_object *ctl__rb(struct ctl *c, struct binding *b)
+{
+    if (b->rb || b->gone)
+        return b->rb;
+    char ns[256];
+    const char *name;
+    ctl__split_key(b->key, ns, sizeof ns, &name);
+    json_object *rb = kube_informer_get(&c->rbs, ns, name);
+    if (!rb)
+        return NULL;
+    b->rb = json_object_get(rb);
+    placement_terms(b);
+    ctl__cool_later(c, b);
+    return b->rb;
+}
+
+json_object *ctl__tmpl(struct ctl *c, struct binding *b)
+{
+    if (b->tmpl)
+        return b->tmpl;
+    json_object *rb = ctl__rb(c, b);
+    json_object *t = rb ? ctl__template_of(c, rb) : NULL;
+    if (!t)
+        return NULL;
+    b->tmpl = json_object_get(t);
+    ctl__cool_later(c, b);
+    return b->tmpl;
+}
