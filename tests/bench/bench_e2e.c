@@ -20,9 +20,14 @@
  *                            waiting: from the DELETE of the running one until the watch sees the
  *                            waiting RB patched with spec.clusters; 200 rounds (p50, max too)
  *   musterd_rss_kib_per_pending_rb   M more Deployments (MUSTER_BENCH_PENDING_RBS, default
- *                            10000) whose queue admits nothing: musterd's resident memory growth
- *                            per waiting RB once its API lists all M pending, and that growth
+ *                            200000) whose queue admits nothing: musterd's resident memory growth
+ *                            per waiting RB once its API lists all M pending, its whole resident
+ *                            memory then (musterd_rss_mib_at_<M/1000>k_pending) and the
+ *                            simulated hub's (sim_rss_mib_at_<M/1000>k_pending), and the growth
  *                            extrapolated to 1,000,000 pending (musterd_rss_mib_at_1m_pending)
+ *   musterd_ready_s_at_<M/1000>k     then musterd stopped and started again on the same ledger
+ *                            and hub: from its start until it has listed the hub, reconciled the
+ *                            ledger with it ("reconciled with the hub") and /readyz answers 200
  * MUSTER_BENCH_E2E_RBS sets N (default 2000). */
 #include "bench/bench.h"
 #include "queue/hash.h"
@@ -73,6 +78,24 @@ static pid_t spawn(char *const argv[], const char *out)
 }
 
 /* Waits for a line in file that starts with prefix; returns the port after "127.0.0.1:". */
+/* Waits until a line of file holds needle; 0, or -1 after timeout_s. */
+static int wait_line(const char *file, const char *needle, double timeout_s)
+{
+    for (double until = now_s() + timeout_s; now_s() < until;) {
+        FILE *f = fopen(file, "r");
+        char line[1024];
+        int found = 0;
+        while (f && !found && fgets(line, sizeof line, f))
+            found = strstr(line, needle) != NULL;
+        if (f)
+            fclose(f);
+        if (found)
+            return 0;
+        usleep(20000);
+    }
+    return -1;
+}
+
 static int wait_port(const char *file, const char *prefix)
 {
     for (int i = 0; i < 1000; i++) {
@@ -791,10 +814,10 @@ void bench_e2e(void)
 
     /* ---- memory: M more RBs that wait (their queue admits nothing), RSS before and after ---- */
     env = getenv("MUSTER_BENCH_PENDING_RBS");
-    long pend = env ? strtol(env, &end, 10) : 10000;
+    long pend = env ? strtol(env, &end, 10) : 200000;
     if (env && (*end || pend < 1000 || pend > 1000000)) {
         fprintf(stderr, "muster-bench: MUSTER_BENCH_PENDING_RBS: a number from 1000 to 1000000\n");
-        pend = 10000;
+        pend = 200000;
     }
     snprintf(url, sizeof url, "%s/api/v1/queues", api);
     if (req("POST", url, "application/json",
@@ -819,7 +842,26 @@ void bench_e2e(void)
     long rss1 = rss_kib(md);
     double per = (double)(rss1 - rss0) / (double)pend;
     printf("BENCH musterd_rss_kib_per_pending_rb %.2f KiB\n", per);
+    printf("BENCH musterd_rss_mib_at_%ldk_pending %.0f MiB\n", pend / 1000, rss1 / 1024.0);
+    printf("BENCH sim_rss_mib_at_%ldk_pending %.0f MiB\n", pend / 1000, rss_kib(sim) / 1024.0);
     printf("BENCH musterd_rss_mib_at_1m_pending %.0f MiB\n", (rss0 + per * 1e6) / 1024.0);
+    fflush(stdout);
+
+    /* ---- start-up at that size: stopped, started again on the same ledger and hub ---- */
+    kill(md, SIGTERM);
+    waitpid(md, NULL, 0);
+    double r0 = now_s();
+    md = spawn(margv, md_out);
+    aport = wait_port(md_out, "admin API:");
+    snprintf(api, sizeof api, "http://127.0.0.1:%d", aport);
+    if (wait_line(md_out, "reconciled with the hub", 900))
+        die("start-up: musterd did not reconcile with the hub within 15 minutes");
+    snprintf(url, sizeof url, "%s/readyz", api);
+    while (req("GET", url, NULL, NULL, NULL) != 200 && now_s() - r0 < 900)
+        usleep(10000);
+    printf("BENCH musterd_ready_s_at_%ldk %.1f s\n", pend / 1000, now_s() - r0);
+    printf("BENCH musterd_rss_mib_after_start_at_%ldk_pending %.0f MiB\n", pend / 1000,
+           rss_kib(md) / 1024.0);
     fflush(stdout);
 
     kill(md, SIGTERM);
