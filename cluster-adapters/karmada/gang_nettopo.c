@@ -35,8 +35,7 @@ static int tier_at(json_object *tmpl, json_object *rb, const char *key, uint32_t
         const char *s = json_object_is_type(v, json_type_string) ? json_object_get_string(v) : "";
         int32_t n = 0;
         *who = whos[o];
-        if (karmada_workload_parse_count(s, strlen(s), &n) || n < 1 ||
-            n > KARMADA_NETTOPO_TIER_MAX)
+        if (karmada_workload_parse_count(s, strlen(s), &n) || n < 1 || n > KARMADA_NETTOPO_TIER_MAX)
             return refuse(why, cap,
                           "%s annotation %s: \"%.32s\" is not a HyperNode tier: a whole number "
                           "from 1 (the switch nearest the nodes) to %d",
@@ -73,8 +72,8 @@ int karmada_member_topo_read(struct karmada_member_topo *out, const struct karma
     memset(out, 0, sizeof(*out));
     if (why && cap)
         why[0] = '\0';
-    int rc = scope(tmpl, rb, KARMADA_NETTOPO_REQUIRED, KARMADA_NETTOPO_PREFERRED, &out->share, why,
-                   cap);
+    int rc =
+        scope(tmpl, rb, KARMADA_NETTOPO_REQUIRED, KARMADA_NETTOPO_PREFERRED, &out->share, why, cap);
     if (!rc)
         rc = scope(tmpl, rb, KARMADA_NETTOPO_GROUP_REQUIRED, KARMADA_NETTOPO_GROUP_PREFERRED,
                    &out->group, why, cap);
@@ -101,8 +100,7 @@ int karmada_member_topo_read(struct karmada_member_topo *out, const struct karma
                     "each cluster's share",
                     out->group.required ? KARMADA_NETTOPO_GROUP_REQUIRED
                                         : KARMADA_NETTOPO_GROUP_PREFERRED,
-                    kn,
-                    out->group.required ? KARMADA_NETTOPO_REQUIRED : KARMADA_NETTOPO_PREFERRED);
+                    kn, out->group.required ? KARMADA_NETTOPO_REQUIRED : KARMADA_NETTOPO_PREFERRED);
     if (rc)
         memset(out, 0, sizeof(*out));
     return rc;

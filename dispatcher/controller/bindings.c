@@ -522,6 +522,14 @@ int ctl__binding_read(struct ctl *c, struct binding *b)
         ctl__set_reason(b, cond ? cond : "Unschedulable", "%s", gerr.message);
         return MUSTER_EINVAL;
     }
+    /* what it asks of the members' racks, checked with its groups (split: its PodGroups carry
+     * a subGroupPolicy) */
+    char twhy[KARMADA_WORKLOAD_MSG_MAX];
+    if (karmada_member_topo_read(&b->mtopo, w, split_pods != 0, b->rb, b->tmpl, twhy,
+                                 sizeof twhy)) {
+        ctl__set_reason(b, "Unschedulable", "%s", twhy);
+        return MUSTER_EINVAL;
+    }
     b->elastic = w->elastic && b->assign && w->ncomponents == 1 && !b->split_pods &&
                  w->kind != KARMADA_WORKLOAD_KIND_VCJOB && w->min_member >= 1;
     b->affinity = w->affinity;

@@ -40,6 +40,7 @@
 
 #include "cluster-adapters/karmada/gang.h"
 #include "cluster-adapters/karmada/gang_dialects.h"
+#include "cluster-adapters/karmada/gang_nettopo.h"
 #include "cluster-adapters/karmada/groups.h"
 #include "cluster-adapters/karmada/patch.h"
 #include "cluster-adapters/karmada/paths.h"
@@ -286,6 +287,9 @@ struct binding {
     struct ctl_pgroup *pg;
     int pg_folded;
     int32_t pg_own_replicas; /* its own pods, before a lead's fold */
+    /* What it asks of each member's racks (gang_nettopo.h), read with its tree: written in
+     * the PodGroups of members with HyperNodes; a required one keeps it off the others. */
+    struct karmada_member_topo mtopo;
 };
 
 /* The engine id of a binding's waiting delta: its row's id with this bit, so the delta is an
@@ -381,13 +385,28 @@ struct cluster {
     /* The first resource problem of its last two updates ("" when none): one logged in the
      * previous update is not logged again. */
     char res_warned[192], res_prev[192];
+    /* its apiEnablements list Volcano's HyperNodes (karmada_member_topo_detect) ... */
+    int hypernodes;
+    /* 1 when it takes no networkTopology fields (no HyperNodes, or a dialect other than
+     * Volcano): a gang whose member topology is required is not placed there */
+    int no_nettopo;
 };
 /* k lacks an API a gang needs there: needs is cycle.c's place_needs (1 PodGroups, 2 Volcano
- * Jobs, bits 8 and up the KARMADA_WORKLOAD_KIND_API_BIT of an issue 19 kind). */
+ * Jobs, 4 Volcano network topology (a required member topology), bits 8 and up the
+ * KARMADA_WORKLOAD_KIND_API_BIT of an issue 19 kind). */
 static inline int ctl__cluster_lacks(const struct cluster *k, int needs)
 {
     return ((needs & 1) && k->no_podgroups) || ((needs & 2) && k->no_vcjobs) ||
+           ((needs & 4) && k->no_nettopo) ||
            (((uint32_t)needs >> 8) & k->no_kinds) != 0;
+}
+
+/* b asks a member's racks for a hard networkTopology (gang_nettopo.h): only members that take
+ * the fields (cluster.no_nettopo 0) may hold it, as place_needs' bit 4 says. */
+static inline int ctl__mtopo_required(const struct binding *b)
+{
+    return b->needs_objects && ((b->mtopo.share.tier && b->mtopo.share.required) ||
+                                (b->mtopo.group.tier && b->mtopo.group.required));
 }
 
 /* A share reserved in a cluster's cap: the binding's aseq and the share's index. */
@@ -654,6 +673,7 @@ struct ctl {
     /* ctl__fill_gang_input's scratch: each share's dialect, as c->w is its workload */
     enum karmada_gang_dialect gang_dialects[256];
     enum karmada_gang_wl_version gang_wl_versions[256]; /* and its Workload API version */
+    uint8_t gang_net_topo[256]; /* and whether it takes networkTopology (no_nettopo is 0) */
     /* deployments, jobs, volcano jobs, pods, statefulsets, then issue 19's kinds in the order
      * of CTL_W_JOBSETS.. */
     struct kube_informer tmpl[12];
@@ -1307,5 +1327,8 @@ enum karmada_gang_dialect ctl__cluster_dialect(const struct ctl *c, const char *
  * one its apiEnablements show, v1beta1 preferred (v1beta1 for a cluster muster does not know or
  * whose apiEnablements show none), whether the dialect was detected or set by an operator. */
 enum karmada_gang_wl_version ctl__cluster_wl_version(const struct ctl *c, const char *name);
+/* 1 when member name takes Volcano's networkTopology fields (HyperNodes listed, dialect
+ * Volcano: cluster.no_nettopo is 0), else 0 (an unknown name too) */
+int ctl__cluster_nettopo(const struct ctl *c, const char *name);
 
 #endif

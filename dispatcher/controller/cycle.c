@@ -78,12 +78,14 @@ static uint64_t cluster_fits(struct cluster *k, const struct queue_resvec *repli
 /* The member APIs b's placement asks for, in assign mode (Karmada's scheduler, which checks
  * the template's own kind with its APIEnablement plugin, is bypassed there): 1 a gang dialect
  * (a member-side gang: not for a gang of min-member 1, which a member of dialect none may
- * take), 2 Volcano Jobs (its Work is the Job). */
+ * take), 2 Volcano Jobs (its Work is the Job), 4 Volcano's network topology (a required member
+ * topology: hard only where the member's Volcano knows its racks, gang_nettopo.h). */
 static int place_needs(const struct binding *b)
 {
     return !b->assign ? 0
                       : (b->needs_objects && b->min_member > 1 ? 1 : 0) |
                             (b->kind == KARMADA_WORKLOAD_KIND_VCJOB ? 2 : 0) |
+                            (ctl__mtopo_required(b) ? 4 : 0) |
                             (int)(KARMADA_WORKLOAD_KIND_API_BIT(b->kind) << 8);
 }
 
@@ -268,6 +270,9 @@ static enum place_verdict place(struct ctl *c, struct binding *b)
         snprintf(kapi, sizeof kapi, "%ss (no %s %s", karmada_workload_kind_name(b->kind), gv, res);
     const char *api = (needs >> 8) && gv ? kapi
                       : (needs & 2)      ? "Volcano Jobs (no batch.volcano.sh/v1alpha1 jobs"
+                      : (needs & 4)      ? "Volcano network topology for its required member "
+                                           "topology (Volcano's dialect, with "
+                                           "topology.volcano.sh/v1alpha1 hypernodes"
                                          : NULL;
     /* a member of dialect none: no gang object it understands (docs/gangobj.md, "Dialects") */
     static const char nodialect[] =

@@ -303,6 +303,7 @@ static uint32_t replace_place(struct ctl *c, struct binding *b, const char *lost
     int needs = !b->assign ? 0
                            : (b->needs_objects ? 1 : 0) |
                                  (b->kind == KARMADA_WORKLOAD_KIND_VCJOB ? 2 : 0) |
+                                 (ctl__mtopo_required(b) ? 4 : 0) |
                                  (int)(KARMADA_WORKLOAD_KIND_API_BIT(b->kind) << 8);
     for (int pass = 0; pass < 2; pass++) {
         uint32_t n = 0;

@@ -6,6 +6,7 @@
 
 #include "cluster-adapters/karmada/gang.h"
 #include "cluster-adapters/karmada/gang_split.h"
+#include "cluster-adapters/karmada/workload_prune.h"
 #include "cluster-adapters/kube/schema.h"
 #include "queue/errors.h"
 #include "fixtures.h"
@@ -100,9 +101,9 @@ static void test_read(void)
 
     /* the template wins over the binding */
     load("deployment", 1, KARMADA_NETTOPO_REQUIRED, "3", NULL);
-    json_object_object_add(json_object_object_get(json_object_object_get(tmpl, "metadata"),
-                                                  "annotations"),
-                           KARMADA_NETTOPO_REQUIRED, json_object_new_string("1"));
+    json_object_object_add(
+        json_object_object_get(json_object_object_get(tmpl, "metadata"), "annotations"),
+        KARMADA_NETTOPO_REQUIRED, json_object_new_string("1"));
     CU_ASSERT_EQUAL(karmada_member_topo_read(&t, &w, 0, rb, tmpl, why, sizeof(why)), 0);
     CU_ASSERT_EQUAL(t.share.tier, 1);
 
@@ -114,6 +115,28 @@ static void test_read(void)
     CU_ASSERT_EQUAL(t.group.required, 1);
     CU_ASSERT_EQUAL(t.share.tier, 2);
     CU_ASSERT_EQUAL(t.share.required, 0);
+}
+
+/* The informers cache pruned templates and bindings (workload_prune.c): the annotations
+ * survive on both, so what musterd reads is what the user wrote. */
+static void test_read_pruned(void)
+{
+    static const char *const keys[] = {KARMADA_NETTOPO_REQUIRED, KARMADA_NETTOPO_PREFERRED,
+                                       KARMADA_NETTOPO_GROUP_REQUIRED,
+                                       KARMADA_NETTOPO_GROUP_PREFERRED};
+    for (int on_rb = 0; on_rb < 2; on_rb++)
+        for (size_t i = 0; i < 4; i++) {
+            load("jobset-shards", on_rb, keys[i], "3", NULL);
+            json_object *pt = karmada_workload_prune_template(tmpl);
+            json_object *pr = karmada_workload_prune_binding(json_object_get(rb));
+            struct karmada_member_topo t;
+            char why[512];
+            CU_ASSERT_EQUAL(karmada_member_topo_read(&t, &w, 1, pr, pt, why, sizeof(why)), 0);
+            CU_ASSERT_EQUAL(i < 2 ? t.share.tier : t.group.tier, 3);
+            CU_ASSERT_EQUAL(i < 2 ? t.share.required : t.group.required, i % 2 == 0);
+            json_object_put(pt);
+            json_object_put(pr);
+        }
 }
 
 static void expect_refused(int split, const char *needle)
@@ -304,6 +327,7 @@ static void test_cleanup(void)
 
 static CU_TestInfo tests[] = {
     {"the annotations: tiers, scopes, template before binding", test_read},
+    {"the annotations survive the informers' pruning", test_read_pruned},
     {"faulty or unusable annotations refused with a reason", test_refused},
     {"HyperNodes in apiEnablements", test_detect},
     {"a share's networkTopology, only where HyperNodes are", test_podgroup_share},
