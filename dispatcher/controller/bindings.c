@@ -801,12 +801,22 @@ void ctl__rb_upsert(struct ctl *c, json_object *rb)
         ctl__set_state(c, b, B_WAIT_TEMPLATE);
     }
     json_object *keep = json_object_get(rb); /* before the put: it may be the same object */
+    /* Its placement constraints are in its spec, which only a new generation changes (the RB
+     * has a status subresource): the echo of muster's own condition write keeps the clusters
+     * it may use, and so its NoClusterFit verdict (a tree gang's search is not repeated). */
+    int64_t g0 = 0, g1 = 0;
+    int same_spec = b->rb && b->rb != rb &&
+                    !kube_json_int64(kube_json_get(b->rb, "metadata"), "generation", &g0) &&
+                    !kube_json_int64(kube_json_get(rb, "metadata"), "generation", &g1) &&
+                    g0 == g1 && g0 > 0;
     json_object_put(b->rb);
     b->rb = keep;
-    b->allow_epoch = 0;  /* its placement constraints may have changed */
-    if (b->nofit_memo) { /* so its NoClusterFit verdict goes: place it again soon */
-        c->cyc.wanted = 1;
-        c->cyc.forced = 1;
+    if (!same_spec) {
+        b->allow_epoch = 0;  /* its placement constraints may have changed */
+        if (b->nofit_memo) { /* so its NoClusterFit verdict goes: place it again soon */
+            c->cyc.wanted = 1;
+            c->cyc.forced = 1;
+        }
     }
     /* the affinity pointers point into the RB: refresh them with it */
     if (b->st >= B_UNDO && b->st != B_DONE) {

@@ -290,6 +290,9 @@ struct binding {
     /* What it asks of each member's racks (gang_nettopo.h), read with its tree: written in
      * the PodGroups of members with HyperNodes; a required one keeps it off the others. */
     struct karmada_member_topo mtopo;
+    /* its last NoClusterFit came from a composite search its budget stopped (treeplace.c):
+     * no proof that nothing fits, so not remembered as nofit_memo */
+    int nofit_unproven;
 };
 
 /* The engine id of a binding's waiting delta: its row's id with this bit, so the delta is an

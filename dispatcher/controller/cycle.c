@@ -136,6 +136,7 @@ static enum place_verdict place(struct ctl *c, struct binding *b)
         b->allow_epoch = c->fleet.epoch;
     }
     uint32_t nallow = c->fleet.ncl < 256 ? c->fleet.ncl : 256;
+    b->nofit_unproven = 0; /* set by a tree search that its budget stops */
     int needs_pg = b->needs_objects && b->assign;
     if (needs_pg && c->pre.hub_pg == 0) {
         /* Karmada's execution controller cannot map a PodGroup manifest: its Works would
@@ -580,7 +581,7 @@ void ctl__cycle(struct ctl *c)
                 continue;
             }
             if (v == PLACE_NO_FIT && !refused) {
-                if (!b->nofit_memo) {
+                if (!b->nofit_memo && !b->nofit_unproven) {
                     b->nofit_memo = 1;
                     b->nofit_grow = c->fleet.grow_seq;
                     b->nofit_epoch = c->fleet.epoch;
@@ -596,7 +597,7 @@ void ctl__cycle(struct ctl *c)
         if (b->assign) {
             enum place_verdict v = nofit_holds(c, b) ? PLACE_NO_FIT : place(c, b);
             if (v != PLACE_FITS) {
-                if (v == PLACE_NO_FIT && !b->nofit_memo) {
+                if (v == PLACE_NO_FIT && !b->nofit_memo && !b->nofit_unproven) {
                     b->nofit_memo = 1;
                     b->nofit_grow = c->fleet.grow_seq;
                     b->nofit_epoch = c->fleet.epoch;

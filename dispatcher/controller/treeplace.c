@@ -160,6 +160,12 @@ int ctl__place_tree(struct ctl *c, struct binding *b, const struct disp_cluster_
     struct disp_composite_result r;
     memset(&r, 0, sizeof r);
     int rc = n ? disp_composite_place(&in, &r) : 0;
+    c->st.tree_searches += n != 0;
+    /* A search the budget stopped proves nothing: with other room (less, even) it may find what
+     * it missed, so its verdict is not kept while no cluster grows (cycle.c nofit_holds). A
+     * search that ran out of branches did see every placement: room that only shrinks, under
+     * the same constraints, cannot make one. */
+    b->nofit_unproven = n && !rc && !r.complete;
     if (rc == MUSTER_ENOMEM) {
         disp_composite_result_close(&r);
         return rc;
