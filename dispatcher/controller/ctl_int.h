@@ -908,6 +908,10 @@ struct ctl_grow_room {
  * unplaced (0: all placed); sh and *n are changed only when 0 is returned. Pure. */
 int32_t ctl__shares_grow(struct share *sh, uint32_t *n, uint32_t cap,
                          const struct ctl_grow_room *room, uint32_t nroom, int32_t add);
+/* Each room[i].fits cut to a whole number of groups of `group` replicas (group > 1), so that
+ * ctl__shares_grow, adding a whole number of groups, gives each cluster whole groups: a
+ * group-size gang's scale up never cuts a group between clusters. Pure. */
+void ctl__grow_rooms_whole(struct ctl_grow_room *room, uint32_t n, int32_t group);
 /* The sentence an RB's condition and the API give while a delta waits:
  * "scale up by <d> replicas waits: <why>" (why: the queue's or placement's own sentence). */
 void ctl__grow_wait_message(char *buf, size_t cap, int32_t dreplicas, const char *why);
@@ -1002,6 +1006,19 @@ int ctl__place_tree(struct ctl *c, struct binding *b, const struct disp_cluster_
  * every share is a whole number of groups, else 0 (not split, or a share that is not: nothing
  * is filled). Pure. */
 int ctl__split_fill(const struct binding *b, struct karmada_gang_split *cells);
+/* Moving part of a placed tree gang (a lost cluster's Replace, a scale up): the tree's
+ * required constraints, judged on the Cluster objects of the clusters its groups are in, a
+ * group being whole in one cluster.
+ * ctl__tree_cluster_ok: 1 when cand may take more of t's groups while the gang keeps groups in
+ *   kept[0..nk): for every required PACK of the root, cand has the level's value every kept
+ *   cluster has; for a required PACK of any other group, cand has a value (a group in one
+ *   cluster is in one domain of it). An empty tree: 1.
+ * ctl__tree_spread_ok: 1 when the clusters objs[0..n) that hold the gang's groups meet every
+ *   required SPREAD of the root (at least min_domains values of its level). Pure. */
+int ctl__tree_cluster_ok(const struct karmada_group_tree *t, json_object *const *kept,
+                         uint32_t nk, json_object *cand);
+int ctl__tree_spread_ok(const struct karmada_group_tree *t, json_object *const *objs,
+                        uint32_t n);
 /* Of share sh of b, the pods of component j: a split LeaderWorkerSet's share holds a leader
  * and split_pods - 1 workers per group; any other gang of several shapes goes whole to one
  * cluster (its components' replicas); one shape, the share's replicas. */

@@ -219,3 +219,47 @@ int ctl__place_tree(struct ctl *c, struct binding *b, const struct disp_cluster_
     b->nshares = got;
     return 1;
 }
+
+int ctl__tree_cluster_ok(const struct karmada_group_tree *t, json_object *const *kept,
+                         uint32_t nk, json_object *cand)
+{
+    for (uint32_t g = 0; t && g < t->n; g++) {
+        for (uint32_t j = 0; j < t->g[g].ntopo; j++) {
+            const struct karmada_group_topo *tp = &t->g[g].topo[j];
+            if (!tp->required || tp->mode != KARMADA_TOPO_PACK)
+                continue;
+            const char *v = karmada_group_level_value(cand, tp->level);
+            if (!v)
+                return 0; /* a required pack never uses a cluster outside its level */
+            for (uint32_t i = 0; g == 0 && i < nk; i++) {
+                const char *kv = karmada_group_level_value(kept[i], tp->level);
+                if (!kv || strcmp(kv, v) != 0)
+                    return 0;
+            }
+        }
+    }
+    return 1;
+}
+
+int ctl__tree_spread_ok(const struct karmada_group_tree *t, json_object *const *objs,
+                        uint32_t n)
+{
+    for (uint32_t j = 0; t && t->n && j < t->g[0].ntopo; j++) {
+        const struct karmada_group_topo *tp = &t->g[0].topo[j];
+        if (!tp->required || tp->mode != KARMADA_TOPO_SPREAD)
+            continue;
+        uint32_t distinct = 0;
+        for (uint32_t i = 0; i < n; i++) {
+            const char *v = karmada_group_level_value(objs[i], tp->level);
+            int seen = !v;
+            for (uint32_t k = 0; k < i && !seen; k++) {
+                const char *w = karmada_group_level_value(objs[k], tp->level);
+                seen = w && strcmp(w, v) == 0;
+            }
+            distinct += !seen;
+        }
+        if (distinct < tp->min_domains)
+            return 0;
+    }
+    return 1;
+}
