@@ -1015,6 +1015,12 @@ int ctl__split_fill(const struct binding *b, struct karmada_gang_split *cells);
  *   cluster is in one domain of it). An empty tree: 1.
  * ctl__tree_spread_ok: 1 when the clusters objs[0..n) that hold the gang's groups meet every
  *   required SPREAD of the root (at least min_domains values of its level). Pure. */
+/* Whether b's tree would be placed over caps[0..n) (fleet indexes idx) as ctl__place_tree
+ * places it at admission (the same candidates, search and whole-group count), without
+ * setting anything: reclaim's dry run asks it of the room its victims would free. 1 or 0 (out
+ * of memory: 0, nothing is preempted for it). */
+int ctl__tree_fits(struct ctl *c, struct binding *b, const struct disp_cluster_cap *caps,
+                   const uint32_t *idx, uint32_t n);
 int ctl__tree_cluster_ok(const struct karmada_group_tree *t, json_object *const *kept,
                          uint32_t nk, json_object *cand);
 int ctl__tree_spread_ok(const struct karmada_group_tree *t, json_object *const *objs,

@@ -263,3 +263,47 @@ int ctl__tree_spread_ok(const struct karmada_group_tree *t, json_object *const *
     }
     return 1;
 }
+
+int ctl__tree_fits(struct ctl *c, struct binding *b, const struct disp_cluster_cap *caps,
+                   const uint32_t *idx, uint32_t n)
+{
+    struct disp_cluster_cap sc[256];
+    uint32_t sidx[256], m = 0;
+    for (uint32_t i = 0; i < n && i < 256; i++) {
+        enum karmada_gang_dialect d = ctl__cluster_dialect(c, c->fleet.cl[idx[i]].name, NULL);
+        /* as ctl__place_tree: a split's groups go to Volcano and coscheduling members only */
+        if (!b->split_pods || d == KARMADA_GANG_DIALECT_VOLCANO ||
+            d == KARMADA_GANG_DIALECT_COSCHEDULING) {
+            sc[m] = caps[i];
+            sidx[m++] = idx[i];
+        }
+    }
+    if (!m)
+        return 0;
+    struct level_ctx x = {c, sidx};
+    struct disp_composite_in in = {.tree = &b->tree,
+                                   .clusters = sc,
+                                   .nclusters = m,
+                                   .level_value = level_of,
+                                   .ud = &x,
+                                   .names = c->names};
+    struct disp_composite_result r;
+    memset(&r, 0, sizeof r);
+    int rc = disp_composite_place(&in, &r);
+    int fits = 0;
+    if (!rc && r.placed) {
+        int64_t target = 0, placed = 0;
+        for (uint32_t i = 0; i < b->ncomp; i++)
+            target += b->comp[i].replicas;
+        for (uint32_t g = 0; g < b->tree.n; g++)
+            placed += r.cluster[g] >= 0 ? b->tree.g[g].pods : 0;
+        if (b->split_pods || b->ncomp > 1) {
+            fits = placed == target; /* every group, as split_shares and place() need */
+        } else {
+            struct ctl_tree_share ts[256];
+            fits = ctl__tree_shares(&b->tree, r.cluster, m, b->comp[0].replicas, ts) > 0;
+        }
+    }
+    disp_composite_result_close(&r);
+    return fits;
+}
