@@ -1013,8 +1013,10 @@ int ctl__split_fill(const struct binding *b, struct karmada_gang_split *cells);
  *   kept[0..nk): for every required PACK of the root, cand has the level's value every kept
  *   cluster has; for a required PACK of any other group, cand has a value (a group in one
  *   cluster is in one domain of it). An empty tree: 1.
- * ctl__tree_spread_ok: 1 when the clusters objs[0..n) that hold the gang's groups meet every
- *   required SPREAD of the root (at least min_domains values of its level). Pure. */
+ * ctl__tree_required_ok: 1 when the clusters objs[0..n) that hold the gang's groups meet its
+ *   required constraints: the root's PACKs (one value of the level among them all), its
+ *   SPREADs (at least min_domains values), any other group's PACKs (every one has a value).
+ *   Pure. */
 /* Whether b's tree would be placed over caps[0..n) (fleet indexes idx) as ctl__place_tree
  * places it at admission (the same candidates, search and whole-group count), without
  * setting anything: reclaim's dry run asks it of the room its victims would free. 1 or 0 (out
@@ -1023,8 +1025,8 @@ int ctl__tree_fits(struct ctl *c, struct binding *b, const struct disp_cluster_c
                    const uint32_t *idx, uint32_t n);
 int ctl__tree_cluster_ok(const struct karmada_group_tree *t, json_object *const *kept,
                          uint32_t nk, json_object *cand);
-int ctl__tree_spread_ok(const struct karmada_group_tree *t, json_object *const *objs,
-                        uint32_t n);
+int ctl__tree_required_ok(const struct karmada_group_tree *t, json_object *const *objs,
+                          uint32_t n);
 /* Of share sh of b, the pods of component j: a split LeaderWorkerSet's share holds a leader
  * and split_pods - 1 workers per group; any other gang of several shapes goes whole to one
  * cluster (its components' replicas); one shape, the share's replicas. */

@@ -347,14 +347,17 @@ static uint32_t replace_place(struct ctl *c, struct binding *b, const char *lost
         uint32_t got = disp_place_groups(caps, fits, n, (uint64_t)need, (uint64_t)b->group_size,
                                          b->spread ? DISP_SPREAD : DISP_SINGLE_CLUSTER, out);
         if (got && b->tree.n) {
-            /* a required spread counted over the clusters the groups are in afterwards */
+            /* the required topology judged over the clusters the groups are in afterwards
+             * (the new shares among themselves too: with no group kept, nothing above tied
+             * them to one domain); not met: no Replace, the gang is requeued whole and the
+             * composite search places it again */
             json_object *after[512];
             uint32_t na = 0;
             for (uint32_t j = 0; j < nk; j++)
                 after[na++] = kept[j];
             for (uint32_t j = 0; j < got && na < 512; j++)
                 after[na++] = c->fleet.cl[idx[out[j].cluster]].obj;
-            if (!ctl__tree_spread_ok(&b->tree, after, na))
+            if (!ctl__tree_required_ok(&b->tree, after, na))
                 got = 0;
         }
         if (got)

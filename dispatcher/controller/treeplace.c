@@ -241,25 +241,31 @@ int ctl__tree_cluster_ok(const struct karmada_group_tree *t, json_object *const 
     return 1;
 }
 
-int ctl__tree_spread_ok(const struct karmada_group_tree *t, json_object *const *objs,
-                        uint32_t n)
+int ctl__tree_required_ok(const struct karmada_group_tree *t, json_object *const *objs,
+                          uint32_t n)
 {
-    for (uint32_t j = 0; t && t->n && j < t->g[0].ntopo; j++) {
-        const struct karmada_group_topo *tp = &t->g[0].topo[j];
-        if (!tp->required || tp->mode != KARMADA_TOPO_SPREAD)
-            continue;
-        uint32_t distinct = 0;
-        for (uint32_t i = 0; i < n; i++) {
-            const char *v = karmada_group_level_value(objs[i], tp->level);
-            int seen = !v;
-            for (uint32_t k = 0; k < i && !seen; k++) {
-                const char *w = karmada_group_level_value(objs[k], tp->level);
-                seen = w && strcmp(w, v) == 0;
+    for (uint32_t g = 0; t && g < t->n; g++) {
+        for (uint32_t j = 0; j < t->g[g].ntopo; j++) {
+            const struct karmada_group_topo *tp = &t->g[g].topo[j];
+            if (!tp->required)
+                continue;
+            uint32_t distinct = 0;
+            for (uint32_t i = 0; i < n; i++) {
+                const char *v = karmada_group_level_value(objs[i], tp->level);
+                if (!v && tp->mode == KARMADA_TOPO_PACK)
+                    return 0; /* a required pack never uses a cluster outside its level */
+                int seen = !v;
+                for (uint32_t k = 0; k < i && !seen; k++) {
+                    const char *w = karmada_group_level_value(objs[k], tp->level);
+                    seen = w && strcmp(w, v) == 0;
+                }
+                distinct += !seen;
             }
-            distinct += !seen;
+            if (g == 0 && tp->mode == KARMADA_TOPO_PACK && distinct > 1)
+                return 0;
+            if (g == 0 && tp->mode == KARMADA_TOPO_SPREAD && distinct < tp->min_domains)
+                return 0;
         }
-        if (distinct < tp->min_domains)
-            return 0;
     }
     return 1;
 }

@@ -147,18 +147,34 @@ static void test_move_within_required_topology(void)
     CU_ASSERT_TRUE(ctl__tree_cluster_ok(&t, kept, 1, w1)); /* its own zone is fine */
     CU_ASSERT_FALSE(ctl__tree_cluster_ok(&t, kept, 1, nr));
 
+    /* afterwards, the clusters among themselves: one region, required */
+    for (uint32_t i = 1; i < t.n; i++)
+        t.g[i].ntopo = 0;
+    topo(&t.g[0], "region", KARMADA_TOPO_PACK, 0, 1);
+    json_object *split[] = {e1, w1}, *together[] = {e1, e2}, *with_bare[] = {e1, nr};
+    CU_ASSERT_FALSE(ctl__tree_required_ok(&t, split, 2));
+    CU_ASSERT_TRUE(ctl__tree_required_ok(&t, together, 2));
+    CU_ASSERT_FALSE(ctl__tree_required_ok(&t, with_bare, 2));
+    t.g[0].topo[0].required = 0;
+    CU_ASSERT_TRUE(ctl__tree_required_ok(&t, split, 2)); /* preferred: not judged */
+    t.g[0].ntopo = 0;
+    /* each group in one zone, required: every cluster with a zone */
+    for (uint32_t i = 1; i < t.n; i++)
+        topo(&t.g[i], "topology.kubernetes.io/zone", KARMADA_TOPO_PACK, 0, 1);
+    CU_ASSERT_TRUE(ctl__tree_required_ok(&t, split, 2));
+    CU_ASSERT_FALSE(ctl__tree_required_ok(&t, with_bare, 2));
     /* the groups over at least 2 zones, required: counted over the clusters afterwards */
     for (uint32_t i = 1; i < t.n; i++)
         t.g[i].ntopo = 0;
     topo(&t.g[0], "topology.kubernetes.io/zone", KARMADA_TOPO_SPREAD, 2, 1);
     json_object *one[] = {e1, e1, nr}, *two[] = {e1, e2}, *same[] = {e1, e1};
-    CU_ASSERT_FALSE(ctl__tree_spread_ok(&t, one, 3)); /* bare has no zone: not a domain */
-    CU_ASSERT_TRUE(ctl__tree_spread_ok(&t, two, 2));
-    CU_ASSERT_FALSE(ctl__tree_spread_ok(&t, same, 2));
+    CU_ASSERT_FALSE(ctl__tree_required_ok(&t, one, 3)); /* bare has no zone: not a domain */
+    CU_ASSERT_TRUE(ctl__tree_required_ok(&t, two, 2));
+    CU_ASSERT_FALSE(ctl__tree_required_ok(&t, same, 2));
     t.g[0].topo[0].required = 0;
-    CU_ASSERT_TRUE(ctl__tree_spread_ok(&t, same, 2)); /* preferred: not judged */
+    CU_ASSERT_TRUE(ctl__tree_required_ok(&t, same, 2)); /* preferred: not judged */
     struct karmada_group_tree empty = {0};
-    CU_ASSERT_TRUE(ctl__tree_spread_ok(&empty, same, 2));
+    CU_ASSERT_TRUE(ctl__tree_required_ok(&empty, same, 2));
     CU_ASSERT_TRUE(ctl__tree_cluster_ok(&empty, kept, 1, nr));
     json_object_put(e1);
     json_object_put(e2);
