@@ -128,7 +128,7 @@ static void test_read_pruned(void)
         for (size_t i = 0; i < 4; i++) {
             load("jobset-shards", on_rb, keys[i], "3", NULL);
             json_object *pt = karmada_workload_prune_template(tmpl);
-            json_object *pr = karmada_workload_prune_binding(json_object_get(rb));
+            json_object *pr = karmada_workload_prune_binding(rb); /* in place: rb is loaded again */
             struct karmada_member_topo t;
             char why[512];
             CU_ASSERT_EQUAL(karmada_member_topo_read(&t, &w, 1, pr, pt, why, sizeof(why)), 0);
