@@ -53,6 +53,10 @@ member_topo() {
             '[.items[] | select(.kind == "PodGroup" and .metadata.name == $n)][0].spec.networkTopology'
 }
 
+nt() { api GET "/api/v1/clusters/$1" | jq -r .networkTopology; }
+wait_until 10 "east to take networkTopology" is_eq true nt east
+expect "$(nt west)" false "west takes none (no HyperNodes)"
+
 # --- preferred: both members, the fields only where HyperNodes are ---
 gang soft 12 'scheduling.muster.io/member-topology-preferred: "1"'
 wait_until 30 "the preferred gang to run" is_eq running state soft-deployment
