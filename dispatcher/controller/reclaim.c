@@ -239,7 +239,8 @@ static int dry_tree(struct dry *d, const struct queue_reclaim_try *try)
         tc[i] = (struct disp_cluster_cap){.name = k->name, .grades = gi, .ngrades = ng};
         built = i + 1;
         ok = !queue_resvec_copy(&tc[i].free, &k->cap.free) &&
-             (d->id[i] >= try->nclusters || !queue_resvec_add(&tc[i].free, &try->freed[d->id[i]])) &&
+             (d->id[i] >= try->nclusters ||
+              !queue_resvec_add(&tc[i].free, &try->freed[d->id[i]])) &&
              !disp_cluster_cap_copy_parts(&tc[i], &k->cap);
     }
     int fits = ok && d->n && ctl__tree_fits(c, d->b, tc, d->fleet, d->n) == 1;
