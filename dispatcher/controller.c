@@ -43,6 +43,8 @@ static json_object *hook_clusters(void *ud)
             json_object_object_add(o, "workloadAPIVersion",
                                    json_object_new_string(karmada_gang_wl_api_version(
                                        ctl__cluster_wl_version(c, k->name))));
+        /* whether its PodGroups carry Volcano's networkTopology (gang_nettopo.h) */
+        json_object_object_add(o, "networkTopology", json_object_new_boolean(!k->no_nettopo));
         json_object *labels = kube_json_path(k->obj, "metadata", "labels", NULL);
         json_object_object_add(o, "labels",
                                labels ? json_object_get(labels) : json_object_new_object());

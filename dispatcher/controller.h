@@ -69,6 +69,7 @@ struct ctl_stats {
     uint64_t hub_errors, ledger_batches, conditions_written, orphans_deleted;
     uint64_t pending, parked, inflight; /* now */
     uint64_t resized;                   /* dispatched gangs that shrank */
+    uint64_t tree_searches; /* composite searches of a gang's group tree (treeplace.c) */
     double last_cycle_ms, max_cycle_ms;
 };
 

@@ -5,6 +5,7 @@
 
 #include "cluster-adapters/karmada/gang_dialects.h"
 #include "cluster-adapters/karmada/gang_int.h"
+#include "cluster-adapters/karmada/gang_nettopo.h"
 #include "cluster-adapters/karmada/gang_split.h"
 #include "cluster-adapters/karmada/paths.h"
 #include "cluster-adapters/kube/resources.h"
@@ -343,6 +344,10 @@ json_object *karmada_gang_podgroup_work(const struct karmada_gang_input *in, uin
     kube_json_add_str(gs, "queue", in->w->queue, &bad);
     if (in->w->priority_class[0])
         kube_json_add_str(gs, "priorityClassName", in->w->priority_class, &bad);
+    /* only where the member's Volcano has HyperNodes: an older one would prune the field, and
+     * a member without them has no racks its scheduler knows (docs/gangobj.md) */
+    if (in->member_topo && in->net_topo && in->net_topo[i])
+        karmada_nettopo_write(gs, &in->member_topo->share, &bad);
     return done(root, bad);
 }
 

@@ -72,6 +72,8 @@ struct karmada_gang_split {
                             0: every pod of the group */
 };
 
+struct karmada_member_topo; /* gang_nettopo.h */
+
 struct karmada_gang_input {
     json_object *rb;                         /* the ResourceBinding as read (borrowed) */
     const struct karmada_workload *w;        /* what karmada_workload_read found in it */
@@ -104,6 +106,12 @@ struct karmada_gang_input {
      * groups. */
     const struct karmada_gang_split *split;
     uint32_t nsets;
+    /* Issue 20, topology inside a member (gang_nettopo.h): what the workload asks of each
+     * member's racks (NULL: nothing), and net_topo[i] 1 when shares[i]'s member has Volcano's
+     * HyperNodes (NULL: none has). Written in Volcano PodGroups only, only where net_topo[i]:
+     * spec.networkTopology for the share, subGroupPolicy[].networkTopology for each group. */
+    const struct karmada_member_topo *member_topo;
+    const uint8_t *net_topo;
 };
 
 /* Object names, written to buf[0..cap) with a NUL:

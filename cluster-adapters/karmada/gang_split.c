@@ -5,6 +5,7 @@
 
 #include "cluster-adapters/karmada/gang_dialects.h"
 #include "cluster-adapters/karmada/gang_int.h"
+#include "cluster-adapters/karmada/gang_nettopo.h"
 #include "cluster-adapters/karmada/paths.h"
 #include "cluster-adapters/kube/json.h"
 #include "cluster-adapters/kube/resources.h"
@@ -298,7 +299,7 @@ int karmada_gang_split_check(const struct karmada_gang_input *in, char *why, siz
 /* One subGroupPolicy entry for set s: its pods are told apart by the label the project's
  * controller puts on each group's pods, as KubeRay's Volcano integration groups a multi-host
  * worker group (ray-operator/controllers/ray/batchscheduler/volcano). */
-static void subgroup(json_object *list, const struct karmada_gang_input *in,
+static void subgroup(json_object *list, const struct karmada_gang_input *in, uint32_t i,
                      const struct karmada_gang_set *s, const struct karmada_gang_split *cell,
                      int *bad)
 {
@@ -320,6 +321,10 @@ static void subgroup(json_object *list, const struct karmada_gang_input *in,
                    bad);
     kube_json_add(e, "subGroupSize", json_object_new_int64(group_min(cell, s)), bad);
     kube_json_add(e, "minSubGroups", json_object_new_int64(cell->min_groups), bad);
+    /* each group on its own racks: a Volcano before v1.14 prunes subGroupPolicy whole, this
+     * with it */
+    if (in->member_topo && in->net_topo && in->net_topo[i])
+        karmada_nettopo_write(e, &in->member_topo->group, bad);
 }
 
 json_object *karmada_gang_split_podgroup_work(const struct karmada_gang_input *in, uint32_t i)
@@ -391,10 +396,12 @@ json_object *karmada_gang_split_podgroup_work(const struct karmada_gang_input *i
     kube_json_add_str(gs, "queue", in->w->queue, &bad);
     if (in->w->priority_class[0])
         kube_json_add_str(gs, "priorityClassName", in->w->priority_class, &bad);
+    if (in->member_topo && in->net_topo && in->net_topo[i])
+        karmada_nettopo_write(gs, &in->member_topo->share, &bad);
     json_object *sgp = kube_json_add(gs, "subGroupPolicy", json_object_new_array(), &bad);
     for (uint32_t j = 0; j < n && !bad; j++)
         if (CELL(in, i, j)->groups)
-            subgroup(sgp, in, &sets[j], CELL(in, i, j), &bad);
+            subgroup(sgp, in, i, &sets[j], CELL(in, i, j), &bad);
     return karmada__gang_done(root, bad);
 }
 

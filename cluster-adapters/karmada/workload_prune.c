@@ -2,6 +2,7 @@
  * workload_prune.h): the objects pruned to what workload.c and gang.c read of them. */
 #include "cluster-adapters/karmada/workload_prune.h"
 
+#include "cluster-adapters/karmada/gang_nettopo.h"
 #include "cluster-adapters/karmada/groups.h"
 #include "cluster-adapters/karmada/webhook.h"
 #include "cluster-adapters/karmada/workload_kinds.h"
@@ -51,7 +52,12 @@ static const char *const meta_keys[] = {KARMADA_WORKLOAD_QUEUE_KEYS(QKEY)
                                         KARMADA_GROUPS_GROUP_TOPOLOGY_REQUIRED,
                                         KARMADA_GROUPS_GROUP_TOPOLOGY_PREFERRED,
                                         KARMADA_GROUPS_SPREAD_REQUIRED,
-                                        KARMADA_GROUPS_SPREAD_PREFERRED};
+                                        KARMADA_GROUPS_SPREAD_PREFERRED,
+                                        /* ... and inside a member (gang_nettopo.c) */
+                                        KARMADA_NETTOPO_REQUIRED,
+                                        KARMADA_NETTOPO_PREFERRED,
+                                        KARMADA_NETTOPO_GROUP_REQUIRED,
+                                        KARMADA_NETTOPO_GROUP_PREFERRED};
 #define NMETA_KEYS (sizeof(meta_keys) / sizeof(meta_keys[0]))
 
 /* The keys of a pod template's labels and annotations read by the gang dialects

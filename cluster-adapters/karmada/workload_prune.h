@@ -15,7 +15,7 @@
  * resourceVersion, generation, and of labels and annotations only muster's keys (the queue
  * keys, the gang dialects' KARMADA_WORKLOAD_POD_META_KEYS, KARMADA_WORKLOAD_MIN_MEMBER_ANNOTATION,
  * KARMADA_WORKLOAD_PLACEMENT_ANNOTATION, the group-size and the KARMADA_GROUPS_* topology
- * annotations; an object left empty stays, as gang.c asks whether a
+ * annotations, the KARMADA_NETTOPO_* member topology annotations; an object left empty stays, as gang.c asks whether a
  * pod's annotations exist); spec priorityClassName, minAvailable, queue, podManagementPolicy,
  * tasks[] name and replicas; spec.template metadata (labels and annotations with only the
  * dialects' keys) and spec.template.spec priorityClassName and containers' resources. A value of an unexpected type is kept as it is, so
@@ -29,7 +29,7 @@ json_object *karmada_workload_prune_template(json_object *tmpl);
  * metadata.managedFields and metadata.ownerReferences, with only the labels muster reads (the
  * queue keys, KARMADA_WORKLOAD_PERMANENT_ID_LABEL, KARMADA_WEBHOOK_SKIP_LABEL) and the annotations
  * it reads (the queue keys, min-member, placement, group-size, the KARMADA_GROUPS_* topology
- * annotations); a labels or annotations object left empty is
+ * and KARMADA_NETTOPO_* member topology annotations); a labels or annotations object left empty is
  * dropped. spec and status are kept whole: they are read, and status patches carry every
  * condition. Returns a new reference to rb. */
 json_object *karmada_workload_prune_binding(json_object *rb);

@@ -188,6 +188,9 @@ static int load_cluster(struct sim_karmada *k, json_object *spec, size_t idx, ti
         sim_api_without(sim_api_without(sim_api_without(c->api, "scheduling.x-k8s.io", NULL, NULL),
                                         "scheduling.k8s.io", "v1alpha2", NULL),
                         "scheduling.k8s.io", "v1beta1", NULL);
+    /* Volcano's HyperNodes (network topology, Volcano v1.12 and later) likewise: `withGroups:
+     * [topology.volcano.sh]` adds them */
+    c->api = sim_api_without(c->api, "topology.volcano.sh", NULL, NULL);
     json_object *cosched = sim__get_path(spec, "coscheduling", NULL, NULL);
     if (cosched && !json_object_is_type(cosched, json_type_boolean)) {
         snprintf(err, cap, "scenario: clusters[%s].coscheduling: true or false", name);

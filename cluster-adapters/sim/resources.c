@@ -59,6 +59,12 @@ static const struct sim_resource resources[] = {
      0, 1, {"pg", "podgroup-v1beta1"}, {NULL}, 0},
     {"scheduling.volcano.sh", "v1beta1", "queues", "queue", "Queue", "QueueList", 0, 1, 1,
      {"q", "queue-v1beta1"}, {NULL}, 0},
+    /* Volcano's HyperNode (config/crd/volcano/bases/topology.volcano.sh_hypernodes.yaml, since
+     * v1.12.0: scope Cluster, status subresource, short name hn): a member serves it only with
+     * `withGroups: [topology.volcano.sh]` in the scenario (karmada.c), so its Cluster's
+     * apiEnablements say whether its Volcano has network topology. */
+    {"topology.volcano.sh", "v1alpha1", "hypernodes", "hypernode", "HyperNode", "HyperNodeList", 0,
+     1, 1, {"hn"}, {NULL}, 0},
     /* Issue 19's kinds, from their CRDs (tests/fixtures/reference/crds): served without the
      * /scale that LeaderWorkerSet and PyTorchJob declare (docs/sim.md). */
     {"jobset.x-k8s.io", "v1alpha2", "jobsets", "jobset", "JobSet", "JobSetList", 1, 1, 1, {NULL},

@@ -550,6 +550,14 @@ int ctl__binding_read(struct ctl *c, struct binding *b)
         ctl__set_reason(b, cond ? cond : "Unschedulable", "%s", gerr.message);
         return MUSTER_EINVAL;
     }
+    /* what it asks of the members' racks, checked with its groups (split: its PodGroups carry
+     * a subGroupPolicy) */
+    char twhy[KARMADA_WORKLOAD_MSG_MAX];
+    if (karmada_member_topo_read(&b->mtopo, w, split_pods != 0, rb, b->tmpl, twhy,
+                                 sizeof twhy)) {
+        ctl__set_reason(b, "Unschedulable", "%s", twhy);
+        return MUSTER_EINVAL;
+    }
     b->elastic = w->elastic && b->assign && w->ncomponents == 1 && !b->split_pods &&
                  w->kind != KARMADA_WORKLOAD_KIND_VCJOB && w->min_member >= 1;
     /* issue 20: a tree whose levels need fewer groups than it has is admitted at what fits of
@@ -826,13 +834,24 @@ void ctl__rb_upsert(struct ctl *c, json_object *rb)
         ctl__set_state(c, b, B_WAIT_TEMPLATE);
     }
     json_object *keep = json_object_get(rb); /* before the put: it may be the same object */
+    /* Its placement constraints are in its spec, which only a new generation changes (the RB
+     * has a status subresource): the echo of muster's own condition write keeps the clusters
+     * it may use, and so its NoClusterFit verdict (a tree gang's search is not repeated). */
+    /* Compared with the generation it was last read at, not with the RB it holds: a binding
+     * that waits holds none (cool.c). */
+    int64_t g1 = 0;
+    int same_spec = b->generation > 0 && b->rb != rb &&
+                    !kube_json_int64(kube_json_get(rb, "metadata"), "generation", &g1) &&
+                    g1 == b->generation;
     json_object_put(b->rb);
     b->rb = keep;
     ctl__cool_later(c, b);
-    b->allow_epoch = 0;  /* its placement constraints may have changed */
-    if (b->nofit_memo) { /* so its NoClusterFit verdict goes: place it again soon */
-        c->cyc.wanted = 1;
-        c->cyc.forced = 1;
+    if (!same_spec) {
+        b->allow_epoch = 0;  /* its placement constraints may have changed */
+        if (b->nofit_memo) { /* so its NoClusterFit verdict goes: place it again soon */
+            c->cyc.wanted = 1;
+            c->cyc.forced = 1;
+        }
     }
     /* the affinity pointers point into the RB: refresh them with it */
     if (b->st >= B_UNDO && b->st != B_DONE) {

@@ -40,6 +40,7 @@
 
 #include "cluster-adapters/karmada/gang.h"
 #include "cluster-adapters/karmada/gang_dialects.h"
+#include "cluster-adapters/karmada/gang_nettopo.h"
 #include "cluster-adapters/karmada/groups.h"
 #include "cluster-adapters/karmada/patch.h"
 #include "cluster-adapters/karmada/paths.h"
@@ -302,6 +303,12 @@ struct binding {
     /* issue 20: the pods the last composite search placed (treeplace.c), whole or not: what a
      * gang with a group minimum may be admitted at (elastic.c) */
     int64_t tree_placed;
+    /* What it asks of each member's racks (gang_nettopo.h), read with its tree: written in
+     * the PodGroups of members with HyperNodes; a required one keeps it off the others. */
+    struct karmada_member_topo mtopo;
+    /* its last NoClusterFit came from a composite search its budget stopped (treeplace.c):
+     * no proof that nothing fits, so not remembered as nofit_memo */
+    int nofit_unproven;
 };
 
 /* The engine id of a binding's waiting delta: its row's id with this bit, so the delta is an
@@ -397,13 +404,28 @@ struct cluster {
     /* The first resource problem of its last two updates ("" when none): one logged in the
      * previous update is not logged again. */
     char res_warned[192], res_prev[192];
+    /* its apiEnablements list Volcano's HyperNodes (karmada_member_topo_detect) ... */
+    int hypernodes;
+    /* 1 when it takes no networkTopology fields (no HyperNodes, or a dialect other than
+     * Volcano): a gang whose member topology is required is not placed there */
+    int no_nettopo;
 };
 /* k lacks an API a gang needs there: needs is cycle.c's place_needs (1 PodGroups, 2 Volcano
- * Jobs, bits 8 and up the KARMADA_WORKLOAD_KIND_API_BIT of an issue 19 kind). */
+ * Jobs, 4 Volcano network topology (a required member topology), bits 8 and up the
+ * KARMADA_WORKLOAD_KIND_API_BIT of an issue 19 kind). */
 static inline int ctl__cluster_lacks(const struct cluster *k, int needs)
 {
     return ((needs & 1) && k->no_podgroups) || ((needs & 2) && k->no_vcjobs) ||
+           ((needs & 4) && k->no_nettopo) ||
            (((uint32_t)needs >> 8) & k->no_kinds) != 0;
+}
+
+/* b asks a member's racks for a hard networkTopology (gang_nettopo.h): only members that take
+ * the fields (cluster.no_nettopo 0) may hold it, as place_needs' bit 4 says. */
+static inline int ctl__mtopo_required(const struct binding *b)
+{
+    return b->needs_objects && ((b->mtopo.share.tier && b->mtopo.share.required) ||
+                                (b->mtopo.group.tier && b->mtopo.group.required));
 }
 
 /* A share reserved in a cluster's cap: the binding's aseq and the share's index. */
@@ -672,6 +694,7 @@ struct ctl {
     /* ctl__fill_gang_input's scratch: each share's dialect, as c->w is its workload */
     enum karmada_gang_dialect gang_dialects[256];
     enum karmada_gang_wl_version gang_wl_versions[256]; /* and its Workload API version */
+    uint8_t gang_net_topo[256]; /* and whether it takes networkTopology (no_nettopo is 0) */
     /* deployments, jobs, volcano jobs, pods, statefulsets, then issue 19's kinds in the order
      * of CTL_W_JOBSETS.. */
     struct kube_informer tmpl[CTL_NTMPL];
@@ -910,6 +933,10 @@ struct ctl_grow_room {
  * unplaced (0: all placed); sh and *n are changed only when 0 is returned. Pure. */
 int32_t ctl__shares_grow(struct share *sh, uint32_t *n, uint32_t cap,
                          const struct ctl_grow_room *room, uint32_t nroom, int32_t add);
+/* Each room[i].fits cut to a whole number of groups of `group` replicas (group > 1), so that
+ * ctl__shares_grow, adding a whole number of groups, gives each cluster whole groups: a
+ * group-size gang's scale up never cuts a group between clusters. Pure. */
+void ctl__grow_rooms_whole(struct ctl_grow_room *room, uint32_t n, int32_t group);
 /* The sentence an RB's condition and the API give while a delta waits:
  * "scale up by <d> replicas waits: <why>" (why: the queue's or placement's own sentence). */
 void ctl__grow_wait_message(char *buf, size_t cap, int32_t dreplicas, const char *why);
@@ -1036,6 +1063,27 @@ int ctl__place_tree(struct ctl *c, struct binding *b, const struct disp_cluster_
 int ctl__split_fill(const struct binding *b, struct karmada_gang_split *cells);
 /* The sets of groups of a split b (1 for a LeaderWorkerSet or a row of one set). */
 uint32_t ctl__split_nsets(const struct binding *b);
+/* Moving part of a placed tree gang (a lost cluster's Replace, a scale up): the tree's
+ * required constraints, judged on the Cluster objects of the clusters its groups are in, a
+ * group being whole in one cluster.
+ * ctl__tree_cluster_ok: 1 when cand may take more of t's groups while the gang keeps groups in
+ *   kept[0..nk): for every required PACK of the root, cand has the level's value every kept
+ *   cluster has; for a required PACK of any other group, cand has a value (a group in one
+ *   cluster is in one domain of it). An empty tree: 1.
+ * ctl__tree_required_ok: 1 when the clusters objs[0..n) that hold the gang's groups meet its
+ *   required constraints: the root's PACKs (one value of the level among them all), its
+ *   SPREADs (at least min_domains values), any other group's PACKs (every one has a value).
+ *   Pure. */
+/* Whether b's tree would be placed over caps[0..n) (fleet indexes idx) as ctl__place_tree
+ * places it at admission (the same candidates, search and whole-group count), without
+ * setting anything: reclaim's dry run asks it of the room its victims would free. 1 or 0 (out
+ * of memory: 0, nothing is preempted for it). */
+int ctl__tree_fits(struct ctl *c, struct binding *b, const struct disp_cluster_cap *caps,
+                   const uint32_t *idx, uint32_t n);
+int ctl__tree_cluster_ok(const struct karmada_group_tree *t, json_object *const *kept,
+                         uint32_t nk, json_object *cand);
+int ctl__tree_required_ok(const struct karmada_group_tree *t, json_object *const *objs,
+                          uint32_t n);
 /* Of share sh of b, the pods of component j: a split LeaderWorkerSet's share holds a leader
  * and split_pods - 1 workers per group, a split JobSet's its groups of replicated job j
  * (share.groups) times that job's pods; any other gang of several shapes goes whole to one
@@ -1367,6 +1415,9 @@ enum karmada_gang_dialect ctl__cluster_dialect(const struct ctl *c, const char *
  * one its apiEnablements show, v1beta1 preferred (v1beta1 for a cluster muster does not know or
  * whose apiEnablements show none), whether the dialect was detected or set by an operator. */
 enum karmada_gang_wl_version ctl__cluster_wl_version(const struct ctl *c, const char *name);
+/* 1 when member name takes Volcano's networkTopology fields (HyperNodes listed, dialect
+ * Volcano: cluster.no_nettopo is 0), else 0 (an unknown name too) */
+int ctl__cluster_nettopo(const struct ctl *c, const char *name);
 
 /* cool.c: bindings that wait hold no tree (issue 22). ctl__rb and ctl__tmpl are b's RB and
  * template, thawed back from the informers when b let them go (NULL: the informer has none:

@@ -79,12 +79,14 @@ static uint64_t cluster_fits(struct cluster *k, const struct queue_resvec *repli
 /* The member APIs b's placement asks for, in assign mode (Karmada's scheduler, which checks
  * the template's own kind with its APIEnablement plugin, is bypassed there): 1 a gang dialect
  * (a member-side gang: not for a gang of min-member 1, which a member of dialect none may
- * take), 2 Volcano Jobs (its Work is the Job). */
+ * take), 2 Volcano Jobs (its Work is the Job), 4 Volcano's network topology (a required member
+ * topology: hard only where the member's Volcano knows its racks, gang_nettopo.h). */
 static int place_needs(const struct binding *b)
 {
     return !b->assign ? 0
                       : (b->needs_objects && b->min_member > 1 ? 1 : 0) |
                             (b->kind == KARMADA_WORKLOAD_KIND_VCJOB ? 2 : 0) |
+                            (ctl__mtopo_required(b) ? 4 : 0) |
                             (int)(KARMADA_WORKLOAD_KIND_API_BIT(b->kind) << 8);
 }
 
@@ -136,6 +138,7 @@ static enum place_verdict place(struct ctl *c, struct binding *b)
         b->allow_epoch = c->fleet.epoch;
     }
     uint32_t nallow = c->fleet.ncl < 256 ? c->fleet.ncl : 256;
+    b->nofit_unproven = 0; /* set by a tree search that its budget stops */
     int needs_pg = b->needs_objects && b->assign;
     if (needs_pg && c->pre.hub_pg == 0) {
         /* Karmada's execution controller cannot map a PodGroup manifest: its Works would
@@ -270,6 +273,9 @@ static enum place_verdict place(struct ctl *c, struct binding *b)
         snprintf(kapi, sizeof kapi, "%ss (no %s %s", karmada_workload_kind_name(b->kind), gv, res);
     const char *api = (needs >> 8) && gv ? kapi
                       : (needs & 2)      ? "Volcano Jobs (no batch.volcano.sh/v1alpha1 jobs"
+                      : (needs & 4)      ? "Volcano network topology for its required member "
+                                           "topology (Volcano's dialect, with "
+                                           "topology.volcano.sh/v1alpha1 hypernodes"
                                          : NULL;
     /* a member of dialect none: no gang object it understands (docs/gangobj.md, "Dialects") */
     static const char nodialect[] =
@@ -685,7 +691,7 @@ void ctl__cycle(struct ctl *c)
                 continue;
             }
             if (v == PLACE_NO_FIT && !refused) {
-                if (!b->nofit_memo) {
+                if (!b->nofit_memo && !b->nofit_unproven) {
                     b->nofit_memo = 1;
                     b->nofit_grow = c->fleet.grow_seq;
                     b->nofit_epoch = c->fleet.epoch;
@@ -701,7 +707,7 @@ void ctl__cycle(struct ctl *c)
         if (b->assign) {
             enum place_verdict v = nofit_holds(c, b) ? PLACE_NO_FIT : place(c, b);
             if (v != PLACE_FITS) {
-                if (v == PLACE_NO_FIT && !b->nofit_memo) {
+                if (v == PLACE_NO_FIT && !b->nofit_memo && !b->nofit_unproven) {
                     b->nofit_memo = 1;
                     b->nofit_grow = c->fleet.grow_seq;
                     b->nofit_epoch = c->fleet.epoch;

@@ -34,6 +34,14 @@ enum karmada_gang_wl_version ctl__cluster_wl_version(const struct ctl *c, const 
     return KARMADA_GANG_WL_V1BETA1;
 }
 
+int ctl__cluster_nettopo(const struct ctl *c, const char *name)
+{
+    for (uint32_t i = 0; i < c->fleet.ncl; i++)
+        if (strcmp(c->fleet.cl[i].name, name) == 0)
+            return !c->fleet.cl[i].no_nettopo;
+    return 0;
+}
+
 enum karmada_gang_dialect ctl__cluster_dialect_apply(struct ctl *c, struct cluster *k)
 {
     int over;
@@ -42,6 +50,13 @@ enum karmada_gang_dialect ctl__cluster_dialect_apply(struct ctl *c, struct clust
      * Karmada's execution controller would never apply the Work (prereq.c). */
     int hub_lacks = karmada_gang_dialect_gangs(d) && !ctl__hub_serves(c, d, k->wl_version);
     int no_pg = !karmada_gang_dialect_gangs(d) || hub_lacks;
+    /* networkTopology is Volcano's: a member of another dialect (an override included) takes
+     * none, HyperNodes or not */
+    int no_nt = !k->hypernodes || d != KARMADA_GANG_DIALECT_VOLCANO || no_pg;
+    if (no_nt != k->no_nettopo) {
+        k->no_nettopo = no_nt;
+        c->fleet.epoch++; /* where a gang with a required member topology may go changed */
+    }
     if (no_pg != k->no_podgroups) {
         k->no_podgroups = no_pg;
         c->fleet.epoch++; /* where a gang that needs a member-side gang may go changed */

@@ -294,7 +294,8 @@ void ctl__losses_sweep(struct ctl *c)
 }
 
 /* Where b's lost share (need replicas) goes: out[] shares over clusters other than the lost
- * one, first among those b already uses, then any. Returns how many, 0 when nothing holds it. */
+ * one, first among those b already uses, then any; a tree gang's in whole groups and within
+ * its required topology. Returns how many, 0 when nothing holds it. */
 static uint32_t replace_place(struct ctl *c, struct binding *b, const char *lost, int32_t need,
                               struct disp_share *out, uint32_t *idx)
 {
@@ -303,7 +304,17 @@ static uint32_t replace_place(struct ctl *c, struct binding *b, const char *lost
     int needs = !b->assign ? 0
                            : (b->needs_objects ? 1 : 0) |
                                  (b->kind == KARMADA_WORKLOAD_KIND_VCJOB ? 2 : 0) |
+                                 (ctl__mtopo_required(b) ? 4 : 0) |
                                  (int)(KARMADA_WORKLOAD_KIND_API_BIT(b->kind) << 8);
+    /* a tree's groups move whole (group_size below) and keep its required topology: the
+     * clusters of the groups that stay decide where the lost ones may go */
+    json_object *kept[256];
+    uint32_t nk = 0;
+    for (uint32_t j = 0; b->tree.n && j < b->nshares && nk < 256; j++) {
+        struct cluster *k = ctl__cluster_find(c, b->shares[j].cluster);
+        if (k && strcmp(k->name, lost) != 0)
+            kept[nk++] = k->obj;
+    }
     for (int pass = 0; pass < 2; pass++) {
         uint32_t n = 0;
         for (uint32_t i = 0; i < c->fleet.ncl && n < 256; i++) {
@@ -313,7 +324,7 @@ static uint32_t replace_place(struct ctl *c, struct binding *b, const char *lost
                 used = strcmp(b->shares[j].cluster, k->name) == 0;
             if (strcmp(k->name, lost) == 0 || (pass == 0 && !used) || !k->ready ||
                 ctl__cluster_lacks(k, needs) || !ctl__cluster_allows(c, b, k) ||
-                ctl__cluster_lost_to(c, b, k))
+                ctl__cluster_lost_to(c, b, k) || !ctl__tree_cluster_ok(&b->tree, kept, nk, k->obj))
                 continue;
             caps[n] = k->cap;
             idx[n++] = i;
@@ -335,6 +346,20 @@ static uint32_t replace_place(struct ctl *c, struct binding *b, const char *lost
             fits[i] = disp_cluster_fits(&caps[i], &b->comp[0].req);
         uint32_t got = disp_place_groups(caps, fits, n, (uint64_t)need, (uint64_t)b->group_size,
                                          b->spread ? DISP_SPREAD : DISP_SINGLE_CLUSTER, out);
+        if (got && b->tree.n) {
+            /* the required topology judged over the clusters the groups are in afterwards
+             * (the new shares among themselves too: with no group kept, nothing above tied
+             * them to one domain); not met: no Replace, the gang is requeued whole and the
+             * composite search places it again */
+            json_object *after[512];
+            uint32_t na = 0;
+            for (uint32_t j = 0; j < nk; j++)
+                after[na++] = kept[j];
+            for (uint32_t j = 0; j < got && na < 512; j++)
+                after[na++] = c->fleet.cl[idx[out[j].cluster]].obj;
+            if (!ctl__tree_required_ok(&b->tree, after, na))
+                got = 0;
+        }
         if (got)
             return got;
     }

@@ -239,6 +239,7 @@ void ctl__fill_gang_input(struct ctl *c, struct binding *b, struct karmada_gang_
         gs[i] = (struct karmada_gang_share){b->shares[i].cluster, b->shares[i].replicas};
         c->gang_dialects[i] = ctl__cluster_dialect(c, b->shares[i].cluster, NULL);
         c->gang_wl_versions[i] = ctl__cluster_wl_version(c, b->shares[i].cluster);
+        c->gang_net_topo[i] = ctl__cluster_nettopo(c, b->shares[i].cluster);
     }
     /* gangobj reads what the workload read found; re-read into the scratch (the RB and the
      * template are the ones admitted). */
@@ -280,7 +281,9 @@ void ctl__fill_gang_input(struct ctl *c, struct binding *b, struct karmada_gang_
                                           (int32_t)(ctl__queue_timeout_ms(c, b->queue) / 1000),
                                       .gang_request = folded ? &b->gang : NULL,
                                       .split = split ? c->gang_split : NULL,
-                                      .nsets = split ? ctl__split_nsets(b) : 0};
+                                      .nsets = split ? ctl__split_nsets(b) : 0,
+                                      .member_topo = &b->mtopo,
+                                      .net_topo = c->gang_net_topo};
 }
 
 /* The input of member m of lead b's pod group (podgroup.c): m's RB and template, its own pods

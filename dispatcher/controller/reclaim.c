@@ -218,11 +218,47 @@ static int32_t search_replicas(const struct binding *b)
     return b->elastic && min >= 1 && min < b->comp[0].replicas ? min : b->comp[0].replicas;
 }
 
+/* dry_fits for a gang read as a tree of groups (issue 20): the composite search place() runs
+ * at admission (ctl__tree_fits), over the same clusters with the victims' room added, so its
+ * required topology and whole groups are judged as they will be. */
+static int dry_tree(struct dry *d, const struct queue_reclaim_try *try)
+{
+    struct ctl *c = d->c;
+    struct disp_cluster_cap *tc = muster_calloc(d->n ? d->n : 1, sizeof(*tc));
+    struct disp_grade *g = muster_calloc((size_t)(d->n ? d->n : 1) * 64, sizeof(*g));
+    uint32_t built = 0;
+    int ok = tc && g;
+    for (uint32_t i = 0; i < d->n && ok; i++) {
+        const struct cluster *k = &c->fleet.cl[d->fleet[i]];
+        struct disp_grade *gi = g + (size_t)i * 64;
+        uint32_t ng = 0;
+        for (uint32_t j = 0; j < k->cap.ngrades && ng < 64; j++)
+            gi[ng++] = k->cap.grades[j]; /* borrowed */
+        dry_grades(d, try, k, gi, 64, &ng);
+        tc[i] = (struct disp_cluster_cap){.name = k->name, .grades = gi, .ngrades = ng};
+        built = i + 1;
+        ok = !queue_resvec_copy(&tc[i].free, &k->cap.free) &&
+             (d->id[i] >= try->nclusters ||
+              !queue_resvec_add(&tc[i].free, &try->freed[d->id[i]])) &&
+             !disp_cluster_cap_copy_parts(&tc[i], &k->cap);
+    }
+    int fits = ok && d->n && ctl__tree_fits(c, d->b, tc, d->fleet, d->n) == 1;
+    for (uint32_t i = 0; i < built; i++) {
+        queue_resvec_close(&tc[i].free);
+        disp_cluster_cap_close_parts(&tc[i]);
+    }
+    muster_free(tc);
+    muster_free(g);
+    return fits;
+}
+
 /* queue_reclaim_req.fits: place() on the snapshot with the victims' room added, through the
  * same disp_cluster_fits and disp_place_fits, over the clusters place() would use. */
 static int dry_fits(void *ud, const struct queue_reclaim_try *try)
 {
     struct dry *d = ud;
+    if (d->b->tree.n)
+        return dry_tree(d, try);
     struct ctl *c = d->c;
     struct binding *b = d->b;
     struct disp_cluster_cap caps[256];

@@ -440,7 +440,8 @@ static void grow_waits(struct ctl *c, struct binding *b, const char *reason, con
 
 /* The clusters the delta may use, and how many more replicas of its shape each holds in this
  * cycle's snapshot: a spread gang any allowed Ready cluster, a single-cluster one only its own
- * (it stays whole in one cluster). */
+ * (it stays whole in one cluster); a tree gang's within its required topology and in whole
+ * groups. */
 static uint32_t grow_room(struct ctl *c, struct binding *b, struct ctl_grow_room *room,
                           uint32_t cap)
 {
@@ -452,13 +453,22 @@ static uint32_t grow_room(struct ctl *c, struct binding *b, struct ctl_grow_room
     for (uint32_t i = 0; i < b->tree.n && unit > 1; i++)
         for (uint32_t j = 0; j < b->tree.g[i].ntopo; j++)
             tree_required |= b->tree.g[i].topo[j].required;
+    /* a tree gang grows within its required topology: where its groups already are decides */
+    json_object *kept[256];
+    uint32_t nk = 0;
+    for (uint32_t j = 0; b->tree.n && j < b->nshares && nk < 256; j++) {
+        struct cluster *k = ctl__cluster_find(c, b->shares[j].cluster);
+        if (k)
+            kept[nk++] = k->obj;
+    }
     for (uint32_t i = 0; i < c->fleet.ncl && n < cap; i++) {
         struct cluster *k = &c->fleet.cl[i];
         int used = 0;
         for (uint32_t j = 0; j < b->nshares && !used; j++)
             used = strcmp(b->shares[j].cluster, k->name) == 0;
         if (!k->ready || (!b->spread && !used) || (b->needs_objects && k->no_podgroups) ||
-            !ctl__cluster_allows(c, b, k) || ctl__cluster_lost_to(c, b, k))
+            (ctl__mtopo_required(b) && k->no_nettopo) || !ctl__cluster_allows(c, b, k) ||
+            ctl__cluster_lost_to(c, b, k) || !ctl__tree_cluster_ok(&b->tree, kept, nk, k->obj))
             continue;
         if (!used && tree_required)
             continue;
@@ -467,7 +477,16 @@ static uint32_t grow_room(struct ctl *c, struct binding *b, struct ctl_grow_room
         room[n].cluster = k->name;
         room[n++].fits = f > INT32_MAX ? INT32_MAX : (int32_t)f;
     }
+    /* a group-size gang grows by whole groups (its delta is some) */
+    if (b->tree.n && b->group_size > 1)
+        ctl__grow_rooms_whole(room, n, b->group_size);
     return n;
+}
+
+void ctl__grow_rooms_whole(struct ctl_grow_room *room, uint32_t n, int32_t group)
+{
+    for (uint32_t i = 0; group > 1 && i < n; i++)
+        room[i].fits -= room[i].fits % group;
 }
 
 int ctl__grow_offer(struct ctl *c, struct queue_entry *e)

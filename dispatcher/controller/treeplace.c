@@ -282,6 +282,12 @@ int ctl__place_tree(struct ctl *c, struct binding *b, const struct disp_cluster_
     memset(&r, 0, sizeof r);
     int rc = n ? disp_composite_place(&in, &r) : 0;
     b->tree_placed = !rc && r.placed ? (int64_t)r.score.pods : 0;
+    c->st.tree_searches += n != 0;
+    /* A search the budget stopped proves nothing: with other room (less, even) it may find what
+     * it missed, so its verdict is not kept while no cluster grows (cycle.c nofit_holds). A
+     * search that ran out of branches did see every placement: room that only shrinks, under
+     * the same constraints, cannot make one. */
+    b->nofit_unproven = n && !rc && !r.complete;
     if (rc == MUSTER_ENOMEM) {
         disp_composite_result_close(&r);
         return rc;
@@ -369,4 +375,98 @@ int ctl__place_tree(struct ctl *c, struct binding *b, const struct disp_cluster_
     }
     b->nshares = got;
     return 1;
+}
+
+int ctl__tree_cluster_ok(const struct karmada_group_tree *t, json_object *const *kept,
+                         uint32_t nk, json_object *cand)
+{
+    for (uint32_t g = 0; t && g < t->n; g++) {
+        for (uint32_t j = 0; j < t->g[g].ntopo; j++) {
+            const struct karmada_group_topo *tp = &t->g[g].topo[j];
+            if (!tp->required || tp->mode != KARMADA_TOPO_PACK)
+                continue;
+            const char *v = karmada_group_level_value(cand, tp->level);
+            if (!v)
+                return 0; /* a required pack never uses a cluster outside its level */
+            for (uint32_t i = 0; g == 0 && i < nk; i++) {
+                const char *kv = karmada_group_level_value(kept[i], tp->level);
+                if (!kv || strcmp(kv, v) != 0)
+                    return 0;
+            }
+        }
+    }
+    return 1;
+}
+
+int ctl__tree_required_ok(const struct karmada_group_tree *t, json_object *const *objs,
+                          uint32_t n)
+{
+    for (uint32_t g = 0; t && g < t->n; g++) {
+        for (uint32_t j = 0; j < t->g[g].ntopo; j++) {
+            const struct karmada_group_topo *tp = &t->g[g].topo[j];
+            if (!tp->required)
+                continue;
+            uint32_t distinct = 0;
+            for (uint32_t i = 0; i < n; i++) {
+                const char *v = karmada_group_level_value(objs[i], tp->level);
+                if (!v && tp->mode == KARMADA_TOPO_PACK)
+                    return 0; /* a required pack never uses a cluster outside its level */
+                int seen = !v;
+                for (uint32_t k = 0; k < i && !seen; k++) {
+                    const char *w = karmada_group_level_value(objs[k], tp->level);
+                    seen = w && strcmp(w, v) == 0;
+                }
+                distinct += !seen;
+            }
+            if (g == 0 && tp->mode == KARMADA_TOPO_PACK && distinct > 1)
+                return 0;
+            if (g == 0 && tp->mode == KARMADA_TOPO_SPREAD && distinct < tp->min_domains)
+                return 0;
+        }
+    }
+    return 1;
+}
+
+int ctl__tree_fits(struct ctl *c, struct binding *b, const struct disp_cluster_cap *caps,
+                   const uint32_t *idx, uint32_t n)
+{
+    struct disp_cluster_cap sc[256];
+    uint32_t sidx[256], m = 0;
+    for (uint32_t i = 0; i < n && i < 256; i++) {
+        enum karmada_gang_dialect d = ctl__cluster_dialect(c, c->fleet.cl[idx[i]].name, NULL);
+        /* as ctl__place_tree: a split's groups go to Volcano and coscheduling members only */
+        if (!b->split_pods || d == KARMADA_GANG_DIALECT_VOLCANO ||
+            d == KARMADA_GANG_DIALECT_COSCHEDULING) {
+            sc[m] = caps[i];
+            sidx[m++] = idx[i];
+        }
+    }
+    if (!m)
+        return 0;
+    struct level_ctx x = {c, sidx};
+    struct disp_composite_in in = {.tree = &b->tree,
+                                   .clusters = sc,
+                                   .nclusters = m,
+                                   .level_value = level_of,
+                                   .ud = &x,
+                                   .names = c->names};
+    struct disp_composite_result r;
+    memset(&r, 0, sizeof r);
+    int rc = disp_composite_place(&in, &r);
+    int fits = 0;
+    if (!rc && r.placed) {
+        int64_t target = 0, placed = 0;
+        for (uint32_t i = 0; i < b->ncomp; i++)
+            target += b->comp[i].replicas;
+        for (uint32_t g = 0; g < b->tree.n; g++)
+            placed += r.cluster[g] >= 0 ? b->tree.g[g].pods : 0;
+        if (b->split_pods || b->ncomp > 1) {
+            fits = placed == target; /* every group, as split_shares and place() need */
+        } else {
+            struct ctl_tree_share ts[256];
+            fits = ctl__tree_shares(&b->tree, r.cluster, m, b->comp[0].replicas, ts) > 0;
+        }
+    }
+    disp_composite_result_close(&r);
+    return fits;
 }

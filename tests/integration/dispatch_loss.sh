@@ -12,6 +12,9 @@
 #                     muster's own judgment), Requeue
 #   eviction          Karmada's eviction written into the RB (spec.clusters without the cluster,
 #                     a graceful eviction task, as GracefulEvictCluster writes them), Replace
+#   tree-replace      (issue 20) a gang of whole groups required in one fabric (a Cluster label)
+#                     loses its cluster; the only Replace that holds its groups breaks the
+#                     fabric, so it is requeued whole instead (onClusterLoss: Replace)
 # Every write is checked against the CRDs.
 # Usage: dispatch_loss.sh MUSTER_SIM MUSTERD SOURCE_DIR CASE
 set -euo pipefail
@@ -180,6 +183,73 @@ eviction)
     start_musterd
     replace_case 'evicted by Karmada \(spec.gracefulEvictionTasks: ApplicationFailure by ApplicationFailover\)' \
         Evicted lose_evicted
+    ;;
+tree-replace)
+    # issue 20: east and north share a fabric, west has its own. A gang of 2 groups of 2
+    # two-GPU pods required in one fabric runs in east; north and west keep 4 GPUs free each
+    # (a pinned gang in each). east is lost: a Replace into north and west would hold both
+    # groups but break the fabric, north alone holds one, so the gang is requeued whole.
+    sed -e 's/labels: {region: east}/labels: {region: east, muster.io\/fabric: f1}/' \
+        -e 's/labels: {region: north}/labels: {region: north, muster.io\/fabric: f1}/' \
+        -e 's/labels: {region: west}/labels: {region: west, muster.io\/fabric: f2}/' \
+        "$FIX/three-clusters.yaml" >"$TMP/three-fabrics.yaml"
+    start_sim "$TMP/three-fabrics.yaml"
+    start_musterd --cluster-lost-grace 2s
+    queue q root '{"nvidia.com/gpu":"24"}' '"onClusterLoss":"Replace"'
+    DUMP=/api/v1/bindings/team/shards-deployment
+    # gang NAME REPLICAS ANNOTATIONS [PIN]: two-GPU pods; PIN a cluster for its own policy
+    gang() {
+        k create -f - >/dev/null <<YAML
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: $1
+  namespace: team
+  labels: {app: $1, volcano.sh/queue-name: q${4:+, pin: $4}}
+  annotations: {$3}
+spec:
+  replicas: $2
+  selector: {matchLabels: {app: $1}}
+  template:
+    metadata: {labels: {app: $1}}
+    spec:
+      containers:
+        - {name: w, image: registry.example/w:1, resources: {requests: {cpu: "1", memory: 1Gi, nvidia.com/gpu: "2"}}}
+YAML
+    }
+    for c in north west; do
+        k create -f - >/dev/null <<YAML
+apiVersion: policy.karmada.io/v1alpha1
+kind: PropagationPolicy
+metadata: {name: to-$c, namespace: team}
+spec:
+  priority: 10
+  schedulerName: muster
+  resourceSelectors:
+    - {apiVersion: apps/v1, kind: Deployment, labelSelector: {matchLabels: {pin: $c}}}
+  placement:
+    clusterAffinity: {clusterNames: [$c]}
+    replicaScheduling: {replicaSchedulingType: Divided, replicaDivisionPreference: Weighted}
+YAML
+    done
+    gang shards 4 'scheduling.muster.io/placement: spread, scheduling.muster.io/group-size: "2",
+      scheduling.muster.io/topology-required: muster.io/fabric'
+    wait_until 20 "the sharded gang to run" is_eq running state
+    expect "$(rb_clusters shards-deployment)" "east=4 " "the sharded gang in east (f1)"
+    for c in north west; do
+        gang "pin-$c" 2 'scheduling.muster.io/placement: single-cluster' "$c"
+        wait_until 20 "the pinned gang in $c to run" is_eq running \
+            eval "api GET /api/v1/bindings/team/pin-$c-deployment | jq -r .state"
+        expect "$(rb_clusters "pin-$c-deployment")" "$c=2 " "pinned to $c"
+    done
+    ready east false
+    wait_until 15 "the loss to roll the gang back" is_eq 1 rows rolledback
+    reason=$(row_reason rolledback)
+    echo "rolled back: $reason"
+    [[ "$reason" == "cluster east lost: NotReady for "*"s; no other allowed Ready cluster holds its 4 replicas: requeued (onClusterLoss: Replace)" ]] ||
+        dfail "rolledback reason: $reason"
+    not_lists shards-deployment west || dfail "placed in west, outside its fabric"
+    ready east true
     ;;
 *)
     fail "unknown case $CASE"

@@ -10,6 +10,10 @@
 #           counted (status.preemptions, muster_preemptions_total) and wait while a's gang
 #           takes the room.
 #   nofit   a's gang asks for more than the fleet holds even with b gone: nothing is preempted.
+#   tree    (issue 20) east and north share a fabric (a Cluster label), west has its own; a's
+#           gang is 4 groups of 2 two-GPU pods required in one fabric: the victims are the four
+#           gangs in east and north (not b's newest, two of which are in west), a's gang runs
+#           there in whole groups, and b's gangs in west never stop.
 #   priority-on / priority-off  one queue q (withinQueue LowerPriority / Never) runs six gangs
 #           of priority 0 filling the fleet; a priority 100 gang of q (a PriorityClass) asking
 #           for one cluster's worth preempts exactly one of them (the newest in a cluster where
@@ -85,7 +89,16 @@ preempted_metric() {
         sed -n "s/^muster_preemptions_total{queue=\"$1\",reason=\"$2\"} //p"
 }
 
-start_sim "$FIX/three-clusters.yaml"
+if [ "$CASE" == tree ]; then
+    # east and north share a fabric, west has one of its own
+    sed -e 's/labels: {region: east}/labels: {region: east, muster.io\/fabric: f1}/' \
+        -e 's/labels: {region: north}/labels: {region: north, muster.io\/fabric: f1}/' \
+        -e 's/labels: {region: west}/labels: {region: west, muster.io\/fabric: f2}/' \
+        "$FIX/three-clusters.yaml" >"$TMP/three-fabrics.yaml"
+    start_sim "$TMP/three-fabrics.yaml"
+else
+    start_sim "$FIX/three-clusters.yaml"
+fi
 POINT=
 [[ "$CASE" == crash-* ]] && POINT=${CASE#crash-}
 [ -n "$POINT" ] && export MUSTER_CRASH_AT=$POINT
@@ -252,6 +265,49 @@ crash-*)
             expect "$(bstate "b$i")" running "b$i untouched"
         fi
     done
+    ;;
+tree)
+    # a's gang: 4 groups of 2 two-GPU pods (issue 20; b's shape, which the dry run counts
+    # node by node), all in one fabric. Only f1 (east and
+    # north) holds 16 GPUs, so the victims are the gangs there, not b's newest (in west and
+    # north, which a search blind to the fabric would take and then not place a's gang).
+    for i in 5 6; do
+        [[ "${where[b$i]}" == west=* ]] || dfail "the case assumes b5 and b6 in west: ${where[b$i]}"
+    done
+    k create -f - >/dev/null <<YAML
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: shards
+  namespace: team
+  labels: {app: shards, volcano.sh/queue-name: a}
+  annotations: {scheduling.muster.io/placement: spread, scheduling.muster.io/group-size: "2",
+                scheduling.muster.io/topology-required: muster.io/fabric}
+spec:
+  replicas: 8
+  selector: {matchLabels: {app: shards}}
+  template:
+    metadata: {labels: {app: shards}}
+    spec:
+      containers:
+        - {name: w, image: registry.example/w:1, resources: {requests: {cpu: "1", memory: 1Gi, nvidia.com/gpu: "2"}}}
+YAML
+    DUMP=/api/v1/bindings/team/shards-deployment
+    wait_until 30 "a's sharded gang to run" is_eq running bstate shards
+    placed=$(rb_clusters shards-deployment)
+    echo "a's gang on $placed"
+    expect "$(rbj shards-deployment '{.spec.clusters[*].name}' | tr ' ' '\n' | sort | tr '\n' ' ')" \
+        "east north " "a's gang in fabric f1"
+    for r in $(rbj shards-deployment '{.spec.clusters[*].replicas}'); do
+        [ $((r % 2)) -eq 0 ] || dfail "a group was cut: $placed"
+    done
+    victims=()
+    for i in 1 2 3 4 5 6; do
+        [ "$(brows "b$i" rolledback)" == 0 ] || victims+=("b$i")
+    done
+    echo "preempted: ${victims[*]}"
+    expect "${victims[*]}" "b1 b2 b3 b4" "the gangs in f1, and only those"
+    for i in 5 6; do expect "$(bstate "b$i")" running "b$i untouched"; done
     ;;
 spread)
     deploy big a 8 2 spread

@@ -77,11 +77,12 @@ for line in "resourcebindings rb work.karmada.io/v1alpha2 true ResourceBinding" 
             "clustertrainingruntimes trainer.kubeflow.org/v1alpha1 false ClusterTrainingRuntime" \
             "podgroups pg,pgs scheduling.x-k8s.io/v1alpha1 true PodGroup" \
             "podgroups scheduling.k8s.io/v1beta1 true PodGroup" \
-            "workloads scheduling.k8s.io/v1beta1 true Workload"; do
+            "workloads scheduling.k8s.io/v1beta1 true Workload" \
+            "hypernodes hn topology.volcano.sh/v1alpha1 false HyperNode"; do
     grep -qxF "$line" <<<"$res" || fail "api-resources lacks [$line]; got:
 $res"
 done
-expect "$(wc -l <<<"$res" | tr -d ' ')" 36 "api-resources count"
+expect "$(wc -l <<<"$res" | tr -d ' ')" 37 "api-resources count"
 expect "$(k api-resources --api-group=work.karmada.io -o name | sort | tr '\n' ' ')" \
     "clusterresourcebindings.work.karmada.io resourcebindings.work.karmada.io works.work.karmada.io " \
     "api-resources -o name"

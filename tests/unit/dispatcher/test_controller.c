@@ -529,6 +529,105 @@ static void test_nofit_until_room_frees(void)
     env_stop(&e);
 }
 
+static void delete_job(struct env *e, const char *name)
+{
+    char path[256];
+    snprintf(path, sizeof path, "/apis/batch/v1/namespaces/team/jobs/%s", name);
+    struct kube_request req = {.verb = KUBE_DELETE, .path = path};
+    int done = 0;
+    CU_ASSERT_EQUAL_FATAL(kube_request(e->kube, &req, created, &done), 0);
+    CU_ASSERT_FATAL(pump_until(e, flag_set, &done, 5000));
+    CU_ASSERT_EQUAL(done, 1);
+}
+
+/* Issue 20: a gang read as a tree of groups (two groups of one 30-CPU pod, group-size) that no
+ * cluster holds node by node waits, and its NoClusterFit verdict is remembered as a flat
+ * gang's is: passes of the engine for other gangs (each offers it first, the older) do not
+ * search its tree again while no cluster it may use grows. Once a cluster it may use grows
+ * (a job there is deleted), it is searched again and goes there. */
+/* arg: {cluster, cpu}: the Cluster's status.resourceSummary.allocated.cpu is cpu (its pods
+ * have started and been counted: the cluster stops changing) */
+static int cluster_allocated(struct env *e, void *arg)
+{
+    const char *const *want = arg;
+    json_object *k = get_obj(e, res("cluster.karmada.io", "v1alpha1", "clusters"), NULL, want[0]);
+    json_object *rs = at(at(k, "status", "resourceSummary"), "allocated", "cpu");
+    int ok = rs && strcmp(json_object_get_string(rs), want[1]) == 0;
+    json_object_put(k);
+    return ok;
+}
+
+static void test_tree_nofit_remembered(void)
+{
+    struct env e;
+    env_start(&e, "ctl-treenofit.db");
+    ctl_up(&e);
+    /* 40 CPUs a pod: one on each of east's four 64-CPU nodes, then west's one, 24 left each */
+    create_job_cpu(&e, "fill", "default", 4, 0, "40", NULL);
+    struct rbwait w = {"fill-job", 1};
+    CU_ASSERT_FATAL(pump_until(&e, rb_state, &w, 10000));
+    create_job_cpu(&e, "hold", "default", 1, 0, "40", NULL);
+    w.name = "hold-job";
+    CU_ASSERT_FATAL(pump_until(&e, rb_state, &w, 10000));
+    const char *east[] = {"east", "160"}, *west[] = {"west", "40"};
+    CU_ASSERT_FATAL(pump_until(&e, cluster_allocated, east, 10000));
+    CU_ASSERT_FATAL(pump_until(&e, cluster_allocated, west, 10000));
+    char text[1536];
+    snprintf(text, sizeof text,
+             "{\"apiVersion\":\"batch/v1\",\"kind\":\"Job\",\"metadata\":{\"name\":\"tree\","
+             "\"namespace\":\"team\",\"labels\":{\"volcano.sh/queue-name\":\"default\"},"
+             "\"annotations\":{\"scheduling.muster.io/group-size\":\"1\"}},\"spec\":{"
+             "\"parallelism\":2,\"completions\":2,\"template\":{\"spec\":{\"restartPolicy\":"
+             "\"Never\",\"containers\":[{\"name\":\"main\",\"image\":\"x\",\"resources\":{"
+             "\"requests\":{\"cpu\":\"30\",\"memory\":\"1Gi\"}}}]}}}}");
+    struct kube_request req = {.verb = KUBE_CREATE,
+                               .path = "/apis/batch/v1/namespaces/team/jobs",
+                               .body = text};
+    int done = 0;
+    CU_ASSERT_EQUAL_FATAL(kube_request(e.kube, &req, created, &done), 0);
+    CU_ASSERT_FATAL(pump_until(&e, flag_set, &done, 5000));
+    struct rbwait tree = {"tree-job", 2};
+    CU_ASSERT_FATAL(pump_until(&e, rb_state, &tree, 10000));
+    json_object *rb = get_obj(&e, res("work.karmada.io", "v1alpha2", "resourcebindings"),
+                              "team", "tree-job");
+    CU_ASSERT_STRING_EQUAL(condition(rb, "Scheduled", "reason"), "NoClusterFit");
+    CU_ASSERT_PTR_NOT_NULL(strstr(condition(rb, "Scheduled", "message"), "group-0"));
+    json_object_put(rb);
+    struct ctl_stats st0, st1;
+    ctl_get_stats(e.ctl, &st0);
+    CU_ASSERT(st0.tree_searches >= 1);
+
+    /* three gangs no node holds (70 CPUs a pod), each a pass of its own that offers the
+     * older tree first; none changes a cluster, so nothing it may use grows */
+    for (int i = 0; i < 3; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "big%d", i);
+        create_job_cpu(&e, name, "default", 1, 0, "70", NULL);
+        snprintf(name, sizeof name, "big%d-job", i);
+        struct rbwait big = {name, 2};
+        CU_ASSERT_FATAL(pump_until(&e, rb_state, &big, 10000));
+    }
+    ctl_get_stats(e.ctl, &st1);
+    CU_ASSERT(st1.cycles > st0.cycles);
+    CU_ASSERT_EQUAL(st1.tree_searches, st0.tree_searches); /* fails when the memo is skipped */
+    tree.want = 2;
+    CU_ASSERT(rb_state(&e, &tree)); /* still waiting */
+
+    delete_job(&e, "hold"); /* west grows back to 64 CPUs once its pod is gone */
+    tree.want = 1;
+    CU_ASSERT_FATAL(pump_until(&e, rb_state, &tree, 10000));
+    ctl_get_stats(e.ctl, &st1);
+    CU_ASSERT(st1.tree_searches > st0.tree_searches);
+    rb = get_obj(&e, res("work.karmada.io", "v1alpha2", "resourcebindings"), "team", "tree-job");
+    json_object *cl = at(rb, "spec", "clusters");
+    CU_ASSERT_EQUAL(json_object_array_length(cl), 1);
+    CU_ASSERT_STRING_EQUAL(json_object_get_string(at(json_object_array_get_idx(cl, 0), "name",
+                                                     NULL)),
+                           "west");
+    json_object_put(rb);
+    env_stop(&e);
+}
+
 /* Issue 23, item 5: with the resource-name table full, a cluster capacity naming a resource
  * muster does not know yet ("pods" here) cannot be read; that is logged, never skipped
  * silently, and the refusal is counted for the metrics and /readyz. */
@@ -865,6 +964,7 @@ static CU_TestInfo tests[] = {
     {"RBs created while no loop ran", test_rbs_created_while_down},
     {"fence down: nothing written", test_fence_down_writes_nothing},
     {"no cluster fit until room frees", test_nofit_until_room_frees},
+    {"a tree gang's no-fit remembered until a cluster grows", test_tree_nofit_remembered},
     {"restart after the lift sends nothing again", test_restart_after_lift_sends_nothing_again},
     {"undo, then dispatch: no barrier restored", test_undo_then_dispatch_restores_no_barrier},
     {"a parked binding keeps its row", test_parked_binding_keeps_its_row},

@@ -71,7 +71,7 @@ static void test_groups(void)
                "admissionregistration.k8s.io coordination.k8s.io "
                "scheduling.k8s.io "
                "cluster.karmada.io work.karmada.io policy.karmada.io "
-               "batch.volcano.sh scheduling.volcano.sh "
+               "batch.volcano.sh scheduling.volcano.sh topology.volcano.sh "
                "jobset.x-k8s.io leaderworkerset.x-k8s.io kubeflow.org ray.io trainer.kubeflow.org "
                "scheduling.x-k8s.io ");
     CU_ASSERT_STRING_EQUAL(json_object_get_string(json_object_object_get(list, "kind")),

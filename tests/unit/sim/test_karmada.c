@@ -1065,6 +1065,9 @@ static const char *api_yaml = "clusters:\n"
                               "    nodes: [{allocatable: {cpu: \"8\"}}]\n"
                               "  - name: late\n"
                               "    ready: false\n"
+                              "    nodes: [{allocatable: {cpu: \"8\"}}]\n"
+                              "  - name: racks\n"
+                              "    withGroups: [topology.volcano.sh]\n"
                               "    nodes: [{allocatable: {cpu: \"8\"}}]\n";
 
 /* The index of groupVersion gv in a Cluster's status.apiEnablements, or -1. */
@@ -1134,6 +1137,14 @@ static void test_api_enablements(void)
     CU_ASSERT_EQUAL(en_index(plain, "scheduling.volcano.sh/v1beta1"), -1);
     CU_ASSERT_EQUAL(en_index(plain, "batch.volcano.sh/v1alpha1"), -1);
     CU_ASSERT(en_index(plain, "apps/v1") >= 0);
+    /* Volcano's HyperNodes only where the scenario says its Volcano has network topology */
+    CU_ASSERT_EQUAL(en_index(full, "topology.volcano.sh/v1alpha1"), -1);
+    json_object *racks = get(s, cl, NULL, "racks");
+    int hn = en_index(racks, "topology.volcano.sh/v1alpha1");
+    CU_ASSERT_FATAL(hn >= 0);
+    snprintf(path, sizeof(path), "status|apiEnablements|%d|resources", hn);
+    CU_ASSERT_STRING_EQUAL(at(racks, path), "[{\"name\":\"hypernodes\",\"kind\":\"HyperNode\"}]");
+    json_object_put(racks);
     json_object *late = get(s, cl, NULL, "late");
     CU_ASSERT_STRING_EQUAL(at(late, "status|apiEnablements"), "");
     CU_ASSERT_STRING_EQUAL(at(late, "status|conditions|0|type"), "Ready");

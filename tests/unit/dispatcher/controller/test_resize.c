@@ -314,7 +314,34 @@ static void test_reread_owed(void)
     CU_ASSERT_FALSE(ctl__reread_owed(&b));
 }
 
+/* A group-size gang (issue 20) grows by whole groups: 16 more pods in groups of 8 where its
+ * cluster has room for 13 and another for 21 go 8 + 8, not 13 + 3 (a group cut in two). */
+static void test_shares_grow_whole_groups(void)
+{
+    struct share sh[3];
+    uint32_t n = 1;
+    share_set(&sh[0], "c1", 8);
+    struct ctl_grow_room room[] = {{"c1", 13}, {"c2", 21}, {"c3", 7}};
+    ctl__grow_rooms_whole(room, 3, 8);
+    CU_ASSERT_EQUAL(room[0].fits, 8);
+    CU_ASSERT_EQUAL(room[1].fits, 16);
+    CU_ASSERT_EQUAL(room[2].fits, 0); /* less than a group: none */
+    CU_ASSERT_EQUAL(ctl__shares_grow(sh, &n, 3, room, 3, 16), 0);
+    CU_ASSERT_EQUAL(n, 2);
+    CU_ASSERT_EQUAL(sh[0].replicas, 16);
+    CU_ASSERT_STRING_EQUAL(sh[1].cluster, "c2");
+    CU_ASSERT_EQUAL(sh[1].replicas, 8);
+    for (uint32_t i = 0; i < n; i++)
+        CU_ASSERT_EQUAL(sh[i].replicas % 8, 0);
+    /* 3 groups more do not fit in whole groups (8 + 8 + 0 of room left after the above) */
+    CU_ASSERT_EQUAL(ctl__shares_grow(sh, &n, 3, room, 3, 32), 8);
+    struct ctl_grow_room one[] = {{"c1", 5}};
+    ctl__grow_rooms_whole(one, 1, 1); /* groups of one pod: unchanged */
+    CU_ASSERT_EQUAL(one[0].fits, 5);
+}
+
 static CU_TestInfo tests[] = {
+    {"growth in whole groups", test_shares_grow_whole_groups},
     {"a gang read again: same, shrunk, grown, zero", test_judge},
     {"the last-placed shares give up first", test_shares_shrink},
     {"growth: the delta's request, an elastic gang's minimum", test_grow_delta},

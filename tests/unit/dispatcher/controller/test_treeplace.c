@@ -564,7 +564,95 @@ static void test_vcjob_min_tree(void)
     karmada_group_tree_close(&t);
 }
 
+static json_object *cluster(const char *name, const char *region, const char *zone)
+{
+    char txt[256];
+    snprintf(txt, sizeof txt,
+             "{\"metadata\":{\"name\":\"%s\",\"labels\":{%s%s%s}},\"spec\":{%s%s%s}}", name,
+             zone ? "\"topology.kubernetes.io/zone\":\"" : "", zone ? zone : "", zone ? "\"" : "",
+             region ? "\"region\":\"" : "", region ? region : "", region ? "\"" : "");
+    json_object *o = json_tokener_parse(txt);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(o);
+    return o;
+}
+
+static void topo(struct karmada_group *g, const char *level, enum karmada_topo_mode mode,
+                 uint32_t k, int required)
+{
+    struct karmada_group_topo *t = &g->topo[g->ntopo++];
+    snprintf(t->level, sizeof t->level, "%s", level);
+    t->mode = mode;
+    t->min_domains = k;
+    t->required = required;
+}
+
+/* Moving part of a placed tree (a lost cluster's Replace, a scale up): a cluster may take more
+ * groups only where the required topology allows, judged against the clusters that keep
+ * groups; preferred constraints do not restrict it. */
+static void test_move_within_required_topology(void)
+{
+    struct karmada_group_tree t = {0};
+    tree(&t, (const uint32_t[]){8, 8, 8, 8}, 4);
+    json_object *e1 = cluster("east-a", "us-east", "z1"), *e2 = cluster("east-b", "us-east", "z2"),
+                *w1 = cluster("west-a", "us-west", "z3"), *nr = cluster("bare", NULL, NULL);
+    json_object *kept[] = {e1};
+    /* no constraint: anywhere */
+    CU_ASSERT_TRUE(ctl__tree_cluster_ok(&t, kept, 1, w1));
+    CU_ASSERT_TRUE(ctl__tree_cluster_ok(&t, kept, 1, nr));
+    /* the whole gang in one region, required: only where the kept groups' region is */
+    topo(&t.g[0], "region", KARMADA_TOPO_PACK, 0, 1);
+    CU_ASSERT_TRUE(ctl__tree_cluster_ok(&t, kept, 1, e2));
+    CU_ASSERT_FALSE(ctl__tree_cluster_ok(&t, kept, 1, w1));
+    CU_ASSERT_FALSE(ctl__tree_cluster_ok(&t, kept, 1, nr)); /* no region: no domain of it */
+    CU_ASSERT_TRUE(ctl__tree_cluster_ok(&t, NULL, 0, w1));  /* nothing kept: any region */
+    /* preferred only: not a restriction */
+    t.g[0].topo[0].required = 0;
+    CU_ASSERT_TRUE(ctl__tree_cluster_ok(&t, kept, 1, w1));
+    /* each group in one zone, required: a cluster without a zone cannot hold one */
+    t.g[0].ntopo = 0;
+    for (uint32_t i = 1; i < t.n; i++)
+        topo(&t.g[i], "topology.kubernetes.io/zone", KARMADA_TOPO_PACK, 0, 1);
+    CU_ASSERT_TRUE(ctl__tree_cluster_ok(&t, kept, 1, w1)); /* its own zone is fine */
+    CU_ASSERT_FALSE(ctl__tree_cluster_ok(&t, kept, 1, nr));
+
+    /* afterwards, the clusters among themselves: one region, required */
+    for (uint32_t i = 1; i < t.n; i++)
+        t.g[i].ntopo = 0;
+    topo(&t.g[0], "region", KARMADA_TOPO_PACK, 0, 1);
+    json_object *split[] = {e1, w1}, *together[] = {e1, e2}, *with_bare[] = {e1, nr};
+    CU_ASSERT_FALSE(ctl__tree_required_ok(&t, split, 2));
+    CU_ASSERT_TRUE(ctl__tree_required_ok(&t, together, 2));
+    CU_ASSERT_FALSE(ctl__tree_required_ok(&t, with_bare, 2));
+    t.g[0].topo[0].required = 0;
+    CU_ASSERT_TRUE(ctl__tree_required_ok(&t, split, 2)); /* preferred: not judged */
+    t.g[0].ntopo = 0;
+    /* each group in one zone, required: every cluster with a zone */
+    for (uint32_t i = 1; i < t.n; i++)
+        topo(&t.g[i], "topology.kubernetes.io/zone", KARMADA_TOPO_PACK, 0, 1);
+    CU_ASSERT_TRUE(ctl__tree_required_ok(&t, split, 2));
+    CU_ASSERT_FALSE(ctl__tree_required_ok(&t, with_bare, 2));
+    /* the groups over at least 2 zones, required: counted over the clusters afterwards */
+    for (uint32_t i = 1; i < t.n; i++)
+        t.g[i].ntopo = 0;
+    topo(&t.g[0], "topology.kubernetes.io/zone", KARMADA_TOPO_SPREAD, 2, 1);
+    json_object *one[] = {e1, e1, nr}, *two[] = {e1, e2}, *same[] = {e1, e1};
+    CU_ASSERT_FALSE(ctl__tree_required_ok(&t, one, 3)); /* bare has no zone: not a domain */
+    CU_ASSERT_TRUE(ctl__tree_required_ok(&t, two, 2));
+    CU_ASSERT_FALSE(ctl__tree_required_ok(&t, same, 2));
+    t.g[0].topo[0].required = 0;
+    CU_ASSERT_TRUE(ctl__tree_required_ok(&t, same, 2)); /* preferred: not judged */
+    struct karmada_group_tree empty = {0};
+    CU_ASSERT_TRUE(ctl__tree_required_ok(&empty, same, 2));
+    CU_ASSERT_TRUE(ctl__tree_cluster_ok(&empty, kept, 1, nr));
+    json_object_put(e1);
+    json_object_put(e2);
+    json_object_put(w1);
+    json_object_put(nr);
+    karmada_group_tree_close(&t);
+}
+
 static CU_TestInfo tests[] = {
+    {"a moved group stays within the required topology", test_move_within_required_topology},
     {"a Volcano Job's minimum as a tree", test_vcjob_min_tree},
     {"the size admitted with a group minimum", test_admit_size},
     {"the minimum's pods at two levels", test_min_pods_two_levels},

@@ -1,0 +1,122 @@
+/* Network topology inside a member: muster's annotations, the member's HyperNodes, Volcano's
+ * networkTopology fields (gang_nettopo.h). */
+#include "cluster-adapters/karmada/gang_nettopo.h"
+
+#include "cluster-adapters/karmada/gang.h"
+#include "cluster-adapters/karmada/workload_clusters.h"
+#include "cluster-adapters/kube/json.h"
+#include "queue/errors.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+static int refuse(char *why, size_t cap, const char *fmt, ...)
+{
+    if (why && cap) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(why, cap, fmt, ap);
+        va_end(ap);
+    }
+    return MUSTER_EINVAL;
+}
+
+/* The tier at key, template first: 0 with *t untouched when neither says it. */
+static int tier_at(json_object *tmpl, json_object *rb, const char *key, uint32_t *t,
+                   const char **who, char *why, size_t cap)
+{
+    json_object *objs[2] = {tmpl, rb};
+    static const char *const whos[2] = {"template", "binding"};
+    for (int o = 0; o < 2; o++) {
+        json_object *v = kube_json_path(objs[o], "metadata", "annotations", key, NULL);
+        if (!v)
+            continue;
+        const char *s = json_object_is_type(v, json_type_string) ? json_object_get_string(v) : "";
+        int32_t n = 0;
+        *who = whos[o];
+        if (karmada_workload_parse_count(s, strlen(s), &n) || n < 1 || n > KARMADA_NETTOPO_TIER_MAX)
+            return refuse(why, cap,
+                          "%s annotation %s: \"%.32s\" is not a HyperNode tier: a whole number "
+                          "from 1 (the switch nearest the nodes) to %d",
+                          whos[o], key, s, KARMADA_NETTOPO_TIER_MAX);
+        *t = (uint32_t)n;
+        return 0;
+    }
+    return 0;
+}
+
+/* One scope's pair of keys into *out. */
+static int scope(json_object *tmpl, json_object *rb, const char *req_key, const char *pref_key,
+                 struct karmada_nettopo *out, char *why, size_t cap)
+{
+    uint32_t req = 0, pref = 0;
+    const char *who = "template";
+    int rc = tier_at(tmpl, rb, req_key, &req, &who, why, cap);
+    if (!rc)
+        rc = tier_at(tmpl, rb, pref_key, &pref, &who, why, cap);
+    if (rc)
+        return rc;
+    if (req && pref)
+        return refuse(why, cap,
+                      "annotations %s and %s: Volcano's networkTopology has one mode (hard or "
+                      "soft) per scope; set one of them",
+                      req_key, pref_key);
+    *out = (struct karmada_nettopo){.tier = req ? req : pref, .required = req != 0};
+    return 0;
+}
+
+int karmada_member_topo_read(struct karmada_member_topo *out, const struct karmada_workload *w,
+                             int split, json_object *rb, json_object *tmpl, char *why, size_t cap)
+{
+    memset(out, 0, sizeof(*out));
+    if (why && cap)
+        why[0] = '\0';
+    int rc =
+        scope(tmpl, rb, KARMADA_NETTOPO_REQUIRED, KARMADA_NETTOPO_PREFERRED, &out->share, why, cap);
+    if (!rc)
+        rc = scope(tmpl, rb, KARMADA_NETTOPO_GROUP_REQUIRED, KARMADA_NETTOPO_GROUP_PREFERRED,
+                   &out->group, why, cap);
+    if (rc || (!out->share.tier && !out->group.tier))
+        return rc;
+    const char *kn = karmada_workload_kind_name(w->kind);
+    if (w->kind == KARMADA_WORKLOAD_KIND_VCJOB)
+        rc = refuse(why, cap,
+                    "annotations scheduling.muster.io/member-*topology-*: a Volcano Job's "
+                    "PodGroup is made by the member's Volcano from the job, not by muster: state "
+                    "its spec.networkTopology (and each task's partitionPolicy.networkTopology) "
+                    "in the job itself, which Karmada sends to the member as written");
+    else if (!karmada_gang_needs_objects(w) && !split)
+        rc = refuse(why, cap,
+                    "annotations scheduling.muster.io/member-*topology-*: a %s kept whole gets "
+                    "no PodGroup from muster to carry them (with scheduling.muster.io/placement: "
+                    "spread a JobSet or LeaderWorkerSet gets one per cluster)",
+                    kn);
+    else if (out->group.tier && !split)
+        rc = refuse(why, cap,
+                    "annotation %s: the pods of a %s carry no label that tells a member which "
+                    "group each belongs to; only a JobSet or LeaderWorkerSet split by groups "
+                    "(placement spread) has one, in its PodGroup's subGroupPolicy. Use %s for "
+                    "each cluster's share",
+                    out->group.required ? KARMADA_NETTOPO_GROUP_REQUIRED
+                                        : KARMADA_NETTOPO_GROUP_PREFERRED,
+                    kn, out->group.required ? KARMADA_NETTOPO_REQUIRED : KARMADA_NETTOPO_PREFERRED);
+    if (rc)
+        memset(out, 0, sizeof(*out));
+    return rc;
+}
+
+int karmada_member_topo_detect(json_object *cluster)
+{
+    return karmada_workload_cluster_serves(cluster, KARMADA_NETTOPO_API_GROUP_VERSION,
+                                           KARMADA_NETTOPO_API_RESOURCE) > 0;
+}
+
+void karmada_nettopo_write(json_object *obj, const struct karmada_nettopo *t, int *bad)
+{
+    if (!t || !t->tier)
+        return;
+    json_object *nt = kube_json_add_obj(obj, "networkTopology", bad);
+    kube_json_add_str(nt, "mode", t->required ? "hard" : "soft", bad);
+    kube_json_add(nt, "highestTierAllowed", json_object_new_int64(t->tier), bad);
+}
