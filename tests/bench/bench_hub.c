@@ -4,7 +4,8 @@
  *                              flight, beside curl_loop_requests_per_s: a bare libcurl multi
  *                              loop doing the same patches with the same concurrency;
  *   watch_events_per_s         changes made in the hub's store, ingested through a watch, the
- *                              reflector and the informer cache, counted at the on_update
+ *                              reflector and the informer cache (packed, as musterd caches
+ *                              RBs: kube_informer_set_frozen), counted at the on_update
  *                              callback, while the hub makes them (on its own thread): bounded
  *                              by the slower of the two;
  *   sim_watch_produce_events_per_s  the hub's own rate making those changes (its yardstick);
@@ -374,8 +375,11 @@ void bench_hub(void)
         .path = "/apis/work.karmada.io/v1alpha2/namespaces/default/resourcebindings"};
     struct kube_informer_handler hd = {.on_add = w_add, .on_update = w_update,
                                        .on_synced = w_synced};
-    if ((rc = kube_informer_init(&inf, &loop, c, &ropt, &hd, &w)) ||
-        (rc = kube_informer_start(&inf)))
+    if ((rc = kube_informer_init(&inf, &loop, c, &ropt, &hd, &w)))
+        die("informer", rc);
+    /* as musterd caches RBs: packed, trimmed once per loop iteration (controller/cool.c) */
+    kube_informer_set_frozen(&inf);
+    if ((rc = kube_informer_start(&inf)))
         die("informer", rc);
     while (!w.synced)
         uv_run(&loop, UV_RUN_ONCE);
@@ -385,8 +389,10 @@ void bench_hub(void)
     uv_async_send(&h.async);
     pthread_mutex_unlock(&h.mu);
     double deadline = u0 + (getenv("MUSTER_BENCH_WATCH_S") ? atof(getenv("MUSTER_BENCH_WATCH_S")) : 120);
-    while (w.updates < WATCH_UPDATES && fleet_now_s() < deadline)
+    while (w.updates < WATCH_UPDATES && fleet_now_s() < deadline) {
         uv_run(&loop, UV_RUN_ONCE);
+        kube_informer_trim(&inf);
+    }
     double watch_rate = w.updates / (w.last - u0);
     long seen = w.updates;
     pthread_mutex_lock(&h.mu);
@@ -396,8 +402,10 @@ void bench_hub(void)
      * the hub's per-watcher buffer, so the drain below is the client's work alone. */
     run_job(&h, JOB_UPDATE);
     double d0 = fleet_now_s();
-    while (w.updates < 2 * WATCH_UPDATES && fleet_now_s() < d0 + (deadline - u0))
+    while (w.updates < 2 * WATCH_UPDATES && fleet_now_s() < d0 + (deadline - u0)) {
         uv_run(&loop, UV_RUN_ONCE);
+        kube_informer_trim(&inf);
+    }
     double ingest_rate = (w.updates - seen) / (w.last - d0);
     long ingested = w.updates - seen;
     if (getenv("MUSTER_BENCH_DEBUG")) {
