@@ -69,7 +69,16 @@ void ctl__on_response(int err, const struct kube_response *resp, void *ud)
         return;
     }
     b->inflight--;
-    if (!err && want_body && resp->body) {
+    json_object *acc = NULL, *more = NULL;
+    if (!err && want_body && resp->body && step == S_BARRIER && b->reply &&
+        json_object_object_get_ex(b->reply, "items", &acc) &&
+        json_object_is_type(acc, json_type_array) &&
+        json_object_object_get_ex(resp->body, "items", &more) &&
+        json_object_is_type(more, json_type_array)) {
+        /* the barrier's lists, one per share's namespace: their items together */
+        for (size_t i = 0; i < json_object_array_length(more); i++)
+            json_object_array_add(acc, json_object_get(json_object_array_get_idx(more, i)));
+    } else if (!err && want_body && resp->body) {
         json_object_put(b->reply);
         b->reply = json_object_get(resp->body);
     }
@@ -493,9 +502,11 @@ static enum step_sent send_assign(struct ctl *c, struct binding *b, const struct
 static enum step_sent send_barrier(struct ctl *c, struct binding *b, const struct step_ctx *x)
 {
     /* The Works Karmada rendered for the RB carry its permanent id (its webhook and
-     * binding controller); muster's own carry none. */
+     * binding controller); muster's own carry none. They live in each share's execution
+     * namespace (names.GenerateExecutionSpaceName): one list per share there, so the
+     * apiserver reads that member's Works only, not every Work of the hub (a label selector
+     * is not indexed; docs/dispatcher.md, "The barrier's lists"). */
     char wp[KUBE_MAX_URL_BYTES / 4], sel[KARMADA_WORKLOAD_LABEL_VALUE_MAX + 64];
-    karmada_path_works(wp, sizeof wp);
     karmada_path_works_selector(sel, sizeof sel, b->pid);
     struct binding **rbs;
     uint32_t nrbs = ctl__pg_rbs(b, &rbs);
@@ -512,19 +523,26 @@ static enum step_sent send_barrier(struct ctl *c, struct binding *b, const struc
         }
         snprintf(gsel + at, sizeof gsel - at, ")");
     }
-    struct request_ctx *rq = muster_calloc(1, sizeof(*rq));
-    if (!rq) {
-        b->step_failed = 1;
-        return STEP_SENT;
-    }
-    *rq = (struct request_ctx){c, b, b->step, 0, 0, KUBE_LIST, 1, NULL, NULL};
-    struct kube_request req = {
-        .verb = KUBE_LIST, .path = wp, .label_selector = nrbs > 1 ? gsel : sel};
-    b->inflight++;
-    if (kube_request(c->kube, &req, ctl__on_response, rq)) {
-        b->inflight--;
-        muster_free(rq);
-        b->step_failed = 1;
+    json_object_put(b->reply); /* the lists' items are gathered here (ctl__on_response) */
+    b->reply = NULL;
+    if (b->nshares == 0)
+        b->step_failed = 1; /* nothing placed: nothing to judge */
+    for (uint32_t i = 0; i < b->nshares && !b->step_failed; i++) {
+        struct request_ctx *rq = muster_calloc(1, sizeof(*rq));
+        if (!rq) {
+            b->step_failed = 1;
+            break;
+        }
+        *rq = (struct request_ctx){c, b, b->step, 0, 0, KUBE_LIST, 1, NULL, NULL};
+        work_path(b->shares[i].cluster, NULL, wp, sizeof wp);
+        struct kube_request req = {
+            .verb = KUBE_LIST, .path = wp, .label_selector = nrbs > 1 ? gsel : sel};
+        b->inflight++;
+        if (kube_request(c->kube, &req, ctl__on_response, rq)) {
+            b->inflight--;
+            muster_free(rq);
+            b->step_failed = 1;
+        }
     }
     return STEP_SENT;
 }

@@ -431,11 +431,12 @@ static int yard_prepare(struct op *o, const char *base, int i)
                  i, o->pid, i, i, o->uid, i, cl, i);
         op_setup(o, "POST", "application/json");
         return 1;
-    case 4: /* the barrier check: the Works Karmada rendered for the RB, by its permanent id */
+    case 4: /* the barrier check: the Works Karmada rendered for the RB in its share's
+             * execution namespace, by its permanent id */
         snprintf(o->url, sizeof o->url,
-                 "%s/apis/work.karmada.io/v1alpha1/works?labelSelector="
+                 "%s/apis/work.karmada.io/v1alpha1/namespaces/karmada-es-c%d/works?labelSelector="
                  "resourcebinding.karmada.io%%2Fpermanent-id%%3D%s",
-                 base, o->pid);
+                 base, cl, o->pid);
         op_setup(o, "GET", NULL);
         return 1;
     case 5: /* scheduling lifted, dispatching restored */
@@ -444,14 +445,19 @@ static int yard_prepare(struct op *o, const char *base, int i)
                  "{\"spec\":{\"suspension\":{\"scheduling\":false,\"dispatching\":null}}}");
         op_setup(o, "PATCH", "application/merge-patch+json");
         return 1;
-    case 6: /* Scheduled=True */
+    case 6: /* Scheduled=True: muster's JSON patch when the RB's status holds FullyApplied
+             * only (Karmada aggregated the suspended Work), which is what it finds here */
         snprintf(o->url, sizeof o->url, "%s/status", rb);
         snprintf(o->body, sizeof o->body,
-                 "{\"status\":{\"schedulerObservedGeneration\":2,\"lastScheduledTime\":"
-                 "\"2026-11-22T00:00:00Z\",\"conditions\":[{\"type\":\"Scheduled\",\"status\":"
-                 "\"True\",\"reason\":\"Success\",\"message\":\"Binding has been scheduled "
-                 "successfully.\",\"lastTransitionTime\":\"2026-11-22T00:00:00Z\"}]}}");
-        op_setup(o, "PATCH", "application/merge-patch+json");
+                 "[{\"op\":\"test\",\"path\":\"/status/conditions/0/type\",\"value\":"
+                 "\"FullyApplied\"},{\"op\":\"add\",\"path\":\"/status/conditions/-\",\"value\":"
+                 "{\"type\":\"Scheduled\",\"status\":\"True\",\"reason\":\"Success\","
+                 "\"message\":\"Binding has been scheduled successfully.\","
+                 "\"lastTransitionTime\":\"2026-11-22T00:00:00Z\",\"observedGeneration\":2}},"
+                 "{\"op\":\"add\",\"path\":\"/status/schedulerObservedGeneration\",\"value\":2},"
+                 "{\"op\":\"add\",\"path\":\"/status/lastScheduledTime\",\"value\":"
+                 "\"2026-11-22T00:00:00Z\"}]");
+        op_setup(o, "PATCH", "application/json-patch+json");
         return 1;
     default:
         return 0;
