@@ -623,9 +623,18 @@ static enum step_sent send_status(struct ctl *c, struct binding *b, const struct
         if (rbs[r] == b || rbs[r]->gone)
             continue;
         body = NULL;
-        karmada_patch_status_scheduled_ops(rbs[r]->rb, ts, &body);
         rb_path(rbs[r], mp, sizeof mp);
-        /* a member's 422 is met again by the whole step after the lead's read */
+        /* A member's read comes from the watch only: when it shows no Scheduled though one of
+         * muster's condition writes to it was acknowledged, it may predate that write, so the
+         * member gets the merge patch conditional on its resourceVersion (a 409 instead of a
+         * second Scheduled condition). A member's 409 or 422 is met again by the whole step
+         * after the lead's read. */
+        if (!has_condition(rbs[r]->rb, "Scheduled") && rbs[r]->cond_acked) {
+            karmada_patch_status_scheduled(rbs[r]->rb, ts, &body);
+            send_req(c, b, KUBE_MERGE_PATCH, mp, KARMADA_PATH_RB_STATUS, body, MUSTER_ENOENT);
+            continue;
+        }
+        karmada_patch_status_scheduled_ops(rbs[r]->rb, ts, &body);
         send_req(c, b, KUBE_JSON_PATCH, mp, KARMADA_PATH_RB_STATUS, body, MUSTER_ENOENT);
     }
     return STEP_SENT;
