@@ -564,8 +564,19 @@ static int watch_until(CURLM *m, struct watch *w, size_t until, double timeout_s
     return 0;
 }
 
+static double metric_sum_label(const char *text, const char *name, const char *label,
+                               const char *value);
+
 static double metric_sum(const char *text, const char *name, const char *verb)
 {
+    return metric_sum_label(text, name, "verb", verb);
+}
+
+/* The sum of name's samples whose label has value (any sample when value is NULL). */
+static double metric_sum_label(const char *text, const char *name, const char *label,
+                               const char *value)
+{
+    const char *verb = value;
     double sum = 0;
     for (const char *p = text; (p = strstr(p, name)); p++) {
         if (p > text && p[-1] != '\n')
@@ -576,7 +587,7 @@ static double metric_sum(const char *text, const char *name, const char *verb)
             continue;
         if (verb) {
             char v[64];
-            snprintf(v, sizeof v, "verb=\"%s\"", verb);
+            snprintf(v, sizeof v, "%s=\"%s\"", label, verb);
             const char *q = strstr(p, v);
             if (!q || q > eol)
                 continue;
@@ -745,6 +756,12 @@ void bench_e2e(void)
             printf("BENCH e2e_%s_per_rb %.2f requests\n", verbs[v], k / n);
         }
         printf("BENCH e2e_writes_per_rb %.2f writes\n", writes / n);
+        /* writes refused for a stale read: the status patch's 409 (until session 10) or its
+         * JSON patch's failed test (422); each costs a GET and the write again */
+        printf("BENCH e2e_conflicts_per_rb %.2f requests\n",
+               (metric_sum_label(metrics.p, "muster_hub_requests_total", "code", "409") +
+                metric_sum_label(metrics.p, "muster_hub_requests_total", "code", "422")) /
+                   n);
         fprintf(stderr, "bench e2e: hub requests: create %.0f, patch %.0f, delete %.0f, "
                         "list/watch %.0f over %d RBs; create errors %ld\n",
                 metric_sum(metrics.p, "muster_hub_requests_total", "create"),
