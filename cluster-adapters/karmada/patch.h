@@ -96,4 +96,18 @@ int karmada_patch_rollback_clear(enum karmada_dispatching user_dispatching, json
  * patch, since lastScheduledTime moves. 0, MUSTER_EINVAL (now NULL) or MUSTER_ENOMEM. */
 int karmada_patch_status_scheduled(json_object *rb, const char *now, json_object **out);
 
+/* The same as an RFC 6902 JSON patch of /status (application/json-patch+json), which needs no
+ * resourceVersion: a concurrent aggregatedStatus or FullyApplied write by Karmada no longer
+ * conflicts. It tests metadata.generation (when read) and what it touches as rb shows it, then
+ * writes exactly the Scheduled condition, status.schedulerObservedGeneration and
+ * status.lastScheduledTime:
+ *   - a Scheduled condition at index i: its type, status, reason, lastTransitionTime and
+ *     observedGeneration tested (absent ones against null), then replaced at i;
+ *   - a conditions list without one: each entry's type tested at its index, then appended;
+ *   - no list: tested absent, then added; no status: tested absent, then added whole.
+ * A failed test is kube-apiserver's 422: read the RB again and rebuild. Serialize it without
+ * escaping '/' (JSON_C_TO_STRING_NOSLASHESCAPE): the apiserver compares strings as JSON text.
+ * 0, MUSTER_EINVAL (now NULL) or MUSTER_ENOMEM; *out is the array of operations. */
+int karmada_patch_status_scheduled_ops(json_object *rb, const char *now, json_object **out);
+
 #endif

@@ -88,6 +88,58 @@ static void set_applied(struct sim_karmada *k, json_object *work, int ok, const 
     json_object_put(copy);
 }
 
+/* updateWorkDispatchingConditionIfNeeded: the Work's Dispatching condition says whether it is
+ * suspended (False/SuspendDispatching) or not (True/Dispatching), written only when its status
+ * changes (meta.IsStatusConditionPresentAndEqual), in place as meta.SetStatusCondition puts it.
+ * A suspended Work's status changes with it, so the RB status controller aggregates the RB
+ * (FullyApplied False) while muster's barrier holds it, before any share is released. */
+static void set_dispatching(struct sim_karmada *k, json_object *work)
+{
+    json_object *susp = sim__get_path(work, "spec", "suspendDispatching", NULL);
+    int suspended = susp && json_object_get_boolean(susp);
+    const char *value = suspended ? "False" : "True";
+    json_object *old = sim__get_path(work, "status", "conditions", NULL);
+    size_t n = json_object_is_type(old, json_type_array) ? json_object_array_length(old) : 0, at = n;
+    for (size_t i = 0; i < n && at == n; i++) {
+        const char *t = sim__get_str(json_object_array_get_idx(old, i), "type", NULL, NULL);
+        if (t && strcmp(t, "Dispatching") == 0)
+            at = i;
+    }
+    const char *prev =
+        at < n ? sim__get_str(json_object_array_get_idx(old, at), "status", NULL, NULL) : NULL;
+    if (prev && strcmp(prev, value) == 0)
+        return;
+    char ts[32];
+    sim_format_time(sim__clock_now(k), ts, sizeof(ts));
+    json_object *cond = json_object_new_object();
+    json_object_object_add(cond, "type", json_object_new_string("Dispatching"));
+    json_object_object_add(cond, "status", json_object_new_string(value));
+    json_object_object_add(cond, "reason",
+                           json_object_new_string(suspended ? "SuspendDispatching" : "Dispatching"));
+    json_object_object_add(cond, "message",
+                           json_object_new_string(suspended
+                                                      ? "Work dispatching is in a suspended state."
+                                                      : "Work is being dispatched to member "
+                                                        "clusters."));
+    json_object_object_add(cond, "lastTransitionTime", json_object_new_string(ts));
+    json_object *conds = json_object_new_array();
+    for (size_t i = 0; i < n; i++)
+        json_object_array_add(conds, i == at ? json_object_get(cond)
+                                             : json_object_get(json_object_array_get_idx(old, i)));
+    if (at == n)
+        json_object_array_add(conds, json_object_get(cond));
+    json_object_put(cond);
+    json_object *copy = sim__shallow_copy(work);
+    json_object *status = sim__shallow_copy(sim__get_path(work, "status", NULL, NULL));
+    if (!status)
+        status = json_object_new_object();
+    json_object_object_add(status, "conditions", conds);
+    json_object_object_add(copy, "status", status);
+    sim_store_update(k->store, works(), sim_meta_str(work, "namespace"), sim_meta_str(work, "name"),
+                     copy, SIM_WRITE_INTERNAL | SIM_WRITE_SHARE, NULL, NULL);
+    json_object_put(copy);
+}
+
 /* tryCreateOrUpdateWorkload for one manifest: create when absent; update only a managed object
  * or under conflict resolution "overwrite" (objectWatcherImpl.allowUpdate), else the error
  * Karmada reports into msg. Returns 1 when applied. */
@@ -199,6 +251,7 @@ void sim__execution_reconcile(struct sim_karmada *k, struct cluster *c, json_obj
         delete_work(k, c, work);
         return;
     }
+    set_dispatching(k, work);
     json_object *susp = sim__get_path(work, "spec", "suspendDispatching", NULL);
     if (susp && json_object_get_boolean(susp))
         return; /* IsWorkSuspendDispatching: nothing reaches the member */

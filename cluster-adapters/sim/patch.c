@@ -302,8 +302,17 @@ static int apply_op(json_object **docp, json_object *op, char *err, size_t errca
     if (strcmp(kind, "remove") == 0)
         return remove_at(*docp, path, err, errcap);
     if (strcmp(kind, "test") == 0) {
+        /* evanphx/json-patch v4 (Patch.test): a missing parent fails; a missing object member
+         * reads as nil, which a null value matches; an array index out of range fails */
+        json_object *parent = NULL;
+        char last[1024];
+        if (path[0] &&
+            resolve_parent(*docp, path, &parent, last, sizeof(last), 0, err, errcap) < 0)
+            return MUSTER_EINVAL;
         json_object *have = get_at(*docp, path, err, errcap);
-        if (!have && !(has_value && !value)) {
+        if (!have && !(has_value && !value && (!path[0] || json_object_is_type(parent, json_type_object)))) {
+            if (!err[0])
+                snprintf(err, errcap, "testing value %s failed: test failed", path);
             return MUSTER_EINVAL;
         }
         if (!json_object_equal(have, value)) {

@@ -158,20 +158,25 @@ static int fully_applied(json_object *rb, json_object *agg)
 }
 
 /* meta.SetStatusCondition of FullyApplied into status.conditions (a new array): an unchanged
- * status keeps its lastTransitionTime. */
+ * status keeps its lastTransitionTime, and an existing condition is updated where it is (only a
+ * new one is appended), so the other conditions keep their indexes. */
 static void set_fully_applied(struct sim_karmada *k, json_object *status, int ok)
 {
     json_object *old = sim__get_path(status, "conditions", NULL, NULL);
     json_object *conds = json_object_new_array();
     json_object *was = NULL;
+    size_t at = 0;
     for (size_t i = 0;
          json_object_is_type(old, json_type_array) && i < json_object_array_length(old); i++) {
         json_object *c = json_object_array_get_idx(old, i);
         const char *t = sim__get_str(c, "type", NULL, NULL);
-        if (t && strcmp(t, "FullyApplied") == 0 && !was)
+        if (t && strcmp(t, "FullyApplied") == 0 && !was) {
             was = c;
-        else
+            at = json_object_array_length(conds);
+            json_object_array_add(conds, NULL); /* its place, filled below */
+        } else {
             json_object_array_add(conds, json_object_get(c));
+        }
     }
     const char *value = ok ? "True" : "False";
     json_object *cond = json_object_new_object();
@@ -189,7 +194,10 @@ static void set_fully_applied(struct sim_karmada *k, json_object *status, int ok
     json_object_object_add(
         cond, "lastTransitionTime",
         json_object_new_string(prev && lt && strcmp(prev, value) == 0 ? lt : ts));
-    json_object_array_add(conds, cond);
+    if (was)
+        json_object_array_put_idx(conds, at, cond);
+    else
+        json_object_array_add(conds, cond);
     json_object_object_add(status, "conditions", conds);
 }
 

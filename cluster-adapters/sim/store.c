@@ -32,9 +32,22 @@ struct slot {
     json_object *obj;
 };
 
+/* An entry of a table's label index: the label's value (owned) and the entry's key (the
+ * entry's own string). */
+struct lref {
+    char *val;
+    const char *key;
+};
+
 struct table {
     struct entry *v;
     size_t n, cap;
+    /* The objects carrying INDEXED_LABEL, sorted by (value, key), so a list selecting one
+     * value reads only those instead of scanning the table (the barrier's list of an RB's
+     * rendered Works). lx_ok 0 once an allocation failed: lists scan again. */
+    struct lref *lx;
+    size_t nlx, caplx;
+    int lx_ok;
     /* Exact-key reads (get, and every controller's lookups) by hash instead of a binary search
      * over keys sharing long prefixes. Linear probing, at most half full; map_ok 0 when an
      * allocation failed, and reads fall back to the sorted array. */
@@ -131,6 +144,8 @@ int sim_store_new(size_t history, struct sim_store **out)
         sim_store_free(s);
         return MUSTER_ENOMEM;
     }
+    for (size_t i = 0; i < sim_resource_count(); i++)
+        s->tables[i].lx_ok = 1;
     /* Real clusters never start at 0 and clients must not assume small numbers. */
     s->rv = 1000;
     s->floor_rv = s->rv;
@@ -149,6 +164,9 @@ void sim_store_free(struct sim_store *s)
         }
         muster_free(s->tables[i].v);
         muster_free(s->tables[i].map);
+        for (size_t j = 0; j < s->tables[i].nlx; j++)
+            muster_free(s->tables[i].lx[j].val);
+        muster_free(s->tables[i].lx);
     }
     muster_free(s->tables);
     if (s->ring) {
@@ -255,6 +273,77 @@ static void map_del(struct table *t, const char *key)
     }
 }
 
+/* The label kube-apiserver would not index but muster-sim does, for its own CPU: every
+ * rendered Work carries it, and muster's barrier check selects one value of it. */
+#define INDEXED_LABEL "resourcebinding.karmada.io/permanent-id"
+
+static const char *indexed_value(json_object *obj)
+{
+    json_object *labels = NULL, *v = NULL;
+    if (!json_object_object_get_ex(meta_of(obj), "labels", &labels) ||
+        !json_object_object_get_ex(labels, INDEXED_LABEL, &v) ||
+        !json_object_is_type(v, json_type_string))
+        return NULL;
+    return json_object_get_string(v);
+}
+
+static int lref_cmp(const char *va, const char *ka, const char *vb, const char *kb)
+{
+    int c = strcmp(va, vb);
+    return c ? c : strcmp(ka, kb);
+}
+
+/* Index of the first ref not before (val, key). */
+static size_t lx_lower_bound(const struct table *t, const char *val, const char *key)
+{
+    size_t lo = 0, hi = t->nlx;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (lref_cmp(t->lx[mid].val, t->lx[mid].key, val, key) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* key's object changes from was to now (either NULL): its index entry follows the label. */
+static void lx_update(struct table *t, const char *key, json_object *was, json_object *now)
+{
+    const char *a = was ? indexed_value(was) : NULL, *b = now ? indexed_value(now) : NULL;
+    if (!t->lx_ok || (a && b && strcmp(a, b) == 0) || (!a && !b))
+        return;
+    if (a) {
+        size_t i = lx_lower_bound(t, a, key);
+        if (i < t->nlx && lref_cmp(t->lx[i].val, t->lx[i].key, a, key) == 0) {
+            muster_free(t->lx[i].val);
+            memmove(&t->lx[i], &t->lx[i + 1], (t->nlx - i - 1) * sizeof(*t->lx));
+            t->nlx--;
+        }
+    }
+    if (!b)
+        return;
+    if (t->nlx == t->caplx) {
+        size_t cap = t->caplx ? t->caplx * 2 : 64;
+        struct lref *v = muster_realloc(t->lx, cap * sizeof(*v));
+        if (!v) {
+            t->lx_ok = 0;
+            return;
+        }
+        t->lx = v;
+        t->caplx = cap;
+    }
+    char *val = muster_strdup(b);
+    if (!val) {
+        t->lx_ok = 0;
+        return;
+    }
+    size_t i = lx_lower_bound(t, b, key);
+    memmove(&t->lx[i + 1], &t->lx[i], (t->nlx - i) * sizeof(*t->lx));
+    t->lx[i] = (struct lref){val, key};
+    t->nlx++;
+}
+
 static struct entry *table_find(struct table *t, const char *key)
 {
     size_t i = lower_bound(t, key);
@@ -291,11 +380,13 @@ static int table_insert(struct table *t, const char *key, json_object *obj)
     t->v[i].obj = obj;
     t->n++;
     map_put(t, k, obj);
+    lx_update(t, k, NULL, obj);
     return 0;
 }
 
 static void table_remove(struct table *t, struct entry *e)
 {
+    lx_update(t, e->key, e->obj, NULL);
     map_del(t, e->key);
     size_t i = (size_t)(e - t->v);
     muster_free(e->key);
@@ -1046,6 +1137,7 @@ int sim_store_update(struct sim_store *s, const struct sim_resource *r, const ch
     set_rv(n, rv);
     s->rv = rv;
     json_object *old = e->obj;
+    lx_update(t, e->key, old, n);
     e->obj = n;
     map_put(t, e->key, n);
     if (out)
@@ -1108,6 +1200,7 @@ int sim_store_delete(struct sim_store *s, const struct sim_resource *r, const ch
         set_rv(n, mrv);
         s->rv = mrv;
         json_object *old = e->obj;
+        lx_update(t, e->key, old, n);
         e->obj = n;
         map_put(t, e->key, n);
         if (out)
@@ -1347,6 +1440,25 @@ int sim_store_list(struct sim_store *s, const struct sim_resource *r, const char
         }
     } else if (plen) {
         i = lower_bound(t, prefix);
+    }
+    /* One value of the indexed label, unpaged: only the objects carrying it are read, in key
+     * order as the scan would give them. */
+    const char *want = opts && !(opts->cont && opts->cont[0]) && opts->limit <= 0 && t->lx_ok
+                           ? sim_selector_equals(opts->labels, INDEXED_LABEL)
+                           : NULL;
+    if (want) {
+        size_t from = lx_lower_bound(t, want, ""), to = from;
+        while (to < t->nlx && strcmp(t->lx[to].val, want) == 0)
+            to++;
+        snap = muster_malloc((to - from + 1) * sizeof(*snap));
+        if (!snap)
+            return oom(status);
+        nview = 0;
+        for (size_t k = from; k < to; k++)
+            if (!plen || strncmp(t->lx[k].key, prefix, plen) == 0)
+                snap[nview++] = (struct entry){(char *)t->lx[k].key, table_get(t, t->lx[k].key)};
+        view = snap;
+        i = 0;
     }
     json_object *list = json_object_new_object();
     json_object *items = json_object_new_array();

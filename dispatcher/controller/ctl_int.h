@@ -309,6 +309,13 @@ struct binding {
     /* its last NoClusterFit came from a composite search its budget stopped (treeplace.c):
      * no proof that nothing fits, so not remembered as nofit_memo */
     int nofit_unproven;
+    /* The Scheduled=True JSON patch (protocol.c send_status): condition writes acknowledged,
+     * and their count when the request answered into reply, then fresh, was sent, so a read
+     * that may predate one of them is not trusted to show every Scheduled condition;
+     * status_reread: the patch was rebuilt from a GET after a 422 already (another 422 waits
+     * out the back-off rather than read again at once). */
+    uint32_t cond_acked, reply_acked, fresh_acked;
+    int status_reread;
 };
 
 /* The engine id of a binding's waiting delta: its row's id with this bit, so the delta is an

@@ -62,20 +62,33 @@ void ctl__on_response(int err, const struct kube_response *resp, void *ud)
             if (err != MUSTER_ECONFLICT)
                 c->st.hub_errors++;
             b->cond_dirty = 1; /* written again by a later sweep */
+        } else if (!err) {
+            b->cond_acked++;
         }
         ctl__maybe_free(c, b);
         return;
     }
     b->inflight--;
-    if (!err && want_body && resp->body) {
+    json_object *acc = NULL, *more = NULL;
+    if (!err && want_body && resp->body && step == S_BARRIER && b->reply &&
+        json_object_object_get_ex(b->reply, "items", &acc) &&
+        json_object_is_type(acc, json_type_array) &&
+        json_object_object_get_ex(resp->body, "items", &more) &&
+        json_object_is_type(more, json_type_array)) {
+        /* the barrier's lists, one per share's namespace: their items together */
+        for (size_t i = 0; i < json_object_array_length(more); i++)
+            json_object_array_add(acc, json_object_get(json_object_array_get_idx(more, i)));
+    } else if (!err && want_body && resp->body) {
         json_object_put(b->reply);
         b->reply = json_object_get(resp->body);
     }
     int rb_step = step != S_OBJECTS && step != S_BARRIER && step != S_U_DELETE &&
                   step != S_R_WORKS && step != S_RESIZE_WORKS && step != S_RESIZE_DROP;
-    if (err == MUSTER_ECONFLICT && step == S_STATUS) {
-        /* The RB changed since the status patch was built (its resourceVersion): read it
-         * again and rebuild, so no condition Karmada wrote meanwhile is overwritten. */
+    if (step == S_STATUS &&
+        (err == MUSTER_ECONFLICT || (err == MUSTER_EINVAL && !b->status_reread))) {
+        /* The JSON patch's test failed (422: the conditions or the generation are not as
+         * read), or an older musterd's conditional merge patch met 409: read the RB again and
+         * rebuild, so no condition Karmada wrote meanwhile is overwritten. */
         b->step = S_STATUS_READ;
         err = 0;
     }
@@ -128,7 +141,11 @@ static void send_req_ex(struct ctl *c, struct binding *b, enum kube_verb verb, c
                         const char *again_path)
 {
     struct request_ctx *rq = muster_calloc(1, sizeof(*rq));
-    const char *txt = body ? json_object_to_json_string_ext(body, JSON_C_TO_STRING_PLAIN) : NULL;
+    /* A JSON patch's tests compare strings as their JSON text on the apiserver
+     * (evanphx/json-patch), which never escapes '/' */
+    int flags = JSON_C_TO_STRING_PLAIN |
+                (verb == KUBE_JSON_PATCH ? JSON_C_TO_STRING_NOSLASHESCAPE : 0);
+    const char *txt = body ? json_object_to_json_string_ext(body, flags) : NULL;
     /* Only deletes and reads go without a body: a builder that returned NULL failed. */
     if (!rq || (body && !txt) ||
         (!body && verb != KUBE_DELETE && verb != KUBE_GET && verb != KUBE_LIST)) {
@@ -138,6 +155,8 @@ static void send_req_ex(struct ctl *c, struct binding *b, enum kube_verb verb, c
         return;
     }
     *rq = (struct request_ctx){c, b, b->step, tolerate, 0, verb, want_body, NULL, NULL};
+    if (want_body)
+        b->reply_acked = b->cond_acked; /* the answer shows every condition acknowledged */
     if (again_path) {
         rq->again_path = muster_strdup(again_path);
         rq->again_body = muster_strdup(txt);
@@ -488,9 +507,11 @@ static enum step_sent send_assign(struct ctl *c, struct binding *b, const struct
 static enum step_sent send_barrier(struct ctl *c, struct binding *b, const struct step_ctx *x)
 {
     /* The Works Karmada rendered for the RB carry its permanent id (its webhook and
-     * binding controller); muster's own carry none. */
+     * binding controller); muster's own carry none. They live in each share's execution
+     * namespace (names.GenerateExecutionSpaceName): one list per share there, so the
+     * apiserver reads that member's Works only, not every Work of the hub (a label selector
+     * is not indexed; docs/dispatcher.md, "The barrier's lists"). */
     char wp[KUBE_MAX_URL_BYTES / 4], sel[KARMADA_WORKLOAD_LABEL_VALUE_MAX + 64];
-    karmada_path_works(wp, sizeof wp);
     karmada_path_works_selector(sel, sizeof sel, b->pid);
     struct binding **rbs;
     uint32_t nrbs = ctl__pg_rbs(b, &rbs);
@@ -507,19 +528,26 @@ static enum step_sent send_barrier(struct ctl *c, struct binding *b, const struc
         }
         snprintf(gsel + at, sizeof gsel - at, ")");
     }
-    struct request_ctx *rq = muster_calloc(1, sizeof(*rq));
-    if (!rq) {
-        b->step_failed = 1;
-        return STEP_SENT;
-    }
-    *rq = (struct request_ctx){c, b, b->step, 0, 0, KUBE_LIST, 1, NULL, NULL};
-    struct kube_request req = {
-        .verb = KUBE_LIST, .path = wp, .label_selector = nrbs > 1 ? gsel : sel};
-    b->inflight++;
-    if (kube_request(c->kube, &req, ctl__on_response, rq)) {
-        b->inflight--;
-        muster_free(rq);
-        b->step_failed = 1;
+    json_object_put(b->reply); /* the lists' items are gathered here (ctl__on_response) */
+    b->reply = NULL;
+    if (b->nshares == 0)
+        b->step_failed = 1; /* nothing placed: nothing to judge */
+    for (uint32_t i = 0; i < b->nshares && !b->step_failed; i++) {
+        struct request_ctx *rq = muster_calloc(1, sizeof(*rq));
+        if (!rq) {
+            b->step_failed = 1;
+            break;
+        }
+        *rq = (struct request_ctx){c, b, b->step, 0, 0, KUBE_LIST, 1, NULL, NULL};
+        work_path(b->shares[i].cluster, NULL, wp, sizeof wp);
+        struct kube_request req = {
+            .verb = KUBE_LIST, .path = wp, .label_selector = nrbs > 1 ? gsel : sel};
+        b->inflight++;
+        if (kube_request(c->kube, &req, ctl__on_response, rq)) {
+            b->inflight--;
+            muster_free(rq);
+            b->step_failed = 1;
+        }
     }
     return STEP_SENT;
 }
@@ -550,6 +578,21 @@ static enum step_sent send_lift(struct ctl *c, struct binding *b, const struct s
     return STEP_SENT;
 }
 
+static enum step_sent send_status_read(struct ctl *c, struct binding *b, const struct step_ctx *x);
+
+/* rb's status lists a condition of this type. */
+static int has_condition(json_object *rb, const char *type)
+{
+    json_object *conds = kube_json_path(rb, "status", "conditions", NULL);
+    size_t n = json_object_is_type(conds, json_type_array) ? json_object_array_length(conds) : 0;
+    for (size_t i = 0; i < n; i++) {
+        const char *t = kube_json_str(json_object_array_get_idx(conds, i), "type");
+        if (t && strcmp(t, type) == 0)
+            return 1;
+    }
+    return 0;
+}
+
 static enum step_sent send_status(struct ctl *c, struct binding *b, const struct step_ctx *x)
 {
     if (b->side_inflight) {
@@ -567,9 +610,17 @@ static enum step_sent send_status(struct ctl *c, struct binding *b, const struct
     const char *crv = kube_json_str(kube_json_get(ctl__rb(c, b), "metadata"), "resourceVersion");
     if (frv && (!crv || strtoll(frv, NULL, 10) > strtoll(crv, NULL, 10)))
         from = b->fresh;
+    /* The JSON patch appends Scheduled when the read shows none: only muster writes it on its
+     * RBs, so the read must show every condition write of muster's acknowledged so far (one
+     * acknowledged after the request this read answers was sent may not be in it, nor in an
+     * older watch event): else read first. */
+    if (!has_condition(from, "Scheduled") && b->cond_acked != (b->fresh ? b->fresh_acked : 0)) {
+        b->step = S_STATUS_READ;
+        return send_status_read(c, b, x);
+    }
     json_object *body = NULL;
-    karmada_patch_status_scheduled(from, ts, &body);
-    send_req(c, b, KUBE_MERGE_PATCH, x->path, KARMADA_PATH_RB_STATUS, body, 0);
+    karmada_patch_status_scheduled_ops(from, ts, &body);
+    send_req(c, b, KUBE_JSON_PATCH, x->path, KARMADA_PATH_RB_STATUS, body, 0);
     struct binding **rbs;
     uint32_t nrbs = ctl__pg_rbs(b, &rbs);
     for (uint32_t r = 0; r < nrbs; r++) {
@@ -577,10 +628,19 @@ static enum step_sent send_status(struct ctl *c, struct binding *b, const struct
         if (rbs[r] == b || rbs[r]->gone)
             continue;
         body = NULL;
-        karmada_patch_status_scheduled(rbs[r]->rb, ts, &body);
         rb_path(rbs[r], mp, sizeof mp);
-        /* a member's 409 is met again by the whole step after the lead's read */
-        send_req(c, b, KUBE_MERGE_PATCH, mp, KARMADA_PATH_RB_STATUS, body, MUSTER_ENOENT);
+        /* A member's read comes from the watch only: when it shows no Scheduled though one of
+         * muster's condition writes to it was acknowledged, it may predate that write, so the
+         * member gets the merge patch conditional on its resourceVersion (a 409 instead of a
+         * second Scheduled condition). A member's 409 or 422 is met again by the whole step
+         * after the lead's read. */
+        if (!has_condition(rbs[r]->rb, "Scheduled") && rbs[r]->cond_acked) {
+            karmada_patch_status_scheduled(rbs[r]->rb, ts, &body);
+            send_req(c, b, KUBE_MERGE_PATCH, mp, KARMADA_PATH_RB_STATUS, body, MUSTER_ENOENT);
+            continue;
+        }
+        karmada_patch_status_scheduled_ops(rbs[r]->rb, ts, &body);
+        send_req(c, b, KUBE_JSON_PATCH, mp, KARMADA_PATH_RB_STATUS, body, MUSTER_ENOENT);
     }
     return STEP_SENT;
 }
@@ -977,6 +1037,7 @@ static void keep_fresh(struct binding *b)
 {
     json_object_put(b->fresh);
     b->fresh = b->reply;
+    b->fresh_acked = b->reply_acked;
     b->reply = NULL;
 }
 
@@ -996,7 +1057,10 @@ static void step_done(struct ctl *c, struct binding *b)
     if (done == S_STATUS) {
         json_object_put(b->fresh);
         b->fresh = NULL;
+        b->status_reread = 0;
     }
+    if (done == S_STATUS_READ)
+        b->status_reread = 1;
     if (done == S_RESIZE_CLUSTERS) {
         const char *rv = kube_json_str(kube_json_get(b->reply, "metadata"), "resourceVersion");
         b->resize_rv = rv ? strtoll(rv, NULL, 10) : 0;

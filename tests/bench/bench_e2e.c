@@ -454,11 +454,12 @@ static int yard_prepare(struct op *o, const char *base, int i)
                  i, o->pid, i, i, o->uid, i, cl, i);
         op_setup(o, "POST", "application/json");
         return 1;
-    case 4: /* the barrier check: the Works Karmada rendered for the RB, by its permanent id */
+    case 4: /* the barrier check: the Works Karmada rendered for the RB in its share's
+             * execution namespace, by its permanent id */
         snprintf(o->url, sizeof o->url,
-                 "%s/apis/work.karmada.io/v1alpha1/works?labelSelector="
+                 "%s/apis/work.karmada.io/v1alpha1/namespaces/karmada-es-c%d/works?labelSelector="
                  "resourcebinding.karmada.io%%2Fpermanent-id%%3D%s",
-                 base, o->pid);
+                 base, cl, o->pid);
         op_setup(o, "GET", NULL);
         return 1;
     case 5: /* scheduling lifted, dispatching restored */
@@ -467,14 +468,19 @@ static int yard_prepare(struct op *o, const char *base, int i)
                  "{\"spec\":{\"suspension\":{\"scheduling\":false,\"dispatching\":null}}}");
         op_setup(o, "PATCH", "application/merge-patch+json");
         return 1;
-    case 6: /* Scheduled=True */
+    case 6: /* Scheduled=True: muster's JSON patch when the RB's status holds FullyApplied
+             * only (Karmada aggregated the suspended Work), which is what it finds here */
         snprintf(o->url, sizeof o->url, "%s/status", rb);
         snprintf(o->body, sizeof o->body,
-                 "{\"status\":{\"schedulerObservedGeneration\":2,\"lastScheduledTime\":"
-                 "\"2026-11-22T00:00:00Z\",\"conditions\":[{\"type\":\"Scheduled\",\"status\":"
-                 "\"True\",\"reason\":\"Success\",\"message\":\"Binding has been scheduled "
-                 "successfully.\",\"lastTransitionTime\":\"2026-11-22T00:00:00Z\"}]}}");
-        op_setup(o, "PATCH", "application/merge-patch+json");
+                 "[{\"op\":\"test\",\"path\":\"/status/conditions/0/type\",\"value\":"
+                 "\"FullyApplied\"},{\"op\":\"add\",\"path\":\"/status/conditions/-\",\"value\":"
+                 "{\"type\":\"Scheduled\",\"status\":\"True\",\"reason\":\"Success\","
+                 "\"message\":\"Binding has been scheduled successfully.\","
+                 "\"lastTransitionTime\":\"2026-11-22T00:00:00Z\",\"observedGeneration\":2}},"
+                 "{\"op\":\"add\",\"path\":\"/status/schedulerObservedGeneration\",\"value\":2},"
+                 "{\"op\":\"add\",\"path\":\"/status/lastScheduledTime\",\"value\":"
+                 "\"2026-11-22T00:00:00Z\"}]");
+        op_setup(o, "PATCH", "application/json-patch+json");
         return 1;
     default:
         return 0;
@@ -581,8 +587,19 @@ static int watch_until(CURLM *m, struct watch *w, size_t until, double timeout_s
     return 0;
 }
 
+static double metric_sum_label(const char *text, const char *name, const char *label,
+                               const char *value);
+
 static double metric_sum(const char *text, const char *name, const char *verb)
 {
+    return metric_sum_label(text, name, "verb", verb);
+}
+
+/* The sum of name's samples whose label has value (any sample when value is NULL). */
+static double metric_sum_label(const char *text, const char *name, const char *label,
+                               const char *value)
+{
+    const char *verb = value;
     double sum = 0;
     for (const char *p = text; (p = strstr(p, name)); p++) {
         if (p > text && p[-1] != '\n')
@@ -593,7 +610,7 @@ static double metric_sum(const char *text, const char *name, const char *verb)
             continue;
         if (verb) {
             char v[64];
-            snprintf(v, sizeof v, "verb=\"%s\"", verb);
+            snprintf(v, sizeof v, "%s=\"%s\"", label, verb);
             const char *q = strstr(p, v);
             if (!q || q > eol)
                 continue;
@@ -762,6 +779,12 @@ void bench_e2e(void)
             printf("BENCH e2e_%s_per_rb %.2f requests\n", verbs[v], k / n);
         }
         printf("BENCH e2e_writes_per_rb %.2f writes\n", writes / n);
+        /* writes refused for a stale read: the status patch's 409 (until session 10) or its
+         * JSON patch's failed test (422); each costs a GET and the write again */
+        printf("BENCH e2e_conflicts_per_rb %.2f requests\n",
+               (metric_sum_label(metrics.p, "muster_hub_requests_total", "code", "409") +
+                metric_sum_label(metrics.p, "muster_hub_requests_total", "code", "422")) /
+                   n);
         fprintf(stderr, "bench e2e: hub requests: create %.0f, patch %.0f, delete %.0f, "
                         "list/watch %.0f over %d RBs; create errors %ld\n",
                 metric_sum(metrics.p, "muster_hub_requests_total", "create"),

@@ -793,6 +793,144 @@ static void test_status_scheduled(void)
     json_object_put(scheduled);
 }
 
+/* The JSON patch applied as the hub does (RFC 6902, sim/patch.c); NULL when a test fails. */
+static json_object *jpatched(json_object *target, json_object *ops)
+{
+    json_object *out = NULL;
+    char err[256] = "";
+    CU_ASSERT_PTR_NOT_NULL_FATAL(ops);
+    /* on the wire as musterd sends it */
+    json_object *wire = json_tokener_parse(json_object_to_json_string_ext(
+        ops, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
+    int rc = sim_json_patch(target, wire, &out, err, sizeof(err));
+    json_object_put(wire);
+    return rc ? NULL : out;
+}
+
+/* A copy of o with the value at the JSON pointer set to v (taken): an array entry replaced,
+ * an object member or "-" added. */
+static json_object *with(json_object *o, const char *ptr, json_object *v)
+{
+    const char *last = strrchr(ptr, '/');
+    int entry = last && last[1] >= '0' && last[1] <= '9';
+    json_object *ops = json_object_new_array(), *op = json_object_new_object();
+    json_object_object_add(op, "op", json_object_new_string(entry ? "replace" : "add"));
+    json_object_object_add(op, "path", json_object_new_string(ptr));
+    json_object_object_add(op, "value", v);
+    json_object_array_add(ops, op);
+    json_object *out = NULL;
+    char err[256];
+    CU_ASSERT_EQUAL_FATAL(sim_json_patch(o, ops, &out, err, sizeof(err)), 0);
+    json_object_put(ops);
+    return out;
+}
+
+static void test_status_scheduled_ops(void)
+{
+    char path[1024];
+    fx_path(path, sizeof(path), "tests/fixtures/objects/resourcebinding.json");
+    json_object *read = json_object_from_file(path); /* Scheduled=True at 0, FullyApplied at 1 */
+    CU_ASSERT_PTR_NOT_NULL_FATAL(read);
+    json_object *ops = PATCH(karmada_patch_status_scheduled_ops, read, "2026-11-22T03:00:00Z");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(ops);
+    CU_ASSERT_EQUAL(karmada_patch_status_scheduled_ops(read, NULL, &built_), MUSTER_EINVAL);
+
+    /* Karmada aggregated meanwhile: FullyApplied flipped and aggregatedStatus changed. The
+     * patch still applies (no resourceVersion), keeps both and replaces only Scheduled. */
+    json_object *fa = json_tokener_parse(
+        "{\"type\":\"FullyApplied\",\"status\":\"True\",\"reason\":\"FullyAppliedSuccess\","
+        "\"message\":\"All works have been successfully applied\","
+        "\"lastTransitionTime\":\"2026-11-22T02:59:59Z\"}");
+    json_object *now = with(read, "/status/conditions/1", json_object_get(fa));
+    json_object *tmp = with(now, "/status/aggregatedStatus", json_object_new_array());
+    json_object_put(now);
+    now = tmp;
+    json_object *out = jpatched(now, ops);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+    valid_as(RB, out);
+    json_object *c = condition(out, "Scheduled");
+    CU_ASSERT_STRING_EQUAL(s_at(c, "lastTransitionTime"), "2026-11-21T09:12:46Z"); /* kept */
+    CU_ASSERT_STRING_EQUAL(s_at(c, "message"), KARMADA_GANG_SCHEDULED_MESSAGE);
+    CU_ASSERT_STRING_EQUAL(s_at(out, "status/lastScheduledTime"), "2026-11-22T03:00:00Z");
+    CU_ASSERT_EQUAL(json_object_get_int(fx_at(out, "status/schedulerObservedGeneration")), 3);
+    CU_ASSERT_TRUE(json_object_equal(condition(out, "FullyApplied"), fa));
+    CU_ASSERT_EQUAL(json_object_array_length(fx_at(out, "status/aggregatedStatus")), 0);
+    CU_ASSERT_EQUAL(json_object_array_length(fx_at(out, "status/conditions")), 2);
+    json_object_put(out);
+    json_object_put(now);
+
+    /* The Scheduled condition changed since the read (muster's own Scheduled=False landed):
+     * the test fails, as the apiserver's 422, and nothing is written. */
+    now = with(read, "/status/conditions/0/status", json_object_new_string("False"));
+    CU_ASSERT_PTR_NULL(jpatched(now, ops));
+    json_object_put(now);
+    /* The spec changed (a new generation): read again. */
+    now = with(read, "/metadata/generation", json_object_new_int64(4));
+    CU_ASSERT_PTR_NULL(jpatched(now, ops));
+    json_object_put(now);
+    json_object_put(ops);
+
+    /* Read with FullyApplied only: its type is tested at its index and Scheduled appended;
+     * FullyApplied rewritten meanwhile stays as Karmada wrote it. */
+    json_object *noscheduled = with(read, "/status/conditions", json_tokener_parse("[]"));
+    tmp = with(noscheduled, "/status/conditions/-", json_object_get(condition(read, "FullyApplied")));
+    json_object_put(noscheduled);
+    noscheduled = tmp;
+    ops = PATCH(karmada_patch_status_scheduled_ops, noscheduled, "2026-11-22T03:00:00Z");
+    now = with(noscheduled, "/status/conditions/0", json_object_get(fa));
+    out = jpatched(now, ops);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+    valid_as(RB, out);
+    CU_ASSERT_EQUAL(json_object_array_length(fx_at(out, "status/conditions")), 2);
+    CU_ASSERT_TRUE(json_object_equal(fx_at(out, "status/conditions/0"), fa));
+    CU_ASSERT_STRING_EQUAL(s_at(out, "status/conditions/1/type"), "Scheduled");
+    CU_ASSERT_STRING_EQUAL(s_at(out, "status/conditions/1/lastTransitionTime"),
+                           "2026-11-22T03:00:00Z");
+    json_object_put(out);
+    json_object_put(now);
+    /* ... but a list whose entries moved is read again */
+    now = with(noscheduled, "/status/conditions/0/type", json_object_new_string("Other"));
+    CU_ASSERT_PTR_NULL(jpatched(now, ops));
+    json_object_put(now);
+    json_object_put(ops);
+    json_object_put(noscheduled);
+
+    /* Read with a status but no list: added; a FullyApplied written meanwhile fails the test
+     * rather than being replaced. */
+    json_object *nolist = json_tokener_parse("{\"apiVersion\":\"work.karmada.io/v1alpha2\","
+                                             "\"kind\":\"ResourceBinding\",\"metadata\":{"
+                                             "\"name\":\"x\",\"namespace\":\"y\","
+                                             "\"generation\":2},\"spec\":{},\"status\":{}}");
+    ops = PATCH(karmada_patch_status_scheduled_ops, nolist, "2026-11-22T03:00:00Z");
+    out = jpatched(nolist, ops);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+    CU_ASSERT_EQUAL(json_object_array_length(fx_at(out, "status/conditions")), 1);
+    CU_ASSERT_EQUAL(json_object_get_int(fx_at(out, "status/conditions/0/observedGeneration")), 2);
+    json_object_put(out);
+    now = with(nolist, "/status/conditions", json_tokener_parse("[]"));
+    tmp = with(now, "/status/conditions/-", json_object_get(fa));
+    CU_ASSERT_PTR_NULL(jpatched(tmp, ops));
+    json_object_put(tmp);
+    json_object_put(now);
+    json_object_put(ops);
+
+    /* No status at all (as created): the status is added whole; one written meanwhile fails. */
+    json_object_object_del(nolist, "status");
+    ops = PATCH(karmada_patch_status_scheduled_ops, nolist, "2026-11-22T03:00:00Z");
+    out = jpatched(nolist, ops);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+    CU_ASSERT_STRING_EQUAL(s_at(out, "status/conditions/0/type"), "Scheduled");
+    CU_ASSERT_STRING_EQUAL(s_at(out, "status/lastScheduledTime"), "2026-11-22T03:00:00Z");
+    json_object_put(out);
+    now = with(nolist, "/status", json_tokener_parse("{\"conditions\":[]}"));
+    CU_ASSERT_PTR_NULL(jpatched(now, ops));
+    json_object_put(now);
+    json_object_put(ops);
+    json_object_put(nolist);
+    json_object_put(fa);
+    json_object_put(read);
+}
+
 /* A rendered Work as Karmada's binding controller writes it: in karmada-es-<cluster>, labelled
  * with the RB's permanent id, suspendDispatching from the RB, applied-overrides when a policy
  * was in the render (pkg/controllers/binding/common.go RecordAppliedOverrides). */
@@ -1002,6 +1140,8 @@ static CU_TestInfo tests[] = {
     {"step 4 restores dispatching; resume", test_release_restores_dispatching},
     {"rollback: barrier, then clear back to the held RB", test_rollback_patches},
     {"Scheduled=True: other conditions kept, transition time only on flip", test_status_scheduled},
+    {"Scheduled=True as a JSON patch: Karmada's writes meanwhile kept, a changed read is 422",
+     test_status_scheduled_ops},
     {"the barrier judged on the rendered Works", test_rendered_barrier},
     {"PodGroup Work status: Applied and the member PodGroup's phase", test_work_status_read},
     {"pruned template and binding build the same objects", test_pruned_objects_equal},

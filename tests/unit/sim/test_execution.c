@@ -29,9 +29,9 @@ static void test_managed_create_update_delete(void)
     CU_ASSERT_EQUAL(fx_create(&f, FX_WORK, "karmada-es-m", w), 0);
     CU_ASSERT_STRING_EQUAL(member_min(&f, "g"), "2");
     CU_ASSERT_STRING_EQUAL(
-        fx_field(&f, FX_WORK, "karmada-es-m", "pg-work", "status|conditions|0|type"), "Applied");
+        fx_field(&f, FX_WORK, "karmada-es-m", "pg-work", "status|conditions|1|type"), "Applied");
     CU_ASSERT_STRING_EQUAL(
-        fx_field(&f, FX_WORK, "karmada-es-m", "pg-work", "status|conditions|0|reason"),
+        fx_field(&f, FX_WORK, "karmada-es-m", "pg-work", "status|conditions|1|reason"),
         "AppliedSuccessful");
     /* A re-dispatch with another minMember updates the member's PodGroup. */
     fx_podgroup_work(w, sizeof(w), "pg-work", "m", "g", 3, "", 1, 1);
@@ -84,12 +84,12 @@ static void test_conflict_resolution(void)
     CU_ASSERT_EQUAL(fx_create(&f, FX_WORK, "karmada-es-m", w), 0);
     CU_ASSERT_STRING_EQUAL(member_min(&f, "g"), "1");
     CU_ASSERT_STRING_EQUAL(
-        fx_field(&f, FX_WORK, "karmada-es-m", "new", "status|conditions|0|status"), "False");
+        fx_field(&f, FX_WORK, "karmada-es-m", "new", "status|conditions|1|status"), "False");
     CU_ASSERT_STRING_EQUAL(
-        fx_field(&f, FX_WORK, "karmada-es-m", "new", "status|conditions|0|reason"),
+        fx_field(&f, FX_WORK, "karmada-es-m", "new", "status|conditions|1|reason"),
         "AppliedFailed");
     CU_ASSERT_STRING_EQUAL(
-        fx_field(&f, FX_WORK, "karmada-es-m", "new", "status|conditions|0|message"),
+        fx_field(&f, FX_WORK, "karmada-es-m", "new", "status|conditions|1|message"),
         "Failed to apply all manifests (0/1): resource(kind=PodGroup, team/g) already exists in "
         "the cluster m and the work.karmada.io/conflict-resolution strategy value is empty, "
         "Karmada will not manage this resource");
@@ -105,7 +105,7 @@ static void test_conflict_resolution(void)
         0);
     CU_ASSERT_STRING_EQUAL(member_min(&f, "g"), "4");
     CU_ASSERT_STRING_EQUAL(
-        fx_field(&f, FX_WORK, "karmada-es-m", "new", "status|conditions|0|status"), "True");
+        fx_field(&f, FX_WORK, "karmada-es-m", "new", "status|conditions|1|status"), "True");
     fx_stop(&f);
 }
 
@@ -133,7 +133,16 @@ static void test_not_ready_and_suspended(void)
     CU_ASSERT_EQUAL(sim_store_create(f.s, FX_WORK, "karmada-es-m", o, fx_now(), 0, NULL, NULL), 0);
     json_object_put(o);
     CU_ASSERT_STRING_EQUAL(member_min(&f, "h"), "absent");
-    CU_ASSERT_STRING_EQUAL(fx_field(&f, FX_WORK, "karmada-es-m", "held", "status"), "");
+    /* updateWorkDispatchingConditionIfNeeded: Dispatching False, and nothing applied */
+    CU_ASSERT_STRING_EQUAL(
+        fx_field(&f, FX_WORK, "karmada-es-m", "held", "status|conditions|0|type"), "Dispatching");
+    CU_ASSERT_STRING_EQUAL(
+        fx_field(&f, FX_WORK, "karmada-es-m", "held", "status|conditions|0|status"), "False");
+    CU_ASSERT_STRING_EQUAL(
+        fx_field(&f, FX_WORK, "karmada-es-m", "held", "status|conditions|0|reason"),
+        "SuspendDispatching");
+    CU_ASSERT_STRING_EQUAL(
+        fx_field(&f, FX_WORK, "karmada-es-m", "held", "status|conditions|1|type"), "");
     fx_stop(&f);
 }
 
@@ -263,7 +272,7 @@ static void test_coscheduling_gating(void)
     CU_ASSERT_STRING_EQUAL(ready(&f, "gang"), "0");
     cosched_podgroup_work(&f, "pg", 3);
     CU_ASSERT_STRING_EQUAL(
-        fx_field(&f, FX_WORK, "karmada-es-m", "pg", "status|conditions|0|status"), "True");
+        fx_field(&f, FX_WORK, "karmada-es-m", "pg", "status|conditions|1|status"), "True");
     CU_ASSERT_STRING_EQUAL(ready(&f, "gang"), "3");
     CU_ASSERT_STRING_EQUAL(phase(&f, "pg"), "Running");
     CU_ASSERT_STRING_EQUAL(
@@ -293,7 +302,7 @@ static void test_coscheduling_gating(void)
         f.k, ~sim_api_without(SIM_API_ALL, "scheduling.x-k8s.io", "v1alpha1", "podgroups"));
     cosched_podgroup_work(&f, "pg", 3);
     CU_ASSERT_STRING_EQUAL(
-        fx_field(&f, FX_WORK, "karmada-es-m", "pg", "status|conditions|0|message"),
+        fx_field(&f, FX_WORK, "karmada-es-m", "pg", "status|conditions|1|message"),
         "Failed to apply all manifests (0/1): no matches for kind \"PodGroup\" in version "
         "\"scheduling.x-k8s.io/v1alpha1\"");
     json_object *none = fx_member(&f, "m", "PodGroup", "g");
@@ -356,7 +365,7 @@ static void workload_api_gating(const char *scenario_value, const char *version,
     CU_ASSERT_STRING_EQUAL(ready(&f, "gang"), "0");
     wl_podgroup_work(&f, "pg", 3, version);
     CU_ASSERT_STRING_EQUAL(
-        fx_field(&f, FX_WORK, "karmada-es-m", "pg", "status|conditions|0|status"), "True");
+        fx_field(&f, FX_WORK, "karmada-es-m", "pg", "status|conditions|1|status"), "True");
     CU_ASSERT_STRING_EQUAL(ready(&f, "gang"), "3");
     CU_ASSERT_STRING_EQUAL(phase(&f, "pg"), "");
     CU_ASSERT_STRING_EQUAL(fx_field(&f, FX_WORK, "karmada-es-m", "pg",
@@ -384,7 +393,7 @@ static void workload_api_gating(const char *scenario_value, const char *version,
     fx_start(&f, wl_yaml, NULL);
     wl_podgroup_work(&f, "pg", 3, strcmp(version, "v1beta1") == 0 ? "v1alpha2" : "v1beta1");
     CU_ASSERT_STRING_EQUAL(
-        fx_field(&f, FX_WORK, "karmada-es-m", "pg", "status|conditions|0|status"), "False");
+        fx_field(&f, FX_WORK, "karmada-es-m", "pg", "status|conditions|1|status"), "False");
     fx_stop(&f);
     /* a member without the API runs the pods ungated */
     fx_start(&f, yaml, NULL);
@@ -454,7 +463,7 @@ static void test_missing_api(void)
     CU_ASSERT_EQUAL(fx_create(&f, FX_WORK, "karmada-es-m", w), 0);
     CU_ASSERT_STRING_EQUAL(member_min(&f, "g"), "absent");
     CU_ASSERT_STRING_EQUAL(
-        fx_field(&f, FX_WORK, "karmada-es-m", "pg-work", "status|conditions|0|message"),
+        fx_field(&f, FX_WORK, "karmada-es-m", "pg-work", "status|conditions|1|message"),
         "Failed to apply all manifests (0/1): the server could not find the requested resource");
     /* A Deployment applies, but pods asking for Volcano's scheduler stay Pending there: no
      * scheduler of that name runs in the member. The default scheduler's run. */
@@ -469,10 +478,10 @@ static void test_missing_api(void)
     CU_ASSERT_EQUAL(fx_create(&f, FX_WORK, "karmada-es-m", w), 0);
     CU_ASSERT_STRING_EQUAL(member_min(&f, "g"), "absent");
     CU_ASSERT_STRING_EQUAL(
-        fx_field(&f, FX_WORK, "karmada-es-m", "pg-work", "status|conditions|0|reason"),
+        fx_field(&f, FX_WORK, "karmada-es-m", "pg-work", "status|conditions|1|reason"),
         "AppliedFailed");
     CU_ASSERT_STRING_EQUAL(
-        fx_field(&f, FX_WORK, "karmada-es-m", "pg-work", "status|conditions|0|message"),
+        fx_field(&f, FX_WORK, "karmada-es-m", "pg-work", "status|conditions|1|message"),
         "Failed to apply all manifests (0/1): no matches for kind \"PodGroup\" in version "
         "\"scheduling.volcano.sh/v1beta1\"");
     fx_stop(&f);

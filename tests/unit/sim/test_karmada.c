@@ -350,7 +350,7 @@ static void test_clusters_detector_binding(void)
     json_object_put(c1);
     /* The member reports through the Work and Karmada aggregates into the RB. */
     json_object *wk = get(s, wr, "karmada-es-c1", work_name);
-    CU_ASSERT_STRING_EQUAL(at(wk, "status|conditions|0|type"), "Applied");
+    CU_ASSERT_STRING_EQUAL(at(wk, "status|conditions|1|type"), "Applied");
     CU_ASSERT_STRING_EQUAL(at(wk, "status|manifestStatuses|0|identifier|kind"), "Deployment");
     CU_ASSERT_STRING_EQUAL(at(wk, "status|manifestStatuses|0|identifier|resource"), "deployments");
     CU_ASSERT_STRING_EQUAL(at(wk, "status|manifestStatuses|0|status|availableReplicas"), "3");

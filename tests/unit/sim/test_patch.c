@@ -117,6 +117,22 @@ static void test_json_patch_rfc6902(void)
     check_json("{\"a\":1}", "[{\"op\":\"frob\",\"path\":\"/a\"}]", NULL);
     check_json("{\"a\":{}}", "[{\"op\":\"move\",\"from\":\"/a\",\"path\":\"/a/b\"}]", NULL);
     check_json("{\"a\":1}", "{\"op\":\"add\"}", NULL);
+    /* test against null, as evanphx/json-patch v4 (kube-apiserver's) reads it: a missing
+     * member or a null one passes; a missing parent or an index out of range fails */
+    check_json("{\"status\":{}}", "[{\"op\":\"test\",\"path\":\"/status/conditions\","
+               "\"value\":null}]", "{\"status\":{}}");
+    check_json("{\"status\":{\"c\":null}}", "[{\"op\":\"test\",\"path\":\"/status/c\","
+               "\"value\":null}]", "{\"status\":{\"c\":null}}");
+    check_json("{\"status\":{\"c\":[]}}", "[{\"op\":\"test\",\"path\":\"/status/c\","
+               "\"value\":null}]", NULL);
+    check_json("{\"a\":1}", "[{\"op\":\"test\",\"path\":\"/status/conditions\","
+               "\"value\":null}]", NULL);
+    check_json("{\"c\":[1]}", "[{\"op\":\"test\",\"path\":\"/c/1\",\"value\":null}]",
+               NULL);
+    check_json("{\"c\":[{\"t\":\"A\"}]}",
+               "[{\"op\":\"test\",\"path\":\"/c/0/t\",\"value\":\"A\"},"
+               "{\"op\":\"add\",\"path\":\"/c/-\",\"value\":{\"t\":\"B\"}}]",
+               "{\"c\":[{\"t\":\"A\"},{\"t\":\"B\"}]}");
     check_json("{\"spec\":{\"suspension\":{\"dispatching\":true}}}",
                "[{\"op\":\"add\",\"path\":\"/spec/suspension/scheduling\",\"value\":true},"
                "{\"op\":\"test\",\"path\":\"/spec/x\",\"value\":1}]",

@@ -612,6 +612,88 @@ static void test_get_index_follows_writes(void)
     sim_store_free(s);
 }
 
+/* The names of a list's items, in order, space-separated. */
+static void names_of(json_object *list, char *buf, size_t cap)
+{
+    json_object *items = json_object_object_get(list, "items");
+    size_t at_ = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < json_object_array_length(items) && at_ < cap; i++)
+        at_ += (size_t)snprintf(buf + at_, cap - at_, "%s ",
+                                at(json_object_array_get_idx(items, i), "metadata.name"));
+}
+
+/* A list selecting one permanent id reads the label index (muster-sim's own, for its CPU): it
+ * answers what the scan answers, in the same order, after creates, relabelling updates and
+ * deletes, in one namespace or all. */
+static void test_label_index_follows_writes(void)
+{
+    struct sim_store *s = NULL;
+    CU_ASSERT_EQUAL_FATAL(sim_store_new(10, &s), 0);
+    char body[256], name[32];
+    const char *lk = "resourcebinding.karmada.io/permanent-id";
+    for (int i = 0; i < 300; i++) {
+        snprintf(body, sizeof(body),
+                 "{\"metadata\":{\"name\":\"pg-%03d\",\"labels\":{\"%s\":\"p%d\"}}}", (i * 7) % 300,
+                 lk, i % 10);
+        json_object *o = parse(body);
+        CU_ASSERT_EQUAL(sim_store_create(s, podgroups(), i % 3 ? "a" : "b", o, NOW, 0, NULL, NULL),
+                        0);
+        json_object_put(o);
+    }
+    for (int i = 0; i < 300; i += 4) { /* moved to p3, or the label dropped */
+        snprintf(body, sizeof(body),
+                 i % 8 ? "{\"metadata\":{\"name\":\"pg-%03d\",\"labels\":{\"%s\":\"p3\"}}}"
+                       : "{\"metadata\":{\"name\":\"pg-%03d\",\"labels\":{\"x%s\":\"p3\"}}}",
+                 (i * 7) % 300, lk);
+        json_object *o = parse(body);
+        CU_ASSERT_EQUAL(sim_store_update(s, podgroups(), i % 3 ? "a" : "b",
+                                         json_object_get_string(json_object_object_get(
+                                             json_object_object_get(o, "metadata"), "name")),
+                                         o, 0, NULL, NULL),
+                        0);
+        json_object_put(o);
+    }
+    for (int i = 1; i < 300; i += 5) {
+        snprintf(name, sizeof(name), "pg-%03d", (i * 7) % 300);
+        CU_ASSERT_EQUAL(
+            sim_store_delete(s, podgroups(), i % 3 ? "a" : "b", name, NULL, NULL, 0, NULL, NULL),
+            0);
+    }
+    int checked = 0, nonempty = 0, found = 0;
+    const char *nss[] = {NULL, "a", "b"};
+    for (int v = 0; v < 10; v++) {
+        char sel_text[128], err[256], indexed[8192], scanned[8192];
+        snprintf(sel_text, sizeof(sel_text), "%s=p%d", lk, v);
+        struct sim_selector *sel = NULL;
+        CU_ASSERT_EQUAL_FATAL(sim_selector_parse_labels(sel_text, &sel, err, sizeof(err)), 0);
+        for (int n = 0; n < 3; n++) {
+            struct sim_list_opts fast = {.labels = sel}, scan = {.labels = sel, .limit = 1000};
+            json_object *a = NULL, *b = NULL;
+            CU_ASSERT_EQUAL_FATAL(sim_store_list(s, podgroups(), nss[n], &fast, &a, NULL), 0);
+            CU_ASSERT_EQUAL_FATAL(sim_store_list(s, podgroups(), nss[n], &scan, &b, NULL), 0);
+            names_of(a, indexed, sizeof(indexed));
+            names_of(b, scanned, sizeof(scanned));
+            CU_ASSERT_STRING_EQUAL(indexed, scanned);
+            checked++;
+            nonempty += indexed[0] != '\0';
+            if (!nss[n])
+                found += (int)json_object_array_length(json_object_object_get(a, "items"));
+            json_object_put(a);
+            json_object_put(b);
+        }
+        sim_selector_free(sel);
+    }
+    CU_ASSERT_EQUAL(checked, 30);
+    /* every object still labelled is found under its value, once */
+    int labelled = 0;
+    for (int i = 0; i < 300; i++)
+        labelled += i % 5 != 1 && !(i % 8 == 0);
+    CU_ASSERT_EQUAL(found, labelled);
+    CU_ASSERT(nonempty >= 20);
+    sim_store_free(s);
+}
+
 struct seen {
     int n;
     enum sim_event_type type[8];
@@ -682,6 +764,8 @@ static CU_TestInfo tests[] = {
     {"watch replay, order and expiry", test_watch_replay_order_and_expiry},
     {"shared writes copy only what the store edits; versions stay", test_shared_writes},
     {"gets by key follow creates, deletes and updates", test_get_index_follows_writes},
+    {"a list of one permanent id reads the label index, as the scan would",
+     test_label_index_follows_writes},
     CU_TEST_INFO_NULL,
 };
 
