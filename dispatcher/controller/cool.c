@@ -36,6 +36,7 @@ void ctl__cool_later(struct ctl *c, struct binding *b)
         c->cool.cap = cap;
     }
     c->cool.v[c->cool.n++] = b;
+    c->cool.fresh++;
     b->cool_at = (uint32_t)c->cool.n;
 }
 
@@ -85,6 +86,7 @@ void ctl__cool_run(struct ctl *c)
         b->affinity = b->affinities = b->tolerations = NULL;
     }
     c->cool.n = keep;
+    c->cool.fresh = 0;
     kube_informer_trim(&c->rbs);
     for (int i = 0; i < CTL_NTMPL; i++)
         kube_informer_trim(&c->tmpl[i]);

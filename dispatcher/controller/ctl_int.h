@@ -710,6 +710,8 @@ struct ctl {
     struct {
         struct binding **v;
         size_t n, cap;
+        size_t fresh; /* noted since the last run: kept ones (a condition write in flight) are
+                         looked at again by the next run, not counted toward a batch */
     } cool;
     uv_check_t coolh;
     struct kube_informer namespaces;
@@ -1442,7 +1444,7 @@ void ctl__cool_run(struct ctl *c);
  * not hold a million trees. Only where nothing holds a binding's tree borrowed. */
 static inline void ctl__cool_point(struct ctl *c)
 {
-    if (c->cool.n >= CTL_COOL_BATCH)
+    if (c->cool.fresh >= CTL_COOL_BATCH)
         ctl__cool_run(c);
 }
 

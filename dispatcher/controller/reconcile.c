@@ -2,6 +2,10 @@
  * undone; and the orphan sweep of gang objects nobody owns. */
 #include "dispatcher/controller/ctl_int.h"
 
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
+
 static void readmit(struct ctl *c, struct binding *b);
 
 struct live_row {
@@ -938,6 +942,11 @@ void ctl__reconcile(struct ctl *c)
             resumed += b->st == B_ADMITTED;
             undone += b->st == B_UNDO;
         }
+    /* The start-up's lists, rows and thawed objects were transient: give their pages back, so
+     * the resident size is what the bindings hold (glibc keeps freed memory otherwise). */
+#ifdef __GLIBC__
+    malloc_trim(0);
+#endif
     ctl__logf(
         c,
         "reconciled with the hub: %zu live ledger rows, %zu bindings, %u clusters; resuming %zu "
