@@ -105,6 +105,10 @@
 #define CTL_RECLAIM_HOLD_MS 30000
 #define CTL_RECLAIM_HISTORY 512
 #define CTL_CYCLE_PACE_FROM_NS 200000
+/* A binding's allowed clusters are a bitmap of the first 256 clusters of the fleet (the cycle
+ * places on those only). */
+#define CTL_ALLOW_MAX 256
+#define CTL_ALLOW_WORDS (CTL_ALLOW_MAX / 64)
 
 enum bstate {
     B_WAIT_TEMPLATE,
@@ -263,8 +267,9 @@ struct binding {
     uint64_t aseq; /* its key in c->fleet.byseq while active: its shares are in the clusters' res */
     /* which clusters its placement constraints allow, by index into c->fleet.cl, computed once
      * per cluster-set epoch (allow_epoch) and RB version (affinity is evaluated on JSON:
-     * costly per cycle) */
-    uint8_t allow[256];
+     * costly per cycle). A bit per cluster (ctl__allowed): a byte each was 256 bytes of every
+     * pending binding. Bits from c->fleet.ncl up are 0. */
+    uint64_t allow[CTL_ALLOW_WORDS];
     /* A cluster it held a share in was lost (loss.c): what and why, until it is admitted
      * again. NULL: none. */
     struct ctl_loss *loss;
@@ -287,6 +292,12 @@ struct binding {
     int pg_folded;
     int32_t pg_own_replicas; /* its own pods, before a lead's fold */
 };
+
+/* Cluster i of the fleet is one b's placement constraints allow (as of b->allow_epoch). */
+static inline int ctl__allowed(const struct binding *b, uint32_t i)
+{
+    return i < CTL_ALLOW_MAX && ((b->allow[i >> 6] >> (i & 63)) & 1) != 0;
+}
 
 /* The engine id of a binding's waiting delta: its row's id with this bit, so the delta is an
  * entry of its own beside the gang's (ledger ids are SQLite rowids, far below it). */
@@ -691,7 +702,7 @@ struct ctl {
         int spread;
         int needs; /* place_needs: the members left out for lack of an API */
         uint32_t ncl;
-        uint8_t allow[256];
+        uint64_t allow[CTL_ALLOW_WORDS];
         char reason[16];
         char msg[KARMADA_WORKLOAD_MSG_MAX];
     } nl;
