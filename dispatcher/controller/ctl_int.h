@@ -205,8 +205,10 @@ struct binding {
      * and it reads as min-member 1 */
     int64_t soft_at;
     int soft;
-    char uid[CTL_UID_MAX];
-    char pid[CTL_UID_MAX];
+    /* The RB's uid and its permanent id, in one allocation (ctl__binding_set_ids): uid owns
+     * it, pid points into it; both ctl__ids_none ("") until read. */
+    char *uid;
+    const char *pid;
     char *owner; /* owned: its template's --owner-annotation value; NULL: none (or not asked) */
     json_object *rb;   /* the latest RB (a reference) */
     json_object *tmpl; /* the template when last read (a reference) */
@@ -223,7 +225,7 @@ struct binding {
      * replicas / split_pods whole groups, so the split is derived from the row's shares, in
      * their order (treeplace.c, ctl__split_fill). */
     uint32_t split_pods;
-    char queue[QUEUE_NAME_MAX + 1];
+    const char *queue; /* interned (ctl__queue_intern): queue names are few; never NULL */
     struct queue_resvec gang;
     uint32_t ncomp;
     struct comp *comp;                                /* ncomp entries */
@@ -259,9 +261,9 @@ struct binding {
     int reread_due;
     int resize_owed; /* the resize steps wait for the step in flight */
     int64_t resize_rv;
-    /* why it waits: condition reason and message; dirty until written to the RB */
-    char reason[16];
-    char *msg; /* NULL: none (binding_msg reads it as "") */
+    /* why it waits: condition reason and message (ctl__binding_reason, ctl__binding_msg) in
+     * one allocation, the reason first; dirty until written to the RB */
+    char *msg; /* NULL: none (both read as "") */
     int cond_dirty;
     int64_t waiting_since; /* when it last joined the waiting list */
     uint64_t aseq; /* its key in c->fleet.byseq while active: its shares are in the clusters' res */
@@ -779,6 +781,12 @@ struct ctl {
     void (*stop_cb)(void *ud);
     void *stop_ud;
     int handles_open;
+    /* The queue names bindings point at (ctl__queue_intern), an open-addressed set; kept until
+     * ctl_free: queue names are few, and a binding's is a pointer, not 254 bytes. */
+    struct {
+        char **v;
+        uint32_t n, cap;
+    } qn;
 };
 
 extern const char *const ctl__state_names[];
@@ -817,9 +825,19 @@ static inline void obj_key(json_object *obj, char *buf, size_t cap)
 /* bindings.c */
 /* A binding's tkey until its RB names a template. */
 extern char ctl__tkey_none[1];
+/* A binding's uid and pid until read: "" both. */
+extern char ctl__ids_none[2];
 void ctl__binding_clear_read(struct binding *b);
 void ctl__binding_destroy(struct binding *b);
 const char *ctl__binding_msg(const struct binding *b);
+/* Its condition reason ("" none), at most 15 characters. */
+const char *ctl__binding_reason(const struct binding *b);
+/* Sets b's uid (NULL: "") and its permanent id (NULL: kept); MUSTER_ENOMEM leaves both "". */
+int ctl__binding_set_ids(struct binding *b, const char *uid, const char *pid);
+/* The set's copy of queue name q (NULL when out of memory). */
+const char *ctl__queue_intern(struct ctl *c, const char *q);
+/* b->queue = q's copy; out of memory: "" and MUSTER_ENOMEM. */
+int ctl__binding_set_queue(struct ctl *c, struct binding *b, const char *q);
 struct binding *ctl__binding_new(struct ctl *c, const char *key);
 void ctl__binding_react(struct ctl *c, struct binding *b, int template_changed);
 int ctl__binding_read(struct ctl *c, struct binding *b);

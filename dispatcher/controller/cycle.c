@@ -286,8 +286,8 @@ static enum place_verdict place(struct ctl *c, struct binding *b)
     if (tree_nofit) {
         char tm[KARMADA_WORKLOAD_MSG_MAX];
         snprintf(tm, sizeof tm, "%s", ctl__binding_msg(b));
-        char reason[sizeof b->reason];
-        snprintf(reason, sizeof reason, "%s", b->reason);
+        char reason[16];
+        snprintf(reason, sizeof reason, "%s", ctl__binding_reason(b));
         ctl__set_reason(b, reason, "%s%s%s%s", tm, notready ? "; not Ready: " : "", nr, lack);
     } else if (n == 0 && nopg && !api)
         ctl__set_reason(b, "NoClusterFit",
@@ -319,7 +319,7 @@ static enum place_verdict place(struct ctl *c, struct binding *b)
         c->nl.needs = needs;
         c->nl.ncl = nallow;
         memcpy(c->nl.allow, b->allow, sizeof c->nl.allow);
-        memcpy(c->nl.reason, b->reason, sizeof c->nl.reason);
+        snprintf(c->nl.reason, sizeof c->nl.reason, "%s", ctl__binding_reason(b));
         /* b->msg is sized to fit */
         snprintf(c->nl.msg, sizeof c->nl.msg, "%s", ctl__binding_msg(b));
     }

@@ -145,6 +145,12 @@ void ctl__ledger_flush(struct ctl *c)
             rows[i].request = c->lw.v[i].request;
         rows[i].loss = c->lw.v[i].loss;
         rows[i].grow = c->lw.v[i].grow;
+        /* A binding's uid and queue are pointers it replaces when they change (an inline array
+         * was read as it is now): the row takes them as they are now too. */
+        if (rows[i].uid)
+            rows[i].uid = c->lw.v[i].b->uid;
+        if (rows[i].queue)
+            rows[i].queue = c->lw.v[i].b->queue;
     }
     /* Preemptions decided in this iteration: their counts commit with the victims' rows. */
     int preempting = c->rcl.ncnt > 0, rc;

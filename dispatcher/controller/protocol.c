@@ -202,7 +202,8 @@ int ctl__send_condition(struct ctl *c, struct binding *b)
     json_object *body = NULL;
     rfc3339(now_ms(c), ts, sizeof ts);
     b->cond_dirty = 0;
-    if (!b->reason[0] || karmada_patch_waiting(b->rb, b->reason, ctl__binding_msg(b), ts, &body) ||
+    if (!ctl__binding_reason(b)[0] ||
+        karmada_patch_waiting(b->rb, ctl__binding_reason(b), ctl__binding_msg(b), ts, &body) ||
         !body)
         return 0;
     const char *txt = json_object_to_json_string_ext(body, JSON_C_TO_STRING_PLAIN);

@@ -421,7 +421,7 @@ static struct binding *row_binding(struct ctl *c, const struct live_row *r, json
     b->attempt = r->attempt;
     b->barrier = r->barrier;
     b->user_dispatching = r->user_dispatching;
-    snprintf(b->uid, sizeof b->uid, "%s", r->uid);
+    ctl__binding_set_ids(b, r->uid, NULL); /* out of memory: "", as a row without one */
     return b;
 }
 
@@ -459,7 +459,7 @@ static void reconcile_member(struct ctl *c, struct live_row *r)
     b->rb = keep;
     b->allow_epoch = 0;
     ctl__binding_read(c, b); /* joins its group */
-    snprintf(b->queue, sizeof b->queue, "%s", r->queue);
+    ctl__binding_set_queue(c, b, r->queue); /* out of memory: "", a queue that is not found */
     b->assign = r->assign;
     ctl__set_state(c, b, st);
 }
@@ -523,7 +523,7 @@ static void reconcile_row(struct ctl *c, struct live_row *r, const struct live_r
         return;
     b->not_before = r->not_before;
     b->assign = r->assign;
-    snprintf(b->queue, sizeof b->queue, "%s", r->queue);
+    ctl__binding_set_queue(c, b, r->queue); /* out of memory: "", a queue that is not found */
     json_object *cl = json_tokener_parse(r->clusters);
     shares_from_json(b, cl);
     json_object_put(cl);
@@ -549,7 +549,7 @@ static void reconcile_row(struct ctl *c, struct live_row *r, const struct live_r
         if (!f.unreadable || st != B_PENDING) {
             /* binding_read took the queue from the workload; the row's is what the engine
              * holds */
-            snprintf(b->queue, sizeof b->queue, "%s", r->queue);
+            ctl__binding_set_queue(c, b, r->queue);
             b->assign = r->assign;
         }
         f.assign = b->assign;
@@ -707,7 +707,7 @@ static void reconcile_rb(void *ud, json_object *rb)
     json_object_put(b->rb);
     b->rb = keep;
     b->allow_epoch = 0;
-    snprintf(b->uid, sizeof b->uid, "%s", uid ? uid : "");
+    ctl__binding_set_ids(b, uid, NULL); /* out of memory: "", as an RB without one */
     if (last.found && strcmp(last.state, "released") == 0 && uid && strcmp(last.uid, uid) == 0) {
         ctl__set_state(c, b, B_DONE);
         /* A job that finished at once was released before its dispatch's last step, the

@@ -158,7 +158,7 @@ struct read_kept {
     int32_t replicas, min_member, priority;
     int assign, spread, needs_objects;
     enum karmada_workload_kind kind;
-    char queue[QUEUE_NAME_MAX + 1];
+    const char *queue; /* interned */
     json_object *tmpl;
 };
 
@@ -174,7 +174,7 @@ static void read_keep(struct binding *b, struct read_kept *k)
     k->spread = b->spread;
     k->needs_objects = b->needs_objects;
     k->kind = b->kind;
-    memcpy(k->queue, b->queue, sizeof k->queue);
+    k->queue = b->queue;
     k->tmpl = json_object_get(b->tmpl);
     b->comp = NULL;
     b->ncomp = 0;
@@ -204,7 +204,7 @@ static void read_restore(struct binding *b, struct read_kept *k)
     b->spread = k->spread;
     b->needs_objects = k->needs_objects;
     b->kind = k->kind;
-    memcpy(b->queue, k->queue, sizeof b->queue);
+    b->queue = k->queue;
     json_object_put(b->tmpl);
     b->tmpl = k->tmpl;
 }
