@@ -179,23 +179,23 @@ struct comp {
 
 struct binding {
     /* What the cycle reads of every gang the engine offers, first: one cache line per gang
-     * when a backlog is skipped. */
+     * when a backlog is skipped. The fields are ordered by size, largest first within each
+     * group, so the struct has no padding holes (BENCH binding_struct_bytes): a million pending
+     * bindings pay for every byte. Flags are uint8_t (0 or 1 unless said). */
     enum bstate st;
-    int assign;
-    int nofit; /* the last cycle found no cluster for it */
-    int ns_limited; /* the last cycle held it at its namespace's limit (tenancy.c) */
+    uint8_t assign;
+    uint8_t nofit;      /* the last cycle found no cluster for it */
+    uint8_t ns_limited; /* the last cycle held it at its namespace's limit (tenancy.c) */
     /* That verdict holds while no cluster it may use grows (cluster.grew <= nofit_grow) and
      * the cluster set and its constraints stay (nofit_epoch): caps that only shrink cannot
      * make a gang fit, so it is not placed again until then. */
-    int nofit_memo;
+    uint8_t nofit_memo;
     uint64_t nofit_grow, nofit_epoch;
     uint64_t allow_epoch;
     struct binding *hnext;       /* by key */
     struct binding *tnext;       /* by template key */
-    struct binding *prev, *next; /* in the waiting or the active list */
-    int list;                    /* 0 none, 1 waiting, 2 active */
-    struct binding *rnext;       /* retry list */
-    int in_retry;
+    struct binding *prev, *next; /* in the waiting or the active list (list) */
+    struct binding *rnext;       /* retry list (in_retry) */
     /* The binding's strings are allocated by size: a million pending bindings each paid for
      * the longest name Kubernetes allows. key lives in the binding's own allocation. */
     char *key;
@@ -204,7 +204,6 @@ struct binding {
     /* YuniKorn Soft (soft.c): when its gang guarantee lapses (unix ms, 0 never); soft: it has,
      * and it reads as min-member 1 */
     int64_t soft_at;
-    int soft;
     /* The RB's uid and its permanent id, in one allocation (ctl__binding_set_ids): uid owns
      * it, pid points into it; both ctl__ids_none ("") until read. */
     char *uid;
@@ -213,58 +212,30 @@ struct binding {
     json_object *rb;   /* the latest RB (a reference) */
     json_object *tmpl; /* the template when last read (a reference) */
     int64_t generation;
-    enum karmada_workload_kind kind;
-    int spread, needs_objects;
-    int32_t replicas, min_member, priority;
-    int32_t group_size; /* scheduling.muster.io/group-size: pods never split between clusters */
     /* issue 20: the gang as a tree of groups (karmada/workload_groups.c); n 0 when the workload
      * has no group structure. A gang with a tree is placed by treeplace.c. */
     struct karmada_group_tree tree;
-    /* A JobSet or LeaderWorkerSet opted in to a split by groups (placement spread, one set of
-     * groups: gang_split.h): the pods of one group; 0: not split. Each share then runs
-     * replicas / split_pods whole groups, so the split is derived from the row's shares, in
-     * their order (treeplace.c, ctl__split_fill). */
-    uint32_t split_pods;
     const char *queue; /* interned (ctl__queue_intern): queue names are few; never NULL */
     struct queue_resvec gang;
-    uint32_t ncomp;
     struct comp *comp;                                /* ncomp entries */
     json_object *affinity, *affinities, *tolerations; /* into rb */
 
     int64_t ledger_id, created_at, attempt, not_before, dispatched_at, admitted_at;
-    int barrier, user_dispatching;
-    int resume; /* its admitted row was written by readmit: the hub says where to go on */
-    enum step step;
-    int inflight;
-    int step_failed;
-    int gone; /* the RB was deleted: free once nothing is in flight or unwritten */
-    int lw_pending;
-    int side_inflight; /* condition writes: not part of any step */
-    int rb_missing;    /* a step's request found the RB gone: wait for its delete event */
-    /* A Replace rewrote spec.clusters of a lifted RB (loss.c): until the watch shows the RB
-     * placed as the shares say, a cached copy from before is not judged (it is lifted too, and
-     * would read as someone else's change) */
-    int rb_behind;
     uint64_t retry_ms;
     int64_t retry_at;
-    uint32_t recheck_ms; /* the barrier check's back-off */
     json_object *reply;  /* the body of the last step request that wanted one */
     json_object *fresh;  /* the RB as the hub last answered it (S_LIFT, S_STATUS_READ) */
     struct share *shares;
-    uint32_t nshares;
     /* A shrink (resize.c): clusters the gang left whose PodGroup Works go last (S_RESIZE_DROP);
-     * the RB changed while a step was in flight (read again when it is over); and the
-     * resourceVersion of muster's own spec.clusters rewrite, so an older RB event is not taken
-     * for someone else changing the placement. */
+     * the RB changed while a step was in flight (read again when it is over: reread_due; the
+     * resize steps wait for the step in flight: resize_owed); and the resourceVersion of
+     * muster's own spec.clusters rewrite, so an older RB event is not taken for someone else
+     * changing the placement. */
     char (*dropped)[CTL_CLUSTER_NAME_MAX];
-    uint32_t ndropped;
-    int reread_due;
-    int resize_owed; /* the resize steps wait for the step in flight */
     int64_t resize_rv;
     /* why it waits: condition reason and message (ctl__binding_reason, ctl__binding_msg) in
-     * one allocation, the reason first; dirty until written to the RB */
+     * one allocation, the reason first; dirty until written to the RB (cond_dirty) */
     char *msg; /* NULL: none (both read as "") */
-    int cond_dirty;
     int64_t waiting_since; /* when it last joined the waiting list */
     uint64_t aseq; /* its key in c->fleet.byseq while active: its shares are in the clusters' res */
     /* which clusters its placement constraints allow, by index into c->fleet.cl, computed once
@@ -284,15 +255,50 @@ struct binding {
     /* A dispatched or running gang that grew: the difference waits as an admission of its own
      * (resize.c, docs/dispatcher.md "Scale up"). NULL: nothing waits. */
     struct ctl_grow *grow;
-    /* Partial admission opted in (elastic.c): one component, assign mode, min_member below its
-     * replicas. While pending its engine entry holds its minimum (ctl__engine_request). */
-    int elastic;
     /* A member of a gang made of several RBs (podgroup.c, docs/dispatcher.md "One gang, several
      * RBs"): its group, NULL for none. The group's lead holds the gang's engine entry, row and
      * protocol; its own read is folded with the members' (pg_folded) once all are present. */
     struct ctl_pgroup *pg;
-    int pg_folded;
+
+    enum karmada_workload_kind kind;
+    int32_t replicas, min_member, priority;
+    int32_t group_size; /* scheduling.muster.io/group-size: pods never split between clusters */
+    /* A JobSet or LeaderWorkerSet opted in to a split by groups (placement spread, one set of
+     * groups: gang_split.h): the pods of one group; 0: not split. Each share then runs
+     * replicas / split_pods whole groups, so the split is derived from the row's shares, in
+     * their order (treeplace.c, ctl__split_fill). */
+    uint32_t split_pods;
+    uint32_t ncomp;
+    enum step step;
+    int inflight;
+    int lw_pending;
+    int side_inflight;   /* condition writes: not part of any step */
+    uint32_t recheck_ms; /* the barrier check's back-off */
+    uint32_t nshares;
+    uint32_t ndropped;
     int32_t pg_own_replicas; /* its own pods, before a lead's fold */
+
+    uint8_t list; /* 0 none, 1 waiting, 2 active */
+    uint8_t in_retry;
+    uint8_t soft;
+    uint8_t spread, needs_objects;
+    uint8_t barrier;
+    int8_t user_dispatching; /* as the ledger row says: -1, 0 or 1 */
+    uint8_t resume; /* its admitted row was written by readmit: the hub says where to go on */
+    uint8_t step_failed;
+    uint8_t gone; /* the RB was deleted: free once nothing is in flight or unwritten */
+    uint8_t rb_missing; /* a step's request found the RB gone: wait for its delete event */
+    /* A Replace rewrote spec.clusters of a lifted RB (loss.c): until the watch shows the RB
+     * placed as the shares say, a cached copy from before is not judged (it is lifted too, and
+     * would read as someone else's change) */
+    uint8_t rb_behind;
+    uint8_t reread_due;
+    uint8_t resize_owed;
+    uint8_t cond_dirty;
+    /* Partial admission opted in (elastic.c): one component, assign mode, min_member below its
+     * replicas. While pending its engine entry holds its minimum (ctl__engine_request). */
+    uint8_t elastic;
+    uint8_t pg_folded;
 };
 
 /* Cluster i of the fleet is one b's placement constraints allow (as of b->allow_epoch). */

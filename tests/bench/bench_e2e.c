@@ -23,8 +23,11 @@
  *                            10000) whose queue admits nothing: musterd's resident memory growth
  *                            per waiting RB once its API lists all M pending, and that growth
  *                            extrapolated to 1,000,000 pending (musterd_rss_mib_at_1m_pending)
+ *   binding_struct_bytes     sizeof(struct binding), the controller's fixed record of every
+ *                            binding (printed first: it needs no run)
  * MUSTER_BENCH_E2E_RBS sets N (default 2000). */
 #include "bench/bench.h"
+#include "dispatcher/controller/ctl_int.h"
 #include "queue/hash.h"
 
 #include <curl/curl.h>
@@ -585,6 +588,7 @@ static double metric_sum(const char *text, const char *name, const char *verb)
 
 void bench_e2e(void)
 {
+    printf("BENCH binding_struct_bytes %zu bytes\n", sizeof(struct binding));
     const char *env = getenv("MUSTER_BENCH_E2E_RBS");
     char *end = NULL;
     long want = env ? strtol(env, &end, 10) : 2000;
