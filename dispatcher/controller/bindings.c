@@ -174,6 +174,35 @@ const char *ctl__binding_msg(const struct binding *b)
 
 char ctl__ids_none[2];
 
+const struct ctl_act ctl__act_none;
+
+struct ctl_act *ctl__act_w(struct ctl *c, struct binding *b)
+{
+    if (b->act)
+        return b->act;
+    b->act = muster_calloc(1, sizeof *b->act);
+    if (b->act)
+        return b->act;
+    static struct ctl_act sink;
+    ctl__fatal(c, "out of memory");
+    memset(&sink, 0, sizeof sink);
+    return &sink;
+}
+
+void ctl__act_trim(struct binding *b)
+{
+    struct ctl_act *a = b->act;
+    /* retry_at is read only while it is in the retry list (every entry sets it first) */
+    if (!a || a->admitted_at || a->dispatched_at || a->retry_ms || (a->retry_at && b->in_retry) ||
+        a->aseq || a->ndropped || a->resize_rv || a->preempted_at || a->rc_until || a->rc_wait ||
+        a->rcm.searched || a->rcm.found_nothing || a->rcm.change_seq || a->recheck_ms ||
+        a->resume || a->reread_due || a->resize_owed)
+        return;
+    muster_free(a->dropped); /* none listed: the array is only kept for the next shrink */
+    muster_free(a);
+    b->act = NULL;
+}
+
 int ctl__binding_set_ids(struct binding *b, const char *uid, const char *pid)
 {
     if (!uid)
@@ -283,7 +312,11 @@ static void binding_free(struct ctl *c, struct binding *b)
 /* Frees b and what it holds; it is in no table or list any more (or the tables go too). */
 void ctl__binding_destroy(struct binding *b)
 {
-    muster_free(b->rc_wait);
+    if (b->act) {
+        muster_free(b->act->rc_wait);
+        muster_free(b->act->dropped);
+        muster_free(b->act);
+    }
     json_object_put(b->rb);
     json_object_put(b->tmpl);
     json_object_put(b->reply);
@@ -292,7 +325,6 @@ void ctl__binding_destroy(struct binding *b)
     muster_free(b->owner);
     muster_free(b->shares);
     karmada_group_tree_close(&b->tree);
-    muster_free(b->dropped);
     muster_free(b->loss);
     if (b->grow)
         queue_resvec_close(&b->grow->req);
@@ -324,6 +356,7 @@ void ctl__set_state(struct ctl *c, struct binding *b, enum bstate st)
     }
     if (was_active)
         ctl__shares_untrack(c, b);
+    ctl__act_trim(b); /* back to waiting, or done: what is left of the protocol may go */
     if (st == B_DONE) {
         list_unlink(b);
         return;

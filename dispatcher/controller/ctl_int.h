@@ -220,24 +220,17 @@ struct binding {
     struct comp *comp;                                /* ncomp entries */
     json_object *affinity, *affinities, *tolerations; /* into rb */
 
-    int64_t ledger_id, created_at, attempt, not_before, dispatched_at, admitted_at;
-    uint64_t retry_ms;
-    int64_t retry_at;
+    int64_t ledger_id, created_at, attempt, not_before;
+    /* What only a gang the protocol has run for, or reclaim has judged, holds (ctl__act):
+     * NULL reads as all zero, so a binding never admitted holds none. */
+    struct ctl_act *act;
     json_object *reply;  /* the body of the last step request that wanted one */
     json_object *fresh;  /* the RB as the hub last answered it (S_LIFT, S_STATUS_READ) */
     struct share *shares;
-    /* A shrink (resize.c): clusters the gang left whose PodGroup Works go last (S_RESIZE_DROP);
-     * the RB changed while a step was in flight (read again when it is over: reread_due; the
-     * resize steps wait for the step in flight: resize_owed); and the resourceVersion of
-     * muster's own spec.clusters rewrite, so an older RB event is not taken for someone else
-     * changing the placement. */
-    char (*dropped)[CTL_CLUSTER_NAME_MAX];
-    int64_t resize_rv;
     /* why it waits: condition reason and message (ctl__binding_reason, ctl__binding_msg) in
      * one allocation, the reason first; dirty until written to the RB (cond_dirty) */
     char *msg; /* NULL: none (both read as "") */
     int64_t waiting_since; /* when it last joined the waiting list */
-    uint64_t aseq; /* its key in c->fleet.byseq while active: its shares are in the clusters' res */
     /* which clusters its placement constraints allow, by index into c->fleet.cl, computed once
      * per cluster-set epoch (allow_epoch) and RB version (affinity is evaluated on JSON:
      * costly per cycle). A bit per cluster (ctl__allowed): a byte each was 256 bytes of every
@@ -246,12 +239,6 @@ struct binding {
     /* A cluster it held a share in was lost (loss.c): what and why, until it is admitted
      * again. NULL: none. */
     struct ctl_loss *loss;
-    /* Reclaim (reclaim.c): when it was last preempted (0: never); as a beneficiary, until when
-     * it waits for the room its victims free (no new search meanwhile) and the sentence it
-     * waits with (owned, NULL: none); what its last search found. */
-    int64_t preempted_at, rc_until;
-    char *rc_wait;
-    struct ctl_reclaim_memo rcm;
     /* A dispatched or running gang that grew: the difference waits as an admission of its own
      * (resize.c, docs/dispatcher.md "Scale up"). NULL: nothing waits. */
     struct ctl_grow *grow;
@@ -272,10 +259,8 @@ struct binding {
     enum step step;
     int inflight;
     int lw_pending;
-    int side_inflight;   /* condition writes: not part of any step */
-    uint32_t recheck_ms; /* the barrier check's back-off */
+    int side_inflight; /* condition writes: not part of any step */
     uint32_t nshares;
-    uint32_t ndropped;
     int32_t pg_own_replicas; /* its own pods, before a lead's fold */
 
     uint8_t list; /* 0 none, 1 waiting, 2 active */
@@ -284,7 +269,6 @@ struct binding {
     uint8_t spread, needs_objects;
     uint8_t barrier;
     int8_t user_dispatching; /* as the ledger row says: -1, 0 or 1 */
-    uint8_t resume; /* its admitted row was written by readmit: the hub says where to go on */
     uint8_t step_failed;
     uint8_t gone; /* the RB was deleted: free once nothing is in flight or unwritten */
     uint8_t rb_missing; /* a step's request found the RB gone: wait for its delete event */
@@ -292,14 +276,52 @@ struct binding {
      * placed as the shares say, a cached copy from before is not judged (it is lifted too, and
      * would read as someone else's change) */
     uint8_t rb_behind;
-    uint8_t reread_due;
-    uint8_t resize_owed;
     uint8_t cond_dirty;
     /* Partial admission opted in (elastic.c): one component, assign mode, min_member below its
      * replicas. While pending its engine entry holds its minimum (ctl__engine_request). */
     uint8_t elastic;
     uint8_t pg_folded;
 };
+
+/* A binding's state from its admission on (and reclaim's on a gang it judged), allocated on
+ * the first write (ctl__act_w) and freed once all of it is zero again (ctl__act_trim): a
+ * pending binding holds none of it. Zero is each field's meaning for "none". */
+struct ctl_act {
+    int64_t admitted_at, dispatched_at; /* as its row says */
+    /* a failed step's back-off: the next try at retry_at (the retry list) */
+    uint64_t retry_ms;
+    int64_t retry_at;
+    uint64_t aseq; /* its key in c->fleet.byseq while active: its shares are in the clusters' res */
+    /* A shrink (resize.c): clusters the gang left whose PodGroup Works go last (S_RESIZE_DROP);
+     * the RB changed while a step was in flight (read again when it is over: reread_due; the
+     * resize steps wait for the step in flight: resize_owed); and the resourceVersion of
+     * muster's own spec.clusters rewrite, so an older RB event is not taken for someone else
+     * changing the placement. */
+    char (*dropped)[CTL_CLUSTER_NAME_MAX];
+    int64_t resize_rv;
+    /* Reclaim (reclaim.c): when it was last preempted (0: never); as a beneficiary, until when
+     * it waits for the room its victims free (no new search meanwhile) and the sentence it
+     * waits with (owned, NULL: none); what its last search found. */
+    int64_t preempted_at, rc_until;
+    char *rc_wait;
+    struct ctl_reclaim_memo rcm;
+    uint32_t recheck_ms; /* the barrier check's back-off */
+    uint32_t ndropped;
+    uint8_t resume; /* its admitted row was written by readmit: the hub says where to go on */
+    uint8_t reread_due, resize_owed;
+};
+
+/* b's struct ctl_act to read: all zero when it has none. */
+extern const struct ctl_act ctl__act_none;
+static inline const struct ctl_act *ctl__act(const struct binding *b)
+{
+    return b->act ? b->act : &ctl__act_none;
+}
+/* b's struct ctl_act to write, allocated if it has none. Out of memory: ctl__fatal, and a
+ * scratch one nothing reads (the loop stops). */
+struct ctl_act *ctl__act_w(struct ctl *c, struct binding *b);
+/* Frees b's struct ctl_act if all of it is zero (reads are the same without it). */
+void ctl__act_trim(struct binding *b);
 
 /* Cluster i of the fleet is one b's placement constraints allow (as of b->allow_epoch). */
 static inline int ctl__allowed(const struct binding *b, uint32_t i)

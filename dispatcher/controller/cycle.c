@@ -438,20 +438,21 @@ static enum place_verdict elastic_offer(struct ctl *c, struct binding *b, struct
 static void admit(struct ctl *c, struct binding *b, int partial)
 {
     int64_t now = now_ms(c);
-    b->admitted_at = now;
+    struct ctl_act *a = ctl__act_w(c, b); /* admitted: it has protocol state from now on */
+    a->admitted_at = now;
     muster_free(b->loss); /* its waiting sentence named the loss; admitted, it is history */
     b->loss = NULL;
-    if (b->rc_until) {
+    if (a->rc_until) {
         /* it preempted: the room reclaimed for it is taken, others may search */
         if (c->opt.metrics) {
-            int64_t decided = b->rc_until - ctl__reclaim_hold_ms(c);
+            int64_t decided = a->rc_until - ctl__reclaim_hold_ms(c);
             disp_metrics_reclaim_wait(c->opt.metrics, (double)(now - decided) / 1000.0);
         }
         c->rcl.busy_until = 0;
     }
-    b->rc_until = 0;
-    muster_free(b->rc_wait);
-    b->rc_wait = NULL;
+    a->rc_until = 0;
+    muster_free(a->rc_wait);
+    a->rc_wait = NULL;
     b->nofit = 0;
     b->nofit_memo = 0;
     if (b->assign && b->needs_objects) {

@@ -243,8 +243,8 @@ void ctl__ledger_flush(struct ctl *c)
              * an earlier attempt's Works may still look done in the cache while their delete
              * is on its way. A row taken back to admitted at start-up (readmit) goes on from
              * what the hub shows. */
-            if (b->resume) {
-                b->resume = 0;
+            if (ctl__act(b)->resume) {
+                ctl__act_w(c, b)->resume = 0;
                 ctl__forward_resume(c, b);
             } else {
                 ctl__forward_from(c, b, ctl__forward_first(b));

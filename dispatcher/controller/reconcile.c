@@ -259,7 +259,8 @@ static int resize_due(struct ctl *c, struct binding *b)
             json_object_put(want);
         }
     }
-    b->ndropped = 0;
+    if (b->act)
+        b->act->ndropped = 0;
     for (size_t j = 0; due && j < n; j++) {
         const char *name = kube_json_str(json_object_array_get_idx(cl, j), "name");
         int mine = 0;
@@ -267,12 +268,12 @@ static int resize_due(struct ctl *c, struct binding *b)
             mine |= strcmp(name, b->shares[i].cluster) == 0;
         if (!name || mine || strlen(name) >= CTL_CLUSTER_NAME_MAX)
             continue;
-        char(*d)[CTL_CLUSTER_NAME_MAX] =
-            muster_realloc(b->dropped, (b->ndropped + 1) * sizeof(*b->dropped));
+        struct ctl_act *a = ctl__act_w(c, b);
+        char(*d)[CTL_CLUSTER_NAME_MAX] = muster_realloc(a->dropped, (a->ndropped + 1) * sizeof(*d));
         if (!d)
             return 0; /* out of memory: the orphan sweep deletes those Works */
-        b->dropped = d;
-        snprintf(b->dropped[b->ndropped++], CTL_CLUSTER_NAME_MAX, "%s", name);
+        a->dropped = d;
+        snprintf(a->dropped[a->ndropped++], CTL_CLUSTER_NAME_MAX, "%s", name);
     }
     return due;
 }
@@ -280,7 +281,8 @@ static int resize_due(struct ctl *c, struct binding *b)
 /* Runs b's dispatch from step st (a barrier check starts its back-off afresh). */
 void ctl__forward_from(struct ctl *c, struct binding *b, enum step st)
 {
-    b->recheck_ms = 0;
+    if (b->act)
+        b->act->recheck_ms = 0;
     b->step = st;
     ctl__step_run(c, b);
 }
@@ -336,9 +338,9 @@ static void readmit(struct ctl *c, struct binding *b)
         b->barrier = 1;
         b->user_dispatching = ctl__rb_dispatching(b->rb);
     }
-    b->resume = 1; /* the committed row resumes from the hub (ledger_flush) */
+    ctl__act_w(c, b)->resume = 1; /* the committed row resumes from the hub (ledger_flush) */
     ctl__set_state(c, b, B_ADMITTED);
-    ctl__lw_admitted(c, b, LW_ADMIT, b->admitted_at);
+    ctl__lw_admitted(c, b, LW_ADMIT, ctl__act(b)->admitted_at);
 }
 
 static int rb_scheduled_true(json_object *rb)
@@ -416,8 +418,10 @@ static struct binding *row_binding(struct ctl *c, const struct live_row *r, json
     b->ledger_id = r->id;
     queue_idmap_put(&c->byid, (uint64_t)r->id, b);
     b->created_at = r->created_at;
-    b->admitted_at = r->admitted_at;
-    b->dispatched_at = r->dispatched_at;
+    if (b->act || r->admitted_at || r->dispatched_at) {
+        ctl__act_w(c, b)->admitted_at = r->admitted_at;
+        ctl__act_w(c, b)->dispatched_at = r->dispatched_at;
+    }
     b->attempt = r->attempt;
     b->barrier = r->barrier;
     b->user_dispatching = r->user_dispatching;
@@ -602,7 +606,8 @@ static void reconcile_row(struct ctl *c, struct live_row *r, const struct live_r
             return;
         }
         int64_t now = now_ms(c);
-        b->admitted_at = b->dispatched_at = now;
+        struct ctl_act *a = ctl__act_w(c, b);
+        a->admitted_at = a->dispatched_at = now;
         w->row.id = b->ledger_id;
         if (ctl__lw_set_clusters(w, b)) {
             ctl__fatal(c, "out of memory");
@@ -741,7 +746,8 @@ static void reconcile_rb(void *ud, json_object *rb)
             return;
         }
         int64_t now = now_ms(c);
-        b->admitted_at = b->dispatched_at = now;
+        struct ctl_act *a = ctl__act_w(c, b);
+        a->admitted_at = a->dispatched_at = now;
         w->row.admitted_at = now;
         w->row.dispatched_at = now;
         snprintf(w->reason, sizeof w->reason, "adopted from the hub at start-up");
