@@ -589,6 +589,7 @@ static double metric_sum(const char *text, const char *name, const char *verb)
 void bench_e2e(void)
 {
     printf("BENCH binding_struct_bytes %zu bytes\n", sizeof(struct binding));
+    fflush(stdout); /* before any fork: a child must not flush it again */
     const char *env = getenv("MUSTER_BENCH_E2E_RBS");
     char *end = NULL;
     long want = env ? strtol(env, &end, 10) : 2000;
