@@ -11,8 +11,8 @@ static const char *hook_reason(void *ud, int64_t id)
     if (b->st == B_PENDING && !ctl__binding_msg(b)[0])
         ctl__pending_reason(c, b);
     if (b->grow && !b->grow->admitted && strncmp(ctl__binding_msg(b), "scale up by ", 12) == 0)
-        return b->msg; /* a dispatched gang's waiting delta: why the rest waits (resize.c) */
-    return ctl__binding_msg(b)[0] && b->st < B_ADMITTED ? b->msg : NULL;
+        return ctl__binding_msg(b); /* a dispatched gang's waiting delta (resize.c) */
+    return ctl__binding_msg(b)[0] && b->st < B_ADMITTED ? ctl__binding_msg(b) : NULL;
 }
 
 static json_object *hook_clusters(void *ud)
@@ -334,5 +334,8 @@ void ctl_free(struct ctl *c)
     queue_resvec_close(&c->fleet.total);
     queue_resvec_close(&c->nl.req);
     karmada_workload_close(&c->w);
+    for (uint32_t i = 0; i < c->qn.cap; i++)
+        muster_free(c->qn.v[i]);
+    muster_free(c->qn.v);
     muster_free(c);
 }

@@ -141,6 +141,9 @@ struct binding *ctl__binding_new(struct ctl *c, const char *key)
     b->key = (char *)(b + 1);
     memcpy(b->key, key, kl);
     b->tkey = ctl__tkey_none;
+    b->uid = ctl__ids_none;
+    b->pid = ctl__ids_none + 1;
+    b->queue = "";
     size_t h = queue_hash_fnv1a64_str(QUEUE_HASH_FNV64_BASIS, key) & (c->nbuckets - 1);
     b->hnext = c->bykey[h];
     c->bykey[h] = b;
@@ -158,9 +161,123 @@ void ctl__binding_clear_read(struct binding *b)
     b->ncomp = 0;
 }
 
-const char *ctl__binding_msg(const struct binding *b)
+/* b->msg holds the reason, then the message: "reason\0message\0". */
+const char *ctl__binding_reason(const struct binding *b)
 {
     return b->msg ? b->msg : "";
+}
+
+const char *ctl__binding_msg(const struct binding *b)
+{
+    return b->msg ? b->msg + strlen(b->msg) + 1 : "";
+}
+
+char ctl__ids_none[2];
+
+const struct ctl_act ctl__act_none;
+
+struct ctl_act *ctl__act_w(struct ctl *c, struct binding *b)
+{
+    if (b->act)
+        return b->act;
+    b->act = muster_calloc(1, sizeof *b->act);
+    if (b->act)
+        return b->act;
+    static struct ctl_act sink;
+    ctl__fatal(c, "out of memory");
+    memset(&sink, 0, sizeof sink);
+    return &sink;
+}
+
+void ctl__act_trim(struct binding *b)
+{
+    struct ctl_act *a = b->act;
+    /* retry_at is read only while it is in the retry list (every entry sets it first) */
+    if (!a || a->admitted_at || a->dispatched_at || a->retry_ms || (a->retry_at && b->in_retry) ||
+        a->aseq || a->ndropped || a->resize_rv || a->preempted_at || a->rc_until || a->rc_wait ||
+        a->rcm.searched || a->rcm.found_nothing || a->rcm.change_seq || a->recheck_ms ||
+        a->resume || a->reread_due || a->resize_owed)
+        return;
+    muster_free(a->dropped); /* none listed: the array is only kept for the next shrink */
+    muster_free(a);
+    b->act = NULL;
+}
+
+int ctl__binding_set_ids(struct binding *b, const char *uid, const char *pid)
+{
+    if (!uid)
+        uid = "";
+    if (!pid)
+        pid = b->pid;
+    if (strcmp(uid, b->uid) == 0 && strcmp(pid, b->pid) == 0)
+        return 0;
+    /* as the arrays they were: at most CTL_UID_MAX - 1 characters each */
+    size_t ul = strnlen(uid, CTL_UID_MAX - 1), pl = strnlen(pid, CTL_UID_MAX - 1);
+    char *m = ul + pl ? muster_malloc(ul + pl + 2) : NULL;
+    if (m) {
+        memcpy(m, uid, ul);
+        m[ul] = '\0';
+        memcpy(m + ul + 1, pid, pl);
+        m[ul + 1 + pl] = '\0';
+    }
+    if (b->uid != ctl__ids_none)
+        muster_free(b->uid);
+    b->uid = m ? m : ctl__ids_none;
+    b->pid = m ? m + ul + 1 : ctl__ids_none + 1;
+    return m || !(ul + pl) ? 0 : MUSTER_ENOMEM;
+}
+
+const char *ctl__queue_intern(struct ctl *c, const char *q)
+{
+    if (!q[0])
+        return "";
+    if ((c->qn.n + 1) * 2 > c->qn.cap) {
+        uint32_t cap = c->qn.cap ? c->qn.cap * 2 : 64;
+        char **v = muster_calloc(cap, sizeof *v);
+        if (!v)
+            return NULL;
+        for (uint32_t i = 0; i < c->qn.cap; i++) {
+            if (!c->qn.v[i])
+                continue;
+            uint64_t h = queue_hash_fnv1a64_str(QUEUE_HASH_FNV64_BASIS, c->qn.v[i]);
+            while (v[h & (cap - 1)])
+                h++;
+            v[h & (cap - 1)] = c->qn.v[i];
+        }
+        muster_free(c->qn.v);
+        c->qn.v = v;
+        c->qn.cap = cap;
+    }
+    uint64_t h = queue_hash_fnv1a64_str(QUEUE_HASH_FNV64_BASIS, q);
+    for (;; h++) {
+        char *e = c->qn.v[h & (c->qn.cap - 1)];
+        if (!e)
+            break;
+        if (strcmp(e, q) == 0)
+            return e;
+    }
+    /* as the array it was: at most QUEUE_NAME_MAX characters */
+    size_t n = strnlen(q, QUEUE_NAME_MAX);
+    char *e = muster_malloc(n + 1);
+    if (!e)
+        return NULL;
+    memcpy(e, q, n);
+    e[n] = '\0';
+    if (n < strlen(q)) { /* a longer name is kept cut, as it was: one copy of the cut name */
+        const char *cut = ctl__queue_intern(c, e);
+        muster_free(e);
+        return cut;
+    }
+    c->qn.v[h & (c->qn.cap - 1)] = e;
+    c->qn.n++;
+    return e;
+}
+
+int ctl__binding_set_queue(struct ctl *c, struct binding *b, const char *q)
+{
+    const char *e = ctl__queue_intern(c, q);
+    b->queue = e ? e : "";
+    return e ? 0 : MUSTER_ENOMEM;
 }
 
 static void binding_free(struct ctl *c, struct binding *b)
@@ -196,7 +313,11 @@ static void binding_free(struct ctl *c, struct binding *b)
 /* Frees b and what it holds; it is in no table or list any more (or the tables go too). */
 void ctl__binding_destroy(struct binding *b)
 {
-    muster_free(b->rc_wait);
+    if (b->act) {
+        muster_free(b->act->rc_wait);
+        muster_free(b->act->dropped);
+        muster_free(b->act);
+    }
     json_object_put(b->rb);
     json_object_put(b->tmpl);
     json_object_put(b->reply);
@@ -205,7 +326,6 @@ void ctl__binding_destroy(struct binding *b)
     muster_free(b->owner);
     muster_free(b->shares);
     karmada_group_tree_close(&b->tree);
-    muster_free(b->dropped);
     muster_free(b->loss);
     if (b->grow)
         queue_resvec_close(&b->grow->req);
@@ -213,6 +333,8 @@ void ctl__binding_destroy(struct binding *b)
     if (b->tkey != ctl__tkey_none)
         muster_free(b->tkey);
     muster_free(b->msg);
+    if (b->uid != ctl__ids_none)
+        muster_free(b->uid);
     muster_free(b);
 }
 
@@ -241,6 +363,7 @@ void ctl__set_state(struct ctl *c, struct binding *b, enum bstate st)
     }
     if (was_active)
         ctl__shares_untrack(c, b);
+    ctl__act_trim(b); /* back to waiting, or done: what is left of the protocol may go */
     if (st == B_DONE) {
         list_unlink(b);
         return;
@@ -266,14 +389,22 @@ void ctl__set_reason(struct binding *b, const char *reason, const char *fmt, ...
         snprintf(msg + n, sizeof msg - n, " (%s%s was lost: %s)", after, b->loss->cluster,
                  b->loss->detail);
     }
-    if (strcmp(b->reason, reason) != 0 || strcmp(ctl__binding_msg(b), msg) != 0) {
-        snprintf(b->reason, sizeof b->reason, "%s", reason);
-        size_t n = strlen(msg);
-        char *m = n ? muster_malloc(n + 1) : NULL;
-        if (m)
-            memcpy(m, msg, n + 1);
+    /* the reason as the 16-byte array it was: at most 15 characters */
+    size_t rl = strnlen(reason, 15), n = strlen(msg);
+    if (strcmp(ctl__binding_reason(b), reason) != 0 || strcmp(ctl__binding_msg(b), msg) != 0) {
+        char *m = rl + n ? muster_malloc(rl + n + 2) : NULL;
+        int whole = m != NULL;
+        if (!m && n)
+            m = muster_malloc(rl + 2); /* out of memory: the reason without its sentence */
+        if (m) {
+            memcpy(m, reason, rl);
+            m[rl] = '\0';
+            m[rl + 1] = '\0';
+            if (whole)
+                memcpy(m + rl + 1, msg, n + 1);
+        }
         muster_free(b->msg);
-        b->msg = m; /* out of memory: the reason without its sentence */
+        b->msg = m;
         b->cond_dirty = 1;
     }
 }
@@ -500,7 +631,11 @@ int ctl__binding_read(struct ctl *c, struct binding *b)
     char ns[QUEUE_NAME_MAX + 1], why[KARMADA_WORKLOAD_MSG_MAX];
     const char *nm;
     ctl__split_key(b->key, ns, sizeof ns, &nm);
-    if (ctl__queue_resolve(c, w, ns, b->queue, sizeof b->queue, why, sizeof why)) {
+    char queue[QUEUE_NAME_MAX + 1];
+    int qrc = ctl__queue_resolve(c, w, ns, queue, sizeof queue, why, sizeof why);
+    if (ctl__binding_set_queue(c, b, queue))
+        return MUSTER_ENOMEM;
+    if (qrc) {
         ctl__set_reason(b, "Unschedulable", "%s", why);
         return MUSTER_EINVAL;
     }
@@ -568,8 +703,8 @@ int ctl__binding_read(struct ctl *c, struct binding *b)
     b->affinities = w->affinities;
     b->tolerations = w->tolerations;
     const char *uid = kube_json_str(kube_json_get(rb, "metadata"), "uid");
-    snprintf(b->uid, sizeof b->uid, "%s", uid ? uid : "");
-    snprintf(b->pid, sizeof b->pid, "%s", w->permanent_id);
+    if (ctl__binding_set_ids(b, uid, w->permanent_id))
+        return MUSTER_ENOMEM;
     if (!b->created_at)
         b->created_at = rb_created_ms(rb);
     if (!b->created_at)
@@ -721,10 +856,9 @@ void ctl__binding_try_queue(struct ctl *c, struct binding *b)
  * took the released row for a finished workload (done: never held, told or queued again). */
 static void binding_reread(struct ctl *c, struct binding *b)
 {
-    char queue[sizeof b->queue];
+    const char *queue = b->queue; /* interned: it stays */
     struct queue_resvec gang = {0};
     int32_t prio = b->priority;
-    memcpy(queue, b->queue, sizeof queue);
     if (queue_resvec_copy(&gang, &b->gang))
         return;
     int rc = ctl__binding_read(c, b);

@@ -142,8 +142,8 @@ static void cluster_publish(struct ctl *c, const struct cluster *k)
 static void cluster_track_shares(struct ctl *c, struct cluster *k)
 {
     for (struct binding *b = c->active.next; b != &c->active; b = b->next)
-        for (uint32_t i = 0; b->aseq && b->assign && i < b->nshares; i++)
-            if (strcmp(b->shares[i].cluster, k->name) == 0 && kres_add(k, b->aseq, i)) {
+        for (uint32_t i = 0; ctl__act(b)->aseq && b->assign && i < b->nshares; i++)
+            if (strcmp(b->shares[i].cluster, k->name) == 0 && kres_add(k, ctl__act(b)->aseq, i)) {
                 ctl__fatal(c, "out of memory");
                 return;
             }
@@ -442,9 +442,9 @@ static int kres_add(struct cluster *k, uint64_t aseq, uint32_t share)
  * adoption) the clusters are rebuilt at the next cycle. */
 void ctl__shares_track(struct ctl *c, struct binding *b)
 {
-    b->aseq = ++c->fleet.aseq_next;
-    if (queue_idmap_put(&c->fleet.byseq, b->aseq, b)) {
-        b->aseq = 0;
+    ctl__act_w(c, b)->aseq = ++c->fleet.aseq_next;
+    if (queue_idmap_put(&c->fleet.byseq, ctl__act(b)->aseq, b)) {
+        ctl__act_w(c, b)->aseq = 0;
         ctl__fatal(c, "out of memory");
         return;
     }
@@ -452,7 +452,7 @@ void ctl__shares_track(struct ctl *c, struct binding *b)
         struct cluster *k = ctl__cluster_find(c, b->shares[i].cluster);
         if (!k)
             continue;
-        if (kres_add(k, b->aseq, i)) {
+        if (kres_add(k, ctl__act(b)->aseq, i)) {
             ctl__fatal(c, "out of memory");
             return;
         }
@@ -464,10 +464,10 @@ void ctl__shares_track(struct ctl *c, struct binding *b)
 /* b left the active set: its reservations go, so its clusters are rebuilt at the next cycle. */
 void ctl__shares_untrack(struct ctl *c, struct binding *b)
 {
-    if (!b->aseq)
+    if (!ctl__act(b)->aseq)
         return;
-    queue_idmap_del(&c->fleet.byseq, b->aseq);
-    b->aseq = 0;
+    queue_idmap_del(&c->fleet.byseq, ctl__act(b)->aseq);
+    ctl__act_w(c, b)->aseq = 0;
     for (uint32_t i = 0; i < b->nshares; i++) {
         struct cluster *k = ctl__cluster_find(c, b->shares[i].cluster);
         if (k)

@@ -63,8 +63,8 @@ static int waiting_state(const struct binding *b)
  * A row not written yet is no obstacle: the flush reads the RB again through ctl__rb. */
 static int settled(const struct binding *b)
 {
-    return b->step == S_NONE && !b->inflight && !b->side_inflight && !b->reread_due &&
-           !b->rb_behind && !b->resize_owed && !b->reply && !b->fresh;
+    return b->step == S_NONE && !b->inflight && !b->side_inflight && !ctl__act(b)->reread_due &&
+           !b->rb_behind && !ctl__act(b)->resize_owed && !b->reply && !b->fresh;
 }
 
 void ctl__cool_run(struct ctl *c)

@@ -108,6 +108,10 @@
 #define CTL_RECLAIM_HOLD_MS 30000
 #define CTL_RECLAIM_HISTORY 512
 #define CTL_CYCLE_PACE_FROM_NS 200000
+/* A binding's allowed clusters are a bitmap of the first 256 clusters of the fleet (the cycle
+ * places on those only). */
+#define CTL_ALLOW_MAX 256
+#define CTL_ALLOW_WORDS (CTL_ALLOW_MAX / 64)
 
 enum bstate {
     B_WAIT_TEMPLATE,
@@ -182,23 +186,23 @@ struct comp {
 
 struct binding {
     /* What the cycle reads of every gang the engine offers, first: one cache line per gang
-     * when a backlog is skipped. */
+     * when a backlog is skipped. The fields are ordered by size, largest first within each
+     * group, so the struct has no padding holes (BENCH binding_struct_bytes): a million pending
+     * bindings pay for every byte. Flags are uint8_t (0 or 1 unless said). */
     enum bstate st;
-    int assign;
-    int nofit; /* the last cycle found no cluster for it */
-    int ns_limited; /* the last cycle held it at its namespace's limit (tenancy.c) */
+    uint8_t assign;
+    uint8_t nofit;      /* the last cycle found no cluster for it */
+    uint8_t ns_limited; /* the last cycle held it at its namespace's limit (tenancy.c) */
     /* That verdict holds while no cluster it may use grows (cluster.grew <= nofit_grow) and
      * the cluster set and its constraints stay (nofit_epoch): caps that only shrink cannot
      * make a gang fit, so it is not placed again until then. */
-    int nofit_memo;
+    uint8_t nofit_memo;
     uint64_t nofit_grow, nofit_epoch;
     uint64_t allow_epoch;
     struct binding *hnext;       /* by key */
     struct binding *tnext;       /* by template key */
-    struct binding *prev, *next; /* in the waiting or the active list */
-    int list;                    /* 0 none, 1 waiting, 2 active */
-    struct binding *rnext;       /* retry list */
-    int in_retry;
+    struct binding *prev, *next; /* in the waiting or the active list (list) */
+    struct binding *rnext;       /* retry list (in_retry) */
     /* The binding's strings are allocated by size: a million pending bindings each paid for
      * the longest name Kubernetes allows. key lives in the binding's own allocation. */
     char *key;
@@ -207,9 +211,10 @@ struct binding {
     /* YuniKorn Soft (soft.c): when its gang guarantee lapses (unix ms, 0 never); soft: it has,
      * and it reads as min-member 1 */
     int64_t soft_at;
-    int soft;
-    char uid[CTL_UID_MAX];
-    char pid[CTL_UID_MAX];
+    /* The RB's uid and its permanent id, in one allocation (ctl__binding_set_ids): uid owns
+     * it, pid points into it; both ctl__ids_none ("") until read. */
+    char *uid;
+    const char *pid;
     char *owner; /* owned: its template's --owner-annotation value; NULL: none (or not asked) */
     /* The latest RB and the template when last read (references), or NULL while it only waits
      * (cool.c): read them through ctl__rb and ctl__tmpl, which thaw them back. */
@@ -217,89 +222,76 @@ struct binding {
     json_object *tmpl;
     uint32_t cool_at; /* its index + 1 in c->cool, 0 when not there */
     int64_t generation;
-    enum karmada_workload_kind kind;
-    int spread, needs_objects;
-    int32_t replicas, min_member, priority;
-    int32_t group_size; /* scheduling.muster.io/group-size: pods never split between clusters */
     /* issue 20: the gang as a tree of groups (karmada/workload_groups.c); n 0 when the workload
      * has no group structure. A gang with a tree is placed by treeplace.c. */
     struct karmada_group_tree tree;
-    /* A JobSet or LeaderWorkerSet opted in to a split by groups (placement spread:
-     * gang_split.h): the pods of one group of its first set with pods; 0: not split. With one
-     * set each share runs replicas / split_pods whole groups, so a row written before the
-     * counts were kept still gives the split, in its shares' order (treeplace.c,
-     * ctl__split_fill). */
-    uint32_t split_pods;
-    /* ... and its sets of groups (a JobSet's replicated jobs, in template order; 1 for an
-     * LWS): with more than one, each share's groups per set are on the row (share.groups). */
-    uint32_t split_sets;
-    char queue[QUEUE_NAME_MAX + 1];
+    const char *queue; /* interned (ctl__queue_intern): queue names are few; never NULL */
     struct queue_resvec gang;
-    uint32_t ncomp;
     struct comp *comp;                                /* ncomp entries */
     json_object *affinity, *affinities, *tolerations; /* into rb */
 
-    int64_t ledger_id, created_at, attempt, not_before, dispatched_at, admitted_at;
-    int barrier, user_dispatching;
-    int resume; /* its admitted row was written by readmit: the hub says where to go on */
-    enum step step;
-    int inflight;
-    int step_failed;
-    int gone; /* the RB was deleted: free once nothing is in flight or unwritten */
-    int lw_pending;
-    int side_inflight; /* condition writes: not part of any step */
-    int rb_missing;    /* a step's request found the RB gone: wait for its delete event */
-    /* A Replace rewrote spec.clusters of a lifted RB (loss.c): until the watch shows the RB
-     * placed as the shares say, a cached copy from before is not judged (it is lifted too, and
-     * would read as someone else's change) */
-    int rb_behind;
-    uint64_t retry_ms;
-    int64_t retry_at;
-    uint32_t recheck_ms; /* the barrier check's back-off */
+    int64_t ledger_id, created_at, attempt, not_before;
+    /* What only a gang the protocol has run for, or reclaim has judged, holds (ctl__act):
+     * NULL reads as all zero, so a binding never admitted holds none. */
+    struct ctl_act *act;
     json_object *reply;  /* the body of the last step request that wanted one */
     json_object *fresh;  /* the RB as the hub last answered it (S_LIFT, S_STATUS_READ) */
     struct share *shares;
-    uint32_t nshares;
-    /* A shrink (resize.c): clusters the gang left whose PodGroup Works go last (S_RESIZE_DROP);
-     * the RB changed while a step was in flight (read again when it is over); and the
-     * resourceVersion of muster's own spec.clusters rewrite, so an older RB event is not taken
-     * for someone else changing the placement. */
-    char (*dropped)[CTL_CLUSTER_NAME_MAX];
-    uint32_t ndropped;
-    int reread_due;
-    int resize_owed; /* the resize steps wait for the step in flight */
-    int64_t resize_rv;
-    /* why it waits: condition reason and message; dirty until written to the RB */
-    char reason[16];
-    char *msg; /* NULL: none (binding_msg reads it as "") */
-    int cond_dirty;
+    /* why it waits: condition reason and message (ctl__binding_reason, ctl__binding_msg) in
+     * one allocation, the reason first; dirty until written to the RB (cond_dirty) */
+    char *msg; /* NULL: none (both read as "") */
     int64_t waiting_since; /* when it last joined the waiting list */
-    uint64_t aseq; /* its key in c->fleet.byseq while active: its shares are in the clusters' res */
     /* which clusters its placement constraints allow, by index into c->fleet.cl, computed once
      * per cluster-set epoch (allow_epoch) and RB version (affinity is evaluated on JSON:
-     * costly per cycle) */
-    uint8_t allow[256];
+     * costly per cycle). A bit per cluster (ctl__allowed): a byte each was 256 bytes of every
+     * pending binding. Bits from c->fleet.ncl up are 0. */
+    uint64_t allow[CTL_ALLOW_WORDS];
     /* A cluster it held a share in was lost (loss.c): what and why, until it is admitted
      * again. NULL: none. */
     struct ctl_loss *loss;
-    /* Reclaim (reclaim.c): when it was last preempted (0: never); as a beneficiary, until when
-     * it waits for the room its victims free (no new search meanwhile) and the sentence it
-     * waits with (owned, NULL: none); what its last search found. */
-    int64_t preempted_at, rc_until;
-    char *rc_wait;
-    struct ctl_reclaim_memo rcm;
     /* A dispatched or running gang that grew: the difference waits as an admission of its own
      * (resize.c, docs/dispatcher.md "Scale up"). NULL: nothing waits. */
     struct ctl_grow *grow;
-    /* Partial admission opted in (elastic.c): one component, assign mode, min_member below its
-     * replicas. While pending its engine entry holds its minimum (ctl__engine_request). */
-    int elastic;
     /* A member of a gang made of several RBs (podgroup.c, docs/dispatcher.md "One gang, several
      * RBs"): its group, NULL for none. The group's lead holds the gang's engine entry, row and
      * protocol; its own read is folded with the members' (pg_folded) once all are present. */
     struct ctl_pgroup *pg;
-    int pg_folded;
+
+    enum karmada_workload_kind kind;
+    int32_t replicas, min_member, priority;
+    int32_t group_size; /* scheduling.muster.io/group-size: pods never split between clusters */
+    /* A JobSet or LeaderWorkerSet opted in to a split by groups (placement spread, one set of
+     * groups: gang_split.h): the pods of one group; 0: not split. Each share then runs
+     * replicas / split_pods whole groups, so the split is derived from the row's shares, in
+     * their order (treeplace.c, ctl__split_fill). */
+    uint32_t split_pods;
+    /* ... and its sets of groups (a JobSet's replicated jobs, in template order; 1 for an
+     * LWS): with more than one, each share's groups per set are on the row (share.groups). */
+    uint32_t split_sets;
+    uint32_t ncomp;
+    enum step step;
+    int inflight;
+    int lw_pending;
+    int side_inflight; /* condition writes: not part of any step */
+    uint32_t nshares;
     int32_t pg_own_replicas; /* its own pods, before a lead's fold */
+
+    uint8_t list; /* 0 none, 1 waiting, 2 active */
+    uint8_t in_retry;
+    uint8_t soft;
+    uint8_t spread, needs_objects;
+    uint8_t barrier;
+    int8_t user_dispatching; /* as the ledger row says: -1, 0 or 1 */
+    uint8_t step_failed;
+    uint8_t gone; /* the RB was deleted: free once nothing is in flight or unwritten */
+    uint8_t rb_missing; /* a step's request found the RB gone: wait for its delete event */
+    /* A Replace rewrote spec.clusters of a lifted RB (loss.c): until the watch shows the RB
+     * placed as the shares say, a cached copy from before is not judged (it is lifted too, and
+     * would read as someone else's change) */
+    uint8_t rb_behind;
+    uint8_t cond_dirty;
+    /* Partial admission opted in (elastic.c): one component, assign mode, min_member below its
+     * replicas. While pending its engine entry holds its minimum (ctl__engine_request). */
     /* issue 20: the pods the last composite search placed (treeplace.c), whole or not: what a
      * gang with a group minimum may be admitted at (elastic.c) */
     int64_t tree_placed;
@@ -316,7 +308,55 @@ struct binding {
      * out the back-off rather than read again at once). */
     uint32_t cond_acked, reply_acked, fresh_acked;
     int status_reread;
+    uint8_t elastic;
+    uint8_t pg_folded;
 };
+
+/* A binding's state from its admission on (and reclaim's on a gang it judged), allocated on
+ * the first write (ctl__act_w) and freed once all of it is zero again (ctl__act_trim): a
+ * pending binding holds none of it. Zero is each field's meaning for "none". */
+struct ctl_act {
+    int64_t admitted_at, dispatched_at; /* as its row says */
+    /* a failed step's back-off: the next try at retry_at (the retry list) */
+    uint64_t retry_ms;
+    int64_t retry_at;
+    uint64_t aseq; /* its key in c->fleet.byseq while active: its shares are in the clusters' res */
+    /* A shrink (resize.c): clusters the gang left whose PodGroup Works go last (S_RESIZE_DROP);
+     * the RB changed while a step was in flight (read again when it is over: reread_due; the
+     * resize steps wait for the step in flight: resize_owed); and the resourceVersion of
+     * muster's own spec.clusters rewrite, so an older RB event is not taken for someone else
+     * changing the placement. */
+    char (*dropped)[CTL_CLUSTER_NAME_MAX];
+    int64_t resize_rv;
+    /* Reclaim (reclaim.c): when it was last preempted (0: never); as a beneficiary, until when
+     * it waits for the room its victims free (no new search meanwhile) and the sentence it
+     * waits with (owned, NULL: none); what its last search found. */
+    int64_t preempted_at, rc_until;
+    char *rc_wait;
+    struct ctl_reclaim_memo rcm;
+    uint32_t recheck_ms; /* the barrier check's back-off */
+    uint32_t ndropped;
+    uint8_t resume; /* its admitted row was written by readmit: the hub says where to go on */
+    uint8_t reread_due, resize_owed;
+};
+
+/* b's struct ctl_act to read: all zero when it has none. */
+extern const struct ctl_act ctl__act_none;
+static inline const struct ctl_act *ctl__act(const struct binding *b)
+{
+    return b->act ? b->act : &ctl__act_none;
+}
+/* b's struct ctl_act to write, allocated if it has none. Out of memory: ctl__fatal, and a
+ * scratch one nothing reads (the loop stops). */
+struct ctl_act *ctl__act_w(struct ctl *c, struct binding *b);
+/* Frees b's struct ctl_act if all of it is zero (reads are the same without it). */
+void ctl__act_trim(struct binding *b);
+
+/* Cluster i of the fleet is one b's placement constraints allow (as of b->allow_epoch). */
+static inline int ctl__allowed(const struct binding *b, uint32_t i)
+{
+    return i < CTL_ALLOW_MAX && ((b->allow[i >> 6] >> (i & 63)) & 1) != 0;
+}
 
 /* The engine id of a binding's waiting delta: its row's id with this bit, so the delta is an
  * entry of its own beside the gang's (ledger ids are SQLite rowids, far below it). */
@@ -748,7 +788,7 @@ struct ctl {
         int spread;
         int needs; /* place_needs: the members left out for lack of an API */
         uint32_t ncl;
-        uint8_t allow[256];
+        uint64_t allow[CTL_ALLOW_WORDS];
         char reason[16];
         char msg[KARMADA_WORKLOAD_MSG_MAX];
     } nl;
@@ -825,6 +865,12 @@ struct ctl {
     void (*stop_cb)(void *ud);
     void *stop_ud;
     int handles_open;
+    /* The queue names bindings point at (ctl__queue_intern), an open-addressed set; kept until
+     * ctl_free: queue names are few, and a binding's is a pointer, not 254 bytes. */
+    struct {
+        char **v;
+        uint32_t n, cap;
+    } qn;
 };
 
 extern const char *const ctl__state_names[];
@@ -863,9 +909,19 @@ static inline void obj_key(json_object *obj, char *buf, size_t cap)
 /* bindings.c */
 /* A binding's tkey until its RB names a template. */
 extern char ctl__tkey_none[1];
+/* A binding's uid and pid until read: "" both. */
+extern char ctl__ids_none[2];
 void ctl__binding_clear_read(struct binding *b);
 void ctl__binding_destroy(struct binding *b);
 const char *ctl__binding_msg(const struct binding *b);
+/* Its condition reason ("" none), at most 15 characters. */
+const char *ctl__binding_reason(const struct binding *b);
+/* Sets b's uid (NULL: "") and its permanent id (NULL: kept); MUSTER_ENOMEM leaves both "". */
+int ctl__binding_set_ids(struct binding *b, const char *uid, const char *pid);
+/* The set's copy of queue name q (NULL when out of memory). */
+const char *ctl__queue_intern(struct ctl *c, const char *q);
+/* b->queue = q's copy; out of memory: "" and MUSTER_ENOMEM. */
+int ctl__binding_set_queue(struct ctl *c, struct binding *b, const char *q);
 struct binding *ctl__binding_new(struct ctl *c, const char *key);
 void ctl__binding_react(struct ctl *c, struct binding *b, int template_changed);
 int ctl__binding_read(struct ctl *c, struct binding *b);

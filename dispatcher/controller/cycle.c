@@ -98,8 +98,20 @@ static int nofit_same(const struct ctl *c, const struct binding *b, uint32_t nal
            c->nl.epoch == c->fleet.epoch && c->nl.spread == b->spread &&
            c->nl.needs == place_needs(b) && c->nl.comp_replicas == b->comp[0].replicas &&
            c->nl.replicas == b->replicas && c->nl.ncl == nallow &&
-           memcmp(c->nl.allow, b->allow, nallow) == 0 &&
+           memcmp(c->nl.allow, b->allow, sizeof c->nl.allow) == 0 &&
            queue_resvec_cmp(&c->nl.req, &b->comp[0].req) == 0;
+}
+
+/* b->allow again if the cluster set or b's constraints changed since it was computed. */
+static void allow_refresh(struct ctl *c, struct binding *b)
+{
+    if (b->allow_epoch == c->fleet.epoch)
+        return;
+    memset(b->allow, 0, sizeof b->allow);
+    for (uint32_t j = 0; j < c->fleet.ncl && j < CTL_ALLOW_MAX; j++)
+        if (ctl__cluster_allows(c, b, &c->fleet.cl[j]))
+            b->allow[j >> 6] |= UINT64_C(1) << (j & 63);
+    b->allow_epoch = c->fleet.epoch;
 }
 
 /* Cluster i of the fleet is one place() would consider for b (reclaim's dry run asks the same
@@ -108,14 +120,10 @@ int ctl__place_usable(struct ctl *c, struct binding *b, uint32_t i)
 {
     if (i >= 256)
         return 0;
-    if (b->allow_epoch != c->fleet.epoch) {
-        for (uint32_t j = 0; j < c->fleet.ncl && j < 256; j++)
-            b->allow[j] = (uint8_t)(ctl__cluster_allows(c, b, &c->fleet.cl[j]) != 0);
-        b->allow_epoch = c->fleet.epoch;
-    }
+    allow_refresh(c, b);
     struct cluster *k = &c->fleet.cl[i];
     int needs = place_needs(b);
-    if (!b->allow[i] || ctl__cluster_lacks(k, needs))
+    if (!ctl__allowed(b, i) || ctl__cluster_lacks(k, needs))
         return 0;
     int evicting = kube_json_path(ctl__rb(c, b), "spec", "gracefulEvictionTasks", NULL) != NULL;
     if (k->ready && (k->noexec || evicting) && ctl__cluster_lost_to(c, b, k))
@@ -132,11 +140,7 @@ static enum place_verdict place(struct ctl *c, struct binding *b)
     uint8_t one_pod[256]; /* a member of no gang dialect: one pod of a spread gang at most */
     char nr[128] = "";
     b->tree_placed = 0;
-    if (b->allow_epoch != c->fleet.epoch) {
-        for (uint32_t i = 0; i < c->fleet.ncl && i < 256; i++)
-            b->allow[i] = (uint8_t)(ctl__cluster_allows(c, b, &c->fleet.cl[i]) != 0);
-        b->allow_epoch = c->fleet.epoch;
-    }
+    allow_refresh(c, b);
     uint32_t nallow = c->fleet.ncl < 256 ? c->fleet.ncl : 256;
     b->nofit_unproven = 0; /* set by a tree search that its budget stops */
     int needs_pg = b->needs_objects && b->assign;
@@ -161,7 +165,7 @@ static enum place_verdict place(struct ctl *c, struct binding *b)
     int evicting = kube_json_path(ctl__rb(c, b), "spec", "gracefulEvictionTasks", NULL) != NULL;
     for (uint32_t i = 0; i < c->fleet.ncl && n < 256; i++) {
         struct cluster *k = &c->fleet.cl[i];
-        if (!b->allow[i])
+        if (!ctl__allowed(b, i))
             continue;
         /* A member of no gang dialect may still take one pod of a spread gang: a share of one
          * needs no member-side gang (docs/gangobj.md, "Dialects"). */
@@ -290,8 +294,8 @@ static enum place_verdict place(struct ctl *c, struct binding *b)
     if (tree_nofit) {
         char tm[KARMADA_WORKLOAD_MSG_MAX];
         snprintf(tm, sizeof tm, "%s", ctl__binding_msg(b));
-        char reason[sizeof b->reason];
-        snprintf(reason, sizeof reason, "%s", b->reason);
+        char reason[16];
+        snprintf(reason, sizeof reason, "%s", ctl__binding_reason(b));
         ctl__set_reason(b, reason, "%s%s%s%s", tm, notready ? "; not Ready: " : "", nr, lack);
     } else if (n == 0 && nopg && !api)
         ctl__set_reason(b, "NoClusterFit",
@@ -322,8 +326,8 @@ static enum place_verdict place(struct ctl *c, struct binding *b)
         c->nl.spread = b->spread;
         c->nl.needs = needs;
         c->nl.ncl = nallow;
-        memcpy(c->nl.allow, b->allow, nallow);
-        memcpy(c->nl.reason, b->reason, sizeof c->nl.reason);
+        memcpy(c->nl.allow, b->allow, sizeof c->nl.allow);
+        snprintf(c->nl.reason, sizeof c->nl.reason, "%s", ctl__binding_reason(b));
         /* b->msg is sized to fit */
         snprintf(c->nl.msg, sizeof c->nl.msg, "%s", ctl__binding_msg(b));
     }
@@ -529,20 +533,21 @@ static enum place_verdict elastic_offer(struct ctl *c, struct binding *b, struct
 static void admit(struct ctl *c, struct binding *b, int partial)
 {
     int64_t now = now_ms(c);
-    b->admitted_at = now;
+    struct ctl_act *a = ctl__act_w(c, b); /* admitted: it has protocol state from now on */
+    a->admitted_at = now;
     muster_free(b->loss); /* its waiting sentence named the loss; admitted, it is history */
     b->loss = NULL;
-    if (b->rc_until) {
+    if (a->rc_until) {
         /* it preempted: the room reclaimed for it is taken, others may search */
         if (c->opt.metrics) {
-            int64_t decided = b->rc_until - ctl__reclaim_hold_ms(c);
+            int64_t decided = a->rc_until - ctl__reclaim_hold_ms(c);
             disp_metrics_reclaim_wait(c->opt.metrics, (double)(now - decided) / 1000.0);
         }
         c->rcl.busy_until = 0;
     }
-    b->rc_until = 0;
-    muster_free(b->rc_wait);
-    b->rc_wait = NULL;
+    a->rc_until = 0;
+    muster_free(a->rc_wait);
+    a->rc_wait = NULL;
     b->nofit = 0;
     b->nofit_memo = 0;
     if (b->assign && b->needs_objects) {
@@ -623,7 +628,7 @@ static int nofit_holds(const struct ctl *c, struct binding *b)
     if (b->nofit_grow == c->fleet.grow_seq)
         return 1;
     for (uint32_t i = 0; i < c->fleet.ncl && i < 256; i++) {
-        if (b->allow[i] && c->fleet.cl[i].grew > b->nofit_grow) {
+        if (ctl__allowed(b, i) && c->fleet.cl[i].grew > b->nofit_grow) {
             b->nofit_memo = 0;
             return 0;
         }

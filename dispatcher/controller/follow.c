@@ -263,7 +263,7 @@ static int share_gang_running(struct ctl *c, const struct binding *b, const char
 int ctl__rb_older_than_resize(const struct binding *b)
 {
     const char *rv = kube_json_str(kube_json_get(b->rb, "metadata"), "resourceVersion");
-    return b->resize_rv && rv && strtoll(rv, NULL, 10) < b->resize_rv;
+    return ctl__act(b)->resize_rv && rv && strtoll(rv, NULL, 10) < ctl__act(b)->resize_rv;
 }
 
 /* Someone else changed a dispatched RB's placement in a way no lost cluster explains (loss.c

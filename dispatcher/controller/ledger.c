@@ -173,6 +173,12 @@ void ctl__ledger_flush(struct ctl *c)
             rows[i].request = c->lw.v[i].request;
         rows[i].loss = c->lw.v[i].loss;
         rows[i].grow = c->lw.v[i].grow;
+        /* A binding's uid and queue are pointers it replaces when they change (an inline array
+         * was read as it is now): the row takes them as they are now too. */
+        if (rows[i].uid)
+            rows[i].uid = c->lw.v[i].b->uid;
+        if (rows[i].queue)
+            rows[i].queue = c->lw.v[i].b->queue;
     }
     /* Preemptions decided in this iteration: their counts commit with the victims' rows. */
     int preempting = c->rcl.ncnt > 0, rc;
@@ -266,8 +272,8 @@ void ctl__ledger_flush(struct ctl *c)
              * an earlier attempt's Works may still look done in the cache while their delete
              * is on its way. A row taken back to admitted at start-up (readmit) goes on from
              * what the hub shows. */
-            if (b->resume) {
-                b->resume = 0;
+            if (ctl__act(b)->resume) {
+                ctl__act_w(c, b)->resume = 0;
                 ctl__forward_resume(c, b);
             } else {
                 ctl__forward_from(c, b, ctl__forward_first(b));

@@ -262,8 +262,9 @@ void ctl__pending_reason(struct ctl *c, struct binding *b)
 {
     if (b->st != B_PENDING || b->nofit || b->ns_limited)
         return; /* the cycle's own sentence stands */
-    if (b->rc_wait && b->rc_until > now_ms(c)) {
-        ctl__set_reason(b, "Unschedulable", "%s", b->rc_wait); /* reclaim.c: what it waits for */
+    const struct ctl_act *a = ctl__act(b);
+    if (a->rc_wait && a->rc_until > now_ms(c)) {
+        ctl__set_reason(b, "Unschedulable", "%s", a->rc_wait); /* reclaim.c: what it waits for */
         return;
     }
     struct queue_entry *e = queue_tree_entry(c->t, (uint64_t)b->ledger_id);
@@ -324,7 +325,7 @@ static void retries_run(struct ctl *c, int64_t now)
     struct binding **p = &c->retry;
     while (*p) {
         struct binding *b = *p;
-        if (b->retry_at <= now) {
+        if (ctl__act(b)->retry_at <= now) {
             *p = b->rnext;
             b->in_retry = 0;
             b->rnext = NULL;
@@ -333,8 +334,8 @@ static void retries_run(struct ctl *c, int64_t now)
             else if (b->inflight == 0) /* a rollback may have started its own steps since */
                 ctl__step_run(c, b);
         } else {
-            if (!next || b->retry_at < next)
-                next = b->retry_at;
+            if (!next || ctl__act(b)->retry_at < next)
+                next = ctl__act(b)->retry_at;
             p = &b->rnext;
         }
     }
@@ -377,7 +378,7 @@ void ctl__on_tick(uv_timer_t *h)
             continue; /* a pod group's member: its lead's timeout is the gang's */
         if (b->st == B_ADMITTED && b->assign && b->needs_objects && !b->inflight &&
             !b->lw_pending && (b->step == S_APPLIED || b->step == S_BARRIER) &&
-            now - b->admitted_at > ctl__queue_timeout_ms(c, b->queue)) {
+            now - ctl__act(b)->admitted_at > ctl__queue_timeout_ms(c, b->queue)) {
             char why[448], detail[192] = "";
             int64_t s = ctl__queue_timeout_ms(c, b->queue) / 1000;
             /* The first Work that is not applied, and what the execution controller said of it
@@ -413,11 +414,12 @@ void ctl__on_tick(uv_timer_t *h)
             (b->loss && b->loss->replace_wanted))
             continue;
         if (ctl__user_holds_dispatching(b)) {
-            b->dispatched_at = now; /* the timeout counts from when the user lets it go */
+            /* the timeout counts from when the user lets it go */
+            ctl__act_w(c, b)->dispatched_at = now;
             continue;
         }
         int64_t limit = ctl__queue_timeout_ms(c, b->queue);
-        if (now - b->dispatched_at > limit) {
+        if (now - ctl__act(b)->dispatched_at > limit) {
             char why[160];
             int64_t s = limit / 1000;
             snprintf(why, sizeof why,

@@ -438,7 +438,7 @@ static void replace_one(struct ctl *c, struct binding *b)
             ctl__cap_take(c, k, b, &d);
     }
     int64_t now = now_ms(c);
-    b->admitted_at = now;
+    ctl__act_w(c, b)->admitted_at = now;
     b->step = S_NONE;
     ctl__set_state(c, b, B_ADMITTED);
     struct lwrite *w = ctl__lw_admitted(c, b, LW_LOSS_REPLACE, now);

@@ -433,10 +433,10 @@ void ctl__pg_mirror(struct ctl *c, struct binding *lead, enum bstate st, const c
         if (st == B_ADMITTED) {
             m->barrier = lead->barrier;
             m->user_dispatching = ctl__rb_dispatching(ctl__rb(c, m));
-            m->admitted_at = lead->admitted_at;
+            ctl__act_w(c, m)->admitted_at = ctl__act(lead)->admitted_at;
             w->row.barrier = m->barrier;
             w->row.user_dispatching = m->user_dispatching;
-            w->row.admitted_at = m->admitted_at;
+            w->row.admitted_at = ctl__act(m)->admitted_at;
             w->row.gang_lead = lead->ledger_id; /* a restart knows the lead counts it */
             char one[CTL_CLUSTER_NAME_MAX + 64];
             snprintf(one, sizeof one, "[{\"name\":\"%s\",\"replicas\":%" PRId32 "}]",
@@ -448,8 +448,10 @@ void ctl__pg_mirror(struct ctl *c, struct binding *lead, enum bstate st, const c
                 return;
             }
         }
-        if (st == B_DISPATCHED)
-            w->row.dispatched_at = m->dispatched_at = lead->dispatched_at;
+        if (st == B_DISPATCHED) {
+            w->row.dispatched_at = ctl__act(lead)->dispatched_at;
+            ctl__act_w(c, m)->dispatched_at = w->row.dispatched_at;
+        }
         if (st == B_PENDING) {
             /* gang_lead stays: a restart before the undo is over undoes this RB itself rather
              * than adopt its placement as someone else's (reconcile.c) */

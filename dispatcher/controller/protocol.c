@@ -29,10 +29,11 @@ static int rb_path(const struct binding *b, char *buf, size_t cap)
 
 static void retry_later(struct ctl *c, struct binding *b)
 {
-    b->retry_ms = b->retry_ms ? b->retry_ms * 2 : CTL_RETRY_INITIAL_MS;
-    if (b->retry_ms > CTL_RETRY_MAX_MS)
-        b->retry_ms = CTL_RETRY_MAX_MS;
-    b->retry_at = now_ms(c) + (int64_t)b->retry_ms;
+    struct ctl_act *a = ctl__act_w(c, b);
+    a->retry_ms = a->retry_ms ? a->retry_ms * 2 : CTL_RETRY_INITIAL_MS;
+    if (a->retry_ms > CTL_RETRY_MAX_MS)
+        a->retry_ms = CTL_RETRY_MAX_MS;
+    a->retry_at = now_ms(c) + (int64_t)a->retry_ms;
     if (!b->in_retry) {
         b->rnext = c->retry;
         c->retry = b;
@@ -98,7 +99,7 @@ void ctl__on_response(int err, const struct kube_response *resp, void *ud)
         } else if (err != MUSTER_ECANCELED) {
             b->step_failed = 1;
             c->st.hub_errors++;
-            if (b->retry_ms >= CTL_RETRY_MAX_MS / 2)
+            if (ctl__act(b)->retry_ms >= CTL_RETRY_MAX_MS / 2)
                 ctl__logf(c, "%s: %s step %d keeps failing: %s", b->key, ctl__state_names[b->st],
                           step,
                           resp->status.message[0] ? resp->status.message : muster_strerror(err));
@@ -128,7 +129,9 @@ void ctl__on_response(int err, const struct kube_response *resp, void *ud)
     } else if (b->step == S_STATUS_READ && step == S_STATUS) {
         ctl__step_run(c, b);
     } else {
-        b->retry_ms = 0;
+        if (b->act)
+            b->act->retry_ms = 0;
+        ctl__act_trim(b); /* a pending binding's hold, say: it keeps none */
         step_done(c, b);
     }
 }
@@ -221,8 +224,9 @@ int ctl__send_condition(struct ctl *c, struct binding *b)
     json_object *body = NULL;
     rfc3339(now_ms(c), ts, sizeof ts);
     b->cond_dirty = 0;
-    if (!b->reason[0] ||
-        karmada_patch_waiting(ctl__rb(c, b), b->reason, ctl__binding_msg(b), ts, &body) || !body)
+    if (!ctl__binding_reason(b)[0] ||
+        karmada_patch_waiting(ctl__rb(c, b), ctl__binding_reason(b), ctl__binding_msg(b), ts, &body) ||
+        !body)
         return 0;
     const char *txt = json_object_to_json_string_ext(body, JSON_C_TO_STRING_PLAIN);
     struct request_ctx *rq = muster_malloc(sizeof(*rq));
@@ -368,16 +372,17 @@ static int works_applied(struct ctl *c, const struct binding *b)
 /* The barrier is not rendered everywhere yet: list the Works again after the back-off. */
 static void recheck_later(struct ctl *c, struct binding *b)
 {
-    b->recheck_ms = b->recheck_ms ? b->recheck_ms * 2 : CTL_BARRIER_RECHECK_MS;
-    if (b->recheck_ms > CTL_BARRIER_RECHECK_MAX_MS)
-        b->recheck_ms = CTL_BARRIER_RECHECK_MAX_MS;
-    b->retry_at = now_ms(c) + b->recheck_ms;
+    struct ctl_act *a = ctl__act_w(c, b);
+    a->recheck_ms = a->recheck_ms ? a->recheck_ms * 2 : CTL_BARRIER_RECHECK_MS;
+    if (a->recheck_ms > CTL_BARRIER_RECHECK_MAX_MS)
+        a->recheck_ms = CTL_BARRIER_RECHECK_MAX_MS;
+    a->retry_at = now_ms(c) + a->recheck_ms;
     if (!b->in_retry) {
         b->rnext = c->retry;
         c->retry = b;
         b->in_retry = 1;
     }
-    ctl__soon_arm(c, b->retry_at);
+    ctl__soon_arm(c, a->retry_at);
 }
 
 /* A forward step of a binding released meanwhile (finished, or its RB went) goes no further:
@@ -764,9 +769,9 @@ static enum step_sent send_resize_clusters(struct ctl *c, struct binding *b,
  * (Karmada deletes the member's pods there first); 404 counts as done. */
 static enum step_sent send_resize_drop(struct ctl *c, struct binding *b, const struct step_ctx *x)
 {
-    for (uint32_t i = 0; i < b->ndropped; i++) {
+    for (uint32_t i = 0; i < ctl__act(b)->ndropped; i++) {
         char wp[KUBE_MAX_URL_BYTES / 4];
-        work_path(b->dropped[i], x->wname, wp, sizeof wp);
+        work_path(ctl__act(b)->dropped[i], x->wname, wp, sizeof wp);
         send_req(c, b, KUBE_DELETE, wp, NULL, NULL, MUSTER_ENOENT);
     }
     return STEP_SENT;
@@ -872,7 +877,7 @@ enum step ctl__step_next(const struct binding *b)
     case S_RESIZE_CLUSTERS:
         if (b->st == B_DONE)
             return ctl__step_released(b);
-        return b->ndropped && b->needs_objects ? S_RESIZE_DROP : S_NONE;
+        return ctl__act(b)->ndropped && b->needs_objects ? S_RESIZE_DROP : S_NONE;
     case S_RESIZE_DROP:
         return b->st == B_DONE ? ctl__step_released(b) : S_NONE;
     case S_RESUME:
@@ -928,7 +933,7 @@ void ctl__undo_finish(struct ctl *c, struct binding *b)
 void ctl__mark_dispatched(struct ctl *c, struct binding *b)
 {
     int64_t now = now_ms(c);
-    b->dispatched_at = now;
+    ctl__act_w(c, b)->dispatched_at = now;
     ctl__set_state(c, b, B_DISPATCHED);
     ctl__grow_queued(c, b); /* a partial admission's rest, on its row since the admission */
     struct lwrite *w = ctl__lw_add(c, b, LW_DISPATCHED, "dispatched");
@@ -941,9 +946,10 @@ void ctl__mark_dispatched(struct ctl *c, struct binding *b)
     ctl__pg_mirror(c, b, B_DISPATCHED, "dispatched", "dispatched as one gang");
     c->st.dispatched++;
     if (c->opt.metrics)
-        disp_metrics_dispatch_latency(c->opt.metrics, (double)(now - b->admitted_at) / 1000.0);
+        disp_metrics_dispatch_latency(c->opt.metrics,
+                                      (double)(now - ctl__act(b)->admitted_at) / 1000.0);
     if (c->opt.events)
-        disp_events_record_dispatch(c->opt.events, now, (double)(now - b->admitted_at));
+        disp_events_record_dispatch(c->opt.events, now, (double)(now - ctl__act(b)->admitted_at));
     ctl__publish_binding(c, b, "dispatched", "");
 }
 
@@ -1015,7 +1021,8 @@ static void barrier_judged(struct ctl *c, struct binding *b)
     case KARMADA_GANG_RENDERED_READY:
     case KARMADA_GANG_RENDERED_OPEN:
         disp_crashpoint("dispatch.barrier"); /* judged: the lift is next */
-        b->recheck_ms = 0;
+        if (b->act)
+            b->act->recheck_ms = 0;
         b->step = S_LIFT;
         ctl__step_run(c, b);
         return;
@@ -1063,14 +1070,16 @@ static void step_done(struct ctl *c, struct binding *b)
         b->status_reread = 1;
     if (done == S_RESIZE_CLUSTERS) {
         const char *rv = kube_json_str(kube_json_get(b->reply, "metadata"), "resourceVersion");
-        b->resize_rv = rv ? strtoll(rv, NULL, 10) : 0;
+        ctl__act_w(c, b)->resize_rv = rv ? strtoll(rv, NULL, 10) : 0;
         json_object_put(b->reply);
         b->reply = NULL;
     }
     if (done == S_RESIZE_DROP)
-        b->ndropped = 0;
+        if (b->act)
+            b->act->ndropped = 0;
     b->step = ctl__step_next(b);
-    if (b->step == S_NONE && b->resize_owed && (b->st == B_DISPATCHED || b->st == B_RUNNING)) {
+    if (b->step == S_NONE && ctl__act(b)->resize_owed &&
+        (b->st == B_DISPATCHED || b->st == B_RUNNING)) {
         ctl__resize_resume(c, b); /* a shrink committed while the step was out */
         return;
     }

@@ -125,8 +125,9 @@ void ctl__reclaim_record(struct ctl *c, struct binding *b)
         sh[k].res = &res[k];
         k++;
     }
+    const struct ctl_act *a = ctl__act(b);
     if (!err)
-        err = queue_reclaim_gang_set(c->t, e, b->dispatched_at ? b->dispatched_at : b->admitted_at,
+        err = queue_reclaim_gang_set(c->t, e, a->dispatched_at ? a->dispatched_at : a->admitted_at,
                                      sh, k); /* durable: the same after a restart */
     for (uint32_t i = 0; i < k; i++)
         queue_resvec_close(&res[i]);
@@ -156,9 +157,10 @@ void ctl__reclaim_close(struct ctl *c)
 /* b waits for the room preempted for it: its sentence stays, and it is not searched for. */
 static int beneficiary_waits(struct ctl *c, struct binding *b, int64_t now)
 {
-    if (!b->rc_until || now >= b->rc_until || !b->rc_wait)
+    const struct ctl_act *a = ctl__act(b);
+    if (!a->rc_until || now >= a->rc_until || !a->rc_wait)
         return 0;
-    ctl__set_reason(b, "Unschedulable", "%s", b->rc_wait);
+    ctl__set_reason(b, "Unschedulable", "%s", a->rc_wait);
     return 1;
 }
 
@@ -172,7 +174,7 @@ void ctl__reclaim_consider(struct ctl *c, struct binding *b)
     for (uint32_t i = 0; i < c->rcl.nwant; i++)
         if (c->rcl.want[i] == (uint64_t)b->ledger_id)
             return;
-    if (!ctl__reclaim_should_search(&b->rcm, c->rcl.change_seq, c->rcl.nwant))
+    if (!ctl__reclaim_should_search(&ctl__act(b)->rcm, c->rcl.change_seq, c->rcl.nwant))
         return;
     c->rcl.want[c->rcl.nwant++] = (uint64_t)b->ledger_id;
     c->cyc.wanted = 1; /* the cycle runs the search, after its pass */
@@ -307,8 +309,9 @@ static void cooling(struct ctl *c, int64_t now, uint64_t *gangs, size_t *ng,
         const struct queue_node *q = queue_tree_find(c->t, h->queue);
         const struct queue_spec *sp = q ? queue_node_spec(q) : NULL;
         struct binding *vb = ctl__find_key(c, h->key);
-        if (sp && vb && vb->ledger_id && vb->preempted_at == h->at &&
-            ctl__reclaim_gang_cooling(vb->preempted_at, vb->admitted_at, now, sp->cooldown))
+        if (sp && vb && vb->ledger_id && ctl__act(vb)->preempted_at == h->at &&
+            ctl__reclaim_gang_cooling(ctl__act(vb)->preempted_at, ctl__act(vb)->admitted_at, now,
+                                      sp->cooldown))
             gangs[(*ng)++] = (uint64_t)vb->ledger_id;
         if (!q || !sp || !sp->max_per_minute)
             continue;
@@ -419,8 +422,8 @@ void ctl__reclaim_history_load(struct ctl *c)
     /* Oldest first: a gang's preempted_at ends as its latest preemption, as evict() leaves it. */
     for (uint32_t i = 0; i < c->rcl.nhist; i++) {
         struct binding *vb = ctl__find_key(c, c->rcl.hist[i].key);
-        if (vb && c->rcl.hist[i].at > vb->preempted_at)
-            vb->preempted_at = c->rcl.hist[i].at;
+        if (vb && c->rcl.hist[i].at > ctl__act(vb)->preempted_at)
+            ctl__act_w(c, vb)->preempted_at = c->rcl.hist[i].at;
     }
     if (c->rcl.nhist)
         ctl__logf(c, "reclaim: %" PRIu32 " preemptions read back from the ledger for the cooling "
@@ -448,7 +451,7 @@ static void evict(struct ctl *c, struct binding *vb, const struct binding *b, in
     /* Not re-admitted into the room freed for b before b: its new pending row waits. */
     vb->not_before = now + ctl__reclaim_hold_ms(c);
     c->lw.v[at + 1].row.not_before = vb->not_before;
-    vb->preempted_at = now;
+    ctl__act_w(c, vb)->preempted_at = now;
     /* The rolledback row's time is the preemption's: start-up rebuilds the history from it. */
     c->lw.v[at].row.updated_at = now;
     ctl__set_reason(vb, "Preempted", "%s", why);
@@ -508,9 +511,10 @@ static void search_for(struct ctl *c, struct binding *b, int64_t now)
         .cooling_queues = queues,
         .ncooling_queues = nq,
     };
-    b->rcm.searched = 1;
-    b->rcm.change_seq = c->rcl.change_seq;
-    b->rcm.found_nothing = 1;
+    struct ctl_act *a = ctl__act_w(c, b);
+    a->rcm.searched = 1;
+    a->rcm.change_seq = c->rcl.change_seq;
+    a->rcm.found_nothing = 1;
     int err = d.n ? queue_reclaim_search(c->rcl.rc, c->t, &req) : MUSTER_EINVAL;
     if (err || queue_reclaim_outcome(c->rcl.rc) != QUEUE_RECLAIM_VICTIMS) {
         /* Said once per change of the index (the memo): why reclaim does not help it. */
@@ -521,7 +525,7 @@ static void search_for(struct ctl *c, struct binding *b, int64_t now)
                   b->key, queue_reclaim_gang_count(c->t), err ? muster_strerror(err) : no);
         goto out;
     }
-    b->rcm.found_nothing = 0;
+    a->rcm.found_nothing = 0;
     /* Read and explained before the first eviction changes the tree. */
     char wait[KARMADA_WORKLOAD_MSG_MAX];
     if (queue_reclaim_explain_wait(c->rcl.rc, c->t, wait, sizeof wait) < 0 && !wait[0])
@@ -558,10 +562,10 @@ static void search_for(struct ctl *c, struct binding *b, int64_t now)
     }
     muster_free(vbs);
     muster_free(within);
-    muster_free(b->rc_wait);
-    b->rc_wait = muster_strdup(wait);
-    b->rc_until = now + ctl__reclaim_hold_ms(c);
-    c->rcl.busy_until = b->rc_until;
+    muster_free(a->rc_wait);
+    a->rc_wait = muster_strdup(wait);
+    a->rc_until = now + ctl__reclaim_hold_ms(c);
+    c->rcl.busy_until = a->rc_until;
     ctl__set_reason(b, "Unschedulable", "%s", wait);
     /* The condition may never show it (written after a grace, and the room often comes
      * sooner): the log keeps what the gang waited for. */

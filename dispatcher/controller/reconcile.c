@@ -278,7 +278,8 @@ static int resize_due(struct ctl *c, struct binding *b)
             json_object_put(want);
         }
     }
-    b->ndropped = 0;
+    if (b->act)
+        b->act->ndropped = 0;
     for (size_t j = 0; due && j < n; j++) {
         const char *name = kube_json_str(json_object_array_get_idx(cl, j), "name");
         int mine = 0;
@@ -286,12 +287,12 @@ static int resize_due(struct ctl *c, struct binding *b)
             mine |= strcmp(name, b->shares[i].cluster) == 0;
         if (!name || mine || strlen(name) >= CTL_CLUSTER_NAME_MAX)
             continue;
-        char(*d)[CTL_CLUSTER_NAME_MAX] =
-            muster_realloc(b->dropped, (b->ndropped + 1) * sizeof(*b->dropped));
+        struct ctl_act *a = ctl__act_w(c, b);
+        char(*d)[CTL_CLUSTER_NAME_MAX] = muster_realloc(a->dropped, (a->ndropped + 1) * sizeof(*d));
         if (!d)
             return 0; /* out of memory: the orphan sweep deletes those Works */
-        b->dropped = d;
-        snprintf(b->dropped[b->ndropped++], CTL_CLUSTER_NAME_MAX, "%s", name);
+        a->dropped = d;
+        snprintf(a->dropped[a->ndropped++], CTL_CLUSTER_NAME_MAX, "%s", name);
     }
     return due;
 }
@@ -299,7 +300,8 @@ static int resize_due(struct ctl *c, struct binding *b)
 /* Runs b's dispatch from step st (a barrier check starts its back-off afresh). */
 void ctl__forward_from(struct ctl *c, struct binding *b, enum step st)
 {
-    b->recheck_ms = 0;
+    if (b->act)
+        b->act->recheck_ms = 0;
     b->step = st;
     ctl__step_run(c, b);
 }
@@ -355,9 +357,9 @@ static void readmit(struct ctl *c, struct binding *b)
         b->barrier = 1;
         b->user_dispatching = ctl__rb_dispatching(ctl__rb(c, b));
     }
-    b->resume = 1; /* the committed row resumes from the hub (ledger_flush) */
+    ctl__act_w(c, b)->resume = 1; /* the committed row resumes from the hub (ledger_flush) */
     ctl__set_state(c, b, B_ADMITTED);
-    ctl__lw_admitted(c, b, LW_ADMIT, b->admitted_at);
+    ctl__lw_admitted(c, b, LW_ADMIT, ctl__act(b)->admitted_at);
 }
 
 static int rb_scheduled_true(json_object *rb)
@@ -435,12 +437,14 @@ static struct binding *row_binding(struct ctl *c, const struct live_row *r, json
     b->ledger_id = r->id;
     queue_idmap_put(&c->byid, (uint64_t)r->id, b);
     b->created_at = r->created_at;
-    b->admitted_at = r->admitted_at;
-    b->dispatched_at = r->dispatched_at;
+    if (b->act || r->admitted_at || r->dispatched_at) {
+        ctl__act_w(c, b)->admitted_at = r->admitted_at;
+        ctl__act_w(c, b)->dispatched_at = r->dispatched_at;
+    }
     b->attempt = r->attempt;
     b->barrier = r->barrier;
     b->user_dispatching = r->user_dispatching;
-    snprintf(b->uid, sizeof b->uid, "%s", r->uid);
+    ctl__binding_set_ids(b, r->uid, NULL); /* out of memory: "", as a row without one */
     return b;
 }
 
@@ -478,7 +482,7 @@ static void reconcile_member(struct ctl *c, struct live_row *r)
     b->rb = keep;
     b->allow_epoch = 0;
     ctl__binding_read(c, b); /* joins its group */
-    snprintf(b->queue, sizeof b->queue, "%s", r->queue);
+    ctl__binding_set_queue(c, b, r->queue); /* out of memory: "", a queue that is not found */
     b->assign = r->assign;
     ctl__set_state(c, b, st);
 }
@@ -542,7 +546,7 @@ static void reconcile_row(struct ctl *c, struct live_row *r, const struct live_r
         return;
     b->not_before = r->not_before;
     b->assign = r->assign;
-    snprintf(b->queue, sizeof b->queue, "%s", r->queue);
+    ctl__binding_set_queue(c, b, r->queue); /* out of memory: "", a queue that is not found */
     json_object *cl = json_tokener_parse(r->clusters);
     shares_from_json(b, cl);
     json_object_put(cl);
@@ -568,7 +572,7 @@ static void reconcile_row(struct ctl *c, struct live_row *r, const struct live_r
         if (!f.unreadable || st != B_PENDING) {
             /* binding_read took the queue from the workload; the row's is what the engine
              * holds */
-            snprintf(b->queue, sizeof b->queue, "%s", r->queue);
+            ctl__binding_set_queue(c, b, r->queue);
             b->assign = r->assign;
         }
         f.assign = b->assign;
@@ -621,7 +625,8 @@ static void reconcile_row(struct ctl *c, struct live_row *r, const struct live_r
             return;
         }
         int64_t now = now_ms(c);
-        b->admitted_at = b->dispatched_at = now;
+        struct ctl_act *a = ctl__act_w(c, b);
+        a->admitted_at = a->dispatched_at = now;
         w->row.id = b->ledger_id;
         if (ctl__lw_set_clusters(w, b)) {
             ctl__fatal(c, "out of memory");
@@ -727,7 +732,7 @@ static void reconcile_rb(void *ud, json_object *rb)
     json_object_put(b->rb);
     b->rb = keep;
     b->allow_epoch = 0;
-    snprintf(b->uid, sizeof b->uid, "%s", uid ? uid : "");
+    ctl__binding_set_ids(b, uid, NULL); /* out of memory: "", as an RB without one */
     if (last.found && strcmp(last.state, "released") == 0 && uid && strcmp(last.uid, uid) == 0) {
         ctl__set_state(c, b, B_DONE);
         /* A job that finished at once was released before its dispatch's last step, the
@@ -761,7 +766,8 @@ static void reconcile_rb(void *ud, json_object *rb)
             return;
         }
         int64_t now = now_ms(c);
-        b->admitted_at = b->dispatched_at = now;
+        struct ctl_act *a = ctl__act_w(c, b);
+        a->admitted_at = a->dispatched_at = now;
         w->row.admitted_at = now;
         w->row.dispatched_at = now;
         snprintf(w->reason, sizeof w->reason, "adopted from the hub at start-up");

@@ -158,7 +158,7 @@ struct read_kept {
     int32_t replicas, min_member, priority;
     int assign, spread, needs_objects;
     enum karmada_workload_kind kind;
-    char queue[QUEUE_NAME_MAX + 1];
+    const char *queue; /* interned */
     json_object *tmpl;
 };
 
@@ -174,7 +174,7 @@ static void read_keep(struct binding *b, struct read_kept *k)
     k->spread = b->spread;
     k->needs_objects = b->needs_objects;
     k->kind = b->kind;
-    memcpy(k->queue, b->queue, sizeof k->queue);
+    k->queue = b->queue;
     k->tmpl = json_object_get(b->tmpl);
     b->comp = NULL;
     b->ncomp = 0;
@@ -204,7 +204,7 @@ static void read_restore(struct binding *b, struct read_kept *k)
     b->spread = k->spread;
     b->needs_objects = k->needs_objects;
     b->kind = k->kind;
-    memcpy(b->queue, k->queue, sizeof b->queue);
+    b->queue = k->queue;
     json_object_put(b->tmpl);
     b->tmpl = k->tmpl;
 }
@@ -494,7 +494,7 @@ int ctl__grow_offer(struct ctl *c, struct queue_entry *e)
     struct binding *b = queue_idmap_get(&c->byid, queue_entry_id(e) & ~CTL_GROW_ID);
     struct ctl_grow *g = b ? b->grow : NULL;
     if (!g || g->admitted || (b->st != B_DISPATCHED && b->st != B_RUNNING) || b->step != S_NONE ||
-        b->inflight || b->lw_pending || b->reread_due || b->loss || b->rb_behind ||
+        b->inflight || b->lw_pending || ctl__act(b)->reread_due || b->loss || b->rb_behind ||
         b->nshares == 0 || b->nshares > 256)
         return 1; /* judged once what is in flight is over */
     /* the gang as it asks now (the RB and template are the newest): what the delta admits */
@@ -568,7 +568,7 @@ int ctl__grow_offer(struct ctl *c, struct queue_entry *e)
     g->admitted = 1;
     c->growing++;
     int64_t now = now_ms(c);
-    b->admitted_at = now;
+    ctl__act_w(c, b)->admitted_at = now;
     b->step = S_NONE;
     if (b->needs_objects) {
         b->barrier = 1;
@@ -615,17 +615,17 @@ void ctl__grows_fold(struct ctl *c)
     }
 }
 
-static int dropped_add(struct binding *b, const char *cluster)
+static int dropped_add(struct ctl *c, struct binding *b, const char *cluster)
 {
-    for (uint32_t i = 0; i < b->ndropped; i++)
-        if (strcmp(b->dropped[i], cluster) == 0)
+    struct ctl_act *a = ctl__act_w(c, b);
+    for (uint32_t i = 0; i < a->ndropped; i++)
+        if (strcmp(a->dropped[i], cluster) == 0)
             return 0;
-    char(*d)[CTL_CLUSTER_NAME_MAX] =
-        muster_realloc(b->dropped, (b->ndropped + 1) * sizeof(*b->dropped));
+    char(*d)[CTL_CLUSTER_NAME_MAX] = muster_realloc(a->dropped, (a->ndropped + 1) * sizeof(*d));
     if (!d)
         return MUSTER_ENOMEM;
-    b->dropped = d;
-    snprintf(b->dropped[b->ndropped++], CTL_CLUSTER_NAME_MAX, "%s", cluster);
+    a->dropped = d;
+    snprintf(a->dropped[a->ndropped++], CTL_CLUSTER_NAME_MAX, "%s", cluster);
     return 0;
 }
 
@@ -677,11 +677,12 @@ static void shrunk(struct ctl *c, struct binding *b, int32_t was_replicas)
 {
     int had_delta = ctl__grow_cancel(c, b); /* it asks for less than it holds: nothing to add */
     ctl__shares_untrack(c, b); /* the clusters it held are rebuilt, the dropped ones too */
-    b->ndropped = 0;
+    if (b->act)
+        b->act->ndropped = 0;
     if (b->assign && b->ncomp == 1) {
         uint32_t kept = ctl__shares_shrink(b->shares, b->nshares, b->replicas);
         for (uint32_t i = kept; i < b->nshares; i++)
-            if (dropped_add(b, b->shares[i].cluster)) {
+            if (dropped_add(c, b, b->shares[i].cluster)) {
                 ctl__fatal(c, "out of memory");
                 return;
             }
@@ -715,8 +716,8 @@ static void shrunk(struct ctl *c, struct binding *b, int32_t was_replicas)
 
 int ctl__reread_owed(const struct binding *b)
 {
-    return b->reread_due && b->step == S_NONE && !b->inflight && !b->lw_pending && !b->gone &&
-           (b->st == B_DISPATCHED || b->st == B_RUNNING);
+    return ctl__act(b)->reread_due && b->step == S_NONE && !b->inflight && !b->lw_pending &&
+           !b->gone && (b->st == B_DISPATCHED || b->st == B_RUNNING);
 }
 
 int ctl__resize_check(struct ctl *c, struct binding *b, int template_changed)
@@ -725,13 +726,14 @@ int ctl__resize_check(struct ctl *c, struct binding *b, int template_changed)
         return 0;
     json_object *g = kube_json_path(ctl__rb(c, b), "metadata", "generation", NULL);
     int64_t gen = g ? json_object_get_int64(g) : 0;
-    if (!template_changed && !b->reread_due && gen == b->generation)
+    if (!template_changed && !ctl__act(b)->reread_due && gen == b->generation)
         return 0;
     if (b->step != S_NONE || b->inflight || b->lw_pending) {
-        b->reread_due = 1; /* looked at again when the step in flight is over */
+        ctl__act_w(c, b)->reread_due = 1; /* looked at again when the step in flight is over */
         return 0;
     }
-    b->reread_due = 0;
+    if (b->act)
+        b->act->reread_due = 0;
     struct read_kept k;
     int32_t was_replicas = b->replicas;
     uint32_t was_split = b->split_pods, was_sets = b->split_sets;
@@ -800,10 +802,11 @@ void ctl__resize_resume(struct ctl *c, struct binding *b)
     if (!b->assign || b->nshares == 0)
         return;
     if (b->step != S_NONE || b->inflight) {
-        b->resize_owed = 1; /* after the step in flight (step_done) */
+        ctl__act_w(c, b)->resize_owed = 1; /* after the step in flight (step_done) */
         return;
     }
-    b->resize_owed = 0;
+    if (b->act)
+        b->act->resize_owed = 0;
     b->step = b->needs_objects ? S_RESIZE_WORKS : S_RESIZE_CLUSTERS;
     ctl__step_run(c, b);
 }

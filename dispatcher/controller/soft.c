@@ -28,7 +28,7 @@ void ctl__soft_apply(struct ctl *c, struct binding *b, const struct karmada_work
     /* Judged at now while it waits; once admitted, at its admission (restored from its row
      * after a restart), so a re-read of a running gang keeps the terms it was admitted with. */
     int waiting = b->st != B_ADMITTED && b->st != B_DISPATCHED && b->st != B_RUNNING;
-    if (!ctl__soft_lapsed(b->soft_at, waiting ? now_ms(c) : b->admitted_at))
+    if (!ctl__soft_lapsed(b->soft_at, waiting ? now_ms(c) : ctl__act(b)->admitted_at))
         return;
     b->soft = 1;
     b->min_member = 1;

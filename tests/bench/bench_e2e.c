@@ -28,8 +28,11 @@
  *   musterd_ready_s_at_<M/1000>k     then musterd stopped and started again on the same ledger
  *                            and hub: from its start until it has listed the hub, reconciled the
  *                            ledger with it ("reconciled with the hub") and /readyz answers 200
+ *   binding_struct_bytes     sizeof(struct binding), the controller's fixed record of every
+ *                            binding (printed first: it needs no run)
  * MUSTER_BENCH_E2E_RBS sets N (default 2000). */
 #include "bench/bench.h"
+#include "dispatcher/controller/ctl_int.h"
 #include "queue/hash.h"
 
 #include <curl/curl.h>
@@ -98,7 +101,8 @@ static int wait_line(const char *file, const char *needle, double timeout_s)
 
 static int wait_port(const char *file, const char *prefix)
 {
-    for (int i = 0; i < 1000; i++) {
+    /* up to 60 s: a musterd with a ledger of 200,000 pending rows loads it before it listens */
+    for (int i = 0; i < 6000; i++) {
         FILE *f = fopen(file, "r");
         char line[512];
         while (f && fgets(line, sizeof line, f)) {
@@ -625,6 +629,8 @@ static double metric_sum_label(const char *text, const char *name, const char *l
 
 void bench_e2e(void)
 {
+    printf("BENCH binding_struct_bytes %zu bytes\n", sizeof(struct binding));
+    fflush(stdout); /* before any fork: a child must not flush it again */
     const char *env = getenv("MUSTER_BENCH_E2E_RBS");
     char *end = NULL;
     long want = env ? strtol(env, &end, 10) : 2000;

@@ -215,7 +215,10 @@ static struct binding mk(enum bstate st, int needs_objects, uint32_t ndropped)
     b.st = st;
     b.assign = 1;
     b.needs_objects = needs_objects;
-    b.ndropped = ndropped;
+    static struct ctl_act act; /* one binding at a time: each mk starts it afresh */
+    memset(&act, 0, sizeof act);
+    act.ndropped = ndropped;
+    b.act = &act;
     return b;
 }
 
@@ -271,19 +274,21 @@ static void test_reconcile_finishes_a_resize(void)
 static void test_rb_older_than_resize(void)
 {
     struct binding b;
+    struct ctl_act act = {0};
     memset(&b, 0, sizeof b);
+    b.act = &act;
     b.rb = json_tokener_parse("{\"metadata\":{\"resourceVersion\":\"41\"}}");
     CU_ASSERT_PTR_NOT_NULL_FATAL(b.rb);
     CU_ASSERT_FALSE(ctl__rb_older_than_resize(&b)); /* no rewrite yet */
-    b.resize_rv = 42;
+    act.resize_rv = 42;
     CU_ASSERT_TRUE(ctl__rb_older_than_resize(&b));
-    b.resize_rv = 41;
+    act.resize_rv = 41;
     CU_ASSERT_FALSE(ctl__rb_older_than_resize(&b)); /* the rewrite's own answer */
-    b.resize_rv = 40;
+    act.resize_rv = 40;
     CU_ASSERT_FALSE(ctl__rb_older_than_resize(&b));
     json_object_put(b.rb);
     b.rb = json_tokener_parse("{\"metadata\":{}}");
-    b.resize_rv = 42;
+    act.resize_rv = 42;
     CU_ASSERT_FALSE(ctl__rb_older_than_resize(&b)); /* no version: judged */
     json_object_put(b.rb);
 }
@@ -296,8 +301,10 @@ static void test_reread_owed(void)
     struct binding b;
     memset(&b, 0, sizeof b);
     b.st = B_RUNNING;
-    CU_ASSERT_FALSE(ctl__reread_owed(&b)); /* nothing put off */
-    b.reread_due = 1;
+    CU_ASSERT_FALSE(ctl__reread_owed(&b)); /* nothing put off: no ctl_act read as zero */
+    struct ctl_act act = {0};
+    b.act = &act;
+    act.reread_due = 1;
     b.lw_pending = 1;
     CU_ASSERT_FALSE(ctl__reread_owed(&b)); /* the write is still out */
     b.lw_pending = 0;

@@ -133,7 +133,7 @@ static void gang(struct ctl *c, struct binding *b, const char *key, const char *
 {
     memset(b, 0, sizeof *b);
     b->key = (char *)key; /* borrowed: the test never frees it */
-    snprintf(b->queue, sizeof b->queue, "%s", queue);
+    b->queue = queue;
     uint32_t id;
     CU_ASSERT_EQUAL_FATAL(queue_resnames_intern(c->names, "nvidia.com/gpu", 14, &id), 0);
     CU_ASSERT_EQUAL_FATAL(queue_resvec_set(&b->gang, id, gpus * 1000), 0);
