@@ -120,7 +120,7 @@ int karmada_gang_needs_objects(const struct karmada_workload *w)
                  w->kind == KARMADA_WORKLOAD_KIND_JOB || w->kind == KARMADA_WORKLOAD_KIND_POD);
 }
 
-static int why_not(char *why, size_t cap, const char *fmt, ...)
+int karmada__why_not(char *why, size_t cap, const char *fmt, ...)
 {
     if (why && cap) {
         va_list ap;
@@ -146,22 +146,22 @@ static json_object *pod_of(const struct karmada_gang_input *in, const char **bas
 static int check_shares(const struct karmada_gang_input *in, char *why, size_t cap)
 {
     if (!in->shares || in->nshares == 0)
-        return why_not(why, cap, "no target cluster");
+        return karmada__why_not(why, cap, "no target cluster");
     int64_t sum = 0;
     for (uint32_t i = 0; i < in->nshares; i++) {
         const struct karmada_gang_share *s = &in->shares[i];
         if (!s->cluster || !*s->cluster)
-            return why_not(why, cap, "share %" PRIu32 ": no cluster name", i);
+            return karmada__why_not(why, cap, "share %" PRIu32 ": no cluster name", i);
         if (strlen(WORK_NAMESPACE_PREFIX) + strlen(s->cluster) > DNS_LABEL_MAX)
-            return why_not(why, cap, "cluster %.80s: karmada-es-<cluster> would pass 63 characters",
+            return karmada__why_not(why, cap, "cluster %.80s: karmada-es-<cluster> would pass 63 characters",
                            s->cluster);
         if (s->replicas <= 0)
-            return why_not(why, cap, "cluster %s: share of %" PRId32 " replicas", s->cluster,
+            return karmada__why_not(why, cap, "cluster %s: share of %" PRId32 " replicas", s->cluster,
                            s->replicas);
         sum += s->replicas;
     }
     if (sum != in->w->replicas)
-        return why_not(why, cap, "the shares add up to %" PRId64 " replicas, the gang has %" PRId32,
+        return karmada__why_not(why, cap, "the shares add up to %" PRId64 " replicas, the gang has %" PRId32,
                        sum, in->w->replicas);
     return 0;
 }
@@ -171,22 +171,22 @@ int karmada_gang_input_check(const struct karmada_gang_input *in, char *why, siz
     if (why && cap)
         why[0] = '\0';
     if (!in || !in->rb || !in->w || !in->names)
-        return why_not(why, cap, "rb, workload and resource names are required");
+        return karmada__why_not(why, cap, "rb, workload and resource names are required");
     if (in->w->reason != KARMADA_WORKLOAD_OK || in->w->kind == KARMADA_WORKLOAD_KIND_NONE)
-        return why_not(why, cap, "the workload was not read successfully");
+        return karmada__why_not(why, cap, "the workload was not read successfully");
     json_object *meta = kube_json_get(in->rb, "metadata"),
                 *res = kube_json_get(kube_json_get(in->rb, "spec"), "resource");
     if (!get_str(meta, "name") || !get_str(meta, "namespace"))
-        return why_not(why, cap, "the ResourceBinding has no metadata.name or metadata.namespace");
+        return karmada__why_not(why, cap, "the ResourceBinding has no metadata.name or metadata.namespace");
     if (!get_str(res, "apiVersion") || !get_str(res, "kind") || !get_str(res, "name") ||
         !get_str(res, "namespace"))
-        return why_not(why, cap, "spec.resource lacks apiVersion, kind, namespace or name");
+        return karmada__why_not(why, cap, "spec.resource lacks apiVersion, kind, namespace or name");
     if (!get_str(meta, "uid"))
-        return why_not(why, cap,
+        return karmada__why_not(why, cap,
                        "the ResourceBinding has no metadata.uid to label muster's "
                        "objects with");
     if (!in->w->permanent_id[0])
-        return why_not(why, cap,
+        return karmada__why_not(why, cap,
                        "no resourcebinding.karmada.io/permanent-id label yet: muster could not "
                        "find the Works Karmada renders for it");
     if (in->split) /* issue 20: a kind split by groups has its own rules */
@@ -195,13 +195,13 @@ int karmada_gang_input_check(const struct karmada_gang_input *in, char *why, siz
     if (rc || !karmada_gang_needs_objects(in->w))
         return rc;
     if (in->w->ncomponents != 1)
-        return why_not(why, cap, "%" PRIu32 " pod templates where one was expected",
+        return karmada__why_not(why, cap, "%" PRIu32 " pod templates where one was expected",
                        in->w->ncomponents);
     const char *base;
     json_object *pod = pod_of(in, &base);
     if (!json_object_is_type(in->tmpl, json_type_object) ||
         !json_object_is_type(kube_json_get(pod, "spec"), json_type_object))
-        return why_not(why, cap, "the template has no pod spec at %s/spec", base);
+        return karmada__why_not(why, cap, "the template has no pod spec at %s/spec", base);
     return 0;
 }
 

@@ -1,4 +1,4 @@
-/* Private sharing between gang.c and gang_split.c: the builders both use, so a Work, a policy
+/* Private sharing between gang.c, gang_split.c and gang_nettopo.c: the builders both use, so a Work, a policy
  * and an overrider are shaped in one place. Every builder takes gang.c's sticky failure flag
  * (*bad set on any failure; whatever was built is still returned for the caller's one release).
  * Not for use outside cluster-adapters/karmada/gang*.c. */
@@ -12,6 +12,11 @@
 
 /* A new apiVersion/kind object named name in ns with the labels and annotation every object
  * muster creates for in's RB carries; *meta points at its metadata. */
+/* Writes the reason (printf-style, cut at cap; why NULL or cap 0: none) and returns
+ * MUSTER_EINVAL: the one way the gang builders refuse an input. */
+__attribute__((format(printf, 3, 4))) int karmada__why_not(char *why, size_t cap,
+                                                           const char *fmt, ...);
+
 json_object *karmada__gang_new_marked(const char *api_version, const char *kind, const char *name,
                                       const char *ns, const struct karmada_gang_input *in,
                                       json_object **meta, int *bad);

@@ -1,6 +1,7 @@
 /* Network topology inside a member: muster's annotations, the member's HyperNodes, Volcano's
  * networkTopology fields (gang_nettopo.h). */
 #include "cluster-adapters/karmada/gang_nettopo.h"
+#include "cluster-adapters/karmada/gang_int.h"
 
 #include "cluster-adapters/karmada/gang.h"
 #include "cluster-adapters/karmada/workload_clusters.h"
@@ -11,16 +12,6 @@
 #include <stdio.h>
 #include <string.h>
 
-static int refuse(char *why, size_t cap, const char *fmt, ...)
-{
-    if (why && cap) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(why, cap, fmt, ap);
-        va_end(ap);
-    }
-    return MUSTER_EINVAL;
-}
 
 /* The tier at key, template first: 0 with *t untouched when neither says it. */
 static int tier_at(json_object *tmpl, json_object *rb, const char *key, uint32_t *t,
@@ -36,7 +27,7 @@ static int tier_at(json_object *tmpl, json_object *rb, const char *key, uint32_t
         int32_t n = 0;
         *who = whos[o];
         if (karmada_workload_parse_count(s, strlen(s), &n) || n < 1 || n > KARMADA_NETTOPO_TIER_MAX)
-            return refuse(why, cap,
+            return karmada__why_not(why, cap,
                           "%s annotation %s: \"%.32s\" is not a HyperNode tier: a whole number "
                           "from 1 (the switch nearest the nodes) to %d",
                           whos[o], key, s, KARMADA_NETTOPO_TIER_MAX);
@@ -58,7 +49,7 @@ static int scope(json_object *tmpl, json_object *rb, const char *req_key, const 
     if (rc)
         return rc;
     if (req && pref)
-        return refuse(why, cap,
+        return karmada__why_not(why, cap,
                       "annotations %s and %s: Volcano's networkTopology has one mode (hard or "
                       "soft) per scope; set one of them",
                       req_key, pref_key);
@@ -81,19 +72,19 @@ int karmada_member_topo_read(struct karmada_member_topo *out, const struct karma
         return rc;
     const char *kn = karmada_workload_kind_name(w->kind);
     if (w->kind == KARMADA_WORKLOAD_KIND_VCJOB)
-        rc = refuse(why, cap,
+        rc = karmada__why_not(why, cap,
                     "annotations scheduling.muster.io/member-*topology-*: a Volcano Job's "
                     "PodGroup is made by the member's Volcano from the job, not by muster: state "
                     "its spec.networkTopology (and each task's partitionPolicy.networkTopology) "
                     "in the job itself, which Karmada sends to the member as written");
     else if (!karmada_gang_needs_objects(w) && !split)
-        rc = refuse(why, cap,
+        rc = karmada__why_not(why, cap,
                     "annotations scheduling.muster.io/member-*topology-*: a %s kept whole gets "
                     "no PodGroup from muster to carry them (with scheduling.muster.io/placement: "
                     "spread a JobSet or LeaderWorkerSet gets one per cluster)",
                     kn);
     else if (out->group.tier && !split)
-        rc = refuse(why, cap,
+        rc = karmada__why_not(why, cap,
                     "annotation %s: the pods of a %s carry no label that tells a member which "
                     "group each belongs to; only a JobSet or LeaderWorkerSet split by groups "
                     "(placement spread) has one, in its PodGroup's subGroupPolicy. Use %s for "

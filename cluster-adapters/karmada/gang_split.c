@@ -29,16 +29,6 @@ static const char *get_str(json_object *o, const char *k)
     return v && *v ? v : NULL;
 }
 
-static int why_not(char *why, size_t cap, const char *fmt, ...)
-{
-    if (why && cap) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(why, cap, fmt, ap);
-        va_end(ap);
-    }
-    return MUSTER_EINVAL;
-}
 
 int karmada_gang_split_kind(const struct karmada_workload *w)
 {
@@ -222,58 +212,58 @@ int karmada_gang_split_check(const struct karmada_gang_input *in, char *why, siz
     if (why && cap)
         why[0] = '\0';
     if (!in || !in->w || !in->split)
-        return why_not(why, cap, "no split by groups");
+        return karmada__why_not(why, cap, "no split by groups");
     if (!karmada_gang_split_kind(in->w))
-        return why_not(why, cap,
+        return karmada__why_not(why, cap,
                        "a placement by groups is written for JobSets and LeaderWorkerSets only; "
                        "this workload is a %s",
                        karmada_workload_kind_name(in->w->kind));
     struct karmada_gang_set sets[KARMADA_GANG_SPLIT_SETS_MAX];
     uint32_t n;
     if (karmada_gang_split_sets(in->w, in->tmpl, sets, KARMADA_GANG_SPLIT_SETS_MAX, &n))
-        return why_not(why, cap, "the template's groups cannot be read (replicatedJobs, replicas, "
+        return karmada__why_not(why, cap, "the template's groups cannot be read (replicatedJobs, replicas, "
                                  "size, parallelism or completions)");
     if (in->nsets != n)
-        return why_not(why, cap, "the split has %" PRIu32 " sets of groups, the template %" PRIu32,
+        return karmada__why_not(why, cap, "the split has %" PRIu32 " sets of groups, the template %" PRIu32,
                        in->nsets, n);
     if (!in->shares || in->nshares == 0)
-        return why_not(why, cap, "no target cluster");
+        return karmada__why_not(why, cap, "no target cluster");
     for (uint32_t j = 0; j < n; j++) {
         if (in->w->kind == KARMADA_WORKLOAD_KIND_JOBSET ? !request_of(in->w, sets[j].name)
                                                         : !request_of(in->w, "leader"))
-            return why_not(why, cap, "no pod request read for %s", sets[j].name);
+            return karmada__why_not(why, cap, "no pod request read for %s", sets[j].name);
         uint64_t total = 0;
         for (uint32_t i = 0; i < in->nshares; i++) {
             const struct karmada_gang_split *c = CELL(in, i, j);
             if (c->min_groups > c->groups)
-                return why_not(why, cap,
+                return karmada__why_not(why, cap,
                                "cluster %s: %" PRIu32 " of %s's groups must run but %" PRIu32
                                " are placed there",
                                in->shares[i].cluster ? in->shares[i].cluster : "?", c->min_groups,
                                sets[j].name, c->groups);
             if (c->group_min > sets[j].group_pods)
-                return why_not(why, cap,
+                return karmada__why_not(why, cap,
                                "%s: %" PRIu32 " pods of a group must run, a group has %" PRIu32,
                                sets[j].name, c->group_min, sets[j].group_pods);
             total += c->groups;
         }
         if (total > sets[j].groups)
-            return why_not(why, cap,
+            return karmada__why_not(why, cap,
                            "%" PRIu64 " of %s's groups are placed, the template has %" PRIu32,
                            total, sets[j].name, sets[j].groups);
     }
     for (uint32_t i = 0; i < in->nshares; i++) {
         const struct karmada_gang_share *s = &in->shares[i];
         if (!s->cluster || !*s->cluster)
-            return why_not(why, cap, "share %" PRIu32 ": no cluster name", i);
+            return karmada__why_not(why, cap, "share %" PRIu32 ": no cluster name", i);
         if (strlen(KARMADA_PATH_EXECUTION_PREFIX) + strlen(s->cluster) > DNS_LABEL_MAX)
-            return why_not(why, cap, "cluster %.80s: karmada-es-<cluster> would pass 63 characters",
+            return karmada__why_not(why, cap, "cluster %.80s: karmada-es-<cluster> would pass 63 characters",
                            s->cluster);
         enum karmada_gang_dialect d = DIALECT(in, i);
         if (d != KARMADA_GANG_DIALECT_VOLCANO && d != KARMADA_GANG_DIALECT_COSCHEDULING &&
             d != KARMADA_GANG_DIALECT_NONE) {
             const char *dn = karmada_gang_dialect_name(d);
-            return why_not(why, cap,
+            return karmada__why_not(why, cap,
                            "cluster %s speaks %s, whose gang muster does not write per group: a "
                            "placement by groups needs Volcano, coscheduling or no gang there",
                            s->cluster, dn ? dn : "an unknown dialect");
@@ -284,9 +274,9 @@ int karmada_gang_split_check(const struct karmada_gang_input *in, char *why, siz
             pods += (uint64_t)CELL(in, i, j)->groups * sets[j].group_pods;
         }
         if (groups == 0)
-            return why_not(why, cap, "cluster %s runs no group", s->cluster);
+            return karmada__why_not(why, cap, "cluster %s runs no group", s->cluster);
         if (s->replicas <= 0 || pods != (uint64_t)s->replicas)
-            return why_not(why, cap,
+            return karmada__why_not(why, cap,
                            "cluster %s: a share of %" PRId32 " replicas, its groups have %" PRIu64
                            " pods",
                            s->cluster, s->replicas, pods);

@@ -879,6 +879,8 @@ void bench_e2e(void)
     /* ---- start-up at that size: stopped, started again on the same ledger and hub ---- */
     kill(md, SIGTERM);
     waitpid(md, NULL, 0);
+    /* the child truncates its output only once it runs: the old port must not be read */
+    unlink(md_out);
     double r0 = now_s();
     md = spawn(margv, md_out);
     aport = wait_port(md_out, "admin API:");
