@@ -21,7 +21,7 @@ struct json_object;
  * of memory, or when v nests deeper than KUBE_FROZEN_DEPTH_MAX or is larger than
  * KUBE_FROZEN_SIZE_MAX packed (*len then 0 for the depth or size, and the caller keeps the tree).
  * Integers beyond int64 are kept as json-c reads them (clamped); doubles keep their bits. */
-#define KUBE_FROZEN_DEPTH_MAX 64
+#define KUBE_FROZEN_DEPTH_MAX 128 /* the client parses no deeper (KUBE_MAX_JSON_DEPTH) */
 #define KUBE_FROZEN_SIZE_MAX (64u << 20)
 uint8_t *kube_frozen_pack(struct json_object *v, size_t *len);
 

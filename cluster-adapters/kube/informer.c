@@ -634,7 +634,10 @@ void kube_informer_foreach(const struct kube_informer *inf,
     for (size_t b = 0; b < inf->nbuckets; b++)
         for (struct kube_informer_entry *e = inf->buckets[b]; e; e = e->next) {
             if (e->obj) {
-                fn(ud, e->obj);
+                /* held for the call: fn may trim the cache (a frozen informer's owner does) */
+                struct json_object *o = json_object_get(e->obj);
+                fn(ud, o);
+                json_object_put(o);
                 continue;
             }
             /* thawed for this call only: a walk over a million must not hold them all */

@@ -974,7 +974,9 @@ void ctl__rb_upsert(struct ctl *c, json_object *rb)
     /* Compared with the generation it was last read at, not with the RB it holds: a binding
      * that waits holds none (cool.c). */
     int64_t g1 = 0;
-    int same_spec = b->generation > 0 && b->rb != rb &&
+    const char *ruid = kube_json_path_str(rb, "metadata", "uid", NULL);
+    int same_spec = b->generation > 0 && b->rb != rb && b->uid && ruid &&
+                    strcmp(b->uid, ruid) == 0 &&
                     !kube_json_int64(kube_json_get(rb, "metadata"), "generation", &g1) &&
                     g1 == b->generation;
     json_object_put(b->rb);
@@ -988,12 +990,8 @@ void ctl__rb_upsert(struct ctl *c, json_object *rb)
         }
     }
     /* the affinity pointers point into the RB: refresh them with it */
-    if (b->st >= B_UNDO && b->st != B_DONE) {
-        json_object *pl = kube_json_path(rb, "spec", "placement", NULL);
-        b->affinity = kube_json_get(pl, "clusterAffinity");
-        b->affinities = kube_json_get(pl, "clusterAffinities");
-        b->tolerations = kube_json_get(pl, "clusterTolerations");
-    }
+    if (b->st >= B_UNDO && b->st != B_DONE)
+        ctl__placement_terms(b);
     if (kube_json_path(rb, "metadata", "deletionTimestamp", NULL)) {
         /* Being deleted (Karmada's binding-controller finalizer holds it while it deletes its
          * own Works): released now, and muster's Works deleted with it, not at the next

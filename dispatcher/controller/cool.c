@@ -14,12 +14,15 @@
 #include "cluster-adapters/kube/json.h"
 #include "queue/mem.h"
 
-/* The placement's constraints point into the RB: taken again with it. */
-static void placement_terms(struct binding *b)
+void ctl__placement_terms(struct binding *b)
 {
     json_object *pl = kube_json_path(b->rb, "spec", "placement", NULL);
+    json_object *affs = kube_json_get(pl, "clusterAffinities");
     b->affinity = kube_json_get(pl, "clusterAffinity");
-    b->affinities = kube_json_get(pl, "clusterAffinities");
+    /* as the workload read has it (workload_clusters.c): an empty list is no list, not a list
+     * no cluster matches */
+    b->affinities =
+        json_object_is_type(affs, json_type_array) && json_object_array_length(affs) ? affs : NULL;
     b->tolerations = kube_json_get(pl, "clusterTolerations");
 }
 
@@ -103,7 +106,7 @@ json_object *ctl__rb(struct ctl *c, struct binding *b)
     if (!rb)
         return NULL;
     b->rb = json_object_get(rb);
-    placement_terms(b);
+    ctl__placement_terms(b);
     ctl__cool_later(c, b);
     return b->rb;
 }

@@ -1492,6 +1492,9 @@ int ctl__cluster_nettopo(const struct ctl *c, const char *name);
 #define CTL_COOL_BATCH 256
 json_object *ctl__rb(struct ctl *c, struct binding *b);
 json_object *ctl__tmpl(struct ctl *c, struct binding *b);
+/* Points b->affinity, affinities and tolerations into b->rb's spec.placement, as the workload
+ * read does (an empty clusterAffinities is none). */
+void ctl__placement_terms(struct binding *b);
 void ctl__cool_later(struct ctl *c, struct binding *b);
 void ctl__cool_forget(struct ctl *c, struct binding *b);
 void ctl__cool_run(struct ctl *c);

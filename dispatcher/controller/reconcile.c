@@ -922,6 +922,7 @@ void ctl__reconcile(struct ctl *c)
         if (l.v[i].gang_lead && strcmp(l.v[i].state, "pending") != 0)
             reconcile_member(c, &l.v[i]);
     for (size_t i = 0; i < l.n; i++) {
+        ctl__cool_point(c); /* a million pending rows hold no million trees */
         if (!l.v[i].gang_lead || strcmp(l.v[i].state, "pending") == 0)
             reconcile_row(c, &l.v[i], &l);
     }
