@@ -42,7 +42,7 @@ struct strtab {
 #define KEY_MAX 8192
 #define KEY_LEN 64
 #define VALUE_MAX 65536
-#define VALUE_LEN 32
+#define VALUE_LEN 128
 static pthread_mutex_t tab_mu = PTHREAD_MUTEX_INITIALIZER;
 static struct strtab keys = {KEY_MAX, KEY_LEN, 0, NULL, NULL, NULL, 0};
 static struct strtab vals = {VALUE_MAX, VALUE_LEN, 0, NULL, NULL, NULL, 0};
@@ -121,7 +121,6 @@ int kube_frozen_key_unique(const char *k)
                                          "deletionTimestamp",
                                          "lastTransitionTime",
                                          "lastScheduledTime",
-                                         "message",
                                          "generateName",
                                          "resourcebinding.karmada.io/permanent-id"};
     for (size_t i = 0; i < sizeof(unique) / sizeof(unique[0]); i++)

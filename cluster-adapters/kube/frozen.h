@@ -6,7 +6,7 @@
  * short strings ("apps/v1", a namespace, a cluster name, a quantity) as small numbers into
  * process-wide tables, everything else inline. Reading one thaws it back into a json-c tree equal
  * to what was frozen (same keys in the same order, same values), which the caller owns.
- * The tables are bounded (8,192 keys of at most 64 bytes, 65,536 values of at most 32 bytes):
+ * The tables are bounded (8,192 keys of at most 64 bytes, 65,536 values of at most 128 bytes):
  * past them a key or value is stored inline, so nothing made up per object grows them without
  * end. A value shared once stays in the table for the life of the process. */
 #ifndef MUSTER_KUBE_FROZEN_H
@@ -37,7 +37,7 @@ struct json_object *kube_frozen_thaw(const uint8_t *p, size_t len);
 void kube_frozen_fit(struct json_object *o);
 
 /* 1 when the values under key k are unique per object (name, uid, resourceVersion, timestamps,
- * messages, Karmada's permanent id): they are never shared, which would only fill the table. */
+ * Karmada's permanent id): they are never shared, which would only fill the table. */
 int kube_frozen_key_unique(const char *k);
 
 /* What the process-wide tables hold: keys and shared values, and the bytes they take. */
