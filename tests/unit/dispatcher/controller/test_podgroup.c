@@ -4,23 +4,8 @@
  * kubernetes-sigs/kueue site/static/examples/pods-kueue/kueue-pod-group.yaml), read by the real
  * workload reader. */
 #include "dispatcher/controller/ctl_int.h"
-#include "cluster-adapters/kube/schema.h"
+#include "karmada/fixtures.h"
 #include "testing.h"
-
-static json_object *fixture(const char *rel, int yaml)
-{
-    char p[1024], err[256];
-    const char *src = getenv("MUSTER_SOURCE_DIR");
-    snprintf(p, sizeof p, "%s/%s", src ? src : ".", rel);
-    if (!yaml)
-        return json_object_from_file(p);
-    json_object *docs = NULL;
-    if (kube_schema_read_yaml(p, &docs, err, sizeof err))
-        return NULL;
-    json_object *doc = json_object_get(json_object_array_get_idx(docs, 0));
-    json_object_put(docs);
-    return doc;
-}
 
 static void test_key_kueue_fixture(void)
 {
@@ -28,8 +13,8 @@ static void test_key_kueue_fixture(void)
     struct karmada_workload w;
     CU_ASSERT_PTR_NOT_NULL_FATAL(names);
     CU_ASSERT_EQUAL_FATAL(karmada_workload_init(&w), 0);
-    json_object *rb = fixture("tests/fixtures/workloads/kueue-pod-rb.json", 0);
-    json_object *tmpl = fixture("tests/fixtures/workloads/kueue-pod.yaml", 1);
+    json_object *rb = fx_load_json("tests/fixtures/workloads/kueue-pod-rb.json");
+    json_object *tmpl = fx_load_yaml("tests/fixtures/workloads/kueue-pod.yaml");
     CU_ASSERT_PTR_NOT_NULL_FATAL(rb);
     CU_ASSERT_PTR_NOT_NULL_FATAL(tmpl);
     CU_ASSERT_EQUAL_FATAL(karmada_workload_read(&w, names, rb, tmpl), 0);

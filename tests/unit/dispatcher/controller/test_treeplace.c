@@ -3,7 +3,7 @@
 #include "dispatcher/controller/ctl_int.h"
 #include "cluster-adapters/karmada/gang_split.h"
 #include "cluster-adapters/karmada/workload_groups.h"
-#include "cluster-adapters/kube/schema.h"
+#include "karmada/fixtures.h"
 #include "dispatcher/composite.h"
 #include "testing.h"
 
@@ -99,21 +99,6 @@ static void test_share_comp_pods(void)
     CU_ASSERT_EQUAL(ctl__share_comp_pods(&b, &sh, 0), 8);
 }
 
-static json_object *fixture(const char *rel, int yaml)
-{
-    char p[1024], err[256];
-    const char *src = getenv("MUSTER_SOURCE_DIR");
-    snprintf(p, sizeof p, "%s/%s", src ? src : ".", rel);
-    if (!yaml)
-        return json_object_from_file(p);
-    json_object *docs = NULL;
-    if (kube_schema_read_yaml(p, &docs, err, sizeof err))
-        return NULL;
-    json_object *doc = json_object_get(json_object_array_get_idx(docs, 0));
-    json_object_put(docs);
-    return doc;
-}
-
 /* A member of five nodes of 4 GPUs (32 CPUs, 256Gi, 110 pods), as composite-20gpu.yaml. */
 static void gpu_cluster(struct queue_resnames *names, struct disp_cluster_cap *cl,
                         struct disp_grade *gr, const char *name)
@@ -151,8 +136,8 @@ static void test_jobset_two_sets_placed(void)
     struct karmada_workload w;
     CU_ASSERT_PTR_NOT_NULL_FATAL(names);
     CU_ASSERT_EQUAL_FATAL(karmada_workload_init(&w), 0);
-    json_object *rb = fixture("tests/fixtures/workloads/jobset-sets-rb.json", 0);
-    json_object *tmpl = fixture("tests/fixtures/workloads/jobset-sets.yaml", 1);
+    json_object *rb = fx_load_json("tests/fixtures/workloads/jobset-sets-rb.json");
+    json_object *tmpl = fx_load_yaml("tests/fixtures/workloads/jobset-sets.yaml");
     CU_ASSERT_PTR_NOT_NULL_FATAL(rb);
     CU_ASSERT_PTR_NOT_NULL_FATAL(tmpl);
     CU_ASSERT_EQUAL_FATAL(karmada_workload_read(&w, names, rb, tmpl), 0);
