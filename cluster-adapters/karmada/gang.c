@@ -13,6 +13,7 @@
 #include "queue/hash.h"
 
 #include <inttypes.h>
+#include <json-c/json_pointer.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -527,6 +528,33 @@ json_object *karmada_gang_override_policy(const struct karmada_gang_input *in)
                          share_min_member(in->w, in->shares[i].replicas), pg, sched_path, sched,
                          &bad);
     return done(root, bad);
+}
+
+int karmada_gang_policy_redundant(const struct karmada_gang_input *in)
+{
+    if (!in || in->split || !in->tmpl)
+        return 0;
+    json_object *op = karmada_gang_override_policy(in);
+    json_object *rules = kube_json_path(op, "spec", "overrideRules", NULL);
+    size_t nr = json_object_is_type(rules, json_type_array) ? json_object_array_length(rules) : 0;
+    int same = nr > 0;
+    for (size_t r = 0; same && r < nr; r++) {
+        json_object *ov = kube_json_get(json_object_array_get_idx(rules, r), "overriders");
+        json_object *plain = kube_json_get(ov, "plaintext");
+        size_t np = json_object_is_type(plain, json_type_array) ? json_object_array_length(plain)
+                                                                : 0;
+        /* a rule with nothing to add, or with an overrider of another kind, is not judged */
+        same = np > 0 && json_object_object_length(ov) == 1;
+        for (size_t i = 0; same && i < np; i++) {
+            json_object *o = json_object_array_get_idx(plain, i), *have = NULL;
+            const char *path = get_str(o, "path"), *opn = get_str(o, "operator");
+            same = path && opn && strcmp(opn, "add") == 0 &&
+                   json_pointer_get(in->tmpl, path, &have) == 0 &&
+                   json_object_equal(have, kube_json_get(o, "value"));
+        }
+    }
+    json_object_put(op);
+    return same;
 }
 
 /* ---- reading what Karmada made of muster's objects ---- */

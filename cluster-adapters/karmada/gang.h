@@ -186,6 +186,14 @@ int karmada_gang_share_has_work(const struct karmada_gang_input *in, uint32_t i)
  * rule without targetCluster, as for all Volcano. */
 json_object *karmada_gang_override_policy(const struct karmada_gang_input *in);
 
+/* 1 when the template already reads as muster's OverridePolicy for in would make it: every
+ * plaintext overrider of every rule adds a value the template holds at that path, equal. Such a
+ * template names muster's PodGroup (muster-<RB name>) and its scheduler itself, so its Works are
+ * right whatever Karmada's override manager has cached, and the dispatch needs neither the policy
+ * nor the barrier that waits for it (docs/gangobj.md, "A template that names its PodGroup").
+ * 0 for a split (its counts are in the policy), when no policy can be built, and on ENOMEM. */
+int karmada_gang_policy_redundant(const struct karmada_gang_input *in);
+
 /* Reading muster's own PodGroup Works as Karmada reports them (borrowed objects):
  * karmada_gang_work_applied: 1 when the Work is not being deleted and its condition Applied is True
  *   (the execution controller created or updated the PodGroup in the member).

@@ -280,6 +280,10 @@ struct karmada_workload_hub {
      * podgroup. NULL: no runtime is looked up, and a TrainJob cannot be read. */
     json_object *(*runtime)(void *ud, int cluster_scoped, const char *ns, const char *name,
                             int *served);
+    /* The name of the PodGroup muster itself makes in each member for this RB (muster-<RB
+     * name>, gang.h), or NULL. Pods naming it name muster's own group, not one on the hub: it is
+     * not looked up (docs/gangobj.md, "A template that names its PodGroup"). */
+    const char *own_group;
 };
 
 /* karmada_workload_read, and the PodGroup the pods name looked up through hub (NULL: not looked

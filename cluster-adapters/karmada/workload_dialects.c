@@ -425,6 +425,8 @@ int karmada__workload_read_hub_group(struct karmada_workload *w,
     if ((!cos && !wl && w->dialect != KARMADA_WORKLOAD_DIALECT_VOLCANO) || !w->group_name[0] ||
         !hub->podgroup)
         return 0;
+    if (hub->own_group && strcmp(hub->own_group, w->group_name) == 0)
+        return 0; /* muster's own, made in each member: nothing on the hub to wait for */
     /* A PodGroup lives in the namespace of its pods, which is the template's. */
     const char *ns = kube_json_path_str(tmpl, "metadata", "namespace", NULL);
     if (!ns)

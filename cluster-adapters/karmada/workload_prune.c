@@ -197,6 +197,9 @@ static json_object *prune_spec(json_object *spec, int top)
         return json_object_get(spec);
     json_object *out = json_object_new_object(), *v;
     int bad = !out || keep(out, spec, "priorityClassName");
+    /* the scheduler the pods name: a template already naming muster's PodGroup and its
+     * scheduler needs no OverridePolicy (karmada_gang_policy_redundant) */
+    bad = bad || keep(out, spec, "schedulerName");
     /* the Workload API's PodGroup reference (read_scheduling_group); top: a Pod's own spec */
     bad = bad || keep(out, spec, KARMADA_WORKLOAD_SCHEDULING_GROUP);
     static const char *const lists[] = {"containers", "initContainers"};

@@ -153,6 +153,9 @@ enum step {
     S_RESIZE_DROP,     /* delete: the PodGroup Works of clusters the gang left */
     /* hold */
     S_HOLD,
+    /* a dispatched gang made without its OverridePolicy whose template stopped naming its
+     * PodGroup (ctl__policy_follow): create: the policy */
+    S_POLICY,
 };
 
 /* The barrier check lists the rendered Works again after this, doubling up to the max, while
@@ -338,6 +341,11 @@ struct ctl_act {
     uint32_t ndropped;
     uint8_t resume; /* its admitted row was written by readmit: the hub says where to go on */
     uint8_t reread_due, resize_owed;
+    /* its gang objects were made without the OverridePolicy: its template names the PodGroup
+     * and the scheduler itself (ctl__policy_skipped) */
+    uint8_t no_policy;
+    /* its Scheduled=True waited once for Karmada's first status aggregation (send_status) */
+    uint8_t status_waited;
 };
 
 /* b's struct ctl_act to read: all zero when it has none. */
@@ -1187,6 +1195,19 @@ enum step ctl__step_released(const struct binding *b);
 enum step ctl__undo_first(const struct binding *b);
 void ctl__fill_gang_input(struct ctl *c, struct binding *b, struct karmada_gang_input *in,
                           struct karmada_gang_share *gs);
+/* 1 when b's gang needs no OverridePolicy (docs/gangobj.md, "A template that names its
+ * PodGroup"): one RB, no split, and a template that already reads as the policy would make it
+ * (karmada_gang_policy_redundant on in, b's ctl__fill_gang_input). Its dispatch is then the
+ * PodGroup Works, and once they are Applied one patch placing and lifting it (S_ASSIGN_LIFT). */
+int ctl__policy_skipped(struct binding *b, const struct karmada_gang_input *in);
+/* The step after b's PodGroup Works are Applied: S_ASSIGN_LIFT when its policy is skipped now;
+ * S_OBJECTS when it was skipped at step 2 but no longer is (the template changed: the policy is
+ * made first); else S_ASSIGN. */
+enum step ctl__assign_step(struct ctl *c, struct binding *b);
+/* A dispatched or running gang's template changed: when its objects were made without the
+ * OverridePolicy and the template no longer says what the policy would, the policy is created
+ * now (S_POLICY), so Karmada renders the group back into the pods it starts from here on. */
+void ctl__policy_follow(struct ctl *c, struct binding *b);
 enum step ctl__forward_first(const struct binding *b);
 void ctl__mark_dispatched(struct ctl *c, struct binding *b);
 void ctl__on_response(int err, const struct kube_response *resp, void *ud);

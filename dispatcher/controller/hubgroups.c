@@ -59,7 +59,11 @@ static json_object *lookup_runtime(void *ud, int cluster_scoped, const char *ns,
 
 int ctl__workload_read(struct ctl *c, json_object *rb, json_object *tmpl)
 {
-    const struct karmada_workload_hub hub = {lookup, c, lookup_runtime};
+    char own[KARMADA_GANG_NAME_MAX + 1];
+    const char *rbname = kube_json_path_str(rb, "metadata", "name", NULL);
+    const struct karmada_workload_hub hub = {
+        lookup, c, lookup_runtime,
+        rbname && karmada_gang_podgroup_name(rbname, own, sizeof own) == 0 ? own : NULL};
     c->hubpg.asked[0] = '\0';
     return karmada_workload_read_hub(&c->w, c->names, rb, tmpl, &hub);
 }

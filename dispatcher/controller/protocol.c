@@ -84,7 +84,8 @@ void ctl__on_response(int err, const struct kube_response *resp, void *ud)
         b->reply = json_object_get(resp->body);
     }
     int rb_step = step != S_OBJECTS && step != S_BARRIER && step != S_U_DELETE &&
-                  step != S_R_WORKS && step != S_RESIZE_WORKS && step != S_RESIZE_DROP;
+                  step != S_R_WORKS && step != S_RESIZE_WORKS && step != S_RESIZE_DROP &&
+                  step != S_POLICY;
     if (step == S_STATUS &&
         (err == MUSTER_ECONFLICT || (err == MUSTER_EINVAL && !b->status_reread))) {
         /* The JSON patch's test failed (422: the conditions or the generation are not as
@@ -428,8 +429,12 @@ static enum step_sent send_objects(struct ctl *c, struct binding *b, const struc
     /* The policy first: created once per RB and kept (docs/gangobj.md). One that exists
      * is merge-patched with this body: a no-op when it is the same (no new generation, so
      * Karmada renders nothing again), a correction when an older musterd wrote it per
-     * cluster (its rules would miss a cluster of this placement). */
-    json_object *op = karmada_gang_override_policy(&in);
+     * cluster (its rules would miss a cluster of this placement). None when the template
+     * already says what it would. */
+    int skip = ctl__policy_skipped(b, &in);
+    if (skip || b->act)
+        ctl__act_w(c, b)->no_policy = (uint8_t)skip;
+    json_object *op = skip ? NULL : karmada_gang_override_policy(&in);
     if (!op && (in.split || b->split_pods))
         b->step_failed = 1; /* a split's counts are in its policy: never go on without it (nor
                              * without its cells: every cluster would run the whole template) */
@@ -465,6 +470,58 @@ static enum step_sent send_objects(struct ctl *c, struct binding *b, const struc
         send_req_ex(c, b, KUBE_CREATE, pp, NULL, mp, 0, 0, one);
     }
     return STEP_SENT;
+}
+
+/* b's gang input with the template as the informer has it now: a gang in play keeps the one it
+ * was admitted with (its objects are built as it was placed), but Karmada renders the pods it
+ * starts from here on from this one, and the policy's overriders are shaped by it. */
+static void policy_input(struct ctl *c, struct binding *b, struct karmada_gang_input *in,
+                         struct karmada_gang_share *gs)
+{
+    ctl__fill_gang_input(c, b, in, gs);
+    json_object *now = ctl__template_of(c, ctl__rb(c, b));
+    if (now)
+        in->tmpl = now;
+}
+
+static enum step_sent send_policy(struct ctl *c, struct binding *b, const struct step_ctx *x)
+{
+    (void)x;
+    struct karmada_gang_share gs[256];
+    struct karmada_gang_input in;
+    policy_input(c, b, &in, gs);
+    json_object *op = karmada_gang_override_policy(&in);
+    if (!op) {
+        b->step_failed = 1;
+        return STEP_SENT;
+    }
+    char pp[KUBE_MAX_URL_BYTES / 4], one[KUBE_MAX_URL_BYTES / 4];
+    policy_path(b, 0, pp, sizeof pp);
+    policy_path(b, 1, one, sizeof one);
+    send_req_ex(c, b, KUBE_CREATE, pp, NULL, op, 0, 0, one);
+    return STEP_SENT;
+}
+
+void ctl__policy_follow(struct ctl *c, struct binding *b)
+{
+    char ns[256], pname[KARMADA_GANG_NAME_MAX + 1];
+    const char *name;
+    if (!b->assign || !b->needs_objects || b->step != S_NONE || b->inflight ||
+        b->nshares == 0 || b->nshares > 256)
+        return;
+    ctl__split_key(b->key, ns, sizeof ns, &name);
+    karmada_gang_policy_name(name, pname, sizeof pname);
+    if (kube_informer_get(&c->policies, ns, pname))
+        return;
+    struct karmada_gang_share gs[256];
+    struct karmada_gang_input in;
+    policy_input(c, b, &in, gs);
+    if (ctl__policy_skipped(b, &in))
+        return;
+    if (b->act)
+        b->act->no_policy = 0;
+    b->step = S_POLICY;
+    ctl__step_run(c, b);
 }
 
 static enum step_sent send_applied(struct ctl *c, struct binding *b, const struct step_ctx *x)
@@ -622,6 +679,16 @@ static enum step_sent send_status(struct ctl *c, struct binding *b, const struct
     if (!has_condition(from, "Scheduled") && b->cond_acked != (b->fresh ? b->fresh_acked : 0)) {
         b->step = S_STATUS_READ;
         return send_status_read(c, b, x);
+    }
+    /* Placed and lifted in one patch over PodGroup Works (a template naming its PodGroup), the
+     * RB has no status yet, and Karmada's first aggregation (FullyApplied, aggregatedStatus)
+     * follows as soon as the Works apply: a patch made now would test for no status and meet
+     * it (422, a read, the patch again). Once, the write waits one back-off for the watch to
+     * bring it. Behind the barrier the held Works were aggregated before the lift. */
+    if (b->needs_objects && !kube_json_get(from, "status") && !ctl__act(b)->status_waited) {
+        ctl__act_w(c, b)->status_waited = 1;
+        b->step_failed = 1;
+        return STEP_SENT;
     }
     json_object *body = NULL;
     karmada_patch_status_scheduled_ops(from, ts, &body);
@@ -804,6 +871,7 @@ static const struct step_def {
     [S_RESIZE_WORKS] = {send_resize_works, "resize.works", NULL},
     [S_RESIZE_CLUSTERS] = {send_resize_clusters, "resize.clusters", NULL},
     [S_RESIZE_DROP] = {send_resize_drop, "resize.drop", NULL},
+    [S_POLICY] = {send_policy, NULL, NULL},
 };
 
 static const char *step_crash_one(enum step st)
@@ -883,11 +951,36 @@ enum step ctl__step_next(const struct binding *b)
     case S_RESUME:
     case S_U_DELETE:
     case S_HOLD:
+    case S_POLICY:
     case S_R_WORKS:
     case S_NONE:
         break;
     }
     return S_NONE;
+}
+
+int ctl__policy_skipped(struct binding *b, const struct karmada_gang_input *in)
+{
+    struct binding **rbs;
+    if (in->split || b->split_pods || b->pg || ctl__pg_rbs(b, &rbs) > 1)
+        return 0; /* a pod group's members name the lead's PodGroup through their policies */
+    return karmada_gang_policy_redundant(in);
+}
+
+enum step ctl__assign_step(struct ctl *c, struct binding *b)
+{
+    struct karmada_gang_share gs[256];
+    struct karmada_gang_input in;
+    if (b->nshares == 0 || b->nshares > 256)
+        return S_ASSIGN;
+    ctl__fill_gang_input(c, b, &in, gs);
+    if (ctl__policy_skipped(b, &in))
+        return S_ASSIGN_LIFT;
+    if (ctl__act(b)->no_policy) {
+        ctl__act_w(c, b)->no_policy = 0;
+        return S_OBJECTS;
+    }
+    return S_ASSIGN;
 }
 
 /* The first step of b's dispatch, by mode and kind. */
@@ -1062,6 +1155,8 @@ static void step_done(struct ctl *c, struct binding *b)
     if (done == S_LIFT || done == S_ASSIGN_LIFT || done == S_RESUME)
         ctl__mark_dispatched(c, b);
     if (done == S_STATUS) {
+        if (b->act)
+            b->act->status_waited = 0;
         json_object_put(b->fresh);
         b->fresh = NULL;
         b->status_reread = 0;
@@ -1078,6 +1173,8 @@ static void step_done(struct ctl *c, struct binding *b)
         if (b->act)
             b->act->ndropped = 0;
     b->step = ctl__step_next(b);
+    if (b->step == S_ASSIGN && done == S_APPLIED)
+        b->step = ctl__assign_step(c, b);
     if (b->step == S_NONE && ctl__act(b)->resize_owed &&
         (b->st == B_DISPATCHED || b->st == B_RUNNING)) {
         ctl__resize_resume(c, b); /* a shrink committed while the step was out */

@@ -212,11 +212,13 @@ static int objects_done(struct ctl *c, struct binding *b)
     ctl__split_key(b->key, ns, sizeof ns, &name);
     karmada_gang_policy_name(name, pname, sizeof pname);
     json_object *pol = kube_informer_get(&c->policies, ns, pname);
-    if (b->nshares == 0 || b->nshares > 256 || !pol || !members_lifted(c, b, 1))
+    if (b->nshares == 0 || b->nshares > 256 || !members_lifted(c, b, 1))
         return 0;
     struct karmada_gang_share gs[256];
     struct karmada_gang_input in;
     ctl__fill_gang_input(c, b, &in, gs);
+    if (!pol && !ctl__policy_skipped(b, &in))
+        return 0;
     int done = 1;
     if (in.split) {
         /* a split's policy carries this attempt's counts and offsets, which an earlier
@@ -340,8 +342,12 @@ void ctl__forward_resume(struct ctl *c, struct binding *b)
         ctl__check_progress(c, b);
         return;
     }
-    if (b->assign && b->needs_objects && objects_done(c, b))
-        ctl__forward_from(c, b, placed ? S_BARRIER : S_ASSIGN);
+    if (b->assign && b->needs_objects && objects_done(c, b)) {
+        /* a gang whose template names its PodGroup is placed and lifted in one patch: placed
+         * and not lifted, it was held again, and that patch lifts it */
+        enum step next = ctl__assign_step(c, b);
+        ctl__forward_from(c, b, next == S_ASSIGN && placed ? S_BARRIER : next);
+    }
     else
         ctl__forward_from(c, b, ctl__forward_first(b));
 }

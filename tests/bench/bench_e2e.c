@@ -368,14 +368,28 @@ static const char *deploy_body(char *buf, size_t cap, const char *prefix, int i,
 {
     /* the memory phase's Deployments go to the queue that admits nothing */
     const char *queue = strcmp(prefix, "m") == 0 ? "idle" : "bench";
+    /* the named phase's pod templates name muster's PodGroup and Volcano themselves
+     * (docs/gangobj.md, "A template that names its PodGroup") */
+    char named[160] = "", sched[48] = "";
+    if (strcmp(prefix, "n") == 0) {
+        snprintf(named, sizeof named,
+                 ",\"annotations\":{\"scheduling.k8s.io/group-name\":\"muster-n%d-deployment\"}", i);
+        snprintf(sched, sizeof sched, "\"schedulerName\":\"volcano\",");
+    }
     snprintf(buf, cap,
              "{\"apiVersion\":\"apps/v1\",\"kind\":\"Deployment\",\"metadata\":{\"name\":\"%s%d\","
              "\"labels\":{\"volcano.sh/queue-name\":\"%s\"}},\"spec\":{\"replicas\":1,"
              "\"selector\":{\"matchLabels\":{\"app\":\"%s%d\"}},\"template\":{\"metadata\":{"
-             "\"labels\":{\"app\":\"%s%d\"}},\"spec\":{\"containers\":[{\"name\":\"c\",\"image\":"
-             "\"x\",\"resources\":{\"requests\":{\"cpu\":\"%d\"}}}]}}}}",
-             prefix, i, queue, prefix, i, prefix, i, cpu);
+             "\"labels\":{\"app\":\"%s%d\"}%s},\"spec\":{%s\"containers\":[{\"name\":\"c\","
+             "\"image\":\"x\",\"resources\":{\"requests\":{\"cpu\":\"%d\"}}}]}}}}",
+             prefix, i, queue, prefix, i, prefix, i, named, sched, cpu);
     return buf;
+}
+
+/* The name prefix of namespace ns's Deployments. */
+static const char *ns_prefix(const char *ns)
+{
+    return ns[0] == 'm' ? "m" : ns[0] == 'n' ? "n" : "e";
 }
 
 static void op_setup(struct op *o, const char *method, const char *ctype)
@@ -509,7 +523,7 @@ static void run_ops(CURLM *m, const char *base, const char *ns, int n, int yard,
             yard_prepare(&ops[k], base, ops[k].idx);
         } else {
             snprintf(ops[k].url, sizeof ops[k].url, "%s/apis/apps/v1/namespaces/%s/deployments", base, ns);
-            deploy_body(ops[k].body, sizeof ops[k].body, ns[0] == 'm' ? "m" : "e", ops[k].idx, 1);
+            deploy_body(ops[k].body, sizeof ops[k].body, ns_prefix(ns), ops[k].idx, 1);
             op_setup(&ops[k], "POST", "application/json");
         }
         curl_easy_setopt(ops[k].h, CURLOPT_WRITEDATA, &ops[k].ans);
@@ -551,7 +565,7 @@ static void run_ops(CURLM *m, const char *base, const char *ns, int n, int yard,
                     yard_prepare(o, base, o->idx);
                 } else {
                     snprintf(o->url, sizeof o->url, "%s/apis/apps/v1/namespaces/%s/deployments", base, ns);
-                    deploy_body(o->body, sizeof o->body, ns[0] == 'm' ? "m" : "e", o->idx, 1);
+                    deploy_body(o->body, sizeof o->body, ns_prefix(ns), o->idx, 1);
                     op_setup(o, "POST", "application/json");
                 }
                 more = 1;
@@ -659,8 +673,8 @@ void bench_e2e(void)
     fprintf(f, "  - name: tiny\n    nodes:\n      - {count: 1, allocatable: {cpu: \"4\", memory: "
                "64Gi, pods: \"110\"}}\n");
     fprintf(f, "objects:\n");
-    const char *nss[4] = {"bench", "lat", "yard", "mem"};
-    for (int i = 0; i < 4; i++) {
+    const char *nss[5] = {"bench", "lat", "yard", "mem", "named"};
+    for (int i = 0; i < 5; i++) {
         fprintf(f, "  - {apiVersion: v1, kind: Namespace, metadata: {name: %s}}\n", nss[i]);
         fprintf(f, "  - apiVersion: policy.karmada.io/v1alpha1\n    kind: PropagationPolicy\n"
                    "    metadata: {name: to-muster, namespace: %s}\n    spec:\n"
@@ -796,6 +810,44 @@ void bench_e2e(void)
                 metric_sum(metrics.p, "muster_hub_requests_total", "create"),
                 metric_sum(metrics.p, "muster_hub_requests_total", "patch"),
                 metric_sum(metrics.p, "muster_hub_requests_total", "delete"), watches, n, errors);
+    }
+
+    /* ---- the same gangs whose pod templates name muster's PodGroup and Volcano: no
+     * OverridePolicy and no barrier (docs/gangobj.md); counted by the requests' difference ---- */
+    if (metrics.p) {
+        int nn = n < 500 ? n : 500;
+        struct watch nw;
+        watch_open(&nw, m, base, "named", (size_t)nn * 2);
+        nw.want_prefix = "n";
+        nw.need_scheduled = 1;
+        watch_until(m, &nw, 0, 1);
+        run_ops(m, base, "named", nn, 0, &nw, (size_t)nn, &errors);
+        watch_close(&nw, m);
+        usleep(200000); /* the last status write's answer */
+        struct sbuf after = {0};
+        req("GET", url, NULL, NULL, &after);
+        if (after.p) {
+            static const char *const verbs[] = {"create", "patch", "get", "list"};
+            double writes = 0, all = 0;
+            for (size_t v = 0; v < sizeof verbs / sizeof verbs[0]; v++) {
+                double k = metric_sum(after.p, "muster_hub_requests_total", verbs[v]) -
+                           metric_sum(metrics.p, "muster_hub_requests_total", verbs[v]);
+                if (v < 2)
+                    writes += k;
+                all += k;
+                printf("BENCH e2e_named_%s_per_rb %.2f requests\n", verbs[v], k / nn);
+            }
+            printf("BENCH e2e_named_writes_per_rb %.2f writes\n", writes / nn);
+            printf("BENCH e2e_named_requests_per_rb %.2f requests\n", all / nn);
+            printf("BENCH e2e_named_conflicts_per_rb %.2f requests\n",
+                   (metric_sum_label(after.p, "muster_hub_requests_total", "code", "409") +
+                    metric_sum_label(after.p, "muster_hub_requests_total", "code", "422") -
+                    metric_sum_label(metrics.p, "muster_hub_requests_total", "code", "409") -
+                    metric_sum_label(metrics.p, "muster_hub_requests_total", "code", "422")) /
+                       nn);
+            fflush(stdout);
+            free(after.p);
+        }
         free(metrics.p);
     }
 

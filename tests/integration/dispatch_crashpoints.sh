@@ -39,7 +39,9 @@ NAME=dispatch_crashpoints
 # 6 as its delta; vj and dd take 5 cpu, sj waits), and once it is lifted (Scheduled=False says
 # that its rest waits) the cap goes up to 200 cpu,
 # so the rest is admitted (grow.admit) and sj runs. After the crash the cap goes up (if it had
-# not), so both converge.
+# not), so both converge. "named" points run only a Deployment nd whose pod template names
+# muster's PodGroup and Volcano itself (docs/gangobj.md, "A template that names its PodGroup"):
+# no policy, its PodGroup Work, then one patch placing and lifting it.
 POINTS=(
     queue.ledger hold requeue.ledger dispatch.ledger dispatch.objects.one dispatch.objects
     dispatch.applied dispatch.assign dispatch.barrier dispatch.lift dispatch.assign-lift
@@ -50,9 +52,12 @@ POINTS=(
     loss:loss.ledger replace:loss.replace.ledger
     grow:grow.ledger grow:grow.admit
     elastic:elastic.ledger elastic:grow.admit
+    named:dispatch.objects named:dispatch.applied named:dispatch.assign-lift
 )
 
 BREAK='{"apiVersion":"policy.karmada.io/v1alpha1","kind":"OverridePolicy","metadata":{"name":"zz-break","namespace":"crash"},"spec":{"resourceSelectors":[{"apiVersion":"apps/v1","kind":"Deployment","namespace":"crash","name":"broken"}],"overrideRules":[{"targetCluster":{"clusterNames":["c2","c3"]},"overriders":{"plaintext":[{"path":"/spec/template/metadata/annotations/scheduling.k8s.io~1group-name","operator":"add","value":"no-such-group"}]}}]}}'
+
+NAMED='{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"nd","labels":{"volcano.sh/queue-name":"'$Q'"},"annotations":{"scheduling.muster.io/placement":"spread"}},"spec":{"replicas":20,"selector":{"matchLabels":{"app":"nd"}},"template":{"metadata":{"labels":{"app":"nd"},"annotations":{"scheduling.k8s.io/group-name":"muster-nd-deployment"}},"spec":{"schedulerName":"volcano","containers":[{"name":"c","image":"x","resources":{"requests":{"cpu":"4"}}}]}}}}'
 
 ELASTIC='{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"ed","labels":{"volcano.sh/queue-name":"'$Q'"},"annotations":{"scheduling.muster.io/placement":"spread","scheduling.muster.io/min-member":"2","scheduling.muster.io/elastic":"true"}},"spec":{"replicas":8,"selector":{"matchLabels":{"app":"ed"}},"template":{"metadata":{"labels":{"app":"ed"}},"spec":{"containers":[{"name":"c","image":"x","resources":{"requests":{"cpu":"1"}}}]}}}}'
 
@@ -94,7 +99,7 @@ lost_cluster() {
 
 # one_point POINT WITH_ROLLBACK [LOSS_POLICY]
 one_point() {
-    local point=$1 broken=$2 loss=${3:-} grow=${4:-} elastic=${5:-} t0=$SECONDS rc=0 tainted=
+    local point=$1 broken=$2 loss=${3:-} grow=${4:-} elastic=${5:-} named=${6:-} t0=$SECONDS rc=0 tainted=
     rm -f "$TMP/events.log" "$TMP"/muster.db* "$TMP"/md.* "$TMP/doomed" "$TMP/check.out"
     start_sim
     export MUSTER_CRASH_AT=$point
@@ -106,13 +111,18 @@ one_point() {
         -d "{\"name\":\"$Q\",\"parent\":\"root\",\"capability\":{\"cpu\":\"$cap\"},\"gangTimeoutSeconds\":2${loss:+,\"onClusterLoss\":\"$loss\"}}" \
         >/dev/null || dfail "$point: could not create queue $Q"
     [ "$broken" = 1 ] && post "apis/policy.karmada.io/v1alpha1/namespaces/$NS/overridepolicies" "$BREAK"
+    if [ -n "$named" ]; then
+        # 80 cpu, spread over two clusters: two PodGroup Works, no policy
+        post "apis/apps/v1/namespaces/$NS/deployments" "$NAMED"
+    else
     job sj 9 8 2 1        # 72 cpu, spread over two clusters (64 each at most): two PodGroup
                           # Works and the policy; finishes after 2 s
     vcjob vj 2 1 2        # Volcano Job: placement and lift in one patch
+    fi
     deployment dd 2 1     # deleted below: released because its RB goes
     job unfit-x 1 20 1 0  # no node holds it: held, NoClusterFit
     [ "$broken" = 1 ] && deployment broken 9 8 # 72 cpu: spread over two or three clusters
-    if [ "$broken" = 0 ] && [ -z "$loss" ] && [ -z "$grow" ] && [ -z "$elastic" ]; then
+    if [ "$broken" = 0 ] && [ -z "$loss" ] && [ -z "$grow" ] && [ -z "$elastic" ] && [ -z "$named" ]; then
         deployment sd 9 8 # 72 cpu: at most 8 a cluster, so two clusters
         deployment zd 2 1
     fi
@@ -131,6 +141,7 @@ one_point() {
     [ -n "$loss" ] && scaled=1 # the loss runs scale nothing
     [ -n "$grow" ] && scaled=1 # the grow runs scale gd only
     [ -n "$elastic" ] && scaled=1 # the elastic runs scale nothing
+    [ -n "$named" ] && scaled=1 # the named runs scale nothing
     while kill -0 "$MD_PID" 2>/dev/null; do
         [ $SECONDS -lt "$deadline" ] || dfail "$point: musterd never reached the crash point"
         if [ $scaled = 0 ] && [ $((SECONDS - t0)) -ge 2 ] && running sd-deployment &&
@@ -176,18 +187,19 @@ one_point() {
 start_all=$SECONDS
 n=0
 for p in "${POINTS[@]}"; do
-    broken=0 loss= grow= elastic=
+    broken=0 loss= grow= elastic= named=
     case $p in
     rollback:*) broken=1 p=${p#rollback:} ;;
     loss:*) loss=Requeue p=${p#loss:} ;;
     replace:*) loss=Replace p=${p#replace:} ;;
     grow:*) grow=1 p=${p#grow:} ;;
     elastic:*) elastic=1 p=${p#elastic:} ;;
+    named:*) named=1 p=${p#named:} ;;
     esac
     if [ -n "${MUSTER_CRASH_ONLY:-}" ] && [[ ",$MUSTER_CRASH_ONLY," != *",$p,"* ]]; then
         continue
     fi
-    one_point "$p" "$broken" "$loss" "$grow" "$elastic"
+    one_point "$p" "$broken" "$loss" "$grow" "$elastic" "$named"
     n=$((n + 1))
 done
 echo "dispatch_crashpoints: ok ($n points, $((SECONDS - start_all)) s)"

@@ -471,6 +471,52 @@ static void test_existing_annotation_kept(void)
     json_object_put(op);
 }
 
+/* A template that already names muster's PodGroup and its scheduler needs no policy; one that
+ * differs in either, or names another group, does. */
+static void test_policy_redundant(void)
+{
+    load("deployment");
+    struct karmada_gang_share shares[] = {{"member1", 3}, {"member2", 1}};
+    struct karmada_gang_input in = input(shares, 2);
+    CU_ASSERT_EQUAL(karmada_gang_policy_redundant(&in), 0);
+    json_object *ann = json_object_new_object();
+    json_object_object_add(ann, "prometheus.io/scrape", json_object_new_string("true"));
+    json_object_object_add(ann, KARMADA_GANG_GROUP_NAME_ANNOTATION,
+                           json_object_new_string("muster-web-deployment"));
+    json_object_object_add(fx_at(tmpl, "spec/template/metadata"), "annotations", ann);
+    reread();
+    in = input(shares, 2);
+    /* the group named, the scheduler not */
+    CU_ASSERT_EQUAL(karmada_gang_policy_redundant(&in), 0);
+    json_object *ps = fx_at(tmpl, "spec/template/spec");
+    json_object_object_add(ps, "schedulerName", json_object_new_string("volcano"));
+    reread();
+    in = input(shares, 2);
+    CU_ASSERT_EQUAL(karmada_gang_policy_redundant(&in), 1);
+    /* and the policy it replaces would indeed change nothing */
+    json_object *op = karmada_gang_override_policy(&in);
+    json_object *t = overridden(op, "member1");
+    CU_ASSERT_TRUE(json_object_equal(t, tmpl));
+    json_object_put(t);
+    json_object_put(op);
+    /* another scheduler configured for the members */
+    in.pod_scheduler = "volcano-gpu";
+    CU_ASSERT_EQUAL(karmada_gang_policy_redundant(&in), 0);
+    in.pod_scheduler = "volcano";
+    /* another group's name (a hub PodGroup's, read as the gang's size elsewhere) */
+    json_object_object_add(ann, KARMADA_GANG_GROUP_NAME_ANNOTATION,
+                           json_object_new_string("muster-other-deployment"));
+    CU_ASSERT_EQUAL(karmada_gang_policy_redundant(&in), 0);
+    json_object_object_add(ann, KARMADA_GANG_GROUP_NAME_ANNOTATION,
+                           json_object_new_string("muster-web-deployment"));
+    CU_ASSERT_EQUAL(karmada_gang_policy_redundant(&in), 1);
+    /* no template: nothing to judge */
+    in.tmpl = NULL;
+    CU_ASSERT_EQUAL(karmada_gang_policy_redundant(&in), 0);
+    CU_ASSERT_EQUAL(karmada_gang_policy_redundant(NULL), 0);
+    load("deployment");
+}
+
 /* A batch Job whose pod template has no metadata at all: the overrider adds metadata whole. */
 static void test_job_policy_without_pod_metadata(void)
 {
@@ -1133,6 +1179,7 @@ static CU_TestInfo tests[] = {
     {"input check refuses what would build wrong objects", test_input_check},
     {"Deployment OverridePolicy, applied to the template", test_deployment_policy},
     {"an existing pod-template annotation survives", test_existing_annotation_kept},
+    {"a template naming muster's PodGroup and scheduler needs no policy", test_policy_redundant},
     {"Job without pod-template metadata", test_job_policy_without_pod_metadata},
     {"Pod paths", test_pod_paths},
     {"Volcano Job: neither Work nor policy", test_vcjob_gets_no_objects},

@@ -40,7 +40,7 @@ static json_object *lookup(void *ud, enum karmada_workload_dialect d, const char
     return hub_state.pg;
 }
 
-static const struct karmada_workload_hub hub = {lookup, &hub_state, NULL};
+static const struct karmada_workload_hub hub = {lookup, &hub_state, NULL, NULL};
 
 static void begin(void)
 {
@@ -236,6 +236,18 @@ static void test_volcano_missing(void)
     CU_ASSERT_EQUAL_FATAL(karmada_workload_read(&w, names, rb, tmpl), 0);
     CU_ASSERT_EQUAL(hub_state.calls, 0);
     CU_ASSERT_EQUAL(w.group_found, -1);
+    /* the group muster makes in each member for this RB is muster's, not the hub's: not looked
+     * up, nothing to wait for; any other name still is */
+    struct karmada_workload_hub own = hub;
+    own.own_group = "flyte-task-pg";
+    CU_ASSERT_EQUAL_FATAL(karmada_workload_read_hub(&w, names, rb, tmpl, &own), 0);
+    CU_ASSERT_EQUAL(hub_state.calls, 0);
+    CU_ASSERT_EQUAL(w.group_found, -1);
+    CU_ASSERT_EQUAL(w.min_member, 6);
+    own.own_group = "muster-flyte-task-pg";
+    CU_ASSERT_EQUAL(karmada_workload_read_hub(&w, names, rb, tmpl, &own), MUSTER_EINVAL);
+    CU_ASSERT_EQUAL(hub_state.calls, 1);
+    CU_ASSERT_EQUAL(w.reason, KARMADA_WORKLOAD_REFUSED);
     json_object_put(rb);
     json_object_put(tmpl);
     end();
@@ -466,7 +478,8 @@ static CU_TestInfo tests[] = {
     {"a Pod of a larger coscheduling group", test_pod_of_larger_group},
     {"hub PodGroup fixtures validate against their CRDs", test_fixtures_validate},
     {"a Volcano PodGroup sets gang size, queue and priority class", test_volcano},
-    {"a missing Volcano PodGroup waits; an unserved kind is skipped", test_volcano_missing},
+    {"a missing Volcano PodGroup waits; an unserved kind and muster's own are skipped",
+     test_volcano_missing},
     {"a coscheduling PodGroup sets gang size and timeout", test_cosched},
     {"malformed hub PodGroups are refused with a sentence", test_invalid},
     {"a Workload API PodGroup (1.36) sets the gang size", test_workload_api},

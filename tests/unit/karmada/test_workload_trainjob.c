@@ -61,7 +61,7 @@ static json_object *rt_lookup(void *ud, int cluster_scoped, const char *ns, cons
     return ns && strcmp(ns, "team") == 0 ? find(hubst.ns_rt, name) : NULL;
 }
 
-static const struct karmada_workload_hub hub = {pg_lookup, NULL, rt_lookup};
+static const struct karmada_workload_hub hub = {pg_lookup, NULL, rt_lookup, NULL};
 
 static json_object *rb0, *tj0;
 
