@@ -1601,7 +1601,8 @@ static void test_pruned_reads_equal(void)
 }
 
 /* The template as cached holds no pod spec beyond the containers' resources (read for the
- * effective requests), no status or foreign metadata, and shares nothing it would not need. */
+ * effective requests) and the scheduler named (karmada_gang_policy_redundant), no status or
+ * foreign metadata, and shares nothing it would not need. */
 static void test_pruned_template_is_small(void)
 {
     begin();
@@ -1614,7 +1615,7 @@ static void test_pruned_template_is_small(void)
         "\"test-job\",\"namespace\":\"research\",\"uid\":\"2b3c4d5e-6f7a-4b8c-9d0e-1f2a3b4c5d6e\","
         "\"resourceVersion\":\"12001\",\"labels\":{\"volcano.sh/queue-name\":"
         "\"ignored-by-spec-queue\"}},\"spec\":{\"priorityClassName\":\"research-high\","
-        "\"minAvailable\":5,\"queue\":\"research\",\"tasks\":[{\"name\":\"task-1\",\"replicas\":2,"
+        "\"schedulerName\":\"volcano\",\"minAvailable\":5,\"queue\":\"research\",\"tasks\":[{\"name\":\"task-1\",\"replicas\":2,"
         "\"minAvailable\":2,\"template\":{\"spec\":{\"containers\":[{\"resources\":{\"requests\":{"
         "\"cpu\":\"100m\","
         "\"memory\":\"128Mi\"}}}]}}},{\"name\":\"task-2\",\"replicas\":4,\"minAvailable\":3,"
