@@ -1,6 +1,8 @@
 /* The ResourceBinding admission webhook's decision (see webhook.h): parse and check the review,
  * decide by operation, resource, opt-out label and workload kind, answer with the hold patch. */
 #include "cluster-adapters/karmada/webhook.h"
+
+#include "cluster-adapters/kube/base64.h"
 #include "cluster-adapters/kube/json.h"
 
 #include "cluster-adapters/karmada/patch.h"
@@ -8,13 +10,12 @@
 #include "queue/errors.h"
 #include "queue/mem.h"
 
-#include <openssl/evp.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 static const char *const verdict_names[KARMADA_WEBHOOK_VERDICTS] = {
-    "held",          "already_held",  "skip_kind", "skip_label",
+    "held",           "already_held",  "skip_kind", "skip_label",
     "skip_operation", "skip_resource", "refused",   "invalid",
 };
 
@@ -115,11 +116,11 @@ static json_object *base64_json(json_object *v)
         v, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE, &n);
     if (!text || n > KARMADA_WEBHOOK_REVIEW_MAX)
         return NULL;
-    unsigned char *b = muster_malloc(4 * ((n + 2) / 3) + 1);
+    char *b = muster_malloc(KUBE_BASE64_LEN(n) + 1);
     if (!b)
         return NULL;
-    int m = EVP_EncodeBlock(b, (const unsigned char *)text, (int)n);
-    json_object *s = m < 0 ? NULL : json_object_new_string_len((const char *)b, m);
+    int m = kube_base64_encode((const unsigned char *)text, n, b, KUBE_BASE64_LEN(n) + 1);
+    json_object *s = m < 0 ? NULL : json_object_new_string_len(b, m);
     muster_free(b);
     return s;
 }
@@ -205,8 +206,8 @@ int karmada_webhook_review(const char *body, size_t len, json_object **out,
 }
 
 int karmada_webhook_review_with(const char *body, size_t len, karmada_webhook_refuse_fn refuse,
-                                void *ud, json_object **out,
-                                enum karmada_webhook_verdict *verdict, char *err, size_t errcap)
+                                void *ud, json_object **out, enum karmada_webhook_verdict *verdict,
+                                char *err, size_t errcap)
 {
     char scratch[1];
     if (!err || !errcap) {

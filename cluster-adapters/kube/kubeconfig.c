@@ -1,6 +1,8 @@
 /* Kubeconfig (libyaml) and in-cluster service-account configuration, resolved to one server. */
 #include "cluster-adapters/kube/kubeconfig.h"
 
+#include "cluster-adapters/kube/base64.h"
+
 #include "cluster-adapters/kube/errors.h"
 #include "cluster-adapters/kube/file.h"
 #include "queue/mem.h"
@@ -13,72 +15,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <yaml.h>
-
-static int b64_value(unsigned char c)
-{
-    if (c >= 'A' && c <= 'Z')
-        return c - 'A';
-    if (c >= 'a' && c <= 'z')
-        return c - 'a' + 26;
-    if (c >= '0' && c <= '9')
-        return c - '0' + 52;
-    if (c == '+')
-        return 62;
-    if (c == '/')
-        return 63;
-    return -1;
-}
-
-int kube_base64_decode(const char *in, size_t in_len, unsigned char **out, size_t *out_len)
-{
-    *out = NULL;
-    *out_len = 0;
-    unsigned char *buf = muster_malloc(in_len / 4 * 3 + 4);
-    if (!buf)
-        return MUSTER_ENOMEM;
-    size_t n = 0, quad = 0, pad = 0;
-    uint32_t acc = 0;
-    for (size_t i = 0; i < in_len; i++) {
-        unsigned char c = (unsigned char)in[i];
-        if (c == ' ' || c == '\n' || c == '\r' || c == '\t')
-            continue;
-        int v;
-        if (c == '=') {
-            /* Padding only in the last two places of the final quad. */
-            if (quad < 2)
-                goto bad;
-            pad++;
-            v = 0;
-        } else {
-            if (pad)
-                goto bad;
-            v = b64_value(c);
-            if (v < 0)
-                goto bad;
-        }
-        acc = acc << 6 | (uint32_t)v;
-        if (++quad == 4) {
-            buf[n++] = (unsigned char)(acc >> 16);
-            if (pad < 2)
-                buf[n++] = (unsigned char)(acc >> 8);
-            if (pad < 1)
-                buf[n++] = (unsigned char)acc;
-            quad = 0;
-            acc = 0;
-            if (pad)
-                pad = 3; /* anything after a padded quad is an error */
-        }
-    }
-    if (quad != 0)
-        goto bad;
-    buf[n] = 0;
-    *out = buf;
-    *out_len = n;
-    return 0;
-bad:
-    muster_free(buf);
-    return MUSTER_EINVAL;
-}
 
 void kube_config_close(struct kube_config *cfg)
 {

@@ -77,9 +77,5 @@ const char *kube_config_token(struct kube_config *cfg, uint64_t now_ms);
 /* Frees everything cfg owns and zeroes it. Safe on a zeroed struct. */
 void kube_config_close(struct kube_config *cfg);
 
-/* Decodes standard base64 (ASCII whitespace ignored, padding required) into a new buffer of
- * *out_len bytes (plus a NUL not counted). Returns 0, MUSTER_EINVAL for bad input, or
- * MUSTER_ENOMEM. */
-int kube_base64_decode(const char *in, size_t in_len, unsigned char **out, size_t *out_len);
 
 #endif

@@ -72,17 +72,4 @@ void kube_schema_free(struct kube_schema *s);
 void kube_schema_errors_init(struct kube_schema_errors *errs);
 void kube_schema_errors_close(struct kube_schema_errors *errs);
 
-/* Parses YAML text (len bytes, one or more documents) into a new JSON array with one element per
- * document, using YAML 1.2 core-schema scalars (plain true/false/null/numbers are typed, quoted
- * scalars are strings). name labels messages. Aliases, non-string keys and nesting beyond
- * KUBE_SCHEMA_MAX_YAML_DEPTH are refused. Returns 0 and stores the array in *docs (release with
- * json_object_put), or MUSTER_EINVAL / MUSTER_ELIMIT (over KUBE_SCHEMA_MAX_FILE_BYTES) /
- * MUSTER_ENOMEM with a message in err and *docs NULL. */
-int kube_schema_parse_yaml(const char *text, size_t len, const char *name, json_object **docs,
-                           char *err, size_t errcap);
-
-/* kube_schema_parse_yaml on the file at path (at most KUBE_SCHEMA_MAX_FILE_BYTES). Also returns
- * MUSTER_ENOENT, MUSTER_EIO or MUSTER_ELIMIT for file problems. */
-int kube_schema_read_yaml(const char *path, json_object **docs, char *err, size_t errcap);
-
 #endif

@@ -6,18 +6,15 @@
 #include <json-c/json.h>
 #include <stddef.h>
 
-/* Reads the YAML document at path into *out (caller owns it). Plain scalars that look like
- * integers, floats, true/false or null become those JSON types; quoted scalars stay strings.
+/* Reads the YAML document at path into *out (caller owns it), as kube_yaml_parse types it
+ * (YAML 1.2 core schema: plain integers, floats, true/false and null typed; quoted scalars stay
+ * strings; duplicate keys and aliases refused).
  * Returns 0, MUSTER_EIO (file unreadable) or MUSTER_EINVAL (bad YAML); err then names the
  * file and line. */
 int sim_scenario_load(const char *path, json_object **out, char *err, size_t errcap);
 
 /* Same, from a string (name is used in messages). */
 int sim_scenario_parse(const char *name, const char *yaml, size_t len, json_object **out, char *err,
-                       size_t errcap);
-
-/* Every document of a YAML stream ("---" separated) as a JSON array in *out. Same contract. */
-int sim_yaml_parse_all(const char *name, const char *yaml, size_t len, json_object **out, char *err,
                        size_t errcap);
 
 #endif

@@ -1,6 +1,8 @@
 /* The Kubernetes REST front of muster-sim on h2o + libuv: routing, discovery documents, the
- * verbs over sim_store, chunked watch streams, bookmarks, fault injection and orderly shutdown. */
+ * verbs over sim_store, fault injection and orderly shutdown; the chunked watch streams and
+ * their bookmarks are server_watch.c. */
 #include "cluster-adapters/sim/server.h"
+#include "cluster-adapters/sim/server_int.h"
 
 #include "cluster-adapters/kube/httpserver.h"
 
@@ -36,52 +38,9 @@
 #define SIM_TICK_MS 100
 #define SIM_SHUTDOWN_TICK_MS 10
 
-struct conn {
-    uv_tcp_t tcp; /* first: h2o's close callback hands us the handle */
-    struct sim_server *srv;
-    struct conn *prev, *next;
-};
-
-struct watch;
-struct delayed;
-
-struct sim_server {
-    uv_loop_t *loop;
-    struct sim_store *store;
-    struct sim_server_config cfg;
-    h2o_globalconf_t globalconf;
-    h2o_context_t ctx;
-    h2o_accept_ctx_t accept_ctx;
-    SSL_CTX *ssl_ctx;
-    uv_tcp_t listener;
-    uv_timer_t tick;
-    int port;
-    int listener_open, tick_open, ctx_live;
-    struct conn *conns;
-    size_t nconns;
-    struct watch *watches;
-    struct delayed *delayed;
-    int shutting_down;
-    struct sim_validator *validator; /* --validate-writes, or NULL */
-    void (*done)(void *data);
-    void *done_data;
-    unsigned rand_state;
-    /* The last object a watch event carried, serialized: every watcher of a resource gets the
-     * same event object, which is serialized once for all of them. A reference keeps the
-     * object (and so its address) alive; stored objects never change. */
-    json_object *event_obj;
-    char *event_json;
-    size_t event_len, event_cap;
-};
-
-struct handler {
-    h2o_handler_t super;
-    struct sim_server *srv;
-};
-
 /* ---- small helpers ---- */
 
-static const char *to_json(json_object *obj, size_t *len)
+const char *sim__to_json(json_object *obj, size_t *len)
 {
     const char *s = json_object_to_json_string_ext(obj, JSON_C_TO_STRING_PLAIN |
                                                             JSON_C_TO_STRING_NOSLASHESCAPE);
@@ -93,7 +52,7 @@ static const char *to_json(json_object *obj, size_t *len)
 static void respond_json(h2o_req_t *req, int code, json_object *obj)
 {
     size_t len = 0;
-    const char *s = to_json(obj, &len);
+    const char *s = sim__to_json(obj, &len);
     /* kube-apiserver terminates JSON bodies with a newline; keep byte-compatible output. */
     char *body = h2o_mem_alloc_pool(&req->pool, len + 1);
     memcpy(body, s, len);
@@ -108,20 +67,18 @@ static void respond_json(h2o_req_t *req, int code, json_object *obj)
     h2o_send_inline(req, body, len + 1);
 }
 
-static void respond_status(h2o_req_t *req, json_object *st);
-
 /* Sends obj (ownership taken), made for this answer, as a 200; NULL (out of memory) is a 500. */
 static void respond_made(h2o_req_t *req, json_object *obj)
 {
     if (obj)
         respond_json(req, 200, obj);
     else
-        respond_status(req, NULL);
+        sim__respond_status(req, NULL);
     json_object_put(obj);
 }
 
 /* Sends a Status (ownership taken) with its own code. */
-static void respond_status(h2o_req_t *req, json_object *st)
+void sim__respond_status(h2o_req_t *req, json_object *st)
 {
     if (!st) {
         req->res.status = 500;
@@ -141,7 +98,7 @@ static void respond_not_found(h2o_req_t *req)
                                      NULL, NULL);
     if (st)
         json_object_object_add(st, "details", json_object_new_object());
-    respond_status(req, st);
+    sim__respond_status(req, st);
 }
 
 static void respond_text(h2o_req_t *req, int code, const char *text)
@@ -167,7 +124,7 @@ static int hexval(char c)
 
 /* Finds query parameter key and URL-decodes it into buf. Returns 1 when found, 0 when absent,
  * MUSTER_ETOOBIG when the value does not fit. */
-static int query_param(h2o_req_t *req, const char *key, char *buf, size_t cap)
+int sim__query_param(h2o_req_t *req, const char *key, char *buf, size_t cap)
 {
     if (req->query_at == SIZE_MAX)
         return 0;
@@ -201,15 +158,15 @@ static int query_param(h2o_req_t *req, const char *key, char *buf, size_t cap)
     return 0;
 }
 
-static int query_bool(h2o_req_t *req, const char *key)
+int sim__query_bool(h2o_req_t *req, const char *key)
 {
     char v[16];
-    if (query_param(req, key, v, sizeof(v)) != 1)
+    if (sim__query_param(req, key, v, sizeof(v)) != 1)
         return 0;
     return strcmp(v, "1") == 0 || strcmp(v, "true") == 0 || strcmp(v, "True") == 0;
 }
 
-static int parse_int64(const char *s, int64_t *out)
+int sim__parse_int64(const char *s, int64_t *out)
 {
     char *end = NULL;
     errno = 0;
@@ -232,7 +189,7 @@ static h2o_iovec_t header_value(h2o_req_t *req, const h2o_token_t *token)
 }
 
 /* kubectl get asks for "application/json;as=Table;v=v1;g=meta.k8s.io,...". */
-static int wants_table(h2o_req_t *req, const struct sim_resource *r)
+int sim__wants_table(h2o_req_t *req, const struct sim_resource *r)
 {
     h2o_iovec_t a = header_value(req, H2O_TOKEN_ACCEPT);
     return a.base && h2o_strstr(a.base, a.len, H2O_STRLIT("as=Table")) != SIZE_MAX &&
@@ -243,7 +200,7 @@ static int wants_table(h2o_req_t *req, const struct sim_resource *r)
  * "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1" for a get or a watch and
  * "...;as=PartialObjectMetadataList;..." for a list: objects reduced to kind, apiVersion and
  * metadata. A request offering only the other form falls back to whole objects. */
-static int wants_metadata(h2o_req_t *req, int list)
+int sim__wants_metadata(h2o_req_t *req, int list)
 {
     h2o_iovec_t a = header_value(req, H2O_TOKEN_ACCEPT);
     static const char tag[] = "as=PartialObjectMetadata";
@@ -264,7 +221,7 @@ static int wants_metadata(h2o_req_t *req, int list)
 }
 
 /* The PartialObjectMetadata of obj: a new object sharing obj's metadata. */
-static json_object *partial_metadata(json_object *obj)
+json_object *sim__partial_metadata(json_object *obj)
 {
     json_object *p = json_object_new_object(), *md = NULL;
     if (!p)
@@ -291,7 +248,7 @@ static json_object *partial_metadata_list(json_object *list)
         json_object_object_add(out, "metadata", json_object_get(lm));
     json_object *in = json_object_object_get(list, "items");
     for (size_t i = 0; i < json_object_array_length(in); i++)
-        json_object_array_add(items, partial_metadata(json_object_array_get_idx(in, i)));
+        json_object_array_add(items, sim__partial_metadata(json_object_array_get_idx(in, i)));
     json_object_object_add(out, "items", items);
     return out;
 }
@@ -343,321 +300,6 @@ static void serve_version(h2o_req_t *req)
     json_object_put(v);
 }
 
-/* ---- watch streams ---- */
-
-struct watch {
-    h2o_generator_t gen;
-    struct kube_http_stream out; /* the response body, one send in flight at a time */
-    struct sim_server *srv;
-    const struct sim_resource *res;
-    char ns[254];
-    struct sim_selector *labels, *fields;
-    struct sim_store_watch *sw;
-    uint64_t deadline_ms, next_bookmark_ms;
-    int bookmarks;
-    int table; /* events carry one-row Tables (kubectl get -w) */
-    int meta;  /* events carry PartialObjectMetadata (metadata informers) */
-    /* Sending the initial state or the history replay: those are as large as the store or the
-     * history, which are bounded already; the backlog cap is for a client that falls behind. */
-    int catching_up;
-    long events;
-    struct watch *prev, *next;
-};
-
-static void watch_unlink(struct watch *w)
-{
-    if (w->sw) {
-        sim_store_unwatch(w->srv->store, w->sw);
-        w->sw = NULL;
-    }
-    if (w->prev || w->next || w->srv->watches == w) {
-        if (w->prev)
-            w->prev->next = w->next;
-        else
-            w->srv->watches = w->next;
-        if (w->next)
-            w->next->prev = w->prev;
-        w->prev = w->next = NULL;
-    }
-}
-
-/* h2o disposes the request pool after the response is done or the connection is gone. */
-static void watch_dispose(void *p)
-{
-    struct watch *w = p;
-    watch_unlink(w);
-    sim_selector_free(w->labels);
-    sim_selector_free(w->fields);
-    kube_http_stream_free(&w->out);
-}
-
-static void watch_before_final(struct kube_http_stream *out)
-{
-    watch_unlink(H2O_STRUCT_FROM_MEMBER(struct watch, out, out));
-}
-
-static void watch_flush(struct watch *w)
-{
-    kube_http_stream_flush(&w->out);
-}
-
-static void watch_proceed(h2o_generator_t *gen, h2o_req_t *req)
-{
-    struct watch *w = H2O_STRUCT_FROM_MEMBER(struct watch, gen, gen);
-    w->out.sending = 0;
-    watch_flush(w);
-}
-
-static void watch_stop(h2o_generator_t *gen, h2o_req_t *req)
-{
-    struct watch *w = H2O_STRUCT_FROM_MEMBER(struct watch, gen, gen);
-    w->out.stopped = 1;
-    watch_unlink(w);
-}
-
-static void watch_end(struct watch *w)
-{
-    if (w->out.ending || w->out.stopped)
-        return;
-    w->out.ending = 1;
-    if (w->sw) {
-        sim_store_unwatch(w->srv->store, w->sw);
-        w->sw = NULL;
-    }
-    watch_flush(w);
-}
-
-/* Queues one event line. A watcher whose backlog passes the cap is cut, as kube-apiserver cuts
- * watchers that cannot keep up; the client re-watches from its last resourceVersion. */
-static void watch_queue(struct watch *w, const char *type, const char *obj, size_t objlen)
-{
-    if (w->out.ending || w->out.stopped)
-        return;
-    struct kube_http_stream *o = &w->out;
-    if (kube_http_stream_reserve(o, objlen + strlen(type) + 32,
-                                 w->catching_up ? 0 : w->srv->cfg.max_watch_buffer)) {
-        watch_end(w);
-        return;
-    }
-    int n = snprintf(o->pending + o->pending_len, o->pending_cap - o->pending_len,
-                     "{\"type\":\"%s\",\"object\":", type);
-    o->pending_len += (size_t)n;
-    memcpy(o->pending + o->pending_len, obj, objlen);
-    o->pending_len += objlen;
-    memcpy(o->pending + o->pending_len, "}\n", 2);
-    o->pending_len += 2;
-    watch_flush(w);
-}
-
-/* obj serialized, from the server's one-object cache when the previous event carried it too. */
-static const char *event_json(struct sim_server *srv, json_object *obj, size_t *len)
-{
-    if (srv->event_obj == obj) {
-        *len = srv->event_len;
-        return srv->event_json;
-    }
-    const char *s = to_json(obj, len);
-    if (*len + 1 > srv->event_cap) {
-        size_t cap = srv->event_cap ? srv->event_cap : 4096;
-        while (cap < *len + 1)
-            cap *= 2;
-        char *buf = muster_realloc(srv->event_json, cap);
-        if (!buf)
-            return s; /* serialized, just not kept for the next watcher */
-        srv->event_json = buf;
-        srv->event_cap = cap;
-    }
-    memcpy(srv->event_json, s, *len + 1);
-    srv->event_len = *len;
-    json_object_put(srv->event_obj);
-    srv->event_obj = json_object_get(obj);
-    return srv->event_json;
-}
-
-/* Queues obj as a watch event, converted to a one-row Table when the client asked for Tables. */
-static void watch_queue_object(struct watch *w, const char *type, json_object *obj)
-{
-    size_t len = 0;
-    if (w->meta) {
-        json_object *p = partial_metadata(obj);
-        const char *s = p ? to_json(p, &len) : NULL;
-        if (s)
-            watch_queue(w, type, s, len);
-        json_object_put(p);
-        return;
-    }
-    if (!w->table) {
-        const char *s = event_json(w->srv, obj, &len);
-        watch_queue(w, type, s, len);
-        return;
-    }
-    json_object *items = json_object_new_array();
-    json_object_array_add(items, json_object_get(obj));
-    json_object *t = sim_table_new(w->res, items, NULL, time(NULL));
-    const char *s = to_json(t, &len);
-    watch_queue(w, type, s, len);
-    json_object_put(t);
-    json_object_put(items);
-}
-
-static int watch_matches(struct watch *w, json_object *obj)
-{
-    if (!obj)
-        return 0;
-    if (w->ns[0]) {
-        const char *ns = sim_meta_str(obj, "namespace");
-        if (!ns || strcmp(ns, w->ns) != 0)
-            return 0;
-    }
-    return sim_selector_matches(w->labels, obj) && sim_selector_matches(w->fields, obj);
-}
-
-static void watch_on_event(void *data, const struct sim_event *ev)
-{
-    struct watch *w = data;
-    if (ev->res != w->res)
-        return;
-    static const char *const names[] = {"ADDED", "MODIFIED", "DELETED"};
-    const char *type = names[ev->type];
-    int now = watch_matches(w, ev->obj);
-    if (ev->type == SIM_EVENT_MODIFIED) {
-        /* As the watch cache does: entering the selector is ADDED, leaving it is DELETED. */
-        int before = watch_matches(w, ev->prev);
-        if (!now && !before)
-            return;
-        if (now && !before)
-            type = "ADDED";
-        else if (!now)
-            type = "DELETED";
-    } else if (!now) {
-        return;
-    }
-    watch_queue_object(w, type, ev->obj);
-    w->events++;
-    if (w->srv->cfg.fault_drop_watch_after > 0 && w->events >= w->srv->cfg.fault_drop_watch_after)
-        watch_end(w);
-}
-
-/* The BOOKMARK that ends a watch-list's initial events (KEP-3157). */
-static void watch_initial_events_end(struct watch *w)
-{
-    char av[128], line[512];
-    sim_resource_api_version(w->res, av, sizeof(av));
-    int n = snprintf(line, sizeof(line),
-                     "{\"kind\":\"%s\",\"apiVersion\":\"%s\",\"metadata\":{\"resourceVersion\":"
-                     "\"%" PRId64 "\",\"creationTimestamp\":null,\"annotations\":{"
-                     "\"k8s.io/initial-events-end\":\"true\"}}}",
-                     w->meta ? "PartialObjectMetadata" : w->res->kind,
-                     w->meta ? "meta.k8s.io/v1" : av, sim_store_rv(w->srv->store));
-    watch_queue(w, "BOOKMARK", line, (size_t)n);
-}
-
-static void watch_bookmark(struct watch *w)
-{
-    char av[128], line[512];
-    sim_resource_api_version(w->res, av, sizeof(av));
-    int n = snprintf(
-        line, sizeof(line),
-        "{\"kind\":\"%s\",\"apiVersion\":\"%s\",\"metadata\":{\"resourceVersion\":\"%" PRId64
-        "\",\"creationTimestamp\":null}}",
-        w->meta ? "PartialObjectMetadata" : w->res->kind, w->meta ? "meta.k8s.io/v1" : av,
-        sim_store_rv(w->srv->store));
-    watch_queue(w, "BOOKMARK", line, (size_t)n);
-}
-
-static void serve_watch(struct sim_server *srv, h2o_req_t *req, const struct sim_resource *r,
-                        const char *ns, struct sim_selector *labels, struct sim_selector *fields)
-{
-    char rvbuf[64] = "";
-    int64_t since = -1;
-    if (query_param(req, "resourceVersion", rvbuf, sizeof(rvbuf)) == 1 && rvbuf[0] &&
-        strcmp(rvbuf, "0") != 0) {
-        if (parse_int64(rvbuf, &since) < 0) {
-            sim_selector_free(labels);
-            sim_selector_free(fields);
-            respond_status(req, sim_status_newf(400, "BadRequest", NULL, NULL,
-                                                "invalid resource version \"%.40s\"", rvbuf));
-            return;
-        }
-    }
-    char tbuf[32];
-    int64_t timeout_s = srv->cfg.watch_timeout_s;
-    if (query_param(req, "timeoutSeconds", tbuf, sizeof(tbuf)) == 1 &&
-        parse_int64(tbuf, &timeout_s) == 0 && timeout_s <= 0)
-        timeout_s = srv->cfg.watch_timeout_s;
-
-    struct watch *w = h2o_mem_alloc_shared(&req->pool, sizeof(*w), watch_dispose);
-    memset(w, 0, sizeof(*w));
-    w->gen.proceed = watch_proceed;
-    w->gen.stop = watch_stop;
-    w->out.req = req;
-    w->out.before_final = watch_before_final;
-    w->srv = srv;
-    w->res = r;
-    snprintf(w->ns, sizeof(w->ns), "%s", ns ? ns : "");
-    w->labels = labels;
-    w->fields = fields;
-    uint64_t now = uv_now(srv->loop);
-    w->deadline_ms = now + (uint64_t)timeout_s * 1000;
-    w->bookmarks = query_bool(req, "allowWatchBookmarks");
-    w->table = wants_table(req, r);
-    w->meta = !w->table && wants_metadata(req, 0);
-    w->next_bookmark_ms = now + srv->cfg.bookmark_interval_ms;
-    w->next = srv->watches;
-    if (srv->watches)
-        srv->watches->prev = w;
-    srv->watches = w;
-
-    req->res.status = 200;
-    req->res.reason = "OK";
-    h2o_add_header(&req->pool, &req->res.headers, H2O_TOKEN_CONTENT_TYPE, NULL,
-                   H2O_STRLIT("application/json"));
-    h2o_add_header(&req->pool, &req->res.headers, H2O_TOKEN_CACHE_CONTROL, NULL,
-                   H2O_STRLIT("no-cache, private"));
-    h2o_start_response(req, &w->gen);
-    /* Flush the headers now: client-go's Watch() returns only once they arrive. */
-    w->out.sending = 1;
-    h2o_send(req, NULL, 0, H2O_SEND_STATE_IN_PROGRESS);
-
-    json_object *status = NULL;
-    w->catching_up = 1;
-    /* Watch-list: the state as of now (whatever resourceVersion says), then a bookmark. */
-    int initial = query_bool(req, "sendInitialEvents");
-    if (initial)
-        since = -1;
-    if (since < 0) {
-        /* resourceVersion unset or "0": the current state as ADDED events, then changes. */
-        struct sim_list_opts opts = {labels, fields, 0, NULL};
-        json_object *list = NULL;
-        if (sim_store_list(srv->store, r, ns, &opts, &list, &status) < 0) {
-            size_t len = 0;
-            const char *s = to_json(status, &len);
-            watch_queue(w, "ERROR", s, len);
-            json_object_put(status);
-            watch_end(w);
-            w->catching_up = 0;
-            return;
-        }
-        json_object *items = json_object_object_get(list, "items");
-        for (size_t i = 0; i < json_object_array_length(items); i++)
-            watch_queue_object(w, "ADDED", json_object_array_get_idx(items, i));
-        json_object_put(list);
-        since = sim_store_rv(srv->store);
-        if (initial && w->bookmarks)
-            watch_initial_events_end(w);
-    }
-    if (!w->out.stopped && !w->out.ending &&
-        sim_store_watch(srv->store, since, watch_on_event, w, &w->sw, &status) < 0) {
-        /* A too-old resourceVersion is an ERROR event on a 200 stream, as the apiserver does. */
-        size_t len = 0;
-        const char *s = to_json(status, &len);
-        watch_queue(w, "ERROR", s, len);
-        json_object_put(status);
-        watch_end(w);
-    }
-    w->catching_up = 0;
-}
-
 /* ---- resource verbs ---- */
 
 struct route {
@@ -675,7 +317,8 @@ static json_object *parse_body(h2o_req_t *req)
     if (ct.base && h2o_strstr(ct.base, ct.len, H2O_STRLIT("json")) == SIZE_MAX) {
         /* Protobuf and CBOR bodies are not decoded; the apiserver's answer for an encoding it
          * does not accept is 415. */
-        respond_status(req, sim_status_newf(415, "UnsupportedMediaType", NULL, NULL,
+        sim__respond_status(req,
+                            sim_status_newf(415, "UnsupportedMediaType", NULL, NULL,
                                             "the body of the request was in an unknown format - "
                                             "accepted media types include: application/json, "
                                             "application/merge-patch+json, "
@@ -683,8 +326,8 @@ static json_object *parse_body(h2o_req_t *req)
         return NULL;
     }
     if (req->entity.base == NULL || req->entity.len == 0) {
-        respond_status(req,
-                       sim_status_new(400, "BadRequest", "the request body is empty", NULL, NULL));
+        sim__respond_status(
+            req, sim_status_new(400, "BadRequest", "the request body is empty", NULL, NULL));
         return NULL;
     }
     json_tokener *tok = json_tokener_new();
@@ -700,7 +343,8 @@ static json_object *parse_body(h2o_req_t *req)
                 trailing_ok = 0;
         if (!trailing_ok) {
             json_object_put(obj);
-            respond_status(req, sim_status_newf(400, "BadRequest", NULL, NULL,
+            sim__respond_status(req,
+                                sim_status_newf(400, "BadRequest", NULL, NULL,
                                                 "couldn't get version/kind; json parse error: %s",
                                                 json_tokener_error_desc(jerr)));
             return NULL;
@@ -715,27 +359,27 @@ static int parse_selectors(h2o_req_t *req, struct sim_selector **labels,
     char *buf = h2o_mem_alloc_pool(&req->pool, SIM_QUERY_VALUE_MAX);
     char err[512];
     *labels = *fields = NULL;
-    int rc = query_param(req, "labelSelector", buf, SIM_QUERY_VALUE_MAX);
+    int rc = sim__query_param(req, "labelSelector", buf, SIM_QUERY_VALUE_MAX);
     if (rc < 0 || (rc == 1 && sim_selector_parse_labels(buf, labels, err, sizeof(err)) < 0)) {
-        respond_status(req, sim_status_newf(400, "BadRequest", NULL, NULL,
-                                            "unable to parse requirement: %s",
-                                            rc < 0 ? "selector too long" : err));
+        sim__respond_status(req, sim_status_newf(400, "BadRequest", NULL, NULL,
+                                                 "unable to parse requirement: %s",
+                                                 rc < 0 ? "selector too long" : err));
         return MUSTER_EINVAL;
     }
-    rc = query_param(req, "fieldSelector", buf, SIM_QUERY_VALUE_MAX);
+    rc = sim__query_param(req, "fieldSelector", buf, SIM_QUERY_VALUE_MAX);
     if (rc < 0 || (rc == 1 && sim_selector_parse_fields(buf, fields, err, sizeof(err)) < 0)) {
         sim_selector_free(*labels);
         *labels = NULL;
-        respond_status(req, sim_status_newf(400, "BadRequest", NULL, NULL, "%s",
-                                            rc < 0 ? "selector too long" : err));
+        sim__respond_status(req, sim_status_newf(400, "BadRequest", NULL, NULL, "%s",
+                                                 rc < 0 ? "selector too long" : err));
         return MUSTER_EINVAL;
     }
     for (size_t i = 0; i < sim_selector_count(*fields); i++) {
         const char *k = sim_selector_key(*fields, i);
         /* Custom resources support only these two field labels. */
         if (strcmp(k, "metadata.name") != 0 && strcmp(k, "metadata.namespace") != 0) {
-            respond_status(req, sim_status_newf(400, "BadRequest", NULL, NULL,
-                                                "field label not supported: %.200s", k));
+            sim__respond_status(req, sim_status_newf(400, "BadRequest", NULL, NULL,
+                                                     "field label not supported: %.200s", k));
             sim_selector_free(*labels);
             sim_selector_free(*fields);
             *labels = *fields = NULL;
@@ -750,52 +394,52 @@ static void serve_list(struct sim_server *srv, h2o_req_t *req, const struct rout
     struct sim_selector *labels = NULL, *fields = NULL;
     if (parse_selectors(req, &labels, &fields) < 0)
         return;
-    if (query_bool(req, "watch")) {
-        serve_watch(srv, req, rt->r, rt->has_ns ? rt->ns : NULL, labels, fields);
+    if (sim__query_bool(req, "watch")) {
+        sim__serve_watch(srv, req, rt->r, rt->has_ns ? rt->ns : NULL, labels, fields);
         return;
     }
     char buf[SIM_QUERY_VALUE_MAX];
     struct sim_list_opts opts = {labels, fields, 0, NULL};
     int64_t limit = 0;
-    if (query_param(req, "limit", buf, sizeof(buf)) == 1 && buf[0] &&
-        (parse_int64(buf, &limit) < 0 || limit < 0)) {
-        respond_status(
+    if (sim__query_param(req, "limit", buf, sizeof(buf)) == 1 && buf[0] &&
+        (sim__parse_int64(buf, &limit) < 0 || limit < 0)) {
+        sim__respond_status(
             req, sim_status_newf(400, "BadRequest", NULL, NULL, "invalid limit \"%.40s\"", buf));
         goto out;
     }
     opts.limit = (long)limit;
     char *cont = h2o_mem_alloc_pool(&req->pool, SIM_QUERY_VALUE_MAX);
-    if (query_param(req, "continue", cont, SIM_QUERY_VALUE_MAX) == 1)
+    if (sim__query_param(req, "continue", cont, SIM_QUERY_VALUE_MAX) == 1)
         opts.cont = cont;
     char rvbuf[64], match[32] = "";
-    query_param(req, "resourceVersionMatch", match, sizeof(match));
-    if (query_param(req, "resourceVersion", rvbuf, sizeof(rvbuf)) == 1 && rvbuf[0]) {
+    sim__query_param(req, "resourceVersionMatch", match, sizeof(match));
+    if (sim__query_param(req, "resourceVersion", rvbuf, sizeof(rvbuf)) == 1 && rvbuf[0]) {
         int64_t rv = 0;
-        if (parse_int64(rvbuf, &rv) < 0) {
-            respond_status(req, sim_status_newf(400, "BadRequest", NULL, NULL,
-                                                "invalid resource version \"%.40s\"", rvbuf));
+        if (sim__parse_int64(rvbuf, &rv) < 0) {
+            sim__respond_status(req, sim_status_newf(400, "BadRequest", NULL, NULL,
+                                                     "invalid resource version \"%.40s\"", rvbuf));
             goto out;
         }
         /* Only an exact read at an old revision is impossible; NotOlderThan is served from
          * the present, as the watch cache does. */
         if (strcmp(match, "Exact") == 0 && rv != sim_store_rv(srv->store)) {
-            respond_status(req,
-                           sim_status_newf(410, "Expired", NULL, NULL,
-                                           "too old resource version: %" PRId64 " (%" PRId64 ")",
-                                           rv, sim_store_floor_rv(srv->store)));
+            sim__respond_status(req, sim_status_newf(410, "Expired", NULL, NULL,
+                                                     "too old resource version: %" PRId64
+                                                     " (%" PRId64 ")",
+                                                     rv, sim_store_floor_rv(srv->store)));
             goto out;
         }
     }
     json_object *list = NULL, *status = NULL;
     if (sim_store_list(srv->store, rt->r, rt->has_ns ? rt->ns : NULL, &opts, &list, &status) < 0)
-        respond_status(req, status);
-    else if (wants_table(req, rt->r)) {
+        sim__respond_status(req, status);
+    else if (sim__wants_table(req, rt->r)) {
         json_object *t = sim_table_new(rt->r, json_object_object_get(list, "items"),
                                        json_object_object_get(list, "metadata"), time(NULL));
         respond_json(req, 200, t);
         json_object_put(t);
         json_object_put(list);
-    } else if (wants_metadata(req, 1)) {
+    } else if (sim__wants_metadata(req, 1)) {
         respond_made(req, partial_metadata_list(list));
         json_object_put(list);
     } else {
@@ -828,12 +472,13 @@ static json_object *parse_json_len(const char *p, size_t len)
 static int dry_run_flag(h2o_req_t *req)
 {
     char v[32];
-    int rc = query_param(req, "dryRun", v, sizeof(v));
+    int rc = sim__query_param(req, "dryRun", v, sizeof(v));
     if (rc == 0 || (rc == 1 && v[0] == '\0'))
         return 0;
     if (rc == 1 && strcmp(v, "All") == 0)
         return SIM_WRITE_DRY_RUN;
-    respond_status(req, sim_status_newf(400, "BadRequest", NULL, NULL,
+    sim__respond_status(req,
+                        sim_status_newf(400, "BadRequest", NULL, NULL,
                                         "Invalid dry run value: %.30s, the only valid value is All",
                                         rc == 1 ? v : "(too long)"));
     return -1;
@@ -852,13 +497,13 @@ static int validate_write(struct sim_server *srv, h2o_req_t *req, const struct r
                     : sim_store_update(srv->store, rt->r, rt->ns, rt->name, body,
                                        flags | SIM_WRITE_DRY_RUN | SIM_WRITE_SHARE, &out, &status);
     if (rc < 0) {
-        respond_status(req, status);
+        sim__respond_status(req, status);
         return -1;
     }
     json_object *st = sim_validator_check(srv->validator, rt->r, out);
     json_object_put(out);
     if (st) {
-        respond_status(req, st);
+        sim__respond_status(req, st);
         return -1;
     }
     return 0;
@@ -871,8 +516,8 @@ static void serve_create(struct sim_server *srv, h2o_req_t *req, const struct ro
         return;
     if (rt->r->namespaced && !namespace_exists(srv, rt->ns)) {
         /* The NamespaceLifecycle admission plugin. */
-        respond_status(req, sim_status_newf(404, "NotFound", NULL, rt->ns,
-                                            "namespaces \"%s\" not found", rt->ns));
+        sim__respond_status(req, sim_status_newf(404, "NotFound", NULL, rt->ns,
+                                                 "namespaces \"%s\" not found", rt->ns));
         return;
     }
     json_object *body = parse_body(req);
@@ -883,7 +528,7 @@ static void serve_create(struct sim_server *srv, h2o_req_t *req, const struct ro
         /* answered */
     } else if (sim_store_create(srv->store, rt->r, rt->ns, body, time(NULL), dry | SIM_WRITE_SHARE,
                                 &out, &status) < 0) {
-        respond_status(req, status);
+        sim__respond_status(req, status);
     } else {
         respond_json(req, 201, out);
         json_object_put(out);
@@ -905,7 +550,7 @@ static void serve_update(struct sim_server *srv, h2o_req_t *req, const struct ro
         /* answered */
     } else if (sim_store_update(srv->store, rt->r, rt->ns, rt->name, body, flags | SIM_WRITE_SHARE,
                                 &out, &status) < 0) {
-        respond_status(req, status);
+        sim__respond_status(req, status);
     } else {
         respond_json(req, 200, out);
         json_object_put(out);
@@ -921,7 +566,8 @@ static int has_prefix(h2o_iovec_t v, const char *prefix)
 
 static void method_not_allowed(h2o_req_t *req)
 {
-    respond_status(req, sim_status_new(405, "MethodNotAllowed",
+    sim__respond_status(req,
+                        sim_status_new(405, "MethodNotAllowed",
                                        "the server does not allow this method on the requested "
                                        "resource",
                                        NULL, NULL));
@@ -940,7 +586,8 @@ static json_object *patch_request(h2o_req_t *req, json_object *cur)
     else if (has_prefix(ct, "application/strategic-merge-patch+json"))
         kind = 0; /* custom resources have no patch strategies: a merge patch is what remains */
     else {
-        respond_status(req, sim_status_newf(415, "UnsupportedMediaType", NULL, NULL,
+        sim__respond_status(req,
+                            sim_status_newf(415, "UnsupportedMediaType", NULL, NULL,
                                             "the body of the request was in an unknown format - "
                                             "accepted media types include: "
                                             "application/json-patch+json, "
@@ -966,7 +613,7 @@ static json_object *patch_request(h2o_req_t *req, json_object *cur)
         if (st)
             sim_status_add_cause(st, "UnexpectedServerResponse",
                                  err[0] ? err : "the patch does not yield an object", "");
-        respond_status(req, st);
+        sim__respond_status(req, st);
         return NULL;
     }
     return patched;
@@ -979,7 +626,7 @@ static void serve_patch(struct sim_server *srv, h2o_req_t *req, const struct rou
         return;
     json_object *cur = NULL, *status = NULL, *patched = NULL, *out = NULL;
     if (sim_store_get(srv->store, rt->r, rt->ns, rt->name, &cur, &status) < 0) {
-        respond_status(req, status);
+        sim__respond_status(req, status);
         goto done;
     }
     patched = patch_request(req, cur);
@@ -990,7 +637,7 @@ static void serve_patch(struct sim_server *srv, h2o_req_t *req, const struct rou
         ; /* answered */
     else if (sim_store_update(srv->store, rt->r, rt->ns, rt->name, patched, flags | SIM_WRITE_SHARE,
                               &out, &status) < 0)
-        respond_status(req, status);
+        sim__respond_status(req, status);
     else
         respond_json(req, 200, out);
 done:
@@ -1014,7 +661,7 @@ static void serve_scale(struct sim_server *srv, h2o_req_t *req, const struct rou
         return;
     json_object *cur = NULL, *status = NULL, *scale = NULL, *updated = NULL, *out = NULL;
     if (sim_store_get(srv->store, rt->r, rt->ns, rt->name, &cur, &status) < 0) {
-        respond_status(req, status);
+        sim__respond_status(req, status);
         return;
     }
     if (get) {
@@ -1031,12 +678,12 @@ static void serve_scale(struct sim_server *srv, h2o_req_t *req, const struct rou
     if (!scale)
         goto done;
     if (sim_scale_apply(rt->r, cur, scale, rt->name, &updated, &status) < 0) {
-        respond_status(req, status);
+        sim__respond_status(req, status);
         goto done;
     }
     if (sim_store_update(srv->store, rt->r, rt->ns, rt->name, updated, dry | SIM_WRITE_SHARE, &out,
                          &status) < 0)
-        respond_status(req, status);
+        sim__respond_status(req, status);
     else
         respond_made(req, sim_scale_of(rt->r, out));
 done:
@@ -1085,7 +732,7 @@ static void serve_delete(struct sim_server *srv, h2o_req_t *req, const struct ro
         /* What would be deleted (preconditions are not evaluated in a dry run here). */
         json_object *out = NULL, *status = NULL;
         if (sim_store_get(srv->store, rt->r, rt->ns, rt->name, &out, &status) < 0) {
-            respond_status(req, status);
+            sim__respond_status(req, status);
             return;
         }
         respond_json(req, 200, out);
@@ -1109,7 +756,7 @@ static void serve_delete(struct sim_server *srv, h2o_req_t *req, const struct ro
     json_object *out = NULL, *status = NULL;
     if (sim_store_delete(srv->store, rt->r, rt->ns, rt->name, uid, rv, time(NULL), &out, &status) <
         0) {
-        respond_status(req, status);
+        sim__respond_status(req, status);
     } else {
         if (!rt->r->namespaced && strcmp(rt->r->plural, "namespaces") == 0 && !rt->r->group[0])
             delete_namespace_contents(srv, rt->name);
@@ -1127,7 +774,7 @@ static void serve_delete_collection(struct sim_server *srv, h2o_req_t *req, cons
     struct sim_list_opts opts = {labels, fields, 0, NULL};
     json_object *list = NULL, *status = NULL;
     if (sim_store_list(srv->store, rt->r, rt->has_ns ? rt->ns : NULL, &opts, &list, &status) < 0) {
-        respond_status(req, status);
+        sim__respond_status(req, status);
     } else {
         json_object *items = json_object_object_get(list, "items");
         for (size_t j = 0; j < json_object_array_length(items); j++) {
@@ -1165,18 +812,18 @@ static void serve_resource(struct sim_server *srv, h2o_req_t *req, const struct 
     if (method_is(req, "GET")) {
         json_object *out = NULL, *status = NULL;
         if (sim_store_get(srv->store, rt->r, rt->ns, rt->name, &out, &status) < 0) {
-            respond_status(req, status);
+            sim__respond_status(req, status);
             return;
         }
-        if (wants_table(req, rt->r) && !rt->status) {
+        if (sim__wants_table(req, rt->r) && !rt->status) {
             json_object *items = json_object_new_array();
             json_object_array_add(items, json_object_get(out));
             json_object *t = sim_table_new(rt->r, items, NULL, time(NULL));
             respond_json(req, 200, t);
             json_object_put(t);
             json_object_put(items);
-        } else if (wants_metadata(req, 0) && !rt->status) {
-            respond_made(req, partial_metadata(out));
+        } else if (sim__wants_metadata(req, 0) && !rt->status) {
+            respond_made(req, sim__partial_metadata(out));
         } else {
             respond_json(req, 200, out);
         }
@@ -1265,9 +912,10 @@ static int fault_injected(struct sim_server *srv, h2o_req_t *req)
         json_object_object_add(d, "retryAfterSeconds", json_object_new_int(1));
         json_object_object_add(st, "details", d);
         h2o_add_header(&req->pool, &req->res.headers, H2O_TOKEN_RETRY_AFTER, NULL, H2O_STRLIT("1"));
-        respond_status(req, st);
+        sim__respond_status(req, st);
     } else {
-        respond_status(req, sim_status_new(500, "InternalError",
+        sim__respond_status(req,
+                            sim_status_new(500, "InternalError",
                                            "Internal error occurred: injected fault", NULL, NULL));
     }
     return 1;
@@ -1277,22 +925,20 @@ static void serve_events_log(struct sim_server *srv, h2o_req_t *req)
 {
     char buf[64];
     int64_t since = 0;
-    if (query_param(req, "since", buf, sizeof(buf)) == 1 && parse_int64(buf, &since) < 0) {
-        respond_status(req,
-                       sim_status_new(400, "BadRequest", "since must be an integer", NULL, NULL));
+    if (sim__query_param(req, "since", buf, sizeof(buf)) == 1 &&
+        sim__parse_int64(buf, &since) < 0) {
+        sim__respond_status(
+            req, sim_status_new(400, "BadRequest", "since must be an integer", NULL, NULL));
         return;
     }
     json_object *log = NULL;
     if (sim_store_event_log(srv->store, since, &log) < 0) {
-        respond_status(req, NULL);
+        sim__respond_status(req, NULL);
         return;
     }
     /* Clients want their own watch streams counted, not the simulated controllers' store
      * watchers. */
-    int64_t streams = 0;
-    for (struct watch *w = srv->watches; w; w = w->next)
-        streams += !w->out.ending && !w->out.stopped;
-    json_object_object_add(log, "watchers", json_object_new_int64(streams));
+    json_object_object_add(log, "watchers", json_object_new_int64(sim__watch_streams(srv)));
     respond_json(req, 200, log);
     json_object_put(log);
 }
@@ -1322,13 +968,13 @@ static void serve_cluster_ready(struct sim_server *srv, h2o_req_t *req, h2o_iove
              strcmp(json_object_get_string(v), "Unknown") == 0)
         health = SIM_CLUSTER_UNKNOWN;
     if (health < 0) {
-        respond_status(req,
-                       sim_status_new(400, "BadRequest",
-                                      "expected {\"ready\": true|false|\"Unknown\"}", NULL, NULL));
+        sim__respond_status(req, sim_status_new(400, "BadRequest",
+                                                "expected {\"ready\": true|false|\"Unknown\"}",
+                                                NULL, NULL));
     } else if (srv->cfg.set_cluster_ready(srv->cfg.hook_data, cluster, health) < 0) {
-        respond_status(req,
-                       sim_status_newf(404, "NotFound", NULL, cluster,
-                                       "clusters.cluster.karmada.io \"%s\" not found", cluster));
+        sim__respond_status(req, sim_status_newf(404, "NotFound", NULL, cluster,
+                                                 "clusters.cluster.karmada.io \"%s\" not found",
+                                                 cluster));
     } else {
         respond_json(req, 200, body);
     }
@@ -1351,9 +997,9 @@ static void serve_cluster_objects(struct sim_server *srv, h2o_req_t *req, h2o_io
     memcpy(cluster, name.base, name.len);
     cluster[name.len] = '\0';
     if (srv->cfg.cluster_objects(srv->cfg.hook_data, cluster, &items) < 0) {
-        respond_status(req,
-                       sim_status_newf(404, "NotFound", NULL, cluster,
-                                       "clusters.cluster.karmada.io \"%s\" not found", cluster));
+        sim__respond_status(req, sim_status_newf(404, "NotFound", NULL, cluster,
+                                                 "clusters.cluster.karmada.io \"%s\" not found",
+                                                 cluster));
         return;
     }
     json_object *list = json_object_new_object();
@@ -1400,7 +1046,7 @@ static void dispatch_request(struct sim_server *srv, h2o_req_t *req)
         return;
     }
     if (!authorized(srv, req)) {
-        respond_status(req, sim_status_new(401, "Unauthorized", "Unauthorized", NULL, NULL));
+        sim__respond_status(req, sim_status_new(401, "Unauthorized", "Unauthorized", NULL, NULL));
         return;
     }
     if (n == 1 && seg_is(segs[0], "version")) {
@@ -1529,8 +1175,8 @@ static void delayed_fire(uv_timer_t *t)
     if (d->req) {
         *d->guard = NULL;
         if (srv->shutting_down)
-            respond_status(d->req, sim_status_new(503, "ServiceUnavailable",
-                                                  "the server is shutting down", NULL, NULL));
+            sim__respond_status(d->req, sim_status_new(503, "ServiceUnavailable",
+                                                       "the server is shutting down", NULL, NULL));
         else
             dispatch_request(srv, d->req);
     }
@@ -1542,8 +1188,8 @@ static int on_req(h2o_handler_t *self, h2o_req_t *req)
 {
     struct sim_server *srv = ((struct handler *)self)->srv;
     if (srv->shutting_down) {
-        respond_status(req, sim_status_new(503, "ServiceUnavailable", "the server is shutting down",
-                                           NULL, NULL));
+        sim__respond_status(req, sim_status_new(503, "ServiceUnavailable",
+                                                "the server is shutting down", NULL, NULL));
         return 0;
     }
     if (srv->cfg.fault_latency_ms) {
@@ -1640,17 +1286,7 @@ static void on_tick(uv_timer_t *t)
         }
         return;
     }
-    uint64_t now = uv_now(srv->loop);
-    struct watch *next = NULL;
-    for (struct watch *w = srv->watches; w; w = next) {
-        next = w->next;
-        if (now >= w->deadline_ms) {
-            watch_end(w);
-        } else if (w->bookmarks && now >= w->next_bookmark_ms) {
-            watch_bookmark(w);
-            w->next_bookmark_ms = now + srv->cfg.bookmark_interval_ms;
-        }
-    }
+    sim__watch_tick(srv, uv_now(srv->loop));
 }
 
 static int setup_tls(struct sim_server *srv, char *err, size_t errcap)
@@ -1778,11 +1414,7 @@ void sim_server_shutdown(struct sim_server *srv, void (*done)(void *data), void 
     srv->done = done;
     srv->done_data = data;
     uv_close((uv_handle_t *)&srv->listener, handle_closed);
-    struct watch *next = NULL;
-    for (struct watch *w = srv->watches; w; w = next) {
-        next = w->next;
-        watch_end(w);
-    }
+    sim__watch_end_all(srv);
     while (srv->delayed)
         delayed_fire(&srv->delayed->timer);
     /* Not h2o_context_request_shutdown(): its HTTP/2 straggler timer would still be linked when

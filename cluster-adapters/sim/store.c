@@ -5,6 +5,7 @@
 #include "cluster-adapters/sim/resources.h"
 #include "cluster-adapters/sim/selector.h"
 #include "cluster-adapters/sim/status.h"
+#include "cluster-adapters/kube/base64.h"
 #include "cluster-adapters/kube/errors.h"
 #include "cluster-adapters/kube/json.h"
 #include "queue/hash.h"
@@ -1227,64 +1228,6 @@ int sim_store_delete(struct sim_store *s, const struct sim_resource *r, const ch
 
 /* ---- list and continue tokens ---- */
 
-static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-
-/* base64.RawURLEncoding, as the apiserver encodes continue tokens. */
-static void b64_encode(const unsigned char *in, size_t n, char *out, size_t cap)
-{
-    size_t o = 0;
-    for (size_t i = 0; i < n && o + 5 < cap; i += 3) {
-        uint32_t v = (uint32_t)in[i] << 16;
-        if (i + 1 < n)
-            v |= (uint32_t)in[i + 1] << 8;
-        if (i + 2 < n)
-            v |= in[i + 2];
-        out[o++] = b64[(v >> 18) & 63];
-        out[o++] = b64[(v >> 12) & 63];
-        if (i + 1 < n)
-            out[o++] = b64[(v >> 6) & 63];
-        if (i + 2 < n)
-            out[o++] = b64[v & 63];
-    }
-    out[o] = '\0';
-}
-
-static int b64_value(char c)
-{
-    const char *p = c ? strchr(b64, c) : NULL;
-    if (p)
-        return (int)(p - b64);
-    /* Tolerate the standard alphabet too. */
-    if (c == '+')
-        return 62;
-    if (c == '/')
-        return 63;
-    return -1;
-}
-
-static int b64_decode(const char *in, unsigned char *out, size_t cap, size_t *outlen)
-{
-    size_t o = 0;
-    uint32_t acc = 0;
-    int bits = 0;
-    for (const char *p = in; *p && *p != '='; p++) {
-        int v = b64_value(*p);
-        if (v < 0)
-            return MUSTER_EINVAL;
-        acc = (acc << 6) | (uint32_t)v;
-        bits += 6;
-        if (bits >= 8) {
-            bits -= 8;
-            if (o + 1 >= cap)
-                return MUSTER_ENOSPC;
-            out[o++] = (unsigned char)((acc >> bits) & 0xff);
-        }
-    }
-    out[o] = '\0';
-    *outlen = o;
-    return 0;
-}
-
 static int encode_continue(int64_t rv, const char *start_key, char *out, size_t cap)
 {
     json_object *tok = json_object_new_object();
@@ -1302,9 +1245,10 @@ static int encode_continue(int64_t rv, const char *start_key, char *out, size_t 
     json_object_object_add(tok, "start", json_object_new_string_len(start, (int)klen + 1));
     muster_free(start);
     const char *js = json_object_to_json_string_ext(tok, JSON_C_TO_STRING_PLAIN);
-    b64_encode((const unsigned char *)js, strlen(js), out, cap);
+    /* base64.RawURLEncoding, as the apiserver encodes continue tokens */
+    int n = kube_base64url_encode((const unsigned char *)js, strlen(js), out, cap);
     json_object_put(tok);
-    return 0;
+    return n < 0 ? n : 0;
 }
 
 /* Decodes a continue token into its rv and start key (without the trailing NUL). */
@@ -1312,7 +1256,7 @@ static int decode_continue(const char *cont, int64_t *rv, char *start, size_t ca
 {
     unsigned char raw[2 * SIM_KEY_MAX];
     size_t n = 0;
-    if (b64_decode(cont, raw, sizeof(raw), &n) < 0)
+    if (kube_base64url_decode(cont, raw, sizeof(raw), &n) < 0)
         return MUSTER_EINVAL;
     json_object *tok = json_tokener_parse((const char *)raw);
     json_object *v = NULL, *jrv = NULL, *js = NULL;

@@ -7,6 +7,7 @@
  * blocking it. */
 #include "cluster-adapters/sim/webhook_call.h"
 
+#include "cluster-adapters/kube/base64.h"
 #include "cluster-adapters/kube/client.h"
 #include "cluster-adapters/kube/kubeconfig.h"
 #include "cluster-adapters/sim/karmada_int.h"

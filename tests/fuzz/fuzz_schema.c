@@ -2,6 +2,7 @@
  * must give 0 or a MUSTER_* code, never a crash, leak or unbounded recursion (ASan, `make fuzz`).
  */
 #include "cluster-adapters/kube/schema.h"
+#include "cluster-adapters/kube/yaml.h"
 
 #include <stdint.h>
 
@@ -11,7 +12,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     char err[512];
     json_object *docs = NULL;
-    if (kube_schema_parse_yaml((const char *)data, size, "fuzz", &docs, err, sizeof(err)) != 0)
+    if (kube_yaml_parse((const char *)data, size, "fuzz", &docs, err, sizeof(err)) != 0)
         return 0;
     struct kube_schema *s = NULL;
     if (kube_schema_parse_crd((const char *)data, size, "fuzz", "v1", &s, err, sizeof(err)) == 0) {

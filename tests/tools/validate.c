@@ -1,5 +1,6 @@
 /* muster-validate: checks objects on stdin against a CRD version (or a swagger definition). */
 #include "cluster-adapters/kube/schema.h"
+#include "cluster-adapters/kube/yaml.h"
 #include "cluster-adapters/kube/errors.h"
 #include "cluster-adapters/kube/file.h"
 #include "queue/mem.h"
@@ -58,7 +59,7 @@ static int read_objects(json_object **docs, char *err, size_t errcap)
             }
         }
     } else {
-        rc = kube_schema_parse_yaml(buf, len, "stdin", docs, err, errcap);
+        rc = kube_yaml_parse(buf, len, "stdin", docs, err, errcap);
     }
     muster_free(buf);
     return rc;

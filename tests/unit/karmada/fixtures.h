@@ -4,6 +4,7 @@
 #define MUSTER_TESTS_KARMADA_FIXTURES_H
 
 #include "cluster-adapters/kube/schema.h"
+#include "cluster-adapters/kube/yaml.h"
 #include "testing.h"
 
 #include <json-c/json.h>
@@ -38,7 +39,7 @@ static inline json_object *fx_load_docs(const char *rel)
     char p[1024], err[256];
     fx_path(p, sizeof(p), rel);
     json_object *docs = NULL;
-    if (kube_schema_read_yaml(p, &docs, err, sizeof(err)))
+    if (kube_yaml_read(p, &docs, err, sizeof(err)))
         fprintf(stderr, "\n%s\n", err);
     return docs;
 }

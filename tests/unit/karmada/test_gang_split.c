@@ -8,6 +8,7 @@
 #include "cluster-adapters/karmada/gang_split.h"
 
 #include "cluster-adapters/kube/schema.h"
+#include "cluster-adapters/kube/yaml.h"
 #include "cluster-adapters/sim/patch.h"
 #include "queue/errors.h"
 #include "fixtures.h"
@@ -63,7 +64,7 @@ static void load(const char *kind)
     snprintf(rel, sizeof(rel), "tests/fixtures/workloads/%s.yaml", kind);
     fx_path(path, sizeof(path), rel);
     json_object *docs = NULL;
-    CU_ASSERT_EQUAL_FATAL(kube_schema_read_yaml(path, &docs, err, sizeof(err)), 0);
+    CU_ASSERT_EQUAL_FATAL(kube_yaml_read(path, &docs, err, sizeof(err)), 0);
     tmpl = json_object_get(json_object_array_get_idx(docs, 0));
     json_object_put(docs);
     if (!names) {

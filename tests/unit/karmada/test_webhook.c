@@ -5,6 +5,7 @@
  * malformed reviews refused with a sentence naming what is wrong, and allocation failures reported,
  * never crashing. */
 #include "cluster-adapters/kube/schema.h"
+#include "cluster-adapters/kube/yaml.h"
 #include "cluster-adapters/sim/patch.h"
 #include "cluster-adapters/karmada/webhook.h"
 #include "cluster-adapters/karmada/workload.h"
@@ -417,7 +418,7 @@ static void test_new_kinds_held(void)
     char fpath[1024], err[256];
     snprintf(fpath, sizeof(fpath), "%s/deploy/karmada/webhook.yaml", src ? src : ".");
     json_object *docs = NULL;
-    CU_ASSERT_EQUAL_FATAL(kube_schema_read_yaml(fpath, &docs, err, sizeof(err)), 0);
+    CU_ASSERT_EQUAL_FATAL(kube_yaml_read(fpath, &docs, err, sizeof(err)), 0);
     json_object *wh =
         json_object_array_get_idx(AT(json_object_array_get_idx(docs, 0), "webhooks"), 0);
     const char *expr = json_object_get_string(

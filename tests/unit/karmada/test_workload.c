@@ -6,6 +6,7 @@
 #include "cluster-adapters/karmada/workload_prune.h"
 
 #include "cluster-adapters/kube/schema.h"
+#include "cluster-adapters/kube/yaml.h"
 #include "cluster-adapters/karmada/webhook.h"
 #include "queue/errors.h"
 #include "queue/mem.h"
@@ -360,7 +361,7 @@ static void test_volcano_job(void)
     char p[1024], err[256];
     fx_path(p, sizeof(p),
             "tests/fixtures/reference/examples/karmada_vcjob_interpretcomponent-test.yaml");
-    CU_ASSERT_EQUAL_FATAL(kube_schema_read_yaml(p, &docs, err, sizeof(err)), 0);
+    CU_ASSERT_EQUAL_FATAL(kube_yaml_read(p, &docs, err, sizeof(err)), 0);
     json_object *out = NULL, *comps = NULL, *spec = NULL;
     json_object_object_get_ex(json_object_array_get_idx(docs, 0), "output", &out);
     json_object_object_get_ex(out, "components", &comps);
@@ -488,7 +489,7 @@ static void test_reference_vectors(void)
     char p[1024], err[256];
     fx_path(p, sizeof(p),
             "tests/fixtures/reference/examples/karmada_vcjob_interpretcomponent-test.yaml");
-    CU_ASSERT_EQUAL_FATAL(kube_schema_read_yaml(p, &docs, err, sizeof(err)), 0);
+    CU_ASSERT_EQUAL_FATAL(kube_yaml_read(p, &docs, err, sizeof(err)), 0);
     size_t n = json_object_array_length(docs);
     CU_ASSERT_EQUAL(n, 5);
     for (size_t i = 0; i < n; i++) {

@@ -7,6 +7,7 @@
 #include "cluster-adapters/karmada/workload_prune.h"
 
 #include "cluster-adapters/kube/schema.h"
+#include "cluster-adapters/kube/yaml.h"
 #include "queue/errors.h"
 #include "queue/mem.h"
 #include "fixtures.h"
@@ -33,7 +34,7 @@ static void load(const char *name)
     snprintf(rel, sizeof(rel), "tests/fixtures/workloads/%s.yaml", name);
     fx_path(p, sizeof(p), rel);
     json_object *docs = NULL;
-    if (kube_schema_read_yaml(p, &docs, e, sizeof(e)))
+    if (kube_yaml_read(p, &docs, e, sizeof(e)))
         fprintf(stderr, "\n%s\n", e);
     tmpl = json_object_get(json_object_array_get_idx(docs, 0));
     json_object_put(docs);

@@ -34,25 +34,6 @@ static int blob_eq(const unsigned char *b, size_t n, const char *s)
     return b && n == strlen(s) && memcmp(b, s, n) == 0;
 }
 
-static void test_base64(void)
-{
-    unsigned char *out;
-    size_t n;
-    CU_ASSERT_EQUAL(kube_base64_decode("aGVsbG8=", 8, &out, &n), 0);
-    CU_ASSERT(blob_eq(out, n, "hello"));
-    muster_free(out);
-    CU_ASSERT_EQUAL(kube_base64_decode("aGVs\nbG8h", 9, &out, &n), 0);
-    CU_ASSERT(blob_eq(out, n, "hello!"));
-    muster_free(out);
-    CU_ASSERT_EQUAL(kube_base64_decode("aGk=", 4, &out, &n), 0);
-    CU_ASSERT(blob_eq(out, n, "hi"));
-    muster_free(out);
-    CU_ASSERT_EQUAL(kube_base64_decode("aGVsbG8", 7, &out, &n), MUSTER_EINVAL);
-    CU_ASSERT_EQUAL(kube_base64_decode("aG=sbG8=", 8, &out, &n), MUSTER_EINVAL);
-    CU_ASSERT_EQUAL(kube_base64_decode("aGk=aGk=", 8, &out, &n), MUSTER_EINVAL);
-    CU_ASSERT_EQUAL(kube_base64_decode("a!Vs", 4, &out, &n), MUSTER_EINVAL);
-}
-
 static void test_current_context_inline_data(void)
 {
     struct kube_config cfg;
@@ -317,7 +298,6 @@ static void test_allocation_failures(void)
 }
 
 static CU_TestInfo tests[] = {
-    {"base64", test_base64},
     {"current-context, relative paths, inline data", test_current_context_inline_data},
     {"--context override, token, tokenFile", test_context_override},
     {"errors name file and key, never a secret", test_errors_name_file_and_key},

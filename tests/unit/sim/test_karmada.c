@@ -3,6 +3,7 @@
  * execution controllers and the member's placement, through a real store. The files
  * test_detector.c, test_binding.c, test_execution.c, test_rbstatus.c, test_taint.c and
  * test_webhook_call.c check each controller's fidelity to Karmada (docs/sim.md). */
+#include "cluster-adapters/kube/yaml.h"
 #include "cluster-adapters/sim/karmada.h"
 #include "cluster-adapters/sim/resources.h"
 #include "cluster-adapters/sim/scenario.h"
@@ -102,7 +103,7 @@ static void test_vcjob_vectors(void)
     fclose(f);
     json_object *docs = NULL;
     char err[256];
-    CU_ASSERT_EQUAL_FATAL(sim_yaml_parse_all(path, yaml, n, &docs, err, sizeof(err)), 0);
+    CU_ASSERT_EQUAL_FATAL(kube_yaml_parse(yaml, n, path, &docs, err, sizeof(err)), 0);
     CU_ASSERT_EQUAL(json_object_array_length(docs), 5);
     for (size_t i = 0; i < json_object_array_length(docs); i++) {
         json_object *d = json_object_array_get_idx(docs, i);
