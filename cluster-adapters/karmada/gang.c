@@ -154,16 +154,18 @@ static int check_shares(const struct karmada_gang_input *in, char *why, size_t c
         if (!s->cluster || !*s->cluster)
             return karmada__why_not(why, cap, "share %" PRIu32 ": no cluster name", i);
         if (strlen(WORK_NAMESPACE_PREFIX) + strlen(s->cluster) > DNS_LABEL_MAX)
-            return karmada__why_not(why, cap, "cluster %.80s: karmada-es-<cluster> would pass 63 characters",
-                           s->cluster);
+            return karmada__why_not(why, cap,
+                                    "cluster %.80s: karmada-es-<cluster> would pass 63 characters",
+                                    s->cluster);
         if (s->replicas <= 0)
-            return karmada__why_not(why, cap, "cluster %s: share of %" PRId32 " replicas", s->cluster,
-                           s->replicas);
+            return karmada__why_not(why, cap, "cluster %s: share of %" PRId32 " replicas",
+                                    s->cluster, s->replicas);
         sum += s->replicas;
     }
     if (sum != in->w->replicas)
-        return karmada__why_not(why, cap, "the shares add up to %" PRId64 " replicas, the gang has %" PRId32,
-                       sum, in->w->replicas);
+        return karmada__why_not(why, cap,
+                                "the shares add up to %" PRId64 " replicas, the gang has %" PRId32,
+                                sum, in->w->replicas);
     return 0;
 }
 
@@ -178,18 +180,21 @@ int karmada_gang_input_check(const struct karmada_gang_input *in, char *why, siz
     json_object *meta = kube_json_get(in->rb, "metadata"),
                 *res = kube_json_get(kube_json_get(in->rb, "spec"), "resource");
     if (!get_str(meta, "name") || !get_str(meta, "namespace"))
-        return karmada__why_not(why, cap, "the ResourceBinding has no metadata.name or metadata.namespace");
+        return karmada__why_not(why, cap,
+                                "the ResourceBinding has no metadata.name or metadata.namespace");
     if (!get_str(res, "apiVersion") || !get_str(res, "kind") || !get_str(res, "name") ||
         !get_str(res, "namespace"))
-        return karmada__why_not(why, cap, "spec.resource lacks apiVersion, kind, namespace or name");
+        return karmada__why_not(why, cap,
+                                "spec.resource lacks apiVersion, kind, namespace or name");
     if (!get_str(meta, "uid"))
         return karmada__why_not(why, cap,
-                       "the ResourceBinding has no metadata.uid to label muster's "
-                       "objects with");
+                                "the ResourceBinding has no metadata.uid to label muster's "
+                                "objects with");
     if (!in->w->permanent_id[0])
-        return karmada__why_not(why, cap,
-                       "no resourcebinding.karmada.io/permanent-id label yet: muster could not "
-                       "find the Works Karmada renders for it");
+        return karmada__why_not(
+            why, cap,
+            "no resourcebinding.karmada.io/permanent-id label yet: muster could not "
+            "find the Works Karmada renders for it");
     if (in->split) /* issue 20: a kind split by groups has its own rules */
         return karmada_gang_split_check(in, why, cap);
     int rc = check_shares(in, why, cap);
@@ -197,7 +202,7 @@ int karmada_gang_input_check(const struct karmada_gang_input *in, char *why, siz
         return rc;
     if (in->w->ncomponents != 1)
         return karmada__why_not(why, cap, "%" PRIu32 " pod templates where one was expected",
-                       in->w->ncomponents);
+                                in->w->ncomponents);
     const char *base;
     json_object *pod = pod_of(in, &base);
     if (!json_object_is_type(in->tmpl, json_type_object) ||
@@ -535,25 +540,31 @@ int karmada_gang_policy_redundant(const struct karmada_gang_input *in)
     if (!in || in->split || !in->tmpl)
         return 0;
     json_object *op = karmada_gang_override_policy(in);
+    int same = karmada_gang_policy_in_template(op, in->tmpl);
+    json_object_put(op);
+    return same;
+}
+
+int karmada_gang_policy_in_template(json_object *op, json_object *tmpl)
+{
     json_object *rules = kube_json_path(op, "spec", "overrideRules", NULL);
     size_t nr = json_object_is_type(rules, json_type_array) ? json_object_array_length(rules) : 0;
     int same = nr > 0;
     for (size_t r = 0; same && r < nr; r++) {
         json_object *ov = kube_json_get(json_object_array_get_idx(rules, r), "overriders");
         json_object *plain = kube_json_get(ov, "plaintext");
-        size_t np = json_object_is_type(plain, json_type_array) ? json_object_array_length(plain)
-                                                                : 0;
+        size_t np =
+            json_object_is_type(plain, json_type_array) ? json_object_array_length(plain) : 0;
         /* a rule with nothing to add, or with an overrider of another kind, is not judged */
         same = np > 0 && json_object_object_length(ov) == 1;
         for (size_t i = 0; same && i < np; i++) {
             json_object *o = json_object_array_get_idx(plain, i), *have = NULL;
             const char *path = get_str(o, "path"), *opn = get_str(o, "operator");
             same = path && opn && strcmp(opn, "add") == 0 &&
-                   json_pointer_get(in->tmpl, path, &have) == 0 &&
+                   json_pointer_get(tmpl, path, &have) == 0 &&
                    json_object_equal(have, kube_json_get(o, "value"));
         }
     }
-    json_object_put(op);
     return same;
 }
 

@@ -193,6 +193,8 @@ json_object *karmada_gang_override_policy(const struct karmada_gang_input *in);
  * nor the barrier that waits for it (docs/gangobj.md, "A template that names its PodGroup").
  * 0 for a split (its counts are in the policy), when no policy can be built, and on ENOMEM. */
 int karmada_gang_policy_redundant(const struct karmada_gang_input *in);
+/* The same judgment of a policy already built (op, borrowed; NULL: 0) against tmpl. */
+int karmada_gang_policy_in_template(json_object *op, json_object *tmpl);
 
 /* Reading muster's own PodGroup Works as Karmada reports them (borrowed objects):
  * karmada_gang_work_applied: 1 when the Work is not being deleted and its condition Applied is True

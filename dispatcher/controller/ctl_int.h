@@ -1200,6 +1200,8 @@ void ctl__fill_gang_input(struct ctl *c, struct binding *b, struct karmada_gang_
  * (karmada_gang_policy_redundant on in, b's ctl__fill_gang_input). Its dispatch is then the
  * PodGroup Works, and once they are Applied one patch placing and lifting it (S_ASSIGN_LIFT). */
 int ctl__policy_skipped(struct binding *b, const struct karmada_gang_input *in);
+/* The same for the policy op already built from in (borrowed). */
+int ctl__policy_skipped_op(struct binding *b, const struct karmada_gang_input *in, json_object *op);
 /* The step after b's PodGroup Works are Applied: S_ASSIGN_LIFT when its policy is skipped now;
  * S_OBJECTS when it was skipped at step 2 but no longer is (the template changed: the policy is
  * made first); else S_ASSIGN. */
@@ -1208,6 +1210,8 @@ enum step ctl__assign_step(struct ctl *c, struct binding *b);
  * OverridePolicy and the template no longer says what the policy would, the policy is created
  * now (S_POLICY), so Karmada renders the group back into the pods it starts from here on. */
 void ctl__policy_follow(struct ctl *c, struct binding *b);
+/* 1 when b's OverridePolicy (muster-<RB name>) is in the policies' informer. */
+int ctl__policy_listed(struct ctl *c, const struct binding *b);
 enum step ctl__forward_first(const struct binding *b);
 void ctl__mark_dispatched(struct ctl *c, struct binding *b);
 void ctl__on_response(int err, const struct kube_response *resp, void *ud);

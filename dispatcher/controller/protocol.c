@@ -147,8 +147,8 @@ static void send_req_ex(struct ctl *c, struct binding *b, enum kube_verb verb, c
     struct request_ctx *rq = muster_calloc(1, sizeof(*rq));
     /* A JSON patch's tests compare strings as their JSON text on the apiserver
      * (evanphx/json-patch), which never escapes '/' */
-    int flags = JSON_C_TO_STRING_PLAIN |
-                (verb == KUBE_JSON_PATCH ? JSON_C_TO_STRING_NOSLASHESCAPE : 0);
+    int flags =
+        JSON_C_TO_STRING_PLAIN | (verb == KUBE_JSON_PATCH ? JSON_C_TO_STRING_NOSLASHESCAPE : 0);
     const char *txt = body ? json_object_to_json_string_ext(body, flags) : NULL;
     /* Only deletes and reads go without a body: a builder that returned NULL failed. */
     if (!rq || (body && !txt) ||
@@ -226,7 +226,8 @@ int ctl__send_condition(struct ctl *c, struct binding *b)
     rfc3339(now_ms(c), ts, sizeof ts);
     b->cond_dirty = 0;
     if (!ctl__binding_reason(b)[0] ||
-        karmada_patch_waiting(ctl__rb(c, b), ctl__binding_reason(b), ctl__binding_msg(b), ts, &body) ||
+        karmada_patch_waiting(ctl__rb(c, b), ctl__binding_reason(b), ctl__binding_msg(b), ts,
+                              &body) ||
         !body)
         return 0;
     const char *txt = json_object_to_json_string_ext(body, JSON_C_TO_STRING_PLAIN);
@@ -431,10 +432,14 @@ static enum step_sent send_objects(struct ctl *c, struct binding *b, const struc
      * Karmada renders nothing again), a correction when an older musterd wrote it per
      * cluster (its rules would miss a cluster of this placement). None when the template
      * already says what it would. */
-    int skip = ctl__policy_skipped(b, &in);
+    json_object *op = karmada_gang_override_policy(&in);
+    int skip = op && ctl__policy_skipped_op(b, &in, op);
     if (skip || b->act)
         ctl__act_w(c, b)->no_policy = (uint8_t)skip;
-    json_object *op = skip ? NULL : karmada_gang_override_policy(&in);
+    if (skip) {
+        json_object_put(op);
+        op = NULL;
+    }
     if (!op && (in.split || b->split_pods))
         b->step_failed = 1; /* a split's counts are in its policy: never go on without it (nor
                              * without its cells: every cluster would run the whole template) */
@@ -502,16 +507,19 @@ static enum step_sent send_policy(struct ctl *c, struct binding *b, const struct
     return STEP_SENT;
 }
 
-void ctl__policy_follow(struct ctl *c, struct binding *b)
+int ctl__policy_listed(struct ctl *c, const struct binding *b)
 {
     char ns[256], pname[KARMADA_GANG_NAME_MAX + 1];
     const char *name;
-    if (!b->assign || !b->needs_objects || b->step != S_NONE || b->inflight ||
-        b->nshares == 0 || b->nshares > 256)
-        return;
     ctl__split_key(b->key, ns, sizeof ns, &name);
     karmada_gang_policy_name(name, pname, sizeof pname);
-    if (kube_informer_get(&c->policies, ns, pname))
+    return kube_informer_get(&c->policies, ns, pname) != NULL;
+}
+
+void ctl__policy_follow(struct ctl *c, struct binding *b)
+{
+    if (!b->assign || !b->needs_objects || b->step != S_NONE || b->inflight || b->nshares == 0 ||
+        b->nshares > 256 || ctl__policy_listed(c, b))
         return;
     struct karmada_gang_share gs[256];
     struct karmada_gang_input in;
@@ -959,19 +967,31 @@ enum step ctl__step_next(const struct binding *b)
     return S_NONE;
 }
 
-int ctl__policy_skipped(struct binding *b, const struct karmada_gang_input *in)
+/* The one-RB, unsplit gangs whose policy may be left out. */
+static int policy_may_skip(struct binding *b, const struct karmada_gang_input *in)
 {
     struct binding **rbs;
-    if (in->split || b->split_pods || b->pg || ctl__pg_rbs(b, &rbs) > 1)
-        return 0; /* a pod group's members name the lead's PodGroup through their policies */
-    return karmada_gang_policy_redundant(in);
+    /* a pod group's members name the lead's PodGroup through their policies */
+    return !in->split && !b->split_pods && !b->pg && ctl__pg_rbs(b, &rbs) <= 1;
+}
+
+int ctl__policy_skipped(struct binding *b, const struct karmada_gang_input *in)
+{
+    return policy_may_skip(b, in) && karmada_gang_policy_redundant(in);
+}
+
+int ctl__policy_skipped_op(struct binding *b, const struct karmada_gang_input *in, json_object *op)
+{
+    return policy_may_skip(b, in) && karmada_gang_policy_in_template(op, in->tmpl);
 }
 
 enum step ctl__assign_step(struct ctl *c, struct binding *b)
 {
     struct karmada_gang_share gs[256];
     struct karmada_gang_input in;
-    if (b->nshares == 0 || b->nshares > 256)
+    /* The policy was made at step 2: the barrier proves it rendered, whatever the template
+     * says now (and no second read of the workload is spent on the common case). */
+    if (!ctl__act(b)->no_policy || b->nshares == 0 || b->nshares > 256)
         return S_ASSIGN;
     ctl__fill_gang_input(c, b, &in, gs);
     if (ctl__policy_skipped(b, &in))

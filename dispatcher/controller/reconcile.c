@@ -15,8 +15,8 @@ struct live_row {
     char state[16];
     char *clusters;
     char *request; /* dispatched and running rows only: what the engine holds for them */
-    char *loss; /* a pending row requeued after a cluster was lost: its loss record */
-    char *grow; /* dispatched and running rows: a scale-up still waiting (schema/0006) */
+    char *loss;    /* a pending row requeued after a cluster was lost: its loss record */
+    char *grow;    /* dispatched and running rows: a scale-up still waiting (schema/0006) */
     int64_t id, created_at, admitted_at, dispatched_at, attempt, not_before;
     int64_t gang_lead; /* a pod group member's lead row (schema/0011), 0 none */
     int barrier, user_dispatching, assign;
@@ -344,11 +344,13 @@ void ctl__forward_resume(struct ctl *c, struct binding *b)
     }
     if (b->assign && b->needs_objects && objects_done(c, b)) {
         /* a gang whose template names its PodGroup is placed and lifted in one patch: placed
-         * and not lifted, it was held again, and that patch lifts it */
+         * and not lifted, it was held again, and that patch lifts it. Without its policy on the
+         * hub it is judged as one made without it (no_policy is not on the row). */
+        if (!ctl__policy_listed(c, b))
+            ctl__act_w(c, b)->no_policy = 1;
         enum step next = ctl__assign_step(c, b);
         ctl__forward_from(c, b, next == S_ASSIGN && placed ? S_BARRIER : next);
-    }
-    else
+    } else
         ctl__forward_from(c, b, ctl__forward_first(b));
 }
 
@@ -487,7 +489,7 @@ static void reconcile_member(struct ctl *c, struct live_row *r)
     json_object_put(b->rb);
     b->rb = keep;
     b->allow_epoch = 0;
-    ctl__binding_read(c, b); /* joins its group */
+    ctl__binding_read(c, b);                /* joins its group */
     ctl__binding_set_queue(c, b, r->queue); /* out of memory: "", a queue that is not found */
     b->assign = r->assign;
     ctl__set_state(c, b, st);
@@ -955,8 +957,8 @@ void ctl__reconcile(struct ctl *c)
             resumed += b->st == B_ADMITTED;
             undone += b->st == B_UNDO;
         }
-    /* The start-up's lists, rows and thawed objects were transient: give their pages back, so
-     * the resident size is what the bindings hold (glibc keeps freed memory otherwise). */
+        /* The start-up's lists, rows and thawed objects were transient: give their pages back, so
+         * the resident size is what the bindings hold (glibc keeps freed memory otherwise). */
 #ifdef __GLIBC__
     malloc_trim(0);
 #endif
