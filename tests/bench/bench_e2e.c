@@ -821,7 +821,9 @@ void bench_e2e(void)
         nw.want_prefix = "n";
         nw.need_scheduled = 1;
         watch_until(m, &nw, 0, 1);
+        double nmd0 = cpu_s(md);
         run_ops(m, base, "named", nn, 0, &nw, (size_t)nn, &errors);
+        double nmd = cpu_s(md) - nmd0;
         watch_close(&nw, m);
         usleep(200000); /* the last status write's answer */
         struct sbuf after = {0};
@@ -838,6 +840,7 @@ void bench_e2e(void)
                 printf("BENCH e2e_named_%s_per_rb %.2f requests\n", verbs[v], k / nn);
             }
             printf("BENCH e2e_named_writes_per_rb %.2f writes\n", writes / nn);
+            printf("BENCH e2e_named_musterd_cpu_us_per_rb %.0f us\n", nmd * 1e6 / nn);
             printf("BENCH e2e_named_requests_per_rb %.2f requests\n", all / nn);
             printf("BENCH e2e_named_conflicts_per_rb %.2f requests\n",
                    (metric_sum_label(after.p, "muster_hub_requests_total", "code", "409") +
