@@ -1013,6 +1013,23 @@ int sim_store_get(struct sim_store *s, const struct sim_resource *r, const char 
     return 0;
 }
 
+/* e's object becomes n (taken) at the next resourceVersion: the indexes follow and watchers get
+ * MODIFIED with the old object. *out (when not NULL) gets a reference to n. */
+static void replace_entry(struct sim_store *s, struct table *t, const struct sim_resource *r,
+                          struct entry *e, json_object *n, json_object **out)
+{
+    s->rv++;
+    set_rv(n, s->rv);
+    json_object *old = e->obj;
+    lx_update(t, e->key, old, n);
+    e->obj = n;
+    map_put(t, e->key, n);
+    if (out)
+        *out = json_object_get(n);
+    emit(s, SIM_EVENT_MODIFIED, r, n, old, NULL);
+    json_object_put(old);
+}
+
 int sim_store_update(struct sim_store *s, const struct sim_resource *r, const char *ns,
                      const char *name, json_object *obj, int flags, json_object **out,
                      json_object **status)
@@ -1134,17 +1151,7 @@ int sim_store_update(struct sim_store *s, const struct sim_resource *r, const ch
             json_object_put(n);
         return 0;
     }
-    int64_t rv = s->rv + 1;
-    set_rv(n, rv);
-    s->rv = rv;
-    json_object *old = e->obj;
-    lx_update(t, e->key, old, n);
-    e->obj = n;
-    map_put(t, e->key, n);
-    if (out)
-        *out = json_object_get(n);
-    emit(s, SIM_EVENT_MODIFIED, r, n, old, NULL);
-    json_object_put(old);
+    replace_entry(s, t, r, e, n, out);
     return 0;
 }
 
@@ -1197,17 +1204,7 @@ int sim_store_delete(struct sim_store *s, const struct sim_resource *r, const ch
         if (meta_generation(e->obj) > 0)
             json_object_object_add(nmeta, "generation",
                                    json_object_new_int64(meta_generation(e->obj) + 1));
-        int64_t mrv = s->rv + 1;
-        set_rv(n, mrv);
-        s->rv = mrv;
-        json_object *old = e->obj;
-        lx_update(t, e->key, old, n);
-        e->obj = n;
-        map_put(t, e->key, n);
-        if (out)
-            *out = json_object_get(n);
-        emit(s, SIM_EVENT_MODIFIED, r, n, old, NULL);
-        json_object_put(old);
+        replace_entry(s, t, r, e, n, out);
         return 0;
     }
     json_object *gone = NULL;
