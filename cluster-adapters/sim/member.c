@@ -772,6 +772,21 @@ static int min_resources_fit(struct sim_karmada *k, const struct cluster *c, jso
 static json_object *cosched_status(const struct cluster *c, const struct mwork *mw);
 static json_object *wl_status(const struct cluster *c, const struct mwork *mw);
 
+/* The pods of mw's group in c: how many units are members, how many pods run, and how many
+ * finished (a finished share's desired pods). What every dialect's PodGroup status reads. */
+static void group_counts(const struct cluster *c, const struct mwork *mw, int64_t *members,
+                         int64_t *running, int64_t *succeeded)
+{
+    for (size_t i = members_lower_bound(c, mw->pgkey);
+         i < c->nmembers && strcmp(member_group(&c->members[i]), mw->pgkey) == 0; i++) {
+        const struct unit *u = &c->members[i].mw->units[c->members[i].unit];
+        (*members)++;
+        *running += u->running;
+        if (u->share->finished)
+            *succeeded += u->desired;
+    }
+}
+
 static json_object *podgroup_status(struct sim_karmada *k, const struct cluster *c,
                                     const struct mwork *mw)
 {
@@ -782,14 +797,7 @@ static json_object *podgroup_status(struct sim_karmada *k, const struct cluster 
         return wl_status(c, mw);
     json_object *mm = sim__get_path(mw->obj, "spec", "minMember", NULL);
     int64_t min = mm ? json_object_get_int64(mm) : 1, running = 0, succeeded = 0, members = 0;
-    for (size_t i = members_lower_bound(c, mw->pgkey);
-         i < c->nmembers && strcmp(member_group(&c->members[i]), mw->pgkey) == 0; i++) {
-        const struct unit *u = &c->members[i].mw->units[c->members[i].unit];
-        members++;
-        running += u->running;
-        if (u->share->finished)
-            succeeded += u->desired;
-    }
+    group_counts(c, mw, &members, &running, &succeeded);
     const char *phase = members && succeeded && !running               ? "Completed"
                         : members && running >= min                    ? "Running"
                         : c->ready && min_resources_fit(k, c, mw->obj) ? "Inqueue"
@@ -812,14 +820,7 @@ static json_object *wl_status(const struct cluster *c, const struct mwork *mw)
     json_object *gang = sim__get_path(mw->obj, "spec", "schedulingPolicy", "gang");
     json_object *mc = sim__get_path(gang, "minCount", NULL, NULL);
     int64_t min = mc ? json_object_get_int64(mc) : 1, running = 0, succeeded = 0, members = 0;
-    for (size_t i = members_lower_bound(c, mw->pgkey);
-         i < c->nmembers && strcmp(member_group(&c->members[i]), mw->pgkey) == 0; i++) {
-        const struct unit *u = &c->members[i].mw->units[c->members[i].unit];
-        members++;
-        running += u->running;
-        if (u->share->finished)
-            succeeded += u->desired;
-    }
+    group_counts(c, mw, &members, &running, &succeeded);
     json_object *st = json_object_new_object();
     if (!members)
         return st;
@@ -846,14 +847,7 @@ static json_object *cosched_status(const struct cluster *c, const struct mwork *
 {
     json_object *mm = sim__get_path(mw->obj, "spec", "minMember", NULL);
     int64_t min = mm ? json_object_get_int64(mm) : 1, running = 0, succeeded = 0, members = 0;
-    for (size_t i = members_lower_bound(c, mw->pgkey);
-         i < c->nmembers && strcmp(member_group(&c->members[i]), mw->pgkey) == 0; i++) {
-        const struct unit *u = &c->members[i].mw->units[c->members[i].unit];
-        members++;
-        running += u->running;
-        if (u->share->finished)
-            succeeded += u->desired;
-    }
+    group_counts(c, mw, &members, &running, &succeeded);
     const char *phase = members && succeeded >= min && !running ? "Finished"
                         : members && running + succeeded >= min ? "Running"
                         : running                               ? "Scheduling"
