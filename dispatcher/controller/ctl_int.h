@@ -959,6 +959,8 @@ void ctl__shares_untrack(struct ctl *c, struct binding *b);
 /* resize.c */
 /* The condition reason of a gang scaled to 0 (it waits, holding nothing). */
 #define CTL_REASON_SCALED_TO_ZERO "ScaledToZero"
+/* How a resize of a dispatched gang that is not followed begins its sentence (resize.c) */
+#define CTL_RESIZE_REFUSED "resize not followed: "
 /* One side of a gang read again: its replicas, components and whole request (borrowed). */
 struct ctl_resize_side {
     int32_t replicas;
@@ -975,6 +977,10 @@ enum ctl_resize {
 enum ctl_resize ctl__resize_judge(const struct ctl_resize_side *was,
                                   const struct ctl_resize_side *now);
 uint32_t ctl__shares_shrink(struct share *sh, uint32_t n, int32_t replicas);
+/* The same for a gang of groups of `group` replicas (issue 20): whole shares given up first, the
+ * smallest first, then whole groups from the last placed; every share stays whole groups
+ * (resize.c). Returns how many are kept. Pure. */
+uint32_t ctl__shares_shrink_groups(struct share *sh, uint32_t n, int32_t replicas, int32_t group);
 /* Growth (docs/dispatcher.md, "Scale up"): the pure parts the delta admission is built on. */
 /* What a gang that grew (RESIZE_GROW) asks for beyond what it holds: *dreplicas = now's
  * replicas - was's (0 or more), delta = per resource max(0, now - was) of the whole request, so
@@ -1192,6 +1198,9 @@ void ctl__mark_dispatched(struct ctl *c, struct binding *b);
 void ctl__on_response(int err, const struct kube_response *resp, void *ud);
 json_object *ctl__own_work(struct ctl *c, const struct binding *b, const char *cluster);
 int ctl__send_condition(struct ctl *c, struct binding *b);
+/* Writes Scheduled=True (reason Success) back on b's RB outside the steps, once what made it
+ * False no longer stands (a refused resize withdrawn: resize.c). 1 when sent. */
+int ctl__send_scheduled(struct ctl *c, struct binding *b);
 void ctl__split_key(const char *key, char *ns, size_t nscap, const char **name);
 void ctl__step_run(struct ctl *c, struct binding *b);
 void ctl__undo_finish(struct ctl *c, struct binding *b);
