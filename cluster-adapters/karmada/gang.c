@@ -356,7 +356,8 @@ json_object *karmada_gang_podgroup_work(const struct karmada_gang_input *in, uin
     /* only where the member's Volcano has HyperNodes: an older one would prune the field, and
      * a member without them has no racks its scheduler knows (docs/gangobj.md) */
     if (in->member_topo && in->net_topo && in->net_topo[i])
-        karmada_nettopo_write(gs, &in->member_topo->share, &bad);
+        karmada_nettopo_write(gs, &in->member_topo->share,
+                              karmada__topo_name(in, i, 0), &bad);
     return done(root, bad);
 }
 

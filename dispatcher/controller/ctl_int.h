@@ -456,6 +456,12 @@ struct cluster {
     /* 1 when it takes no networkTopology fields (no HyperNodes, or a dialect other than
      * Volcano): a gang whose member topology is required is not placed there */
     int no_nettopo;
+    /* its Volcano reads highestTierName (karmada_member_topo_names_detect: the Cluster label,
+     * else shard.volcano.sh nodeshards in apiEnablements); no_tiernames 1 when it takes no
+     * networkTopology at all or no names: a gang whose required member topology names its tier
+     * is not placed there */
+    int tiernames;
+    int no_tiernames;
 };
 /* k lacks an API a gang needs there: needs is cycle.c's place_needs (1 PodGroups, 2 Volcano
  * Jobs, 4 Volcano network topology (a required member topology), bits 8 and up the
@@ -463,7 +469,7 @@ struct cluster {
 static inline int ctl__cluster_lacks(const struct cluster *k, int needs)
 {
     return ((needs & 1) && k->no_podgroups) || ((needs & 2) && k->no_vcjobs) ||
-           ((needs & 4) && k->no_nettopo) ||
+           ((needs & 4) && k->no_nettopo) || ((needs & 8) && k->no_tiernames) ||
            (((uint32_t)needs >> 8) & k->no_kinds) != 0;
 }
 
@@ -473,6 +479,15 @@ static inline int ctl__mtopo_required(const struct binding *b)
 {
     return b->needs_objects && ((b->mtopo.share.tier && b->mtopo.share.required) ||
                                 (b->mtopo.group.tier && b->mtopo.group.required));
+}
+
+/* b's required member topology names its tier (highestTierName): only members whose Volcano
+ * reads names (cluster.no_tiernames 0) may hold it, as place_needs' bit 8 says. */
+static inline int ctl__mtopo_names_required(const struct binding *b)
+{
+    return b->needs_objects &&
+           ((b->mtopo.share.tier == KARMADA_NETTOPO_TIER_NAMED && b->mtopo.share.required) ||
+            (b->mtopo.group.tier == KARMADA_NETTOPO_TIER_NAMED && b->mtopo.group.required));
 }
 
 /* A share reserved in a cluster's cap: the binding's aseq and the share's index. */
@@ -741,7 +756,9 @@ struct ctl {
     /* ctl__fill_gang_input's scratch: each share's dialect, as c->w is its workload */
     enum karmada_gang_dialect gang_dialects[256];
     enum karmada_gang_wl_version gang_wl_versions[256]; /* and its Workload API version */
-    uint8_t gang_net_topo[256]; /* and whether it takes networkTopology (no_nettopo is 0) */
+    uint8_t gang_net_topo[256]; /* and whether it takes networkTopology (no_nettopo is 0):
+                                 * bit 1, and bit 2 when it reads tier names too */
+    struct karmada_member_topo_names gang_topo_names; /* the gang's tier names, read again */
     /* deployments, jobs, volcano jobs, pods, statefulsets, then issue 19's kinds in the order
      * of CTL_W_JOBSETS.. */
     struct kube_informer tmpl[CTL_NTMPL];
@@ -1490,7 +1507,8 @@ enum karmada_gang_dialect ctl__cluster_dialect(const struct ctl *c, const char *
  * whose apiEnablements show none), whether the dialect was detected or set by an operator. */
 enum karmada_gang_wl_version ctl__cluster_wl_version(const struct ctl *c, const char *name);
 /* 1 when member name takes Volcano's networkTopology fields (HyperNodes listed, dialect
- * Volcano: cluster.no_nettopo is 0), else 0 (an unknown name too) */
+ * Volcano: cluster.no_nettopo is 0), 3 when it reads highestTierName too (no_tiernames 0),
+ * else 0 (an unknown name too) */
 int ctl__cluster_nettopo(const struct ctl *c, const char *name);
 
 /* cool.c: bindings that wait hold no tree (issue 22). ctl__rb and ctl__tmpl are b's RB and

@@ -342,6 +342,14 @@ void ctl__fill_gang_input(struct ctl *c, struct binding *b, struct karmada_gang_
                                       .nsets = split ? ctl__split_nsets(b) : 0,
                                       .member_topo = &b->mtopo,
                                       .net_topo = c->gang_net_topo};
+    if (b->mtopo.share.tier == KARMADA_NETTOPO_TIER_NAMED ||
+        b->mtopo.group.tier == KARMADA_NETTOPO_TIER_NAMED) {
+        /* the binding keeps no tier name: read again from the objects admitted, as c->w is */
+        struct karmada_member_topo t;
+        if (!karmada_member_topo_read_names(&t, &c->gang_topo_names, &c->w, split, in->rb,
+                                            in->tmpl, NULL, 0))
+            in->topo_names = &c->gang_topo_names;
+    }
 }
 
 /* The input of member m of lead b's pod group (podgroup.c): m's RB and template, its own pods

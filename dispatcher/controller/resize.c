@@ -515,7 +515,8 @@ static uint32_t grow_room(struct ctl *c, struct binding *b, struct ctl_grow_room
         for (uint32_t j = 0; j < b->nshares && !used; j++)
             used = strcmp(b->shares[j].cluster, k->name) == 0;
         if (!k->ready || (!b->spread && !used) || (b->needs_objects && k->no_podgroups) ||
-            (ctl__mtopo_required(b) && k->no_nettopo) || !ctl__cluster_allows(c, b, k) ||
+            (ctl__mtopo_required(b) && k->no_nettopo) ||
+            (ctl__mtopo_names_required(b) && k->no_tiernames) || !ctl__cluster_allows(c, b, k) ||
             ctl__cluster_lost_to(c, b, k) || !ctl__tree_cluster_ok(&b->tree, kept, nk, k->obj))
             continue;
         if (!used && tree_required)
