@@ -978,6 +978,11 @@ void ctl__shares_untrack(struct ctl *c, struct binding *b);
 #define CTL_REASON_SCALED_TO_ZERO "ScaledToZero"
 /* How a resize of a dispatched gang that is not followed begins its sentence (resize.c) */
 #define CTL_RESIZE_REFUSED "resize not followed: "
+/* 1 when rb's Scheduled condition is such a refusal (written after the dispatch's True). */
+int ctl__resize_refused_on_rb(json_object *rb);
+/* At start-up, a dispatched or running row whose RB cannot be read (scaled to a size that is no
+ * whole number of groups, below its min-member): followed as placed, the refusal said again. */
+void ctl__resize_unreadable(struct ctl *c, struct binding *b);
 /* One side of a gang read again: its replicas, components and whole request (borrowed). */
 struct ctl_resize_side {
     int32_t replicas;

@@ -789,13 +789,40 @@ static void resize_refused(struct ctl *c, struct binding *b, const char *why, in
 
 /* A refused resize no longer stands (scaled back, or to a size that is followed): the RB's
  * condition says Scheduled again. */
+int ctl__resize_refused_on_rb(json_object *rb)
+{
+    json_object *conds = kube_json_path(rb, "status", "conditions", NULL);
+    size_t n = json_object_is_type(conds, json_type_array) ? json_object_array_length(conds) : 0;
+    for (size_t i = 0; i < n; i++) {
+        json_object *k = json_object_array_get_idx(conds, i);
+        const char *type = kube_json_path_str(k, "type", NULL);
+        const char *msg = kube_json_path_str(k, "message", NULL);
+        if (type && strcmp(type, "Scheduled") == 0)
+            return msg && strncmp(msg, CTL_RESIZE_REFUSED, sizeof CTL_RESIZE_REFUSED - 1) == 0;
+    }
+    return 0;
+}
+
 static void resize_refusal_over(struct ctl *c, struct binding *b)
 {
-    if (strncmp(ctl__binding_msg(b), CTL_RESIZE_REFUSED, sizeof CTL_RESIZE_REFUSED - 1) != 0)
+    /* the RB's own word too: a musterd started since the refusal has it only there */
+    if (strncmp(ctl__binding_msg(b), CTL_RESIZE_REFUSED, sizeof CTL_RESIZE_REFUSED - 1) != 0 &&
+        !ctl__resize_refused_on_rb(ctl__rb(c, b)))
         return;
     ctl__set_reason(b, "", "%s", "");
     if (ctl__rb(c, b) && !b->gone)
         ctl__send_scheduled(c, b);
+}
+
+void ctl__resize_unreadable(struct ctl *c, struct binding *b)
+{
+    char why[KARMADA_WORKLOAD_MSG_MAX];
+    snprintf(why, sizeof why, "%s", ctl__binding_msg(b));
+    int32_t held = 0;
+    for (uint32_t i = 0; i < b->nshares; i++)
+        held += b->shares[i].replicas;
+    if (why[0])
+        resize_refused(c, b, why, held);
 }
 
 int ctl__reread_owed(const struct binding *b)
@@ -826,6 +853,19 @@ int ctl__resize_check(struct ctl *c, struct binding *b, int template_changed)
     b->generation = gen;
     struct ctl_resize_side was = {k.replicas, k.ncomp, &k.gang, k.comp},
                            now = {b->replicas, b->ncomp, &b->gang, b->comp};
+    if (!rc && k.ncomp == 0 && b->ledger_id) {
+        /* never read since it was loaded (unreadable at start-up: a size not followed then):
+         * judged against what its row holds, as at start-up */
+        read_drop(&k);
+        struct queue_entry *e = queue_tree_entry(c->t, (uint64_t)b->ledger_id);
+        struct queue_resvec held = {0};
+        if (e && !queue_resvec_copy(&held, queue_entry_request(e))) {
+            resize_refusal_over(c, b);
+            ctl__resize_from_row(c, b, &held);
+        }
+        queue_resvec_close(&held);
+        return 0;
+    }
     enum ctl_resize r = rc ? RESIZE_SAME : ctl__resize_judge(&was, &now);
     /* the read's own sentence, before read_restore puts back what it held */
     char refused[KARMADA_WORKLOAD_MSG_MAX] = "";

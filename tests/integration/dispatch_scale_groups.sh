@@ -5,7 +5,7 @@
 #   PodGroup minMember its part of min-member in whole groups (8 and 4, not 6 and 3);
 # - to 10, not a whole number of groups: not followed, Scheduled=False with the reason, the
 #   placement and the row as they were;
-# - to 4, below min-member: the same, with the min-member sentence;
+# - to 4, below min-member: the same, with the min-member sentence; musterd restarted;
 # - to 8: followed, the cluster with a single group freed whole (not 4 + 4), its PodGroup Work
 #   deleted, Scheduled=True again.
 # Every write is checked against the CRDs.
@@ -80,6 +80,14 @@ k scale deployment tp --replicas=4 >/dev/null
 wait_until 20 "the min-member refusal" eval \
     "rb_cond_msg tp-deployment Scheduled | grep -q 'min-member: 8 is more than the workload.s 4 replicas; it runs on as placed (12 replicas)'"
 expect "$(rb_clusters tp-deployment)" "$first=8 $last=4 " "the placement as it was"
+
+# a musterd started since knows the refusal only from the RB: it still runs as placed
+kill -TERM "$MUSTERD_PID"
+wait "$MUSTERD_PID" || true
+start_musterd
+wait_until 20 "the row read back" is_eq running state tp-deployment
+expect "$(rb_clusters tp-deployment)" "$first=8 $last=4 " "the placement as it was, after the restart"
+expect "$(row_gpus)" 24 "the row as it was, after the restart"
 
 # --- to 8: followed, the cluster of one group freed whole ---
 k scale deployment tp --replicas=8 >/dev/null
