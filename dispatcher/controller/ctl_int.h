@@ -976,8 +976,9 @@ void ctl__shares_untrack(struct ctl *c, struct binding *b);
 /* resize.c */
 /* The condition reason of a gang scaled to 0 (it waits, holding nothing). */
 #define CTL_REASON_SCALED_TO_ZERO "ScaledToZero"
-/* How a resize of a dispatched gang that is not followed begins its sentence (resize.c) */
-#define CTL_RESIZE_REFUSED "resize not followed: "
+/* How a change of a dispatched gang that is not followed (its re-read refused: a size that is
+ * no whole number of groups, below min-member; a split resized) begins its sentence (resize.c) */
+#define CTL_RESIZE_REFUSED "change not followed: "
 /* 1 when rb's Scheduled condition is such a refusal (written after the dispatch's True). */
 int ctl__resize_refused_on_rb(json_object *rb);
 /* At start-up, a dispatched or running row whose RB cannot be read (scaled to a size that is no

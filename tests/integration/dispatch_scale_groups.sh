@@ -68,7 +68,7 @@ expect "$(state tp-deployment)" running "it runs on"
 k scale deployment tp --replicas=10 >/dev/null
 wait_until 20 "the refusal on the RB" is_eq "False/Unschedulable" rb_cond tp-deployment Scheduled
 msg=$(rb_cond_msg tp-deployment Scheduled)
-[[ "$msg" == "resize not followed: template annotation scheduling.muster.io/group-size: 10 replicas are not a whole number of groups of 4; it runs on as placed (12 replicas)" ]] ||
+[[ "$msg" == "change not followed: template annotation scheduling.muster.io/group-size: 10 replicas are not a whole number of groups of 4; it runs on as placed (12 replicas)" ]] ||
     dfail "the refusal's sentence: $msg"
 expect "$(rb_clusters tp-deployment)" "$first=8 $last=4 " "the placement as it was"
 expect "$(row_gpus)" 24 "the row as it was"
