@@ -775,8 +775,11 @@ static void shrunk(struct ctl *c, struct binding *b, int32_t was_replicas)
 static void resize_refused(struct ctl *c, struct binding *b, const char *why, int32_t held)
 {
     char m[KARMADA_WORKLOAD_MSG_MAX];
-    snprintf(m, sizeof m, CTL_RESIZE_REFUSED "%s; it runs on as placed (%" PRId32 " replicas)",
-             why, held);
+    if (strncmp(why, CTL_RESIZE_REFUSED, sizeof CTL_RESIZE_REFUSED - 1) == 0)
+        snprintf(m, sizeof m, "%s", why); /* said already (a read that left the reason as it was) */
+    else
+        snprintf(m, sizeof m, CTL_RESIZE_REFUSED "%s; it runs on as placed (%" PRId32 " replicas)",
+                 why, held);
     if (strcmp(ctl__binding_reason(b), "Unschedulable") == 0 &&
         strcmp(ctl__binding_msg(b), m) == 0)
         return;
