@@ -45,6 +45,9 @@ static json_object *hook_clusters(void *ud)
                                        ctl__cluster_wl_version(c, k->name))));
         /* whether its PodGroups carry Volcano's networkTopology (gang_nettopo.h) */
         json_object_object_add(o, "networkTopology", json_object_new_boolean(!k->no_nettopo));
+        /* and whether they may name the tier (highestTierName, Volcano v1.14) */
+        json_object_object_add(o, "networkTopologyTierNames",
+                               json_object_new_boolean(!k->no_tiernames));
         json_object *labels = kube_json_path(k->obj, "metadata", "labels", NULL);
         json_object_object_add(o, "labels",
                                labels ? json_object_get(labels) : json_object_new_object());

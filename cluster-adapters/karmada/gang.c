@@ -240,11 +240,20 @@ static json_object *new_marked(const char *api_version, const char *kind, const 
 }
 
 /* ceil(share x min_member / replicas), within [1, share]: if every cluster's group holds its
- * part, at least min_member pods run in all, which floor would not promise. */
+ * part, at least min_member pods run in all, which floor would not promise. A group-size gang's
+ * in whole groups. */
 static int32_t share_min_member(const struct karmada_workload *w, int32_t share)
 {
     if (w->min_member >= w->replicas || w->replicas <= 0)
         return share;
+    int64_t g = w->group_size;
+    if (g > 1 && share % g == 0 && w->replicas % g == 0) {
+        /* a gang of groups (issue 20): the same in whole groups (the share's groups x the
+         * groups min-member needs / the gang's, rounded up), so no member starts a group cut */
+        int64_t need = (w->min_member + g - 1) / g, groups = w->replicas / g;
+        int64_t m = ((share / g) * need + groups - 1) / groups * g;
+        return m < g ? (int32_t)g : (int32_t)m;
+    }
     int64_t m = ((int64_t)share * w->min_member + w->replicas - 1) / w->replicas;
     return m < 1 ? 1 : (int32_t)m;
 }
@@ -353,7 +362,8 @@ json_object *karmada_gang_podgroup_work(const struct karmada_gang_input *in, uin
     /* only where the member's Volcano has HyperNodes: an older one would prune the field, and
      * a member without them has no racks its scheduler knows (docs/gangobj.md) */
     if (in->member_topo && in->net_topo && in->net_topo[i])
-        karmada_nettopo_write(gs, &in->member_topo->share, &bad);
+        karmada_nettopo_write(gs, &in->member_topo->share,
+                              karmada__topo_name(in, i, 0), &bad);
     return done(root, bad);
 }
 

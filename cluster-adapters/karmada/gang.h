@@ -112,6 +112,10 @@ struct karmada_gang_input {
      * spec.networkTopology for the share, subGroupPolicy[].networkTopology for each group. */
     const struct karmada_member_topo *member_topo;
     const uint8_t *net_topo;
+    /* The names of member_topo's tiers stated by name (KARMADA_NETTOPO_TIER_NAMED), written as
+     * highestTierName only where net_topo[i] also has bit 2 (the member's Volcano reads names:
+     * karmada_member_topo_names_detect); elsewhere such a scope is left out. NULL: none. */
+    const struct karmada_member_topo_names *topo_names;
 };
 
 /* Object names, written to buf[0..cap) with a NUL:

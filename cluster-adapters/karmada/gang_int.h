@@ -9,6 +9,7 @@
 
 #include <json-c/json.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* A new apiVersion/kind object named name in ns with the labels and annotation every object
  * muster creates for in's RB carries; *meta points at its metadata. */
@@ -20,6 +21,11 @@ __attribute__((format(printf, 3, 4))) int karmada__why_not(char *why, size_t cap
 json_object *karmada__gang_new_marked(const char *api_version, const char *kind, const char *name,
                                       const char *ns, const struct karmada_gang_input *in,
                                       json_object **meta, int *bad);
+
+/* The tier name for share i's member (group 1: the groups' scope, else the share's), or NULL
+ * when its member reads no tier names (net_topo[i] without bit 2) or none was stated by name:
+ * what karmada_nettopo_write takes (gang_nettopo.c). */
+const char *karmada__topo_name(const struct karmada_gang_input *in, uint32_t i, int group);
 
 /* root, or NULL after releasing it when bad is set or root is NULL. */
 json_object *karmada__gang_done(json_object *root, int bad);

@@ -36,8 +36,20 @@
 #define KARMADA_NETTOPO_API_RESOURCE "hypernodes"
 /* A tier past this is refused: Volcano's own examples stop at 3 or 4 tiers; a typo is likelier */
 #define KARMADA_NETTOPO_TIER_MAX 16
+/* A tier stated by name (Volcano's highestTierName, v1.14.0: a HyperNode spec.tierName) rather
+ * than by number: struct karmada_nettopo.tier holds this, the name is read again where the
+ * objects are built (karmada_member_topo_read_names), so a binding keeps no string for it. */
+#define KARMADA_NETTOPO_TIER_NAMED UINT32_MAX
+#define KARMADA_NETTOPO_NAME_MAX 63
+/* Whether a member's Volcano reads highestTierName: the Cluster label (an operator's word,
+ * "true" or "false") first, else its apiEnablements listing shard.volcano.sh/v1alpha1
+ * nodeshards, a CRD Volcano's chart installs from v1.14.0 on, the release that added
+ * highestTierName (v1.12 and v1.13 serve the same HyperNode resource, so that cannot tell). */
+#define KARMADA_NETTOPO_NAMES_LABEL "scheduling.muster.io/volcano-tier-names"
+#define KARMADA_NETTOPO_NAMES_API_GROUP_VERSION "shard.volcano.sh/v1alpha1"
+#define KARMADA_NETTOPO_NAMES_API_RESOURCE "nodeshards"
 
-/* One network-topology constraint: tier 0 is none. */
+/* One network-topology constraint: tier 0 is none, KARMADA_NETTOPO_TIER_NAMED a tier by name. */
 struct karmada_nettopo {
     uint32_t tier;
     int required; /* 1: mode hard; 0: mode soft */
@@ -62,13 +74,34 @@ struct karmada_member_topo {
 int karmada_member_topo_read(struct karmada_member_topo *out, const struct karmada_workload *w,
                              int split, json_object *rb, json_object *tmpl, char *why, size_t cap);
 
+/* The tier names of the scopes stated by name ("" for the others). */
+struct karmada_member_topo_names {
+    char share[KARMADA_NETTOPO_NAME_MAX + 1];
+    char group[KARMADA_NETTOPO_NAME_MAX + 1];
+};
+
+/* karmada_member_topo_read, and the names of the scopes stated by name into *names (NULL: not
+ * kept). A value that is a tier name (a letter, then letters, digits, '-', '_' or '.', ending in
+ * a letter or digit, at most KARMADA_NETTOPO_NAME_MAX) reads as KARMADA_NETTOPO_TIER_NAMED. */
+int karmada_member_topo_read_names(struct karmada_member_topo *out,
+                                   struct karmada_member_topo_names *names,
+                                   const struct karmada_workload *w, int split, json_object *rb,
+                                   json_object *tmpl, char *why, size_t cap);
+
+/* 1 when the member's Volcano reads highestTierName (KARMADA_NETTOPO_NAMES_LABEL "true", or no
+ * such label and status.apiEnablements list shard.volcano.sh/v1alpha1 nodeshards), else 0. */
+int karmada_member_topo_names_detect(json_object *cluster);
+
 /* 1 when the Cluster's status.apiEnablements list topology.volcano.sh/v1alpha1 hypernodes (the
  * member's Volcano is v1.12 or later and has the HyperNode CRD), else 0 (a Cluster that reports
  * no apiEnablements yet included: nothing is written for racks nobody has described). */
 int karmada_member_topo_detect(json_object *cluster);
 
 /* Adds {"mode": "hard"|"soft", "highestTierAllowed": tier} as obj["networkTopology"] when
- * t->tier > 0; nothing otherwise. *bad set on ENOMEM (kube_json_add's sticky flag). */
-void karmada_nettopo_write(json_object *obj, const struct karmada_nettopo *t, int *bad);
+ * t->tier > 0, or {"mode", "highestTierName": name} for a tier by name when name is a name
+ * (the member reads names); nothing otherwise (a named tier and name NULL or "" included).
+ * *bad set on ENOMEM (kube_json_add's sticky flag). */
+void karmada_nettopo_write(json_object *obj, const struct karmada_nettopo *t, const char *name,
+                           int *bad);
 
 #endif

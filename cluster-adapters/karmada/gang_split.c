@@ -314,7 +314,7 @@ static void subgroup(json_object *list, const struct karmada_gang_input *in, uin
     /* each group on its own racks: a Volcano before v1.14 prunes subGroupPolicy whole, this
      * with it */
     if (in->member_topo && in->net_topo && in->net_topo[i])
-        karmada_nettopo_write(e, &in->member_topo->group, bad);
+        karmada_nettopo_write(e, &in->member_topo->group, karmada__topo_name(in, i, 1), bad);
 }
 
 json_object *karmada_gang_split_podgroup_work(const struct karmada_gang_input *in, uint32_t i)
@@ -387,7 +387,7 @@ json_object *karmada_gang_split_podgroup_work(const struct karmada_gang_input *i
     if (in->w->priority_class[0])
         kube_json_add_str(gs, "priorityClassName", in->w->priority_class, &bad);
     if (in->member_topo && in->net_topo && in->net_topo[i])
-        karmada_nettopo_write(gs, &in->member_topo->share, &bad);
+        karmada_nettopo_write(gs, &in->member_topo->share, karmada__topo_name(in, i, 0), &bad);
     json_object *sgp = kube_json_add(gs, "subGroupPolicy", json_object_new_array(), &bad);
     for (uint32_t j = 0; j < n && !bad; j++)
         if (CELL(in, i, j)->groups)

@@ -190,6 +190,7 @@ void ctl__cluster_set(struct ctl *c, json_object *obj)
     k->dialect_detected = karmada_gang_dialect_detect(obj);
     k->wl_version = karmada_gang_wl_version_detect(obj);
     k->hypernodes = karmada_member_topo_detect(obj);
+    k->tiernames = karmada_member_topo_names_detect(obj);
     ctl__cluster_dialect_apply(c, k);
     int no_vc = karmada_workload_cluster_serves(obj, "batch.volcano.sh/v1alpha1", "jobs") == 0;
     if (no_vc != k->no_vcjobs) {

@@ -464,6 +464,12 @@ struct cluster {
     /* 1 when it takes no networkTopology fields (no HyperNodes, or a dialect other than
      * Volcano): a gang whose member topology is required is not placed there */
     int no_nettopo;
+    /* its Volcano reads highestTierName (karmada_member_topo_names_detect: the Cluster label,
+     * else shard.volcano.sh nodeshards in apiEnablements); no_tiernames 1 when it takes no
+     * networkTopology at all or no names: a gang whose required member topology names its tier
+     * is not placed there */
+    int tiernames;
+    int no_tiernames;
 };
 /* k lacks an API a gang needs there: needs is cycle.c's place_needs (1 PodGroups, 2 Volcano
  * Jobs, 4 Volcano network topology (a required member topology), bits 8 and up the
@@ -471,7 +477,7 @@ struct cluster {
 static inline int ctl__cluster_lacks(const struct cluster *k, int needs)
 {
     return ((needs & 1) && k->no_podgroups) || ((needs & 2) && k->no_vcjobs) ||
-           ((needs & 4) && k->no_nettopo) ||
+           ((needs & 4) && k->no_nettopo) || ((needs & 8) && k->no_tiernames) ||
            (((uint32_t)needs >> 8) & k->no_kinds) != 0;
 }
 
@@ -481,6 +487,15 @@ static inline int ctl__mtopo_required(const struct binding *b)
 {
     return b->needs_objects && ((b->mtopo.share.tier && b->mtopo.share.required) ||
                                 (b->mtopo.group.tier && b->mtopo.group.required));
+}
+
+/* b's required member topology names its tier (highestTierName): only members whose Volcano
+ * reads names (cluster.no_tiernames 0) may hold it, as place_needs' bit 8 says. */
+static inline int ctl__mtopo_names_required(const struct binding *b)
+{
+    return b->needs_objects &&
+           ((b->mtopo.share.tier == KARMADA_NETTOPO_TIER_NAMED && b->mtopo.share.required) ||
+            (b->mtopo.group.tier == KARMADA_NETTOPO_TIER_NAMED && b->mtopo.group.required));
 }
 
 /* A share reserved in a cluster's cap: the binding's aseq and the share's index. */
@@ -749,7 +764,9 @@ struct ctl {
     /* ctl__fill_gang_input's scratch: each share's dialect, as c->w is its workload */
     enum karmada_gang_dialect gang_dialects[256];
     enum karmada_gang_wl_version gang_wl_versions[256]; /* and its Workload API version */
-    uint8_t gang_net_topo[256]; /* and whether it takes networkTopology (no_nettopo is 0) */
+    uint8_t gang_net_topo[256]; /* and whether it takes networkTopology (no_nettopo is 0):
+                                 * bit 1, and bit 2 when it reads tier names too */
+    struct karmada_member_topo_names gang_topo_names; /* the gang's tier names, read again */
     /* deployments, jobs, volcano jobs, pods, statefulsets, then issue 19's kinds in the order
      * of CTL_W_JOBSETS.. */
     struct kube_informer tmpl[CTL_NTMPL];
@@ -967,6 +984,14 @@ void ctl__shares_untrack(struct ctl *c, struct binding *b);
 /* resize.c */
 /* The condition reason of a gang scaled to 0 (it waits, holding nothing). */
 #define CTL_REASON_SCALED_TO_ZERO "ScaledToZero"
+/* How a change of a dispatched gang that is not followed (its re-read refused: a size that is
+ * no whole number of groups, below min-member; a split resized) begins its sentence (resize.c) */
+#define CTL_RESIZE_REFUSED "change not followed: "
+/* 1 when rb's Scheduled condition is such a refusal (written after the dispatch's True). */
+int ctl__resize_refused_on_rb(json_object *rb);
+/* At start-up, a dispatched or running row whose RB cannot be read (scaled to a size that is no
+ * whole number of groups, below its min-member): followed as placed, the refusal said again. */
+void ctl__resize_unreadable(struct ctl *c, struct binding *b);
 /* One side of a gang read again: its replicas, components and whole request (borrowed). */
 struct ctl_resize_side {
     int32_t replicas;
@@ -983,6 +1008,10 @@ enum ctl_resize {
 enum ctl_resize ctl__resize_judge(const struct ctl_resize_side *was,
                                   const struct ctl_resize_side *now);
 uint32_t ctl__shares_shrink(struct share *sh, uint32_t n, int32_t replicas);
+/* The same for a gang of groups of `group` replicas (issue 20): whole shares given up first, the
+ * smallest first, then whole groups from the last placed; every share stays whole groups
+ * (resize.c). Returns how many are kept. Pure. */
+uint32_t ctl__shares_shrink_groups(struct share *sh, uint32_t n, int32_t replicas, int32_t group);
 /* Growth (docs/dispatcher.md, "Scale up"): the pure parts the delta admission is built on. */
 /* What a gang that grew (RESIZE_GROW) asks for beyond what it holds: *dreplicas = now's
  * replicas - was's (0 or more), delta = per resource max(0, now - was) of the whole request, so
@@ -1217,6 +1246,9 @@ void ctl__mark_dispatched(struct ctl *c, struct binding *b);
 void ctl__on_response(int err, const struct kube_response *resp, void *ud);
 json_object *ctl__own_work(struct ctl *c, const struct binding *b, const char *cluster);
 int ctl__send_condition(struct ctl *c, struct binding *b);
+/* Writes Scheduled=True (reason Success) back on b's RB outside the steps, once what made it
+ * False no longer stands (a refused resize withdrawn: resize.c). 1 when sent. */
+int ctl__send_scheduled(struct ctl *c, struct binding *b);
 void ctl__split_key(const char *key, char *ns, size_t nscap, const char **name);
 void ctl__step_run(struct ctl *c, struct binding *b);
 void ctl__undo_finish(struct ctl *c, struct binding *b);
@@ -1506,7 +1538,8 @@ enum karmada_gang_dialect ctl__cluster_dialect(const struct ctl *c, const char *
  * whose apiEnablements show none), whether the dialect was detected or set by an operator. */
 enum karmada_gang_wl_version ctl__cluster_wl_version(const struct ctl *c, const char *name);
 /* 1 when member name takes Volcano's networkTopology fields (HyperNodes listed, dialect
- * Volcano: cluster.no_nettopo is 0), else 0 (an unknown name too) */
+ * Volcano: cluster.no_nettopo is 0), 3 when it reads highestTierName too (no_tiernames 0),
+ * else 0 (an unknown name too) */
 int ctl__cluster_nettopo(const struct ctl *c, const char *name);
 
 /* cool.c: bindings that wait hold no tree (issue 22). ctl__rb and ctl__tmpl are b's RB and

@@ -80,13 +80,15 @@ static uint64_t cluster_fits(struct cluster *k, const struct queue_resvec *repli
  * the template's own kind with its APIEnablement plugin, is bypassed there): 1 a gang dialect
  * (a member-side gang: not for a gang of min-member 1, which a member of dialect none may
  * take), 2 Volcano Jobs (its Work is the Job), 4 Volcano's network topology (a required member
- * topology: hard only where the member's Volcano knows its racks, gang_nettopo.h). */
+ * topology: hard only where the member's Volcano knows its racks, gang_nettopo.h), 8 its tier
+ * names (a required member topology that names its tier: Volcano v1.14 or later). */
 static int place_needs(const struct binding *b)
 {
     return !b->assign ? 0
                       : (b->needs_objects && b->min_member > 1 ? 1 : 0) |
                             (b->kind == KARMADA_WORKLOAD_KIND_VCJOB ? 2 : 0) |
                             (ctl__mtopo_required(b) ? 4 : 0) |
+                            (ctl__mtopo_names_required(b) ? 8 : 0) |
                             (int)(KARMADA_WORKLOAD_KIND_API_BIT(b->kind) << 8);
 }
 
@@ -277,6 +279,11 @@ static enum place_verdict place(struct ctl *c, struct binding *b)
         snprintf(kapi, sizeof kapi, "%ss (no %s %s", karmada_workload_kind_name(b->kind), gv, res);
     const char *api = (needs >> 8) && gv ? kapi
                       : (needs & 2)      ? "Volcano Jobs (no batch.volcano.sh/v1alpha1 jobs"
+                      : (needs & 8)      ? "Volcano network topology tier names for its "
+                                           "required member topology by tier name (Volcano "
+                                           "v1.14 or later: the Cluster label "
+                                           "scheduling.muster.io/volcano-tier-names: \"true\", "
+                                           "or shard.volcano.sh/v1alpha1 nodeshards"
                       : (needs & 4)      ? "Volcano network topology for its required member "
                                            "topology (Volcano's dialect, with "
                                            "topology.volcano.sh/v1alpha1 hypernodes"

@@ -38,7 +38,7 @@ int ctl__cluster_nettopo(const struct ctl *c, const char *name)
 {
     for (uint32_t i = 0; i < c->fleet.ncl; i++)
         if (strcmp(c->fleet.cl[i].name, name) == 0)
-            return !c->fleet.cl[i].no_nettopo;
+            return (!c->fleet.cl[i].no_nettopo ? 1 : 0) | (!c->fleet.cl[i].no_tiernames ? 2 : 0);
     return 0;
 }
 
@@ -56,6 +56,11 @@ enum karmada_gang_dialect ctl__cluster_dialect_apply(struct ctl *c, struct clust
     if (no_nt != k->no_nettopo) {
         k->no_nettopo = no_nt;
         c->fleet.epoch++; /* where a gang with a required member topology may go changed */
+    }
+    int no_tn = no_nt || !k->tiernames;
+    if (no_tn != k->no_tiernames) {
+        k->no_tiernames = no_tn;
+        c->fleet.epoch++; /* where a gang whose required member tier is a name may go */
     }
     if (no_pg != k->no_podgroups) {
         k->no_podgroups = no_pg;

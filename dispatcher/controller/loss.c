@@ -305,6 +305,7 @@ static uint32_t replace_place(struct ctl *c, struct binding *b, const char *lost
                            : (b->needs_objects ? 1 : 0) |
                                  (b->kind == KARMADA_WORKLOAD_KIND_VCJOB ? 2 : 0) |
                                  (ctl__mtopo_required(b) ? 4 : 0) |
+                                 (ctl__mtopo_names_required(b) ? 8 : 0) |
                                  (int)(KARMADA_WORKLOAD_KIND_API_BIT(b->kind) << 8);
     /* a tree's groups move whole (group_size below) and keep its required topology: the
      * clusters of the groups that stay decide where the lost ones may go */

@@ -257,6 +257,41 @@ int ctl__send_condition(struct ctl *c, struct binding *b)
     return 1;
 }
 
+int ctl__send_scheduled(struct ctl *c, struct binding *b)
+{
+    char ts[32], path[KUBE_MAX_URL_BYTES / 4];
+    json_object *body = NULL;
+    rfc3339(now_ms(c), ts, sizeof ts);
+    b->cond_dirty = 0;
+    if (karmada_patch_condition(ctl__rb(c, b), "Scheduled", "True", "Success",
+                                KARMADA_GANG_SCHEDULED_MESSAGE, ts, 0, &body) ||
+        !body)
+        return 0; /* already says so */
+    const char *txt = json_object_to_json_string_ext(body, JSON_C_TO_STRING_PLAIN);
+    struct request_ctx *rq = muster_malloc(sizeof(*rq));
+    if (!rq || !txt) {
+        muster_free(rq);
+        json_object_put(body);
+        return 0;
+    }
+    *rq = (struct request_ctx){c, b, S_NONE, 0, 1, KUBE_MERGE_PATCH, 0, NULL, NULL};
+    rb_path(b, path, sizeof path);
+    struct kube_request req = {.verb = KUBE_MERGE_PATCH,
+                               .path = path,
+                               .subresource = KARMADA_PATH_RB_STATUS,
+                               .body = txt,
+                               .discard_body = 1};
+    b->side_inflight++;
+    if (kube_request(c->kube, &req, ctl__on_response, rq)) {
+        b->side_inflight--;
+        muster_free(rq);
+    } else {
+        c->st.conditions_written++;
+    }
+    json_object_put(body);
+    return 1;
+}
+
 void ctl__fill_gang_input(struct ctl *c, struct binding *b, struct karmada_gang_input *in,
                           struct karmada_gang_share *gs)
 {
@@ -309,6 +344,14 @@ void ctl__fill_gang_input(struct ctl *c, struct binding *b, struct karmada_gang_
                                       .nsets = split ? ctl__split_nsets(b) : 0,
                                       .member_topo = &b->mtopo,
                                       .net_topo = c->gang_net_topo};
+    if (b->mtopo.share.tier == KARMADA_NETTOPO_TIER_NAMED ||
+        b->mtopo.group.tier == KARMADA_NETTOPO_TIER_NAMED) {
+        /* the binding keeps no tier name: read again from the objects admitted, as c->w is */
+        struct karmada_member_topo t;
+        if (!karmada_member_topo_read_names(&t, &c->gang_topo_names, &c->w, split, in->rb,
+                                            in->tmpl, NULL, 0))
+            in->topo_names = &c->gang_topo_names;
+    }
 }
 
 /* The input of member m of lead b's pod group (podgroup.c): m's RB and template, its own pods

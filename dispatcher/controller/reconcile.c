@@ -414,11 +414,17 @@ enum ctl_recon ctl__reconcile_decide(const struct ctl_recon_facts *f)
 
 /* A dispatched or running row followed: its waiting scale-up back in the engine, and a gang
  * resized while no musterd led acted on (shrunk, or grown: a delta asked for). */
-static void follow_row(struct ctl *c, struct binding *b, const struct live_row *r)
+static void follow_row(struct ctl *c, struct binding *b, const struct live_row *r, int unreadable)
 {
     if (!r->request || (b->st != B_DISPATCHED && b->st != B_RUNNING))
         return;
     ctl__grow_restore(c, b, r->grow);
+    if (unreadable) {
+        /* asks for what cannot be read (a size that is no whole number of groups, below its
+         * min-member): not a scale to 0, it runs on as placed and says why (resize.c) */
+        ctl__resize_unreadable(c, b);
+        return;
+    }
     struct queue_resvec was = {0};
     char err[128];
     if (kube_resvec_parse_text(c->names, r->request, "request", &was, err, sizeof err) == 0)
@@ -596,7 +602,8 @@ static void reconcile_row(struct ctl *c, struct live_row *r, const struct live_r
         for (uint32_t i = 0; f.whole && b->assign && i < b->nshares; i++)
             f.whole = ctl__rb_lists_cluster(rb, b->shares[i].cluster);
         f.whole = f.whole && members_lifted(c, b, 0);
-        f.scheduled_true = rb_scheduled_true(rb);
+        /* a resize not followed said False after the dispatch's True was written */
+        f.scheduled_true = rb_scheduled_true(rb) || ctl__resize_refused_on_rb(rb);
         f.resize_due = (st == B_DISPATCHED || st == B_RUNNING) && resize_due(c, b);
     }
     enum ctl_recon d = ctl__reconcile_decide(&f);
@@ -679,14 +686,14 @@ static void reconcile_row(struct ctl *c, struct live_row *r, const struct live_r
     case RECON_STATUS:
         /* The ledger said dispatched before Scheduled=True was written (the last step): a
          * crash between leaves it to do (or a waiting scale-up wrote Scheduled=False). */
-        follow_row(c, b, r); /* first: a grown gang goes back to what it holds */
+        follow_row(c, b, r, f.unreadable); /* first: a grown gang goes back to what it holds */
         b->step = S_STATUS;
         ctl__step_run(c, b);
         ctl__check_progress(c, b);
         return;
     case RECON_FOLLOW:
         ctl__check_progress(c, b);
-        follow_row(c, b, r);
+        follow_row(c, b, r, f.unreadable);
         ctl__reclaim_record(c, b); /* a running row: in the victim index again */
         return;
     case RECON_RESIZE:

@@ -49,6 +49,54 @@ uint32_t ctl__shares_shrink(struct share *sh, uint32_t n, int32_t replicas)
     return kept;
 }
 
+/* A gang of groups (issue 20) shrinks by whole groups: whole shares first, the smallest first
+ * (ties: the last placed), as many as fit in what is given up, so the most clusters come free
+ * whole (fewer PodGroups, a cluster's whole room for the next gang); the rest from the last
+ * placed share left, which still holds more than that. Every share keeps whole groups. Shares
+ * left with none are moved to sh[kept..n), the others keep their order. Shares that are not all
+ * whole groups, or a size that is not, are shrunk as ctl__shares_shrink does. Pure. */
+uint32_t ctl__shares_shrink_groups(struct share *sh, uint32_t n, int32_t replicas, int32_t group)
+{
+    int64_t total = 0;
+    int whole = group > 1 && replicas % group == 0;
+    for (uint32_t i = 0; i < n; i++) {
+        total += sh[i].replicas;
+        whole = whole && sh[i].replicas % group == 0;
+    }
+    if (!whole)
+        return ctl__shares_shrink(sh, n, replicas);
+    int64_t give = total - replicas;
+    for (;;) {
+        uint32_t best = n;
+        for (uint32_t i = n; i-- > 0;)
+            if (sh[i].replicas > 0 && sh[i].replicas <= give &&
+                (best == n || sh[i].replicas < sh[best].replicas))
+                best = i;
+        if (best == n)
+            break;
+        give -= sh[best].replicas;
+        sh[best].replicas = 0;
+    }
+    for (uint32_t i = n; i-- > 0 && give > 0;) {
+        int32_t g = give < sh[i].replicas ? (int32_t)give : sh[i].replicas;
+        sh[i].replicas -= g;
+        give -= g;
+    }
+    uint32_t kept = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        if (sh[i].replicas == 0)
+            continue;
+        if (i != kept) {
+            /* the dropped ones after the kept, in their order */
+            struct share t = sh[i];
+            memmove(&sh[kept + 1], &sh[kept], (i - kept) * sizeof(*sh));
+            sh[kept] = t;
+        }
+        kept++;
+    }
+    return kept;
+}
+
 int ctl__grow_delta(const struct ctl_resize_side *was, const struct ctl_resize_side *now,
                     struct queue_resvec *delta, int32_t *dreplicas)
 {
@@ -467,7 +515,8 @@ static uint32_t grow_room(struct ctl *c, struct binding *b, struct ctl_grow_room
         for (uint32_t j = 0; j < b->nshares && !used; j++)
             used = strcmp(b->shares[j].cluster, k->name) == 0;
         if (!k->ready || (!b->spread && !used) || (b->needs_objects && k->no_podgroups) ||
-            (ctl__mtopo_required(b) && k->no_nettopo) || !ctl__cluster_allows(c, b, k) ||
+            (ctl__mtopo_required(b) && k->no_nettopo) ||
+            (ctl__mtopo_names_required(b) && k->no_tiernames) || !ctl__cluster_allows(c, b, k) ||
             ctl__cluster_lost_to(c, b, k) || !ctl__tree_cluster_ok(&b->tree, kept, nk, k->obj))
             continue;
         if (!used && tree_required)
@@ -680,7 +729,11 @@ static void shrunk(struct ctl *c, struct binding *b, int32_t was_replicas)
     if (b->act)
         b->act->ndropped = 0;
     if (b->assign && b->ncomp == 1) {
-        uint32_t kept = ctl__shares_shrink(b->shares, b->nshares, b->replicas);
+        /* a group-size gang gives up whole groups (docs/composite.md, "Scale down") */
+        uint32_t kept = b->tree.n > 1 && b->group_size > 1
+                            ? ctl__shares_shrink_groups(b->shares, b->nshares, b->replicas,
+                                                        b->group_size)
+                            : ctl__shares_shrink(b->shares, b->nshares, b->replicas);
         for (uint32_t i = kept; i < b->nshares; i++)
             if (dropped_add(c, b, b->shares[i].cluster)) {
                 ctl__fatal(c, "out of memory");
@@ -714,6 +767,67 @@ static void shrunk(struct ctl *c, struct binding *b, int32_t was_replicas)
     ctl__notice(c, "info", "%s %s: capacity released", b->key, w->reason);
 }
 
+/* A resize of a dispatched gang that is not followed: the gang runs on as placed and says why
+ * on its RB's Scheduled condition (as a waiting scale up does), in the API and the log, once per
+ * sentence. A group-size gang scaled to a size that is no whole number of groups, or below its
+ * min-member, reads as it would at admission (refused there too); a gang split by groups is not
+ * re-split in place. */
+static void resize_refused(struct ctl *c, struct binding *b, const char *why, int32_t held)
+{
+    char m[KARMADA_WORKLOAD_MSG_MAX];
+    if (strncmp(why, CTL_RESIZE_REFUSED, sizeof CTL_RESIZE_REFUSED - 1) == 0)
+        snprintf(m, sizeof m, "%s", why); /* said already (a read that left the reason as it was) */
+    else
+        snprintf(m, sizeof m, CTL_RESIZE_REFUSED "%s; it runs on as placed (%" PRId32 " replicas)",
+                 why, held);
+    if (strcmp(ctl__binding_reason(b), "Unschedulable") == 0 &&
+        strcmp(ctl__binding_msg(b), m) == 0)
+        return;
+    ctl__set_reason(b, "Unschedulable", "%s", m);
+    ctl__publish_binding(c, b, ctl__state_names[b->st], m);
+    ctl__notice(c, "warning", "%s: %s", b->key, m);
+    if (b->cond_dirty && !b->side_inflight && ctl__rb(c, b) && !b->gone)
+        ctl__send_condition(c, b);
+}
+
+/* A refused resize no longer stands (scaled back, or to a size that is followed): the RB's
+ * condition says Scheduled again. */
+int ctl__resize_refused_on_rb(json_object *rb)
+{
+    json_object *conds = kube_json_path(rb, "status", "conditions", NULL);
+    size_t n = json_object_is_type(conds, json_type_array) ? json_object_array_length(conds) : 0;
+    for (size_t i = 0; i < n; i++) {
+        json_object *k = json_object_array_get_idx(conds, i);
+        const char *type = kube_json_path_str(k, "type", NULL);
+        const char *msg = kube_json_path_str(k, "message", NULL);
+        if (type && strcmp(type, "Scheduled") == 0)
+            return msg && strncmp(msg, CTL_RESIZE_REFUSED, sizeof CTL_RESIZE_REFUSED - 1) == 0;
+    }
+    return 0;
+}
+
+static void resize_refusal_over(struct ctl *c, struct binding *b)
+{
+    /* the RB's own word too: a musterd started since the refusal has it only there */
+    if (strncmp(ctl__binding_msg(b), CTL_RESIZE_REFUSED, sizeof CTL_RESIZE_REFUSED - 1) != 0 &&
+        !ctl__resize_refused_on_rb(ctl__rb(c, b)))
+        return;
+    ctl__set_reason(b, "", "%s", "");
+    if (ctl__rb(c, b) && !b->gone)
+        ctl__send_scheduled(c, b);
+}
+
+void ctl__resize_unreadable(struct ctl *c, struct binding *b)
+{
+    char why[KARMADA_WORKLOAD_MSG_MAX];
+    snprintf(why, sizeof why, "%s", ctl__binding_msg(b));
+    int32_t held = 0;
+    for (uint32_t i = 0; i < b->nshares; i++)
+        held += b->shares[i].replicas;
+    if (why[0])
+        resize_refused(c, b, why, held);
+}
+
 int ctl__reread_owed(const struct binding *b)
 {
     return ctl__act(b)->reread_due && b->step == S_NONE && !b->inflight && !b->lw_pending &&
@@ -742,11 +856,32 @@ int ctl__resize_check(struct ctl *c, struct binding *b, int template_changed)
     b->generation = gen;
     struct ctl_resize_side was = {k.replicas, k.ncomp, &k.gang, k.comp},
                            now = {b->replicas, b->ncomp, &b->gang, b->comp};
+    if (!rc && k.ncomp == 0 && b->ledger_id) {
+        /* never read since it was loaded (unreadable at start-up: a size not followed then):
+         * judged against what its row holds, as at start-up */
+        read_drop(&k);
+        struct queue_entry *e = queue_tree_entry(c->t, (uint64_t)b->ledger_id);
+        struct queue_resvec held = {0};
+        if (e && !queue_resvec_copy(&held, queue_entry_request(e))) {
+            resize_refusal_over(c, b);
+            ctl__resize_from_row(c, b, &held);
+        }
+        queue_resvec_close(&held);
+        return 0;
+    }
     enum ctl_resize r = rc ? RESIZE_SAME : ctl__resize_judge(&was, &now);
+    /* the read's own sentence, before read_restore puts back what it held */
+    char refused[KARMADA_WORKLOAD_MSG_MAX] = "";
+    if (rc == MUSTER_EINVAL)
+        snprintf(refused, sizeof refused, "%s", ctl__binding_msg(b));
     if (!rc && (was_split || b->split_pods) && r != RESIZE_ZERO && r != RESIZE_SAME) {
         /* a split by groups is never re-split in place (its member copies keep their counts
          * and offsets: docs/gangobj.md): followed as admitted, as placed */
         ctl__logf(c, "%s: resized while dispatched split by groups; followed as placed", b->key);
+        snprintf(refused, sizeof refused,
+                 "a %s split by groups is not resized in place (each cluster's copy keeps its "
+                 "groups, offsets and group-total: docs/composite.md, \"Scale down\")",
+                 karmada_workload_kind_name(b->kind));
         r = RESIZE_SAME;
     }
     /* only what it asks for: its queue, priority, kind and mode are the row's */
@@ -766,13 +901,19 @@ int ctl__resize_check(struct ctl *c, struct binding *b, int template_changed)
         read_restore(b, &k);
         b->split_pods = was_split; /* its objects are built as it was placed */
         b->split_sets = was_sets;
+        if (refused[0])
+            resize_refused(c, b, refused, was_replicas);
+        else if (!rc)
+            resize_refusal_over(c, b);
         return 0;
     }
     read_drop(&k);
-    if (r == RESIZE_ZERO)
+    if (r == RESIZE_ZERO) {
         scaled_to_zero(c, b);
-    else
+    } else {
+        resize_refusal_over(c, b);
         shrunk(c, b, was_replicas);
+    }
     return 1;
 }
 

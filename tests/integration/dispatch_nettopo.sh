@@ -6,7 +6,10 @@
 #   - a spread gang of 12 one-GPU pods with member-topology-preferred: 1 runs over both; east's
 #     PodGroup says {mode: soft, highestTierAllowed: 1}, west's says nothing;
 #   - the same gang with member-topology-required: 1 may use east only: it waits, and says that
-#     west lacks Volcano's network topology; 6 pods with it required run in east alone, hard.
+#     west lacks Volcano's network topology; 6 pods with it required run in east alone, hard;
+#   - 6 pods with member-topology-required: leaf (a tier by name, Volcano v1.14's
+#     highestTierName) wait while no member is known to read names, and run in east, by name,
+#     once the operator labels east scheduling.muster.io/volcano-tier-names=true.
 # Every write is checked against the CRDs (the vendored Volcano PodGroup has networkTopology).
 # Usage: dispatch_nettopo.sh MUSTER_SIM MUSTERD SOURCE_DIR
 set -euo pipefail
@@ -83,9 +86,30 @@ wait_until 30 "the required gang of 6 to run" is_eq running state hard6-deployme
 expect "$(rb_clusters hard6-deployment)" "east=6 " "east alone, though spread"
 expect "$(topo east hard6)" '{"highestTierAllowed":1,"mode":"hard"}' "east's PodGroup, hard"
 
+k delete deployment hard6 >/dev/null
+wait_until 30 "hard6's GPUs back" is_eq 0 gpus
+
+# --- a tier by name (highestTierName, Volcano v1.14): only members that read names ---
+tn() { api GET "/api/v1/clusters/$1" | jq -r .networkTopologyTierNames; }
+expect "$(tn east)" false "east's Volcano is not known to read tier names"
+gang named 6 'scheduling.muster.io/member-topology-required: leaf'
+wait_until 20 "the named gang to wait" is_eq "False/NoClusterFit" rb_cond named-deployment Scheduled
+msg=$(rb_cond_msg named-deployment Scheduled)
+echo "why: $msg"
+[[ "$msg" == *"tier names for its required member topology by tier name"*"scheduling.muster.io/volcano-tier-names"*"shard.volcano.sh/v1alpha1 nodeshards in status.apiEnablements"*east* ]] ||
+    dfail "the reason names the missing tier names and where: $msg"
+expect "$(rbj named-deployment '{.spec.clusters}')" "" "nothing placed while it waits"
+# the operator says east's Volcano is v1.14 or later
+k label cluster east scheduling.muster.io/volcano-tier-names=true >/dev/null
+wait_until 10 "east to take tier names" is_eq true tn east
+wait_until 30 "the named gang to run" is_eq running state named-deployment
+expect "$(rb_clusters named-deployment)" "east=6 " "east alone"
+expect "$(topo east named)" '{"highestTierName":"leaf","mode":"hard"}' "east's PodGroup, by name"
+expect "$(member_topo east named)" '{"highestTierName":"leaf","mode":"hard"}' "in east's member"
+
 # --- a tier that is not one is refused with the reason ---
-gang typo 2 'scheduling.muster.io/member-topology-required: rack'
+gang typo 2 'scheduling.muster.io/member-topology-required: "rack 1"'
 wait_until 20 "the typo to be refused" is_eq "False/Unschedulable" rb_cond typo-deployment Scheduled
 msg=$(rb_cond_msg typo-deployment Scheduled)
-[[ "$msg" == *'"rack" is not a HyperNode tier'* ]] || dfail "the typo's reason: $msg"
+[[ "$msg" == *'"rack 1" is not a HyperNode tier'* ]] || dfail "the typo's reason: $msg"
 finish

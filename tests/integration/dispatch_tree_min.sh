@@ -89,9 +89,10 @@ if [ "$CASE" = above ]; then
         >/dev/null || dfail "the row's reason: $(api GET $DUMP | jq -c '[.history[].reason]')"
     wait_until 10 "the member Deployments to run 16 and 8" is_eq "16 8" eval \
         "echo \$(member $ot Deployment tp .spec.replicas) \$(member $bl Deployment tp .spec.replicas)"
-    # min-member 16 over 24 held: ceil(16 x 16 / 24), ceil(8 x 16 / 24)
+    # min-member 16 (2 groups) over 3 groups held, in whole groups: ceil(2 x 2 / 3) and
+    # ceil(1 x 2 / 3) groups of 8 (pods alone would say 11 and 6: a group cut in the member)
     expect "$(member "$ot" PodGroup muster-tp-deployment .spec.minMember) $(member "$bl" PodGroup muster-tp-deployment .spec.minMember)" \
-        "11 6" "each PodGroup's part of min-member"
+        "16 8" "each PodGroup's part of min-member, in whole groups"
     wait_until 10 "the last group to wait on NoClusterFit" is_eq "False/NoClusterFit" rb_cond tp-deployment Scheduled
     msg=$(rb_cond_msg tp-deployment Scheduled)
     [[ "$msg" == "scale up by 8 replicas waits: no set of its allowed Ready clusters holds 8 more replicas in whole groups of 8 node by node ("*"holds 0, "*"holds 0)" ]] ||

@@ -359,6 +359,43 @@ static void test_job_work_min_member(void)
     CU_ASSERT_TRUE(sum >= w.min_member); /* every group holding means the gang holds */
 }
 
+/* A group-size gang (issue 20) below its replicas: each cluster's part of min-member in whole
+ * groups. 3 groups of 4 as 2 + 1 with min-member 8 (2 groups): 8 and 4, where pods alone would
+ * give 6 and 3 (a group and a half, a group cut in the member). */
+static void test_group_size_min_member(void)
+{
+    load("deployment");
+    w.replicas = 12;
+    w.components[0].replicas = 12;
+    w.min_member = 8;
+    w.group_size = 4;
+    struct karmada_gang_share two[] = {{"member1", 8}, {"member2", 4}};
+    struct karmada_gang_input in = input(two, 2);
+    int32_t want[] = {8, 4}, sum = 0;
+    for (uint32_t i = 0; i < 2; i++) {
+        json_object *work = karmada_gang_podgroup_work(&in, i);
+        valid_work(work);
+        int32_t m = json_object_get_int(fx_at(work, "spec/workload/manifests/0/spec/minMember"));
+        CU_ASSERT_EQUAL(m, want[i]);
+        sum += m;
+        json_object_put(work);
+    }
+    CU_ASSERT_TRUE(sum >= w.min_member);
+    /* 4 groups as 2 + 2 with min-member 4 (1 group): a group in each */
+    w.replicas = 16;
+    w.components[0].replicas = 16;
+    w.min_member = 4;
+    struct karmada_gang_share even[] = {{"member1", 8}, {"member2", 8}};
+    in = input(even, 2);
+    for (uint32_t i = 0; i < 2; i++) {
+        json_object *work = karmada_gang_podgroup_work(&in, i);
+        CU_ASSERT_EQUAL(json_object_get_int(fx_at(work, "spec/workload/manifests/0/spec/minMember")), 4);
+        json_object_put(work);
+    }
+    w.group_size = 1;
+    reread();
+}
+
 static void test_input_check(void)
 {
     load("deployment");
@@ -1176,6 +1213,7 @@ static CU_TestInfo tests[] = {
     {"names: prefixed, namespaced Works, long names cut and hashed apart", test_names},
     {"Deployment: one PodGroup Work per share, exact", test_deployment_work},
     {"Job: min-member below the gang scales per share", test_job_work_min_member},
+    {"group-size: each share's min-member in whole groups", test_group_size_min_member},
     {"a pod group of several RBs: the lead's PodGroup, a member's policy", test_pod_group},
     {"input check refuses what would build wrong objects", test_input_check},
     {"Deployment OverridePolicy, applied to the template", test_deployment_policy},

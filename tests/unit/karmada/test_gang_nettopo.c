@@ -151,7 +151,9 @@ static void expect_refused(int split, const char *needle)
 
 static void test_refused(void)
 {
-    static const char *const bad[] = {"0", "rack", "17", "-1", "1x", ""};
+    /* "rack" is a tier name since session 11 (test_names); these are neither */
+    static const char *const bad[] = {"0", "17", "-1", "1x", "", "rack-", "le af", "_x",
+                                      "a234567890123456789012345678901234567890123456789012345678901234"};
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         load("deployment", 0, KARMADA_NETTOPO_REQUIRED, bad[i], NULL);
         expect_refused(0, "is not a HyperNode tier: a whole number from 1");
@@ -311,6 +313,142 @@ static void test_podgroup_split(void)
     json_object_put(west);
 }
 
+/* ---- tiers by name (highestTierName, Volcano v1.14.0) ---- */
+
+static void test_names(void)
+{
+    load("jobset-shards", 0, KARMADA_NETTOPO_GROUP_REQUIRED, "leaf", KARMADA_NETTOPO_PREFERRED,
+         "spine.v2", NULL);
+    struct karmada_member_topo t;
+    struct karmada_member_topo_names nm;
+    char why[512];
+    CU_ASSERT_EQUAL_FATAL(karmada_member_topo_read_names(&t, &nm, &w, 1, rb, tmpl, why, sizeof(why)),
+                          0);
+    CU_ASSERT_EQUAL(t.group.tier, KARMADA_NETTOPO_TIER_NAMED);
+    CU_ASSERT_TRUE(t.group.required);
+    CU_ASSERT_EQUAL(t.share.tier, KARMADA_NETTOPO_TIER_NAMED);
+    CU_ASSERT_FALSE(t.share.required);
+    CU_ASSERT_STRING_EQUAL(nm.group, "leaf");
+    CU_ASSERT_STRING_EQUAL(nm.share, "spine.v2");
+    /* the binding's read keeps no name, only that there is one */
+    struct karmada_member_topo t2;
+    CU_ASSERT_EQUAL(karmada_member_topo_read(&t2, &w, 1, rb, tmpl, why, sizeof(why)), 0);
+    CU_ASSERT_EQUAL(memcmp(&t, &t2, sizeof t), 0);
+
+    /* east reads names (bit 2), mid has HyperNodes but an older Volcano, west has none */
+    struct karmada_gang_share shares[] = {{"east", 16}, {"mid", 8}, {"west", 8}};
+    struct karmada_gang_split split[] = {{2, 2, 0}, {1, 1, 0}, {1, 1, 0}};
+    const uint8_t net[] = {3, 1, 0};
+    struct karmada_gang_input in = {.rb = rb,
+                                    .w = &w,
+                                    .names = names,
+                                    .shares = shares,
+                                    .nshares = 3,
+                                    .tmpl = tmpl,
+                                    .split = split,
+                                    .nsets = 1,
+                                    .member_topo = &t,
+                                    .net_topo = net,
+                                    .topo_names = &nm};
+    int rc = karmada_gang_input_check(&in, why, sizeof(why));
+    if (rc)
+        fprintf(stderr, "\n%s\n", why);
+    CU_ASSERT_EQUAL_FATAL(rc, 0);
+    json_object *pg[3];
+    for (uint32_t i = 0; i < 3; i++) {
+        pg[i] = karmada_gang_podgroup_work(&in, i);
+        valid_as(WORK, pg[i]);
+        valid_as(PODGROUP, fx_at(pg[i], "spec/workload/manifests/0"));
+    }
+    json_object *pe = fx_at(pg[0], "spec/workload/manifests/0/spec");
+    CU_ASSERT_STRING_EQUAL(t_at(pe, "networkTopology/mode"), "soft");
+    CU_ASSERT_STRING_EQUAL(t_at(pe, "networkTopology/highestTierName"), "spine.v2");
+    CU_ASSERT_PTR_NULL(fx_at(pe, "networkTopology/highestTierAllowed")); /* never both */
+    CU_ASSERT_STRING_EQUAL(t_at(pe, "subGroupPolicy/0/networkTopology/mode"), "hard");
+    CU_ASSERT_STRING_EQUAL(t_at(pe, "subGroupPolicy/0/networkTopology/highestTierName"), "leaf");
+    /* an older Volcano would prune the name and keep a tierless hard: nothing is written */
+    for (uint32_t i = 1; i < 3; i++) {
+        CU_ASSERT_PTR_NULL(fx_at(pg[i], "spec/workload/manifests/0/spec/networkTopology"));
+        CU_ASSERT_PTR_NULL(
+            fx_at(pg[i], "spec/workload/manifests/0/spec/subGroupPolicy/0/networkTopology"));
+    }
+    for (uint32_t i = 0; i < 3; i++)
+        json_object_put(pg[i]);
+    /* without the names (not read again), nothing for the named scopes either */
+    in.topo_names = NULL;
+    json_object *e = karmada_gang_podgroup_work(&in, 0);
+    CU_ASSERT_PTR_NULL(fx_at(e, "spec/workload/manifests/0/spec/networkTopology"));
+    json_object_put(e);
+
+    /* a number and a name in one gang: each scope as it is stated */
+    load("jobset-shards", 0, KARMADA_NETTOPO_GROUP_REQUIRED, "1", KARMADA_NETTOPO_REQUIRED, "rack",
+         NULL);
+    CU_ASSERT_EQUAL_FATAL(karmada_member_topo_read_names(&t, &nm, &w, 1, rb, tmpl, why, sizeof(why)),
+                          0);
+    CU_ASSERT_EQUAL(t.group.tier, 1);
+    CU_ASSERT_STRING_EQUAL(nm.group, "");
+    in.rb = rb; /* load freed the last pair */
+    in.tmpl = tmpl;
+    in.topo_names = &nm;
+    in.nshares = 2;
+    shares[1].replicas = 16;
+    split[1] = (struct karmada_gang_split){2, 2, 0};
+    e = karmada_gang_podgroup_work(&in, 0);
+    valid_as(PODGROUP, fx_at(e, "spec/workload/manifests/0"));
+    CU_ASSERT_STRING_EQUAL(t_at(e, "spec/workload/manifests/0/spec/networkTopology/highestTierName"),
+                           "rack");
+    CU_ASSERT_STRING_EQUAL(
+        t_at(e, "spec/workload/manifests/0/spec/subGroupPolicy/0/networkTopology/highestTierAllowed"),
+        "1");
+    json_object_put(e);
+    /* mid (no names) still gets the numbered group scope */
+    e = karmada_gang_podgroup_work(&in, 1);
+    CU_ASSERT_PTR_NULL(fx_at(e, "spec/workload/manifests/0/spec/networkTopology"));
+    CU_ASSERT_STRING_EQUAL(
+        t_at(e, "spec/workload/manifests/0/spec/subGroupPolicy/0/networkTopology/highestTierAllowed"),
+        "1");
+    json_object_put(e);
+}
+
+static json_object *cluster_labelled(const char *label, const char *gv)
+{
+    char txt[640];
+    snprintf(txt, sizeof(txt),
+             "{\"metadata\":{\"name\":\"east\",\"labels\":{%s}},\"status\":{\"apiEnablements\":["
+             "{\"groupVersion\":\"topology.volcano.sh/v1alpha1\",\"resources\":[{\"name\":"
+             "\"hypernodes\",\"kind\":\"HyperNode\"}]},"
+             "{\"groupVersion\":\"%s\",\"resources\":[{\"name\":\"nodeshards\",\"kind\":"
+             "\"NodeShard\"}]}]}}",
+             label, gv);
+    json_object *o = json_tokener_parse(txt);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(o);
+    return o;
+}
+
+static void test_names_detect(void)
+{
+    /* Volcano v1.14's chart installs NodeShards: names read */
+    json_object *k = cluster_labelled("", "shard.volcano.sh/v1alpha1");
+    CU_ASSERT_EQUAL(karmada_member_topo_names_detect(k), 1);
+    json_object_put(k);
+    /* v1.12 / v1.13: HyperNodes alone say nothing of names */
+    k = cluster_labelled("", "other.volcano.sh/v1alpha1");
+    CU_ASSERT_EQUAL(karmada_member_topo_names_detect(k), 0);
+    CU_ASSERT_EQUAL(karmada_member_topo_detect(k), 1);
+    json_object_put(k);
+    /* the operator's label, either way, over the detection */
+    k = cluster_labelled("\"" KARMADA_NETTOPO_NAMES_LABEL "\":\"true\"", "other.volcano.sh/v1alpha1");
+    CU_ASSERT_EQUAL(karmada_member_topo_names_detect(k), 1);
+    json_object_put(k);
+    k = cluster_labelled("\"" KARMADA_NETTOPO_NAMES_LABEL "\":\"false\"", "shard.volcano.sh/v1alpha1");
+    CU_ASSERT_EQUAL(karmada_member_topo_names_detect(k), 0);
+    json_object_put(k);
+    /* any other value: as if absent */
+    k = cluster_labelled("\"" KARMADA_NETTOPO_NAMES_LABEL "\":\"yes\"", "shard.volcano.sh/v1alpha1");
+    CU_ASSERT_EQUAL(karmada_member_topo_names_detect(k), 1);
+    json_object_put(k);
+}
+
 static void test_cleanup(void)
 {
     for (int i = 0; i < NSCHEMAS; i++) {
@@ -326,6 +464,8 @@ static void test_cleanup(void)
 }
 
 static CU_TestInfo tests[] = {
+    {"tiers by name: read, written only where the member reads names", test_names},
+    {"tiers by name: the member's Volcano told apart", test_names_detect},
     {"the annotations: tiers, scopes, template before binding", test_read},
     {"the annotations survive the informers' pruning", test_read_pruned},
     {"faulty or unusable annotations refused with a reason", test_refused},

@@ -347,10 +347,65 @@ static void test_shares_grow_whole_groups(void)
     CU_ASSERT_EQUAL(one[0].fits, 5);
 }
 
+/* A group-size gang (issue 20) shrinks by whole groups, freeing whole clusters first. */
+static void test_shares_shrink_groups(void)
+{
+    struct share sh[3];
+    /* 4 groups of 4 as 2 + 2, scaled to 12: no share is small enough to go whole; the last
+     * placed gives up a group (2 + 1) */
+    share_set(&sh[0], "c1", 8);
+    share_set(&sh[1], "c2", 8);
+    CU_ASSERT_EQUAL(ctl__shares_shrink_groups(sh, 2, 12, 4), 2);
+    CU_ASSERT_EQUAL(sh[0].replicas, 8);
+    CU_ASSERT_EQUAL(sh[1].replicas, 4);
+    CU_ASSERT_EQUAL(ctl__shares_shrink_groups(sh, 2, 12, 4), 2); /* nothing to give */
+    /* then to 4: c2's group goes whole, then one of c1's (not 0 + 4 + ... a cut) */
+    CU_ASSERT_EQUAL(ctl__shares_shrink_groups(sh, 2, 4, 4), 1);
+    CU_ASSERT_STRING_EQUAL(sh[0].cluster, "c1");
+    CU_ASSERT_EQUAL(sh[0].replicas, 4);
+    CU_ASSERT_EQUAL(sh[1].replicas, 0);
+    /* 1 + 2 groups scaled to 2 groups: the first cluster's single group frees it whole, where
+     * the last-placed-first order would keep both clusters (4 + 4) */
+    share_set(&sh[0], "c1", 4);
+    share_set(&sh[1], "c2", 8);
+    CU_ASSERT_EQUAL(ctl__shares_shrink_groups(sh, 2, 8, 4), 1);
+    CU_ASSERT_STRING_EQUAL(sh[0].cluster, "c2");
+    CU_ASSERT_EQUAL(sh[0].replicas, 8);
+    CU_ASSERT_STRING_EQUAL(sh[1].cluster, "c1");
+    CU_ASSERT_EQUAL(sh[1].replicas, 0);
+    /* 1 + 1 + 2 groups to 2: both single groups go (the smallest first), one cluster left */
+    share_set(&sh[0], "c1", 4);
+    share_set(&sh[1], "c2", 4);
+    share_set(&sh[2], "c3", 8);
+    CU_ASSERT_EQUAL(ctl__shares_shrink_groups(sh, 3, 8, 4), 1);
+    CU_ASSERT_STRING_EQUAL(sh[0].cluster, "c3");
+    CU_ASSERT_EQUAL(sh[0].replicas, 8);
+    CU_ASSERT_STRING_EQUAL(sh[1].cluster, "c1");
+    CU_ASSERT_STRING_EQUAL(sh[2].cluster, "c2");
+    /* 3 + 1 groups to 2: the single group goes whole, then one of the three */
+    share_set(&sh[0], "c1", 12);
+    share_set(&sh[1], "c2", 4);
+    CU_ASSERT_EQUAL(ctl__shares_shrink_groups(sh, 2, 8, 4), 1);
+    CU_ASSERT_STRING_EQUAL(sh[0].cluster, "c1");
+    CU_ASSERT_EQUAL(sh[0].replicas, 8);
+    /* shares that are not whole groups (or a size that is not): the plain order */
+    share_set(&sh[0], "c1", 4);
+    share_set(&sh[1], "c2", 6);
+    CU_ASSERT_EQUAL(ctl__shares_shrink_groups(sh, 2, 8, 4), 2);
+    CU_ASSERT_EQUAL(sh[0].replicas, 4);
+    CU_ASSERT_EQUAL(sh[1].replicas, 4);
+    share_set(&sh[0], "c1", 4);
+    share_set(&sh[1], "c2", 8);
+    CU_ASSERT_EQUAL(ctl__shares_shrink_groups(sh, 2, 10, 4), 2);
+    CU_ASSERT_EQUAL(sh[0].replicas, 4);
+    CU_ASSERT_EQUAL(sh[1].replicas, 6);
+}
+
 static CU_TestInfo tests[] = {
     {"growth in whole groups", test_shares_grow_whole_groups},
     {"a gang read again: same, shrunk, grown, zero", test_judge},
     {"the last-placed shares give up first", test_shares_shrink},
+    {"a gang of groups shrinks by whole groups", test_shares_shrink_groups},
     {"growth: the delta's request, an elastic gang's minimum", test_grow_delta},
     {"growth: the gang's own clusters first, then the others allowed", test_shares_grow},
     {"growth: why a delta waits", test_grow_wait_message},
