@@ -390,6 +390,10 @@ static void grow_withdrawn(struct ctl *c, struct binding *b)
 {
     ctl__grow_cancel(c, b);
     grow_write(c, b, "scale up withdrawn: it asks for what it holds");
+    /* nothing waits any more: the RB's Scheduled=False for the delta becomes True again */
+    ctl__set_reason(b, "", "%s", "");
+    if (ctl__rb(c, b) && !b->gone)
+        ctl__send_scheduled(c, b);
 }
 
 /* Only more replicas of the same single shape in assign mode are admitted as a delta: a Volcano

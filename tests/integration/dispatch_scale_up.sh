@@ -4,7 +4,8 @@
 # "Scale up"). CASE fits: the delta is placed on the gang's own cluster first and then the other,
 # spec.clusters grows, each member PodGroup's minMember follows and the queue's allocated grows.
 # CASE waits: another gang fills the queue, so the delta waits with Scheduled=False/QuotaExceeded
-# naming the scale up while the running part keeps running; once the other gang goes, the delta
+# naming the scale up while the running part keeps running (scaled back meanwhile, the wait is
+# withdrawn and Scheduled=True comes back; scaled up again, it waits again); once the other gang goes, the delta
 # is admitted. Every write is checked against the CRDs.
 # Usage: dispatch_scale_up.sh MUSTER_SIM MUSTERD SOURCE_DIR fits|waits
 set -euo pipefail
@@ -68,6 +69,15 @@ if [ "$CASE" = waits ]; then
     expect "$(gpus)" 14 "q holds what runs, not the delta"
     expect "$(rb_clusters spread-deployment)" "$first=3 " "spec.clusters unchanged"
     expect "$(pg_min "$first")" 3 "the running PodGroup unchanged"
+    # scaled back to what it holds: nothing waits, Scheduled=True again; then up again
+    k scale deployment spread --replicas=3 >/dev/null
+    wait_until 20 "Scheduled=True once the scale up is withdrawn" is_eq "True/Success" \
+        rb_cond spread-deployment Scheduled
+    api GET $DUMP | jq -e '[.history[].reason] | any(test("scale up withdrawn"))' >/dev/null ||
+        dfail "the row records the withdrawal: $(api GET $DUMP | jq -c '.history[-1]')"
+    k scale deployment spread --replicas=6 >/dev/null
+    wait_until 20 "the scale up to wait again" is_eq "False/QuotaExceeded" \
+        rb_cond spread-deployment Scheduled
     # the blocker goes: its room is the delta's
     k delete deployment blocker >/dev/null
 fi
