@@ -197,15 +197,14 @@ int ctl__groups_read(struct ctl *c, struct binding *b, const struct karmada_work
         return karmada_workload_groups_read(&b->tree, err, c->names, w, rb, b->tmpl);
     /* 1.37's v1beta1 when the hub serves it, else 1.36's v1alpha2: the spec.podGroupTemplates
      * muster reads are the same in both (a hub serves one, as for PodGroups) */
-    int id = c->watch.tags[CTL_W_WORKLOADS_V1BETA1].absent ? CTL_W_WORKLOADS
-                                                            : CTL_W_WORKLOADS_V1BETA1;
+    int id =
+        c->watch.tags[CTL_W_WORKLOADS_V1BETA1].absent ? CTL_W_WORKLOADS : CTL_W_WORKLOADS_V1BETA1;
     const char *ns = kube_json_path_str(b->tmpl, "metadata", "namespace", NULL);
     const char *name = kube_json_path_str(b->tmpl, "metadata", "name", NULL);
     struct wl_scan s = {ns ? ns : "", name ? name : "", NULL, 0};
-    struct karmada_groups_wl wl = {
-        .served = !c->watch.tags[id].absent,
-        .version = id == CTL_W_WORKLOADS ? "scheduling.k8s.io/v1alpha2"
-                                         : "scheduling.k8s.io/v1beta1"};
+    struct karmada_groups_wl wl = {.served = !c->watch.tags[id].absent,
+                                   .version = id == CTL_W_WORKLOADS ? "scheduling.k8s.io/v1alpha2"
+                                                                    : "scheduling.k8s.io/v1beta1"};
     if (wl.served)
         kube_informer_foreach((struct kube_informer *)((char *)c + ctl__watches[id].informer),
                               wl_scan_one, &s);

@@ -978,8 +978,8 @@ static void hub_wl_tree(const char *head, const char *served, const char *other)
     snprintf(text, sizeof text, wl_fmt, other);
     json_object *wl = json_tokener_parse(text);
     CU_ASSERT_EQUAL_FATAL(sim_store_create(sim_hub_store(e.hub),
-                                           res("scheduling.k8s.io", other, "workloads"), "team",
-                                           wl, time(NULL), 0, NULL, NULL),
+                                           res("scheduling.k8s.io", other, "workloads"), "team", wl,
+                                           time(NULL), 0, NULL, NULL),
                           0);
     json_object_put(wl);
     static const char js[] =

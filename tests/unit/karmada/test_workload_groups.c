@@ -898,7 +898,8 @@ static void test_workload_api(void)
         CU_ASSERT_EQUAL(t.g[g].min_count, 3);
     }
     /* the 1.36 Workload has the same fields: the same tree */
-    json_object_object_add(wlobj, "apiVersion", json_object_new_string("scheduling.k8s.io/v1alpha2"));
+    json_object_object_add(wlobj, "apiVersion",
+                           json_object_new_string("scheduling.k8s.io/v1alpha2"));
     CU_ASSERT_EQUAL(rd_wl(wlobj, 1, 1), 0);
     CU_ASSERT_EQUAL(t.n, 9);
     /* basic: no all or nothing, one pod is its minimum */
@@ -966,9 +967,12 @@ static void test_workload_api_refusals(void)
                            "Workload wlsets-wl: pod group template shard's gang minCount 9 is "
                            "more than the 8 pods of each Job of replicated job shard, so its "
                            "PodGroups could never be scheduled");
-    static const char *const bad[] = {
-        "{\"gang\":{\"minCount\":0}}", "{\"gang\":{\"minCount\":\"6\"}}", "{\"gang\":{}}",
-        "{\"gang\":{\"minCount\":6},\"basic\":{}}", "{}", "{\"basic\":true}"};
+    static const char *const bad[] = {"{\"gang\":{\"minCount\":0}}",
+                                      "{\"gang\":{\"minCount\":\"6\"}}",
+                                      "{\"gang\":{}}",
+                                      "{\"gang\":{\"minCount\":6},\"basic\":{}}",
+                                      "{}",
+                                      "{\"basic\":true}"};
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         set_policy(0, bad[i]);
         CU_ASSERT_EQUAL(rd_wl(wlobj, 1, 1), MUSTER_EINVAL);
@@ -988,7 +992,8 @@ static void test_workload_api_refusals(void)
     json_object_object_del(spec, "compositePodGroupTemplates");
     json_object_object_add(spec, "podGroupTemplates", json_object_new_string("shard"));
     CU_ASSERT_EQUAL(rd_wl(wlobj, 1, 1), MUSTER_EINVAL);
-    CU_ASSERT_STRING_EQUAL(err.message, "Workload wlsets-wl: spec.podGroupTemplates must be a list");
+    CU_ASSERT_STRING_EQUAL(err.message,
+                           "Workload wlsets-wl: spec.podGroupTemplates must be a list");
     unload_wl();
 }
 
@@ -1015,7 +1020,8 @@ static CU_TestInfo tests[] = {
     {"a full resource name table", test_names_full},
     {"the Workload API: a JobSet's Jobs as its pod groups, each template's minCount",
      test_workload_api},
-    {"the Workload API: missing, ambiguous or malformed Workloads refused", test_workload_api_refusals},
+    {"the Workload API: missing, ambiguous or malformed Workloads refused",
+     test_workload_api_refusals},
     CU_TEST_INFO_NULL,
 };
 

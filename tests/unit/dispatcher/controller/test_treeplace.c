@@ -152,8 +152,7 @@ static void jobset_two_sets(const char *name, const char *wl, const uint32_t gmi
     struct karmada_group_tree t = {0};
     struct karmada_groups_error gerr;
     const struct karmada_groups_wl hub = {wlobj, 1, 1, "scheduling.k8s.io/v1beta1"};
-    CU_ASSERT_EQUAL_FATAL(karmada_workload_groups_read_wl(&t, &gerr, names, &w, rb, tmpl, &hub),
-                          0);
+    CU_ASSERT_EQUAL_FATAL(karmada_workload_groups_read_wl(&t, &gerr, names, &w, rb, tmpl, &hub), 0);
     CU_ASSERT_EQUAL(t.g[0].indivisible, 0); /* spread: the root may part */
 
     struct disp_cluster_cap cl[2];
