@@ -861,6 +861,58 @@ static json_object *rj_job_template(size_t i)
     return tt;
 }
 
+/* The fixtures stand for real objects: the JobSet valid against JobSet's CRD, the Workload against
+ * the schema written from types.go in both versions (kubernetes_scheduling.k8s.io_workloads.yaml),
+ * which refuses what the API server would. */
+/* wlobj validated against s as the version s is for (the schema checks apiVersion too) */
+static int wl_valid(const struct kube_schema *s, struct kube_schema_errors *errs)
+{
+    json_object_object_add(wlobj, "apiVersion", json_object_new_string(kube_schema_api_version(s)));
+    return kube_schema_validate(s, wlobj, errs);
+}
+
+static void test_workload_api_fixtures_valid(void)
+{
+    char p[1024], e[512];
+    struct kube_schema *js = NULL, *beta = NULL, *alpha = NULL;
+    fx_path(p, sizeof(p), "tests/fixtures/reference/crds/jobset_jobset.x-k8s.io_jobsets.yaml");
+    CU_ASSERT_EQUAL_FATAL(kube_schema_load_crd(p, "v1alpha2", &js, e, sizeof(e)), 0);
+    fx_path(p, sizeof(p),
+            "tests/fixtures/reference/crds/kubernetes_scheduling.k8s.io_workloads.yaml");
+    CU_ASSERT_EQUAL_FATAL(kube_schema_load_crd(p, "v1beta1", &beta, e, sizeof(e)), 0);
+    CU_ASSERT_EQUAL_FATAL(kube_schema_load_crd(p, "v1alpha2", &alpha, e, sizeof(e)), 0);
+    load_wl();
+    struct kube_schema_errors errs;
+    kube_schema_errors_init(&errs);
+    CU_ASSERT_EQUAL(kube_schema_validate(js, tmpl, &errs), 0);
+    CU_ASSERT_EQUAL(wl_valid(beta, &errs), 0);
+    CU_ASSERT_EQUAL(wl_valid(alpha, &errs), 0);
+    static const char *const bad[] = {"{\"gang\":{\"minCount\":0}}",
+                                      "{\"gang\":{\"minCount\":6},\"basic\":{}}", "{}",
+                                      "{\"gang\":{}}"};
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        set_policy(0, bad[i]);
+        CU_ASSERT_EQUAL(wl_valid(beta, &errs), MUSTER_EINVAL);
+        CU_ASSERT_EQUAL(wl_valid(alpha, &errs), MUSTER_EINVAL);
+    }
+    set_policy(0, "{\"basic\":{}}");
+    CU_ASSERT_EQUAL(wl_valid(alpha, &errs), 0);
+    CU_ASSERT_EQUAL(wl_valid(beta, &errs), 0);
+    /* v1alpha2 requires the templates; v1beta1 allows composite ones instead */
+    json_object *spec = NULL;
+    json_object_object_get_ex(wlobj, "spec", &spec);
+    json_object_object_del(spec, "podGroupTemplates");
+    CU_ASSERT_EQUAL(wl_valid(alpha, &errs), MUSTER_EINVAL);
+    json_object_object_add(spec, "compositePodGroupTemplates",
+                           json_tokener_parse("[{\"name\":\"all\"}]"));
+    CU_ASSERT_EQUAL(wl_valid(beta, &errs), 0);
+    kube_schema_errors_close(&errs);
+    kube_schema_free(js);
+    kube_schema_free(beta);
+    kube_schema_free(alpha);
+    unload_wl();
+}
+
 /* Each Job one PodGroup of its replicated job's template: the JobSet's shape under the
  * Workload, the leaves' minimums the templates' minCounts (6 of 8, 3 of 4). */
 static void test_workload_api(void)
@@ -1022,6 +1074,7 @@ static CU_TestInfo tests[] = {
      test_workload_api},
     {"the Workload API: missing, ambiguous or malformed Workloads refused",
      test_workload_api_refusals},
+    {"the Workload API fixtures valid against their schemas", test_workload_api_fixtures_valid},
     CU_TEST_INFO_NULL,
 };
 
