@@ -152,6 +152,9 @@ int karmada_gang_split_from_tree(const struct karmada_workload *w, json_object *
         struct karmada_gang_split *cell = &split[(size_t)s * nsets + j];
         cell->groups++;
         cell->min_groups++;
+        /* a Job's PodGroup made from a Workload API template holds its minCount, not every pod */
+        if (jobset && grp->min_count < grp->pods)
+            cell->group_min = grp->min_count;
         if (__builtin_add_overflow(replicas[s], (int32_t)sets[j].group_pods, &replicas[s]))
             return MUSTER_EINVAL;
     }

@@ -60,8 +60,9 @@ int karmada_gang_split_sets(const struct karmada_workload *w, json_object *tmpl,
  * the root one group per replica, a leaf of the whole group or an indivisible inner group of a
  * leader leaf and a workers leaf. share_of[g] (t->n entries) is the share a leaf's pods go to
  * (0..nshares-1) or -1 when it is not placed; inner groups' entries are not read. Fills
- * split[nshares * nsets] (groups; min_groups = groups and group_min 0: the commit is all or
- * nothing, so every placed group must run whole) and replicas[nshares] (the pods of each share's
+ * split[nshares * nsets] (groups; min_groups = groups: the commit is all or nothing, so every
+ * placed group must run; group_min 0, every pod, unless a JobSet's leaves hold fewer, a Workload
+ * API pod group template's minCount) and replicas[nshares] (the pods of each share's
  * groups: its karmada_gang_share.replicas). Returns 0 or MUSTER_EINVAL: not a JobSet or LWS, nsets
  * not the template's, a leaf whose replicated job the template does not have or whose pods are
  * not its group's, a share index out of range, or an LWS group's leaves in different shares. */

@@ -140,6 +140,11 @@ struct build {
     const struct karmada_workload *w;
     json_object *tmpl;
     uint32_t pods_id;
+    /* a JobSet structured by the Workload API (from_wl): its hub Workload, the source of its
+     * groups and, per replicated job, its leaves' min_count (0: every pod) */
+    const struct karmada_groups_wl *wl;
+    enum karmada_group_source jsrc;
+    const uint32_t *leaf_min;
 };
 
 /* Appends a group (a leaf when pods > 0, with one pod's request req) named by fmt; *at gets its
@@ -330,18 +335,182 @@ static int from_jobset(struct build *b, json_object *spec)
     }
     if (active == 0)
         return 0;
-    int rc = add_root(b, KARMADA_GROUP_SOURCE_JOBSET, active);
+    enum karmada_group_source src = b->leaf_min ? b->jsrc : KARMADA_GROUP_SOURCE_JOBSET;
+    int rc;
+    if (b->leaf_min) {
+        /* the Workload is the root; "Workload/name" is no DNS label, as add_root's */
+        int32_t at;
+        const char *wn = kube_json_path_str(b->wl->workload, "metadata", "name", NULL);
+        rc = add(b, -1, src, active, 0, NULL, w->placement == KARMADA_WORKLOAD_SINGLE_CLUSTER, 0,
+                 &at, "Workload/%s", wn ? wn : "");
+    } else {
+        rc = add_root(b, src, active);
+    }
     for (size_t i = 0; !rc && i < n; i++) {
         int32_t inner, at;
         if (jobs[i] == 0 || pods[i] == 0)
             continue;
         const struct karmada_workload_component *c = &w->components[i];
-        rc = add(b, 0, KARMADA_GROUP_SOURCE_JOBSET, (uint32_t)jobs[i], 0, NULL, 0, 0, &inner, "%s",
-                 c->name);
+        uint32_t lmin = b->leaf_min && b->leaf_min[i] ? b->leaf_min[i] : (uint32_t)pods[i];
+        rc = add(b, 0, src, (uint32_t)jobs[i], 0, NULL, 0, 0, &inner, "%s", c->name);
         for (int32_t j = 0; !rc && j < jobs[i]; j++)
-            rc = add(b, inner, KARMADA_GROUP_SOURCE_JOBSET, (uint32_t)pods[i], (uint32_t)pods[i],
-                     &c->request, 1, 1, &at, "%s-%d", c->name, j);
+            rc = add(b, inner, src, lmin, (uint32_t)pods[i], &c->request, 1, 1, &at, "%s-%d",
+                     c->name, j);
     }
+    return rc;
+}
+
+/* ---- the Kubernetes Workload API ---- */
+
+/* The pod group template a replicated job's Job template names (KEP-5547's annotation), or NULL;
+ * 1 in *bad when the annotation is there but no name. */
+static const char *rj_template(json_object *rj, int *bad)
+{
+    json_object *v = kube_json_get(
+        kube_json_get(kube_json_path(rj, "template", "metadata", NULL), "annotations"),
+        KARMADA_WORKLOAD_GROUP_TEMPLATE_ANNOTATION);
+    *bad = v && (!json_object_is_type(v, json_type_string) || !json_object_get_string_len(v));
+    return v && !*bad ? json_object_get_string(v) : NULL;
+}
+
+int karmada_workload_groups_wants_wl(const struct karmada_workload *w, json_object *tmpl)
+{
+    if (w->kind != KARMADA_WORKLOAD_KIND_JOBSET)
+        return 0;
+    json_object *rjs = kube_json_path(tmpl, "spec", "replicatedJobs", NULL);
+    size_t n = json_object_is_type(rjs, json_type_array) ? json_object_array_length(rjs) : 0;
+    for (size_t i = 0; i < n; i++) {
+        int bad;
+        if (rj_template(json_object_array_get_idx(rjs, i), &bad) || bad)
+            return 1;
+    }
+    return 0;
+}
+
+/* The minimum of one Job's PodGroup made from the Workload's template tname: the gang's
+ * minCount (1..pods), or 1 for basic (no all or nothing: a pod may run alone). */
+static int wl_template_min(struct build *b, json_object *pgts, const char *wn, const char *rjn,
+                           const char *tname, int32_t pods, uint32_t *min)
+{
+    size_t n = json_object_array_length(pgts);
+    json_object *pgt = NULL;
+    char have[160] = "";
+    size_t hl = 0;
+    for (size_t k = 0; k < n && !pgt; k++) {
+        json_object *e = json_object_array_get_idx(pgts, k);
+        const char *nm = kube_json_str(e, "name");
+        if (nm && strcmp(nm, tname) == 0)
+            pgt = e;
+        else if (nm && hl < sizeof(have))
+            hl += (size_t)snprintf(have + hl, sizeof(have) - hl, "%s%.63s", hl ? ", " : "", nm);
+    }
+    if (!pgt)
+        return INVALID(b->err,
+                       "the JobSet's replicated job %.63s names pod group template %.63s "
+                       "(annotation " KARMADA_WORKLOAD_GROUP_TEMPLATE_ANNOTATION "), which "
+                       "Workload %.63s does not have (its spec.podGroupTemplates: %s)",
+                       rjn, tname, wn, hl ? have : "none");
+    json_object *sp = kube_json_get(pgt, "schedulingPolicy");
+    json_object *gang = kube_json_get(sp, "gang"), *basic = kube_json_get(sp, "basic");
+    if (!gang == !basic || (gang && !json_object_is_type(gang, json_type_object)) ||
+        (basic && !json_object_is_type(basic, json_type_object)))
+        return INVALID(b->err,
+                       "Workload %.63s: pod group template %.63s's schedulingPolicy must set "
+                       "exactly one of gang and basic",
+                       wn, tname);
+    if (basic) {
+        *min = 1;
+        return 0;
+    }
+    int32_t m;
+    json_object *mc = kube_json_get(gang, "minCount");
+    if (!mc || karmada__workload_int32(mc, &m) || m < 1)
+        return INVALID(b->err,
+                       "Workload %.63s: pod group template %.63s's schedulingPolicy.gang.minCount "
+                       "must be a 32-bit integer of at least 1",
+                       wn, tname);
+    if (m > pods)
+        return INVALID(b->err,
+                       "Workload %.63s: pod group template %.63s's gang minCount %d is more than "
+                       "the %d pods of each Job of replicated job %.63s, so its PodGroups could "
+                       "never be scheduled",
+                       wn, tname, m, pods, rjn);
+    *min = (uint32_t)m;
+    return 0;
+}
+
+/* A JobSet whose replicated jobs name the Workload's pod group templates: the JobSet's tree, its
+ * leaves' minimums from the templates (KEP-5547: every Job gets its own PodGroup from the
+ * template its annotation names, so each Job is one gang). */
+static int from_wl(struct build *b, json_object *spec)
+{
+    const struct karmada_workload *w = b->w;
+    const struct karmada_groups_wl *wl = b->wl;
+    const char *tn = kube_json_path_str(b->tmpl, "metadata", "name", NULL);
+    const char *ver = wl && wl->version ? wl->version : "scheduling.k8s.io";
+    tn = tn ? tn : "";
+    if (!wl)
+        return REFUSED(b->err,
+                       "the JobSet names pod group templates (annotation "
+                       "" KARMADA_WORKLOAD_GROUP_TEMPLATE_ANNOTATION ") and its Workload was not "
+                       "looked up");
+    if (!wl->served)
+        return REFUSED(b->err,
+                       "the JobSet names pod group templates (annotation "
+                       "" KARMADA_WORKLOAD_GROUP_TEMPLATE_ANNOTATION ") but the hub serves no "
+                       "scheduling.k8s.io Workloads (feature gate GenericWorkload)");
+    if (wl->found > 1)
+        return INVALID(b->err,
+                       "%u Workloads' spec.controllerRef name JobSet %.63s: one Workload must "
+                       "structure it",
+                       wl->found, tn);
+    if (!wl->workload)
+        return REFUSED(b->err,
+                       "waiting for the Workload (%s) whose spec.controllerRef names JobSet "
+                       "%.63s to be created on the hub: its replicated jobs name pod group "
+                       "templates (annotation " KARMADA_WORKLOAD_GROUP_TEMPLATE_ANNOTATION ")",
+                       ver, tn);
+    const char *wn = kube_json_path_str(wl->workload, "metadata", "name", NULL);
+    wn = wn ? wn : "";
+    json_object *wspec = kube_json_get(wl->workload, "spec");
+    json_object *cpgts = kube_json_get(wspec, "compositePodGroupTemplates");
+    if (json_object_is_type(cpgts, json_type_array) && json_object_array_length(cpgts) > 0)
+        return REFUSED(b->err,
+                       "Workload %.63s has compositePodGroupTemplates (CompositePodGroup), which "
+                       "muster does not read; its podGroupTemplates alone make the groups",
+                       wn);
+    json_object *pgts = kube_json_get(wspec, "podGroupTemplates");
+    if (!json_object_is_type(pgts, json_type_array))
+        return INVALID(b->err, "Workload %.63s: spec.podGroupTemplates must be a list", wn);
+    json_object *rjs = kube_json_get(spec, "replicatedJobs");
+    size_t n = json_object_is_type(rjs, json_type_array) ? json_object_array_length(rjs) : 0;
+    uint32_t mins[KARMADA_WORKLOAD_COMPONENTS_MAX] = {0};
+    if (n > KARMADA_WORKLOAD_COMPONENTS_MAX || n != w->ncomponents)
+        return INVALID(b->err, "the JobSet has %zu replicated jobs but the workload read has %u", n,
+                       w->ncomponents);
+    for (size_t i = 0; i < n; i++) {
+        json_object *rj = json_object_array_get_idx(rjs, i);
+        int bad;
+        const char *tname = rj_template(rj, &bad);
+        const char *rjn = kube_json_str(rj, "name");
+        int32_t jobs, pods;
+        if (bad)
+            return INVALID(b->err,
+                           "the JobSet's spec.replicatedJobs[%zu].template annotation "
+                           "" KARMADA_WORKLOAD_GROUP_TEMPLATE_ANNOTATION ": must be a pod group "
+                           "template's name",
+                           i);
+        int rc = jobset_counts(b, rj, i, &jobs, &pods);
+        if (rc)
+            return rc;
+        if (tname && pods > 0 &&
+            (rc = wl_template_min(b, pgts, wn, rjn ? rjn : "", tname, pods, &mins[i])))
+            return rc;
+    }
+    b->jsrc = KARMADA_GROUP_SOURCE_WORKLOAD;
+    b->leaf_min = mins;
+    int rc = from_jobset(b, spec);
+    b->leaf_min = NULL;
     return rc;
 }
 
@@ -527,6 +696,14 @@ int karmada_workload_groups_read(struct karmada_group_tree *t, struct karmada_gr
                                  struct queue_resnames *names, const struct karmada_workload *w,
                                  json_object *rb, json_object *tmpl)
 {
+    return karmada_workload_groups_read_wl(t, err, names, w, rb, tmpl, NULL);
+}
+
+int karmada_workload_groups_read_wl(struct karmada_group_tree *t, struct karmada_groups_error *err,
+                                    struct queue_resnames *names, const struct karmada_workload *w,
+                                    json_object *rb, json_object *tmpl,
+                                    const struct karmada_groups_wl *wl)
+{
     karmada_group_tree_close(t);
     err->reason = KARMADA_WORKLOAD_OK;
     err->message[0] = '\0';
@@ -547,6 +724,8 @@ int karmada_workload_groups_read(struct karmada_group_tree *t, struct karmada_gr
     for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
         if (kinds[i].kind == w->kind)
             read = kinds[i].read;
+    if (read && karmada_workload_groups_wants_wl(w, tmpl))
+        read = from_wl;
     const char *kn = karmada_workload_kind_name(w->kind);
     if (read && gs)
         return REFUSED(err,
@@ -573,7 +752,7 @@ int karmada_workload_groups_read(struct karmada_group_tree *t, struct karmada_gr
                                ann[k].who, topo_keys[k].key, kn);
         return 0;
     }
-    struct build b = {.t = t, .err = err, .names = names, .w = w, .tmpl = tmpl};
+    struct build b = {.t = t, .err = err, .names = names, .w = w, .tmpl = tmpl, .wl = wl};
     rc = queue_resnames_intern(names, "pods", 4, &b.pods_id);
     if (rc)
         return fail(err, KARMADA_WORKLOAD_INVALID, rc,

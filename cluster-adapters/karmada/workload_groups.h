@@ -38,6 +38,44 @@ int karmada_workload_groups_read(struct karmada_group_tree *t, struct karmada_gr
                                  struct queue_resnames *names, const struct karmada_workload *w,
                                  json_object *rb, json_object *tmpl);
 
+/* The Kubernetes Workload API as a source of the tree (docs/workload.md, "The Kubernetes Workload
+ * API"): the annotation KEP-5547 puts on a Job to name the pod group template, in its parent's
+ * Workload, that the Job's own PodGroup is made from. muster reads it on a JobSet's replicated
+ * job templates (spec.replicatedJobs[].template.metadata.annotations). */
+#define KARMADA_WORKLOAD_GROUP_TEMPLATE_ANNOTATION "scheduling.k8s.io/group-template-name"
+
+/* What the caller found on the hub for a template that names pod group templates: the Workload
+ * (scheduling.k8s.io v1beta1 or v1alpha2, the same spec.podGroupTemplates in both) whose
+ * spec.controllerRef names the template, in the template's namespace. */
+struct karmada_groups_wl {
+    json_object *workload; /* borrowed; NULL: none found */
+    int served;            /* 1: the hub serves Workloads (in the version named) */
+    uint32_t found;        /* Workloads whose controllerRef names the template (> 1: ambiguous) */
+    const char *version;   /* "scheduling.k8s.io/v1beta1" or ".../v1alpha2", for messages */
+};
+
+/* 1 when tmpl (read into w) structures its gang by the Workload API: a JobSet one of whose
+ * replicated job templates carries KARMADA_WORKLOAD_GROUP_TEMPLATE_ANNOTATION. The caller then
+ * looks the Workload up and passes it to karmada_workload_groups_read_wl. */
+int karmada_workload_groups_wants_wl(const struct karmada_workload *w, json_object *tmpl);
+
+/* karmada_workload_groups_read, with the hub's Workload for a template that wants one (wl NULL:
+ * not looked up; karmada_workload_groups_read is this with NULL). Such a JobSet's tree is the
+ * JobSet's shape with the Workload as its root (source WORKLOAD): a leaf per Job, each Job one
+ * runtime PodGroup of the template its replicated job names, so the leaf's min_count is that
+ * template's schedulingPolicy.gang.minCount (basic: 1); a replicated job naming no template keeps
+ * every pod. Beyond karmada_workload_groups_read's failures, each with a sentence:
+ *   REFUSED  the Workload is not on the hub (the gang waits for it, as kube-scheduler keeps the
+ *            pods of a missing PodGroup pending), the hub serves no Workloads, not looked up,
+ *            or the Workload has compositePodGroupTemplates (not read);
+ *   INVALID  several Workloads name the template, a template name the Workload does not have,
+ *            a policy with both or neither of gang and basic, a minCount below 1 or above the
+ *            pods of one Job, a malformed spec.podGroupTemplates. */
+int karmada_workload_groups_read_wl(struct karmada_group_tree *t, struct karmada_groups_error *err,
+                                    struct queue_resnames *names, const struct karmada_workload *w,
+                                    json_object *rb, json_object *tmpl,
+                                    const struct karmada_groups_wl *wl);
+
 /* 1 when s[0..len) is a topology level muster accepts: "cluster", "region", "zone", or a valid
  * Kubernetes label key of at most KARMADA_GROUP_LEVEL_MAX characters (topology.kubernetes.io/zone,
  * muster.io/fabric). */

@@ -677,7 +677,7 @@ int ctl__binding_read(struct ctl *c, struct binding *b)
      * each member's replicas from spec.clusters (binding/common.go ensureWork, ReviseReplica). */
     /* the gang's groups (issue 20): read once the components are, from the same objects */
     struct karmada_groups_error gerr;
-    int grc = karmada_workload_groups_read(&b->tree, &gerr, c->names, w, rb, b->tmpl);
+    int grc = ctl__groups_read(c, b, w, rb, &gerr);
     if (grc == MUSTER_ENOMEM)
         return grc;
     if (grc) {

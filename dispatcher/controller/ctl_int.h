@@ -602,6 +602,10 @@ enum ctl_watch_id {
     /* the Workload API's PodGroups at v1beta1 (Kubernetes 1.37); CTL_W_WLPODGROUPS is 1.36's
      * v1alpha2: a hub serves one of them, and hubgroups.c reads v1beta1 when it is served */
     CTL_W_WLPODGROUPS_V1BETA1,
+    /* the Workload API's Workloads on the hub (v1alpha2, v1beta1: a hub serves one), read for
+     * a JobSet whose replicated jobs name their pod group templates (hubgroups.c, issue 20) */
+    CTL_W_WORKLOADS,
+    CTL_W_WORKLOADS_V1BETA1,
     CTL_NWATCHES
 };
 
@@ -784,6 +788,7 @@ struct ctl {
                                         PodGroups (hubgroups.c) */
     struct kube_informer runtimes[2]; /* TrainingRuntimes, ClusterTrainingRuntimes (hubgroups.c) */
     struct kube_informer hub_wlpgs_v1beta1; /* the Workload API's PodGroups at v1beta1 */
+    struct kube_informer hub_wls[2]; /* the Workload API's Workloads, v1alpha2 and v1beta1 */
     struct {
         struct ctl_hubpg_ent **v;      /* CTL_HUBPG_BUCKETS chains, allocated at the first note */
         char asked[CTL_HUBPG_KEY_MAX]; /* what the last ctl__workload_read looked up, "" none */
@@ -1399,6 +1404,14 @@ void ctl__hubpg_changed(struct ctl *c, enum karmada_workload_dialect d, json_obj
  * TrainJob's read looks up as it looks up a PodGroup (docs/workload.md, "Kubeflow Trainer's
  * TrainJob"). */
 void ctl__hubrt_changed(struct ctl *c, int cluster_scoped, json_object *rt);
+struct karmada_groups_error; /* workload_groups.h */
+/* Issue 20: b's group tree into b->tree (karmada_workload_groups_read_wl), with the hub Workload
+ * whose spec.controllerRef names a JobSet that names pod group templates looked up in the
+ * informers, b indexed under it ("wl/ns/name") when its read asked for no PodGroup, so that the
+ * Workload's add, change or delete (_hubwl_changed) reads b again. */
+int ctl__groups_read(struct ctl *c, struct binding *b, const struct karmada_workload *w,
+                     json_object *rb, struct karmada_groups_error *err);
+void ctl__hubwl_changed(struct ctl *c, json_object *wl);
 void ctl__hubpg_close(struct ctl *c);
 void ctl__kick(struct ctl *c);
 void ctl__on_tick(uv_timer_t *h);

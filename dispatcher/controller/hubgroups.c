@@ -8,6 +8,8 @@
  * way, under "rt/ns/name" and "crt//name". */
 #include "dispatcher/controller/ctl_int.h"
 
+#include "cluster-adapters/karmada/workload_groups.h"
+
 #include "queue/hash.h"
 
 struct ctl_hubpg_ent {
@@ -155,6 +157,82 @@ void ctl__hubrt_changed(struct ctl *c, int cluster_scoped, json_object *rt)
     char key[sizeof c->hubpg.asked];
     snprintf(key, sizeof key, "%s/%s/%s", cluster_scoped ? "crt" : "rt",
              cluster_scoped || !ns ? "" : ns, name ? name : "");
+    reread(c, key);
+}
+
+/* ---- the Workload API's Workloads (issue 20) ---- */
+
+/* The JobSet a Workload's spec.controllerRef names (KEP-5547 finds a Job's Workload the same
+ * way), or NULL: the only kind whose tree a Workload structures (workload_groups.c). */
+static const char *wl_jobset(json_object *wl)
+{
+    json_object *ref = kube_json_path(wl, "spec", "controllerRef", NULL);
+    const char *g = kube_json_str(ref, "apiGroup"), *k = kube_json_str(ref, "kind");
+    return g && k && strcmp(g, "jobset.x-k8s.io") == 0 && strcmp(k, "JobSet") == 0
+               ? kube_json_str(ref, "name")
+               : NULL;
+}
+
+struct wl_scan {
+    const char *ns, *name;
+    json_object *first;
+    uint32_t found;
+};
+
+static void wl_scan_one(void *ud, json_object *wl)
+{
+    struct wl_scan *s = ud;
+    const char *ns = kube_json_path_str(wl, "metadata", "namespace", NULL);
+    const char *jn = wl_jobset(wl);
+    if (!jn || !ns || strcmp(ns, s->ns) != 0 || strcmp(jn, s->name) != 0)
+        return;
+    /* of several (refused as ambiguous), the first by name, so the message does not change */
+    const char *a = kube_json_path_str(wl, "metadata", "name", NULL);
+    const char *b = kube_json_path_str(s->first, "metadata", "name", NULL);
+    if (!s->first || (a && b && strcmp(a, b) < 0))
+        s->first = wl;
+    s->found++;
+}
+
+int ctl__groups_read(struct ctl *c, struct binding *b, const struct karmada_workload *w,
+                     json_object *rb, struct karmada_groups_error *err)
+{
+    if (!karmada_workload_groups_wants_wl(w, b->tmpl))
+        return karmada_workload_groups_read(&b->tree, err, c->names, w, rb, b->tmpl);
+    /* 1.37's v1beta1 when the hub serves it, else 1.36's v1alpha2: the spec.podGroupTemplates
+     * muster reads are the same in both (a hub serves one, as for PodGroups) */
+    int id =
+        c->watch.tags[CTL_W_WORKLOADS_V1BETA1].absent ? CTL_W_WORKLOADS : CTL_W_WORKLOADS_V1BETA1;
+    const char *ns = kube_json_path_str(b->tmpl, "metadata", "namespace", NULL);
+    const char *name = kube_json_path_str(b->tmpl, "metadata", "name", NULL);
+    struct wl_scan s = {ns ? ns : "", name ? name : "", NULL, 0};
+    struct karmada_groups_wl wl = {.served = !c->watch.tags[id].absent,
+                                   .version = id == CTL_W_WORKLOADS ? "scheduling.k8s.io/v1alpha2"
+                                                                    : "scheduling.k8s.io/v1beta1"};
+    if (wl.served)
+        kube_informer_foreach((struct kube_informer *)((char *)c + ctl__watches[id].informer),
+                              wl_scan_one, &s);
+    wl.workload = s.first;
+    wl.found = s.found;
+    /* a JobSet's read asks for no PodGroup, so the slot is free; were it taken, the PodGroup's
+     * own re-read stays */
+    if (!b->hubpg || !b->hubpg->key[0]) {
+        snprintf(c->hubpg.asked, sizeof c->hubpg.asked, "wl/%s/%s", s.ns, s.name);
+        ctl__hubpg_note(c, b);
+    }
+    return karmada_workload_groups_read_wl(&b->tree, err, c->names, w, rb, b->tmpl, &wl);
+}
+
+void ctl__hubwl_changed(struct ctl *c, json_object *wl)
+{
+    if (!c->hubpg.v || !ctl__leads(c) || !c->reconciled || c->stopping)
+        return;
+    const char *ns = kube_json_path_str(wl, "metadata", "namespace", NULL);
+    const char *jn = wl_jobset(wl);
+    if (!jn)
+        return;
+    char key[sizeof c->hubpg.asked];
+    snprintf(key, sizeof key, "wl/%s/%s", ns ? ns : "", jn);
     reread(c, key);
 }
 

@@ -51,6 +51,13 @@ static void namespace_set(struct ctl *c, const struct ctl_watch *w, json_object 
     ctl__namespace_changed(c, o);
 }
 
+/* A hub Workload's add, update or delete: the JobSet its controllerRef names reads again. */
+static void hubwl_set(struct ctl *c, const struct ctl_watch *w, json_object *o)
+{
+    (void)w;
+    ctl__hubwl_changed(c, o);
+}
+
 /* A hub PodGroup's add, update or delete: the bindings whose pods name it read again. */
 static void hubpg_set(struct ctl *c, const struct ctl_watch *w, json_object *o)
 {
@@ -142,6 +149,12 @@ const struct ctl_watch ctl__watches[CTL_NWATCHES] = {
     [CTL_W_WLPODGROUPS_V1BETA1] = {"other", "scheduling.k8s.io", "v1beta1", "podgroups",
                                    offsetof(struct ctl, hub_wlpgs_v1beta1), 0, 0, 1, -1, keep_whole,
                                    hubpg_set, hubpg_set},
+    [CTL_W_WORKLOADS] = {"other", "scheduling.k8s.io", "v1alpha2", "workloads",
+                         offsetof(struct ctl, hub_wls[0]), 0, 0, 1, -1, keep_whole, hubwl_set,
+                         hubwl_set},
+    [CTL_W_WORKLOADS_V1BETA1] = {"other", "scheduling.k8s.io", "v1beta1", "workloads",
+                                 offsetof(struct ctl, hub_wls[1]), 0, 0, 1, -1, keep_whole,
+                                 hubwl_set, hubwl_set},
 };
 
 static void on_add(void *ud, json_object *o)

@@ -41,13 +41,13 @@ uint32_t ctl__tree_shares(const struct karmada_group_tree *t, const int32_t *clu
     return taken == target ? n : 0;
 }
 
-/* The pods of one group of b's set j (a JobSet's replicated job j): its first Job's leaf in
+/* The leaf of one group of b's set j (a JobSet's replicated job j): its first Job's leaf in
  * the tree, whose root's children are the replicated jobs with pods, in template order
- * (workload_groups.c). 0 for a set without pods. */
-static uint32_t set_pods(const struct binding *b, uint32_t j)
+ * (workload_groups.c). NULL for a set without pods. */
+static const struct karmada_group *set_leaf(const struct binding *b, uint32_t j)
 {
     if (j >= b->ncomp || b->comp[j].replicas <= 0)
-        return 0;
+        return NULL;
     uint32_t k = 0;
     for (uint32_t i = 0; i < j; i++)
         k += b->comp[i].replicas > 0;
@@ -60,10 +60,26 @@ static uint32_t set_pods(const struct binding *b, uint32_t j)
         }
         for (uint32_t l = g + 1; l < b->tree.n; l++)
             if (b->tree.g[l].parent == (int32_t)g)
-                return b->tree.g[l].pods;
-        return b->tree.g[g].pods;
+                return &b->tree.g[l];
+        return &b->tree.g[g];
     }
-    return 0;
+    return NULL;
+}
+
+/* The pods of one group of b's set j; 0 for a set without pods. */
+static uint32_t set_pods(const struct binding *b, uint32_t j)
+{
+    const struct karmada_group *l = set_leaf(b, j);
+    return l ? l->pods : 0;
+}
+
+/* The pods of one group of b's set j that its member-side gang must hold: the leaf's min_count
+ * when below its pods (a Workload API pod group template's minCount, issue 20), else 0 (every
+ * pod, what every other source's leaf asks). */
+static uint32_t set_group_min(const struct binding *b, uint32_t j)
+{
+    const struct karmada_group *l = set_leaf(b, j);
+    return l && l->pods && l->min_count < l->pods ? l->min_count : 0;
 }
 
 uint32_t ctl__split_nsets(const struct binding *b)
@@ -93,7 +109,8 @@ static int split_from_groups(const struct binding *b, uint32_t nsets,
     for (uint32_t i = 0; i < b->nshares; i++)
         for (uint32_t j = 0; j < nsets; j++) {
             uint32_t g = b->shares[i].groups[j];
-            cells[i * nsets + j] = (struct karmada_gang_split){.groups = g, .min_groups = g};
+            cells[i * nsets + j] = (struct karmada_gang_split){
+                .groups = g, .min_groups = g, .group_min = jobset ? set_group_min(b, j) : 0};
         }
     return 1;
 }
@@ -117,7 +134,10 @@ int ctl__split_fill(const struct binding *b, struct karmada_gang_split *cells)
             return 0;
     for (uint32_t i = 0; i < b->nshares; i++) {
         uint32_t g = (uint32_t)b->shares[i].replicas / b->split_pods;
-        cells[i] = (struct karmada_gang_split){.groups = g, .min_groups = g, .group_min = 0};
+        cells[i] = (struct karmada_gang_split){
+            .groups = g,
+            .min_groups = g,
+            .group_min = b->kind == KARMADA_WORKLOAD_KIND_JOBSET ? set_group_min(b, 0) : 0};
     }
     return 1;
 }

@@ -88,6 +88,7 @@ trainer.kubeflow.org|trainjobs trainingruntimes clustertrainingruntimes|get list
 |namespaces|get list watch
 scheduling.k8s.io|priorityclasses|get list watch
 scheduling.volcano.sh scheduling.x-k8s.io scheduling.k8s.io|podgroups|get list watch
+scheduling.k8s.io|workloads|get list watch
 coordination.k8s.io|leases|get create update
 |events|create
 events.k8s.io|events|create

@@ -39,7 +39,8 @@ static const char scenario_text[] =
     "    metadata: {name: to-muster, namespace: team}\n"
     "    spec:\n"
     "      schedulerName: muster\n"
-    "      resourceSelectors: [{apiVersion: batch/v1, kind: Job}]\n"
+    "      resourceSelectors: [{apiVersion: batch/v1, kind: Job}, {apiVersion: "
+    "jobset.x-k8s.io/v1alpha2, kind: JobSet}]\n"
     "      placement:\n"
     "        clusterAffinity: {clusterNames: [east, west]}\n"
     "        replicaScheduling: {replicaSchedulingType: Divided, replicaDivisionPreference: "
@@ -955,6 +956,89 @@ static void test_hub_workload_api_versions(void)
     hub_wl_read("hubWorkloadAPI: v1alpha2\n", "v1alpha2", "v1beta1");
 }
 
+/* A JobSet whose replicated job names a pod group template (issue 20, docs/workload.md "The
+ * Kubernetes Workload API") takes its groups from the hub Workload whose spec.controllerRef names
+ * it, at the version the hub serves. One of the other version is not read: the JobSet waits,
+ * its reason naming the Workload; one of the served version appearing reads it again (the
+ * Workload informer's add) and it goes. */
+static void hub_wl_tree(const char *head, const char *served, const char *other)
+{
+    scenario_head = head;
+    struct env e;
+    env_start(&e, "ctl-hubwltree.db");
+    scenario_head = NULL;
+    ctl_up(&e);
+    static const char wl_fmt[] =
+        "{\"apiVersion\":\"scheduling.k8s.io/%s\",\"kind\":\"Workload\",\"metadata\":"
+        "{\"name\":\"js-wl\",\"namespace\":\"team\"},\"spec\":{\"controllerRef\":"
+        "{\"apiGroup\":\"jobset.x-k8s.io\",\"kind\":\"JobSet\",\"name\":\"js\"},"
+        "\"podGroupTemplates\":[{\"name\":\"w\",\"schedulingPolicy\":{\"gang\":"
+        "{\"minCount\":1}}}]}}";
+    char text[512];
+    snprintf(text, sizeof text, wl_fmt, other);
+    json_object *wl = json_tokener_parse(text);
+    CU_ASSERT_EQUAL_FATAL(sim_store_create(sim_hub_store(e.hub),
+                                           res("scheduling.k8s.io", other, "workloads"), "team", wl,
+                                           time(NULL), 0, NULL, NULL),
+                          0);
+    json_object_put(wl);
+    static const char js[] =
+        "{\"apiVersion\":\"jobset.x-k8s.io/v1alpha2\",\"kind\":\"JobSet\",\"metadata\":"
+        "{\"name\":\"js\",\"namespace\":\"team\",\"labels\":{\"volcano.sh/queue-name\":"
+        "\"nlp\"}},\"spec\":{\"replicatedJobs\":[{\"name\":\"w\",\"replicas\":2,"
+        "\"template\":{\"metadata\":{\"annotations\":{\"scheduling.k8s.io/"
+        "group-template-name\":\"w\"}},\"spec\":{\"parallelism\":2,\"completions\":2,"
+        "\"template\":{\"spec\":{\"restartPolicy\":\"Never\",\"containers\":[{\"name\":"
+        "\"main\",\"image\":\"x\",\"resources\":{\"requests\":{\"nvidia.com/gpu\":\"1\","
+        "\"cpu\":\"1\"}}}]}}}}}]}}";
+    struct kube_request req = {.verb = KUBE_CREATE,
+                               .path = "/apis/jobset.x-k8s.io/v1alpha2/namespaces/team/jobsets",
+                               .body = js};
+    int done = 0;
+    CU_ASSERT_EQUAL_FATAL(kube_request(e.kube, &req, created, &done), 0);
+    CU_ASSERT_FATAL(pump_until(&e, flag_set, &done, 5000));
+    CU_ASSERT_EQUAL(done, 1);
+    struct rbwait w = {"js-jobset", 2};
+    int waited = pump_until(&e, rb_state, &w, 10000);
+    CU_ASSERT_FATAL(waited);
+    json_object *rb =
+        get_obj(&e, res("work.karmada.io", "v1alpha2", "resourcebindings"), "team", "js-jobset");
+    const char *msg = condition(rb, "Scheduled", "message");
+    char want[160];
+    snprintf(want, sizeof want,
+             "waiting for the Workload (scheduling.k8s.io/%s) whose spec.controllerRef names "
+             "JobSet js to be created on the hub",
+             served);
+    CU_ASSERT(msg && strstr(msg, want));
+    if (!msg || !strstr(msg, want))
+        fprintf(stderr, "\n%s: %s\n", served, msg ? msg : "(no message)");
+    json_object_put(rb);
+    snprintf(text, sizeof text, wl_fmt, served);
+    wl = json_tokener_parse(text);
+    CU_ASSERT_EQUAL_FATAL(sim_store_create(sim_hub_store(e.hub),
+                                           res("scheduling.k8s.io", served, "workloads"), "team",
+                                           wl, time(NULL), 0, NULL, NULL),
+                          0);
+    json_object_put(wl);
+    w.want = 1;
+    int went = pump_until(&e, rb_state, &w, 10000);
+    CU_ASSERT(went);
+    if (!went) {
+        rb = get_obj(&e, res("work.karmada.io", "v1alpha2", "resourcebindings"), "team",
+                     "js-jobset");
+        msg = condition(rb, "Scheduled", "message");
+        fprintf(stderr, "\n%s: still %s\n", served, msg ? msg : "(no message)");
+        json_object_put(rb);
+    }
+    env_stop(&e);
+}
+
+static void test_hub_workload_tree_versions(void)
+{
+    hub_wl_tree(NULL, "v1beta1", "v1alpha2");
+    hub_wl_tree("hubWorkloadAPI: v1alpha2\n", "v1alpha2", "v1beta1");
+}
+
 static CU_TestInfo tests[] = {
     {"dispatch, then restart", test_dispatch_and_restart},
     {"release on completion", test_release_on_completion},
@@ -971,6 +1055,7 @@ static CU_TestInfo tests[] = {
     {"dispatched, held again: lifted again", test_dispatched_held_again_is_lifted},
     {"released before Scheduled=True: written at start-up", test_released_before_status_gets_it},
     {"the hub's Workload API PodGroup read at the version served", test_hub_workload_api_versions},
+    {"a JobSet's Workload read at the version served, waited for", test_hub_workload_tree_versions},
     CU_TEST_INFO_NULL,
 };
 

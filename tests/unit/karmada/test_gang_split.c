@@ -366,6 +366,63 @@ static void test_jobset_sets_split(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(why, "cluster east: a share of 20 replicas, its groups have 28"));
 }
 
+/* The same JobSet structured by the Workload API (jobset-workload.yaml, issue 20): each Job is
+ * one PodGroup of its replicated job's template, a shard's a gang of 6 of its 8 pods, an
+ * evaluator's of 3 of its 4. The tree's leaves carry those minimums into the cells, and each
+ * cluster's PodGroup, valid against Volcano's CRD, holds its groups at them: subgroups of 6 and 3,
+ * minMember 2 x 6 + 3 and those pods' requests. */
+static void test_jobset_workload_split(void)
+{
+    load("jobset-workload");
+    struct karmada_group g[9];
+    node(g, 0, "Workload/wlsets-wl", -1, 0);
+    node(g, 1, "shard", 0, 0);
+    for (uint32_t j = 0; j < 4; j++) {
+        char nm[16];
+        snprintf(nm, sizeof(nm), "shard-%u", j);
+        node(g, 2 + j, nm, 1, 8);
+        g[2 + j].min_count = 6;
+    }
+    node(g, 6, "eval", 0, 0);
+    node(g, 7, "eval-0", 6, 4);
+    node(g, 8, "eval-1", 6, 4);
+    g[7].min_count = g[8].min_count = 3;
+    struct karmada_group_tree t = {.g = g, .n = 9};
+    int32_t share_of[9] = {-1, -1, 0, 0, 1, 1, -1, 0, 1};
+    struct karmada_gang_split split[4];
+    int32_t replicas[2];
+    CU_ASSERT_EQUAL_FATAL(
+        karmada_gang_split_from_tree(&w, tmpl, &t, share_of, 2, split, 2, replicas), 0);
+    for (int i = 0; i < 4; i++) {
+        CU_ASSERT_EQUAL(split[i].groups, i % 2 ? 1 : 2);
+        CU_ASSERT_EQUAL(split[i].min_groups, split[i].groups);
+        CU_ASSERT_EQUAL(split[i].group_min, i % 2 ? 3 : 6);
+    }
+    struct karmada_gang_share shares[] = {{"east", replicas[0]}, {"west", replicas[1]}};
+    CU_ASSERT_EQUAL(replicas[0], 20); /* every pod runs: the minimum is the gang's, not the share */
+    struct karmada_gang_input in = input(shares, 2, split, 2);
+    char why[256];
+    int rc = karmada_gang_input_check(&in, why, sizeof(why));
+    if (rc)
+        fprintf(stderr, "\n%s\n", why);
+    CU_ASSERT_EQUAL_FATAL(rc, 0);
+    for (uint32_t c = 0; c < 2; c++) {
+        json_object *work = karmada_gang_podgroup_work(&in, c);
+        valid_as(WORK, work);
+        json_object *pg = manifest(work);
+        valid_as(PODGROUP, pg);
+        CU_ASSERT_STRING_EQUAL(t_at(pg, "spec/minMember"), "15");
+        CU_ASSERT_STRING_EQUAL(key_at(pg, "spec/minResources", "nvidia.com/gpu"), "15");
+        CU_ASSERT_STRING_EQUAL(t_at(pg, "spec/subGroupPolicy/0/name"), "shard");
+        CU_ASSERT_STRING_EQUAL(t_at(pg, "spec/subGroupPolicy/0/subGroupSize"), "6");
+        CU_ASSERT_STRING_EQUAL(t_at(pg, "spec/subGroupPolicy/0/minSubGroups"), "2");
+        CU_ASSERT_STRING_EQUAL(t_at(pg, "spec/subGroupPolicy/1/name"), "eval");
+        CU_ASSERT_STRING_EQUAL(t_at(pg, "spec/subGroupPolicy/1/subGroupSize"), "3");
+        CU_ASSERT_STRING_EQUAL(t_at(pg, "spec/subGroupPolicy/1/minSubGroups"), "1");
+        json_object_put(work);
+    }
+}
+
 /* A LeaderWorkerSet of 3 groups of 4 (leader + 3 workers, 50m each): 2 groups in east, 1 in
  * west; east's gang needs only 1 group of at least 3 pods. */
 static void test_lws(void)
@@ -657,6 +714,8 @@ static CU_TestInfo tests[] = {
     {"JobSet: 2 shards per cluster, counts, offsets, PodGroup subgroups", test_jobset_two_clusters},
     {"JobSet: replicated jobs in different clusters (0 elsewhere)", test_jobset_sets_apart},
     {"JobSet: two replicated jobs each split over both clusters", test_jobset_sets_split},
+    {"JobSet structured by a Workload: each PodGroup at the templates' minCounts",
+     test_jobset_workload_split},
     {"LeaderWorkerSet: groups per cluster, a partial minimum", test_lws},
     {"coscheduling and no-gang members", test_dialects},
     {"no split: today's whole-to-one-cluster", test_no_split},

@@ -802,6 +802,254 @@ static void same_tree_pruned(const char *fixture, const char *group_size)
     unload();
 }
 
+/* ---- the Kubernetes Workload API ---- */
+
+static json_object *wlobj; /* the hub Workload of jobset-workload (workload-jobset.yaml) */
+
+static void load_wl(void)
+{
+    char p[1024], e[256];
+    json_object *docs = NULL;
+    load("jobset-workload");
+    fx_path(p, sizeof(p), "tests/fixtures/workloads/workload-jobset.yaml");
+    if (kube_schema_read_yaml(p, &docs, e, sizeof(e)))
+        fprintf(stderr, "\n%s\n", e);
+    wlobj = json_object_get(json_object_array_get_idx(docs, 0));
+    json_object_put(docs);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(wlobj);
+    CU_ASSERT_EQUAL_FATAL(karmada_workload_read(&w, names, rb, tmpl), 0);
+}
+
+static void unload_wl(void)
+{
+    unload();
+    json_object_put(wlobj);
+    wlobj = NULL;
+}
+
+/* The tree of the JobSet with the hub lookup's result: the read's return code. */
+static int rd_wl(json_object *obj, int served, uint32_t found)
+{
+    const struct karmada_groups_wl wl = {obj, served, found, "scheduling.k8s.io/v1beta1"};
+    int rc = karmada_workload_groups_read_wl(&t, &err, names, &w, rb, tmpl, &wl);
+    if (rc) {
+        CU_ASSERT_EQUAL(t.n, 0);
+        CU_ASSERT(err.reason == KARMADA_WORKLOAD_INVALID || err.reason == KARMADA_WORKLOAD_REFUSED);
+    }
+    return rc;
+}
+
+/* pod group template i of the fixture's Workload */
+static json_object *pgt(size_t i)
+{
+    json_object *spec = NULL, *a = NULL;
+    json_object_object_get_ex(wlobj, "spec", &spec);
+    json_object_object_get_ex(spec, "podGroupTemplates", &a);
+    return json_object_array_get_idx(a, i);
+}
+
+static void set_policy(size_t i, const char *json)
+{
+    json_object_object_add(pgt(i), "schedulingPolicy", json_tokener_parse(json));
+}
+
+static json_object *rj_job_template(size_t i)
+{
+    json_object *spec = NULL, *rjs = NULL, *tt = NULL;
+    json_object_object_get_ex(tmpl, "spec", &spec);
+    json_object_object_get_ex(spec, "replicatedJobs", &rjs);
+    json_object_object_get_ex(json_object_array_get_idx(rjs, i), "template", &tt);
+    return tt;
+}
+
+/* The fixtures stand for real objects: the JobSet valid against JobSet's CRD, the Workload against
+ * the schema written from types.go in both versions (kubernetes_scheduling.k8s.io_workloads.yaml),
+ * which refuses what the API server would. */
+/* wlobj validated against s as the version s is for (the schema checks apiVersion too) */
+static int wl_valid(const struct kube_schema *s, struct kube_schema_errors *errs)
+{
+    json_object_object_add(wlobj, "apiVersion", json_object_new_string(kube_schema_api_version(s)));
+    return kube_schema_validate(s, wlobj, errs);
+}
+
+static void test_workload_api_fixtures_valid(void)
+{
+    char p[1024], e[512];
+    struct kube_schema *js = NULL, *beta = NULL, *alpha = NULL;
+    fx_path(p, sizeof(p), "tests/fixtures/reference/crds/jobset_jobset.x-k8s.io_jobsets.yaml");
+    CU_ASSERT_EQUAL_FATAL(kube_schema_load_crd(p, "v1alpha2", &js, e, sizeof(e)), 0);
+    fx_path(p, sizeof(p),
+            "tests/fixtures/reference/crds/kubernetes_scheduling.k8s.io_workloads.yaml");
+    CU_ASSERT_EQUAL_FATAL(kube_schema_load_crd(p, "v1beta1", &beta, e, sizeof(e)), 0);
+    CU_ASSERT_EQUAL_FATAL(kube_schema_load_crd(p, "v1alpha2", &alpha, e, sizeof(e)), 0);
+    load_wl();
+    struct kube_schema_errors errs;
+    kube_schema_errors_init(&errs);
+    CU_ASSERT_EQUAL(kube_schema_validate(js, tmpl, &errs), 0);
+    CU_ASSERT_EQUAL(wl_valid(beta, &errs), 0);
+    CU_ASSERT_EQUAL(wl_valid(alpha, &errs), 0);
+    static const char *const bad[] = {"{\"gang\":{\"minCount\":0}}",
+                                      "{\"gang\":{\"minCount\":6},\"basic\":{}}", "{}",
+                                      "{\"gang\":{}}"};
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        set_policy(0, bad[i]);
+        CU_ASSERT_EQUAL(wl_valid(beta, &errs), MUSTER_EINVAL);
+        CU_ASSERT_EQUAL(wl_valid(alpha, &errs), MUSTER_EINVAL);
+    }
+    set_policy(0, "{\"basic\":{}}");
+    CU_ASSERT_EQUAL(wl_valid(alpha, &errs), 0);
+    CU_ASSERT_EQUAL(wl_valid(beta, &errs), 0);
+    /* v1alpha2 requires the templates; v1beta1 allows composite ones instead */
+    json_object *spec = NULL;
+    json_object_object_get_ex(wlobj, "spec", &spec);
+    json_object_object_del(spec, "podGroupTemplates");
+    CU_ASSERT_EQUAL(wl_valid(alpha, &errs), MUSTER_EINVAL);
+    json_object_object_add(spec, "compositePodGroupTemplates",
+                           json_tokener_parse("[{\"name\":\"all\"}]"));
+    CU_ASSERT_EQUAL(wl_valid(beta, &errs), 0);
+    kube_schema_errors_close(&errs);
+    kube_schema_free(js);
+    kube_schema_free(beta);
+    kube_schema_free(alpha);
+    unload_wl();
+}
+
+/* Each Job one PodGroup of its replicated job's template: the JobSet's shape under the
+ * Workload, the leaves' minimums the templates' minCounts (6 of 8, 3 of 4). */
+static void test_workload_api(void)
+{
+    load_wl();
+    CU_ASSERT_EQUAL(karmada_workload_groups_wants_wl(&w, tmpl), 1);
+    CU_ASSERT_EQUAL_FATAL(rd_wl(wlobj, 1, 1), 0);
+    check_shape();
+    CU_ASSERT_EQUAL_FATAL(t.n, 9);
+    CU_ASSERT_STRING_EQUAL(t.g[0].name, "Workload/wlsets-wl");
+    CU_ASSERT_EQUAL(t.g[0].min_count, 2);
+    CU_ASSERT_EQUAL(t.g[0].indivisible, 0); /* placement spread */
+    for (uint32_t i = 0; i < t.n; i++)
+        CU_ASSERT_EQUAL(t.g[i].source, KARMADA_GROUP_SOURCE_WORKLOAD);
+    int shard = find("shard"), eval = find("eval");
+    CU_ASSERT_FATAL(shard > 0 && eval > 0);
+    CU_ASSERT_EQUAL(t.g[shard].min_count, 4);
+    CU_ASSERT_EQUAL(t.g[shard].indivisible, 0);
+    CU_ASSERT_EQUAL(t.g[eval].min_count, 2);
+    static const char *const shards[] = {"shard-0", "shard-1", "shard-2", "shard-3"};
+    for (size_t i = 0; i < 4; i++) {
+        int g = find(shards[i]);
+        CU_ASSERT_FATAL(g > 0);
+        CU_ASSERT_EQUAL(t.g[g].parent, shard);
+        CU_ASSERT_EQUAL(t.g[g].pods, 8);
+        CU_ASSERT_EQUAL(t.g[g].min_count, 6);
+        CU_ASSERT_EQUAL(t.g[g].indivisible, 1);
+        CU_ASSERT_EQUAL(res(&t.g[g].pod, "nvidia.com/gpu"), 1000);
+    }
+    for (int i = 0; i < 2; i++) {
+        int g = find(i ? "eval-1" : "eval-0");
+        CU_ASSERT_FATAL(g > 0);
+        CU_ASSERT_EQUAL(t.g[g].parent, eval);
+        CU_ASSERT_EQUAL(t.g[g].pods, 4);
+        CU_ASSERT_EQUAL(t.g[g].min_count, 3);
+    }
+    /* the 1.36 Workload has the same fields: the same tree */
+    json_object_object_add(wlobj, "apiVersion",
+                           json_object_new_string("scheduling.k8s.io/v1alpha2"));
+    CU_ASSERT_EQUAL(rd_wl(wlobj, 1, 1), 0);
+    CU_ASSERT_EQUAL(t.n, 9);
+    /* basic: no all or nothing, one pod is its minimum */
+    set_policy(1, "{\"basic\":{}}");
+    CU_ASSERT_EQUAL_FATAL(rd_wl(wlobj, 1, 1), 0);
+    CU_ASSERT_EQUAL(t.g[find("eval-1")].min_count, 1);
+    CU_ASSERT_EQUAL(t.g[find("shard-1")].min_count, 6);
+    /* a replicated job naming no template keeps every pod, as a JobSet's */
+    annotate(rj_job_template(1), KARMADA_WORKLOAD_GROUP_TEMPLATE_ANNOTATION, NULL);
+    CU_ASSERT_EQUAL(karmada_workload_groups_wants_wl(&w, tmpl), 1);
+    CU_ASSERT_EQUAL_FATAL(rd_wl(wlobj, 1, 1), 0);
+    CU_ASSERT_EQUAL(t.g[find("eval-0")].min_count, 4);
+    CU_ASSERT_EQUAL(t.g[find("shard-0")].min_count, 6);
+    /* naming none at all: the JobSet's own tree, no Workload read */
+    annotate(rj_job_template(0), KARMADA_WORKLOAD_GROUP_TEMPLATE_ANNOTATION, NULL);
+    CU_ASSERT_EQUAL(karmada_workload_groups_wants_wl(&w, tmpl), 0);
+    CU_ASSERT_EQUAL_FATAL(rd_wl(NULL, 0, 0), 0);
+    CU_ASSERT_EQUAL(t.g[0].source, KARMADA_GROUP_SOURCE_JOBSET);
+    CU_ASSERT_STRING_EQUAL(t.g[0].name, "JobSet/wlsets");
+    CU_ASSERT_EQUAL(t.g[find("shard-0")].min_count, 8);
+    unload_wl();
+}
+
+/* A missing, ambiguous or malformed Workload, or a template it does not have: refused with
+ * the sentence the RB's condition carries. */
+static void test_workload_api_refusals(void)
+{
+    load_wl();
+    /* the gang waits for its Workload, as kube-scheduler keeps a missing PodGroup's pods */
+    CU_ASSERT_EQUAL(rd_wl(NULL, 1, 0), MUSTER_EINVAL);
+    CU_ASSERT_EQUAL(err.reason, KARMADA_WORKLOAD_REFUSED);
+    CU_ASSERT_STRING_EQUAL(err.message,
+                           "waiting for the Workload (scheduling.k8s.io/v1beta1) whose "
+                           "spec.controllerRef names JobSet wlsets to be created on the hub: its "
+                           "replicated jobs name pod group templates (annotation "
+                           "scheduling.k8s.io/group-template-name)");
+    CU_ASSERT_EQUAL(rd_wl(NULL, 0, 0), MUSTER_EINVAL);
+    CU_ASSERT_EQUAL(err.reason, KARMADA_WORKLOAD_REFUSED);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "the hub serves no scheduling.k8s.io Workloads"));
+    CU_ASSERT_EQUAL(karmada_workload_groups_read(&t, &err, names, &w, rb, tmpl), MUSTER_EINVAL);
+    CU_ASSERT_EQUAL(err.reason, KARMADA_WORKLOAD_REFUSED);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "its Workload was not looked up"));
+    CU_ASSERT_EQUAL(rd_wl(wlobj, 1, 2), MUSTER_EINVAL);
+    CU_ASSERT_EQUAL(err.reason, KARMADA_WORKLOAD_INVALID);
+    CU_ASSERT_STRING_EQUAL(err.message, "2 Workloads' spec.controllerRef name JobSet wlsets: one "
+                                        "Workload must structure it");
+    /* a template the Workload does not have */
+    annotate(rj_job_template(0), KARMADA_WORKLOAD_GROUP_TEMPLATE_ANNOTATION, "shards");
+    CU_ASSERT_EQUAL(rd_wl(wlobj, 1, 1), MUSTER_EINVAL);
+    CU_ASSERT_EQUAL(err.reason, KARMADA_WORKLOAD_INVALID);
+    CU_ASSERT_STRING_EQUAL(err.message,
+                           "the JobSet's replicated job shard names pod group template shards "
+                           "(annotation scheduling.k8s.io/group-template-name), which Workload "
+                           "wlsets-wl does not have (its spec.podGroupTemplates: shard, eval)");
+    annotate(rj_job_template(0), KARMADA_WORKLOAD_GROUP_TEMPLATE_ANNOTATION, "");
+    CU_ASSERT_EQUAL(rd_wl(wlobj, 1, 1), MUSTER_EINVAL);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "spec.replicatedJobs[0].template annotation"));
+    annotate(rj_job_template(0), KARMADA_WORKLOAD_GROUP_TEMPLATE_ANNOTATION, "shard");
+    CU_ASSERT_EQUAL(rd_wl(wlobj, 1, 1), 0);
+    /* a gang larger than one Job: its PodGroups could never start */
+    set_policy(0, "{\"gang\":{\"minCount\":9}}");
+    CU_ASSERT_EQUAL(rd_wl(wlobj, 1, 1), MUSTER_EINVAL);
+    CU_ASSERT_EQUAL(err.reason, KARMADA_WORKLOAD_INVALID);
+    CU_ASSERT_STRING_EQUAL(err.message,
+                           "Workload wlsets-wl: pod group template shard's gang minCount 9 is "
+                           "more than the 8 pods of each Job of replicated job shard, so its "
+                           "PodGroups could never be scheduled");
+    static const char *const bad[] = {"{\"gang\":{\"minCount\":0}}",
+                                      "{\"gang\":{\"minCount\":\"6\"}}",
+                                      "{\"gang\":{}}",
+                                      "{\"gang\":{\"minCount\":6},\"basic\":{}}",
+                                      "{}",
+                                      "{\"basic\":true}"};
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        set_policy(0, bad[i]);
+        CU_ASSERT_EQUAL(rd_wl(wlobj, 1, 1), MUSTER_EINVAL);
+        CU_ASSERT_EQUAL(err.reason, KARMADA_WORKLOAD_INVALID);
+        CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "Workload wlsets-wl: pod group template shard"));
+    }
+    set_policy(0, "{\"gang\":{\"minCount\":8}}");
+    CU_ASSERT_EQUAL(rd_wl(wlobj, 1, 1), 0);
+    /* CompositePodGroup templates are not read */
+    json_object *spec = NULL;
+    json_object_object_get_ex(wlobj, "spec", &spec);
+    json_object_object_add(spec, "compositePodGroupTemplates",
+                           json_tokener_parse("[{\"name\":\"all\"}]"));
+    CU_ASSERT_EQUAL(rd_wl(wlobj, 1, 1), MUSTER_EINVAL);
+    CU_ASSERT_EQUAL(err.reason, KARMADA_WORKLOAD_REFUSED);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "compositePodGroupTemplates"));
+    json_object_object_del(spec, "compositePodGroupTemplates");
+    json_object_object_add(spec, "podGroupTemplates", json_object_new_string("shard"));
+    CU_ASSERT_EQUAL(rd_wl(wlobj, 1, 1), MUSTER_EINVAL);
+    CU_ASSERT_STRING_EQUAL(err.message,
+                           "Workload wlsets-wl: spec.podGroupTemplates must be a list");
+    unload_wl();
+}
+
 static void test_pruned(void)
 {
     same_tree_pruned("deployment", "2");
@@ -823,6 +1071,11 @@ static CU_TestInfo tests[] = {
     {"the informers' pruned objects give the same tree", test_pruned},
     {"a read older than its objects", test_stale},
     {"a full resource name table", test_names_full},
+    {"the Workload API: a JobSet's Jobs as its pod groups, each template's minCount",
+     test_workload_api},
+    {"the Workload API: missing, ambiguous or malformed Workloads refused",
+     test_workload_api_refusals},
+    {"the Workload API fixtures valid against their schemas", test_workload_api_fixtures_valid},
     CU_TEST_INFO_NULL,
 };
 

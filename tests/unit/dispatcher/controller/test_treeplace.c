@@ -129,22 +129,30 @@ static void gpu_cluster(struct queue_resnames *names, struct disp_cluster_cap *c
  * (issue 20): the tree's placement, counted as treeplace.c's split_shares counts it, runs 2
  * shards and 1 evaluator in each, no Job cut; the counts go on the row's clusters with each
  * share, and the split rebuilt from the shares (a restart) is the same, each replicated job
- * reserved by its own pods. */
-static void test_jobset_two_sets_placed(void)
+ * reserved by its own pods. With wl (jobset-workload, structured by the hub Workload
+ * workload-jobset.yaml) each set's groups hold gmin[j] pods, the template's minCount, in both
+ * the placement's cells and the rebuilt ones. */
+static void jobset_two_sets(const char *name, const char *wl, const uint32_t gmin[2])
 {
     struct queue_resnames *names = queue_resnames_new();
     struct karmada_workload w;
     CU_ASSERT_PTR_NOT_NULL_FATAL(names);
     CU_ASSERT_EQUAL_FATAL(karmada_workload_init(&w), 0);
-    json_object *rb = fx_load_json("tests/fixtures/workloads/jobset-sets-rb.json");
-    json_object *tmpl = fx_load_yaml("tests/fixtures/workloads/jobset-sets.yaml");
+    char rel[128];
+    snprintf(rel, sizeof rel, "tests/fixtures/workloads/%s-rb.json", name);
+    json_object *rb = fx_load_json(rel);
+    snprintf(rel, sizeof rel, "tests/fixtures/workloads/%s.yaml", name);
+    json_object *tmpl = fx_load_yaml(rel);
+    json_object *wlobj = wl ? fx_load_yaml(wl) : NULL;
     CU_ASSERT_PTR_NOT_NULL_FATAL(rb);
     CU_ASSERT_PTR_NOT_NULL_FATAL(tmpl);
+    CU_ASSERT_FATAL(!wl || wlobj);
     CU_ASSERT_EQUAL_FATAL(karmada_workload_read(&w, names, rb, tmpl), 0);
     CU_ASSERT_EQUAL(w.placement, KARMADA_WORKLOAD_SPREAD);
     struct karmada_group_tree t = {0};
     struct karmada_groups_error gerr;
-    CU_ASSERT_EQUAL_FATAL(karmada_workload_groups_read(&t, &gerr, names, &w, rb, tmpl), 0);
+    const struct karmada_groups_wl hub = {wlobj, 1, 1, "scheduling.k8s.io/v1beta1"};
+    CU_ASSERT_EQUAL_FATAL(karmada_workload_groups_read_wl(&t, &gerr, names, &w, rb, tmpl, &hub), 0);
     CU_ASSERT_EQUAL(t.g[0].indivisible, 0); /* spread: the root may part */
 
     struct disp_cluster_cap cl[2];
@@ -179,6 +187,8 @@ static void test_jobset_two_sets_placed(void)
         CU_ASSERT_EQUAL(cells[i * 2].groups, 2);     /* shards */
         CU_ASSERT_EQUAL(cells[i * 2 + 1].groups, 1); /* evaluators */
         CU_ASSERT_EQUAL(replicas[i], 20);
+        CU_ASSERT_EQUAL(cells[i * 2].group_min, gmin[0]);
+        CU_ASSERT_EQUAL(cells[i * 2 + 1].group_min, gmin[1]);
     }
 
     struct comp comp[2] = {{.replicas = w.components[0].replicas},
@@ -216,6 +226,7 @@ static void test_jobset_two_sets_placed(void)
     for (int i = 0; i < 4; i++) {
         CU_ASSERT_EQUAL(again[i].groups, cells[i].groups);
         CU_ASSERT_EQUAL(again[i].min_groups, cells[i].groups);
+        CU_ASSERT_EQUAL(again[i].group_min, gmin[i % 2]);
     }
     /* counts that do not hold a share's replicas, or none kept for two sets: no split (its
      * objects are then never written, protocol.c) */
@@ -237,8 +248,23 @@ static void test_jobset_two_sets_placed(void)
     karmada_group_tree_close(&t);
     json_object_put(rb);
     json_object_put(tmpl);
+    json_object_put(wlobj);
     karmada_workload_close(&w);
     queue_resnames_free(names);
+}
+
+static void test_jobset_two_sets_placed(void)
+{
+    static const uint32_t every_pod[2] = {0, 0};
+    jobset_two_sets("jobset-sets", NULL, every_pod);
+}
+
+/* The same JobSet structured by the Workload API: a shard's Job a gang of 6 of its 8 pods, an
+ * evaluator's of 3 of its 4 (issue 20). */
+static void test_jobset_workload_placed(void)
+{
+    static const uint32_t mins[2] = {6, 3};
+    jobset_two_sets("jobset-workload", "tests/fixtures/workloads/workload-jobset.yaml", mins);
 }
 
 /* ---- a tree admitted at its minimum (issue 20, docs/composite.md "Admitted at its minimum") */
@@ -649,6 +675,8 @@ static CU_TestInfo tests[] = {
     {"the leaves' pods per cluster, in order of first use", test_shares_per_cluster},
     {"whole leaves only, up to the count asked for", test_whole_leaves_only},
     {"a JobSet of two replicated jobs split, its counts on the row", test_jobset_two_sets_placed},
+    {"a JobSet structured by a Workload: each set's groups at its template's minCount",
+     test_jobset_workload_placed},
     CU_TEST_INFO_NULL,
 };
 
