@@ -8,6 +8,7 @@
 
 #include "cluster-adapters/kube/schema.h"
 #include "cluster-adapters/kube/yaml.h"
+#include "cluster-adapters/kube/yaml.h"
 #include "queue/errors.h"
 #include "queue/mem.h"
 #include "fixtures.h"
@@ -812,7 +813,7 @@ static void load_wl(void)
     json_object *docs = NULL;
     load("jobset-workload");
     fx_path(p, sizeof(p), "tests/fixtures/workloads/workload-jobset.yaml");
-    if (kube_schema_read_yaml(p, &docs, e, sizeof(e)))
+    if (kube_yaml_read(p, &docs, e, sizeof(e)))
         fprintf(stderr, "\n%s\n", e);
     wlobj = json_object_get(json_object_array_get_idx(docs, 0));
     json_object_put(docs);
