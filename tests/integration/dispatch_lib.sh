@@ -47,6 +47,9 @@ YAML
 
 # start_musterd [FLAGS...]: musterd against the hub; sets API (the admin API's base URL).
 start_musterd() {
+    # emptied here, not only by the child's redirection: a restart must not read the admin API
+    # line a killed musterd left there before the new one truncates it
+    : >"$TMP/musterd.out"
     "$MUSTERD" --kubeconfig "$KUBECONFIG" --db "$TMP/muster.db" --listen 127.0.0.1:0 \
         --kube-api-qps -1 "$@" >"$TMP/musterd.out" 2>"$TMP/musterd.err" &
     MUSTERD_PID=$!
