@@ -578,6 +578,80 @@ int karmada_gang_policy_in_template(json_object *op, json_object *tmpl)
     return same;
 }
 
+/* JSON pointer a is b or lies above it. */
+static int pointer_covers(const char *a, const char *b)
+{
+    size_t n = strlen(a);
+    return strncmp(a, b, n) == 0 && (b[n] == '\0' || b[n] == '/' || n == 0);
+}
+
+static int selector_selects(json_object *rs, json_object *tmpl)
+{
+    json_object *md = kube_json_get(tmpl, "metadata");
+    const char *av = get_str(rs, "apiVersion"), *kind = get_str(rs, "kind");
+    const char *ns = get_str(rs, "namespace"), *name = get_str(rs, "name");
+    const char *tav = get_str(tmpl, "apiVersion"), *tkind = get_str(tmpl, "kind");
+    const char *tns = get_str(md, "namespace"), *tname = get_str(md, "name");
+    if (!av || !kind || !tav || !tkind || strcmp(av, tav) != 0 || strcmp(kind, tkind) != 0)
+        return 0;
+    if (ns && *ns && (!tns || strcmp(ns, tns) != 0))
+        return 0;
+    if (name && *name)
+        return tname && strcmp(name, tname) == 0;
+    return 1; /* every one, or by labels: taken as selecting */
+}
+
+/* 1 when one of the plaintext overriders in overriders writes at, above or below a path of
+ * mine's rules. */
+static int overriders_meet(json_object *overriders, json_object *mine_rules)
+{
+    json_object *plain = kube_json_get(overriders, "plaintext");
+    size_t np = json_object_is_type(plain, json_type_array) ? json_object_array_length(plain) : 0;
+    size_t nr = json_object_is_type(mine_rules, json_type_array)
+                    ? json_object_array_length(mine_rules)
+                    : 0;
+    for (size_t i = 0; i < np; i++) {
+        const char *p = get_str(json_object_array_get_idx(plain, i), "path");
+        if (!p)
+            continue;
+        for (size_t r = 0; r < nr; r++) {
+            json_object *mp = kube_json_path(json_object_array_get_idx(mine_rules, r),
+                                             "overriders", "plaintext", NULL);
+            size_t nm = json_object_is_type(mp, json_type_array) ? json_object_array_length(mp)
+                                                                  : 0;
+            for (size_t j = 0; j < nm; j++) {
+                const char *m = get_str(json_object_array_get_idx(mp, j), "path");
+                if (m && (pointer_covers(p, m) || pointer_covers(m, p)))
+                    return 1;
+            }
+        }
+    }
+    return 0;
+}
+
+int karmada_gang_policy_contested(json_object *mine, json_object *other, json_object *tmpl)
+{
+    json_object *spec = kube_json_get(other, "spec");
+    if (!mine || !spec || !tmpl)
+        return 0;
+    json_object *sels = kube_json_get(spec, "resourceSelectors");
+    size_t ns = json_object_is_type(sels, json_type_array) ? json_object_array_length(sels) : 0;
+    int selects = ns == 0;
+    for (size_t i = 0; !selects && i < ns; i++)
+        selects = selector_selects(json_object_array_get_idx(sels, i), tmpl);
+    if (!selects)
+        return 0;
+    json_object *mine_rules = kube_json_path(mine, "spec", "overrideRules", NULL);
+    json_object *rules = kube_json_get(spec, "overrideRules");
+    size_t nr = json_object_is_type(rules, json_type_array) ? json_object_array_length(rules) : 0;
+    for (size_t r = 0; r < nr; r++)
+        if (overriders_meet(kube_json_get(json_object_array_get_idx(rules, r), "overriders"),
+                            mine_rules))
+            return 1;
+    /* the deprecated spec.overriders, used when overrideRules is empty */
+    return nr == 0 && overriders_meet(kube_json_get(spec, "overriders"), mine_rules);
+}
+
 /* ---- reading what Karmada made of muster's objects ---- */
 
 static int condition_true(json_object *obj, const char *type)

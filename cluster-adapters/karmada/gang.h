@@ -200,6 +200,16 @@ int karmada_gang_policy_redundant(const struct karmada_gang_input *in);
 /* The same judgment of a policy already built (op, borrowed; NULL: 0) against tmpl. */
 int karmada_gang_policy_in_template(json_object *op, json_object *tmpl);
 
+/* 1 when other, an OverridePolicy or ClusterOverridePolicy not muster's, selects tmpl as
+ * Karmada's override manager selects (pkg/util/selector.go ResourceSelectorPriority: apiVersion
+ * and kind, the namespace when set, the name when set; no selectors select everything; a label
+ * selector counts as selecting, the pruned template keeping no labels to test it on) and one of
+ * its plaintext overriders writes a path at, above or below one that mine (muster's policy for
+ * tmpl, borrowed) writes. Karmada applies muster's policy last (a name selector sorts after
+ * every other, pkg/util/overridemanager/overridemanager.go), so with it muster's values win;
+ * without it other's would: the template's own group name and scheduler are then no proof. */
+int karmada_gang_policy_contested(json_object *mine, json_object *other, json_object *tmpl);
+
 /* Reading muster's own PodGroup Works as Karmada reports them (borrowed objects):
  * karmada_gang_work_applied: 1 when the Work is not being deleted and its condition Applied is True
  *   (the execution controller created or updated the PodGroup in the member).

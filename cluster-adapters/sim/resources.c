@@ -49,6 +49,10 @@ static const struct sim_resource resources[] = {
      {"karmada-io"}, 0},
     {"policy.karmada.io", "v1alpha1", "overridepolicies", "overridepolicy", "OverridePolicy",
      "OverridePolicyList", 1, 0, 1, {"op"}, {"karmada-io"}, 0},
+    /* served for readers (musterd); the simulated binding controller applies OverridePolicies
+     * only (docs/sim.md) */
+    {"policy.karmada.io", "v1alpha1", "clusteroverridepolicies", "clusteroverridepolicy",
+     "ClusterOverridePolicy", "ClusterOverridePolicyList", 0, 0, 1, {"cop"}, {"karmada-io"}, 0},
     {"policy.karmada.io", "v1alpha1", "propagationpolicies", "propagationpolicy",
      "PropagationPolicy", "PropagationPolicyList", 1, 0, 1, {"pp"}, {"karmada-io"}, 0},
     {"batch.volcano.sh", "v1alpha1", "jobs", "job", "Job", "JobList", 1, 1, 1, {"vcjob", "vj"},

@@ -346,6 +346,8 @@ struct ctl_act {
     uint8_t no_policy;
     /* its Scheduled=True waited once for Karmada's first status aggregation (send_status) */
     uint8_t status_waited;
+    /* the template's resourceVersion its policy was last judged on (policy_now) */
+    int64_t policy_rv;
 };
 
 /* b's struct ctl_act to read: all zero when it has none. */
@@ -606,6 +608,10 @@ enum ctl_watch_id {
      * a JobSet whose replicated jobs name their pod group templates (hubgroups.c, issue 20) */
     CTL_W_WORKLOADS,
     CTL_W_WORKLOADS_V1BETA1,
+    /* issue 22: the OverridePolicies not muster's and the ClusterOverridePolicies, read for a
+     * template that names its own PodGroup (docs/gangobj.md) */
+    CTL_W_USER_POLICIES,
+    CTL_W_CLUSTER_POLICIES,
     CTL_NWATCHES
 };
 
@@ -616,7 +622,7 @@ struct ctl_watch {
     const char *metric; /* label of muster_watch_restarts_total */
     const char *group, *version, *resource;
     size_t informer;   /* offset of its kube_informer in struct ctl */
-    int managed_only;  /* only objects labelled managed-by muster */
+    int managed_only;  /* 1: only objects labelled managed-by muster; 2: only the others */
     int metadata_only; /* PartialObjectMetadata */
     int optional;      /* the hub may not serve it (a CRD not installed): a 404 is no error */
     int tmpl;          /* index into tmpl[], -1 for the others */
@@ -760,6 +766,9 @@ struct ctl {
 
     /* the informers (loop.c's ctl__watches) */
     struct kube_informer rbs, clusters, works, policies, prios;
+    /* the OverridePolicies not muster's and the ClusterOverridePolicies: what could stand over a
+     * template that names its own PodGroup (ctl__policy_contested) */
+    struct kube_informer user_policies, cluster_policies;
     /* the operators' gang dialects (dialects.c), read from the store */
     struct ctl_dialect_override *dov;
     uint32_t ndov;
@@ -1229,21 +1238,27 @@ enum step ctl__step_released(const struct binding *b);
 enum step ctl__undo_first(const struct binding *b);
 void ctl__fill_gang_input(struct ctl *c, struct binding *b, struct karmada_gang_input *in,
                           struct karmada_gang_share *gs);
-/* 1 when b's gang needs no OverridePolicy (docs/gangobj.md, "A template that names its
- * PodGroup"): one RB, no split, and a template that already reads as the policy would make it
- * (karmada_gang_policy_redundant on in, b's ctl__fill_gang_input). Its dispatch is then the
- * PodGroup Works, and once they are Applied one patch placing and lifting it (S_ASSIGN_LIFT). */
-int ctl__policy_skipped(struct binding *b, const struct karmada_gang_input *in);
-/* The same for the policy op already built from in (borrowed). */
-int ctl__policy_skipped_op(struct binding *b, const struct karmada_gang_input *in, json_object *op);
-/* The step after b's PodGroup Works are Applied: S_ASSIGN_LIFT when its policy is skipped now;
- * S_OBJECTS when it was skipped at step 2 but no longer is (the template changed: the policy is
- * made first); else S_ASSIGN. */
+/* Issue 22: a gang whose template already names its PodGroup and scheduler gets no
+ * OverridePolicy and no barrier (docs/gangobj.md, "A template that names its PodGroup"). After
+ * its PodGroup Works are Applied: S_ASSIGN_LIFT while the template still reads so at the same
+ * resourceVersion; S_OBJECTS when it was skipped at step 2 but the template changed since (step
+ * 2 judges it again); else S_ASSIGN. */
 enum step ctl__assign_step(struct ctl *c, struct binding *b);
-/* A dispatched or running gang's template changed: when its objects were made without the
- * OverridePolicy and the template no longer says what the policy would, the policy is created
- * now (S_POLICY), so Karmada renders the group back into the pods it starts from here on. */
+/* A dispatched or running gang with no policy on the hub, looked at again (an event, a step
+ * over, start-up): when its template, as the informer has it now, no longer reads as the policy
+ * would make it, the policy is created (S_POLICY), so Karmada renders the group back into the
+ * pods it starts from then on. Each template version is judged once. */
 void ctl__policy_follow(struct ctl *c, struct binding *b);
+/* At start-up: b's objects were made without its policy (none is on the hub), for the
+ * template as it is now (no_policy and policy_rv are not on the row). */
+void ctl__policy_memo(struct ctl *c, struct binding *b);
+/* 1 when b's gang may go without its policy now (policy_now's judgment), for step 2's check on
+ * the hub at start-up. */
+int ctl__policy_skip_now(struct ctl *c, struct binding *b);
+/* 1 when an OverridePolicy or ClusterOverridePolicy not muster's selects tmpl and overrides a
+ * path muster's policy op (borrowed) would set: without muster's own, applied last, it would
+ * win (karmada_gang_policy_contested). */
+int ctl__policy_contested(struct ctl *c, json_object *op, json_object *tmpl);
 /* 1 when b's OverridePolicy (muster-<RB name>) is in the policies' informer. */
 int ctl__policy_listed(struct ctl *c, const struct binding *b);
 enum step ctl__forward_first(const struct binding *b);

@@ -63,6 +63,10 @@ int ctl__workload_read(struct ctl *c, json_object *rb, json_object *tmpl)
 {
     char own[KARMADA_GANG_NAME_MAX + 1];
     const char *rbname = kube_json_path_str(rb, "metadata", "name", NULL);
+    /* muster makes that PodGroup only for the RBs it places (assign mode) */
+    const char *sn = kube_json_path_str(rb, "spec", "schedulerName", NULL);
+    if (!sn || strcmp(sn, c->scheduler) != 0)
+        rbname = NULL;
     const struct karmada_workload_hub hub = {
         lookup, c, lookup_runtime,
         rbname && karmada_gang_podgroup_name(rbname, own, sizeof own) == 0 ? own : NULL};

@@ -155,6 +155,12 @@ const struct ctl_watch ctl__watches[CTL_NWATCHES] = {
     [CTL_W_WORKLOADS_V1BETA1] = {"other", "scheduling.k8s.io", "v1beta1", "workloads",
                                  offsetof(struct ctl, hub_wls[1]), 0, 0, 1, -1, keep_whole,
                                  hubwl_set, hubwl_set},
+    [CTL_W_USER_POLICIES] = {"other", "policy.karmada.io", "v1alpha1", "overridepolicies",
+                             offsetof(struct ctl, user_policies), 2, 0, 1, -1, keep_whole, NULL,
+                             NULL},
+    [CTL_W_CLUSTER_POLICIES] = {"other", "policy.karmada.io", "v1alpha1",
+                                "clusteroverridepolicies", offsetof(struct ctl, cluster_policies),
+                                0, 0, 1, -1, keep_whole, NULL, NULL},
 };
 
 static void on_add(void *ud, json_object *o)
@@ -239,10 +245,13 @@ static int watch_start(struct ctl *c, enum ctl_watch_id id)
     if (rc)
         return rc;
     static const char managed[] = KARMADA_GANG_MANAGED_BY_LABEL "=" KARMADA_GANG_MANAGED_BY_VALUE;
+    static const char others[] = KARMADA_GANG_MANAGED_BY_LABEL "!=" KARMADA_GANG_MANAGED_BY_VALUE;
     struct inf_tag *tag = &c->watch.tags[id];
     *tag = (struct inf_tag){c, w, 0, 0};
     struct kube_reflector_opts ro = {.path = path,
-                                     .label_selector = w->managed_only ? managed : NULL,
+                                     .label_selector = w->managed_only == 1   ? managed
+                                                       : w->managed_only == 2 ? others
+                                                                              : NULL,
                                      .metadata_only = w->metadata_only};
     static const struct kube_informer_handler h = {on_add, on_update, on_delete, on_synced,
                                                    on_error};

@@ -465,6 +465,150 @@ static enum step_sent send_hold(struct ctl *c, struct binding *b, const struct s
     return STEP_SENT;
 }
 
+/* The resourceVersion of a template as read (0 when it has none). */
+static int64_t template_rv(json_object *t)
+{
+    const char *rv = kube_json_path_str(t, "metadata", "resourceVersion", NULL);
+    return rv ? strtoll(rv, NULL, 10) : 0;
+}
+
+int ctl__policy_listed(struct ctl *c, const struct binding *b)
+{
+    char ns[256], pname[KARMADA_GANG_NAME_MAX + 1];
+    const char *name;
+    ctl__split_key(b->key, ns, sizeof ns, &name);
+    karmada_gang_policy_name(name, pname, sizeof pname);
+    return kube_informer_get(&c->policies, ns, pname) != NULL;
+}
+
+/* The one-RB, unsplit gangs whose policy may be left out, and only while none of muster's is on
+ * the hub: one an earlier attempt, an older musterd or another --pod-scheduler left would be
+ * applied over the template, and only a write corrects it. */
+static int policy_may_skip(struct ctl *c, struct binding *b, const struct karmada_gang_input *in)
+{
+    struct binding **rbs;
+    /* a pod group's members name the lead's PodGroup through their policies */
+    return !in->split && !b->split_pods && !b->pg && ctl__pg_rbs(b, &rbs) <= 1 &&
+           !ctl__policy_listed(c, b);
+}
+
+/* The policy b's gang gets, built against its template as the informer has it now: a gang in
+ * play keeps the template it was admitted with (its PodGroups are built as it was placed), but
+ * Karmada renders the pods from the current one, and the policy's overriders are shaped by it.
+ * *skip: the template already reads as that policy would make it and nothing else stands in the
+ * way (docs/gangobj.md, "A template that names its PodGroup"); *rv the resourceVersion of the
+ * template judged. A new object, or NULL (no policy for this kind, or out of memory). */
+static json_object *policy_now(struct ctl *c, struct binding *b, int *skip, int64_t *rv)
+{
+    struct karmada_gang_share gs[256];
+    struct karmada_gang_input in;
+    *skip = 0;
+    *rv = 0;
+    if (b->nshares == 0 || b->nshares > 256)
+        return NULL;
+    ctl__fill_gang_input(c, b, &in, gs);
+    json_object *now = ctl__template_of(c, ctl__rb(c, b));
+    if (now)
+        in.tmpl = now;
+    *rv = template_rv(in.tmpl);
+    json_object *op = karmada_gang_override_policy(&in);
+    *skip = op && policy_may_skip(c, b, &in) && karmada_gang_policy_in_template(op, in.tmpl) &&
+            !ctl__policy_contested(c, op, in.tmpl);
+    return op;
+}
+
+/* Remembers that b's objects were made without its policy, for the template at rv. */
+static void policy_skipped(struct ctl *c, struct binding *b, int skip, int64_t rv)
+{
+    if (!skip && !b->act)
+        return;
+    struct ctl_act *a = ctl__act_w(c, b);
+    a->no_policy = (uint8_t)skip;
+    a->policy_rv = skip ? rv : 0;
+}
+
+int ctl__policy_skip_now(struct ctl *c, struct binding *b)
+{
+    int skip;
+    int64_t rv;
+    json_object_put(policy_now(c, b, &skip, &rv));
+    return skip;
+}
+
+struct contest {
+    json_object *op, *tmpl;
+    const char *ns;
+    int hit;
+};
+
+static void contest_one(void *ud, json_object *p)
+{
+    struct contest *x = ud;
+    const char *ns = kube_json_path_str(p, "metadata", "namespace", NULL);
+    if (x->hit || (x->ns && (!ns || strcmp(ns, x->ns) != 0)))
+        return;
+    x->hit = karmada_gang_policy_contested(x->op, p, x->tmpl);
+}
+
+int ctl__policy_contested(struct ctl *c, json_object *op, json_object *tmpl)
+{
+    struct contest x = {op, tmpl, kube_json_path_str(tmpl, "metadata", "namespace", NULL), 0};
+    if (!x.ns)
+        return 1;
+    kube_informer_foreach(&c->user_policies, contest_one, &x);
+    x.ns = NULL;
+    if (!x.hit)
+        kube_informer_foreach(&c->cluster_policies, contest_one, &x);
+    return x.hit;
+}
+
+void ctl__policy_memo(struct ctl *c, struct binding *b)
+{
+    int skip;
+    int64_t rv;
+    json_object_put(policy_now(c, b, &skip, &rv));
+    policy_skipped(c, b, 1, rv);
+}
+
+static enum step_sent send_policy(struct ctl *c, struct binding *b, const struct step_ctx *x)
+{
+    (void)x;
+    int skip;
+    int64_t rv;
+    json_object *op = policy_now(c, b, &skip, &rv);
+    if (!op) {
+        b->step_failed = 1;
+        return STEP_SENT;
+    }
+    char pp[KUBE_MAX_URL_BYTES / 4], one[KUBE_MAX_URL_BYTES / 4];
+    policy_path(b, 0, pp, sizeof pp);
+    policy_path(b, 1, one, sizeof one);
+    send_req_ex(c, b, KUBE_CREATE, pp, NULL, op, 0, 0, one);
+    return STEP_SENT;
+}
+
+void ctl__policy_follow(struct ctl *c, struct binding *b)
+{
+    if ((b->st != B_DISPATCHED && b->st != B_RUNNING) || !b->assign || !b->needs_objects ||
+        b->step != S_NONE || b->inflight || b->lw_pending || b->gone || b->nshares == 0 ||
+        b->nshares > 256 || ctl__policy_listed(c, b))
+        return;
+    /* each version of the template is judged once (the informer may not show a policy just
+     * made yet) */
+    int64_t seen = template_rv(ctl__template_of(c, ctl__rb(c, b)));
+    if (seen && ctl__act(b)->policy_rv == seen)
+        return;
+    int skip;
+    int64_t rv;
+    json_object_put(policy_now(c, b, &skip, &rv));
+    ctl__act_w(c, b)->policy_rv = rv;
+    if (skip)
+        return;
+    b->act->no_policy = 0;
+    b->step = S_POLICY;
+    ctl__step_run(c, b);
+}
+
 static enum step_sent send_objects(struct ctl *c, struct binding *b, const struct step_ctx *x)
 {
     struct karmada_gang_share gs[256];
@@ -475,10 +619,10 @@ static enum step_sent send_objects(struct ctl *c, struct binding *b, const struc
      * Karmada renders nothing again), a correction when an older musterd wrote it per
      * cluster (its rules would miss a cluster of this placement). None when the template
      * already says what it would. */
-    json_object *op = karmada_gang_override_policy(&in);
-    int skip = op && ctl__policy_skipped_op(b, &in, op);
-    if (skip || b->act)
-        ctl__act_w(c, b)->no_policy = (uint8_t)skip;
+    int skip;
+    int64_t rv;
+    json_object *op = policy_now(c, b, &skip, &rv);
+    policy_skipped(c, b, skip, rv);
     if (skip) {
         json_object_put(op);
         op = NULL;
@@ -518,61 +662,6 @@ static enum step_sent send_objects(struct ctl *c, struct binding *b, const struc
         send_req_ex(c, b, KUBE_CREATE, pp, NULL, mp, 0, 0, one);
     }
     return STEP_SENT;
-}
-
-/* b's gang input with the template as the informer has it now: a gang in play keeps the one it
- * was admitted with (its objects are built as it was placed), but Karmada renders the pods it
- * starts from here on from this one, and the policy's overriders are shaped by it. */
-static void policy_input(struct ctl *c, struct binding *b, struct karmada_gang_input *in,
-                         struct karmada_gang_share *gs)
-{
-    ctl__fill_gang_input(c, b, in, gs);
-    json_object *now = ctl__template_of(c, ctl__rb(c, b));
-    if (now)
-        in->tmpl = now;
-}
-
-static enum step_sent send_policy(struct ctl *c, struct binding *b, const struct step_ctx *x)
-{
-    (void)x;
-    struct karmada_gang_share gs[256];
-    struct karmada_gang_input in;
-    policy_input(c, b, &in, gs);
-    json_object *op = karmada_gang_override_policy(&in);
-    if (!op) {
-        b->step_failed = 1;
-        return STEP_SENT;
-    }
-    char pp[KUBE_MAX_URL_BYTES / 4], one[KUBE_MAX_URL_BYTES / 4];
-    policy_path(b, 0, pp, sizeof pp);
-    policy_path(b, 1, one, sizeof one);
-    send_req_ex(c, b, KUBE_CREATE, pp, NULL, op, 0, 0, one);
-    return STEP_SENT;
-}
-
-int ctl__policy_listed(struct ctl *c, const struct binding *b)
-{
-    char ns[256], pname[KARMADA_GANG_NAME_MAX + 1];
-    const char *name;
-    ctl__split_key(b->key, ns, sizeof ns, &name);
-    karmada_gang_policy_name(name, pname, sizeof pname);
-    return kube_informer_get(&c->policies, ns, pname) != NULL;
-}
-
-void ctl__policy_follow(struct ctl *c, struct binding *b)
-{
-    if (!b->assign || !b->needs_objects || b->step != S_NONE || b->inflight || b->nshares == 0 ||
-        b->nshares > 256 || ctl__policy_listed(c, b))
-        return;
-    struct karmada_gang_share gs[256];
-    struct karmada_gang_input in;
-    policy_input(c, b, &in, gs);
-    if (ctl__policy_skipped(b, &in))
-        return;
-    if (b->act)
-        b->act->no_policy = 0;
-    b->step = S_POLICY;
-    ctl__step_run(c, b);
 }
 
 static enum step_sent send_applied(struct ctl *c, struct binding *b, const struct step_ctx *x)
@@ -999,10 +1088,11 @@ enum step ctl__step_next(const struct binding *b)
         return ctl__act(b)->ndropped && b->needs_objects ? S_RESIZE_DROP : S_NONE;
     case S_RESIZE_DROP:
         return b->st == B_DONE ? ctl__step_released(b) : S_NONE;
+    case S_POLICY:
+        return b->st == B_DONE ? ctl__step_released(b) : S_NONE;
     case S_RESUME:
     case S_U_DELETE:
     case S_HOLD:
-    case S_POLICY:
     case S_R_WORKS:
     case S_NONE:
         break;
@@ -1010,40 +1100,21 @@ enum step ctl__step_next(const struct binding *b)
     return S_NONE;
 }
 
-/* The one-RB, unsplit gangs whose policy may be left out. */
-static int policy_may_skip(struct binding *b, const struct karmada_gang_input *in)
-{
-    struct binding **rbs;
-    /* a pod group's members name the lead's PodGroup through their policies */
-    return !in->split && !b->split_pods && !b->pg && ctl__pg_rbs(b, &rbs) <= 1;
-}
-
-int ctl__policy_skipped(struct binding *b, const struct karmada_gang_input *in)
-{
-    return policy_may_skip(b, in) && karmada_gang_policy_redundant(in);
-}
-
-int ctl__policy_skipped_op(struct binding *b, const struct karmada_gang_input *in, json_object *op)
-{
-    return policy_may_skip(b, in) && karmada_gang_policy_in_template(op, in->tmpl);
-}
-
 enum step ctl__assign_step(struct ctl *c, struct binding *b)
 {
-    struct karmada_gang_share gs[256];
-    struct karmada_gang_input in;
     /* The policy was made at step 2: the barrier proves it rendered, whatever the template
      * says now (and no second read of the workload is spent on the common case). */
-    if (!ctl__act(b)->no_policy || b->nshares == 0 || b->nshares > 256)
+    if (!ctl__act(b)->no_policy)
         return S_ASSIGN;
-    ctl__fill_gang_input(c, b, &in, gs);
-    if (ctl__policy_skipped(b, &in))
+    int skip;
+    int64_t rv;
+    json_object_put(policy_now(c, b, &skip, &rv));
+    if (skip && rv == ctl__act(b)->policy_rv)
         return S_ASSIGN_LIFT;
-    if (ctl__act(b)->no_policy) {
-        ctl__act_w(c, b)->no_policy = 0;
-        return S_OBJECTS;
-    }
-    return S_ASSIGN;
+    /* the template changed since step 2 (or something now stands in the way): step 2 again,
+     * which judges the template as it is now */
+    policy_skipped(c, b, 0, 0);
+    return S_OBJECTS;
 }
 
 /* The first step of b's dispatch, by mode and kind. */
@@ -1246,6 +1317,11 @@ static void step_done(struct ctl *c, struct binding *b)
     if (ctl__reread_owed(b)) {
         ctl__binding_react(c, b, 0); /* the RB changed while the step was out */
         return;
+    }
+    if (b->step == S_NONE && (b->st == B_DISPATCHED || b->st == B_RUNNING)) {
+        ctl__policy_follow(c, b); /* a template event while the step was out */
+        if (b->step != S_NONE)
+            return;
     }
     if ((done == S_U_CLEAR || done == S_U_DELETE) && b->step == S_NONE) {
         b->nshares = 0;

@@ -217,7 +217,7 @@ static int objects_done(struct ctl *c, struct binding *b)
     struct karmada_gang_share gs[256];
     struct karmada_gang_input in;
     ctl__fill_gang_input(c, b, &in, gs);
-    if (!pol && !ctl__policy_skipped(b, &in))
+    if (!pol && !ctl__policy_skip_now(c, b))
         return 0;
     int done = 1;
     if (in.split) {
@@ -347,7 +347,7 @@ void ctl__forward_resume(struct ctl *c, struct binding *b)
          * and not lifted, it was held again, and that patch lifts it. Without its policy on the
          * hub it is judged as one made without it (no_policy is not on the row). */
         if (!ctl__policy_listed(c, b))
-            ctl__act_w(c, b)->no_policy = 1;
+            ctl__policy_memo(c, b);
         enum step next = ctl__assign_step(c, b);
         ctl__forward_from(c, b, next == S_ASSIGN && placed ? S_BARRIER : next);
     } else
@@ -960,9 +960,11 @@ void ctl__reconcile(struct ctl *c)
     ctl__tenancy_rejudge(c, NULL);
     size_t resumed = 0, undone = 0;
     for (size_t i = 0; i < c->nbuckets; i++)
-        for (const struct binding *b = c->bykey[i]; b; b = b->hnext) {
+        for (struct binding *b = c->bykey[i]; b; b = b->hnext) {
             resumed += b->st == B_ADMITTED;
             undone += b->st == B_UNDO;
+            /* a gang made without its policy whose template changed while no musterd ran */
+            ctl__policy_follow(c, b);
         }
         /* The start-up's lists, rows and thawed objects were transient: give their pages back, so
          * the resident size is what the bindings hold (glibc keeps freed memory otherwise). */

@@ -76,6 +76,7 @@ work.karmada.io|resourcebindings/status|patch
 work.karmada.io|works|create delete list watch patch
 cluster.karmada.io|clusters|get list watch
 policy.karmada.io|overridepolicies|create delete list watch get patch
+policy.karmada.io|clusteroverridepolicies|list watch
 apps|deployments statefulsets|get list watch
 batch|jobs|get list watch
 batch.volcano.sh|jobs|get list watch

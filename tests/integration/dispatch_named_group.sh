@@ -7,7 +7,10 @@
 # the sim rendered naming it. musterd killed after the PodGroup Work and started again goes on to
 # the one patch (the template still says it all: no policy). A running gang whose template stops
 # naming the group gets muster's policy at once, and a new RB of such a template gets it at its
-# dispatch (docs/gangobj.md, "A template that names its PodGroup").
+# dispatch; so does a template edited while musterd is down (after step 2, or while running).
+# A ClusterOverridePolicy that overrides the scheduler keeps muster's policy (applied last, it
+# wins); a user's OverridePolicy on another path does not (docs/gangobj.md, "A template that
+# names its PodGroup").
 # Usage: dispatch_named_group.sh MUSTER_SIM MUSTERD SOURCE_DIR
 set -euo pipefail
 SIM=$1 MUSTERD=$2 SRC=$3
@@ -100,4 +103,79 @@ expect "$(op_of named)" overridepolicy.policy.karmada.io/muster-named-deployment
     "a template naming nothing gets the policy"
 expect "$(curl -sf "$API/metrics" | grep -c 'muster_hub_requests_total{verb="patch",code="4' || true)" 0 \
     "no patch was refused (no 409, no 422: the status write waited for Karmada's aggregation)"
+
+# room for four more gangs: the first ones go
+k delete deployment named plain again >/dev/null
+for d in named plain again; do
+    wait_until 20 "$d to be released" eval "[ \"\$(curl -s $API/api/v1/bindings/team/$d-deployment | jq -r .state)\" != running ]"
+done
+api PATCH /api/v1/queues/q '{"capability":{"nvidia.com/gpu":"16"}}' >/dev/null
+unname() { # DEPLOYMENT: its pod template no longer names the group
+    k patch deployment "$1" --type json \
+        -p '[{"op":"remove","path":"/spec/template/metadata/annotations/scheduling.k8s.io~1group-name"}]' >/dev/null
+}
+rendered_group() { # RB: the group the pods of its rendered Work name
+    local pid
+    pid=$(rbj "$1" '{.metadata.labels.resourcebinding\.karmada\.io/permanent-id}')
+    k get works -A -l "resourcebinding.karmada.io/permanent-id=$pid" -o json |
+        jq -r '.items[0].spec.workload.manifests[0].spec.template.metadata.annotations["scheduling.k8s.io/group-name"] // "none"'
+}
+
+# --- the template stops naming the group while musterd is down after step 2: the restart
+#     judges the template as it is now, makes the policy and takes the barrier ---
+kill -KILL "$MUSTERD_PID"
+wait "$MUSTERD_PID" 2>/dev/null || true
+MUSTERD_PID=
+MUSTER_CRASH_AT=dispatch.objects start_musterd
+deploy edit 1
+wait_until 20 "musterd to die at dispatch.objects" eval "! kill -0 $MUSTERD_PID"
+MUSTERD_PID=
+unname edit
+start_musterd
+wait_until 20 "edit to be scheduled" is_eq True/Success rb_cond edit-deployment Scheduled
+expect "$(op_of edit)" overridepolicy.policy.karmada.io/muster-edit-deployment \
+    "edited after step 2: the policy"
+expect "$(rendered_group edit-deployment)" muster-edit-deployment "its pods name the group (the policy's)"
+
+# --- a running gang's template edited while musterd is down: the restart writes the policy ---
+deploy down 1
+wait_until 20 "down to be scheduled" is_eq True/Success rb_cond down-deployment Scheduled
+expect "$(op_of down)" "" "down: no policy"
+kill -KILL "$MUSTERD_PID"
+wait "$MUSTERD_PID" 2>/dev/null || true
+MUSTERD_PID=
+unname down
+start_musterd
+wait_until 20 "down's policy after the restart" is_eq \
+    overridepolicy.policy.karmada.io/muster-down-deployment op_of down
+
+# --- a ClusterOverridePolicy that sets the scheduler of Deployments would win over the
+#     template without muster's own policy, applied last: the policy is kept ---
+k create -f - >/dev/null <<'JSON'
+{"apiVersion": "policy.karmada.io/v1alpha1", "kind": "ClusterOverridePolicy",
+ "metadata": {"name": "route-deployments"},
+ "spec": {"resourceSelectors": [{"apiVersion": "apps/v1", "kind": "Deployment"}],
+          "overrideRules": [{"overriders": {"plaintext": [
+            {"path": "/spec/template/spec/schedulerName", "operator": "replace",
+             "value": "other-scheduler"}]}}]}}
+JSON
+# ... while a user's OverridePolicy on another path of the template stands in no way
+k create -f - >/dev/null <<'JSON'
+{"apiVersion": "policy.karmada.io/v1alpha1", "kind": "OverridePolicy",
+ "metadata": {"name": "mirror-images", "namespace": "team"},
+ "spec": {"resourceSelectors": [{"apiVersion": "apps/v1", "kind": "Deployment", "name": "free"}],
+          "overrideRules": [{"overriders": {"plaintext": [
+            {"path": "/spec/template/spec/containers/0/image", "operator": "replace",
+             "value": "mirror.example/trainer:1"}]}}]}}
+JSON
+sleep "$SLOW" # its watch event reaches musterd's informer (nothing shows it over the API)
+deploy contest 1
+wait_until 20 "contest to be scheduled" is_eq True/Success rb_cond contest-deployment Scheduled
+expect "$(op_of contest)" overridepolicy.policy.karmada.io/muster-contest-deployment \
+    "a ClusterOverridePolicy on the scheduler: muster's policy kept"
+k delete clusteroverridepolicy route-deployments >/dev/null
+sleep "$SLOW"
+deploy free 1
+wait_until 20 "free to be scheduled" is_eq True/Success rb_cond free-deployment Scheduled
+expect "$(op_of free)" "" "a user's policy on the image only: no policy"
 finish

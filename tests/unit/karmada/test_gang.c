@@ -555,6 +555,78 @@ static void test_policy_redundant(void)
     load("deployment");
 }
 
+/* Another policy stands over a template naming its own group only when it selects the template
+ * as Karmada selects and writes at, above or below a path muster's policy writes. */
+static void test_policy_contested(void)
+{
+    load("deployment");
+    struct karmada_gang_share shares[] = {{"member1", 4}};
+    struct karmada_gang_input in = input(shares, 1);
+    json_object *mine = karmada_gang_override_policy(&in);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(mine);
+    static const struct {
+        const char *policy;
+        int contested;
+    } cases[] = {
+        /* the scheduler, for every Deployment */
+        {"{\"spec\":{\"resourceSelectors\":[{\"apiVersion\":\"apps/v1\",\"kind\":\"Deployment\"}],"
+         "\"overrideRules\":[{\"overriders\":{\"plaintext\":[{\"path\":\"/spec/template/spec/"
+         "schedulerName\",\"operator\":\"replace\",\"value\":\"x\"}]}}]}}",
+         1},
+        /* the whole pod template, above muster's paths */
+        {"{\"spec\":{\"resourceSelectors\":[{\"apiVersion\":\"apps/v1\",\"kind\":\"Deployment\","
+         "\"name\":\"web\"}],\"overrideRules\":[{\"overriders\":{\"plaintext\":[{\"path\":"
+         "\"/spec/template\",\"operator\":\"replace\",\"value\":{}}]}}]}}",
+         1},
+        /* no selectors: everything in its namespace */
+        {"{\"spec\":{\"overrideRules\":[{\"overriders\":{\"plaintext\":[{\"path\":\"/spec/template/"
+         "spec/schedulerName\",\"operator\":\"remove\"}]}}]}}",
+         1},
+        /* the deprecated spec.overriders */
+        {"{\"spec\":{\"resourceSelectors\":[{\"apiVersion\":\"apps/v1\",\"kind\":\"Deployment\","
+         "\"labelSelector\":{\"matchLabels\":{\"app\":\"web\"}}}],\"overriders\":{\"plaintext\":"
+         "[{\"path\":\"/spec/template/spec/schedulerName\",\"operator\":\"add\",\"value\":\"x\"}]}}}",
+         1},
+        /* another path of the template */
+        {"{\"spec\":{\"resourceSelectors\":[{\"apiVersion\":\"apps/v1\",\"kind\":\"Deployment\"}],"
+         "\"overrideRules\":[{\"overriders\":{\"plaintext\":[{\"path\":\"/spec/template/spec/"
+         "containers/0/image\",\"operator\":\"replace\",\"value\":\"m\"}]}}]}}",
+         0},
+        /* a sibling key: /spec/template/spec/schedulerNameX is not below schedulerName */
+        {"{\"spec\":{\"overrideRules\":[{\"overriders\":{\"plaintext\":[{\"path\":\"/spec/template/"
+         "spec/schedulerNameX\",\"operator\":\"add\",\"value\":1}]}}]}}",
+         0},
+        /* another Deployment by name, another kind, another namespace */
+        {"{\"spec\":{\"resourceSelectors\":[{\"apiVersion\":\"apps/v1\",\"kind\":\"Deployment\","
+         "\"name\":\"other\"}],\"overrideRules\":[{\"overriders\":{\"plaintext\":[{\"path\":"
+         "\"/spec/template\",\"operator\":\"replace\",\"value\":{}}]}}]}}",
+         0},
+        {"{\"spec\":{\"resourceSelectors\":[{\"apiVersion\":\"batch/v1\",\"kind\":\"Job\"}],"
+         "\"overrideRules\":[{\"overriders\":{\"plaintext\":[{\"path\":\"/spec/template\","
+         "\"operator\":\"replace\",\"value\":{}}]}}]}}",
+         0},
+        {"{\"spec\":{\"resourceSelectors\":[{\"apiVersion\":\"apps/v1\",\"kind\":\"Deployment\","
+         "\"namespace\":\"team-b\"}],\"overrideRules\":[{\"overriders\":{\"plaintext\":[{\"path\":"
+         "\"/spec/template\",\"operator\":\"replace\",\"value\":{}}]}}]}}",
+         0},
+        /* the object's own annotations (annotationsOverrider), not the pod template's */
+        {"{\"spec\":{\"overrideRules\":[{\"overriders\":{\"annotationsOverrider\":[{\"operator\":"
+         "\"add\",\"value\":{\"a\":\"b\"}}]}}]}}",
+         0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        json_object *other = json_tokener_parse(cases[i].policy);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(other);
+        int got = karmada_gang_policy_contested(mine, other, tmpl);
+        if (got != cases[i].contested)
+            fprintf(stderr, "\ncase %zu: contested %d, want %d\n", i, got, cases[i].contested);
+        CU_ASSERT_EQUAL(got, cases[i].contested);
+        json_object_put(other);
+    }
+    CU_ASSERT_EQUAL(karmada_gang_policy_contested(NULL, mine, tmpl), 0);
+    json_object_put(mine);
+}
+
 /* A batch Job whose pod template has no metadata at all: the overrider adds metadata whole. */
 static void test_job_policy_without_pod_metadata(void)
 {
@@ -1219,6 +1291,7 @@ static CU_TestInfo tests[] = {
     {"Deployment OverridePolicy, applied to the template", test_deployment_policy},
     {"an existing pod-template annotation survives", test_existing_annotation_kept},
     {"a template naming muster's PodGroup and scheduler needs no policy", test_policy_redundant},
+    {"another policy over the same paths stands in the way", test_policy_contested},
     {"Job without pod-template metadata", test_job_policy_without_pod_metadata},
     {"Pod paths", test_pod_paths},
     {"Volcano Job: neither Work nor policy", test_vcjob_gets_no_objects},
