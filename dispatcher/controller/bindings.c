@@ -933,7 +933,7 @@ void ctl__binding_react(struct ctl *c, struct binding *b, int template_changed)
         break;
     case B_DISPATCHED:
     case B_RUNNING:
-        ctl__policy_follow(c, b); /* first: a shrink below would leave it for later */
+        ctl__policy_follow(c, b, 0); /* first: a shrink below would leave it for later */
         if (ctl__rb_older_than_resize(b))
             break; /* from before muster's own spec.clusters rewrite: nothing new */
         if (ctl__resize_check(c, b, template_changed))

@@ -1244,11 +1244,12 @@ void ctl__fill_gang_input(struct ctl *c, struct binding *b, struct karmada_gang_
  * resourceVersion; S_OBJECTS when it was skipped at step 2 but the template changed since (step
  * 2 judges it again); else S_ASSIGN. */
 enum step ctl__assign_step(struct ctl *c, struct binding *b);
-/* A dispatched or running gang with no policy on the hub, looked at again (an event, a step
- * over, start-up): when its template, as the informer has it now, no longer reads as the policy
- * would make it, the policy is created (S_POLICY), so Karmada renders the group back into the
- * pods it starts from then on. Each template version is judged once. */
-void ctl__policy_follow(struct ctl *c, struct binding *b);
+/* A dispatched or running gang made without its policy (any with none on the hub at start-up),
+ * looked at again (an event, a step over, start-up): when its template, as the informer has it
+ * now, no longer reads as the policy would make it, the policy is created (S_POLICY), so Karmada
+ * renders the group back into the pods it starts from then on. Each template version is judged
+ * once. */
+void ctl__policy_follow(struct ctl *c, struct binding *b, int startup);
 /* At start-up: b's objects were made without its policy (none is on the hub), for the
  * template as it is now (no_policy and policy_rv are not on the row). */
 void ctl__policy_memo(struct ctl *c, struct binding *b);

@@ -587,9 +587,12 @@ static enum step_sent send_policy(struct ctl *c, struct binding *b, const struct
     return STEP_SENT;
 }
 
-void ctl__policy_follow(struct ctl *c, struct binding *b)
+void ctl__policy_follow(struct ctl *c, struct binding *b, int startup)
 {
-    if ((b->st != B_DISPATCHED && b->st != B_RUNNING) || !b->assign || !b->needs_objects ||
+    /* a gang that has its policy keeps it: one deleted by hand is the opfault case, rolled back
+     * through its PodGroups (docs/testing.md); start-up cannot tell, and judges every one */
+    if ((!startup && !ctl__act(b)->no_policy) || (b->st != B_DISPATCHED && b->st != B_RUNNING) ||
+        !b->assign || !b->needs_objects ||
         b->step != S_NONE || b->inflight || b->lw_pending || b->gone || b->nshares == 0 ||
         b->nshares > 256 || ctl__policy_listed(c, b))
         return;
@@ -601,10 +604,11 @@ void ctl__policy_follow(struct ctl *c, struct binding *b)
     int skip;
     int64_t rv;
     json_object_put(policy_now(c, b, &skip, &rv));
-    ctl__act_w(c, b)->policy_rv = rv;
+    struct ctl_act *a = ctl__act_w(c, b);
+    a->policy_rv = rv;
+    a->no_policy = (uint8_t)skip;
     if (skip)
         return;
-    b->act->no_policy = 0;
     b->step = S_POLICY;
     ctl__step_run(c, b);
 }
@@ -1319,7 +1323,7 @@ static void step_done(struct ctl *c, struct binding *b)
         return;
     }
     if (b->step == S_NONE && (b->st == B_DISPATCHED || b->st == B_RUNNING)) {
-        ctl__policy_follow(c, b); /* a template event while the step was out */
+        ctl__policy_follow(c, b, 0); /* a template event while the step was out */
         if (b->step != S_NONE)
             return;
     }

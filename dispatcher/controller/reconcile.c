@@ -964,7 +964,7 @@ void ctl__reconcile(struct ctl *c)
             resumed += b->st == B_ADMITTED;
             undone += b->st == B_UNDO;
             /* a gang made without its policy whose template changed while no musterd ran */
-            ctl__policy_follow(c, b);
+            ctl__policy_follow(c, b, 1);
         }
         /* The start-up's lists, rows and thawed objects were transient: give their pages back, so
          * the resident size is what the bindings hold (glibc keeps freed memory otherwise). */
