@@ -237,10 +237,8 @@ static int watch_start(struct ctl *c, enum ctl_watch_id id)
     if (rc)
         return rc;
     kube_informer_set_transform(inf, transform);
-    /* one RB and one template per pending gang: packed (cool.c). muster's PodGroup Works too:
-     * five events per dispatch, and packing an update costs less than compacting it (issue
-     * 22's CPU; docs/benchmarks.md, "Session 11: CPU") */
-    if (id == CTL_W_RBS || id == CTL_W_WORKS || w->tmpl >= 0)
+    /* one RB and one template per pending gang: packed (cool.c) */
+    if (id == CTL_W_RBS || w->tmpl >= 0)
         kube_informer_set_frozen(inf);
     c->watch.open++;
     c->watch.started++;
