@@ -136,9 +136,12 @@ static int read_string(struct jp *j, const char **txt, size_t *len)
         j->p = q + 1;
         return 0;
     }
-    /* escapes: unescaped into sbuf (never longer than the text) */
+    /* escapes: unescaped into sbuf, never longer than the text up to the closing quote */
+    const char *r = q;
+    while (r < e && *r != '"')
+        r += *r == '\\' && e - r > 1 ? 2 : 1;
     size_t done = (size_t)(q - j->p);
-    if (sbuf_room(j, (size_t)(e - j->p) + 4))
+    if (sbuf_room(j, (size_t)(r - j->p) + 4))
         return j->rc;
     memcpy(j->sbuf, j->p, done);
     char *o = j->sbuf + done;
