@@ -3,6 +3,7 @@
 #include "cluster-adapters/kube/client.h"
 
 #include "cluster-adapters/kube/errors.h"
+#include "cluster-adapters/kube/jsonparse.h"
 #include "queue/mem.h"
 
 #include <curl/curl.h>
@@ -656,19 +657,12 @@ static void call_done(struct kube_client *c, struct kube_call *k, CURLcode res)
     } else if (k->http >= 200 && k->http < 300) {
         err = 0;
         if (!k->on_data && k->len > 0) {
-            struct json_tokener *tok = json_tokener_new_ex(KUBE_MAX_JSON_DEPTH);
-            if (!tok) {
-                err = MUSTER_ENOMEM;
-            } else {
-                resp.body = json_tokener_parse_ex(tok, k->buf, (int)k->len);
-                if (!resp.body) {
-                    err = MUSTER_EPROTO;
-                    snprintf(resp.status.message, sizeof(resp.status.message),
-                             "response body is not JSON: %s",
-                             json_tokener_error_desc(json_tokener_get_error(tok)));
-                }
-                json_tokener_free(tok);
-            }
+            char why[96];
+            err = kube_json_parse(k->buf, k->len, KUBE_MAX_JSON_DEPTH, &resp.body, why,
+                                  sizeof why);
+            if (err == MUSTER_EPROTO)
+                snprintf(resp.status.message, sizeof(resp.status.message),
+                         "response body is not JSON: %s", why);
         }
     } else {
         status_parse(&resp.status, k->buf ? k->buf : "", k->len);

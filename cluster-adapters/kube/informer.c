@@ -5,6 +5,7 @@
 #include "cluster-adapters/kube/errors.h"
 #include "cluster-adapters/kube/frozen.h"
 #include "cluster-adapters/kube/json.h"
+#include "cluster-adapters/kube/jsonparse.h"
 #include "queue/hash.h"
 #include "queue/mem.h"
 
@@ -131,6 +132,11 @@ static const char *key_intern(const char *k)
     }
     pthread_mutex_unlock(&intern_mu);
     return out;
+}
+
+const char *kube_json_key_intern(const char *k)
+{
+    return key_intern(k);
 }
 
 /* Short string values (and booleans) of cached objects, shared by the objects of one thread:

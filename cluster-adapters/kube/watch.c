@@ -1,9 +1,10 @@
-/* The reflector: paginated list, watch streamed through json_tokener one event at a time,
+/* The reflector: paginated list, watch streamed and parsed one event at a time,
  * resume from the last version, relist on 410 Gone, jittered exponential back-off. */
 #include "cluster-adapters/kube/watch.h"
 
 #include "cluster-adapters/kube/errors.h"
 #include "cluster-adapters/kube/json.h"
+#include "cluster-adapters/kube/jsonparse.h"
 #include "queue/mem.h"
 
 #include <stdio.h>
@@ -260,27 +261,85 @@ int kube_watch_decoder_init(struct kube_watch_decoder *d, size_t max_event)
 {
     memset(d, 0, sizeof(*d));
     d->max_event = max_event ? max_event : KUBE_MAX_WATCH_EVENT_BYTES;
-    d->tok = json_tokener_new_ex(KUBE_MAX_JSON_DEPTH);
-    if (!d->tok)
-        return MUSTER_ENOMEM;
-    /* The API server writes plain JSON: no comments, single quotes or trailing commas. The next
-     * event may follow in the same buffer. */
-    json_tokener_set_flags(d->tok, JSON_TOKENER_STRICT | JSON_TOKENER_ALLOW_TRAILING_CHARS);
     return 0;
 }
 
 void kube_watch_decoder_reset(struct kube_watch_decoder *d)
 {
-    if (d->tok)
-        json_tokener_reset(d->tok);
     d->event_bytes = 0;
+    d->depth = d->in_str = d->esc = 0;
 }
 
 void kube_watch_decoder_close(struct kube_watch_decoder *d)
 {
-    if (d->tok)
-        json_tokener_free(d->tok);
-    d->tok = NULL;
+    muster_free(d->buf);
+    d->buf = NULL;
+    d->cap = 0;
+}
+
+/* Scans data[0..len) of the current event. Returns how many bytes end it (the closing bracket
+ * included), 0 when it goes on past len, or a MUSTER_* code: EPROTO for a byte JSON cannot
+ * have there (outside strings: brackets that do not match, characters of no token), ELIMIT past
+ * max_event. The text is parsed (and so validated) whole once it ends. */
+static long scan(struct kube_watch_decoder *d, const char *data, size_t len)
+{
+    size_t room = d->max_event - d->event_bytes; /* bytes the event may still have */
+    for (size_t i = 0; i < len; i++) {
+        if (i >= room)
+            return MUSTER_ELIMIT;
+        char c = data[i];
+        if (d->in_str) {
+            if (d->esc) {
+                d->esc = 0;
+                continue;
+            }
+            /* the common case: a run of plain string bytes */
+            while (c != '"' && c != '\\' && ++i < len && i < room)
+                c = data[i];
+            if (i >= len)
+                break;
+            if (i >= room)
+                return MUSTER_ELIMIT;
+            if (c == '\\')
+                d->esc = 1;
+            else
+                d->in_str = 0;
+            continue;
+        }
+        switch (c) {
+        case '"':
+            d->in_str = 1;
+            break;
+        case '{':
+        case '[':
+            if (d->depth >= KUBE_MAX_JSON_DEPTH)
+                return MUSTER_EPROTO; /* kube_json_parse would refuse it */
+            if (c == '{')
+                d->kinds[d->depth / 64] |= (uint64_t)1 << (d->depth % 64);
+            else
+                d->kinds[d->depth / 64] &= ~((uint64_t)1 << (d->depth % 64));
+            d->depth++;
+            break;
+        case '}':
+        case ']':
+            if (d->depth == 0)
+                return MUSTER_EPROTO;
+            d->depth--;
+            if (((d->kinds[d->depth / 64] >> (d->depth % 64)) & 1) != (c == '}'))
+                return MUSTER_EPROTO;
+            if (d->depth == 0)
+                return (long)(i + 1);
+            break;
+        case ' ': case '\n': case '\r': case '\t': case ':': case ',': case '-': case '+':
+        case '.': case 'e': case 'E': case 't': case 'r': case 'u': case 'f': case 'a': case 'l':
+        case 's': case 'n':
+            break;
+        default:
+            if (c < '0' || c > '9')
+                return MUSTER_EPROTO;
+        }
+    }
+    return 0;
 }
 
 int kube_watch_decode(struct kube_watch_decoder *d, const char *data, size_t len,
@@ -301,46 +360,45 @@ int kube_watch_decode(struct kube_watch_decoder *d, const char *data, size_t len
                 return MUSTER_EPROTO;
             }
         }
-        /* Never hand the tokener more than one byte past the cap, so an over-size event is
-         * refused before it is buffered. */
-        size_t room = d->max_event - d->event_bytes + 1;
-        size_t feed = len < room ? len : room;
-        if (feed > INT32_MAX)
-            feed = INT32_MAX;
-        struct json_object *ev = json_tokener_parse_ex(d->tok, data, (int)feed);
-        enum json_tokener_error jerr = json_tokener_get_error(d->tok);
-        if (ev) {
-            size_t used = json_tokener_get_parse_end(d->tok);
-            /* The tokener also eats the whitespace after an object when it has it at hand; that
-             * is not part of the event, or its size would depend on the chunking. */
-            size_t size = used;
-            while (size > 0 && is_ws(data[size - 1]))
-                size--;
-            if (d->event_bytes + size > d->max_event) {
-                json_object_put(ev);
-                kube_watch_decoder_reset(d);
-                return MUSTER_ELIMIT;
+        long end = scan(d, data, len);
+        if (end < 0) {
+            kube_watch_decoder_reset(d);
+            return (int)end;
+        }
+        size_t take = end ? (size_t)end : len;
+        const char *text = data;
+        if (d->event_bytes > 0 || !end) {
+            /* an event cut by a chunk boundary: its bytes are kept until it ends */
+            size_t need = d->event_bytes + take;
+            if (need > d->cap) {
+                size_t cap = d->cap ? d->cap : 4096;
+                while (cap < need)
+                    cap *= 2;
+                char *b = muster_realloc(d->buf, cap);
+                if (!b) {
+                    kube_watch_decoder_reset(d);
+                    return MUSTER_ENOMEM;
+                }
+                d->buf = b;
+                d->cap = cap;
             }
-            d->event_bytes = 0;
-            data += used;
-            len -= used;
-            int rc = on_event(ud, ev);
-            json_object_put(ev);
-            if (rc < 0)
-                return rc;
-            continue;
+            memcpy(d->buf + d->event_bytes, data, take);
+            text = d->buf;
         }
-        if (jerr != json_tokener_continue) {
-            kube_watch_decoder_reset(d);
-            return MUSTER_EPROTO;
-        }
-        d->event_bytes += feed;
-        if (d->event_bytes > d->max_event) {
-            kube_watch_decoder_reset(d);
-            return MUSTER_ELIMIT;
-        }
-        data += feed;
-        len -= feed;
+        d->event_bytes += take;
+        data += take;
+        len -= take;
+        if (!end)
+            break;
+        struct json_object *ev = NULL;
+        int rc = kube_json_parse(text, d->event_bytes, KUBE_MAX_JSON_DEPTH, &ev, NULL, 0);
+        kube_watch_decoder_reset(d);
+        if (rc < 0)
+            return rc;
+        rc = on_event(ud, ev);
+        json_object_put(ev);
+        if (rc < 0)
+            return rc;
     }
     return 0;
 }

@@ -62,12 +62,17 @@ struct kube_reflector_stats {
 };
 
 /* Splits a watch stream, fed in pieces of any size, into one JSON object per event, refusing an
- * event over max_event bytes before buffering more than max_event + 1 of it. Caller-allocated;
- * fields are private. */
+ * event over max_event bytes before buffering more than max_event of it. A scan finds where each
+ * event ends (strings, escapes, brackets; bytes that cannot be JSON are refused as they come),
+ * and the whole event is then parsed by kube_json_parse; only an event cut by a chunk boundary is
+ * copied. Caller-allocated; fields are private. */
 struct kube_watch_decoder {
-    struct json_tokener *tok;
-    size_t event_bytes; /* bytes of the event being parsed */
+    char *buf;          /* the event's bytes so far, when it spans chunks */
+    size_t cap;
+    size_t event_bytes; /* bytes of the event scanned so far */
     size_t max_event;
+    int depth, in_str, esc;
+    uint64_t kinds[(KUBE_MAX_JSON_DEPTH + 63) / 64]; /* per open bracket: 1 object, 0 array */
 };
 
 /* max_event 0 means KUBE_MAX_WATCH_EVENT_BYTES. Returns 0 or MUSTER_ENOMEM; close either way. */

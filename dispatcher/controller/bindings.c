@@ -130,6 +130,16 @@ static void list_push(struct binding *head, struct binding *b, int which)
     b->list = which;
 }
 
+static void list_push_front(struct binding *head, struct binding *b, int which)
+{
+    list_unlink(b);
+    b->next = head->next;
+    b->prev = head;
+    head->next->prev = b;
+    head->next = b;
+    b->list = which;
+}
+
 struct binding *ctl__binding_new(struct ctl *c, const char *key)
 {
     if ((c->nbindings + 1) * 2 > c->nbuckets * 3 && ctl__tables_grow(c))
@@ -356,7 +366,13 @@ void ctl__set_state(struct ctl *c, struct binding *b, enum bstate st)
             (void)ctl__rb(c, b);
             (void)ctl__tmpl(c, b);
         }
-        list_push(&c->active, b, 2);
+        /* running gangs at the front, the others at the back: the tick's timeout walk
+         * (loop.c) stops at the first running one instead of visiting every running gang
+         * five times a second */
+        if (st == B_RUNNING)
+            list_push_front(&c->active, b, 2);
+        else
+            list_push(&c->active, b, 2);
         if (!was_active)
             ctl__shares_track(c, b);
         return;

@@ -393,9 +393,12 @@ void ctl__on_tick(uv_timer_t *h)
     int64_t now = now_ms(c);
     retries_run(c, now);
     /* gang timeouts: a dispatched gang whose shares do not all run, and an admitted one whose
-     * PodGroups never report Applied or whose barrier is never rendered, both within it */
-    for (struct binding *b = c->active.next, *nx; b != &c->active; b = nx) {
-        nx = b->next;
+     * PodGroups never report Applied or whose barrier is never rendered, both within it. From
+     * the back: ctl__set_state puts running gangs at the front, so the first one met ends the
+     * walk (only ADMITTED and DISPATCHED gangs have a timeout here). */
+    for (struct binding *b = c->active.prev, *nx; b != &c->active && b->st != B_RUNNING;
+         b = nx) {
+        nx = b->prev;
         if (ctl__pg_follower(b))
             continue; /* a pod group's member: its lead's timeout is the gang's */
         if (b->st == B_ADMITTED && b->assign && b->needs_objects && !b->inflight &&

@@ -676,13 +676,26 @@ static enum step_sent send_applied(struct ctl *c, struct binding *b, const struc
     return STEP_HANDLED;
 }
 
+/* What the placement patch reads of a gang input (karmada_patch_assign: the RB and the
+ * shares): the workload is not read again for it, once per dispatch less (issue 22's CPU). */
+static void assign_input(struct ctl *c, struct binding *b, struct karmada_gang_input *in,
+                         struct karmada_gang_share *gs)
+{
+    for (uint32_t i = 0; i < b->nshares && i < 256; i++)
+        gs[i] = (struct karmada_gang_share){b->shares[i].cluster, b->shares[i].replicas};
+    *in = (struct karmada_gang_input){.rb = ctl__rb(c, b), .shares = gs, .nshares = b->nshares};
+}
+
 static enum step_sent send_assign(struct ctl *c, struct binding *b, const struct step_ctx *x)
 {
     struct karmada_gang_share gs[256];
     struct karmada_gang_input in;
     json_object *body = NULL;
+    struct binding **rbs0;
     if (b->pg_folded)
         fill_member_input(c, b, b, &in, gs); /* a pod group's lead: its own RB, its own pods */
+    else if (ctl__pg_rbs(b, &rbs0) <= 1)
+        assign_input(c, b, &in, gs);
     else
         ctl__fill_gang_input(c, b, &in, gs);
     /* S_ASSIGN_LIFT: one patch, placement and the suspension lifted together (nothing else to

@@ -355,8 +355,41 @@ static void test_decoder_limits_and_garbage(void)
     kube_watch_decoder_close(&d);
 }
 
+/* Bytes that cannot be JSON are refused as they arrive, not once the event would end; an event
+ * whose brackets close but whose text is not JSON is refused when it ends. */
+static void test_decoder_refuses_early(void)
+{
+    struct kube_watch_decoder d;
+    CU_ASSERT_FATAL(kube_watch_decoder_init(&d, 0) == 0);
+    struct dec_log l = {0};
+    static const char *const early[] = {"{\"a\":[1}", "{\"a\":1]", "{\"a\":#",
+                                        "{\"a\":{\"x\":2]", "{\"a\":\x01"};
+    for (size_t i = 0; i < sizeof early / sizeof *early; i++) {
+        kube_watch_decoder_reset(&d);
+        CU_ASSERT_EQUAL(kube_watch_decode(&d, early[i], strlen(early[i]), dec_collect, &l),
+                        MUSTER_EPROTO);
+    }
+    CU_ASSERT_EQUAL(l.n, 0);
+    static const char *const late[] = {"{\"a\":tru}", "{\"a\" 1}", "{\"a\":1,}",
+                                       "{\"a\":\"\\q\"}", "{\"a\":01}"};
+    for (size_t i = 0; i < sizeof late / sizeof *late; i++) {
+        kube_watch_decoder_reset(&d);
+        size_t n = strlen(late[i]);
+        /* all but the closing bracket: nothing refused yet */
+        CU_ASSERT_EQUAL(kube_watch_decode(&d, late[i], n - 1, dec_collect, &l), 0);
+        CU_ASSERT_EQUAL(kube_watch_decode(&d, late[i] + n - 1, 1, dec_collect, &l), MUSTER_EPROTO);
+    }
+    /* brackets and backslashes inside strings do not count */
+    kube_watch_decoder_reset(&d);
+    static const char ok[] = "{\"type\":\"ADDED\",\"object\":{\"a\":\"]}\\\\\\\"{[\"}}";
+    CU_ASSERT_EQUAL(kube_watch_decode(&d, ok, sizeof ok - 1, dec_collect, &l), 0);
+    CU_ASSERT_EQUAL(l.n, 1);
+    kube_watch_decoder_close(&d);
+}
+
 static CU_TestInfo tests[] = {
     {"decoder: events split anywhere", test_decoder_split_anywhere},
+    {"decoder: refuses what is not JSON", test_decoder_refuses_early},
     {"decoder: size cap and garbage", test_decoder_limits_and_garbage},
     {"paginated list, resume after drop from the bookmark", test_list_pages_then_resume_after_drop},
     {"relist on a 410 ERROR event", test_relist_on_410_error_event},
