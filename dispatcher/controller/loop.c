@@ -433,6 +433,8 @@ void ctl__on_tick(uv_timer_t *h)
                      s / 60, s % 60, detail);
             b->step = S_NONE;
             ctl__rollback(c, b, why);
+            if (nx->list != 2 && nx != &c->active)
+                nx = c->active.prev; /* the rollback moved it (a pod group's member): again */
             continue;
         }
         if (b->st != B_DISPATCHED || !b->assign || b->inflight || b->lw_pending ||
@@ -452,6 +454,8 @@ void ctl__on_tick(uv_timer_t *h)
                      "%" PRId64 "m%02" PRId64 "s",
                      s / 60, s % 60);
             ctl__rollback(c, b, why);
+            if (nx->list != 2 && nx != &c->active)
+                nx = c->active.prev;
         }
     }
     ctl__losses_sweep(c);
