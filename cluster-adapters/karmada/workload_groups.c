@@ -276,7 +276,7 @@ static int from_vcjob(struct build *b, json_object *spec)
 static int jobset_counts(struct build *b, json_object *rj, size_t i, int32_t *jobs, int32_t *pods)
 {
     char path[48];
-    int32_t par, comp;
+    int32_t par = 0, comp = 0;
     json_object *js = kube_json_path(rj, "template", "spec", NULL);
     snprintf(path, sizeof(path), "spec.replicatedJobs[%zu]", i);
     int rc = count_at(b->err, rj, "replicas", 1, 0, "JobSet", path, jobs);
@@ -285,7 +285,7 @@ static int jobset_counts(struct build *b, json_object *rj, size_t i, int32_t *jo
         rc = count_at(b->err, js, "parallelism", 1, 0, "JobSet", path, &par);
     if (!rc)
         rc = count_at(b->err, js, "completions", INT32_MAX, 0, "JobSet", path, &comp);
-    *pods = comp < par ? comp : par;
+    *pods = rc ? 0 : comp < par ? comp : par;
     return rc;
 }
 
