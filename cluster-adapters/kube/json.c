@@ -131,3 +131,14 @@ int kube_json_has_str(struct json_object *list, const char *s)
     }
     return 0;
 }
+
+int kube_hex_digit(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}

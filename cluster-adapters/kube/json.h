@@ -62,4 +62,7 @@ struct json_object *kube_json_add_str(struct json_object *o, const char *key, co
 /* A new empty object at key. */
 struct json_object *kube_json_add_obj(struct json_object *o, const char *key, int *bad);
 
+/* The value of hex digit c (0-9, a-f, A-F), or -1: \u escapes, percent-encoding. */
+int kube_hex_digit(char c);
+
 #endif

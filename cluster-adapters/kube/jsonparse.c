@@ -8,6 +8,7 @@
 
 #include "cluster-adapters/kube/client.h"
 #include "cluster-adapters/kube/errors.h"
+#include "cluster-adapters/kube/json.h"
 #include "queue/hash.h"
 #include "queue/mem.h"
 
@@ -82,16 +83,6 @@ static const char *key_shared(const char *k, size_t len, uint64_t h)
     return shared;
 }
 
-static int hexval(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
 
 static int hex4(struct jp *j, const char *q, unsigned *out)
 {
@@ -99,7 +90,7 @@ static int hex4(struct jp *j, const char *q, unsigned *out)
         return -1;
     unsigned v = 0;
     for (int i = 0; i < 4; i++) {
-        int h = hexval(q[i]);
+        int h = kube_hex_digit(q[i]);
         if (h < 0)
             return -1;
         v = v << 4 | (unsigned)h;

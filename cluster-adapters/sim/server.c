@@ -17,6 +17,7 @@
 #include "cluster-adapters/sim/store.h"
 #include "cluster-adapters/sim/table.h"
 #include "cluster-adapters/kube/errors.h"
+#include "cluster-adapters/kube/json.h"
 #include "queue/mem.h"
 
 #include <errno.h>
@@ -111,16 +112,6 @@ static void respond_text(h2o_req_t *req, int code, const char *text)
     h2o_send_inline(req, text, strlen(text));
 }
 
-static int hexval(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
 
 /* Finds query parameter key and URL-decodes it into buf. Returns 1 when found, 0 when absent,
  * MUSTER_ETOOBIG when the value does not fit. */
@@ -142,8 +133,8 @@ int sim__query_param(h2o_req_t *req, const char *key, char *buf, size_t cap)
                 char c = *v;
                 if (c == '+')
                     c = ' ';
-                else if (c == '%' && pe - v >= 3 && hexval(v[1]) >= 0 && hexval(v[2]) >= 0) {
-                    c = (char)(hexval(v[1]) * 16 + hexval(v[2]));
+                else if (c == '%' && pe - v >= 3 && kube_hex_digit(v[1]) >= 0 && kube_hex_digit(v[2]) >= 0) {
+                    c = (char)(kube_hex_digit(v[1]) * 16 + kube_hex_digit(v[2]));
                     v += 2;
                 }
                 if (o + 1 >= cap)

@@ -218,10 +218,41 @@ static int send_again(struct ctl *c, struct binding *b, struct request_ctx *rq)
     return 0;
 }
 
+/* Sends body (taken) as a merge patch of b's RB status, outside the steps (a side request, as
+ * condition writes are). 0 when nothing could be sent (out of memory), else 1. */
+static int send_status_side(struct ctl *c, struct binding *b, json_object *body)
+{
+    char path[KUBE_MAX_URL_BYTES / 4];
+    const char *txt = json_object_to_json_string_ext(body, JSON_C_TO_STRING_PLAIN);
+    struct request_ctx *rq = muster_malloc(sizeof(*rq));
+    if (!rq || !txt) {
+        muster_free(rq);
+        json_object_put(body);
+        return 0;
+    }
+    *rq = (struct request_ctx){c, b, S_NONE, 0, 1, KUBE_MERGE_PATCH, 0, NULL, NULL};
+    rb_path(b, path, sizeof path);
+    struct kube_request req = {.verb = KUBE_MERGE_PATCH,
+                               .path = path,
+                               .subresource = KARMADA_PATH_RB_STATUS,
+                               .body = txt,
+                               .discard_body = 1};
+    b->side_inflight++;
+    int rc = kube_request(c->kube, &req, ctl__on_response, rq);
+    if (rc) {
+        b->side_inflight--;
+        muster_free(rq);
+    } else {
+        c->st.conditions_written++;
+    }
+    json_object_put(body);
+    return rc == 0;
+}
+
 /* Writes b's waiting condition when it changed: a status merge patch outside the steps. */
 int ctl__send_condition(struct ctl *c, struct binding *b)
 {
-    char ts[32], path[KUBE_MAX_URL_BYTES / 4];
+    char ts[32];
     json_object *body = NULL;
     rfc3339(now_ms(c), ts, sizeof ts);
     b->cond_dirty = 0;
@@ -230,36 +261,14 @@ int ctl__send_condition(struct ctl *c, struct binding *b)
                               &body) ||
         !body)
         return 0;
-    const char *txt = json_object_to_json_string_ext(body, JSON_C_TO_STRING_PLAIN);
-    struct request_ctx *rq = muster_malloc(sizeof(*rq));
-    if (!rq || !txt) {
-        muster_free(rq);
-        json_object_put(body);
-        b->cond_dirty = 1;
-        return 0;
-    }
-    *rq = (struct request_ctx){c, b, S_NONE, 0, 1, KUBE_MERGE_PATCH, 0, NULL, NULL};
-    rb_path(b, path, sizeof path);
-    struct kube_request req = {.verb = KUBE_MERGE_PATCH,
-                               .path = path,
-                               .subresource = KARMADA_PATH_RB_STATUS,
-                               .body = txt,
-                               .discard_body = 1};
-    b->side_inflight++;
-    if (kube_request(c->kube, &req, ctl__on_response, rq)) {
-        b->side_inflight--;
-        muster_free(rq);
-        b->cond_dirty = 1;
-    } else {
-        c->st.conditions_written++;
-    }
-    json_object_put(body);
+    if (!send_status_side(c, b, body))
+        b->cond_dirty = 1; /* written again by a later sweep */
     return 1;
 }
 
 int ctl__send_scheduled(struct ctl *c, struct binding *b)
 {
-    char ts[32], path[KUBE_MAX_URL_BYTES / 4];
+    char ts[32];
     json_object *body = NULL;
     rfc3339(now_ms(c), ts, sizeof ts);
     b->cond_dirty = 0;
@@ -267,28 +276,7 @@ int ctl__send_scheduled(struct ctl *c, struct binding *b)
                                 KARMADA_GANG_SCHEDULED_MESSAGE, ts, 0, &body) ||
         !body)
         return 0; /* already says so */
-    const char *txt = json_object_to_json_string_ext(body, JSON_C_TO_STRING_PLAIN);
-    struct request_ctx *rq = muster_malloc(sizeof(*rq));
-    if (!rq || !txt) {
-        muster_free(rq);
-        json_object_put(body);
-        return 0;
-    }
-    *rq = (struct request_ctx){c, b, S_NONE, 0, 1, KUBE_MERGE_PATCH, 0, NULL, NULL};
-    rb_path(b, path, sizeof path);
-    struct kube_request req = {.verb = KUBE_MERGE_PATCH,
-                               .path = path,
-                               .subresource = KARMADA_PATH_RB_STATUS,
-                               .body = txt,
-                               .discard_body = 1};
-    b->side_inflight++;
-    if (kube_request(c->kube, &req, ctl__on_response, rq)) {
-        b->side_inflight--;
-        muster_free(rq);
-    } else {
-        c->st.conditions_written++;
-    }
-    json_object_put(body);
+    send_status_side(c, b, body);
     return 1;
 }
 
