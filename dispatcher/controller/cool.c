@@ -59,7 +59,7 @@ static int waiting_state(const struct binding *b)
 {
     return (b->st == B_PENDING || b->st == B_BACKOFF || b->st == B_PARKED ||
             b->st == B_WAIT_TEMPLATE) &&
-           !b->gone && !b->pg && !b->grow && !b->loss;
+           !b->gone && !b->pg && !b->grow && !ctl__act(b)->loss;
 }
 
 /* ... with nothing of it in flight: a step's answer is judged against the RB it was sent for.
@@ -67,7 +67,7 @@ static int waiting_state(const struct binding *b)
 static int settled(const struct binding *b)
 {
     return b->step == S_NONE && !b->inflight && !b->side_inflight && !ctl__act(b)->reread_due &&
-           !b->rb_behind && !ctl__act(b)->resize_owed && !b->reply && !b->fresh;
+           !b->rb_behind && !ctl__act(b)->resize_owed && !ctl__act(b)->reply && !ctl__act(b)->fresh;
 }
 
 void ctl__cool_run(struct ctl *c)

@@ -411,7 +411,7 @@ void ctl__on_tick(uv_timer_t *h)
             continue;
         }
         if (b->st != B_DISPATCHED || !b->assign || b->inflight || b->lw_pending ||
-            (b->loss && b->loss->replace_wanted))
+            (ctl__act(b)->loss && b->act->loss->replace_wanted))
             continue;
         if (ctl__user_holds_dispatching(b)) {
             /* the timeout counts from when the user lets it go */
