@@ -220,7 +220,7 @@ void ctl__act_trim(struct binding *b)
         a->resume || a->reread_due || a->resize_owed || a->reply || a->fresh || a->loss ||
         a->hubpg || a->tree_placed || a->mtopo.share.tier || a->mtopo.share.required ||
         a->mtopo.group.tier || a->mtopo.group.required || a->nofit_unproven || a->reply_acked ||
-        a->fresh_acked || a->status_reread)
+        a->fresh_acked || a->status_reread || a->rnext)
         return;
     muster_free(a->dropped); /* none listed: the array is only kept for the next shrink */
     muster_free(a);
@@ -338,9 +338,9 @@ static void binding_free(struct ctl *c, struct binding *b)
     if (b->in_retry) {
         struct binding **r = &c->retry;
         while (*r && *r != b)
-            r = &(*r)->rnext;
+            r = &(*r)->act->rnext; /* in the retry list: it has its ctl_act */
         if (*r)
-            *r = b->rnext;
+            *r = b->act->rnext;
     }
     if (b->ledger_id)
         queue_idmap_del(&c->byid, (uint64_t)b->ledger_id);
@@ -820,9 +820,6 @@ int ctl__binding_read(struct ctl *c, struct binding *b)
      * it, at least its minimum, without the opt-in (docs/composite.md) */
     if (ctl__tree_min(b))
         b->elastic = 1;
-    b->affinity = w->affinity;
-    b->affinities = w->affinities;
-    b->tolerations = w->tolerations;
     const char *uid = kube_json_str(kube_json_get(rb, "metadata"), "uid");
     if (ctl__binding_set_ids(b, uid, w->permanent_id))
         return MUSTER_ENOMEM;
@@ -1110,9 +1107,6 @@ void ctl__rb_upsert(struct ctl *c, json_object *rb)
             c->cyc.forced = 1;
         }
     }
-    /* the affinity pointers point into the RB: refresh them with it */
-    if (b->st >= B_UNDO && b->st != B_DONE)
-        ctl__placement_terms(b);
     if (kube_json_path(rb, "metadata", "deletionTimestamp", NULL)) {
         /* Being deleted (Karmada's binding-controller finalizer holds it while it deletes its
          * own Works): released now, and muster's Works deleted with it, not at the next

@@ -14,16 +14,16 @@
 #include "cluster-adapters/kube/json.h"
 #include "queue/mem.h"
 
-void ctl__placement_terms(struct binding *b)
+void ctl__placement_terms(struct ctl *c, const struct binding *b)
 {
     json_object *pl = kube_json_path(b->rb, "spec", "placement", NULL);
     json_object *affs = kube_json_get(pl, "clusterAffinities");
-    b->affinity = kube_json_get(pl, "clusterAffinity");
+    c->aw.affinity = kube_json_get(pl, "clusterAffinity");
     /* as the workload read has it (workload_clusters.c): an empty list is no list, not a list
      * no cluster matches */
-    b->affinities =
+    c->aw.affinities =
         json_object_is_type(affs, json_type_array) && json_object_array_length(affs) ? affs : NULL;
-    b->tolerations = kube_json_get(pl, "clusterTolerations");
+    c->aw.tolerations = kube_json_get(pl, "clusterTolerations");
 }
 
 void ctl__cool_later(struct ctl *c, struct binding *b)
@@ -86,7 +86,6 @@ void ctl__cool_run(struct ctl *c)
         json_object_put(b->rb);
         json_object_put(b->tmpl);
         b->rb = b->tmpl = NULL;
-        b->affinity = b->affinities = b->tolerations = NULL;
     }
     c->cool.n = keep;
     c->cool.fresh = 0;
@@ -106,7 +105,6 @@ json_object *ctl__rb(struct ctl *c, struct binding *b)
     if (!rb)
         return NULL;
     b->rb = json_object_get(rb);
-    ctl__placement_terms(b);
     ctl__cool_later(c, b);
     return b->rb;
 }

@@ -204,7 +204,6 @@ struct binding {
     struct binding *hnext;       /* by key */
     struct binding *tnext;       /* by template key */
     struct binding *prev, *next; /* in the waiting or the active list (list) */
-    struct binding *rnext;       /* retry list (in_retry) */
     /* The binding's strings are allocated by size: a million pending bindings each paid for
      * the longest name Kubernetes allows. key lives in the binding's own allocation. */
     char *key;
@@ -230,8 +229,7 @@ struct binding {
     struct karmada_group_tree tree;
     const char *queue; /* interned (ctl__queue_intern): queue names are few; never NULL */
     struct queue_resvec gang;
-    struct comp *comp;                                /* ncomp entries */
-    json_object *affinity, *affinities, *tolerations; /* into rb */
+    struct comp *comp; /* ncomp entries */
 
     int64_t ledger_id, created_at, attempt, not_before;
     /* What only a gang the protocol has run for, or reclaim has judged, holds (ctl__act):
@@ -348,6 +346,7 @@ struct ctl_act {
      * 422 waits out the back-off rather than read again at once). */
     uint32_t reply_acked, fresh_acked;
     int status_reread;
+    struct binding *rnext; /* retry list (the binding's in_retry) */
 };
 
 /* b's struct ctl_act to read: all zero when it has none. */
@@ -1516,9 +1515,10 @@ int ctl__cluster_nettopo(const struct ctl *c, const char *name);
 #define CTL_COOL_BATCH 256
 json_object *ctl__rb(struct ctl *c, struct binding *b);
 json_object *ctl__tmpl(struct ctl *c, struct binding *b);
-/* Points b->affinity, affinities and tolerations into b->rb's spec.placement, as the workload
- * read does (an empty clusterAffinities is none). */
-void ctl__placement_terms(struct binding *b);
+/* Points c->aw's affinity, affinities and tolerations into b->rb's spec.placement (NULL while
+ * b holds no RB), as the workload read does (an empty clusterAffinities is none). Found at
+ * each use: three pointers kept in every binding were 24 bytes of each pending one. */
+void ctl__placement_terms(struct ctl *c, const struct binding *b);
 void ctl__cool_later(struct ctl *c, struct binding *b);
 void ctl__cool_forget(struct ctl *c, struct binding *b);
 void ctl__cool_run(struct ctl *c);

@@ -12,9 +12,7 @@ enum place_verdict {
 int ctl__cluster_allows(struct ctl *c, struct binding *b, const struct cluster *k)
 {
     (void)ctl__rb(c, b); /* the constraints point into it: thawed when b let it go (cool.c) */
-    c->aw.affinity = b->affinity;
-    c->aw.affinities = b->affinities;
-    c->aw.tolerations = b->tolerations;
+    ctl__placement_terms(c, b);
     return karmada_workload_allows_cluster(&c->aw, k->obj);
 }
 

@@ -128,9 +128,7 @@ static enum ctl_loss_trigger judge(struct ctl *c, const struct binding *b, const
         f.ready = k->unready_since == 0;
         f.not_ready_since = k->unready_since;
         if (k->noexec) {
-            c->aw.affinity = b->affinity;
-            c->aw.affinities = b->affinities;
-            c->aw.tolerations = b->tolerations;
+            ctl__placement_terms(c, b);
             f.noexec =
                 karmada_workload_noexecute(&c->aw, k->obj, &f.noexec_until, taint, sizeof taint);
         }

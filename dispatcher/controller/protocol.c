@@ -35,7 +35,7 @@ static void retry_later(struct ctl *c, struct binding *b)
         a->retry_ms = CTL_RETRY_MAX_MS;
     a->retry_at = now_ms(c) + (int64_t)a->retry_ms;
     if (!b->in_retry) {
-        b->rnext = c->retry;
+        a->rnext = c->retry;
         c->retry = b;
         b->in_retry = 1;
     }
@@ -380,7 +380,7 @@ static void recheck_later(struct ctl *c, struct binding *b)
         a->recheck_ms = CTL_BARRIER_RECHECK_MAX_MS;
     a->retry_at = now_ms(c) + a->recheck_ms;
     if (!b->in_retry) {
-        b->rnext = c->retry;
+        a->rnext = c->retry;
         c->retry = b;
         b->in_retry = 1;
     }
