@@ -11,8 +11,10 @@
 #include <json-c/json.h>
 #include <json-c/linkhash.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 enum {
     F_NULL,
@@ -25,6 +27,8 @@ enum {
     F_OBJ,  /* count, then per member a key (varint: 0 inline length + bytes, else index + 1) */
     F_ARR,  /* count, then the values */
     F_UUID, /* 16 bytes: a string that is a UUID in its canonical lowercase form (uids, ids) */
+    F_TIME, /* a varint, seconds since 1970: a string "YYYY-MM-DDTHH:MM:SSZ" that reads back
+               exactly so (creationTimestamp, lastTransitionTime: 22 bytes as a string) */
 };
 #define IMM_MAX 15
 
@@ -215,8 +219,71 @@ static int uuid_bytes(const char *s, size_t len, uint8_t out[16])
     return 0;
 }
 
+#define TIME_LEN 20 /* "YYYY-MM-DDTHH:MM:SSZ" */
+
+/* secs as Kubernetes writes a timestamp with second precision; 0, or -1 when it does not fit
+ * the form (a year past 9999). */
+static int time_text(uint64_t secs, char out[TIME_LEN + 1])
+{
+    if (secs > (uint64_t)INT64_MAX)
+        return -1;
+    time_t t = (time_t)secs;
+    struct tm tm;
+    if (!gmtime_r(&t, &tm) || tm.tm_year + 1900 > 9999)
+        return -1;
+    char buf[80]; /* gmtime_r's fields are in range: TIME_LEN characters */
+    int n = snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02dZ", tm.tm_year + 1900,
+                     tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
+    if (n != TIME_LEN)
+        return -1;
+    memcpy(out, buf, TIME_LEN + 1);
+    return 0;
+}
+
+/* s as seconds since 1970 when it is a timestamp in exactly the form time_text writes back
+ * (so the text comes back exact); 0, else -1 (kept as it is). */
+static int time_secs(const char *s, size_t len, uint64_t *out)
+{
+    if (len != TIME_LEN || s[4] != '-' || s[7] != '-' || s[10] != 'T' || s[13] != ':' ||
+        s[16] != ':' || s[19] != 'Z')
+        return -1;
+    int f[6];
+    static const uint8_t at[6] = {0, 5, 8, 11, 14, 17}, width[6] = {4, 2, 2, 2, 2, 2};
+    for (int i = 0; i < 6; i++) {
+        f[i] = 0;
+        for (int k = 0; k < width[i]; k++) {
+            char ch = s[at[i] + k];
+            if (ch < '0' || ch > '9')
+                return -1;
+            f[i] = f[i] * 10 + (ch - '0');
+        }
+    }
+    if (f[0] < 1970 || f[1] < 1 || f[1] > 12 || f[2] < 1 || f[2] > 31 || f[3] > 23 || f[4] > 59 ||
+        f[5] > 59)
+        return -1;
+    /* days from civil (proleptic Gregorian), as time_text's gmtime_r counts them */
+    int y = f[0] - (f[1] <= 2), m = f[1];
+    int64_t era = y / 400, yoe = y - era * 400;
+    int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + f[2] - 1;
+    int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    int64_t days = era * 146097 + doe - 719468;
+    int64_t secs = days * 86400 + f[3] * 3600 + f[4] * 60 + f[5];
+    char back[TIME_LEN + 1];
+    /* a day past its month's end (02-30) would come back as another date: kept as text */
+    if (secs < 0 || time_text((uint64_t)secs, back) || memcmp(back, s, TIME_LEN) != 0)
+        return -1;
+    *out = (uint64_t)secs;
+    return 0;
+}
+
 static void wstring(struct wbuf *w, const char *s, size_t len, int share)
 {
+    uint64_t secs;
+    if (time_secs(s, len, &secs) == 0) {
+        wtag(w, F_TIME, 0);
+        wvarint(w, secs);
+        return;
+    }
     uint8_t u[16];
     if (uuid_bytes(s, len, u) == 0) {
         wtag(w, F_UUID, 0);
@@ -435,6 +502,16 @@ static struct json_object *thaw(struct rbuf *r, int depth, int *bad)
         }
         r->p += 16;
         struct json_object *o = json_object_new_string_len(text, 36);
+        *bad |= !o;
+        return o;
+    }
+    case F_TIME: {
+        char text[TIME_LEN + 1];
+        if (rvarint(r, &n) || time_text(n, text)) {
+            *bad = 1;
+            return NULL;
+        }
+        struct json_object *o = json_object_new_string_len(text, TIME_LEN);
         *bad |= !o;
         return o;
     }

@@ -145,11 +145,12 @@ struct binding *ctl__binding_new(struct ctl *c, const char *key)
     if ((c->nbindings + 1) * 2 > c->nbuckets * 3 && ctl__tables_grow(c))
         return NULL;
     size_t kl = strnlen(key, CTL_KEY_MAX - 1);
-    struct binding *b = muster_calloc(1, sizeof(*b) + kl + 1);
+    struct binding *b = muster_calloc(1, sizeof(*b) + kl + 1 + CTL_IDS_ROOM);
     if (!b)
         return NULL;
     b->key = (char *)(b + 1);
     memcpy(b->key, key, kl);
+    b->ids_room = 1;
     b->tkey = ctl__tkey_none;
     b->uid = ctl__ids_none;
     b->pid = ctl__ids_none + 1;
@@ -170,6 +171,8 @@ void ctl__binding_clear_read(struct binding *b)
     queue_resvec_close(&b->gang);
     b->ncomp = 0;
 }
+
+static void msg_release(char *m);
 
 /* b->msg holds the reason, then the message: "reason\0message\0". */
 const char *ctl__binding_reason(const struct binding *b)
@@ -199,6 +202,24 @@ struct ctl_act *ctl__act_w(struct ctl *c, struct binding *b)
     return &sink;
 }
 
+void ctl__act_set_mtopo(struct ctl *c, struct binding *b, const struct karmada_member_topo *t)
+{
+    if (b->act || t->share.tier || t->share.required || t->group.tier || t->group.required)
+        ctl__act_w(c, b)->mtopo = *t;
+}
+
+void ctl__act_set_tree_placed(struct ctl *c, struct binding *b, int64_t pods)
+{
+    if (b->act || pods)
+        ctl__act_w(c, b)->tree_placed = pods;
+}
+
+void ctl__act_set_nofit_unproven(struct ctl *c, struct binding *b, int unproven)
+{
+    if (b->act || unproven)
+        ctl__act_w(c, b)->nofit_unproven = unproven;
+}
+
 void ctl__act_trim(struct binding *b)
 {
     struct ctl_act *a = b->act;
@@ -206,11 +227,21 @@ void ctl__act_trim(struct binding *b)
     if (!a || a->admitted_at || a->dispatched_at || a->retry_ms || (a->retry_at && b->in_retry) ||
         a->aseq || a->ndropped || a->resize_rv || a->preempted_at || a->rc_until || a->rc_wait ||
         a->rcm.searched || a->rcm.found_nothing || a->rcm.change_seq || a->recheck_ms ||
-        a->resume || a->reread_due || a->resize_owed)
+        a->resume || a->reread_due || a->resize_owed || a->reply || a->fresh || a->loss ||
+        a->hubpg || a->tree_placed || a->mtopo.share.tier || a->mtopo.share.required ||
+        a->mtopo.group.tier || a->mtopo.group.required || a->nofit_unproven || a->reply_acked ||
+        a->fresh_acked || a->status_reread || a->rnext || a->no_policy || a->status_waited ||
+        a->policy_rv)
         return;
     muster_free(a->dropped); /* none listed: the array is only kept for the next shrink */
     muster_free(a);
     b->act = NULL;
+}
+
+/* The room ctl__binding_new left after b's key for its ids, or NULL. */
+static char *ids_room(struct binding *b)
+{
+    return b->ids_room ? b->key + strlen(b->key) + 1 : NULL;
 }
 
 int ctl__binding_set_ids(struct binding *b, const char *uid, const char *pid)
@@ -223,14 +254,25 @@ int ctl__binding_set_ids(struct binding *b, const char *uid, const char *pid)
         return 0;
     /* as the arrays they were: at most CTL_UID_MAX - 1 characters each */
     size_t ul = strnlen(uid, CTL_UID_MAX - 1), pl = strnlen(pid, CTL_UID_MAX - 1);
-    char *m = ul + pl ? muster_malloc(ul + pl + 2) : NULL;
-    if (m) {
+    char *room = ids_room(b);
+    char *m = NULL;
+    if (room && ul + pl && ul + pl + 2 <= CTL_IDS_ROOM) {
+        /* uid or pid may be the old ids, in the room about to be written */
+        char u[CTL_UID_MAX], p[CTL_UID_MAX];
+        memcpy(u, uid, ul);
+        memcpy(p, pid, pl);
+        m = room;
+        memcpy(m, u, ul);
+        m[ul] = '\0';
+        memcpy(m + ul + 1, p, pl);
+        m[ul + 1 + pl] = '\0';
+    } else if (ul + pl && (m = muster_malloc(ul + pl + 2))) {
         memcpy(m, uid, ul);
         m[ul] = '\0';
         memcpy(m + ul + 1, pid, pl);
         m[ul + 1 + pl] = '\0';
     }
-    if (b->uid != ctl__ids_none)
+    if (b->uid != ctl__ids_none && b->uid != room && b->uid != m)
         muster_free(b->uid);
     b->uid = m ? m : ctl__ids_none;
     b->pid = m ? m + ul + 1 : ctl__ids_none + 1;
@@ -307,9 +349,9 @@ static void binding_free(struct ctl *c, struct binding *b)
     if (b->in_retry) {
         struct binding **r = &c->retry;
         while (*r && *r != b)
-            r = &(*r)->rnext;
+            r = &(*r)->act->rnext; /* in the retry list: it has its ctl_act */
         if (*r)
-            *r = b->rnext;
+            *r = b->act->rnext;
     }
     if (b->ledger_id)
         queue_idmap_del(&c->byid, (uint64_t)b->ledger_id);
@@ -326,24 +368,24 @@ void ctl__binding_destroy(struct binding *b)
     if (b->act) {
         muster_free(b->act->rc_wait);
         muster_free(b->act->dropped);
+        json_object_put(b->act->reply);
+        json_object_put(b->act->fresh);
+        muster_free(b->act->loss);
         muster_free(b->act);
     }
     json_object_put(b->rb);
     json_object_put(b->tmpl);
-    json_object_put(b->reply);
-    json_object_put(b->fresh);
     ctl__binding_clear_read(b);
     muster_free(b->owner);
     muster_free(b->shares);
     karmada_group_tree_close(&b->tree);
-    muster_free(b->loss);
     if (b->grow)
         queue_resvec_close(&b->grow->req);
     muster_free(b->grow);
     if (b->tkey != ctl__tkey_none)
         muster_free(b->tkey);
-    muster_free(b->msg);
-    if (b->uid != ctl__ids_none)
+    msg_release(b->msg);
+    if (b->uid != ctl__ids_none && b->uid != ids_room(b))
         muster_free(b->uid);
     muster_free(b);
 }
@@ -389,6 +431,89 @@ void ctl__set_state(struct ctl *c, struct binding *b, enum bstate st)
     list_push(&c->waiting, b, 1);
 }
 
+/* Waiting reasons are shared, counted by reference: pending bindings mostly wait with the same
+ * sentence (their queue's or the fleet's), and a copy each was 64 bytes of every one of a
+ * million. One table for the process: the controller runs on one thread, and a sentence means
+ * the same in any instance. b->msg points at the text of its entry. */
+struct msg_ent {
+    struct msg_ent *next;
+    uint32_t refs;
+    uint32_t len; /* of text, both NULs included */
+    char text[];
+};
+static struct {
+    struct msg_ent **v;
+    size_t cap, n; /* cap: a power of two, or 0 with v NULL */
+} msgs;
+
+static struct msg_ent *msg_ent_of(const char *m)
+{
+    return (struct msg_ent *)(void *)(m - offsetof(struct msg_ent, text));
+}
+
+static int msgs_grow(void)
+{
+    size_t cap = msgs.cap ? msgs.cap * 2 : 64;
+    struct msg_ent **v = muster_calloc(cap, sizeof *v);
+    if (!v)
+        return MUSTER_ENOMEM;
+    for (size_t i = 0; i < msgs.cap; i++)
+        for (struct msg_ent *e = msgs.v[i], *nx; e; e = nx) {
+            nx = e->next;
+            size_t h = queue_hash_fnv1a64(QUEUE_HASH_FNV64_BASIS, e->text, e->len) & (cap - 1);
+            e->next = v[h];
+            v[h] = e;
+        }
+    muster_free(msgs.v);
+    msgs.v = v;
+    msgs.cap = cap;
+    return 0;
+}
+
+/* A reference to the shared copy of text[0..len) (a reason, NUL, a message, NUL); NULL when out
+ * of memory. */
+static char *msg_intern(const char *text, size_t len)
+{
+    if (msgs.n >= msgs.cap && msgs_grow() && !msgs.cap)
+        return NULL;
+    size_t h = queue_hash_fnv1a64(QUEUE_HASH_FNV64_BASIS, text, len) & (msgs.cap - 1);
+    for (struct msg_ent *e = msgs.v[h]; e; e = e->next)
+        if (e->len == len && memcmp(e->text, text, len) == 0) {
+            e->refs++;
+            return e->text;
+        }
+    struct msg_ent *e = muster_malloc(sizeof *e + len);
+    if (!e)
+        return NULL;
+    memcpy(e->text, text, len);
+    e->len = (uint32_t)len;
+    e->refs = 1;
+    e->next = msgs.v[h];
+    msgs.v[h] = e;
+    msgs.n++;
+    return e->text;
+}
+
+static void msg_release(char *m)
+{
+    if (!m)
+        return;
+    struct msg_ent *e = msg_ent_of(m);
+    if (--e->refs)
+        return;
+    struct msg_ent **p =
+        &msgs.v[queue_hash_fnv1a64(QUEUE_HASH_FNV64_BASIS, e->text, e->len) & (msgs.cap - 1)];
+    while (*p != e)
+        p = &(*p)->next;
+    *p = e->next;
+    muster_free(e);
+    if (--msgs.n == 0) { /* the last one: nothing is left for a leak check to find */
+        muster_free(msgs.v);
+        msgs.v = NULL;
+        msgs.cap = 0;
+    }
+}
+
 void ctl__set_reason(struct binding *b, const char *reason, const char *fmt, ...)
 {
     char msg[KARMADA_WORKLOAD_MSG_MAX];
@@ -399,27 +524,22 @@ void ctl__set_reason(struct binding *b, const char *reason, const char *fmt, ...
     /* A gang requeued after a cluster was lost says so while it waits, whatever else it waits
      * for (loss.c): the loss is why it is not running. */
     static const char after[] = "requeued after cluster ";
-    if (b->loss && !b->loss->replace_wanted && !b->loss->replaced &&
-        strncmp(msg, after, sizeof after - 1) != 0) {
+    const struct ctl_loss *l = ctl__act(b)->loss;
+    if (l && !l->replace_wanted && !l->replaced && strncmp(msg, after, sizeof after - 1) != 0) {
         size_t n = strlen(msg);
-        snprintf(msg + n, sizeof msg - n, " (%s%s was lost: %s)", after, b->loss->cluster,
-                 b->loss->detail);
+        snprintf(msg + n, sizeof msg - n, " (%s%s was lost: %s)", after, l->cluster, l->detail);
     }
     /* the reason as the 16-byte array it was: at most 15 characters */
     size_t rl = strnlen(reason, 15), n = strlen(msg);
     if (strcmp(ctl__binding_reason(b), reason) != 0 || strcmp(ctl__binding_msg(b), msg) != 0) {
-        char *m = rl + n ? muster_malloc(rl + n + 2) : NULL;
-        int whole = m != NULL;
+        char both[16 + KARMADA_WORKLOAD_MSG_MAX];
+        memcpy(both, reason, rl);
+        both[rl] = '\0';
+        memcpy(both + rl + 1, msg, n + 1);
+        char *m = rl + n ? msg_intern(both, rl + n + 2) : NULL;
         if (!m && n)
-            m = muster_malloc(rl + 2); /* out of memory: the reason without its sentence */
-        if (m) {
-            memcpy(m, reason, rl);
-            m[rl] = '\0';
-            m[rl + 1] = '\0';
-            if (whole)
-                memcpy(m + rl + 1, msg, n + 1);
-        }
-        muster_free(b->msg);
+            m = msg_intern(both, rl + 2); /* out of memory: the reason without its sentence */
+        msg_release(b->msg);
         b->msg = m;
         b->cond_dirty = 1;
     }
@@ -704,8 +824,10 @@ int ctl__binding_read(struct ctl *c, struct binding *b)
     /* what it asks of the members' racks, checked with its groups (split: its PodGroups carry
      * a subGroupPolicy) */
     char twhy[KARMADA_WORKLOAD_MSG_MAX];
-    if (karmada_member_topo_read(&b->mtopo, w, split_pods != 0, rb, b->tmpl, twhy,
-                                 sizeof twhy)) {
+    struct karmada_member_topo mt;
+    int trc = karmada_member_topo_read(&mt, w, split_pods != 0, rb, b->tmpl, twhy, sizeof twhy);
+    ctl__act_set_mtopo(c, b, &mt);
+    if (trc) {
         ctl__set_reason(b, "Unschedulable", "%s", twhy);
         return MUSTER_EINVAL;
     }
@@ -715,9 +837,6 @@ int ctl__binding_read(struct ctl *c, struct binding *b)
      * it, at least its minimum, without the opt-in (docs/composite.md) */
     if (ctl__tree_min(b))
         b->elastic = 1;
-    b->affinity = w->affinity;
-    b->affinities = w->affinities;
-    b->tolerations = w->tolerations;
     const char *uid = kube_json_str(kube_json_get(rb, "metadata"), "uid");
     if (ctl__binding_set_ids(b, uid, w->permanent_id))
         return MUSTER_ENOMEM;
@@ -1006,9 +1125,6 @@ void ctl__rb_upsert(struct ctl *c, json_object *rb)
             c->cyc.forced = 1;
         }
     }
-    /* the affinity pointers point into the RB: refresh them with it */
-    if (b->st >= B_UNDO && b->st != B_DONE)
-        ctl__placement_terms(b);
     if (kube_json_path(rb, "metadata", "deletionTimestamp", NULL)) {
         /* Being deleted (Karmada's binding-controller finalizer holds it while it deletes its
          * own Works): released now, and muster's Works deleted with it, not at the next

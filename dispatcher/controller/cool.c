@@ -14,16 +14,16 @@
 #include "cluster-adapters/kube/json.h"
 #include "queue/mem.h"
 
-void ctl__placement_terms(struct binding *b)
+void ctl__placement_terms(struct ctl *c, const struct binding *b)
 {
     json_object *pl = kube_json_path(b->rb, "spec", "placement", NULL);
     json_object *affs = kube_json_get(pl, "clusterAffinities");
-    b->affinity = kube_json_get(pl, "clusterAffinity");
+    c->aw.affinity = kube_json_get(pl, "clusterAffinity");
     /* as the workload read has it (workload_clusters.c): an empty list is no list, not a list
      * no cluster matches */
-    b->affinities =
+    c->aw.affinities =
         json_object_is_type(affs, json_type_array) && json_object_array_length(affs) ? affs : NULL;
-    b->tolerations = kube_json_get(pl, "clusterTolerations");
+    c->aw.tolerations = kube_json_get(pl, "clusterTolerations");
 }
 
 void ctl__cool_later(struct ctl *c, struct binding *b)
@@ -59,7 +59,7 @@ static int waiting_state(const struct binding *b)
 {
     return (b->st == B_PENDING || b->st == B_BACKOFF || b->st == B_PARKED ||
             b->st == B_WAIT_TEMPLATE) &&
-           !b->gone && !b->pg && !b->grow && !b->loss;
+           !b->gone && !b->pg && !b->grow && !ctl__act(b)->loss;
 }
 
 /* ... with nothing of it in flight: a step's answer is judged against the RB it was sent for.
@@ -67,7 +67,7 @@ static int waiting_state(const struct binding *b)
 static int settled(const struct binding *b)
 {
     return b->step == S_NONE && !b->inflight && !b->side_inflight && !ctl__act(b)->reread_due &&
-           !b->rb_behind && !ctl__act(b)->resize_owed && !b->reply && !b->fresh;
+           !b->rb_behind && !ctl__act(b)->resize_owed && !ctl__act(b)->reply && !ctl__act(b)->fresh;
 }
 
 void ctl__cool_run(struct ctl *c)
@@ -86,7 +86,6 @@ void ctl__cool_run(struct ctl *c)
         json_object_put(b->rb);
         json_object_put(b->tmpl);
         b->rb = b->tmpl = NULL;
-        b->affinity = b->affinities = b->tolerations = NULL;
     }
     c->cool.n = keep;
     c->cool.fresh = 0;
@@ -106,7 +105,6 @@ json_object *ctl__rb(struct ctl *c, struct binding *b)
     if (!rb)
         return NULL;
     b->rb = json_object_get(rb);
-    ctl__placement_terms(b);
     ctl__cool_later(c, b);
     return b->rb;
 }

@@ -75,6 +75,8 @@
 /* The sets of groups a split gang may have (a JobSet's replicated jobs, gang_split.h). */
 #define CTL_SPLIT_SETS_MAX KARMADA_WORKLOAD_COMPONENTS_MAX
 #define CTL_UID_MAX 64
+/* a UUID, a NUL, a UUID, a NUL: a binding's uid and permanent id (struct binding ids_room) */
+#define CTL_IDS_ROOM 74
 #define CTL_TICK_MS 200
 /* How often the per-namespace gauges are counted again: a walk of every binding. */
 #define CTL_NS_METRICS_MS 5000
@@ -205,17 +207,16 @@ struct binding {
     struct binding *hnext;       /* by key */
     struct binding *tnext;       /* by template key */
     struct binding *prev, *next; /* in the waiting or the active list (list) */
-    struct binding *rnext;       /* retry list (in_retry) */
     /* The binding's strings are allocated by size: a million pending bindings each paid for
      * the longest name Kubernetes allows. key lives in the binding's own allocation. */
     char *key;
     char *tkey; /* never NULL: tkey_none until the RB names its template */
-    struct ctl_hubpg_ent *hubpg; /* the hub PodGroup its last read asked for (hubgroups.c) */
     /* YuniKorn Soft (soft.c): when its gang guarantee lapses (unix ms, 0 never); soft: it has,
      * and it reads as min-member 1 */
     int64_t soft_at;
-    /* The RB's uid and its permanent id, in one allocation (ctl__binding_set_ids): uid owns
-     * it, pid points into it; both ctl__ids_none ("") until read. */
+    /* The RB's uid and its permanent id, one after the other (ctl__binding_set_ids): in the
+     * room after the key when they fit (ids_room), else an allocation uid owns; pid points
+     * after uid; both ctl__ids_none ("") until read. */
     char *uid;
     const char *pid;
     char *owner; /* owned: its template's --owner-annotation value; NULL: none (or not asked) */
@@ -224,24 +225,23 @@ struct binding {
     json_object *rb;
     json_object *tmpl;
     uint32_t cool_at; /* its index + 1 in c->cool, 0 when not there */
+    uint32_t cond_acked; /* condition writes acknowledged (see ctl_act's reply_acked) */
     int64_t generation;
     /* issue 20: the gang as a tree of groups (karmada/workload_groups.c); n 0 when the workload
      * has no group structure. A gang with a tree is placed by treeplace.c. */
     struct karmada_group_tree tree;
     const char *queue; /* interned (ctl__queue_intern): queue names are few; never NULL */
     struct queue_resvec gang;
-    struct comp *comp;                                /* ncomp entries */
-    json_object *affinity, *affinities, *tolerations; /* into rb */
+    struct comp *comp; /* ncomp entries */
 
     int64_t ledger_id, created_at, attempt, not_before;
     /* What only a gang the protocol has run for, or reclaim has judged, holds (ctl__act):
      * NULL reads as all zero, so a binding never admitted holds none. */
     struct ctl_act *act;
-    json_object *reply;  /* the body of the last step request that wanted one */
-    json_object *fresh;  /* the RB as the hub last answered it (S_LIFT, S_STATUS_READ) */
     struct share *shares;
     /* why it waits: condition reason and message (ctl__binding_reason, ctl__binding_msg) in
-     * one allocation, the reason first; dirty until written to the RB (cond_dirty) */
+     * one string, the reason first, shared by every binding that waits with the same (counted
+     * references, bindings.c); dirty until written to the RB (cond_dirty) */
     char *msg; /* NULL: none (both read as "") */
     int64_t waiting_since; /* when it last joined the waiting list */
     /* which clusters its placement constraints allow, by index into c->fleet.cl, computed once
@@ -249,9 +249,6 @@ struct binding {
      * costly per cycle). A bit per cluster (ctl__allowed): a byte each was 256 bytes of every
      * pending binding. Bits from c->fleet.ncl up are 0. */
     uint64_t allow[CTL_ALLOW_WORDS];
-    /* A cluster it held a share in was lost (loss.c): what and why, until it is admitted
-     * again. NULL: none. */
-    struct ctl_loss *loss;
     /* A dispatched or running gang that grew: the difference waits as an admission of its own
      * (resize.c, docs/dispatcher.md "Scale up"). NULL: nothing waits. */
     struct ctl_grow *grow;
@@ -295,24 +292,11 @@ struct binding {
     uint8_t cond_dirty;
     /* Partial admission opted in (elastic.c): one component, assign mode, min_member below its
      * replicas. While pending its engine entry holds its minimum (ctl__engine_request). */
-    /* issue 20: the pods the last composite search placed (treeplace.c), whole or not: what a
-     * gang with a group minimum may be admitted at (elastic.c) */
-    int64_t tree_placed;
-    /* What it asks of each member's racks (gang_nettopo.h), read with its tree: written in
-     * the PodGroups of members with HyperNodes; a required one keeps it off the others. */
-    struct karmada_member_topo mtopo;
-    /* its last NoClusterFit came from a composite search its budget stopped (treeplace.c):
-     * no proof that nothing fits, so not remembered as nofit_memo */
-    int nofit_unproven;
-    /* The Scheduled=True JSON patch (protocol.c send_status): condition writes acknowledged,
-     * and their count when the request answered into reply, then fresh, was sent, so a read
-     * that may predate one of them is not trusted to show every Scheduled condition;
-     * status_reread: the patch was rebuilt from a GET after a 422 already (another 422 waits
-     * out the back-off rather than read again at once). */
-    uint32_t cond_acked, reply_acked, fresh_acked;
-    int status_reread;
     uint8_t elastic;
     uint8_t pg_folded;
+    /* ctl__binding_new left CTL_IDS_ROOM bytes after the key for uid and pid: an allocation
+     * of their own cost every pending binding its header and rounding too */
+    uint8_t ids_room;
 };
 
 /* A binding's state from its admission on (and reclaim's on a gang it judged), allocated on
@@ -348,6 +332,31 @@ struct ctl_act {
     uint8_t status_waited;
     /* the template's resourceVersion its policy was last judged on (policy_now) */
     int64_t policy_rv;
+    /* Moved here from struct binding (session 11): a binding that only waits has them all zero
+     * or NULL, and a million of them paid 80 bytes each for them. */
+    json_object *reply; /* the body of the last step request that wanted one */
+    json_object *fresh; /* the RB as the hub last answered it (S_LIFT, S_STATUS_READ) */
+    /* A cluster it held a share in was lost (loss.c): what and why, until it is admitted
+     * again. NULL: none. */
+    struct ctl_loss *loss;
+    struct ctl_hubpg_ent *hubpg; /* the hub PodGroup its last read asked for (hubgroups.c) */
+    /* issue 20: the pods the last composite search placed (treeplace.c), whole or not: what a
+     * gang with a group minimum may be admitted at (elastic.c) */
+    int64_t tree_placed;
+    /* What it asks of each member's racks (gang_nettopo.h), read with its tree: written in
+     * the PodGroups of members with HyperNodes; a required one keeps it off the others. */
+    struct karmada_member_topo mtopo;
+    /* its last NoClusterFit came from a composite search its budget stopped (treeplace.c):
+     * no proof that nothing fits, so not remembered as nofit_memo */
+    int nofit_unproven;
+    /* The Scheduled=True JSON patch (protocol.c send_status): the binding's cond_acked (its
+     * condition writes acknowledged) when the request answered into reply, then fresh, was
+     * sent, so a read that may predate one of them is not trusted to show every Scheduled
+     * condition; status_reread: the patch was rebuilt from a GET after a 422 already (another
+     * 422 waits out the back-off rather than read again at once). */
+    uint32_t reply_acked, fresh_acked;
+    int status_reread;
+    struct binding *rnext; /* retry list (the binding's in_retry) */
 };
 
 /* b's struct ctl_act to read: all zero when it has none. */
@@ -361,6 +370,19 @@ static inline const struct ctl_act *ctl__act(const struct binding *b)
 struct ctl_act *ctl__act_w(struct ctl *c, struct binding *b);
 /* Frees b's struct ctl_act if all of it is zero (reads are the same without it). */
 void ctl__act_trim(struct binding *b);
+/* Set b's ctl_act field of the name, allocating it only for a value other than zero: what
+ * every read or cycle writes of every binding (zero for most). */
+void ctl__act_set_mtopo(struct ctl *c, struct binding *b, const struct karmada_member_topo *t);
+void ctl__act_set_tree_placed(struct ctl *c, struct binding *b, int64_t pods);
+void ctl__act_set_nofit_unproven(struct ctl *c, struct binding *b, int unproven);
+/* Lets b's last step answer (ctl_act reply) go. */
+static inline void ctl__reply_drop(struct binding *b)
+{
+    if (b->act) {
+        json_object_put(b->act->reply);
+        b->act->reply = NULL;
+    }
+}
 
 /* Cluster i of the fleet is one b's placement constraints allow (as of b->allow_epoch). */
 static inline int ctl__allowed(const struct binding *b, uint32_t i)
@@ -487,17 +509,19 @@ static inline int ctl__cluster_lacks(const struct cluster *k, int needs)
  * the fields (cluster.no_nettopo 0) may hold it, as place_needs' bit 4 says. */
 static inline int ctl__mtopo_required(const struct binding *b)
 {
-    return b->needs_objects && ((b->mtopo.share.tier && b->mtopo.share.required) ||
-                                (b->mtopo.group.tier && b->mtopo.group.required));
+    const struct karmada_member_topo *t = &ctl__act(b)->mtopo;
+    return b->needs_objects &&
+           ((t->share.tier && t->share.required) || (t->group.tier && t->group.required));
 }
 
 /* b's required member topology names its tier (highestTierName): only members whose Volcano
  * reads names (cluster.no_tiernames 0) may hold it, as place_needs' bit 8 says. */
 static inline int ctl__mtopo_names_required(const struct binding *b)
 {
+    const struct karmada_member_topo *t = &ctl__act(b)->mtopo;
     return b->needs_objects &&
-           ((b->mtopo.share.tier == KARMADA_NETTOPO_TIER_NAMED && b->mtopo.share.required) ||
-            (b->mtopo.group.tier == KARMADA_NETTOPO_TIER_NAMED && b->mtopo.group.required));
+           ((t->share.tier == KARMADA_NETTOPO_TIER_NAMED && t->share.required) ||
+            (t->group.tier == KARMADA_NETTOPO_TIER_NAMED && t->group.required));
 }
 
 /* A share reserved in a cluster's cap: the binding's aseq and the share's index. */
@@ -1579,9 +1603,10 @@ int ctl__cluster_nettopo(const struct ctl *c, const char *name);
 #define CTL_COOL_BATCH 256
 json_object *ctl__rb(struct ctl *c, struct binding *b);
 json_object *ctl__tmpl(struct ctl *c, struct binding *b);
-/* Points b->affinity, affinities and tolerations into b->rb's spec.placement, as the workload
- * read does (an empty clusterAffinities is none). */
-void ctl__placement_terms(struct binding *b);
+/* Points c->aw's affinity, affinities and tolerations into b->rb's spec.placement (NULL while
+ * b holds no RB), as the workload read does (an empty clusterAffinities is none). Found at
+ * each use: three pointers kept in every binding were 24 bytes of each pending one. */
+void ctl__placement_terms(struct ctl *c, const struct binding *b);
 void ctl__cool_later(struct ctl *c, struct binding *b);
 void ctl__cool_forget(struct ctl *c, struct binding *b);
 void ctl__cool_run(struct ctl *c);

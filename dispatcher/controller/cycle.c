@@ -12,9 +12,7 @@ enum place_verdict {
 int ctl__cluster_allows(struct ctl *c, struct binding *b, const struct cluster *k)
 {
     (void)ctl__rb(c, b); /* the constraints point into it: thawed when b let it go (cool.c) */
-    c->aw.affinity = b->affinity;
-    c->aw.affinities = b->affinities;
-    c->aw.tolerations = b->tolerations;
+    ctl__placement_terms(c, b);
     return karmada_workload_allows_cluster(&c->aw, k->obj);
 }
 
@@ -141,10 +139,10 @@ static enum place_verdict place(struct ctl *c, struct binding *b)
     uint32_t idx[256], n = 0, notready = 0;
     uint8_t one_pod[256]; /* a member of no gang dialect: one pod of a spread gang at most */
     char nr[128] = "";
-    b->tree_placed = 0;
+    ctl__act_set_tree_placed(c, b, 0);
     allow_refresh(c, b);
     uint32_t nallow = c->fleet.ncl < 256 ? c->fleet.ncl : 256;
-    b->nofit_unproven = 0; /* set by a tree search that its budget stops */
+    ctl__act_set_nofit_unproven(c, b, 0); /* set by a tree search that its budget stops */
     int needs_pg = b->needs_objects && b->assign;
     if (needs_pg && c->pre.hub_pg == 0) {
         /* Karmada's execution controller cannot map a PodGroup manifest: its Works would
@@ -447,8 +445,8 @@ static enum place_verdict tree_offer(struct ctl *c, struct binding *b, struct qu
     if (v == PLACE_FAILED)
         return v;
     struct tree_quota q = {c, b, e};
-    int32_t at = ctl__tree_admit_size(whole, min, unit, v == PLACE_FITS ? whole : b->tree_placed,
-                                      tree_quota_takes, &q);
+    int32_t at = ctl__tree_admit_size(
+        whole, min, unit, v == PLACE_FITS ? whole : ctl__act(b)->tree_placed, tree_quota_takes, &q);
     if (!at)
         return PLACE_NO_FIT;
     if (at < whole) {
@@ -542,8 +540,8 @@ static void admit(struct ctl *c, struct binding *b, int partial)
     int64_t now = now_ms(c);
     struct ctl_act *a = ctl__act_w(c, b); /* admitted: it has protocol state from now on */
     a->admitted_at = now;
-    muster_free(b->loss); /* its waiting sentence named the loss; admitted, it is history */
-    b->loss = NULL;
+    muster_free(a->loss); /* its waiting sentence named the loss; admitted, it is history */
+    a->loss = NULL;
     if (a->rc_until) {
         /* it preempted: the room reclaimed for it is taken, others may search */
         if (c->opt.metrics) {
@@ -602,14 +600,14 @@ static void admit(struct ctl *c, struct binding *b, int partial)
                      b->replicas, b->replicas + b->grow->replicas, b->grow->replicas);
     }
     if (!partial && b->kind == KARMADA_WORKLOAD_KIND_VCJOB && b->assign && b->nshares == 1 &&
-        b->tree_placed > 0 && b->tree_placed < b->replicas)
+        ctl__act(b)->tree_placed > 0 && ctl__act(b)->tree_placed < b->replicas)
         snprintf(
             w->reason, sizeof w->reason,
             "admitted at its minimum on %.63s: %" PRId64 " of its %" PRId32
             " pods fit there (each task at its minAvailable); Volcano starts the other %" PRId64
             " as room frees",
-            b->shares[0].cluster, b->tree_placed, b->replicas,
-            (int64_t)b->replicas - b->tree_placed);
+            b->shares[0].cluster, ctl__act(b)->tree_placed, b->replicas,
+            (int64_t)b->replicas - ctl__act(b)->tree_placed);
     if (b->soft) /* YuniKorn Soft past its placeholder timeout (soft.c): say so */
         ctl__soft_reason(w->reason, sizeof w->reason, b, partial);
     if (partial || b->soft || strncmp(w->reason, "admitted at its minimum on ", 27) == 0)
@@ -703,7 +701,7 @@ void ctl__cycle(struct ctl *c)
                 continue;
             }
             if (v == PLACE_NO_FIT && !refused) {
-                if (!b->nofit_memo && !b->nofit_unproven) {
+                if (!b->nofit_memo && !ctl__act(b)->nofit_unproven) {
                     b->nofit_memo = 1;
                     b->nofit_grow = c->fleet.grow_seq;
                     b->nofit_epoch = c->fleet.epoch;
@@ -719,7 +717,7 @@ void ctl__cycle(struct ctl *c)
         if (b->assign) {
             enum place_verdict v = nofit_holds(c, b) ? PLACE_NO_FIT : place(c, b);
             if (v != PLACE_FITS) {
-                if (v == PLACE_NO_FIT && !b->nofit_memo && !b->nofit_unproven) {
+                if (v == PLACE_NO_FIT && !b->nofit_memo && !ctl__act(b)->nofit_unproven) {
                     b->nofit_memo = 1;
                     b->nofit_grow = c->fleet.grow_seq;
                     b->nofit_epoch = c->fleet.epoch;

@@ -310,7 +310,7 @@ void ctl__check_progress(struct ctl *c, struct binding *b)
 {
     if (b->st != B_DISPATCHED && b->st != B_RUNNING)
         return;
-    if (b->loss && b->loss->replace_wanted)
+    if (ctl__act(b)->loss && b->act->loss->replace_wanted)
         return; /* the next cycle decides */
     if (ctl__loss_check(c, b))
         return;

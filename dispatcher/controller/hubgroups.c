@@ -81,7 +81,7 @@ static size_t bucket(const struct ctl *c, const char *key)
 
 void ctl__hubpg_forget(struct ctl *c, struct binding *b)
 {
-    struct ctl_hubpg_ent *e = b->hubpg;
+    struct ctl_hubpg_ent *e = ctl__act(b)->hubpg;
     if (!e)
         return;
     struct ctl_hubpg_ent **p = &c->hubpg.v[bucket(c, e->key)];
@@ -90,13 +90,14 @@ void ctl__hubpg_forget(struct ctl *c, struct binding *b)
     if (*p)
         *p = e->next;
     muster_free(e);
-    b->hubpg = NULL;
+    b->act->hubpg = NULL;
 }
 
 void ctl__hubpg_note(struct ctl *c, struct binding *b)
 {
     const char *key = c->hubpg.asked;
-    if (b->hubpg && strcmp(b->hubpg->key, key) == 0)
+    const struct ctl_hubpg_ent *was = ctl__act(b)->hubpg;
+    if (was && strcmp(was->key, key) == 0)
         return;
     ctl__hubpg_forget(c, b);
     if (!key[0])
@@ -115,7 +116,7 @@ void ctl__hubpg_note(struct ctl *c, struct binding *b)
     size_t h = bucket(c, key);
     e->next = c->hubpg.v[h];
     c->hubpg.v[h] = e;
-    b->hubpg = e;
+    ctl__act_w(c, b)->hubpg = e;
 }
 
 /* Re-reads the bindings indexed under key. */
@@ -220,7 +221,7 @@ int ctl__groups_read(struct ctl *c, struct binding *b, const struct karmada_work
     wl.found = s.found;
     /* a JobSet's read asks for no PodGroup, so the slot is free; were it taken, the PodGroup's
      * own re-read stays */
-    if (!b->hubpg || !b->hubpg->key[0]) {
+    if (!ctl__act(b)->hubpg || !ctl__act(b)->hubpg->key[0]) {
         snprintf(c->hubpg.asked, sizeof c->hubpg.asked, "wl/%s/%s", s.ns, s.name);
         ctl__hubpg_note(c, b);
     }

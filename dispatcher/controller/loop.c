@@ -347,10 +347,11 @@ static void retries_run(struct ctl *c, int64_t now)
     struct binding **p = &c->retry;
     while (*p) {
         struct binding *b = *p;
-        if (ctl__act(b)->retry_at <= now) {
-            *p = b->rnext;
+        /* in the retry list, b has its ctl_act: it went in with a retry time */
+        if (b->act->retry_at <= now) {
+            *p = b->act->rnext;
             b->in_retry = 0;
-            b->rnext = NULL;
+            b->act->rnext = NULL;
             if (b->gone)
                 ctl__maybe_free(c, b);
             else if (b->inflight == 0) /* a rollback may have started its own steps since */
@@ -358,7 +359,7 @@ static void retries_run(struct ctl *c, int64_t now)
         } else {
             if (!next || ctl__act(b)->retry_at < next)
                 next = ctl__act(b)->retry_at;
-            p = &b->rnext;
+            p = &b->act->rnext;
         }
     }
     if (next)
@@ -438,7 +439,7 @@ void ctl__on_tick(uv_timer_t *h)
             continue;
         }
         if (b->st != B_DISPATCHED || !b->assign || b->inflight || b->lw_pending ||
-            (b->loss && b->loss->replace_wanted))
+            (ctl__act(b)->loss && b->act->loss->replace_wanted))
             continue;
         if (ctl__user_holds_dispatching(b)) {
             /* the timeout counts from when the user lets it go */

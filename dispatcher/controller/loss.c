@@ -79,12 +79,12 @@ void ctl__loss_restore(struct ctl *c, struct binding *b, const char *record)
     json_object *o = record ? json_tokener_parse(record) : NULL;
     const char *cluster = kube_json_str(o, "cluster"), *detail = kube_json_str(o, "detail");
     if (cluster && detail) {
-        struct ctl_loss *l = b->loss ? b->loss : muster_calloc(1, sizeof(*l));
+        struct ctl_loss *l = ctl__act(b)->loss ? b->act->loss : muster_calloc(1, sizeof(*l));
         if (l) {
             snprintf(l->cluster, sizeof l->cluster, "%s", cluster);
             snprintf(l->detail, sizeof l->detail, "%s", detail);
             l->replace_wanted = 0;
-            b->loss = l;
+            ctl__act_w(c, b)->loss = l;
         } else {
             ctl__fatal(c, "out of memory");
         }
@@ -128,9 +128,7 @@ static enum ctl_loss_trigger judge(struct ctl *c, const struct binding *b, const
         f.ready = k->unready_since == 0;
         f.not_ready_since = k->unready_since;
         if (k->noexec) {
-            c->aw.affinity = b->affinity;
-            c->aw.affinities = b->affinities;
-            c->aw.tolerations = b->tolerations;
+            ctl__placement_terms(c, b);
             f.noexec =
                 karmada_workload_noexecute(&c->aw, k->obj, &f.noexec_until, taint, sizeof taint);
         }
@@ -178,7 +176,7 @@ static enum queue_on_loss queue_policy(struct ctl *c, const struct binding *b)
 
 static void loss_requeue(struct ctl *c, struct binding *b, const char *extra)
 {
-    struct ctl_loss *l = b->loss;
+    struct ctl_loss *l = b->act->loss; /* the loss started (loss_start) */
     char why[320], waiting[256];
     l->replace_wanted = 0;
     snprintf(why, sizeof why, "cluster %.63s lost: %.100s; %.60srequeued (onClusterLoss: %s)",
@@ -197,14 +195,14 @@ static void loss_requeue(struct ctl *c, struct binding *b, const char *extra)
 static void loss_start(struct ctl *c, struct binding *b, const char *cluster,
                        enum ctl_loss_trigger t, const char *detail)
 {
-    struct ctl_loss *l = b->loss;
+    struct ctl_loss *l = ctl__act(b)->loss;
     if (!l) {
         l = muster_calloc(1, sizeof(*l));
         if (!l) {
             ctl__fatal(c, "out of memory");
             return;
         }
-        b->loss = l;
+        ctl__act_w(c, b)->loss = l;
     }
     snprintf(l->cluster, sizeof l->cluster, "%s", cluster);
     snprintf(l->detail, sizeof l->detail, "%s", detail);
@@ -231,7 +229,7 @@ static void loss_start(struct ctl *c, struct binding *b, const char *cluster,
 static int loss_check(struct ctl *c, struct binding *b, int check_rb)
 {
     if ((b->st != B_DISPATCHED && b->st != B_RUNNING) || !b->assign || b->step != S_NONE ||
-        b->inflight || b->lw_pending || (b->loss && b->loss->replace_wanted))
+        b->inflight || b->lw_pending || (ctl__act(b)->loss && b->act->loss->replace_wanted))
         return 0;
     for (uint32_t i = 0; i < b->nshares; i++) {
         const char *name = b->shares[i].cluster;
@@ -372,7 +370,7 @@ static uint32_t replace_place(struct ctl *c, struct binding *b, const char *lost
  * is committed the commit protocol runs forward again (ledger.c, LW_LOSS_REPLACE). */
 static void replace_one(struct ctl *c, struct binding *b)
 {
-    struct ctl_loss *l = b->loss;
+    struct ctl_loss *l = b->act->loss; /* replace_wanted: the loss started */
     uint32_t li = b->nshares;
     for (uint32_t i = 0; i < b->nshares && li == b->nshares; i++)
         if (strcmp(b->shares[i].cluster, l->cluster) == 0)
@@ -466,7 +464,7 @@ static void replace_one(struct ctl *c, struct binding *b)
  * does; Karmada deletes the member PodGroup through the Work's finalizer. */
 void ctl__loss_replaced(struct ctl *c, struct binding *b)
 {
-    struct ctl_loss *l = b->loss;
+    struct ctl_loss *l = ctl__act(b)->loss;
     if (!l || !l->replaced)
         return;
     char path[KUBE_MAX_URL_BYTES / 4];
@@ -477,8 +475,8 @@ void ctl__loss_replaced(struct ctl *c, struct binding *b)
         held |= strcmp(b->shares[i].cluster, l->cluster) == 0;
     if (name && !held && karmada_path_work(path, sizeof path, l->cluster, name) == 0)
         ctl__orphan_delete(c, path);
-    muster_free(b->loss);
-    b->loss = NULL;
+    muster_free(l);
+    b->act->loss = NULL;
 }
 
 /* The cycle, after its snapshot: every gang waiting for Replace is placed or requeued. */
@@ -489,7 +487,7 @@ void ctl__losses_replace(struct ctl *c)
     c->replacing = 0;
     for (struct binding *b = c->active.next, *nx; b != &c->active; b = nx) {
         nx = b->next;
-        if (b->loss && b->loss->replace_wanted)
+        if (ctl__act(b)->loss && b->act->loss->replace_wanted)
             replace_one(c, b);
     }
 }

@@ -35,7 +35,7 @@ static void retry_later(struct ctl *c, struct binding *b)
         a->retry_ms = CTL_RETRY_MAX_MS;
     a->retry_at = now_ms(c) + (int64_t)a->retry_ms;
     if (!b->in_retry) {
-        b->rnext = c->retry;
+        a->rnext = c->retry;
         c->retry = b;
         b->in_retry = 1;
     }
@@ -71,8 +71,8 @@ void ctl__on_response(int err, const struct kube_response *resp, void *ud)
     }
     b->inflight--;
     json_object *acc = NULL, *more = NULL;
-    if (!err && want_body && resp->body && step == S_BARRIER && b->reply &&
-        json_object_object_get_ex(b->reply, "items", &acc) &&
+    if (!err && want_body && resp->body && step == S_BARRIER && ctl__act(b)->reply &&
+        json_object_object_get_ex(ctl__act(b)->reply, "items", &acc) &&
         json_object_is_type(acc, json_type_array) &&
         json_object_object_get_ex(resp->body, "items", &more) &&
         json_object_is_type(more, json_type_array)) {
@@ -80,14 +80,15 @@ void ctl__on_response(int err, const struct kube_response *resp, void *ud)
         for (size_t i = 0; i < json_object_array_length(more); i++)
             json_object_array_add(acc, json_object_get(json_object_array_get_idx(more, i)));
     } else if (!err && want_body && resp->body) {
-        json_object_put(b->reply);
-        b->reply = json_object_get(resp->body);
+        struct ctl_act *a = ctl__act_w(c, b);
+        json_object_put(a->reply);
+        a->reply = json_object_get(resp->body);
     }
     int rb_step = step != S_OBJECTS && step != S_BARRIER && step != S_U_DELETE &&
                   step != S_R_WORKS && step != S_RESIZE_WORKS && step != S_RESIZE_DROP &&
                   step != S_POLICY;
     if (step == S_STATUS &&
-        (err == MUSTER_ECONFLICT || (err == MUSTER_EINVAL && !b->status_reread))) {
+        (err == MUSTER_ECONFLICT || (err == MUSTER_EINVAL && !ctl__act(b)->status_reread))) {
         /* The JSON patch's test failed (422: the conditions or the generation are not as
          * read), or an older musterd's conditional merge patch met 409: read the RB again and
          * rebuild, so no condition Karmada wrote meanwhile is overwritten. */
@@ -138,8 +139,8 @@ void ctl__on_response(int err, const struct kube_response *resp, void *ud)
 }
 
 /* Sends one request of b's current step; body is consumed. want_body keeps the answer in
- * b->reply; again_path (a create's object path) makes a 409 AlreadyExists replace the existing
- * object with body by a merge patch. */
+ * its ctl_act's reply; again_path (a create's object path) makes a 409 AlreadyExists replace the
+ * existing object with body by a merge patch. */
 static void send_req_ex(struct ctl *c, struct binding *b, enum kube_verb verb, const char *path,
                         const char *sub, json_object *body, int tolerate, int want_body,
                         const char *again_path)
@@ -159,8 +160,9 @@ static void send_req_ex(struct ctl *c, struct binding *b, enum kube_verb verb, c
         return;
     }
     *rq = (struct request_ctx){c, b, b->step, tolerate, 0, verb, want_body, NULL, NULL};
-    if (want_body)
-        b->reply_acked = b->cond_acked; /* the answer shows every condition acknowledged */
+    if (want_body && (b->act || b->cond_acked))
+        ctl__act_w(c, b)->reply_acked = b->cond_acked; /* the answer shows every condition
+                                                          acknowledged */
     if (again_path) {
         rq->again_path = muster_strdup(again_path);
         rq->again_body = muster_strdup(txt);
@@ -330,10 +332,10 @@ void ctl__fill_gang_input(struct ctl *c, struct binding *b, struct karmada_gang_
                                       .gang_request = folded ? &b->gang : NULL,
                                       .split = split ? c->gang_split : NULL,
                                       .nsets = split ? ctl__split_nsets(b) : 0,
-                                      .member_topo = &b->mtopo,
+                                      .member_topo = &ctl__act(b)->mtopo,
                                       .net_topo = c->gang_net_topo};
-    if (b->mtopo.share.tier == KARMADA_NETTOPO_TIER_NAMED ||
-        b->mtopo.group.tier == KARMADA_NETTOPO_TIER_NAMED) {
+    if (ctl__act(b)->mtopo.share.tier == KARMADA_NETTOPO_TIER_NAMED ||
+        ctl__act(b)->mtopo.group.tier == KARMADA_NETTOPO_TIER_NAMED) {
         /* the binding keeps no tier name: read again from the objects admitted, as c->w is */
         struct karmada_member_topo t;
         if (!karmada_member_topo_read_names(&t, &c->gang_topo_names, &c->w, split, in->rb,
@@ -411,7 +413,7 @@ static void recheck_later(struct ctl *c, struct binding *b)
         a->recheck_ms = CTL_BARRIER_RECHECK_MAX_MS;
     a->retry_at = now_ms(c) + a->recheck_ms;
     if (!b->in_retry) {
-        b->rnext = c->retry;
+        a->rnext = c->retry;
         c->retry = b;
         b->in_retry = 1;
     }
@@ -735,8 +737,7 @@ static enum step_sent send_barrier(struct ctl *c, struct binding *b, const struc
         }
         snprintf(gsel + at, sizeof gsel - at, ")");
     }
-    json_object_put(b->reply); /* the lists' items are gathered here (ctl__on_response) */
-    b->reply = NULL;
+    ctl__reply_drop(b); /* the lists' items are gathered here (ctl__on_response) */
     if (b->nshares == 0)
         b->step_failed = 1; /* nothing placed: nothing to judge */
     for (uint32_t i = 0; i < b->nshares && !b->step_failed; i++) {
@@ -813,15 +814,16 @@ static enum step_sent send_status(struct ctl *c, struct binding *b, const struct
     /* From the newest read of the RB: the answer to muster's last patch or a fresh get,
      * unless the watch has brought a newer one since. */
     json_object *from = ctl__rb(c, b);
-    const char *frv = kube_json_str(kube_json_get(b->fresh, "metadata"), "resourceVersion");
+    const struct ctl_act *a = ctl__act(b);
+    const char *frv = kube_json_str(kube_json_get(a->fresh, "metadata"), "resourceVersion");
     const char *crv = kube_json_str(kube_json_get(ctl__rb(c, b), "metadata"), "resourceVersion");
     if (frv && (!crv || strtoll(frv, NULL, 10) > strtoll(crv, NULL, 10)))
-        from = b->fresh;
+        from = a->fresh;
     /* The JSON patch appends Scheduled when the read shows none: only muster writes it on its
      * RBs, so the read must show every condition write of muster's acknowledged so far (one
      * acknowledged after the request this read answers was sent may not be in it, nor in an
      * older watch event): else read first. */
-    if (!has_condition(from, "Scheduled") && b->cond_acked != (b->fresh ? b->fresh_acked : 0)) {
+    if (!has_condition(from, "Scheduled") && b->cond_acked != (a->fresh ? a->fresh_acked : 0)) {
         b->step = S_STATUS_READ;
         return send_status_read(c, b, x);
     }
@@ -1231,7 +1233,7 @@ static enum karmada_gang_rendered rb_rendered(struct ctl *c, const struct bindin
 static void barrier_judged(struct ctl *c, struct binding *b)
 {
     char why[200] = "";
-    json_object *items = kube_json_get(b->reply, "items");
+    json_object *items = kube_json_get(ctl__act(b)->reply, "items");
     struct binding **rbs;
     uint32_t nrbs = ctl__pg_rbs(b, &rbs);
     enum karmada_gang_rendered r = KARMADA_GANG_RENDERED_READY;
@@ -1247,8 +1249,7 @@ static void barrier_judged(struct ctl *c, struct binding *b)
         else if (r == KARMADA_GANG_RENDERED_READY && one == KARMADA_GANG_RENDERED_OPEN)
             r = one;
     }
-    json_object_put(b->reply);
-    b->reply = NULL;
+    ctl__reply_drop(b);
     switch (r) {
     case KARMADA_GANG_RENDERED_READY:
     case KARMADA_GANG_RENDERED_OPEN:
@@ -1274,10 +1275,13 @@ static void barrier_judged(struct ctl *c, struct binding *b)
 
 static void keep_fresh(struct binding *b)
 {
-    json_object_put(b->fresh);
-    b->fresh = b->reply;
-    b->fresh_acked = b->reply_acked;
-    b->reply = NULL;
+    struct ctl_act *a = b->act;
+    if (!a)
+        return; /* no answer to keep, and none kept: all of it reads as zero already */
+    json_object_put(a->fresh);
+    a->fresh = a->reply;
+    a->fresh_acked = a->reply_acked;
+    a->reply = NULL;
 }
 
 /* Every request of b's step is acknowledged: act on what it did, then run the next step. */
@@ -1293,20 +1297,19 @@ static void step_done(struct ctl *c, struct binding *b)
         keep_fresh(b); /* the RB as the lift left it: the status patch is built from it */
     if (done == S_LIFT || done == S_ASSIGN_LIFT || done == S_RESUME)
         ctl__mark_dispatched(c, b);
-    if (done == S_STATUS) {
-        if (b->act)
-            b->act->status_waited = 0;
-        json_object_put(b->fresh);
-        b->fresh = NULL;
-        b->status_reread = 0;
+    if (done == S_STATUS && b->act) {
+        b->act->status_waited = 0;
+        json_object_put(b->act->fresh);
+        b->act->fresh = NULL;
+        b->act->status_reread = 0;
     }
     if (done == S_STATUS_READ)
-        b->status_reread = 1;
+        ctl__act_w(c, b)->status_reread = 1;
     if (done == S_RESIZE_CLUSTERS) {
-        const char *rv = kube_json_str(kube_json_get(b->reply, "metadata"), "resourceVersion");
+        const char *rv =
+            kube_json_str(kube_json_get(ctl__act(b)->reply, "metadata"), "resourceVersion");
         ctl__act_w(c, b)->resize_rv = rv ? strtoll(rv, NULL, 10) : 0;
-        json_object_put(b->reply);
-        b->reply = NULL;
+        ctl__reply_drop(b);
     }
     if (done == S_RESIZE_DROP)
         if (b->act)

@@ -547,8 +547,8 @@ int ctl__grow_offer(struct ctl *c, struct queue_entry *e)
     struct binding *b = queue_idmap_get(&c->byid, queue_entry_id(e) & ~CTL_GROW_ID);
     struct ctl_grow *g = b ? b->grow : NULL;
     if (!g || g->admitted || (b->st != B_DISPATCHED && b->st != B_RUNNING) || b->step != S_NONE ||
-        b->inflight || b->lw_pending || ctl__act(b)->reread_due || b->loss || b->rb_behind ||
-        b->nshares == 0 || b->nshares > 256)
+        b->inflight || b->lw_pending || ctl__act(b)->reread_due || ctl__act(b)->loss ||
+        b->rb_behind || b->nshares == 0 || b->nshares > 256)
         return 1; /* judged once what is in flight is over */
     /* the gang as it asks now (the RB and template are the newest): what the delta admits */
     struct read_kept k;

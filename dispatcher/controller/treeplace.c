@@ -301,13 +301,13 @@ int ctl__place_tree(struct ctl *c, struct binding *b, const struct disp_cluster_
     struct disp_composite_result r;
     memset(&r, 0, sizeof r);
     int rc = n ? disp_composite_place(&in, &r) : 0;
-    b->tree_placed = !rc && r.placed ? (int64_t)r.score.pods : 0;
+    ctl__act_set_tree_placed(c, b, !rc && r.placed ? (int64_t)r.score.pods : 0);
     c->st.tree_searches += n != 0;
     /* A search the budget stopped proves nothing: with other room (less, even) it may find what
      * it missed, so its verdict is not kept while no cluster grows (cycle.c nofit_holds). A
      * search that ran out of branches did see every placement: room that only shrinks, under
      * the same constraints, cannot make one. */
-    b->nofit_unproven = n && !rc && !r.complete;
+    ctl__act_set_nofit_unproven(c, b, n && !rc && !r.complete);
     if (rc == MUSTER_ENOMEM) {
         disp_composite_result_close(&r);
         return rc;
@@ -335,7 +335,7 @@ int ctl__place_tree(struct ctl *c, struct binding *b, const struct disp_cluster_
             disp_composite_result_close(&r);
             r = mr; /* owned by r from here */
             view = mt;
-            b->tree_placed = (int64_t)r.score.pods;
+            ctl__act_set_tree_placed(c, b, (int64_t)r.score.pods);
         } else {
             disp_composite_result_close(&mr);
             size_t l = strlen(r.why);
@@ -369,8 +369,9 @@ int ctl__place_tree(struct ctl *c, struct binding *b, const struct disp_cluster_
     int64_t target = b->ncomp == 1 ? b->comp[0].replicas : 0;
     for (uint32_t i = 0; b->ncomp > 1 && i < b->ncomp; i++)
         target += b->comp[i].replicas;
+    /* a Volcano Job at its minimum: its one cluster is what counts */
     if (view.g == mbuf)
-        target = b->tree_placed; /* a Volcano Job at its minimum: its one cluster is what counts */
+        target = ctl__act(b)->tree_placed;
     uint32_t got = ctl__tree_shares(&view, r.cluster, n, target, ts);
     if (b->ncomp > 1 && got == 1)
         ts[0].pods = (uint64_t)b->replicas;

@@ -2,6 +2,7 @@
  * every JSON type, long and shared strings, deep and wide values), packs smaller than json-c
  * keeps it, and a damaged block is refused without reading past it. */
 #include "cluster-adapters/kube/frozen.h"
+#include "cluster-adapters/kube/json.h"
 #include "queue/mem.h"
 #include "testing.h"
 
@@ -119,6 +120,42 @@ static void test_uuids(void)
     CU_ASSERT(first <= 1 + 2 + 1 + 16);
 }
 
+/* second-precision timestamps pack into a varint and come back as written; anything else that
+ * looks like one (another form, a date that does not exist) stays as it is */
+static void test_times(void)
+{
+    static const char *const texts[] = {
+        "2026-11-27T07:48:45Z", /* packed */
+        "1970-01-01T00:00:00Z", /* packed */
+        "2024-02-29T23:59:59Z", /* packed: a leap day */
+        "9999-12-31T23:59:59Z", /* packed */
+        "2026-02-30T07:48:45Z", /* no such day: kept */
+        "2025-02-29T00:00:00Z", /* no leap day that year: kept */
+        "2026-11-27T07:48:45.123Z", "2026-11-27T07:48:45+01:00", "2026-11-27 07:48:45Z",
+        "1969-12-31T23:59:59Z",     "2026-13-01T00:00:00Z",      "2026-11-27T24:00:00Z",
+        "2026-11-27T07:60:00Z",     "2026-11-27T07:48:60Z",      "2O26-11-27T07:48:45Z",
+    };
+    for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++) {
+        struct json_object *o = json_object_new_object();
+        json_object_object_add(o, "creationTimestamp", json_object_new_string(texts[i]));
+        size_t len;
+        uint8_t *p = kube_frozen_pack(o, &len);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+        if (i < 4) {
+            CU_ASSERT(len <= 1 + 2 + 1 + 5); /* object, key, tag, seconds */
+        } else {
+            CU_ASSERT(len > strlen(texts[i])); /* the text */
+        }
+        struct json_object *t = kube_frozen_thaw(p, len);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+        assert_same(o, t);
+        CU_ASSERT_STRING_EQUAL(kube_json_str(t, "creationTimestamp"), texts[i]);
+        json_object_put(t);
+        json_object_put(o);
+        muster_free(p);
+    }
+}
+
 static void test_long_and_odd_strings(void)
 {
     /* a key longer than the key table takes, a value with a NUL, a long value, unicode */
@@ -213,6 +250,7 @@ static CU_TestInfo tests[] = {
     {"an RB thaws back equal, keys in order, and packs small", test_round_trip},
     {"names and versions are kept inline, not in the shared table", test_unique_values_not_shared},
     {"uids in 16 bytes, exact text back, near misses kept as text", test_uuids},
+    {"timestamps as seconds, exact text back, near misses kept as text", test_times},
     {"long keys and values, a NUL, unicode, int64 and double extremes", test_long_and_odd_strings},
     {"5,000 elements; nesting past the bound refused", test_wide_and_deep},
     {"a truncated or damaged block is refused, never read past", test_damaged_refused},

@@ -89,7 +89,8 @@ static void test_queue_intern(void)
     free_ctl(c);
 }
 
-/* The uid and the permanent id share one allocation; "" until read. */
+/* The uid and the permanent id share one allocation, the binding's own when they fit in the
+ * room after its key (two UUIDs do); "" until read. */
 static void test_ids(void)
 {
     struct ctl *c = mk_ctl();
@@ -100,6 +101,18 @@ static void test_ids(void)
     CU_ASSERT_EQUAL(ctl__binding_set_ids(b, "0b3f-uid", "perm-1"), 0);
     CU_ASSERT_STRING_EQUAL(b->uid, "0b3f-uid");
     CU_ASSERT_STRING_EQUAL(b->pid, "perm-1");
+    CU_ASSERT_PTR_EQUAL(b->uid, b->key + strlen(b->key) + 1); /* in the room */
+    /* the old ids as the new ones' source: the room is rewritten from a copy */
+    CU_ASSERT_EQUAL(ctl__binding_set_ids(b, b->pid, b->uid), 0);
+    CU_ASSERT_STRING_EQUAL(b->uid, "perm-1");
+    CU_ASSERT_STRING_EQUAL(b->pid, "0b3f-uid");
+    const char *u1 = "8c74e80f-0949-464b-af45-057e9a69fb70",
+               *p1 = "f52337a7-45ac-4720-bca4-85e6f49d0579";
+    CU_ASSERT_EQUAL(ctl__binding_set_ids(b, u1, p1), 0);
+    CU_ASSERT_PTR_EQUAL(b->uid, b->key + strlen(b->key) + 1); /* two UUIDs fit */
+    CU_ASSERT_STRING_EQUAL(b->uid, u1);
+    CU_ASSERT_STRING_EQUAL(b->pid, p1);
+    CU_ASSERT_EQUAL(ctl__binding_set_ids(b, "0b3f-uid", "perm-1"), 0);
     CU_ASSERT_EQUAL(ctl__binding_set_ids(b, "other-uid", NULL), 0); /* the pid is kept */
     CU_ASSERT_STRING_EQUAL(b->uid, "other-uid");
     CU_ASSERT_STRING_EQUAL(b->pid, "perm-1");
@@ -112,14 +125,20 @@ static void test_ids(void)
     CU_ASSERT_EQUAL(ctl__binding_set_ids(b, longer, ""), 0);
     CU_ASSERT_EQUAL(strlen(b->uid), CTL_UID_MAX - 1); /* as the array was */
     CU_ASSERT_STRING_EQUAL(b->pid, "");
+    CU_ASSERT_EQUAL(ctl__binding_set_ids(b, longer, longer), 0);
+    CU_ASSERT_PTR_NOT_EQUAL(b->uid, b->key + strlen(b->key) + 1); /* too long: its own */
+    CU_ASSERT_EQUAL(strlen(b->pid), CTL_UID_MAX - 1);
+    CU_ASSERT_EQUAL(ctl__binding_set_ids(b, u1, p1), 0); /* back in the room (ASan: freed) */
+    CU_ASSERT_PTR_EQUAL(b->uid, b->key + strlen(b->key) + 1);
+    CU_ASSERT_STRING_EQUAL(b->pid, p1);
     CU_ASSERT_EQUAL(ctl__binding_set_ids(b, "", ""), 0);
     CU_ASSERT_PTR_EQUAL(b->uid, ctl__ids_none); /* nothing allocated for nothing */
     ctl__binding_destroy(b);
     free_ctl(c);
 }
 
-/* The condition reason and message share one allocation; a change marks the condition dirty,
- * the same pair again does not. */
+/* The condition reason and message share one allocation, shared by every binding that waits
+ * with the same pair; a change marks the condition dirty, the same pair again does not. */
 static void test_reason(void)
 {
     struct ctl *c = mk_ctl();
@@ -141,6 +160,20 @@ static void test_reason(void)
     ctl__set_reason(b, "AVeryLongReasonIndeed", "%s", "m");
     CU_ASSERT_STRING_EQUAL(ctl__binding_reason(b), "AVeryLongReason"); /* 15, as the array */
     CU_ASSERT_STRING_EQUAL(ctl__binding_msg(b), "m");
+    /* the same pair is one string for both; each keeps its own when the other's changes or
+     * goes (ASan: neither freed early nor leaked) */
+    struct binding *o = NULL;
+    CU_ASSERT_PTR_NOT_NULL_FATAL(o = ctl__binding_new(c, "ns/other"));
+    ctl__set_reason(o, "AVeryLongReasonIndeed", "%s", "m");
+    CU_ASSERT_PTR_EQUAL(o->msg, b->msg);
+    ctl__set_reason(o, "QuotaExceeded", "queue %s is full", "q");
+    CU_ASSERT_PTR_NOT_EQUAL(o->msg, b->msg);
+    CU_ASSERT_STRING_EQUAL(ctl__binding_msg(b), "m");
+    ctl__set_reason(b, "QuotaExceeded", "queue %s is full", "q");
+    CU_ASSERT_PTR_EQUAL(o->msg, b->msg);
+    ctl__binding_destroy(o);
+    CU_ASSERT_STRING_EQUAL(ctl__binding_reason(b), "QuotaExceeded");
+    CU_ASSERT_STRING_EQUAL(ctl__binding_msg(b), "queue q is full");
     ctl__set_reason(b, "", "%s", "");
     CU_ASSERT_PTR_NULL(b->msg);
     CU_ASSERT_STRING_EQUAL(ctl__binding_reason(b), "");
@@ -183,7 +216,33 @@ static void test_act(void)
     ctl__act_trim(b);
     CU_ASSERT_PTR_NULL(b->act); /* all zero (the stale retry time too): freed */
     CU_ASSERT_EQUAL(ctl__act(b)->retry_at, 0);
+    /* what every read or cycle writes of every binding: zero makes none */
+    struct karmada_member_topo mt = {0};
+    ctl__act_set_mtopo(c, b, &mt);
+    ctl__act_set_tree_placed(c, b, 0);
+    ctl__act_set_nofit_unproven(c, b, 0);
+    CU_ASSERT_PTR_NULL(b->act);
+    ctl__act_set_tree_placed(c, b, 6);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(b->act);
+    CU_ASSERT_EQUAL(ctl__act(b)->tree_placed, 6);
+    mt.group.tier = 2;
+    ctl__act_set_mtopo(c, b, &mt);
+    ctl__act_set_tree_placed(c, b, 0);
+    ctl__act_trim(b);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(b->act); /* a member topology: kept */
+    CU_ASSERT_EQUAL(ctl__act(b)->mtopo.group.tier, 2);
+    CU_ASSERT_EQUAL(ctl__act(b)->tree_placed, 0);
+    mt.group.tier = 0;
+    ctl__act_set_mtopo(c, b, &mt);
+    b->act->reply = json_object_new_object(); /* a step's answer: kept until dropped */
+    ctl__act_trim(b);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(b->act);
+    ctl__reply_drop(b);
+    ctl__act_trim(b);
+    CU_ASSERT_PTR_NULL(b->act);
     a = ctl__act_w(c, b);
+    a->fresh = json_object_new_object(); /* freed with the binding (ASan) */
+    a->loss = muster_calloc(1, sizeof *a->loss);
     a->rc_wait = muster_strdup("waiting for capacity to be reclaimed");
     a->preempted_at = 5;
     ctl__binding_destroy(b); /* frees what the ctl_act holds */
