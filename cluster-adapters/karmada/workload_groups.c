@@ -451,12 +451,12 @@ static int wl_template_min(struct build *b, json_object *pgts, const char *wn, c
 
 struct cpg {
     const char *name;
-    json_object *pgts;  /* its podGroupTemplates (may be NULL) */
-    int32_t parent;     /* index in cpg[], -1 at the top */
-    uint32_t depth;     /* 1 at the top */
-    uint32_t kids;      /* child groups at run time: its Jobs and child composites */
-    int32_t min;        /* gang.minGroupCount; 0 for basic */
-    int32_t at;         /* its index in the tree */
+    json_object *pgts; /* its podGroupTemplates (may be NULL) */
+    int32_t parent;    /* index in cpg[], -1 at the top */
+    uint32_t depth;    /* 1 at the top */
+    uint32_t kids;     /* child groups at run time: its Jobs and child composites */
+    int32_t min;       /* gang.minGroupCount; 0 for basic */
+    int32_t at;        /* its index in the tree */
 };
 
 struct cpgs {
@@ -528,8 +528,8 @@ static int cpg_walk(struct build *b, const char *wn, json_object *list, int32_t 
                            "podGroupTemplates nor compositePodGroupTemplates",
                            wn, nm);
         uint32_t at = cs->n++;
-        cs->c[at] = (struct cpg){.name = nm, .pgts = pgts, .parent = parent, .depth = depth,
-                                 .min = m, .at = -1};
+        cs->c[at] = (struct cpg){
+            .name = nm, .pgts = pgts, .parent = parent, .depth = depth, .min = m, .at = -1};
         if (parent >= 0)
             cs->c[parent].kids++;
         int rc = sub ? cpg_walk(b, wn, sub, (int32_t)at, depth + 1, cs) : 0;
@@ -747,8 +747,8 @@ static int from_wl(struct build *b, json_object *spec)
     json_object *wspec = kube_json_get(wl->workload, "spec");
     json_object *cpgts = kube_json_get(wspec, "compositePodGroupTemplates");
     json_object *pgts = kube_json_get(wspec, "podGroupTemplates");
-    if (cpgts && (!json_object_is_type(cpgts, json_type_array) ||
-                  json_object_array_length(cpgts) > 0)) {
+    if (cpgts &&
+        (!json_object_is_type(cpgts, json_type_array) || json_object_array_length(cpgts) > 0)) {
         /* a union: the API server takes exactly one of them */
         if (json_object_is_type(pgts, json_type_array) && json_object_array_length(pgts) > 0)
             return INVALID(b->err,

@@ -362,8 +362,8 @@ static void test_composite_levels(void)
     int32_t all = (int32_t)add_group(&t, "all", root, 2, 0);
     int32_t training = (int32_t)add_group(&t, "training", all, 3, 0);
     int32_t evaluation = (int32_t)add_group(&t, "evaluation", all, 1, 0);
-    static const char *const nm[] = {"shard-0", "shard-1", "shard-2", "shard-3", "eval-0",
-                                     "eval-1"};
+    static const char *const nm[] = {"shard-0", "shard-1", "shard-2",
+                                     "shard-3", "eval-0",  "eval-1"};
     for (int i = 0; i < 6; i++)
         add_leaf(&t, nm[i], i < 4 ? training : evaluation, i < 4 ? 8 : 4, 1);
     struct disp_composite_in in = input(&t, &f);

@@ -1110,8 +1110,8 @@ static void test_workload_api_composite(void)
     CU_ASSERT_EQUAL(t.g[training].indivisible, 0);
     CU_ASSERT_EQUAL(t.g[evaluation].min_count, 1); /* basic: its Jobs independent */
     CU_ASSERT_EQUAL(find("shard"), -1);            /* no replicated job level under a composite */
-    static const char *const leaves[] = {"shard-0", "shard-1", "shard-2", "shard-3", "eval-0",
-                                         "eval-1"};
+    static const char *const leaves[] = {"shard-0", "shard-1", "shard-2",
+                                         "shard-3", "eval-0",  "eval-1"};
     for (size_t i = 0; i < 6; i++) {
         int g = find(leaves[i]);
         CU_ASSERT_EQUAL_FATAL(g, (int)(3 + i));
@@ -1176,9 +1176,8 @@ static void test_workload_api_composite_refusals(void)
     json_object *spec = NULL;
     json_object_object_get_ex(wlobj, "spec", &spec);
     json_object_object_add(spec, "podGroupTemplates", json_tokener_parse("[" SHARD_T "]"));
-    refused(KARMADA_WORKLOAD_INVALID,
-            "Workload wlsets-wl sets both spec.podGroupTemplates and "
-            "spec.compositePodGroupTemplates: exactly one must be set");
+    refused(KARMADA_WORKLOAD_INVALID, "Workload wlsets-wl sets both spec.podGroupTemplates and "
+                                      "spec.compositePodGroupTemplates: exactly one must be set");
     json_object_object_add(spec, "podGroupTemplates", json_object_new_array());
     CU_ASSERT_EQUAL(rd_wl(wlobj, 1, 1), 0); /* an empty list is none */
     load_cwl("{\"name\":\"training\"}");
@@ -1221,8 +1220,7 @@ static void test_workload_api_composite_refusals(void)
                                       "named x: muster names each group after its template");
     /* minGroupCount below 1, above its children, not a number; a policy of both or neither */
     static const char *const badmin[] = {"{\"gang\":{\"minGroupCount\":0}}",
-                                         "{\"gang\":{\"minGroupCount\":\"3\"}}",
-                                         "{\"gang\":{}}"};
+                                         "{\"gang\":{\"minGroupCount\":\"3\"}}", "{\"gang\":{}}"};
     for (size_t i = 0; i < sizeof(badmin) / sizeof(badmin[0]); i++) {
         char j[512];
         snprintf(j, sizeof(j),
