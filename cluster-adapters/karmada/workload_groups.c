@@ -447,7 +447,8 @@ static int wl_template_min(struct build *b, json_object *pgts, const char *wn, c
  * WorkloadMaxTreeDepth (4) groups up from a PodGroup to its root (scheduling/v1alpha3 types.go;
  * pkg/scheduler's hierarchy walk). */
 #define CPG_DEPTH_MAX 4
-#define CPG_MAX 128 /* composite templates read; past it: refused (8 + 64 + 8^3/8 is plenty) */
+/* every composite a Workload the API server takes can hold: at most 8 per list, at depths 1..3 */
+#define CPG_MAX (8 + 8 * 8 + 8 * 8 * 8)
 
 struct cpg {
     const char *name;
