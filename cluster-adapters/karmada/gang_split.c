@@ -94,6 +94,18 @@ int karmada_gang_split_sets(const struct karmada_workload *w, json_object *tmpl,
     return 0;
 }
 
+/* 1 when name is a Job of replicated job rj: "<rj>-<digits>". */
+static int job_of(const char *name, const char *rj)
+{
+    size_t l = strlen(rj);
+    if (strncmp(name, rj, l) != 0 || name[l] != '-' || !name[l + 1])
+        return 0;
+    for (const char *p = name + l + 1; *p; p++)
+        if (*p < '0' || *p > '9')
+            return 0;
+    return 1;
+}
+
 /* The share of leaf g: share_of[g] checked against nshares; -1 when not placed. */
 static int leaf_share(const int32_t *share_of, uint32_t g, uint32_t nshares, int32_t *out)
 {
@@ -125,6 +137,11 @@ int karmada_gang_split_from_tree(const struct karmada_workload *w, json_object *
                 return MUSTER_EINVAL;
             while (j < n && strcmp(sets[j].name, t->g[grp->parent].name) != 0)
                 j++;
+            /* under a CompositePodGroup template's group (workload_groups.c): the Job's name,
+             * "<replicated job>-<index>", says its set */
+            if (j == n)
+                for (j = 0; j < n && !job_of(grp->name, sets[j].name); j++)
+                    ;
             if (j == n || grp->pods != sets[j].group_pods || leaf_share(share_of, g, nshares, &s))
                 return MUSTER_EINVAL;
         } else {

@@ -56,7 +56,9 @@ int karmada_gang_split_sets(const struct karmada_workload *w, json_object *tmpl,
 
 /* A composite placement of w's group tree turned into the split's cells (issue 20). t is the
  * tree karmada/workload_groups.c builds: for a JobSet, under the root one inner group per
- * replicated job that runs, named as it, each with one leaf per Job; for a LeaderWorkerSet, under
+ * replicated job that runs, named as it, each with one leaf per Job (under a hub Workload's
+ * CompositePodGroup templates, a Job's leaf is under its composite's group instead, and its
+ * name, "<replicated job>-<index>", says its replicated job); for a LeaderWorkerSet, under
  * the root one group per replica, a leaf of the whole group or an indivisible inner group of a
  * leader leaf and a workers leaf. share_of[g] (t->n entries) is the share a leaf's pods go to
  * (0..nshares-1) or -1 when it is not placed; inner groups' entries are not read. Fills

@@ -439,6 +439,279 @@ static int wl_template_min(struct build *b, json_object *pgts, const char *wn, c
     return 0;
 }
 
+/* ---- CompositePodGroup (KEP-6012) ---- */
+
+/* A Workload's tree of templates nests inline (a composite's children are in its own
+ * podGroupTemplates and compositePodGroupTemplates), so it cannot hold a cycle, and depth counts
+ * the outermost template as 1 and a pod group template too: kube-scheduler walks at most
+ * WorkloadMaxTreeDepth (4) groups up from a PodGroup to its root (scheduling/v1alpha3 types.go;
+ * pkg/scheduler's hierarchy walk). */
+#define CPG_DEPTH_MAX 4
+/* every composite a Workload the API server takes can hold: at most 8 per list, at depths 1..3 */
+#define CPG_MAX (8 + 8 * 8 + 8 * 8 * 8)
+
+struct cpg {
+    const char *name;
+    json_object *pgts; /* its podGroupTemplates (may be NULL) */
+    int32_t parent;    /* index in cpg[], -1 at the top */
+    uint32_t depth;    /* 1 at the top */
+    uint32_t kids;     /* child groups at run time: its Jobs and child composites */
+    int32_t min;       /* gang.minGroupCount; 0 for basic */
+    int32_t at;        /* its index in the tree */
+};
+
+struct cpgs {
+    struct cpg c[CPG_MAX];
+    uint32_t n;
+};
+
+/* Reads the composite templates of list (under parent, at depth) into cs, validating each. */
+static int cpg_walk(struct build *b, const char *wn, json_object *list, int32_t parent,
+                    uint32_t depth, struct cpgs *cs)
+{
+    if (!json_object_is_type(list, json_type_array))
+        return INVALID(b->err, "Workload %.63s: %s%.63s%scompositePodGroupTemplates must be a list",
+                       wn, parent < 0 ? "spec." : "composite template ",
+                       parent < 0 ? "" : cs->c[parent].name, parent < 0 ? "" : "'s ");
+    size_t n = json_object_array_length(list);
+    for (size_t k = 0; k < n; k++) {
+        json_object *e = json_object_array_get_idx(list, k);
+        const char *nm = kube_json_str(e, "name");
+        if (!nm || !dns_label(nm))
+            return INVALID(b->err,
+                           "Workload %.63s: a composite pod group template's name must be a "
+                           "DNS label",
+                           wn);
+        if (depth >= CPG_DEPTH_MAX)
+            return INVALID(b->err,
+                           "Workload %.63s: composite pod group template %.63s is at depth %u: "
+                           "with its pod groups below it the tree is deeper than %d levels "
+                           "(WorkloadMaxTreeDepth)",
+                           wn, nm, depth, CPG_DEPTH_MAX);
+        for (uint32_t i = 0; i < cs->n; i++)
+            if (strcmp(cs->c[i].name, nm) == 0)
+                return INVALID(b->err,
+                               "Workload %.63s has two composite pod group templates named "
+                               "%.63s: muster names each group after its template",
+                               wn, nm);
+        if (cs->n >= CPG_MAX)
+            return fail(b->err, KARMADA_WORKLOAD_INVALID, MUSTER_ELIMIT,
+                        "Workload %.63s has more than %d composite pod group templates, "
+                        "muster's limit",
+                        wn, CPG_MAX);
+        json_object *sp = kube_json_get(e, "schedulingPolicy");
+        json_object *gang = kube_json_get(sp, "gang"), *basic = kube_json_get(sp, "basic");
+        if (!gang == !basic || (gang && !json_object_is_type(gang, json_type_object)) ||
+            (basic && !json_object_is_type(basic, json_type_object)))
+            return INVALID(b->err,
+                           "Workload %.63s: composite pod group template %.63s's "
+                           "schedulingPolicy must set exactly one of gang and basic",
+                           wn, nm);
+        int32_t m = 0;
+        json_object *mc = kube_json_get(gang, "minGroupCount");
+        if (gang && (!mc || karmada__workload_int32(mc, &m) || m < 1))
+            return INVALID(b->err,
+                           "Workload %.63s: composite pod group template %.63s's "
+                           "schedulingPolicy.gang.minGroupCount must be a 32-bit integer of at "
+                           "least 1",
+                           wn, nm);
+        json_object *pgts = kube_json_get(e, "podGroupTemplates");
+        json_object *sub = kube_json_get(e, "compositePodGroupTemplates");
+        if (pgts && !json_object_is_type(pgts, json_type_array))
+            return INVALID(b->err,
+                           "Workload %.63s: composite pod group template %.63s's "
+                           "podGroupTemplates must be a list",
+                           wn, nm);
+        if ((!pgts || !json_object_array_length(pgts)) &&
+            (!json_object_is_type(sub, json_type_array) || !json_object_array_length(sub)))
+            return INVALID(b->err,
+                           "Workload %.63s: composite pod group template %.63s sets neither "
+                           "podGroupTemplates nor compositePodGroupTemplates",
+                           wn, nm);
+        uint32_t at = cs->n++;
+        cs->c[at] = (struct cpg){
+            .name = nm, .pgts = pgts, .parent = parent, .depth = depth, .min = m, .at = -1};
+        if (parent >= 0)
+            cs->c[parent].kids++;
+        int rc = sub ? cpg_walk(b, wn, sub, (int32_t)at, depth + 1, cs) : 0;
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+/* The composite whose podGroupTemplates has tname (-1: none), refusing a name two have. */
+static int cpg_owner(struct build *b, const char *wn, const char *rjn, const char *tname,
+                     const struct cpgs *cs, int32_t *owner)
+{
+    *owner = -1;
+    for (uint32_t i = 0; i < cs->n; i++) {
+        size_t n = cs->c[i].pgts ? json_object_array_length(cs->c[i].pgts) : 0;
+        for (size_t k = 0; k < n; k++) {
+            const char *nm = kube_json_str(json_object_array_get_idx(cs->c[i].pgts, k), "name");
+            if (!nm || strcmp(nm, tname) != 0)
+                continue;
+            if (*owner >= 0)
+                return INVALID(b->err,
+                               "the JobSet's replicated job %.63s names pod group template "
+                               "%.63s, which Workload %.63s has under both composite templates "
+                               "%.63s and %.63s",
+                               rjn, tname, wn, cs->c[*owner].name, cs->c[i].name);
+            *owner = (int32_t)i;
+        }
+    }
+    if (*owner >= 0)
+        return 0;
+    char have[160] = "";
+    size_t hl = 0;
+    for (uint32_t i = 0; i < cs->n; i++) {
+        size_t n = cs->c[i].pgts ? json_object_array_length(cs->c[i].pgts) : 0;
+        for (size_t k = 0; k < n && hl < sizeof(have); k++) {
+            const char *nm = kube_json_str(json_object_array_get_idx(cs->c[i].pgts, k), "name");
+            if (nm)
+                hl += (size_t)snprintf(have + hl, sizeof(have) - hl, "%s%.63s/%.63s",
+                                       hl ? ", " : "", cs->c[i].name, nm);
+        }
+    }
+    return INVALID(b->err,
+                   "the JobSet's replicated job %.63s names pod group template %.63s "
+                   "(annotation " KARMADA_WORKLOAD_GROUP_TEMPLATE_ANNOTATION "), which Workload "
+                   "%.63s does not have (its composite templates' podGroupTemplates: %s)",
+                   rjn, tname, wn, hl ? have : "none");
+}
+
+/* A JobSet whose replicated jobs name pod group templates under a Workload's
+ * compositePodGroupTemplates: the Workload the root, a group per composite template (one
+ * CompositePodGroup each: a JobSet makes one instance of every template), and under each the
+ * Jobs (one PodGroup each, KEP-5547) of the replicated jobs naming a pod group template it lists,
+ * and its child composites. A composite's min_count is its gang.minGroupCount, counting those
+ * child groups, as kube-scheduler counts a CompositePodGroup's child PodGroups and
+ * CompositePodGroups; basic: 1 (its children scheduled independently). The root needs every
+ * child: the JobSet is one object, placed all or nothing (and its controller makes every Job).
+ * A replicated job naming no template keeps its own group of whole Jobs under the root.
+ * Leaves follow the replicated jobs' order, after every inner group, so a replicated job's Jobs
+ * stay in a run as the split counts them (karmada_gang_split_from_tree). */
+static int from_wl_composite(struct build *b, json_object *spec, const char *wn, json_object *cpgts)
+{
+    const struct karmada_workload *w = b->w;
+    struct cpgs *cs = muster_calloc(1, sizeof(*cs));
+    if (!cs)
+        return fail(b->err, KARMADA_WORKLOAD_INVALID, MUSTER_ENOMEM, "out of memory");
+    json_object *rjs = kube_json_get(spec, "replicatedJobs");
+    size_t n = json_object_is_type(rjs, json_type_array) ? json_object_array_length(rjs) : 0;
+    int32_t jobs[KARMADA_WORKLOAD_COMPONENTS_MAX], pods[KARMADA_WORKLOAD_COMPONENTS_MAX];
+    int32_t owner[KARMADA_WORKLOAD_COMPONENTS_MAX];
+    uint32_t mins[KARMADA_WORKLOAD_COMPONENTS_MAX] = {0};
+    int rc = cpg_walk(b, wn, cpgts, -1, 1, cs);
+    if (!rc && (n > KARMADA_WORKLOAD_COMPONENTS_MAX || n != w->ncomponents))
+        rc = INVALID(b->err, "the JobSet has %zu replicated jobs but the workload read has %u", n,
+                     w->ncomponents);
+    for (size_t i = 0; !rc && i < n; i++) {
+        json_object *rj = json_object_array_get_idx(rjs, i);
+        int bad;
+        const char *tname = rj_template(rj, &bad);
+        const char *rjn = kube_json_str(rj, "name");
+        owner[i] = -1;
+        if (bad)
+            rc = INVALID(b->err,
+                         "the JobSet's spec.replicatedJobs[%zu].template annotation "
+                         "" KARMADA_WORKLOAD_GROUP_TEMPLATE_ANNOTATION ": must be a pod group "
+                         "template's name",
+                         i);
+        if (!rc)
+            rc = jobset_counts(b, rj, i, &jobs[i], &pods[i]);
+        if (!rc && (!rjn || strcmp(rjn, w->components[i].name) != 0))
+            rc = INVALID(b->err,
+                         "the JobSet's spec.replicatedJobs[%zu] is not the workload read's; "
+                         "read the workload again",
+                         i);
+        if (rc || !tname)
+            continue;
+        rc = cpg_owner(b, wn, rjn, tname, cs, &owner[i]);
+        if (!rc && pods[i] > 0)
+            rc = wl_template_min(b, cs->c[owner[i]].pgts, wn, rjn, tname, pods[i], &mins[i]);
+        if (!rc && pods[i] > 0 && jobs[i] > 0)
+            cs->c[owner[i]].kids += (uint32_t)jobs[i];
+    }
+    /* a replicated job named like another's Job: refused as from_jobset refuses it */
+    for (size_t i = 0; !rc && i < n; i++)
+        for (size_t j = 0; !rc && j < n && jobs[i] > 0 && pods[i] > 0; j++) {
+            const char *nm = w->components[i].name;
+            size_t l = strlen(w->components[j].name);
+            int32_t idx;
+            if (j != i && strncmp(nm, w->components[j].name, l) == 0 && nm[l] == '-' &&
+                !karmada_workload_parse_count(nm + l + 1, strlen(nm + l + 1), &idx) &&
+                idx < jobs[j] && pods[j] > 0)
+                rc = REFUSED(b->err,
+                             "the JobSet's replicated job %.63s has the name of a Job of "
+                             "replicated job %.63s: muster names each group after its Job; "
+                             "rename one of them",
+                             nm, w->components[j].name);
+        }
+    /* a composite is a group only with children; kids counted a child composite already */
+    for (uint32_t i = 0; !rc && i < cs->n; i++) {
+        const struct cpg *c = &cs->c[i];
+        if (c->kids == 0)
+            rc = INVALID(b->err,
+                         "Workload %.63s: composite pod group template %.63s would have no "
+                         "child groups: no replicated job of the JobSet names a pod group "
+                         "template under it",
+                         wn, c->name);
+        else if (c->min > 0 && (uint32_t)c->min > c->kids)
+            rc = INVALID(b->err,
+                         "Workload %.63s: composite pod group template %.63s's gang "
+                         "minGroupCount %d is more than its %u child groups, so its "
+                         "CompositePodGroup could never be scheduled",
+                         wn, c->name, c->min, c->kids);
+        for (size_t j = 0; !rc && j < n; j++) {
+            size_t l = strlen(w->components[j].name);
+            const char *rest = c->name + l;
+            int32_t idx;
+            if (jobs[j] > 0 && pods[j] > 0 &&
+                (strcmp(c->name, w->components[j].name) == 0 ||
+                 (strncmp(c->name, w->components[j].name, l) == 0 && rest[0] == '-' &&
+                  !karmada_workload_parse_count(rest + 1, strlen(rest + 1), &idx) &&
+                  idx < jobs[j])))
+                rc = REFUSED(b->err,
+                             "Workload %.63s: composite pod group template %.63s has the name "
+                             "of replicated job %.63s or one of its Jobs: muster names each "
+                             "group after its template or Job; rename one of them",
+                             wn, c->name, w->components[j].name);
+        }
+    }
+    uint32_t top = 0;
+    for (uint32_t i = 0; !rc && i < cs->n; i++)
+        top += cs->c[i].parent < 0;
+    for (size_t i = 0; !rc && i < n; i++)
+        top += owner[i] < 0 && jobs[i] > 0 && pods[i] > 0;
+    enum karmada_group_source src = KARMADA_GROUP_SOURCE_WORKLOAD;
+    int32_t root, plain[KARMADA_WORKLOAD_COMPONENTS_MAX];
+    if (!rc)
+        rc = add(b, -1, src, top, 0, NULL, w->placement == KARMADA_WORKLOAD_SINGLE_CLUSTER, 0,
+                 &root, "Workload/%s", wn);
+    for (uint32_t i = 0; !rc && i < cs->n; i++) {
+        struct cpg *c = &cs->c[i];
+        rc = add(b, c->parent < 0 ? root : cs->c[c->parent].at, src,
+                 c->min > 0 ? (uint32_t)c->min : 1, 0, NULL, 0, 0, &c->at, "%s", c->name);
+    }
+    for (size_t i = 0; !rc && i < n; i++) {
+        plain[i] = -1;
+        if (owner[i] < 0 && jobs[i] > 0 && pods[i] > 0)
+            rc = add(b, root, src, (uint32_t)jobs[i], 0, NULL, 0, 0, &plain[i], "%s",
+                     w->components[i].name);
+    }
+    for (size_t i = 0; !rc && i < n; i++) {
+        const struct karmada_workload_component *c = &w->components[i];
+        int32_t parent = owner[i] >= 0 ? cs->c[owner[i]].at : plain[i], at;
+        uint32_t lmin = mins[i] ? mins[i] : (uint32_t)pods[i];
+        for (int32_t j = 0; !rc && pods[i] > 0 && j < jobs[i]; j++)
+            rc = add(b, parent, src, lmin, (uint32_t)pods[i], &c->request, 1, 1, &at, "%s-%d",
+                     c->name, j);
+    }
+    muster_free(cs);
+    return rc;
+}
+
 /* A JobSet whose replicated jobs name the Workload's pod group templates: the JobSet's tree, its
  * leaves' minimums from the templates (KEP-5547: every Job gets its own PodGroup from the
  * template its annotation names, so each Job is one gang). */
@@ -474,12 +747,17 @@ static int from_wl(struct build *b, json_object *spec)
     wn = wn ? wn : "";
     json_object *wspec = kube_json_get(wl->workload, "spec");
     json_object *cpgts = kube_json_get(wspec, "compositePodGroupTemplates");
-    if (json_object_is_type(cpgts, json_type_array) && json_object_array_length(cpgts) > 0)
-        return REFUSED(b->err,
-                       "Workload %.63s has compositePodGroupTemplates (CompositePodGroup), which "
-                       "muster does not read; its podGroupTemplates alone make the groups",
-                       wn);
     json_object *pgts = kube_json_get(wspec, "podGroupTemplates");
+    if (cpgts &&
+        (!json_object_is_type(cpgts, json_type_array) || json_object_array_length(cpgts) > 0)) {
+        /* a union: the API server takes exactly one of them */
+        if (json_object_is_type(pgts, json_type_array) && json_object_array_length(pgts) > 0)
+            return INVALID(b->err,
+                           "Workload %.63s sets both spec.podGroupTemplates and "
+                           "spec.compositePodGroupTemplates: exactly one must be set",
+                           wn);
+        return from_wl_composite(b, spec, wn, cpgts);
+    }
     if (!json_object_is_type(pgts, json_type_array))
         return INVALID(b->err, "Workload %.63s: spec.podGroupTemplates must be a list", wn);
     json_object *rjs = kube_json_get(spec, "replicatedJobs");

@@ -64,13 +64,19 @@ int karmada_workload_groups_wants_wl(const struct karmada_workload *w, json_obje
  * JobSet's shape with the Workload as its root (source WORKLOAD): a leaf per Job, each Job one
  * runtime PodGroup of the template its replicated job names, so the leaf's min_count is that
  * template's schedulingPolicy.gang.minCount (basic: 1); a replicated job naming no template keeps
- * every pod. Beyond karmada_workload_groups_read's failures, each with a sentence:
+ * every pod. A Workload of spec.compositePodGroupTemplates (KEP-6012) puts a level per composite
+ * template between the root and the Jobs of the pod group templates it lists, its min_count the
+ * template's gang.minGroupCount (basic: 1) over those child groups (docs/workload.md,
+ * "CompositePodGroup"). Beyond karmada_workload_groups_read's failures, each with a sentence:
  *   REFUSED  the Workload is not on the hub (the gang waits for it, as kube-scheduler keeps the
  *            pods of a missing PodGroup pending), the hub serves no Workloads, not looked up,
- *            or the Workload has compositePodGroupTemplates (not read);
- *   INVALID  several Workloads name the template, a template name the Workload does not have,
- *            a policy with both or neither of gang and basic, a minCount below 1 or above the
- *            pods of one Job, a malformed spec.podGroupTemplates. */
+ *            a composite template named like a replicated job or one of its Jobs;
+ *   INVALID  several Workloads name the template, a template name the Workload does not have
+ *            (or has under two composites), a policy with both or neither of gang and basic, a
+ *            minCount below 1 or above the pods of one Job, a malformed spec.podGroupTemplates;
+ *            both template lists set, composite templates nested past WorkloadMaxTreeDepth (4),
+ *            a minGroupCount below 1 or above the composite's child groups, a composite with
+ *            no child groups, two composites of one name. */
 int karmada_workload_groups_read_wl(struct karmada_group_tree *t, struct karmada_groups_error *err,
                                     struct queue_resnames *names, const struct karmada_workload *w,
                                     json_object *rb, json_object *tmpl,

@@ -41,9 +41,10 @@ uint32_t ctl__tree_shares(const struct karmada_group_tree *t, const int32_t *clu
     return taken == target ? n : 0;
 }
 
-/* The leaf of one group of b's set j (a JobSet's replicated job j): its first Job's leaf in
- * the tree, whose root's children are the replicated jobs with pods, in template order
- * (workload_groups.c). NULL for a set without pods. */
+/* The leaf of one group of b's set j (a JobSet's replicated job j): its first Job's leaf. The
+ * leaves follow the replicated jobs with pods in template order, each one's Jobs in a run from
+ * "<name>-0" (workload_groups.c), whether under the replicated job's group or under a
+ * CompositePodGroup template's. NULL for a set without pods. */
 static const struct karmada_group *set_leaf(const struct binding *b, uint32_t j)
 {
     if (j >= b->ncomp || b->comp[j].replicas <= 0)
@@ -52,16 +53,13 @@ static const struct karmada_group *set_leaf(const struct binding *b, uint32_t j)
     for (uint32_t i = 0; i < j; i++)
         k += b->comp[i].replicas > 0;
     for (uint32_t g = 1; g < b->tree.n; g++) {
-        if (b->tree.g[g].parent != 0)
+        const struct karmada_group *l = &b->tree.g[g];
+        size_t len = strlen(l->name);
+        if (l->pods == 0 || len < 2 || strcmp(l->name + len - 2, "-0") != 0)
             continue;
-        if (k > 0) {
-            k--; /* an earlier replicated job's group */
-            continue;
-        }
-        for (uint32_t l = g + 1; l < b->tree.n; l++)
-            if (b->tree.g[l].parent == (int32_t)g)
-                return &b->tree.g[l];
-        return &b->tree.g[g];
+        if (k == 0)
+            return l;
+        k--; /* an earlier replicated job's first Job */
     }
     return NULL;
 }

@@ -349,6 +349,63 @@ static void test_min_count_levels(void)
     fleet_close(&f);
 }
 
+/* A Workload's CompositePodGroup templates as levels (karmada/workload_groups.c): the root over a
+ * composite "all" (minGroupCount 2) over "training" (minGroupCount 3 of 4 shard Jobs of 8
+ * one-GPU pods) and "evaluation" (basic: 1 of 2 Jobs of 4). Each inner level's minimum holds:
+ * never fewer than 3 shards, and at least one evaluator. */
+static void test_composite_levels(void)
+{
+    struct fleet f = {0};
+    add_cluster(&f, "one", 3, 8, "us", "a"); /* 24 GPUs: 3 shards, no evaluator beside them */
+    struct tree t = {0};
+    int32_t root = (int32_t)add_group(&t, "Workload/wl", -1, 1, 0);
+    int32_t all = (int32_t)add_group(&t, "all", root, 2, 0);
+    int32_t training = (int32_t)add_group(&t, "training", all, 3, 0);
+    int32_t evaluation = (int32_t)add_group(&t, "evaluation", all, 1, 0);
+    static const char *const nm[] = {"shard-0", "shard-1", "shard-2",
+                                     "shard-3", "eval-0",  "eval-1"};
+    for (int i = 0; i < 6; i++)
+        add_leaf(&t, nm[i], i < 4 ? training : evaluation, i < 4 ? 8 : 4, 1);
+    struct disp_composite_in in = input(&t, &f);
+    struct disp_composite_result r;
+    CU_ASSERT_EQUAL_FATAL(disp_composite_place(&in, &r), 0);
+    CU_ASSERT_FALSE(r.placed);
+    for (uint32_t i = 0; i < t.t.n; i++)
+        CU_ASSERT_EQUAL(r.cluster[i], DISP_COMPOSITE_NONE);
+    CU_ASSERT_STRING_EQUAL(r.why, "no set of allowed clusters holds the gang's 1 of 1 groups "
+                                  "node by node under its constraints");
+    disp_composite_result_close(&r);
+
+    /* 4 nodes: 3 shards and evaluators, never 4 shards (all 32 GPUs) with no evaluator */
+    fleet_close(&f);
+    add_cluster(&f, "one", 4, 8, "us", "a");
+    in = input(&t, &f);
+    CU_ASSERT_EQUAL_FATAL(disp_composite_place(&in, &r), 0);
+    check_valid(&in, &r);
+    uint32_t shards = 0, evals = 0;
+    for (uint32_t i = 0; i < t.t.n; i++) {
+        shards += t.g[i].parent == training && r.cluster[i] >= 0;
+        evals += t.g[i].parent == evaluation && r.cluster[i] >= 0;
+    }
+    CU_ASSERT_EQUAL(shards, 3);
+    CU_ASSERT(evals >= 1);
+    disp_composite_result_close(&r);
+
+    /* the evaluation composite a gang of both: 3 shards + 2 evaluators, all 32 GPUs */
+    t.g[evaluation].min_count = 2;
+    CU_ASSERT_EQUAL_FATAL(disp_composite_place(&in, &r), 0);
+    check_valid(&in, &r);
+    CU_ASSERT_EQUAL(leaves_in(&t, &r, 0), 5);
+    disp_composite_result_close(&r);
+    /* training's minGroupCount above what is left beside them: nothing */
+    t.g[training].min_count = 4;
+    CU_ASSERT_EQUAL_FATAL(disp_composite_place(&in, &r), 0);
+    CU_ASSERT_FALSE(r.placed);
+    disp_composite_result_close(&r);
+    tree_close(&t);
+    fleet_close(&f);
+}
+
 static void test_region_zone(void)
 {
     /* 4 × 8-GPU pods. west: w1 holds 3, w2 1; east: e1 2, e2 2. Required one region. */
@@ -824,6 +881,7 @@ static CU_TestInfo tests[] = {
     {"reservations as leaves are placed", test_reserve_as_placed},
     {"the placement taken out of the snapshot", test_reserve_placement},
     {"min_count at each level", test_min_count_levels},
+    {"CompositePodGroup levels: each composite's minGroupCount", test_composite_levels},
     {"required and preferred region and zone", test_region_zone},
     {"spread over zones", test_spread_zones},
     {"explanations", test_explanations},

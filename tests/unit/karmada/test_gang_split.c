@@ -603,7 +603,17 @@ static void test_from_tree_jobset(void)
     CU_ASSERT_EQUAL(karmada_gang_split_from_tree(&w, tmpl, &t, share_of, 2, split, 1, replicas),
                     MUSTER_EINVAL);
     g[5].pods = 8;
+    /* under a CompositePodGroup template's group (not a replicated job's name): each Job's own
+     * name says its replicated job */
     snprintf(g[1].name, sizeof(g[1].name), "other");
+    CU_ASSERT_EQUAL(karmada_gang_split_from_tree(&w, tmpl, &t, share_of, 2, split, 1, replicas), 0);
+    CU_ASSERT_EQUAL(split[0].groups, 2);
+    CU_ASSERT_EQUAL(replicas[1], 16);
+    /* a Job named after neither */
+    snprintf(g[3].name, sizeof(g[3].name), "other-1");
+    CU_ASSERT_EQUAL(karmada_gang_split_from_tree(&w, tmpl, &t, share_of, 2, split, 1, replicas),
+                    MUSTER_EINVAL);
+    snprintf(g[3].name, sizeof(g[3].name), "shard-x");
     CU_ASSERT_EQUAL(karmada_gang_split_from_tree(&w, tmpl, &t, share_of, 2, split, 1, replicas),
                     MUSTER_EINVAL);
     CU_ASSERT_EQUAL(karmada_gang_split_from_tree(&w, tmpl, &t, share_of, 2, split, 2, replicas),

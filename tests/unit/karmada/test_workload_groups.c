@@ -906,7 +906,9 @@ static void test_workload_api_fixtures_valid(void)
     json_object_object_del(spec, "podGroupTemplates");
     CU_ASSERT_EQUAL(wl_valid(alpha, &errs), MUSTER_EINVAL);
     json_object_object_add(spec, "compositePodGroupTemplates",
-                           json_tokener_parse("[{\"name\":\"all\"}]"));
+                           json_tokener_parse("[{\"name\":\"all\",\"schedulingPolicy\":"
+                                              "{\"basic\":{}},\"podGroupTemplates\":[{\"name\":"
+                                              "\"shard\",\"schedulingPolicy\":{\"basic\":{}}}]}]"));
     CU_ASSERT_EQUAL(wl_valid(beta, &errs), 0);
     kube_schema_errors_close(&errs);
     kube_schema_free(js);
@@ -1035,19 +1037,313 @@ static void test_workload_api_refusals(void)
     }
     set_policy(0, "{\"gang\":{\"minCount\":8}}");
     CU_ASSERT_EQUAL(rd_wl(wlobj, 1, 1), 0);
-    /* CompositePodGroup templates are not read */
+    /* an empty compositePodGroupTemplates is none: the pod group templates make the groups */
     json_object *spec = NULL;
     json_object_object_get_ex(wlobj, "spec", &spec);
-    json_object_object_add(spec, "compositePodGroupTemplates",
-                           json_tokener_parse("[{\"name\":\"all\"}]"));
-    CU_ASSERT_EQUAL(rd_wl(wlobj, 1, 1), MUSTER_EINVAL);
-    CU_ASSERT_EQUAL(err.reason, KARMADA_WORKLOAD_REFUSED);
-    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "compositePodGroupTemplates"));
+    json_object_object_add(spec, "compositePodGroupTemplates", json_object_new_array());
+    CU_ASSERT_EQUAL(rd_wl(wlobj, 1, 1), 0);
     json_object_object_del(spec, "compositePodGroupTemplates");
     json_object_object_add(spec, "podGroupTemplates", json_object_new_string("shard"));
     CU_ASSERT_EQUAL(rd_wl(wlobj, 1, 1), MUSTER_EINVAL);
     CU_ASSERT_STRING_EQUAL(err.message,
                            "Workload wlsets-wl: spec.podGroupTemplates must be a list");
+    unload_wl();
+}
+
+/* ---- CompositePodGroup templates (KEP-6012) ---- */
+
+/* The fixture's Workload with spec.compositePodGroupTemplates json instead of its pod group
+ * templates (json NULL: workload-jobset-composite.yaml's). */
+static void load_cwl(const char *json)
+{
+    char p[1024], e[256];
+    json_object *docs = NULL;
+    if (tmpl)
+        unload_wl(); /* a test's previous Workload */
+    load_wl();
+    json_object_put(wlobj);
+    fx_path(p, sizeof(p), "tests/fixtures/workloads/workload-jobset-composite.yaml");
+    if (kube_yaml_read(p, &docs, e, sizeof(e)))
+        fprintf(stderr, "\n%s\n", e);
+    wlobj = json_object_get(json_object_array_get_idx(docs, 0));
+    json_object_put(docs);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(wlobj);
+    if (json) {
+        json_object *spec = NULL;
+        json_object_object_get_ex(wlobj, "spec", &spec);
+        json_object_object_add(spec, "compositePodGroupTemplates", json_tokener_parse(json));
+    }
+}
+
+/* rd_wl refuses with reason and exactly the sentence msg */
+static void refused(enum karmada_workload_reason reason, const char *msg)
+{
+    CU_ASSERT_EQUAL(rd_wl(wlobj, 1, 1), MUSTER_EINVAL);
+    CU_ASSERT_EQUAL(err.reason, reason);
+    CU_ASSERT_STRING_EQUAL(err.message, msg);
+    if (strcmp(err.message, msg) != 0)
+        fprintf(stderr, "\n  got: %s\n", err.message);
+}
+
+#define SHARD_T "{\"name\":\"shard\",\"schedulingPolicy\":{\"gang\":{\"minCount\":6}}}"
+#define EVAL_T "{\"name\":\"eval\",\"schedulingPolicy\":{\"gang\":{\"minCount\":3}}}"
+
+/* Each composite template one group over the Jobs of the replicated jobs naming a pod group
+ * template it lists, its min_count the gang's minGroupCount; the Jobs after every inner group,
+ * in replicated job order. */
+static void test_workload_api_composite(void)
+{
+    load_cwl(NULL);
+    CU_ASSERT_EQUAL_FATAL(rd_wl(wlobj, 1, 1), 0);
+    check_shape();
+    CU_ASSERT_EQUAL_FATAL(t.n, 9);
+    CU_ASSERT_STRING_EQUAL(t.g[0].name, "Workload/wlsets-wl");
+    CU_ASSERT_EQUAL(t.g[0].min_count, 2); /* the JobSet is one object: both composites */
+    CU_ASSERT_EQUAL(t.g[0].indivisible, 0);
+    for (uint32_t i = 0; i < t.n; i++)
+        CU_ASSERT_EQUAL(t.g[i].source, KARMADA_GROUP_SOURCE_WORKLOAD);
+    int training = find("training"), evaluation = find("evaluation");
+    CU_ASSERT_EQUAL_FATAL(training, 1);
+    CU_ASSERT_EQUAL_FATAL(evaluation, 2);
+    CU_ASSERT_EQUAL(t.g[training].parent, 0);
+    CU_ASSERT_EQUAL(t.g[training].min_count, 3); /* gang.minGroupCount: 3 of its 4 Jobs */
+    CU_ASSERT_EQUAL(t.g[training].indivisible, 0);
+    CU_ASSERT_EQUAL(t.g[evaluation].min_count, 1); /* basic: its Jobs independent */
+    CU_ASSERT_EQUAL(find("shard"), -1);            /* no replicated job level under a composite */
+    static const char *const leaves[] = {"shard-0", "shard-1", "shard-2",
+                                         "shard-3", "eval-0",  "eval-1"};
+    for (size_t i = 0; i < 6; i++) {
+        int g = find(leaves[i]);
+        CU_ASSERT_EQUAL_FATAL(g, (int)(3 + i));
+        CU_ASSERT_EQUAL(t.g[g].parent, i < 4 ? training : evaluation);
+        CU_ASSERT_EQUAL(t.g[g].pods, i < 4 ? 8 : 4);
+        CU_ASSERT_EQUAL(t.g[g].min_count, i < 4 ? 6 : 3);
+        CU_ASSERT_EQUAL(t.g[g].indivisible, 1);
+        CU_ASSERT_EQUAL(res(&t.g[g].pod, "nvidia.com/gpu"), 1000);
+    }
+    unload_wl();
+
+    /* nested: a composite over both, at depth 1; the pod group templates at depth 3 */
+    load_cwl("[{\"name\":\"all\",\"schedulingPolicy\":{\"gang\":{\"minGroupCount\":2}},"
+             "\"compositePodGroupTemplates\":["
+             "{\"name\":\"training\",\"schedulingPolicy\":{\"gang\":{\"minGroupCount\":4}},"
+             "\"podGroupTemplates\":[" SHARD_T "]},"
+             "{\"name\":\"evaluation\",\"schedulingPolicy\":{\"gang\":{\"minGroupCount\":1}},"
+             "\"podGroupTemplates\":[" EVAL_T "]}]}]");
+    CU_ASSERT_EQUAL_FATAL(rd_wl(wlobj, 1, 1), 0);
+    check_shape();
+    CU_ASSERT_EQUAL_FATAL(t.n, 10);
+    CU_ASSERT_EQUAL(t.g[0].min_count, 1);
+    CU_ASSERT_EQUAL(find("all"), 1);
+    CU_ASSERT_EQUAL(t.g[1].min_count, 2);
+    CU_ASSERT_EQUAL(t.g[find("training")].parent, 1);
+    CU_ASSERT_EQUAL(t.g[find("training")].min_count, 4);
+    CU_ASSERT_EQUAL(t.g[find("evaluation")].parent, 1);
+    CU_ASSERT_EQUAL(t.g[find("shard-3")].parent, find("training"));
+    CU_ASSERT_EQUAL(t.g[find("eval-1")].parent, find("evaluation"));
+    /* one composite listing both templates: its children are the Jobs of both */
+    load_cwl("[{\"name\":\"all\",\"schedulingPolicy\":{\"gang\":{\"minGroupCount\":5}},"
+             "\"podGroupTemplates\":[" SHARD_T "," EVAL_T "]}]");
+    CU_ASSERT_EQUAL_FATAL(rd_wl(wlobj, 1, 1), 0);
+    check_shape();
+    CU_ASSERT_EQUAL_FATAL(t.n, 8);
+    CU_ASSERT_EQUAL(t.g[1].min_count, 5);
+    for (uint32_t i = 2; i < 8; i++)
+        CU_ASSERT_EQUAL(t.g[i].parent, 1);
+    CU_ASSERT_EQUAL(t.g[find("eval-0")].min_count, 3);
+    /* a replicated job naming no template: its own group of whole Jobs under the root */
+    load_cwl("[{\"name\":\"training\",\"schedulingPolicy\":{\"gang\":{\"minGroupCount\":4}},"
+             "\"podGroupTemplates\":[" SHARD_T "]}]");
+    annotate(rj_job_template(1), KARMADA_WORKLOAD_GROUP_TEMPLATE_ANNOTATION, NULL);
+    CU_ASSERT_EQUAL_FATAL(rd_wl(wlobj, 1, 1), 0);
+    check_shape();
+    CU_ASSERT_EQUAL_FATAL(t.n, 9);
+    CU_ASSERT_EQUAL(t.g[0].min_count, 2);
+    int eval = find("eval");
+    CU_ASSERT_EQUAL_FATAL(eval, 2);
+    CU_ASSERT_EQUAL(t.g[eval].parent, 0);
+    CU_ASSERT_EQUAL(t.g[eval].min_count, 2);
+    CU_ASSERT_EQUAL(t.g[find("eval-0")].parent, eval);
+    CU_ASSERT_EQUAL(t.g[find("eval-0")].min_count, 4);
+    CU_ASSERT_EQUAL(find("eval-0"), 7); /* after shard-0..3: replicated job order */
+    unload_wl();
+}
+
+/* What cannot be read as a tree: refused with the sentence the RB's condition carries. */
+static void test_workload_api_composite_refusals(void)
+{
+    load_cwl(NULL);
+    json_object *spec = NULL;
+    json_object_object_get_ex(wlobj, "spec", &spec);
+    json_object_object_add(spec, "podGroupTemplates", json_tokener_parse("[" SHARD_T "]"));
+    refused(KARMADA_WORKLOAD_INVALID, "Workload wlsets-wl sets both spec.podGroupTemplates and "
+                                      "spec.compositePodGroupTemplates: exactly one must be set");
+    json_object_object_add(spec, "podGroupTemplates", json_object_new_array());
+    CU_ASSERT_EQUAL(rd_wl(wlobj, 1, 1), 0); /* an empty list is none */
+    load_cwl("{\"name\":\"training\"}");
+    refused(KARMADA_WORKLOAD_INVALID,
+            "Workload wlsets-wl: spec.compositePodGroupTemplates must be a list");
+    /* deeper than WorkloadMaxTreeDepth: pod group templates at depth 5 */
+    load_cwl("[{\"name\":\"a\",\"schedulingPolicy\":{\"basic\":{}},\"compositePodGroupTemplates\":"
+             "[{\"name\":\"b\",\"schedulingPolicy\":{\"basic\":{}},\"compositePodGroupTemplates\":"
+             "[{\"name\":\"c\",\"schedulingPolicy\":{\"basic\":{}},\"compositePodGroupTemplates\":"
+             "[{\"name\":\"d\",\"schedulingPolicy\":{\"basic\":{}},\"podGroupTemplates\":"
+             "[" SHARD_T "," EVAL_T "]}]}]}]}]");
+    refused(KARMADA_WORKLOAD_INVALID,
+            "Workload wlsets-wl: composite pod group template d is at depth 4: with its pod "
+            "groups below it the tree is deeper than 4 levels (WorkloadMaxTreeDepth)");
+    /* depth 4 exactly (3 composites, then the pod group templates) is read */
+    load_cwl("[{\"name\":\"a\",\"schedulingPolicy\":{\"basic\":{}},\"compositePodGroupTemplates\":"
+             "[{\"name\":\"b\",\"schedulingPolicy\":{\"basic\":{}},\"compositePodGroupTemplates\":"
+             "[{\"name\":\"c\",\"schedulingPolicy\":{\"basic\":{}},\"podGroupTemplates\":"
+             "[" SHARD_T "," EVAL_T "]}]}]}]");
+    CU_ASSERT_EQUAL(rd_wl(wlobj, 1, 1), 0);
+    CU_ASSERT_EQUAL(t.g[find("shard-0")].parent, find("c"));
+    /* a template name the Workload does not have */
+    load_cwl("[{\"name\":\"training\",\"schedulingPolicy\":{\"basic\":{}},\"podGroupTemplates\":"
+             "[" SHARD_T ",{\"name\":\"evals\",\"schedulingPolicy\":{\"basic\":{}}}]}]");
+    refused(KARMADA_WORKLOAD_INVALID,
+            "the JobSet's replicated job eval names pod group template eval (annotation "
+            "scheduling.k8s.io/group-template-name), which Workload wlsets-wl does not have (its "
+            "composite templates' podGroupTemplates: training/shard, training/evals)");
+    /* the same name under two composites: which one is its parent is not said */
+    load_cwl("[{\"name\":\"x\",\"schedulingPolicy\":{\"basic\":{}},\"podGroupTemplates\":"
+             "[" SHARD_T "," EVAL_T "]},{\"name\":\"y\",\"schedulingPolicy\":{\"basic\":{}},"
+             "\"podGroupTemplates\":[" SHARD_T "]}]");
+    refused(KARMADA_WORKLOAD_INVALID,
+            "the JobSet's replicated job shard names pod group template shard, which Workload "
+            "wlsets-wl has under both composite templates x and y");
+    load_cwl("[{\"name\":\"x\",\"schedulingPolicy\":{\"basic\":{}},\"podGroupTemplates\":"
+             "[" SHARD_T "]},{\"name\":\"x\",\"schedulingPolicy\":{\"basic\":{}},"
+             "\"podGroupTemplates\":[" EVAL_T "]}]");
+    refused(KARMADA_WORKLOAD_INVALID, "Workload wlsets-wl has two composite pod group templates "
+                                      "named x: muster names each group after its template");
+    /* minGroupCount below 1, above its children, not a number; a policy of both or neither */
+    static const char *const badmin[] = {"{\"gang\":{\"minGroupCount\":0}}",
+                                         "{\"gang\":{\"minGroupCount\":\"3\"}}", "{\"gang\":{}}"};
+    for (size_t i = 0; i < sizeof(badmin) / sizeof(badmin[0]); i++) {
+        char j[512];
+        snprintf(j, sizeof(j),
+                 "[{\"name\":\"all\",\"schedulingPolicy\":%s,\"podGroupTemplates\":[" SHARD_T
+                 "," EVAL_T "]}]",
+                 badmin[i]);
+        load_cwl(j);
+        refused(KARMADA_WORKLOAD_INVALID,
+                "Workload wlsets-wl: composite pod group template all's "
+                "schedulingPolicy.gang.minGroupCount must be a 32-bit integer of at least 1");
+    }
+    static const char *const badpol[] = {"{\"gang\":{\"minGroupCount\":1},\"basic\":{}}", "{}",
+                                         "{\"basic\":true}"};
+    for (size_t i = 0; i < sizeof(badpol) / sizeof(badpol[0]); i++) {
+        char j[512];
+        snprintf(j, sizeof(j),
+                 "[{\"name\":\"all\",\"schedulingPolicy\":%s,\"podGroupTemplates\":[" SHARD_T
+                 "," EVAL_T "]}]",
+                 badpol[i]);
+        load_cwl(j);
+        refused(KARMADA_WORKLOAD_INVALID,
+                "Workload wlsets-wl: composite pod group template all's schedulingPolicy must "
+                "set exactly one of gang and basic");
+    }
+    load_cwl(NULL);
+    json_object *tr = NULL, *sp = NULL;
+    json_object_object_get_ex(wlobj, "spec", &spec);
+    json_object_object_get_ex(spec, "compositePodGroupTemplates", &tr);
+    json_object_object_get_ex(json_object_array_get_idx(tr, 0), "schedulingPolicy", &sp);
+    json_object_object_add(sp, "gang", json_tokener_parse("{\"minGroupCount\":5}"));
+    refused(KARMADA_WORKLOAD_INVALID,
+            "Workload wlsets-wl: composite pod group template training's gang minGroupCount 5 "
+            "is more than its 4 child groups, so its CompositePodGroup could never be "
+            "scheduled");
+    json_object_object_add(sp, "gang", json_tokener_parse("{\"minGroupCount\":4}"));
+    CU_ASSERT_EQUAL(rd_wl(wlobj, 1, 1), 0);
+    /* a composite with no children at all, or none the JobSet makes */
+    load_cwl("[{\"name\":\"all\",\"schedulingPolicy\":{\"basic\":{}},\"podGroupTemplates\":"
+             "[" SHARD_T "," EVAL_T "]},{\"name\":\"empty\",\"schedulingPolicy\":{\"basic\":{}}}]");
+    refused(KARMADA_WORKLOAD_INVALID,
+            "Workload wlsets-wl: composite pod group template empty sets neither "
+            "podGroupTemplates nor compositePodGroupTemplates");
+    load_cwl("[{\"name\":\"all\",\"schedulingPolicy\":{\"basic\":{}},\"podGroupTemplates\":"
+             "[" SHARD_T "," EVAL_T "]},{\"name\":\"spare\",\"schedulingPolicy\":{\"basic\":{}},"
+             "\"podGroupTemplates\":[{\"name\":\"idle\",\"schedulingPolicy\":{\"basic\":{}}}]}]");
+    refused(KARMADA_WORKLOAD_INVALID,
+            "Workload wlsets-wl: composite pod group template spare would have no child groups: "
+            "no replicated job of the JobSet names a pod group template under it");
+    /* a composite named like a replicated job or one of its Jobs: the tree's names must differ */
+    static const char *const clash[] = {"shard", "eval-1"};
+    for (size_t i = 0; i < 2; i++) {
+        char j[512], m[512];
+        snprintf(j, sizeof(j),
+                 "[{\"name\":\"%s\",\"schedulingPolicy\":{\"basic\":{}},\"podGroupTemplates\":"
+                 "[" SHARD_T "," EVAL_T "]}]",
+                 clash[i]);
+        load_cwl(j);
+        snprintf(m, sizeof(m),
+                 "Workload wlsets-wl: composite pod group template %s has the name of replicated "
+                 "job %s or one of its Jobs: muster names each group after its template or Job; "
+                 "rename one of them",
+                 clash[i], i ? "eval" : "shard");
+        refused(KARMADA_WORKLOAD_REFUSED, m);
+    }
+    load_cwl("[{\"name\":\"No\",\"schedulingPolicy\":{\"basic\":{}},\"podGroupTemplates\":"
+             "[" SHARD_T "," EVAL_T "]}]");
+    refused(KARMADA_WORKLOAD_INVALID,
+            "Workload wlsets-wl: a composite pod group template's name must be a DNS label");
+    /* a pod group template under a composite is checked as one at the top is */
+    load_cwl("[{\"name\":\"all\",\"schedulingPolicy\":{\"basic\":{}},\"podGroupTemplates\":"
+             "[{\"name\":\"shard\",\"schedulingPolicy\":{\"gang\":{\"minCount\":9}}}," EVAL_T
+             "]}]");
+    refused(KARMADA_WORKLOAD_INVALID,
+            "Workload wlsets-wl: pod group template shard's gang minCount 9 is more than the 8 "
+            "pods of each Job of replicated job shard, so its PodGroups could never be "
+            "scheduled");
+    unload_wl();
+}
+
+/* The composite fixture and what the API server refuses of a composite, by the schema. */
+static void test_workload_api_composite_schema(void)
+{
+    char p[1024], e[512];
+    struct kube_schema *beta = NULL;
+    fx_path(p, sizeof(p),
+            "tests/fixtures/reference/crds/kubernetes_scheduling.k8s.io_workloads.yaml");
+    CU_ASSERT_EQUAL_FATAL(kube_schema_load_crd(p, "v1beta1", &beta, e, sizeof(e)), 0);
+    struct kube_schema_errors errs;
+    kube_schema_errors_init(&errs);
+    load_cwl(NULL);
+    CU_ASSERT_EQUAL(wl_valid(beta, &errs), 0);
+    static const char *const ok[] = {
+        "[{\"name\":\"a\",\"schedulingPolicy\":{\"basic\":{}},\"compositePodGroupTemplates\":"
+        "[{\"name\":\"b\",\"schedulingPolicy\":{\"basic\":{}},\"compositePodGroupTemplates\":"
+        "[{\"name\":\"c\",\"schedulingPolicy\":{\"gang\":{\"minGroupCount\":2}},"
+        "\"podGroupTemplates\":[" SHARD_T "," EVAL_T "]}]}]}]"};
+    static const char *const bad[] = {
+        "[{\"name\":\"a\",\"schedulingPolicy\":{\"gang\":{\"minGroupCount\":0}},"
+        "\"podGroupTemplates\":[" SHARD_T "]}]",
+        "[{\"name\":\"a\",\"schedulingPolicy\":{\"gang\":{}},\"podGroupTemplates\":[" SHARD_T "]}]",
+        "[{\"name\":\"a\",\"schedulingPolicy\":{},\"podGroupTemplates\":[" SHARD_T "]}]",
+        "[{\"name\":\"a\",\"podGroupTemplates\":[" SHARD_T "]}]",
+        "[{\"name\":\"a\",\"schedulingPolicy\":{\"basic\":{}},\"podGroupTemplates\":"
+        "[{\"name\":\"s\",\"schedulingPolicy\":{\"gang\":{\"minCount\":0}}}]}]",
+        /* a composite at depth 4 */
+        "[{\"name\":\"a\",\"schedulingPolicy\":{\"basic\":{}},\"compositePodGroupTemplates\":"
+        "[{\"name\":\"b\",\"schedulingPolicy\":{\"basic\":{}},\"compositePodGroupTemplates\":"
+        "[{\"name\":\"c\",\"schedulingPolicy\":{\"basic\":{}},\"compositePodGroupTemplates\":"
+        "[{\"name\":\"d\",\"schedulingPolicy\":{\"basic\":{}},\"podGroupTemplates\":"
+        "[" SHARD_T "]}]}]}]}]"};
+    json_object *spec = NULL;
+    for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+        load_cwl(ok[i]);
+        CU_ASSERT_EQUAL(wl_valid(beta, &errs), 0);
+    }
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        load_cwl(bad[i]);
+        CU_ASSERT_EQUAL(wl_valid(beta, &errs), MUSTER_EINVAL);
+    }
+    json_object_object_get_ex(wlobj, "spec", &spec);
+    CU_ASSERT_PTR_NOT_NULL(spec);
+    kube_schema_errors_close(&errs);
+    kube_schema_free(beta);
     unload_wl();
 }
 
@@ -1077,6 +1373,12 @@ static CU_TestInfo tests[] = {
     {"the Workload API: missing, ambiguous or malformed Workloads refused",
      test_workload_api_refusals},
     {"the Workload API fixtures valid against their schemas", test_workload_api_fixtures_valid},
+    {"the Workload API: CompositePodGroup templates as levels, minGroupCount their min",
+     test_workload_api_composite},
+    {"the Workload API: CompositePodGroup templates that cannot be read refused",
+     test_workload_api_composite_refusals},
+    {"the Workload API: the composite fixture valid, bad composites refused by the schema",
+     test_workload_api_composite_schema},
     CU_TEST_INFO_NULL,
 };
 
