@@ -47,6 +47,7 @@ for line in "resourcebindings rb work.karmada.io/v1alpha2 true ResourceBinding" 
             "works wk work.karmada.io/v1alpha1 true Work" \
             "clusters cluster.karmada.io/v1alpha1 false Cluster" \
             "overridepolicies op policy.karmada.io/v1alpha1 true OverridePolicy" \
+            "clusteroverridepolicies cop policy.karmada.io/v1alpha1 false ClusterOverridePolicy" \
             "propagationpolicies pp policy.karmada.io/v1alpha1 true PropagationPolicy" \
             "jobs vcjob,vj batch.volcano.sh/v1alpha1 true Job" \
             "podgroups pg,podgroup-v1beta1 scheduling.volcano.sh/v1beta1 true PodGroup" \
@@ -82,7 +83,7 @@ for line in "resourcebindings rb work.karmada.io/v1alpha2 true ResourceBinding" 
     grep -qxF "$line" <<<"$res" || fail "api-resources lacks [$line]; got:
 $res"
 done
-expect "$(wc -l <<<"$res" | tr -d ' ')" 37 "api-resources count"
+expect "$(wc -l <<<"$res" | tr -d ' ')" 38 "api-resources count"
 expect "$(k api-resources --api-group=work.karmada.io -o name | sort | tr '\n' ' ')" \
     "clusterresourcebindings.work.karmada.io resourcebindings.work.karmada.io works.work.karmada.io " \
     "api-resources -o name"
