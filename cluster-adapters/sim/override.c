@@ -197,6 +197,41 @@ static int override_selects(json_object *op, json_object *tmpl)
     return selected;
 }
 
+/* Karmada's implicit priority of op for tmpl (pkg/util/selector.go
+ * ResourceMatchSelectorsPriority: the highest of its selectors that match; no selectors:
+ * PriorityMatchAll): a selector by name 3, by labels 2, matching all of the kind 1. The override
+ * manager applies policies in ascending priority, then name, so the most specific is applied
+ * last and wins. */
+static int override_priority(json_object *op, json_object *tmpl)
+{
+    json_object *sels = sim__get_path(op, "spec", "resourceSelectors", NULL);
+    size_t n = json_object_is_type(sels, json_type_array) ? json_object_array_length(sels) : 0;
+    int best = 1;
+    for (size_t s = 0; s < n; s++) {
+        json_object *rs = json_object_array_get_idx(sels, s);
+        if (!sim__selector_matches(rs, tmpl))
+            continue;
+        const char *name = sim__get_str(rs, "name", NULL, NULL);
+        int p = name && *name ? 3 : sim__get_path(rs, "labelSelector", NULL, NULL) ? 2 : 1;
+        if (p > best)
+            best = p;
+    }
+    return best;
+}
+
+struct op_order {
+    const char *name;
+    int priority;
+};
+
+static int op_order_cmp(const void *a, const void *b)
+{
+    const struct op_order *x = a, *y = b;
+    if (x->priority != y->priority)
+        return x->priority < y->priority ? -1 : 1;
+    return strcmp(x->name, y->name);
+}
+
 /* ---- the OverridePolicy index ---- */
 
 /* Index of the first key >= key. */
@@ -395,14 +430,22 @@ void sim__apply_overrides(struct sim_karmada *k, const char *ns, const char *clu
     /* Sorted copies of the names: applying an overrider writes nothing, so the keys stay. */
     if (n) /* names stays NULL when no policy is a candidate */
         qsort(names, n, sizeof(*names), sim__str_cmp);
-    for (size_t i = 0; i < n; i++) {
+    /* The informer's copies (they lag the store by the configured delay) that select the
+     * template, once each, in the override manager's order (getOverridersFromOverridePolicies) */
+    struct op_order *order = n ? muster_malloc(n * sizeof(*order)) : NULL;
+    size_t m = 0;
+    for (size_t i = 0; order && i < n; i++) {
         if (i > 0 && strcmp(names[i], names[i - 1]) == 0)
             continue; /* several selectors of one policy name the template */
-        /* The informer's copy, which lags the store by the configured delay. */
         json_object *op = cache_get(k, ns, names[i]);
         if (op && override_selects(op, *tmpl))
-            apply_override(op, cluster, tmpl, applied);
+            order[m++] = (struct op_order){names[i], override_priority(op, *tmpl)};
     }
+    if (m)
+        qsort(order, m, sizeof(*order), op_order_cmp);
+    for (size_t i = 0; i < m; i++)
+        apply_override(cache_get(k, ns, order[i].name), cluster, tmpl, applied);
+    muster_free(order);
     muster_free(names);
 }
 

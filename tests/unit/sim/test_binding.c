@@ -104,6 +104,42 @@ static void test_work_shape(void)
     fx_stop(&f);
 }
 
+/* The override manager applies the policies that select a template in ascending implicit
+ * priority (all of a kind, by labels, by name), then by name: the one selecting it by name is
+ * applied last and wins, whatever the names say (getOverridersFromOverridePolicies). */
+static void test_override_order(void)
+{
+    struct fx f;
+    fx_start(&f, yaml, NULL);
+    static const char rule[] = "\"overrideRules\":[{\"overriders\":{\"plaintext\":[{\"path\":"
+                               "\"/spec/template/spec/schedulerName\",\"operator\":\"add\","
+                               "\"value\":\"%s\"}]}}]";
+    char body[1024], r[256];
+    /* named to sort last, but selecting every Deployment */
+    snprintf(r, sizeof r, rule, "by-kind");
+    snprintf(body, sizeof body,
+             "{\"metadata\":{\"name\":\"zz-all\"},\"spec\":{\"resourceSelectors\":[{"
+             "\"apiVersion\":\"apps/v1\",\"kind\":\"Deployment\"},{\"apiVersion\":\"apps/v1\","
+             "\"kind\":\"Deployment\",\"name\":\"other\"}],%s}}",
+             r);
+    CU_ASSERT_EQUAL(fx_create(&f, FX_OP, "team", body), 0);
+    snprintf(r, sizeof r, rule, "by-name");
+    snprintf(body, sizeof body,
+             "{\"metadata\":{\"name\":\"aa-web\"},\"spec\":{\"resourceSelectors\":[{"
+             "\"apiVersion\":\"apps/v1\",\"kind\":\"Deployment\",\"name\":\"web\"}],%s}}",
+             r);
+    CU_ASSERT_EQUAL(fx_create(&f, FX_OP, "team", body), 0);
+    place(&f, "[{\"name\":\"m\",\"replicas\":2}]");
+    CU_ASSERT_STRING_EQUAL(
+        work(&f, "m", "spec|workload|manifests|0|spec|template|spec|schedulerName"), "by-name");
+    /* zz-all's name selector is for another Deployment: its priority here is the kind's. Both
+     * are recorded, by name (shadow.go AscendOrder), whatever order they were applied in. */
+    const char *applied = work(&f, "m", "metadata|annotations|policy.karmada.io/applied-overrides");
+    const char *all = strstr(applied, "zz-all"), *web = strstr(applied, "aa-web");
+    CU_ASSERT(all && web && web < all);
+    fx_stop(&f);
+}
+
 /* ensureWork revises the replicas to the target cluster's whatever the template asks and
  * whatever the replica scheduling type (the policy here has none: not Divided): a gang placed at
  * fewer replicas than its template (an elastic gang admitted at its minimum) runs that many. */
@@ -254,9 +290,9 @@ static const char split_yaml[] =
 
 /* The rule muster writes for one cluster of a split (karmada/gang_split.c). */
 #define SPLIT_RULE(cluster, count)                                                                 \
-    "{\"targetCluster\":{\"clusterNames\":[\"" cluster "\"]},\"overriders\":{\"plaintext\":["     \
+    "{\"targetCluster\":{\"clusterNames\":[\"" cluster "\"]},\"overriders\":{\"plaintext\":["      \
     "{\"path\":\"/spec/replicatedJobs/0/replicas\",\"operator\":\"add\",\"value\":" count "},"     \
-    "{\"path\":\"/spec/replicatedJobs/0/template/spec/template/metadata/annotations\","           \
+    "{\"path\":\"/spec/replicatedJobs/0/template/spec/template/metadata/annotations\","            \
     "\"operator\":\"add\",\"value\":{\"scheduling.k8s.io/group-name\":\"muster-train-jobset\"}},"  \
     "{\"path\":\"/spec/replicatedJobs/0/template/spec/template/spec/schedulerName\","              \
     "\"operator\":\"add\",\"value\":\"volcano\"}]}}"
@@ -287,15 +323,18 @@ static void test_split_jobset(void)
                              "\"n\",\"replicas\":2}],\"suspension\":{\"scheduling\":false}}}"),
                     0);
     /* the whole template in each Work, its count the cluster's rule's, not spec.clusters' */
-    CU_ASSERT_STRING_EQUAL(split_work(&f, "m", "spec|workload|manifests|0|spec|replicatedJobs|0|"
-                                               "replicas"),
+    CU_ASSERT_STRING_EQUAL(split_work(&f, "m",
+                                      "spec|workload|manifests|0|spec|replicatedJobs|0|"
+                                      "replicas"),
                            "3");
-    CU_ASSERT_STRING_EQUAL(split_work(&f, "n", "spec|workload|manifests|0|spec|replicatedJobs|0|"
-                                               "replicas"),
+    CU_ASSERT_STRING_EQUAL(split_work(&f, "n",
+                                      "spec|workload|manifests|0|spec|replicatedJobs|0|"
+                                      "replicas"),
                            "1");
     CU_ASSERT_STRING_EQUAL(
-        split_work(&f, "n", "spec|workload|manifests|0|spec|replicatedJobs|0|template|spec|"
-                            "template|metadata|labels|app"),
+        split_work(&f, "n",
+                   "spec|workload|manifests|0|spec|replicatedJobs|0|template|spec|"
+                   "template|metadata|labels|app"),
         "t");
     CU_ASSERT_STRING_EQUAL(fx_field(&f, jobsets, "team", "train", "spec|replicatedJobs|0|replicas"),
                            "4");
@@ -303,8 +342,8 @@ static void test_split_jobset(void)
     json_object *js = fx_member(&f, "m", "JobSet", "train");
     CU_ASSERT_STRING_EQUAL(fx_at(js, "spec|replicatedJobs|0|replicas"), "3");
     json_object_put(js);
-    CU_ASSERT_STRING_EQUAL(fx_field(&f, FX_CLUSTER, NULL, "m", "status|resourceSummary|allocated|cpu"),
-                           "0");
+    CU_ASSERT_STRING_EQUAL(
+        fx_field(&f, FX_CLUSTER, NULL, "m", "status|resourceSummary|allocated|cpu"), "0");
     CU_ASSERT_STRING_EQUAL(
         fx_field(&f, FX_CLUSTER, NULL, "m", "status|resourceSummary|allocating|pods"), "6");
     CU_ASSERT_STRING_EQUAL(
@@ -316,10 +355,10 @@ static void test_split_jobset(void)
     fx_podgroup_work(pg, sizeof(pg), "muster-pg-team.train-jobset", "n", "muster-train-jobset", 2,
                      "", 1, 1);
     CU_ASSERT_EQUAL(fx_create(&f, FX_WORK, "karmada-es-n", pg), 0);
-    CU_ASSERT_STRING_EQUAL(fx_field(&f, FX_CLUSTER, NULL, "m", "status|resourceSummary|allocated|cpu"),
-                           "6");
-    CU_ASSERT_STRING_EQUAL(fx_field(&f, FX_CLUSTER, NULL, "n", "status|resourceSummary|allocated|cpu"),
-                           "2");
+    CU_ASSERT_STRING_EQUAL(
+        fx_field(&f, FX_CLUSTER, NULL, "m", "status|resourceSummary|allocated|cpu"), "6");
+    CU_ASSERT_STRING_EQUAL(
+        fx_field(&f, FX_CLUSTER, NULL, "n", "status|resourceSummary|allocated|cpu"), "2");
     CU_ASSERT_STRING_EQUAL(
         fx_field(&f, FX_CLUSTER, NULL, "n", "status|resourceSummary|allocating|pods"), "0");
     fx_stop(&f);
@@ -327,6 +366,8 @@ static void test_split_jobset(void)
 
 static CU_TestInfo tests[] = {
     {"member replicas from spec.clusters, not the template", test_work_replicas_from_clusters},
+    {"policies applied in the override manager's order: by priority, then name",
+     test_override_order},
     {"Works shaped as ensureWork/CreateOrUpdateWork, GenerateWorkName, applied-overrides",
      test_work_shape},
     {"the Work webhook labels every Work", test_work_webhook},

@@ -686,9 +686,9 @@ static json_object *appending_policy(const char *name, const char *selectors)
 
 /* Rendering reads the OverridePolicies that may select the template from an index kept from
  * store events: a policy naming the template, one selecting by labels and one with no
- * selectors (stored before the controllers started) all apply, once each and in name order;
- * one naming another template does not; a deleted policy, or one updated to stop selecting,
- * no longer applies on the next render. */
+ * selectors (stored before the controllers started) all apply, once each, in the override manager's
+ * order (every object, by labels, by name; then by name); one naming another template does not; a
+ * deleted policy, or one updated to stop selecting, no longer applies on the next render. */
 static void test_override_index(void)
 {
     struct sim_store *s = NULL;
@@ -733,18 +733,18 @@ static void test_override_index(void)
         CU_ASSERT_EQUAL(sim_store_create(s, opr, "team", op, fixed_now(), 0, NULL, NULL), 0);
         json_object_put(op);
     }
-    CU_ASSERT_STRING_EQUAL(c1_containers(s), "a,b,a-twice,b-all,c-named,d-label");
+    CU_ASSERT_STRING_EQUAL(c1_containers(s), "a,b,b-all,d-label,a-twice,c-named");
 
     CU_ASSERT_EQUAL(sim_store_delete(s, opr, "team", "c-named", NULL, NULL, 0, NULL, NULL), 0);
-    CU_ASSERT_STRING_EQUAL(c1_containers(s), "a,b,a-twice,b-all,d-label");
+    CU_ASSERT_STRING_EQUAL(c1_containers(s), "a,b,b-all,d-label,a-twice");
     op = appending_policy("d-label", other);
     CU_ASSERT_EQUAL(sim_store_update(s, opr, "team", "d-label", op, 0, NULL, NULL), 0);
     json_object_put(op);
-    CU_ASSERT_STRING_EQUAL(c1_containers(s), "a,b,a-twice,b-all");
+    CU_ASSERT_STRING_EQUAL(c1_containers(s), "a,b,b-all,a-twice");
     op = appending_policy("e-other", named);
     CU_ASSERT_EQUAL(sim_store_update(s, opr, "team", "e-other", op, 0, NULL, NULL), 0);
     json_object_put(op);
-    CU_ASSERT_STRING_EQUAL(c1_containers(s), "a,b,a-twice,b-all,e-other");
+    CU_ASSERT_STRING_EQUAL(c1_containers(s), "a,b,b-all,a-twice,e-other");
     CU_ASSERT_EQUAL(sim_store_delete(s, opr, "team", "b-all", NULL, NULL, 0, NULL, NULL), 0);
     CU_ASSERT_STRING_EQUAL(c1_containers(s), "a,b,a-twice,e-other");
 
@@ -1184,7 +1184,8 @@ static CU_TestInfo tests[] = {
     {"clusters, detector, binding controller", test_clusters_detector_binding},
     {"OverridePolicy changes re-render Works; muster's gangs gate their shares",
      test_override_resync_and_gang_gate},
-    {"OverridePolicies index: applied once each, in name order, until deleted or updated away",
+    {"OverridePolicies index: applied once each, by priority then name, until deleted or updated "
+     "away",
      test_override_index},
     {"gangs all or nothing; scripted durations free capacity", test_gangs_and_durations},
     {"members mirror their Works; running shares keep their nodes", test_member_mirror},
