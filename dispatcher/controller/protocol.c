@@ -338,8 +338,8 @@ void ctl__fill_gang_input(struct ctl *c, struct binding *b, struct karmada_gang_
         ctl__act(b)->mtopo.group.tier == KARMADA_NETTOPO_TIER_NAMED) {
         /* the binding keeps no tier name: read again from the objects admitted, as c->w is */
         struct karmada_member_topo t;
-        if (!karmada_member_topo_read_names(&t, &c->gang_topo_names, &c->w, split, in->rb,
-                                            in->tmpl, NULL, 0))
+        if (!karmada_member_topo_read_names(&t, &c->gang_topo_names, &c->w, split, in->rb, in->tmpl,
+                                            NULL, 0))
             in->topo_names = &c->gang_topo_names;
     }
 }
@@ -488,6 +488,21 @@ static int policy_may_skip(struct ctl *c, struct binding *b, const struct karmad
  * *skip: the template already reads as that policy would make it and nothing else stands in the
  * way (docs/gangobj.md, "A template that names its PodGroup"); *rv the resourceVersion of the
  * template judged. A new object, or NULL (no policy for this kind, or out of memory). */
+static json_object *policy_judge(struct ctl *c, struct binding *b,
+                                 const struct karmada_gang_input *filled, int *skip, int64_t *rv)
+{
+    struct karmada_gang_input in = *filled;
+    json_object *now = ctl__template_of(c, ctl__rb(c, b));
+    if (now)
+        in.tmpl = now;
+    *rv = template_rv(in.tmpl);
+    json_object *op = karmada_gang_override_policy(&in);
+    *skip = op && policy_may_skip(c, b, &in) && karmada_gang_policy_in_template(op, in.tmpl) &&
+            !ctl__policy_contested(c, op, in.tmpl);
+    return op;
+}
+
+/* policy_judge on b's input, filled here. */
 static json_object *policy_now(struct ctl *c, struct binding *b, int *skip, int64_t *rv)
 {
     struct karmada_gang_share gs[256];
@@ -497,14 +512,7 @@ static json_object *policy_now(struct ctl *c, struct binding *b, int *skip, int6
     if (b->nshares == 0 || b->nshares > 256)
         return NULL;
     ctl__fill_gang_input(c, b, &in, gs);
-    json_object *now = ctl__template_of(c, ctl__rb(c, b));
-    if (now)
-        in.tmpl = now;
-    *rv = template_rv(in.tmpl);
-    json_object *op = karmada_gang_override_policy(&in);
-    *skip = op && policy_may_skip(c, b, &in) && karmada_gang_policy_in_template(op, in.tmpl) &&
-            !ctl__policy_contested(c, op, in.tmpl);
-    return op;
+    return policy_judge(c, b, &in, skip, rv);
 }
 
 /* Remembers that b's objects were made without its policy, for the template at rv. */
@@ -582,9 +590,8 @@ void ctl__policy_follow(struct ctl *c, struct binding *b, int startup)
     /* a gang that has its policy keeps it: one deleted by hand is the opfault case, rolled back
      * through its PodGroups (docs/testing.md); start-up cannot tell, and judges every one */
     if ((!startup && !ctl__act(b)->no_policy) || (b->st != B_DISPATCHED && b->st != B_RUNNING) ||
-        !b->assign || !b->needs_objects ||
-        b->step != S_NONE || b->inflight || b->lw_pending || b->gone || b->nshares == 0 ||
-        b->nshares > 256 || ctl__policy_listed(c, b))
+        !b->assign || !b->needs_objects || b->step != S_NONE || b->inflight || b->lw_pending ||
+        b->gone || b->nshares == 0 || b->nshares > 256 || ctl__policy_listed(c, b))
         return;
     /* each version of the template is judged once (the informer may not show a policy just
      * made yet) */
@@ -613,9 +620,10 @@ static enum step_sent send_objects(struct ctl *c, struct binding *b, const struc
      * Karmada renders nothing again), a correction when an older musterd wrote it per
      * cluster (its rules would miss a cluster of this placement). None when the template
      * already says what it would. */
-    int skip;
-    int64_t rv;
-    json_object *op = policy_now(c, b, &skip, &rv);
+    int skip = 0;
+    int64_t rv = 0;
+    /* judged on the input just filled: one read of the workload for the step */
+    json_object *op = b->nshares && b->nshares <= 256 ? policy_judge(c, b, &in, &skip, &rv) : NULL;
     policy_skipped(c, b, skip, rv);
     if (skip) {
         json_object_put(op);
