@@ -360,6 +360,89 @@ static int parse_request(struct karmada_workload *w, struct queue_resnames *name
     return rc;
 }
 
+/* A count of a partitionPolicy: absent (dflt, or a missing required field when dflt < 0), else
+ * an int32 of at least lo. 0 or MUSTER_EINVAL with msg. */
+static int partition_count(json_object *pp, const char *key, int32_t dflt, int32_t lo, size_t i,
+                           int32_t *out, char *msg, size_t cap)
+{
+    json_object *v = kube_json_get(pp, key);
+    *out = dflt;
+    if (!v && dflt >= 0)
+        return 0;
+    if (!v || to_int32(v, out) || *out < lo) {
+        snprintf(msg, cap,
+                 "the Volcano Job's spec.tasks[%zu].partitionPolicy.%s: must be a 32-bit integer "
+                 "of at least %d",
+                 i, key, lo);
+        return MUSTER_EINVAL;
+    }
+    return 0;
+}
+
+int karmada__vcjob_task_min(json_object *task, size_t i, int32_t replicas,
+                            struct karmada__vcjob_partition *part, int32_t *min, char *msg,
+                            size_t cap)
+{
+    json_object *m = kube_json_get(task, "minAvailable");
+    json_object *pp = kube_json_get(task, "partitionPolicy");
+    memset(part, 0, sizeof(*part));
+    *min = replicas;
+    if (pp && !json_object_is_type(pp, json_type_object)) {
+        snprintf(msg, cap, "the Volcano Job's spec.tasks[%zu].partitionPolicy: must be an object",
+                 i);
+        return MUSTER_EINVAL;
+    }
+    if (pp && (partition_count(pp, "totalPartitions", -1, 1, i, &part->total, msg, cap) ||
+               partition_count(pp, "partitionSize", -1, 1, i, &part->size, msg, cap) ||
+               partition_count(pp, "minPartitions", 0, 0, i, &part->min, msg, cap)))
+        return MUSTER_EINVAL;
+    if (pp && (int64_t)part->total * part->size != replicas) {
+        snprintf(msg, cap,
+                 "the Volcano Job's spec.tasks[%zu]: its %d replicas are not totalPartitions %d x "
+                 "partitionSize %d, as Volcano's admission requires",
+                 i, replicas, part->total, part->size);
+        return MUSTER_EINVAL;
+    }
+    if (pp && part->min > part->total) {
+        snprintf(msg, cap,
+                 "the Volcano Job's spec.tasks[%zu].partitionPolicy.minPartitions %d is more than "
+                 "its totalPartitions %d",
+                 i, part->min, part->total);
+        return MUSTER_EINVAL;
+    }
+    if (m) {
+        if (to_int32(m, min) || *min < 0 || *min > replicas) {
+            snprintf(msg, cap,
+                     "the Volcano Job's spec.tasks[%zu].minAvailable: must be a whole number from "
+                     "0 to the task's %d replicas",
+                     i, replicas);
+            return MUSTER_EINVAL;
+        }
+        if (part->min > 0 && (int64_t)part->min * part->size != *min) {
+            snprintf(msg, cap,
+                     "the Volcano Job's spec.tasks[%zu].minAvailable %d is not minPartitions %d x "
+                     "partitionSize %d, as Volcano's admission requires",
+                     i, *min, part->min, part->size);
+            return MUSTER_EINVAL;
+        }
+    } else if (part->min > 0) {
+        *min = part->min * part->size; /* at most total x size = replicas, checked above */
+    }
+    return 0;
+}
+
+/* Task i's minAvailable and partitionPolicy as Volcano's admission takes them: a job it would
+ * refuse in the member is refused here, with the reason. */
+static int vcjob_task_check(struct karmada_workload *w, json_object *task, size_t i)
+{
+    struct karmada__vcjob_partition part;
+    int32_t min;
+    char msg[256];
+    if (karmada__vcjob_task_min(task, i, w->components[i].replicas, &part, &min, msg, sizeof(msg)))
+        return INVALID(w, "%s", msg);
+    return 0;
+}
+
 /* A Volcano Job's components carry each task's minAvailable (Karmada's interpreter), but the
  * member runs every replica of every task: take the counts from the template's tasks so the
  * queue and the node-by-node fit see the whole job. */
@@ -403,20 +486,10 @@ static int vcjob_task_counts(struct karmada_workload *w, json_object *tmpl)
                            c->name, replicas, c->replicas);
         c->replicas = replicas;
     }
+    for (size_t i = 0; i < n; i++)
+        if (vcjob_task_check(w, json_object_array_get_idx(tasks, i), i))
+            return MUSTER_EINVAL;
     return 0;
-}
-
-/* A task's minAvailable as Volcano's admission defaults it (the task's replicas when unset);
- * -1 when it is malformed or above the replicas. */
-static int32_t vcjob_task_min(json_object *task, int32_t replicas)
-{
-    json_object *m = kube_json_get(task, "minAvailable");
-    int32_t v;
-    if (!m)
-        return replicas;
-    if (to_int32(m, &v) || v < 0 || v > replicas)
-        return -1;
-    return v;
 }
 
 /* A Volcano Job's RB made with Karmada's default feature gates (MultiplePodTemplatesScheduling
@@ -455,11 +528,8 @@ static int vcjob_tasks_as_components(struct karmada_workload *w, json_object *ta
                            "the Volcano Job's spec.tasks[%zu].replicas: must be a non-negative "
                            "32-bit integer",
                            i);
-        if (vcjob_task_min(t, c->replicas) < 0)
-            return INVALID(w,
-                           "the Volcano Job's spec.tasks[%zu].minAvailable: must be a whole "
-                           "number from 0 to the task's %d replicas",
-                           i, c->replicas);
+        if (vcjob_task_check(w, t, i))
+            return MUSTER_EINVAL;
         queue_resvec_clear(&c->request);
         w->ncomponents = (uint32_t)i + 1;
     }
@@ -789,9 +859,13 @@ static int read_min_member(struct karmada_workload *w, json_object *rb, json_obj
         json_object *tasks = kube_json_get(kube_json_get(tmpl, "spec"), "tasks");
         int64_t sum = 0;
         for (size_t i = 0; i < json_object_array_length(tasks) && i < w->ncomponents; i++) {
-            json_object *t = json_object_array_get_idx(tasks, i);
-            int32_t m = vcjob_task_min(t, w->components[i].replicas);
-            sum += m < 0 ? w->components[i].replicas : m;
+            struct karmada__vcjob_partition part;
+            int32_t m;
+            char msg[8];
+            if (karmada__vcjob_task_min(json_object_array_get_idx(tasks, i), i,
+                                        w->components[i].replicas, &part, &m, msg, sizeof(msg)))
+                m = w->components[i].replicas; /* refused where the tree is read */
+            sum += m;
         }
         if (sum > 0 && sum < w->replicas) {
             w->min_member = (int32_t)sum;

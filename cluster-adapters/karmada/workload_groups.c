@@ -218,13 +218,18 @@ static int from_group_size(struct build *b, int32_t size)
 /* A Volcano Job: a leaf per task with pods. Its minAvailable counts pods of any task, which no
  * count of whole tasks says: every task is placed (the member runs every task of the one Job
  * object), and the leaves' min_counts carry the pods the job needs: each task's minAvailable,
- * raised in task order towards its replicas until they add up to the gang's min-member. */
+ * raised in task order towards its replicas until they add up to the gang's min-member.
+ * A task with a partitionPolicy (Volcano v1.14) is an indivisible group of its partitions, a
+ * leaf of partitionSize pods each (Volcano's subGroupPolicy makes each a gang in the member);
+ * all are placed, and the partitions the task's minimum needs (whole ones: a partition is a
+ * gang) carry min_count partitionSize, the rest 0, as a task the minimum does not need. */
 static int from_vcjob(struct build *b, json_object *spec)
 {
     const struct karmada_workload *w = b->w;
     json_object *tasks = kube_json_get(spec, "tasks");
     size_t n = json_object_is_type(tasks, json_type_array) ? json_object_array_length(tasks) : 0;
     uint32_t mins[KARMADA_WORKLOAD_COMPONENTS_MAX], leaves = 0;
+    struct karmada__vcjob_partition parts[KARMADA_WORKLOAD_COMPONENTS_MAX];
     int64_t sum = 0;
     if (n != w->ncomponents)
         return INVALID(b->err, "the Volcano Job has %zu tasks but the workload read has %u", n,
@@ -232,22 +237,15 @@ static int from_vcjob(struct build *b, json_object *spec)
     for (size_t i = 0; i < n; i++) {
         const struct karmada_workload_component *c = &w->components[i];
         json_object *t = json_object_array_get_idx(tasks, i);
-        char path[48];
         int32_t m;
-        snprintf(path, sizeof(path), "spec.tasks[%zu]", i);
-        int rc = count_at(b->err, t, "minAvailable", c->replicas, 0, "Volcano Job", path, &m);
-        if (rc)
-            return rc;
-        if (m > c->replicas)
-            return INVALID(b->err,
-                           "the Volcano Job's %s.minAvailable %d is more than the task's %d "
-                           "replicas",
-                           path, m, c->replicas);
+        char msg[256];
+        if (karmada__vcjob_task_min(t, i, c->replicas, &parts[i], &m, msg, sizeof(msg)))
+            return INVALID(b->err, "%s", msg);
         if (c->replicas > 0 && !dns_label(c->name))
             return INVALID(b->err,
-                           "the Volcano Job's %s.name \"%.63s\" is not a DNS-1123 label, as "
-                           "Volcano's admission requires",
-                           path, c->name);
+                           "the Volcano Job's spec.tasks[%zu].name \"%.63s\" is not a DNS-1123 "
+                           "label, as Volcano's admission requires",
+                           i, c->name);
         mins[i] = (uint32_t)m;
         sum += m;
         leaves += c->replicas > 0;
@@ -258,15 +256,54 @@ static int from_vcjob(struct build *b, json_object *spec)
         mins[i] += (uint32_t)take;
         sum += take;
     }
+    for (size_t i = 0; i < n; i++) {
+        int32_t total = parts[i].total;
+        if (!total || w->components[i].replicas == 0)
+            continue;
+        /* "<task>-<i>" names each partition, as Volcano's task-partition-id numbers them */
+        char last[24];
+        int ll = snprintf(last, sizeof(last), "-%d", total - 1);
+        if (strlen(w->components[i].name) + (size_t)ll > KARMADA_GROUP_NAME_MAX)
+            return REFUSED(b->err,
+                           "the Volcano Job's task %.63s is too long a name for its %d "
+                           "partitions: muster names each \"<task>-<index>\", a DNS-1123 label "
+                           "of at most %d characters; shorten the task's name",
+                           w->components[i].name, total, KARMADA_GROUP_NAME_MAX);
+        for (size_t j = 0; j < n; j++) {
+            size_t l = strlen(w->components[i].name);
+            const char *nm = w->components[j].name, *rest = nm + l;
+            int32_t idx;
+            if (j != i && strncmp(nm, w->components[i].name, l) == 0 && rest[0] == '-' &&
+                !karmada_workload_parse_count(rest + 1, strlen(rest + 1), &idx) && idx < total &&
+                w->components[j].replicas > 0)
+                return REFUSED(b->err,
+                               "the Volcano Job's task %.63s has the name of a partition of "
+                               "task %.63s: muster names each partition \"<task>-<index>\"; "
+                               "rename the task",
+                               nm, w->components[i].name);
+        }
+    }
     if (leaves == 0)
         return 0;
     int rc = add_root(b, KARMADA_GROUP_SOURCE_VCJOB_TASK, leaves);
     for (size_t i = 0; !rc && i < n; i++) {
         const struct karmada_workload_component *c = &w->components[i];
-        int32_t at;
-        if (c->replicas > 0)
+        const struct karmada__vcjob_partition *p = &parts[i];
+        int32_t at, inner;
+        if (c->replicas == 0)
+            continue;
+        if (!p->total) {
             rc = add(b, 0, KARMADA_GROUP_SOURCE_VCJOB_TASK, mins[i], (uint32_t)c->replicas,
                      &c->request, 1, 1, &at, "%s", c->name);
+            continue;
+        }
+        /* whole partitions: a minimum raised by the job's min-member takes the next whole one */
+        int64_t need = ((int64_t)mins[i] + p->size - 1) / p->size;
+        rc = add(b, 0, KARMADA_GROUP_SOURCE_VCJOB_TASK, (uint32_t)p->total, 0, NULL, 1, 1, &inner,
+                 "%s", c->name);
+        for (int32_t k = 0; !rc && k < p->total; k++)
+            rc = add(b, inner, KARMADA_GROUP_SOURCE_VCJOB_TASK, k < need ? (uint32_t)p->size : 0,
+                     (uint32_t)p->size, &c->request, 1, 0, &at, "%s-%d", c->name, k);
     }
     return rc;
 }

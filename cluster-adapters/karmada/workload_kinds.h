@@ -54,6 +54,25 @@ int karmada__workload_kinds_pair(struct karmada_workload *w, struct queue_resnam
 
 /* Defined in workload.c, shared with this module. */
 int karmada__workload_int32(json_object *v, int32_t *out);
+
+/* A Volcano Job task's partitionPolicy (Volcano v1.14, volcano-sh/apis
+ * pkg/apis/batch/v1alpha1/job.go PartitionPolicySpec): its pods in total partitions of size
+ * pods each, every partition a gang of its own in the member (Volcano's job controller writes
+ * them as the PodGroup's subGroupPolicy), min of them needed (0: unset). total 0: no policy. */
+struct karmada__vcjob_partition {
+    int32_t total, size, min;
+};
+
+/* Task i of a Volcano Job with replicas pods: its partitionPolicy checked as Volcano's admission
+ * checks it (pkg/webhooks/admission/jobs/validate/admit_job.go validatePartitionPolicy: replicas
+ * = totalPartitions x partitionSize; an explicit minAvailable equal to minPartitions x
+ * partitionSize when minPartitions is set) into *part, and its minAvailable as Volcano's
+ * mutating webhook defaults it (mutate_job.go: minPartitions x partitionSize when minPartitions
+ * is set, else the task's replicas) into *min, at most replicas. 0, or MUSTER_EINVAL with the
+ * reason in msg. */
+int karmada__vcjob_task_min(json_object *task, size_t i, int32_t replicas,
+                            struct karmada__vcjob_partition *part, int32_t *min, char *msg,
+                            size_t cap);
 int karmada__workload_raise_to_pod(struct karmada_workload *w, struct queue_resnames *names,
                                    json_object *podspec, const char *path,
                                    struct karmada_workload_component *c);

@@ -40,24 +40,18 @@ static int put_new(json_object *dst, const char *key, json_object *val)
 
 /* The keys a template's or a binding's labels and annotations are read for (read_queue,
  * annotation()). */
-static const char *const meta_keys[] = {KARMADA_WORKLOAD_QUEUE_KEYS(QKEY)
-                                            KARMADA_WORKLOAD_POD_META_KEYS(QKEY)
-                                                KARMADA_WORKLOAD_MIN_MEMBER_ANNOTATION,
-                                        KARMADA_WORKLOAD_PLACEMENT_ANNOTATION,
-                                        KARMADA_WORKLOAD_ELASTIC_ANNOTATION,
-                                        KARMADA_WORKLOAD_GROUP_SIZE_ANNOTATION,
-                                        /* issue 20's topology (workload_groups.c) */
-                                        KARMADA_GROUPS_TOPOLOGY_REQUIRED,
-                                        KARMADA_GROUPS_TOPOLOGY_PREFERRED,
-                                        KARMADA_GROUPS_GROUP_TOPOLOGY_REQUIRED,
-                                        KARMADA_GROUPS_GROUP_TOPOLOGY_PREFERRED,
-                                        KARMADA_GROUPS_SPREAD_REQUIRED,
-                                        KARMADA_GROUPS_SPREAD_PREFERRED,
-                                        /* ... and inside a member (gang_nettopo.c) */
-                                        KARMADA_NETTOPO_REQUIRED,
-                                        KARMADA_NETTOPO_PREFERRED,
-                                        KARMADA_NETTOPO_GROUP_REQUIRED,
-                                        KARMADA_NETTOPO_GROUP_PREFERRED};
+static const char *const meta_keys[] = {
+    KARMADA_WORKLOAD_QUEUE_KEYS(QKEY) KARMADA_WORKLOAD_POD_META_KEYS(QKEY)
+        KARMADA_WORKLOAD_MIN_MEMBER_ANNOTATION,
+    KARMADA_WORKLOAD_PLACEMENT_ANNOTATION, KARMADA_WORKLOAD_ELASTIC_ANNOTATION,
+    KARMADA_WORKLOAD_GROUP_SIZE_ANNOTATION,
+    /* issue 20's topology (workload_groups.c) */
+    KARMADA_GROUPS_TOPOLOGY_REQUIRED, KARMADA_GROUPS_TOPOLOGY_PREFERRED,
+    KARMADA_GROUPS_GROUP_TOPOLOGY_REQUIRED, KARMADA_GROUPS_GROUP_TOPOLOGY_PREFERRED,
+    KARMADA_GROUPS_SPREAD_REQUIRED, KARMADA_GROUPS_SPREAD_PREFERRED,
+    /* ... and inside a member (gang_nettopo.c) */
+    KARMADA_NETTOPO_REQUIRED, KARMADA_NETTOPO_PREFERRED, KARMADA_NETTOPO_GROUP_REQUIRED,
+    KARMADA_NETTOPO_GROUP_PREFERRED};
 #define NMETA_KEYS (sizeof(meta_keys) / sizeof(meta_keys[0]))
 
 /* The keys of a pod template's labels and annotations read by the gang dialects
@@ -167,11 +161,13 @@ static json_object *prune_each(json_object *arr, json_object *(*prune)(json_obje
     return out;
 }
 
-/* A Volcano Job task: its name, replicas, minAvailable and pruned pod template. */
+/* A Volcano Job task: its name, replicas, minAvailable, partitionPolicy (Volcano v1.14's
+ * partitions: karmada__vcjob_task_min) and pruned pod template. */
 static json_object *prune_task(json_object *t)
 {
     json_object *p = json_object_new_object(), *tt;
     if (p && (keep(p, t, "name") || keep(p, t, "replicas") || keep(p, t, "minAvailable") ||
+              keep(p, t, "partitionPolicy") ||
               (json_object_object_get_ex(t, "template", &tt) &&
                (tt ? put_new(p, "template", prune_pod_template(tt)) : keep(p, t, "template"))))) {
         json_object_put(p);

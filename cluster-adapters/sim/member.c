@@ -407,9 +407,8 @@ static void mwork_fill(struct sim_karmada *k, struct cluster *c, struct mwork *m
     u->vc_min = -1;
     const char *av = sim__get_str(obj, "apiVersion", NULL, NULL);
     if (strcmp(av, "batch.volcano.sh/v1alpha1") == 0) {
-        /* Volcano makes the job's own PodGroup: minAvailable, else every pod. */
-        json_object *min = sim__get_path(obj, "spec", "minAvailable", NULL);
-        u->vc_min = min ? json_object_get_int64(min) : u->desired;
+        /* Volcano makes the job's own PodGroup of minAvailable, as its webhook defaults it */
+        u->vc_min = sim__vcjob_min_available(obj);
     } else if (strcmp(scheduler_of(sets[0].spec), "volcano") == 0) {
         u->unscheduled =
             !sim_api_has(c->api, sim_resource_by_kind("scheduling.volcano.sh/v1beta1", "PodGroup"));
@@ -1443,4 +1442,27 @@ int sim_karmada_set_ready(struct sim_karmada *k, const char *name, int health)
     if (became_ready)
         sim__execution_resync(k, c); /* the Works it could not apply or delete meanwhile */
     return 0;
+}
+
+int64_t sim__vcjob_min_available(json_object *job)
+{
+    json_object *min = sim__get_path(job, "spec", "minAvailable", NULL);
+    int64_t sum = min ? json_object_get_int64(min) : 0;
+    json_object *tasks = sim__get_path(job, "spec", "tasks", NULL);
+    if (sum > 0 || !json_object_is_type(tasks, json_type_array))
+        return sum;
+    for (size_t i = 0; i < json_object_array_length(tasks); i++) {
+        json_object *t = json_object_array_get_idx(tasks, i);
+        json_object *tm = sim__get_path(t, "minAvailable", NULL, NULL);
+        json_object *r = sim__get_path(t, "replicas", NULL, NULL);
+        int64_t pmin =
+            json_object_get_int64(sim__get_path(t, "partitionPolicy", "minPartitions", NULL));
+        int64_t psize =
+            json_object_get_int64(sim__get_path(t, "partitionPolicy", "partitionSize", NULL));
+        sum += tm         ? json_object_get_int64(tm)
+               : pmin > 0 ? pmin * psize
+               : r        ? json_object_get_int64(r)
+                          : 0;
+    }
+    return sum;
 }

@@ -18,6 +18,13 @@ void sim__mwork_free(struct mwork *mw);
 json_object *sim__share_status(const struct unit *u, const char *ts_start, const char *ts_done);
 int sim__str_cmp(const void *a, const void *b);
 
+/* The gang of a Volcano Job as the member's Volcano makes it: spec.minAvailable, or when it is
+ * unset (0) what Volcano's mutating webhook writes there (pkg/webhooks/admission/jobs/mutate/
+ * mutate_job.go: mutateSpec defaults each task's minAvailable to minPartitions x partitionSize
+ * when its partitionPolicy sets minPartitions (Volcano v1.14), else to its replicas, and
+ * patchDefaultMinAvailable sums them). */
+int64_t sim__vcjob_min_available(json_object *job);
+
 /* A member object's key, "namespace/name/Kind/apiVersion", into buf. */
 void sim__member_key(json_object *obj, char *buf, size_t cap);
 

@@ -1166,7 +1166,9 @@ int32_t ctl__tree_admit_size(int32_t whole, int32_t min, int32_t unit, int64_t p
                              int (*quota)(void *ud, int32_t size), void *ud);
 /* The tree of a Volcano Job's minimum (treeplace.c): t's flat tree of tasks with each leaf at
  * its min_count (tasks of 0 left out) and the root needing every leaf left, in buf (cap
- * groups; the leaves' requests are t's, borrowed). Its pods, or 0 when t is not a Volcano
+ * groups; the leaves' requests are t's, borrowed). A task of partitions (Volcano v1.14) is one
+ * leaf there, of the partitions its minimum needs: the job goes to one cluster, where that is
+ * the same room node by node. Its pods, or 0 when t is not a Volcano
  * Job's tree, or its minimum is the whole (*out then empty). Pure. */
 int64_t ctl__vcjob_min_tree(const struct karmada_group_tree *t, struct karmada_group *buf,
                             uint32_t cap, struct karmada_group_tree *out);

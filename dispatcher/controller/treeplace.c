@@ -221,21 +221,54 @@ int64_t ctl__vcjob_min_tree(const struct karmada_group_tree *t, struct karmada_g
     int64_t pods = 0, all = 0;
     out->g = buf;
     out->n = 0;
-    if (t->n < 2 || cap < t->n || t->g[0].source != KARMADA_GROUP_SOURCE_VCJOB_TASK)
+    if (t->n < 2 || cap < 2 || t->g[0].source != KARMADA_GROUP_SOURCE_VCJOB_TASK)
         return 0;
     buf[0] = t->g[0];
     out->n = 1;
     for (uint32_t i = 1; i < t->n; i++) {
-        if (t->g[i].parent != 0 || t->g[i].pods == 0) {
-            out->n = 0; /* not the flat tree of tasks workload_groups.c reads */
+        const struct karmada_group *g = &t->g[i];
+        if (g->parent != 0) {
+            const struct karmada_group *p =
+                g->parent > 0 && (uint32_t)g->parent < i ? &t->g[g->parent] : NULL;
+            if (!p || p->parent != 0 || p->pods != 0 || g->pods == 0) {
+                out->n = 0; /* not the tree of tasks workload_groups.c reads */
+                return 0;
+            }
+            continue; /* a partition: counted with its task below */
+        }
+        /* a task: its own leaf, or the first of its partitions standing for the ones needed */
+        int64_t task_pods = g->pods, need = g->min_count < g->pods ? g->min_count : g->pods;
+        const struct karmada_group *shape = g;
+        if (g->pods == 0) {
+            need = 0;
+            shape = NULL;
+            for (uint32_t j = i + 1; j < t->n && t->g[j].parent != 0; j++) {
+                if (t->g[j].parent != (int32_t)i)
+                    continue;
+                task_pods += t->g[j].pods;
+                need += t->g[j].min_count ? t->g[j].pods : 0;
+                shape = shape ? shape : &t->g[j];
+            }
+            if (!shape) {
+                out->n = 0;
+                return 0;
+            }
+        }
+        all += task_pods;
+        if (need == 0)
+            continue; /* a task the job's minimum does not need: Volcano lets it wait */
+        if (out->n >= cap) {
+            out->n = 0;
             return 0;
         }
-        all += t->g[i].pods;
-        if (t->g[i].min_count == 0)
-            continue; /* a task the job's minimum does not need: Volcano lets it wait */
-        buf[out->n] = t->g[i];
-        buf[out->n].pods = t->g[i].min_count < t->g[i].pods ? t->g[i].min_count : t->g[i].pods;
-        pods += buf[out->n].pods;
+        buf[out->n] = *shape;
+        memcpy(buf[out->n].name, g->name, sizeof(buf[out->n].name));
+        buf[out->n].parent = 0;
+        buf[out->n].ntopo = g->ntopo;
+        memcpy(buf[out->n].topo, g->topo, sizeof(buf[out->n].topo));
+        buf[out->n].pods = (uint32_t)need;
+        buf[out->n].min_count = g->pods ? g->min_count : (uint32_t)need;
+        pods += need;
         out->n++;
     }
     buf[0].min_count = out->n - 1;

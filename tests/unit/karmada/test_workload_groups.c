@@ -687,12 +687,12 @@ static void test_stale(void)
     CU_ASSERT_EQUAL(rd(), 0);
     json_object_object_add(task(1), "minAvailable", json_object_new_string("x"));
     CU_ASSERT_EQUAL(again(), MUSTER_EINVAL);
-    CU_ASSERT(fx_has(err.message, "the Volcano Job's spec.tasks[1].minAvailable: must be a 32-bit "
-                                  "integer of at least 0"));
+    CU_ASSERT(fx_has(err.message, "the Volcano Job's spec.tasks[1].minAvailable: must be a whole "
+                                  "number from 0 to the task's 3 replicas"));
     json_object_object_add(task(1), "minAvailable", json_object_new_int(4));
     CU_ASSERT_EQUAL(again(), MUSTER_EINVAL);
-    CU_ASSERT(
-        fx_has(err.message, "spec.tasks[1].minAvailable 4 is more than the task's 3 replicas"));
+    CU_ASSERT(fx_has(err.message,
+                     "spec.tasks[1].minAvailable: must be a whole number from 0 to the task's 3"));
     json_object_object_del(task(1), "minAvailable");
     json_object *tasks = json_object_object_get(json_object_object_get(tmpl, "spec"), "tasks");
     json_object_array_add(tasks, json_object_get(task(0)));
@@ -1347,6 +1347,105 @@ static void test_workload_api_composite_schema(void)
     unload_wl();
 }
 
+/* Volcano v1.14's partitionPolicy on a task (volcano-sh/apis job.go PartitionPolicySpec; the
+ * admission's checks in pkg/webhooks/admission/jobs/validate/admit_job.go
+ * validatePartitionPolicy, the default minAvailable in mutate/mutate_job.go). */
+static json_object *partition_policy(int total, int size, int min)
+{
+    json_object *pp = json_object_new_object();
+    json_object_object_add(pp, "totalPartitions", json_object_new_int(total));
+    json_object_object_add(pp, "partitionSize", json_object_new_int(size));
+    if (min >= 0)
+        json_object_object_add(pp, "minPartitions", json_object_new_int(min));
+    return pp;
+}
+
+static void test_vcjob_partitions(void)
+{
+    load("vcjob-tasks"); /* ps: 1, worker: 3 (1 GPU each); job minAvailable 4 */
+    json_object *spec = json_object_object_get(tmpl, "spec");
+    json_object_object_del(spec, "minAvailable");
+    json_object_object_add(task(1), "replicas", json_object_new_int(8));
+    json_object_object_add(task(1), "partitionPolicy", partition_policy(2, 4, 1));
+    CU_ASSERT_EQUAL(rd(), 0);
+    check_shape();
+    /* the job's minimum: ps 1 + worker's minPartitions x partitionSize 4 (Volcano's defaults) */
+    CU_ASSERT_EQUAL(w.min_member, 5);
+    CU_ASSERT_EQUAL(t.n, 5); /* root, ps, worker, worker-0, worker-1 */
+    int wk = find("worker"), p0 = find("worker-0"), p1 = find("worker-1");
+    CU_ASSERT_FATAL(wk > 0 && p0 > wk && p1 > p0);
+    CU_ASSERT_EQUAL(t.g[0].min_count, 2); /* every task */
+    CU_ASSERT_EQUAL(t.g[wk].pods, 0);
+    CU_ASSERT_EQUAL(t.g[wk].min_count, 2); /* every partition is placed ... */
+    CU_ASSERT(t.g[wk].indivisible);
+    CU_ASSERT_EQUAL(t.g[p0].parent, wk);
+    CU_ASSERT_EQUAL(t.g[p0].pods, 4);
+    CU_ASSERT_EQUAL(t.g[p0].min_count, 4); /* ... the minimum needs one whole partition */
+    CU_ASSERT_EQUAL(t.g[p1].min_count, 0);
+    CU_ASSERT_EQUAL(res(&t.g[p1].pod, "nvidia.com/gpu"), 1000);
+
+    /* a job minimum above the tasks' takes the next partition whole */
+    json_object_object_add(spec, "minAvailable", json_object_new_int(6));
+    CU_ASSERT_EQUAL(rd(), 0);
+    CU_ASSERT_EQUAL(t.g[find("worker-1")].min_count, 4);
+    json_object_object_del(spec, "minAvailable");
+
+    /* no minPartitions: the task's minAvailable is its replicas, every partition needed */
+    json_object_object_add(task(1), "partitionPolicy", partition_policy(2, 4, -1));
+    CU_ASSERT_EQUAL(rd(), 0);
+    CU_ASSERT_EQUAL(w.min_member, 9);
+    CU_ASSERT_EQUAL(t.g[find("worker-1")].min_count, 4);
+
+    /* what Volcano's admission refuses, refused with its reason */
+    static const struct {
+        int total, size, min, min_available;
+        const char *says;
+    } bad[] = {
+        {3, 4, 1, -1, "its 8 replicas are not totalPartitions 3 x partitionSize 4"},
+        {0, 4, 1, -1, "partitionPolicy.totalPartitions: must be a 32-bit integer of at least 1"},
+        {2, 0, 1, -1, "partitionPolicy.partitionSize: must be a 32-bit integer of at least 1"},
+        {2, 4, 3, -1, "minPartitions 3 is more than its totalPartitions 2"},
+        {2, 4, 1, 5, "minAvailable 5 is not minPartitions 1 x partitionSize 4"},
+    };
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        json_object_object_add(task(1), "partitionPolicy",
+                               partition_policy(bad[i].total, bad[i].size, bad[i].min));
+        if (bad[i].min_available >= 0)
+            json_object_object_add(task(1), "minAvailable",
+                                   json_object_new_int(bad[i].min_available));
+        int rc = karmada_workload_read(&w, names, rb, tmpl);
+        CU_ASSERT_EQUAL(rc, MUSTER_EINVAL);
+        CU_ASSERT_EQUAL(w.reason, KARMADA_WORKLOAD_INVALID);
+        if (!fx_has(w.message, bad[i].says))
+            fprintf(stderr, "\n%zu: %s\n", i, w.message);
+        CU_ASSERT(fx_has(w.message, bad[i].says));
+        json_object_object_del(task(1), "minAvailable");
+    }
+    json_object_object_add(task(1), "partitionPolicy", json_object_new_string("two"));
+    CU_ASSERT_EQUAL(karmada_workload_read(&w, names, rb, tmpl), MUSTER_EINVAL);
+    CU_ASSERT(fx_has(w.message, "spec.tasks[1].partitionPolicy: must be an object"));
+
+    /* a task named like another's partition */
+    json_object_object_add(task(1), "partitionPolicy", partition_policy(2, 4, 1));
+    json_object_object_add(task(0), "name", json_object_new_string("worker-1"));
+    CU_ASSERT_EQUAL(rd(), MUSTER_EINVAL);
+    CU_ASSERT_EQUAL(err.reason, KARMADA_WORKLOAD_REFUSED);
+    CU_ASSERT(fx_has(err.message, "task worker-1 has the name of a partition of task worker"));
+    json_object_object_add(task(0), "name", json_object_new_string("ps"));
+
+    /* the informers' pruned template keeps the policy: the same tree */
+    json_object *pruned = karmada_workload_prune_template(tmpl);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(pruned);
+    json_object *pp = NULL;
+    CU_ASSERT(json_object_object_get_ex(
+        json_object_array_get_idx(
+            json_object_object_get(json_object_object_get(pruned, "spec"), "tasks"), 1),
+        "partitionPolicy", &pp));
+    CU_ASSERT_EQUAL(json_object_get_int(json_object_object_get(pp, "minPartitions")), 1);
+    json_object_put(pruned);
+    unload();
+}
+
 static void test_pruned(void)
 {
     same_tree_pruned("deployment", "2");
@@ -1359,6 +1458,8 @@ static CU_TestInfo tests[] = {
     {"JobSet: a group per replicated job, a leaf per Job", test_jobset},
     {"LeaderWorkerSet: a group per replica, split when the leader differs", test_lws},
     {"Volcano Job: a leaf per task, the job's minimum on the leaves", test_vcjob},
+    {"Volcano Job v1.14: a task's partitions as its groups, minPartitions its minimum",
+     test_vcjob_partitions},
     {"group-size: replicas / N leaves, the root's min from min-member", test_group_size},
     {"group-size refusals", test_group_size_refusals},
     {"topology annotations", test_topology},

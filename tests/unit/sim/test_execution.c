@@ -2,6 +2,7 @@
  * Karmada's execution controller (pkg/controllers/execution/execution_controller.go) and object
  * watcher (pkg/util/objectwatcher/objectwatcher.go), the work status controller
  * (pkg/controllers/status/work_status_controller.go), and Volcano's gang rules in a member. */
+#include "cluster-adapters/sim/member.h"
 #include "karmada_fixture.h"
 
 static const char yaml[] = "clusters:\n"
@@ -487,7 +488,37 @@ static void test_missing_api(void)
     fx_stop(&f);
 }
 
+/* A Volcano Job's gang as the member's Volcano makes it: spec.minAvailable, else what its
+ * mutating webhook writes (mutate_job.go mutateSpec, patchDefaultMinAvailable): the tasks'
+ * minAvailable summed, each defaulting to minPartitions x partitionSize (Volcano v1.14) when set,
+ * else to the task's replicas. */
+static void test_vcjob_min_available(void)
+{
+    static const struct {
+        const char *json;
+        int64_t gang;
+    } cases[] = {
+        {"{\"spec\":{\"minAvailable\":3,\"tasks\":[{\"replicas\":5}]}}", 3},
+        {"{\"spec\":{\"tasks\":[{\"replicas\":1},{\"replicas\":5}]}}", 6},
+        {"{\"spec\":{\"tasks\":[{\"replicas\":1},{\"replicas\":5,\"minAvailable\":2}]}}", 3},
+        {"{\"spec\":{\"minAvailable\":0,\"tasks\":[{\"replicas\":1},{\"replicas\":32,"
+         "\"partitionPolicy\":{\"totalPartitions\":4,\"partitionSize\":8,\"minPartitions\":2}}]}}",
+         17},
+        {"{\"spec\":{\"tasks\":[{\"replicas\":32,\"partitionPolicy\":{\"totalPartitions\":4,"
+         "\"partitionSize\":8}}]}}",
+         32},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        json_object *job = json_tokener_parse(cases[i].json);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(job);
+        CU_ASSERT_EQUAL(sim__vcjob_min_available(job), cases[i].gang);
+        json_object_put(job);
+    }
+}
+
 static CU_TestInfo tests[] = {
+    {"a Volcano Job's gang: minAvailable as Volcano's webhook defaults it",
+     test_vcjob_min_available},
     {"managed objects: created, updated, deleted through the finalizer",
      test_managed_create_update_delete},
     {"leaks: no finalizer, or an unmanaged object", test_leaks_without_finalizer_or_label},

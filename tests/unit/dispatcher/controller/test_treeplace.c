@@ -560,7 +560,7 @@ static void test_vcjob_min_tree(void)
     CU_ASSERT_EQUAL(m.g[2].parent, 0);
     CU_ASSERT_EQUAL(t.g[0].min_count, 3); /* t is unchanged */
     CU_ASSERT_EQUAL(t.g[1].pods, 4);
-    CU_ASSERT_EQUAL(ctl__vcjob_min_tree(&t, buf, 3, &m), 0); /* no room */
+    CU_ASSERT_EQUAL(ctl__vcjob_min_tree(&t, buf, 2, &m), 0); /* no room */
     for (uint32_t i = 1; i < t.n; i++)
         t.g[i].min_count = 4;
     CU_ASSERT_EQUAL(ctl__vcjob_min_tree(&t, buf, 4, &m), 0); /* the minimum is the whole */
@@ -573,6 +573,41 @@ static void test_vcjob_min_tree(void)
     t.g[0].source = KARMADA_GROUP_SOURCE_GROUP_SIZE;
     CU_ASSERT_EQUAL(ctl__vcjob_min_tree(&t, buf, 4, &m), 0); /* not a Volcano Job's */
     karmada_group_tree_close(&t);
+
+    /* a task of partitions (Volcano v1.14): one leaf there, of the partitions its minimum
+     * needs, named after the task, each pod its partitions' shape */
+    struct karmada_group g[5];
+    memset(g, 0, sizeof g);
+    static const struct {
+        const char *name;
+        int32_t parent;
+        uint32_t min, pods;
+    } shape[5] = {{"Volcano Job/j", -1, 2, 0},
+                  {"ps", 0, 1, 1},
+                  {"worker", 0, 3, 0},
+                  {"worker-0", 2, 4, 4},
+                  {"worker-1", 2, 0, 4}};
+    for (int i = 0; i < 5; i++) {
+        snprintf(g[i].name, sizeof g[i].name, "%s", shape[i].name);
+        g[i].parent = shape[i].parent;
+        g[i].min_count = shape[i].min;
+        g[i].pods = shape[i].pods;
+        g[i].indivisible = 1;
+        g[i].source = KARMADA_GROUP_SOURCE_VCJOB_TASK;
+    }
+    struct karmada_group_tree pt = {.g = g, .n = 5};
+    CU_ASSERT_EQUAL(ctl__vcjob_min_tree(&pt, buf, 4, &m), 5);
+    CU_ASSERT_EQUAL_FATAL(m.n, 3);
+    CU_ASSERT_EQUAL(m.g[0].min_count, 2);
+    CU_ASSERT_STRING_EQUAL(m.g[2].name, "worker");
+    CU_ASSERT_EQUAL(m.g[2].pods, 4);
+    CU_ASSERT_EQUAL(m.g[2].min_count, 4);
+    CU_ASSERT_EQUAL(m.g[2].parent, 0);
+    g[4].min_count = 4; /* both partitions needed: the minimum is the whole */
+    CU_ASSERT_EQUAL(ctl__vcjob_min_tree(&pt, buf, 4, &m), 0);
+    g[4].min_count = 0;
+    g[3].parent = 1; /* a partition under a leaf: not a job's tree */
+    CU_ASSERT_EQUAL(ctl__vcjob_min_tree(&pt, buf, 4, &m), 0);
 }
 
 static json_object *cluster(const char *name, const char *region, const char *zone)
