@@ -29,10 +29,6 @@ esac
 DUMP=/api/v1/bindings/team/elastic-deployment
 gpus() { api GET /api/v1/queues/q | jq -r '.status.allocated["nvidia.com/gpu"] // "0"'; }
 state() { api GET "/api/v1/bindings/team/$1" | jq -r .state; }
-member() { # CLUSTER KIND NAME JQ: a field of a member object, or "none"
-    curl -sf "$BASE/debug/sim/clusters/$1/objects" |
-        jq -r "[.items[] | select(.kind == \"$2\" and .metadata.name == \"$3\") | $4][0] // \"none\""
-}
 deploy() { # NAME REPLICAS ANNOTATIONS [GPUS_PER_REPLICA]
     k create -f - >/dev/null <<YAML
 apiVersion: apps/v1

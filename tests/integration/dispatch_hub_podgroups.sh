@@ -28,10 +28,6 @@ start_musterd
 queue q root '{"nvidia.com/gpu":"16"}'
 queue small root '{"nvidia.com/gpu":"4"}'
 state() { api GET "/api/v1/bindings/team/$1" | jq -r .state; }
-member() { # CLUSTER KIND NAME JQ: a field of a member object, or "none"
-    curl -sf "$BASE/debug/sim/clusters/$1/objects" |
-        jq -r "[.items[] | select(.kind == \"$2\" and .metadata.name == \"$3\") | $4][0] // \"none\""
-}
 # NAME REPLICAS POD_METADATA (flow YAML: the pod template's labels and annotations) [QUEUE_LABEL]
 deploy() {
     k create -f - >/dev/null <<YAML

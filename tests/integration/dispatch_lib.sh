@@ -102,6 +102,12 @@ is_eq() { [ "$("${@:2}")" == "$1" ]; }
 # the RB's spec.clusters as "name=replicas ..."
 rb_clusters() { rbj "$1" '{range .spec.clusters[*]}{.name}={.replicas} {end}'; }
 
+# member CLUSTER KIND NAME JQ: a field of a member object as the sim's member holds it, or "none"
+member() {
+    curl -sf "$BASE/debug/sim/clusters/$1/objects" |
+        jq -r "[.items[] | select(.kind == \"$2\" and .metadata.name == \"$3\") | $4][0] // \"none\""
+}
+
 # finish: rejected == EXPECT_REJECTED (0 unless the script made bad writes itself) and checked > 0 on the hub's schema validation, musterd exits 0 on
 # SIGTERM, then PASS.
 finish() {

@@ -46,10 +46,6 @@ B=/api/v1/bindings/team
 state() { api GET "$B/$1-pod" | jq -r .state; }
 reason() { api GET "$B/$1-pod" | jq -r .reason; }
 used() { api GET "/api/v1/queues/$1" | jq -r '.status.allocated["nvidia.com/gpu"] // "0"'; }
-member() { # CLUSTER KIND NAME JQ: a field of a member object, or "none"
-    curl -sf "$BASE/debug/sim/clusters/$1/objects" |
-        jq -r "[.items[] | select(.kind == \"$2\" and .metadata.name == \"$3\") | $4][0] // \"none\""
-}
 # NAME GROUP QUEUE GPUS [DURATION]: one plain Pod of a Kueue pod group of 3
 pod() {
     k create -f - >/dev/null <<YAML

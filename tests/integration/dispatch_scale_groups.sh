@@ -21,10 +21,6 @@ start_musterd
 queue q root '{"nvidia.com/gpu":"64"}'
 DUMP=/api/v1/bindings/team/tp-deployment
 state() { api GET "/api/v1/bindings/team/$1" | jq -r .state; }
-member() { # CLUSTER KIND NAME JQ: a field of a member object, or "none"
-    curl -sf "$BASE/debug/sim/clusters/$1/objects" |
-        jq -r "[.items[] | select(.kind == \"$2\" and .metadata.name == \"$3\") | $4][0] // \"none\""
-}
 pg_mins() { echo "$(member "$first" PodGroup muster-tp-deployment .spec.minMember) $(member "$last" PodGroup muster-tp-deployment .spec.minMember)"; }
 row_gpus() { api GET $DUMP | jq -r '.request["nvidia.com/gpu"]'; }
 

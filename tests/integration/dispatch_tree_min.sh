@@ -28,10 +28,6 @@ queue q root '{"nvidia.com/gpu":"64"}'
 DUMP=/api/v1/bindings/team/tp-deployment
 state() { api GET "/api/v1/bindings/team/$1" | jq -r .state; }
 gpus() { api GET /api/v1/queues/q | jq -r '.status.allocated["nvidia.com/gpu"] // "0"'; }
-member() { # CLUSTER KIND NAME JQ: a field of a member object, or "none"
-    curl -sf "$BASE/debug/sim/clusters/$1/objects" |
-        jq -r "[.items[] | select(.kind == \"$2\" and .metadata.name == \"$3\") | $4][0] // \"none\""
-}
 deploy() { # NAME REPLICAS GPUS_PER_POD ANNOTATIONS
     k create -f - >/dev/null <<YAML
 apiVersion: apps/v1

@@ -20,10 +20,6 @@ start_sim "$SRC/tests/fixtures/dispatch/two-clusters-20gpu.yaml"
 start_musterd
 queue q root '{"nvidia.com/gpu":"100"}'
 B=/api/v1/bindings/team
-member() { # CLUSTER KIND NAME JQ: a field of a member object, or "none"
-    curl -sf "$BASE/debug/sim/clusters/$1/objects" |
-        jq -r "[.items[] | select(.kind == \"$2\" and .metadata.name == \"$3\") | $4][0] // \"none\""
-}
 vcjob() { # NAME TOTAL_PARTITIONS MIN_PARTITIONS
     k create -f - >/dev/null <<YAML
 apiVersion: batch.volcano.sh/v1alpha1
