@@ -1203,6 +1203,22 @@ int ctl__place_tree(struct ctl *c, struct binding *b, const struct disp_cluster_
 int ctl__split_fill(const struct binding *b, struct karmada_gang_split *cells);
 /* The sets of groups of a split b (1 for a LeaderWorkerSet or a row of one set). */
 uint32_t ctl__split_nsets(const struct binding *b);
+/* Issue 20, a JobSet at fewer Jobs (docs/composite.md, "A JobSet at fewer Jobs"): b is a JobSet
+ * in assign mode structured by a hub Workload one of whose levels (a CompositePodGroup
+ * template) needs fewer children than it has, so it may run without some Jobs. Pure. */
+int ctl__jobset_min(const struct binding *b);
+/* The Jobs of b's tree (its leaves with pods); *held (optional) the Jobs its shares run, by
+ * the groups recorded per share and set. Pure. */
+uint32_t ctl__jobset_jobs(const struct binding *b, uint32_t *held);
+/* 1 when b (split, ctl__jobset_min) runs some but not all of its Jobs. Pure. */
+int ctl__jobset_partial(const struct binding *b);
+/* The sentence of a JobSet at fewer Jobs ("admitted at 3 of its 4 Jobs (composite training
+ * needs 3 of 4): ..."), from its shares and tree (so a restart says it again), into buf; 1
+ * when b is one (ctl__jobset_partial), else 0 and buf untouched. Pure. */
+int ctl__jobset_min_sentence(const struct binding *b, char *buf, size_t cap);
+/* The request of what b's shares run (b->gang less the left-out Jobs' pods of each replicated
+ * job), into out. 0, MUSTER_EINVAL (not a split JobSet) or MUSTER_ENOMEM. Pure. */
+int ctl__jobset_request(const struct binding *b, struct queue_resvec *out);
 /* Moving part of a placed tree gang (a lost cluster's Replace, a scale up): the tree's
  * required constraints, judged on the Cluster objects of the clusters its groups are in, a
  * group being whole in one cluster.

@@ -535,6 +535,32 @@ static enum place_verdict elastic_offer(struct ctl *c, struct binding *b, struct
     return PLACE_NO_FIT;
 }
 
+/* A JobSet admitted at fewer Jobs than it has (ctl__jobset_partial): its engine entry, admitted
+ * at its whole request, counted at what its shares run, and its row's request and reason the
+ * same. 0, or MUSTER_ENOMEM (fatal said). */
+static int jobset_fewer(struct ctl *c, struct binding *b, struct lwrite *w)
+{
+    struct queue_resvec req = {0};
+    int rc = ctl__jobset_request(b, &req);
+    struct queue_entry *e = rc ? NULL : queue_tree_entry(c->t, (uint64_t)b->ledger_id);
+    struct queue_error qe;
+    if (e && queue_entry_resize(c->t, e, &req, &qe))
+        ctl__notice(c, "warning", "%s: queue %s could not count its Jobs admitted: %s", b->key,
+                    b->queue, qe.msg);
+    json_object *rj = rc ? NULL : kube_resvec_json(c->names, &req);
+    const char *txt = rj ? json_object_to_json_string_ext(rj, JSON_C_TO_STRING_PLAIN) : NULL;
+    w->request = txt ? muster_strdup(txt) : NULL;
+    json_object_put(rj);
+    queue_resvec_close(&req);
+    if (!w->request) {
+        ctl__fatal(c, "out of memory");
+        return MUSTER_ENOMEM;
+    }
+    w->row.request = w->request;
+    ctl__jobset_min_sentence(b, w->reason, sizeof w->reason);
+    return 0;
+}
+
 static void admit(struct ctl *c, struct binding *b, int partial)
 {
     int64_t now = now_ms(c);
@@ -564,11 +590,16 @@ static void admit(struct ctl *c, struct binding *b, int partial)
     c->fleet.admitting = 1; /* reserve_shares took its shares out of the snapshot already */
     ctl__set_state(c, b, B_ADMITTED);
     c->fleet.admitting = 0;
-    struct lwrite *w = ctl__lw_admitted(c, b, partial ? LW_ADMIT_MIN : LW_ADMIT, now);
+    /* a JobSet at fewer Jobs (issue 20): its row and its queues hold what runs, from the
+     * admission's own transaction (crash point elastic.ledger, as a partial admission's) */
+    int jobs_fewer = !partial && ctl__jobset_partial(b);
+    struct lwrite *w = ctl__lw_admitted(c, b, partial || jobs_fewer ? LW_ADMIT_MIN : LW_ADMIT, now);
     if (!w)
         return;
     snprintf(w->reason, sizeof w->reason, "admitted");
     w->row.reason = w->reason;
+    if (jobs_fewer && jobset_fewer(c, b, w))
+        return;
     ctl__pg_mirror(c, b, B_ADMITTED, "admitted", "admitted as one gang"); /* its pod group */
     if (partial) {
         /* The row holds the minimum and records the rest as its waiting delta, both before any
@@ -610,7 +641,8 @@ static void admit(struct ctl *c, struct binding *b, int partial)
             (int64_t)b->replicas - ctl__act(b)->tree_placed);
     if (b->soft) /* YuniKorn Soft past its placeholder timeout (soft.c): say so */
         ctl__soft_reason(w->reason, sizeof w->reason, b, partial);
-    if (partial || b->soft || strncmp(w->reason, "admitted at its minimum on ", 27) == 0)
+    if (partial || jobs_fewer || b->soft ||
+        strncmp(w->reason, "admitted at its minimum on ", 27) == 0)
         ctl__notice(c, "info", "%s: %s", b->key, w->reason);
     c->st.admitted++;
     if (c->opt.metrics) {

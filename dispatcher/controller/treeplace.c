@@ -189,7 +189,11 @@ static int split_shares(struct ctl *c, struct binding *b, const int32_t *cluster
                                           nsets, replicas);
     for (uint32_t i = 0; !rc && i < nsh; i++)
         sum += replicas[i];
-    if (rc || !nsh || sum != b->replicas) {
+    /* A JobSet whose composites need fewer Jobs than it has runs what the search placed: the
+     * search held every level to its min_count, and its objects count the Jobs admitted (the
+     * rest never runs: JobSet's replicatedJobs are immutable, so no delta waits). */
+    int fewer = sum > 0 && sum < b->replicas && ctl__jobset_min(b);
+    if (rc || !nsh || (sum != b->replicas && !fewer)) {
         muster_free(cells);
         ctl__set_reason(b, "NoClusterFit",
                         "only part of its %" PRId32 " pods can be placed in whole groups "
@@ -488,4 +492,103 @@ int ctl__tree_fits(struct ctl *c, struct binding *b, const struct disp_cluster_c
     }
     disp_composite_result_close(&r);
     return fits;
+}
+
+/* ---- a JobSet admitted at fewer Jobs than it has (issue 20; docs/composite.md, "A JobSet at
+ * fewer Jobs") */
+
+/* The children of every group of t, counted into kids[0..t->n). */
+static void count_kids(const struct karmada_group_tree *t, uint32_t *kids)
+{
+    memset(kids, 0, (size_t)t->n * sizeof(*kids));
+    for (uint32_t g = 1; g < t->n; g++)
+        if (t->g[g].parent >= 0 && (uint32_t)t->g[g].parent < g)
+            kids[t->g[g].parent]++;
+}
+
+int ctl__jobset_min(const struct binding *b)
+{
+    const struct karmada_group_tree *t = &b->tree;
+    if (b->kind != KARMADA_WORKLOAD_KIND_JOBSET || !b->assign || t->n < 2 ||
+        t->n > KARMADA_GROUPS_MAX || t->g[0].source != KARMADA_GROUP_SOURCE_WORKLOAD)
+        return 0;
+    uint32_t kids[KARMADA_GROUPS_MAX];
+    count_kids(t, kids);
+    for (uint32_t g = 0; g < t->n; g++)
+        if (t->g[g].pods == 0 && kids[g] > 0 && t->g[g].min_count < kids[g])
+            return 1;
+    return 0;
+}
+
+uint32_t ctl__jobset_jobs(const struct binding *b, uint32_t *held)
+{
+    uint32_t all = 0, h = 0;
+    for (uint32_t g = 1; g < b->tree.n; g++)
+        all += b->tree.g[g].pods > 0;
+    uint32_t nsets = ctl__split_nsets(b);
+    for (uint32_t i = 0; i < b->nshares; i++)
+        for (uint32_t j = 0; j < nsets && j < CTL_SPLIT_SETS_MAX; j++)
+            h += b->shares[i].groups[j];
+    if (held)
+        *held = h;
+    return all;
+}
+
+int ctl__jobset_partial(const struct binding *b)
+{
+    uint32_t held;
+    uint32_t all = ctl__jobset_jobs(b, &held);
+    return b->split_pods && ctl__jobset_min(b) && held > 0 && held < all;
+}
+
+int ctl__jobset_min_sentence(const struct binding *b, char *buf, size_t cap)
+{
+    uint32_t held;
+    uint32_t all = ctl__jobset_jobs(b, &held);
+    if (!cap || !ctl__jobset_partial(b))
+        return 0;
+    char need[160] = "";
+    uint32_t kids[KARMADA_GROUPS_MAX];
+    count_kids(&b->tree, kids);
+    size_t l = 0;
+    for (uint32_t g = 0; g < b->tree.n && l < sizeof need; g++) {
+        const struct karmada_group *x = &b->tree.g[g];
+        if (x->pods || !kids[g] || x->min_count >= kids[g])
+            continue;
+        l += (size_t)snprintf(need + l, sizeof need - l, "%scomposite %s needs %" PRIu32 " of %" PRIu32,
+                              l ? ", " : "", x->name, x->min_count, kids[g]);
+    }
+    uint32_t out = all - held;
+    snprintf(buf, cap,
+             "admitted at %" PRIu32 " of its %" PRIu32 " Jobs (%s): the whole does not fit; a "
+             "JobSet's replicatedJobs cannot grow in place, so the other %" PRIu32 " %s not run",
+             held, all, need, out, out == 1 ? "does" : "do");
+    return 1;
+}
+
+int ctl__jobset_request(const struct binding *b, struct queue_resvec *out)
+{
+    queue_resvec_clear(out);
+    int rc = queue_resvec_copy(out, &b->gang);
+    uint32_t nsets = ctl__split_nsets(b);
+    if (rc || !b->split_pods || b->kind != KARMADA_WORKLOAD_KIND_JOBSET || nsets != b->ncomp)
+        return rc ? rc : MUSTER_EINVAL;
+    /* the gang less what the Jobs left out would ask, resource by resource of the gang (its
+     * request names only what the queues count) */
+    for (uint32_t j = 0; j < nsets && j < CTL_SPLIT_SETS_MAX; j++) {
+        int64_t held = 0;
+        for (uint32_t i = 0; i < b->nshares; i++)
+            held += ctl__share_comp_pods(b, &b->shares[i], j);
+        int64_t left = (int64_t)b->comp[j].replicas - held;
+        if (left < 0)
+            return MUSTER_EINVAL;
+        for (uint32_t k = 0; left && k < b->gang.len; k++) {
+            uint32_t id = b->gang.items[k].id;
+            int64_t v = queue_resvec_get(out, id) - left * queue_resvec_get(&b->comp[j].req, id);
+            rc = queue_resvec_set(out, id, v > 0 ? v : 0);
+            if (rc)
+                return rc;
+        }
+    }
+    return 0;
 }
