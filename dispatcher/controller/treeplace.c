@@ -157,17 +157,17 @@ int64_t ctl__share_comp_pods(const struct binding *b, const struct share *sh, ui
  * in tree order (the order the offsets follow, kept on the row), each share's pods those of its
  * whole groups as karmada_gang_split_from_tree counts them. 1 with b->shares set, 0 when not
  * every group is placed (the commit is all or nothing; the reason is set), or MUSTER_ENOMEM. */
-static int split_shares(struct ctl *c, struct binding *b, const int32_t *cluster, uint32_t ncl,
-                        const uint32_t *idx)
+static int split_shares(struct ctl *c, struct binding *b, const struct karmada_group_tree *t,
+                        const int32_t *cluster, uint32_t ncl, const uint32_t *idx)
 {
     int32_t share_of[KARMADA_GROUPS_MAX];
     int32_t share_at[256];
     uint32_t cand[256], nsh = 0;
     for (uint32_t i = 0; i < ncl && i < 256; i++)
         share_at[i] = -1;
-    for (uint32_t g = 0; g < b->tree.n && g < KARMADA_GROUPS_MAX; g++) {
+    for (uint32_t g = 0; g < t->n && g < KARMADA_GROUPS_MAX; g++) {
         share_of[g] = -1;
-        if (b->tree.g[g].pods == 0 || cluster[g] < 0 || (uint32_t)cluster[g] >= ncl ||
+        if (t->g[g].pods == 0 || cluster[g] < 0 || (uint32_t)cluster[g] >= ncl ||
             cluster[g] >= 256)
             continue;
         if (share_at[cluster[g]] < 0) {
@@ -185,8 +185,8 @@ static int split_shares(struct ctl *c, struct binding *b, const int32_t *cluster
     /* the workload as its template says (c->w is the read's scratch: read again for b) */
     int rc = ctl__workload_read(c, ctl__rb(c, b), ctl__tmpl(c, b));
     if (!rc)
-        rc = karmada_gang_split_from_tree(&c->w, ctl__tmpl(c, b), &b->tree, share_of, nsh, cells,
-                                          nsets, replicas);
+        rc = karmada_gang_split_from_tree(&c->w, ctl__tmpl(c, b), t, share_of, nsh, cells, nsets,
+                                          replicas);
     for (uint32_t i = 0; !rc && i < nsh; i++)
         sum += replicas[i];
     /* A JobSet whose composites need fewer Jobs than it has runs what the search placed: the
@@ -290,6 +290,8 @@ int ctl__place_tree(struct ctl *c, struct binding *b, const struct disp_cluster_
      * for exactly the groups admitted (taking some of a larger placement could break a
      * spread). */
     struct karmada_group_tree view = b->tree;
+    if (c->tree_view && b->split_pods && ctl__jobset_min(b))
+        view = *c->tree_view; /* a JobSet at fewer Jobs stepping down (cycle.c jobset_offer) */
     int32_t unit = ctl__elastic_unit(b);
     if (ctl__tree_min(b) && b->comp[0].replicas % unit == 0 &&
         (uint32_t)(b->comp[0].replicas / unit) < view.n - 1)
@@ -360,7 +362,7 @@ int ctl__place_tree(struct ctl *c, struct binding *b, const struct disp_cluster_
         return 0;
     }
     if (b->split_pods) {
-        rc = split_shares(c, b, r.cluster, n, idx);
+        rc = split_shares(c, b, &view, r.cluster, n, idx);
         disp_composite_result_close(&r);
         return rc;
     }
@@ -591,4 +593,140 @@ int ctl__jobset_request(const struct binding *b, struct queue_resvec *out)
         }
     }
     return 0;
+}
+
+/* The fewest-pods children that meet group g's min_count, marked in keep (recursively). */
+static int64_t mark_min(const struct karmada_group_tree *t, uint32_t g, uint8_t *keep, int mark)
+{
+    if (t->g[g].pods) {
+        if (mark)
+            keep[g] = 1;
+        return t->g[g].pods;
+    }
+    struct {
+        int64_t pods;
+        uint32_t at;
+    } kids[KARMADA_GROUPS_MAX];
+    uint32_t nk = 0;
+    for (uint32_t i = g + 1; i < t->n && nk < KARMADA_GROUPS_MAX; i++)
+        if (t->g[i].parent == (int32_t)g) {
+            kids[nk].pods = mark_min(t, i, keep, 0);
+            kids[nk++].at = i;
+        }
+    /* the stable order of the fewest pods first, as ctl__tree_min_pods sorts them */
+    for (uint32_t i = 1; i < nk; i++)
+        for (uint32_t j = i; j > 0 && kids[j - 1].pods > kids[j].pods; j--) {
+            __typeof__(kids[0]) x = kids[j];
+            kids[j] = kids[j - 1];
+            kids[j - 1] = x;
+        }
+    uint32_t need = t->g[g].min_count ? t->g[g].min_count : 1;
+    if (need > nk)
+        need = nk;
+    int64_t sum = 0;
+    for (uint32_t i = 0; i < need; i++)
+        sum += mark ? mark_min(t, kids[i].at, keep, 1) : kids[i].pods;
+    return sum;
+}
+
+int ctl__jobset_leaves_request(const struct binding *b, const uint8_t *keep,
+                               struct queue_resvec *out)
+{
+    const struct karmada_group_tree *t = &b->tree;
+    uint8_t mk[KARMADA_GROUPS_MAX];
+    queue_resvec_clear(out);
+    if (t->n == 0 || t->n > KARMADA_GROUPS_MAX)
+        return 0;
+    if (!keep) {
+        memset(mk, 0, t->n);
+        mark_min(t, 0, mk, 1);
+        keep = mk;
+    }
+    for (uint32_t k = 0; k < b->gang.len; k++) {
+        uint32_t id = b->gang.items[k].id;
+        int64_t v = 0;
+        for (uint32_t g = 0; g < t->n; g++)
+            if (keep[g] && t->g[g].pods)
+                v += (int64_t)t->g[g].pods * queue_resvec_get(&t->g[g].pod, id);
+        int rc = queue_resvec_set(out, id, v);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+int ctl__jobset_step_down(const struct karmada_group_tree *t, uint8_t *keep)
+{
+    uint32_t kids[KARMADA_GROUPS_MAX];
+    if (t->n < 2 || t->n > KARMADA_GROUPS_MAX)
+        return 0;
+    /* the marked children of every group (a group is marked when one of its leaves is) */
+    memset(kids, 0, (size_t)t->n * sizeof(*kids));
+    for (uint32_t g = t->n; g-- > 1;)
+        if (keep[g] && t->g[g].parent >= 0)
+            kids[t->g[g].parent]++;
+    for (uint32_t g = t->n; g-- > 1;) {
+        if (!keep[g] || !t->g[g].pods)
+            continue;
+        /* up from the leaf: each level loses one child while it loses its last one */
+        int ok = 1;
+        for (int32_t c = (int32_t)g, p = t->g[g].parent; ok && p >= 0; c = p, p = t->g[p].parent) {
+            uint32_t need = t->g[p].min_count ? t->g[p].min_count : 1;
+            if (kids[p] - 1 >= need)
+                break; /* this level keeps enough: the ones above keep this child */
+            if (kids[p] - 1 > 0 || p == 0)
+                ok = 0; /* below its need, or the root emptied */
+            (void)c;
+        }
+        if (!ok)
+            continue;
+        keep[g] = 0;
+        for (int32_t c = (int32_t)g, p = t->g[g].parent; p >= 0; c = p, p = t->g[p].parent) {
+            kids[p]--;
+            if (kids[p] > 0)
+                break;
+            keep[p] = 0;
+            (void)c;
+        }
+        return 1;
+    }
+    return 0;
+}
+
+uint32_t ctl__jobset_view(const struct karmada_group_tree *t, const uint8_t *keep,
+                          struct karmada_group *buf, uint32_t cap)
+{
+    int32_t at[KARMADA_GROUPS_MAX];
+    uint8_t live[KARMADA_GROUPS_MAX];
+    uint32_t n = 0, leaves = 0;
+    if (t->n == 0 || t->n > KARMADA_GROUPS_MAX || cap < t->n)
+        return 0;
+    /* a group lives while a leaf under it is kept (children after their parents) */
+    memset(live, 0, t->n);
+    for (uint32_t g = t->n; g-- > 0;) {
+        if (t->g[g].pods && keep[g])
+            live[g] = 1;
+        if (live[g] && t->g[g].parent >= 0)
+            live[t->g[g].parent] = 1;
+    }
+    for (uint32_t g = 0; g < t->n; g++) {
+        at[g] = -1;
+        if (!live[g])
+            continue;
+        buf[n] = t->g[g];
+        buf[n].parent = t->g[g].parent >= 0 ? at[t->g[g].parent] : -1;
+        leaves += t->g[g].pods > 0;
+        at[g] = (int32_t)n++;
+    }
+    /* an inner group needs no more children than it kept */
+    for (uint32_t g = 0; g < n; g++) {
+        if (buf[g].pods)
+            continue;
+        uint32_t k = 0;
+        for (uint32_t i = g + 1; i < n; i++)
+            k += buf[i].parent == (int32_t)g;
+        if (buf[g].min_count > k)
+            buf[g].min_count = k;
+    }
+    return leaves ? n : 0;
 }

@@ -6,7 +6,10 @@
 # pods). The clusters of composite-20gpu.yaml, one of them smaller, so that only 3 shards fit:
 # CASE spread (placement spread): east 5 nodes of 4 GPUs (2 shards), west 3 (1 shard): 2 + 1;
 # CASE single (no spread, so one cluster): east 6 nodes (3 shards), west 3: 3 in east, written
-#   as a split over one cluster.
+#   as a split over one cluster;
+# CASE quota (spread): both clusters of 5 nodes hold the whole, but its queue takes 24 GPUs: the
+#   JobSet is offered at its minimum, the search places all 4 shards, the queue refuses them, one
+#   Job is given up and the 3 placed again: 2 + 1.
 # musterd is armed to die right after the admission's ledger row (crash point elastic.ledger)
 # and restarted on the same database: it converges to the same admission. Then: the member
 # JobSets' replicas add up to 3 Jobs, their offsets are contiguous over a total of 3, each
@@ -24,14 +27,15 @@ RB=wlsets-jobset
 OFF=scheduling.muster.io/group-offset TOT=scheduling.muster.io/group-total
 
 mkdir -p "$TMP"
-east=5
+east=5 west=3 gpus=40
 [ "$CASE" = single ] && east=6
+[ "$CASE" = quota ] && west=5 gpus=24
 # east's and west's node counts (the fixture has 5 each)
-awk -v e=$east 'BEGIN { n = 0 } /count: 5/ { n++; sub(/count: 5/, "count: " (n == 1 ? e : 3)) } 1' \
+awk -v e=$east -v w=$west 'BEGIN { n = 0 } /count: 5/ { n++; sub(/count: 5/, "count: " (n == 1 ? e : w)) } 1' \
     "$FIX/dispatch/composite-20gpu.yaml" >"$TMP/clusters.yaml"
 start_sim "$TMP/clusters.yaml"
 start_musterd
-queue q root '{"cpu":"256","nvidia.com/gpu":"40"}'
+queue q root "{\"cpu\":\"256\",\"nvidia.com/gpu\":\"$gpus\"}"
 state() { api GET "/api/v1/bindings/team/$RB" | jq -r .state; }
 rendered() {
     k get works -n "karmada-es-$1" -o json |

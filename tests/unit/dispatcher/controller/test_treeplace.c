@@ -548,6 +548,63 @@ static void test_jobset_whole_when_it_fits(void)
     jsmin_close(&y);
 }
 
+/* Stepping down for the queues: the minimum's request (3 shards, 1 evaluator: training's 3 and
+ * evaluation's basic 1), then from every Job one at a time, the last in tree order whose level
+ * keeps its min_count (an evaluator, then a shard), never below either composite; the tree of
+ * the Jobs kept is a tree of the same names, each level needing no more than it kept. */
+static void test_jobset_step_down(void)
+{
+    struct jsmin x;
+    jsmin_open(&x, WL_ONE_LEVEL, 5, 5);
+    uint32_t gpu;
+    CU_ASSERT_EQUAL_FATAL(queue_resnames_intern(x.names, "nvidia.com/gpu", 14, &gpu), 0);
+    struct queue_resvec req = {0};
+    CU_ASSERT_EQUAL_FATAL(ctl__jobset_leaves_request(&x.b, NULL, &req), 0);
+    CU_ASSERT_EQUAL(queue_resvec_get(&req, gpu), 28000);
+    uint8_t keep[KARMADA_GROUPS_MAX];
+    memset(keep, 1, x.t.n);
+    CU_ASSERT_EQUAL_FATAL(ctl__jobset_leaves_request(&x.b, keep, &req), 0);
+    CU_ASSERT_EQUAL(queue_resvec_cmp(&req, &x.b.gang), 0); /* every Job: the whole */
+    static const char *const gone[] = {"eval-1", "shard-3"};
+    for (uint32_t k = 0; k < 2; k++) {
+        CU_ASSERT_EQUAL_FATAL(ctl__jobset_step_down(&x.t, keep), 1);
+        for (uint32_t g = 0; g < x.t.n; g++)
+            if (strcmp(x.t.g[g].name, gone[k]) == 0)
+                CU_ASSERT_EQUAL(keep[g], 0);
+    }
+    CU_ASSERT_EQUAL(ctl__jobset_step_down(&x.t, keep), 0); /* at the minimum */
+    CU_ASSERT_EQUAL_FATAL(ctl__jobset_leaves_request(&x.b, keep, &req), 0);
+    CU_ASSERT_EQUAL(queue_resvec_get(&req, gpu), 28000);
+    queue_resvec_close(&req);
+    struct karmada_group buf[16];
+    uint32_t n = ctl__jobset_view(&x.t, keep, buf, 16);
+    CU_ASSERT_EQUAL_FATAL(n, 7); /* the root, 2 composites, 3 shards, 1 evaluator */
+    CU_ASSERT_EQUAL(buf[0].parent, -1);
+    uint32_t leaves = 0;
+    for (uint32_t g = 1; g < n; g++) {
+        CU_ASSERT(buf[g].parent >= 0 && (uint32_t)buf[g].parent < g);
+        leaves += buf[g].pods > 0;
+        if (strcmp(buf[g].name, "training") == 0)
+            CU_ASSERT_EQUAL(buf[g].min_count, 3);
+        if (strcmp(buf[g].name, "evaluation") == 0)
+            CU_ASSERT_EQUAL(buf[g].min_count, 1);
+    }
+    CU_ASSERT_EQUAL(leaves, 4);
+    /* the search over that tree places all 4 Jobs, no more */
+    struct karmada_group_tree v = {buf, n};
+    struct disp_composite_in in = {.tree = &v, .clusters = x.cl, .nclusters = 2, .names = x.names};
+    struct disp_composite_result r;
+    memset(&r, 0, sizeof r);
+    CU_ASSERT_EQUAL_FATAL(disp_composite_place(&in, &r), 0);
+    CU_ASSERT_EQUAL(r.placed, 1);
+    CU_ASSERT_EQUAL(r.score.pods, 28);
+    disp_composite_result_close(&r);
+    memset(keep, 0, x.t.n);
+    CU_ASSERT_EQUAL(ctl__jobset_view(&x.t, keep, buf, 16), 0); /* no Job: no tree */
+    CU_ASSERT_EQUAL(ctl__jobset_view(&x.t, keep, buf, 2), 0);  /* no room */
+    jsmin_close(&x);
+}
+
 /* ---- a tree admitted at its minimum (issue 20, docs/composite.md "Admitted at its minimum") */
 
 enum { T_GPU, T_PODS };
@@ -962,6 +1019,7 @@ static CU_TestInfo tests[] = {
     {"a JobSet at fewer Jobs: never below a composite's minimum at two levels",
      test_jobset_fewer_two_levels},
     {"a JobSet whole when the whole fits; without composites every Job", test_jobset_whole_when_it_fits},
+    {"a JobSet at fewer Jobs steps down for its queues, never below a level", test_jobset_step_down},
     CU_TEST_INFO_NULL,
 };
 
