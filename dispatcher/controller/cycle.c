@@ -625,9 +625,10 @@ static enum place_verdict elastic_offer(struct ctl *c, struct binding *b, struct
     return PLACE_NO_FIT;
 }
 
-/* A JobSet admitted at fewer Jobs than it has (ctl__jobset_partial): its engine entry, admitted
- * at its whole request, counted at what its shares run, and its row's request and reason the
- * same. 0, or MUSTER_ENOMEM (fatal said). */
+/* A JobSet admitted at fewer Jobs than it has (ctl__jobset_partial): its row's request is what
+ * its shares run (as its engine entry counts it since jobset_offer: counted again here, so the
+ * row and the queues never differ) and its reason says why the rest never runs. 0, or
+ * MUSTER_ENOMEM (fatal said). */
 static int jobset_fewer(struct ctl *c, struct binding *b, struct lwrite *w)
 {
     struct queue_resvec req = {0};

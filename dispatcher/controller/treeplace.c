@@ -156,7 +156,9 @@ int64_t ctl__share_comp_pods(const struct binding *b, const struct share *sh, ui
 /* The shares of a split gang's placement (issue 20): the clusters in order of their first leaf
  * in tree order (the order the offsets follow, kept on the row), each share's pods those of its
  * whole groups as karmada_gang_split_from_tree counts them. 1 with b->shares set, 0 when not
- * every group is placed (the commit is all or nothing; the reason is set), or MUSTER_ENOMEM. */
+ * every group is placed (the commit is all or nothing; the reason is set) unless b is a JobSet
+ * at fewer Jobs (ctl__jobset_min: what t's placement holds), or MUSTER_ENOMEM. t is b's tree,
+ * or the tree of the Jobs a JobSet at fewer Jobs tries (c->tree_view). */
 static int split_shares(struct ctl *c, struct binding *b, const struct karmada_group_tree *t,
                         const int32_t *cluster, uint32_t ncl, const uint32_t *idx)
 {
@@ -670,23 +672,21 @@ int ctl__jobset_step_down(const struct karmada_group_tree *t, uint8_t *keep)
             continue;
         /* up from the leaf: each level loses one child while it loses its last one */
         int ok = 1;
-        for (int32_t c = (int32_t)g, p = t->g[g].parent; ok && p >= 0; c = p, p = t->g[p].parent) {
+        for (int32_t p = t->g[g].parent; ok && p >= 0; p = t->g[p].parent) {
             uint32_t need = t->g[p].min_count ? t->g[p].min_count : 1;
             if (kids[p] - 1 >= need)
                 break; /* this level keeps enough: the ones above keep this child */
             if (kids[p] - 1 > 0 || p == 0)
                 ok = 0; /* below its need, or the root emptied */
-            (void)c;
         }
         if (!ok)
             continue;
         keep[g] = 0;
-        for (int32_t c = (int32_t)g, p = t->g[g].parent; p >= 0; c = p, p = t->g[p].parent) {
+        for (int32_t p = t->g[g].parent; p >= 0; p = t->g[p].parent) {
             kids[p]--;
             if (kids[p] > 0)
                 break;
-            keep[p] = 0;
-            (void)c;
+            keep[p] = 0; /* emptied: no longer a child of its own parent */
         }
         return 1;
     }
