@@ -15,7 +15,9 @@
 # JobSets' replicas add up to 3 Jobs, their offsets are contiguous over a total of 3, each
 # member PodGroup's minMember is its Jobs x 6, the queue holds 24 GPUs, the row and the RB's
 # Scheduled condition say why the fourth Job never runs. musterd restarted once more: nothing
-# changes.
+# changes. CASE spread then loses west to a NoExecute taint: the split is requeued asking for
+# all 4 Jobs, waits while east alone is below training's minimum, and runs at 3 again once
+# west is back.
 # Usage: dispatch_composite_min.sh MUSTER_SIM MUSTERD SOURCE_DIR [spread|single]
 set -euo pipefail
 SIM=$1 MUSTERD=$2 SRC=$3 CASE=${4:-spread}
@@ -79,6 +81,8 @@ check() {
         "$want" "the row keeps each share's Jobs"
     expect "$(api GET /api/v1/queues/q | jq -r '.status.allocated["nvidia.com/gpu"]')" 24 \
         "q holds the 3 Jobs' 24 GPUs, not the JobSet's 32"
+    expect "$(api GET "/api/v1/bindings/team/$RB" | jq -r '.request["nvidia.com/gpu"]')" 24 \
+        "the row's request is the 3 Jobs'"
     local sum=0 offs="" m n pg
     for c in east west; do
         m=$(rendered "$c")
@@ -122,4 +126,20 @@ sleep 1
 check
 works_after=$(for c in east west; do k get works -n "karmada-es-$c" -o json | jq -c '[.items[] | {n: .metadata.name, rv: .metadata.resourceVersion}]'; done)
 expect "$works_after" "$works_before" "no Work rewritten by the restart"
+
+if [ "$CASE" = spread ]; then
+    # A rollback asks for every Job again: west lost to a NoExecute taint, the split is
+    # requeued whole; east alone holds 2 shards, below training's 3, so it waits; west back, it
+    # is admitted at 3 again.
+    k patch cluster west --type merge \
+        -p '{"spec":{"taints":[{"key":"maintenance","value":"now","effect":"NoExecute"}]}}' >/dev/null
+    wait_until 20 "the loss to requeue the JobSet" is_eq pending state
+    expect "$(api GET "/api/v1/bindings/team/$RB" | jq -r '.request["nvidia.com/gpu"]')" 32 \
+        "requeued, its pending row asks for all 4 Jobs"
+    wait_until 20 "its queue to hold nothing" is_eq 0 eval \
+        "api GET /api/v1/queues/q | jq -r '.status.allocated[\"nvidia.com/gpu\"] // \"0\"'"
+    k patch cluster west --type merge -p '{"spec":{"taints":null}}' >/dev/null
+    wait_until 30 "the JobSet to run at 3 Jobs again" is_eq running state
+    check
+fi
 finish
