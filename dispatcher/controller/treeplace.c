@@ -256,7 +256,8 @@ int64_t ctl__vcjob_min_tree(const struct karmada_group_tree *t, struct karmada_g
  * several Jobs, a LeaderWorkerSet of several groups): its reason says how. */
 static int split_would_help(const struct binding *b)
 {
-    if (b->split_pods || !b->tree.n || !b->tree.g[0].indivisible || !b->ncomp)
+    /* a JobSet at fewer Jobs is a split over one cluster without spread: spread still helps */
+    if ((b->split_pods && b->spread) || !b->tree.n || !b->tree.g[0].indivisible || !b->ncomp)
         return 0;
     uint32_t leaves = 0;
     for (uint32_t i = 0; i < b->tree.n; i++)
