@@ -849,8 +849,7 @@ int ctl__binding_read(struct ctl *c, struct binding *b)
      * a subGroupPolicy) */
     char twhy[KARMADA_WORKLOAD_MSG_MAX];
     struct karmada_member_topo mt;
-    int trc =
-        karmada_member_topo_read(&mt, w, b->split_pods != 0, rb, b->tmpl, twhy, sizeof twhy);
+    int trc = karmada_member_topo_read(&mt, w, b->split_pods != 0, rb, b->tmpl, twhy, sizeof twhy);
     ctl__act_set_mtopo(c, b, &mt);
     if (trc) {
         ctl__set_reason(b, "Unschedulable", "%s", twhy);

@@ -517,8 +517,7 @@ static enum place_verdict jobset_offer(struct ctl *c, struct binding *b, struct 
             size_t len = strlen(l->name);
             if (!l->pods)
                 continue;
-            if (len >= 2 && strcmp(l->name + len - 2, "-0") == 0 && g > 1 &&
-                b->tree.g[g - 1].pods)
+            if (len >= 2 && strcmp(l->name + len - 2, "-0") == 0 && g > 1 && b->tree.g[g - 1].pods)
                 do /* a replicated job's first Job after another's run */
                     set++;
                 while (set < b->ncomp && b->comp[set].replicas <= 0);
@@ -537,8 +536,8 @@ static enum place_verdict jobset_offer(struct ctl *c, struct binding *b, struct 
             rc = ctl__jobset_leaves_request(b, keep, &req);
             if (rc || !queue_tree_can_admit(c->t, queue_entry_queue(e), &req, NULL))
                 continue;
-            struct karmada_group_tree view = {buf, ctl__jobset_view(&b->tree, keep, buf,
-                                                                     b->tree.n)};
+            struct karmada_group_tree view = {buf,
+                                              ctl__jobset_view(&b->tree, keep, buf, b->tree.n)};
             if (!view.n)
                 break;
             c->tree_view = &view;

@@ -169,8 +169,7 @@ static int split_shares(struct ctl *c, struct binding *b, const struct karmada_g
         share_at[i] = -1;
     for (uint32_t g = 0; g < t->n && g < KARMADA_GROUPS_MAX; g++) {
         share_of[g] = -1;
-        if (t->g[g].pods == 0 || cluster[g] < 0 || (uint32_t)cluster[g] >= ncl ||
-            cluster[g] >= 256)
+        if (t->g[g].pods == 0 || cluster[g] < 0 || (uint32_t)cluster[g] >= ncl || cluster[g] >= 256)
             continue;
         if (share_at[cluster[g]] < 0) {
             cand[nsh] = (uint32_t)cluster[g];
@@ -560,8 +559,9 @@ int ctl__jobset_min_sentence(const struct binding *b, char *buf, size_t cap)
         const struct karmada_group *x = &b->tree.g[g];
         if (x->pods || !kids[g] || x->min_count >= kids[g])
             continue;
-        l += (size_t)snprintf(need + l, sizeof need - l, "%scomposite %s needs %" PRIu32 " of %" PRIu32,
-                              l ? ", " : "", x->name, x->min_count, kids[g]);
+        l += (size_t)snprintf(need + l, sizeof need - l,
+                              "%scomposite %s needs %" PRIu32 " of %" PRIu32, l ? ", " : "",
+                              x->name, x->min_count, kids[g]);
     }
     uint32_t out = all - held;
     snprintf(buf, cap,

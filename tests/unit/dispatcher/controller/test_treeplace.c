@@ -313,16 +313,22 @@ static void jsmin_open(struct jsmin *x, const char *wl, uint64_t east, uint64_t 
         karmada_workload_groups_read_wl(&x->t, &gerr, x->names, &x->w, x->rb, x->tmpl, &hub), 0);
     gpu_nodes(x->names, &x->cl[0], &x->gr[0], "east", east);
     gpu_nodes(x->names, &x->cl[1], &x->gr[1], "west", west);
-    struct disp_composite_in in = {.tree = &x->t, .clusters = x->cl, .nclusters = 2,
-                                   .names = x->names};
+    struct disp_composite_in in = {
+        .tree = &x->t, .clusters = x->cl, .nclusters = 2, .names = x->names};
     CU_ASSERT_EQUAL_FATAL(disp_composite_place(&in, &x->r), 0);
     for (uint32_t j = 0; j < 2; j++) {
         x->comp[j].replicas = x->w.components[j].replicas;
         CU_ASSERT_EQUAL_FATAL(queue_resvec_copy(&x->comp[j].req, &x->w.components[j].request), 0);
     }
-    x->b = (struct binding){.kind = KARMADA_WORKLOAD_KIND_JOBSET, .assign = 1, .split_pods = 8,
-                            .split_sets = 2, .ncomp = 2, .comp = x->comp, .tree = x->t,
-                            .shares = x->sh, .replicas = x->w.replicas};
+    x->b = (struct binding){.kind = KARMADA_WORKLOAD_KIND_JOBSET,
+                            .assign = 1,
+                            .split_pods = 8,
+                            .split_sets = 2,
+                            .ncomp = 2,
+                            .comp = x->comp,
+                            .tree = x->t,
+                            .shares = x->sh,
+                            .replicas = x->w.replicas};
     CU_ASSERT_EQUAL_FATAL(queue_resvec_copy(&x->b.gang, &x->w.gang), 0);
     if (!x->r.placed)
         return;
@@ -339,9 +345,9 @@ static void jsmin_open(struct jsmin *x, const char *wl, uint64_t east, uint64_t 
         share_of[g] = share_at[x->r.cluster[g]];
     }
     int32_t replicas[2];
-    CU_ASSERT_EQUAL_FATAL(karmada_gang_split_from_tree(&x->w, x->tmpl, &x->t, share_of, nsh,
-                                                       x->cells, 2, replicas),
-                          0);
+    CU_ASSERT_EQUAL_FATAL(
+        karmada_gang_split_from_tree(&x->w, x->tmpl, &x->t, share_of, nsh, x->cells, 2, replicas),
+        0);
     for (uint32_t i = 0; i < nsh; i++) {
         snprintf(x->sh[i].cluster, sizeof x->sh[i].cluster, "%s", x->cl[cand[i]].name);
         x->sh[i].replicas = replicas[i];
@@ -423,7 +429,8 @@ static const char WL_ONE_LEVEL[] =
     "\"spec\":{\"controllerRef\":{\"apiGroup\":\"jobset.x-k8s.io\",\"kind\":\"JobSet\","
     "\"name\":\"wlsets\"},\"compositePodGroupTemplates\":["
     "{\"name\":\"training\",\"schedulingPolicy\":{\"gang\":{\"minGroupCount\":3}},"
-    "\"podGroupTemplates\":[{\"name\":\"shard\",\"schedulingPolicy\":{\"gang\":{\"minCount\":6}}}]},"
+    "\"podGroupTemplates\":[{\"name\":\"shard\",\"schedulingPolicy\":{\"gang\":{\"minCount\":6}}}]}"
+    ","
     "{\"name\":\"evaluation\",\"schedulingPolicy\":{\"basic\":{}},"
     "\"podGroupTemplates\":[{\"name\":\"eval\",\"schedulingPolicy\":{\"gang\":{\"minCount\":3}}}]}"
     "]}}";
@@ -438,7 +445,8 @@ static const char WL_TWO_LEVELS[] =
     "{\"name\":\"all\",\"schedulingPolicy\":{\"gang\":{\"minGroupCount\":2}},"
     "\"compositePodGroupTemplates\":["
     "{\"name\":\"training\",\"schedulingPolicy\":{\"gang\":{\"minGroupCount\":3}},"
-    "\"podGroupTemplates\":[{\"name\":\"shard\",\"schedulingPolicy\":{\"gang\":{\"minCount\":6}}}]},"
+    "\"podGroupTemplates\":[{\"name\":\"shard\",\"schedulingPolicy\":{\"gang\":{\"minCount\":6}}}]}"
+    ","
     "{\"name\":\"evaluation\",\"schedulingPolicy\":{\"gang\":{\"minGroupCount\":2}},"
     "\"podGroupTemplates\":[{\"name\":\"eval\",\"schedulingPolicy\":{\"gang\":{\"minCount\":3}}}]}"
     "]}]}}";
@@ -1018,8 +1026,10 @@ static CU_TestInfo tests[] = {
     {"a JobSet at the most Jobs that fit, its row's counts rebuilt", test_jobset_fewer_jobs},
     {"a JobSet at fewer Jobs: never below a composite's minimum at two levels",
      test_jobset_fewer_two_levels},
-    {"a JobSet whole when the whole fits; without composites every Job", test_jobset_whole_when_it_fits},
-    {"a JobSet at fewer Jobs steps down for its queues, never below a level", test_jobset_step_down},
+    {"a JobSet whole when the whole fits; without composites every Job",
+     test_jobset_whole_when_it_fits},
+    {"a JobSet at fewer Jobs steps down for its queues, never below a level",
+     test_jobset_step_down},
     CU_TEST_INFO_NULL,
 };
 
