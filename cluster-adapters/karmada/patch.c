@@ -381,6 +381,12 @@ static json_object *copy_json(json_object *v)
 
 int karmada_patch_status_scheduled_ops(json_object *rb, const char *now, json_object **out)
 {
+    return karmada_patch_status_scheduled_msg_ops(rb, now, NULL, out);
+}
+
+int karmada_patch_status_scheduled_msg_ops(json_object *rb, const char *now, const char *msg,
+                                           json_object **out)
+{
     *out = NULL;
     if (!now)
         return MUSTER_EINVAL;
@@ -404,7 +410,7 @@ int karmada_patch_status_scheduled_ops(json_object *rb, const char *now, json_ob
     kube_json_add_str(c, "type", "Scheduled", &bad);
     kube_json_add_str(c, "status", "True", &bad);
     kube_json_add_str(c, "reason", "Success", &bad);
-    kube_json_add_str(c, "message", KARMADA_GANG_SCHEDULED_MESSAGE, &bad);
+    kube_json_add_str(c, "message", msg && msg[0] ? msg : KARMADA_GANG_SCHEDULED_MESSAGE, &bad);
     kube_json_add_str(c, "lastTransitionTime", since, &bad);
     kube_json_add(c, "observedGeneration", json_object_new_int64(generation), &bad);
     json_object *ops = json_object_new_array();

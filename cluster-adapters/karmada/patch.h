@@ -109,5 +109,10 @@ int karmada_patch_status_scheduled(json_object *rb, const char *now, json_object
  * escaping '/' (JSON_C_TO_STRING_NOSLASHESCAPE): the apiserver compares strings as JSON text.
  * 0, MUSTER_EINVAL (now NULL) or MUSTER_ENOMEM; *out is the array of operations. */
 int karmada_patch_status_scheduled_ops(json_object *rb, const char *now, json_object **out);
+/* The same with msg (NULL or "": KARMADA_GANG_SCHEDULED_MESSAGE) as the condition's message:
+ * a gang admitted at less than it asked for says so where its user looks (issue 20, a JobSet
+ * at fewer Jobs). The message is never tested, so a changed one needs no read. */
+int karmada_patch_status_scheduled_msg_ops(json_object *rb, const char *now, const char *msg,
+                                           json_object **out);
 
 #endif

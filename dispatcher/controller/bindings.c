@@ -821,11 +821,35 @@ int ctl__binding_read(struct ctl *c, struct binding *b)
         ctl__set_reason(b, cond ? cond : "Unschedulable", "%s", gerr.message);
         return MUSTER_EINVAL;
     }
+    if (!b->split_pods && ctl__jobset_min(b)) {
+        /* issue 20: a JobSet whose composites may leave Jobs out is written as a split even in
+         * one cluster (without spread its root stays in one): the cluster's rule counts the
+         * Jobs admitted there (docs/composite.md, "A JobSet at fewer Jobs") */
+        struct karmada_gang_set sets[KARMADA_GANG_SPLIT_SETS_MAX];
+        uint32_t nsets = 0, gp = 0;
+        int ok = !karmada_gang_split_sets(w, tmpl, sets, KARMADA_GANG_SPLIT_SETS_MAX, &nsets) &&
+                 nsets <= CTL_SPLIT_SETS_MAX;
+        for (uint32_t j = 0; ok && j < nsets; j++) {
+            ok = sets[j].groups <= UINT16_MAX && (!sets[j].groups || sets[j].group_pods);
+            if (!gp && sets[j].groups)
+                gp = sets[j].group_pods;
+        }
+        if (ok && gp && !w->permanent_id[0]) {
+            ctl__set_reason(b, "Unschedulable", "waiting for Karmada to label it with %s",
+                            KARMADA_WORKLOAD_PERMANENT_ID_LABEL);
+            return MUSTER_EINVAL;
+        }
+        if (ok && gp) {
+            b->split_pods = gp;
+            b->split_sets = nsets;
+            b->needs_objects = 1;
+        }
+    }
     /* what it asks of the members' racks, checked with its groups (split: its PodGroups carry
      * a subGroupPolicy) */
     char twhy[KARMADA_WORKLOAD_MSG_MAX];
     struct karmada_member_topo mt;
-    int trc = karmada_member_topo_read(&mt, w, split_pods != 0, rb, b->tmpl, twhy, sizeof twhy);
+    int trc = karmada_member_topo_read(&mt, w, b->split_pods != 0, rb, b->tmpl, twhy, sizeof twhy);
     ctl__act_set_mtopo(c, b, &mt);
     if (trc) {
         ctl__set_reason(b, "Unschedulable", "%s", twhy);

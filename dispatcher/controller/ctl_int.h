@@ -798,6 +798,9 @@ struct ctl {
     uint32_t ndov;
     /* ctl__fill_gang_input's scratch: a split gang's cells (ctl__split_fill) */
     struct karmada_gang_split gang_split[256 * CTL_SPLIT_SETS_MAX];
+    /* A JobSet at fewer Jobs stepping down for its queues (cycle.c jobset_offer): the tree of
+     * the Jobs it tries, which ctl__place_tree searches instead of the binding's; NULL none. */
+    const struct karmada_group_tree *tree_view;
     /* ctl__fill_gang_input's scratch: each share's dialect, as c->w is its workload */
     enum karmada_gang_dialect gang_dialects[256];
     enum karmada_gang_wl_version gang_wl_versions[256]; /* and its Workload API version */
@@ -1205,6 +1208,36 @@ int ctl__place_tree(struct ctl *c, struct binding *b, const struct disp_cluster_
 int ctl__split_fill(const struct binding *b, struct karmada_gang_split *cells);
 /* The sets of groups of a split b (1 for a LeaderWorkerSet or a row of one set). */
 uint32_t ctl__split_nsets(const struct binding *b);
+/* Issue 20, a JobSet at fewer Jobs (docs/composite.md, "A JobSet at fewer Jobs"): b is a JobSet
+ * in assign mode structured by a hub Workload one of whose levels (a CompositePodGroup
+ * template) needs fewer children than it has, so it may run without some Jobs. Pure. */
+int ctl__jobset_min(const struct binding *b);
+/* The Jobs of b's tree (its leaves with pods); *held (optional) the Jobs its shares run, by
+ * the groups recorded per share and set. Pure. */
+uint32_t ctl__jobset_jobs(const struct binding *b, uint32_t *held);
+/* 1 when b (split, ctl__jobset_min) runs some but not all of its Jobs. Pure. */
+int ctl__jobset_partial(const struct binding *b);
+/* The sentence of a JobSet at fewer Jobs ("admitted at 3 of its 4 Jobs (composite training
+ * needs 3 of 4): ..."), from its shares and tree (so a restart says it again), into buf; 1
+ * when b is one (ctl__jobset_partial), else 0 and buf untouched. Pure. */
+int ctl__jobset_min_sentence(const struct binding *b, char *buf, size_t cap);
+/* The request of what b's shares run (b->gang less the left-out Jobs' pods of each replicated
+ * job), into out. 0, MUSTER_EINVAL (not a split JobSet) or MUSTER_ENOMEM. Pure. */
+int ctl__jobset_request(const struct binding *b, struct queue_resvec *out);
+/* The request of the leaves of b's tree marked in keep[0..tree.n) (NULL: its minimum, each
+ * level's min_count children of the fewest pods, as ctl__tree_min_pods counts them): their pods
+ * times each leaf's request, over the resources b->gang names. 0 or MUSTER_ENOMEM. Pure. */
+int ctl__jobset_leaves_request(const struct binding *b, const uint8_t *keep,
+                               struct queue_resvec *out);
+/* One step down from the Jobs marked in keep (b's tree): unmarks the last marked Job in tree
+ * order whose removal leaves every level at least its min_count (a level with a Job marked
+ * counts as placed). 1 when one was unmarked, 0 when none can be. Pure. */
+int ctl__jobset_step_down(const struct karmada_group_tree *t, uint8_t *keep);
+/* The tree of t's groups marked in keep (leaves; inner groups kept while a child is), into
+ * buf (cap groups; requests borrowed, parents renumbered). Its size, 0 when it has no leaf.
+ * Pure. */
+uint32_t ctl__jobset_view(const struct karmada_group_tree *t, const uint8_t *keep,
+                          struct karmada_group *buf, uint32_t cap);
 /* Moving part of a placed tree gang (a lost cluster's Replace, a scale up): the tree's
  * required constraints, judged on the Cluster objects of the clusters its groups are in, a
  * group being whole in one cluster.

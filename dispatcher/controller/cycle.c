@@ -480,6 +480,95 @@ static enum place_verdict tree_offer(struct ctl *c, struct binding *b, struct qu
     return PLACE_FITS;
 }
 
+/* A JobSet at fewer Jobs (issue 20, docs/composite.md "A JobSet at fewer Jobs") offered by the
+ * engine (its entry holds its minimum): the search places the most Jobs it can (all when the
+ * whole fits); when its queues do not take them, Jobs are given up one at a time, the last in
+ * tree order whose level keeps its min_count, and the rest placed again, until the queues take
+ * them. PLACE_FITS with e admitted, counted at what b's shares run; otherwise *refused when the
+ * queues refused every size that was placed, else the placement's verdict. */
+static enum place_verdict jobset_offer(struct ctl *c, struct binding *b, struct queue_entry *e,
+                                       int *refused)
+{
+    *refused = 0;
+    if (nofit_holds(c, b))
+        return PLACE_NO_FIT;
+    enum place_verdict v = place(c, b);
+    if (v != PLACE_FITS)
+        return v;
+    struct queue_resvec req = {0};
+    struct karmada_group *buf = NULL;
+    uint8_t keep[KARMADA_GROUPS_MAX];
+    int rc = ctl__jobset_request(b, &req);
+    int takes = !rc && queue_tree_can_admit(c->t, queue_entry_queue(e), &req, NULL);
+    if (!rc && !takes && b->tree.n <= KARMADA_GROUPS_MAX) {
+        /* the Jobs placed, as the shares hold them per replicated job: the first of each
+         * replicated job's run, in tree order (which Jobs does not matter, only how many) */
+        uint32_t left[CTL_SPLIT_SETS_MAX] = {0}, nsets = ctl__split_nsets(b);
+        for (uint32_t i = 0; i < b->nshares; i++)
+            for (uint32_t j = 0; j < nsets && j < CTL_SPLIT_SETS_MAX; j++)
+                left[j] += b->shares[i].groups[j];
+        memset(keep, 0, b->tree.n);
+        /* the runs of leaves are the replicated jobs with pods, in template order */
+        uint32_t set = 0;
+        while (set < b->ncomp && b->comp[set].replicas <= 0)
+            set++;
+        for (uint32_t g = 1; g < b->tree.n; g++) {
+            const struct karmada_group *l = &b->tree.g[g];
+            size_t len = strlen(l->name);
+            if (!l->pods)
+                continue;
+            if (len >= 2 && strcmp(l->name + len - 2, "-0") == 0 && g > 1 && b->tree.g[g - 1].pods)
+                do /* a replicated job's first Job after another's run */
+                    set++;
+                while (set < b->ncomp && b->comp[set].replicas <= 0);
+            if (set < CTL_SPLIT_SETS_MAX && left[set]) {
+                keep[g] = 1;
+                left[set]--;
+            }
+        }
+        for (uint32_t g = b->tree.n; g-- > 1;)
+            if (keep[g])
+                for (int32_t p = b->tree.g[g].parent; p >= 0; p = b->tree.g[p].parent)
+                    keep[p] = 1;
+        buf = muster_malloc((size_t)b->tree.n * sizeof(*buf));
+        rc = buf ? 0 : MUSTER_ENOMEM;
+        while (!rc && !takes && ctl__jobset_step_down(&b->tree, keep)) {
+            rc = ctl__jobset_leaves_request(b, keep, &req);
+            if (rc || !queue_tree_can_admit(c->t, queue_entry_queue(e), &req, NULL))
+                continue;
+            struct karmada_group_tree view = {buf,
+                                              ctl__jobset_view(&b->tree, keep, buf, b->tree.n)};
+            if (!view.n)
+                break;
+            c->tree_view = &view;
+            v = place(c, b);
+            c->tree_view = NULL;
+            if (v == PLACE_FAILED)
+                rc = MUSTER_ENOMEM;
+            takes = v == PLACE_FITS && !ctl__jobset_request(b, &req) &&
+                    queue_tree_can_admit(c->t, queue_entry_queue(e), &req, NULL);
+        }
+    }
+    muster_free(buf);
+    struct queue_limit why;
+    struct queue_error qe;
+    if (!rc && takes &&
+        (queue_entry_admit(c->t, e, &why) || queue_entry_resize(c->t, e, &req, &qe))) {
+        if (queue_entry_state(e) == QUEUE_ENTRY_ADMITTED)
+            queue_entry_requeue(c->t, e);
+        takes = 0;
+    }
+    queue_resvec_close(&req);
+    if (rc)
+        return PLACE_FAILED;
+    if (!takes) {
+        b->nshares = 0;
+        *refused = 1;
+        return PLACE_NO_FIT;
+    }
+    return PLACE_FITS;
+}
+
 /* An elastic gang offered by the engine (its entry holds its minimum, so the queues take at
  * least that): whole first, as the user asked, then at min-member. PLACE_FITS with e admitted
  * and b->shares set (*partial: at its minimum, b held there and the rest in b->grow);
@@ -535,6 +624,33 @@ static enum place_verdict elastic_offer(struct ctl *c, struct binding *b, struct
     return PLACE_NO_FIT;
 }
 
+/* A JobSet admitted at fewer Jobs than it has (ctl__jobset_partial): its row's request is what
+ * its shares run (as its engine entry counts it since jobset_offer: counted again here, so the
+ * row and the queues never differ) and its reason says why the rest never runs. 0, or
+ * MUSTER_ENOMEM (fatal said). */
+static int jobset_fewer(struct ctl *c, struct binding *b, struct lwrite *w)
+{
+    struct queue_resvec req = {0};
+    int rc = ctl__jobset_request(b, &req);
+    struct queue_entry *e = rc ? NULL : queue_tree_entry(c->t, (uint64_t)b->ledger_id);
+    struct queue_error qe;
+    if (e && queue_entry_resize(c->t, e, &req, &qe))
+        ctl__notice(c, "warning", "%s: queue %s could not count its Jobs admitted: %s", b->key,
+                    b->queue, qe.msg);
+    json_object *rj = rc ? NULL : kube_resvec_json(c->names, &req);
+    const char *txt = rj ? json_object_to_json_string_ext(rj, JSON_C_TO_STRING_PLAIN) : NULL;
+    w->request = txt ? muster_strdup(txt) : NULL;
+    json_object_put(rj);
+    queue_resvec_close(&req);
+    if (!w->request) {
+        ctl__fatal(c, "out of memory");
+        return MUSTER_ENOMEM;
+    }
+    w->row.request = w->request;
+    ctl__jobset_min_sentence(b, w->reason, sizeof w->reason);
+    return 0;
+}
+
 static void admit(struct ctl *c, struct binding *b, int partial)
 {
     int64_t now = now_ms(c);
@@ -564,11 +680,16 @@ static void admit(struct ctl *c, struct binding *b, int partial)
     c->fleet.admitting = 1; /* reserve_shares took its shares out of the snapshot already */
     ctl__set_state(c, b, B_ADMITTED);
     c->fleet.admitting = 0;
-    struct lwrite *w = ctl__lw_admitted(c, b, partial ? LW_ADMIT_MIN : LW_ADMIT, now);
+    /* a JobSet at fewer Jobs (issue 20): its row and its queues hold what runs, from the
+     * admission's own transaction (crash point elastic.ledger, as a partial admission's) */
+    int jobs_fewer = !partial && ctl__jobset_partial(b);
+    struct lwrite *w = ctl__lw_admitted(c, b, partial || jobs_fewer ? LW_ADMIT_MIN : LW_ADMIT, now);
     if (!w)
         return;
     snprintf(w->reason, sizeof w->reason, "admitted");
     w->row.reason = w->reason;
+    if (jobs_fewer && jobset_fewer(c, b, w))
+        return;
     ctl__pg_mirror(c, b, B_ADMITTED, "admitted", "admitted as one gang"); /* its pod group */
     if (partial) {
         /* The row holds the minimum and records the rest as its waiting delta, both before any
@@ -610,7 +731,8 @@ static void admit(struct ctl *c, struct binding *b, int partial)
             (int64_t)b->replicas - ctl__act(b)->tree_placed);
     if (b->soft) /* YuniKorn Soft past its placeholder timeout (soft.c): say so */
         ctl__soft_reason(w->reason, sizeof w->reason, b, partial);
-    if (partial || b->soft || strncmp(w->reason, "admitted at its minimum on ", 27) == 0)
+    if (partial || jobs_fewer || b->soft ||
+        strncmp(w->reason, "admitted at its minimum on ", 27) == 0)
         ctl__notice(c, "info", "%s: %s", b->key, w->reason);
     c->st.admitted++;
     if (c->opt.metrics) {
@@ -691,9 +813,11 @@ void ctl__cycle(struct ctl *c)
             continue;
         }
         b->ns_limited = 0;
-        if (b->elastic && b->assign && b->ncomp == 1) {
-            int partial, refused;
-            enum place_verdict v = elastic_offer(c, b, e, &partial, &refused);
+        int jsmin = b->split_pods && ctl__jobset_min(b);
+        if (jsmin || (b->elastic && b->assign && b->ncomp == 1)) {
+            int partial = 0, refused;
+            enum place_verdict v = jsmin ? jobset_offer(c, b, e, &refused)
+                                         : elastic_offer(c, b, e, &partial, &refused);
             if (v == PLACE_FITS) {
                 reserve_shares(c, b);
                 admit(c, b, partial);

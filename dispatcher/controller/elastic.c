@@ -43,6 +43,13 @@ int ctl__engine_request(struct ctl *c, const struct binding *b, struct queue_res
                         const struct queue_resvec **req)
 {
     *req = &b->gang;
+    if (b->split_pods && ctl__jobset_min(b)) {
+        /* a JobSet at fewer Jobs (issue 20): offered once its minimum passes the queues */
+        int rc = ctl__jobset_leaves_request(b, NULL, out);
+        if (!rc)
+            *req = out;
+        return rc;
+    }
     if (!b->elastic)
         return 0;
     uint32_t pods;

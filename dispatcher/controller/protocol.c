@@ -274,8 +274,10 @@ int ctl__send_scheduled(struct ctl *c, struct binding *b)
     json_object *body = NULL;
     rfc3339(now_ms(c), ts, sizeof ts);
     b->cond_dirty = 0;
+    char fewer[256] = ""; /* a JobSet at fewer Jobs says so again (issue 20) */
+    ctl__jobset_min_sentence(b, fewer, sizeof fewer);
     if (karmada_patch_condition(ctl__rb(c, b), "Scheduled", "True", "Success",
-                                KARMADA_GANG_SCHEDULED_MESSAGE, ts, 0, &body) ||
+                                fewer[0] ? fewer : KARMADA_GANG_SCHEDULED_MESSAGE, ts, 0, &body) ||
         !body)
         return 0; /* already says so */
     send_status_side(c, b, body);
@@ -846,7 +848,10 @@ static enum step_sent send_status(struct ctl *c, struct binding *b, const struct
         return STEP_SENT;
     }
     json_object *body = NULL;
-    karmada_patch_status_scheduled_ops(from, ts, &body);
+    /* a JobSet at fewer Jobs says which run and why the rest never does (issue 20) */
+    char fewer[256] = "";
+    ctl__jobset_min_sentence(b, fewer, sizeof fewer);
+    karmada_patch_status_scheduled_msg_ops(from, ts, fewer, &body);
     send_req(c, b, KUBE_JSON_PATCH, x->path, KARMADA_PATH_RB_STATUS, body, 0);
     struct binding **rbs;
     uint32_t nrbs = ctl__pg_rbs(b, &rbs);

@@ -671,7 +671,7 @@ static void reconcile_row(struct ctl *c, struct live_row *r, const struct live_r
              * (its lead alone is queued once every member is present) */
             ctl__engine_forget(c, b);
             ctl__engine_add(c, b);
-        } else if (b->elastic) {
+        } else if (b->elastic || (b->split_pods && ctl__jobset_min(b))) {
             ctl__engine_add(c, b); /* loaded with its row's whole request: it waits at its min */
         }
         return;

@@ -156,19 +156,20 @@ int64_t ctl__share_comp_pods(const struct binding *b, const struct share *sh, ui
 /* The shares of a split gang's placement (issue 20): the clusters in order of their first leaf
  * in tree order (the order the offsets follow, kept on the row), each share's pods those of its
  * whole groups as karmada_gang_split_from_tree counts them. 1 with b->shares set, 0 when not
- * every group is placed (the commit is all or nothing; the reason is set), or MUSTER_ENOMEM. */
-static int split_shares(struct ctl *c, struct binding *b, const int32_t *cluster, uint32_t ncl,
-                        const uint32_t *idx)
+ * every group is placed (the commit is all or nothing; the reason is set) unless b is a JobSet
+ * at fewer Jobs (ctl__jobset_min: what t's placement holds), or MUSTER_ENOMEM. t is b's tree,
+ * or the tree of the Jobs a JobSet at fewer Jobs tries (c->tree_view). */
+static int split_shares(struct ctl *c, struct binding *b, const struct karmada_group_tree *t,
+                        const int32_t *cluster, uint32_t ncl, const uint32_t *idx)
 {
     int32_t share_of[KARMADA_GROUPS_MAX];
     int32_t share_at[256];
     uint32_t cand[256], nsh = 0;
     for (uint32_t i = 0; i < ncl && i < 256; i++)
         share_at[i] = -1;
-    for (uint32_t g = 0; g < b->tree.n && g < KARMADA_GROUPS_MAX; g++) {
+    for (uint32_t g = 0; g < t->n && g < KARMADA_GROUPS_MAX; g++) {
         share_of[g] = -1;
-        if (b->tree.g[g].pods == 0 || cluster[g] < 0 || (uint32_t)cluster[g] >= ncl ||
-            cluster[g] >= 256)
+        if (t->g[g].pods == 0 || cluster[g] < 0 || (uint32_t)cluster[g] >= ncl || cluster[g] >= 256)
             continue;
         if (share_at[cluster[g]] < 0) {
             cand[nsh] = (uint32_t)cluster[g];
@@ -185,11 +186,15 @@ static int split_shares(struct ctl *c, struct binding *b, const int32_t *cluster
     /* the workload as its template says (c->w is the read's scratch: read again for b) */
     int rc = ctl__workload_read(c, ctl__rb(c, b), ctl__tmpl(c, b));
     if (!rc)
-        rc = karmada_gang_split_from_tree(&c->w, ctl__tmpl(c, b), &b->tree, share_of, nsh, cells,
-                                          nsets, replicas);
+        rc = karmada_gang_split_from_tree(&c->w, ctl__tmpl(c, b), t, share_of, nsh, cells, nsets,
+                                          replicas);
     for (uint32_t i = 0; !rc && i < nsh; i++)
         sum += replicas[i];
-    if (rc || !nsh || sum != b->replicas) {
+    /* A JobSet whose composites need fewer Jobs than it has runs what the search placed: the
+     * search held every level to its min_count, and its objects count the Jobs admitted (the
+     * rest never runs: JobSet's replicatedJobs are immutable, so no delta waits). */
+    int fewer = sum > 0 && sum < b->replicas && ctl__jobset_min(b);
+    if (rc || !nsh || (sum != b->replicas && !fewer)) {
         muster_free(cells);
         ctl__set_reason(b, "NoClusterFit",
                         "only part of its %" PRId32 " pods can be placed in whole groups "
@@ -283,7 +288,8 @@ int64_t ctl__vcjob_min_tree(const struct karmada_group_tree *t, struct karmada_g
  * several Jobs, a LeaderWorkerSet of several groups): its reason says how. */
 static int split_would_help(const struct binding *b)
 {
-    if (b->split_pods || !b->tree.n || !b->tree.g[0].indivisible || !b->ncomp)
+    /* a JobSet at fewer Jobs is a split over one cluster without spread: spread still helps */
+    if ((b->split_pods && b->spread) || !b->tree.n || !b->tree.g[0].indivisible || !b->ncomp)
         return 0;
     uint32_t leaves = 0;
     for (uint32_t i = 0; i < b->tree.n; i++)
@@ -319,6 +325,8 @@ int ctl__place_tree(struct ctl *c, struct binding *b, const struct disp_cluster_
      * for exactly the groups admitted (taking some of a larger placement could break a
      * spread). */
     struct karmada_group_tree view = b->tree;
+    if (c->tree_view && b->split_pods && ctl__jobset_min(b))
+        view = *c->tree_view; /* a JobSet at fewer Jobs stepping down (cycle.c jobset_offer) */
     int32_t unit = ctl__elastic_unit(b);
     if (ctl__tree_min(b) && b->comp[0].replicas % unit == 0 &&
         (uint32_t)(b->comp[0].replicas / unit) < view.n - 1)
@@ -389,7 +397,7 @@ int ctl__place_tree(struct ctl *c, struct binding *b, const struct disp_cluster_
         return 0;
     }
     if (b->split_pods) {
-        rc = split_shares(c, b, r.cluster, n, idx);
+        rc = split_shares(c, b, &view, r.cluster, n, idx);
         disp_composite_result_close(&r);
         return rc;
     }
@@ -521,4 +529,238 @@ int ctl__tree_fits(struct ctl *c, struct binding *b, const struct disp_cluster_c
     }
     disp_composite_result_close(&r);
     return fits;
+}
+
+/* ---- a JobSet admitted at fewer Jobs than it has (issue 20; docs/composite.md, "A JobSet at
+ * fewer Jobs") */
+
+/* The children of every group of t, counted into kids[0..t->n). */
+static void count_kids(const struct karmada_group_tree *t, uint32_t *kids)
+{
+    memset(kids, 0, (size_t)t->n * sizeof(*kids));
+    for (uint32_t g = 1; g < t->n; g++)
+        if (t->g[g].parent >= 0 && (uint32_t)t->g[g].parent < g)
+            kids[t->g[g].parent]++;
+}
+
+int ctl__jobset_min(const struct binding *b)
+{
+    const struct karmada_group_tree *t = &b->tree;
+    if (b->kind != KARMADA_WORKLOAD_KIND_JOBSET || !b->assign || t->n < 2 ||
+        t->n > KARMADA_GROUPS_MAX || t->g[0].source != KARMADA_GROUP_SOURCE_WORKLOAD)
+        return 0;
+    uint32_t kids[KARMADA_GROUPS_MAX];
+    count_kids(t, kids);
+    for (uint32_t g = 0; g < t->n; g++)
+        if (t->g[g].pods == 0 && kids[g] > 0 && t->g[g].min_count < kids[g])
+            return 1;
+    return 0;
+}
+
+uint32_t ctl__jobset_jobs(const struct binding *b, uint32_t *held)
+{
+    uint32_t all = 0, h = 0;
+    for (uint32_t g = 1; g < b->tree.n; g++)
+        all += b->tree.g[g].pods > 0;
+    uint32_t nsets = ctl__split_nsets(b);
+    for (uint32_t i = 0; i < b->nshares; i++)
+        for (uint32_t j = 0; j < nsets && j < CTL_SPLIT_SETS_MAX; j++)
+            h += b->shares[i].groups[j];
+    if (held)
+        *held = h;
+    return all;
+}
+
+int ctl__jobset_partial(const struct binding *b)
+{
+    uint32_t held;
+    uint32_t all = ctl__jobset_jobs(b, &held);
+    return b->split_pods && ctl__jobset_min(b) && held > 0 && held < all;
+}
+
+int ctl__jobset_min_sentence(const struct binding *b, char *buf, size_t cap)
+{
+    uint32_t held;
+    uint32_t all = ctl__jobset_jobs(b, &held);
+    if (!cap || !ctl__jobset_partial(b))
+        return 0;
+    char need[160] = "";
+    uint32_t kids[KARMADA_GROUPS_MAX];
+    count_kids(&b->tree, kids);
+    size_t l = 0;
+    for (uint32_t g = 0; g < b->tree.n && l < sizeof need; g++) {
+        const struct karmada_group *x = &b->tree.g[g];
+        if (x->pods || !kids[g] || x->min_count >= kids[g])
+            continue;
+        l += (size_t)snprintf(need + l, sizeof need - l,
+                              "%scomposite %s needs %" PRIu32 " of %" PRIu32, l ? ", " : "",
+                              x->name, x->min_count, kids[g]);
+    }
+    uint32_t out = all - held;
+    snprintf(buf, cap,
+             "admitted at %" PRIu32 " of its %" PRIu32 " Jobs (%s): the whole does not fit; a "
+             "JobSet's replicatedJobs cannot grow in place, so the other %" PRIu32 " %s not run",
+             held, all, need, out, out == 1 ? "does" : "do");
+    return 1;
+}
+
+int ctl__jobset_request(const struct binding *b, struct queue_resvec *out)
+{
+    queue_resvec_clear(out);
+    int rc = queue_resvec_copy(out, &b->gang);
+    uint32_t nsets = ctl__split_nsets(b);
+    if (rc || !b->split_pods || b->kind != KARMADA_WORKLOAD_KIND_JOBSET || nsets != b->ncomp)
+        return rc ? rc : MUSTER_EINVAL;
+    /* the gang less what the Jobs left out would ask, resource by resource of the gang (its
+     * request names only what the queues count) */
+    for (uint32_t j = 0; j < nsets && j < CTL_SPLIT_SETS_MAX; j++) {
+        int64_t held = 0;
+        for (uint32_t i = 0; i < b->nshares; i++)
+            held += ctl__share_comp_pods(b, &b->shares[i], j);
+        int64_t left = (int64_t)b->comp[j].replicas - held;
+        if (left < 0)
+            return MUSTER_EINVAL;
+        for (uint32_t k = 0; left && k < b->gang.len; k++) {
+            uint32_t id = b->gang.items[k].id;
+            int64_t v = queue_resvec_get(out, id) - left * queue_resvec_get(&b->comp[j].req, id);
+            rc = queue_resvec_set(out, id, v > 0 ? v : 0);
+            if (rc)
+                return rc;
+        }
+    }
+    return 0;
+}
+
+/* The fewest-pods children that meet group g's min_count, marked in keep (recursively). */
+static int64_t mark_min(const struct karmada_group_tree *t, uint32_t g, uint8_t *keep, int mark)
+{
+    if (t->g[g].pods) {
+        if (mark)
+            keep[g] = 1;
+        return t->g[g].pods;
+    }
+    struct {
+        int64_t pods;
+        uint32_t at;
+    } kids[KARMADA_GROUPS_MAX];
+    uint32_t nk = 0;
+    for (uint32_t i = g + 1; i < t->n && nk < KARMADA_GROUPS_MAX; i++)
+        if (t->g[i].parent == (int32_t)g) {
+            kids[nk].pods = mark_min(t, i, keep, 0);
+            kids[nk++].at = i;
+        }
+    /* the stable order of the fewest pods first, as ctl__tree_min_pods sorts them */
+    for (uint32_t i = 1; i < nk; i++)
+        for (uint32_t j = i; j > 0 && kids[j - 1].pods > kids[j].pods; j--) {
+            __typeof__(kids[0]) x = kids[j];
+            kids[j] = kids[j - 1];
+            kids[j - 1] = x;
+        }
+    uint32_t need = t->g[g].min_count ? t->g[g].min_count : 1;
+    if (need > nk)
+        need = nk;
+    int64_t sum = 0;
+    for (uint32_t i = 0; i < need; i++)
+        sum += mark ? mark_min(t, kids[i].at, keep, 1) : kids[i].pods;
+    return sum;
+}
+
+int ctl__jobset_leaves_request(const struct binding *b, const uint8_t *keep,
+                               struct queue_resvec *out)
+{
+    const struct karmada_group_tree *t = &b->tree;
+    uint8_t mk[KARMADA_GROUPS_MAX];
+    queue_resvec_clear(out);
+    if (t->n == 0 || t->n > KARMADA_GROUPS_MAX)
+        return 0;
+    if (!keep) {
+        memset(mk, 0, t->n);
+        mark_min(t, 0, mk, 1);
+        keep = mk;
+    }
+    for (uint32_t k = 0; k < b->gang.len; k++) {
+        uint32_t id = b->gang.items[k].id;
+        int64_t v = 0;
+        for (uint32_t g = 0; g < t->n; g++)
+            if (keep[g] && t->g[g].pods)
+                v += (int64_t)t->g[g].pods * queue_resvec_get(&t->g[g].pod, id);
+        int rc = queue_resvec_set(out, id, v);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+int ctl__jobset_step_down(const struct karmada_group_tree *t, uint8_t *keep)
+{
+    uint32_t kids[KARMADA_GROUPS_MAX];
+    if (t->n < 2 || t->n > KARMADA_GROUPS_MAX)
+        return 0;
+    /* the marked children of every group (a group is marked when one of its leaves is) */
+    memset(kids, 0, (size_t)t->n * sizeof(*kids));
+    for (uint32_t g = t->n; g-- > 1;)
+        if (keep[g] && t->g[g].parent >= 0)
+            kids[t->g[g].parent]++;
+    for (uint32_t g = t->n; g-- > 1;) {
+        if (!keep[g] || !t->g[g].pods)
+            continue;
+        /* up from the leaf: each level loses one child while it loses its last one */
+        int ok = 1;
+        for (int32_t p = t->g[g].parent; ok && p >= 0; p = t->g[p].parent) {
+            uint32_t need = t->g[p].min_count ? t->g[p].min_count : 1;
+            if (kids[p] - 1 >= need)
+                break; /* this level keeps enough: the ones above keep this child */
+            if (kids[p] - 1 > 0 || p == 0)
+                ok = 0; /* below its need, or the root emptied */
+        }
+        if (!ok)
+            continue;
+        keep[g] = 0;
+        for (int32_t p = t->g[g].parent; p >= 0; p = t->g[p].parent) {
+            kids[p]--;
+            if (kids[p] > 0)
+                break;
+            keep[p] = 0; /* emptied: no longer a child of its own parent */
+        }
+        return 1;
+    }
+    return 0;
+}
+
+uint32_t ctl__jobset_view(const struct karmada_group_tree *t, const uint8_t *keep,
+                          struct karmada_group *buf, uint32_t cap)
+{
+    int32_t at[KARMADA_GROUPS_MAX];
+    uint8_t live[KARMADA_GROUPS_MAX];
+    uint32_t n = 0, leaves = 0;
+    if (t->n == 0 || t->n > KARMADA_GROUPS_MAX || cap < t->n)
+        return 0;
+    /* a group lives while a leaf under it is kept (children after their parents) */
+    memset(live, 0, t->n);
+    for (uint32_t g = t->n; g-- > 0;) {
+        if (t->g[g].pods && keep[g])
+            live[g] = 1;
+        if (live[g] && t->g[g].parent >= 0)
+            live[t->g[g].parent] = 1;
+    }
+    for (uint32_t g = 0; g < t->n; g++) {
+        at[g] = -1;
+        if (!live[g])
+            continue;
+        buf[n] = t->g[g];
+        buf[n].parent = t->g[g].parent >= 0 ? at[t->g[g].parent] : -1;
+        leaves += t->g[g].pods > 0;
+        at[g] = (int32_t)n++;
+    }
+    /* an inner group needs no more children than it kept */
+    for (uint32_t g = 0; g < n; g++) {
+        if (buf[g].pods)
+            continue;
+        uint32_t k = 0;
+        for (uint32_t i = g + 1; i < n; i++)
+            k += buf[i].parent == (int32_t)g;
+        if (buf[g].min_count > k)
+            buf[g].min_count = k;
+    }
+    return leaves ? n : 0;
 }

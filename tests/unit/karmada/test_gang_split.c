@@ -423,6 +423,91 @@ static void test_jobset_workload_split(void)
     }
 }
 
+/* A JobSet at fewer Jobs (issue 20, docs/composite.md): jobset-workload under a Workload of
+ * composites ("training" over the shards, "evaluation" over the evaluators), admitted at 3 of
+ * its 4 shards and both evaluators over two clusters (shard-3 left out), then at 3 shards and 1
+ * evaluator in one cluster. Each copy's replicated jobs count only its Jobs, the offsets run
+ * over the Jobs admitted and the totals count them; every object validates against its CRD. */
+static void fewer_jobs_case(const int32_t *share_of, uint32_t nsh, const char *const *cl,
+                            const char *const (*want)[4])
+{
+    struct karmada_group g[9];
+    node(g, 0, "Workload/wlsets-wl", -1, 0);
+    node(g, 1, "training", 0, 0);
+    node(g, 2, "evaluation", 0, 0);
+    g[1].min_count = 3;
+    g[2].min_count = 1;
+    for (uint32_t j = 0; j < 4; j++) {
+        char nm[16];
+        snprintf(nm, sizeof(nm), "shard-%u", j);
+        node(g, 3 + j, nm, 1, 8);
+        g[3 + j].min_count = 6;
+    }
+    node(g, 7, "eval-0", 2, 4);
+    node(g, 8, "eval-1", 2, 4);
+    g[7].min_count = g[8].min_count = 3;
+    struct karmada_group_tree t = {.g = g, .n = 9};
+    struct karmada_gang_split split[4];
+    int32_t replicas[2];
+    CU_ASSERT_EQUAL_FATAL(
+        karmada_gang_split_from_tree(&w, tmpl, &t, share_of, nsh, split, 2, replicas), 0);
+    struct karmada_gang_share shares[2];
+    for (uint32_t c = 0; c < nsh; c++)
+        shares[c] = (struct karmada_gang_share){cl[c], replicas[c]};
+    struct karmada_gang_input in = input(shares, nsh, split, 2);
+    char why[256];
+    int rc = karmada_gang_input_check(&in, why, sizeof(why));
+    if (rc)
+        fprintf(stderr, "\n%s\n", why);
+    CU_ASSERT_EQUAL_FATAL(rc, 0);
+    json_object *op = karmada_gang_override_policy(&in);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(op);
+    valid_as(POLICY, op);
+    for (uint32_t c = 0; c < nsh; c++) {
+        json_object *js = rendered_for(op, cl[c]);
+        valid_as(JOBSET, js);
+        /* want[c]: shard replicas, eval replicas, shard offset/total, eval offset/total */
+        CU_ASSERT_STRING_EQUAL(t_at(js, "spec/replicatedJobs/0/replicas"), want[c][0]);
+        CU_ASSERT_STRING_EQUAL(t_at(js, "spec/replicatedJobs/1/replicas"), want[c][1]);
+        char ot[32];
+        snprintf(ot, sizeof(ot), "%s/%s",
+                 key_at(js, POD0 "/metadata/annotations", KARMADA_GANG_GROUP_OFFSET_ANNOTATION),
+                 key_at(js, POD0 "/metadata/annotations", KARMADA_GANG_GROUP_TOTAL_ANNOTATION));
+        CU_ASSERT_STRING_EQUAL(ot, want[c][2]);
+        snprintf(ot, sizeof(ot), "%s/%s",
+                 key_at(js, "spec/replicatedJobs/1/template/spec/template/metadata/annotations",
+                        KARMADA_GANG_GROUP_OFFSET_ANNOTATION),
+                 key_at(js, "spec/replicatedJobs/1/template/spec/template/metadata/annotations",
+                        KARMADA_GANG_GROUP_TOTAL_ANNOTATION));
+        CU_ASSERT_STRING_EQUAL(ot, want[c][3]);
+        json_object_put(js);
+        json_object *work = karmada_gang_podgroup_work(&in, c);
+        valid_as(WORK, work);
+        json_object *pg = manifest(work);
+        valid_as(PODGROUP, pg);
+        char mm[16];
+        snprintf(mm, sizeof(mm), "%d", atoi(want[c][0]) * 6 + atoi(want[c][1]) * 3);
+        CU_ASSERT_STRING_EQUAL(t_at(pg, "spec/minMember"), mm);
+        json_object_put(work);
+    }
+    json_object_put(op);
+}
+
+static void test_jobset_fewer_jobs(void)
+{
+    load("jobset-workload");
+    /* shard-0, shard-1, eval-0 east; shard-2, eval-1 west; shard-3 nowhere */
+    static const int32_t two[9] = {-1, -1, -1, 0, 0, 1, -1, 0, 1};
+    static const char *const cl2[] = {"east", "west"};
+    static const char *const want2[2][4] = {{"2", "1", "0/3", "0/2"}, {"1", "1", "2/3", "1/2"}};
+    fewer_jobs_case(two, 2, cl2, want2);
+    /* all in one cluster (no spread): 3 shards, 1 evaluator */
+    static const int32_t one[9] = {-1, -1, -1, 0, 0, 0, -1, 0, -1};
+    static const char *const cl1[] = {"east"};
+    static const char *const want1[1][4] = {{"3", "1", "0/3", "0/1"}};
+    fewer_jobs_case(one, 1, cl1, want1);
+}
+
 /* A LeaderWorkerSet of 3 groups of 4 (leader + 3 workers, 50m each): 2 groups in east, 1 in
  * west; east's gang needs only 1 group of at least 3 pods. */
 static void test_lws(void)
@@ -721,6 +806,7 @@ static void test_cleanup(void)
 }
 
 static CU_TestInfo tests[] = {
+    {"a JobSet at fewer Jobs: its objects count only the Jobs admitted", test_jobset_fewer_jobs},
     {"JobSet: 2 shards per cluster, counts, offsets, PodGroup subgroups", test_jobset_two_clusters},
     {"JobSet: replicated jobs in different clusters (0 elsewhere)", test_jobset_sets_apart},
     {"JobSet: two replicated jobs each split over both clusters", test_jobset_sets_split},

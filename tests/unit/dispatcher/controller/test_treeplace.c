@@ -267,6 +267,352 @@ static void test_jobset_workload_placed(void)
     jobset_two_sets("jobset-workload", "tests/fixtures/workloads/workload-jobset.yaml", mins);
 }
 
+/* ---- a JobSet at fewer Jobs (issue 20, docs/composite.md "A JobSet at fewer Jobs") */
+
+/* A member of `nodes` nodes of 4 GPUs (32 CPUs, 256Gi, 110 pods), as composite-20gpu.yaml. */
+static void gpu_nodes(struct queue_resnames *names, struct disp_cluster_cap *cl,
+                      struct disp_grade *gr, const char *name, uint64_t nodes)
+{
+    gpu_cluster(names, cl, gr, name);
+    for (uint32_t k = 0; k < cl->free.len; k++)
+        cl->free.items[k].milli = cl->free.items[k].milli / 5 * (int64_t)nodes;
+    gr->nodes = nodes;
+}
+
+/* jobset-workload.yaml (4 shards x 8 one-GPU pods, 2 evaluators x 4, spread) structured by the
+ * Workload wl (JSON), placed by the composite search over east and west of the given nodes, and
+ * counted as split_shares counts it into b (its shares and groups on the row's clusters). */
+struct jsmin {
+    struct queue_resnames *names;
+    struct karmada_workload w;
+    json_object *rb, *tmpl, *wl;
+    struct karmada_group_tree t;
+    struct disp_cluster_cap cl[2];
+    struct disp_grade gr[2];
+    struct disp_composite_result r;
+    struct comp comp[2];
+    struct share sh[2];
+    struct binding b;
+    struct karmada_gang_split cells[4];
+};
+
+static void jsmin_open(struct jsmin *x, const char *wl, uint64_t east, uint64_t west)
+{
+    memset(x, 0, sizeof *x);
+    x->names = queue_resnames_new();
+    CU_ASSERT_PTR_NOT_NULL_FATAL(x->names);
+    CU_ASSERT_EQUAL_FATAL(karmada_workload_init(&x->w), 0);
+    x->rb = fx_load_json("tests/fixtures/workloads/jobset-workload-rb.json");
+    x->tmpl = fx_load_yaml("tests/fixtures/workloads/jobset-workload.yaml");
+    x->wl = json_tokener_parse(wl);
+    CU_ASSERT_FATAL(x->rb && x->tmpl && x->wl);
+    CU_ASSERT_EQUAL_FATAL(karmada_workload_read(&x->w, x->names, x->rb, x->tmpl), 0);
+    struct karmada_groups_error gerr;
+    const struct karmada_groups_wl hub = {x->wl, 1, 1, "scheduling.k8s.io/v1beta1"};
+    CU_ASSERT_EQUAL_FATAL(
+        karmada_workload_groups_read_wl(&x->t, &gerr, x->names, &x->w, x->rb, x->tmpl, &hub), 0);
+    gpu_nodes(x->names, &x->cl[0], &x->gr[0], "east", east);
+    gpu_nodes(x->names, &x->cl[1], &x->gr[1], "west", west);
+    struct disp_composite_in in = {
+        .tree = &x->t, .clusters = x->cl, .nclusters = 2, .names = x->names};
+    CU_ASSERT_EQUAL_FATAL(disp_composite_place(&in, &x->r), 0);
+    for (uint32_t j = 0; j < 2; j++) {
+        x->comp[j].replicas = x->w.components[j].replicas;
+        CU_ASSERT_EQUAL_FATAL(queue_resvec_copy(&x->comp[j].req, &x->w.components[j].request), 0);
+    }
+    x->b = (struct binding){.kind = KARMADA_WORKLOAD_KIND_JOBSET,
+                            .assign = 1,
+                            .split_pods = 8,
+                            .split_sets = 2,
+                            .ncomp = 2,
+                            .comp = x->comp,
+                            .tree = x->t,
+                            .shares = x->sh,
+                            .replicas = x->w.replicas};
+    CU_ASSERT_EQUAL_FATAL(queue_resvec_copy(&x->b.gang, &x->w.gang), 0);
+    if (!x->r.placed)
+        return;
+    int32_t share_of[KARMADA_GROUPS_MAX], share_at[2] = {-1, -1};
+    uint32_t cand[2], nsh = 0;
+    for (uint32_t g = 0; g < x->t.n; g++) {
+        share_of[g] = -1;
+        if (!x->t.g[g].pods || x->r.cluster[g] < 0)
+            continue;
+        if (share_at[x->r.cluster[g]] < 0) {
+            cand[nsh] = (uint32_t)x->r.cluster[g];
+            share_at[x->r.cluster[g]] = (int32_t)nsh++;
+        }
+        share_of[g] = share_at[x->r.cluster[g]];
+    }
+    int32_t replicas[2];
+    CU_ASSERT_EQUAL_FATAL(
+        karmada_gang_split_from_tree(&x->w, x->tmpl, &x->t, share_of, nsh, x->cells, 2, replicas),
+        0);
+    for (uint32_t i = 0; i < nsh; i++) {
+        snprintf(x->sh[i].cluster, sizeof x->sh[i].cluster, "%s", x->cl[cand[i]].name);
+        x->sh[i].replicas = replicas[i];
+        for (uint32_t j = 0; j < 2; j++)
+            x->sh[i].groups[j] = (uint16_t)x->cells[i * 2 + j].groups;
+    }
+    x->b.nshares = nsh;
+}
+
+static void jsmin_close(struct jsmin *x)
+{
+    disp_composite_result_close(&x->r);
+    for (uint32_t i = 0; i < 2; i++) {
+        queue_resvec_close(&x->cl[i].free);
+        queue_resvec_close(&x->gr[i].min);
+        disp_cluster_cap_close_parts(&x->cl[i]);
+        queue_resvec_close(&x->comp[i].req);
+    }
+    queue_resvec_close(&x->b.gang);
+    karmada_group_tree_close(&x->t);
+    json_object_put(x->rb);
+    json_object_put(x->tmpl);
+    json_object_put(x->wl);
+    karmada_workload_close(&x->w);
+    queue_resnames_free(x->names);
+}
+
+/* The Jobs placed per replicated job over both shares. */
+static void jsmin_jobs(const struct jsmin *x, uint32_t *shards, uint32_t *evals)
+{
+    *shards = *evals = 0;
+    for (uint32_t i = 0; i < x->b.nshares; i++) {
+        *shards += x->sh[i].groups[0];
+        *evals += x->sh[i].groups[1];
+    }
+}
+
+/* The counts the row keeps (its clusters' text) read back as a restart reads them, and the
+ * split rebuilt from them: the same cells. */
+static void jsmin_row_rebuilt(struct jsmin *x)
+{
+    char text[512];
+    ctl__clusters_text(&x->b, text, sizeof text);
+    json_object *row = json_tokener_parse(text);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(row);
+    struct share back[2];
+    memset(back, 0, sizeof back);
+    CU_ASSERT_EQUAL_FATAL(json_object_array_length(row), x->b.nshares);
+    for (uint32_t i = 0; i < x->b.nshares; i++) {
+        json_object *e = json_object_array_get_idx(row, i);
+        snprintf(back[i].cluster, sizeof back[i].cluster, "%s", kube_json_str(e, "name"));
+        back[i].replicas = json_object_get_int(kube_json_get(e, "replicas"));
+        json_object *g = kube_json_get(e, "groups");
+        for (uint32_t j = 0; j < 2; j++)
+            back[i].groups[j] = (uint16_t)json_object_get_int(json_object_array_get_idx(g, j));
+        CU_ASSERT_STRING_EQUAL(back[i].cluster, x->sh[i].cluster);
+        CU_ASSERT_EQUAL(back[i].replicas, x->sh[i].replicas);
+    }
+    json_object_put(row);
+    struct binding rb = x->b; /* the binding read again at its whole size, the row's shares */
+    rb.shares = back;
+    struct karmada_gang_split again[4];
+    memset(again, 0, sizeof again);
+    CU_ASSERT_EQUAL_FATAL(ctl__split_fill(&rb, again), 1);
+    for (uint32_t i = 0; i < x->b.nshares * 2; i++) {
+        CU_ASSERT_EQUAL(again[i].groups, x->cells[i].groups);
+        CU_ASSERT_EQUAL(again[i].min_groups, x->cells[i].groups);
+        CU_ASSERT_EQUAL(again[i].group_min, x->cells[i].group_min);
+    }
+    char s1[256] = "", s2[256] = "";
+    CU_ASSERT_EQUAL(ctl__jobset_min_sentence(&x->b, s1, sizeof s1),
+                    ctl__jobset_min_sentence(&rb, s2, sizeof s2));
+    CU_ASSERT_STRING_EQUAL(s1, s2);
+}
+
+static const char WL_ONE_LEVEL[] =
+    "{\"apiVersion\":\"scheduling.k8s.io/v1beta1\",\"kind\":\"Workload\","
+    "\"metadata\":{\"namespace\":\"team\",\"name\":\"wlsets-wl\"},"
+    "\"spec\":{\"controllerRef\":{\"apiGroup\":\"jobset.x-k8s.io\",\"kind\":\"JobSet\","
+    "\"name\":\"wlsets\"},\"compositePodGroupTemplates\":["
+    "{\"name\":\"training\",\"schedulingPolicy\":{\"gang\":{\"minGroupCount\":3}},"
+    "\"podGroupTemplates\":[{\"name\":\"shard\",\"schedulingPolicy\":{\"gang\":{\"minCount\":6}}}]}"
+    ","
+    "{\"name\":\"evaluation\",\"schedulingPolicy\":{\"basic\":{}},"
+    "\"podGroupTemplates\":[{\"name\":\"eval\",\"schedulingPolicy\":{\"gang\":{\"minCount\":3}}}]}"
+    "]}}";
+
+/* Two levels: "all" needs both composites under it, "training" 3 of its 4 shard Jobs and
+ * "evaluation" both evaluator Jobs. */
+static const char WL_TWO_LEVELS[] =
+    "{\"apiVersion\":\"scheduling.k8s.io/v1beta1\",\"kind\":\"Workload\","
+    "\"metadata\":{\"namespace\":\"team\",\"name\":\"wlsets-wl\"},"
+    "\"spec\":{\"controllerRef\":{\"apiGroup\":\"jobset.x-k8s.io\",\"kind\":\"JobSet\","
+    "\"name\":\"wlsets\"},\"compositePodGroupTemplates\":["
+    "{\"name\":\"all\",\"schedulingPolicy\":{\"gang\":{\"minGroupCount\":2}},"
+    "\"compositePodGroupTemplates\":["
+    "{\"name\":\"training\",\"schedulingPolicy\":{\"gang\":{\"minGroupCount\":3}},"
+    "\"podGroupTemplates\":[{\"name\":\"shard\",\"schedulingPolicy\":{\"gang\":{\"minCount\":6}}}]}"
+    ","
+    "{\"name\":\"evaluation\",\"schedulingPolicy\":{\"gang\":{\"minGroupCount\":2}},"
+    "\"podGroupTemplates\":[{\"name\":\"eval\",\"schedulingPolicy\":{\"gang\":{\"minCount\":3}}}]}"
+    "]}]}}";
+
+/* 40 GPUs asked, 32 free (east 20, west 12): the most Jobs that fit, 3 shards and both
+ * evaluators (4 shards would leave evaluation below its 1), admitted at that with every level at
+ * least its minimum; the request counts only those Jobs; the row's counts rebuild it. */
+static void test_jobset_fewer_jobs(void)
+{
+    struct jsmin x;
+    jsmin_open(&x, WL_ONE_LEVEL, 5, 3);
+    CU_ASSERT_EQUAL(ctl__jobset_min(&x.b), 1);
+    CU_ASSERT_EQUAL_FATAL(x.r.placed, 1);
+    uint32_t shards, evals, held;
+    jsmin_jobs(&x, &shards, &evals);
+    CU_ASSERT_EQUAL(shards, 3);
+    CU_ASSERT_EQUAL(evals, 2);
+    CU_ASSERT_EQUAL(ctl__jobset_jobs(&x.b, &held), 6);
+    CU_ASSERT_EQUAL(held, 5);
+    CU_ASSERT_EQUAL(ctl__jobset_partial(&x.b), 1);
+    CU_ASSERT_EQUAL(x.sh[0].replicas + x.sh[1].replicas, 32);
+    /* no Job cut, each cluster's Jobs whole */
+    CU_ASSERT_EQUAL(x.sh[0].replicas, x.sh[0].groups[0] * 8 + x.sh[0].groups[1] * 4);
+    CU_ASSERT_EQUAL(x.sh[1].replicas, x.sh[1].groups[0] * 8 + x.sh[1].groups[1] * 4);
+    char s[256];
+    CU_ASSERT_EQUAL_FATAL(ctl__jobset_min_sentence(&x.b, s, sizeof s), 1);
+    CU_ASSERT_STRING_EQUAL(s, "admitted at 5 of its 6 Jobs (composite training needs 3 of 4, "
+                              "composite evaluation needs 1 of 2): the whole does not fit; a "
+                              "JobSet's replicatedJobs cannot grow in place, so the other 1 "
+                              "does not run");
+    struct queue_resvec req = {0};
+    CU_ASSERT_EQUAL_FATAL(ctl__jobset_request(&x.b, &req), 0);
+    uint32_t gpu, cpu;
+    CU_ASSERT_EQUAL_FATAL(queue_resnames_intern(x.names, "nvidia.com/gpu", 14, &gpu), 0);
+    CU_ASSERT_EQUAL_FATAL(queue_resnames_intern(x.names, "cpu", 3, &cpu), 0);
+    CU_ASSERT_EQUAL(queue_resvec_get(&x.b.gang, gpu), 40000);
+    CU_ASSERT_EQUAL(queue_resvec_get(&req, gpu), 32000);
+    CU_ASSERT_EQUAL(queue_resvec_get(&req, cpu), 24 * 1000 + 8 * 500);
+    queue_resvec_close(&req);
+    jsmin_row_rebuilt(&x);
+    jsmin_close(&x);
+}
+
+/* A composite under a composite: with 32 GPUs free the same 3 shards and 2 evaluators; with 24
+ * (east 20, west 4) 3 shards and 1 evaluator would hold 28 and 3 shards alone break evaluation's
+ * 2, 2 shards training's 3: nothing is placed, never a level below its minimum. */
+static void test_jobset_fewer_two_levels(void)
+{
+    struct jsmin x;
+    jsmin_open(&x, WL_TWO_LEVELS, 5, 3);
+    CU_ASSERT_EQUAL(ctl__jobset_min(&x.b), 1);
+    CU_ASSERT_EQUAL_FATAL(x.r.placed, 1);
+    uint32_t shards, evals;
+    jsmin_jobs(&x, &shards, &evals);
+    CU_ASSERT_EQUAL(shards, 3);
+    CU_ASSERT_EQUAL(evals, 2);
+    char s[256];
+    CU_ASSERT_EQUAL_FATAL(ctl__jobset_min_sentence(&x.b, s, sizeof s), 1);
+    CU_ASSERT_STRING_EQUAL(s, "admitted at 5 of its 6 Jobs (composite training needs 3 of 4): "
+                              "the whole does not fit; a JobSet's replicatedJobs cannot grow in "
+                              "place, so the other 1 does not run");
+    jsmin_row_rebuilt(&x);
+    jsmin_close(&x);
+
+    jsmin_open(&x, WL_TWO_LEVELS, 5, 1);
+    CU_ASSERT_EQUAL(x.r.placed, 0);
+    CU_ASSERT_EQUAL(x.b.nshares, 0);
+    CU_ASSERT_EQUAL(ctl__jobset_partial(&x.b), 0);
+    jsmin_close(&x);
+}
+
+/* Room for the whole: every Job placed, not a JobSet at fewer Jobs (no sentence, the whole
+ * request); and a Workload without composites needs every Job. */
+static void test_jobset_whole_when_it_fits(void)
+{
+    struct jsmin x;
+    jsmin_open(&x, WL_ONE_LEVEL, 5, 5);
+    CU_ASSERT_EQUAL_FATAL(x.r.placed, 1);
+    uint32_t shards, evals, held;
+    jsmin_jobs(&x, &shards, &evals);
+    CU_ASSERT_EQUAL(shards, 4);
+    CU_ASSERT_EQUAL(evals, 2);
+    CU_ASSERT_EQUAL(ctl__jobset_jobs(&x.b, &held), 6);
+    CU_ASSERT_EQUAL(held, 6);
+    CU_ASSERT_EQUAL(ctl__jobset_partial(&x.b), 0);
+    char s[256] = "untouched";
+    CU_ASSERT_EQUAL(ctl__jobset_min_sentence(&x.b, s, sizeof s), 0);
+    CU_ASSERT_STRING_EQUAL(s, "untouched");
+    struct queue_resvec req = {0};
+    CU_ASSERT_EQUAL_FATAL(ctl__jobset_request(&x.b, &req), 0);
+    CU_ASSERT_EQUAL(queue_resvec_cmp(&req, &x.b.gang), 0);
+    queue_resvec_close(&req);
+    x.b.assign = 0; /* Karmada's scheduler places it: never at fewer Jobs */
+    CU_ASSERT_EQUAL(ctl__jobset_min(&x.b), 0);
+    jsmin_close(&x);
+
+    /* the Workload of plain pod group templates (workload-jobset.yaml): the root needs every
+     * Job, as a JobSet does */
+    struct jsmin y;
+    memset(&y, 0, sizeof y);
+    json_object *plain = fx_load_yaml("tests/fixtures/workloads/workload-jobset.yaml");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(plain);
+    jsmin_open(&y, json_object_to_json_string(plain), 5, 3);
+    json_object_put(plain);
+    CU_ASSERT_EQUAL(ctl__jobset_min(&y.b), 0);
+    CU_ASSERT_EQUAL(ctl__jobset_partial(&y.b), 0);
+    jsmin_close(&y);
+}
+
+/* Stepping down for the queues: the minimum's request (3 shards, 1 evaluator: training's 3 and
+ * evaluation's basic 1), then from every Job one at a time, the last in tree order whose level
+ * keeps its min_count (an evaluator, then a shard), never below either composite; the tree of
+ * the Jobs kept is a tree of the same names, each level needing no more than it kept. */
+static void test_jobset_step_down(void)
+{
+    struct jsmin x;
+    jsmin_open(&x, WL_ONE_LEVEL, 5, 5);
+    uint32_t gpu;
+    CU_ASSERT_EQUAL_FATAL(queue_resnames_intern(x.names, "nvidia.com/gpu", 14, &gpu), 0);
+    struct queue_resvec req = {0};
+    CU_ASSERT_EQUAL_FATAL(ctl__jobset_leaves_request(&x.b, NULL, &req), 0);
+    CU_ASSERT_EQUAL(queue_resvec_get(&req, gpu), 28000);
+    uint8_t keep[KARMADA_GROUPS_MAX];
+    memset(keep, 1, x.t.n);
+    CU_ASSERT_EQUAL_FATAL(ctl__jobset_leaves_request(&x.b, keep, &req), 0);
+    CU_ASSERT_EQUAL(queue_resvec_cmp(&req, &x.b.gang), 0); /* every Job: the whole */
+    static const char *const gone[] = {"eval-1", "shard-3"};
+    for (uint32_t k = 0; k < 2; k++) {
+        CU_ASSERT_EQUAL_FATAL(ctl__jobset_step_down(&x.t, keep), 1);
+        for (uint32_t g = 0; g < x.t.n; g++)
+            if (strcmp(x.t.g[g].name, gone[k]) == 0)
+                CU_ASSERT_EQUAL(keep[g], 0);
+    }
+    CU_ASSERT_EQUAL(ctl__jobset_step_down(&x.t, keep), 0); /* at the minimum */
+    CU_ASSERT_EQUAL_FATAL(ctl__jobset_leaves_request(&x.b, keep, &req), 0);
+    CU_ASSERT_EQUAL(queue_resvec_get(&req, gpu), 28000);
+    queue_resvec_close(&req);
+    struct karmada_group buf[16];
+    uint32_t n = ctl__jobset_view(&x.t, keep, buf, 16);
+    CU_ASSERT_EQUAL_FATAL(n, 7); /* the root, 2 composites, 3 shards, 1 evaluator */
+    CU_ASSERT_EQUAL(buf[0].parent, -1);
+    uint32_t leaves = 0;
+    for (uint32_t g = 1; g < n; g++) {
+        CU_ASSERT(buf[g].parent >= 0 && (uint32_t)buf[g].parent < g);
+        leaves += buf[g].pods > 0;
+        if (strcmp(buf[g].name, "training") == 0)
+            CU_ASSERT_EQUAL(buf[g].min_count, 3);
+        if (strcmp(buf[g].name, "evaluation") == 0)
+            CU_ASSERT_EQUAL(buf[g].min_count, 1);
+    }
+    CU_ASSERT_EQUAL(leaves, 4);
+    /* the search over that tree places all 4 Jobs, no more */
+    struct karmada_group_tree v = {buf, n};
+    struct disp_composite_in in = {.tree = &v, .clusters = x.cl, .nclusters = 2, .names = x.names};
+    struct disp_composite_result r;
+    memset(&r, 0, sizeof r);
+    CU_ASSERT_EQUAL_FATAL(disp_composite_place(&in, &r), 0);
+    CU_ASSERT_EQUAL(r.placed, 1);
+    CU_ASSERT_EQUAL(r.score.pods, 28);
+    disp_composite_result_close(&r);
+    memset(keep, 0, x.t.n);
+    CU_ASSERT_EQUAL(ctl__jobset_view(&x.t, keep, buf, 16), 0); /* no Job: no tree */
+    CU_ASSERT_EQUAL(ctl__jobset_view(&x.t, keep, buf, 2), 0);  /* no room */
+    jsmin_close(&x);
+}
+
 /* ---- a tree admitted at its minimum (issue 20, docs/composite.md "Admitted at its minimum") */
 
 enum { T_GPU, T_PODS };
@@ -712,6 +1058,13 @@ static CU_TestInfo tests[] = {
     {"a JobSet of two replicated jobs split, its counts on the row", test_jobset_two_sets_placed},
     {"a JobSet structured by a Workload: each set's groups at its template's minCount",
      test_jobset_workload_placed},
+    {"a JobSet at the most Jobs that fit, its row's counts rebuilt", test_jobset_fewer_jobs},
+    {"a JobSet at fewer Jobs: never below a composite's minimum at two levels",
+     test_jobset_fewer_two_levels},
+    {"a JobSet whole when the whole fits; without composites every Job",
+     test_jobset_whole_when_it_fits},
+    {"a JobSet at fewer Jobs steps down for its queues, never below a level",
+     test_jobset_step_down},
     CU_TEST_INFO_NULL,
 };
 
