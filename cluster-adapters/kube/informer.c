@@ -237,10 +237,8 @@ struct json_object *kube_json_compact(struct json_object *obj)
     return compact_with(obj, NULL, 1);
 }
 
-/* A new reference to what the cache keeps for obj: transformed, then compacted (sharing what
- * is unchanged with prev, the cached version it replaces, when there is one). */
-static struct json_object *cached_form(struct kube_informer *inf, struct json_object *obj,
-                                       struct json_object *prev)
+/* A new reference to obj transformed (obj itself without a transform). */
+static struct json_object *transformed(struct kube_informer *inf, struct json_object *obj)
 {
     struct json_object *out = inf->transform ? inf->transform(inf->ud, obj) : NULL;
     if (!out) {
@@ -248,6 +246,15 @@ static struct json_object *cached_form(struct kube_informer *inf, struct json_ob
             report(inf, MUSTER_ENOMEM, "out of memory transforming an object; cached whole");
         out = json_object_get(obj);
     }
+    return out;
+}
+
+/* A new reference to what the cache keeps for obj: transformed, then compacted (sharing what
+ * is unchanged with prev, the cached version it replaces, when there is one). */
+static struct json_object *cached_form(struct kube_informer *inf, struct json_object *obj,
+                                       struct json_object *prev)
+{
+    struct json_object *out = transformed(inf, obj);
     struct json_object *small = compact_with(out, prev, 1);
     if (!small)
         return out; /* out of memory: cached as it is */
@@ -524,9 +531,10 @@ static void on_event(void *ud, enum kube_event_type type, struct json_object *ob
     struct kube_informer_entry **pp = find_slot(inf, key, hash_key(key));
     if (!*pp)
         return;
+    /* handed to on_delete and let go: not worth compacting */
     struct json_object *final =
         inf->frozen ? (inf->transform ? inf->transform(inf->ud, obj) : json_object_get(obj))
-                    : cached_form(inf, obj, (*pp)->obj);
+                    : transformed(inf, obj);
     entry_remove(inf, pp, final);
     json_object_put(final);
 }
