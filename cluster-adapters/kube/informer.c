@@ -347,26 +347,42 @@ static void entry_free(struct kube_informer *inf, struct kube_informer_entry *e)
     muster_free(e);
 }
 
+/* A new entry holding obj packed, its key and resourceVersion before it, built in one block
+ * (no item to copy from); NULL when out of memory or when obj cannot be packed. */
+static struct kube_informer_entry *entry_pack(struct kube_informer *inf, struct json_object *obj)
+{
+    char key[KEY_MAX];
+    if (obj_key(obj, key, sizeof key) < 0)
+        return NULL;
+    const char *rv = obj_rv(obj);
+    size_t kl = strlen(key), rl = strlen(rv), blen;
+    if (kl + 1 > UINT16_MAX)
+        return NULL;
+    size_t head = offsetof(struct kube_informer_entry, key) + kl + 1 + rl + 1;
+    struct kube_informer_entry *e =
+        (struct kube_informer_entry *)kube_frozen_pack_after(obj, head, inf->blen_hint, &blen);
+    if (!e || blen > UINT32_MAX) {
+        muster_free(e);
+        return NULL;
+    }
+    inf->blen_hint = blen + blen / 4; /* the next object of the kind is about as large */
+    memcpy(e->key, key, kl + 1);
+    memcpy(e->key + kl + 1, rv, rl + 1);
+    e->rvoff = (uint16_t)(kl + 1);
+    e->blen = (uint32_t)blen;
+    return e;
+}
+
+static void upsert_entry(struct kube_informer *inf, struct kube_informer_entry *e,
+                         struct json_object *tree);
+
 /* Adds or replaces the packed item (n bytes); tree is the object it was packed from (a
  * reference taken over, handed to the handler and kept until the next trim), or NULL to thaw
  * one for the handler. */
 static void upsert_frozen(struct kube_informer *inf, const char *item, size_t n,
                           struct json_object *tree)
 {
-    const char *key = item, *rv = item + strlen(item) + 1;
-    size_t kl = strlen(key), hdr = kl + 1 + strlen(rv) + 1;
-    uint32_t h = hash_key(key);
-    struct kube_informer_entry **pp = find_slot(inf, key, h);
-    struct kube_informer_entry *old = *pp;
-    if (old) {
-        old->gen = inf->gen;
-        if (strcmp(entry_rv(old), rv) == 0) { /* a replay */
-            json_object_put(tree);
-            return;
-        }
-    } else if (inf->count + 1 > inf->nbuckets && grow(inf) == 0) {
-        pp = find_slot(inf, key, h);
-    }
+    size_t kl = strlen(item), hdr = kl + 1 + strlen(item + kl + 1) + 1;
     struct kube_informer_entry *e = muster_malloc(sizeof(*e) + n);
     if (!e) {
         json_object_put(tree);
@@ -374,10 +390,32 @@ static void upsert_frozen(struct kube_informer *inf, const char *item, size_t n,
         return;
     }
     memcpy(e->key, item, n);
-    e->hash = h;
-    e->gen = inf->gen;
     e->rvoff = (uint16_t)(kl + 1);
     e->blen = (uint32_t)(n - hdr);
+    upsert_entry(inf, e, tree);
+}
+
+/* Adds or replaces e (its key, resourceVersion and packed object set; taken over) in the
+ * cache; tree as for upsert_frozen. */
+static void upsert_entry(struct kube_informer *inf, struct kube_informer_entry *e,
+                         struct json_object *tree)
+{
+    const char *key = e->key;
+    uint32_t h = hash_key(key);
+    struct kube_informer_entry **pp = find_slot(inf, key, h);
+    struct kube_informer_entry *old = *pp;
+    if (old) {
+        old->gen = inf->gen;
+        if (strcmp(entry_rv(old), entry_rv(e)) == 0) { /* a replay */
+            json_object_put(tree);
+            muster_free(e);
+            return;
+        }
+    } else if (inf->count + 1 > inf->nbuckets && grow(inf) == 0) {
+        pp = find_slot(inf, key, h);
+    }
+    e->hash = h;
+    e->gen = inf->gen;
     e->tidx = NO_TIDX;
     e->obj = NULL;
     e->next = old ? old->next : NULL;
@@ -416,11 +454,9 @@ static void upsert(struct kube_informer *inf, struct json_object *obj, int forme
         struct json_object *out = inf->transform ? inf->transform(inf->ud, obj) : NULL;
         if (!out)
             out = json_object_get(obj);
-        size_t n;
-        char *item = item_pack(out, &n);
-        if (item) {
-            upsert_frozen(inf, item, n, out);
-            muster_free(item);
+        struct kube_informer_entry *e = entry_pack(inf, out);
+        if (e) {
+            upsert_entry(inf, e, out);
             return;
         }
         report(inf, MUSTER_ENOMEM, "out of memory packing an object");
