@@ -127,8 +127,17 @@ int kube_frozen_key_unique(const char *k)
                                          "lastScheduledTime",
                                          "generateName",
                                          "resourcebinding.karmada.io/permanent-id"};
+    /* asked for every key packed or compacted: lengths first, so most keys cost no compare */
+    static size_t len[sizeof(unique) / sizeof(unique[0])];
+    static int have_len;
+    if (!have_len) {
+        for (size_t i = 0; i < sizeof(unique) / sizeof(unique[0]); i++)
+            len[i] = strlen(unique[i]);
+        have_len = 1; /* the same values from any thread: a race writes them twice */
+    }
+    size_t kl = strlen(k);
     for (size_t i = 0; i < sizeof(unique) / sizeof(unique[0]); i++)
-        if (strcmp(k, unique[i]) == 0)
+        if (kl == len[i] && memcmp(k, unique[i], kl) == 0)
             return 1;
     return 0;
 }
