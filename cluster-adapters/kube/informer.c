@@ -225,7 +225,7 @@ static int compact_kids(struct json_object *obj, struct json_object *prev, int s
             json_object_get_type(v) == json_object_get_type(pv) && json_object_equal(v, pv))
             kids[i] = json_object_get(pv); /* the common case, without the call */
         else
-            kids[i] = compact_with(v, found ? pv : NULL, share && !kube_frozen_key_unique(k));
+            kids[i] = compact_with(v, found ? pv : NULL, !kube_frozen_key_unique(k));
         if (v && !kids[i])
             goto oom;
         same = same && found && kids[i] == pv;
