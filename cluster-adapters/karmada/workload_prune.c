@@ -295,3 +295,41 @@ json_object *karmada_workload_prune_binding(json_object *rb)
     }
     return json_object_get(rb);
 }
+
+/* Deletes key k from every object element of array a. */
+static void del_in_each(json_object *a, const char *k)
+{
+    if (!json_object_is_type(a, json_type_array))
+        return;
+    for (size_t i = 0; i < json_object_array_length(a); i++) {
+        json_object *e = json_object_array_get_idx(a, i);
+        if (json_object_is_type(e, json_type_object))
+            json_object_object_del(e, k);
+    }
+}
+
+json_object *karmada_workload_prune_work(json_object *work)
+{
+    json_object *md, *v;
+    if (!json_object_is_type(work, json_type_object))
+        return json_object_get(work);
+    if (json_object_object_get_ex(work, "metadata", &md) &&
+        json_object_is_type(md, json_type_object)) {
+        json_object_object_del(md, "managedFields");
+        json_object_object_del(md, "ownerReferences");
+    }
+    /* the manifest's metadata is the Work webhook's and Karmada's to change: muster compares
+     * the PodGroup's spec only (reconcile.c's objects_done and resize_due) */
+    if (json_object_object_get_ex(work, "spec", &v) && json_object_is_type(v, json_type_object) &&
+        json_object_object_get_ex(v, "workload", &v) && json_object_is_type(v, json_type_object) &&
+        json_object_object_get_ex(v, "manifests", &v))
+        del_in_each(v, "metadata");
+    /* of each manifest's status muster reads the member object's status (its phase) */
+    if (json_object_object_get_ex(work, "status", &v) &&
+        json_object_is_type(v, json_type_object) &&
+        json_object_object_get_ex(v, "manifestStatuses", &v)) {
+        del_in_each(v, "identifier");
+        del_in_each(v, "health");
+    }
+    return json_object_get(work);
+}

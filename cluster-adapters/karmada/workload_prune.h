@@ -34,4 +34,13 @@ json_object *karmada_workload_prune_template(json_object *tmpl);
  * condition. Returns a new reference to rb. */
 json_object *karmada_workload_prune_binding(json_object *rb);
 
+/* What the informers cache of muster's PodGroup Works: work itself, changed in place, without
+ * metadata.managedFields and metadata.ownerReferences, without the metadata of each manifest
+ * (muster compares a manifest's spec only) and without each manifest status' identifier and
+ * health (muster reads its status). Kept: the Work's own metadata (its labels and annotations
+ * name the binding), the manifests' apiVersion, kind and spec, the conditions (Applied). Less
+ * to compact at each of a Work's status updates and to hold per running gang (issue 22).
+ * Returns a new reference to work. */
+json_object *karmada_workload_prune_work(json_object *work);
+
 #endif

@@ -127,8 +127,17 @@ int kube_frozen_key_unique(const char *k)
                                          "lastScheduledTime",
                                          "generateName",
                                          "resourcebinding.karmada.io/permanent-id"};
+    /* asked for every key packed or compacted: lengths first, so most keys cost no compare */
+    static size_t len[sizeof(unique) / sizeof(unique[0])];
+    static int have_len;
+    if (!have_len) {
+        for (size_t i = 0; i < sizeof(unique) / sizeof(unique[0]); i++)
+            len[i] = strlen(unique[i]);
+        have_len = 1; /* the same values from any thread: a race writes them twice */
+    }
+    size_t kl = strlen(k);
     for (size_t i = 0; i < sizeof(unique) / sizeof(unique[0]); i++)
-        if (strcmp(k, unique[i]) == 0)
+        if (kl == len[i] && memcmp(k, unique[i], kl) == 0)
             return 1;
     return 0;
 }
@@ -365,18 +374,26 @@ static int pack(struct wbuf *w, struct json_object *v, int share, int depth)
     return -1;
 }
 
-uint8_t *kube_frozen_pack(struct json_object *v, size_t *len)
+uint8_t *kube_frozen_pack_after(struct json_object *v, size_t head, size_t hint, size_t *len)
 {
     struct wbuf w = {0};
     *len = 0;
-    if (pack(&w, v, 1, 0) || w.bad) {
+    /* one block from the start, sized by the caller's guess: no doubling for the usual size */
+    wreserve(&w, head + (hint ? hint : 1));
+    w.n = head;
+    if (w.bad || pack(&w, v, 1, 0) || w.bad) {
         muster_free(w.p);
         return NULL;
     }
-    /* the block is kept for long: give back the doubling's slack */
-    uint8_t *fit = muster_realloc(w.p, w.n ? w.n : 1);
-    *len = w.n;
+    /* the block is kept for long: give back the slack */
+    uint8_t *fit = w.n < w.cap ? muster_realloc(w.p, w.n ? w.n : 1) : w.p;
+    *len = w.n - head;
     return fit ? fit : w.p;
+}
+
+uint8_t *kube_frozen_pack(struct json_object *v, size_t *len)
+{
+    return kube_frozen_pack_after(v, 0, 0, len);
 }
 
 /* The smallest table json-c's own load factor (LH_LOAD_FACTOR, 0.66) accepts for count keys.

@@ -185,50 +185,110 @@ static struct json_object *value_intern(struct json_object *v)
  * shared (share: obj's value may be shared, it is not under a unique_key). With prev, the
  * cached version obj replaces (compact already, read-only), every member of obj equal to prev's
  * is prev's, taken by reference: an update mostly changes the status or one field, and what
- * stayed the same is neither copied now nor freed with prev. */
+ * stayed the same is neither copied now nor freed with prev. One walk: a container whose members
+ * all come back as prev's members (same keys, or the same length for an array) is prev's
+ * container, so nothing is compared twice (json_object_equal at each level was a third of the
+ * compaction, docs/benchmarks.md "Session 12: CPU, ingest"); an array's elements are matched
+ * with prev's by index when both have the same length. */
+#define COMPACT_STACK 32
+
+static struct json_object *compact_with(struct json_object *obj, struct json_object *prev,
+                                        int share);
+
+/* The members of container obj compacted into kids[0..n) (new references), each against
+ * prev's member of the same key (objects) or index (arrays of prev's length); 1 when every one
+ * is prev's own and prev has no other member, 0 when not, -1 when out of memory (kids put). */
+static int compact_kids(struct json_object *obj, struct json_object *prev, int share,
+                        struct json_object **kids, size_t n)
+{
+    int same = prev != NULL;
+    size_t i = 0;
+    if (json_object_is_type(obj, json_type_array)) {
+        same = same && json_object_array_length(prev) == n;
+        for (; i < n; i++) {
+            struct json_object *v = json_object_array_get_idx(obj, i);
+            struct json_object *pv = same ? json_object_array_get_idx(prev, i) : NULL;
+            kids[i] = compact_with(v, pv, share);
+            if (v && !kids[i])
+                goto oom;
+            same = same && kids[i] == pv;
+        }
+        return same;
+    }
+    same = same && (size_t)json_object_object_length(prev) == n;
+    json_object_object_foreach(obj, k, v)
+    {
+        struct json_object *pv = NULL;
+        int found = prev && json_object_object_get_ex(prev, k, &pv);
+        if (found && v && pv && !json_object_is_type(v, json_type_object) &&
+            !json_object_is_type(v, json_type_array) &&
+            json_object_get_type(v) == json_object_get_type(pv) && json_object_equal(v, pv))
+            kids[i] = json_object_get(pv); /* the common case, without the call */
+        else
+            kids[i] = compact_with(v, found ? pv : NULL, !kube_frozen_key_unique(k));
+        if (v && !kids[i])
+            goto oom;
+        same = same && found && kids[i] == pv;
+        i++;
+    }
+    return same;
+oom:
+    while (i > 0)
+        json_object_put(kids[--i]);
+    return -1;
+}
+
 static struct json_object *compact_with(struct json_object *obj, struct json_object *prev,
                                         int share)
 {
+    int arr = json_object_is_type(obj, json_type_array);
+    if (!arr && !json_object_is_type(obj, json_type_object)) {
+        if (prev && json_object_get_type(prev) == json_object_get_type(obj) &&
+            json_object_equal(obj, prev))
+            return json_object_get(prev);
+        struct json_object *out = share ? value_intern(obj) : NULL;
+        return out ? out : json_object_get(obj); /* scalars are shared, never copied */
+    }
+    if (prev && json_object_get_type(prev) != json_object_get_type(obj))
+        prev = NULL;
+    size_t n = arr ? json_object_array_length(obj) : (size_t)json_object_object_length(obj);
+    struct json_object *stack[COMPACT_STACK], **kids = stack;
+    if (n > COMPACT_STACK && !(kids = muster_malloc(n * sizeof(*kids))))
+        return NULL;
+    int same = compact_kids(obj, prev, share, kids, n);
     struct json_object *out = NULL;
-    if (json_object_is_type(obj, json_type_array)) {
-        size_t n = json_object_array_length(obj);
+    if (same == 1) {
+        out = json_object_get(prev); /* unchanged: prev's container, and its members, stay */
+        for (size_t i = 0; i < n; i++)
+            json_object_put(kids[i]);
+    } else if (same == 0 && arr) {
         out = json_object_new_array_ext(n ? (int)n : 1);
-        for (size_t i = 0; out && i < n; i++) {
-            struct json_object *v = json_object_array_get_idx(obj, i);
-            struct json_object *c = compact_with(v, NULL, share);
-            if ((v && !c) || json_object_array_add(out, c)) {
-                json_object_put(c);
+        for (size_t i = 0; i < n; i++)
+            if (!out || json_object_array_add(out, kids[i])) {
+                json_object_put(kids[i]);
                 json_object_put(out);
                 out = NULL;
             }
+    } else if (same == 0) {
+        out = json_object_new_object();
+        size_t i = 0;
+        json_object_object_foreach(obj, k, v)
+        {
+            (void)v;
+            const char *ik = key_intern(k);
+            unsigned opts =
+                JSON_C_OBJECT_ADD_KEY_IS_NEW | (ik ? JSON_C_OBJECT_ADD_CONSTANT_KEY : 0);
+            if (!out || json_object_object_add_ex(out, ik ? ik : k, kids[i], opts)) {
+                json_object_put(kids[i]);
+                json_object_put(out);
+                out = NULL;
+            }
+            i++;
         }
-        return out;
+        kube_frozen_fit(out);
     }
-    if (!json_object_is_type(obj, json_type_object)) {
-        out = share ? value_intern(obj) : NULL;
-        return out ? out : json_object_get(obj); /* scalars are shared, never copied */
-    }
-    out = json_object_new_object();
-    if (!out)
-        return NULL;
-    if (!json_object_is_type(prev, json_type_object))
-        prev = NULL;
-    json_object_object_foreach(obj, k, v)
-    {
-        struct json_object *pv = NULL, *c;
-        if (prev && json_object_object_get_ex(prev, k, &pv) && json_object_equal(v, pv))
-            c = json_object_get(pv);
-        else
-            c = compact_with(v, pv, !kube_frozen_key_unique(k));
-        const char *ik = key_intern(k);
-        unsigned opts = JSON_C_OBJECT_ADD_KEY_IS_NEW | (ik ? JSON_C_OBJECT_ADD_CONSTANT_KEY : 0);
-        if ((v && !c) || json_object_object_add_ex(out, ik ? ik : k, c, opts)) {
-            json_object_put(c);
-            json_object_put(out);
-            return NULL;
-        }
-    }
-    kube_frozen_fit(out);
+    if (kids != stack)
+        muster_free(kids);
     return out;
 }
 
@@ -237,10 +297,8 @@ struct json_object *kube_json_compact(struct json_object *obj)
     return compact_with(obj, NULL, 1);
 }
 
-/* A new reference to what the cache keeps for obj: transformed, then compacted (sharing what
- * is unchanged with prev, the cached version it replaces, when there is one). */
-static struct json_object *cached_form(struct kube_informer *inf, struct json_object *obj,
-                                       struct json_object *prev)
+/* A new reference to obj transformed (obj itself without a transform). */
+static struct json_object *transformed(struct kube_informer *inf, struct json_object *obj)
 {
     struct json_object *out = inf->transform ? inf->transform(inf->ud, obj) : NULL;
     if (!out) {
@@ -248,6 +306,15 @@ static struct json_object *cached_form(struct kube_informer *inf, struct json_ob
             report(inf, MUSTER_ENOMEM, "out of memory transforming an object; cached whole");
         out = json_object_get(obj);
     }
+    return out;
+}
+
+/* A new reference to what the cache keeps for obj: transformed, then compacted (sharing what
+ * is unchanged with prev, the cached version it replaces, when there is one). */
+static struct json_object *cached_form(struct kube_informer *inf, struct json_object *obj,
+                                       struct json_object *prev)
+{
+    struct json_object *out = transformed(inf, obj);
     struct json_object *small = compact_with(out, prev, 1);
     if (!small)
         return out; /* out of memory: cached as it is */
@@ -340,26 +407,42 @@ static void entry_free(struct kube_informer *inf, struct kube_informer_entry *e)
     muster_free(e);
 }
 
+/* A new entry holding obj packed, its key and resourceVersion before it, built in one block
+ * (no item to copy from); NULL when out of memory or when obj cannot be packed. */
+static struct kube_informer_entry *entry_pack(struct kube_informer *inf, struct json_object *obj)
+{
+    char key[KEY_MAX];
+    if (obj_key(obj, key, sizeof key) < 0)
+        return NULL;
+    const char *rv = obj_rv(obj);
+    size_t kl = strlen(key), rl = strlen(rv), blen;
+    if (kl + 1 > UINT16_MAX)
+        return NULL;
+    size_t head = offsetof(struct kube_informer_entry, key) + kl + 1 + rl + 1;
+    struct kube_informer_entry *e =
+        (struct kube_informer_entry *)kube_frozen_pack_after(obj, head, inf->blen_hint, &blen);
+    if (!e || blen > UINT32_MAX) {
+        muster_free(e);
+        return NULL;
+    }
+    inf->blen_hint = blen + blen / 4; /* the next object of the kind is about as large */
+    memcpy(e->key, key, kl + 1);
+    memcpy(e->key + kl + 1, rv, rl + 1);
+    e->rvoff = (uint16_t)(kl + 1);
+    e->blen = (uint32_t)blen;
+    return e;
+}
+
+static void upsert_entry(struct kube_informer *inf, struct kube_informer_entry *e,
+                         struct json_object *tree);
+
 /* Adds or replaces the packed item (n bytes); tree is the object it was packed from (a
  * reference taken over, handed to the handler and kept until the next trim), or NULL to thaw
  * one for the handler. */
 static void upsert_frozen(struct kube_informer *inf, const char *item, size_t n,
                           struct json_object *tree)
 {
-    const char *key = item, *rv = item + strlen(item) + 1;
-    size_t kl = strlen(key), hdr = kl + 1 + strlen(rv) + 1;
-    uint32_t h = hash_key(key);
-    struct kube_informer_entry **pp = find_slot(inf, key, h);
-    struct kube_informer_entry *old = *pp;
-    if (old) {
-        old->gen = inf->gen;
-        if (strcmp(entry_rv(old), rv) == 0) { /* a replay */
-            json_object_put(tree);
-            return;
-        }
-    } else if (inf->count + 1 > inf->nbuckets && grow(inf) == 0) {
-        pp = find_slot(inf, key, h);
-    }
+    size_t kl = strlen(item), hdr = kl + 1 + strlen(item + kl + 1) + 1;
     struct kube_informer_entry *e = muster_malloc(sizeof(*e) + n);
     if (!e) {
         json_object_put(tree);
@@ -367,10 +450,32 @@ static void upsert_frozen(struct kube_informer *inf, const char *item, size_t n,
         return;
     }
     memcpy(e->key, item, n);
-    e->hash = h;
-    e->gen = inf->gen;
     e->rvoff = (uint16_t)(kl + 1);
     e->blen = (uint32_t)(n - hdr);
+    upsert_entry(inf, e, tree);
+}
+
+/* Adds or replaces e (its key, resourceVersion and packed object set; taken over) in the
+ * cache; tree as for upsert_frozen. */
+static void upsert_entry(struct kube_informer *inf, struct kube_informer_entry *e,
+                         struct json_object *tree)
+{
+    const char *key = e->key;
+    uint32_t h = hash_key(key);
+    struct kube_informer_entry **pp = find_slot(inf, key, h);
+    struct kube_informer_entry *old = *pp;
+    if (old) {
+        old->gen = inf->gen;
+        if (strcmp(entry_rv(old), entry_rv(e)) == 0) { /* a replay */
+            json_object_put(tree);
+            muster_free(e);
+            return;
+        }
+    } else if (inf->count + 1 > inf->nbuckets && grow(inf) == 0) {
+        pp = find_slot(inf, key, h);
+    }
+    e->hash = h;
+    e->gen = inf->gen;
     e->tidx = NO_TIDX;
     e->obj = NULL;
     e->next = old ? old->next : NULL;
@@ -409,11 +514,9 @@ static void upsert(struct kube_informer *inf, struct json_object *obj, int forme
         struct json_object *out = inf->transform ? inf->transform(inf->ud, obj) : NULL;
         if (!out)
             out = json_object_get(obj);
-        size_t n;
-        char *item = item_pack(out, &n);
-        if (item) {
-            upsert_frozen(inf, item, n, out);
-            muster_free(item);
+        struct kube_informer_entry *e = entry_pack(inf, out);
+        if (e) {
+            upsert_entry(inf, e, out);
             return;
         }
         report(inf, MUSTER_ENOMEM, "out of memory packing an object");
@@ -524,9 +627,10 @@ static void on_event(void *ud, enum kube_event_type type, struct json_object *ob
     struct kube_informer_entry **pp = find_slot(inf, key, hash_key(key));
     if (!*pp)
         return;
+    /* handed to on_delete and let go: not worth compacting */
     struct json_object *final =
         inf->frozen ? (inf->transform ? inf->transform(inf->ud, obj) : json_object_get(obj))
-                    : cached_form(inf, obj, (*pp)->obj);
+                    : transformed(inf, obj);
     entry_remove(inf, pp, final);
     json_object_put(final);
 }

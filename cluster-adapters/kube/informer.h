@@ -46,6 +46,7 @@ struct kube_informer {
     struct kube_informer_entry **thawed; /* frozen: the entries holding a thawed tree */
     size_t nthawed, thawcap;
     void (*close_cb)(struct kube_informer *inf);
+    size_t blen_hint; /* frozen: about the packed size of the last object */
 };
 
 /* Prepares inf to mirror opts->path through client. Returns 0, MUSTER_EINVAL or

@@ -85,8 +85,9 @@ static void hubrt_set(struct ctl *c, const struct ctl_watch *w, json_object *o)
  * and the gang objects read, RBs without what nothing reads; every cached object is also
  * compacted by the informer), and what its events do. muster reads only the metadata of its
  * OverridePolicies (the orphan sweep): watched as PartialObjectMetadata, as client-go's
- * metadata informers do. Its PodGroup Works are watched whole: they are small, and their
- * status (Applied, the member PodGroup's phase) is what the protocol waits for. */
+ * metadata informers do. Its PodGroup Works are watched whole, as their status (Applied, the
+ * member PodGroup's phase) is what the protocol waits for, and cached without what muster never
+ * reads of them (karmada_workload_prune_work). */
 const struct ctl_watch ctl__watches[CTL_NWATCHES] = {
     [CTL_W_RBS] = {"resourcebindings", "work.karmada.io", "v1alpha2", "resourcebindings",
                    offsetof(struct ctl, rbs), 0, 0, 0, -1, karmada_workload_prune_binding, rb_set,
@@ -95,7 +96,7 @@ const struct ctl_watch ctl__watches[CTL_NWATCHES] = {
                         offsetof(struct ctl, clusters), 0, 0, 0, -1, keep_whole, cluster_set,
                         cluster_unset},
     [CTL_W_WORKS] = {"other", "work.karmada.io", "v1alpha1", "works", offsetof(struct ctl, works),
-                     1, 0, 1, -1, keep_whole, work_set, work_unset},
+                     1, 0, 1, -1, karmada_workload_prune_work, work_set, work_unset},
     [CTL_W_POLICIES] = {"other", "policy.karmada.io", "v1alpha1", "overridepolicies",
                         offsetof(struct ctl, policies), 1, 1, 1, -1, keep_whole, NULL, NULL},
     [CTL_W_PRIOS] = {"other", "scheduling.k8s.io", "v1", "priorityclasses",

@@ -1,6 +1,8 @@
 /* Tests for cluster-adapters/karmada/workload.c: each kind's fixture pair
  * (tests/fixtures/workloads/), every row of DESIGN.md's "What muster reads from a workload", every
  * refusal, cluster matching, overflow. */
+#include "cluster-adapters/karmada/gang.h"
+#include "cluster-adapters/kube/json.h"
 #include "cluster-adapters/karmada/workload.h"
 #include "cluster-adapters/karmada/workload_clusters.h"
 #include "cluster-adapters/karmada/workload_prune.h"
@@ -2080,7 +2082,56 @@ static void test_limits_count_as_requests(void)
     end();
 }
 
+/* A pruned PodGroup Work reads as the whole one does (Applied, the member PodGroup's phase, the
+ * manifest's spec, the labels and annotations that name the binding) and lost only the rest. */
+static void test_pruned_work(void)
+{
+    json_object *whole = fx_load_json("tests/fixtures/objects/work-podgroup.json");
+    json_object *work = fx_load_json("tests/fixtures/objects/work-podgroup.json");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(whole);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(work);
+    json_object *md = jfind(work, "metadata");
+    json_object_object_add(md, "managedFields", json_object_new_array());
+    json_object_object_add(md, "ownerReferences", json_object_new_array());
+    json_object *p = karmada_workload_prune_work(work);
+    CU_ASSERT_PTR_EQUAL_FATAL(p, work); /* in place, a new reference */
+    json_object_put(p);
+    CU_ASSERT_EQUAL(karmada_gang_work_applied(work), karmada_gang_work_applied(whole));
+    CU_ASSERT_EQUAL(karmada_gang_work_applied(work), 1);
+    CU_ASSERT_STRING_EQUAL(karmada_gang_work_podgroup_phase(work), "Inqueue");
+    json_object *m = kube_json_path(work, "spec", "workload", "manifests", NULL);
+    json_object *mw = kube_json_path(whole, "spec", "workload", "manifests", NULL);
+    CU_ASSERT_FATAL(json_object_array_length(m) == 1);
+    json_object *m0 = json_object_array_get_idx(m, 0), *mw0 = json_object_array_get_idx(mw, 0);
+    CU_ASSERT_TRUE(json_object_equal(kube_json_get(m0, "spec"), kube_json_get(mw0, "spec")));
+    CU_ASSERT_STRING_EQUAL(kube_json_str(m0, "kind"), "PodGroup");
+    CU_ASSERT_PTR_NULL(kube_json_get(m0, "metadata"));
+    json_object *ms0 =
+        json_object_array_get_idx(kube_json_path(work, "status", "manifestStatuses", NULL), 0);
+    CU_ASSERT_PTR_NULL(kube_json_get(ms0, "identifier"));
+    CU_ASSERT_PTR_NULL(kube_json_get(ms0, "health"));
+    CU_ASSERT_TRUE(json_object_equal(kube_json_path(work, "status", "conditions", NULL),
+                                     kube_json_path(whole, "status", "conditions", NULL)));
+    CU_ASSERT_PTR_NULL(kube_json_get(md, "managedFields"));
+    CU_ASSERT_PTR_NULL(kube_json_get(md, "ownerReferences"));
+    CU_ASSERT_TRUE(json_object_equal(kube_json_get(md, "labels"),
+                                     kube_json_get(jfind(whole, "metadata"), "labels")));
+    CU_ASSERT_TRUE(json_object_equal(kube_json_get(md, "annotations"),
+                                     kube_json_get(jfind(whole, "metadata"), "annotations")));
+    CU_ASSERT_STRING_EQUAL(kube_json_str(md, "name"), "train-llm-podgroup-7d9f8c6b5");
+    json_object_put(work);
+    json_object_put(whole);
+    /* not a Work's shape: left as it is */
+    json_object *odd = json_tokener_parse("{\"spec\": 3, \"status\": [1]}");
+    json_object *po = karmada_workload_prune_work(odd);
+    CU_ASSERT_STRING_EQUAL(json_object_to_json_string_ext(po, JSON_C_TO_STRING_PLAIN),
+                           "{\"spec\":3,\"status\":[1]}");
+    json_object_put(po);
+    json_object_put(odd);
+}
+
 static CU_TestInfo tests[] = {
+    {"a pruned PodGroup Work reads as the whole one", test_pruned_work},
     {"fixtures validate against the reference CRDs", test_fixtures_validate},
     {"Deployment", test_deployment},
     {"batch/v1 Job", test_batch_job},

@@ -260,6 +260,72 @@ static void test_update_shares_unchanged(void)
     stop(&t);
 }
 
+/* A status update shares, element by element, what did not change: the unchanged condition of a
+ * changed array, the whole spec, and an array that only got shorter is new (its kept element
+ * still prev's). The versions seen are kept to compare them after. */
+static struct json_object *st_seen[3];
+static int st_n;
+
+static void st_keep(void *ud, struct json_object *obj)
+{
+    if (st_n < 3)
+        st_seen[st_n++] = json_object_get(obj);
+    i_add(ud, obj);
+}
+
+static void st_update(void *ud, struct json_object *old_obj, struct json_object *new_obj)
+{
+    (void)old_obj;
+    st_keep(ud, new_obj);
+}
+
+static struct json_object *at(struct json_object *o, const char *a, const char *b, int i)
+{
+    struct json_object *x = NULL, *y = NULL;
+    json_object_object_get_ex(o, a, &x);
+    json_object_object_get_ex(x, b, &y);
+    return i < 0 ? y : json_object_array_get_idx(y, (size_t)i);
+}
+
+static int three(struct wt *w)
+{
+    return w->nlog >= 3;
+}
+
+static void test_update_shares_elements(void)
+{
+    struct it t;
+    memset(&t, 0, sizeof(t));
+    t.w.sc.lists[0][0] = "watch/list-status.json";
+    t.w.sc.watches[0] = (struct watch_step){"watch/events-status.jsonl", END_KEEP, 0, NULL, 0};
+    st_n = 0;
+    static const struct kube_informer_handler sh = {st_keep, st_update, i_delete, i_synced,
+                                                    i_error};
+    start_with(&t, &sh);
+    CU_ASSERT(wf_run_until(&t.w, three, 5000));
+    CU_ASSERT_EQUAL_FATAL(st_n, 3);
+    struct json_object *v0 = st_seen[0], *v1 = st_seen[1], *v2 = st_seen[2];
+    /* 51: the second condition changed, the first did not, the spec did not */
+    CU_ASSERT_PTR_EQUAL(at(v1, "status", "conditions", 0), at(v0, "status", "conditions", 0));
+    CU_ASSERT_PTR_NOT_EQUAL(at(v1, "status", "conditions", 1), at(v0, "status", "conditions", 1));
+    CU_ASSERT_PTR_NOT_EQUAL(at(v1, "status", "conditions", -1), at(v0, "status", "conditions", -1));
+    CU_ASSERT_PTR_EQUAL(at(v1, "spec", "clusters", -1), at(v0, "spec", "clusters", -1));
+    CU_ASSERT_STRING_EQUAL(
+        json_object_get_string(json_object_object_get(at(v1, "status", "conditions", 1), "status")),
+        "True");
+    /* 52: the status is unchanged (prev's whole), the clusters shorter (a new array) */
+    CU_ASSERT_PTR_EQUAL(at(v2, "status", "conditions", -1), at(v1, "status", "conditions", -1));
+    CU_ASSERT_PTR_NOT_EQUAL(at(v2, "spec", "clusters", -1), at(v1, "spec", "clusters", -1));
+    CU_ASSERT_EQUAL(json_object_array_length(at(v2, "spec", "clusters", -1)), 1);
+    CU_ASSERT_STRING_EQUAL(rv_of(kube_informer_get(&t.inf, "ns1", "s")), "52");
+    CU_ASSERT_STRING_EQUAL(json_object_to_json_string_ext(at(v2, "spec", "clusters", -1),
+                                                          JSON_C_TO_STRING_PLAIN),
+                           "[{\"name\":\"m1\",\"replicas\":1}]");
+    for (int i = 0; i < st_n; i++)
+        json_object_put(st_seen[i]);
+    stop(&t);
+}
+
 /* The first key of o, as stored. */
 static const char *first_key(struct json_object *o)
 {
@@ -802,6 +868,8 @@ static CU_TestInfo tests[] = {
     {"compaction keeps text, lookups and writability", test_compact},
     {"an update shares what did not change with the version it replaces",
      test_update_shares_unchanged},
+    {"an update shares an array's unchanged elements, and an unchanged status whole",
+     test_update_shares_elements},
     {"live server with drops and 410s: cache converges, no duplicates", test_live_server_converges},
     CU_TEST_INFO_NULL,
 };
