@@ -110,4 +110,10 @@ int karmada_patch_status_scheduled(json_object *rb, const char *now, json_object
  * 0, MUSTER_EINVAL (now NULL) or MUSTER_ENOMEM; *out is the array of operations. */
 int karmada_patch_status_scheduled_ops(json_object *rb, const char *now, json_object **out);
 
+struct kube_jw;
+/* The same operations written as text into w (kube/jsonwrite.h; w made without slash
+ * escaping): the bytes karmada_patch_status_scheduled_ops's tree prints as, without the tree
+ * (issue 22: one per dispatched RB). 0, or MUSTER_EINVAL (now NULL); out of memory is w->bad. */
+int karmada_patch_status_scheduled_ops_write(json_object *rb, const char *now, struct kube_jw *w);
+
 #endif

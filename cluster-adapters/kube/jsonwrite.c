@@ -3,6 +3,8 @@
 
 #include "queue/mem.h"
 
+#include <json-c/json.h>
+
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -121,4 +123,68 @@ void kube_jw_int64(struct kube_jw *w, int64_t v)
     char b[24];
     int n = snprintf(b, sizeof b, "%" PRId64, v);
     kube_jw_raw(w, b, (size_t)n);
+}
+
+void kube_jw_json(struct kube_jw *w, struct json_object *o)
+{
+    switch (json_object_get_type(o)) {
+    case json_type_null:
+        kube_jw_raw(w, "null", 4);
+        return;
+    case json_type_boolean:
+        kube_jw_lit(w, json_object_get_boolean(o) ? "true" : "false");
+        return;
+    case json_type_int: {
+        int64_t v = json_object_get_int64(o);
+        uint64_t u = json_object_get_uint64(o);
+        if (v == INT64_MAX && u > (uint64_t)INT64_MAX) { /* held as a uint64 */
+            char b[24];
+            int n = snprintf(b, sizeof b, "%" PRIu64, u);
+            kube_jw_raw(w, b, (size_t)n);
+        } else {
+            kube_jw_int64(w, v);
+        }
+        return;
+    }
+    case json_type_double: {
+        size_t n = 0;
+        const char *t = json_object_to_json_string_length(
+            o, JSON_C_TO_STRING_PLAIN | (w->slash ? 0 : JSON_C_TO_STRING_NOSLASHESCAPE), &n);
+        if (!t)
+            w->bad = 1;
+        else
+            kube_jw_raw(w, t, n);
+        return;
+    }
+    case json_type_string:
+        kube_jw_strn(w, json_object_get_string(o), (size_t)json_object_get_string_len(o));
+        return;
+    case json_type_array: {
+        size_t n = json_object_array_length(o);
+        kube_jw_raw(w, "[", 1);
+        for (size_t i = 0; i < n && !w->bad; i++) {
+            if (i)
+                kube_jw_raw(w, ",", 1);
+            kube_jw_json(w, json_object_array_get_idx(o, i));
+        }
+        kube_jw_raw(w, "]", 1);
+        return;
+    }
+    case json_type_object: {
+        int first = 1;
+        kube_jw_raw(w, "{", 1);
+        json_object_object_foreach(o, k, v)
+        {
+            if (w->bad)
+                break;
+            if (!first)
+                kube_jw_raw(w, ",", 1);
+            first = 0;
+            kube_jw_key(w, k);
+            kube_jw_json(w, v);
+        }
+        kube_jw_raw(w, "}", 1);
+        return;
+    }
+    }
 }

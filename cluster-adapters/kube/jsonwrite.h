@@ -36,4 +36,11 @@ void kube_jw_str(struct kube_jw *w, const char *s);
 void kube_jw_key(struct kube_jw *w, const char *key);
 void kube_jw_int64(struct kube_jw *w, int64_t v);
 
+struct json_object;
+/* The tree o (NULL: null) as json-c prints it with JSON_C_TO_STRING_PLAIN and w's slash
+ * escaping: members in their order, numbers as json-c prints them (a double through json-c
+ * itself, so a number parsed with its text keeps it). Trees with a custom serializer other
+ * than a double's are not supported: muster sets none. */
+void kube_jw_json(struct kube_jw *w, struct json_object *o);
+
 #endif
