@@ -189,12 +189,17 @@ static void send_req_ex(struct ctl *c, struct binding *b, enum kube_verb verb, c
                         const char *again_path)
 {
     /* A JSON patch's tests compare strings as their JSON text on the apiserver
-     * (evanphx/json-patch), which never escapes '/' */
-    int flags =
-        JSON_C_TO_STRING_PLAIN | (verb == KUBE_JSON_PATCH ? JSON_C_TO_STRING_NOSLASHESCAPE : 0);
-    const char *txt = body ? json_object_to_json_string_ext(body, flags) : NULL;
+     * (evanphx/json-patch), which never escapes '/'. Printed by the writer: json-c's
+     * JSON_C_TO_STRING_PLAIN bytes, without the print buffer json-c keeps on the tree. */
+    char stack[4096];
+    struct kube_jw w;
+    kube_jw_init(&w, stack, sizeof stack, verb != KUBE_JSON_PATCH);
+    if (body)
+        kube_jw_json(&w, body);
     /* a builder that returned NULL failed, unless the verb sends no body */
-    send_req_text(c, b, verb, path, sub, txt, body && !txt, tolerate, want_body, again_path);
+    send_req_text(c, b, verb, path, sub, body ? w.buf : NULL, w.bad, tolerate, want_body,
+                  again_path);
+    kube_jw_free(&w);
     json_object_put(body);
 }
 

@@ -2,6 +2,7 @@
  * prints for the tree it stands for (JSON_C_TO_STRING_PLAIN, with and without
  * JSON_C_TO_STRING_NOSLASHESCAPE), across the stack buffer's growth and out of memory. */
 #include "cluster-adapters/kube/jsonwrite.h"
+#include "cluster-adapters/kube/jsonparse.h"
 #include "cluster-adapters/kube/resources.h"
 #include "queue/mem.h"
 #include "queue/resource.h"
@@ -142,7 +143,64 @@ static void test_out_of_memory(void)
     kube_jw_free(&w);
 }
 
+/* Whole objects (the repository's fixtures of every kind muster reads or writes, and a tree of
+ * every JSON type) print as json-c prints them, parsed by json-c or by muster's parser. */
+static void check_tree(json_object *o)
+{
+    for (int slash = 0; slash < 2; slash++) {
+        char stack[128];
+        struct kube_jw w;
+        kube_jw_init(&w, stack, sizeof stack, slash);
+        kube_jw_json(&w, o);
+        const char *want = json_object_to_json_string_ext(
+            o, JSON_C_TO_STRING_PLAIN | (slash ? 0 : JSON_C_TO_STRING_NOSLASHESCAPE));
+        CU_ASSERT_FALSE(w.bad);
+        CU_ASSERT_STRING_EQUAL(w.buf, want);
+        kube_jw_free(&w);
+    }
+}
+
+static void test_trees_as_json_c(void)
+{
+    static const char *const files[] = {"cluster.json", "clusterresourcebinding.json",
+                                        "overridepolicy.json", "podgroup.json",
+                                        "propagationpolicy.json", "queue.json",
+                                        "resourcebinding.json", "work-podgroup.json"};
+    const char *src = getenv("MUSTER_SOURCE_DIR");
+    for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+        char path[1024];
+        snprintf(path, sizeof path, "%s/tests/fixtures/objects/%s", src ? src : ".", files[i]);
+        json_object *o = json_object_from_file(path);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(o);
+        check_tree(o);
+        json_object_put(o);
+    }
+    json_object *o = json_tokener_parse(
+        "{\"n\":null,\"t\":true,\"f\":false,\"i\":-42,\"big\":9223372036854775807,"
+        "\"d\":2.50,\"e\":1e3,\"s\":\"a/b\\n\\u0001\",\"a\":[],\"o\":{},"
+        "\"nest\":[[1,{\"k/\":[null]}],\"x\"]}");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(o);
+    json_object_object_add(o, "u", json_object_new_uint64(UINT64_MAX));
+    json_object_object_add(o, "nul", NULL);
+    json_object_object_add(o, "dbl", json_object_new_double(0.1));
+    check_tree(o);
+    json_object_put(o);
+    /* muster's parser keeps a number's text (json_object_new_double_s) and shares its keys */
+    static const char text[] = "{\"d\":2.50,\"e\":1E3,\"i\":7,\"s\":\"x\",\"l\":[0.5,-0]}";
+    char err[128];
+    CU_ASSERT_EQUAL_FATAL(kube_json_parse(text, sizeof text - 1, 64, &o, err, sizeof err), 0);
+    check_tree(o);
+    json_object_put(o);
+    char stack[8];
+    struct kube_jw w;
+    kube_jw_init(&w, stack, sizeof stack, 0);
+    kube_jw_json(&w, NULL);
+    CU_ASSERT_STRING_EQUAL(w.buf, "null");
+    kube_jw_free(&w);
+}
+
 static CU_TestInfo tests[] = {
+    {"trees print as json-c prints them", test_trees_as_json_c},
     {"strings escaped as json-c prints them", test_strings_as_json_c},
     {"an object of keys, strings and numbers as json-c prints it", test_object_as_json_c},
     {"a resource vector as kube_resvec_json prints", test_resvec_as_json_c},
