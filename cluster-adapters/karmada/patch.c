@@ -477,11 +477,12 @@ static void op_head(struct kube_jw *w, int *first, const char *op, const char *p
     kube_jw_lit(w, ",\"value\":");
 }
 
-static void condition_text(struct kube_jw *w, const char *since, int64_t generation)
+static void condition_text(struct kube_jw *w, const char *since, int64_t generation,
+                           const char *msg)
 {
     kube_jw_lit(w, "{\"type\":\"Scheduled\",\"status\":\"True\",\"reason\":\"Success\","
                    "\"message\":");
-    kube_jw_str(w, KARMADA_GANG_SCHEDULED_MESSAGE);
+    kube_jw_str(w, msg && msg[0] ? msg : KARMADA_GANG_SCHEDULED_MESSAGE);
     kube_jw_lit(w, ",\"lastTransitionTime\":");
     kube_jw_str(w, since);
     kube_jw_lit(w, ",\"observedGeneration\":");
@@ -491,7 +492,8 @@ static void condition_text(struct kube_jw *w, const char *since, int64_t generat
 
 /* Mirrors karmada_patch_status_scheduled_ops operation by operation (its comments say why);
  * tests/unit/karmada/test_patch.c holds the two to the same bytes. */
-int karmada_patch_status_scheduled_ops_write(json_object *rb, const char *now, struct kube_jw *w)
+int karmada_patch_status_scheduled_ops_write(json_object *rb, const char *now, const char *msg,
+                                             struct kube_jw *w)
 {
     if (!now)
         return MUSTER_EINVAL;
@@ -523,7 +525,7 @@ int karmada_patch_status_scheduled_ops_write(json_object *rb, const char *now, s
         kube_jw_lit(w, "null}");
         op_head(w, &first, "add", "/status");
         kube_jw_lit(w, "{\"conditions\":[");
-        condition_text(w, since, generation);
+        condition_text(w, since, generation, msg);
         kube_jw_lit(w, "],\"schedulerObservedGeneration\":");
         kube_jw_int64(w, generation);
         kube_jw_lit(w, ",\"lastScheduledTime\":");
@@ -542,7 +544,7 @@ int karmada_patch_status_scheduled_ops_write(json_object *rb, const char *now, s
         }
         snprintf(path, sizeof path, "/status/conditions/%zu", at);
         op_head(w, &first, "replace", path);
-        condition_text(w, since, generation);
+        condition_text(w, since, generation, msg);
         kube_jw_raw(w, "}", 1);
     } else if (is_arr) {
         for (size_t i = 0; i < n; i++) {
@@ -556,14 +558,14 @@ int karmada_patch_status_scheduled_ops_write(json_object *rb, const char *now, s
             kube_jw_raw(w, "}", 1);
         }
         op_head(w, &first, "add", "/status/conditions/-");
-        condition_text(w, since, generation);
+        condition_text(w, since, generation, msg);
         kube_jw_raw(w, "}", 1);
     } else {
         op_head(w, &first, "test", "/status/conditions");
         kube_jw_lit(w, "null}");
         op_head(w, &first, "add", "/status/conditions");
         kube_jw_raw(w, "[", 1);
-        condition_text(w, since, generation);
+        condition_text(w, since, generation, msg);
         kube_jw_lit(w, "]}");
     }
     op_head(w, &first, "add", "/status/schedulerObservedGeneration");

@@ -866,7 +866,7 @@ static enum step_sent send_status(struct ctl *c, struct binding *b, const struct
         char stack[2048];
         struct kube_jw w;
         kube_jw_init(&w, stack, sizeof stack, 0);
-        int bad = karmada_patch_status_scheduled_ops_write(from, ts, &w) != 0 || w.bad;
+        int bad = karmada_patch_status_scheduled_ops_write(from, ts, NULL, &w) != 0 || w.bad;
         send_req_text(c, b, KUBE_JSON_PATCH, x->path, KARMADA_PATH_RB_STATUS, bad ? NULL : w.buf,
                       bad, 0, 0, NULL);
         kube_jw_free(&w);

@@ -227,11 +227,34 @@ static void test_status_ops_text_as_tree(void)
             struct kube_jw w;
             kube_jw_init(&w, stack, sizeof stack, 0);
             CU_ASSERT_EQUAL(
-                karmada_patch_status_scheduled_ops_write(rb, "2026-11-27T11:00:00Z", &w), 0);
+                karmada_patch_status_scheduled_ops_write(rb, "2026-11-27T11:00:00Z", NULL, &w), 0);
             CU_ASSERT_FALSE(w.bad);
             CU_ASSERT_STRING_EQUAL(w.buf, want);
             if (strcmp(w.buf, want) != 0)
                 fprintf(stderr, "case %zu/%d:\n got  %s\n want %s\n", i, with_gen, w.buf, want);
+            kube_jw_free(&w);
+            /* another message: the tree's condition objects with that message, in place */
+            static const char other[] = "2 of 4 Jobs run: \"min\" <a/b>";
+            size_t nops = json_object_array_length(ops);
+            for (size_t k = 0; k < nops; k++) {
+                json_object *v = json_object_object_get(json_object_array_get_idx(ops, k), "value");
+                json_object *cl = json_object_object_get(v, "conditions");
+                json_object *cond = json_object_is_type(v, json_type_array)
+                                        ? json_object_array_get_idx(v, 0)
+                                    : json_object_is_type(cl, json_type_array)
+                                        ? json_object_array_get_idx(cl, 0)
+                                        : v;
+                if (json_object_object_get(cond, "message") &&
+                    json_object_object_get(cond, "observedGeneration"))
+                    json_object_object_add(cond, "message", json_object_new_string(other));
+            }
+            want = json_object_to_json_string_ext(
+                ops, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
+            CU_ASSERT_PTR_NOT_NULL(strstr(want, "2 of 4 Jobs"));
+            kube_jw_init(&w, stack, sizeof stack, 0);
+            CU_ASSERT_EQUAL(
+                karmada_patch_status_scheduled_ops_write(rb, "2026-11-27T11:00:00Z", other, &w), 0);
+            CU_ASSERT_STRING_EQUAL(w.buf, want);
             kube_jw_free(&w);
             json_object_put(ops);
             json_object_put(rb);
@@ -240,7 +263,7 @@ static void test_status_ops_text_as_tree(void)
     struct kube_jw w;
     char stack[8];
     kube_jw_init(&w, stack, sizeof stack, 0);
-    CU_ASSERT_EQUAL(karmada_patch_status_scheduled_ops_write(NULL, NULL, &w), MUSTER_EINVAL);
+    CU_ASSERT_EQUAL(karmada_patch_status_scheduled_ops_write(NULL, NULL, NULL, &w), MUSTER_EINVAL);
     kube_jw_free(&w);
 }
 
