@@ -163,8 +163,8 @@ uint64_t disp_events_publish_text(struct disp_events *ev, const char *type, cons
     struct ev_slot s = {.id = ev->next_id};
     int idn = snprintf(id, sizeof id, "%" PRIu64, s.id);
     size_t tl = strlen(type);
-    size_t cap = strlen(head) + (size_t)idn + strlen(mid) + tl + strlen(data) + (len - 1) +
-                 (size_t)an + 3;
+    size_t cap =
+        strlen(head) + (size_t)idn + strlen(mid) + tl + strlen(data) + (len - 1) + (size_t)an + 3;
     s.type = muster_strdup(type);
     s.frame = s.type ? muster_malloc(cap) : NULL;
     if (s.frame) {

@@ -74,13 +74,27 @@ void kube_jw_strn(struct kube_jw *w, const char *s, size_t n)
         char esc[7];
         size_t el = 2;
         switch (ch) {
-        case '\b': memcpy(esc, "\\b", 2); break;
-        case '\n': memcpy(esc, "\\n", 2); break;
-        case '\r': memcpy(esc, "\\r", 2); break;
-        case '\t': memcpy(esc, "\\t", 2); break;
-        case '\f': memcpy(esc, "\\f", 2); break;
-        case '"': memcpy(esc, "\\\"", 2); break;
-        case '\\': memcpy(esc, "\\\\", 2); break;
+        case '\b':
+            memcpy(esc, "\\b", 2);
+            break;
+        case '\n':
+            memcpy(esc, "\\n", 2);
+            break;
+        case '\r':
+            memcpy(esc, "\\r", 2);
+            break;
+        case '\t':
+            memcpy(esc, "\\t", 2);
+            break;
+        case '\f':
+            memcpy(esc, "\\f", 2);
+            break;
+        case '"':
+            memcpy(esc, "\\\"", 2);
+            break;
+        case '\\':
+            memcpy(esc, "\\\\", 2);
+            break;
         case '/':
             if (!w->slash)
                 continue;

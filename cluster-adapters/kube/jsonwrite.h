@@ -12,11 +12,11 @@
 #include <stdint.h>
 
 struct kube_jw {
-    char *buf;      /* always NUL-terminated once initialised */
+    char *buf; /* always NUL-terminated once initialised */
     size_t len, cap;
-    int bad;        /* out of memory: the text is incomplete */
-    int heap;       /* buf was allocated here (kube_jw_free releases it) */
-    int slash;      /* escape '/' as "\/" (json-c without JSON_C_TO_STRING_NOSLASHESCAPE) */
+    int bad;   /* out of memory: the text is incomplete */
+    int heap;  /* buf was allocated here (kube_jw_free releases it) */
+    int slash; /* escape '/' as "\/" (json-c without JSON_C_TO_STRING_NOSLASHESCAPE) */
 };
 
 /* Starts an empty text in stack[0..cap) (cap at least 1). */

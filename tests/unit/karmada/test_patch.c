@@ -200,7 +200,8 @@ static void test_status_ops_text_as_tree(void)
         "{\"conditions\":[{\"type\":\"FullyApplied\",\"status\":\"True\"},{\"status\":\"x\"},"
         "{\"type\":7}]}",
         "{\"conditions\":[{\"type\":\"FullyApplied\",\"status\":\"True\"},{\"type\":\"Scheduled\","
-        "\"status\":\"True\",\"reason\":\"Success\",\"lastTransitionTime\":\"2026-11-27T10:00:00Z\","
+        "\"status\":\"True\",\"reason\":\"Success\",\"lastTransitionTime\":\"2026-11-27T10:00:"
+        "00Z\","
         "\"observedGeneration\":3,\"message\":\"<a/b> & \\\"q\\\"\"}]}",
         "{\"conditions\":[{\"type\":\"Scheduled\",\"status\":\"False\",\"reason\":\"a/b\\n\","
         "\"lastTransitionTime\":null,\"observedGeneration\":{\"odd\":[1,2.5,true]}}]}",
@@ -239,17 +240,16 @@ static void test_status_ops_text_as_tree(void)
             for (size_t k = 0; k < nops; k++) {
                 json_object *v = json_object_object_get(json_object_array_get_idx(ops, k), "value");
                 json_object *cl = json_object_object_get(v, "conditions");
-                json_object *cond = json_object_is_type(v, json_type_array)
-                                        ? json_object_array_get_idx(v, 0)
-                                    : json_object_is_type(cl, json_type_array)
-                                        ? json_object_array_get_idx(cl, 0)
-                                        : v;
+                json_object *cond =
+                    json_object_is_type(v, json_type_array)    ? json_object_array_get_idx(v, 0)
+                    : json_object_is_type(cl, json_type_array) ? json_object_array_get_idx(cl, 0)
+                                                               : v;
                 if (json_object_object_get(cond, "message") &&
                     json_object_object_get(cond, "observedGeneration"))
                     json_object_object_add(cond, "message", json_object_new_string(other));
             }
-            want = json_object_to_json_string_ext(
-                ops, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
+            want = json_object_to_json_string_ext(ops, JSON_C_TO_STRING_PLAIN |
+                                                           JSON_C_TO_STRING_NOSLASHESCAPE);
             CU_ASSERT_PTR_NOT_NULL(strstr(want, "2 of 4 Jobs"));
             kube_jw_init(&w, stack, sizeof stack, 0);
             CU_ASSERT_EQUAL(

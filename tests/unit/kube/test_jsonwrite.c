@@ -18,8 +18,8 @@ static const char *const tricky[] = {
     "quote \" and backslash \\",
     "slash / and nvidia.com/gpu",
     "\b\f\n\r\t",
-    "\x01\x02\x1f\x7f end", /* below 0x20 as \u00xx, lower case; 0x7f as it is */
-    "caf\xc3\xa9 \xe2\x9c\x93",  /* UTF-8 as it is */
+    "\x01\x02\x1f\x7f end",     /* below 0x20 as \u00xx, lower case; 0x7f as it is */
+    "caf\xc3\xa9 \xe2\x9c\x93", /* UTF-8 as it is */
     "</script>&<>",
 };
 
@@ -162,10 +162,10 @@ static void check_tree(json_object *o)
 
 static void test_trees_as_json_c(void)
 {
-    static const char *const files[] = {"cluster.json", "clusterresourcebinding.json",
-                                        "overridepolicy.json", "podgroup.json",
+    static const char *const files[] = {"cluster.json",           "clusterresourcebinding.json",
+                                        "overridepolicy.json",    "podgroup.json",
                                         "propagationpolicy.json", "queue.json",
-                                        "resourcebinding.json", "work-podgroup.json"};
+                                        "resourcebinding.json",   "work-podgroup.json"};
     const char *src = getenv("MUSTER_SOURCE_DIR");
     for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
         char path[1024];
