@@ -91,6 +91,15 @@ static char *frame_new(uint64_t id, const char *type, const char *json, size_t *
     return f;
 }
 
+static uint64_t ring_put(struct disp_events *ev, struct ev_slot *sp);
+
+static int64_t now_unix_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
 uint64_t disp_events_publish(struct disp_events *ev, const char *type, struct json_object *data)
 {
     if (!ev || !type) {
@@ -103,18 +112,21 @@ uint64_t disp_events_publish(struct disp_events *ev, const char *type, struct js
         json_object_put(data);
         return 0;
     }
-    if (!json_object_object_get_ex(data, "at", NULL)) {
-        struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        json_object_object_add(
-            data, "at", json_object_new_int64((int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000));
-    }
+    if (!json_object_object_get_ex(data, "at", NULL))
+        json_object_object_add(data, "at", json_object_new_int64(now_unix_ms()));
     const char *json = json_object_to_json_string_ext(data, JSON_C_TO_STRING_PLAIN |
                                                                 JSON_C_TO_STRING_NOSLASHESCAPE);
     struct ev_slot s = {.id = ev->next_id};
     s.type = json ? muster_strdup(type) : NULL;
     s.frame = s.type ? frame_new(s.id, type, json, &s.frame_len) : NULL;
     json_object_put(data);
+    return ring_put(ev, &s);
+}
+
+/* Puts s (its frame made, or none: out of memory) in the ring and wakes every subscriber. */
+static uint64_t ring_put(struct disp_events *ev, struct ev_slot *sp)
+{
+    struct ev_slot s = *sp;
     if (!s.frame) {
         slot_clear(&s);
         return 0;
@@ -136,6 +148,42 @@ uint64_t disp_events_publish(struct disp_events *ev, const char *type, struct js
     }
     ev->iter_next = NULL;
     return e.id;
+}
+
+uint64_t disp_events_publish_text(struct disp_events *ev, const char *type, const char *json,
+                                  size_t len)
+{
+    if (!ev || !type || !json || len < 2 || json[0] != '{' || json[len - 1] != '}')
+        return 0;
+    /* "at" goes last, as json_object_object_add appends it to the tree */
+    char at[48];
+    int an = snprintf(at, sizeof at, "%s\"at\":%" PRId64 "}", len > 2 ? "," : "", now_unix_ms());
+    const char *head = "id: ", *mid = "\nevent: ", *data = "\ndata: ";
+    char id[24];
+    struct ev_slot s = {.id = ev->next_id};
+    int idn = snprintf(id, sizeof id, "%" PRIu64, s.id);
+    size_t tl = strlen(type);
+    size_t cap =
+        strlen(head) + (size_t)idn + strlen(mid) + tl + strlen(data) + (len - 1) + (size_t)an + 3;
+    s.type = muster_strdup(type);
+    s.frame = s.type ? muster_malloc(cap) : NULL;
+    if (s.frame) {
+        char *f = s.frame;
+        size_t n = 0;
+#define PUT(p, l) (memcpy(f + n, (p), (l)), n += (l))
+        PUT(head, strlen(head));
+        PUT(id, (size_t)idn);
+        PUT(mid, strlen(mid));
+        PUT(type, tl);
+        PUT(data, strlen(data));
+        PUT(json, len - 1);
+        PUT(at, (size_t)an);
+        PUT("\n\n", 2);
+#undef PUT
+        f[n] = '\0';
+        s.frame_len = n;
+    }
+    return ring_put(ev, &s);
 }
 
 void disp_events_subscribe(struct disp_events *ev, struct disp_events_sub *sub)

@@ -28,6 +28,13 @@ void disp_events_free(struct disp_events *ev);
  * milliseconds) is added when absent. Returns the event's id (> 0), or 0 when out of memory. */
 uint64_t disp_events_publish(struct disp_events *ev, const char *type, struct json_object *data);
 
+/* The same from the object's text, len bytes of "{...}" as json-c prints the object (one line,
+ * no "at" member): the frame is what disp_events_publish makes of that object, built without a
+ * tree (issue 22: a publish per binding state change). 0 when out of memory or the text is no
+ * object. */
+uint64_t disp_events_publish_text(struct disp_events *ev, const char *type, const char *json,
+                                  size_t len);
+
 /* Chart counters, bucketed per minute over the last hour. now_ms is unix milliseconds. */
 void disp_events_record_admission(struct disp_events *ev, int64_t now_ms, double wait_ms);
 void disp_events_record_dispatch(struct disp_events *ev, int64_t now_ms, double latency_ms);

@@ -115,4 +115,12 @@ int karmada_patch_status_scheduled_ops(json_object *rb, const char *now, json_ob
 int karmada_patch_status_scheduled_msg_ops(json_object *rb, const char *now, const char *msg,
                                            json_object **out);
 
+struct kube_jw;
+/* The same operations written as text into w (kube/jsonwrite.h; w made without slash
+ * escaping): the bytes karmada_patch_status_scheduled_ops's tree prints as, without the tree
+ * (issue 22: one per dispatched RB); msg (NULL or "": KARMADA_GANG_SCHEDULED_MESSAGE) is the
+ * condition's message. 0, or MUSTER_EINVAL (now NULL); out of memory is w->bad. */
+int karmada_patch_status_scheduled_ops_write(json_object *rb, const char *now, const char *msg,
+                                             struct kube_jw *w);
+
 #endif

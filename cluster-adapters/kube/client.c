@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 struct kube_sock {
     uv_poll_t poll; /* embedded; the struct is freed in the poll's close callback */
@@ -17,6 +19,7 @@ struct kube_sock {
     struct kube_client *c;
     struct kube_sock *prev, *next;
     int closing;
+    int idle; /* libcurl stopped watching it (CURL_POLL_REMOVE) but keeps the connection */
 };
 
 #define KUBE_EASY_POOL 128 /* idle easy handles kept for reuse */
@@ -72,6 +75,13 @@ struct kube_client {
     int inflight; /* active calls that are not watches */
     int watching; /* active watches: each holds a connection of the cache while it streams */
     struct kube_sock *socks;
+    /* The poller of each socket libcurl holds open, by fd, idle ones included: a kept
+     * connection's next request polls its socket with the same handle, stopped in between,
+     * instead of a new handle per request (uv_poll_init's two epoll_ctl and an ioctl, a close
+     * callback; issue 22's CPU). Closed when libcurl closes the socket (on_curl_close), so no
+     * handle outlives its fd and no fd number is ever polled by two handles. */
+    struct kube_sock **byfd;
+    int nbyfd;
     int open_handles; /* socket pollers still to see their close callback */
     int timers_open;
     int closing, tearing_down;
@@ -531,6 +541,8 @@ static void sock_close(struct kube_sock *s)
     if (s->closing)
         return;
     s->closing = 1;
+    if (s->fd >= 0 && s->fd < c->nbyfd && c->byfd[s->fd] == s)
+        c->byfd[s->fd] = NULL;
     if (s->prev)
         s->prev->next = s->next;
     else
@@ -539,6 +551,16 @@ static void sock_close(struct kube_sock *s)
         s->next->prev = s->prev;
     uv_poll_stop(&s->poll);
     uv_close((uv_handle_t *)&s->poll, on_sock_closed);
+}
+
+/* A connection's socket (TCP), which libcurl closes through on_curl_close; not, say, the
+ * threaded resolver's socketpair, which it closes itself: only the former are kept idle. */
+static int tcp_socket(curl_socket_t fd)
+{
+    int domain = 0;
+    socklen_t len = sizeof domain;
+    return getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &domain, &len) == 0 &&
+           (domain == AF_INET || domain == AF_INET6);
 }
 
 static int on_curl_socket(CURL *easy, curl_socket_t fd, int action, void *ud, void *sockp)
@@ -550,11 +572,32 @@ static int on_curl_socket(CURL *easy, curl_socket_t fd, int action, void *ud, vo
     if (action == CURL_POLL_REMOVE) {
         if (s) {
             curl_multi_assign(c->multi, fd, NULL);
-            sock_close(s);
+            if (fd >= 0 && fd < c->nbyfd && c->byfd[fd] == s) {
+                uv_poll_stop(&s->poll); /* kept for the connection's next request */
+                s->idle = 1;
+            } else {
+                sock_close(s);
+            }
         }
         return 0;
     }
+    if (!s && fd >= 0 && fd < c->nbyfd && c->byfd[fd] && c->byfd[fd]->idle) {
+        s = c->byfd[fd];
+        s->idle = 0;
+        curl_multi_assign(c->multi, fd, s);
+    }
     if (!s) {
+        if (fd >= c->nbyfd && fd >= 0 && fd < 1 << 20) {
+            int n = c->nbyfd ? c->nbyfd : 64;
+            while (n <= fd)
+                n *= 2;
+            struct kube_sock **t = muster_realloc(c->byfd, (size_t)n * sizeof(*t));
+            if (t) { /* else polled as before, without reuse */
+                memset(t + c->nbyfd, 0, (size_t)(n - c->nbyfd) * sizeof(*t));
+                c->byfd = t;
+                c->nbyfd = n;
+            }
+        }
         s = muster_calloc(1, sizeof(*s));
         if (!s)
             return -1;
@@ -570,7 +613,10 @@ static int on_curl_socket(CURL *easy, curl_socket_t fd, int action, void *ud, vo
             c->socks->prev = s;
         c->socks = s;
         c->open_handles++;
+        c->stats.pollers++;
         curl_multi_assign(c->multi, fd, s);
+        if (fd >= 0 && fd < c->nbyfd && !c->byfd[fd] && tcp_socket(fd))
+            c->byfd[fd] = s;
     }
     int events = 0;
     if (action != CURL_POLL_IN)
@@ -579,6 +625,16 @@ static int on_curl_socket(CURL *easy, curl_socket_t fd, int action, void *ud, vo
         events |= UV_READABLE;
     uv_poll_start(&s->poll, events, on_poll);
     return 0;
+}
+
+/* libcurl closes a socket (CURLOPT_CLOSESOCKETFUNCTION, kept by each connection): its
+ * poller goes first, while the fd is still this socket's. */
+static int on_curl_close(void *ud, curl_socket_t fd)
+{
+    struct kube_client *c = ud;
+    if (fd >= 0 && fd < c->nbyfd && c->byfd[fd])
+        sock_close(c->byfd[fd]);
+    return close(fd);
 }
 
 /* ---- completion ---- */
@@ -760,6 +816,8 @@ static int call_start(struct kube_client *c, struct kube_call *k)
     curl_easy_setopt(e, CURLOPT_ERRORBUFFER, k->errbuf);
     curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(e, CURLOPT_HTTPHEADER, h);
+    curl_easy_setopt(e, CURLOPT_CLOSESOCKETFUNCTION, on_curl_close);
+    curl_easy_setopt(e, CURLOPT_CLOSESOCKETDATA, c);
     curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, on_write);
     curl_easy_setopt(e, CURLOPT_WRITEDATA, k);
     curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, on_header);
@@ -1046,6 +1104,7 @@ static void client_maybe_free(struct kube_client *c)
         return;
     void (*cb)(void *) = c->close_cb;
     void *ud = c->close_ud;
+    muster_free(c->byfd);
     muster_free(c);
     curl_global_cleanup();
     if (cb)

@@ -128,6 +128,8 @@ struct kube_client_stats {
     int inflight;
     int queued;
     int max_inflight_seen;
+    uint64_t pollers; /* socket pollers made: one per connection's socket, kept across its
+                         requests (issue 22), not one per request */
 };
 
 /* Creates a client on loop for cfg. cfg is borrowed (the token file is re-read through it) and

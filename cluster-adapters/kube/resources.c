@@ -1,5 +1,6 @@
 /* JSON resource maps <-> queue resource vectors (see resources.h). */
 #include "cluster-adapters/kube/resources.h"
+#include "cluster-adapters/kube/jsonwrite.h"
 
 #include "queue/errors.h"
 #include "queue/quantity.h"
@@ -146,4 +147,22 @@ json_object *kube_resvec_json(const struct queue_resnames *names, const struct q
         }
     }
     return obj;
+}
+
+void kube_resvec_write(struct kube_jw *w, const struct queue_resnames *names,
+                       const struct queue_resvec *v)
+{
+    int any = 0;
+    kube_jw_raw(w, "{", 1);
+    for (uint32_t i = 0; i < v->len; i++) {
+        char buf[QUEUE_QTY_STR_MAX];
+        const char *name = queue_resnames_name(names, v->items[i].id);
+        if (!name || queue_qty_format_auto(v->items[i].milli, buf, sizeof(buf)) < 0)
+            continue;
+        if (any++)
+            kube_jw_raw(w, ",", 1);
+        kube_jw_key(w, name);
+        kube_jw_str(w, buf);
+    }
+    kube_jw_raw(w, "}", 1);
 }

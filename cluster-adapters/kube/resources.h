@@ -30,4 +30,10 @@ int kube_resvec_parse_limits_text(struct queue_resnames *names, const char *text
 /* A new JSON object for v, quantities in canonical form (NULL on allocation failure). */
 json_object *kube_resvec_json(const struct queue_resnames *names, const struct queue_resvec *v);
 
+struct kube_jw;
+/* The same object written as text (jsonwrite.h): the bytes json-c prints for kube_resvec_json's
+ * answer with w's slash escaping. */
+void kube_resvec_write(struct kube_jw *w, const struct queue_resnames *names,
+                       const struct queue_resvec *v);
+
 #endif

@@ -4,6 +4,7 @@
 
 #include "cluster-adapters/karmada/gang_split.h"
 #include "cluster-adapters/karmada/workload_groups.h"
+#include "cluster-adapters/kube/jsonwrite.h"
 
 const char *const ctl__state_names[] = {"waiting",  "parked",     "undoing", "backoff", "pending",
                                         "admitted", "dispatched", "running", "done"};
@@ -545,18 +546,33 @@ void ctl__set_reason(struct binding *b, const char *reason, const char *fmt, ...
     }
 }
 
-static json_object *shares_json(const struct binding *b)
+/* The "binding" event's data as json-c printed the tree it was built as until issue 22 (keys in
+ * that order, slashes unescaped): written straight into text, a publish per state change. */
+void ctl__binding_event_text(struct kube_jw *w, struct ctl *c, const struct binding *b,
+                             const char *state, const char *reason)
 {
-    json_object *a = json_object_new_array();
-    for (uint32_t i = 0; a && i < b->nshares; i++) {
-        json_object *o = json_object_new_object();
-        if (!o)
-            break;
-        json_object_object_add(o, "name", json_object_new_string(b->shares[i].cluster));
-        json_object_object_add(o, "replicas", json_object_new_int(b->shares[i].replicas));
-        json_object_array_add(a, o);
+    const char *slash = strchr(b->key, '/');
+    kube_jw_lit(w, "{\"namespace\":");
+    kube_jw_strn(w, b->key, (size_t)(slash - b->key));
+    kube_jw_lit(w, ",\"name\":");
+    kube_jw_str(w, slash + 1);
+    kube_jw_lit(w, ",\"queue\":");
+    kube_jw_str(w, b->queue);
+    kube_jw_lit(w, ",\"state\":");
+    kube_jw_str(w, state);
+    kube_jw_lit(w, ",\"reason\":");
+    kube_jw_str(w, reason ? reason : "");
+    kube_jw_lit(w, ",\"clusters\":[");
+    for (uint32_t i = 0; i < b->nshares; i++) {
+        kube_jw_lit(w, i ? ",{\"name\":" : "{\"name\":");
+        kube_jw_str(w, b->shares[i].cluster);
+        kube_jw_lit(w, ",\"replicas\":");
+        kube_jw_int64(w, b->shares[i].replicas);
+        kube_jw_raw(w, "}", 1);
     }
-    return a;
+    kube_jw_lit(w, "],\"request\":");
+    kube_resvec_write(w, c->names, &b->gang);
+    kube_jw_raw(w, "}", 1);
 }
 
 void ctl__publish_binding(struct ctl *c, const struct binding *b, const char *state,
@@ -564,24 +580,20 @@ void ctl__publish_binding(struct ctl *c, const struct binding *b, const char *st
 {
     if (!c->opt.events)
         return;
-    json_object *o = json_object_new_object();
-    if (!o)
-        return;
-    const char *slash = strchr(b->key, '/');
-    json_object_object_add(o, "namespace",
-                           json_object_new_string_len(b->key, (int)(slash - b->key)));
-    json_object_object_add(o, "name", json_object_new_string(slash + 1));
-    json_object_object_add(o, "queue", json_object_new_string(b->queue));
-    json_object_object_add(o, "state", json_object_new_string(state));
-    json_object_object_add(o, "reason", json_object_new_string(reason ? reason : ""));
-    json_object_object_add(o, "clusters", shares_json(b));
-    json_object_object_add(o, "request", kube_resvec_json(c->names, &b->gang));
-    disp_events_publish(c->opt.events, "binding", o);
-    json_object *q = json_object_new_object();
-    if (q) {
-        json_object_object_add(q, "name", json_object_new_string(b->queue));
-        disp_events_publish(c->opt.events, "queue", q);
-    }
+    char stack[1024];
+    struct kube_jw w;
+    kube_jw_init(&w, stack, sizeof stack, 0);
+    ctl__binding_event_text(&w, c, b, state, reason);
+    if (!w.bad)
+        disp_events_publish_text(c->opt.events, "binding", w.buf, w.len);
+    kube_jw_free(&w);
+    kube_jw_init(&w, stack, sizeof stack, 0);
+    kube_jw_lit(&w, "{\"name\":");
+    kube_jw_str(&w, b->queue);
+    kube_jw_raw(&w, "}", 1);
+    if (!w.bad)
+        disp_events_publish_text(c->opt.events, "queue", w.buf, w.len);
+    kube_jw_free(&w);
 }
 
 void ctl__notice(struct ctl *c, const char *level, const char *fmt, ...)

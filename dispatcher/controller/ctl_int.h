@@ -1001,6 +1001,10 @@ __attribute__((format(printf, 3, 4))) void ctl__notice(struct ctl *c, const char
                                                        const char *fmt, ...);
 void ctl__publish_binding(struct ctl *c, const struct binding *b, const char *state,
                           const char *reason);
+struct kube_jw;
+/* The "binding" event's data object as text (ctl__publish_binding; its unit test). */
+void ctl__binding_event_text(struct kube_jw *w, struct ctl *c, const struct binding *b,
+                             const char *state, const char *reason);
 void ctl__rb_gone(struct ctl *c, json_object *rb);
 int ctl__rb_skipped(json_object *rb);
 void ctl__rb_upsert(struct ctl *c, json_object *rb);

@@ -2,6 +2,9 @@
  * request for it is sent (docs/dispatcher.md, "Durability"). */
 #include "dispatcher/controller/ctl_int.h"
 
+#include "cluster-adapters/kube/jsonwrite.h"
+#include "cluster-adapters/kube/resources.h"
+
 /* The crash point passed once a write of this kind is committed, before anything is sent for
  * it (docs/dispatcher.md). A rollback's two rows share one. */
 static const char *const lw_crashpoint[] = {
@@ -117,10 +120,13 @@ void ctl__clusters_text(const struct binding *b, char *buf, size_t cap)
 /* A full row for an insert: the binding's identity and request. */
 int ctl__lw_fill_new(struct ctl *c, struct lwrite *w, struct binding *b)
 {
-    json_object *req = kube_resvec_json(c->names, &b->gang);
-    const char *txt = req ? json_object_to_json_string_ext(req, JSON_C_TO_STRING_PLAIN) : NULL;
-    w->request = txt ? muster_strdup(txt) : NULL;
-    json_object_put(req);
+    /* the bytes json-c printed for kube_resvec_json's tree (slashes escaped), without one */
+    char stack[256];
+    struct kube_jw jw;
+    kube_jw_init(&jw, stack, sizeof stack, 1);
+    kube_resvec_write(&jw, c->names, &b->gang);
+    w->request = jw.bad ? NULL : muster_strdup(jw.buf);
+    kube_jw_free(&jw);
     if (!w->request)
         return MUSTER_ENOMEM;
     w->row.id = 0;

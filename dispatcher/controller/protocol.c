@@ -2,6 +2,8 @@
  * and what an answer moves on to. */
 #include "dispatcher/controller/ctl_int.h"
 
+#include "cluster-adapters/kube/jsonwrite.h"
+
 static int send_again(struct ctl *c, struct binding *b, struct request_ctx *rq);
 static void step_done(struct ctl *c, struct binding *b);
 static const char *step_crash_one(enum step st);
@@ -141,21 +143,16 @@ void ctl__on_response(int err, const struct kube_response *resp, void *ud)
 /* Sends one request of b's current step; body is consumed. want_body keeps the answer in
  * its ctl_act's reply; again_path (a create's object path) makes a 409 AlreadyExists replace the
  * existing object with body by a merge patch. */
-static void send_req_ex(struct ctl *c, struct binding *b, enum kube_verb verb, const char *path,
-                        const char *sub, json_object *body, int tolerate, int want_body,
-                        const char *again_path)
+/* send_req_ex with the body as text (NULL: none): what a body written without a tree sends
+ * (kube/jsonwrite.h); bad: its writer failed. */
+static void send_req_text(struct ctl *c, struct binding *b, enum kube_verb verb, const char *path,
+                          const char *sub, const char *txt, int bad, int tolerate, int want_body,
+                          const char *again_path)
 {
     struct request_ctx *rq = muster_calloc(1, sizeof(*rq));
-    /* A JSON patch's tests compare strings as their JSON text on the apiserver
-     * (evanphx/json-patch), which never escapes '/' */
-    int flags =
-        JSON_C_TO_STRING_PLAIN | (verb == KUBE_JSON_PATCH ? JSON_C_TO_STRING_NOSLASHESCAPE : 0);
-    const char *txt = body ? json_object_to_json_string_ext(body, flags) : NULL;
     /* Only deletes and reads go without a body: a builder that returned NULL failed. */
-    if (!rq || (body && !txt) ||
-        (!body && verb != KUBE_DELETE && verb != KUBE_GET && verb != KUBE_LIST)) {
+    if (!rq || bad || (!txt && verb != KUBE_DELETE && verb != KUBE_GET && verb != KUBE_LIST)) {
         muster_free(rq);
-        json_object_put(body);
         b->step_failed = 1;
         return;
     }
@@ -170,7 +167,6 @@ static void send_req_ex(struct ctl *c, struct binding *b, enum kube_verb verb, c
             muster_free(rq->again_path);
             muster_free(rq->again_body);
             muster_free(rq);
-            json_object_put(body);
             b->step_failed = 1;
             return;
         }
@@ -179,7 +175,6 @@ static void send_req_ex(struct ctl *c, struct binding *b, enum kube_verb verb, c
         .verb = verb, .path = path, .subresource = sub, .body = txt, .discard_body = !want_body};
     b->inflight++;
     int rc = kube_request(c->kube, &req, ctl__on_response, rq);
-    json_object_put(body);
     if (rc) {
         b->inflight--;
         muster_free(rq->again_path);
@@ -187,6 +182,25 @@ static void send_req_ex(struct ctl *c, struct binding *b, enum kube_verb verb, c
         muster_free(rq);
         b->step_failed = 1;
     }
+}
+
+static void send_req_ex(struct ctl *c, struct binding *b, enum kube_verb verb, const char *path,
+                        const char *sub, json_object *body, int tolerate, int want_body,
+                        const char *again_path)
+{
+    /* A JSON patch's tests compare strings as their JSON text on the apiserver
+     * (evanphx/json-patch), which never escapes '/'. Printed by the writer: json-c's
+     * JSON_C_TO_STRING_PLAIN bytes, without the print buffer json-c keeps on the tree. */
+    char stack[4096];
+    struct kube_jw w;
+    kube_jw_init(&w, stack, sizeof stack, verb != KUBE_JSON_PATCH);
+    if (body)
+        kube_jw_json(&w, body);
+    /* a builder that returned NULL failed, unless the verb sends no body */
+    send_req_text(c, b, verb, path, sub, body ? w.buf : NULL, w.bad, tolerate, want_body,
+                  again_path);
+    kube_jw_free(&w);
+    json_object_put(body);
 }
 
 static void send_req(struct ctl *c, struct binding *b, enum kube_verb verb, const char *path,
@@ -848,11 +862,20 @@ static enum step_sent send_status(struct ctl *c, struct binding *b, const struct
         return STEP_SENT;
     }
     json_object *body = NULL;
-    /* a JobSet at fewer Jobs says which run and why the rest never does (issue 20) */
-    char fewer[256] = "";
-    ctl__jobset_min_sentence(b, fewer, sizeof fewer);
-    karmada_patch_status_scheduled_msg_ops(from, ts, fewer, &body);
-    send_req(c, b, KUBE_JSON_PATCH, x->path, KARMADA_PATH_RB_STATUS, body, 0);
+    {
+        /* a JobSet at fewer Jobs says which run and why the rest never does (issue 20); written
+         * as text: the bytes the operations' tree printed as (JSON patch: slashes unescaped, as
+         * send_req_ex prints it), without building it (issue 22) */
+        char fewer[256] = "";
+        ctl__jobset_min_sentence(b, fewer, sizeof fewer);
+        char stack[2048];
+        struct kube_jw w;
+        kube_jw_init(&w, stack, sizeof stack, 0);
+        int bad = karmada_patch_status_scheduled_ops_write(from, ts, fewer, &w) != 0 || w.bad;
+        send_req_text(c, b, KUBE_JSON_PATCH, x->path, KARMADA_PATH_RB_STATUS, bad ? NULL : w.buf,
+                      bad, 0, 0, NULL);
+        kube_jw_free(&w);
+    }
     struct binding **rbs;
     uint32_t nrbs = ctl__pg_rbs(b, &rbs);
     for (uint32_t r = 0; r < nrbs; r++) {

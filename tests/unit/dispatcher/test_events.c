@@ -167,7 +167,74 @@ static void test_out_of_memory(void)
     muster_mem_reset();
 }
 
+/* The data line of a frame, "at" cut off: the rest of the bytes must match. */
+static void data_without_at(const char *frame, char *out, size_t cap)
+{
+    const char *d = strstr(frame, "data: ");
+    const char *at = d ? strstr(d, "\"at\":") : NULL;
+    snprintf(out, cap, "%.*s", at ? (int)(at - d) : 0, d ? d : "");
+}
+
+/* publish_text makes the frame publish makes of the same object: id, event, data with "at"
+ * appended last; "{}" gets "at" alone; anything but an object's text is refused. */
+static void test_publish_text_as_publish(void)
+{
+    static const char *const texts[] = {
+        "{\"namespace\":\"team-a\",\"name\":\"job\",\"reason\":\"a \\\"q\\\" /x\",\"clusters\":"
+        "[{\"name\":\"c1\",\"replicas\":2}],\"request\":{\"nvidia.com/gpu\":\"8\"}}",
+        "{}",
+    };
+    struct disp_events *ev = disp_events_new(8);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(ev);
+    for (size_t i = 0; i < sizeof texts / sizeof *texts; i++) {
+        struct seen a = {0}, b = {0};
+        struct disp_events_sub sa = {collect, &a, NULL, NULL};
+        disp_events_subscribe(ev, &sa);
+        uint64_t id1 = disp_events_publish(ev, "binding", json_tokener_parse(texts[i]));
+        disp_events_unsubscribe(ev, &sa);
+        struct disp_events_sub sb = {collect, &b, NULL, NULL};
+        disp_events_subscribe(ev, &sb);
+        uint64_t id2 = disp_events_publish_text(ev, "binding", texts[i], strlen(texts[i]));
+        disp_events_unsubscribe(ev, &sb);
+        CU_ASSERT_EQUAL(id2, id1 + 1);
+        char da[256], db[256], head[64];
+        data_without_at(a.last, da, sizeof da);
+        data_without_at(b.last, db, sizeof db);
+        CU_ASSERT(strlen(da) > 6);
+        CU_ASSERT_STRING_EQUAL(da, db);
+        snprintf(head, sizeof head, "id: %llu\nevent: binding\ndata: ", (unsigned long long)id2);
+        CU_ASSERT_EQUAL(strncmp(b.last, head, strlen(head)), 0);
+        /* the data parses, with a number "at", and ends the frame with one blank line */
+        const char *d = strstr(b.last, "data: ") + 6;
+        size_t dl = strlen(d);
+        CU_ASSERT(dl > 2 && d[dl - 1] == '\n' && d[dl - 2] == '\n');
+        json_object *o = json_tokener_parse(d);
+        CU_ASSERT_PTR_NOT_NULL(o);
+        CU_ASSERT_TRUE(json_object_is_type(json_object_object_get(o, "at"), json_type_int));
+        json_object_put(o);
+    }
+    CU_ASSERT_EQUAL(disp_events_publish_text(ev, "binding", "[1]", 3), 0);
+    CU_ASSERT_EQUAL(disp_events_publish_text(ev, "binding", "{", 1), 0);
+    CU_ASSERT_EQUAL(disp_events_publish_text(ev, "binding", NULL, 0), 0);
+    CU_ASSERT_EQUAL(disp_events_publish_text(NULL, "binding", "{}", 2), 0);
+    /* out of memory: nothing published, nothing leaked */
+    struct muster_mem_stats st;
+    uint64_t last = disp_events_last_id(ev);
+    for (long k = 0; k < 2; k++) {
+        muster_mem_reset();
+        muster_mem_fail_after(k);
+        CU_ASSERT_EQUAL(disp_events_publish_text(ev, "queue", "{}", 2), 0);
+        muster_mem_fail_after(-1);
+        muster_mem_stats(&st);
+        CU_ASSERT_EQUAL(st.allocs, st.frees);
+    }
+    muster_mem_reset();
+    CU_ASSERT_EQUAL(disp_events_last_id(ev), last);
+    disp_events_free(ev);
+}
+
 static CU_TestInfo tests[] = {
+    {"publish_text frames as publish does", test_publish_text_as_publish},
     {"the ring keeps the newest and says when an id fell out", test_ring_keeps_the_newest},
     {"frames and subscribers", test_frames_and_subscribers},
     {"a subscriber may leave in its callback", test_a_subscriber_may_leave_in_its_callback},

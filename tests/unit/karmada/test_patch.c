@@ -4,6 +4,7 @@
 #include "cluster-adapters/kube/schema.h"
 #include "cluster-adapters/sim/patch.h"
 #include "cluster-adapters/karmada/patch.h"
+#include "cluster-adapters/kube/jsonwrite.h"
 #include "queue/errors.h"
 #include "testing.h"
 
@@ -185,6 +186,87 @@ static void test_waiting_condition(void)
     json_object_put(rb);
 }
 
+/* The status patch's operations written as text are the bytes the tree printed as (send_status
+ * sent the tree's print until issue 22), for every shape of status the tree's builder tells
+ * apart: none, no list, a list without Scheduled, Scheduled True or False at some index, odd
+ * member types, a name needing escapes. */
+static void test_status_ops_text_as_tree(void)
+{
+    static const char *const statuses[] = {
+        NULL, /* no status at all */
+        "{}",
+        "{\"conditions\":null}",
+        "{\"conditions\":[]}",
+        "{\"conditions\":[{\"type\":\"FullyApplied\",\"status\":\"True\"},{\"status\":\"x\"},"
+        "{\"type\":7}]}",
+        "{\"conditions\":[{\"type\":\"FullyApplied\",\"status\":\"True\"},{\"type\":\"Scheduled\","
+        "\"status\":\"True\",\"reason\":\"Success\",\"lastTransitionTime\":\"2026-11-27T10:00:"
+        "00Z\","
+        "\"observedGeneration\":3,\"message\":\"<a/b> & \\\"q\\\"\"}]}",
+        "{\"conditions\":[{\"type\":\"Scheduled\",\"status\":\"False\",\"reason\":\"a/b\\n\","
+        "\"lastTransitionTime\":null,\"observedGeneration\":{\"odd\":[1,2.5,true]}}]}",
+        "[1]", /* not an object */
+    };
+    for (size_t i = 0; i < sizeof statuses / sizeof *statuses; i++) {
+        for (int with_gen = 0; with_gen < 2; with_gen++) {
+            json_object *rb = fixture();
+            json_object *md = at(rb, "metadata", NULL, NULL);
+            if (with_gen)
+                json_object_object_add(md, "generation", json_object_new_int64(12));
+            else
+                json_object_object_del(md, "generation");
+            json_object_object_del(rb, "status");
+            if (statuses[i])
+                json_object_object_add(rb, "status", json_tokener_parse(statuses[i]));
+            json_object *ops = NULL;
+            CU_ASSERT_EQUAL(karmada_patch_status_scheduled_ops(rb, "2026-11-27T11:00:00Z", &ops),
+                            0);
+            CU_ASSERT_PTR_NOT_NULL_FATAL(ops);
+            const char *want = json_object_to_json_string_ext(
+                ops, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
+            char stack[64];
+            struct kube_jw w;
+            kube_jw_init(&w, stack, sizeof stack, 0);
+            CU_ASSERT_EQUAL(
+                karmada_patch_status_scheduled_ops_write(rb, "2026-11-27T11:00:00Z", NULL, &w), 0);
+            CU_ASSERT_FALSE(w.bad);
+            CU_ASSERT_STRING_EQUAL(w.buf, want);
+            if (strcmp(w.buf, want) != 0)
+                fprintf(stderr, "case %zu/%d:\n got  %s\n want %s\n", i, with_gen, w.buf, want);
+            kube_jw_free(&w);
+            /* another message: the tree's condition objects with that message, in place */
+            static const char other[] = "2 of 4 Jobs run: \"min\" <a/b>";
+            size_t nops = json_object_array_length(ops);
+            for (size_t k = 0; k < nops; k++) {
+                json_object *v = json_object_object_get(json_object_array_get_idx(ops, k), "value");
+                json_object *cl = json_object_object_get(v, "conditions");
+                json_object *cond =
+                    json_object_is_type(v, json_type_array)    ? json_object_array_get_idx(v, 0)
+                    : json_object_is_type(cl, json_type_array) ? json_object_array_get_idx(cl, 0)
+                                                               : v;
+                if (json_object_object_get(cond, "message") &&
+                    json_object_object_get(cond, "observedGeneration"))
+                    json_object_object_add(cond, "message", json_object_new_string(other));
+            }
+            want = json_object_to_json_string_ext(ops, JSON_C_TO_STRING_PLAIN |
+                                                           JSON_C_TO_STRING_NOSLASHESCAPE);
+            CU_ASSERT_PTR_NOT_NULL(strstr(want, "2 of 4 Jobs"));
+            kube_jw_init(&w, stack, sizeof stack, 0);
+            CU_ASSERT_EQUAL(
+                karmada_patch_status_scheduled_ops_write(rb, "2026-11-27T11:00:00Z", other, &w), 0);
+            CU_ASSERT_STRING_EQUAL(w.buf, want);
+            kube_jw_free(&w);
+            json_object_put(ops);
+            json_object_put(rb);
+        }
+    }
+    struct kube_jw w;
+    char stack[8];
+    kube_jw_init(&w, stack, sizeof stack, 0);
+    CU_ASSERT_EQUAL(karmada_patch_status_scheduled_ops_write(NULL, NULL, NULL, &w), MUSTER_EINVAL);
+    kube_jw_free(&w);
+}
+
 static void test_cleanup(void)
 {
     kube_schema_free(rb_schema);
@@ -192,6 +274,7 @@ static void test_cleanup(void)
 }
 
 static CU_TestInfo tests[] = {
+    {"the status operations written as text print as the tree", test_status_ops_text_as_tree},
     {"hold keeps dispatching", test_hold_keeps_dispatching},
     {"the webhook's JSON patch", test_webhook_patch},
     {"the waiting condition, written only when it changes", test_waiting_condition},

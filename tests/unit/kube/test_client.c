@@ -925,6 +925,9 @@ static void test_many_requests(void)
     kube_client_stats(t.client, &st);
     CU_ASSERT(st.max_inflight_seen <= 8);
     CU_ASSERT(st.connections <= 8);
+    /* each connection's socket is polled by one handle across its requests */
+    CU_ASSERT(st.pollers >= 1);
+    CU_ASSERT(st.pollers <= st.connections);
     CU_ASSERT_EQUAL(t.srv.requests, 1000);
     teardown(&t);
 }
