@@ -43,6 +43,9 @@ struct kube_reflector_handler {
      * last page; the informer uses this to hold each item already in the form it caches, so
      * the decoded pages do not all live at once. */
     struct json_object *(*on_list_item)(void *ud, struct json_object *obj);
+    /* Optional: a list starts over (its first page is asked for), so what on_list_item saw of
+     * an earlier attempt that did not complete no longer counts. */
+    void (*on_list_start)(void *ud);
 };
 
 struct kube_reflector_opts {
