@@ -28,6 +28,9 @@ struct kube_informer_entry {
                         resourceVersion, NUL, and the packed object (kube/frozen.h) */
 };
 #define NO_TIDX UINT32_MAX
+/* what an entry takes before its key: sizeof would add the struct's tail padding (6 bytes of
+ * every cached object) */
+#define ENTRY_HDR offsetof(struct kube_informer_entry, key)
 
 #define KEY_MAX 512 /* namespace (63) + name (253) fit with room to spare */
 
@@ -360,7 +363,7 @@ static void upsert_frozen(struct kube_informer *inf, const char *item, size_t n,
     } else if (inf->count + 1 > inf->nbuckets && grow(inf) == 0) {
         pp = find_slot(inf, key, h);
     }
-    struct kube_informer_entry *e = muster_malloc(sizeof(*e) + n);
+    struct kube_informer_entry *e = muster_malloc(ENTRY_HDR + n);
     if (!e) {
         json_object_put(tree);
         report(inf, MUSTER_ENOMEM, "out of memory caching an object");
@@ -443,7 +446,7 @@ static void upsert(struct kube_informer *inf, struct json_object *obj, int forme
     if (inf->count + 1 > inf->nbuckets && grow(inf) == 0)
         pp = find_slot(inf, key, h);
     size_t kl = strlen(key);
-    e = muster_malloc(sizeof(*e) + kl + 1);
+    e = muster_malloc(ENTRY_HDR + kl + 1);
     if (!e) {
         report(inf, MUSTER_ENOMEM, "out of memory caching an object");
         return;
