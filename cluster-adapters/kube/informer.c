@@ -497,6 +497,10 @@ static void on_list(void *ud, struct json_object *items, const char *rv)
         }
         upsert_frozen(inf, json_object_get_string(it), (size_t)json_object_get_string_len(it),
                       NULL);
+        /* Copied into its entry: the held item goes now, not with the list, so a relist that
+         * brings many new objects does not hold each twice until its end, and the next entry
+         * reuses its memory (the reflector drops the list after this call). */
+        json_object_array_put_idx(items, i, NULL);
         /* a list of a million: the handlers were told of these and keep what they want */
         if (inf->nthawed >= 1024)
             kube_informer_trim(inf);

@@ -31,7 +31,9 @@ enum kube_event_type {
 /* Every callback is optional. Objects are borrowed for the call (json_object_get to keep). */
 struct kube_reflector_handler {
     /* A complete list after every (re)list: all pages' items in one array, and its version.
-     * The receiver replaces its view with it (the informer diffs it against its cache). */
+     * The receiver replaces its view with it (the informer diffs it against its cache). The
+     * array is the receiver's to empty (the informer releases each item as it applies it);
+     * the reflector only drops it afterwards. */
     void (*on_list)(void *ud, struct json_object *items, const char *resource_version);
     /* One watch event. Bookmarks only advance the version and are not passed on. */
     void (*on_event)(void *ud, enum kube_event_type type, struct json_object *obj);
