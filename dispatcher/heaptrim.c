@@ -20,7 +20,8 @@ int heaptrim_due(size_t heap, size_t inuse, size_t last_heap, size_t last_inuse)
 static void on_tick(uv_timer_t *t)
 {
     struct heaptrim *h = t->data;
-    /* mallinfo2 walks the free lists: a few milliseconds for a heap of a million bindings */
+    /* mallinfo2 walks the free lists: 10-40 ms on the heap of 200,000 pending bindings
+     * (docs/benchmarks.md, session 12), hence once a second and no more */
     struct mallinfo2 mi = mallinfo2();
     size_t heap = mi.arena, inuse = mi.uordblks;
     if (heaptrim_due(heap, inuse, h->last_heap, h->last_inuse)) {
