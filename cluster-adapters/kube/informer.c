@@ -28,6 +28,9 @@ struct kube_informer_entry {
                         resourceVersion, NUL, and the packed object (kube/frozen.h) */
 };
 #define NO_TIDX UINT32_MAX
+/* what an entry takes before its key: sizeof would add the struct's tail padding (6 bytes of
+ * every cached object) */
+#define ENTRY_HDR offsetof(struct kube_informer_entry, key)
 
 #define KEY_MAX 512 /* namespace (63) + name (253) fit with room to spare */
 
@@ -443,7 +446,7 @@ static void upsert_frozen(struct kube_informer *inf, const char *item, size_t n,
                           struct json_object *tree)
 {
     size_t kl = strlen(item), hdr = kl + 1 + strlen(item + kl + 1) + 1;
-    struct kube_informer_entry *e = muster_malloc(sizeof(*e) + n);
+    struct kube_informer_entry *e = muster_malloc(ENTRY_HDR + n);
     if (!e) {
         json_object_put(tree);
         report(inf, MUSTER_ENOMEM, "out of memory caching an object");
@@ -546,7 +549,7 @@ static void upsert(struct kube_informer *inf, struct json_object *obj, int forme
     if (inf->count + 1 > inf->nbuckets && grow(inf) == 0)
         pp = find_slot(inf, key, h);
     size_t kl = strlen(key);
-    e = muster_malloc(sizeof(*e) + kl + 1);
+    e = muster_malloc(ENTRY_HDR + kl + 1);
     if (!e) {
         report(inf, MUSTER_ENOMEM, "out of memory caching an object");
         return;
@@ -580,17 +583,27 @@ static void entry_remove(struct kube_informer *inf, struct kube_informer_entry *
 static void on_list(void *ud, struct json_object *items, const char *rv)
 {
     struct kube_informer *inf = ud;
-    inf->gen++;
+    /* a frozen informer's list took its generation when it started (on_list_start) and marked
+     * the entries it replays with it (list_item) */
+    if (!inf->listing)
+        inf->gen++;
+    inf->listing = 0;
     size_t n = json_object_array_length(items);
     /* the items are in their cached form already (list_item) */
     for (size_t i = 0; i < n; i++) {
         struct json_object *it = json_object_array_get_idx(items, i);
+        if (inf->replay && it == inf->replay)
+            continue;
         if (!inf->frozen || !json_object_is_type(it, json_type_string)) {
             upsert(inf, it, 1);
             continue;
         }
         upsert_frozen(inf, json_object_get_string(it), (size_t)json_object_get_string_len(it),
                       NULL);
+        /* Copied into its entry: the held item goes now, not with the list, so a relist that
+         * brings many new objects does not hold each twice until its end, and the next entry
+         * reuses its memory (the reflector drops the list after this call). */
+        json_object_array_put_idx(items, i, NULL);
         /* a list of a million: the handlers were told of these and keep what they want */
         if (inf->nthawed >= 1024)
             kube_informer_trim(inf);
@@ -635,11 +648,44 @@ static void on_event(void *ud, enum kube_event_type type, struct json_object *ob
     json_object_put(final);
 }
 
+/* A list (re)starts: its own generation, so what an attempt that failed marked does not count
+ * as listed (on_list deletes what the list does not hold). */
+static void on_list_start(void *ud)
+{
+    struct kube_informer *inf = ud;
+    if (!inf->frozen)
+        return;
+    inf->gen++;
+    inf->listing = 1;
+}
+
+/* The shared stand-in for a listed item the cache holds at the same resourceVersion, marked
+ * listed (a replay: on_list would drop the copy and tell no one), or NULL when obj is not one.
+ * A relist after a 410 returns mostly what is cached: holding each packed again until the last
+ * page was a second copy of the cache at the relist's peak (docs/benchmarks.md, session 12). */
+static struct json_object *list_replay(struct kube_informer *inf, struct json_object *obj)
+{
+    char key[KEY_MAX];
+    if (!inf->listing || !inf->count || obj_key(obj, key, sizeof key) < 0)
+        return NULL;
+    struct kube_informer_entry *e = *find_slot(inf, key, hash_key(key));
+    /* rvoff 0: an entry kept as a tree (it could not be packed), versioned in its tree */
+    if (!e || !e->rvoff || strcmp(entry_rv(e), obj_rv(obj)) != 0)
+        return NULL;
+    if (!inf->replay && !(inf->replay = json_object_new_int(0)))
+        return NULL;
+    e->gen = inf->gen;
+    return json_object_get(inf->replay);
+}
+
 static struct json_object *list_item(void *ud, struct json_object *obj)
 {
     struct kube_informer *inf = ud;
     if (!inf->frozen)
         return cached_form(inf, obj, NULL);
+    struct json_object *same = list_replay(inf, obj);
+    if (same)
+        return same;
     /* a page of a list is held until the last page: packed, as a string (on_list unpacks) */
     struct json_object *out = inf->transform ? inf->transform(inf->ud, obj) : NULL;
     size_t n;
@@ -673,7 +719,8 @@ int kube_informer_init(struct kube_informer *inf, uv_loop_t *loop, struct kube_c
     if (h)
         inf->h = *h;
     inf->ud = ud;
-    static const struct kube_reflector_handler rh = {on_list, on_event, on_error, list_item};
+    static const struct kube_reflector_handler rh = {on_list, on_event, on_error, list_item,
+                                                      on_list_start};
     int rc = kube_reflector_init(&inf->reflector, loop, client, opts, &rh, inf);
     if (rc < 0) {
         muster_free(inf->buckets);
@@ -708,6 +755,8 @@ static void on_reflector_closed(struct kube_reflector *r)
     muster_free(inf->thawed);
     inf->thawed = NULL;
     inf->nthawed = inf->thawcap = 0;
+    json_object_put(inf->replay);
+    inf->replay = NULL;
     inf->nbuckets = inf->count = 0;
     if (inf->close_cb)
         inf->close_cb(inf);

@@ -47,6 +47,10 @@ struct kube_informer {
     size_t nthawed, thawcap;
     void (*close_cb)(struct kube_informer *inf);
     size_t blen_hint; /* frozen: about the packed size of the last object */
+    /* frozen: a list is under way (its generation is gen), and what its pages hold in place of
+     * an item the cache has at the same resourceVersion (one shared object) */
+    int listing;
+    struct json_object *replay;
 };
 
 /* Prepares inf to mirror opts->path through client. Returns 0, MUSTER_EINVAL or
@@ -65,7 +69,9 @@ void kube_informer_set_transform(struct kube_informer *inf, kube_informer_transf
  * (issue 22). The handlers still get trees. kube_informer_get thaws the packed object back into
  * a tree kept in the cache until kube_informer_trim, which the owner calls when nothing holds a
  * borrowed object any more (a holder takes a reference); a list of many objects trims itself
- * every 1,024 between its items. kube_informer_foreach thaws each object for the call only.
+ * every 1,024 between its items; a listed item the cache holds at the same resourceVersion (what
+ * a relist mostly returns) is kept as no copy until the list is complete: a relist of a
+ * million does not hold them twice. kube_informer_foreach thaws each object for the call only.
  * The old object on_update gets is NULL unless it was thawed. Call before
  * kube_informer_start. */
 void kube_informer_set_frozen(struct kube_informer *inf);

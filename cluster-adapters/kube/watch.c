@@ -184,6 +184,8 @@ static void list_page(struct kube_reflector *r)
             backoff(r, 1);
             return;
         }
+        if (r->h.on_list_start)
+            r->h.on_list_start(r->ud);
     }
     struct kube_request req = {
         .verb = KUBE_LIST,
@@ -549,6 +551,8 @@ int kube_reflector_start(struct kube_reflector *r)
     r->items = json_object_new_array();
     if (!r->items)
         return MUSTER_ENOMEM;
+    if (r->h.on_list_start)
+        r->h.on_list_start(r->ud);
     struct kube_request req = {
         .verb = KUBE_LIST,
         .path = r->path,

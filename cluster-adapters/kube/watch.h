@@ -31,7 +31,9 @@ enum kube_event_type {
 /* Every callback is optional. Objects are borrowed for the call (json_object_get to keep). */
 struct kube_reflector_handler {
     /* A complete list after every (re)list: all pages' items in one array, and its version.
-     * The receiver replaces its view with it (the informer diffs it against its cache). */
+     * The receiver replaces its view with it (the informer diffs it against its cache). The
+     * array is the receiver's to empty (the informer releases each item as it applies it);
+     * the reflector only drops it afterwards. */
     void (*on_list)(void *ud, struct json_object *items, const char *resource_version);
     /* One watch event. Bookmarks only advance the version and are not passed on. */
     void (*on_event)(void *ud, enum kube_event_type type, struct json_object *obj);
@@ -43,6 +45,9 @@ struct kube_reflector_handler {
      * last page; the informer uses this to hold each item already in the form it caches, so
      * the decoded pages do not all live at once. */
     struct json_object *(*on_list_item)(void *ud, struct json_object *obj);
+    /* Optional: a list starts over (its first page is asked for), so what on_list_item saw of
+     * an earlier attempt that did not complete no longer counts. */
+    void (*on_list_start)(void *ud);
 };
 
 struct kube_reflector_opts {

@@ -488,6 +488,44 @@ static void test_relist_diff_after_http_410(void)
     stop(&t);
 }
 
+static int relisted_twice(struct wt *w)
+{
+    return w->sc.nlists >= 3 && w->sc.nwatches >= 2;
+}
+
+/* Frozen: a relist keeps no copy of an item cached at the same version, only marks it listed.
+ * The mark must not outlive a list that fails: here the relist's first page replays a and b,
+ * its next page is a 410 (the continue token expired), and the list that starts over no
+ * longer holds b, which is then deleted as in the relist that did not fail. */
+static void test_frozen_relist_restarted(void)
+{
+    frozen_mode = 1;
+    struct it t;
+    memset(&t, 0, sizeof(t));
+    t.w.sc.lists[0][0] = "watch/list-a-1.json";
+    t.w.sc.lists[0][1] = "watch/list-a-2.json";
+    t.w.sc.lists[1][0] = "watch/list-a-1.json";
+    t.w.sc.lists[1][1] = "410";
+    t.w.sc.lists[2][0] = "watch/list-b.json";
+    t.w.sc.watches[0] = (struct watch_step){"watch/events-gone.jsonl", END_KEEP, 0, NULL, 0};
+    start(&t);
+    CU_ASSERT(wf_run_until(&t.w, relisted_twice, 5000));
+    static const char *const want[] = {
+        "add a 10",    "add b 11", "add c 12",    "add d 21",
+        "update a 30", "add f 31", "delete b 11", NULL,
+    };
+    CU_ASSERT(wf_log_is(&t.w, want));
+    CU_ASSERT_EQUAL(t.w.synced, 1);
+    CU_ASSERT_EQUAL(kube_informer_size(&t.inf), 4);
+    CU_ASSERT_PTR_NULL(kube_informer_get(&t.inf, "ns1", "b"));
+    /* c and d were replayed: still cached, at their version */
+    CU_ASSERT_STRING_EQUAL(rv_of(kube_informer_get(&t.inf, "ns1", "c")), "12");
+    CU_ASSERT_STRING_EQUAL(rv_of(kube_informer_get(&t.inf, "ns1", "d")), "21");
+    CU_ASSERT_STRING_EQUAL(t.w.sc.watch_rv[1], "40");
+    stop(&t);
+    frozen_mode = 0;
+}
+
 static int five(struct wt *w)
 {
     return w->nlog >= 5;
@@ -753,6 +791,8 @@ static void live_informer_closed(struct kube_informer *inf)
     l->informer_closed = 1;
 }
 
+static int live_frozen; /* the next live run packs its cache */
+
 static void test_live_server_converges(void)
 {
     static struct live l;
@@ -768,6 +808,8 @@ static void test_live_server_converges(void)
     struct kube_reflector_opts o = {
         .path = "/api/v1/configmaps", .backoff_initial_ms = 8, .backoff_max_ms = 20};
     CU_ASSERT_FATAL(kube_informer_init(&l.inf, &l.loop, l.client, &o, &h, &l) == 0);
+    if (live_frozen)
+        kube_informer_set_frozen(&l.inf);
     CU_ASSERT_FATAL(kube_informer_start(&l.inf) == 0);
     uv_timer_init(&l.loop, &l.mutate);
     l.mutate.data = &l;
@@ -798,6 +840,14 @@ static void test_live_server_converges(void)
     CU_ASSERT(l.closed && l.informer_closed);
     CU_ASSERT_EQUAL(uv_loop_close(&l.loop), 0);
     kube_config_close(&l.cfg);
+}
+
+/* Frozen, against the live server: its relists (one page each) mostly replay what is cached */
+static void test_frozen_live_server_converges(void)
+{
+    live_frozen = 1;
+    test_live_server_converges();
+    live_frozen = 0;
 }
 
 /* Frozen: the same scenarios see the same changes, and a lookup after a trim thaws an equal
@@ -871,6 +921,9 @@ static CU_TestInfo tests[] = {
     {"an update shares an array's unchanged elements, and an unchanged status whole",
      test_update_shares_elements},
     {"live server with drops and 410s: cache converges, no duplicates", test_live_server_converges},
+    {"frozen: a relist that starts over forgets what its failed attempt replayed",
+     test_frozen_relist_restarted},
+    {"frozen: live server with drops and 410s converges", test_frozen_live_server_converges},
     CU_TEST_INFO_NULL,
 };
 

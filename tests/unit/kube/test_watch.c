@@ -44,7 +44,7 @@ static void r_closed(struct kube_reflector *r)
     t->reflector_closed = 1;
 }
 
-static const struct kube_reflector_handler handler = {r_on_list, r_on_event, r_on_error, NULL};
+static const struct kube_reflector_handler handler = {r_on_list, r_on_event, r_on_error, NULL, NULL};
 
 static void start(struct rt *t, const struct kube_reflector_opts *extra,
                   const struct kube_client_opts *copts)
