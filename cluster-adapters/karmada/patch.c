@@ -356,31 +356,6 @@ int karmada_patch_status_scheduled(json_object *rb, const char *now, json_object
     return done(patch, bad, out);
 }
 
-/* One RFC 6902 operation appended to ops: {op, path[, value]}; value is taken (NULL with
- * has_value: JSON null, which json-c stores as NULL). */
-static void json_op(json_object *ops, const char *op, const char *path, json_object *value,
-                    int has_value, int *bad)
-{
-    json_object *o = kube_json_push(ops, json_object_new_object(), bad);
-    kube_json_add_str(o, "op", op, bad);
-    kube_json_add_str(o, "path", path, bad);
-    if (!has_value)
-        return;
-    if (!value) {
-        if (!*bad && json_object_object_add(o, "value", NULL))
-            *bad = 1;
-        return;
-    }
-    kube_json_add(o, "value", value, bad);
-}
-
-/* A deep copy, for a value the patch holds while the RB keeps its own. */
-static json_object *copy_json(json_object *v)
-{
-    json_object *c = NULL;
-    return v && json_object_deep_copy(v, &c, NULL) == 0 ? c : NULL;
-}
-
 int karmada_patch_status_scheduled_ops(json_object *rb, const char *now, json_object **out)
 {
     return karmada_patch_status_scheduled_msg_ops(rb, now, NULL, out);
@@ -389,87 +364,20 @@ int karmada_patch_status_scheduled_ops(json_object *rb, const char *now, json_ob
 int karmada_patch_status_scheduled_msg_ops(json_object *rb, const char *now, const char *msg,
                                            json_object **out)
 {
+    /* one builder of these operations, the writer (karmada_patch_status_scheduled_ops_write):
+     * the tree is its text parsed, for the rare caller that sends a tree (a PodGroup's other
+     * RBs in protocol.c) */
+    char stack[2048];
+    struct kube_jw w;
     *out = NULL;
-    if (!now)
-        return MUSTER_EINVAL;
-    json_object *status = kube_json_get(rb, "status");
-    json_object *conds = kube_json_get(status, "conditions");
-    json_object *gen = kube_json_get(kube_json_get(rb, "metadata"), "generation");
-    int64_t generation = gen ? json_object_get_int64(gen) : 0;
-    int is_obj = json_object_is_type(status, json_type_object);
-    int is_arr = is_obj && json_object_is_type(conds, json_type_array);
-    size_t n = is_arr ? json_object_array_length(conds) : 0, at = n;
-    for (size_t i = 0; i < n && at == n; i++)
-        if (same(kube_json_str(json_object_array_get_idx(conds, i), "type"), "Scheduled"))
-            at = i; /* the first, as meta.FindStatusCondition reads it */
-    json_object *old = at < n ? json_object_array_get_idx(conds, at) : NULL;
-    const char *since = old && same(kube_json_str(old, "status"), "True") &&
-                                kube_json_str(old, "lastTransitionTime")
-                            ? kube_json_str(old, "lastTransitionTime")
-                            : now;
-    int bad = 0;
-    json_object *c = json_object_new_object();
-    kube_json_add_str(c, "type", "Scheduled", &bad);
-    kube_json_add_str(c, "status", "True", &bad);
-    kube_json_add_str(c, "reason", "Success", &bad);
-    kube_json_add_str(c, "message", msg && msg[0] ? msg : KARMADA_GANG_SCHEDULED_MESSAGE, &bad);
-    kube_json_add_str(c, "lastTransitionTime", since, &bad);
-    kube_json_add(c, "observedGeneration", json_object_new_int64(generation), &bad);
-    json_object *ops = json_object_new_array();
-    char path[64];
-    /* The generation scheduled is the one read: a spec changed since is read again (422). */
-    if (gen)
-        json_op(ops, "test", "/metadata/generation", json_object_new_int64(generation), 1, &bad);
-    if (!is_obj) {
-        /* No status yet: it is created whole, unless one was written meanwhile (a test of a
-         * missing member against null passes; anything else fails). */
-        json_op(ops, "test", "/status", NULL, 1, &bad);
-        json_object *st = json_object_new_object();
-        kube_json_push(kube_json_add(st, "conditions", json_object_new_array(), &bad),
-                       json_object_get(c), &bad);
-        kube_json_add(st, "schedulerObservedGeneration", json_object_new_int64(generation), &bad);
-        kube_json_add_str(st, "lastScheduledTime", now, &bad);
-        json_op(ops, "add", "/status", st, 1, &bad);
-        json_object_put(c);
-        return done(ops, bad || !st, out);
-    }
-    if (old) {
-        /* The condition read, replaced where it is: whatever else Karmada wrote meanwhile
-         * (aggregatedStatus, FullyApplied) stays, and a changed one fails the test. Its fields
-         * are tested one by one, all but the message: evanphx/json-patch compares strings as
-         * their JSON text, and the apiserver's encoder escapes <, > and & where json-c does
-         * not, so a free-text message could never test equal. */
-        static const char *const fields[] = {"type", "status", "reason", "lastTransitionTime",
-                                             "observedGeneration"};
-        for (size_t f = 0; f < sizeof fields / sizeof *fields; f++) {
-            snprintf(path, sizeof path, "/status/conditions/%zu/%s", at, fields[f]);
-            json_op(ops, "test", path, copy_json(kube_json_get(old, fields[f])), 1, &bad);
-        }
-        snprintf(path, sizeof path, "/status/conditions/%zu", at);
-        json_op(ops, "replace", path, json_object_get(c), 1, &bad);
-    } else if (is_arr) {
-        /* The list as read, by type at each index (Karmada's meta.SetStatusCondition replaces
-         * in place or appends, so these hold while it only updates FullyApplied), then the
-         * condition appended; one appended meanwhile stays before it. */
-        for (size_t i = 0; i < n; i++) {
-            const char *t = kube_json_str(json_object_array_get_idx(conds, i), "type");
-            snprintf(path, sizeof path, "/status/conditions/%zu/type", i);
-            json_op(ops, "test", path, t ? json_object_new_string(t) : NULL, 1, &bad);
-        }
-        json_op(ops, "add", "/status/conditions/-", json_object_get(c), 1, &bad);
-    } else {
-        /* No list read: one written meanwhile (FullyApplied) fails the test, not replaced. */
-        json_op(ops, "test", "/status/conditions", NULL, 1, &bad);
-        json_object *list = json_object_new_array();
-        kube_json_push(list, json_object_get(c), &bad);
-        json_op(ops, "add", "/status/conditions", list, 1, &bad);
-    }
-    json_object_put(c);
-    /* add on an object member sets it, present or not */
-    json_op(ops, "add", "/status/schedulerObservedGeneration", json_object_new_int64(generation), 1,
-            &bad);
-    json_op(ops, "add", "/status/lastScheduledTime", json_object_new_string(now), 1, &bad);
-    return done(ops, bad, out);
+    kube_jw_init(&w, stack, sizeof stack, 0);
+    int rc = karmada_patch_status_scheduled_ops_write(rb, now, msg, &w);
+    if (!rc)
+        *out = w.bad ? NULL : json_tokener_parse(w.buf);
+    kube_jw_free(&w);
+    if (!rc && !*out)
+        rc = MUSTER_ENOMEM;
+    return rc;
 }
 
 /* {"op":op,"path":path,"value": then the caller's value and "}". */
@@ -496,8 +404,7 @@ static void condition_text(struct kube_jw *w, const char *since, int64_t generat
     kube_jw_raw(w, "}", 1);
 }
 
-/* Mirrors karmada_patch_status_scheduled_ops operation by operation (its comments say why);
- * tests/unit/karmada/test_patch.c holds the two to the same bytes. */
+/* The operations of karmada_patch_status_scheduled_ops (patch.h says which, and why each). */
 int karmada_patch_status_scheduled_ops_write(json_object *rb, const char *now, const char *msg,
                                              struct kube_jw *w)
 {
@@ -521,12 +428,15 @@ int karmada_patch_status_scheduled_ops_write(json_object *rb, const char *now, c
     char path[64];
     int first = 1;
     kube_jw_raw(w, "[", 1);
+    /* The generation scheduled is the one read: a spec changed since is read again (422). */
     if (gen) {
         op_head(w, &first, "test", "/metadata/generation");
         kube_jw_int64(w, generation);
         kube_jw_raw(w, "}", 1);
     }
     if (!is_obj) {
+        /* No status yet: it is created whole, unless one was written meanwhile (a test of a
+         * missing member against null passes; anything else fails). */
         op_head(w, &first, "test", "/status");
         kube_jw_lit(w, "null}");
         op_head(w, &first, "add", "/status");
@@ -540,6 +450,11 @@ int karmada_patch_status_scheduled_ops_write(json_object *rb, const char *now, c
         return 0;
     }
     if (old) {
+        /* The condition read, replaced where it is: whatever else Karmada wrote meanwhile
+         * (aggregatedStatus, FullyApplied) stays, and a changed one fails the test. Its fields
+         * are tested one by one, all but the message: evanphx/json-patch compares strings as
+         * their JSON text, and the apiserver's encoder escapes <, > and & where json-c does
+         * not, so a free-text message could never test equal. */
         static const char *const fields[] = {"type", "status", "reason", "lastTransitionTime",
                                              "observedGeneration"};
         for (size_t f = 0; f < sizeof fields / sizeof *fields; f++) {
@@ -553,6 +468,9 @@ int karmada_patch_status_scheduled_ops_write(json_object *rb, const char *now, c
         condition_text(w, since, generation, msg);
         kube_jw_raw(w, "}", 1);
     } else if (is_arr) {
+        /* The list as read, by type at each index (Karmada's meta.SetStatusCondition replaces
+         * in place or appends, so these hold while it only updates FullyApplied), then the
+         * condition appended; one appended meanwhile stays before it. */
         for (size_t i = 0; i < n; i++) {
             const char *t = kube_json_str(json_object_array_get_idx(conds, i), "type");
             snprintf(path, sizeof path, "/status/conditions/%zu/type", i);
@@ -567,6 +485,7 @@ int karmada_patch_status_scheduled_ops_write(json_object *rb, const char *now, c
         condition_text(w, since, generation, msg);
         kube_jw_raw(w, "}", 1);
     } else {
+        /* No list read: one written meanwhile (FullyApplied) fails the test, not replaced. */
         op_head(w, &first, "test", "/status/conditions");
         kube_jw_lit(w, "null}");
         op_head(w, &first, "add", "/status/conditions");
@@ -574,6 +493,7 @@ int karmada_patch_status_scheduled_ops_write(json_object *rb, const char *now, c
         condition_text(w, since, generation, msg);
         kube_jw_lit(w, "]}");
     }
+    /* add on an object member sets it, present or not */
     op_head(w, &first, "add", "/status/schedulerObservedGeneration");
     kube_jw_int64(w, generation);
     kube_jw_raw(w, "}", 1);
