@@ -376,30 +376,37 @@ static struct json_object *entry_obj(struct kube_informer *inf, struct kube_info
     return e->obj;
 }
 
-/* A packed item: "key" NUL "resourceVersion" NUL, then obj packed. NULL when out of memory or
- * when obj cannot be packed (then it is cached as a tree: see upsert). */
-static char *item_pack(struct json_object *obj, size_t *n)
+/* obj packed after off bytes and its "key" NUL "resourceVersion" NUL, in one block (the caller's
+ * header, if any, before them); *kl the key's length, *blen the packed size. NULL when out of
+ * memory or when obj cannot be packed (then it is cached as a tree: see upsert). */
+static uint8_t *pack_keyed(struct json_object *obj, size_t off, size_t hint, size_t *kl,
+                           size_t *blen)
 {
     char key[KEY_MAX];
     if (obj_key(obj, key, sizeof key) < 0)
         return NULL;
     const char *rv = obj_rv(obj);
-    size_t kl = strlen(key), rl = strlen(rv), blen;
-    if (kl + 1 > UINT16_MAX)
+    size_t rl = strlen(rv);
+    *kl = strlen(key);
+    if (*kl + 1 > UINT16_MAX)
         return NULL;
-    uint8_t *blob = kube_frozen_pack(obj, &blen);
-    if (!blob || blen > UINT32_MAX) {
-        muster_free(blob);
+    uint8_t *p = kube_frozen_pack_after(obj, off + *kl + 1 + rl + 1, hint, blen);
+    if (!p || *blen > UINT32_MAX) {
+        muster_free(p);
         return NULL;
     }
-    char *item = muster_malloc(kl + rl + 2 + blen);
-    if (item) {
-        memcpy(item, key, kl + 1);
-        memcpy(item + kl + 1, rv, rl + 1);
-        memcpy(item + kl + rl + 2, blob, blen);
-        *n = kl + rl + 2 + blen;
-    }
-    muster_free(blob);
+    memcpy(p + off, key, *kl + 1);
+    memcpy(p + off + *kl + 1, rv, rl + 1);
+    return p;
+}
+
+/* A packed item: "key" NUL "resourceVersion" NUL, then obj packed (*n bytes in all). */
+static char *item_pack(struct json_object *obj, size_t *n)
+{
+    size_t kl, blen;
+    char *item = (char *)pack_keyed(obj, 0, 0, &kl, &blen);
+    if (item)
+        *n = kl + 1 + strlen(item + kl + 1) + 1 + blen;
     return item;
 }
 
@@ -414,23 +421,12 @@ static void entry_free(struct kube_informer *inf, struct kube_informer_entry *e)
  * (no item to copy from); NULL when out of memory or when obj cannot be packed. */
 static struct kube_informer_entry *entry_pack(struct kube_informer *inf, struct json_object *obj)
 {
-    char key[KEY_MAX];
-    if (obj_key(obj, key, sizeof key) < 0)
+    size_t kl, blen;
+    struct kube_informer_entry *e = (struct kube_informer_entry *)pack_keyed(
+        obj, offsetof(struct kube_informer_entry, key), inf->blen_hint, &kl, &blen);
+    if (!e)
         return NULL;
-    const char *rv = obj_rv(obj);
-    size_t kl = strlen(key), rl = strlen(rv), blen;
-    if (kl + 1 > UINT16_MAX)
-        return NULL;
-    size_t head = offsetof(struct kube_informer_entry, key) + kl + 1 + rl + 1;
-    struct kube_informer_entry *e =
-        (struct kube_informer_entry *)kube_frozen_pack_after(obj, head, inf->blen_hint, &blen);
-    if (!e || blen > UINT32_MAX) {
-        muster_free(e);
-        return NULL;
-    }
     inf->blen_hint = blen + blen / 4; /* the next object of the kind is about as large */
-    memcpy(e->key, key, kl + 1);
-    memcpy(e->key + kl + 1, rv, rl + 1);
     e->rvoff = (uint16_t)(kl + 1);
     e->blen = (uint32_t)blen;
     return e;
