@@ -1030,6 +1030,14 @@ static int read_placement(struct karmada_workload *w, json_object *rb, json_obje
          * divides nothing of these kinds whatever replicaSchedulingType says (no replica
          * reviser); muster's OverridePolicy sets each cluster's count (docs/gangobj.md, "Split
          * by groups"), so Divided is not asked for. */
+        char why[256];
+        if (w->kind == KARMADA_WORKLOAD_KIND_JOBSET &&
+            karmada__jobset_copy_breaks(tmpl, 0, why, sizeof why))
+            return karmada_workload_fail(
+                w, KARMADA_WORKLOAD_REFUSED, MUSTER_EINVAL,
+                "placement spread is refused for this JobSet: %s; remove the "
+                "" KARMADA_WORKLOAD_PLACEMENT_ANNOTATION " annotation or set it to single-cluster",
+                why);
         w->placement = KARMADA_WORKLOAD_SPREAD;
         return 0;
     }

@@ -726,10 +726,18 @@ static int from_wl_composite(struct build *b, json_object *spec, const char *wn,
     if (!rc)
         rc = add(b, -1, src, top, 0, NULL, w->placement == KARMADA_WORKLOAD_SINGLE_CLUSTER, 0,
                  &root, "Workload/%s", wn);
+    /* A composite's children may be left out (a JobSet at fewer Jobs, for good: its
+     * replicatedJobs never grow in place) only where its gang says it runs with fewer: a basic
+     * composite's children are independent, but every one of them is meant to run; and a
+     * JobSet whose copy at fewer Jobs would break (its coordinator, a success policy counting
+     * only some replicated jobs) runs whole. */
+    char why[256];
+    int all = karmada__jobset_copy_breaks(b->tmpl, 1, why, sizeof why);
     for (uint32_t i = 0; !rc && i < cs->n; i++) {
         struct cpg *c = &cs->c[i];
         rc = add(b, c->parent < 0 ? root : cs->c[c->parent].at, src,
-                 c->min > 0 ? (uint32_t)c->min : 1, 0, NULL, 0, 0, &c->at, "%s", c->name);
+                 c->min > 0 && !all ? (uint32_t)c->min : c->kids, 0, NULL, 0, 0, &c->at, "%s",
+                 c->name);
     }
     for (size_t i = 0; !rc && i < n; i++) {
         plain[i] = -1;

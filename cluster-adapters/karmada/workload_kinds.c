@@ -178,6 +178,53 @@ static int read_jobset(struct karmada_workload *w, struct queue_resnames *names,
 /* LeaderWorkerSet (kubernetes-sigs/lws api/leaderworkerset/v1/leaderworkerset_types.go):
  * replicas groups (default 1) of size pods (default 1): a leader from leaderTemplate (the
  * workerTemplate when it has none) and size-1 workers. A group is the gang LWS starts as one. */
+int karmada__jobset_copy_breaks(json_object *tmpl, int fewer, char *why, size_t cap)
+{
+    json_object *spec = kube_json_get(tmpl, "spec");
+    json_object *sp = kube_json_get(spec, "successPolicy");
+    json_object *rjs = kube_json_get(spec, "replicatedJobs");
+    if (kube_json_get(spec, "coordinator")) {
+        snprintf(why, cap,
+                 "its spec.coordinator names one pod of the whole JobSet, which each copy %s",
+                 fewer ? "at fewer Jobs may not hold (JobSet refuses a jobIndex past its Jobs)"
+                       : "in a cluster would name again in itself");
+        return 1;
+    }
+    const char *op = kube_json_str(sp, "operator");
+    if (!fewer && op && strcmp(op, "Any") == 0) {
+        snprintf(why, cap,
+                 "its successPolicy operator Any ends the JobSet at the first Job to succeed, "
+                 "which a copy in one cluster cannot do for the copies in the others");
+        return 1;
+    }
+    json_object *targets = kube_json_get(sp, "targetReplicatedJobs");
+    size_t nt = json_object_is_type(targets, json_type_array) ? json_object_array_length(targets)
+                                                              : 0;
+    if ((op && strcmp(op, "All") != 0) || nt == 0 || !json_object_is_type(rjs, json_type_array))
+        return 0;
+    for (size_t i = 0; i < json_object_array_length(rjs); i++) {
+        json_object *rj = json_object_array_get_idx(rjs, i);
+        const char *nm = kube_json_str(rj, "name");
+        json_object *r = kube_json_get(rj, "replicas");
+        int targeted = 0;
+        if (!nm || (r && json_object_get_int64(r) == 0))
+            continue;
+        for (size_t t = 0; t < nt && !targeted; t++) {
+            const char *tn = json_object_get_string(json_object_array_get_idx(targets, t));
+            targeted = tn && strcmp(tn, nm) == 0;
+        }
+        if (!targeted) {
+            snprintf(why, cap,
+                     "its successPolicy counts only the Jobs of targetReplicatedJobs, not "
+                     "%.63s's: a copy %s without their Jobs would expect none and complete at "
+                     "once, deleting its running Jobs",
+                     nm, fewer ? "at fewer Jobs" : "in a cluster");
+            return 1;
+        }
+    }
+    return 0;
+}
+
 static int read_lws(struct karmada_workload *w, struct queue_resnames *names, json_object *spec)
 {
     json_object *lwt = kube_json_get(spec, "leaderWorkerTemplate");

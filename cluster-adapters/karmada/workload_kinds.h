@@ -52,6 +52,21 @@ int karmada__workload_kinds_add(struct karmada_workload *w, struct queue_resname
 int karmada__workload_kinds_pair(struct karmada_workload *w, struct queue_resnames *names,
                                  json_object *rb_spec);
 
+/* What in a JobSet's spec (jobset.x-k8s.io/v1alpha2, spec of tmpl) a copy of it in each of
+ * several clusters (split, 0), or a copy at fewer Jobs than it has (fewer, 1), would break, as
+ * JobSet's controller runs each copy alone (kubernetes-sigs/jobset pkg/controllers/
+ * success_policy.go numJobsExpectedToSucceed, jobset_controller.go executeSuccessPolicy;
+ * pkg/webhooks/jobset_webhook.go validateCoordinator):
+ *   - spec.coordinator: one pod of the whole JobSet; each copy would name its own, and a copy
+ *     holding fewer Jobs of its replicated job than its jobIndex is refused at create;
+ *   - successPolicy operator All with targetReplicatedJobs that leave out a replicated job
+ *     with Jobs: a copy holding none of the targets' Jobs expects 0 and completes (and deletes
+ *     its running Jobs) at once;
+ *   - (split only) operator Any: the first Job to succeed ends the JobSet, which a copy cannot
+ *     do for the others.
+ * 1 with the reason in why, else 0. */
+int karmada__jobset_copy_breaks(json_object *tmpl, int fewer, char *why, size_t cap);
+
 /* Defined in workload.c, shared with this module. */
 int karmada__workload_int32(json_object *v, int32_t *out);
 

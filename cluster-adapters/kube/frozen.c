@@ -378,8 +378,9 @@ uint8_t *kube_frozen_pack_after(struct json_object *v, size_t head, size_t hint,
 {
     struct wbuf w = {0};
     *len = 0;
-    /* one block from the start, sized by the caller's guess: no doubling for the usual size */
-    wreserve(&w, head + (hint ? hint : 1));
+    /* one block from the start, sized by the caller's guess: no doubling for the usual size;
+     * only a guess, so one past the size limit asks for nothing (the object may be small) */
+    wreserve(&w, head + (hint && hint <= KUBE_FROZEN_SIZE_MAX - head ? hint : 1));
     w.n = head;
     if (w.bad || pack(&w, v, 1, 0) || w.bad) {
         muster_free(w.p);

@@ -779,6 +779,43 @@ static void test_placement_row(void)
                                      "ranks) from each cluster's copy alone"));
     json_object_put(rb);
     json_object_put(tmpl);
+
+    /* A JobSet splits, unless a copy of it in each cluster would break what JobSet's
+     * controller does with the whole (jobset.yaml: workers and a driver). */
+    pair("jobset", &rb, &tmpl);
+    with_tmpl_annotation(tmpl, KARMADA_WORKLOAD_PLACEMENT_ANNOTATION, "spread");
+    CU_ASSERT_EQUAL(rd(rb, tmpl), 0);
+    CU_ASSERT_EQUAL(w.placement, KARMADA_WORKLOAD_SPREAD);
+    static const struct {
+        const char *key, *value, *says;
+    } breaks[] = {
+        {"coordinator", "{\"replicatedJob\":\"driver\",\"jobIndex\":0}",
+         "placement spread is refused for this JobSet: its spec.coordinator names one pod of "
+         "the whole JobSet, which each copy in a cluster would name again in itself"},
+        {"successPolicy", "{\"operator\":\"All\",\"targetReplicatedJobs\":[\"driver\"]}",
+         "its successPolicy counts only the Jobs of targetReplicatedJobs, not workers's: a "
+         "copy in a cluster without their Jobs would expect none and complete at once"},
+        {"successPolicy", "{\"operator\":\"Any\"}",
+         "its successPolicy operator Any ends the JobSet at the first Job to succeed"},
+    };
+    json_object *jspec = json_object_object_get(tmpl, "spec");
+    for (size_t i = 0; i < sizeof breaks / sizeof *breaks; i++) {
+        json_object_object_add(jspec, breaks[i].key, json_tokener_parse(breaks[i].value));
+        CU_ASSERT_EQUAL(rd(rb, tmpl), MUSTER_EINVAL);
+        CU_ASSERT_EQUAL(w.reason, KARMADA_WORKLOAD_REFUSED);
+        CU_ASSERT_TRUE(fx_has(w.message, breaks[i].says));
+        if (!fx_has(w.message, breaks[i].says))
+            fprintf(stderr, "\n%zu: %s\n", i, w.message);
+        json_object_object_del(jspec, breaks[i].key);
+    }
+    /* targets naming every replicated job count every Job, as no targets do */
+    json_object_object_add(jspec, "successPolicy",
+                           json_tokener_parse("{\"operator\":\"All\",\"targetReplicatedJobs\":"
+                                              "[\"driver\",\"workers\"]}"));
+    CU_ASSERT_EQUAL(rd(rb, tmpl), 0);
+    CU_ASSERT_EQUAL(w.placement, KARMADA_WORKLOAD_SPREAD);
+    json_object_put(rb);
+    json_object_put(tmpl);
     end();
 }
 

@@ -1108,7 +1108,9 @@ static void test_workload_api_composite(void)
     CU_ASSERT_EQUAL(t.g[training].parent, 0);
     CU_ASSERT_EQUAL(t.g[training].min_count, 3); /* gang.minGroupCount: 3 of its 4 Jobs */
     CU_ASSERT_EQUAL(t.g[training].indivisible, 0);
-    CU_ASSERT_EQUAL(t.g[evaluation].min_count, 1); /* basic: its Jobs independent */
+    /* basic: its Jobs are independent gangs, but every one of them is meant to run, so none
+     * may be left out of the JobSet */
+    CU_ASSERT_EQUAL(t.g[evaluation].min_count, 2);
     CU_ASSERT_EQUAL(find("shard"), -1);            /* no replicated job level under a composite */
     static const char *const leaves[] = {"shard-0", "shard-1", "shard-2",
                                          "shard-3", "eval-0",  "eval-1"};
@@ -1121,6 +1123,31 @@ static void test_workload_api_composite(void)
         CU_ASSERT_EQUAL(t.g[g].indivisible, 1);
         CU_ASSERT_EQUAL(res(&t.g[g].pod, "nvidia.com/gpu"), 1000);
     }
+
+    /* a JobSet whose copy at fewer Jobs would break runs whole: every composite needs all its
+     * children (JobSet's coordinator; a success policy counting only some replicated jobs) */
+    json_object *jspec = json_object_object_get(tmpl, "spec");
+    json_object_object_add(jspec, "coordinator",
+                           json_tokener_parse("{\"replicatedJob\":\"shard\",\"jobIndex\":0}"));
+    CU_ASSERT_EQUAL_FATAL(rd_wl(wlobj, 1, 1), 0);
+    CU_ASSERT_EQUAL(t.g[find("training")].min_count, 4);
+    CU_ASSERT_EQUAL(t.g[find("evaluation")].min_count, 2);
+    json_object_object_del(jspec, "coordinator");
+    json_object_object_add(
+        jspec, "successPolicy",
+        json_tokener_parse("{\"operator\":\"All\",\"targetReplicatedJobs\":[\"shard\"]}"));
+    CU_ASSERT_EQUAL_FATAL(rd_wl(wlobj, 1, 1), 0);
+    CU_ASSERT_EQUAL(t.g[find("training")].min_count, 4);
+    /* targets that name every replicated job, or operator Any: a copy at fewer Jobs keeps both */
+    json_object_object_add(
+        jspec, "successPolicy",
+        json_tokener_parse("{\"operator\":\"All\",\"targetReplicatedJobs\":[\"shard\",\"eval\"]}"));
+    CU_ASSERT_EQUAL_FATAL(rd_wl(wlobj, 1, 1), 0);
+    CU_ASSERT_EQUAL(t.g[find("training")].min_count, 3);
+    json_object_object_add(jspec, "successPolicy", json_tokener_parse("{\"operator\":\"Any\"}"));
+    CU_ASSERT_EQUAL_FATAL(rd_wl(wlobj, 1, 1), 0);
+    CU_ASSERT_EQUAL(t.g[find("training")].min_count, 3);
+    json_object_object_del(jspec, "successPolicy");
     unload_wl();
 
     /* nested: a composite over both, at depth 1; the pod group templates at depth 3 */

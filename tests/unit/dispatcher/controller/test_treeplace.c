@@ -431,7 +431,7 @@ static const char WL_ONE_LEVEL[] =
     "{\"name\":\"training\",\"schedulingPolicy\":{\"gang\":{\"minGroupCount\":3}},"
     "\"podGroupTemplates\":[{\"name\":\"shard\",\"schedulingPolicy\":{\"gang\":{\"minCount\":6}}}]}"
     ","
-    "{\"name\":\"evaluation\",\"schedulingPolicy\":{\"basic\":{}},"
+    "{\"name\":\"evaluation\",\"schedulingPolicy\":{\"gang\":{\"minGroupCount\":1}},"
     "\"podGroupTemplates\":[{\"name\":\"eval\",\"schedulingPolicy\":{\"gang\":{\"minCount\":3}}}]}"
     "]}}";
 
@@ -557,7 +557,7 @@ static void test_jobset_whole_when_it_fits(void)
 }
 
 /* Stepping down for the queues: the minimum's request (3 shards, 1 evaluator: training's 3 and
- * evaluation's basic 1), then from every Job one at a time, the last in tree order whose level
+ * evaluation's minGroupCount 1), then from every Job one at a time, the last in tree order whose level
  * keeps its min_count (an evaluator, then a shard), never below either composite; the tree of
  * the Jobs kept is a tree of the same names, each level needing no more than it kept. */
 static void test_jobset_step_down(void)
