@@ -374,27 +374,18 @@ static int pack(struct wbuf *w, struct json_object *v, int share, int depth)
     return -1;
 }
 
-uint8_t *kube_frozen_pack_after(struct json_object *v, size_t head, size_t hint, size_t *len)
+uint8_t *kube_frozen_pack(struct json_object *v, size_t *len)
 {
     struct wbuf w = {0};
     *len = 0;
-    /* one block from the start, sized by the caller's guess: no doubling for the usual size;
-     * only a guess, so one past the size limit asks for nothing (the object may be small) */
-    wreserve(&w, head + (hint && hint <= KUBE_FROZEN_SIZE_MAX - head ? hint : 1));
-    w.n = head;
-    if (w.bad || pack(&w, v, 1, 0) || w.bad) {
+    if (pack(&w, v, 1, 0) || w.bad) {
         muster_free(w.p);
         return NULL;
     }
-    /* the block is kept for long: give back the slack */
-    uint8_t *fit = w.n < w.cap ? muster_realloc(w.p, w.n ? w.n : 1) : w.p;
-    *len = w.n - head;
+    /* the block is kept for long: give back the doubling's slack */
+    uint8_t *fit = muster_realloc(w.p, w.n ? w.n : 1);
+    *len = w.n;
     return fit ? fit : w.p;
-}
-
-uint8_t *kube_frozen_pack(struct json_object *v, size_t *len)
-{
-    return kube_frozen_pack_after(v, 0, 0, len);
 }
 
 /* The smallest table json-c's own load factor (LH_LOAD_FACTOR, 0.66) accepts for count keys.

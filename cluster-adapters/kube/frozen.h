@@ -25,12 +25,6 @@ struct json_object;
 #define KUBE_FROZEN_SIZE_MAX (64u << 20)
 uint8_t *kube_frozen_pack(struct json_object *v, size_t *len);
 
-/* The same, packed after head bytes left to the caller (not initialized), in one block of head
- * + *len bytes; hint, the packed size the caller expects, sizes the first allocation (0: a
- * small one, grown by doubling). For a cache whose entry is its header and the packed object in
- * one allocation: no second block, no copy (issue 22: allocations per watch event). */
-uint8_t *kube_frozen_pack_after(struct json_object *v, size_t head, size_t hint, size_t *len);
-
 /* A new tree equal to what was packed into p[0..len); NULL when out of memory or when p is not
  * what kube_frozen_pack made (a truncated or damaged block is refused, never read past), and
  * for a packed JSON null. */

@@ -20,12 +20,12 @@ struct kube_informer_entry {
     /* one reference held; frozen: the thawed tree until the next trim, or NULL */
     struct json_object *obj;
     unsigned gen;
-    uint32_t tidx;   /* frozen: its index in inf->thawed while obj is set, else NO_TIDX */
-    uint32_t hash;   /* of key, for the buckets */
-    uint32_t blen;   /* frozen: the packed object's length */
-    uint16_t rvoff;  /* frozen: where its resourceVersion starts in key[] */
-    char key[];      /* "namespace/name", or "name" when cluster-scoped; frozen: then NUL, the
-                        resourceVersion, NUL, and the packed object (kube/frozen.h) */
+    uint32_t tidx;  /* frozen: its index in inf->thawed while obj is set, else NO_TIDX */
+    uint32_t hash;  /* of key, for the buckets */
+    uint32_t blen;  /* frozen: the packed object's length */
+    uint16_t rvoff; /* frozen: where its resourceVersion starts in key[] */
+    char key[];     /* "namespace/name", or "name" when cluster-scoped; frozen: then NUL, the
+                       resourceVersion, NUL, and the packed object (kube/frozen.h) */
 };
 #define NO_TIDX UINT32_MAX
 /* what an entry takes before its key: sizeof would add the struct's tail padding (6 bytes of
@@ -376,11 +376,13 @@ static struct json_object *entry_obj(struct kube_informer *inf, struct kube_info
     return e->obj;
 }
 
-/* obj packed after off bytes and its "key" NUL "resourceVersion" NUL, in one block (the caller's
- * header, if any, before them); *kl the key's length, *blen the packed size. NULL when out of
- * memory or when obj cannot be packed (then it is cached as a tree: see upsert). */
-static uint8_t *pack_keyed(struct json_object *obj, size_t off, size_t hint, size_t *kl,
-                           size_t *blen)
+/* off bytes left to the caller, then obj's "key" NUL "resourceVersion" NUL and obj packed, in
+ * one block of exactly that size; *kl the key's length, *blen the packed size. NULL when out of
+ * memory or when obj cannot be packed (then it is cached as a tree: see upsert). Packed apart
+ * and copied: a block packed in place and shrunk to fit (realloc) leaves its slack as a hole
+ * beside every cached entry, about 40 MiB more resident at 200,000 pending RBs (session 12,
+ * docs/benchmarks.md). */
+static uint8_t *pack_keyed(struct json_object *obj, size_t off, size_t *kl, size_t *blen)
 {
     char key[KEY_MAX];
     if (obj_key(obj, key, sizeof key) < 0)
@@ -390,13 +392,15 @@ static uint8_t *pack_keyed(struct json_object *obj, size_t off, size_t hint, siz
     *kl = strlen(key);
     if (*kl + 1 > UINT16_MAX)
         return NULL;
-    uint8_t *p = kube_frozen_pack_after(obj, off + *kl + 1 + rl + 1, hint, blen);
-    if (!p || *blen > UINT32_MAX) {
-        muster_free(p);
-        return NULL;
+    uint8_t *blob = kube_frozen_pack(obj, blen);
+    size_t head = off + *kl + 1 + rl + 1;
+    uint8_t *p = blob && *blen <= UINT32_MAX ? muster_malloc(head + *blen) : NULL;
+    if (p) {
+        memcpy(p + off, key, *kl + 1);
+        memcpy(p + off + *kl + 1, rv, rl + 1);
+        memcpy(p + head, blob, *blen);
     }
-    memcpy(p + off, key, *kl + 1);
-    memcpy(p + off + *kl + 1, rv, rl + 1);
+    muster_free(blob);
     return p;
 }
 
@@ -404,7 +408,7 @@ static uint8_t *pack_keyed(struct json_object *obj, size_t off, size_t hint, siz
 static char *item_pack(struct json_object *obj, size_t *n)
 {
     size_t kl, blen;
-    char *item = (char *)pack_keyed(obj, 0, 0, &kl, &blen);
+    char *item = (char *)pack_keyed(obj, 0, &kl, &blen);
     if (item)
         *n = kl + 1 + strlen(item + kl + 1) + 1 + blen;
     return item;
@@ -419,14 +423,13 @@ static void entry_free(struct kube_informer *inf, struct kube_informer_entry *e)
 
 /* A new entry holding obj packed, its key and resourceVersion before it, built in one block
  * (no item to copy from); NULL when out of memory or when obj cannot be packed. */
-static struct kube_informer_entry *entry_pack(struct kube_informer *inf, struct json_object *obj)
+static struct kube_informer_entry *entry_pack(struct json_object *obj)
 {
     size_t kl, blen;
     struct kube_informer_entry *e = (struct kube_informer_entry *)pack_keyed(
-        obj, offsetof(struct kube_informer_entry, key), inf->blen_hint, &kl, &blen);
+        obj, offsetof(struct kube_informer_entry, key), &kl, &blen);
     if (!e)
         return NULL;
-    inf->blen_hint = blen + blen / 4; /* the next object of the kind is about as large */
     e->rvoff = (uint16_t)(kl + 1);
     e->blen = (uint32_t)blen;
     return e;
@@ -513,7 +516,7 @@ static void upsert(struct kube_informer *inf, struct json_object *obj, int forme
         struct json_object *out = inf->transform ? inf->transform(inf->ud, obj) : NULL;
         if (!out)
             out = json_object_get(obj);
-        struct kube_informer_entry *e = entry_pack(inf, out);
+        struct kube_informer_entry *e = entry_pack(out);
         if (e) {
             upsert_entry(inf, e, out);
             return;
@@ -716,7 +719,7 @@ int kube_informer_init(struct kube_informer *inf, uv_loop_t *loop, struct kube_c
         inf->h = *h;
     inf->ud = ud;
     static const struct kube_reflector_handler rh = {on_list, on_event, on_error, list_item,
-                                                      on_list_start};
+                                                     on_list_start};
     int rc = kube_reflector_init(&inf->reflector, loop, client, opts, &rh, inf);
     if (rc < 0) {
         muster_free(inf->buckets);

@@ -46,7 +46,6 @@ struct kube_informer {
     struct kube_informer_entry **thawed; /* frozen: the entries holding a thawed tree */
     size_t nthawed, thawcap;
     void (*close_cb)(struct kube_informer *inf);
-    size_t blen_hint; /* frozen: about the packed size of the last object */
     /* frozen: a list is under way (its generation is gen), and what its pages hold in place of
      * an item the cache has at the same resourceVersion (one shared object) */
     int listing;

@@ -246,36 +246,7 @@ static void test_damaged_refused(void)
     json_object_put(o);
 }
 
-/* Packed after a caller's header: the same bytes as kube_frozen_pack, whatever the size guess
- * (none, too small, ample, past the limit), and the header's bytes are the caller's. */
-static void test_pack_after(void)
-{
-    struct json_object *o = parse(rb_text);
-    size_t len;
-    uint8_t *p = kube_frozen_pack(o, &len);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(p);
-    /* a guess at or past the size limit (an informer's hint after one huge object) is only a
-     * guess: a small object still packs */
-    static const size_t hints[] = {0, 8, 100000, KUBE_FROZEN_SIZE_MAX, SIZE_MAX};
-    for (size_t i = 0; i < sizeof hints / sizeof hints[0]; i++) {
-        size_t alen = 0;
-        uint8_t *a = kube_frozen_pack_after(o, 40, hints[i], &alen);
-        CU_ASSERT_PTR_NOT_NULL_FATAL(a);
-        memset(a, 0xab, 40); /* the header is writable and not part of the object */
-        CU_ASSERT_EQUAL(alen, len);
-        CU_ASSERT_EQUAL(memcmp(a + 40, p, len), 0);
-        struct json_object *t = kube_frozen_thaw(a + 40, alen);
-        CU_ASSERT_PTR_NOT_NULL_FATAL(t);
-        assert_same(o, t);
-        json_object_put(t);
-        muster_free(a);
-    }
-    json_object_put(o);
-    muster_free(p);
-}
-
 static CU_TestInfo tests[] = {
-    {"packed after a caller's header: the same bytes", test_pack_after},
     {"an RB thaws back equal, keys in order, and packs small", test_round_trip},
     {"names and versions are kept inline, not in the shared table", test_unique_values_not_shared},
     {"uids in 16 bytes, exact text back, near misses kept as text", test_uuids},
