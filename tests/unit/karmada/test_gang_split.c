@@ -14,6 +14,7 @@
 #include "fixtures.h"
 #include "testing.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 enum { WORK, PODGROUP, COSCHED_PG, POLICY, JOBSET, LWS, NSCHEMAS };
@@ -486,7 +487,8 @@ static void fewer_jobs_case(const int32_t *share_of, uint32_t nsh, const char *c
         json_object *pg = manifest(work);
         valid_as(PODGROUP, pg);
         char mm[16];
-        snprintf(mm, sizeof(mm), "%d", atoi(want[c][0]) * 6 + atoi(want[c][1]) * 3);
+        long shards = strtol(want[c][0], NULL, 10), evals = strtol(want[c][1], NULL, 10);
+        snprintf(mm, sizeof(mm), "%ld", shards * 6 + evals * 3);
         CU_ASSERT_STRING_EQUAL(t_at(pg, "spec/minMember"), mm);
         json_object_put(work);
     }
