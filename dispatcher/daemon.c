@@ -6,7 +6,6 @@
 #include "dispatcher/demo.h"
 #include "dispatcher/demo_hub.h"
 #include "dispatcher/events.h"
-#include "dispatcher/heaptrim.h"
 #include "dispatcher/leader.h"
 #include "dispatcher/recovery.h"
 #include "dispatcher/metrics.h"
@@ -49,7 +48,6 @@ struct daemon {
     uint64_t names_refused; /* resource names refused when the summary last said so */
     int stopping, rc;
     uint64_t started;
-    struct heaptrim heaptrim; /* gives freed heap pages back after a burst */
 };
 
 static void hub_closed(void *ud)
@@ -126,7 +124,6 @@ static void close_rest(struct daemon *d)
     uv_close((uv_handle_t *)&d->stop_timer, NULL);
     uv_close((uv_handle_t *)&d->summary, NULL);
     uv_close((uv_handle_t *)&d->refresh, NULL);
-    heaptrim_close(&d->heaptrim);
 }
 
 static void walk_force_close(uv_handle_t *h, void *arg)
@@ -700,7 +697,6 @@ int daemon_run(struct store *s, struct queue_tree **t, const struct daemon_optio
     d.deadline.data = &d;
     uv_signal_start(&d.sigint, on_signal, SIGINT);
     uv_signal_start(&d.sigterm, on_signal, SIGTERM);
-    heaptrim_start(&d.heaptrim, &d.loop);
     int rc = start(&d);
     if (rc) {
         d.rc = rc;
@@ -708,7 +704,6 @@ int daemon_run(struct store *s, struct queue_tree **t, const struct daemon_optio
     }
     uv_run(&d.loop, UV_RUN_DEFAULT);
     uv_close((uv_handle_t *)&d.deadline, NULL);
-    heaptrim_close(&d.heaptrim); /* unreferenced: the loop may end with it open */
     uv_run(&d.loop, UV_RUN_NOWAIT);
     if (d.forced) {
         /* Handles of the controller, the hub client and the simulated hub were closed under

@@ -1294,6 +1294,9 @@ struct lwrite *ctl__lw_add(struct ctl *c, struct binding *b, int kind, const cha
  * cycle's admission, a Replace, a readmit at start-up). NULL once out of memory (ctl__fatal). */
 struct lwrite *ctl__lw_admitted(struct ctl *c, struct binding *b, int kind, int64_t at);
 int ctl__lw_fill_new(struct ctl *c, struct lwrite *w, struct binding *b);
+/* A ledger row's request text for v (the bytes json-c prints for kube_resvec_json's tree),
+ * allocated; NULL when out of memory. */
+char *ctl__request_text(const struct ctl *c, const struct queue_resvec *v);
 
 /* protocol.c: the step transitions are pure (tests/unit/dispatcher/controller/test_protocol.c) */
 enum step ctl__step_next(const struct binding *b);

@@ -637,10 +637,7 @@ static int jobset_fewer(struct ctl *c, struct binding *b, struct lwrite *w)
     if (e && queue_entry_resize(c->t, e, &req, &qe))
         ctl__notice(c, "warning", "%s: queue %s could not count its Jobs admitted: %s", b->key,
                     b->queue, qe.msg);
-    json_object *rj = rc ? NULL : kube_resvec_json(c->names, &req);
-    const char *txt = rj ? json_object_to_json_string_ext(rj, JSON_C_TO_STRING_PLAIN) : NULL;
-    w->request = txt ? muster_strdup(txt) : NULL;
-    json_object_put(rj);
+    w->request = rc ? NULL : ctl__request_text(c, &req);
     queue_resvec_close(&req);
     if (!w->request) {
         ctl__fatal(c, "out of memory");
@@ -694,10 +691,7 @@ static void admit(struct ctl *c, struct binding *b, int partial)
     if (partial) {
         /* The row holds the minimum and records the rest as its waiting delta, both before any
          * request: a restart resumes the minimum's dispatch and queues the rest after it. */
-        json_object *req = kube_resvec_json(c->names, &b->gang);
-        const char *txt = req ? json_object_to_json_string_ext(req, JSON_C_TO_STRING_PLAIN) : NULL;
-        w->request = txt ? muster_strdup(txt) : NULL;
-        json_object_put(req);
+        w->request = ctl__request_text(c, &b->gang);
         w->grow = ctl__grow_record(c, b->grow);
         if (!w->request || !w->grow) {
             ctl__fatal(c, "out of memory");

@@ -118,15 +118,21 @@ void ctl__clusters_text(const struct binding *b, char *buf, size_t cap)
 }
 
 /* A full row for an insert: the binding's identity and request. */
-int ctl__lw_fill_new(struct ctl *c, struct lwrite *w, struct binding *b)
+char *ctl__request_text(const struct ctl *c, const struct queue_resvec *v)
 {
     /* the bytes json-c printed for kube_resvec_json's tree (slashes escaped), without one */
     char stack[256];
     struct kube_jw jw;
     kube_jw_init(&jw, stack, sizeof stack, 1);
-    kube_resvec_write(&jw, c->names, &b->gang);
-    w->request = jw.bad ? NULL : muster_strdup(jw.buf);
+    kube_resvec_write(&jw, c->names, v);
+    char *txt = jw.bad ? NULL : muster_strdup(jw.buf);
     kube_jw_free(&jw);
+    return txt;
+}
+
+int ctl__lw_fill_new(struct ctl *c, struct lwrite *w, struct binding *b)
+{
+    w->request = ctl__request_text(c, &b->gang);
     if (!w->request)
         return MUSTER_ENOMEM;
     w->row.id = 0;

@@ -147,11 +147,8 @@ static int present(const struct binding *m, const struct binding *asking)
 static void row_request(struct ctl *c, struct binding *b, const char *reason)
 {
     struct lwrite *w = ctl__lw_add(c, b, LW_MEMBER, "pending");
-    json_object *req = w ? kube_resvec_json(c->names, &b->gang) : NULL;
-    const char *txt = req ? json_object_to_json_string_ext(req, JSON_C_TO_STRING_PLAIN) : NULL;
     if (w)
-        w->request = txt ? muster_strdup(txt) : NULL;
-    json_object_put(req);
+        w->request = ctl__request_text(c, &b->gang);
     if (!w || !w->request) {
         ctl__fatal(c, "out of memory");
         return;
