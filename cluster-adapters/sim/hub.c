@@ -123,6 +123,12 @@ static int set_cluster_ready(void *data, const char *cluster, int ready)
     return sim_karmada_set_ready(hub->karmada, cluster, ready);
 }
 
+static int pause_work_status(void *data, const char *cluster, int paused)
+{
+    struct sim_hub *hub = data;
+    return sim_karmada_pause_work_status(hub->karmada, cluster, paused);
+}
+
 static int cluster_objects(void *data, const char *cluster, json_object **out)
 {
     struct sim_hub *hub = data;
@@ -219,6 +225,7 @@ int sim_hub_start(uv_loop_t *loop, const struct sim_hub_config *cfg, struct sim_
     sim_karmada_set_hub_hidden(hub->karmada, scfg.hidden);
     scfg.set_cluster_ready = set_cluster_ready;
     scfg.cluster_objects = cluster_objects;
+    scfg.pause_work_status = pause_work_status;
     scfg.hook_data = hub;
     rc = sim_server_new(loop, &scfg, hub->store, &hub->server, err, errcap);
     if (rc < 0 && !hub->server) {

@@ -99,6 +99,12 @@ enum sim_cluster_health {
  * or MUSTER_ENOENT. */
 int sim_karmada_set_ready(struct sim_karmada *k, const char *cluster, int health);
 
+/* Fault injection: while paused, the work status controller reflects nothing from cluster's
+ * objects into their Works' status (its informer lags: the member runs on, and the cluster
+ * status controller still posts the Cluster's status, resourceSummary included); resumed, each
+ * object's status is reflected as it is then. Returns 0 or MUSTER_ENOENT. */
+int sim_karmada_pause_work_status(struct sim_karmada *k, const char *cluster, int paused);
+
 /* The objects of member cluster name (what the execution controller applied there from its
  * Works, and what stayed behind), each with the status the member reports, as a new JSON array
  * in *out. Returns 0, MUSTER_ENOENT for an unknown cluster, or MUSTER_ENOMEM. */

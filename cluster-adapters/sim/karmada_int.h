@@ -39,6 +39,9 @@ struct cluster {
     char name[64];
     int ready;
     int unknown; /* not Ready, and its status no longer posted (SIM_CLUSTER_UNKNOWN) */
+    /* The work status controller reflects nothing from it into its Works' status (a fault:
+     * sim_karmada_pause_work_status); the member runs on, and its Cluster status is posted. */
+    int work_status_paused;
     /* What the member's API server serves: its status.apiEnablements, and what the execution
      * controller can create there (scenario `volcano: false` leaves Volcano's groups out). */
     sim_api_set api;

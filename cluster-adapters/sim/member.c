@@ -886,6 +886,8 @@ int sim__manifest_index(json_object *work, const char *av, const char *kind, con
  * or no longer holds the object; manifestStatuses becomes that one entry (mergeStatus). */
 static void reflect(struct sim_karmada *k, struct cluster *c, struct mwork *mw)
 {
+    if (c->work_status_paused)
+        return; /* mw->status stays what was last reflected: the resume reflects the change */
     json_object *st;
     const char *health = "Healthy"; /* kinds without a health interpreter are healthy */
     if (mw->nunits) {
@@ -1423,6 +1425,18 @@ int sim_karmada_member_objects(struct sim_karmada *k, const char *name, json_obj
         return MUSTER_ENOENT;
     *out = sim__execution_objects(c);
     return *out ? 0 : MUSTER_ENOMEM;
+}
+
+int sim_karmada_pause_work_status(struct sim_karmada *k, const char *name, int paused)
+{
+    struct cluster *c = sim__find_cluster(k, name);
+    if (!c)
+        return MUSTER_ENOENT;
+    int resumed = c->work_status_paused && !paused;
+    c->work_status_paused = !!paused;
+    for (size_t i = 0; resumed && i < c->nworks; i++)
+        reflect(k, c, c->works[i]);
+    return 0;
 }
 
 int sim_karmada_set_ready(struct sim_karmada *k, const char *name, int health)

@@ -972,6 +972,40 @@ static void serve_cluster_ready(struct sim_server *srv, h2o_req_t *req, h2o_iove
     json_object_put(body);
 }
 
+/* PUT {"paused": bool}: the work status controller stops (or resumes) reflecting the member's
+ * object status into its Works (sim_karmada_pause_work_status). */
+static void serve_cluster_work_status(struct sim_server *srv, h2o_req_t *req, h2o_iovec_t name)
+{
+    if (!method_is(req, "PUT")) {
+        method_not_allowed(req);
+        return;
+    }
+    char cluster[64];
+    if (name.len == 0 || name.len >= sizeof(cluster)) {
+        respond_not_found(req);
+        return;
+    }
+    memcpy(cluster, name.base, name.len);
+    cluster[name.len] = '\0';
+    json_object *body = parse_body(req);
+    if (!body)
+        return;
+    json_object *v = NULL;
+    if (!json_object_object_get_ex(body, "paused", &v) ||
+        !json_object_is_type(v, json_type_boolean)) {
+        sim__respond_status(req, sim_status_new(400, "BadRequest",
+                                                "expected {\"paused\": true|false}", NULL, NULL));
+    } else if (srv->cfg.pause_work_status(srv->cfg.hook_data, cluster,
+                                          json_object_get_boolean(v)) < 0) {
+        sim__respond_status(req, sim_status_newf(404, "NotFound", NULL, cluster,
+                                                 "clusters.cluster.karmada.io \"%s\" not found",
+                                                 cluster));
+    } else {
+        respond_json(req, 200, body);
+    }
+    json_object_put(body);
+}
+
 /* The objects a member cluster holds (kind List, as a list of the member would read). */
 static void serve_cluster_objects(struct sim_server *srv, h2o_req_t *req, h2o_iovec_t name)
 {
@@ -1058,6 +1092,12 @@ static void dispatch_request(struct sim_server *srv, h2o_req_t *req)
     if (n == 5 && seg_is(segs[0], "debug") && seg_is(segs[1], "sim") &&
         seg_is(segs[2], "clusters") && seg_is(segs[4], "ready") && srv->cfg.set_cluster_ready) {
         serve_cluster_ready(srv, req, segs[3]);
+        return;
+    }
+    if (n == 5 && seg_is(segs[0], "debug") && seg_is(segs[1], "sim") &&
+        seg_is(segs[2], "clusters") && seg_is(segs[4], "workstatus") &&
+        srv->cfg.pause_work_status) {
+        serve_cluster_work_status(srv, req, segs[3]);
         return;
     }
     if (n == 5 && seg_is(segs[0], "debug") && seg_is(segs[1], "sim") &&

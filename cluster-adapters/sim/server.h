@@ -36,6 +36,8 @@ struct sim_server_config {
      * enum sim_cluster_health (karmada.h) (NULL: 404). Returns 0 or MUSTER_ENOENT for an
      * unknown cluster. */
     int (*set_cluster_ready)(void *data, const char *cluster, int health);
+    /* PUT /debug/sim/clusters/NAME/workstatus {"paused": bool}: 0, or < 0 for no such cluster */
+    int (*pause_work_status)(void *data, const char *cluster, int paused);
     /* GET /debug/sim/clusters/NAME/objects calls this (NULL: 404): *out gets a new JSON array
      * of the member's objects. Returns 0 or MUSTER_ENOENT for an unknown cluster. */
     int (*cluster_objects)(void *data, const char *cluster, json_object **out);

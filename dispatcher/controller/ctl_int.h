@@ -422,6 +422,8 @@ struct ctl_loss {
     enum ctl_loss_trigger trigger;
     int replace_wanted; /* Replace: the next cycle places the lost share, or requeues */
     int replaced;       /* ... and did: the lost share's Work goes once the row is committed */
+    int64_t started;    /* unix ms the loss was seen: how long Replace waits for the reports */
+    int settling;       /* ... and said it waits (once) */
     char detail[160];   /* "NotReady for 5m0s" */
 };
 

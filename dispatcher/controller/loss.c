@@ -208,6 +208,8 @@ static void loss_start(struct ctl *c, struct binding *b, const char *cluster,
     snprintf(l->detail, sizeof l->detail, "%s", detail);
     l->trigger = t;
     l->replaced = 0;
+    l->started = now_ms(c);
+    l->settling = 0;
     ctl__notice(c, "warning", "%s: cluster %s lost: %s", b->key, cluster, detail);
     /* A split by groups is requeued whole: a share moved would change the other clusters'
      * offsets, which their member copies keep for life (docs/gangobj.md). */
@@ -258,7 +260,8 @@ void ctl__loss_rb_seen(struct binding *b)
         for (size_t j = 0; j < b->nshares && !found; j++) {
             json_object *e = json_object_array_get_idx(cl, j);
             json_object *r = kube_json_get(e, "replicas");
-            found = kube_json_str(e, "name") && strcmp(kube_json_str(e, "name"), b->shares[i].cluster) == 0 && r &&
+            found = kube_json_str(e, "name") &&
+                    strcmp(kube_json_str(e, "name"), b->shares[i].cluster) == 0 && r &&
                     json_object_get_int(r) == b->shares[i].replicas;
         }
         if (!found)
@@ -293,9 +296,10 @@ void ctl__losses_sweep(struct ctl *c)
 
 /* Where b's lost share (need replicas) goes: out[] shares over clusters other than the lost
  * one, first among those b already uses, then any; a tree gang's in whole groups and within
- * its required topology. Returns how many, 0 when nothing holds it. */
+ * its required topology. Returns how many, 0 when nothing holds it. raw: judged against what
+ * the clusters report free alone (replace_unsettled asks; nothing is placed on it). */
 static uint32_t replace_place(struct ctl *c, struct binding *b, const char *lost, int32_t need,
-                              struct disp_share *out, uint32_t *idx)
+                              int raw, struct disp_share *out, uint32_t *idx)
 {
     struct disp_cluster_cap caps[256];
     uint64_t fits[256];
@@ -325,7 +329,12 @@ static uint32_t replace_place(struct ctl *c, struct binding *b, const char *lost
                 ctl__cluster_lacks(k, needs) || !ctl__cluster_allows(c, b, k) ||
                 ctl__cluster_lost_to(c, b, k) || !ctl__tree_cluster_ok(&b->tree, kept, nk, k->obj))
                 continue;
-            caps[n] = k->cap;
+            /* raw: as the cluster reports its room, muster's reservations not taken out */
+            caps[n] = raw ? (struct disp_cluster_cap){.name = k->name,
+                                                      .free = k->free,
+                                                      .grades = k->grades,
+                                                      .ngrades = k->ngrades}
+                          : k->cap;
             idx[n++] = i;
         }
         if (!n)
@@ -365,6 +374,34 @@ static uint32_t replace_place(struct ctl *c, struct binding *b, const char *lost
     return 0;
 }
 
+/* Nothing holds the lost share against muster's snapshot, but it would fit in what the
+ * clusters report free: the difference is muster's reservations of shares placed recently,
+ * which a report may already count as allocated (a share's pods are counted by the first
+ * report after they bind, and muster cannot tell which report that is: clusters.c,
+ * cap_rebuild, keeps them until a later report or CTL_CONFIRM_MAX_MS). Counted twice, the room
+ * is understated until then; so Replace waits for the reports to settle, at most twice that
+ * from the loss (a share that starts running just after it is confirmed within it), before it
+ * requeues the gang whole. The shares that run elsewhere are not touched meanwhile. */
+static int replace_unsettled(struct ctl *c, struct binding *b, struct ctl_loss *l,
+                             int32_t need)
+{
+    if (ctl__loss_decide(queue_policy(c, b), b->assign && !b->split_pods, 1) != CTL_LOSS_REPLACE ||
+        now_ms(c) - l->started >= 2 * CTL_CONFIRM_MAX_MS)
+        return 0;
+    struct disp_share out[256];
+    uint32_t idx[256];
+    if (!replace_place(c, b, l->cluster, need, 1, out, idx))
+        return 0;
+    if (!l->settling)
+        ctl__notice(c, "info",
+                    "%s: its %" PRId32 " replicas lost in %s fit where the clusters report room, "
+                    "not once muster's recent placements are taken out as well: Replace waits "
+                    "for the reports to count them once",
+                    b->key, need, l->cluster);
+    l->settling = 1;
+    return 1;
+}
+
 /* Replace: the lost share moves to the clusters replace_place found; the shares that run stay.
  * The row goes back to admitted with the new placement and the loss in its reason, and once it
  * is committed the commit protocol runs forward again (ledger.c, LW_LOSS_REPLACE). */
@@ -382,7 +419,11 @@ static void replace_one(struct ctl *c, struct binding *b)
     int32_t need = b->shares[li].replicas;
     struct disp_share out[256];
     uint32_t idx[256];
-    uint32_t got = replace_place(c, b, l->cluster, need, out, idx);
+    uint32_t got = replace_place(c, b, l->cluster, need, 0, out, idx);
+    if (!got && replace_unsettled(c, b, l, need)) {
+        c->replacing++; /* the tick's cycle tries again */
+        return;
+    }
     if (ctl__loss_decide(queue_policy(c, b), b->assign && !b->split_pods, got > 0) !=
         CTL_LOSS_REPLACE) {
         char extra[96];

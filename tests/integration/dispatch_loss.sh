@@ -145,6 +145,47 @@ replace_case() { # TRIGGER_REGEX METRIC_TRIGGER LOSE_CMD...
     wait_until 5 "the lost share's Work to be deleted" is_eq 0 muster_works_kept "$lost"
 }
 
+# gang NAME REPLICAS ANNOTATIONS [PIN]: two-GPU pods; PIN a cluster for its own policy
+gang() {
+    k create -f - >/dev/null <<YAML
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: $1
+  namespace: team
+  labels: {app: $1, volcano.sh/queue-name: q${4:+, pin: $4}}
+  annotations: {$3}
+spec:
+  replicas: $2
+  selector: {matchLabels: {app: $1}}
+  template:
+    metadata: {labels: {app: $1}}
+    spec:
+      containers:
+        - {name: w, image: registry.example/w:1, resources: {requests: {cpu: "1", memory: 1Gi, nvidia.com/gpu: "2"}}}
+YAML
+}
+# pin_policies CLUSTER...: a policy per cluster for the gangs labelled pin: CLUSTER
+pin_policies() {
+    local c
+    for c in "$@"; do
+        k create -f - >/dev/null <<YAML
+apiVersion: policy.karmada.io/v1alpha1
+kind: PropagationPolicy
+metadata: {name: to-$c, namespace: team}
+spec:
+  priority: 10
+  schedulerName: muster
+  resourceSelectors:
+    - {apiVersion: apps/v1, kind: Deployment, labelSelector: {matchLabels: {pin: $c}}}
+  placement:
+    clusterAffinity: {clusterNames: [$c]}
+    replicaScheduling: {replicaSchedulingType: Divided, replicaDivisionPreference: Weighted}
+YAML
+    done
+}
+gang_state() { api GET "/api/v1/bindings/team/$1-deployment" | jq -r .state; }
+
 lose_notready() { ready "$1" false; }
 lose_taint() {
     k patch cluster "$1" --type merge \
@@ -197,41 +238,7 @@ tree-replace)
     start_musterd --cluster-lost-grace 2s
     queue q root '{"nvidia.com/gpu":"24"}' '"onClusterLoss":"Replace"'
     DUMP=/api/v1/bindings/team/shards-deployment
-    # gang NAME REPLICAS ANNOTATIONS [PIN]: two-GPU pods; PIN a cluster for its own policy
-    gang() {
-        k create -f - >/dev/null <<YAML
-apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: $1
-  namespace: team
-  labels: {app: $1, volcano.sh/queue-name: q${4:+, pin: $4}}
-  annotations: {$3}
-spec:
-  replicas: $2
-  selector: {matchLabels: {app: $1}}
-  template:
-    metadata: {labels: {app: $1}}
-    spec:
-      containers:
-        - {name: w, image: registry.example/w:1, resources: {requests: {cpu: "1", memory: 1Gi, nvidia.com/gpu: "2"}}}
-YAML
-    }
-    for c in north west; do
-        k create -f - >/dev/null <<YAML
-apiVersion: policy.karmada.io/v1alpha1
-kind: PropagationPolicy
-metadata: {name: to-$c, namespace: team}
-spec:
-  priority: 10
-  schedulerName: muster
-  resourceSelectors:
-    - {apiVersion: apps/v1, kind: Deployment, labelSelector: {matchLabels: {pin: $c}}}
-  placement:
-    clusterAffinity: {clusterNames: [$c]}
-    replicaScheduling: {replicaSchedulingType: Divided, replicaDivisionPreference: Weighted}
-YAML
-    done
+    pin_policies north west
     gang shards 4 'scheduling.muster.io/placement: spread, scheduling.muster.io/group-size: "2",
       scheduling.muster.io/topology-required: muster.io/fabric'
     wait_until 20 "the sharded gang to run" is_eq running state
@@ -250,6 +257,55 @@ YAML
         dfail "rolledback reason: $reason"
     not_lists shards-deployment west || dfail "placed in west, outside its fabric"
     ready east true
+    ;;
+replace-settle)
+    # A Replace judged while another gang's share has just started in the only cluster that
+    # can take the lost one: that cluster's report already counts the new share (its pods are
+    # bound), and muster still reserves it, as it has not seen it run (the sim's work status
+    # controller paused for that cluster, as a lagging informer would). Against muster's
+    # snapshot the lost share fits nowhere; against the report it fits. Replace waits for the
+    # two to agree (the share seen running, then a newer report or 15 s) and replaces there,
+    # instead of requeueing the gang whole.
+    start_sim "$FIX/three-clusters.yaml"
+    start_musterd
+    queue q root '{"nvidia.com/gpu":"24"}' '"onClusterLoss":"Replace"'
+    pin_policies north east west
+    gang full 4 'scheduling.muster.io/placement: single-cluster' north # north: 8 of 8 GPUs
+    wait_until 20 "north's gang to run" is_eq running gang_state full
+    DUMP=/api/v1/bindings/team/mover-deployment
+    gang mover 2 'scheduling.muster.io/placement: single-cluster' # 4 GPUs, east or west
+    wait_until 20 "the gang to run" is_eq running state
+    lost=$(rbj mover-deployment '{.spec.clusters[0].name}')
+    other=east
+    [ "$lost" = east ] && other=west
+    work_status() {
+        curl -sf -X PUT -H 'Content-Type: application/json' --data "{\"paused\":$2}" \
+            "$BASE/debug/sim/clusters/$1/workstatus" >/dev/null || dfail "PUT $1/workstatus $2"
+    }
+    gpus_allocated() {
+        k get cluster "$1" -o json | jq -r '.status.resourceSummary.allocated["nvidia.com/gpu"] // "0"'
+    }
+    work_status "$other" true
+    gang late 2 'scheduling.muster.io/placement: single-cluster' "$other" # 4 of $other's 8
+    wait_until 20 "$other's report to count the late gang" is_eq 4 gpus_allocated "$other"
+    wait_until 20 "the late gang to be lifted" is_eq "false|$other" \
+        rbj late-deployment '{.spec.suspension.scheduling}|{.spec.clusters[0].name}'
+    expect "$(gang_state late)" dispatched "the late gang not seen running (its Works' status held)"
+    lose_taint "$lost"
+    wait_until 10 "the loss to be seen" eval "grep -q 'mover-deployment: cluster $lost lost' '$TMP/musterd.out'"
+    sleep 2
+    expect "$(rows rolledback)" 0 "not requeued while the reports may count the late share twice"
+    lists mover-deployment "$lost" || dfail "moved while $other's room was counted twice"
+    work_status "$other" false
+    t0=$SECONDS
+    wait_until 40 "the share to move" lists mover-deployment "$other"
+    echo "replaced on $other $((SECONDS - t0)) s after the late gang was seen running: $(rb_clusters mover-deployment)"
+    expect "$(rows rolledback)" 0 "no rollback: replaced, not requeued"
+    reason=$(api GET "$DUMP" | jq -r '.history[-1].reason')
+    [[ "$reason" == "cluster $lost lost: taint maintenance=now:NoExecute is not tolerated by spec.placement.clusterTolerations; its 2 replicas replaced on $other (onClusterLoss: Replace)" ]] ||
+        dfail "replace reason: $reason"
+    wait_until 20 "the gang to run again" is_eq running state
+    expect "$(rb_clusters mover-deployment)" "$other=2 " "the whole share in $other"
     ;;
 *)
     fail "unknown case $CASE"
