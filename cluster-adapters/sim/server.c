@@ -934,20 +934,38 @@ static void serve_events_log(struct sim_server *srv, h2o_req_t *req)
     json_object_put(log);
 }
 
-/* Fault injection: a member cluster goes NotReady (or comes back). */
-static void serve_cluster_ready(struct sim_server *srv, h2o_req_t *req, h2o_iovec_t name)
+/* The NAME of /debug/sim/clusters/NAME/..., copied into cluster; 0, or -1 once answered (a
+ * wrong method, or no such name). */
+static int cluster_seg(h2o_req_t *req, const char *method, h2o_iovec_t name, char *cluster,
+                       size_t cap)
 {
-    if (!method_is(req, "PUT")) {
+    if (!method_is(req, method)) {
         method_not_allowed(req);
-        return;
+        return -1;
     }
-    char cluster[64];
-    if (name.len == 0 || name.len >= sizeof(cluster)) {
+    if (name.len == 0 || name.len >= cap) {
         respond_not_found(req);
-        return;
+        return -1;
     }
     memcpy(cluster, name.base, name.len);
     cluster[name.len] = '\0';
+    return 0;
+}
+
+/* The 404 for a cluster the hub does not have. */
+static void respond_no_cluster(h2o_req_t *req, const char *cluster)
+{
+    sim__respond_status(req, sim_status_newf(404, "NotFound", NULL, cluster,
+                                             "clusters.cluster.karmada.io \"%s\" not found",
+                                             cluster));
+}
+
+/* Fault injection: a member cluster goes NotReady (or comes back). */
+static void serve_cluster_ready(struct sim_server *srv, h2o_req_t *req, h2o_iovec_t name)
+{
+    char cluster[64];
+    if (cluster_seg(req, "PUT", name, cluster, sizeof cluster))
+        return;
     json_object *body = parse_body(req);
     if (!body)
         return;
@@ -963,9 +981,7 @@ static void serve_cluster_ready(struct sim_server *srv, h2o_req_t *req, h2o_iove
                                                 "expected {\"ready\": true|false|\"Unknown\"}",
                                                 NULL, NULL));
     } else if (srv->cfg.set_cluster_ready(srv->cfg.hook_data, cluster, health) < 0) {
-        sim__respond_status(req, sim_status_newf(404, "NotFound", NULL, cluster,
-                                                 "clusters.cluster.karmada.io \"%s\" not found",
-                                                 cluster));
+        respond_no_cluster(req, cluster);
     } else {
         respond_json(req, 200, body);
     }
@@ -976,17 +992,9 @@ static void serve_cluster_ready(struct sim_server *srv, h2o_req_t *req, h2o_iove
  * object status into its Works (sim_karmada_pause_work_status). */
 static void serve_cluster_work_status(struct sim_server *srv, h2o_req_t *req, h2o_iovec_t name)
 {
-    if (!method_is(req, "PUT")) {
-        method_not_allowed(req);
-        return;
-    }
     char cluster[64];
-    if (name.len == 0 || name.len >= sizeof(cluster)) {
-        respond_not_found(req);
+    if (cluster_seg(req, "PUT", name, cluster, sizeof cluster))
         return;
-    }
-    memcpy(cluster, name.base, name.len);
-    cluster[name.len] = '\0';
     json_object *body = parse_body(req);
     if (!body)
         return;
@@ -997,9 +1005,7 @@ static void serve_cluster_work_status(struct sim_server *srv, h2o_req_t *req, h2
                                                 "expected {\"paused\": true|false}", NULL, NULL));
     } else if (srv->cfg.pause_work_status(srv->cfg.hook_data, cluster,
                                           json_object_get_boolean(v)) < 0) {
-        sim__respond_status(req, sim_status_newf(404, "NotFound", NULL, cluster,
-                                                 "clusters.cluster.karmada.io \"%s\" not found",
-                                                 cluster));
+        respond_no_cluster(req, cluster);
     } else {
         respond_json(req, 200, body);
     }
@@ -1009,22 +1015,12 @@ static void serve_cluster_work_status(struct sim_server *srv, h2o_req_t *req, h2
 /* The objects a member cluster holds (kind List, as a list of the member would read). */
 static void serve_cluster_objects(struct sim_server *srv, h2o_req_t *req, h2o_iovec_t name)
 {
-    if (!method_is(req, "GET")) {
-        method_not_allowed(req);
-        return;
-    }
     char cluster[64];
     json_object *items = NULL;
-    if (name.len == 0 || name.len >= sizeof(cluster)) {
-        respond_not_found(req);
+    if (cluster_seg(req, "GET", name, cluster, sizeof cluster))
         return;
-    }
-    memcpy(cluster, name.base, name.len);
-    cluster[name.len] = '\0';
     if (srv->cfg.cluster_objects(srv->cfg.hook_data, cluster, &items) < 0) {
-        sim__respond_status(req, sim_status_newf(404, "NotFound", NULL, cluster,
-                                                 "clusters.cluster.karmada.io \"%s\" not found",
-                                                 cluster));
+        respond_no_cluster(req, cluster);
         return;
     }
     json_object *list = json_object_new_object();

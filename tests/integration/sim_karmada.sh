@@ -92,6 +92,16 @@ expect "$(cj gpu-west '{.status.conditions[?(@.type=="Ready")].status}/{.status.
     "False/ClusterNotReachable 0" "gpu-west NotReady"
 expect "$(curl -s -o /dev/null -w '%{http_code}' -X PUT -H 'Content-Type: application/json' \
     --data '{"ready":true}' "$BASE/debug/sim/clusters/nope/ready")" 404 "unknown cluster"
+# the work status controller paused for a member: a bad body is a 400, an unknown cluster a 404,
+# GET a 405 (what pausing does is dispatch_loss.sh replace-settle's)
+expect "$(curl -s -X PUT -H 'Content-Type: application/json' --data '{"paused":false}' \
+    "$BASE/debug/sim/clusters/gpu-east/workstatus")" '{"paused":false}' "work status endpoint"
+expect "$(curl -s -o /dev/null -w '%{http_code}' -X PUT -H 'Content-Type: application/json' \
+    --data '{"paused":"yes"}' "$BASE/debug/sim/clusters/gpu-east/workstatus")" 400 "paused not a boolean"
+expect "$(curl -s -o /dev/null -w '%{http_code}' -X PUT -H 'Content-Type: application/json' \
+    --data '{"paused":true}' "$BASE/debug/sim/clusters/nope/workstatus")" 404 "work status: unknown cluster"
+expect "$(curl -s -o /dev/null -w '%{http_code}' "$BASE/debug/sim/clusters/gpu-east/workstatus")" 405 \
+    "work status: GET"
 
 # --- deleting the template garbage-collects the RB ---
 k patch rb train-deployment --type merge -p '{"spec":{"clusters":[{"name":"gpu-east","replicas":4}]}}' >/dev/null
