@@ -14,7 +14,11 @@
 #include <string.h>
 #include <time.h>
 
-#define SIM_DEFAULT_HISTORY 10000
+/* kube-apiserver's watch cache grows each resource's history up to 100 * 1024 events (enough
+ * for its 75 s of freshness; k8s.io/apiserver/pkg/storage/cacher/watch_cache.go,
+ * defaultUpperBoundCapacity). The simulator's ring is one for all resources, so it is still the
+ * stricter of the two. */
+#define SIM_DEFAULT_HISTORY 102400
 
 struct sim_hub {
     struct sim_store *store;

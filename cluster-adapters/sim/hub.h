@@ -16,7 +16,7 @@ struct sim_karmada;
 
 struct sim_hub_config {
     struct sim_server_config server;    /* host, port, faults, TLS, token (see server.h) */
-    size_t history;                     /* watch history in events; 0: 10000 */
+    size_t history;                     /* watch history in events; 0: 102400 */
     const char *scenario;               /* scenario YAML path, or NULL */
     const char *event_log;              /* append every change as a JSON line here, or NULL */
     int event_log_objects;              /* and the object after the change, as "object" */

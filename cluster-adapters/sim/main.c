@@ -28,7 +28,7 @@ static void usage(FILE *f)
     fprintf(f, "usage: muster-sim --listen HOST:PORT [options]\n"
                "  --listen HOST:PORT            address to serve on (PORT 0: any free port)\n"
                "  --scenario FILE               clusters and nodes to simulate (YAML)\n"
-               "  --history N                   watch events kept for replay (default 10000)\n"
+               "  --history N                   watch events kept for replay (default 102400)\n"
                "  --bookmark-interval SECONDS   BOOKMARK period for watches that allow them (60)\n"
                "  --max-body BYTES              request body cap (3145728)\n"
                "  --token-file FILE             require this bearer token\n"
@@ -177,7 +177,7 @@ int main(int argc, char **argv)
     mallopt(M_MMAP_THRESHOLD, 32 * 1024 * 1024);
     struct sim_server_config cfg = {0};
     const char *listen = NULL, *scenario = NULL, *token_file = NULL, *event_log = NULL;
-    long history = 10000, log_objects = 0;
+    long history = 0, log_objects = 0; /* 0: the hub's default */
     int app_watch_stdin = 0;
     struct sim_karmada_options kopts = {0};
     char token[512];
