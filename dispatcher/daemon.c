@@ -427,12 +427,14 @@ static void on_summary(uv_timer_t *h)
     ctl_get_stats(d->ctl, &st);
     fprintf(d->out,
             "musterd: %s: %llu pending, %llu parked | admitted %llu, dispatched %llu, running "
-            "%llu, rolled back %llu, released %llu | cycle %.2f ms (max %.2f) | hub errors %llu\n",
+            "%llu, rolled back %llu, released %llu | cycle %.2f ms (max %.2f) | hub errors %llu | "
+            "ledger commits %llu\n",
             ctl_synced(d->ctl) ? "synced" : "syncing", (unsigned long long)st.pending,
             (unsigned long long)st.parked, (unsigned long long)st.admitted,
             (unsigned long long)st.dispatched, (unsigned long long)st.running,
             (unsigned long long)st.rolled_back, (unsigned long long)st.released, st.last_cycle_ms,
-            st.max_cycle_ms, (unsigned long long)st.hub_errors);
+            st.max_cycle_ms, (unsigned long long)st.hub_errors,
+            (unsigned long long)st.ledger_batches);
     fflush(d->out);
 }
 

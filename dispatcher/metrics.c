@@ -129,6 +129,7 @@ enum family_id {
     F_PREEMPTIONS,
     F_NS_HOLDING,
     F_NS_PENDING,
+    F_LEDGER_COMMITS,
     NFAMILIES
 };
 
@@ -148,6 +149,11 @@ static const struct family {
                      COUNTER,
                      {"reason"},
                      "Dispatched gangs rolled back from every cluster, by reason."},
+    [F_LEDGER_COMMITS] = {"muster_ledger_commits_total",
+                          COUNTER,
+                          {NULL},
+                          "SQLite transactions that committed ledger rows: one per event-loop "
+                          "iteration that decided something, each with its fdatasync."},
     [F_REQUEUES] = {"muster_requeues_total",
                     COUNTER,
                     {NULL},
@@ -259,7 +265,7 @@ struct disp_metrics {
     struct table t[NFAMILIES];
     struct histogram h[4]; /* F_ADMISSION_WAIT, F_DISPATCH_LATENCY, F_CYCLE, F_RECLAIM_WAIT in
                               that order */
-    uint64_t requeues, dropped;
+    uint64_t requeues, dropped, ledger_commits;
     void (*leader)(void *ud, struct disp_metrics_leader *out);
     void *leader_ud;
 };
@@ -434,6 +440,12 @@ void disp_metrics_requeue(struct disp_metrics *m)
 {
     if (m)
         m->requeues++;
+}
+
+void disp_metrics_ledger_commit(struct disp_metrics *m)
+{
+    if (m)
+        m->ledger_commits++;
 }
 
 void disp_metrics_release(struct disp_metrics *m, const char *reason)
@@ -655,9 +667,11 @@ int disp_metrics_render(const struct disp_metrics *m, char **buf, size_t *len, s
                                  : f->type == COUNTER ? "counter"
                                                       : "gauge",
                                  f->help);
-        if (fi == F_REQUEUES || fi == F_DROPPED)
+        if (fi == F_REQUEUES || fi == F_DROPPED || fi == F_LEDGER_COMMITS)
             disp_metrics_text_printf(&t, "%s %" PRIu64 "\n", f->name,
-                                     fi == F_REQUEUES ? m->requeues : m->dropped);
+                                     fi == F_REQUEUES  ? m->requeues
+                                     : fi == F_DROPPED ? m->dropped
+                                                       : m->ledger_commits);
         else if (f->type == HISTOGRAM)
             render_histogram(&t, f->name, &m->h[fi - F_ADMISSION_WAIT]);
         else

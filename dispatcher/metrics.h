@@ -17,6 +17,8 @@ void disp_metrics_free(struct disp_metrics *m);
 void disp_metrics_admission(struct disp_metrics *m, const char *queue);
 void disp_metrics_rollback(struct disp_metrics *m, const char *reason);
 void disp_metrics_requeue(struct disp_metrics *m);
+/* muster_ledger_commits_total: a batch of ledger rows committed (one transaction). */
+void disp_metrics_ledger_commit(struct disp_metrics *m);
 void disp_metrics_release(struct disp_metrics *m, const char *reason);
 /* muster_cluster_losses_total{trigger, decision}: a dispatched gang lost its share in a cluster
  * (trigger NotReady, NoExecute or Evicted) and its queue's onClusterLoss decided (requeued,

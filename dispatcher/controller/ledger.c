@@ -209,6 +209,8 @@ void ctl__ledger_flush(struct ctl *c)
         rc = store_ledger_write_batch(c->s, rows, n);
     }
     c->st.ledger_batches++;
+    if (!rc && c->opt.metrics)
+        disp_metrics_ledger_commit(c->opt.metrics);
     if (rc) {
         muster_free(rows);
         for (size_t i = 0; i < n; i++) {

@@ -799,6 +799,9 @@ void bench_e2e(void)
             printf("BENCH e2e_%s_per_rb %.2f requests\n", verbs[v], k / n);
         }
         printf("BENCH e2e_writes_per_rb %.2f writes\n", writes / n);
+        /* SQLite transactions (one fdatasync each) per RB: the ledger's batching at this rate */
+        printf("BENCH e2e_ledger_commits_per_rb %.2f commits\n",
+               metric_sum(metrics.p, "muster_ledger_commits_total", NULL) / n);
         /* writes refused for a stale read: the status patch's 409 (until session 10) or its
          * JSON patch's failed test (422); each costs a GET and the write again */
         printf("BENCH e2e_conflicts_per_rb %.2f requests\n",

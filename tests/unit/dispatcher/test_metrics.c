@@ -44,6 +44,9 @@ static void test_counters_and_gauges_exact(void)
     disp_metrics_rollback(m, "gang-timeout");
     disp_metrics_requeue(m);
     disp_metrics_requeue(m);
+    disp_metrics_ledger_commit(m);
+    disp_metrics_ledger_commit(m);
+    disp_metrics_ledger_commit(m);
     disp_metrics_cluster_capacity(m, "member1", "cpu", 64000);
     disp_metrics_cluster_capacity(m, "member1", "memory", 1073741824LL * 1000);
     disp_metrics_cluster_capacity(m, "member1", "cpu", 62500); /* replaces */
@@ -71,6 +74,7 @@ static void test_counters_and_gauges_exact(void)
     /* A family with no series yet still declares itself; unlabelled counters show 0. */
     contains(t, "# TYPE muster_watch_restarts_total counter\n# HELP ");
     contains(t, "\nmuster_metrics_dropped_series_total 0\n");
+    contains(t, "# TYPE muster_ledger_commits_total counter\nmuster_ledger_commits_total 3\n");
     CU_ASSERT_EQUAL(t[strlen(t) - 1], '\n');
     muster_free(t);
 
