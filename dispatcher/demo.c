@@ -101,6 +101,13 @@ struct disp_demo_gen {
     int64_t next_flaky; /* unix ms */
     char flaky_policy[64];
     int64_t flaky_fix_at; /* unix ms: delete the breaking policy then */
+    /* Requests made and not answered yet: their callbacks get g, so g outlives them. A close
+     * comes at SIGTERM, while a create may be on the wire; the client answers every one, at the
+     * latest with MUSTER_ECANCELED when it closes. */
+    unsigned inflight;
+    int timer_closed;
+    void (*done)(void *ud);
+    void *done_ud;
 };
 
 static uint64_t rnd(struct disp_demo_gen *g)
@@ -111,17 +118,40 @@ static uint64_t rnd(struct disp_demo_gen *g)
     return g->rng;
 }
 
+/* Once closed, g goes when its timer has closed and the last of its requests is answered. */
+static void gen_maybe_free(struct disp_demo_gen *g)
+{
+    if (!g->timer_closed || g->inflight)
+        return;
+    void (*done)(void *) = g->done;
+    void *ud = g->done_ud;
+    muster_free(g);
+    if (done)
+        done(ud);
+}
+
 static void created_cb(int err, const struct kube_response *resp, void *ud)
 {
     struct disp_demo_gen *g = ud;
     (void)resp;
+    g->inflight--;
     if (!err)
         g->created++;
+    gen_maybe_free(g);
 }
 
 static void ignore_cb(int err, const struct kube_response *resp, void *ud)
 {
-    (void)err, (void)resp, (void)ud;
+    struct disp_demo_gen *g = ud;
+    (void)err, (void)resp;
+    g->inflight--;
+    gen_maybe_free(g);
+}
+
+static void request(struct disp_demo_gen *g, const struct kube_request *req, kube_response_cb cb)
+{
+    if (kube_request(g->kube, req, cb, g) == 0)
+        g->inflight++;
 }
 
 static void post(struct disp_demo_gen *g, const char *group, const char *version,
@@ -131,7 +161,7 @@ static void post(struct disp_demo_gen *g, const char *group, const char *version
     if (kube_path(path, sizeof path, group, version, DISP_DEMO_NAMESPACE, resource, NULL))
         return;
     struct kube_request req = {.verb = KUBE_CREATE, .path = path, .body = body};
-    kube_request(g->kube, &req, created_cb, g);
+    request(g, &req, created_cb);
 }
 
 /* GPUs per pod and pods per gang, weighted toward the small jobs a real fleet sees most. */
@@ -253,7 +283,7 @@ static void on_timer(uv_timer_t *h)
         char path[256];
         if (!karmada_path_policy(path, sizeof path, DISP_DEMO_NAMESPACE, g->flaky_policy)) {
             struct kube_request req = {.verb = KUBE_DELETE, .path = path};
-            kube_request(g->kube, &req, ignore_cb, g);
+            request(g, &req, ignore_cb);
         }
         g->flaky_policy[0] = '\0';
     }
@@ -268,7 +298,7 @@ static void on_timer(uv_timer_t *h)
         if (!kube_path(path, sizeof path, "apps", "v1", DISP_DEMO_NAMESPACE, "deployments",
                        g->doomed[i].name)) {
             struct kube_request req = {.verb = KUBE_DELETE, .path = path};
-            kube_request(g->kube, &req, ignore_cb, g);
+            request(g, &req, ignore_cb);
         }
         g->doomed[i] = g->doomed[--g->ndoomed];
     }
@@ -315,11 +345,21 @@ uint64_t disp_demo_gen_created(const struct disp_demo_gen *g)
 
 static void gen_closed(uv_handle_t *h)
 {
-    muster_free(h->data);
+    struct disp_demo_gen *g = h->data;
+    g->timer_closed = 1;
+    gen_maybe_free(g);
+}
+
+void disp_demo_gen_close_then(struct disp_demo_gen *g, void (*done)(void *ud), void *ud)
+{
+    if (!g || uv_is_closing((uv_handle_t *)&g->timer))
+        return;
+    g->done = done;
+    g->done_ud = ud;
+    uv_close((uv_handle_t *)&g->timer, gen_closed);
 }
 
 void disp_demo_gen_close(struct disp_demo_gen *g)
 {
-    if (g)
-        uv_close((uv_handle_t *)&g->timer, gen_closed);
+    disp_demo_gen_close_then(g, NULL, NULL);
 }

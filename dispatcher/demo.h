@@ -34,7 +34,11 @@ struct disp_demo_gen_options {
 int disp_demo_gen_start(uv_loop_t *loop, struct kube_client *kube,
                         const struct disp_demo_gen_options *opt, struct disp_demo_gen **out);
 uint64_t disp_demo_gen_created(const struct disp_demo_gen *g);
-/* Stops the timers; the generator is freed once they are closed. */
+/* Stops making workloads. The generator is freed once its timer is closed and every request
+ * it made has been answered (the client answers each, with MUSTER_ECANCELED once it closes);
+ * then done(ud) runs, if given. kube must stay until then: closing it answers what is left. */
+void disp_demo_gen_close_then(struct disp_demo_gen *g, void (*done)(void *ud), void *ud);
+/* disp_demo_gen_close_then without a callback. */
 void disp_demo_gen_close(struct disp_demo_gen *g);
 
 #endif
