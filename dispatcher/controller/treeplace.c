@@ -520,7 +520,11 @@ int ctl__tree_fits(struct ctl *c, struct binding *b, const struct disp_cluster_c
             target += b->comp[i].replicas;
         for (uint32_t g = 0; g < b->tree.n; g++)
             placed += r.cluster[g] >= 0 ? b->tree.g[g].pods : 0;
-        if (b->split_pods || b->ncomp > 1) {
+        if (b->split_pods && ctl__jobset_min(b)) {
+            /* a JobSet at fewer Jobs is admitted at what the search places (jobset_offer),
+             * which never leaves a level below its min_count: at least its minimum */
+            fits = 1;
+        } else if (b->split_pods || b->ncomp > 1) {
             fits = placed == target; /* every group, as split_shares and place() need */
         } else {
             struct ctl_tree_share ts[256];
