@@ -20,6 +20,11 @@
 #           JobSet at fewer Jobs"): the search asks room for its minimum, 8 GPUs, as its engine
 #           entry does, so exactly two of b's gangs go (not the four its whole would take) and
 #           the JobSet runs at 2 of its 4 Jobs; b's other four gangs never stop.
+#   tree-min  (issue 20) a's gang of 4 groups of 2 two-GPU pods, spread, min-member 4: its tree
+#           needs 2 of its 4 groups and it is admitted at its minimum when the whole does not
+#           fit (docs/composite.md, "Admitted at its minimum"): the search and its dry run ask
+#           room for those 2 groups, 8 GPUs, as its engine entry does, so exactly two of b's
+#           gangs go and it runs at 4 replicas, its other 2 groups waiting as a scale up.
 #   priority-on / priority-off  one queue q (withinQueue LowerPriority / Never) runs six gangs
 #           of priority 0 filling the fleet; a priority 100 gang of q (a PriorityClass) asking
 #           for one cluster's worth preempts exactly one of them (the newest in a cluster where
@@ -320,6 +325,48 @@ YAML
     echo "preempted: ${victims[*]}"
     expect "${victims[*]}" "b1 b2 b3 b4" "the gangs in f1, and only those"
     for i in 5 6; do expect "$(bstate "b$i")" running "b$i untouched"; done
+    ;;
+tree-min)
+    k create -f - >/dev/null <<YAML
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: shards
+  namespace: team
+  labels: {app: shards, volcano.sh/queue-name: a}
+  annotations: {scheduling.muster.io/placement: spread, scheduling.muster.io/group-size: "2",
+                scheduling.muster.io/min-member: "4"}
+spec:
+  replicas: 8
+  selector: {matchLabels: {app: shards}}
+  template:
+    metadata: {labels: {app: shards}}
+    spec:
+      containers:
+        - {name: w, image: registry.example/w:1, resources: {requests: {cpu: "1", memory: 1Gi, nvidia.com/gpu: "2"}}}
+YAML
+    DUMP=/api/v1/bindings/team/shards-deployment
+    wait_until 30 "a's gang to run at its minimum" is_eq running bstate shards
+    placed=$(rb_clusters shards-deployment)
+    echo "a's gang on $placed"
+    victims=()
+    for i in 1 2 3 4 5 6; do
+        [ "$(brows "b$i" rolledback)" == 0 ] || victims+=("b$i")
+    done
+    echo "preempted: ${victims[*]}"
+    expect "${#victims[@]}" 2 "gangs preempted (room for its minimum, 2 groups, not for all 4)"
+    grep -qF "reclaim: team/shards-deployment waits: waiting for 8 nvidia.com/gpu to be reclaimed from b (2 gangs preempting)" \
+        "$TMP/musterd.out" || dfail "no wait sentence for a's gang: $(grep 'waits:' "$TMP/musterd.out")"
+    sum=0
+    for r in $(rbj shards-deployment '{.spec.clusters[*].replicas}'); do
+        [ $((r % 2)) -eq 0 ] || dfail "a group was cut: $placed"
+        sum=$((sum + r))
+    done
+    expect "$sum" 4 "a's gang runs its 2 groups"
+    for i in 1 2 3 4 5 6; do
+        [[ " ${victims[*]} " == *" b$i "* ]] && continue
+        expect "$(bstate "b$i")" running "b$i untouched"
+    done
     ;;
 jobset-min)
     k create -f - >/dev/null <<YAML
