@@ -1256,8 +1256,10 @@ uint32_t ctl__jobset_view(const struct karmada_group_tree *t, const uint8_t *kee
  *   SPREADs (at least min_domains values), any other group's PACKs (every one has a value).
  *   Pure. */
 /* Whether b's tree would be placed over caps[0..n) (fleet indexes idx) as ctl__place_tree
- * places it at admission (the same candidates, search and whole-group count), without
- * setting anything: reclaim's dry run asks it of the room its victims would free. 1 or 0 (out
+ * places it at admission (the same candidates, search and whole-group count; a JobSet at
+ * fewer Jobs, ctl__jobset_min, or a gang with a group minimum, ctl__tree_min: at least its
+ * minimum, as jobset_offer and tree_offer admit them), without setting anything: reclaim's
+ * dry run asks it of the room its victims would free. 1 or 0 (out
  * of memory: 0, nothing is preempted for it). */
 int ctl__tree_fits(struct ctl *c, struct binding *b, const struct disp_cluster_cap *caps,
                    const uint32_t *idx, uint32_t n);

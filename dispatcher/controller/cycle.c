@@ -480,12 +480,40 @@ static enum place_verdict tree_offer(struct ctl *c, struct binding *b, struct qu
     return PLACE_FITS;
 }
 
+/* A JobSet at fewer Jobs refused by its queues at every size placed, said as an ordinary gang
+ * refused by its queue is (loop.c ctl__pending_reason, which finds nothing to say here: the
+ * engine offers the entry, its minimum passes): the queues' last refusal (lim, or msg when the
+ * entry itself could not be admitted or counted), at `jobs` of its Jobs, the fewest tried. */
+static void jobset_refused(struct ctl *c, struct binding *b, const struct queue_limit *lim,
+                           const char *msg, uint32_t jobs)
+{
+    char m[KARMADA_WORKLOAD_MSG_MAX] = "";
+    if (!lim)
+        snprintf(m, sizeof m, "%s", msg);
+    else if (queue_limit_explain(c->t, lim, m, sizeof m) < 0 && !m[0])
+        snprintf(m, sizeof m, "does not fit its queue");
+    ctl__set_reason(b, strncmp(m, "fleet: ", 7) == 0 ? "NoClusterFit" : "QuotaExceeded",
+                    "%s (at %" PRIu32 " of its %" PRIu32
+                    " Jobs, the fewest it steps down to while every level keeps its minimum)",
+                    m, jobs, ctl__jobset_jobs(b, NULL));
+}
+
+/* The Jobs marked in keep (b's tree). */
+static uint32_t jobs_kept(const struct binding *b, const uint8_t *keep)
+{
+    uint32_t n = 0;
+    for (uint32_t g = 1; g < b->tree.n; g++)
+        n += keep[g] && b->tree.g[g].pods > 0;
+    return n;
+}
+
 /* A JobSet at fewer Jobs (issue 20, docs/composite.md "A JobSet at fewer Jobs") offered by the
  * engine (its entry holds its minimum): the search places the most Jobs it can (all when the
  * whole fits); when its queues do not take them, Jobs are given up one at a time, the last in
  * tree order whose level keeps its min_count, and the rest placed again, until the queues take
  * them. PLACE_FITS with e admitted, counted at what b's shares run; otherwise *refused when the
- * queues refused every size that was placed, else the placement's verdict. */
+ * queues refused every size that was placed (the reason names their last limit, QuotaExceeded),
+ * else the placement's verdict. */
 static enum place_verdict jobset_offer(struct ctl *c, struct binding *b, struct queue_entry *e,
                                        int *refused)
 {
@@ -498,8 +526,12 @@ static enum place_verdict jobset_offer(struct ctl *c, struct binding *b, struct 
     struct queue_resvec req = {0};
     struct karmada_group *buf = NULL;
     uint8_t keep[KARMADA_GROUPS_MAX];
+    struct queue_limit lim; /* the queues' last refusal, at lim_jobs Jobs */
+    uint32_t lim_jobs = 0;
     int rc = ctl__jobset_request(b, &req);
-    int takes = !rc && queue_tree_can_admit(c->t, queue_entry_queue(e), &req, NULL);
+    int takes = !rc && queue_tree_can_admit(c->t, queue_entry_queue(e), &req, &lim);
+    if (!rc && !takes)
+        ctl__jobset_jobs(b, &lim_jobs);
     if (!rc && !takes && b->tree.n <= KARMADA_GROUPS_MAX) {
         /* the Jobs placed, as the shares hold them per replicated job: the first of each
          * replicated job's run, in tree order (which Jobs does not matter, only how many) */
@@ -534,8 +566,12 @@ static enum place_verdict jobset_offer(struct ctl *c, struct binding *b, struct 
         rc = buf ? 0 : MUSTER_ENOMEM;
         while (!rc && !takes && ctl__jobset_step_down(&b->tree, keep)) {
             rc = ctl__jobset_leaves_request(b, keep, &req);
-            if (rc || !queue_tree_can_admit(c->t, queue_entry_queue(e), &req, NULL))
+            if (rc)
                 continue;
+            if (!queue_tree_can_admit(c->t, queue_entry_queue(e), &req, &lim)) {
+                lim_jobs = jobs_kept(b, keep);
+                continue;
+            }
             struct karmada_group_tree view = {buf,
                                               ctl__jobset_view(&b->tree, keep, buf, b->tree.n)};
             if (!view.n)
@@ -546,17 +582,26 @@ static enum place_verdict jobset_offer(struct ctl *c, struct binding *b, struct 
             if (v == PLACE_FAILED)
                 rc = MUSTER_ENOMEM;
             takes = v == PLACE_FITS && !ctl__jobset_request(b, &req) &&
-                    queue_tree_can_admit(c->t, queue_entry_queue(e), &req, NULL);
+                    queue_tree_can_admit(c->t, queue_entry_queue(e), &req, &lim);
+            if (v == PLACE_FITS && !takes)
+                ctl__jobset_jobs(b, &lim_jobs);
         }
     }
     muster_free(buf);
     struct queue_limit why;
     struct queue_error qe;
-    if (!rc && takes &&
-        (queue_entry_admit(c->t, e, &why) || queue_entry_resize(c->t, e, &req, &qe))) {
-        if (queue_entry_state(e) == QUEUE_ENTRY_ADMITTED)
+    const char *msg = NULL; /* the entry not admitted or not counted: the engine's sentence */
+    if (!rc && takes) {
+        ctl__jobset_jobs(b, &lim_jobs);
+        if (queue_entry_admit(c->t, e, &why)) {
+            lim = why;
+            takes = 0;
+        } else if (queue_entry_resize(c->t, e, &req, &qe)) {
+            msg = qe.msg;
+            takes = 0;
+        }
+        if (!takes && queue_entry_state(e) == QUEUE_ENTRY_ADMITTED)
             queue_entry_requeue(c->t, e);
-        takes = 0;
     }
     queue_resvec_close(&req);
     if (rc)
@@ -564,6 +609,7 @@ static enum place_verdict jobset_offer(struct ctl *c, struct binding *b, struct 
     if (!takes) {
         b->nshares = 0;
         *refused = 1;
+        jobset_refused(c, b, msg ? NULL : &lim, msg, lim_jobs);
         return PLACE_NO_FIT;
     }
     return PLACE_FITS;

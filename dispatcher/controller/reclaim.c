@@ -213,9 +213,16 @@ static int dry_grades(struct dry *d, const struct queue_reclaim_try *try, const 
 }
 
 /* The replicas a search frees room for: an elastic gang's minimum (it is admitted at that, and
- * grows later without preempting anyone), else the whole gang. */
+ * grows later without preempting anyone), a JobSet at fewer Jobs' minimum (its engine entry
+ * holds that, ctl__engine_request: each level's min_count Jobs of the fewest pods; one
+ * replicated job, the only JobSet that searches, so every Job is one shape), else the whole
+ * gang. */
 static int32_t search_replicas(const struct binding *b)
 {
+    if (b->split_pods && ctl__jobset_min(b)) {
+        int64_t m = ctl__tree_min_pods(&b->tree, 0);
+        return m >= 1 && m < b->comp[0].replicas ? (int32_t)m : b->comp[0].replicas;
+    }
     int32_t min = ctl__elastic_min(b); /* a group minimum's whole groups (issue 20) */
     return b->elastic && min >= 1 && min < b->comp[0].replicas ? min : b->comp[0].replicas;
 }

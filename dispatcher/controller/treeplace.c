@@ -520,7 +520,15 @@ int ctl__tree_fits(struct ctl *c, struct binding *b, const struct disp_cluster_c
             target += b->comp[i].replicas;
         for (uint32_t g = 0; g < b->tree.n; g++)
             placed += r.cluster[g] >= 0 ? b->tree.g[g].pods : 0;
-        if (b->split_pods || b->ncomp > 1) {
+        if (b->split_pods && ctl__jobset_min(b)) {
+            /* a JobSet at fewer Jobs is admitted at what the search places (jobset_offer),
+             * which never leaves a level below its min_count: at least its minimum */
+            fits = 1;
+        } else if (b->elastic && ctl__tree_min(b)) {
+            /* a group minimum is admitted at what fits in whole groups, at least its minimum
+             * (tree_offer), and its engine entry and the search's replicas ask that minimum */
+            fits = placed >= ctl__elastic_min(b);
+        } else if (b->split_pods || b->ncomp > 1) {
             fits = placed == target; /* every group, as split_shares and place() need */
         } else {
             struct ctl_tree_share ts[256];

@@ -10,6 +10,13 @@
 # CASE quota (spread): both clusters of 5 nodes hold the whole, but its queue takes 24 GPUs: the
 #   JobSet is offered at its minimum, the search places all 4 shards, the queue refuses them, one
 #   Job is given up and the 3 placed again: 2 + 1.
+# CASE refused (spread): both clusters of 5 nodes, a queue of 24 GPUs, and the evaluators kept:
+#   one composite "all" over both templates needs 4 of its 6 Jobs, so its minimum (2 evaluators
+#   and 2 shards, 24 GPUs) passes the queue and the engine offers it, but stepping down gives up
+#   the last Jobs in tree order (the evaluators) and ends at 4 shards, 32 GPUs: the queue refuses
+#   every size placed. The JobSet waits saying so as an ordinary gang refused by its queue does
+#   (Scheduled=False/QuotaExceeded, the queue's limit, on the RB and the admin API), not
+#   NoClusterFit; the queue raised to 32 GPUs, it runs at those 4 shards.
 # musterd is armed to die right after the admission's ledger row (crash point elastic.ledger)
 # and restarted on the same database: it converges to the same admission. Then: the member
 # JobSets' replicas add up to 3 Jobs, their offsets are contiguous over a total of 3, each
@@ -18,7 +25,7 @@
 # changes. CASE spread then loses west to a NoExecute taint: the split is requeued asking for
 # all 4 Jobs, waits while east alone is below training's minimum, and runs at 3 again once
 # west is back.
-# Usage: dispatch_composite_min.sh MUSTER_SIM MUSTERD SOURCE_DIR [spread|single]
+# Usage: dispatch_composite_min.sh MUSTER_SIM MUSTERD SOURCE_DIR [spread|single|quota|refused]
 set -euo pipefail
 SIM=$1 MUSTERD=$2 SRC=$3 CASE=${4:-spread}
 NAME=dispatch_composite_min_$CASE TEST_NS=team
@@ -32,6 +39,7 @@ mkdir -p "$TMP"
 east=5 west=3 gpus=40
 [ "$CASE" = single ] && east=6
 [ "$CASE" = quota ] && west=5 gpus=24
+[ "$CASE" = refused ] && west=5 gpus=24
 # east's and west's node counts (the fixture has 5 each)
 awk -v e=$east -v w=$west 'BEGIN { n = 0 } /count: 5/ { n++; sub(/count: 5/, "count: " (n == 1 ? e : w)) } 1' \
     "$FIX/dispatch/composite-20gpu.yaml" >"$TMP/clusters.yaml"
@@ -45,6 +53,32 @@ rendered() {
 }
 podgroup() { k get work "muster-pg-team.$RB" -n "karmada-es-$1" -o json | jq -c '.spec.workload.manifests[0]'; }
 
+if [ "$CASE" = refused ]; then
+    k create --dry-run=client -o json -f "$FIX/workloads/workload-jobset-composite.yaml" |
+        jq '.spec.compositePodGroupTemplates = [{name: "all",
+                schedulingPolicy: {gang: {minGroupCount: 4}},
+                podGroupTemplates: (.spec.compositePodGroupTemplates | map(.podGroupTemplates[0]))}]' |
+        k create -f - >/dev/null
+    k create --dry-run=client -o json -f "$FIX/workloads/jobset-workload.yaml" |
+        jq 'del(.metadata.uid, .metadata.resourceVersion) |
+            .metadata.labels["kueue.x-k8s.io/queue-name"] = "q"' | k create -f - >/dev/null
+    DUMP=/api/v1/bindings/team/$RB
+    why="queue q: nvidia.com/gpu 0 of 24 in use, needs 32 (at 4 of its 6 Jobs, the fewest it \
+steps down to while every level keeps its minimum)"
+    wait_until 30 "the RB to say its queue refuses it" is_eq "False/QuotaExceeded" rb_cond $RB Scheduled
+    expect "$(rb_cond_msg $RB Scheduled)" "$why" "the RB's Scheduled message"
+    expect "$(api GET "/api/v1/bindings/team/$RB" | jq -r .reason)" "$why" "the binding's reason"
+    expect "$(state)" pending "the JobSet waits"
+    expect "$(rbj $RB '{.spec.clusters}')" "" "nothing placed"
+    api PATCH /api/v1/queues/q '{"capability":{"cpu":"256","nvidia.com/gpu":"32"}}' >/dev/null
+    wait_until 30 "the JobSet to run at 4 shards" is_eq running state
+    expect "$(api GET "/api/v1/bindings/team/$RB" | jq -c '[.clusters[].groups] | transpose | map(add)')" \
+        "[4,0]" "4 shards and no evaluator"
+    expect "$(api GET /api/v1/queues/q | jq -r '.status.allocated["nvidia.com/gpu"]')" 32 \
+        "q holds the 4 shards' 32 GPUs"
+    finish
+    exit 0
+fi
 k create --dry-run=client -o json -f "$FIX/workloads/workload-jobset-composite.yaml" |
     jq 'del(.spec.compositePodGroupTemplates[1])' | k create -f - >/dev/null
 k create --dry-run=client -o json -f "$FIX/workloads/jobset-workload.yaml" |

@@ -14,6 +14,17 @@
 #           gang is 4 groups of 2 two-GPU pods required in one fabric: the victims are the four
 #           gangs in east and north (not b's newest, two of which are in west), a's gang runs
 #           there in whole groups, and b's gangs in west never stop.
+#   jobset-min  (issue 20) a's JobSet of 4 shard Jobs of 2 two-GPU pods, spread, structured by
+#           a hub Workload whose composite "training" needs 2 of its 4 Jobs (minGroupCount 2),
+#           so it is admitted at the most Jobs that fit, at least 2 (docs/composite.md, "A
+#           JobSet at fewer Jobs"): the search asks room for its minimum, 8 GPUs, as its engine
+#           entry does, so exactly two of b's gangs go (not the four its whole would take) and
+#           the JobSet runs at 2 of its 4 Jobs; b's other four gangs never stop.
+#   tree-min  (issue 20) a's gang of 4 groups of 2 two-GPU pods, spread, min-member 4: its tree
+#           needs 2 of its 4 groups and it is admitted at its minimum when the whole does not
+#           fit (docs/composite.md, "Admitted at its minimum"): the search and its dry run ask
+#           room for those 2 groups, 8 GPUs, as its engine entry does, so exactly two of b's
+#           gangs go and it runs at 4 replicas, its other 2 groups waiting as a scale up.
 #   priority-on / priority-off  one queue q (withinQueue LowerPriority / Never) runs six gangs
 #           of priority 0 filling the fleet; a priority 100 gang of q (a PriorityClass) asking
 #           for one cluster's worth preempts exactly one of them (the newest in a cluster where
@@ -89,7 +100,13 @@ preempted_metric() {
         sed -n "s/^muster_preemptions_total{queue=\"$1\",reason=\"$2\"} //p"
 }
 
-if [ "$CASE" == tree ]; then
+if [ "$CASE" == jobset-min ]; then
+    # the PropagationPolicy hands JobSets to muster too
+    sed -e 's|        - {apiVersion: apps/v1, kind: Deployment}|&\n        - {apiVersion: jobset.x-k8s.io/v1alpha2, kind: JobSet}|' \
+        "$FIX/three-clusters.yaml" >"$TMP/three-jobsets.yaml"
+    grep -q 'kind: JobSet' "$TMP/three-jobsets.yaml" || dfail "no JobSet selector in the policy"
+    start_sim "$TMP/three-jobsets.yaml"
+elif [ "$CASE" == tree ]; then
     # east and north share a fabric, west has one of its own
     sed -e 's/labels: {region: east}/labels: {region: east, muster.io\/fabric: f1}/' \
         -e 's/labels: {region: north}/labels: {region: north, muster.io\/fabric: f1}/' \
@@ -308,6 +325,114 @@ YAML
     echo "preempted: ${victims[*]}"
     expect "${victims[*]}" "b1 b2 b3 b4" "the gangs in f1, and only those"
     for i in 5 6; do expect "$(bstate "b$i")" running "b$i untouched"; done
+    ;;
+tree-min)
+    k create -f - >/dev/null <<YAML
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: shards
+  namespace: team
+  labels: {app: shards, volcano.sh/queue-name: a}
+  annotations: {scheduling.muster.io/placement: spread, scheduling.muster.io/group-size: "2",
+                scheduling.muster.io/min-member: "4"}
+spec:
+  replicas: 8
+  selector: {matchLabels: {app: shards}}
+  template:
+    metadata: {labels: {app: shards}}
+    spec:
+      containers:
+        - {name: w, image: registry.example/w:1, resources: {requests: {cpu: "1", memory: 1Gi, nvidia.com/gpu: "2"}}}
+YAML
+    DUMP=/api/v1/bindings/team/shards-deployment
+    wait_until 30 "a's gang to run at its minimum" is_eq running bstate shards
+    placed=$(rb_clusters shards-deployment)
+    echo "a's gang on $placed"
+    victims=()
+    for i in 1 2 3 4 5 6; do
+        [ "$(brows "b$i" rolledback)" == 0 ] || victims+=("b$i")
+    done
+    echo "preempted: ${victims[*]}"
+    expect "${#victims[@]}" 2 "gangs preempted (room for its minimum, 2 groups, not for all 4)"
+    grep -qF "reclaim: team/shards-deployment waits: waiting for 8 nvidia.com/gpu to be reclaimed from b (2 gangs preempting)" \
+        "$TMP/musterd.out" || dfail "no wait sentence for a's gang: $(grep 'waits:' "$TMP/musterd.out")"
+    sum=0
+    for r in $(rbj shards-deployment '{.spec.clusters[*].replicas}'); do
+        [ $((r % 2)) -eq 0 ] || dfail "a group was cut: $placed"
+        sum=$((sum + r))
+    done
+    expect "$sum" 4 "a's gang runs its 2 groups"
+    for i in 1 2 3 4 5 6; do
+        [[ " ${victims[*]} " == *" b$i "* ]] && continue
+        expect "$(bstate "b$i")" running "b$i untouched"
+    done
+    ;;
+jobset-min)
+    k create -f - >/dev/null <<YAML
+apiVersion: scheduling.k8s.io/v1beta1
+kind: Workload
+metadata: {namespace: team, name: shards-wl}
+spec:
+  controllerRef: {apiGroup: jobset.x-k8s.io, kind: JobSet, name: shards}
+  compositePodGroupTemplates:
+  - name: training
+    schedulingPolicy: {gang: {minGroupCount: 2}}
+    podGroupTemplates:
+    - {name: shard, schedulingPolicy: {gang: {minCount: 2}}}
+YAML
+    k create -f - >/dev/null <<YAML
+apiVersion: jobset.x-k8s.io/v1alpha2
+kind: JobSet
+metadata:
+  name: shards
+  namespace: team
+  labels: {kueue.x-k8s.io/queue-name: a}
+  annotations: {scheduling.muster.io/placement: spread}
+spec:
+  replicatedJobs:
+  - name: shard
+    replicas: 4
+    template:
+      metadata:
+        annotations: {scheduling.k8s.io/group-template-name: shard}
+      spec:
+        parallelism: 2
+        completions: 2
+        template:
+          spec:
+            restartPolicy: Never
+            containers:
+            - {name: w, image: registry.example/w:1, resources: {requests: {cpu: "1", memory: 1Gi, nvidia.com/gpu: "2"}}}
+YAML
+    DUMP=/api/v1/bindings/team/shards-jobset
+    jstate() { api GET "$DUMP" | jq -r .state; }
+    wait_until 30 "a's JobSet to run" is_eq running jstate
+    placed=$(rb_clusters shards-jobset)
+    echo "a's JobSet on $placed"
+    victims=()
+    for i in 1 2 3 4 5 6; do
+        [ "$(brows "b$i" rolledback)" == 0 ] || victims+=("b$i")
+    done
+    echo "preempted: ${victims[*]}"
+    expect "${#victims[@]}" 2 "gangs preempted (room for its minimum, 2 Jobs, not for all 4)"
+    grep -qF "reclaim: team/shards-jobset waits: waiting for 8 nvidia.com/gpu to be reclaimed from b (2 gangs preempting)" \
+        "$TMP/musterd.out" || dfail "no wait sentence for a's JobSet: $(grep 'waits:' "$TMP/musterd.out")"
+    sum=0
+    for r in $(rbj shards-jobset '{.spec.clusters[*].replicas}'); do
+        [ $((r % 2)) -eq 0 ] || dfail "a Job was cut: $placed"
+        sum=$((sum + r))
+    done
+    expect "$sum" 4 "the JobSet runs 2 Jobs of 2 pods"
+    for v in "${victims[@]}"; do
+        [[ "$placed" == *"${where[$v]%%=*}="* ]] || dfail "$v was preempted where a's JobSet does not run"
+    done
+    for i in 1 2 3 4 5 6; do
+        [[ " ${victims[*]} " == *" b$i "* ]] && continue
+        expect "$(bstate "b$i")" running "b$i untouched"
+    done
+    expect "$(api GET /api/v1/queues/a | jq -r '.status.allocated["nvidia.com/gpu"]')" 8 \
+        "a holds the 2 Jobs' 8 GPUs"
     ;;
 spread)
     deploy big a 8 2 spread
