@@ -1235,6 +1235,9 @@ int ctl__jobset_request(const struct binding *b, struct queue_resvec *out);
  * times each leaf's request, over the resources b->gang names. 0 or MUSTER_ENOMEM. Pure. */
 int ctl__jobset_leaves_request(const struct binding *b, const uint8_t *keep,
                                struct queue_resvec *out);
+/* b's minimum marked in keep[0..t->n): each level's min_count children of the fewest pods (the
+ * leaves; what ctl__jobset_leaves_request counts for NULL). Pure. */
+void ctl__jobset_min_keep(const struct karmada_group_tree *t, uint8_t *keep);
 /* One step down from the Jobs marked in keep (b's tree): unmarks the last marked Job in tree
  * order whose removal leaves every level at least its min_count (a level with a Job marked
  * counts as placed). 1 when one was unmarked, 0 when none can be. Pure. */

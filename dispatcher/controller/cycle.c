@@ -507,11 +507,45 @@ static uint32_t jobs_kept(const struct binding *b, const uint8_t *keep)
     return n;
 }
 
+/* One size of a JobSet at fewer Jobs (jobset_offer): the Jobs keep[] marks, asked of its
+ * queues, then placed through a view of its tree (buf: room for it). 1 when placed and taken
+ * (b->shares hold them, req their request); 0 when not, lim and *lim_jobs saying where the
+ * queues last refused; -1 when no view could be made; *rc MUSTER_ENOMEM on failure. */
+static int jobset_try(struct ctl *c, struct binding *b, struct queue_entry *e, const uint8_t *keep,
+                      struct karmada_group *buf, struct queue_resvec *req, struct queue_limit *lim,
+                      uint32_t *lim_jobs, int *rc)
+{
+    struct queue_limit l; /* lim is left as it was unless the queues refuse */
+    *rc = ctl__jobset_leaves_request(b, keep, req);
+    if (*rc)
+        return 0;
+    if (!queue_tree_can_admit(c->t, queue_entry_queue(e), req, &l)) {
+        *lim = l;
+        *lim_jobs = jobs_kept(b, keep);
+        return 0;
+    }
+    struct karmada_group_tree view = {buf, ctl__jobset_view(&b->tree, keep, buf, b->tree.n)};
+    if (!view.n)
+        return -1;
+    c->tree_view = &view;
+    enum place_verdict v = place(c, b);
+    c->tree_view = NULL;
+    if (v == PLACE_FAILED)
+        *rc = MUSTER_ENOMEM;
+    if (v != PLACE_FITS || ctl__jobset_request(b, req))
+        return 0;
+    if (queue_tree_can_admit(c->t, queue_entry_queue(e), req, &l))
+        return 1;
+    *lim = l;
+    ctl__jobset_jobs(b, lim_jobs);
+    return 0;
+}
+
 /* A JobSet at fewer Jobs (issue 20, docs/composite.md "A JobSet at fewer Jobs") offered by the
  * engine (its entry holds its minimum): the search places the most Jobs it can (all when the
  * whole fits); when its queues do not take them, Jobs are given up one at a time, the last in
  * tree order whose level keeps its min_count, and the rest placed again, until the queues take
- * them. PLACE_FITS with e admitted, counted at what b's shares run; otherwise *refused when the
+ * them; the minimum its entry holds is the last size tried. PLACE_FITS with e admitted, counted at what b's shares run; otherwise *refused when the
  * queues refused every size that was placed (the reason names their last limit, QuotaExceeded),
  * else the placement's verdict. */
 static enum place_verdict jobset_offer(struct ctl *c, struct binding *b, struct queue_entry *e,
@@ -564,27 +598,18 @@ static enum place_verdict jobset_offer(struct ctl *c, struct binding *b, struct 
                     keep[p] = 1;
         buf = muster_malloc((size_t)b->tree.n * sizeof(*buf));
         rc = buf ? 0 : MUSTER_ENOMEM;
-        while (!rc && !takes && ctl__jobset_step_down(&b->tree, keep)) {
-            rc = ctl__jobset_leaves_request(b, keep, &req);
-            if (rc)
-                continue;
-            if (!queue_tree_can_admit(c->t, queue_entry_queue(e), &req, &lim)) {
-                lim_jobs = jobs_kept(b, keep);
-                continue;
-            }
-            struct karmada_group_tree view = {buf,
-                                              ctl__jobset_view(&b->tree, keep, buf, b->tree.n)};
-            if (!view.n)
-                break;
-            c->tree_view = &view;
-            v = place(c, b);
-            c->tree_view = NULL;
-            if (v == PLACE_FAILED)
-                rc = MUSTER_ENOMEM;
-            takes = v == PLACE_FITS && !ctl__jobset_request(b, &req) &&
-                    queue_tree_can_admit(c->t, queue_entry_queue(e), &req, &lim);
-            if (v == PLACE_FITS && !takes)
-                ctl__jobset_jobs(b, &lim_jobs);
+        int t = 0;
+        while (!rc && !takes && t >= 0 && ctl__jobset_step_down(&b->tree, keep)) {
+            t = jobset_try(c, b, e, keep, buf, &req, &lim, &lim_jobs, &rc);
+            takes = t > 0;
+        }
+        /* The step-down gives Jobs up last in tree order first, so it can stop above the
+         * minimum its engine entry holds (each level's children of the fewest pods), which
+         * the queues took when they let the engine offer it: that minimum is the last size
+         * tried. */
+        if (!rc && !takes) {
+            ctl__jobset_min_keep(&b->tree, keep);
+            takes = jobset_try(c, b, e, keep, buf, &req, &lim, &lim_jobs, &rc) > 0;
         }
     }
     muster_free(buf);

@@ -673,6 +673,14 @@ static int64_t mark_min(const struct karmada_group_tree *t, uint32_t g, uint8_t 
     return sum;
 }
 
+void ctl__jobset_min_keep(const struct karmada_group_tree *t, uint8_t *keep)
+{
+    if (t->n == 0 || t->n > KARMADA_GROUPS_MAX)
+        return;
+    memset(keep, 0, t->n);
+    mark_min(t, 0, keep, 1);
+}
+
 int ctl__jobset_leaves_request(const struct binding *b, const uint8_t *keep,
                                struct queue_resvec *out)
 {
@@ -682,8 +690,7 @@ int ctl__jobset_leaves_request(const struct binding *b, const uint8_t *keep,
     if (t->n == 0 || t->n > KARMADA_GROUPS_MAX)
         return 0;
     if (!keep) {
-        memset(mk, 0, t->n);
-        mark_min(t, 0, mk, 1);
+        ctl__jobset_min_keep(t, mk);
         keep = mk;
     }
     for (uint32_t k = 0; k < b->gang.len; k++) {

@@ -10,13 +10,18 @@
 # CASE quota (spread): both clusters of 5 nodes hold the whole, but its queue takes 24 GPUs: the
 #   JobSet is offered at its minimum, the search places all 4 shards, the queue refuses them, one
 #   Job is given up and the 3 placed again: 2 + 1.
-# CASE refused (spread): both clusters of 5 nodes, a queue of 24 GPUs, and the evaluators kept:
+# CASE minimum (spread): both clusters of 5 nodes, a queue of 24 GPUs, and the evaluators kept:
 #   one composite "all" over both templates needs 4 of its 6 Jobs, so its minimum (2 evaluators
-#   and 2 shards, 24 GPUs) passes the queue and the engine offers it, but stepping down gives up
-#   the last Jobs in tree order (the evaluators) and ends at 4 shards, 32 GPUs: the queue refuses
-#   every size placed. The JobSet waits saying so as an ordinary gang refused by its queue does
-#   (Scheduled=False/QuotaExceeded, the queue's limit, on the RB and the admin API), not
-#   NoClusterFit; the queue raised to 32 GPUs, it runs at those 4 shards.
+#   and 2 shards, 24 GPUs) passes the queue and the engine offers it. Stepping down gives up the
+#   last Jobs in tree order (the evaluators) and ends at 4 shards, 32 GPUs, which the queue
+#   refuses; the minimum the engine offered is the last size tried, and it runs at that: 2
+#   shards and 2 evaluators, 24 GPUs.
+# CASE refused: as minimum, but each evaluator Job is one pod of 5 GPUs, which no 4-GPU node
+#   holds, and the queue takes 26 GPUs: the minimum (2 evaluators and 2 shards, 26 GPUs) passes
+#   the queue but cannot be placed, and the 4 shards placed (32) are over it, so the queues
+#   refuse every size placed. The JobSet waits saying so as an ordinary gang refused by its
+#   queue does (Scheduled=False/QuotaExceeded, the queue's limit, on the RB and the admin API),
+#   not NoClusterFit; the queue raised to 32 GPUs, it runs at those 4 shards.
 # musterd is armed to die right after the admission's ledger row (crash point elastic.ledger)
 # and restarted on the same database: it converges to the same admission. Then: the member
 # JobSets' replicas add up to 3 Jobs, their offsets are contiguous over a total of 3, each
@@ -25,7 +30,7 @@
 # changes. CASE spread then loses west to a NoExecute taint: the split is requeued asking for
 # all 4 Jobs, waits while east alone is below training's minimum, and runs at 3 again once
 # west is back.
-# Usage: dispatch_composite_min.sh MUSTER_SIM MUSTERD SOURCE_DIR [spread|single|quota|refused]
+# Usage: dispatch_composite_min.sh MUSTER_SIM MUSTERD SOURCE_DIR [spread|single|quota|minimum|refused]
 set -euo pipefail
 SIM=$1 MUSTERD=$2 SRC=$3 CASE=${4:-spread}
 NAME=dispatch_composite_min_$CASE TEST_NS=team
@@ -39,7 +44,8 @@ mkdir -p "$TMP"
 east=5 west=3 gpus=40
 [ "$CASE" = single ] && east=6
 [ "$CASE" = quota ] && west=5 gpus=24
-[ "$CASE" = refused ] && west=5 gpus=24
+[ "$CASE" = minimum ] && west=5 gpus=24
+[ "$CASE" = refused ] && west=5 gpus=26
 # east's and west's node counts (the fixture has 5 each)
 awk -v e=$east -v w=$west 'BEGIN { n = 0 } /count: 5/ { n++; sub(/count: 5/, "count: " (n == 1 ? e : w)) } 1' \
     "$FIX/dispatch/composite-20gpu.yaml" >"$TMP/clusters.yaml"
@@ -53,17 +59,36 @@ rendered() {
 }
 podgroup() { k get work "muster-pg-team.$RB" -n "karmada-es-$1" -o json | jq -c '.spec.workload.manifests[0]'; }
 
-if [ "$CASE" = refused ]; then
+if [ "$CASE" = refused ] || [ "$CASE" = minimum ]; then
     k create --dry-run=client -o json -f "$FIX/workloads/workload-jobset-composite.yaml" |
-        jq '.spec.compositePodGroupTemplates = [{name: "all",
+        jq --arg c "$CASE" '.spec.compositePodGroupTemplates = [{name: "all",
                 schedulingPolicy: {gang: {minGroupCount: 4}},
-                podGroupTemplates: (.spec.compositePodGroupTemplates | map(.podGroupTemplates[0]))}]' |
+                podGroupTemplates: (.spec.compositePodGroupTemplates | map(.podGroupTemplates[0]))}] |
+            if $c == "refused" then
+                .spec.compositePodGroupTemplates[0].podGroupTemplates[1].schedulingPolicy.gang.minCount = 1
+            else . end' |
         k create -f - >/dev/null
     k create --dry-run=client -o json -f "$FIX/workloads/jobset-workload.yaml" |
-        jq 'del(.metadata.uid, .metadata.resourceVersion) |
-            .metadata.labels["kueue.x-k8s.io/queue-name"] = "q"' | k create -f - >/dev/null
+        jq --arg c "$CASE" 'del(.metadata.uid, .metadata.resourceVersion) |
+            .metadata.labels["kueue.x-k8s.io/queue-name"] = "q" |
+            if $c == "refused" then
+                .spec.replicatedJobs[1].template.spec.parallelism = 1 |
+                .spec.replicatedJobs[1].template.spec.completions = 1 |
+                .spec.replicatedJobs[1].template.spec.template.spec.containers[0].resources.limits["nvidia.com/gpu"] = 5
+            else . end' | k create -f - >/dev/null
     DUMP=/api/v1/bindings/team/$RB
-    why="queue q: nvidia.com/gpu 0 of 24 in use, needs 32 (at 4 of its 6 Jobs, the fewest it \
+    if [ "$CASE" = minimum ]; then
+        wait_until 30 "the JobSet to run at its minimum" is_eq running state
+        expect "$(api GET "/api/v1/bindings/team/$RB" | jq -c '[.clusters[].groups] | transpose | map(add)')" \
+            "[2,2]" "2 shards and 2 evaluators: the minimum its queue took"
+        expect "$(api GET /api/v1/queues/q | jq -r '.status.allocated["nvidia.com/gpu"]')" 24 \
+            "q holds the minimum's 24 GPUs"
+        expect "$(api GET "/api/v1/bindings/team/$RB" | jq -r '.request["nvidia.com/gpu"]')" 24 \
+            "the row's request is the minimum's"
+        finish
+        exit 0
+    fi
+    why="queue q: nvidia.com/gpu 0 of 26 in use, needs 32 (at 4 of its 6 Jobs, the fewest it \
 steps down to while every level keeps its minimum)"
     wait_until 30 "the RB to say its queue refuses it" is_eq "False/QuotaExceeded" rb_cond $RB Scheduled
     expect "$(rb_cond_msg $RB Scheduled)" "$why" "the RB's Scheduled message"
