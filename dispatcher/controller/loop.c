@@ -279,14 +279,17 @@ int ctl__watches_start(struct ctl *c)
     return 0;
 }
 
-/* Why a pending binding waits, when the last cycle did not already say (NoClusterFit): the
- * engine's own admission check, which is what the next cycle meets. */
+/* Why a pending binding waits, when the last cycle did not already say: the engine's own
+ * admission check, which is what the next cycle meets. A NoClusterFit the last cycle said
+ * stands while its queues would still offer it (or refuse it for the fleet's room, which is
+ * what it said); refused by a queue's limit, the engine offers it no more, no cycle judges its
+ * clusters again, and the queue is what it waits for now. */
 void ctl__pending_reason(struct ctl *c, struct binding *b)
 {
-    if (b->st != B_PENDING || b->nofit || b->ns_limited)
+    if (b->st != B_PENDING || b->ns_limited)
         return; /* the cycle's own sentence stands */
     const struct ctl_act *a = ctl__act(b);
-    if (a->rc_wait && a->rc_until > now_ms(c)) {
+    if (!b->nofit && a->rc_wait && a->rc_until > now_ms(c)) {
         ctl__set_reason(b, "Unschedulable", "%s", a->rc_wait); /* reclaim.c: what it waits for */
         return;
     }
@@ -300,8 +303,16 @@ void ctl__pending_reason(struct ctl *c, struct binding *b)
     /* The limit met at root may be the Ready fleet's capacity rather than a queue's: then no
      * cluster has room, which is no quota (the engine's sentence says "fleet: ..." exactly
      * then). */
-    ctl__set_reason(b, strncmp(msg, "fleet: ", 7) == 0 ? "NoClusterFit" : "QuotaExceeded", "%s",
-                    msg);
+    int fleet = strncmp(msg, "fleet: ", 7) == 0;
+    if (b->nofit && fleet)
+        return; /* the cycle's sentence names the clusters: more than the fleet's sum */
+    if (b->nofit) {
+        /* the memo would let the next offer say no-fit without placing, and so without its
+         * sentence: it places again and says it */
+        b->nofit = 0;
+        b->nofit_memo = 0;
+    }
+    ctl__set_reason(b, fleet ? "NoClusterFit" : "QuotaExceeded", "%s", msg);
     if (c->opt.reclaim)
         ctl__reclaim_consider(c, b); /* the engine never offers it: reclaim may help */
 }

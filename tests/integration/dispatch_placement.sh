@@ -107,6 +107,17 @@ for rb in big-job wide-deployment; do
     expect "$(rb_clusters $rb)|$(rbj $rb '{.spec.suspension.scheduling}')" "|true" "$rb never dispatched"
     expect "$(rb_cond $rb Scheduled)" False/NoClusterFit "$rb condition"
 done
+# The queue shrunk below big's 8 GPUs: the engine offers it no more, so no cycle says
+# NoClusterFit again; its reason moves to the queue it now waits for (session 13: it kept the
+# stale NoClusterFit before).
+api PATCH /api/v1/queues/q '{"capability":{"nvidia.com/gpu":"4"}}' >/dev/null
+wait_until 10 "big to say QuotaExceeded" is_eq False/QuotaExceeded rb_cond big-job Scheduled
+used=$(api GET /api/v1/queues/q | jq -r '.status.allocated["nvidia.com/gpu"]')
+expect "$(rb_cond_msg big-job Scheduled)" "queue q: nvidia.com/gpu $used of 4 in use, needs 8" "big's message"
+expect "$(api GET /api/v1/bindings/team/big-job | jq -r .reason)" \
+    "queue q: nvidia.com/gpu $used of 4 in use, needs 8" "big's reason on the API"
+api PATCH /api/v1/queues/q '{"capability":{"nvidia.com/gpu":"64"}}' >/dev/null
+wait_until 10 "big to say NoClusterFit again" is_eq False/NoClusterFit rb_cond big-job Scheduled
 expect "$(k get works -A -o json | jq '[.items[] | select(.metadata.annotations["resourcebinding.karmada.io/name"] == "big-job" or .metadata.annotations["scheduling.muster.io/binding"] == "team/wide-deployment")] | length')" \
     0 "no Work for big or wide"
 k delete job big small >/dev/null
