@@ -280,16 +280,17 @@ int ctl__watches_start(struct ctl *c)
 }
 
 /* Why a pending binding waits, when the last cycle did not already say: the engine's own
- * admission check, which is what the next cycle meets. A NoClusterFit the last cycle said
- * stands while its queues would still offer it (or refuse it for the fleet's room, which is
- * what it said); refused by a queue's limit, the engine offers it no more, no cycle judges its
- * clusters again, and the queue is what it waits for now. */
+ * admission check, which is what the next cycle meets. What the last cycle said (NoClusterFit,
+ * its namespace's or owner's limit) stands while its queues would still offer it (a
+ * NoClusterFit also when they refuse it for the fleet's room, which is what it said); refused
+ * by a queue's limit, the engine offers it no more, no cycle judges it again, and the queue is
+ * what it waits for now. */
 void ctl__pending_reason(struct ctl *c, struct binding *b)
 {
-    if (b->st != B_PENDING || b->ns_limited)
-        return; /* the cycle's own sentence stands */
+    if (b->st != B_PENDING)
+        return;
     const struct ctl_act *a = ctl__act(b);
-    if (!b->nofit && a->rc_wait && a->rc_until > now_ms(c)) {
+    if (!b->nofit && !b->ns_limited && a->rc_wait && a->rc_until > now_ms(c)) {
         ctl__set_reason(b, "Unschedulable", "%s", a->rc_wait); /* reclaim.c: what it waits for */
         return;
     }
@@ -306,6 +307,7 @@ void ctl__pending_reason(struct ctl *c, struct binding *b)
     int fleet = strncmp(msg, "fleet: ", 7) == 0;
     if (b->nofit && fleet)
         return; /* the cycle's sentence names the clusters: more than the fleet's sum */
+    b->ns_limited = 0;
     if (b->nofit) {
         /* the memo would let the next offer say no-fit without placing, and so without its
          * sentence: it places again and says it */

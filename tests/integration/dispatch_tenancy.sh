@@ -146,6 +146,15 @@ wait_until 20 "big to wait on the namespace's GPUs" is_eq "False/QuotaExceeded" 
 msg=$(rb_cond_msg big-deployment Scheduled)
 [[ "$msg" == *"namespace team would hold 6 nvidia.com/gpu in queue shared, more than the 4 a namespace may (namespaceLimits.resources)"* ]] ||
     dfail "the resource limit's reason: $msg"
+# the queue itself shrunk to what it holds: the engine offers big no more, so its reason moves
+# from the namespace's limit to the queue's (session 13: the namespace's stayed), and back
+used=$(api GET /api/v1/queues/shared | jq -r '.status.allocated["nvidia.com/gpu"]')
+api PATCH /api/v1/queues/shared "{\"capability\":{\"nvidia.com/gpu\":\"$used\"}}" >/dev/null
+wait_until 10 "big to wait on the queue" eval \
+    "rb_cond_msg big-deployment Scheduled | grep -qx 'queue shared: nvidia.com/gpu $used of $used in use, needs 2'"
+api PATCH /api/v1/queues/shared '{"capability":{"nvidia.com/gpu":"8"}}' >/dev/null
+wait_until 10 "big to wait on the namespace's GPUs again" eval \
+    "rb_cond_msg big-deployment Scheduled | grep -q 'namespaceLimits.resources'"
 
 # --- ownerLimits: one owner across namespaces (musterd --owner-annotation example.com/owner) ---
 queue owned root '{"cpu":"8"}' '"ownerLimits":{"gangs":1}'
