@@ -8,6 +8,7 @@
 
 #include <math.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -927,7 +928,8 @@ struct queue_tree *queue_tree_new(void)
     if (!t)
         return NULL;
     t->room_epoch = 1; /* a node's nofit of 0 never matches */
-    queue_idmap_init(&t->entries);
+    /* a pending gang's entry holds its id: the map needs no copy of it */
+    queue_idmap_init_keyed(&t->entries, offsetof(struct queue_entry, id));
     queue_idmap_init(&t->buckets);
     queue_idmap_init(&t->shapes);
     t->names = queue_resnames_new();
