@@ -8,6 +8,9 @@
 #include "dispatcher/errors.h"
 
 #include <getopt.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,8 +85,24 @@ static int parse_duration_ms(const char *s, uint64_t *out)
     return 0;
 }
 
+/* Blocks of MMAP_THRESHOLD and more are mapped apart and unmapped when freed: glibc raises the
+ * threshold to the largest block freed so far (up to 32 MiB), and a burst then leaves its
+ * large transient arrays (a batch of 100,000 ledger writes, the rows for their commit, an id
+ * map's or a table's old slots when it grows) as holes in the heap that stay resident beside
+ * live objects (issue 22; docs/benchmarks.md, "Session 13"). Fixed, they go back to the system
+ * when freed. MALLOC_MMAP_THRESHOLD_ in the environment still wins. */
+#define MMAP_THRESHOLD (1 << 20)
+static void malloc_tune(void)
+{
+#ifdef __GLIBC__
+    if (!getenv("MALLOC_MMAP_THRESHOLD_"))
+        (void)mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD);
+#endif
+}
+
 int main(int argc, char **argv)
 {
+    malloc_tune();
     static const struct option longopts[] = {
         {"db", required_argument, NULL, 'd'},
         {"demo", no_argument, NULL, 'D'},

@@ -229,6 +229,66 @@ static int request_check(struct queue_tree *t, const struct queue_resvec *req,
     return 0;
 }
 
+#if defined(__SANITIZE_ADDRESS__)
+#define ENTRY_OWN_ALLOCATION 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define ENTRY_OWN_ALLOCATION 1
+#endif
+#endif
+#define QUEUE_ENTRY_BLOCK 1024
+
+struct queue_entry *queue__entry_alloc(struct queue_tree *t)
+{
+#ifdef ENTRY_OWN_ALLOCATION
+    (void)t;
+    return muster_calloc(1, sizeof(struct queue_entry));
+#else
+    struct queue_entry *e = t->efree;
+    if (e) {
+        memcpy(&t->efree, e, sizeof t->efree);
+    } else {
+        if (!t->neblocks || t->eused == QUEUE_ENTRY_BLOCK) {
+            if (t->neblocks == t->ebcap &&
+                queue__grow((void **)&t->eblocks, &t->ebcap, t->neblocks + 1,
+                            sizeof(*t->eblocks)))
+                return NULL;
+            struct queue_entry *blk = muster_malloc(QUEUE_ENTRY_BLOCK * sizeof(*blk));
+            if (!blk)
+                return NULL;
+            t->eblocks[t->neblocks++] = blk;
+            t->eused = 0;
+        }
+        e = &t->eblocks[t->neblocks - 1][t->eused++];
+    }
+    memset(e, 0, sizeof(*e));
+    return e;
+#endif
+}
+
+void queue__entry_free(struct queue_tree *t, struct queue_entry *e)
+{
+#ifdef ENTRY_OWN_ALLOCATION
+    (void)t;
+    muster_free(e);
+#else
+    if (!e)
+        return;
+    memcpy(e, &t->efree, sizeof t->efree); /* the free list's link, in its first bytes */
+    t->efree = e;
+#endif
+}
+
+void queue__entry_blocks_free(struct queue_tree *t)
+{
+    for (uint32_t i = 0; i < t->neblocks; i++)
+        muster_free(t->eblocks[i]);
+    muster_free(t->eblocks);
+    t->eblocks = NULL;
+    t->neblocks = t->ebcap = t->eused = 0;
+    t->efree = NULL;
+}
+
 static int entry_new(struct queue_tree *t, const struct queue_entry_spec *spec,
                      struct queue_entry **out, struct queue_error *err)
 {
@@ -244,7 +304,7 @@ static int entry_new(struct queue_tree *t, const struct queue_entry_spec *spec,
     int rc = request_check(t, req, err);
     if (rc)
         return rc;
-    struct queue_entry *e = muster_calloc(1, sizeof(*e));
+    struct queue_entry *e = queue__entry_alloc(t);
     if (!e)
         return entry_fail(err, MUSTER_ENOMEM, "", "out of memory%s", NULL);
     e->id = spec->id;
@@ -254,7 +314,7 @@ static int entry_new(struct queue_tree *t, const struct queue_entry_spec *spec,
     if (queue__shape_get(t, req, &e->shape) || queue_idmap_put(&t->entries, e->id, e)) {
         if (e->shape)
             queue__shape_unref(t, e->shape);
-        muster_free(e);
+        queue__entry_free(t, e);
         return entry_fail(err, MUSTER_ENOMEM, "", "out of memory%s", NULL);
     }
     *out = e;
@@ -281,7 +341,7 @@ int queue_entry_add(struct queue_tree *t, const struct queue_entry_spec *spec,
     if (queue__bucket_insert(t, e)) {
         queue_idmap_del(&t->entries, e->id);
         queue__shape_unref(t, e->shape);
-        muster_free(e);
+        queue__entry_free(t, e);
         return entry_fail(err, MUSTER_ENOMEM, "", "out of memory%s", NULL);
     }
     count(e->leaf, 1, 0);
@@ -329,7 +389,7 @@ void queue_entry_remove(struct queue_tree *t, struct queue_entry *e)
     }
     queue_idmap_del(&t->entries, e->id);
     queue__shape_unref(t, e->shape);
-    muster_free(e);
+    queue__entry_free(t, e);
 }
 
 int queue_entry_resize(struct queue_tree *t, struct queue_entry *e,

@@ -4,6 +4,8 @@
 #include "queue/errors.h"
 #include "queue/mem.h"
 
+#include <string.h>
+
 static size_t slot_of(uint64_t key, size_t cap)
 {
     key ^= key >> 33; /* murmur3 finaliser: ids are often sequential */
@@ -19,13 +21,32 @@ void queue_idmap_init(struct queue_idmap *m)
     m->keys = NULL;
     m->vals = NULL;
     m->cap = m->len = 0;
+    m->keyoff = 0;
+}
+
+void queue_idmap_init_keyed(struct queue_idmap *m, size_t off)
+{
+    queue_idmap_init(m);
+    m->keyoff = off + 1;
 }
 
 void queue_idmap_close(struct queue_idmap *m)
 {
+    size_t keyoff = m->keyoff;
     muster_free(m->keys);
     muster_free(m->vals);
     queue_idmap_init(m);
+    m->keyoff = keyoff;
+}
+
+/* The key of the occupied slot i. */
+static uint64_t key_at(const struct queue_idmap *m, size_t i)
+{
+    if (!m->keyoff)
+        return m->keys[i];
+    uint64_t k;
+    memcpy(&k, (const char *)m->vals[i] + m->keyoff - 1, sizeof k);
+    return k;
 }
 
 void *queue_idmap_get(const struct queue_idmap *m, uint64_t key)
@@ -35,7 +56,7 @@ void *queue_idmap_get(const struct queue_idmap *m, uint64_t key)
     for (size_t i = slot_of(key, m->cap);; i = (i + 1) & (m->cap - 1)) {
         if (!m->vals[i])
             return NULL;
-        if (m->keys[i] == key)
+        if (key_at(m, i) == key)
             return m->vals[i];
     }
 }
@@ -45,15 +66,16 @@ static void put_fresh(struct queue_idmap *m, uint64_t key, void *val)
     size_t i = slot_of(key, m->cap);
     while (m->vals[i])
         i = (i + 1) & (m->cap - 1);
-    m->keys[i] = key;
+    if (m->keys)
+        m->keys[i] = key;
     m->vals[i] = val;
 }
 
 static int grow_to(struct queue_idmap *m, size_t cap)
 {
-    uint64_t *keys = muster_malloc(cap * sizeof(*keys));
+    uint64_t *keys = m->keyoff ? NULL : muster_malloc(cap * sizeof(*keys));
     void **vals = muster_calloc(cap, sizeof(*vals));
-    if (!keys || !vals) {
+    if ((!keys && !m->keyoff) || !vals) {
         muster_free(keys);
         muster_free(vals);
         return MUSTER_ENOMEM;
@@ -64,7 +86,7 @@ static int grow_to(struct queue_idmap *m, size_t cap)
     m->cap = cap;
     for (size_t i = 0; i < old.cap; i++)
         if (old.vals[i])
-            put_fresh(m, old.keys[i], old.vals[i]);
+            put_fresh(m, key_at(&old, i), old.vals[i]);
     muster_free(old.keys);
     muster_free(old.vals);
     return 0;
@@ -89,7 +111,7 @@ int queue_idmap_put(struct queue_idmap *m, uint64_t key, void *val)
         for (size_t i = slot_of(key, m->cap);; i = (i + 1) & (m->cap - 1)) {
             if (!m->vals[i])
                 break;
-            if (m->keys[i] == key) {
+            if (key_at(m, i) == key) {
                 m->vals[i] = val;
                 return 0;
             }
@@ -110,7 +132,7 @@ void *queue_idmap_del(struct queue_idmap *m, uint64_t key)
     if (!m->cap)
         return NULL;
     size_t mask = m->cap - 1, i = slot_of(key, m->cap);
-    while (m->vals[i] && m->keys[i] != key)
+    while (m->vals[i] && key_at(m, i) != key)
         i = (i + 1) & mask;
     void *val = m->vals[i];
     if (!val)
@@ -120,11 +142,12 @@ void *queue_idmap_del(struct queue_idmap *m, uint64_t key)
     /* Backward shift: move later members of the probe run into the hole when their home slot
      * does not lie cyclically in (hole, j]. */
     for (size_t j = (i + 1) & mask; m->vals[j]; j = (j + 1) & mask) {
-        size_t home = slot_of(m->keys[j], m->cap);
+        size_t home = slot_of(key_at(m, j), m->cap);
         int stays = (i <= j) ? (i < home && home <= j) : (i < home || home <= j);
         if (stays)
             continue;
-        m->keys[i] = m->keys[j];
+        if (m->keys)
+            m->keys[i] = m->keys[j];
         m->vals[i] = m->vals[j];
         m->vals[j] = NULL;
         i = j;

@@ -8,6 +8,7 @@
 
 #include <math.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -927,7 +928,8 @@ struct queue_tree *queue_tree_new(void)
     if (!t)
         return NULL;
     t->room_epoch = 1; /* a node's nofit of 0 never matches */
-    queue_idmap_init(&t->entries);
+    /* a pending gang's entry holds its id: the map needs no copy of it */
+    queue_idmap_init_keyed(&t->entries, offsetof(struct queue_entry, id));
     queue_idmap_init(&t->buckets);
     queue_idmap_init(&t->shapes);
     t->names = queue_resnames_new();
@@ -953,9 +955,8 @@ fail:
 static void free_entry_cb(void *ud, void *val)
 {
     struct queue_entry *e = val;
-    (void)ud;
     queue__gang_drop(e); /* the leaves' arrays go with the nodes */
-    muster_free(e);
+    queue__entry_free(ud, e);
 }
 
 static void free_shapes_cb(void *ud, void *val)
@@ -974,8 +975,9 @@ void queue_tree_free(struct queue_tree *t)
         return;
     for (size_t i = 0; i < t->nnodes; i++)
         queue__leaf_free_buckets(t, t->nodes[i]);
-    queue_idmap_each(&t->entries, free_entry_cb, NULL);
+    queue_idmap_each(&t->entries, free_entry_cb, t);
     queue_idmap_close(&t->entries);
+    queue__entry_blocks_free(t);
     for (size_t i = 0; i < t->nnodes; i++)
         node_free(t->nodes[i]);
     queue_idmap_close(&t->buckets);

@@ -145,6 +145,13 @@ struct queue_tree {
     struct queue_idmap buckets; /* leaf uid << 32 | shape uid -> bucket (BestEffortFIFO) */
     struct queue_idmap shapes;  /* hash -> shape chain */
     uint32_t next_uid;
+    /* Entries are cut from blocks of QUEUE_ENTRY_BLOCK (admit.c, queue__entry_alloc): an entry
+     * is 64 bytes, 80 as an allocation of its own with malloc's header and rounding, and every
+     * pending gang has one (issue 22). Freed ones wait in efree for the next. */
+    struct queue_entry **eblocks;
+    uint32_t neblocks, ebcap;
+    uint32_t eused; /* of the last block */
+    struct queue_entry *efree;
 
     struct queue_entry **skipped; /* set aside in this cycle */
     uint32_t nskipped, skcap;
@@ -164,6 +171,12 @@ int queue__leaf(const struct queue_node *q);
 int queue__grow(void **arr, uint32_t *cap, uint32_t need, size_t elem);
 
 /* admit.c */
+/* A zeroed entry, or NULL when out of memory; queue__entry_free gives it back to t. Under
+ * AddressSanitizer each entry is an allocation of its own, so a use after free is caught. */
+struct queue_entry *queue__entry_alloc(struct queue_tree *t);
+void queue__entry_free(struct queue_tree *t, struct queue_entry *e);
+/* Frees the blocks: every entry of t goes (queue_tree_free). */
+void queue__entry_blocks_free(struct queue_tree *t);
 void queue__usage_apply(struct queue_tree *t, struct queue_node *leaf,
                         const struct queue_resvec *req, int sign);
 void queue__recompute_held(struct queue_tree *t);

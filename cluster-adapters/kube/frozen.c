@@ -29,6 +29,8 @@ enum {
     F_UUID, /* 16 bytes: a string that is a UUID in its canonical lowercase form (uids, ids) */
     F_TIME, /* a varint, seconds since 1970: a string "YYYY-MM-DDTHH:MM:SSZ" that reads back
                exactly so (creationTimestamp, lastTransitionTime: 22 bytes as a string) */
+    F_REF,  /* imm: the index of a string the caller keeps beside the block (kube_frozen_refs:
+               an informer entry's name, namespace and resourceVersion, already in its key) */
 };
 #define IMM_MAX 15
 
@@ -285,8 +287,14 @@ static int time_secs(const char *s, size_t len, uint64_t *out)
     return 0;
 }
 
-static void wstring(struct wbuf *w, const char *s, size_t len, int share)
+static void wstring(struct wbuf *w, const char *s, size_t len, int share,
+                    const struct kube_frozen_refs *refs)
 {
+    for (unsigned i = 0; refs && i < refs->n; i++)
+        if (len && refs->len[i] == len && memcmp(refs->s[i], s, len) == 0) {
+            wtag(w, F_REF, i);
+            return;
+        }
     uint64_t secs;
     if (time_secs(s, len, &secs) == 0) {
         wtag(w, F_TIME, 0);
@@ -308,7 +316,8 @@ static void wstring(struct wbuf *w, const char *s, size_t len, int share)
     wbytes(w, s, len);
 }
 
-static int pack(struct wbuf *w, struct json_object *v, int share, int depth)
+static int pack(struct wbuf *w, struct json_object *v, int share, int depth,
+                const struct kube_frozen_refs *refs)
 {
     if (depth > KUBE_FROZEN_DEPTH_MAX)
         return -1;
@@ -342,13 +351,13 @@ static int pack(struct wbuf *w, struct json_object *v, int share, int depth)
         return 0;
     }
     case json_type_string:
-        wstring(w, json_object_get_string(v), (size_t)json_object_get_string_len(v), share);
+        wstring(w, json_object_get_string(v), (size_t)json_object_get_string_len(v), share, refs);
         return 0;
     case json_type_array: {
         size_t n = json_object_array_length(v);
         wtag(w, F_ARR, n);
         for (size_t i = 0; i < n; i++)
-            if (pack(w, json_object_array_get_idx(v, i), share, depth + 1))
+            if (pack(w, json_object_array_get_idx(v, i), share, depth + 1, refs))
                 return -1;
         return 0;
     }
@@ -365,7 +374,7 @@ static int pack(struct wbuf *w, struct json_object *v, int share, int depth)
                 wvarint(w, kl);
                 wbytes(w, k, kl);
             }
-            if (pack(w, m, share && !kube_frozen_key_unique(k), depth + 1))
+            if (pack(w, m, share && !kube_frozen_key_unique(k), depth + 1, refs))
                 return -1;
         }
         return 0;
@@ -376,9 +385,15 @@ static int pack(struct wbuf *w, struct json_object *v, int share, int depth)
 
 uint8_t *kube_frozen_pack(struct json_object *v, size_t *len)
 {
+    return kube_frozen_pack_refs(v, NULL, len);
+}
+
+uint8_t *kube_frozen_pack_refs(struct json_object *v, const struct kube_frozen_refs *refs,
+                               size_t *len)
+{
     struct wbuf w = {0};
     *len = 0;
-    if (pack(&w, v, 1, 0) || w.bad) {
+    if (pack(&w, v, 1, 0, refs) || w.bad) {
         muster_free(w.p);
         return NULL;
     }
@@ -450,7 +465,8 @@ static const char *tab_get(struct strtab *t, uint64_t id, size_t *len)
     return t->byid[id];
 }
 
-static struct json_object *thaw(struct rbuf *r, int depth, int *bad)
+static struct json_object *thaw(struct rbuf *r, int depth, int *bad,
+                                const struct kube_frozen_refs *refs)
 {
     if (depth > KUBE_FROZEN_DEPTH_MAX || r->p >= r->end) {
         *bad = 1;
@@ -524,6 +540,14 @@ static struct json_object *thaw(struct rbuf *r, int depth, int *bad)
         *bad |= !o;
         return o;
     }
+    case F_REF: {
+        /* a reference the caller did not give is damage */
+        struct json_object *o = refs && imm < refs->n
+                                    ? json_object_new_string_len(refs->s[imm], (int)refs->len[imm])
+                                    : NULL;
+        *bad |= !o;
+        return o;
+    }
     case F_STR:
     case F_VAL: {
         const char *s;
@@ -556,7 +580,7 @@ static struct json_object *thaw(struct rbuf *r, int depth, int *bad)
             return NULL;
         }
         for (uint64_t i = 0; i < n && !*bad; i++) {
-            struct json_object *e = thaw(r, depth + 1, bad);
+            struct json_object *e = thaw(r, depth + 1, bad, refs);
             if (!*bad && json_object_array_add(a, e)) {
                 json_object_put(e);
                 *bad = 1;
@@ -613,7 +637,7 @@ static struct json_object *thaw(struct rbuf *r, int depth, int *bad)
                 *bad = 1;
                 break;
             }
-            struct json_object *m = thaw(r, depth + 1, bad);
+            struct json_object *m = thaw(r, depth + 1, bad, refs);
             if (*bad || json_object_object_add_ex(o, k, m, opts)) {
                 json_object_put(m);
                 *bad = 1;
@@ -630,9 +654,15 @@ static struct json_object *thaw(struct rbuf *r, int depth, int *bad)
 
 struct json_object *kube_frozen_thaw(const uint8_t *p, size_t len)
 {
+    return kube_frozen_thaw_refs(p, len, NULL);
+}
+
+struct json_object *kube_frozen_thaw_refs(const uint8_t *p, size_t len,
+                                          const struct kube_frozen_refs *refs)
+{
     struct rbuf r = {p, p + len};
     int bad = 0;
-    struct json_object *o = thaw(&r, 0, &bad);
+    struct json_object *o = thaw(&r, 0, &bad, refs);
     if (bad || r.p != r.end) {
         json_object_put(o);
         return NULL;

@@ -30,6 +30,25 @@ uint8_t *kube_frozen_pack(struct json_object *v, size_t *len);
  * for a packed JSON null. */
 struct json_object *kube_frozen_thaw(const uint8_t *p, size_t len);
 
+/* Strings kept beside a block, outside it (an informer entry's name, namespace and
+ * resourceVersion, which its key already holds): a string value equal to one is packed as a
+ * one-byte reference to it, and the block is then thawed with the same refs (issue 22: 20-30
+ * bytes of every cached RB and template). At most KUBE_FROZEN_REFS_MAX; empty ones are not
+ * referred to. */
+#define KUBE_FROZEN_REFS_MAX 4
+struct kube_frozen_refs {
+    const char *s[KUBE_FROZEN_REFS_MAX];
+    size_t len[KUBE_FROZEN_REFS_MAX];
+    unsigned n;
+};
+
+/* kube_frozen_pack and kube_frozen_thaw with refs (NULL: none). A block packed with refs is
+ * refused by a thaw given fewer; given other strings, it thaws with those in their places. */
+uint8_t *kube_frozen_pack_refs(struct json_object *v, const struct kube_frozen_refs *refs,
+                               size_t *len);
+struct json_object *kube_frozen_thaw_refs(const uint8_t *p, size_t len,
+                                          const struct kube_frozen_refs *refs);
+
 /* Shrinks the hash table of object o (json-c gives every object 16 slots, ~780 bytes) to the
  * smallest json-c's load factor takes for what it holds; o stays writable (an insert grows it
  * again). Relies on json-c's lh_table_resize (exported, versioned JSONC_PRIVATE, in every

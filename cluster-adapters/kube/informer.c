@@ -338,6 +338,33 @@ static const uint8_t *entry_blob(const struct kube_informer_entry *e)
     return (const uint8_t *)rv + strlen(rv) + 1;
 }
 
+/* The strings an entry's packed object refers to instead of holding them (kube_frozen_refs):
+ * its name, namespace and resourceVersion, which its key holds anyway. Found from the key the
+ * same way when packing and when thawing, so a name with a '/' in it comes back as it was. */
+static void key_refs(const char *key, const char *rv, struct kube_frozen_refs *r)
+{
+    const char *slash = strchr(key, '/');
+    r->n = 0;
+    r->s[r->n] = slash ? slash + 1 : key;
+    r->len[r->n] = strlen(r->s[r->n]);
+    r->n++;
+    if (slash) {
+        r->s[r->n] = key;
+        r->len[r->n] = (size_t)(slash - key);
+        r->n++;
+    }
+    r->s[r->n] = rv;
+    r->len[r->n] = strlen(rv);
+    r->n++;
+}
+
+static struct json_object *entry_thaw(const struct kube_informer_entry *e)
+{
+    struct kube_frozen_refs refs;
+    key_refs(e->key, entry_rv(e), &refs);
+    return kube_frozen_thaw_refs(entry_blob(e), e->blen, &refs);
+}
+
 /* Remembers that e holds a thawed tree, so the next trim lets it go. */
 static void thawed_push(struct kube_informer *inf, struct kube_informer_entry *e)
 {
@@ -368,7 +395,7 @@ static struct json_object *entry_obj(struct kube_informer *inf, struct kube_info
 {
     if (e->obj || !inf->frozen)
         return e->obj;
-    e->obj = kube_frozen_thaw(entry_blob(e), e->blen);
+    e->obj = entry_thaw(e);
     if (e->obj)
         thawed_push(inf, e);
     else
@@ -392,7 +419,9 @@ static uint8_t *pack_keyed(struct json_object *obj, size_t off, size_t *kl, size
     *kl = strlen(key);
     if (*kl + 1 > UINT16_MAX)
         return NULL;
-    uint8_t *blob = kube_frozen_pack(obj, blen);
+    struct kube_frozen_refs refs;
+    key_refs(key, rv, &refs);
+    uint8_t *blob = kube_frozen_pack_refs(obj, &refs, blen);
     size_t head = off + *kl + 1 + rl + 1;
     uint8_t *p = blob && *blen <= UINT32_MAX ? muster_malloc(head + *blen) : NULL;
     if (p) {
@@ -799,7 +828,7 @@ void kube_informer_foreach(const struct kube_informer *inf,
                 continue;
             }
             /* thawed for this call only: a walk over a million must not hold them all */
-            struct json_object *o = kube_frozen_thaw(entry_blob(e), e->blen);
+            struct json_object *o = entry_thaw(e);
             if (o)
                 fn(ud, o);
             json_object_put(o);

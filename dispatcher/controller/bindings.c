@@ -378,6 +378,7 @@ void ctl__binding_destroy(struct binding *b)
     json_object_put(b->tmpl);
     ctl__binding_clear_read(b);
     muster_free(b->owner);
+    muster_free(b->allow_hi);
     muster_free(b->shares);
     karmada_group_tree_close(&b->tree);
     if (b->grow)

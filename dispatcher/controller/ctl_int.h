@@ -247,8 +247,11 @@ struct binding {
     /* which clusters its placement constraints allow, by index into c->fleet.cl, computed once
      * per cluster-set epoch (allow_epoch) and RB version (affinity is evaluated on JSON:
      * costly per cycle). A bit per cluster (ctl__allowed): a byte each was 256 bytes of every
-     * pending binding. Bits from c->fleet.ncl up are 0. */
-    uint64_t allow[CTL_ALLOW_WORDS];
+     * pending binding. Bits from c->fleet.ncl up are 0. Clusters 0-63 in allow0, the rest in
+     * allow_hi (CTL_ALLOW_WORDS - 1 words), allocated only when one of them is allowed: most
+     * fleets have fewer, and 24 bytes of every pending binding were zeros (issue 22). */
+    uint64_t allow0;
+    uint64_t *allow_hi;
     /* A dispatched or running gang that grew: the difference waits as an admission of its own
      * (resize.c, docs/dispatcher.md "Scale up"). NULL: nothing waits. */
     struct ctl_grow *grow;
@@ -387,7 +390,10 @@ static inline void ctl__reply_drop(struct binding *b)
 /* Cluster i of the fleet is one b's placement constraints allow (as of b->allow_epoch). */
 static inline int ctl__allowed(const struct binding *b, uint32_t i)
 {
-    return i < CTL_ALLOW_MAX && ((b->allow[i >> 6] >> (i & 63)) & 1) != 0;
+    if (i < 64)
+        return ((b->allow0 >> i) & 1) != 0;
+    return i < CTL_ALLOW_MAX && b->allow_hi &&
+           ((b->allow_hi[(i >> 6) - 1] >> (i & 63)) & 1) != 0;
 }
 
 /* The engine id of a binding's waiting delta: its row's id with this bit, so the delta is an

@@ -90,6 +90,21 @@ static int place_needs(const struct binding *b)
                             (int)(KARMADA_WORKLOAD_KIND_API_BIT(b->kind) << 8);
 }
 
+/* b's allowed clusters, as words. */
+static void allow_words(const struct binding *b, uint64_t w[CTL_ALLOW_WORDS])
+{
+    w[0] = b->allow0;
+    for (int k = 1; k < CTL_ALLOW_WORDS; k++)
+        w[k] = b->allow_hi ? b->allow_hi[k - 1] : 0;
+}
+
+static int allow_same(const uint64_t w[CTL_ALLOW_WORDS], const struct binding *b)
+{
+    uint64_t bw[CTL_ALLOW_WORDS];
+    allow_words(b, bw);
+    return memcmp(w, bw, sizeof bw) == 0;
+}
+
 /* b is a one-component gang that asks what the last NoClusterFit verdict's gang asked, of
  * the same clusters, and no cap has changed since: it does not fit either. */
 static int nofit_same(const struct ctl *c, const struct binding *b, uint32_t nallow)
@@ -98,7 +113,7 @@ static int nofit_same(const struct ctl *c, const struct binding *b, uint32_t nal
            c->nl.epoch == c->fleet.epoch && c->nl.spread == b->spread &&
            c->nl.needs == place_needs(b) && c->nl.comp_replicas == b->comp[0].replicas &&
            c->nl.replicas == b->replicas && c->nl.ncl == nallow &&
-           memcmp(c->nl.allow, b->allow, sizeof c->nl.allow) == 0 &&
+           allow_same(c->nl.allow, b) &&
            queue_resvec_cmp(&c->nl.req, &b->comp[0].req) == 0;
 }
 
@@ -107,10 +122,24 @@ static void allow_refresh(struct ctl *c, struct binding *b)
 {
     if (b->allow_epoch == c->fleet.epoch)
         return;
-    memset(b->allow, 0, sizeof b->allow);
+    uint64_t w[CTL_ALLOW_WORDS] = {0}, hi = 0;
     for (uint32_t j = 0; j < c->fleet.ncl && j < CTL_ALLOW_MAX; j++)
         if (ctl__cluster_allows(c, b, &c->fleet.cl[j]))
-            b->allow[j >> 6] |= UINT64_C(1) << (j & 63);
+            w[j >> 6] |= UINT64_C(1) << (j & 63);
+    for (int k = 1; k < CTL_ALLOW_WORDS; k++)
+        hi |= w[k];
+    b->allow0 = w[0];
+    if (hi && !b->allow_hi &&
+        !(b->allow_hi = muster_malloc((CTL_ALLOW_WORDS - 1) * sizeof *b->allow_hi))) {
+        ctl__fatal(c, "out of memory");
+        return;
+    }
+    if (hi) {
+        memcpy(b->allow_hi, w + 1, (CTL_ALLOW_WORDS - 1) * sizeof *b->allow_hi);
+    } else {
+        muster_free(b->allow_hi);
+        b->allow_hi = NULL;
+    }
     b->allow_epoch = c->fleet.epoch;
 }
 
@@ -331,7 +360,7 @@ static enum place_verdict place(struct ctl *c, struct binding *b)
         c->nl.spread = b->spread;
         c->nl.needs = needs;
         c->nl.ncl = nallow;
-        memcpy(c->nl.allow, b->allow, sizeof c->nl.allow);
+        allow_words(b, c->nl.allow);
         snprintf(c->nl.reason, sizeof c->nl.reason, "%s", ctl__binding_reason(b));
         /* b->msg is sized to fit */
         snprintf(c->nl.msg, sizeof c->nl.msg, "%s", ctl__binding_msg(b));

@@ -246,7 +246,77 @@ static void test_damaged_refused(void)
     json_object_put(o);
 }
 
+static void set_refs(struct kube_frozen_refs *r, const char *a, const char *b, const char *c)
+{
+    const char *v[] = {a, b, c};
+    r->n = 3;
+    for (unsigned i = 0; i < 3; i++) {
+        r->s[i] = v[i];
+        r->len[i] = strlen(v[i]);
+    }
+}
+
+static void test_refs(void)
+{
+    struct json_object *o = parse(rb_text);
+    struct kube_frozen_refs refs;
+    /* as the informer gives them: the name, the namespace, the resourceVersion */
+    set_refs(&refs, "train-7-deployment", "team-a", "184467");
+    size_t plain, len;
+    uint8_t *p0 = kube_frozen_pack(o, &plain);
+    uint8_t *p = kube_frozen_pack_refs(o, &refs, &len);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+    size_t plen = len;
+    /* the name (18), the version (6), both namespaces (a shared value each: 1 + index) go */
+    CU_ASSERT(len + 18 + 6 <= plain);
+    struct json_object *t = kube_frozen_thaw_refs(p, len, &refs);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    assert_same(o, t);
+    json_object_put(t);
+    /* a block that refers to strings is refused without them, or with too few */
+    CU_ASSERT_PTR_NULL(kube_frozen_thaw(p, len));
+    refs.n = 2;
+    CU_ASSERT_PTR_NULL(kube_frozen_thaw_refs(p, len, &refs));
+    /* other strings in their places: what the caller gives is what comes back */
+    set_refs(&refs, "other", "team-b", "9");
+    t = kube_frozen_thaw_refs(p, len, &refs);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    CU_ASSERT_STRING_EQUAL(kube_json_path_str(t, "metadata", "name", NULL), "other");
+    CU_ASSERT_STRING_EQUAL(kube_json_path_str(t, "metadata", "resourceVersion", NULL), "9");
+    CU_ASSERT_STRING_EQUAL(kube_json_path_str(t, "spec", "resource", "namespace", NULL), "team-b");
+    /* a string that only starts like one is kept whole */
+    CU_ASSERT_STRING_EQUAL(kube_json_path_str(t, "spec", "resource", "name", NULL), "train-7");
+    json_object_put(t);
+    /* an empty ref is never referred to: "" stays "" */
+    struct json_object *e = parse("{\"a\":\"\",\"b\":\"x\"}");
+    set_refs(&refs, "", "x", "");
+    uint8_t *pe = kube_frozen_pack_refs(e, &refs, &len);
+    set_refs(&refs, "zz", "x", "zz");
+    t = kube_frozen_thaw_refs(pe, len, &refs);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    assert_same(e, t);
+    json_object_put(t);
+    /* every truncation refused; below, every single-byte change of the RB's block is refused
+     * or some tree, never read past */
+    for (size_t n = 0; n < len; n++)
+        CU_ASSERT_PTR_NULL(kube_frozen_thaw_refs(pe, n, &refs));
+    muster_free(pe);
+    json_object_put(e);
+    set_refs(&refs, "train-7-deployment", "team-a", "184467");
+    uint8_t *more = muster_malloc(plen);
+    for (size_t i = 0; i < plen; i++) {
+        memcpy(more, p, plen);
+        more[i] ^= 0x5a;
+        json_object_put(kube_frozen_thaw_refs(more, plen, &refs));
+    }
+    muster_free(more);
+    muster_free(p);
+    muster_free(p0);
+    json_object_put(o);
+}
+
 static CU_TestInfo tests[] = {
+    {"refs: strings kept beside the block, one byte each", test_refs},
     {"an RB thaws back equal, keys in order, and packs small", test_round_trip},
     {"names and versions are kept inline, not in the shared table", test_unique_values_not_shared},
     {"uids in 16 bytes, exact text back, near misses kept as text", test_uuids},

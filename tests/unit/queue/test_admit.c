@@ -458,7 +458,42 @@ static void test_version(void)
     queue_tree_free(t);
 }
 
+/* Entries come from blocks of 1,024 and freed ones are reused (queue__entry_alloc): through
+ * several blocks and churn, each id finds its own entry with its own fields, and the tree
+ * frees every block. */
+static void test_entries_many_and_reused(void)
+{
+    struct muster_mem_stats before, after;
+    muster_mem_stats(&before);
+    struct queue_tree *t = queue_tree_new();
+    enum { N = 2600 };
+    for (uint64_t id = 1; id <= N; id++)
+        CU_ASSERT_PTR_NOT_NULL_FATAL(add(t, id, "default", (int32_t)(id % 7), (int64_t)id,
+                                         id % 2 ? "cpu=1" : "cpu=2"));
+    for (uint64_t id = 2; id <= N; id += 2)
+        queue_entry_remove(t, queue_tree_entry(t, id));
+    for (uint64_t id = N + 1; id <= N + N / 2; id++) /* into the freed ones, then a new block */
+        CU_ASSERT_PTR_NOT_NULL_FATAL(add(t, id, "default", 3, (int64_t)id, "cpu=3"));
+    for (uint64_t id = 1; id <= N + N / 2; id++) {
+        struct queue_entry *e = queue_tree_entry(t, id);
+        if (id <= N && id % 2 == 0) {
+            CU_ASSERT_PTR_NULL(e);
+            continue;
+        }
+        CU_ASSERT_PTR_NOT_NULL_FATAL(e);
+        CU_ASSERT_EQUAL(queue_entry_id(e), id);
+    }
+    /* every one still there can be admitted (its fields intact: queue, request) */
+    struct queue_limit why;
+    CU_ASSERT_EQUAL(queue_entry_admit(t, queue_tree_entry(t, 1), &why), 0);
+    CU_ASSERT_EQUAL(queue_entry_admit(t, queue_tree_entry(t, N + N / 2), &why), 0);
+    queue_tree_free(t);
+    muster_mem_stats(&after);
+    CU_ASSERT_EQUAL(after.allocs - before.allocs, after.frees - before.frees);
+}
+
 static CU_TestInfo tests[] = {
+    {"entries through several blocks, freed ones reused", test_entries_many_and_reused},
     {"capability along the path", test_capability_along_path},
     {"explain matches the issue's example", test_explain_matches_issue_example},
     {"guarantee protection", test_guarantee_protection},

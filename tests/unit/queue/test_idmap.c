@@ -4,7 +4,9 @@
 #include "queue/idmap.h"
 #include "testing.h"
 
+#include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 static void test_against_array(void)
 {
@@ -64,7 +66,59 @@ static void test_each_and_big_keys(void)
     queue_idmap_close(&m);
 }
 
+/* A record that holds its own key, as the engine's entries do. */
+struct rec {
+    uint32_t tag;
+    uint64_t id;
+};
+
+static void test_keyed_against_array(void)
+{
+    enum { N = 20000 };
+    static struct rec recs[N];
+    static uint8_t in[N];
+    for (int k = 0; k < N; k++)
+        recs[k] = (struct rec){(uint32_t)k, (uint64_t)k * 0x9e3779b97f4a7c15ULL};
+    struct queue_idmap m;
+    queue_idmap_init_keyed(&m, offsetof(struct rec, id));
+    uint64_t rng = 11;
+    for (int round = 0; round < 2; round++) { /* the second after a close: still keyed */
+        for (int step = 0; step < 200000; step++) {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            int k = (int)(rng % N);
+            switch (rng >> 62) {
+            case 0:
+            case 1:
+                CU_ASSERT_EQUAL_FATAL(queue_idmap_put(&m, recs[k].id, &recs[k]), 0);
+                in[k] = 1;
+                break;
+            case 2:
+                CU_ASSERT_PTR_EQUAL(queue_idmap_del(&m, recs[k].id), in[k] ? &recs[k] : NULL);
+                in[k] = 0;
+                break;
+            default:
+                CU_ASSERT_PTR_EQUAL(queue_idmap_get(&m, recs[k].id), in[k] ? &recs[k] : NULL);
+            }
+        }
+        CU_ASSERT_PTR_NULL(m.keys); /* the slots hold no copy of the keys */
+        size_t live = 0;
+        for (int k = 0; k < N; k++) {
+            live += in[k];
+            CU_ASSERT_PTR_EQUAL(queue_idmap_get(&m, recs[k].id), in[k] ? &recs[k] : NULL);
+            /* a key no record holds, probing past records that hold others */
+            CU_ASSERT_PTR_NULL(queue_idmap_get(&m, recs[k].id + 1));
+        }
+        CU_ASSERT_EQUAL(m.len, live);
+        queue_idmap_close(&m);
+        CU_ASSERT_PTR_NULL(queue_idmap_get(&m, recs[0].id));
+        memset(in, 0, sizeof in);
+    }
+}
+
 static CU_TestInfo tests[] = {
+    {"keyed: values hold their keys", test_keyed_against_array},
     {"against a plain array", test_against_array},
     {"each, and extreme keys", test_each_and_big_keys},
     CU_TEST_INFO_NULL,

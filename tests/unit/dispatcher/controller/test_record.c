@@ -27,9 +27,14 @@ static void test_allowed(void)
 {
     struct binding b;
     memset(&b, 0, sizeof b);
-    b.allow[0] = UINT64_C(1) << 3;
-    b.allow[1] = UINT64_C(1); /* cluster 64 */
-    b.allow[3] = UINT64_C(1) << 63; /* cluster 255 */
+    b.allow0 = UINT64_C(1) << 3;
+    /* none past 63 without the words for them */
+    CU_ASSERT_FALSE(ctl__allowed(&b, 64));
+    CU_ASSERT_FALSE(ctl__allowed(&b, 255));
+    uint64_t hi[CTL_ALLOW_WORDS - 1] = {0};
+    b.allow_hi = hi;
+    hi[0] = UINT64_C(1);       /* cluster 64 */
+    hi[2] = UINT64_C(1) << 63; /* cluster 255 */
     CU_ASSERT_TRUE(ctl__allowed(&b, 3));
     CU_ASSERT_FALSE(ctl__allowed(&b, 2));
     CU_ASSERT_FALSE(ctl__allowed(&b, 4));
