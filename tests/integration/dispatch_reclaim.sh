@@ -203,6 +203,32 @@ check_counted() {
         true)" 0 'muster_rollbacks_total{reason="cluster-lost"} series'
 }
 
+# min_reclaimed RB WHAT: a's gang RB (2 of its 4 groups of 2 two-GPU pods needed: WHAT, "groups"
+# or "Jobs") runs at that minimum, having preempted 2 of b's gangs, not 4, the others untouched;
+# sets placed and victims.
+min_reclaimed() {
+    local rb=$1 what=$2 r sum=0 i
+    placed=$(rb_clusters "$rb")
+    echo "a's $rb on $placed"
+    victims=()
+    for i in 1 2 3 4 5 6; do
+        [ "$(brows "b$i" rolledback)" == 0 ] || victims+=("b$i")
+    done
+    echo "preempted: ${victims[*]}"
+    expect "${#victims[@]}" 2 "gangs preempted (room for its minimum, 2 $what, not for all 4)"
+    grep -qF "reclaim: team/$rb waits: waiting for 8 nvidia.com/gpu to be reclaimed from b (2 gangs preempting)" \
+        "$TMP/musterd.out" || dfail "no wait sentence for $rb: $(grep 'waits:' "$TMP/musterd.out")"
+    for r in $(rbj "$rb" '{.spec.clusters[*].replicas}'); do
+        [ $((r % 2)) -eq 0 ] || dfail "a group was cut: $placed"
+        sum=$((sum + r))
+    done
+    expect "$sum" 4 "$rb runs its 2 $what of 2 pods"
+    for i in 1 2 3 4 5 6; do
+        [[ " ${victims[*]} " == *" b$i "* ]] && continue
+        expect "$(bstate "b$i")" running "b$i untouched"
+    done
+}
+
 case "$CASE" in
 cooldown | cooldown-off)
     # a hold of nothing, of more than an hour or of no duration is refused, naming the flag
@@ -347,26 +373,7 @@ spec:
 YAML
     DUMP=/api/v1/bindings/team/shards-deployment
     wait_until 30 "a's gang to run at its minimum" is_eq running bstate shards
-    placed=$(rb_clusters shards-deployment)
-    echo "a's gang on $placed"
-    victims=()
-    for i in 1 2 3 4 5 6; do
-        [ "$(brows "b$i" rolledback)" == 0 ] || victims+=("b$i")
-    done
-    echo "preempted: ${victims[*]}"
-    expect "${#victims[@]}" 2 "gangs preempted (room for its minimum, 2 groups, not for all 4)"
-    grep -qF "reclaim: team/shards-deployment waits: waiting for 8 nvidia.com/gpu to be reclaimed from b (2 gangs preempting)" \
-        "$TMP/musterd.out" || dfail "no wait sentence for a's gang: $(grep 'waits:' "$TMP/musterd.out")"
-    sum=0
-    for r in $(rbj shards-deployment '{.spec.clusters[*].replicas}'); do
-        [ $((r % 2)) -eq 0 ] || dfail "a group was cut: $placed"
-        sum=$((sum + r))
-    done
-    expect "$sum" 4 "a's gang runs its 2 groups"
-    for i in 1 2 3 4 5 6; do
-        [[ " ${victims[*]} " == *" b$i "* ]] && continue
-        expect "$(bstate "b$i")" running "b$i untouched"
-    done
+    min_reclaimed shards-deployment groups
     ;;
 jobset-min)
     k create -f - >/dev/null <<YAML
@@ -408,28 +415,9 @@ YAML
     DUMP=/api/v1/bindings/team/shards-jobset
     jstate() { api GET "$DUMP" | jq -r .state; }
     wait_until 30 "a's JobSet to run" is_eq running jstate
-    placed=$(rb_clusters shards-jobset)
-    echo "a's JobSet on $placed"
-    victims=()
-    for i in 1 2 3 4 5 6; do
-        [ "$(brows "b$i" rolledback)" == 0 ] || victims+=("b$i")
-    done
-    echo "preempted: ${victims[*]}"
-    expect "${#victims[@]}" 2 "gangs preempted (room for its minimum, 2 Jobs, not for all 4)"
-    grep -qF "reclaim: team/shards-jobset waits: waiting for 8 nvidia.com/gpu to be reclaimed from b (2 gangs preempting)" \
-        "$TMP/musterd.out" || dfail "no wait sentence for a's JobSet: $(grep 'waits:' "$TMP/musterd.out")"
-    sum=0
-    for r in $(rbj shards-jobset '{.spec.clusters[*].replicas}'); do
-        [ $((r % 2)) -eq 0 ] || dfail "a Job was cut: $placed"
-        sum=$((sum + r))
-    done
-    expect "$sum" 4 "the JobSet runs 2 Jobs of 2 pods"
+    min_reclaimed shards-jobset Jobs
     for v in "${victims[@]}"; do
         [[ "$placed" == *"${where[$v]%%=*}="* ]] || dfail "$v was preempted where a's JobSet does not run"
-    done
-    for i in 1 2 3 4 5 6; do
-        [[ " ${victims[*]} " == *" b$i "* ]] && continue
-        expect "$(bstate "b$i")" running "b$i untouched"
     done
     expect "$(api GET /api/v1/queues/a | jq -r '.status.allocated["nvidia.com/gpu"]')" 8 \
         "a holds the 2 Jobs' 8 GPUs"
