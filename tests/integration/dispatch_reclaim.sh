@@ -203,6 +203,27 @@ check_counted() {
         true)" 0 'muster_rollbacks_total{reason="cluster-lost"} series'
 }
 
+# shards ANNOTATION: a's gang, 4 groups of 2 two-GPU pods spread, with one more annotation
+shards() {
+    k create -f - >/dev/null <<YAML
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: shards
+  namespace: team
+  labels: {app: shards, volcano.sh/queue-name: a}
+  annotations: {scheduling.muster.io/placement: spread, scheduling.muster.io/group-size: "2", $1}
+spec:
+  replicas: 8
+  selector: {matchLabels: {app: shards}}
+  template:
+    metadata: {labels: {app: shards}}
+    spec:
+      containers:
+        - {name: w, image: registry.example/w:1, resources: {requests: {cpu: "1", memory: 1Gi, nvidia.com/gpu: "2"}}}
+YAML
+}
+
 # min_reclaimed RB WHAT: a's gang RB (2 of its 4 groups of 2 two-GPU pods needed: WHAT, "groups"
 # or "Jobs") runs at that minimum, having preempted 2 of b's gangs, not 4, the others untouched;
 # sets placed and victims.
@@ -317,24 +338,7 @@ tree)
     for i in 5 6; do
         [[ "${where[b$i]}" == west=* ]] || dfail "the case assumes b5 and b6 in west: ${where[b$i]}"
     done
-    k create -f - >/dev/null <<YAML
-apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: shards
-  namespace: team
-  labels: {app: shards, volcano.sh/queue-name: a}
-  annotations: {scheduling.muster.io/placement: spread, scheduling.muster.io/group-size: "2",
-                scheduling.muster.io/topology-required: muster.io/fabric}
-spec:
-  replicas: 8
-  selector: {matchLabels: {app: shards}}
-  template:
-    metadata: {labels: {app: shards}}
-    spec:
-      containers:
-        - {name: w, image: registry.example/w:1, resources: {requests: {cpu: "1", memory: 1Gi, nvidia.com/gpu: "2"}}}
-YAML
+    shards 'scheduling.muster.io/topology-required: muster.io/fabric'
     DUMP=/api/v1/bindings/team/shards-deployment
     wait_until 30 "a's sharded gang to run" is_eq running bstate shards
     placed=$(rb_clusters shards-deployment)
@@ -353,24 +357,7 @@ YAML
     for i in 5 6; do expect "$(bstate "b$i")" running "b$i untouched"; done
     ;;
 tree-min)
-    k create -f - >/dev/null <<YAML
-apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: shards
-  namespace: team
-  labels: {app: shards, volcano.sh/queue-name: a}
-  annotations: {scheduling.muster.io/placement: spread, scheduling.muster.io/group-size: "2",
-                scheduling.muster.io/min-member: "4"}
-spec:
-  replicas: 8
-  selector: {matchLabels: {app: shards}}
-  template:
-    metadata: {labels: {app: shards}}
-    spec:
-      containers:
-        - {name: w, image: registry.example/w:1, resources: {requests: {cpu: "1", memory: 1Gi, nvidia.com/gpu: "2"}}}
-YAML
+    shards 'scheduling.muster.io/min-member: "4"'
     DUMP=/api/v1/bindings/team/shards-deployment
     wait_until 30 "a's gang to run at its minimum" is_eq running bstate shards
     min_reclaimed shards-deployment groups

@@ -17,6 +17,7 @@
 #include "dispatcher/recovery.h"
 #include "queue/errors.h"
 #include "testing.h"
+#include "hub_testing.h"
 
 #include <signal.h>
 #include <stdio.h>
@@ -153,20 +154,8 @@ static void env_start(struct env *e, const char *name)
     uv_timer_init(&e->loop, &e->wake);
     uv_timer_start(&e->wake, on_wake, 5, 5);
     struct sim_hub_config hc = {.server = {.host = "127.0.0.1"}, .scenario = e->scenario};
-    int rc = sim_hub_start(&e->loop, &hc, &e->hub, err, sizeof err);
-    if (rc)
-        fprintf(stderr, "%s\n", err);
-    CU_ASSERT_EQUAL_FATAL(rc, 0);
-    char kc[512];
-    snprintf(kc, sizeof kc,
-             "apiVersion: v1\nkind: Config\ncurrent-context: sim\n"
-             "clusters: [{name: sim, cluster: {server: \"http://127.0.0.1:%d\"}}]\n"
-             "users: [{name: sim, user: {}}]\n"
-             "contexts: [{name: sim, context: {cluster: sim, user: sim}}]\n",
-             sim_hub_port(e->hub));
-    CU_ASSERT_EQUAL_FATAL(kube_config_parse(&e->kcfg, kc, strlen(kc), "test", NULL, err,
-                                            sizeof err),
-                          0);
+    test_hub_start(&e->loop, &hc, &e->hub);
+    test_hub_kubeconfig(e->hub, "test", &e->kcfg);
     struct kube_client_opts ko = {.qps = -1};
     CU_ASSERT_EQUAL_FATAL(kube_client_new(&e->loop, &e->kcfg, &ko, &e->kube), 0);
 }

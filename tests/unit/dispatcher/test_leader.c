@@ -11,6 +11,7 @@
 #include "cluster-adapters/kube/errors.h"
 #include "queue/mem.h"
 #include "testing.h"
+#include "hub_testing.h"
 
 #include <signal.h>
 #include <string.h>
@@ -86,22 +87,10 @@ static void env_start(struct env *e, unsigned latency_ms)
     struct sim_hub_config hc = {
         .server = {.host = "127.0.0.1", .fault_latency_ms = latency_ms, .access_log = access_log},
         .scenario = e->scenario};
-    char err[512] = "";
-    int rc = sim_hub_start(&e->loop, &hc, &e->hub, err, sizeof(err));
-    if (rc)
-        fprintf(stderr, "hub: %s\n", err);
-    CU_ASSERT_EQUAL_FATAL(rc, 0);
-    char kc[512];
-    snprintf(kc, sizeof(kc),
-             "apiVersion: v1\nkind: Config\n"
-             "clusters: [{name: sim, cluster: {server: \"http://127.0.0.1:%d\"}}]\n"
-             "contexts: [{name: sim, context: {cluster: sim, user: sim}}]\n"
-             "current-context: sim\nusers: [{name: sim, user: {}}]\n",
-             sim_hub_port(e->hub));
+    test_hub_start(&e->loop, &hc, &e->hub);
     for (int i = 0; i < 2; i++)
-        CU_ASSERT_EQUAL_FATAL(
-            kube_config_parse(&e->cfg[i], kc, strlen(kc), "leader-test", NULL, err, sizeof(err)),
-            0);
+        test_hub_kubeconfig(e->hub, "leader-test", &e->cfg[i]);
+    char err[512] = "";
     static const char *const ids[2] = {"musterd-a_1", "musterd-b_2"};
     for (int i = 0; i < 2; i++) {
         struct cand *c = &e->c[i];
