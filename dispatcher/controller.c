@@ -160,7 +160,9 @@ int ctl_new(uv_loop_t *loop, struct kube_client *kube, struct store *s, struct q
     c->active.next = c->active.prev = &c->active;
     c->leading = 1;
     c->fleet.epoch = 1;
-    queue_idmap_init(&c->byid);
+    /* a binding holds its own key: a slot is a pointer (8 bytes of every pending binding's 16,
+     * issue 22); ctl__byid_set keeps the key and the slot in step */
+    queue_idmap_init_keyed(&c->byid, offsetof(struct binding, ledger_id));
     queue_idmap_init(&c->fleet.byseq);
     if (ctl__tables_grow(c) || karmada_workload_init(&c->w)) {
         ctl_free(c);

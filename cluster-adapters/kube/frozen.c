@@ -204,9 +204,7 @@ static void wtag(struct wbuf *w, unsigned type, uint64_t num)
         wvarint(w, num);
 }
 
-/* A UUID as Kubernetes writes uids (8-4-4-4-12 lowercase hex digits) into its 16 bytes; 0, or
- * -1 when s is anything else (which is then kept as it is, so the text comes back exact). */
-static int uuid_bytes(const char *s, size_t len, uint8_t out[16])
+int kube_uuid_pack(const char *s, size_t len, uint8_t out[16])
 {
     if (len != 36)
         return -1;
@@ -228,6 +226,21 @@ static int uuid_bytes(const char *s, size_t len, uint8_t out[16])
         o++;
     }
     return 0;
+}
+
+void kube_uuid_text(const uint8_t in[16], char out[KUBE_UUID_TEXT])
+{
+    static const char hex[] = "0123456789abcdef";
+    for (size_t i = 0, o = 0; i < 36; i++) {
+        if (i == 8 || i == 13 || i == 18 || i == 23) {
+            out[i] = '-';
+            continue;
+        }
+        uint8_t byte = in[o / 2];
+        out[i] = hex[o % 2 == 0 ? byte >> 4 : byte & 0x0f];
+        o++;
+    }
+    out[36] = '\0';
 }
 
 #define TIME_LEN 20 /* "YYYY-MM-DDTHH:MM:SSZ" */
@@ -302,7 +315,7 @@ static void wstring(struct wbuf *w, const char *s, size_t len, int share,
         return;
     }
     uint8_t u[16];
-    if (uuid_bytes(s, len, u) == 0) {
+    if (kube_uuid_pack(s, len, u) == 0) {
         wtag(w, F_UUID, 0);
         wbytes(w, u, sizeof u);
         return;
@@ -514,17 +527,8 @@ static struct json_object *thaw(struct rbuf *r, int depth, int *bad,
             *bad = 1;
             return NULL;
         }
-        static const char hex[] = "0123456789abcdef";
-        char text[36];
-        for (size_t i = 0, o = 0; i < 36; i++) {
-            if (i == 8 || i == 13 || i == 18 || i == 23) {
-                text[i] = '-';
-                continue;
-            }
-            uint8_t byte = r->p[o / 2];
-            text[i] = hex[o % 2 == 0 ? byte >> 4 : byte & 0x0f];
-            o++;
-        }
+        char text[KUBE_UUID_TEXT];
+        kube_uuid_text(r->p, text);
         r->p += 16;
         struct json_object *o = json_object_new_string_len(text, 36);
         *bad |= !o;

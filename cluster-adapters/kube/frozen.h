@@ -59,6 +59,13 @@ void kube_frozen_fit(struct json_object *o);
  * Karmada's permanent id): they are never shared, which would only fill the table. */
 int kube_frozen_key_unique(const char *k);
 
+/* A UUID as Kubernetes writes uids (8-4-4-4-12 lowercase hex digits) into its 16 bytes: 0, or
+ * -1 when s is anything else (which a caller then keeps as text, so it comes back exact). */
+int kube_uuid_pack(const char *s, size_t len, uint8_t out[16]);
+/* The 16 bytes back as that text, NUL-terminated. */
+#define KUBE_UUID_TEXT 37
+void kube_uuid_text(const uint8_t in[16], char out[KUBE_UUID_TEXT]);
+
 /* What the process-wide tables hold: keys and shared values, and the bytes they take. */
 struct kube_frozen_stats {
     size_t keys, values, bytes;

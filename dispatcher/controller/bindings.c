@@ -4,6 +4,7 @@
 
 #include "cluster-adapters/karmada/gang_split.h"
 #include "cluster-adapters/karmada/workload_groups.h"
+#include "cluster-adapters/kube/frozen.h"
 #include "cluster-adapters/kube/jsonwrite.h"
 
 const char *const ctl__state_names[] = {"waiting",  "parked",     "undoing", "backoff", "pending",
@@ -92,14 +93,23 @@ static void tkey_unlink(struct ctl *c, struct binding *b)
 
 char ctl__tkey_none[1];
 
+/* The room ctl__binding_new left after b's key for its template key, or NULL. */
+static char *tkey_room(struct binding *b)
+{
+    return b->tkey_room ? b->key + strlen(b->key) + 1 : NULL;
+}
+
 static void tkey_set(struct ctl *c, struct binding *b, const char *tkey)
 {
     if (strcmp(b->tkey, tkey) == 0)
         return;
     tkey_unlink(c, b);
     size_t n = strlen(tkey);
-    char *k = n ? muster_malloc(n + 1) : ctl__tkey_none;
-    if (b->tkey != ctl__tkey_none)
+    char *room = tkey_room(b);
+    char *k = !n                          ? ctl__tkey_none
+              : room && n < b->tkey_room ? room
+                                         : muster_malloc(n + 1);
+    if (b->tkey != ctl__tkey_none && b->tkey != room)
         muster_free(b->tkey);
     b->tkey =
         k ? k : ctl__tkey_none; /* out of memory: found by no template, as before it had one */
@@ -141,20 +151,19 @@ static void list_push_front(struct binding *head, struct binding *b, int which)
     b->list = which;
 }
 
-struct binding *ctl__binding_new(struct ctl *c, const char *key)
+struct binding *ctl__binding_new(struct ctl *c, const char *key, size_t tkey_len)
 {
     if ((c->nbindings + 1) * 2 > c->nbuckets * 3 && ctl__tables_grow(c))
         return NULL;
     size_t kl = strnlen(key, CTL_KEY_MAX - 1);
-    struct binding *b = muster_calloc(1, sizeof(*b) + kl + 1 + CTL_IDS_ROOM);
+    size_t room = tkey_len && tkey_len < UINT8_MAX ? tkey_len + 1 : 0;
+    struct binding *b = muster_calloc(1, sizeof(*b) + kl + 1 + room);
     if (!b)
         return NULL;
     b->key = (char *)(b + 1);
     memcpy(b->key, key, kl);
-    b->ids_room = 1;
+    b->tkey_room = (uint8_t)room;
     b->tkey = ctl__tkey_none;
-    b->uid = ctl__ids_none;
-    b->pid = ctl__ids_none + 1;
     b->queue = "";
     size_t h = queue_hash_fnv1a64_str(QUEUE_HASH_FNV64_BASIS, key) & (c->nbuckets - 1);
     b->hnext = c->bykey[h];
@@ -185,8 +194,6 @@ const char *ctl__binding_msg(const struct binding *b)
 {
     return b->msg ? b->msg + strlen(b->msg) + 1 : "";
 }
-
-char ctl__ids_none[2];
 
 const struct ctl_act ctl__act_none;
 
@@ -239,44 +246,65 @@ void ctl__act_trim(struct binding *b)
     b->act = NULL;
 }
 
-/* The room ctl__binding_new left after b's key for its ids, or NULL. */
-static char *ids_room(struct binding *b)
+void ctl__byid_set(struct ctl *c, struct binding *b, int64_t id)
 {
-    return b->ids_room ? b->key + strlen(b->key) + 1 : NULL;
+    if (b->ledger_id && b->ledger_id != id && queue_idmap_get(&c->byid, (uint64_t)b->ledger_id) == b)
+        queue_idmap_del(&c->byid, (uint64_t)b->ledger_id);
+    b->ledger_id = id;
+    /* as before: out of memory leaves it unfound by id, which reconcile and the flush survive */
+    (void)queue_idmap_put(&c->byid, (uint64_t)id, b);
+}
+
+const char *ctl__uid(const struct binding *b, char buf[CTL_UID_MAX])
+{
+    if (b->ids_bin) {
+        kube_uuid_text(b->ids, buf);
+        return buf;
+    }
+    return b->ids_text ? b->ids_text : "";
+}
+
+const char *ctl__pid(const struct binding *b, char buf[CTL_UID_MAX])
+{
+    if (b->ids_bin) {
+        kube_uuid_text(b->ids + 16, buf);
+        return buf;
+    }
+    return b->ids_text ? b->ids_text + strlen(b->ids_text) + 1 : "";
 }
 
 int ctl__binding_set_ids(struct binding *b, const char *uid, const char *pid)
 {
+    char ub[CTL_UID_MAX], pb[CTL_UID_MAX];
     if (!uid)
         uid = "";
+    /* as the arrays they were: at most CTL_UID_MAX - 1 characters each; copied, as uid or pid
+     * may be the old ids about to be replaced */
+    size_t ul = strnlen(uid, CTL_UID_MAX - 1);
+    memcpy(ub, uid, ul);
+    ub[ul] = '\0';
+    const char *old_pid = ctl__pid(b, pb);
     if (!pid)
-        pid = b->pid;
-    if (strcmp(uid, b->uid) == 0 && strcmp(pid, b->pid) == 0)
+        pid = old_pid;
+    size_t pl = strnlen(pid, CTL_UID_MAX - 1);
+    memmove(pb, pid, pl);
+    pb[pl] = '\0';
+    uint8_t bin[32];
+    if (kube_uuid_pack(ub, ul, bin) == 0 && kube_uuid_pack(pb, pl, bin + 16) == 0) {
+        muster_free(b->ids_text);
+        b->ids_text = NULL;
+        memcpy(b->ids, bin, sizeof bin);
+        b->ids_bin = 1;
         return 0;
-    /* as the arrays they were: at most CTL_UID_MAX - 1 characters each */
-    size_t ul = strnlen(uid, CTL_UID_MAX - 1), pl = strnlen(pid, CTL_UID_MAX - 1);
-    char *room = ids_room(b);
-    char *m = NULL;
-    if (room && ul + pl && ul + pl + 2 <= CTL_IDS_ROOM) {
-        /* uid or pid may be the old ids, in the room about to be written */
-        char u[CTL_UID_MAX], p[CTL_UID_MAX];
-        memcpy(u, uid, ul);
-        memcpy(p, pid, pl);
-        m = room;
-        memcpy(m, u, ul);
-        m[ul] = '\0';
-        memcpy(m + ul + 1, p, pl);
-        m[ul + 1 + pl] = '\0';
-    } else if (ul + pl && (m = muster_malloc(ul + pl + 2))) {
-        memcpy(m, uid, ul);
-        m[ul] = '\0';
-        memcpy(m + ul + 1, pid, pl);
-        m[ul + 1 + pl] = '\0';
     }
-    if (b->uid != ctl__ids_none && b->uid != room && b->uid != m)
-        muster_free(b->uid);
-    b->uid = m ? m : ctl__ids_none;
-    b->pid = m ? m + ul + 1 : ctl__ids_none + 1;
+    char *m = ul + pl ? muster_malloc(ul + pl + 2) : NULL;
+    if (m) {
+        memcpy(m, ub, ul + 1);
+        memcpy(m + ul + 1, pb, pl + 1);
+    }
+    muster_free(b->ids_text);
+    b->ids_text = m;
+    b->ids_bin = 0;
     return m || !(ul + pl) ? 0 : MUSTER_ENOMEM;
 }
 
@@ -384,11 +412,10 @@ void ctl__binding_destroy(struct binding *b)
     if (b->grow)
         queue_resvec_close(&b->grow->req);
     muster_free(b->grow);
-    if (b->tkey != ctl__tkey_none)
+    if (b->tkey != ctl__tkey_none && b->tkey != tkey_room(b))
         muster_free(b->tkey);
     msg_release(b->msg);
-    if (b->uid != ctl__ids_none && b->uid != ids_room(b))
-        muster_free(b->uid);
+    muster_free(b->ids_text);
     muster_free(b);
 }
 
@@ -658,6 +685,14 @@ static void rb_tkey(json_object *rb, enum karmada_workload_kind kind, char *buf,
         return;
     }
     snprintf(buf, cap, "%d/%s/%s", ti, ns ? ns : "", name);
+}
+
+/* The length rb_tkey's answer will have (the kind's index at most two digits), 0 when none. */
+static size_t rb_tkey_len(json_object *rb)
+{
+    json_object *res = kube_json_path(rb, "spec", "resource", NULL);
+    const char *ns = kube_json_str(res, "namespace"), *name = kube_json_str(res, "name");
+    return name ? 4 + (ns ? strlen(ns) : 0) + strlen(name) : 0;
 }
 
 static int64_t rb_generation(json_object *rb)
@@ -1128,13 +1163,14 @@ void ctl__rb_upsert(struct ctl *c, json_object *rb)
         return;
     }
     const char *uid = kube_json_str(kube_json_get(rb, "metadata"), "uid");
-    if (b && b->st == B_DONE && uid && b->uid[0] && strcmp(uid, b->uid) != 0 && !b->inflight &&
+    char ub[CTL_UID_MAX];
+    if (b && b->st == B_DONE && uid && ctl__uid(b, ub)[0] && strcmp(uid, ub) != 0 && !b->inflight &&
         !b->lw_pending && !b->side_inflight) {
         binding_free(c, b); /* a new RB under an old name: start over */
         b = NULL;
     }
     if (!b) {
-        b = ctl__binding_new(c, key);
+        b = ctl__binding_new(c, key, rb_tkey_len(rb));
         if (!b)
             return;
         c->st.seen++;
@@ -1148,8 +1184,8 @@ void ctl__rb_upsert(struct ctl *c, json_object *rb)
      * that waits holds none (cool.c). */
     int64_t g1 = 0;
     const char *ruid = kube_json_path_str(rb, "metadata", "uid", NULL);
-    int same_spec = b->generation > 0 && b->rb != rb && b->uid && ruid &&
-                    strcmp(b->uid, ruid) == 0 &&
+    int same_spec = b->generation > 0 && b->rb != rb && ruid &&
+                    strcmp(ctl__uid(b, ub), ruid) == 0 &&
                     !kube_json_int64(kube_json_get(rb, "metadata"), "generation", &g1) &&
                     g1 == b->generation;
     json_object_put(b->rb);
@@ -1216,7 +1252,8 @@ void ctl__work_changed(struct ctl *c, json_object *wk, int deleted)
     if (!b || b->gone || !ctl__leads(c) || !c->reconciled || c->stopping)
         return;
     const char *uid = kube_json_str(kube_json_get(md, "labels"), KARMADA_GANG_BINDING_UID_LABEL);
-    if (uid && b->uid[0] && strcmp(uid, b->uid) != 0)
+    char ub[CTL_UID_MAX];
+    if (uid && ctl__uid(b, ub)[0] && strcmp(uid, ub) != 0)
         return; /* an earlier RB's under the same name */
     if (b->step == S_APPLIED && b->inflight == 0 && b->st == B_ADMITTED) {
         if (deleted) {

@@ -75,8 +75,6 @@
 /* The sets of groups a split gang may have (a JobSet's replicated jobs, gang_split.h). */
 #define CTL_SPLIT_SETS_MAX KARMADA_WORKLOAD_COMPONENTS_MAX
 #define CTL_UID_MAX 64
-/* a UUID, a NUL, a UUID, a NUL: a binding's uid and permanent id (struct binding ids_room) */
-#define CTL_IDS_ROOM 74
 #define CTL_TICK_MS 200
 /* How often the per-namespace gauges are counted again: a walk of every binding. */
 #define CTL_NS_METRICS_MS 5000
@@ -214,11 +212,13 @@ struct binding {
     /* YuniKorn Soft (soft.c): when its gang guarantee lapses (unix ms, 0 never); soft: it has,
      * and it reads as min-member 1 */
     int64_t soft_at;
-    /* The RB's uid and its permanent id, one after the other (ctl__binding_set_ids): in the
-     * room after the key when they fit (ids_room), else an allocation uid owns; pid points
-     * after uid; both ctl__ids_none ("") until read. */
-    char *uid;
-    const char *pid;
+    /* The RB's uid and its permanent id (ctl__binding_set_ids; read them with ctl__uid and
+     * ctl__pid). Both are UUIDs on a real hub: then 16 bytes each in ids (ids_bin), as the
+     * packed RB has them; text they were 74 bytes of every pending binding (issue 22). Anything
+     * else (or one of them unknown) is kept as text in ids_text: uid, NUL, pid, NUL (owned);
+     * NULL and not ids_bin: both "". */
+    char *ids_text;
+    uint8_t ids[32];
     char *owner; /* owned: its template's --owner-annotation value; NULL: none (or not asked) */
     /* The latest RB and the template when last read (references), or NULL while it only waits
      * (cool.c): read them through ctl__rb and ctl__tmpl, which thaw them back. */
@@ -297,9 +297,10 @@ struct binding {
      * replicas. While pending its engine entry holds its minimum (ctl__engine_request). */
     uint8_t elastic;
     uint8_t pg_folded;
-    /* ctl__binding_new left CTL_IDS_ROOM bytes after the key for uid and pid: an allocation
-     * of their own cost every pending binding its header and rounding too */
-    uint8_t ids_room;
+    uint8_t ids_bin; /* ids holds both (above) */
+    /* ctl__binding_new left this many bytes after the key for the template key (tkey), which
+     * the RB names from the start: an allocation of its own cost every pending binding 32 */
+    uint8_t tkey_room;
 };
 
 /* A binding's state from its admission on (and reclaim's on a gang it judged), allocated on
@@ -983,20 +984,27 @@ static inline void obj_key(json_object *obj, char *buf, size_t cap)
 /* bindings.c */
 /* A binding's tkey until its RB names a template. */
 extern char ctl__tkey_none[1];
-/* A binding's uid and pid until read: "" both. */
-extern char ctl__ids_none[2];
+/* b's uid and permanent id as text ("" until read): buf when they are kept as bytes, so the
+ * answer lives as long as buf (CTL_UID_MAX) or until they are set again. */
+const char *ctl__uid(const struct binding *b, char buf[CTL_UID_MAX]);
+const char *ctl__pid(const struct binding *b, char buf[CTL_UID_MAX]);
 void ctl__binding_clear_read(struct binding *b);
 void ctl__binding_destroy(struct binding *b);
 const char *ctl__binding_msg(const struct binding *b);
 /* Its condition reason ("" none), at most 15 characters. */
 const char *ctl__binding_reason(const struct binding *b);
+/* b's ledger row is id now: c->byid finds it by that id, no longer by the one it had (the map
+ * reads each binding's own ledger_id, so the two change together). */
+void ctl__byid_set(struct ctl *c, struct binding *b, int64_t id);
 /* Sets b's uid (NULL: "") and its permanent id (NULL: kept); MUSTER_ENOMEM leaves both "". */
 int ctl__binding_set_ids(struct binding *b, const char *uid, const char *pid);
 /* The set's copy of queue name q (NULL when out of memory). */
 const char *ctl__queue_intern(struct ctl *c, const char *q);
 /* b->queue = q's copy; out of memory: "" and MUSTER_ENOMEM. */
 int ctl__binding_set_queue(struct ctl *c, struct binding *b, const char *q);
-struct binding *ctl__binding_new(struct ctl *c, const char *key);
+/* A binding for key, with room after its key for a template key of tkey_len characters (0:
+ * none; what does not fit is allocated when it is set). */
+struct binding *ctl__binding_new(struct ctl *c, const char *key, size_t tkey_len);
 void ctl__binding_react(struct ctl *c, struct binding *b, int template_changed);
 int ctl__binding_read(struct ctl *c, struct binding *b);
 void ctl__binding_try_queue(struct ctl *c, struct binding *b);

@@ -137,7 +137,7 @@ int ctl__lw_fill_new(struct ctl *c, struct lwrite *w, struct binding *b)
         return MUSTER_ENOMEM;
     w->row.id = 0;
     w->row.binding = b->key;
-    w->row.uid = b->uid;
+    w->row.uid = ""; /* the flush writes the binding's uid as it is then */
     w->row.queue = b->queue;
     w->row.request = w->request;
     w->row.priority = b->priority;
@@ -171,7 +171,10 @@ void ctl__ledger_flush(struct ctl *c)
         return;
     size_t n = c->lw.n;
     struct store_ledger_row *rows = muster_malloc(n * sizeof(*rows));
-    if (!rows) {
+    /* the bindings keep their uids as bytes (ctl__uid): the rows' text, until the batch is written */
+    char(*uids)[CTL_UID_MAX] = rows ? muster_malloc(n * sizeof(*uids)) : NULL;
+    if (!uids) {
+        muster_free(rows);
         ctl__fatal(c, "out of memory");
         return;
     }
@@ -188,7 +191,7 @@ void ctl__ledger_flush(struct ctl *c)
         /* A binding's uid and queue are pointers it replaces when they change (an inline array
          * was read as it is now): the row takes them as they are now too. */
         if (rows[i].uid)
-            rows[i].uid = c->lw.v[i].b->uid;
+            rows[i].uid = ctl__uid(c->lw.v[i].b, uids[i]);
         if (rows[i].queue)
             rows[i].queue = c->lw.v[i].b->queue;
     }
@@ -211,6 +214,7 @@ void ctl__ledger_flush(struct ctl *c)
     c->st.ledger_batches++;
     if (!rc && c->opt.metrics)
         disp_metrics_ledger_commit(c->opt.metrics);
+    muster_free(uids);
     if (rc) {
         muster_free(rows);
         for (size_t i = 0; i < n; i++) {
@@ -245,8 +249,7 @@ void ctl__ledger_flush(struct ctl *c)
         switch (w->kind) {
         case LW_NEW:
         case LW_ROLLBACK_NEW:
-            b->ledger_id = rows[i].id;
-            queue_idmap_put(&c->byid, (uint64_t)b->ledger_id, b);
+            ctl__byid_set(c, b, rows[i].id);
             if (b->gone) {
                 /* its RB went while the row was being written */
                 b->st = B_PENDING;
@@ -266,8 +269,7 @@ void ctl__ledger_flush(struct ctl *c)
             break;
         case LW_ADOPT:
         case LW_ADOPT_ROW: {
-            b->ledger_id = rows[i].id;
-            queue_idmap_put(&c->byid, (uint64_t)b->ledger_id, b);
+            ctl__byid_set(c, b, rows[i].id);
             struct queue_entry_spec es = {.id = (uint64_t)b->ledger_id,
                                           .queue = b->queue,
                                           .priority = b->priority,

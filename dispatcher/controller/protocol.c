@@ -745,7 +745,8 @@ static enum step_sent send_barrier(struct ctl *c, struct binding *b, const struc
      * apiserver reads that member's Works only, not every Work of the hub (a label selector
      * is not indexed; docs/dispatcher.md, "The barrier's lists"). */
     char wp[KUBE_MAX_URL_BYTES / 4], sel[KARMADA_WORKLOAD_LABEL_VALUE_MAX + 64];
-    karmada_path_works_selector(sel, sizeof sel, b->pid);
+    char pb[CTL_UID_MAX];
+    karmada_path_works_selector(sel, sizeof sel, ctl__pid(b, pb));
     struct binding **rbs;
     uint32_t nrbs = ctl__pg_rbs(b, &rbs);
     char gsel[4096];
@@ -754,7 +755,8 @@ static enum step_sent send_barrier(struct ctl *c, struct binding *b, const struc
         size_t at =
             (size_t)snprintf(gsel, sizeof gsel, "%s in (", KARMADA_WORKLOAD_PERMANENT_ID_LABEL);
         for (uint32_t r = 0; r < nrbs && at < sizeof gsel; r++)
-            at += (size_t)snprintf(gsel + at, sizeof gsel - at, "%s%s", r ? "," : "", rbs[r]->pid);
+            at += (size_t)snprintf(gsel + at, sizeof gsel - at, "%s%s", r ? "," : "",
+                                   ctl__pid(rbs[r], pb));
         if (at + 2 >= sizeof gsel) {
             b->step_failed = 1;
             return STEP_SENT;
@@ -1252,7 +1254,8 @@ static enum karmada_gang_rendered rb_rendered(struct ctl *c, const struct bindin
         json_object *it = json_object_array_get_idx(items, i);
         const char *pid =
             kube_json_path_str(it, "metadata", "labels", KARMADA_WORKLOAD_PERMANENT_ID_LABEL, NULL);
-        if (pid && strcmp(pid, m->pid) == 0)
+        char pb[CTL_UID_MAX];
+        if (pid && strcmp(pid, ctl__pid(m, pb)) == 0)
             json_object_array_add(mine, json_object_get(it));
     }
     gs[0] = (struct karmada_gang_share){lead->nshares ? lead->shares[0].cluster : "",

@@ -439,7 +439,7 @@ static struct binding *row_binding(struct ctl *c, const struct live_row *r, json
                                    const char **uid)
 {
     struct binding *b = ctl__find_key(c, r->binding);
-    if (!b && !(b = ctl__binding_new(c, r->binding))) {
+    if (!b && !(b = ctl__binding_new(c, r->binding, 0))) {
         ctl__fatal(c, "out of memory");
         return NULL;
     }
@@ -448,8 +448,7 @@ static struct binding *row_binding(struct ctl *c, const struct live_row *r, json
     ctl__split_key(r->binding, ns, sizeof ns, &name);
     *rb = kube_informer_get(&c->rbs, ns, name);
     *uid = *rb ? kube_json_str(kube_json_get(*rb, "metadata"), "uid") : NULL;
-    b->ledger_id = r->id;
-    queue_idmap_put(&c->byid, (uint64_t)r->id, b);
+    ctl__byid_set(c, b, r->id);
     b->created_at = r->created_at;
     if (b->act || r->admitted_at || r->dispatched_at) {
         ctl__act_w(c, b)->admitted_at = r->admitted_at;
@@ -736,7 +735,7 @@ static void reconcile_rb(void *ud, json_object *rb)
     struct last_row last = {{0}, {0}, 0};
     store_ledger_foreach_binding(c->s, key, last_cb, &last);
     if (!b) {
-        b = ctl__binding_new(c, key);
+        b = ctl__binding_new(c, key, 0);
         if (!b) {
             ctl__fatal(c, "out of memory");
             return;
@@ -850,7 +849,8 @@ static struct binding *owner_of(struct ctl *c, json_object *md)
         kube_json_str(kube_json_get(md, "annotations"), KARMADA_GANG_BINDING_ANNOTATION);
     const char *uid = kube_json_str(kube_json_get(md, "labels"), KARMADA_GANG_BINDING_UID_LABEL);
     struct binding *b = key ? ctl__find_key(c, key) : NULL;
-    if (b && uid && b->uid[0] && strcmp(b->uid, uid) != 0)
+    char ub[CTL_UID_MAX];
+    if (b && uid && ctl__uid(b, ub)[0] && strcmp(ub, uid) != 0)
         return NULL; /* a new RB under the old name: the object was the old one's */
     return b;
 }

@@ -86,7 +86,7 @@ static void test_queue_intern(void)
     CU_ASSERT_EQUAL(c->qn.n, 303);
 
     struct binding *b = NULL;
-    CU_ASSERT_PTR_NOT_NULL_FATAL(b = ctl__binding_new(c, "ns/rb"));
+    CU_ASSERT_PTR_NOT_NULL_FATAL(b = ctl__binding_new(c, "ns/rb", 0));
     CU_ASSERT_STRING_EQUAL(b->queue, ""); /* none until read */
     CU_ASSERT_EQUAL(ctl__binding_set_queue(c, b, "research/nlp"), 0);
     CU_ASSERT_PTR_EQUAL(b->queue, a);
@@ -94,50 +94,69 @@ static void test_queue_intern(void)
     free_ctl(c);
 }
 
-/* The uid and the permanent id share one allocation, the binding's own when they fit in the
- * room after its key (two UUIDs do); "" until read. */
+/* The uid and the permanent id: two UUIDs (what a hub writes) kept as 16 bytes each and read
+ * back as the same text; anything else as text of its own; "" until read. */
 static void test_ids(void)
 {
     struct ctl *c = mk_ctl();
     struct binding *b = NULL;
-    CU_ASSERT_PTR_NOT_NULL_FATAL(b = ctl__binding_new(c, "ns/rb"));
-    CU_ASSERT_STRING_EQUAL(b->uid, "");
-    CU_ASSERT_STRING_EQUAL(b->pid, "");
+    char ub[CTL_UID_MAX], pb[CTL_UID_MAX];
+    CU_ASSERT_PTR_NOT_NULL_FATAL(b = ctl__binding_new(c, "ns/rb", 0));
+    CU_ASSERT_STRING_EQUAL(ctl__uid(b, ub), "");
+    CU_ASSERT_STRING_EQUAL(ctl__pid(b, pb), "");
     CU_ASSERT_EQUAL(ctl__binding_set_ids(b, "0b3f-uid", "perm-1"), 0);
-    CU_ASSERT_STRING_EQUAL(b->uid, "0b3f-uid");
-    CU_ASSERT_STRING_EQUAL(b->pid, "perm-1");
-    CU_ASSERT_PTR_EQUAL(b->uid, b->key + strlen(b->key) + 1); /* in the room */
-    /* the old ids as the new ones' source: the room is rewritten from a copy */
-    CU_ASSERT_EQUAL(ctl__binding_set_ids(b, b->pid, b->uid), 0);
-    CU_ASSERT_STRING_EQUAL(b->uid, "perm-1");
-    CU_ASSERT_STRING_EQUAL(b->pid, "0b3f-uid");
+    CU_ASSERT_STRING_EQUAL(ctl__uid(b, ub), "0b3f-uid");
+    CU_ASSERT_STRING_EQUAL(ctl__pid(b, pb), "perm-1");
+    CU_ASSERT_FALSE(b->ids_bin);
+    /* the old ids as the new ones' source: read before the old text goes */
+    CU_ASSERT_EQUAL(ctl__binding_set_ids(b, ctl__pid(b, pb), ctl__uid(b, ub)), 0);
+    CU_ASSERT_STRING_EQUAL(ctl__uid(b, ub), "perm-1");
+    CU_ASSERT_STRING_EQUAL(ctl__pid(b, pb), "0b3f-uid");
     const char *u1 = "8c74e80f-0949-464b-af45-057e9a69fb70",
                *p1 = "f52337a7-45ac-4720-bca4-85e6f49d0579";
     CU_ASSERT_EQUAL(ctl__binding_set_ids(b, u1, p1), 0);
-    CU_ASSERT_PTR_EQUAL(b->uid, b->key + strlen(b->key) + 1); /* two UUIDs fit */
-    CU_ASSERT_STRING_EQUAL(b->uid, u1);
-    CU_ASSERT_STRING_EQUAL(b->pid, p1);
+    CU_ASSERT_TRUE(b->ids_bin); /* two UUIDs: bytes, no text (ASan: the text freed) */
+    CU_ASSERT_PTR_NULL(b->ids_text);
+    CU_ASSERT_STRING_EQUAL(ctl__uid(b, ub), u1);
+    CU_ASSERT_STRING_EQUAL(ctl__pid(b, pb), p1);
+    /* a new uid, the permanent id kept from the bytes */
+    const char *u2 = "00000000-0000-4000-8000-0000000000ff";
+    CU_ASSERT_EQUAL(ctl__binding_set_ids(b, u2, NULL), 0);
+    CU_ASSERT_TRUE(b->ids_bin);
+    CU_ASSERT_STRING_EQUAL(ctl__uid(b, ub), u2);
+    CU_ASSERT_STRING_EQUAL(ctl__pid(b, pb), p1);
+    /* upper case is not how Kubernetes writes a uid: kept as text, exact */
+    const char *u3 = "8C74E80F-0949-464B-AF45-057E9A69FB70";
+    CU_ASSERT_EQUAL(ctl__binding_set_ids(b, u3, NULL), 0);
+    CU_ASSERT_FALSE(b->ids_bin);
+    CU_ASSERT_STRING_EQUAL(ctl__uid(b, ub), u3);
+    CU_ASSERT_STRING_EQUAL(ctl__pid(b, pb), p1);
     CU_ASSERT_EQUAL(ctl__binding_set_ids(b, "0b3f-uid", "perm-1"), 0);
     CU_ASSERT_EQUAL(ctl__binding_set_ids(b, "other-uid", NULL), 0); /* the pid is kept */
-    CU_ASSERT_STRING_EQUAL(b->uid, "other-uid");
-    CU_ASSERT_STRING_EQUAL(b->pid, "perm-1");
+    CU_ASSERT_STRING_EQUAL(ctl__uid(b, ub), "other-uid");
+    CU_ASSERT_STRING_EQUAL(ctl__pid(b, pb), "perm-1");
     CU_ASSERT_EQUAL(ctl__binding_set_ids(b, NULL, "perm-2"), 0);
-    CU_ASSERT_STRING_EQUAL(b->uid, "");
-    CU_ASSERT_STRING_EQUAL(b->pid, "perm-2");
+    CU_ASSERT_STRING_EQUAL(ctl__uid(b, ub), "");
+    CU_ASSERT_STRING_EQUAL(ctl__pid(b, pb), "perm-2");
+    /* a uid known before its permanent id (the label comes later): text until both are */
+    CU_ASSERT_EQUAL(ctl__binding_set_ids(b, u1, ""), 0);
+    CU_ASSERT_FALSE(b->ids_bin);
+    CU_ASSERT_STRING_EQUAL(ctl__uid(b, ub), u1);
+    CU_ASSERT_STRING_EQUAL(ctl__pid(b, pb), "");
     char longer[CTL_UID_MAX + 10];
     memset(longer, 'u', sizeof longer - 1);
     longer[sizeof longer - 1] = '\0';
     CU_ASSERT_EQUAL(ctl__binding_set_ids(b, longer, ""), 0);
-    CU_ASSERT_EQUAL(strlen(b->uid), CTL_UID_MAX - 1); /* as the array was */
-    CU_ASSERT_STRING_EQUAL(b->pid, "");
+    CU_ASSERT_EQUAL(strlen(ctl__uid(b, ub)), CTL_UID_MAX - 1); /* as the array was */
+    CU_ASSERT_STRING_EQUAL(ctl__pid(b, pb), "");
     CU_ASSERT_EQUAL(ctl__binding_set_ids(b, longer, longer), 0);
-    CU_ASSERT_PTR_NOT_EQUAL(b->uid, b->key + strlen(b->key) + 1); /* too long: its own */
-    CU_ASSERT_EQUAL(strlen(b->pid), CTL_UID_MAX - 1);
-    CU_ASSERT_EQUAL(ctl__binding_set_ids(b, u1, p1), 0); /* back in the room (ASan: freed) */
-    CU_ASSERT_PTR_EQUAL(b->uid, b->key + strlen(b->key) + 1);
-    CU_ASSERT_STRING_EQUAL(b->pid, p1);
+    CU_ASSERT_EQUAL(strlen(ctl__pid(b, pb)), CTL_UID_MAX - 1);
+    CU_ASSERT_EQUAL(ctl__binding_set_ids(b, u1, p1), 0);
+    CU_ASSERT_STRING_EQUAL(ctl__pid(b, pb), p1);
     CU_ASSERT_EQUAL(ctl__binding_set_ids(b, "", ""), 0);
-    CU_ASSERT_PTR_EQUAL(b->uid, ctl__ids_none); /* nothing allocated for nothing */
+    CU_ASSERT_FALSE(b->ids_bin);
+    CU_ASSERT_PTR_NULL(b->ids_text); /* nothing allocated for nothing */
+    CU_ASSERT_STRING_EQUAL(ctl__uid(b, ub), "");
     ctl__binding_destroy(b);
     free_ctl(c);
 }
@@ -148,7 +167,7 @@ static void test_reason(void)
 {
     struct ctl *c = mk_ctl();
     struct binding *b = NULL;
-    CU_ASSERT_PTR_NOT_NULL_FATAL(b = ctl__binding_new(c, "ns/rb"));
+    CU_ASSERT_PTR_NOT_NULL_FATAL(b = ctl__binding_new(c, "ns/rb", 0));
     CU_ASSERT_STRING_EQUAL(ctl__binding_reason(b), "");
     CU_ASSERT_STRING_EQUAL(ctl__binding_msg(b), "");
     ctl__set_reason(b, "NoClusterFit", "no cluster holds %d replicas", 4);
@@ -168,7 +187,7 @@ static void test_reason(void)
     /* the same pair is one string for both; each keeps its own when the other's changes or
      * goes (ASan: neither freed early nor leaked) */
     struct binding *o = NULL;
-    CU_ASSERT_PTR_NOT_NULL_FATAL(o = ctl__binding_new(c, "ns/other"));
+    CU_ASSERT_PTR_NOT_NULL_FATAL(o = ctl__binding_new(c, "ns/other", 0));
     ctl__set_reason(o, "AVeryLongReasonIndeed", "%s", "m");
     CU_ASSERT_PTR_EQUAL(o->msg, b->msg);
     ctl__set_reason(o, "QuotaExceeded", "queue %s is full", "q");
@@ -192,7 +211,7 @@ static void test_act(void)
 {
     struct ctl *c = mk_ctl();
     struct binding *b = NULL;
-    CU_ASSERT_PTR_NOT_NULL_FATAL(b = ctl__binding_new(c, "ns/rb"));
+    CU_ASSERT_PTR_NOT_NULL_FATAL(b = ctl__binding_new(c, "ns/rb", 0));
     CU_ASSERT_PTR_NULL(b->act);
     CU_ASSERT_EQUAL(ctl__act(b)->admitted_at, 0);
     CU_ASSERT_EQUAL(ctl__act(b)->aseq, 0);
