@@ -224,9 +224,17 @@ void queue_resvec_init(struct queue_resvec *v)
     v->items = NULL;
 }
 
+void queue_resvec_borrow(struct queue_resvec *v, struct queue_res *room, uint32_t n)
+{
+    v->items = n ? room : NULL;
+    v->len = n;
+    v->cap = 0;
+}
+
 void queue_resvec_close(struct queue_resvec *v)
 {
-    muster_free(v->items);
+    if (v->cap) /* else borrowed, or nothing */
+        muster_free(v->items);
     queue_resvec_init(v);
 }
 
@@ -239,9 +247,19 @@ int queue_resvec_reserve(struct queue_resvec *v, uint32_t cap)
 {
     if (cap <= v->cap)
         return 0;
-    struct queue_res *items = muster_realloc(v->items, cap * sizeof(*items));
-    if (!items)
-        return MUSTER_ENOMEM;
+    struct queue_res *items;
+    if (!v->cap && v->items) { /* borrowed: its items move to memory of its own */
+        if (cap < v->len)
+            cap = v->len;
+        items = muster_malloc(cap * sizeof(*items));
+        if (!items)
+            return MUSTER_ENOMEM;
+        memcpy(items, v->items, v->len * sizeof(*items));
+    } else {
+        items = muster_realloc(v->items, cap * sizeof(*items));
+        if (!items)
+            return MUSTER_ENOMEM;
+    }
     v->items = items;
     v->cap = cap;
     return 0;
@@ -287,8 +305,8 @@ static int set_item(struct queue_resvec *v, uint32_t id, int64_t milli, int keep
     }
     if (!milli && !keep_zero)
         return 0;
-    if (v->len == v->cap) {
-        int rc = queue_resvec_reserve(v, v->cap ? v->cap * 2 : 4);
+    if (v->len >= v->cap) { /* a borrowed vector's room is full too (cap 0) */
+        int rc = queue_resvec_reserve(v, v->cap ? v->cap * 2 : v->len + 4);
         if (rc)
             return rc;
     }
@@ -328,7 +346,7 @@ static int add_signed(struct queue_resvec *dst, const struct queue_resvec *a, in
         if (have == 0)
             missing++;
     }
-    if (dst->len + missing > dst->cap) {
+    if (missing && dst->len + missing > dst->cap) { /* a borrowed one changes in place */
         int rc = queue_resvec_reserve(dst, dst->len + missing);
         if (rc)
             return rc;

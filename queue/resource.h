@@ -65,6 +65,11 @@ struct queue_resvec {
 };
 
 void queue_resvec_init(struct queue_resvec *v);
+/* v becomes a vector over n items of the caller's memory at room (sorted by id, no zero values,
+ * as the vector's own are): read and written in place, never freed by _close, which the caller
+ * does with the memory (cap 0 marks it); the first insert beyond n moves it to an allocation of
+ * its own. Many small vectors in one allocation (a pending gang's, issue 22). */
+void queue_resvec_borrow(struct queue_resvec *v, struct queue_res *room, uint32_t n);
 void queue_resvec_close(struct queue_resvec *v);
 void queue_resvec_clear(struct queue_resvec *v);
 int queue_resvec_reserve(struct queue_resvec *v, uint32_t cap);

@@ -205,7 +205,49 @@ static void test_reserved_vector_does_not_allocate(void)
     queue_resvec_close(&r);
 }
 
+/* A borrowed vector reads and changes in the caller's memory without allocating; an insert
+ * beyond its room moves it to memory of its own (the room unchanged from then on); _close
+ * frees only what it owns (ASan: the room is a stack array, a free of it would abort). */
+static void test_borrowed_vector(void)
+{
+    struct queue_res room[3] = {{1, 100}, {3, 300}, {9, 999}};
+    struct queue_resvec v, w = {0};
+    queue_resvec_borrow(&v, room, 2);
+    struct muster_mem_stats before, after;
+    muster_mem_stats(&before);
+    CU_ASSERT_EQUAL(queue_resvec_get(&v, 3), 300);
+    CU_ASSERT_EQUAL(queue_resvec_set(&v, 3, 333), 0); /* in place */
+    CU_ASSERT_EQUAL(room[1].milli, 333);
+    CU_ASSERT_EQUAL(queue_resvec_set(&w, 1, 50), 0);
+    muster_mem_stats(&after);
+    CU_ASSERT_EQUAL(after.allocs, before.allocs + 1); /* w's, not v's */
+    CU_ASSERT_EQUAL(queue_resvec_sub(&v, &w), 0); /* no new id: in place */
+    CU_ASSERT_EQUAL(room[0].milli, 50);
+    CU_ASSERT_EQUAL(room[2].milli, 999); /* past its room: untouched */
+    CU_ASSERT_EQUAL(queue_resvec_set(&v, 2, 200), 0); /* a new id: moves */
+    CU_ASSERT_PTR_NOT_EQUAL(v.items, room);
+    CU_ASSERT_EQUAL(v.len, 3);
+    CU_ASSERT_TRUE(v.cap >= 3);
+    CU_ASSERT_EQUAL(queue_resvec_get(&v, 1), 50);
+    CU_ASSERT_EQUAL(queue_resvec_get(&v, 2), 200);
+    CU_ASSERT_EQUAL(queue_resvec_get(&v, 3), 333);
+    CU_ASSERT_EQUAL(room[2].id, 9); /* the room was not written past its two */
+    CU_ASSERT_EQUAL(queue_resvec_set(&v, 3, 1), 0);
+    CU_ASSERT_EQUAL(room[1].milli, 333); /* its own now */
+    queue_resvec_close(&v);
+    queue_resvec_borrow(&v, room, 3);
+    queue_resvec_close(&v); /* frees nothing */
+    CU_ASSERT_PTR_NULL(v.items);
+    queue_resvec_borrow(&v, room, 0);
+    CU_ASSERT_PTR_NULL(v.items); /* empty: as a zeroed vector */
+    CU_ASSERT_EQUAL(queue_resvec_set(&v, 4, 4), 0);
+    CU_ASSERT_EQUAL(queue_resvec_get(&v, 4), 4);
+    queue_resvec_close(&v);
+    queue_resvec_close(&w);
+}
+
 static CU_TestInfo tests[] = {
+    {"a borrowed vector", test_borrowed_vector},
     {"resource names", test_names},
     {"interning", test_intern},
     {"a tentative intern rolls back; a full table counts refusals", test_mark_rollback},
