@@ -15,19 +15,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* An entry holds its object as a tree (rvoff 0: every entry of an informer that is not frozen,
+ * and one a frozen informer could not pack), one reference in the pointer just before the entry
+ * (tree_slot), or packed, its thawed tree (until the next trim) in the informer's thaw table:
+ * a pointer and an index in every packed entry, NULL but for the few thawed, were 12 bytes of
+ * each of a million pending RBs and of their templates (issue 22). */
 struct kube_informer_entry {
     struct kube_informer_entry *next;
-    /* one reference held; frozen: the thawed tree until the next trim, or NULL */
-    struct json_object *obj;
     unsigned gen;
-    uint32_t tidx;  /* frozen: its index in inf->thawed while obj is set, else NO_TIDX */
     uint32_t hash;  /* of key, for the buckets */
     uint32_t blen;  /* frozen: the packed object's length */
     uint16_t rvoff; /* frozen: where its resourceVersion starts in key[] */
     char key[];     /* "namespace/name", or "name" when cluster-scoped; frozen: then NUL, the
                        resourceVersion, NUL, and the packed object (kube/frozen.h) */
 };
-#define NO_TIDX UINT32_MAX
 /* what an entry takes before its key: sizeof would add the struct's tail padding (6 bytes of
  * every cached object) */
 #define ENTRY_HDR offsetof(struct kube_informer_entry, key)
@@ -365,42 +366,98 @@ static struct json_object *entry_thaw(const struct kube_informer_entry *e)
     return kube_frozen_thaw_refs(entry_blob(e), e->blen, &refs);
 }
 
-/* Remembers that e holds a thawed tree, so the next trim lets it go. */
-static void thawed_push(struct kube_informer *inf, struct kube_informer_entry *e)
+/* A tree entry's reference (rvoff 0), kept just before the entry. */
+static struct json_object **tree_slot(const struct kube_informer_entry *e)
+{
+    return (struct json_object **)((char *)e - sizeof(struct json_object *));
+}
+
+/* A new tree entry for key (no tree yet); NULL when out of memory. */
+static struct kube_informer_entry *tree_entry_new(const char *key, size_t kl)
+{
+    char *p = muster_malloc(sizeof(struct json_object *) + ENTRY_HDR + kl + 1);
+    if (!p)
+        return NULL;
+    struct kube_informer_entry *e =
+        (struct kube_informer_entry *)(p + sizeof(struct json_object *));
+    *tree_slot(e) = NULL;
+    memcpy(e->key, key, kl + 1);
+    e->blen = 0;
+    e->rvoff = 0;
+    return e;
+}
+
+/* The thawed tree a packed entry holds until the next trim, or NULL. */
+static struct json_object *thawed_find(const struct kube_informer *inf,
+                                       const struct kube_informer_entry *e)
+{
+    if (!inf->nthawed)
+        return NULL;
+    uintptr_t i = (uintptr_t)queue_idmap_get(&inf->thawidx, (uint64_t)(uintptr_t)e);
+    return i ? inf->thawed[i - 1].obj : NULL;
+}
+
+/* Remembers that packed entry e holds obj (a reference taken over), so the next trim lets it
+ * go; on failure (out of memory) obj is let go now: 0 or -1. */
+static int thawed_push(struct kube_informer *inf, struct kube_informer_entry *e,
+                       struct json_object *obj)
 {
     if (inf->nthawed == inf->thawcap) {
         size_t cap = inf->thawcap ? inf->thawcap * 2 : 256;
-        struct kube_informer_entry **t = muster_realloc(inf->thawed, cap * sizeof(*t));
-        if (!t)
-            return; /* kept untracked: let go when the entry changes or goes */
+        struct kube_informer_thawed *t = muster_realloc(inf->thawed, cap * sizeof(*t));
+        if (!t) {
+            json_object_put(obj);
+            return -1;
+        }
         inf->thawed = t;
         inf->thawcap = cap;
     }
-    e->tidx = (uint32_t)inf->nthawed;
-    inf->thawed[inf->nthawed++] = e;
+    if (queue_idmap_put(&inf->thawidx, (uint64_t)(uintptr_t)e,
+                        (void *)(uintptr_t)(inf->nthawed + 1))) {
+        json_object_put(obj);
+        return -1;
+    }
+    inf->thawed[inf->nthawed++] = (struct kube_informer_thawed){e, obj};
+    return 0;
 }
 
-static void thawed_drop(struct kube_informer *inf, struct kube_informer_entry *e)
+/* Forgets e's thawed tree and returns it (the reference), or NULL when it holds none. */
+static struct json_object *thawed_drop(struct kube_informer *inf, struct kube_informer_entry *e)
 {
-    if (e->tidx == NO_TIDX)
-        return;
-    struct kube_informer_entry *last = inf->thawed[--inf->nthawed];
-    inf->thawed[e->tidx] = last;
-    last->tidx = e->tidx;
-    e->tidx = NO_TIDX;
+    if (!inf->nthawed)
+        return NULL;
+    uintptr_t i = (uintptr_t)queue_idmap_del(&inf->thawidx, (uint64_t)(uintptr_t)e);
+    if (!i)
+        return NULL;
+    struct json_object *obj = inf->thawed[i - 1].obj;
+    struct kube_informer_thawed last = inf->thawed[--inf->nthawed];
+    if (i - 1 < inf->nthawed) {
+        inf->thawed[i - 1] = last;
+        (void)queue_idmap_put(&inf->thawidx, (uint64_t)(uintptr_t)last.e,
+                              (void *)i); /* replaced in place: no allocation */
+    }
+    return obj;
+}
+
+/* The tree e holds now (a tree entry's, or a packed one's thawed), or NULL: borrowed. */
+static struct json_object *entry_held(const struct kube_informer *inf,
+                                      const struct kube_informer_entry *e)
+{
+    return e->rvoff ? thawed_find(inf, e) : *tree_slot(e);
 }
 
 /* The entry's tree, thawed into the cache until the next trim when it is not there. */
 static struct json_object *entry_obj(struct kube_informer *inf, struct kube_informer_entry *e)
 {
-    if (e->obj || !inf->frozen)
-        return e->obj;
-    e->obj = entry_thaw(e);
-    if (e->obj)
-        thawed_push(inf, e);
-    else
+    struct json_object *obj = entry_held(inf, e);
+    if (obj || !e->rvoff)
+        return obj;
+    obj = entry_thaw(e);
+    if (!obj || thawed_push(inf, e, obj)) {
         report(inf, MUSTER_ENOMEM, "out of memory thawing a cached object");
-    return e->obj;
+        return NULL;
+    }
+    return obj;
 }
 
 /* off bytes left to the caller, then obj's "key" NUL "resourceVersion" NUL and obj packed, in
@@ -445,8 +502,12 @@ static char *item_pack(struct json_object *obj, size_t *n)
 
 static void entry_free(struct kube_informer *inf, struct kube_informer_entry *e)
 {
-    thawed_drop(inf, e);
-    json_object_put(e->obj);
+    if (!e->rvoff) {
+        json_object_put(*tree_slot(e));
+        muster_free(tree_slot(e));
+        return;
+    }
+    json_object_put(thawed_drop(inf, e));
     muster_free(e);
 }
 
@@ -507,14 +568,10 @@ static void upsert_entry(struct kube_informer *inf, struct kube_informer_entry *
     }
     e->hash = h;
     e->gen = inf->gen;
-    e->tidx = NO_TIDX;
-    e->obj = NULL;
     e->next = old ? old->next : NULL;
     *pp = e;
-    if (tree) {
-        e->obj = tree;
-        thawed_push(inf, e);
-    }
+    if (tree)
+        (void)thawed_push(inf, e, tree); /* out of memory: thawed again below */
     struct json_object *now = entry_obj(inf, e);
     if (!old) {
         inf->count++;
@@ -523,17 +580,16 @@ static void upsert_entry(struct kube_informer *inf, struct kube_informer_entry *
         return;
     }
     if (inf->h.on_update && now)
-        inf->h.on_update(inf->ud, old->obj, now);
+        inf->h.on_update(inf->ud, entry_held(inf, old), now);
     entry_free(inf, old);
 }
 
 void kube_informer_trim(struct kube_informer *inf)
 {
     while (inf->nthawed) {
-        struct kube_informer_entry *e = inf->thawed[--inf->nthawed];
-        e->tidx = NO_TIDX;
-        json_object_put(e->obj);
-        e->obj = NULL;
+        struct kube_informer_thawed *t = &inf->thawed[--inf->nthawed];
+        (void)queue_idmap_del(&inf->thawidx, (uint64_t)(uintptr_t)t->e);
+        json_object_put(t->obj);
     }
 }
 
@@ -564,36 +620,48 @@ static void upsert(struct kube_informer *inf, struct json_object *obj, int forme
     struct kube_informer_entry *e = *pp;
     if (e) {
         e->gen = inf->gen;
-        /* Same version: a replay (e.g. an ADDED for what the list already had). */
-        if (strcmp(obj_rv(e->obj), obj_rv(obj)) == 0)
+        if (e->rvoff) { /* packed: a frozen informer's object it could not pack before */
+            struct kube_informer_entry *t = tree_entry_new(key, strlen(key));
+            if (!t) {
+                report(inf, MUSTER_ENOMEM, "out of memory caching an object");
+                return;
+            }
+            t->hash = h;
+            t->gen = inf->gen;
+            t->next = e->next;
+            *pp = t;
+            *tree_slot(t) = formed ? json_object_get(obj) : cached_form(inf, obj, NULL);
+            if (inf->h.on_update)
+                inf->h.on_update(inf->ud, entry_held(inf, e), *tree_slot(t));
+            entry_free(inf, e);
             return;
-        struct json_object *old = e->obj;
-        e->obj = formed ? json_object_get(obj) : cached_form(inf, obj, old);
+        }
+        struct json_object **slot = tree_slot(e);
+        /* Same version: a replay (e.g. an ADDED for what the list already had). */
+        if (strcmp(obj_rv(*slot), obj_rv(obj)) == 0)
+            return;
+        struct json_object *old = *slot;
+        *slot = formed ? json_object_get(obj) : cached_form(inf, obj, old);
         if (inf->h.on_update)
-            inf->h.on_update(inf->ud, old, e->obj);
+            inf->h.on_update(inf->ud, old, *slot);
         json_object_put(old);
         return;
     }
     if (inf->count + 1 > inf->nbuckets && grow(inf) == 0)
         pp = find_slot(inf, key, h);
-    size_t kl = strlen(key);
-    e = muster_malloc(ENTRY_HDR + kl + 1);
+    e = tree_entry_new(key, strlen(key));
     if (!e) {
         report(inf, MUSTER_ENOMEM, "out of memory caching an object");
         return;
     }
-    memcpy(e->key, key, kl + 1);
     e->hash = h;
     e->gen = inf->gen;
-    e->tidx = NO_TIDX;
-    e->blen = 0;
-    e->rvoff = 0;
-    e->obj = formed ? json_object_get(obj) : cached_form(inf, obj, NULL);
+    *tree_slot(e) = formed ? json_object_get(obj) : cached_form(inf, obj, NULL);
     e->next = NULL;
     *pp = e;
     inf->count++;
     if (inf->h.on_add)
-        inf->h.on_add(inf->ud, e->obj);
+        inf->h.on_add(inf->ud, *tree_slot(e));
 }
 
 static void entry_remove(struct kube_informer *inf, struct kube_informer_entry **pp,
@@ -740,6 +808,7 @@ int kube_informer_init(struct kube_informer *inf, uv_loop_t *loop, struct kube_c
                        const struct kube_informer_handler *h, void *ud)
 {
     memset(inf, 0, sizeof(*inf));
+    queue_idmap_init(&inf->thawidx);
     inf->nbuckets = 64;
     inf->buckets = muster_calloc(inf->nbuckets, sizeof(*inf->buckets));
     if (!inf->buckets)
@@ -783,6 +852,7 @@ static void on_reflector_closed(struct kube_reflector *r)
     muster_free(inf->thawed);
     inf->thawed = NULL;
     inf->nthawed = inf->thawcap = 0;
+    queue_idmap_close(&inf->thawidx);
     json_object_put(inf->replay);
     inf->replay = NULL;
     inf->nbuckets = inf->count = 0;
@@ -820,9 +890,10 @@ void kube_informer_foreach(const struct kube_informer *inf,
 {
     for (size_t b = 0; b < inf->nbuckets; b++)
         for (struct kube_informer_entry *e = inf->buckets[b]; e; e = e->next) {
-            if (e->obj) {
+            struct json_object *held = entry_held(inf, e);
+            if (held) {
                 /* held for the call: fn may trim the cache (a frozen informer's owner does) */
-                struct json_object *o = json_object_get(e->obj);
+                struct json_object *o = json_object_get(held);
                 fn(ud, o);
                 json_object_put(o);
                 continue;

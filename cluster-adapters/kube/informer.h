@@ -4,6 +4,7 @@
 #define MUSTER_KUBE_INFORMER_H
 
 #include "cluster-adapters/kube/watch.h"
+#include "queue/idmap.h"
 
 #include <json-c/json.h>
 #include <stddef.h>
@@ -31,6 +32,10 @@ struct kube_informer_handler {
 typedef struct json_object *(*kube_informer_transform_fn)(void *ud, struct json_object *obj);
 
 struct kube_informer_entry;
+struct kube_informer_thawed {
+    struct kube_informer_entry *e;
+    struct json_object *obj; /* one reference */
+};
 
 /* Caller-allocated; fields are private. */
 struct kube_informer {
@@ -43,8 +48,10 @@ struct kube_informer {
     int synced;
     kube_informer_transform_fn transform;
     int frozen;
-    struct kube_informer_entry **thawed; /* frozen: the entries holding a thawed tree */
+    /* frozen: the entries holding a thawed tree, and where each is in thawed (its index + 1) */
+    struct kube_informer_thawed *thawed;
     size_t nthawed, thawcap;
+    struct queue_idmap thawidx;
     void (*close_cb)(struct kube_informer *inf);
     /* frozen: a list is under way (its generation is gen), and what its pages hold in place of
      * an item the cache has at the same resourceVersion (one shared object) */
