@@ -730,8 +730,7 @@ static int read_vectors(struct binding *b, const struct karmada_workload *w, uin
     return 0;
 }
 
-/* The length rb_tkey's answer will have (the kind's index at most two digits), 0 when none. */
-static size_t rb_tkey_len(json_object *rb)
+size_t ctl__rb_tkey_len(json_object *rb)
 {
     json_object *res = kube_json_path(rb, "spec", "resource", NULL);
     const char *ns = kube_json_str(res, "namespace"), *name = kube_json_str(res, "name");
@@ -1199,7 +1198,7 @@ void ctl__rb_upsert(struct ctl *c, json_object *rb)
         b = NULL;
     }
     if (!b) {
-        b = ctl__binding_new(c, key, rb_tkey_len(rb));
+        b = ctl__binding_new(c, key, ctl__rb_tkey_len(rb));
         if (!b)
             return;
         c->st.seen++;

@@ -1005,6 +1005,9 @@ int ctl__binding_set_queue(struct ctl *c, struct binding *b, const char *q);
 /* A binding for key, with room after its key for a template key of tkey_len characters (0:
  * none; what does not fit is allocated when it is set). */
 struct binding *ctl__binding_new(struct ctl *c, const char *key, size_t tkey_len);
+/* The length of the template key rb names (the kind's index at most two digits), 0 when none:
+ * what ctl__binding_new leaves room for. */
+size_t ctl__rb_tkey_len(json_object *rb);
 void ctl__binding_react(struct ctl *c, struct binding *b, int template_changed);
 int ctl__binding_read(struct ctl *c, struct binding *b);
 void ctl__binding_try_queue(struct ctl *c, struct binding *b);

@@ -82,6 +82,14 @@ static int live_cb(void *ud, const struct store_ledger_row *r)
 static void shares_from_json(struct binding *b, json_object *arr)
 {
     size_t n = arr && json_object_is_type(arr, json_type_array) ? json_object_array_length(arr) : 0;
+    if (!n) {
+        /* a pending row's "[]": none, as a binding never placed holds (a share allocated for
+         * nothing was 150 bytes of every pending binding after a restart, issue 22) */
+        muster_free(b->shares);
+        b->shares = NULL;
+        b->nshares = 0;
+        return;
+    }
     if (n > 256 || ctl__shares_reserve(b, (uint32_t)n)) {
         b->nshares = 0;
         return;
@@ -438,15 +446,15 @@ static void follow_row(struct ctl *c, struct binding *b, const struct live_row *
 static struct binding *row_binding(struct ctl *c, const struct live_row *r, json_object **rb,
                                    const char **uid)
 {
-    struct binding *b = ctl__find_key(c, r->binding);
-    if (!b && !(b = ctl__binding_new(c, r->binding, 0))) {
-        ctl__fatal(c, "out of memory");
-        return NULL;
-    }
     char ns[256];
     const char *name;
     ctl__split_key(r->binding, ns, sizeof ns, &name);
     *rb = kube_informer_get(&c->rbs, ns, name);
+    struct binding *b = ctl__find_key(c, r->binding);
+    if (!b && !(b = ctl__binding_new(c, r->binding, ctl__rb_tkey_len(*rb)))) {
+        ctl__fatal(c, "out of memory");
+        return NULL;
+    }
     *uid = *rb ? kube_json_str(kube_json_get(*rb, "metadata"), "uid") : NULL;
     ctl__byid_set(c, b, r->id);
     b->created_at = r->created_at;
@@ -735,7 +743,7 @@ static void reconcile_rb(void *ud, json_object *rb)
     struct last_row last = {{0}, {0}, 0};
     store_ledger_foreach_binding(c->s, key, last_cb, &last);
     if (!b) {
-        b = ctl__binding_new(c, key, 0);
+        b = ctl__binding_new(c, key, ctl__rb_tkey_len(rb));
         if (!b) {
             ctl__fatal(c, "out of memory");
             return;
