@@ -998,10 +998,10 @@ static int ledger_insert_one(struct store *s, const struct store_ledger_row *r, 
 static int ledger_update_one(struct store *s, const struct store_ledger_row *r)
 {
     /* NULL text and gang_lead 0 keep what the row holds: the statement that leaves them out */
-    enum stmt_id id = !r->clusters && !r->reason && !r->request && !r->loss && !r->grow &&
-                              r->gang_lead == 0
-                          ? ST_LEDGER_UPDATE_STATE
-                          : ST_LEDGER_UPDATE;
+    enum stmt_id id =
+        !r->clusters && !r->reason && !r->request && !r->loss && !r->grow && r->gang_lead == 0
+            ? ST_LEDGER_UPDATE_STATE
+            : ST_LEDGER_UPDATE;
     sqlite3_stmt *st = s->st[id];
     int rc = sqlite3_bind_int64(st, 1, r->id);
     if (rc == SQLITE_OK)

@@ -527,7 +527,10 @@ static void test_ledger_state_update(void)
         CU_ASSERT_EQUAL_FATAL(store_ledger_insert(s, &r, &ids[i]), 0);
     }
     const struct store_ledger_row steps[] = {
-        {.state = "dispatched", .updated_at = 6000, .dispatched_at = 6000, .barrier = 1,
+        {.state = "dispatched",
+         .updated_at = 6000,
+         .dispatched_at = 6000,
+         .barrier = 1,
          .user_dispatching = 1},
         {.state = "running", .updated_at = 7000, .mode = "assign", .user_dispatching = -1},
         {.state = "admitted", .updated_at = 8000, .admitted_at = 8000},
@@ -547,12 +550,13 @@ static void test_ledger_state_update(void)
                                   " dispatched_at, loss, grow, gang_lead)) FROM ledger"),
                         1);
     }
-    CU_ASSERT_EQUAL(query_int(store__db(s),
-                              "SELECT state = 'admitted' AND updated_at = 8000 AND admitted_at = 8000"
-                              " AND dispatched_at = 6000 AND mode = 'assign' AND barrier = 0"
-                              " AND user_dispatching = 0 AND gang_lead = 1 AND attempt = 3"
-                              " AND loss IS NOT NULL AND grow IS NOT NULL FROM ledger WHERE id = 1"),
-                    1);
+    CU_ASSERT_EQUAL(
+        query_int(store__db(s),
+                  "SELECT state = 'admitted' AND updated_at = 8000 AND admitted_at = 8000"
+                  " AND dispatched_at = 6000 AND mode = 'assign' AND barrier = 0"
+                  " AND user_dispatching = 0 AND gang_lead = 1 AND attempt = 3"
+                  " AND loss IS NOT NULL AND grow IS NOT NULL FROM ledger WHERE id = 1"),
+        1);
     /* the short statement's refusals are the full one's */
     struct store_ledger_row up = {.id = ids[0], .state = "pending", .updated_at = 9000};
     CU_ASSERT_EQUAL(store_ledger_update_state(s, &up), 0);
