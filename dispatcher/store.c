@@ -35,6 +35,7 @@ enum stmt_id {
     ST_DIALECT_DELETE,
     ST_DIALECT_ALL,
     ST_LEDGER_UPDATE_STATE,
+    ST_LEDGER_UPDATE_PLACE,
     ST__COUNT
 };
 
@@ -133,8 +134,15 @@ static const char *const stmt_sql[ST__COUNT] = {
     /* ST_LEDGER_UPDATE for a row whose text columns all stay (a dispatched or running row, the
      * most common writes): SQLite then skips the CHECKs of the columns not SET (json_valid and
      * json_type of request and clusters, each a parse of the text) and runs fewer opcodes. The
-     * same numbers as ST_LEDGER_UPDATE, so one binding code serves both. */
+     * same numbers as ST_LEDGER_UPDATE, so one binding code serves the three. */
     [ST_LEDGER_UPDATE_STATE] = "UPDATE ledger SET state = ?2,"
+                               " admitted_at = coalesce(?5, admitted_at), updated_at = ?6,"
+                               " mode = coalesce(?7, mode), barrier = ?8, user_dispatching = ?9,"
+                               " dispatched_at = coalesce(?10, dispatched_at) WHERE id = ?1",
+    /* ...and for one that writes its placement and reason only (an admission): request's
+     * CHECK (two parses) is skipped too. */
+    [ST_LEDGER_UPDATE_PLACE] = "UPDATE ledger SET state = ?2, clusters = coalesce(?3, clusters),"
+                               " reason = coalesce(?4, reason),"
                                " admitted_at = coalesce(?5, admitted_at), updated_at = ?6,"
                                " mode = coalesce(?7, mode), barrier = ?8, user_dispatching = ?9,"
                                " dispatched_at = coalesce(?10, dispatched_at) WHERE id = ?1",
@@ -998,17 +1006,16 @@ static int ledger_insert_one(struct store *s, const struct store_ledger_row *r, 
 static int ledger_update_one(struct store *s, const struct store_ledger_row *r)
 {
     /* NULL text and gang_lead 0 keep what the row holds: the statement that leaves them out */
-    enum stmt_id id =
-        !r->clusters && !r->reason && !r->request && !r->loss && !r->grow && r->gang_lead == 0
-            ? ST_LEDGER_UPDATE_STATE
-            : ST_LEDGER_UPDATE;
+    enum stmt_id id = ST_LEDGER_UPDATE;
+    if (!r->request && !r->loss && !r->grow && r->gang_lead == 0)
+        id = r->clusters || r->reason ? ST_LEDGER_UPDATE_PLACE : ST_LEDGER_UPDATE_STATE;
     sqlite3_stmt *st = s->st[id];
     int rc = sqlite3_bind_int64(st, 1, r->id);
     if (rc == SQLITE_OK)
         rc = bind_text(st, 2, r->state);
-    if (rc == SQLITE_OK && id == ST_LEDGER_UPDATE)
+    if (rc == SQLITE_OK && id != ST_LEDGER_UPDATE_STATE)
         rc = bind_text(st, 3, r->clusters);
-    if (rc == SQLITE_OK && id == ST_LEDGER_UPDATE)
+    if (rc == SQLITE_OK && id != ST_LEDGER_UPDATE_STATE)
         rc = bind_text(st, 4, r->reason);
     if (rc == SQLITE_OK)
         rc = r->admitted_at ? sqlite3_bind_int64(st, 5, r->admitted_at) : sqlite3_bind_null(st, 5);

@@ -503,10 +503,11 @@ static void test_ledger_rows(void)
     store_close(s);
 }
 
-/* An update that writes no text column (a row dispatched or running: the store's shorter
- * statement) leaves the row as the full statement does: two rows alike, the same update, the
- * second forced through the full statement by restating its reason, end alike column for
- * column; and each of the columns it writes is written. */
+/* An update that writes no text column (a row dispatched or running), or only its clusters and
+ * reason (an admission), runs one of the store's shorter statements, and leaves the row as the
+ * full statement does: two rows alike, the same updates, the second forced through the full
+ * statement by restating its request, end alike column for column; and each of the columns
+ * written is written. */
 static void test_ledger_state_update(void)
 {
     struct store *s = open_ok(":memory:", STORE_SYNC_FULL);
@@ -534,13 +535,19 @@ static void test_ledger_state_update(void)
          .user_dispatching = 1},
         {.state = "running", .updated_at = 7000, .mode = "assign", .user_dispatching = -1},
         {.state = "admitted", .updated_at = 8000, .admitted_at = 8000},
+        {.state = "admitted",
+         .updated_at = 8500,
+         .clusters = "[{\"name\":\"b\",\"replicas\":3}]",
+         .reason = "admitted again",
+         .barrier = 1},
+        {.state = "dispatched", .updated_at = 8600, .reason = "moved"},
     };
     for (size_t k = 0; k < sizeof steps / sizeof steps[0]; k++) {
         for (int i = 0; i < 2; i++) {
             struct store_ledger_row up = steps[k];
             up.id = ids[i];
-            if (i)
-                up.reason = "admitted"; /* what the row holds: the full statement */
+            if (i) /* what the row holds: the full statement */
+                up.request = "{\"cpu\":\"4\",\"nvidia.com/gpu\":\"8\"}";
             CU_ASSERT_EQUAL(store_ledger_update_state(s, &up), 0);
         }
         CU_ASSERT_EQUAL(query_int(store__db(s),
@@ -552,13 +559,19 @@ static void test_ledger_state_update(void)
     }
     CU_ASSERT_EQUAL(
         query_int(store__db(s),
-                  "SELECT state = 'admitted' AND updated_at = 8000 AND admitted_at = 8000"
+                  "SELECT state = 'dispatched' AND updated_at = 8600 AND admitted_at = 8000"
                   " AND dispatched_at = 6000 AND mode = 'assign' AND barrier = 0"
                   " AND user_dispatching = 0 AND gang_lead = 1 AND attempt = 3"
+                  " AND clusters = '[{\"name\":\"b\",\"replicas\":3}]' AND reason = 'moved'"
                   " AND loss IS NOT NULL AND grow IS NOT NULL FROM ledger WHERE id = 1"),
         1);
-    /* the short statement's refusals are the full one's */
-    struct store_ledger_row up = {.id = ids[0], .state = "pending", .updated_at = 9000};
+    /* the short statements' refusals are the full one's */
+    struct store_ledger_row up = {.id = ids[0], .state = "running", .clusters = "{}"};
+    CU_ASSERT_NOT_EQUAL(store_ledger_update_state(s, &up), 0);
+    CU_ASSERT_EQUAL(query_int(store__db(s), "SELECT state = 'dispatched' AND clusters LIKE '[%'"
+                                            " FROM ledger WHERE id = 1"),
+                    1);
+    up = (struct store_ledger_row){.id = ids[0], .state = "pending", .updated_at = 9000};
     CU_ASSERT_EQUAL(store_ledger_update_state(s, &up), 0);
     struct store_ledger_row again = ledger_row("ns/short", "pending");
     CU_ASSERT_EQUAL(store_ledger_insert(s, &again, NULL), MUSTER_EEXIST);
