@@ -34,6 +34,8 @@ enum stmt_id {
     ST_DIALECT_PUT,
     ST_DIALECT_DELETE,
     ST_DIALECT_ALL,
+    ST_LEDGER_UPDATE_STATE,
+    ST_LEDGER_UPDATE_PLACE,
     ST__COUNT
 };
 
@@ -129,6 +131,21 @@ static const char *const stmt_sql[ST__COUNT] = {
                        " updated_at = excluded.updated_at",
     [ST_DIALECT_DELETE] = "DELETE FROM cluster_dialect WHERE name = ?1",
     [ST_DIALECT_ALL] = "SELECT name, dialect FROM cluster_dialect ORDER BY name",
+    /* ST_LEDGER_UPDATE for a row whose text columns all stay (a dispatched or running row, the
+     * most common writes): SQLite then skips the CHECKs of the columns not SET (json_valid and
+     * json_type of request and clusters, each a parse of the text) and runs fewer opcodes. The
+     * same numbers as ST_LEDGER_UPDATE, so one binding code serves the three. */
+    [ST_LEDGER_UPDATE_STATE] = "UPDATE ledger SET state = ?2,"
+                               " admitted_at = coalesce(?5, admitted_at), updated_at = ?6,"
+                               " mode = coalesce(?7, mode), barrier = ?8, user_dispatching = ?9,"
+                               " dispatched_at = coalesce(?10, dispatched_at) WHERE id = ?1",
+    /* ...and for one that writes its placement and reason only (an admission): request's
+     * CHECK (two parses) is skipped too. */
+    [ST_LEDGER_UPDATE_PLACE] = "UPDATE ledger SET state = ?2, clusters = coalesce(?3, clusters),"
+                               " reason = coalesce(?4, reason),"
+                               " admitted_at = coalesce(?5, admitted_at), updated_at = ?6,"
+                               " mode = coalesce(?7, mode), barrier = ?8, user_dispatching = ?9,"
+                               " dispatched_at = coalesce(?10, dispatched_at) WHERE id = ?1",
 };
 
 struct store {
@@ -351,6 +368,15 @@ int store_open(const char *path, const struct store_options *opt, struct store *
     if (!s) {
         store__msg_set(err, errcap, "store: open: out of memory");
         return MUSTER_ENOMEM;
+    }
+    /* SQLite's allocation statistics (sqlite3_memory_used, the soft heap limit: muster reads
+     * neither) take a global mutex around every malloc and free it makes, a few per row
+     * written. A process-wide setting, accepted only before SQLite's first use: later it
+     * answers SQLITE_MISUSE and changes nothing, which is fine. */
+    static int memstatus_off;
+    if (!memstatus_off) {
+        memstatus_off = 1;
+        sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
     }
     /* NOMUTEX: a store belongs to the event loop thread; SQLite's per-call mutex is waste. */
     int rc = sqlite3_open_v2(
@@ -979,13 +1005,17 @@ static int ledger_insert_one(struct store *s, const struct store_ledger_row *r, 
 
 static int ledger_update_one(struct store *s, const struct store_ledger_row *r)
 {
-    sqlite3_stmt *st = s->st[ST_LEDGER_UPDATE];
+    /* NULL text and gang_lead 0 keep what the row holds: the statement that leaves them out */
+    enum stmt_id id = ST_LEDGER_UPDATE;
+    if (!r->request && !r->loss && !r->grow && r->gang_lead == 0)
+        id = r->clusters || r->reason ? ST_LEDGER_UPDATE_PLACE : ST_LEDGER_UPDATE_STATE;
+    sqlite3_stmt *st = s->st[id];
     int rc = sqlite3_bind_int64(st, 1, r->id);
     if (rc == SQLITE_OK)
         rc = bind_text(st, 2, r->state);
-    if (rc == SQLITE_OK)
+    if (rc == SQLITE_OK && id != ST_LEDGER_UPDATE_STATE)
         rc = bind_text(st, 3, r->clusters);
-    if (rc == SQLITE_OK)
+    if (rc == SQLITE_OK && id != ST_LEDGER_UPDATE_STATE)
         rc = bind_text(st, 4, r->reason);
     if (rc == SQLITE_OK)
         rc = r->admitted_at ? sqlite3_bind_int64(st, 5, r->admitted_at) : sqlite3_bind_null(st, 5);
@@ -1000,18 +1030,20 @@ static int ledger_update_one(struct store *s, const struct store_ledger_row *r)
     if (rc == SQLITE_OK)
         rc = r->dispatched_at ? sqlite3_bind_int64(st, 10, r->dispatched_at)
                               : sqlite3_bind_null(st, 10);
-    if (rc == SQLITE_OK)
-        rc = bind_text(st, 11, r->request);
-    if (rc == SQLITE_OK)
-        rc = bind_text(st, 12, r->loss);
-    if (rc == SQLITE_OK)
-        rc = bind_text(st, 13, r->grow);
-    if (rc == SQLITE_OK) /* 0 keeps it, -1 clears it */
-        rc = r->gang_lead ? sqlite3_bind_int64(st, 14, r->gang_lead < 0 ? 0 : r->gang_lead)
-                          : sqlite3_bind_null(st, 14);
+    if (id == ST_LEDGER_UPDATE) {
+        if (rc == SQLITE_OK)
+            rc = bind_text(st, 11, r->request);
+        if (rc == SQLITE_OK)
+            rc = bind_text(st, 12, r->loss);
+        if (rc == SQLITE_OK)
+            rc = bind_text(st, 13, r->grow);
+        if (rc == SQLITE_OK) /* 0 keeps it, -1 clears it */
+            rc = r->gang_lead ? sqlite3_bind_int64(st, 14, r->gang_lead < 0 ? 0 : r->gang_lead)
+                              : sqlite3_bind_null(st, 14);
+    }
     if (rc != SQLITE_OK)
         return store_fail(s, rc, "ledger: update: bind");
-    int err = step_done(s, ST_LEDGER_UPDATE, "ledger: update");
+    int err = step_done(s, id, "ledger: update");
     if (err == MUSTER_EEXIST)
         return store_invalid(s, err, "ledger: update", "the binding already has a live row");
     if (err)

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -274,8 +275,86 @@ static void bench_scan(void)
     printf("BENCH store_scan_1m_ledger_s %.3f s\n", dt);
 }
 
+/* ---- a dispatch's writes ---- */
+
+#define LIFE_RBS 20000
+#define LIFE_PER_COMMIT 6 /* RBs' rows per transaction: what e2e's loop commits (about 0.16/RB) */
+
+static double cpu_s(int user_only)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    double u = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6;
+    return user_only ? u : u + (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+}
+
+/* A binding's four ledger writes as a dispatch makes them (insert pending; admitted, with its
+ * clusters; dispatched; running), each commit holding LIFE_PER_COMMIT bindings at each stage,
+ * as the loop's flush batches them: the CPU (the process's, user and system, fdatasync
+ * included) per binding. */
+static void bench_lifecycle(void)
+{
+    static const char *const states[] = {"pending", "admitted", "dispatched", "running"};
+    char path[512];
+    db_path(path, sizeof path, "life.db");
+    db_remove(path);
+    struct store *s = bench_open(path, STORE_SYNC_FULL);
+    int64_t *ids = muster_calloc(LIFE_RBS, sizeof *ids);
+    char *bindings = muster_malloc((size_t)LIFE_RBS * BINDING_CAP);
+    if (!ids || !bindings)
+        die("lifecycle", "out of memory");
+    for (int i = 0; i < LIFE_RBS; i++)
+        snprintf(bindings + (size_t)i * BINDING_CAP, BINDING_CAP, "bench/e%d", i);
+    struct store_ledger_row rows[4 * LIFE_PER_COMMIT];
+    int at[4 * LIFE_PER_COMMIT];
+    double c0 = cpu_s(0), u0 = cpu_s(1);
+    for (int base = 0; base < LIFE_RBS + 3 * LIFE_PER_COMMIT; base += LIFE_PER_COMMIT) {
+        size_t n = 0;
+        for (int stage = 0; stage < 4; stage++) {
+            for (int k = 0; k < LIFE_PER_COMMIT; k++) {
+                int i = base - stage * LIFE_PER_COMMIT + k;
+                if (i < 0 || i >= LIFE_RBS)
+                    continue;
+                struct store_ledger_row *w = &rows[n];
+                int64_t t = 1700000000000 + i;
+                if (stage == 0) {
+                    *w = bench_row(bindings + (size_t)i * BINDING_CAP, i);
+                    w->clusters = NULL;
+                    w->reason = NULL;
+                    w->admitted_at = 0;
+                } else {
+                    *w = (struct store_ledger_row){.id = ids[i], .barrier = 1};
+                }
+                w->state = states[stage];
+                w->updated_at = t + stage;
+                if (stage == 1) {
+                    w->clusters = ROW_CLUSTERS;
+                    w->reason = "admitted";
+                    w->admitted_at = t + 1;
+                }
+                if (stage == 2)
+                    w->dispatched_at = t + 2;
+                at[n++] = i;
+            }
+        }
+        if (n && store_ledger_write_batch(s, rows, n) != 0)
+            die("lifecycle: store_ledger_write_batch", store_errmsg(s));
+        for (size_t k = 0; k < n; k++)
+            if (rows[k].state == states[0])
+                ids[at[k]] = rows[k].id;
+    }
+    double cpu = cpu_s(0) - c0, user = cpu_s(1) - u0;
+    store_close(s);
+    db_remove(path);
+    muster_free(ids);
+    muster_free(bindings);
+    printf("BENCH store_dispatch_writes_cpu_us_per_rb %.1f us\n", cpu * 1e6 / LIFE_RBS);
+    printf("BENCH store_dispatch_writes_user_us_per_rb %.1f us\n", user * 1e6 / LIFE_RBS);
+}
+
 void bench_store(void)
 {
+    bench_lifecycle();
     bench_commits();
     bench_scan();
     fflush(stdout);

@@ -503,6 +503,83 @@ static void test_ledger_rows(void)
     store_close(s);
 }
 
+/* An update that writes no text column (a row dispatched or running), or only its clusters and
+ * reason (an admission), runs one of the store's shorter statements, and leaves the row as the
+ * full statement does: two rows alike, the same updates, the second forced through the full
+ * statement by restating its request, end alike column for column; and each of the columns
+ * written is written. */
+static void test_ledger_state_update(void)
+{
+    struct store *s = open_ok(":memory:", STORE_SYNC_FULL);
+    int64_t ids[2] = {0, 0};
+    for (int i = 0; i < 2; i++) {
+        struct store_ledger_row r = ledger_row(i ? "ns/full" : "ns/short", "pending");
+        r.clusters = "[{\"name\":\"a\",\"replicas\":2}]";
+        r.reason = "admitted";
+        r.loss = "{\"cluster\":\"a\"}";
+        r.grow = "{\"cpu\":\"1\"}";
+        r.mode = "resume";
+        r.barrier = 1;
+        r.user_dispatching = 0;
+        r.attempt = 3;
+        r.not_before = 4000;
+        r.admitted_at = 4500;
+        r.gang_lead = 1;
+        CU_ASSERT_EQUAL_FATAL(store_ledger_insert(s, &r, &ids[i]), 0);
+    }
+    const struct store_ledger_row steps[] = {
+        {.state = "dispatched",
+         .updated_at = 6000,
+         .dispatched_at = 6000,
+         .barrier = 1,
+         .user_dispatching = 1},
+        {.state = "running", .updated_at = 7000, .mode = "assign", .user_dispatching = -1},
+        {.state = "admitted", .updated_at = 8000, .admitted_at = 8000},
+        {.state = "admitted",
+         .updated_at = 8500,
+         .clusters = "[{\"name\":\"b\",\"replicas\":3}]",
+         .reason = "admitted again",
+         .barrier = 1},
+        {.state = "dispatched", .updated_at = 8600, .reason = "moved"},
+    };
+    for (size_t k = 0; k < sizeof steps / sizeof steps[0]; k++) {
+        for (int i = 0; i < 2; i++) {
+            struct store_ledger_row up = steps[k];
+            up.id = ids[i];
+            if (i) /* what the row holds: the full statement */
+                up.request = "{\"cpu\":\"4\",\"nvidia.com/gpu\":\"8\"}";
+            CU_ASSERT_EQUAL(store_ledger_update_state(s, &up), 0);
+        }
+        CU_ASSERT_EQUAL(query_int(store__db(s),
+                                  "SELECT count(DISTINCT json_array(uid, queue, request, priority,"
+                                  " state, clusters, reason, created_at, admitted_at, updated_at,"
+                                  " mode, barrier, user_dispatching, attempt, not_before,"
+                                  " dispatched_at, loss, grow, gang_lead)) FROM ledger"),
+                        1);
+    }
+    CU_ASSERT_EQUAL(
+        query_int(store__db(s),
+                  "SELECT state = 'dispatched' AND updated_at = 8600 AND admitted_at = 8000"
+                  " AND dispatched_at = 6000 AND mode = 'assign' AND barrier = 0"
+                  " AND user_dispatching = 0 AND gang_lead = 1 AND attempt = 3"
+                  " AND clusters = '[{\"name\":\"b\",\"replicas\":3}]' AND reason = 'moved'"
+                  " AND loss IS NOT NULL AND grow IS NOT NULL FROM ledger WHERE id = 1"),
+        1);
+    /* the short statements' refusals are the full one's */
+    struct store_ledger_row up = {.id = ids[0], .state = "running", .clusters = "{}"};
+    CU_ASSERT_NOT_EQUAL(store_ledger_update_state(s, &up), 0);
+    CU_ASSERT_EQUAL(query_int(store__db(s), "SELECT state = 'dispatched' AND clusters LIKE '[%'"
+                                            " FROM ledger WHERE id = 1"),
+                    1);
+    up = (struct store_ledger_row){.id = ids[0], .state = "pending", .updated_at = 9000};
+    CU_ASSERT_EQUAL(store_ledger_update_state(s, &up), 0);
+    struct store_ledger_row again = ledger_row("ns/short", "pending");
+    CU_ASSERT_EQUAL(store_ledger_insert(s, &again, NULL), MUSTER_EEXIST);
+    up.id = 999;
+    CU_ASSERT_EQUAL(store_ledger_update_state(s, &up), MUSTER_ENOENT);
+    store_close(s);
+}
+
 static int reenter(void *ud, const struct store_ledger_row *r);
 
 /* A binding's history: every attempt, finished ones too, oldest first; other bindings apart. */
@@ -1587,6 +1664,7 @@ static CU_TestInfo tests[] = {
     {"preemption counts", test_preemption_counts},
     {"migrate a database from before 0004", test_migrate_to_queue_preemption},
     {"ledger rows", test_ledger_rows},
+    {"ledger state update", test_ledger_state_update},
     {"ledger re-entry refused", test_ledger_reentry_refused},
     {"ledger history of one binding", test_ledger_history},
     {"the preemptions read back newest first (schema/0007)", test_ledger_preempted},
