@@ -8,6 +8,9 @@
 #include "queue/mem.h"
 
 #include <inttypes.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -657,6 +660,29 @@ static void render_leader(struct disp_metrics_text *t, const struct disp_metrics
     }
 }
 
+/* What of the process's heap is in use and what is free but still held (malloc's arena:
+ * fragmentation, and a burst's pages not given back yet): resident memory split into what the
+ * objects need and what the allocator keeps (issue 22's memory figures, docs/benchmarks.md).
+ * mallinfo2 walks the free chunks: a scrape's cost, not every request's. */
+#if defined(__GLIBC__) && !defined(__SANITIZE_ADDRESS__)
+#define MUSTER_HEAP_GAUGES 1 /* under AddressSanitizer malloc is not glibc's: nothing to read */
+#endif
+static void render_heap(struct disp_metrics_text *t)
+{
+#ifdef MUSTER_HEAP_GAUGES
+    struct mallinfo2 mi = mallinfo2();
+    disp_metrics_text_family(t, "muster_heap_in_use_bytes", "gauge",
+                             "bytes of malloc's heap in use (mallinfo2 uordblks, plus hblkhd: "
+                             "blocks mapped apart)");
+    disp_metrics_text_printf(t, "muster_heap_in_use_bytes %zu\n", mi.uordblks + mi.hblkhd);
+    disp_metrics_text_family(t, "muster_heap_free_bytes", "gauge",
+                             "bytes of malloc's heap free but held (mallinfo2 fordblks)");
+    disp_metrics_text_printf(t, "muster_heap_free_bytes %zu\n", mi.fordblks);
+#else
+    (void)t;
+#endif
+}
+
 int disp_metrics_render(const struct disp_metrics *m, char **buf, size_t *len, size_t *cap)
 {
     struct disp_metrics_text t = {*buf, *len, *cap, 0};
@@ -680,6 +706,8 @@ int disp_metrics_render(const struct disp_metrics *m, char **buf, size_t *len, s
     }
     if (m && m->leader)
         render_leader(&t, m);
+    if (m)
+        render_heap(&t);
     *buf = t.p;
     *len = t.len;
     *cap = t.cap;

@@ -932,6 +932,18 @@ void bench_e2e(void)
     printf("BENCH musterd_rss_mib_at_%ldk_pending %.0f MiB\n", pend / 1000, rss1 / 1024.0);
     printf("BENCH sim_rss_mib_at_%ldk_pending %.0f MiB\n", pend / 1000, rss_kib(sim) / 1024.0);
     printf("BENCH musterd_rss_mib_at_1m_pending %.0f MiB\n", (rss0 + per * 1e6) / 1024.0);
+    /* what of that resident size the objects use and what malloc holds free (fragmentation, a
+     * burst not given back yet): musterd's heap gauges, glibc's mallinfo2 */
+    struct sbuf heap = {0};
+    snprintf(url, sizeof url, "%s/metrics", api);
+    req("GET", url, NULL, NULL, &heap);
+    if (heap.p && strstr(heap.p, "muster_heap_in_use_bytes")) {
+        printf("BENCH musterd_heap_in_use_mib_at_%ldk_pending %.0f MiB\n", pend / 1000,
+               metric_sum(heap.p, "muster_heap_in_use_bytes", NULL) / 1048576.0);
+        printf("BENCH musterd_heap_free_mib_at_%ldk_pending %.0f MiB\n", pend / 1000,
+               metric_sum(heap.p, "muster_heap_free_bytes", NULL) / 1048576.0);
+    }
+    free(heap.p);
     fflush(stdout);
 
     /* ---- start-up at that size: stopped, started again on the same ledger and hub ---- */

@@ -380,7 +380,47 @@ static void test_namespace_gauges(void)
     disp_metrics_free(m);
 }
 
+/* The heap's split: what is in use grows by what is allocated and held, and both gauges are
+ * on the page with their TYPE lines. */
+static long heap_gauge(const char *text, const char *name)
+{
+    const char *p = strstr(text, name);
+    while (p && p[strlen(name)] != ' ')
+        p = strstr(p + 1, name);
+    return p ? strtol(p + strlen(name) + 1, NULL, 10) : -1;
+}
+
+static void test_heap_gauges(void)
+{
+    struct disp_metrics *m = disp_metrics_new();
+    CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+    char *t = render(m);
+#if !defined(__GLIBC__) || defined(__SANITIZE_ADDRESS__)
+    /* malloc is not glibc's (AddressSanitizer's): no figures rather than wrong ones */
+    CU_ASSERT_PTR_NULL(strstr(t, "muster_heap_"));
+    muster_free(t);
+    disp_metrics_free(m);
+    return;
+#endif
+    contains(t, "# TYPE muster_heap_in_use_bytes gauge\n");
+    contains(t, "# TYPE muster_heap_free_bytes gauge\n");
+    long used = heap_gauge(t, "\nmuster_heap_in_use_bytes"),
+         free0 = heap_gauge(t, "\nmuster_heap_free_bytes");
+    CU_ASSERT(used > 0);
+    CU_ASSERT(free0 >= 0);
+    muster_free(t);
+    void *held = malloc(256 << 10); /* under the mmap threshold: from the heap */
+    CU_ASSERT_PTR_NOT_NULL_FATAL(held);
+    memset(held, 1, 256 << 10);
+    t = render(m);
+    CU_ASSERT(heap_gauge(t, "\nmuster_heap_in_use_bytes") >= used + (256 << 10));
+    muster_free(t);
+    free(held);
+    disp_metrics_free(m);
+}
+
 static CU_TestInfo tests[] = {
+    {"the heap's in-use and free gauges", test_heap_gauges},
     {"leader election source", test_leader_source},
     {"counters and gauges, exact text", test_counters_and_gauges_exact},
     {"hub requests by verb and code, errors", test_hub_requests},
