@@ -295,7 +295,9 @@ static long scan(struct kube_watch_decoder *d, const char *data, size_t len)
                 d->esc = 0;
                 continue;
             }
-            /* the common case: a run of plain string bytes */
+            /* the common case: a run of plain string bytes, eight at a time first */
+            i = (size_t)(kube_json_plain_run(data + i, data + (len < room ? len : room)) - data);
+            c = data[i];
             while (c != '"' && c != '\\' && ++i < len && i < room)
                 c = data[i];
             if (i >= len)

@@ -234,7 +234,39 @@ static void test_fixtures(void)
     CU_ASSERT_TRUE(fixture_count >= 20);
 }
 
+/* Strings are skipped eight bytes at a time (kube_json_plain_run): a byte that ends or breaks
+ * the run (a quote, an escape, a control character) at every position of strings up to 40
+ * bytes, as key and as value, reads as json_tokener reads it (a raw control character is
+ * refused, as RFC 8259 says); bytes that only look near (0x20, 0x7f, UTF-8) do not end it. */
+static void test_string_runs(void)
+{
+    static const char *const odd[] = {"\\\"", "\\\\", "\\n", "\\u00e9", "\x01", "\x1f",
+                                      " ",      "\x7f", "\xc3\xa9", "\"", "\\"};
+    char body[64], text[160];
+    int bad = 0, accepted = 0;
+    for (size_t len = 0; len <= 40; len++)
+        for (size_t at = 0; at <= len; at++)
+            for (size_t k = 0; k < sizeof odd / sizeof *odd; k++) {
+                memset(body, 'a', len);
+                body[len] = 0;
+                size_t ol = strlen(odd[k]);
+                char full[128];
+                memcpy(full, body, at);
+                memcpy(full + at, odd[k], ol);
+                memcpy(full + at + ol, body + at, len - at + 1);
+                int n = snprintf(text, sizeof text, "{\"%s\":\"%s\"}", full, full);
+                int v = compare(text, (size_t)n, 128);
+                /* a raw control character: refused (json_tokener takes some, -2) */
+                bad += v == -1 || (odd[k][0] > 0 && odd[k][0] < 0x20 && v != 0 && v != -2) ||
+                       (!(odd[k][0] > 0 && odd[k][0] < 0x20) && v == -2);
+                accepted += v == 1;
+            }
+    CU_ASSERT_EQUAL(bad, 0);
+    CU_ASSERT_TRUE(accepted > 41 * 21 * 6); /* the escapes and plain bytes, every place */
+}
+
 static CU_TestInfo tests[] = {
+    {"strings: every byte that ends a run, at every place", test_string_runs},
     {"values, escapes, numbers: as json_tokener reads them", test_values},
     {"nesting depth: where json_tokener stops", test_depth},
     {"keys shared for the process, long and escaped keys", test_keys_shared},
