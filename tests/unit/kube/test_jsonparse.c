@@ -265,7 +265,52 @@ static void test_string_runs(void)
     CU_ASSERT_TRUE(accepted > 41 * 21 * 6); /* the escapes and plain bytes, every place */
 }
 
+/* A repeated key replaces the earlier value in place, as json_tokener has it, wherever it
+ * repeats: among the first keys of an object, past 32 keys, after a key too long to be shared,
+ * as a long key itself, and cut at a NUL. */
+static void test_repeated_keys(void)
+{
+    char text[4096], longk[80];
+    memset(longk, 'L', sizeof longk - 1);
+    longk[sizeof longk - 1] = 0;
+    int bad = 0, cases = 0;
+    for (int nkeys = 1; nkeys <= 40; nkeys++)
+        for (int rep = 0; rep < nkeys; rep++)
+            for (int form = 0; form < 4; form++) {
+                size_t n = 0;
+                n += (size_t)snprintf(text + n, sizeof text - n, "{");
+                for (int i = 0; i < nkeys; i++) {
+                    if (form == 1 && i == nkeys / 2)
+                        n += (size_t)snprintf(text + n, sizeof text - n, "\"%s\":0,", longk);
+                    if (form == 2 && i == rep)
+                        n += (size_t)snprintf(text + n, sizeof text - n, "\"%s%d\":%d,", longk, i, i);
+                    else
+                        n += (size_t)snprintf(text + n, sizeof text - n, "\"k%d\":%d,", i, i);
+                }
+                if (form == 2)
+                    n += (size_t)snprintf(text + n, sizeof text - n, "\"%s%d\":\"again\"}", longk,
+                                          rep);
+                else if (form == 3)
+                    n += (size_t)snprintf(text + n, sizeof text - n, "\"k%d\\u0000x\":\"again\"}",
+                                          rep);
+                else
+                    n += (size_t)snprintf(text + n, sizeof text - n, "\"k%d\":\"again\"}", rep);
+                struct json_object *mine = NULL;
+                cases++;
+                if (compare(text, n, 128) != 1 || kube_json_parse(text, n, 0, &mine, NULL, 0)) {
+                    bad++;
+                    continue;
+                }
+                /* the repeat replaced the value: one member fewer than written */
+                bad += json_object_object_length(mine) != nkeys + (form == 1);
+                json_object_put(mine);
+            }
+    CU_ASSERT_EQUAL(bad, 0);
+    CU_ASSERT_EQUAL(cases, 40 * 41 / 2 * 4);
+}
+
 static CU_TestInfo tests[] = {
+    {"repeated keys: the last value, in the first one's place", test_repeated_keys},
     {"strings: every byte that ends a run, at every place", test_string_runs},
     {"values, escapes, numbers: as json_tokener reads them", test_values},
     {"nesting depth: where json_tokener stops", test_depth},
