@@ -426,7 +426,40 @@ static void test_decoder_long_strings(void)
     kube_watch_decoder_close(&d);
 }
 
+/* Events on lines of their own are parsed from the line at once; what is not one whole event
+ * on its line is decided as before: the cap, events spread over lines, garbage. */
+static void test_decoder_lines(void)
+{
+    struct kube_watch_decoder d;
+    CU_ASSERT_FATAL(kube_watch_decoder_init(&d, 32) == 0);
+    struct dec_log l = {0};
+    static const char fits[] = "{\"type\":\"ADDED\",\"object\":{\"\":1}}\n";
+    static const char over[] = "{\"type\":\"ADDED\",\"object\":{\"xx\":12}}\n";
+    CU_ASSERT_EQUAL(kube_watch_decode(&d, fits, sizeof fits - 1, dec_collect, &l), 0);
+    CU_ASSERT_EQUAL(kube_watch_decode(&d, over, sizeof over - 1, dec_collect, &l), MUSTER_ELIMIT);
+    CU_ASSERT_EQUAL(l.n, 1);
+    kube_watch_decoder_close(&d);
+    CU_ASSERT_FATAL(kube_watch_decoder_init(&d, 0) == 0);
+    /* pretty-printed: an event over several lines, then two on one line */
+    static const char spread[] = "{\n \"type\": \"ADDED\",\n \"object\": {}\n}\n"
+                                 "{\"type\":\"MODIFIED\",\"object\":{}}{\"type\":\"DELETED\","
+                                 "\"object\":{}}\n";
+    CU_ASSERT_EQUAL(kube_watch_decode(&d, spread, sizeof spread - 1, dec_collect, &l), 0);
+    CU_ASSERT_EQUAL(l.n, 4);
+    CU_ASSERT_STRING_EQUAL(l.names[1], "ADDED");
+    CU_ASSERT_STRING_EQUAL(l.names[2], "MODIFIED");
+    CU_ASSERT_STRING_EQUAL(l.names[3], "DELETED");
+    /* a line whose brackets close but that is not JSON, and one that never closes */
+    static const char bad1[] = "{\"type\":\"ADDED\",\"object\":{\"a\" 1}}\n";
+    CU_ASSERT_EQUAL(kube_watch_decode(&d, bad1, sizeof bad1 - 1, dec_collect, &l), MUSTER_EPROTO);
+    static const char bad2[] = "{\"type\":\"ADDED\",\"object\":{\"a\":[1}}\n";
+    CU_ASSERT_EQUAL(kube_watch_decode(&d, bad2, sizeof bad2 - 1, dec_collect, &l), MUSTER_EPROTO);
+    CU_ASSERT_EQUAL(l.n, 4);
+    kube_watch_decoder_close(&d);
+}
+
 static CU_TestInfo tests[] = {
+    {"decoder: events on lines, spread over lines, over the cap", test_decoder_lines},
     {"decoder: long strings split anywhere", test_decoder_long_strings},
     {"decoder: events split anywhere", test_decoder_split_anywhere},
     {"decoder: refuses what is not JSON", test_decoder_refuses_early},
