@@ -234,7 +234,84 @@ static void test_fixtures(void)
     CU_ASSERT_TRUE(fixture_count >= 20);
 }
 
+/* Strings are skipped eight bytes at a time (kube_json_plain_run): a byte that ends or breaks
+ * the run (a quote, an escape, a control character) at every position of strings up to 40
+ * bytes, as key and as value, reads as json_tokener reads it (a raw control character is
+ * refused, as RFC 8259 says); bytes that only look near (0x20, 0x7f, UTF-8) do not end it. */
+static void test_string_runs(void)
+{
+    static const char *const odd[] = {"\\\"", "\\\\", "\\n", "\\u00e9", "\x01", "\x1f",
+                                      " ",      "\x7f", "\xc3\xa9", "\"", "\\"};
+    char body[64], text[160];
+    int bad = 0, accepted = 0;
+    for (size_t len = 0; len <= 40; len++)
+        for (size_t at = 0; at <= len; at++)
+            for (size_t k = 0; k < sizeof odd / sizeof *odd; k++) {
+                memset(body, 'a', len);
+                body[len] = 0;
+                size_t ol = strlen(odd[k]);
+                char full[128];
+                memcpy(full, body, at);
+                memcpy(full + at, odd[k], ol);
+                memcpy(full + at + ol, body + at, len - at + 1);
+                int n = snprintf(text, sizeof text, "{\"%s\":\"%s\"}", full, full);
+                int v = compare(text, (size_t)n, 128);
+                /* a raw control character: refused (json_tokener takes some, -2) */
+                bad += v == -1 || (odd[k][0] > 0 && odd[k][0] < 0x20 && v != 0 && v != -2) ||
+                       (!(odd[k][0] > 0 && odd[k][0] < 0x20) && v == -2);
+                accepted += v == 1;
+            }
+    CU_ASSERT_EQUAL(bad, 0);
+    CU_ASSERT_TRUE(accepted > 41 * 21 * 6); /* the escapes and plain bytes, every place */
+}
+
+/* A repeated key replaces the earlier value in place, as json_tokener has it, wherever it
+ * repeats: among the first keys of an object, past 32 keys, after a key too long to be shared,
+ * as a long key itself, and cut at a NUL. */
+static void test_repeated_keys(void)
+{
+    char text[4096], longk[80];
+    memset(longk, 'L', sizeof longk - 1);
+    longk[sizeof longk - 1] = 0;
+    int bad = 0, cases = 0;
+    for (int nkeys = 1; nkeys <= 40; nkeys++)
+        for (int rep = 0; rep < nkeys; rep++)
+            for (int form = 0; form < 4; form++) {
+                size_t n = 0;
+                n += (size_t)snprintf(text + n, sizeof text - n, "{");
+                for (int i = 0; i < nkeys; i++) {
+                    if (form == 1 && i == nkeys / 2)
+                        n += (size_t)snprintf(text + n, sizeof text - n, "\"%s\":0,", longk);
+                    if (form == 2 && i == rep)
+                        n += (size_t)snprintf(text + n, sizeof text - n, "\"%s%d\":%d,", longk, i, i);
+                    else
+                        n += (size_t)snprintf(text + n, sizeof text - n, "\"k%d\":%d,", i, i);
+                }
+                if (form == 2)
+                    n += (size_t)snprintf(text + n, sizeof text - n, "\"%s%d\":\"again\"}", longk,
+                                          rep);
+                else if (form == 3)
+                    n += (size_t)snprintf(text + n, sizeof text - n, "\"k%d\\u0000x\":\"again\"}",
+                                          rep);
+                else
+                    n += (size_t)snprintf(text + n, sizeof text - n, "\"k%d\":\"again\"}", rep);
+                struct json_object *mine = NULL;
+                cases++;
+                if (compare(text, n, 128) != 1 || kube_json_parse(text, n, 0, &mine, NULL, 0)) {
+                    bad++;
+                    continue;
+                }
+                /* the repeat replaced the value: one member fewer than written */
+                bad += json_object_object_length(mine) != nkeys + (form == 1);
+                json_object_put(mine);
+            }
+    CU_ASSERT_EQUAL(bad, 0);
+    CU_ASSERT_EQUAL(cases, 40 * 41 / 2 * 4);
+}
+
 static CU_TestInfo tests[] = {
+    {"repeated keys: the last value, in the first one's place", test_repeated_keys},
+    {"strings: every byte that ends a run, at every place", test_string_runs},
     {"values, escapes, numbers: as json_tokener reads them", test_values},
     {"nesting depth: where json_tokener stops", test_depth},
     {"keys shared for the process, long and escaped keys", test_keys_shared},

@@ -387,7 +387,80 @@ static void test_decoder_refuses_early(void)
     kube_watch_decoder_close(&d);
 }
 
+/* Strings are skipped eight bytes at a time (kube_json_plain_run): brackets, escaped quotes and
+ * backslashes at every place of long strings, cut at every byte, still frame the same events,
+ * and a cap that falls inside a long string still holds. */
+static void test_decoder_long_strings(void)
+{
+    char stream[2048];
+    size_t len = 0;
+    static const char *const odd[] = {"}", "{", "\\\"", "\\\\", "]"};
+    for (int e = 0; e < 5; e++) {
+        char s[64];
+        memset(s, 'x', 40);
+        size_t ol = strlen(odd[e]);
+        memcpy(s + 3 + 7 * e, odd[e], ol);
+        s[40] = 0;
+        len += (size_t)snprintf(stream + len, sizeof stream - len,
+                                "{\"type\":\"MODIFIED\",\"object\":{\"k%d\":\"%s\"}}\n", e, s);
+    }
+    struct kube_watch_decoder d;
+    CU_ASSERT_FATAL(kube_watch_decoder_init(&d, 0) == 0);
+    for (size_t cut = 0; cut <= len; cut++) {
+        struct dec_log l = {0};
+        kube_watch_decoder_reset(&d);
+        CU_ASSERT_EQUAL(kube_watch_decode(&d, stream, cut, dec_collect, &l), 0);
+        CU_ASSERT_EQUAL(kube_watch_decode(&d, stream + cut, len - cut, dec_collect, &l), 0);
+        CU_ASSERT_EQUAL(l.n, 5);
+    }
+    kube_watch_decoder_close(&d);
+    /* 60 bytes allowed: the second event's string runs past them */
+    static const char capped[] = "{\"type\":\"ADDED\",\"object\":{\"a\":\"b\"}}"
+                                 "{\"type\":\"ADDED\",\"object\":{\"a\":\"xxxxxxxxxxxxxxxxxxxxxxxxxx"
+                                 "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\"}}";
+    CU_ASSERT_FATAL(kube_watch_decoder_init(&d, 60) == 0);
+    struct dec_log l = {0};
+    CU_ASSERT_EQUAL(kube_watch_decode(&d, capped, sizeof capped - 1, dec_collect, &l),
+                    MUSTER_ELIMIT);
+    CU_ASSERT_EQUAL(l.n, 1);
+    kube_watch_decoder_close(&d);
+}
+
+/* Events on lines of their own are parsed from the line at once; what is not one whole event
+ * on its line is decided as before: the cap, events spread over lines, garbage. */
+static void test_decoder_lines(void)
+{
+    struct kube_watch_decoder d;
+    CU_ASSERT_FATAL(kube_watch_decoder_init(&d, 32) == 0);
+    struct dec_log l = {0};
+    static const char fits[] = "{\"type\":\"ADDED\",\"object\":{\"\":1}}\n";
+    static const char over[] = "{\"type\":\"ADDED\",\"object\":{\"xx\":12}}\n";
+    CU_ASSERT_EQUAL(kube_watch_decode(&d, fits, sizeof fits - 1, dec_collect, &l), 0);
+    CU_ASSERT_EQUAL(kube_watch_decode(&d, over, sizeof over - 1, dec_collect, &l), MUSTER_ELIMIT);
+    CU_ASSERT_EQUAL(l.n, 1);
+    kube_watch_decoder_close(&d);
+    CU_ASSERT_FATAL(kube_watch_decoder_init(&d, 0) == 0);
+    /* pretty-printed: an event over several lines, then two on one line */
+    static const char spread[] = "{\n \"type\": \"ADDED\",\n \"object\": {}\n}\n"
+                                 "{\"type\":\"MODIFIED\",\"object\":{}}{\"type\":\"DELETED\","
+                                 "\"object\":{}}\n";
+    CU_ASSERT_EQUAL(kube_watch_decode(&d, spread, sizeof spread - 1, dec_collect, &l), 0);
+    CU_ASSERT_EQUAL(l.n, 4);
+    CU_ASSERT_STRING_EQUAL(l.names[1], "ADDED");
+    CU_ASSERT_STRING_EQUAL(l.names[2], "MODIFIED");
+    CU_ASSERT_STRING_EQUAL(l.names[3], "DELETED");
+    /* a line whose brackets close but that is not JSON, and one that never closes */
+    static const char bad1[] = "{\"type\":\"ADDED\",\"object\":{\"a\" 1}}\n";
+    CU_ASSERT_EQUAL(kube_watch_decode(&d, bad1, sizeof bad1 - 1, dec_collect, &l), MUSTER_EPROTO);
+    static const char bad2[] = "{\"type\":\"ADDED\",\"object\":{\"a\":[1}}\n";
+    CU_ASSERT_EQUAL(kube_watch_decode(&d, bad2, sizeof bad2 - 1, dec_collect, &l), MUSTER_EPROTO);
+    CU_ASSERT_EQUAL(l.n, 4);
+    kube_watch_decoder_close(&d);
+}
+
 static CU_TestInfo tests[] = {
+    {"decoder: events on lines, spread over lines, over the cap", test_decoder_lines},
+    {"decoder: long strings split anywhere", test_decoder_long_strings},
     {"decoder: events split anywhere", test_decoder_split_anywhere},
     {"decoder: refuses what is not JSON", test_decoder_refuses_early},
     {"decoder: size cap and garbage", test_decoder_limits_and_garbage},
