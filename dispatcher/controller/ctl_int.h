@@ -192,7 +192,10 @@ struct binding {
      * when a backlog is skipped. The fields are ordered by size, largest first within each
      * group, so the struct has no padding holes (BENCH binding_struct_bytes): a million pending
      * bindings pay for every byte. Flags are uint8_t (0 or 1 unless said). */
-    enum bstate st;
+    /* enum bstate, enum step and enum karmada_workload_kind, a byte each (issue 22) */
+    uint8_t st;
+    uint8_t step;
+    uint8_t kind;
     uint8_t assign;
     uint8_t nofit;      /* the last cycle found no cluster for it */
     uint8_t ns_limited; /* the last cycle held it at its namespace's limit (tenancy.c) */
@@ -200,6 +203,7 @@ struct binding {
      * the cluster set and its constraints stay (nofit_epoch): caps that only shrink cannot
      * make a gang fit, so it is not placed again until then. */
     uint8_t nofit_memo;
+    uint8_t ids_bin; /* ids holds both (below) */
     uint64_t nofit_grow, nofit_epoch;
     uint64_t allow_epoch;
     struct binding *hnext;       /* by key */
@@ -260,7 +264,6 @@ struct binding {
      * protocol; its own read is folded with the members' (pg_folded) once all are present. */
     struct ctl_pgroup *pg;
 
-    enum karmada_workload_kind kind;
     int32_t replicas, min_member, priority;
     int32_t group_size; /* scheduling.muster.io/group-size: pods never split between clusters */
     /* A JobSet or LeaderWorkerSet opted in to a split by groups (placement spread, one set of
@@ -268,17 +271,18 @@ struct binding {
      * replicas / split_pods whole groups, so the split is derived from the row's shares, in
      * their order (treeplace.c, ctl__split_fill). */
     uint32_t split_pods;
-    /* ... and its sets of groups (a JobSet's replicated jobs, in template order; 1 for an
-     * LWS): with more than one, each share's groups per set are on the row (share.groups). */
-    uint32_t split_sets;
     uint32_t ncomp;
-    enum step step;
-    int inflight;
-    int lw_pending;
-    int side_inflight; /* condition writes: not part of any step */
     uint32_t nshares;
     int32_t pg_own_replicas; /* its own pods, before a lead's fold */
 
+    /* requests in flight and ledger writes not yet committed: a few per binding at most */
+    int16_t inflight;
+    int16_t lw_pending;
+    int16_t side_inflight; /* condition writes: not part of any step */
+    /* a split gang's sets of groups (a JobSet's replicated jobs, in template order; 1 for an
+     * LWS; at most CTL_SPLIT_SETS_MAX): with more than one, each share's groups per set are on
+     * the row (share.groups). See split_pods. */
+    uint16_t split_sets;
     uint8_t list; /* 0 none, 1 waiting, 2 active */
     uint8_t in_retry;
     uint8_t soft;
@@ -297,7 +301,6 @@ struct binding {
      * replicas. While pending its engine entry holds its minimum (ctl__engine_request). */
     uint8_t elastic;
     uint8_t pg_folded;
-    uint8_t ids_bin; /* ids holds both (above) */
     /* ctl__binding_new left this many bytes after the key for the template key (tkey), which
      * the RB names from the start: an allocation of its own cost every pending binding 32 */
     uint8_t tkey_room;
