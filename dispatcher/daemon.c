@@ -13,9 +13,6 @@
 #include "queue/mem.h"
 
 #include <inttypes.h>
-#ifdef __GLIBC__
-#include <malloc.h>
-#endif
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -416,27 +413,9 @@ static void names_summary(struct daemon *d)
             queue_resnames_count(rn), QUEUE_RESNAMES_MAX, refused);
 }
 
-/* glibc keeps the pages of what the process frees: a burst (a relist of a million RBs, a
- * creation storm's events and trees, the ledger's batches) leaves its transient memory resident
- * beside the live objects until the same sizes are asked for again. jemalloc gives unused dirty
- * pages back after a decay time; this does the same at each summary (every 5 s) once a burst
- * left at least 32 MiB and an eighth of what is in use free: malloc_trim gives back the free
- * pages inside the heap, not only at its top (issue 22; docs/benchmarks.md, session 14). Each
- * call walks the free chunks: a few milliseconds at most, every few seconds. */
-#define GIVE_BACK_MIN ((size_t)32 << 20)
-static void memory_give_back(void)
-{
-#ifdef __GLIBC__
-    struct mallinfo2 mi = mallinfo2();
-    if (mi.fordblks >= GIVE_BACK_MIN && mi.fordblks >= mi.uordblks / 8)
-        malloc_trim(0);
-#endif
-}
-
 static void on_summary(uv_timer_t *h)
 {
     struct daemon *d = h->data;
-    memory_give_back();
     struct ctl_stats st;
     names_summary(d);
     if (!d->ctl) {
