@@ -255,22 +255,23 @@ void ctl__byid_set(struct ctl *c, struct binding *b, int64_t id)
     (void)queue_idmap_put(&c->byid, (uint64_t)id, b);
 }
 
+/* Always the text in buf, so a caller may read buf or the answer alike. */
 const char *ctl__uid(const struct binding *b, char buf[CTL_UID_MAX])
 {
-    if (b->ids_bin) {
+    if (b->ids_bin)
         kube_uuid_text(b->ids, buf);
-        return buf;
-    }
-    return b->ids_text ? b->ids_text : "";
+    else
+        snprintf(buf, CTL_UID_MAX, "%s", b->ids_text ? b->ids_text : "");
+    return buf;
 }
 
 const char *ctl__pid(const struct binding *b, char buf[CTL_UID_MAX])
 {
-    if (b->ids_bin) {
+    if (b->ids_bin)
         kube_uuid_text(b->ids + 16, buf);
-        return buf;
-    }
-    return b->ids_text ? b->ids_text + strlen(b->ids_text) + 1 : "";
+    else
+        snprintf(buf, CTL_UID_MAX, "%s", b->ids_text ? b->ids_text + strlen(b->ids_text) + 1 : "");
+    return buf;
 }
 
 int ctl__binding_set_ids(struct binding *b, const char *uid, const char *pid)

@@ -987,8 +987,8 @@ static inline void obj_key(json_object *obj, char *buf, size_t cap)
 /* bindings.c */
 /* A binding's tkey until its RB names a template. */
 extern char ctl__tkey_none[1];
-/* b's uid and permanent id as text ("" until read): buf when they are kept as bytes, so the
- * answer lives as long as buf (CTL_UID_MAX) or until they are set again. */
+/* b's uid and permanent id as text ("" until read), written into buf (CTL_UID_MAX) and
+ * returned: buf always holds the answer, whether they are kept as bytes or as text. */
 const char *ctl__uid(const struct binding *b, char buf[CTL_UID_MAX]);
 const char *ctl__pid(const struct binding *b, char buf[CTL_UID_MAX]);
 void ctl__binding_clear_read(struct binding *b);

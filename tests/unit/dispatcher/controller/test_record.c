@@ -108,6 +108,9 @@ static void test_ids(void)
     CU_ASSERT_STRING_EQUAL(ctl__uid(b, ub), "0b3f-uid");
     CU_ASSERT_STRING_EQUAL(ctl__pid(b, pb), "perm-1");
     CU_ASSERT_FALSE(b->ids_bin);
+    /* kept as text, the buffer holds the answer too (callers compare the buffer) */
+    CU_ASSERT_STRING_EQUAL(ub, "0b3f-uid");
+    CU_ASSERT_STRING_EQUAL(pb, "perm-1");
     /* the old ids as the new ones' source: read before the old text goes */
     CU_ASSERT_EQUAL(ctl__binding_set_ids(b, ctl__pid(b, pb), ctl__uid(b, ub)), 0);
     CU_ASSERT_STRING_EQUAL(ctl__uid(b, ub), "perm-1");
