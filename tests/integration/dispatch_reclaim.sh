@@ -141,6 +141,14 @@ for i in 1 2 3 4 5 6; do
     wait_until 20 "b$i to run" is_eq running bstate "b$i"
     sleep 0.05
 done
+# ... and the clusters' reports count them (muster holds no reservation for them any more), so
+# the reclaim search sees the room it frees as the hub reports it: under load a search that
+# ran while one was still reserved chose by other numbers (issue 22's CI-like runs)
+gpus_reserved() {
+    curl -sf "$API/metrics" |
+        awk '/^muster_cluster_reserved\{.*resource="nvidia.com\/gpu"/ { s += $2 } END { print s + 0 }'
+}
+wait_until 30 "b's reservations confirmed by the clusters' reports" is_eq 0 gpus_reserved
 declare -A where
 for i in 1 2 3 4 5 6; do
     where[b$i]=$(rb_clusters "b$i-deployment")
