@@ -255,6 +255,12 @@ void ctl__byid_set(struct ctl *c, struct binding *b, int64_t id)
     (void)queue_idmap_put(&c->byid, (uint64_t)id, b);
 }
 
+int ctl__uid_other(const struct binding *b, const char *uid)
+{
+    char ub[CTL_UID_MAX];
+    return uid && ctl__uid(b, ub)[0] && strcmp(ub, uid) != 0;
+}
+
 /* Always the text in buf, so a caller may read buf or the answer alike. */
 const char *ctl__uid(const struct binding *b, char buf[CTL_UID_MAX])
 {
@@ -1193,7 +1199,7 @@ void ctl__rb_upsert(struct ctl *c, json_object *rb)
     }
     const char *uid = kube_json_str(kube_json_get(rb, "metadata"), "uid");
     char ub[CTL_UID_MAX];
-    if (b && b->st == B_DONE && uid && ctl__uid(b, ub)[0] && strcmp(uid, ub) != 0 && !b->inflight &&
+    if (b && b->st == B_DONE && ctl__uid_other(b, uid) && !b->inflight &&
         !b->lw_pending && !b->side_inflight) {
         binding_free(c, b); /* a new RB under an old name: start over */
         b = NULL;
@@ -1281,8 +1287,7 @@ void ctl__work_changed(struct ctl *c, json_object *wk, int deleted)
     if (!b || b->gone || !ctl__leads(c) || !c->reconciled || c->stopping)
         return;
     const char *uid = kube_json_str(kube_json_get(md, "labels"), KARMADA_GANG_BINDING_UID_LABEL);
-    char ub[CTL_UID_MAX];
-    if (uid && ctl__uid(b, ub)[0] && strcmp(uid, ub) != 0)
+    if (ctl__uid_other(b, uid))
         return; /* an earlier RB's under the same name */
     if (b->step == S_APPLIED && b->inflight == 0 && b->st == B_ADMITTED) {
         if (deleted) {

@@ -990,6 +990,8 @@ extern char ctl__tkey_none[1];
 /* b's uid and permanent id as text ("" until read), written into buf (CTL_UID_MAX) and
  * returned: buf always holds the answer, whether they are kept as bytes or as text. */
 const char *ctl__uid(const struct binding *b, char buf[CTL_UID_MAX]);
+/* 1 when uid (NULL: none) is not b's and b's is known: another RB under the same name. */
+int ctl__uid_other(const struct binding *b, const char *uid);
 const char *ctl__pid(const struct binding *b, char buf[CTL_UID_MAX]);
 void ctl__binding_clear_read(struct binding *b);
 void ctl__binding_destroy(struct binding *b);

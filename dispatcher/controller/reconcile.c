@@ -857,8 +857,7 @@ static struct binding *owner_of(struct ctl *c, json_object *md)
         kube_json_str(kube_json_get(md, "annotations"), KARMADA_GANG_BINDING_ANNOTATION);
     const char *uid = kube_json_str(kube_json_get(md, "labels"), KARMADA_GANG_BINDING_UID_LABEL);
     struct binding *b = key ? ctl__find_key(c, key) : NULL;
-    char ub[CTL_UID_MAX];
-    if (b && uid && ctl__uid(b, ub)[0] && strcmp(ub, uid) != 0)
+    if (b && ctl__uid_other(b, uid))
         return NULL; /* a new RB under the old name: the object was the old one's */
     return b;
 }
