@@ -447,10 +447,12 @@ void ctl__set_state(struct ctl *c, struct binding *b, enum bstate st)
         /* running gangs at the front, the others at the back: the tick's timeout walk
          * (loop.c) stops at the first running one instead of visiting every running gang
          * five times a second */
-        if (st == B_RUNNING)
+        if (st == B_RUNNING) {
+            ctl__cool_later(c, b); /* running: its RB tree may go once it is idle (cool.c) */
             list_push_front(&c->active, b, 2);
-        else
+        } else {
             list_push(&c->active, b, 2);
+        }
         if (!was_active)
             ctl__shares_track(c, b);
         return;
@@ -460,6 +462,7 @@ void ctl__set_state(struct ctl *c, struct binding *b, enum bstate st)
     ctl__act_trim(b); /* back to waiting, or done: what is left of the protocol may go */
     if (st == B_DONE) {
         list_unlink(b);
+        ctl__cool_later(c, b); /* its RB tree may go too (cool.c) */
         return;
     }
     if (b->list != 1)
@@ -1176,7 +1179,7 @@ void ctl__binding_react(struct ctl *c, struct binding *b, int template_changed)
     case B_DISPATCHED:
     case B_RUNNING:
         ctl__policy_follow(c, b, 0); /* first: a shrink below would leave it for later */
-        if (ctl__rb_older_than_resize(b))
+        if (ctl__rb_older_than_resize(c, b))
             break; /* from before muster's own spec.clusters rewrite: nothing new */
         if (ctl__resize_check(c, b, template_changed))
             break; /* it shrank: its row is written first, its placement judged after */

@@ -1,4 +1,5 @@
-/* Bindings that wait hold no tree (issue 22: a million pending RBs in under 1 GiB).
+/* Bindings that wait hold no tree (issue 22: a million pending RBs in under 1 GiB), and
+ * gangs that run hold no RB tree.
  *
  * The RB and template informers cache their objects packed (kube/frozen.h). A binding keeps a
  * reference to its RB and template trees only while it is in play: read on an event, placed by
@@ -8,7 +9,16 @@
  * informers let go of what they thawed. ctl__rb and ctl__tmpl thaw them back from the informers
  * when a waiting binding is looked at again: by the cycle that places it, a condition write, a
  * re-read. What a cycle needs of a waiting gang (its request, queue, allowed clusters) is in the
- * binding itself. */
+ * binding itself.
+ *
+ * A running (or finished) gang with nothing in flight lets its RB tree go too: about 18 KiB of
+ * json-c objects (the status Karmada aggregates into it) that every running gang held until
+ * its RB went, so a fleet's running gangs cost more than a million pending ones. Its RB is
+ * only read again on an event (which brings the new tree), by a check of its clusters or its
+ * progress, or when it goes back into play (a loss, a resize, a rollback), and what it reads
+ * then is the informer's copy: the RB of its last event, which is what it held. It keeps its
+ * template: a re-read of a running gang that is refused (resize.c) goes back to the template
+ * it was decided on, which the informer may no longer hold. */
 #include "dispatcher/controller/ctl_int.h"
 
 #include "cluster-adapters/kube/json.h"
@@ -16,7 +26,7 @@
 
 void ctl__placement_terms(struct ctl *c, const struct binding *b)
 {
-    json_object *pl = kube_json_path(b->rb, "spec", "placement", NULL);
+    json_object *pl = kube_json_path(ctl__rb_of(c, b), "spec", "placement", NULL);
     json_object *affs = kube_json_get(pl, "clusterAffinities");
     c->aw.affinity = kube_json_get(pl, "clusterAffinity");
     /* as the workload read has it (workload_clusters.c): an empty list is no list, not a list
@@ -70,14 +80,29 @@ static int settled(const struct binding *b)
            !b->rb_behind && !ctl__act(b)->resize_owed && !ctl__act(b)->reply && !ctl__act(b)->fresh;
 }
 
+/* Running or finished with its rows written and nothing in flight: its RB tree may go. Only
+ * once reconciled: until then reconcile.c reads what each binding holds against its row. */
+static int followed_idle(const struct ctl *c, const struct binding *b)
+{
+    return (b->st == B_RUNNING || b->st == B_DONE) && c->reconciled && !b->gone && !b->pg &&
+           !b->grow && !b->lw_pending && !ctl__act(b)->loss && settled(b);
+}
+
 void ctl__cool_run(struct ctl *c)
 {
     size_t keep = 0;
     for (size_t i = 0; i < c->cool.n; i++) {
         struct binding *b = c->cool.v[i];
         b->cool_at = 0;
-        if (!waiting_state(b))
-            continue; /* in play: it keeps its trees, and leaves the list */
+        if (!waiting_state(b)) {
+            /* in play: it keeps its trees, and leaves the list (a running one comes back when
+             * it next takes its RB: an event, a thaw, or its state moving) */
+            if (followed_idle(c, b)) {
+                json_object_put(b->rb);
+                b->rb = NULL;
+            }
+            continue;
+        }
         if (!settled(b)) {
             c->cool.v[keep++] = b; /* looked at again next iteration */
             b->cool_at = (uint32_t)keep;
@@ -107,6 +132,12 @@ json_object *ctl__rb(struct ctl *c, struct binding *b)
     b->rb = json_object_get(rb);
     ctl__cool_later(c, b);
     return b->rb;
+}
+
+json_object *ctl__rb_of(struct ctl *c, const struct binding *b)
+{
+    /* the tree is a cache of the informer's copy: thawing it back changes nothing b means */
+    return ctl__rb(c, (struct binding *)b);
 }
 
 json_object *ctl__tmpl(struct ctl *c, struct binding *b)

@@ -1306,7 +1306,7 @@ size_t ctl__rb_nclusters(json_object *rb);
 int ctl__shares_reserve(struct binding *b, uint32_t n);
 int64_t ctl__fits_all_components(const struct binding *b, const struct disp_cluster_cap *k);
 int ctl__cluster_allows(struct ctl *c, struct binding *b, const struct cluster *k);
-int ctl__user_holds_dispatching(const struct binding *b);
+int ctl__user_holds_dispatching(struct ctl *c, const struct binding *b);
 int ctl__place_usable(struct ctl *c, struct binding *b, uint32_t i);
 
 /* ledger.c */
@@ -1330,7 +1330,7 @@ char *ctl__request_text(const struct ctl *c, const struct queue_resvec *v);
 /* protocol.c: the step transitions are pure (tests/unit/dispatcher/controller/test_protocol.c) */
 enum step ctl__step_next(const struct binding *b);
 enum step ctl__step_released(const struct binding *b);
-enum step ctl__undo_first(const struct binding *b);
+enum step ctl__undo_first(struct ctl *c, const struct binding *b);
 void ctl__fill_gang_input(struct ctl *c, struct binding *b, struct karmada_gang_input *in,
                           struct karmada_gang_share *gs);
 /* Issue 22: a gang whose template already names its PodGroup and scheduler gets no
@@ -1389,7 +1389,7 @@ int ctl__cluster_lost_to(struct ctl *c, const struct binding *b, const struct cl
 void ctl__check_progress(struct ctl *c, struct binding *b);
 /* Whether b's cached RB is older than the answer to muster's last spec.clusters rewrite of a
  * shrunk gang (its placement is then muster's old one, not someone else's change). */
-int ctl__rb_older_than_resize(const struct binding *b);
+int ctl__rb_older_than_resize(struct ctl *c, const struct binding *b);
 /* Whether an RB change put off while a step or a ledger write was out (reread_due) is to be
  * judged now: both are over and the gang is still dispatched or running. */
 int ctl__reread_owed(const struct binding *b);
@@ -1673,9 +1673,13 @@ int ctl__cluster_nettopo(const struct ctl *c, const char *name);
  * iteration, after the events) lets the waiting ones' trees go and trims the informers. */
 #define CTL_COOL_BATCH 256
 json_object *ctl__rb(struct ctl *c, struct binding *b);
+/* ctl__rb for a binding read as const (a check of its clusters or progress): a running gang
+ * may hold no RB tree either, so every read of b's RB outside its own event goes through one
+ * of these, never b->rb */
+json_object *ctl__rb_of(struct ctl *c, const struct binding *b);
 json_object *ctl__tmpl(struct ctl *c, struct binding *b);
-/* Points c->aw's affinity, affinities and tolerations into b->rb's spec.placement (NULL while
- * b holds no RB), as the workload read does (an empty clusterAffinities is none). Found at
+/* Points c->aw's affinity, affinities and tolerations into b's RB's spec.placement (thawed
+ * back when b holds none), as the workload read does (an empty clusterAffinities is none). Found at
  * each use: three pointers kept in every binding were 24 bytes of each pending one. */
 void ctl__placement_terms(struct ctl *c, const struct binding *b);
 void ctl__cool_later(struct ctl *c, struct binding *b);

@@ -404,10 +404,9 @@ int ctl__rb_dispatching(json_object *rb)
 /* The user keeps the dispatching of a dispatched gang suspended (muster's own barrier is lifted
  * by then): spec.suspension.dispatching, or dispatchingOnClusters naming one of its clusters.
  * Its shares cannot start, and that is no failure: the gang timeout waits. */
-int ctl__user_holds_dispatching(const struct binding *b)
+int ctl__user_holds_dispatching(struct ctl *c, const struct binding *b)
 {
-    /* a dispatched gang: it holds its RB (cool.c lets only waiting ones' go) */
-    json_object *susp = kube_json_path(b->rb, "spec", "suspension", NULL);
+    json_object *susp = kube_json_path(ctl__rb_of(c, b), "spec", "suspension", NULL);
     if (!susp)
         return 0;
     if (kube_json_bool(susp, "dispatching") == 1)

@@ -260,9 +260,9 @@ static int share_gang_running(struct ctl *c, const struct binding *b, const char
 /* An RB event older than the answer to muster's last spec.clusters rewrite of a shrunk gang
  * (the watch may bring it after the answer): it still shows the old placement, which is no
  * one else's change. */
-int ctl__rb_older_than_resize(const struct binding *b)
+int ctl__rb_older_than_resize(struct ctl *c, const struct binding *b)
 {
-    const char *rv = kube_json_str(kube_json_get(b->rb, "metadata"), "resourceVersion");
+    const char *rv = kube_json_str(kube_json_get(ctl__rb_of(c, b), "metadata"), "resourceVersion");
     return ctl__act(b)->resize_rv && rv && strtoll(rv, NULL, 10) < ctl__act(b)->resize_rv;
 }
 
@@ -273,17 +273,17 @@ int ctl__rb_older_than_resize(const struct binding *b)
  * from) is no change. Judged only on an RB read after muster's lift (scheduling not
  * suspended), so muster's own patches, which the watch may bring after their answers, are
  * never taken for someone else's. Writes what changed into why. */
-static int placement_changed(const struct binding *b, char *why, size_t cap)
+static int placement_changed(struct ctl *c, const struct binding *b, char *why, size_t cap)
 {
-    json_object *susp = kube_json_path(b->rb, "spec", "suspension", NULL);
+    json_object *susp = kube_json_path(ctl__rb_of(c, b), "spec", "suspension", NULL);
     if (kube_json_bool(susp, "scheduling") == 1)
         return 0;
     /* The cached RB may be older than muster's own shrink when something else calls for a
      * look (a PodGroup Work's status moving with the new minMember comes before the RB's event
      * often enough): that is not someone else's change either. */
-    if (ctl__rb_older_than_resize(b))
+    if (ctl__rb_older_than_resize(c, b))
         return 0;
-    json_object *cl = kube_json_path(b->rb, "spec", "clusters", NULL);
+    json_object *cl = kube_json_path(ctl__rb_of(c, b), "spec", "clusters", NULL);
     size_t n = cl && json_object_is_type(cl, json_type_array) ? json_object_array_length(cl) : 0;
     int same = n == b->nshares;
     for (size_t i = 0; same && i < n; i++) {
@@ -316,7 +316,7 @@ void ctl__check_progress(struct ctl *c, struct binding *b)
         return;
     if (b->assign && b->step == S_NONE && b->inflight == 0 && !b->lw_pending && !b->rb_behind) {
         char why[200];
-        if (placement_changed(b, why, sizeof why)) {
+        if (placement_changed(c, b, why, sizeof why)) {
             rollback_ex(c, b, why, ROLLBACK_EXTERNAL, NULL);
             return;
         }

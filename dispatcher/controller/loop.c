@@ -455,7 +455,7 @@ void ctl__on_tick(uv_timer_t *h)
         if (b->st != B_DISPATCHED || !b->assign || b->inflight || b->lw_pending ||
             (ctl__act(b)->loss && b->act->loss->replace_wanted))
             continue;
-        if (ctl__user_holds_dispatching(b)) {
+        if (ctl__user_holds_dispatching(c, b)) {
             /* the timeout counts from when the user lets it go */
             ctl__act_w(c, b)->dispatched_at = now;
             continue;

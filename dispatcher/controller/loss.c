@@ -101,11 +101,12 @@ static int64_t grace_ms(const struct ctl *c)
 /* The RB read after muster's lift no longer lists cluster in spec.clusters: another controller
  * (the taint manager, the descheduler, a person) took the share away. Before the lift, the
  * watch may still bring muster's own patches, so nothing is judged. */
-static int dropped_from_rb(const struct binding *b, const char *cluster)
+static int dropped_from_rb(struct ctl *c, const struct binding *b, const char *cluster)
 {
-    if (kube_json_bool(kube_json_path(b->rb, "spec", "suspension", NULL), "scheduling") == 1)
+    json_object *rb = ctl__rb_of(c, b);
+    if (kube_json_bool(kube_json_path(rb, "spec", "suspension", NULL), "scheduling") == 1)
         return 0;
-    return !ctl__rb_lists_cluster(b->rb, cluster);
+    return !ctl__rb_lists_cluster(rb, cluster);
 }
 
 /* The facts of cluster k under b's placement; detail says what makes it lost, if it is. */
@@ -116,10 +117,10 @@ static enum ctl_loss_trigger judge(struct ctl *c, const struct binding *b, const
     char ev[160] = "", taint[160] = "";
     if (check_rb) {
         char task[128];
-        if (karmada_workload_evicted_from(b->rb, name, task, sizeof task)) {
+        if (karmada_workload_evicted_from(ctl__rb_of(c, b), name, task, sizeof task)) {
             f.evicted = 1;
             snprintf(ev, sizeof ev, "spec.gracefulEvictionTasks: %s", task);
-        } else if (dropped_from_rb(b, name)) {
+        } else if (dropped_from_rb(c, b, name)) {
             f.evicted = 1;
             snprintf(ev, sizeof ev, "dropped from spec.clusters by someone else");
         }
@@ -161,9 +162,10 @@ static enum ctl_loss_trigger judge(struct ctl *c, const struct binding *b, const
 int ctl__cluster_lost_to(struct ctl *c, const struct binding *b, const struct cluster *k)
 {
     char d[160];
-    if (!k->noexec && !kube_json_path(b->rb, "spec", "gracefulEvictionTasks", NULL))
+    json_object *rb = ctl__rb_of(c, b);
+    if (!k->noexec && !kube_json_path(rb, "spec", "gracefulEvictionTasks", NULL))
         return 0;
-    if (karmada_workload_evicted_from(b->rb, k->name, NULL, 0))
+    if (karmada_workload_evicted_from(rb, k->name, NULL, 0))
         return 1;
     return k->noexec && judge(c, b, k, k->name, 0, d, sizeof d) != CTL_LOSS_NONE;
 }

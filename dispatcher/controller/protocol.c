@@ -1173,9 +1173,9 @@ enum step ctl__forward_first(const struct binding *b)
 /* The first step of undoing b's dispatch: the barrier first while the hub may carry any of
  * its placement, only the Works' deletes when nothing was placed, and for a gang without
  * Works the one patch that clears it. */
-enum step ctl__undo_first(const struct binding *b)
+enum step ctl__undo_first(struct ctl *c, const struct binding *b)
 {
-    if (b->assign && b->needs_objects && (b->nshares || ctl__rb_nclusters(b->rb)))
+    if (b->assign && b->needs_objects && (b->nshares || ctl__rb_nclusters(ctl__rb_of(c, b))))
         return S_U_BARRIER;
     if (b->assign && b->needs_objects)
         return S_U_DELETE;
@@ -1185,7 +1185,7 @@ enum step ctl__undo_first(const struct binding *b)
 void ctl__undo_start(struct ctl *c, struct binding *b)
 {
     ctl__set_state(c, b, B_UNDO);
-    b->step = ctl__undo_first(b);
+    b->step = ctl__undo_first(c, b);
     ctl__step_run(c, b);
 }
 

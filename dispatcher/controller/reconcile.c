@@ -149,10 +149,11 @@ static int has_objects(struct ctl *c, struct binding *b)
 }
 
 /* The RB's spec.clusters is b's placement: the same clusters with the same replicas. */
-static int rb_placed_as_ledger(const struct binding *b)
+static int rb_placed_as_ledger(struct ctl *c, const struct binding *b)
 {
-    json_object *cl = kube_json_path(b->rb, "spec", "clusters", NULL);
-    if (b->nshares == 0 || ctl__rb_nclusters(b->rb) != b->nshares)
+    json_object *rb = ctl__rb_of(c, b);
+    json_object *cl = kube_json_path(rb, "spec", "clusters", NULL);
+    if (b->nshares == 0 || ctl__rb_nclusters(rb) != b->nshares)
         return 0;
     for (size_t i = 0; i < b->nshares; i++) {
         json_object *e = json_object_array_get_idx(cl, i);
@@ -275,7 +276,7 @@ static int resize_due(struct ctl *c, struct binding *b)
     }
     if (!covers)
         return 0;
-    int due = !rb_placed_as_ledger(b);
+    int due = !rb_placed_as_ledger(c, b);
     if (!due && b->needs_objects && b->nshares <= 256) {
         struct karmada_gang_share gs[256];
         struct karmada_gang_input in;
@@ -335,7 +336,7 @@ void ctl__forward_from(struct ctl *c, struct binding *b, enum step st)
  * suspended until the user lifts them (Karmada renders the policy in then). */
 void ctl__forward_resume(struct ctl *c, struct binding *b)
 {
-    int placed = b->assign && rb_placed_as_ledger(b);
+    int placed = b->assign && rb_placed_as_ledger(c, b);
     int lifted = kube_json_bool(kube_json_path(ctl__rb(c, b), "spec", "suspension", NULL),
                                 "scheduling") != 1;
     if (b->assign)

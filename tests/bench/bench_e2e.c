@@ -28,6 +28,9 @@
  *   musterd_ready_s_at_<M/1000>k     then musterd stopped and started again on the same ledger
  *                            and hub: from its start until it has listed the hub, reconciled the
  *                            ledger with it ("reconciled with the hub") and /readyz answers 200
+ *   musterd_heap_kib_per_running_rb  musterd's heap in use after the N gangs were dispatched
+ *                            and run, less before, per gang (session 15: a running gang lets
+ *                            its RB tree go)
  *   binding_struct_bytes     sizeof(struct binding), the controller's fixed record of every
  *                            binding (printed first: it needs no run)
  * MUSTER_BENCH_E2E_RBS sets N (default 2000). */
@@ -613,6 +616,20 @@ static double metric_sum(const char *text, const char *name, const char *verb)
     return metric_sum_label(text, name, "verb", verb);
 }
 
+/* musterd's muster_heap_in_use_bytes now (glibc's mallinfo2); 0 when it has none (ASan) */
+static double heap_in_use(const char *api)
+{
+    char url[256];
+    struct sbuf m = {0};
+    snprintf(url, sizeof url, "%s/metrics", api);
+    req("GET", url, NULL, NULL, &m);
+    double v = m.p && strstr(m.p, "muster_heap_in_use_bytes")
+                   ? metric_sum(m.p, "muster_heap_in_use_bytes", NULL)
+                   : 0;
+    free(m.p);
+    return v;
+}
+
 /* The sum of name's samples whose label has value (any sample when value is NULL). */
 static double metric_sum_label(const char *text, const char *name, const char *label,
                                const char *value)
@@ -755,6 +772,7 @@ void bench_e2e(void)
         usleep(10000);
 
     /* ---- e2e ---- */
+    double heap_idle = heap_in_use(api);
     struct watch w;
     watch_open(&w, m, base, "bench", (size_t)n * 2);
     w.want_prefix = "e";
@@ -779,6 +797,15 @@ void bench_e2e(void)
                (double)(cores > 0 ? cores : 1) * n / (esim + emd + eself));
     if (emd > 0)
         printf("BENCH musterd_cpu_bound_rbs_per_s %.0f RBs/s\n", n / emd);
+    fflush(stdout);
+    /* What each of the N gangs, dispatched and running, keeps of musterd's heap once its
+     * PodGroups report Running (the sim's members do so within milliseconds): the rest of a
+     * fleet's memory beside its pending gangs. */
+    usleep(2000000);
+    double heap_run = heap_in_use(api);
+    if (heap_idle > 0 && heap_run > 0)
+        printf("BENCH musterd_heap_kib_per_running_rb %.2f KiB\n",
+               (heap_run - heap_idle) / 1024.0 / n);
     fflush(stdout);
     struct sbuf metrics = {0};
     snprintf(url, sizeof url, "%s/metrics", api);

@@ -11,8 +11,12 @@ static struct binding mk(enum bstate st, int assign, int needs_objects, enum ste
     b.assign = assign;
     b.needs_objects = needs_objects;
     b.step = step;
+    b.key = "ns/rb"; /* the informers of an empty controller hold no RB under it */
     return b;
 }
+
+/* a controller whose informers hold nothing: a binding without its own RB tree reads none */
+static struct ctl empty_ctl;
 
 /* Walks the steps from b's current one until the protocol is over, as step_done does for a
  * binding whose every request succeeds and whose barrier check finds the Works ready. */
@@ -92,7 +96,7 @@ static void test_undo(void)
     /* placed on the hub: barrier, clear, then muster's Works */
     struct binding b = mk(B_UNDO, 1, 1, S_NONE);
     b.rb = rb;
-    b.step = ctl__undo_first(&b);
+    b.step = ctl__undo_first(&empty_ctl, &b);
     enum step seen[16];
     int n = walk(&b, seen, 16);
     CU_ASSERT_EQUAL_FATAL(n, 3);
@@ -104,21 +108,21 @@ static void test_undo(void)
     b = mk(B_UNDO, 1, 1, S_NONE);
     b.shares = &sh;
     b.nshares = 1;
-    CU_ASSERT_EQUAL(ctl__undo_first(&b), S_U_BARRIER);
+    CU_ASSERT_EQUAL(ctl__undo_first(&empty_ctl, &b), S_U_BARRIER);
     /* nothing placed anywhere: only the Works' deletes */
     b = mk(B_UNDO, 1, 1, S_NONE);
-    CU_ASSERT_EQUAL(ctl__undo_first(&b), S_U_DELETE);
+    CU_ASSERT_EQUAL(ctl__undo_first(&empty_ctl, &b), S_U_DELETE);
     b.step = S_U_DELETE;
     CU_ASSERT_EQUAL(ctl__step_next(&b), S_NONE);
     /* no Works of muster's (a Volcano Job) or resume mode: one patch clears it */
     b = mk(B_UNDO, 1, 0, S_NONE);
     b.rb = rb;
-    CU_ASSERT_EQUAL(ctl__undo_first(&b), S_U_CLEAR);
+    CU_ASSERT_EQUAL(ctl__undo_first(&empty_ctl, &b), S_U_CLEAR);
     b.step = S_U_CLEAR;
     CU_ASSERT_EQUAL(ctl__step_next(&b), S_NONE);
     b = mk(B_UNDO, 0, 1, S_NONE);
     b.rb = rb;
-    CU_ASSERT_EQUAL(ctl__undo_first(&b), S_U_CLEAR);
+    CU_ASSERT_EQUAL(ctl__undo_first(&empty_ctl, &b), S_U_CLEAR);
     b.step = S_U_CLEAR;
     CU_ASSERT_EQUAL(ctl__step_next(&b), S_NONE);
     json_object_put(rb);

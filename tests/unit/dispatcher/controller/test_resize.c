@@ -273,23 +273,24 @@ static void test_reconcile_finishes_a_resize(void)
  * else's change: only an RB at or after the rewrite's answer is judged. */
 static void test_rb_older_than_resize(void)
 {
+    static struct ctl c0; /* b holds its RB: nothing is read from the informers */
     struct binding b;
     struct ctl_act act = {0};
     memset(&b, 0, sizeof b);
     b.act = &act;
     b.rb = json_tokener_parse("{\"metadata\":{\"resourceVersion\":\"41\"}}");
     CU_ASSERT_PTR_NOT_NULL_FATAL(b.rb);
-    CU_ASSERT_FALSE(ctl__rb_older_than_resize(&b)); /* no rewrite yet */
+    CU_ASSERT_FALSE(ctl__rb_older_than_resize(&c0, &b)); /* no rewrite yet */
     act.resize_rv = 42;
-    CU_ASSERT_TRUE(ctl__rb_older_than_resize(&b));
+    CU_ASSERT_TRUE(ctl__rb_older_than_resize(&c0, &b));
     act.resize_rv = 41;
-    CU_ASSERT_FALSE(ctl__rb_older_than_resize(&b)); /* the rewrite's own answer */
+    CU_ASSERT_FALSE(ctl__rb_older_than_resize(&c0, &b)); /* the rewrite's own answer */
     act.resize_rv = 40;
-    CU_ASSERT_FALSE(ctl__rb_older_than_resize(&b));
+    CU_ASSERT_FALSE(ctl__rb_older_than_resize(&c0, &b));
     json_object_put(b.rb);
     b.rb = json_tokener_parse("{\"metadata\":{}}");
     act.resize_rv = 42;
-    CU_ASSERT_FALSE(ctl__rb_older_than_resize(&b)); /* no version: judged */
+    CU_ASSERT_FALSE(ctl__rb_older_than_resize(&c0, &b)); /* no version: judged */
     json_object_put(b.rb);
 }
 
