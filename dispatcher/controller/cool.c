@@ -115,6 +115,7 @@ void ctl__cool_run(struct ctl *c)
     c->cool.n = keep;
     c->cool.fresh = 0;
     kube_informer_trim(&c->rbs);
+    kube_informer_trim(&c->policies);
     for (int i = 0; i < CTL_NTMPL; i++)
         kube_informer_trim(&c->tmpl[i]);
 }
