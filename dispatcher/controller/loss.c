@@ -235,6 +235,8 @@ static int loss_check(struct ctl *c, struct binding *b, int check_rb)
     if ((b->st != B_DISPATCHED && b->st != B_RUNNING) || !b->assign || b->step != S_NONE ||
         b->inflight || b->lw_pending || (ctl__act(b)->loss && b->act->loss->replace_wanted))
         return 0;
+    if (!ctl__rb(c, b))
+        return 0; /* unreadable (ctl__check_progress): its tolerations and evictions unknown */
     for (uint32_t i = 0; i < b->nshares; i++) {
         const char *name = b->shares[i].cluster;
         struct cluster *k = ctl__cluster_find(c, name);
