@@ -113,6 +113,11 @@ static int dropped_from_rb(struct ctl *c, const struct binding *b, const char *c
 static enum ctl_loss_trigger judge(struct ctl *c, const struct binding *b, const struct cluster *k,
                                    const char *name, int check_rb, char *detail, size_t cap)
 {
+    /* the RB is read only here, for its evictions and tolerations (the sweep's gangs on clusters
+     * that are Ready and untainted never reach this: a running gang holds no tree, cool.c);
+     * one that cannot be read back judges nothing (ctl__check_progress) */
+    if ((check_rb || (k && k->noexec)) && !ctl__rb_of(c, b))
+        return CTL_LOSS_NONE;
     struct ctl_loss_facts f = {.ready = 1, .grace_ms = grace_ms(c), .now = now_ms(c)};
     char ev[160] = "", taint[160] = "";
     if (check_rb) {
@@ -235,8 +240,6 @@ static int loss_check(struct ctl *c, struct binding *b, int check_rb)
     if ((b->st != B_DISPATCHED && b->st != B_RUNNING) || !b->assign || b->step != S_NONE ||
         b->inflight || b->lw_pending || (ctl__act(b)->loss && b->act->loss->replace_wanted))
         return 0;
-    if (!ctl__rb(c, b))
-        return 0; /* unreadable (ctl__check_progress): its tolerations and evictions unknown */
     for (uint32_t i = 0; i < b->nshares; i++) {
         const char *name = b->shares[i].cluster;
         struct cluster *k = ctl__cluster_find(c, name);
