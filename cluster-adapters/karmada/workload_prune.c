@@ -251,15 +251,14 @@ static const char *const rb_label_keys[] = {KARMADA_WORKLOAD_QUEUE_KEYS(QKEY)
                                                 KARMADA_WORKLOAD_PERMANENT_ID_LABEL,
                                             KARMADA_WEBHOOK_SKIP_LABEL};
 
-/* md[where] filtered in place to keys[0..n) when it is an object; dropped when nothing is left. */
-static void filter_in_place(json_object *md, const char *where, const char *const *keys, size_t n)
+/* Object o keeps only keys[0..n); returns how many of them it holds, or -1 when it holds more
+ * other keys than can be noted (it is then left whole: kept is always safe). */
+static int keep_only(json_object *o, const char *const *keys, size_t n)
 {
-    json_object *v;
-    if (!json_object_object_get_ex(md, where, &v) || !json_object_is_type(v, json_type_object))
-        return;
     const char *drop[64];
-    size_t ndrop = 0, nkept = 0;
-    json_object_object_foreach(v, k, val)
+    size_t ndrop = 0;
+    int nkept = 0;
+    json_object_object_foreach(o, k, val)
     {
         (void)val;
         size_t i = 0;
@@ -270,14 +269,21 @@ static void filter_in_place(json_object *md, const char *where, const char *cons
         else if (ndrop < sizeof(drop) / sizeof(drop[0]))
             drop[ndrop++] = k;
         else
-            return; /* more than we can note: keep them all (kept is always safe) */
-    }
-    if (nkept == 0) {
-        json_object_object_del(md, where);
-        return;
+            return -1;
     }
     for (size_t i = 0; i < ndrop; i++)
-        json_object_object_del(v, drop[i]);
+        json_object_object_del(o, drop[i]);
+    return nkept;
+}
+
+/* md[where] filtered in place to keys[0..n) when it is an object; dropped when nothing is left. */
+static void filter_in_place(json_object *md, const char *where, const char *const *keys, size_t n)
+{
+    json_object *v;
+    if (!json_object_object_get_ex(md, where, &v) || !json_object_is_type(v, json_type_object))
+        return;
+    if (keep_only(v, keys, n) == 0)
+        json_object_object_del(md, where);
 }
 
 json_object *karmada_workload_prune_binding(json_object *rb)
@@ -308,6 +314,9 @@ static void del_in_each(json_object *a, const char *k)
     }
 }
 
+static const char *const phase_key[] = {"phase"};
+static const char *const condition_keys[] = {"type", "status", "message"};
+
 json_object *karmada_workload_prune_work(json_object *work)
 {
     json_object *md, *v;
@@ -324,12 +333,33 @@ json_object *karmada_workload_prune_work(json_object *work)
         json_object_object_get_ex(v, "workload", &v) && json_object_is_type(v, json_type_object) &&
         json_object_object_get_ex(v, "manifests", &v))
         del_in_each(v, "metadata");
-    /* of each manifest's status muster reads the member object's status (its phase) */
-    if (json_object_object_get_ex(work, "status", &v) &&
-        json_object_is_type(v, json_type_object) &&
-        json_object_object_get_ex(v, "manifestStatuses", &v)) {
-        del_in_each(v, "identifier");
-        del_in_each(v, "health");
+    json_object *st;
+    if (json_object_object_get_ex(work, "status", &st) &&
+        json_object_is_type(st, json_type_object)) {
+        /* of each manifest's status muster reads the member object's status: a Volcano or
+         * coscheduling PodGroup's phase alone (its conditions, counts and times are a json-c
+         * object each, kept for every running gang), a Workload API PodGroup's conditions (it
+         * has no phase: karmada_gang_work_podgroup_phase) */
+        if (json_object_object_get_ex(st, "manifestStatuses", &v)) {
+            del_in_each(v, "identifier");
+            del_in_each(v, "health");
+            for (size_t i = 0; json_object_is_type(v, json_type_array) &&
+                               i < json_object_array_length(v);
+                 i++) {
+                json_object *ms = kube_json_get(json_object_array_get_idx(v, i), "status");
+                if (json_object_is_type(kube_json_get(ms, "phase"), json_type_string))
+                    (void)keep_only(ms, phase_key, 1);
+            }
+        }
+        /* of the Work's conditions: which, whether, and the sentence the gang timeout quotes
+         * (loop.c) */
+        if (json_object_object_get_ex(st, "conditions", &v) &&
+            json_object_is_type(v, json_type_array))
+            for (size_t i = 0; i < json_object_array_length(v); i++) {
+                json_object *cd = json_object_array_get_idx(v, i);
+                if (json_object_is_type(cd, json_type_object))
+                    (void)keep_only(cd, condition_keys, 3);
+            }
     }
     return json_object_get(work);
 }

@@ -80,12 +80,20 @@ static int settled(const struct binding *b)
            !b->rb_behind && !ctl__act(b)->resize_owed && !ctl__act(b)->reply && !ctl__act(b)->fresh;
 }
 
-/* Running or finished with its rows written and nothing in flight: its RB tree may go. Only
- * once reconciled: until then reconcile.c reads what each binding holds against its row. */
-static int followed_idle(const struct ctl *c, const struct binding *b)
+/* Running or finished, and nothing that keeps it in play for long (a loss or a scale-up
+ * pending, a pod group, gone): its RB tree may go once it is idle. Only once reconciled: until
+ * then reconcile.c reads what each binding holds against its row (and ctl__cool_reconciled
+ * notes the running ones then). */
+static int followed(const struct ctl *c, const struct binding *b)
 {
     return (b->st == B_RUNNING || b->st == B_DONE) && c->reconciled && !b->gone && !b->pg &&
-           !b->grow && !b->lw_pending && !ctl__act(b)->loss && settled(b);
+           !b->grow && !ctl__act(b)->loss;
+}
+
+/* ... with its rows written and nothing in flight */
+static int followed_idle(const struct ctl *c, const struct binding *b)
+{
+    return followed(c, b) && !b->lw_pending && settled(b);
 }
 
 void ctl__cool_run(struct ctl *c)
@@ -95,12 +103,18 @@ void ctl__cool_run(struct ctl *c)
         struct binding *b = c->cool.v[i];
         b->cool_at = 0;
         if (!waiting_state(b)) {
-            /* in play: it keeps its trees, and leaves the list (a running one comes back when
-             * it next takes its RB: an event, a thaw, or its state moving) */
             if (followed_idle(c, b)) {
                 json_object_put(b->rb);
                 b->rb = NULL;
+            } else if (followed(c, b)) {
+                /* a running one whose row or request is still on its way (the move to
+                 * running is written in the same step): looked at again next iteration, as
+                 * nothing else brings it back once its last RB event is past */
+                c->cool.v[keep++] = b;
+                b->cool_at = (uint32_t)keep;
             }
+            /* else in play: it keeps its trees, and leaves the list (it comes back when it
+             * next takes its RB: an event, a thaw, or its state moving) */
             continue;
         }
         if (!settled(b)) {
@@ -118,6 +132,13 @@ void ctl__cool_run(struct ctl *c)
     kube_informer_trim(&c->policies);
     for (int i = 0; i < CTL_NTMPL; i++)
         kube_informer_trim(&c->tmpl[i]);
+}
+
+void ctl__cool_reconciled(struct ctl *c)
+{
+    /* the running gangs read at start-up: the first chance to let their RB trees go */
+    for (struct binding *b = c->active.next; b != &c->active && b->st == B_RUNNING; b = b->next)
+        ctl__cool_later(c, b);
 }
 
 json_object *ctl__rb(struct ctl *c, struct binding *b)

@@ -1685,6 +1685,9 @@ void ctl__placement_terms(struct ctl *c, const struct binding *b);
 void ctl__cool_later(struct ctl *c, struct binding *b);
 void ctl__cool_forget(struct ctl *c, struct binding *b);
 void ctl__cool_run(struct ctl *c);
+/* Once reconciled: the running gangs (at the front of c->active) are noted, so those that hold
+ * their RB from the start-up's reads let it go when idle. */
+void ctl__cool_reconciled(struct ctl *c);
 /* Between two bindings of a walk over many (a burst of events, a flush, a cycle, the start-up):
  * runs ctl__cool_run once CTL_COOL_BATCH bindings took a tree, so a walk over a million does
  * not hold a million trees. Only where nothing holds a binding's tree borrowed. */

@@ -310,6 +310,11 @@ void ctl__check_progress(struct ctl *c, struct binding *b)
 {
     if (b->st != B_DISPATCHED && b->st != B_RUNNING)
         return;
+    /* An RB that cannot be read back (a running gang holds no tree: cool.c; its thaw failed) is
+     * no evidence of anything: an empty read would look like a placement taken away. Its
+     * deletion is known by b->gone (ctl__rb_gone), not by this. */
+    if (!ctl__rb(c, b))
+        return;
     if (ctl__act(b)->loss && b->act->loss->replace_wanted)
         return; /* the next cycle decides */
     if (ctl__loss_check(c, b))

@@ -113,6 +113,11 @@ static int dropped_from_rb(struct ctl *c, const struct binding *b, const char *c
 static enum ctl_loss_trigger judge(struct ctl *c, const struct binding *b, const struct cluster *k,
                                    const char *name, int check_rb, char *detail, size_t cap)
 {
+    /* the RB is read only here, for its evictions and tolerations (the sweep's gangs on clusters
+     * that are Ready and untainted never reach this: a running gang holds no tree, cool.c);
+     * one that cannot be read back judges nothing (ctl__check_progress) */
+    if ((check_rb || (k && k->noexec)) && !ctl__rb_of(c, b))
+        return CTL_LOSS_NONE;
     struct ctl_loss_facts f = {.ready = 1, .grace_ms = grace_ms(c), .now = now_ms(c)};
     char ev[160] = "", taint[160] = "";
     if (check_rb) {

@@ -890,6 +890,10 @@ static void orphan_work(void *ud, json_object *wk)
 static void orphan_policy(void *ud, json_object *op)
 {
     struct ctl *c = ud;
+    /* the walk thaws every policy (they are packed, one per running gang: loop.c) and holds
+     * op for the call: the ones before it go as it goes, not all at the end */
+    if (c->policies.nthawed >= CTL_COOL_BATCH)
+        kube_informer_trim(&c->policies);
     json_object *md = kube_json_get(op, "metadata");
     const char *key =
         kube_json_str(kube_json_get(md, "annotations"), KARMADA_GANG_BINDING_ANNOTATION);
@@ -900,6 +904,12 @@ static void orphan_policy(void *ud, json_object *op)
     char rns[256];
     const char *rname;
     ctl__split_key(key, rns, sizeof rns, &rname);
+    /* a binding that knows its RB and its uid answers without thawing the RB (a running gang
+     * holds no tree: cool.c) */
+    struct binding *b = ctl__find_key(c, key);
+    char ub[CTL_UID_MAX];
+    if (b && !b->gone && uid && strcmp(ctl__uid(b, ub), uid) == 0)
+        return;
     json_object *rb = kube_informer_get(&c->rbs, rns, rname);
     const char *rb_uid = kube_json_str(kube_json_get(rb, "metadata"), "uid");
     if (rb && (!uid || !rb_uid || strcmp(uid, rb_uid) == 0))
@@ -974,6 +984,9 @@ void ctl__reconcile(struct ctl *c)
             /* a gang made without its policy whose template changed while no musterd ran */
             ctl__policy_follow(c, b, 1);
         }
+    /* the running gangs' RB trees and the policies thawed above go before the trim */
+    ctl__cool_reconciled(c);
+    ctl__cool_run(c);
         /* The start-up's lists, rows and thawed objects were transient: give their pages back, so
          * the resident size is what the bindings hold (glibc keeps freed memory otherwise). */
 #ifdef __GLIBC__

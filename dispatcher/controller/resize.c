@@ -842,7 +842,10 @@ int ctl__resize_check(struct ctl *c, struct binding *b, int template_changed)
 {
     if (b->st != B_DISPATCHED && b->st != B_RUNNING)
         return 0;
-    json_object *g = kube_json_path(ctl__rb(c, b), "metadata", "generation", NULL);
+    json_object *rb = ctl__rb(c, b);
+    if (!rb)
+        return 0; /* unreadable (ctl__check_progress): generation 0 would read as a change */
+    json_object *g = kube_json_path(rb, "metadata", "generation", NULL);
     int64_t gen = g ? json_object_get_int64(g) : 0;
     if (!template_changed && !ctl__act(b)->reread_due && gen == b->generation)
         return 0;

@@ -2130,6 +2130,15 @@ static void test_pruned_work(void)
     json_object *md = jfind(work, "metadata");
     json_object_object_add(md, "managedFields", json_object_new_array());
     json_object_object_add(md, "ownerReferences", json_object_new_array());
+    /* a real Volcano PodGroup's status carries more than its phase */
+    json_object *mst = kube_json_get(
+        json_object_array_get_idx(kube_json_path(work, "status", "manifestStatuses", NULL), 0),
+        "status");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(mst);
+    json_object_object_add(mst, "running", json_object_new_int(2));
+    json_object_object_add(mst, "conditions",
+                           json_tokener_parse("[{\"type\":\"Scheduled\",\"status\":\"True\","
+                                              "\"transitionID\":\"x\"}]"));
     json_object *p = karmada_workload_prune_work(work);
     CU_ASSERT_PTR_EQUAL_FATAL(p, work); /* in place, a new reference */
     json_object_put(p);
@@ -2147,8 +2156,19 @@ static void test_pruned_work(void)
         json_object_array_get_idx(kube_json_path(work, "status", "manifestStatuses", NULL), 0);
     CU_ASSERT_PTR_NULL(kube_json_get(ms0, "identifier"));
     CU_ASSERT_PTR_NULL(kube_json_get(ms0, "health"));
-    CU_ASSERT_TRUE(json_object_equal(kube_json_path(work, "status", "conditions", NULL),
-                                     kube_json_path(whole, "status", "conditions", NULL)));
+    CU_ASSERT_STRING_EQUAL(
+        json_object_to_json_string_ext(kube_json_get(ms0, "status"), JSON_C_TO_STRING_PLAIN),
+        "{\"phase\":\"Inqueue\"}");
+    /* the conditions keep which, whether and the sentence; not the reason or the time */
+    json_object *c0 =
+        json_object_array_get_idx(kube_json_path(work, "status", "conditions", NULL), 0);
+    json_object *cw0 =
+        json_object_array_get_idx(kube_json_path(whole, "status", "conditions", NULL), 0);
+    CU_ASSERT_STRING_EQUAL(kube_json_str(c0, "type"), kube_json_str(cw0, "type"));
+    CU_ASSERT_STRING_EQUAL(kube_json_str(c0, "status"), kube_json_str(cw0, "status"));
+    CU_ASSERT_STRING_EQUAL(kube_json_str(c0, "message"), kube_json_str(cw0, "message"));
+    CU_ASSERT_PTR_NULL(kube_json_get(c0, "reason"));
+    CU_ASSERT_PTR_NULL(kube_json_get(c0, "lastTransitionTime"));
     CU_ASSERT_PTR_NULL(kube_json_get(md, "managedFields"));
     CU_ASSERT_PTR_NULL(kube_json_get(md, "ownerReferences"));
     CU_ASSERT_TRUE(json_object_equal(kube_json_get(md, "labels"),
@@ -2158,6 +2178,14 @@ static void test_pruned_work(void)
     CU_ASSERT_STRING_EQUAL(kube_json_str(md, "name"), "train-llm-podgroup-7d9f8c6b5");
     json_object_put(work);
     json_object_put(whole);
+    /* a Workload API PodGroup has no phase: its conditions are what is read, and stay */
+    json_object *wl = json_tokener_parse(
+        "{\"status\":{\"manifestStatuses\":[{\"status\":{\"conditions\":[{\"type\":"
+        "\"PodGroupScheduled\",\"status\":\"True\"}]}}]}}");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(wl);
+    json_object_put(karmada_workload_prune_work(wl));
+    CU_ASSERT_STRING_EQUAL(karmada_gang_work_podgroup_phase(wl), "Running");
+    json_object_put(wl);
     /* not a Work's shape: left as it is */
     json_object *odd = json_tokener_parse("{\"spec\": 3, \"status\": [1]}");
     json_object *po = karmada_workload_prune_work(odd);
